@@ -1,0 +1,47 @@
+"""Linear algebra: matmul and einsum, routed to NumPy's batched BLAS paths."""
+
+from __future__ import annotations
+
+import ftransforms.numpy as fnp
+from batching_rules.helpers import logical_rank, move_bdim_to_front, pad_rank_after_front
+
+
+def matmul(prim, args, bdims, axis_size, **params):
+    """Batch ``a @ b`` (both of logical rank >= 2).
+
+    When only ``a`` is batched and ``b`` is a matrix, the batch is folded into the rows of
+    ``a`` so that NumPy makes one GEMM call instead of one per batch element.
+    """
+    a, b = args
+    da, db = bdims
+    ra, rb = logical_rank(a, da), logical_rank(b, db)
+    if db is None and rb == 2:
+        a = move_bdim_to_front(a, da)
+        shape = fnp.shape(a)
+        rows = fnp.reshape(a, (-1, shape[-1]))
+        out = prim.bind(rows, b, **params)
+        return fnp.reshape(out, shape[:-1] + (fnp.shape(out)[-1],)), 0
+    rank = max(ra, rb)
+    if da is not None:
+        a = pad_rank_after_front(move_bdim_to_front(a, da), rank)
+    if db is not None:
+        b = pad_rank_after_front(move_bdim_to_front(b, db), rank)
+    return prim.bind(a, b, **params), 0
+
+
+def _fresh_letter(subscripts: str) -> str:
+    for c in "zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA":
+        if c not in subscripts:
+            return c
+    raise ValueError("einsum: no free subscript letter left for the batch axis")
+
+
+def einsum(prim, args, bdims, axis_size, *, subscripts, **params):
+    """Batch einsum by giving the batch axis its own letter, placed where it already is."""
+    ins, out = subscripts.split("->")
+    letter = _fresh_letter(subscripts)
+    new_ins = [
+        s if d is None else s[:d] + letter + s[d:] for s, d in zip(ins.split(","), bdims)
+    ]
+    new = ",".join(new_ins) + "->" + letter + out
+    return prim.bind(*args, subscripts=new, **params), 0

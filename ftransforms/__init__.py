@@ -1,0 +1,48 @@
+"""ftransforms: composable function transforms (vmap, grad, vjp, jvp, jacrev, jacfwd,
+hessian, ...) for NumPy and CuPy arrays.
+
+Example:
+    >>> import numpy as np
+    >>> from ftransforms import grad, vmap
+    >>> def loss(w, x):
+    ...     return np.tanh(x @ w).sum()
+    >>> per_sample = vmap(grad(loss), in_dims=(None, 0))(np.ones(3), np.ones((4, 3)))
+    >>> per_sample.shape
+    (4, 3)
+"""
+
+from ftransforms.api import (
+    grad,
+    grad_and_value,
+    hessian,
+    jacfwd,
+    jacrev,
+    jvp,
+    linearize,
+    vjp,
+    vmap,
+)
+from ftransforms.core import errors
+from ftransforms.core.primitive import Primitive, defop
+from ftransforms.pytree import register_pytree_node, tree_map
+import ftransforms.numpy as numpy  # noqa: E402,I001  (the fnp namespace, as ftransforms.numpy)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Primitive",
+    "defop",
+    "errors",
+    "grad",
+    "grad_and_value",
+    "hessian",
+    "jacfwd",
+    "jacrev",
+    "jvp",
+    "linearize",
+    "numpy",
+    "register_pytree_node",
+    "tree_map",
+    "vjp",
+    "vmap",
+]

@@ -1,0 +1,840 @@
+"""The transforms: ``vmap``, ``grad``, ``grad_and_value``, ``vjp``, ``jvp``, ``linearize``,
+``jacrev``, ``jacfwd`` and ``hessian``, with torch.func's names and semantics.
+
+Each call pushes one interpreter (see ``core/stack.py``), runs the function on tracers and
+returns plain arrays (or the tracers of enclosing transforms, when nested).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import numpy
+
+import ftransforms.numpy as fnp
+from ftransforms.backend import is_array
+from ftransforms.core.errors import (
+    ArgnumsError,
+    AuxError,
+    EscapedTracerError,
+    GradOutputError,
+    InDimsError,
+    NonDifferentiableInputError,
+    OutDimsError,
+    RandomnessError,
+    TangentMismatchError,
+)
+from ftransforms.core.stack import pushed
+from ftransforms.core.tracer import Tracer
+from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
+from ftransforms.interpreters.forward import DualTracer, ForwardInterpreter
+from ftransforms.interpreters.reverse import ReverseInterpreter, ReverseTracer
+from ftransforms.pytree import (
+    broadcast_prefix,
+    path_str,
+    tree_flatten,
+    tree_flatten_with_path,
+    tree_unflatten,
+)
+
+__all__ = [
+    "grad",
+    "grad_and_value",
+    "hessian",
+    "jacfwd",
+    "jacrev",
+    "jvp",
+    "linearize",
+    "vjp",
+    "vmap",
+]
+
+# -- shared helpers ----------------------------------------------------------------------
+
+
+def _fname(func: Callable) -> str:
+    return getattr(func, "__name__", None) or type(func).__name__
+
+
+def _arg_names(func: Callable, n: int) -> list[str]:
+    try:
+        params = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    names = []
+    for i in range(n):
+        if i < len(params) and params[i].kind in (
+            inspect.Parameter.POSITIONAL_ONLY,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        ):
+            names.append(params[i].name)
+        else:
+            names.append(f"args[{i}]")
+    return names
+
+
+def _leaf_names(func: Callable, args: tuple) -> list[str]:
+    names = _arg_names(func, len(args))
+    paths, _, _ = tree_flatten_with_path(args, none_is_leaf=True)
+    return [names[p[0]] + path_str(p[1:]) for p in paths]
+
+
+def _check_live(value: Any, where: str) -> None:
+    if isinstance(value, Tracer) and not value._interp.active:
+        raise EscapedTracerError(
+            f"{where}: the function returned a tracer of {value._interp.name}, which had "
+            f"already returned (an escaped tracer).  Return values computed inside the "
+            f"transform that created them."
+        )
+
+
+def _plain(value: Any) -> Any:
+    """Turn NumPy scalars (from reductions) into 0-d arrays; leave everything else."""
+    if isinstance(value, numpy.generic):
+        return numpy.asarray(value)
+    return value
+
+
+def _to_array(value: Any, where: str, what: str) -> Any:
+    if isinstance(value, Tracer) or is_array(value):
+        return value
+    if isinstance(value, (bool, int, float, complex, numpy.generic)):
+        return numpy.asarray(value)
+    raise TypeError(
+        f"{where}: {what} must be an array or a Python number, got {type(value).__name__}; "
+        f"pass numpy/cupy arrays (or pytrees of them)"
+    )
+
+
+def _is_inexact(x: Any) -> bool:
+    return fnp._dtype(x).kind in "fc"
+
+
+def _check_pair(out: Any, where: str) -> tuple[Any, Any]:
+    if not (isinstance(out, tuple) and len(out) == 2):
+        got = f"a tuple of length {len(out)}" if isinstance(out, tuple) else type(out).__name__
+        raise AuxError(
+            f"{where}: has_aux=True requires the function to return a pair (output, aux), "
+            f"got {got}; return (output, aux) or drop has_aux"
+        )
+    return out
+
+
+def _normalize_argnums(argnums: Any, nargs: int, where: str) -> tuple[tuple[int, ...], bool]:
+    """(argnums as non-negative ints, whether the user gave a single int)."""
+    single = isinstance(argnums, (int, numpy.integer)) and not isinstance(argnums, bool)
+    nums = (argnums,) if single else argnums
+    if not isinstance(nums, tuple) or not nums or not all(
+        isinstance(i, (int, numpy.integer)) and not isinstance(i, bool) for i in nums
+    ):
+        raise ArgnumsError(
+            f"{where}: argnums must be an int or a non-empty tuple of ints, got {argnums!r}"
+        )
+    out = []
+    for i in nums:
+        if not -nargs <= i < nargs:
+            raise ArgnumsError(
+                f"{where}: argnums={argnums!r} is out of range: the function got {nargs} "
+                f"positional argument(s); argnums counts from 0 (negative counts from the end)"
+            )
+        out.append(int(i) % nargs)
+    if len(set(out)) != len(out):
+        raise ArgnumsError(f"{where}: argnums={argnums!r} has duplicates; list each once")
+    return tuple(out), single
+
+
+def _replace_args(args: tuple, argnums: tuple[int, ...], values: tuple) -> tuple:
+    new = list(args)
+    for i, v in zip(argnums, values):
+        new[i] = v
+    return tuple(new)
+
+
+# -- vmap --------------------------------------------------------------------------------
+
+_RANDOMNESS = ("error", "different", "same")
+
+
+def vmap(
+    func: Callable,
+    in_dims: Any = 0,
+    out_dims: Any = 0,
+    randomness: str = "error",
+    *,
+    chunk_size: int | None = None,
+) -> Callable:
+    """Vectorize ``func`` over a batch axis of its inputs.
+
+    ``in_dims``/``out_dims`` are ints (negative allowed), ``None`` (not batched) or pytrees
+    of those matching the positional arguments / the outputs.  Keyword arguments are passed
+    through unbatched.  ``chunk_size`` runs the batch in pieces of that size (same result,
+    less memory).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import vmap
+        >>> vmap(lambda x, w: x @ w, in_dims=(0, None))(np.ones((5, 3)), np.ones(3)).shape
+        (5,)
+    """
+    if randomness not in _RANDOMNESS:
+        raise RandomnessError(
+            f"vmap(randomness={randomness!r}): randomness must be one of {_RANDOMNESS}"
+        )
+    if chunk_size is not None and (
+        not isinstance(chunk_size, (int, numpy.integer)) or chunk_size < 1
+    ):
+        raise ValueError(f"vmap(chunk_size={chunk_size!r}): chunk_size must be a positive int")
+
+    @functools.wraps(func)
+    def batched(*args: Any, **kwargs: Any) -> Any:
+        where = f"vmap({_fname(func)}, in_dims={in_dims!r})"
+        leaves, spec, dims, size = _vmap_inputs(func, in_dims, args, where)
+        if chunk_size is None or size <= chunk_size:
+            return _vmap_call(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where)
+        return _vmap_chunked(
+            func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, chunk_size
+        )
+
+    return batched
+
+
+def _vmap_inputs(func, in_dims, args, where):
+    if isinstance(in_dims, list):
+        in_dims = tuple(in_dims)
+    if not isinstance(in_dims, (int, tuple, dict)) and in_dims is not None:
+        raise InDimsError(
+            f"{where}: in_dims must be an int, None, or a tuple (pytree) of those matching "
+            f"the positional arguments, got {type(in_dims).__name__}"
+        )
+    if isinstance(in_dims, tuple) and len(in_dims) != len(args):
+        raise InDimsError(
+            f"{where}: in_dims has {len(in_dims)} entries but the function got {len(args)} "
+            f"positional argument(s); give one entry per argument (None for unbatched ones)"
+        )
+    leaves, spec = tree_flatten(args, none_is_leaf=True)
+    try:
+        dims = broadcast_prefix(in_dims, args)
+    except ValueError as err:
+        raise InDimsError(
+            f"{where}: in_dims does not match the structure of the arguments ({err}); give "
+            f"an int/None per argument, or a pytree with the argument's structure"
+        ) from None
+    size = None
+    sizes = []
+    for i, (leaf, d) in enumerate(zip(leaves, dims)):
+        if d is None or leaf is None:
+            dims[i] = None
+            continue
+        if not isinstance(d, (int, numpy.integer)) or isinstance(d, bool):
+            raise InDimsError(
+                f"{where}: every in_dims entry must be an int or None, got {d!r} for "
+                f"{_leaf_names(func, args)[i]}"
+            )
+        if not (isinstance(leaf, Tracer) or is_array(leaf)):
+            raise InDimsError(
+                f"{where}: {_leaf_names(func, args)[i]} is a {type(leaf).__name__}, which has "
+                f"no axis {d} to map over; give it in_dim None or pass an array"
+            )
+        rank = fnp.ndim(leaf)
+        if not -rank <= d < rank:
+            raise InDimsError(
+                f"{where}: in_dim={d} is out of range for {_leaf_names(func, args)[i]} of "
+                f"shape {fnp.shape(leaf)} (rank {rank}); use an axis in [-{rank}, {rank})"
+                if rank
+                else f"{where}: {_leaf_names(func, args)[i]} is 0-d and has no axis {d} to "
+                f"map over; give it in_dim None"
+            )
+        dims[i] = int(d) % rank
+        n = fnp.shape(leaf)[dims[i]]
+        sizes.append((i, n))
+        if size is None:
+            size = n
+    if size is None:
+        raise InDimsError(
+            f"{where}: no argument is batched (every in_dim is None, or there are no array "
+            f"arguments); give at least one argument an int in_dim"
+        )
+    if any(n != size for _, n in sizes):
+        names = _leaf_names(func, args)
+        listing = ", ".join(f"{names[i]} has {n}" for i, n in sizes)
+        raise InDimsError(
+            f"{where}: arguments have different sizes on their batch axes: {listing}.  "
+            f"Batch them to one size, or mark the unbatched ones with in_dim None."
+        )
+    return leaves, spec, dims, size
+
+
+def _vmap_call(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where):
+    with pushed(BatchInterpreter(where, size, randomness)) as interp:
+        wrapped = [
+            leaf if d is None else BatchTracer(interp, leaf, d) for leaf, d in zip(leaves, dims)
+        ]
+        out = func(*tree_unflatten(spec, wrapped), **kwargs)
+        return _vmap_outputs(interp, out, out_dims, size, where)
+
+
+def _vmap_outputs(interp, out, out_dims, size, where):
+    if isinstance(out_dims, list):
+        out_dims = tuple(out_dims)
+    if isinstance(out_dims, tuple) and not isinstance(out, tuple) and len(out_dims) == 1:
+        out_dims = out_dims[0]
+    leaves, spec = tree_flatten(out, none_is_leaf=False)
+    try:
+        dims = broadcast_prefix(out_dims, out)
+    except ValueError as err:
+        raise OutDimsError(
+            f"{where}: out_dims={out_dims!r} does not match the structure of the outputs "
+            f"({err}); give an int/None per output, or a pytree with the outputs' structure"
+        ) from None
+    dims = [d for d, leaf in zip(dims, tree_flatten(out, none_is_leaf=True)[0]) if leaf is not None]
+    results = []
+    for leaf, d in zip(leaves, dims):
+        _check_live(leaf, where)
+        batched = type(leaf) is BatchTracer and leaf._interp is interp
+        if d is None:
+            if batched:
+                raise OutDimsError(
+                    f"{where}: out_dims is None for an output that varies across the batch; "
+                    f"give it an int out_dim, or return a value that does not depend on the "
+                    f"batched inputs"
+                )
+            results.append(_plain(leaf))
+            continue
+        if not isinstance(d, (int, numpy.integer)) or isinstance(d, bool):
+            raise OutDimsError(f"{where}: every out_dims entry must be an int or None, got {d!r}")
+        value = _to_array(leaf, where, "every output")
+        rank = fnp.ndim(value) + 1
+        if not -rank <= d < rank:
+            raise OutDimsError(
+                f"{where}: out_dim={d} is out of range for an output of rank {rank - 1} (rank "
+                f"{rank} with the batch axis); use an axis in [-{rank}, {rank})"
+            )
+        d = int(d) % rank
+        if batched:
+            val = value.val
+            results.append(val if value.bdim == d else fnp.moveaxis(val, value.bdim, d))
+        else:
+            s = fnp.shape(value)
+            expanded = fnp.broadcast_to(
+                fnp.reshape(value, s[:d] + (1,) + s[d:]), s[:d] + (size,) + s[d:]
+            )
+            if not isinstance(expanded, Tracer):
+                expanded = fnp._xp(expanded).array(expanded, copy=True)
+            results.append(expanded)
+    return tree_unflatten(spec, results)
+
+
+def _vmap_chunked(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, chunk):
+    pieces = []
+    for start in range(0, size, chunk):
+        stop = min(start + chunk, size)
+        chunk_leaves = [
+            leaf
+            if d is None
+            else fnp.getitem(leaf, (slice(None),) * d + (slice(start, stop),))
+            for leaf, d in zip(leaves, dims)
+        ]
+        pieces.append(
+            _vmap_call(func, chunk_leaves, spec, dims, stop - start, kwargs, out_dims,
+                       randomness, where)
+        )
+    first_leaves, out_spec = tree_flatten(pieces[0])
+    all_leaves = [tree_flatten(p)[0] for p in pieces]
+    if isinstance(out_dims, list):
+        out_dims = tuple(out_dims)
+    if isinstance(out_dims, tuple) and not isinstance(pieces[0], tuple) and len(out_dims) == 1:
+        out_dims = out_dims[0]
+    dims_out = broadcast_prefix(out_dims, pieces[0])
+    joined = []
+    for k, d in enumerate(dims_out):
+        parts = [leaves_k[k] for leaves_k in all_leaves]
+        if d is None:
+            joined.append(parts[0])
+        else:
+            joined.append(fnp.concatenate(parts, axis=int(d) % fnp.ndim(parts[0])))
+    return tree_unflatten(out_spec, joined)
+
+
+# -- reverse mode ----------------------------------------------------------------------
+
+
+def _prepare_primals(primals_leaves, where, names, copy):
+    prepared = []
+    for leaf, name in zip(primals_leaves, names):
+        value = _to_array(leaf, where, f"{name}")
+        if fnp._dtype(value).kind not in "biufc":
+            raise NonDifferentiableInputError(
+                f"{where}: {name} has dtype {fnp._dtype(value)}; only numeric arrays can "
+                f"be differentiated"
+            )
+        if copy and not isinstance(value, Tracer):
+            value = fnp._xp(value).array(value, copy=True)  # vjp_fn must not see later writes
+        prepared.append(value)
+    return prepared
+
+
+def _vjp(func, primals, has_aux, where, copy):
+    leaves, spec = tree_flatten(primals)
+    names = _leaf_names(func, primals) if leaves else []
+    leaves = _prepare_primals(leaves, where, names or [""] * len(leaves), copy)
+    interp = ReverseInterpreter(where)
+    with pushed(interp):
+        wrapped = [interp.new_input(v) if _is_inexact(v) else v for v in leaves]
+        in_ids = [w.id if type(w) is ReverseTracer else None for w in wrapped]
+        out = func(*tree_unflatten(spec, wrapped))
+        aux = None
+        if has_aux:
+            out, aux = _check_pair(out, where)
+        out_leaves, out_spec = tree_flatten(out)
+        values, ids = [], []
+        for leaf in out_leaves:
+            _check_live(leaf, where)
+            if type(leaf) is ReverseTracer and leaf._interp is interp:
+                values.append(leaf.value)
+                ids.append(leaf.id)
+            else:
+                values.append(_to_array(leaf, where, "every output"))
+                ids.append(None)
+        if has_aux:
+            aux = _strip(aux, interp, ReverseTracer, "value", where)
+    return interp, leaves, spec, in_ids, values, out_spec, ids, aux
+
+
+def _strip(tree, interp, cls, attr, where):
+    """Replace this level's tracers in ``tree`` by their inner values (aux outputs)."""
+    leaves, spec = tree_flatten(tree)
+    out = []
+    for leaf in leaves:
+        _check_live(leaf, where)
+        out.append(getattr(leaf, attr) if type(leaf) is cls and leaf._interp is interp else leaf)
+    return tree_unflatten(spec, [_plain(v) for v in out])
+
+
+def vjp(func: Callable, *primals: Any, has_aux: bool = False):
+    """Evaluate ``func(*primals)`` and return ``(output, vjp_fn[, aux])``.
+
+    ``vjp_fn(cotangent)`` takes a cotangent with the output's structure, shapes and dtypes
+    and returns a tuple with one cotangent per primal.  It may be called many times (also
+    under ``vmap``); it keeps the recorded computation alive until it is dropped.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import vjp
+        >>> out, vjp_fn = vjp(np.sin, np.zeros(2))
+        >>> vjp_fn(np.ones(2))[0]
+        array([1., 1.])
+    """
+    where = f"vjp({_fname(func)})"
+    interp, leaves, spec, in_ids, values, out_spec, ids, aux = _vjp(
+        func, primals, has_aux, where, copy=True
+    )
+
+    def vjp_fn(cotangents: Any) -> tuple:
+        ct_leaves, ct_spec = tree_flatten(cotangents)
+        if ct_spec != out_spec:
+            raise TangentMismatchError(
+                f"{where} vjp_fn: the cotangent's structure {ct_spec} differs from the "
+                f"output's {out_spec}; pass one cotangent per output leaf"
+            )
+        seeds = {}
+        for k, (ct, val, i) in enumerate(zip(ct_leaves, values, ids)):
+            ct = _check_like(ct, val, f"{where} vjp_fn", f"cotangent {k}", "output")
+            if i is not None:
+                seeds[i] = ct
+        grads = interp.backward(seeds, [i for i in in_ids if i is not None]) if seeds else []
+        it = iter(grads)
+        result = []
+        for leaf, i in zip(leaves, in_ids):
+            g = next(it) if i is not None else None
+            result.append(_plain(fnp.zeros_like(leaf)) if g is None else _plain(g))
+        return tuple(tree_unflatten(spec, result))
+
+    out = tree_unflatten(out_spec, [_plain(v) for v in values])
+    return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+def _check_like(t, ref, where, what, ref_what):
+    t = _to_array(t, where, what)
+    if fnp.shape(t) != fnp.shape(ref):
+        raise TangentMismatchError(
+            f"{where}: {what} has shape {fnp.shape(t)} but the {ref_what} has shape "
+            f"{fnp.shape(ref)}; they must match"
+        )
+    td, rd = fnp._dtype(t), fnp._dtype(ref)
+    if td != rd:
+        raise TangentMismatchError(
+            f"{where}: {what} has dtype {td} but the {ref_what} has dtype {rd}; cast it "
+            f"with .astype({rd.name!r})"
+        )
+    return t
+
+
+def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
+    """Like :func:`grad`, returning ``(gradient, value)`` (``(gradient, (value, aux))`` with
+    ``has_aux``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import grad_and_value
+        >>> g, v = grad_and_value(lambda x: (x ** 2).sum())(np.arange(3.0))
+        >>> g, float(v)
+        (array([0., 2., 4.]), 5.0)
+    """
+
+    @functools.wraps(func)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        where = f"grad({_fname(func)})"
+        nums, single = _normalize_argnums(argnums, len(args), where)
+        diff = tuple(args[i] for i in nums)
+        names = _arg_names(func, len(args))
+        for i, d in zip(nums, diff):
+            _check_differentiable(d, where, names[i])
+
+        def partial(*d):
+            return func(*_replace_args(args, nums, d), **kwargs)
+
+        interp, leaves, spec, in_ids, values, out_spec, ids, aux = _vjp(
+            partial, diff, has_aux, where, copy=False
+        )
+        if len(values) != 1:
+            raise GradOutputError(
+                f"{where}: the output must be a real scalar, got a pytree with {len(values)} "
+                f"leaves; return one scalar (e.g. a sum of losses), or use jacrev"
+            )
+        value = values[0]
+        _check_scalar_output(value, where)
+        if ids[0] is None:
+            grads = [None] * len(leaves)
+        else:
+            seed = fnp.ones_like(value)
+            wanted = [i for i in in_ids if i is not None]
+            it = iter(interp.backward({ids[0]: seed}, wanted))
+            grads = [next(it) if i is not None else None for i in in_ids]
+        del interp
+        result = [
+            _plain(fnp.zeros_like(leaf)) if g is None else _plain(g)
+            for leaf, g in zip(leaves, grads)
+        ]
+        g = tree_unflatten(spec, result)
+        g = g[0] if single else g
+        value = _plain(value)
+        return (g, (value, aux)) if has_aux else (g, value)
+
+    return wrapped
+
+
+def _check_differentiable(arg, where, name):
+    paths, leaves, _ = tree_flatten_with_path(arg)
+    for path, leaf in zip(paths, leaves):
+        dt = fnp._dtype(leaf) if (isinstance(leaf, Tracer) or hasattr(leaf, "dtype")) else None
+        if isinstance(leaf, (bool, int)) or (dt is not None and dt.kind in "biu"):
+            kind = type(leaf).__name__ if dt is None else f"dtype {dt}"
+            raise NonDifferentiableInputError(
+                f"{where}: {name}{path_str(path)} is an integer/bool input ({kind}); "
+                f"differentiation needs floating-point inputs: pass it as float (e.g. "
+                f"x.astype(np.float32)), or leave it out of argnums"
+            )
+        if dt is not None and dt.kind == "c":
+            raise NonDifferentiableInputError(
+                f"{where}: {name}{path_str(path)} is complex ({dt}); grad with respect to "
+                f"complex inputs is not supported yet: differentiate the real and imaginary "
+                f"parts as separate real inputs"
+            )
+
+
+def _check_scalar_output(value, where):
+    s = fnp.shape(value)
+    dt = fnp._dtype(value)
+    if s != ():
+        raise GradOutputError(
+            f"{where}: the output must be a real scalar, got shape {s}; reduce it with "
+            f".sum() (or .mean()), or use jacrev for the full Jacobian"
+        )
+    if dt.kind == "c":
+        raise GradOutputError(
+            f"{where}: the output is complex ({dt}); grad needs a real scalar: take .real, "
+            f"abs(...) or abs(...)**2 of it"
+        )
+    if dt.kind not in "f":
+        raise GradOutputError(
+            f"{where}: the output has dtype {dt}; grad needs a floating-point scalar output "
+            f"(an integer output has no derivative)"
+        )
+
+
+def grad(func: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
+    """The gradient of a real-scalar-valued ``func`` with respect to ``args[argnums]``.
+
+    ``argnums`` is an int (the gradient has that argument's structure) or a tuple of ints
+    (a tuple of gradients).  With ``has_aux=True`` ``func`` returns ``(output, aux)`` and
+    the result is ``(gradient, aux)``.  Keyword arguments are not differentiated.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import grad
+        >>> grad(lambda x: np.sum(x ** 3))(np.array([1.0, 2.0]))
+        array([ 3., 12.])
+    """
+    gv = grad_and_value(func, argnums, has_aux)
+
+    @functools.wraps(func)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        g, value = gv(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+
+    return wrapped
+
+
+# -- forward mode ------------------------------------------------------------------------
+
+
+def jvp(func: Callable, primals: Any, tangents: Any, *, has_aux: bool = False):
+    """Evaluate ``func(*primals)`` and its directional derivative along ``tangents``.
+
+    Returns ``(output, jvp_out[, aux])``; ``tangents`` has the structure, shapes and dtypes
+    of ``primals`` (both tuples of the positional arguments).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import jvp
+        >>> jvp(np.sin, (np.zeros(2),), (np.ones(2),))[1]
+        array([1., 1.])
+    """
+    where = f"jvp({_fname(func)})"
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TangentMismatchError(
+            f"{where}: primals and tangents must be tuples of the function's positional "
+            f"arguments, got {type(primals).__name__} and {type(tangents).__name__}; write "
+            f"jvp(f, (x,), (t,))"
+        )
+    primals, tangents = tuple(primals), tuple(tangents)
+    p_leaves, p_spec = tree_flatten(primals)
+    t_leaves, t_spec = tree_flatten(tangents)
+    if p_spec != t_spec:
+        raise TangentMismatchError(
+            f"{where}: tangents have structure {t_spec} but primals have {p_spec}; give one "
+            f"tangent per primal leaf"
+        )
+    names = _leaf_names(func, primals)
+    interp = ForwardInterpreter(where)
+    with pushed(interp):
+        wrapped = []
+        for p, t, name in zip(p_leaves, t_leaves, names):
+            p = _to_array(p, where, name)
+            if _is_inexact(p):
+                t = _check_like(t, p, where, f"the tangent of {name}", "primal")
+                wrapped.append(DualTracer(interp, p, t))
+            else:
+                wrapped.append(p)
+        out = func(*tree_unflatten(p_spec, wrapped))
+        aux = None
+        if has_aux:
+            out, aux = _check_pair(out, where)
+            aux = _strip(aux, interp, DualTracer, "primal", where)
+        out_leaves, out_spec = tree_flatten(out)
+        primal_out, tangent_out = [], []
+        for leaf in out_leaves:
+            _check_live(leaf, where)
+            if type(leaf) is DualTracer and leaf._interp is interp:
+                primal_out.append(_plain(leaf.primal))
+                tangent_out.append(_plain(leaf.tangent))
+            else:
+                leaf = _plain(_to_array(leaf, where, "every output"))
+                primal_out.append(leaf)
+                tangent_out.append(_plain(fnp.zeros_like(leaf)))
+    result = (tree_unflatten(out_spec, primal_out), tree_unflatten(out_spec, tangent_out))
+    return result + (aux,) if has_aux else result
+
+
+def linearize(func: Callable, *primals: Any):
+    """Evaluate ``func(*primals)`` once and return ``(output, jvp_fn)``.
+
+    ``jvp_fn(*tangents)`` pushes tangents through the recorded computation without
+    re-running ``func`` (JAX's and torch.func's ``linearize``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import linearize
+        >>> out, jvp_fn = linearize(np.sin, np.zeros(2))
+        >>> jvp_fn(np.ones(2))
+        array([1., 1.])
+    """
+    where = f"linearize({_fname(func)})"
+    interp, leaves, spec, in_ids, values, out_spec, ids, _ = _vjp(
+        func, primals, False, where, copy=True
+    )
+
+    def jvp_fn(*tangents: Any) -> Any:
+        t_leaves, t_spec = tree_flatten(tangents)
+        if t_spec != spec:
+            raise TangentMismatchError(
+                f"{where} jvp_fn: tangents have structure {t_spec} but primals have {spec}"
+            )
+        seeds = {}
+        for k, (t, p, i) in enumerate(zip(t_leaves, leaves, in_ids)):
+            t = _check_like(t, p, f"{where} jvp_fn", f"tangent {k}", "primal")
+            if i is not None:
+                seeds[i] = t
+        outs = interp.forward(seeds, [i for i in ids if i is not None])
+        it = iter(outs)
+        result = []
+        for v, i in zip(values, ids):
+            t = next(it) if i is not None else None
+            result.append(_plain(fnp.zeros_like(v)) if t is None else _plain(t))
+        return tree_unflatten(out_spec, result)
+
+    return tree_unflatten(out_spec, [_plain(v) for v in values]), jvp_fn
+
+
+# -- Jacobians and Hessians -------------------------------------------------------------
+
+
+def _basis(leaves: list, where: str) -> list:
+    """For leaves of total size n: per leaf, the rows of eye(n) shaped (n, *leaf.shape)."""
+    sizes = [fnp.size(v) for v in leaves]
+    total = sum(sizes)
+    out, start = [], 0
+    for v, n in zip(leaves, sizes):
+        dt = fnp._dtype(v)
+        if dt.kind not in "fc":
+            raise GradOutputError(
+                f"{where}: Jacobians need floating-point values, got dtype {dt}"
+            )
+        xp = fnp._xp(v)
+        eye = xp.eye(total, n, -start, dtype=dt)
+        out.append(eye.reshape((total,) + tuple(fnp.shape(v))))
+        start += n
+    return out
+
+
+def jacrev(
+    func: Callable, argnums: Any = 0, *, has_aux: bool = False, chunk_size: int | None = None
+) -> Callable:
+    """The Jacobian of ``func`` by reverse mode: ``vmap`` of ``vjp`` over output basis
+    vectors.  Each output leaf becomes ``output.shape + input.shape``; with pytree outputs
+    or ``argnums`` tuples the result nests as in torch.func/JAX.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import jacrev
+        >>> jacrev(np.sin)(np.zeros(2))
+        array([[1., 0.],
+               [0., 1.]])
+    """
+
+    @functools.wraps(func)
+    def wrapped(*args: Any) -> Any:
+        where = f"jacrev({_fname(func)})"
+        nums, single = _normalize_argnums(argnums, len(args), where)
+        diff = tuple(args[i] for i in nums)
+
+        def partial(*d):
+            return func(*_replace_args(args, nums, d))
+
+        interp, leaves, spec, in_ids, values, out_spec, ids, aux = _vjp(
+            partial, diff, has_aux, where, copy=False
+        )
+
+        def pullback(*basis_leaves):
+            seeds = {i: b for b, i in zip(basis_leaves, ids) if i is not None}
+            wanted = [i for i in in_ids if i is not None]
+            it = iter(interp.backward(seeds, wanted) if seeds else [None] * len(wanted))
+            res = [next(it) if i is not None else None for i in in_ids]
+            return [fnp.zeros_like(leaf) if g is None else g for leaf, g in zip(leaves, res)]
+
+        basis = _basis(values, where)
+        cols = vmap(pullback, chunk_size=chunk_size)(*basis)  # per input leaf: (M, *in)
+        jac = _assemble(values, out_spec, leaves, spec, cols, single, rows_are_outputs=True)
+        return (jac, aux) if has_aux else jac
+
+    return wrapped
+
+
+def _assemble(out_leaves, out_spec, in_leaves, in_spec, cols, single, rows_are_outputs):
+    """Cut the stacked basis results into one block per (output leaf, input leaf)."""
+    out_sizes = [fnp.size(v) for v in out_leaves]
+    in_sizes = [fnp.size(v) for v in in_leaves]
+    per_out = []
+    o_start = 0
+    for o_val, o_n in zip(out_leaves, out_sizes):
+        o_shape = tuple(fnp.shape(o_val))
+        blocks = []
+        i_start = 0
+        for k, (i_val, i_n) in enumerate(zip(in_leaves, in_sizes)):
+            i_shape = tuple(fnp.shape(i_val))
+            if rows_are_outputs:  # cols[k]: (total_out, *i_shape)
+                block = cols[k][o_start : o_start + o_n]
+                block = fnp.reshape(block, o_shape + i_shape)
+            else:  # cols[j]: (total_in, *o_shape) for output leaf j
+                block = cols[len(per_out)][i_start : i_start + i_n]
+                block = fnp.moveaxis(block, 0, -1) if o_shape else block
+                block = fnp.reshape(block, o_shape + i_shape)
+            blocks.append(_plain(block))
+            i_start += i_n
+        in_tree = tree_unflatten(in_spec, blocks)
+        per_out.append(in_tree[0] if single else in_tree)
+        o_start += o_n
+    return tree_unflatten(out_spec, per_out)
+
+
+def jacfwd(
+    func: Callable, argnums: Any = 0, has_aux: bool = False, *, randomness: str = "error"
+) -> Callable:
+    """The Jacobian of ``func`` by forward mode: ``vmap`` of ``jvp`` over input basis
+    vectors; same layout as :func:`jacrev`.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import jacfwd
+        >>> jacfwd(lambda x: x ** 2)(np.array([1.0, 3.0]))
+        array([[2., 0.],
+               [0., 6.]])
+    """
+
+    @functools.wraps(func)
+    def wrapped(*args: Any) -> Any:
+        where = f"jacfwd({_fname(func)})"
+        nums, single = _normalize_argnums(argnums, len(args), where)
+        diff = tuple(args[i] for i in nums)
+        in_leaves, in_spec = tree_flatten(diff)
+        in_leaves = [_to_array(v, where, "every differentiated input") for v in in_leaves]
+        for i, d in zip(nums, diff):
+            _check_differentiable(d, where, _arg_names(func, len(args))[i])
+        diff = tree_unflatten(in_spec, in_leaves)
+
+        def partial(*d):
+            return func(*_replace_args(args, nums, d))
+
+        def push(*basis_leaves):
+            tangents = tree_unflatten(in_spec, list(basis_leaves))
+            res = jvp(partial, diff, tangents, has_aux=has_aux)
+            out, t_out = res[0], res[1]
+            return (t_out, out, res[2]) if has_aux else (t_out, out)
+
+        basis = _basis(in_leaves, where)
+        res = vmap(push, out_dims=(0, None, None) if has_aux else (0, None),
+                   randomness=randomness)(*basis)
+        t_out, out = res[0], res[1]
+        out_leaves, out_spec = tree_flatten(out)
+        cols = tree_flatten(t_out)[0]  # per output leaf: (total_in, *o_shape)
+        jac = _assemble(out_leaves, out_spec, in_leaves, in_spec, cols, single,
+                        rows_are_outputs=False)
+        return (jac, res[2]) if has_aux else jac
+
+    return wrapped
+
+
+def hessian(func: Callable, argnums: Any = 0) -> Callable:
+    """The Hessian of a scalar ``func``: ``jacfwd(jacrev(func, argnums), argnums)``.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import hessian
+        >>> hessian(lambda x: (x ** 3).sum())(np.array([1.0, 2.0]))
+        array([[ 6.,  0.],
+               [ 0., 12.]])
+    """
+    return jacfwd(jacrev(func, argnums), argnums)

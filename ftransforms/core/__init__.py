@@ -1,0 +1,1 @@
+"""Core machinery: primitives, the interpreter stack, tracers and errors."""

@@ -1,0 +1,212 @@
+"""Primitives: one object per operator, with its implementation and transformation rules.
+
+``Primitive.bind(*args, **params)`` is the single entry point of every operation.  With no
+tracer among ``args`` it calls the backend implementation; otherwise it hands the call to
+the interpreter of the highest level among the tracers (see NOTE [levels and dispatch] in
+``core/stack.py``).  Interpreters unwrap their own tracers, apply the primitive's rule, and
+re-bind primitives on the unwrapped values, so every rule is itself transformable.
+
+Rule signatures (arrays positionally, settings by keyword):
+
+* ``impl(xp, *args, **params)`` — the computation, through the array namespace ``xp``.
+* ``jvp`` — a tuple with one entry per positional input, ``rule(x_dot, y, *args,
+  **params) -> y_dot`` (``None`` for an input with no derivative, e.g. indices), or one
+  callable ``rule(tangents, y, *args, **params) -> y_dot`` where absent tangents are
+  ``None`` (symbolic zeros).
+* ``vjp`` — the same shapes: ``rule(y_bar, y, *args, **params) -> x_bar`` per input, or
+  one callable ``rule(y_bar, y, *args, wanted, **params)`` returning a tuple of ``x_bar``
+  (``None`` for zero; ``wanted[i]`` says whether input ``i`` needs one).
+* ``transpose`` — for ops linear in their first argument (the others being static
+  indices): ``rule(y_bar, x, *rest, **params) -> x_bar``.  Both modes come from it: the
+  JVP is the op applied to the tangent.
+* ``batch`` — ``rule(prim, args, bdims, axis_size, **params) -> (out, out_bdim)`` from
+  ``batching_rules``; ``bdims`` holds ``None`` for unbatched inputs, and family rules
+  re-bind ``prim`` on the rearranged values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ftransforms.backend import namespace_of
+from ftransforms.core.errors import EscapedTracerError
+from ftransforms.core.tracer import Tracer
+
+#: Every primitive, by name.  The registry test walks it.
+REGISTRY: dict[str, Primitive] = {}
+
+
+class Primitive:
+    """An operator with an implementation and rules for every transform.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms.ops.elementwise import sin_p
+        >>> float(sin_p.bind(np.float64(0.0)))
+        0.0
+    """
+
+    __slots__ = (
+        "name",
+        "impl",
+        "jvp_rules",
+        "vjp_rules",
+        "transpose",
+        "batch",
+        "nondiff",
+        "nondiff_when",
+        "multiple_results",
+        "sample",
+        "doc",
+    )
+
+    def __init__(self, name: str, impl: Callable[..., Any], **rules: Any) -> None:
+        self.name = name
+        self.impl = impl
+        self.jvp_rules = rules.get("jvp")
+        self.vjp_rules = rules.get("vjp")
+        self.transpose = rules.get("transpose")
+        self.batch = rules.get("batch")
+        self.nondiff = bool(rules.get("nondiff", False))
+        self.nondiff_when = rules.get("nondiff_when")
+        self.multiple_results = bool(rules.get("multiple_results", False))
+        self.sample = rules.get("sample")
+        self.doc = rules.get("doc") or f"The ``{name}`` primitive."
+
+    def __repr__(self) -> str:
+        return f"<primitive {self.name}>"
+
+    def bind(self, *args: Any, **params: Any) -> Any:
+        """Apply the primitive: evaluate, or dispatch to the top interpreter among ``args``."""
+        top = None
+        for a in args:
+            if isinstance(a, Tracer):
+                interp = a._interp
+                if not interp.active:
+                    raise _escaped(a, self)
+                if top is None or interp.level > top.level:
+                    top = interp
+        if top is None:
+            return self.impl(namespace_of(*args), *args, **params)
+        return top.process(self, args, params)
+
+    __call__ = bind
+
+    # -- rules, applied by the interpreters ------------------------------------------------
+
+    def is_nondiff(self, params: dict) -> bool:
+        """True when the output carries no derivative (comparisons, casts to int, ...)."""
+        return self.nondiff or (self.nondiff_when is not None and self.nondiff_when(**params))
+
+    def apply_jvp(self, primals: Sequence, tangents: Sequence, y: Any, params: dict) -> Any:
+        """The output tangent, or ``None`` when it is a symbolic zero."""
+        if self.transpose is not None:
+            t = tangents[0]
+            return None if t is None else self.bind(t, *primals[1:], **params)
+        rules = self.jvp_rules
+        if callable(rules):
+            return rules(tangents, y, *primals, **params)
+        out = None
+        for rule, t in zip(rules, tangents):
+            if t is None or rule is None:
+                continue
+            contribution = rule(t, y, *primals, **params)
+            if contribution is None:
+                continue
+            out = contribution if out is None else _add(out, contribution)
+        return out
+
+    def apply_vjp(self, y_bar: Any, y: Any, args: Sequence, wanted: Sequence[bool], params: dict):
+        """Cotangents for the inputs flagged in ``wanted`` (``None`` = symbolic zero)."""
+        if self.transpose is not None:
+            return (self.transpose(y_bar, *args, **params),)
+        rules = self.vjp_rules
+        if callable(rules):
+            return rules(y_bar, y, *args, wanted=wanted, **params)
+        return tuple(
+            rule(y_bar, y, *args, **params) if want and rule is not None else None
+            for rule, want in zip(rules, wanted)
+        )
+
+
+def _add(a: Any, b: Any) -> Any:
+    return REGISTRY["add"].bind(a, b)
+
+
+def _escaped(tracer: Tracer, prim: Primitive) -> EscapedTracerError:
+    return EscapedTracerError(
+        f"{prim.name}: got a tracer of {tracer._interp.name} after that transform returned "
+        f"(an escaped tracer: it was stored in a global, a closure or a container during the "
+        f"transform and used later).  Return the value from the transformed function instead, "
+        f"or compute with the plain array outside the transform."
+    )
+
+
+def defop(
+    name: str,
+    impl: Callable[..., Any],
+    *,
+    jvp: Sequence[Callable | None] | Callable | None = None,
+    vjp: Sequence[Callable | None] | Callable | None = None,
+    transpose: Callable | None = None,
+    batch: Callable | None = None,
+    nondiff: bool = False,
+    nondiff_when: Callable[..., bool] | None = None,
+    multiple_results: bool = False,
+    sample: Any = None,
+    doc: str | None = None,
+) -> Primitive:
+    """Declare a primitive with all of its rules, validated here, at import.
+
+    Example:
+        >>> import batching_rules.elementwise
+        >>> cube_p = defop(
+        ...     "doc_cube",
+        ...     impl=lambda xp, x: x * x * x,
+        ...     jvp=(lambda x_dot, y, x: x_dot * 3 * x * x,),
+        ...     vjp=(lambda y_bar, y, x: y_bar * 3 * x * x,),
+        ...     batch=batching_rules.elementwise.elementwise,
+        ... )
+        >>> float(cube_p(2.0))
+        8.0
+    """
+    if name in REGISTRY:
+        raise ValueError(f"defop({name!r}): a primitive of that name is already registered")
+    if not callable(impl):
+        raise TypeError(f"defop({name!r}): impl must be callable, got {impl!r}")
+    if not nondiff:
+        if transpose is None and (jvp is None or vjp is None):
+            raise TypeError(
+                f"defop({name!r}): a differentiable primitive needs jvp= and vjp= rules, or "
+                f"transpose= when it is linear in its first argument; pass nondiff=True if "
+                f"its output has no derivative."
+            )
+        if transpose is not None and (jvp is not None or vjp is not None):
+            raise TypeError(f"defop({name!r}): give either transpose= or jvp=/vjp=, not both")
+        for label, rules in (("jvp", jvp), ("vjp", vjp)):
+            if rules is not None and not callable(rules):
+                if not all(r is None or callable(r) for r in rules):
+                    raise TypeError(f"defop({name!r}): every {label} rule must be callable")
+        if multiple_results and not (callable(jvp) and callable(vjp)):
+            raise TypeError(
+                f"defop({name!r}): a multiple-result primitive takes one jvp and one vjp "
+                f"callable over all inputs"
+            )
+    if batch is not None and not callable(batch):
+        raise TypeError(f"defop({name!r}): batch must be a batching rule function")
+    prim = Primitive(
+        name,
+        impl,
+        jvp=jvp,
+        vjp=vjp,
+        transpose=transpose,
+        batch=batch,
+        nondiff=nondiff,
+        nondiff_when=nondiff_when,
+        multiple_results=multiple_results,
+        sample=sample,
+        doc=doc,
+    )
+    REGISTRY[name] = prim
+    return prim

@@ -1,0 +1,68 @@
+"""The thread-local interpreter stack.
+
+Every transform call pushes an :class:`Interpreter` with a fresh level (its depth in the
+stack) and pops it in ``finally``, so the stack is clean after any exception.
+
+NOTE [levels and dispatch]: ``Primitive.bind`` dispatches to the interpreter of the
+highest level among its arguments' tracers, not to the top of the stack.  A level whose
+tracers are absent sees the values as constants and does no work at all, and a transform
+only ever receives its own tracers, which is what rules out perturbation confusion
+(``grad`` of a function that closes over an outer ``grad``'s tracer).  Only interpreters
+that are on the stack are ``active``; a tracer of a popped interpreter has escaped.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+
+class Interpreter:
+    """One transform's level: subclasses implement :meth:`process`."""
+
+    __slots__ = ("level", "active", "name", "__weakref__")
+
+    def __init__(self, name: str) -> None:
+        self.name = name  # the call form used in error messages, e.g. "vmap(f)"
+        self.level = 0
+        self.active = False
+
+    def process(self, prim: Any, args: tuple, params: dict) -> Any:  # pragma: no cover
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        state = "active" if self.active else "finished"
+        return f"<{type(self).__name__} level={self.level} {state} {self.name}>"
+
+
+class _Stack(threading.local):
+    def __init__(self) -> None:
+        self.interpreters: list[Interpreter] = []
+
+
+_STACK = _Stack()
+
+
+@contextmanager
+def pushed(interp: Interpreter) -> Iterator[Interpreter]:
+    """Push ``interp`` for the duration of the block; pop it (and deactivate) on exit."""
+    stack = _STACK.interpreters
+    interp.level = len(stack) + 1
+    interp.active = True
+    stack.append(interp)
+    try:
+        yield interp
+    finally:
+        interp.active = False
+        # Pop back to below this interpreter, even if an inner transform misbehaved.
+        while stack and stack[-1] is not interp:
+            stack.pop().active = False
+        if stack:
+            stack.pop()
+
+
+def current_stack() -> tuple[Interpreter, ...]:
+    """The interpreters active on this thread, outermost first (for debugging/tests)."""
+    return tuple(_STACK.interpreters)

@@ -1,0 +1,326 @@
+"""The tracer base class: operators, array attributes and the NumPy protocols.
+
+A tracer stands for an array inside a transform.  Subclasses (``BatchTracer``,
+``DualTracer``, ``ReverseTracer``) say what they carry; this class makes them behave like
+arrays: Python operators, ``.shape``/``.dtype``, methods such as ``.sum()``, and NumPy's
+``__array_ufunc__``/``__array_function__`` so that functions written with ``import numpy
+as np`` run unchanged under every transform.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ftransforms.core.errors import InPlaceError, TracerConversionError
+
+
+class Tracer:
+    """An array-like value that belongs to one interpreter (``_interp``)."""
+
+    __slots__ = ("_interp",)
+    __array_priority__ = 1000
+
+    # -- subclasses provide -------------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple[int, ...]:  # pragma: no cover
+        raise NotImplementedError
+
+    @property
+    def dtype(self) -> Any:  # pragma: no cover
+        raise NotImplementedError
+
+    def _concrete(self) -> Any:
+        """The concrete array this tracer stands for, when it has a single one."""
+        raise NotImplementedError  # pragma: no cover
+
+    def _physical(self) -> Any:
+        """The backend array at the bottom of the tracer (batch axes included)."""
+        raise NotImplementedError  # pragma: no cover
+
+    # -- array attributes -----------------------------------------------------------------
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def T(self) -> Tracer:  # noqa: N802  (numpy's name)
+        return fnp.transpose(self)
+
+    @property
+    def mT(self) -> Tracer:  # noqa: N802
+        return fnp.swapaxes(self, -1, -2)
+
+    @property
+    def real(self) -> Tracer:
+        return fnp.real(self)
+
+    @property
+    def imag(self) -> Tracer:
+        return fnp.imag(self)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d array (a tracer of shape ())")
+        return self.shape[0]
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    # -- conversions ----------------------------------------------------------------------
+
+    def __bool__(self) -> bool:
+        return bool(self._concrete())
+
+    def __float__(self) -> float:
+        raise TracerConversionError(
+            f"float() on a tracer of {self._interp.name} would drop what the transform "
+            f"tracks (its derivative or its batch).  Keep it as an array (fnp.* works on "
+            f"0-d arrays), or pass fnp.stop_gradient(x) if the number is only for control "
+            f"flow or printing."
+        )
+
+    __complex__ = __float__
+
+    def __int__(self) -> int:
+        if self.dtype.kind not in "iub":
+            return self.__float__()  # raises
+        return int(self._concrete())
+
+    __index__ = __int__
+
+    def item(self) -> Any:
+        if self.dtype.kind not in "iub":
+            return self.__float__()  # raises
+        return self._concrete().item()
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        raise TracerConversionError(
+            f"numpy.asarray()/numpy.array() on a tracer of {self._interp.name}: the result "
+            f"would be a plain array that the transform cannot see.  Use fnp.asarray(x) "
+            f"(ftransforms.numpy) or drop the conversion; numpy functions such as np.sum(x) "
+            f"work on tracers directly."
+        )
+
+    def tolist(self) -> Any:
+        return self.__array__()
+
+    # -- in-place writes are refused ------------------------------------------------------
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        raise InPlaceError(
+            f"item assignment x[...] = v on a tracer of {self._interp.name}: tracers are "
+            f"immutable.  Use the functional form x = x.at[index].set(v) (or .add(v)), or "
+            f"fnp.where(mask, v, x)."
+        )
+
+    def _inplace(self, *_: Any) -> None:
+        raise InPlaceError(
+            f"an in-place operator (+=, *=, ...) on a tracer of {self._interp.name} would "
+            f"write into an array the transform is tracking; write x = x + y instead."
+        )
+
+    # -- NumPy protocols ------------------------------------------------------------------
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        return fnp.protocol.handle_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        return fnp.protocol.handle_function(func, args, kwargs)
+
+    # -- operators ------------------------------------------------------------------------
+
+    def __add__(self, other):
+        return fnp.add(self, other)
+
+    def __radd__(self, other):
+        return fnp.add(other, self)
+
+    def __sub__(self, other):
+        return fnp.subtract(self, other)
+
+    def __rsub__(self, other):
+        return fnp.subtract(other, self)
+
+    def __mul__(self, other):
+        return fnp.multiply(self, other)
+
+    def __rmul__(self, other):
+        return fnp.multiply(other, self)
+
+    def __truediv__(self, other):
+        return fnp.divide(self, other)
+
+    def __rtruediv__(self, other):
+        return fnp.divide(other, self)
+
+    def __floordiv__(self, other):
+        return fnp.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return fnp.floor_divide(other, self)
+
+    def __mod__(self, other):
+        return fnp.remainder(self, other)
+
+    def __rmod__(self, other):
+        return fnp.remainder(other, self)
+
+    def __pow__(self, other):
+        return fnp.power(self, other)
+
+    def __rpow__(self, other):
+        return fnp.power(other, self)
+
+    def __matmul__(self, other):
+        return fnp.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return fnp.matmul(other, self)
+
+    def __neg__(self):
+        return fnp.negative(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return fnp.abs(self)
+
+    def __invert__(self):
+        return fnp.logical_not(self) if self.dtype.kind == "b" else fnp.invert(self)
+
+    def __and__(self, other):
+        return fnp.logical_and(self, other)
+
+    __rand__ = __and__
+
+    def __or__(self, other):
+        return fnp.logical_or(self, other)
+
+    __ror__ = __or__
+
+    def __xor__(self, other):
+        return fnp.logical_xor(self, other)
+
+    __rxor__ = __xor__
+
+    def __eq__(self, other):  # type: ignore[override]
+        return fnp.equal(self, other)
+
+    def __ne__(self, other):  # type: ignore[override]
+        return fnp.not_equal(self, other)
+
+    def __lt__(self, other):
+        return fnp.less(self, other)
+
+    def __le__(self, other):
+        return fnp.less_equal(self, other)
+
+    def __gt__(self, other):
+        return fnp.greater(self, other)
+
+    def __ge__(self, other):
+        return fnp.greater_equal(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    __iadd__ = __isub__ = __imul__ = __itruediv__ = __ipow__ = __imatmul__ = _inplace
+    __ifloordiv__ = __imod__ = _inplace
+
+    def __getitem__(self, index):
+        return fnp.getitem(self, index)
+
+    @property
+    def at(self):
+        return fnp.IndexUpdateHelper(self)
+
+    # -- methods --------------------------------------------------------------------------
+
+    def sum(self, axis=None, dtype=None, keepdims=False):
+        return fnp.sum(self, axis=axis, dtype=dtype, keepdims=keepdims)
+
+    def mean(self, axis=None, dtype=None, keepdims=False):
+        return fnp.mean(self, axis=axis, dtype=dtype, keepdims=keepdims)
+
+    def prod(self, axis=None, dtype=None, keepdims=False):
+        return fnp.prod(self, axis=axis, dtype=dtype, keepdims=keepdims)
+
+    def max(self, axis=None, keepdims=False):
+        return fnp.max(self, axis=axis, keepdims=keepdims)
+
+    def min(self, axis=None, keepdims=False):
+        return fnp.min(self, axis=axis, keepdims=keepdims)
+
+    def var(self, axis=None, dtype=None, ddof=0, keepdims=False):
+        return fnp.var(self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+
+    def std(self, axis=None, dtype=None, ddof=0, keepdims=False):
+        return fnp.std(self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+
+    def argmax(self, axis=None, keepdims=False):
+        return fnp.argmax(self, axis=axis, keepdims=keepdims)
+
+    def argmin(self, axis=None, keepdims=False):
+        return fnp.argmin(self, axis=axis, keepdims=keepdims)
+
+    def any(self, axis=None, keepdims=False):
+        return fnp.any(self, axis=axis, keepdims=keepdims)
+
+    def all(self, axis=None, keepdims=False):
+        return fnp.all(self, axis=axis, keepdims=keepdims)
+
+    def reshape(self, *shape, order="C"):
+        if len(shape) == 1 and not isinstance(shape[0], int):
+            shape = shape[0]
+        return fnp.reshape(self, shape, order=order)
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and not isinstance(axes[0], int):
+            axes = axes[0]
+        return fnp.transpose(self, axes or None)
+
+    def swapaxes(self, axis1, axis2):
+        return fnp.swapaxes(self, axis1, axis2)
+
+    def squeeze(self, axis=None):
+        return fnp.squeeze(self, axis)
+
+    def ravel(self, order="C"):
+        return fnp.ravel(self, order=order)
+
+    flatten = ravel
+
+    def astype(self, dtype, copy=True):
+        return fnp.astype(self, dtype)
+
+    def copy(self):
+        return self
+
+    def dot(self, other):
+        return fnp.dot(self, other)
+
+    def clip(self, min=None, max=None):  # noqa: A002  (numpy's names)
+        return fnp.clip(self, min, max)
+
+    def conj(self):
+        return fnp.conj(self)
+
+    conjugate = conj
+
+    def take(self, indices, axis=None):
+        return fnp.take(self, indices, axis=axis)
+
+    def cumsum(self, axis=None):
+        return fnp.cumsum(self, axis=axis)
+
+
+# Bottom import: ftransforms.numpy imports Tracer from here; its names are used at call time.
+import ftransforms.numpy as fnp  # noqa: E402

@@ -1,0 +1,1 @@
+"""The three interpreters: batching (vmap), forward (jvp) and reverse (vjp/grad)."""

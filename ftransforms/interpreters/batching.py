@@ -1,0 +1,114 @@
+"""The batching interpreter behind ``vmap``.
+
+A :class:`BatchTracer` carries a physical value ``val`` with one extra axis, ``bdim``.
+Values without a batch axis are never wrapped: they are plain lower-level values, and a
+batching rule sees them with ``bdim=None`` and does no work for them.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperationError
+from ftransforms.core.stack import Interpreter
+from ftransforms.core.tracer import Tracer
+
+
+class BatchTracer(Tracer):
+    """A value batched along physical axis ``bdim`` (a non-negative int) of ``val``."""
+
+    __slots__ = ("val", "bdim")
+
+    def __init__(self, interp: BatchInterpreter, val: Any, bdim: int) -> None:
+        self._interp = interp
+        self.val = val
+        self.bdim = bdim
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        s = self.val.shape
+        return s[: self.bdim] + s[self.bdim + 1 :]
+
+    @property
+    def dtype(self) -> Any:
+        return self.val.dtype
+
+    def _concrete(self) -> Any:
+        raise BatchedControlFlowError(
+            f"{self._interp.name}: a batched value has no single truth value (bool(), if, "
+            f"while or `and`/`or` on a value that differs across the batch).  Express the "
+            f"choice as data with fnp.where(condition, a, b) (or fnp.maximum/minimum/clip)."
+        )
+
+    def __int__(self) -> int:
+        return self._concrete()
+
+    __index__ = __int__
+
+    def _physical(self) -> Any:
+        v = self.val
+        return v._physical() if isinstance(v, Tracer) else v
+
+    def __repr__(self) -> str:
+        return (
+            f"BatchTracer(level={self._interp.level}, bdim={self.bdim}, "
+            f"batch_size={self._interp.axis_size}, val={self.val!r})"
+        )
+
+
+class BatchInterpreter(Interpreter):
+    """One ``vmap`` level: applies each primitive's batching rule."""
+
+    __slots__ = ("axis_size", "randomness")
+
+    def __init__(self, name: str, axis_size: int, randomness: str = "error") -> None:
+        super().__init__(name)
+        self.axis_size = axis_size
+        self.randomness = randomness
+
+    def process(self, prim: Any, args: tuple, params: dict) -> Any:
+        vals = []
+        bdims = []
+        for a in args:
+            if type(a) is BatchTracer and a._interp is self:
+                vals.append(a.val)
+                bdims.append(a.bdim)
+            else:
+                vals.append(a)
+                bdims.append(None)
+        rule = prim.batch
+        if rule is None:
+            rule = _fallback_rule(prim)
+        out, out_bdim = rule(prim, vals, bdims, self.axis_size, **params)
+        if prim.multiple_results:
+            return tuple(
+                o if d is None else BatchTracer(self, o, d) for o, d in zip(out, out_bdim)
+            )
+        return out if out_bdim is None else BatchTracer(self, out, out_bdim)
+
+
+# -- the loop-and-stack fallback -------------------------------------------------------
+
+#: When False, an op without a batching rule raises instead of looping (the op database
+#: tests switch it off so that no built-in op can rely on the fallback).
+FALLBACK = {"enabled": True, "warned": set()}
+
+
+def _fallback_rule(prim: Any):
+    if not FALLBACK["enabled"]:
+        raise UnsupportedOperationError(
+            f"vmap: the primitive {prim.name!r} has no batching rule and the loop fallback "
+            f"is switched off; add batch= to its defop (see batching_rules/)."
+        )
+    if prim.name not in FALLBACK["warned"]:
+        FALLBACK["warned"].add(prim.name)
+        warnings.warn(
+            f"vmap: performance drop: {prim.name!r} has no batching rule, so it runs as a "
+            f"Python loop over the batch.  Add batch= to its defop to fix this.",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+    from batching_rules.fallback import loop_and_stack  # noqa: PLC0415
+
+    return loop_and_stack

@@ -1,0 +1,147 @@
+"""The reverse-mode interpreter behind ``vjp``/``grad`` (and ``linearize``): a tape.
+
+Each differentiable primitive applied to this level's tracers appends a :class:`Node`
+(primitive, settings, unwrapped inputs, output) to the interpreter's tape.  The backward
+walk (:meth:`ReverseInterpreter.backward`) goes over the tape in reverse, iteratively (no
+recursion limit), applying VJP rules that bind primitives on the unwrapped values, so
+outer transforms see and transform the backward pass.  Cotangents are accumulated in tape
+order, which makes results bitwise reproducible.  The tape lives as long as the ``vjp_fn``
+(or ``linearize``'s ``jvp_fn``) that owns it; ``grad`` drops it as soon as it is done.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ftransforms.core.primitive import _add
+from ftransforms.core.stack import Interpreter
+from ftransforms.core.tracer import Tracer
+
+
+class ReverseTracer(Tracer):
+    """A value recorded on a tape, known there by ``id``."""
+
+    __slots__ = ("value", "id")
+
+    def __init__(self, interp: ReverseInterpreter, value: Any, id: int) -> None:  # noqa: A002
+        self._interp = interp
+        self.value = value
+        self.id = id
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.value.shape
+
+    @property
+    def dtype(self) -> Any:
+        return self.value.dtype
+
+    def _concrete(self) -> Any:
+        v = self.value
+        return v._concrete() if isinstance(v, Tracer) else v
+
+    def _physical(self) -> Any:
+        v = self.value
+        return v._physical() if isinstance(v, Tracer) else v
+
+    def __repr__(self) -> str:
+        return f"ReverseTracer(level={self._interp.level}, id={self.id}, value={self.value!r})"
+
+
+class Node:
+    """One recorded primitive application."""
+
+    __slots__ = ("prim", "params", "args", "parents", "y", "out_id")
+
+    def __init__(self, prim, params, args, parents, y, out_id) -> None:
+        self.prim = prim
+        self.params = params
+        self.args = args
+        self.parents = parents  # per input: the id it came from, or None (a constant)
+        self.y = y
+        self.out_id = out_id  # an int, or a tuple of ints for multiple results
+
+
+class ReverseInterpreter(Interpreter):
+    """One ``vjp``/``grad`` level: evaluates eagerly and records a tape."""
+
+    __slots__ = ("tape", "next_id")
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.tape: list[Node] = []
+        self.next_id = 0
+
+    def new_input(self, value: Any) -> ReverseTracer:
+        """Wrap an input of the differentiated function."""
+        self.next_id += 1
+        return ReverseTracer(self, value, self.next_id)
+
+    def process(self, prim: Any, args: tuple, params: dict) -> Any:
+        vals = []
+        parents = []
+        recorded = False
+        for a in args:
+            if type(a) is ReverseTracer and a._interp is self:
+                vals.append(a.value)
+                parents.append(a.id)
+                recorded = True
+            else:
+                vals.append(a)
+                parents.append(None)
+        out = prim.bind(*vals, **params)
+        if not recorded or prim.is_nondiff(params):
+            return out
+        if prim.multiple_results:
+            ids = tuple(range(self.next_id + 1, self.next_id + 1 + len(out)))
+            self.next_id += len(out)
+            self.tape.append(Node(prim, params, vals, parents, out, ids))
+            return tuple(ReverseTracer(self, o, i) for o, i in zip(out, ids))
+        self.next_id += 1
+        self.tape.append(Node(prim, params, vals, parents, out, self.next_id))
+        return ReverseTracer(self, out, self.next_id)
+
+    def backward(self, seeds: dict[int, Any], wanted: list[int]) -> list[Any]:
+        """Cotangents of the ids in ``wanted`` given output cotangents ``seeds``.
+
+        ``None`` in the result is a symbolic zero.
+        """
+        cts: dict[int, Any] = {}
+        for i, ct in seeds.items():
+            cts[i] = ct if i not in cts else _add(cts[i], ct)
+        for node in reversed(self.tape):
+            out_id = node.out_id
+            if type(out_id) is tuple:
+                y_bar = tuple(cts.pop(i, None) for i in out_id)
+                if all(b is None for b in y_bar):
+                    continue
+            else:
+                y_bar = cts.pop(out_id, None)
+                if y_bar is None:
+                    continue
+            parents = node.parents
+            x_bars = node.prim.apply_vjp(
+                y_bar, node.y, node.args, [p is not None for p in parents], node.params
+            )
+            for pid, x_bar in zip(parents, x_bars):
+                if pid is None or x_bar is None:
+                    continue
+                prev = cts.get(pid)
+                cts[pid] = x_bar if prev is None else _add(prev, x_bar)
+        return [cts.get(i) for i in wanted]
+
+    def forward(self, tangents: dict[int, Any], wanted: list[int]) -> list[Any]:
+        """Push input tangents through the recorded tape (``linearize``)."""
+        tans = dict(tangents)
+        for node in self.tape:
+            in_tans = [None if p is None else tans.get(p) for p in node.parents]
+            if all(t is None for t in in_tans):
+                continue
+            out_dot = node.prim.apply_jvp(node.args, in_tans, node.y, node.params)
+            if type(node.out_id) is tuple:
+                for i, t in zip(node.out_id, out_dot):
+                    if t is not None:
+                        tans[i] = t
+            elif out_dot is not None:
+                tans[node.out_id] = out_dot
+        return [tans.get(i) for i in wanted]

@@ -1,0 +1,6 @@
+"""Primitive declarations, one module per op family: impl, JVP, VJP and batching rule of
+each op in one ``defop`` call.  To add an operator, add one declaration to its family
+module and expose it in ``ftransforms.numpy``; the registry test tells what is missing.
+
+Families: ``elementwise``, ``reductions``, ``shape``, ``indexing``, ``linalg``.
+"""

@@ -1,0 +1,62 @@
+"""Shape primitives: reshape, transpose, broadcast_to, concatenate.
+
+Everything else (squeeze, expand_dims, moveaxis, swapaxes, stack, split, ravel, ...) is
+written in ``ftransforms.numpy`` on top of these four and indexing.
+"""
+
+from __future__ import annotations
+
+import numpy
+
+import ftransforms.numpy as fnp
+from batching_rules import shape as rules
+from ftransforms.core.primitive import defop
+from ftransforms.ops._util import unbroadcast
+
+reshape_p = defop(
+    "reshape",
+    lambda xp, x, shape: xp.reshape(x, shape),
+    transpose=lambda y_bar, x, shape: reshape_p.bind(y_bar, shape=x.shape),
+    batch=rules.reshape,
+)
+transpose_p = defop(
+    "transpose",
+    lambda xp, x, axes: xp.transpose(x, axes),
+    transpose=lambda y_bar, x, axes: transpose_p.bind(
+        y_bar, axes=tuple(int(i) for i in numpy.argsort(axes))
+    ),
+    batch=rules.transpose,
+)
+broadcast_to_p = defop(
+    "broadcast_to",
+    lambda xp, x, shape: xp.broadcast_to(x, shape),
+    transpose=lambda y_bar, x, shape: unbroadcast(y_bar, x),
+    batch=rules.broadcast_to,
+)
+
+
+def _concatenate_jvp(tangents, y, *xs, axis):
+    parts = [fnp.zeros_like(x) if t is None else t for t, x in zip(tangents, xs)]
+    return concatenate_p.bind(*parts, axis=axis)
+
+
+def _concatenate_vjp(y_bar, y, *xs, axis, wanted):
+    out = []
+    start = 0
+    for x, want in zip(xs, wanted):
+        stop = start + x.shape[axis]
+        piece = (slice(None),) * axis + (slice(start, stop),)
+        out.append(fnp.getitem(y_bar, piece) if want else None)
+        start = stop
+    return tuple(out)
+
+
+concatenate_p = defop(
+    "concatenate",
+    lambda xp, *xs, axis: xp.concatenate(xs, axis=axis),
+    jvp=_concatenate_jvp,
+    vjp=_concatenate_vjp,
+    batch=rules.concatenate,
+)
+
+__all__ = [name for name in dir() if name.endswith("_p")]
