@@ -70,7 +70,7 @@ def getitem(prim, args, bdims, axis_size, *, index):
         x = move_bdim_to_front(x, xd)
         out = prim.bind(x, *arrays, index=(slice(None),) + index)
         return out, _bdim_after_leading_slice(index, arrays)
-    like = (arrays[next(i for i, d in enumerate(ad) if d is not None)])
+    like = arrays[next(i for i, d in enumerate(ad) if d is not None)]
     new_index, new_arrays, x_axis, out_bdim = _batched_index(index, arrays, ad, axis_size, like)
     x = move_bdim_to(ensure_bdim(x, xd, axis_size), 0, x_axis)
     return prim.bind(x, *new_arrays, index=new_index), out_bdim
@@ -83,7 +83,7 @@ def getitem_transpose(prim, args, bdims, axis_size, *, index, shape):
         g = move_bdim_to(g, gd, _bdim_after_leading_slice(index, arrays))
         out = prim.bind(g, *arrays, index=(slice(None),) + index, shape=(axis_size,) + shape)
         return out, 0
-    like = (arrays[next(i for i, d in enumerate(ad) if d is not None)])
+    like = arrays[next(i for i, d in enumerate(ad) if d is not None)]
     new_index, new_arrays, x_axis, out_bdim = _batched_index(index, arrays, ad, axis_size, like)
     g = move_bdim_to(ensure_bdim(g, gd, axis_size), 0, out_bdim)
     new_shape = shape[:x_axis] + (axis_size,) + shape[x_axis:]

@@ -40,8 +40,6 @@ def einsum(prim, args, bdims, axis_size, *, subscripts, **params):
     """Batch einsum by giving the batch axis its own letter, placed where it already is."""
     ins, out = subscripts.split("->")
     letter = _fresh_letter(subscripts)
-    new_ins = [
-        s if d is None else s[:d] + letter + s[d:] for s, d in zip(ins.split(","), bdims)
-    ]
+    new_ins = [s if d is None else s[:d] + letter + s[d:] for s, d in zip(ins.split(","), bdims)]
     new = ",".join(new_ins) + "->" + letter + out
     return prim.bind(*args, subscripts=new, **params), 0

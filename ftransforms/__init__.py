@@ -11,6 +11,8 @@ Example:
     (4, 3)
 """
 
+import ftransforms.numpy as numpy  # noqa: E402,I001  (the fnp namespace, as ftransforms.numpy)
+from ftransforms import errors
 from ftransforms.api import (
     grad,
     grad_and_value,
@@ -22,10 +24,8 @@ from ftransforms.api import (
     vjp,
     vmap,
 )
-from ftransforms.core import errors
 from ftransforms.core.primitive import Primitive, defop
 from ftransforms.pytree import register_pytree_node, tree_map
-import ftransforms.numpy as numpy  # noqa: E402,I001  (the fnp namespace, as ftransforms.numpy)
 
 __version__ = "0.1.0"
 

@@ -127,8 +127,10 @@ def _normalize_argnums(argnums: Any, nargs: int, where: str) -> tuple[tuple[int,
     """(argnums as non-negative ints, whether the user gave a single int)."""
     single = isinstance(argnums, (int, numpy.integer)) and not isinstance(argnums, bool)
     nums = (argnums,) if single else argnums
-    if not isinstance(nums, tuple) or not nums or not all(
-        isinstance(i, (int, numpy.integer)) and not isinstance(i, bool) for i in nums
+    if (
+        not isinstance(nums, tuple)
+        or not nums
+        or not all(isinstance(i, (int, numpy.integer)) and not isinstance(i, bool) for i in nums)
     ):
         raise ArgnumsError(
             f"{where}: argnums must be an int or a non-empty tuple of ints, got {argnums!r}"
@@ -332,14 +334,13 @@ def _vmap_chunked(func, leaves, spec, dims, size, kwargs, out_dims, randomness, 
     for start in range(0, size, chunk):
         stop = min(start + chunk, size)
         chunk_leaves = [
-            leaf
-            if d is None
-            else fnp.getitem(leaf, (slice(None),) * d + (slice(start, stop),))
+            leaf if d is None else fnp.getitem(leaf, (slice(None),) * d + (slice(start, stop),))
             for leaf, d in zip(leaves, dims)
         ]
         pieces.append(
-            _vmap_call(func, chunk_leaves, spec, dims, stop - start, kwargs, out_dims,
-                       randomness, where)
+            _vmap_call(
+                func, chunk_leaves, spec, dims, stop - start, kwargs, out_dims, randomness, where
+            )
         )
     first_leaves, out_spec = tree_flatten(pieces[0])
     all_leaves = [tree_flatten(p)[0] for p in pieces]
@@ -700,9 +701,7 @@ def _basis(leaves: list, where: str) -> list:
     for v, n in zip(leaves, sizes):
         dt = fnp._dtype(v)
         if dt.kind not in "fc":
-            raise GradOutputError(
-                f"{where}: Jacobians need floating-point values, got dtype {dt}"
-            )
+            raise GradOutputError(f"{where}: Jacobians need floating-point values, got dtype {dt}")
         xp = fnp._xp(v)
         eye = xp.eye(total, n, -start, dtype=dt)
         out.append(eye.reshape((total,) + tuple(fnp.shape(v))))
@@ -815,13 +814,15 @@ def jacfwd(
             return (t_out, out, res[2]) if has_aux else (t_out, out)
 
         basis = _basis(in_leaves, where)
-        res = vmap(push, out_dims=(0, None, None) if has_aux else (0, None),
-                   randomness=randomness)(*basis)
+        res = vmap(push, out_dims=(0, None, None) if has_aux else (0, None), randomness=randomness)(
+            *basis
+        )
         t_out, out = res[0], res[1]
         out_leaves, out_spec = tree_flatten(out)
         cols = tree_flatten(t_out)[0]  # per output leaf: (total_in, *o_shape)
-        jac = _assemble(out_leaves, out_spec, in_leaves, in_spec, cols, single,
-                        rows_are_outputs=False)
+        jac = _assemble(
+            out_leaves, out_spec, in_leaves, in_spec, cols, single, rows_are_outputs=False
+        )
         return (jac, res[2]) if has_aux else jac
 
     return wrapped

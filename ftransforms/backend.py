@@ -76,9 +76,7 @@ def namespace_of(*values: Any) -> ModuleType:
 def is_array(value: Any) -> bool:
     """True for a backend array (numpy or a registered/cupy type), false for scalars."""
     t = type(value)
-    return t is numpy.ndarray or (
-        not isinstance(value, _NUMPY_SCALARS) and _lookup(t) is not None
-    )
+    return t is numpy.ndarray or (not isinstance(value, _NUMPY_SCALARS) and _lookup(t) is not None)
 
 
 def asarray(value: Any, xp: ModuleType | None = None) -> Any:

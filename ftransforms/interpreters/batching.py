@@ -82,9 +82,7 @@ class BatchInterpreter(Interpreter):
             rule = _fallback_rule(prim)
         out, out_bdim = rule(prim, vals, bdims, self.axis_size, **params)
         if prim.multiple_results:
-            return tuple(
-                o if d is None else BatchTracer(self, o, d) for o, d in zip(out, out_bdim)
-            )
+            return tuple(o if d is None else BatchTracer(self, o, d) for o, d in zip(out, out_bdim))
         return out if out_bdim is None else BatchTracer(self, out, out_bdim)
 
 

@@ -67,7 +67,5 @@ class ForwardInterpreter(Interpreter):
             return out
         out_dot = prim.apply_jvp(primals, tangents, out, params)
         if prim.multiple_results:
-            return tuple(
-                o if t is None else DualTracer(self, o, t) for o, t in zip(out, out_dot)
-            )
+            return tuple(o if t is None else DualTracer(self, o, t) for o, t in zip(out, out_dot))
         return out if out_dot is None else DualTracer(self, out, out_dot)

@@ -273,9 +273,7 @@ def var(
     _no_extra("var", kw)
     x = _float_input(x, dtype)
     centred = x - mean(x, axis=axis, keepdims=True)
-    return sum(centred * centred, axis=axis, keepdims=keepdims) / (
-        _reduced_count(x, axis) - ddof
-    )
+    return sum(centred * centred, axis=axis, keepdims=keepdims) / (_reduced_count(x, axis) - ddof)
 
 
 def std(
@@ -524,8 +522,9 @@ def _split(x, indices_or_sections, axis, exact):
 def flip(x: Any, axis: Any = None) -> Any:
     """``numpy.flip``."""
     axes = _normalize_axes(axis, ndim(x))
-    return getitem(x, tuple(slice(None, None, -1) if i in axes else slice(None)
-                            for i in range(ndim(x))))
+    return getitem(
+        x, tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(ndim(x)))
+    )
 
 
 # -- indexing --------------------------------------------------------------------------
@@ -596,8 +595,7 @@ def normalize_index(index: Any, rank: int) -> tuple[tuple, list]:
             consumed += 1
     if consumed > rank:
         raise IndexError(
-            f"too many indices for array: array is {rank}-dimensional, but {consumed} were "
-            f"indexed"
+            f"too many indices for array: array is {rank}-dimensional, but {consumed} were indexed"
         )
     fill = [slice(None)] * (rank - consumed)
     if ellipsis_at is None:
@@ -768,9 +766,7 @@ def _parse_einsum(subscripts: str, operands: Sequence[Any]) -> str:
         ins, out = subscripts, None
     in_list = ins.split(",")
     if len(in_list) != len(operands):
-        raise ValueError(
-            f"einsum: {len(in_list)} operand subscripts for {len(operands)} operands"
-        )
+        raise ValueError(f"einsum: {len(in_list)} operand subscripts for {len(operands)} operands")
     used = "".join(in_list) + (out or "")
     free = [c for c in _LETTERS if c not in used]
     ell_rank = 0
@@ -878,8 +874,9 @@ def arange(*args: Any, dtype: Any = None, like: Any = None) -> Any:
     return _like_xp(like).arange(*args, dtype=dtype)
 
 
-def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None,
-             like: Any = None) -> Any:
+def linspace(
+    start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None, like: Any = None
+) -> Any:
     return _like_xp(like).linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
 
 
@@ -917,7 +914,9 @@ def allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08) -> bool:
     return bool(all(abs(a - b) <= atol + rtol * abs(b)))
 
 
-from ftransforms.numpy import linalg  # noqa: E402
-from ftransforms.numpy import protocol  # noqa: E402,F401
+from ftransforms.numpy import (
+    linalg,  # noqa: E402
+    protocol,  # noqa: E402,F401
+)
 
 _ = (operator, linalg)

@@ -16,8 +16,14 @@ from ftransforms.core.errors import InPlaceError, UnsupportedOperationError
 
 # ufunc.__name__ -> ftransforms.numpy name, where they differ.
 _UFUNC_ALIASES = {"absolute": "abs", "conjugate": "conj", "bitwise_not": "invert"}
-_REDUCE = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
-           "logical_and": "all", "logical_or": "any"}
+_REDUCE = {
+    "add": "sum",
+    "multiply": "prod",
+    "maximum": "max",
+    "minimum": "min",
+    "logical_and": "all",
+    "logical_or": "any",
+}
 _ACCUMULATE = {"add": "cumsum"}
 
 #: numpy function names handled through __array_function__ (same name in fnp).
@@ -30,8 +36,9 @@ einsum trace zeros_like ones_like full_like empty_like copy shape ndim size resu
 allclose real imag conj conjugate fix
 """.split()
 
-FUNCTIONS: dict[Any, Any] = {getattr(numpy, n): getattr(fnp, n) for n in FUNCTION_NAMES
-                             if hasattr(numpy, n)}
+FUNCTIONS: dict[Any, Any] = {
+    getattr(numpy, n): getattr(fnp, n) for n in FUNCTION_NAMES if hasattr(numpy, n)
+}
 FUNCTIONS[numpy.linalg.norm] = fnp.linalg.norm
 
 

@@ -82,9 +82,7 @@ def _einsum_vjp(g, y, *operands, subscripts, optimize, wanted):
 
 einsum_p = defop(
     "einsum",
-    lambda xp, *operands, subscripts, optimize: xp.einsum(
-        subscripts, *operands, optimize=optimize
-    ),
+    lambda xp, *operands, subscripts, optimize: xp.einsum(subscripts, *operands, optimize=optimize),
     jvp=_einsum_jvp,
     vjp=_einsum_vjp,
     batch=rules.einsum,

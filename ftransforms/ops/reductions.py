@@ -47,8 +47,9 @@ def _extremum(name, impl):
             ),
         ),
         vjp=(
-            lambda y_bar, y, x, axis, keepdims: expand_reduced(y_bar, x, axis, keepdims)
-            * _extremum_weights(y, x, axis, keepdims),
+            lambda y_bar, y, x, axis, keepdims: (
+                expand_reduced(y_bar, x, axis, keepdims) * _extremum_weights(y, x, axis, keepdims)
+            ),
         ),
         batch=reduction,
     )
@@ -91,8 +92,9 @@ reduce_prod_p = defop(
         ),
     ),
     vjp=(
-        lambda y_bar, y, x, axis, keepdims: expand_reduced(y_bar, x, axis, keepdims)
-        * _prod_of_others(y, x, axis, keepdims),
+        lambda y_bar, y, x, axis, keepdims: (
+            expand_reduced(y_bar, x, axis, keepdims) * _prod_of_others(y, x, axis, keepdims)
+        ),
     ),
     batch=reduction,
 )
