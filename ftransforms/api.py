@@ -82,6 +82,22 @@ def _leaf_names(func: Callable, args: tuple) -> list[str]:
     return [names[p[0]] + path_str(p[1:]) for p in paths]
 
 
+class _LazyNames:
+    """Names of the leaves of ``args`` for error messages, computed on first use only
+    (``inspect.signature`` is too slow for every call)."""
+
+    def __init__(self, func: Callable, args: tuple, leaves: bool = True) -> None:
+        self._func, self._args, self._leaves, self._names = func, args, leaves, None
+
+    def __getitem__(self, i: int) -> str:
+        if self._names is None:
+            if self._leaves:
+                self._names = _leaf_names(self._func, self._args)
+            else:
+                self._names = _arg_names(self._func, len(self._args))
+        return self._names[i]
+
+
 def _check_live(value: Any, where: str) -> None:
     if isinstance(value, Tracer) and not value._interp.active:
         raise EscapedTracerError(
@@ -98,11 +114,14 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _to_array(value: Any, where: str, what: str) -> Any:
+def _to_array(value: Any, where: str, what: Any) -> Any:
+    """``value`` as an array (Python numbers become 0-d arrays); ``what`` names it in the
+    error, and may be a zero-argument callable so that the name is only made on error."""
     if isinstance(value, Tracer) or is_array(value):
         return value
     if isinstance(value, (bool, int, float, complex, numpy.generic)):
         return numpy.asarray(value)
+    what = what() if callable(what) else what
     raise TypeError(
         f"{where}: {what} must be an array or a Python number, got {type(value).__name__}; "
         f"pass numpy/cupy arrays (or pytrees of them)"
@@ -364,11 +383,11 @@ def _vmap_chunked(func, leaves, spec, dims, size, kwargs, out_dims, randomness, 
 
 def _prepare_primals(primals_leaves, where, names, copy):
     prepared = []
-    for leaf, name in zip(primals_leaves, names):
-        value = _to_array(leaf, where, f"{name}")
+    for k, leaf in enumerate(primals_leaves):
+        value = _to_array(leaf, where, lambda: names[k])
         if fnp._dtype(value).kind not in "biufc":
             raise NonDifferentiableInputError(
-                f"{where}: {name} has dtype {fnp._dtype(value)}; only numeric arrays can "
+                f"{where}: {names[k]} has dtype {fnp._dtype(value)}; only numeric arrays can "
                 f"be differentiated"
             )
         if copy and not isinstance(value, Tracer):
@@ -379,8 +398,7 @@ def _prepare_primals(primals_leaves, where, names, copy):
 
 def _vjp(func, primals, has_aux, where, copy):
     leaves, spec = tree_flatten(primals)
-    names = _leaf_names(func, primals) if leaves else []
-    leaves = _prepare_primals(leaves, where, names or [""] * len(leaves), copy)
+    leaves = _prepare_primals(leaves, where, _LazyNames(func, primals), copy)
     interp = ReverseInterpreter(where)
     with pushed(interp):
         wrapped = [interp.new_input(v) if _is_inexact(v) else v for v in leaves]
@@ -458,7 +476,11 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False):
 
 
 def _check_like(t, ref, where, what, ref_what):
+    """``t`` as an array of ``ref``'s shape and dtype, or a TangentMismatchError."""
     t = _to_array(t, where, what)
+    if fnp.shape(t) == fnp.shape(ref) and fnp._dtype(t) == fnp._dtype(ref):
+        return t
+    what = what() if callable(what) else what
     if fnp.shape(t) != fnp.shape(ref):
         raise TangentMismatchError(
             f"{where}: {what} has shape {fnp.shape(t)} but the {ref_what} has shape "
@@ -490,9 +512,9 @@ def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> C
         where = f"grad({_fname(func)})"
         nums, single = _normalize_argnums(argnums, len(args), where)
         diff = tuple(args[i] for i in nums)
-        names = _arg_names(func, len(args))
+        names = _LazyNames(func, args, leaves=False)
         for i, d in zip(nums, diff):
-            _check_differentiable(d, where, names[i])
+            _check_differentiable(d, where, lambda: names[i])
 
         def partial(*d):
             return func(*_replace_args(args, nums, d), **kwargs)
@@ -528,19 +550,22 @@ def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> C
 
 
 def _check_differentiable(arg, where, name):
+    """Refuse integer/bool/complex leaves; ``name()`` gives the argument's name."""
     paths, leaves, _ = tree_flatten_with_path(arg)
     for path, leaf in zip(paths, leaves):
+        if type(leaf) is numpy.ndarray and leaf.dtype.kind == "f":
+            continue
         dt = fnp._dtype(leaf) if (isinstance(leaf, Tracer) or hasattr(leaf, "dtype")) else None
         if isinstance(leaf, (bool, int)) or (dt is not None and dt.kind in "biu"):
             kind = type(leaf).__name__ if dt is None else f"dtype {dt}"
             raise NonDifferentiableInputError(
-                f"{where}: {name}{path_str(path)} is an integer/bool input ({kind}); "
+                f"{where}: {name()}{path_str(path)} is an integer/bool input ({kind}); "
                 f"differentiation needs floating-point inputs: pass it as float (e.g. "
                 f"x.astype(np.float32)), or leave it out of argnums"
             )
         if dt is not None and dt.kind == "c":
             raise NonDifferentiableInputError(
-                f"{where}: {name}{path_str(path)} is complex ({dt}); grad with respect to "
+                f"{where}: {name()}{path_str(path)} is complex ({dt}); grad with respect to "
                 f"complex inputs is not supported yet: differentiate the real and imaginary "
                 f"parts as separate real inputs"
             )
@@ -619,14 +644,14 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, has_aux: bool = False):
             f"{where}: tangents have structure {t_spec} but primals have {p_spec}; give one "
             f"tangent per primal leaf"
         )
-    names = _leaf_names(func, primals)
+    names = _LazyNames(func, primals)
     interp = ForwardInterpreter(where)
     with pushed(interp):
         wrapped = []
-        for p, t, name in zip(p_leaves, t_leaves, names):
-            p = _to_array(p, where, name)
+        for k, (p, t) in enumerate(zip(p_leaves, t_leaves)):
+            p = _to_array(p, where, lambda: names[k])
             if _is_inexact(p):
-                t = _check_like(t, p, where, f"the tangent of {name}", "primal")
+                t = _check_like(t, p, where, lambda: f"the tangent of {names[k]}", "primal")
                 wrapped.append(DualTracer(interp, p, t))
             else:
                 wrapped.append(p)
@@ -801,7 +826,7 @@ def jacfwd(
         in_leaves, in_spec = tree_flatten(diff)
         in_leaves = [_to_array(v, where, "every differentiated input") for v in in_leaves]
         for i, d in zip(nums, diff):
-            _check_differentiable(d, where, _arg_names(func, len(args))[i])
+            _check_differentiable(d, where, lambda: _arg_names(func, len(args))[i])
         diff = tree_unflatten(in_spec, in_leaves)
 
         def partial(*d):

@@ -65,10 +65,15 @@ def namespace_of(*values: Any) -> ModuleType:
         if found is None:
             found = ns
         elif ns is not found:
+            a, b = found.__name__, ns.__name__
+            fix = (
+                "cupy.asarray(x) to the GPU, x.get() to the host"
+                if "cupy" in (a, b)
+                else f"e.g. {a}.asarray(x) or {b}.asarray(x)"
+            )
             raise MixedBackendError(
-                f"cannot mix {found.__name__} and {ns.__name__} arrays in one operation; "
-                f"move them to one device first (cupy.asarray(x) to the GPU, x.get() to the "
-                f"host)."
+                f"cannot mix {a} and {b} arrays in one operation; move them to one "
+                f"backend/device first ({fix})."
             )
     return found if found is not None else numpy
 

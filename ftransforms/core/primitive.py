@@ -30,8 +30,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ftransforms.backend import namespace_of
-from ftransforms.core.errors import EscapedTracerError
-from ftransforms.core.tracer import Tracer
+from ftransforms.core.errors import EscapedTracerError, MixedBackendError
+from ftransforms.core.stack import current_stack
+from ftransforms.core.tracer import Tracer, escaped_error
 
 #: Every primitive, by name.  The registry test walks it.
 REGISTRY: dict[str, Primitive] = {}
@@ -88,7 +89,11 @@ class Primitive:
                 if top is None or interp.level > top.level:
                     top = interp
         if top is None:
-            return self.impl(namespace_of(*args), *args, **params)
+            try:
+                xp = namespace_of(*args)
+            except MixedBackendError as err:
+                raise _mixed_backends(self, err) from None
+            return self.impl(xp, *args, **params)
         return top.process(self, args, params)
 
     __call__ = bind
@@ -135,12 +140,13 @@ def _add(a: Any, b: Any) -> Any:
 
 
 def _escaped(tracer: Tracer, prim: Primitive) -> EscapedTracerError:
-    return EscapedTracerError(
-        f"{prim.name}: got a tracer of {tracer._interp.name} after that transform returned "
-        f"(an escaped tracer: it was stored in a global, a closure or a container during the "
-        f"transform and used later).  Return the value from the transformed function instead, "
-        f"or compute with the plain array outside the transform."
-    )
+    return escaped_error(tracer, f"by {prim.name}")
+
+
+def _mixed_backends(prim: Primitive, err: MixedBackendError) -> MixedBackendError:
+    stack = current_stack()
+    where = f"{stack[-1].name}: " if stack else ""
+    return MixedBackendError(f"{where}{prim.name}: {err}")
 
 
 def defop(

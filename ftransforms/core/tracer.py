@@ -12,7 +12,29 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ftransforms.core.errors import InPlaceError, TracerConversionError
+from ftransforms.core.errors import EscapedTracerError, InPlaceError, TracerConversionError
+
+
+def escaped_error(tracer: Tracer, use: str) -> EscapedTracerError:
+    """The error for a tracer used (``use``: "by add", "bool()", ...) after its transform
+    returned."""
+    return EscapedTracerError(
+        f"{tracer._interp.name}: one of its tracers was used ({use}) after that transform "
+        f"had returned (an escaped tracer: it was stored in a global, a closure or a "
+        f"container during the transform and used later).  Return the value from the "
+        f"transformed function instead, or compute with the plain array outside the "
+        f"transform."
+    )
+
+
+def _refuse_inplace(op: str):
+    def method(self: Tracer, other: Any) -> Any:
+        raise InPlaceError(
+            f"{self._interp.name}: x {op}= y on a tracer would write into an array the "
+            f"transform is tracking (tracers are immutable); write x = x {op} y instead."
+        )
+
+    return method
 
 
 class Tracer:
@@ -76,55 +98,67 @@ class Tracer:
 
     # -- conversions ----------------------------------------------------------------------
 
+    #: The fix named when a tracer is converted to a Python number or a NumPy array.
+    _conversion_fix = (
+        "Keep it as an array (fnp.* works on 0-d arrays), or convert fnp.stop_gradient(x) "
+        "if the number is only for control flow or printing."
+    )
+
+    def _check_live(self, use: str) -> None:
+        """Raise :class:`EscapedTracerError` if this tracer's transform has returned."""
+        if not self._interp.active:
+            raise escaped_error(self, use)
+
+    def _conversion_error(self, what: str) -> TracerConversionError:
+        self._check_live(what)
+        return TracerConversionError(
+            f"{self._interp.name}: {what} on a tracer would drop what the transform tracks "
+            f"(its derivative or its batch).  {self._conversion_fix}"
+        )
+
     def __bool__(self) -> bool:
+        self._check_live("bool()")
         return bool(self._concrete())
 
     def __float__(self) -> float:
-        raise TracerConversionError(
-            f"float() on a tracer of {self._interp.name} would drop what the transform "
-            f"tracks (its derivative or its batch).  Keep it as an array (fnp.* works on "
-            f"0-d arrays), or pass fnp.stop_gradient(x) if the number is only for control "
-            f"flow or printing."
-        )
+        raise self._conversion_error("float()")
 
-    __complex__ = __float__
+    def __complex__(self) -> complex:
+        raise self._conversion_error("complex()")
 
     def __int__(self) -> int:
         if self.dtype.kind not in "iub":
-            return self.__float__()  # raises
+            raise self._conversion_error("int()")
+        self._check_live("int()")
         return int(self._concrete())
 
     __index__ = __int__
 
     def item(self) -> Any:
         if self.dtype.kind not in "iub":
-            return self.__float__()  # raises
+            raise self._conversion_error(".item()")
+        self._check_live(".item()")
         return self._concrete().item()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        self._check_live("numpy.asarray()")
         raise TracerConversionError(
-            f"numpy.asarray()/numpy.array() on a tracer of {self._interp.name}: the result "
+            f"{self._interp.name}: numpy.asarray()/numpy.array() on a tracer: the result "
             f"would be a plain array that the transform cannot see.  Use fnp.asarray(x) "
             f"(ftransforms.numpy) or drop the conversion; numpy functions such as np.sum(x) "
             f"work on tracers directly."
         )
 
     def tolist(self) -> Any:
-        return self.__array__()
+        raise self._conversion_error(".tolist()")
 
     # -- in-place writes are refused ------------------------------------------------------
 
     def __setitem__(self, index: Any, value: Any) -> None:
         raise InPlaceError(
-            f"item assignment x[...] = v on a tracer of {self._interp.name}: tracers are "
+            f"{self._interp.name}: item assignment x[...] = v on a tracer: tracers are "
             f"immutable.  Use the functional form x = x.at[index].set(v) (or .add(v)), or "
             f"fnp.where(mask, v, x)."
-        )
-
-    def _inplace(self, *_: Any) -> None:
-        raise InPlaceError(
-            f"an in-place operator (+=, *=, ...) on a tracer of {self._interp.name} would "
-            f"write into an array the transform is tracking; write x = x + y instead."
         )
 
     # -- NumPy protocols ------------------------------------------------------------------
@@ -232,8 +266,14 @@ class Tracer:
 
     __hash__ = None  # type: ignore[assignment]
 
-    __iadd__ = __isub__ = __imul__ = __itruediv__ = __ipow__ = __imatmul__ = _inplace
-    __ifloordiv__ = __imod__ = _inplace
+    __iadd__ = _refuse_inplace("+")
+    __isub__ = _refuse_inplace("-")
+    __imul__ = _refuse_inplace("*")
+    __itruediv__ = _refuse_inplace("/")
+    __ifloordiv__ = _refuse_inplace("//")
+    __imod__ = _refuse_inplace("%")
+    __ipow__ = _refuse_inplace("**")
+    __imatmul__ = _refuse_inplace("@")
 
     def __getitem__(self, index):
         return fnp.getitem(self, index)

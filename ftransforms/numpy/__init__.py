@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import builtins
 import math
-import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -914,9 +913,4 @@ def allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08) -> bool:
     return bool(all(abs(a - b) <= atol + rtol * abs(b)))
 
 
-from ftransforms.numpy import (
-    linalg,  # noqa: E402
-    protocol,  # noqa: E402,F401
-)
-
-_ = (operator, linalg)
+from ftransforms.numpy import linalg, protocol  # noqa: E402,F401  (use this module)
