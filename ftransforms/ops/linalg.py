@@ -9,9 +9,18 @@ from batching_rules import linalg as rules
 from ftransforms.core.primitive import defop
 from ftransforms.ops._util import unbroadcast
 
+def _matmul_impl(xp, a, b):
+    # A contraction of length 1 is an outer product: NumPy's stacked matmul does it
+    # element by element, a broadcast multiply is many times faster (per-sample weight
+    # gradients hit this case).
+    if a.shape[-1] == 1 and b.shape[-2] == 1:
+        return xp.multiply(a, b)
+    return xp.matmul(a, b)
+
+
 matmul_p = defop(
     "matmul",
-    lambda xp, a, b: xp.matmul(a, b),
+    _matmul_impl,
     jvp=(
         lambda a_dot, y, a, b: matmul_p.bind(a_dot, b),
         lambda b_dot, y, a, b: matmul_p.bind(a, b_dot),
