@@ -25,12 +25,15 @@ from ftransforms.api import (
     vmap,
 )
 from ftransforms.core.primitive import Primitive, defop
+from ftransforms.custom import custom_jvp, custom_vjp
 from ftransforms.pytree import register_pytree_node, tree_map
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Primitive",
+    "custom_jvp",
+    "custom_vjp",
     "defop",
     "errors",
     "grad",

@@ -1,0 +1,253 @@
+"""User-defined derivative rules: :class:`custom_jvp` and :class:`custom_vjp` (JAX's API).
+
+Each decorated function becomes a primitive whose rules are the user's functions of
+arrays.  Under ``vmap`` the function and its rules are vectorized with ``vmap`` itself
+(every input is given a leading batch axis), so custom rules compose with batching; in
+reverse mode a ``custom_jvp`` rule is transposed by running ``vjp`` over its (linear)
+tangent map.  A ``custom_vjp`` function cannot be forward-differentiated (as in JAX).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import ftransforms.numpy as fnp
+from ftransforms.core.primitive import Primitive
+from ftransforms.core.tracer import Tracer
+from ftransforms.pytree import tree_flatten, tree_unflatten
+
+__all__ = ["custom_jvp", "custom_vjp"]
+
+
+class _Spec:
+    """Output structure, learnt when the function first runs."""
+
+    __slots__ = ("out", "res", "n_out")
+
+    def __init__(self) -> None:
+        self.out = self.res = None
+        self.n_out = 0
+
+
+def _front(args, bdims, axis_size):
+    from batching_rules.helpers import ensure_bdim  # noqa: PLC0415
+
+    return [ensure_bdim(a, d, axis_size) for a, d in zip(args, bdims)]
+
+
+def _as_arrays(args: tuple, where: str) -> tuple[list, Any]:
+    leaves, spec = tree_flatten(args)
+    out = []
+    for leaf in leaves:
+        if isinstance(leaf, (bool, int, float, complex)):
+            leaf = fnp.asarray(leaf)
+        elif not (isinstance(leaf, Tracer) or hasattr(leaf, "dtype")):
+            raise TypeError(
+                f"{where}: arguments must be arrays (or pytrees of arrays), got "
+                f"{type(leaf).__name__}; close over other values instead of passing them"
+            )
+        out.append(leaf)
+    return out, spec
+
+
+def _differentiated(leaves: list) -> tuple[bool, bool]:
+    """(some leaf is differentiated forward, some leaf is differentiated in reverse), at
+    any depth of nesting.  Without either, a custom function is just its body: batching
+    traces through it, which also keeps ``fwd`` calling the function itself finite."""
+    from ftransforms.interpreters.batching import BatchTracer  # noqa: PLC0415
+    from ftransforms.interpreters.forward import DualTracer  # noqa: PLC0415
+    from ftransforms.interpreters.reverse import ReverseTracer  # noqa: PLC0415
+
+    fwd = rev = False
+    for x in leaves:
+        while isinstance(x, Tracer):
+            if type(x) is DualTracer:
+                fwd, x = True, x.primal
+            elif type(x) is ReverseTracer:
+                rev, x = True, x.value
+            elif type(x) is BatchTracer:
+                x = x.val
+            else:
+                break
+    return fwd, rev
+
+
+def _inexact(x: Any) -> bool:
+    return fnp._dtype(x).kind in "fc"
+
+
+# -- custom_jvp --------------------------------------------------------------------------
+
+
+def _custom_jvp_primitive(fun, rule, in_spec, spec: _Spec, name: str) -> Primitive:
+    def impl(xp, *leaves):
+        out_leaves, spec.out = tree_flatten(fun(*tree_unflatten(in_spec, leaves)))
+        return tuple(out_leaves)
+
+    def jvp(tangents, y, *leaves):
+        tangents = [fnp.zeros_like(x) if t is None else t for t, x in zip(tangents, leaves)]
+        primals = tree_unflatten(in_spec, leaves)
+        _, t_out = rule(tuple(primals), tuple(tree_unflatten(in_spec, tangents)))
+        t_leaves, _ = tree_flatten(t_out)
+        return tuple(_like(t, yi) for t, yi in zip(t_leaves, y))
+
+    def vjp(y_bar, y, *leaves, wanted):
+        from ftransforms.api import vjp as _vjp  # noqa: PLC0415
+
+        primals = tuple(tree_unflatten(in_spec, leaves))
+
+        def tangent_map(*tangent_leaves):
+            _, t_out = rule(primals, tuple(tree_unflatten(in_spec, tangent_leaves)))
+            return tuple(tree_flatten(t_out)[0])
+
+        zeros = [fnp.zeros_like(x) for x in leaves]
+        ct = tuple(fnp.zeros_like(yi) if b is None else b for b, yi in zip(y_bar, y))
+        _, pullback = _vjp(tangent_map, *zeros)
+        cts = pullback(ct)
+        return tuple(c if w and _inexact(x) else None for c, w, x in zip(cts, wanted, leaves))
+
+    def batch(prim, args, bdims, axis_size):
+        from ftransforms.api import vmap  # noqa: PLC0415
+
+        batched = _custom_jvp_primitive(vmap(fun), vmap(rule), in_spec, spec, name + "_batched")
+        outs = batched.bind(*_front(args, bdims, axis_size))
+        return outs, (0,) * len(outs)
+
+    return Primitive(name, impl, jvp=jvp, vjp=vjp, batch=batch, multiple_results=True)
+
+
+def _like(t, y):
+    if fnp.shape(t) != fnp.shape(y):
+        t = fnp.broadcast_to(t, fnp.shape(y))
+    return fnp.astype(t, fnp._dtype(y))
+
+
+class custom_jvp:  # noqa: N801  (JAX's name)
+    """A function with a user-defined JVP rule.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import grad
+        >>> @custom_jvp
+        ... def log1pexp(x):
+        ...     return np.log1p(np.exp(x))
+        >>> @log1pexp.defjvp
+        ... def _(primals, tangents):
+        ...     (x,), (t,) = primals, tangents
+        ...     return log1pexp(x), t * (1 - 1 / (1 + np.exp(x)))
+        >>> float(grad(log1pexp)(100.0))
+        1.0
+    """
+
+    def __init__(self, fun: Callable) -> None:
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.jvp_rule: Callable | None = None
+
+    def defjvp(self, rule: Callable) -> Callable:
+        """Set ``rule(primals, tangents) -> (primal_out, tangent_out)``."""
+        self.jvp_rule = rule
+        return rule
+
+    def __call__(self, *args: Any) -> Any:
+        name = f"custom_jvp({getattr(self.fun, '__name__', 'f')})"
+        if self.jvp_rule is None:
+            raise TypeError(f"{name}: no JVP rule; decorate one with @{name[11:-1]}.defjvp")
+        leaves, in_spec = _as_arrays(args, name)
+        if not any(_differentiated(leaves)):
+            return self.fun(*args)
+        spec = _Spec()
+        prim = _custom_jvp_primitive(self.fun, self.jvp_rule, in_spec, spec, name)
+        outs = prim.bind(*leaves)
+        return tree_unflatten(spec.out, outs)
+
+
+# -- custom_vjp --------------------------------------------------------------------------
+
+
+def _custom_vjp_primitive(fwd, bwd, in_spec, spec: _Spec, name: str) -> Primitive:
+    def impl(xp, *leaves):
+        out, res = fwd(*tree_unflatten(in_spec, leaves))
+        out_leaves, spec.out = tree_flatten(out)
+        res_leaves, spec.res = tree_flatten(res)
+        spec.n_out = len(out_leaves)
+        return tuple(out_leaves) + tuple(res_leaves)
+
+    def jvp(tangents, y, *leaves):
+        raise TypeError(
+            f"{name}: can't apply forward-mode autodiff (jvp, jacfwd, hessian) to a "
+            f"custom_vjp function; use reverse mode (grad, vjp, jacrev), or define the rule "
+            f"with custom_jvp instead"
+        )
+
+    def vjp(y_bar, y, *leaves, wanted):
+        n = spec.n_out
+        ct = [fnp.zeros_like(yi) if b is None else b for b, yi in zip(y_bar[:n], y[:n])]
+        res = tree_unflatten(spec.res, y[n:])
+        cts = bwd(res, tree_unflatten(spec.out, ct))
+        if not isinstance(cts, tuple):
+            raise TypeError(
+                f"{name}: the bwd rule must return a tuple with one cotangent per argument, "
+                f"got {type(cts).__name__}"
+            )
+        ct_leaves, ct_spec = tree_flatten(cts, none_is_leaf=True)
+        if len(ct_leaves) != len(leaves):
+            raise ValueError(
+                f"{name}: the bwd rule returned {len(ct_leaves)} cotangent leaves for "
+                f"{len(leaves)} input leaves; return one per argument, with its structure"
+            )
+        return tuple(
+            None if c is None or not w or not _inexact(x) else _like(c, x)
+            for c, w, x in zip(ct_leaves, wanted, leaves)
+        )
+
+    def batch(prim, args, bdims, axis_size):
+        from ftransforms.api import vmap  # noqa: PLC0415
+
+        batched = _custom_vjp_primitive(vmap(fwd), vmap(bwd), in_spec, spec, name + "_batched")
+        outs = batched.bind(*_front(args, bdims, axis_size))
+        return outs, (0,) * len(outs)
+
+    return Primitive(name, impl, jvp=jvp, vjp=vjp, batch=batch, multiple_results=True)
+
+
+class custom_vjp:  # noqa: N801  (JAX's name)
+    """A function with a user-defined VJP: ``fwd(*args) -> (out, residuals)`` and
+    ``bwd(residuals, out_cotangent) -> tuple of input cotangents``.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import grad
+        >>> @custom_vjp
+        ... def clip_gradient(x):
+        ...     return x
+        >>> clip_gradient.defvjp(lambda x: (x, None),
+        ...                      lambda res, g: (np.clip(g, -1.0, 1.0),))
+        >>> float(grad(lambda x: 5.0 * clip_gradient(x))(2.0))
+        1.0
+    """
+
+    def __init__(self, fun: Callable) -> None:
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.fwd: Callable | None = None
+        self.bwd: Callable | None = None
+
+    def defvjp(self, fwd: Callable, bwd: Callable) -> None:
+        """Set the forward pass (with residuals) and the backward pass."""
+        self.fwd, self.bwd = fwd, bwd
+
+    def __call__(self, *args: Any) -> Any:
+        name = f"custom_vjp({getattr(self.fun, '__name__', 'f')})"
+        if self.fwd is None:
+            raise TypeError(f"{name}: no VJP rule; call .defvjp(fwd, bwd) first")
+        leaves, in_spec = _as_arrays(args, name)
+        forward, reverse = _differentiated(leaves)
+        if not (forward or reverse):
+            return self.fun(*args)
+        spec = _Spec()
+        prim = _custom_vjp_primitive(self.fwd, self.bwd, in_spec, spec, name)
+        outs = prim.bind(*leaves)
+        return tree_unflatten(spec.out, outs[: spec.n_out])
