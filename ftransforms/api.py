@@ -19,6 +19,7 @@ from ftransforms.backend import is_array
 from ftransforms.core.errors import (
     ArgnumsError,
     AuxError,
+    ChunkSizeError,
     EscapedTracerError,
     GradOutputError,
     InDimsError,
@@ -132,9 +133,22 @@ def _is_inexact(x: Any) -> bool:
     return fnp._dtype(x).kind in "fc"
 
 
+def _structure(tree: Any = None, spec: Any = None, none_is_leaf: bool = False) -> str:
+    """A pytree's structure for messages, leaves as ``*``: ``({'a': *}, *)``."""
+    if spec is None:
+        spec = tree_flatten(tree, none_is_leaf=none_is_leaf)[1]
+    s = repr(spec).split(", namespace=")[0].removesuffix(")").removesuffix(", NoneIsLeaf")
+    return s.removeprefix("PyTreeSpec(")
+
+
 def _check_pair(out: Any, where: str) -> tuple[Any, Any]:
     if not (isinstance(out, tuple) and len(out) == 2):
-        got = f"a tuple of length {len(out)}" if isinstance(out, tuple) else type(out).__name__
+        if isinstance(out, tuple):
+            got = f"a tuple of length {len(out)}"
+        elif isinstance(out, Tracer) or is_array(out):
+            got = f"a single array of shape {fnp.shape(out)}"
+        else:
+            got = type(out).__name__
         raise AuxError(
             f"{where}: has_aux=True requires the function to return a pair (output, aux), "
             f"got {got}; return (output, aux) or drop has_aux"
@@ -200,14 +214,8 @@ def vmap(
         >>> vmap(lambda x, w: x @ w, in_dims=(0, None))(np.ones((5, 3)), np.ones(3)).shape
         (5,)
     """
-    if randomness not in _RANDOMNESS:
-        raise RandomnessError(
-            f"vmap(randomness={randomness!r}): randomness must be one of {_RANDOMNESS}"
-        )
-    if chunk_size is not None and (
-        not isinstance(chunk_size, (int, numpy.integer)) or chunk_size < 1
-    ):
-        raise ValueError(f"vmap(chunk_size={chunk_size!r}): chunk_size must be a positive int")
+    _check_randomness(randomness, f"vmap({_fname(func)}, randomness={randomness!r})")
+    _check_chunk_size(chunk_size, f"vmap({_fname(func)}, chunk_size={chunk_size!r})")
 
     @functools.wraps(func)
     def batched(*args: Any, **kwargs: Any) -> Any:
@@ -222,13 +230,35 @@ def vmap(
     return batched
 
 
+def _check_randomness(randomness: Any, where: str) -> None:
+    if not isinstance(randomness, str) or randomness not in _RANDOMNESS:
+        raise RandomnessError(
+            f"{where}: randomness must be one of 'error' (drawing random numbers raises), "
+            f"'different' (independent draws per batch element) or 'same' (one draw shared "
+            f"by the batch), got {randomness!r}"
+        )
+
+
+def _check_chunk_size(chunk_size: Any, where: str) -> None:
+    if chunk_size is not None and (
+        not isinstance(chunk_size, (int, numpy.integer))
+        or isinstance(chunk_size, bool)
+        or chunk_size < 1
+    ):
+        raise ChunkSizeError(
+            f"{where}: chunk_size must be None or a positive int, got {chunk_size!r}; use "
+            f"chunk_size=None to run the whole batch at once"
+        )
+
+
 def _vmap_inputs(func, in_dims, args, where):
     if isinstance(in_dims, list):
         in_dims = tuple(in_dims)
-    if not isinstance(in_dims, (int, tuple, dict)) and in_dims is not None:
+    if not isinstance(in_dims, (int, numpy.integer, tuple, dict)) and in_dims is not None:
         raise InDimsError(
             f"{where}: in_dims must be an int, None, or a tuple (pytree) of those matching "
-            f"the positional arguments, got {type(in_dims).__name__}"
+            f"the positional arguments, got {type(in_dims).__name__}; e.g. in_dims=0 or "
+            f"in_dims=(0, None)"
         )
     if isinstance(in_dims, tuple) and len(in_dims) != len(args):
         raise InDimsError(
@@ -238,15 +268,20 @@ def _vmap_inputs(func, in_dims, args, where):
     leaves, spec = tree_flatten(args, none_is_leaf=True)
     try:
         dims = broadcast_prefix(in_dims, args)
-    except ValueError as err:
+    except ValueError:
         raise InDimsError(
-            f"{where}: in_dims does not match the structure of the arguments ({err}); give "
-            f"an int/None per argument, or a pytree with the argument's structure"
+            f"{where}: in_dims does not match the structure of the arguments: in_dims is "
+            f"{_structure(in_dims, none_is_leaf=True)} but the arguments are "
+            f"{_structure(args, none_is_leaf=True)}; give an int/None per argument, or a "
+            f"pytree with the argument's structure (same dict keys, same lengths)"
         ) from None
     size = None
     sizes = []
     for i, (leaf, d) in enumerate(zip(leaves, dims)):
-        if d is None or leaf is None:
+        if d is None:
+            continue
+        if leaf is None:
+            _check_none_arg(func, in_dims, args, i, d, where)
             dims[i] = None
             continue
         if not isinstance(d, (int, numpy.integer)) or isinstance(d, bool):
@@ -288,6 +323,19 @@ def _vmap_inputs(func, in_dims, args, where):
     return leaves, spec, dims, size
 
 
+def _check_none_arg(func, in_dims, args, i, d, where):
+    """An int in_dim given explicitly (not broadcast from a prefix) for a None argument."""
+    if not isinstance(in_dims, (tuple, dict)):
+        return
+    path = tree_flatten_with_path(args, none_is_leaf=True)[0][i]
+    in_paths, in_leaves, _ = tree_flatten_with_path(in_dims, none_is_leaf=True)
+    if path in in_paths and in_leaves[in_paths.index(path)] is not None:
+        raise InDimsError(
+            f"{where}: {_leaf_names(func, args)[i]} is None, which has no axis {d} to map "
+            f"over; give it in_dim None"
+        )
+
+
 def _vmap_call(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where):
     with pushed(BatchInterpreter(where, size, randomness)) as interp:
         wrapped = [
@@ -305,10 +353,12 @@ def _vmap_outputs(interp, out, out_dims, size, where):
     leaves, spec = tree_flatten(out, none_is_leaf=False)
     try:
         dims = broadcast_prefix(out_dims, out)
-    except ValueError as err:
+    except ValueError:
         raise OutDimsError(
-            f"{where}: out_dims={out_dims!r} does not match the structure of the outputs "
-            f"({err}); give an int/None per output, or a pytree with the outputs' structure"
+            f"{where}: out_dims={out_dims!r} does not match the structure of the outputs: "
+            f"out_dims is {_structure(out_dims, none_is_leaf=True)} but the function "
+            f"returned {_structure(out)}; give an int/None per output, or a pytree with the "
+            f"outputs' structure"
         ) from None
     dims = [d for d, leaf in zip(dims, tree_flatten(out, none_is_leaf=True)[0]) if leaf is not None]
     results = []
@@ -455,8 +505,9 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False):
         ct_leaves, ct_spec = tree_flatten(cotangents)
         if ct_spec != out_spec:
             raise TangentMismatchError(
-                f"{where} vjp_fn: the cotangent's structure {ct_spec} differs from the "
-                f"output's {out_spec}; pass one cotangent per output leaf"
+                f"{where} vjp_fn: the cotangent's structure {_structure(spec=ct_spec)} "
+                f"differs from the output's {_structure(spec=out_spec)}; pass one cotangent "
+                f"per output leaf"
             )
         seeds = {}
         for k, (ct, val, i) in enumerate(zip(ct_leaves, values, ids)):
@@ -522,10 +573,12 @@ def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> C
         interp, leaves, spec, in_ids, values, out_spec, ids, aux = _vjp(
             partial, diff, has_aux, where, copy=False
         )
-        if len(values) != 1:
+        if not out_spec.is_leaf():
+            got = _structure(spec=out_spec)
             raise GradOutputError(
-                f"{where}: the output must be a real scalar, got a pytree with {len(values)} "
-                f"leaves; return one scalar (e.g. a sum of losses), or use jacrev"
+                f"{where}: the output must be a real scalar, got "
+                f"{got if got == 'None' else f'the pytree {got}'}; return one scalar (e.g. a "
+                f"sum of losses), or use jacrev"
             )
         value = values[0]
         _check_scalar_output(value, where)
@@ -641,8 +694,8 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, has_aux: bool = False):
     t_leaves, t_spec = tree_flatten(tangents)
     if p_spec != t_spec:
         raise TangentMismatchError(
-            f"{where}: tangents have structure {t_spec} but primals have {p_spec}; give one "
-            f"tangent per primal leaf"
+            f"{where}: tangents have structure {_structure(spec=t_spec)} but primals have "
+            f"{_structure(spec=p_spec)}; give one tangent per primal leaf"
         )
     names = _LazyNames(func, primals)
     interp = ForwardInterpreter(where)
@@ -697,7 +750,8 @@ def linearize(func: Callable, *primals: Any):
         t_leaves, t_spec = tree_flatten(tangents)
         if t_spec != spec:
             raise TangentMismatchError(
-                f"{where} jvp_fn: tangents have structure {t_spec} but primals have {spec}"
+                f"{where} jvp_fn: tangents have structure {_structure(spec=t_spec)} but "
+                f"primals have {_structure(spec=spec)}; give one tangent per primal leaf"
             )
         seeds = {}
         for k, (t, p, i) in enumerate(zip(t_leaves, leaves, in_ids)):
@@ -718,7 +772,7 @@ def linearize(func: Callable, *primals: Any):
 # -- Jacobians and Hessians -------------------------------------------------------------
 
 
-def _basis(leaves: list, where: str) -> list:
+def _basis(leaves: list, where: str, what: str = "value") -> list:
     """For leaves of total size n: per leaf, the rows of eye(n) shaped (n, *leaf.shape)."""
     sizes = [fnp.size(v) for v in leaves]
     total = sum(sizes)
@@ -726,7 +780,10 @@ def _basis(leaves: list, where: str) -> list:
     for v, n in zip(leaves, sizes):
         dt = fnp._dtype(v)
         if dt.kind not in "fc":
-            raise GradOutputError(f"{where}: Jacobians need floating-point values, got dtype {dt}")
+            raise GradOutputError(
+                f"{where}: a Jacobian needs floating-point {what}s, got an {what} of dtype "
+                f"{dt}, which has no derivative; cast it to float (x.astype(np.float64))"
+            )
         xp = fnp._xp(v)
         eye = xp.eye(total, n, -start, dtype=dt)
         out.append(eye.reshape((total,) + tuple(fnp.shape(v))))
@@ -748,12 +805,15 @@ def jacrev(
         array([[1., 0.],
                [0., 1.]])
     """
+    _check_chunk_size(chunk_size, f"jacrev({_fname(func)}, chunk_size={chunk_size!r})")
 
     @functools.wraps(func)
     def wrapped(*args: Any) -> Any:
         where = f"jacrev({_fname(func)})"
         nums, single = _normalize_argnums(argnums, len(args), where)
         diff = tuple(args[i] for i in nums)
+        for i, d in zip(nums, diff):
+            _check_differentiable(d, where, lambda: _arg_names(func, len(args))[i])
 
         def partial(*d):
             return func(*_replace_args(args, nums, d))
@@ -769,7 +829,7 @@ def jacrev(
             res = [next(it) if i is not None else None for i in in_ids]
             return [fnp.zeros_like(leaf) if g is None else g for leaf, g in zip(leaves, res)]
 
-        basis = _basis(values, where)
+        basis = _basis(values, where, "output")
         cols = vmap(pullback, chunk_size=chunk_size)(*basis)  # per input leaf: (M, *in)
         jac = _assemble(values, out_spec, leaves, spec, cols, single, rows_are_outputs=True)
         return (jac, aux) if has_aux else jac
@@ -817,6 +877,7 @@ def jacfwd(
         array([[2., 0.],
                [0., 6.]])
     """
+    _check_randomness(randomness, f"jacfwd({_fname(func)}, randomness={randomness!r})")
 
     @functools.wraps(func)
     def wrapped(*args: Any) -> Any:
@@ -830,7 +891,8 @@ def jacfwd(
         diff = tree_unflatten(in_spec, in_leaves)
 
         def partial(*d):
-            return func(*_replace_args(args, nums, d))
+            out = func(*_replace_args(args, nums, d))
+            return _check_pair(out, where) if has_aux else out
 
         def push(*basis_leaves):
             tangents = tree_unflatten(in_spec, list(basis_leaves))

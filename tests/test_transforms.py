@@ -200,15 +200,15 @@ def test_vmap_nested_outer_product(dtype, rng):
 
 
 def test_vmap_nested_batch_matmul_inner_batched_on_other_axis(dtype, rng):
-    a = rand(rng, (2, 3, 4, 5), dtype)  # outer batch 0, inner batch 2
-    b = rand(rng, (3, 5, 2), dtype)  # outer batch -1, inner batch 0
+    a = rand(rng, (2, 4, 3, 5), dtype)  # outer batch 0, then inner batch 1
+    b = rand(rng, (3, 5, 2), dtype)  # outer batch -1, then inner batch 0
 
     def f(a, b):
         return np.tanh(a @ b).sum(axis=0)
 
     out = vmap(vmap(f, in_dims=(1, 0)), in_dims=(0, -1))(a, b)
     expected = np.stack(
-        [np.stack([f(a[i][:, j], b[j, :, i]) for j in range(3)]) for i in range(2)]
+        [np.stack([f(a[i][:, j], b[..., i][j]) for j in range(3)]) for i in range(2)]
     )
     close(out, expected, dtype)
 

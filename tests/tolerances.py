@@ -26,8 +26,8 @@ FD_TOL: dict[str, float] = {"rtol": 1e-7, "atol": 1e-8}
 
 def tol(dtype: Any) -> dict[str, float]:
     """``{"rtol": ..., "atol": ...}`` for ``dtype`` (a dtype, a type or an array)."""
-    dt = dtype.dtype if hasattr(dtype, "dtype") and hasattr(dtype, "shape") else dtype
-    return dict(TOL[np.dtype(dt)])
+    dt = dtype.dtype if isinstance(dtype, (np.ndarray, np.generic)) else np.dtype(dtype)
+    return dict(TOL[dt])
 
 
 def fd_tol(dtype: Any) -> dict[str, float]:

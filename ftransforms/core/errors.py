@@ -21,6 +21,10 @@ class OutDimsError(FTransformsError, ValueError):
     """``out_dims`` does not fit the outputs."""
 
 
+class ChunkSizeError(FTransformsError, ValueError):
+    """``chunk_size`` (of ``vmap``/``jacrev``) is not ``None`` or a positive int."""
+
+
 class GradOutputError(FTransformsError, TypeError, RuntimeError):
     """``grad`` of something that is not a real floating-point scalar."""
 

@@ -41,10 +41,10 @@ class BatchTracer(Tracer):
             f"choice as data with fnp.where(condition, a, b) (or fnp.maximum/minimum/clip)."
         )
 
-    def __int__(self) -> int:
-        return self._concrete()
-
-    __index__ = __int__
+    _conversion_fix = (
+        "A batched value holds one number per batch element: keep it as an array (fnp.* "
+        "works on 0-d arrays), or return it from the vmapped function and convert the result."
+    )
 
     def _physical(self) -> Any:
         v = self.val

@@ -7,12 +7,14 @@ raises :class:`UnsupportedOperationError` naming the function.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy
 
 import ftransforms.numpy as fnp
 from ftransforms.core.errors import InPlaceError, UnsupportedOperationError
+from ftransforms.core.tracer import Tracer
 
 # ufunc.__name__ -> ftransforms.numpy name, where they differ.
 _UFUNC_ALIASES = {"absolute": "abs", "conjugate": "conj", "bitwise_not": "invert"}
@@ -42,48 +44,67 @@ FUNCTIONS: dict[Any, Any] = {
 FUNCTIONS[numpy.linalg.norm] = fnp.linalg.norm
 
 
+def _call_form(values: Any) -> str:
+    """``"vmap(f, in_dims=0): "`` for the innermost transform among ``values``' tracers."""
+    top = None
+    todo = [values]
+    while todo:
+        v = todo.pop()
+        if isinstance(v, Tracer):
+            if top is None or v._interp.level > top._interp.level:
+                top = v
+        elif isinstance(v, (tuple, list)):
+            todo.extend(v)
+        elif isinstance(v, dict):
+            todo.extend(v.values())
+    return f"{top._interp.name}: " if top is not None else ""
+
+
 def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     name = ufunc.__name__
     if kwargs.get("out") is not None:
         raise InPlaceError(
-            f"numpy.{name}(..., out=...) with a tracer: tracers are immutable; use the "
-            f"returned value instead of out="
+            f"{_call_form((inputs, kwargs))}numpy.{name}(..., out=...) with a tracer (also "
+            f"what `a += x` does for a NumPy array a): tracers are immutable and cannot be "
+            f"written into; use the returned value instead of out= (write a = a + x)."
         )
     kwargs.pop("out", None)
     dtype = kwargs.pop("dtype", None)
+    if method in ("reduce", "accumulate"):
+        axis = kwargs.pop("axis", 0)
+        keepdims = kwargs.pop("keepdims", False) if method == "reduce" else False
     if kwargs:
         raise UnsupportedOperationError(
-            f"numpy.{name}: arguments {sorted(kwargs)} are not supported on tracers"
+            f"{_call_form(inputs)}numpy.{name}: arguments {sorted(kwargs)} are not supported "
+            f"on tracers; call it without them (fnp.where(mask, a, b) replaces where=)"
         )
     if method == "__call__":
         fn = getattr(fnp, _UFUNC_ALIASES.get(name, name), None)
         if fn is None:
-            raise _unsupported(f"numpy.{name}")
+            raise _unsupported(f"numpy.{name}", inputs)
         out = fn(*inputs)
     elif method == "reduce" and name in _REDUCE:
-        x, *rest = inputs
-        axis = rest[0] if rest else 0
-        out = getattr(fnp, _REDUCE[name])(x, axis=axis)
+        out = getattr(fnp, _REDUCE[name])(inputs[0], axis=axis, keepdims=keepdims)
     elif method == "accumulate" and name in _ACCUMULATE:
-        x, *rest = inputs
-        out = getattr(fnp, _ACCUMULATE[name])(x, axis=rest[0] if rest else 0)
+        out = getattr(fnp, _ACCUMULATE[name])(inputs[0], axis=axis)
     else:
-        raise _unsupported(f"numpy.{name}.{method}")
+        raise _unsupported(f"numpy.{name}.{method}", inputs)
     return out if dtype is None else fnp.astype(out, dtype)
 
 
 def handle_function(func: Any, args: tuple, kwargs: dict) -> Any:
     fn = FUNCTIONS.get(func)
     if fn is None:
-        module = getattr(func, "__module__", "numpy") or "numpy"
-        module = "numpy" if module.startswith("numpy") and module.count(".") <= 1 else module
-        raise _unsupported(f"{module}.{func.__name__}")
+        # The public module: numpy.linalg for numpy.linalg._linalg, numpy for numpy._core.
+        parts = (getattr(func, "__module__", None) or "numpy").split(".")
+        public = list(itertools.takewhile(lambda p: not p.startswith("_"), parts))
+        raise _unsupported(f"{'.'.join(public) or 'numpy'}.{func.__name__}", (args, kwargs))
     return fn(*args, **kwargs)
 
 
-def _unsupported(what: str) -> UnsupportedOperationError:
+def _unsupported(what: str, values: Any = ()) -> UnsupportedOperationError:
     return UnsupportedOperationError(
-        f"{what} has no ftransforms rule, so it cannot run on a tracer (inside vmap, grad, "
-        f"jvp, ...).  Write it with ftransforms.numpy operations that have rules, or declare "
-        f"it as a primitive with ftransforms.defop."
+        f"{_call_form(values)}{what} has no ftransforms rule, so it cannot run on a tracer "
+        f"(inside vmap, grad, jvp, ...).  Write it with ftransforms.numpy operations that "
+        f"have rules, or declare it as a primitive with ftransforms.defop."
     )

@@ -1,0 +1,1086 @@
+"""The op database: one :class:`OpInfo` per operation, driving ``tests/test_ops.py``.
+
+Every primitive of ``ftransforms.core.primitive.REGISTRY`` is reached through its
+``ftransforms.numpy`` front end by at least one entry (``OpInfo.prims`` says which, and a
+test checks that the entry really binds them); composite ``fnp`` functions (mean, var,
+stack, split, tensordot, ...) have entries too.
+
+An entry is written once, as ``fn(m, *args, **kwargs)`` over a namespace ``m``: the test
+suite calls it with ``FNP`` (the code under test), ``NP`` (NumPy: the forward reference,
+and on tracers the NumPy-protocol route) and ``JNP`` (``jax.numpy``: the oracle for
+compositions of transforms).  In a sample, every ``numpy.ndarray`` positional argument is
+an operand (batched by ``vmap`` tests, differentiated when it is floating point); every
+other argument and every keyword argument is static.
+
+Samplers take a :class:`Draw` (a seeded generator and a float dtype) and return the same
+list of samples, with the same shapes, for every seed: the ``vmap`` tests stack the samples
+of several seeds into a batch.  Domains keep finite differences away from kinks, poles and
+ties (ties have their own tests in ``test_ops.py``).  Only exceptions are written per
+entry: custom samplers, tolerances, strict xfails with a reason.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import ftransforms.numpy as fnp
+
+jax.config.update("jax_enable_x64", True)  # also done by conftest.py; the oracle needs it
+
+FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+# -- the three namespaces ------------------------------------------------------------------
+
+
+class Namespace:
+    """A module with a few names replaced (indexing and index updates have no common
+    spelling across fnp, numpy and jax.numpy)."""
+
+    def __init__(self, label: str, module: Any, **overrides: Any) -> None:
+        self._label = label
+        self._module = module
+        self.__dict__.update(overrides)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._module, name)
+
+    def __repr__(self) -> str:
+        return self._label
+
+
+def _np_index_add(x, index, v):
+    out = np.array(x, copy=True)
+    np.add.at(out, index, v)
+    return out
+
+
+def _np_index_set(x, index, v):
+    out = np.array(x, copy=True)
+    out[index] = v
+    return out
+
+
+FNP = Namespace(
+    "fnp",
+    fnp,
+    getitem=fnp.getitem,
+    index_add=lambda x, index, v: fnp.IndexUpdateHelper(x)[index].add(v),
+    index_set=lambda x, index, v: fnp.IndexUpdateHelper(x)[index].set(v),
+    stop_gradient=fnp.stop_gradient,
+)
+NP = Namespace(
+    "np",
+    np,
+    getitem=operator.getitem,
+    index_add=_np_index_add,
+    index_set=_np_index_set,
+    stop_gradient=lambda x: x,
+)
+JNP = Namespace(
+    "jnp",
+    jnp,
+    getitem=operator.getitem,
+    index_add=lambda x, index, v: x.at[index].add(v),
+    index_set=lambda x, index, v: x.at[index].set(v),
+    stop_gradient=jax.lax.stop_gradient,
+)
+
+
+# -- samples ----------------------------------------------------------------------------
+
+
+@dataclass
+class Sample:
+    """One call: ``fn(m, *args, **kwargs)``.
+
+    ``grads``: whether derivative tests apply (a floating-point operand and output);
+    ``fd_eps``: a finite-difference step other than the default (only for linear maps);
+    ``xfail``: test name -> reason, for a strict expected failure of this sample only.
+    """
+
+    name: str
+    args: tuple
+    kwargs: dict = field(default_factory=dict)
+    grads: bool = True
+    fd_eps: float | None = None
+    xfail: dict[str, str] = field(default_factory=dict)
+
+
+def S(name: str, *args: Any, _grads: bool = True, _fd_eps: float | None = None,
+      _xfail: dict | None = None, **kwargs: Any) -> Sample:  # noqa: N802
+    """Shorthand for :class:`Sample` (options start with an underscore)."""
+    return Sample(name, args, kwargs, grads=_grads, fd_eps=_fd_eps, xfail=_xfail or {})
+
+
+class Draw:
+    """Random operands of one float ``dtype`` from a seeded generator."""
+
+    def __init__(self, rng: np.random.Generator, dtype: Any) -> None:
+        self.rng = rng
+        self.dtype = np.dtype(dtype)
+
+    def _f(self, a: Any) -> np.ndarray:
+        return np.asarray(a, dtype=self.dtype)
+
+    def u(self, shape: tuple, lo: float = -2.0, hi: float = 2.0) -> np.ndarray:
+        """Uniform in ``[lo, hi)``."""
+        return self._f(self.rng.uniform(lo, hi, shape))
+
+    def away(self, shape: tuple, lo: float = 0.5, hi: float = 2.0) -> np.ndarray:
+        """Magnitude in ``[lo, hi)``, random sign (away from 0)."""
+        sign = np.where(self.rng.random(shape) < 0.5, -1.0, 1.0)
+        return self._f(sign * self.rng.uniform(lo, hi, shape))
+
+    def distinct(self, shape: tuple, step: float = 0.3) -> np.ndarray:
+        """Values at least ``0.8 * step`` apart (no ties for max/min/argmax/sort)."""
+        n = int(np.prod(shape))
+        base = (self.rng.permutation(n) - n / 2) * step
+        return self._f((base + self.rng.uniform(0, 0.2 * step, n)).reshape(shape))
+
+    def nonint(self, shape: tuple, scale: float = 1.0) -> np.ndarray:
+        """``scale * (k + f)`` with ``f`` at least 0.1 away from 0, 0.5 and 1 (floor, round)."""
+        k = self.rng.integers(-3, 3, shape)
+        f = self.rng.uniform(0.1, 0.4, shape) + np.where(self.rng.random(shape) < 0.5, 0.5, 0)
+        return self._f(scale * (k + f))
+
+    def ints(self, hi: int, shape: tuple, lo: int = 0) -> np.ndarray:
+        return self.rng.integers(lo, hi, shape).astype(np.intp)
+
+    def bools(self, shape: tuple) -> np.ndarray:
+        return self.rng.random(shape) < 0.5
+
+    def other_float(self) -> np.dtype:
+        return np.dtype(np.float64 if self.dtype == np.float32 else np.float32)
+
+
+# -- entries -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OpInfo:
+    """One operation of the database.
+
+    ``fn(m, *args, **kwargs)`` over a namespace (:data:`FNP`, :data:`NP`, :data:`JNP`);
+    ``sampler(draw) -> list[Sample]``; ``prims``: the primitives it binds.
+    ``grads``: derivative tests apply (false for bool/int outputs); ``fd``: the derivative
+    is the mathematical one (false for ``stop_gradient``, whose derivative is 0 by
+    definition); ``via_numpy``: ``fn(NP, ...)`` works on tracers through the NumPy
+    protocols; ``tol``: per-dtype-name tolerance overrides; ``xfail``: test name ->
+    reason, strict.
+    """
+
+    name: str
+    fn: Callable[..., Any]
+    sampler: Callable[[Draw], list[Sample]]
+    prims: tuple[str, ...]
+    dtypes: tuple = FLOATS
+    grads: bool = True
+    fd: bool = True
+    via_numpy: bool = True
+    tol: dict = field(default_factory=dict)
+    xfail: dict = field(default_factory=dict)
+
+    def samples(self, dtype: Any, seed: int) -> list[Sample]:
+        return self.sampler(Draw(np.random.default_rng(seed), dtype))
+
+    def call(self, m: Namespace, args: tuple, kwargs: dict) -> Any:
+        return self.fn(m, *args, **kwargs)
+
+
+OPS: list[OpInfo] = []
+
+
+def add(name: str, fn: Callable, sampler: Callable, prims: tuple | str = (), **opts: Any):
+    prims = (prims,) if isinstance(prims, str) else tuple(prims)
+    OPS.append(OpInfo(name, fn, sampler, prims or (name,), **opts))
+
+
+def call(name: str) -> Callable:
+    """``fn(m, *args, **kwargs) = m.<name>(*args, **kwargs)``."""
+
+    def fn(m, *args, **kwargs):
+        return getattr(m, name)(*args, **kwargs)
+
+    fn.__name__ = name
+    return fn
+
+
+def method(name: str, fnp_fn: Callable) -> Callable:
+    """``fn(m, x, ...) = x.<name>(...)``: the array method (a tracer's under transforms).
+
+    A plain ``numpy.ndarray`` has NumPy's method, so with :data:`FNP` and a plain array
+    the call goes to ``fnp_fn`` instead (the forward test then still runs fnp's code).
+    """
+
+    def fn(m, x, *args, **kwargs):
+        if m is FNP and isinstance(x, np.ndarray):
+            return fnp_fn(x, *args, **kwargs)
+        return getattr(x, name)(*args, **kwargs)
+
+    fn.__name__ = f"method_{name}"
+    return fn
+
+
+def shape_name(*shapes: tuple) -> str:
+    return "_".join("x".join(map(str, s)) if s else "scalar" for s in shapes)
+
+
+# -- elementwise: unary ---------------------------------------------------------------
+
+UNARY_SHAPES = [(), (4,), (2, 1, 3), (0, 2)]
+
+
+def unary(draw_name: str, **draw_kw: Any) -> Callable:
+    def sampler(d: Draw) -> list[Sample]:
+        return [
+            S(shape_name(s), getattr(d, draw_name)(s, **draw_kw)) for s in UNARY_SHAPES
+        ]
+
+    return sampler
+
+
+_UNARY = {
+    # name: (draw, keyword arguments of the draw)
+    "negative": ("u", {}),
+    "exp": ("u", {}),
+    "exp2": ("u", {}),
+    "expm1": ("u", {}),
+    "log": ("u", {"lo": 0.5, "hi": 3.0}),
+    "log2": ("u", {"lo": 0.5, "hi": 3.0}),
+    "log10": ("u", {"lo": 0.5, "hi": 3.0}),
+    "log1p": ("u", {"lo": -0.5, "hi": 2.0}),
+    "sqrt": ("u", {"lo": 0.5, "hi": 3.0}),
+    "cbrt": ("away", {"lo": 0.5, "hi": 3.0}),
+    "square": ("u", {}),
+    "reciprocal": ("away", {}),
+    "sin": ("u", {"lo": -3.0, "hi": 3.0}),
+    "cos": ("u", {"lo": -3.0, "hi": 3.0}),
+    "tan": ("u", {"lo": -1.2, "hi": 1.2}),
+    "arcsin": ("u", {"lo": -0.8, "hi": 0.8}),
+    "arccos": ("u", {"lo": -0.8, "hi": 0.8}),
+    "arctan": ("u", {}),
+    "sinh": ("u", {}),
+    "cosh": ("u", {}),
+    "tanh": ("u", {}),
+    "arcsinh": ("u", {}),
+    "arccosh": ("u", {"lo": 1.2, "hi": 3.0}),
+    "arctanh": ("u", {"lo": -0.8, "hi": 0.8}),
+    "abs": ("away", {"lo": 0.1}),
+    # piecewise constant: derivative 0 away from the jumps
+    "sign": ("away", {"lo": 0.1}),
+    "floor": ("nonint", {}),
+    "ceil": ("nonint", {}),
+    "trunc": ("nonint", {}),
+    "rint": ("nonint", {}),
+}
+for _name, (_draw, _kw) in _UNARY.items():
+    add(_name, call(_name), unary(_draw, **_kw))
+
+add(
+    "abs_operator",
+    lambda m, x: abs(x),
+    unary("away", lo=0.1),
+    prims="abs",
+)
+add("negative_operator", lambda m, x: -x, unary("u"), prims="negative")
+
+
+def _round_samples(d: Draw) -> list[Sample]:
+    return [
+        S("scalar", d.nonint(())),
+        S("2x3", d.nonint((2, 3))),
+        S("decimals1_4", d.nonint((4,), scale=0.1), decimals=1),
+        S("decimals_neg1_1x3", d.nonint((1, 3), scale=10.0), decimals=-1),
+        S("0x2", d.nonint((0, 2))),
+    ]
+
+
+add("round", lambda m, x, decimals=0: m.round(x, decimals), _round_samples)
+
+
+def _special_values(d: Draw) -> list[Sample]:
+    def special(shape):
+        x = d.u(shape)
+        pick = d.rng.integers(0, 5, shape)
+        x = np.where(pick == 0, np.nan, x)
+        x = np.where(pick == 1, np.inf, x)
+        x = np.where(pick == 2, -np.inf, x)
+        return np.asarray(x, d.dtype)
+
+    return [S(shape_name(s), special(s)) for s in [(), (6,), (2, 1, 4), (0,)]]
+
+
+for _name in ("isnan", "isinf", "isfinite"):
+    add(_name, call(_name), _special_values, grads=False)
+
+
+def _signbit_samples(d: Draw) -> list[Sample]:
+    zeros = np.asarray([0.0, -0.0, 1.5, -2.0, -0.0, np.inf, -np.inf], d.dtype)
+    return [
+        S("scalar", d.u(())),
+        S("zeros_and_inf", d.rng.permutation(zeros)),
+        S("2x1x3", d.u((2, 1, 3))),
+        S("0", d.u((0,))),
+    ]
+
+
+add("signbit", call("signbit"), _signbit_samples, grads=False)
+
+
+def _logical_not_samples(d: Draw) -> list[Sample]:
+    return [
+        S("bool_scalar", np.asarray(d.rng.random() < 0.5)),
+        S("bool_2x3", d.bools((2, 3))),
+        S("float_with_zeros", np.where(d.bools((5,)), 0.0, d.u((5,))).astype(d.dtype)),
+        S("bool_0x2", d.bools((0, 2))),
+    ]
+
+
+add("logical_not", call("logical_not"), _logical_not_samples, grads=False)
+
+
+def _invert_samples(d: Draw) -> list[Sample]:
+    return [
+        S("int_scalar", np.asarray(d.ints(50, (), lo=-50))),
+        S("int_2x3", d.ints(100, (2, 3), lo=-100)),
+        S("int32_4", d.ints(100, (4,)).astype(np.int32)),
+        S("bool_3", d.bools((3,))),
+        S("int_0", d.ints(3, (0,))),
+    ]
+
+
+add("invert", call("invert"), _invert_samples, grads=False, dtypes=(np.dtype(np.float64),))
+add(
+    "invert_operator",
+    lambda m, x: ~x,
+    _invert_samples,
+    prims=("invert", "logical_not"),
+    grads=False,
+    dtypes=(np.dtype(np.float64),),
+)
+
+
+def _stop_gradient_samples(d: Draw) -> list[Sample]:
+    return [S(shape_name(s), d.u(s)) for s in [(), (3,), (2, 0)]]
+
+
+add(
+    "stop_gradient",
+    lambda m, x: x * m.stop_gradient(x),
+    _stop_gradient_samples,
+    prims=("stop_gradient", "multiply"),
+    fd=False,  # its derivative is 0 by definition, not the identity's
+    via_numpy=False,  # NumPy has no stop_gradient
+)
+
+# -- elementwise: binary --------------------------------------------------------------
+
+BINARY_SHAPES = [((), ()), ((3,), ()), ((), (2, 3)), ((2, 1), (1, 3)), ((0, 3), (3,))]
+
+
+def binary(x_draw: str = "u", y_draw: str = "u", x_kw: dict | None = None,
+           y_kw: dict | None = None, scalars: tuple = ()) -> Callable:
+    """Samples over ``BINARY_SHAPES`` plus ``scalars``: (name, x, y) with ``None`` for a
+    drawn operand and a Python number for a static one."""
+
+    def sampler(d: Draw) -> list[Sample]:
+        out = [
+            S(shape_name(sx, sy), getattr(d, x_draw)(sx, **(x_kw or {})),
+              getattr(d, y_draw)(sy, **(y_kw or {})))
+            for sx, sy in BINARY_SHAPES
+        ]
+        for name, x, y in scalars:
+            x = getattr(d, x_draw)((3,), **(x_kw or {})) if x is None else x
+            y = getattr(d, y_draw)((3,), **(y_kw or {})) if y is None else y
+            out.append(S(name, x, y))
+        return out
+
+    return sampler
+
+
+add("add", call("add"), binary(scalars=[("py_scalar_y", None, 1.5)]))
+add("subtract", call("subtract"), binary(scalars=[("py_scalar_x", 2.0, None)]))
+add("multiply", call("multiply"), binary(scalars=[("py_scalar_y", None, -3.0)]))
+add(
+    "divide",
+    call("divide"),
+    binary(y_draw="away", scalars=[("py_scalar_x", 2.0, None), ("py_scalar_y", None, 4.0)]),
+)
+add(
+    "power",
+    call("power"),
+    binary(
+        x_draw="u",
+        x_kw={"lo": 0.5, "hi": 2.0},
+        scalars=[("py_int_exponent", None, 3), ("py_float_base", 1.5, None),
+                 ("py_neg_exponent", None, -1.5)],
+    ),
+)
+
+
+def _power_negative_base(d: Draw) -> list[Sample]:
+    # x ** n for negative x and a static integer exponent (the y-derivative needs x > 0).
+    return [S("int_exponent_2", d.away((4,)), 2), S("int_exponent_3", d.away((2, 3)), 3)]
+
+
+add("power_negative_base", call("power"), _power_negative_base, prims="power")
+add("power_operator", lambda m, x, y: x ** y, binary(x_kw={"lo": 0.5, "hi": 2.0}),
+    prims="power")
+
+
+def _no_ties(sampler: Callable, gap: float = 0.05) -> Callable:
+    """Re-draw until every pair of broadcast operands differs by at least ``gap``."""
+
+    def wrapped(d: Draw) -> list[Sample]:
+        for _ in range(1000):
+            samples = sampler(d)
+            if all(_min_gap(s.args) >= gap for s in samples):
+                return samples
+        raise RuntimeError("could not draw operands without ties")
+
+    return wrapped
+
+
+def _min_gap(args: tuple) -> float:
+    arrays = [np.asarray(a, np.float64) for a in args if a is not None]
+    if len(arrays) < 2:
+        return np.inf
+    best = np.inf
+    for i in range(len(arrays)):
+        for j in range(i + 1, len(arrays)):
+            diff = np.abs(arrays[i] - arrays[j])
+            if diff.size:
+                best = min(best, float(diff.min()))
+    return best
+
+
+add("maximum", call("maximum"), _no_ties(binary(scalars=[("py_scalar_y", None, 0.3)])))
+add("minimum", call("minimum"), _no_ties(binary(scalars=[("py_scalar_x", -0.2, None)])))
+add("arctan2", call("arctan2"), binary("away", "away"))
+
+
+def _remainder_like(d: Draw) -> list[Sample]:
+    """x / y at least 0.1 away from an integer (remainder and floor_divide jump there)."""
+    for _ in range(1000):
+        samples = binary("u", "away", scalars=[("py_scalar_y", None, 0.7)])(d)
+        ok = True
+        for s in samples:
+            q = np.asarray(s.args[0], np.float64) / np.asarray(s.args[1], np.float64)
+            if q.size and (np.abs(q - np.round(q)) < 0.1).any():
+                ok = False
+        if ok:
+            return samples
+    raise RuntimeError("could not draw remainder operands")
+
+
+add("remainder", call("remainder"), _remainder_like)
+add("remainder_operator", lambda m, x, y: x % y, _remainder_like, prims="remainder")
+add("floor_divide", call("floor_divide"), _remainder_like)
+
+
+def _int_binary(d: Draw) -> list[Sample]:
+    return [
+        S("int_3_scalar", d.ints(20, (3,), lo=-20), np.asarray(d.ints(4, (), lo=1))),
+        S("int_2x3_3", d.ints(20, (2, 3), lo=-20), d.ints(5, (3,), lo=1)),
+    ]
+
+
+add("floor_divide_int", call("floor_divide"), _int_binary, prims="floor_divide",
+    grads=False, dtypes=(np.dtype(np.float64),))
+
+
+def _comparison_samples(d: Draw) -> list[Sample]:
+    # small integers as floats: many ties, so == and <= are exercised both ways
+    def small(shape):
+        return d.rng.integers(-2, 3, shape).astype(d.dtype)
+
+    return [S(shape_name(sx, sy), small(sx), small(sy)) for sx, sy in BINARY_SHAPES] + [
+        S("py_scalar_y", small((5,)), 1.0)
+    ]
+
+
+for _name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
+    add(_name, call(_name), _comparison_samples, grads=False)
+
+_OPERATORS = {
+    "equal": operator.eq, "not_equal": operator.ne, "less": operator.lt,
+    "less_equal": operator.le, "greater": operator.gt, "greater_equal": operator.ge,
+}
+for _name, _op in _OPERATORS.items():
+    add(f"{_name}_operator", lambda m, x, y, _op=_op: _op(x, y), _comparison_samples,
+        prims=_name, grads=False)
+
+
+def _logical_samples(d: Draw) -> list[Sample]:
+    return [S(shape_name(sx, sy), d.bools(sx), d.bools(sy)) for sx, sy in BINARY_SHAPES] + [
+        S("float_truthiness", np.where(d.bools((4,)), 0.0, d.u((4,))).astype(d.dtype),
+          d.bools((4,)))
+    ]
+
+
+for _name in ("logical_and", "logical_or", "logical_xor"):
+    add(_name, call(_name), _logical_samples, grads=False)
+add("and_or_xor_operators", lambda m, x, y: (x & y) | (x ^ ~y), _logical_samples,
+    prims=("logical_and", "logical_or", "logical_xor", "logical_not"), grads=False)
+
+
+def _arith_operators(d: Draw) -> list[Sample]:
+    return [
+        S(shape_name(sx, sy), d.u(sx), d.away(sy)) for sx, sy in BINARY_SHAPES
+    ]
+
+
+add(
+    "arith_operators",
+    lambda m, x, y: (x + y) * (x - y) / (y * y + 1.0) - 2.0 * x + 1.0 / y - y ** 2,
+    _arith_operators,
+    prims=("add", "subtract", "multiply", "divide", "power"),
+)
+
+# -- select, casts ----------------------------------------------------------------------
+
+
+def _where_samples(d: Draw) -> list[Sample]:
+    return [
+        S("scalar", np.asarray(d.rng.random() < 0.5), d.u(()), d.u(())),
+        S("2x3", d.bools((2, 3)), d.u((2, 3)), d.u((2, 3))),
+        S("broadcast", d.bools((2, 1)), d.u((3,)), d.u(())),
+        S("py_scalar_y", d.bools((4,)), d.u((4,)), 0.0),
+        S("py_scalar_x", d.bools((1, 3)), 2.5, d.u((2, 1))),
+        S("0x3", d.bools((0, 3)), d.u((0, 3)), d.u((3,))),
+    ]
+
+
+add("where", call("where"), _where_samples, prims="select")
+
+
+def _astype_samples(d: Draw) -> list[Sample]:
+    other = d.other_float()
+    # a float cast is linear: finite differences are exact for any step, and a large one
+    # keeps float32 rounding of the output out of the difference quotient
+    return [
+        S("to_other_float", d.u((2, 3)), other, _fd_eps=0.5),
+        S("to_other_float_scalar", d.u(()), other, _fd_eps=0.5),
+        S("to_int32", d.u((4,), lo=-5, hi=5), np.int32, _grads=False),
+        S("to_bool", np.where(d.bools((3,)), 0.0, d.u((3,))).astype(d.dtype), np.bool_,
+          _grads=False),
+        S("int_to_float", d.ints(10, (2, 2), lo=-10), d.dtype, _grads=False),
+        S("to_other_float_0", d.u((0, 2)), other, _fd_eps=0.5),
+    ]
+
+
+add("astype", call("astype"), _astype_samples, prims="convert")
+
+# -- reductions ---------------------------------------------------------------------------
+
+
+def _reduce_samples(draw: str = "u", empty: bool = True, **draw_kw: Any) -> Callable:
+    def sampler(d: Draw) -> list[Sample]:
+        def x(shape):
+            return getattr(d, draw)(shape, **draw_kw)
+
+        out = [
+            S("2x3_all", x((2, 3))),
+            S("2x3_axis0", x((2, 3)), axis=0),
+            S("2x3x4_axes02", x((2, 3, 4)), axis=(0, 2)),
+            S("2x3_axis-1_keepdims", x((2, 3)), axis=-1, keepdims=True),
+            S("1x3_axis0_keepdims", x((1, 3)), axis=0, keepdims=True),
+            S("2x3x1_axes_neg", x((2, 3, 1)), axis=(-1, -3)),
+            S("scalar", x(())),
+        ]
+        if empty:
+            out += [S("0x3_axis0", x((0, 3)), axis=0), S("2x0_axis-1", x((2, 0)), axis=-1)]
+        return out
+
+    return sampler
+
+
+def _sum_samples(d: Draw) -> list[Sample]:
+    return _reduce_samples()(d) + [
+        S("axis_empty_tuple", d.u((2, 3)), axis=()),
+        S("dtype_other_float", d.u((3, 2)), axis=1, dtype=d.other_float(), _fd_eps=0.5),
+    ]
+
+
+add("sum", call("sum"), _sum_samples, prims="reduce_sum")
+add("sum_method", method("sum", fnp.sum), _reduce_samples(empty=False), prims="reduce_sum")
+add("max", call("max"), _reduce_samples("distinct", empty=False), prims="reduce_max")
+add("min", call("min"), _reduce_samples("distinct", empty=False), prims="reduce_min")
+
+
+def _prod_samples(d: Draw) -> list[Sample]:
+    def x(shape):
+        return d.away(shape, lo=0.5, hi=1.5)
+
+    one_zero = x((3, 4))
+    one_zero[1, 2] = 0.0
+    two_zeros = x((2, 3))
+    two_zeros[0, 1] = two_zeros[1, 1] = 0.0
+    two_zeros_same_slice = x((2, 3))
+    two_zeros_same_slice[1, 0] = two_zeros_same_slice[1, 2] = 0.0
+    return _reduce_samples("away", lo=0.5, hi=1.5)(d) + [
+        S("one_zero_axis1", one_zero, axis=1),
+        S("one_zero_all", one_zero),
+        S("zeros_in_different_slices_axis0", two_zeros, axis=0),
+        S("two_zeros_one_slice_axis1", two_zeros_same_slice, axis=1),
+    ]
+
+
+add("prod", call("prod"), _prod_samples, prims="reduce_prod")
+
+
+def _arg_samples(d: Draw) -> list[Sample]:
+    return [
+        S("2x3_all", d.distinct((2, 3))),
+        S("2x3_axis0", d.distinct((2, 3)), axis=0),
+        S("2x3x4_axis-1", d.distinct((2, 3, 4)), axis=-1),
+        S("1x3_axis1_keepdims", d.distinct((1, 3)), axis=1, keepdims=True),
+        S("2x3_all_keepdims", d.distinct((2, 3)), keepdims=True),
+        S("scalar", d.distinct(())),
+    ]
+
+
+add("argmax", call("argmax"), _arg_samples, grads=False)
+add("argmin", call("argmin"), _arg_samples, grads=False)
+
+
+def _bool_reduce_samples(d: Draw) -> list[Sample]:
+    mostly_true = d.rng.random((3, 4)) < 0.8
+    return [
+        S("2x3_all", d.bools((2, 3))),
+        S("3x4_axis1", mostly_true, axis=1),
+        S("2x3x2_axes02_keepdims", d.bools((2, 3, 2)), axis=(0, 2), keepdims=True),
+        S("float_with_zeros_axis0",
+          np.where(d.bools((3, 2)), 0.0, d.u((3, 2))).astype(d.dtype), axis=0),
+        S("0x3_axis0", d.bools((0, 3)), axis=0),
+        S("scalar", np.asarray(d.rng.random() < 0.5)),
+    ]
+
+
+add("any", call("any"), _bool_reduce_samples, prims="reduce_any", grads=False)
+add("all", call("all"), _bool_reduce_samples, prims="reduce_all", grads=False)
+
+
+def _cumsum_samples(d: Draw) -> list[Sample]:
+    return [
+        S("2x3_flat", d.u((2, 3))),
+        S("2x3_axis0", d.u((2, 3)), axis=0),
+        S("2x1x3_axis-1", d.u((2, 1, 3)), axis=-1),
+        S("scalar_flat", d.u(())),
+        S("0x3_axis0", d.u((0, 3)), axis=0),
+        S("4_axis0", d.u((4,)), axis=0),
+    ]
+
+
+add("cumsum", call("cumsum"), _cumsum_samples, prims=("cumsum", "reshape", "getitem"))
+add("mean", call("mean"), _reduce_samples(empty=False), prims=("reduce_sum", "divide"))
+
+
+def _var_samples(d: Draw) -> list[Sample]:
+    return [
+        S("2x3_all", d.u((2, 3))),
+        S("3x4_axis0", d.u((3, 4)), axis=0),
+        S("2x3x4_axes12_keepdims", d.u((2, 3, 4)), axis=(1, 2), keepdims=True),
+        S("4x3_axis-1_ddof1", d.u((4, 3)), axis=-1, ddof=1),
+        S("1x3_axis0", d.u((1, 3)), axis=0),
+    ]
+
+
+add("var", call("var"), _var_samples, prims=("reduce_sum", "subtract", "multiply", "divide"))
+
+
+def _std_samples(d: Draw) -> list[Sample]:
+    # no size-1 reduction: the derivative of sqrt at a zero variance is infinite
+    return [s for s in _var_samples(d) if not s.name.startswith("1x3")]
+
+
+add("std", call("std"), _std_samples, prims=("reduce_sum", "sqrt"))
+
+# -- shape --------------------------------------------------------------------------------
+
+
+def _reshape_samples(d: Draw) -> list[Sample]:
+    return [
+        S("2x3_to_3x2", d.u((2, 3)), (3, 2)),
+        S("2x3_to_flat", d.u((2, 3)), (-1,)),
+        S("scalar_to_1x1", d.u(()), (1, 1)),
+        S("1x4_to_4", d.u((1, 4)), (4,)),
+        S("1x1_to_scalar", d.u((1, 1)), ()),
+        S("2x3x4_to_6x-1", d.u((2, 3, 4)), (6, -1)),
+        S("0x3_to_3x0", d.u((0, 3)), (3, 0)),
+    ]
+
+
+add("reshape", lambda m, x, shape: m.reshape(x, shape), _reshape_samples)
+add("reshape_method", method("reshape", fnp.reshape), _reshape_samples, prims="reshape")
+
+
+def _transpose_samples(d: Draw) -> list[Sample]:
+    return [
+        S("2x3_default", d.u((2, 3))),
+        S("2x3x4_102", d.u((2, 3, 4)), (1, 0, 2)),
+        S("2x3x4_negative", d.u((2, 3, 4)), (-1, 0, 1)),
+        S("scalar", d.u(())),
+        S("1x0x2_201", d.u((1, 0, 2)), (2, 0, 1)),
+    ]
+
+
+add("transpose", lambda m, x, axes=None: m.transpose(x, axes), _transpose_samples)
+
+
+def _broadcast_samples(d: Draw) -> list[Sample]:
+    return [
+        S("scalar_to_2x3", d.u(()), (2, 3)),
+        S("3_to_2x3", d.u((3,)), (2, 3)),
+        S("2x1_to_2x4", d.u((2, 1)), (2, 4)),
+        S("1x3_to_0x3", d.u((1, 3)), (0, 3)),
+        S("3_to_2x1x3", d.u((3,)), (2, 1, 3)),
+        S("2x1_to_2x1_same", d.u((2, 1)), (2, 1)),
+    ]
+
+
+add("broadcast_to", lambda m, x, shape: m.broadcast_to(x, shape), _broadcast_samples)
+
+
+def _concatenate_samples(d: Draw) -> list[Sample]:
+    return [
+        S("axis0", d.u((2, 3)), d.u((1, 3)), axis=0),
+        S("axis1_three", d.u((2, 3)), d.u((2, 1)), d.u((2, 2)), axis=1),
+        S("axis-1", d.u((2, 2, 1)), d.u((2, 2, 3)), axis=-1),
+        S("axis_none", d.u((2, 2)), d.u((3,)), axis=None),
+        S("empty_piece", d.u((0, 3)), d.u((2, 3)), d.u((1, 3)), axis=0),
+        S("vectors", d.u((3,)), d.u((4,)), axis=0),
+    ]
+
+
+add("concatenate", lambda m, *xs, axis=0: m.concatenate(xs, axis=axis), _concatenate_samples)
+
+
+def _stack_samples(d: Draw) -> list[Sample]:
+    return [
+        S("3_axis0", d.u((3,)), d.u((3,)), axis=0),
+        S("2x3_axis-1", d.u((2, 3)), d.u((2, 3)), d.u((2, 3)), axis=-1),
+        S("scalars", d.u(()), d.u(()), axis=0),
+        S("1x2_axis1", d.u((1, 2)), d.u((1, 2)), axis=1),
+        S("single", d.u((2,)), axis=0),
+    ]
+
+
+add("stack", lambda m, *xs, axis=0: m.stack(xs, axis=axis), _stack_samples,
+    prims=("reshape", "concatenate"))
+add("hstack", lambda m, *xs: m.hstack(xs), lambda d: [
+    S("vectors", d.u((2,)), d.u((3,))), S("matrices", d.u((2, 1)), d.u((2, 3))),
+    S("scalars", d.u(()), d.u(()))], prims="concatenate")
+add("vstack", lambda m, *xs: m.vstack(xs), lambda d: [
+    S("vectors", d.u((3,)), d.u((3,))), S("matrices", d.u((2, 3)), d.u((1, 3)))],
+    prims=("concatenate", "reshape"))
+
+
+def _split_samples(d: Draw) -> list[Sample]:
+    return [
+        S("6_sections3", d.u((6,)), 3),
+        S("4x3_indices_axis0", d.u((4, 3)), [1, 3], axis=0),
+        S("2x6_sections2_axis-1", d.u((2, 6)), 2, axis=-1),
+        S("5_indices_with_empty", d.u((5,)), [2, 2, 4]),
+    ]
+
+
+add("split", lambda m, x, ios, axis=0: m.split(x, ios, axis=axis), _split_samples,
+    prims="getitem")
+add("array_split", lambda m, x, ios, axis=0: m.array_split(x, ios, axis=axis),
+    lambda d: [S("5_sections3", d.u((5,)), 3), S("2x7_sections3_axis1", d.u((2, 7)), 3,
+                                                  axis=1)], prims="getitem")
+
+
+def _moveaxis_samples(d: Draw) -> list[Sample]:
+    return [
+        S("0_to_-1", d.u((2, 3, 4)), 0, -1),
+        S("two_axes", d.u((2, 3, 4)), (0, 1), (-1, -2)),
+        S("1x2_1_to_0", d.u((1, 2)), 1, 0),
+    ]
+
+
+add("moveaxis", call("moveaxis"), _moveaxis_samples, prims="transpose")
+add("swapaxes", call("swapaxes"), lambda d: [
+    S("2x3x4_0_2", d.u((2, 3, 4)), 0, 2), S("2x3_-1_0", d.u((2, 3)), -1, 0),
+    S("0x2_0_1", d.u((0, 2)), 0, 1)], prims="transpose")
+add("squeeze", lambda m, x, axis=None: m.squeeze(x, axis), lambda d: [
+    S("1x3x1_all", d.u((1, 3, 1))), S("1x3x1_axis0", d.u((1, 3, 1)), 0),
+    S("1_all", d.u((1,))), S("2x1x1_axes", d.u((2, 1, 1)), (-1, 1))], prims="reshape")
+add("expand_dims", call("expand_dims"), lambda d: [
+    S("3_axis0", d.u((3,)), 0), S("2x3_axis-1", d.u((2, 3)), -1),
+    S("scalar_axes", d.u(()), (0, 1)), S("2x3_axes02", d.u((2, 3)), (0, 2))],
+    prims="reshape")
+add("ravel", call("ravel"), lambda d: [
+    S("2x3", d.u((2, 3))), S("scalar", d.u(())), S("0x2", d.u((0, 2)))], prims="reshape")
+add("flip", lambda m, x, axis=None: m.flip(x, axis), lambda d: [
+    S("2x3_all", d.u((2, 3))), S("2x3_axis0", d.u((2, 3)), 0),
+    S("2x3x4_axes02", d.u((2, 3, 4)), (0, 2)), S("4_axis-1", d.u((4,)), -1)],
+    prims="getitem")
+add("transpose_method", method("transpose", fnp.transpose),
+    lambda d: [S("2x3", d.u((2, 3))), S("2x3x4_201", d.u((2, 3, 4)), (2, 0, 1))],
+    prims="transpose")
+
+# -- indexing -----------------------------------------------------------------------------
+
+
+class _Arg:
+    """Placeholder in an index template for the next array operand."""
+
+    def __repr__(self) -> str:
+        return "A"
+
+
+A = _Arg()
+
+
+def fill(index: Any, arrays: tuple) -> Any:
+    """The index with its :data:`A` placeholders replaced by ``arrays`` in order."""
+    it = iter(arrays)
+    if isinstance(index, tuple):
+        return tuple(next(it) if e is A else e for e in index)
+    return next(it) if index is A else index
+
+
+def _getitem(m, x, *arrays, index):
+    return m.getitem(x, fill(index, arrays))
+
+
+MASK4 = np.array([True, False, True, True])
+
+
+def _getitem_samples(d: Draw) -> list[Sample]:
+    x = d.u((4, 5, 3))
+    return [
+        S("slices", x, index=(slice(1, 3), slice(None, None, 2))),
+        S("reversed_and_int", x, index=(slice(None, None, -1), 2)),
+        S("negative_int", x, index=-1),
+        S("none_ellipsis_int", x, index=(None, Ellipsis, 0)),
+        S("ellipsis_slice", x, index=(Ellipsis, slice(1, 2))),
+        S("empty_slice", x, index=(slice(2, 2),)),
+        S("scalar_empty_tuple", d.u(()), index=()),
+        S("scalar_none", d.u(()), index=None),
+        S("int_array_repeats", x, d.ints(4, (5,)), index=A),
+        S("int_array_2d", x, d.ints(5, (2, 2), lo=-5), index=(slice(None), A)),
+        S("int_array_0d", x, np.asarray(d.ints(4, ())), index=(A, slice(None, 2))),
+        S("adjacent_arrays", x, d.ints(4, (3,)), d.ints(5, (3,)), index=(A, A)),
+        S("adjacent_arrays_after_slice", x, d.ints(5, (2, 1)), d.ints(3, (3,)),
+          index=(slice(1, 3), A, A)),
+        S("non_adjacent_arrays", x, d.ints(4, (2,)), d.ints(3, (2,)),
+          index=(A, slice(None), A)),
+        S("array_and_int_non_adjacent", x, d.ints(4, (3,)), index=(A, slice(None, 4), 1)),
+        S("array_none_slice", x, d.ints(5, (2,)), index=(None, slice(None), A)),
+        S("static_bool_mask", x, index=MASK4),
+        S("empty_int_array", x, d.ints(4, (0,)), index=A),
+        S("size1_axis", d.u((1, 3)), d.ints(3, (2,)), index=(0, A)),
+    ]
+
+
+add("getitem", _getitem, _getitem_samples)
+add("getitem_operator", lambda m, x, *arrays, index: method("__getitem__", fnp.getitem)(
+    m, x, fill(index, arrays)),
+    lambda d: [s for s in _getitem_samples(d) if s.name in
+               ("slices", "int_array_repeats", "non_adjacent_arrays", "none_ellipsis_int")],
+    prims="getitem")
+
+
+def _index_add(m, x, v, *arrays, index):
+    return m.index_add(x, fill(index, arrays), v)
+
+
+def _index_add_samples(d: Draw) -> list[Sample]:
+    x = d.u((4, 3))
+    return [
+        S("int_array_repeats", x, d.u((6, 3)), d.ints(4, (6,)), index=A),
+        S("two_arrays_repeats", x, d.u((5,)), d.ints(4, (5,)), d.ints(3, (5,)),
+          index=(A, A)),
+        S("slice", x, d.u((2, 3)), index=(slice(1, 3),)),
+        S("int_then_slice", x, d.u((3,)), index=(1, slice(None))),
+        S("broadcast_scalar_value", x, d.u(()), index=(slice(None), 0)),
+        S("array_2d_then_slice", x, d.u((2, 2, 3)), d.ints(4, (2, 2)), index=(A, slice(None))),
+        S("non_adjacent_arrays", d.u((3, 4, 2)), d.u((3, 4)), d.ints(3, (3,)), d.ints(2, (3,)),
+          index=(A, slice(None), A)),
+        S("empty_index", x, d.u((0, 3)), d.ints(4, (0,)), index=A),
+    ]
+
+
+add("at_add", _index_add, _index_add_samples, prims=("getitem_transpose", "add"),
+    via_numpy=False)
+
+
+def _index_set(m, x, v, *arrays, index):
+    return m.index_set(x, fill(index, arrays), v)
+
+
+def _index_set_samples(d: Draw) -> list[Sample]:
+    x = d.u((4, 3))
+    return [
+        S("slice", x, d.u((2, 3)), index=(slice(1, 3),)),
+        S("unique_int_array", x, d.u((2, 3)), d.rng.permutation(4)[:2].astype(np.intp),
+          index=A),
+        S("int_then_slice_scalar_value", x, d.u(()), index=(0, slice(None))),
+    ]
+
+
+add("at_set", _index_set, _index_set_samples, prims=("getitem_transpose", "select"),
+    via_numpy=False)
+
+
+def _take_along_axis_samples(d: Draw) -> list[Sample]:
+    return [
+        S("3x4_axis1", d.u((3, 4)), d.ints(4, (3, 2)), axis=1),
+        S("3x4_axis0_repeats", d.u((3, 4)), d.ints(3, (5, 4)), axis=0),
+        S("3x4_axis-1_broadcast_idx", d.u((3, 4)), d.ints(4, (1, 2)), axis=-1),
+        S("2x3_flat", d.u((2, 3)), d.ints(6, (4,)), axis=None),
+    ]
+
+
+add("take_along_axis", lambda m, a, i, axis: m.take_along_axis(a, i, axis=axis),
+    _take_along_axis_samples, prims="getitem")
+
+
+def _take_samples(d: Draw) -> list[Sample]:
+    return [
+        S("5_flat", d.u((5,)), d.ints(5, (3,))),
+        S("3x4_axis1", d.u((3, 4)), d.ints(4, (2,)), axis=1),
+        S("3x4_axis0_2d_idx", d.u((3, 4)), d.ints(3, (2, 2)), axis=0),
+        S("2x3_flat_0d_idx", d.u((2, 3)), np.asarray(d.ints(6, ()))),
+    ]
+
+
+add("take", lambda m, a, i, axis=None: m.take(a, i, axis=axis), _take_samples,
+    prims="getitem")
+
+# -- linear algebra -------------------------------------------------------------------------
+
+
+def _matmul_samples(d: Draw) -> list[Sample]:
+    pairs = [
+        ((3,), (3,)), ((3,), (3, 4)), ((2, 3), (3,)), ((2, 3), (3, 4)), ((2, 2, 3), (3, 4)),
+        ((3, 4), (2, 4, 5)), ((2, 1, 3, 4), (3, 4, 2)), ((2, 0), (0, 3)), ((1, 3), (3, 1)),
+    ]
+    return [S(shape_name(a, b), d.u(a), d.u(b)) for a, b in pairs]
+
+
+add("matmul", call("matmul"), _matmul_samples)
+add("matmul_operator", lambda m, a, b: a @ b,
+    lambda d: [s for s in _matmul_samples(d) if s.name in ("2x3_3x4", "3_3x4", "2x2x3_3x4")],
+    prims="matmul")
+
+
+def _einsum_samples(d: Draw) -> list[Sample]:
+    u = d.u
+    return [
+        S("matmul", "ij,jk->ik", u((2, 3)), u((3, 4))),
+        S("diagonal", "ii->i", u((3, 3))),
+        S("trace", "ii->", u((3, 3))),
+        S("ellipsis_batched", "...ij,...jk->...ik", u((2, 3, 4)), u((2, 4, 5))),
+        S("ellipsis_broadcast", "...ij,jk->...ik", u((2, 3, 4)), u((4, 2))),
+        S("inner", "i,i->", u((4,)), u((4,))),
+        S("transpose", "ij->ji", u((2, 3))),
+        S("row_sum", "ij->i", u((2, 3))),
+        S("implicit", "ij,jk", u((2, 3)), u((3, 4))),
+        S("three_operands", "ij,jk,kl->il", u((2, 3)), u((3, 2)), u((2, 2))),
+        S("repeated_with_other", "ii,i->i", u((3, 3)), u((3,))),
+        S("repeated_keep_other", "iij->ij", u((3, 3, 2))),
+        S("outer", "i,j->ij", u((2,)), u((3,))),
+        S("batched_size1", "bij,bjk->bik", u((2, 2, 3)), u((2, 3, 1))),
+        S("empty_contraction", "ij,j->i", u((2, 0)), u((0,))),
+        S("scalar_operand", ",ij->ij", u(()), u((2, 3))),
+        S("summed_only_here", "ij,k->ik", u((2, 3)), u((4,))),
+    ]
+
+
+add("einsum", lambda m, subscripts, *ops: m.einsum(subscripts, *ops), _einsum_samples)
+
+
+def _dot_samples(d: Draw) -> list[Sample]:
+    pairs = [((), (3,)), ((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)),
+             ((2, 3, 4), (4, 5)), ((2, 3), (4, 3, 5))]
+    return [S(shape_name(a, b), d.u(a), d.u(b)) for a, b in pairs]
+
+
+add("dot", call("dot"), _dot_samples, prims=("matmul", "einsum", "multiply"))
+add("dot_method", method("dot", fnp.dot), lambda d: [s for s in _dot_samples(d) if s.name in
+                                   ("2x3_3", "2x3_3x4")], prims="matmul")
+add("tensordot", lambda m, a, b, axes=2: m.tensordot(a, b, axes), lambda d: [
+    S("axes2", d.u((2, 3, 4)), d.u((3, 4, 5)), 2),
+    S("axes_pairs", d.u((2, 3)), d.u((3, 2)), ([1], [0])),
+    S("axes0_outer", d.u((2,)), d.u((3,)), 0),
+    S("axes_two_pairs_swapped", d.u((2, 3, 4)), d.u((3, 2)), ([0, 1], [1, 0])),
+], prims="einsum")
+add("inner", call("inner"), lambda d: [
+    S("3_3", d.u((3,)), d.u((3,))), S("2x3_4x3", d.u((2, 3)), d.u((4, 3))),
+    S("scalar_2", d.u(()), d.u((2,)))], prims=("einsum", "multiply"))
+add("outer", call("outer"), lambda d: [
+    S("3_4", d.u((3,)), d.u((4,))), S("2x2_3", d.u((2, 2)), d.u((3,))),
+    S("scalar_2", d.u(()), d.u((2,)))], prims=("reshape", "multiply"))
+add("vdot", call("vdot"), lambda d: [
+    S("3_3", d.u((3,)), d.u((3,))), S("2x3_3x2", d.u((2, 3)), d.u((3, 2)))],
+    prims=("reshape", "multiply", "reduce_sum"))
+add("trace", lambda m, a, axis1=0, axis2=1: m.trace(a, 0, axis1, axis2), lambda d: [
+    S("3x3", d.u((3, 3))), S("2x3x3_axes12", d.u((2, 3, 3)), 1, 2),
+    S("3x4_nonsquare", d.u((3, 4))), S("3x2x3_axes20", d.u((3, 2, 3)), 2, 0)],
+    prims="einsum")
+
+
+def _norm_samples(d: Draw) -> list[Sample]:
+    return [
+        S("vector", d.u((3,))),
+        S("matrix_fro", d.u((2, 3))),
+        S("axis1_ord1", d.away((2, 3), lo=0.1), 1, axis=1),
+        S("axis0_ord_inf", d.distinct((3, 2)) + np.asarray(5.0, d.dtype), np.inf, axis=0),
+        S("axis0_ord2_keepdims", d.u((3, 2)), 2, axis=0, keepdims=True),
+    ]
+
+
+add("linalg_norm", lambda m, x, ord=None, **kw: m.linalg.norm(x, ord, **kw), _norm_samples,
+    prims=("multiply", "reduce_sum", "sqrt", "abs", "reduce_max"))
+
+
+def _clip_samples(d: Draw) -> list[Sample]:
+    def x_away_from(shape, *bounds):
+        x = d.u(shape)
+        for b in bounds:
+            x = np.where(np.abs(x - b) < 0.05, x + 0.1, x)
+        return np.asarray(x, d.dtype)
+
+    lo = d.u((3,), lo=-1.0, hi=-0.2)
+    hi = d.u((3,), lo=0.2, hi=1.0)
+    x = d.u((2, 3))
+    for b in (lo, hi):
+        x = np.where(np.abs(x - b) < 0.05, x + 0.1, x).astype(d.dtype)
+    return [
+        S("py_bounds", x_away_from((2, 3), -0.5, 0.5), -0.5, 0.5),
+        S("min_only", x_away_from((4,), 0.0), 0.0, None),
+        S("max_only_scalar", x_away_from((), 0.3), None, 0.3),
+        S("array_bounds", x, lo, hi),
+    ]
+
+
+add("clip", lambda m, x, lo, hi: m.clip(x, lo, hi), _no_ties(_clip_samples, 0.01),
+    prims=("maximum", "minimum"))
+
+#: name -> entry
+BY_NAME: dict[str, OpInfo] = {}
+for _op in OPS:
+    if _op.name in BY_NAME:
+        raise ValueError(f"op_db: duplicate entry {_op.name!r}")
+    BY_NAME[_op.name] = _op
+
+
+def covered_primitives() -> dict[str, list[str]]:
+    """Primitive name -> the entries that exercise it."""
+    out: dict[str, list[str]] = {}
+    for op in OPS:
+        for p in op.prims:
+            out.setdefault(p, []).append(op.name)
+    return out
