@@ -29,10 +29,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy
+
 from ftransforms.backend import namespace_of
 from ftransforms.core.errors import EscapedTracerError, MixedBackendError
 from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer, escaped_error
+
+#: Argument types that need no backend lookup: the fast path of ``bind`` (NumPy).
+_PLAIN_TYPES = frozenset(
+    {numpy.ndarray, float, int, bool, numpy.float64, numpy.float32, numpy.int64, numpy.bool_}
+)
 
 #: Every primitive, by name.  The registry test walks it.
 REGISTRY: dict[str, Primitive] = {}
@@ -81,14 +88,21 @@ class Primitive:
     def bind(self, *args: Any, **params: Any) -> Any:
         """Apply the primitive: evaluate, or dispatch to the top interpreter among ``args``."""
         top = None
+        plain = True  # only numpy arrays and Python/NumPy scalars so far
         for a in args:
+            if type(a) in _PLAIN_TYPES:
+                continue
             if isinstance(a, Tracer):
                 interp = a._interp
                 if not interp.active:
                     raise _escaped(a, self)
                 if top is None or interp.level > top.level:
                     top = interp
+            else:
+                plain = False
         if top is None:
+            if plain:
+                return self.impl(numpy, *args, **params)
             try:
                 xp = namespace_of(*args)
             except MixedBackendError as err:
