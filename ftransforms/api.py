@@ -603,7 +603,8 @@ def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> C
 
 
 def _check_differentiable(arg, where, name):
-    """Refuse integer/bool/complex leaves; ``name()`` gives the argument's name."""
+    """Refuse integer/bool leaves; ``name()`` gives the argument's name.  Complex inputs are
+    fine: see NOTE [complex derivatives] in ops/elementwise.py."""
     paths, leaves, _ = tree_flatten_with_path(arg)
     for path, leaf in zip(paths, leaves):
         if type(leaf) is numpy.ndarray and leaf.dtype.kind == "f":
@@ -615,12 +616,6 @@ def _check_differentiable(arg, where, name):
                 f"{where}: {name()}{path_str(path)} is an integer/bool input ({kind}); "
                 f"differentiation needs floating-point inputs: pass it as float (e.g. "
                 f"x.astype(np.float32)), or leave it out of argnums"
-            )
-        if dt is not None and dt.kind == "c":
-            raise NonDifferentiableInputError(
-                f"{where}: {name()}{path_str(path)} is complex ({dt}); grad with respect to "
-                f"complex inputs is not supported yet: differentiate the real and imaginary "
-                f"parts as separate real inputs"
             )
 
 
@@ -783,6 +778,12 @@ def _basis(leaves: list, where: str, what: str = "value") -> list:
             raise GradOutputError(
                 f"{where}: a Jacobian needs floating-point {what}s, got an {what} of dtype "
                 f"{dt}, which has no derivative; cast it to float (x.astype(np.float64))"
+            )
+        if dt.kind == "c":
+            raise GradOutputError(
+                f"{where}: this Jacobian would need complex {what}s as basis directions, which "
+                f"is not defined for non-holomorphic functions (as in JAX); split complex "
+                f"values into real and imaginary parts, or use vjp/jvp directly"
             )
         xp = fnp._xp(v)
         eye = xp.eye(total, n, -start, dtype=dt)

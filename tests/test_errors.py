@@ -521,16 +521,6 @@ def test_grad_wrt_an_integer_leaf_of_a_pytree_or_a_later_argnum():
     assert grad(f)(np.float64(2.0), 3) == 3.0
 
 
-def test_grad_wrt_complex_inputs():
-    raises(
-        E.NonDifferentiableInputError,
-        "grad(s): ",
-        grad(s),
-        np.ones(3, dtype=complex),
-        contains=("complex", "real and imaginary"),
-    )
-
-
 @pytest.mark.parametrize(
     "argnums, contains",
     [

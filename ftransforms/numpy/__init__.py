@@ -180,21 +180,23 @@ def astype(x: Any, dtype: Any, copy: bool = True) -> Any:
 
 def real(x: Any) -> Any:
     """Real part (real inputs are returned as they are)."""
-    if _dtype(x).kind == "c":
-        raise UnsupportedOperationError("real: complex inputs are not supported yet")
-    return x
+    return _ew.real_p.bind(x) if _dtype(x).kind == "c" else x
 
 
 def imag(x: Any) -> Any:
-    """Imaginary part (zeros for real inputs)."""
-    if _dtype(x).kind == "c":
-        raise UnsupportedOperationError("imag: complex inputs are not supported yet")
-    return zeros_like(x)
+    """Imaginary part (constant zeros for real inputs)."""
+    return _ew.imag_p.bind(x) if _dtype(x).kind == "c" else zeros_like(x)
 
 
 def conj(x: Any) -> Any:
     """Complex conjugate (real inputs are returned as they are)."""
-    return real(x)
+    return _ew.conj_p.bind(x) if _dtype(x).kind == "c" else x
+
+
+def angle(z: Any, deg: bool = False) -> Any:
+    """``numpy.angle``: the argument of a complex number (0 or pi for real inputs)."""
+    out = arctan2(imag(z), real(z)) if _dtype(z).kind == "c" else arctan2(zeros_like(z), z)
+    return out * (180.0 / pi) if deg else out
 
 
 conjugate = conj

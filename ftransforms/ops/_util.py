@@ -34,6 +34,8 @@ def unbroadcast(g: Any, x: Any) -> Any:
             g = fnp.reshape(g, x_shape)
     x_dtype = dtype_of(x)
     if g.dtype != x_dtype:
+        if g.dtype.kind == "c" and x_dtype.kind != "c":
+            g = fnp.real(g)  # NOTE [complex derivatives] in ops/elementwise.py
         g = fnp.astype(g, x_dtype)
     return g
 

@@ -67,8 +67,51 @@ arccosh_p = defunary(
     "arccosh", lambda xp, x: xp.arccosh(x), lambda y, x: 1 / sqrt_p.bind(x * x - 1)
 )
 arctanh_p = defunary("arctanh", lambda xp, x: xp.arctanh(x), lambda y, x: 1 / (1 - x * x))
-abs_p = defunary(
-    "abs", lambda xp, x: xp.abs(x), lambda y, x: select_p.bind(x >= 0, 1.0, -1.0).astype(y.dtype)
+
+
+def _abs_jvp(x_dot, y, x):
+    if x.dtype.kind == "c":  # d|z| = Re(conj(z) dz) / |z|
+        return real_p.bind(conj_p.bind(x) * x_dot) / y
+    return x_dot * select_p.bind(x >= 0, 1.0, -1.0).astype(y.dtype)
+
+
+def _abs_vjp(y_bar, y, x):
+    if x.dtype.kind == "c":  # the transpose of the map above: y_bar * conj(z) / |z|
+        return y_bar * conj_p.bind(x) / y
+    return y_bar * select_p.bind(x >= 0, 1.0, -1.0).astype(y.dtype)
+
+
+abs_p = defop(
+    "abs",
+    lambda xp, x: xp.abs(x),
+    jvp=(_abs_jvp,),
+    vjp=(_abs_vjp,),
+    batch=elementwise,
+    doc="``abs``; derivative 1 at 0 for real inputs (JAX's convention).",
+)
+
+# NOTE [complex derivatives]: as in JAX, a VJP is the plain transpose of the JVP under
+# the pairing <a, b> = Re(a * b) (no conjugation), so holomorphic ops reuse their real
+# rules unchanged, and grad of a real function f of complex z is df/dx - i df/dy.  Only
+# the non-holomorphic ops below (and abs above) need their own rules; a complex cotangent
+# reaching a real input keeps its real part (see ops/_util.unbroadcast).
+real_p = defop(
+    "real",
+    lambda xp, x: xp.real(x),
+    transpose=lambda y_bar, x: convert_p.bind(y_bar, dtype=x.dtype),
+    batch=elementwise,
+)
+imag_p = defop(
+    "imag",
+    lambda xp, x: xp.imag(x),
+    transpose=lambda y_bar, x: convert_p.bind(y_bar * -1j, dtype=x.dtype),
+    batch=elementwise,
+)
+conj_p = defop(
+    "conj",
+    lambda xp, x: xp.conj(x),
+    transpose=lambda y_bar, x: conj_p.bind(y_bar),
+    batch=elementwise,
 )
 
 sign_p = defnondiff("sign", lambda xp, x: xp.sign(x))
