@@ -43,3 +43,27 @@ def einsum(prim, args, bdims, axis_size, *, subscripts, **params):
     new_ins = [s if d is None else s[:d] + letter + s[d:] for s, d in zip(ins.split(","), bdims)]
     new = ",".join(new_ins) + "->" + letter + out
     return prim.bind(*args, subscripts=new, **params), 0
+
+
+def leading(prim, args, bdims, axis_size, **params):
+    """Batch a one-operand matrix op that maps over leading axes (``numpy.linalg``'s
+    ``inv``, ``det``, ``eigh``, ``svd``, ...): the batch axis goes to the front and the op
+    runs once, batched.  Multiple-result ops return every result batched at 0."""
+    (x,), (d,) = args, bdims
+    out = prim.bind(move_bdim_to_front(x, d), **params)
+    out_bdim = None if d is None else 0
+    if prim.multiple_results:
+        return out, (out_bdim,) * len(out)
+    return out, out_bdim
+
+
+def broadcasting_matrices(prim, args, bdims, axis_size, **params):
+    """Batch an op over stacks of matrices whose leading axes broadcast (``solve``): each
+    batched operand gets its batch axis at the front and size-1 axes after it up to the
+    highest logical rank, so that the batch axis lines up across operands."""
+    rank = max(logical_rank(x, d) for x, d in zip(args, bdims))
+    args = [
+        x if d is None else pad_rank_after_front(move_bdim_to_front(x, d), rank)
+        for x, d in zip(args, bdims)
+    ]
+    return prim.bind(*args, **params), 0

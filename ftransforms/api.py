@@ -7,6 +7,7 @@ returns plain arrays (or the tracers of enclosing transforms, when nested).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 from collections.abc import Callable
@@ -400,17 +401,34 @@ def _vmap_outputs(interp, out, out_dims, size, where):
 
 def _vmap_chunked(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, chunk):
     pieces = []
-    for start in range(0, size, chunk):
-        stop = min(start + chunk, size)
-        chunk_leaves = [
-            leaf if d is None else fnp.getitem(leaf, (slice(None),) * d + (slice(start, stop),))
-            for leaf, d in zip(leaves, dims)
-        ]
-        pieces.append(
-            _vmap_call(
-                func, chunk_leaves, spec, dims, stop - start, kwargs, out_dims, randomness, where
+    # Every chunk must draw the same noise under randomness='same' (see NOTE [randomness
+    # under vmap] in ftransforms/random.py).
+    if randomness == "same":
+        from ftransforms.random import same_randomness_across_chunks  # noqa: PLC0415
+
+        replay = same_randomness_across_chunks()
+    else:
+        replay = contextlib.nullcontext()
+    with replay:
+        for start in range(0, size, chunk):
+            stop = min(start + chunk, size)
+            chunk_leaves = [
+                leaf if d is None else fnp.getitem(leaf, (slice(None),) * d + (slice(start, stop),))
+                for leaf, d in zip(leaves, dims)
+            ]
+            pieces.append(
+                _vmap_call(
+                    func,
+                    chunk_leaves,
+                    spec,
+                    dims,
+                    stop - start,
+                    kwargs,
+                    out_dims,
+                    randomness,
+                    where,
+                )
             )
-        )
     first_leaves, out_spec = tree_flatten(pieces[0])
     all_leaves = [tree_flatten(p)[0] for p in pieces]
     if isinstance(out_dims, list):
@@ -902,9 +920,15 @@ def jacfwd(
             return (t_out, out, res[2]) if has_aux else (t_out, out)
 
         basis = _basis(in_leaves, where)
-        res = vmap(push, out_dims=(0, None, None) if has_aux else (0, None), randomness=randomness)(
-            *basis
-        )
+        # NOTE [jacfwd randomness]: under randomness='different' the primal output and aux
+        # differ per basis vector, so they come back batched and, as in torch.func, the
+        # first basis vector's are kept (the Jacobian only needs the output's shapes).
+        o_dim = 0 if randomness == "different" else None
+        res = vmap(
+            push, out_dims=(0, o_dim, o_dim) if has_aux else (0, o_dim), randomness=randomness
+        )(*basis)
+        if o_dim is not None:
+            res = (res[0],) + tuple(_first_of_batch(r) for r in res[1:])
         t_out, out = res[0], res[1]
         out_leaves, out_spec = tree_flatten(out)
         cols = tree_flatten(t_out)[0]  # per output leaf: (total_in, *o_shape)
@@ -914,6 +938,16 @@ def jacfwd(
         return (jac, res[2]) if has_aux else jac
 
     return wrapped
+
+
+def _first_of_batch(tree: Any) -> Any:
+    """Element 0 along the leading axis of every leaf (zeros of that shape for size 0)."""
+    leaves, spec = tree_flatten(tree)
+    firsts = [
+        _plain(fnp.getitem(v, 0)) if fnp.shape(v)[0] else fnp.zeros(fnp.shape(v)[1:], v.dtype)
+        for v in leaves
+    ]
+    return tree_unflatten(spec, firsts)
 
 
 def hessian(func: Callable, argnums: Any = 0) -> Callable:

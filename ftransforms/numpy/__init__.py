@@ -209,10 +209,12 @@ def _prepare(x: Any, dtype: Any) -> Any:
 
 
 def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **kw: Any) -> Any:  # noqa: A001
-    """``numpy.sum``."""
-    _no_extra("sum", kw)
+    """``numpy.sum`` (with ``where=`` and ``initial=``)."""
     x = _prepare(x, dtype)
-    return _red.reduce_sum_p.bind(x, axis=_normalize_axes(axis, ndim(x)), keepdims=keepdims)
+    x, initial = _masked("sum", x, kw, 0)
+    _no_extra("sum", kw)
+    out = _red.reduce_sum_p.bind(x, axis=_normalize_axes(axis, ndim(x)), keepdims=keepdims)
+    return out if initial is None else out + initial
 
 
 def prod(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **kw: Any) -> Any:
@@ -223,15 +225,19 @@ def prod(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **
 
 
 def max(x: Any, axis: Any = None, keepdims: bool = False, **kw: Any) -> Any:  # noqa: A001
-    """``numpy.max``; tied maxima share the derivative equally."""
+    """``numpy.max`` (with ``where=`` and ``initial=``); tied maxima share the derivative."""
+    x, initial = _masked("max", x, kw, None)
     _no_extra("max", kw)
-    return _red.reduce_max_p.bind(x, axis=_normalize_axes(axis, ndim(x)), keepdims=keepdims)
+    out = _red.reduce_max_p.bind(x, axis=_normalize_axes(axis, ndim(x)), keepdims=keepdims)
+    return out if initial is None else maximum(initial, out)
 
 
 def min(x: Any, axis: Any = None, keepdims: bool = False, **kw: Any) -> Any:  # noqa: A001
-    """``numpy.min``; tied minima share the derivative equally."""
+    """``numpy.min`` (with ``where=`` and ``initial=``); tied minima share the derivative."""
+    x, initial = _masked("min", x, kw, None)
     _no_extra("min", kw)
-    return _red.reduce_min_p.bind(x, axis=_normalize_axes(axis, ndim(x)), keepdims=keepdims)
+    out = _red.reduce_min_p.bind(x, axis=_normalize_axes(axis, ndim(x)), keepdims=keepdims)
+    return out if initial is None else minimum(initial, out)
 
 
 amax, amin = max, min
@@ -261,10 +267,14 @@ def _float_input(x: Any, dtype: Any) -> Any:
 
 
 def mean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **kw: Any) -> Any:
-    """``numpy.mean``."""
+    """``numpy.mean`` (with ``where=``)."""
+    mask = kw.pop("where", None)
     _no_extra("mean", kw)
     x = _float_input(x, dtype)
-    return sum(x, axis=axis, keepdims=keepdims) / _reduced_count(x, axis)
+    if mask is None or mask is True:
+        return sum(x, axis=axis, keepdims=keepdims) / _reduced_count(x, axis)
+    count = sum(broadcast_to(mask, shape(x)), axis=axis, keepdims=keepdims)
+    return sum(x, axis=axis, keepdims=keepdims, where=mask) / astype(count, _dtype(x))
 
 
 def var(
@@ -307,6 +317,25 @@ def cumsum(x: Any, axis: int | None = None, dtype: Any = None) -> Any:
     if axis is None:
         x, axis = ravel(x), 0
     return _red.cumsum_p.bind(x, axis=_normalize_axis(axis, ndim(x)))
+
+
+def _masked(name: str, x: Any, kw: dict, identity: Any) -> tuple[Any, Any]:
+    """Apply a reduction's ``where=`` mask (masked-out elements become the identity:
+    ``identity``, or the lowest/highest value of the dtype for max/min, as in JAX); pops
+    ``where`` and ``initial`` from ``kw`` and returns ``(x, initial)``."""
+    mask, initial = kw.pop("where", None), kw.pop("initial", None)
+    if mask is None or mask is True:
+        return x, initial
+    if identity is None:
+        if initial is None:
+            raise ValueError(
+                f"reduction operation '{name}' does not have an identity, so to use a where "
+                f"mask one has to specify 'initial'"
+            )
+        dt = _dtype(x)
+        low, high = (-inf, inf) if dt.kind == "f" else (iinfo(dt).min, iinfo(dt).max)
+        identity = low if name == "max" else high
+    return where(mask, x, full((), identity, dtype=_dtype(x), like=x)), initial
 
 
 def _no_extra(name: str, kw: dict) -> None:
@@ -642,6 +671,26 @@ class _IndexUpdate:
             )
         return where(hits > 0, _scatter(x, self.index, values), x)
 
+    def multiply(self, values: Any) -> Any:
+        """``x`` with the indexed elements multiplied by ``values`` (repeats accumulate)."""
+        return _more.combine_at(self.x, self.index, values, multiply, "multiply")
+
+    def divide(self, values: Any) -> Any:
+        """``x`` with the indexed elements divided by ``values`` (repeats accumulate)."""
+        return _more.combine_at(self.x, self.index, values, divide, "divide")
+
+    def power(self, values: Any) -> Any:
+        """``x`` with the indexed elements raised to ``values`` (repeats accumulate)."""
+        return _more.combine_at(self.x, self.index, values, power, "power")
+
+    def min(self, values: Any) -> Any:  # noqa: A003
+        """``x`` with the indexed elements replaced by their minimum with ``values``."""
+        return _more.combine_at(self.x, self.index, values, minimum, "min")
+
+    def max(self, values: Any) -> Any:  # noqa: A003
+        """``x`` with the indexed elements replaced by their maximum with ``values``."""
+        return _more.combine_at(self.x, self.index, values, maximum, "max")
+
 
 class IndexUpdateHelper:
     """``x.at[index].set(v)`` / ``.add(v)`` / ``.get()``: functional index updates."""
@@ -734,6 +783,19 @@ def inner(a: Any, b: Any) -> Any:
 def outer(a: Any, b: Any) -> Any:
     """``numpy.outer``."""
     return multiply(reshape(a, (-1, 1)), reshape(b, (1, -1)))
+
+
+def kron(a: Any, b: Any) -> Any:
+    """``numpy.kron``: a broadcast product of interleaved axes, reshaped."""
+    ra, rb = ndim(a), ndim(b)
+    if ra == 0 or rb == 0:
+        return multiply(a, b)
+    nd = builtins.max(ra, rb)
+    sa = (1,) * (nd - ra) + shape(a)
+    sb = (1,) * (nd - rb) + shape(b)
+    a2 = reshape(a, tuple(n for d in sa for n in (d, 1)))
+    b2 = reshape(b, tuple(n for d in sb for n in (1, d)))
+    return reshape(multiply(a2, b2), tuple(x * y for x, y in zip(sa, sb)))
 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -915,4 +977,5 @@ def allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08) -> bool:
     return bool(all(abs(a - b) <= atol + rtol * abs(b)))
 
 
-from ftransforms.numpy import linalg, protocol  # noqa: E402,F401  (use this module)
+from ftransforms.numpy._more import *  # noqa: E402,F401,F403  (more of NumPy's API)
+from ftransforms.numpy import _more, linalg, protocol  # noqa: E402,F401  (use this module)

@@ -1,31 +1,499 @@
-"""``ftransforms.numpy.linalg``: the part of ``numpy.linalg`` built so far."""
+"""``ftransforms.numpy.linalg``: ``numpy.linalg`` over arrays and tracers.
+
+The matrix functions map over leading axes like NumPy's (``inv``, ``solve``, ``det``,
+``slogdet``, ``cholesky``, ``eigh``, ``eigvalsh``, ``svd``, ``svdvals``, ``qr``, ``pinv``
+are primitives of ``ftransforms.ops.linalg``); ``matrix_power``, ``lstsq``, ``norm``,
+``matrix_norm``, ``vector_norm``, ``cond``, ``matrix_rank`` and ``multi_dot`` are built from
+them.  Inputs are real (complex ones raise :class:`UnsupportedOperationError`); integer
+inputs are computed in float64, as NumPy does.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms.numpy as fnp
+    >>> from ftransforms import grad
+    >>> a = np.array([[2.0, 1.0], [1.0, 3.0]])
+    >>> np.allclose(grad(lambda a: fnp.linalg.slogdet(a)[1])(a), np.linalg.inv(a).T)
+    True
+"""
 
 from __future__ import annotations
 
+import math
+import operator
+from collections import namedtuple
 from typing import Any
 
+import numpy
+from numpy.linalg import LinAlgError
+
 import ftransforms.numpy as fnp
-from ftransforms.core.errors import UnsupportedOperationError
+from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperationError
+from ftransforms.core.tracer import Tracer
+from ftransforms.ops import linalg as _la
+
+# NumPy's own result types (so results have the same pytree structure as NumPy's).
+try:
+    from numpy.linalg._linalg import EighResult, QRResult, SlogdetResult, SVDResult
+except ImportError:  # pragma: no cover  (numpy < 2)
+    EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
+    QRResult = namedtuple("QRResult", ["Q", "R"])
+    SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
+    SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
+
+__all__ = [
+    "LinAlgError",
+    "cholesky",
+    "cond",
+    "det",
+    "diagonal",
+    "eigh",
+    "eigvalsh",
+    "inv",
+    "lstsq",
+    "matmul",
+    "matrix_norm",
+    "matrix_power",
+    "matrix_rank",
+    "matrix_transpose",
+    "multi_dot",
+    "norm",
+    "outer",
+    "pinv",
+    "qr",
+    "slogdet",
+    "solve",
+    "svd",
+    "svdvals",
+    "tensordot",
+    "trace",
+    "vector_norm",
+]
+
+_NO_VALUE = numpy._NoValue
+
+
+# -- input checks ------------------------------------------------------------------------
+
+
+def _float(x: Any, name: str) -> Any:
+    """``x`` as an array or tracer of a real floating dtype (integers become float64)."""
+    if not isinstance(x, Tracer) and not hasattr(x, "dtype"):
+        x = fnp.asarray(x)
+    kind = numpy.dtype(x.dtype).kind
+    if kind == "c":
+        raise UnsupportedOperationError(f"linalg.{name}: complex inputs are not supported yet")
+    if kind != "f":
+        x = fnp.astype(x, numpy.float64)
+    return x
+
+
+def _matrices(a: Any, name: str, square: bool = True) -> Any:
+    a = _float(a, name)
+    rank = fnp.ndim(a)
+    if rank < 2:
+        raise LinAlgError(f"{rank}-dimensional array given. Array must be at least two-dimensional")
+    if square and a.shape[-1] != a.shape[-2]:
+        raise LinAlgError("Last 2 dimensions of the array must be square")
+    return a
+
+
+def _common_float(a: Any, b: Any, name: str) -> tuple[Any, Any]:
+    a, b = _float(a, name), _float(b, name)
+    dt = numpy.result_type(a.dtype, b.dtype)
+    return fnp.astype(a, dt), fnp.astype(b, dt)
+
+
+def _mT(x: Any) -> Any:  # noqa: N802  (numpy's name)
+    return fnp.swapaxes(x, -1, -2)
+
+
+# -- the primitives' front ends ----------------------------------------------------------
+
+
+def inv(a: Any) -> Any:
+    """``numpy.linalg.inv``."""
+    return _la.inv_p.bind(_matrices(a, "inv"))
+
+
+def solve(a: Any, b: Any) -> Any:
+    """``numpy.linalg.solve`` (NumPy 2 semantics: ``b`` is a vector only when 1-D)."""
+    a = _matrices(a, "solve")
+    a, b = _common_float(a, b, "solve")
+    if fnp.ndim(b) == 1:
+        x = _la.solve_p.bind(a, fnp.reshape(b, (-1, 1)))
+        return fnp.reshape(x, x.shape[:-1])
+    return _la.solve_p.bind(a, b)
+
+
+def det(a: Any) -> Any:
+    """``numpy.linalg.det``."""
+    return _la.det_p.bind(_matrices(a, "det"))
+
+
+def slogdet(a: Any) -> SlogdetResult:
+    """``numpy.linalg.slogdet``: ``(sign, logabsdet)``; ``sign`` has derivative 0."""
+    return SlogdetResult(*_la.slogdet_p.bind(_matrices(a, "slogdet")))
+
+
+def cholesky(a: Any, /, *, upper: bool = False) -> Any:
+    """``numpy.linalg.cholesky``: reads the lower (``upper=True``: upper) triangle only,
+    and so does its derivative (NOTE [numpy reads one triangle] in ``ops/linalg.py``)."""
+    a = _matrices(a, "cholesky")
+    if upper:
+        return _mT(_la.cholesky_p.bind(_mT(a)))
+    return _la.cholesky_p.bind(a)
+
+
+def _uplo(a: Any, uplo: str) -> Any:
+    if uplo not in ("L", "U"):
+        raise ValueError("UPLO argument must be 'L' or 'U'")
+    return a if uplo == "L" else _mT(a)
+
+
+def eigh(a: Any, UPLO: str = "L") -> EighResult:  # noqa: N803  (numpy's name)
+    """``numpy.linalg.eigh``: ascending eigenvalues and eigenvectors of a symmetric matrix
+    (its ``UPLO`` triangle is read).  Derivatives need distinct eigenvalues."""
+    a = _uplo(_matrices(a, "eigh"), UPLO)
+    return EighResult(*_la.eigh_p.bind(a, eigenvectors=True))
+
+
+def eigvalsh(a: Any, UPLO: str = "L") -> Any:  # noqa: N803
+    """``numpy.linalg.eigvalsh``."""
+    a = _uplo(_matrices(a, "eigvalsh"), UPLO)
+    return _la.eigh_p.bind(a, eigenvectors=False)[0]
+
+
+def svd(
+    a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False
+) -> Any:
+    """``numpy.linalg.svd``.  Derivatives of ``U``/``Vh`` need ``full_matrices=False`` for
+    non-square matrices, and distinct nonzero singular values."""
+    if hermitian:
+        raise UnsupportedOperationError(
+            "linalg.svd(..., hermitian=True) is not supported; call it with hermitian=False"
+        )
+    a = _matrices(a, "svd", square=False)
+    if not compute_uv:
+        return _la.svd_p.bind(a, full_matrices=False, compute_uv=False)[0]
+    return SVDResult(*_la.svd_p.bind(a, full_matrices=bool(full_matrices), compute_uv=True))
+
+
+def svdvals(x: Any, /) -> Any:
+    """``numpy.linalg.svdvals``: the singular values, descending."""
+    return svd(x, compute_uv=False)
+
+
+def qr(a: Any, mode: str = "reduced") -> Any:
+    """``numpy.linalg.qr`` for ``mode`` 'reduced', 'complete' and 'r'."""
+    a = _matrices(a, "qr", square=False)
+    if mode == "r":
+        return _la.qr_p.bind(a, mode="reduced")[1]
+    if mode not in ("reduced", "complete"):
+        raise UnsupportedOperationError(
+            f"linalg.qr: mode={mode!r} is not supported; use 'reduced', 'complete' or 'r'"
+        )
+    return QRResult(*_la.qr_p.bind(a, mode=mode))
+
+
+def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = _NO_VALUE) -> Any:
+    """``numpy.linalg.pinv`` (a scalar ``rcond``/``rtol``); the derivative holds where the
+    rank is locally constant."""
+    a = _matrices(a, "pinv", square=False)
+    if rcond is None:
+        if rtol is _NO_VALUE:
+            rcond = 1e-15
+        elif rtol is None:
+            rcond = max(a.shape[-2:]) * numpy.finfo(a.dtype).eps
+        else:
+            rcond = rtol
+    elif rtol is not _NO_VALUE:
+        raise ValueError("`rtol` and `rcond` can't be both set.")
+    if numpy.ndim(rcond) != 0:
+        raise UnsupportedOperationError("linalg.pinv: only a scalar rcond/rtol is supported")
+    if hermitian:
+        a = _la.fold_lower(a)
+    return _la.pinv_p.bind(a, rcond=float(rcond))
+
+
+# -- composites --------------------------------------------------------------------------
+
+
+def matrix_power(a: Any, n: int) -> Any:
+    """``numpy.linalg.matrix_power`` by repeated squaring (``inv`` first for ``n < 0``)."""
+    a = fnp.asarray(a) if not isinstance(a, Tracer) and not hasattr(a, "dtype") else a
+    if fnp.ndim(a) < 2 or a.shape[-1] != a.shape[-2]:
+        raise LinAlgError("Last 2 dimensions of the array must be square")
+    try:
+        n = operator.index(n)
+    except TypeError as e:
+        raise TypeError("exponent must be an integer") from e
+    if n == 0:
+        eye = fnp.eye(a.shape[-1], dtype=a.dtype, like=a)
+        return fnp.copy(fnp.broadcast_to(eye, a.shape)) if fnp.ndim(a) > 2 else eye
+    if n < 0:
+        a, n = inv(a), -n
+    result, z = None, a
+    while True:
+        if n & 1:
+            result = z if result is None else fnp.matmul(result, z)
+        n >>= 1
+        if not n:
+            return result
+        z = fnp.matmul(z, z)
+
+
+def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple[Any, Any, Any, Any]:
+    """``numpy.linalg.lstsq``: ``(x, residuals, rank, s)``, ``x = pinv(a) @ b``.
+
+    ``residuals`` is filled when ``a`` is tall and of full rank, else empty (under ``vmap``
+    every batch element must agree on that).  ``rank`` is an integer array.
+    """
+    a, b = _common_float(a, b, "lstsq")
+    if fnp.ndim(a) != 2 or fnp.ndim(b) not in (1, 2):
+        bad = fnp.ndim(a) if fnp.ndim(a) != 2 else fnp.ndim(b)
+        raise LinAlgError(f"{bad}-dimensional array given. Array must be two-dimensional")
+    m, n = a.shape
+    if b.shape[0] != m:
+        raise LinAlgError("Incompatible dimensions")
+    if rcond is None:
+        rcond = numpy.finfo(a.dtype).eps * max(m, n)
+    x = fnp.matmul(_la.pinv_p.bind(a, rcond=float(rcond)), b)
+    s = svdvals(a)
+    rank = fnp.sum(fnp.astype(fnp.greater(s, rcond * fnp.max(s)), numpy.int64))
+    full = fnp.physical(rank) == n
+    if m > n and full.all():
+        r = b - fnp.matmul(a, x)
+        residuals = fnp.sum(r * r, axis=0)
+        if fnp.ndim(b) == 1:
+            residuals = fnp.reshape(residuals, (1,))
+    elif m > n and full.any():
+        raise BatchedControlFlowError(
+            "linalg.lstsq under vmap: some batch elements have full rank and some do not, "
+            "so the residuals would have different sizes; compute them as "
+            "fnp.sum((b - a @ x) ** 2, axis=0) instead."
+        )
+    else:
+        residuals = fnp.zeros((0,), dtype=a.dtype, like=a)
+    return x, residuals, rank, s
+
+
+def _reduce_abs(x: Any, ord: Any, axis: int, keepdims: bool) -> Any:  # noqa: A002
+    ax = fnp.abs(x)
+    if ord == numpy.inf:
+        return fnp.max(ax, axis=axis, keepdims=keepdims)
+    if ord == -numpy.inf:
+        return fnp.min(ax, axis=axis, keepdims=keepdims)
+    if ord == 0:
+        return fnp.sum(fnp.astype(fnp.not_equal(x, 0), x.dtype), axis=axis, keepdims=keepdims)
+    if ord == 1:
+        return fnp.sum(ax, axis=axis, keepdims=keepdims)
+    if ord is None or ord == 2:
+        return fnp.sqrt(fnp.sum(x * x, axis=axis, keepdims=keepdims))
+    if isinstance(ord, str):
+        raise ValueError(f"Invalid norm order '{ord}' for vectors")
+    p = float(ord)
+    return fnp.sum(ax**p, axis=axis, keepdims=keepdims) ** (1.0 / p)
+
+
+def _svd_norm(x: Any, row: int, col: int, reduce: Any) -> Any:
+    return reduce(svdvals(fnp.moveaxis(x, (row, col), (-2, -1))), axis=-1)
 
 
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A002
-    """``numpy.linalg.norm`` for vectors (ord None, 1, 2, inf) and 'fro' for matrices."""
-    if axis is None and ord is None:
-        return fnp.sqrt(
-            fnp.sum(x * x, keepdims=keepdims)
-            if not keepdims
-            else fnp.sum(x * x, axis=tuple(range(fnp.ndim(x))), keepdims=True)
+    """``numpy.linalg.norm``: vector norms (``ord`` None, 0, ±1, ±2, ±inf, any p) and
+    matrix norms (``ord`` None, 'fro', 'nuc', ±1, ±2, ±inf)."""
+    x = _float(x, "norm")
+    rank = fnp.ndim(x)
+    if axis is None:
+        if ord is None or (ord in ("f", "fro") and rank == 2) or (ord == 2 and rank == 1):
+            out = fnp.sqrt(fnp.sum(x * x))
+            return fnp.reshape(out, (1,) * rank) if keepdims else out
+        if rank not in (1, 2):
+            raise ValueError("Improper number of dimensions to norm.")
+        axis = tuple(range(rank))
+    elif not isinstance(axis, tuple):
+        try:
+            axis = (operator.index(axis),)
+        except TypeError as e:
+            raise TypeError("'axis' must be None, an integer or a tuple of integers") from e
+    axis = tuple(a % rank if -rank <= a < rank else _bad_axis(a, rank) for a in axis)
+    if len(axis) == 1:
+        return _reduce_abs(x, ord, axis[0], keepdims)
+    if len(axis) != 2:
+        raise ValueError("Improper number of dimensions to norm.")
+    row, col = axis
+    if row == col:
+        raise ValueError("Duplicate axes given.")
+    if ord == 2:
+        out = _svd_norm(x, row, col, fnp.max)
+    elif ord == -2:
+        out = _svd_norm(x, row, col, fnp.min)
+    elif ord in (1, -1):
+        reduce = fnp.max if ord == 1 else fnp.min
+        out = reduce(fnp.sum(fnp.abs(x), axis=row), axis=col - (col > row))
+    elif ord in (numpy.inf, -numpy.inf):
+        reduce = fnp.max if ord == numpy.inf else fnp.min
+        out = reduce(fnp.sum(fnp.abs(x), axis=col), axis=row - (row > col))
+    elif ord in (None, "fro", "f"):
+        out = fnp.sqrt(fnp.sum(x * x, axis=axis))
+    elif ord == "nuc":
+        out = _svd_norm(x, row, col, fnp.sum)
+    else:
+        raise ValueError("Invalid norm order for matrices.")
+    if keepdims:
+        shape = list(x.shape)
+        shape[row] = shape[col] = 1
+        out = fnp.reshape(out, tuple(shape))
+    return out
+
+
+def _bad_axis(axis: int, rank: int) -> int:
+    raise numpy.exceptions.AxisError(axis, rank)
+
+
+def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Any:  # noqa: A002
+    """``numpy.linalg.matrix_norm`` (over the last two axes)."""
+    return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
+
+
+def vector_norm(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:  # noqa: A002
+    """``numpy.linalg.vector_norm`` (``axis=None``: over all elements)."""
+    x = _float(x, "vector_norm")
+    if axis is None:
+        out = _reduce_abs(fnp.ravel(x), ord, 0, False)
+        return fnp.reshape(out, (1,) * fnp.ndim(x)) if keepdims else out
+    if isinstance(axis, tuple):
+        rank = fnp.ndim(x)
+        axes = tuple(a % rank for a in axis)
+        rest = [i for i in range(rank) if i not in axes]
+        moved = fnp.transpose(x, rest + list(axes))
+        flat = fnp.reshape(moved, tuple(x.shape[i] for i in rest) + (-1,))
+        out = _reduce_abs(flat, ord, -1, False)
+        if keepdims:
+            out = fnp.reshape(out, tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
+        return out
+    return _reduce_abs(x, ord, axis, keepdims)
+
+
+def cond(x: Any, p: Any = None) -> Any:
+    """``numpy.linalg.cond``: ``s[0] / s[-1]`` for ``p`` None/2 (-2: the inverse), else
+    ``norm(x, p) * norm(inv(x), p)``."""
+    x = _matrices(x, "cond", square=p not in (None, 2, -2))
+    if p in (None, 2, -2):
+        s = svdvals(x)
+        first, last = s[..., 0], s[..., -1]
+        return first / last if p != -2 else last / first
+    return norm(x, p, axis=(-2, -1)) * norm(inv(x), p, axis=(-2, -1))
+
+
+def matrix_rank(A: Any, tol: Any = None, hermitian: bool = False, *, rtol: Any = None) -> Any:  # noqa: N803
+    """``numpy.linalg.matrix_rank`` (an integer, so no derivative)."""
+    A = _float(A, "matrix_rank")  # noqa: N806
+    if fnp.ndim(A) < 2:
+        return int(not fnp.all(fnp.equal(A, 0)))
+    s = svdvals(_la.fold_lower(A) if hermitian else A)
+    if tol is None:
+        if rtol is None:
+            rtol = max(A.shape[-2:]) * numpy.finfo(s.dtype).eps
+        tol = fnp.max(s, axis=-1, keepdims=True) * rtol
+    else:
+        tol = fnp.expand_dims(fnp.asarray(tol), -1)
+    return fnp.sum(fnp.astype(fnp.greater(s, tol), numpy.intp), axis=-1)
+
+
+def multi_dot(arrays: Any, *, out: Any = None) -> Any:
+    """``numpy.linalg.multi_dot``: the chain product in the cheapest order."""
+    if out is not None:
+        raise UnsupportedOperationError(
+            "linalg.multi_dot(..., out=...): ftransforms arrays are immutable; use the return value"
         )
-    if isinstance(axis, int) or (axis is None and fnp.ndim(x) == 1):
-        axis = 0 if axis is None else axis
-        if ord is None or ord == 2:
-            return fnp.sqrt(fnp.sum(x * x, axis=axis, keepdims=keepdims))
-        if ord == 1:
-            return fnp.sum(fnp.abs(x), axis=axis, keepdims=keepdims)
-        if ord == fnp.inf:
-            return fnp.max(fnp.abs(x), axis=axis, keepdims=keepdims)
-    if ord in (None, "fro"):
-        return fnp.sqrt(fnp.sum(x * x, axis=axis, keepdims=keepdims))
-    raise UnsupportedOperationError(
-        f"linalg.norm: ord={ord!r} with axis={axis!r} is not supported yet"
-    )
+    arrays = list(arrays)
+    n = len(arrays)
+    if n < 2:
+        raise ValueError("Expecting at least two arrays.")
+    if n == 2:
+        return fnp.dot(arrays[0], arrays[1])
+    arrays = [a if isinstance(a, Tracer) or hasattr(a, "dtype") else fnp.asarray(a) for a in arrays]
+    first, last = fnp.ndim(arrays[0]), fnp.ndim(arrays[-1])
+    if first == 1:
+        arrays[0] = fnp.reshape(arrays[0], (1, -1))
+    if last == 1:
+        arrays[-1] = fnp.reshape(arrays[-1], (-1, 1))
+    for a in arrays:
+        if fnp.ndim(a) != 2:
+            raise LinAlgError(
+                f"{fnp.ndim(a)}-dimensional array given. Array must be two-dimensional"
+            )
+    order = _chain_order([a.shape for a in arrays])
+    result = _chain_product(arrays, order, 0, n - 1)
+    if first == 1 and last == 1:
+        return result[0, 0]
+    if first == 1 or last == 1:
+        return fnp.ravel(result)
+    return result
+
+
+def _chain_order(shapes: list[tuple[int, int]]) -> list[list[int]]:
+    """The split points of the cheapest parenthesization (Cormen et al., 15.2)."""
+    n = len(shapes)
+    p = [s[0] for s in shapes] + [shapes[-1][1]]
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = math.inf
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1]
+                if c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+    return split
+
+
+def _chain_product(arrays: list, split: list[list[int]], i: int, j: int) -> Any:
+    if i == j:
+        return arrays[i]
+    k = split[i][j]
+    return fnp.matmul(_chain_product(arrays, split, i, k), _chain_product(arrays, split, k + 1, j))
+
+
+# -- the array-API names numpy.linalg also has -------------------------------------------
+
+
+def matmul(x1: Any, x2: Any, /) -> Any:
+    """``numpy.linalg.matmul``."""
+    return fnp.matmul(x1, x2)
+
+
+def matrix_transpose(x: Any, /) -> Any:
+    """``numpy.linalg.matrix_transpose``: swap the last two axes."""
+    if fnp.ndim(x) < 2:
+        raise ValueError("Input array must be at least 2-dimensional")
+    return _mT(x)
+
+
+def outer(x1: Any, x2: Any, /) -> Any:
+    """``numpy.linalg.outer`` (1-D inputs)."""
+    if fnp.ndim(x1) != 1 or fnp.ndim(x2) != 1:
+        raise ValueError("Input arrays must be one-dimensional")
+    return fnp.outer(x1, x2)
+
+
+def tensordot(x1: Any, x2: Any, /, *, axes: Any = 2) -> Any:
+    """``numpy.linalg.tensordot``."""
+    return fnp.tensordot(x1, x2, axes=axes)
+
+
+def diagonal(x: Any, /, *, offset: int = 0) -> Any:
+    """``numpy.linalg.diagonal`` (of the last two axes; ``offset`` 0)."""
+    if offset:
+        raise UnsupportedOperationError("linalg.diagonal: offset != 0 is not supported yet")
+    return fnp.einsum("...ii->...i", x)
+
+
+def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Any:
+    """``numpy.linalg.trace`` (of the last two axes; ``offset`` 0)."""
+    if offset:
+        raise UnsupportedOperationError("linalg.trace: offset != 0 is not supported yet")
+    out = fnp.einsum("...ii->...", x)
+    return out if dtype is None else fnp.astype(out, dtype)

@@ -8,6 +8,7 @@ raises :class:`UnsupportedOperationError` naming the function.
 from __future__ import annotations
 
 import itertools
+import sys
 from typing import Any
 
 import numpy
@@ -26,7 +27,7 @@ _REDUCE = {
     "logical_and": "all",
     "logical_or": "any",
 }
-_ACCUMULATE = {"add": "cumsum"}
+_ACCUMULATE = {"add": "cumsum", "multiply": "cumprod"}
 
 #: numpy function names handled through __array_function__ (same name in fnp).
 FUNCTION_NAMES = """
@@ -37,11 +38,32 @@ flip where clip round around take_along_axis take nonzero dot vdot inner outer t
 einsum trace zeros_like ones_like full_like empty_like copy shape ndim size result_type
 allclose real imag conj conjugate fix
 """.split()
+# ... and those of ftransforms/numpy/_more.py.
+FUNCTION_NAMES += """
+sinc nan_to_num cumprod average ptp nansum nanmean nanmax nanmin tile repeat fliplr flipud
+roll rot90 pad diagonal diag triu tril meshgrid dstack column_stack atleast_3d sort argsort
+partition argpartition searchsorted select
+""".split()
 
 FUNCTIONS: dict[Any, Any] = {
     getattr(numpy, n): getattr(fnp, n) for n in FUNCTION_NAMES if hasattr(numpy, n)
 }
 FUNCTIONS[numpy.linalg.norm] = fnp.linalg.norm
+
+#: numpy.linalg function names handled through __array_function__ (same name in fnp.linalg).
+LINALG_NAMES = """
+inv solve det slogdet cholesky eigh eigvalsh svd svdvals qr pinv matrix_power lstsq
+norm matrix_norm vector_norm cond matrix_rank multi_dot matmul matrix_transpose outer
+tensordot diagonal trace
+""".split()
+FUNCTIONS.update(
+    {
+        getattr(numpy.linalg, n): getattr(fnp.linalg, n)
+        for n in LINALG_NAMES
+        if hasattr(numpy.linalg, n)
+    }
+)
+FUNCTIONS[numpy.kron] = fnp.kron
 
 
 def _call_form(values: Any) -> str:
@@ -79,7 +101,7 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
             f"on tracers; call it without them (fnp.where(mask, a, b) replaces where=)"
         )
     if method == "__call__":
-        fn = getattr(fnp, _UFUNC_ALIASES.get(name, name), None)
+        fn = getattr(fnp, _UFUNC_ALIASES.get(name, name), None) or _scipy_special_ufunc(ufunc)
         if fn is None:
             raise _unsupported(f"numpy.{name}", inputs)
         out = fn(*inputs)
@@ -90,6 +112,16 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     else:
         raise _unsupported(f"numpy.{name}.{method}", inputs)
     return out if dtype is None else fnp.astype(out, dtype)
+
+
+def _scipy_special_ufunc(ufunc: Any) -> Any:
+    """The ``ftransforms.scipy.special`` function for a ``scipy.special`` ufunc, or None."""
+    sp = sys.modules.get("scipy.special")
+    if sp is None or getattr(sp, ufunc.__name__, None) is not ufunc:
+        return None
+    from ftransforms.scipy import special  # noqa: PLC0415
+
+    return special.UFUNCS.get(ufunc.__name__)
 
 
 def handle_function(func: Any, args: tuple, kwargs: dict) -> Any:

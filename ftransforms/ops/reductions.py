@@ -137,4 +137,93 @@ cumsum_p = defop(
     batch=scan,
 )
 
+# NOTE [cumprod at zeros]: where x has no zero the derivatives of y = cumprod(x) are
+# y * cumsum(x_dot / x) (JVP) and reverse_cumsum(y_bar * y) / x (VJP).  Where it has one,
+# they are computed without division, by associative scans (log-depth, like JAX's
+# cumprod): the JVP scans pairs (x, x_dot) under (a, da)(b, db) = (ab, da b + a db); the
+# VJP is x_bar_j = E_j S_j with E_j = prod_{k<j} x_k and S_j = sum_{i>=j} y_bar_i
+# prod_{j<k<=i} x_k, the reverse recurrence S_j = y_bar_j + x_{j+1} S_{j+1} scanned as a
+# composition of affine maps.  Both are built from primitives, so every order is exact.
+
+
+def _slice_along(x, axis, start, stop, step=None):
+    return fnp.getitem(x, (slice(None),) * axis + (slice(start, stop, step),))
+
+
+def _interleave(a, b, axis):
+    """a[0], b[0], a[1], b[1], ... along ``axis`` (len(a) is len(b) or len(b) + 1)."""
+    na, nb = a.shape[axis], b.shape[axis]
+    pairs = fnp.stack([_slice_along(a, axis, 0, nb), b], axis=axis + 1)
+    shape = pairs.shape
+    out = fnp.reshape(pairs, shape[:axis] + (2 * nb,) + shape[axis + 2 :])
+    if na > nb:
+        out = fnp.concatenate([out, _slice_along(a, axis, nb, None)], axis=axis)
+    return out
+
+
+def associative_scan(fn, elems, axis):
+    """Inclusive scan of the tuple of arrays ``elems`` along ``axis`` with the associative
+    ``fn(earlier, later) -> combined`` (tuples in, tuple out), in O(log n) depth."""
+    n = elems[0].shape[axis]
+    if n < 2:
+        return elems
+    reduced = fn(
+        tuple(_slice_along(e, axis, 0, n - 1, 2) for e in elems),
+        tuple(_slice_along(e, axis, 1, None, 2) for e in elems),
+    )
+    odd = associative_scan(fn, reduced, axis)
+    rest = tuple(_slice_along(e, axis, 2, None, 2) for e in elems)
+    if n % 2 == 0:
+        even = fn(tuple(_slice_along(o, axis, 0, -1) for o in odd), rest)
+    else:
+        even = fn(odd, rest)
+    even = tuple(
+        fnp.concatenate([_slice_along(e, axis, 0, 1), r], axis=axis) for e, r in zip(elems, even)
+    )
+    return tuple(_interleave(a, b, axis) for a, b in zip(even, odd))
+
+
+def _has_zero(x):
+    return bool((fnp.physical(x) == 0).any())
+
+
+def _product_rule(a, b):
+    (x, dx), (y, dy) = a, b
+    return x * y, dx * y + x * dy
+
+
+def _compose_later_first(a, b):
+    # In the flipped scan, ``b`` is f_j and ``a`` is f_{j+1} o ... ; f(s) = B + A s.
+    (a_mul, a_add), (b_mul, b_add) = a, b
+    return a_mul * b_mul, b_add + b_mul * a_add
+
+
+def _cumprod_jvp(x_dot, y, x, axis):
+    if not _has_zero(x):
+        return y * cumsum_p.bind(x_dot / x, axis=axis)
+    return associative_scan(_product_rule, (x, x_dot), axis)[1]
+
+
+def _cumprod_vjp(y_bar, y, x, axis):
+    if not _has_zero(x):
+        return _reverse_cumsum(y_bar * y, axis) / x
+    rev = (slice(None),) * axis + (slice(None, None, -1),)
+    one = fnp.ones_like(_slice_along(x, axis, 0, 1))
+    exclusive = fnp.concatenate([one, _slice_along(y, axis, 0, -1)], axis=axis)
+    x_next = fnp.concatenate([_slice_along(x, axis, 1, None), one], axis=axis)
+    flipped = (fnp.getitem(x_next, rev), fnp.getitem(y_bar, rev))
+    tail_sums = fnp.getitem(associative_scan(_compose_later_first, flipped, axis)[1], rev)
+    return exclusive * tail_sums
+
+
+cumprod_p = defop(
+    "cumprod",
+    lambda xp, x, axis: xp.cumprod(x, axis=axis),
+    jvp=(_cumprod_jvp,),
+    vjp=(_cumprod_vjp,),
+    batch=scan,
+    doc="``numpy.cumprod`` along one axis; derivatives exact at zeros (NOTE [cumprod at "
+    "zeros]).",
+)
+
 __all__ = [name for name in dir() if name.endswith("_p")]

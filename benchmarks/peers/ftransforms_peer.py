@@ -1,0 +1,179 @@
+"""ftransforms, and the naive Python loop over ftransforms.grad/vjp/jvp.
+
+The model code is plain ``import numpy as np`` (what ftransforms users write); W5 uses the
+explicit ``ftransforms.numpy`` namespace so that its no-transform row measures
+``fnp.sin(x)`` against ``np.sin(x)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from benchmarks.cases import param_names
+from benchmarks.peers import Peer
+from benchmarks.peers.numpy_peer import cupy_or_unavailable
+from benchmarks.reference import w5_chain
+
+P3 = param_names(3)
+
+# -- user code: plain NumPy --------------------------------------------------------------
+
+
+def mlp_loss(p: tuple, x: Any, y: Any) -> Any:
+    """Softmax cross-entropy of one example (W1)."""
+    w1, b1, w2, b2, w3, b3 = p
+    h = np.tanh(x @ w1.T + b1)
+    h = np.tanh(h @ w2.T + b2)
+    logits = h @ w3.T + b3
+    m = logits.max()
+    return np.log(np.sum(np.exp(logits - m))) + m - logits[y]
+
+
+def relu_net(p: tuple, x: Any) -> Any:
+    w1, b1, w2, b2, w3, b3 = p
+    h = np.maximum(x @ w1.T + b1, 0)
+    h = np.maximum(h @ w2.T + b2, 0)
+    return h @ w3.T + b3
+
+
+def mse(p: tuple, x: Any, y: Any) -> Any:
+    return np.mean((relu_net(p, x) - y) ** 2)
+
+
+class FtransformsPeer(Peer):
+    name = "ftransforms"
+
+    def setup(self, device: str, threads: int) -> None:
+        super().setup(device, threads)
+        import ftransforms
+        import ftransforms.numpy as fnp
+
+        self.ft, self.fnp = ftransforms, fnp
+        self.xp = cupy_or_unavailable() if device == "cuda" else np
+        self.version = getattr(ftransforms, "__version__", "")
+        if not self.version:
+            from importlib.metadata import version
+
+            self.version = version("ftransforms")
+
+    def convert(self, inputs: dict) -> dict:
+        return {k: self.xp.asarray(v) for k, v in inputs.items()}
+
+    def sync(self, out: Any) -> None:
+        if self.xp is not np:
+            self.xp.cuda.get_current_stream().synchronize()
+
+    def to_numpy(self, out: Any) -> list:
+        leaves = out if isinstance(out, list) else [out]
+        return [self.xp.asnumpy(v) if self.xp is not np else np.asarray(v) for v in leaves]
+
+    # each method returns a callable producing the canonical list of leaves
+
+    def w1(self, case, inp):
+        p = tuple(inp[k] for k in P3)
+        per_example = self.ft.vmap(self.ft.grad(mlp_loss), in_dims=(None, 0, 0))
+        return lambda: list(per_example(p, inp["x"], inp["y"]))
+
+    def w2(self, case, inp):
+        w, b, x = inp["w"], inp["b"], inp["x"]
+        jac = {"jacrev": self.ft.jacrev, "jacfwd": self.ft.jacfwd}[case.mode]
+        j = jac(lambda v: np.tanh(w @ v + b))
+        return lambda: [j(x)]
+
+    def w3(self, case, inp):
+        a, x = inp["a"], inp["x"]
+        h = self.ft.hessian(lambda v: np.sum(np.tanh(a @ v) ** 2) + np.sum(v**2) ** 2)
+        return lambda: [h(x)]
+
+    def _task_loss(self, lr):
+        grad = self.ft.grad
+
+        def task_loss(p, xs, ys, xq, yq):
+            g = grad(mse)(p, xs, ys)
+            return mse(tuple(a - lr * ga for a, ga in zip(p, g)), xq, yq)
+
+        return task_loss
+
+    def w4(self, case, inp):
+        ft, task_loss = self.ft, self._task_loss(case.extra["lr"])
+        p = tuple(inp[k] for k in P3)
+        data = tuple(inp[k] for k in ("xs", "ys", "xq", "yq"))
+
+        def meta_loss(p, xs, ys, xq, yq):
+            return np.mean(ft.vmap(task_loss, in_dims=(None, 0, 0, 0, 0))(p, xs, ys, xq, yq))
+
+        meta_grad = ft.grad(meta_loss)
+        return lambda: list(meta_grad(p, *data))
+
+    def w5(self, case, inp):
+        ft, fnp, x = self.ft, self.fnp, inp["x"]
+        chain = lambda v: w5_chain(fnp, v)
+        g = ft.grad(lambda v: fnp.sum(w5_chain(fnp, v)))
+        fn = {"none": chain, "grad": g, "vmap": ft.vmap(chain), "vmap_grad": ft.vmap(g)}
+        f = fn[case.mode]
+        return lambda: [f(x)]
+
+
+class LoopPeer(FtransformsPeer):
+    """The naive loop: one ftransforms.grad (vjp, jvp) call per example / task / basis
+    vector, results stacked."""
+
+    name = "loop"
+
+    def w1(self, case, inp):
+        p = tuple(inp[k] for k in P3)
+        g, x, y, xp = self.ft.grad(mlp_loss), inp["x"], inp["y"], self.xp
+
+        def run():
+            grads = [g(p, x[i], y[i]) for i in range(x.shape[0])]
+            return [xp.stack([gi[k] for gi in grads]) for k in range(len(p))]
+
+        return run
+
+    def w2(self, case, inp):
+        ft, xp = self.ft, self.xp
+        w, b, x = inp["w"], inp["b"], inp["x"]
+        f = lambda v: np.tanh(w @ v + b)
+        eye = xp.eye(x.shape[0], dtype=x.dtype)
+        if case.mode == "jacrev":
+
+            def run():
+                _, vjp_fn = ft.vjp(f, x)
+                return [xp.stack([vjp_fn(e)[0] for e in eye])]
+        else:
+
+            def run():
+                return [xp.stack([ft.jvp(f, (x,), (e,))[1] for e in eye], axis=1)]
+
+        return run
+
+    def w3(self, case, inp):
+        ft, xp = self.ft, self.xp
+        a, x = inp["a"], inp["x"]
+        g = ft.grad(lambda v: np.sum(np.tanh(a @ v) ** 2) + np.sum(v**2) ** 2)
+        eye = xp.eye(x.shape[0], dtype=x.dtype)
+        return lambda: [xp.stack([ft.jvp(g, (x,), (e,))[1] for e in eye], axis=1)]
+
+    def w4(self, case, inp):
+        g = self.ft.grad(self._task_loss(case.extra["lr"]))
+        p = tuple(inp[k] for k in P3)
+        xs, ys, xq, yq = (inp[k] for k in ("xs", "ys", "xq", "yq"))
+        n = xs.shape[0]
+
+        def run():
+            grads = [g(p, xs[t], ys[t], xq[t], yq[t]) for t in range(n)]
+            return [sum(gt[k] for gt in grads) / n for k in range(len(p))]
+
+        return run
+
+    def w5(self, case, inp):
+        if case.mode in ("none", "grad"):
+            return "no batch to loop over: the ftransforms row"
+        ft, fnp, xp, x = self.ft, self.fnp, self.xp, inp["x"]
+        if case.mode == "vmap":
+            f = lambda v: w5_chain(fnp, v)
+        else:
+            f = ft.grad(lambda v: fnp.sum(w5_chain(fnp, v)))
+        return lambda: [xp.stack([f(x[i]) for i in range(x.shape[0])])]

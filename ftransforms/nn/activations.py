@@ -1,0 +1,104 @@
+"""Activation functions, softmax and friends (``jax.nn`` / ``torch.nn.functional`` names).
+
+Conventions at kinks follow ``jax.nn``: ``relu'(0) = 0``, ``leaky_relu'(0) = 1``.
+``sigmoid`` (``expit``, ops/special.py) and ``softplus`` (ops/nn.py) are primitives with
+overflow-free implementations; ``log_softmax``/``softmax``/``logsumexp`` are
+``ftransforms.scipy.special``'s (the maximum subtracted under ``stop_gradient``), with
+``jax.nn``'s default axis.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import ftransforms.numpy as fnp
+from ftransforms.ops.nn import softplus_p
+from ftransforms.ops.special import erf_p, expit_p
+from ftransforms.scipy import special as _special
+
+
+def relu(x: Any) -> Any:
+    """``max(x, 0)``, with derivative 0 at 0 (like ``jax.nn.relu``)."""
+    return fnp.where(x > 0, x, 0)
+
+
+def relu6(x: Any) -> Any:
+    """``min(max(x, 0), 6)`` (derivative 0 at both kinks)."""
+    return fnp.where(x <= 0, 0, fnp.where(x >= 6, 6, x))
+
+
+def leaky_relu(x: Any, negative_slope: float = 0.01) -> Any:
+    """``x`` for ``x >= 0``, ``negative_slope * x`` otherwise."""
+    return fnp.where(x >= 0, x, negative_slope * x)
+
+
+def elu(x: Any, alpha: float = 1.0) -> Any:
+    """``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` otherwise."""
+    return fnp.where(x > 0, x, alpha * fnp.expm1(fnp.where(x > 0, 0, x)))
+
+
+def sigmoid(x: Any) -> Any:
+    """The logistic function ``1 / (1 + exp(-x))`` (no overflow warnings)."""
+    return expit_p.bind(x)
+
+
+def log_sigmoid(x: Any) -> Any:
+    """``log(sigmoid(x)) = -softplus(-x)``."""
+    return -softplus_p.bind(-x)
+
+
+def softplus(x: Any, beta: float = 1.0, threshold: float | None = None) -> Any:
+    """``log(1 + exp(beta * x)) / beta``, computed stably.
+
+    ``threshold`` is accepted for torch compatibility; the computation never overflows, so
+    it is not needed (torch returns ``x`` above it, which differs by at most
+    ``exp(-threshold)``) and is ignored.
+    """
+    if beta == 1:
+        return softplus_p.bind(x)
+    return softplus_p.bind(beta * x) / beta
+
+
+def silu(x: Any) -> Any:
+    """``x * sigmoid(x)`` (also called swish)."""
+    return x * expit_p.bind(x)
+
+
+swish = silu
+
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_SQRT_HALF = math.sqrt(0.5)
+
+
+def gelu(x: Any, approximate: Any = "none") -> Any:
+    """The Gaussian error linear unit.
+
+    ``approximate="none"`` (or ``False``; torch's default): ``x * Phi(x)`` with the exact
+    normal CDF ``Phi(x) = (1 + erf(x / sqrt 2)) / 2``.  ``approximate="tanh"`` (or
+    ``True``; ``jax.nn.gelu``'s default): ``x/2 * (1 + tanh(sqrt(2/pi) (x + 0.044715
+    x^3)))``.  The exact form evaluates ``erf`` with SciPy (``ftransforms.scipy.special``),
+    the tanh form needs NumPy only.
+    """
+    if approximate in ("tanh", True):
+        inner = _SQRT_2_OVER_PI * (x + 0.044715 * (x * x * x))
+        return 0.5 * x * (1 + fnp.tanh(inner))
+    if approximate not in ("none", False):
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return 0.5 * x * (1 + erf_p.bind(x * _SQRT_HALF))
+
+
+def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    """``log(sum(exp(x), axis))`` without overflow (``ftransforms.scipy.special``'s)."""
+    return _special.logsumexp(x, axis=axis, keepdims=keepdims)
+
+
+def log_softmax(x: Any, axis: int = -1) -> Any:
+    """``x - logsumexp(x, axis)`` (default: the last axis, like ``jax.nn``)."""
+    return _special.log_softmax(x, axis=axis)
+
+
+def softmax(x: Any, axis: int = -1) -> Any:
+    """``exp(x) / sum(exp(x), axis)`` without overflow (default: the last axis)."""
+    return _special.softmax(x, axis=axis)

@@ -1,0 +1,479 @@
+"""Layers as pure functions of arrays and parameter pytrees (``torch.nn.functional``
+semantics and layouts: NCHW images, ``(out, in)`` linear weights, ``(out, in/groups, kh,
+kw)`` convolution kernels).
+
+Every function works on arrays and tracers alike, under every transform; the convolution
+and window primitives they use are declared in ``ftransforms/ops/nn.py``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy
+
+import ftransforms.numpy as fnp
+from ftransforms.nn._utils import out_size, padding_pairs, pair, positive_pair
+from ftransforms.ops.nn import (
+    conv2d_p,
+    conv_transpose2d_p,
+    max_pool2d_p,
+    sliding_windows_p,
+    window_sum_p,
+)
+
+# -- dense -------------------------------------------------------------------------------
+
+
+def linear(params: Any, x: Any) -> Any:
+    """``x @ w.T + b`` for ``params = {"w": (out, in), "b": (out,) or None}``; ``x`` is
+    ``(..., in)``."""
+    w = params["w"]
+    y = fnp.matmul(x, fnp.transpose(w))
+    b = params.get("b") if isinstance(params, dict) else None
+    return y if b is None else y + b
+
+
+def mlp(params: Any, x: Any, activation: Any = None) -> Any:
+    """A multilayer perceptron: ``linear`` layers (``params`` from :func:`init_mlp`) with
+    ``activation`` (default ``relu``) between them, none after the last."""
+    if activation is None:
+        from ftransforms.nn.activations import relu as activation  # noqa: PLC0415
+    for k, layer in enumerate(params):
+        x = linear(layer, x)
+        if k < len(params) - 1:
+            x = activation(x)
+    return x
+
+
+# -- convolution ---------------------------------------------------------------------------
+
+
+def _conv_padding(padding: Any, kernel: tuple, stride: tuple, dilation: tuple, where: str):
+    if isinstance(padding, str):
+        if padding == "valid":
+            return ((0, 0), (0, 0))
+        if padding == "same":
+            if stride != (1, 1):
+                raise ValueError(
+                    f"{where}: padding='same' is not supported for strided convolutions"
+                )
+            out = []
+            for k, d in zip(kernel, dilation):
+                total = d * (k - 1)
+                out.append((total // 2, total - total // 2))
+            return tuple(out)
+        raise ValueError(
+            f"{where}: padding must be 'valid', 'same', an int or pairs, got {padding!r}"
+        )
+    return padding_pairs(padding, where)
+
+
+def _common_float(x: Any, w: Any) -> tuple[Any, Any]:
+    dt = fnp.result_type(x, w)
+    if dt.kind not in "fc":
+        dt = numpy.dtype(numpy.float64)
+    return fnp.astype(x, dt), fnp.astype(w, dt)
+
+
+def conv2d(
+    x: Any,
+    w: Any,
+    b: Any = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+) -> Any:
+    """2-D convolution (cross-correlation, like ``torch.nn.functional.conv2d``).
+
+    ``x``: ``(N, C, H, W)`` or unbatched ``(C, H, W)``; ``w``: ``(O, C/groups, kh, kw)``;
+    ``b``: ``(O,)`` or None.  ``padding``: an int, ``(ph, pw)``, ``((top, bottom), (left,
+    right))``, ``'valid'`` or ``'same'``.  Returns ``(N, O, Ho, Wo)`` (or ``(O, Ho, Wo)``).
+
+    Example:
+        >>> import numpy as np
+        >>> conv2d(np.ones((1, 2, 5, 5)), np.ones((3, 2, 3, 3)), padding=1).shape
+        (1, 3, 5, 5)
+    """
+    where = "conv2d(x, w)"
+    if fnp.ndim(w) != 4:
+        raise ValueError(f"{where}: w must have shape (O, C/groups, kh, kw), got {fnp.shape(w)}")
+    unbatched = fnp.ndim(x) == 3
+    if unbatched:
+        x = fnp.expand_dims(x, 0)
+    elif fnp.ndim(x) != 4:
+        raise ValueError(
+            f"{where}: x must have shape (N, C, H, W) or (C, H, W), got {fnp.shape(x)}"
+        )
+    groups = int(groups)
+    o, cg, kh, kw = fnp.shape(w)
+    c = fnp.shape(x)[1]
+    if groups < 1 or c != cg * groups or o % groups:
+        raise ValueError(
+            f"{where}: with groups={groups}, x's {c} channels must equal w.shape[1] * groups "
+            f"= {cg * groups} and w's {o} output channels must be a multiple of groups"
+        )
+    stride = positive_pair(stride, "stride", where)
+    dilation = positive_pair(dilation, "dilation", where)
+    pads = _conv_padding(padding, (kh, kw), stride, dilation, where)
+    h, wd = fnp.shape(x)[2:]
+    for n, k, s, d, (lo, hi) in zip((h, wd), (kh, kw), stride, dilation, pads):
+        if out_size(n, k, s, d, lo, hi) < 1:
+            raise ValueError(
+                f"{where}: the (dilated) kernel is larger than the padded input: input "
+                f"{(h, wd)}, kernel {(kh, kw)}, dilation {dilation}, padding {pads}"
+            )
+    x, w = _common_float(x, w)
+    y = conv2d_p.bind(x, w, stride=stride, padding=pads, dilation=dilation, groups=groups)
+    if b is not None:
+        y = y + fnp.reshape(b, (-1, 1, 1))
+    return fnp.squeeze(y, 0) if unbatched else y
+
+
+def conv_transpose2d(
+    x: Any,
+    w: Any,
+    b: Any = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    output_padding: Any = 0,
+    groups: int = 1,
+    dilation: Any = 1,
+) -> Any:
+    """Transposed 2-D convolution (``torch.nn.functional.conv_transpose2d``, same argument
+    order): ``x`` ``(N, C_in, H, W)`` or ``(C_in, H, W)``, ``w`` ``(C_in, C_out/groups, kh,
+    kw)``; the output has ``(H - 1) * stride - 2 * padding + dilation * (kh - 1) +
+    output_padding + 1`` rows.  It is the derivative of :func:`conv2d` with respect to its
+    input."""
+    where = "conv_transpose2d(x, w)"
+    if fnp.ndim(w) != 4:
+        raise ValueError(
+            f"{where}: w must have shape (C_in, C_out/groups, kh, kw), got {fnp.shape(w)}"
+        )
+    unbatched = fnp.ndim(x) == 3
+    if unbatched:
+        x = fnp.expand_dims(x, 0)
+    elif fnp.ndim(x) != 4:
+        raise ValueError(
+            f"{where}: x must have shape (N, C, H, W) or (C, H, W), got {fnp.shape(x)}"
+        )
+    groups = int(groups)
+    cin, _, kh, kw = fnp.shape(w)
+    if fnp.shape(x)[1] != cin or cin % groups:
+        raise ValueError(
+            f"{where}: x has {fnp.shape(x)[1]} channels, w.shape[0] is {cin} (it must match, "
+            f"and be a multiple of groups={groups})"
+        )
+    stride = positive_pair(stride, "stride", where)
+    dilation = positive_pair(dilation, "dilation", where)
+    ph, pw = _pair_nonneg(padding, where)
+    oph, opw = _pair_nonneg(output_padding, where, "output_padding")
+    for op, s, d in ((oph, stride[0], dilation[0]), (opw, stride[1], dilation[1])):
+        if op >= max(s, d):
+            raise ValueError(f"{where}: output_padding must be smaller than stride or dilation")
+    h, wd = fnp.shape(x)[2:]
+    in_size = (
+        (h - 1) * stride[0] - 2 * ph + dilation[0] * (kh - 1) + oph + 1,
+        (wd - 1) * stride[1] - 2 * pw + dilation[1] * (kw - 1) + opw + 1,
+    )
+    if min(in_size) < 1:
+        raise ValueError(f"{where}: the output size {in_size} is not positive")
+    x, w = _common_float(x, w)
+    y = conv_transpose2d_p.bind(
+        x,
+        w,
+        in_size=in_size,
+        stride=stride,
+        padding=((ph, ph), (pw, pw)),
+        dilation=dilation,
+        groups=groups,
+    )
+    if b is not None:
+        y = y + fnp.reshape(b, (-1, 1, 1))
+    return fnp.squeeze(y, 0) if unbatched else y
+
+
+def _pair_nonneg(v: Any, where: str, name: str = "padding") -> tuple[int, int]:
+    p = pair(v, name, where)
+    if min(p) < 0:
+        raise ValueError(f"{where}: {name} must be non-negative, got {v!r}")
+    return p
+
+
+# -- sliding windows and pooling -------------------------------------------------------------
+
+
+def sliding_windows(
+    x: Any,
+    kernel_size: Any,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    pad_value: float = 0.0,
+) -> Any:
+    """The sliding windows of the last two axes: ``(..., H, W) -> (..., Ho, Wo, kh, kw)``
+    (a view when nothing is padded).  The building block of pooling; ``unfold`` in torch
+    terms, with the window axes last."""
+    where = "sliding_windows(x, kernel_size)"
+    kernel = positive_pair(kernel_size, "kernel_size", where)
+    stride = positive_pair(stride, "stride", where)
+    dilation = positive_pair(dilation, "dilation", where)
+    pads = padding_pairs(padding, where)
+    if fnp.ndim(x) < 2:
+        raise ValueError(f"{where}: x needs at least two axes, got shape {fnp.shape(x)}")
+    h, w = fnp.shape(x)[-2:]
+    for n, k, s, d, (lo, hi) in zip((h, w), kernel, stride, dilation, pads):
+        if out_size(n, k, s, d, lo, hi) < 1:
+            raise ValueError(
+                f"{where}: the window {kernel} (dilation {dilation}) is larger than the padded "
+                f"input {(h, w)} (padding {pads})"
+            )
+    return sliding_windows_p.bind(
+        x, kernel_size=kernel, stride=stride, padding=pads, dilation=dilation, pad_value=pad_value
+    )
+
+
+def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, where):
+    if fnp.ndim(x) not in (3, 4):
+        raise ValueError(
+            f"{where}: x must have shape (N, C, H, W) or (C, H, W), got {fnp.shape(x)}"
+        )
+    kernel = positive_pair(kernel_size, "kernel_size", where)
+    stride = kernel if stride is None else positive_pair(stride, "stride", where)
+    dilation = positive_pair(dilation, "dilation", where)
+    ph, pw = _pair_nonneg(padding, where)
+    if ph > kernel[0] // 2 or pw > kernel[1] // 2:
+        raise ValueError(f"{where}: padding should be at most half of the kernel size")
+    pads = []
+    for n, k, s, d, p in zip(fnp.shape(x)[-2:], kernel, stride, dilation, (ph, pw)):
+        span = n + 2 * p - d * (k - 1) - 1
+        if span < 0:
+            raise ValueError(f"{where}: the window is larger than the padded input")
+        out = (span + (s - 1 if ceil_mode else 0)) // s + 1
+        if ceil_mode and (out - 1) * s >= n + p:  # the last window must start inside
+            out -= 1
+        extra = max(0, (out - 1) * s + d * (k - 1) + 1 - (n + 2 * p))
+        pads.append((p, p + extra))
+    return kernel, stride, dilation, tuple(pads)
+
+
+def max_pool2d(
+    x: Any,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+) -> Any:
+    """2-D max pooling (``torch.nn.functional.max_pool2d``) over ``(N, C, H, W)`` or
+    ``(C, H, W)``; ``stride`` defaults to ``kernel_size``; padding is ``-inf``.
+
+    Ties: the derivative is shared equally by every element of a window that attains its
+    maximum, as for ``max`` everywhere in this library (NOTE [ties in max pooling] in
+    ops/nn.py).  torch instead gives it all to the first maximal element, and
+    ``jax.lax.reduce_window`` to one of them; away from ties all three agree.
+    """
+    where = "max_pool2d(x, kernel_size)"
+    kernel, stride, dilation, pads = _pool_geometry(
+        x, kernel_size, stride, padding, dilation, ceil_mode, where
+    )
+    return max_pool2d_p.bind(x, kernel_size=kernel, stride=stride, padding=pads, dilation=dilation)
+
+
+def avg_pool2d(
+    x: Any,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Any:
+    """2-D average pooling (``torch.nn.functional.avg_pool2d``, the same divisors: with
+    ``count_include_pad`` the zero padding counts, the part of a ``ceil_mode`` window past
+    the padding never does)."""
+    where = "avg_pool2d(x, kernel_size)"
+    kernel, stride, dilation, pads = _pool_geometry(
+        x, kernel_size, stride, padding, 1, ceil_mode, where
+    )
+    if fnp._dtype(x).kind not in "fc":
+        x = fnp.astype(x, numpy.float64)
+    total = window_sum_p.bind(x, kernel_size=kernel, stride=stride, padding=pads, dilation=dilation)
+    if divisor_override is not None:
+        return total / divisor_override
+    h, w = fnp.shape(x)[-2:]
+    (pt, _), (pl, _) = pads
+    region = numpy.zeros((h + 2 * pt, w + 2 * pl), dtype=fnp._dtype(x))
+    if count_include_pad:
+        region[...] = 1
+    else:
+        region[pt : pt + h, pl : pl + w] = 1
+    counts = _window_counts(region, kernel, stride, pads, (h, w))
+    if (counts == counts.flat[0]).all():
+        return total / counts.flat[0]
+    return total / fnp.asarray(counts, like=x)
+
+
+def _window_counts(region, kernel, stride, pads, in_size):
+    """How many cells of ``region`` (the input plus its symmetric padding, ones where they
+    count) each window covers; the ceil-mode overflow counts nothing."""
+    (pt, pb), (pl, pr) = pads
+    h, w = in_size
+    full = numpy.zeros((h + pt + pb, w + pl + pr), dtype=region.dtype)
+    full[: region.shape[0], : region.shape[1]] = region
+    win = numpy.lib.stride_tricks.sliding_window_view(full, kernel)[:: stride[0], :: stride[1]]
+    return win.sum(axis=(-2, -1))
+
+
+def adaptive_avg_pool2d(x: Any, output_size: Any) -> Any:
+    """``torch.nn.functional.adaptive_avg_pool2d`` for output sizes that divide the input
+    (the common ``(1, 1)`` global pooling); other sizes raise."""
+    oh, ow = positive_pair(output_size, "output_size", "adaptive_avg_pool2d(x, output_size)")
+    h, w = fnp.shape(x)[-2:]
+    if h % oh or w % ow:
+        raise NotImplementedError(
+            f"adaptive_avg_pool2d: output size {(oh, ow)} must divide the input size {(h, w)}"
+        )
+    return avg_pool2d(x, (h // oh, w // ow))
+
+
+# -- normalisation -------------------------------------------------------------------------
+
+
+def layer_norm(
+    x: Any,
+    weight: Any = None,
+    bias: Any = None,
+    eps: float = 1e-5,
+    normalized_shape: Any = None,
+) -> Any:
+    """Layer normalisation over the trailing ``normalized_shape`` axes (default: the
+    shape of ``weight``, else the last axis), then ``* weight + bias`` (torch's
+    ``layer_norm``; biased variance)."""
+    if normalized_shape is None:
+        normalized_shape = fnp.shape(weight) if weight is not None else fnp.shape(x)[-1:]
+    elif isinstance(normalized_shape, (int, numpy.integer)):
+        normalized_shape = (int(normalized_shape),)
+    normalized_shape = tuple(normalized_shape)
+    k = len(normalized_shape)
+    if tuple(fnp.shape(x)[fnp.ndim(x) - k :]) != normalized_shape or k > fnp.ndim(x):
+        raise ValueError(
+            f"layer_norm: x of shape {fnp.shape(x)} does not end with normalized_shape "
+            f"{normalized_shape}"
+        )
+    axes = tuple(range(fnp.ndim(x) - k, fnp.ndim(x)))
+    mu = fnp.mean(x, axis=axes, keepdims=True)
+    xc = x - mu
+    var = fnp.mean(xc * xc, axis=axes, keepdims=True)
+    y = xc / fnp.sqrt(var + eps)
+    if weight is not None:
+        y = y * weight
+    if bias is not None:
+        y = y + bias
+    return y
+
+
+def batch_norm(
+    x: Any,
+    running_mean: Any = None,
+    running_var: Any = None,
+    weight: Any = None,
+    bias: Any = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> tuple[Any, Any, Any]:
+    """Batch normalisation of ``(N, C, ...)`` over every axis but the channels (axis 1).
+
+    Functional: returns ``(y, new_running_mean, new_running_var)``.  In training, ``y``
+    uses the batch statistics (biased variance) and the running statistics are updated
+    as torch does (``(1 - momentum) * old + momentum * batch``, unbiased variance), as
+    constants (no derivative flows into them); in evaluation, ``y`` uses the running
+    statistics, which come back unchanged.  Missing running statistics come back as None.
+    """
+    if fnp.ndim(x) < 2:
+        raise ValueError(f"batch_norm: x must have shape (N, C, ...), got {fnp.shape(x)}")
+    c = fnp.shape(x)[1]
+    axes = (0,) + tuple(range(2, fnp.ndim(x)))
+    bshape = (c,) + (1,) * (fnp.ndim(x) - 2)
+    if training:
+        n = math.prod(fnp.shape(x)[a] for a in axes)
+        if n <= 1:
+            raise ValueError(
+                f"batch_norm: expected more than 1 value per channel when training, got x "
+                f"of shape {fnp.shape(x)}"
+            )
+        mean = fnp.mean(x, axis=axes)
+        xc = x - fnp.reshape(mean, bshape)
+        var = fnp.mean(xc * xc, axis=axes)
+        y = xc / fnp.sqrt(fnp.reshape(var, bshape) + eps)
+        new_mean = new_var = None
+        if running_mean is not None:
+            new_mean = (1 - momentum) * running_mean + momentum * fnp.stop_gradient(mean)
+        if running_var is not None:
+            unbiased = fnp.stop_gradient(var) * (n / (n - 1))
+            new_var = (1 - momentum) * running_var + momentum * unbiased
+    else:
+        if running_mean is None or running_var is None:
+            raise ValueError("batch_norm: evaluation (training=False) needs the running statistics")
+        y = (x - fnp.reshape(running_mean, bshape)) / fnp.sqrt(
+            fnp.reshape(running_var, bshape) + eps
+        )
+        new_mean, new_var = running_mean, running_var
+    if weight is not None:
+        y = y * fnp.reshape(weight, bshape)
+    if bias is not None:
+        y = y + fnp.reshape(bias, bshape)
+    return y, new_mean, new_var
+
+
+# -- dropout, embeddings, one-hot -------------------------------------------------------------
+
+
+def dropout(rng: Any, x: Any, p: float = 0.5, training: bool = True) -> Any:
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``;
+    the identity when ``training`` is False or ``p == 0``.
+
+    The mask comes from :func:`ftransforms.random.bernoulli`, so under ``vmap`` it follows
+    the ``randomness`` setting: ``'different'`` draws a mask per batch element, ``'same'``
+    shares one, ``'error'`` (the default) raises.
+    """
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout: p must be a probability in [0, 1], got {p!r}")
+    if not training or p == 0:
+        return x
+    from ftransforms.random import bernoulli  # noqa: PLC0415
+
+    keep = bernoulli(rng, 1 - p, fnp.shape(x))
+    if p == 1:
+        return fnp.where(keep, x, 0)
+    return fnp.where(keep, x * (1 / (1 - p)), 0)
+
+
+def embedding(weight: Any, idx: Any) -> Any:
+    """Rows of ``weight`` ``(num_embeddings, dim)`` at the integer indices ``idx``:
+    ``idx.shape + (dim,)``."""
+    if fnp._dtype(idx).kind not in "iu":
+        raise TypeError(f"embedding: idx must be integers, got dtype {fnp._dtype(idx)}")
+    return fnp.take(weight, idx, axis=0)
+
+
+def one_hot(labels: Any, num_classes: int = -1, dtype: Any = numpy.float32) -> Any:
+    """``labels.shape + (num_classes,)``: 1 at each label, 0 elsewhere (a constant).
+    ``num_classes=-1`` takes ``labels.max() + 1`` (concrete labels only)."""
+    if fnp._dtype(labels).kind not in "iu":
+        raise TypeError(f"one_hot: labels must be integers, got dtype {fnp._dtype(labels)}")
+    if num_classes == -1:
+        num_classes = int(fnp.max(labels)) + 1
+    classes = fnp.arange(num_classes, like=labels)
+    return fnp.astype(fnp.expand_dims(labels, -1) == classes, dtype)
+
+
+def flatten(x: Any, start_dim: int = 1, end_dim: int = -1) -> Any:
+    """Merge the axes ``start_dim..end_dim`` into one (``torch.flatten``)."""
+    s = fnp.shape(x)
+    r = len(s)
+    a, b = start_dim % r if r else 0, end_dim % r if r else 0
+    return fnp.reshape(x, s[:a] + (math.prod(s[a : b + 1]),) + s[b + 1 :])

@@ -1,0 +1,167 @@
+"""Losses with ``torch.nn.functional`` semantics (class axis 1, or 0 for an unbatched
+``(C,)`` input; ``reduction`` in ``'mean'``, ``'sum'``, ``'none'``).
+
+Class-index targets are turned into a one-hot mask (a constant) rather than gathered, so
+that targets batched under ``vmap`` and ``ignore_index`` need nothing special.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ftransforms.numpy as fnp
+from ftransforms.nn.activations import log_softmax
+from ftransforms.ops.nn import softplus_p
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _check_reduction(reduction: str, where: str) -> None:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{where}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+
+
+def _class_axis(x: Any) -> int:
+    return 0 if fnp.ndim(x) == 1 else 1
+
+
+def _class_mask(target: Any, x: Any, axis: int) -> Any:
+    """``(target == c)`` for every class ``c`` along ``axis`` of ``x``, as ``x``'s dtype."""
+    c = fnp.shape(x)[axis]
+    classes = fnp.reshape(fnp.arange(c, like=target), (c,) + (1,) * (fnp.ndim(x) - axis - 1))
+    return fnp.astype(fnp.expand_dims(target, axis) == classes, fnp._dtype(x))
+
+
+def _weight_along(weight: Any, x: Any, axis: int) -> Any:
+    return fnp.reshape(weight, (fnp.shape(x)[axis],) + (1,) * (fnp.ndim(x) - axis - 1))
+
+
+def _check_index_target(x: Any, target: Any, where: str) -> None:
+    axis = _class_axis(x)
+    expected = fnp.shape(x)[:axis] + fnp.shape(x)[axis + 1 :]
+    if fnp.shape(target) != expected:
+        raise ValueError(
+            f"{where}: class-index targets for input of shape {fnp.shape(x)} must have shape "
+            f"{expected}, got {fnp.shape(target)}"
+        )
+
+
+def nll_loss(
+    log_probs: Any,
+    target: Any,
+    weight: Any = None,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+) -> Any:
+    """Negative log-likelihood of integer ``target`` classes under ``log_probs``
+    (``(N, C, ...)`` or ``(C,)``); ``'mean'`` divides by the total weight of the
+    non-ignored targets, like torch."""
+    where = "nll_loss(log_probs, target)"
+    _check_reduction(reduction, where)
+    _check_index_target(log_probs, target, where)
+    axis = _class_axis(log_probs)
+    mask = _class_mask(target, log_probs, axis)  # ignore_index (out of range) -> zero row
+    if weight is not None:
+        mask = mask * _weight_along(weight, log_probs, axis)
+    losses = -fnp.sum(mask * log_probs, axis=axis)
+    if reduction == "none":
+        return losses
+    if reduction == "sum":
+        return fnp.sum(losses)
+    return fnp.sum(losses) / fnp.sum(mask)
+
+
+def cross_entropy(
+    logits: Any,
+    target: Any,
+    weight: Any = None,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Any:
+    """Cross-entropy between ``logits`` (``(N, C, ...)`` or ``(C,)``) and ``target``:
+    integer class indices (``(N, ...)``) or class probabilities (``logits``' shape), with
+    torch's ``weight``, ``ignore_index`` (index targets), ``reduction`` and
+    ``label_smoothing`` semantics."""
+    where = "cross_entropy(logits, target)"
+    _check_reduction(reduction, where)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"{where}: label_smoothing must be in [0, 1], got {label_smoothing}")
+    axis = _class_axis(logits)
+    n_classes = fnp.shape(logits)[axis]
+    logp = log_softmax(logits, axis=axis)
+    if fnp._dtype(target).kind in "fc":
+        return _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, axis, where)
+    if fnp._dtype(target).kind not in "iu":
+        raise TypeError(f"{where}: target must be class indices (integers) or probabilities")
+    nll = nll_loss(logp, target, weight, ignore_index, reduction)
+    if label_smoothing == 0.0:
+        return nll
+    # torch: (1 - eps) * nll + eps / C * (the loss against the uniform distribution)
+    wlogp = logp if weight is None else logp * _weight_along(weight, logp, axis)
+    valid = fnp.astype(target != ignore_index, fnp._dtype(logp))
+    smooth = -fnp.sum(wlogp, axis=axis) * valid
+    if reduction == "none":
+        pass
+    elif reduction == "sum":
+        smooth = fnp.sum(smooth)
+    else:
+        mask = _class_mask(target, logp, axis)
+        if weight is not None:
+            mask = mask * _weight_along(weight, logp, axis)
+        smooth = fnp.sum(smooth) / fnp.sum(mask)
+    return (1 - label_smoothing) * nll + (label_smoothing / n_classes) * smooth
+
+
+def _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, axis, where):
+    if fnp.shape(target) != fnp.shape(logp):
+        raise ValueError(
+            f"{where}: probability targets must have the logits' shape {fnp.shape(logp)}, "
+            f"got {fnp.shape(target)}"
+        )
+    n_classes = fnp.shape(logp)[axis]
+    if label_smoothing > 0:
+        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+    terms = logp * target
+    if weight is not None:
+        terms = terms * _weight_along(weight, logp, axis)
+    losses = -fnp.sum(terms, axis=axis)
+    if reduction == "none":
+        return losses
+    if reduction == "sum":
+        return fnp.sum(losses)
+    return fnp.mean(losses) if fnp.ndim(losses) else losses
+
+
+def binary_cross_entropy_with_logits(
+    logits: Any, target: Any, weight: Any = None, reduction: str = "mean"
+) -> Any:
+    """``-(y log sigmoid(x) + (1 - y) log(1 - sigmoid(x)))`` computed stably as
+    ``softplus(x) - y x``."""
+    where = "binary_cross_entropy_with_logits(logits, target)"
+    _check_reduction(reduction, where)
+    losses = softplus_p.bind(logits) - target * logits
+    if weight is not None:
+        losses = losses * weight
+    return _reduce(losses, reduction)
+
+
+def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Any:  # noqa: A002
+    """Squared error ``(input - target)**2``, reduced."""
+    _check_reduction(reduction, "mse_loss(input, target)")
+    d = input - target
+    return _reduce(d * d, reduction)
+
+
+def l1_loss(input: Any, target: Any, reduction: str = "mean") -> Any:  # noqa: A002
+    """Absolute error ``|input - target|``, reduced."""
+    _check_reduction(reduction, "l1_loss(input, target)")
+    return _reduce(fnp.abs(input - target), reduction)
+
+
+def _reduce(losses: Any, reduction: str) -> Any:
+    if reduction == "none":
+        return losses
+    if reduction == "sum":
+        return fnp.sum(losses)
+    return fnp.mean(losses)

@@ -1,0 +1,252 @@
+"""Special functions: the elementwise ops of ``scipy.special`` and NumPy's less common
+elementwise math (``logaddexp``, ``hypot``, ``sinc``).
+
+``erf``, ``erfc``, ``erfinv``, ``gammaln``, ``digamma`` and ``polygamma`` evaluate with
+``scipy.special`` (``cupyx.scipy.special`` for CuPy arrays), imported on first use: SciPy
+is an optional dependency, and a clear :class:`ImportError` says how to install it.  The
+others need NumPy only.
+
+Derivative conventions follow JAX: ``xlogy(0, y)`` is 0 with derivative ``log(y)`` in
+``x`` and ``x / y`` in ``y``; ``logaddexp``'s derivative in ``x`` is ``expit(x - y)``
+(1/2 each at ties, and where both inputs are the same infinity); ``hypot``'s derivative at
+the origin is 0.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy
+
+from batching_rules.elementwise import elementwise
+from ftransforms.core.primitive import defop
+from ftransforms.ops import elementwise as _ew
+from ftransforms.ops._util import like_output, unbroadcast
+from ftransforms.ops.elementwise import defunary
+
+_SCIPY_OPS = "erf, erfc, erfinv, gammaln, digamma and polygamma"
+
+
+def scipy_special(xp):
+    """``scipy.special`` for NumPy arrays, ``cupyx.scipy.special`` for CuPy arrays."""
+    if xp.__name__.split(".")[0] == "cupy":
+        import cupyx.scipy.special as sp  # noqa: PLC0415  (optional, imported on first use)
+
+        return sp
+    try:
+        import scipy.special as sp  # noqa: PLC0415  (optional, imported on first use)
+    except ImportError as err:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            f"ftransforms.scipy.special: {_SCIPY_OPS} are evaluated with scipy.special, "
+            f"and SciPy is not installed; install it with `pip install scipy`."
+        ) from err
+    return sp
+
+
+def _float_dtype(x):
+    dt = numpy.result_type(x)
+    return dt if dt.kind in "fc" else numpy.dtype(numpy.float64)
+
+
+def _safe_div(a, b):
+    """``a / b``, and 0 where ``b == 0``."""
+    zero = b == 0
+    return _ew.select_p.bind(zero, 0.0, a / _ew.select_p.bind(zero, 1.0, b))
+
+
+# -- logistic ---------------------------------------------------------------------------
+
+
+def _expit_impl(xp, x):
+    e = xp.exp(-xp.abs(x))  # in (0, 1]: no overflow for any x
+    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+expit_p = defunary("expit", _expit_impl, lambda y, x: y * (1 - y))
+
+# -- error function and gamma family (scipy.special) -------------------------------------
+
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2.0
+
+erf_p = defunary(
+    "erf",
+    lambda xp, x: scipy_special(xp).erf(x),
+    lambda y, x: _TWO_OVER_SQRT_PI * _ew.exp_p.bind(-(x * x)),
+)
+erfc_p = defunary(
+    "erfc",
+    lambda xp, x: scipy_special(xp).erfc(x),
+    lambda y, x: -_TWO_OVER_SQRT_PI * _ew.exp_p.bind(-(x * x)),
+)
+erfinv_p = defunary(
+    "erfinv",
+    lambda xp, x: scipy_special(xp).erfinv(x),
+    lambda y, x: _SQRT_PI_OVER_TWO * _ew.exp_p.bind(y * y),
+)
+gammaln_p = defunary(
+    "gammaln",
+    lambda xp, x: scipy_special(xp).gammaln(x),
+    lambda y, x: digamma_p.bind(x),
+)
+digamma_p = defunary(
+    "digamma",
+    lambda xp, x: scipy_special(xp).digamma(x),
+    lambda y, x: polygamma_p.bind(1, x),
+)
+
+
+def _polygamma_impl(xp, n, x):
+    out = scipy_special(xp).polygamma(n, x)
+    return xp.asarray(out).astype(_float_dtype(x), copy=False)
+
+
+polygamma_p = defop(
+    "polygamma",
+    _polygamma_impl,
+    jvp=(None, lambda x_dot, y, n, x: like_output(x_dot * polygamma_p.bind(n + 1, x), y)),
+    vjp=(None, lambda g, y, n, x: unbroadcast(g * polygamma_p.bind(n + 1, x), x)),
+    batch=elementwise,
+    doc="``polygamma(n, x)``: the n-th derivative of digamma (``n`` integer, not "
+    "differentiated).",
+)
+
+# -- x * log(y) with 0 * log(0) = 0 ------------------------------------------------------
+
+
+def _xlog_impl(log):
+    def impl(xp, x, y):
+        with numpy.errstate(divide="ignore", invalid="ignore"):
+            out = x * log(xp, y)
+        return xp.where(xp.asarray(x) == 0, xp.zeros((), dtype=out.dtype), out)
+
+    return impl
+
+
+xlogy_p = defop(
+    "xlogy",
+    _xlog_impl(lambda xp, y: xp.log(y)),
+    jvp=(
+        lambda x_dot, out, x, y: like_output(x_dot * _ew.log_p.bind(y), out),
+        lambda y_dot, out, x, y: like_output(y_dot * x / y, out),
+    ),
+    vjp=(
+        lambda g, out, x, y: unbroadcast(g * _ew.log_p.bind(y), x),
+        lambda g, out, x, y: unbroadcast(g * x / y, y),
+    ),
+    batch=elementwise,
+    doc="``x * log(y)``, 0 where ``x == 0`` (JAX's derivative convention there).",
+)
+xlog1py_p = defop(
+    "xlog1py",
+    _xlog_impl(lambda xp, y: xp.log1p(y)),
+    jvp=(
+        lambda x_dot, out, x, y: like_output(x_dot * _ew.log1p_p.bind(y), out),
+        lambda y_dot, out, x, y: like_output(y_dot * x / (1 + y), out),
+    ),
+    vjp=(
+        lambda g, out, x, y: unbroadcast(g * _ew.log1p_p.bind(y), x),
+        lambda g, out, x, y: unbroadcast(g * x / (1 + y), y),
+    ),
+    batch=elementwise,
+    doc="``x * log1p(y)``, 0 where ``x == 0``.",
+)
+
+# -- logaddexp, hypot --------------------------------------------------------------------
+
+
+def _lae_share(x, y, scale):
+    """d logaddexp(x, y) / dx: ``expit(scale * (x - y))``, 1/2 where x == y (even inf)."""
+    d = _ew.select_p.bind(x == y, 0.0, x - y)
+    return expit_p.bind(d * scale if scale != 1.0 else d)
+
+
+def _logaddexp(name, impl, scale):
+    return defop(
+        name,
+        impl,
+        jvp=(
+            lambda x_dot, out, x, y: like_output(x_dot * _lae_share(x, y, scale), out),
+            lambda y_dot, out, x, y: like_output(y_dot * _lae_share(y, x, scale), out),
+        ),
+        vjp=(
+            lambda g, out, x, y: unbroadcast(g * _lae_share(x, y, scale), x),
+            lambda g, out, x, y: unbroadcast(g * _lae_share(y, x, scale), y),
+        ),
+        batch=elementwise,
+    )
+
+
+logaddexp_p = _logaddexp("logaddexp", lambda xp, x, y: xp.logaddexp(x, y), 1.0)
+logaddexp2_p = _logaddexp("logaddexp2", lambda xp, x, y: xp.logaddexp2(x, y), math.log(2.0))
+
+hypot_p = defop(
+    "hypot",
+    lambda xp, x, y: xp.hypot(x, y),
+    jvp=(
+        lambda x_dot, out, x, y: like_output(x_dot * _safe_div(x, out), out),
+        lambda y_dot, out, x, y: like_output(y_dot * _safe_div(y, out), out),
+    ),
+    vjp=(
+        lambda g, out, x, y: unbroadcast(g * _safe_div(x, out), x),
+        lambda g, out, x, y: unbroadcast(g * _safe_div(y, out), y),
+    ),
+    batch=elementwise,
+)
+
+# -- sinc and its derivatives ------------------------------------------------------------
+#
+# NOTE [sinc derivatives]: sinc(x) = s(pi x) with s(u) = sin(u) / u, an entire function.
+# The primitive ``sinc(x, k=k)`` is the k-th derivative of sinc, pi**k * s^(k)(pi x), so
+# its own derivative is ``sinc(x, k=k + 1)`` and every order is exact, at 0 included
+# (where the quotient form is 0/0).  s^(k)(u) is summed from its Maclaurin series for
+# |u| < 2 (s^(m)(0) = (-1)**(m/2) / (m + 1) for even m, 0 for odd m) and from Leibniz's
+# rule on sin(u) * u**-1 elsewhere.
+
+_SERIES_RADIUS = 2.0
+_SERIES_TERMS = 40
+
+
+def _sinc_coefficient(m):
+    return 0.0 if m % 2 else (-1.0) ** (m // 2) / (m + 1)
+
+
+def _sinc_deriv_u(xp, u, k):
+    """s^(k)(u), the k-th derivative of sin(u)/u."""
+    small = xp.abs(u) < _SERIES_RADIUS
+    us = xp.where(small, u, 0)
+    series = xp.zeros_like(us)
+    term_pow = xp.ones_like(us)  # us**j / j!
+    for j in range(_SERIES_TERMS):
+        c = _sinc_coefficient(k + j)
+        if c:
+            series = series + c * term_pow
+        term_pow = term_pow * us / (j + 1)
+    ul = xp.where(small, 1, u)
+    leibniz = xp.zeros_like(ul)
+    for j in range(k + 1):
+        # C(k, j) sin^(j)(u) * d^(k-j)/du^(k-j) u^-1
+        r = k - j
+        coef = math.comb(k, j) * (-1.0) ** r * math.factorial(r)
+        leibniz = leibniz + coef * xp.sin(ul + j * (math.pi / 2)) / ul ** (r + 1)
+    return xp.where(small, series, leibniz)
+
+
+def _sinc_impl(xp, x, k=0):
+    if k == 0:
+        return xp.sinc(x)
+    u = xp.asarray(x).astype(_float_dtype(x), copy=False)
+    return xp.asarray(math.pi**k * _sinc_deriv_u(xp, math.pi * u, k)).astype(u.dtype)
+
+
+sinc_p = defop(
+    "sinc",
+    _sinc_impl,
+    jvp=(lambda x_dot, y, x, k=0: x_dot * sinc_p.bind(x, k=k + 1),),
+    vjp=(lambda g, y, x, k=0: g * sinc_p.bind(x, k=k + 1),),
+    batch=elementwise,
+    doc="The k-th derivative of ``sinc(x) = sin(pi x) / (pi x)`` (k=0: numpy.sinc); see "
+    "NOTE [sinc derivatives].",
+)
+
+__all__ = [name for name in dir() if name.endswith("_p")]

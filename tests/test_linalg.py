@@ -1,0 +1,651 @@
+"""The linear-algebra family: ``fnp.linalg`` (inv, solve, det, slogdet, cholesky, eigh,
+eigvalsh, svd, svdvals, qr, pinv, matrix_power, lstsq, norm, matrix_norm, vector_norm, cond,
+matrix_rank, multi_dot) and ``fnp.vdot``/``inner``/``kron``.
+
+Every case is one function ``fn(m, *args)`` written once over a namespace ``m``: ``fnp``
+(under test), ``np`` (the forward reference) and ``jax.numpy`` (x64: the oracle for
+compositions).  Checks per case, in float64 on well-conditioned random inputs:
+
+* forward value vs NumPy;
+* ``jvp`` vs fourth-order central finite differences, ``vjp`` vs ``jvp`` by the
+  inner-product identity, to second order (``ftransforms.testing.check_grads``);
+* ``vmap`` at batch axis 0, last, and ``None`` for some arguments, vs a Python loop;
+* ``grad``, ``hessian``, ``jacrev``, ``jacfwd`` and ``vmap(grad)`` vs JAX.
+
+Eigenvectors and singular vectors are compared through sign-invariant quantities
+(``v * v``, ``u @ diag(g(s)) @ vh``).  NumPy's ``cholesky``/``eigh`` read only the lower
+triangle (NOTE [numpy reads one triangle] in ``ftransforms/ops/linalg.py``); the JAX
+oracle is given the same function, ``cholesky(tril(a) + tril(a, -1).T)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optree
+import pytest
+
+import ftransforms.numpy as fnp
+from ftransforms import grad, hessian, jacfwd, jacrev, jvp, vjp, vmap
+from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperationError
+from ftransforms.ops.linalg import fold_lower
+from ftransforms.testing import check_grads, check_vmap
+from tests.tolerances import assert_tree_close, tol
+
+jax.config.update("jax_enable_x64", True)
+
+F64 = tol(np.float64)
+
+# -- inputs ------------------------------------------------------------------------------
+
+
+def general(rng, n, m=None, *batch):
+    """A well-conditioned matrix (square: close to 1.5 I)."""
+    m = n if m is None else m
+    a = 0.3 * rng.standard_normal(batch + (n, m))
+    k = min(n, m)
+    a[..., range(k), range(k)] += 1.5
+    return a
+
+
+def spd(rng, n):
+    x = rng.standard_normal((n, n))
+    return x @ x.T / n + np.eye(n)
+
+
+def sym_distinct(rng, n):
+    """Symmetric, with eigenvalues at least ~0.8 apart."""
+    q = np.linalg.qr(rng.standard_normal((n, n)))[0]
+    lam = np.arange(n) - (n - 1) / 2 + 0.1 * rng.standard_normal(n)
+    return (q * lam) @ q.T
+
+
+def distinct_sv(rng, m, n):
+    """Singular values about 0.7 apart, the smallest about 1."""
+    k = min(m, n)
+    u = np.linalg.qr(rng.standard_normal((m, k)))[0]
+    v = np.linalg.qr(rng.standard_normal((n, k)))[0]
+    s = 1.0 + 0.7 * np.arange(k)[::-1] + 0.05 * rng.standard_normal(k)
+    return (u * s) @ v.T
+
+
+def garbage_above(rng, a):
+    """``a`` with random values in its strict upper triangle (which numpy ignores)."""
+    return a + np.triu(rng.standard_normal(a.shape), 1)
+
+
+def vec(rng, n):
+    return rng.standard_normal(n)
+
+
+def away_from_zero(rng, shape):
+    """Entries of magnitude in [0.5, 1.5] with random signs (abs/max have no kinks)."""
+    return rng.choice([-1.0, 1.0], size=shape) * rng.uniform(0.5, 1.5, size=shape)
+
+
+def distinct_abs(rng, shape):
+    """Distinct magnitudes (no ties in max/min of abs), no zeros."""
+    n = int(np.prod(shape))
+    mags = 0.5 + np.arange(n) / n + 0.2 / n * rng.uniform(size=n)
+    return (rng.permutation(mags) * rng.choice([-1.0, 1.0], size=n)).reshape(shape)
+
+
+def distinct_sums(rng, shape):
+    """A matrix whose row sums and column sums of ``abs`` are all distinct."""
+    a = distinct_abs(rng, shape)
+    a = a * (1.0 + 0.37 * np.arange(shape[-2]))[:, None]
+    return a * (1.0 + 0.23 * np.arange(shape[-1]))[None, :]
+
+
+# -- the namespaces ----------------------------------------------------------------------
+
+
+def fold(m, a):
+    """The symmetric matrix numpy's cholesky/eigh see: built from the lower triangle."""
+    if m is fnp:
+        return fold_lower(a)
+    return m.tril(a) + m.swapaxes(m.tril(a, -1), -1, -2)
+
+
+def svd_invariants(m, u, s, vh):
+    """Sign-invariant functions of an SVD."""
+    recon = m.matmul(u * m.sin(s)[..., None, :], vh)
+    return s, u * u, vh * vh, recon
+
+
+def eigh_invariants(m, w, v):
+    recon = m.matmul(v * m.cos(w)[..., None, :], m.swapaxes(v, -1, -2))
+    return w, v * v, recon
+
+
+def qr_invariants(m, q, r):
+    k = np.arange(r.shape[-2])
+    return q * q, r * r, m.matmul(q * m.cos(r[..., k, k])[..., None, :], r)
+
+
+# -- the cases ---------------------------------------------------------------------------
+
+
+@dataclass
+class Case:
+    name: str
+    fn: Callable  # fn(m, *args) with m in (fnp, np, jnp)
+    sample: Callable  # sample(rng) -> tuple of args
+    order: int = 2  # check_grads order
+    jax: bool = True  # compare compositions with JAX
+    grads: bool = True  # differentiable
+    vmap_none: tuple = ()  # argument positions also tried with in_dims None
+
+
+C = []
+
+
+def case(name, fn, sample, **kw):
+    C.append(Case(name, fn, sample, **kw))
+
+
+# inv, solve, det, slogdet
+case("inv", lambda m, a: m.linalg.inv(a), lambda r: (general(r, 3),))
+case("inv_stack", lambda m, a: m.linalg.inv(a), lambda r: (general(r, 3, 3, 2),))
+case(
+    "solve_vec",
+    lambda m, a, b: m.linalg.solve(a, b),
+    lambda r: (general(r, 3), vec(r, 3)),
+    vmap_none=(0, 1),
+)
+case(
+    "solve_mat",
+    lambda m, a, b: m.linalg.solve(a, b),
+    lambda r: (general(r, 3), r.standard_normal((3, 2))),
+    vmap_none=(0, 1),
+)
+case(
+    "solve_broadcast",
+    lambda m, a, b: m.linalg.solve(a, b),
+    lambda r: (general(r, 3, 3, 2), r.standard_normal((3, 2))),
+    vmap_none=(0, 1),
+)
+case(
+    "solve_broadcast_b",
+    lambda m, a, b: m.linalg.solve(a, b),
+    lambda r: (general(r, 3), r.standard_normal((2, 1, 3, 2))),
+    vmap_none=(0, 1),
+)
+case("det", lambda m, a: m.linalg.det(a), lambda r: (general(r, 3),))
+case("det_stack", lambda m, a: m.linalg.det(a), lambda r: (general(r, 3, 3, 2),))
+case("slogdet", lambda m, a: tuple(m.linalg.slogdet(a)), lambda r: (general(r, 3),))
+case("slogdet_neg", lambda m, a: tuple(m.linalg.slogdet(-a)), lambda r: (general(r, 3, 3, 2),))
+# cholesky, eigh
+case("cholesky", lambda m, a: m.linalg.cholesky(fold(m, a)), lambda r: (spd(r, 3),))
+case(
+    "cholesky_lower_only",
+    lambda m, a: m.linalg.cholesky(a) if m is not jnp else m.linalg.cholesky(fold(m, a)),
+    lambda r: (garbage_above(r, spd(r, 3)),),
+)
+case(
+    "cholesky_upper",
+    lambda m, a: (
+        m.linalg.cholesky(a, upper=True)
+        if m is not jnp
+        else m.swapaxes(m.linalg.cholesky(fold(m, m.swapaxes(a, -1, -2))), -1, -2)
+    ),
+    lambda r: (spd(r, 3) + np.tril(r.standard_normal((3, 3)), -1),),
+)
+case(
+    "eigh",
+    lambda m, a: eigh_invariants(m, *m.linalg.eigh(fold(m, a))),
+    lambda r: (garbage_above(r, sym_distinct(r, 4)),),
+)
+case(
+    "eigh_upper",
+    lambda m, a: (
+        eigh_invariants(m, *m.linalg.eigh(a, UPLO="U"))
+        if m is not jnp
+        else eigh_invariants(m, *m.linalg.eigh(fold(m, m.swapaxes(a, -1, -2))))
+    ),
+    lambda r: (sym_distinct(r, 3) + np.tril(r.standard_normal((3, 3)), -1),),
+)
+case(
+    "eigvalsh",
+    lambda m, a: m.linalg.eigvalsh(fold(m, a)),
+    lambda r: (sym_distinct(r, 4),),
+)
+# svd, qr, pinv
+for shape in ((3, 3), (5, 3), (3, 5)):
+    tag = "x".join(map(str, shape))
+    case(
+        f"svd_{tag}",
+        lambda m, a: svd_invariants(m, *m.linalg.svd(a, full_matrices=False)),
+        lambda r, shape=shape: (distinct_sv(r, *shape),),
+    )
+    case(
+        f"svdvals_{tag}",
+        lambda m, a: m.linalg.svd(a, compute_uv=False),
+        lambda r, shape=shape: (distinct_sv(r, *shape),),
+    )
+    case(
+        f"qr_{tag}",
+        lambda m, a: tuple(m.linalg.qr(a)),
+        lambda r, shape=shape: (general(r, *shape),),
+        jax=False,  # signs of Q's columns: compared through qr_invariants below
+    )
+    case(
+        f"qr_inv_{tag}",
+        lambda m, a: qr_invariants(m, *m.linalg.qr(a)),
+        lambda r, shape=shape: (general(r, *shape),),
+    )
+    case(f"pinv_{tag}", lambda m, a: m.linalg.pinv(a), lambda r, shape=shape: (general(r, *shape),))
+case(
+    "svd_full_square",
+    lambda m, a: svd_invariants(m, *m.linalg.svd(a)),
+    lambda r: (distinct_sv(r, 3, 3),),
+)
+case("svdvals_fn", lambda m, a: m.linalg.svdvals(a), lambda r: (distinct_sv(r, 4, 3),))
+case(
+    "qr_complete_wide",
+    lambda m, a: tuple(m.linalg.qr(a, mode="complete")),
+    lambda r: (general(r, 2, 4),),
+    jax=False,
+)
+case("qr_r", lambda m, a: m.linalg.qr(a, mode="r") ** 2, lambda r: (general(r, 4, 3),))
+case(
+    "pinv_hermitian",
+    lambda m, a: m.linalg.pinv(a, hermitian=True) if m is not jnp else m.linalg.pinv(fold(m, a)),
+    lambda r: (garbage_above(r, sym_distinct(r, 3) + 3 * np.eye(3)),),
+)
+# matrix_power, lstsq
+for p in (0, 1, 2, 3, 5, -1, -2):
+    case(
+        f"matrix_power_{p}",
+        lambda m, a, p=p: m.linalg.matrix_power(a, p),
+        lambda r: (general(r, 3),),
+        jax=p != 0,
+    )
+case(
+    "lstsq_tall_vec",
+    lambda m, a, b: m.linalg.lstsq(a, b)[:2],
+    lambda r: (general(r, 5, 3), vec(r, 5)),
+)
+case(
+    "lstsq_tall_mat",
+    lambda m, a, b: m.linalg.lstsq(a, b)[:2],
+    lambda r: (general(r, 5, 3), r.standard_normal((5, 2))),
+    vmap_none=(0, 1),
+)
+case(
+    "lstsq_square",
+    lambda m, a, b: m.linalg.lstsq(a, b)[0],
+    lambda r: (general(r, 3), vec(r, 3)),
+)
+case(
+    "lstsq_wide",
+    lambda m, a, b: m.linalg.lstsq(a, b)[0],
+    lambda r: (general(r, 2, 4), r.standard_normal((2, 3))),
+)
+# norms
+for ord_ in (None, 1, 2, np.inf, -np.inf, 3, 0.5):
+    case(
+        f"norm_vec_{ord_}",
+        lambda m, x, o=ord_: m.linalg.norm(x, o),
+        lambda r: (distinct_abs(r, 5),),
+    )
+case("norm_vec_0", lambda m, x: m.linalg.norm(x, 0), lambda r: (distinct_abs(r, 5),), grads=False)
+for ord_ in (None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf):
+    case(
+        f"norm_mat_{ord_}",
+        lambda m, x, o=ord_: m.linalg.norm(x, o),
+        lambda r: (distinct_sums(r, (4, 3)),),
+    )
+case(
+    "norm_axis_keepdims",
+    lambda m, x: m.linalg.norm(x, 1, axis=(2, 0), keepdims=True),
+    lambda r: (distinct_sums(r, (3, 2, 4)),),
+)
+case(
+    "norm_nuc_axes",
+    lambda m, x: m.linalg.norm(x, "nuc", axis=(0, 2)),
+    lambda r: (distinct_sv(r, 3, 4)[:, None, :] * np.array([1.0, 0.5])[None, :, None],),
+)
+case(
+    "norm_axis_int",
+    lambda m, x: m.linalg.norm(x, 3, axis=-1, keepdims=True),
+    lambda r: (away_from_zero(r, (3, 4)),),
+)
+case("norm_flat", lambda m, x: m.linalg.norm(x), lambda r: (r.standard_normal((2, 3, 2)),))
+case(
+    "matrix_norm",
+    lambda m, x: m.linalg.matrix_norm(x, ord=2),
+    lambda r: (np.stack([distinct_sv(r, 3, 4), distinct_sv(r, 3, 4)]),),
+)
+case(
+    "vector_norm",
+    lambda m, x: m.linalg.vector_norm(x, axis=(0, 2), ord=3),
+    lambda r: (away_from_zero(r, (2, 3, 2)),),
+)
+case("cond", lambda m, a: m.linalg.cond(a), lambda r: (distinct_sv(r, 4, 3),))
+case("cond_fro", lambda m, a: m.linalg.cond(a, "fro"), lambda r: (general(r, 3),))
+# products
+case(
+    "multi_dot",
+    lambda m, a, b, c, d: m.linalg.multi_dot([a, b, c, d]),
+    lambda r: (vec(r, 3), r.standard_normal((3, 5)), r.standard_normal((5, 2)), vec(r, 2)),
+    vmap_none=(1, 2),
+)
+case(
+    "multi_dot3",
+    lambda m, a, b, c: m.linalg.multi_dot([a, b, c]),
+    lambda r: (r.standard_normal((4, 3)), r.standard_normal((3, 5)), r.standard_normal((5, 2))),
+)
+case(
+    "kron",
+    lambda m, a, b: m.kron(a, b),
+    lambda r: (r.standard_normal((2, 3)), r.standard_normal((3, 2))),
+    vmap_none=(0, 1),
+)
+case(
+    "kron_ranks", lambda m, a, b: m.kron(a, b), lambda r: (vec(r, 2), r.standard_normal((2, 2, 3)))
+)
+case(
+    "vdot",
+    lambda m, a, b: m.vdot(a, b),
+    lambda r: (r.standard_normal((2, 3)), r.standard_normal((3, 2))),
+    vmap_none=(0,),
+)
+case(
+    "inner",
+    lambda m, a, b: m.inner(a, b),
+    lambda r: (r.standard_normal((2, 3)), r.standard_normal((4, 3))),
+    vmap_none=(1,),
+)
+
+CASES = {c.name: c for c in C}
+DIFF = [c.name for c in C if c.grads]
+JAX = [c.name for c in C if c.grads and c.jax]
+
+
+def sample(c, seed=0):
+    return c.sample(np.random.default_rng(seed))
+
+
+def np_ref(c, args):
+    return c.fn(np, *args)
+
+
+# -- forward ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_forward_matches_numpy(name):
+    c = CASES[name]
+    args = sample(c)
+    got = c.fn(fnp, *args)
+    assert_tree_close(got, np_ref(c, args), err_msg=name, **F64)
+
+
+def test_results_are_numpys_named_tuples():
+    a = spd(np.random.default_rng(0), 3)
+    for fn in (np.linalg.eigh, np.linalg.svd, np.linalg.qr, np.linalg.slogdet):
+        got = getattr(fnp.linalg, fn.__name__)(a)
+        assert type(got) is type(fn(a)), fn.__name__
+        assert got._fields == fn(a)._fields
+
+
+def test_lstsq_all_outputs_and_rank():
+    r = np.random.default_rng(3)
+    a, b = general(r, 6, 3), r.standard_normal((6, 2))
+    x, res, rank, s = fnp.linalg.lstsq(a, b)
+    ex, eres, erank, es = np.linalg.lstsq(a, b)
+    assert_tree_close((x, res, s), (ex, eres, es), **F64)
+    assert int(rank) == erank == 3
+    # rank-deficient: residuals empty, x the minimum-norm solution
+    a_def = np.concatenate([a[:, :2], a[:, :1]], axis=1)
+    x, res, rank, s = fnp.linalg.lstsq(a_def, b)
+    ex, eres, erank, _ = np.linalg.lstsq(a_def, b)
+    assert res.shape == eres.shape == (0,)
+    assert int(rank) == erank == 2
+    assert_tree_close(x, ex, **F64)
+
+
+def test_matrix_rank_and_float32():
+    r = np.random.default_rng(4)
+    a = np.stack([general(r, 4), np.outer(vec(r, 4), vec(r, 4))])
+    assert np.array_equal(fnp.linalg.matrix_rank(a), np.linalg.matrix_rank(a))
+    assert np.array_equal(
+        vmap(fnp.linalg.matrix_rank)(a), np.array([np.linalg.matrix_rank(x) for x in a])
+    )
+    a32 = general(r, 3).astype(np.float32)
+    for fn in (fnp.linalg.inv, fnp.linalg.det, fnp.linalg.pinv, fnp.linalg.cholesky):
+        x = a32 @ a32.T if fn is fnp.linalg.cholesky else a32
+        assert fn(x).dtype == np.float32
+        g = grad(lambda x, fn=fn: fnp.sum(fn(x)))(x)
+        assert g.dtype == np.float32, fn
+
+
+def test_integer_input_computes_in_float64():
+    a = np.array([[2, 1], [1, 3]])
+    assert_tree_close(fnp.linalg.inv(a), np.linalg.inv(a), **F64)
+    assert_tree_close(fnp.linalg.det(a), np.linalg.det(a), **F64)
+
+
+# -- derivatives: finite differences and the inner-product identity ------------------------
+
+
+@pytest.mark.parametrize("name", DIFF)
+def test_check_grads(name):
+    c = CASES[name]
+    check_grads(lambda *a: c.fn(fnp, *a), sample(c), order=c.order)
+
+
+# -- vmap ---------------------------------------------------------------------------------
+
+B = 3
+
+
+def batched_args(c, axis):
+    samples = [sample(c, seed) for seed in range(B)]
+    return tuple(
+        np.stack([s[i] for s in samples], axis=axis if axis >= 0 else np.ndim(samples[0][i]))
+        for i in range(len(samples[0]))
+    )
+
+
+@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("axis", [0, -1])
+def test_vmap(name, axis):
+    c = CASES[name]
+    args = batched_args(c, axis)
+    check_vmap(lambda *a: c.fn(fnp, *a), args, in_dims=axis)
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if CASES[n].vmap_none])
+def test_vmap_with_unbatched_arguments(name):
+    c = CASES[name]
+    args = batched_args(c, 0)
+    plain = sample(c, 7)
+    for i in c.vmap_none:
+        mixed = tuple(plain[j] if j == i else a for j, a in enumerate(args))
+        dims = tuple(None if j == i else 0 for j in range(len(args)))
+        check_vmap(lambda *a: c.fn(fnp, *a), mixed, in_dims=dims)
+
+
+def test_vmap_size_one_and_nested():
+    r = np.random.default_rng(5)
+    a = np.stack([np.stack([spd(r, 3) for _ in range(2)]) for _ in range(2)])
+    check_vmap(fnp.linalg.cholesky, (a[:1, 0],), in_dims=0)
+    got = vmap(vmap(fnp.linalg.cholesky), in_dims=1)(a)
+    expected = np.swapaxes(np.linalg.cholesky(a), 0, 1)
+    assert_tree_close(got, expected, **F64)
+
+
+def test_vmap_of_grad_of_lstsq_and_mixed_rank_error():
+    r = np.random.default_rng(6)
+    a = np.stack([general(r, 5, 3) for _ in range(3)])
+    b = r.standard_normal(5)
+    check_vmap(lambda a: fnp.linalg.lstsq(a, b)[1], (a,))
+    a_bad = a.copy()
+    a_bad[1, :, 2] = a_bad[1, :, 0]
+    with pytest.raises(BatchedControlFlowError, match="lstsq"):
+        vmap(lambda a: fnp.linalg.lstsq(a, b)[1])(a_bad)
+    assert vmap(lambda a: fnp.linalg.lstsq(a, b)[0])(a_bad).shape == (3, 3)
+
+
+# -- compositions vs JAX ------------------------------------------------------------------
+
+
+def _weights(c, args):
+    """Fixed random weights for every float output leaf of the case."""
+    outs = optree.tree_leaves(np_ref(c, args))
+    r = np.random.default_rng(99)
+    return [r.standard_normal(np.shape(o)) for o in outs if np.asarray(o).dtype.kind == "f"]
+
+
+def _scalar(c, m, weights):
+    def f(*args):
+        outs = [o for o in optree.tree_leaves(c.fn(m, *args)) if o.dtype.kind == "f"]
+        return sum(m.sum(m.sin(o) * w) for o, w in zip(outs, weights))
+
+    return f
+
+
+def _vector(c, m):
+    def f(*args):
+        outs = [o for o in optree.tree_leaves(c.fn(m, *args)) if o.dtype.kind == "f"]
+        return m.concatenate([m.ravel(o) for o in outs])
+
+    return f
+
+
+def _np(tree):
+    return optree.tree_map(np.asarray, tree)
+
+
+@pytest.mark.parametrize("name", JAX)
+def test_grad_and_hessian_vs_jax(name):
+    c = CASES[name]
+    args = sample(c)
+    w = _weights(c, args)
+    argnums = tuple(range(len(args)))
+    f, fj = _scalar(c, fnp, w), _scalar(c, jnp, w)
+    assert_tree_close(
+        grad(f, argnums=argnums)(*args),
+        _np(jax.grad(fj, argnums=argnums)(*args)),
+        err_msg=f"grad {name}",
+        **F64,
+    )
+    assert_tree_close(
+        hessian(f)(*args), _np(jax.hessian(fj)(*args)), err_msg=f"hessian {name}", **F64
+    )
+
+
+@pytest.mark.parametrize("name", JAX)
+def test_jacobians_vs_jax(name):
+    c = CASES[name]
+    args = sample(c)
+    f, fj = _vector(c, fnp), _vector(c, jnp)
+    expected = _np(jax.jacrev(fj)(*args))
+    assert_tree_close(jacrev(f)(*args), expected, err_msg=f"jacrev {name}", **F64)
+    assert_tree_close(jacfwd(f)(*args), expected, err_msg=f"jacfwd {name}", **F64)
+
+
+@pytest.mark.parametrize("name", JAX)
+def test_vmap_of_grad_vs_jax(name):
+    c = CASES[name]
+    args = batched_args(c, 0)
+    w = _weights(c, sample(c))
+    f, fj = _scalar(c, fnp, w), _scalar(c, jnp, w)
+    got = vmap(grad(f))(*args)
+    assert_tree_close(got, _np(jax.vmap(jax.grad(fj))(*args)), err_msg=f"vmap∘grad {name}", **F64)
+
+
+def test_hessian_of_logdet_and_grad_of_grad():
+    r = np.random.default_rng(8)
+    s = spd(r, 4)
+
+    def logdet_chol(a):
+        return 2.0 * fnp.sum(fnp.log(fnp.linalg.diagonal(fnp.linalg.cholesky(a))))
+
+    def logdet_chol_j(a):
+        return 2.0 * jnp.sum(jnp.log(jnp.diagonal(jnp.linalg.cholesky(fold(jnp, a)))))
+
+    assert_tree_close(hessian(logdet_chol)(s), _np(jax.hessian(logdet_chol_j)(s)), **F64)
+    # grad of logdet = inv(a).T, whichever route
+    inv_t = np.linalg.inv(s).T
+    assert_tree_close(grad(lambda a: fnp.linalg.slogdet(a)[1])(s), inv_t, **F64)
+    assert_tree_close(grad(lambda a: fnp.log(fnp.linalg.det(a)))(s), inv_t, **F64)
+    # the cholesky route sees the lower triangle: its gradient is fold_lower's adjoint
+    folded = np.tril(inv_t) + np.tril(inv_t.T, -1)
+    assert_tree_close(grad(logdet_chol)(s), folded, **F64)
+    # grad of grad: d/da sum(grad(logdet)(a) * c) vs JAX
+    cw = r.standard_normal((4, 4))
+
+    def gg(m, gradf, logdet):
+        return gradf(lambda a: m.sum(gradf(logdet)(a) * cw))
+
+    got = gg(fnp, grad, lambda a: fnp.linalg.slogdet(a)[1])(s)
+    expected = gg(jnp, jax.grad, lambda a: jnp.linalg.slogdet(a)[1])(s)
+    assert_tree_close(got, np.asarray(expected), **F64)
+
+
+# -- the NumPy protocol ---------------------------------------------------------------------
+
+
+def test_plain_numpy_code_under_transforms():
+    r = np.random.default_rng(9)
+    a, b = general(r, 3), r.standard_normal((3, 2))
+    s = spd(r, 3)
+
+    def loss(m, a, b, s):
+        x = m.linalg.solve(a, b)
+        out = m.sum(m.linalg.inv(a) * a.T) + m.linalg.det(a) + m.linalg.slogdet(a)[1]
+        out = out + m.sum(x**2) + m.sum(m.linalg.pinv(a)) + m.linalg.norm(a, "nuc")
+        out = out + m.sum(m.linalg.cholesky(s)) + m.sum(m.linalg.eigvalsh(s) ** 2)
+        out = out + m.sum(m.linalg.svd(a, compute_uv=False)) + m.sum(m.linalg.qr(a)[1] ** 2)
+        out = out + m.sum(m.linalg.matrix_power(a, 3)) + m.sum(m.kron(a, b))
+        out = out + m.sum(m.linalg.multi_dot([a, a, b])) + m.sum(m.linalg.lstsq(a, b[:, 0])[0])
+        return out
+
+    expected = grad(lambda *z: loss(fnp, *z), argnums=(0, 1, 2))(a, b, s)
+    got = grad(lambda *z: loss(np, *z), argnums=(0, 1, 2))(a, b, s)
+    assert_tree_close(got, expected, **F64)
+    assert float(loss(fnp, a, b, s)) == pytest.approx(float(loss(np, a, b, s)), rel=1e-12)
+
+
+# -- errors -------------------------------------------------------------------------------
+
+
+def test_errors():
+    r = np.random.default_rng(10)
+    with pytest.raises(np.linalg.LinAlgError, match="square"):
+        fnp.linalg.inv(np.ones((2, 3)))
+    with pytest.raises(np.linalg.LinAlgError, match="two-dimensional"):
+        fnp.linalg.det(np.ones(3))
+    with pytest.raises(UnsupportedOperationError, match="complex"):
+        fnp.linalg.inv(np.eye(2, dtype=complex))
+    a = general(r, 4, 2)
+    # full_matrices=True of a non-square matrix: U has no unique derivative
+    assert fnp.linalg.svd(a)[0].shape == (4, 4)
+    with pytest.raises(UnsupportedOperationError, match="full_matrices=False"):
+        grad(lambda a: fnp.sum(fnp.linalg.svd(a)[0]))(a)
+    with pytest.raises(UnsupportedOperationError, match="mode='reduced'"):
+        grad(lambda a: fnp.sum(fnp.linalg.qr(a, mode="complete")[0]))(a)
+    with pytest.raises(UnsupportedOperationError, match="hermitian"):
+        fnp.linalg.svd(np.eye(2), hermitian=True)
+    with pytest.raises(np.linalg.LinAlgError):
+        fnp.linalg.inv(np.zeros((2, 2)))
+    # after an error, transforms work again
+    assert_tree_close(grad(lambda a: fnp.linalg.det(a))(np.eye(2)), np.eye(2), **F64)
+
+
+def test_jvp_vjp_of_eigh_are_consistent_on_a_batch():
+    r = np.random.default_rng(11)
+    a = np.stack([sym_distinct(r, 3) for _ in range(2)])
+    t = r.standard_normal(a.shape)
+    (w, v), (dw, dv) = jvp(fnp.linalg.eigh, (a,), (t,))
+    (w2, v2), fn = vjp(fnp.linalg.eigh, a)
+    cw, cv = r.standard_normal(w.shape), r.standard_normal(v.shape)
+    (abar,) = fn((cw, cv))
+    assert np.sum(dw * cw) + np.sum(dv * cv) == pytest.approx(np.sum(abar * t), rel=1e-10)
