@@ -635,15 +635,26 @@ def normalize_index(index: Any, rank: int) -> tuple[tuple, list]:
     return tuple(spec), arrays
 
 
+def _index_arrays_on(x: Any, arrays: list) -> list:
+    """Host (NumPy) index arrays moved to ``x``'s backend, as CuPy does implicitly."""
+    if not arrays:
+        return arrays
+    xp = _xp(x)
+    if xp is numpy:
+        return arrays
+    return [xp.asarray(a) if type(a) is numpy.ndarray else a for a in arrays]
+
+
 def getitem(x: Any, index: Any) -> Any:
     """``x[index]``: basic slicing and integer-array indexing (boolean masks outside vmap)."""
     spec, arrays = normalize_index(index, ndim(x))
-    return _ix.getitem_p.bind(x, *arrays, index=spec)
+    return _ix.getitem_p.bind(x, *_index_arrays_on(x, arrays), index=spec)
 
 
 def _scatter(x: Any, index: Any, values: Any) -> Any:
     """Zeros shaped like ``x`` with ``values`` added at ``index`` (duplicates add up)."""
     spec, arrays = normalize_index(index, ndim(x))
+    arrays = _index_arrays_on(x, arrays)
     target = shape(_ix.getitem_p.bind(zeros_like(x), *arrays, index=spec))
     values = astype(broadcast_to(values, target), _dtype(x))
     return _ix.getitem_transpose_p.bind(values, *arrays, index=spec, shape=shape(x))
