@@ -116,8 +116,18 @@ def _w4_forward(p: dict, x: Any, y: Any) -> dict:
     do = 2 * (o - y) / n  # d loss / d o
     da2 = (do @ p["w3"]) * m2
     da1 = (da2 @ p["w2"]) * m1
-    return {"x": x, "m1": m1, "h1": h1, "m2": m2, "h2": h2, "o": o, "n": n, "do": do,
-            "da2": da2, "da1": da1}  # fmt: skip
+    return {
+        "x": x,
+        "m1": m1,
+        "h1": h1,
+        "m2": m2,
+        "h2": h2,
+        "o": o,
+        "n": n,
+        "do": do,
+        "da2": da2,
+        "da1": da1,
+    }
 
 
 def _w4_grads(c: dict) -> dict:

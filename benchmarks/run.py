@@ -21,7 +21,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -139,10 +138,9 @@ def fmt_time(seconds: float | None, unit: str = "ms") -> str:
     return f"{seconds:.2f} s"
 
 
-def fmt_ratio(num: float | None, den: float | None) -> str:
-    if num is None or not den:
+def fmt_ratio(r: float | None) -> str:
+    if r is None:
         return "-"
-    r = num / den
     return f"{r:.2f}x" if r < 100 else f"{r:.0f}x"
 
 
@@ -162,8 +160,14 @@ def build_rows(cases: list, results: list[dict]) -> list[dict]:
             r = by_key.get((case.id, peer))
             if r is None:
                 continue
-            row = {"workload": case.workload, "label": case.label, "unit": case.unit,
-                   "scale": case.scale, "tol": case.tol, **r}  # fmt: skip
+            row = {
+                "workload": case.workload,
+                "label": case.label,
+                "unit": case.unit,
+                "scale": case.scale,
+                "tol": case.tol,
+                **r,
+            }
             if "median_s" in r:
                 row["per_unit_s"] = r["median_s"] / case.scale
                 row["vs_numpy"] = r["median_s"] / base if base else None
@@ -172,9 +176,18 @@ def build_rows(cases: list, results: list[dict]) -> list[dict]:
     return rows
 
 
-def render(rows: list[dict], header: list[str], notes: list[str]) -> str:
-    cols = ["case", "peer", "first call", "median", "IQR", "x numpy", "x torch.func",
-            "max rel err", "status"]  # fmt: skip
+def render(rows: list[dict], header: list[str], notes: list[str], legend: list[str] = ()) -> str:
+    cols = [
+        "case",
+        "peer",
+        "first call",
+        "median",
+        "IQR",
+        "x numpy",
+        "x torch.func",
+        "max rel err",
+        "status",
+    ]
     table = []
     for r in rows:
         if r["status"] == "n/a":
@@ -188,17 +201,13 @@ def render(rows: list[dict], header: list[str], notes: list[str]) -> str:
                 fmt_time(r.get("first_s")),
                 fmt_time(r.get("per_unit_s"), r["unit"]) if timed else "-",
                 f"{100 * iqr:.0f}%" if iqr is not None else "-",
-                fmt_ratio(r.get("median_s"), r["median_s"] / r["vs_numpy"])
-                if r.get("vs_numpy")
-                else "-",
-                fmt_ratio(r.get("median_s"), r["median_s"] / r["vs_torch_func"])
-                if r.get("vs_torch_func")
-                else "-",
+                fmt_ratio(r.get("vs_numpy")),
+                fmt_ratio(r.get("vs_torch_func")),
                 f"{r['max_rel_err']:.1e}" if "max_rel_err" in r else "-",
                 r["status"],
             ]
         )
-    widths = [max(len(c), *(len(t[i]) for t in table)) if table else len(c) for i, c in enumerate(cols)]  # fmt: skip
+    widths = [max([len(c)] + [len(t[i]) for t in table]) for i, c in enumerate(cols)]
     left = {0, 1, 8}
 
     def line(cells):
@@ -218,6 +227,8 @@ def render(rows: list[dict], header: list[str], notes: list[str]) -> str:
             t = [""] + t[1:]
         prev_label = r["label"]
         out.append(line(t))
+    if legend:
+        out += ["", "peers:"] + [f"  {n}" for n in legend]
     if notes:
         out += ["", "notes:"] + [f"  - {n}" for n in notes]
     return "\n".join(out)
@@ -232,9 +243,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         description="ftransforms side by side with torch.func, JAX, autograd and NumPy.",
     )
     p.add_argument("--workloads", default="W1,W2,W3,W4,W5", help="comma list (W1,...,W5)")
-    p.add_argument(
-        "--peers", default=",".join(peers_mod.PEERS), help="comma list (default: all)"
-    )
+    p.add_argument("--peers", default=",".join(peers_mod.PEERS), help="comma list (default: all)")
     p.add_argument("--quick", action="store_true", help="small sizes, few reps (CI smoke)")
     p.add_argument("--reps", type=int, default=None, help="timed repetitions (20; quick: 5)")
     p.add_argument("--json", metavar="PATH", help="also write every row and the setup as JSON")
@@ -349,7 +358,8 @@ def main(argv: list[str] | None = None) -> int:
         "max rel err = max|got - ref| / max|ref| vs the float64 hand-written reference, "
         f"FAIL above {cases_mod.DEFAULT_TOL:.0e}",
     ]
-    print(render(rows, header, notes))
+    legend = [f"{p:<12} {peers_mod.DESCRIPTIONS[p]}" for p in args.peers if p not in skipped]
+    print(render(rows, header, notes, legend))
     print(
         f"\n(references {ref_s:.1f} s; workers {wall:.1f} s)",
         file=sys.stderr,

@@ -42,10 +42,10 @@ def max_rel_error(got: list, ref: list) -> tuple[float, str]:
             rb = np.asarray(r2[s : s + _CHUNK], dtype=np.float64)
             gb = g2[s : s + _CHUNK].astype(np.float64)
             if rb.size:
+                if not np.all(np.isfinite(gb)):
+                    return float("inf"), f"leaf {k} has non-finite values"
                 diff = max(diff, float(np.max(np.abs(gb - rb))))
                 scale = max(scale, float(np.max(np.abs(rb))))
-        if not np.isfinite(diff):
-            return float("inf"), f"leaf {k} has non-finite values"
         worst = max(worst, diff / scale if scale > 0 else diff)
     return worst, ""
 

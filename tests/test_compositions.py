@@ -189,8 +189,10 @@ def make_data(dtype):
     }
 
     def cast(a):
+        # float32-representable values, so that both dtypes see the same inputs and share
+        # one (float64) oracle
         a = np.asarray(a)
-        return a.astype(dtype) if a.dtype.kind == "f" else a
+        return a.astype(np.float32).astype(dtype) if a.dtype.kind == "f" else a
 
     return optree.tree_map(cast, data)
 
@@ -515,36 +517,75 @@ def _fns(kind):
     return {"scalar": SCALAR_FNS, "vector": VECTOR_FNS, "h": {"h": scalar_h}}[kind]
 
 
-CASES = [
-    pytest.param(c, fname, id=f"{c.name}-{fname}") for c in COMPS for fname in _fns(c.kind)
-]
+#: Which test functions each composition runs on (every JAX oracle costs a compilation, so
+#: the functions rotate over the table; the Hessian takes all of them).
+FNS_FOR = {
+    "vmap(grad)": ("mlp_sq", "softmax_ce", "index_where_max"),
+    "grad(vmap)": ("logsumexp", "matmul_reduce"),
+    "grad(grad)": ("mlp_sq", "index_where_max"),
+    "jvp(grad)": ("softmax_ce", "sum_squares"),
+    "grad(jvp)": ("logsumexp", "matmul_reduce"),
+    "hessian": tuple(SCALAR_FNS),
+    "jacfwd(jacrev)": ("softmax_ce", "index_where_max"),
+    "jacrev(jacrev)": ("mlp_sq", "matmul_reduce"),
+    "vmap(vmap)": ("sum_squares", "index_where_max"),
+    "vmap(vmap(grad))": ("softmax_ce",),
+    "jacfwd(vmap(grad))": ("mlp_sq",),
+    "vmap(hessian)": ("index_where_max",),
+    "vmap(jvp(grad))": ("logsumexp",),
+    "grad(vmap(grad))": ("matmul_reduce",),
+    "vjp(vmap)": ("mlp_layer", "index_mix"),
+    "vmap(vjp)": ("affine", "softmax"),
+    "vmap(jvp)": ("mlp_layer", "index_mix"),
+    "vmap(jacrev)": ("mlp_layer", "softmax"),
+    "vmap(jacfwd)": ("affine", "index_mix"),
+    "jacrev(vmap)": ("softmax", "mlp_layer"),
+    "jvp(vjp)": ("mlp_layer", "index_mix"),
+    "vjp(vjp)": ("softmax", "affine"),
+    "jvp(jvp)": ("mlp_layer", "softmax"),
+    "jacfwd(jacrev)-vector": ("index_mix", "mlp_layer"),
+    "jacrev(jacrev)-vector": ("softmax",),
+    "jacrev(jacfwd)-vector": ("mlp_layer",),
+    "vmap(vmap)-vector": ("index_mix", "affine"),
+    "vmap(vjp(vmap))": ("mlp_layer",),
+    "vmap(grad(grad))": ("h",),
+    "vmap(vmap(grad(grad)))": ("h",),
+    "vmap(grad(grad(grad)))": ("h",),
+}
+assert set(FNS_FOR) == {c.name for c in COMPS}
+assert set().union(*FNS_FOR.values()) == {*SCALAR_FNS, *VECTOR_FNS, "h"}
+
+CASES = [pytest.param(c, fname, id=f"{c.name}-{fname}") for c in COMPS for fname in FNS_FOR[c.name]]
+
+#: (composition, function) -> (JAX's result, the finite-difference or loop result), both
+#: float64 on the shared inputs; computed once for the two dtypes.
+_ORACLES: dict = {}
 
 
-@pytest.fixture(scope="module")
-def fd_cache():
-    return {}
+def oracles(comp, fname):
+    key = (comp.name, fname)
+    if key not in _ORACLES:
+        make = _fns(comp.kind)[fname]
+        d64 = make_data(np.float64)
+        ref = optree.tree_map(np.asarray, comp.run(JaxT, jnp, make(jnp), d64))
+        f_np = make(np)
+        second = comp.fd(f_np, d64) if comp.fd is not None else comp.loop(f_np, d64)
+        _ORACLES[key] = (ref, second)
+    return _ORACLES[key]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
 @pytest.mark.parametrize("comp,fname", CASES)
-def test_composition(comp, fname, dtype, fd_cache):
+def test_composition(comp, fname, dtype):
     make = _fns(comp.kind)[fname]
-    d = make_data(dtype)
-    d64 = as64(d)
-    T, xp = OURS
-    out = comp.run(T, xp, make(xp), d)
-    T, xp = JAX
-    ref = optree.tree_map(np.asarray, comp.run(T, xp, make(xp), d64))
+    out = comp.run(ftransforms, np, make(np), make_data(dtype))
+    ref, second = oracles(comp, fname)
     assert_tree_close(out, ref, dtype=dtype, err_msg=f"{comp.name} vs JAX", **tol(dtype))
-    # the second oracle (float64, computed once per case)
-    key = (comp.name, fname, np.dtype(dtype).name)  # the inputs are rounded to dtype
-    if key not in fd_cache:
-        f_np = make(np)
-        fd_cache[key] = comp.fd(f_np, d64) if comp.fd is not None else comp.loop(f_np, d64)
-    expected = fd_cache[key]
-    what = "finite differences" if comp.fd is not None else "a Python loop"
-    bound = fd_tol(dtype) if comp.fd is not None else tol(dtype)
-    assert_tree_close(out, expected, err_msg=f"{comp.name} vs {what}", **bound)
+    if comp.fd is not None:
+        bound, what = fd_tol(dtype), "finite differences"
+    else:
+        bound, what = tol(dtype), "a Python loop"
+    assert_tree_close(out, second, err_msg=f"{comp.name} vs {what}", **bound)
 
 
 # -- perturbation confusion ------------------------------------------------------------------

@@ -33,7 +33,8 @@ class TorchPeer(Peer):
         self.version = f"torch {torch.__version__} ({torch.get_num_threads()} threads)"
 
     def convert(self, inputs: dict) -> dict:
-        return {k: self.torch.from_numpy(np.ascontiguousarray(v)).to(self.dev) for k, v in inputs.items()}  # fmt: skip
+        to = lambda v: self.torch.from_numpy(np.ascontiguousarray(v)).to(self.dev)
+        return {k: to(v) for k, v in inputs.items()}
 
     def sync(self, out: Any) -> None:
         if self.dev.type == "cuda":
