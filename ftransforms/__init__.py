@@ -26,6 +26,7 @@ from ftransforms.api import (
 )
 from ftransforms.core.primitive import Primitive, defop
 from ftransforms.custom import custom_jvp, custom_vjp
+from ftransforms.jit import jit, make_program
 from ftransforms.pytree import register_pytree_node, tree_map
 
 __version__ = "0.1.0"
@@ -41,8 +42,10 @@ __all__ = [
     "hessian",
     "jacfwd",
     "jacrev",
+    "jit",
     "jvp",
     "linearize",
+    "make_program",
     "numpy",
     "register_pytree_node",
     "tree_map",

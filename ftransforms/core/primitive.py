@@ -67,6 +67,7 @@ class Primitive:
         "multiple_results",
         "sample",
         "doc",
+        "effectful",
     )
 
     def __init__(self, name: str, impl: Callable[..., Any], **rules: Any) -> None:
@@ -81,6 +82,9 @@ class Primitive:
         self.multiple_results = bool(rules.get("multiple_results", False))
         self.sample = rules.get("sample")
         self.doc = rules.get("doc") or f"The ``{name}`` primitive."
+        # An op whose output is not a function of its inputs (a random draw): ``jit``
+        # never replays a recording that contains one.
+        self.effectful = bool(rules.get("effectful", False))
 
     def __repr__(self) -> str:
         return f"<primitive {self.name}>"
@@ -176,6 +180,7 @@ def defop(
     multiple_results: bool = False,
     sample: Any = None,
     doc: str | None = None,
+    effectful: bool = False,
 ) -> Primitive:
     """Declare a primitive with all of its rules, validated here, at import.
 
@@ -227,6 +232,7 @@ def defop(
         multiple_results=multiple_results,
         sample=sample,
         doc=doc,
+        effectful=effectful,
     )
     REGISTRY[name] = prim
     return prim

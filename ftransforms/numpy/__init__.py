@@ -27,6 +27,7 @@ from ftransforms.core.errors import (
     UnsupportedOperationError,
 )
 from ftransforms.core.index_spec import ARRAY
+from ftransforms.core.stack import current_stack as _current_stack
 from ftransforms.core.tracer import Tracer
 from ftransforms.ops import elementwise as _ew
 from ftransforms.ops import indexing as _ix
@@ -50,6 +51,21 @@ ndarray = numpy.ndarray
 def physical(x: Any) -> Any:
     """The backend array under ``x`` (all transform levels' batch axes included)."""
     return x._physical() if isinstance(x, Tracer) else x
+
+
+def peek(x: Any) -> Any:
+    """The concrete values under ``x``, for a rule that decides something from the data.
+
+    We are eager, so the data is always there; but a ``jit`` recording that depends on it
+    is only valid for this data, so the read is reported (NOTE [value-dependent traces]).
+    """
+    if isinstance(x, Tracer):
+        for interp in _current_stack():
+            note = getattr(interp, "note_value_read", None)
+            if note is not None:
+                note("a rule that reads the data (fnp.peek)")
+        return x._physical()
+    return x
 
 
 def _xp(*values: Any):
@@ -675,7 +691,7 @@ class _IndexUpdate:
         """``x`` with the indexed elements replaced by ``values``."""
         x = self.x
         hits = _scatter(physical_zeros_like(x), self.index, 1)
-        if (physical(hits) > 1).any():
+        if (peek(hits) > 1).any():
             raise UnsupportedOperationError(
                 "x.at[index].set(v) with repeated indices: which value wins is undefined; "
                 "deduplicate the index, or use .add()"
@@ -880,6 +896,9 @@ def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
         raise UnsupportedOperationError("trace: offset != 0 is not supported yet")
     rank = ndim(a)
     a = moveaxis(a, (axis1, axis2), (rank - 2, rank - 1))
+    k = builtins.min(shape(a)[-2:])
+    if shape(a)[-2:] != (k, k):  # a non-square matrix: its diagonal has min(n, m) elements
+        a = getitem(a, (Ellipsis, slice(0, k), slice(0, k)))
     return einsum("...ii->...", a)
 
 

@@ -1,0 +1,94 @@
+"""The recording interpreter behind ``ftransforms.jit``.
+
+It sits at the bottom of the stack (below every transform inside the jitted function),
+evaluates each primitive eagerly on concrete arrays, and appends the backend call to a
+flat program: ``(primitive, xp, argument references, settings, output references)``.
+Replaying the program runs only the NumPy/CuPy calls, with no tracer and no rule.
+
+NOTE [value-dependent traces]: a program is only valid for inputs that take the same
+Python paths.  Any read of a traced value (``bool()``, ``int()``, a boolean mask, a rule
+that peeks at the data such as ``prod``'s zero check, a random draw) marks the trace as
+value-dependent, and ``jit`` then runs that input signature eagerly instead of replaying.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ftransforms.backend import namespace_of
+from ftransforms.core.stack import Interpreter
+from ftransforms.core.tracer import Tracer
+
+
+class TraceTracer(Tracer):
+    """A concrete array known to the recorder as slot ``ref``."""
+
+    __slots__ = ("val", "ref")
+
+    def __init__(self, interp: TraceInterpreter, val: Any, ref: int) -> None:
+        self._interp = interp
+        self.val = val
+        self.ref = ref
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.val.shape
+
+    @property
+    def dtype(self) -> Any:
+        return self.val.dtype
+
+    def _concrete(self) -> Any:
+        self._interp.note_value_read(f"a Python read of a traced value {self!r}")
+        return self.val
+
+    def _physical(self) -> Any:
+        return self.val
+
+    def __repr__(self) -> str:
+        return f"TraceTracer(%{self.ref}, shape={self.val.shape}, dtype={self.val.dtype})"
+
+
+class TraceInterpreter(Interpreter):
+    """Evaluates and records every backend call made on traced values."""
+
+    __slots__ = ("program", "n_slots", "value_dependent", "reason")
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.program: list[tuple] = []
+        self.n_slots = 0
+        self.value_dependent = False
+        self.reason = ""
+
+    def new_input(self, value: Any) -> TraceTracer:
+        self.n_slots += 1
+        return TraceTracer(self, value, self.n_slots - 1)
+
+    def note_value_read(self, reason: str) -> None:
+        if not self.value_dependent:
+            self.value_dependent = True
+            self.reason = reason
+
+    def process(self, prim: Any, args: tuple, params: dict) -> Any:
+        vals = []
+        refs = []
+        for a in args:
+            if type(a) is TraceTracer and a._interp is self:
+                vals.append(a.val)
+                refs.append(a.ref)
+            else:
+                vals.append(a)
+                refs.append(None)
+        if prim.effectful:
+            self.note_value_read(f"the random primitive {prim.name!r}")
+        xp = namespace_of(*vals)
+        out = prim.impl(xp, *vals, **params)
+        consts = tuple(v if r is None else None for v, r in zip(vals, refs))
+        if prim.multiple_results:
+            outs = tuple(self.new_input(o) for o in out)
+            self.program.append((prim, xp, tuple(refs), consts, params, tuple(o.ref for o in outs)))
+            return outs
+        o = self.new_input(out)
+        self.program.append((prim, xp, tuple(refs), consts, params, o.ref))
+        return o

@@ -1,0 +1,115 @@
+"""jit: replaying a recorded program gives the eager result, re-traces per signature, and
+falls back to eager when the trace depends on data."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ftransforms as ft
+import ftransforms.numpy as fnp
+from ftransforms.core.stack import current_stack
+
+rng = np.random.default_rng(11)
+
+
+def mlp_loss(params, x, y):
+    for w, b in params[:-1]:
+        x = np.tanh(x @ w.T + b)
+    w, b = params[-1]
+    logits = x @ w.T + b
+    m = np.max(logits)
+    return np.log(np.sum(np.exp(logits - m))) + m - logits[y]
+
+
+def make_params(sizes, dtype=np.float64):
+    return [
+        ((rng.normal(size=(o, i)) / np.sqrt(i)).astype(dtype), np.zeros(o, dtype))
+        for i, o in zip(sizes[:-1], sizes[1:])
+    ]
+
+
+def assert_trees_close(a, b, rtol=1e-12):
+    for u, v in zip(ft.pytree.tree_leaves(a), ft.pytree.tree_leaves(b)):
+        np.testing.assert_allclose(u, v, rtol=rtol, atol=1e-14)
+
+
+TRANSFORMED = {
+    "vmap_grad": lambda: (
+        ft.vmap(ft.grad(mlp_loss), in_dims=(None, 0, 0)),
+        (make_params([5, 7, 3]), rng.normal(size=(4, 5)), rng.integers(0, 3, 4)),
+    ),
+    "hessian": lambda: (
+        ft.hessian(lambda x: np.sum(np.tanh(x[:3] * x[1:]) ** 2) + np.sum(x**2) ** 2),
+        (rng.normal(size=4),),
+    ),
+    "jacrev_jacfwd": lambda: (
+        ft.jacrev(ft.jacfwd(lambda x: np.sin(x) * np.cumsum(x))),
+        (rng.normal(size=3),),
+    ),
+    "vjp_fn_tuple_output": lambda: (
+        lambda x: ft.vjp(lambda v: (v**3, v.mean()), x)[1]((np.ones(3), np.array(2.0))),
+        (rng.normal(size=3),),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRANSFORMED))
+def test_replay_equals_eager_and_runs_no_tracers(name):
+    fn, args = TRANSFORMED[name]()
+    want = fn(*args)
+    compiled = ft.jit(fn)
+    assert_trees_close(compiled(*args), want)  # first call: traced
+    assert len(compiled.cache) == 1
+    assert_trees_close(compiled(*args), want)  # replayed
+    # New values, same signature: replay must follow the data.
+    new_args = ft.tree_map(lambda v: v * 1.5 if np.asarray(v).dtype.kind == "f" else v, args)
+    assert_trees_close(compiled(*new_args), fn(*new_args))
+    assert len(compiled.cache) == 1
+    assert current_stack() == ()
+
+
+def test_new_shapes_retrace():
+    f = ft.jit(ft.grad(lambda x: np.sum(x**3)))
+    np.testing.assert_allclose(f(np.arange(3.0)), 3 * np.arange(3.0) ** 2)
+    np.testing.assert_allclose(f(np.arange(5.0)), 3 * np.arange(5.0) ** 2)
+    np.testing.assert_allclose(f(np.arange(5.0, dtype=np.float32)), 3 * np.arange(5.0) ** 2)
+    assert len(f.cache) == 3
+
+
+def test_value_dependent_control_flow_runs_eagerly_and_stays_right():
+    def f(x):
+        return np.sum(x**2) if np.sum(x) > 0 else np.sum(np.sin(x))
+
+    compiled = ft.jit(ft.grad(f))
+    x = np.array([1.0, 2.0])
+    with pytest.warns(RuntimeWarning, match="depends on data"):
+        np.testing.assert_allclose(compiled(x), 2 * x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(compiled(-x), np.cos(-x))  # other branch, eager
+
+
+def test_prod_with_zeros_is_value_dependent():
+    compiled = ft.jit(ft.grad(lambda x: fnp.prod(x)))
+    with pytest.warns(RuntimeWarning):
+        compiled(np.array([1.0, 2.0, 3.0]))
+    np.testing.assert_allclose(compiled(np.array([0.0, 2.0, 3.0])), [6.0, 0.0, 0.0])
+
+
+def test_make_program_prints_the_backend_calls():
+    text = str(ft.make_program(ft.grad(lambda x: np.sum(np.tanh(x))))(np.zeros(3)))
+    assert text.startswith("{ lambda %0:float64[3] .")
+    assert "tanh" in text and "reduce_sum" in text
+
+
+def test_jit_float32_keeps_dtype():
+    params = make_params([4, 6, 2], np.float32)
+    x = rng.normal(size=(3, 4)).astype(np.float32)
+    y = rng.integers(0, 2, 3)
+    f = ft.jit(ft.vmap(ft.grad(mlp_loss), in_dims=(None, 0, 0)))
+    f(params, x, y)
+    out = f(params, x, y)
+    assert all(leaf.dtype == np.float32 for leaf in ft.pytree.tree_leaves(out))
