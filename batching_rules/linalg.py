@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import ftransforms.numpy as fnp
 from batching_rules.helpers import logical_rank, move_bdim_to_front, pad_rank_after_front
 
@@ -18,7 +20,7 @@ def matmul(prim, args, bdims, axis_size, **params):
     if db is None and rb == 2:
         a = move_bdim_to_front(a, da)
         shape = fnp.shape(a)
-        rows = fnp.reshape(a, (-1, shape[-1]))
+        rows = fnp.reshape(a, (math.prod(shape[:-1]), shape[-1]))  # not -1: size-0 rows
         out = prim.bind(rows, b, **params)
         return fnp.reshape(out, shape[:-1] + (fnp.shape(out)[-1],)), 0
     rank = max(ra, rb)

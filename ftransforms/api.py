@@ -530,9 +530,10 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False):
         seeds = {}
         for k, (ct, val, i) in enumerate(zip(ct_leaves, values, ids)):
             ct = _check_like(ct, val, f"{where} vjp_fn", f"cotangent {k}", "output")
-            if i is not None:
-                seeds[i] = ct
-        grads = interp.backward(seeds, [i for i in in_ids if i is not None]) if seeds else []
+            if i is not None:  # one value returned twice: its cotangents add up
+                seeds[i] = ct if i not in seeds else fnp.add(seeds[i], ct)
+        wanted = [i for i in in_ids if i is not None]
+        grads = interp.backward(seeds, wanted) if seeds else [None] * len(wanted)
         it = iter(grads)
         result = []
         for leaf, i in zip(leaves, in_ids):
@@ -842,7 +843,10 @@ def jacrev(
         )
 
         def pullback(*basis_leaves):
-            seeds = {i: b for b, i in zip(basis_leaves, ids) if i is not None}
+            seeds = {}
+            for b, i in zip(basis_leaves, ids):
+                if i is not None:  # one value returned twice: its cotangents add up
+                    seeds[i] = b if i not in seeds else fnp.add(seeds[i], b)
             wanted = [i for i in in_ids if i is not None]
             it = iter(interp.backward(seeds, wanted) if seeds else [None] * len(wanted))
             res = [next(it) if i is not None else None for i in in_ids]

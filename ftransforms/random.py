@@ -111,7 +111,10 @@ def _normal_impl(xp: Any, *, rng: Any, shape: tuple, dtype: numpy.dtype) -> Any:
 
 def _uniform_impl(xp: Any, *, rng: Any, shape: tuple, dtype: numpy.dtype) -> Any:
     out = rng.random(shape, dtype=_float_draw_dtype(dtype))
-    return out if out.dtype == dtype else out.astype(dtype)
+    if out.dtype == dtype:
+        return out
+    below_one = numpy.nextafter(dtype.type(1), dtype.type(0))  # rounding must not reach 1
+    return _backend(rng).minimum(out.astype(dtype), below_one)
 
 
 def _integers_impl(xp: Any, *, rng: Any, low: Any, high: Any, shape: tuple, dtype: Any) -> Any:
@@ -635,8 +638,11 @@ def _check_probabilities(p: Any, k: int, replace: bool, where: str) -> None:
     xp = _array_module(p)
     if p.dtype.kind not in "biuf" or bool(((p < 0) | xp.isnan(p)).any()):
         raise ValueError(f"{where}: probabilities must be non-negative")
-    total = float(p.sum())
-    if abs(total - 1.0) > math.sqrt(numpy.finfo(numpy.float64).eps):
+    total = float(p.sum(dtype=numpy.float64))
+    atol = math.sqrt(numpy.finfo(numpy.float64).eps)
+    if p.dtype.kind == "f":  # as numpy: a float32 p is checked to float32 precision
+        atol = max(atol, math.sqrt(numpy.finfo(p.dtype).eps))
+    if abs(total - 1.0) > atol:
         raise ValueError(f"{where}: probabilities must sum to 1, got {total}")
     if not replace and int((p > 0).sum()) < k:
         raise ValueError(f"{where}: fewer non-zero entries in p than size ({k})")
@@ -700,9 +706,9 @@ def _choice_without_replacement(rng: Any, n: int, k: int, shape: tuple, p: Any, 
     u = _draw(
         where, rng, lambda g, batch: random_uniform_p.bind(rng=g, shape=batch + (n,), dtype=f64)
     )
-    with numpy.errstate(divide="ignore"):
+    with numpy.errstate(divide="ignore"):  # log(0) = -inf is wanted here
         logp = fnp.log(fnp.astype(fnp.stop_gradient(p), f64))
-    keys = fnp.subtract(logp, fnp.log(fnp.negative(fnp.log1p(fnp.negative(u)))))
+        keys = fnp.subtract(logp, fnp.log(fnp.negative(fnp.log1p(fnp.negative(u)))))
     above = fnp.greater(fnp.expand_dims(keys, 0), fnp.expand_dims(keys, 1))  # [j, i]: i > j
     rank = fnp.sum(fnp.astype(above, numpy.int64), axis=1)  # rank[j] = #keys above key j
     slots = numpy.arange(k).reshape(k, 1)

@@ -23,14 +23,18 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import jax
 import jax.numpy as jnp
+import jax.scipy.special as jsp
 import numpy as np
+import scipy.special as ssp
 
 import ftransforms.numpy as fnp
+import ftransforms.scipy.special as fsp
+from tests import op_db_linalg, op_db_nn
 
 jax.config.update("jax_enable_x64", True)  # also done by conftest.py; the oracle needs it
 
@@ -75,6 +79,7 @@ FNP = Namespace(
     index_add=lambda x, index, v: fnp.IndexUpdateHelper(x)[index].add(v),
     index_set=lambda x, index, v: fnp.IndexUpdateHelper(x)[index].set(v),
     stop_gradient=fnp.stop_gradient,
+    special=fsp,
 )
 NP = Namespace(
     "np",
@@ -83,6 +88,7 @@ NP = Namespace(
     index_add=_np_index_add,
     index_set=_np_index_set,
     stop_gradient=lambda x: x,
+    special=ssp,
 )
 JNP = Namespace(
     "jnp",
@@ -91,6 +97,7 @@ JNP = Namespace(
     index_add=lambda x, index, v: x.at[index].add(v),
     index_set=lambda x, index, v: x.at[index].set(v),
     stop_gradient=jax.lax.stop_gradient,
+    special=jsp,
 )
 
 
@@ -152,10 +159,14 @@ class Draw:
         return self._f(scale * (k + f))
 
     def ints(self, hi: int, shape: tuple, lo: int = 0) -> np.ndarray:
-        return self.rng.integers(lo, hi, shape).astype(np.intp)
+        return np.asarray(self.rng.integers(lo, hi, shape), dtype=np.intp)
 
     def bools(self, shape: tuple) -> np.ndarray:
-        return self.rng.random(shape) < 0.5
+        return np.asarray(self.rng.random(shape) < 0.5)
+
+    def complex(self, shape: tuple) -> np.ndarray:
+        """Complex numbers of the dtype's precision (complex64 for float32)."""
+        return np.asarray(self.u(shape) + 1j * self.u(shape))
 
     def other_float(self) -> np.dtype:
         return np.dtype(np.float64 if self.dtype == np.float32 else np.float32)
@@ -172,9 +183,17 @@ class OpInfo:
     ``sampler(draw) -> list[Sample]``; ``prims``: the primitives it binds.
     ``grads``: derivative tests apply (false for bool/int outputs); ``fd``: the derivative
     is the mathematical one (false for ``stop_gradient``, whose derivative is 0 by
-    definition); ``via_numpy``: ``fn(NP, ...)`` works on tracers through the NumPy
-    protocols; ``tol``: per-dtype-name tolerance overrides; ``xfail``: test name ->
-    reason, strict.
+    definition); ``nondiff_operands``: operands (positions among the array arguments) held
+    fixed by the derivative tests; ``ref``: the forward reference, ``"numpy"`` (``fn(NP,
+    ...)``) or ``"jax"`` (``fn(JNP, ...)``, for entries with no NumPy spelling);
+    ``via_numpy``: ``fn(NP, ...)`` works on tracers through the NumPy protocols;
+    ``numpy_lone_tracer``: the operands that NumPy dispatches on when they are the only
+    tracer (``None``: all; e.g. ``np.take(array, tracer)`` cannot reach ftransforms, since
+    NumPy dispatches ``take`` on its first argument only, and must raise a clear error);
+    ``jax_compositions``: compare compositions of transforms with JAX (false for entries
+    that only spell another entry's primitives differently: an operator, a method);
+    ``tol``: tolerance overrides, by dtype name (``"fd:<dtype>"``: against finite
+    differences); ``xfail``: test name -> reason, strict.
     """
 
     name: str
@@ -184,7 +203,11 @@ class OpInfo:
     dtypes: tuple = FLOATS
     grads: bool = True
     fd: bool = True
+    nondiff_operands: tuple = ()
+    ref: str = "numpy"
     via_numpy: bool = True
+    numpy_lone_tracer: tuple | None = None
+    jax_compositions: bool = True
     tol: dict = field(default_factory=dict)
     xfail: dict = field(default_factory=dict)
 
@@ -198,9 +221,11 @@ class OpInfo:
 OPS: list[OpInfo] = []
 
 
-def add(name: str, fn: Callable, sampler: Callable, prims: tuple | str = (), **opts: Any):
-    prims = (prims,) if isinstance(prims, str) else tuple(prims)
-    OPS.append(OpInfo(name, fn, sampler, prims or (name,), **opts))
+def add(name: str, fn: Callable, sampler: Callable, prims: tuple | str | None = None,
+        **opts: Any) -> None:
+    """Append an entry; ``prims`` defaults to ``(name,)``."""
+    prims = (name,) if prims is None else (prims,) if isinstance(prims, str) else tuple(prims)
+    OPS.append(OpInfo(name, fn, sampler, prims, **opts))
 
 
 def call(name: str) -> Callable:
@@ -885,12 +910,14 @@ def _getitem_samples(d: Draw) -> list[Sample]:
     ]
 
 
-add("getitem", _getitem, _getitem_samples)
+# NOTE: x[tracer] with a plain array x converts the index with __index__/__array__ (NumPy
+# has no protocol for indices), so only x may be the lone tracer on the NumPy route.
+add("getitem", _getitem, _getitem_samples, numpy_lone_tracer=(0,))
 add("getitem_operator", lambda m, x, *arrays, index: method("__getitem__", fnp.getitem)(
     m, x, fill(index, arrays)),
     lambda d: [s for s in _getitem_samples(d) if s.name in
                ("slices", "int_array_repeats", "non_adjacent_arrays", "none_ellipsis_int")],
-    prims="getitem")
+    prims="getitem", numpy_lone_tracer=(0,))
 
 
 def _index_add(m, x, v, *arrays, index):
@@ -957,8 +984,9 @@ def _take_samples(d: Draw) -> list[Sample]:
     ]
 
 
+# numpy.take dispatches on its first argument only: np.take(array, tracer) cannot reach us.
 add("take", lambda m, a, i, axis=None: m.take(a, i, axis=axis), _take_samples,
-    prims="getitem")
+    prims="getitem", numpy_lone_tracer=(0,))
 
 # -- linear algebra -------------------------------------------------------------------------
 
@@ -1010,8 +1038,10 @@ def _dot_samples(d: Draw) -> list[Sample]:
 
 
 add("dot", call("dot"), _dot_samples, prims=("matmul", "einsum", "multiply"))
+# ndarray.dot(tracer) is NumPy's C method, which converts its argument with __array__.
 add("dot_method", method("dot", fnp.dot), lambda d: [s for s in _dot_samples(d) if s.name in
-                                   ("2x3_3", "2x3_3x4")], prims="matmul")
+                                   ("2x3_3", "2x3_3x4")], prims="matmul",
+    numpy_lone_tracer=(0,))
 add("tensordot", lambda m, a, b, axes=2: m.tensordot(a, b, axes), lambda d: [
     S("axes2", d.u((2, 3, 4)), d.u((3, 4, 5)), 2),
     S("axes_pairs", d.u((2, 3)), d.u((3, 2)), ([1], [0])),
@@ -1069,6 +1099,250 @@ def _clip_samples(d: Draw) -> list[Sample]:
 
 add("clip", lambda m, x, lo, hi: m.clip(x, lo, hi), _no_ties(_clip_samples, 0.01),
     prims=("maximum", "minimum"))
+
+# -- special functions (scipy.special / jax.scipy.special) and NumPy's extras ----------------
+
+
+def special(name: str) -> Callable:
+    def fn(m, *args, **kwargs):
+        return getattr(m.special, name)(*args, **kwargs)
+
+    fn.__name__ = f"special_{name}"
+    return fn
+
+
+_SPECIAL_UNARY = {
+    "expit": ("u", {"lo": -4.0, "hi": 4.0}),
+    "erf": ("u", {}),
+    "erfc": ("u", {}),
+    "erfinv": ("u", {"lo": -0.8, "hi": 0.8}),
+    "gammaln": ("u", {"lo": 0.5, "hi": 4.0}),
+    "digamma": ("u", {"lo": 0.5, "hi": 4.0}),
+}
+for _name, (_draw, _kw) in _SPECIAL_UNARY.items():
+    add(_name, special(_name), unary(_draw, **_kw))
+
+
+def _polygamma_samples(d: Draw) -> list[Sample]:
+    return [
+        S("n1_scalar", 1, d.u((), lo=0.5, hi=4.0)),
+        S("n2_2x3", 2, d.u((2, 3), lo=0.5, hi=4.0)),
+        S("n_array", d.ints(4, (4,)), d.u((4,), lo=0.5, hi=4.0)),
+        S("n0_0", 0, d.u((0,), lo=0.5, hi=4.0)),
+    ]
+
+
+# scipy.special.polygamma returns float64 for float32 input; ftransforms (and JAX) keep it
+add("polygamma", special("polygamma"), _polygamma_samples, ref="jax")
+
+
+def _xlogy_samples(d: Draw) -> list[Sample]:
+    x_with_zeros = np.where(d.bools((2, 3)), 0.0, d.u((2, 3))).astype(d.dtype)
+    return binary("u", "u", y_kw={"lo": 0.5, "hi": 3.0})(d) + [
+        S("x_zeros", x_with_zeros, d.u((3,), lo=0.5, hi=3.0))
+    ]
+
+
+add("xlogy", special("xlogy"), _xlogy_samples)
+add("xlog1py", special("xlog1py"), binary("u", "u", y_kw={"lo": -0.5, "hi": 3.0}))
+add("logsumexp", special("logsumexp"), lambda d: [
+    S("2x3_all", d.u((2, 3))), S("3x4_axis1_keepdims", d.u((3, 4)), axis=1, keepdims=True),
+    S("scalar", d.u(())), S("2x3x2_axes", d.u((2, 3, 2)), axis=(0, 2))],
+    prims=("reduce_max", "exp", "reduce_sum", "log"))
+add("softmax", special("softmax"), lambda d: [
+    S("3x4_axis1", d.u((3, 4)), axis=1), S("4_all", d.u((4,)))],
+    prims=("exp", "reduce_sum", "divide"))
+add("log_softmax", special("log_softmax"), lambda d: [
+    S("3x4_axis0", d.u((3, 4)), axis=0), S("1x3_axis-1", d.u((1, 3)), axis=-1)],
+    prims=("exp", "reduce_sum", "log"))
+add("logaddexp", call("logaddexp"), binary())
+add("logaddexp2", call("logaddexp2"), binary())
+add("hypot", call("hypot"), binary("away", "away"))
+
+
+def _sinc_samples(d: Draw) -> list[Sample]:
+    with_zero = d.u((5,), lo=-3.0, hi=3.0)
+    with_zero[2] = 0.0
+    return [S(shape_name(s), d.u(s, lo=-3.0, hi=3.0)) for s in UNARY_SHAPES] + [
+        S("with_zero", with_zero)
+    ]
+
+
+add("sinc", call("sinc"), _sinc_samples)
+
+
+def _cumprod_samples(d: Draw) -> list[Sample]:
+    def x(shape):
+        return d.away(shape, lo=0.5, hi=1.5)
+
+    one_zero = x((2, 5))
+    one_zero[0, 1] = 0.0
+    two_zeros = x((5, 2))
+    two_zeros[1, 0] = two_zeros[3, 0] = 0.0
+    return [
+        S("2x3_flat", x((2, 3))),
+        S("3x4_axis1", x((3, 4)), axis=1),
+        S("one_zero_axis-1", one_zero, axis=-1),
+        S("two_zeros_axis0", two_zeros, axis=0),
+        S("scalar_flat", x(())),
+        S("0x2_axis0", x((0, 2)), axis=0),
+    ]
+
+
+add("cumprod", call("cumprod"), _cumprod_samples, prims=("cumprod",))
+
+# -- sorting ------------------------------------------------------------------------------
+
+
+def _sort_samples(d: Draw) -> list[Sample]:
+    return [
+        S("3x5_last", d.distinct((3, 5))),
+        S("3x5_axis0", d.distinct((3, 5)), axis=0),
+        S("2x3_flat", d.distinct((2, 3)), axis=None),
+        S("1_last", d.distinct((1,))),
+    ]
+
+
+add("sort", call("sort"), _sort_samples, prims=("argsort", "getitem"))
+add("argsort", call("argsort"), _sort_samples, grads=False)
+
+
+def _kth_statistic(m, x, kth, axis=-1):
+    """The kth order statistics through argpartition (the partition's other positions are
+    implementation-defined, these are not)."""
+    perm = m.argpartition(x, kth, axis=axis)
+    picked = m.take_along_axis(x, perm, axis=axis)
+    return m.take(picked, np.asarray(kth), axis=axis)
+
+
+add("argpartition", _kth_statistic, lambda d: [
+    S("5x2_axis0_two_kth", d.distinct((5, 2)), (1, 3), axis=0),
+    S("6_kth2", d.distinct((6,)), 2),
+    S("3x4_kth_last", d.distinct((3, 4)), -1)],
+    prims=("argpartition", "getitem"))
+add("partition_kth", lambda m, x, kth, axis=-1: m.take(m.partition(x, kth, axis=axis),
+                                                         np.asarray(kth), axis=axis),
+    lambda d: [S("3x5_kth2", d.distinct((3, 5)), 2), S("4x3_axis0", d.distinct((4, 3)),
+                                                       (0, 3), axis=0)],
+    prims=("argpartition", "getitem"))
+
+
+def _searchsorted_samples(d: Draw) -> list[Sample]:
+    ties_a = np.sort(np.round(d.u((6,)), 1)).astype(d.dtype)
+    return [
+        S("6_2x3", np.sort(d.u((6,))), d.u((2, 3))),
+        S("6_scalar", np.sort(d.u((6,))), d.u(())),
+        S("ties_right", ties_a, np.round(d.u((4,)), 1).astype(d.dtype), side="right"),
+        S("ties_left", ties_a, np.round(d.u((4,)), 1).astype(d.dtype), side="left"),
+        S("1_0", np.sort(d.u((1,))), d.u((0,))),
+    ]
+
+
+add("searchsorted", call("searchsorted"), _searchsorted_samples, grads=False)
+
+# -- complex parts ------------------------------------------------------------------------
+
+
+def _complex_parts_samples(d: Draw) -> list[Sample]:
+    return [S(shape_name(sx, sy), d.u(sx), d.u(sy)) for sx, sy in BINARY_SHAPES[:4]]
+
+
+def _complex_operand_samples(d: Draw) -> list[Sample]:
+    return [S(shape_name(s), d.complex(s)) for s in [(), (3,), (2, 0)]]
+
+
+add("real", lambda m, x, y: m.real((x + 1j * y) * (y - 0.5j * x)), _complex_parts_samples,
+    prims=("real", "multiply", "add"))
+add("imag", lambda m, x, y: m.imag((x + 1j * y) * (y - 0.5j * x)), _complex_parts_samples,
+    prims=("imag", "multiply", "add"))
+add("conj", lambda m, x, y: m.real(m.conj(x + 1j * y) * (x - 2j * y)), _complex_parts_samples,
+    prims=("conj", "real"))
+add("abs_complex", lambda m, x, y: m.abs(x + 1j * y),
+    lambda d: [S(shape_name(sx, sy), d.away(sx), d.away(sy))
+               for sx, sy in BINARY_SHAPES[:4]], prims="abs")
+for _name in ("real", "imag", "conj"):
+    add(f"{_name}_complex_operand", call(_name), _complex_operand_samples, prims=_name,
+        grads=False)
+
+# -- wired in from tests/op_db_linalg.py and tests/op_db_nn.py ----------------------------
+
+
+def _wired(m, *args, impls):
+    """Call the FNP or the JAX function of a wired entry (they have no NumPy spelling)."""
+    if m is JNP:
+        return impls[1](*args)
+    if m is FNP:
+        return impls[0](*args)
+    raise TypeError(f"{m!r}: this entry has FNP and JNP functions only")
+
+
+def _fixed_samples(entries: list[dict], noise: float, vary: Callable[[dict, int], bool]):
+    """Samples from fixed argument tuples, each float operand ``i`` with ``vary(entry, i)``
+    moved by uniform noise of size ``noise`` (so that seeds differ; the fixed inputs are
+    built to stay valid under small moves)."""
+
+    def sampler(d: Draw) -> list[Sample]:
+        out = []
+        for e in entries:
+            for k, args in enumerate(e["args"]):
+                moved = tuple(
+                    np.asarray(a + noise * d.rng.uniform(-1, 1, np.shape(a)), np.float64)
+                    if vary(e, i) and np.asarray(a).dtype.kind == "f" else np.asarray(a)
+                    for i, a in enumerate(args)
+                )
+                out.append(Sample(f"{e['label']}{k}", moved, {"impls": (e["fn"], e["jax_fn"])},
+                                  grads=e.get("grads", True)))
+        return out
+
+    return sampler
+
+
+def _wire(entries: list[dict], prefix: str, noise: float, vary: Callable) -> None:
+    groups: dict[str, list[dict]] = {}
+    for e in entries:
+        groups.setdefault(e["name"], []).append(e)
+    for name, group in groups.items():
+        for j, e in enumerate(group):
+            e["label"] = f"g{j}_" if len(group) > 1 else ""
+        nargs = len(group[0]["args"][0])
+        diff = group[0].get("diff_argnums", tuple(range(nargs)))
+        add(
+            f"{prefix}{name.replace('.', '_')}",
+            _wired,
+            _fixed_samples(group, noise, vary),
+            prims=() if "." in name or name not in _PRIMITIVE_NAMES else name,
+            dtypes=(np.dtype(np.float64),),
+            grads=group[0].get("grads", True),
+            nondiff_operands=tuple(i for i in range(nargs) if i not in diff),
+            ref="jax",
+            via_numpy=False,
+        )
+
+
+def _primitive_names() -> set[str]:
+    from ftransforms.core.primitive import REGISTRY
+
+    return set(REGISTRY)
+
+
+_PRIMITIVE_NAMES = _primitive_names()
+_wire(op_db_linalg.ENTRIES, "linalg_", 1e-2, lambda e, i: True)
+_wire(op_db_linalg.COMPOSITE_ENTRIES, "linalg_composite_", 1e-2, lambda e, i: True)
+# max_pool2d_jvp/vjp(t, x, y): y must stay the pooling of x, so only t/g may move
+_wire(op_db_nn.ENTRIES, "nn_", 3e-3,
+      lambda e, i: i in e.get("diff_argnums", (i,)) or e["name"] in ("max_pool2d",
+                                                                    "sliding_windows",
+                                                                    "window_sum"))
+
+
+#: Entries that only spell another entry's primitives differently (an operator, a method):
+#: their transformation rules are compared with JAX through that other entry.
+SPELLINGS = {
+    "abs_operator", "negative_operator", "invert_operator", "power_operator",
+    "remainder_operator", "sum_method", "reshape_method", "transpose_method",
+    "getitem_operator", "matmul_operator", "dot_method", "and_or_xor_operators",
+} | {f"{name}_operator" for name in _OPERATORS}
+OPS[:] = [replace(op, jax_compositions=False) if op.name in SPELLINGS else op for op in OPS]
 
 #: name -> entry
 BY_NAME: dict[str, OpInfo] = {}

@@ -18,11 +18,10 @@ import pytest
 
 pytest.importorskip("sklearn", reason="W1 uses scikit-learn's bundled digits data")
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT)) if str(ROOT) not in sys.path else None
+from benchmarks import cases, reference  # the repository root is on sys.path (conftest)
+from benchmarks.worker import max_rel_error
 
-from benchmarks import cases, reference  # noqa: E402
-from benchmarks.worker import max_rel_error  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 ALL = ["W1", "W2", "W3", "W4", "W5"]
 QUICK_CASES = cases.make_cases(ALL, quick=True)

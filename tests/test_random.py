@@ -192,6 +192,8 @@ def test_dtype_follows_parameters():
     assert fr.uniform(seeded(), np.float32(0), 1.0, size=2).dtype == np.float32
     assert fr.normal(seeded(), np.zeros(2), dtype=np.float32).dtype == np.float32
     assert fr.normal(seeded(), size=2, dtype=np.float16).dtype == np.float16
+    u16 = fr.uniform(seeded(), size=N, dtype=np.float16)  # float32 draws rounded: still < 1
+    assert u16.dtype == np.float16 and ((u16 >= 0) & (u16 < 1)).all()
     assert fr.normal(seeded(), 1, 2, size=2).dtype == np.float64  # int parameters
 
 
@@ -665,3 +667,11 @@ def test_modes_match_torch_func():
         t_vmap(lambda m: torch.normal(m, 1.0), randomness="same")(torch.zeros(3))
     out = vmap(lambda m: fr.normal(seeded_rng, m, 1.0), randomness="same")(np.arange(3.0))
     np.testing.assert_allclose(out - np.arange(3.0), np.full(3, out[0]))
+
+
+def test_op_db_random_covers_every_draw_primitive():
+    from ftransforms.core.primitive import Primitive  # noqa: PLC0415
+    from tests.op_db_random import NAMES  # noqa: PLC0415
+
+    declared = sorted(v.name for v in vars(fr).values() if isinstance(v, Primitive))
+    assert declared == NAMES

@@ -1008,4 +1008,6 @@ def allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08) -> bool:
 
 
 from ftransforms.numpy._more import *  # noqa: E402,F401,F403  (more of NumPy's API)
+
+# isort: split
 from ftransforms.numpy import _more, linalg, protocol  # noqa: E402,F401  (use this module)

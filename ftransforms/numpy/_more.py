@@ -321,7 +321,10 @@ def roll(a: Any, shift: Any, axis: Any = None) -> Any:
         k = sh % n
         lead = (slice(None),) * ax
         a = fnp.concatenate(
-            [fnp.getitem(a, lead + (slice(n - k, None),)), fnp.getitem(a, lead + (slice(0, n - k),))],
+            [
+                fnp.getitem(a, lead + (slice(n - k, None),)),
+                fnp.getitem(a, lead + (slice(0, n - k),)),
+            ],
             axis=ax,
         )
     return a

@@ -36,7 +36,7 @@ reshape ravel transpose permute_dims moveaxis swapaxes squeeze expand_dims broad
 broadcast_arrays atleast_1d atleast_2d concatenate stack vstack hstack split array_split
 flip where clip round around take_along_axis take nonzero dot vdot inner outer tensordot
 einsum trace zeros_like ones_like full_like empty_like copy shape ndim size result_type
-allclose real imag conj conjugate fix
+allclose real imag conj conjugate fix astype
 """.split()
 # ... and those of ftransforms/numpy/_more.py.
 FUNCTION_NAMES += """

@@ -8,6 +8,8 @@ the derivative equally between tied inputs, ``sign``/``floor``/``round`` have de
 
 from __future__ import annotations
 
+import math
+
 import numpy
 
 from batching_rules.elementwise import elementwise
@@ -41,11 +43,13 @@ negative_p = defop(
     batch=elementwise,
 )
 exp_p = defunary("exp", lambda xp, x: xp.exp(x), lambda y, x: y)
-exp2_p = defunary("exp2", lambda xp, x: xp.exp2(x), lambda y, x: y * numpy.log(2.0))
+# Python floats, not numpy.float64: a weak scalar keeps a float32 derivative float32.
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+exp2_p = defunary("exp2", lambda xp, x: xp.exp2(x), lambda y, x: y * _LN2)
 expm1_p = defunary("expm1", lambda xp, x: xp.expm1(x), lambda y, x: y + 1)
 log_p = defunary("log", lambda xp, x: xp.log(x), lambda y, x: 1 / x)
-log2_p = defunary("log2", lambda xp, x: xp.log2(x), lambda y, x: 1 / (x * numpy.log(2.0)))
-log10_p = defunary("log10", lambda xp, x: xp.log10(x), lambda y, x: 1 / (x * numpy.log(10.0)))
+log2_p = defunary("log2", lambda xp, x: xp.log2(x), lambda y, x: 1 / (x * _LN2))
+log10_p = defunary("log10", lambda xp, x: xp.log10(x), lambda y, x: 1 / (x * _LN10))
 log1p_p = defunary("log1p", lambda xp, x: xp.log1p(x), lambda y, x: 1 / (x + 1))
 sqrt_p = defunary("sqrt", lambda xp, x: xp.sqrt(x), lambda y, x: 0.5 / y)
 cbrt_p = defunary("cbrt", lambda xp, x: xp.cbrt(x), lambda y, x: 1 / (3 * y * y))
@@ -59,7 +63,7 @@ arccos_p = defunary("arccos", lambda xp, x: xp.arccos(x), lambda y, x: -1 / sqrt
 arctan_p = defunary("arctan", lambda xp, x: xp.arctan(x), lambda y, x: 1 / (1 + x * x))
 sinh_p = defunary("sinh", lambda xp, x: xp.sinh(x), lambda y, x: cosh_p.bind(x))
 cosh_p = defunary("cosh", lambda xp, x: xp.cosh(x), lambda y, x: sinh_p.bind(x))
-tanh_p = defunary("tanh", lambda xp, x: xp.tanh(x), lambda y, x: 1 - y * y)
+tanh_p = defunary("tanh", lambda xp, x: xp.tanh(x), lambda y, x: (1 - y) * (1 + y))
 arcsinh_p = defunary(
     "arcsinh", lambda xp, x: xp.arcsinh(x), lambda y, x: 1 / sqrt_p.bind(x * x + 1)
 )

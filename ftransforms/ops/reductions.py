@@ -222,8 +222,7 @@ cumprod_p = defop(
     jvp=(_cumprod_jvp,),
     vjp=(_cumprod_vjp,),
     batch=scan,
-    doc="``numpy.cumprod`` along one axis; derivatives exact at zeros (NOTE [cumprod at "
-    "zeros]).",
+    doc="``numpy.cumprod`` along one axis (NOTE [cumprod at zeros]).",
 )
 
 __all__ = [name for name in dir() if name.endswith("_p")]

@@ -6,7 +6,8 @@ elementwise math (``logaddexp``, ``hypot``, ``sinc``).
 is an optional dependency, and a clear :class:`ImportError` says how to install it.  The
 others need NumPy only.
 
-Derivative conventions follow JAX: ``xlogy(0, y)`` is 0 with derivative ``log(y)`` in
+Derivative conventions follow JAX: ``xlogy(0, y)`` is 0 (NaN for a NaN ``y``, as in SciPy
+and JAX), with derivative ``log(y)`` in
 ``x`` and ``x / y`` in ``y``; ``logaddexp``'s derivative in ``x`` is ``expit(x - y)``
 (1/2 each at ties, and where both inputs are the same infinity); ``hypot``'s derivative at
 the origin is 0.
@@ -57,8 +58,28 @@ def _safe_div(a, b):
 # -- logistic ---------------------------------------------------------------------------
 
 
+_SCIPY: list = []  # [scipy.special or None], filled on first use
+
+
+def _scipy_if_present():
+    if not _SCIPY:
+        try:
+            import scipy.special as sp  # noqa: PLC0415  (optional)
+        except ImportError:  # pragma: no cover - depends on the environment
+            sp = None
+        _SCIPY.append(sp)
+    return _SCIPY[0]
+
+
 def _expit_impl(xp, x):
-    e = xp.exp(-xp.abs(x))  # in (0, 1]: no overflow for any x
+    # SciPy's (or CuPy's) expit when present, so that values match it exactly; else a
+    # formula that cannot overflow.
+    sp = _scipy_if_present() if xp is numpy else None
+    if xp.__name__.split(".")[0] == "cupy":
+        sp = scipy_special(xp)
+    if sp is not None:
+        return sp.expit(x)
+    e = xp.exp(-xp.abs(x))  # in (0, 1]
     return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
@@ -107,8 +128,7 @@ polygamma_p = defop(
     jvp=(None, lambda x_dot, y, n, x: like_output(x_dot * polygamma_p.bind(n + 1, x), y)),
     vjp=(None, lambda g, y, n, x: unbroadcast(g * polygamma_p.bind(n + 1, x), x)),
     batch=elementwise,
-    doc="``polygamma(n, x)``: the n-th derivative of digamma (``n`` integer, not "
-    "differentiated).",
+    doc="``polygamma(n, x)``: the n-th derivative of digamma (``n`` integer, not differentiated).",
 )
 
 # -- x * log(y) with 0 * log(0) = 0 ------------------------------------------------------
@@ -118,7 +138,8 @@ def _xlog_impl(log):
     def impl(xp, x, y):
         with numpy.errstate(divide="ignore", invalid="ignore"):
             out = x * log(xp, y)
-        return xp.where(xp.asarray(x) == 0, xp.zeros((), dtype=out.dtype), out)
+        keep = (xp.asarray(x) != 0) | xp.isnan(y)  # NaN in y propagates, as in SciPy
+        return xp.where(keep, out, xp.zeros((), dtype=out.dtype))
 
     return impl
 

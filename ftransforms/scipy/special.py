@@ -78,13 +78,14 @@ def logsumexp(
 
     The maximum is subtracted under ``stop_gradient``, so the derivative in ``a`` is
     ``b * exp(a - out)`` (``softmax`` for ``b=None``).  Elements with ``b == 0`` are left
-    out of the maximum.  With ``return_sign`` the result is ``(log|s|, sign(s))``.
+    out (as in JAX: even an infinite ``a`` there contributes nothing).  With
+    ``return_sign`` the result is ``(log|s|, sign(s))``.
     """
     a = fnp._float_input(a, None)
     if b is not None:
         a, b = fnp.broadcast_arrays(a, b)
-        masked = fnp.where(b != 0, a, fnp.full((), -fnp.inf, fnp._dtype(a), like=a))
-        shift = _max_shift(masked, axis)
+        a = fnp.where(b != 0, a, fnp.full((), -fnp.inf, fnp._dtype(a), like=a))
+        shift = _max_shift(a, axis)
         total = fnp.sum(b * fnp.exp(a - shift), axis=axis, keepdims=True)
     else:
         shift = _max_shift(a, axis)
