@@ -12,7 +12,7 @@ Example:
 """
 
 import ftransforms.numpy as numpy  # noqa: E402,I001  (the fnp namespace, as ftransforms.numpy)
-from ftransforms import errors
+from ftransforms import errors, random
 from ftransforms.api import (
     grad,
     grad_and_value,
@@ -47,6 +47,7 @@ __all__ = [
     "linearize",
     "make_program",
     "numpy",
+    "random",
     "register_pytree_node",
     "tree_map",
     "vjp",

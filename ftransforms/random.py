@@ -196,6 +196,9 @@ def _different_levels(where: str) -> list[BatchInterpreter]:
     level with randomness='error' (the innermost such level is named)."""
     levels = []
     for interp in reversed(current_stack()):
+        note = getattr(interp, "note_value_read", None)
+        if note is not None:  # a jit recording must not bake this draw in
+            note(f"a random draw ({where})")
         if not isinstance(interp, BatchInterpreter):
             continue
         if interp.randomness == "error":

@@ -113,3 +113,15 @@ def test_jit_float32_keeps_dtype():
     f(params, x, y)
     out = f(params, x, y)
     assert all(leaf.dtype == np.float32 for leaf in ft.pytree.tree_leaves(out))
+
+
+def test_random_draws_are_never_replayed():
+    from ftransforms import random as frandom
+
+    gen = np.random.default_rng(0)
+    f = ft.jit(lambda x: x + frandom.normal(gen, size=x.shape))
+    x = np.zeros(3)
+    with pytest.warns(RuntimeWarning, match="random"):
+        a = f(x)
+    b = f(x)
+    assert not np.array_equal(a, b)
