@@ -12,23 +12,33 @@ def matmul(prim, args, bdims, axis_size, **params):
     """Batch ``a @ b`` (both of logical rank >= 2).
 
     When only ``a`` is batched and ``b`` is a matrix, the batch is folded into the rows of
-    ``a`` so that NumPy makes one GEMM call instead of one per batch element.
+    ``a`` so that NumPy makes one GEMM call instead of one per batch element.  When only
+    ``b`` is batched and ``a`` is a matrix, ``a @ b = (bᵀ @ aᵀ)ᵀ`` puts the batch on the
+    left and takes the same path (jacrev/jacfwd/hessian hit this case: a constant matrix
+    times a batch of basis vectors).
     """
     a, b = args
     da, db = bdims
     ra, rb = logical_rank(a, da), logical_rank(b, db)
     if db is None and rb == 2:
-        a = move_bdim_to_front(a, da)
-        shape = fnp.shape(a)
-        rows = fnp.reshape(a, (math.prod(shape[:-1]), shape[-1]))  # not -1: size-0 rows
-        out = prim.bind(rows, b, **params)
-        return fnp.reshape(out, shape[:-1] + (fnp.shape(out)[-1],)), 0
+        return _fold_rows(prim, move_bdim_to_front(a, da), b, params), 0
+    if da is None and ra == 2:
+        b_t = fnp.swapaxes(move_bdim_to_front(b, db), -1, -2)
+        return fnp.swapaxes(_fold_rows(prim, b_t, fnp.swapaxes(a, -1, -2), params), -1, -2), 0
     rank = max(ra, rb)
     if da is not None:
         a = pad_rank_after_front(move_bdim_to_front(a, da), rank)
     if db is not None:
         b = pad_rank_after_front(move_bdim_to_front(b, db), rank)
     return prim.bind(a, b, **params), 0
+
+
+def _fold_rows(prim, a, b, params):
+    """``a @ b`` for a stack ``a`` and a matrix ``b`` as one GEMM over all rows of ``a``."""
+    shape = fnp.shape(a)
+    rows = fnp.reshape(a, (math.prod(shape[:-1]), shape[-1]))  # not -1: size-0 rows
+    out = prim.bind(rows, b, **params)
+    return fnp.reshape(out, shape[:-1] + (fnp.shape(out)[-1],))
 
 
 def _fresh_letter(subscripts: str) -> str:
