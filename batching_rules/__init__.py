@@ -8,6 +8,7 @@ see through them.  Family rules (``elementwise.elementwise``, ``reductions.reduc
 re-bind ``prim`` and serve every op of the family; op-specific rules live beside them.
 
 Modules: ``helpers``, ``elementwise``, ``reductions``, ``shape``, ``indexing``, ``linalg``,
+``nn`` (convolutions and windows, folding the batch into N, channels or groups),
 ``fallback`` (the loop-and-stack rule for primitives that declare none).
 """
 

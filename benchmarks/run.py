@@ -344,9 +344,10 @@ def main(argv: list[str] | None = None) -> int:
         notes.append("no peer could use the GPU: install cupy-cuda12x, a CUDA torch, jax[cuda12]")
 
     header = [
-        f"ftransforms benchmarks: float32, device {args.device}, {args.threads} threads "
-        f"(numpy's BLAS; torch.set_num_threads), median of {args.reps} reps after one untimed "
-        f"first call{' (--quick)' if args.quick else ''}",
+        f"ftransforms benchmarks: float32, device {args.device}, threads: {args.threads} "
+        f"({'--threads' if args.threads_given else 'numpy BLAS'}; torch.set_num_threads), "
+        f"median of {args.reps} reps after one untimed first call"
+        f"{' (--quick)' if args.quick else ''}",
         f"machine: {platform.machine()} {platform.processor() or ''} {os.cpu_count()} cpus, "
         f"{platform.system()} {platform.release()}, Python {platform.python_version()}",
         "peers: "

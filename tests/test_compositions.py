@@ -284,9 +284,9 @@ COMPS = [
     Comp(
         "grad(jvp)",
         "scalar",
-        lambda T, xp, f, d: T.grad(
-            lambda x: T.jvp(lambda y: f(y, d["p"]), (x,), (d["v"],))[1]
-        )(d["x"]),
+        lambda T, xp, f, d: T.grad(lambda x: T.jvp(lambda y: f(y, d["p"]), (x,), (d["v"],))[1])(
+            d["x"]
+        ),
         lambda f, d: fd_jac(ours_grad(f, d), d["x"]).T @ d["v"],
     ),
     Comp(
@@ -314,9 +314,7 @@ COMPS = [
             d["XX"], d["p"]
         ),
         None,
-        loop=lambda f, d: np.stack(
-            [rows(lambda x: f(x, d["p"]), d["XX"][:, j]) for j in range(B)]
-        ),
+        loop=lambda f, d: np.stack([rows(lambda x: f(x, d["p"]), d["XX"][:, j]) for j in range(B)]),
     ),
     # depth 3
     Comp(
@@ -349,9 +347,7 @@ COMPS = [
         lambda T, xp, f, d: T.vmap(
             lambda x, v: T.jvp(lambda y: T.grad(f)(y, d["p"]), (x,), (v,))[1]
         )(d["X"], d["V"]),
-        lambda f, d: np.stack(
-            [fd_jac(ours_grad(f, d), d["X"][i]) @ d["V"][i] for i in range(B)]
-        ),
+        lambda f, d: np.stack([fd_jac(ours_grad(f, d), d["X"][i]) @ d["V"][i] for i in range(B)]),
     ),
     Comp(
         "grad(vmap(grad))",
@@ -365,13 +361,11 @@ COMPS = [
     Comp(
         "vjp(vmap)",
         "vector",
-        lambda T, xp, f, d: T.vjp(lambda X: T.vmap(f, in_dims=(0, None))(X, d["p"]), d["X"])[
-            1
-        ](d["U"]),
+        lambda T, xp, f, d: T.vjp(lambda X: T.vmap(f, in_dims=(0, None))(X, d["p"]), d["X"])[1](
+            d["U"]
+        ),
         lambda f, d: (
-            np.stack(
-                [d["U"][i] @ fd_jac(lambda x: f(x, d["p"]), d["X"][i]) for i in range(B)]
-            ),
+            np.stack([d["U"][i] @ fd_jac(lambda x: f(x, d["p"]), d["X"][i]) for i in range(B)]),
         ),
     ),
     Comp(
@@ -392,9 +386,7 @@ COMPS = [
         ),
         lambda f, d: (
             rows(lambda x: f(x, d["p"]), d["X"]),
-            np.stack(
-                [fd_jac(lambda x: f(x, d["p"]), d["X"][i]) @ d["V"][i] for i in range(B)]
-            ),
+            np.stack([fd_jac(lambda x: f(x, d["p"]), d["X"][i]) @ d["V"][i] for i in range(B)]),
         ),
     ),
     Comp(
@@ -662,9 +654,6 @@ def test_perturbation_confusion_vmap_closure(dtype):
     assert_tree_close(out, ref, dtype=dtype, **tol(dtype))
     x64, y64, v64 = as64((X, y0, v))
     expected = np.stack(
-        [
-            2 * x * y64 + (1 - np.tanh(y64) ** 2) * x[0] + np.cos(x * y64) * x * v64
-            for x in x64
-        ]
+        [2 * x * y64 + (1 - np.tanh(y64) ** 2) * x[0] + np.cos(x * y64) * x * v64 for x in x64]
     )
     assert_tree_close(out, expected, **fd_tol(dtype))

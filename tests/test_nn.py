@@ -272,25 +272,50 @@ def test_initialisers(dtype):
         nn.init_linear(0, 3, 2)
 
 
-def test_activation_values_match_jax_nn(dtype):
-    x = np.concatenate([np.linspace(-6, 6, 25), [-800.0, 0.0, 800.0]]).astype(dtype)
-    xj = jnp.asarray(x)
-    pairs = [
-        (nn.relu, jax.nn.relu),
-        (nn.relu6, jax.nn.relu6),
-        (lambda v: nn.leaky_relu(v, 0.1), lambda v: jax.nn.leaky_relu(v, 0.1)),
-        (nn.elu, jax.nn.elu),
-        (nn.sigmoid, jax.nn.sigmoid),
-        (nn.log_sigmoid, jax.nn.log_sigmoid),
-        (nn.softplus, jax.nn.softplus),
-        (nn.silu, jax.nn.silu),
-        (lambda v: nn.gelu(v, approximate="tanh"), lambda v: jax.nn.gelu(v, approximate=True)),
-        (nn.gelu, lambda v: jax.nn.gelu(v, approximate=False)),
-    ]
+ACTIVATIONS = {
+    "relu": (nn.relu, jax.nn.relu),
+    "relu6": (nn.relu6, jax.nn.relu6),
+    "leaky_relu": (lambda v: nn.leaky_relu(v, 0.1), lambda v: jax.nn.leaky_relu(v, 0.1)),
+    "elu": (nn.elu, jax.nn.elu),
+    "sigmoid": (nn.sigmoid, jax.nn.sigmoid),
+    "log_sigmoid": (nn.log_sigmoid, jax.nn.log_sigmoid),
+    "softplus": (nn.softplus, jax.nn.softplus),
+    "silu": (nn.silu, jax.nn.silu),
+    "gelu": (nn.gelu, lambda v: jax.nn.gelu(v, approximate=False)),
+    "gelu_tanh": (
+        lambda v: nn.gelu(v, approximate="tanh"),
+        lambda v: jax.nn.gelu(v, approximate=True),
+    ),
+}
+#: values, with the kinks of relu/relu6/leaky_relu/elu (0, 6) and far tails
+ACT_X = np.array([-800.0, -40.0, -6.0, -2.5, -1.0, -0.3, 0.0, 0.5, 2.0, 6.0, 7.0, 40.0, 800.0])
+
+
+@pytest.fixture(scope="module")
+def jax_activations():
+    """{name: (values, first, second derivatives)} at ACT_X in float64: one jit."""
+
+    def refs(x):
+        out = {}
+        for name, (_, f) in ACTIVATIONS.items():
+            d1 = jax.vmap(jax.grad(f))(x)
+            out[name] = (f(x), d1, jax.vmap(jax.grad(jax.grad(f)))(x))
+        return out
+
+    return jax.tree_util.tree_map(np.asarray, jax.jit(refs)(ACT_X))
+
+
+@pytest.mark.parametrize("name", list(ACTIVATIONS))
+def test_activations_match_jax_nn(name, jax_activations):
+    ours = ACTIVATIONS[name][0]
+    value, d1, d2 = jax_activations[name]
+    x32 = ACT_X.astype(np.float32)  # exactly ACT_X, so the float64 values are its oracle
     with np.errstate(over="ignore"):
-        for ours, theirs in pairs:
-            got = ours(x)
-            assert_tree_close(got, np.asarray(theirs(xj)), dtype=dtype, **tol(dtype))
+        assert_tree_close(ours(x32), value, dtype=np.float32, **tol(np.float32))
+    assert_tree_close(ours(ACT_X), value, **tol(F64))
+    # derivatives at the kinks follow jax.nn's conventions
+    assert_tree_close(vmap(grad(ours))(ACT_X), d1, **tol(F64))
+    assert_tree_close(vmap(grad(grad(ours)))(ACT_X), d2, **tol(F64))
 
 
 def test_softplus_beta_and_stability():
@@ -564,37 +589,6 @@ def test_batch_norm_running_stats_carry_no_derivative():
     np.testing.assert_array_equal(grad(f)(x), np.zeros_like(x))
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "relu",
-        "relu6",
-        "leaky_relu",
-        "elu",
-        "sigmoid",
-        "log_sigmoid",
-        "softplus",
-        "silu",
-        "gelu",
-        "gelu_tanh",
-    ],
-)
-def test_activation_derivatives_match_jax(name):
-    ours = {"gelu_tanh": lambda v: nn.gelu(v, approximate="tanh")}.get(
-        name, getattr(nn, name, None)
-    )
-    theirs = {
-        "gelu_tanh": lambda v: jax.nn.gelu(v, approximate=True),
-        "gelu": lambda v: jax.nn.gelu(v, approximate=False),
-    }.get(name, getattr(jax.nn, name, None))
-    # kinks (0, 6) included: the conventions must be jax.nn's
-    x = np.array([-40.0, -6.0, -2.5, -1.0, 0.0, 0.5, 2.0, 6.0, 7.0, 40.0])
-    g1 = vmap(grad(ours))(x)
-    g2 = vmap(grad(grad(ours)))(x)
-    assert_tree_close(g1, np.asarray(jax.vmap(jax.grad(theirs))(x)), **tol(F64))
-    assert_tree_close(g2, np.asarray(jax.vmap(jax.grad(jax.grad(theirs)))(x)), **tol(F64))
-
-
 def test_max_pool_ties_share_the_derivative():
     # NOTE [ties in max pooling]: tied maxima share the derivative equally, as fnp.max does
     x = np.array(
@@ -797,13 +791,14 @@ def jax_cnn(p, x):
         )
         return y + q["b"].reshape(-1, 1, 1)
 
-    def pool(x, op, init):
-        return jax.lax.reduce_window(x, init, op, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+    def pool(x, reduce):  # non-overlapping 2x2 windows
+        n, c, h, w = x.shape
+        return reduce(x.reshape(n, c, h // 2, 2, w // 2, 2), axis=(3, 5))
 
     x = jax.nn.relu(conv(x, p["c1"]))
-    x = pool(x, jax.lax.max, -jnp.inf)
+    x = pool(x, jnp.max)
     x = jax.nn.gelu(conv(x, p["c2"], 2), approximate=False)
-    x = pool(x, jax.lax.add, 0.0) / 4
+    x = pool(x, jnp.mean)
     x = x.reshape(x.shape[0], -1)
     return x @ p["fc"]["w"].T + p["fc"]["b"]
 
@@ -832,84 +827,95 @@ def test_per_example_grads_match_loop(dtype):
     assert_tree_close(got_last, expected, dtype=dtype, **tol(dtype))
 
 
-def test_per_example_grads_match_jax():
-    params, x, y = _cnn_data(F64)
-    got = vmap(grad(cnn_loss), in_dims=(None, 0, 0))(params, x, y)
-    ref = jax.vmap(jax.grad(jax_cnn_loss), in_axes=(None, 0, 0))(params, x, y)
-    assert_tree_close(got, tree_map(np.asarray, ref), **tol(F64))
-
-
-def test_hvp_and_second_order_compositions_match_jax():
+@pytest.fixture(scope="module")
+def cnn_problem():
+    """Parameters, data, a direction, and JAX's (float64, one jit) per-example gradients,
+    Hessian-vector product, and gradient of the summed squared per-example gradient norms."""
     params, x, y = _cnn_data(F64, n=4)
     v = tree_map(lambda p: np.random.default_rng(31).normal(size=p.shape), params)
+
+    def refs(params, v):
+        per_example = jax.vmap(jax.grad(jax_cnn_loss), in_axes=(None, 0, 0))
+
+        def batch_loss(p):
+            return jnp.mean(jax.vmap(jax_cnn_loss, in_axes=(None, 0, 0))(p, x, y))
+
+        def sq_norms(p):
+            return sum(jnp.sum(g * g) for g in jax.tree_util.tree_leaves(per_example(p, x, y)))
+
+        hvp = jax.jvp(jax.grad(batch_loss), (params,), (v,))[1]
+        return per_example(params, x, y), hvp, jax.grad(sq_norms)(params)
+
+    ref = jax.tree_util.tree_map(np.asarray, jax.jit(refs)(params, v))
+    return params, x, y, v, ref
+
+
+def test_per_example_grads_match_jax(cnn_problem):
+    params, x, y, _, (ref, _, _) = cnn_problem
+    got = vmap(grad(cnn_loss), in_dims=(None, 0, 0))(params, x, y)
+    assert_tree_close(got, ref, **tol(F64))
+
+
+def test_hvp_and_second_order_compositions_match_jax(cnn_problem):
+    params, x, y, v, (_, hvp_ref, sq_ref) = cnn_problem
 
     def batch_loss(p):
         return nn.cross_entropy(cnn(p, x), y)
 
-    def jax_batch_loss(p):
-        return jnp.mean(jax.vmap(jax_cnn_loss, in_axes=(None, 0, 0))(p, x, y))
-
     hvp = jvp(grad(batch_loss), (params,), (v,))[1]
-    ref = jax.jvp(jax.grad(jax_batch_loss), (params,), (v,))[1]
-    assert_tree_close(hvp, tree_map(np.asarray, ref), **tol(F64))
-    # reverse-over-reverse: the gradient of <grad, v>
-    rr = grad(
-        lambda p: sum(
-            fnp.vdot(a, b) for a, b in zip(tree_leaves(grad(batch_loss)(p)), tree_leaves(v))
-        )
-    )(params)
-    assert_tree_close(rr, tree_map(np.asarray, ref), **tol(F64))
+    assert_tree_close(hvp, hvp_ref, **tol(F64))
 
-    # per-example gradient norms, differentiated (a DP-SGD-style clipping term)
-    def sq_norms(p):
+    def directional(p):  # reverse-over-reverse: the gradient of <grad, v>
+        return sum(fnp.vdot(a, b) for a, b in zip(tree_leaves(grad(batch_loss)(p)), tree_leaves(v)))
+
+    assert_tree_close(grad(directional)(params), hvp_ref, **tol(F64))
+
+    def sq_norms(p):  # per-example gradient norms, differentiated (DP-SGD-style)
         g = vmap(grad(cnn_loss), in_dims=(None, 0, 0))(p, x, y)
         return sum(fnp.sum(leaf * leaf) for leaf in tree_leaves(g))
 
-    def jax_sq_norms(p):
-        g = jax.vmap(jax.grad(jax_cnn_loss), in_axes=(None, 0, 0))(p, x, y)
-        return sum(jnp.sum(leaf * leaf) for leaf in jax.tree_util.tree_leaves(g))
-
-    assert_tree_close(
-        grad(sq_norms)(params), tree_map(np.asarray, jax.grad(jax_sq_norms)(params)), **tol(F64)
-    )
+    assert_tree_close(grad(sq_norms)(params), sq_ref, **tol(F64))
 
 
 def test_conv_hessian_and_jacobians_match_jax():
     rng = np.random.default_rng(32)
     x, w = rng.normal(size=(2, 2, 5, 4)), rng.normal(size=(2, 1, 2, 3))
+    ws = rng.normal(size=(3,) + w.shape)
     p = {"stride": (2, 1), "padding": 1, "dilation": (1, 2), "groups": 2}
+    y_shape = nn.conv2d(x, w, **p).shape
+    ct = rng.normal(size=(3,) + y_shape)
 
     def f(w):
         return fnp.sum(fnp.tanh(nn.conv2d(x, w, **p)))
 
-    def jf(w):
-        return jnp.sum(jnp.tanh(jax_conv(x, w, **p)))
-
-    assert_tree_close(hessian(f)(w), np.asarray(jax.hessian(jf)(w)), **tol(F64))
-    assert_tree_close(jacfwd(jacrev(f))(w), np.asarray(jax.hessian(jf)(w)), **tol(F64))
-
     def g(x):
         return nn.max_pool2d(fnp.tanh(nn.conv2d(x, w, **p)), 2, 1)
-
-    def jg(x):
-        y = jnp.tanh(jax_conv(x, w, **p))
-        return jax.lax.reduce_window(y, -jnp.inf, jax.lax.max, (1, 1, 2, 2), (1, 1, 1, 1), "VALID")
-
-    assert_tree_close(jacrev(g)(x), np.asarray(jax.jacrev(jg)(x)), **tol(F64))
-    assert_tree_close(jacfwd(g)(x), np.asarray(jax.jacfwd(jg)(x)), **tol(F64))
-    # vmap of vjp, and vjp of vmap, over per-example kernels
-    ws = rng.normal(size=(3,) + w.shape)
-    ct = rng.normal(size=(3,) + g(x).shape)
 
     def vjp_w(w, c):
         return vjp(lambda w: nn.conv2d(x, w, **p), w)[1](c)[0]
 
-    def jax_vjp_w(w, c):
-        return jax.vjp(lambda w: jax_conv(x, w, **p), w)[1](c)[0]
+    def refs(x, w, ws, ct):
+        def jf(w):
+            return jnp.sum(jnp.tanh(jax_conv(x, w, **p)))
 
-    ct2 = rng.normal(size=(3,) + nn.conv2d(x, w, **p).shape)
-    assert_tree_close(vmap(vjp_w)(ws, ct2), np.asarray(jax.vmap(jax_vjp_w)(ws, ct2)), **tol(F64))
-    assert ct.shape[0] == 3
+        def jg(x):
+            y = jnp.tanh(jax_conv(x, w, **p))
+            return jax.lax.reduce_window(
+                y, -jnp.inf, jax.lax.max, (1, 1, 2, 2), (1, 1, 1, 1), "VALID"
+            )
+
+        def jvjp_w(w, c):
+            return jax.vjp(lambda w: jax_conv(x, w, **p), w)[1](c)[0]
+
+        return jax.hessian(jf)(w), jax.jacrev(jg)(x), jax.vmap(jvjp_w)(ws, ct)
+
+    hess, jac, per_kernel = (np.asarray(r) for r in jax.jit(refs)(x, w, ws, ct))
+    assert_tree_close(hessian(f)(w), hess, **tol(F64))
+    assert_tree_close(jacfwd(jacrev(f))(w), hess, **tol(F64))
+    assert_tree_close(jacrev(g)(x), jac, **tol(F64))
+    assert_tree_close(jacfwd(g)(x), jac, **tol(F64))
+    # vmap of vjp over per-example kernels
+    assert_tree_close(vmap(vjp_w)(ws, ct), per_kernel, **tol(F64))
 
 
 def test_ensemble_with_stacked_params(dtype):

@@ -49,9 +49,7 @@ def loop_vmap(f, in_dims, args, size, out_dim=0):
     """The oracle for vmap: call ``f`` on each slice and stack along ``out_dim``."""
     outs = []
     for i in range(size):
-        sl = [
-            a if d is None else np.take(a, i, axis=d) for a, d in zip(args, in_dims, strict=True)
-        ]
+        sl = [a if d is None else np.take(a, i, axis=d) for a, d in zip(args, in_dims, strict=True)]
         outs.append(f(*sl))
     return optree.tree_map(lambda *xs: np.stack(xs, axis=out_dim), *outs)
 
@@ -118,9 +116,7 @@ def test_vmap_in_dims_namedtuple_and_list(dtype, rng):
         return p.a * p.b + xs[0] * xs[1]
 
     out = vmap(f, in_dims=(Point(a=0, b=1), [0, None]))(pt, xs)
-    expected = np.stack(
-        [f(Point(pt.a[i], pt.b[:, i]), [xs[0][i], xs[1]]) for i in range(6)]
-    )
+    expected = np.stack([f(Point(pt.a[i], pt.b[:, i]), [xs[0][i], xs[1]]) for i in range(6)])
     close(out, expected, dtype)
     # a single int in_dim for a namedtuple argument applies to every leaf
     pt0 = Point(a=pt.a, b=pt.b.T.copy())
@@ -241,7 +237,7 @@ def test_vmap_chunk_size_nested_and_under_grad(dtype, rng):
 def test_vmap_python_scalar_outputs_broadcast(dtype, rng):
     x = rand(rng, (4, 2), dtype)
     out = vmap(lambda x: (np.sum(x), 1.5))(x)
-    ref = jax.vmap(lambda x: (jnp.sum(x), 1.5))(f64(x))
+    ref = jax.jit(jax.vmap(lambda x: (jnp.sum(x), 1.5)))(f64(x))
     close(out[0], np.asarray(ref[0]), dtype)
     assert isinstance(out[1], np.ndarray) and out[1].shape == (4,)
     np.testing.assert_array_equal(out[1], np.asarray(ref[1]))
@@ -296,7 +292,7 @@ def loss3_jax(x, y, z):
 def test_grad_argnums(argnums, dtype, rng):
     args = tuple(rand(rng, (4,), dtype) for _ in range(3))
     g = grad(loss3, argnums=argnums)(*args)
-    ref = np_tree(jax.grad(loss3_jax, argnums=argnums)(*f64(args)))
+    ref = np_tree(jax.jit(jax.grad(loss3_jax, argnums=argnums))(*f64(args)))
     close(g, ref, dtype)
     assert isinstance(g, tuple) == isinstance(argnums, tuple)
 
@@ -310,7 +306,7 @@ def test_grad_fnp_namespace_matches_numpy(dtype, rng):
     def loss_jax(x):
         return jnp.sum(jnp.log1p(jnp.exp(x)) * jnp.sin(x))
 
-    close(grad(loss_fnp)(x), np.asarray(jax.grad(loss_jax)(f64(x))), dtype)
+    close(grad(loss_fnp)(x), np.asarray(jax.jit(jax.grad(loss_jax))(f64(x))), dtype)
 
 
 def test_grad_pytree_inputs(dtype, rng):
@@ -333,7 +329,7 @@ def test_grad_pytree_inputs(dtype, rng):
         return loss
 
     g = grad(make(np))(params, x)
-    ref = np_tree(jax.grad(make(jnp))(f64(params), f64(x)))
+    ref = np_tree(jax.jit(jax.grad(make(jnp)))(f64(params), f64(x)))
     close(g, ref, dtype)
     assert isinstance(g["scale"], Point) and isinstance(g["layers"], list)
 
@@ -353,8 +349,11 @@ def test_grad_has_aux(dtype, rng):
         return np.sum(y**2), {"y": y, "n": np.sum(x)}
 
     g, aux = grad(f, has_aux=True)(x)
-    rg, raux = jax.grad(lambda x: (jnp.sum(jnp.sin(x) ** 2), {"y": jnp.sin(x), "n": x.sum()}),
-                        has_aux=True)(f64(x))
+    rg, raux = jax.jit(
+        jax.grad(
+            lambda x: (jnp.sum(jnp.sin(x) ** 2), {"y": jnp.sin(x), "n": x.sum()}), has_aux=True
+        )
+    )(f64(x))
     close(g, np.asarray(rg), dtype)
     close(aux, np_tree(raux), dtype)
 
@@ -392,7 +391,7 @@ def test_grad_and_value(dtype, rng):
         return np.sum(np.exp(x) * y)
 
     g, v = grad_and_value(f, argnums=(0, 1))(x, y)
-    rv, rg = jax.value_and_grad(lambda x, y: jnp.sum(jnp.exp(x) * y), argnums=(0, 1))(
+    rv, rg = jax.jit(jax.value_and_grad(lambda x, y: jnp.sum(jnp.exp(x) * y), argnums=(0, 1)))(
         *f64((x, y))
     )
     close(g, np_tree(rg), dtype)
@@ -407,8 +406,8 @@ def test_grad_and_value_has_aux(dtype, rng):
         return np.sum(np.cos(x)), (x * 2, np.max(x))
 
     g, (v, aux) = grad_and_value(f, has_aux=True)(x)
-    (rv, raux), rg = jax.value_and_grad(
-        lambda x: (jnp.sum(jnp.cos(x)), (x * 2, jnp.max(x))), has_aux=True
+    (rv, raux), rg = jax.jit(
+        jax.value_and_grad(lambda x: (jnp.sum(jnp.cos(x)), (x * 2, jnp.max(x))), has_aux=True)
     )(f64(x))
     close(g, np.asarray(rg), dtype)
     close(v, np.asarray(rv), dtype)
@@ -476,7 +475,7 @@ def test_vjp_fn_under_vmap_gives_jacobian_rows(dtype, rng):
 
     _, vjp_fn = vjp(f, x)
     (jac,) = vmap(vjp_fn)(np.eye(4, dtype=dtype))
-    close(jac, np.asarray(jax.jacrev(lambda x: jnp.tanh(f64(w) @ x))(f64(x))), dtype)
+    close(jac, np.asarray(jax.jit(jax.jacrev(lambda x: jnp.tanh(f64(w) @ x)))(f64(x))), dtype)
 
 
 # ======================================================================================
@@ -488,7 +487,9 @@ def test_jvp_basic(dtype, rng):
     x, y = rand(rng, (3,), dtype), rand(rng, (3,), dtype)
     tx, ty = rand(rng, (3,), dtype), rand(rng, (3,), dtype)
     out, t = jvp(lambda x, y: np.sin(x) * np.exp(y), (x, y), (tx, ty))
-    rout, rt = jax.jvp(lambda x, y: jnp.sin(x) * jnp.exp(y), f64((x, y)), f64((tx, ty)))
+    rout, rt = jax.jit(lambda p, t: jax.jvp(lambda x, y: jnp.sin(x) * jnp.exp(y), p, t))(
+        f64((x, y)), f64((tx, ty))
+    )
     close(out, np.asarray(rout), dtype)
     close(t, np.asarray(rt), dtype)
 
@@ -507,7 +508,7 @@ def test_jvp_pytrees(dtype, rng):
         return f
 
     out, t = jvp(make(np), (p, x), (tp, tx))
-    rout, rt = jax.jvp(make(jnp), f64((p, x)), f64((tp, tx)))
+    rout, rt = jax.jit(lambda p, t: jax.jvp(make(jnp), p, t))(f64((p, x)), f64((tp, tx)))
     close(out, np_tree(rout), dtype)
     close(t, np_tree(rt), dtype)
 
@@ -556,7 +557,10 @@ def test_linearize_matches_jvp_and_runs_once(dtype, rng):
 # jacrev / jacfwd / hessian
 # ======================================================================================
 
-JACS = [(jacrev, jax.jacrev), (jacfwd, jax.jacfwd)]
+JACS = [
+    (jacrev, lambda *a, **k: jax.jit(jax.jacrev(*a, **k))),
+    (jacfwd, lambda *a, **k: jax.jit(jax.jacfwd(*a, **k))),
+]
 JAC_IDS = ["jacrev", "jacfwd"]
 
 
@@ -629,14 +633,17 @@ def test_jacrev_chunk_size(chunk_size, dtype, rng):
 
     jac = jacrev(f, chunk_size=chunk_size)(x)
     close(jac, jacrev(f)(x), dtype)
-    close(jac, np_tree(jax.jacrev(lambda x: (jnp.tanh(f64(w) @ x), jnp.sum(x**2)))(f64(x))),
-          dtype)
+    close(
+        jac,
+        np_tree(jax.jit(jax.jacrev(lambda x: (jnp.tanh(f64(w) @ x), jnp.sum(x**2))))(f64(x))),
+        dtype,
+    )
 
 
 def test_jacfwd_matrix_input(dtype, rng):
     x = rand(rng, (2, 3), dtype)
     jac = jacfwd(lambda x: x @ x.T)(x)
-    close(jac, np.asarray(jax.jacfwd(lambda x: x @ x.T)(f64(x))), dtype)
+    close(jac, np.asarray(jax.jit(jax.jacfwd(lambda x: x @ x.T))(f64(x))), dtype)
     assert jac.shape == (2, 2, 2, 3)
 
 
@@ -648,7 +655,7 @@ def test_hessian(dtype, rng):
         return lambda x: xp.sum(xp.tanh(a @ x) ** 2) + x[0] * xp.sum(x**3)
 
     h = hessian(make(np))(x)
-    close(h, np.asarray(jax.hessian(make(jnp))(f64(x))), dtype)
+    close(h, np.asarray(jax.jit(jax.hessian(make(jnp)))(f64(x))), dtype)
     close(h, h.T, dtype)
 
 
@@ -660,7 +667,7 @@ def test_hessian_argnums_tuple_nests_like_jax(dtype, rng):
         return lambda x, y: xp.sum(xp.sin(m @ x) * y**2)
 
     h = hessian(make(np), argnums=(0, 1))(x, y)
-    close(h, np_tree(jax.hessian(make(jnp), argnums=(0, 1))(*f64((x, y)))), dtype)
+    close(h, np_tree(jax.jit(jax.hessian(make(jnp), argnums=(0, 1)))(*f64((x, y)))), dtype)
 
 
 def test_hessian_pytree_input(dtype, rng):
@@ -670,4 +677,4 @@ def test_hessian_pytree_input(dtype, rng):
         return lambda p: xp.sum(xp.exp(p["a"] * p["b"])) + p["b"] ** 3
 
     h = hessian(make(np))(p)
-    close(h, np_tree(jax.hessian(make(jnp))(f64(p))), dtype)
+    close(h, np_tree(jax.jit(jax.hessian(make(jnp)))(f64(p))), dtype)

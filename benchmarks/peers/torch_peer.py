@@ -30,7 +30,7 @@ class TorchPeer(Peer):
             raise Unavailable("torch.cuda.is_available() is False")
         self.dev = torch.device("cuda" if device == "cuda" else "cpu")
         torch.set_num_threads(threads)
-        self.version = f"torch {torch.__version__} ({torch.get_num_threads()} threads)"
+        self.version = f"torch {torch.__version__} (threads: {torch.get_num_threads()})"
 
     def convert(self, inputs: dict) -> dict:
         to = lambda v: self.torch.from_numpy(np.ascontiguousarray(v)).to(self.dev)

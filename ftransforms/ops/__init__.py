@@ -2,5 +2,6 @@
 each op in one ``defop`` call.  To add an operator, add one declaration to its family
 module and expose it in ``ftransforms.numpy``; the registry test tells what is missing.
 
-Families: ``elementwise``, ``reductions``, ``shape``, ``indexing``, ``linalg``.
+Families: ``elementwise``, ``reductions``, ``shape``, ``indexing``, ``linalg``, ``nn``
+(convolution, windows and pooling; front ends in ``ftransforms.nn``).
 """

@@ -1,0 +1,585 @@
+"""Composition fuzzing: random programs under random transform stacks, against JAX.
+
+A hypothesis strategy draws a *program* ``f(x, w)``: a few lines of NumPy-style code
+(elementwise math with Python scalars mixed in, broadcasting binary ops, reductions with
+random ``axis``/``keepdims``, slicing and integer-array indexing, ``@``/``einsum``,
+reshapes and transposes, ``where``/``maximum``), every line shape-checked as it is drawn
+and every domain safe (``log(v ** 2 + 1)``, ``sqrt(v * v + 1)``).  It then draws a stack
+of up to three transforms from ``vmap`` (random ``in_dims``/``out_dims``/``chunk_size``),
+``grad`` (of a sum), ``jvp``, ``vjp``, ``jacfwd``, ``jacrev`` and ``hessian``, each
+differentiating ``x`` or ``w``, and compares ftransforms (the program written with
+``numpy`` or with ``ftransforms.numpy``) with the same program and stack in JAX, float64.
+
+NOTE [the JAX oracle without XLA compiles]: JAX compiles every new primitive/shape pair
+with XLA, about 0.3-3 s of CPU per random program, which would make a few hundred
+examples take minutes.  So by default JAX builds the transformed computation
+(``jax.make_jaxpr`` of the JAX stack: all of the differentiation and batching is JAX's)
+and :class:`JaxprEvaluator` runs the resulting jaxpr with NumPy, in float64.
+``FTRANSFORMS_FUZZ_ORACLE=xla`` runs the JAX stack on XLA instead, and
+``test_oracle_evaluator_matches_xla`` checks the evaluator against XLA on random programs
+in every run.  A jaxpr primitive the evaluator does not know falls back to XLA.
+
+Sizes: ``FTRANSFORMS_FUZZ_EXAMPLES`` sets the number of examples of each fuzz test (the
+CI profile runs a few hundred in total); ``FTRANSFORMS_HYPOTHESIS_PROFILE=explore``
+makes them random instead of the fixed CI sequence.  A failure prints the program and the
+stack as code: minimise it, and add it below as a ``test_regression_*``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
+
+import ftransforms
+import ftransforms.numpy as fnp
+from tests.tolerances import assert_tree_close, tol
+
+jax.config.update("jax_enable_x64", True)
+
+#: Largest number of elements of any value inside a program, and of a transform's input.
+MAX_SIZE = 24
+#: Largest number of elements of the final result of a stack.
+MAX_OUT = 400
+
+
+def _examples(default: int) -> int:
+    return int(os.environ.get("FTRANSFORMS_FUZZ_EXAMPLES", default))
+
+
+def K(*shape: int) -> np.ndarray:
+    """A deterministic float64 constant of ``shape`` with distinct, O(1) entries."""
+    n = math.prod(shape)
+    return (np.sin(np.arange(1, n + 1) * 1.7) * 1.3 + 0.1).reshape(shape)
+
+
+# -- programs ----------------------------------------------------------------------------
+
+
+@dataclass
+class Program:
+    """``f(x, w)``: ``lines`` of code over ``xp`` (numpy, ftransforms.numpy or jax.numpy),
+    ``np`` (constant index arrays) and ``K`` (constants); the last line's value is the
+    output."""
+
+    x_shape: tuple[int, ...]
+    w_shape: tuple[int, ...]
+    lines: list[str] = field(default_factory=list)
+    out_shape: tuple[int, ...] = ()
+
+    def source(self) -> str:
+        body = "\n".join(f"    {line}" for line in self.lines)
+        return f"def f(x, w):\n{body}\n    return v{len(self.lines)}"
+
+    def build(self, xp: Any):
+        namespace = {"xp": xp, "np": np, "K": K}
+        exec(self.source(), namespace)  # noqa: S102  (our own generated code)
+        return namespace["f"]
+
+    def __repr__(self) -> str:
+        return f"# x: {self.x_shape}, w: {self.w_shape}\n{self.source()}"
+
+
+def _shape_ok(shape: tuple[int, ...]) -> bool:
+    return len(shape) <= 4 and math.prod(shape) <= MAX_SIZE
+
+
+def _fmt_axis(axis: Any) -> str:
+    return repr(axis)
+
+
+def _unary(draw, a, shape):
+    templates = [
+        "xp.sin({a})",
+        "xp.cos({a})",
+        "xp.tanh({a})",
+        "xp.arctan({a})",
+        "xp.exp(xp.sin({a}))",
+        "xp.log({a} ** 2 + 1)",
+        "xp.sqrt({a} * {a} + 1.0)",
+        "{a} ** 2",
+        "{a} ** 3",
+        "-{a}",
+        "xp.abs({a})",
+        "2.5 * {a}",
+        "{a} - 0.75",
+        "1.0 / (1.0 + {a} ** 2)",
+        "xp.square({a})",
+        "3 * xp.tanh({a}) + 1",
+        "xp.expm1(xp.tanh({a}))",
+        "{a} / 3",
+        "xp.maximum({a}, 0.0)",
+        "xp.minimum(0.5, {a})",
+        "xp.clip({a}, -0.5, 0.5)",
+        "xp.where({a} > 0, {a}, 0.1 * {a})",
+        "xp.log1p(xp.exp(-xp.abs({a}))) + xp.maximum({a}, 0)",
+        "{a}.T",
+    ]
+    return draw(st.sampled_from(templates)).format(a=a), shape
+
+
+def _operand_shape(draw, shape):
+    """A shape that broadcasts against ``shape``: a suffix of it, some axes set to 1,
+    sometimes with a new leading axis."""
+    k = draw(st.integers(0, len(shape)))
+    suffix = list(shape[len(shape) - k :])
+    for i in range(len(suffix)):
+        if draw(st.booleans()) and draw(st.booleans()):
+            suffix[i] = 1
+    if draw(st.integers(0, 4)) == 0:
+        suffix.insert(0, draw(st.integers(1, 3)))
+    return tuple(suffix)
+
+
+def _operand(draw, regs, shape, allow_scalar=True):
+    """(code, shape) of a second operand: a register, a constant, or a Python scalar."""
+    choices = ["const", "reg"] + (["scalar"] if allow_scalar else [])
+    kind = draw(st.sampled_from(choices))
+    if kind == "reg":
+        fits = []
+        for name, s in regs:
+            try:
+                out = np.broadcast_shapes(shape, s)
+            except ValueError:
+                continue
+            if _shape_ok(out):
+                fits.append((name, s))
+        if fits:
+            return draw(st.sampled_from(fits))
+        kind = "const"
+    if kind == "scalar":
+        return repr(draw(st.sampled_from([0.5, -1.25, 2.0, 3]))), ()
+    s = _operand_shape(draw, shape)
+    return f"K{s!r}" if s else "K()", s
+
+
+def _binary(draw, regs, a, shape):
+    b, b_shape = _operand(draw, regs, shape)
+    out = np.broadcast_shapes(shape, b_shape)
+    if not _shape_ok(out):
+        return None
+    templates = [
+        "{a} + {b}",
+        "{b} - {a}",
+        "{a} * {b}",
+        "{a} / (1.0 + {b} ** 2)",
+        "xp.maximum({a}, {b})",
+        "xp.minimum({b}, {a})",
+        "xp.where({a} > {b}, {a}, xp.sin({b}))",
+        "xp.arctan2({a}, 1.0 + {b} ** 2)",
+        "{a} * xp.tanh({b})",
+    ]
+    code = draw(st.sampled_from(templates)).format(a=a, b=b)
+    if b == a or "K" not in b and b_shape == ():
+        pass
+    return code, out
+
+
+def _reduction(draw, a, shape):
+    rank = len(shape)
+    kind = draw(st.sampled_from(["sum", "mean", "max", "min", "prod", "var", "method_sum"]))
+    axis_kind = draw(st.sampled_from(["none", "int", "tuple"] if rank else ["none"]))
+    if axis_kind == "none":
+        axis = None
+        axes = tuple(range(rank))
+    elif axis_kind == "int":
+        axis = draw(st.integers(-rank, rank - 1))
+        axes = (axis % rank,)
+    else:
+        axes = tuple(sorted(draw(st.sets(st.integers(0, rank - 1), min_size=1))))
+        axis = axes
+    keepdims = draw(st.booleans())
+    if keepdims:
+        out = tuple(1 if i in axes else n for i, n in enumerate(shape))
+    else:
+        out = tuple(n for i, n in enumerate(shape) if i not in axes)
+    kd = ", keepdims=True" if keepdims else ""
+    if kind == "method_sum":
+        code = f"{a}.sum(axis={_fmt_axis(axis)}{kd})"
+    else:
+        code = f"xp.{kind}({a}, axis={_fmt_axis(axis)}{kd})"
+    return code, out
+
+
+def _index_entry(draw, n):
+    """(code, result axes, consumed?, is_array) for one index entry on an axis of size n."""
+    kind = draw(st.sampled_from(["slice", "slice", "int", "array", "array2d", "none"]))
+    if kind == "none":
+        return "None", None, False, False
+    if kind == "int":
+        i = draw(st.integers(-n, n - 1))
+        return repr(i), None, True, False
+    if kind in ("array", "array2d"):
+        rows = 2 if kind == "array2d" else 1
+        length = draw(st.integers(1, 3))
+        vals = [draw(st.integers(-n, n - 1)) for _ in range(rows * length)]
+        arr = np.array(vals).reshape((rows, length) if rows == 2 else (length,))
+        return f"np.array({arr.tolist()!r})", arr.shape, True, True
+    start = draw(st.one_of(st.none(), st.integers(-n, n - 1)))
+    stop = draw(st.one_of(st.none(), st.integers(-n, n)))
+    step = draw(st.sampled_from([None, None, 1, 2, -1, -2]))
+    sl = slice(start, stop, step)
+    size = len(range(*sl.indices(n)))
+    if size == 0:
+        sl = slice(None, None, step)
+        size = len(range(*sl.indices(n)))
+    parts = ["" if v is None else repr(v) for v in (sl.start, sl.stop)]
+    code = ":".join(parts) + ("" if sl.step is None else f":{sl.step}")
+    return code, (size,), True, False
+
+
+def _indexing(draw, a, shape):
+    rank = len(shape)
+    if rank == 0:
+        return None
+    n_entries = draw(st.integers(1, rank))
+    codes, probe = [], []
+    axis = 0
+    for _ in range(n_entries):
+        if axis >= rank:
+            break
+        code, _, consumed, _ = _index_entry(draw, shape[axis])
+        codes.append(code)
+        if consumed:
+            axis += 1
+    if draw(st.integers(0, 3)) == 0:
+        codes.insert(draw(st.integers(0, len(codes))), "...")
+    index_code = ", ".join(codes)
+    # NumPy decides the shape (advanced-index placement included).
+    probe = eval(f"np.zeros({shape!r})[{index_code}]", {"np": np})  # noqa: S307
+    out = probe.shape
+    if not _shape_ok(out) or 0 in out:
+        return None
+    return f"{a}[{index_code}]", out
+
+
+def _matmul(draw, regs, a, shape):
+    rank = len(shape)
+    if rank == 0:
+        return None
+    n = shape[-1]
+    kind = draw(st.sampled_from(["right", "right_vec", "left", "einsum"]))
+    if kind == "right":
+        k = draw(st.integers(1, 3))
+        code, out = f"{a} @ K({n}, {k})", shape[:-1] + (k,)
+    elif kind == "right_vec":
+        code, out = f"{a} @ K({n})", shape[:-1]
+    elif kind == "left":
+        if rank == 1:
+            k = draw(st.integers(1, 3))
+            code, out = f"xp.matmul(K({k}, {n}), {a})", (k,)
+        else:
+            k = draw(st.integers(1, 3))
+            code, out = f"K({k}, {shape[-2]}) @ {a}", shape[:-2] + (k, n)
+    else:
+        return _einsum(draw, regs, a, shape)
+    return (code, out) if _shape_ok(out) else None
+
+
+def _einsum(draw, regs, a, shape):
+    letters = "abcd"[: len(shape)]
+    sizes = dict(zip(letters, shape))
+    # The second operand: a register (its axes matched to ours where sizes agree) or a
+    # constant over some of our letters plus fresh ones.
+    b_letters = []
+    use_reg = draw(st.booleans())
+    b_code = None
+    if use_reg:
+        cands = [(nm, s) for nm, s in regs if 0 < len(s) <= 3]
+        if cands:
+            nm, s = draw(st.sampled_from(cands))
+            fresh = iter("efgh")
+            for size in s:
+                match = [c for c in letters if sizes[c] == size and c not in b_letters]
+                if match and draw(st.booleans()):
+                    b_letters.append(draw(st.sampled_from(match)))
+                else:
+                    c = next(fresh)
+                    sizes[c] = size
+                    b_letters.append(c)
+            b_code = nm
+    if b_code is None:
+        for c in letters:
+            if draw(st.booleans()):
+                b_letters.append(c)
+        for c in "ef"[: draw(st.integers(0, 2))]:
+            sizes[c] = draw(st.integers(1, 3))
+            b_letters.append(c)
+        if not b_letters:
+            sizes["e"] = 2
+            b_letters.append("e")
+        b_letters = draw(st.permutations(b_letters))
+        b_code = f"K{tuple(sizes[c] for c in b_letters)!r}"
+    all_letters = sorted(set(letters) | set(b_letters))
+    out_letters = draw(st.lists(st.sampled_from(all_letters), unique=True, max_size=3))
+    out = tuple(sizes[c] for c in out_letters)
+    if not _shape_ok(out):
+        return None
+    subs = f"{letters},{''.join(b_letters)}->{''.join(out_letters)}"
+    return f"xp.einsum({subs!r}, {a}, {b_code})", out
+
+
+def _factorizations(n, rank):
+    if rank == 0:
+        return [()] if n == 1 else []
+    out = []
+    for d in range(1, n + 1):
+        if n % d == 0:
+            out += [(d,) + rest for rest in _factorizations(n // d, rank - 1)]
+    return out
+
+
+def _reshape(draw, a, shape):
+    rank = len(shape)
+    kind = draw(st.sampled_from(["reshape", "transpose", "moveaxis", "expand", "squeeze"]))
+    n = math.prod(shape)
+    if kind == "reshape":
+        options = [s for r in range(4) for s in _factorizations(n, r)]
+        new = draw(st.sampled_from(options))
+        if new and draw(st.booleans()):
+            i = draw(st.integers(0, len(new) - 1))
+            spelled = new[:i] + (-1,) + new[i + 1 :]
+        else:
+            spelled = new
+        if draw(st.booleans()):
+            return f"{a}.reshape({spelled!r})", new
+        return f"xp.reshape({a}, {spelled!r})", new
+    if kind == "transpose":
+        if rank < 2:
+            return None
+        perm = tuple(draw(st.permutations(range(rank))))
+        return f"xp.transpose({a}, {perm!r})", tuple(shape[p] for p in perm)
+    if kind == "moveaxis":
+        if rank < 2:
+            return None
+        src = draw(st.integers(-rank, rank - 1))
+        dst = draw(st.integers(-rank, rank - 1))
+        out = list(shape)
+        out.insert(dst % rank, out.pop(src % rank))
+        return f"xp.moveaxis({a}, {src}, {dst})", tuple(out)
+    if kind == "expand":
+        ax = draw(st.integers(0, rank))
+        out = shape[:ax] + (1,) + shape[ax:]
+        return (f"xp.expand_dims({a}, {ax})", out) if _shape_ok(out) else None
+    ones = [i for i, s in enumerate(shape) if s == 1]
+    if not ones:
+        return None
+    ax = draw(st.sampled_from(ones))
+    return f"xp.squeeze({a}, axis={ax})", shape[:ax] + shape[ax + 1 :]
+
+
+def _join(draw, regs, a, shape):
+    rank = len(shape)
+    if rank == 0:
+        return None
+    axis = draw(st.integers(0, rank - 1))
+    kind = draw(st.sampled_from(["concatenate", "stack"]))
+    if kind == "concatenate":
+        out = shape[:axis] + (2 * shape[axis],) + shape[axis + 1 :]
+        code = f"xp.concatenate([{a}, xp.sin({a})], axis={axis})"
+    else:
+        same = [nm for nm, s in regs if s == shape]
+        b = draw(st.sampled_from(same))
+        axis = draw(st.integers(-rank - 1, rank))
+        out = list(shape)
+        out.insert(axis % (rank + 1), 2)
+        out = tuple(out)
+        code = f"xp.stack([{a}, {b} * 0.5], axis={axis})"
+    return (code, out) if _shape_ok(out) else None
+
+
+OP_KINDS = ["unary", "unary", "binary", "binary", "reduce", "index", "matmul", "shape", "join"]
+
+
+@st.composite
+def programs(draw) -> Program:
+    def shape_st(max_rank):
+        return st.lists(st.integers(1, 3), min_size=0, max_size=max_rank).map(tuple)
+
+    x_shape = draw(shape_st(3))
+    w_shape = draw(shape_st(2))
+    prog = Program(x_shape, w_shape)
+    regs = [("x", x_shape), ("w", w_shape)]
+    n_ops = draw(st.integers(1, 6))
+    current = ("x", x_shape)
+    while len(prog.lines) < n_ops:
+        a, shape = current
+        kind = draw(st.sampled_from(OP_KINDS))
+        if kind == "unary":
+            made = _unary(draw, a, shape)
+            if made[0] == f"{a}.T" and len(shape) < 2:
+                continue
+            if made[0] == f"{a}.T":
+                made = (made[0], shape[::-1])
+        elif kind == "binary":
+            made = _binary(draw, regs, a, shape)
+        elif kind == "reduce":
+            made = _reduction(draw, a, shape)
+        elif kind == "index":
+            made = _indexing(draw, a, shape)
+        elif kind == "matmul":
+            made = _matmul(draw, regs, a, shape)
+        elif kind == "shape":
+            made = _reshape(draw, a, shape)
+        else:
+            made = _join(draw, regs, a, shape)
+        if made is None:
+            continue
+        code, out = made
+        name = f"v{len(prog.lines) + 1}"
+        prog.lines.append(f"{name} = {code}")
+        regs.append((name, out))
+        # Mostly a chain; sometimes continue from an earlier value (the DAG case).
+        current = (name, out) if draw(st.integers(0, 5)) else draw(st.sampled_from(regs[:-1]))
+        if current[0] == "w":
+            current = (name, out)
+    if regs[-1][0] != f"v{len(prog.lines)}":  # pragma: no cover
+        raise AssertionError("the program must end in its last line")
+    prog.out_shape = regs[-1][1]
+    return prog
+
+
+# -- transform stacks --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Level:
+    """One transform of a stack; ``arg`` is the argument it differentiates (0: x, 1: w)."""
+
+    kind: str
+    arg: int = 0
+    in_dims: tuple = (0, None)
+    out_dims: int = 0
+    size: int = 2
+    chunk_size: int | None = None
+    reduce: str = "sum"
+
+    def __repr__(self) -> str:
+        if self.kind == "vmap":
+            chunk = "" if self.chunk_size is None else f", chunk_size={self.chunk_size}"
+            return (
+                f"vmap(in_dims={self.in_dims}, out_dims={self.out_dims}{chunk}) "
+                f"[batch {self.size}]"
+            )
+        extra = f", reduce={self.reduce}" if self.kind in ("grad", "hessian") else ""
+        return f"{self.kind}(argnums={self.arg}{extra})"
+
+
+def _insert(shape, dim, size):
+    if dim is None:
+        return shape
+    d = dim % (len(shape) + 1)
+    return shape[:d] + (size,) + shape[d:]
+
+
+def stack_shapes(prog: Program, levels: list[Level]):
+    """(outer x shape, outer w shape, output shape, largest input size) of the stack."""
+    xs, ws, out = prog.x_shape, prog.w_shape, prog.out_shape
+    biggest = max(math.prod(xs), math.prod(ws))
+    for lv in levels:
+        arg_shape = (xs, ws)[lv.arg]
+        if lv.kind == "vmap":
+            out = _insert(out, lv.out_dims, lv.size)
+            xs = _insert(xs, lv.in_dims[0], lv.size)
+            ws = _insert(ws, lv.in_dims[1], lv.size)
+        elif lv.kind in ("grad", "vjp"):
+            out = arg_shape
+        elif lv.kind == "jvp":
+            pass
+        elif lv.kind in ("jacfwd", "jacrev"):
+            out = out + arg_shape
+        elif lv.kind == "hessian":
+            out = arg_shape + arg_shape
+        biggest = max(biggest, math.prod(xs), math.prod(ws))
+    return xs, ws, out, biggest
+
+
+@st.composite
+def stacks(draw, prog: Program) -> list[Level]:
+    depth = draw(st.integers(1, 3))
+    levels: list[Level] = []
+    xs, ws, out = prog.x_shape, prog.w_shape, prog.out_shape
+    for _ in range(depth):
+        kind = draw(
+            st.sampled_from(["vmap", "vmap", "grad", "jvp", "vjp", "jacfwd", "jacrev", "hessian"])
+        )
+        if kind == "vmap":
+            dx = draw(st.one_of(st.none(), st.integers(-len(xs) - 1, len(xs))))
+            dw = draw(st.one_of(st.none(), st.integers(-len(ws) - 1, len(ws))))
+            if dx is None and dw is None:
+                dx = 0
+            do = draw(st.integers(-len(out) - 1, len(out)))
+            size = draw(st.integers(1, 3))
+            chunk = draw(st.sampled_from([None, None, None, 1, 2]))
+            lv = Level("vmap", in_dims=(dx, dw), out_dims=do, size=size, chunk_size=chunk)
+        else:
+            reduce = draw(st.sampled_from(["sum", "sumsq"]))
+            lv = Level(kind, arg=draw(st.integers(0, 1)), reduce=reduce)
+        levels.append(lv)
+        xs, ws, out, _ = stack_shapes(
+            Program(prog.x_shape, prog.w_shape, out_shape=prog.out_shape), levels
+        )
+    return levels
+
+
+# -- running a stack ---------------------------------------------------------------------
+
+
+def _with(args: tuple, i: int, value: Any) -> tuple:
+    return args[:i] + (value,) + args[i + 1 :]
+
+
+def wrap(lv: Level, g, T: Any, xp: Any, is_jax: bool):
+    """``g(x, w)`` under the transform ``lv`` (``T``: ftransforms or jax)."""
+    if lv.kind == "vmap":
+        if is_jax:
+            return jax.vmap(g, in_axes=lv.in_dims, out_axes=lv.out_dims)
+        return T.vmap(g, in_dims=lv.in_dims, out_dims=lv.out_dims, chunk_size=lv.chunk_size)
+    a = lv.arg
+
+    def scalar(x, w):
+        out = g(x, w)
+        return xp.sum(out) if lv.reduce == "sum" else xp.sum(out * out)
+
+    if lv.kind == "grad":
+        return T.grad(scalar, argnums=a)
+    if lv.kind == "hessian":
+        return T.hessian(scalar, argnums=a)
+    if lv.kind == "jacfwd":
+        return T.jacfwd(g, argnums=a)
+    if lv.kind == "jacrev":
+        return T.jacrev(g, argnums=a)
+
+    def pushed(x, w):
+        args = (x, w)
+
+        def inner(p):
+            return g(*_with(args, a, p))
+
+        p = args[a]
+        if lv.kind == "jvp":
+            return T.jvp(inner, (p,), (xp.cos(p) + 0.5,))[1]
+        out, pullback = T.vjp(inner, p)
+        return pullback(xp.sin(out) + 0.5)[0]
+
+    return pushed
+
+
+def compose(levels: list[Level], f, T: Any, xp: Any, is_jax: bool = False):
+    for lv in levels:
+        f = wrap(lv, f, T, xp, is_jax)
+    return f
+
+
+def inputs(prog: Program, levels: list[Level], seed: int) -> tuple[np.ndarray, np.ndarray]:
+    xs, ws, _, _ = stack_shapes(prog, levels)
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal(xs), rng.standard_normal(ws)
