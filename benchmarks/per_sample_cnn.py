@@ -3,7 +3,9 @@
 JAX (jitted, compile excluded).  Standalone: ``python -m benchmarks.per_sample_cnn``.
 
 Model: conv 1->16 3x3 pad 1, relu, maxpool 2, conv 16->32 3x3 pad 1, relu, maxpool 2,
-linear 1568->10, cross-entropy.  Times are the best of ``--repeat`` runs.
+linear 1568->10, cross-entropy.  Times are the best of ``--repeat`` runs.  On a busy
+machine, threaded BLAS makes the small stacked GEMMs erratic: compare single-threaded
+(``OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 XLA_FLAGS=--xla_cpu_multi_thread_eigen=false``).
 """
 
 from __future__ import annotations

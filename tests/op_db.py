@@ -110,6 +110,8 @@ class Sample:
 
     ``grads``: whether derivative tests apply (a floating-point operand and output);
     ``fd_eps``: a finite-difference step other than the default (only for linear maps);
+    ``jax``: compare compositions of transforms with JAX on this sample too (always on an
+    entry's first sample; JAX's compile time makes every sample too slow);
     ``xfail``: test name -> reason, for a strict expected failure of this sample only.
     """
 
@@ -118,13 +120,15 @@ class Sample:
     kwargs: dict = field(default_factory=dict)
     grads: bool = True
     fd_eps: float | None = None
+    jax: bool = False
     xfail: dict[str, str] = field(default_factory=dict)
 
 
 def S(name: str, *args: Any, _grads: bool = True, _fd_eps: float | None = None,
-      _xfail: dict | None = None, **kwargs: Any) -> Sample:  # noqa: N802
+      _jax: bool = False, _xfail: dict | None = None, **kwargs: Any) -> Sample:  # noqa: N802
     """Shorthand for :class:`Sample` (options start with an underscore)."""
-    return Sample(name, args, kwargs, grads=_grads, fd_eps=_fd_eps, xfail=_xfail or {})
+    return Sample(name, args, kwargs, grads=_grads, fd_eps=_fd_eps, jax=_jax,
+                  xfail=_xfail or {})
 
 
 class Draw:
@@ -553,9 +557,26 @@ def _logical_samples(d: Draw) -> list[Sample]:
 
 for _name in ("logical_and", "logical_or", "logical_xor"):
     add(_name, call(_name), _logical_samples, grads=False)
-add("and_or_xor_operators", lambda m, x, y: (x & y) | (x ^ ~y),
+
+
+def _bitwise_samples(d: Draw) -> list[Sample]:
+    return [
+        S("int_scalar_int", np.asarray(d.ints(64, (), lo=-64)), d.ints(64, (3,), lo=-64)),
+        S("int_2x3_3", d.ints(64, (2, 3)), d.ints(64, (3,))),
+        S("int32_4_4", d.ints(64, (4,)).astype(np.int32), d.ints(64, (4,)).astype(np.int32)),
+        S("bool_2x1_1x3", d.bools((2, 1)), d.bools((1, 3))),
+        S("py_int_y", d.ints(64, (3,)), 6),
+    ]
+
+
+for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+    add(_name, call(_name), _bitwise_samples, grads=False, dtypes=(np.dtype(np.float64),))
+add("bitwise_operators", lambda m, x, y: (x & y) | (x ^ ~y), _bitwise_samples,
+    prims=("bitwise_and", "bitwise_or", "bitwise_xor", "invert"), grads=False,
+    dtypes=(np.dtype(np.float64),))
+add("bool_operators", lambda m, x, y: (x & y) | (x ^ ~y),
     lambda d: [s for s in _logical_samples(d) if s.name != "float_truthiness"],
-    prims=("logical_and", "logical_or", "logical_xor", "logical_not"), grads=False)
+    prims=("bitwise_and", "bitwise_or", "bitwise_xor", "logical_not"), grads=False)
 
 
 def _arith_operators(d: Draw) -> list[Sample]:
@@ -578,7 +599,7 @@ def _where_samples(d: Draw) -> list[Sample]:
     return [
         S("scalar", np.asarray(d.rng.random() < 0.5), d.u(()), d.u(())),
         S("2x3", d.bools((2, 3)), d.u((2, 3)), d.u((2, 3))),
-        S("broadcast", d.bools((2, 1)), d.u((3,)), d.u(())),
+        S("broadcast", d.bools((2, 1)), d.u((3,)), d.u(()), _jax=True),
         S("py_scalar_y", d.bools((4,)), d.u((4,)), 0.0),
         S("py_scalar_x", d.bools((1, 3)), 2.5, d.u((2, 1))),
         S("0x3", d.bools((0, 3)), d.u((0, 3)), d.u((3,))),
@@ -616,8 +637,8 @@ def _reduce_samples(draw: str = "u", empty: bool = True, **draw_kw: Any) -> Call
         out = [
             S("2x3_all", x((2, 3))),
             S("2x3_axis0", x((2, 3)), axis=0),
-            S("2x3x4_axes02", x((2, 3, 4)), axis=(0, 2)),
-            S("2x3_axis-1_keepdims", x((2, 3)), axis=-1, keepdims=True),
+            S("2x3x4_axes02", x((2, 3, 4)), axis=(0, 2), _jax=True),
+            S("2x3_axis-1_keepdims", x((2, 3)), axis=-1, keepdims=True, _jax=True),
             S("1x3_axis0_keepdims", x((1, 3)), axis=0, keepdims=True),
             S("2x3x1_axes_neg", x((2, 3, 1)), axis=(-1, -3)),
             S("scalar", x(())),
@@ -653,10 +674,10 @@ def _prod_samples(d: Draw) -> list[Sample]:
     two_zeros_same_slice = x((2, 3))
     two_zeros_same_slice[1, 0] = two_zeros_same_slice[1, 2] = 0.0
     return _reduce_samples("away", lo=0.5, hi=1.5)(d) + [
-        S("one_zero_axis1", one_zero, axis=1),
+        S("one_zero_axis1", one_zero, axis=1, _jax=True),
         S("one_zero_all", one_zero),
         S("zeros_in_different_slices_axis0", two_zeros, axis=0),
-        S("two_zeros_one_slice_axis1", two_zeros_same_slice, axis=1),
+        S("two_zeros_one_slice_axis1", two_zeros_same_slice, axis=1, _jax=True),
     ]
 
 
@@ -698,7 +719,7 @@ add("all", call("all"), _bool_reduce_samples, prims="reduce_all", grads=False)
 def _cumsum_samples(d: Draw) -> list[Sample]:
     return [
         S("2x3_flat", d.u((2, 3))),
-        S("2x3_axis0", d.u((2, 3)), axis=0),
+        S("2x3_axis0", d.u((2, 3)), axis=0, _jax=True),
         S("2x1x3_axis-1", d.u((2, 1, 3)), axis=-1),
         S("scalar_flat", d.u(())),
         S("0x3_axis0", d.u((0, 3)), axis=0),
@@ -779,7 +800,7 @@ add("broadcast_to", lambda m, x, shape: m.broadcast_to(x, shape), _broadcast_sam
 def _concatenate_samples(d: Draw) -> list[Sample]:
     return [
         S("axis0", d.u((2, 3)), d.u((1, 3)), axis=0),
-        S("axis1_three", d.u((2, 3)), d.u((2, 1)), d.u((2, 2)), axis=1),
+        S("axis1_three", d.u((2, 3)), d.u((2, 1)), d.u((2, 2)), axis=1, _jax=True),
         S("axis-1", d.u((2, 2, 1)), d.u((2, 2, 3)), axis=-1),
         S("axis_none", d.u((2, 2)), d.u((3,)), axis=None),
         S("empty_piece", d.u((0, 3)), d.u((2, 3)), d.u((1, 3)), axis=0),
@@ -894,14 +915,14 @@ def _getitem_samples(d: Draw) -> list[Sample]:
         S("empty_slice", x, index=(slice(2, 2),)),
         S("scalar_empty_tuple", d.u(()), index=()),
         S("scalar_none", d.u(()), index=None),
-        S("int_array_repeats", x, d.ints(4, (5,)), index=A),
+        S("int_array_repeats", x, d.ints(4, (5,)), index=A, _jax=True),
         S("int_array_2d", x, d.ints(5, (2, 2), lo=-5), index=(slice(None), A)),
         S("int_array_0d", x, np.asarray(d.ints(4, ())), index=(A, slice(None, 2))),
         S("adjacent_arrays", x, d.ints(4, (3,)), d.ints(5, (3,)), index=(A, A)),
         S("adjacent_arrays_after_slice", x, d.ints(5, (2, 1)), d.ints(3, (3,)),
-          index=(slice(1, 3), A, A)),
+          index=(slice(1, 3), A, A), _jax=True),
         S("non_adjacent_arrays", x, d.ints(4, (2,)), d.ints(3, (2,)),
-          index=(A, slice(None), A)),
+          index=(A, slice(None), A), _jax=True),
         S("array_and_int_non_adjacent", x, d.ints(4, (3,)), index=(A, slice(None, 4), 1)),
         S("array_none_slice", x, d.ints(5, (2,)), index=(None, slice(None), A)),
         S("static_bool_mask", x, index=MASK4),
@@ -929,13 +950,13 @@ def _index_add_samples(d: Draw) -> list[Sample]:
     return [
         S("int_array_repeats", x, d.u((6, 3)), d.ints(4, (6,)), index=A),
         S("two_arrays_repeats", x, d.u((5,)), d.ints(4, (5,)), d.ints(3, (5,)),
-          index=(A, A)),
+          index=(A, A), _jax=True),
         S("slice", x, d.u((2, 3)), index=(slice(1, 3),)),
         S("int_then_slice", x, d.u((3,)), index=(1, slice(None))),
         S("broadcast_scalar_value", x, d.u(()), index=(slice(None), 0)),
         S("array_2d_then_slice", x, d.u((2, 2, 3)), d.ints(4, (2, 2)), index=(A, slice(None))),
         S("non_adjacent_arrays", d.u((3, 4, 2)), d.u((3, 4)), d.ints(3, (3,)), d.ints(2, (3,)),
-          index=(A, slice(None), A)),
+          index=(A, slice(None), A), _jax=True),
         S("empty_index", x, d.u((0, 3)), d.ints(4, (0,)), index=A),
     ]
 
@@ -965,7 +986,7 @@ add("at_set", _index_set, _index_set_samples, prims=("getitem_transpose", "selec
 def _take_along_axis_samples(d: Draw) -> list[Sample]:
     return [
         S("3x4_axis1", d.u((3, 4)), d.ints(4, (3, 2)), axis=1),
-        S("3x4_axis0_repeats", d.u((3, 4)), d.ints(3, (5, 4)), axis=0),
+        S("3x4_axis0_repeats", d.u((3, 4)), d.ints(3, (5, 4)), axis=0, _jax=True),
         S("3x4_axis-1_broadcast_idx", d.u((3, 4)), d.ints(4, (1, 2)), axis=-1),
         S("2x3_flat", d.u((2, 3)), d.ints(6, (4,)), axis=None),
     ]
@@ -996,7 +1017,8 @@ def _matmul_samples(d: Draw) -> list[Sample]:
         ((3,), (3,)), ((3,), (3, 4)), ((2, 3), (3,)), ((2, 3), (3, 4)), ((2, 2, 3), (3, 4)),
         ((3, 4), (2, 4, 5)), ((2, 1, 3, 4), (3, 4, 2)), ((2, 0), (0, 3)), ((1, 3), (3, 1)),
     ]
-    return [S(shape_name(a, b), d.u(a), d.u(b)) for a, b in pairs]
+    jax = {((2, 1, 3, 4), (3, 4, 2)), ((3,), (3, 4))}
+    return [S(shape_name(a, b), d.u(a), d.u(b), _jax=(a, b) in jax) for a, b in pairs]
 
 
 add("matmul", call("matmul"), _matmul_samples)
@@ -1009,16 +1031,16 @@ def _einsum_samples(d: Draw) -> list[Sample]:
     u = d.u
     return [
         S("matmul", "ij,jk->ik", u((2, 3)), u((3, 4))),
-        S("diagonal", "ii->i", u((3, 3))),
+        S("diagonal", "ii->i", u((3, 3)), _jax=True),
         S("trace", "ii->", u((3, 3))),
         S("ellipsis_batched", "...ij,...jk->...ik", u((2, 3, 4)), u((2, 4, 5))),
-        S("ellipsis_broadcast", "...ij,jk->...ik", u((2, 3, 4)), u((4, 2))),
+        S("ellipsis_broadcast", "...ij,jk->...ik", u((2, 3, 4)), u((4, 2)), _jax=True),
         S("inner", "i,i->", u((4,)), u((4,))),
         S("transpose", "ij->ji", u((2, 3))),
         S("row_sum", "ij->i", u((2, 3))),
         S("implicit", "ij,jk", u((2, 3)), u((3, 4))),
-        S("three_operands", "ij,jk,kl->il", u((2, 3)), u((3, 2)), u((2, 2))),
-        S("repeated_with_other", "ii,i->i", u((3, 3)), u((3,))),
+        S("three_operands", "ij,jk,kl->il", u((2, 3)), u((3, 2)), u((2, 2)), _jax=True),
+        S("repeated_with_other", "ii,i->i", u((3, 3)), u((3,)), _jax=True),
         S("repeated_keep_other", "iij->ij", u((3, 3, 2))),
         S("outer", "i,j->ij", u((2,)), u((3,))),
         S("batched_size1", "bij,bjk->bik", u((2, 2, 3)), u((2, 3, 1))),
@@ -1132,8 +1154,10 @@ def _polygamma_samples(d: Draw) -> list[Sample]:
     ]
 
 
-# scipy.special.polygamma returns float64 for float32 input; ftransforms (and JAX) keep it
-add("polygamma", special("polygamma"), _polygamma_samples, ref="jax")
+# scipy.special.polygamma returns float64 for float32 input (ftransforms and JAX keep
+# float32); it and logsumexp/softmax are Python functions in scipy (np.asarray on their
+# arguments), not ufuncs, so they cannot take tracers: via_numpy=False
+add("polygamma", special("polygamma"), _polygamma_samples, ref="jax", via_numpy=False)
 
 
 def _xlogy_samples(d: Draw) -> list[Sample]:
@@ -1148,13 +1172,13 @@ add("xlog1py", special("xlog1py"), binary("u", "u", y_kw={"lo": -0.5, "hi": 3.0}
 add("logsumexp", special("logsumexp"), lambda d: [
     S("2x3_all", d.u((2, 3))), S("3x4_axis1_keepdims", d.u((3, 4)), axis=1, keepdims=True),
     S("scalar", d.u(())), S("2x3x2_axes", d.u((2, 3, 2)), axis=(0, 2))],
-    prims=("reduce_max", "exp", "reduce_sum", "log"))
+    prims=("reduce_max", "exp", "reduce_sum", "log"), via_numpy=False)
 add("softmax", special("softmax"), lambda d: [
     S("3x4_axis1", d.u((3, 4)), axis=1), S("4_all", d.u((4,)))],
-    prims=("exp", "reduce_sum", "divide"))
+    prims=("exp", "reduce_sum", "divide"), via_numpy=False)
 add("log_softmax", special("log_softmax"), lambda d: [
     S("3x4_axis0", d.u((3, 4)), axis=0), S("1x3_axis-1", d.u((1, 3)), axis=-1)],
-    prims=("exp", "reduce_sum", "log"))
+    prims=("exp", "reduce_sum", "log"), via_numpy=False)
 add("logaddexp", call("logaddexp"), binary())
 add("logaddexp2", call("logaddexp2"), binary())
 add("hypot", call("hypot"), binary("away", "away"))
@@ -1182,7 +1206,7 @@ def _cumprod_samples(d: Draw) -> list[Sample]:
     return [
         S("2x3_flat", x((2, 3))),
         S("3x4_axis1", x((3, 4)), axis=1),
-        S("one_zero_axis-1", one_zero, axis=-1),
+        S("one_zero_axis-1", one_zero, axis=-1, _jax=True),
         S("two_zeros_axis0", two_zeros, axis=0),
         S("scalar_flat", x(())),
         S("0x2_axis0", x((0, 2)), axis=0),
@@ -1197,7 +1221,7 @@ add("cumprod", call("cumprod"), _cumprod_samples, prims=("cumprod",))
 def _sort_samples(d: Draw) -> list[Sample]:
     return [
         S("3x5_last", d.distinct((3, 5))),
-        S("3x5_axis0", d.distinct((3, 5)), axis=0),
+        S("3x5_axis0", d.distinct((3, 5)), axis=0, _jax=True),
         S("2x3_flat", d.distinct((2, 3)), axis=None),
         S("1_last", d.distinct((1,))),
     ]
@@ -1216,14 +1240,14 @@ def _kth_statistic(m, x, kth, axis=-1):
 
 
 add("argpartition", _kth_statistic, lambda d: [
-    S("5x2_axis0_two_kth", d.distinct((5, 2)), (1, 3), axis=0),
     S("6_kth2", d.distinct((6,)), 2),
-    S("3x4_kth_last", d.distinct((3, 4)), -1)],
+    S("3x4_kth_last", d.distinct((3, 4)), -1),
+    S("5x2_axis0_two_kth", d.distinct((5, 2)), (1, 3), axis=0)],  # jnp: one kth only
     prims=("argpartition", "getitem"))
 add("partition_kth", lambda m, x, kth, axis=-1: m.take(m.partition(x, kth, axis=axis),
                                                          np.asarray(kth), axis=axis),
-    lambda d: [S("3x5_kth2", d.distinct((3, 5)), 2), S("4x3_axis0", d.distinct((4, 3)),
-                                                       (0, 3), axis=0)],
+    lambda d: [S("3x5_kth2", d.distinct((3, 5)), 2),
+               S("4x3_axis0_two_kth", d.distinct((4, 3)), (0, 3), axis=0)],
     prims=("argpartition", "getitem"))
 
 
@@ -1340,7 +1364,7 @@ _wire(op_db_nn.ENTRIES, "nn_", 3e-3,
 SPELLINGS = {
     "abs_operator", "negative_operator", "invert_operator", "power_operator",
     "remainder_operator", "sum_method", "reshape_method", "transpose_method",
-    "getitem_operator", "matmul_operator", "dot_method", "and_or_xor_operators",
+    "getitem_operator", "matmul_operator", "dot_method", "bitwise_operators", "bool_operators",
 } | {f"{name}_operator" for name in _OPERATORS}
 OPS[:] = [replace(op, jax_compositions=False) if op.name in SPELLINGS else op for op in OPS]
 

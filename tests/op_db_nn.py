@@ -240,7 +240,14 @@ def _softplus_entries():
     ]
 
 
-ENTRIES: list[dict] = _conv_entries() + _window_entries() + _softplus_entries()
+def _relu_entries():
+    rng = _rng(31)
+    x = rng.uniform(-3, 3, size=(4, 5))
+    x = np.where(np.abs(x) < 0.05, 0.5, x)  # away from the kink for finite differences
+    return [{"name": "relu", "fn": ops.relu_p.bind, "args": [(x,)], "jax_fn": jax.nn.relu}]
+
+
+ENTRIES: list[dict] = _conv_entries() + _window_entries() + _softplus_entries() + _relu_entries()
 
 for _e in ENTRIES:
     _e.setdefault("diff_argnums", tuple(range(len(_e["args"][0]))))

@@ -942,3 +942,17 @@ def test_scipy_missing_raises_a_clear_import_error(monkeypatch):
     # ... while the NumPy-only functions still work
     np.testing.assert_allclose(fsp.expit(np.zeros(2)), 0.5)
     np.testing.assert_allclose(fsp.logsumexp(np.zeros(4)), np.log(4.0))
+
+
+def test_tracer_methods():
+    x = np.random.default_rng(0).standard_normal((3, 4))
+    check_vmap(lambda x: x.cumprod(axis=0), (x,))
+    check_vmap(lambda x: x.argsort(), (x,))
+    check_vmap(lambda x: x.argpartition(1), (x,))
+    check_vmap(lambda x: x.repeat(2), (x,))
+    check_vmap(lambda x: np.sort(x).searchsorted(0.1), (x,))
+    np.testing.assert_allclose(
+        grad(lambda x: (x.diagonal(1).sum() * x.cumprod()).sum())(x[0:3, 0:3]),
+        jax.jit(jax.grad(lambda x: (x.diagonal(1).sum() * x.ravel().cumprod()).sum()))(x[0:3, 0:3]),
+        **F64,
+    )

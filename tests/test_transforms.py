@@ -275,6 +275,35 @@ def test_vmap_reductions_and_reshape_follow_logical_axes(dtype, rng):
     close(out, loop_vmap(f, (1,), (x,), 5), dtype)
 
 
+def test_vmap_non_array_arguments_with_in_dim_none(dtype, rng):
+    x = rand(rng, (3, 2), dtype)
+
+    def f(x, n, mode):
+        return x * n if mode == "mul" else x + n
+
+    close(vmap(f, in_dims=(0, None, None))(x, 3, "mul"), x * 3, dtype)
+    close(vmap(f, in_dims=(0, None, None))(x, 3, "add"), x + 3, dtype)
+
+
+def test_vmap_identity_moves_the_batch_axis(dtype, rng):
+    x = rand(rng, (2, 5, 3), dtype)
+    close(vmap(lambda x: x, in_dims=1)(x), np.moveaxis(x, 1, 0), dtype)
+    close(vmap(lambda x: x, in_dims=1, out_dims=-1)(x), np.moveaxis(x, 1, -1), dtype)
+
+
+def test_vmap_none_in_outputs_and_inputs(dtype, rng):
+    x = rand(rng, (3, 2), dtype)
+    out = vmap(lambda p: (p["w"] * 2, None))({"w": x, "b": None})
+    assert out[1] is None
+    close(out[0], x * 2, dtype)
+
+
+def test_vmap_inner_closes_over_outer_tracer(dtype, rng):
+    x, y = rand(rng, (3,), dtype), rand(rng, (4, 2), dtype)
+    out = vmap(lambda a: vmap(lambda b: np.sin(a * b))(y))(x)
+    close(out, np.sin(x[:, None, None] * y[None]), dtype)
+
+
 # ======================================================================================
 # grad / grad_and_value
 # ======================================================================================
@@ -382,6 +411,22 @@ def test_grad_scalar_input(dtype):
     g = grad(lambda x: np.sin(x) * x)(x)
     close(g, np.asarray(np.cos(0.7) * 0.7 + np.sin(0.7)), dtype)
     assert g.shape == ()
+
+
+def test_grad_of_output_independent_of_input_is_zero(dtype, rng):
+    x = rand(rng, (2,), dtype)
+    for f in (lambda x: 3.0, lambda x: np.asarray(3.0, dtype)):
+        g = grad(f)(x)
+        close(g, np.zeros_like(x), dtype)
+    close(vmap(grad(lambda x: 1.0))(np.stack([x, x])), np.zeros((2, 2), dtype), dtype)
+
+
+def test_grad_python_float_input_and_int_static_argument(dtype, rng):
+    g = grad(lambda x: x**2)(3.0)
+    ref = jax.grad(lambda x: x**2)(3.0)
+    assert isinstance(g, np.ndarray) and g.shape == () and float(g) == float(ref)
+    x = rand(rng, (3,), dtype)
+    close(grad(lambda x, i: np.sum(x[i] ** 2))(x, 1), np.eye(3, dtype=dtype)[1] * 2 * x, dtype)
 
 
 def test_grad_and_value(dtype, rng):
@@ -621,6 +666,14 @@ def test_jac_has_aux(ours, theirs, dtype, rng):
     rjac, raux = theirs(lambda x: (jnp.sin(x) * x[0], {"c": jnp.cos(x)}), has_aux=True)(f64(x))
     close(jac, np.asarray(rjac), dtype)
     close(aux, np_tree(raux), dtype)
+
+
+@pytest.mark.parametrize("ours,theirs", JACS, ids=JAC_IDS)
+def test_jac_of_output_independent_of_input_is_zero(ours, theirs, dtype, rng):
+    x = rand(rng, (2,), dtype)
+    c = rand(rng, (3,), dtype)
+    close(ours(lambda x: c * 2)(x), np.zeros((3, 2), dtype), dtype)
+    close(ours(lambda x: (c, x[0]), argnums=0)(x), (np.zeros((3, 2)), np.eye(2)[0]), dtype)
 
 
 @pytest.mark.parametrize("chunk_size", [1, 2, 5, 100])

@@ -53,8 +53,8 @@ def assert_tree_close(
 ) -> None:
     """``actual`` has ``expected``'s pytree structure and shapes, and its leaves are close.
 
-    Every leaf of ``actual`` must be a plain NumPy array (never a tracer); with ``dtype``,
-    every leaf must also have that dtype.
+    Every leaf of ``actual`` must be a plain ``numpy.ndarray`` (never a tracer, nor a NumPy
+    scalar); with ``dtype``, every leaf must also have that dtype.
     """
     a_leaves, a_spec = optree.tree_flatten(actual)
     e_leaves, e_spec = optree.tree_flatten(expected)
@@ -62,7 +62,7 @@ def assert_tree_close(
     for k, (a, e) in enumerate(zip(a_leaves, e_leaves)):
         where = f"{err_msg} leaf {k}"
         assert not _is_tracer(a), f"{where}: a tracer escaped into the result: {a!r}"
-        assert isinstance(a, (np.ndarray, np.generic)), f"{where}: got {type(a).__name__}"
+        assert isinstance(a, np.ndarray), f"{where}: got {type(a).__name__}, not an ndarray"
         e = np.asarray(e)
         assert a.shape == e.shape, f"{where}: shape {a.shape} != expected {e.shape}"
         if dtype is not None:

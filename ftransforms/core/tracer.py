@@ -231,20 +231,24 @@ class Tracer:
     def __invert__(self):
         return fnp.logical_not(self) if self.dtype.kind == "b" else fnp.invert(self)
 
+    # NumPy's &, |, ^: bitwise (logical on booleans), never a silent bool on integers.
     def __and__(self, other):
-        return fnp.logical_and(self, other)
+        return fnp.bitwise_and(self, other)
 
-    __rand__ = __and__
+    def __rand__(self, other):
+        return fnp.bitwise_and(other, self)
 
     def __or__(self, other):
-        return fnp.logical_or(self, other)
+        return fnp.bitwise_or(self, other)
 
-    __ror__ = __or__
+    def __ror__(self, other):
+        return fnp.bitwise_or(other, self)
 
     def __xor__(self, other):
-        return fnp.logical_xor(self, other)
+        return fnp.bitwise_xor(self, other)
 
-    __rxor__ = __xor__
+    def __rxor__(self, other):
+        return fnp.bitwise_xor(other, self)
 
     def __eq__(self, other):  # type: ignore[override]
         return fnp.equal(self, other)
@@ -360,6 +364,24 @@ class Tracer:
 
     def cumsum(self, axis=None):
         return fnp.cumsum(self, axis=axis)
+
+    def cumprod(self, axis=None):
+        return fnp.cumprod(self, axis=axis)
+
+    def argsort(self, axis=-1, kind=None):
+        return fnp.argsort(self, axis=axis, kind=kind)
+
+    def argpartition(self, kth, axis=-1):
+        return fnp.argpartition(self, kth, axis=axis)
+
+    def searchsorted(self, v, side="left", sorter=None):
+        return fnp.searchsorted(self, v, side=side, sorter=sorter)
+
+    def repeat(self, repeats, axis=None):
+        return fnp.repeat(self, repeats, axis=axis)
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        return fnp.diagonal(self, offset, axis1, axis2)
 
 
 # Bottom import: ftransforms.numpy imports Tracer from here; its names are used at call time.

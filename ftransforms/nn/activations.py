@@ -2,9 +2,9 @@
 
 Conventions at kinks follow ``jax.nn``: ``relu'(0) = 0``, ``leaky_relu'(0) = 1``.
 ``sigmoid`` (``expit``, ops/special.py) and ``softplus`` (ops/nn.py) are primitives with
-overflow-free implementations; ``log_softmax``/``softmax``/``logsumexp`` are
-``ftransforms.scipy.special``'s (the maximum subtracted under ``stop_gradient``), with
-``jax.nn``'s default axis.
+overflow-free implementations, ``relu`` (ops/nn.py) is one for speed;
+``log_softmax``/``softmax``/``logsumexp`` are ``ftransforms.scipy.special``'s (the maximum
+subtracted under ``stop_gradient``), with ``jax.nn``'s default axis.
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ import math
 from typing import Any
 
 import ftransforms.numpy as fnp
-from ftransforms.ops.nn import softplus_p
+from ftransforms.ops.nn import relu_p, softplus_p
 from ftransforms.ops.special import erf_p, expit_p
 from ftransforms.scipy import special as _special
 
 
 def relu(x: Any) -> Any:
     """``max(x, 0)``, with derivative 0 at 0 (like ``jax.nn.relu``)."""
-    return fnp.where(x > 0, x, 0)
+    return relu_p.bind(x)
 
 
 def relu6(x: Any) -> Any:

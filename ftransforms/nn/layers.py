@@ -15,6 +15,7 @@ import numpy
 
 import ftransforms.numpy as fnp
 from ftransforms.nn._utils import out_size, padding_pairs, pair, positive_pair
+from ftransforms.nn.activations import relu
 from ftransforms.ops.nn import (
     conv2d_p,
     conv_transpose2d_p,
@@ -39,7 +40,7 @@ def mlp(params: Any, x: Any, activation: Any = None) -> Any:
     """A multilayer perceptron: ``linear`` layers (``params`` from :func:`init_mlp`) with
     ``activation`` (default ``relu``) between them, none after the last."""
     if activation is None:
-        from ftransforms.nn.activations import relu as activation  # noqa: PLC0415
+        activation = relu
     for k, layer in enumerate(params):
         x = linear(layer, x)
         if k < len(params) - 1:

@@ -139,6 +139,7 @@ floor_divide = _ew.floor_divide_p
 equal, not_equal, less, less_equal = _ew.equal_p, _ew.not_equal_p, _ew.less_p, _ew.less_equal_p
 greater, greater_equal = _ew.greater_p, _ew.greater_equal_p
 logical_and, logical_or, logical_xor = _ew.logical_and_p, _ew.logical_or_p, _ew.logical_xor_p
+bitwise_and, bitwise_or, bitwise_xor = _ew.bitwise_and_p, _ew.bitwise_or_p, _ew.bitwise_xor_p
 
 
 def positive(x: Any) -> Any:

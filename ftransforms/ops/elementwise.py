@@ -283,6 +283,10 @@ greater_equal_p = defnondiff("greater_equal", lambda xp, x, y: xp.greater_equal(
 logical_and_p = defnondiff("logical_and", lambda xp, x, y: xp.logical_and(x, y))
 logical_or_p = defnondiff("logical_or", lambda xp, x, y: xp.logical_or(x, y))
 logical_xor_p = defnondiff("logical_xor", lambda xp, x, y: xp.logical_xor(x, y))
+# ``&``, ``|``, ``^`` as NumPy spells them: bitwise on integers, logical on booleans.
+bitwise_and_p = defnondiff("bitwise_and", lambda xp, x, y: xp.bitwise_and(x, y))
+bitwise_or_p = defnondiff("bitwise_or", lambda xp, x, y: xp.bitwise_or(x, y))
+bitwise_xor_p = defnondiff("bitwise_xor", lambda xp, x, y: xp.bitwise_xor(x, y))
 
 # -- select and casts -------------------------------------------------------------------
 

@@ -6,6 +6,8 @@ stacks of matrices; ``ftransforms.numpy.linalg`` builds the rest from these."""
 
 from __future__ import annotations
 
+import numpy
+
 import ftransforms.numpy as fnp
 from batching_rules import linalg as rules
 from ftransforms.backend import namespace_of
@@ -200,7 +202,7 @@ inv_p = defop(
 
 def _solve_impl(xp, a, b):
     # numpy broadcasts the leading axes of a and b; cupy may not: broadcast explicitly.
-    batch = xp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    batch = numpy.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     if a.shape[:-2] != batch:
         a = xp.broadcast_to(a, batch + a.shape[-2:])
     if b.shape[:-2] != batch:
