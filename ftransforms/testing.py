@@ -347,6 +347,7 @@ def check_vmap(
     in_dims: Any = 0,
     out_dims: Any = 0,
     *,
+    randomness: str = "error",
     rtol: float | None = None,
     atol: float | None = None,
 ) -> Any:
@@ -355,7 +356,9 @@ def check_vmap(
     must have a batching rule).  Returns the ``vmap`` result.
 
     The results must match the loop's structure, shapes and dtypes; float values within
-    the dtype's tolerance, all others exactly.
+    the dtype's tolerance, all others exactly.  ``randomness`` is passed to ``vmap`` (a
+    function that draws from a generator it seeds itself matches the loop with
+    ``"same"``).
 
     Example:
         >>> import numpy as np
@@ -380,7 +383,7 @@ def check_vmap(
     saved = FALLBACK["enabled"]
     FALLBACK["enabled"] = False
     try:
-        got = vmap(f, in_dims=in_dims, out_dims=out_dims)(*args)
+        got = vmap(f, in_dims=in_dims, out_dims=out_dims, randomness=randomness)(*args)
     finally:
         FALLBACK["enabled"] = saved
 

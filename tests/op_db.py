@@ -33,6 +33,7 @@ import numpy as np
 import scipy.special as ssp
 
 import ftransforms.numpy as fnp
+import ftransforms.random as frandom
 import ftransforms.scipy.special as fsp
 from tests import op_db_linalg, op_db_nn
 
@@ -196,6 +197,9 @@ class OpInfo:
     NumPy dispatches ``take`` on its first argument only, and must raise a clear error);
     ``jax_compositions``: compare compositions of transforms with JAX (false for entries
     that only spell another entry's primitives differently: an operator, a method);
+    ``randomness``: what the vmap tests pass to ``vmap`` (entries that draw random numbers
+    seed their own generator and use ``"same"``: every batch element sees the noise that
+    a loop iteration sees);
     ``tol``: tolerance overrides, by dtype name (``"fd:<dtype>"``: against finite
     differences); ``xfail``: test name -> reason, strict.
     """
@@ -212,6 +216,7 @@ class OpInfo:
     via_numpy: bool = True
     numpy_lone_tracer: tuple | None = None
     jax_compositions: bool = True
+    randomness: str = "error"
     tol: dict = field(default_factory=dict)
     xfail: dict = field(default_factory=dict)
 
@@ -1288,6 +1293,71 @@ for _name in ("real", "imag", "conj"):
     add(f"{_name}_complex_operand", call(_name), _complex_operand_samples, prims=_name,
         grads=False)
 
+# -- random numbers (ftransforms.random) ------------------------------------------------------
+#
+# Each call seeds its own generator, so the entry is a deterministic function of its
+# operands (the noise is a constant: the samples are reparameterised) and vmap with
+# randomness="same" matches a loop.  NumPy's reference is the generator's own method
+# (ftransforms.random draws exactly what it draws in float64); JAX's is the same
+# reparameterisation over the same noise, drawn by NumPy.
+
+RANDOM_SEED = 7
+
+
+def _rng():
+    return np.random.default_rng(RANDOM_SEED)
+
+
+def _random_normal(m, loc, scale):
+    if m is FNP:
+        return frandom.normal(_rng(), loc, scale)
+    if m is NP:
+        return _rng().normal(loc, scale)
+    shape = np.broadcast_shapes(np.shape(loc), np.shape(scale))
+    return loc + scale * _rng().standard_normal(shape)
+
+
+def _random_uniform(m, low, high):
+    if m is FNP:
+        return frandom.uniform(_rng(), low, high)
+    if m is NP:
+        return _rng().uniform(low, high)
+    shape = np.broadcast_shapes(np.shape(low), np.shape(high))
+    return low + (high - low) * _rng().random(shape)
+
+
+def _random_integers_plus(m, x):
+    ints = (frandom.integers(_rng(), -5, 5, size=np.shape(x)) if m is FNP
+            else _rng().integers(-5, 5, size=np.shape(x)))
+    return x + ints
+
+
+def _random_permutation(m, x, axis=0):
+    if m is FNP:
+        return frandom.permutation(_rng(), x, axis=axis)
+    if m is NP:
+        return _rng().permutation(x, axis=axis)
+    perm = _rng().permutation(np.shape(x)[axis])
+    return jnp.take(x, perm, axis=axis)
+
+
+def _loc_scale_samples(d: Draw) -> list[Sample]:
+    return [
+        S("scalars", d.u(()), d.u((), lo=0.5, hi=2.0)),
+        S("3_scalar", d.u((3,)), d.u((), lo=0.5, hi=2.0)),
+        S("1x3_2x1", d.u((1, 3)), d.u((2, 1), lo=0.5, hi=2.0)),
+    ]
+
+
+_RANDOM = {"via_numpy": False, "randomness": "same", "dtypes": (np.dtype(np.float64),)}
+add("random_normal", _random_normal, _loc_scale_samples, **_RANDOM)
+add("random_uniform", _random_uniform, _loc_scale_samples, **_RANDOM)
+add("random_integers", _random_integers_plus,
+    lambda d: [S("scalar", d.u(())), S("2x3", d.u((2, 3)))], **_RANDOM)
+add("random_permutation", _random_permutation, lambda d: [
+    S("5", d.u((5,))), S("4x3_axis0", d.u((4, 3))), S("2x4_axis1", d.u((2, 4)), axis=1)],
+    prims=("random_permutation", "getitem"), **_RANDOM)
+
 # -- wired in from tests/op_db_linalg.py and tests/op_db_nn.py ----------------------------
 
 
@@ -1300,40 +1370,41 @@ def _wired(m, *args, impls):
     raise TypeError(f"{m!r}: this entry has FNP and JNP functions only")
 
 
-def _fixed_samples(entries: list[dict], noise: float, vary: Callable[[dict, int], bool]):
+def _fixed_samples(group: list[dict], noise: float, vary: Callable[[dict, int], bool],
+                   fd_eps: float | None):
     """Samples from fixed argument tuples, each float operand ``i`` with ``vary(entry, i)``
     moved by uniform noise of size ``noise`` (so that seeds differ; the fixed inputs are
     built to stay valid under small moves)."""
 
     def sampler(d: Draw) -> list[Sample]:
         out = []
-        for e in entries:
+        for j, e in enumerate(group):
+            label = f"g{j}_" if len(group) > 1 else ""
             for k, args in enumerate(e["args"]):
                 moved = tuple(
                     np.asarray(a + noise * d.rng.uniform(-1, 1, np.shape(a)), np.float64)
                     if vary(e, i) and np.asarray(a).dtype.kind == "f" else np.asarray(a)
                     for i, a in enumerate(args)
                 )
-                out.append(Sample(f"{e['label']}{k}", moved, {"impls": (e["fn"], e["jax_fn"])},
-                                  grads=e.get("grads", True)))
+                out.append(Sample(f"{label}{k}", moved, {"impls": (e["fn"], e["jax_fn"])},
+                                  grads=e.get("grads", True), fd_eps=fd_eps))
         return out
 
     return sampler
 
 
-def _wire(entries: list[dict], prefix: str, noise: float, vary: Callable) -> None:
+def _wire(entries: list[dict], prefix: str, noise: float, vary: Callable,
+          fd_eps: dict | None = None) -> None:
     groups: dict[str, list[dict]] = {}
     for e in entries:
         groups.setdefault(e["name"], []).append(e)
     for name, group in groups.items():
-        for j, e in enumerate(group):
-            e["label"] = f"g{j}_" if len(group) > 1 else ""
         nargs = len(group[0]["args"][0])
         diff = group[0].get("diff_argnums", tuple(range(nargs)))
         add(
             f"{prefix}{name.replace('.', '_')}",
             _wired,
-            _fixed_samples(group, noise, vary),
+            _fixed_samples(group, noise, vary, (fd_eps or {}).get(name)),
             prims=() if "." in name or name not in _PRIMITIVE_NAMES else name,
             dtypes=(np.dtype(np.float64),),
             grads=group[0].get("grads", True),
@@ -1350,7 +1421,9 @@ def _primitive_names() -> set[str]:
 
 
 _PRIMITIVE_NAMES = _primitive_names()
-_wire(op_db_linalg.ENTRIES, "linalg_", 1e-2, lambda e, i: True)
+# svd's singular vectors have large higher derivatives: the 4th-order difference quotient
+# needs a smaller step to stay within the finite-difference tolerance (truncation error)
+_wire(op_db_linalg.ENTRIES, "linalg_", 1e-2, lambda e, i: True, fd_eps={"svd": 5e-4})
 _wire(op_db_linalg.COMPOSITE_ENTRIES, "linalg_composite_", 1e-2, lambda e, i: True)
 # max_pool2d_jvp/vjp(t, x, y): y must stay the pooling of x, so only t/g may move
 _wire(op_db_nn.ENTRIES, "nn_", 3e-3,

@@ -13,6 +13,7 @@ namespace ``xp``, and run three ways:
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +24,11 @@ import optree
 import pytest
 
 import ftransforms
-from tests.tolerances import assert_tree_close, fd_tol, tol
+from tests.tolerances import assert_tree_close as _assert_tree_close
+from tests.tolerances import fd_tol, tol
+
+# what a transform returns must be a numpy.ndarray (see tolerances.assert_tree_close)
+assert_tree_close = functools.partial(_assert_tree_close, strict=True)
 
 N, M, B, A = 4, 3, 3, 2  # input size, output size, batch sizes
 

@@ -10,6 +10,8 @@ The profile (``ci``: derandomized, ~30 examples; ``explore``: many more) is chos
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -19,7 +21,11 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import ftransforms
-from tests.tolerances import assert_tree_close, tol
+from tests.tolerances import assert_tree_close as _assert_tree_close
+from tests.tolerances import tol
+
+# what a transform returns must be a numpy.ndarray (see tolerances.assert_tree_close)
+assert_tree_close = functools.partial(_assert_tree_close, strict=True)
 
 DTYPES = st.sampled_from([np.dtype(np.float32), np.dtype(np.float64)])
 

@@ -271,7 +271,8 @@ def test_vmap(name, k, dtype):
             for j, (i, d) in enumerate(zip(pos, in_dims))
         ]
         try:
-            check_vmap(f, args, in_dims=in_dims, out_dims=out_dims, **leaf_tol(op, dtype))
+            check_vmap(f, args, in_dims=in_dims, out_dims=out_dims, randomness=op.randomness,
+                       **leaf_tol(op, dtype))
         except Exception as err:
             raise AssertionError(
                 f"vmap {name}({base.name}) in_dims={in_dims}, batch size {size}, "
@@ -302,12 +303,16 @@ KINDS = ("vjp", "jvp", "vmap")
 
 class Lib:
     def __init__(self, m, vmap, vjp, jvp, leaves):
-        self.m, self.vmap, self.vjp, self.jvp, self.leaves = m, vmap, vjp, jvp, leaves
+        self.m, self.vjp, self.jvp, self.leaves = m, vjp, jvp, leaves
+        self._vmap = vmap
+
+    def vmap(self, f, axis, randomness="error"):
+        return self._vmap(f, axis, randomness)
 
 
-OURS = Lib(FNP, lambda f, axis: ft.vmap(f, in_dims=axis), ft.vjp, ft.jvp,
+OURS = Lib(FNP, lambda f, axis, r: ft.vmap(f, in_dims=axis, randomness=r), ft.vjp, ft.jvp,
            lambda t: tree_flatten(t)[0])
-JAXS = Lib(JNP, lambda f, axis: jax.vmap(f, in_axes=axis), jax.vjp, jax.jvp,
+JAXS = Lib(JNP, lambda f, axis, r: jax.vmap(f, in_axes=axis), jax.vjp, jax.jvp,
            jax.tree_util.tree_leaves)
 
 
@@ -353,8 +358,9 @@ def composition_inputs(name: str, k: int, kind: str) -> list[np.ndarray]:
 
 def run_composition(op, s, kind, lib: Lib, inputs):
     f, operands = bind(op, lib.m, s)
+    r = op.randomness
     if kind == "vmap":
-        return lib.vmap(lib.vmap(f, -1), 0)(*inputs)
+        return lib.vmap(lib.vmap(f, -1, r), 0, r)(*inputs)
     n = len(operands)
     fl = diff_positions(op, s)
 
@@ -373,7 +379,7 @@ def run_composition(op, s, kind, lib: Lib, inputs):
             return out, tuple(vjp_fn(tuple(extra)))
         return lib.jvp(g, fx, tuple(extra))
 
-    return lib.vmap(h, 0)(*inputs)
+    return lib.vmap(h, 0, r)(*inputs)
 
 
 def jax_cases(op) -> list[tuple[int, str]]:

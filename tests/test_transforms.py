@@ -6,6 +6,7 @@ derivative transforms.  Every result must be a plain NumPy array of the input's 
 
 from __future__ import annotations
 
+import functools
 from collections import namedtuple
 
 import jax
@@ -26,7 +27,11 @@ from ftransforms import (
     vjp,
     vmap,
 )
-from tests.tolerances import assert_tree_close, tol
+from tests.tolerances import assert_tree_close as _assert_tree_close
+from tests.tolerances import tol
+
+# what a transform returns must be a numpy.ndarray (see tolerances.assert_tree_close)
+assert_tree_close = functools.partial(_assert_tree_close, strict=True)
 
 Point = namedtuple("Point", ["a", "b"])
 

@@ -10,6 +10,8 @@ float32 and float64, against the same program written for JAX.
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -18,7 +20,11 @@ import pytest
 
 import ftransforms.numpy as fnp
 from ftransforms import grad, hessian, jacfwd, jacrev, jvp, vmap
-from tests.tolerances import assert_tree_close, tol
+from tests.tolerances import assert_tree_close as _assert_tree_close
+from tests.tolerances import tol
+
+# what a transform returns must be a numpy.ndarray (see tolerances.assert_tree_close)
+assert_tree_close = functools.partial(_assert_tree_close, strict=True)
 
 NAMESPACES = pytest.mark.parametrize("xp", [np, fnp], ids=["numpy", "fnp"])
 

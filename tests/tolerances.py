@@ -50,11 +50,13 @@ def assert_tree_close(
     atol: float,
     dtype: Any = None,
     err_msg: str = "",
+    strict: bool = False,
 ) -> None:
     """``actual`` has ``expected``'s pytree structure and shapes, and its leaves are close.
 
-    Every leaf of ``actual`` must be a plain ``numpy.ndarray`` (never a tracer, nor a NumPy
-    scalar); with ``dtype``, every leaf must also have that dtype.
+    Every leaf of ``actual`` must be a NumPy array or scalar, never a tracer; with
+    ``strict=True`` (the contract for what a transform returns) a ``numpy.ndarray``, not a
+    NumPy scalar.  With ``dtype``, every leaf must also have that dtype.
     """
     a_leaves, a_spec = optree.tree_flatten(actual)
     e_leaves, e_spec = optree.tree_flatten(expected)
@@ -62,7 +64,8 @@ def assert_tree_close(
     for k, (a, e) in enumerate(zip(a_leaves, e_leaves)):
         where = f"{err_msg} leaf {k}"
         assert not _is_tracer(a), f"{where}: a tracer escaped into the result: {a!r}"
-        assert isinstance(a, np.ndarray), f"{where}: got {type(a).__name__}, not an ndarray"
+        kinds = np.ndarray if strict else (np.ndarray, np.generic)
+        assert isinstance(a, kinds), f"{where}: got {type(a).__name__}, not an ndarray"
         e = np.asarray(e)
         assert a.shape == e.shape, f"{where}: shape {a.shape} != expected {e.shape}"
         if dtype is not None:

@@ -673,6 +673,8 @@ def _scatter(x: Any, index: Any, values: Any) -> Any:
     spec, arrays = normalize_index(index, ndim(x))
     arrays = _index_arrays_on(x, arrays)
     target = shape(_ix.getitem_p.bind(zeros_like(x), *arrays, index=spec))
+    if not isinstance(values, Tracer):
+        values = _xp(x).asarray(values, dtype=_dtype(x))  # on x's backend, not NumPy's
     values = astype(broadcast_to(values, target), _dtype(x))
     return _ix.getitem_transpose_p.bind(values, *arrays, index=spec, shape=shape(x))
 

@@ -599,6 +599,13 @@ def add_at(x: Any, index: Any, values: Any) -> Any:
     return x + fnp._scatter(x, index, values)
 
 
+def _hits(x: Any, index: Any) -> Any:
+    """How many times ``index`` hits each element of ``x`` (on ``x``'s backend)."""
+    zeros = fnp.physical_zeros_like(x)
+    ones = fnp.ones_like(fnp.getitem(zeros, index))
+    return fnp._scatter(zeros, index, ones)
+
+
 def _set_unique(x: Any, index: Any, values: Any, hits: Any) -> Any:
     return fnp.where(hits > 0, fnp._scatter(x, index, values), x)
 
@@ -608,7 +615,7 @@ def combine_at(x: Any, index: Any, values: Any, op: Any, name: str) -> Any:
     ``op`` once per occurrence, in index order (like ``numpy.<op>.at``)."""
     target = fnp.getitem(x, index)
     values = fnp.broadcast_to(values, fnp.shape(target))
-    hits = fnp._scatter(fnp.physical_zeros_like(x), index, 1)
+    hits = _hits(x, index)
     if not (fnp.physical(hits) > 1).any():
         return _set_unique(x, index, fnp.astype(op(target, values), fnp._dtype(x)), hits)
     # Repeated indices: rounds of unique positions (the k-th occurrence of each position
@@ -632,11 +639,11 @@ def combine_at(x: Any, index: Any, values: Any, op: Any, name: str) -> Any:
     rank[order] = numpy.arange(len(order)) - first
     out = fnp.ravel(x)
     flat_values = fnp.ravel(values)
-    counts = fnp.physical_zeros_like(out)
+    counts = fnp.physical_zeros_like(out)  # a template: only its shape is used
     for k in range(int(rank.max()) + 1):
         sel = numpy.nonzero(rank == k)[0]
         pos = xp.asarray(flat_pos[sel])
         new = op(fnp.getitem(out, pos), fnp.getitem(flat_values, xp.asarray(sel)))
-        hits_k = fnp._scatter(counts, pos, 1)
+        hits_k = _hits(counts, pos)
         out = _set_unique(out, pos, fnp.astype(new, fnp._dtype(x)), hits_k)
     return fnp.reshape(out, fnp.shape(x))

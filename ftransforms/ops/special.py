@@ -45,7 +45,8 @@ def scipy_special(xp):
 
 
 def _float_dtype(x):
-    dt = numpy.result_type(x)
+    dt = getattr(x, "dtype", None)
+    dt = numpy.result_type(x) if dt is None else numpy.dtype(dt)
     return dt if dt.kind in "fc" else numpy.dtype(numpy.float64)
 
 
