@@ -436,6 +436,9 @@ def _vmap_chunked(func, leaves, spec, dims, size, kwargs, out_dims, randomness, 
     if isinstance(out_dims, tuple) and not isinstance(pieces[0], tuple) and len(out_dims) == 1:
         out_dims = out_dims[0]
     dims_out = broadcast_prefix(out_dims, pieces[0])
+    # broadcast_prefix counts None outputs as leaves; tree_flatten does not: drop theirs.
+    none_leaves = tree_flatten(pieces[0], none_is_leaf=True)[0]
+    dims_out = [d for d, leaf in zip(dims_out, none_leaves) if leaf is not None]
     joined = []
     for k, d in enumerate(dims_out):
         parts = [leaves_k[k] for leaves_k in all_leaves]

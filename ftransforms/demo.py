@@ -50,12 +50,18 @@ def cross_entropy(params: list[tuple], x: Any, y: Any) -> Any:
 # -- helpers -------------------------------------------------------------------------------
 
 
-def _timed(fn: Callable[[], Any], repeat: int) -> tuple[Any, float]:
+def _to_host(x: Any) -> np.ndarray:
+    return x.get() if hasattr(x, "get") else np.asarray(x)
+
+
+def _timed(fn: Callable[[], Any], repeat: int, sync: Callable[[], None]) -> tuple[Any, float]:
     out = fn()  # warm-up (and the result)
+    sync()
     best = float("inf")
     for _ in range(repeat):
         t0 = time.perf_counter()
         fn()
+        sync()
         best = min(best, time.perf_counter() - t0)
     return out, best
 
@@ -64,9 +70,76 @@ def _max_diff(a: Any, b: Any) -> float:
     from ftransforms.pytree import tree_leaves
 
     return max(
-        float(np.max(np.abs(np.asarray(u) - np.asarray(v))))
+        float(np.max(np.abs(_to_host(u) - _to_host(v))))
         for u, v in zip(tree_leaves(a), tree_leaves(b))
     )
+
+
+def _device(name: str) -> tuple[Any, Callable[[], None]]:
+    """(array module, synchronise) for ``--device``; exits with a clear message if the
+    GPU path cannot run."""
+    if name == "cpu":
+        return np, lambda: None
+    try:
+        import cupy
+    except ImportError:
+        sys.exit(
+            "--device cuda needs CuPy: pip install -e '.[cuda]' (cupy-cuda12x; use "
+            "cupy-cuda13x for CUDA 13), or run on the CPU without --device"
+        )
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as err:  # cupy raises CUDARuntimeError without a driver
+        count, why = 0, f" ({err})"
+    else:
+        why = ""
+    if count == 0:
+        sys.exit(f"--device cuda: CuPy is installed but no CUDA GPU is visible{why}")
+    return cupy, lambda: cupy.cuda.Device().synchronize()
+
+
+def _save_figures(directory: str, results: dict) -> list[str]:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.exit("--save-figures needs matplotlib: pip install matplotlib")
+    import os
+
+    os.makedirs(directory, exist_ok=True)
+    saved = []
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
+    norms = np.sqrt(
+        sum(
+            np.sum(_to_host(g).reshape(len(_to_host(g)), -1) ** 2, axis=1)
+            for layer in results["per_sample"]
+            for g in layer
+        )
+    )
+    axes[0].hist(norms, bins=30, color="tab:blue")
+    axes[0].set(title="per-example gradient norms", xlabel="||g_i||", ylabel="examples")
+    im = axes[1].imshow(_to_host(results["jacobian"]), aspect="auto", cmap="RdBu_r")
+    axes[1].set(title="Jacobian d logits / d pixels", xlabel="pixel", ylabel="logit")
+    fig.colorbar(im, ax=axes[1])
+    im = axes[2].imshow(_to_host(results["hessian"]), cmap="RdBu_r")
+    axes[2].set(title="Hessian of the loss wrt the last bias")
+    fig.colorbar(im, ax=axes[2])
+    fig.tight_layout()
+    path = os.path.join(directory, "demo_results.png")
+    fig.savefig(path, dpi=120)
+    saved.append(path)
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    names = [row[0].split("  ")[0] for row in results["timings"]]
+    ax.barh(names, [row[2] / row[1] for row in results["timings"]], color="tab:green")
+    ax.set(xlabel="speedup over the naive loop (x)", title="ftransforms vs naive loop")
+    fig.tight_layout()
+    path = os.path.join(directory, "demo_speedups.png")
+    fig.savefig(path, dpi=120)
+    saved.append(path)
+    plt.close("all")
+    return saved
 
 
 def _load_digits(dtype: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -150,16 +223,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     parser.add_argument("--repeat", type=int, default=3, help="timing repetitions (3)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--device",
+        default="cpu",
+        choices=["cpu", "cuda"],
+        help="run on NumPy (cpu) or CuPy arrays (cuda)",
+    )
+    parser.add_argument(
+        "--save-figures",
+        metavar="DIR",
+        help="also save the figures (gradient norms, Jacobian, Hessian, speedups)",
+    )
     args = parser.parse_args(argv)
 
+    xp, sync = _device(args.device)
     dtype = np.dtype(args.dtype)
     rng = np.random.default_rng(args.seed)
     x_all, y_all = _load_digits(dtype)
     idx = rng.choice(len(x_all), size=args.batch, replace=False)
-    x, y = x_all[idx], y_all[idx]
-    params = init_mlp(rng, [64, 32, 10], dtype)
-
     task_idx = rng.choice(len(x_all), size=(args.tasks, 20), replace=True)
+    params = init_mlp(rng, [64, 32, 10], dtype)
+    if xp is not np:  # everything on the GPU: ftransforms follows the arrays
+        x_all, y_all = xp.asarray(x_all), xp.asarray(y_all)
+        params = [(xp.asarray(w), xp.asarray(b)) for w, b in params]
+        idx, task_idx = xp.asarray(idx), xp.asarray(task_idx)
+    x, y = x_all[idx], y_all[idx]
     xs, ys = x_all[task_idx[:, :10]], y_all[task_idx[:, :10]]
     xq, yq = x_all[task_idx[:, 10:]], y_all[task_idx[:, 10:]]
 
@@ -169,25 +257,50 @@ def main(argv: list[str] | None = None) -> int:
         ("Hessian of loss wrt last bias  10x10", *last_layer_hessian(params, x, y)),
         (f"MAML meta-gradient  vmap over {args.tasks} tasks", *maml_step(params, xs, ys, xq, yq)),
     ]
-    print(f"ftransforms demo: digits {x_all.shape}, MLP 64-32-10 tanh, {dtype.name}\n")
+    print(
+        f"ftransforms demo: digits {tuple(x_all.shape)}, MLP 64-32-10 tanh, {dtype.name}, "
+        f"{'CuPy on the GPU' if xp is not np else 'NumPy on the CPU'}\n"
+    )
     header = (
         f"{'task':<48} {'ftransforms':>12} {'naive loop':>12} {'speedup':>8} {'max |diff|':>11}"
     )
-    print(header)
-    print("-" * len(header))
     tol = 1e-4 if dtype == np.float32 else 1e-10
     ok = True
-    for name, fast, loop in rows:
-        got, t_fast = _timed(fast, args.repeat)
-        want, t_loop = _timed(loop, args.repeat)
+    lines, outputs, timings = [], [], []
+    for name, fast, loop in _progress(rows):
+        got, t_fast = _timed(fast, args.repeat, sync)
+        want, t_loop = _timed(loop, args.repeat, sync)
         diff = _max_diff(got, want)
         ok &= diff <= tol
-        print(
+        outputs.append(got)
+        timings.append((name, t_fast, t_loop))
+        lines.append(
             f"{name:<48} {t_fast * 1e3:>10.2f}ms {t_loop * 1e3:>10.2f}ms "
             f"{t_loop / t_fast:>7.1f}x {diff:>11.1e}"
         )
+    print(header)
+    print("-" * len(header))
+    print("\n".join(lines))
     print("\nall results match the naive loop" if ok else "\nMISMATCH against the naive loop")
+    if args.save_figures:
+        results = {
+            "per_sample": outputs[0],
+            "jacobian": outputs[1],
+            "hessian": outputs[2],
+            "timings": timings,
+        }
+        for path in _save_figures(args.save_figures, results):
+            print(f"saved {path}")
     return 0 if ok else 1
+
+
+def _progress(rows: list) -> Any:
+    """A progress bar over the tasks that appears only if they take over a second."""
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return rows
+    return tqdm(rows, desc="timing", unit="task", delay=1.0, leave=False)
 
 
 if __name__ == "__main__":

@@ -63,3 +63,28 @@ def test_demo_prints_a_table_and_agrees_with_the_loops(capsys):
     for row in ("per-sample gradients", "Jacobian", "Hessian", "MAML"):
         assert row in out
     assert "all results match the naive loop" in out
+
+
+def test_demo_saves_its_figures(tmp_path, capsys):
+    pytest.importorskip("sklearn", reason="the demo's data ships with scikit-learn")
+    pytest.importorskip("matplotlib", reason="figures need matplotlib (the [demo] extra)")
+    from ftransforms import demo
+
+    code = demo.main(
+        ["--batch", "8", "--tasks", "2", "--repeat", "1", "--save-figures", str(tmp_path)]
+    )
+    assert code == 0
+    for name in ("demo_results.png", "demo_speedups.png"):
+        path = tmp_path / name
+        assert path.exists() and path.stat().st_size > 10_000, name
+
+
+def test_demo_on_cuda_without_a_gpu_says_what_is_missing(capsys):
+    import importlib.util
+
+    from ftransforms import demo
+
+    if importlib.util.find_spec("cupy") is not None:
+        pytest.skip("cupy is installed here: the message for a missing cupy cannot be shown")
+    with pytest.raises(SystemExit, match="needs CuPy"):
+        demo.main(["--device", "cuda"])

@@ -125,7 +125,8 @@ def test_op_db_entry_binds_its_primitives(name, monkeypatch):
 
         operands = [s.args[i] for i in pos]
         f(*operands)
-        ft.vmap(f)(*[a[None] for a in operands])  # operators and methods need tracers
+        # operators and methods need tracers
+        ft.vmap(f, randomness=op.randomness)(*[a[None] for a in operands])
         floats = [j for j, a in enumerate(operands) if a.dtype.kind == "f"]
         if not floats:
             continue

@@ -303,6 +303,28 @@ def test_vmap_none_in_outputs_and_inputs(dtype, rng):
     close(out[0], x * 2, dtype)
 
 
+@pytest.mark.parametrize("chunk_size", [None, 2])
+def test_vmap_none_outputs_with_out_dims(chunk_size, dtype, rng):
+    x = rand(rng, (5, 2), dtype)
+
+    def f(x):
+        return None, x * 2, {"n": None, "s": np.sum(x)}
+
+    out = vmap(f, out_dims=(0, 1, 0), chunk_size=chunk_size)(x)
+    assert out[0] is None and out[2]["n"] is None
+    close(out[1], (x * 2).T, dtype)
+    close(out[2]["s"], x.sum(1), dtype)
+
+
+def test_vmap_inner_out_dims_none_for_an_outer_batched_value(dtype, rng):
+    x, y = rand(rng, (3,), dtype), rand(rng, (4,), dtype)
+    # a * 2 varies over the outer batch but not over the inner one: out_dims=None is fine
+    out = vmap(lambda a: vmap(lambda b: a * 2 + b * 0, in_dims=0, out_dims=0)(y))(x)
+    close(out, np.broadcast_to((x * 2)[:, None], (3, 4)), dtype)
+    out = vmap(lambda a: vmap(lambda b: a * 2, out_dims=None)(y))(x)
+    close(out, x * 2, dtype)
+
+
 def test_vmap_inner_closes_over_outer_tracer(dtype, rng):
     x, y = rand(rng, (3,), dtype), rand(rng, (4, 2), dtype)
     out = vmap(lambda a: vmap(lambda b: np.sin(a * b))(y))(x)
@@ -366,6 +388,13 @@ def test_grad_pytree_inputs(dtype, rng):
     ref = np_tree(jax.jit(jax.grad(make(jnp)))(f64(params), f64(x)))
     close(g, ref, dtype)
     assert isinstance(g["scale"], Point) and isinstance(g["layers"], list)
+
+
+def test_grad_namedtuple_with_none_field(dtype, rng):
+    p = Point(a=rand(rng, (2,), dtype), b=None)
+    g = grad(lambda p: np.sum(np.exp(p.a)))(p)
+    assert isinstance(g, Point) and g.b is None
+    close(g.a, np.exp(p.a), dtype)
 
 
 def test_grad_unused_input_is_zero(dtype, rng):
@@ -601,6 +630,18 @@ def test_linearize_matches_jvp_and_runs_once(dtype, rng):
         close(t, jvp(f, (x, y), (tx, ty))[1], dtype)
         assert len(calls) == calls_before + 1
     assert len(calls) == 4  # jvp_fn itself never re-ran f
+
+
+def test_linearize_jvp_fn_under_vmap(dtype, rng):
+    x = rand(rng, (3,), dtype)
+    tangents = rand(rng, (4, 3), dtype)
+    _, jvp_fn = linearize(lambda x: np.sin(x) * np.sum(x), x)
+    out = vmap(jvp_fn)(tangents)
+    close(out, np.stack([jvp_fn(t) for t in tangents]), dtype)
+    ref = jax.vmap(lambda t: jax.jvp(lambda x: jnp.sin(x) * jnp.sum(x), (f64(x),), (t,))[1])(
+        f64(tangents)
+    )
+    close(out, np.asarray(ref), dtype)
 
 
 # ======================================================================================

@@ -7,6 +7,8 @@ every element equal to the result.
 
 from __future__ import annotations
 
+import math
+
 import ftransforms.numpy as fnp
 from batching_rules.reductions import reduction, scan
 from ftransforms.core.primitive import defop
@@ -64,23 +66,23 @@ reduce_min_p = _extremum(
 
 
 def _prod_of_others(y, x, axis, keepdims):
-    """d prod / d x_i = product of the other elements, correct where x has zeros.
+    """d prod / d x_i = the product of the other elements: the exclusive prefix product
+    times the exclusive suffix product, by multiplication only (NOTE [cumprod at zeros]):
+    right where x has zeros, overflows or underflows, and exact at every order."""
+    nd = x.ndim
+    tail = tuple(range(nd - len(axis), nd))
+    moved = fnp.moveaxis(x, axis, tail)
+    rest = moved.shape[: nd - len(axis)]
+    flat = fnp.reshape(moved, rest + (math.prod(moved.shape[nd - len(axis) :]),))
+    last = len(rest)
+    rev = (slice(None),) * last + (slice(None, None, -1),)
+    one = fnp.ones_like(_slice_along(flat, last, 0, 1))
 
-    When no element of the concrete batch is zero this is ``y / x``; otherwise each
-    element's cofactor is the product with that element replaced by 1, formed over an
-    extra axis (quadratic in the reduced size, used only when zeros are present).
-    """
-    if not (fnp.peek(x) == 0).any():
-        return expand_reduced(y, x, axis, keepdims) / x
-    moved = fnp.moveaxis(x, axis, tuple(range(x.ndim - len(axis), x.ndim)))
-    rest = moved.shape[: x.ndim - len(axis)]
-    flat = fnp.reshape(moved, rest + (-1,))
-    n = flat.shape[-1]
-    eye = fnp.eye(n, dtype=bool, like=x)
-    expanded = fnp.where(eye, 1.0, fnp.expand_dims(flat, -2)).astype(x.dtype)
-    cof = fnp.prod(expanded, axis=-1)  # cof[..., i] = prod_{j != i} flat[..., j]
-    cof = fnp.reshape(cof, moved.shape)
-    return fnp.moveaxis(cof, tuple(range(x.ndim - len(axis), x.ndim)), axis)
+    def exclusive(v):
+        return fnp.concatenate([one, _slice_along(cumprod_p.bind(v, axis=last), last, 0, -1)], last)
+
+    cof = exclusive(flat) * fnp.getitem(exclusive(fnp.getitem(flat, rev)), rev)
+    return fnp.moveaxis(fnp.reshape(cof, moved.shape), tail, axis)
 
 
 reduce_prod_p = defop(
@@ -137,13 +139,15 @@ cumsum_p = defop(
     batch=scan,
 )
 
-# NOTE [cumprod at zeros]: where x has no zero the derivatives of y = cumprod(x) are
-# y * cumsum(x_dot / x) (JVP) and reverse_cumsum(y_bar * y) / x (VJP).  Where it has one,
-# they are computed without division, by associative scans (log-depth, like JAX's
-# cumprod): the JVP scans pairs (x, x_dot) under (a, da)(b, db) = (ab, da b + a db); the
-# VJP is x_bar_j = E_j S_j with E_j = prod_{k<j} x_k and S_j = sum_{i>=j} y_bar_i
-# prod_{j<k<=i} x_k, the reverse recurrence S_j = y_bar_j + x_{j+1} S_{j+1} scanned as a
-# composition of affine maps.  Both are built from primitives, so every order is exact.
+# NOTE [cumprod at zeros]: the derivatives of y = cumprod(x) are computed without
+# division, by associative scans (log-depth, like JAX's cumprod): the JVP scans pairs
+# (x, x_dot) under (a, da)(b, db) = (ab, da b + a db); the VJP is x_bar_j = E_j S_j with
+# E_j = prod_{k<j} x_k and S_j = sum_{i>=j} y_bar_i prod_{j<k<=i} x_k, the reverse
+# recurrence S_j = y_bar_j + x_{j+1} S_{j+1} scanned as a composition of affine maps.  Both
+# are built from primitives, so every order is exact.  The shortcut through y / x is not
+# used even where x has no zero: it is wrong where the product overflows or underflows
+# (d/dx0 prod([1e200, 1e200, 1e-200]) is 1, y / x0 is inf) and its higher derivatives
+# carry round-off where the true ones vanish (tests/test_fuzz_compositions.py).
 
 
 def _slice_along(x, axis, start, stop, step=None):
@@ -183,10 +187,6 @@ def associative_scan(fn, elems, axis):
     return tuple(_interleave(a, b, axis) for a, b in zip(even, odd))
 
 
-def _has_zero(x):
-    return bool((fnp.peek(x) == 0).any())
-
-
 def _product_rule(a, b):
     (x, dx), (y, dy) = a, b
     return x * y, dx * y + x * dy
@@ -199,14 +199,10 @@ def _compose_later_first(a, b):
 
 
 def _cumprod_jvp(x_dot, y, x, axis):
-    if not _has_zero(x):
-        return y * cumsum_p.bind(x_dot / x, axis=axis)
     return associative_scan(_product_rule, (x, x_dot), axis)[1]
 
 
 def _cumprod_vjp(y_bar, y, x, axis):
-    if not _has_zero(x):
-        return _reverse_cumsum(y_bar * y, axis) / x
     rev = (slice(None),) * axis + (slice(None, None, -1),)
     one = fnp.ones_like(_slice_along(x, axis, 0, 1))
     exclusive = fnp.concatenate([one, _slice_along(y, axis, 0, -1)], axis=axis)
