@@ -12,7 +12,7 @@ Example:
 """
 
 import ftransforms.numpy as numpy  # noqa: E402,I001  (the fnp namespace, as ftransforms.numpy)
-from ftransforms import errors, random
+from ftransforms import errors, nn, random, scipy
 from ftransforms.api import (
     grad,
     grad_and_value,
@@ -46,9 +46,11 @@ __all__ = [
     "jvp",
     "linearize",
     "make_program",
+    "nn",
     "numpy",
     "random",
     "register_pytree_node",
+    "scipy",
     "tree_map",
     "vjp",
     "vmap",
