@@ -5,7 +5,12 @@ from __future__ import annotations
 import math
 
 import ftransforms.numpy as fnp
-from batching_rules.helpers import logical_rank, move_bdim_to_front, pad_rank_after_front
+from batching_rules.helpers import (
+    logical_rank,
+    move_bdim_to,
+    move_bdim_to_front,
+    pad_rank_after_front,
+)
 
 
 def matmul(prim, args, bdims, axis_size, **params):
@@ -79,3 +84,18 @@ def broadcasting_matrices(prim, args, bdims, axis_size, **params):
         for x, d in zip(args, bdims)
     ]
     return prim.bind(*args, **params), 0
+
+
+def solve(prim, args, bdims, axis_size, **params):
+    """Batch ``solve(a, b)``.  With ``a`` one unbatched matrix and ``b`` a batch of
+    ``(n, k)`` matrices (``jacfwd``/``jacrev`` and every JVP/VJP rule built on ``solve``
+    against a fixed matrix), the batch goes into the columns of ``b``: one factorization of
+    ``a`` instead of one per batch element."""
+    a, b = args
+    da, db = bdims
+    if da is None and db is not None and fnp.ndim(a) == 2 and logical_rank(b, db) == 2:
+        b = move_bdim_to(b, db, 1)
+        n, size, k = fnp.shape(b)
+        out = prim.bind(a, fnp.reshape(b, (n, size * k)), **params)
+        return fnp.reshape(out, (n, size, k)), 1
+    return broadcasting_matrices(prim, args, bdims, axis_size, **params)

@@ -102,8 +102,9 @@ def _assert_close(
                 f"{idx}: got {actual[idx]!r}, expected {expected[idx]!r}"
             )
         return
-    a = actual.astype(np.float64)
-    e = expected.astype(np.float64)
+    wide = np.complex128 if "c" in (actual.dtype.kind, expected.dtype.kind) else np.float64
+    a = actual.astype(wide)
+    e = expected.astype(wide)
     same_nan = np.isnan(a) & np.isnan(e)
     same_inf = np.isinf(a) & (a == e)
     with np.errstate(invalid="ignore"):
@@ -159,7 +160,8 @@ def _fd_jvp(g: Callable, xs: Sequence[Any], ts: Sequence[Any], eps: float) -> li
 
     def at(k: float) -> list[np.ndarray]:
         return [
-            np.asarray(o, dtype=np.float64) for o in g(*[x + k * eps * t for x, t in zip(xs64, ts64)])
+            np.asarray(o, dtype=np.float64)
+            for o in g(*[x + k * eps * t for x, t in zip(xs64, ts64)])
         ]
 
     p1, m1, p2, m2 = at(1.0), at(-1.0), at(2.0), at(-2.0)
@@ -251,6 +253,12 @@ def check_vjp(
     dtypes = [x.dtype for x in xs] + [o.dtype for o in ref_out]
     if reference == "jvp":
         t_out = jvp(g, tuple(xs), tuple(ts))[1]
+        for k, (t, r) in enumerate(zip(t_out, ref_out)):
+            if np.shape(t) != r.shape or np.asarray(t).dtype != r.dtype:
+                raise AssertionError(
+                    f"{err_msg}: the tangent of output {k} is {_describe(t)}, but the output "
+                    f"has shape {r.shape} and dtype {r.dtype}"
+                )
         tol = _value_tol(dtypes)
     elif reference == "fd":
         t_out = _fd_jvp(g, xs, ts, EPS if eps is None else eps)
@@ -401,7 +409,9 @@ def check_vmap(
         od = od[0]
     out_dims_flat = [
         d
-        for d, leaf in zip(broadcast_prefix(od, rows[0]), tree_flatten(rows[0], none_is_leaf=True)[0])
+        for d, leaf in zip(
+            broadcast_prefix(od, rows[0]), tree_flatten(rows[0], none_is_leaf=True)[0]
+        )
         if leaf is not None
     ]
     expected = []

@@ -125,11 +125,17 @@ class Sample:
     xfail: dict[str, str] = field(default_factory=dict)
 
 
-def S(name: str, *args: Any, _grads: bool = True, _fd_eps: float | None = None,
-      _jax: bool = False, _xfail: dict | None = None, **kwargs: Any) -> Sample:  # noqa: N802
+def S(
+    name: str,
+    *args: Any,
+    _grads: bool = True,
+    _fd_eps: float | None = None,
+    _jax: bool = False,
+    _xfail: dict | None = None,
+    **kwargs: Any,
+) -> Sample:  # noqa: N802
     """Shorthand for :class:`Sample` (options start with an underscore)."""
-    return Sample(name, args, kwargs, grads=_grads, fd_eps=_fd_eps, jax=_jax,
-                  xfail=_xfail or {})
+    return Sample(name, args, kwargs, grads=_grads, fd_eps=_fd_eps, jax=_jax, xfail=_xfail or {})
 
 
 class Draw:
@@ -230,8 +236,9 @@ class OpInfo:
 OPS: list[OpInfo] = []
 
 
-def add(name: str, fn: Callable, sampler: Callable, prims: tuple | str | None = None,
-        **opts: Any) -> None:
+def add(
+    name: str, fn: Callable, sampler: Callable, prims: tuple | str | None = None, **opts: Any
+) -> None:
     """Append an entry; ``prims`` defaults to ``(name,)``."""
     prims = (name,) if prims is None else (prims,) if isinstance(prims, str) else tuple(prims)
     OPS.append(OpInfo(name, fn, sampler, prims, **opts))
@@ -274,9 +281,7 @@ UNARY_SHAPES = [(), (4,), (2, 1, 3), (0, 2)]
 
 def unary(draw_name: str, **draw_kw: Any) -> Callable:
     def sampler(d: Draw) -> list[Sample]:
-        return [
-            S(shape_name(s), getattr(d, draw_name)(s, **draw_kw)) for s in UNARY_SHAPES
-        ]
+        return [S(shape_name(s), getattr(d, draw_name)(s, **draw_kw)) for s in UNARY_SHAPES]
 
     return sampler
 
@@ -420,15 +425,23 @@ add(
 BINARY_SHAPES = [((), ()), ((3,), ()), ((), (2, 3)), ((2, 1), (1, 3)), ((0, 3), (3,))]
 
 
-def binary(x_draw: str = "u", y_draw: str = "u", x_kw: dict | None = None,
-           y_kw: dict | None = None, scalars: tuple = ()) -> Callable:
+def binary(
+    x_draw: str = "u",
+    y_draw: str = "u",
+    x_kw: dict | None = None,
+    y_kw: dict | None = None,
+    scalars: tuple = (),
+) -> Callable:
     """Samples over ``BINARY_SHAPES`` plus ``scalars``: (name, x, y) with ``None`` for a
     drawn operand and a Python number for a static one."""
 
     def sampler(d: Draw) -> list[Sample]:
         out = [
-            S(shape_name(sx, sy), getattr(d, x_draw)(sx, **(x_kw or {})),
-              getattr(d, y_draw)(sy, **(y_kw or {})))
+            S(
+                shape_name(sx, sy),
+                getattr(d, x_draw)(sx, **(x_kw or {})),
+                getattr(d, y_draw)(sy, **(y_kw or {})),
+            )
             for sx, sy in BINARY_SHAPES
         ]
         for name, x, y in scalars:
@@ -454,8 +467,11 @@ add(
     binary(
         x_draw="u",
         x_kw={"lo": 0.5, "hi": 2.0},
-        scalars=[("py_int_exponent", None, 3), ("py_float_base", 1.5, None),
-                 ("py_neg_exponent", None, -1.5)],
+        scalars=[
+            ("py_int_exponent", None, 3),
+            ("py_float_base", 1.5, None),
+            ("py_neg_exponent", None, -1.5),
+        ],
     ),
 )
 
@@ -466,8 +482,7 @@ def _power_negative_base(d: Draw) -> list[Sample]:
 
 
 add("power_negative_base", call("power"), _power_negative_base, prims="power")
-add("power_operator", lambda m, x, y: x ** y, binary(x_kw={"lo": 0.5, "hi": 2.0}),
-    prims="power")
+add("power_operator", lambda m, x, y: x**y, binary(x_kw={"lo": 0.5, "hi": 2.0}), prims="power")
 
 
 def _no_ties(sampler: Callable, gap: float = 0.05) -> Callable:
@@ -527,8 +542,14 @@ def _int_binary(d: Draw) -> list[Sample]:
     ]
 
 
-add("floor_divide_int", call("floor_divide"), _int_binary, prims="floor_divide",
-    grads=False, dtypes=(np.dtype(np.float64),))
+add(
+    "floor_divide_int",
+    call("floor_divide"),
+    _int_binary,
+    prims="floor_divide",
+    grads=False,
+    dtypes=(np.dtype(np.float64),),
+)
 
 
 def _comparison_samples(d: Draw) -> list[Sample]:
@@ -545,18 +566,30 @@ for _name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_eq
     add(_name, call(_name), _comparison_samples, grads=False)
 
 _OPERATORS = {
-    "equal": operator.eq, "not_equal": operator.ne, "less": operator.lt,
-    "less_equal": operator.le, "greater": operator.gt, "greater_equal": operator.ge,
+    "equal": operator.eq,
+    "not_equal": operator.ne,
+    "less": operator.lt,
+    "less_equal": operator.le,
+    "greater": operator.gt,
+    "greater_equal": operator.ge,
 }
 for _name, _op in _OPERATORS.items():
-    add(f"{_name}_operator", lambda m, x, y, _op=_op: _op(x, y), _comparison_samples,
-        prims=_name, grads=False)
+    add(
+        f"{_name}_operator",
+        lambda m, x, y, _op=_op: _op(x, y),
+        _comparison_samples,
+        prims=_name,
+        grads=False,
+    )
 
 
 def _logical_samples(d: Draw) -> list[Sample]:
     return [S(shape_name(sx, sy), d.bools(sx), d.bools(sy)) for sx, sy in BINARY_SHAPES] + [
-        S("float_truthiness", np.where(d.bools((4,)), 0.0, d.u((4,))).astype(d.dtype),
-          d.bools((4,)))
+        S(
+            "float_truthiness",
+            np.where(d.bools((4,)), 0.0, d.u((4,))).astype(d.dtype),
+            d.bools((4,)),
+        )
     ]
 
 
@@ -576,23 +609,30 @@ def _bitwise_samples(d: Draw) -> list[Sample]:
 
 for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
     add(_name, call(_name), _bitwise_samples, grads=False, dtypes=(np.dtype(np.float64),))
-add("bitwise_operators", lambda m, x, y: (x & y) | (x ^ ~y), _bitwise_samples,
-    prims=("bitwise_and", "bitwise_or", "bitwise_xor", "invert"), grads=False,
-    dtypes=(np.dtype(np.float64),))
-add("bool_operators", lambda m, x, y: (x & y) | (x ^ ~y),
+add(
+    "bitwise_operators",
+    lambda m, x, y: (x & y) | (x ^ ~y),
+    _bitwise_samples,
+    prims=("bitwise_and", "bitwise_or", "bitwise_xor", "invert"),
+    grads=False,
+    dtypes=(np.dtype(np.float64),),
+)
+add(
+    "bool_operators",
+    lambda m, x, y: (x & y) | (x ^ ~y),
     lambda d: [s for s in _logical_samples(d) if s.name != "float_truthiness"],
-    prims=("bitwise_and", "bitwise_or", "bitwise_xor", "logical_not"), grads=False)
+    prims=("bitwise_and", "bitwise_or", "bitwise_xor", "logical_not"),
+    grads=False,
+)
 
 
 def _arith_operators(d: Draw) -> list[Sample]:
-    return [
-        S(shape_name(sx, sy), d.u(sx), d.away(sy)) for sx, sy in BINARY_SHAPES
-    ]
+    return [S(shape_name(sx, sy), d.u(sx), d.away(sy)) for sx, sy in BINARY_SHAPES]
 
 
 add(
     "arith_operators",
-    lambda m, x, y: (x + y) * (x - y) / (y * y + 1.0) - 2.0 * x + 1.0 / y - y ** 2,
+    lambda m, x, y: (x + y) * (x - y) / (y * y + 1.0) - 2.0 * x + 1.0 / y - y**2,
     _arith_operators,
     prims=("add", "subtract", "multiply", "divide", "power"),
 )
@@ -622,8 +662,12 @@ def _astype_samples(d: Draw) -> list[Sample]:
         S("to_other_float", d.u((2, 3)), other, _fd_eps=0.5),
         S("to_other_float_scalar", d.u(()), other, _fd_eps=0.5),
         S("to_int32", d.u((4,), lo=-5, hi=5), np.int32, _grads=False),
-        S("to_bool", np.where(d.bools((3,)), 0.0, d.u((3,))).astype(d.dtype), np.bool_,
-          _grads=False),
+        S(
+            "to_bool",
+            np.where(d.bools((3,)), 0.0, d.u((3,))).astype(d.dtype),
+            np.bool_,
+            _grads=False,
+        ),
         S("int_to_float", d.ints(10, (2, 2), lo=-10), d.dtype, _grads=False),
         S("to_other_float_0", d.u((0, 2)), other, _fd_eps=0.5),
     ]
@@ -710,8 +754,11 @@ def _bool_reduce_samples(d: Draw) -> list[Sample]:
         S("2x3_all", d.bools((2, 3))),
         S("3x4_axis1", mostly_true, axis=1),
         S("2x3x2_axes02_keepdims", d.bools((2, 3, 2)), axis=(0, 2), keepdims=True),
-        S("float_with_zeros_axis0",
-          np.where(d.bools((3, 2)), 0.0, d.u((3, 2))).astype(d.dtype), axis=0),
+        S(
+            "float_with_zeros_axis0",
+            np.where(d.bools((3, 2)), 0.0, d.u((3, 2))).astype(d.dtype),
+            axis=0,
+        ),
         S("0x3_axis0", d.bools((0, 3)), axis=0),
         S("scalar", np.asarray(d.rng.random() < 0.5)),
     ]
@@ -826,14 +873,28 @@ def _stack_samples(d: Draw) -> list[Sample]:
     ]
 
 
-add("stack", lambda m, *xs, axis=0: m.stack(xs, axis=axis), _stack_samples,
-    prims=("reshape", "concatenate"))
-add("hstack", lambda m, *xs: m.hstack(xs), lambda d: [
-    S("vectors", d.u((2,)), d.u((3,))), S("matrices", d.u((2, 1)), d.u((2, 3))),
-    S("scalars", d.u(()), d.u(()))], prims="concatenate")
-add("vstack", lambda m, *xs: m.vstack(xs), lambda d: [
-    S("vectors", d.u((3,)), d.u((3,))), S("matrices", d.u((2, 3)), d.u((1, 3)))],
-    prims=("concatenate", "reshape"))
+add(
+    "stack",
+    lambda m, *xs, axis=0: m.stack(xs, axis=axis),
+    _stack_samples,
+    prims=("reshape", "concatenate"),
+)
+add(
+    "hstack",
+    lambda m, *xs: m.hstack(xs),
+    lambda d: [
+        S("vectors", d.u((2,)), d.u((3,))),
+        S("matrices", d.u((2, 1)), d.u((2, 3))),
+        S("scalars", d.u(()), d.u(())),
+    ],
+    prims="concatenate",
+)
+add(
+    "vstack",
+    lambda m, *xs: m.vstack(xs),
+    lambda d: [S("vectors", d.u((3,)), d.u((3,))), S("matrices", d.u((2, 3)), d.u((1, 3)))],
+    prims=("concatenate", "reshape"),
+)
 
 
 def _split_samples(d: Draw) -> list[Sample]:
@@ -845,11 +906,13 @@ def _split_samples(d: Draw) -> list[Sample]:
     ]
 
 
-add("split", lambda m, x, ios, axis=0: m.split(x, ios, axis=axis), _split_samples,
-    prims="getitem")
-add("array_split", lambda m, x, ios, axis=0: m.array_split(x, ios, axis=axis),
-    lambda d: [S("5_sections3", d.u((5,)), 3), S("2x7_sections3_axis1", d.u((2, 7)), 3,
-                                                  axis=1)], prims="getitem")
+add("split", lambda m, x, ios, axis=0: m.split(x, ios, axis=axis), _split_samples, prims="getitem")
+add(
+    "array_split",
+    lambda m, x, ios, axis=0: m.array_split(x, ios, axis=axis),
+    lambda d: [S("5_sections3", d.u((5,)), 3), S("2x7_sections3_axis1", d.u((2, 7)), 3, axis=1)],
+    prims="getitem",
+)
 
 
 def _moveaxis_samples(d: Draw) -> list[Sample]:
@@ -861,25 +924,61 @@ def _moveaxis_samples(d: Draw) -> list[Sample]:
 
 
 add("moveaxis", call("moveaxis"), _moveaxis_samples, prims="transpose")
-add("swapaxes", call("swapaxes"), lambda d: [
-    S("2x3x4_0_2", d.u((2, 3, 4)), 0, 2), S("2x3_-1_0", d.u((2, 3)), -1, 0),
-    S("0x2_0_1", d.u((0, 2)), 0, 1)], prims="transpose")
-add("squeeze", lambda m, x, axis=None: m.squeeze(x, axis), lambda d: [
-    S("1x3x1_all", d.u((1, 3, 1))), S("1x3x1_axis0", d.u((1, 3, 1)), 0),
-    S("1_all", d.u((1,))), S("2x1x1_axes", d.u((2, 1, 1)), (-1, 1))], prims="reshape")
-add("expand_dims", call("expand_dims"), lambda d: [
-    S("3_axis0", d.u((3,)), 0), S("2x3_axis-1", d.u((2, 3)), -1),
-    S("scalar_axes", d.u(()), (0, 1)), S("2x3_axes02", d.u((2, 3)), (0, 2))],
-    prims="reshape")
-add("ravel", call("ravel"), lambda d: [
-    S("2x3", d.u((2, 3))), S("scalar", d.u(())), S("0x2", d.u((0, 2)))], prims="reshape")
-add("flip", lambda m, x, axis=None: m.flip(x, axis), lambda d: [
-    S("2x3_all", d.u((2, 3))), S("2x3_axis0", d.u((2, 3)), 0),
-    S("2x3x4_axes02", d.u((2, 3, 4)), (0, 2)), S("4_axis-1", d.u((4,)), -1)],
-    prims="getitem")
-add("transpose_method", method("transpose", fnp.transpose),
+add(
+    "swapaxes",
+    call("swapaxes"),
+    lambda d: [
+        S("2x3x4_0_2", d.u((2, 3, 4)), 0, 2),
+        S("2x3_-1_0", d.u((2, 3)), -1, 0),
+        S("0x2_0_1", d.u((0, 2)), 0, 1),
+    ],
+    prims="transpose",
+)
+add(
+    "squeeze",
+    lambda m, x, axis=None: m.squeeze(x, axis),
+    lambda d: [
+        S("1x3x1_all", d.u((1, 3, 1))),
+        S("1x3x1_axis0", d.u((1, 3, 1)), 0),
+        S("1_all", d.u((1,))),
+        S("2x1x1_axes", d.u((2, 1, 1)), (-1, 1)),
+    ],
+    prims="reshape",
+)
+add(
+    "expand_dims",
+    call("expand_dims"),
+    lambda d: [
+        S("3_axis0", d.u((3,)), 0),
+        S("2x3_axis-1", d.u((2, 3)), -1),
+        S("scalar_axes", d.u(()), (0, 1)),
+        S("2x3_axes02", d.u((2, 3)), (0, 2)),
+    ],
+    prims="reshape",
+)
+add(
+    "ravel",
+    call("ravel"),
+    lambda d: [S("2x3", d.u((2, 3))), S("scalar", d.u(())), S("0x2", d.u((0, 2)))],
+    prims="reshape",
+)
+add(
+    "flip",
+    lambda m, x, axis=None: m.flip(x, axis),
+    lambda d: [
+        S("2x3_all", d.u((2, 3))),
+        S("2x3_axis0", d.u((2, 3)), 0),
+        S("2x3x4_axes02", d.u((2, 3, 4)), (0, 2)),
+        S("4_axis-1", d.u((4,)), -1),
+    ],
+    prims="getitem",
+)
+add(
+    "transpose_method",
+    method("transpose", fnp.transpose),
     lambda d: [S("2x3", d.u((2, 3))), S("2x3x4_201", d.u((2, 3, 4)), (2, 0, 1))],
-    prims="transpose")
+    prims="transpose",
+)
 
 # -- indexing -----------------------------------------------------------------------------
 
@@ -924,10 +1023,22 @@ def _getitem_samples(d: Draw) -> list[Sample]:
         S("int_array_2d", x, d.ints(5, (2, 2), lo=-5), index=(slice(None), A)),
         S("int_array_0d", x, np.asarray(d.ints(4, ())), index=(A, slice(None, 2))),
         S("adjacent_arrays", x, d.ints(4, (3,)), d.ints(5, (3,)), index=(A, A)),
-        S("adjacent_arrays_after_slice", x, d.ints(5, (2, 1)), d.ints(3, (3,)),
-          index=(slice(1, 3), A, A), _jax=True),
-        S("non_adjacent_arrays", x, d.ints(4, (2,)), d.ints(3, (2,)),
-          index=(A, slice(None), A), _jax=True),
+        S(
+            "adjacent_arrays_after_slice",
+            x,
+            d.ints(5, (2, 1)),
+            d.ints(3, (3,)),
+            index=(slice(1, 3), A, A),
+            _jax=True,
+        ),
+        S(
+            "non_adjacent_arrays",
+            x,
+            d.ints(4, (2,)),
+            d.ints(3, (2,)),
+            index=(A, slice(None), A),
+            _jax=True,
+        ),
         S("array_and_int_non_adjacent", x, d.ints(4, (3,)), index=(A, slice(None, 4), 1)),
         S("array_none_slice", x, d.ints(5, (2,)), index=(None, slice(None), A)),
         S("static_bool_mask", x, index=MASK4),
@@ -939,11 +1050,17 @@ def _getitem_samples(d: Draw) -> list[Sample]:
 # NOTE: x[tracer] with a plain array x converts the index with __index__/__array__ (NumPy
 # has no protocol for indices), so only x may be the lone tracer on the NumPy route.
 add("getitem", _getitem, _getitem_samples, numpy_lone_tracer=(0,))
-add("getitem_operator", lambda m, x, *arrays, index: method("__getitem__", fnp.getitem)(
-    m, x, fill(index, arrays)),
-    lambda d: [s for s in _getitem_samples(d) if s.name in
-               ("slices", "int_array_repeats", "non_adjacent_arrays", "none_ellipsis_int")],
-    prims="getitem", numpy_lone_tracer=(0,))
+add(
+    "getitem_operator",
+    lambda m, x, *arrays, index: method("__getitem__", fnp.getitem)(m, x, fill(index, arrays)),
+    lambda d: [
+        s
+        for s in _getitem_samples(d)
+        if s.name in ("slices", "int_array_repeats", "non_adjacent_arrays", "none_ellipsis_int")
+    ],
+    prims="getitem",
+    numpy_lone_tracer=(0,),
+)
 
 
 def _index_add(m, x, v, *arrays, index):
@@ -954,20 +1071,33 @@ def _index_add_samples(d: Draw) -> list[Sample]:
     x = d.u((4, 3))
     return [
         S("int_array_repeats", x, d.u((6, 3)), d.ints(4, (6,)), index=A),
-        S("two_arrays_repeats", x, d.u((5,)), d.ints(4, (5,)), d.ints(3, (5,)),
-          index=(A, A), _jax=True),
+        S(
+            "two_arrays_repeats",
+            x,
+            d.u((5,)),
+            d.ints(4, (5,)),
+            d.ints(3, (5,)),
+            index=(A, A),
+            _jax=True,
+        ),
         S("slice", x, d.u((2, 3)), index=(slice(1, 3),)),
         S("int_then_slice", x, d.u((3,)), index=(1, slice(None))),
         S("broadcast_scalar_value", x, d.u(()), index=(slice(None), 0)),
         S("array_2d_then_slice", x, d.u((2, 2, 3)), d.ints(4, (2, 2)), index=(A, slice(None))),
-        S("non_adjacent_arrays", d.u((3, 4, 2)), d.u((3, 4)), d.ints(3, (3,)), d.ints(2, (3,)),
-          index=(A, slice(None), A), _jax=True),
+        S(
+            "non_adjacent_arrays",
+            d.u((3, 4, 2)),
+            d.u((3, 4)),
+            d.ints(3, (3,)),
+            d.ints(2, (3,)),
+            index=(A, slice(None), A),
+            _jax=True,
+        ),
         S("empty_index", x, d.u((0, 3)), d.ints(4, (0,)), index=A),
     ]
 
 
-add("at_add", _index_add, _index_add_samples, prims=("getitem_transpose", "add"),
-    via_numpy=False)
+add("at_add", _index_add, _index_add_samples, prims=("getitem_transpose", "add"), via_numpy=False)
 
 
 def _index_set(m, x, v, *arrays, index):
@@ -978,14 +1108,14 @@ def _index_set_samples(d: Draw) -> list[Sample]:
     x = d.u((4, 3))
     return [
         S("slice", x, d.u((2, 3)), index=(slice(1, 3),)),
-        S("unique_int_array", x, d.u((2, 3)), d.rng.permutation(4)[:2].astype(np.intp),
-          index=A),
+        S("unique_int_array", x, d.u((2, 3)), d.rng.permutation(4)[:2].astype(np.intp), index=A),
         S("int_then_slice_scalar_value", x, d.u(()), index=(0, slice(None))),
     ]
 
 
-add("at_set", _index_set, _index_set_samples, prims=("getitem_transpose", "select"),
-    via_numpy=False)
+add(
+    "at_set", _index_set, _index_set_samples, prims=("getitem_transpose", "select"), via_numpy=False
+)
 
 
 def _take_along_axis_samples(d: Draw) -> list[Sample]:
@@ -997,8 +1127,12 @@ def _take_along_axis_samples(d: Draw) -> list[Sample]:
     ]
 
 
-add("take_along_axis", lambda m, a, i, axis: m.take_along_axis(a, i, axis=axis),
-    _take_along_axis_samples, prims="getitem")
+add(
+    "take_along_axis",
+    lambda m, a, i, axis: m.take_along_axis(a, i, axis=axis),
+    _take_along_axis_samples,
+    prims="getitem",
+)
 
 
 def _take_samples(d: Draw) -> list[Sample]:
@@ -1011,25 +1145,40 @@ def _take_samples(d: Draw) -> list[Sample]:
 
 
 # numpy.take dispatches on its first argument only: np.take(array, tracer) cannot reach us.
-add("take", lambda m, a, i, axis=None: m.take(a, i, axis=axis), _take_samples,
-    prims="getitem", numpy_lone_tracer=(0,))
+add(
+    "take",
+    lambda m, a, i, axis=None: m.take(a, i, axis=axis),
+    _take_samples,
+    prims="getitem",
+    numpy_lone_tracer=(0,),
+)
 
 # -- linear algebra -------------------------------------------------------------------------
 
 
 def _matmul_samples(d: Draw) -> list[Sample]:
     pairs = [
-        ((3,), (3,)), ((3,), (3, 4)), ((2, 3), (3,)), ((2, 3), (3, 4)), ((2, 2, 3), (3, 4)),
-        ((3, 4), (2, 4, 5)), ((2, 1, 3, 4), (3, 4, 2)), ((2, 0), (0, 3)), ((1, 3), (3, 1)),
+        ((3,), (3,)),
+        ((3,), (3, 4)),
+        ((2, 3), (3,)),
+        ((2, 3), (3, 4)),
+        ((2, 2, 3), (3, 4)),
+        ((3, 4), (2, 4, 5)),
+        ((2, 1, 3, 4), (3, 4, 2)),
+        ((2, 0), (0, 3)),
+        ((1, 3), (3, 1)),
     ]
     jax = {((2, 1, 3, 4), (3, 4, 2)), ((3,), (3, 4))}
     return [S(shape_name(a, b), d.u(a), d.u(b), _jax=(a, b) in jax) for a, b in pairs]
 
 
 add("matmul", call("matmul"), _matmul_samples)
-add("matmul_operator", lambda m, a, b: a @ b,
+add(
+    "matmul_operator",
+    lambda m, a, b: a @ b,
     lambda d: [s for s in _matmul_samples(d) if s.name in ("2x3_3x4", "3_3x4", "2x2x3_3x4")],
-    prims="matmul")
+    prims="matmul",
+)
 
 
 def _einsum_samples(d: Draw) -> list[Sample]:
@@ -1059,35 +1208,75 @@ add("einsum", lambda m, subscripts, *ops: m.einsum(subscripts, *ops), _einsum_sa
 
 
 def _dot_samples(d: Draw) -> list[Sample]:
-    pairs = [((), (3,)), ((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)),
-             ((2, 3, 4), (4, 5)), ((2, 3), (4, 3, 5))]
+    pairs = [
+        ((), (3,)),
+        ((3,), (3,)),
+        ((2, 3), (3,)),
+        ((3,), (3, 4)),
+        ((2, 3), (3, 4)),
+        ((2, 3, 4), (4, 5)),
+        ((2, 3), (4, 3, 5)),
+    ]
     return [S(shape_name(a, b), d.u(a), d.u(b)) for a, b in pairs]
 
 
 add("dot", call("dot"), _dot_samples, prims=("matmul", "einsum", "multiply"))
 # ndarray.dot(tracer) is NumPy's C method, which converts its argument with __array__.
-add("dot_method", method("dot", fnp.dot), lambda d: [s for s in _dot_samples(d) if s.name in
-                                   ("2x3_3", "2x3_3x4")], prims="matmul",
-    numpy_lone_tracer=(0,))
-add("tensordot", lambda m, a, b, axes=2: m.tensordot(a, b, axes), lambda d: [
-    S("axes2", d.u((2, 3, 4)), d.u((3, 4, 5)), 2),
-    S("axes_pairs", d.u((2, 3)), d.u((3, 2)), ([1], [0])),
-    S("axes0_outer", d.u((2,)), d.u((3,)), 0),
-    S("axes_two_pairs_swapped", d.u((2, 3, 4)), d.u((3, 2)), ([0, 1], [1, 0])),
-], prims="einsum")
-add("inner", call("inner"), lambda d: [
-    S("3_3", d.u((3,)), d.u((3,))), S("2x3_4x3", d.u((2, 3)), d.u((4, 3))),
-    S("scalar_2", d.u(()), d.u((2,)))], prims=("einsum", "multiply"))
-add("outer", call("outer"), lambda d: [
-    S("3_4", d.u((3,)), d.u((4,))), S("2x2_3", d.u((2, 2)), d.u((3,))),
-    S("scalar_2", d.u(()), d.u((2,)))], prims=("reshape", "multiply"))
-add("vdot", call("vdot"), lambda d: [
-    S("3_3", d.u((3,)), d.u((3,))), S("2x3_3x2", d.u((2, 3)), d.u((3, 2)))],
-    prims=("reshape", "multiply", "reduce_sum"))
-add("trace", lambda m, a, axis1=0, axis2=1: m.trace(a, 0, axis1, axis2), lambda d: [
-    S("3x3", d.u((3, 3))), S("2x3x3_axes12", d.u((2, 3, 3)), 1, 2),
-    S("3x4_nonsquare", d.u((3, 4))), S("3x2x3_axes20", d.u((3, 2, 3)), 2, 0)],
-    prims="einsum")
+add(
+    "dot_method",
+    method("dot", fnp.dot),
+    lambda d: [s for s in _dot_samples(d) if s.name in ("2x3_3", "2x3_3x4")],
+    prims="matmul",
+    numpy_lone_tracer=(0,),
+)
+add(
+    "tensordot",
+    lambda m, a, b, axes=2: m.tensordot(a, b, axes),
+    lambda d: [
+        S("axes2", d.u((2, 3, 4)), d.u((3, 4, 5)), 2),
+        S("axes_pairs", d.u((2, 3)), d.u((3, 2)), ([1], [0])),
+        S("axes0_outer", d.u((2,)), d.u((3,)), 0),
+        S("axes_two_pairs_swapped", d.u((2, 3, 4)), d.u((3, 2)), ([0, 1], [1, 0])),
+    ],
+    prims="einsum",
+)
+add(
+    "inner",
+    call("inner"),
+    lambda d: [
+        S("3_3", d.u((3,)), d.u((3,))),
+        S("2x3_4x3", d.u((2, 3)), d.u((4, 3))),
+        S("scalar_2", d.u(()), d.u((2,))),
+    ],
+    prims=("einsum", "multiply"),
+)
+add(
+    "outer",
+    call("outer"),
+    lambda d: [
+        S("3_4", d.u((3,)), d.u((4,))),
+        S("2x2_3", d.u((2, 2)), d.u((3,))),
+        S("scalar_2", d.u(()), d.u((2,))),
+    ],
+    prims=("reshape", "multiply"),
+)
+add(
+    "vdot",
+    call("vdot"),
+    lambda d: [S("3_3", d.u((3,)), d.u((3,))), S("2x3_3x2", d.u((2, 3)), d.u((3, 2)))],
+    prims=("reshape", "multiply", "reduce_sum"),
+)
+add(
+    "trace",
+    lambda m, a, axis1=0, axis2=1: m.trace(a, 0, axis1, axis2),
+    lambda d: [
+        S("3x3", d.u((3, 3))),
+        S("2x3x3_axes12", d.u((2, 3, 3)), 1, 2),
+        S("3x4_nonsquare", d.u((3, 4))),
+        S("3x2x3_axes20", d.u((3, 2, 3)), 2, 0),
+    ],
+    prims="einsum",
+)
 
 
 def _norm_samples(d: Draw) -> list[Sample]:
@@ -1100,8 +1289,12 @@ def _norm_samples(d: Draw) -> list[Sample]:
     ]
 
 
-add("linalg_norm", lambda m, x, ord=None, **kw: m.linalg.norm(x, ord, **kw), _norm_samples,
-    prims=("multiply", "reduce_sum", "sqrt", "abs", "reduce_max"))
+add(
+    "linalg_norm",
+    lambda m, x, ord=None, **kw: m.linalg.norm(x, ord, **kw),
+    _norm_samples,
+    prims=("multiply", "reduce_sum", "sqrt", "abs", "reduce_max"),
+)
 
 
 def _clip_samples(d: Draw) -> list[Sample]:
@@ -1124,8 +1317,12 @@ def _clip_samples(d: Draw) -> list[Sample]:
     ]
 
 
-add("clip", lambda m, x, lo, hi: m.clip(x, lo, hi), _no_ties(_clip_samples, 0.01),
-    prims=("maximum", "minimum"))
+add(
+    "clip",
+    lambda m, x, lo, hi: m.clip(x, lo, hi),
+    _no_ties(_clip_samples, 0.01),
+    prims=("maximum", "minimum"),
+)
 
 # -- special functions (scipy.special / jax.scipy.special) and NumPy's extras ----------------
 
@@ -1174,16 +1371,32 @@ def _xlogy_samples(d: Draw) -> list[Sample]:
 
 add("xlogy", special("xlogy"), _xlogy_samples)
 add("xlog1py", special("xlog1py"), binary("u", "u", y_kw={"lo": -0.5, "hi": 3.0}))
-add("logsumexp", special("logsumexp"), lambda d: [
-    S("2x3_all", d.u((2, 3))), S("3x4_axis1_keepdims", d.u((3, 4)), axis=1, keepdims=True),
-    S("scalar", d.u(())), S("2x3x2_axes", d.u((2, 3, 2)), axis=(0, 2))],
-    prims=("reduce_max", "exp", "reduce_sum", "log"), via_numpy=False)
-add("softmax", special("softmax"), lambda d: [
-    S("3x4_axis1", d.u((3, 4)), axis=1), S("4_all", d.u((4,)))],
-    prims=("exp", "reduce_sum", "divide"), via_numpy=False)
-add("log_softmax", special("log_softmax"), lambda d: [
-    S("3x4_axis0", d.u((3, 4)), axis=0), S("1x3_axis-1", d.u((1, 3)), axis=-1)],
-    prims=("exp", "reduce_sum", "log"), via_numpy=False)
+add(
+    "logsumexp",
+    special("logsumexp"),
+    lambda d: [
+        S("2x3_all", d.u((2, 3))),
+        S("3x4_axis1_keepdims", d.u((3, 4)), axis=1, keepdims=True),
+        S("scalar", d.u(())),
+        S("2x3x2_axes", d.u((2, 3, 2)), axis=(0, 2)),
+    ],
+    prims=("reduce_max", "exp", "reduce_sum", "log"),
+    via_numpy=False,
+)
+add(
+    "softmax",
+    special("softmax"),
+    lambda d: [S("3x4_axis1", d.u((3, 4)), axis=1), S("4_all", d.u((4,)))],
+    prims=("exp", "reduce_sum", "divide"),
+    via_numpy=False,
+)
+add(
+    "log_softmax",
+    special("log_softmax"),
+    lambda d: [S("3x4_axis0", d.u((3, 4)), axis=0), S("1x3_axis-1", d.u((1, 3)), axis=-1)],
+    prims=("exp", "reduce_sum", "log"),
+    via_numpy=False,
+)
 add("logaddexp", call("logaddexp"), binary())
 add("logaddexp2", call("logaddexp2"), binary())
 add("hypot", call("hypot"), binary("away", "away"))
@@ -1244,16 +1457,25 @@ def _kth_statistic(m, x, kth, axis=-1):
     return m.take(picked, np.asarray(kth), axis=axis)
 
 
-add("argpartition", _kth_statistic, lambda d: [
-    S("6_kth2", d.distinct((6,)), 2),
-    S("3x4_kth_last", d.distinct((3, 4)), -1),
-    S("5x2_axis0_two_kth", d.distinct((5, 2)), (1, 3), axis=0)],  # jnp: one kth only
-    prims=("argpartition", "getitem"))
-add("partition_kth", lambda m, x, kth, axis=-1: m.take(m.partition(x, kth, axis=axis),
-                                                         np.asarray(kth), axis=axis),
-    lambda d: [S("3x5_kth2", d.distinct((3, 5)), 2),
-               S("4x3_axis0_two_kth", d.distinct((4, 3)), (0, 3), axis=0)],
-    prims=("argpartition", "getitem"))
+add(
+    "argpartition",
+    _kth_statistic,
+    lambda d: [
+        S("6_kth2", d.distinct((6,)), 2),
+        S("3x4_kth_last", d.distinct((3, 4)), -1),
+        S("5x2_axis0_two_kth", d.distinct((5, 2)), (1, 3), axis=0),
+    ],  # jnp: one kth only
+    prims=("argpartition", "getitem"),
+)
+add(
+    "partition_kth",
+    lambda m, x, kth, axis=-1: m.take(m.partition(x, kth, axis=axis), np.asarray(kth), axis=axis),
+    lambda d: [
+        S("3x5_kth2", d.distinct((3, 5)), 2),
+        S("4x3_axis0_two_kth", d.distinct((4, 3)), (0, 3), axis=0),
+    ],
+    prims=("argpartition", "getitem"),
+)
 
 
 def _searchsorted_samples(d: Draw) -> list[Sample]:
@@ -1280,18 +1502,32 @@ def _complex_operand_samples(d: Draw) -> list[Sample]:
     return [S(shape_name(s), d.complex(s)) for s in [(), (3,), (2, 0)]]
 
 
-add("real", lambda m, x, y: m.real((x + 1j * y) * (y - 0.5j * x)), _complex_parts_samples,
-    prims=("real", "multiply", "add"))
-add("imag", lambda m, x, y: m.imag((x + 1j * y) * (y - 0.5j * x)), _complex_parts_samples,
-    prims=("imag", "multiply", "add"))
-add("conj", lambda m, x, y: m.real(m.conj(x + 1j * y) * (x - 2j * y)), _complex_parts_samples,
-    prims=("conj", "real"))
-add("abs_complex", lambda m, x, y: m.abs(x + 1j * y),
-    lambda d: [S(shape_name(sx, sy), d.away(sx), d.away(sy))
-               for sx, sy in BINARY_SHAPES[:4]], prims="abs")
+add(
+    "real",
+    lambda m, x, y: m.real((x + 1j * y) * (y - 0.5j * x)),
+    _complex_parts_samples,
+    prims=("real", "multiply", "add"),
+)
+add(
+    "imag",
+    lambda m, x, y: m.imag((x + 1j * y) * (y - 0.5j * x)),
+    _complex_parts_samples,
+    prims=("imag", "multiply", "add"),
+)
+add(
+    "conj",
+    lambda m, x, y: m.real(m.conj(x + 1j * y) * (x - 2j * y)),
+    _complex_parts_samples,
+    prims=("conj", "real"),
+)
+add(
+    "abs_complex",
+    lambda m, x, y: m.abs(x + 1j * y),
+    lambda d: [S(shape_name(sx, sy), d.away(sx), d.away(sy)) for sx, sy in BINARY_SHAPES[:4]],
+    prims="abs",
+)
 for _name in ("real", "imag", "conj"):
-    add(f"{_name}_complex_operand", call(_name), _complex_operand_samples, prims=_name,
-        grads=False)
+    add(f"{_name}_complex_operand", call(_name), _complex_operand_samples, prims=_name, grads=False)
 
 # -- random numbers (ftransforms.random) ------------------------------------------------------
 #
@@ -1327,8 +1563,11 @@ def _random_uniform(m, low, high):
 
 
 def _random_integers_plus(m, x):
-    ints = (frandom.integers(_rng(), -5, 5, size=np.shape(x)) if m is FNP
-            else _rng().integers(-5, 5, size=np.shape(x)))
+    ints = (
+        frandom.integers(_rng(), -5, 5, size=np.shape(x))
+        if m is FNP
+        else _rng().integers(-5, 5, size=np.shape(x))
+    )
     return x + ints
 
 
@@ -1352,11 +1591,19 @@ def _loc_scale_samples(d: Draw) -> list[Sample]:
 _RANDOM = {"via_numpy": False, "randomness": "same", "dtypes": (np.dtype(np.float64),)}
 add("random_normal", _random_normal, _loc_scale_samples, **_RANDOM)
 add("random_uniform", _random_uniform, _loc_scale_samples, **_RANDOM)
-add("random_integers", _random_integers_plus,
-    lambda d: [S("scalar", d.u(())), S("2x3", d.u((2, 3)))], **_RANDOM)
-add("random_permutation", _random_permutation, lambda d: [
-    S("5", d.u((5,))), S("4x3_axis0", d.u((4, 3))), S("2x4_axis1", d.u((2, 4)), axis=1)],
-    prims=("random_permutation", "getitem"), **_RANDOM)
+add(
+    "random_integers",
+    _random_integers_plus,
+    lambda d: [S("scalar", d.u(())), S("2x3", d.u((2, 3)))],
+    **_RANDOM,
+)
+add(
+    "random_permutation",
+    _random_permutation,
+    lambda d: [S("5", d.u((5,))), S("4x3_axis0", d.u((4, 3))), S("2x4_axis1", d.u((2, 4)), axis=1)],
+    prims=("random_permutation", "getitem"),
+    **_RANDOM,
+)
 
 # -- wired in from tests/op_db_linalg.py and tests/op_db_nn.py ----------------------------
 
@@ -1370,8 +1617,9 @@ def _wired(m, *args, impls):
     raise TypeError(f"{m!r}: this entry has FNP and JNP functions only")
 
 
-def _fixed_samples(group: list[dict], noise: float, vary: Callable[[dict, int], bool],
-                   fd_eps: float | None):
+def _fixed_samples(
+    group: list[dict], noise: float, vary: Callable[[dict, int], bool], fd_eps: float | None
+):
     """Samples from fixed argument tuples, each float operand ``i`` with ``vary(entry, i)``
     moved by uniform noise of size ``noise`` (so that seeds differ; the fixed inputs are
     built to stay valid under small moves)."""
@@ -1383,18 +1631,27 @@ def _fixed_samples(group: list[dict], noise: float, vary: Callable[[dict, int], 
             for k, args in enumerate(e["args"]):
                 moved = tuple(
                     np.asarray(a + noise * d.rng.uniform(-1, 1, np.shape(a)), np.float64)
-                    if vary(e, i) and np.asarray(a).dtype.kind == "f" else np.asarray(a)
+                    if vary(e, i) and np.asarray(a).dtype.kind == "f"
+                    else np.asarray(a)
                     for i, a in enumerate(args)
                 )
-                out.append(Sample(f"{label}{k}", moved, {"impls": (e["fn"], e["jax_fn"])},
-                                  grads=e.get("grads", True), fd_eps=fd_eps))
+                out.append(
+                    Sample(
+                        f"{label}{k}",
+                        moved,
+                        {"impls": (e["fn"], e["jax_fn"])},
+                        grads=e.get("grads", True),
+                        fd_eps=fd_eps,
+                    )
+                )
         return out
 
     return sampler
 
 
-def _wire(entries: list[dict], prefix: str, noise: float, vary: Callable,
-          fd_eps: dict | None = None) -> None:
+def _wire(
+    entries: list[dict], prefix: str, noise: float, vary: Callable, fd_eps: dict | None = None
+) -> None:
     groups: dict[str, list[dict]] = {}
     for e in entries:
         groups.setdefault(e["name"], []).append(e)
@@ -1426,18 +1683,33 @@ _PRIMITIVE_NAMES = _primitive_names()
 _wire(op_db_linalg.ENTRIES, "linalg_", 1e-2, lambda e, i: True, fd_eps={"svd": 5e-4})
 _wire(op_db_linalg.COMPOSITE_ENTRIES, "linalg_composite_", 1e-2, lambda e, i: True)
 # max_pool2d_jvp/vjp(t, x, y): y must stay the pooling of x, so only t/g may move
-_wire(op_db_nn.ENTRIES, "nn_", 3e-3,
-      lambda e, i: i in e.get("diff_argnums", (i,)) or e["name"] in ("max_pool2d",
-                                                                    "sliding_windows",
-                                                                    "window_sum"))
+_wire(
+    op_db_nn.ENTRIES,
+    "nn_",
+    3e-3,
+    lambda e, i: (
+        i in e.get("diff_argnums", (i,))
+        or e["name"] in ("max_pool2d", "sliding_windows", "window_sum")
+    ),
+)
 
 
 #: Entries that only spell another entry's primitives differently (an operator, a method):
 #: their transformation rules are compared with JAX through that other entry.
 SPELLINGS = {
-    "abs_operator", "negative_operator", "invert_operator", "power_operator",
-    "remainder_operator", "sum_method", "reshape_method", "transpose_method",
-    "getitem_operator", "matmul_operator", "dot_method", "bitwise_operators", "bool_operators",
+    "abs_operator",
+    "negative_operator",
+    "invert_operator",
+    "power_operator",
+    "remainder_operator",
+    "sum_method",
+    "reshape_method",
+    "transpose_method",
+    "getitem_operator",
+    "matmul_operator",
+    "dot_method",
+    "bitwise_operators",
+    "bool_operators",
 } | {f"{name}_operator" for name in _OPERATORS}
 OPS[:] = [replace(op, jax_compositions=False) if op.name in SPELLINGS else op for op in OPS]
 

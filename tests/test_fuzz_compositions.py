@@ -395,7 +395,62 @@ def _join(draw, regs, a, shape):
     return (code, out) if _shape_ok(out) else None
 
 
-OP_KINDS = ["unary", "unary", "binary", "binary", "reduce", "index", "matmul", "shape", "join"]
+def _scan(draw, a, shape):
+    rank = len(shape)
+    if rank == 0:
+        return None
+    k = draw(st.integers(-rank, rank - 1))
+    templates = [
+        "xp.cumsum({a}, axis={k})",
+        "xp.cumprod({a}, axis={k})",
+        "xp.flip({a}, axis={k})",
+        "xp.sort({a}, axis={k})",
+        "xp.take_along_axis({a}, xp.argsort({a}, axis={k}), axis={k})",
+        "xp.linalg.norm({a}, axis={k})",
+        "xp.linalg.norm({a} + 0.5)",
+        "{a}[xp.argmax({a}, axis=0)]",
+    ]
+    code = draw(st.sampled_from(templates)).format(a=a, k=k)
+    if "norm(" in code:
+        out = () if "axis" not in code else shape[: k % rank] + shape[k % rank + 1 :]
+    elif "argmax" in code:
+        out = shape[1:] + shape[1:]
+    else:
+        out = shape
+    return (code, out) if _shape_ok(out) else None
+
+
+def _contract(draw, regs, a, shape):
+    """A product of two values of the program: ``@``, ``outer`` or ``tensordot``."""
+    name, b_shape = draw(st.sampled_from(regs))
+    kind = draw(st.sampled_from(["matmul", "outer", "tensordot"]))
+    if kind == "matmul":
+        code = f"{a} @ {name}"
+    elif kind == "outer":
+        code = f"xp.outer({a}, {name})"
+    else:
+        code = f"xp.tensordot({a}, {name}, axes=1)"
+    try:
+        probe = {"xp": np, "np": np, a: np.zeros(shape), name: np.zeros(b_shape)}
+        out = eval(code, probe).shape  # noqa: S307
+    except (ValueError, IndexError):
+        return None
+    return (code, out) if _shape_ok(out) and 0 not in out else None
+
+
+OP_KINDS = [
+    "unary",
+    "unary",
+    "binary",
+    "binary",
+    "reduce",
+    "index",
+    "matmul",
+    "shape",
+    "join",
+    "scan",
+    "contract",
+]
 
 
 @st.composite
@@ -428,6 +483,10 @@ def programs(draw) -> Program:
             made = _matmul(draw, regs, a, shape)
         elif kind == "shape":
             made = _reshape(draw, a, shape)
+        elif kind == "scan":
+            made = _scan(draw, a, shape)
+        elif kind == "contract":
+            made = _contract(draw, regs, a, shape)
         else:
             made = _join(draw, regs, a, shape)
         if made is None:
@@ -822,7 +881,9 @@ _RULES: dict[str, Any] = {
     "cummax": _cumulative(np.maximum.accumulate),
     "cummin": _cumulative(np.minimum.accumulate),
     "transpose": lambda x, *, permutation: np.transpose(x, permutation),
-    "reshape": lambda x, *, new_sizes, dimensions=None, **_: np.reshape(x, new_sizes),
+    "reshape": lambda x, *, new_sizes, dimensions=None, **_: np.reshape(
+        x if dimensions is None else np.transpose(x, dimensions), new_sizes
+    ),
     "squeeze": lambda x, *, dimensions: np.squeeze(x, axis=tuple(dimensions)),
     "expand_dims": lambda x, *, dimensions: np.expand_dims(x, tuple(dimensions)),
     "broadcast_in_dim": _broadcast_in_dim,
@@ -997,3 +1058,45 @@ def test_oracle_evaluator_matches_xla(case: Case) -> None:
     ours = jax_oracle(case.prog, case.levels, x, w, "numpy")
     xla = jax_oracle(case.prog, case.levels, x, w, "xla")
     assert_tree_close(ours, xla, **tol(np.float64), err_msg=repr(case))
+
+
+# -- regressions: failures the fuzzer found, minimised ------------------------------------
+
+
+def test_regression_prod_higher_derivatives_are_exact():
+    # Found by the fuzzer: grad o hessian o hessian of prod(x) over x of shape (2,), whose
+    # third and higher derivatives vanish.  prod's derivative was y / x, whose own
+    # derivatives carry round-off (about 1e-12 here, 1e-9 for x near 0.01); JAX's are 0.
+    # Fixed by forming the product of the others by multiplication only (ops/reductions.py).
+    x = np.array([0.01, 1.7])
+    h = ftransforms.hessian(lambda v: np.sum(ftransforms.hessian(np.prod)(v)))
+    np.testing.assert_array_equal(h(x), np.zeros((2, 2)))
+    g = ftransforms.grad(lambda v: np.sum(h(v)))
+    np.testing.assert_array_equal(g(x), np.zeros(2))
+    x3 = np.array([0.02, -1.3, 0.7])
+    third = ftransforms.jacfwd(ftransforms.hessian(np.prod))(x3)
+    expected = np.zeros((3, 3, 3))
+    for i, j, k in [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)]:
+        expected[i, j, k] = 1.0
+    np.testing.assert_array_equal(third, expected)
+
+
+@pytest.mark.parametrize(
+    ("x", "expected"),
+    [
+        ([1e200, 1e200, 1e-200], [1.0, 1.0, np.inf]),  # the product overflows
+        ([1e-300, 1e-300, 1e300], [1.0, 1.0, 0.0]),  # the product underflows
+        ([0.0, 2.0, 3.0], [6.0, 0.0, 0.0]),
+        ([0.0, 2.0, 0.0], [0.0, 0.0, 0.0]),
+    ],
+)
+def test_regression_prod_and_cumprod_gradients_at_overflow(x, expected):
+    # Found while minimising the case above: through y / x, grad(prod) was [inf, inf, inf]
+    # and grad(cumprod(x)[-1]) [nan, nan, inf] where JAX gives [1, 1, inf] (and [0, 0, 0]
+    # for [1, 1, 0]).  The expected values are JAX's.
+    x = np.array(x)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        np.testing.assert_array_equal(ftransforms.grad(np.prod)(x), expected)
+        np.testing.assert_array_equal(ftransforms.grad(lambda v: fnp.cumprod(v)[-1])(x), expected)
+        per_row = ftransforms.vmap(ftransforms.grad(np.prod))(np.stack([x, x[::-1]]))
+    np.testing.assert_array_equal(per_row, [expected, expected[::-1]])

@@ -9,8 +9,11 @@ compositions).  Checks per case, in float64 on well-conditioned random inputs:
 * forward value vs NumPy;
 * ``jvp`` vs fourth-order central finite differences, ``vjp`` vs ``jvp`` by the
   inner-product identity, to second order (``ftransforms.testing.check_grads``);
-* ``vmap`` at batch axis 0, last, and ``None`` for some arguments, vs a Python loop;
-* ``grad``, ``hessian``, ``jacrev``, ``jacfwd`` and ``vmap(grad)`` vs JAX.
+* ``vmap`` at batch axis 0, last, and ``None`` for some arguments, and ``vmap(grad)``, vs a
+  Python loop;
+* ``grad``, ``hessian``, ``jacrev``, ``jacfwd`` vs JAX (jitted) for one or two cases per op
+  and code path, ``vmap(grad)`` vs JAX for a subset;
+* the rules never leave the input's array backend (a strict stand-in for CuPy).
 
 Eigenvectors and singular vectors are compared through sign-invariant quantities
 (``v * v``, ``u @ diag(g(s)) @ vh``).  NumPy's ``cholesky``/``eigh`` read only the lower
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import types
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -769,3 +773,21 @@ def test_rules_stay_on_the_input_backend(other_backend):
     assert type(h) is OtherArray
     per_sample = vmap(grad(lambda *z: loss(fnp, *z), argnums=argnums))(a, s, b)
     assert all(type(g) is OtherArray for g in per_sample)
+
+
+def test_jit_replays_linalg_and_lstsq_reads_the_rank():
+    from ftransforms import jit
+
+    r = np.random.default_rng(13)
+    a, b = general(r, 5, 3), vec(r, 5)
+    f = jit(lambda a: grad(lambda a: fnp.linalg.slogdet(a)[1] + fnp.sum(fnp.linalg.pinv(a)))(a))
+    for s in (general(r, 3), general(r, 3)):
+        expected = grad(lambda a: fnp.linalg.slogdet(a)[1] + fnp.sum(fnp.linalg.pinv(a)))(s)
+        assert_tree_close(f(s), expected, **F64)
+    g = jit(lambda a, b: fnp.linalg.lstsq(a, b)[1])
+    a_def = a.copy()
+    a_def[:, 2] = a_def[:, 0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # "runs eagerly": the rank is data
+        for x in (a, a_def, a):
+            assert_tree_close(g(x, b), np.linalg.lstsq(x, b)[1], **F64)

@@ -41,7 +41,7 @@ MAX_VMAP_CONFIGS = 8  # batch-axis placements per sample (beyond that, a fixed s
 # -- helpers ------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def samples(name: str, dtype: np.dtype, seed: int) -> list:
     return BY_NAME[name].samples(dtype, seed)
 
@@ -156,8 +156,9 @@ def params(test: str, *, dtypes=None, when=lambda op, s: True, limit=None, jax_o
                     continue
                 reason = s.xfail.get(test) or op.xfail.get(test)
                 marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-                out.append(pytest.param(op.name, k, dt, id=f"{op.name}-{s.name}-{dt.name}",
-                                        marks=marks))
+                out.append(
+                    pytest.param(op.name, k, dt, id=f"{op.name}-{s.name}-{dt.name}", marks=marks)
+                )
     return out
 
 
@@ -178,8 +179,13 @@ def test_forward(name, k, dtype):
     s = sample(name, k, dtype)
     got = op.call(FNP, s.args, s.kwargs)
     if op.ref == "jax":
-        expected = to_numpy(op.call(JNP, tuple(jnp.asarray(a) if isinstance(a, np.ndarray)
-                                                else a for a in s.args), s.kwargs))
+        expected = to_numpy(
+            op.call(
+                JNP,
+                tuple(jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in s.args),
+                s.kwargs,
+            )
+        )
     else:
         expected = op.call(NP, s.args, s.kwargs)
     assert_tree(got, expected, op=op, what=f"{name}({s.name}) vs {op.ref}")
@@ -233,8 +239,7 @@ def test_nondiff(name, k, dtype):
     out, vjp_fn = ft.vjp(g, *fx)
     cts = jax.tree_util.tree_map(lambda o: np.ones_like(np.asarray(o)), out)
     for x, x_bar in zip(fx, vjp_fn(cts)):
-        assert_tree(x_bar, np.zeros_like(x), what="vjp cotangent",
-                    override={"rtol": 0, "atol": 0})
+        assert_tree(x_bar, np.zeros_like(x), what="vjp cotangent", override={"rtol": 0, "atol": 0})
 
 
 # -- vmap -----------------------------------------------------------------------------------
@@ -266,13 +271,18 @@ def test_vmap(name, k, dtype):
     batch = [sample(name, k, dtype, seed) for seed in (1, 2, 3)]
     for in_dims, size, out_dims in vmap_configs(len(pos)):
         args = [
-            operands[j] if d is None
-            else np.stack([b.args[i] for b in batch[:size]], axis=d)
+            operands[j] if d is None else np.stack([b.args[i] for b in batch[:size]], axis=d)
             for j, (i, d) in enumerate(zip(pos, in_dims))
         ]
         try:
-            check_vmap(f, args, in_dims=in_dims, out_dims=out_dims, randomness=op.randomness,
-                       **leaf_tol(op, dtype))
+            check_vmap(
+                f,
+                args,
+                in_dims=in_dims,
+                out_dims=out_dims,
+                randomness=op.randomness,
+                **leaf_tol(op, dtype),
+            )
         except Exception as err:
             raise AssertionError(
                 f"vmap {name}({base.name}) in_dims={in_dims}, batch size {size}, "
@@ -283,8 +293,7 @@ def test_vmap(name, k, dtype):
 # -- second order -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name,k,dtype", params("test_second_order", dtypes=[F64],
-                                                when=with_fd))
+@pytest.mark.parametrize("name,k,dtype", params("test_second_order", dtypes=[F64], when=with_fd))
 def test_second_order(name, k, dtype):
     op = BY_NAME[name]
     s = sample(name, k, dtype)
@@ -310,10 +319,16 @@ class Lib:
         return self._vmap(f, axis, randomness)
 
 
-OURS = Lib(FNP, lambda f, axis, r: ft.vmap(f, in_dims=axis, randomness=r), ft.vjp, ft.jvp,
-           lambda t: tree_flatten(t)[0])
-JAXS = Lib(JNP, lambda f, axis, r: jax.vmap(f, in_axes=axis), jax.vjp, jax.jvp,
-           jax.tree_util.tree_leaves)
+OURS = Lib(
+    FNP,
+    lambda f, axis, r: ft.vmap(f, in_dims=axis, randomness=r),
+    ft.vjp,
+    ft.jvp,
+    lambda t: tree_flatten(t)[0],
+)
+JAXS = Lib(
+    JNP, lambda f, axis, r: jax.vmap(f, in_axes=axis), jax.vjp, jax.jvp, jax.tree_util.tree_leaves
+)
 
 
 def diff_positions(op, s) -> list[int]:
@@ -326,7 +341,7 @@ def applicable(op, s, kind) -> bool:
     return kind == "vmap" or (differentiable(op, s) and bool(diff_positions(op, s)))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def composition_inputs(name: str, k: int, kind: str) -> list[np.ndarray]:
     """The batched operands (and cotangents/tangents) of a composition test: a batch of 3
     samples at axis 0 (vjp, jvp); a batch of 2 at axis 0 of batches of 3 at the last axis
@@ -336,23 +351,27 @@ def composition_inputs(name: str, k: int, kind: str) -> list[np.ndarray]:
     pos = operand_positions(s)
     if kind == "vmap":
         return [
-            np.stack([
-                np.stack([sample(name, k, F64, 1 + 3 * a + b).args[i] for b in range(3)],
-                         axis=-1)
-                for a in range(2)
-            ])
+            np.stack(
+                [
+                    np.stack(
+                        [sample(name, k, F64, 1 + 3 * a + b).args[i] for b in range(3)], axis=-1
+                    )
+                    for a in range(2)
+                ]
+            )
             for i in pos
         ]
-    stacked = [np.stack([sample(name, k, F64, seed).args[i] for seed in (1, 2, 3)])
-               for i in pos]
+    stacked = [np.stack([sample(name, k, F64, seed).args[i] for seed in (1, 2, 3)]) for i in pos]
     rng = np.random.default_rng(7)
     if kind == "vjp":
         f, _ = bind(op, FNP, s)
         outs = float_leaves(f(*[a[0] for a in stacked]))
         extra = [rng.standard_normal((3,) + o.shape).astype(o.dtype) for o in outs]
     else:
-        extra = [rng.standard_normal(stacked[j].shape).astype(stacked[j].dtype)
-                 for j in diff_positions(op, s)]
+        extra = [
+            rng.standard_normal(stacked[j].shape).astype(stacked[j].dtype)
+            for j in diff_positions(op, s)
+        ]
     return stacked + extra
 
 
@@ -384,21 +403,31 @@ def run_composition(op, s, kind, lib: Lib, inputs):
 
 def jax_cases(op) -> list[tuple[int, str]]:
     ss = op.samples(F64, SEED)
-    return [(k, kind) for k, s in enumerate(ss) for kind in KINDS
-            if (k == 0 or s.jax) and applicable(op, s, kind)]
+    return [
+        (k, kind)
+        for k, s in enumerate(ss)
+        for kind in KINDS
+        if (k == 0 or s.jax) and applicable(op, s, kind)
+    ]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def jax_reference(name: str) -> dict:
     """``{(k, kind): ("ok", result) or ("error", exception)}`` for the entry's JAX cases."""
     op = BY_NAME[name]
     cases = jax_cases(op)
-    inputs = {f"{k}:{kind}": [jnp.asarray(a) for a in composition_inputs(name, k, kind)]
-              for k, kind in cases}
+    inputs = {
+        f"{k}:{kind}": [jnp.asarray(a) for a in composition_inputs(name, k, kind)]
+        for k, kind in cases
+    }
 
     def run(cases, inputs):
-        return {f"{k}:{kind}": run_composition(op, sample(name, k, F64), kind, JAXS,
-                                               inputs[f"{k}:{kind}"]) for k, kind in cases}
+        return {
+            f"{k}:{kind}": run_composition(
+                op, sample(name, k, F64), kind, JAXS, inputs[f"{k}:{kind}"]
+            )
+            for k, kind in cases
+        }
 
     try:
         out = jax.jit(lambda inp: run(cases, inp))(inputs)
@@ -416,8 +445,12 @@ def jax_reference(name: str) -> dict:
 
 
 def _jax_params(kind):
-    return params(f"test_vmap_{kind}_vs_jax", dtypes=[F64], jax_only=True,
-                  when=lambda op, s: op.jax_compositions and applicable(op, s, kind))
+    return params(
+        f"test_vmap_{kind}_vs_jax",
+        dtypes=[F64],
+        jax_only=True,
+        when=lambda op, s: op.jax_compositions and applicable(op, s, kind),
+    )
 
 
 def compare_with_jax(name, k, kind):
@@ -453,8 +486,10 @@ def _via_numpy(op, s) -> bool:
     return op.via_numpy
 
 
-@pytest.mark.parametrize("name,k,dtype", params("test_via_numpy_protocols", dtypes=[F64],
-                                                when=_via_numpy, limit=NUMPY_SAMPLES))
+@pytest.mark.parametrize(
+    "name,k,dtype",
+    params("test_via_numpy_protocols", dtypes=[F64], when=_via_numpy, limit=NUMPY_SAMPLES),
+)
 def test_via_numpy_protocols(name, k, dtype):
     """``fn(np, ...)`` on tracers (``np.sin(t)``, ``np.sum(t, axis=0)``, ``arr @ t``)
     under vmap (one operand batched at a time, the others plain arrays) and grad (one
@@ -492,35 +527,41 @@ def test_via_numpy_protocols(name, k, dtype):
 
         got = ft.grad(loss)(x, f_np, np.sum)
         expected = ft.grad(loss)(x, f_fnp, fnp.sum)
-        assert_tree(got, expected, op=op,
-                    what=f"grad through numpy, operand {j}, {name}({s.name})")
+        assert_tree(got, expected, op=op, what=f"grad through numpy, operand {j}, {name}({s.name})")
 
 
 # -- conventions at ties and kinks, against JAX ---------------------------------------------
 
 _TIES = {
     "abs_at_zero": (lambda m, x: m.abs(x), (np.array([0.0, -0.0, 1.5, -2.0]),)),
-    "maximum_ties": (lambda m, x, y: m.maximum(x, y),
-                     (np.array([1.0, 2.0, -1.0]), np.array([1.0, 0.0, -1.0]))),
-    "minimum_ties_broadcast": (lambda m, x, y: m.minimum(x, y),
-                               (np.array([[0.5, 1.0], [2.0, 0.5]]), np.array([0.5, 1.0]))),
-    "max_ties": (lambda m, x: m.max(x, axis=1),
-                 (np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]]),)),
+    "maximum_ties": (
+        lambda m, x, y: m.maximum(x, y),
+        (np.array([1.0, 2.0, -1.0]), np.array([1.0, 0.0, -1.0])),
+    ),
+    "minimum_ties_broadcast": (
+        lambda m, x, y: m.minimum(x, y),
+        (np.array([[0.5, 1.0], [2.0, 0.5]]), np.array([0.5, 1.0])),
+    ),
+    "max_ties": (lambda m, x: m.max(x, axis=1), (np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]]),)),
     "min_all_ties": (lambda m, x: m.min(x), (np.array([[1.0, 1.0], [1.0, 5.0]]),)),
     "clip_at_bounds": (lambda m, x: m.clip(x, -1.0, 1.0), (np.array([-1.0, 0.0, 1.0, 2.0]),)),
     # 0 ** y for y > 0 and x ** 0 for x != 0 (0 ** 0.0: see the test below)
-    "power_zero_base": (lambda m, x, y: m.power(x, y),
-                        (np.array([0.0, 0.0, 2.0]), np.array([1.0, 2.0, 0.0]))),
-    "power_int_exponent_zero_base": (lambda m, x: x ** 2 + x ** 1 + x ** 0,
-                                     (np.array([0.0, -1.0]),)),
+    "power_zero_base": (
+        lambda m, x, y: m.power(x, y),
+        (np.array([0.0, 0.0, 2.0]), np.array([1.0, 2.0, 0.0])),
+    ),
+    "power_int_exponent_zero_base": (lambda m, x: x**2 + x**1 + x**0, (np.array([0.0, -1.0]),)),
     "sqrt_of_square_at_one": (lambda m, x: m.sqrt(x * x), (np.array([1.0, 2.0]),)),
     "where_both_branches": (lambda m, x: m.where(x > 0, x, 2 * x), (np.array([0.0, 1.0]),)),
-    "logaddexp_equal": (lambda m, x, y: m.logaddexp(x, y),
-                        (np.array([0.5, -1.0]), np.array([0.5, 2.0]))),
-    "hypot_one_zero": (lambda m, x, y: m.hypot(x, y),
-                       (np.array([0.0, 3.0]), np.array([2.0, 0.0]))),
-    "prod_all_zeros": (lambda m, x: m.prod(x, axis=1),
-                       (np.array([[0.0, 0.0, 2.0], [0.0, 3.0, 1.0]]),)),
+    "logaddexp_equal": (
+        lambda m, x, y: m.logaddexp(x, y),
+        (np.array([0.5, -1.0]), np.array([0.5, 2.0])),
+    ),
+    "hypot_one_zero": (lambda m, x, y: m.hypot(x, y), (np.array([0.0, 3.0]), np.array([2.0, 0.0]))),
+    "prod_all_zeros": (
+        lambda m, x: m.prod(x, axis=1),
+        (np.array([[0.0, 0.0, 2.0], [0.0, 3.0, 1.0]]),),
+    ),
 }
 
 
@@ -536,8 +577,9 @@ def test_ties_and_kinks_match_jax(case):
     assert_tree(vjp_fn(cts), to_numpy(jvjp(jnp.asarray(cts))), what=f"vjp {case}")
     tangents = tuple(np.linspace(1.0, 2.0, a.size).reshape(a.shape) for a in args)
     ours = ft.jvp(f, args, tangents)
-    theirs = jax.jvp(jf, tuple(jnp.asarray(a) for a in args),
-                     tuple(jnp.asarray(t) for t in tangents))
+    theirs = jax.jvp(
+        jf, tuple(jnp.asarray(a) for a in args), tuple(jnp.asarray(t) for t in tangents)
+    )
     assert_tree(ours, to_numpy(theirs), what=f"jvp {case}")
 
 

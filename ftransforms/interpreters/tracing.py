@@ -7,8 +7,9 @@ Replaying the program runs only the NumPy/CuPy calls, with no tracer and no rule
 
 NOTE [value-dependent traces]: a program is only valid for inputs that take the same
 Python paths.  Any read of a traced value (``bool()``, ``int()``, a boolean mask, a rule
-that peeks at the data such as ``prod``'s zero check, a random draw) marks the trace as
-value-dependent, and ``jit`` then runs that input signature eagerly instead of replaying.
+that peeks at the data such as ``x.at[i].set``'s duplicate check, a random draw) marks the
+trace as value-dependent, and ``jit`` then runs that input signature eagerly instead of
+replaying.
 """
 
 from __future__ import annotations

@@ -260,7 +260,7 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple[Any, Any, Any, Any]:
     x = fnp.matmul(_la.pinv_p.bind(a, rcond=float(rcond)), b)
     s = svdvals(a)
     rank = fnp.sum(fnp.astype(fnp.greater(s, rcond * fnp.max(s)), numpy.int64))
-    full = fnp.physical(rank) == n
+    full = fnp.peek(rank) == n  # the residuals' size depends on the data
     if m > n and full.all():
         r = b - fnp.matmul(a, x)
         residuals = fnp.sum(r * r, axis=0)

@@ -312,11 +312,17 @@ def _is_inexact(dtype) -> bool:
     return numpy.dtype(dtype).kind in "fc"
 
 
+def _convert_vjp(y_bar, y, x, dtype):
+    if y_bar.dtype.kind == "c" and x.dtype.kind != "c":
+        y_bar = real_p.bind(y_bar)  # NOTE [complex derivatives]: a real input keeps Re
+    return convert_p.bind(y_bar, dtype=x.dtype)
+
+
 convert_p = defop(
     "convert",
     lambda xp, x, dtype: xp.asarray(x).astype(dtype),
     jvp=(lambda x_dot, y, x, dtype: convert_p.bind(x_dot, dtype=y.dtype),),
-    vjp=(lambda y_bar, y, x, dtype: convert_p.bind(y_bar, dtype=x.dtype),),
+    vjp=(_convert_vjp,),
     nondiff_when=lambda dtype: not _is_inexact(dtype),
     batch=elementwise,
     doc="``x.astype(dtype)``; a cast to an integer or bool dtype has no derivative.",

@@ -230,7 +230,7 @@ solve_p = defop(
     _solve_impl,
     jvp=_solve_jvp,
     vjp=_solve_vjp,
-    batch=rules.broadcasting_matrices,
+    batch=rules.solve,
     doc="``solve(a, b)`` for ``a (..., n, n)`` and ``b (..., n, k)``, leading axes broadcast "
     "(``ftransforms.numpy.linalg.solve`` handles a vector ``b``).",
 )
