@@ -831,6 +831,7 @@ _RULES: dict[str, Any] = {
             "square": np.square,
             "not": lambda x: np.logical_not(x) if x.dtype == bool else np.invert(x),
             "copy": np.array,
+            "stop_gradient": np.array,
             "copy_p": np.array,
             "real": np.real,
             "imag": np.imag,
