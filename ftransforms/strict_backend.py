@@ -95,6 +95,10 @@ class _Namespace(types.ModuleType):
         super().__init__(name)
         self._source = source
 
+    def wrap_module(self, module: Any) -> _Namespace:
+        """Another NumPy-based module (e.g. ``scipy.special``) wrapped the same way."""
+        return _Namespace(f"{self.__name__}.{module.__name__}", module)
+
     def __getattr__(self, attr: str) -> Any:
         if attr.startswith("__"):
             raise AttributeError(attr)
