@@ -45,6 +45,17 @@ def _strict(x):
     return asarray(x) if isinstance(x, np.ndarray) else x
 
 
+def _gpu_available() -> bool:
+    try:
+        import cupy
+    except ImportError:
+        return False
+    try:
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # no driver
+        return False
+
+
 def _assert_on_device_and_equal(got, want, op, what):
     g_leaves, g_spec = tree_flatten(got)
     w_leaves, w_spec = tree_flatten(want)
