@@ -611,6 +611,9 @@ def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> C
             wanted = [i for i in in_ids if i is not None]
             it = iter(interp.backward({ids[0]: seed}, wanted))
             grads = [next(it) if i is not None else None for i in in_ids]
+        # A tracer the function stored (a logged loss) keeps its interpreter: drop the
+        # tape here so that it does not keep every intermediate array too.
+        interp.tape.clear()
         del interp
         result = [
             _plain(fnp.zeros_like(leaf)) if g is None else _plain(g)
@@ -857,6 +860,7 @@ def jacrev(
 
         basis = _basis(values, where, "output")
         cols = vmap(pullback, chunk_size=chunk_size)(*basis)  # per input leaf: (M, *in)
+        interp.tape.clear()  # done with it, even if a stored tracer outlives this call
         jac = _assemble(values, out_spec, leaves, spec, cols, single, rows_are_outputs=True)
         return (jac, aux) if has_aux else jac
 

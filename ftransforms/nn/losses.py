@@ -63,9 +63,9 @@ def nll_loss(
     mask = _class_mask(target, log_probs, axis)  # ignore_index (out of range) -> zero row
     if weight is not None:
         mask = mask * _weight_along(weight, log_probs, axis)
-    # A select, not only a product: a -inf log-probability of a class that is not the
-    # target (a masked logit) must not give 0 * -inf = nan (torch gathers the target's).
-    losses = -fnp.sum(fnp.where(mask != 0, mask * log_probs, 0.0), axis=axis)
+    # Select, then weight: a -inf log-probability of a class that is not the target (a
+    # masked logit) must not give 0 * -inf = nan (torch gathers the target's).
+    losses = -fnp.sum(fnp.where(mask != 0, log_probs, 0.0) * mask, axis=axis)
     if reduction == "none":
         return losses
     if reduction == "sum":

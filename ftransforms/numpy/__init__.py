@@ -1010,6 +1010,7 @@ def allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08) -> bool:
     return bool(all(abs(a - b) <= atol + rtol * abs(b)))
 
 
+from ftransforms.numpy._extra import *  # noqa: E402,F401,F403  (and more)
 from ftransforms.numpy._more import *  # noqa: E402,F401,F403  (more of NumPy's API)
 
 # isort: split

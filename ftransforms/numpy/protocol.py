@@ -45,6 +45,15 @@ roll rot90 pad diagonal diag triu tril meshgrid dstack column_stack atleast_3d s
 partition argpartition searchsorted select
 """.split()
 
+# Composites of ops that have every rule (ftransforms/numpy/_extra.py) and the in-place
+# functions, which raise InPlaceError with the functional fix.
+FUNCTION_NAMES += """
+angle diff cross isclose count_nonzero hsplit vsplit dsplit rollaxis matrix_transpose
+cumulative_sum cumulative_prod nanprod nanvar nanstd median trapezoid isposinf isneginf
+isreal iscomplex isrealobj iscomplexobj append copyto put putmask place fill_diagonal
+put_along_axis
+""".split()
+
 FUNCTIONS: dict[Any, Any] = {
     getattr(numpy, n): getattr(fnp, n) for n in FUNCTION_NAMES if hasattr(numpy, n)
 }
@@ -64,6 +73,11 @@ FUNCTIONS.update(
     }
 )
 FUNCTIONS[numpy.kron] = fnp.kron
+FUNCTIONS[numpy.linspace] = fnp.linspace_traced
+FUNCTIONS[numpy.linalg.vecdot] = fnp.vecdot
+FUNCTIONS[numpy.linalg.cross] = fnp.cross
+if hasattr(numpy, "vecdot"):
+    FUNCTIONS[numpy.vecdot] = fnp.vecdot
 
 
 def _call_form(values: Any) -> str:
