@@ -14,11 +14,9 @@ import importlib
 import pkgutil
 import sys
 from collections import defaultdict
-from typing import Any
 
 import numpy
 
-import ftransforms
 import ftransforms.ops
 from ftransforms.core.primitive import REGISTRY, Primitive
 from ftransforms.numpy import protocol
@@ -121,5 +119,3 @@ def main() -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
-
-_ = (Any, ftransforms)
