@@ -346,12 +346,12 @@ def _vmap_call(func, leaves, spec, dims, size, kwargs, out_dims, randomness, whe
         return _vmap_outputs(interp, out, out_dims, size, where)
 
 
-def _vmap_outputs(interp, out, out_dims, size, where):
+def _out_dims_per_leaf(out_dims, out, where):
+    """One out_dim per leaf of ``out`` (``None`` outputs have no leaf and get none)."""
     if isinstance(out_dims, list):
         out_dims = tuple(out_dims)
     if isinstance(out_dims, tuple) and not isinstance(out, tuple) and len(out_dims) == 1:
         out_dims = out_dims[0]
-    leaves, spec = tree_flatten(out, none_is_leaf=False)
     try:
         dims = broadcast_prefix(out_dims, out)
     except ValueError:
@@ -361,7 +361,13 @@ def _vmap_outputs(interp, out, out_dims, size, where):
             f"returned {_structure(out)}; give an int/None per output, or a pytree with the "
             f"outputs' structure"
         ) from None
-    dims = [d for d, leaf in zip(dims, tree_flatten(out, none_is_leaf=True)[0]) if leaf is not None]
+    # broadcast_prefix counts None outputs as leaves; tree_flatten does not: drop theirs.
+    return [d for d, leaf in zip(dims, tree_flatten(out, none_is_leaf=True)[0]) if leaf is not None]
+
+
+def _vmap_outputs(interp, out, out_dims, size, where):
+    leaves, spec = tree_flatten(out, none_is_leaf=False)
+    dims = _out_dims_per_leaf(out_dims, out, where)
     results = []
     for leaf, d in zip(leaves, dims):
         _check_live(leaf, where)
@@ -429,16 +435,9 @@ def _vmap_chunked(func, leaves, spec, dims, size, kwargs, out_dims, randomness, 
                     where,
                 )
             )
-    first_leaves, out_spec = tree_flatten(pieces[0])
+    out_spec = tree_flatten(pieces[0])[1]
     all_leaves = [tree_flatten(p)[0] for p in pieces]
-    if isinstance(out_dims, list):
-        out_dims = tuple(out_dims)
-    if isinstance(out_dims, tuple) and not isinstance(pieces[0], tuple) and len(out_dims) == 1:
-        out_dims = out_dims[0]
-    dims_out = broadcast_prefix(out_dims, pieces[0])
-    # broadcast_prefix counts None outputs as leaves; tree_flatten does not: drop theirs.
-    none_leaves = tree_flatten(pieces[0], none_is_leaf=True)[0]
-    dims_out = [d for d, leaf in zip(dims_out, none_leaves) if leaf is not None]
+    dims_out = _out_dims_per_leaf(out_dims, pieces[0], where)
     joined = []
     for k, d in enumerate(dims_out):
         parts = [leaves_k[k] for leaves_k in all_leaves]
