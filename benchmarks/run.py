@@ -152,10 +152,13 @@ def build_rows(cases: list, results: list[dict]) -> list[dict]:
     for case in cases:
         base = by_key.get((case.id, "numpy"), {}).get("median_s")
         torch_t = by_key.get((case.id, "torch.func"), {}).get("median_s")
+        jit_t = by_key.get((case.id, "jax.jit"), {}).get("median_s")
         if by_key.get((case.id, "numpy"), {}).get("status") != "ok":
             base = None
         if by_key.get((case.id, "torch.func"), {}).get("status") != "ok":
             torch_t = None
+        if by_key.get((case.id, "jax.jit"), {}).get("status") != "ok":
+            jit_t = None
         for peer in order:
             r = by_key.get((case.id, peer))
             if r is None:
@@ -172,6 +175,7 @@ def build_rows(cases: list, results: list[dict]) -> list[dict]:
                 row["per_unit_s"] = r["median_s"] / case.scale
                 row["vs_numpy"] = r["median_s"] / base if base else None
                 row["vs_torch_func"] = r["median_s"] / torch_t if torch_t else None
+                row["vs_jax_jit"] = r["median_s"] / jit_t if jit_t else None
             rows.append(row)
     return rows
 
@@ -185,6 +189,7 @@ def render(rows: list[dict], header: list[str], notes: list[str], legend: list[s
         "IQR",
         "x numpy",
         "x torch.func",
+        "x jax.jit",
         "max rel err",
         "status",
     ]
@@ -203,12 +208,13 @@ def render(rows: list[dict], header: list[str], notes: list[str], legend: list[s
                 f"{100 * iqr:.0f}%" if iqr is not None else "-",
                 fmt_ratio(r.get("vs_numpy")),
                 fmt_ratio(r.get("vs_torch_func")),
+                fmt_ratio(r.get("vs_jax_jit")),
                 f"{r['max_rel_err']:.1e}" if "max_rel_err" in r else "-",
                 r["status"],
             ]
         )
     widths = [max([len(c)] + [len(t[i]) for t in table]) for i, c in enumerate(cols)]
-    left = {0, 1, 8}
+    left = {0, 1, 9}
 
     def line(cells):
         return "  ".join(
@@ -355,11 +361,14 @@ def main(argv: list[str] | None = None) -> int:
             [f"{p} = {versions.get(p, 'n/a')}" for p in args.peers if p not in skipped]
             + [f"{p} skipped" for p in skipped]
         ),
-        "x numpy / x torch.func = this row's median time / that peer's (above 1: slower); "
+        "x numpy / x torch.func / x jax.jit = this row's median time / that peer's "
+        "(above 1: slower); "
         "max rel err = max|got - ref| / max|ref| vs the float64 hand-written reference, "
         f"FAIL above {cases_mod.DEFAULT_TOL:.0e}",
     ]
-    legend = [f"{p:<12} {peers_mod.DESCRIPTIONS[p]}" for p in args.peers if p not in skipped]
+    shown = [p for p in args.peers if p not in skipped]
+    width = max((len(p) for p in shown), default=0)
+    legend = [f"{p:<{width}}  {peers_mod.DESCRIPTIONS[p]}" for p in shown]
     print(render(rows, header, notes, legend))
     print(
         f"\n(references {ref_s:.1f} s; workers {wall:.1f} s)",

@@ -23,69 +23,10 @@ from ftransforms.backend import is_array
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
+from ftransforms.program import Program
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
 __all__ = ["Program", "jit", "make_program"]
-
-
-class Program:
-    """A recorded flat program: inputs, backend calls, outputs.  ``str()`` prints it."""
-
-    def __init__(
-        self,
-        interp: TraceInterpreter,
-        n_inputs: int,
-        out_refs: list,
-        out_consts,
-        out_spec,
-        in_avals: list,
-    ) -> None:
-        self.ops = interp.program
-        self.n_slots = interp.n_slots
-        self.n_inputs = n_inputs
-        self.out_refs = out_refs
-        self.out_consts = out_consts
-        self.out_spec = out_spec
-        self.in_avals = in_avals
-        self.value_dependent = interp.value_dependent
-        self.reason = interp.reason
-
-    def run(self, leaves: list) -> Any:
-        env: list = [None] * self.n_slots
-        env[: self.n_inputs] = leaves
-        for prim, xp, refs, consts, params, out in self.ops:
-            args = [c if r is None else env[r] for r, c in zip(refs, consts)]
-            result = prim.impl(xp, *args, **params)
-            if type(out) is tuple:
-                for r, v in zip(out, result):
-                    env[r] = v
-            else:
-                env[out] = result
-        outs = [c if r is None else env[r] for r, c in zip(self.out_refs, self.out_consts)]
-        outs = [numpy.asarray(o) if isinstance(o, numpy.generic) else o for o in outs]
-        return tree_unflatten(self.out_spec, outs)
-
-    def __len__(self) -> int:
-        return len(self.ops)
-
-    def __str__(self) -> str:
-        def aval(v):
-            return f"{v.dtype}{list(v.shape)}" if hasattr(v, "shape") else repr(v)
-
-        lines = ["{ lambda " + " ".join(f"%{i}:{s}" for i, s in enumerate(self.in_avals)) + " ."]
-        for prim, _xp, refs, consts, params, out in self.ops:
-            args = " ".join(
-                f"%{r}" if r is not None else f"<{aval(c)}>" for r, c in zip(refs, consts)
-            )
-            settings = "".join(f" {k}={v!r}" for k, v in params.items() if k not in ("rng",))
-            outs = " ".join(f"%{o}" for o in out) if type(out) is tuple else f"%{out}"
-            lines.append(f"    {outs} = {prim.name}[{settings.strip()}] {args}")
-        outs = ", ".join(
-            f"%{r}" if r is not None else f"<{aval(c)}>"
-            for r, c in zip(self.out_refs, self.out_consts)
-        )
-        lines.append(f"  in ( {outs} ) }}")
-        return "\n".join(lines)
 
 
 def _signature(leaves: list) -> tuple:
@@ -110,7 +51,7 @@ def _signature(leaves: list) -> tuple:
     return tuple(sig)
 
 
-def _trace(func: Callable, args: tuple, kwargs: dict) -> tuple[Program, Any]:
+def _trace(func: Callable, args: tuple, kwargs: dict, optimize: bool = True) -> tuple[Program, Any]:
     leaves, spec = tree_flatten(args)
     interp = TraceInterpreter(f"jit({getattr(func, '__name__', 'f')})")
     with pushed(interp):
@@ -132,27 +73,41 @@ def _trace(func: Callable, args: tuple, kwargs: dict) -> tuple[Program, Any]:
                 values.append(leaf)
     # Inputs that are not arrays are baked in: renumber array inputs to slots 0..n-1.
     in_avals = [f"{v.dtype}{list(v.shape)}" for v in leaves if is_array(v)]
-    program = Program(interp, n_inputs, refs, consts, out_spec, in_avals)
+    program = Program(
+        interp.program,
+        n_inputs,
+        refs,
+        consts,
+        out_spec,
+        in_avals,
+        value_dependent=interp.value_dependent,
+        reason=interp.reason,
+        optimize=optimize,
+    )
     values = [numpy.asarray(v) if isinstance(v, numpy.generic) else v for v in values]
     return program, tree_unflatten(out_spec, values)
 
 
-def make_program(func: Callable) -> Callable[..., Program]:
-    """``make_program(f)(*args)``: the recorded program of ``f`` at these arguments (like
-    ``jax.make_jaxpr``), for reading what a transformed function computes.
+def make_program(func: Callable, *, optimize: bool = True) -> Callable[..., Program]:
+    """``make_program(f)(*args)``: the program ``jit`` would replay for ``f`` at these
+    arguments (like ``jax.make_jaxpr``), for reading what a transformed function computes.
+    ``optimize=False`` shows every backend call as recorded, before dead and repeated
+    calls are removed; ``program.source`` is the generated Python.
 
     Example:
         >>> import numpy as np
         >>> from ftransforms import grad
-        >>> print(make_program(grad(lambda x: np.sin(x).sum()))(np.zeros(2)))  # doctest: +ELLIPSIS
+        >>> print(make_program(grad(lambda x: np.sin(x).sum()), optimize=False)(np.zeros(2)))
         { lambda %0:float64[2] .
             %1 = sin[] %0
-        ...
+            %2 = reduce_sum[axis=(0,) keepdims=False] %1
+            %3 = cos[] %0
+          in ( %3 ) }
     """
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Program:
-        return _trace(func, args, kwargs)[0]
+        return _trace(func, args, kwargs, optimize)[0]
 
     return wrapped
 

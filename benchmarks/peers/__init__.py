@@ -21,6 +21,7 @@ from typing import Any
 PEERS: dict[str, tuple[str, str]] = {
     "numpy": ("benchmarks.peers.numpy_peer", "NumpyPeer"),
     "ftransforms": ("benchmarks.peers.ftransforms_peer", "FtransformsPeer"),
+    "ftransforms.jit": ("benchmarks.peers.ftransforms_peer", "FtransformsJitPeer"),
     "loop": ("benchmarks.peers.ftransforms_peer", "LoopPeer"),
     "torch.func": ("benchmarks.peers.torch_peer", "TorchPeer"),
     "jax": ("benchmarks.peers.jax_peer", "JaxPeer"),
@@ -28,12 +29,19 @@ PEERS: dict[str, tuple[str, str]] = {
     "autograd": ("benchmarks.peers.autograd_peer", "AutogradPeer"),
 }
 
-ALIASES = {"torch": "torch.func", "jit": "jax.jit", "jax-jit": "jax.jit", "np": "numpy"}
+ALIASES = {
+    "ft.jit": "ftransforms.jit",
+    "torch": "torch.func",
+    "jit": "jax.jit",
+    "jax-jit": "jax.jit",
+    "np": "numpy",
+}
 
 #: What each peer row is, for the table's legend.
 DESCRIPTIONS = {
     "numpy": "hand-written vectorized NumPy (derivatives by hand): the x-numpy baseline",
     "ftransforms": "ftransforms transforms of plain-NumPy user code (vmap(grad), jacrev, ...)",
+    "ftransforms.jit": "the same under ftransforms.jit: recorded once, replayed as flat NumPy",
     "loop": "naive Python loop: ftransforms.grad/vjp/jvp per example, task or basis vector",
     "torch.func": "torch.func transforms on CPU tensors (the x-torch.func baseline)",
     "jax": "JAX transforms, eager (no jit)",

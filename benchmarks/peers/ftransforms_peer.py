@@ -69,23 +69,28 @@ class FtransformsPeer(Peer):
         leaves = out if isinstance(out, list) else [out]
         return [self.xp.asnumpy(v) if self.xp is not np else np.asarray(v) for v in leaves]
 
-    # each method returns a callable producing the canonical list of leaves
+    def _wrap(self, f):
+        """The transformed function as timed (``ftransforms.jit`` in the jit peer)."""
+        return f
+
+    # each method returns a callable producing the canonical list of leaves; arrays are
+    # arguments, never closed over, so that jit records them as inputs (as for jax.jit)
 
     def w1(self, case, inp):
         p = tuple(inp[k] for k in P3)
-        per_example = self.ft.vmap(self.ft.grad(mlp_loss), in_dims=(None, 0, 0))
+        per_example = self._wrap(self.ft.vmap(self.ft.grad(mlp_loss), in_dims=(None, 0, 0)))
         return lambda: list(per_example(p, inp["x"], inp["y"]))
 
     def w2(self, case, inp):
-        w, b, x = inp["w"], inp["b"], inp["x"]
         jac = {"jacrev": self.ft.jacrev, "jacfwd": self.ft.jacfwd}[case.mode]
-        j = jac(lambda v: np.tanh(w @ v + b))
-        return lambda: [j(x)]
+        j = self._wrap(jac(lambda v, w, b: np.tanh(w @ v + b)))
+        return lambda: [j(inp["x"], inp["w"], inp["b"])]
 
     def w3(self, case, inp):
-        a, x = inp["a"], inp["x"]
-        h = self.ft.hessian(lambda v: np.sum(np.tanh(a @ v) ** 2) + np.sum(v**2) ** 2)
-        return lambda: [h(x)]
+        h = self._wrap(
+            self.ft.hessian(lambda v, a: np.sum(np.tanh(a @ v) ** 2) + np.sum(v**2) ** 2)
+        )
+        return lambda: [h(inp["x"], inp["a"])]
 
     def _task_loss(self, lr):
         grad = self.ft.grad
@@ -104,7 +109,7 @@ class FtransformsPeer(Peer):
         def meta_loss(p, xs, ys, xq, yq):
             return np.mean(ft.vmap(task_loss, in_dims=(None, 0, 0, 0, 0))(p, xs, ys, xq, yq))
 
-        meta_grad = ft.grad(meta_loss)
+        meta_grad = self._wrap(ft.grad(meta_loss))
         return lambda: list(meta_grad(p, *data))
 
     def w5(self, case, inp):
@@ -112,8 +117,18 @@ class FtransformsPeer(Peer):
         chain = lambda v: w5_chain(fnp, v)
         g = ft.grad(lambda v: fnp.sum(w5_chain(fnp, v)))
         fn = {"none": chain, "grad": g, "vmap": ft.vmap(chain), "vmap_grad": ft.vmap(g)}
-        f = fn[case.mode]
+        f = self._wrap(fn[case.mode])
         return lambda: [f(x)]
+
+
+class FtransformsJitPeer(FtransformsPeer):
+    """The same transformed functions under ``ftransforms.jit``: recorded on the first
+    call (the ``first call`` column), replayed as straight-line NumPy afterwards."""
+
+    name = "ftransforms.jit"
+
+    def _wrap(self, f):
+        return self.ft.jit(f)
 
 
 class LoopPeer(FtransformsPeer):

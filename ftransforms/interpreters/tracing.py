@@ -16,9 +16,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from ftransforms.backend import namespace_of
 from ftransforms.core.stack import Interpreter
 from ftransforms.core.tracer import Tracer
+from ftransforms.program import Eqn
 
 
 class TraceTracer(Tracer):
@@ -88,8 +91,40 @@ class TraceInterpreter(Interpreter):
         consts = tuple(v if r is None else None for v, r in zip(vals, refs))
         if prim.multiple_results:
             outs = tuple(self.new_input(o) for o in out)
-            self.program.append((prim, xp, tuple(refs), consts, params, tuple(o.ref for o in outs)))
+            avals = tuple((o.shape, o.dtype) for o in out)
+            self.program.append(
+                Eqn(prim, xp, tuple(refs), consts, params, tuple(o.ref for o in outs), avals)
+            )
             return outs
+        same = _identity_operand(prim, vals, refs, out)
+        if same is not None:
+            return args[same]
         o = self.new_input(out)
-        self.program.append((prim, xp, tuple(refs), consts, params, o.ref))
+        aval = (out.shape, out.dtype)
+        self.program.append(Eqn(prim, xp, tuple(refs), consts, params, o.ref, aval))
         return o
+
+
+def _is_one(c: Any) -> bool:
+    if isinstance(c, (int, float)) and not isinstance(c, bool):
+        return c == 1
+    if isinstance(c, numpy.ndarray | numpy.generic) and c.dtype.kind in "iufc" and c.size:
+        return bool(numpy.all(c == 1))
+    return False
+
+
+def _identity_operand(prim: Any, vals: list, refs: list, out: Any) -> int | None:
+    """The index of the traced operand that ``out`` equals exactly, when the op multiplies
+    (or divides) it by a constant one: reverse mode's all-ones seeds make many of these.
+    Nothing is recorded for them."""
+    if prim.name not in ("multiply", "divide") or len(vals) != 2:
+        return None
+    for i, j in ((0, 1), (1, 0)):
+        if prim.name == "divide" and i == 1:
+            break
+        if refs[i] is None or refs[j] is not None or not _is_one(vals[j]):
+            continue
+        x = vals[i]
+        if getattr(x, "shape", None) == out.shape and getattr(x, "dtype", None) == out.dtype:
+            return i
+    return None

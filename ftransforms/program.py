@@ -1,0 +1,285 @@
+"""Recorded programs: the flat list of backend calls behind ``ftransforms.jit``.
+
+A :class:`Program` holds equations ``%out = prim[params] %in ...`` recorded by the tracing
+interpreter (``interpreters/tracing.py``).  Before it is replayed it is simplified —
+dead equations dropped, repeated ones shared, small scalar operands pre-broadcast — and
+turned into one straight-line Python function (``def program(a0, a1): a2 = sin(xp, a0)
+...``) whose only work is the backend calls, each intermediate freed after its last use.
+
+Example:
+    >>> import numpy as np
+    >>> from ftransforms import grad, make_program
+    >>> prog = make_program(grad(lambda x: np.sum(np.sin(x))))(np.zeros(3))
+    >>> print(prog)
+    { lambda %0:float64[3] .
+        %3 = cos[] %0
+      in ( %3 ) }
+"""
+
+from __future__ import annotations
+
+import keyword
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import numpy
+
+__all__ = ["Eqn", "Program"]
+
+#: Outputs up to this many elements get scalar operands pre-broadcast to full arrays:
+#: for small arrays NumPy spends more time converting a Python scalar than computing.
+_MATERIALIZE_MAX_SIZE = 4096
+
+
+class Eqn(NamedTuple):
+    """One backend call: ``out = prim.impl(xp, *args, **params)``.
+
+    ``refs[i]`` is the slot argument ``i`` is read from, or ``None`` when the argument is
+    the constant ``consts[i]``; ``out`` is a slot (or a tuple of slots for multiple
+    results); ``avals`` is the output's ``(shape, dtype)`` (a tuple of them likewise).
+    """
+
+    prim: Any
+    xp: Any
+    refs: tuple
+    consts: tuple
+    params: dict
+    out: Any
+    avals: Any
+
+
+def _out_slots(eqn: Eqn) -> tuple:
+    return eqn.out if type(eqn.out) is tuple else (eqn.out,)
+
+
+# -- passes -----------------------------------------------------------------------------
+
+
+def eliminate_dead(eqns: Sequence[Eqn], live: set) -> list[Eqn]:
+    """Drop the equations none of whose outputs reach ``live`` (the program's outputs)."""
+    live = set(live)
+    kept = []
+    for eqn in reversed(eqns):
+        if any(s in live for s in _out_slots(eqn)):
+            kept.append(eqn)
+            live.update(r for r in eqn.refs if r is not None)
+    kept.reverse()
+    return kept
+
+
+def _const_key(c: Any) -> Any:
+    if isinstance(c, (bool, int, float, complex, numpy.generic)):
+        return ("scalar", type(c), repr(c))  # repr: 0.0 and -0.0 stay apart
+    return ("object", id(c))
+
+
+def _params_key(params: dict) -> Any:
+    key = tuple((k, type(v), v) for k, v in sorted(params.items()))
+    hash(key)  # TypeError for unhashable settings (arrays): the caller skips the equation
+    return key
+
+
+def eliminate_common(eqns: Sequence[Eqn], outputs: list) -> tuple[list[Eqn], list]:
+    """Share equations that apply the same primitive, settings and arguments.
+
+    Returns the new equations and ``outputs`` with renamed slots.
+    """
+    rename: dict[int, int] = {}
+    seen: dict[Any, Any] = {}
+    kept = []
+    for eqn in eqns:
+        refs = tuple(None if r is None else rename.get(r, r) for r in eqn.refs)
+        eqn = eqn._replace(refs=refs)
+        try:
+            key = (
+                eqn.prim,
+                id(eqn.xp),
+                refs,
+                tuple(None if r is not None else _const_key(c) for r, c in zip(refs, eqn.consts)),
+                _params_key(eqn.params),
+            )
+        except TypeError:
+            kept.append(eqn)
+            continue
+        earlier = seen.get(key)
+        if earlier is None:
+            seen[key] = eqn.out
+            kept.append(eqn)
+        elif type(earlier) is tuple:
+            rename.update(zip(eqn.out, earlier))
+        else:
+            rename[eqn.out] = earlier
+    return kept, [None if r is None else rename.get(r, r) for r in outputs]
+
+
+def materialize_scalars(eqns: Sequence[Eqn], is_elementwise: Callable[[Any], bool]) -> list:
+    """Replace a Python/NumPy scalar operand of a small elementwise NumPy op by a full
+    array of the output's shape and dtype, built once.
+
+    Only where the result is provably the same: the output has the dtype of an array
+    operand (arithmetic, not comparisons), so NumPy would cast the scalar to it anyway.
+    """
+    out = []
+    for eqn in eqns:
+        shape, dtype = eqn.avals if type(eqn.out) is not tuple else (None, None)
+        if (
+            shape is None
+            or eqn.xp is not numpy
+            or not is_elementwise(eqn.prim)
+            or int(numpy.prod(shape)) > _MATERIALIZE_MAX_SIZE
+            or not any(
+                r is None
+                and isinstance(c, (int, float, complex, numpy.generic))
+                and not isinstance(c, bool)
+                for r, c in zip(eqn.refs, eqn.consts)
+            )
+        ):
+            out.append(eqn)
+            continue
+        consts = tuple(
+            numpy.full(shape, c, dtype=dtype)
+            if r is None
+            and isinstance(c, (int, float, complex, numpy.generic))
+            and not isinstance(c, bool)
+            and numpy.can_cast(numpy.min_scalar_type(c), dtype, "same_kind")
+            else c
+            for r, c in zip(eqn.refs, eqn.consts)
+        )
+        out.append(eqn._replace(consts=consts))
+    return out
+
+
+# -- code generation ----------------------------------------------------------------------
+
+
+def generate(eqns: Sequence[Eqn], n_inputs: int, outputs: list, out_consts: list) -> Callable:
+    """One Python function running ``eqns`` as straight-line code, each intermediate freed
+    (``del``) after its last use.  Returns ``fn(*inputs) -> list of outputs``."""
+    env: dict[str, Any] = {}
+    names: dict[int, str] = {}  # id(object) -> global name
+
+    def global_name(obj: Any, prefix: str) -> str:
+        name = names.get(id(obj))
+        if name is None:
+            name = names[id(obj)] = f"{prefix}{len(names)}"
+            env[name] = obj
+        return name
+
+    out_slots = {r for r in outputs if r is not None}
+    last_use: dict[int, int] = {}
+    for i, eqn in enumerate(eqns):
+        for r in eqn.refs:
+            if r is not None:
+                last_use[r] = i
+    lines = ["def program(" + ", ".join(f"a{i}" for i in range(n_inputs)) + "):"]
+    for i, eqn in enumerate(eqns):
+        args = [global_name(eqn.xp, "xp")]
+        for r, c in zip(eqn.refs, eqn.consts):
+            args.append(f"a{r}" if r is not None else global_name(c, "c"))
+        for k, v in eqn.params.items():
+            if k.isidentifier() and not keyword.iskeyword(k):
+                args.append(f"{k}={global_name(v, 'p')}")
+            else:
+                args.append(f"**{{{k!r}: {global_name(v, 'p')}}}")
+        slots = _out_slots(eqn)
+        target = ", ".join(f"a{s}" for s in slots) + ("," if type(eqn.out) is tuple else "")
+        lines.append(f"    {target} = {global_name(eqn.prim.impl, 'f')}({', '.join(args)})")
+        dead = [r for r in set(eqn.refs) if r is not None and last_use[r] == i]
+        dead += [s for s in slots if s not in last_use]  # results nobody reads
+        dead = [r for r in dead if r not in out_slots]
+        if dead:
+            lines.append("    del " + ", ".join(f"a{r}" for r in sorted(dead)))
+    rets = [f"a{r}" if r is not None else global_name(c, "c") for r, c in zip(outputs, out_consts)]
+    lines.append("    return [" + ", ".join(rets) + "]")
+    source = "\n".join(lines)
+    exec(compile(source, "<ftransforms.jit program>", "exec"), env)  # noqa: S102
+    fn = env["program"]
+    fn.source = source
+    return fn
+
+
+# -- the program --------------------------------------------------------------------------
+
+
+class Program:
+    """A recorded flat program: inputs, backend calls, outputs.  ``str()`` prints it.
+
+    ``optimize=False`` keeps the recording as it was made (for reading what the
+    transforms emitted); otherwise the passes above run and ``recorded`` still tells how
+    many calls were recorded.
+    """
+
+    def __init__(
+        self,
+        eqns: list[Eqn],
+        n_inputs: int,
+        out_refs: list,
+        out_consts: list,
+        out_spec: Any,
+        in_avals: list[str],
+        *,
+        value_dependent: bool = False,
+        reason: str = "",
+        optimize: bool = True,
+    ) -> None:
+        self.recorded = len(eqns)
+        if optimize:
+            from batching_rules.elementwise import elementwise  # noqa: PLC0415
+
+            eqns, out_refs = eliminate_common(eqns, list(out_refs))
+            eqns = eliminate_dead(eqns, {r for r in out_refs if r is not None})
+            eqns = materialize_scalars(eqns, lambda prim: prim.batch is elementwise)
+        self.eqns = eqns
+        self.n_inputs = n_inputs
+        self.out_refs = out_refs
+        self.out_consts = out_consts
+        self.out_spec = out_spec
+        self.in_avals = in_avals
+        self.value_dependent = value_dependent
+        self.reason = reason
+        self._fn: Callable | None = None
+
+    @property
+    def source(self) -> str:
+        """The generated Python source that :meth:`run` executes."""
+        return self._compiled().source
+
+    def _compiled(self) -> Callable:
+        if self._fn is None:
+            self._fn = generate(self.eqns, self.n_inputs, self.out_refs, self.out_consts)
+        return self._fn
+
+    def run(self, leaves: list) -> Any:
+        """Replay on the array leaves of a call with this program's signature."""
+        from ftransforms.pytree import tree_unflatten  # noqa: PLC0415
+
+        outs = self._compiled()(*leaves)
+        outs = [numpy.asarray(o) if isinstance(o, numpy.generic) else o for o in outs]
+        return tree_unflatten(self.out_spec, outs)
+
+    def __len__(self) -> int:
+        return len(self.eqns)
+
+    def __str__(self) -> str:
+        def aval(v: Any) -> str:
+            if hasattr(v, "shape") and getattr(v, "ndim", 0) > 0:
+                kind = f"{v.dtype}{list(v.shape)}"
+                if isinstance(v, numpy.ndarray) and v.size and (v == v.flat[0]).all():
+                    return f"{v.flat[0].item()!r}:{kind}"  # a pre-broadcast scalar
+                return kind
+            return repr(v.item() if isinstance(v, numpy.ndarray | numpy.generic) else v)
+
+        lines = ["{ lambda " + " ".join(f"%{i}:{s}" for i, s in enumerate(self.in_avals)) + " ."]
+        for eqn in self.eqns:
+            args = " ".join(
+                f"%{r}" if r is not None else f"<{aval(c)}>" for r, c in zip(eqn.refs, eqn.consts)
+            )
+            settings = " ".join(f"{k}={v!r}" for k, v in eqn.params.items() if k != "rng")
+            outs = " ".join(f"%{s}" for s in _out_slots(eqn))
+            lines.append(f"    {outs} = {eqn.prim.name}[{settings}] {args}")
+        outs = ", ".join(
+            f"%{r}" if r is not None else f"<{aval(c)}>"
+            for r, c in zip(self.out_refs, self.out_consts)
+        )
+        lines.append(f"  in ( {outs} ) }}")
+        return "\n".join(lines)
