@@ -26,7 +26,7 @@ from ftransforms.api import (
 )
 from ftransforms.core.primitive import Primitive, defop
 from ftransforms.custom import custom_jvp, custom_vjp
-from ftransforms.jit import jit, make_program
+from ftransforms.jit import jit, make_jaxpr, make_program
 from ftransforms.pytree import register_pytree_node, tree_map
 
 __version__ = "0.1.0"
@@ -45,6 +45,7 @@ __all__ = [
     "jit",
     "jvp",
     "linearize",
+    "make_jaxpr",
     "make_program",
     "nn",
     "numpy",

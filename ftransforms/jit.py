@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy
@@ -26,7 +26,7 @@ from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
 from ftransforms.program import Program
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
-__all__ = ["Program", "jit", "make_program"]
+__all__ = ["Program", "jit", "make_jaxpr", "make_program"]
 
 
 def _signature(leaves: list) -> tuple:
@@ -51,13 +51,16 @@ def _signature(leaves: list) -> tuple:
     return tuple(sig)
 
 
-def _trace(func: Callable, args: tuple, kwargs: dict, optimize: bool = True) -> tuple[Program, Any]:
-    leaves, spec = tree_flatten(args)
-    interp = TraceInterpreter(f"jit({getattr(func, '__name__', 'f')})")
+def _trace(
+    func: Callable, args: tuple, kwargs: dict, optimize: bool = True, name: str | None = None
+) -> tuple[Program, Any]:
+    leaves, spec = tree_flatten((args, kwargs))
+    interp = TraceInterpreter(f"jit({name or getattr(func, '__name__', 'f')})")
     with pushed(interp):
         wrapped = [interp.new_input(v) if is_array(v) else v for v in leaves]
         n_inputs = interp.n_slots
-        out = func(*tree_unflatten(spec, wrapped), **kwargs)
+        wrapped_args, wrapped_kwargs = tree_unflatten(spec, wrapped)
+        out = func(*wrapped_args, **wrapped_kwargs)
         out_leaves, out_spec = tree_flatten(out)
         refs, consts, values = [], [], []
         for leaf in out_leaves:
@@ -112,33 +115,72 @@ def make_program(func: Callable, *, optimize: bool = True) -> Callable[..., Prog
     return wrapped
 
 
-def jit(func: Callable, *, max_cached: int = 32) -> Callable:
+#: The name JAX users look for.
+make_jaxpr = make_program
+
+
+def jit(
+    func: Callable | None = None,
+    *,
+    static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Sequence[str] = (),
+    max_cached: int = 32,
+) -> Callable:
     """Compile ``func`` (usually a transformed function) into a replayed flat program.
 
     The first call for an input signature (tree structure, array types, shapes, dtypes,
-    and the values of non-array arguments) runs ``func`` eagerly while recording; later
-    calls with that signature replay the recording.  A trace that read a traced value
-    (Python control flow on data, boolean masks, random draws; see NOTE
-    [value-dependent traces]) is not replayed: that signature keeps running eagerly, with
-    a warning the first time.  Keyword arguments must be hashable and are part of the
-    signature.
+    and the values of static arguments) runs ``func`` eagerly while recording; later
+    calls with that signature replay the recording as generated straight-line NumPy/CuPy
+    code (see ``ftransforms/program.py``).  Arrays anywhere in the arguments, keyword
+    arguments included, are inputs; every other leaf (Python numbers, strings, ...) is
+    static — part of the signature, so a new value records again — as are the positional
+    arguments in ``static_argnums`` and the keyword arguments in ``static_argnames`` (as
+    in ``jax.jit``; they must be hashable).  At most ``max_cached`` signatures are kept.
+
+    A trace that read a traced value (Python control flow on data, boolean masks, random
+    draws; see NOTE [value-dependent traces]) is not replayed: that signature keeps
+    running eagerly, with a warning the first time.  Use it as ``jit(f)`` or ``@jit``.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import grad
+        >>> step = jit(grad(lambda w, x: np.sum((x @ w) ** 2)))
+        >>> step(np.ones(3), np.eye(3)).tolist()
+        [2.0, 2.0, 2.0]
     """
+    if func is None:
+        return functools.partial(
+            jit,
+            static_argnums=static_argnums,
+            static_argnames=static_argnames,
+            max_cached=max_cached,
+        )
+    if not callable(func):
+        raise TypeError(f"jit: expected a function, got {type(func).__name__}")
+    argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+    name = getattr(func, "__name__", "f")
     cache: OrderedDict = OrderedDict()
 
     @functools.wraps(func)
     def compiled(*args: Any, **kwargs: Any) -> Any:
-        leaves, spec = tree_flatten(args)
-        key = (spec, _signature(leaves), tuple(sorted(kwargs.items())))
+        static, dynamic, dyn_kwargs = _split_static(name, args, kwargs, argnums, argnames)
+        leaves, spec = tree_flatten((dynamic, dyn_kwargs))
+        key = (spec, _signature(leaves), static)
         program = cache.get(key)
         if program is None:
-            program, result = _trace(func, args, kwargs)
+
+            def call(*dyn_args: Any, **dyn_kw: Any) -> Any:
+                return func(*_merge_static(dyn_args, static), **dyn_kw, **dict(static[1]))
+
+            program, result = _trace(call, dynamic, dyn_kwargs, name=name)
             cache[key] = program
             if len(cache) > max_cached:
                 cache.popitem(last=False)
             if program.value_dependent:
                 warnings.warn(
-                    f"jit({getattr(func, '__name__', 'f')}): the trace depends on data "
-                    f"({program.reason}), so this input signature runs eagerly",
+                    f"jit({name}): the trace depends on data ({program.reason}), so this "
+                    f"input signature runs eagerly",
                     RuntimeWarning,
                     stacklevel=2,
                 )
@@ -149,3 +191,41 @@ def jit(func: Callable, *, max_cached: int = 32) -> Callable:
 
     compiled.cache = cache  # type: ignore[attr-defined]
     return compiled
+
+
+def _split_static(
+    name: str, args: tuple, kwargs: dict, argnums: tuple, argnames: tuple
+) -> tuple[tuple, tuple, dict]:
+    """``((static positional, static keyword), dynamic args, dynamic kwargs)``; the static
+    parts are hashable and key the cache.  Dynamic positions of static args hold ``None``."""
+    n = len(args)
+    positions = set()
+    for i in argnums:
+        j = i + n if i < 0 else i
+        if not 0 <= j < n:
+            raise ValueError(
+                f"jit({name}): static_argnums has {i}, but the call has {n} positional argument(s)"
+            )
+        positions.add(j)
+    static_pos = tuple((j, args[j]) for j in sorted(positions))
+    static_kw = tuple(sorted((k, v) for k, v in kwargs.items() if k in argnames))
+    for where, value in [(f"argument {j}", v) for j, v in static_pos] + [
+        (f"argument {k!r}", v) for k, v in static_kw
+    ]:
+        try:
+            hash(value)
+        except TypeError:
+            raise TypeError(
+                f"jit({name}): static {where} must be hashable, got "
+                f"{type(value).__name__}; pass arrays as ordinary (traced) arguments"
+            ) from None
+    dynamic = tuple(None if j in positions else a for j, a in enumerate(args))
+    dyn_kwargs = {k: v for k, v in kwargs.items() if k not in argnames}
+    return (static_pos, static_kw), dynamic, dyn_kwargs
+
+
+def _merge_static(dynamic: tuple, static: tuple) -> list:
+    merged = list(dynamic)
+    for j, value in static[0]:
+        merged[j] = value
+    return merged

@@ -189,7 +189,13 @@ def generate(eqns: Sequence[Eqn], n_inputs: int, outputs: list, out_consts: list
         dead = [r for r in dead if r not in out_slots]
         if dead:
             lines.append("    del " + ", ".join(f"a{r}" for r in sorted(dead)))
-    rets = [f"a{r}" if r is not None else global_name(c, "c") for r, c in zip(outputs, out_consts)]
+    # A constant output is copied on every call: a caller may update its result in place.
+    rets = [
+        f"a{r}"
+        if r is not None
+        else global_name(c, "c") + (".copy()" if hasattr(c, "shape") and c.ndim else "")
+        for r, c in zip(outputs, out_consts)
+    ]
     lines.append("    return [" + ", ".join(rets) + "]")
     source = "\n".join(lines)
     exec(compile(source, "<ftransforms.jit program>", "exec"), env)  # noqa: S102

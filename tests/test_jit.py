@@ -134,3 +134,55 @@ def test_random_draws_are_never_replayed():
         a = f(x)
     b = f(x)
     assert not np.array_equal(a, b)
+
+
+def test_static_argnums_and_argnames_key_the_cache_like_jax_jit():
+    power = ft.jit(lambda x, n: x**n, static_argnums=1)
+    x = np.arange(3.0)
+    np.testing.assert_array_equal(power(x, 2), x**2)
+    np.testing.assert_array_equal(power(x, 3), x**3)
+    np.testing.assert_array_equal(power(x, 2), x**2)
+    assert len(power.cache) == 2
+
+    @ft.jit(static_argnames="mode")
+    def shift(x, mode="one"):
+        return x + (1.0 if mode == "one" else 2.0)
+
+    np.testing.assert_array_equal(shift(x), x + 1)
+    np.testing.assert_array_equal(shift(x, mode="two"), x + 2)
+    assert len(shift.cache) == 2
+
+
+def test_keyword_array_arguments_are_inputs_not_constants():
+    f = ft.jit(lambda x, *, w: x @ w)
+    np.testing.assert_array_equal(f(np.ones(2), w=np.eye(2)), [1.0, 1.0])
+    np.testing.assert_array_equal(f(np.ones(2), w=2 * np.eye(2)), [2.0, 2.0])  # replayed
+    assert len(f.cache) == 1
+
+
+def test_bad_static_arguments_raise_clear_errors():
+    f = ft.jit(lambda x, n: x * n, static_argnums=1)
+    with pytest.raises(TypeError, match="static argument 1 must be hashable"):
+        f(np.ones(2), np.ones(2))
+    with pytest.raises(ValueError, match="static_argnums has 1"):
+        f(np.ones(2))
+    with pytest.raises(TypeError, match="expected a function"):
+        ft.jit(3)
+    assert current_stack() == ()
+
+
+def test_constant_outputs_are_fresh_arrays_on_every_replay():
+    # grad of a function that ignores x: the zero gradient is a recorded constant; a
+    # caller updating one result in place must not change the next one.
+    f = ft.jit(ft.grad(lambda x, y: np.sum(y * 2.0)))
+    first = f(np.ones(2), np.ones(2))
+    second = f(np.ones(2), np.ones(2))
+    second += 1.0
+    np.testing.assert_array_equal(f(np.ones(2), np.ones(2)), [0.0, 0.0])
+    np.testing.assert_array_equal(first, [0.0, 0.0])
+
+
+def test_make_jaxpr_is_make_program():
+    assert ft.make_jaxpr is ft.make_program
+    text = str(ft.make_jaxpr(lambda x, *, w: x @ w)(np.ones(2), w=np.eye(2)))
+    assert "%1:float64[2, 2]" in text and "matmul" in text

@@ -91,6 +91,17 @@ class Primitive:
 
     def bind(self, *args: Any, **params: Any) -> Any:
         """Apply the primitive: evaluate, or dispatch to the top interpreter among ``args``."""
+        # Fast path: one or two NumPy arrays/scalars, no settings (most eager calls).
+        # Arities are spelled out: CPython calls a Python function much faster with
+        # positional arguments than through ``*args, **params`` unpacking.
+        n = len(args)
+        if not params:
+            if n == 1:
+                if type(args[0]) in _PLAIN_TYPES:
+                    return self.impl(numpy, args[0])
+            elif n == 2:
+                if type(args[0]) in _PLAIN_TYPES and type(args[1]) in _PLAIN_TYPES:
+                    return self.impl(numpy, args[0], args[1])
         top = None
         plain = True  # only numpy arrays and Python/NumPy scalars so far
         for a in args:
