@@ -151,6 +151,39 @@ def materialize_scalars(eqns: Sequence[Eqn], is_elementwise: Callable[[Any], boo
 
 # -- code generation ----------------------------------------------------------------------
 
+_FORWARDS: dict[Any, str | None] = {}
+
+
+def forwarded_name(impl: Callable) -> str | None:
+    """``"sin"`` when ``impl`` is exactly ``lambda xp, x: xp.sin(x)`` (any arity, no
+    defaults, no closure), else ``None``: the program then calls ``xp.sin`` directly.
+
+    The test is the bytecode itself, compared with that of a freshly compiled lambda of the
+    same shape, so an implementation that does anything more is never mistaken for one.
+    """
+    code = getattr(impl, "__code__", None)
+    if code is None:
+        return None
+    if code in _FORWARDS:
+        return _FORWARDS[code]
+    name = None
+    n = code.co_argcount
+    if (
+        len(code.co_names) == 1
+        and n >= 2
+        and not code.co_freevars
+        and not getattr(impl, "__defaults__", None)
+        and not getattr(impl, "__kwdefaults__", None)
+        and not code.co_kwonlyargcount
+        and code.co_varnames[0] == "xp"
+    ):
+        params = code.co_varnames[:n]
+        ref = f"lambda {', '.join(params)}: xp.{code.co_names[0]}({', '.join(params[1:])})"
+        if eval(ref).__code__.co_code == code.co_code:  # noqa: S307 - our own literal text
+            name = code.co_names[0]
+    _FORWARDS[code] = name
+    return name
+
 
 def generate(eqns: Sequence[Eqn], n_inputs: int, outputs: list, out_consts: list) -> Callable:
     """One Python function running ``eqns`` as straight-line code, each intermediate freed
@@ -173,7 +206,9 @@ def generate(eqns: Sequence[Eqn], n_inputs: int, outputs: list, out_consts: list
                 last_use[r] = i
     lines = ["def program(" + ", ".join(f"a{i}" for i in range(n_inputs)) + "):"]
     for i, eqn in enumerate(eqns):
-        args = [global_name(eqn.xp, "xp")]
+        direct = None if eqn.params else forwarded_name(eqn.prim.impl)
+        fn = getattr(eqn.xp, direct, None) if direct else None
+        args = [] if fn is not None else [global_name(eqn.xp, "xp")]
         for r, c in zip(eqn.refs, eqn.consts):
             args.append(f"a{r}" if r is not None else global_name(c, "c"))
         for k, v in eqn.params.items():
@@ -183,7 +218,8 @@ def generate(eqns: Sequence[Eqn], n_inputs: int, outputs: list, out_consts: list
                 args.append(f"**{{{k!r}: {global_name(v, 'p')}}}")
         slots = _out_slots(eqn)
         target = ", ".join(f"a{s}" for s in slots) + ("," if type(eqn.out) is tuple else "")
-        lines.append(f"    {target} = {global_name(eqn.prim.impl, 'f')}({', '.join(args)})")
+        callee = global_name(fn, "u") if fn is not None else global_name(eqn.prim.impl, "f")
+        lines.append(f"    {target} = {callee}({', '.join(args)})")
         dead = [r for r in set(eqn.refs) if r is not None and last_use[r] == i]
         dead += [s for s in slots if s not in last_use]  # results nobody reads
         dead = [r for r in dead if r not in out_slots]

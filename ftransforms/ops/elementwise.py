@@ -172,18 +172,41 @@ subtract_p = defop(
     ),
     batch=elementwise,
 )
+
+
+def _multiply_jvp(tangents, out, x, y):
+    x_dot, y_dot = tangents
+    # A square: one product, doubled (the same numbers as the sum of both terms).
+    if x is y and x_dot is y_dot and x_dot is not None:
+        t = x_dot * y
+        return t + t
+    terms = []
+    if x_dot is not None:
+        terms.append(like_output(x_dot * y, out))
+    if y_dot is not None:
+        terms.append(like_output(x * y_dot, out))
+    if not terms:
+        return None
+    return terms[0] if len(terms) == 1 else terms[0] + terms[1]
+
+
+def _multiply_vjp(g, out, x, y, wanted):
+    if x is y and wanted[0] and wanted[1]:  # a square: both inputs are one value
+        t = g * y
+        return unbroadcast(t + t, x), None
+    return (
+        unbroadcast(g * y, x) if wanted[0] else None,
+        unbroadcast(x * g, y) if wanted[1] else None,
+    )
+
+
 multiply_p = defop(
     "multiply",
     lambda xp, x, y: xp.multiply(x, y),
-    jvp=(
-        lambda x_dot, out, x, y: like_output(x_dot * y, out),
-        lambda y_dot, out, x, y: like_output(x * y_dot, out),
-    ),
-    vjp=(
-        lambda g, out, x, y: unbroadcast(g * y, x),
-        lambda g, out, x, y: unbroadcast(x * g, y),
-    ),
+    jvp=_multiply_jvp,
+    vjp=_multiply_vjp,
     batch=elementwise,
+    doc="``x * y``; ``x * x`` differentiates with one product (``2 x dx``), not two.",
 )
 divide_p = defop(
     "divide",
