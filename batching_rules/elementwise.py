@@ -13,6 +13,8 @@ def elementwise(prim, args, bdims, axis_size, **params):
     right-aligned, the op runs on the values as they are.  Otherwise batched inputs get their
     batch axis moved to the front and size-1 axes inserted to the output rank.
     """
+    if len(args) == 1:  # unary: the op maps over the batch axis wherever it is
+        return prim.bind(args[0], **params), bdims[0]
     ranks = [logical_rank(a, d) for a, d in zip(args, bdims)]
     out_rank = max(ranks)
     common = None

@@ -44,6 +44,22 @@ def test_readme_tour_runs_and_matches_loops():
     assert per_example[0].dtype == np.float32
 
 
+def test_readme_jit_example_runs_after_the_tour(capsys):
+    readme = (ROOT / "README.md").read_text()
+    blocks = [
+        re.search(r"```python\n(.*?)```", readme.split(heading, 1)[1], re.S).group(1)
+        for heading in ("## A tour", "### `jit`")
+    ]
+    env: dict = {}
+    for code in blocks:
+        exec(compile(code, "README.md", "exec"), env)
+    assert "matmul" in capsys.readouterr().out  # the printed program
+    replayed = env["step"](env["params"], env["x"], env["y"])
+    assert len(env["step"].cache) == 1
+    for got, want in zip(replayed, env["per_example"]):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
 def test_readme_test_command_is_what_ci_runs():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()

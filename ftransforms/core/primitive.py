@@ -158,6 +158,9 @@ class Primitive:
         rules = self.vjp_rules
         if callable(rules):
             return rules(y_bar, y, *args, wanted=wanted, **params)
+        if not params and len(args) == 1:  # unary ops, without star-unpacking
+            rule = rules[0]
+            return (rule(y_bar, y, args[0]) if wanted[0] and rule is not None else None,)
         return tuple(
             rule(y_bar, y, *args, **params) if want and rule is not None else None
             for rule, want in zip(rules, wanted)

@@ -31,6 +31,10 @@ class BatchTracer(Tracer):
         return s[: self.bdim] + s[self.bdim + 1 :]
 
     @property
+    def ndim(self) -> int:
+        return self.val.ndim - 1
+
+    @property
     def dtype(self) -> Any:
         return self.val.dtype
 

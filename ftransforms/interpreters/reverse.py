@@ -89,8 +89,11 @@ class ReverseInterpreter(Interpreter):
             else:
                 vals.append(a)
                 parents.append(None)
-        out = prim.bind(*vals, **params)
-        if not recorded or prim.is_nondiff(params):
+        if params or len(vals) != 2:
+            out = prim.bind(*vals, **params)
+        else:  # the common binary case, without star-unpacking (see Primitive.bind)
+            out = prim.bind(vals[0], vals[1])
+        if not recorded or prim.nondiff or prim.is_nondiff(params):
             return out
         if prim.multiple_results:
             ids = tuple(range(self.next_id + 1, self.next_id + 1 + len(out)))
