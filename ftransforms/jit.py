@@ -34,11 +34,6 @@ def _signature(leaves: list) -> tuple:
     for leaf in leaves:
         if is_array(leaf):
             sig.append((type(leaf), leaf.shape, leaf.dtype.str))
-        elif isinstance(leaf, Tracer):
-            raise TypeError(
-                "jit: got a tracer of an enclosing transform; put jit outermost, e.g. "
-                "jit(vmap(grad(f))), not vmap(jit(...))"
-            )
         else:
             try:
                 hash(leaf)
@@ -138,8 +133,11 @@ def jit(
     in ``jax.jit``; they must be hashable).  At most ``max_cached`` signatures are kept.
 
     A trace that read a traced value (Python control flow on data, boolean masks, random
-    draws; see NOTE [value-dependent traces]) is not replayed: that signature keeps
-    running eagerly, with a warning the first time.  Use it as ``jit(f)`` or ``@jit``.
+    draws, a closure over an enclosing transform's value; see NOTE [value-dependent
+    traces]) is not replayed: that signature keeps running eagerly, with a warning the
+    first time.  Inside another transform (``grad(jit(f))``, ``vmap(jit(f))``) ``jit`` is
+    transparent: ``f`` runs under that transform, so put ``jit`` outermost for speed.  Use
+    it as ``jit(f)`` or ``@jit``.
 
     Example:
         >>> import numpy as np
@@ -166,6 +164,10 @@ def jit(
     def compiled(*args: Any, **kwargs: Any) -> Any:
         static, dynamic, dyn_kwargs = _split_static(name, args, kwargs, argnums, argnames)
         leaves, spec = tree_flatten((dynamic, dyn_kwargs))
+        if any(isinstance(leaf, Tracer) for leaf in leaves):
+            # Under an enclosing transform (grad(jit(f)), vmap(jit(f)), jit(jit(f))), jit
+            # is transparent: f runs under that transform, which sees every operation.
+            return func(*args, **kwargs)
         key = (spec, _signature(leaves), static)
         program = cache.get(key)
         if program is None:

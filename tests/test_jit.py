@@ -186,3 +186,28 @@ def test_make_jaxpr_is_make_program():
     assert ft.make_jaxpr is ft.make_program
     text = str(ft.make_jaxpr(lambda x, *, w: x @ w)(np.ones(2), w=np.eye(2)))
     assert "%1:float64[2, 2]" in text and "matmul" in text
+
+
+def test_jit_inside_other_transforms_is_transparent_like_jax():
+    f = ft.jit(lambda x: np.sum(np.sin(x)))
+    x = np.arange(3.0)
+    np.testing.assert_allclose(ft.grad(f)(x), np.cos(x))
+    np.testing.assert_allclose(ft.vmap(f)(np.stack([x, 2 * x])), np.sin([x, 2 * x]).sum(1))
+    np.testing.assert_allclose(ft.jit(ft.grad(f))(x), np.cos(x))  # jit of a jit
+    np.testing.assert_allclose(ft.jit(ft.grad(f))(2 * x), np.cos(2 * x))  # replayed
+    assert current_stack() == ()
+
+
+def test_a_closure_over_an_enclosing_transforms_value_is_never_replayed():
+    holder = []
+    inner = ft.jit(lambda y: y * holder[0])
+
+    def outer(w):
+        holder[:] = [w]
+        return np.sum(inner(np.arange(3.0)))
+
+    with pytest.warns(RuntimeWarning, match="enclosing transform"):
+        np.testing.assert_allclose(ft.grad(outer)(np.ones(3)), np.arange(3.0))
+    # A second call would replay a stale tracer if the recording were kept.
+    np.testing.assert_allclose(ft.grad(outer)(np.full(3, 5.0)), np.arange(3.0))
+    assert current_stack() == ()

@@ -9,7 +9,9 @@ NOTE [value-dependent traces]: a program is only valid for inputs that take the 
 Python paths.  Any read of a traced value (``bool()``, ``int()``, a boolean mask, a rule
 that peeks at the data such as ``x.at[i].set``'s duplicate check, a random draw) marks the
 trace as value-dependent, and ``jit`` then runs that input signature eagerly instead of
-replaying.
+replaying.  So does an operation on a tracer of an enclosing transform that the jitted
+function closes over (``grad(lambda w: jit(lambda x: x * w)(x0))``): that value changes
+from call to call without being an input.
 """
 
 from __future__ import annotations
@@ -86,6 +88,11 @@ class TraceInterpreter(Interpreter):
                 refs.append(None)
         if prim.effectful:
             self.note_value_read(f"the random primitive {prim.name!r}")
+        if any(r is None and isinstance(v, Tracer) for v, r in zip(vals, refs)):
+            self.note_value_read(
+                f"{prim.name} uses a value of an enclosing transform (a closure over a "
+                f"traced value), which a replay would not see"
+            )
         xp = namespace_of(*vals)
         out = prim.impl(xp, *vals, **params)
         consts = tuple(v if r is None else None for v, r in zip(vals, refs))
