@@ -26,16 +26,41 @@ def matmul(prim, args, bdims, axis_size, **params):
     da, db = bdims
     ra, rb = logical_rank(a, da), logical_rank(b, db)
     if db is None and rb == 2:
+        # A batch of vectors times a matrix is already a matrix product: (B, n) @ (n, m).
         return _fold_rows(prim, move_bdim_to_front(a, da), b, params), 0
     if da is None and ra == 2:
+        if rb == 1:  # A v for a batch of vectors v: (B, m) @ A^T
+            return prim.bind(move_bdim_to_front(b, db), fnp.swapaxes(a, -1, -2), **params), 0
         b_t = fnp.swapaxes(move_bdim_to_front(b, db), -1, -2)
         return fnp.swapaxes(_fold_rows(prim, b_t, fnp.swapaxes(a, -1, -2), params), -1, -2), 0
+    if ra == 1 or rb == 1:
+        return _with_vectors_as_matrices(prim, a, b, da, db, axis_size, params)
     rank = max(ra, rb)
     if da is not None:
         a = pad_rank_after_front(move_bdim_to_front(a, da), rank)
     if db is not None:
         b = pad_rank_after_front(move_bdim_to_front(b, db), rank)
     return prim.bind(a, b, **params), 0
+
+
+def _with_vectors_as_matrices(prim, a, b, da, db, axis_size, params):
+    """The remaining vector cases (a batched vector with a batched or stacked operand):
+    a vector becomes a one-row (``a``) or one-column (``b``) matrix, and that axis is
+    dropped from the product again."""
+    ra, rb = logical_rank(a, da), logical_rank(b, db)
+    if ra == 1:
+        a = move_bdim_to_front(a, da)
+        a = fnp.expand_dims(a, -2 if da is None else 1)  # (n,) -> (1, n); (B, n) -> (B, 1, n)
+        da = None if da is None else 0
+    if rb == 1:
+        b = fnp.expand_dims(move_bdim_to_front(b, db), -1)  # (m,) -> (m, 1); (B, m) -> (B, m, 1)
+        db = None if db is None else 0
+    out, out_bdim = matmul(prim, (a, b), (da, db), axis_size, **params)
+    if ra == 1:  # out is batched at 0 with a logical rank >= 2 here
+        out = fnp.squeeze(out, axis=-2)
+    if rb == 1:
+        out = fnp.squeeze(out, axis=-1)
+    return out, out_bdim
 
 
 def _fold_rows(prim, a, b, params):

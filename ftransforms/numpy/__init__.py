@@ -775,17 +775,7 @@ def matmul(a: Any, b: Any) -> Any:
     ra, rb = ndim(a), ndim(b)
     if ra == 0 or rb == 0:
         raise ValueError("matmul: input operand does not have enough dimensions")
-    if ra >= 2 and rb >= 2:
-        return _la.matmul_p.bind(a, b)
-    a2 = reshape(a, (1,) + shape(a)) if ra == 1 else a
-    b2 = reshape(b, shape(b) + (1,)) if rb == 1 else b
-    out = _la.matmul_p.bind(a2, b2)
-    s = shape(out)
-    if ra == 1 and rb == 1:
-        return reshape(out, ())
-    if ra == 1:
-        return reshape(out, s[:-2] + s[-1:])
-    return reshape(out, s[:-1])
+    return _la.matmul_p.bind(a, b)
 
 
 def dot(a: Any, b: Any) -> Any:

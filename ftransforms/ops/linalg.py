@@ -1,5 +1,5 @@
-"""Linear-algebra primitives: ``matmul`` (operands of rank >= 2; ``ftransforms.numpy``
-handles vectors), ``einsum`` (explicit subscripts with ``->``, no ellipsis: the
+"""Linear-algebra primitives: ``matmul`` (NumPy's semantics: vectors and broadcasting
+stacks of matrices), ``einsum`` (explicit subscripts with ``->``, no ellipsis: the
 ``fnp.einsum`` front end expands them), and the ``numpy.linalg`` matrix functions (``inv``,
 ``solve``, ``det``, ``slogdet``, ``cholesky``, ``eigh``, ``svd``, ``qr``, ``pinv``) over
 stacks of matrices; ``ftransforms.numpy.linalg`` builds the rest from these."""
@@ -20,9 +20,36 @@ def _matmul_impl(xp, a, b):
     # A contraction of length 1 is an outer product: NumPy's stacked matmul does it
     # element by element, a broadcast multiply is many times faster (per-sample weight
     # gradients hit this case).
-    if a.shape[-1] == 1 and b.shape[-2] == 1:
+    if a.ndim >= 2 and b.ndim >= 2 and a.shape[-1] == 1 and b.shape[-2] == 1:
         return xp.multiply(a, b)
     return xp.matmul(a, b)
+
+
+def _as_column(v):
+    """A vector ``(..., n)`` as ``(..., n, 1)``: a vector's outer-product partner."""
+    return fnp.reshape(v, fnp.shape(v) + (1,))
+
+
+def _matmul_vjp_a(g, y, a, b):
+    if fnp.ndim(a) == 1 and fnp.ndim(b) == 1:  # a dot product: y and g are scalars
+        return g * b
+    if fnp.ndim(b) == 1:  # (..., n, m) @ (m,): a_bar = g b^T
+        return unbroadcast(_as_column(g) * b, a)
+    b_t = fnp.swapaxes(b, -1, -2)
+    if fnp.ndim(a) == 1 and fnp.ndim(g) > 1:  # (n,) @ (..., n, m): g is a stack of rows
+        return unbroadcast(fnp.squeeze(matmul_p.bind(fnp.expand_dims(g, -2), b_t), -2), a)
+    return unbroadcast(matmul_p.bind(g, b_t), a)
+
+
+def _matmul_vjp_b(g, y, a, b):
+    if fnp.ndim(a) == 1 and fnp.ndim(b) == 1:
+        return a * g
+    if fnp.ndim(a) == 1:  # (n,) @ (..., n, m): b_bar = a g^T
+        return unbroadcast(_as_column(a) * fnp.expand_dims(g, -2), b)
+    a_t = fnp.swapaxes(a, -1, -2)
+    if fnp.ndim(b) == 1 and fnp.ndim(g) > 1:  # (..., n, m) @ (m,): g is a stack of columns
+        return unbroadcast(fnp.squeeze(matmul_p.bind(a_t, _as_column(g)), -1), b)
+    return unbroadcast(matmul_p.bind(a_t, g), b)
 
 
 matmul_p = defop(
@@ -32,11 +59,9 @@ matmul_p = defop(
         lambda a_dot, y, a, b: matmul_p.bind(a_dot, b),
         lambda b_dot, y, a, b: matmul_p.bind(a, b_dot),
     ),
-    vjp=(
-        lambda g, y, a, b: unbroadcast(matmul_p.bind(g, fnp.swapaxes(b, -1, -2)), a),
-        lambda g, y, a, b: unbroadcast(matmul_p.bind(fnp.swapaxes(a, -1, -2), g), b),
-    ),
+    vjp=(_matmul_vjp_a, _matmul_vjp_b),
     batch=rules.matmul,
+    doc="``numpy.matmul``: vectors (rank 1) and stacks of matrices, broadcasting.",
 )
 
 
