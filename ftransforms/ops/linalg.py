@@ -121,9 +121,28 @@ def _einsum_vjp(g, y, *operands, subscripts, optimize, wanted):
     )
 
 
+#: Contraction paths found by ``numpy.einsum_path``, by (subscripts, shapes, strategy):
+#: ``optimize=True`` would otherwise search again on every call (tens of microseconds).
+_EINSUM_PATHS: dict = {}
+
+
+def _einsum_impl(xp, *operands, subscripts, optimize):
+    if xp is numpy and len(operands) > 1 and optimize in (True, "greedy", "optimal"):
+        key = (subscripts, tuple(op.shape for op in operands), optimize)
+        path = _EINSUM_PATHS.get(key)
+        if path is None:
+            if len(_EINSUM_PATHS) >= 1024:
+                _EINSUM_PATHS.clear()
+            path = _EINSUM_PATHS[key] = numpy.einsum_path(subscripts, *operands, optimize=optimize)[
+                0
+            ]
+        return xp.einsum(subscripts, *operands, optimize=path)
+    return xp.einsum(subscripts, *operands, optimize=optimize)
+
+
 einsum_p = defop(
     "einsum",
-    lambda xp, *operands, subscripts, optimize: xp.einsum(subscripts, *operands, optimize=optimize),
+    _einsum_impl,
     jvp=_einsum_jvp,
     vjp=_einsum_vjp,
     batch=rules.einsum,
