@@ -23,7 +23,7 @@ from ftransforms.backend import is_array
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
-from ftransforms.program import Program
+from ftransforms.program import Program, freeze
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
 __all__ = ["Program", "jit", "make_jaxpr", "make_program"]
@@ -36,13 +36,13 @@ def _signature(leaves: list) -> tuple:
             sig.append((type(leaf), leaf.shape, leaf.dtype.str))
         else:
             try:
-                hash(leaf)
+                freeze(leaf)
             except TypeError:
                 raise TypeError(
                     f"jit: argument leaves must be arrays or hashable Python values, got "
                     f"{type(leaf).__name__}"
                 ) from None
-            sig.append(("static", type(leaf), leaf))
+            sig.append(("static", freeze(leaf)))
     return tuple(sig)
 
 
@@ -62,7 +62,9 @@ def _trace(
             if type(leaf) is TraceTracer and leaf._interp is interp:
                 refs.append(leaf.ref)
                 consts.append(None)
-                values.append(leaf.val)
+                # An input returned as it is (``x * 1`` is not recorded): a new array, as
+                # eagerly and as on replay, so that updating the result leaves the input be.
+                values.append(leaf.val.copy() if leaf.ref < n_inputs else leaf.val)
             else:
                 if isinstance(leaf, Tracer):
                     raise TypeError(f"jit: the function returned a foreign tracer {leaf!r}")
@@ -168,7 +170,7 @@ def jit(
             # Under an enclosing transform (grad(jit(f)), vmap(jit(f)), jit(jit(f))), jit
             # is transparent: f runs under that transform, which sees every operation.
             return func(*args, **kwargs)
-        key = (spec, _signature(leaves), static)
+        key = (spec, _signature(leaves), freeze(static))
         program = cache.get(key)
         if program is None:
 
@@ -215,7 +217,7 @@ def _split_static(
         (f"argument {k!r}", v) for k, v in static_kw
     ]:
         try:
-            hash(value)
+            freeze(value)
         except TypeError:
             raise TypeError(
                 f"jit({name}): static {where} must be hashable, got "

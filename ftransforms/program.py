@@ -67,16 +67,27 @@ def eliminate_dead(eqns: Sequence[Eqn], live: set) -> list[Eqn]:
     return kept
 
 
+def freeze(value: Any) -> Any:
+    """A hashable key that equals another only for the same value *and type*: ``1``,
+    ``1.0`` and ``True`` differ, and so do ``0.0`` and ``-0.0`` (``==`` merges them).
+    Raises ``TypeError`` for unhashable values (arrays)."""
+    if isinstance(value, (float, complex, numpy.inexact)):
+        return (type(value), repr(value))
+    if isinstance(value, (tuple, list)):
+        return (type(value), tuple(freeze(v) for v in value))
+    hash(value)
+    return (type(value), value)
+
+
 def _const_key(c: Any) -> Any:
     if isinstance(c, (bool, int, float, complex, numpy.generic)):
-        return ("scalar", type(c), repr(c))  # repr: 0.0 and -0.0 stay apart
+        return ("scalar", freeze(c))
     return ("object", id(c))
 
 
 def _params_key(params: dict) -> Any:
-    key = tuple((k, type(v), v) for k, v in sorted(params.items()))
-    hash(key)  # TypeError for unhashable settings (arrays): the caller skips the equation
-    return key
+    # TypeError for unhashable settings (arrays): the caller skips the equation
+    return tuple((k, freeze(v)) for k, v in sorted(params.items()))
 
 
 def eliminate_common(eqns: Sequence[Eqn], outputs: list) -> tuple[list[Eqn], list]:
@@ -112,12 +123,20 @@ def eliminate_common(eqns: Sequence[Eqn], outputs: list) -> tuple[list[Eqn], lis
     return kept, [None if r is None else rename.get(r, r) for r in outputs]
 
 
-def materialize_scalars(eqns: Sequence[Eqn], is_elementwise: Callable[[Any], bool]) -> list:
-    """Replace a Python/NumPy scalar operand of a small elementwise NumPy op by a full
-    array of the output's shape and dtype, built once.
+#: The arithmetic ufuncs whose scalar operand :func:`materialize_scalars` may pre-broadcast:
+#: NumPy casts a weak scalar to the array's dtype for these and computes the same thing
+#: with an array operand.  Not ``power`` (NumPy squares / takes square roots for a scalar
+#: exponent of 2 / 0.5 only), not comparisons, not special functions with integer orders.
+MATERIALIZABLE = frozenset({"add", "subtract", "multiply", "divide", "maximum", "minimum"})
+
+
+def materialize_scalars(eqns: Sequence[Eqn]) -> list:
+    """Replace a Python/NumPy scalar operand of a small arithmetic NumPy op
+    (:data:`MATERIALIZABLE`) by an array of the output's shape and dtype, built once: for
+    small arrays NumPy spends longer converting a scalar than computing.
 
     Only where the result is provably the same: the output has the dtype of an array
-    operand (arithmetic, not comparisons), so NumPy would cast the scalar to it anyway.
+    operand, so NumPy would cast the scalar to it anyway.
     """
     out = []
     for eqn in eqns:
@@ -125,7 +144,8 @@ def materialize_scalars(eqns: Sequence[Eqn], is_elementwise: Callable[[Any], boo
         if (
             shape is None
             or eqn.xp is not numpy
-            or not is_elementwise(eqn.prim)
+            or eqn.prim.name not in MATERIALIZABLE
+            or eqn.params
             or int(numpy.prod(shape)) > _MATERIALIZE_MAX_SIZE
             or not any(
                 r is None
@@ -225,19 +245,29 @@ def generate(eqns: Sequence[Eqn], n_inputs: int, outputs: list, out_consts: list
         dead = [r for r in dead if r not in out_slots]
         if dead:
             lines.append("    del " + ", ".join(f"a{r}" for r in sorted(dead)))
-    # A constant output is copied on every call: a caller may update its result in place.
-    rets = [
-        f"a{r}"
-        if r is not None
-        else global_name(c, "c") + (".copy()" if hasattr(c, "shape") and c.ndim else "")
-        for r, c in zip(outputs, out_consts)
-    ]
+    # The caller may update a result in place, so every result is an array no one else
+    # holds: constants, inputs (``x * 1`` is recorded as ``x``) and a slot returned twice
+    # (two outputs that common-call elimination merged) are copied.
+    rets, returned = [], set()
+    for r, c in zip(outputs, out_consts):
+        if r is None:
+            rets.append(global_name(c, "c") + (".copy()" if _is_mutable(c) else ""))
+        else:
+            rets.append(f"a{r}.copy()" if r in returned or r < n_inputs else f"a{r}")
+            returned.add(r)
     lines.append("    return [" + ", ".join(rets) + "]")
     source = "\n".join(lines)
     exec(compile(source, "<ftransforms.jit program>", "exec"), env)  # noqa: S102
     fn = env["program"]
     fn.source = source
     return fn
+
+
+def _is_mutable(value: Any) -> bool:
+    """An array (NumPy or CuPy, 0-d included), not an immutable scalar."""
+    return (
+        hasattr(value, "shape") and hasattr(value, "copy") and not isinstance(value, numpy.generic)
+    )
 
 
 # -- the program --------------------------------------------------------------------------
@@ -266,15 +296,14 @@ class Program:
     ) -> None:
         self.recorded = len(eqns)
         if optimize:
-            from batching_rules.elementwise import elementwise  # noqa: PLC0415
-
             eqns, out_refs = eliminate_common(eqns, list(out_refs))
             eqns = eliminate_dead(eqns, {r for r in out_refs if r is not None})
-            eqns = materialize_scalars(eqns, lambda prim: prim.batch is elementwise)
+            eqns = materialize_scalars(eqns)
         self.eqns = eqns
         self.n_inputs = n_inputs
         self.out_refs = out_refs
-        self.out_consts = out_consts
+        # The recording's own copies: the traced call returned the originals to the caller.
+        self.out_consts = [c.copy() if _is_mutable(c) else c for c in out_consts]
         self.out_spec = out_spec
         self.in_avals = in_avals
         self.value_dependent = value_dependent
