@@ -608,7 +608,7 @@ def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> C
         else:
             seed = fnp.ones_like(value)
             wanted = [i for i in in_ids if i is not None]
-            it = iter(interp.backward({ids[0]: seed}, wanted))
+            it = iter(interp.backward({ids[0]: seed}, wanted, consume=True))
             grads = [next(it) if i is not None else None for i in in_ids]
         # A tracer the function stored (a logged loss) keeps its interpreter: drop the
         # tape here so that it does not keep every intermediate array too.

@@ -104,15 +104,17 @@ class ReverseInterpreter(Interpreter):
         self.tape.append(Node(prim, params, vals, parents, out, self.next_id))
         return ReverseTracer(self, out, self.next_id)
 
-    def backward(self, seeds: dict[int, Any], wanted: list[int]) -> list[Any]:
+    def backward(self, seeds: dict[int, Any], wanted: list[int], consume: bool = False) -> list:
         """Cotangents of the ids in ``wanted`` given output cotangents ``seeds``.
 
-        ``None`` in the result is a symbolic zero.
+        ``None`` in the result is a symbolic zero.  ``consume=True`` (``grad``: one
+        backward pass) pops each node once it is done, so the forward values it holds
+        are freed as the walk goes instead of all at the end.
         """
         cts: dict[int, Any] = {}
         for i, ct in seeds.items():
             cts[i] = ct if i not in cts else _add(cts[i], ct)
-        for node in reversed(self.tape):
+        for node in _drain(self.tape) if consume else reversed(self.tape):
             out_id = node.out_id
             if type(out_id) is tuple:
                 y_bar = tuple(cts.pop(i, None) for i in out_id)
@@ -148,3 +150,9 @@ class ReverseInterpreter(Interpreter):
             elif out_dot is not None:
                 tans[node.out_id] = out_dot
         return [tans.get(i) for i in wanted]
+
+
+def _drain(tape: list) -> Any:
+    """The tape's nodes, last first, each removed from the tape as it is handed out."""
+    while tape:
+        yield tape.pop()
