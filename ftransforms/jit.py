@@ -29,21 +29,28 @@ from ftransforms.pytree import tree_flatten, tree_unflatten
 __all__ = ["Program", "jit", "make_jaxpr", "make_program"]
 
 
-def _signature(leaves: list) -> tuple:
+def _signature(leaves: list) -> tuple[tuple, list, bool]:
+    """``(key, array leaves, any tracer)`` in one pass over the argument leaves: arrays are
+    keyed by type, shape and dtype; every other leaf is static, keyed by its value."""
     sig = []
+    arrays = []
+    traced = False
     for leaf in leaves:
-        if is_array(leaf):
-            sig.append((type(leaf), leaf.shape, leaf.dtype.str))
+        t = type(leaf)
+        if t is numpy.ndarray or is_array(leaf):
+            sig.append((t, leaf.shape, leaf.dtype))
+            arrays.append(leaf)
+        elif isinstance(leaf, Tracer):
+            traced = True
         else:
             try:
-                freeze(leaf)
+                sig.append(("static", freeze(leaf)))
             except TypeError:
                 raise TypeError(
                     f"jit: argument leaves must be arrays or hashable Python values, got "
-                    f"{type(leaf).__name__}"
+                    f"{t.__name__}"
                 ) from None
-            sig.append(("static", freeze(leaf)))
-    return tuple(sig)
+    return tuple(sig), arrays, traced
 
 
 def _trace(
@@ -162,15 +169,22 @@ def jit(
     name = getattr(func, "__name__", "f")
     cache: OrderedDict = OrderedDict()
 
+    no_static = ((), ())
+
     @functools.wraps(func)
     def compiled(*args: Any, **kwargs: Any) -> Any:
-        static, dynamic, dyn_kwargs = _split_static(name, args, kwargs, argnums, argnames)
+        if argnums or argnames:
+            static, dynamic, dyn_kwargs = _split_static(name, args, kwargs, argnums, argnames)
+            static_key = freeze(static)
+        else:
+            static, dynamic, dyn_kwargs, static_key = no_static, args, kwargs, no_static
         leaves, spec = tree_flatten((dynamic, dyn_kwargs))
-        if any(isinstance(leaf, Tracer) for leaf in leaves):
+        sig, arrays, traced = _signature(leaves)
+        if traced:
             # Under an enclosing transform (grad(jit(f)), vmap(jit(f)), jit(jit(f))), jit
             # is transparent: f runs under that transform, which sees every operation.
             return func(*args, **kwargs)
-        key = (spec, _signature(leaves), freeze(static))
+        key = (spec, sig, static_key)
         program = cache.get(key)
         if program is None:
 
@@ -191,7 +205,7 @@ def jit(
             return result
         if program.value_dependent:
             return func(*args, **kwargs)
-        return program.run([v for v in leaves if is_array(v)])
+        return program.run(arrays)
 
     compiled.cache = cache  # type: ignore[attr-defined]
     return compiled

@@ -24,6 +24,8 @@ from typing import Any, NamedTuple
 
 import numpy
 
+from ftransforms.pytree import tree_unflatten
+
 __all__ = ["Eqn", "Program"]
 
 #: Outputs up to this many elements get scalar operands pre-broadcast to full arrays:
@@ -322,10 +324,11 @@ class Program:
 
     def run(self, leaves: list) -> Any:
         """Replay on the array leaves of a call with this program's signature."""
-        from ftransforms.pytree import tree_unflatten  # noqa: PLC0415
-
-        outs = self._compiled()(*leaves)
-        outs = [numpy.asarray(o) if isinstance(o, numpy.generic) else o for o in outs]
+        fn = self._fn if self._fn is not None else self._compiled()
+        outs = fn(*leaves)
+        for i, o in enumerate(outs):
+            if isinstance(o, numpy.generic):  # 0-d results are arrays, as eagerly
+                outs[i] = numpy.asarray(o)
         return tree_unflatten(self.out_spec, outs)
 
     def __len__(self) -> int:

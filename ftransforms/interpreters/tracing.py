@@ -58,11 +58,13 @@ class TraceTracer(Tracer):
 class TraceInterpreter(Interpreter):
     """Evaluates and records every backend call made on traced values."""
 
-    __slots__ = ("program", "n_slots", "value_dependent", "reason")
+    __slots__ = ("program", "n_slots", "value_dependent", "reason", "chain")
 
     def __init__(self, name: str) -> None:
         super().__init__(name)
         self.program: list[tuple] = []
+        # slot of a transpose/reshape result -> (op, the chain's source tracer, axes)
+        self.chain: dict[int, tuple] = {}
         self.n_slots = 0
         self.value_dependent = False
         self.reason = ""
@@ -103,12 +105,30 @@ class TraceInterpreter(Interpreter):
                 Eqn(prim, xp, tuple(refs), consts, params, tuple(o.ref for o in outs), avals)
             )
             return outs
-        same = _identity_operand(prim, vals, refs, out)
+        same = _identity_operand(prim, vals, refs, out, params)
         if same is not None:
             return args[same]
+        if _constant_result(prim, vals, refs, params):
+            return out  # not recorded: a constant of this signature
+        chained = self.chain.get(refs[0]) if prim.name in ("transpose", "reshape") else None
+        if chained is not None and chained[0] != prim.name:
+            chained = None  # a transpose of a reshape (or the reverse): no folding
+        if chained is not None:
+            # transpose(transpose(x)) / reshape(reshape(x)): one op from x, or x itself
+            inner, inner_axes = chained[1], chained[2]
+            if out.shape == inner.val.shape and (
+                prim.name == "reshape" or _compose(inner_axes, params["axes"]) == _ident(out)
+            ):
+                return inner
+            if prim.name == "transpose":
+                params = {"axes": _compose(inner_axes, params["axes"])}
+            refs, consts = [inner.ref], (None,)
         o = self.new_input(out)
         aval = (out.shape, out.dtype)
         self.program.append(Eqn(prim, xp, tuple(refs), consts, params, o.ref, aval))
+        if prim.name in ("transpose", "reshape") and refs[0] is not None:
+            source = chained[1] if chained is not None else args[0]
+            self.chain[o.ref] = (prim.name, source, params.get("axes"))
         return o
 
 
@@ -120,18 +140,66 @@ def _is_one(c: Any) -> bool:
     return False
 
 
-def _identity_operand(prim: Any, vals: list, refs: list, out: Any) -> int | None:
-    """The index of the traced operand that ``out`` equals exactly, when the op multiplies
-    (or divides) it by a constant one: reverse mode's all-ones seeds make many of these.
-    Nothing is recorded for them."""
-    if prim.name not in ("multiply", "divide") or len(vals) != 2:
+# -- peephole simplifications made while recording ----------------------------------------
+#
+# The recorder sees every concrete value, so it can tell when an op returns one of its
+# traced operands unchanged (``x * 1`` from reverse mode's all-ones seeds, ``x ** 1``, a
+# full slice from jacrev's chunking) or a constant (``x ** 0``): nothing is recorded and
+# the operand (or the constant) stands for the result.  Chains of transposes or reshapes
+# are folded into one op from the chain's source.
+
+
+def _same_aval(x: Any, out: Any) -> bool:
+    return getattr(x, "shape", None) == out.shape and getattr(x, "dtype", None) == out.dtype
+
+
+def _ident(x: Any) -> tuple:
+    return tuple(range(len(x.shape)))
+
+
+def _compose(inner: tuple, outer: tuple) -> tuple:
+    """Axes of ``transpose(transpose(x, inner), outer)`` as one transpose of ``x``."""
+    return tuple(inner[a] for a in outer)
+
+
+def _full_slices(index: Any, ndim: int) -> bool:
+    return (
+        isinstance(index, tuple)
+        and len(index) <= ndim
+        and all(type(i) is slice and i.step in (None, 1) for i in index)
+    )
+
+
+def _constant_result(prim: Any, vals: list, refs: list, params: dict) -> bool:
+    """``x ** 0``: ones of ``x``'s shape whatever ``x`` holds (NumPy: nan ** 0 == 1)."""
+    return (
+        prim.name == "power"
+        and refs[1] is None
+        and isinstance(vals[1], (int, float))
+        and not isinstance(vals[1], bool)
+        and vals[1] == 0
+    )
+
+
+def _identity_operand(prim: Any, vals: list, refs: list, out: Any, params: dict) -> int | None:
+    """The index of the traced operand that ``out`` equals exactly (see above), or None."""
+    name = prim.name
+    if name == "getitem" and refs[0] is not None and len(vals) == 1:
+        x = vals[0]
+        if _same_aval(x, out) and _full_slices(params["index"], x.ndim):
+            return 0  # a slice of every axis with step 1 and the same length: all of it
+        return None
+    if name == "power" and refs[0] is not None and refs[1] is None:
+        if isinstance(vals[1], int | float) and vals[1] == 1 and _same_aval(vals[0], out):
+            return 0
+        return None
+    if name not in ("multiply", "divide") or len(vals) != 2:
         return None
     for i, j in ((0, 1), (1, 0)):
         if prim.name == "divide" and i == 1:
             break
         if refs[i] is None or refs[j] is not None or not _is_one(vals[j]):
             continue
-        x = vals[i]
-        if getattr(x, "shape", None) == out.shape and getattr(x, "dtype", None) == out.dtype:
+        if _same_aval(vals[i], out):
             return i
     return None
