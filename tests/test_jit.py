@@ -230,3 +230,17 @@ def test_recording_drops_identities_and_folds_transpose_chains():
     jh = ft.jit(h)
     for v in (rng.normal(size=5), rng.normal(size=5)):
         np.testing.assert_allclose(jh(v), h(v), rtol=1e-12)
+
+
+@pytest.mark.parametrize("jac", [ft.jacrev, ft.jacfwd], ids=["jacrev", "jacfwd"])
+def test_identity_basis_products_become_row_scalings(jac):
+    # jacrev/jacfwd multiply the identity basis into the first linear layer: under jit
+    # that n^3 product is recorded as the n^2 row scaling it is.
+    w, b = rng.normal(size=(6, 6)), rng.normal(size=6)
+    f = jac(lambda v, w, b: np.tanh(w @ v + b))
+    program = ft.make_program(f)(rng.normal(size=6), w, b)
+    matmuls = [e for e in program.eqns if e.prim.name == "matmul"]
+    assert len(matmuls) == 1 and matmuls[0].avals[0] == (6,), str(program)  # only w @ v
+    compiled = ft.jit(f)
+    for v in (rng.normal(size=6), rng.normal(size=6)):  # recorded, replayed
+        np.testing.assert_allclose(compiled(v, w, b), f(v, w, b), rtol=1e-13)

@@ -21,6 +21,7 @@ from typing import Any
 import numpy
 
 from ftransforms.backend import namespace_of
+from ftransforms.core.primitive import REGISTRY
 from ftransforms.core.stack import Interpreter
 from ftransforms.core.tracer import Tracer
 from ftransforms.program import Eqn
@@ -58,13 +59,15 @@ class TraceTracer(Tracer):
 class TraceInterpreter(Interpreter):
     """Evaluates and records every backend call made on traced values."""
 
-    __slots__ = ("program", "n_slots", "value_dependent", "reason", "chain")
+    __slots__ = ("program", "n_slots", "value_dependent", "reason", "chain", "diagonal")
 
     def __init__(self, name: str) -> None:
         super().__init__(name)
         self.program: list[tuple] = []
         # slot of a transpose/reshape result -> (op, the chain's source tracer, axes)
         self.chain: dict[int, tuple] = {}
+        # slot of an ``identity * v`` result (the matrix diag(v)) -> the tracer of v
+        self.diagonal: dict[int, TraceTracer] = {}
         self.n_slots = 0
         self.value_dependent = False
         self.reason = ""
@@ -110,6 +113,10 @@ class TraceInterpreter(Interpreter):
             return args[same]
         if _constant_result(prim, vals, refs, params):
             return out  # not recorded: a constant of this signature
+        if prim.name == "matmul" and not params:
+            scaled = self._diagonal_matmul(args, refs, out)
+            if scaled is not None:
+                return scaled
         chained = self.chain.get(refs[0]) if prim.name in ("transpose", "reshape") else None
         if chained is not None and chained[0] != prim.name:
             chained = None  # a transpose of a reshape (or the reverse): no folding
@@ -129,7 +136,42 @@ class TraceInterpreter(Interpreter):
         if prim.name in ("transpose", "reshape") and refs[0] is not None:
             source = chained[1] if chained is not None else args[0]
             self.chain[o.ref] = (prim.name, source, params.get("axes"))
+        if prim.name == "multiply" and out.ndim == 2 and out.shape[0] == out.shape[1]:
+            for i in (0, 1):  # identity * v: the diagonal matrix diag(v)
+                v, c = args[1 - i], vals[i]
+                if refs[i] is None and refs[1 - i] is not None and _is_identity(c, out):
+                    if v.val.shape in ((out.shape[0],), (1, out.shape[0]), (out.shape[0], 1)):
+                        self.diagonal[o.ref] = v
         return o
+
+    def _diagonal_matmul(self, args: tuple, refs: list, out: Any) -> Any:
+        """``I @ x`` and ``x @ I`` are ``x``; ``diag(v) @ w`` is ``v[:, None] * w`` and
+        ``w @ diag(v)`` is ``w * v``: jacrev/jacfwd/hessian multiply the identity basis
+        into the first linear layer, an n^3 product for n^2 work.  (The results are the
+        same numbers, except where ``w`` holds inf or nan: a product with the identity
+        turns those into nan along the row, the rewrite does not.)"""
+        a, b = args
+        if out.ndim != 2 or a.ndim != 2 or b.ndim != 2:
+            return None
+        for i, other in ((0, b), (1, a)):
+            if refs[i] is None and refs[1 - i] is not None and _is_identity(args[i], out):
+                if _same_aval(other.val, out):
+                    return other  # I @ x = x @ I = x
+        multiply = REGISTRY["multiply"]
+        reshape = REGISTRY["reshape"]
+        for i in (0, 1):
+            v = self.diagonal.get(refs[i]) if refs[i] is not None else None
+            if v is None:
+                continue
+            n = out.shape[0] if i == 0 else out.shape[1]
+            shape = (n, 1) if i == 0 else (n,)
+            d = v if v.val.shape == shape else self.process(reshape, (v,), {"shape": shape})
+            other = args[1 - i]
+            pair = (d, other) if i == 0 else (other, d)
+            result = self.process(multiply, pair, {})
+            if _same_aval(getattr(result, "val", result), out):
+                return result
+        return None
 
 
 def _is_one(c: Any) -> bool:
@@ -168,6 +210,14 @@ def _full_slices(index: Any, ndim: int) -> bool:
         and len(index) <= ndim
         and all(type(i) is slice and i.step in (None, 1) for i in index)
     )
+
+
+def _is_identity(c: Any, out: Any) -> bool:
+    """``c`` is a constant identity matrix of ``out``'s size (jacrev/jacfwd's basis)."""
+    if getattr(c, "ndim", 0) != 2 or c.shape != (out.shape[0],) * 2 or c.dtype.kind not in "fc":
+        return False
+    xp = namespace_of(c)
+    return bool(xp.array_equal(c, xp.eye(c.shape[0], dtype=c.dtype)))
 
 
 def _constant_result(prim: Any, vals: list, refs: list, params: dict) -> bool:
