@@ -40,6 +40,7 @@ from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
 from ftransforms.pytree import tree_flatten
 from tests.op_db import BY_NAME, FNP, OPS
+from tests.test_ops import bind, operand_positions
 
 SEED, NEW_SEED = 0, 1  # the operands of the traced call, and the new values
 BATCH, NEW_BATCH = (1, 2, 3), (4, 5, 6)  # the seeds stacked into vmap batches
@@ -65,14 +66,9 @@ def _samples(name: str, dtype: np.dtype, seed: int) -> list:
     return BY_NAME[name].samples(dtype, seed)
 
 
-def _positions(s) -> list[int]:
-    """Positions of the operands (numpy arrays) among the sample's arguments."""
-    return [i for i, a in enumerate(s.args) if isinstance(a, np.ndarray)]
-
-
 def _operands(name: str, k: int, dtype: np.dtype, seed: int) -> list[np.ndarray]:
     s = _samples(name, dtype, seed)[k]
-    return [s.args[i] for i in _positions(s)]
+    return [s.args[i] for i in operand_positions(s)]
 
 
 def _is_float(x) -> bool:
@@ -81,23 +77,14 @@ def _is_float(x) -> bool:
 
 def _bind(op, s):
     """``f(*operands)``: the entry through ``fnp`` with the sample's static arguments."""
-    pos = _positions(s)
-
-    def f(*operands):
-        args = list(s.args)
-        for i, a in zip(pos, operands):
-            args[i] = a
-        return op.call(FNP, tuple(args), s.kwargs)
-
-    f.__name__ = op.name
-    return f
+    return bind(op, FNP, s)[0]
 
 
 def _diff_positions(op, s) -> list[int]:
     """The operands (indices among them) the derivative functions differentiate."""
     return [
         j
-        for j, i in enumerate(_positions(s))
+        for j, i in enumerate(operand_positions(s))
         if _is_float(s.args[i]) and j not in op.nondiff_operands
     ]
 
@@ -135,6 +122,7 @@ def _random_like(arrays, seed: int, lead: tuple = ()) -> list[np.ndarray]:
 
 
 DIFF_KINDS = ("vjp", "jvp", "vmap_vjp")
+KINDS = ("f", "vjp", "jvp", "vmap", "vmap_vjp")
 
 
 def build(name: str, k: int, dtype: np.dtype, kind: str):
@@ -264,36 +252,20 @@ def params(kind: str) -> list:
             for k, s in enumerate(_samples(op.name, dt, SEED)):
                 if kind in DIFF_KINDS and not (op.grads and s.grads and _diff_positions(op, s)):
                     continue
-                out.append(pytest.param(op.name, k, dt, id=f"{op.name}-{s.name}-{dt.name}"))
+                label = f"{kind}-{op.name}-{s.name}-{dt.name}"
+                out.append(pytest.param(op.name, k, dt, kind, id=label))
     return out
 
 
 # -- the op database ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name,k,dtype", params("f"))
-def test_jit_f(name, k, dtype):
-    check_jit(name, k, dtype, "f")
-
-
-@pytest.mark.parametrize("name,k,dtype", params("vjp"))
-def test_jit_vjp(name, k, dtype):
-    check_jit(name, k, dtype, "vjp")
-
-
-@pytest.mark.parametrize("name,k,dtype", params("jvp"))
-def test_jit_jvp(name, k, dtype):
-    check_jit(name, k, dtype, "jvp")
-
-
-@pytest.mark.parametrize("name,k,dtype", params("vmap"))
-def test_jit_vmap(name, k, dtype):
-    check_jit(name, k, dtype, "vmap")
-
-
-@pytest.mark.parametrize("name,k,dtype", params("vmap_vjp"))
-def test_jit_vmap_vjp(name, k, dtype):
-    check_jit(name, k, dtype, "vmap_vjp")
+@pytest.mark.parametrize(
+    "name,k,dtype,kind",
+    [p for kind in KINDS for p in params(kind)],
+)
+def test_jit_replays_the_op_database(name, k, dtype, kind):
+    check_jit(name, k, dtype, kind)
 
 
 def test_value_dependent_entries_exist():
