@@ -218,9 +218,10 @@ def vmap(
     _check_randomness(randomness, f"vmap({_fname(func)}, randomness={randomness!r})")
     _check_chunk_size(chunk_size, f"vmap({_fname(func)}, chunk_size={chunk_size!r})")
 
+    where = f"vmap({_fname(func)}, in_dims={in_dims!r})"
+
     @functools.wraps(func)
     def batched(*args: Any, **kwargs: Any) -> Any:
-        where = f"vmap({_fname(func)}, in_dims={in_dims!r})"
         leaves, spec, dims, size = _vmap_inputs(func, in_dims, args, where)
         if chunk_size is None or size <= chunk_size:
             return _vmap_call(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where)
@@ -268,7 +269,7 @@ def _vmap_inputs(func, in_dims, args, where):
         )
     leaves, spec = tree_flatten(args, none_is_leaf=True)
     try:
-        dims = broadcast_prefix(in_dims, args)
+        dims = _in_dims_per_leaf(in_dims, args, leaves)
     except ValueError:
         raise InDimsError(
             f"{where}: in_dims does not match the structure of the arguments: in_dims is "
@@ -324,6 +325,25 @@ def _vmap_inputs(func, in_dims, args, where):
     return leaves, spec, dims, size
 
 
+def _in_dims_per_leaf(in_dims: Any, args: tuple, leaves: list) -> list:
+    """One in_dim per argument leaf.  Fast path: every argument is itself a leaf (an
+    array, tracer, scalar or None) and ``in_dims`` is an int/None or one entry each."""
+    if len(leaves) == len(args) and all(
+        type(a) in _LEAF_TYPES or isinstance(a, Tracer) for a in args
+    ):
+        if in_dims is None or type(in_dims) is int:
+            return [in_dims] * len(args)
+        if type(in_dims) is tuple and all(d is None or type(d) is int for d in in_dims):
+            return list(in_dims)
+    return broadcast_prefix(in_dims, args)
+
+
+#: Types that optree flattens to a single leaf (with ``none_is_leaf=True``).
+_LEAF_TYPES = frozenset(
+    {numpy.ndarray, float, int, bool, complex, type(None), numpy.float32, numpy.float64}
+)
+
+
 def _check_none_arg(func, in_dims, args, i, d, where):
     """An int in_dim given explicitly (not broadcast from a prefix) for a None argument."""
     if not isinstance(in_dims, (tuple, dict)):
@@ -352,6 +372,8 @@ def _out_dims_per_leaf(out_dims, out, where):
         out_dims = tuple(out_dims)
     if isinstance(out_dims, tuple) and not isinstance(out, tuple) and len(out_dims) == 1:
         out_dims = out_dims[0]
+    if type(out_dims) is int and (type(out) in _LEAF_TYPES or isinstance(out, Tracer)):
+        return [] if out is None else [out_dims]  # one output leaf: the common case
     try:
         dims = broadcast_prefix(out_dims, out)
     except ValueError:
