@@ -159,6 +159,8 @@ def _check_pair(out: Any, where: str) -> tuple[Any, Any]:
 
 def _normalize_argnums(argnums: Any, nargs: int, where: str) -> tuple[tuple[int, ...], bool]:
     """(argnums as non-negative ints, whether the user gave a single int)."""
+    if type(argnums) is int and 0 <= argnums < nargs:  # the common case, checked fast
+        return (argnums,), True
     single = isinstance(argnums, (int, numpy.integer)) and not isinstance(argnums, bool)
     nums = (argnums,) if single else argnums
     if (
@@ -601,9 +603,10 @@ def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> C
         (array([0., 2., 4.]), 5.0)
     """
 
+    where = f"grad({_fname(func)})"
+
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        where = f"grad({_fname(func)})"
         nums, single = _normalize_argnums(argnums, len(args), where)
         diff = tuple(args[i] for i in nums)
         names = _LazyNames(func, args, leaves=False)
@@ -651,6 +654,8 @@ def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> C
 def _check_differentiable(arg, where, name):
     """Refuse integer/bool leaves; ``name()`` gives the argument's name.  Complex inputs are
     fine: see NOTE [complex derivatives] in ops/elementwise.py."""
+    if type(arg) is numpy.ndarray and arg.dtype.kind in "fc":
+        return  # the common case, checked without flattening
     paths, leaves, _ = tree_flatten_with_path(arg)
     for path, leaf in zip(paths, leaves):
         if type(leaf) is numpy.ndarray and leaf.dtype.kind == "f":
