@@ -8,8 +8,9 @@ see through them.  Family rules (``elementwise.elementwise``, ``reductions.reduc
 re-bind ``prim`` and serve every op of the family; op-specific rules live beside them.
 
 Modules: ``helpers``, ``elementwise``, ``reductions``, ``shape``, ``indexing``, ``linalg``,
-``nn`` (convolutions and windows, folding the batch into N, channels or groups),
-``fallback`` (the loop-and-stack rule for primitives that declare none).
+``nn`` (convolutions and windows, folding the batch into N, channels or groups), ``fft``
+(the batch axis stays put, the transformed axes are renumbered around it), ``fallback``
+(the loop-and-stack rule for primitives that declare none).
 """
 
 import ftransforms  # noqa: F401  (loads the primitives, which import these modules in order)

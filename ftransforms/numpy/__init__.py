@@ -1004,4 +1004,4 @@ from ftransforms.numpy._extra import *  # noqa: E402,F401,F403  (and more)
 from ftransforms.numpy._more import *  # noqa: E402,F401,F403  (more of NumPy's API)
 
 # isort: split
-from ftransforms.numpy import _more, linalg, protocol  # noqa: E402,F401  (use this module)
+from ftransforms.numpy import _more, fft, linalg, protocol  # noqa: E402,F401  (use this module)

@@ -72,6 +72,12 @@ FUNCTIONS.update(
         if hasattr(numpy.linalg, n)
     }
 )
+#: numpy.fft functions handled through __array_function__ (same name in fnp.fft); fftfreq
+#: and rfftfreq take no array, so NumPy never dispatches them.
+FFT_NAMES = """
+fft ifft rfft irfft hfft ihfft fft2 ifft2 rfft2 irfft2 fftn ifftn rfftn irfftn fftshift ifftshift
+""".split()
+FUNCTIONS.update({getattr(numpy.fft, n): getattr(fnp.fft, n) for n in FFT_NAMES})
 FUNCTIONS[numpy.kron] = fnp.kron
 FUNCTIONS[numpy.linspace] = fnp.linspace_traced
 FUNCTIONS[numpy.linalg.vecdot] = fnp.vecdot

@@ -1,0 +1,15 @@
+"""FFT: the ``fft`` primitive transforms a static set of axes of one operand, so the batch
+axis only has to stay out of them.  It stays where it is (no data moves): the transformed
+axes are renumbered around it, and the output is batched at the same axis."""
+
+from __future__ import annotations
+
+from batching_rules.helpers import physical_axis
+
+
+def fft(prim, args, bdims, axis_size, *, axes, **params):
+    """Batch ``fft(x, axes=...)``: the logical ``axes`` become physical axes of ``x``."""
+    (x,), (d,) = args, bdims
+    if d is None:
+        return prim.bind(x, axes=axes, **params), None
+    return prim.bind(x, axes=tuple(physical_axis(a, d) for a in axes), **params), d
