@@ -35,7 +35,7 @@ import scipy.special as ssp
 import ftransforms.numpy as fnp
 import ftransforms.random as frandom
 import ftransforms.scipy.special as fsp
-from tests import op_db_fft, op_db_linalg, op_db_nn
+from tests import op_db_fft, op_db_linalg, op_db_nn, op_db_stats
 
 jax.config.update("jax_enable_x64", True)  # also done by conftest.py; the oracle needs it
 
@@ -1692,9 +1692,11 @@ _wire(
         or e["name"] in ("max_pool2d", "sliding_windows", "window_sum")
     ),
 )
-
 # numpy.fft: ordinary float32/float64 entries with NumPy as the reference (see the module)
 op_db_fft.register(add, S)
+# ftransforms/numpy/_stats.py: quantiles, cov, interp, convolve, polynomials, ... (see the module)
+op_db_stats.register(add, S, JNP)
+
 
 #: Entries that only spell another entry's primitives differently (an operator, a method):
 #: their transformation rules are compared with JAX through that other entry.

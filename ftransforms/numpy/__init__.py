@@ -1002,6 +1002,7 @@ def allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08) -> bool:
 
 from ftransforms.numpy._extra import *  # noqa: E402,F401,F403  (and more)
 from ftransforms.numpy._more import *  # noqa: E402,F401,F403  (more of NumPy's API)
+from ftransforms.numpy._stats import *  # noqa: E402,F401,F403  (statistics, polynomials, ...)
 
 # isort: split
 from ftransforms.numpy import _more, fft, linalg, protocol  # noqa: E402,F401  (use this module)

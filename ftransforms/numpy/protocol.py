@@ -53,6 +53,12 @@ cumulative_sum cumulative_prod nanprod nanvar nanstd median trapezoid isposinf i
 isreal iscomplex isrealobj iscomplexobj append copyto put putmask place fill_diagonal
 put_along_axis
 """.split()
+# ... and those of ftransforms/numpy/_stats.py (statistics, polynomials, signals, builders).
+FUNCTION_NAMES += """
+percentile quantile nanpercentile nanquantile nanmedian cov corrcoef interp convolve correlate
+polyval polyder polyint polyadd polysub polymul vander diagflat block unstack resize delete
+insert trim_zeros ediff1d gradient geomspace logspace bincount digitize isin histogram
+""".split()
 
 FUNCTIONS: dict[Any, Any] = {
     getattr(numpy, n): getattr(fnp, n) for n in FUNCTION_NAMES if hasattr(numpy, n)
