@@ -1694,7 +1694,7 @@ _wire(
 )
 # numpy.fft: ordinary float32/float64 entries with NumPy as the reference (see the module)
 op_db_fft.register(add, S)
-# ftransforms/numpy/_stats.py: quantiles, cov, interp, convolve, polynomials, ... (see the module)
+# ftransforms/numpy/_quantiles.py, _statistics.py, _signal.py, _polynomials.py, _builders.py
 op_db_stats.register(add, S, JNP)
 
 

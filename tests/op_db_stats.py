@@ -1,13 +1,14 @@
-"""Op-database entries for ``ftransforms/numpy/_stats.py`` (quantiles, covariance, interp,
-convolution, polynomials, array builders, sequences, counting and binning).
+"""Op-database entries for the NumPy composites of ``ftransforms/numpy/``: ``_quantiles.py``,
+``_statistics.py``, ``_signal.py``, ``_polynomials.py`` and ``_builders.py`` (quantiles,
+covariance, interp, convolution, polynomials, array builders, sequences, counting and
+binning).
 
 They are ordinary :class:`tests.op_db.OpInfo` entries over the three namespaces (fnp, numpy
 and jax.numpy), registered by :func:`register`, which ``tests/op_db.py`` calls with its
 ``add``, ``S`` and ``JNP`` (this module cannot import ``tests.op_db``: that one imports it).
-The entries whose result shape is read from the data (``trim_zeros``, ``bincount``) come
-from :func:`register_value_dependent` instead: ``tests/test_stats_ops.py`` runs them
-through the same generic checks, outside ``OPS`` (``jit`` runs them eagerly, which
-``tests/test_jit_ops.py`` accepts only for the entries it lists).
+The entries whose result shape is read from the data (``trim_zeros``, ``bincount``,
+``bincount_weights``) are among them: ``jit`` runs them eagerly, and
+``tests/test_jit_ops.py`` lists them in its ``VALUE_DEPENDENT``.
 
 Samplers keep finite differences away from kinks: distinct values for the order
 statistics, with ``q * (n - 1)`` away from integers and from halves (``nearest``: NumPy
@@ -325,6 +326,29 @@ def register(add: Callable, S: Callable, JNP: Any) -> None:  # noqa: N803
         prims=("concatenate", "getitem"),
     )
 
+    def trim_samples(d):
+        x = d.away((7,))
+        x[[0, 1, 6]] = 0.0
+        y = d.away((4, 5))
+        y[0, :] = 0.0
+        y[:, [0, 4]] = 0.0
+        return [
+            S("7", x),
+            S("7_front", x.copy(), "f"),
+            S("4x5", y),
+            S("4x5_axis1_back", y.copy(), "b", axis=1),
+        ]
+
+    add(
+        "trim_zeros",
+        lambda m, x, trim="fb", **kw: m.trim_zeros(x, trim, **kw),
+        trim_samples,
+        prims="getitem",
+        # moving a zero makes it nonzero and changes the shape: no finite differences
+        fd=False,
+        jax_compositions=False,  # jax.numpy.trim_zeros cannot be traced
+    )
+
     add(
         "ediff1d",
         lambda m, x, to_end=None, to_begin=None: m.ediff1d(x, to_end, to_begin),
@@ -382,6 +406,36 @@ def register(add: Callable, S: Callable, JNP: Any) -> None:  # noqa: N803
 
     # -- counting and binning ---------------------------------------------------------------
 
+    def bincount_fn(m, x, w=None, minlength=0, length=None):
+        if m is JNP:
+            return m.bincount(x, w, minlength=minlength, length=length)
+        return m.bincount(x, w, minlength=minlength)
+
+    def with_max(d, hi, n):
+        x = d.ints(hi, (n,))
+        x[2] = hi  # the same maximum for every seed: the same length
+        return x
+
+    add(
+        "bincount",
+        bincount_fn,
+        lambda d: [
+            S("8_minlength", d.ints(5, (8,)), minlength=5, length=5),
+            S("6_fixed_max", with_max(d, 4, 6), length=5),
+        ],
+        prims="getitem_transpose",
+        grads=False,
+        dtypes=F64,
+    )
+    add(
+        "bincount_weights",
+        bincount_fn,
+        lambda d: [
+            S("6_weights", with_max(d, 4, 6), d.u((6,)), length=5),
+            S("5_minlength", d.ints(3, (5,)), d.u((5,)), minlength=6, length=6),
+        ],
+        prims="getitem_transpose",
+    )
     add(
         "digitize",
         lambda m, x, bins, right=False: m.digitize(x, bins, right),
@@ -439,65 +493,4 @@ def register(add: Callable, S: Callable, JNP: Any) -> None:  # noqa: N803
         lambda m, a, bins: m.histogram(a, bins)[1],
         lambda d: [S("7_bins3", d.distinct((7,)), 3), S("2x4_bins5", d.distinct((2, 4)), 5)],
         prims=("reduce_max", "reduce_min"),
-    )
-
-
-def register_value_dependent(add: Callable, S: Callable, JNP: Any) -> None:  # noqa: N803
-    """Entries whose result's shape is read from the data (``fnp.peek``), so that ``jit``
-    runs them eagerly: kept out of ``tests/op_db.py``'s ``OPS`` (whose jit replay test
-    lists the value-dependent entries it accepts) and run through the same generic checks
-    by ``tests/test_stats_ops.py``."""
-
-    def trim_samples(d):
-        x = d.away((7,))
-        x[[0, 1, 6]] = 0.0
-        y = d.away((4, 5))
-        y[0, :] = 0.0
-        y[:, [0, 4]] = 0.0
-        return [
-            S("7", x),
-            S("7_front", x.copy(), "f"),
-            S("4x5", y),
-            S("4x5_axis1_back", y.copy(), "b", axis=1),
-        ]
-
-    add(
-        "trim_zeros",
-        lambda m, x, trim="fb", **kw: m.trim_zeros(x, trim, **kw),
-        trim_samples,
-        prims="getitem",
-        # moving a zero makes it nonzero and changes the shape: no finite differences
-        fd=False,
-        jax_compositions=False,  # jax.numpy.trim_zeros cannot be traced
-    )
-
-    def bincount_fn(m, x, w=None, minlength=0, length=None):
-        if m is JNP:
-            return m.bincount(x, w, minlength=minlength, length=length)
-        return m.bincount(x, w, minlength=minlength)
-
-    def with_max(d, hi, n):
-        x = d.ints(hi, (n,))
-        x[2] = hi  # the same maximum for every seed: the same length
-        return x
-
-    add(
-        "bincount",
-        bincount_fn,
-        lambda d: [
-            S("8_minlength", d.ints(5, (8,)), minlength=5, length=5),
-            S("6_fixed_max", with_max(d, 4, 6), length=5),
-        ],
-        prims="getitem_transpose",
-        grads=False,
-        dtypes=F64,
-    )
-    add(
-        "bincount_weights",
-        bincount_fn,
-        lambda d: [
-            S("6_weights", with_max(d, 4, 6), d.u((6,)), length=5),
-            S("5_minlength", d.ints(3, (5,)), d.u((5,)), minlength=6, length=6),
-        ],
-        prims="getitem_transpose",
     )

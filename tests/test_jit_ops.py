@@ -55,6 +55,9 @@ VALUE_DEPENDENT = {
     "random_uniform": "a random draw",
     "random_integers": "a random draw",
     "random_permutation": "a random draw",
+    "trim_zeros": "what is trimmed is read from the values (fnp.peek)",
+    "bincount": "the length, max(x) + 1, is read from the values (fnp.peek)",
+    "bincount_weights": "the length, max(x) + 1, is read from the values (fnp.peek)",
 }
 
 

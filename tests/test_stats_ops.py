@@ -1,7 +1,8 @@
-"""Focused tests of ``ftransforms/numpy/_stats.py`` beyond the op database: per-sample
-gradients of a robust loss, Jacobians against JAX, NumPy-spelled code on tracers, NaN and
-error behaviour, and the value-dependent entries (``trim_zeros``, ``bincount``) through the
-generic op-database checks (they stay out of ``OPS``: see ``tests/op_db_stats.py``)."""
+"""Focused tests of the NumPy composites (``ftransforms/numpy/_quantiles.py``,
+``_statistics.py``, ``_signal.py``, ``_polynomials.py``, ``_builders.py``) beyond the op
+database (``tests/op_db_stats.py``): per-sample gradients of a robust loss, Jacobians against
+JAX, NumPy-spelled code on tracers, NaN and error behaviour, and value-dependent shapes under
+vmap."""
 
 from __future__ import annotations
 
@@ -15,12 +16,8 @@ import pytest
 import ftransforms as ft
 import ftransforms.numpy as fnp
 from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperationError
-from tests import op_db, op_db_stats
-from tests import test_ops as generic
 
 jax.config.update("jax_enable_x64", True)
-
-F64 = np.dtype(np.float64)
 
 
 def close(got, want, rtol=1e-10, atol=1e-12):
@@ -213,56 +210,3 @@ def test_value_dependent_shapes_under_vmap():
     np.testing.assert_array_equal(
         ft.vmap(lambda r: np.trim_zeros(r, "f"))(same_zeros), [[1.0, 2.0, 0.0], [3.0, 0.0, 0.0]]
     )
-
-
-# -- the value-dependent op-database entries, through the generic checks ------------------------
-
-VALUE_DEPENDENT: dict[str, op_db.OpInfo] = {}
-
-
-def _collect(name, fn, sampler, prims=None, **opts):
-    prims = (name,) if prims is None else (prims,) if isinstance(prims, str) else tuple(prims)
-    VALUE_DEPENDENT[name] = op_db.OpInfo(name, fn, sampler, prims, **opts)
-
-
-op_db_stats.register_value_dependent(_collect, op_db.S, op_db.JNP)
-
-_CHECKS = {
-    "test_forward": lambda op, s, dt, k: True,
-    "test_jvp_fd": lambda op, s, dt, k: dt == F64 and generic.with_fd(op, s),
-    "test_vjp_vs_jvp": lambda op, s, dt, k: generic.differentiable(op, s),
-    "test_nondiff": lambda op, s, dt, k: generic._has_float_operand(op, s),
-    "test_vmap": lambda op, s, dt, k: True,
-    "test_second_order": lambda op, s, dt, k: dt == F64 and generic.with_fd(op, s),
-    "test_via_numpy_protocols": lambda op, s, dt, k: dt == F64 and k < generic.NUMPY_SAMPLES,
-}
-for _kind in generic.KINDS:
-    _CHECKS[f"jax_{_kind}"] = lambda op, s, dt, k, kind=_kind: (
-        dt == F64 and op.jax_compositions and (k == 0 or s.jax) and generic.applicable(op, s, kind)
-    )
-
-
-def _params():
-    out = []
-    for check, when in _CHECKS.items():
-        for op in VALUE_DEPENDENT.values():
-            for dt in op.dtypes:
-                for k, s in enumerate(op.samples(dt, generic.SEED)):
-                    if when(op, s, dt, k):
-                        out.append(
-                            pytest.param(check, op.name, k, dt, id=f"{check}-{op.name}-{s.name}")
-                        )
-    return out
-
-
-@pytest.mark.parametrize("check,name,k,dtype", _params())
-def test_value_dependent_entries(check, name, k, dtype, monkeypatch):
-    monkeypatch.setitem(op_db.BY_NAME, name, VALUE_DEPENDENT[name])
-    if check.startswith("jax_"):
-        generic.compare_with_jax(name, k, check[4:])
-    else:
-        getattr(generic, check)(name, k, dtype)
-
-
-def test_value_dependent_entries_stay_out_of_the_op_database():
-    assert not set(VALUE_DEPENDENT) & set(op_db.BY_NAME)

@@ -1000,9 +1000,13 @@ def allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08) -> bool:
     return bool(all(abs(a - b) <= atol + rtol * abs(b)))
 
 
+from ftransforms.numpy._builders import *  # noqa: E402,F401,F403  (block, insert, logspace, ...)
 from ftransforms.numpy._extra import *  # noqa: E402,F401,F403  (and more)
 from ftransforms.numpy._more import *  # noqa: E402,F401,F403  (more of NumPy's API)
-from ftransforms.numpy._stats import *  # noqa: E402,F401,F403  (statistics, polynomials, ...)
+from ftransforms.numpy._polynomials import *  # noqa: E402,F401,F403  (polyval, vander, ...)
+from ftransforms.numpy._quantiles import *  # noqa: E402,F401,F403  (quantile, percentile, ...)
+from ftransforms.numpy._signal import *  # noqa: E402,F401,F403  (interp, convolve, gradient, ...)
+from ftransforms.numpy._statistics import *  # noqa: E402,F401,F403  (cov, histogram, ...)
 
 # isort: split
 from ftransforms.numpy import _more, fft, linalg, protocol  # noqa: E402,F401  (use this module)

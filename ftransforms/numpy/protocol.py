@@ -53,7 +53,8 @@ cumulative_sum cumulative_prod nanprod nanvar nanstd median trapezoid isposinf i
 isreal iscomplex isrealobj iscomplexobj append copyto put putmask place fill_diagonal
 put_along_axis
 """.split()
-# ... and those of ftransforms/numpy/_stats.py (statistics, polynomials, signals, builders).
+# ... and those of ftransforms/numpy/_quantiles.py, _statistics.py, _signal.py,
+# _polynomials.py and _builders.py (statistics, polynomials, signals, builders).
 FUNCTION_NAMES += """
 percentile quantile nanpercentile nanquantile nanmedian cov corrcoef interp convolve correlate
 polyval polyder polyint polyadd polysub polymul vander diagflat block unstack resize delete
