@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ftransforms import grad, hessian, jacrev, jvp, vjp, vmap
+from ftransforms import grad, hessian, jacrev, jit, jvp, vjp, vmap
 
 # -- the model: plain NumPy ----------------------------------------------------------------
 
@@ -154,8 +154,12 @@ def _load_digits(dtype: Any) -> tuple[np.ndarray, np.ndarray]:
 # -- the four tasks ------------------------------------------------------------------------
 
 
+# Each task returns (transformed function, its arguments, the naive loop): the demo times
+# the function eagerly and under ``jit`` (recorded on the warm-up call, then replayed).
+
+
 def per_sample_gradients(params, x, y):
-    fast = lambda: vmap(grad(cross_entropy), in_dims=(None, 0, 0))(params, x, y)
+    fast = vmap(grad(cross_entropy), in_dims=(None, 0, 0))
 
     def loop():
         grads = [grad(cross_entropy)(params, x[i], y[i]) for i in range(len(x))]
@@ -163,33 +167,33 @@ def per_sample_gradients(params, x, y):
             tuple(np.stack([g[k][j] for g in grads]) for j in range(2)) for k in range(len(params))
         ]
 
-    return fast, loop
+    return fast, (params, x, y), loop
 
 
 def input_jacobian(params, x):
-    f = lambda v: mlp(params, v)
-    fast = lambda: jacrev(f)(x)
+    fast = jacrev(lambda v, p: mlp(p, v))
 
     def loop():
-        out, vjp_fn = vjp(f, x)
+        out, vjp_fn = vjp(lambda v: mlp(params, v), x)
         return np.stack([vjp_fn(row)[0] for row in np.eye(out.size, dtype=x.dtype)])
 
-    return fast, loop
+    return fast, (x, params), loop
 
 
 def last_layer_hessian(params, x, y):
-    def loss_of_bias(b):
+    def loss_of_bias(b, params, x, y):
         return cross_entropy(params[:-1] + [(params[-1][0], b)], x, y)
 
     b = params[-1][1]
-    fast = lambda: hessian(loss_of_bias)(b)
 
     def loop():
         g = grad(loss_of_bias)
-        cols = [jvp(g, (b,), (e,))[1] for e in np.eye(b.size, dtype=b.dtype)]
+        cols = [
+            jvp(lambda v: g(v, params, x, y), (b,), (e,))[1] for e in np.eye(b.size, dtype=b.dtype)
+        ]
         return np.stack(cols, axis=1)
 
-    return fast, loop
+    return hessian(loss_of_bias), (b, params, x, y), loop
 
 
 def maml_step(params, xs, ys, xq, yq, lr=0.5):
@@ -198,11 +202,9 @@ def maml_step(params, xs, ys, xq, yq, lr=0.5):
         fast_p = [(w - lr * gw, b - lr * gb) for (w, b), (gw, gb) in zip(p, g)]
         return cross_entropy(fast_p, xq_t, yq_t)
 
-    def meta_loss(p):
+    def meta_loss(p, xs, ys, xq, yq):
         losses = vmap(adapted_query_loss, in_dims=(None, 0, 0, 0, 0))(p, xs, ys, xq, yq)
         return np.mean(losses)
-
-    fast = lambda: grad(meta_loss)(params)
 
     def loop():
         grads = [
@@ -213,7 +215,7 @@ def maml_step(params, xs, ys, xq, yq, lr=0.5):
             for k in range(len(params))
         ]
 
-    return fast, loop
+    return grad(meta_loss), (params, xs, ys, xq, yq), loop
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -262,25 +264,33 @@ def main(argv: list[str] | None = None) -> int:
         f"{'CuPy on the GPU' if xp is not np else 'NumPy on the CPU'}\n"
     )
     header = (
-        f"{'task':<48} {'ftransforms':>12} {'naive loop':>12} {'speedup':>8} {'max |diff|':>11}"
+        f"{'task':<48} {'ftransforms':>12} {'+ jit':>10} {'naive loop':>12} {'speedup':>8} "
+        f"{'max |diff|':>11}"
     )
     tol = 1e-4 if dtype == np.float32 else 1e-10
     ok = True
     lines, outputs, timings = [], [], []
-    for name, fast, loop in _progress(rows):
-        got, t_fast = _timed(fast, args.repeat, sync)
+    for name, fast, fast_args, loop in _progress(rows):
+        compiled = jit(fast)
+        got, t_fast = _timed(lambda: fast(*fast_args), args.repeat, sync)
+        got_jit, t_jit = _timed(lambda: compiled(*fast_args), args.repeat, sync)
         want, t_loop = _timed(loop, args.repeat, sync)
-        diff = _max_diff(got, want)
+        diff = max(_max_diff(got, want), _max_diff(got_jit, want))
         ok &= diff <= tol
         outputs.append(got)
-        timings.append((name, t_fast, t_loop))
+        timings.append((name, min(t_fast, t_jit), t_loop))
         lines.append(
-            f"{name:<48} {t_fast * 1e3:>10.2f}ms {t_loop * 1e3:>10.2f}ms "
-            f"{t_loop / t_fast:>7.1f}x {diff:>11.1e}"
+            f"{name:<48} {t_fast * 1e3:>10.2f}ms {t_jit * 1e3:>8.2f}ms {t_loop * 1e3:>10.2f}ms "
+            f"{t_loop / min(t_fast, t_jit):>7.1f}x {diff:>11.1e}"
         )
     print(header)
     print("-" * len(header))
     print("\n".join(lines))
+    print(
+        "\nbest of --repeat calls after a warm-up; '+ jit' = the same transformed function under "
+        "ftransforms.jit\n(recorded on the warm-up call, replayed); speedup = naive loop / the "
+        "faster of the two"
+    )
     print("\nall results match the naive loop" if ok else "\nMISMATCH against the naive loop")
     if args.save_figures:
         results = {

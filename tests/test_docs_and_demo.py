@@ -78,6 +78,7 @@ def test_demo_prints_a_table_and_agrees_with_the_loops(capsys):
     assert code == 0, out
     for row in ("per-sample gradients", "Jacobian", "Hessian", "MAML"):
         assert row in out
+    assert "+ jit" in out  # every task also replayed under jit, checked against the loop
     assert "all results match the naive loop" in out
 
 
