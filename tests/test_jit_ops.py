@@ -58,6 +58,16 @@ VALUE_DEPENDENT = {
     "trim_zeros": "what is trimmed is read from the values (fnp.peek)",
     "bincount": "the length, max(x) + 1, is read from the values (fnp.peek)",
     "bincount_weights": "the length, max(x) + 1, is read from the values (fnp.peek)",
+    "argwhere": "the number of nonzero elements is read from the values (fnp.peek)",
+    "flatnonzero": "the number of nonzero elements is read from the values (fnp.peek)",
+    "ravel_multi_index": "mode='raise' checks the indices' bounds (fnp.peek)",
+    "unravel_index": "the indices' bounds are checked (fnp.peek)",
+    "unique": "the number of distinct values is read from the values (fnp.peek)",
+    "unique_all": "the number of distinct values is read from the values (fnp.peek)",
+    "union1d": "the number of distinct values is read from the values (fnp.peek)",
+    "intersect1d": "the number of common values is read from the values (fnp.peek)",
+    "setdiff1d": "the number of remaining values is read from the values (fnp.peek)",
+    "setxor1d": "the number of lone values is read from the values (fnp.peek)",
 }
 
 

@@ -1005,6 +1005,7 @@ from ftransforms.numpy._extra import *  # noqa: E402,F401,F403  (and more)
 from ftransforms.numpy._more import *  # noqa: E402,F401,F403  (more of NumPy's API)
 from ftransforms.numpy._polynomials import *  # noqa: E402,F401,F403  (polyval, vander, ...)
 from ftransforms.numpy._quantiles import *  # noqa: E402,F401,F403  (quantile, percentile, ...)
+from ftransforms.numpy._sets_and_indices import *  # noqa: E402,F401,F403  (unique, ...)
 from ftransforms.numpy._signal import *  # noqa: E402,F401,F403  (interp, convolve, gradient, ...)
 from ftransforms.numpy._statistics import *  # noqa: E402,F401,F403  (cov, histogram, ...)
 

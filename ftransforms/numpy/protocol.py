@@ -60,6 +60,13 @@ percentile quantile nanpercentile nanquantile nanmedian cov corrcoef interp conv
 polyval polyder polyint polyadd polysub polymul vander diagflat block unstack resize delete
 insert trim_zeros ediff1d gradient geomspace logspace bincount digitize isin histogram
 """.split()
+# ... and those of ftransforms/numpy/_sets_and_indices.py (NaN-aware arg-reductions and
+# cumulations, indices, unwrap, whole-array comparisons, sorted sets).
+FUNCTION_NAMES += """
+nanargmax nanargmin nancumsum nancumprod argwhere flatnonzero diag_indices_from
+tril_indices_from triu_indices_from ravel_multi_index unravel_index unwrap sort_complex
+real_if_close array_equal array_equiv unique union1d intersect1d setdiff1d setxor1d
+""".split()
 
 FUNCTIONS: dict[Any, Any] = {
     getattr(numpy, n): getattr(fnp, n) for n in FUNCTION_NAMES if hasattr(numpy, n)

@@ -1,0 +1,269 @@
+"""Focused tests of ``ftransforms/numpy/_sets_and_indices.py``: outputs (values and dtypes)
+against NumPy, derivatives against ``jax.numpy``, and ``vmap`` of value-dependent shapes
+(the same size for every batch element works, different sizes raise
+``BatchedControlFlowError``)."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import ftransforms as ft
+import ftransforms.numpy as fnp
+from ftransforms.core.errors import BatchedControlFlowError
+
+jax.config.update("jax_enable_x64", True)
+
+
+def same(got, want):
+    """Same structure, dtypes, shapes and values (NaN matches NaN)."""
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            same(g, w)
+        return
+    if isinstance(want, bool):
+        assert got is want
+        return
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    np.testing.assert_array_equal(got, want)
+
+
+X = np.array([[1.0, np.nan, 3.0], [np.nan, -2.0, 0.0], [np.nan, -np.inf, 5.0]])
+
+
+# -- NaN-aware ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["nanargmax", "nanargmin"])
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_nanarg_matches_numpy(name, axis):
+    same(getattr(fnp, name)(X, axis=axis), getattr(np, name)(X, axis=axis))
+    same(getattr(fnp, name)(X, axis=axis, keepdims=True), getattr(np, name)(X, axis, keepdims=True))
+    # through the NumPy protocols, under vmap
+    out = ft.vmap(lambda r: getattr(np, name)(r))(X)
+    same(out, np.array([getattr(np, name)(r) for r in X]))
+
+
+def test_nanarg_all_nan():
+    with pytest.raises(ValueError, match="All-NaN slice"):
+        fnp.nanargmax(np.array([np.nan, np.nan]))
+    # on tracers the data is not read: -1 as in jax.numpy
+    out = ft.vmap(fnp.nanargmin)(np.array([[np.nan, np.nan], [2.0, 1.0]]))
+    same(out, np.array([-1, 1]))
+
+
+@pytest.mark.parametrize("name", ["nancumsum", "nancumprod"])
+def test_nancum_matches_numpy_and_jax(name):
+    x = np.where(np.isinf(X), 4.0, X)  # no -inf * 0
+    for axis in (None, 0, 1):
+        same(getattr(fnp, name)(x, axis=axis), getattr(np, name)(x, axis=axis))
+    ints = np.array([[1, 2], [3, 4]], np.int32)
+    same(getattr(fnp, name)(ints), getattr(np, name)(ints))
+    same(getattr(fnp, name)(ints, dtype=np.float32), getattr(np, name)(ints, dtype=np.float32))
+    x = np.array([[0.5, np.nan, 1.5], [np.nan, -2.0, 0.7]])
+    g = ft.grad(lambda v: np.sum(getattr(np, name)(v, axis=1) ** 2))(x)
+    want = jax.grad(lambda v: jnp.sum(getattr(jnp, name)(v, axis=1) ** 2))(x)
+    np.testing.assert_allclose(g, want, rtol=1e-12)
+
+
+# -- argwhere, flatnonzero ------------------------------------------------------------------
+
+
+def test_argwhere_flatnonzero_match_numpy():
+    for a in (
+        np.array([[0.0, 2.0, 0.0], [3.0, 0.0, 1.0]]),
+        np.array([True, False, True]),
+        np.zeros((2, 0)),
+        np.float64(3.0),
+        np.float64(0.0),
+        np.zeros((2, 3)),
+    ):
+        same(fnp.argwhere(a), np.argwhere(a))
+        same(fnp.flatnonzero(a), np.flatnonzero(a))
+
+
+def test_argwhere_under_vmap():
+    batch = np.array([[0.0, 1.0, 2.0], [3.0, 0.0, 4.0]])
+    same(ft.vmap(np.argwhere)(batch), np.stack([np.argwhere(r) for r in batch]))
+    same(ft.vmap(fnp.flatnonzero)(batch), np.stack([np.flatnonzero(r) for r in batch]))
+    with pytest.raises(BatchedControlFlowError, match="argwhere.*differs across the batch"):
+        ft.vmap(fnp.argwhere)(np.array([[0.0, 1.0, 2.0], [3.0, 0.0, 0.0]]))
+    with pytest.raises(BatchedControlFlowError, match="flatnonzero"):
+        ft.vmap(np.flatnonzero)(np.array([[0.0, 1.0], [3.0, 2.0]]))
+
+
+# -- index arithmetic ---------------------------------------------------------------------
+
+
+def test_indices_from_match_numpy():
+    same(fnp.diag_indices_from(np.zeros((3, 3, 3))), np.diag_indices_from(np.zeros((3, 3, 3))))
+    for k in (-1, 0, 2):
+        a = np.zeros((3, 5))
+        same(fnp.tril_indices_from(a, k), np.tril_indices_from(a, k))
+        same(fnp.triu_indices_from(a, k=k), np.triu_indices_from(a, k=k))
+    with pytest.raises(ValueError, match="equal length"):
+        fnp.diag_indices_from(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="2-d"):
+        fnp.tril_indices_from(np.zeros(3))
+    out = ft.vmap(lambda m: np.tril_indices_from(m)[1])(np.zeros((4, 2, 2)))
+    same(out, np.tile(np.tril_indices(2)[1], (4, 1)))
+
+
+def test_ravel_unravel_match_numpy():
+    i, j = np.array([[1, 2], [0, 2]]), np.array([[0, 3], [-1, 7]])
+    for mode in ("wrap", "clip", ("clip", "wrap")):
+        for order in ("C", "F"):
+            same(
+                fnp.ravel_multi_index((i, j), (3, 4), mode=mode, order=order),
+                np.ravel_multi_index((i, j), (3, 4), mode=mode, order=order),
+            )
+    with pytest.raises(ValueError, match="invalid entry"):
+        fnp.ravel_multi_index((i, j), (3, 4))
+    same(
+        np.asarray(fnp.ravel_multi_index((1, 2), (3, 4))),
+        np.asarray(np.ravel_multi_index((1, 2), (3, 4))),
+    )
+    flat = np.array([[0, 5], [23, 11]], np.int32)
+    for order in ("C", "F"):
+        same(fnp.unravel_index(flat, (2, 3, 4), order), np.unravel_index(flat, (2, 3, 4), order))
+    with pytest.raises(ValueError, match="out of bounds"):
+        fnp.unravel_index(np.array([24]), (2, 3, 4))
+    with pytest.raises(TypeError, match="only int indices"):
+        fnp.unravel_index(np.array([1.0]), (2, 3))
+    out = ft.vmap(lambda f: np.unravel_index(f, (3, 4)))(np.array([[1, 5], [11, 0]]))
+    same(out, np.unravel_index(np.array([[1, 5], [11, 0]]), (3, 4)))
+
+
+# -- unwrap, sort_complex, real_if_close ----------------------------------------------------
+
+
+def test_unwrap_matches_numpy_and_jax():
+    rng = np.random.default_rng(0)
+    p = np.cumsum(rng.uniform(-5.0, 5.0, (3, 9)), axis=1)
+    for kw in ({}, {"axis": 0}, {"period": 4.0}, {"discont": 4.0}, {"discont": 1.0}):
+        np.testing.assert_allclose(fnp.unwrap(p, **kw), np.unwrap(p, **kw), rtol=1e-13)
+    p32 = p.astype(np.float32)
+    assert fnp.unwrap(p32).dtype == np.unwrap(p32).dtype == np.float32
+    ints = np.array([0, 5, 10, 3, -4, 9])
+    for period in (6, 7):
+        same(fnp.unwrap(ints, period=period), np.unwrap(ints, period=period))
+    same(fnp.unwrap(ints), np.unwrap(ints))
+    g = ft.grad(lambda v: np.sum(np.sin(np.unwrap(v)) * v))(p)
+    want = jax.grad(lambda v: jnp.sum(jnp.sin(jnp.unwrap(v)) * v))(p)
+    np.testing.assert_allclose(g, want, rtol=1e-12)
+    batched = ft.vmap(lambda r: fnp.unwrap(r, period=4.0))(p)
+    np.testing.assert_allclose(batched, np.unwrap(p, period=4.0), rtol=1e-13)
+
+
+def test_sort_complex_matches_numpy_and_jax():
+    c = np.array([[1 + 2j, 1 - 1j, 0j, -3 + 0j], [2j, 2 - 1j, 1j, 0j]])
+    same(fnp.sort_complex(c), np.sort_complex(c))
+    for dt in (np.int16, np.int64, np.float32, np.float64, np.bool_):
+        a = np.array([3, 1, 2], dt)
+        same(fnp.sort_complex(a), np.sort_complex(a))
+    x = np.array([0.3, -1.2, 2.5, 0.1])
+    g = ft.grad(lambda v: np.sum(np.real(np.sort_complex(v)) * np.arange(4.0)))(x)
+    want = jax.grad(lambda v: jnp.sum(jnp.real(jnp.sort_complex(v)) * jnp.arange(4.0)))(x)
+    np.testing.assert_allclose(g, want)
+
+
+def test_real_if_close():
+    for a in (
+        np.array([1 + 1e-16j, 2.0 + 0j]),
+        np.array([1 + 1e-3j]),
+        np.array([1 + 1e-8j], np.complex64),
+        np.array([1.0, 2.0]),
+    ):
+        same(fnp.real_if_close(a), np.real_if_close(a))
+    same(
+        fnp.real_if_close(np.array([1 + 1e-3j]), tol=1e-2),
+        np.real_if_close(np.array([1 + 1e-3j]), tol=1e-2),
+    )
+    batch = np.array([[1 + 0j, 2 + 1e-17j], [3 + 0j, 4 + 0j]])
+    same(ft.vmap(np.real_if_close)(batch), batch.real)
+    with pytest.raises(BatchedControlFlowError, match="real_if_close"):
+        ft.vmap(fnp.real_if_close)(np.array([[1 + 0j], [1 + 1j]]))
+
+
+# -- array_equal, array_equiv ----------------------------------------------------------------
+
+
+def test_array_equal_equiv():
+    a, b = np.array([1.0, np.nan]), np.array([1.0, np.nan])
+    for args in ((a, b), (a, a[:1]), (np.arange(3), np.arange(3.0)), ([1, 2], [1, 3])):
+        same(fnp.array_equal(*args), np.array_equal(*args))
+    same(fnp.array_equal(a, b, equal_nan=True), np.array_equal(a, b, equal_nan=True))
+    for args in (([1, 2], [[1, 2], [1, 2]]), ([1, 2], [1, 2, 3]), ([1, 2], [[1, 2], [1, 3]])):
+        same(fnp.array_equiv(*args), np.array_equiv(*args))
+    out = ft.vmap(np.array_equal)(
+        np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[1.0, 2.0], [3.0, 5.0]])
+    )
+    same(out, np.array([True, False]))
+    # bool() on the result works under grad (no vmap)
+    g = ft.grad(lambda v: np.sum(v) if np.array_equal(v, v) else -np.sum(v))(np.ones(2))
+    same(g, np.ones(2))
+
+
+# -- unique and sets --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "ar",
+    [
+        np.array([[3.0, 1.0, np.nan], [3.0, 2.0, np.nan]]),
+        np.array([5, 1, 5, 5, 0], np.int32),
+        np.array([True, False, True]),
+        np.zeros((0,)),
+    ],
+)
+def test_unique_matches_numpy(ar):
+    same(fnp.unique(ar), np.unique(ar))
+    same(fnp.unique(ar, True, True, True), np.unique(ar, True, True, True))
+    same(fnp.unique(ar, return_inverse=True), np.unique(ar, return_inverse=True))
+    if ar.dtype.kind == "f":
+        same(
+            fnp.unique(ar, equal_nan=False, return_counts=True),
+            np.unique(ar, equal_nan=False, return_counts=True),
+        )
+
+
+def test_unique_derivative_and_vmap():
+    x = np.array([3.0, 1.0, 3.0, 2.0, 1.0])
+    f = lambda v: np.sum(np.unique(v) ** 3)  # noqa: E731
+    g = ft.grad(f)(x)
+    want = jax.grad(lambda v: jnp.sum(jnp.unique(v, size=3) ** 3))(x)
+    np.testing.assert_allclose(g, want)
+    batch = np.array([[3.0, 1.0, 3.0], [0.0, 0.0, 7.0]])
+    vals, counts = ft.vmap(lambda v: np.unique(v, return_counts=True))(batch)
+    same(vals, np.array([[1.0, 3.0], [0.0, 7.0]]))
+    same(counts, np.array([[1, 2], [2, 1]]))
+    with pytest.raises(BatchedControlFlowError, match="unique"):
+        ft.vmap(np.unique)(np.array([[3.0, 1.0, 3.0], [0.0, 1.0, 7.0]]))
+    with pytest.raises(NotImplementedError, match="axis=None"):
+        fnp.unique(batch, axis=0)
+
+
+def test_set_functions_match_numpy():
+    a = np.array([4.0, 1.0, 2.0, 1.0, np.nan])
+    b = np.array([[2.0, 5.0], [4.0, 7.0]])
+    for name in ("union1d", "intersect1d", "setdiff1d", "setxor1d"):
+        same(getattr(fnp, name)(a, b), getattr(np, name)(a, b))
+        same(getattr(fnp, name)(a[:0], b), getattr(np, name)(a[:0], b))
+    ia, ib = np.array([5, 1, 3]), np.array([3, 9])
+    for name in ("intersect1d", "setdiff1d", "setxor1d"):
+        same(
+            getattr(fnp, name)(ia, ib, assume_unique=True),
+            getattr(np, name)(ia, ib, assume_unique=True),
+        )
+    same(fnp.union1d([3, 1], [[2, 1]]), np.union1d([3, 1], [[2, 1]]))
+    x, y = np.array([1.0, 2.0, 3.0]), np.array([2.0, 5.0])
+    g = ft.grad(lambda v: np.sum(np.union1d(v, y) ** 2))(x)
+    want = jax.grad(lambda v: jnp.sum(jnp.union1d(v, y, size=4) ** 2))(x)
+    np.testing.assert_allclose(g, want)
+    with pytest.raises(BatchedControlFlowError, match="intersect1d"):
+        ft.vmap(lambda v: np.intersect1d(v, y))(np.array([[1.0, 2.0, 3.0], [2.0, 5.0, 4.0]]))
