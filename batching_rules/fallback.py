@@ -6,22 +6,22 @@ It is slow (a Python loop over the batch) and warns once per primitive; see
 
 from __future__ import annotations
 
-import ftransforms.numpy as fnp
+from ftransforms import lax
 
 
-def _select(x, bdim, i):
-    if bdim is None:
+def _select(x, x_bdim, i):
+    if x_bdim is None:
         return x
-    return fnp.getitem(x, (slice(None),) * bdim + (i,))
+    return lax.getitem(x, (slice(None),) * x_bdim + (i,))
 
 
-def loop_and_stack(prim, args, bdims, axis_size, **params):
+def loop_and_stack(prim, args, x_bdims, axis_size, **params):
     """Apply ``prim`` to each batch element in turn and stack the results at axis 0."""
     outs = [
-        prim.bind(*[_select(a, d, i) for a, d in zip(args, bdims)], **params)
+        prim.bind(*[_select(a, x_bdim, i) for a, x_bdim in zip(args, x_bdims)], **params)
         for i in range(axis_size)
     ]
     if prim.multiple_results:
         n = len(outs[0])
-        return tuple(fnp.stack([o[k] for o in outs]) for k in range(n)), (0,) * n
-    return fnp.stack(outs), 0
+        return tuple(lax.stack([o[k] for o in outs]) for k in range(n)), (0,) * n
+    return lax.stack(outs), 0

@@ -5,11 +5,16 @@ axes are renumbered around it, and the output is batched at the same axis."""
 from __future__ import annotations
 
 from batching_rules.helpers import physical_axis
+from ftransforms.core.primitive import register_batch_rule
+from ftransforms.ops import fft as ops
 
 
-def fft(prim, args, bdims, axis_size, *, axes, **params):
+def fft(prim, args, x_bdims, axis_size, *, axes, **params):
     """Batch ``fft(x, axes=...)``: the logical ``axes`` become physical axes of ``x``."""
-    (x,), (d,) = args, bdims
-    if d is None:
+    (x,), (x_bdim,) = args, x_bdims
+    if x_bdim is None:
         return prim.bind(x, axes=axes, **params), None
-    return prim.bind(x, axes=tuple(physical_axis(a, d) for a in axes), **params), d
+    return prim.bind(x, axes=tuple(physical_axis(a, x_bdim) for a in axes), **params), x_bdim
+
+
+register_batch_rule(ops.fft_p, fft)

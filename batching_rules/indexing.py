@@ -10,9 +10,11 @@ it, so no data is moved after indexing.
 
 from __future__ import annotations
 
-import ftransforms.numpy as fnp
 from batching_rules.helpers import ensure_bdim, logical_rank, move_bdim_to, move_bdim_to_front
+from ftransforms import lax
 from ftransforms.core.index_spec import ARRAY
+from ftransforms.core.primitive import register_batch_rule
+from ftransforms.ops import indexing as ops
 
 
 def _is_advanced(entry, has_arrays):
@@ -29,8 +31,8 @@ def _advanced_layout(index):
     return has_arrays, positions[0], adjacent
 
 
-def _adv_rank(arrays, bdims):
-    return max([logical_rank(a, d) for a, d in zip(arrays, bdims)], default=0)
+def _adv_rank(arrays, x_bdims):
+    return max([logical_rank(a, i_bdim) for a, i_bdim in zip(arrays, x_bdims)], default=0)
 
 
 def _bdim_after_leading_slice(index, arrays):
@@ -41,50 +43,58 @@ def _bdim_after_leading_slice(index, arrays):
     return _adv_rank(arrays, [None] * len(arrays))
 
 
-def _batched_index(index, arrays, bdims, axis_size, like):
+def _batched_index(index, arrays, x_bdims, axis_size, like):
     """Insert a batch ``arange`` index next to the advanced block of ``index``.
 
     Returns (new index, new arrays, x axis that must hold the batch, result batch axis).
     """
     _, first, adjacent = _advanced_layout(index)
-    rank = _adv_rank(arrays, bdims)
+    rank = _adv_rank(arrays, x_bdims)
     new_arrays = []
-    for a, d in zip(arrays, bdims):
-        if d is None:
+    for a, i_bdim in zip(arrays, x_bdims):
+        if i_bdim is None:
             new_arrays.append(a)
             continue
-        a = move_bdim_to_front(a, d)
-        shape = fnp.shape(a)
-        new_arrays.append(fnp.reshape(a, shape[:1] + (1,) * (rank - len(shape) + 1) + shape[1:]))
-    batch_index = fnp.reshape(fnp.arange(axis_size, like=like), (axis_size,) + (1,) * rank)
+        a = move_bdim_to_front(a, i_bdim)
+        shape = lax.shape(a)
+        new_arrays.append(lax.reshape(a, shape[:1] + (1,) * (rank - len(shape) + 1) + shape[1:]))
+    batch_index = lax.reshape(lax.xp_of(like).arange(axis_size), (axis_size,) + (1,) * rank)
     x_axis = sum(e is not None for e in index[:first])
     out_bdim = sum(e is None or isinstance(e, slice) for e in index[:first]) if adjacent else 0
     new_index = index[:first] + (ARRAY,) + index[first:]
     return new_index, [batch_index] + new_arrays, x_axis, out_bdim
 
 
-def getitem(prim, args, bdims, axis_size, *, index):
+def getitem(prim, args, x_bdims, axis_size, *, index):
     x, *arrays = args
-    xd, *ad = bdims
-    if all(d is None for d in ad):
-        x = move_bdim_to_front(x, xd)
+    x_bdim, *index_bdims = x_bdims
+    if all(i_bdim is None for i_bdim in index_bdims):
+        x = move_bdim_to_front(x, x_bdim)
         out = prim.bind(x, *arrays, index=(slice(None),) + index)
         return out, _bdim_after_leading_slice(index, arrays)
-    like = arrays[next(i for i, d in enumerate(ad) if d is not None)]
-    new_index, new_arrays, x_axis, out_bdim = _batched_index(index, arrays, ad, axis_size, like)
-    x = move_bdim_to(ensure_bdim(x, xd, axis_size), 0, x_axis)
+    like = arrays[next(i for i, i_bdim in enumerate(index_bdims) if i_bdim is not None)]
+    new_index, new_arrays, x_axis, out_bdim = _batched_index(
+        index, arrays, index_bdims, axis_size, like
+    )
+    x = move_bdim_to(ensure_bdim(x, x_bdim, axis_size), 0, x_axis)
     return prim.bind(x, *new_arrays, index=new_index), out_bdim
 
 
-def getitem_transpose(prim, args, bdims, axis_size, *, index, shape):
+def getitem_transpose(prim, args, x_bdims, axis_size, *, index, shape):
     g, *arrays = args
-    gd, *ad = bdims
-    if all(d is None for d in ad):
-        g = move_bdim_to(g, gd, _bdim_after_leading_slice(index, arrays))
+    g_bdim, *index_bdims = x_bdims
+    if all(i_bdim is None for i_bdim in index_bdims):
+        g = move_bdim_to(g, g_bdim, _bdim_after_leading_slice(index, arrays))
         out = prim.bind(g, *arrays, index=(slice(None),) + index, shape=(axis_size,) + shape)
         return out, 0
-    like = arrays[next(i for i, d in enumerate(ad) if d is not None)]
-    new_index, new_arrays, x_axis, out_bdim = _batched_index(index, arrays, ad, axis_size, like)
-    g = move_bdim_to(ensure_bdim(g, gd, axis_size), 0, out_bdim)
+    like = arrays[next(i for i, i_bdim in enumerate(index_bdims) if i_bdim is not None)]
+    new_index, new_arrays, x_axis, out_bdim = _batched_index(
+        index, arrays, index_bdims, axis_size, like
+    )
+    g = move_bdim_to(ensure_bdim(g, g_bdim, axis_size), 0, out_bdim)
     new_shape = shape[:x_axis] + (axis_size,) + shape[x_axis:]
     return prim.bind(g, *new_arrays, index=new_index, shape=new_shape), x_axis
+
+
+register_batch_rule(ops.getitem_p, getitem)
+register_batch_rule(ops.getitem_transpose_p, getitem_transpose)

@@ -13,111 +13,111 @@ See NOTE [convolution as three bilinear primitives] in ``ftransforms/ops/nn.py``
 
 from __future__ import annotations
 
-import ftransforms.numpy as fnp
-from batching_rules.helpers import move_bdim_to_front
+from batching_rules.helpers import (
+    move_bdim_to_front,
+    reshape_dim_into,
+    reshape_dim_outof,
+)
+from ftransforms import lax
+from ftransforms.core.primitive import register_batch_rule
+from ftransforms.ops import nn as ops
 
 
 def _fold_front_into_axis1(v):
     """``(B, N, ...) -> (B*N, ...)``."""
-    s = fnp.shape(v)
-    return fnp.reshape(v, (s[0] * s[1],) + s[2:])
+    return reshape_dim_into(0, 0, v)
 
 
 def _fold_into_groups(v):
     """``(B, N, K, ...) -> (N, B*K, ...)``: the batch becomes the outer part of the groups."""
-    s = fnp.shape(v)
-    return fnp.reshape(fnp.moveaxis(v, 0, 1), (s[1], s[0] * s[2]) + s[3:])
+    return reshape_dim_into(0, 1, v)
 
 
 def _fold_into_group_members(v, groups, axis):
     """``v`` with its front batch axis ``B`` moved into axis ``axis`` (logical) after the
     group index: ``(B, ..., G*K, ...) -> (..., G*B*K, ...)``."""
-    s = fnp.shape(v)
+    s = lax.shape(v)
     b, k = s[0], s[axis + 1] // groups
-    v = fnp.reshape(v, s[: axis + 1] + (groups, k) + s[axis + 2 :])
-    v = fnp.moveaxis(v, 0, axis + 1)  # (..., G, B, K, ...)
-    return fnp.reshape(v, s[1 : axis + 1] + (groups * b * k,) + s[axis + 2 :])
+    v = lax.reshape(v, s[: axis + 1] + (groups, k) + s[axis + 2 :])
+    v = lax.moveaxis(v, 0, axis + 1)  # (..., G, B, K, ...)
+    return lax.reshape(v, s[1 : axis + 1] + (groups * b * k,) + s[axis + 2 :])
 
 
 def _split_group_members(v, groups, b, axis):
     """The inverse of :func:`_fold_into_group_members`: ``(..., G*B*K, ...)`` -> the batch
     axis and ``(..., G*K, ...)``; returns ``(value, bdim)``."""
-    s = fnp.shape(v)
+    s = lax.shape(v)
     k = s[axis] // (groups * b)
     if groups == 1:
-        return fnp.reshape(v, s[:axis] + (b, k) + s[axis + 1 :]), axis
-    v = fnp.reshape(v, s[:axis] + (groups, b, k) + s[axis + 1 :])
-    v = fnp.moveaxis(v, axis + 1, 0)  # (B, ..., G, K, ...)
-    t = fnp.shape(v)
-    return fnp.reshape(v, t[: axis + 1] + (groups * k,) + t[axis + 3 :]), 0
+        return lax.reshape(v, s[:axis] + (b, k) + s[axis + 1 :]), axis
+    v = lax.reshape(v, s[:axis] + (groups, b, k) + s[axis + 1 :])
+    v = lax.moveaxis(v, axis + 1, 0)  # (B, ..., G, K, ...)
+    t = lax.shape(v)
+    return lax.reshape(v, t[: axis + 1] + (groups * k,) + t[axis + 3 :]), 0
 
 
 def _unfold_n(out, b):
-    s = fnp.shape(out)
-    return fnp.reshape(out, (b, s[0] // b) + s[1:]), 0
+    return reshape_dim_outof(0, b, out), 0
 
 
 def _unfold_groups(out, b, axis):
-    s = fnp.shape(out)
-    return fnp.reshape(out, s[:axis] + (b, s[axis] // b) + s[axis + 1 :]), axis
+    return reshape_dim_outof(axis, b, out), axis
 
 
-def conv2d(prim, args, bdims, axis_size, *, groups, **params):
+def conv2d(prim, args, x_bdims, axis_size, *, groups, **params):
     """Batch ``conv2d(x, w)``."""
     x, w = args
-    xd, wd = bdims
+    x_bdim, w_bdim = x_bdims
     b = axis_size
-    if wd is None:
+    if w_bdim is None:
         out = prim.bind(
-            _fold_front_into_axis1(move_bdim_to_front(x, xd)), w, groups=groups, **params
+            _fold_front_into_axis1(move_bdim_to_front(x, x_bdim)), w, groups=groups, **params
         )
         return _unfold_n(out, b)
-    w = move_bdim_to_front(w, wd)
-    if xd is None:
+    w = move_bdim_to_front(w, w_bdim)
+    if x_bdim is None:
         out = prim.bind(x, _fold_into_group_members(w, groups, 0), groups=groups, **params)
         return _split_group_members(out, groups, b, 1)
-    x = move_bdim_to_front(x, xd)
+    x = move_bdim_to_front(x, x_bdim)
     out = prim.bind(_fold_into_groups(x), _fold_front_into_axis1(w), groups=b * groups, **params)
     return _unfold_groups(out, b, 1)
 
 
-def conv_transpose2d(prim, args, bdims, axis_size, *, groups, **params):
+def conv_transpose2d(prim, args, x_bdims, axis_size, *, groups, **params):
     """Batch ``conv_transpose2d(g, w)`` (output shaped like conv2d's input)."""
     g, w = args
-    gd, wd = bdims
+    g_bdim, w_bdim = x_bdims
     b = axis_size
-    if wd is None:
+    if w_bdim is None:
         out = prim.bind(
-            _fold_front_into_axis1(move_bdim_to_front(g, gd)), w, groups=groups, **params
+            _fold_front_into_axis1(move_bdim_to_front(g, g_bdim)), w, groups=groups, **params
         )
         return _unfold_n(out, b)
-    w = move_bdim_to_front(w, wd)
-    if gd is None:
+    w = move_bdim_to_front(w, w_bdim)
+    if g_bdim is None:
         # (B, O, Cg, kh, kw) -> (O, B*Cg, kh, kw): the batch joins each group's outputs.
-        s = fnp.shape(w)
-        w2 = fnp.reshape(fnp.moveaxis(w, 0, 1), (s[1], s[0] * s[2]) + s[3:])
-        out = prim.bind(g, w2, groups=groups, **params)
+        out = prim.bind(g, _fold_into_groups(w), groups=groups, **params)
         return _split_group_members(out, groups, b, 1)
-    g = move_bdim_to_front(g, gd)
+    g = move_bdim_to_front(g, g_bdim)
     out = prim.bind(_fold_into_groups(g), _fold_front_into_axis1(w), groups=b * groups, **params)
     return _unfold_groups(out, b, 1)
 
 
-def conv2d_weight(prim, args, bdims, axis_size, *, groups, **params):
+def conv2d_weight(prim, args, x_bdims, axis_size, *, groups, **params):
     """Batch ``conv2d_weight(x, g)`` (output shaped like the kernel)."""
     x, g = args
-    xd, gd = bdims
+    x_bdim, g_bdim = x_bdims
     b = axis_size
-    if gd is None:
+    if g_bdim is None:
         # the batch joins each group's input channels: the result is (O, B*Cg, kh, kw)
-        x = _fold_into_group_members(move_bdim_to_front(x, xd), groups, 1)
+        x = _fold_into_group_members(move_bdim_to_front(x, x_bdim), groups, 1)
         out = prim.bind(x, g, groups=groups, **params)
         return _unfold_groups(out, b, 1)
-    g = move_bdim_to_front(g, gd)
-    if xd is None:
+    g = move_bdim_to_front(g, g_bdim)
+    if x_bdim is None:
         out = prim.bind(x, _fold_into_group_members(g, groups, 1), groups=groups, **params)
         return _split_group_members(out, groups, b, 0)
-    x = move_bdim_to_front(x, xd)
+    x = move_bdim_to_front(x, x_bdim)
     out = prim.bind(_fold_into_groups(x), _fold_into_groups(g), groups=b * groups, **params)
     return _unfold_groups(out, b, 0)
 
@@ -127,11 +127,11 @@ def trailing(k: int):
     axes as batch axes (windows, pooling): a batch axis among the leading axes stays where
     it is, one among the last ``k`` moves to the front."""
 
-    def rule(prim, args, bdims, axis_size, **params):
-        (x,), (d,) = args, bdims
-        if d >= fnp.ndim(x) - k:
-            x, d = move_bdim_to_front(x, d), 0
-        return prim.bind(x, **params), d
+    def rule(prim, args, x_bdims, axis_size, **params):
+        (x,), (x_bdim,) = args, x_bdims
+        if x_bdim >= lax.ndim(x) - k:
+            x, x_bdim = move_bdim_to_front(x, x_bdim), 0
+        return prim.bind(x, **params), x_bdim
 
     rule.__name__ = f"trailing_{k}"
     return rule
@@ -142,9 +142,23 @@ def broadcasting_trailing(k: int):
     axes (the max-pooling derivatives): batched inputs get their batch axis in front, and
     unbatched ones broadcast against it (NumPy aligns the leading axes from the right)."""
 
-    def rule(prim, args, bdims, axis_size, **params):
-        moved = [a if d is None else move_bdim_to_front(a, d) for a, d in zip(args, bdims)]
+    def rule(prim, args, x_bdims, axis_size, **params):
+        moved = [
+            a if x_bdim is None else move_bdim_to_front(a, x_bdim)
+            for a, x_bdim in zip(args, x_bdims)
+        ]
         return prim.bind(*moved, **params), 0
 
     rule.__name__ = f"broadcasting_trailing_{k}"
     return rule
+
+
+register_batch_rule(ops.conv2d_p, conv2d)
+register_batch_rule(ops.conv_transpose2d_p, conv_transpose2d)
+register_batch_rule(ops.conv2d_weight_p, conv2d_weight)
+for _prim in (ops.sliding_windows_p, ops.window_sum_p, ops.window_sum_transpose_p):
+    register_batch_rule(_prim, trailing(2))
+register_batch_rule(ops.sliding_windows_transpose_p, trailing(4))
+register_batch_rule(ops.max_pool2d_p, trailing(2))
+register_batch_rule(ops.max_pool2d_jvp_p, broadcasting_trailing(2))
+register_batch_rule(ops.max_pool2d_vjp_p, broadcasting_trailing(2))

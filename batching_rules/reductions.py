@@ -4,24 +4,30 @@
 from __future__ import annotations
 
 from batching_rules.helpers import physical_axis
+from ftransforms.core.primitive import register_family_batch_rule
+from ftransforms.ops.reductions import REDUCTION, SCAN
 
 
-def reduction(prim, args, bdims, axis_size, *, axis, keepdims=False, **params):
+def reduction(prim, args, x_bdims, axis_size, *, axis, keepdims=False, **params):
     """Batch ``prim(x, axis=..., keepdims=...)`` without moving any data."""
     (x,) = args
-    (d,) = bdims
+    (x_bdim,) = x_bdims
     if isinstance(axis, tuple):
-        phys = tuple(physical_axis(a, d) for a in axis)
-        below = sum(a < d for a in axis)
+        phys = tuple(physical_axis(a, x_bdim) for a in axis)
+        below = sum(a < x_bdim for a in axis)
     else:
-        phys = physical_axis(axis, d)
-        below = int(axis < d)
+        phys = physical_axis(axis, x_bdim)
+        below = int(axis < x_bdim)
     out = prim.bind(x, axis=phys, keepdims=keepdims, **params)
-    return out, (d if keepdims else d - below)
+    return out, (x_bdim if keepdims else x_bdim - below)
 
 
-def scan(prim, args, bdims, axis_size, *, axis, **params):
+def scan(prim, args, x_bdims, axis_size, *, axis, **params):
     """Batch an op along one axis that keeps the shape (cumsum, cumprod, flip, sort)."""
     (x,) = args
-    (d,) = bdims
-    return prim.bind(x, axis=physical_axis(axis, d), **params), d
+    (x_bdim,) = x_bdims
+    return prim.bind(x, axis=physical_axis(axis, x_bdim), **params), x_bdim
+
+
+register_family_batch_rule(REDUCTION, reduction)
+register_family_batch_rule(SCAN, scan)

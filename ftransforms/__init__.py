@@ -12,6 +12,7 @@ Example:
 """
 
 import ftransforms.numpy as numpy  # noqa: E402,I001  (the fnp namespace, as ftransforms.numpy)
+import batching_rules  # noqa: F401  (registers the batching rules of the primitives)
 from ftransforms import errors, nn, random, scipy
 from ftransforms.api import (
     grad,

@@ -6,6 +6,14 @@ next integer index array (arrays are arguments of the primitive, so they can be 
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy
+
+from ftransforms.backend import namespace_of
+from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperationError
+from ftransforms.core.tracer import Tracer
+
 
 class _ArrayPlaceholder:
     __slots__ = ()
@@ -27,3 +35,95 @@ def build_index(spec: tuple, arrays: tuple | list) -> tuple:
         return spec
     it = iter(arrays)
     return tuple(next(it) if e is ARRAY else e for e in spec)
+
+
+def _dtype_of(x: Any) -> Any:
+    d = getattr(x, "dtype", None)
+    return d if d is not None else numpy.result_type(x)
+
+
+def _index_array(entry: Any) -> Any:
+    if _dtype_of(entry).kind not in "iu":
+        raise IndexError(
+            "only integers, slices (`:`), ellipsis (`...`), None and integer or boolean "
+            "arrays are valid indices"
+        )
+    return entry
+
+
+def bool_to_int_arrays(mask: Any) -> list[Any]:
+    """The integer index arrays of ``mask``'s true elements (``mask.nonzero()``)."""
+    if isinstance(mask, Tracer):
+        try:
+            concrete = mask._concrete()
+        except BatchedControlFlowError:
+            raise BatchedControlFlowError(
+                "x[mask] with a batched boolean mask under vmap: the result's size would "
+                "differ across the batch.  Use fnp.where(mask, x, 0) (or a sum weighted by "
+                "the mask) instead."
+            ) from None
+    else:
+        concrete = numpy.asarray(mask) if isinstance(mask, (list, bool)) else mask
+    return list(concrete.nonzero())
+
+
+def normalize_index(index: Any, rank: int) -> tuple[tuple, list]:
+    """Split a NumPy index into a static spec (with ``ARRAY`` placeholders) and arrays.
+
+    Example:
+        >>> normalize_index((0, Ellipsis), 3)
+        ((0, slice(None, None, None), slice(None, None, None)), [])
+    """
+    if not isinstance(index, tuple):
+        index = (index,)
+    spec: list = []
+    arrays: list = []
+    consumed = 0
+    ellipsis_at = None
+    for entry in index:
+        if entry is None:
+            spec.append(None)
+        elif entry is Ellipsis:
+            if ellipsis_at is not None:
+                raise IndexError("an index can only have a single ellipsis ('...')")
+            ellipsis_at = len(spec)
+        elif isinstance(entry, slice):
+            spec.append(entry)
+            consumed += 1
+        elif isinstance(entry, (bool, numpy.bool_)):
+            raise UnsupportedOperationError("indexing with a Python bool is not supported")
+        elif isinstance(entry, (int, numpy.integer)):
+            spec.append(int(entry))
+            consumed += 1
+        else:
+            if isinstance(entry, (list, tuple)):
+                entry = numpy.asarray(entry)
+            if _dtype_of(entry).kind == "b":
+                parts = bool_to_int_arrays(entry)
+                spec.extend([ARRAY] * len(parts))
+                arrays.extend(parts)
+                consumed += len(parts)
+                continue
+            spec.append(ARRAY)
+            arrays.append(_index_array(entry))
+            consumed += 1
+    if consumed > rank:
+        raise IndexError(
+            f"too many indices for array: array is {rank}-dimensional, but {consumed} were indexed"
+        )
+    fill = [slice(None)] * (rank - consumed)
+    if ellipsis_at is None:
+        spec.extend(fill)
+    else:
+        spec[ellipsis_at:ellipsis_at] = fill
+    return tuple(spec), arrays
+
+
+def index_arrays_on(x: Any, arrays: list) -> list:
+    """Host (NumPy) index arrays moved to ``x``'s backend, as CuPy does implicitly."""
+    if not arrays:
+        return arrays
+    xp = namespace_of(x._physical() if isinstance(x, Tracer) else x)
+    if xp is numpy:
+        return arrays
+    return [xp.asarray(a) if type(a) is numpy.ndarray else a for a in arrays]

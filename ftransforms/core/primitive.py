@@ -19,13 +19,23 @@ Rule signatures (arrays positionally, settings by keyword):
 * ``transpose`` — for ops linear in their first argument (the others being static
   indices): ``rule(y_bar, x, *rest, **params) -> x_bar``.  Both modes come from it: the
   JVP is the op applied to the tangent.
-* ``batch`` — ``rule(prim, args, bdims, axis_size, **params) -> (out, out_bdim)`` from
-  ``batching_rules``; ``bdims`` holds ``None`` for unbatched inputs, and family rules
-  re-bind ``prim`` on the rearranged values.
+* ``batch`` — ``rule(prim, args, x_bdims, axis_size, **params) -> (out, out_bdim)``;
+  ``x_bdims`` holds ``None`` for unbatched inputs, and family rules re-bind ``prim`` on the
+  rearranged values.  Built-in primitives do not name their batching rule: the package
+  ``batching_rules`` registers it from its side (:func:`register_batch_rule` for one
+  primitive, :func:`register_family_batch_rule` for every primitive declared with
+  ``family=...``), so the declarations never import the batching layer.  A primitive
+  declared after its family rule was registered gets that rule at once.
+
+Rules are written with :mod:`ftransforms.lax`, whose functions find the primitives by
+name in :data:`prims` (filled here by :func:`defop`): that is how the layer below the
+declarations can call them without importing them (NOTE [layers] in ``ftransforms/lax.py``).
 """
 
 from __future__ import annotations
 
+import types
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -43,6 +53,12 @@ _PLAIN_TYPES = frozenset(
 
 #: Every primitive, by name.  The registry test walks it.
 REGISTRY: dict[str, Primitive] = {}
+
+#: The same primitives as attributes (``prims.add``): what ``ftransforms.lax`` binds.
+prims = types.SimpleNamespace()
+
+#: Family batching rules registered by ``batching_rules`` (family name -> rule).
+FAMILY_BATCH_RULES: dict[str, Callable] = {}
 
 
 class Primitive:
@@ -65,9 +81,10 @@ class Primitive:
         "nondiff",
         "nondiff_when",
         "multiple_results",
-        "sample",
         "doc",
         "effectful",
+        "family",
+        "ufunc",
     )
 
     def __init__(self, name: str, impl: Callable[..., Any], **rules: Any) -> None:
@@ -80,11 +97,15 @@ class Primitive:
         self.nondiff = bool(rules.get("nondiff", False))
         self.nondiff_when = rules.get("nondiff_when")
         self.multiple_results = bool(rules.get("multiple_results", False))
-        self.sample = rules.get("sample")
         self.doc = rules.get("doc") or f"The ``{name}`` primitive."
         # An op whose output is not a function of its inputs (a random draw): ``jit``
         # never replays a recording that contains one.
         self.effectful = bool(rules.get("effectful", False))
+        # The op family ("elementwise", "reduction", ...): whose batching rule applies.
+        self.family = rules.get("family")
+        # The NumPy ufunc this primitive implements (``numpy.sin`` for ``sin``), if any:
+        # ``ftransforms.numpy`` exposes and dispatches such primitives from this field.
+        self.ufunc = rules.get("ufunc")
 
     def __repr__(self) -> str:
         return f"<primitive {self.name}>"
@@ -189,29 +210,38 @@ def defop(
     vjp: Sequence[Callable | None] | Callable | None = None,
     transpose: Callable | None = None,
     batch: Callable | None = None,
+    family: str | None = None,
+    ufunc: Any = None,
     nondiff: bool = False,
     nondiff_when: Callable[..., bool] | None = None,
     multiple_results: bool = False,
-    sample: Any = None,
     doc: str | None = None,
     effectful: bool = False,
 ) -> Primitive:
     """Declare a primitive with all of its rules, validated here, at import.
 
+    ``family="elementwise"`` (or ``"reduction"``, ``"scan"``, ...) gives it that family's
+    batching rule; ``batch=`` names an op-specific rule instead.  Declaring a name again
+    (re-running a notebook cell) replaces the old primitive, with a warning.
+
     Example:
-        >>> import batching_rules.elementwise
         >>> cube_p = defop(
         ...     "doc_cube",
         ...     impl=lambda xp, x: x * x * x,
         ...     jvp=(lambda x_dot, y, x: x_dot * 3 * x * x,),
         ...     vjp=(lambda y_bar, y, x: y_bar * 3 * x * x,),
-        ...     batch=batching_rules.elementwise.elementwise,
+        ...     family="elementwise",
         ... )
         >>> float(cube_p(2.0))
         8.0
     """
     if name in REGISTRY:
-        raise ValueError(f"defop({name!r}): a primitive of that name is already registered")
+        warnings.warn(
+            f"defop({name!r}): a primitive of that name was already declared; the new "
+            f"declaration replaces it (functions that hold the old one keep using it).",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     if not callable(impl):
         raise TypeError(f"defop({name!r}): impl must be callable, got {impl!r}")
     if not nondiff:
@@ -234,6 +264,8 @@ def defop(
             )
     if batch is not None and not callable(batch):
         raise TypeError(f"defop({name!r}): batch must be a batching rule function")
+    if batch is None and family is not None:
+        batch = FAMILY_BATCH_RULES.get(family)
     prim = Primitive(
         name,
         impl,
@@ -241,12 +273,30 @@ def defop(
         vjp=vjp,
         transpose=transpose,
         batch=batch,
+        family=family,
+        ufunc=ufunc,
         nondiff=nondiff,
         nondiff_when=nondiff_when,
         multiple_results=multiple_results,
-        sample=sample,
         doc=doc,
         effectful=effectful,
     )
     REGISTRY[name] = prim
+    setattr(prims, name, prim)
     return prim
+
+
+def register_batch_rule(prim: Primitive, rule: Callable) -> None:
+    """Make ``rule`` the batching rule of ``prim`` (called by ``batching_rules``)."""
+    if not callable(rule):
+        raise TypeError(f"register_batch_rule({prim.name}): the rule must be callable")
+    prim.batch = rule
+
+
+def register_family_batch_rule(family: str, rule: Callable) -> None:
+    """Make ``rule`` the batching rule of every primitive of ``family`` that has none,
+    now and when one is declared later."""
+    FAMILY_BATCH_RULES[family] = rule
+    for prim in REGISTRY.values():
+        if prim.family == family and prim.batch is None:
+            prim.batch = rule

@@ -10,6 +10,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from batching_rules.fallback import loop_and_stack
 from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperationError
 from ftransforms.core.stack import Interpreter
 from ftransforms.core.tracer import Tracer
@@ -101,16 +102,16 @@ def _fallback_rule(prim: Any):
     if not FALLBACK["enabled"]:
         raise UnsupportedOperationError(
             f"vmap: the primitive {prim.name!r} has no batching rule and the loop fallback "
-            f"is switched off; add batch= to its defop (see batching_rules/)."
+            f"is switched off; register one in batching_rules/ (register_batch_rule), or "
+            f"give its defop family=... or batch=..."
         )
     if prim.name not in FALLBACK["warned"]:
         FALLBACK["warned"].add(prim.name)
         warnings.warn(
             f"vmap: performance drop: {prim.name!r} has no batching rule, so it runs as a "
-            f"Python loop over the batch.  Add batch= to its defop to fix this.",
+            f"Python loop over the batch.  Register a rule in batching_rules/ "
+            f"(register_batch_rule), or give its defop family=... or batch=..., to fix this.",
             RuntimeWarning,
             stacklevel=4,
         )
-    from batching_rules.fallback import loop_and_stack  # noqa: PLC0415
-
     return loop_and_stack

@@ -1,37 +1,93 @@
 """Elementwise primitives: unary math, binary arithmetic, comparisons, select, casts.
 
-Unary ops are declared with :func:`defunary` from their derivative ``d(y, x)`` (``y`` is
-the output), which gives both the JVP (``x_dot * d``) and the VJP (``y_bar * d``).
-Derivative conventions at kinks follow JAX: ``abs'(0) = 1``, ``maximum``/``minimum`` share
-the derivative equally between tied inputs, ``sign``/``floor``/``round`` have derivative 0.
+Family factories derive both modes from one expression per input:
+
+* :func:`defunary` from the derivative ``deriv(y, x)`` (``y`` is the output): the JVP is
+  ``x_dot * deriv`` and the VJP ``y_bar * deriv``;
+* :func:`defbinary` from one partial per input, ``partial(t, y, x1, x2)`` = ``t`` times
+  the partial derivative of ``y`` in that input: applied to the tangent it is the JVP term
+  (broadcast to ``y``), applied to the cotangent it is the VJP (summed back to the input's
+  shape) — an elementwise op's Jacobian is diagonal, so the same product serves both.
+
+Every op here is in the ``"elementwise"`` family (one batching rule serves them all) and
+names the NumPy ufunc it implements.  Derivative conventions at kinks follow JAX:
+``abs'(0) = 1``, ``maximum``/``minimum`` share the derivative equally between tied inputs,
+``sign``/``floor``/``round`` have derivative 0.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy
 
-from batching_rules.elementwise import elementwise
-from ftransforms.core.primitive import defop
+from ftransforms.core.primitive import Primitive, defop
 from ftransforms.ops._util import like_output, unbroadcast
 
+FAMILY = "elementwise"
 
-def defunary(name: str, impl, deriv, **kwargs):
+
+def _family_defaults(name: str, kwargs: dict) -> dict:
+    kwargs.setdefault("family", FAMILY)
+    if "ufunc" not in kwargs:
+        candidate = getattr(numpy, name, None)
+        kwargs["ufunc"] = candidate if isinstance(candidate, numpy.ufunc) else None
+    return kwargs
+
+
+def defunary(name: str, impl: Callable, deriv: Callable, **kwargs) -> Primitive:
     """Declare a differentiable unary elementwise op from its derivative ``deriv(y, x)``."""
+    _family_defaults(name, kwargs)
     return defop(
         name,
         impl,
         jvp=(lambda x_dot, y, x: x_dot * deriv(y, x),),
         vjp=(lambda y_bar, y, x: y_bar * deriv(y, x),),
-        batch=elementwise,
         **kwargs,
     )
 
 
-def defnondiff(name: str, impl, **kwargs):
+def same(t, y, x1, x2):
+    """The partial of an input that passes through unchanged (``x1 + x2`` in either)."""
+    return t
+
+
+def _jvp_term(partial: Callable) -> Callable:
+    if partial is same:
+        return lambda x_dot, y, x1, x2: like_output(x_dot, y)
+    return lambda x_dot, y, x1, x2: like_output(partial(x_dot, y, x1, x2), y)
+
+
+def _vjp_terms(partial1: Callable, partial2: Callable) -> tuple[Callable, Callable]:
+    if partial1 is same:
+        first = lambda y_bar, y, x1, x2: unbroadcast(y_bar, x1)  # noqa: E731
+    else:
+        first = lambda y_bar, y, x1, x2: unbroadcast(partial1(y_bar, y, x1, x2), x1)  # noqa: E731
+    if partial2 is same:
+        second = lambda y_bar, y, x1, x2: unbroadcast(y_bar, x2)  # noqa: E731
+    else:
+        second = lambda y_bar, y, x1, x2: unbroadcast(partial2(y_bar, y, x1, x2), x2)  # noqa: E731
+    return first, second
+
+
+def defbinary(name: str, impl: Callable, partial1: Callable, partial2: Callable, **kwargs):
+    """Declare a differentiable binary elementwise op from its two partials, each
+    ``partial(t, y, x1, x2) -> t * dy/dx_i`` (or :func:`same` for ``t`` itself)."""
+    _family_defaults(name, kwargs)
+    return defop(
+        name,
+        impl,
+        jvp=(_jvp_term(partial1), _jvp_term(partial2)),
+        vjp=_vjp_terms(partial1, partial2),
+        **kwargs,
+    )
+
+
+def defnondiff(name: str, impl: Callable, **kwargs) -> Primitive:
     """Declare an elementwise op whose output carries no derivative."""
-    return defop(name, impl, nondiff=True, batch=elementwise, **kwargs)
+    _family_defaults(name, kwargs)
+    return defop(name, impl, nondiff=True, **kwargs)
 
 
 # -- unary ------------------------------------------------------------------------------
@@ -40,7 +96,8 @@ negative_p = defop(
     "negative",
     lambda xp, x: xp.negative(x),
     transpose=lambda y_bar, x: negative_p.bind(y_bar),
-    batch=elementwise,
+    family=FAMILY,
+    ufunc=numpy.negative,
 )
 exp_p = defunary("exp", lambda xp, x: xp.exp(x), lambda y, x: y)
 # Python floats, not numpy.float64: a weak scalar keeps a float32 derivative float32.
@@ -90,7 +147,8 @@ abs_p = defop(
     lambda xp, x: xp.abs(x),
     jvp=(_abs_jvp,),
     vjp=(_abs_vjp,),
-    batch=elementwise,
+    family=FAMILY,
+    ufunc=numpy.absolute,
     doc="``abs``; derivative 1 at 0 for real inputs (JAX's convention).",
 )
 
@@ -103,25 +161,26 @@ real_p = defop(
     "real",
     lambda xp, x: xp.real(x),
     transpose=lambda y_bar, x: convert_p.bind(y_bar, dtype=x.dtype),
-    batch=elementwise,
+    family=FAMILY,
 )
 imag_p = defop(
     "imag",
     lambda xp, x: xp.imag(x),
     transpose=lambda y_bar, x: convert_p.bind(y_bar * -1j, dtype=x.dtype),
-    batch=elementwise,
+    family=FAMILY,
 )
 conj_p = defop(
     "conj",
     lambda xp, x: xp.conj(x),
     transpose=lambda y_bar, x: conj_p.bind(y_bar),
-    batch=elementwise,
+    family=FAMILY,
+    ufunc=numpy.conjugate,
 )
 
 sign_p = defnondiff("sign", lambda xp, x: xp.sign(x))
 floor_p = defnondiff("floor", lambda xp, x: xp.floor(x))
 ceil_p = defnondiff("ceil", lambda xp, x: xp.ceil(x))
-round_p = defnondiff("round", lambda xp, x, decimals=0: xp.round(x, decimals))
+round_p = defnondiff("round", lambda xp, x, decimals=0: xp.round(x, decimals), ufunc=None)
 trunc_p = defnondiff("trunc", lambda xp, x: xp.trunc(x))
 rint_p = defnondiff("rint", lambda xp, x: xp.rint(x))
 isnan_p = defnondiff("isnan", lambda xp, x: xp.isnan(x))
@@ -140,160 +199,110 @@ stop_gradient_p = defnondiff(
 # -- binary -----------------------------------------------------------------------------
 
 
+add_p = defbinary("add", lambda xp, x1, x2: xp.add(x1, x2), same, same)
+subtract_p = defbinary(
+    "subtract", lambda xp, x1, x2: xp.subtract(x1, x2), same, lambda t, y, x1, x2: -t
+)
+
+
+def _multiply_jvp(tangents, y, x1, x2):
+    x1_dot, x2_dot = tangents
+    # A square: one product, doubled (the same numbers as the sum of both terms).
+    if x1 is x2 and x1_dot is x2_dot and x1_dot is not None:
+        t = x1_dot * x2
+        return t + t
+    terms = []
+    if x1_dot is not None:
+        terms.append(like_output(x1_dot * x2, y))
+    if x2_dot is not None:
+        terms.append(like_output(x1 * x2_dot, y))
+    if not terms:
+        return None
+    return terms[0] if len(terms) == 1 else terms[0] + terms[1]
+
+
+def _multiply_vjp(y_bar, y, x1, x2, wanted):
+    if x1 is x2 and wanted[0] and wanted[1]:  # a square: both inputs are one value
+        t = y_bar * x2
+        return unbroadcast(t + t, x1), None
+    return (
+        unbroadcast(y_bar * x2, x1) if wanted[0] else None,
+        unbroadcast(x1 * y_bar, x2) if wanted[1] else None,
+    )
+
+
+# Not from defbinary: ``x * x`` takes one product instead of two (see _multiply_jvp).
+multiply_p = defop(
+    "multiply",
+    lambda xp, x1, x2: xp.multiply(x1, x2),
+    jvp=_multiply_jvp,
+    vjp=_multiply_vjp,
+    family=FAMILY,
+    ufunc=numpy.multiply,
+    doc="``x * y``; ``x * x`` differentiates with one product (``2 x dx``), not two.",
+)
+divide_p = defbinary(
+    "divide",
+    lambda xp, x1, x2: xp.divide(x1, x2),
+    lambda t, y, x1, x2: t / x2,
+    lambda t, y, x1, x2: -t * y / x2,
+)
+
+
+def _pow_partial_base(t, y, x1, x2):
+    # d/dx x**p = p * x**(p-1), and 0 where p == 0 (so that 0**0 has derivative 0).
+    if isinstance(x2, (int, float)):
+        return t * (0.0 if x2 == 0 else x2 * power_p.bind(x1, x2 - 1))
+    return t * select_p.bind(x2 == 0, 0.0, x2 * power_p.bind(x1, x2 - 1))
+
+
+def _pow_partial_exponent(t, y, x1, x2):
+    # d/dp x**p = log(x) * x**p, taking log(x) as 0 where x == 0 (JAX's convention).
+    if isinstance(x1, (int, float)):
+        safe_x = x1 or 1.0
+    else:
+        safe_x = select_p.bind(x1 == 0, 1.0, x1)
+    return t * (log_p.bind(safe_x) * y)
+
+
+power_p = defbinary(
+    "power", lambda xp, x1, x2: xp.power(x1, x2), _pow_partial_base, _pow_partial_exponent
+)
+
+
 def _balanced_eq(x, y, other):
     """1 where x == y (the output) and other differs, 0.5 where all three tie, else 0."""
     eq = (x == y).astype(y.dtype)
     return eq / (1 + (other == y).astype(y.dtype))
 
 
-add_p = defop(
-    "add",
-    lambda xp, x, y: xp.add(x, y),
-    jvp=(
-        lambda x_dot, out, x, y: like_output(x_dot, out),
-        lambda y_dot, out, x, y: like_output(y_dot, out),
-    ),
-    vjp=(
-        lambda g, out, x, y: unbroadcast(g, x),
-        lambda g, out, x, y: unbroadcast(g, y),
-    ),
-    batch=elementwise,
+# NOTE [ties in maximum/minimum]: where both inputs equal the output, each gets half of
+# the derivative (JAX's convention), so the two partials always sum to the full one.
+def _tie_partial_first(t, y, x1, x2):
+    return t * _balanced_eq(x1, y, x2)
+
+
+def _tie_partial_second(t, y, x1, x2):
+    return t * _balanced_eq(x2, y, x1)
+
+
+maximum_p = defbinary(
+    "maximum", lambda xp, x1, x2: xp.maximum(x1, x2), _tie_partial_first, _tie_partial_second
 )
-subtract_p = defop(
-    "subtract",
-    lambda xp, x, y: xp.subtract(x, y),
-    jvp=(
-        lambda x_dot, out, x, y: like_output(x_dot, out),
-        lambda y_dot, out, x, y: like_output(-y_dot, out),
-    ),
-    vjp=(
-        lambda g, out, x, y: unbroadcast(g, x),
-        lambda g, out, x, y: unbroadcast(-g, y),
-    ),
-    batch=elementwise,
+minimum_p = defbinary(
+    "minimum", lambda xp, x1, x2: xp.minimum(x1, x2), _tie_partial_first, _tie_partial_second
 )
-
-
-def _multiply_jvp(tangents, out, x, y):
-    x_dot, y_dot = tangents
-    # A square: one product, doubled (the same numbers as the sum of both terms).
-    if x is y and x_dot is y_dot and x_dot is not None:
-        t = x_dot * y
-        return t + t
-    terms = []
-    if x_dot is not None:
-        terms.append(like_output(x_dot * y, out))
-    if y_dot is not None:
-        terms.append(like_output(x * y_dot, out))
-    if not terms:
-        return None
-    return terms[0] if len(terms) == 1 else terms[0] + terms[1]
-
-
-def _multiply_vjp(g, out, x, y, wanted):
-    if x is y and wanted[0] and wanted[1]:  # a square: both inputs are one value
-        t = g * y
-        return unbroadcast(t + t, x), None
-    return (
-        unbroadcast(g * y, x) if wanted[0] else None,
-        unbroadcast(x * g, y) if wanted[1] else None,
-    )
-
-
-multiply_p = defop(
-    "multiply",
-    lambda xp, x, y: xp.multiply(x, y),
-    jvp=_multiply_jvp,
-    vjp=_multiply_vjp,
-    batch=elementwise,
-    doc="``x * y``; ``x * x`` differentiates with one product (``2 x dx``), not two.",
-)
-divide_p = defop(
-    "divide",
-    lambda xp, x, y: xp.divide(x, y),
-    jvp=(
-        lambda x_dot, out, x, y: like_output(x_dot / y, out),
-        lambda y_dot, out, x, y: like_output(-y_dot * out / y, out),
-    ),
-    vjp=(
-        lambda g, out, x, y: unbroadcast(g / y, x),
-        lambda g, out, x, y: unbroadcast(-g * out / y, y),
-    ),
-    batch=elementwise,
-)
-
-
-def _pow_dx(out, x, y):
-    # d/dx x**y = y * x**(y-1), and 0 where y == 0 (so that 0**0 has derivative 0).
-    if isinstance(y, (int, float)):
-        return 0.0 if y == 0 else y * power_p.bind(x, y - 1)
-    return select_p.bind(y == 0, 0.0, y * power_p.bind(x, y - 1))
-
-
-def _pow_dy(out, x, y):
-    # d/dy x**y = log(x) * x**y, taking log(x) as 0 where x == 0 (JAX's convention).
-    safe_x = select_p.bind(x == 0, 1.0, x) if not isinstance(x, (int, float)) else (x or 1.0)
-    return log_p.bind(safe_x) * out
-
-
-power_p = defop(
-    "power",
-    lambda xp, x, y: xp.power(x, y),
-    jvp=(
-        lambda x_dot, out, x, y: like_output(x_dot * _pow_dx(out, x, y), out),
-        lambda y_dot, out, x, y: like_output(y_dot * _pow_dy(out, x, y), out),
-    ),
-    vjp=(
-        lambda g, out, x, y: unbroadcast(g * _pow_dx(out, x, y), x),
-        lambda g, out, x, y: unbroadcast(g * _pow_dy(out, x, y), y),
-    ),
-    batch=elementwise,
-)
-maximum_p = defop(
-    "maximum",
-    lambda xp, x, y: xp.maximum(x, y),
-    jvp=(
-        lambda x_dot, out, x, y: like_output(x_dot * _balanced_eq(x, out, y), out),
-        lambda y_dot, out, x, y: like_output(y_dot * _balanced_eq(y, out, x), out),
-    ),
-    vjp=(
-        lambda g, out, x, y: unbroadcast(g * _balanced_eq(x, out, y), x),
-        lambda g, out, x, y: unbroadcast(g * _balanced_eq(y, out, x), y),
-    ),
-    batch=elementwise,
-)
-minimum_p = defop(
-    "minimum",
-    lambda xp, x, y: xp.minimum(x, y),
-    jvp=maximum_p.jvp_rules,
-    vjp=maximum_p.vjp_rules,
-    batch=elementwise,
-)
-arctan2_p = defop(
+arctan2_p = defbinary(
     "arctan2",
-    lambda xp, x, y: xp.arctan2(x, y),
-    jvp=(
-        lambda x_dot, out, x, y: like_output(x_dot * y / (x * x + y * y), out),
-        lambda y_dot, out, x, y: like_output(-y_dot * x / (x * x + y * y), out),
-    ),
-    vjp=(
-        lambda g, out, x, y: unbroadcast(g * y / (x * x + y * y), x),
-        lambda g, out, x, y: unbroadcast(-g * x / (x * x + y * y), y),
-    ),
-    batch=elementwise,
+    lambda xp, x1, x2: xp.arctan2(x1, x2),
+    lambda t, y, x1, x2: t * x2 / (x1 * x1 + x2 * x2),
+    lambda t, y, x1, x2: -t * x1 / (x1 * x1 + x2 * x2),
 )
-remainder_p = defop(
+remainder_p = defbinary(
     "remainder",
-    lambda xp, x, y: xp.remainder(x, y),
-    jvp=(
-        lambda x_dot, out, x, y: like_output(x_dot, out),
-        lambda y_dot, out, x, y: like_output(-y_dot * floor_p.bind(x / y), out),
-    ),
-    vjp=(
-        lambda g, out, x, y: unbroadcast(g, x),
-        lambda g, out, x, y: unbroadcast(-g * floor_p.bind(x / y), y),
-    ),
-    batch=elementwise,
+    lambda xp, x1, x2: xp.remainder(x1, x2),
+    same,
+    lambda t, y, x1, x2: -t * floor_p.bind(x1 / x2),
 )
 floor_divide_p = defnondiff("floor_divide", lambda xp, x, y: xp.floor_divide(x, y))
 
@@ -315,19 +324,19 @@ bitwise_xor_p = defnondiff("bitwise_xor", lambda xp, x, y: xp.bitwise_xor(x, y))
 
 select_p = defop(
     "select",
-    lambda xp, c, x, y: xp.where(c, x, y),
+    lambda xp, c, x1, x2: xp.where(c, x1, x2),
     jvp=(
         None,
-        lambda x_dot, out, c, x, y: like_output(select_p.bind(c, x_dot, 0.0), out),
-        lambda y_dot, out, c, x, y: like_output(select_p.bind(c, 0.0, y_dot), out),
+        lambda x_dot, y, c, x1, x2: like_output(select_p.bind(c, x_dot, 0.0), y),
+        lambda x_dot, y, c, x1, x2: like_output(select_p.bind(c, 0.0, x_dot), y),
     ),
     vjp=(
         None,
-        lambda g, out, c, x, y: unbroadcast(select_p.bind(c, g, 0.0), x),
-        lambda g, out, c, x, y: unbroadcast(select_p.bind(c, 0.0, g), y),
+        lambda y_bar, y, c, x1, x2: unbroadcast(select_p.bind(c, y_bar, 0.0), x1),
+        lambda y_bar, y, c, x1, x2: unbroadcast(select_p.bind(c, 0.0, y_bar), x2),
     ),
-    batch=elementwise,
-    doc="``where(c, x, y)``: elements of x where c holds, else of y.",
+    family=FAMILY,
+    doc="``where(c, x1, x2)``: elements of x1 where c holds, else of x2.",
 )
 
 
@@ -347,7 +356,7 @@ convert_p = defop(
     jvp=(lambda x_dot, y, x, dtype: convert_p.bind(x_dot, dtype=y.dtype),),
     vjp=(_convert_vjp,),
     nondiff_when=lambda dtype: not _is_inexact(dtype),
-    batch=elementwise,
+    family=FAMILY,
     doc="``x.astype(dtype)``; a cast to an integer or bool dtype has no derivative.",
 )
 

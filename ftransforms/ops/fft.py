@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import numpy
 
-import ftransforms.numpy as fnp
-from batching_rules import fft as rules
-from ftransforms.backend import namespace_of
+from ftransforms import lax
 from ftransforms.core.primitive import defop
 
 #: The transform types: complex forward/inverse, real-to-half-complex and its inverse.
@@ -52,7 +50,7 @@ def _fft_impl(xp, x, *, fft_type, axes, lengths, norm):
 
 def _resize(x, axes, shape):
     """Cut or zero-pad ``x`` along ``axes`` to the sizes they have in ``shape``."""
-    cur = fnp.shape(x)
+    cur = lax.shape(x)
     if all(cur[a] == shape[a] for a in axes):
         return x
     cut = [slice(None)] * len(cur)
@@ -65,7 +63,7 @@ def _resize(x, axes, shape):
     if any(s != slice(None) for s in cut):
         x = x[tuple(cut)]
     if any(w != (0, 0) for w in widths):
-        x = fnp.pad(x, widths)
+        x = lax.pad_zeros(x, widths)
     return x
 
 
@@ -77,21 +75,21 @@ def _irfft_weights(z, axis, n):
     w[0] = 1.0
     if n % 2 == 0:
         w[-1] = 1.0
-    w = w.reshape((m,) + (1,) * (fnp.ndim(z) - axis - 1))
-    return namespace_of(fnp.physical(z)).asarray(w.astype(numpy.finfo(z.dtype).dtype))
+    w = w.reshape((m,) + (1,) * (lax.ndim(z) - axis - 1))
+    return lax.xp_of(z).asarray(w.astype(numpy.finfo(z.dtype).dtype))
 
 
 def _fft_transpose(y_bar, x, *, fft_type, axes, lengths, norm):
     if fft_type in ("fft", "ifft"):
         x_bar = fft_p.bind(y_bar, fft_type=fft_type, axes=axes, lengths=lengths, norm=norm)
     elif fft_type == "rfft":
-        x_bar = fnp.real(fft_p.bind(y_bar, fft_type="fft", axes=axes, lengths=lengths, norm=norm))
+        x_bar = lax.real(fft_p.bind(y_bar, fft_type="fft", axes=axes, lengths=lengths, norm=norm))
     else:
         z = fft_p.bind(y_bar, fft_type="rfft", axes=axes, lengths=lengths, norm=SWAP_NORM[norm])
-        x_bar = fnp.conj(z * _irfft_weights(z, axes[-1], lengths[-1]))
-    x_bar = _resize(x_bar, axes, fnp.shape(x))
+        x_bar = lax.conj(z * _irfft_weights(z, axes[-1], lengths[-1]))
+    x_bar = _resize(x_bar, axes, lax.shape(x))
     if x.dtype.kind != "c" and x_bar.dtype.kind == "c":
-        x_bar = fnp.real(x_bar)  # NOTE [complex derivatives]: a real input keeps Re
+        x_bar = lax.real(x_bar)  # NOTE [complex derivatives]: a real input keeps Re
     return x_bar
 
 
@@ -99,7 +97,6 @@ fft_p = defop(
     "fft",
     _fft_impl,
     transpose=_fft_transpose,
-    batch=rules.fft,
     doc=(
         "``numpy.fft.<fft_type>n(x, s=lengths, axes=axes, norm=norm)``; ``fft_type`` one of "
         "``fft``, ``ifft``, ``rfft``, ``irfft``, ``axes`` distinct non-negative ints."

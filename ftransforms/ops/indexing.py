@@ -9,7 +9,6 @@ added at the index (repeated indices accumulate).  The two are each other's tran
 
 from __future__ import annotations
 
-from batching_rules import indexing as rules
 from ftransforms.core.index_spec import ARRAY, build_index
 from ftransforms.core.primitive import defop
 
@@ -39,13 +38,11 @@ getitem_p = defop(
     transpose=lambda y_bar, x, *arrays, index: getitem_transpose_p.bind(
         y_bar, *arrays, index=index, shape=tuple(x.shape)
     ),
-    batch=rules.getitem,
 )
 getitem_transpose_p = defop(
     "getitem_transpose",
     _getitem_transpose_impl,
     transpose=lambda y_bar, g, *arrays, index, shape: getitem_p.bind(y_bar, *arrays, index=index),
-    batch=rules.getitem_transpose,
 )
 
 __all__ = ["ARRAY", "build_index", "getitem_p", "getitem_transpose_p"]

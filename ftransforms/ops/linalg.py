@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import numpy
 
-import ftransforms.numpy as fnp
-from batching_rules import linalg as rules
-from ftransforms.backend import namespace_of
+from ftransforms import lax
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.primitive import defop
 from ftransforms.ops._util import unbroadcast
@@ -27,28 +25,28 @@ def _matmul_impl(xp, a, b):
 
 def _as_column(v):
     """A vector ``(..., n)`` as ``(..., n, 1)``: a vector's outer-product partner."""
-    return fnp.reshape(v, fnp.shape(v) + (1,))
+    return lax.reshape(v, lax.shape(v) + (1,))
 
 
 def _matmul_vjp_a(g, y, a, b):
-    if fnp.ndim(a) == 1 and fnp.ndim(b) == 1:  # a dot product: y and g are scalars
+    if lax.ndim(a) == 1 and lax.ndim(b) == 1:  # a dot product: y and g are scalars
         return g * b
-    if fnp.ndim(b) == 1:  # (..., n, m) @ (m,): a_bar = g b^T
+    if lax.ndim(b) == 1:  # (..., n, m) @ (m,): a_bar = g b^T
         return unbroadcast(_as_column(g) * b, a)
-    b_t = fnp.swapaxes(b, -1, -2)
-    if fnp.ndim(a) == 1 and fnp.ndim(g) > 1:  # (n,) @ (..., n, m): g is a stack of rows
-        return unbroadcast(fnp.squeeze(matmul_p.bind(fnp.expand_dims(g, -2), b_t), -2), a)
+    b_t = lax.swapaxes(b, -1, -2)
+    if lax.ndim(a) == 1 and lax.ndim(g) > 1:  # (n,) @ (..., n, m): g is a stack of rows
+        return unbroadcast(lax.squeeze(matmul_p.bind(lax.expand_dims(g, -2), b_t), -2), a)
     return unbroadcast(matmul_p.bind(g, b_t), a)
 
 
 def _matmul_vjp_b(g, y, a, b):
-    if fnp.ndim(a) == 1 and fnp.ndim(b) == 1:
+    if lax.ndim(a) == 1 and lax.ndim(b) == 1:
         return a * g
-    if fnp.ndim(a) == 1:  # (n,) @ (..., n, m): b_bar = a g^T
-        return unbroadcast(_as_column(a) * fnp.expand_dims(g, -2), b)
-    a_t = fnp.swapaxes(a, -1, -2)
-    if fnp.ndim(b) == 1 and fnp.ndim(g) > 1:  # (..., n, m) @ (m,): g is a stack of columns
-        return unbroadcast(fnp.squeeze(matmul_p.bind(a_t, _as_column(g)), -1), b)
+    if lax.ndim(a) == 1:  # (n,) @ (..., n, m): b_bar = a g^T
+        return unbroadcast(_as_column(a) * lax.expand_dims(g, -2), b)
+    a_t = lax.swapaxes(a, -1, -2)
+    if lax.ndim(b) == 1 and lax.ndim(g) > 1:  # (..., n, m) @ (m,): g is a stack of columns
+        return unbroadcast(lax.squeeze(matmul_p.bind(a_t, _as_column(g)), -1), b)
     return unbroadcast(matmul_p.bind(a_t, g), b)
 
 
@@ -60,7 +58,6 @@ matmul_p = defop(
         lambda b_dot, y, a, b: matmul_p.bind(a, b_dot),
     ),
     vjp=(_matmul_vjp_a, _matmul_vjp_b),
-    batch=rules.matmul,
     doc="``numpy.matmul``: vectors (rank 1) and stacks of matrices, broadcasting.",
 )
 
@@ -99,7 +96,7 @@ def _einsum_operand_cotangent(g, operands, ins, out, i, optimize):
         if c in target:
             f = next(fresh)
             subs.append(c + f)
-            ops.append(fnp.eye(sizes[c], dtype=g.dtype, like=g))
+            ops.append(lax.eye(sizes[c], dtype=g.dtype, like=g))
             target += f
         else:
             target += c
@@ -107,8 +104,8 @@ def _einsum_operand_cotangent(g, operands, ins, out, i, optimize):
     kept = "".join(c for c in target if c in available)
     res = einsum_p.bind(*ops, subscripts=",".join(subs) + "->" + kept, optimize=optimize)
     if kept != target:
-        res = fnp.reshape(res, tuple(sizes[c] if c in available else 1 for c in target))
-        res = fnp.broadcast_to(res, x.shape)
+        res = lax.reshape(res, tuple(sizes[c] if c in available else 1 for c in target))
+        res = lax.broadcast_to(res, x.shape)
     return unbroadcast(res, x)
 
 
@@ -145,7 +142,6 @@ einsum_p = defop(
     _einsum_impl,
     jvp=_einsum_jvp,
     vjp=_einsum_vjp,
-    batch=rules.einsum,
 )
 
 
@@ -169,7 +165,7 @@ einsum_p = defop(
 
 
 def _mT(x):  # noqa: N802  (numpy's name)
-    return fnp.swapaxes(x, -1, -2)
+    return lax.swapaxes(x, -1, -2)
 
 
 def _mm(a, b):
@@ -177,32 +173,32 @@ def _mm(a, b):
 
 
 def _diagonal(x):
-    return fnp.einsum("...ii->...i", x)
+    return lax.einsum("...ii->...i", x)
 
 
 def _trace(x):
-    return fnp.einsum("...ii->...", x)
+    return lax.einsum("...ii->...", x)
 
 
 def _eye(n, like):
-    return fnp.eye(n, dtype=like.dtype, like=like)
+    return lax.eye(n, dtype=like.dtype, like=like)
 
 
 def _diag_embed(v):
     """``(..., n) -> (..., n, n)`` with ``v`` on the diagonal."""
-    return fnp.expand_dims(v, -1) * _eye(v.shape[-1], v)
+    return lax.expand_dims(v, -1) * _eye(v.shape[-1], v)
 
 
 def _as_matrix(v):
     """``(...) -> (..., 1, 1)``: a per-matrix scalar that broadcasts against matrices."""
-    return fnp.expand_dims(fnp.expand_dims(v, -1), -1)
+    return lax.expand_dims(lax.expand_dims(v, -1), -1)
 
 
 def _tri_mask(x, k):
     """The constant ``numpy.tri`` mask (ones on and below diagonal ``k``) for ``x``'s
     trailing matrix shape, in ``x``'s backend and dtype."""
     n, m = x.shape[-2:]
-    return namespace_of(fnp.physical(x)).tri(n, m, k, dtype=x.dtype)
+    return lax.xp_of(x).tri(n, m, k, dtype=x.dtype)
 
 
 def _tril(x, k=0):
@@ -223,8 +219,8 @@ def fold_lower_adjoint(g):
 def _gaps(w):
     """``F[..., i, j] = 1 / (w[j] - w[i])`` off the diagonal, ``0`` on it."""
     eye = _eye(w.shape[-1], w)
-    diff = fnp.expand_dims(w, -2) - fnp.expand_dims(w, -1)
-    return fnp.divide(1 - eye, diff + eye)
+    diff = lax.expand_dims(w, -2) - lax.expand_dims(w, -1)
+    return lax.divide(1 - eye, diff + eye)
 
 
 def _solve_right(x, a):
@@ -239,7 +235,6 @@ inv_p = defop(
     lambda xp, a: xp.linalg.inv(a),
     jvp=(lambda a_dot, y, a: -_mm(_mm(y, a_dot), y),),
     vjp=(lambda y_bar, y, a: -_mm(_mm(_mT(y), y_bar), _mT(y)),),
-    batch=rules.leading,
     doc="``inv(a)`` for stacks of square matrices ``(..., n, n)``.",
 )
 
@@ -274,7 +269,6 @@ solve_p = defop(
     _solve_impl,
     jvp=_solve_jvp,
     vjp=_solve_vjp,
-    batch=rules.solve,
     doc="``solve(a, b)`` for ``a (..., n, n)`` and ``b (..., n, k)``, leading axes broadcast "
     "(``ftransforms.numpy.linalg.solve`` handles a vector ``b``).",
 )
@@ -284,7 +278,6 @@ det_p = defop(
     lambda xp, a: xp.linalg.det(a),
     jvp=(lambda a_dot, y, a: y * _trace(solve_p.bind(a, a_dot)),),
     vjp=(lambda y_bar, y, a: _as_matrix(y_bar * y) * _mT(inv_p.bind(a)),),
-    batch=rules.leading,
     doc="``det(a)``; its derivative needs ``a`` invertible.",
 )
 
@@ -306,7 +299,6 @@ slogdet_p = defop(
     jvp=_slogdet_jvp,
     vjp=_slogdet_vjp,
     multiple_results=True,
-    batch=rules.leading,
     doc="``(sign, logabsdet) = slogdet(a)``; ``sign`` has derivative 0.",
 )
 
@@ -335,7 +327,6 @@ cholesky_p = defop(
     lambda xp, a: xp.linalg.cholesky(a),
     jvp=(_cholesky_jvp,),
     vjp=(_cholesky_vjp,),
-    batch=rules.leading,
     doc="Lower Cholesky factor; reads the lower triangle (NOTE [numpy reads one triangle]).",
 )
 
@@ -374,7 +365,6 @@ eigh_p = defop(
     jvp=_eigh_jvp,
     vjp=_eigh_vjp,
     multiple_results=True,
-    batch=rules.leading,
     doc="``(eigenvalues, eigenvectors)`` (``eigenvectors=True``) or ``(eigenvalues,)`` of a "
     "symmetric matrix (lower triangle read, NOTE [numpy reads one triangle]); derivatives "
     "need distinct eigenvalues.",
@@ -410,7 +400,7 @@ def _svd_jvp(tangents, y, a, full_matrices, compute_uv):
     ds = _diagonal(ds_mat)
     if not compute_uv:
         return (ds,)
-    s_row, s_col = fnp.expand_dims(s, -2), fnp.expand_dims(s, -1)
+    s_row, s_col = lax.expand_dims(s, -2), lax.expand_dims(s, -1)
     f = _gaps(s * s)
     dss = ds_mat * s_row  # dS @ diag(s)
     sds = s_col * ds_mat  # diag(s) @ dS
@@ -433,7 +423,7 @@ def _svd_vjp(y_bar, y, a, wanted, full_matrices, compute_uv):
     else:
         (s_bar,), u_bar, vh_bar = y_bar, None, None
     v = _mT(vh)
-    s_row, s_col = fnp.expand_dims(s, -2), fnp.expand_dims(s, -1)
+    s_row, s_col = lax.expand_dims(s, -2), lax.expand_dims(s, -1)
     core = None if s_bar is None else _diag_embed(s_bar)
     if u_bar is not None or vh_bar is not None:
         f = _gaps(s * s)
@@ -464,7 +454,6 @@ svd_p = defop(
     jvp=_svd_jvp,
     vjp=_svd_vjp,
     multiple_results=True,
-    batch=rules.leading,
     doc="``(u, s, vh)`` (``compute_uv=True``) or ``(s,)``; derivatives need distinct "
     "nonzero singular values, and ``full_matrices=False`` for non-square matrices.",
 )
@@ -502,11 +491,11 @@ def _qr_jvp(tangents, y, a, mode):
     if m >= n:
         return _qr_square_jvp(q, r, a_dot)
     # Wide: a = [a1 | a2] with a1 square; q, r1 = qr(a1) and r2 = q.T @ a2.
-    r1 = fnp.getitem(r, (..., slice(None), slice(0, m)))
-    dq, dr1 = _qr_square_jvp(q, r1, fnp.getitem(a_dot, (..., slice(None), slice(0, m))))
-    a2 = fnp.getitem(a, (..., slice(None), slice(m, None)))
-    dr2 = _mm(_mT(dq), a2) + _mm(_mT(q), fnp.getitem(a_dot, (..., slice(None), slice(m, None))))
-    return dq, fnp.concatenate([dr1, dr2], axis=-1)
+    r1 = lax.getitem(r, (..., slice(None), slice(0, m)))
+    dq, dr1 = _qr_square_jvp(q, r1, lax.getitem(a_dot, (..., slice(None), slice(0, m))))
+    a2 = lax.getitem(a, (..., slice(None), slice(m, None)))
+    dr2 = _mm(_mT(dq), a2) + _mm(_mT(q), lax.getitem(a_dot, (..., slice(None), slice(m, None))))
+    return dq, lax.concatenate([dr1, dr2], axis=-1)
 
 
 def _qr_square_vjp(q, r, q_bar, r_bar):
@@ -532,17 +521,17 @@ def _qr_vjp(y_bar, y, a, wanted, mode):
         return (_qr_square_vjp(q, r, q_bar, r_bar),)
     r1_bar = r2_bar = None
     if r_bar is not None:
-        r1_bar = fnp.getitem(r_bar, (..., slice(None), slice(0, m)))
-        r2_bar = fnp.getitem(r_bar, (..., slice(None), slice(m, None)))
-        a2 = fnp.getitem(a, (..., slice(None), slice(m, None)))
+        r1_bar = lax.getitem(r_bar, (..., slice(None), slice(0, m)))
+        r2_bar = lax.getitem(r_bar, (..., slice(None), slice(m, None)))
+        a2 = lax.getitem(a, (..., slice(None), slice(m, None)))
         t = _mm(a2, _mT(r2_bar))
         q_bar = t if q_bar is None else q_bar + t
         a2_bar = _mm(q, r2_bar)
     else:
-        a2_bar = fnp.zeros_like(fnp.getitem(a, (..., slice(None), slice(m, None))))
-    r1 = fnp.getitem(r, (..., slice(None), slice(0, m)))
+        a2_bar = lax.zeros_like(lax.getitem(a, (..., slice(None), slice(m, None))))
+    r1 = lax.getitem(r, (..., slice(None), slice(0, m)))
     a1_bar = _qr_square_vjp(q, r1, q_bar, r1_bar)
-    return (fnp.concatenate([a1_bar, a2_bar], axis=-1),)
+    return (lax.concatenate([a1_bar, a2_bar], axis=-1),)
 
 
 qr_p = defop(
@@ -551,7 +540,6 @@ qr_p = defop(
     jvp=_qr_jvp,
     vjp=_qr_vjp,
     multiple_results=True,
-    batch=rules.leading,
     doc="``(q, r) = qr(a, mode)`` for ``mode`` 'reduced' or 'complete'; derivatives need "
     "a full-rank leading square block.",
 )
@@ -589,7 +577,6 @@ pinv_p = defop(
     _pinv_impl,
     jvp=(_pinv_jvp,),
     vjp=(_pinv_vjp,),
-    batch=rules.leading,
     doc="Moore-Penrose pseudo-inverse (singular values <= ``rcond * max`` dropped); the "
     "derivative holds where the rank is locally constant.",
 )

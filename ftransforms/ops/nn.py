@@ -33,10 +33,9 @@ from __future__ import annotations
 
 import numpy
 
-import ftransforms.numpy as fnp
-from batching_rules import nn as rules
-from batching_rules.elementwise import elementwise
+from ftransforms import lax
 from ftransforms.core.primitive import defop
+from ftransforms.ops.elementwise import defunary
 from ftransforms.ops.special import expit_p
 
 # -- array-level helpers (impls only) ------------------------------------------------------
@@ -155,7 +154,7 @@ def _conv2d_weight_impl(xp, x, g, *, kernel_size, stride, padding, dilation, gro
 
 
 def _cast(v, like):
-    return fnp.astype(v, like.dtype) if v.dtype != like.dtype else v
+    return lax.convert(v, like.dtype) if v.dtype != like.dtype else v
 
 
 def _conv2d(x, w, **p):
@@ -181,7 +180,6 @@ conv2d_p = defop(
         lambda g, y, x, w, **p: _cast(_conv_t(g, w, x.shape[2:], **p), x),
         lambda g, y, x, w, **p: _cast(_conv_w(x, g, w.shape[2:], **p), w),
     ),
-    batch=rules.conv2d,
     doc="2-D cross-correlation, NCHW input, OIHW kernel (see NOTE [convolution as three "
     "bilinear primitives]).",
 )
@@ -197,7 +195,6 @@ conv_transpose2d_p = defop(
         lambda v, y, g, w, in_size, **p: _cast(_conv2d(v, w, **p), g),
         lambda v, y, g, w, in_size, **p: _cast(_conv_w(v, g, w.shape[2:], **p), w),
     ),
-    batch=rules.conv_transpose2d,
     doc="The transpose of conv2d in its input: (N, O, Ho, Wo), (O, C/G, kh, kw) -> "
     "(N, C, *in_size).",
 )
@@ -213,7 +210,6 @@ conv2d_weight_p = defop(
         lambda u, y, x, g, kernel_size, **p: _cast(_conv_t(g, u, x.shape[2:], **p), x),
         lambda u, y, x, g, kernel_size, **p: _cast(_conv2d(x, u, **p), g),
     ),
-    batch=rules.conv2d_weight,
     doc="The transpose of conv2d in its kernel: (N, C, H, W), (N, O, Ho, Wo) -> "
     "(O, C/G, *kernel_size).",
 )
@@ -238,7 +234,6 @@ sliding_windows_p = defop(
             g, in_size=tuple(x.shape[-2:]), **p
         ),
     ),
-    batch=rules.trailing(2),
     doc="The sliding windows of the last two axes: (..., H, W) -> (..., Ho, Wo, kh, kw).",
 )
 
@@ -248,7 +243,6 @@ sliding_windows_transpose_p = defop(
         xp, g, in_size, stride, padding, dilation
     ),
     transpose=lambda y_bar, g, in_size, **p: sliding_windows_p.bind(y_bar, pad_value=0, **p),
-    batch=rules.trailing(4),
     doc="col2im, the transpose of sliding_windows: (..., Ho, Wo, kh, kw) -> (..., *in_size).",
 )
 
@@ -317,7 +311,6 @@ window_sum_p = defop(
     transpose=lambda y_bar, x, **p: window_sum_transpose_p.bind(
         y_bar, in_size=tuple(x.shape[-2:]), **p
     ),
-    batch=rules.trailing(2),
     doc="The sum of each (zero-padded) window of the last two axes: (..., H, W) -> "
     "(..., Ho, Wo); average pooling divides it by the window sizes.",
 )
@@ -326,7 +319,6 @@ window_sum_transpose_p = defop(
     "window_sum_transpose",
     _window_sum_transpose_impl,
     transpose=lambda y_bar, g, in_size, **p: window_sum_p.bind(y_bar, **p),
-    batch=rules.trailing(2),
     doc="The transpose of window_sum: each output adds its value to its window, "
     "(..., Ho, Wo) -> (..., *in_size).",
 )
@@ -397,7 +389,6 @@ max_pool2d_p = defop(
     _max_pool_impl,
     jvp=(lambda x_dot, y, x, **p: max_pool2d_jvp_p.bind(x_dot, x, y, **p),),
     vjp=(lambda g, y, x, **p: _cast(max_pool2d_vjp_p.bind(g, x, y, **p), x),),
-    batch=rules.trailing(2),
     doc="The maximum of each (-inf-padded) window of the last two axes: (..., H, W) -> "
     "(..., Ho, Wo).  See NOTE [ties in max pooling].",
 )
@@ -407,7 +398,6 @@ max_pool2d_jvp_p = defop(
     _max_pool_jvp_impl,
     jvp=(lambda t_dot, out, t, x, y, **p: max_pool2d_jvp_p.bind(t_dot, x, y, **p), None, None),
     vjp=(lambda g, out, t, x, y, **p: _cast(max_pool2d_vjp_p.bind(g, x, y, **p), t), None, None),
-    batch=rules.broadcasting_trailing(2),
     doc="The tangent of max_pool2d (y = max_pool2d(x)) for the input tangent t: linear in "
     "t, with no derivative in x and y (they only pick the maxima).",
 )
@@ -417,7 +407,6 @@ max_pool2d_vjp_p = defop(
     _max_pool_vjp_impl,
     jvp=(lambda g_dot, out, g, x, y, **p: max_pool2d_vjp_p.bind(g_dot, x, y, **p), None, None),
     vjp=(lambda v, out, g, x, y, **p: _cast(max_pool2d_jvp_p.bind(v, x, y, **p), g), None, None),
-    batch=rules.broadcasting_trailing(2),
     doc="The cotangent of max_pool2d's input for the output cotangent g: the transpose of "
     "max_pool2d_jvp.",
 )
@@ -427,26 +416,22 @@ max_pool2d_vjp_p = defop(
 
 
 def _relu_slope(y, x):
-    return fnp.astype(x > 0, fnp._dtype(x))  # 0 at 0, like jax.nn.relu
+    return lax.convert(x > 0, lax.dtype_of(x))  # 0 at 0, like jax.nn.relu
 
 
-relu_p = defop(
+relu_p = defunary(
     "relu",
     lambda xp, x: xp.maximum(x, 0),
-    jvp=(lambda x_dot, y, x: x_dot * _relu_slope(y, x),),
-    vjp=(lambda y_bar, y, x: y_bar * _relu_slope(y, x),),
-    batch=elementwise,
+    _relu_slope,
     doc="max(x, 0) with derivative 0 at 0 (jax.nn.relu's convention); NaN propagates.  "
     "A primitive because NumPy's maximum is many times faster than where(x > 0, x, 0).",
 )
 
 
-softplus_p = defop(
+softplus_p = defunary(
     "softplus",
     lambda xp, x: xp.logaddexp(x, 0),
-    jvp=(lambda x_dot, y, x: x_dot * expit_p.bind(x),),
-    vjp=(lambda y_bar, y, x: y_bar * expit_p.bind(x),),
-    batch=elementwise,
+    lambda y, x: expit_p.bind(x),
     doc="log(1 + exp(x)), computed without overflow; its derivative is expit(x) (smooth "
     "everywhere, unlike logaddexp(x, 0), whose derivative rule splits ties).",
 )

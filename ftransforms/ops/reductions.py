@@ -1,5 +1,11 @@
 """Reductions over ``axis`` (a tuple of non-negative logical axes, normalised by
-``ftransforms.numpy``) with ``keepdims``, plus cumulative sums.
+``ftransforms.lax``/``ftransforms.numpy``) with ``keepdims``, plus cumulative sums and
+products.
+
+Differentiable reductions other than the linear ``reduce_sum`` are declared with
+:func:`defreduction` from one expression, ``weights(y, x, axis, keepdims)``: the
+derivative of the result in each element of ``x`` (shaped like ``x``).  The JVP is the
+weighted sum of the tangent, the VJP the broadcast cotangent times the weights.
 
 NOTE [ties in max/min]: as in JAX, the derivative of ``max``/``min`` is shared equally by
 every element equal to the result.
@@ -8,10 +14,15 @@ every element equal to the result.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
-import ftransforms.numpy as fnp
-from batching_rules.reductions import reduction, scan
-from ftransforms.core.primitive import defop
+from ftransforms import lax
+from ftransforms.core.primitive import Primitive, defop
+
+#: Reductions over ``axis`` with ``keepdims`` share one batching rule.
+REDUCTION = "reduction"
+#: Cumulative ops along one ``axis`` (cumsum, cumprod, sort, ...) share one batching rule.
+SCAN = "scan"
 
 
 def _keepdims_shape(shape, axis):
@@ -21,47 +32,54 @@ def _keepdims_shape(shape, axis):
 def expand_reduced(g, x, axis, keepdims):
     """Broadcast a reduction's cotangent ``g`` back to the shape of ``x``."""
     if not keepdims:
-        g = fnp.reshape(g, _keepdims_shape(x.shape, axis))
-    return fnp.broadcast_to(g, x.shape)
+        g = lax.reshape(g, _keepdims_shape(x.shape, axis))
+    return lax.broadcast_to(g, x.shape)
+
+
+def defreduction(name: str, impl: Callable, weights: Callable, **kwargs) -> Primitive:
+    """Declare a differentiable reduction from ``weights(y, x, axis, keepdims)``, the
+    derivative of the result in each element of ``x``."""
+    kwargs.setdefault("family", REDUCTION)
+    return defop(
+        name,
+        impl,
+        jvp=(
+            lambda x_dot, y, x, axis, keepdims: lax.sum(
+                x_dot * weights(y, x, axis, keepdims), axis=axis, keepdims=keepdims
+            ),
+        ),
+        vjp=(
+            lambda y_bar, y, x, axis, keepdims: (
+                expand_reduced(y_bar, x, axis, keepdims) * weights(y, x, axis, keepdims)
+            ),
+        ),
+        **kwargs,
+    )
 
 
 reduce_sum_p = defop(
     "reduce_sum",
     lambda xp, x, axis, keepdims: xp.sum(x, axis=axis, keepdims=keepdims),
     transpose=lambda y_bar, x, axis, keepdims: expand_reduced(y_bar, x, axis, keepdims),
-    batch=reduction,
+    family=REDUCTION,
 )
 
 
 def _extremum_weights(y, x, axis, keepdims):
     """1/count at the positions that attain the extremum, 0 elsewhere."""
     hits = (x == expand_reduced(y, x, axis, keepdims)).astype(x.dtype)
-    return hits / fnp.sum(hits, axis=axis, keepdims=True)
+    return hits / lax.sum(hits, axis=axis, keepdims=True)
 
 
-def _extremum(name, impl):
-    return defop(
-        name,
-        impl,
-        jvp=(
-            lambda x_dot, y, x, axis, keepdims: fnp.sum(
-                x_dot * _extremum_weights(y, x, axis, keepdims), axis=axis, keepdims=keepdims
-            ),
-        ),
-        vjp=(
-            lambda y_bar, y, x, axis, keepdims: (
-                expand_reduced(y_bar, x, axis, keepdims) * _extremum_weights(y, x, axis, keepdims)
-            ),
-        ),
-        batch=reduction,
-    )
-
-
-reduce_max_p = _extremum(
-    "reduce_max", lambda xp, x, axis, keepdims: xp.max(x, axis=axis, keepdims=keepdims)
+reduce_max_p = defreduction(
+    "reduce_max",
+    lambda xp, x, axis, keepdims: xp.max(x, axis=axis, keepdims=keepdims),
+    _extremum_weights,
 )
-reduce_min_p = _extremum(
-    "reduce_min", lambda xp, x, axis, keepdims: xp.min(x, axis=axis, keepdims=keepdims)
+reduce_min_p = defreduction(
+    "reduce_min",
+    lambda xp, x, axis, keepdims: xp.min(x, axis=axis, keepdims=keepdims),
+    _extremum_weights,
 )
 
 
@@ -71,72 +89,62 @@ def _prod_of_others(y, x, axis, keepdims):
     right where x has zeros, overflows or underflows, and exact at every order."""
     nd = x.ndim
     tail = tuple(range(nd - len(axis), nd))
-    moved = fnp.moveaxis(x, axis, tail)
+    moved = lax.moveaxis(x, axis, tail)
     rest = moved.shape[: nd - len(axis)]
-    flat = fnp.reshape(moved, rest + (math.prod(moved.shape[nd - len(axis) :]),))
+    flat = lax.reshape(moved, rest + (math.prod(moved.shape[nd - len(axis) :]),))
     last = len(rest)
     rev = (slice(None),) * last + (slice(None, None, -1),)
-    one = fnp.ones_like(_slice_along(flat, last, 0, 1))
+    one = lax.ones_like(_slice_along(flat, last, 0, 1))
 
     def exclusive(v):
-        return fnp.concatenate([one, _slice_along(cumprod_p.bind(v, axis=last), last, 0, -1)], last)
+        return lax.concatenate([one, _slice_along(cumprod_p.bind(v, axis=last), last, 0, -1)], last)
 
-    cof = exclusive(flat) * fnp.getitem(exclusive(fnp.getitem(flat, rev)), rev)
-    return fnp.moveaxis(fnp.reshape(cof, moved.shape), tail, axis)
+    cof = exclusive(flat) * lax.getitem(exclusive(lax.getitem(flat, rev)), rev)
+    return lax.moveaxis(lax.reshape(cof, moved.shape), tail, axis)
 
 
-reduce_prod_p = defop(
+reduce_prod_p = defreduction(
     "reduce_prod",
     lambda xp, x, axis, keepdims: xp.prod(x, axis=axis, keepdims=keepdims),
-    jvp=(
-        lambda x_dot, y, x, axis, keepdims: fnp.sum(
-            x_dot * _prod_of_others(y, x, axis, keepdims), axis=axis, keepdims=keepdims
-        ),
-    ),
-    vjp=(
-        lambda y_bar, y, x, axis, keepdims: (
-            expand_reduced(y_bar, x, axis, keepdims) * _prod_of_others(y, x, axis, keepdims)
-        ),
-    ),
-    batch=reduction,
+    _prod_of_others,
 )
 
 argmax_p = defop(
     "argmax",
     lambda xp, x, axis, keepdims: xp.argmax(x, axis=axis, keepdims=keepdims),
     nondiff=True,
-    batch=reduction,
+    family=REDUCTION,
 )
 argmin_p = defop(
     "argmin",
     lambda xp, x, axis, keepdims: xp.argmin(x, axis=axis, keepdims=keepdims),
     nondiff=True,
-    batch=reduction,
+    family=REDUCTION,
 )
 reduce_any_p = defop(
     "reduce_any",
     lambda xp, x, axis, keepdims: xp.any(x, axis=axis, keepdims=keepdims),
     nondiff=True,
-    batch=reduction,
+    family=REDUCTION,
 )
 reduce_all_p = defop(
     "reduce_all",
     lambda xp, x, axis, keepdims: xp.all(x, axis=axis, keepdims=keepdims),
     nondiff=True,
-    batch=reduction,
+    family=REDUCTION,
 )
 
 
 def _reverse_cumsum(g, axis):
     rev = (slice(None),) * axis + (slice(None, None, -1),)
-    return fnp.getitem(cumsum_p.bind(fnp.getitem(g, rev), axis=axis), rev)
+    return lax.getitem(cumsum_p.bind(lax.getitem(g, rev), axis=axis), rev)
 
 
 cumsum_p = defop(
     "cumsum",
     lambda xp, x, axis: xp.cumsum(x, axis=axis),
     transpose=lambda y_bar, x, axis: _reverse_cumsum(y_bar, axis),
-    batch=scan,
+    family=SCAN,
 )
 
 # NOTE [cumprod at zeros]: the derivatives of y = cumprod(x) are computed without
@@ -151,17 +159,17 @@ cumsum_p = defop(
 
 
 def _slice_along(x, axis, start, stop, step=None):
-    return fnp.getitem(x, (slice(None),) * axis + (slice(start, stop, step),))
+    return lax.slice_along(x, axis, start, stop, step)
 
 
 def _interleave(a, b, axis):
     """a[0], b[0], a[1], b[1], ... along ``axis`` (len(a) is len(b) or len(b) + 1)."""
     na, nb = a.shape[axis], b.shape[axis]
-    pairs = fnp.stack([_slice_along(a, axis, 0, nb), b], axis=axis + 1)
+    pairs = lax.stack([_slice_along(a, axis, 0, nb), b], axis=axis + 1)
     shape = pairs.shape
-    out = fnp.reshape(pairs, shape[:axis] + (2 * nb,) + shape[axis + 2 :])
+    out = lax.reshape(pairs, shape[:axis] + (2 * nb,) + shape[axis + 2 :])
     if na > nb:
-        out = fnp.concatenate([out, _slice_along(a, axis, nb, None)], axis=axis)
+        out = lax.concatenate([out, _slice_along(a, axis, nb, None)], axis=axis)
     return out
 
 
@@ -182,7 +190,7 @@ def associative_scan(fn, elems, axis):
     else:
         even = fn(odd, rest)
     even = tuple(
-        fnp.concatenate([_slice_along(e, axis, 0, 1), r], axis=axis) for e, r in zip(elems, even)
+        lax.concatenate([_slice_along(e, axis, 0, 1), r], axis=axis) for e, r in zip(elems, even)
     )
     return tuple(_interleave(a, b, axis) for a, b in zip(even, odd))
 
@@ -204,11 +212,11 @@ def _cumprod_jvp(x_dot, y, x, axis):
 
 def _cumprod_vjp(y_bar, y, x, axis):
     rev = (slice(None),) * axis + (slice(None, None, -1),)
-    one = fnp.ones_like(_slice_along(x, axis, 0, 1))
-    exclusive = fnp.concatenate([one, _slice_along(y, axis, 0, -1)], axis=axis)
-    x_next = fnp.concatenate([_slice_along(x, axis, 1, None), one], axis=axis)
-    flipped = (fnp.getitem(x_next, rev), fnp.getitem(y_bar, rev))
-    tail_sums = fnp.getitem(associative_scan(_compose_later_first, flipped, axis)[1], rev)
+    one = lax.ones_like(_slice_along(x, axis, 0, 1))
+    exclusive = lax.concatenate([one, _slice_along(y, axis, 0, -1)], axis=axis)
+    x_next = lax.concatenate([_slice_along(x, axis, 1, None), one], axis=axis)
+    flipped = (lax.getitem(x_next, rev), lax.getitem(y_bar, rev))
+    tail_sums = lax.getitem(associative_scan(_compose_later_first, flipped, axis)[1], rev)
     return exclusive * tail_sums
 
 
@@ -217,7 +225,7 @@ cumprod_p = defop(
     lambda xp, x, axis: xp.cumprod(x, axis=axis),
     jvp=(_cumprod_jvp,),
     vjp=(_cumprod_vjp,),
-    batch=scan,
+    family=SCAN,
     doc="``numpy.cumprod`` along one axis (NOTE [cumprod at zeros]).",
 )
 

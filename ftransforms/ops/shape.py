@@ -1,15 +1,15 @@
 """Shape primitives: reshape, transpose, broadcast_to, concatenate.
 
 Everything else (squeeze, expand_dims, moveaxis, swapaxes, stack, split, ravel, ...) is
-written in ``ftransforms.numpy`` on top of these four and indexing.
+written in ``ftransforms.lax``/``ftransforms.numpy`` on top of these four and indexing.
+Their batching rules are op-specific (``batching_rules/shape.py``).
 """
 
 from __future__ import annotations
 
 import numpy
 
-import ftransforms.numpy as fnp
-from batching_rules import shape as rules
+from ftransforms import lax
 from ftransforms.core.primitive import defop
 from ftransforms.ops._util import unbroadcast
 
@@ -17,7 +17,6 @@ reshape_p = defop(
     "reshape",
     lambda xp, x, shape: xp.reshape(x, shape),
     transpose=lambda y_bar, x, shape: reshape_p.bind(y_bar, shape=x.shape),
-    batch=rules.reshape,
 )
 transpose_p = defop(
     "transpose",
@@ -25,18 +24,16 @@ transpose_p = defop(
     transpose=lambda y_bar, x, axes: transpose_p.bind(
         y_bar, axes=tuple(int(i) for i in numpy.argsort(axes))
     ),
-    batch=rules.transpose,
 )
 broadcast_to_p = defop(
     "broadcast_to",
     lambda xp, x, shape: xp.broadcast_to(x, shape),
     transpose=lambda y_bar, x, shape: unbroadcast(y_bar, x),
-    batch=rules.broadcast_to,
 )
 
 
 def _concatenate_jvp(tangents, y, *xs, axis):
-    parts = [fnp.zeros_like(x) if t is None else t for t, x in zip(tangents, xs)]
+    parts = [lax.zeros_like(x) if x_dot is None else x_dot for x_dot, x in zip(tangents, xs)]
     return concatenate_p.bind(*parts, axis=axis)
 
 
@@ -46,7 +43,7 @@ def _concatenate_vjp(y_bar, y, *xs, axis, wanted):
     for x, want in zip(xs, wanted):
         stop = start + x.shape[axis]
         piece = (slice(None),) * axis + (slice(start, stop),)
-        out.append(fnp.getitem(y_bar, piece) if want else None)
+        out.append(lax.getitem(y_bar, piece) if want else None)
         start = stop
     return tuple(out)
 
@@ -56,7 +53,6 @@ concatenate_p = defop(
     lambda xp, *xs, axis: xp.concatenate(xs, axis=axis),
     jvp=_concatenate_jvp,
     vjp=_concatenate_vjp,
-    batch=rules.concatenate,
 )
 
 __all__ = [name for name in dir() if name.endswith("_p")]

@@ -7,29 +7,27 @@ derivative (stable sort), as in JAX.
 
 from __future__ import annotations
 
-from batching_rules import sorting as rules
-from batching_rules.reductions import scan
 from ftransforms.core.primitive import defop
+from ftransforms.ops.reductions import SCAN
 
 argsort_p = defop(
     "argsort",
     lambda xp, x, axis, kind: xp.argsort(x, axis=axis, kind=kind),
     nondiff=True,
-    batch=scan,
+    family=SCAN,
     doc="``numpy.argsort(x, axis, kind)`` (``axis`` a non-negative int).",
 )
 argpartition_p = defop(
     "argpartition",
     lambda xp, x, kth, axis: xp.argpartition(x, kth, axis=axis),
     nondiff=True,
-    batch=scan,
+    family=SCAN,
     doc="``numpy.argpartition(x, kth, axis)`` (``kth`` a tuple of non-negative ints).",
 )
 searchsorted_p = defop(
     "searchsorted",
     lambda xp, a, v, side: xp.searchsorted(a, v, side=side),
     nondiff=True,
-    batch=rules.searchsorted,
     doc="``numpy.searchsorted(a, v, side)`` for a sorted 1-D ``a``.",
 )
 

@@ -19,7 +19,6 @@ import math
 
 import numpy
 
-from batching_rules.elementwise import elementwise
 from ftransforms.core.primitive import defop
 from ftransforms.ops import elementwise as _ew
 from ftransforms.ops._util import like_output, unbroadcast
@@ -129,7 +128,7 @@ polygamma_p = defop(
     _polygamma_impl,
     jvp=(None, lambda x_dot, y, n, x: like_output(x_dot * polygamma_p.bind(n + 1, x), y)),
     vjp=(None, lambda g, y, n, x: unbroadcast(g * polygamma_p.bind(n + 1, x), x)),
-    batch=elementwise,
+    family=_ew.FAMILY,
     doc="``polygamma(n, x)``: the n-th derivative of digamma (``n`` integer, not differentiated).",
 )
 
@@ -157,7 +156,7 @@ xlogy_p = defop(
         lambda g, out, x, y: unbroadcast(g * _ew.log_p.bind(y), x),
         lambda g, out, x, y: unbroadcast(g * x / y, y),
     ),
-    batch=elementwise,
+    family=_ew.FAMILY,
     doc="``x * log(y)``, 0 where ``x == 0`` (JAX's derivative convention there).",
 )
 xlog1py_p = defop(
@@ -171,7 +170,7 @@ xlog1py_p = defop(
         lambda g, out, x, y: unbroadcast(g * _ew.log1p_p.bind(y), x),
         lambda g, out, x, y: unbroadcast(g * x / (1 + y), y),
     ),
-    batch=elementwise,
+    family=_ew.FAMILY,
     doc="``x * log1p(y)``, 0 where ``x == 0``.",
 )
 
@@ -196,7 +195,7 @@ def _logaddexp(name, impl, scale):
             lambda g, out, x, y: unbroadcast(g * _lae_share(x, y, scale), x),
             lambda g, out, x, y: unbroadcast(g * _lae_share(y, x, scale), y),
         ),
-        batch=elementwise,
+        family=_ew.FAMILY,
     )
 
 
@@ -214,7 +213,7 @@ hypot_p = defop(
         lambda g, out, x, y: unbroadcast(g * _safe_div(x, out), x),
         lambda g, out, x, y: unbroadcast(g * _safe_div(y, out), y),
     ),
-    batch=elementwise,
+    family=_ew.FAMILY,
 )
 
 # -- sinc and its derivatives ------------------------------------------------------------
@@ -267,7 +266,7 @@ sinc_p = defop(
     _sinc_impl,
     jvp=(lambda x_dot, y, x, k=0: x_dot * sinc_p.bind(x, k=k + 1),),
     vjp=(lambda g, y, x, k=0: g * sinc_p.bind(x, k=k + 1),),
-    batch=elementwise,
+    family=_ew.FAMILY,
     doc="The k-th derivative of ``sinc(x) = sin(pi x) / (pi x)`` (k=0: numpy.sinc); see "
     "NOTE [sinc derivatives].",
 )

@@ -1,0 +1,428 @@
+"""The thin primitive layer: one function per primitive (a ``bind``), plus the few shape
+helpers every rule needs.  JVP, VJP, transpose and batching rules are written with these
+functions, never with ``ftransforms.numpy``, so that the rules sit below the NumPy face.
+
+NOTE [layers]: imports run one way, bottom to top (``tests/test_layering.py`` checks it):
+
+``core`` (primitive, stack, tracer, backend, errors, pytree, index spec)
+  < ``lax`` (this module) < ``ops`` (declarations: impl + JVP/VJP/transpose)
+  < ``batching_rules`` (registers a batching rule per primitive or family)
+  < ``interpreters`` and ``program`` (the transforms' machinery)
+  < ``ftransforms.numpy`` (the NumPy face; installs the tracer's array methods)
+  < ``api``, ``jit``, ``custom``, ``nn``, ``scipy``, ``random``, ``control``, ... (user-facing)
+  < the package ``ftransforms`` itself.
+
+This module cannot import ``ops`` (which imports it), so each function finds its
+primitive by name in :data:`ftransforms.core.primitive.prims`, which ``defop`` fills: an
+attribute read, resolved when the function runs.  Every function accepts arrays, Python
+scalars and tracers alike; settings are normalised here once (axes made non-negative,
+``-1`` resolved in shapes), so the primitives always receive canonical parameters.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms  # declares the primitives
+    >>> from ftransforms import lax
+    >>> lax.moveaxis(np.zeros((2, 3, 4)), 0, -1).shape
+    (3, 4, 2)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy
+
+from ftransforms.backend import namespace_of
+from ftransforms.core.index_spec import index_arrays_on, normalize_index
+from ftransforms.core.primitive import prims as _p
+from ftransforms.core.tracer import Tracer
+
+_SCALARS = (int, float, complex)
+
+# -- facts about values ----------------------------------------------------------------
+
+
+def shape(x: Any) -> tuple[int, ...]:
+    """The logical shape of an array, tracer or Python scalar."""
+    s = getattr(x, "shape", None)
+    return tuple(s) if s is not None else numpy.shape(x)
+
+
+def ndim(x: Any) -> int:
+    """The logical rank of an array, tracer or Python scalar."""
+    return len(shape(x))
+
+
+def dtype_of(x: Any) -> Any:
+    """The dtype of an array or tracer; Python scalars give NumPy's default for their type."""
+    d = getattr(x, "dtype", None)
+    return d if d is not None else numpy.result_type(x)
+
+
+def physical(x: Any) -> Any:
+    """The backend array under ``x`` (every level's batch axes included)."""
+    return x._physical() if isinstance(x, Tracer) else x
+
+
+def xp_of(*values: Any) -> Any:
+    """The array namespace (numpy, cupy, ...) of ``values``, tracers included."""
+    return namespace_of(*[physical(v) for v in values])
+
+
+def normalize_axis(axis: int, rank: int) -> int:
+    """``axis`` as a non-negative int (NumPy's ``AxisError`` when out of range)."""
+    if not -rank <= axis < rank:
+        raise numpy.exceptions.AxisError(axis, rank)
+    return axis % rank if rank else 0
+
+
+def normalize_axes(axis: Any, rank: int) -> tuple[int, ...]:
+    """``axis`` (None, an int or a sequence) as a sorted tuple of non-negative ints."""
+    if axis is None:
+        return tuple(range(rank))
+    if isinstance(axis, (int, numpy.integer)):
+        return (normalize_axis(int(axis), rank),)
+    axes = tuple(normalize_axis(int(a), rank) for a in axis)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"duplicate value in 'axis': {axis}")
+    return tuple(sorted(axes))
+
+
+def _axes_in_order(axis: Any, rank: int) -> list[int]:
+    if isinstance(axis, (int, numpy.integer)):
+        return [normalize_axis(int(axis), rank)]
+    return [normalize_axis(int(a), rank) for a in axis]
+
+
+# -- constants -------------------------------------------------------------------------
+
+
+def zeros_like(x: Any, dtype: Any = None) -> Any:
+    """Zeros of ``x``'s logical shape and dtype on its backend (a constant)."""
+    return xp_of(x).zeros(shape(x), dtype=dtype or dtype_of(x))
+
+
+def ones_like(x: Any, dtype: Any = None) -> Any:
+    """Ones of ``x``'s logical shape and dtype on its backend (a constant)."""
+    return xp_of(x).ones(shape(x), dtype=dtype or dtype_of(x))
+
+
+def eye(n: int, *, like: Any, dtype: Any = None) -> Any:
+    """The ``n x n`` identity on ``like``'s backend (a constant)."""
+    return xp_of(like).eye(n, dtype=dtype or dtype_of(like))
+
+
+# -- elementwise -----------------------------------------------------------------------
+
+
+def add(x: Any, y: Any) -> Any:
+    return _p.add.bind(x, y)
+
+
+def subtract(x: Any, y: Any) -> Any:
+    return _p.subtract.bind(x, y)
+
+
+def multiply(x: Any, y: Any) -> Any:
+    return _p.multiply.bind(x, y)
+
+
+def divide(x: Any, y: Any) -> Any:
+    return _p.divide.bind(x, y)
+
+
+def negative(x: Any) -> Any:
+    return _p.negative.bind(x)
+
+
+def maximum(x: Any, y: Any) -> Any:
+    return _p.maximum.bind(x, y)
+
+
+def minimum(x: Any, y: Any) -> Any:
+    return _p.minimum.bind(x, y)
+
+
+def select(condition: Any, x: Any, y: Any) -> Any:
+    """``where(condition, x, y)``."""
+    return _p.select.bind(condition, x, y)
+
+
+def equal(x: Any, y: Any) -> Any:
+    return _p.equal.bind(x, y)
+
+
+def isnan(x: Any) -> Any:
+    return _p.isnan.bind(x)
+
+
+def logical_and(x: Any, y: Any) -> Any:
+    return _p.logical_and.bind(x, y)
+
+
+def logical_or(x: Any, y: Any) -> Any:
+    return _p.logical_or.bind(x, y)
+
+
+def exp(x: Any) -> Any:
+    return _p.exp.bind(x)
+
+
+def log(x: Any) -> Any:
+    return _p.log.bind(x)
+
+
+def sqrt(x: Any) -> Any:
+    return _p.sqrt.bind(x)
+
+
+def floor(x: Any) -> Any:
+    return _p.floor.bind(x)
+
+
+def convert(x: Any, dtype: Any) -> Any:
+    """``x.astype(dtype)`` (returns ``x`` itself when the dtype already matches)."""
+    dtype = numpy.dtype(dtype)
+    if dtype_of(x) == dtype and not isinstance(x, _SCALARS):
+        return x
+    return _p.convert.bind(x, dtype=dtype)
+
+
+def real(x: Any) -> Any:
+    """The real part (real inputs are returned as they are)."""
+    return _p.real.bind(x) if dtype_of(x).kind == "c" else x
+
+
+def imag(x: Any) -> Any:
+    """The imaginary part (constant zeros for real inputs)."""
+    return _p.imag.bind(x) if dtype_of(x).kind == "c" else zeros_like(x)
+
+
+def conj(x: Any) -> Any:
+    """The complex conjugate (real inputs are returned as they are)."""
+    return _p.conj.bind(x) if dtype_of(x).kind == "c" else x
+
+
+# -- shape -----------------------------------------------------------------------------
+
+
+def _resolve_shape(new_shape: Any, total: int) -> tuple[int, ...]:
+    if isinstance(new_shape, (int, numpy.integer)):
+        new_shape = (int(new_shape),)
+    new_shape = tuple(int(n) for n in new_shape)
+    if -1 in new_shape:
+        known = math.prod(n for n in new_shape if n != -1)
+        missing = total // known if known else 0
+        new_shape = tuple(missing if n == -1 else n for n in new_shape)
+    if math.prod(new_shape) != total:
+        raise ValueError(f"cannot reshape array of size {total} into shape {new_shape}")
+    return new_shape
+
+
+def reshape(x: Any, new_shape: Any) -> Any:
+    """``numpy.reshape`` in C order (``-1`` allowed); ``x`` itself when nothing changes."""
+    old = shape(x)
+    new = _resolve_shape(new_shape, math.prod(old))
+    if new == old and not isinstance(x, _SCALARS):
+        return x
+    return _p.reshape.bind(x, shape=new)
+
+
+def transpose(x: Any, axes: Any = None) -> Any:
+    """``numpy.transpose``; ``x`` itself for the identity permutation."""
+    rank = ndim(x)
+    axes = tuple(reversed(range(rank))) if axes is None else tuple(axes)
+    if len(axes) != rank:
+        raise ValueError(f"transpose: axes {axes} don't match an array of rank {rank}")
+    axes = tuple(normalize_axis(int(a), rank) for a in axes)
+    if axes == tuple(range(rank)):
+        return x
+    return _p.transpose.bind(x, axes=axes)
+
+
+def moveaxis(x: Any, source: Any, destination: Any) -> Any:
+    """``numpy.moveaxis``."""
+    rank = ndim(x)
+    src = _axes_in_order(source, rank)
+    dst = _axes_in_order(destination, rank)
+    if len(src) != len(dst):
+        raise ValueError("moveaxis: source and destination need the same number of axes")
+    order = [n for n in range(rank) if n not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return transpose(x, order)
+
+
+def swapaxes(x: Any, axis1: int, axis2: int) -> Any:
+    """``numpy.swapaxes``."""
+    rank = ndim(x)
+    order = list(range(rank))
+    a, b = normalize_axis(axis1, rank), normalize_axis(axis2, rank)
+    order[a], order[b] = order[b], order[a]
+    return transpose(x, order)
+
+
+def matrix_transpose(x: Any) -> Any:
+    """Swap the last two axes."""
+    return swapaxes(x, -1, -2)
+
+
+def squeeze(x: Any, axis: Any = None) -> Any:
+    """``numpy.squeeze``."""
+    s = shape(x)
+    if axis is None:
+        axes = tuple(i for i, n in enumerate(s) if n == 1)
+    else:
+        axes = normalize_axes(axis, len(s))
+        for a in axes:
+            if s[a] != 1:
+                raise ValueError("cannot select an axis to squeeze out which has size != 1")
+    return reshape(x, tuple(n for i, n in enumerate(s) if i not in axes))
+
+
+def expand_dims(x: Any, axis: Any) -> Any:
+    """``numpy.expand_dims``."""
+    s = shape(x)
+    axes = normalize_axes(axis, len(s) + (1 if isinstance(axis, int) else len(axis)))
+    it = iter(s)
+    return reshape(x, tuple(1 if i in axes else next(it) for i in range(len(s) + len(axes))))
+
+
+def broadcast_to(x: Any, new_shape: Any) -> Any:
+    """``numpy.broadcast_to``; ``x`` itself when the shape already matches."""
+    if isinstance(new_shape, (int, numpy.integer)):
+        new_shape = (int(new_shape),)
+    new_shape = tuple(new_shape)
+    if shape(x) == new_shape and not isinstance(x, _SCALARS):
+        return x
+    return _p.broadcast_to.bind(x, shape=new_shape)
+
+
+def concatenate(arrays: Sequence[Any], axis: int = 0) -> Any:
+    """``numpy.concatenate`` of arrays of equal rank along ``axis``."""
+    arrays = list(arrays)
+    if len(arrays) == 1:
+        return arrays[0]
+    return _p.concatenate.bind(*arrays, axis=normalize_axis(axis, ndim(arrays[0])))
+
+
+def stack(arrays: Sequence[Any], axis: int = 0) -> Any:
+    """``numpy.stack`` of arrays of one shape."""
+    arrays = list(arrays)
+    axis = normalize_axis(axis, ndim(arrays[0]) + 1)
+    return concatenate([expand_dims(a, axis) for a in arrays], axis)
+
+
+def slice_along(x: Any, axis: int, start: Any = None, stop: Any = None, step: Any = None) -> Any:
+    """``x[..., start:stop:step, ...]`` on ``axis`` (a non-negative axis)."""
+    return getitem(x, (slice(None),) * axis + (slice(start, stop, step),))
+
+
+def reverse_along(x: Any, axis: int) -> Any:
+    """``x`` reversed along ``axis`` (a non-negative axis)."""
+    return slice_along(x, axis, None, None, -1)
+
+
+def pad_zeros(x: Any, widths: Sequence[tuple[int, int]]) -> Any:
+    """``x`` with ``widths[i] = (before, after)`` zeros added on axis ``i``."""
+    for axis, (before, after) in enumerate(widths):
+        if not (before or after):
+            continue
+        s = shape(x)
+        parts = []
+        if before:
+            parts.append(xp_of(x).zeros(s[:axis] + (before,) + s[axis + 1 :], dtype_of(x)))
+        parts.append(x)
+        if after:
+            parts.append(xp_of(x).zeros(s[:axis] + (after,) + s[axis + 1 :], dtype_of(x)))
+        x = concatenate(parts, axis)
+    return x
+
+
+# -- reductions ------------------------------------------------------------------------
+
+
+def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A001
+    """``numpy.sum`` over ``axis`` (None, an int or a tuple)."""
+    return _p.reduce_sum.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
+
+
+def cumsum(x: Any, axis: int) -> Any:
+    """``numpy.cumsum`` along one axis."""
+    return _p.cumsum.bind(x, axis=normalize_axis(axis, ndim(x)))
+
+
+def cumprod(x: Any, axis: int) -> Any:
+    """``numpy.cumprod`` along one axis."""
+    return _p.cumprod.bind(x, axis=normalize_axis(axis, ndim(x)))
+
+
+# -- indexing --------------------------------------------------------------------------
+
+
+def getitem(x: Any, index: Any) -> Any:
+    """``x[index]``: basic slicing and integer-array indexing."""
+    spec, arrays = normalize_index(index, ndim(x))
+    return _p.getitem.bind(x, *index_arrays_on(x, arrays), index=spec)
+
+
+# -- linear algebra --------------------------------------------------------------------
+
+
+def matmul(a: Any, b: Any) -> Any:
+    """``a @ b`` (NumPy's matmul, vectors included)."""
+    return _p.matmul.bind(a, b)
+
+
+LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def expand_einsum_subscripts(subscripts: str, operands: Sequence[Any]) -> str:
+    """``subscripts`` with every ellipsis spelled out and the output made explicit.
+
+    Example:
+        >>> import numpy as np
+        >>> expand_einsum_subscripts("...ii->...i", [np.zeros((5, 3, 3))])
+        'aii->ai'
+    """
+    subscripts = subscripts.replace(" ", "")
+    ins, arrow, out = subscripts.partition("->")
+    out = out if arrow else None
+    in_list = ins.split(",")
+    if len(in_list) != len(operands):
+        raise ValueError(f"einsum: {len(in_list)} operand subscripts for {len(operands)} operands")
+    used = "".join(in_list) + (out or "")
+    free = [c for c in LETTERS if c not in used]
+    ell_rank = 0
+    for s, op in zip(in_list, operands):
+        if "..." in s:
+            ell_rank = max(ell_rank, ndim(op) - (len(s) - 3))
+    ell = "".join(free[:ell_rank])
+    expanded = []
+    for s, op in zip(in_list, operands):
+        if "..." in s:
+            k = ndim(op) - (len(s) - 3)
+            s = s.replace("...", ell[ell_rank - k :] if k else "")
+        if len(s) != ndim(op):
+            raise ValueError(
+                f"einsum: operand subscripts {s!r} do not match an operand of rank {ndim(op)}"
+            )
+        expanded.append(s)
+    if out is None:
+        joined = "".join(expanded)
+        counts = {c: joined.count(c) for c in joined}
+        out = ell + "".join(sorted(c for c, k in counts.items() if k == 1 and c not in ell))
+    else:
+        out = out.replace("...", ell)
+    return ",".join(expanded) + "->" + out
+
+
+def einsum(subscripts: str, *operands: Any, optimize: Any = False) -> Any:
+    """``numpy.einsum`` in the subscripts form (ellipsis and implicit output allowed)."""
+    return _p.einsum.bind(
+        *operands,
+        subscripts=expand_einsum_subscripts(subscripts, operands),
+        optimize=optimize,
+    )
