@@ -17,7 +17,9 @@ from collections import defaultdict
 
 import numpy
 
+import ftransforms.nn  # noqa: F401  (every family registered)
 import ftransforms.ops
+import ftransforms.scipy.special  # noqa: F401
 from ftransforms.core.primitive import REGISTRY, Primitive
 from ftransforms.numpy import protocol
 
@@ -37,7 +39,7 @@ def _families() -> dict[str, str]:
 
 def _op_database() -> tuple[set[str], dict[str, int]] | None:
     try:
-        from tests import op_db  # noqa: PLC0415  (a source checkout)
+        from tests import op_db  # noqa: PLC0415  late import: only in a source checkout
     except ImportError:
         return None
     covered: set[str] = set()
@@ -109,8 +111,6 @@ def table() -> str:
 
 
 def main() -> int:
-    import ftransforms.nn  # noqa: F401,PLC0415  (every family registered)
-    import ftransforms.scipy.special  # noqa: F401,PLC0415
 
     sys.path.insert(0, ".")
     print(table())

@@ -14,8 +14,14 @@ from collections.abc import Callable
 from typing import Any
 
 import ftransforms.numpy as fnp
+from batching_rules.helpers import ensure_bdim
+from ftransforms.api import vjp as _vjp
+from ftransforms.api import vmap
 from ftransforms.core.primitive import Primitive
 from ftransforms.core.tracer import Tracer
+from ftransforms.interpreters.batching import BatchTracer
+from ftransforms.interpreters.forward import DualTracer
+from ftransforms.interpreters.reverse import ReverseTracer
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
 __all__ = ["custom_jvp", "custom_vjp"]
@@ -32,8 +38,6 @@ class _Spec:
 
 
 def _front(args, bdims, axis_size):
-    from batching_rules.helpers import ensure_bdim  # noqa: PLC0415
-
     return [ensure_bdim(a, d, axis_size) for a, d in zip(args, bdims)]
 
 
@@ -56,9 +60,6 @@ def _differentiated(leaves: list) -> tuple[bool, bool]:
     """(some leaf is differentiated forward, some leaf is differentiated in reverse), at
     any depth of nesting.  Without either, a custom function is just its body: batching
     traces through it, which also keeps ``fwd`` calling the function itself finite."""
-    from ftransforms.interpreters.batching import BatchTracer  # noqa: PLC0415
-    from ftransforms.interpreters.forward import DualTracer  # noqa: PLC0415
-    from ftransforms.interpreters.reverse import ReverseTracer  # noqa: PLC0415
 
     fwd = rev = False
     for x in leaves:
@@ -94,8 +95,6 @@ def _custom_jvp_primitive(fun, rule, in_spec, spec: _Spec, name: str) -> Primiti
         return tuple(_like(t, yi) for t, yi in zip(t_leaves, y))
 
     def vjp(y_bar, y, *leaves, wanted):
-        from ftransforms.api import vjp as _vjp  # noqa: PLC0415
-
         primals = tuple(tree_unflatten(in_spec, leaves))
 
         def tangent_map(*tangent_leaves):
@@ -109,8 +108,6 @@ def _custom_jvp_primitive(fun, rule, in_spec, spec: _Spec, name: str) -> Primiti
         return tuple(c if w and _inexact(x) else None for c, w, x in zip(cts, wanted, leaves))
 
     def batch(prim, args, bdims, axis_size):
-        from ftransforms.api import vmap  # noqa: PLC0415
-
         batched = _custom_jvp_primitive(vmap(fun), vmap(rule), in_spec, spec, name + "_batched")
         outs = batched.bind(*_front(args, bdims, axis_size))
         return outs, (0,) * len(outs)
@@ -204,8 +201,6 @@ def _custom_vjp_primitive(fwd, bwd, in_spec, spec: _Spec, name: str) -> Primitiv
         )
 
     def batch(prim, args, bdims, axis_size):
-        from ftransforms.api import vmap  # noqa: PLC0415
-
         batched = _custom_vjp_primitive(vmap(fwd), vmap(bwd), in_spec, spec, name + "_batched")
         outs = batched.bind(*_front(args, bdims, axis_size))
         return outs, (0,) * len(outs)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ftransforms import grad, hessian, jacrev, jit, jvp, vjp, vmap
+from ftransforms.pytree import tree_leaves
 
 # -- the model: plain NumPy ----------------------------------------------------------------
 
@@ -67,8 +68,6 @@ def _timed(fn: Callable[[], Any], repeat: int, sync: Callable[[], None]) -> tupl
 
 
 def _max_diff(a: Any, b: Any) -> float:
-    from ftransforms.pytree import tree_leaves
-
     return max(
         float(np.max(np.abs(_to_host(u) - _to_host(v))))
         for u, v in zip(tree_leaves(a), tree_leaves(b))

@@ -26,6 +26,7 @@ from typing import Any
 import numpy
 
 from ftransforms.backend import register_backend
+from ftransforms.pytree import tree_map
 
 __all__ = ["StrictArray", "asarray", "to_numpy", "xp"]
 
@@ -256,7 +257,6 @@ def asarray(value: Any, dtype: Any = None) -> StrictArray:
 
 def to_numpy(tree: Any) -> Any:
     """Every StrictArray in a pytree back to NumPy (for comparisons in tests)."""
-    from ftransforms.pytree import tree_map  # noqa: PLC0415
 
     return tree_map(lambda v: v.get() if type(v) is StrictArray else v, tree)
 

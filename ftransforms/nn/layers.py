@@ -23,6 +23,7 @@ from ftransforms.ops.nn import (
     sliding_windows_p,
     window_sum_p,
 )
+from ftransforms.random import bernoulli
 
 # -- dense -------------------------------------------------------------------------------
 
@@ -445,8 +446,6 @@ def dropout(rng: Any, x: Any, p: float = 0.5, training: bool = True) -> Any:
         raise ValueError(f"dropout: p must be a probability in [0, 1], got {p!r}")
     if not training or p == 0:
         return x
-    from ftransforms.random import bernoulli  # noqa: PLC0415
-
     keep = bernoulli(rng, 1 - p, fnp.shape(x))
     if p == 1:
         return fnp.where(keep, x, 0)
