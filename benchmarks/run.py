@@ -2,11 +2,19 @@
 autograd, hand-written NumPy and the naive loop.  See benchmarks/README.md.
 
     python -m benchmarks [--workloads W1,W3] [--peers numpy,ftransforms] [--quick]
-                         [--reps N] [--json out.json] [--device cpu|cuda] [--threads N]
+                         [--reps N] [--passes N] [--json out.json] [--device cpu|cuda]
+                         [--threads N]
 
 This process generates the float32 inputs and the float64 hand-written references once,
 then runs each (peer, workload) pair in its own subprocess (``benchmarks.worker``) and
 prints one table.  It imports neither torch, nor JAX, nor autograd.
+
+NOTE [interleaved passes]: on a shared machine the load drifts over minutes, so one
+pass per peer would compare peers measured at different times.  Every (workload, peer)
+pair runs ``--passes`` times (2 by default), interleaved (A B A B: pass 1 of every peer,
+then pass 2 of every peer); a row reports the median of its pass medians and the spread
+between passes ((max - min) / median), and the ratios come from those medians.  Thread
+settings are left at their defaults unless ``--threads`` is given.
 """
 
 from __future__ import annotations
@@ -126,6 +134,40 @@ def run_worker(args, peer: str, workload: str, run_dir: Path, env: dict) -> dict
 # -- the table -------------------------------------------------------------------------------
 
 
+def combine_passes(passes: list[list[dict]]) -> list[dict]:
+    """One result per (peer, workload): its rows carry the median of the passes' medians,
+    every pass median (``pass_medians_s``) and the spread between passes."""
+    combined = []
+    for results in zip(*passes):
+        first = dict(results[0])
+        by_case: dict[str, list[dict]] = {}
+        for res in results:
+            for row in res.get("rows", []):
+                by_case.setdefault(row["case"], []).append(row)
+        rows = []
+        for row in first.get("rows", []):
+            row = dict(row)
+            timed = [r["median_s"] for r in by_case.get(row["case"], []) if "median_s" in r]
+            if "median_s" in row and timed:
+                if row["median_s"]:
+                    row["iqr"] = (row["q3_s"] - row["q1_s"]) / row["median_s"]
+                med = float(np.median(timed))
+                row["median_s"] = med
+                row["pass_medians_s"] = timed
+                row["spread"] = (max(timed) - min(timed)) / med if med else None
+                statuses = [r.get("status") for r in by_case[row["case"]]]
+                bad = [s for s in statuses if s in ("FAIL", "ERROR")]
+                if bad:
+                    row["status"] = bad[0]
+            rows.append(row)
+        first["rows"] = rows
+        errors = [res.get("error") for res in results if res.get("error")]
+        if errors:
+            first["error"] = errors[0]
+        combined.append(first)
+    return combined
+
+
 def fmt_time(seconds: float | None, unit: str = "ms") -> str:
     if seconds is None:
         return "-"
@@ -187,6 +229,7 @@ def render(rows: list[dict], header: list[str], notes: list[str], legend: list[s
         "first call",
         "median",
         "IQR",
+        "spread",
         "x numpy",
         "x torch.func",
         "x jax.jit",
@@ -198,7 +241,7 @@ def render(rows: list[dict], header: list[str], notes: list[str], legend: list[s
         if r["status"] == "n/a":
             continue
         timed = "median_s" in r
-        iqr = (r["q3_s"] - r["q1_s"]) / r["median_s"] if timed and r["median_s"] else None
+        iqr = r.get("iqr")
         table.append(
             [
                 r["label"],
@@ -206,6 +249,7 @@ def render(rows: list[dict], header: list[str], notes: list[str], legend: list[s
                 fmt_time(r.get("first_s")),
                 fmt_time(r.get("per_unit_s"), r["unit"]) if timed else "-",
                 f"{100 * iqr:.0f}%" if iqr is not None else "-",
+                f"{100 * r['spread']:.0f}%" if r.get("spread") is not None else "-",
                 fmt_ratio(r.get("vs_numpy")),
                 fmt_ratio(r.get("vs_torch_func")),
                 fmt_ratio(r.get("vs_jax_jit")),
@@ -214,7 +258,7 @@ def render(rows: list[dict], header: list[str], notes: list[str], legend: list[s
             ]
         )
     widths = [max([len(c)] + [len(t[i]) for t in table]) for i, c in enumerate(cols)]
-    left = {0, 1, 9}
+    left = {0, 1, 10}
 
     def line(cells):
         return "  ".join(
@@ -252,6 +296,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--peers", default=",".join(peers_mod.PEERS), help="comma list (default: all)")
     p.add_argument("--quick", action="store_true", help="small sizes, few reps (CI smoke)")
     p.add_argument("--reps", type=int, default=None, help="timed repetitions (20; quick: 5)")
+    p.add_argument("--passes", type=int, default=2, help="interleaved passes per row (2; quick: 1)")
     p.add_argument("--json", metavar="PATH", help="also write every row and the setup as JSON")
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     p.add_argument("--threads", type=int, default=None, help="threads for every peer")
@@ -273,6 +318,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.reps = 5 if args.quick else 20
     if args.reps < 1:
         p.error("--reps must be at least 1")
+    if args.quick and "--passes" not in " ".join(argv or sys.argv[1:]):
+        args.passes = 1
+    if args.passes < 1:
+        p.error("--passes must be at least 1")
     args.threads_given = args.threads is not None
     if args.threads is None:
         args.threads = numpy_threads()
@@ -311,20 +360,25 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[bench] {len(cases)} cases: inputs and float64 references...", file=sys.stderr)
         ref_s = prepare(run_dir, cases, args.seed)
         env = worker_env(args)
-        results, versions = [], {}
+        passes, versions = [], {}
         t_all = time.perf_counter()
-        for w in args.workloads:
-            for peer in args.peers:
-                t0 = time.perf_counter()
-                res = run_worker(args, peer, w, run_dir, env)
-                results.append(res)
-                if res.get("version"):
-                    versions[peer] = res["version"]
-                state = res.get("skipped") or res.get("error") or "done"
-                print(
-                    f"[bench] {w} {peer:<12} {state} ({time.perf_counter() - t0:.1f} s)",
-                    file=sys.stderr,
-                )
+        for k in range(args.passes):  # NOTE [interleaved passes]
+            results = []
+            for w in args.workloads:
+                for peer in args.peers:
+                    t0 = time.perf_counter()
+                    res = run_worker(args, peer, w, run_dir, env)
+                    results.append(res)
+                    if res.get("version"):
+                        versions[peer] = res["version"]
+                    state = res.get("skipped") or res.get("error") or "done"
+                    print(
+                        f"[bench] pass {k + 1}/{args.passes} {w} {peer:<12} {state} "
+                        f"({time.perf_counter() - t0:.1f} s)",
+                        file=sys.stderr,
+                    )
+            passes.append(results)
+        results = combine_passes(passes)
         wall = time.perf_counter() - t_all
     finally:
         if tmp is not None:
@@ -352,7 +406,9 @@ def main(argv: list[str] | None = None) -> int:
     header = [
         f"ftransforms benchmarks: float32, device {args.device}, threads: {args.threads} "
         f"({'--threads' if args.threads_given else 'numpy BLAS'}; torch.set_num_threads), "
-        f"median of {args.reps} reps after one untimed first call"
+        f"median of {args.reps} reps after one untimed first call, in each of {args.passes} "
+        f"interleaved passes (median: of the pass medians; spread: (max - min) / median "
+        f"between passes; IQR: within the first pass)"
         f"{' (--quick)' if args.quick else ''}",
         f"machine: {platform.machine()} {platform.processor() or ''} {os.cpu_count()} cpus, "
         f"{platform.system()} {platform.release()}, Python {platform.python_version()}",
@@ -379,6 +435,7 @@ def main(argv: list[str] | None = None) -> int:
             "device": args.device,
             "threads": args.threads,
             "reps": args.reps,
+            "passes": args.passes,
             "quick": args.quick,
             "seed": args.seed,
             "python": platform.python_version(),
