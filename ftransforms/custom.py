@@ -16,6 +16,7 @@ from typing import Any
 import ftransforms.numpy as fnp
 from ftransforms.core.primitive import Primitive
 from ftransforms.core.tracer import Tracer
+from ftransforms.numpy.helpers import dtype_of
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
 __all__ = ["custom_jvp", "custom_vjp"]
@@ -75,7 +76,7 @@ def _differentiated(leaves: list) -> tuple[bool, bool]:
 
 
 def _inexact(x: Any) -> bool:
-    return fnp._dtype(x).kind in "fc"
+    return dtype_of(x).kind in "fc"
 
 
 # -- custom_jvp --------------------------------------------------------------------------
@@ -121,7 +122,7 @@ def _custom_jvp_primitive(fun, rule, in_spec, spec: _Spec, name: str) -> Primiti
 def _like(t, y):
     if fnp.shape(t) != fnp.shape(y):
         t = fnp.broadcast_to(t, fnp.shape(y))
-    return fnp.astype(t, fnp._dtype(y))
+    return fnp.astype(t, dtype_of(y))
 
 
 class custom_jvp:  # noqa: N801  (JAX's name)
