@@ -87,6 +87,7 @@ def ravel(x: Any, order: str = "C") -> Any:
     return reshape(x, (-1,), order=order)
 
 
+@implements(numpy.transpose)
 def transpose(x: Any, axes: Any = None) -> Any:
     """``numpy.transpose``."""
     rank = ndim(x)
@@ -99,8 +100,7 @@ def transpose(x: Any, axes: Any = None) -> Any:
     return _sh.transpose_p.bind(x, axes=axes)
 
 
-@implements("numpy.permute_dims")
-def permute_dims(x: Any, axes: Any = None) -> Any:
+def permute_dims(x: Any, axes: Any = None) -> Any:  # numpy.permute_dims is numpy.transpose
     return transpose(x, axes)
 
 
