@@ -37,23 +37,11 @@ __all__ = [
 
 
 pi, e, inf, nan, newaxis = numpy.pi, numpy.e, numpy.inf, numpy.nan, None
-
-
 float16, float32, float64 = numpy.float16, numpy.float32, numpy.float64
-
-
 complex64, complex128 = numpy.complex64, numpy.complex128
-
-
 int8, int16, int32, int64 = numpy.int8, numpy.int16, numpy.int32, numpy.int64
-
-
 uint8, bool_ = numpy.uint8, numpy.bool_
-
-
 dtype, finfo, iinfo = numpy.dtype, numpy.finfo, numpy.iinfo
-
-
 ndarray = numpy.ndarray
 
 

@@ -1,6 +1,12 @@
 """Helpers shared by the ``ftransforms.numpy`` chapters: dtype and axis normalisation, the
 array namespace of values, the physical array under a tracer, and the basic array
 properties (``shape``, ``ndim``, ``size``).  Imports no other chapter.
+
+Example:
+    >>> import numpy as np
+    >>> from ftransforms.numpy.helpers import dtype_of, normalize_axes
+    >>> dtype_of(1.5), normalize_axes(-1, 3)
+    (dtype('float64'), (2,))
 """
 
 from __future__ import annotations
@@ -44,7 +50,8 @@ def peek(x: Any) -> Any:
     return x
 
 
-def xp_of(*values: Any):
+def xp_of(*values: Any) -> Any:
+    """The array namespace (numpy or cupy) of ``values``, tracers included."""
     return namespace_of(*[physical(v) for v in values])
 
 
@@ -69,17 +76,20 @@ def size(x: Any, axis: int | None = None) -> int:
 
 
 def dtype_of(x: Any) -> Any:
+    """The dtype of an array, tracer or Python scalar (``numpy.result_type`` for scalars)."""
     d = getattr(x, "dtype", None)
     return d if d is not None else numpy.result_type(x)
 
 
 def normalize_axis(axis: int, rank: int) -> int:
+    """``axis`` in ``range(rank)`` (negative axes count from the end); AxisError otherwise."""
     if not -rank <= axis < rank:
         raise numpy.exceptions.AxisError(axis, rank)
     return axis % rank if rank else 0
 
 
 def normalize_axes(axis: Any, rank: int) -> tuple[int, ...]:
+    """A reduction's ``axis`` (None, an int or a sequence) as sorted, distinct axes."""
     if axis is None:
         return tuple(range(rank))
     if isinstance(axis, (int, numpy.integer)):
@@ -91,6 +101,7 @@ def normalize_axes(axis: Any, rank: int) -> tuple[int, ...]:
 
 
 def no_extra_args(name: str, kw: dict) -> None:
+    """Refuse ``out=`` and any other unsupported keyword left in ``kw`` for ``name``."""
     if kw.get("out") is not None:
         raise UnsupportedOperationError(
             f"{name}(..., out=...): ftransforms arrays are immutable; use the return value"
@@ -101,12 +112,14 @@ def no_extra_args(name: str, kw: dict) -> None:
 
 
 def normalize_axes_ordered(axis: Any, rank: int) -> list[int]:
+    """An int or a sequence of axes, normalized, in the order given."""
     if isinstance(axis, (int, numpy.integer)):
         return [normalize_axis(int(axis), rank)]
     return [normalize_axis(int(a), rank) for a in axis]
 
 
 def holds_tracer(x: Any) -> bool:
+    """Whether ``x`` is a tracer or a (nested) list/tuple holding one."""
     if isinstance(x, Tracer):
         return True
     if isinstance(x, (list, tuple)):
@@ -114,7 +127,8 @@ def holds_tracer(x: Any) -> bool:
     return False
 
 
-def xp_like(like: Any):
+def xp_like(like: Any) -> Any:
+    """The namespace of a ``like=`` argument (numpy when it is None)."""
     return numpy if like is None else xp_of(like)
 
 
@@ -157,7 +171,9 @@ def same_across_batch(value: Any, what: str, fix: str) -> int:
     return int(values[0])
 
 
-def refuse_in_place(name: str):
+def refuse_in_place(name: str) -> Any:
+    """A stand-in for the in-place ``numpy.<name>`` that raises InPlaceError with the fix."""
+
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise InPlaceError(
             f"numpy.{name} writes into its array argument, and tracers are immutable; use "
@@ -182,4 +198,5 @@ def concrete_arg(x: Any, what: str) -> Any:
         ) from None
 
 
+#: The dtype of NumPy's index results (``nonzero``, ``argwhere``, ...).
 INTP = numpy.dtype(numpy.intp)

@@ -280,17 +280,9 @@ def nonzero(x: Any) -> tuple[Any, ...]:
 
 
 put = implements(numpy.put)(refuse_in_place("put"))
-
-
 putmask = implements(numpy.putmask)(refuse_in_place("putmask"))
-
-
 place = implements(numpy.place)(refuse_in_place("place"))
-
-
 fill_diagonal = implements(numpy.fill_diagonal)(refuse_in_place("fill_diagonal"))
-
-
 put_along_axis = implements(numpy.put_along_axis)(refuse_in_place("put_along_axis"))
 
 

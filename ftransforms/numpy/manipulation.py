@@ -13,9 +13,7 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy.helpers as helpers
-from ftransforms.core.errors import (
-    UnsupportedOperationError,
-)
+from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import (
     ndim,

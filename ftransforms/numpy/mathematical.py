@@ -10,9 +10,7 @@ from typing import Any
 
 import numpy
 
-from ftransforms.core.errors import (
-    UnsupportedOperationError,
-)
+from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.creation import full, ones, zeros_like
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.dtypes import pi, result_type
@@ -60,11 +58,7 @@ def angle(z: Any, deg: bool = False) -> Any:
 
 
 logaddexp = _sp.logaddexp_p
-
-
 logaddexp2 = _sp.logaddexp2_p
-
-
 hypot = _sp.hypot_p
 
 

@@ -11,9 +11,7 @@ from typing import Any
 
 import numpy
 
-from ftransforms.core.errors import (
-    UnsupportedOperationError,
-)
+from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import ndim, no_extra_args, normalize_axis, shape
 from ftransforms.numpy.indexing import getitem

@@ -9,9 +9,7 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy.ufuncs as ufuncs
-from ftransforms.core.errors import (
-    UnsupportedOperationError,
-)
+from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.creation import as_operand, asarray
 from ftransforms.numpy.dispatch import implements

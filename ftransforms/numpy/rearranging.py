@@ -13,9 +13,7 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy.helpers as helpers
-from ftransforms.core.errors import (
-    UnsupportedOperationError,
-)
+from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.creation import as_operand, full, zeros_like
 from ftransforms.numpy.dispatch import implements

@@ -107,8 +107,6 @@ def median(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
 
 
 _METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
-
-
 _NUMPY_ONLY_METHODS = (
     "inverted_cdf",
     "averaged_inverted_cdf",

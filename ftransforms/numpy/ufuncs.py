@@ -9,9 +9,7 @@ from typing import Any
 
 import numpy
 
-from ftransforms.core.errors import (
-    UnsupportedOperationError,
-)
+from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import dtype_of, shape, xp_of
 from ftransforms.ops import elementwise as _ew
@@ -94,69 +92,27 @@ __all__ = [
 
 
 negative = _ew.negative_p
-
-
 exp, exp2, expm1 = _ew.exp_p, _ew.exp2_p, _ew.expm1_p
-
-
 log, log2, log10, log1p = _ew.log_p, _ew.log2_p, _ew.log10_p, _ew.log1p_p
-
-
 sqrt, cbrt, square, reciprocal = _ew.sqrt_p, _ew.cbrt_p, _ew.square_p, _ew.reciprocal_p
-
-
 sin, cos, tan = _ew.sin_p, _ew.cos_p, _ew.tan_p
-
-
 arcsin, arccos, arctan = _ew.arcsin_p, _ew.arccos_p, _ew.arctan_p
-
-
 sinh, cosh, tanh = _ew.sinh_p, _ew.cosh_p, _ew.tanh_p
-
-
 arcsinh, arccosh, arctanh = _ew.arcsinh_p, _ew.arccosh_p, _ew.arctanh_p
-
-
 abs = absolute = fabs = _ew.abs_p  # noqa: A001
-
-
 sign, floor, ceil, trunc, rint = _ew.sign_p, _ew.floor_p, _ew.ceil_p, _ew.trunc_p, _ew.rint_p
-
-
 fix = trunc
 implements(numpy.fix)(fix)  # numpy.fix is no ufunc: it dispatches by __array_function__
-
-
 isnan, isinf, isfinite, signbit = _ew.isnan_p, _ew.isinf_p, _ew.isfinite_p, _ew.signbit_p
-
-
 logical_not, invert = _ew.logical_not_p, _ew.invert_p
-
-
 add, subtract, multiply = _ew.add_p, _ew.subtract_p, _ew.multiply_p
-
-
 divide = true_divide = _ew.divide_p
-
-
 power, maximum, minimum, arctan2 = _ew.power_p, _ew.maximum_p, _ew.minimum_p, _ew.arctan2_p
-
-
 remainder = mod = _ew.remainder_p
-
-
 floor_divide = _ew.floor_divide_p
-
-
 equal, not_equal, less, less_equal = _ew.equal_p, _ew.not_equal_p, _ew.less_p, _ew.less_equal_p
-
-
 greater, greater_equal = _ew.greater_p, _ew.greater_equal_p
-
-
 logical_and, logical_or, logical_xor = _ew.logical_and_p, _ew.logical_or_p, _ew.logical_xor_p
-
-
 bitwise_and, bitwise_or, bitwise_xor = _ew.bitwise_and_p, _ew.bitwise_or_p, _ew.bitwise_xor_p
 
 
