@@ -34,6 +34,7 @@ from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
 from ftransforms.interpreters.forward import DualTracer, ForwardInterpreter
 from ftransforms.interpreters.reverse import ReverseInterpreter, ReverseTracer
+from ftransforms.numpy.helpers import dtype_of, xp_of
 from ftransforms.pytree import (
     broadcast_prefix,
     path_str,
@@ -41,6 +42,7 @@ from ftransforms.pytree import (
     tree_flatten_with_path,
     tree_unflatten,
 )
+from ftransforms.random import same_randomness_across_chunks
 
 __all__ = [
     "grad",
@@ -131,7 +133,7 @@ def _to_array(value: Any, where: str, what: Any) -> Any:
 
 
 def _is_inexact(x: Any) -> bool:
-    return fnp._dtype(x).kind in "fc"
+    return dtype_of(x).kind in "fc"
 
 
 def _structure(tree: Any = None, spec: Any = None, none_is_leaf: bool = False) -> str:
@@ -424,7 +426,7 @@ def _vmap_outputs(interp, out, out_dims, size, where):
                 fnp.reshape(value, s[:d] + (1,) + s[d:]), s[:d] + (size,) + s[d:]
             )
             if not isinstance(expanded, Tracer):
-                expanded = fnp._xp(expanded).array(expanded, copy=True)
+                expanded = xp_of(expanded).array(expanded, copy=True)
             results.append(expanded)
     return tree_unflatten(spec, results)
 
@@ -434,8 +436,6 @@ def _vmap_chunked(func, leaves, spec, dims, size, kwargs, out_dims, randomness, 
     # Every chunk must draw the same noise under randomness='same' (see NOTE [randomness
     # under vmap] in ftransforms/random.py).
     if randomness == "same":
-        from ftransforms.random import same_randomness_across_chunks  # noqa: PLC0415
-
         replay = same_randomness_across_chunks()
     else:
         replay = contextlib.nullcontext()
@@ -479,13 +479,13 @@ def _prepare_primals(primals_leaves, where, names, copy):
     prepared = []
     for k, leaf in enumerate(primals_leaves):
         value = _to_array(leaf, where, lambda: names[k])
-        if fnp._dtype(value).kind not in "biufc":
+        if dtype_of(value).kind not in "biufc":
             raise NonDifferentiableInputError(
-                f"{where}: {names[k]} has dtype {fnp._dtype(value)}; only numeric arrays can "
+                f"{where}: {names[k]} has dtype {dtype_of(value)}; only numeric arrays can "
                 f"be differentiated"
             )
         if copy and not isinstance(value, Tracer):
-            value = fnp._xp(value).array(value, copy=True)  # vjp_fn must not see later writes
+            value = xp_of(value).array(value, copy=True)  # vjp_fn must not see later writes
         prepared.append(value)
     return prepared
 
@@ -574,7 +574,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False):
 def _check_like(t, ref, where, what, ref_what):
     """``t`` as an array of ``ref``'s shape and dtype, or a TangentMismatchError."""
     t = _to_array(t, where, what)
-    if fnp.shape(t) == fnp.shape(ref) and fnp._dtype(t) == fnp._dtype(ref):
+    if fnp.shape(t) == fnp.shape(ref) and dtype_of(t) == dtype_of(ref):
         return t
     what = what() if callable(what) else what
     if fnp.shape(t) != fnp.shape(ref):
@@ -582,7 +582,7 @@ def _check_like(t, ref, where, what, ref_what):
             f"{where}: {what} has shape {fnp.shape(t)} but the {ref_what} has shape "
             f"{fnp.shape(ref)}; they must match"
         )
-    td, rd = fnp._dtype(t), fnp._dtype(ref)
+    td, rd = dtype_of(t), dtype_of(ref)
     if td != rd:
         raise TangentMismatchError(
             f"{where}: {what} has dtype {td} but the {ref_what} has dtype {rd}; cast it "
@@ -660,7 +660,7 @@ def _check_differentiable(arg, where, name):
     for path, leaf in zip(paths, leaves):
         if type(leaf) is numpy.ndarray and leaf.dtype.kind == "f":
             continue
-        dt = fnp._dtype(leaf) if (isinstance(leaf, Tracer) or hasattr(leaf, "dtype")) else None
+        dt = dtype_of(leaf) if (isinstance(leaf, Tracer) or hasattr(leaf, "dtype")) else None
         if isinstance(leaf, (bool, int)) or (dt is not None and dt.kind in "biu"):
             kind = type(leaf).__name__ if dt is None else f"dtype {dt}"
             raise NonDifferentiableInputError(
@@ -672,7 +672,7 @@ def _check_differentiable(arg, where, name):
 
 def _check_scalar_output(value, where):
     s = fnp.shape(value)
-    dt = fnp._dtype(value)
+    dt = dtype_of(value)
     if s != ():
         raise GradOutputError(
             f"{where}: the output must be a real scalar, got shape {s}; reduce it with "
@@ -824,7 +824,7 @@ def _basis(leaves: list, where: str, what: str = "value") -> list:
     total = sum(sizes)
     out, start = [], 0
     for v, n in zip(leaves, sizes):
-        dt = fnp._dtype(v)
+        dt = dtype_of(v)
         if dt.kind not in "fc":
             raise GradOutputError(
                 f"{where}: a Jacobian needs floating-point {what}s, got an {what} of dtype "
@@ -836,7 +836,7 @@ def _basis(leaves: list, where: str, what: str = "value") -> list:
                 f"is not defined for non-holomorphic functions (as in JAX); split complex "
                 f"values into real and imaginary parts, or use vjp/jvp directly"
             )
-        xp = fnp._xp(v)
+        xp = xp_of(v)
         eye = xp.eye(total, n, -start, dtype=dt)
         out.append(eye.reshape((total,) + tuple(fnp.shape(v))))
         start += n

@@ -22,6 +22,7 @@ from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchTracer
 from ftransforms.interpreters.forward import DualTracer
 from ftransforms.interpreters.reverse import ReverseTracer
+from ftransforms.numpy.helpers import dtype_of
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
 __all__ = ["custom_jvp", "custom_vjp"]
@@ -76,7 +77,7 @@ def _differentiated(leaves: list) -> tuple[bool, bool]:
 
 
 def _inexact(x: Any) -> bool:
-    return fnp._dtype(x).kind in "fc"
+    return dtype_of(x).kind in "fc"
 
 
 # -- custom_jvp --------------------------------------------------------------------------
@@ -118,7 +119,7 @@ def _custom_jvp_primitive(fun, rule, in_spec, spec: _Spec, name: str) -> Primiti
 def _like(t, y):
     if fnp.shape(t) != fnp.shape(y):
         t = fnp.broadcast_to(t, fnp.shape(y))
-    return fnp.astype(t, fnp._dtype(y))
+    return fnp.astype(t, dtype_of(y))
 
 
 class custom_jvp:  # noqa: N801  (JAX's name)

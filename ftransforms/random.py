@@ -75,6 +75,7 @@ from ftransforms.core.primitive import defop
 from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
+from ftransforms.numpy.helpers import dtype_of, normalize_axis, xp_of
 
 __all__ = [
     "bernoulli",
@@ -343,7 +344,7 @@ def _float_dtype(dtype: Any, params: tuple, where: str) -> numpy.dtype:
                 f"float64), got {dtype}"
             )
         return dtype
-    dtypes = [fnp._dtype(p) for p in params if not _is_python_number(p)]
+    dtypes = [dtype_of(p) for p in params if not _is_python_number(p)]
     if not dtypes:
         return numpy.dtype(numpy.float64)
     found = numpy.result_type(*dtypes)
@@ -376,7 +377,7 @@ def _sample_shape(size: tuple | None, params: dict, where: str) -> tuple[int, ..
 
 
 def _cast(x: Any, dtype: numpy.dtype) -> Any:
-    return x if fnp._dtype(x) == dtype else fnp.astype(x, dtype)
+    return x if dtype_of(x) == dtype else fnp.astype(x, dtype)
 
 
 def _is_zero(x: Any) -> bool:
@@ -519,8 +520,8 @@ def randint(
     if dtype.kind not in "iu":
         raise TypeError(f"{where}: dtype must be an integer dtype, got {dtype}")
     for name, v in (("low", low), ("high", high)):
-        if fnp._dtype(v).kind not in "biu":
-            raise TypeError(f"{where}: {name} must be an integer, got dtype {fnp._dtype(v)}")
+        if dtype_of(v).kind not in "biu":
+            raise TypeError(f"{where}: {name} must be an integer, got dtype {dtype_of(v)}")
     shape = _sample_shape(size, {"low": low, "high": high}, where)
     if not isinstance(low, Tracer) and not isinstance(high, Tracer):
         lo, hi = numpy.asarray(low), numpy.asarray(high)
@@ -569,7 +570,7 @@ def _population(x: Any, axis: int, where: str) -> tuple[Any, int, int]:
             f"{where}: the population must be an int or an array with at least one axis, "
             f"got a 0-d {type(x).__name__}"
         )
-    axis = fnp._normalize_axis(axis, fnp.ndim(x))
+    axis = normalize_axis(axis, fnp.ndim(x))
     return x, fnp.shape(x)[axis], axis
 
 
@@ -652,7 +653,7 @@ def _check_probabilities(p: Any, k: int, replace: bool, where: str) -> None:
 
 
 def _array_module(x: Any) -> Any:
-    return fnp._xp(x) if is_array(x) else numpy
+    return xp_of(x) if is_array(x) else numpy
 
 
 def _choice_with_replacement(rng: Any, n: int, shape: tuple, p: Any, where: str) -> Any:

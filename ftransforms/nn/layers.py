@@ -16,6 +16,7 @@ import numpy
 import ftransforms.numpy as fnp
 from ftransforms.nn._utils import out_size, padding_pairs, pair, positive_pair
 from ftransforms.nn.activations import relu
+from ftransforms.numpy.helpers import dtype_of
 from ftransforms.ops.nn import (
     conv2d_p,
     conv_transpose2d_p,
@@ -300,14 +301,14 @@ def avg_pool2d(
     kernel, stride, dilation, pads = _pool_geometry(
         x, kernel_size, stride, padding, 1, ceil_mode, where
     )
-    if fnp._dtype(x).kind not in "fc":
+    if dtype_of(x).kind not in "fc":
         x = fnp.astype(x, numpy.float64)
     total = window_sum_p.bind(x, kernel_size=kernel, stride=stride, padding=pads, dilation=dilation)
     if divisor_override is not None:
         return total / divisor_override
     h, w = fnp.shape(x)[-2:]
     (pt, _), (pl, _) = pads
-    region = numpy.zeros((h + 2 * pt, w + 2 * pl), dtype=fnp._dtype(x))
+    region = numpy.zeros((h + 2 * pt, w + 2 * pl), dtype=dtype_of(x))
     if count_include_pad:
         region[...] = 1
     else:
@@ -455,16 +456,16 @@ def dropout(rng: Any, x: Any, p: float = 0.5, training: bool = True) -> Any:
 def embedding(weight: Any, idx: Any) -> Any:
     """Rows of ``weight`` ``(num_embeddings, dim)`` at the integer indices ``idx``:
     ``idx.shape + (dim,)``."""
-    if fnp._dtype(idx).kind not in "iu":
-        raise TypeError(f"embedding: idx must be integers, got dtype {fnp._dtype(idx)}")
+    if dtype_of(idx).kind not in "iu":
+        raise TypeError(f"embedding: idx must be integers, got dtype {dtype_of(idx)}")
     return fnp.take(weight, idx, axis=0)
 
 
 def one_hot(labels: Any, num_classes: int = -1, dtype: Any = numpy.float32) -> Any:
     """``labels.shape + (num_classes,)``: 1 at each label, 0 elsewhere (a constant).
     ``num_classes=-1`` takes ``labels.max() + 1`` (concrete labels only)."""
-    if fnp._dtype(labels).kind not in "iu":
-        raise TypeError(f"one_hot: labels must be integers, got dtype {fnp._dtype(labels)}")
+    if dtype_of(labels).kind not in "iu":
+        raise TypeError(f"one_hot: labels must be integers, got dtype {dtype_of(labels)}")
     if num_classes == -1:
         num_classes = int(fnp.max(labels)) + 1
     classes = fnp.arange(num_classes, like=labels)

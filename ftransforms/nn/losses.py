@@ -11,6 +11,7 @@ from typing import Any
 
 import ftransforms.numpy as fnp
 from ftransforms.nn.activations import log_softmax
+from ftransforms.numpy.helpers import dtype_of
 from ftransforms.ops.nn import softplus_p
 
 _REDUCTIONS = ("mean", "sum", "none")
@@ -29,7 +30,7 @@ def _class_mask(target: Any, x: Any, axis: int) -> Any:
     """``(target == c)`` for every class ``c`` along ``axis`` of ``x``, as ``x``'s dtype."""
     c = fnp.shape(x)[axis]
     classes = fnp.reshape(fnp.arange(c, like=target), (c,) + (1,) * (fnp.ndim(x) - axis - 1))
-    return fnp.astype(fnp.expand_dims(target, axis) == classes, fnp._dtype(x))
+    return fnp.astype(fnp.expand_dims(target, axis) == classes, dtype_of(x))
 
 
 def _weight_along(weight: Any, x: Any, axis: int) -> Any:
@@ -92,16 +93,16 @@ def cross_entropy(
     axis = _class_axis(logits)
     n_classes = fnp.shape(logits)[axis]
     logp = log_softmax(logits, axis=axis)
-    if fnp._dtype(target).kind in "fc":
+    if dtype_of(target).kind in "fc":
         return _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, axis, where)
-    if fnp._dtype(target).kind not in "iu":
+    if dtype_of(target).kind not in "iu":
         raise TypeError(f"{where}: target must be class indices (integers) or probabilities")
     nll = nll_loss(logp, target, weight, ignore_index, reduction)
     if label_smoothing == 0.0:
         return nll
     # torch: (1 - eps) * nll + eps / C * (the loss against the uniform distribution)
     wlogp = logp if weight is None else logp * _weight_along(weight, logp, axis)
-    valid = fnp.astype(target != ignore_index, fnp._dtype(logp))
+    valid = fnp.astype(target != ignore_index, dtype_of(logp))
     smooth = -fnp.sum(wlogp, axis=axis) * valid
     if reduction == "none":
         pass

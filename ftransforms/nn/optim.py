@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import numpy
 
 import ftransforms.numpy as fnp
+from ftransforms.numpy.helpers import dtype_of
 from ftransforms.pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
 
 __all__ = ["Optimizer", "adam", "sgd"]
@@ -58,7 +59,7 @@ def _check_structure(grads: Any, params: Any, where: str) -> None:
 
 def _as(x: Any, like: Any) -> Any:
     """``x`` (a 0-d array computed from the step counter) in ``like``'s dtype."""
-    return fnp.astype(x, fnp._dtype(like))
+    return fnp.astype(x, dtype_of(like))
 
 
 def sgd(

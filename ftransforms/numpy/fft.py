@@ -24,9 +24,14 @@ from typing import Any
 
 import numpy
 
-import ftransforms.numpy as fnp
+import ftransforms.numpy.helpers as helpers
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
+from ftransforms.numpy.creation import asarray
+from ftransforms.numpy.dispatch import implements
+from ftransforms.numpy.helpers import ndim, normalize_axis
+from ftransforms.numpy.rearranging import roll
+from ftransforms.numpy.ufuncs import astype, conj
 from ftransforms.ops.fft import SWAP_NORM, fft_p
 
 __all__ = [
@@ -73,12 +78,12 @@ def _no_out(name: str, out: Any) -> None:
 def _operand(a: Any, name: str, fft_type: str) -> Any:
     """``a`` as an array or tracer of an inexact dtype, as NumPy computes it."""
     if not (isinstance(a, Tracer) or hasattr(a, "shape")):  # lists, Python scalars
-        a = fnp.asarray(a)
+        a = asarray(a)
     dt = a.dtype
     if dt.kind in "biu":
-        a = fnp.astype(a, numpy.float64)
+        a = astype(a, numpy.float64)
     elif dt == numpy.float16:
-        a = fnp.astype(a, numpy.float32)
+        a = astype(a, numpy.float32)
     elif dt.kind == "c" and fft_type == "rfft":
         raise TypeError(
             f"numpy.fft.{name}: the input must be real, got {dt}; take the real part first, "
@@ -98,9 +103,9 @@ def _check_lengths(lengths: Sequence[int]) -> tuple[int, ...]:
 def _one(a: Any, fft_type: str, n: int | None, axis: int, norm: str | None, name: str) -> Any:
     """One transform along one axis (``fft``, ``ifft``, ``rfft``, ``irfft``)."""
     a = _operand(a, name, fft_type)
-    axis = fnp._normalize_axis(axis, fnp.ndim(a))
+    axis = normalize_axis(axis, ndim(a))
     if n is None:
-        n = fnp.shape(a)[axis]
+        n = helpers.shape(a)[axis]
         if fft_type == "irfft":
             n = 2 * (n - 1)
     return fft_p.bind(
@@ -110,11 +115,11 @@ def _one(a: Any, fft_type: str, n: int | None, axis: int, norm: str | None, name
 
 def _cook_nd(a: Any, s: Any, axes: Any, inverse_real: bool) -> tuple[list, list]:
     """NumPy's ``_cook_nd_args``: the lengths and (non-negative) axes of an n-D transform."""
-    shape = fnp.shape(a)
+    shape = helpers.shape(a)
     rank = len(shape)
     shapeless = s is None
     if axes is not None:
-        axes = [fnp._normalize_axis(int(ax), rank) for ax in axes]
+        axes = [normalize_axis(int(ax), rank) for ax in axes]
     if shapeless:
         s = list(shape) if axes is None else [shape[ax] for ax in axes]
     s = list(s)
@@ -129,7 +134,7 @@ def _cook_nd(a: Any, s: Any, axes: Any, inverse_real: bool) -> tuple[list, list]
                 DeprecationWarning,
                 stacklevel=4,
             )
-        axes = [fnp._normalize_axis(ax, rank) for ax in range(-len(s), 0)]
+        axes = [normalize_axis(ax, rank) for ax in range(-len(s), 0)]
     if len(s) != len(axes):
         raise ValueError("Shape and axes have different lengths.")
     if inverse_real and shapeless and axes:
@@ -160,7 +165,7 @@ def _nd(a: Any, fft_type: str, s: Any, axes: Any, norm: str | None, name: str) -
             raise ValueError(f"numpy.fft.{name}: at least one axis must be transformed")
         return a
     if len(set(axes)) == len(axes):
-        shape = fnp.shape(a)
+        shape = helpers.shape(a)
         if fft_type == "irfft" and s[-1] is None:
             s[-1] = 2 * (shape[axes[-1]] - 1)
         s = [shape[ax] if n is None else n for n, ax in zip(s, axes)]
@@ -182,6 +187,7 @@ def _nd(a: Any, fft_type: str, s: Any, axes: Any, norm: str | None, name: str) -
 # -- the transforms --------------------------------------------------------------------------
 
 
+@implements(numpy.fft.fft)
 def fft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None, out: Any = None):
     """``numpy.fft.fft``: the 1-D discrete Fourier transform along ``axis``.
 
@@ -196,6 +202,7 @@ def fft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None, o
     return _one(a, "fft", n, axis, norm, "fft")
 
 
+@implements(numpy.fft.ifft)
 def ifft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None, out: Any = None):
     """``numpy.fft.ifft``: the inverse of :func:`fft`.
 
@@ -208,6 +215,7 @@ def ifft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None, 
     return _one(a, "ifft", n, axis, norm, "ifft")
 
 
+@implements(numpy.fft.rfft)
 def rfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None, out: Any = None):
     """``numpy.fft.rfft``: the ``n // 2 + 1`` non-negative frequencies of a real input.
 
@@ -220,6 +228,7 @@ def rfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None, 
     return _one(a, "rfft", n, axis, norm, "rfft")
 
 
+@implements(numpy.fft.irfft)
 def irfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None, out: Any = None):
     """``numpy.fft.irfft``: the real signal of length ``n`` (default ``2 * (m - 1)``) whose
     half spectrum is ``a``.
@@ -233,6 +242,7 @@ def irfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None,
     return _one(a, "irfft", n, axis, norm, "irfft")
 
 
+@implements(numpy.fft.hfft)
 def hfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None, out: Any = None):
     """``numpy.fft.hfft``: the real spectrum of a signal with Hermitian symmetry, given by
     its first half ``a``.
@@ -243,9 +253,10 @@ def hfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None, 
         array([1., 1., 1., 1.])
     """
     _no_out("hfft", out)
-    return _one(fnp.conj(_operand(a, "hfft", "hfft")), "irfft", n, axis, _swap(norm), "hfft")
+    return _one(conj(_operand(a, "hfft", "hfft")), "irfft", n, axis, _swap(norm), "hfft")
 
 
+@implements(numpy.fft.ihfft)
 def ihfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None, out: Any = None):
     """``numpy.fft.ihfft``: the inverse of :func:`hfft` (a real input, a half spectrum).
 
@@ -255,13 +266,14 @@ def ihfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None,
         array([1.-0.j, 0.-0.j, 0.-0.j])
     """
     _no_out("ihfft", out)
-    return fnp.conj(_one(a, "rfft", n, axis, _swap(norm), "ihfft"))
+    return conj(_one(a, "rfft", n, axis, _swap(norm), "ihfft"))
 
 
 def _swap(norm: str | None) -> str:
     return SWAP_NORM[_norm(norm)]
 
 
+@implements(numpy.fft.fftn)
 def fftn(a: Any, s: Any = None, axes: Any = None, norm: str | None = None, out: Any = None):
     """``numpy.fft.fftn``: the n-D transform over ``axes`` (default all), cut or
     zero-padded to the lengths ``s``.
@@ -276,6 +288,7 @@ def fftn(a: Any, s: Any = None, axes: Any = None, norm: str | None = None, out: 
     return _nd(a, "fft", s, axes, norm, "fftn")
 
 
+@implements(numpy.fft.ifftn)
 def ifftn(a: Any, s: Any = None, axes: Any = None, norm: str | None = None, out: Any = None):
     """``numpy.fft.ifftn``: the inverse of :func:`fftn`.
 
@@ -289,6 +302,7 @@ def ifftn(a: Any, s: Any = None, axes: Any = None, norm: str | None = None, out:
     return _nd(a, "ifft", s, axes, norm, "ifftn")
 
 
+@implements(numpy.fft.rfftn)
 def rfftn(a: Any, s: Any = None, axes: Any = None, norm: str | None = None, out: Any = None):
     """``numpy.fft.rfftn``: the n-D transform of a real input, half spectrum on the last
     axis of ``axes``.
@@ -302,6 +316,7 @@ def rfftn(a: Any, s: Any = None, axes: Any = None, norm: str | None = None, out:
     return _nd(a, "rfft", s, axes, norm, "rfftn")
 
 
+@implements(numpy.fft.irfftn)
 def irfftn(a: Any, s: Any = None, axes: Any = None, norm: str | None = None, out: Any = None):
     """``numpy.fft.irfftn``: the inverse of :func:`rfftn` (``s`` the output lengths).
 
@@ -315,6 +330,7 @@ def irfftn(a: Any, s: Any = None, axes: Any = None, norm: str | None = None, out
     return _nd(a, "irfft", s, axes, norm, "irfftn")
 
 
+@implements(numpy.fft.fft2)
 def fft2(a: Any, s: Any = None, axes: Any = (-2, -1), norm: str | None = None, out: Any = None):
     """``numpy.fft.fft2``: :func:`fftn` over the last two axes.
 
@@ -327,6 +343,7 @@ def fft2(a: Any, s: Any = None, axes: Any = (-2, -1), norm: str | None = None, o
     return _nd(a, "fft", s, axes, norm, "fft2")
 
 
+@implements(numpy.fft.ifft2)
 def ifft2(a: Any, s: Any = None, axes: Any = (-2, -1), norm: str | None = None, out: Any = None):
     """``numpy.fft.ifft2``: :func:`ifftn` over the last two axes.
 
@@ -339,6 +356,7 @@ def ifft2(a: Any, s: Any = None, axes: Any = (-2, -1), norm: str | None = None, 
     return _nd(a, "ifft", s, axes, norm, "ifft2")
 
 
+@implements(numpy.fft.rfft2)
 def rfft2(a: Any, s: Any = None, axes: Any = (-2, -1), norm: str | None = None, out: Any = None):
     """``numpy.fft.rfft2``: :func:`rfftn` over the last two axes.
 
@@ -351,6 +369,7 @@ def rfft2(a: Any, s: Any = None, axes: Any = (-2, -1), norm: str | None = None, 
     return _nd(a, "rfft", s, axes, norm, "rfft2")
 
 
+@implements(numpy.fft.irfft2)
 def irfft2(a: Any, s: Any = None, axes: Any = (-2, -1), norm: str | None = None, out: Any = None):
     """``numpy.fft.irfft2``: :func:`irfftn` over the last two axes.
 
@@ -367,7 +386,7 @@ def irfft2(a: Any, s: Any = None, axes: Any = (-2, -1), norm: str | None = None,
 
 
 def _shifts(x: Any, axes: Any, sign: int) -> tuple[Any, Any]:
-    shape = fnp.shape(x)
+    shape = helpers.shape(x)
     if axes is None:
         axes = tuple(range(len(shape)))
     if isinstance(axes, (int, numpy.integer)):
@@ -376,6 +395,7 @@ def _shifts(x: Any, axes: Any, sign: int) -> tuple[Any, Any]:
     return tuple(sign * (shape[ax] // 2) for ax in axes), axes
 
 
+@implements(numpy.fft.fftshift)
 def fftshift(x: Any, axes: Any = None) -> Any:
     """``numpy.fft.fftshift``: the zero frequency moved to the middle (a roll).
 
@@ -385,11 +405,12 @@ def fftshift(x: Any, axes: Any = None) -> Any:
         array([3., 4., 0., 1., 2.])
     """
     if not isinstance(x, Tracer):
-        x = fnp.asarray(x)
+        x = asarray(x)
     shift, axes = _shifts(x, axes, 1)
-    return fnp.roll(x, shift, axes)
+    return roll(x, shift, axes)
 
 
+@implements(numpy.fft.ifftshift)
 def ifftshift(x: Any, axes: Any = None) -> Any:
     """``numpy.fft.ifftshift``: the inverse of :func:`fftshift`.
 
@@ -399,9 +420,9 @@ def ifftshift(x: Any, axes: Any = None) -> Any:
         array([0., 1., 2., 3., 4.])
     """
     if not isinstance(x, Tracer):
-        x = fnp.asarray(x)
+        x = asarray(x)
     shift, axes = _shifts(x, axes, -1)
-    return fnp.roll(x, shift, axes)
+    return roll(x, shift, axes)
 
 
 def fftfreq(n: int, d: Any = 1.0, device: Any = None) -> Any:

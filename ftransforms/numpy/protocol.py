@@ -1,8 +1,9 @@
 """The NumPy protocol bridge: ``np.sin(tracer)``, ``np.sum(tracer)``, ``arr @ tracer``.
 
 ``__array_ufunc__`` maps a ufunc to the ``ftransforms.numpy`` function of the same name;
-``__array_function__`` maps NumPy functions listed in :data:`FUNCTIONS`.  Anything else
-raises :class:`UnsupportedOperationError` naming the function.
+``__array_function__`` maps the NumPy functions registered (where each is defined) with
+:func:`~ftransforms.numpy.dispatch.implements` in :data:`FUNCTIONS`.  Anything else raises
+:class:`UnsupportedOperationError` naming the function.
 """
 
 from __future__ import annotations
@@ -11,11 +12,56 @@ import itertools
 import sys
 from typing import Any
 
-import numpy
-
-import ftransforms.numpy as fnp
+import ftransforms.numpy.creation as creation
+import ftransforms.numpy.dtypes as dtypes
+import ftransforms.numpy.helpers as helpers
+import ftransforms.numpy.indexing as indexing
+import ftransforms.numpy.logic as logic
+import ftransforms.numpy.manipulation as manipulation
+import ftransforms.numpy.mathematical as mathematical
+import ftransforms.numpy.matrices as matrices
+import ftransforms.numpy.polynomials as polynomials
+import ftransforms.numpy.products as products
+import ftransforms.numpy.ranges as ranges
+import ftransforms.numpy.rearranging as rearranging
+import ftransforms.numpy.reductions as reductions
+import ftransforms.numpy.sets as sets
+import ftransforms.numpy.signal as signal
+import ftransforms.numpy.sorting as sorting
+import ftransforms.numpy.statistics as statistics
+import ftransforms.numpy.ufuncs as ufuncs
 from ftransforms.core.errors import InPlaceError, UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
+from ftransforms.numpy.dispatch import FUNCTIONS
+
+__all__ = ["FUNCTIONS", "handle_function", "handle_ufunc"]
+
+#: Every public ``ftransforms.numpy`` function by name: a ufunc ``numpy.foo(tracer)`` is
+#: answered by the function of the same name (or its alias below).
+_NAMESPACE: dict[str, Any] = {
+    name: getattr(module, name)
+    for module in (
+        dtypes,
+        helpers,
+        ufuncs,
+        manipulation,
+        creation,
+        indexing,
+        reductions,
+        logic,
+        mathematical,
+        sorting,
+        rearranging,
+        ranges,
+        matrices,
+        products,
+        sets,
+        statistics,
+        signal,
+        polynomials,
+    )
+    for name in module.__all__
+}
 
 # ufunc.__name__ -> ftransforms.numpy name, where they differ.
 _UFUNC_ALIASES = {"absolute": "abs", "conjugate": "conj", "bitwise_not": "invert"}
@@ -28,76 +74,6 @@ _REDUCE = {
     "logical_or": "any",
 }
 _ACCUMULATE = {"add": "cumsum", "multiply": "cumprod"}
-
-#: numpy function names handled through __array_function__ (same name in fnp).
-FUNCTION_NAMES = """
-sum prod max min amax amin any all mean var std argmax argmin cumsum
-reshape ravel transpose permute_dims moveaxis swapaxes squeeze expand_dims broadcast_to
-broadcast_arrays atleast_1d atleast_2d concatenate stack vstack hstack split array_split
-flip where clip round around take_along_axis take nonzero dot vdot inner outer tensordot
-einsum trace zeros_like ones_like full_like empty_like copy shape ndim size result_type
-allclose real imag conj conjugate fix astype
-""".split()
-# ... and those of ftransforms/numpy/_more.py.
-FUNCTION_NAMES += """
-sinc nan_to_num cumprod average ptp nansum nanmean nanmax nanmin tile repeat fliplr flipud
-roll rot90 pad diagonal diag triu tril meshgrid dstack column_stack atleast_3d sort argsort
-partition argpartition searchsorted select
-""".split()
-
-# Composites of ops that have every rule (ftransforms/numpy/_extra.py) and the in-place
-# functions, which raise InPlaceError with the functional fix.
-FUNCTION_NAMES += """
-angle diff cross isclose count_nonzero hsplit vsplit dsplit rollaxis matrix_transpose
-cumulative_sum cumulative_prod nanprod nanvar nanstd median trapezoid isposinf isneginf
-isreal iscomplex isrealobj iscomplexobj append copyto put putmask place fill_diagonal
-put_along_axis
-""".split()
-# ... and those of ftransforms/numpy/_quantiles.py, _statistics.py, _signal.py,
-# _polynomials.py and _builders.py (statistics, polynomials, signals, builders).
-FUNCTION_NAMES += """
-percentile quantile nanpercentile nanquantile nanmedian cov corrcoef interp convolve correlate
-polyval polyder polyint polyadd polysub polymul vander diagflat block unstack resize delete
-insert trim_zeros ediff1d gradient geomspace logspace bincount digitize isin histogram
-""".split()
-# ... and those of ftransforms/numpy/_sets_and_indices.py (NaN-aware arg-reductions and
-# cumulations, indices, unwrap, whole-array comparisons, sorted sets).
-FUNCTION_NAMES += """
-nanargmax nanargmin nancumsum nancumprod argwhere flatnonzero diag_indices_from
-tril_indices_from triu_indices_from ravel_multi_index unravel_index unwrap sort_complex
-real_if_close array_equal array_equiv unique union1d intersect1d setdiff1d setxor1d
-""".split()
-
-FUNCTIONS: dict[Any, Any] = {
-    getattr(numpy, n): getattr(fnp, n) for n in FUNCTION_NAMES if hasattr(numpy, n)
-}
-FUNCTIONS[numpy.linalg.norm] = fnp.linalg.norm
-
-#: numpy.linalg function names handled through __array_function__ (same name in fnp.linalg).
-LINALG_NAMES = """
-inv solve det slogdet cholesky eigh eigvalsh svd svdvals qr pinv matrix_power lstsq
-norm matrix_norm vector_norm cond matrix_rank multi_dot matmul matrix_transpose outer
-tensordot diagonal trace
-""".split()
-FUNCTIONS.update(
-    {
-        getattr(numpy.linalg, n): getattr(fnp.linalg, n)
-        for n in LINALG_NAMES
-        if hasattr(numpy.linalg, n)
-    }
-)
-#: numpy.fft functions handled through __array_function__ (same name in fnp.fft); fftfreq
-#: and rfftfreq take no array, so NumPy never dispatches them.
-FFT_NAMES = """
-fft ifft rfft irfft hfft ihfft fft2 ifft2 rfft2 irfft2 fftn ifftn rfftn irfftn fftshift ifftshift
-""".split()
-FUNCTIONS.update({getattr(numpy.fft, n): getattr(fnp.fft, n) for n in FFT_NAMES})
-FUNCTIONS[numpy.kron] = fnp.kron
-FUNCTIONS[numpy.linspace] = fnp.linspace_traced
-FUNCTIONS[numpy.linalg.vecdot] = fnp.vecdot
-FUNCTIONS[numpy.linalg.cross] = fnp.cross
-if hasattr(numpy, "vecdot"):
-    FUNCTIONS[numpy.vecdot] = fnp.vecdot
 
 
 def _call_form(values: Any) -> str:
@@ -135,27 +111,40 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
             f"on tracers; call it without them (fnp.where(mask, a, b) replaces where=)"
         )
     if method == "__call__":
-        fn = getattr(fnp, _UFUNC_ALIASES.get(name, name), None) or _scipy_special_ufunc(ufunc)
+        fn = _NAMESPACE.get(_UFUNC_ALIASES.get(name, name)) or _scipy_special_ufunc(ufunc)
         if fn is None:
             raise _unsupported(f"numpy.{name}", inputs)
         out = fn(*inputs)
     elif method == "reduce" and name in _REDUCE:
-        out = getattr(fnp, _REDUCE[name])(inputs[0], axis=axis, keepdims=keepdims)
+        out = _NAMESPACE[_REDUCE[name]](inputs[0], axis=axis, keepdims=keepdims)
     elif method == "accumulate" and name in _ACCUMULATE:
-        out = getattr(fnp, _ACCUMULATE[name])(inputs[0], axis=axis)
+        out = _NAMESPACE[_ACCUMULATE[name]](inputs[0], axis=axis)
     else:
         raise _unsupported(f"numpy.{name}.{method}", inputs)
-    return out if dtype is None else fnp.astype(out, dtype)
+    return out if dtype is None else ufuncs.astype(out, dtype)
+
+
+#: module name -> {ufunc name: function}: the ufuncs of other libraries whose counterparts
+#: register themselves (``ftransforms.scipy.special`` registers ``scipy.special``'s).
+_FOREIGN_UFUNCS: dict[str, dict[str, Any]] = {}
+
+
+def register_foreign_ufuncs(module: str, table: dict[str, Any]) -> None:
+    """Make ``module.<name>(tracer)`` call ``table[name]`` for ufuncs of ``module``.
+
+    The module is never imported here: a lookup checks ``sys.modules``, so SciPy is not
+    loaded just because ftransforms was.
+    """
+    _FOREIGN_UFUNCS.setdefault(module, {}).update(table)
 
 
 def _scipy_special_ufunc(ufunc: Any) -> Any:
-    """The ``ftransforms.scipy.special`` function for a ``scipy.special`` ufunc, or None."""
-    sp = sys.modules.get("scipy.special")
-    if sp is None or getattr(sp, ufunc.__name__, None) is not ufunc:
-        return None
-    from ftransforms.scipy import special  # noqa: PLC0415
-
-    return special.UFUNCS.get(ufunc.__name__)
+    """The registered function for a ufunc of another library (``scipy.special``), or None."""
+    for module, table in _FOREIGN_UFUNCS.items():
+        mod = sys.modules.get(module)
+        if mod is not None and getattr(mod, ufunc.__name__, None) is ufunc:
+            return table.get(ufunc.__name__)
+    return None
 
 
 def handle_function(func: Any, args: tuple, kwargs: dict) -> Any:

@@ -24,6 +24,9 @@ from __future__ import annotations
 from typing import Any
 
 import ftransforms.numpy as fnp
+from ftransforms.numpy.helpers import dtype_of, normalize_axes
+from ftransforms.numpy.protocol import register_foreign_ufuncs
+from ftransforms.numpy.ufuncs import float_input
 from ftransforms.ops import special as _sp
 
 __all__ = [
@@ -55,8 +58,8 @@ xlog1py = _sp.xlog1py_p
 
 def polygamma(n: Any, x: Any) -> Any:
     """``scipy.special.polygamma``: the ``n``-th derivative of digamma (integer ``n``)."""
-    if fnp._dtype(n).kind not in "iu":
-        raise TypeError(f"polygamma: n must be an integer (array), got dtype {fnp._dtype(n)}")
+    if dtype_of(n).kind not in "iu":
+        raise TypeError(f"polygamma: n must be an integer (array), got dtype {dtype_of(n)}")
     return _sp.polygamma_p.bind(n, x)
 
 
@@ -68,7 +71,7 @@ def logit(x: Any) -> Any:
 def _max_shift(a: Any, axis: Any) -> Any:
     """The maximum over ``axis`` (kept), without derivative, 0 where it is not finite."""
     m = fnp.max(fnp.stop_gradient(a), axis=axis, keepdims=True)
-    return fnp.where(fnp.isfinite(m), m, fnp.zeros((), fnp._dtype(m), like=m))
+    return fnp.where(fnp.isfinite(m), m, fnp.zeros((), dtype_of(m), like=m))
 
 
 def logsumexp(
@@ -81,10 +84,10 @@ def logsumexp(
     out (as in JAX: even an infinite ``a`` there contributes nothing).  With
     ``return_sign`` the result is ``(log|s|, sign(s))``.
     """
-    a = fnp._float_input(a, None)
+    a = float_input(a, None)
     if b is not None:
         a, b = fnp.broadcast_arrays(a, b)
-        a = fnp.where(b != 0, a, fnp.full((), -fnp.inf, fnp._dtype(a), like=a))
+        a = fnp.where(b != 0, a, fnp.full((), -fnp.inf, dtype_of(a), like=a))
         shift = _max_shift(a, axis)
         total = fnp.sum(b * fnp.exp(a - shift), axis=axis, keepdims=True)
     else:
@@ -95,7 +98,7 @@ def logsumexp(
         total = fnp.abs(total)
     out = fnp.log(total) + shift
     if not keepdims:
-        axes = fnp._normalize_axes(axis, fnp.ndim(out))
+        axes = normalize_axes(axis, fnp.ndim(out))
         out = fnp.squeeze(out, axis=axes)
         if return_sign:
             sign = fnp.squeeze(sign, axis=axes)
@@ -104,14 +107,14 @@ def logsumexp(
 
 def softmax(x: Any, axis: Any = None) -> Any:
     """``scipy.special.softmax``: ``exp(x) / sum(exp(x))`` over ``axis`` (default: all)."""
-    x = fnp._float_input(x, None)
+    x = float_input(x, None)
     e = fnp.exp(x - _max_shift(x, axis))
     return e / fnp.sum(e, axis=axis, keepdims=True)
 
 
 def log_softmax(x: Any, axis: Any = None) -> Any:
     """``scipy.special.log_softmax``: ``x - logsumexp(x)`` over ``axis`` (default: all)."""
-    x = fnp._float_input(x, None)
+    x = float_input(x, None)
     shifted = x - _max_shift(x, axis)
     return shifted - fnp.log(fnp.sum(fnp.exp(shifted), axis=axis, keepdims=True))
 
@@ -128,3 +131,4 @@ UFUNCS = {
     "xlogy": xlogy,
     "xlog1py": xlog1py,
 }
+register_foreign_ufuncs("scipy.special", UFUNCS)

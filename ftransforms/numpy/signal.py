@@ -1,7 +1,6 @@
-"""Interpolation, convolution and finite differences of NumPy (``interp``, ``convolve``,
-``correlate``, ``ediff1d``, ``gradient``), written from ``ftransforms.numpy`` functions that
-have every rule (so each is differentiable and batchable with no rule of its own).
-Re-exported by :mod:`ftransforms.numpy`.
+"""Signal processing: ``convolve``/``correlate``, ``interp``, ``gradient``, ``ediff1d``,
+``unwrap`` (NumPy's "Mathematical functions: miscellaneous" and "Statistics:
+correlating").
 """
 
 from __future__ import annotations
@@ -11,22 +10,67 @@ from typing import Any
 
 import numpy
 
-import ftransforms.numpy as fnp
+import ftransforms.numpy.creation as creation
 from ftransforms.core.tracer import Tracer
-from ftransforms.numpy._composite_helpers import _arr, _like, _result_type
+from ftransforms.numpy.creation import as_operand, ones
+from ftransforms.numpy.dispatch import implements
+from ftransforms.numpy.helpers import (
+    dtype_of,
+    first_array,
+    ndim,
+    normalize_axis,
+    shape,
+    weak_result_type,
+    xp_of,
+)
+from ftransforms.numpy.indexing import getitem, take, where
+from ftransforms.numpy.manipulation import atleast_1d, broadcast_to, concatenate, ravel, reshape
+from ftransforms.numpy.products import matmul
+from ftransforms.numpy.rearranging import flip
+from ftransforms.numpy.reductions import cumsum, diff
+from ftransforms.numpy.sorting import argsort, searchsorted
+from ftransforms.numpy.ufuncs import abs, astype, clip, conj, equal, logical_and, mod, remainder
 
-__all__ = [
-    "convolve",
-    "correlate",
-    "ediff1d",
-    "gradient",
-    "interp",
-]
+__all__ = ["unwrap", "interp", "convolve", "correlate", "ediff1d", "gradient"]
 
 
-# -- interpolation -------------------------------------------------------------------------
+@implements(numpy.unwrap)
+def unwrap(p: Any, discont: Any = None, axis: int = -1, *, period: float = 2 * numpy.pi) -> Any:
+    """``numpy.unwrap``: undo jumps larger than ``discont`` (default ``period / 2``) along
+    ``axis`` by adding multiples of ``period``; the derivative is the identity (the
+    corrections are piecewise constant), as in ``jax.numpy.unwrap``.
+
+    Example:
+        >>> import numpy as np
+        >>> unwrap(np.array([0.0, 3.0, 6.0]), period=4.0).tolist()
+        [0.0, -1.0, -2.0]
+    """
+    p = as_operand(p)
+    nd = ndim(p)
+    axis = normalize_axis(axis, nd)
+    dd = diff(p, axis=axis)
+    if discont is None:
+        discont = period / 2
+    dtype = weak_result_type(dd, period)
+    if dtype.kind in "iu":
+        high, rem = divmod(period, 2)
+        ambiguous = rem == 0
+    else:
+        high, ambiguous = period / 2, True
+    low = -high
+    ddmod = mod(dd - low, period) + low
+    if ambiguous:
+        ddmod = where(logical_and(equal(ddmod, low), dd > 0), high, ddmod)
+    correction = where(abs(dd) < discont, 0, ddmod - dd)
+    head = [slice(None)] * nd
+    tail = [slice(None)] * nd
+    head[axis], tail[axis] = slice(0, 1), slice(1, None)
+    up = astype(p, dtype)
+    rest = getitem(up, tuple(tail)) + cumsum(correction, axis=axis)
+    return concatenate([getitem(up, tuple(head)), astype(rest, dtype)], axis=axis)
 
 
+@implements(numpy.interp)
 def interp(
     x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None, period: Any = None
 ) -> Any:
@@ -40,65 +84,62 @@ def interp(
         >>> float(interp(0.25, xp, fp)), float(grad(lambda x: interp(x, xp, fp))(1.5))
         (2.5, -10.0)
     """
-    like = _like(x, xp, fp)
-    x, xp, fp = _arr(x, like), _arr(xp, like), _arr(fp, like)
-    cdt = numpy.dtype(numpy.complex128 if fnp._dtype(fp).kind == "c" else numpy.float64)
-    if fnp.ndim(xp) != 1 or fnp.ndim(fp) != 1:
+    like = first_array(x, xp, fp)
+    x, xp, fp = as_operand(x, like), as_operand(xp, like), as_operand(fp, like)
+    cdt = numpy.dtype(numpy.complex128 if dtype_of(fp).kind == "c" else numpy.float64)
+    if ndim(xp) != 1 or ndim(fp) != 1:
         raise ValueError("Data points must be 1D sequences")
-    if fnp.shape(xp)[0] != fnp.shape(fp)[0]:
+    if shape(xp)[0] != shape(fp)[0]:
         raise ValueError("fp and xp are not of the same length")
-    if fnp.shape(xp)[0] == 0:
+    if shape(xp)[0] == 0:
         raise ValueError("array of sample points is empty")
-    x = fnp.astype(x, numpy.float64)
-    xp = fnp.astype(xp, numpy.float64)
-    fp = fnp.astype(fp, cdt)
+    x = astype(x, numpy.float64)
+    xp = astype(xp, numpy.float64)
+    fp = astype(fp, cdt)
     if period is not None:
         if not isinstance(period, Tracer) and period == 0:
             raise ValueError("period must be a non-zero value")
-        period = fnp.abs(period) if isinstance(period, Tracer) else builtins.abs(period)
+        period = abs(period) if isinstance(period, Tracer) else builtins.abs(period)
         left = right = None
-        x = fnp.remainder(x, period)
-        xp = fnp.remainder(xp, period)
-        order = fnp.argsort(xp)
-        xp, fp = fnp.take(xp, order), fnp.take(fp, order)
-        xp = fnp.concatenate(
-            [fnp.getitem(xp, slice(-1, None)) - period, xp, fnp.getitem(xp, slice(0, 1)) + period]
+        x = remainder(x, period)
+        xp = remainder(xp, period)
+        order = argsort(xp)
+        xp, fp = take(xp, order), take(fp, order)
+        xp = concatenate(
+            [getitem(xp, slice(-1, None)) - period, xp, getitem(xp, slice(0, 1)) + period]
         )
-        fp = fnp.concatenate([fnp.getitem(fp, slice(-1, None)), fp, fnp.getitem(fp, slice(0, 1))])
-    n = fnp.shape(xp)[0]
+        fp = concatenate([getitem(fp, slice(-1, None)), fp, getitem(fp, slice(0, 1))])
+    n = shape(xp)[0]
     if n == 1:
-        f = fnp.broadcast_to(fnp.getitem(fp, 0), fnp.shape(x))
+        f = broadcast_to(getitem(fp, 0), shape(x))
     else:
-        i = fnp.clip(fnp.searchsorted(xp, x, side="right"), 1, n - 1)
-        xl, xr = fnp.take(xp, i - 1), fnp.take(xp, i)
-        fl, fr = fnp.take(fp, i - 1), fnp.take(fp, i)
+        i = clip(searchsorted(xp, x, side="right"), 1, n - 1)
+        xl, xr = take(xp, i - 1), take(xp, i)
+        fl, fr = take(fp, i - 1), take(fp, i)
         dx = xr - xl
         flat = dx == 0  # repeated sample points: no NaN, and no NaN derivative
-        slope = (fr - fl) / fnp.where(flat, fnp.ones((), numpy.float64, like=dx), dx)
-        f = fnp.where(flat, fl, slope * (x - xl) + fl)
-    first, last = fnp.getitem(xp, 0), fnp.getitem(xp, -1)
-    below = fnp.getitem(fp, 0) if left is None else fnp.astype(_arr(left, fp), cdt)
-    above = fnp.getitem(fp, -1) if right is None else fnp.astype(_arr(right, fp), cdt)
-    f = fnp.where(x < first, below, f)
-    return fnp.where(x > last, above, f)
-
-
-# -- convolution ---------------------------------------------------------------------------
+        slope = (fr - fl) / where(flat, ones((), numpy.float64, like=dx), dx)
+        f = where(flat, fl, slope * (x - xl) + fl)
+    first, last = getitem(xp, 0), getitem(xp, -1)
+    below = getitem(fp, 0) if left is None else astype(as_operand(left, fp), cdt)
+    above = getitem(fp, -1) if right is None else astype(as_operand(right, fp), cdt)
+    f = where(x < first, below, f)
+    return where(x > last, above, f)
 
 
 def _conv_full(a: Any, v: Any) -> Any:
     """The full 1-D convolution ``out[k] = sum_j a[k - j] v[j]`` as one gather and one
     matrix-vector product (the windows are taken from the longer operand)."""
-    if fnp.shape(a)[0] < fnp.shape(v)[0]:
+    if shape(a)[0] < shape(v)[0]:
         a, v = v, a
-    n, m = fnp.shape(a)[0], fnp.shape(v)[0]
+    n, m = shape(a)[0], shape(v)[0]
     if m == 1:
         return a * v
-    zeros = fnp.zeros((m - 1,), fnp._dtype(a), like=a)
-    padded = fnp.concatenate([zeros, a, zeros])
-    xp = fnp._xp(a)
+    zeros = creation.zeros((m - 1,), dtype_of(a), like=a)
+    padded = concatenate([zeros, a, zeros])
+    xp = xp_of(a)
     index = xp.arange(n + m - 1)[:, None] + xp.arange(m)[None, :]
-    return fnp.matmul(fnp.take(padded, index), fnp.flip(v))
+    return matmul(take(padded, index), flip(v))
 
 
 def _mode(mode: Any) -> str:
@@ -112,23 +153,24 @@ def _mode_slice(full: Any, long: int, short: int, mode: str) -> Any:
         return full
     if mode == "same":
         start = short - 1 - short // 2
-        return fnp.getitem(full, slice(start, start + long))
-    return fnp.getitem(full, slice(short - 1, long))
+        return getitem(full, slice(start, start + long))
+    return getitem(full, slice(short - 1, long))
 
 
 def _prepare_1d(a: Any, v: Any, name: str) -> tuple[Any, Any]:
-    like = _like(a, v)
-    a, v = fnp.atleast_1d(_arr(a, like)), fnp.atleast_1d(_arr(v, like))
-    if fnp.ndim(a) != 1 or fnp.ndim(v) != 1:
+    like = first_array(a, v)
+    a, v = atleast_1d(as_operand(a, like)), atleast_1d(as_operand(v, like))
+    if ndim(a) != 1 or ndim(v) != 1:
         raise ValueError(f"{name}: object too deep for desired array")
-    if fnp.shape(a)[0] == 0:
+    if shape(a)[0] == 0:
         raise ValueError("a cannot be empty")
-    if fnp.shape(v)[0] == 0:
+    if shape(v)[0] == 0:
         raise ValueError("v cannot be empty")
-    dt = _result_type(a, v)
-    return fnp.astype(a, dt), fnp.astype(v, dt)
+    dt = weak_result_type(a, v)
+    return astype(a, dt), astype(v, dt)
 
 
+@implements(numpy.convolve)
 def convolve(a: Any, v: Any, mode: str = "full") -> Any:
     """``numpy.convolve`` of two 1-D sequences (modes 'full', 'same', 'valid').
 
@@ -139,10 +181,11 @@ def convolve(a: Any, v: Any, mode: str = "full") -> Any:
     """
     mode = _mode(mode)
     a, v = _prepare_1d(a, v, "convolve")
-    n, m = fnp.shape(a)[0], fnp.shape(v)[0]
+    n, m = shape(a)[0], shape(v)[0]
     return _mode_slice(_conv_full(a, v), builtins.max(n, m), builtins.min(n, m), mode)
 
 
+@implements(numpy.correlate)
 def correlate(a: Any, v: Any, mode: str = "valid") -> Any:
     """``numpy.correlate``: ``out[k] = sum_n a[n + k] * conj(v[n])`` (modes 'valid',
     'same', 'full').
@@ -154,17 +197,15 @@ def correlate(a: Any, v: Any, mode: str = "valid") -> Any:
     """
     mode = _mode(mode)
     a, v = _prepare_1d(a, v, "correlate")
-    n, m = fnp.shape(a)[0], fnp.shape(v)[0]
-    v = fnp.conj(v)
+    n, m = shape(a)[0], shape(v)[0]
+    v = conj(v)
     if n >= m:
-        return _mode_slice(_conv_full(a, fnp.flip(v)), n, m, mode)
+        return _mode_slice(_conv_full(a, flip(v)), n, m, mode)
     # NumPy swaps the operands and reverses the result
-    return fnp.flip(_mode_slice(_conv_full(v, fnp.flip(a)), m, n, mode))
+    return flip(_mode_slice(_conv_full(v, flip(a)), m, n, mode))
 
 
-# -- differences ---------------------------------------------------------------------------
-
-
+@implements(numpy.ediff1d)
 def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> Any:
     """``numpy.ediff1d``: differences of the flattened array, with extra values around.
 
@@ -173,24 +214,25 @@ def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> Any:
         >>> ediff1d(np.array([1.0, 2.0, 4.0, 7.0]), to_begin=-99.0).tolist()
         [-99.0, 1.0, 2.0, 3.0]
     """
-    ary = fnp.ravel(_arr(ary))
-    dt = fnp._dtype(ary)
+    ary = ravel(as_operand(ary))
+    dt = dtype_of(ary)
     parts = []
     for extra, name in ((to_begin, "to_begin"), (None, ""), (to_end, "to_end")):
         if name == "":
-            lo, hi = fnp.getitem(ary, slice(1, None)), fnp.getitem(ary, slice(None, -1))
+            lo, hi = getitem(ary, slice(1, None)), getitem(ary, slice(None, -1))
             parts.append(lo - hi)
         elif extra is not None:
-            extra = _arr(extra, ary)
-            if not numpy.can_cast(fnp._dtype(extra), dt, casting="same_kind"):
+            extra = as_operand(extra, ary)
+            if not numpy.can_cast(dtype_of(extra), dt, casting="same_kind"):
                 raise TypeError(
                     f"dtype of `{name}` must be compatible with input `ary` under the "
                     f"`same_kind` rule."
                 )
-            parts.append(fnp.astype(fnp.ravel(extra), dt))
-    return fnp.concatenate(parts) if len(parts) > 1 else parts[0]
+            parts.append(astype(ravel(extra), dt))
+    return concatenate(parts) if len(parts) > 1 else parts[0]
 
 
+@implements(numpy.gradient)
 def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> Any:
     """``numpy.gradient``: central differences inside, one-sided (first or second order)
     at the edges; spacing as scalars or coordinate arrays (both may be traced).
@@ -200,35 +242,35 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> An
         >>> gradient(np.array([1.0, 2.0, 4.0, 7.0, 11.0]), 2.0).tolist()
         [0.5, 0.75, 1.25, 1.75, 2.0]
     """
-    f = _arr(f)
-    rank = fnp.ndim(f)
+    f = as_operand(f)
+    rank = ndim(f)
     if axis is None:
         axes = tuple(range(rank))
     else:
         axes = (axis,) if isinstance(axis, (int, numpy.integer)) else tuple(axis)
-        axes = tuple(fnp._normalize_axis(int(a), rank) for a in axes)
+        axes = tuple(normalize_axis(int(a), rank) for a in axes)
         if len(set(axes)) != len(axes):
             raise ValueError("repeated axis")
     if len(varargs) == 0:
         spacing: list = [1.0] * len(axes)
-    elif len(varargs) == 1 and fnp.ndim(varargs[0]) == 0:
+    elif len(varargs) == 1 and ndim(varargs[0]) == 0:
         spacing = [varargs[0]] * len(axes)
     elif len(varargs) == len(axes):
         spacing = []
         for i, d in enumerate(varargs):
-            if fnp.ndim(d) == 0:
+            if ndim(d) == 0:
                 spacing.append(d)
                 continue
-            d = _arr(d, f)
-            if fnp.ndim(d) != 1:
+            d = as_operand(d, f)
+            if ndim(d) != 1:
                 raise ValueError("distances must be either scalars or 1d")
-            if fnp.shape(d)[0] != fnp.shape(f)[axes[i]]:
+            if shape(d)[0] != shape(f)[axes[i]]:
                 raise ValueError(
                     "when 1d, distances must match the length of the corresponding dimension"
                 )
-            if fnp._dtype(d).kind in "iub":
-                d = fnp.astype(d, numpy.float64)
-            diffx = fnp.getitem(d, slice(1, None)) - fnp.getitem(d, slice(None, -1))
+            if dtype_of(d).kind in "iub":
+                d = astype(d, numpy.float64)
+            diffx = getitem(d, slice(1, None)) - getitem(d, slice(None, -1))
             if not isinstance(diffx, Tracer) and bool((diffx == diffx[0]).all()):
                 diffx = diffx[0]  # uniform coordinates: the scalar formulas, as NumPy
             spacing.append(diffx)
@@ -236,18 +278,18 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> An
         raise TypeError("invalid number of arguments")
     if edge_order > 2:
         raise ValueError("'edge_order' greater than 2 not supported")
-    otype = fnp._dtype(f)
+    otype = dtype_of(f)
     if otype.kind not in "fc":
         otype = numpy.dtype(numpy.float64)
-        f = fnp.astype(f, otype)
+        f = astype(f, otype)
     outs = []
     for ax, h in zip(axes, spacing):
-        if fnp.shape(f)[ax] < edge_order + 1:
+        if shape(f)[ax] < edge_order + 1:
             raise ValueError(
                 "Shape of array too small to calculate a numerical gradient, at least "
                 "(edge_order + 1) elements are required."
             )
-        outs.append(fnp.astype(_gradient_axis(f, h, ax, edge_order, rank), otype))
+        outs.append(astype(_gradient_axis(f, h, ax, edge_order, rank), otype))
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
@@ -255,29 +297,29 @@ def _gradient_axis(f: Any, h: Any, ax: int, edge_order: int, rank: int) -> Any:
     def sl(start: Any, stop: Any = "one") -> Any:
         if stop == "one":  # one position, kept as an axis of length 1
             stop = start + 1 if start != -1 else None
-        return fnp.getitem(f, (slice(None),) * ax + (slice(start, stop),))
+        return getitem(f, (slice(None),) * ax + (slice(start, stop),))
 
-    uniform = fnp.ndim(h) == 0
+    uniform = ndim(h) == 0
     if uniform:
         inner = (sl(2, None) - sl(None, -2)) / (2.0 * h)
     else:
         shape = tuple(-1 if i == ax else 1 for i in range(rank))
-        dx1, dx2 = fnp.getitem(h, slice(0, -1)), fnp.getitem(h, slice(1, None))
+        dx1, dx2 = getitem(h, slice(0, -1)), getitem(h, slice(1, None))
         a = -dx2 / (dx1 * (dx1 + dx2))
         b = (dx2 - dx1) / (dx1 * dx2)
         c = dx1 / (dx2 * (dx1 + dx2))
-        a, b, c = (fnp.reshape(t, shape) for t in (a, b, c))
+        a, b, c = (reshape(t, shape) for t in (a, b, c))
         inner = a * sl(None, -2) + b * sl(1, -1) + c * sl(2, None)
     if edge_order == 1:
-        h0 = h if uniform else fnp.getitem(h, 0)
-        hn = h if uniform else fnp.getitem(h, -1)
+        h0 = h if uniform else getitem(h, 0)
+        hn = h if uniform else getitem(h, -1)
         first = (sl(1) - sl(0)) / h0
         last = (sl(-1) - sl(-2)) / hn
     else:
         if uniform:
             a, b, c = -1.5 / h, 2.0 / h, -0.5 / h
         else:
-            dx1, dx2 = fnp.getitem(h, 0), fnp.getitem(h, 1)
+            dx1, dx2 = getitem(h, 0), getitem(h, 1)
             a = -(2.0 * dx1 + dx2) / (dx1 * (dx1 + dx2))
             b = (dx1 + dx2) / (dx1 * dx2)
             c = -dx1 / (dx2 * (dx1 + dx2))
@@ -285,11 +327,11 @@ def _gradient_axis(f: Any, h: Any, ax: int, edge_order: int, rank: int) -> Any:
         if uniform:
             a, b, c = 0.5 / h, -2.0 / h, 1.5 / h
         else:
-            dx1, dx2 = fnp.getitem(h, -2), fnp.getitem(h, -1)
+            dx1, dx2 = getitem(h, -2), getitem(h, -1)
             a = dx2 / (dx1 * (dx1 + dx2))
             b = -(dx2 + dx1) / (dx1 * dx2)
             c = (2.0 * dx2 + dx1) / (dx2 * (dx1 + dx2))
         last = a * sl(-3) + b * sl(-2) + c * sl(-1)
-    dt = _result_type(first, inner, last)
-    parts = [fnp.astype(p, dt) for p in (first, inner, last)]
-    return fnp.concatenate(parts, axis=ax)
+    dt = weak_result_type(first, inner, last)
+    parts = [astype(p, dt) for p in (first, inner, last)]
+    return concatenate(parts, axis=ax)

@@ -1,0 +1,318 @@
+"""The tracer's array behaviour, installed on :class:`~ftransforms.core.tracer.Tracer` by
+the NumPy layer: Python operators (``t + u``, ``t @ u``, ``t[i]``), the array attributes and
+methods (``.T``, ``.real``, ``.sum()``, ``.reshape()``, ``.at[i]``), and NumPy's
+``__array_ufunc__``/``__array_function__`` protocols.
+
+``ftransforms.core`` defines what a tracer is and refuses (conversions, in-place writes)
+and imports nothing above it; this module, run when ``ftransforms.numpy`` is imported,
+copies the members of :class:`ArrayMethods` onto ``Tracer``, so the operators call the
+``ftransforms.numpy`` functions directly (no lookup through the package on each call).
+
+Example:
+    >>> import numpy as np
+    >>> from ftransforms import vmap
+    >>> vmap(lambda t: (t * 2.0 + 1.0).sum())(np.ones((3, 2))).tolist()
+    [6.0, 6.0, 6.0]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ftransforms.core.tracer import Tracer
+from ftransforms.numpy.indexing import IndexUpdateHelper, diagonal, getitem, take
+from ftransforms.numpy.manipulation import ravel, reshape, squeeze, swapaxes, transpose
+from ftransforms.numpy.products import dot, matmul
+from ftransforms.numpy.protocol import handle_function, handle_ufunc
+from ftransforms.numpy.rearranging import repeat
+from ftransforms.numpy.reductions import (
+    all,
+    any,
+    argmax,
+    argmin,
+    cumprod,
+    cumsum,
+    max,
+    mean,
+    min,
+    prod,
+    std,
+    sum,
+    var,
+)
+from ftransforms.numpy.sorting import argpartition, argsort, searchsorted
+from ftransforms.numpy.ufuncs import (
+    abs,
+    add,
+    astype,
+    bitwise_and,
+    bitwise_or,
+    bitwise_xor,
+    clip,
+    conj,
+    divide,
+    equal,
+    floor_divide,
+    greater,
+    greater_equal,
+    imag,
+    invert,
+    less,
+    less_equal,
+    logical_not,
+    multiply,
+    negative,
+    not_equal,
+    power,
+    real,
+    remainder,
+    subtract,
+)
+
+__all__ = []
+
+
+class ArrayMethods:
+    """The members :func:`install` copies onto :class:`Tracer` (never instantiated)."""
+
+    __slots__ = ()
+
+    @property
+    def T(self) -> Tracer:  # noqa: N802  (numpy's name)
+        return transpose(self)
+
+    @property
+    def mT(self) -> Tracer:  # noqa: N802
+        return swapaxes(self, -1, -2)
+
+    @property
+    def real(self) -> Tracer:
+        return real(self)
+
+    @property
+    def imag(self) -> Tracer:
+        return imag(self)
+
+    # -- NumPy protocols ------------------------------------------------------------------
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        return handle_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        return handle_function(func, args, kwargs)
+
+    # -- operators ------------------------------------------------------------------------
+
+    def __add__(self, other):
+        return add(self, other)
+
+    def __radd__(self, other):
+        return add(other, self)
+
+    def __sub__(self, other):
+        return subtract(self, other)
+
+    def __rsub__(self, other):
+        return subtract(other, self)
+
+    def __mul__(self, other):
+        return multiply(self, other)
+
+    def __rmul__(self, other):
+        return multiply(other, self)
+
+    def __truediv__(self, other):
+        return divide(self, other)
+
+    def __rtruediv__(self, other):
+        return divide(other, self)
+
+    def __floordiv__(self, other):
+        return floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return floor_divide(other, self)
+
+    def __mod__(self, other):
+        return remainder(self, other)
+
+    def __rmod__(self, other):
+        return remainder(other, self)
+
+    def __pow__(self, other):
+        return power(self, other)
+
+    def __rpow__(self, other):
+        return power(other, self)
+
+    def __matmul__(self, other):
+        return matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return matmul(other, self)
+
+    def __neg__(self):
+        return negative(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return abs(self)
+
+    def __invert__(self):
+        return logical_not(self) if self.dtype.kind == "b" else invert(self)
+
+    # NumPy's &, |, ^: bitwise (logical on booleans), never a silent bool on integers.
+    def __and__(self, other):
+        return bitwise_and(self, other)
+
+    def __rand__(self, other):
+        return bitwise_and(other, self)
+
+    def __or__(self, other):
+        return bitwise_or(self, other)
+
+    def __ror__(self, other):
+        return bitwise_or(other, self)
+
+    def __xor__(self, other):
+        return bitwise_xor(self, other)
+
+    def __rxor__(self, other):
+        return bitwise_xor(other, self)
+
+    def __eq__(self, other):  # type: ignore[override]
+        return equal(self, other)
+
+    def __ne__(self, other):  # type: ignore[override]
+        return not_equal(self, other)
+
+    def __lt__(self, other):
+        return less(self, other)
+
+    def __le__(self, other):
+        return less_equal(self, other)
+
+    def __gt__(self, other):
+        return greater(self, other)
+
+    def __ge__(self, other):
+        return greater_equal(self, other)
+
+    def __getitem__(self, index):
+        return getitem(self, index)
+
+    @property
+    def at(self):
+        return IndexUpdateHelper(self)
+
+    # -- methods --------------------------------------------------------------------------
+
+    def sum(self, axis=None, dtype=None, keepdims=False):
+        return sum(self, axis=axis, dtype=dtype, keepdims=keepdims)
+
+    def mean(self, axis=None, dtype=None, keepdims=False):
+        return mean(self, axis=axis, dtype=dtype, keepdims=keepdims)
+
+    def prod(self, axis=None, dtype=None, keepdims=False):
+        return prod(self, axis=axis, dtype=dtype, keepdims=keepdims)
+
+    def max(self, axis=None, keepdims=False):
+        return max(self, axis=axis, keepdims=keepdims)
+
+    def min(self, axis=None, keepdims=False):
+        return min(self, axis=axis, keepdims=keepdims)
+
+    def var(self, axis=None, dtype=None, ddof=0, keepdims=False):
+        return var(self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+
+    def std(self, axis=None, dtype=None, ddof=0, keepdims=False):
+        return std(self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+
+    def argmax(self, axis=None, keepdims=False):
+        return argmax(self, axis=axis, keepdims=keepdims)
+
+    def argmin(self, axis=None, keepdims=False):
+        return argmin(self, axis=axis, keepdims=keepdims)
+
+    def any(self, axis=None, keepdims=False):
+        return any(self, axis=axis, keepdims=keepdims)
+
+    def all(self, axis=None, keepdims=False):
+        return all(self, axis=axis, keepdims=keepdims)
+
+    def reshape(self, *shape, order="C"):
+        if len(shape) == 1 and not isinstance(shape[0], int):
+            shape = shape[0]
+        return reshape(self, shape, order=order)
+
+    def transpose(self, *axes):
+        if len(axes) == 1 and not isinstance(axes[0], int):
+            axes = axes[0]
+        return transpose(self, axes or None)
+
+    def swapaxes(self, axis1, axis2):
+        return swapaxes(self, axis1, axis2)
+
+    def squeeze(self, axis=None):
+        return squeeze(self, axis)
+
+    def ravel(self, order="C"):
+        return ravel(self, order=order)
+
+    flatten = ravel
+
+    def astype(self, dtype, copy=True):
+        return astype(self, dtype)
+
+    def copy(self):
+        return self
+
+    def dot(self, other):
+        return dot(self, other)
+
+    def clip(self, min=None, max=None):  # noqa: A002  (numpy's names)
+        return clip(self, min, max)
+
+    def conj(self):
+        return conj(self)
+
+    conjugate = conj
+
+    def take(self, indices, axis=None):
+        return take(self, indices, axis=axis)
+
+    def cumsum(self, axis=None):
+        return cumsum(self, axis=axis)
+
+    def cumprod(self, axis=None):
+        return cumprod(self, axis=axis)
+
+    def argsort(self, axis=-1, kind=None):
+        return argsort(self, axis=axis, kind=kind)
+
+    def argpartition(self, kth, axis=-1):
+        return argpartition(self, kth, axis=axis)
+
+    def searchsorted(self, v, side="left", sorter=None):
+        return searchsorted(self, v, side=side, sorter=sorter)
+
+    def repeat(self, repeats, axis=None):
+        return repeat(self, repeats, axis=axis)
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        return diagonal(self, offset, axis1, axis2)
+
+
+_NOT_MEMBERS = {"__module__", "__qualname__", "__doc__", "__slots__", "__dict__", "__weakref__"}
+
+
+def install(cls: type = Tracer) -> None:
+    """Copy the members of :class:`ArrayMethods` onto ``cls`` (the tracer base class)."""
+    for name, value in vars(ArrayMethods).items():
+        if name not in _NOT_MEMBERS:
+            setattr(cls, name, value)
+
+
+install()

@@ -1,0 +1,130 @@
+"""Array creation: from data (``asarray``/``array``), from shape or value (``zeros``,
+``full_like``, ``eye``, ...) (NumPy's "Array creation routines").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+import ftransforms.numpy.helpers as helpers
+from ftransforms.backend import namespace_of
+from ftransforms.core.tracer import Tracer
+from ftransforms.numpy.dispatch import implements
+from ftransforms.numpy.helpers import dtype_of, holds_tracer, xp_like, xp_of
+from ftransforms.numpy.manipulation import broadcast_to, stack
+from ftransforms.numpy.ufuncs import astype
+
+__all__ = [
+    "asarray",
+    "array",
+    "zeros",
+    "ones",
+    "empty",
+    "full",
+    "eye",
+    "identity",
+    "zeros_like",
+    "ones_like",
+    "empty_like",
+    "full_like",
+    "copy",
+]
+
+
+def asarray(x: Any, dtype: Any = None, **kw: Any) -> Any:
+    """``numpy.asarray`` that keeps tracers (and stacks lists that hold tracers)."""
+    if isinstance(x, Tracer):
+        return x if dtype is None else astype(x, dtype)
+    if isinstance(x, (list, tuple)) and holds_tracer(x):
+        out = stack([asarray(v) for v in x])
+        return out if dtype is None else astype(out, dtype)
+    xp = kw.pop("like", None)
+    xp = xp_of(xp) if xp is not None else namespace_of(x)
+    return xp.asarray(x, dtype=dtype)
+
+
+def array(x: Any, dtype: Any = None, copy: bool = True, **kw: Any) -> Any:
+    """``numpy.array`` that keeps tracers."""
+    if isinstance(x, Tracer) or (isinstance(x, (list, tuple)) and holds_tracer(x)):
+        return asarray(x, dtype=dtype)
+    return namespace_of(x).array(x, dtype=dtype, copy=copy)
+
+
+def zeros(shape: Any, dtype: Any = float, like: Any = None) -> Any:  # noqa: A002
+    return xp_like(like).zeros(shape, dtype=dtype)
+
+
+def ones(shape: Any, dtype: Any = float, like: Any = None) -> Any:  # noqa: A002
+    return xp_like(like).ones(shape, dtype=dtype)
+
+
+def empty(shape: Any, dtype: Any = float, like: Any = None) -> Any:  # noqa: A002
+    return xp_like(like).empty(shape, dtype=dtype)
+
+
+def full(shape: Any, fill_value: Any, dtype: Any = None, like: Any = None) -> Any:  # noqa: A002
+    if isinstance(fill_value, Tracer):
+        out = broadcast_to(fill_value, tuple(shape) if not isinstance(shape, int) else (shape,))
+        return out if dtype is None else astype(out, dtype)
+    return xp_like(like).full(shape, fill_value, dtype=dtype)
+
+
+def eye(n: int, m: int | None = None, k: int = 0, dtype: Any = float, like: Any = None) -> Any:
+    return xp_like(like).eye(n, m, k, dtype=dtype)
+
+
+def identity(n: int, dtype: Any = float, like: Any = None) -> Any:
+    return eye(n, dtype=dtype, like=like)
+
+
+@implements(numpy.zeros_like)
+def zeros_like(x: Any, dtype: Any = None, shape: Any = None) -> Any:  # noqa: A002
+    """Zeros of ``x``'s logical shape and dtype (a constant, even when ``x`` is a tracer)."""
+    s = helpers.shape(x) if shape is None else shape
+    return xp_of(x).zeros(s, dtype=dtype or dtype_of(x))
+
+
+@implements(numpy.ones_like)
+def ones_like(x: Any, dtype: Any = None, shape: Any = None) -> Any:  # noqa: A002
+    """Ones of ``x``'s logical shape and dtype (a constant)."""
+    s = helpers.shape(x) if shape is None else shape
+    return xp_of(x).ones(s, dtype=dtype or dtype_of(x))
+
+
+@implements(numpy.empty_like)
+def empty_like(x: Any, dtype: Any = None, shape: Any = None) -> Any:  # noqa: A002
+    return zeros_like(x, dtype=dtype, shape=shape)
+
+
+@implements(numpy.full_like)
+def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:  # noqa: A002
+    """``numpy.full_like``; a tracer ``fill_value`` is broadcast (and stays traced)."""
+    s = helpers.shape(x) if shape is None else shape
+    dt = dtype or dtype_of(x)
+    if isinstance(fill_value, Tracer):
+        return astype(broadcast_to(fill_value, s), dt)
+    return xp_of(x).full(s, fill_value, dtype=dt)
+
+
+@implements(numpy.copy)
+def copy(x: Any) -> Any:
+    """``numpy.copy`` (tracers are immutable, so they are returned as they are)."""
+    return x if isinstance(x, Tracer) else xp_of(x).array(x, copy=True)
+
+
+def as_operand(x: Any, like: Any = None) -> Any:
+    """Tracers and backend arrays as they are; Python scalars, lists (holding tracers or
+    not) and, next to ``like`` on another backend, NumPy arrays as arrays on ``like``'s
+    backend (a CuPy user may pass host constants such as weights or bins)."""
+    if isinstance(x, Tracer):
+        return x
+    if hasattr(x, "dtype") and hasattr(x, "shape"):
+        if like is None or type(x) is not numpy.ndarray:
+            return x
+        xp = xp_of(like)
+        return x if xp is numpy else xp.asarray(x)
+    if like is None or holds_tracer(x):
+        return asarray(x)
+    return xp_of(like).asarray(x)

@@ -1,0 +1,51 @@
+"""Data types and constants: NumPy's own dtype objects, ``finfo``/``iinfo``, ``result_type``
+(NumPy's "Data type routines" and "Constants").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from ftransforms.core.tracer import Tracer
+from ftransforms.numpy.dispatch import implements
+
+__all__ = [
+    "pi",
+    "e",
+    "inf",
+    "nan",
+    "newaxis",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "bool_",
+    "dtype",
+    "finfo",
+    "iinfo",
+    "ndarray",
+    "result_type",
+]
+
+
+pi, e, inf, nan, newaxis = numpy.pi, numpy.e, numpy.inf, numpy.nan, None
+float16, float32, float64 = numpy.float16, numpy.float32, numpy.float64
+complex64, complex128 = numpy.complex64, numpy.complex128
+int8, int16, int32, int64 = numpy.int8, numpy.int16, numpy.int32, numpy.int64
+uint8, bool_ = numpy.uint8, numpy.bool_
+dtype, finfo, iinfo = numpy.dtype, numpy.finfo, numpy.iinfo
+ndarray = numpy.ndarray
+
+
+@implements(numpy.result_type)
+def result_type(*args: Any) -> Any:
+    """``numpy.result_type`` that accepts tracers."""
+    return numpy.result_type(*[a.dtype if isinstance(a, Tracer) else a for a in args])

@@ -1,0 +1,202 @@
+"""Helpers shared by the ``ftransforms.numpy`` chapters: dtype and axis normalisation, the
+array namespace of values, the physical array under a tracer, and the basic array
+properties (``shape``, ``ndim``, ``size``).  Imports no other chapter.
+
+Example:
+    >>> import numpy as np
+    >>> from ftransforms.numpy.helpers import dtype_of, normalize_axes
+    >>> dtype_of(1.5), normalize_axes(-1, 3)
+    (dtype('float64'), (2,))
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from typing import Any
+
+import numpy
+
+from ftransforms.backend import namespace_of
+from ftransforms.core.errors import (
+    BatchedControlFlowError,
+    InPlaceError,
+    UnsupportedOperationError,
+)
+from ftransforms.core.stack import current_stack as _current_stack
+from ftransforms.core.tracer import Tracer
+from ftransforms.numpy.dispatch import implements
+
+__all__ = ["physical", "peek", "shape", "ndim", "size"]
+
+
+def physical(x: Any) -> Any:
+    """The backend array under ``x`` (all transform levels' batch axes included)."""
+    return x._physical() if isinstance(x, Tracer) else x
+
+
+def peek(x: Any) -> Any:
+    """The concrete values under ``x``, for a rule that decides something from the data.
+
+    We are eager, so the data is always there; but a ``jit`` recording that depends on it
+    is only valid for this data, so the read is reported (NOTE [value-dependent traces]).
+    """
+    if isinstance(x, Tracer):
+        for interp in _current_stack():
+            note = getattr(interp, "note_value_read", None)
+            if note is not None:
+                note("a rule that reads the data (fnp.peek)")
+        return x._physical()
+    return x
+
+
+def xp_of(*values: Any) -> Any:
+    """The array namespace (numpy or cupy) of ``values``, tracers included."""
+    return namespace_of(*[physical(v) for v in values])
+
+
+@implements(numpy.shape)
+def shape(x: Any) -> tuple[int, ...]:
+    """``numpy.shape``: the logical shape of an array, tracer or scalar."""
+    s = getattr(x, "shape", None)
+    return tuple(s) if s is not None else numpy.shape(x)
+
+
+@implements(numpy.ndim)
+def ndim(x: Any) -> int:
+    """``numpy.ndim`` for arrays, tracers and scalars."""
+    return len(shape(x))
+
+
+@implements(numpy.size)
+def size(x: Any, axis: int | None = None) -> int:
+    """``numpy.size`` for arrays, tracers and scalars."""
+    s = shape(x)
+    return math.prod(s) if axis is None else s[axis]
+
+
+def dtype_of(x: Any) -> Any:
+    """The dtype of an array, tracer or Python scalar (``numpy.result_type`` for scalars)."""
+    d = getattr(x, "dtype", None)
+    return d if d is not None else numpy.result_type(x)
+
+
+def normalize_axis(axis: int, rank: int) -> int:
+    """``axis`` in ``range(rank)`` (negative axes count from the end); AxisError otherwise."""
+    if not -rank <= axis < rank:
+        raise numpy.exceptions.AxisError(axis, rank)
+    return axis % rank if rank else 0
+
+
+def normalize_axes(axis: Any, rank: int) -> tuple[int, ...]:
+    """A reduction's ``axis`` (None, an int or a sequence) as sorted, distinct axes."""
+    if axis is None:
+        return tuple(range(rank))
+    if isinstance(axis, (int, numpy.integer)):
+        return (normalize_axis(int(axis), rank),)
+    axes = tuple(normalize_axis(int(a), rank) for a in axis)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"duplicate value in 'axis': {axis}")
+    return tuple(sorted(axes))
+
+
+def no_extra_args(name: str, kw: dict) -> None:
+    """Refuse ``out=`` and any other unsupported keyword left in ``kw`` for ``name``."""
+    if kw.get("out") is not None:
+        raise UnsupportedOperationError(
+            f"{name}(..., out=...): ftransforms arrays are immutable; use the return value"
+        )
+    extra = sorted(k for k, v in kw.items() if k != "out" and v is not None)
+    if extra:
+        raise UnsupportedOperationError(f"{name}: unsupported arguments {extra}")
+
+
+def normalize_axes_ordered(axis: Any, rank: int) -> list[int]:
+    """An int or a sequence of axes, normalized, in the order given."""
+    if isinstance(axis, (int, numpy.integer)):
+        return [normalize_axis(int(axis), rank)]
+    return [normalize_axis(int(a), rank) for a in axis]
+
+
+def holds_tracer(x: Any) -> bool:
+    """Whether ``x`` is a tracer or a (nested) list/tuple holding one."""
+    if isinstance(x, Tracer):
+        return True
+    if isinstance(x, (list, tuple)):
+        return builtins.any(holds_tracer(v) for v in x)
+    return False
+
+
+def xp_like(like: Any) -> Any:
+    """The namespace of a ``like=`` argument (numpy when it is None)."""
+    return numpy if like is None else xp_of(like)
+
+
+def weak_result_type(*values: Any) -> Any:
+    """``numpy.result_type`` of arrays' and tracers' dtypes, Python scalars staying weak
+    (it never sees a backend array: CuPy's are not NumPy's)."""
+    return numpy.result_type(
+        *[
+            v if isinstance(v, (bool, int, float, complex, type, numpy.dtype)) else dtype_of(v)
+            for v in values
+        ]
+    )
+
+
+def to_host(x: Any) -> numpy.ndarray:
+    """A NumPy copy of a concrete backend array (CuPy's included)."""
+    return numpy.asarray(x.get() if hasattr(x, "get") else x)
+
+
+def first_array(*values: Any) -> Any:
+    """The first backend array or tracer among ``values`` (None if there is none)."""
+    return next((v for v in values if hasattr(v, "dtype") and hasattr(v, "shape")), None)
+
+
+def constant_like(value: Any, like: Any, dtype: Any = None) -> Any:
+    """A constant array on ``like``'s backend."""
+    return xp_of(like).asarray(value, dtype=dtype)
+
+
+def same_across_batch(value: Any, what: str, fix: str) -> int:
+    """The one concrete value of a logical scalar that decides a shape, read with
+    :func:`fnp.peek` (its physical array holds one value per vmap batch element): an error
+    naming ``fix`` when the batch elements disagree."""
+    values = numpy.unique(to_host(peek(value)))
+    if values.size != 1:
+        raise BatchedControlFlowError(
+            f"{what} under vmap: the shape of the result depends on the values, and it "
+            f"differs across the batch ({values.tolist()}); {fix}"
+        )
+    return int(values[0])
+
+
+def refuse_in_place(name: str) -> Any:
+    """A stand-in for the in-place ``numpy.<name>`` that raises InPlaceError with the fix."""
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise InPlaceError(
+            f"numpy.{name} writes into its array argument, and tracers are immutable; use "
+            f"the functional form x = x.at[index].set(v) (or fnp.where(mask, v, x))"
+        )
+
+    refuse.__name__ = name
+    refuse.__doc__ = f"``numpy.{name}`` writes in place: refused on tracers with the fix."
+    return refuse
+
+
+def concrete_arg(x: Any, what: str) -> Any:
+    """The backend value of an integer argument that decides shapes (not under vmap)."""
+    if not isinstance(x, Tracer):
+        return x
+    try:
+        return x._concrete()
+    except BatchedControlFlowError:
+        raise BatchedControlFlowError(
+            f"{what}: this argument decides the shape of the result, so it cannot differ "
+            f"across a vmap batch; pass it unbatched (in_dims=None) or as a constant."
+        ) from None
+
+
+#: The dtype of NumPy's index results (``nonzero``, ``argwhere``, ...).
+INTP = numpy.dtype(numpy.intp)

@@ -1,0 +1,524 @@
+"""Indexing: ``x[index]`` (basic slicing, integer and boolean arrays), functional updates
+(``x.at[i].set(v)``), ``take``/``take_along_axis``, ``where``/``nonzero``/``select``,
+index builders and the in-place inserters that raise (NumPy's "Indexing routines").
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy
+
+import ftransforms.numpy.helpers as helpers
+from ftransforms.core.errors import (
+    BatchedControlFlowError,
+    UnsupportedOperationError,
+)
+from ftransforms.core.index_spec import ARRAY, build_index
+from ftransforms.core.tracer import Tracer
+from ftransforms.numpy.creation import as_operand, ones_like, zeros_like
+from ftransforms.numpy.dispatch import implements
+from ftransforms.numpy.dtypes import result_type
+from ftransforms.numpy.helpers import (
+    INTP,
+    dtype_of,
+    ndim,
+    normalize_axis,
+    peek,
+    physical,
+    refuse_in_place,
+    shape,
+    size,
+    to_host,
+    xp_of,
+)
+from ftransforms.numpy.manipulation import broadcast_arrays, broadcast_to, moveaxis, ravel, reshape
+from ftransforms.numpy.ufuncs import (
+    astype,
+    clip,
+    divide,
+    floor_divide,
+    maximum,
+    minimum,
+    multiply,
+    not_equal,
+    power,
+    remainder,
+)
+from ftransforms.ops import elementwise as _ew
+from ftransforms.ops import indexing as _ix
+
+__all__ = [
+    "where",
+    "normalize_index",
+    "getitem",
+    "IndexUpdateHelper",
+    "physical_zeros_like",
+    "take_along_axis",
+    "take",
+    "nonzero",
+    "put",
+    "putmask",
+    "place",
+    "fill_diagonal",
+    "put_along_axis",
+    "diagonal",
+    "select",
+    "add_at",
+    "diag_indices_from",
+    "tril_indices_from",
+    "triu_indices_from",
+    "ravel_multi_index",
+    "unravel_index",
+]
+
+
+@implements(numpy.where)
+def where(condition: Any, x: Any = None, y: Any = None) -> Any:
+    """``numpy.where(condition, x, y)``; the one-argument form is :func:`nonzero`."""
+    if x is None and y is None:
+        return nonzero(condition)
+    if x is None or y is None:
+        raise ValueError("where: give both x and y, or neither")
+    return _ew.select_p.bind(condition, x, y)
+
+
+def _index_array(entry: Any) -> Any:
+    if isinstance(entry, (list, tuple)):
+        entry = numpy.asarray(entry)
+    if dtype_of(entry).kind == "b":
+        raise TypeError("boolean index handled by the caller")
+    if dtype_of(entry).kind not in "iu":
+        raise IndexError(
+            "only integers, slices (`:`), ellipsis (`...`), None and integer or boolean "
+            "arrays are valid indices"
+        )
+    return entry
+
+
+def _bool_to_int_arrays(mask: Any) -> list[Any]:
+    if isinstance(mask, Tracer):
+        try:
+            concrete = mask._concrete()
+        except BatchedControlFlowError:
+            raise BatchedControlFlowError(
+                "x[mask] with a batched boolean mask under vmap: the result's size would "
+                "differ across the batch.  Use fnp.where(mask, x, 0) (or a sum weighted by "
+                "the mask) instead."
+            ) from None
+    else:
+        concrete = numpy.asarray(mask) if isinstance(mask, (list, bool)) else mask
+    return list(concrete.nonzero())
+
+
+def normalize_index(index: Any, rank: int) -> tuple[tuple, list]:
+    """Split a NumPy index into a static spec (with ``ARRAY`` placeholders) and arrays."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    spec: list = []
+    arrays: list = []
+    consumed = 0
+    ellipsis_at = None
+    for entry in index:
+        if entry is None:
+            spec.append(None)
+        elif entry is Ellipsis:
+            if ellipsis_at is not None:
+                raise IndexError("an index can only have a single ellipsis ('...')")
+            ellipsis_at = len(spec)
+        elif isinstance(entry, slice):
+            spec.append(entry)
+            consumed += 1
+        elif isinstance(entry, (bool, numpy.bool_)):
+            raise UnsupportedOperationError("indexing with a Python bool is not supported")
+        elif isinstance(entry, (int, numpy.integer)):
+            spec.append(int(entry))
+            consumed += 1
+        else:
+            if isinstance(entry, (list, tuple)):
+                entry = numpy.asarray(entry)
+            if dtype_of(entry).kind == "b":
+                parts = _bool_to_int_arrays(entry)
+                spec.extend([ARRAY] * len(parts))
+                arrays.extend(parts)
+                consumed += len(parts)
+                continue
+            spec.append(ARRAY)
+            arrays.append(_index_array(entry))
+            consumed += 1
+    if consumed > rank:
+        raise IndexError(
+            f"too many indices for array: array is {rank}-dimensional, but {consumed} were indexed"
+        )
+    fill = [slice(None)] * (rank - consumed)
+    if ellipsis_at is None:
+        spec.extend(fill)
+    else:
+        spec[ellipsis_at:ellipsis_at] = fill
+    return tuple(spec), arrays
+
+
+def _index_arrays_on(x: Any, arrays: list) -> list:
+    """Host (NumPy) index arrays moved to ``x``'s backend, as CuPy does implicitly."""
+    if not arrays:
+        return arrays
+    xp = xp_of(x)
+    if xp is numpy:
+        return arrays
+    return [xp.asarray(a) if type(a) is numpy.ndarray else a for a in arrays]
+
+
+def getitem(x: Any, index: Any) -> Any:
+    """``x[index]``: basic slicing and integer-array indexing (boolean masks outside vmap)."""
+    spec, arrays = normalize_index(index, ndim(x))
+    return _ix.getitem_p.bind(x, *_index_arrays_on(x, arrays), index=spec)
+
+
+def scatter(x: Any, index: Any, values: Any) -> Any:
+    """Zeros shaped like ``x`` with ``values`` added at ``index`` (duplicates add up)."""
+    spec, arrays = normalize_index(index, ndim(x))
+    arrays = _index_arrays_on(x, arrays)
+    target = shape(_ix.getitem_p.bind(zeros_like(x), *arrays, index=spec))
+    if not isinstance(values, Tracer):
+        values = xp_of(x).asarray(values, dtype=dtype_of(x))  # on x's backend, not NumPy's
+    values = astype(broadcast_to(values, target), dtype_of(x))
+    return _ix.getitem_transpose_p.bind(values, *arrays, index=spec, shape=shape(x))
+
+
+class _IndexUpdate:
+    def __init__(self, x: Any, index: Any) -> None:
+        self.x, self.index = x, index
+
+    def get(self) -> Any:
+        return getitem(self.x, self.index)
+
+    def add(self, values: Any) -> Any:
+        """``x`` with ``values`` added at the index (repeated indices accumulate)."""
+        return self.x + scatter(self.x, self.index, values)
+
+    def set(self, values: Any) -> Any:
+        """``x`` with the indexed elements replaced by ``values``."""
+        x = self.x
+        hits = scatter(physical_zeros_like(x), self.index, 1)
+        if (peek(hits) > 1).any():
+            raise UnsupportedOperationError(
+                "x.at[index].set(v) with repeated indices: which value wins is undefined; "
+                "deduplicate the index, or use .add()"
+            )
+        return where(hits > 0, scatter(x, self.index, values), x)
+
+    def multiply(self, values: Any) -> Any:
+        """``x`` with the indexed elements multiplied by ``values`` (repeats accumulate)."""
+        return combine_at(self.x, self.index, values, multiply, "multiply")
+
+    def divide(self, values: Any) -> Any:
+        """``x`` with the indexed elements divided by ``values`` (repeats accumulate)."""
+        return combine_at(self.x, self.index, values, divide, "divide")
+
+    def power(self, values: Any) -> Any:
+        """``x`` with the indexed elements raised to ``values`` (repeats accumulate)."""
+        return combine_at(self.x, self.index, values, power, "power")
+
+    def min(self, values: Any) -> Any:  # noqa: A003
+        """``x`` with the indexed elements replaced by their minimum with ``values``."""
+        return combine_at(self.x, self.index, values, minimum, "min")
+
+    def max(self, values: Any) -> Any:  # noqa: A003
+        """``x`` with the indexed elements replaced by their maximum with ``values``."""
+        return combine_at(self.x, self.index, values, maximum, "max")
+
+
+class IndexUpdateHelper:
+    """``x.at[index].set(v)`` / ``.add(v)`` / ``.get()``: functional index updates."""
+
+    def __init__(self, x: Any) -> None:
+        self.x = x
+
+    def __getitem__(self, index: Any) -> _IndexUpdate:
+        return _IndexUpdate(self.x, index)
+
+
+def physical_zeros_like(x: Any) -> Any:
+    return xp_of(x).zeros(shape(x), dtype=numpy.int64)
+
+
+@implements(numpy.take_along_axis)
+def take_along_axis(arr: Any, indices: Any, axis: int | None) -> Any:
+    """``numpy.take_along_axis``."""
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    rank = ndim(arr)
+    axis = normalize_axis(axis, rank)
+    if ndim(indices) != rank:
+        raise ValueError("take_along_axis: indices and arr must have the same number of dims")
+    xp = xp_of(arr)
+    index = []
+    for i, n in enumerate(shape(arr)):
+        if i == axis:
+            index.append(indices)
+        else:
+            index.append(xp.arange(n).reshape((1,) * i + (n,) + (1,) * (rank - i - 1)))
+    return getitem(arr, tuple(index))
+
+
+@implements(numpy.take)
+def take(a: Any, indices: Any, axis: int | None = None) -> Any:
+    """``numpy.take``."""
+    if axis is None:
+        return getitem(ravel(a), indices)
+    axis = normalize_axis(axis, ndim(a))
+    return getitem(a, (slice(None),) * axis + (indices,))
+
+
+@implements(numpy.nonzero)
+def nonzero(x: Any) -> tuple[Any, ...]:
+    """``numpy.nonzero`` (not under vmap: the result's size would vary)."""
+    return tuple(_bool_to_int_arrays(x if dtype_of(x).kind == "b" else not_equal(x, 0)))
+
+
+put = implements(numpy.put)(refuse_in_place("put"))
+putmask = implements(numpy.putmask)(refuse_in_place("putmask"))
+place = implements(numpy.place)(refuse_in_place("place"))
+fill_diagonal = implements(numpy.fill_diagonal)(refuse_in_place("fill_diagonal"))
+put_along_axis = implements(numpy.put_along_axis)(refuse_in_place("put_along_axis"))
+
+
+def diagonal_indices(n1: int, n2: int, offset: int, xp) -> tuple[Any, Any]:
+    if offset >= 0:
+        i = xp.arange(builtins.max(0, builtins.min(n1, n2 - offset)))
+        return i, i + offset
+    i = xp.arange(builtins.max(0, builtins.min(n1 + offset, n2)))
+    return i - offset, i
+
+
+@implements(numpy.diagonal)
+def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
+    """``numpy.diagonal`` (the diagonal is the last axis of the result)."""
+    rank = ndim(a)
+    if rank < 2:
+        raise ValueError("diag requires an array of at least two dimensions")
+    a1, a2 = normalize_axis(axis1, rank), normalize_axis(axis2, rank)
+    if a1 == a2:
+        raise ValueError("axis1 and axis2 cannot be the same")
+    a = moveaxis(a, (a1, a2), (rank - 2, rank - 1))
+    n1, n2 = shape(a)[-2:]
+    rows, cols = diagonal_indices(n1, n2, int(offset), xp_of(a))
+    return getitem(a, (Ellipsis, rows, cols))
+
+
+@implements(numpy.select)
+def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0) -> Any:
+    """``numpy.select``: the first choice whose condition holds, else ``default``."""
+    if len(condlist) != len(choicelist):
+        raise ValueError("list of cases must be same length as list of conditions")
+    if len(choicelist) == 0:
+        raise ValueError("select with an empty condition list is not possible")
+    for i, c in enumerate(condlist):
+        if dtype_of(c).kind != "b":
+            raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray")
+    dt = result_type(*choicelist, default)
+    shape = numpy.broadcast_shapes(*[helpers.shape(c) for c in (*condlist, *choicelist)])
+    out = broadcast_to(astype(default, dt), shape)
+    for cond, choice in zip(reversed(condlist), reversed(choicelist)):
+        out = where(cond, astype(choice, dt), out)
+    return out
+
+
+def add_at(x: Any, index: Any, values: Any) -> Any:
+    """``numpy.add.at`` as a function: a new array, ``x`` with ``values`` added at
+    ``index`` (repeated indices accumulate); ``x.at[index].add(values)``."""
+    return x + scatter(x, index, values)
+
+
+def _hits(x: Any, index: Any) -> Any:
+    """How many times ``index`` hits each element of ``x`` (on ``x``'s backend)."""
+    zeros = physical_zeros_like(x)
+    ones = ones_like(getitem(zeros, index))
+    return scatter(zeros, index, ones)
+
+
+def _set_unique(x: Any, index: Any, values: Any, hits: Any) -> Any:
+    return where(hits > 0, scatter(x, index, values), x)
+
+
+def combine_at(x: Any, index: Any, values: Any, op: Any, name: str) -> Any:
+    """``x`` with ``op(x[index], values)`` written at ``index``; repeated indices apply
+    ``op`` once per occurrence, in index order (like ``numpy.<op>.at``)."""
+    target = getitem(x, index)
+    values = broadcast_to(values, shape(target))
+    hits = _hits(x, index)
+    if not (physical(hits) > 1).any():
+        return _set_unique(x, index, astype(op(target, values), dtype_of(x)), hits)
+    # Repeated indices: rounds of unique positions (the k-th occurrence of each position
+    # in round k), found from the concrete flat positions of the index.
+    spec, arrays = normalize_index(index, ndim(x))
+    try:
+        arrays = [a._concrete() if isinstance(a, Tracer) else a for a in arrays]
+    except BatchedControlFlowError:
+        raise UnsupportedOperationError(
+            f"x.at[index].{name}(v) with repeated indices that differ across a vmap batch is "
+            f"not supported; deduplicate the index, or apply the update outside vmap"
+        ) from None
+    xp = xp_of(x)
+    positions = xp.arange(size(x)).reshape(shape(x))[build_index(spec, arrays)]
+    flat_pos = numpy.asarray(positions.get() if hasattr(positions, "get") else positions).ravel()
+    order = numpy.argsort(flat_pos, kind="stable")
+    sorted_pos = flat_pos[order]
+    starts = numpy.r_[True, sorted_pos[1:] != sorted_pos[:-1]]
+    first = numpy.maximum.accumulate(numpy.where(starts, numpy.arange(len(order)), 0))
+    rank = numpy.empty_like(order)
+    rank[order] = numpy.arange(len(order)) - first
+    out = ravel(x)
+    flat_values = ravel(values)
+    counts = physical_zeros_like(out)  # a template: only its shape is used
+    for k in range(int(rank.max()) + 1):
+        sel = numpy.nonzero(rank == k)[0]
+        pos = xp.asarray(flat_pos[sel])
+        new = op(getitem(out, pos), getitem(flat_values, xp.asarray(sel)))
+        hits_k = _hits(counts, pos)
+        out = _set_unique(out, pos, astype(new, dtype_of(x)), hits_k)
+    return reshape(out, shape(x))
+
+
+def nonzero_mask(a: Any) -> Any:
+    return a if dtype_of(a).kind == "b" else not_equal(a, 0)
+
+
+def unravel(flat: Any, shape: tuple[int, ...], order: str = "C") -> tuple[Any, ...]:
+    """Coordinates of flat indices into ``shape`` (``order`` 'C' or 'F')."""
+    dims = list(shape) if order == "C" else list(reversed(shape))
+    strides = [math.prod(dims[i + 1 :]) for i in range(len(dims))]
+    coords = [remainder(floor_divide(flat, max(s, 1)), max(n, 1)) for s, n in zip(strides, dims)]
+    return tuple(coords if order == "C" else reversed(coords))
+
+
+def _on(like: Any, values: Any) -> Any:
+    xp = xp_of(like)
+    return values if xp is numpy else xp.asarray(values)
+
+
+@implements(numpy.diag_indices_from)
+def diag_indices_from(arr: Any) -> tuple[Any, ...]:
+    """``numpy.diag_indices_from``: the indices of the main diagonal of ``arr``.
+
+    Example:
+        >>> import numpy as np
+        >>> [i.tolist() for i in diag_indices_from(np.zeros((2, 2)))]
+        [[0, 1], [0, 1]]
+    """
+    arr = as_operand(arr)
+    shape = helpers.shape(arr)
+    if len(shape) < 2:
+        raise ValueError("input array must be at least 2-d")
+    if len(set(shape)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    return tuple(_on(arr, i) for i in numpy.diag_indices(shape[0], len(shape)))
+
+
+def _tri_indices_from(arr: Any, k: int, which: Any) -> tuple[Any, ...]:
+    arr = as_operand(arr)
+    if ndim(arr) != 2:
+        raise ValueError("input array must be 2-d")
+    n, m = shape(arr)
+    return tuple(_on(arr, i) for i in which(n, k=k, m=m))
+
+
+@implements(numpy.tril_indices_from)
+def tril_indices_from(arr: Any, k: int = 0) -> tuple[Any, Any]:
+    """``numpy.tril_indices_from``: the indices of the lower triangle of a 2-d ``arr``.
+
+    Example:
+        >>> import numpy as np
+        >>> [i.tolist() for i in tril_indices_from(np.zeros((2, 2)))]
+        [[0, 1, 1], [0, 0, 1]]
+    """
+    return _tri_indices_from(arr, k, numpy.tril_indices)
+
+
+@implements(numpy.triu_indices_from)
+def triu_indices_from(arr: Any, k: int = 0) -> tuple[Any, Any]:
+    """``numpy.triu_indices_from``: the indices of the upper triangle of a 2-d ``arr``.
+
+    Example:
+        >>> import numpy as np
+        >>> [i.tolist() for i in triu_indices_from(np.zeros((2, 2)))]
+        [[0, 0, 1], [0, 1, 1]]
+    """
+    return _tri_indices_from(arr, k, numpy.triu_indices)
+
+
+def _int_index(x: Any, like: Any = None) -> Any:
+    x = as_operand(x, like)
+    if dtype_of(x).kind not in "iu":
+        raise TypeError("only int indices permitted")
+    return astype(x, INTP)
+
+
+def _dims(shape: Any) -> tuple[int, ...]:
+    return tuple(int(d) for d in numpy.atleast_1d(numpy.asarray(shape)).ravel())
+
+
+@implements(numpy.ravel_multi_index)
+def ravel_multi_index(
+    multi_index: Any, dims: Any, mode: str | tuple[str, ...] = "raise", order: str = "C"
+) -> Any:
+    """``numpy.ravel_multi_index``: flat indices of coordinate arrays into ``dims``
+    (``mode`` 'raise', 'wrap' or 'clip', one for all or one per dimension).
+
+    Example:
+        >>> import numpy as np
+        >>> ravel_multi_index((np.array([1, 2]), np.array([0, 3])), (3, 4)).tolist()
+        [4, 11]
+    """
+    dims = _dims(dims)
+    if order not in ("C", "F"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    if len(multi_index) != len(dims):
+        raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
+    modes = (mode,) * len(dims) if isinstance(mode, str) else tuple(mode)
+    if len(modes) != len(dims):
+        raise ValueError("mode must be a string or a sequence of strings, one per dimension")
+    like = next((i for i in multi_index if hasattr(i, "dtype")), None)
+    indices = broadcast_arrays(*[_int_index(i, like) for i in multi_index])
+    strides = [
+        math.prod(dims[i + 1 :]) if order == "C" else math.prod(dims[:i]) for i in range(len(dims))
+    ]
+    total: Any = None
+    for idx, n, s, m in zip(indices, dims, strides, modes):
+        if m == "wrap":
+            idx = remainder(idx, n)
+        elif m == "clip":
+            idx = clip(idx, 0, n - 1)
+        elif m == "raise":
+            values = to_host(peek(idx))
+            if values.size and bool(((values < 0) | (values >= n)).any()):
+                raise ValueError("invalid entry in coordinates array")
+        else:
+            raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {m!r})")
+        term = idx * s
+        total = term if total is None else total + term
+    return astype(total, INTP)
+
+
+@implements(numpy.unravel_index)
+def unravel_index(indices: Any, shape: Any, order: str = "C") -> tuple[Any, ...]:
+    """``numpy.unravel_index``: coordinate arrays of flat ``indices`` into ``shape``.
+
+    Example:
+        >>> import numpy as np
+        >>> [c.tolist() for c in unravel_index(np.array([5, 7]), (2, 4))]
+        [[1, 1], [1, 3]]
+    """
+    dims = _dims(shape)
+    if order not in ("C", "F"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    indices = _int_index(indices)
+    size = math.prod(dims)
+    values = to_host(peek(indices))
+    bad = values[(values < 0) | (values >= size)] if values.size else values[:0]
+    if bad.size:
+        raise ValueError(f"index {int(bad[0])} is out of bounds for array with size {size}")
+    return unravel(indices, dims, order)

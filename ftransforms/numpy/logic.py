@@ -1,0 +1,162 @@
+"""Logic functions: whole-array comparisons (``allclose``, ``isclose``, ``array_equal``)
+and array type testing (``isreal``, ``iscomplexobj``, ...) (NumPy's "Logic functions").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from ftransforms.core.tracer import Tracer
+from ftransforms.numpy.creation import as_operand
+from ftransforms.numpy.dispatch import implements
+from ftransforms.numpy.helpers import dtype_of, same_across_batch, shape, to_host
+from ftransforms.numpy.reductions import all
+from ftransforms.numpy.ufuncs import (
+    abs,
+    equal,
+    imag,
+    isfinite,
+    isinf,
+    isnan,
+    logical_and,
+    logical_not,
+    logical_or,
+    real,
+    signbit,
+)
+
+__all__ = [
+    "allclose",
+    "isclose",
+    "isposinf",
+    "isneginf",
+    "isreal",
+    "iscomplex",
+    "isrealobj",
+    "iscomplexobj",
+    "real_if_close",
+    "array_equal",
+    "array_equiv",
+]
+
+
+@implements(numpy.allclose)
+def allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08) -> bool:
+    return bool(all(abs(a - b) <= atol + rtol * abs(b)))
+
+
+@implements(numpy.isclose)
+def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
+    """``numpy.isclose`` (no derivative: a boolean result)."""
+    finite = logical_and(isfinite(a), isfinite(b))
+    close = logical_and(finite, abs(a - b) <= atol + rtol * abs(b))
+    close = logical_or(close, a == b)  # infinities are close only to themselves
+    if equal_nan:
+        close = logical_or(close, logical_and(isnan(a), isnan(b)))
+    return close
+
+
+@implements(numpy.isposinf)
+def isposinf(x: Any) -> Any:
+    """``numpy.isposinf``."""
+    return logical_and(isinf(x), logical_not(signbit(x)))
+
+
+@implements(numpy.isneginf)
+def isneginf(x: Any) -> Any:
+    """``numpy.isneginf``."""
+    return logical_and(isinf(x), signbit(x))
+
+
+@implements(numpy.isreal)
+def isreal(x: Any) -> Any:
+    """``numpy.isreal``."""
+    return imag(x) == 0
+
+
+@implements(numpy.iscomplex)
+def iscomplex(x: Any) -> Any:
+    """``numpy.iscomplex``."""
+    return imag(x) != 0
+
+
+@implements(numpy.isrealobj)
+def isrealobj(x: Any) -> bool:
+    """``numpy.isrealobj``."""
+    return dtype_of(x).kind != "c"
+
+
+@implements(numpy.iscomplexobj)
+def iscomplexobj(x: Any) -> bool:
+    """``numpy.iscomplexobj``."""
+    return dtype_of(x).kind == "c"
+
+
+@implements(numpy.real_if_close)
+def real_if_close(a: Any, tol: float = 100) -> Any:
+    """``numpy.real_if_close``: the real part when every imaginary part is within ``tol``
+    (machine epsilons if ``tol > 1``) of zero.  The choice is read from the values: under
+    ``vmap`` it must be the same for every batch element.
+
+    Example:
+        >>> import numpy as np
+        >>> real_if_close(np.array([2.0 + 1e-16j, 1.0 + 0j])).tolist()
+        [2.0, 1.0]
+    """
+    a = as_operand(a)
+    dt = dtype_of(a)
+    if dt.kind != "c":
+        return a
+    if tol > 1:
+        tol = numpy.finfo(dt).eps * tol
+    close = all(abs(imag(a)) < tol)
+    fix = "the imaginary parts must be negligible for all batch elements or for none"
+    if same_across_batch(close, "real_if_close(a)", fix):
+        return real(a)
+    return a
+
+
+def _boolean(result: Any, *inputs: Any) -> Any:
+    """A Python bool for plain arrays (as NumPy), a 0-d boolean tracer otherwise."""
+    if any(isinstance(x, Tracer) for x in inputs):
+        return result
+    return bool(to_host(result))
+
+
+@implements(numpy.array_equal)
+def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> Any:
+    """``numpy.array_equal``: same shape and elements.  A Python bool for arrays; on
+    tracers a 0-d boolean tracer (``bool()`` works on it outside ``vmap``).
+
+    Example:
+        >>> import numpy as np
+        >>> array_equal(np.array([1.0, np.nan]), np.array([1.0, np.nan]), equal_nan=True)
+        True
+    """
+    a1, a2 = as_operand(a1), as_operand(a2, a1)
+    if shape(a1) != shape(a2):
+        return False
+    same = equal(a1, a2)
+    if equal_nan and dtype_of(a1).kind in "fc" and dtype_of(a2).kind in "fc":
+        same = logical_or(same, logical_and(isnan(a1), isnan(a2)))
+    return _boolean(all(same), a1, a2)
+
+
+@implements(numpy.array_equiv)
+def array_equiv(a1: Any, a2: Any) -> Any:
+    """``numpy.array_equiv``: equal after broadcasting (a Python bool for arrays, a 0-d
+    boolean tracer on tracers).
+
+    Example:
+        >>> import numpy as np
+        >>> array_equiv(np.array([1, 2]), np.array([[1, 2], [1, 2]]))
+        True
+    """
+    a1, a2 = as_operand(a1), as_operand(a2, a1)
+    try:
+        numpy.broadcast_shapes(shape(a1), shape(a2))
+    except ValueError:
+        return False
+    return _boolean(all(equal(a1, a2)), a1, a2)

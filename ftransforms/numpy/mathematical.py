@@ -1,0 +1,133 @@
+"""Mathematical functions written from the ufuncs: ``hypot``, ``logaddexp``,
+``copysign``, ``fmax``/``fmin``, angle conversions, ``sinc``, ``nan_to_num``, ``angle``
+(NumPy's "Mathematical functions").
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy
+
+from ftransforms.core.errors import UnsupportedOperationError
+from ftransforms.numpy.creation import full, ones, zeros_like
+from ftransforms.numpy.dispatch import implements
+from ftransforms.numpy.dtypes import pi, result_type
+from ftransforms.numpy.helpers import dtype_of
+from ftransforms.numpy.indexing import where
+from ftransforms.numpy.ufuncs import (
+    abs,
+    arctan2,
+    astype,
+    imag,
+    isnan,
+    maximum,
+    minimum,
+    power,
+    real,
+    signbit,
+    to_float,
+)
+from ftransforms.ops import special as _sp
+
+__all__ = [
+    "angle",
+    "logaddexp",
+    "logaddexp2",
+    "hypot",
+    "copysign",
+    "fmax",
+    "fmin",
+    "heaviside",
+    "float_power",
+    "deg2rad",
+    "rad2deg",
+    "radians",
+    "degrees",
+    "sinc",
+    "nan_to_num",
+]
+
+
+@implements(numpy.angle)
+def angle(z: Any, deg: bool = False) -> Any:
+    """``numpy.angle``: the argument of a complex number (0 or pi for real inputs)."""
+    out = arctan2(imag(z), real(z)) if dtype_of(z).kind == "c" else arctan2(zeros_like(z), z)
+    return out * (180.0 / pi) if deg else out
+
+
+logaddexp = _sp.logaddexp_p
+logaddexp2 = _sp.logaddexp2_p
+hypot = _sp.hypot_p
+
+
+def copysign(x1: Any, x2: Any) -> Any:
+    """``numpy.copysign``: ``|x1|`` with the sign bit of ``x2`` (no derivative in ``x2``)."""
+    dt = result_type(x1, x2)
+    x1 = astype(x1, dt if dt.kind in "fc" else numpy.float64)
+    mag = abs(x1)
+    return where(signbit(x2), -mag, mag)
+
+
+def fmax(x1: Any, x2: Any) -> Any:
+    """``numpy.fmax``: the maximum, ignoring a NaN; ties share the derivative."""
+    return where(isnan(x2), x1, where(isnan(x1), x2, maximum(x1, x2)))
+
+
+def fmin(x1: Any, x2: Any) -> Any:
+    """``numpy.fmin``: the minimum, ignoring a NaN; ties share the derivative."""
+    return where(isnan(x2), x1, where(isnan(x1), x2, minimum(x1, x2)))
+
+
+def heaviside(x1: Any, x2: Any) -> Any:
+    """``numpy.heaviside``: 0 below zero, ``x2`` at zero, 1 above (derivative 0 in ``x1``)."""
+    dt = result_type(x1, x2)
+    if dt.kind not in "fc":
+        dt = numpy.dtype(numpy.float64)
+    x1, x2 = astype(x1, dt), astype(x2, dt)
+    at_zero = where(x1 == 0, x2, x1)  # x1 itself only where it is NaN
+    return where(x1 > 0, ones((), dt, like=x1), where(x1 < 0, 0.0, at_zero))
+
+
+def float_power(x1: Any, x2: Any) -> Any:
+    """``numpy.float_power``: ``x1 ** x2`` computed in float64 (complex128 for complex)."""
+    dt = numpy.result_type(dtype_of(x1), dtype_of(x2), numpy.float64)
+    return power(astype(x1, dt), astype(x2, dt))
+
+
+def deg2rad(x: Any) -> Any:
+    """``numpy.deg2rad`` (``numpy.radians``)."""
+    return to_float(x) * (math.pi / 180.0)
+
+
+def rad2deg(x: Any) -> Any:
+    """``numpy.rad2deg`` (``numpy.degrees``)."""
+    return to_float(x) * (180.0 / math.pi)
+
+
+radians, degrees = deg2rad, rad2deg
+
+
+@implements(numpy.sinc)
+def sinc(x: Any) -> Any:
+    """``numpy.sinc``: ``sin(pi x) / (pi x)``, exact derivatives of every order (at 0 too)."""
+    return _sp.sinc_p.bind(x, k=0)
+
+
+@implements(numpy.nan_to_num)
+def nan_to_num(
+    x: Any, copy: bool = True, nan: float = 0.0, posinf: Any = None, neginf: Any = None
+) -> Any:
+    """``numpy.nan_to_num``: derivative 1 at finite elements, 0 at replaced ones."""
+    dt = dtype_of(x)
+    if dt.kind not in "fc":
+        return x
+    if dt.kind == "c":
+        raise UnsupportedOperationError("nan_to_num: complex inputs are not supported yet")
+    info = numpy.finfo(dt)
+    posinf = info.max if posinf is None else posinf
+    neginf = info.min if neginf is None else neginf
+    out = where(x == numpy.inf, full((), posinf, dt, like=x), x)
+    out = where(x == -numpy.inf, full((), neginf, dt, like=x), out)
+    return where(isnan(x), full((), nan, dt, like=x), out)

@@ -1,0 +1,189 @@
+"""Matrix and vector products: ``matmul``, ``dot``, ``einsum``, ``tensordot``, ``kron``,
+``cross``, ``trace`` (NumPy's "Linear algebra: matrix and vector products"; the
+``numpy.linalg`` namespace is :mod:`ftransforms.numpy.linalg`).
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+import numpy
+
+from ftransforms.core.errors import UnsupportedOperationError
+from ftransforms.numpy.dispatch import implements
+from ftransforms.numpy.helpers import ndim, no_extra_args, normalize_axis, shape
+from ftransforms.numpy.indexing import getitem
+from ftransforms.numpy.manipulation import moveaxis, ravel, reshape, stack
+from ftransforms.numpy.reductions import sum
+from ftransforms.numpy.ufuncs import conj, multiply
+from ftransforms.ops import linalg as _la
+
+__all__ = [
+    "matmul",
+    "dot",
+    "vdot",
+    "inner",
+    "outer",
+    "kron",
+    "tensordot",
+    "einsum",
+    "trace",
+    "cross",
+    "vecdot",
+]
+
+
+def matmul(a: Any, b: Any) -> Any:
+    """``numpy.matmul`` / ``@``."""
+    ra, rb = ndim(a), ndim(b)
+    if ra == 0 or rb == 0:
+        raise ValueError("matmul: input operand does not have enough dimensions")
+    return _la.matmul_p.bind(a, b)
+
+
+@implements(numpy.dot)
+def dot(a: Any, b: Any) -> Any:
+    """``numpy.dot``."""
+    ra, rb = ndim(a), ndim(b)
+    if ra == 0 or rb == 0:
+        return multiply(a, b)
+    if rb <= 2:
+        return matmul(a, b)
+    return tensordot(a, b, axes=([ra - 1], [rb - 2]))
+
+
+@implements(numpy.vdot)
+def vdot(a: Any, b: Any) -> Any:
+    """``numpy.vdot`` (real inputs)."""
+    return sum(ravel(a) * ravel(b))
+
+
+@implements(numpy.inner)
+def inner(a: Any, b: Any) -> Any:
+    """``numpy.inner``."""
+    if ndim(a) == 0 or ndim(b) == 0:
+        return multiply(a, b)
+    return tensordot(a, b, axes=([ndim(a) - 1], [ndim(b) - 1]))
+
+
+@implements(numpy.outer)
+def outer(a: Any, b: Any) -> Any:
+    """``numpy.outer``."""
+    return multiply(reshape(a, (-1, 1)), reshape(b, (1, -1)))
+
+
+@implements(numpy.kron)
+def kron(a: Any, b: Any) -> Any:
+    """``numpy.kron``: a broadcast product of interleaved axes, reshaped."""
+    ra, rb = ndim(a), ndim(b)
+    if ra == 0 or rb == 0:
+        return multiply(a, b)
+    nd = builtins.max(ra, rb)
+    sa = (1,) * (nd - ra) + shape(a)
+    sb = (1,) * (nd - rb) + shape(b)
+    a2 = reshape(a, tuple(n for d in sa for n in (d, 1)))
+    b2 = reshape(b, tuple(n for d in sb for n in (1, d)))
+    return reshape(multiply(a2, b2), tuple(x * y for x, y in zip(sa, sb)))
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+@implements(numpy.tensordot)
+def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
+    """``numpy.tensordot``."""
+    ra, rb = ndim(a), ndim(b)
+    if isinstance(axes, (int, numpy.integer)):
+        axes_a, axes_b = list(range(ra - int(axes), ra)), list(range(int(axes)))
+    else:
+        axes_a, axes_b = axes
+        axes_a = [axes_a] if isinstance(axes_a, (int, numpy.integer)) else list(axes_a)
+        axes_b = [axes_b] if isinstance(axes_b, (int, numpy.integer)) else list(axes_b)
+    axes_a = [normalize_axis(int(i), ra) for i in axes_a]
+    axes_b = [normalize_axis(int(i), rb) for i in axes_b]
+    sa = list(_LETTERS[:ra])
+    sb = list(_LETTERS[ra : ra + rb])
+    for i, j in zip(axes_a, axes_b):
+        sb[j] = sa[i]
+    out = [c for i, c in enumerate(sa) if i not in axes_a]
+    out += [c for j, c in enumerate(sb) if j not in axes_b]
+    return einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(out)}", a, b)
+
+
+def _parse_einsum(subscripts: str, operands: Sequence[Any]) -> str:
+    subscripts = subscripts.replace(" ", "")
+    if "->" in subscripts:
+        ins, out = subscripts.split("->")
+    else:
+        ins, out = subscripts, None
+    in_list = ins.split(",")
+    if len(in_list) != len(operands):
+        raise ValueError(f"einsum: {len(in_list)} operand subscripts for {len(operands)} operands")
+    used = "".join(in_list) + (out or "")
+    free = [c for c in _LETTERS if c not in used]
+    ell_rank = 0
+    for s, op in zip(in_list, operands):
+        if "..." in s:
+            ell_rank = builtins.max(ell_rank, ndim(op) - (len(s) - 3))
+    ell = "".join(free[:ell_rank])
+    expanded = []
+    for s, op in zip(in_list, operands):
+        if "..." in s:
+            k = ndim(op) - (len(s) - 3)
+            s = s.replace("...", ell[ell_rank - k :] if k else "")
+        if len(s) != ndim(op):
+            raise ValueError(
+                f"einsum: operand subscripts {s!r} do not match an operand of rank {ndim(op)}"
+            )
+        expanded.append(s)
+    if out is None:
+        counts = {c: "".join(expanded).count(c) for c in "".join(expanded)}
+        out = ell + "".join(sorted(c for c, k in counts.items() if k == 1 and c not in ell))
+    else:
+        out = out.replace("...", ell)
+    return ",".join(expanded) + "->" + out
+
+
+@implements(numpy.einsum)
+def einsum(subscripts: str, *operands: Any, optimize: Any = False, **kw: Any) -> Any:
+    """``numpy.einsum`` (subscripts form, with ellipsis and implicit output)."""
+    no_extra_args("einsum", kw)
+    return _la.einsum_p.bind(
+        *operands, subscripts=_parse_einsum(subscripts, operands), optimize=optimize
+    )
+
+
+@implements(numpy.trace)
+def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
+    """``numpy.trace`` (offset 0)."""
+    if offset:
+        raise UnsupportedOperationError("trace: offset != 0 is not supported yet")
+    rank = ndim(a)
+    a = moveaxis(a, (axis1, axis2), (rank - 2, rank - 1))
+    k = builtins.min(shape(a)[-2:])
+    if shape(a)[-2:] != (k, k):  # a non-square matrix: its diagonal has min(n, m) elements
+        a = getitem(a, (Ellipsis, slice(0, k), slice(0, k)))
+    return einsum("...ii->...", a)
+
+
+@implements(numpy.cross, "numpy.linalg.cross")
+def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: Any = None):
+    """``numpy.cross`` of 3-vectors."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a = moveaxis(a, axisa, -1)
+    b = moveaxis(b, axisb, -1)
+    if shape(a)[-1] != 3 or shape(b)[-1] != 3:
+        raise ValueError("cross: only 3-vectors are supported (the last axis must have size 3)")
+    a0, a1, a2 = (getitem(a, (Ellipsis, i)) for i in range(3))
+    b0, b1, b2 = (getitem(b, (Ellipsis, i)) for i in range(3))
+    out = stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    return moveaxis(out, -1, axisc)
+
+
+@implements("numpy.linalg.vecdot", "numpy.vecdot")
+def vecdot(x1: Any, x2: Any, axis: int = -1) -> Any:
+    """``numpy.linalg.vecdot`` / ``numpy.vecdot``: sum(conj(x1) * x2) along ``axis``."""
+    return sum(conj(x1) * x2, axis=axis)

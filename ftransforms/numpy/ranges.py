@@ -1,0 +1,173 @@
+"""Numerical ranges: ``arange``, ``linspace`` (with traced end points), ``logspace``,
+``geomspace``, ``meshgrid`` (NumPy's "Array creation routines: numerical ranges").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+import ftransforms.numpy.ufuncs as ufuncs
+from ftransforms.core.errors import UnsupportedOperationError
+from ftransforms.core.tracer import Tracer
+from ftransforms.numpy.creation import as_operand, asarray
+from ftransforms.numpy.dispatch import implements
+from ftransforms.numpy.helpers import (
+    dtype_of,
+    first_array,
+    ndim,
+    shape,
+    to_host,
+    weak_result_type,
+    xp_like,
+)
+from ftransforms.numpy.indexing import getitem
+from ftransforms.numpy.manipulation import (
+    broadcast_arrays,
+    broadcast_shapes,
+    broadcast_to,
+    concatenate,
+    expand_dims,
+    moveaxis,
+    reshape,
+)
+from ftransforms.numpy.ufuncs import astype, log10, power
+
+__all__ = ["arange", "linspace", "logspace", "geomspace", "linspace_traced", "meshgrid"]
+
+
+def arange(*args: Any, dtype: Any = None, like: Any = None) -> Any:
+    return xp_like(like).arange(*args, dtype=dtype)
+
+
+def linspace(
+    start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None, like: Any = None
+) -> Any:
+    return xp_like(like).linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
+
+
+def _linspace(start: Any, stop: Any, num: int, endpoint: bool, axis: int) -> Any:
+    """NumPy's ``linspace`` (``start + arange(num) * step``, the end point exactly ``stop``)
+    on traced or untraced ``start``/``stop``, on their backend."""
+    num = int(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    like = first_array(start, stop)
+    start, stop = as_operand(start, like), as_operand(stop, like)
+    dt = weak_result_type(start, stop, float(num))
+    start, stop = astype(start, dt), astype(stop, dt)
+    bshape = broadcast_shapes(shape(start), shape(stop))
+    div = num - 1 if endpoint else num
+    steps = reshape(arange(num, dtype=dt, like=start), (num,) + (1,) * len(bshape))
+    step = (stop - start) / div if div > 0 else stop - start
+    y = steps * step + start if div > 0 else broadcast_to(start, (num,) + bshape)
+    if endpoint and num > 1:
+        last = reshape(broadcast_to(stop, bshape), (1,) + bshape)
+        y = concatenate([getitem(y, slice(0, -1)), last])
+    y = broadcast_to(y, (num,) + bshape)
+    return moveaxis(y, 0, axis) if axis != 0 else y
+
+
+@implements(numpy.logspace)
+def logspace(
+    start: Any,
+    stop: Any,
+    num: int = 50,
+    endpoint: bool = True,
+    base: Any = 10.0,
+    dtype: Any = None,
+    axis: int = 0,
+) -> Any:
+    """``numpy.logspace``: ``base ** linspace(start, stop)``; ``start``, ``stop`` and
+    ``base`` may be traced.
+
+    Example:
+        >>> logspace(0.0, 2.0, 3).tolist()
+        [1.0, 10.0, 100.0]
+    """
+    if not isinstance(base, (float, int)) and ndim(base):
+        ndmax = len(broadcast_shapes(shape(start), shape(stop), shape(base)))
+        like = first_array(start, stop, base)
+        start, stop, base = (
+            reshape(as_operand(v, like), (1,) * (ndmax - ndim(v)) + shape(v))
+            for v in (start, stop, base)
+        )
+        base = expand_dims(base, axis)
+    y = _linspace(start, stop, num, endpoint, axis)
+    out = power(base, y)
+    return out if dtype is None else astype(out, dtype)
+
+
+@implements(numpy.geomspace)
+def geomspace(
+    start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None, axis: int = 0
+) -> Any:
+    """``numpy.geomspace`` (real ``start``/``stop``, which may be traced): a geometric
+    progression with the end points exactly ``start`` and ``stop``.
+
+    Example:
+        >>> geomspace(1.0, 1000.0, 4).tolist()
+        [1.0, 10.0, 100.0, 1000.0]
+    """
+    like = first_array(start, stop)
+    start, stop = as_operand(start, like), as_operand(stop, like)
+    for v in (start, stop):
+        if not isinstance(v, Tracer) and bool((to_host(v) == 0).any()):
+            raise ValueError("Geometric sequence cannot include zero")
+    dt = numpy.result_type(dtype_of(start), dtype_of(stop), float(num), numpy.float64)
+    if dt.kind == "c":
+        raise UnsupportedOperationError("geomspace: complex start/stop are not supported")
+    start, stop = astype(start, dt), astype(stop, dt)
+    sign = ufuncs.sign(start)
+    start, stop = start / sign, stop / sign
+    out = logspace(log10(start), log10(stop), num=num, endpoint=endpoint, base=10.0)
+    out = astype(out, dt)
+    if num > 0:
+        bshape = (1,) + shape(out)[1:]
+        parts = [reshape(broadcast_to(start, shape(out)[1:]), bshape)]
+        if num > 1:
+            stop_b = reshape(broadcast_to(stop, shape(out)[1:]), bshape)
+            if endpoint:
+                parts += [getitem(out, slice(1, -1)), stop_b]
+            else:
+                parts.append(getitem(out, slice(1, None)))
+        out = concatenate(parts, axis=0) if len(parts) > 1 else parts[0]
+    out = sign * out
+    if axis != 0:
+        out = moveaxis(out, 0, axis)
+    return out if dtype is None else astype(out, dtype)
+
+
+@implements(numpy.linspace)
+def linspace_traced(start: Any, stop: Any, num: int = 50, endpoint: bool = True, **kw: Any):
+    """``numpy.linspace`` with traced end points (``np.linspace(tracer, ...)``)."""
+    dtype = kw.pop("dtype", None)
+    axis = kw.pop("axis", 0)
+    if kw.pop("retstep", False) or kw:
+        raise TypeError("linspace on tracers supports num, endpoint, dtype and axis")
+    steps = num - 1 if endpoint else num
+    frac = numpy.arange(num, dtype=numpy.float64) / max(steps, 1)
+    start, stop = asarray(start), asarray(stop)
+    shape = (num,) + (1,) * max(ndim(start), ndim(stop))
+    out = start + (stop - start) * numpy.reshape(frac, shape).astype(
+        numpy.result_type(dtype_of(start), dtype_of(stop), numpy.float32)
+    )
+    out = moveaxis(out, 0, axis) if axis else out
+    return out if dtype is None else astype(out, dtype)
+
+
+@implements(numpy.meshgrid)
+def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> tuple:
+    """``numpy.meshgrid``."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    n = len(xi)
+    ones = (1,) * n
+    out = [reshape(x, ones[:i] + (-1,) + ones[i + 1 :]) for i, x in enumerate(xi)]
+    if indexing == "xy" and n > 1:
+        out[0] = reshape(out[0], (1, -1) + ones[2:])
+        out[1] = reshape(out[1], (-1, 1) + ones[2:])
+    if not sparse:
+        out = broadcast_arrays(*out)
+    return tuple(out)

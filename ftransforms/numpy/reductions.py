@@ -1,0 +1,481 @@
+"""Reductions: sums, products, extrema, means and variances, their NaN-ignoring variants,
+cumulative sums and products, differences, counts (NumPy's "Sums, products,
+differences", "Extrema" and "Averages and variances").
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from typing import Any
+
+import numpy
+
+import ftransforms.numpy.helpers as helpers
+from ftransforms.core.tracer import Tracer
+from ftransforms.numpy.creation import as_operand, full, full_like
+from ftransforms.numpy.dispatch import implements
+from ftransforms.numpy.dtypes import iinfo, inf
+from ftransforms.numpy.helpers import (
+    dtype_of,
+    ndim,
+    no_extra_args,
+    normalize_axes,
+    normalize_axis,
+    shape,
+    size,
+    to_host,
+)
+from ftransforms.numpy.indexing import getitem, where
+from ftransforms.numpy.manipulation import broadcast_to, concatenate, ravel, reshape
+from ftransforms.numpy.ufuncs import (
+    astype,
+    float_input,
+    isnan,
+    logical_not,
+    maximum,
+    minimum,
+    not_equal,
+    sqrt,
+)
+from ftransforms.ops import reductions as _red
+
+__all__ = [
+    "sum",
+    "prod",
+    "max",
+    "min",
+    "amax",
+    "amin",
+    "any",
+    "all",
+    "mean",
+    "var",
+    "std",
+    "argmax",
+    "argmin",
+    "cumsum",
+    "diff",
+    "count_nonzero",
+    "cumulative_sum",
+    "cumulative_prod",
+    "nanprod",
+    "nanvar",
+    "nanstd",
+    "trapezoid",
+    "cumprod",
+    "ptp",
+    "average",
+    "nansum",
+    "nanmean",
+    "nanmax",
+    "nanmin",
+    "nanargmax",
+    "nanargmin",
+    "nancumsum",
+    "nancumprod",
+]
+
+
+def _prepare(x: Any, dtype: Any) -> Any:
+    return x if dtype is None else astype(x, dtype)
+
+
+@implements(numpy.sum)
+def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **kw: Any) -> Any:  # noqa: A001
+    """``numpy.sum`` (with ``where=`` and ``initial=``)."""
+    x = _prepare(x, dtype)
+    x, initial = _masked("sum", x, kw, 0)
+    no_extra_args("sum", kw)
+    out = _red.reduce_sum_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
+    return out if initial is None else out + initial
+
+
+@implements(numpy.prod)
+def prod(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **kw: Any) -> Any:
+    """``numpy.prod`` (its derivative is right where elements are zero)."""
+    no_extra_args("prod", kw)
+    x = _prepare(x, dtype)
+    return _red.reduce_prod_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
+
+
+@implements(numpy.amax, numpy.max)
+def max(x: Any, axis: Any = None, keepdims: bool = False, **kw: Any) -> Any:  # noqa: A001
+    """``numpy.max`` (with ``where=`` and ``initial=``); tied maxima share the derivative."""
+    x, initial = _masked("max", x, kw, None)
+    no_extra_args("max", kw)
+    out = _red.reduce_max_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
+    return out if initial is None else maximum(initial, out)
+
+
+@implements(numpy.amin, numpy.min)
+def min(x: Any, axis: Any = None, keepdims: bool = False, **kw: Any) -> Any:  # noqa: A001
+    """``numpy.min`` (with ``where=`` and ``initial=``); tied minima share the derivative."""
+    x, initial = _masked("min", x, kw, None)
+    no_extra_args("min", kw)
+    out = _red.reduce_min_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
+    return out if initial is None else minimum(initial, out)
+
+
+amax, amin = max, min
+
+
+@implements(numpy.any)
+def any(x: Any, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A001
+    """``numpy.any``."""
+    return _red.reduce_any_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
+
+
+@implements(numpy.all)
+def all(x: Any, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A001
+    """``numpy.all``."""
+    return _red.reduce_all_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
+
+
+def _reduced_count(x: Any, axis: Any) -> int:
+    s = shape(x)
+    return math.prod(s[a] for a in normalize_axes(axis, len(s)))
+
+
+@implements(numpy.mean)
+def mean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **kw: Any) -> Any:
+    """``numpy.mean`` (with ``where=``)."""
+    mask = kw.pop("where", None)
+    no_extra_args("mean", kw)
+    x = float_input(x, dtype)
+    if mask is None or mask is True:
+        return sum(x, axis=axis, keepdims=keepdims) / _reduced_count(x, axis)
+    count = sum(broadcast_to(mask, shape(x)), axis=axis, keepdims=keepdims)
+    return sum(x, axis=axis, keepdims=keepdims, where=mask) / astype(count, dtype_of(x))
+
+
+@implements(numpy.var)
+def var(
+    x: Any, axis: Any = None, dtype: Any = None, ddof: int = 0, keepdims: bool = False, **kw: Any
+) -> Any:
+    """``numpy.var``."""
+    no_extra_args("var", kw)
+    x = float_input(x, dtype)
+    centred = x - mean(x, axis=axis, keepdims=True)
+    return sum(centred * centred, axis=axis, keepdims=keepdims) / (_reduced_count(x, axis) - ddof)
+
+
+@implements(numpy.std)
+def std(
+    x: Any, axis: Any = None, dtype: Any = None, ddof: int = 0, keepdims: bool = False, **kw: Any
+) -> Any:
+    """``numpy.std``."""
+    return sqrt(var(x, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, **kw))
+
+
+def _arg_extremum(prim, x, axis, keepdims):
+    if axis is None:
+        out = prim.bind(ravel(x), axis=0, keepdims=False)
+        return reshape(out, (1,) * ndim(x)) if keepdims else out
+    return prim.bind(x, axis=normalize_axis(axis, ndim(x)), keepdims=keepdims)
+
+
+@implements(numpy.argmax)
+def argmax(x: Any, axis: int | None = None, keepdims: bool = False) -> Any:
+    """``numpy.argmax``."""
+    return _arg_extremum(_red.argmax_p, x, axis, keepdims)
+
+
+@implements(numpy.argmin)
+def argmin(x: Any, axis: int | None = None, keepdims: bool = False) -> Any:
+    """``numpy.argmin``."""
+    return _arg_extremum(_red.argmin_p, x, axis, keepdims)
+
+
+@implements(numpy.cumsum)
+def cumsum(x: Any, axis: int | None = None, dtype: Any = None) -> Any:
+    """``numpy.cumsum``."""
+    x = _prepare(x, dtype)
+    if axis is None:
+        x, axis = ravel(x), 0
+    return _red.cumsum_p.bind(x, axis=normalize_axis(axis, ndim(x)))
+
+
+def _masked(name: str, x: Any, kw: dict, identity: Any) -> tuple[Any, Any]:
+    """Apply a reduction's ``where=`` mask (masked-out elements become the identity:
+    ``identity``, or the lowest/highest value of the dtype for max/min, as in JAX); pops
+    ``where`` and ``initial`` from ``kw`` and returns ``(x, initial)``."""
+    mask, initial = kw.pop("where", None), kw.pop("initial", None)
+    if mask is None or mask is True:
+        return x, initial
+    if identity is None:
+        if initial is None:
+            raise ValueError(
+                f"reduction operation '{name}' does not have an identity, so to use a where "
+                f"mask one has to specify 'initial'"
+            )
+        dt = dtype_of(x)
+        low, high = (-inf, inf) if dt.kind == "f" else (iinfo(dt).min, iinfo(dt).max)
+        identity = low if name == "max" else high
+    return where(mask, x, full((), identity, dtype=dtype_of(x), like=x)), initial
+
+
+@implements(numpy.diff)
+def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = None) -> Any:
+    """``numpy.diff``."""
+    axis = normalize_axis(axis, ndim(a))
+    parts = []
+    for extra in (prepend, a, append):
+        if extra is None:
+            continue
+        if extra is not a and ndim(extra) == 0:
+            shape = list(helpers.shape(a))
+            shape[axis] = 1
+            extra = broadcast_to(extra, tuple(shape))
+        parts.append(extra)
+    a = concatenate(parts, axis=axis) if len(parts) > 1 else a
+    lead = (slice(None),) * axis
+    for _ in range(n):
+        a = getitem(a, lead + (slice(1, None),)) - getitem(a, lead + (slice(None, -1),))
+    return a
+
+
+@implements(numpy.count_nonzero)
+def count_nonzero(a: Any, axis: Any = None, *, keepdims: bool = False) -> Any:
+    """``numpy.count_nonzero``."""
+    return sum(not_equal(a, 0), axis=axis, keepdims=keepdims)
+
+
+@implements("numpy.cumulative_sum")
+def cumulative_sum(x: Any, *, axis: Any = None, dtype: Any = None, include_initial: bool = False):
+    """``numpy.cumulative_sum``."""
+    return _cumulative(cumsum, 0, x, axis, dtype, include_initial)
+
+
+@implements("numpy.cumulative_prod")
+def cumulative_prod(x: Any, *, axis: Any = None, dtype: Any = None, include_initial: bool = False):
+    """``numpy.cumulative_prod``."""
+    return _cumulative(cumprod, 1, x, axis, dtype, include_initial)
+
+
+def _cumulative(fn, initial, x, axis, dtype, include_initial):
+    if axis is None:
+        if ndim(x) > 1:
+            raise ValueError("cumulative_sum/prod: axis is required for arrays of rank > 1")
+        axis = 0
+    out = fn(x, axis=axis, dtype=dtype)
+    if include_initial:
+        shape = list(helpers.shape(out))
+        shape[axis] = 1
+        out = concatenate([full_like(out, initial, shape=tuple(shape)), out], axis=axis)
+    return out
+
+
+def _nan_to(x: Any, value: float) -> Any:
+    return where(isnan(x), value, x)
+
+
+@implements(numpy.nanprod)
+def nanprod(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
+    """``numpy.nanprod``: NaNs count as 1."""
+    return prod(_nan_to(a, 1.0), axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+@implements(numpy.nanvar)
+def nanvar(a: Any, axis: Any = None, dtype: Any = None, ddof: int = 0, keepdims: bool = False):
+    """``numpy.nanvar``: the variance of the non-NaN elements."""
+    valid = logical_not(isnan(a))
+    count = sum(valid, axis=axis, keepdims=True)
+    mean = sum(_nan_to(a, 0.0), axis=axis, keepdims=True) / count
+    sq = where(valid, (a - mean) * (a - mean), 0.0)
+    out = sum(sq, axis=axis, keepdims=keepdims) / (sum(valid, axis=axis, keepdims=keepdims) - ddof)
+    return out if dtype is None else astype(out, dtype)
+
+
+@implements(numpy.nanstd)
+def nanstd(a: Any, axis: Any = None, dtype: Any = None, ddof: int = 0, keepdims: bool = False):
+    """``numpy.nanstd``."""
+    return sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
+
+
+@implements("numpy.trapezoid")
+def trapezoid(y: Any, x: Any = None, dx: float = 1.0, axis: int = -1) -> Any:
+    """``numpy.trapezoid``."""
+    axis = normalize_axis(axis, ndim(y))
+    lead = (slice(None),) * axis
+    left = getitem(y, lead + (slice(None, -1),))
+    right = getitem(y, lead + (slice(1, None),))
+    if x is None:
+        return sum((left + right) * (dx / 2.0), axis=axis)
+    d = diff(x) if ndim(x) == 1 else diff(x, axis=axis)
+    if ndim(x) == 1 and ndim(y) > 1:
+        d = reshape(d, tuple(-1 if i == axis else 1 for i in range(ndim(y))))
+    return sum(d * (left + right) / 2.0, axis=axis)
+
+
+@implements(numpy.cumprod)
+def cumprod(x: Any, axis: int | None = None, dtype: Any = None) -> Any:
+    """``numpy.cumprod``; derivatives exact where elements are zero (NOTE [cumprod at
+    zeros] in ops/reductions.py)."""
+    x = _prepare(x, dtype)
+    if axis is None:
+        x, axis = ravel(x), 0
+    return _red.cumprod_p.bind(x, axis=normalize_axis(axis, ndim(x)))
+
+
+@implements(numpy.ptp)
+def ptp(x: Any, axis: Any = None, keepdims: bool = False, **kw: Any) -> Any:
+    """``numpy.ptp``: ``max - min``."""
+    no_extra_args("ptp", kw)
+    return max(x, axis=axis, keepdims=keepdims) - min(x, axis=axis, keepdims=keepdims)
+
+
+@implements(numpy.average)
+def average(
+    a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *, keepdims=False
+) -> Any:
+    """``numpy.average``, differentiable in ``a`` and in ``weights``."""
+    if weights is None:
+        avg = mean(a, axis=axis, keepdims=keepdims)
+        if not returned:
+            return avg
+        count = size(a) / builtins.max(size(avg), 1)
+        return avg, full(shape(avg), count, dtype=dtype_of(avg), like=avg)
+    a_dt, w_dt = dtype_of(a), dtype_of(weights)
+    if a_dt.kind in "biu":
+        dt = numpy.result_type(a_dt, w_dt, numpy.float64)
+    else:
+        dt = numpy.result_type(a_dt, w_dt)
+    a, weights = astype(a, dt), astype(weights, dt)
+    a_shape, w_shape = shape(a), shape(weights)
+    if a_shape != w_shape:
+        if axis is None:
+            raise TypeError("average: axis must be specified when shapes of a and weights differ.")
+        if len(w_shape) != 1:
+            raise TypeError("average: 1D weights expected when shapes of a and weights differ.")
+        ax = normalize_axis(int(axis), len(a_shape))
+        if w_shape[0] != a_shape[ax]:
+            raise ValueError("average: length of weights not compatible with specified axis.")
+        weights = reshape(weights, tuple(-1 if i == ax else 1 for i in range(len(a_shape))))
+        weights = broadcast_to(weights, a_shape)
+    scale = sum(weights, axis=axis, keepdims=keepdims)
+    avg = sum(a * weights, axis=axis, keepdims=keepdims) / scale
+    if returned:
+        return avg, broadcast_to(scale, shape(avg))
+    return avg
+
+
+def _nan_filled(x: Any, fill: Any) -> Any:
+    if dtype_of(x).kind not in "fc":
+        return x
+    return where(isnan(x), fill, x)
+
+
+@implements(numpy.nansum)
+def nansum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **kw) -> Any:
+    """``numpy.nansum``: NaNs count as zero (and get derivative 0)."""
+    return sum(_nan_filled(x, 0.0), axis=axis, dtype=dtype, keepdims=keepdims, **kw)
+
+
+@implements(numpy.nanmean)
+def nanmean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **kw) -> Any:
+    """``numpy.nanmean``: the mean of the non-NaN elements."""
+    no_extra_args("nanmean", kw)
+    x = float_input(x, dtype)
+    count = sum(~isnan(x), axis=axis, keepdims=keepdims)
+    total = sum(_nan_filled(x, 0.0), axis=axis, keepdims=keepdims)
+    return total / astype(count, dtype_of(x))
+
+
+def _nan_extremum(reduce, fill, x, axis, keepdims, kw, name):
+    no_extra_args(name, kw)
+    if dtype_of(x).kind not in "fc":
+        return reduce(x, axis=axis, keepdims=keepdims)
+    nans = isnan(x)
+    out = reduce(where(nans, fill, x), axis=axis, keepdims=keepdims)
+    return where(all(nans, axis=axis, keepdims=keepdims), numpy.nan, out)
+
+
+@implements(numpy.nanmax)
+def nanmax(x: Any, axis: Any = None, keepdims: bool = False, **kw: Any) -> Any:
+    """``numpy.nanmax`` (NaN where a slice is all NaN, without NumPy's warning)."""
+    return _nan_extremum(max, -numpy.inf, x, axis, keepdims, kw, "nanmax")
+
+
+@implements(numpy.nanmin)
+def nanmin(x: Any, axis: Any = None, keepdims: bool = False, **kw: Any) -> Any:
+    """``numpy.nanmin`` (NaN where a slice is all NaN, without NumPy's warning)."""
+    return _nan_extremum(min, numpy.inf, x, axis, keepdims, kw, "nanmin")
+
+
+def _nanarg(reduce: Any, fill: float, a: Any, axis: Any, keepdims: bool) -> Any:
+    a = as_operand(a)
+    if dtype_of(a).kind not in "fc":
+        return reduce(a, axis=axis, keepdims=keepdims)
+    nans = isnan(a)
+    out = reduce(where(nans, fill, a), axis=axis, keepdims=keepdims)
+    all_nan = all(nans, axis=axis, keepdims=keepdims)
+    if not isinstance(a, Tracer):
+        if bool(to_host(all_nan).any()):
+            raise ValueError("All-NaN slice encountered")
+        return out
+    return where(all_nan, -1, out)
+
+
+@implements(numpy.nanargmax)
+def nanargmax(a: Any, axis: int | None = None, out: Any = None, *, keepdims: bool = False) -> Any:
+    """``numpy.nanargmax``: the index of the largest non-NaN value (no derivative).
+
+    Example:
+        >>> import numpy as np
+        >>> int(nanargmax(np.array([1.0, np.nan, 3.0, 2.0])))
+        2
+    """
+    _no_out("nanargmax", out)
+    return _nanarg(argmax, -numpy.inf, a, axis, keepdims)
+
+
+@implements(numpy.nanargmin)
+def nanargmin(a: Any, axis: int | None = None, out: Any = None, *, keepdims: bool = False) -> Any:
+    """``numpy.nanargmin``: the index of the smallest non-NaN value (no derivative).
+
+    Example:
+        >>> import numpy as np
+        >>> int(nanargmin(np.array([1.0, np.nan, -3.0, 2.0])))
+        2
+    """
+    _no_out("nanargmin", out)
+    return _nanarg(argmin, numpy.inf, a, axis, keepdims)
+
+
+def _no_out(name: str, out: Any) -> None:
+    if out is not None:
+        raise TypeError(f"{name}: out= is not supported (arrays are immutable under transforms)")
+
+
+def _nan_replaced(a: Any, fill: float) -> Any:
+    a = as_operand(a)
+    if dtype_of(a).kind not in "fc":
+        return a
+    return where(isnan(a), fill, a)
+
+
+@implements(numpy.nancumsum)
+def nancumsum(a: Any, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
+    """``numpy.nancumsum``: NaNs count as zero (and get derivative 0).
+
+    Example:
+        >>> import numpy as np
+        >>> nancumsum(np.array([1.0, np.nan, 2.0])).tolist()
+        [1.0, 1.0, 3.0]
+    """
+    _no_out("nancumsum", out)
+    return cumsum(_nan_replaced(a, 0.0), axis=axis, dtype=dtype)
+
+
+@implements(numpy.nancumprod)
+def nancumprod(a: Any, axis: int | None = None, dtype: Any = None, out: Any = None) -> Any:
+    """``numpy.nancumprod``: NaNs count as one (and get derivative 0).
+
+    Example:
+        >>> import numpy as np
+        >>> nancumprod(np.array([2.0, np.nan, 3.0])).tolist()
+        [2.0, 2.0, 6.0]
+    """
+    _no_out("nancumprod", out)
+    return cumprod(_nan_replaced(a, 1.0), axis=axis, dtype=dtype)

@@ -1,0 +1,174 @@
+"""Set routines on sorted values: ``unique``, ``union1d``, ``intersect1d``, ``setdiff1d``,
+``setxor1d``, ``isin`` (NumPy's "Set routines").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from ftransforms.numpy.creation import as_operand, full, ones, zeros
+from ftransforms.numpy.dispatch import implements
+from ftransforms.numpy.helpers import INTP, dtype_of, no_extra_args, shape, size
+from ftransforms.numpy.indexing import getitem, take
+from ftransforms.numpy.manipulation import concatenate, expand_dims, ravel, reshape
+from ftransforms.numpy.reductions import any, cumsum, diff
+from ftransforms.numpy.sorting import argsort, true_positions
+from ftransforms.numpy.ufuncs import astype, equal, isnan, logical_and, logical_not, not_equal
+
+__all__ = ["unique", "union1d", "intersect1d", "setxor1d", "setdiff1d", "isin"]
+
+
+@implements(numpy.unique)
+def unique(
+    ar: Any,
+    return_index: bool = False,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    axis: int | None = None,
+    *,
+    equal_nan: bool = True,
+    sorted: bool = True,  # noqa: A002
+) -> Any:
+    """``numpy.unique`` (``axis=None`` only): the sorted distinct values, and optionally the
+    first indices, the inverse (shaped like ``ar``) and the counts.  Their number is read
+    from the values (the same for every ``vmap`` batch element); the values are
+    differentiable by gather (like ``jax.numpy.unique`` with ``size``).
+
+    Example:
+        >>> import numpy as np
+        >>> values, counts = unique(np.array([3, 1, 3, 2]), return_counts=True)
+        >>> values.tolist(), counts.tolist()
+        ([1, 2, 3], [1, 1, 2])
+    """
+    if axis is not None:
+        raise NotImplementedError("unique: only axis=None is supported")
+    ar = as_operand(ar)
+    in_shape = shape(ar)
+    flat = ravel(ar)
+    n = shape(flat)[0]
+    perm = astype(argsort(flat, kind="stable"), INTP)
+    s = take(flat, perm)
+    if n:
+        prev, cur = getitem(s, slice(None, -1)), getitem(s, slice(1, None))
+        new = not_equal(cur, prev)
+        if equal_nan and dtype_of(s).kind in "fc":
+            new = logical_and(new, logical_not(isnan(cur) & isnan(prev)))
+        flags = concatenate([ones((1,), bool, like=flat), new])
+    else:
+        flags = zeros((0,), bool, like=flat)
+    first = true_positions(flags, "unique(ar)")
+    out = [take(s, first)]
+    if return_index:
+        out.append(take(perm, first))
+    if return_inverse:
+        groups = cumsum(astype(flags, INTP)) - 1
+        inverse = take(groups, astype(argsort(perm), INTP))
+        out.append(reshape(astype(inverse, INTP), in_shape))
+    if return_counts:
+        ends = concatenate([first, full((1,), n, INTP, like=first)])
+        out.append(astype(diff(ends), INTP))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+@implements(numpy.union1d)
+def union1d(ar1: Any, ar2: Any) -> Any:
+    """``numpy.union1d``: the sorted distinct values of both arrays.
+
+    Example:
+        >>> import numpy as np
+        >>> union1d(np.array([3, 1]), np.array([2, 1])).tolist()
+        [1, 2, 3]
+    """
+    ar1 = as_operand(ar1)
+    return unique(concatenate([ravel(ar1), ravel(as_operand(ar2, ar1))]))
+
+
+def _sorted_pairs(ar1: Any, ar2: Any, assume_unique: bool) -> tuple[Any, Any, Any]:
+    """Both arrays made unique (unless assumed) and sorted together, with a mask of the
+    values that appear twice in a row (in both arrays)."""
+    ar1 = ravel(as_operand(ar1))
+    ar2 = ravel(as_operand(ar2, ar1))
+    if not assume_unique:
+        ar1, ar2 = unique(ar1), unique(ar2)
+    aux = concatenate([ar1, ar2])
+    aux = take(aux, astype(argsort(aux, kind="stable"), INTP))
+    return ar1, ar2, aux
+
+
+@implements(numpy.intersect1d)
+def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> Any:
+    """``numpy.intersect1d`` (without ``return_indices``): the sorted values in both.
+
+    Example:
+        >>> import numpy as np
+        >>> intersect1d(np.array([3, 1, 1]), np.array([1, 2, 3])).tolist()
+        [1, 3]
+    """
+    _, _, aux = _sorted_pairs(ar1, ar2, assume_unique)
+    if shape(aux)[0] < 2:
+        return getitem(aux, slice(0, 0))
+    dup = equal(getitem(aux, slice(1, None)), getitem(aux, slice(None, -1)))
+    return take(aux, true_positions(dup, "intersect1d(ar1, ar2)"))
+
+
+@implements(numpy.setxor1d)
+def setxor1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> Any:
+    """``numpy.setxor1d``: the sorted values in exactly one of the arrays.
+
+    Example:
+        >>> import numpy as np
+        >>> setxor1d(np.array([1, 2, 3]), np.array([2, 3, 4])).tolist()
+        [1, 4]
+    """
+    _, _, aux = _sorted_pairs(ar1, ar2, assume_unique)
+    if shape(aux)[0] == 0:
+        return aux
+    edge = ones((1,), bool, like=aux)
+    differs = not_equal(getitem(aux, slice(1, None)), getitem(aux, slice(None, -1)))
+    flag = concatenate([edge, differs, edge])
+    lone = logical_and(getitem(flag, slice(1, None)), getitem(flag, slice(None, -1)))
+    return take(aux, true_positions(lone, "setxor1d(ar1, ar2)"))
+
+
+@implements(numpy.setdiff1d)
+def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> Any:
+    """``numpy.setdiff1d``: the values of ``ar1`` not in ``ar2`` (sorted and distinct
+    unless ``assume_unique``, which keeps ``ar1``'s order).
+
+    Example:
+        >>> import numpy as np
+        >>> setdiff1d(np.array([4, 1, 2, 1]), np.array([2, 5])).tolist()
+        [1, 4]
+    """
+    a1 = ravel(as_operand(ar1))
+    a2 = ravel(as_operand(ar2, a1))
+    if not assume_unique:
+        a1 = unique(a1)
+    if shape(a2)[0] == 0 or shape(a1)[0] == 0:
+        return a1
+    hit = any(equal(reshape(a1, (-1, 1)), reshape(a2, (1, -1))), axis=1)
+    return take(a1, true_positions(logical_not(hit), "setdiff1d(ar1, ar2)"))
+
+
+@implements(numpy.isin)
+def isin(
+    element: Any, test_elements: Any, assume_unique: bool = False, invert: bool = False, **kw
+) -> Any:
+    """``numpy.isin`` (no derivative): whether each element is among ``test_elements``.
+
+    Example:
+        >>> import numpy as np
+        >>> isin(np.array([[0, 2], [4, 6]]), [1, 2, 4, 8]).tolist()
+        [[False, True], [True, False]]
+    """
+    kw.pop("kind", None)
+    no_extra_args("isin", kw)
+    element = as_operand(element, test_elements)
+    test = ravel(as_operand(test_elements, element))
+    if size(test) == 0:
+        out = zeros(shape(element), bool, like=element)
+    else:
+        out = any(expand_dims(element, -1) == test, axis=-1)
+    return logical_not(out) if invert else out

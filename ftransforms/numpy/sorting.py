@@ -1,0 +1,174 @@
+"""Sorting, searching and counting: ``sort``/``argsort``, ``partition``,
+``searchsorted``, ``argwhere``/``flatnonzero`` (NumPy's "Sorting, searching, and
+counting").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from ftransforms.core.errors import UnsupportedOperationError
+from ftransforms.core.tracer import Tracer
+from ftransforms.numpy.creation import as_operand
+from ftransforms.numpy.dispatch import implements
+from ftransforms.numpy.helpers import (
+    INTP,
+    concrete_arg,
+    dtype_of,
+    ndim,
+    normalize_axis,
+    same_across_batch,
+    shape,
+    xp_of,
+)
+from ftransforms.numpy.indexing import getitem, nonzero_mask, take, take_along_axis, unravel
+from ftransforms.numpy.manipulation import atleast_1d, ravel, stack
+from ftransforms.numpy.reductions import count_nonzero
+from ftransforms.numpy.ufuncs import astype, logical_not
+from ftransforms.ops import sorting as _sort
+
+__all__ = [
+    "argsort",
+    "sort",
+    "argpartition",
+    "partition",
+    "searchsorted",
+    "flatnonzero",
+    "argwhere",
+    "sort_complex",
+]
+
+
+def _sort_kind(kind: Any, stable: Any) -> Any:
+    return "stable" if stable else kind
+
+
+@implements(numpy.argsort)
+def argsort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, *, stable=None):
+    """``numpy.argsort`` (no derivative)."""
+    if order is not None:
+        raise UnsupportedOperationError("argsort: order= (structured arrays) is not supported")
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = normalize_axis(axis, ndim(a))
+    return _sort.argsort_p.bind(a, axis=axis, kind=_sort_kind(kind, stable))
+
+
+@implements(numpy.sort)
+def sort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, *, stable=None):
+    """``numpy.sort``; on tracers a gather through the stable sorting permutation, so tied
+    elements each keep their own derivative."""
+    if order is not None:
+        raise UnsupportedOperationError("sort: order= (structured arrays) is not supported")
+    if axis is None:
+        a, axis = ravel(a), 0
+    if not isinstance(a, Tracer):
+        return xp_of(a).sort(a, axis=axis, kind=_sort_kind(kind, stable))
+    axis = normalize_axis(axis, ndim(a))
+    perm = _sort.argsort_p.bind(a, axis=axis, kind="stable")
+    return take_along_axis(a, perm, axis)
+
+
+def _kth(kth: Any, n: int) -> tuple[int, ...]:
+    kth = concrete_arg(kth, "partition(a, kth)")
+    ks = numpy.atleast_1d(numpy.asarray(kth)).ravel()
+    return tuple(int(k) % n if -n <= int(k) < n else int(k) for k in ks)
+
+
+@implements(numpy.argpartition)
+def argpartition(a: Any, kth: Any, axis: int | None = -1, kind: str = "introselect", order=None):
+    """``numpy.argpartition`` (no derivative)."""
+    if order is not None:
+        raise UnsupportedOperationError("argpartition: order= is not supported")
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = normalize_axis(axis, ndim(a))
+    return _sort.argpartition_p.bind(a, kth=_kth(kth, shape(a)[axis]), axis=axis)
+
+
+@implements(numpy.partition)
+def partition(a: Any, kth: Any, axis: int | None = -1, kind: str = "introselect", order=None):
+    """``numpy.partition``: a gather through ``argpartition`` (values differentiable)."""
+    if order is not None:
+        raise UnsupportedOperationError("partition: order= is not supported")
+    if axis is None:
+        a, axis = ravel(a), 0
+    if not isinstance(a, Tracer):
+        return xp_of(a).partition(a, kth, axis=axis)
+    axis = normalize_axis(axis, ndim(a))
+    perm = argpartition(a, kth, axis=axis)
+    return take_along_axis(a, perm, axis)
+
+
+@implements(numpy.searchsorted)
+def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Any:
+    """``numpy.searchsorted`` (no derivative); under vmap ``a`` may be batched too."""
+    if side not in ("left", "right"):
+        raise ValueError(f"side must be 'left' or 'right' (got {side!r})")
+    if ndim(a) != 1:
+        raise ValueError("object too deep for desired array")
+    if sorter is not None:
+        a = take(a, sorter)
+    return _sort.searchsorted_p.bind(a, v, side=side)
+
+
+def true_positions(flat_mask: Any, what: str) -> Any:
+    """The positions of the true elements of a 1-d boolean ``flat_mask``, ascending (a
+    stable sort of ``~mask`` puts them first): their number is read from the values."""
+    count = same_across_batch(
+        count_nonzero(flat_mask),
+        what,
+        "the number of nonzero elements must be the same for every batch element "
+        "(or use fnp.where(mask, x, 0) / a sum weighted by the mask instead)",
+    )
+    order = argsort(astype(logical_not(flat_mask), numpy.int8), kind="stable")
+    return astype(getitem(order, slice(0, count)), INTP)
+
+
+@implements(numpy.flatnonzero)
+def flatnonzero(a: Any) -> Any:
+    """``numpy.flatnonzero``: indices of the nonzero elements of ``ravel(a)``.
+
+    Example:
+        >>> import numpy as np
+        >>> flatnonzero(np.array([[0, 2], [3, 0]])).tolist()
+        [1, 2]
+    """
+    a = as_operand(a)
+    return true_positions(ravel(nonzero_mask(a)), "flatnonzero(a)")
+
+
+@implements(numpy.argwhere)
+def argwhere(a: Any) -> Any:
+    """``numpy.argwhere``: the coordinates of the nonzero elements, one row each.
+
+    Example:
+        >>> import numpy as np
+        >>> argwhere(np.array([[0, 2], [3, 0]])).tolist()
+        [[0, 1], [1, 0]]
+    """
+    a = as_operand(a)
+    if ndim(a) == 0:
+        return getitem(argwhere(atleast_1d(a)), (slice(None), slice(0, 0)))
+    flat = true_positions(ravel(nonzero_mask(a)), "argwhere(a)")
+    return stack(unravel(flat, shape(a)), axis=1)
+
+
+@implements(numpy.sort_complex)
+def sort_complex(a: Any) -> Any:
+    """``numpy.sort_complex``: sort by real part, then imaginary part (a complex result;
+    differentiable by gather like :func:`fnp.sort`).
+
+    Example:
+        >>> import numpy as np
+        >>> sort_complex(np.array([1 + 2j, 1 - 1j, 0j])).tolist()
+        [0j, (1-1j), (1+2j)]
+    """
+    b = sort(as_operand(a), axis=-1)
+    dt = dtype_of(b)
+    if dt.kind == "c":
+        return b
+    target = {"b": "F", "h": "F", "B": "F", "H": "F", "g": "G"}.get(dt.char, "D")
+    return astype(b, numpy.dtype(target))

@@ -1,0 +1,199 @@
+"""Universal functions: each NumPy ufunc with a primitive is that primitive, plus the
+rounding, complex-part, casting and clipping functions written as one primitive each
+(NumPy's "Universal functions" and the elementwise part of "Mathematical functions").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from ftransforms.core.errors import UnsupportedOperationError
+from ftransforms.numpy.dispatch import implements
+from ftransforms.numpy.helpers import dtype_of, shape, xp_of
+from ftransforms.ops import elementwise as _ew
+
+__all__ = [
+    "negative",
+    "exp",
+    "exp2",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "sqrt",
+    "cbrt",
+    "square",
+    "reciprocal",
+    "sin",
+    "cos",
+    "tan",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "arcsinh",
+    "arccosh",
+    "arctanh",
+    "abs",
+    "absolute",
+    "fabs",
+    "sign",
+    "floor",
+    "ceil",
+    "trunc",
+    "rint",
+    "fix",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "signbit",
+    "logical_not",
+    "invert",
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "true_divide",
+    "power",
+    "maximum",
+    "minimum",
+    "arctan2",
+    "remainder",
+    "mod",
+    "floor_divide",
+    "equal",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "positive",
+    "round",
+    "around",
+    "stop_gradient",
+    "clip",
+    "astype",
+    "real",
+    "imag",
+    "conj",
+    "conjugate",
+]
+
+
+negative = _ew.negative_p
+exp, exp2, expm1 = _ew.exp_p, _ew.exp2_p, _ew.expm1_p
+log, log2, log10, log1p = _ew.log_p, _ew.log2_p, _ew.log10_p, _ew.log1p_p
+sqrt, cbrt, square, reciprocal = _ew.sqrt_p, _ew.cbrt_p, _ew.square_p, _ew.reciprocal_p
+sin, cos, tan = _ew.sin_p, _ew.cos_p, _ew.tan_p
+arcsin, arccos, arctan = _ew.arcsin_p, _ew.arccos_p, _ew.arctan_p
+sinh, cosh, tanh = _ew.sinh_p, _ew.cosh_p, _ew.tanh_p
+arcsinh, arccosh, arctanh = _ew.arcsinh_p, _ew.arccosh_p, _ew.arctanh_p
+abs = absolute = fabs = _ew.abs_p  # noqa: A001
+sign, floor, ceil, trunc, rint = _ew.sign_p, _ew.floor_p, _ew.ceil_p, _ew.trunc_p, _ew.rint_p
+fix = trunc
+implements(numpy.fix)(fix)  # numpy.fix is no ufunc: it dispatches by __array_function__
+isnan, isinf, isfinite, signbit = _ew.isnan_p, _ew.isinf_p, _ew.isfinite_p, _ew.signbit_p
+logical_not, invert = _ew.logical_not_p, _ew.invert_p
+add, subtract, multiply = _ew.add_p, _ew.subtract_p, _ew.multiply_p
+divide = true_divide = _ew.divide_p
+power, maximum, minimum, arctan2 = _ew.power_p, _ew.maximum_p, _ew.minimum_p, _ew.arctan2_p
+remainder = mod = _ew.remainder_p
+floor_divide = _ew.floor_divide_p
+equal, not_equal, less, less_equal = _ew.equal_p, _ew.not_equal_p, _ew.less_p, _ew.less_equal_p
+greater, greater_equal = _ew.greater_p, _ew.greater_equal_p
+logical_and, logical_or, logical_xor = _ew.logical_and_p, _ew.logical_or_p, _ew.logical_xor_p
+bitwise_and, bitwise_or, bitwise_xor = _ew.bitwise_and_p, _ew.bitwise_or_p, _ew.bitwise_xor_p
+
+
+def positive(x: Any) -> Any:
+    return x
+
+
+@implements(numpy.around, numpy.round)
+def round(x: Any, decimals: int = 0) -> Any:  # noqa: A001
+    """``numpy.round`` (derivative 0)."""
+    return _ew.round_p.bind(x, decimals=decimals)
+
+
+around = round
+
+
+def stop_gradient(x: Any) -> Any:
+    """``x`` with no derivative at any transform level (still batched under ``vmap``).
+
+    Example:
+        >>> from ftransforms import grad
+        >>> float(grad(lambda x: x * stop_gradient(x))(3.0))
+        3.0
+    """
+    return _ew.stop_gradient_p.bind(x)
+
+
+@implements(numpy.clip)
+def clip(a: Any, a_min: Any = None, a_max: Any = None, **kwargs: Any) -> Any:
+    """``numpy.clip`` (``min``/``max`` keywords accepted too); ties share the derivative."""
+    a_min = kwargs.pop("min", a_min)
+    a_max = kwargs.pop("max", a_max)
+    if kwargs:
+        raise UnsupportedOperationError(f"clip: unsupported arguments {sorted(kwargs)}")
+    if a_min is not None:
+        a = maximum(a, a_min)
+    if a_max is not None:
+        a = minimum(a, a_max)
+    return a
+
+
+@implements("numpy.astype")
+def astype(x: Any, dtype: Any, copy: bool = True) -> Any:
+    """``x.astype(dtype)``; a cast to an integer or bool dtype has no derivative."""
+    dtype = numpy.dtype(dtype)
+    if dtype_of(x) == dtype and not isinstance(x, (int, float, complex)):
+        return x
+    return _ew.convert_p.bind(x, dtype=dtype)
+
+
+@implements(numpy.real)
+def real(x: Any) -> Any:
+    """Real part (real inputs are returned as they are)."""
+    return _ew.real_p.bind(x) if dtype_of(x).kind == "c" else x
+
+
+@implements(numpy.imag)
+def imag(x: Any) -> Any:
+    """Imaginary part (constant zeros for real inputs)."""
+    if dtype_of(x).kind == "c":
+        return _ew.imag_p.bind(x)
+    return xp_of(x).zeros(shape(x), dtype=dtype_of(x))  # fnp.zeros_like(x): a constant
+
+
+@implements(numpy.conjugate)
+def conj(x: Any) -> Any:
+    """Complex conjugate (real inputs are returned as they are)."""
+    return _ew.conj_p.bind(x) if dtype_of(x).kind == "c" else x
+
+
+conjugate = conj
+
+
+def float_input(x: Any, dtype: Any) -> Any:
+    if dtype is not None:
+        return astype(x, dtype)
+    if dtype_of(x).kind not in "fc":
+        return astype(x, numpy.float64)
+    return x
+
+
+def to_float(x: Any) -> Any:
+    """``x`` cast to float64 when it is an integer or bool (NumPy's float ufunc loops)."""
+    return astype(x, numpy.float64) if dtype_of(x).kind in "biu" else x
