@@ -71,3 +71,29 @@ class MixedBackendError(FTransformsError, TypeError):
 
 class RandomnessError(FTransformsError, RuntimeError):
     """Random numbers drawn under ``vmap(randomness='error')`` or a bad ``randomness``."""
+
+
+# -- ftransforms.distributed (dask) -------------------------------------------------------
+
+
+class ChunksError(FTransformsError, ValueError):
+    """A dask array whose chunks cannot be mapped over (several chunks on an unmapped axis,
+    unknown chunk sizes)."""
+
+
+class DaskArrayError(FTransformsError, TypeError, ValueError):
+    """A lazy dask array where an in-memory array is needed (the single-machine
+    transforms, or an argument of ``ftransforms.distributed`` that must be in memory)."""
+
+
+class DistributedNestingError(FTransformsError, RuntimeError):
+    """An ``ftransforms.distributed`` function called inside a transform (they are
+    outermost)."""
+
+
+class FunctionPicklingError(FTransformsError, TypeError):
+    """A function given to ``ftransforms.distributed`` cannot be pickled for the workers."""
+
+
+class MissingDependencyError(FTransformsError, ImportError):
+    """An optional dependency (dask for ``ftransforms.distributed``) is not installed."""
