@@ -95,5 +95,9 @@ class FunctionPicklingError(FTransformsError, TypeError):
     """A function given to ``ftransforms.distributed`` cannot be pickled for the workers."""
 
 
+class ReduceError(FTransformsError, ValueError):
+    """A ``reduce`` or ``split_every`` that ``fd.map_reduce`` does not support."""
+
+
 class MissingDependencyError(FTransformsError, ImportError):
     """An optional dependency (dask for ``ftransforms.distributed``) is not installed."""
