@@ -8,6 +8,8 @@ written for either library keeps working.  Messages start with the call form
 
 from __future__ import annotations
 
+import pickle
+
 
 class FTransformsError(Exception):
     """Base class of every error ftransforms raises on purpose."""
@@ -91,7 +93,7 @@ class DistributedNestingError(FTransformsError, RuntimeError):
     outermost)."""
 
 
-class FunctionPicklingError(FTransformsError, TypeError):
+class FunctionPicklingError(FTransformsError, TypeError, pickle.PicklingError):
     """A function given to ``ftransforms.distributed`` cannot be pickled for the workers."""
 
 
