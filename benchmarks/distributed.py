@@ -58,6 +58,19 @@ def make_block(start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
     return x, np.eye(OUT, dtype=np.float32)[y]
 
 
+_META_X = np.empty((0, 0), np.float32)
+
+
+def _x_block(block_info=None):
+    (start, stop), _ = block_info[None]["array-location"]
+    return make_block(start, stop)[0]
+
+
+def _y_block(block_info=None):
+    (start, stop), _ = block_info[None]["array-location"]
+    return make_block(start, stop)[1]
+
+
 def loss(params: dict, x: np.ndarray, y: np.ndarray) -> Any:
     h = np.tanh(x @ params["w1"] + params["b1"])
     logits = h @ params["w2"] + params["b2"]
@@ -143,10 +156,10 @@ def scaling(client: Any, da: Any, n: int, chunks: list[int], reps: int) -> list[
             return total
 
         t_base, want = _median_time(baseline, reps)
-        X = da.concatenate([da.from_array(x, chunks=x.shape) for x, _ in blocks])
-        Y = da.concatenate([da.from_array(y, chunks=y.shape) for _, y in blocks])
-        X, Y = fd.persist((X, Y))
-        client.wait_for_workers(1)
+        rows = (tuple(e - s for s, e in bounds),)
+        X = da.map_blocks(_x_block, chunks=rows + ((IN,),), dtype=np.float32, meta=_META_X)
+        Y = da.map_blocks(_y_block, chunks=rows + ((OUT,),), dtype=np.float32, meta=_META_X)
+        X, Y = fd.persist((X, Y))  # made on the workers and kept there
         from distributed import wait  # noqa: PLC0415  (only with distributed installed)
 
         wait([X, Y])

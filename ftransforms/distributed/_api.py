@@ -111,12 +111,12 @@ def _is_dask(value: Any) -> bool:
 def _check_backends(values: list, names: list[str], where: str) -> None:
     """NumPy and CuPy chunks (or in-memory arrays) mixed: refused before anything runs."""
     kinds = {}
-    for value, name in zip(values, names):
-        sample = value._meta if _is_dask(value) else value
+    samples = [getattr(v, "_meta", None) if _is_dask(v) else v for v in values]
+    for sample, name in zip(samples, names):
         if is_array(sample):
             kinds.setdefault(namespace_of(sample).__name__, name)
     try:
-        namespace_of(*(v._meta if _is_dask(v) else v for v in values if _is_array_like(v)))
+        namespace_of(*(v for v in samples if is_array(v)))
     except MixedBackendError:
         listing = ", ".join(f"{name} has {ns} chunks" for ns, name in kinds.items())
         raise MixedBackendError(
@@ -124,10 +124,6 @@ def _check_backends(values: list, names: list[str], where: str) -> None:
             f"one backend first (x.map_blocks(cupy.asarray) to the GPU, "
             f"x.map_blocks(cupy.asnumpy) to the host)"
         ) from None
-
-
-def _is_array_like(value: Any) -> bool:
-    return _is_dask(value) or is_array(value)
 
 
 def _rows_per_task(n: Any, where: str) -> int:
@@ -258,6 +254,11 @@ def _batch_inputs(func, in_dims, args, kwargs, chunk_size, where) -> _Batch:
             raise InDimsError(
                 f"{where}: {names[i]} is a {type(leaf).__name__}, which has no axis {d} to "
                 f"map over; give it in_dim None or pass an array (dask or in-memory)"
+            )
+        if _is_dask(leaf) and not isinstance(getattr(leaf, "chunks", None), tuple):
+            raise InDimsError(
+                f"{where}: {names[i]} is a dask {type(leaf).__name__}, not a dask array; "
+                f"make it one (e.g. dask.array.from_delayed) to map over it"
             )
         rank = len(leaf.shape)
         if not -rank <= d < rank:
