@@ -21,6 +21,7 @@ from ftransforms.core.errors import (
     ArgnumsError,
     AuxError,
     ChunkSizeError,
+    DaskArrayError,
     EscapedTracerError,
     GradOutputError,
     InDimsError,
@@ -118,6 +119,20 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _is_dask(value: Any) -> bool:
+    """A dask collection, recognized by its type's module: the core never imports dask."""
+    return type(value).__module__.startswith("dask")
+
+
+def _dask_error(where: str, what: Any) -> DaskArrayError:
+    what = what() if callable(what) else what
+    return DaskArrayError(
+        f"{where}: {what} is a lazy dask array, but this transform runs on in-memory "
+        f"NumPy/CuPy arrays; map over dask arrays with ftransforms.distributed (fd.vmap, "
+        f"fd.map_reduce, fd.jacrev, fd.hessian), or pass x.compute()"
+    )
+
+
 def _to_array(value: Any, where: str, what: Any) -> Any:
     """``value`` as an array (Python numbers become 0-d arrays); ``what`` names it in the
     error, and may be a zero-argument callable so that the name is only made on error."""
@@ -125,6 +140,8 @@ def _to_array(value: Any, where: str, what: Any) -> Any:
         return value
     if isinstance(value, (bool, int, float, complex, numpy.generic)):
         return numpy.asarray(value)
+    if _is_dask(value):
+        raise _dask_error(where, what)
     what = what() if callable(what) else what
     raise TypeError(
         f"{where}: {what} must be an array or a Python number, got {type(value).__name__}; "
@@ -285,6 +302,8 @@ def _vmap_inputs(func, in_dims, args, where):
     sizes = []
     for i, (leaf, d) in enumerate(zip(leaves, dims)):
         if d is None:
+            if type(leaf) not in _LEAF_TYPES and _is_dask(leaf):
+                raise _dask_error(where, _leaf_names(func, args)[i])
             continue
         if leaf is None:
             _check_none_arg(func, in_dims, args, i, d, where)
@@ -296,6 +315,8 @@ def _vmap_inputs(func, in_dims, args, where):
                 f"{_leaf_names(func, args)[i]}"
             )
         if not (isinstance(leaf, Tracer) or is_array(leaf)):
+            if _is_dask(leaf):
+                raise _dask_error(where, _leaf_names(func, args)[i])
             raise InDimsError(
                 f"{where}: {_leaf_names(func, args)[i]} is a {type(leaf).__name__}, which has "
                 f"no axis {d} to map over; give it in_dim None or pass an array"
@@ -671,6 +692,8 @@ def _check_differentiable(arg, where, name):
 
 
 def _check_scalar_output(value, where):
+    if type(value) is not numpy.ndarray and _is_dask(value):
+        raise _dask_error(where, "the output (computed from a dask argument)")
     s = fnp.shape(value)
     dt = dtype_of(value)
     if s != ():

@@ -8,6 +8,8 @@ written for either library keeps working.  Messages start with the call form
 
 from __future__ import annotations
 
+import pickle
+
 
 class FTransformsError(Exception):
     """Base class of every error ftransforms raises on purpose."""
@@ -71,3 +73,33 @@ class MixedBackendError(FTransformsError, TypeError):
 
 class RandomnessError(FTransformsError, RuntimeError):
     """Random numbers drawn under ``vmap(randomness='error')`` or a bad ``randomness``."""
+
+
+# -- ftransforms.distributed (dask) -------------------------------------------------------
+
+
+class ChunksError(FTransformsError, ValueError):
+    """A dask array whose chunks cannot be mapped over (several chunks on an unmapped axis,
+    unknown chunk sizes)."""
+
+
+class DaskArrayError(FTransformsError, TypeError, ValueError):
+    """A lazy dask array where an in-memory array is needed (the single-machine
+    transforms, or an argument of ``ftransforms.distributed`` that must be in memory)."""
+
+
+class DistributedNestingError(FTransformsError, RuntimeError):
+    """An ``ftransforms.distributed`` function called inside a transform (they are
+    outermost)."""
+
+
+class FunctionPicklingError(FTransformsError, TypeError, pickle.PicklingError):
+    """A function given to ``ftransforms.distributed`` cannot be pickled for the workers."""
+
+
+class ReduceError(FTransformsError, ValueError):
+    """A ``reduce`` or ``split_every`` that ``fd.map_reduce`` does not support."""
+
+
+class MissingDependencyError(FTransformsError, ImportError):
+    """An optional dependency (dask for ``ftransforms.distributed``) is not installed."""
