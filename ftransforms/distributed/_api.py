@@ -38,6 +38,7 @@ from ftransforms.core.errors import (
 from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
 from ftransforms.distributed import _tasks
+from ftransforms.numpy.helpers import dtype_of
 from ftransforms.pytree import (
     broadcast_prefix,
     path_str,
@@ -606,8 +607,8 @@ def _point(func, argnums, args, where) -> tuple[int, Any]:
     x = args[nums[0]]
     if _is_dask(x):
         return nums[0], x  # reported by _in_memory_args, with the argument's name
-    if not is_array(x) or fnp._dtype(x).kind != "f":
-        what = fnp._dtype(x) if is_array(x) else type(x).__name__
+    if not is_array(x) or dtype_of(x).kind != "f":
+        what = dtype_of(x) if is_array(x) else type(x).__name__
         raise NonDifferentiableInputError(
             f"{where}: {api._arg_names(func, len(args))[nums[0]]} must be a real "
             f"floating-point array, got {what}; pass it as float (x.astype(np.float64))"
@@ -643,8 +644,8 @@ def jacrev(func: Callable, argnums: int = 0, *, rows_per_task: int) -> Callable:
         argnum, x = _point(func, argnums, args, where)
         _in_memory_args(func, args, kwargs, where)
         out, vjp_fn = api.vjp(lambda v: func(*_tasks._with(args, argnum, v), **kwargs), x)
-        if not is_array(out) or fnp._dtype(out).kind != "f":
-            what = f"dtype {fnp._dtype(out)}" if is_array(out) else type(out).__name__
+        if not is_array(out) or dtype_of(out).kind != "f":
+            what = f"dtype {dtype_of(out)}" if is_array(out) else type(out).__name__
             raise GradOutputError(
                 f"{where}: the function must return one real floating-point array, got "
                 f"{what}; return a single float array (concatenate pytree outputs)"

@@ -61,4 +61,3 @@ from ftransforms.numpy.ufuncs import *  # noqa: F403
 
 # isort: split
 from ftransforms.numpy import array_methods, fft, linalg, protocol  # noqa: F401
-from ftransforms.numpy.helpers import dtype_of as _dtype  # noqa: F401  (ftransforms/ops/nn.py)
