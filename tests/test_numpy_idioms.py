@@ -323,3 +323,21 @@ def test_numpy_functions_given_lists(np_f, jnp_f):
     close(np_f(a), jnp_f(jnp.asarray(a)))
     close(grad(np_f)(a), jax.grad(jnp_f)(jnp.asarray(a)))
     close(vmap(grad(np_f))(np.stack([a, 2 * a])), [grad(np_f)(a), grad(np_f)(2 * a)])
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda t: np.array([t, 1.0]).sum(),
+        lambda t: np.asarray([t, 1.0]).sum(),
+        lambda t: np.mean([t, 2.0 * t]),
+        lambda t: np.sum((t, 1.0)),
+    ],
+)
+def test_numpy_conversions_of_lists_holding_tracers_name_the_fix(f):
+    # NumPy converts a list element by element (__array__ on each tracer) without a
+    # protocol that hands the list to us, so these stay refused, with the fnp spelling.
+    with pytest.raises(
+        TracerConversionError, match=r"^grad\(<lambda>\): .*fnp\.array\(\[\.\.\.\]\)"
+    ):
+        grad(f)(1.0)
