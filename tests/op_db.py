@@ -1694,9 +1694,9 @@ _wire(
 )
 # numpy.fft: ordinary float32/float64 entries with NumPy as the reference (see the module)
 op_db_fft.register(add, S)
-# ftransforms/numpy/_quantiles.py, _statistics.py, _signal.py, _polynomials.py, _builders.py
+# ftransforms/numpy/statistics.py, signal.py, polynomials.py, ranges.py, matrices.py, rearranging.py
 op_db_stats.register(add, S, JNP)
-# ftransforms/numpy/_sets_and_indices.py
+# ftransforms/numpy/sets.py, sorting.py, indexing.py (index builders), reductions.py (nan*)
 op_db_sets.register(add, S, JNP)
 
 

@@ -1,4 +1,4 @@
-"""Op-database entries for ``ftransforms/numpy/_sets_and_indices.py`` (NaN-aware
+"""Op-database entries for the set, index and NaN-aware functions of ``fnp`` (NaN-aware
 arg-reductions and cumulations, indices of nonzero elements, index arithmetic, ``unwrap``,
 ``sort_complex``, whole-array comparisons, ``unique`` and the set functions).
 

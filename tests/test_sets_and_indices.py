@@ -1,6 +1,6 @@
-"""Focused tests of ``ftransforms/numpy/_sets_and_indices.py``: outputs (values and dtypes)
-against NumPy, derivatives against ``jax.numpy``, and ``vmap`` of value-dependent shapes
-(the same size for every batch element works, different sizes raise
+"""Focused tests of the set, index-builder and NaN-aware functions of ``fnp``: outputs
+(values and dtypes) against NumPy, derivatives against ``jax.numpy``, and ``vmap`` of
+value-dependent shapes (the same size for every batch element works, different sizes raise
 ``BatchedControlFlowError``)."""
 
 from __future__ import annotations

@@ -10,7 +10,9 @@ operators, methods such as ``.sum()`` and NumPy's ``__array_ufunc__``/``__array_
 
 from __future__ import annotations
 
+import dis
 import math
+import sys
 from typing import Any
 
 from ftransforms.core.errors import EscapedTracerError, InPlaceError, TracerConversionError
@@ -28,14 +30,17 @@ def escaped_error(tracer: Tracer, use: str) -> EscapedTracerError:
     )
 
 
-def _refuse_inplace(op: str):
-    def method(self: Tracer, other: Any) -> Any:
-        raise InPlaceError(
-            f"{self._interp.name}: x {op}= y on a tracer would write into an array the "
-            f"transform is tracking (tracers are immutable); write x = x {op} y instead."
-        )
+_STORE_SUBSCR = dis.opmap["STORE_SUBSCR"]
 
-    return method
+
+def _storing_into_an_array(depth: int) -> bool:
+    """Whether the Python frame ``depth`` levels up is executing ``a[i] = value``: NumPy
+    converts a value written into one of its arrays with ``float()``/``__array__``."""
+    try:
+        frame = sys._getframe(depth + 1)
+    except ValueError:  # pragma: no cover  (no such frame)
+        return False
+    return frame.f_code.co_code[frame.f_lasti] == _STORE_SUBSCR
 
 
 class Tracer:
@@ -105,14 +110,29 @@ class Tracer:
         self._check_live("bool()")
         return bool(self._concrete())
 
+    def _written_into_array_error(self) -> InPlaceError:
+        self._check_live("a[i] = t")
+        return InPlaceError(
+            f"{self._interp.name}: a[i] = t writes a traced value into a NumPy array, which "
+            f"cannot hold what the transform tracks (its derivative or its batch).  Use the "
+            f"functional form a = fnp.at(a)[i].set(t) (a new array; also .add(t)), or build "
+            f"the result without writing into it (a = a + t, fnp.where, fnp.stack)."
+        )
+
     def __float__(self) -> float:
+        if _storing_into_an_array(1):
+            raise self._written_into_array_error()
         raise self._conversion_error("float()")
 
     def __complex__(self) -> complex:
+        if _storing_into_an_array(1):
+            raise self._written_into_array_error()
         raise self._conversion_error("complex()")
 
     def __int__(self) -> int:
         if self.dtype.kind not in "iub":
+            if _storing_into_an_array(1):
+                raise self._written_into_array_error()
             raise self._conversion_error("int()")
         self._check_live("int()")
         return int(self._concrete())
@@ -126,12 +146,14 @@ class Tracer:
         return self._concrete().item()
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        if _storing_into_an_array(1):
+            raise self._written_into_array_error()
         self._check_live("numpy.asarray()")
         raise TracerConversionError(
-            f"{self._interp.name}: numpy.asarray()/numpy.array() on a tracer: the result "
-            f"would be a plain array that the transform cannot see.  Use fnp.asarray(x) "
-            f"(ftransforms.numpy) or drop the conversion; numpy functions such as np.sum(x) "
-            f"work on tracers directly."
+            f"{self._interp.name}: numpy.asarray()/numpy.array() on a tracer (or on a list "
+            f"holding one): the result would be a plain array that the transform cannot "
+            f"see.  Use fnp.asarray(x) / fnp.array([...]) (ftransforms.numpy) or drop the "
+            f"conversion; numpy functions such as np.sum(x) work on tracers directly."
         )
 
     def tolist(self) -> Any:
@@ -148,11 +170,5 @@ class Tracer:
 
     __hash__ = None  # type: ignore[assignment]
 
-    __iadd__ = _refuse_inplace("+")
-    __isub__ = _refuse_inplace("-")
-    __imul__ = _refuse_inplace("*")
-    __itruediv__ = _refuse_inplace("/")
-    __ifloordiv__ = _refuse_inplace("//")
-    __imod__ = _refuse_inplace("%")
-    __ipow__ = _refuse_inplace("**")
-    __imatmul__ = _refuse_inplace("@")
+    # No __iadd__ & co.: ``t += u`` falls back to ``t = t + u`` and rebinds the name to a
+    # new tracer, as for JAX arrays (the old tracer is untouched).

@@ -56,6 +56,7 @@ __all__ = [
     "normalize_index",
     "getitem",
     "IndexUpdateHelper",
+    "at",
     "physical_zeros_like",
     "take_along_axis",
     "take",
@@ -239,6 +240,24 @@ class IndexUpdateHelper:
 
     def __getitem__(self, index: Any) -> _IndexUpdate:
         return _IndexUpdate(self.x, index)
+
+
+def at(x: Any) -> IndexUpdateHelper:
+    """Functional index updates of any array: ``fnp.at(a)[i].set(v)`` is a new array equal to
+    ``a`` with ``a[i]`` replaced by ``v`` (also ``.add``, ``.multiply``, ``.min``, ``.max``,
+    ``.get``), for NumPy and CuPy arrays and tracers alike (``t.at[i]`` on a tracer).
+    ``a`` itself is left as it was.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import grad
+        >>> a = np.zeros(3)
+        >>> at(a)[1].set(5.0).tolist(), a.tolist()
+        ([0.0, 5.0, 0.0], [0.0, 0.0, 0.0])
+        >>> grad(lambda t: (at(a)[1].set(t) * np.arange(3.0)).sum())(2.0)
+        array(1.)
+    """
+    return IndexUpdateHelper(x)
 
 
 def physical_zeros_like(x: Any) -> Any:

@@ -12,6 +12,7 @@ from typing import Any
 import numpy
 
 from ftransforms.core.errors import UnsupportedOperationError
+from ftransforms.numpy.creation import asarray
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import ndim, no_extra_args, normalize_axis, shape
 from ftransforms.numpy.indexing import getitem
@@ -35,8 +36,15 @@ __all__ = [
 ]
 
 
+def _sequence_as_array(x: Any) -> Any:
+    """A list or tuple (perhaps holding tracers) as an array; anything else as it is (Python
+    scalars stay weakly typed)."""
+    return asarray(x) if isinstance(x, (list, tuple)) else x
+
+
 def matmul(a: Any, b: Any) -> Any:
     """``numpy.matmul`` / ``@``."""
+    a, b = _sequence_as_array(a), _sequence_as_array(b)
     ra, rb = ndim(a), ndim(b)
     if ra == 0 or rb == 0:
         raise ValueError("matmul: input operand does not have enough dimensions")
@@ -46,6 +54,7 @@ def matmul(a: Any, b: Any) -> Any:
 @implements(numpy.dot)
 def dot(a: Any, b: Any) -> Any:
     """``numpy.dot``."""
+    a, b = _sequence_as_array(a), _sequence_as_array(b)
     ra, rb = ndim(a), ndim(b)
     if ra == 0 or rb == 0:
         return multiply(a, b)
@@ -57,12 +66,14 @@ def dot(a: Any, b: Any) -> Any:
 @implements(numpy.vdot)
 def vdot(a: Any, b: Any) -> Any:
     """``numpy.vdot`` (real inputs)."""
+    a, b = _sequence_as_array(a), _sequence_as_array(b)
     return sum(ravel(a) * ravel(b))
 
 
 @implements(numpy.inner)
 def inner(a: Any, b: Any) -> Any:
     """``numpy.inner``."""
+    a, b = _sequence_as_array(a), _sequence_as_array(b)
     if ndim(a) == 0 or ndim(b) == 0:
         return multiply(a, b)
     return tensordot(a, b, axes=([ndim(a) - 1], [ndim(b) - 1]))
@@ -71,12 +82,14 @@ def inner(a: Any, b: Any) -> Any:
 @implements(numpy.outer)
 def outer(a: Any, b: Any) -> Any:
     """``numpy.outer``."""
+    a, b = _sequence_as_array(a), _sequence_as_array(b)
     return multiply(reshape(a, (-1, 1)), reshape(b, (1, -1)))
 
 
 @implements(numpy.kron)
 def kron(a: Any, b: Any) -> Any:
     """``numpy.kron``: a broadcast product of interleaved axes, reshaped."""
+    a, b = _sequence_as_array(a), _sequence_as_array(b)
     ra, rb = ndim(a), ndim(b)
     if ra == 0 or rb == 0:
         return multiply(a, b)
@@ -94,6 +107,7 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 @implements(numpy.tensordot)
 def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
     """``numpy.tensordot``."""
+    a, b = _sequence_as_array(a), _sequence_as_array(b)
     ra, rb = ndim(a), ndim(b)
     if isinstance(axes, (int, numpy.integer)):
         axes_a, axes_b = list(range(ra - int(axes), ra)), list(range(int(axes)))

@@ -98,7 +98,8 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
         raise InPlaceError(
             f"{_call_form((inputs, kwargs))}numpy.{name}(..., out=...) with a tracer (also "
             f"what `a += x` does for a NumPy array a): tracers are immutable and cannot be "
-            f"written into; use the returned value instead of out= (write a = a + x)."
+            f"written into; use the returned value instead of out= (write a = a + x, or "
+            f"a = fnp.at(a)[i].add(x) for a part of a)."
         )
     kwargs.pop("out", None)
     dtype = kwargs.pop("dtype", None)

@@ -1,0 +1,343 @@
+"""NumPy idioms in transformed code: augmented assignment, writes into NumPy arrays,
+``fnp.at`` and arrays built from Python sequences that hold tracers.
+
+Oracles: the same function on plain arrays (values), JAX (derivatives), Python loops (vmap).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import ftransforms.numpy as fnp
+from ftransforms import grad, jacfwd, jacrev, jvp, vjp, vmap
+from ftransforms.errors import InPlaceError, TracerConversionError
+from tests.tolerances import tol
+
+jax.config.update("jax_enable_x64", True)
+
+
+def close(a, b):
+    a = np.asarray(a)
+    dt = a.dtype if a.dtype.kind == "f" else np.float64
+    np.testing.assert_allclose(a, np.asarray(b), **tol(dt))
+
+
+# -- 1. augmented assignment rebinds --------------------------------------------------
+
+
+AUG_OPS = ["+", "-", "*", "/", "**", "@", "//", "%", "&", "|", "^"]
+
+
+def _aug(op):
+    ns: dict = {}
+    exec(f"def h(x, y):\n    z = x\n    z {op}= y\n    return z, x\n", ns)
+    return ns["h"]
+
+
+@pytest.mark.parametrize("op", AUG_OPS)
+def test_augmented_assignment_rebinds_under_vmap(op):
+    h = _aug(op)
+    if op in "&|^":
+        x, y = np.array([[1, 2, 3], [4, 5, 6]]), np.array([[7, 1, 2], [3, 3, 0]])
+    elif op == "@":
+        x, y = np.arange(8.0).reshape(2, 2, 2) + 1, np.ones((2, 2, 2)) * 0.5
+    else:
+        x, y = np.arange(1.0, 7.0).reshape(2, 3), np.full((2, 3), 1.5)
+    z, x_back = vmap(h)(x, y)
+    for i in range(2):
+        z_i, _ = h(x[i].copy(), y[i])
+        close(z[i], z_i)
+    close(x_back, x)  # the tracer the name used to hold is unchanged
+
+
+@pytest.mark.parametrize("op", ["+", "-", "*", "/", "**"])
+def test_augmented_assignment_derivatives_match_jax(op):
+    h = _aug(op)
+
+    def f(x):
+        z, _ = h(x, x * 0.5 + 1.0)
+        z, _ = h(z, x)
+        return z.sum()
+
+    def f_jax(x):
+        z = x
+        y = x * 0.5 + 1.0
+        z = {"+": z + y, "-": z - y, "*": z * y, "/": z / y, "**": z**y}[op]
+        z = {"+": z + x, "-": z - x, "*": z * x, "/": z / x, "**": z**x}[op]
+        return z.sum()
+
+    x = np.array([1.2, 0.7, 2.1])
+    close(grad(f)(x), jax.grad(f_jax)(jnp.asarray(x)))
+    close(jacfwd(jacrev(f))(x), jax.hessian(f_jax)(jnp.asarray(x)))
+
+
+def test_rnn_style_accumulation_loop():
+    w = np.array([[0.5, -0.3], [0.2, 0.8]])
+
+    def loss(x):
+        h = np.tanh(x[0])  # a tracer: += rebinds it (into a NumPy array: refused)
+        for t in range(1, 3):
+            h += w @ x[t]
+            h *= 0.9
+            h = np.tanh(h)
+        return np.sum(h**2)
+
+    def loss_jax(x):
+        h = jnp.tanh(x[0])
+        for t in range(1, 3):
+            h = jnp.tanh((h + jnp.asarray(w) @ x[t]) * 0.9)
+        return jnp.sum(h**2)
+
+    x = np.array([[0.1, 0.4], [-0.2, 0.3], [0.5, 0.5]])
+    close(loss(x), loss_jax(jnp.asarray(x)))
+    close(grad(loss)(x), jax.grad(loss_jax)(jnp.asarray(x)))
+    xs = np.stack([x, 2 * x])
+    close(vmap(grad(loss))(xs), np.stack([grad(loss)(x), grad(loss)(2 * x)]))
+
+
+# -- 1. writing a traced value into a NumPy array is refused with the fix --------------
+
+
+def _inplace_error(call):
+    """The InPlaceError a call raises: directly, or as the cause NumPy chains under its own
+    ValueError when a single element is written (NumPy converts that value with float())."""
+    with pytest.raises((InPlaceError, ValueError)) as info:
+        call()
+    err = info.value
+    if not isinstance(err, InPlaceError):
+        assert isinstance(err.__cause__, InPlaceError), repr(err)
+        err = err.__cause__
+    return str(err)
+
+
+def _write_element(t):
+    a = np.zeros(3)
+    a[0] = t
+    return a
+
+
+def _write_row(t):
+    a = np.zeros((2, 3))
+    a[1] = t
+    return a
+
+
+def _add_into(t):
+    a = np.zeros(3)
+    a += t
+    return a
+
+
+def _ufunc_out(t):
+    a = np.zeros(3)
+    np.add(a, t, out=a)
+    return a
+
+
+@pytest.mark.parametrize(
+    "call, start",
+    [
+        (lambda: grad(lambda t: _write_element(t).sum())(1.0), "grad(<lambda>): "),
+        (lambda: vmap(_write_element)(np.ones(4)), "vmap(_write_element, in_dims=0): "),
+        (lambda: jvp(_write_element, (1.0,), (1.0,)), "jvp(_write_element): "),
+        (lambda: vmap(_write_row)(np.ones((2, 3))), "vmap(_write_row, in_dims=0): "),
+        (lambda: vjp(_write_row, np.ones(3)), "vjp(_write_row): "),
+    ],
+)
+def test_writing_a_traced_value_into_a_numpy_array(call, start):
+    msg = _inplace_error(call)
+    assert msg.startswith(start), msg
+    assert "fnp.at(a)[i].set(t)" in msg and "a = a + t" in msg, msg
+
+
+@pytest.mark.parametrize("f", [_add_into, _ufunc_out])
+def test_out_into_a_numpy_array(f):
+    msg = _inplace_error(lambda: vmap(f)(np.ones((2, 3))))
+    assert msg.startswith(f"vmap({f.__name__}, in_dims=0): "), msg
+    assert "a = a + x" in msg and "fnp.at(a)[i].add(x)" in msg, msg
+
+
+def test_item_assignment_on_a_tracer_still_refused():
+    def h(x):
+        x[0] = 1.0
+        return x
+
+    with pytest.raises(InPlaceError, match=r"^vmap\(h, in_dims=0\): item assignment"):
+        vmap(h)(np.ones((2, 3)))
+
+
+def test_conversions_outside_a_write_are_unchanged():
+    with pytest.raises(TracerConversionError, match=r"float\(\)"):
+        grad(lambda t: float(t))(1.0)
+    with pytest.raises(TracerConversionError, match=r"numpy.asarray\(\)"):
+        grad(lambda t: np.asarray(t).sum())(1.0)
+
+
+def test_writing_a_constant_into_a_numpy_array_still_works():
+    def f(t):
+        a = np.zeros(3)
+        a[1] = 2.0  # a constant: fine
+        return (t * a).sum()
+
+    close(grad(f)(np.ones(3)), [0.0, 2.0, 0.0])
+
+
+# -- 1. fnp.at: functional updates for NumPy arrays and tracers ------------------------
+
+
+def test_at_on_numpy_arrays_leaves_them_alone():
+    a = np.arange(4.0)
+    close(fnp.at(a)[1].set(9.0), [0.0, 9.0, 2.0, 3.0])
+    close(fnp.at(a)[[0, 0, 2]].add(1.0), [2.0, 1.0, 3.0, 3.0])
+    close(fnp.at(a)[1:3].multiply(2.0), [0.0, 2.0, 4.0, 3.0])
+    close(fnp.at(a)[2].get(), 2.0)
+    close(a, np.arange(4.0))
+
+
+def test_at_writes_a_traced_value_into_a_numpy_array():
+    a = np.arange(4.0)
+
+    def f(t):
+        b = fnp.at(a)[1].set(t)
+        b = fnp.at(b)[2:].add(t * t)
+        return (b * np.array([1.0, 2.0, 3.0, 4.0])).sum()
+
+    def f_jax(t):
+        b = jnp.asarray(a).at[1].set(t)
+        b = b.at[2:].add(t * t)
+        return (b * jnp.array([1.0, 2.0, 3.0, 4.0])).sum()
+
+    close(f(1.5), f_jax(1.5))
+    close(grad(f)(1.5), jax.grad(f_jax)(1.5))
+    ts = np.array([0.5, 1.0, -2.0])
+    close(vmap(f)(ts), [f(t) for t in ts])
+    close(vmap(grad(f))(ts), [jax.grad(f_jax)(t) for t in ts])
+
+
+def test_at_on_a_tracer_is_the_method():
+    def f(x):
+        return (fnp.at(x)[0].set(x[1] * 3.0) ** 2).sum()
+
+    def f_jax(x):
+        return (x.at[0].set(x[1] * 3.0) ** 2).sum()
+
+    x = np.array([1.0, 2.0, 3.0])
+    close(grad(f)(x), jax.grad(f_jax)(jnp.asarray(x)))
+
+
+# -- 2. arrays from Python sequences holding tracers -----------------------------------
+
+
+@pytest.mark.parametrize("make", [fnp.array, fnp.asarray])
+def test_nested_lists_mixing_tracers_scalars_and_arrays(make):
+    def f(t):
+        return make([[t, 2.0, np.float64(3.0)], [1, t * t, np.sin(t)]])
+
+    def f_np(t):
+        return np.array([[t, 2.0, np.float64(3.0)], [1, t * t, np.sin(t)]])
+
+    def f_jax(t):
+        return jnp.array([[t, 2.0, 3.0], [1.0, t * t, jnp.sin(t)]])
+
+    close(vmap(f)(np.array([0.5, 1.5])), [f_np(0.5), f_np(1.5)])
+    close(jacrev(f)(0.7), jax.jacrev(f_jax)(0.7))
+    close(jacfwd(f)(0.7), jax.jacfwd(f_jax)(0.7))
+
+
+def test_lists_holding_rows_and_tracers_of_two_levels():
+    def f(s, x):
+        return fnp.array([x, np.array([1.0, 2.0]), (s, s * x[0])])
+
+    def per_example(s, xs):
+        return vmap(lambda x: f(s, x).sum())(xs).sum()
+
+    xs = np.array([[0.5, 1.0], [2.0, -1.0], [1.0, 1.0]])
+    s = 1.3
+    expected = sum(1 + x[0] for x in xs)  # d/ds of s + s * x0 per example
+    close(grad(per_example)(s, xs), expected)
+    out = vmap(lambda x: f(s, x))(xs)
+    close(out, [np.array([x, [1.0, 2.0], [s, s * x[0]]]) for x in xs])
+
+
+@pytest.mark.parametrize(
+    "items, dtype",
+    [
+        (lambda t: [t, 2], None),
+        (lambda t: [t, np.float32(2.0)], None),
+        (lambda t: [t.astype(np.float32), np.float32(2.0)], None),
+        (lambda t: [t.astype(np.float32), 2.0], None),
+        (lambda t: [t, 2.5], np.float32),
+        (lambda t: [t, 2.5], int),
+        (lambda t: [t > 0, True], None),
+        (lambda t: [t, 1j], None),
+    ],
+)
+def test_dtype_follows_numpy(items, dtype):
+    xs = np.array([0.5, -1.5])
+    out = vmap(lambda t: fnp.array(items(t), dtype=dtype))(xs)
+    expected = np.stack([np.array(items(x), dtype=dtype) for x in xs])
+    assert out.dtype == expected.dtype, (out.dtype, expected.dtype)
+    close(out, expected)
+
+
+def test_ragged_lists_raise_like_numpy():
+    with pytest.raises(ValueError):
+        vmap(lambda t: fnp.array([t, np.zeros(3)]))(np.ones((2, 2)))
+
+
+@pytest.mark.parametrize(
+    "np_f, jnp_f",
+    [
+        (
+            lambda a: np.stack([a[0], 2 * a[1], 1.0]).sum(),
+            lambda a: jnp.stack([a[0], 2 * a[1], 1.0]).sum(),
+        ),
+        (
+            lambda a: np.concatenate([a, [1.0, a[0]]]).prod(),
+            lambda a: jnp.concatenate([a, jnp.array([1.0, a[0]])]).prod(),
+        ),
+        (lambda a: np.hstack([a, a * a]).sum(), lambda a: jnp.hstack([a, a * a]).sum()),
+        (
+            lambda a: np.vstack([a, [1.0, 2.0]]).std(),
+            lambda a: jnp.vstack([a, jnp.array([1.0, 2.0])]).std(),
+        ),
+        (
+            lambda a: np.mean(fnp.array([a[0], a[1] ** 2])),
+            lambda a: jnp.mean(jnp.array([a[0], a[1] ** 2])),
+        ),
+        (
+            lambda a: np.max(fnp.array([a[0], 2.0 * a[1]])),
+            lambda a: jnp.max(jnp.array([a[0], 2.0 * a[1]])),
+        ),
+        (
+            lambda a: np.dot(fnp.array([a[0], 1.0]), [2.0, a[1]]),
+            lambda a: jnp.dot(jnp.array([a[0], 1.0]), jnp.array([2.0, a[1]])),
+        ),
+    ],
+)
+def test_numpy_functions_given_lists(np_f, jnp_f):
+    a = np.array([0.7, -1.2])
+    close(np_f(a), jnp_f(jnp.asarray(a)))
+    close(grad(np_f)(a), jax.grad(jnp_f)(jnp.asarray(a)))
+    close(vmap(grad(np_f))(np.stack([a, 2 * a])), [grad(np_f)(a), grad(np_f)(2 * a)])
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda t: np.array([t, 1.0]).sum(),
+        lambda t: np.asarray([t, 1.0]).sum(),
+        lambda t: np.mean([t, 2.0 * t]),
+        lambda t: np.sum((t, 1.0)),
+    ],
+)
+def test_numpy_conversions_of_lists_holding_tracers_name_the_fix(f):
+    # NumPy converts a list element by element (__array__ on each tracer) without a
+    # protocol that hands the list to us, so these stay refused, with the fnp spelling.
+    with pytest.raises(
+        TracerConversionError, match=r"^grad\(<lambda>\): .*fnp\.array\(\[\.\.\.\]\)"
+    ):
+        grad(f)(1.0)
