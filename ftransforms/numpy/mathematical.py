@@ -71,13 +71,18 @@ def copysign(x1: Any, x2: Any) -> Any:
 
 
 def fmax(x1: Any, x2: Any) -> Any:
-    """``numpy.fmax``: the maximum, ignoring a NaN; ties share the derivative."""
-    return where(isnan(x2), x1, where(isnan(x1), x2, maximum(x1, x2)))
+    """``numpy.fmax``: the maximum, ignoring a NaN.
+
+    At ties the derivative goes to ``x2`` (JAX's ``jnp.fmax``), unlike ``maximum``, which
+    shares it: NOTE [ties in maximum/minimum] in ``ftransforms/ops/elementwise.py``.
+    """
+    return where(isnan(x2) | (x1 > x2), x1, x2)
 
 
 def fmin(x1: Any, x2: Any) -> Any:
-    """``numpy.fmin``: the minimum, ignoring a NaN; ties share the derivative."""
-    return where(isnan(x2), x1, where(isnan(x1), x2, minimum(x1, x2)))
+    """``numpy.fmin``: the minimum, ignoring a NaN; at ties the derivative goes to ``x2``
+    (JAX's ``jnp.fmin``)."""
+    return where(isnan(x2) | (x1 < x2), x1, x2)
 
 
 def heaviside(x1: Any, x2: Any) -> Any:
