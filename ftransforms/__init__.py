@@ -24,6 +24,7 @@ from ftransforms.api import (
     vjp,
     vmap,
 )
+from ftransforms.checkpoint import checkpoint, remat
 from ftransforms.core.primitive import Primitive, defop
 from ftransforms.custom import custom_jvp, custom_vjp
 from ftransforms.jit import jit, make_jaxpr, make_program
@@ -33,6 +34,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Primitive",
+    "checkpoint",
     "custom_jvp",
     "custom_vjp",
     "defop",
@@ -51,6 +53,7 @@ __all__ = [
     "numpy",
     "random",
     "register_pytree_node",
+    "remat",
     "scipy",
     "tree_map",
     "vjp",
