@@ -25,6 +25,7 @@ from ftransforms.api import (
     vmap,
 )
 from ftransforms.checkpoint import checkpoint, remat
+from ftransforms.control import cond, fori_loop, scan, switch, while_loop
 from ftransforms.core.primitive import Primitive, defop
 from ftransforms.custom import custom_jvp, custom_vjp
 from ftransforms.jit import jit, make_jaxpr, make_program
@@ -35,10 +36,12 @@ __version__ = "0.1.0"
 __all__ = [
     "Primitive",
     "checkpoint",
+    "cond",
     "custom_jvp",
     "custom_vjp",
     "defop",
     "errors",
+    "fori_loop",
     "grad",
     "grad_and_value",
     "hessian",
@@ -54,8 +57,11 @@ __all__ = [
     "random",
     "register_pytree_node",
     "remat",
+    "scan",
     "scipy",
+    "switch",
     "tree_map",
     "vjp",
     "vmap",
+    "while_loop",
 ]

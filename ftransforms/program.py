@@ -26,7 +26,7 @@ import numpy
 
 from ftransforms.pytree import tree_unflatten
 
-__all__ = ["Eqn", "Program"]
+__all__ = ["ControlNode", "Eqn", "Program", "compile_subprogram"]
 
 #: Outputs up to this many elements get scalar operands pre-broadcast to full arrays:
 #: for small arrays NumPy spends more time converting a Python scalar than computing.
@@ -270,6 +270,61 @@ def _is_mutable(value: Any) -> bool:
     return (
         hasattr(value, "shape") and hasattr(value, "copy") and not isinstance(value, numpy.generic)
     )
+
+
+# -- structured control flow -------------------------------------------------------------
+
+
+class ControlNode:
+    """The primitive of a recorded ``cond``/``switch``/``while_loop``/``scan``/``fori_loop``
+    equation (NOTE [control flow under jit] in ``interpreters/tracing.py``): ``impl`` runs
+    the compiled sub-programs with the real predicate or trip count at every replay.
+
+    It is not a registered primitive (it only ever appears in recordings); it quacks like
+    one where a program needs it (``name``, ``impl``, ``multiple_results``).
+    """
+
+    __slots__ = ("name", "impl", "subprograms")
+    multiple_results = True
+    effectful = False
+
+    def __init__(self, name: str, impl: Callable, subprograms: dict[str, Callable]) -> None:
+        self.name = name
+        self.impl = impl
+        self.subprograms = subprograms
+
+    def __repr__(self) -> str:
+        return f"<control node {self.name}>"
+
+
+def compile_subprogram(
+    eqns: Sequence[Eqn], inputs: Sequence[int], outputs: list, out_consts: list
+) -> Callable:
+    """``fn(*inputs) -> list of outputs`` running ``eqns`` (a recorded body or branch).
+
+    ``inputs`` are the slots the body reads from outside (its carry or operands, then
+    the values it closes over), renumbered ``0..n-1``; the body's own slots follow.  The
+    same passes as a whole program run on it before it is generated.
+    """
+    rename = {slot: i for i, slot in enumerate(inputs)}
+    n = len(rename)
+    renamed = []
+    for eqn in eqns:
+        refs = tuple(None if r is None else rename[r] for r in eqn.refs)
+        outs = []
+        for s in _out_slots(eqn):
+            rename[s] = n
+            outs.append(n)
+            n += 1
+        out = tuple(outs) if type(eqn.out) is tuple else outs[0]
+        renamed.append(eqn._replace(refs=refs, out=out))
+    out_refs = [None if r is None else rename[r] for r in outputs]
+    renamed, out_refs = eliminate_common(renamed, out_refs)
+    renamed = eliminate_dead(renamed, {r for r in out_refs if r is not None})
+    renamed = materialize_scalars(renamed)
+    fn = generate(renamed, len(inputs), out_refs, list(out_consts))
+    fn.n_eqns = len(renamed)
+    return fn
 
 
 # -- the program --------------------------------------------------------------------------

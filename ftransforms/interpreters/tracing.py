@@ -12,19 +12,43 @@ trace as value-dependent, and ``jit`` then runs that input signature eagerly ins
 replaying.  So does an operation on a tracer of an enclosing transform that the jitted
 function closes over (``grad(lambda w: jit(lambda x: x * w)(x0))``): that value changes
 from call to call without being an input.
+
+NOTE [control flow under jit]: ``ftransforms.control``'s operators, called while this
+recorder is the only active interpreter (``jit(f)`` with the control flow in ``f`` itself),
+are recorded as one structured equation each (a :class:`~ftransforms.program.ControlNode`)
+instead of the eager Python path they take: every branch of a ``cond``/``switch`` is
+recorded (each on the real operands, the untaken ones with floating-point warnings off),
+and the predicate of a ``while_loop``, the body of a ``while_loop``/``fori_loop``/``scan``
+once, as sub-programs (``compile_subprogram``) of the carry (or operands, or step input)
+and of the values the body closes over.  The replay evaluates the real predicate (through
+``.get()`` on a device) and runs the body as many times as the data ask, so a recording
+never bakes in a branch or a trip count, and a scan's recording does not grow with its
+length.  When that is not possible, the operator runs eagerly and the ordinary rules
+apply (a predicate read marks the trace value-dependent; a loop with static bounds is
+recorded unrolled): under another transform inside ``jit`` (``jit(grad(f))``,
+``jit(vmap(f))``), when the body reads a traced value itself, when a branch raises, or
+when a step changes the carry's physical dtype (a Python-scalar carry or ``fori_loop``'s
+index promoting a float32 carry, which eagerly stays float32).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy
 
-from ftransforms.backend import namespace_of
+from ftransforms.backend import is_array, namespace_of
+from ftransforms.core.errors import ControlFlowError
 from ftransforms.core.primitive import REGISTRY
 from ftransforms.core.stack import Interpreter
 from ftransforms.core.tracer import Tracer
-from ftransforms.program import Eqn
+from ftransforms.program import ControlNode, Eqn, compile_subprogram
+from ftransforms.pytree import tree_flatten, tree_unflatten
+
+
+class NotStructurable(Exception):  # noqa: N818 - an internal signal, never shown to users
+    """Raised by the structured recorders: run this control flow eagerly instead."""
 
 
 class TraceTracer(Tracer):
@@ -59,7 +83,15 @@ class TraceTracer(Tracer):
 class TraceInterpreter(Interpreter):
     """Evaluates and records every backend call made on traced values."""
 
-    __slots__ = ("program", "n_slots", "value_dependent", "reason", "chain", "diagonal")
+    __slots__ = (
+        "program",
+        "n_slots",
+        "value_dependent",
+        "reason",
+        "chain",
+        "diagonal",
+        "seen",
+    )
 
     def __init__(self, name: str) -> None:
         super().__init__(name)
@@ -71,6 +103,8 @@ class TraceInterpreter(Interpreter):
         self.n_slots = 0
         self.value_dependent = False
         self.reason = ""
+        # While a control-flow body is recorded: slot -> value of every slot it reads.
+        self.seen: dict[int, Any] | None = None
 
     def new_input(self, value: Any) -> TraceTracer:
         self.n_slots += 1
@@ -91,6 +125,10 @@ class TraceInterpreter(Interpreter):
             else:
                 vals.append(a)
                 refs.append(None)
+        if self.seen is not None:
+            for r, v in zip(refs, vals):
+                if r is not None:
+                    self.seen[r] = v
         if prim.effectful:
             self.note_value_read(f"the random primitive {prim.name!r}")
         if any(r is None and isinstance(v, Tracer) for v, r in zip(vals, refs)):
@@ -144,6 +182,338 @@ class TraceInterpreter(Interpreter):
                         self.diagonal[o.ref] = v
         return o
 
+    # -- structured control flow (NOTE [control flow under jit]) -------------------------
+
+    def _own(self, leaf: Any) -> bool:
+        if type(leaf) is TraceTracer and leaf._interp is self:
+            return True
+        if isinstance(leaf, Tracer):
+            raise NotStructurable  # a value of another transform
+        return False
+
+    def _capture(self, fn: Callable, values: list) -> tuple[list, list, Any, dict]:
+        """Run ``fn(inputs)`` on fresh slots holding ``values``, recording into a list of
+        its own: ``(eqns, input tracers, fn's output, slot -> value read)``."""
+        saved_program, saved_seen = self.program, self.seen
+        self.program, self.seen = [], {}
+        try:
+            ins = [self.new_input(v) for v in values]
+            try:
+                out = fn(ins)
+            except NotStructurable:
+                raise
+            except Exception as err:  # the eager path reruns it (and raises it if it must)
+                raise NotStructurable from err
+            return self.program, ins, out, self.seen
+        finally:
+            if saved_seen is not None:
+                saved_seen.update(self.seen)
+            self.program, self.seen = saved_program, saved_seen
+
+    def _outputs(self, leaves: list) -> tuple[list, list]:
+        refs, consts = [], []
+        for leaf in leaves:
+            if self._own(leaf):
+                refs.append(leaf.ref)
+                consts.append(None)
+            else:
+                refs.append(None)
+                consts.append(leaf)
+        return refs, consts
+
+    @staticmethod
+    def _free(eqns: list, inputs: list, out_refs: list) -> set:
+        produced = set(inputs)
+        used = set()
+        for eqn in eqns:
+            used.update(r for r in eqn.refs if r is not None and r not in produced)
+            produced.update(eqn.out if type(eqn.out) is tuple else (eqn.out,))
+        used.update(r for r in out_refs if r is not None and r not in produced)
+        return used
+
+    def _carry_values(self, leaves: list, xp: Any) -> list:
+        """Each carry leaf as an array (a constant one too: it changes from step to step)."""
+        vals = []
+        for leaf in leaves:
+            if self._own(leaf):
+                vals.append(leaf.val)
+            elif is_array(leaf):
+                vals.append(leaf)
+            elif isinstance(leaf, (bool, int, float, complex, numpy.generic)):
+                vals.append(xp.asarray(leaf))
+            else:
+                raise NotStructurable
+        return vals
+
+    def _emit(self, node: ControlNode, xp: Any, args: list, outs: list) -> list:
+        """Append the node's equation; returns the tracers of its results."""
+        refs = tuple(a.ref if type(a) is TraceTracer else None for a in args)
+        consts = tuple(None if type(a) is TraceTracer else a for a in args)
+        if self.seen is not None:
+            self.seen.update((a.ref, a.val) for a in args if type(a) is TraceTracer)
+        results = [self.new_input(o) for o in outs]
+        avals = tuple((o.shape, o.dtype) for o in outs)
+        out = tuple(r.ref for r in results)
+        self.program.append(Eqn(node, xp, refs, consts, {}, out, avals))
+        return results
+
+    def _slot_tracers(self, slots: list, seen: dict) -> list:
+        return [TraceTracer(self, seen[s], s) for s in slots]
+
+    def record_branch(
+        self, op: str, sel: TraceTracer, branches: list, operands: tuple, check: Callable
+    ) -> Any:
+        """``cond``/``switch`` with a recorded selector: every branch becomes a sub-program."""
+        leaves, spec = tree_flatten(operands)
+        traced = [i for i, leaf in enumerate(leaves) if self._own(leaf)]
+        values = [leaves[i].val for i in traced]
+        boolean = op.startswith("cond")
+        taken = int(_host_bool(sel.val)) if boolean else _host_scalar(sel.val)
+        recorded = []
+        for k, fun in enumerate(branches):
+
+            def call(ins: list, fun: Callable = fun) -> Any:
+                args = list(leaves)
+                for i, t in zip(traced, ins):
+                    args[i] = t
+                return fun(*tree_unflatten(spec, args))
+
+            if k == taken:
+                recorded.append(self._capture(call, values))
+            else:
+                with numpy.errstate(all="ignore"):
+                    recorded.append(self._capture(call, values))
+        outs = [r[2] for r in recorded]
+        check(op, outs)
+        out_flat = [tree_flatten(o) for o in outs]
+        out_spec = out_flat[0][1]
+        if not out_flat[0][0]:
+            raise NotStructurable
+        # the array type of each output: a branch's Python-scalar output takes the others'
+        ref_avals = []
+        for j in range(len(out_flat[0][0])):
+            arrays = [f[0][j] for f in out_flat if hasattr(f[0][j], "dtype")]
+            if not arrays:
+                raise NotStructurable
+            a = arrays[0]
+            ref_avals.append((tuple(a.shape), numpy.dtype(a.dtype)))
+            if any((tuple(b.shape), numpy.dtype(b.dtype)) != ref_avals[-1] for b in arrays):
+                raise NotStructurable
+        xp = namespace_of(
+            *values,
+            *[
+                f[0][j]
+                for f in out_flat
+                for j in range(len(f[0]))
+                if type(f[0][j]) is not TraceTracer
+            ],
+        )
+        free: set = set()
+        per_branch = []
+        for (eqns, ins, _, seen), (o_leaves, _) in zip(recorded, out_flat):
+            refs, consts = self._outputs(o_leaves)
+            consts = [
+                c if c is None or hasattr(c, "dtype") else xp.asarray(c, dtype=av[1])
+                for c, av in zip(consts, ref_avals)
+            ]
+            in_slots = [t.ref for t in ins]
+            free |= self._free(eqns, in_slots, refs)
+            per_branch.append((eqns, in_slots, refs, consts, seen))
+        free_slots = sorted(free)
+        fns = []
+        free_vals: dict = {}
+        for eqns, in_slots, refs, consts, seen in per_branch:
+            fns.append(compile_subprogram(eqns, in_slots + free_slots, refs, consts))
+            free_vals.update(seen)
+
+        def impl(xp: Any, sel: Any, *args: Any) -> tuple:
+            if boolean:
+                i = int(_host_bool(sel))
+            else:
+                i = int(_host_scalar(sel))
+            return tuple(fns[i](*args))
+
+        name = "cond" if boolean else f"switch[{len(branches)}]"
+        node = ControlNode(name, impl, {f"branch {k}": fn for k, fn in enumerate(fns)})
+        # The result: the taken branch's outputs, as arrays of the reference types.
+        taken_leaves = out_flat[taken][0]
+        out_vals = [
+            leaf.val
+            if type(leaf) is TraceTracer
+            else (leaf if hasattr(leaf, "dtype") else xp.asarray(leaf, dtype=av[1]))
+            for leaf, av in zip(taken_leaves, ref_avals)
+        ]
+        args = [sel] + [leaves[i] for i in traced]
+        args += self._slot_tracers(free_slots, free_vals)
+        results = self._emit(node, xp, args, out_vals)
+        return tree_unflatten(out_spec, results)
+
+    def record_while(
+        self, op: str, cond_fun: Callable, body_fun: Callable, init: Any, check: Callable
+    ) -> Any:
+        """``while_loop`` with a recorded predicate: predicate and body as sub-programs."""
+        leaves, spec = tree_flatten(init)
+        if not leaves:
+            raise NotStructurable
+        xp = namespace_of(*[leaf.val if self._own(leaf) else leaf for leaf in leaves])
+        values = self._carry_values(leaves, xp)
+
+        def pred_of(ins: list) -> list:
+            p = cond_fun(tree_unflatten(spec, ins))
+            return [p]
+
+        def body_of(ins: list) -> list:
+            carry = tree_unflatten(spec, ins)
+            new = body_fun(carry)
+            try:
+                check(op, carry, new)
+            except ControlFlowError as err:
+                raise NotStructurable from err
+            return new
+
+        c_eqns, c_ins, c_out, c_seen = self._capture(pred_of, values)
+        with numpy.errstate(all="ignore"):
+            b_eqns, b_ins, b_out, b_seen = self._capture(body_of, values)
+        b_leaves, b_spec = tree_flatten(b_out)
+        if b_spec != spec:
+            raise NotStructurable
+        for new, old in zip(b_leaves, values):
+            if not hasattr(new, "dtype") or (new.shape, new.dtype) != (old.shape, old.dtype):
+                raise NotStructurable  # see the NOTE: a step would change the dtype
+        c_refs, c_consts = self._outputs(c_out)
+        b_refs, b_consts = self._outputs(b_leaves)
+        c_slots, b_slots = [t.ref for t in c_ins], [t.ref for t in b_ins]
+        free_slots = sorted(
+            self._free(c_eqns, c_slots, c_refs) | self._free(b_eqns, b_slots, b_refs)
+        )
+        pred_fn = compile_subprogram(c_eqns, c_slots + free_slots, c_refs, c_consts)
+        body_fn = compile_subprogram(b_eqns, b_slots + free_slots, b_refs, b_consts)
+        n = len(values)
+
+        def impl(xp: Any, *args: Any) -> tuple:
+            carry = list(args[:n])
+            free = args[n:]
+            while _host_bool(pred_fn(*carry, *free)[0]):
+                carry = body_fn(*carry, *free)
+            return tuple(carry)
+
+        node = ControlNode("while_loop", impl, {"cond": pred_fn, "body": body_fn})
+        seen = {**c_seen, **b_seen}
+        free_vals = [seen[s] for s in free_slots]
+        outs = impl(xp, *values, *free_vals)
+        args = [leaf if self._own(leaf) else v for leaf, v in zip(leaves, values)]
+        args += self._slot_tracers(free_slots, seen)
+        return tree_unflatten(spec, self._emit(node, xp, args, list(outs)))
+
+    def record_scan(
+        self,
+        op: str,
+        f: Callable,
+        init: Any,
+        x_leaves: list,
+        x_spec: Any,
+        length: int,
+        reverse: bool,
+        check: Callable,
+        name: str = "scan",
+    ) -> tuple[Any, Any]:
+        """``scan`` (and ``fori_loop``): the step recorded once, replayed ``length`` times."""
+        leaves, spec = tree_flatten(init)
+        arrays = [leaf.val if self._own(leaf) else leaf for leaf in leaves + list(x_leaves)]
+        xp = namespace_of(*arrays)
+        values = self._carry_values(leaves, xp)
+        xs = []
+        for leaf in x_leaves:
+            xs.append(leaf.val if self._own(leaf) else leaf)
+            if not hasattr(xs[-1], "shape"):
+                raise NotStructurable
+        first = length - 1 if reverse else 0
+        x_values = [x[first] for x in xs]
+        nc = len(values)
+        y_spec_box: list = []
+
+        def step(ins: list) -> list:
+            carry = tree_unflatten(spec, ins[:nc])
+            out = f(carry, tree_unflatten(x_spec, ins[nc:]))
+            if not isinstance(out, tuple) or len(out) != 2:
+                raise NotStructurable
+            new, y = out
+            try:
+                check(op, carry, new, "f's new carry")
+            except ControlFlowError as err:
+                raise NotStructurable from err
+            new_leaves, new_spec = tree_flatten(new)
+            if new_spec != spec:
+                raise NotStructurable
+            y_leaves, y_spec = tree_flatten(y)
+            y_spec_box.append(y_spec)
+            return new_leaves + y_leaves
+
+        eqns, ins, out, seen = self._capture(step, values + x_values)
+        for new, old in zip(out[:nc], values):
+            if not hasattr(new, "dtype") or (new.shape, new.dtype) != (old.shape, old.dtype):
+                raise NotStructurable
+        y_avals = []
+        for y in out[nc:]:
+            if not hasattr(y, "dtype"):
+                y = xp.asarray(y)
+            y_avals.append((tuple(y.shape), y.dtype))
+        refs, consts = self._outputs(out)
+        in_slots = [t.ref for t in ins]
+        free_slots = sorted(self._free(eqns, in_slots, refs))
+        step_fn = compile_subprogram(eqns, in_slots + free_slots, refs, consts)
+        nx = len(xs)
+        order = range(length - 1, -1, -1) if reverse else range(length)
+
+        def impl(xp: Any, *args: Any) -> tuple:
+            carry = list(args[:nc])
+            seqs = args[nc : nc + nx]
+            free = args[nc + nx :]
+            bufs = [xp.empty((length,) + shape, dtype=dtype) for shape, dtype in y_avals]
+            for t in order:
+                outs = step_fn(*carry, *[x[t] for x in seqs], *free)
+                carry = outs[:nc]
+                for b, v in zip(bufs, outs[nc:]):
+                    b[t] = v
+            return (*carry, *bufs)
+
+        node = ControlNode(name, impl, {"step": step_fn})
+        free_vals = [seen[s] for s in free_slots]
+        results = impl(xp, *values, *xs, *free_vals)
+        args = [leaf if self._own(leaf) else v for leaf, v in zip(leaves, values)]
+        args += [leaf if self._own(leaf) else x for leaf, x in zip(x_leaves, xs)]
+        args += self._slot_tracers(free_slots, seen)
+        tracers = self._emit(node, xp, args, list(results))
+        carry = tree_unflatten(spec, tracers[:nc])
+        return carry, tree_unflatten(y_spec_box[0], tracers[nc:])
+
+    def record_fori(
+        self, op: str, lower: int, upper: int, body_fun: Callable, init: Any, check: Callable
+    ) -> Any:
+        """``fori_loop`` with static bounds: a scan over the index, recorded once."""
+        leaves = tree_flatten(init)[0]
+        arrays = [leaf.val if self._own(leaf) else leaf for leaf in leaves]
+        xp = namespace_of(*arrays)
+        index = xp.arange(lower, upper)
+
+        def step(carry: Any, i: Any) -> tuple:
+            new = body_fun(i, carry)
+            check(op, carry, new)
+            return new, None
+
+        carry, _ = self.record_scan(
+            op,
+            step,
+            init,
+            [index],
+            tree_flatten(0)[1],
+            upper - lower,
+            False,
+            check,
+            name="fori_loop",
+        )
+        return carry
+
     def _diagonal_matmul(self, args: tuple, refs: list, out: Any) -> Any:
         """``I @ x`` and ``x @ I`` are ``x``; ``diag(v) @ w`` is ``v[:, None] * w`` and
         ``w @ diag(v)`` is ``w * v``: jacrev/jacfwd/hessian multiply the identity basis
@@ -172,6 +542,21 @@ class TraceInterpreter(Interpreter):
             if _same_aval(getattr(result, "val", result), out):
                 return result
         return None
+
+
+def _host_bool(x: Any) -> bool:
+    """A 0-d predicate on the host: ``bool`` for NumPy, the explicit ``.get()`` otherwise."""
+    if isinstance(x, (bool, numpy.ndarray, numpy.generic)):
+        return bool(x)
+    get = getattr(x, "get", None)
+    return bool(get()) if callable(get) else bool(x)
+
+
+def _host_scalar(x: Any) -> int:
+    if isinstance(x, (int, numpy.ndarray, numpy.generic)):
+        return int(x)
+    get = getattr(x, "get", None)
+    return int(get()) if callable(get) else int(x)
 
 
 def _is_one(c: Any) -> bool:
