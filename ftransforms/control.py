@@ -24,17 +24,21 @@ How each transform sees them:
 NOTE [batched cond]: with a predicate (index) that differs across the ``vmap`` batch,
 ``cond``/``switch`` run every branch on all rows and keep each row's own result with
 ``where`` (JAX's choice too).  The alternative, gathering each branch's rows, running the
-branch on that sub-batch and scattering back, was measured (``vmap`` of a ``cond`` whose
-branches are a 3-layer tanh MLP of width 256 and a cheaper rational function, B=4096
-float64 rows, half taking each branch; 2 shared cores):
-select 14.1 ms, gather/scatter 14.6 ms; with both branches the MLP (the best case for
-gathering, which saves half the work) select 23.4 ms, gather 13.9 ms.  Gathering wins
-only when the branches are expensive and comparable, and it costs what this library must
-not pay: the sizes of the sub-batches are data, so it needs a device-to-host copy of the
-predicate (forbidden on CuPy, see the strict backend), it gives ``jit`` a recording whose
-shapes depend on the data, and under inner transforms (``vmap(grad(...))``) the rows
-cannot be gathered from tracers of a higher level at all.  Select is one ``where`` per
-output leaf, works at every nesting and records as straight-line code.
+branch on that sub-batch and scattering back, was measured with
+``python -m benchmarks.batched_cond`` (B=4096 rows of 16 float64, half taking each
+branch, best of 7, on the shared 2-core machine under load): branches a 3-layer tanh MLP
+(width 256) and a rational function: select 94 ms, gather 56 ms; MLP and -MLP: 222 ms vs
+117 ms; elementwise sqrt and negate: 0.23 ms vs 0.25 ms.  Gathering saves the work of the
+untaken branch, so it wins by up to 2x when the branches are expensive; it ties on cheap
+ones.  It is still not what ``cond`` does, because it cannot be done in general: a branch
+may close over values batched at the same level (``lambda v: v @ w`` with ``w`` a
+per-row weight), whose rows a gather of the operands would not select, and closures
+cannot be seen; under inner transforms (``vmap(grad(...))``) the rows are inside tracers
+of a higher level; the sub-batch sizes are data, so it needs a device-to-host copy of the
+predicate (a synchronising copy on a GPU, every call) and would give ``jit`` recordings
+whose shapes depend on the data.  Select is one ``where`` per output leaf, is right at
+every nesting, and records as straight-line code.  When the branches are expensive and
+the operands are all it reads, gather the rows yourself (as the benchmark does).
 
 The untaken branch also runs on rows where it may produce inf or nan (``sqrt`` of a
 negative, ``log`` of 0).  The selected forward values are right, but reverse mode would
@@ -43,6 +47,8 @@ into the gradient.  So each branch receives its differentiable operands as
 ``where(taken, x, stop_gradient(x))``: the transpose of that ``where`` sends exactly zero
 (not ``0 * nan``) to the rows where the branch is not taken.  This covers operands; a
 value the branch closes over is not masked (pass it as an operand when that matters).
+Floating-point warnings are off while the branches run forward (the untaken rows are
+expected to raise them); the backward pass of those rows may still warn.
 
 NOTE [batched while_loop]: with a predicate that differs across the batch the loop runs
 while any row's predicate holds; each step computes the body on every row and keeps the
