@@ -73,8 +73,8 @@ from ftransforms.core.errors import (
 )
 from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
-from ftransforms.interpreters.batching import BatchTracer
-from ftransforms.interpreters.forward import DualTracer
+from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
+from ftransforms.interpreters.forward import DualTracer, ForwardInterpreter
 from ftransforms.interpreters.reverse import ReverseTracer
 from ftransforms.interpreters.tracing import (
     NotStructurable,
@@ -240,11 +240,15 @@ def _as_bool(pred: Any) -> Any:
 
 
 def _recorder() -> TraceInterpreter | None:
-    """The jit recorder when it is the only active interpreter (structured recording)."""
+    """The jit recorder, when only ``vmap``/``jvp`` levels are above it (their tracers are
+    plain data over recorded values; a tape is not): structured recording."""
     stack = current_stack()
-    if len(stack) == 1 and type(stack[0]) is TraceInterpreter:
-        return stack[0]
-    return None
+    if not stack or type(stack[0]) is not TraceInterpreter:
+        return None
+    for interp in stack[1:]:
+        if type(interp) not in (BatchInterpreter, ForwardInterpreter):
+            return None
+    return stack[0]
 
 
 def _arrays(tree: Any) -> Any:
@@ -481,7 +485,16 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
         rec = _recorder()
         if rec is not None and hi > lo:
             try:
-                return rec.record_fori(op, lo, hi, body_fun, init_val, _check_carry)
+                return _arrays(
+                    rec.record_loop(
+                        op,
+                        lambda val, i: (body_fun(i, val), None),
+                        init_val,
+                        range(lo, hi),
+                        _check_carry,
+                        "fori_loop",
+                    )[0]
+                )
             except NotStructurable:
                 pass
         val = init_val
@@ -549,8 +562,14 @@ def scan(
     n = lengths.pop()
     rec = _recorder()
     if rec is not None and n > 0:
+
+        def step(carry: Any, t: Any) -> Any:
+            return f(carry, tree_unflatten(x_spec, [leaf[t] for leaf in x_leaves]))
+
+        steps = range(n - 1, -1, -1) if reverse else range(n)
         try:
-            return rec.record_scan(op, f, init, x_leaves, x_spec, n, reverse, _check_carry)
+            carry, ys = rec.record_loop(op, step, init, steps, _check_carry, "scan")
+            return _arrays(carry), ys
         except NotStructurable:
             pass
     carry = init

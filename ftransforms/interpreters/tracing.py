@@ -43,6 +43,8 @@ from ftransforms.core.errors import ControlFlowError
 from ftransforms.core.primitive import REGISTRY
 from ftransforms.core.stack import Interpreter
 from ftransforms.core.tracer import Tracer
+from ftransforms.interpreters.batching import BatchTracer
+from ftransforms.interpreters.forward import DualTracer
 from ftransforms.program import ControlNode, Eqn, compile_subprogram
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
@@ -231,16 +233,16 @@ class TraceInterpreter(Interpreter):
         used.update(r for r in out_refs if r is not None and r not in produced)
         return used
 
-    def _carry_values(self, leaves: list, xp: Any) -> list:
-        """Each carry leaf as an array (a constant one too: it changes from step to step)."""
+    def _carry_values(self, bottoms: list, xp: Any) -> list:
+        """Each bottom carry leaf as an array (a constant too: it changes from step to step)."""
         vals = []
-        for leaf in leaves:
-            if self._own(leaf):
-                vals.append(leaf.val)
-            elif is_array(leaf):
-                vals.append(leaf)
-            elif isinstance(leaf, (bool, int, float, complex, numpy.generic)):
-                vals.append(xp.asarray(leaf))
+        for b in bottoms:
+            if type(b) is TraceTracer:
+                vals.append(b.val)
+            elif is_array(b):
+                vals.append(b)
+            elif isinstance(b, (bool, int, float, complex, numpy.generic)):
+                vals.append(xp.asarray(b))
             else:
                 raise NotStructurable
         return vals
@@ -260,58 +262,63 @@ class TraceInterpreter(Interpreter):
     def _slot_tracers(self, slots: list, seen: dict) -> list:
         return [TraceTracer(self, seen[s], s) for s in slots]
 
+    def _lower_all(self, leaves: list) -> tuple[list, list]:
+        """Every user-level leaf as its wrapper structure and its bottom leaves."""
+        structs, bottoms = [], []
+        for leaf in leaves:
+            structs.append(_lower(self, leaf, bottoms))
+        return structs, bottoms
+
     def record_branch(
         self, op: str, sel: TraceTracer, branches: list, operands: tuple, check: Callable
     ) -> Any:
         """``cond``/``switch`` with a recorded selector: every branch becomes a sub-program."""
         leaves, spec = tree_flatten(operands)
-        traced = [i for i, leaf in enumerate(leaves) if self._own(leaf)]
-        values = [leaves[i].val for i in traced]
+        structs, bottoms = self._lower_all(leaves)
+        traced = [i for i, b in enumerate(bottoms) if type(b) is TraceTracer]
+        values = [bottoms[i].val for i in traced]
         boolean = op.startswith("cond")
         taken = int(_host_bool(sel.val)) if boolean else _host_scalar(sel.val)
         recorded = []
+        out_struct_box: list = []
         for k, fun in enumerate(branches):
 
             def call(ins: list, fun: Callable = fun) -> Any:
-                args = list(leaves)
+                bs = list(bottoms)
                 for i, t in zip(traced, ins):
-                    args[i] = t
-                return fun(*tree_unflatten(spec, args))
+                    bs[i] = t
+                out = fun(*tree_unflatten(spec, _raise_all(structs, bs)))
+                out_struct_box.append(out)
+                o_leaves, o_spec = tree_flatten(out)
+                o_structs, o_bottoms = self._lower_all(o_leaves)
+                return (o_spec, o_structs, o_bottoms)
 
             if k == taken:
                 recorded.append(self._capture(call, values))
             else:
                 with numpy.errstate(all="ignore"):
                     recorded.append(self._capture(call, values))
-        outs = [r[2] for r in recorded]
-        check(op, outs)
-        out_flat = [tree_flatten(o) for o in outs]
-        out_spec = out_flat[0][1]
-        if not out_flat[0][0]:
+        check(op, out_struct_box)
+        out_spec, out_structs, _ = recorded[0][2]
+        if any(r[2][0] != out_spec or r[2][1] != out_structs for r in recorded):
+            raise NotStructurable  # e.g. one branch batched, the other not
+        out_bottoms = [r[2][2] for r in recorded]
+        if not out_bottoms[0]:
             raise NotStructurable
         # the array type of each output: a branch's Python-scalar output takes the others'
         ref_avals = []
-        for j in range(len(out_flat[0][0])):
-            arrays = [f[0][j] for f in out_flat if hasattr(f[0][j], "dtype")]
+        for j in range(len(out_bottoms[0])):
+            arrays = [ob[j] for ob in out_bottoms if hasattr(ob[j], "dtype")]
             if not arrays:
                 raise NotStructurable
-            a = arrays[0]
-            ref_avals.append((tuple(a.shape), numpy.dtype(a.dtype)))
+            ref_avals.append((tuple(arrays[0].shape), numpy.dtype(arrays[0].dtype)))
             if any((tuple(b.shape), numpy.dtype(b.dtype)) != ref_avals[-1] for b in arrays):
                 raise NotStructurable
-        xp = namespace_of(
-            *values,
-            *[
-                f[0][j]
-                for f in out_flat
-                for j in range(len(f[0]))
-                if type(f[0][j]) is not TraceTracer
-            ],
-        )
+        xp = namespace_of(*values, *[_value(b) for ob in out_bottoms for b in ob])
         free: set = set()
         per_branch = []
-        for (eqns, ins, _, seen), (o_leaves, _) in zip(recorded, out_flat):
-            refs, consts = self._outputs(o_leaves)
+        for (eqns, ins, _, seen), o_bottoms in zip(recorded, out_bottoms):
+            refs, consts = self._outputs(o_bottoms)
             consts = [
                 c if c is None or hasattr(c, "dtype") else xp.asarray(c, dtype=av[1])
                 for c, av in zip(consts, ref_avals)
@@ -327,61 +334,57 @@ class TraceInterpreter(Interpreter):
             free_vals.update(seen)
 
         def impl(xp: Any, sel: Any, *args: Any) -> tuple:
-            if boolean:
-                i = int(_host_bool(sel))
-            else:
-                i = int(_host_scalar(sel))
+            i = int(_host_bool(sel)) if boolean else _host_scalar(sel)
             return tuple(fns[i](*args))
 
         name = "cond" if boolean else f"switch[{len(branches)}]"
         node = ControlNode(name, impl, {f"branch {k}": fn for k, fn in enumerate(fns)})
-        # The result: the taken branch's outputs, as arrays of the reference types.
-        taken_leaves = out_flat[taken][0]
         out_vals = [
-            leaf.val
-            if type(leaf) is TraceTracer
-            else (leaf if hasattr(leaf, "dtype") else xp.asarray(leaf, dtype=av[1]))
-            for leaf, av in zip(taken_leaves, ref_avals)
+            _value(b) if hasattr(b, "dtype") else xp.asarray(b, dtype=av[1])
+            for b, av in zip(out_bottoms[taken], ref_avals)
         ]
-        args = [sel] + [leaves[i] for i in traced]
+        args = [sel] + [bottoms[i] for i in traced]
         args += self._slot_tracers(free_slots, free_vals)
         results = self._emit(node, xp, args, out_vals)
-        return tree_unflatten(out_spec, results)
+        return tree_unflatten(out_spec, _raise_all(out_structs, results))
 
     def record_while(
         self, op: str, cond_fun: Callable, body_fun: Callable, init: Any, check: Callable
     ) -> Any:
         """``while_loop`` with a recorded predicate: predicate and body as sub-programs."""
         leaves, spec = tree_flatten(init)
-        if not leaves:
+        structs, bottoms = self._lower_all(leaves)
+        if not bottoms:
             raise NotStructurable
-        xp = namespace_of(*[leaf.val if self._own(leaf) else leaf for leaf in leaves])
-        values = self._carry_values(leaves, xp)
+        xp = namespace_of(*[_value(b) for b in bottoms])
+        values = self._carry_values(bottoms, xp)
 
         def pred_of(ins: list) -> list:
-            p = cond_fun(tree_unflatten(spec, ins))
-            return [p]
+            p = cond_fun(tree_unflatten(spec, _raise_all(structs, ins)))
+            p_struct, p_bottoms = self._lower_all([p])
+            if p_struct != [_LEAF]:
+                raise NotStructurable  # a predicate that is not one bottom-level value
+            return p_bottoms
 
         def body_of(ins: list) -> list:
-            carry = tree_unflatten(spec, ins)
+            carry = tree_unflatten(spec, _raise_all(structs, ins))
             new = body_fun(carry)
             try:
                 check(op, carry, new)
             except ControlFlowError as err:
                 raise NotStructurable from err
-            return new
+            new_leaves, new_spec = tree_flatten(new)
+            new_structs, new_bottoms = self._lower_all(new_leaves)
+            if new_spec != spec or new_structs != structs:
+                raise NotStructurable
+            return new_bottoms
 
         c_eqns, c_ins, c_out, c_seen = self._capture(pred_of, values)
         with numpy.errstate(all="ignore"):
             b_eqns, b_ins, b_out, b_seen = self._capture(body_of, values)
-        b_leaves, b_spec = tree_flatten(b_out)
-        if b_spec != spec:
-            raise NotStructurable
-        for new, old in zip(b_leaves, values):
-            if not hasattr(new, "dtype") or (new.shape, new.dtype) != (old.shape, old.dtype):
-                raise NotStructurable  # see the NOTE: a step would change the dtype
+        _same_avals(b_out, values)
         c_refs, c_consts = self._outputs(c_out)
-        b_refs, b_consts = self._outputs(b_leaves)
+        b_refs, b_consts = self._outputs(b_out)
         c_slots, b_slots = [t.ref for t in c_ins], [t.ref for t in b_ins]
         free_slots = sorted(
             self._free(c_eqns, c_slots, c_refs) | self._free(b_eqns, b_slots, b_refs)
@@ -399,120 +402,82 @@ class TraceInterpreter(Interpreter):
 
         node = ControlNode("while_loop", impl, {"cond": pred_fn, "body": body_fn})
         seen = {**c_seen, **b_seen}
-        free_vals = [seen[s] for s in free_slots]
-        outs = impl(xp, *values, *free_vals)
-        args = [leaf if self._own(leaf) else v for leaf, v in zip(leaves, values)]
+        outs = impl(xp, *values, *[seen[s] for s in free_slots])
+        args = [b if type(b) is TraceTracer else v for b, v in zip(bottoms, values)]
         args += self._slot_tracers(free_slots, seen)
-        return tree_unflatten(spec, self._emit(node, xp, args, list(outs)))
+        results = self._emit(node, xp, args, list(outs))
+        return tree_unflatten(spec, _raise_all(structs, results))
 
-    def record_scan(
+    def record_loop(
         self,
         op: str,
-        f: Callable,
+        step: Callable,
         init: Any,
-        x_leaves: list,
-        x_spec: Any,
-        length: int,
-        reverse: bool,
+        indices: range,
         check: Callable,
-        name: str = "scan",
+        name: str,
     ) -> tuple[Any, Any]:
-        """``scan`` (and ``fori_loop``): the step recorded once, replayed ``length`` times."""
+        """``scan``/``fori_loop``: ``carry, y = step(carry, i)`` for ``i`` in ``indices``
+        recorded once (``i`` a recorded 0-d integer) and replayed per index; the ``y`` of
+        index ``i`` is stored at ``ys[i - min(indices)]``."""
         leaves, spec = tree_flatten(init)
-        arrays = [leaf.val if self._own(leaf) else leaf for leaf in leaves + list(x_leaves)]
-        xp = namespace_of(*arrays)
-        values = self._carry_values(leaves, xp)
-        xs = []
-        for leaf in x_leaves:
-            xs.append(leaf.val if self._own(leaf) else leaf)
-            if not hasattr(xs[-1], "shape"):
-                raise NotStructurable
-        first = length - 1 if reverse else 0
-        x_values = [x[first] for x in xs]
+        structs, bottoms = self._lower_all(leaves)
+        xp = namespace_of(*[_value(b) for b in bottoms])
+        values = self._carry_values(bottoms, xp)
         nc = len(values)
-        y_spec_box: list = []
+        y_box: list = []
 
-        def step(ins: list) -> list:
-            carry = tree_unflatten(spec, ins[:nc])
-            out = f(carry, tree_unflatten(x_spec, ins[nc:]))
+        def body(ins: list) -> list:
+            carry = tree_unflatten(spec, _raise_all(structs, ins[:nc]))
+            out = step(carry, ins[nc])
             if not isinstance(out, tuple) or len(out) != 2:
                 raise NotStructurable
             new, y = out
             try:
-                check(op, carry, new, "f's new carry")
+                check(op, carry, new, "f's new carry" if name == "scan" else "body_fun's output")
             except ControlFlowError as err:
                 raise NotStructurable from err
             new_leaves, new_spec = tree_flatten(new)
-            if new_spec != spec:
+            new_structs, new_bottoms = self._lower_all(new_leaves)
+            if new_spec != spec or new_structs != structs:
                 raise NotStructurable
             y_leaves, y_spec = tree_flatten(y)
-            y_spec_box.append(y_spec)
-            return new_leaves + y_leaves
+            y_structs, y_bottoms = self._lower_all(y_leaves)
+            y_box.append((y_spec, y_structs))
+            return new_bottoms + y_bottoms
 
-        eqns, ins, out, seen = self._capture(step, values + x_values)
-        for new, old in zip(out[:nc], values):
-            if not hasattr(new, "dtype") or (new.shape, new.dtype) != (old.shape, old.dtype):
-                raise NotStructurable
+        eqns, ins, out, seen = self._capture(body, values + [xp.asarray(indices[0])])
+        _same_avals(out[:nc], values)
         y_avals = []
         for y in out[nc:]:
-            if not hasattr(y, "dtype"):
-                y = xp.asarray(y)
+            y = _value(y) if hasattr(y, "dtype") else xp.asarray(y)
             y_avals.append((tuple(y.shape), y.dtype))
         refs, consts = self._outputs(out)
         in_slots = [t.ref for t in ins]
         free_slots = sorted(self._free(eqns, in_slots, refs))
         step_fn = compile_subprogram(eqns, in_slots + free_slots, refs, consts)
-        nx = len(xs)
-        order = range(length - 1, -1, -1) if reverse else range(length)
+        base, length = min(indices), len(indices)
 
         def impl(xp: Any, *args: Any) -> tuple:
             carry = list(args[:nc])
-            seqs = args[nc : nc + nx]
-            free = args[nc + nx :]
+            free = args[nc:]
             bufs = [xp.empty((length,) + shape, dtype=dtype) for shape, dtype in y_avals]
-            for t in order:
-                outs = step_fn(*carry, *[x[t] for x in seqs], *free)
+            for i in indices:
+                outs = step_fn(*carry, xp.asarray(i), *free)
                 carry = outs[:nc]
                 for b, v in zip(bufs, outs[nc:]):
-                    b[t] = v
+                    b[i - base] = v
             return (*carry, *bufs)
 
         node = ControlNode(name, impl, {"step": step_fn})
-        free_vals = [seen[s] for s in free_slots]
-        results = impl(xp, *values, *xs, *free_vals)
-        args = [leaf if self._own(leaf) else v for leaf, v in zip(leaves, values)]
-        args += [leaf if self._own(leaf) else x for leaf, x in zip(x_leaves, xs)]
+        results = impl(xp, *values, *[seen[s] for s in free_slots])
+        args = [b if type(b) is TraceTracer else v for b, v in zip(bottoms, values)]
         args += self._slot_tracers(free_slots, seen)
         tracers = self._emit(node, xp, args, list(results))
-        carry = tree_unflatten(spec, tracers[:nc])
-        return carry, tree_unflatten(y_spec_box[0], tracers[nc:])
-
-    def record_fori(
-        self, op: str, lower: int, upper: int, body_fun: Callable, init: Any, check: Callable
-    ) -> Any:
-        """``fori_loop`` with static bounds: a scan over the index, recorded once."""
-        leaves = tree_flatten(init)[0]
-        arrays = [leaf.val if self._own(leaf) else leaf for leaf in leaves]
-        xp = namespace_of(*arrays)
-        index = xp.arange(lower, upper)
-
-        def step(carry: Any, i: Any) -> tuple:
-            new = body_fun(i, carry)
-            check(op, carry, new)
-            return new, None
-
-        carry, _ = self.record_scan(
-            op,
-            step,
-            init,
-            [index],
-            tree_flatten(0)[1],
-            upper - lower,
-            False,
-            check,
-            name="fori_loop",
-        )
-        return carry
+        carry = tree_unflatten(spec, _raise_all(structs, tracers[:nc]))
+        y_spec, y_structs = y_box[0]
+        stacked = [_stacked(s) for s in y_structs]
+        return carry, tree_unflatten(y_spec, _raise_all(stacked, tracers[nc:]))
 
     def _diagonal_matmul(self, args: tuple, refs: list, out: Any) -> Any:
         """``I @ x`` and ``x @ I`` are ``x``; ``diag(v) @ w`` is ``v[:, None] * w`` and
@@ -542,6 +507,64 @@ class TraceInterpreter(Interpreter):
             if _same_aval(getattr(result, "val", result), out):
                 return result
         return None
+
+
+#: The structure of a bottom-level leaf (a recorded value or a constant).
+_LEAF = ("leaf",)
+
+
+def _lower(rec: TraceInterpreter, x: Any, bottoms: list) -> tuple:
+    """The wrapper structure of a user-level value over the recorder (batch axes, tangents),
+    appending its bottom-level leaves to ``bottoms``; ``NotStructurable`` for a tape."""
+    t = type(x)
+    if t is TraceTracer:
+        if x._interp is not rec:
+            raise NotStructurable
+        bottoms.append(x)
+        return _LEAF
+    if t is BatchTracer:
+        return ("batch", x._interp, x.bdim, _lower(rec, x.val, bottoms))
+    if t is DualTracer:
+        return ("dual", x._interp, _lower(rec, x.primal, bottoms), _lower(rec, x.tangent, bottoms))
+    if isinstance(x, Tracer):
+        raise NotStructurable
+    bottoms.append(x)
+    return _LEAF
+
+
+def _raise(struct: tuple, bottoms: Any) -> Any:
+    if struct is _LEAF or struct == _LEAF:
+        return next(bottoms)
+    if struct[0] == "batch":
+        return BatchTracer(struct[1], _raise(struct[3], bottoms), struct[2])
+    primal = _raise(struct[2], bottoms)
+    return DualTracer(struct[1], primal, _raise(struct[3], bottoms))
+
+
+def _raise_all(structs: list, bottoms: list) -> list:
+    it = iter(bottoms)
+    return [_raise(s, it) for s in structs]
+
+
+def _stacked(struct: tuple) -> tuple:
+    """The structure of values stacked along a new leading (logical) axis."""
+    if struct == _LEAF:
+        return struct
+    if struct[0] == "batch":
+        return ("batch", struct[1], struct[2] + 1, _stacked(struct[3]))
+    return ("dual", struct[1], _stacked(struct[2]), _stacked(struct[3]))
+
+
+def _value(b: Any) -> Any:
+    return b.val if type(b) is TraceTracer else b
+
+
+def _same_avals(new: list, old: list) -> None:
+    """A step must keep every bottom array's shape and dtype (see the NOTE)."""
+    for n, o in zip(new, old):
+        n = _value(n)
+        if not hasattr(n, "dtype") or (tuple(n.shape), n.dtype) != (tuple(o.shape), o.dtype):
+            raise NotStructurable
 
 
 def _host_bool(x: Any) -> bool:
