@@ -77,6 +77,8 @@ from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
 from ftransforms.interpreters.forward import DualTracer, ForwardInterpreter
 from ftransforms.interpreters.reverse import ReverseTracer
 from ftransforms.interpreters.tracing import (
+    _LEAF,
+    CarryStructureChanged,
     NotStructurable,
     TraceInterpreter,
     TraceTracer,
@@ -274,6 +276,55 @@ def _masked(leaves: list, taken: Any) -> list:
     return out
 
 
+def _promote(x: Any, target: tuple) -> Any:
+    """``x`` given the wrapper structure ``target``: batched (broadcast along the batch
+    axis) at the ``vmap`` levels it lacks, a zero tangent at the ``jvp`` levels it lacks.
+    Used when a loop's body returns a carry batched (or differentiated) where the initial
+    carry was not, so that one recorded body fits every step."""
+    if target == _LEAF:
+        if isinstance(x, Tracer) and type(x) is not TraceTracer:
+            raise NotStructurable
+        return x
+    interp = target[1]
+    t = type(x)
+    if t in (BatchTracer, DualTracer) and x._interp is not interp:
+        if x._interp.level > interp.level:
+            raise NotStructurable  # x has a level the target lacks
+    if target[0] == "batch":
+        if t is BatchTracer and x._interp is interp:
+            if x.bdim != target[2]:
+                raise NotStructurable
+            return BatchTracer(interp, _promote(x.val, target[3]), x.bdim)
+        v = _promote(x, target[3])
+        if not hasattr(v, "shape"):
+            v = fnp.asarray(v)
+        b = target[2]
+        shape = tuple(v.shape)
+        full = shape[:b] + (interp.axis_size,) + shape[b:]
+        return BatchTracer(interp, fnp.broadcast_to(fnp.expand_dims(v, b), full), b)
+    if t is DualTracer and x._interp is interp:
+        return DualTracer(interp, _promote(x.primal, target[2]), _promote(x.tangent, target[3]))
+    primal = _promote(x, target[2])
+    return DualTracer(interp, primal, _promote(fnp.zeros_like(x), target[3]))
+
+
+def _structured(record: Callable, init: Any) -> Any:
+    """``record(init)``, once more with the carry widened if its first step widened it."""
+    try:
+        return record(init)
+    except CarryStructureChanged as changed:
+        leaves, spec = tree_flatten(init)
+        if len(leaves) != len(changed.structs):
+            raise NotStructurable from None
+        try:
+            wide = [_promote(x, st) for x, st in zip(leaves, changed.structs)]
+        except NotStructurable:
+            raise
+        except Exception as err:
+            raise NotStructurable from err
+        return record(tree_unflatten(spec, wide))
+
+
 # -- cond / switch --------------------------------------------------------------------------
 
 
@@ -433,7 +484,9 @@ def _while(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pred: Any)
     rec = _recorder()
     if rec is not None and type(pred) is TraceTracer:
         try:
-            return rec.record_while(op, cond_fun, body_fun, val, _check_carry)
+            return _structured(
+                lambda v: rec.record_while(op, cond_fun, body_fun, v, _check_carry), val
+            )
         except NotStructurable:
             pass
     while True:
@@ -485,14 +538,12 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
         rec = _recorder()
         if rec is not None and hi > lo:
             try:
+                step = lambda val, i: (body_fun(i, val), None)  # noqa: E731
+                steps = range(lo, hi)
                 return _arrays(
-                    rec.record_loop(
-                        op,
-                        lambda val, i: (body_fun(i, val), None),
+                    _structured(
+                        lambda v: rec.record_loop(op, step, v, steps, _check_carry, "fori_loop"),
                         init_val,
-                        range(lo, hi),
-                        _check_carry,
-                        "fori_loop",
                     )[0]
                 )
             except NotStructurable:
@@ -568,7 +619,9 @@ def scan(
 
         steps = range(n - 1, -1, -1) if reverse else range(n)
         try:
-            carry, ys = rec.record_loop(op, step, init, steps, _check_carry, "scan")
+            carry, ys = _structured(
+                lambda v: rec.record_loop(op, step, v, steps, _check_carry, "scan"), init
+            )
             return _arrays(carry), ys
         except NotStructurable:
             pass

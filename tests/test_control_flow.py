@@ -457,6 +457,42 @@ def test_jit_scan_and_fori_loop_record_the_body_once():
     close(rev(XS), Jax.scan(lambda c, x: (c + x, c * x), 0.0 * XS[0], XS, reverse=True))
 
 
+def test_jit_records_structured_control_flow_under_vmap_and_jvp():
+    def programs(f):
+        return list(f.cache.values())
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # never the value-dependent (eager) fallback
+        f = ft.jit(ft.vmap(lambda a: newton_sqrt(Ours, a)))
+        for a in (np.array([2.0, 5.0, 1e6]), np.array([0.01, 9.0, 3.0])):
+            close(f(a), Jax.vmap(lambda a: newton_sqrt(Jax, a))(a))
+        g = ft.jit(lambda a, t: ft.jvp(lambda a: newton_sqrt(Ours, a), (a,), (t,)))
+        for a in (4.0, 1e4):
+            ref = Jax.jvp(lambda a: newton_sqrt(Jax, a), (a,), (1.0,))
+            close(g(np.array(a), np.array(1.0)), ref)
+        lengths = set()
+        for T in (4, 40):
+            xs = rng.normal(size=(3, T, 3))
+            per_seq = ft.vmap(lambda xs: rnn(Ours, PARAMS, xs))  # carry unbatched at first
+            h = ft.jit(per_seq)
+            close(h(xs), Jax.vmap(lambda xs: rnn(Jax, PARAMS, xs))(xs))
+            lengths.add(len(ft.make_program(per_seq)(xs)))
+            assert not any(p.value_dependent for p in programs(h))
+        assert len(lengths) == 1, lengths
+        unbatched_pred = ft.vmap(  # batched operands, one predicate: one branch recorded
+            lambda x, p: ft.cond(p, lambda v: np.sin(v) * 2.0, lambda v: v - 1.0, x),
+            in_dims=(0, None),
+        )
+        c = ft.jit(unbatched_pred)
+        for p in (True, False, True):
+            close(c(X, np.array(p)), np.sin(X) * 2.0 if p else X - 1.0)
+        n = ft.jit(ft.vmap(lambda n, x: ft.fori_loop(0, n, lambda i, v: v * 1.5 + i, x)))
+        for k in (np.array([0, 2, 5]), np.array([7, 1, 1])):
+            ref = Jax.vmap(lambda n, x: Jax.fori_loop(0, n, lambda i, v: v * 1.5 + i, x))
+            close(n(k, X[0]), ref(k, X[0]))
+    assert not any(p.value_dependent for f_ in (f, g, c, n) for p in programs(f_))
+
+
 def test_jit_of_transformed_control_flow_is_right():
     """Under a transform inside jit, control flow runs eagerly: never a baked-in branch."""
     f = ft.jit(ft.vmap(lambda a: newton_sqrt(Ours, a)))

@@ -53,6 +53,15 @@ class NotStructurable(Exception):  # noqa: N818 - an internal signal, never show
     """Raised by the structured recorders: run this control flow eagerly instead."""
 
 
+class CarryStructureChanged(NotStructurable):
+    """The body returned a carry batched (or with a tangent) at levels where the initial
+    carry was not: ``structs`` is what it returned; widen the carry and record again."""
+
+    def __init__(self, structs: list) -> None:
+        super().__init__()
+        self.structs = structs
+
+
 class TraceTracer(Tracer):
     """A concrete array known to the recorder as slot ``ref``."""
 
@@ -375,8 +384,10 @@ class TraceInterpreter(Interpreter):
                 raise NotStructurable from err
             new_leaves, new_spec = tree_flatten(new)
             new_structs, new_bottoms = self._lower_all(new_leaves)
-            if new_spec != spec or new_structs != structs:
+            if new_spec != spec:
                 raise NotStructurable
+            if new_structs != structs:
+                raise CarryStructureChanged(new_structs)
             return new_bottoms
 
         c_eqns, c_ins, c_out, c_seen = self._capture(pred_of, values)
@@ -439,8 +450,10 @@ class TraceInterpreter(Interpreter):
                 raise NotStructurable from err
             new_leaves, new_spec = tree_flatten(new)
             new_structs, new_bottoms = self._lower_all(new_leaves)
-            if new_spec != spec or new_structs != structs:
+            if new_spec != spec:
                 raise NotStructurable
+            if new_structs != structs:
+                raise CarryStructureChanged(new_structs)
             y_leaves, y_spec = tree_flatten(y)
             y_structs, y_bottoms = self._lower_all(y_leaves)
             y_box.append((y_spec, y_structs))
