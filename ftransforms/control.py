@@ -257,9 +257,13 @@ def _arrays(tree: Any) -> Any:
     """Python-scalar leaves as 0-d arrays: what comes out of control flow is arrays, as in
     JAX (a loop started from ``0.0`` returns an array)."""
     leaves, spec = tree_flatten(tree)
-    if not any(type(x) in _WEAK for x in leaves):
+    if not any(_is_scalar(x) for x in leaves):
         return tree
-    return tree_unflatten(spec, [numpy.asarray(x) if type(x) in _WEAK else x for x in leaves])
+    return tree_unflatten(spec, [numpy.asarray(x) if _is_scalar(x) else x for x in leaves])
+
+
+def _is_scalar(x: Any) -> bool:
+    return type(x) in _WEAK or isinstance(x, numpy.generic)
 
 
 def _select(pred: Any, a: list, b: list) -> list:

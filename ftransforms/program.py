@@ -323,8 +323,41 @@ def compile_subprogram(
     renamed = eliminate_dead(renamed, {r for r in out_refs if r is not None})
     renamed = materialize_scalars(renamed)
     fn = generate(renamed, len(inputs), out_refs, list(out_consts))
-    fn.n_eqns = len(renamed)
+    fn.eqns, fn.n_inputs, fn.out_refs, fn.out_consts = renamed, len(inputs), out_refs, out_consts
     return fn
+
+
+def _aval_str(v: Any) -> str:
+    if hasattr(v, "shape") and getattr(v, "ndim", 0) > 0:
+        kind = f"{v.dtype}{list(v.shape)}"
+        if isinstance(v, numpy.ndarray) and v.size and (v == v.flat[0]).all():
+            return f"{v.flat[0].item()!r}:{kind}"  # a pre-broadcast scalar
+        return kind
+    return repr(v.item() if isinstance(v, numpy.ndarray | numpy.generic) else v)
+
+
+def _format_args(refs: Sequence, consts: Sequence, sep: str = " ") -> str:
+    return sep.join(f"%{r}" if r is not None else f"<{_aval_str(c)}>" for r, c in zip(refs, consts))
+
+
+def _format_eqns(eqns: Sequence[Eqn], indent: str, lines: list) -> None:
+    """One line per equation; a control-flow node's sub-programs follow it, indented, in
+    their own numbering (their inputs first: the carry or operands, then what they close
+    over, in the order of the node's arguments)."""
+    for eqn in eqns:
+        settings = " ".join(f"{k}={v!r}" for k, v in eqn.params.items() if k != "rng")
+        outs = " ".join(f"%{s}" for s in _out_slots(eqn))
+        lines.append(
+            f"{indent}{outs} = {eqn.prim.name}[{settings}] {_format_args(eqn.refs, eqn.consts)}"
+        )
+        if isinstance(eqn.prim, ControlNode):
+            for name, fn in eqn.prim.subprograms.items():
+                ins = " ".join(f"%{i}" for i in range(fn.n_inputs))
+                lines.append(f"{indent}  {name}: {{ lambda {ins} .")
+                _format_eqns(fn.eqns, indent + "    ", lines)
+                lines.append(
+                    f"{indent}    in ( {_format_args(fn.out_refs, fn.out_consts, ', ')} ) }}"
+                )
 
 
 # -- the program --------------------------------------------------------------------------
@@ -390,25 +423,7 @@ class Program:
         return len(self.eqns)
 
     def __str__(self) -> str:
-        def aval(v: Any) -> str:
-            if hasattr(v, "shape") and getattr(v, "ndim", 0) > 0:
-                kind = f"{v.dtype}{list(v.shape)}"
-                if isinstance(v, numpy.ndarray) and v.size and (v == v.flat[0]).all():
-                    return f"{v.flat[0].item()!r}:{kind}"  # a pre-broadcast scalar
-                return kind
-            return repr(v.item() if isinstance(v, numpy.ndarray | numpy.generic) else v)
-
         lines = ["{ lambda " + " ".join(f"%{i}:{s}" for i, s in enumerate(self.in_avals)) + " ."]
-        for eqn in self.eqns:
-            args = " ".join(
-                f"%{r}" if r is not None else f"<{aval(c)}>" for r, c in zip(eqn.refs, eqn.consts)
-            )
-            settings = " ".join(f"{k}={v!r}" for k, v in eqn.params.items() if k != "rng")
-            outs = " ".join(f"%{s}" for s in _out_slots(eqn))
-            lines.append(f"    {outs} = {eqn.prim.name}[{settings}] {args}")
-        outs = ", ".join(
-            f"%{r}" if r is not None else f"<{aval(c)}>"
-            for r, c in zip(self.out_refs, self.out_consts)
-        )
-        lines.append(f"  in ( {outs} ) }}")
+        _format_eqns(self.eqns, "    ", lines)
+        lines.append(f"  in ( {_format_args(self.out_refs, self.out_consts, ', ')} ) }}")
         return "\n".join(lines)
