@@ -150,7 +150,6 @@ class FtransformsPeer(Peer):
         f = self._wrap(fn[case.mode])
         return lambda: [f(x)]
 
-
     def w6(self, case, inp):
         ft = self.ft
         p = tuple(inp[k] for k in W6_PARAMS)

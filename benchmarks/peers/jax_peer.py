@@ -102,7 +102,6 @@ class JaxPeer(Peer):
         f = self._wrap(f[case.mode])
         return lambda: [f(x)]
 
-
     def w6(self, case, inp):
         jax, jnp = self.jax, self.jnp
 
