@@ -21,6 +21,21 @@ How each transform sees them:
   flag of a batched ``while_loop`` is, and on a device backend through ``.get()``.
 * **jit**: see NOTE [control flow under jit] in ``ftransforms/interpreters/tracing.py``.
 
+What the peers do differently (for the README's table):
+
+* JAX traces ``lax`` control flow once and compiles it; reverse mode through
+  ``while_loop`` is refused (forward mode only), here it works.  Under ``vmap`` a batched
+  predicate runs both branches and selects, as here, but nothing keeps an untaken
+  branch's nan out of the gradient; here operands are masked.  JAX checks the branches'
+  output types at trace time always; here only when both branches run (a batched
+  predicate, a ``jit`` recording), since eagerly only the branch taken runs.
+* torch.func has no structured control flow of its own: Python ``if``/``while`` on a
+  batched tensor raises under ``vmap``; ``torch.cond``/``while_loop`` are higher-order
+  ops aimed at ``torch.compile``/export, with narrower transform support (no reverse
+  mode through ``while_loop``).
+* ``jit`` here records ``cond``/``while_loop``/``scan`` as structured nodes replayed
+  with the real predicate, without a compiler.
+
 NOTE [batched cond]: with a predicate (index) that differs across the ``vmap`` batch,
 ``cond``/``switch`` run every branch on all rows and keep each row's own result with
 ``where`` (JAX's choice too).  The alternative, gathering each branch's rows, running the
@@ -65,6 +80,7 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy as fnp
+from ftransforms.backend import namespace_of
 from ftransforms.core.errors import (
     BranchOutputError,
     CarryError,
@@ -191,10 +207,20 @@ def _describe(spec: Any, leaves: list) -> str:
     return f"{spec} with leaves ({', '.join(avals)})"
 
 
+def _same_leaf(x: Any, y: Any) -> bool:
+    """Same shape and dtype (the fast common case of :func:`_compatible`)."""
+    try:
+        return x.shape == y.shape and x.dtype == y.dtype
+    except AttributeError:
+        return _compatible(_aval(x), _aval(y))
+
+
 def _check_same(op: str, what_a: str, a: Any, what_b: str, b: Any, err: type, fix: str) -> None:
     la, sa = tree_flatten(a)
     lb, sb = tree_flatten(b)
-    ok = sa == sb and all(_compatible(_aval(x), _aval(y)) for x, y in zip(la, lb))
+    ok = sa == sb and all(
+        _same_leaf(x, y) or _compatible(_aval(x), _aval(y)) for x, y in zip(la, lb)
+    )
     if not ok:
         raise err(
             f"{op}: {what_a} and {what_b} must have the same structure, shapes and dtypes, "
@@ -514,7 +540,10 @@ def _batched_while(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pr
 
     def step(state: Any) -> Any:
         val, p = state
-        new = body_fun(val)
+        # frozen rows: no derivative through the body there (NOTE [batched cond]'s nan)
+        leaves, spec = tree_flatten(val)
+        with numpy.errstate(all="ignore"):  # the body also runs on the finished rows
+            new = body_fun(tree_unflatten(spec, _masked(leaves, p)))
         _check_carry(op, val, new)
         new_leaves, new_spec = tree_flatten(new)
         kept = tree_unflatten(new_spec, _select(p, new_leaves, tree_flatten(val)[0]))
@@ -661,8 +690,15 @@ def scan(
         leaves, y_spec = tree_flatten(y)
         stacked = [fnp.zeros((0,) + _aval(v)[0], _np_dtype(v)) for v in leaves]
         return _arrays(carry), tree_unflatten(y_spec, stacked)
-    stacked = [fnp.stack([ys[t][k] for t in range(n)]) for k in range(len(ys[0]))]
+    stacked = [_stack([ys[t][k] for t in range(n)]) for k in range(len(ys[0]))]
     return _arrays(carry), tree_unflatten(y_spec, stacked)
+
+
+def _stack(values: list) -> Any:
+    """``fnp.stack``, straight to the backend when no value is a tracer."""
+    if any(isinstance(v, Tracer) for v in values):
+        return fnp.stack(values)
+    return namespace_of(*values).stack(values)
 
 
 def _np_dtype(v: Any) -> Any:

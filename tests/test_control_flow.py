@@ -411,6 +411,18 @@ def test_batched_cond_gradient_does_not_leak_nan_from_the_untaken_branch():
     assert np.all(np.isfinite(h)) and np.all(h[x <= 0] == 0)
 
 
+def test_batched_while_gradient_does_not_leak_nan_from_finished_rows():
+    def f(x):  # the body is nan (and so is its derivative) on rows that have finished
+        return ft.while_loop(lambda v: v > 2.0, lambda v: np.sqrt(v - 2.0) + 1.0, x)
+
+    x = np.array([6.5, 1.0, 11.0, 2.5])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        g = ft.vmap(ft.grad(f))(x)
+    fd = np.array([_fd(lambda v: float(f(v)), np.array(v))[()] for v in x])
+    np.testing.assert_allclose(g, fd, rtol=1e-7)
+
+
 # -- jit --------------------------------------------------------------------------------
 
 
