@@ -648,7 +648,7 @@ def scan(
     if rec is not None and n > 0:
 
         def step(carry: Any, t: Any) -> Any:
-            return f(carry, tree_unflatten(x_spec, [leaf[t] for leaf in x_leaves]))
+            return f(carry, tree_unflatten(x_spec, [fnp.getitem(leaf, t) for leaf in x_leaves]))
 
         steps = range(n - 1, -1, -1) if reverse else range(n)
         try:

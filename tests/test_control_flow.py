@@ -505,6 +505,37 @@ def test_jit_records_structured_control_flow_under_vmap_and_jvp():
     assert not any(p.value_dependent for f_ in (f, g, c, n) for p in programs(f_))
 
 
+def nested(L, xs, w):
+    """A cond inside a while_loop inside a scan, closing over w and the step's x."""
+
+    def step(c, x):
+        def body(s):
+            k, v = s
+            v = L.cond(v.sum() > x.sum(), lambda u: u * 0.5, lambda u: u + w, v)
+            return k + 1, v
+
+        k, v = L.while_loop(lambda s: (s[0] < 3) & (s[1].sum() < 10.0), body, (0, c))
+        return v + x * w, (k, v.sum())
+
+    return L.scan(step, w * 0 + 1.0, xs)
+
+
+def test_jit_nested_control_flow():
+    xs, w = rng.normal(size=(6, 3)), rng.normal(size=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        f = ft.jit(lambda xs, w: nested(Ours, xs, w))
+        for s in (1.0, 2.0, -1.0):
+            close(f(xs * s, w), nested(Jax, xs * s, w))
+        # xs a constant the scan closes over, w batched: nodes inside nodes under vmap
+        W = rng.normal(size=(4, 3))
+        g = ft.jit(ft.vmap(lambda w: nested(Ours, xs, w)))
+        for s in (1.0, -2.0):
+            close(g(W * s), Jax.vmap(lambda w: nested(Jax, xs, w))(W * s))
+    program = str(ft.make_program(lambda xs, w: nested(Ours, xs, w))(xs, w))
+    assert program.count("while_loop") == 1 and program.count("cond[]") == 1, program
+
+
 def test_jit_of_transformed_control_flow_is_right():
     """Under a transform inside jit, control flow runs eagerly: never a baked-in branch."""
     f = ft.jit(ft.vmap(lambda a: newton_sqrt(Ours, a)))
