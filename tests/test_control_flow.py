@@ -586,6 +586,13 @@ def test_strict_backend():
             close(to_numpy(g(to_strict(x))), piecewise(Jax, x))
         h = ft.jit(lambda p, xs: rnn(OursFnp, p, xs))
         close(to_numpy(h(p, to_strict(XS))), rnn(Jax, PARAMS, XS))
+        v = ft.jit(ft.vmap(lambda a: newton_sqrt(Ours, a)))  # batched predicate, structured
+        for b in (np.array([0.3, 2.0, 50.0]), np.array([1e4, 1.0, 7.0])):
+            np.testing.assert_allclose(to_numpy(v(to_strict(b))), np.sqrt(b), rtol=1e-10)
+        xs3 = rng.normal(size=(2, 5, 3))
+        r = ft.jit(ft.vmap(lambda xs: rnn(OursFnp, p, xs)))
+        close(to_numpy(r(to_strict(xs3))), Jax.vmap(lambda xs: rnn(Jax, PARAMS, xs))(xs3))
+    assert not any(q.value_dependent for q in list(v.cache.values()) + list(r.cache.values()))
 
 
 # -- errors ------------------------------------------------------------------------------
