@@ -13,22 +13,27 @@ replaying.  So does an operation on a tracer of an enclosing transform that the 
 function closes over (``grad(lambda w: jit(lambda x: x * w)(x0))``): that value changes
 from call to call without being an input.
 
-NOTE [control flow under jit]: ``ftransforms.control``'s operators, called while this
-recorder is the only active interpreter (``jit(f)`` with the control flow in ``f`` itself),
-are recorded as one structured equation each (a :class:`~ftransforms.program.ControlNode`)
-instead of the eager Python path they take: every branch of a ``cond``/``switch`` is
-recorded (each on the real operands, the untaken ones with floating-point warnings off),
-and the predicate of a ``while_loop``, the body of a ``while_loop``/``fori_loop``/``scan``
-once, as sub-programs (``compile_subprogram``) of the carry (or operands, or step input)
-and of the values the body closes over.  The replay evaluates the real predicate (through
-``.get()`` on a device) and runs the body as many times as the data ask, so a recording
-never bakes in a branch or a trip count, and a scan's recording does not grow with its
-length.  When that is not possible, the operator runs eagerly and the ordinary rules
-apply (a predicate read marks the trace value-dependent; a loop with static bounds is
-recorded unrolled): under another transform inside ``jit`` (``jit(grad(f))``,
-``jit(vmap(f))``), when the body reads a traced value itself, when a branch raises, or
-when a step changes the carry's physical dtype (a Python-scalar carry or ``fori_loop``'s
-index promoting a float32 carry, which eagerly stays float32).
+NOTE [control flow under jit]: ``ftransforms.control``'s operators, called while only
+``vmap``/``jvp`` levels sit above this recorder (``jit(f)``, ``jit(vmap(f))``,
+``jit(jvp(f))``), are recorded as one structured equation each (a
+:class:`~ftransforms.program.ControlNode`) instead of the eager Python path they take.
+Every value is lowered to its bottom-level recorded arrays and a wrapper structure
+(batch axes, tangents) that is raised back around the results (``_lower``/``_raise``).
+Every branch of a ``cond``/``switch`` is recorded (each on the real operands, the
+untaken ones with floating-point warnings off), and the predicate of a ``while_loop``,
+the body of a ``while_loop``/``fori_loop``/``scan`` once (with a recorded step index),
+as sub-programs (``compile_subprogram``) of the carry (or operands) and of the values the
+body closes over.  A body that batches (or differentiates) a carry that started plain is
+recorded again with that carry widened first (``CarryStructureChanged``).  The replay
+evaluates the real predicate (through ``.get()`` on a device) and runs the body as many
+times as the data ask, so a recording never bakes in a branch or a trip count, and a
+scan's recording does not grow with its length.  When that is not possible the operator
+runs eagerly and the ordinary rules apply (a predicate read marks the trace
+value-dependent; a loop with static bounds is recorded unrolled): under a reverse-mode
+level inside ``jit`` (``jit(grad(f))``: the tape of the steps taken is eager), when the
+body reads a traced value itself, when a branch raises, or when a step changes the
+carry's physical dtype (a Python-scalar carry or ``fori_loop``'s index promoting a
+float32 carry, which eagerly stays float32).
 """
 
 from __future__ import annotations
