@@ -13,8 +13,8 @@ How each transform sees them:
   Python ``if``/``while``/``for`` they describe.  The eager tape records the path actually
   taken, so reverse mode works through a ``while_loop`` whose trip count depends on the
   data (which ``jax.lax.while_loop`` cannot differentiate), and higher orders nest.  Only
-  the branch taken runs: a mismatch between the two branches' outputs is reported when
-  both run (under ``vmap`` with a batched predicate, and when ``jit`` records).
+  the branch taken runs, except once per set of branches for the output check (NOTE
+  [eager branch check]).  A loop's carry is checked at every step it takes.
 * **vmap, predicate not batched**: one branch / an ordinary loop, operands stay batched.
 * **vmap, predicate batched**: see NOTE [batched cond] and NOTE [batched while_loop].
   The predicate is never converted to a host boolean: only the 0-d "some row still runs"
@@ -26,9 +26,9 @@ What the peers do differently (for the README's table):
 * JAX traces ``lax`` control flow once and compiles it; reverse mode through
   ``while_loop`` is refused (forward mode only), here it works.  Under ``vmap`` a batched
   predicate runs both branches and selects, as here, but nothing keeps an untaken
-  branch's nan out of the gradient; here operands are masked.  JAX checks the branches'
-  output types at trace time always; here only when both branches run (a batched
-  predicate, a ``jit`` recording), since eagerly only the branch taken runs.
+  branch's nan out of the gradient; here operands are masked.  JAX checks a loop body's
+  carry at trace time even when the loop runs zero times; eagerly it is checked on the
+  steps taken.
 * torch.func has no structured control flow of its own: Python ``if``/``while`` on a
   batched tensor raises under ``vmap``; ``torch.cond``/``while_loop`` are higher-order
   ops aimed at ``torch.compile``/export, with narrower transform support (no reverse
@@ -395,7 +395,7 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
     index = _check_pred(op, index, "iub", "index")
     n = len(branches)
     if isinstance(index, (bool, int, numpy.integer, numpy.bool_)):
-        return _arrays(branches[min(max(int(index), 0), n - 1)](*operands))
+        return _arrays(_run_one(op, branches, min(max(int(index), 0), n - 1), operands))
     if n == 1:
         return _arrays(branches[0](*operands))
     if numpy.dtype(index.dtype).kind == "b":
@@ -407,7 +407,7 @@ def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
 def _branch(op: str, sel: Any, branches: list, operands: tuple, kind: str) -> Any:
     """Run ``branches[sel](*operands)`` for a selector that is a bool or an integer."""
     if isinstance(sel, bool):
-        return branches[int(sel)](*operands)
+        return _run_one(op, branches, int(sel), operands)
     if _is_batched(sel):
         return _batched_branch(op, sel, branches, operands, kind)
     rec = _recorder()
@@ -420,10 +420,54 @@ def _branch(op: str, sel: Any, branches: list, operands: tuple, kind: str) -> An
     if isinstance(s, Tracer):
         s = s._concrete()
     if kind == "boolean":
-        return branches[int(host_bool(s))](*operands)
+        return _run_one(op, branches, int(host_bool(s)), operands)
     get = getattr(s, "get", None)
     i = int(get()) if callable(get) and not isinstance(s, numpy.ndarray) else int(s)
-    return branches[i](*operands)
+    return _run_one(op, branches, i, operands)
+
+
+#: Branch sets (code objects and operand types) whose outputs were found to agree.
+_CHECKED: set = set()
+
+
+def _run_one(op: str, branches: list, taken: int, operands: tuple) -> Any:
+    """``branches[taken](*operands)``, eagerly.
+
+    NOTE [eager branch check]: JAX checks at trace time that all branches return the same
+    structure, shapes and dtypes.  Eagerly only the branch taken needs to run, so the
+    others run once per set of branch functions (keyed by their code) and operand types,
+    on the same operands with floating-point warnings off, to make the same check; later
+    calls run the branch taken alone.  A branch that raises in that trial run is not
+    checked (its error belongs to the calls that take it).
+    """
+    out = branches[taken](*operands)
+    if len(branches) > 1:
+        try:
+            key = _branch_key(op, branches, operands)
+        except TypeError:  # an unhashable code or operand: no cache, no trial run
+            return out
+        if key not in _CHECKED:
+            outs = []
+            for k, fun in enumerate(branches):
+                if k == taken:
+                    outs.append(out)
+                    continue
+                try:
+                    with numpy.errstate(all="ignore"):
+                        outs.append(fun(*operands))
+                except Exception:  # noqa: BLE001 - see the NOTE: not this call's error
+                    return out
+            _check_branches(op, outs)
+            if len(_CHECKED) > 4096:
+                _CHECKED.clear()
+            _CHECKED.add(key)
+    return out
+
+
+def _branch_key(op: str, branches: list, operands: tuple) -> tuple:
+    leaves, spec = tree_flatten(operands)
+    codes = tuple(getattr(b, "__code__", b) for b in branches)
+    return (op, codes, spec, tuple((type(x), _aval(x)) for x in leaves))
 
 
 def _check_branches(op: str, outs: list) -> None:

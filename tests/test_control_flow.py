@@ -238,7 +238,12 @@ def test_vmap_unbatched_predicate_runs_one_branch():
 
     out = ft.vmap(lambda x, p: ft.cond(p, t, f, x), in_dims=(0, None))(X, True)
     np.testing.assert_allclose(out, X * 2.0)
-    assert calls == ["t"]
+    # the first call also tries the other branch once, to check its output (as JAX
+    # traces both); from then on only the branch taken runs
+    assert calls == ["t", "f"]
+    out = ft.vmap(lambda x, p: ft.cond(p, t, f, x), in_dims=(0, None))(X, False)
+    np.testing.assert_allclose(out, X - 1.0)
+    assert calls == ["t", "f", "f"]
 
 
 def test_vmap_while_loop_rows_need_different_trip_counts():
@@ -609,6 +614,15 @@ def _raises(err, fn, *contains):
 
 def test_errors_branch_outputs():
     bad = lambda x: ft.cond(x > 0, lambda v: v, lambda v: (v, v), x)  # noqa: E731
+    for x in (np.array(1.0), np.array(-1.0)):  # eagerly, whichever branch is taken
+        _raises(BranchOutputError, lambda: bad(x), "cond(", "true_fun", "false_fun")
+    _raises(BranchOutputError, lambda: ft.grad(bad)(np.array(2.0)), "cond(")
+    _raises(
+        BranchOutputError,
+        lambda: ft.switch(1, [lambda v: v, lambda v: v[:2], lambda v: v], X[0]),
+        "switch(",
+        "branch 1",
+    )
     err = _raises(BranchOutputError, lambda: ft.vmap(bad)(X[0]), "cond(", "true_fun", "same")
     assert isinstance(err, TypeError) and isinstance(err, ControlFlowError)
     _raises(BranchOutputError, lambda: ft.jit(bad)(np.array(1.0)), "cond(")
