@@ -563,15 +563,38 @@ def _while(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pred: Any)
             )
         except NotStructurable:
             pass
+    first = True
     while True:
         if _is_batched(pred):
             return _batched_while(op, cond_fun, body_fun, val, pred)
         if not _concrete_bool(pred):
+            if first:
+                _trial_body(op, body_fun, val)
             return val
+        first = False
         new = body_fun(val)
         _check_carry(op, val, new)
         val = new
         pred = _loop_pred(op, cond_fun, val)
+
+
+def _trial_body(op: str, body_fun: Callable, val: Any) -> None:
+    """A loop that ran zero times: check its body's carry once, as JAX does at trace time
+    (NOTE [eager branch check]; a body that raises on this carry is not checked)."""
+    try:
+        leaves, spec = tree_flatten(val)
+        key = (op, getattr(body_fun, "__code__", body_fun), spec, tuple(map(_aval, leaves)))
+        if key in _CHECKED:
+            return
+    except TypeError:
+        return
+    try:
+        with numpy.errstate(all="ignore"):
+            new = body_fun(val)
+    except Exception:  # noqa: BLE001 - not this call's error
+        return
+    _check_carry(op, val, new)
+    _CHECKED.add(key)
 
 
 def _batched_while(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pred: Any) -> Any:

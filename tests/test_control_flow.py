@@ -640,6 +640,11 @@ def test_errors_carry_changes():
         "[2]",
         "[3]",
     )
+    _raises(  # checked even when the loop runs zero times, as JAX does
+        CarryError,
+        lambda: ft.while_loop(lambda v: v.sum() > 10, lambda v: (v, v), np.ones(2)),
+        "while_loop(",
+    )
     _raises(
         CarryError,
         lambda: ft.fori_loop(0, 3, lambda i, v: v.astype(np.float32), np.ones(2)),
