@@ -24,7 +24,7 @@ from ftransforms.api import (
     vjp,
     vmap,
 )
-from ftransforms.checkpoint import checkpoint, remat
+from ftransforms.checkpoint import checkpoint, checkpoint_policies, remat
 from ftransforms.control import cond, fori_loop, scan, switch, while_loop
 from ftransforms.core.primitive import Primitive, defop
 from ftransforms.custom import custom_jvp, custom_vjp
@@ -36,6 +36,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Primitive",
     "checkpoint",
+    "checkpoint_policies",
     "cond",
     "custom_jvp",
     "custom_vjp",

@@ -41,7 +41,31 @@ from ftransforms.core.stack import current_stack, pushed
 from ftransforms.interpreters.forward import DualTracer, ForwardInterpreter
 from ftransforms.interpreters.reverse import Node, ReverseInterpreter, ReverseTracer
 
-__all__ = ["checkpoint", "remat"]
+__all__ = ["checkpoint", "checkpoint_policies", "remat"]
+
+
+class checkpoint_policies:  # noqa: N801  (JAX's name: a namespace of policies)
+    """The ``policy=`` values :func:`checkpoint` accepts, under JAX's names.  A policy
+    says which values computed inside a checkpointed function the backward pass may keep
+    instead of recomputing; ftransforms supports the two extremes.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import checkpoint, checkpoint_policies, grad
+        >>> f = checkpoint(np.sin, policy=checkpoint_policies.nothing_saveable)
+        >>> float(grad(f)(0.0))
+        1.0
+    """
+
+    @staticmethod
+    def nothing_saveable(prim: Any, *args: Any, **params: Any) -> bool:
+        """Keep nothing computed inside: recompute it all (the same as ``policy=None``)."""
+        return False
+
+    @staticmethod
+    def everything_saveable(prim: Any, *args: Any, **params: Any) -> bool:
+        """Keep everything: no recomputation (the function is not checkpointed at all)."""
+        return True
 
 
 def checkpoint(
@@ -63,11 +87,13 @@ def checkpoint(
 
     ``static_argnums`` marks arguments that are not arrays (accepted for JAX
     compatibility: ftransforms runs Python eagerly, so every argument may steer Python
-    control flow).  ``policy`` must be ``None`` (save only the inputs and outputs):
-    JAX's residual-saving policies (``jax.checkpoint_policies``) are not supported, and
-    any other value raises :class:`~ftransforms.errors.UnsupportedOperationError`; to
-    store more, checkpoint smaller pieces.  ``prevent_cse`` has no effect (nothing is
-    compiled), and is accepted for JAX compatibility.
+    control flow).  ``policy`` is ``None`` or ``checkpoint_policies.nothing_saveable``
+    (keep only the inputs and outputs) or ``checkpoint_policies.everything_saveable``
+    (keep everything: ``fun`` itself); selective policies (JAX's ``dots_saveable``,
+    ``save_only_these_names``, custom callables) are not supported and raise
+    :class:`~ftransforms.errors.UnsupportedOperationError`: to keep more, checkpoint
+    smaller pieces.  ``prevent_cse`` has no effect (nothing is compiled), and is accepted
+    for JAX compatibility.
 
     Example:
         >>> import numpy as np
@@ -84,14 +110,17 @@ def checkpoint(
             f"checkpoint({name}): expected a function to wrap, got a {type(fun).__name__}; "
             f"write checkpoint(f)(x), or use it as a decorator"
         )
-    if policy is not None:
+    if policy not in _POLICIES:
         raise UnsupportedOperationError(
-            f"checkpoint({name}, policy={policy!r}): only policy=None is supported (keep the "
-            f"inputs and outputs of the function, recompute everything inside it); "
-            f"residual-saving policies such as jax.checkpoint_policies are not: drop the "
+            f"checkpoint({name}, policy={policy!r}): the supported policies are None and "
+            f"ft.checkpoint_policies.nothing_saveable (keep the function's inputs and "
+            f"outputs, recompute everything inside it) and "
+            f"ft.checkpoint_policies.everything_saveable (keep everything); selective "
+            f"policies such as jax.checkpoint_policies.dots_saveable are not: drop the "
             f"policy, or checkpoint smaller pieces of the function to choose what is stored"
         )
     statics = _static_argnums(static_argnums, name)
+    save_all = policy is checkpoint_policies.everything_saveable
 
     @functools.wraps(fun)
     def checkpointed(*args: Any, **kwargs: Any) -> Any:
@@ -102,6 +131,8 @@ def checkpoint(
                     f"out of range for a call with {len(args)} positional argument(s); "
                     f"static_argnums counts the positional arguments from 0"
                 )
+        if save_all:
+            return fun(*args, **kwargs)
         return _run_checkpointed(fun, args, kwargs, name)
 
     return checkpointed
@@ -109,6 +140,9 @@ def checkpoint(
 
 #: JAX's other name for :func:`checkpoint`.
 remat = checkpoint
+
+
+_POLICIES = (None, checkpoint_policies.nothing_saveable, checkpoint_policies.everything_saveable)
 
 
 def _static_argnums(static_argnums: Any, name: str) -> tuple[int, ...]:

@@ -345,10 +345,28 @@ def test_peak_memory_falls_under_vmap_of_grad():
 # -- errors ---------------------------------------------------------------------------------
 
 
-def test_policy_other_than_none_is_refused():
+def test_policy_other_than_the_supported_ones_is_refused():
     with pytest.raises(UnsupportedOperationError, match=r"^checkpoint\(block, policy=") as e:
         ft.checkpoint(block, policy=lambda *a, **k: True)
-    assert "policy=None" in str(e.value)
+    assert "None" in str(e.value) and "nothing_saveable" in str(e.value)
+    with pytest.raises(UnsupportedOperationError):
+        ft.checkpoint(block, policy=jax.checkpoint_policies.dots_saveable)
+
+
+def test_supported_policies():
+    x = np.linspace(-1.0, 1.0, 2_000)
+    want = ft.grad(chain(_deep_block, 8))(x)
+    peaks = {}
+    for policy in (None, ft.checkpoint_policies.nothing_saveable):
+        f = ft.checkpoint(_deep_block, policy=policy)
+        peaks[policy], got = _peak_bytes(ft.grad(chain(f, 8)), x)
+        np.testing.assert_array_equal(got, want)
+    everything = ft.checkpoint(_deep_block, policy=ft.checkpoint_policies.everything_saveable)
+    peak_all, got = _peak_bytes(ft.grad(chain(everything, 8)), x)
+    np.testing.assert_array_equal(got, want)
+    plain_peak, _ = _peak_bytes(ft.grad(chain(_deep_block, 8)), x)
+    assert max(peaks.values()) < 0.5 * peak_all  # nothing_saveable recomputes
+    assert peak_all > 0.8 * plain_peak  # everything_saveable is the plain function
 
 
 @pytest.mark.parametrize("bad", ["1", (1.0,), True])
