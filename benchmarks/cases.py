@@ -22,11 +22,12 @@ WORKLOADS = {
     "W3": "Hessian of sum(tanh(A x)**2) + sum(x**2)**2",
     "W4": "MAML meta-gradient, sine regression, MLP 1-40-40-1 relu",
     "W5": "dispatch cost: 50 chained elementwise ops on an (8,) array",
+    "W6": "per-sequence gradients of an LSTM (B=32, H=64, D=8) over T steps, scan/loop",
 }
 
 #: Sizes per workload: W1 batch, W2/W3 dimension D, W4 number of tasks.
-FULL_SIZES = {"W1": [32, 256, 1024], "W2": [16, 512], "W3": [64, 256], "W4": [32]}
-QUICK_SIZES = {"W1": [16], "W2": [16], "W3": [32], "W4": [8]}
+FULL_SIZES = {"W1": [32, 256, 1024], "W2": [16, 512], "W3": [64, 256], "W4": [32], "W6": [50]}
+QUICK_SIZES = {"W1": [16], "W2": [16], "W3": [32], "W4": [8], "W6": [10]}
 #: Added with ``--device cuda`` (large enough for a GPU to matter).
 CUDA_EXTRA_SIZES = {"W1": [4096], "W3": [1024]}
 
@@ -45,6 +46,10 @@ W5_MODE_LABEL = {
     "vmap": f"vmap B={W5_BATCH}",
     "vmap_grad": f"vmap(grad) B={W5_BATCH}",
 }
+
+#: W6: sequences per batch, hidden units, input features (the size is the length T).
+#: Leaves: per-sequence gradients of ``[wx, wh, b, v]`` (gates i, f, g, o stacked in wx/wh/b).
+W6_BATCH, W6_HIDDEN, W6_FEATURES = 32, 64, 8
 
 #: Largest acceptable max relative error of a float32 result against the float64
 #: reference (error = max |got - ref| / max |ref| per output leaf, max over leaves).
@@ -109,6 +114,10 @@ def make_cases(workloads: list[str], quick: bool = False, device: str = "cpu") -
                         unit="us/op",
                     )
                 )
+        elif w == "W6":
+            for t in sizes["W6"]:
+                label = f"LSTM per-seq grads T={t} B={W6_BATCH} H={W6_HIDDEN}"
+                cases.append(Case(f"W6-T{t}", "W6", label, size=t))
         else:
             raise ValueError(f"unknown workload {w!r}; choose from {', '.join(WORKLOADS)}")
     return cases
@@ -179,6 +188,19 @@ def make_inputs(case: Case, seed: int = 0) -> dict[str, np.ndarray]:
     if case.workload == "W5":
         shape = (W5_BATCH, W5_LEN) if case.mode.startswith("vmap") else (W5_LEN,)
         return {"x": rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)}
+    if case.workload == "W6":
+        b, h, d, t = W6_BATCH, W6_HIDDEN, W6_FEATURES, case.size
+        u = lambda *shape: rng.uniform(-1, 1, size=shape) / np.sqrt(h)
+        bias = np.concatenate([np.zeros(h), np.ones(h), np.zeros(2 * h)])  # forget gate 1
+        f32 = lambda a: np.asarray(a, dtype=np.float32)
+        return {
+            "wx": f32(u(4 * h, d)),
+            "wh": f32(u(4 * h, h)),
+            "b": f32(bias + 0.1 * rng.standard_normal(4 * h)),
+            "v": f32(u(h)),
+            "x": f32(rng.standard_normal((b, t, d))),
+            "y": f32(rng.standard_normal((b, t))),
+        }
     raise ValueError(case.workload)
 
 

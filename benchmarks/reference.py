@@ -232,6 +232,71 @@ def w5(inp: dict, mode: str, xp: Any = np) -> list:
 # -- dispatch ----------------------------------------------------------------------------------
 
 
+# -- W6: per-sequence gradients of an LSTM, backpropagation through time by hand -------------
+
+
+def _sigmoid(z: Any, xp: Any) -> Any:
+    return 1 / (1 + xp.exp(-z))
+
+
+def w6_lstm_grads(inp: dict, xp: Any = np) -> list:
+    """BPTT for every sequence of the batch at once.  Per sequence: ``z_t = wx x_t + b + wh
+    h_{t-1}``, gates ``i, f, o = sigmoid``, ``g = tanh`` (stacked in that order),
+    ``c_t = f c_{t-1} + i g``, ``h_t = o tanh(c_t)``, loss ``mean_t (v . h_t - y_t)**2``.
+    Leaves ``[wx, wh, b, v]``, each with a leading batch axis."""
+    wx, wh, b, v, x, y = (inp[k] for k in ("wx", "wh", "b", "v", "x", "y"))
+    n, t_len, _ = x.shape
+    h = wh.shape[1]
+    xz = x @ wx.T + b  # (B, T, 4H): the input projection of every step at once
+    hs = xp.zeros((n, t_len + 1, h), dtype=x.dtype)
+    cs = xp.zeros((n, t_len + 1, h), dtype=x.dtype)
+    acts = xp.empty((n, t_len, 4 * h), dtype=x.dtype)  # i, f, g, o after their nonlinearity
+    for t in range(t_len):
+        z = xz[:, t] + hs[:, t] @ wh.T
+        a = acts[:, t]
+        a[:, : 2 * h] = _sigmoid(z[:, : 2 * h], xp)
+        a[:, 2 * h : 3 * h] = xp.tanh(z[:, 2 * h : 3 * h])
+        a[:, 3 * h :] = _sigmoid(z[:, 3 * h :], xp)
+        cs[:, t + 1] = a[:, h : 2 * h] * cs[:, t] + a[:, :h] * a[:, 2 * h : 3 * h]
+        hs[:, t + 1] = a[:, 3 * h :] * xp.tanh(cs[:, t + 1])
+    r = 2 * (hs[:, 1:] @ v - y) / t_len  # d loss / d prediction, (B, T)
+    dz = xp.empty_like(acts)
+    dh_next = xp.zeros((n, h), dtype=x.dtype)
+    dc_next = xp.zeros((n, h), dtype=x.dtype)
+    for t in reversed(range(t_len)):
+        i, f = acts[:, t, :h], acts[:, t, h : 2 * h]
+        g, o = acts[:, t, 2 * h : 3 * h], acts[:, t, 3 * h :]
+        tc = xp.tanh(cs[:, t + 1])
+        dh = r[:, t, None] * v + dh_next
+        dc = dh * o * (1 - tc * tc) + dc_next
+        dz[:, t, :h] = dc * g * i * (1 - i)
+        dz[:, t, h : 2 * h] = dc * cs[:, t] * f * (1 - f)
+        dz[:, t, 2 * h : 3 * h] = dc * i * (1 - g * g)
+        dz[:, t, 3 * h :] = dh * tc * o * (1 - o)
+        dc_next = dc * f
+        dh_next = dz[:, t] @ wh
+    dz_t = _t(dz)  # (B, 4H, T)
+    return [dz_t @ x, dz_t @ hs[:, :-1], dz.sum(axis=1), (r[:, :, None] * hs[:, 1:]).sum(axis=1)]
+
+
+def w6_loss(inp: dict, xp: Any = np) -> Any:
+    """Per-sequence losses (B,), for tests."""
+    wx, wh, b, v, x, y = (inp[k] for k in ("wx", "wh", "b", "v", "x", "y"))
+    n, t_len, _ = x.shape
+    h = wh.shape[1]
+    xz = x @ wx.T + b
+    hh = cc = xp.zeros((n, h), dtype=x.dtype)
+    total = 0
+    for t in range(t_len):
+        z = xz[:, t] + hh @ wh.T
+        i, f = _sigmoid(z[:, :h], xp), _sigmoid(z[:, h : 2 * h], xp)
+        g, o = xp.tanh(z[:, 2 * h : 3 * h]), _sigmoid(z[:, 3 * h :], xp)
+        cc = f * cc + i * g
+        hh = o * xp.tanh(cc)
+        total = total + (hh @ v - y[:, t]) ** 2
+    return total / t_len
+
+
 def compute(case: Case, inp: dict, xp: Any = np) -> list:
     """The hand-written result for ``case`` in the dtype of ``inp``."""
     if case.workload == "W1":
@@ -244,4 +309,6 @@ def compute(case: Case, inp: dict, xp: Any = np) -> list:
         return w4_meta_grad(inp, case.extra["lr"], xp)
     if case.workload == "W5":
         return w5(inp, case.mode, xp)
+    if case.workload == "W6":
+        return w6_lstm_grads(inp, xp)
     raise ValueError(case.workload)

@@ -292,7 +292,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         prog="python -m benchmarks",
         description="ftransforms side by side with torch.func, JAX, autograd and NumPy.",
     )
-    p.add_argument("--workloads", default="W1,W2,W3,W4,W5", help="comma list (W1,...,W5)")
+    p.add_argument("--workloads", default="W1,W2,W3,W4,W5,W6", help="comma list (W1,...,W6)")
     p.add_argument("--peers", default=",".join(peers_mod.PEERS), help="comma list (default: all)")
     p.add_argument("--quick", action="store_true", help="small sizes, few reps (CI smoke)")
     p.add_argument("--reps", type=int, default=None, help="timed repetitions (20; quick: 5)")

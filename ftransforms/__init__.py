@@ -25,6 +25,8 @@ from ftransforms.api import (
     vjp,
     vmap,
 )
+from ftransforms.checkpoint import checkpoint, checkpoint_policies, remat
+from ftransforms.control import cond, fori_loop, scan, switch, while_loop
 from ftransforms.core.primitive import Primitive, defop
 from ftransforms.custom import custom_jvp, custom_vjp
 from ftransforms.jit import jit, make_jaxpr, make_program
@@ -34,10 +36,14 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Primitive",
+    "checkpoint",
+    "checkpoint_policies",
+    "cond",
     "custom_jvp",
     "custom_vjp",
     "defop",
     "errors",
+    "fori_loop",
     "grad",
     "grad_and_value",
     "hessian",
@@ -52,8 +58,12 @@ __all__ = [
     "numpy",
     "random",
     "register_pytree_node",
+    "remat",
+    "scan",
     "scipy",
+    "switch",
     "tree_map",
     "vjp",
     "vmap",
+    "while_loop",
 ]

@@ -26,7 +26,7 @@ import numpy
 
 from ftransforms.pytree import tree_unflatten
 
-__all__ = ["Eqn", "Program"]
+__all__ = ["ControlNode", "Eqn", "Program", "compile_subprogram"]
 
 #: Outputs up to this many elements get scalar operands pre-broadcast to full arrays:
 #: for small arrays NumPy spends more time converting a Python scalar than computing.
@@ -272,6 +272,94 @@ def _is_mutable(value: Any) -> bool:
     )
 
 
+# -- structured control flow -------------------------------------------------------------
+
+
+class ControlNode:
+    """The primitive of a recorded ``cond``/``switch``/``while_loop``/``scan``/``fori_loop``
+    equation (NOTE [control flow under jit] in ``interpreters/tracing.py``): ``impl`` runs
+    the compiled sub-programs with the real predicate or trip count at every replay.
+
+    It is not a registered primitive (it only ever appears in recordings); it quacks like
+    one where a program needs it (``name``, ``impl``, ``multiple_results``).
+    """
+
+    __slots__ = ("name", "impl", "subprograms")
+    multiple_results = True
+    effectful = False
+
+    def __init__(self, name: str, impl: Callable, subprograms: dict[str, Callable]) -> None:
+        self.name = name
+        self.impl = impl
+        self.subprograms = subprograms
+
+    def __repr__(self) -> str:
+        return f"<control node {self.name}>"
+
+
+def compile_subprogram(
+    eqns: Sequence[Eqn], inputs: Sequence[int], outputs: list, out_consts: list
+) -> Callable:
+    """``fn(*inputs) -> list of outputs`` running ``eqns`` (a recorded body or branch).
+
+    ``inputs`` are the slots the body reads from outside (its carry or operands, then
+    the values it closes over), renumbered ``0..n-1``; the body's own slots follow.  The
+    same passes as a whole program run on it before it is generated.
+    """
+    rename = {slot: i for i, slot in enumerate(inputs)}
+    n = len(rename)
+    renamed = []
+    for eqn in eqns:
+        refs = tuple(None if r is None else rename[r] for r in eqn.refs)
+        outs = []
+        for s in _out_slots(eqn):
+            rename[s] = n
+            outs.append(n)
+            n += 1
+        out = tuple(outs) if type(eqn.out) is tuple else outs[0]
+        renamed.append(eqn._replace(refs=refs, out=out))
+    out_refs = [None if r is None else rename[r] for r in outputs]
+    renamed, out_refs = eliminate_common(renamed, out_refs)
+    renamed = eliminate_dead(renamed, {r for r in out_refs if r is not None})
+    renamed = materialize_scalars(renamed)
+    fn = generate(renamed, len(inputs), out_refs, list(out_consts))
+    fn.eqns, fn.n_inputs, fn.out_refs, fn.out_consts = renamed, len(inputs), out_refs, out_consts
+    return fn
+
+
+def _aval_str(v: Any) -> str:
+    if hasattr(v, "shape") and getattr(v, "ndim", 0) > 0:
+        kind = f"{v.dtype}{list(v.shape)}"
+        if isinstance(v, numpy.ndarray) and v.size and (v == v.flat[0]).all():
+            return f"{v.flat[0].item()!r}:{kind}"  # a pre-broadcast scalar
+        return kind
+    return repr(v.item() if isinstance(v, numpy.ndarray | numpy.generic) else v)
+
+
+def _format_args(refs: Sequence, consts: Sequence, sep: str = " ") -> str:
+    return sep.join(f"%{r}" if r is not None else f"<{_aval_str(c)}>" for r, c in zip(refs, consts))
+
+
+def _format_eqns(eqns: Sequence[Eqn], indent: str, lines: list) -> None:
+    """One line per equation; a control-flow node's sub-programs follow it, indented, in
+    their own numbering (their inputs first: the carry or operands, then what they close
+    over, in the order of the node's arguments)."""
+    for eqn in eqns:
+        settings = " ".join(f"{k}={v!r}" for k, v in eqn.params.items() if k != "rng")
+        outs = " ".join(f"%{s}" for s in _out_slots(eqn))
+        lines.append(
+            f"{indent}{outs} = {eqn.prim.name}[{settings}] {_format_args(eqn.refs, eqn.consts)}"
+        )
+        if isinstance(eqn.prim, ControlNode):
+            for name, fn in eqn.prim.subprograms.items():
+                ins = " ".join(f"%{i}" for i in range(fn.n_inputs))
+                lines.append(f"{indent}  {name}: {{ lambda {ins} .")
+                _format_eqns(fn.eqns, indent + "    ", lines)
+                lines.append(
+                    f"{indent}    in ( {_format_args(fn.out_refs, fn.out_consts, ', ')} ) }}"
+                )
+
+
 # -- the program --------------------------------------------------------------------------
 
 
@@ -335,25 +423,7 @@ class Program:
         return len(self.eqns)
 
     def __str__(self) -> str:
-        def aval(v: Any) -> str:
-            if hasattr(v, "shape") and getattr(v, "ndim", 0) > 0:
-                kind = f"{v.dtype}{list(v.shape)}"
-                if isinstance(v, numpy.ndarray) and v.size and (v == v.flat[0]).all():
-                    return f"{v.flat[0].item()!r}:{kind}"  # a pre-broadcast scalar
-                return kind
-            return repr(v.item() if isinstance(v, numpy.ndarray | numpy.generic) else v)
-
         lines = ["{ lambda " + " ".join(f"%{i}:{s}" for i, s in enumerate(self.in_avals)) + " ."]
-        for eqn in self.eqns:
-            args = " ".join(
-                f"%{r}" if r is not None else f"<{aval(c)}>" for r, c in zip(eqn.refs, eqn.consts)
-            )
-            settings = " ".join(f"{k}={v!r}" for k, v in eqn.params.items() if k != "rng")
-            outs = " ".join(f"%{s}" for s in _out_slots(eqn))
-            lines.append(f"    {outs} = {eqn.prim.name}[{settings}] {args}")
-        outs = ", ".join(
-            f"%{r}" if r is not None else f"<{aval(c)}>"
-            for r, c in zip(self.out_refs, self.out_consts)
-        )
-        lines.append(f"  in ( {outs} ) }}")
+        _format_eqns(self.eqns, "    ", lines)
+        lines.append(f"  in ( {_format_args(self.out_refs, self.out_consts, ', ')} ) }}")
         return "\n".join(lines)

@@ -23,7 +23,7 @@ from benchmarks.worker import max_rel_error
 
 ROOT = Path(__file__).resolve().parents[1]
 
-ALL = ["W1", "W2", "W3", "W4", "W5"]
+ALL = ["W1", "W2", "W3", "W4", "W5", "W6"]
 QUICK_CASES = cases.make_cases(ALL, quick=True)
 
 

@@ -25,6 +25,7 @@ EXPECTED = [
     "jacobians_hessians.ipynb",
     "maml_sine.ipynb",
     "per_sample_gradients.ipynb",
+    "recurrent_and_control_flow.ipynb",
     "scaling_out.ipynb",
 ]
 CELL_TIMEOUT_S = 600

@@ -42,6 +42,36 @@ def mse(p: tuple, x: Any, y: Any) -> Any:
     return np.mean((relu_net(p, x) - y) ** 2)
 
 
+W6_PARAMS = ("wx", "wh", "b", "v")
+
+
+def lstm_loss(ft: Any, step_wrapper: Any = None) -> Any:
+    """The W6 loss of ONE sequence, x (T, D), y (T,): an LSTM over ``ft.scan`` (see
+    ``benchmarks.reference.w6_lstm_grads`` for the equations)."""
+
+    def loss(p: tuple, x: Any, y: Any) -> Any:
+        wx, wh, b, v = p
+        h = wh.shape[1]
+        h0 = np.zeros(h, dtype=x.dtype)
+        xz = x @ wx.T + b  # the input projection of every step at once
+
+        def step(carry, inputs):
+            hh, cc = carry
+            xz_t, y_t = inputs
+            z = xz_t + wh @ hh
+            i, f = 1 / (1 + np.exp(-z[:h])), 1 / (1 + np.exp(-z[h : 2 * h]))
+            g, o = np.tanh(z[2 * h : 3 * h]), 1 / (1 + np.exp(-z[3 * h :]))
+            cc = f * cc + i * g
+            hh = o * np.tanh(cc)
+            return (hh, cc), (hh @ v - y_t) ** 2
+
+        body = step if step_wrapper is None else step_wrapper(step)
+        _, errors = ft.scan(body, (h0, h0), (xz, y))
+        return errors.mean()
+
+    return loss
+
+
 class FtransformsPeer(Peer):
     name = "ftransforms"
 
@@ -120,6 +150,12 @@ class FtransformsPeer(Peer):
         f = self._wrap(fn[case.mode])
         return lambda: [f(x)]
 
+    def w6(self, case, inp):
+        ft = self.ft
+        p = tuple(inp[k] for k in W6_PARAMS)
+        per_seq = self._wrap(ft.vmap(ft.grad(lstm_loss(ft)), in_dims=(None, 0, 0)))
+        return lambda: list(per_seq(p, inp["x"], inp["y"]))
+
 
 class FtransformsJitPeer(FtransformsPeer):
     """The same transformed functions under ``ftransforms.jit``: recorded on the first
@@ -180,6 +216,17 @@ class LoopPeer(FtransformsPeer):
         def run():
             grads = [g(p, xs[t], ys[t], xq[t], yq[t]) for t in range(n)]
             return [sum(gt[k] for gt in grads) / n for k in range(len(p))]
+
+        return run
+
+    def w6(self, case, inp):
+        g = self.ft.grad(lstm_loss(self.ft))
+        p = tuple(inp[k] for k in W6_PARAMS)
+        x, y, xp = inp["x"], inp["y"], self.xp
+
+        def run():
+            grads = [g(p, x[i], y[i]) for i in range(x.shape[0])]
+            return [xp.stack([gi[k] for gi in grads]) for k in range(len(p))]
 
         return run
 

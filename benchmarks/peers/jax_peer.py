@@ -102,6 +102,31 @@ class JaxPeer(Peer):
         f = self._wrap(f[case.mode])
         return lambda: [f(x)]
 
+    def w6(self, case, inp):
+        jax, jnp = self.jax, self.jnp
+
+        def loss(p, x, y):  # one sequence, the recurrence as lax.scan
+            wx, wh, b, v = p
+            h = wh.shape[1]
+            xz = x @ wx.T + b
+
+            def step(carry, inputs):
+                hh, cc = carry
+                xz_t, y_t = inputs
+                z = xz_t + wh @ hh
+                i, f = jax.nn.sigmoid(z[:h]), jax.nn.sigmoid(z[h : 2 * h])
+                g, o = jnp.tanh(z[2 * h : 3 * h]), jax.nn.sigmoid(z[3 * h :])
+                cc = f * cc + i * g
+                hh = o * jnp.tanh(cc)
+                return (hh, cc), (hh @ v - y_t) ** 2
+
+            h0 = jnp.zeros(h, dtype=x.dtype)
+            return jax.lax.scan(step, (h0, h0), (xz, y))[1].mean()
+
+        per_seq = self._wrap(jax.vmap(jax.grad(loss), in_axes=(None, 0, 0)))
+        p = tuple(inp[k] for k in ("wx", "wh", "b", "v"))
+        return lambda: list(per_seq(p, inp["x"], inp["y"]))
+
 
 class JaxJitPeer(JaxPeer):
     name = "jax.jit"

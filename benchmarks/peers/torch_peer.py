@@ -98,3 +98,25 @@ class TorchPeer(Peer):
         g = tf.grad(lambda v: torch.sum(w5_chain(torch, v)))
         f = {"none": chain, "grad": g, "vmap": tf.vmap(chain), "vmap_grad": tf.vmap(g)}[case.mode]
         return lambda: [f(x)]
+
+    def w6(self, case, inp):
+        torch, tf = self.torch, self.torch.func
+
+        def loss(p, x, y):  # one sequence; the recurrence is a Python loop over the steps
+            wx, wh, b, v = p
+            h = wh.shape[1]
+            xz = x @ wx.T + b
+            hh = cc = torch.zeros(h, dtype=x.dtype, device=x.device)
+            total = 0
+            for t in range(x.shape[0]):
+                z = xz[t] + wh @ hh
+                i, f = torch.sigmoid(z[:h]), torch.sigmoid(z[h : 2 * h])
+                g, o = torch.tanh(z[2 * h : 3 * h]), torch.sigmoid(z[3 * h :])
+                cc = f * cc + i * g
+                hh = o * torch.tanh(cc)
+                total = total + (hh @ v - y[t]) ** 2
+            return total / x.shape[0]
+
+        per_seq = tf.vmap(tf.grad(loss), in_dims=(None, 0, 0))
+        p = tuple(inp[k] for k in ("wx", "wh", "b", "v"))
+        return lambda: list(per_seq(p, inp["x"], inp["y"]))

@@ -55,6 +55,27 @@ class BatchedControlFlowError(FTransformsError, TypeError, RuntimeError):
     """``bool()`` / ``if`` / ``float()`` on a value that differs across the vmap batch."""
 
 
+class ControlFlowError(FTransformsError, TypeError):
+    """Misuse of ``cond``/``switch``/``while_loop``/``fori_loop``/``scan`` (``TypeError``,
+    as ``jax.lax`` raises for the same mistakes)."""
+
+
+class BranchOutputError(ControlFlowError):
+    """The branches of ``cond``/``switch`` return different structures, shapes or dtypes."""
+
+
+class CarryError(ControlFlowError):
+    """A loop's body changed the carry's structure, shapes or dtypes."""
+
+
+class PredicateError(ControlFlowError):
+    """A predicate or branch index that is not a boolean or integer scalar."""
+
+
+class ScanLengthError(ControlFlowError, ValueError):
+    """``scan``'s ``xs`` disagree on their leading length, or with ``length=``."""
+
+
 class TracerConversionError(FTransformsError, TypeError):
     """A tracer was converted to a concrete array or Python number, losing the transform."""
 

@@ -42,8 +42,10 @@ class BatchTracer(Tracer):
     def _concrete(self) -> Any:
         raise BatchedControlFlowError(
             f"{self._interp.name}: a batched value has no single truth value (bool(), if, "
-            f"while or `and`/`or` on a value that differs across the batch).  Express the "
-            f"choice as data with fnp.where(condition, a, b) (or fnp.maximum/minimum/clip)."
+            f"while or `and`/`or` on a value that differs across the batch).  Use "
+            f"ft.cond(pred, true_fun, false_fun, *operands) for a branch and "
+            f"ft.while_loop(cond_fun, body_fun, init) for a loop (each row takes its own "
+            f"path), or express the choice as data with fnp.where(condition, a, b)."
         )
 
     _conversion_fix = (

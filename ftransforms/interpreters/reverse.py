@@ -21,7 +21,7 @@ from ftransforms.core.tracer import Tracer
 class ReverseTracer(Tracer):
     """A value recorded on a tape, known there by ``id``."""
 
-    __slots__ = ("value", "id")
+    __slots__ = ("value", "id", "__weakref__")  # weakly referenced by checkpoint.py
 
     def __init__(self, interp: ReverseInterpreter, value: Any, id: int) -> None:  # noqa: A002
         self._interp = interp
@@ -65,12 +65,14 @@ class Node:
 class ReverseInterpreter(Interpreter):
     """One ``vjp``/``grad`` level: evaluates eagerly and records a tape."""
 
-    __slots__ = ("tape", "next_id")
+    __slots__ = ("tape", "next_id", "recorder")
 
     def __init__(self, name: str) -> None:
         super().__init__(name)
         self.tape: list[Node] = []
         self.next_id = 0
+        # set while a checkpointed function runs: see NOTE [checkpoint] in checkpoint.py
+        self.recorder: Any = None
 
     def new_input(self, value: Any) -> ReverseTracer:
         """Wrap an input of the differentiated function."""
@@ -78,6 +80,8 @@ class ReverseInterpreter(Interpreter):
         return ReverseTracer(self, value, self.next_id)
 
     def process(self, prim: Any, args: tuple, params: dict) -> Any:
+        if self.recorder is not None:
+            return self.recorder.process(self, prim, args, params)
         vals = []
         parents = []
         recorded = False

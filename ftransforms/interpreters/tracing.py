@@ -12,19 +12,59 @@ trace as value-dependent, and ``jit`` then runs that input signature eagerly ins
 replaying.  So does an operation on a tracer of an enclosing transform that the jitted
 function closes over (``grad(lambda w: jit(lambda x: x * w)(x0))``): that value changes
 from call to call without being an input.
+
+NOTE [control flow under jit]: ``ftransforms.control``'s operators, called while only
+``vmap``/``jvp`` levels sit above this recorder (``jit(f)``, ``jit(vmap(f))``,
+``jit(jvp(f))``), are recorded as one structured equation each (a
+:class:`~ftransforms.program.ControlNode`) instead of the eager Python path they take.
+Every value is lowered to its bottom-level recorded arrays and a wrapper structure
+(batch axes, tangents) that is raised back around the results (``_lower``/``_raise``).
+Every branch of a ``cond``/``switch`` is recorded (each on the real operands, the
+untaken ones with floating-point warnings off), and the predicate of a ``while_loop``,
+the body of a ``while_loop``/``fori_loop``/``scan`` once (with a recorded step index),
+as sub-programs (``compile_subprogram``) of the carry (or operands) and of the values the
+body closes over.  A body that batches (or differentiates) a carry that started plain is
+recorded again with that carry widened first (``CarryStructureChanged``).  The replay
+evaluates the real predicate (through ``.get()`` on a device) and runs the body as many
+times as the data ask, so a recording never bakes in a branch or a trip count, and a
+scan's recording does not grow with its length.  When that is not possible the operator
+runs eagerly and the ordinary rules apply (a predicate read marks the trace
+value-dependent; a loop with static bounds is recorded unrolled): under a reverse-mode
+level inside ``jit`` (``jit(grad(f))``: the tape of the steps taken is eager), when the
+body reads a traced value itself, when a branch raises, or when a step changes the
+carry's physical dtype (a Python-scalar carry or ``fori_loop``'s index promoting a
+float32 carry, which eagerly stays float32).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy
 
-from ftransforms.backend import namespace_of
+from ftransforms.backend import is_array, namespace_of
+from ftransforms.core.errors import ControlFlowError
 from ftransforms.core.primitive import REGISTRY
 from ftransforms.core.stack import Interpreter
 from ftransforms.core.tracer import Tracer
-from ftransforms.program import Eqn
+from ftransforms.interpreters.batching import BatchTracer
+from ftransforms.interpreters.forward import DualTracer
+from ftransforms.program import ControlNode, Eqn, compile_subprogram
+from ftransforms.pytree import tree_flatten, tree_unflatten
+
+
+class NotStructurable(Exception):  # noqa: N818 - an internal signal, never shown to users
+    """Raised by the structured recorders: run this control flow eagerly instead."""
+
+
+class CarryStructureChanged(NotStructurable):
+    """The body returned a carry batched (or with a tangent) at levels where the initial
+    carry was not: ``structs`` is what it returned; widen the carry and record again."""
+
+    def __init__(self, structs: list) -> None:
+        super().__init__()
+        self.structs = structs
 
 
 class TraceTracer(Tracer):
@@ -59,7 +99,15 @@ class TraceTracer(Tracer):
 class TraceInterpreter(Interpreter):
     """Evaluates and records every backend call made on traced values."""
 
-    __slots__ = ("program", "n_slots", "value_dependent", "reason", "chain", "diagonal")
+    __slots__ = (
+        "program",
+        "n_slots",
+        "value_dependent",
+        "reason",
+        "chain",
+        "diagonal",
+        "seen",
+    )
 
     def __init__(self, name: str) -> None:
         super().__init__(name)
@@ -71,6 +119,8 @@ class TraceInterpreter(Interpreter):
         self.n_slots = 0
         self.value_dependent = False
         self.reason = ""
+        # While a control-flow body is recorded: slot -> value of every slot it reads.
+        self.seen: dict[int, Any] | None = None
 
     def new_input(self, value: Any) -> TraceTracer:
         self.n_slots += 1
@@ -91,6 +141,10 @@ class TraceInterpreter(Interpreter):
             else:
                 vals.append(a)
                 refs.append(None)
+        if self.seen is not None:
+            for r, v in zip(refs, vals):
+                if r is not None:
+                    self.seen[r] = v
         if prim.effectful:
             self.note_value_read(f"the random primitive {prim.name!r}")
         if any(r is None and isinstance(v, Tracer) for v, r in zip(vals, refs)):
@@ -144,6 +198,305 @@ class TraceInterpreter(Interpreter):
                         self.diagonal[o.ref] = v
         return o
 
+    # -- structured control flow (NOTE [control flow under jit]) -------------------------
+
+    def _own(self, leaf: Any) -> bool:
+        if type(leaf) is TraceTracer and leaf._interp is self:
+            return True
+        if isinstance(leaf, Tracer):
+            raise NotStructurable  # a value of another transform
+        return False
+
+    def _capture(self, fn: Callable, values: list) -> tuple[list, list, Any, dict]:
+        """Run ``fn(inputs)`` on fresh slots holding ``values``, recording into a list of
+        its own: ``(eqns, input tracers, fn's output, slot -> value read)``."""
+        saved_program, saved_seen = self.program, self.seen
+        self.program, self.seen = [], {}
+        try:
+            ins = [self.new_input(v) for v in values]
+            try:
+                out = fn(ins)
+            except NotStructurable:
+                raise
+            except Exception as err:  # the eager path reruns it (and raises it if it must)
+                raise NotStructurable from err
+            return self.program, ins, out, self.seen
+        finally:
+            if saved_seen is not None:
+                saved_seen.update(self.seen)
+            self.program, self.seen = saved_program, saved_seen
+
+    def _outputs(self, leaves: list) -> tuple[list, list]:
+        refs, consts = [], []
+        for leaf in leaves:
+            if self._own(leaf):
+                refs.append(leaf.ref)
+                consts.append(None)
+            else:
+                refs.append(None)
+                consts.append(leaf)
+        return refs, consts
+
+    @staticmethod
+    def _free(eqns: list, inputs: list, out_refs: list) -> set:
+        produced = set(inputs)
+        used = set()
+        for eqn in eqns:
+            used.update(r for r in eqn.refs if r is not None and r not in produced)
+            produced.update(eqn.out if type(eqn.out) is tuple else (eqn.out,))
+        used.update(r for r in out_refs if r is not None and r not in produced)
+        return used
+
+    def _carry_values(self, bottoms: list, xp: Any) -> list:
+        """Each bottom carry leaf as an array (a constant too: it changes from step to step)."""
+        vals = []
+        for b in bottoms:
+            if type(b) is TraceTracer:
+                vals.append(b.val)
+            elif is_array(b):
+                vals.append(b)
+            elif isinstance(b, (bool, int, float, complex, numpy.generic)):
+                vals.append(xp.asarray(b))
+            else:
+                raise NotStructurable
+        return vals
+
+    def _emit(self, node: ControlNode, xp: Any, args: list, outs: list) -> list:
+        """Append the node's equation; returns the tracers of its results."""
+        refs = tuple(a.ref if type(a) is TraceTracer else None for a in args)
+        consts = tuple(None if type(a) is TraceTracer else a for a in args)
+        if self.seen is not None:
+            self.seen.update((a.ref, a.val) for a in args if type(a) is TraceTracer)
+        results = [self.new_input(o) for o in outs]
+        avals = tuple((o.shape, o.dtype) for o in outs)
+        out = tuple(r.ref for r in results)
+        self.program.append(Eqn(node, xp, refs, consts, {}, out, avals))
+        return results
+
+    def _slot_tracers(self, slots: list, seen: dict) -> list:
+        return [TraceTracer(self, seen[s], s) for s in slots]
+
+    def _lower_all(self, leaves: list) -> tuple[list, list]:
+        """Every user-level leaf as its wrapper structure and its bottom leaves."""
+        structs, bottoms = [], []
+        for leaf in leaves:
+            structs.append(_lower(self, leaf, bottoms))
+        return structs, bottoms
+
+    def record_branch(
+        self, op: str, sel: TraceTracer, branches: list, operands: tuple, check: Callable
+    ) -> Any:
+        """``cond``/``switch`` with a recorded selector: every branch becomes a sub-program."""
+        leaves, spec = tree_flatten(operands)
+        structs, bottoms = self._lower_all(leaves)
+        traced = [i for i, b in enumerate(bottoms) if type(b) is TraceTracer]
+        values = [bottoms[i].val for i in traced]
+        boolean = op.startswith("cond")
+        taken = int(_host_bool(sel.val)) if boolean else _host_scalar(sel.val)
+        recorded = []
+        out_struct_box: list = []
+        for k, fun in enumerate(branches):
+
+            def call(ins: list, fun: Callable = fun) -> Any:
+                bs = list(bottoms)
+                for i, t in zip(traced, ins):
+                    bs[i] = t
+                out = fun(*tree_unflatten(spec, _raise_all(structs, bs)))
+                out_struct_box.append(out)
+                o_leaves, o_spec = tree_flatten(out)
+                o_structs, o_bottoms = self._lower_all(o_leaves)
+                return (o_spec, o_structs, o_bottoms)
+
+            if k == taken:
+                recorded.append(self._capture(call, values))
+            else:
+                with numpy.errstate(all="ignore"):
+                    recorded.append(self._capture(call, values))
+        check(op, out_struct_box)
+        out_spec, out_structs, _ = recorded[0][2]
+        if any(r[2][0] != out_spec or r[2][1] != out_structs for r in recorded):
+            raise NotStructurable  # e.g. one branch batched, the other not
+        out_bottoms = [r[2][2] for r in recorded]
+        if not out_bottoms[0]:
+            raise NotStructurable
+        # the array type of each output: a branch's Python-scalar output takes the others'
+        ref_avals = []
+        for j in range(len(out_bottoms[0])):
+            arrays = [ob[j] for ob in out_bottoms if hasattr(ob[j], "dtype")]
+            if not arrays:
+                raise NotStructurable
+            ref_avals.append((tuple(arrays[0].shape), numpy.dtype(arrays[0].dtype)))
+            if any((tuple(b.shape), numpy.dtype(b.dtype)) != ref_avals[-1] for b in arrays):
+                raise NotStructurable
+        xp = namespace_of(*values, *[_value(b) for ob in out_bottoms for b in ob])
+        free: set = set()
+        per_branch = []
+        for (eqns, ins, _, seen), o_bottoms in zip(recorded, out_bottoms):
+            refs, consts = self._outputs(o_bottoms)
+            consts = [
+                c if c is None or hasattr(c, "dtype") else xp.asarray(c, dtype=av[1])
+                for c, av in zip(consts, ref_avals)
+            ]
+            in_slots = [t.ref for t in ins]
+            free |= self._free(eqns, in_slots, refs)
+            per_branch.append((eqns, in_slots, refs, consts, seen))
+        free_slots = sorted(free)
+        fns = []
+        free_vals: dict = {}
+        for eqns, in_slots, refs, consts, seen in per_branch:
+            fns.append(compile_subprogram(eqns, in_slots + free_slots, refs, consts))
+            free_vals.update(seen)
+
+        def impl(xp: Any, sel: Any, *args: Any) -> tuple:
+            i = int(_host_bool(sel)) if boolean else _host_scalar(sel)
+            return tuple(fns[i](*args))
+
+        name = "cond" if boolean else f"switch[{len(branches)}]"
+        node = ControlNode(name, impl, {f"branch {k}": fn for k, fn in enumerate(fns)})
+        out_vals = [
+            _value(b) if hasattr(b, "dtype") else xp.asarray(b, dtype=av[1])
+            for b, av in zip(out_bottoms[taken], ref_avals)
+        ]
+        args = [sel] + [bottoms[i] for i in traced]
+        args += self._slot_tracers(free_slots, free_vals)
+        results = self._emit(node, xp, args, out_vals)
+        return tree_unflatten(out_spec, _raise_all(out_structs, results))
+
+    def record_while(
+        self, op: str, cond_fun: Callable, body_fun: Callable, init: Any, check: Callable
+    ) -> Any:
+        """``while_loop`` with a recorded predicate: predicate and body as sub-programs."""
+        leaves, spec = tree_flatten(init)
+        structs, bottoms = self._lower_all(leaves)
+        if not bottoms:
+            raise NotStructurable
+        xp = namespace_of(*[_value(b) for b in bottoms])
+        values = self._carry_values(bottoms, xp)
+
+        def pred_of(ins: list) -> list:
+            p = cond_fun(tree_unflatten(spec, _raise_all(structs, ins)))
+            p_struct, p_bottoms = self._lower_all([p])
+            if p_struct != [_LEAF]:
+                raise NotStructurable  # a predicate that is not one bottom-level value
+            return p_bottoms
+
+        def body_of(ins: list) -> list:
+            carry = tree_unflatten(spec, _raise_all(structs, ins))
+            new = body_fun(carry)
+            try:
+                check(op, carry, new)
+            except ControlFlowError as err:
+                raise NotStructurable from err
+            new_leaves, new_spec = tree_flatten(new)
+            new_structs, new_bottoms = self._lower_all(new_leaves)
+            if new_spec != spec:
+                raise NotStructurable
+            if new_structs != structs:
+                raise CarryStructureChanged(new_structs)
+            return new_bottoms
+
+        c_eqns, c_ins, c_out, c_seen = self._capture(pred_of, values)
+        with numpy.errstate(all="ignore"):
+            b_eqns, b_ins, b_out, b_seen = self._capture(body_of, values)
+        _same_avals(b_out, values)
+        c_refs, c_consts = self._outputs(c_out)
+        b_refs, b_consts = self._outputs(b_out)
+        c_slots, b_slots = [t.ref for t in c_ins], [t.ref for t in b_ins]
+        free_slots = sorted(
+            self._free(c_eqns, c_slots, c_refs) | self._free(b_eqns, b_slots, b_refs)
+        )
+        pred_fn = compile_subprogram(c_eqns, c_slots + free_slots, c_refs, c_consts)
+        body_fn = compile_subprogram(b_eqns, b_slots + free_slots, b_refs, b_consts)
+        n = len(values)
+
+        def impl(xp: Any, *args: Any) -> tuple:
+            carry = list(args[:n])
+            free = args[n:]
+            while _host_bool(pred_fn(*carry, *free)[0]):
+                carry = body_fn(*carry, *free)
+            return tuple(carry)
+
+        node = ControlNode("while_loop", impl, {"cond": pred_fn, "body": body_fn})
+        seen = {**c_seen, **b_seen}
+        outs = impl(xp, *values, *[seen[s] for s in free_slots])
+        args = [b if type(b) is TraceTracer else v for b, v in zip(bottoms, values)]
+        args += self._slot_tracers(free_slots, seen)
+        results = self._emit(node, xp, args, list(outs))
+        return tree_unflatten(spec, _raise_all(structs, results))
+
+    def record_loop(
+        self,
+        op: str,
+        step: Callable,
+        init: Any,
+        indices: range,
+        check: Callable,
+        name: str,
+    ) -> tuple[Any, Any]:
+        """``scan``/``fori_loop``: ``carry, y = step(carry, i)`` for ``i`` in ``indices``
+        recorded once (``i`` a recorded 0-d integer) and replayed per index; the ``y`` of
+        index ``i`` is stored at ``ys[i - min(indices)]``."""
+        leaves, spec = tree_flatten(init)
+        structs, bottoms = self._lower_all(leaves)
+        xp = namespace_of(*[_value(b) for b in bottoms])
+        values = self._carry_values(bottoms, xp)
+        nc = len(values)
+        y_box: list = []
+
+        def body(ins: list) -> list:
+            carry = tree_unflatten(spec, _raise_all(structs, ins[:nc]))
+            out = step(carry, ins[nc])
+            if not isinstance(out, tuple) or len(out) != 2:
+                raise NotStructurable
+            new, y = out
+            try:
+                check(op, carry, new, "f's new carry" if name == "scan" else "body_fun's output")
+            except ControlFlowError as err:
+                raise NotStructurable from err
+            new_leaves, new_spec = tree_flatten(new)
+            new_structs, new_bottoms = self._lower_all(new_leaves)
+            if new_spec != spec:
+                raise NotStructurable
+            if new_structs != structs:
+                raise CarryStructureChanged(new_structs)
+            y_leaves, y_spec = tree_flatten(y)
+            y_structs, y_bottoms = self._lower_all(y_leaves)
+            y_box.append((y_spec, y_structs))
+            return new_bottoms + y_bottoms
+
+        eqns, ins, out, seen = self._capture(body, values + [xp.asarray(indices[0])])
+        _same_avals(out[:nc], values)
+        y_avals = []
+        for y in out[nc:]:
+            y = _value(y) if hasattr(y, "dtype") else xp.asarray(y)
+            y_avals.append((tuple(y.shape), y.dtype))
+        refs, consts = self._outputs(out)
+        in_slots = [t.ref for t in ins]
+        free_slots = sorted(self._free(eqns, in_slots, refs))
+        step_fn = compile_subprogram(eqns, in_slots + free_slots, refs, consts)
+        base, length = min(indices), len(indices)
+
+        def impl(xp: Any, *args: Any) -> tuple:
+            carry = list(args[:nc])
+            free = args[nc:]
+            bufs = [xp.empty((length,) + shape, dtype=dtype) for shape, dtype in y_avals]
+            for i in indices:
+                outs = step_fn(*carry, xp.asarray(i), *free)
+                carry = outs[:nc]
+                for b, v in zip(bufs, outs[nc:]):
+                    b[i - base] = v
+            return (*carry, *bufs)
+
+        node = ControlNode(name, impl, {"step": step_fn})
+        results = impl(xp, *values, *[seen[s] for s in free_slots])
+        args = [b if type(b) is TraceTracer else v for b, v in zip(bottoms, values)]
+        args += self._slot_tracers(free_slots, seen)
+        tracers = self._emit(node, xp, args, list(results))
+        carry = tree_unflatten(spec, _raise_all(structs, tracers[:nc]))
+        y_spec, y_structs = y_box[0]
+        stacked = [_stacked(s) for s in y_structs]
+        return carry, tree_unflatten(y_spec, _raise_all(stacked, tracers[nc:]))
+
     def _diagonal_matmul(self, args: tuple, refs: list, out: Any) -> Any:
         """``I @ x`` and ``x @ I`` are ``x``; ``diag(v) @ w`` is ``v[:, None] * w`` and
         ``w @ diag(v)`` is ``w * v``: jacrev/jacfwd/hessian multiply the identity basis
@@ -172,6 +525,79 @@ class TraceInterpreter(Interpreter):
             if _same_aval(getattr(result, "val", result), out):
                 return result
         return None
+
+
+#: The structure of a bottom-level leaf (a recorded value or a constant).
+_LEAF = ("leaf",)
+
+
+def _lower(rec: TraceInterpreter, x: Any, bottoms: list) -> tuple:
+    """The wrapper structure of a user-level value over the recorder (batch axes, tangents),
+    appending its bottom-level leaves to ``bottoms``; ``NotStructurable`` for a tape."""
+    t = type(x)
+    if t is TraceTracer:
+        if x._interp is not rec:
+            raise NotStructurable
+        bottoms.append(x)
+        return _LEAF
+    if t is BatchTracer:
+        return ("batch", x._interp, x.bdim, _lower(rec, x.val, bottoms))
+    if t is DualTracer:
+        return ("dual", x._interp, _lower(rec, x.primal, bottoms), _lower(rec, x.tangent, bottoms))
+    if isinstance(x, Tracer):
+        raise NotStructurable
+    bottoms.append(x)
+    return _LEAF
+
+
+def _raise(struct: tuple, bottoms: Any) -> Any:
+    if struct is _LEAF or struct == _LEAF:
+        return next(bottoms)
+    if struct[0] == "batch":
+        return BatchTracer(struct[1], _raise(struct[3], bottoms), struct[2])
+    primal = _raise(struct[2], bottoms)
+    return DualTracer(struct[1], primal, _raise(struct[3], bottoms))
+
+
+def _raise_all(structs: list, bottoms: list) -> list:
+    it = iter(bottoms)
+    return [_raise(s, it) for s in structs]
+
+
+def _stacked(struct: tuple) -> tuple:
+    """The structure of values stacked along a new leading (logical) axis."""
+    if struct == _LEAF:
+        return struct
+    if struct[0] == "batch":
+        return ("batch", struct[1], struct[2] + 1, _stacked(struct[3]))
+    return ("dual", struct[1], _stacked(struct[2]), _stacked(struct[3]))
+
+
+def _value(b: Any) -> Any:
+    return b.val if type(b) is TraceTracer else b
+
+
+def _same_avals(new: list, old: list) -> None:
+    """A step must keep every bottom array's shape and dtype (see the NOTE)."""
+    for n, o in zip(new, old):
+        n = _value(n)
+        if not hasattr(n, "dtype") or (tuple(n.shape), n.dtype) != (tuple(o.shape), o.dtype):
+            raise NotStructurable
+
+
+def _host_bool(x: Any) -> bool:
+    """A 0-d predicate on the host: ``bool`` for NumPy, the explicit ``.get()`` otherwise."""
+    if isinstance(x, (bool, numpy.ndarray, numpy.generic)):
+        return bool(x)
+    get = getattr(x, "get", None)
+    return bool(get()) if callable(get) else bool(x)
+
+
+def _host_scalar(x: Any) -> int:
+    if isinstance(x, (int, numpy.ndarray, numpy.generic)):
+        return int(x)
+    get = getattr(x, "get", None)
+    return int(get()) if callable(get) else int(x)
 
 
 def _is_one(c: Any) -> bool:

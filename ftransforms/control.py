@@ -1,0 +1,772 @@
+"""Structured control flow: ``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan``.
+
+The signatures and semantics are ``jax.lax``'s: operands, carries and outputs are pytrees;
+a loop's carry keeps its structure, shapes and dtypes; the branches of ``cond``/``switch``
+return the same structure; ``switch`` clamps its index into range; ``scan`` stacks its
+per-step outputs along a new leading axis (``reverse=True`` walks ``xs`` from the end but
+still stores ``ys[t]`` for ``xs[t]``).
+
+How each transform sees them:
+
+* **No transform, ``grad``/``vjp``/``jvp``/``jacrev``/``jacfwd``/``hessian``**: the
+  predicate has one concrete value (derivative levels carry a value), so they run as the
+  Python ``if``/``while``/``for`` they describe.  The eager tape records the path actually
+  taken, so reverse mode works through a ``while_loop`` whose trip count depends on the
+  data (which ``jax.lax.while_loop`` cannot differentiate), and higher orders nest.  Only
+  the branch taken runs, except once per set of branches for the output check (NOTE
+  [eager branch check]).  A loop's carry is checked at every step it takes.
+* **vmap, predicate not batched**: one branch / an ordinary loop, operands stay batched.
+* **vmap, predicate batched**: see NOTE [batched cond] and NOTE [batched while_loop].
+  The predicate is never converted to a host boolean: only the 0-d "some row still runs"
+  flag of a batched ``while_loop`` is, and on a device backend through ``.get()``.
+* **jit**: see NOTE [control flow under jit] in ``ftransforms/interpreters/tracing.py``.
+
+What the peers do differently (for the README's table):
+
+* JAX traces ``lax`` control flow once and compiles it; reverse mode through
+  ``while_loop`` is refused (forward mode only), here it works.  Under ``vmap`` a batched
+  predicate runs both branches and selects, as here, but nothing keeps an untaken
+  branch's nan out of the gradient; here operands are masked.  JAX checks a loop body's
+  carry at trace time even when the loop runs zero times; eagerly it is checked on the
+  steps taken.
+* torch.func has no structured control flow of its own: Python ``if``/``while`` on a
+  batched tensor raises under ``vmap``; ``torch.cond``/``while_loop`` are higher-order
+  ops aimed at ``torch.compile``/export, with narrower transform support (no reverse
+  mode through ``while_loop``).
+* ``jit`` here records ``cond``/``while_loop``/``scan`` as structured nodes replayed
+  with the real predicate, without a compiler.
+
+NOTE [batched cond]: with a predicate (index) that differs across the ``vmap`` batch,
+``cond``/``switch`` run every branch on all rows and keep each row's own result with
+``where`` (JAX's choice too).  The alternative, gathering each branch's rows, running the
+branch on that sub-batch and scattering back, was measured with
+``python -m benchmarks.batched_cond`` (B=4096 rows of 16 float64, half taking each
+branch, best of 7, on the shared 2-core machine under load): branches a 3-layer tanh MLP
+(width 256) and a rational function: select 94 ms, gather 56 ms; MLP and -MLP: 222 ms vs
+117 ms; elementwise sqrt and negate: 0.23 ms vs 0.25 ms.  Gathering saves the work of the
+untaken branch, so it wins by up to 2x when the branches are expensive; it ties on cheap
+ones.  It is still not what ``cond`` does, because it cannot be done in general: a branch
+may close over values batched at the same level (``lambda v: v @ w`` with ``w`` a
+per-row weight), whose rows a gather of the operands would not select, and closures
+cannot be seen; under inner transforms (``vmap(grad(...))``) the rows are inside tracers
+of a higher level; the sub-batch sizes are data, so it needs a device-to-host copy of the
+predicate (a synchronising copy on a GPU, every call) and would give ``jit`` recordings
+whose shapes depend on the data.  Select is one ``where`` per output leaf, is right at
+every nesting, and records as straight-line code.  When the branches are expensive and
+the operands are all it reads, gather the rows yourself (as the benchmark does).
+
+The untaken branch also runs on rows where it may produce inf or nan (``sqrt`` of a
+negative, ``log`` of 0).  The selected forward values are right, but reverse mode would
+multiply the zero cotangent of those rows by an infinite local derivative and leak nan
+into the gradient.  So each branch receives its differentiable operands as
+``where(taken, x, stop_gradient(x))``: the transpose of that ``where`` sends exactly zero
+(not ``0 * nan``) to the rows where the branch is not taken.  This covers operands; a
+value the branch closes over is not masked (pass it as an operand when that matters).
+Floating-point warnings are off while the branches run forward (the untaken rows are
+expected to raise them); the backward pass of those rows may still warn.
+
+NOTE [batched while_loop]: with a predicate that differs across the batch the loop runs
+while any row's predicate holds; each step computes the body on every row and keeps the
+old carry (``where``) on rows whose predicate is already false, so finished rows are
+frozen (JAX's semantics).  Only ``any(predicate)`` over the physical batch axes comes
+back to the host, once per step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy
+
+import ftransforms.numpy as fnp
+from ftransforms.backend import namespace_of
+from ftransforms.core.errors import (
+    BranchOutputError,
+    CarryError,
+    PredicateError,
+    ScanLengthError,
+)
+from ftransforms.core.stack import current_stack
+from ftransforms.core.tracer import Tracer
+from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
+from ftransforms.interpreters.forward import DualTracer, ForwardInterpreter
+from ftransforms.interpreters.reverse import ReverseTracer
+from ftransforms.interpreters.tracing import (
+    _LEAF,
+    CarryStructureChanged,
+    NotStructurable,
+    TraceInterpreter,
+    TraceTracer,
+)
+from ftransforms.pytree import tree_flatten, tree_unflatten
+
+__all__ = ["cond", "fori_loop", "scan", "switch", "while_loop"]
+
+
+# -- looking at values ----------------------------------------------------------------------
+
+
+def _strip_derivatives(x: Any) -> Any:
+    """``x`` without its derivative levels (dual and tape tracers)."""
+    while True:
+        t = type(x)
+        if t is DualTracer:
+            x = x.primal
+        elif t is ReverseTracer:
+            x = x.value
+        else:
+            return x
+
+
+def _is_batched(x: Any) -> bool:
+    return type(_strip_derivatives(x)) is BatchTracer
+
+
+def _has_derivative(x: Any) -> bool:
+    while isinstance(x, Tracer):
+        t = type(x)
+        if t is DualTracer or t is ReverseTracer:
+            return True
+        if t is BatchTracer:
+            x = x.val
+        else:
+            return False
+    return False
+
+
+def _bottom(x: Any) -> Any:
+    """The backend array (or the jit recorder's tracer) under every transform level."""
+    while True:
+        t = type(x)
+        if t is BatchTracer:
+            x = x.val
+        elif t is DualTracer:
+            x = x.primal
+        elif t is ReverseTracer:
+            x = x.value
+        else:
+            return x
+
+
+def host_bool(x: Any) -> bool:
+    """A concrete 0-d value as a Python bool; device arrays go through ``.get()``.
+
+    Example:
+        >>> import numpy as np
+        >>> host_bool(np.array(True))
+        True
+    """
+    if isinstance(x, (bool, int, numpy.ndarray, numpy.generic)):
+        return bool(x)
+    get = getattr(x, "get", None)
+    return bool(get()) if callable(get) else bool(x)
+
+
+def _concrete_bool(pred: Any) -> bool:
+    """The truth value of an unbatched predicate (a jit recording notes the read)."""
+    p = _strip_derivatives(pred)
+    if isinstance(p, Tracer):
+        p = p._concrete()  # TraceTracer: marks the recording as value-dependent
+    return host_bool(p)
+
+
+def _shape(x: Any) -> tuple:
+    s = getattr(x, "shape", None)
+    return tuple(s) if s is not None else numpy.shape(x)
+
+
+_WEAK = {bool: "b", int: "i", float: "f", complex: "c"}
+
+
+def _aval(x: Any) -> tuple:
+    """``(shape, dtype)``, where a Python scalar's dtype is its kind ("weak", as in JAX)."""
+    kind = _WEAK.get(type(x))
+    if kind is not None:
+        return ((), "weak " + kind)
+    return (_shape(x), numpy.dtype(x.dtype) if hasattr(x, "dtype") else numpy.asarray(x).dtype)
+
+
+def _compatible(a: tuple, b: tuple) -> bool:
+    if a[0] != b[0]:
+        return False
+    da, db = a[1], b[1]
+    if isinstance(da, str) or isinstance(db, str):
+        ka = da[-1] if isinstance(da, str) else da.kind
+        kb = db[-1] if isinstance(db, str) else db.kind
+        groups = ("b", "iu", "f", "c")
+        return any(ka in g and kb in g for g in groups)
+    return da == db
+
+
+def _describe(spec: Any, leaves: list) -> str:
+    avals = []
+    for leaf in leaves:
+        shape, dtype = _aval(leaf)
+        avals.append(f"{dtype}{list(shape)}")
+    return f"{spec} with leaves ({', '.join(avals)})"
+
+
+def _same_leaf(x: Any, y: Any) -> bool:
+    """Same shape and dtype (the fast common case of :func:`_compatible`)."""
+    try:
+        return x.shape == y.shape and x.dtype == y.dtype
+    except AttributeError:
+        return _compatible(_aval(x), _aval(y))
+
+
+def _check_same(op: str, what_a: str, a: Any, what_b: str, b: Any, err: type, fix: str) -> None:
+    la, sa = tree_flatten(a)
+    lb, sb = tree_flatten(b)
+    ok = sa == sb and all(
+        _same_leaf(x, y) or _compatible(_aval(x), _aval(y)) for x, y in zip(la, lb)
+    )
+    if not ok:
+        raise err(
+            f"{op}: {what_a} and {what_b} must have the same structure, shapes and dtypes, "
+            f"but {what_a} is {_describe(sa, la)} and {what_b} is {_describe(sb, lb)}.  {fix}"
+        )
+
+
+_KIND_WORDS = {
+    "biuf": "a boolean or number",
+    "iub": "an integer",
+    "b": "a boolean",
+    "iu": "an integer",
+}
+
+
+def _check_pred(op: str, pred: Any, kinds: str, what: str) -> Any:
+    shape = _shape(pred)
+    if isinstance(pred, (bool, int, numpy.bool_, numpy.integer)):
+        return pred
+    dtype = getattr(pred, "dtype", None)
+    if dtype is None:
+        if isinstance(pred, float) and "f" in kinds:
+            return pred
+        raise PredicateError(
+            f"{op}: the {what} must be a boolean or integer scalar, got {type(pred).__name__}; "
+            f"compute it with a comparison such as x > 0."
+        )
+    if shape != () or numpy.dtype(dtype).kind not in kinds:
+        raise PredicateError(
+            f"{op}: the {what} must be {_KIND_WORDS[kinds]} scalar (shape ()), got "
+            f"{numpy.dtype(dtype)}{list(shape)}; reduce it to one value (e.g. fnp.all(x > 0)) "
+            f"or, for an elementwise choice, use fnp.where(condition, a, b)."
+        )
+    return pred
+
+
+def _as_bool(pred: Any) -> Any:
+    if isinstance(pred, (bool, numpy.bool_)):
+        return bool(pred)
+    if getattr(pred, "dtype", None) is not None and numpy.dtype(pred.dtype).kind == "b":
+        return pred
+    if isinstance(pred, (int, float, numpy.number)):
+        return bool(pred)
+    return fnp.not_equal(pred, 0)
+
+
+def _recorder() -> TraceInterpreter | None:
+    """The jit recorder, when only ``vmap``/``jvp`` levels are above it (their tracers are
+    plain data over recorded values; a tape is not): structured recording."""
+    stack = current_stack()
+    if not stack or type(stack[0]) is not TraceInterpreter:
+        return None
+    for interp in stack[1:]:
+        if type(interp) not in (BatchInterpreter, ForwardInterpreter):
+            return None
+    return stack[0]
+
+
+def _arrays(tree: Any) -> Any:
+    """Python-scalar leaves as 0-d arrays: what comes out of control flow is arrays, as in
+    JAX (a loop started from ``0.0`` returns an array)."""
+    leaves, spec = tree_flatten(tree)
+    if not any(_is_scalar(x) for x in leaves):
+        return tree
+    return tree_unflatten(spec, [numpy.asarray(x) if _is_scalar(x) else x for x in leaves])
+
+
+def _is_scalar(x: Any) -> bool:
+    return type(x) in _WEAK or isinstance(x, numpy.generic)
+
+
+def _select(pred: Any, a: list, b: list) -> list:
+    return [fnp.where(pred, x, y) for x, y in zip(a, b)]
+
+
+def _masked(leaves: list, taken: Any) -> list:
+    """Differentiable operands as ``where(taken, x, stop_gradient(x))`` (NOTE [batched cond])."""
+    out = []
+    for x in leaves:
+        if _has_derivative(x) and numpy.dtype(x.dtype).kind in "fc":
+            x = fnp.where(taken, x, fnp.stop_gradient(x))
+        out.append(x)
+    return out
+
+
+def _promote(x: Any, target: tuple) -> Any:
+    """``x`` given the wrapper structure ``target``: batched (broadcast along the batch
+    axis) at the ``vmap`` levels it lacks, a zero tangent at the ``jvp`` levels it lacks.
+    Used when a loop's body returns a carry batched (or differentiated) where the initial
+    carry was not, so that one recorded body fits every step."""
+    if target == _LEAF:
+        if isinstance(x, Tracer) and type(x) is not TraceTracer:
+            raise NotStructurable
+        return x
+    interp = target[1]
+    t = type(x)
+    if t in (BatchTracer, DualTracer) and x._interp is not interp:
+        if x._interp.level > interp.level:
+            raise NotStructurable  # x has a level the target lacks
+    if target[0] == "batch":
+        if t is BatchTracer and x._interp is interp:
+            if x.bdim != target[2]:
+                raise NotStructurable
+            return BatchTracer(interp, _promote(x.val, target[3]), x.bdim)
+        v = _promote(x, target[3])
+        if not hasattr(v, "shape"):
+            v = fnp.asarray(v)
+        b = target[2]
+        shape = tuple(v.shape)
+        full = shape[:b] + (interp.axis_size,) + shape[b:]
+        return BatchTracer(interp, fnp.broadcast_to(fnp.expand_dims(v, b), full), b)
+    if t is DualTracer and x._interp is interp:
+        return DualTracer(interp, _promote(x.primal, target[2]), _promote(x.tangent, target[3]))
+    primal = _promote(x, target[2])
+    return DualTracer(interp, primal, _promote(fnp.zeros_like(x), target[3]))
+
+
+def _structured(record: Callable, init: Any) -> Any:
+    """``record(init)``, once more with the carry widened if its first step widened it."""
+    try:
+        return record(init)
+    except CarryStructureChanged as changed:
+        leaves, spec = tree_flatten(init)
+        if len(leaves) != len(changed.structs):
+            raise NotStructurable from None
+        try:
+            wide = [_promote(x, st) for x, st in zip(leaves, changed.structs)]
+        except NotStructurable:
+            raise
+        except Exception as err:
+            raise NotStructurable from err
+        return record(tree_unflatten(spec, wide))
+
+
+# -- cond / switch --------------------------------------------------------------------------
+
+
+def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> Any:
+    """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, under every transform.
+
+    ``pred`` is a boolean (or number) scalar; under ``vmap`` it may differ per row, and
+    each row then gets the result of its own branch (NOTE [batched cond]).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import vmap
+        >>> f = lambda x: cond(x > 0, np.sqrt, lambda v: -v, x)
+        >>> vmap(f)(np.array([4.0, -2.0])).tolist()
+        [2.0, 2.0]
+    """
+    op = "cond(pred, true_fun, false_fun, *operands)"
+    if not callable(true_fun) or not callable(false_fun):
+        raise TypeError(f"{op}: true_fun and false_fun must be callable")
+    pred = _as_bool(_check_pred(op, pred, "biuf", "predicate"))
+    return _arrays(_branch(op, pred, [false_fun, true_fun], operands, "boolean"))
+
+
+def switch(index: Any, branches: Sequence[Callable], *operands: Any) -> Any:
+    """``branches[index](*operands)``, ``index`` clamped into ``[0, len(branches) - 1]``.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import vmap
+        >>> fs = [lambda x: x, lambda x: 2 * x, lambda x: 3 * x]
+        >>> vmap(lambda i, x: switch(i, fs, x))(np.array([0, 2, 7]), np.ones(3)).tolist()
+        [1.0, 3.0, 3.0]
+    """
+    op = "switch(index, branches, *operands)"
+    branches = list(branches)
+    if not branches or not all(callable(b) for b in branches):
+        raise TypeError(f"{op}: branches must be a non-empty sequence of callables")
+    index = _check_pred(op, index, "iub", "index")
+    n = len(branches)
+    if isinstance(index, (bool, int, numpy.integer, numpy.bool_)):
+        return _arrays(_run_one(op, branches, min(max(int(index), 0), n - 1), operands))
+    if n == 1:
+        return _arrays(branches[0](*operands))
+    if numpy.dtype(index.dtype).kind == "b":
+        index = fnp.astype(index, numpy.int64)
+    index = fnp.clip(index, 0, n - 1)
+    return _arrays(_branch(op, index, branches, operands, "integer"))
+
+
+def _branch(op: str, sel: Any, branches: list, operands: tuple, kind: str) -> Any:
+    """Run ``branches[sel](*operands)`` for a selector that is a bool or an integer."""
+    if isinstance(sel, bool):
+        return _run_one(op, branches, int(sel), operands)
+    if _is_batched(sel):
+        return _batched_branch(op, sel, branches, operands, kind)
+    rec = _recorder()
+    if rec is not None and type(sel) is TraceTracer:
+        try:
+            return rec.record_branch(op, sel, branches, operands, _check_branches)
+        except NotStructurable:
+            pass
+    s = _strip_derivatives(sel)
+    if isinstance(s, Tracer):
+        s = s._concrete()
+    if kind == "boolean":
+        return _run_one(op, branches, int(host_bool(s)), operands)
+    get = getattr(s, "get", None)
+    i = int(get()) if callable(get) and not isinstance(s, numpy.ndarray) else int(s)
+    return _run_one(op, branches, i, operands)
+
+
+#: Branch sets (code objects and operand types) whose outputs were found to agree.
+_CHECKED: set = set()
+
+
+def _run_one(op: str, branches: list, taken: int, operands: tuple) -> Any:
+    """``branches[taken](*operands)``, eagerly.
+
+    NOTE [eager branch check]: JAX checks at trace time that all branches return the same
+    structure, shapes and dtypes.  Eagerly only the branch taken needs to run, so the
+    others run once per set of branch functions (keyed by their code) and operand types,
+    on the same operands with floating-point warnings off, to make the same check; later
+    calls run the branch taken alone.  A branch that raises in that trial run is not
+    checked (its error belongs to the calls that take it).
+    """
+    out = branches[taken](*operands)
+    if len(branches) > 1:
+        try:
+            key = _branch_key(op, branches, operands)
+        except TypeError:  # an unhashable code or operand: no cache, no trial run
+            return out
+        if key not in _CHECKED:
+            outs = []
+            for k, fun in enumerate(branches):
+                if k == taken:
+                    outs.append(out)
+                    continue
+                try:
+                    with numpy.errstate(all="ignore"):
+                        outs.append(fun(*operands))
+                except Exception:  # noqa: BLE001 - see the NOTE: not this call's error
+                    return out
+            _check_branches(op, outs)
+            if len(_CHECKED) > 4096:
+                _CHECKED.clear()
+            _CHECKED.add(key)
+    return out
+
+
+def _branch_key(op: str, branches: list, operands: tuple) -> tuple:
+    leaves, spec = tree_flatten(operands)
+    codes = tuple(getattr(b, "__code__", b) for b in branches)
+    return (op, codes, spec, tuple((type(x), _aval(x)) for x in leaves))
+
+
+def _check_branches(op: str, outs: list) -> None:
+    is_cond = op.startswith("cond")
+    for i in range(1, len(outs)):
+        _check_same(
+            op,
+            "true_fun's output" if is_cond else "branch 0's output",
+            outs[1] if is_cond else outs[0],
+            "false_fun's output" if is_cond else f"branch {i}'s output",
+            outs[0] if is_cond else outs[i],
+            BranchOutputError,
+            "Make every branch return the same pytree of arrays with the same shapes and "
+            "dtypes (cast with .astype, broadcast with fnp.broadcast_to).",
+        )
+
+
+def _batched_branch(op: str, sel: Any, branches: list, operands: tuple, kind: str) -> Any:
+    leaves, spec = tree_flatten(operands)
+    with numpy.errstate(all="ignore"):  # each branch also runs on the rows it does not take
+        outs, takens = _run_all(sel, branches, leaves, spec, kind)
+    _check_branches(op, outs)
+    out_leaves = [tree_flatten(o)[0] for o in outs]
+    out_spec = tree_flatten(outs[0])[1]
+    if kind == "boolean":
+        result = _select(sel, out_leaves[1], out_leaves[0])
+    else:
+        result = out_leaves[-1]
+        for i in range(len(branches) - 2, -1, -1):
+            result = _select(takens[i], out_leaves[i], result)
+    return tree_unflatten(out_spec, result)
+
+
+def _run_all(sel: Any, branches: list, leaves: list, spec: Any, kind: str) -> tuple:
+    outs, takens = [], []
+    for i, fun in enumerate(branches):
+        if kind == "boolean":
+            taken = sel if i == 1 else fnp.logical_not(sel)
+        else:
+            taken = fnp.equal(sel, i)
+        takens.append(taken)
+        outs.append(fun(*tree_unflatten(spec, _masked(leaves, taken))))
+    return outs, takens
+
+
+# -- loops -------------------------------------------------------------------------------
+
+
+_CARRY_FIX = (
+    "The carry must keep its pytree structure, shapes and dtypes from one step to the next: "
+    "cast with .astype(init.dtype), and start from arrays of the final shape (e.g. "
+    "fnp.zeros(n) rather than 0.0)."
+)
+
+
+def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
+    """``val = init_val; while cond_fun(val): val = body_fun(val); return val``.
+
+    Under ``vmap`` with a per-row predicate, rows that finish are frozen while the others
+    go on (NOTE [batched while_loop]).  Reverse mode differentiates through the steps
+    actually taken, whatever their number.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import grad
+        >>> def sqrt_newton(a):
+        ...     step = lambda x: 0.5 * (x + a / x)
+        ...     return while_loop(lambda x: np.abs(x * x - a) > 1e-12, step, a)
+        >>> round(float(sqrt_newton(2.0)), 12), round(float(grad(sqrt_newton)(4.0)), 6)
+        (1.414213562373, 0.25)
+    """
+    op = "while_loop(cond_fun, body_fun, init_val)"
+    pred = _loop_pred(op, cond_fun, init_val)
+    if _is_batched(pred):
+        return _arrays(_batched_while(op, cond_fun, body_fun, init_val, pred))
+    return _arrays(_while(op, cond_fun, body_fun, init_val, pred))
+
+
+def _loop_pred(op: str, cond_fun: Callable, val: Any) -> Any:
+    return _as_bool(_check_pred(op, cond_fun(val), "b", "value of cond_fun"))
+
+
+def _check_carry(op: str, old: Any, new: Any, what: str = "body_fun's output") -> None:
+    _check_same(op, "the carry", old, what, new, CarryError, _CARRY_FIX)
+
+
+def _while(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pred: Any) -> Any:
+    rec = _recorder()
+    if rec is not None and type(pred) is TraceTracer:
+        try:
+            return _structured(
+                lambda v: rec.record_while(op, cond_fun, body_fun, v, _check_carry), val
+            )
+        except NotStructurable:
+            pass
+    first = True
+    while True:
+        if _is_batched(pred):
+            return _batched_while(op, cond_fun, body_fun, val, pred)
+        if not _concrete_bool(pred):
+            if first:
+                _trial_body(op, body_fun, val)
+            return val
+        first = False
+        new = body_fun(val)
+        _check_carry(op, val, new)
+        val = new
+        pred = _loop_pred(op, cond_fun, val)
+
+
+def _trial_body(op: str, body_fun: Callable, val: Any) -> None:
+    """A loop that ran zero times: check its body's carry once, as JAX does at trace time
+    (NOTE [eager branch check]; a body that raises on this carry is not checked)."""
+    try:
+        leaves, spec = tree_flatten(val)
+        key = (op, getattr(body_fun, "__code__", body_fun), spec, tuple(map(_aval, leaves)))
+        if key in _CHECKED:
+            return
+    except TypeError:
+        return
+    try:
+        with numpy.errstate(all="ignore"):
+            new = body_fun(val)
+    except Exception:  # noqa: BLE001 - not this call's error
+        return
+    _check_carry(op, val, new)
+    _CHECKED.add(key)
+
+
+def _batched_while(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pred: Any) -> Any:
+    leaves, spec = tree_flatten(val)
+    # where(p, x, x): every carry leaf batched from the start, so the carry's form is fixed
+    state = (tree_unflatten(spec, _select(pred, leaves, leaves)), pred)
+
+    def any_row(state: Any) -> Any:
+        return fnp.any(_bottom(state[1]))
+
+    def step(state: Any) -> Any:
+        val, p = state
+        # frozen rows: no derivative through the body there (NOTE [batched cond]'s nan)
+        leaves, spec = tree_flatten(val)
+        with numpy.errstate(all="ignore"):  # the body also runs on the finished rows
+            new = body_fun(tree_unflatten(spec, _masked(leaves, p)))
+        _check_carry(op, val, new)
+        new_leaves, new_spec = tree_flatten(new)
+        kept = tree_unflatten(new_spec, _select(p, new_leaves, tree_flatten(val)[0]))
+        return (kept, _loop_pred(op, cond_fun, kept))
+
+    return _while(op, any_row, step, state, any_row(state))[0]
+
+
+def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
+    """``val = init_val; for i in range(lower, upper): val = body_fun(i, val)``.
+
+    With concrete bounds this is a ``scan`` over ``i`` (``jit`` records the body once);
+    with traced bounds a ``while_loop``.
+
+    Example:
+        >>> import numpy as np
+        >>> float(fori_loop(0, 4, lambda i, x: x * 2.0, np.float64(1.0)))
+        16.0
+    """
+    op = "fori_loop(lower, upper, body_fun, init_val)"
+    for name, b in (("lower", lower), ("upper", upper)):
+        _check_pred(op, b, "iu", f"bound {name}")
+    if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
+        lo, hi = _int(lower), _int(upper)
+        rec = _recorder()
+        if rec is not None and hi > lo:
+            try:
+                step = lambda val, i: (body_fun(i, val), None)  # noqa: E731
+                steps = range(lo, hi)
+                return _arrays(
+                    _structured(
+                        lambda v: rec.record_loop(op, step, v, steps, _check_carry, "fori_loop"),
+                        init_val,
+                    )[0]
+                )
+            except NotStructurable:
+                pass
+        val = init_val
+        for i in range(lo, hi):
+            new = body_fun(i, val)
+            _check_carry(op, val, new)
+            val = new
+        return _arrays(val)
+
+    def keep_going(state: Any) -> Any:
+        return state[0] < state[1]
+
+    def step(state: Any) -> Any:
+        i, hi, val = state
+        return (i + 1, hi, body_fun(i, val))
+
+    return while_loop(keep_going, step, (lower, upper, init_val))[2]
+
+
+def _int(x: Any) -> int:
+    get = getattr(x, "get", None)
+    if callable(get) and not isinstance(x, numpy.ndarray):
+        x = get()
+    return int(x)
+
+
+def scan(
+    f: Callable,
+    init: Any,
+    xs: Any = None,
+    length: int | None = None,
+    reverse: bool = False,
+    unroll: int | bool = 1,
+) -> tuple[Any, Any]:
+    """``carry, y = f(carry, x)`` for each ``x`` along the leading axis of ``xs``; returns
+    the final carry and the ``y``'s stacked along a new leading axis.
+
+    ``xs`` may be ``None`` with ``length``; ``reverse=True`` walks from the end (``ys[t]``
+    still belongs to ``xs[t]``); ``unroll`` is accepted for JAX compatibility (the result
+    does not depend on it).
+
+    Example:
+        >>> import numpy as np
+        >>> carry, ys = scan(lambda c, x: (c + x, c * x), 0.0, np.arange(1.0, 4.0))
+        >>> float(carry), ys.tolist()
+        (6.0, [0.0, 2.0, 9.0])
+    """
+    op = "scan(f, init, xs, length=None, reverse=False, unroll=1)"
+    if not callable(f):
+        raise TypeError(f"{op}: f must be callable, got {type(f).__name__}")
+    x_leaves, x_spec = tree_flatten(xs)
+    lengths = {_shape(x)[0] if _shape(x) else None for x in x_leaves}
+    if None in lengths:
+        raise ScanLengthError(f"{op}: every leaf of xs needs a leading axis to scan over")
+    if length is not None:
+        length = _int(length)
+        lengths.add(length)
+    if len(lengths) > 1:
+        raise ScanLengthError(
+            f"{op}: the leaves of xs (and length=) must agree on the scanned length, got "
+            f"{sorted(lengths)}; slice them to one length."
+        )
+    if not lengths:
+        raise ScanLengthError(f"{op}: xs is None (or empty), so give length=")
+    n = lengths.pop()
+    rec = _recorder()
+    if rec is not None and n > 0:
+
+        def step(carry: Any, t: Any) -> Any:
+            return f(carry, tree_unflatten(x_spec, [fnp.getitem(leaf, t) for leaf in x_leaves]))
+
+        steps = range(n - 1, -1, -1) if reverse else range(n)
+        try:
+            carry, ys = _structured(
+                lambda v: rec.record_loop(op, step, v, steps, _check_carry, "scan"), init
+            )
+            return _arrays(carry), ys
+        except NotStructurable:
+            pass
+    carry = init
+    ys: list = [None] * n
+    steps = range(n - 1, -1, -1) if reverse else range(n)
+    y_spec = None
+    for t in steps:
+        x = tree_unflatten(x_spec, [leaf[t] for leaf in x_leaves])
+        out = f(carry, x)
+        if not isinstance(out, tuple) or len(out) != 2:
+            raise CarryError(f"{op}: f must return a pair (carry, y), got {type(out).__name__}")
+        new, y = out
+        _check_carry(op, carry, new, "f's new carry")
+        carry = new
+        leaves, spec = tree_flatten(y)
+        if y_spec is None:
+            y_spec, y_first = spec, y
+        else:
+            _check_same(
+                op,
+                "the first y",
+                y_first,
+                "a later y",
+                y,
+                CarryError,
+                "f must return ys of one structure, shape and dtype at every step.",
+            )
+        ys[t] = leaves
+    if n == 0:
+        x = tree_unflatten(x_spec, [fnp.zeros(_shape(leaf)[1:], leaf.dtype) for leaf in x_leaves])
+        _, y = f(init, x)
+        leaves, y_spec = tree_flatten(y)
+        stacked = [fnp.zeros((0,) + _aval(v)[0], _np_dtype(v)) for v in leaves]
+        return _arrays(carry), tree_unflatten(y_spec, stacked)
+    stacked = [_stack([ys[t][k] for t in range(n)]) for k in range(len(ys[0]))]
+    return _arrays(carry), tree_unflatten(y_spec, stacked)
+
+
+def _stack(values: list) -> Any:
+    """``fnp.stack``, straight to the backend when no value is a tracer."""
+    if any(isinstance(v, Tracer) for v in values):
+        return fnp.stack(values)
+    return namespace_of(*values).stack(values)
+
+
+def _np_dtype(v: Any) -> Any:
+    return numpy.dtype(v.dtype) if hasattr(v, "dtype") else numpy.asarray(v).dtype
