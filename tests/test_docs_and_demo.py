@@ -105,3 +105,21 @@ def test_demo_on_cuda_without_a_gpu_says_what_is_missing(capsys):
         pytest.skip("cupy is installed here: the message for a missing cupy cannot be shown")
     with pytest.raises(SystemExit, match="needs CuPy"):
         demo.main(["--device", "cuda"])
+
+
+def _marked_readme_blocks() -> list[tuple[str, str]]:
+    readme = (ROOT / "README.md").read_text()
+    return re.findall(r"<!-- readme-test: ([\w-]+) -->\n```python\n(.*?)```", readme, re.S)
+
+
+@pytest.mark.parametrize(
+    "name, code", _marked_readme_blocks(), ids=[n for n, _ in _marked_readme_blocks()]
+)
+def test_marked_readme_blocks_run_standalone(name, code):
+    """Each block after a ``<!-- readme-test: name -->`` marker runs on its own (its
+    asserts are the claims the section makes)."""
+    exec(compile(code, f"README.md ({name})", "exec"), {"__name__": f"readme_{name}"})
+
+
+def test_readme_has_marked_blocks():
+    assert {"control-flow"} <= {n for n, _ in _marked_readme_blocks()}
