@@ -45,30 +45,8 @@ from tests.test_ops import bind, operand_positions
 SEED, NEW_SEED = 0, 1  # the operands of the traced call, and the new values
 BATCH, NEW_BATCH = (1, 2, 3), (4, 5, 6)  # the seeds stacked into vmap batches
 
-#: Entries whose trace reads data, so that jit runs them eagerly (with a warning) instead
-#: of replaying; any other entry that warns fails.  Recorded, not required: an entry that
-#: stops warning (the rule no longer peeks) passes.
-VALUE_DEPENDENT = {
-    "at_set": "x.at[i].set checks the indices for duplicates (fnp.peek)",
-    "linalg_composite_linalg_lstsq": "lstsq reads the singular values for the rank (fnp.peek)",
-    "random_normal": "a random draw",
-    "random_uniform": "a random draw",
-    "random_integers": "a random draw",
-    "random_permutation": "a random draw",
-    "trim_zeros": "what is trimmed is read from the values (fnp.peek)",
-    "bincount": "the length, max(x) + 1, is read from the values (fnp.peek)",
-    "bincount_weights": "the length, max(x) + 1, is read from the values (fnp.peek)",
-    "argwhere": "the number of nonzero elements is read from the values (fnp.peek)",
-    "flatnonzero": "the number of nonzero elements is read from the values (fnp.peek)",
-    "ravel_multi_index": "mode='raise' checks the indices' bounds (fnp.peek)",
-    "unravel_index": "the indices' bounds are checked (fnp.peek)",
-    "unique": "the number of distinct values is read from the values (fnp.peek)",
-    "unique_all": "the number of distinct values is read from the values (fnp.peek)",
-    "union1d": "the number of distinct values is read from the values (fnp.peek)",
-    "intersect1d": "the number of common values is read from the values (fnp.peek)",
-    "setdiff1d": "the number of remaining values is read from the values (fnp.peek)",
-    "setxor1d": "the number of lone values is read from the values (fnp.peek)",
-}
+# Entries whose trace reads data (``OpEntry.value_dependent``: fnp.peek, a random draw)
+# run eagerly under jit, with a warning; any other entry that warns fails.
 
 
 # -- helpers ------------------------------------------------------------------------------
@@ -98,7 +76,7 @@ def _diff_positions(op, s) -> list[int]:
     return [
         j
         for j, i in enumerate(operand_positions(s))
-        if _is_float(s.args[i]) and j not in op.nondiff_operands
+        if _is_float(s.args[i]) and op.differentiates(j)
     ]
 
 
@@ -234,7 +212,10 @@ def check_jit(name: str, k: int, dtype: np.dtype, kind: str) -> None:
 
     eager = [w for w in caught if "depends on data" in str(w.message)]
     if eager:
-        assert name in VALUE_DEPENDENT, f"{label}: ran eagerly: {eager[0].message}"
+        assert BY_NAME[name].value_dependent, (
+            f"{label}: ran eagerly: {eager[0].message}; if the trace must read data, say so "
+            f"with value_dependent='<reason>' in its entry in tests/op_db*.py"
+        )
         assert issubclass(eager[0].category, RuntimeWarning)
     assert len(compiled.cache) == 1, f"{label}: recorded {len(compiled.cache)} times"
     assert current_stack() == ()
@@ -266,7 +247,9 @@ def params(kind: str) -> list:
                 if kind in DIFF_KINDS and not (op.grads and s.grads and _diff_positions(op, s)):
                     continue
                 label = f"{kind}-{op.name}-{s.name}-{dt.name}"
-                out.append(pytest.param(op.name, k, dt, kind, id=label))
+                reason = op.xfail_reason(f"test_jit_{kind}", s)
+                marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+                out.append(pytest.param(op.name, k, dt, kind, id=label, marks=marks))
     return out
 
 
@@ -279,11 +262,6 @@ def params(kind: str) -> list:
 )
 def test_jit_replays_the_op_database(name, k, dtype, kind):
     check_jit(name, k, dtype, kind)
-
-
-def test_value_dependent_entries_exist():
-    # guards VALUE_DEPENDENT against renamed entries
-    assert set(VALUE_DEPENDENT) <= set(BY_NAME)
 
 
 # -- focused checks of the passes ---------------------------------------------------------
