@@ -72,11 +72,12 @@ Options (only the exceptions are written; the defaults suit a differentiable flo
   tracer; ``jax_compositions=False``: no JAX comparison (another entry covers the same
   rules, or JAX cannot trace it); ``randomness``: what the vmap sweeps pass to ``vmap``.
 
-Converting an entry of the old dict format (``{"name", "fn", "args", "jax_fn"}``, as
-``op_db_linalg``/``op_db_nn`` had): write ``fn(m, *args)`` with ``m.<function>`` (or, for a
-primitive with no NumPy spelling, ``lambda m, *a: m_fn(m)(*a)`` choosing the JAX function
-for ``m is JNP`` and ``ref="jax"``), a sampler that draws the arguments (``fixed_samples``
-in ``tests/op_db_linalg.py`` moves fixed arguments by noise), and the options above.
+Converting an entry of an older format (a dict ``{"name", "fn", "args", "jax_fn"}``, or a
+``register(add, S, JNP)`` function): write ``fn(m, *args)`` calling ``m.<function>`` (for a
+primitive with no NumPy spelling, bind it for ``fnp`` and run the JAX function when
+``m is JNP``, with ``ref="jax"``, as ``tests/op_db_nn.py`` does), a sampler drawing the
+arguments from ``d`` (fixed shapes, values valid for every seed: see
+``tests/op_db_linalg.py``), and the options above, and call ``add`` at module level.
 """
 
 from __future__ import annotations
