@@ -81,34 +81,51 @@ def _batching_rule(prim: Primitive):
     return getattr(prim, "batch", None)
 
 
+def rule_problems(prim: Primitive) -> list[str]:
+    """What ``prim`` lacks among impl, derivative and batching rule, each with its fix."""
+    where = _file_of(prim)
+    out = []
+    if not callable(prim.impl):
+        out.append(f"{prim.name}: give impl= in its defop in {where}")
+    has_rules = prim.jvp_rules is not None and prim.vjp_rules is not None
+    if not prim.nondiff and not has_rules and prim.transpose is None:
+        out.append(
+            f"primitive {prim.name!r}: no derivative: add jvp= and vjp= (or transpose= for an "
+            f"op linear in its first argument, or nondiff=True) to its defop in {where}"
+        )
+    if _batching_rule(prim) is None:
+        out.append(
+            f"primitive {prim.name!r}: no batching rule, so vmap would run it as a Python "
+            f"loop: register one for it in batching_rules/ (the family rule of its kind, e.g. "
+            f"batching_rules.elementwise.elementwise, or a new one there); declared in {where}"
+        )
+    return out
+
+
+def entry_problem(name: str) -> str | None:
+    """Why primitive ``name`` lacks an op-database entry, with where to add one."""
+    if name in covered_primitives():
+        return None
+    prim = REGISTRY[name]
+    family = _module_of(prim).rsplit(".", 1)[-1]
+    return (
+        f"primitive {name!r} ({_file_of(prim)}) has no op-database entry: add an OpEntry to "
+        f"{_op_db_file(family)} that binds it (through its ftransforms.numpy front end where "
+        f"it has one), with prims=({name!r},) and a sampler; the format is at the top of "
+        f"tests/op_db.py"
+    )
+
+
 @pytest.mark.parametrize("name", BUILTIN)
 def test_primitive_has_every_rule(name):
-    prim = REGISTRY[name]
-    where = _file_of(prim)
-    assert callable(prim.impl), f"{name}: give impl= in its defop in {where}"
-    if not prim.nondiff:
-        has_rules = prim.jvp_rules is not None and prim.vjp_rules is not None
-        assert has_rules or prim.transpose is not None, (
-            f"{name}: no derivative: add jvp= and vjp= (or transpose= for an op linear in "
-            f"its first argument, or nondiff=True) to its defop in {where}"
-        )
-    assert _batching_rule(prim) is not None, (
-        f"{name}: no batching rule, so vmap would run it as a Python loop: register one "
-        f"for it in batching_rules/ (the family rule of its kind, e.g. "
-        f"batching_rules.elementwise.elementwise, or a new one there); declared in {where}"
-    )
+    problems = rule_problems(REGISTRY[name])
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("name", BUILTIN)
 def test_primitive_has_an_op_db_entry(name):
-    covered = covered_primitives()
-    family = _module_of(REGISTRY[name]).rsplit(".", 1)[-1]
-    assert name in covered, (
-        f"primitive {name!r} ({_file_of(REGISTRY[name])}) has no op-database entry: add an "
-        f"OpEntry to {_op_db_file(family)} that binds it (through its ftransforms.numpy "
-        f"front end where it has one), with prims=({name!r},) and a sampler; the format is "
-        f"at the top of tests/op_db.py"
-    )
+    problem = entry_problem(name)
+    assert problem is None, problem
 
 
 # -- the public NumPy surface ---------------------------------------------------------------
@@ -188,20 +205,27 @@ def _entry_file(path: str) -> str:
     return "tests/op_db_numpy.py (or the family file of its chapter)"
 
 
-@pytest.mark.parametrize("path", [p for p in PUBLIC if p not in NOT_OPERATIONS])
-def test_public_function_has_an_op_db_entry(path):
-    fn = public_functions()[path]
+def function_problem(path: str, fn: object) -> str | None:
+    """Why public function ``path`` lacks an op-database entry, with where to add one."""
+    if path in NOT_OPERATIONS or path in covered_functions():
+        return None
     where = inspect.getsourcefile(inspect.unwrap(fn)) if inspect.isfunction(fn) else None
     where = os.path.relpath(where) if where else getattr(fn, "__module__", "?")
     module = "ftransforms.scipy.special" if path.startswith("special.") else "ftransforms.numpy"
     short = path.removeprefix("special.")
-    assert path in covered_functions(), (
+    return (
         f"{module}.{short} ({where}) has no op-database entry: add an OpEntry to "
         f"{_entry_file(path)} that calls m.{path}(...), with funcs=({path!r},) (or name it "
         f"{path!r}), a sampler and, for an integer/bool result, nondiff=True; the format is "
         f"at the top of tests/op_db.py (a name that is not an array operation goes in "
         f"NOT_OPERATIONS in tests/test_registry.py, with the reason)"
     )
+
+
+@pytest.mark.parametrize("path", [p for p in PUBLIC if p not in NOT_OPERATIONS])
+def test_public_function_has_an_op_db_entry(path):
+    problem = function_problem(path, public_functions()[path])
+    assert problem is None, problem
 
 
 def _dispatch_table() -> dict:
@@ -232,20 +256,79 @@ def _numpy_name(func) -> str:
     return f"{prefix}.{func.__name__}"
 
 
-@pytest.mark.parametrize(
-    "numpy_name",
-    sorted(_numpy_name(f) for f in _dispatch_table()),
-)
-def test_dispatched_numpy_function_is_exported(numpy_name):
-    func = {_numpy_name(f): f for f in _dispatch_table()}[numpy_name]
-    impl = _dispatch_table()[func]
-    assert id(impl) in _exported(), (
-        f"{numpy_name} dispatches (__array_function__) to "
+def export_problem(func, impl) -> str | None:
+    """Why the implementation NumPy's ``func`` dispatches to is not reachable as ``fnp.*``."""
+    if id(impl) in _exported():
+        return None
+    return (
+        f"{_numpy_name(func)} dispatches (__array_function__) to "
         f"{getattr(impl, '__module__', '?')}.{getattr(impl, '__qualname__', impl)}, which "
         f"ftransforms.numpy does not export: export it from ftransforms/numpy/__init__.py "
-        f"(or ftransforms/numpy/linalg.py, fft.py for numpy.linalg/numpy.fft), so that "
+        f"(ftransforms/numpy/linalg.py or fft.py for numpy.linalg/numpy.fft), so that "
         f"fnp.{func.__name__} exists and gets an op-database entry"
     )
+
+
+@pytest.mark.parametrize("numpy_name", sorted(_numpy_name(f) for f in _dispatch_table()))
+def test_dispatched_numpy_function_is_exported(numpy_name):
+    func = {_numpy_name(f): f for f in _dispatch_table()}[numpy_name]
+    problem = export_problem(func, _dispatch_table()[func])
+    assert problem is None, problem
+
+
+# -- the messages name the fix ----------------------------------------------------------------
+
+
+@pytest.fixture
+def bare_primitive():
+    """A primitive that looks declared in ftransforms/ops/nn.py, with no derivative, no
+    batching rule and no entry (removed from the registry afterwards)."""
+
+    def impl(xp, x):
+        return x
+
+    impl.__module__ = "ftransforms.ops.nn"
+    prim = defop(f"test_registry_bare_{uuid.uuid4().hex[:8]}", impl, nondiff=True)
+    prim.nondiff = False  # defop refuses a differentiable op without rules: undo by hand
+    try:
+        yield prim
+    finally:
+        REGISTRY.pop(prim.name, None)
+
+
+def test_messages_for_a_bare_primitive(bare_primitive):
+    problems = "\n".join(rule_problems(bare_primitive))
+    assert "no derivative: add jvp= and vjp=" in problems
+    assert "ftransforms/ops/nn.py" in problems
+    assert "no batching rule" in problems and "batching_rules/" in problems
+    problem = entry_problem(bare_primitive.name)
+    assert problem.startswith(f"primitive {bare_primitive.name!r} (ftransforms/ops/nn.py)")
+    assert "add an OpEntry to tests/op_db_nn.py" in problem
+    assert f"prims=({bare_primitive.name!r},)" in problem
+
+
+def test_message_for_a_public_function_without_entry():
+    def fake(x):
+        return x
+
+    problem = function_problem("fake_function", fake)
+    assert problem.startswith("ftransforms.numpy.fake_function (tests/test_registry.py)")
+    assert "add an OpEntry to tests/op_db_numpy.py" in problem
+    assert "funcs=('fake_function',)" in problem
+    assert "tests/op_db_linalg.py" in function_problem("linalg.fake", fake)
+    assert function_problem("special.fake", fake).startswith("ftransforms.scipy.special.fake")
+    assert function_problem("ptp", fnp.ptp) is None
+
+
+def test_message_for_a_dispatched_function_not_exported():
+    def ptp(x):  # an implementation fnp does not export
+        return x
+
+    problem = export_problem(np.ptp, ptp)
+    assert problem.startswith("numpy.ptp dispatches (__array_function__) to ")
+    assert "export it from ftransforms/numpy/__init__.py" in problem
+    assert export_problem(np.ptp, fnp.ptp) is None
+    assert export_problem(np.linalg.norm, fnp.linalg.norm) is None
 
 
 # -- the entries' prims and funcs are honest -------------------------------------------------
