@@ -234,8 +234,28 @@ add("nanmean", call("nanmean"), _nans("u"))
 add("nanmax", call("nanmax"), _nans("distinct"))
 add("nanmin", call("nanmin"), _nans("distinct"))
 add("nanprod", call("nanprod"), _nans("away", lo=0.5, hi=1.5))
-add("nanvar", call("nanvar"), _nans("u"))
-add("nanstd", call("nanstd"), _nans("u"))
+_NANVAR_NAN_VJP = "bug: the VJP of nanvar/nanstd is NaN (the NaN elements reach the cotangent)"
+
+
+def _nanvar_samples(d: Draw) -> list[Sample]:
+    samples = _nans("u")(d)
+    if d.dtype == np.float32:
+        for s in samples:
+            s.xfail["test_forward"] = "bug: nanvar/nanstd of float32 return float64"
+    return samples
+
+
+for _name in ("nanvar", "nanstd"):
+    add(
+        _name,
+        call(_name),
+        _nanvar_samples,
+        xfail={
+            "test_vjp_vs_jvp": _NANVAR_NAN_VJP,
+            "test_second_order": _NANVAR_NAN_VJP,
+            "test_vmap_vjp_vs_jax": _NANVAR_NAN_VJP,
+        },
+    )
 
 
 def _cumulative_samples(draw: str, **kw: Any):
@@ -580,14 +600,35 @@ add("array", lambda m, x: m.array(x), _times, via_numpy=False)
 add("asarray", lambda m, x: m.asarray(x), _times, via_numpy=False)
 add("copy", lambda m, x: m.copy(x), _times)
 _FREQ_HOST = _HOST.format("fftfreq(n, traced device d) divides a host array by d")
+_FREQ_TRACED = (
+    "bug: fftfreq(n, d) with a traced d differs in the last bits from the eager result "
+    "(float32 d: rounded in float32), so the primal of jvp/vjp and jit differ from f(d)"
+)
+#: the sweeps where the traced/eager difference shows, by function and dtype
+_FREQ_FAILS = {
+    ("fftfreq", "float32"): ("test_vjp_vs_jvp", "test_jit_f"),
+    ("rfftfreq", "float32"): ("test_vjp_vs_jvp", "test_jit_f"),
+    ("rfftfreq", "float64"): ("test_jvp_fd", "test_vjp_vs_jvp", "test_second_order"),
+}
+
+
+def _freq_samples(name: str):
+    def sampler(d: Draw) -> list[Sample]:
+        fails = _FREQ_FAILS.get((name, d.dtype.name), ())
+        return [S("d_scalar", d.u((), 0.5, 2.0), _xfail=dict.fromkeys(fails, _FREQ_TRACED))]
+
+    return sampler
+
+
 for _name, _n in (("fftfreq", 6), ("rfftfreq", 7)):
     add(
         f"fft_{_name}",
         lambda m, d, _name=_name, _n=_n: getattr(m.fft, _name)(_n, d),
-        lambda d: [S("d_scalar", d.u((), 0.5, 2.0))],
+        _freq_samples(_name),
         funcs=f"fft.{_name}",
         xfail={"test_vmap_on_strict_backend": _FREQ_HOST, "test_vjp_on_strict_backend": _FREQ_HOST},
     )
+
 
 # -- index updates -------------------------------------------------------------------------------
 
