@@ -64,8 +64,13 @@ Options (only the exceptions are written; the defaults suit a differentiable flo
   (``tests/tolerances.py`` otherwise);
 * ``value_dependent="reason"``: ``jit`` runs the entry eagerly (its trace reads data:
   ``fnp.peek``, a random draw); any other entry that falls back to eager fails;
-* ``xfail={"test_vmap": "reason"}``: a strict expected failure of one sweep (test function
-  name), i.e. a known bug, with its reason; it fails when the bug is fixed;
+* ``xfail={"test_vmap": "reason"}``: a strict expected failure of one sweep, i.e. a known
+  bug, with its reason; it fails when the bug is fixed.  Keys: ``test_forward``,
+  ``test_jvp_fd``, ``test_vjp_vs_jvp``, ``test_nondiff``, ``test_vmap``,
+  ``test_second_order``, ``test_vmap_{vjp,jvp,vmap}_vs_jax``, ``test_via_numpy_protocols``
+  (``tests/test_ops.py``), ``test_jit_{f,vjp,jvp,vmap,vmap_vjp}`` (``tests/test_jit_ops.py``),
+  ``test_{forward,vjp,vmap}_on_strict_backend`` (``tests/test_ops_strict.py``), or ``"all"``;
+  a sampler may put the same dict on one sample (``_xfail=``), per dtype if need be;
 * ``ref="jax"``: the forward reference is ``fn(JNP, ...)`` (no NumPy spelling);
   ``via_numpy=False``: ``fn(NP, ...)`` cannot take tracers (no NumPy protocol);
   ``numpy_lone_tracer=(j, ...)``: the operands NumPy dispatches on when they are the only

@@ -152,7 +152,7 @@ def params(test: str, *, dtypes=None, when=lambda op, s: True, limit=None, jax_o
     out = []
     for op in OPS:
         for dt in op.dtypes if dtypes is None else [d for d in dtypes if d in op.dtypes]:
-            for k, s in enumerate(op.samples(dt, SEED)[:limit]):
+            for k, s in enumerate(samples(op.name, np.dtype(dt), SEED)[:limit]):
                 if not when(op, s) or (jax_only and k and not s.jax):
                     continue
                 reason = op.xfail_reason(test, s)
