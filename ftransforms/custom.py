@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import Any
 
 import ftransforms.numpy as fnp
-from batching_rules.helpers import ensure_bdim
 from ftransforms.api import vjp as _vjp
 from ftransforms.api import vmap
 from ftransforms.core.primitive import Primitive
@@ -22,6 +21,7 @@ from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchTracer
 from ftransforms.interpreters.forward import DualTracer
 from ftransforms.interpreters.reverse import ReverseTracer
+from ftransforms.lax import ensure_bdim
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.pytree import tree_flatten, tree_unflatten
 

@@ -426,3 +426,64 @@ def einsum(subscripts: str, *operands: Any, optimize: Any = False) -> Any:
         subscripts=expand_einsum_subscripts(subscripts, operands),
         optimize=optimize,
     )
+
+
+# -- batch axes (the helpers batching rules and custom rules share) --------------------
+#
+# ``x_bdim`` is the physical axis of a value's batch dimension, ``None`` for an unbatched
+# value (which must cost nothing).
+
+
+def logical_rank(x: Any, x_bdim: int | None) -> int:
+    """Rank of ``x`` as the user sees it (without the batch axis)."""
+    return ndim(x) - (x_bdim is not None)
+
+
+def move_bdim_to_front(x: Any, x_bdim: int | None) -> Any:
+    """``x`` with its batch axis moved to 0 (unbatched values are returned as they are)."""
+    if x_bdim is None or x_bdim == 0:
+        return x
+    return moveaxis(x, x_bdim, 0)
+
+
+def move_bdim_to(x: Any, x_bdim: int, dst: int) -> Any:
+    """``x`` with its batch axis moved from ``x_bdim`` to ``dst``."""
+    return x if x_bdim == dst else moveaxis(x, x_bdim, dst)
+
+
+def ensure_bdim(x: Any, x_bdim: int | None, axis_size: int) -> Any:
+    """``x`` with a batch axis at the front, broadcasting (a view) if it had none."""
+    if x_bdim is None:
+        s = shape(x)
+        return broadcast_to(reshape(x, (1,) + s), (axis_size,) + s)
+    return move_bdim_to_front(x, x_bdim)
+
+
+def pad_rank_after_front(x: Any, rank: int) -> Any:
+    """Insert size-1 axes after the front batch axis until the logical rank is ``rank``."""
+    s = shape(x)
+    missing = rank - (len(s) - 1)
+    if missing <= 0:
+        return x
+    return reshape(x, s[:1] + (1,) * missing + s[1:])
+
+
+def physical_axis(axis: int, x_bdim: int) -> int:
+    """The physical axis of logical ``axis`` in a value batched at ``x_bdim``."""
+    return axis + (axis >= x_bdim)
+
+
+def reshape_dim_into(src: int, dst: int, x: Any) -> Any:
+    """Merge axis ``src`` into axis ``dst`` (``src`` becomes the outer part of ``dst``).
+
+    ``dst`` counts axes of the result.
+    """
+    x = moveaxis(x, src, dst)
+    s = shape(x)
+    return reshape(x, s[:dst] + (s[dst] * s[dst + 1],) + s[dst + 2 :])
+
+
+def reshape_dim_outof(src: int, size1: int, x: Any) -> Any:
+    """Split axis ``src`` into ``(size1, shape[src] // size1)``."""
+    s = shape(x)
+    return reshape(x, s[:src] + (size1, s[src] // size1) + s[src + 1 :])

@@ -1,290 +1,127 @@
-"""The op database: one :class:`OpInfo` per operation, driving ``tests/test_ops.py``.
+"""The op database: one :class:`OpEntry` per operation, driving the generic sweeps.
 
-Every primitive of ``ftransforms.core.primitive.REGISTRY`` is reached through its
-``ftransforms.numpy`` front end by at least one entry (``OpInfo.prims`` says which, and a
-test checks that the entry really binds them); composite ``fnp`` functions (mean, var,
-stack, split, tensordot, ...) have entries too.
+The sweeps run over every entry of :data:`OPS`: ``tests/test_ops.py`` (forward value vs
+NumPy or JAX, ``jvp`` vs float64 finite differences, ``vjp`` vs ``jvp``, ``vmap`` over every
+batch-axis placement vs a Python loop, second order, compositions vs JAX, the NumPy
+protocols), ``tests/test_jit_ops.py`` (``jit`` replay) and ``tests/test_ops_strict.py``
+(the strict CuPy stand-in).  ``tests/test_registry.py`` requires an entry for every
+primitive of ``ftransforms.core.primitive.REGISTRY`` and every public function of
+``ftransforms.numpy`` (``fnp.linalg.*``, ``fnp.fft.*`` included) and of
+``ftransforms.scipy.special``, and says where one is missing.
 
-An entry is written once, as ``fn(m, *args, **kwargs)`` over a namespace ``m``: the test
-suite calls it with ``FNP`` (the code under test), ``NP`` (NumPy: the forward reference,
-and on tracers the NumPy-protocol route) and ``JNP`` (``jax.numpy``: the oracle for
-compositions of transforms).  In a sample, every ``numpy.ndarray`` positional argument is
-an operand (batched by ``vmap`` tests, differentiated when it is floating point); every
-other argument and every keyword argument is static.
+THE FORMAT (one entry type, one registry)
+=========================================
 
-Samplers take a :class:`Draw` (a seeded generator and a float dtype) and return the same
-list of samples, with the same shapes, for every seed: the ``vmap`` tests stack the samples
-of several seeds into a batch.  Domains keep finite differences away from kinks, poles and
-ties (ties have their own tests in ``test_ops.py``).  Only exceptions are written per
-entry: custom samplers, tolerances, strict xfails with a reason.
+Entries live in family modules, ``tests/op_db_<family>.py`` (this module holds the core
+elementwise/reduction/shape/indexing/linalg/special/random entries and imports the
+others: add the import of a new family module at the bottom of this file).  A family
+module writes::
+
+    from tests.op_db_base import S, Draw, Sample, add, call
+
+    def _ptp_samples(d: Draw) -> list[Sample]:
+        return [S("2x3_all", d.distinct((2, 3))), S("3x4_axis0", d.distinct((3, 4)), axis=0)]
+
+    add("ptp", call("ptp"), _ptp_samples, prims=("reduce_max", "reduce_min"))
+
+``add(name, fn, sampler, prims=None, funcs=None, **options)`` builds an
+:class:`~tests.op_db_base.OpEntry` and appends it to :data:`OPS`:
+
+* ``name``: unique; the test ids use it.
+* ``fn(m, *args, **kwargs)``: the operation written once over a namespace ``m``: the
+  sweeps call it with ``FNP`` (``ftransforms.numpy``, the code under test, with
+  ``m.special`` = ``ftransforms.scipy.special``), ``NP`` (NumPy/SciPy: the forward
+  reference, and on tracers the NumPy-protocol route) and ``JNP`` (``jax.numpy``: the
+  oracle of compositions).  ``call("ptp")`` is ``m.ptp(*args, **kwargs)``;
+  ``special("erf")`` is ``m.special.erf(...)``; ``method("sum", fnp.sum)`` the array method.
+  Call functions through ``m`` (``m.linalg.norm``), never a captured ``fnp.linalg.norm``:
+  the registry test checks ``funcs`` by watching ``m``.
+* ``sampler(draw) -> list[Sample]``: ``draw`` is a :class:`~tests.op_db_base.Draw` (a
+  seeded generator and a float dtype: ``d.u``, ``d.away``, ``d.distinct``, ``d.nonint``,
+  ``d.ints``, ``d.bools``, ``d.complex``).  Every seed must give the same list with the
+  same shapes (the vmap sweeps stack the samples of several seeds).  In a sample
+  ``S(label, *args, **kwargs)`` every ``numpy.ndarray`` positional argument is an
+  *operand* (batched by vmap, differentiated when floating point); every other argument
+  and every keyword argument is static.  Sample options start with an underscore:
+  ``_grads=False`` (no derivative for this sample), ``_fd_eps`` (a finite-difference
+  step), ``_jax=True`` (also compare compositions with JAX on this sample; always done on
+  the first), ``_xfail={test: reason}`` (a strict xfail of this sample only).
+* ``prims``: the primitives the entry binds (checked by running it); default ``(name,)``
+  when ``name`` is a primitive.  ``funcs``: the public functions it calls, as
+  ``"ptp"``, ``"linalg.norm"``, ``"fft.rfft"``, ``"special.erf"``; default ``(name,)``
+  when ``name`` is one.
+
+Options (only the exceptions are written; the defaults suit a differentiable float op):
+
+* ``dtypes``: default float32 and float64 (``F64`` for float64 only);
+* ``nondiff=True``: no derivative (integer/bool outputs): the derivative sweeps check
+  zero tangents/cotangents instead;
+* ``diff_operands=(j, ...)``: the operands (positions among the array arguments) the
+  derivative sweeps vary; default every floating-point one;
+* ``fd=False``: the derivative is not the mathematical one (``stop_gradient``), or finite
+  differences cannot see it (a shape that moves with the values): no finite differences;
+* ``tol={"float32": {"rtol": .., "atol": ..}, "fd:float64": {...}}``: tolerance overrides
+  (``tests/tolerances.py`` otherwise);
+* ``value_dependent="reason"``: ``jit`` runs the entry eagerly (its trace reads data:
+  ``fnp.peek``, a random draw); any other entry that falls back to eager fails;
+* ``xfail={"test_vmap": "reason"}``: a strict expected failure of one sweep, i.e. a known
+  bug, with its reason; it fails when the bug is fixed.  Keys: ``test_forward``,
+  ``test_jvp_fd``, ``test_vjp_vs_jvp``, ``test_nondiff``, ``test_vmap``,
+  ``test_second_order``, ``test_vmap_{vjp,jvp,vmap}_vs_jax``, ``test_via_numpy_protocols``
+  (``tests/test_ops.py``), ``test_jit_{f,vjp,jvp,vmap,vmap_vjp}`` (``tests/test_jit_ops.py``),
+  ``test_{forward,vjp,vmap}_on_strict_backend`` (``tests/test_ops_strict.py``), or ``"all"``;
+  a sampler may put the same dict on one sample (``_xfail=``), per dtype if need be;
+* ``ref="jax"``: the forward reference is ``fn(JNP, ...)`` (no NumPy spelling);
+  ``via_numpy=False``: ``fn(NP, ...)`` cannot take tracers (no NumPy protocol);
+  ``numpy_lone_tracer=(j, ...)``: the operands NumPy dispatches on when they are the only
+  tracer; ``jax_compositions=False``: no JAX comparison (another entry covers the same
+  rules, or JAX cannot trace it); ``randomness``: what the vmap sweeps pass to ``vmap``.
+
+Converting an entry of an older format (a dict ``{"name", "fn", "args", "jax_fn"}``, or a
+``register(add, S, JNP)`` function): write ``fn(m, *args)`` calling ``m.<function>`` (for a
+primitive with no NumPy spelling, bind it for ``fnp`` and run the JAX function when
+``m is JNP``, with ``ref="jax"``, as ``tests/op_db_nn.py`` does), a sampler drawing the
+arguments from ``d`` (fixed shapes, values valid for every seed: see
+``tests/op_db_linalg.py``), and the options above, and call ``add`` at module level.
 """
 
 from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
-import jax
 import jax.numpy as jnp
-import jax.scipy.special as jsp
 import numpy as np
-import scipy.special as ssp
 
 import ftransforms.numpy as fnp
 import ftransforms.random as frandom
-import ftransforms.scipy.special as fsp
-from tests import op_db_fft, op_db_linalg, op_db_nn, op_db_sets, op_db_stats
-
-jax.config.update("jax_enable_x64", True)  # also done by conftest.py; the oracle needs it
-
-FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-
-
-# -- the three namespaces ------------------------------------------------------------------
-
-
-class Namespace:
-    """A module with a few names replaced (indexing and index updates have no common
-    spelling across fnp, numpy and jax.numpy)."""
-
-    def __init__(self, label: str, module: Any, **overrides: Any) -> None:
-        self._label = label
-        self._module = module
-        self.__dict__.update(overrides)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._module, name)
-
-    def __repr__(self) -> str:
-        return self._label
-
-
-def _np_index_add(x, index, v):
-    out = np.array(x, copy=True)
-    np.add.at(out, index, v)
-    return out
-
-
-def _np_index_set(x, index, v):
-    out = np.array(x, copy=True)
-    out[index] = v
-    return out
-
-
-FNP = Namespace(
-    "fnp",
-    fnp,
-    getitem=fnp.getitem,
-    index_add=lambda x, index, v: fnp.IndexUpdateHelper(x)[index].add(v),
-    index_set=lambda x, index, v: fnp.IndexUpdateHelper(x)[index].set(v),
-    stop_gradient=fnp.stop_gradient,
-    special=fsp,
-)
-NP = Namespace(
-    "np",
-    np,
-    getitem=operator.getitem,
-    index_add=_np_index_add,
-    index_set=_np_index_set,
-    stop_gradient=lambda x: x,
-    special=ssp,
-)
-JNP = Namespace(
-    "jnp",
-    jnp,
-    getitem=operator.getitem,
-    index_add=lambda x, index, v: x.at[index].add(v),
-    index_set=lambda x, index, v: x.at[index].set(v),
-    stop_gradient=jax.lax.stop_gradient,
-    special=jsp,
+from tests.op_db_base import (
+    BINARY_SHAPES,
+    FNP,
+    JNP,  # noqa: F401  (re-exported for the sweeps)
+    NP,
+    OPS,
+    UNARY_SHAPES,
+    Draw,
+    OpEntry,
+    S,
+    Sample,
+    add,
+    binary,
+    call,
+    method,
+    no_ties,
+    shape_name,
+    special,
+    unary,
 )
 
-
-# -- samples ----------------------------------------------------------------------------
-
-
-@dataclass
-class Sample:
-    """One call: ``fn(m, *args, **kwargs)``.
-
-    ``grads``: whether derivative tests apply (a floating-point operand and output);
-    ``fd_eps``: a finite-difference step other than the default (only for linear maps);
-    ``jax``: compare compositions of transforms with JAX on this sample too (always on an
-    entry's first sample; JAX's compile time makes every sample too slow);
-    ``xfail``: test name -> reason, for a strict expected failure of this sample only.
-    """
-
-    name: str
-    args: tuple
-    kwargs: dict = field(default_factory=dict)
-    grads: bool = True
-    fd_eps: float | None = None
-    jax: bool = False
-    xfail: dict[str, str] = field(default_factory=dict)
-
-
-def S(
-    name: str,
-    *args: Any,
-    _grads: bool = True,
-    _fd_eps: float | None = None,
-    _jax: bool = False,
-    _xfail: dict | None = None,
-    **kwargs: Any,
-) -> Sample:  # noqa: N802
-    """Shorthand for :class:`Sample` (options start with an underscore)."""
-    return Sample(name, args, kwargs, grads=_grads, fd_eps=_fd_eps, jax=_jax, xfail=_xfail or {})
-
-
-class Draw:
-    """Random operands of one float ``dtype`` from a seeded generator."""
-
-    def __init__(self, rng: np.random.Generator, dtype: Any) -> None:
-        self.rng = rng
-        self.dtype = np.dtype(dtype)
-
-    def _f(self, a: Any) -> np.ndarray:
-        return np.asarray(a, dtype=self.dtype)
-
-    def u(self, shape: tuple, lo: float = -2.0, hi: float = 2.0) -> np.ndarray:
-        """Uniform in ``[lo, hi)``."""
-        return self._f(self.rng.uniform(lo, hi, shape))
-
-    def away(self, shape: tuple, lo: float = 0.5, hi: float = 2.0) -> np.ndarray:
-        """Magnitude in ``[lo, hi)``, random sign (away from 0)."""
-        sign = np.where(self.rng.random(shape) < 0.5, -1.0, 1.0)
-        return self._f(sign * self.rng.uniform(lo, hi, shape))
-
-    def distinct(self, shape: tuple, step: float = 0.3) -> np.ndarray:
-        """Values at least ``0.8 * step`` apart (no ties for max/min/argmax/sort)."""
-        n = int(np.prod(shape))
-        base = (self.rng.permutation(n) - n / 2) * step
-        return self._f((base + self.rng.uniform(0, 0.2 * step, n)).reshape(shape))
-
-    def nonint(self, shape: tuple, scale: float = 1.0) -> np.ndarray:
-        """``scale * (k + f)`` with ``f`` at least 0.1 away from 0, 0.5 and 1 (floor, round)."""
-        k = self.rng.integers(-3, 3, shape)
-        f = self.rng.uniform(0.1, 0.4, shape) + np.where(self.rng.random(shape) < 0.5, 0.5, 0)
-        return self._f(scale * (k + f))
-
-    def ints(self, hi: int, shape: tuple, lo: int = 0) -> np.ndarray:
-        return np.asarray(self.rng.integers(lo, hi, shape), dtype=np.intp)
-
-    def bools(self, shape: tuple) -> np.ndarray:
-        return np.asarray(self.rng.random(shape) < 0.5)
-
-    def complex(self, shape: tuple) -> np.ndarray:
-        """Complex numbers of the dtype's precision (complex64 for float32)."""
-        return np.asarray(self.u(shape) + 1j * self.u(shape))
-
-    def other_float(self) -> np.dtype:
-        return np.dtype(np.float64 if self.dtype == np.float32 else np.float32)
-
-
-# -- entries -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class OpInfo:
-    """One operation of the database.
-
-    ``fn(m, *args, **kwargs)`` over a namespace (:data:`FNP`, :data:`NP`, :data:`JNP`);
-    ``sampler(draw) -> list[Sample]``; ``prims``: the primitives it binds.
-    ``grads``: derivative tests apply (false for bool/int outputs); ``fd``: the derivative
-    is the mathematical one (false for ``stop_gradient``, whose derivative is 0 by
-    definition); ``nondiff_operands``: operands (positions among the array arguments) held
-    fixed by the derivative tests; ``ref``: the forward reference, ``"numpy"`` (``fn(NP,
-    ...)``) or ``"jax"`` (``fn(JNP, ...)``, for entries with no NumPy spelling);
-    ``via_numpy``: ``fn(NP, ...)`` works on tracers through the NumPy protocols;
-    ``numpy_lone_tracer``: the operands that NumPy dispatches on when they are the only
-    tracer (``None``: all; e.g. ``np.take(array, tracer)`` cannot reach ftransforms, since
-    NumPy dispatches ``take`` on its first argument only, and must raise a clear error);
-    ``jax_compositions``: compare compositions of transforms with JAX (false for entries
-    that only spell another entry's primitives differently: an operator, a method);
-    ``randomness``: what the vmap tests pass to ``vmap`` (entries that draw random numbers
-    seed their own generator and use ``"same"``: every batch element sees the noise that
-    a loop iteration sees);
-    ``tol``: tolerance overrides, by dtype name (``"fd:<dtype>"``: against finite
-    differences); ``xfail``: test name -> reason, strict.
-    """
-
-    name: str
-    fn: Callable[..., Any]
-    sampler: Callable[[Draw], list[Sample]]
-    prims: tuple[str, ...]
-    dtypes: tuple = FLOATS
-    grads: bool = True
-    fd: bool = True
-    nondiff_operands: tuple = ()
-    ref: str = "numpy"
-    via_numpy: bool = True
-    numpy_lone_tracer: tuple | None = None
-    jax_compositions: bool = True
-    randomness: str = "error"
-    tol: dict = field(default_factory=dict)
-    xfail: dict = field(default_factory=dict)
-
-    def samples(self, dtype: Any, seed: int) -> list[Sample]:
-        return self.sampler(Draw(np.random.default_rng(seed), dtype))
-
-    def call(self, m: Namespace, args: tuple, kwargs: dict) -> Any:
-        return self.fn(m, *args, **kwargs)
-
-
-OPS: list[OpInfo] = []
-
-
-def add(
-    name: str, fn: Callable, sampler: Callable, prims: tuple | str | None = None, **opts: Any
-) -> None:
-    """Append an entry; ``prims`` defaults to ``(name,)``."""
-    prims = (name,) if prims is None else (prims,) if isinstance(prims, str) else tuple(prims)
-    OPS.append(OpInfo(name, fn, sampler, prims, **opts))
-
-
-def call(name: str) -> Callable:
-    """``fn(m, *args, **kwargs) = m.<name>(*args, **kwargs)``."""
-
-    def fn(m, *args, **kwargs):
-        return getattr(m, name)(*args, **kwargs)
-
-    fn.__name__ = name
-    return fn
-
-
-def method(name: str, fnp_fn: Callable) -> Callable:
-    """``fn(m, x, ...) = x.<name>(...)``: the array method (a tracer's under transforms).
-
-    A plain ``numpy.ndarray`` has NumPy's method, so with :data:`FNP` and a plain array
-    the call goes to ``fnp_fn`` instead (the forward test then still runs fnp's code).
-    """
-
-    def fn(m, x, *args, **kwargs):
-        if m is FNP and isinstance(x, np.ndarray):
-            return fnp_fn(x, *args, **kwargs)
-        return getattr(x, name)(*args, **kwargs)
-
-    fn.__name__ = f"method_{name}"
-    return fn
-
-
-def shape_name(*shapes: tuple) -> str:
-    return "_".join("x".join(map(str, s)) if s else "scalar" for s in shapes)
-
+OpInfo = OpEntry  # the former name (ftransforms/coverage.py reads OPS only)
+F64 = (np.dtype(np.float64),)
 
 # -- elementwise: unary ---------------------------------------------------------------
-
-UNARY_SHAPES = [(), (4,), (2, 1, 3), (0, 2)]
-
-
-def unary(draw_name: str, **draw_kw: Any) -> Callable:
-    def sampler(d: Draw) -> list[Sample]:
-        return [S(shape_name(s), getattr(d, draw_name)(s, **draw_kw)) for s in UNARY_SHAPES]
-
-    return sampler
-
 
 _UNARY = {
     # name: (draw, keyword arguments of the draw)
@@ -358,7 +195,7 @@ def _special_values(d: Draw) -> list[Sample]:
 
 
 for _name in ("isnan", "isinf", "isfinite"):
-    add(_name, call(_name), _special_values, grads=False)
+    add(_name, call(_name), _special_values, nondiff=True)
 
 
 def _signbit_samples(d: Draw) -> list[Sample]:
@@ -371,7 +208,7 @@ def _signbit_samples(d: Draw) -> list[Sample]:
     ]
 
 
-add("signbit", call("signbit"), _signbit_samples, grads=False)
+add("signbit", call("signbit"), _signbit_samples, nondiff=True)
 
 
 def _logical_not_samples(d: Draw) -> list[Sample]:
@@ -383,7 +220,7 @@ def _logical_not_samples(d: Draw) -> list[Sample]:
     ]
 
 
-add("logical_not", call("logical_not"), _logical_not_samples, grads=False)
+add("logical_not", call("logical_not"), _logical_not_samples, nondiff=True)
 
 
 def _invert_samples(d: Draw) -> list[Sample]:
@@ -396,13 +233,13 @@ def _invert_samples(d: Draw) -> list[Sample]:
     ]
 
 
-add("invert", call("invert"), _invert_samples, grads=False, dtypes=(np.dtype(np.float64),))
+add("invert", call("invert"), _invert_samples, nondiff=True, dtypes=(np.dtype(np.float64),))
 add(
     "invert_operator",
     lambda m, x: ~x,
     _invert_samples,
     prims=("invert", "logical_not"),
-    grads=False,
+    nondiff=True,
     dtypes=(np.dtype(np.float64),),
 )
 
@@ -421,37 +258,6 @@ add(
 )
 
 # -- elementwise: binary --------------------------------------------------------------
-
-BINARY_SHAPES = [((), ()), ((3,), ()), ((), (2, 3)), ((2, 1), (1, 3)), ((0, 3), (3,))]
-
-
-def binary(
-    x_draw: str = "u",
-    y_draw: str = "u",
-    x_kw: dict | None = None,
-    y_kw: dict | None = None,
-    scalars: tuple = (),
-) -> Callable:
-    """Samples over ``BINARY_SHAPES`` plus ``scalars``: (name, x, y) with ``None`` for a
-    drawn operand and a Python number for a static one."""
-
-    def sampler(d: Draw) -> list[Sample]:
-        out = [
-            S(
-                shape_name(sx, sy),
-                getattr(d, x_draw)(sx, **(x_kw or {})),
-                getattr(d, y_draw)(sy, **(y_kw or {})),
-            )
-            for sx, sy in BINARY_SHAPES
-        ]
-        for name, x, y in scalars:
-            x = getattr(d, x_draw)((3,), **(x_kw or {})) if x is None else x
-            y = getattr(d, y_draw)((3,), **(y_kw or {})) if y is None else y
-            out.append(S(name, x, y))
-        return out
-
-    return sampler
-
 
 add("add", call("add"), binary(scalars=[("py_scalar_y", None, 1.5)]))
 add("subtract", call("subtract"), binary(scalars=[("py_scalar_x", 2.0, None)]))
@@ -485,34 +291,8 @@ add("power_negative_base", call("power"), _power_negative_base, prims="power")
 add("power_operator", lambda m, x, y: x**y, binary(x_kw={"lo": 0.5, "hi": 2.0}), prims="power")
 
 
-def _no_ties(sampler: Callable, gap: float = 0.05) -> Callable:
-    """Re-draw until every pair of broadcast operands differs by at least ``gap``."""
-
-    def wrapped(d: Draw) -> list[Sample]:
-        for _ in range(1000):
-            samples = sampler(d)
-            if all(_min_gap(s.args) >= gap for s in samples):
-                return samples
-        raise RuntimeError("could not draw operands without ties")
-
-    return wrapped
-
-
-def _min_gap(args: tuple) -> float:
-    arrays = [np.asarray(a, np.float64) for a in args if a is not None]
-    if len(arrays) < 2:
-        return np.inf
-    best = np.inf
-    for i in range(len(arrays)):
-        for j in range(i + 1, len(arrays)):
-            diff = np.abs(arrays[i] - arrays[j])
-            if diff.size:
-                best = min(best, float(diff.min()))
-    return best
-
-
-add("maximum", call("maximum"), _no_ties(binary(scalars=[("py_scalar_y", None, 0.3)])))
-add("minimum", call("minimum"), _no_ties(binary(scalars=[("py_scalar_x", -0.2, None)])))
+add("maximum", call("maximum"), no_ties(binary(scalars=[("py_scalar_y", None, 0.3)])))
+add("minimum", call("minimum"), no_ties(binary(scalars=[("py_scalar_x", -0.2, None)])))
 add("arctan2", call("arctan2"), binary("away", "away"))
 
 
@@ -547,7 +327,7 @@ add(
     call("floor_divide"),
     _int_binary,
     prims="floor_divide",
-    grads=False,
+    nondiff=True,
     dtypes=(np.dtype(np.float64),),
 )
 
@@ -563,7 +343,7 @@ def _comparison_samples(d: Draw) -> list[Sample]:
 
 
 for _name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
-    add(_name, call(_name), _comparison_samples, grads=False)
+    add(_name, call(_name), _comparison_samples, nondiff=True)
 
 _OPERATORS = {
     "equal": operator.eq,
@@ -579,7 +359,7 @@ for _name, _op in _OPERATORS.items():
         lambda m, x, y, _op=_op: _op(x, y),
         _comparison_samples,
         prims=_name,
-        grads=False,
+        nondiff=True,
     )
 
 
@@ -594,7 +374,7 @@ def _logical_samples(d: Draw) -> list[Sample]:
 
 
 for _name in ("logical_and", "logical_or", "logical_xor"):
-    add(_name, call(_name), _logical_samples, grads=False)
+    add(_name, call(_name), _logical_samples, nondiff=True)
 
 
 def _bitwise_samples(d: Draw) -> list[Sample]:
@@ -608,13 +388,13 @@ def _bitwise_samples(d: Draw) -> list[Sample]:
 
 
 for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
-    add(_name, call(_name), _bitwise_samples, grads=False, dtypes=(np.dtype(np.float64),))
+    add(_name, call(_name), _bitwise_samples, nondiff=True, dtypes=(np.dtype(np.float64),))
 add(
     "bitwise_operators",
     lambda m, x, y: (x & y) | (x ^ ~y),
     _bitwise_samples,
     prims=("bitwise_and", "bitwise_or", "bitwise_xor", "invert"),
-    grads=False,
+    nondiff=True,
     dtypes=(np.dtype(np.float64),),
 )
 add(
@@ -622,7 +402,7 @@ add(
     lambda m, x, y: (x & y) | (x ^ ~y),
     lambda d: [s for s in _logical_samples(d) if s.name != "float_truthiness"],
     prims=("bitwise_and", "bitwise_or", "bitwise_xor", "logical_not"),
-    grads=False,
+    nondiff=True,
 )
 
 
@@ -744,8 +524,8 @@ def _arg_samples(d: Draw) -> list[Sample]:
     ]
 
 
-add("argmax", call("argmax"), _arg_samples, grads=False)
-add("argmin", call("argmin"), _arg_samples, grads=False)
+add("argmax", call("argmax"), _arg_samples, nondiff=True)
+add("argmin", call("argmin"), _arg_samples, nondiff=True)
 
 
 def _bool_reduce_samples(d: Draw) -> list[Sample]:
@@ -764,8 +544,8 @@ def _bool_reduce_samples(d: Draw) -> list[Sample]:
     ]
 
 
-add("any", call("any"), _bool_reduce_samples, prims="reduce_any", grads=False)
-add("all", call("all"), _bool_reduce_samples, prims="reduce_all", grads=False)
+add("any", call("any"), _bool_reduce_samples, prims="reduce_any", nondiff=True)
+add("all", call("all"), _bool_reduce_samples, prims="reduce_all", nondiff=True)
 
 
 def _cumsum_samples(d: Draw) -> list[Sample]:
@@ -1114,7 +894,32 @@ def _index_set_samples(d: Draw) -> list[Sample]:
 
 
 add(
-    "at_set", _index_set, _index_set_samples, prims=("getitem_transpose", "select"), via_numpy=False
+    "at_set",
+    _index_set,
+    _index_set_samples,
+    prims=("getitem_transpose", "select"),
+    via_numpy=False,
+    value_dependent="x.at[i].set checks the indices for duplicates (fnp.peek)",
+)
+
+
+def _functional_at(m, x, v, *arrays, index):
+    """``fnp.at(x)[i].add(v)``: the functional ``at`` that also takes plain arrays."""
+    index = fill(index, arrays)
+    if m is FNP:
+        return fnp.at(x)[index].add(v)
+    if m is JNP:
+        return x.at[index].add(v)
+    return m.index_add(x, index, v)
+
+
+add(
+    "at",
+    _functional_at,
+    _index_add_samples,
+    prims=("getitem_transpose", "add"),
+    funcs=("at",),
+    via_numpy=False,
 )
 
 
@@ -1320,19 +1125,11 @@ def _clip_samples(d: Draw) -> list[Sample]:
 add(
     "clip",
     lambda m, x, lo, hi: m.clip(x, lo, hi),
-    _no_ties(_clip_samples, 0.01),
+    no_ties(_clip_samples, 0.01),
     prims=("maximum", "minimum"),
 )
 
 # -- special functions (scipy.special / jax.scipy.special) and NumPy's extras ----------------
-
-
-def special(name: str) -> Callable:
-    def fn(m, *args, **kwargs):
-        return getattr(m.special, name)(*args, **kwargs)
-
-    fn.__name__ = f"special_{name}"
-    return fn
 
 
 _SPECIAL_UNARY = {
@@ -1344,7 +1141,7 @@ _SPECIAL_UNARY = {
     "digamma": ("u", {"lo": 0.5, "hi": 4.0}),
 }
 for _name, (_draw, _kw) in _SPECIAL_UNARY.items():
-    add(_name, special(_name), unary(_draw, **_kw))
+    add(_name, special(_name), unary(_draw, **_kw), funcs=f"special.{_name}")
 
 
 def _polygamma_samples(d: Draw) -> list[Sample]:
@@ -1359,7 +1156,14 @@ def _polygamma_samples(d: Draw) -> list[Sample]:
 # scipy.special.polygamma returns float64 for float32 input (ftransforms and JAX keep
 # float32); it and logsumexp/softmax are Python functions in scipy (np.asarray on their
 # arguments), not ufuncs, so they cannot take tracers: via_numpy=False
-add("polygamma", special("polygamma"), _polygamma_samples, ref="jax", via_numpy=False)
+add(
+    "polygamma",
+    special("polygamma"),
+    _polygamma_samples,
+    funcs="special.polygamma",
+    ref="jax",
+    via_numpy=False,
+)
 
 
 def _xlogy_samples(d: Draw) -> list[Sample]:
@@ -1369,8 +1173,13 @@ def _xlogy_samples(d: Draw) -> list[Sample]:
     ]
 
 
-add("xlogy", special("xlogy"), _xlogy_samples)
-add("xlog1py", special("xlog1py"), binary("u", "u", y_kw={"lo": -0.5, "hi": 3.0}))
+add("xlogy", special("xlogy"), _xlogy_samples, funcs="special.xlogy")
+add(
+    "xlog1py",
+    special("xlog1py"),
+    binary("u", "u", y_kw={"lo": -0.5, "hi": 3.0}),
+    funcs="special.xlog1py",
+)
 add(
     "logsumexp",
     special("logsumexp"),
@@ -1381,6 +1190,7 @@ add(
         S("2x3x2_axes", d.u((2, 3, 2)), axis=(0, 2)),
     ],
     prims=("reduce_max", "exp", "reduce_sum", "log"),
+    funcs="special.logsumexp",
     via_numpy=False,
 )
 add(
@@ -1388,6 +1198,7 @@ add(
     special("softmax"),
     lambda d: [S("3x4_axis1", d.u((3, 4)), axis=1), S("4_all", d.u((4,)))],
     prims=("exp", "reduce_sum", "divide"),
+    funcs="special.softmax",
     via_numpy=False,
 )
 add(
@@ -1395,6 +1206,7 @@ add(
     special("log_softmax"),
     lambda d: [S("3x4_axis0", d.u((3, 4)), axis=0), S("1x3_axis-1", d.u((1, 3)), axis=-1)],
     prims=("exp", "reduce_sum", "log"),
+    funcs="special.log_softmax",
     via_numpy=False,
 )
 add("logaddexp", call("logaddexp"), binary())
@@ -1446,7 +1258,7 @@ def _sort_samples(d: Draw) -> list[Sample]:
 
 
 add("sort", call("sort"), _sort_samples, prims=("argsort", "getitem"))
-add("argsort", call("argsort"), _sort_samples, grads=False)
+add("argsort", call("argsort"), _sort_samples, nondiff=True)
 
 
 def _kth_statistic(m, x, kth, axis=-1):
@@ -1475,6 +1287,7 @@ add(
         S("4x3_axis0_two_kth", d.distinct((4, 3)), (0, 3), axis=0),
     ],
     prims=("argpartition", "getitem"),
+    funcs="partition",
 )
 
 
@@ -1489,7 +1302,7 @@ def _searchsorted_samples(d: Draw) -> list[Sample]:
     ]
 
 
-add("searchsorted", call("searchsorted"), _searchsorted_samples, grads=False)
+add("searchsorted", call("searchsorted"), _searchsorted_samples, nondiff=True)
 
 # -- complex parts ------------------------------------------------------------------------
 
@@ -1527,7 +1340,9 @@ add(
     prims="abs",
 )
 for _name in ("real", "imag", "conj"):
-    add(f"{_name}_complex_operand", call(_name), _complex_operand_samples, prims=_name, grads=False)
+    add(
+        f"{_name}_complex_operand", call(_name), _complex_operand_samples, prims=_name, nondiff=True
+    )
 
 # -- random numbers (ftransforms.random) ------------------------------------------------------
 #
@@ -1588,7 +1403,12 @@ def _loc_scale_samples(d: Draw) -> list[Sample]:
     ]
 
 
-_RANDOM = {"via_numpy": False, "randomness": "same", "dtypes": (np.dtype(np.float64),)}
+_RANDOM = {
+    "via_numpy": False,
+    "randomness": "same",
+    "dtypes": F64,
+    "value_dependent": "a random draw",
+}
 add("random_normal", _random_normal, _loc_scale_samples, **_RANDOM)
 add("random_uniform", _random_uniform, _loc_scale_samples, **_RANDOM)
 add(
@@ -1605,100 +1425,17 @@ add(
     **_RANDOM,
 )
 
-# -- wired in from tests/op_db_linalg.py and tests/op_db_nn.py ----------------------------
 
+# -- the family modules (each appends its entries to OPS on import) -------------------------
 
-def _wired(m, *args, impls):
-    """Call the FNP or the JAX function of a wired entry (they have no NumPy spelling)."""
-    if m is JNP:
-        return impls[1](*args)
-    if m is FNP:
-        return impls[0](*args)
-    raise TypeError(f"{m!r}: this entry has FNP and JNP functions only")
-
-
-def _fixed_samples(
-    group: list[dict], noise: float, vary: Callable[[dict, int], bool], fd_eps: float | None
-):
-    """Samples from fixed argument tuples, each float operand ``i`` with ``vary(entry, i)``
-    moved by uniform noise of size ``noise`` (so that seeds differ; the fixed inputs are
-    built to stay valid under small moves)."""
-
-    def sampler(d: Draw) -> list[Sample]:
-        out = []
-        for j, e in enumerate(group):
-            label = f"g{j}_" if len(group) > 1 else ""
-            for k, args in enumerate(e["args"]):
-                moved = tuple(
-                    np.asarray(a + noise * d.rng.uniform(-1, 1, np.shape(a)), np.float64)
-                    if vary(e, i) and np.asarray(a).dtype.kind == "f"
-                    else np.asarray(a)
-                    for i, a in enumerate(args)
-                )
-                out.append(
-                    Sample(
-                        f"{label}{k}",
-                        moved,
-                        {"impls": (e["fn"], e["jax_fn"])},
-                        grads=e.get("grads", True),
-                        fd_eps=fd_eps,
-                    )
-                )
-        return out
-
-    return sampler
-
-
-def _wire(
-    entries: list[dict], prefix: str, noise: float, vary: Callable, fd_eps: dict | None = None
-) -> None:
-    groups: dict[str, list[dict]] = {}
-    for e in entries:
-        groups.setdefault(e["name"], []).append(e)
-    for name, group in groups.items():
-        nargs = len(group[0]["args"][0])
-        diff = group[0].get("diff_argnums", tuple(range(nargs)))
-        add(
-            f"{prefix}{name.replace('.', '_')}",
-            _wired,
-            _fixed_samples(group, noise, vary, (fd_eps or {}).get(name)),
-            prims=() if "." in name or name not in _PRIMITIVE_NAMES else name,
-            dtypes=(np.dtype(np.float64),),
-            grads=group[0].get("grads", True),
-            nondiff_operands=tuple(i for i in range(nargs) if i not in diff),
-            ref="jax",
-            via_numpy=False,
-        )
-
-
-def _primitive_names() -> set[str]:
-    from ftransforms.core.primitive import REGISTRY
-
-    return set(REGISTRY)
-
-
-_PRIMITIVE_NAMES = _primitive_names()
-# svd's singular vectors have large higher derivatives: the 4th-order difference quotient
-# needs a smaller step to stay within the finite-difference tolerance (truncation error)
-_wire(op_db_linalg.ENTRIES, "linalg_", 1e-2, lambda e, i: True, fd_eps={"svd": 5e-4})
-_wire(op_db_linalg.COMPOSITE_ENTRIES, "linalg_composite_", 1e-2, lambda e, i: True)
-# max_pool2d_jvp/vjp(t, x, y): y must stay the pooling of x, so only t/g may move
-_wire(
-    op_db_nn.ENTRIES,
-    "nn_",
-    3e-3,
-    lambda e, i: (
-        i in e.get("diff_argnums", (i,))
-        or e["name"] in ("max_pool2d", "sliding_windows", "window_sum")
-    ),
+from tests import (  # noqa: E402,F401
+    op_db_fft,
+    op_db_linalg,
+    op_db_nn,
+    op_db_numpy,
+    op_db_sets,
+    op_db_stats,
 )
-# numpy.fft: ordinary float32/float64 entries with NumPy as the reference (see the module)
-op_db_fft.register(add, S)
-# ftransforms/numpy/statistics.py, signal.py, polynomials.py, ranges.py, matrices.py, rearranging.py
-op_db_stats.register(add, S, JNP)
-# ftransforms/numpy/sets.py, sorting.py, indexing.py (index builders), reductions.py (nan*)
-op_db_sets.register(add, S, JNP)
-
 
 #: Entries that only spell another entry's primitives differently (an operator, a method):
 #: their transformation rules are compared with JAX through that other entry.
@@ -1720,7 +1457,7 @@ SPELLINGS = {
 OPS[:] = [replace(op, jax_compositions=False) if op.name in SPELLINGS else op for op in OPS]
 
 #: name -> entry
-BY_NAME: dict[str, OpInfo] = {}
+BY_NAME: dict[str, OpEntry] = {}
 for _op in OPS:
     if _op.name in BY_NAME:
         raise ValueError(f"op_db: duplicate entry {_op.name!r}")
@@ -1733,4 +1470,14 @@ def covered_primitives() -> dict[str, list[str]]:
     for op in OPS:
         for p in op.prims:
             out.setdefault(p, []).append(op.name)
+    return out
+
+
+def covered_functions() -> dict[str, list[str]]:
+    """Public function (``"ptp"``, ``"linalg.norm"``, ``"special.erf"``) -> the entries
+    that call it."""
+    out: dict[str, list[str]] = {}
+    for op in OPS:
+        for f in op.funcs:
+            out.setdefault(f, []).append(op.name)
     return out

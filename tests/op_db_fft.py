@@ -1,9 +1,8 @@
 """Op-database entries for ``numpy.fft`` (the ``fft`` primitive of ``ftransforms/ops/fft.py``
-and the ``fnp.fft`` front ends), for ``tests/op_db.py`` to register with :func:`register`.
+and the ``fnp.fft`` front ends).  Format: ``tests/op_db.py``.
 
-Unlike the fixed float64 entries of ``op_db_linalg``/``op_db_nn``, these are ordinary
-entries (``fn(m, ...)`` over ``fnp``, ``np`` and ``jnp``, which spell ``m.fft.*`` the same):
-float32 and float64, NumPy as the forward reference, and ``np.fft.*`` on tracers through
+``fn(m, ...)`` over ``fnp``, ``np`` and ``jnp``, which spell ``m.fft.*`` the same: float32
+and float64, NumPy as the forward reference, and ``np.fft.*`` on tracers through
 ``__array_function__``.  The harness differentiates real operands and real outputs only,
 so a complex input is built from two real operands ``x + 1j * y`` and a complex result
 is returned as its ``(real, imag)`` parts; that covers every complex derivative.
@@ -16,14 +15,15 @@ transforms it twice; not compared with JAX, which refuses it).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+
+from tests.op_db_base import S, add
 
 
 def _parts(m, z):
     return m.real(z), m.imag(z)
 
 
-def _complex_in(name: str, real_out: bool) -> Callable:
+def _complex_in_fn(name: str, real_out: bool) -> Callable:
     """``fn(m, x, y, **kw)``: ``m.fft.<name>(x + 1j * y, **kw)``."""
 
     def fn(m, x, y, **kw):
@@ -193,25 +193,22 @@ _ENTRIES: dict[str, tuple[str, bool, bool, list[tuple[tuple, dict]]]] = {
 _NO_FFT_PRIMITIVE = {"fftshift", "ifftshift"}
 
 
-def _sampler(make_sample: Callable, complex_in: bool, specs: list) -> Callable:
+def _sampler(complex_in: bool, specs: list) -> Callable:
     def sampler(d) -> list:
         out = []
         for shape, kw in specs:
             args = (d.u(shape), d.u(shape)) if complex_in else (d.u(shape),)
-            out.append(make_sample(_shape_name(shape, kw), *args, **kw))
+            out.append(S(_shape_name(shape, kw), *args, **kw))
         return out
 
     return sampler
 
 
-def register(add: Callable[..., None], make_sample: Callable[..., Any]) -> None:
-    """Append one entry per :data:`_ENTRIES` item through ``tests/op_db.py``'s ``add``
-    (``make_sample`` is its ``S``)."""
-    for name, (fn_name, complex_in, real_out, specs) in _ENTRIES.items():
-        make = _complex_in if complex_in else _real_in
-        add(
-            f"fft_{name}",
-            make(fn_name, real_out),
-            _sampler(make_sample, complex_in, specs),
-            prims=() if name in _NO_FFT_PRIMITIVE else "fft",
-        )
+for _name, (_fn_name, _complex_in, _real_out, _specs) in _ENTRIES.items():
+    add(
+        f"fft_{_name}",
+        (_complex_in_fn if _complex_in else _real_in)(_fn_name, _real_out),
+        _sampler(_complex_in, _specs),
+        prims=() if _name in _NO_FFT_PRIMITIVE else "fft",
+        funcs=f"fft.{_fn_name}",
+    )

@@ -71,10 +71,11 @@ def bind(op, m, s):
 
 
 def bind_diff(op, m, s):
-    """Like :func:`bind`, with the entry's ``nondiff_operands`` fixed too (the derivative
-    tests differentiate every float operand ``f`` takes)."""
+    """Like :func:`bind`, with the operands the entry does not differentiate (outside its
+    ``diff_operands``) fixed too (the derivative tests differentiate every float operand
+    ``f`` takes)."""
     f, operands = bind(op, m, s)
-    keep = [j for j in range(len(operands)) if j not in op.nondiff_operands]
+    keep = [j for j in range(len(operands)) if op.differentiates(j)]
 
     def g(*values):
         args = list(operands)
@@ -151,10 +152,10 @@ def params(test: str, *, dtypes=None, when=lambda op, s: True, limit=None, jax_o
     out = []
     for op in OPS:
         for dt in op.dtypes if dtypes is None else [d for d in dtypes if d in op.dtypes]:
-            for k, s in enumerate(op.samples(dt, SEED)[:limit]):
+            for k, s in enumerate(samples(op.name, np.dtype(dt), SEED)[:limit]):
                 if not when(op, s) or (jax_only and k and not s.jax):
                     continue
-                reason = s.xfail.get(test) or op.xfail.get(test)
+                reason = op.xfail_reason(test, s)
                 marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
                 out.append(
                     pytest.param(op.name, k, dt, id=f"{op.name}-{s.name}-{dt.name}", marks=marks)
@@ -334,7 +335,7 @@ JAXS = Lib(
 def diff_positions(op, s) -> list[int]:
     """Operands (indices among them) differentiated by the compositions."""
     pos = operand_positions(s)
-    return [j for j, i in enumerate(pos) if is_float(s.args[i]) and j not in op.nondiff_operands]
+    return [j for j, i in enumerate(pos) if is_float(s.args[i]) and op.differentiates(j)]
 
 
 def applicable(op, s, kind) -> bool:
@@ -516,7 +517,7 @@ def test_via_numpy_protocols(name, k, dtype):
     rng = np.random.default_rng(3)
     cts = [rng.standard_normal(o.shape).astype(o.dtype) for o in float_leaves(f_np(*operands))]
     for j, x in enumerate(operands):
-        if not is_float(x) or j in op.nondiff_operands or j not in lone_ok:
+        if not is_float(x) or not op.differentiates(j) or j not in lone_ok:
             continue
 
         def loss(xj, f, sum_):
