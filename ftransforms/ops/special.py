@@ -20,6 +20,7 @@ import math
 import numpy
 
 from batching_rules.elementwise import elementwise
+from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.primitive import defop
 from ftransforms.ops import elementwise as _ew
 from ftransforms.ops._util import like_output, unbroadcast
@@ -131,6 +132,157 @@ polygamma_p = defop(
     vjp=(None, lambda g, y, n, x: unbroadcast(g * polygamma_p.bind(n + 1, x), x)),
     batch=elementwise,
     doc="``polygamma(n, x)``: the n-th derivative of digamma (``n`` integer, not differentiated).",
+)
+
+# -- normal distribution, incomplete gamma and beta -----------------------------------------
+#
+# NOTE [special parameter derivatives]: a derivative that has no closed form in terms of
+# the primitives here (gammainc/gammaincc in ``a``, betainc in ``a`` and ``b``, the
+# Bessel functions in their order ``v``, zeta in ``x``, hyp1f1/hyp2f1 in their
+# parameters) is refused with an UnsupportedOperationError when it is asked for (a
+# tangent or cotangent reaches that argument), never silently returned as 0.  Integer
+# orders (``jn``, ``yn``, ``expn``, ``polygamma``'s ``n``) are not differentiable at all.
+
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_SQRT_2PI = math.sqrt(2.0 * math.pi)
+
+
+def _refuse(call: str, arg: str, fix: str):
+    """A JVP/VJP rule that raises: ``call`` has no derivative in ``arg``."""
+
+    def rule(*args, **params):
+        raise UnsupportedOperationError(
+            f"{call}: the derivative with respect to {arg} is not implemented (see NOTE "
+            f"[special parameter derivatives] in ftransforms/ops/special.py); {fix}"
+        )
+
+    return rule
+
+
+def _hold(arg: str) -> str:
+    return (
+        f"hold {arg} fixed (a constant, or ftransforms.numpy.stop_gradient({arg})) and "
+        f"differentiate in the other arguments"
+    )
+
+
+def _sp_call(name: str):
+    """``impl(xp, *args)``: ``scipy.special.<name>`` (or ``cupyx.scipy.special.<name>``)."""
+
+    def impl(xp, *args):
+        return getattr(scipy_special(xp), name)(*args)
+
+    impl.__name__ = f"{name}_impl"
+    return impl
+
+
+def _sp_unary(name: str, deriv, doc: str | None = None):
+    return defunary(name, _sp_call(name), deriv, doc=doc)
+
+
+def _binary_op(name: str, impl, derivs, doc: str | None = None):
+    """A two- or three-input elementwise op from ``derivs[i](out, *args) -> d out/d arg_i``
+    (a rule from :func:`_refuse` for an argument without derivative, ``None`` for an
+    integer argument)."""
+
+    def jvp_rule(d):
+        if d is None or getattr(d, "refuses", False):
+            return d
+        return lambda t, out, *args: like_output(t * d(out, *args), out)
+
+    def vjp_rule(i, d):
+        if d is None or getattr(d, "refuses", False):
+            return d
+        return lambda g, out, *args: unbroadcast(g * d(out, *args), args[i])
+
+    return defop(
+        name,
+        impl,
+        jvp=tuple(jvp_rule(d) for d in derivs),
+        vjp=tuple(vjp_rule(i, d) for i, d in enumerate(derivs)),
+        batch=elementwise,
+        doc=doc,
+    )
+
+
+def _refusing(call: str, arg: str):
+    rule = _refuse(call, arg, _hold(arg))
+    rule.refuses = True
+    return rule
+
+
+ndtr_p = _sp_unary(
+    "ndtr",
+    lambda y, x: _INV_SQRT_2PI * _ew.exp_p.bind(-0.5 * (x * x)),
+    doc="The standard normal CDF; derivative the normal density.",
+)
+ndtri_p = _sp_unary(
+    "ndtri",
+    lambda y, x: _SQRT_2PI * _ew.exp_p.bind(0.5 * (y * y)),
+    doc="The inverse of ndtr; derivative ``sqrt(2 pi) exp(y**2 / 2)``.",
+)
+log_ndtr_p = _sp_unary(
+    "log_ndtr",
+    # exp(-x**2/2 - log_ndtr(x)) / sqrt(2 pi): no overflow or 0/0 far in the left tail
+    lambda y, x: _INV_SQRT_2PI * _ew.exp_p.bind(-0.5 * (x * x) - y),
+    doc="``log(ndtr(x))``, accurate in both tails.",
+)
+
+
+def _gammainc_dx(out, a, x):
+    # x**(a-1) e**-x / Gamma(a), through logs (xlogy: 0 at a == 1, x == 0)
+    return _ew.exp_p.bind(xlogy_p.bind(a - 1, x) - x - gammaln_p.bind(a))
+
+
+gammainc_p = _binary_op(
+    "gammainc",
+    _sp_call("gammainc"),
+    (_refusing("gammainc(a, x)", "a"), _gammainc_dx),
+    doc="The regularized lower incomplete gamma function P(a, x).",
+)
+gammaincc_p = _binary_op(
+    "gammaincc",
+    _sp_call("gammaincc"),
+    (_refusing("gammaincc(a, x)", "a"), lambda out, a, x: -_gammainc_dx(out, a, x)),
+    doc="The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x).",
+)
+
+
+def _betaln_da(out, a, b):
+    return digamma_p.bind(a) - digamma_p.bind(a + b)
+
+
+betaln_p = _binary_op(
+    "betaln",
+    _sp_call("betaln"),
+    (_betaln_da, lambda out, a, b: _betaln_da(out, b, a)),
+    doc="``log|B(a, b)|``.",
+)
+beta_p = _binary_op(
+    "beta",
+    _sp_call("beta"),
+    (
+        lambda out, a, b: out * _betaln_da(out, a, b),
+        lambda out, a, b: out * _betaln_da(out, b, a),
+    ),
+    doc="The beta function ``Gamma(a) Gamma(b) / Gamma(a + b)``.",
+)
+
+
+def _betainc_dx(out, a, b, x):
+    # x**(a-1) (1-x)**(b-1) / B(a, b), through logs
+    return _ew.exp_p.bind(xlogy_p.bind(a - 1, x) + xlog1py_p.bind(b - 1, -x) - betaln_p.bind(a, b))
+
+
+betainc_p = _binary_op(
+    "betainc",
+    _sp_call("betainc"),
+    (
+        _refusing("betainc(a, b, x)", "a"),
+        _refusing("betainc(a, b, x)", "b"),
+        _betainc_dx,
+    ),
+    doc="The regularized incomplete beta function I_x(a, b).",
 )
 
 # -- x * log(y) with 0 * log(0) = 0 ------------------------------------------------------

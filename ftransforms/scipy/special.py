@@ -51,6 +51,14 @@ gammaln = _sp.gammaln_p
 digamma = psi = _sp.digamma_p
 xlogy = _sp.xlogy_p
 xlog1py = _sp.xlog1py_p
+ndtr = _sp.ndtr_p
+ndtri = _sp.ndtri_p
+log_ndtr = _sp.log_ndtr_p
+gammainc = _sp.gammainc_p
+gammaincc = _sp.gammaincc_p
+beta = _sp.beta_p
+betaln = _sp.betaln_p
+betainc = _sp.betainc_p
 
 
 def polygamma(n: Any, x: Any) -> Any:
