@@ -24,7 +24,7 @@ from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.primitive import defop
 from ftransforms.ops import elementwise as _ew
 from ftransforms.ops._util import like_output, unbroadcast
-from ftransforms.ops.elementwise import defunary
+from ftransforms.ops.elementwise import defnondiff, defunary
 
 _SCIPY_OPS = "erf, erfc, erfinv, gammaln, digamma and polygamma"
 
@@ -283,6 +283,297 @@ betainc_p = _binary_op(
         _betainc_dx,
     ),
     doc="The regularized incomplete beta function I_x(a, b).",
+)
+
+# -- gamma function relatives ------------------------------------------------------------
+
+gamma_p = _sp_unary("gamma", lambda y, x: y * digamma_p.bind(x), doc="The gamma function.")
+rgamma_p = _sp_unary(
+    "rgamma",
+    lambda y, x: -y * digamma_p.bind(x),
+    doc="``1 / gamma(x)``; its derivative is NaN at the poles of gamma (x = 0, -1, ...).",
+)
+gammasgn_p = defnondiff("gammasgn", _sp_call("gammasgn"), doc="The sign of gamma(x).")
+loggamma_p = _sp_unary("loggamma", lambda y, x: digamma_p.bind(x), doc="``log(gamma(x))``, x > 0.")
+poch_p = _binary_op(
+    "poch",
+    _sp_call("poch"),
+    (
+        lambda out, z, m: out * (digamma_p.bind(z + m) - digamma_p.bind(z)),
+        lambda out, z, m: out * digamma_p.bind(z + m),
+    ),
+    doc="The rising factorial ``gamma(z + m) / gamma(z)``.",
+)
+binom_p = _binary_op(
+    "binom",
+    _sp_call("binom"),
+    (
+        lambda out, n, k: out * (digamma_p.bind(n + 1) - digamma_p.bind(n - k + 1)),
+        lambda out, n, k: out * (digamma_p.bind(n - k + 1) - digamma_p.bind(k + 1)),
+    ),
+    doc="The binomial coefficient for real arguments, ``gamma(n+1) / (gamma(k+1) gamma(n-k+1))``.",
+)
+
+
+def _zeta_dq(out, x, q):
+    return -x * zeta_p.bind(x + 1, q)
+
+
+zeta_p = _binary_op(
+    "zeta",
+    _sp_call("zeta"),
+    (_refusing("zeta(x, q)", "x"), _zeta_dq),
+    doc="The Hurwitz zeta function ``sum((k + q) ** -x)``.",
+)
+
+# -- error function relatives ------------------------------------------------------------
+
+erfcx_p = _sp_unary(
+    "erfcx",
+    lambda y, x: 2.0 * x * y - _TWO_OVER_SQRT_PI,
+    doc="The scaled complementary error function ``exp(x**2) erfc(x)``.",
+)
+erfcinv_p = _sp_unary(
+    "erfcinv",
+    lambda y, x: -_SQRT_PI_OVER_TWO * _ew.exp_p.bind(y * y),
+    doc="The inverse of erfc.",
+)
+dawsn_p = _sp_unary("dawsn", lambda y, x: 1.0 - 2.0 * x * y, doc="Dawson's integral.")
+owens_t_p = _binary_op(
+    "owens_t",
+    _sp_call("owens_t"),
+    (
+        lambda out, h, a: (
+            (-0.5 * _INV_SQRT_2PI)
+            * _ew.exp_p.bind(-0.5 * (h * h))
+            * erf_p.bind(a * h * (1.0 / math.sqrt(2.0)))
+        ),
+        lambda out, h, a: (
+            _ew.exp_p.bind(-0.5 * (h * h) * (1 + a * a)) / ((2.0 * math.pi) * (1 + a * a))
+        ),
+    ),
+    doc="Owen's T function ``T(h, a)``.",
+)
+
+# -- exponential integrals, Spence's function ----------------------------------------------
+
+
+def _expn_impl(xp, n, x):
+    # E_n for n >= 0 from SciPy; E_{-1} .. E_{-4} (what derivatives of E_0 need) by the
+    # recurrence E_{n-1}(x) = (exp(-x) + (1 - n) E_n(x)) / x, down from E_0 = exp(-x) / x.
+    sp = scipy_special(xp)
+    if isinstance(n, int) and n >= 0:
+        return sp.expn(n, x)
+    n = xp.asarray(n)
+    out = sp.expn(xp.where(n < 0, 0, n), x)
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        e = xp.exp(-x)
+        en = e / x  # E_0
+        for k in range(0, -4, -1):  # en is E_k, becomes E_{k-1}
+            en = (e + (1 - k) * en) / x
+            out = xp.where(n == k - 1, en, out)
+        out = xp.where(n < -4, xp.nan, out)
+    return xp.asarray(out).astype(out.dtype, copy=False)
+
+
+expn_p = _binary_op(
+    "expn",
+    _expn_impl,
+    (_refusing("expn(n, x)", "n"), lambda out, n, x: -expn_p.bind(n - 1, x)),
+    doc="The generalized exponential integral E_n(x) (integer n; -4 <= n for derivatives).",
+)
+exp1_p = _sp_unary(
+    "exp1", lambda y, x: -_ew.exp_p.bind(-x) / x, doc="The exponential integral E_1(x)."
+)
+expi_p = _sp_unary(
+    "expi", lambda y, x: _ew.exp_p.bind(x) / x, doc="The exponential integral Ei(x)."
+)
+
+
+def _spence_d(y, z):
+    # log(z) / (1 - z), and its limit -1 at z == 1
+    one = z == 1
+    zs = _ew.select_p.bind(one, 2.0, z)
+    return _ew.select_p.bind(one, -1.0, _ew.log_p.bind(zs) / (1 - zs))
+
+
+spence_p = _sp_unary("spence", _spence_d, doc="Spence's function (the dilogarithm at 1 - z).")
+
+# -- information theory --------------------------------------------------------------------
+
+
+def _entr_d(y, x):
+    # -(log(x) + 1) for x >= 0 (+inf at 0, as in JAX); 0 where entr is -inf
+    neg = x < 0
+    return _ew.select_p.bind(neg, 0.0, -(_ew.log_p.bind(_ew.select_p.bind(neg, 1.0, x)) + 1))
+
+
+entr_p = _sp_unary("entr", _entr_d, doc="``-x log(x)`` (0 at 0, -inf for x < 0).")
+
+
+def _rel_entr_parts(x, y):
+    """(inside, x, y with 1 outside): the derivatives are those of x log(x/y) inside the
+    domain x > 0, y > 0, and 0 outside (JAX's convention)."""
+    inside = (x > 0) & (y > 0)
+    return inside, _ew.select_p.bind(inside, x, 1.0), _ew.select_p.bind(inside, y, 1.0)
+
+
+def _rel_entr_dx(out, x, y):
+    inside, xs, ys = _rel_entr_parts(x, y)
+    return _ew.select_p.bind(inside, _ew.log_p.bind(xs / ys) + 1, 0.0)
+
+
+def _rel_entr_dy(out, x, y):
+    inside, xs, ys = _rel_entr_parts(x, y)
+    return _ew.select_p.bind(inside, -xs / ys, 0.0)
+
+
+rel_entr_p = _binary_op(
+    "rel_entr",
+    _sp_call("rel_entr"),
+    (_rel_entr_dx, _rel_entr_dy),
+    doc="``x log(x / y)`` for x, y > 0; 0 for x == 0 <= y; inf otherwise.",
+)
+kl_div_p = _binary_op(
+    "kl_div",
+    _sp_call("kl_div"),
+    (
+        lambda out, x, y: _rel_entr_dx(out, x, y) - 1,
+        lambda out, x, y: _rel_entr_dy(out, x, y) + 1,
+    ),
+    doc="``x log(x / y) - x + y`` for x, y > 0; y for x == 0 <= y; inf otherwise.",
+)
+
+# -- Bessel functions ------------------------------------------------------------------------
+
+
+def _bessel(name: str, d, doc: str):
+    return _binary_op(name, _sp_call(name), (_refusing(f"{name}(v, x)", "v"), d), doc=doc)
+
+
+def _neighbours(prim, v, x):
+    return prim.bind(v - 1, x), prim.bind(v + 1, x)
+
+
+def _iv_d(out, v, x):
+    lo, hi = _neighbours(iv_p, v, x)
+    return 0.5 * (lo + hi)
+
+
+def _ive_d(out, v, x):
+    lo, hi = _neighbours(ive_p, v, x)
+    return 0.5 * (lo + hi) - _ew.sign_p.bind(x) * out
+
+
+def _kv_d(out, v, x):
+    lo, hi = _neighbours(kv_p, v, x)
+    return -0.5 * (lo + hi)
+
+
+def _kve_d(out, v, x):
+    lo, hi = _neighbours(kve_p, v, x)
+    return out - 0.5 * (lo + hi)
+
+
+def _jv_d(out, v, x):
+    lo, hi = _neighbours(jv_p, v, x)
+    return 0.5 * (lo - hi)
+
+
+def _yv_d(out, v, x):
+    lo, hi = _neighbours(yv_p, v, x)
+    return 0.5 * (lo - hi)
+
+
+def _yn_d(out, n, x):
+    lo, hi = _neighbours(yn_p, n, x)
+    return 0.5 * (lo - hi)
+
+
+iv_p = _bessel("iv", _iv_d, "The modified Bessel function of the first kind I_v(x).")
+ive_p = _bessel("ive", _ive_d, "``iv(v, x) * exp(-|x|)``.")
+kv_p = _bessel("kv", _kv_d, "The modified Bessel function of the second kind K_v(x).")
+kve_p = _bessel("kve", _kve_d, "``kv(v, x) * exp(x)``.")
+jv_p = _bessel("jv", _jv_d, "The Bessel function of the first kind J_v(x).")
+yv_p = _bessel("yv", _yv_d, "The Bessel function of the second kind Y_v(x).")
+yn_p = _bessel("yn", _yn_d, "The Bessel function of the second kind Y_n(x), integer order.")
+
+i0_p = _sp_unary("i0", lambda y, x: i1_p.bind(x), doc="I_0(x).")
+i0e_p = _sp_unary("i0e", lambda y, x: i1e_p.bind(x) - _ew.sign_p.bind(x) * y, doc="I_0e(x).")
+i1_p = _sp_unary("i1", lambda y, x: 0.5 * (i0_p.bind(x) + iv_p.bind(2, x)), doc="I_1(x).")
+i1e_p = _sp_unary(
+    "i1e",
+    lambda y, x: 0.5 * (i0e_p.bind(x) + ive_p.bind(2, x)) - _ew.sign_p.bind(x) * y,
+    doc="I_1e(x).",
+)
+k0_p = _sp_unary("k0", lambda y, x: -k1_p.bind(x), doc="K_0(x).")
+k0e_p = _sp_unary("k0e", lambda y, x: y - k1e_p.bind(x), doc="K_0e(x).")
+k1_p = _sp_unary("k1", lambda y, x: -0.5 * (k0_p.bind(x) + kv_p.bind(2, x)), doc="K_1(x).")
+k1e_p = _sp_unary("k1e", lambda y, x: y - 0.5 * (k0e_p.bind(x) + kve_p.bind(2, x)), doc="K_1e(x).")
+j0_p = _sp_unary("j0", lambda y, x: -j1_p.bind(x), doc="J_0(x).")
+j1_p = _sp_unary("j1", lambda y, x: 0.5 * (j0_p.bind(x) - jv_p.bind(2, x)), doc="J_1(x).")
+y0_p = _sp_unary("y0", lambda y, x: -y1_p.bind(x), doc="Y_0(x).")
+y1_p = _sp_unary("y1", lambda y, x: 0.5 * (y0_p.bind(x) - yv_p.bind(2, x)), doc="Y_1(x).")
+
+# -- hypergeometric functions --------------------------------------------------------------
+
+hyp1f1_p = _binary_op(
+    "hyp1f1",
+    _sp_call("hyp1f1"),
+    (
+        _refusing("hyp1f1(a, b, x)", "a"),
+        _refusing("hyp1f1(a, b, x)", "b"),
+        lambda out, a, b, x: a / b * hyp1f1_p.bind(a + 1, b + 1, x),
+    ),
+    doc="Kummer's confluent hypergeometric function 1F1(a; b; x).",
+)
+hyp2f1_p = _binary_op(
+    "hyp2f1",
+    _sp_call("hyp2f1"),
+    (
+        _refusing("hyp2f1(a, b, c, z)", "a"),
+        _refusing("hyp2f1(a, b, c, z)", "b"),
+        _refusing("hyp2f1(a, b, c, z)", "c"),
+        lambda out, a, b, c, z: a * b / c * hyp2f1_p.bind(a + 1, b + 1, c + 1, z),
+    ),
+    doc="The Gauss hypergeometric function 2F1(a, b; c; z).",
+)
+
+# -- Fresnel and sine/cosine integrals (one primitive per output) ----------------------------
+
+
+def _part(name: str, k: int):
+    def impl(xp, x):
+        return getattr(scipy_special(xp), name)(x)[k]
+
+    impl.__name__ = f"{name}_{k}_impl"
+    return impl
+
+
+_HALF_PI = 0.5 * math.pi
+fresnel_s_p = defunary(
+    "fresnel_s",
+    _part("fresnel", 0),
+    lambda y, x: _ew.sin_p.bind(_HALF_PI * (x * x)),
+    doc="``fresnel(x)[0]``: S(x), the integral of sin(pi t**2 / 2) from 0 to x.",
+)
+fresnel_c_p = defunary(
+    "fresnel_c",
+    _part("fresnel", 1),
+    lambda y, x: _ew.cos_p.bind(_HALF_PI * (x * x)),
+    doc="``fresnel(x)[1]``: C(x), the integral of cos(pi t**2 / 2) from 0 to x.",
+)
+sici_si_p = defunary(
+    "sici_si",
+    _part("sici", 0),
+    lambda y, x: sinc_p.bind(x * (1.0 / math.pi)),
+    doc="``sici(x)[0]``: Si(x), the integral of sin(t) / t from 0 to x.",
+)
+sici_ci_p = defunary(
+    "sici_ci",
+    _part("sici", 1),
+    lambda y, x: _ew.cos_p.bind(x) / x,
+    doc="``sici(x)[1]``: Ci(x), the cosine integral.",
 )
 
 # -- x * log(y) with 0 * log(0) = 0 ------------------------------------------------------
