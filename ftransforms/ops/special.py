@@ -166,11 +166,25 @@ def _hold(arg: str) -> str:
     )
 
 
+def _keep_float32(out, args):
+    """SciPy computes integer-order functions (``yn(int, float32)``) in float64: the result
+    keeps the float32 of the floating-point inputs, as in JAX (and as ``polygamma`` does)."""
+    dt = getattr(out, "dtype", None)
+    if dt is None or dt != numpy.float64:
+        return out
+    floats = [
+        a.dtype for a in args if getattr(a, "dtype", None) is not None and a.dtype.kind == "f"
+    ]
+    if floats and all(f == numpy.float32 for f in floats):
+        return out.astype(numpy.float32)
+    return out
+
+
 def _sp_call(name: str):
     """``impl(xp, *args)``: ``scipy.special.<name>`` (or ``cupyx.scipy.special.<name>``)."""
 
     def impl(xp, *args):
-        return getattr(scipy_special(xp), name)(*args)
+        return _keep_float32(getattr(scipy_special(xp), name)(*args), args)
 
     impl.__name__ = f"{name}_impl"
     return impl
@@ -363,7 +377,7 @@ def _expn_impl(xp, n, x):
     # recurrence E_{n-1}(x) = (exp(-x) + (1 - n) E_n(x)) / x, down from E_0 = exp(-x) / x.
     sp = scipy_special(xp)
     if isinstance(n, int) and n >= 0:
-        return sp.expn(n, x)
+        return _keep_float32(sp.expn(n, x), (x,))
     n = xp.asarray(n)
     out = sp.expn(xp.where(n < 0, 0, n), x)
     with numpy.errstate(divide="ignore", invalid="ignore"):
@@ -373,7 +387,7 @@ def _expn_impl(xp, n, x):
             en = (e + (1 - k) * en) / x
             out = xp.where(n == k - 1, en, out)
         out = xp.where(n < -4, xp.nan, out)
-    return xp.asarray(out).astype(out.dtype, copy=False)
+    return _keep_float32(xp.asarray(out), (x,))
 
 
 expn_p = _binary_op(
