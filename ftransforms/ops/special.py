@@ -235,10 +235,12 @@ ndtri_p = _sp_unary(
     lambda y, x: _SQRT_2PI * _ew.exp_p.bind(0.5 * (y * y)),
     doc="The inverse of ndtr; derivative ``sqrt(2 pi) exp(y**2 / 2)``.",
 )
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 log_ndtr_p = _sp_unary(
     "log_ndtr",
-    # exp(-x**2/2 - log_ndtr(x)) / sqrt(2 pi): no overflow or 0/0 far in the left tail
-    lambda y, x: _INV_SQRT_2PI * _ew.exp_p.bind(-0.5 * (x * x) - y),
+    # pdf(x) / ndtr(x) = sqrt(2 / pi) / erfcx(-x / sqrt(2)): no 0/0 and no cancellation far
+    # in the left tail (where exp(-x**2/2 - log_ndtr(x)) loses digits); 0 far to the right
+    lambda y, x: _SQRT_2_OVER_PI / erfcx_p.bind(x * (-1.0 / math.sqrt(2.0))),
     doc="``log(ndtr(x))``, accurate in both tails.",
 )
 
@@ -417,9 +419,10 @@ spence_p = _sp_unary("spence", _spence_d, doc="Spence's function (the dilogarith
 
 
 def _entr_d(y, x):
-    # -(log(x) + 1) for x >= 0 (+inf at 0, as in JAX); 0 where entr is -inf
-    neg = x < 0
-    return _ew.select_p.bind(neg, 0.0, -(_ew.log_p.bind(_ew.select_p.bind(neg, 1.0, x)) + 1))
+    # -(log(x) + 1) for x > 0, +inf at 0 (as in JAX), 0 where entr is -inf
+    pos = x > 0
+    inside = -(_ew.log_p.bind(_ew.select_p.bind(pos, x, 1.0)) + 1)
+    return _ew.select_p.bind(pos, inside, _ew.select_p.bind(x == 0, math.inf, 0.0))
 
 
 entr_p = _sp_unary("entr", _entr_d, doc="``-x log(x)`` (0 at 0, -inf for x < 0).")
@@ -636,8 +639,13 @@ xlog1py_p = defop(
 
 
 def _lae_share(x, y, scale):
-    """d logaddexp(x, y) / dx: ``expit(scale * (x - y))``, 1/2 where x == y (even inf)."""
-    d = _ew.select_p.bind(x == y, 0.0, x - y)
+    """d logaddexp(x, y) / dx: ``expit(scale * (x - y))``, 1/2 where x == y (even inf).
+
+    Only equal infinities are replaced (by 0, so that inf - inf gives no NaN): at a finite
+    tie the difference keeps its own derivative, so that higher derivatives are right
+    (``logaddexp(x, 0)'' = 1/4`` at 0, as in JAX)."""
+    same_inf = (x == y) & _ew.isinf_p.bind(x)
+    d = _ew.select_p.bind(same_inf, 0.0, x) - _ew.select_p.bind(same_inf, 0.0, y)
     return expit_p.bind(d * scale if scale != 1.0 else d)
 
 

@@ -268,8 +268,8 @@ def factorial(n: Any, exact: bool = False) -> Any:
 
 
 def comb(N: Any, k: Any, *, exact: bool = False, repetition: bool = False) -> Any:  # noqa: N803
-    """``scipy.special.comb`` (``exact=False``): ``binom(N, k)``, 0 unless ``0 <= k <= N``
-    (``repetition=True``: ``comb(N + k - 1, k)``).
+    """``scipy.special.comb`` (``exact=False``): ``binom(N, k)``, 0 unless ``0 <= k <= N``;
+    with ``repetition=True``, ``binom(N + k - 1, k)`` (1 for ``k == 0 <= N``), as SciPy.
 
     Example:
         >>> float(comb(5.0, 2.0))
@@ -281,7 +281,9 @@ def comb(N: Any, k: Any, *, exact: bool = False, repetition: bool = False) -> An
             "run on tracers; use exact=False or scipy.special.comb."
         )
     if repetition:
-        N = N + k - 1  # noqa: N806
+        out = _sp.binom_p.bind(N + k - 1, k)
+        one = fnp.ones((), fnp._dtype(out), like=out)
+        return fnp.where((k == 0) & (N >= 0), one, out)
     out = _sp.binom_p.bind(N, k)
     valid = (k >= 0) & (N >= 0) & (k <= N)
     return fnp.where(valid, out, fnp.zeros((), fnp._dtype(out), like=out))

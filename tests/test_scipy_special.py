@@ -1,0 +1,346 @@
+"""``ftransforms.scipy.special`` beyond the generic sweeps of ``tests/op_db_special.py``.
+
+The op database runs every function through forward values, JVP against finite
+differences, VJP against JVP, vmap placements, second order, JAX compositions, jit replay
+and the strict backend on small samples.  Here: values against SciPy over wider domains
+(both tails, negative arguments, large orders) in float32 and float64; derivatives at the
+special points (``spence(1)``, ``entr(0)``, ``i0e``/``i1e`` at 0, ``expn(0, x)``,
+``log_ndtr`` far in the left tail) against closed forms, finite differences or JAX; the
+first derivatives of the entries whose JAX compositions are too slow to compile in the
+sweeps; the refused parameter derivatives (a clear error, a clean stack); the composites'
+argument checks; and ``scipy.special.<ufunc>(tracer)``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+import jax.scipy.special as jsp
+import numpy as np
+import pytest
+import scipy.special as ssp
+
+import ftransforms as ft
+import ftransforms.scipy.special as fsp
+from ftransforms.core.stack import current_stack
+from ftransforms.errors import UnsupportedOperationError
+from tests.tolerances import fd_tol, tol
+
+jax.config.update("jax_enable_x64", True)
+
+F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
+def _grid(lo: float, hi: float, n: int = 7) -> np.ndarray:
+    return np.linspace(lo, hi, n)
+
+
+def _fd(f, x: np.ndarray, eps: float = 1e-3) -> np.ndarray:
+    """4th-order central differences of an elementwise ``f`` in float64."""
+    return (8 * (f(x + eps) - f(x - eps)) - (f(x + 2 * eps) - f(x - 2 * eps))) / (12 * eps)
+
+
+def _elementwise_grad(f, argnum: int = -1, order: int = 1):
+    """``(*args) -> d^order f / dx^order`` elementwise in argument ``argnum``, through
+    ``vmap`` (over the arguments that are arrays) of nested ``grad``."""
+
+    def d(*args):
+        n = argnum % len(args)
+        g = f
+        for _ in range(order):
+            g = ft.grad(g, argnums=n)
+        in_dims = tuple(0 if np.ndim(a) else None for a in args)
+        return ft.vmap(g, in_dims=in_dims)(*args)
+
+    return d
+
+
+# -- values against SciPy over wide domains, float32 and float64 ---------------------------------
+
+#: name -> argument grids (a number is a fixed scalar; an int array an integer operand)
+VALUES = {
+    "ndtr": (_grid(-30, 8),),
+    "ndtri": (np.array([1e-300, 1e-20, 1e-5, 0.3, 0.5, 0.9, 1 - 1e-12]),),
+    "log_ndtr": (_grid(-40, 10),),
+    "gammainc": (_grid(0.1, 30, 5)[:, None], _grid(0.0, 40, 6)),
+    "gammaincc": (_grid(0.1, 30, 5)[:, None], _grid(0.0, 40, 6)),
+    "betainc": (_grid(0.2, 20, 4)[:, None, None], _grid(0.2, 20, 4)[:, None], _grid(0, 1, 5)),
+    "beta": (_grid(-2.5, 10, 6)[:, None], _grid(0.3, 10, 6)),
+    "betaln": (_grid(0.1, 100, 6)[:, None], _grid(0.3, 100, 6)),
+    "gamma": (_grid(-4.5, 30, 9),),
+    "rgamma": (np.array([-3.0, -2.5, -1.0, 0.0, 0.5, 3.0, 20.0]),),
+    "gammasgn": (np.array([-3.5, -2.5, -1.5, -0.5, 0.5, 4.0]),),
+    "loggamma": (_grid(0.1, 100),),
+    "poch": (_grid(0.5, 10, 4)[:, None], _grid(-0.4, 5, 4)),
+    "binom": (_grid(0.5, 20, 4)[:, None], _grid(0, 10, 4)),
+    "zeta": (_grid(1.1, 10, 4)[:, None], _grid(0.2, 10, 4)),
+    "erfcx": (_grid(-5, 50),),
+    "erfcinv": (np.array([1e-30, 1e-5, 0.3, 1.0, 1.7, 2 - 1e-9]),),
+    "dawsn": (_grid(-10, 10),),
+    "owens_t": (_grid(-5, 5, 5)[:, None], _grid(-5, 5, 5)),
+    "expn": (np.arange(5)[:, None], _grid(0.1, 30, 5)),
+    "exp1": (_grid(0.01, 50),),
+    "expi": (_grid(-20, 20, 8),),
+    "spence": (_grid(0, 10),),
+    "entr": (np.array([-1.0, 0.0, 0.5, 1.0, 10.0]),),
+    "rel_entr": (np.array([[-1.0], [0.0], [0.5], [3.0]]), np.array([-1.0, 0.0, 0.5, 3.0])),
+    "kl_div": (np.array([[-1.0], [0.0], [0.5], [3.0]]), np.array([-1.0, 0.0, 0.5, 3.0])),
+    "iv": (_grid(0, 10, 4)[:, None], _grid(0, 50, 5)),
+    "ive": (_grid(0, 10, 4)[:, None], _grid(-50, 500, 5)),
+    "kv": (_grid(0, 10, 4)[:, None], _grid(0.1, 50, 5)),
+    "kve": (_grid(0, 10, 4)[:, None], _grid(0.1, 500, 5)),
+    "jv": (_grid(0, 10, 4)[:, None], _grid(-30, 30, 5)),
+    "yv": (_grid(0, 10, 4)[:, None], _grid(0.1, 30, 5)),
+    "yn": (np.arange(-2, 5)[:, None], _grid(0.1, 30, 5)),
+    "jn": (np.arange(-2, 5)[:, None], _grid(-30, 30, 5)),
+    "i0": (_grid(-50, 50),),
+    "i0e": (_grid(-500, 500),),
+    "i1": (_grid(-50, 50),),
+    "i1e": (_grid(-500, 500),),
+    "k0": (_grid(0.01, 50),),
+    "k0e": (_grid(0.01, 500),),
+    "k1": (_grid(0.01, 50),),
+    "k1e": (_grid(0.01, 500),),
+    "j0": (_grid(-30, 30),),
+    "j1": (_grid(-30, 30),),
+    "y0": (_grid(0.1, 30),),
+    "y1": (_grid(0.1, 30),),
+    "hyp1f1": (_grid(-2, 3, 3)[:, None, None], _grid(0.5, 3, 3)[:, None], _grid(-3, 3, 4)),
+    "hyp2f1": (_grid(-2, 3, 3)[:, None, None], _grid(0.5, 3, 3)[:, None], 2.5, _grid(-3, 0.9)),
+    "fresnel": (_grid(-5, 5),),
+    "sici": (_grid(0.1, 20),),
+    "softplus": (_grid(-800, 800),),
+}
+
+
+def _cast(args, dtype):
+    return tuple(
+        a.astype(dtype) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a for a in args
+    )
+
+
+@pytest.mark.parametrize("dtype", [F32, F64], ids=str)
+@pytest.mark.parametrize("name", sorted(VALUES))
+def test_values_match_scipy(name, dtype):
+    args = _cast(VALUES[name], dtype)
+    with np.errstate(all="ignore"):
+        got = getattr(fsp, name)(*args)
+        want = getattr(ssp, name)(*args)
+    for g, w in zip(*(v if isinstance(v, tuple) else (v,) for v in (got, want))):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.dtype == dtype, f"{name}: dtype {g.dtype} from {dtype} arguments"
+        # SciPy's float64 result of an integer-order call is rounded to float32 here
+        np.testing.assert_allclose(g, w.astype(dtype), **tol(dtype), equal_nan=True)
+
+
+def test_composites_match_scipy():
+    a = _grid(2.6, 40)
+    for d in (1, 3, 6):
+        np.testing.assert_allclose(fsp.multigammaln(a, d), ssp.multigammaln(a, d), **tol(F64))
+    np.testing.assert_allclose(fsp.zeta(_grid(1.1, 20)), ssp.zeta(_grid(1.1, 20)), **tol(F64))
+    n, k = _grid(-1, 10, 5)[:, None], _grid(-1, 10, 6)
+    np.testing.assert_allclose(fsp.comb(n, k), ssp.comb(n, k), **tol(F64))
+    np.testing.assert_allclose(
+        fsp.comb(n, k, repetition=True), ssp.comb(n, k, repetition=True), **tol(F64)
+    )
+    x = _grid(-3, 20)
+    np.testing.assert_allclose(fsp.factorial(x), ssp.factorial(x), **tol(F64))
+    np.testing.assert_allclose(fsp.sinc(x), np.sinc(x), **tol(F64))
+    assert np.isnan(fsp.multigammaln(np.array([1.0]), 3)).all()  # a <= (d - 1) / 2
+
+
+# -- derivatives at special points, in tails, and where the sweeps have no JAX oracle ---------
+
+
+def test_derivatives_at_special_points():
+    d = _elementwise_grad
+    # spence'(z) = log(z) / (1 - z) -> -1 at z = 1 (JAX: 0 there, NaN on (1, 2])
+    np.testing.assert_allclose(
+        d(fsp.spence)(np.array([1.0, 0.5, 1.5])), [-1.0, 2 * np.log(0.5), -2 * np.log(1.5)]
+    )
+    # entr'(0) = +inf as in JAX; 0 where entr is -inf
+    np.testing.assert_array_equal(d(fsp.entr)(np.array([0.0, -1.0])), [np.inf, 0.0])
+    # i0e'(0) = 0, i1e'(0) = 1/2 (the kink of exp(-|x|) cancels), as in JAX
+    np.testing.assert_allclose(d(fsp.i0e)(np.array([0.0])), [0.0])
+    np.testing.assert_allclose(d(fsp.i1e)(np.array([0.0])), [0.5])
+    # J_1'(0) = 1/2, jn(2, x)'' at 0 = 1/4
+    np.testing.assert_allclose(ft.grad(lambda x: fsp.jn(1, x))(0.0), 0.5)
+    np.testing.assert_allclose(ft.grad(ft.grad(lambda x: fsp.jn(2, x)))(0.0), 0.25)
+    # Si'(0) = 1 and its second derivative 0 (sinc's exact derivatives)
+    np.testing.assert_allclose(ft.grad(lambda x: fsp.sici(x)[0])(0.0), 1.0)
+    np.testing.assert_allclose(ft.grad(ft.grad(lambda x: fsp.sici(x)[0]))(0.0), 0.0, atol=1e-15)
+    # rel_entr / kl_div off the open domain: JAX's convention (0 in rel_entr)
+    x, y = np.array([0.0, 0.0]), np.array([1.0, 2.0])
+    np.testing.assert_array_equal(d(fsp.rel_entr, 0)(x, y), [0.0, 0.0])
+    np.testing.assert_array_equal(d(fsp.kl_div, 0)(x, y), [-1.0, -1.0])
+    np.testing.assert_array_equal(d(fsp.kl_div, 1)(x, y), [1.0, 1.0])
+
+
+def test_expn_derivatives_of_order_zero_and_up():
+    """d/dx E_n = -E_{n-1}, with E_{-1}, E_{-2}, ... from the recurrence (n = 0 included,
+    where JAX's derivative is NaN): first to third order against finite differences."""
+    x = _grid(0.4, 4.0, 5)
+    for n in range(4):
+
+        def f(v, n=n):
+            return fsp.expn(n, v)
+
+        g1, g2, g3 = (_elementwise_grad(f, order=k) for k in (1, 2, 3))
+        np.testing.assert_allclose(g1(x), _fd(lambda v: ssp.expn(n, v), x), **fd_tol(F64))
+        np.testing.assert_allclose(g2(x), _fd(g1, x), **fd_tol(F64))
+        np.testing.assert_allclose(g3(x), _fd(g2, x), **fd_tol(F64))
+
+
+def test_log_ndtr_derivative_in_the_left_tail():
+    """d/dx log ndtr(x) = pdf/cdf, about -x far to the left: computed as
+    sqrt(2/pi) / erfcx(-x/sqrt(2)), without 0/0 or cancellation (reference values: mpmath
+    at 40 digits)."""
+    x = np.array([-3.0, -12.0, -25.0, -300.0])
+    want = [3.283098654930437, 12.08221417525428, 25.03987301205756, 300.0033332592634]
+    np.testing.assert_allclose(_elementwise_grad(fsp.log_ndtr)(x), want, rtol=1e-12)
+    # and ndtri's derivative where ndtri is far in the tails
+    p = np.array([1e-20, 0.5, 1 - 1e-10])
+    expected = np.sqrt(2 * np.pi) * np.exp(ssp.ndtri(p) ** 2 / 2)
+    np.testing.assert_allclose(_elementwise_grad(fsp.ndtri)(p), expected, rtol=1e-12)
+
+
+def test_hyp2f1_and_expn_first_derivatives_match_jax():
+    """The two entries whose JAX compositions the sweeps skip (compile time)."""
+    a, b, c, z = 0.7, 1.3, 2.5, _grid(-0.8, 0.8, 5)
+    ours = _elementwise_grad(fsp.hyp2f1)(a, b, c, z)
+    theirs = jax.vmap(jax.grad(jsp.hyp2f1, argnums=3), in_axes=(None, None, None, 0))(a, b, c, z)
+    np.testing.assert_allclose(ours, np.asarray(theirs), **tol(F64))
+    n, x = np.array([1, 2, 3, 5]), _grid(0.3, 5.0, 4)
+    ours = _elementwise_grad(fsp.expn)(n, x)
+    theirs = jax.vmap(jax.grad(jsp.expn, argnums=1))(jnp.asarray(n), x)
+    np.testing.assert_allclose(ours, np.asarray(theirs), **tol(F64))
+
+
+#: functions with no jax.scipy.special counterpart: second derivatives against finite
+#: differences of the first, on wider domains than the sweeps'
+NO_JAX = {
+    "rgamma": (_grid(-2.7, 4.0, 6),),
+    "binom": (_grid(2.0, 9.0, 5), 1.7),
+    "erfcinv": (_grid(0.2, 1.8, 6),),  # steeper near 0 and 2 than FD can follow
+    "iv": (2.5, _grid(0.1, 8.0, 5)),
+    "ive": (1.5, _grid(-8.0, 8.0, 6)),
+    "kv": (1.5, _grid(0.2, 8.0, 5)),
+    "kve": (0.5, _grid(0.2, 8.0, 5)),
+    "jv": (3.5, _grid(0.2, 12.0, 5)),
+    "yv": (1.5, _grid(0.5, 12.0, 5)),
+    "yn": (3, _grid(0.5, 12.0, 5)),
+    "k0": (_grid(0.2, 8.0, 5),),
+    "k0e": (_grid(0.2, 8.0, 5),),
+    "k1": (_grid(0.2, 8.0, 5),),
+    "k1e": (_grid(0.2, 8.0, 5),),
+    "j0": (_grid(-12.0, 12.0, 6),),
+    "j1": (_grid(-12.0, 12.0, 6),),
+    "y0": (_grid(0.5, 12.0, 5),),
+    "y1": (_grid(0.5, 12.0, 5),),
+    "softplus": (_grid(-6.0, 6.0, 5),),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NO_JAX))
+def test_second_derivatives_without_jax_oracle(name):
+    args = NO_JAX[name]
+    f = getattr(fsp, name)
+    x = args[-1] if isinstance(args[-1], np.ndarray) else args[0]
+    pos = len(args) - 1 if isinstance(args[-1], np.ndarray) else 0
+
+    def at(v):
+        return tuple(v if i == pos else a for i, a in enumerate(args))
+
+    g1 = _elementwise_grad(f, pos)
+    g2 = _elementwise_grad(f, pos, order=2)
+    ref = getattr(ssp, name)
+    t = {"rtol": 1e-7, "atol": 1e-7}  # FD_TOL relative to values of size ~1e1
+    np.testing.assert_allclose(g1(*args), _fd(lambda v: ref(*at(v)), x), **t)
+    np.testing.assert_allclose(g2(*args), _fd(lambda v: g1(*at(v)), x), **t)
+
+
+# -- refused derivatives, argument errors ----------------------------------------------------
+
+REFUSED = [
+    ("gammainc", lambda a: fsp.gammainc(a, 1.5), "gammainc(a, x)", "a"),
+    ("gammaincc", lambda a: fsp.gammaincc(a, 1.5), "gammaincc(a, x)", "a"),
+    ("betainc_a", lambda a: fsp.betainc(a, 2.0, 0.3), "betainc(a, b, x)", "a"),
+    ("betainc_b", lambda b: fsp.betainc(2.0, b, 0.3), "betainc(a, b, x)", "b"),
+    ("zeta", lambda x: fsp.zeta(x, 1.5), "zeta(x, q)", "x"),
+    ("iv", lambda v: fsp.iv(v, 1.5), "iv(v, x)", "v"),
+    ("jv", lambda v: fsp.jv(v, 1.5), "jv(v, x)", "v"),
+    ("hyp1f1", lambda a: fsp.hyp1f1(a, 2.0, 0.5), "hyp1f1(a, b, x)", "a"),
+]
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+@pytest.mark.parametrize("case", REFUSED, ids=[c[0] for c in REFUSED])
+def test_parameter_derivatives_without_a_rule_raise(case, mode):
+    _, f, call, arg = case
+    with pytest.raises(UnsupportedOperationError) as info:
+        if mode == "grad":
+            ft.grad(f)(1.2)
+        else:
+            ft.jvp(f, (1.2,), (1.0,))
+    msg = str(info.value)
+    assert msg.startswith(f"{call}: the derivative with respect to {arg} is not implemented")
+    assert f"hold {arg} fixed" in msg
+    assert current_stack() == [] or not current_stack()
+    # held fixed, the same call differentiates in the other argument
+    assert np.isfinite(ft.grad(lambda y: f(ft.numpy.stop_gradient(y)) + y)(1.2))
+
+
+def test_composite_argument_errors():
+    with pytest.raises(UnsupportedOperationError, match=r"^factorial\(n, exact=True\)"):
+        fsp.factorial(3.0, exact=True)
+    with pytest.raises(UnsupportedOperationError, match=r"^comb\(N, k, exact=True\)"):
+        fsp.comb(5.0, 2.0, exact=True)
+    with pytest.raises(ValueError, match=r"^multigammaln\(a, d=0\)"):
+        fsp.multigammaln(3.0, 0)
+
+
+# -- SciPy's ufuncs on tracers -----------------------------------------------------------------
+
+
+def test_scipy_ufuncs_dispatch_on_tracers():
+    x = _grid(0.3, 2.5, 4)
+
+    def f(v):
+        s, c = ssp.fresnel(v)
+        return (
+            ssp.gammainc(1.5, v)
+            + ssp.ndtr(v)
+            + ssp.i1e(v)
+            + ssp.jn(2, v)
+            + ssp.kl_div(v, 1.0)
+            + ssp.expn(2, v)
+            + s * c
+        ).sum()
+
+    def g(v):
+        s, c = fsp.fresnel(v)
+        return (
+            fsp.gammainc(1.5, v)
+            + fsp.ndtr(v)
+            + fsp.i1e(v)
+            + fsp.jn(2, v)
+            + fsp.kl_div(v, 1.0)
+            + fsp.expn(2, v)
+            + s * c
+        ).sum()
+
+    np.testing.assert_allclose(ft.grad(f)(x), ft.grad(g)(x), **tol(F64))
+    np.testing.assert_allclose(ft.vmap(f)(x[:, None]), [g(v) for v in x[:, None]], **tol(F64))
+
+
+def test_gamma_derivative_matches_closed_form_on_negative_arguments():
+    x = np.array([-3.5, -2.2, -0.6, 0.4, 5.5])
+    np.testing.assert_allclose(
+        _elementwise_grad(fsp.gamma)(x), ssp.gamma(x) * ssp.digamma(x), **tol(F64)
+    )
+    np.testing.assert_allclose(
+        _elementwise_grad(fsp.rgamma)(x), -ssp.rgamma(x) * ssp.digamma(x), **tol(F64)
+    )
+    assert math.isclose(float(ft.grad(fsp.loggamma)(3.0)), float(ssp.digamma(3.0)))
