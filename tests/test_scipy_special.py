@@ -261,11 +261,50 @@ def test_second_derivatives_without_jax_oracle(name):
     np.testing.assert_allclose(g2(*args), _fd(lambda v: g1(*at(v)), x), **t)
 
 
+# -- gammainc in a ------------------------------------------------------------------------------
+
+
+def test_gammainc_derivative_in_a_matches_jax_over_a_wide_grid():
+    """NOTE [gammainc in a]: the series (x <= a + 1) and the continued fraction (x > a + 1)
+    in forward mode, against JAX from tiny to large a and x (relative, with an absolute
+    floor far below the values' scale)."""
+    a = np.array([0.05, 0.3, 1.0, 2.5, 7.0, 30.0, 150.0])
+    x = np.array([1e-8, 0.01, 0.5, 1.0, 3.0, 8.0, 29.0, 31.0, 60.0, 200.0])
+    aa, xx = (v.ravel() for v in np.broadcast_arrays(a[:, None], x))
+    ours = _elementwise_grad(fsp.gammainc, 0)(aa, xx).reshape(a.size, x.size)
+    ours_c = _elementwise_grad(fsp.gammaincc, 0)(aa, xx).reshape(a.size, x.size)
+    d_a = jax.grad(jsp.gammainc, argnums=0)
+    theirs = np.asarray(jax.vmap(jax.vmap(d_a, (None, 0)), (0, None))(a, x))
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(ours_c, -theirs, rtol=1e-12, atol=1e-300)
+    # x == 0: P(a, 0) = 0 for every a; the a-derivative keeps float32
+    np.testing.assert_array_equal(_elementwise_grad(fsp.gammainc, 0)(a[:2], np.zeros(2)), 0)
+    g32 = ft.grad(lambda v: fsp.gammainc(v, np.float32(2.0)))(np.float32(1.5))
+    assert g32.dtype == F32
+
+
+def test_gammainc_mixed_second_derivative():
+    """d2/dadx through gammainc_da's closed-form x-derivative, both orders of
+    differentiation, against finite differences of the first derivative."""
+    a, x = np.array([0.7, 2.0, 5.0]), np.array([0.4, 2.5, 9.0])
+    dx = _elementwise_grad(fsp.gammainc, 1)
+    da = _elementwise_grad(fsp.gammainc, 0)
+    ax = ft.vmap(ft.grad(ft.grad(fsp.gammainc, argnums=0), argnums=1))(a, x)
+    xa = ft.vmap(ft.grad(ft.grad(fsp.gammainc, argnums=1), argnums=0))(a, x)
+    np.testing.assert_allclose(ax, _fd(lambda v: da(a, v), x), **fd_tol(F64))
+    np.testing.assert_allclose(xa, _fd(lambda v: dx(v, x), a), **fd_tol(F64))
+    np.testing.assert_allclose(ax, xa, **tol(F64))
+
+
 # -- refused derivatives, argument errors ----------------------------------------------------
 
 REFUSED = [
-    ("gammainc", lambda a: fsp.gammainc(a, 1.5), "gammainc(a, x)", "a"),
-    ("gammaincc", lambda a: fsp.gammaincc(a, 1.5), "gammaincc(a, x)", "a"),
+    (
+        "gammainc_twice",
+        lambda a: ft.grad(lambda b: fsp.gammainc(b, 1.5))(a),
+        "gammainc(a, x)",
+        "a to second order",
+    ),
     ("betainc_a", lambda a: fsp.betainc(a, 2.0, 0.3), "betainc(a, b, x)", "a"),
     ("betainc_b", lambda b: fsp.betainc(2.0, b, 0.3), "betainc(a, b, x)", "b"),
     ("zeta", lambda x: fsp.zeta(x, 1.5), "zeta(x, q)", "x"),
@@ -286,8 +325,8 @@ def test_parameter_derivatives_without_a_rule_raise(case, mode):
             ft.jvp(f, (1.2,), (1.0,))
     msg = str(info.value)
     assert msg.startswith(f"{call}: the derivative with respect to {arg} is not implemented")
-    assert f"hold {arg} fixed" in msg
-    assert current_stack() == [] or not current_stack()
+    assert "fixed" in msg or "differentiate once" in msg
+    assert not current_stack()
     # held fixed, the same call differentiates in the other argument
     assert np.isfinite(ft.grad(lambda y: f(ft.numpy.stop_gradient(y)) + y)(1.2))
 

@@ -137,7 +137,8 @@ polygamma_p = defop(
 # -- normal distribution, incomplete gamma and beta -----------------------------------------
 #
 # NOTE [special parameter derivatives]: a derivative that has no closed form in terms of
-# the primitives here (gammainc/gammaincc in ``a``, betainc in ``a`` and ``b``, the
+# the primitives here (gammainc/gammaincc to second order in ``a`` (see NOTE [gammainc in
+# a] for the first), betainc in ``a`` and ``b``, the
 # Bessel functions in their order ``v``, zeta in ``x``, hyp1f1/hyp2f1 in their
 # parameters) is refused with an UnsupportedOperationError when it is asked for (a
 # tangent or cotangent reaches that argument), never silently returned as 0.  Integer
@@ -250,16 +251,123 @@ def _gammainc_dx(out, a, x):
     return _ew.exp_p.bind(xlogy_p.bind(a - 1, x) - x - gammaln_p.bind(a))
 
 
+# NOTE [gammainc in a]: d/da P(a, x) has no closed form.  ``gammainc_da`` evaluates it in
+# forward mode: the value and its a-derivative are carried together through the power
+# series of P (for x <= a + 1) and through the continued fraction of Q = 1 - P (modified
+# Lentz, for x > a + 1), each iterated until every element has converged (at most
+# _GAMMAINC_MAX_TERMS terms, enough for a up to about 1e5).  Its own derivative in x is
+# closed (d/dx of x**(a-1) e**-x / Gamma(a) in a); the second derivative in a is refused.
+
+_GAMMAINC_MAX_TERMS = 2000
+_GAMMAINC_CHECK_EVERY = 8
+_TINY = 1e-300
+
+
+def _converged(xp, step, k):
+    return k % _GAMMAINC_CHECK_EVERY == 0 and not bool(xp.any(step))
+
+
+def _gammainc_da_series(xp, sp, a, x):
+    """dP/da from P = exp(L) * sum_n c_n, L = a log x - x - lgamma(a + 1),
+    c_0 = 1, c_n = c_{n-1} x / (a + n)."""
+    c = xp.ones_like(x)
+    dc = xp.zeros_like(x)
+    total, dtotal = c, dc
+    for n in range(1, _GAMMAINC_MAX_TERMS + 1):
+        r = x / (a + n)
+        dc = dc * r - c * r / (a + n)
+        c = c * r
+        total = total + c
+        dtotal = dtotal + dc
+        if _converged(xp, xp.abs(c) > 1e-17 * xp.abs(total), n):
+            break
+    log_x = xp.log(x)
+    lead = xp.exp(a * log_x - x - sp.gammaln(a + 1))
+    return lead * (total * (log_x - sp.digamma(a + 1)) + dtotal)
+
+
+def _gammainc_da_fraction(xp, sp, a, x):
+    """-dQ/da from Q = exp(L) * h, L = a log x - x - lgamma(a), h the continued fraction
+    1 / (x + 1 - a - 1 (1 - a) / (x + 3 - a - ...)), each quantity with its a-derivative."""
+    b, db = x + 1 - a, -xp.ones_like(x)
+    c, dc = xp.full_like(x, 1 / _TINY), xp.zeros_like(x)
+    d, dd = 1 / b, -db / (b * b)
+    h, dh = d, dd
+    for i in range(1, _GAMMAINC_MAX_TERMS + 1):
+        an, dan = -i * (i - a), float(i)
+        b = b + 2
+        # d <- 1 / (an d + b), c <- b + an / c
+        den = an * d + b
+        dden = dan * d + an * dd + db
+        den = xp.where(xp.abs(den) < _TINY, _TINY, den)
+        d, dd = 1 / den, -dden / (den * den)
+        c, dc = b + an / c, db + dan / c - an * dc / (c * c)
+        c = xp.where(xp.abs(c) < _TINY, _TINY, c)
+        delta, ddelta = c * d, dc * d + c * dd
+        h, dh = h * delta, dh * delta + h * ddelta
+        if _converged(xp, xp.abs(delta - 1) > 1e-16, i):
+            break
+    log_x = xp.log(x)
+    lead = xp.exp(a * log_x - x - sp.gammaln(a))
+    return -lead * (h * (log_x - sp.digamma(a)) + dh)
+
+
+def _gammainc_da_impl(xp, a, x):
+    sp = scipy_special(xp)
+    dt = numpy.result_type(_float_dtype(a), _float_dtype(x))
+    a, x = xp.broadcast_arrays(
+        xp.asarray(a, dtype=numpy.float64), xp.asarray(x, dtype=numpy.float64)
+    )
+    valid = (a > 0) & (x > 0)
+    series = valid & (x <= a + 1)
+    one = xp.ones_like(x)
+    with numpy.errstate(all="ignore"):
+        out = xp.where(
+            series, _gammainc_da_series(xp, sp, xp.where(series, a, 1), xp.where(series, x, 1)), 0
+        )
+        frac = valid & ~series
+        out = xp.where(
+            frac,
+            _gammainc_da_fraction(xp, sp, xp.where(frac, a, 1), xp.where(frac, x, 3 * one)),
+            out,
+        )
+    bad = (a <= 0) | (x < 0) | xp.isnan(a) | xp.isnan(x)
+    out = xp.where(bad, xp.nan, out)  # x == 0: P is 0 for every a, so is dP/da
+    return _keep_float32(xp.asarray(out).astype(dt), (a.astype(dt), x.astype(dt)))
+
+
+def _gammainc_da_dx(out, a, x):
+    # d/da [x**(a-1) e**-x / Gamma(a)] = that * (log x - digamma(a))
+    return _gammainc_dx(None, a, x) * (_ew.log_p.bind(x) - digamma_p.bind(a))
+
+
+_refuse_twice = _refuse(
+    "gammainc(a, x)",
+    "a to second order",
+    "differentiate once in a (the mixed derivative in a and x works)",
+)
+_refuse_twice.refuses = True
+
+gammainc_da_p = _binary_op(
+    "gammainc_da",
+    _gammainc_da_impl,
+    (
+        _refuse_twice,
+        _gammainc_da_dx,
+    ),
+    doc="``d/da gammainc(a, x)``; see NOTE [gammainc in a].",
+)
+
 gammainc_p = _binary_op(
     "gammainc",
     _sp_call("gammainc"),
-    (_refusing("gammainc(a, x)", "a"), _gammainc_dx),
+    (lambda out, a, x: gammainc_da_p.bind(a, x), _gammainc_dx),
     doc="The regularized lower incomplete gamma function P(a, x).",
 )
 gammaincc_p = _binary_op(
     "gammaincc",
     _sp_call("gammaincc"),
-    (_refusing("gammaincc(a, x)", "a"), lambda out, a, x: -_gammainc_dx(out, a, x)),
+    (lambda out, a, x: -gammainc_da_p.bind(a, x), lambda out, a, x: -_gammainc_dx(out, a, x)),
     doc="The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x).",
 )
 
