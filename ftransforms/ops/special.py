@@ -1,10 +1,12 @@
 """Special functions: the elementwise ops of ``scipy.special`` and NumPy's less common
 elementwise math (``logaddexp``, ``hypot``, ``sinc``).
 
-``erf``, ``erfc``, ``erfinv``, ``gammaln``, ``digamma`` and ``polygamma`` evaluate with
-``scipy.special`` (``cupyx.scipy.special`` for CuPy arrays), imported on first use: SciPy
-is an optional dependency, and a clear :class:`ImportError` says how to install it.  The
-others need NumPy only.
+Every op named after a ``scipy.special`` function evaluates with ``scipy.special``
+(``cupyx.scipy.special`` for CuPy arrays), imported on first use: SciPy is an optional
+dependency (the ``[scipy]`` extra), and a clear :class:`ImportError` says how to install
+it.  ``expit`` (without SciPy), ``logaddexp``, ``hypot`` and ``sinc`` need NumPy only.
+Derivatives come from the known formulas, written with these primitives so that every
+order works; see NOTE [special parameter derivatives] for the arguments without one.
 
 Derivative conventions follow JAX: ``xlogy(0, y)`` is 0 (NaN for a NaN ``y``, as in SciPy
 and JAX), with derivative ``log(y)`` in
@@ -26,7 +28,7 @@ from ftransforms.ops import elementwise as _ew
 from ftransforms.ops._util import like_output, unbroadcast
 from ftransforms.ops.elementwise import defnondiff, defunary
 
-_SCIPY_OPS = "erf, erfc, erfinv, gammaln, digamma and polygamma"
+_SCIPY_OPS = "erf, gammaln, gammainc, the Bessel functions and the others from SciPy"
 
 
 def scipy_special(xp):
@@ -40,7 +42,8 @@ def scipy_special(xp):
     except ImportError as err:  # pragma: no cover - depends on the environment
         raise ImportError(
             f"ftransforms.scipy.special: {_SCIPY_OPS} are evaluated with scipy.special, "
-            f"and SciPy is not installed; install it with `pip install scipy`."
+            f"and SciPy is not installed; install it with `pip install 'ftransforms[scipy]'` "
+            f"(or `pip install scipy`)."
         ) from err
     wrap = getattr(xp, "wrap_module", None)  # a NumPy-backed test backend (strict_backend)
     return sp if wrap is None else wrap(sp)
@@ -167,6 +170,19 @@ def _hold(arg: str) -> str:
     )
 
 
+def _scipy_function(xp, name: str):
+    """``scipy.special.<name>``, or a clear error where the backend's module lacks it
+    (``cupyx.scipy.special`` has fewer functions than SciPy)."""
+    sp = scipy_special(xp)
+    fn = getattr(sp, name, None)
+    if fn is None:
+        raise UnsupportedOperationError(
+            f"ftransforms.scipy.special.{name}: {sp.__name__} has no {name}, so it cannot be "
+            f"evaluated on these arrays; move them to the host (NumPy) for this call."
+        )
+    return fn
+
+
 def _keep_float32(out, args):
     """SciPy computes integer-order functions (``yn(int, float32)``) in float64: the result
     keeps the float32 of the floating-point inputs, as in JAX (and as ``polygamma`` does)."""
@@ -185,7 +201,7 @@ def _sp_call(name: str):
     """``impl(xp, *args)``: ``scipy.special.<name>`` (or ``cupyx.scipy.special.<name>``)."""
 
     def impl(xp, *args):
-        return _keep_float32(getattr(scipy_special(xp), name)(*args), args)
+        return _keep_float32(_scipy_function(xp, name)(*args), args)
 
     impl.__name__ = f"{name}_impl"
     return impl
@@ -669,7 +685,7 @@ hyp2f1_p = _binary_op(
 
 def _part(name: str, k: int):
     def impl(xp, x):
-        return getattr(scipy_special(xp), name)(x)[k]
+        return _scipy_function(xp, name)(x)[k]
 
     impl.__name__ = f"{name}_{k}_impl"
     return impl

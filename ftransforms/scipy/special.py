@@ -1,9 +1,30 @@
 """``ftransforms.scipy.special``: ``scipy.special`` functions with every transform's rules.
 
-``erf``, ``erfc``, ``erfinv``, ``gammaln``, ``digamma`` and ``polygamma`` evaluate with
-``scipy.special`` (``cupyx.scipy.special`` for CuPy), imported on first use: SciPy is an
-optional dependency (``pip install scipy``).  The others need NumPy only.  The ufuncs
-among them also dispatch from SciPy itself: ``scipy.special.erf(tracer)`` works.
+What ``jax.scipy.special`` offers with a derivative, with SciPy's names and signatures:
+the gamma family (``gamma``, ``rgamma``, ``gammasgn``, ``gammaln``, ``loggamma``,
+``digamma``/``psi``, ``polygamma``, ``multigammaln``, ``poch``, ``beta``, ``betaln``,
+``binom``, ``comb``, ``factorial``), incomplete integrals (``gammainc``, ``gammaincc``,
+``betainc``), ``zeta``, the normal distribution (``ndtr``, ``ndtri``, ``log_ndtr``), the
+error functions (``erf``, ``erfc``, ``erfinv``, ``erfcx``, ``erfcinv``, ``dawsn``,
+``owens_t``, ``fresnel``), exponential and trigonometric integrals (``expn``, ``exp1``,
+``expi``, ``sici``), Spence's function (``spence``), Bessel functions (``i0``, ``i0e``,
+``i1``, ``i1e``, ``iv``, ``ive``, ``k0``, ``k0e``, ``k1``, ``k1e``, ``kv``, ``kve``, ``j0``, ``j1``,
+``jn``, ``jv``, ``y0``, ``y1``, ``yn``, ``yv``), ``hyp1f1``, ``hyp2f1``, information
+measures (``entr``, ``rel_entr``, ``kl_div``), and ``expit``, ``logit``, ``softplus``,
+``sinc``, ``xlogy``, ``xlog1py``, ``logsumexp``, ``softmax``, ``log_softmax``.
+
+They evaluate with ``scipy.special`` (``cupyx.scipy.special`` for CuPy), imported on first
+use: SciPy is an optional dependency (``pip install 'ftransforms[scipy]'``).  The ufuncs
+among them also dispatch from SciPy itself: ``scipy.special.gammainc(a, tracer)`` works.
+
+Derivatives in every argument except: ``betainc`` in ``a`` and ``b``, ``zeta`` in ``x``,
+the Bessel functions in their order, ``hyp1f1``/``hyp2f1`` in their parameters, and
+``gammainc``/``gammaincc`` to second order in ``a`` (their first derivative in ``a`` is
+computed numerically, within about 1e-12 of JAX's); asking for one of those raises
+:class:`~ftransforms.errors.UnsupportedOperationError` (never a silent 0).  Integer orders
+(``jn``, ``yn``, ``expn``, ``polygamma``) are not differentiated.  At points where a
+derivative is infinite or undefined (the poles of ``gamma``/``rgamma``, ``entr`` at 0)
+the rules give the formula's value (NaN or inf), as JAX does.
 
 Conventions follow JAX: ``xlogy(0, y) = 0`` with derivative ``log(y)`` in ``x``;
 ``logsumexp``, ``softmax`` and ``log_softmax`` subtract the maximum under
