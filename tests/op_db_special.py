@@ -242,6 +242,18 @@ def register(add: Callable, S: Callable, JNP: Any) -> None:  # noqa: N803
         via_numpy=False,
     )
 
+    def log_expit(m, x):
+        f = getattr(m.special, "log_expit", None)
+        return f(x) if f is not None else -m.logaddexp(-x, 0.0)  # jax: no special.log_expit
+
+    add(
+        "special_log_expit",
+        log_expit,
+        unary(-4.0, 4.0),
+        prims="logaddexp",
+        jax_compositions=False,
+    )
+
     def sinc(m, x):
         return m.special.sinc(x) if m is not JNP else m.sinc(x)
 

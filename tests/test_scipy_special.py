@@ -112,6 +112,7 @@ VALUES = {
     "fresnel": (_grid(-5, 5),),
     "sici": (_grid(0.1, 20),),
     "softplus": (_grid(-800, 800),),
+    "log_expit": (_grid(-800, 800),),
 }
 
 
@@ -240,6 +241,7 @@ NO_JAX = {
     "y0": (_grid(0.5, 12.0, 5),),
     "y1": (_grid(0.5, 12.0, 5),),
     "softplus": (_grid(-6.0, 6.0, 5),),
+    "log_expit": (_grid(-6.0, 6.0, 5),),
 }
 
 

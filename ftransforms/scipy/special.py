@@ -10,8 +10,8 @@ error functions (``erf``, ``erfc``, ``erfinv``, ``erfcx``, ``erfcinv``, ``dawsn`
 ``expi``, ``sici``), Spence's function (``spence``), Bessel functions (``i0``, ``i0e``,
 ``i1``, ``i1e``, ``iv``, ``ive``, ``k0``, ``k0e``, ``k1``, ``k1e``, ``kv``, ``kve``, ``j0``, ``j1``,
 ``jn``, ``jv``, ``y0``, ``y1``, ``yn``, ``yv``), ``hyp1f1``, ``hyp2f1``, information
-measures (``entr``, ``rel_entr``, ``kl_div``), and ``expit``, ``logit``, ``softplus``,
-``sinc``, ``xlogy``, ``xlog1py``, ``logsumexp``, ``softmax``, ``log_softmax``.
+measures (``entr``, ``rel_entr``, ``kl_div``), and ``expit``, ``log_expit``, ``logit``,
+``softplus``, ``sinc``, ``xlogy``, ``xlog1py``, ``logsumexp``, ``softmax``, ``log_softmax``.
 
 They evaluate with ``scipy.special`` (``cupyx.scipy.special`` for CuPy), imported on first
 use: SciPy is an optional dependency (``pip install 'ftransforms[scipy]'``).  The ufuncs
@@ -94,6 +94,7 @@ __all__ = [
     "kl_div",
     "kv",
     "kve",
+    "log_expit",
     "log_ndtr",
     "log_softmax",
     "loggamma",
@@ -236,6 +237,18 @@ def softplus(x: Any) -> Any:
     """
     x = fnp._float_input(x, None)
     return fnp.logaddexp(x, fnp.zeros((), fnp._dtype(x), like=x))
+
+
+def log_expit(x: Any) -> Any:
+    """``scipy.special.log_expit``: ``log(expit(x)) = -softplus(-x)``, accurate in both
+    tails; its derivative is ``expit(-x)``.
+
+    Example:
+        >>> round(float(log_expit(0.0)), 6)  # -log(2)
+        -0.693147
+    """
+    x = fnp._float_input(x, None)
+    return -fnp.logaddexp(-x, fnp.zeros((), fnp._dtype(x), like=x))
 
 
 def sinc(x: Any) -> Any:
@@ -385,6 +398,7 @@ UFUNCS = {
     "xlogy": xlogy,
     "xlog1py": xlog1py,
     "softplus": softplus,
+    "log_expit": log_expit,
     "jn": jn,
     "fresnel": fresnel,
     "sici": sici,
