@@ -13,7 +13,7 @@ first derivatives with JAX).
 
 Arguments in which a function has no derivative here (NOTE [special parameter
 derivatives] in ``ftransforms/ops/special.py``: betainc's ``a`` and ``b``,
-zeta's ``x``, the Bessel orders, hyp1f1's ``a`` and ``b``) are operands (batched by the
+the Bessel orders, hyp1f1's ``a`` and ``b``) are operands (batched by the
 vmap tests) held fixed by the derivative tests (``nondiff_operands``); the entry passes
 them through ``stop_gradient`` as well, since the registry test differentiates every float
 operand.  Integer orders (``jn``, ``yn``, ``expn``) are integer operands.  gammainc and
@@ -102,7 +102,10 @@ def register(add: Callable, S: Callable, JNP: Any) -> None:  # noqa: N803
         "poch": (nary((0.5, 3.0), (-0.4, 2.0)), {}),
         "binom": (nary((3.0, 6.0), (0.5, 2.5)), {"jax": False}),
         # scipy.special.zeta is a Python function, not a ufunc: no NumPy-protocol route
-        "zeta": (nary((1.5, 4.0), (0.5, 3.0)), {"fixed": (0,), "via_numpy": False}),
+        "zeta": (
+            nary((1.5, 4.0), (0.5, 3.0)),
+            {"via_numpy": False, "prims": ("zeta", "zeta_dx")},
+        ),
         # error function relatives
         "erfcx": (unary(-1.5, 3.0), {}),
         "erfcinv": (unary(0.1, 1.9), {"jax": False}),

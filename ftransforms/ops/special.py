@@ -142,7 +142,7 @@ polygamma_p = defop(
 # NOTE [special parameter derivatives]: a derivative that has no closed form in terms of
 # the primitives here (gammainc/gammaincc to second order in ``a`` (see NOTE [gammainc in
 # a] for the first), betainc in ``a`` and ``b``, the
-# Bessel functions in their order ``v``, zeta in ``x``, hyp1f1/hyp2f1 in their
+# Bessel functions in their order ``v``, hyp1f1/hyp2f1 in their
 # parameters) is refused with an UnsupportedOperationError when it is asked for (a
 # tangent or cotangent reaches that argument), never silently returned as 0.  Integer
 # orders (``jn``, ``yn``, ``expn``, ``polygamma``'s ``n``) are not differentiable at all.
@@ -455,6 +455,88 @@ binom_p = _binary_op(
 )
 
 
+# NOTE [zeta in x]: d^k/dx^k zeta(x, q) = (-1)**k sum_n log(n + q)**k (n + q)**-x has no
+# closed form; ``zeta_dx(x, q, k=k)`` sums its first _ZETA_TERMS terms and the rest by
+# Euler-Maclaurin: the integral of g(t) = log(t)**k t**-x from w = N + q to infinity (closed:
+# an incomplete gamma function of integer order), g(w)/2, and the Bernoulli corrections
+# B_2j/(2j)! g^(2j-1)(w), where the t-derivatives of g come from those of t**-x in x:
+# d^m/dt^m t**-x = (-1)**m (x)_m t**(-x-m), (x)_m the rising factorial.  Its derivatives:
+# in x, k + 1; in q, -x zeta_dx(x + 1, q, k) - k zeta_dx(x + 1, q, k - 1).
+
+_ZETA_TERMS = 12
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510)
+
+
+def _poly_derivative_values(xp, x, m: int, i: int):
+    """The i-th derivative in x of the rising factorial (x)_m = x (x+1) ... (x+m-1)."""
+    coef = numpy.polynomial.polynomial.polyfromroots([-j for j in range(m)])  # low -> high
+    coef = numpy.polynomial.polynomial.polyder(coef, i) if i else coef
+    out = xp.zeros_like(x)
+    for c in coef[::-1]:
+        out = out * x + float(c)
+    return out
+
+
+def _zeta_dx_impl(xp, x, q, k=1):
+    dt = numpy.result_type(_float_dtype(x), _float_dtype(q))
+    x, q = xp.broadcast_arrays(
+        xp.asarray(x, dtype=numpy.float64), xp.asarray(q, dtype=numpy.float64)
+    )
+    with numpy.errstate(all="ignore"):
+        total = xp.zeros_like(x)
+        for n in range(_ZETA_TERMS):
+            t = q + n
+            lt = xp.log(t)
+            total = total + lt**k * xp.exp(-x * lt)
+        w = q + _ZETA_TERMS
+        lw = xp.log(w)
+        # integral from w to infinity of log(t)**k t**-x dt, sigma = x - 1
+        sigma = x - 1
+        integral = xp.zeros_like(x)
+        for j in range(k + 1):
+            integral = integral + (math.factorial(k) / math.factorial(j)) * lw**j / sigma ** (
+                k + 1 - j
+            )
+        integral = integral * xp.exp(-sigma * lw)
+        total = total + integral + 0.5 * lw**k * xp.exp(-x * lw)
+        # - sum_j B_2j / (2j)! g^(2j-1)(w), g^(m)(w) = (-1)**(k+m) sum_i C(k,i) (x)_m^(i)
+        #   (-log w)**(k-i) w**(-x-m)
+        for jj, b in enumerate(_BERNOULLI, start=1):
+            m = 2 * jj - 1
+            gm = xp.zeros_like(x)
+            for i in range(k + 1):
+                gm = gm + math.comb(k, i) * _poly_derivative_values(xp, x, m, i) * (-lw) ** (k - i)
+            gm = gm * ((-1.0) ** (k + m)) * xp.exp(-(x + m) * lw)
+            total = total - (b / math.factorial(2 * jj)) * gm
+        out = ((-1.0) ** k) * total
+        out = xp.where((q > 0) & (x != 1), out, xp.nan)
+    return _keep_float32(xp.asarray(out).astype(dt), (x.astype(dt), q.astype(dt)))
+
+
+def _zeta_k(x, q, k):
+    return zeta_p.bind(x, q) if k == 0 else zeta_dx_p.bind(x, q, k=k)
+
+
+zeta_dx_p = defop(
+    "zeta_dx",
+    _zeta_dx_impl,
+    jvp=(
+        lambda x_dot, out, x, q, k=1: like_output(x_dot * zeta_dx_p.bind(x, q, k=k + 1), out),
+        lambda q_dot, out, x, q, k=1: like_output(
+            q_dot * (-x * zeta_dx_p.bind(x + 1, q, k=k) - k * _zeta_k(x + 1, q, k - 1)), out
+        ),
+    ),
+    vjp=(
+        lambda g, out, x, q, k=1: unbroadcast(g * zeta_dx_p.bind(x, q, k=k + 1), x),
+        lambda g, out, x, q, k=1: unbroadcast(
+            g * (-x * zeta_dx_p.bind(x + 1, q, k=k) - k * _zeta_k(x + 1, q, k - 1)), q
+        ),
+    ),
+    batch=elementwise,
+    doc="``d^k/dx^k zeta(x, q)`` (k >= 1); see NOTE [zeta in x].",
+)
+
+
 def _zeta_dq(out, x, q):
     return -x * zeta_p.bind(x + 1, q)
 
@@ -462,7 +544,7 @@ def _zeta_dq(out, x, q):
 zeta_p = _binary_op(
     "zeta",
     _sp_call("zeta"),
-    (_refusing("zeta(x, q)", "x"), _zeta_dq),
+    (lambda out, x, q: zeta_dx_p.bind(x, q, k=1), _zeta_dq),
     doc="The Hurwitz zeta function ``sum((k + q) ** -x)``.",
 )
 

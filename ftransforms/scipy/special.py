@@ -17,10 +17,11 @@ They evaluate with ``scipy.special`` (``cupyx.scipy.special`` for CuPy), importe
 use: SciPy is an optional dependency (``pip install 'ftransforms[scipy]'``).  The ufuncs
 among them also dispatch from SciPy itself: ``scipy.special.gammainc(a, tracer)`` works.
 
-Derivatives in every argument except: ``betainc`` in ``a`` and ``b``, ``zeta`` in ``x``,
-the Bessel functions in their order, ``hyp1f1``/``hyp2f1`` in their parameters, and
+Derivatives in every argument except: ``betainc`` in ``a`` and ``b``, the Bessel
+functions in their order, ``hyp1f1``/``hyp2f1`` in their parameters, and
 ``gammainc``/``gammaincc`` to second order in ``a`` (their first derivative in ``a`` is
-computed numerically, within about 1e-12 of JAX's); asking for one of those raises
+computed numerically, within about 1e-12 of JAX's; ``zeta``'s in ``x``, to every order,
+by Euler-Maclaurin summation); asking for one of those raises
 :class:`~ftransforms.errors.UnsupportedOperationError` (never a silent 0).  Integer orders
 (``jn``, ``yn``, ``expn``, ``polygamma``) are not differentiated.  At points where a
 derivative is infinite or undefined (the poles of ``gamma``/``rgamma``, ``entr`` at 0)
@@ -194,7 +195,8 @@ def jn(n: Any, x: Any) -> Any:
 
 def zeta(x: Any, q: Any = None) -> Any:
     """``scipy.special.zeta``: the Hurwitz zeta function ``sum((k + q) ** -x)`` (Riemann's
-    for ``q=None``).  Differentiable in ``q``: ``d/dq zeta(x, q) = -x zeta(x + 1, q)``.
+    for ``q=None``).  Differentiable in ``q`` (``d/dq zeta(x, q) = -x zeta(x + 1, q)``) and,
+    to every order, in ``x`` (NOTE [zeta in x] in ``ftransforms/ops/special.py``).
 
     Example:
         >>> round(float(zeta(2.0)), 6)  # pi**2 / 6
