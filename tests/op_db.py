@@ -35,7 +35,15 @@ import scipy.special as ssp
 import ftransforms.numpy as fnp
 import ftransforms.random as frandom
 import ftransforms.scipy.special as fsp
-from tests import op_db_fft, op_db_linalg, op_db_nn, op_db_sets, op_db_special, op_db_stats
+from tests import (
+    op_db_fft,
+    op_db_linalg,
+    op_db_nn,
+    op_db_scipy,
+    op_db_sets,
+    op_db_special,
+    op_db_stats,
+)
 
 jax.config.update("jax_enable_x64", True)  # also done by conftest.py; the oracle needs it
 
@@ -1698,6 +1706,8 @@ op_db_fft.register(add, S)
 op_db_stats.register(add, S, JNP)
 # ftransforms/numpy/_sets_and_indices.py
 op_db_sets.register(add, S, JNP)
+# ftransforms.scipy stats, linalg, signal, integrate
+op_db_scipy.register(add, S, JNP)
 # ftransforms.scipy.special (ftransforms/ops/special.py)
 op_db_special.register(add, S, JNP)
 

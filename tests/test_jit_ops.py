@@ -40,6 +40,7 @@ from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
 from ftransforms.pytree import tree_flatten
 from tests.op_db import BY_NAME, FNP, OPS
+from tests.op_db_scipy import VALUE_DEPENDENT as SCIPY_VALUE_DEPENDENT
 from tests.test_ops import bind, operand_positions
 
 SEED, NEW_SEED = 0, 1  # the operands of the traced call, and the new values
@@ -68,6 +69,7 @@ VALUE_DEPENDENT = {
     "intersect1d": "the number of common values is read from the values (fnp.peek)",
     "setdiff1d": "the number of remaining values is read from the values (fnp.peek)",
     "setxor1d": "the number of lone values is read from the values (fnp.peek)",
+    **SCIPY_VALUE_DEPENDENT,
 }
 
 

@@ -30,7 +30,6 @@ import math
 from typing import Any
 
 import ftransforms.numpy as fnp
-from ftransforms.custom import custom_jvp
 from ftransforms.scipy import special as fsp
 
 __all__ = [
@@ -286,7 +285,8 @@ class _Cauchy(_Continuous):
         return 0.5 - fnp.arctan(z) / math.pi
 
     def _ppf(self, q):
-        return fnp.tan(math.pi * (q - 0.5))
+        out = fnp.tan(math.pi * (q - 0.5))  # tan(pi/2) is finite in floating point
+        return fnp.where(q == 0, -fnp.inf, fnp.where(q == 1, fnp.inf, out))
 
 
 class _Laplace(_Continuous):
@@ -585,39 +585,79 @@ class _Beta(_Continuous):
 
 
 def _scipy_ppf(name: str, q: Any, *shape: Any) -> Any:
+    """``scipy.stats.<name>.ppf`` (no derivative)."""
     from ftransforms.ops.scipy_ops import scipy_ppf_p  # noqa: PLC0415  (SciPy on first use)
 
     return scipy_ppf_p.bind(q, *shape, dist=name)
 
 
-_PPF_CACHE: dict[str, Any] = {}
+_PPF_PRIMS: dict[str, Any] = {}
 
 
 def _implicit_ppf(name: str, dist: _Continuous, q: Any, *shape: Any) -> Any:
     """The standard quantile ``x = F^{-1}(q; shape)``, valued by ``scipy.stats`` and
     differentiated implicitly: ``F(x; shape) = q`` gives
-    ``dx = (dq - dF/dshape . dshape) / f(x; shape)``."""
-    fn = _PPF_CACHE.get(name)
-    if fn is None:
+    ``dx = (dq - dF/dshape . dshape) / f(x; shape)``.  Its rules are written with ``x``
+    (the output) and the distribution's own ``_cdf``/``_logpdf``, so every order works;
+    a parameter with no tangent costs nothing (the cdf's derivative in a shape parameter
+    is only taken when that parameter is differentiated)."""
+    prim = _PPF_PRIMS.get(name)
+    if prim is None:
+        prim = _ppf_primitive(name, dist)
+        _PPF_PRIMS[name] = prim
+    return prim.bind(*fnp.broadcast_arrays(q, *shape))
 
-        @custom_jvp
-        def fn(q, *shape):
-            return _scipy_ppf(name, q, *shape)
 
-        @fn.defjvp
-        def _rule(primals, tangents):
-            from ftransforms.api import jvp  # noqa: PLC0415  (the api sits beside this module)
+def _ppf_primitive(name: str, dist: _Continuous) -> Any:
+    from batching_rules.elementwise import elementwise  # noqa: PLC0415  (rules layer)
+    from ftransforms.api import jvp as _jvp  # noqa: PLC0415  (the api sits beside this module)
+    from ftransforms.api import vjp as _vjp  # noqa: PLC0415
+    from ftransforms.core.primitive import Primitive  # noqa: PLC0415
+    from ftransforms.ops.scipy_ops import scipy_ppf_p  # noqa: PLC0415  (SciPy on first use)
 
-            q, *shape = primals
-            q_dot, *shape_dot = tangents
-            x = fn(q, *shape)
-            _, f_dot = jvp(lambda *s: dist._cdf(x, *s), tuple(shape), tuple(shape_dot))
-            density = fnp.exp(dist._logpdf(x, *shape))
-            return x, (q_dot - f_dot) / density
+    def impl(xp, q, *shape):
+        return scipy_ppf_p.impl(xp, q, *shape, dist=name)
 
-        _PPF_CACHE[name] = fn
-    shape = fnp.broadcast_arrays(q, *shape)
-    return fn(*shape)
+    def density(x, shape):
+        return fnp.exp(dist._logpdf(x, *shape))
+
+    def jvp(tangents, x, q, *shape):
+        q_dot, *shape_dot = tangents
+        moving = [i for i, t in enumerate(shape_dot) if t is not None]
+        num = fnp.zeros_like(x) if q_dot is None else q_dot
+        if moving:
+
+            def cdf_of(*vals):
+                full = list(shape)
+                for i, v in zip(moving, vals):
+                    full[i] = v
+                return dist._cdf(x, *full)
+
+            _, f_dot = _jvp(
+                cdf_of, tuple(shape[i] for i in moving), tuple(shape_dot[i] for i in moving)
+            )
+            num = num - f_dot
+        return num / density(x, shape)
+
+    def vjp(g, x, q, *shape, wanted):
+        scaled = g / density(x, shape)
+        out = [scaled if wanted[0] else None]
+        moving = [i for i in range(len(shape)) if wanted[1 + i]]
+        bars = {}
+        if moving:
+
+            def cdf_of(*vals):
+                full = list(shape)
+                for i, v in zip(moving, vals):
+                    full[i] = v
+                return dist._cdf(x, *full)
+
+            _, pull = _vjp(cdf_of, *[shape[i] for i in moving])
+            bars = dict(zip(moving, pull(-scaled)))
+        out += [bars.get(i) for i in range(len(shape))]
+        return tuple(out)
+
+    return Primitive(f"{name}.ppf", impl, jvp=jvp, vjp=vjp, batch=elementwise)
 
 
 # -- discrete distributions ---------------------------------------------------------------
