@@ -13,13 +13,14 @@ first derivatives with JAX).
 
 Arguments in which a function has no derivative here (NOTE [special parameter
 derivatives] in ``ftransforms/ops/special.py``: betainc's ``a`` and ``b``,
-the Bessel orders, hyp1f1's ``a`` and ``b``) are operands (batched by the
+the Bessel orders, hyp2f1's parameters) are operands (batched by the
 vmap tests) held fixed by the derivative tests (``nondiff_operands``); the entry passes
 them through ``stop_gradient`` as well, since the registry test differentiates every float
 operand.  Integer orders (``jn``, ``yn``, ``expn``) are integer operands.  gammainc and
 gammaincc have two entries each: in ``x`` (``a`` fixed), and in ``a`` (``x`` fixed; the
 derivative in ``a`` is computed by the ``gammainc_da`` primitive, and its own derivative
-in ``a`` is refused).
+in ``a`` is refused); so has hyp1f1 (in ``x``; in ``a`` and ``b`` through
+``hyp1f1_dparam``).
 
 Domains keep away from poles, branch cuts and the places where a value is NaN; samples are
 few and small (each one runs through every generic sweep).
@@ -165,6 +166,18 @@ def register(add: Callable, S: Callable, JNP: Any) -> None:  # noqa: N803
                 "xfail": {"test_second_order": a_only},
             },
         )
+    entries["hyp1f1_in_ab"] = (
+        nary((0.2, 2.0), (0.5, 2.0), (-1.0, 1.0)),
+        {
+            "fixed": (2,),
+            "function": "hyp1f1",
+            "prims": ("hyp1f1", "hyp1f1_dparam"),
+            "xfail": {
+                "test_second_order": "second derivatives of hyp1f1 in a and b are refused "
+                "(NOTE [hyp1f1 in its parameters])"
+            },
+        },
+    )
     for name, (sampler, opts) in entries.items():
         opts = dict(opts)
         fixed = opts.pop("fixed", ())

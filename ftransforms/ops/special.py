@@ -142,7 +142,7 @@ polygamma_p = defop(
 # NOTE [special parameter derivatives]: a derivative that has no closed form in terms of
 # the primitives here (gammainc/gammaincc to second order in ``a`` (see NOTE [gammainc in
 # a] for the first), betainc in ``a`` and ``b``, the
-# Bessel functions in their order ``v``, hyp1f1/hyp2f1 in their
+# Bessel functions in their order ``v``, hyp1f1 to second order in a and b, hyp2f1 in its
 # parameters) is refused with an UnsupportedOperationError when it is asked for (a
 # tangent or cotangent reaches that argument), never silently returned as 0.  Integer
 # orders (``jn``, ``yn``, ``expn``, ``polygamma``'s ``n``) are not differentiable at all.
@@ -740,12 +740,95 @@ y1_p = _sp_unary("y1", lambda y, x: 0.5 * (y0_p.bind(x) - yv_p.bind(2, x)), doc=
 
 # -- hypergeometric functions --------------------------------------------------------------
 
+# NOTE [hyp1f1 in its parameters]: d/da and d/db of 1F1(a; b; x) = sum_n (a)_n x**n /
+# ((b)_n n!) have no closed form; ``hyp1f1_dparam(a, b, x, wrt=0 or 1)`` carries each term
+# and its derivative through the series (T_n = T_{n-1} (a+n-1) x / ((b+n-1) n)) until every
+# element has converged (at most _HYP1F1_MAX_TERMS terms), for x < 0 after Kummer's
+# transformation 1F1(a; b; x) = e**x 1F1(b - a; b; -x), which makes the terms of one sign
+# for b > a > 0.  Its derivative in x is closed (d/dx 1F1 = a/b 1F1(a+1; b+1; x)); a
+# second derivative in the parameters is refused.
+
+_HYP1F1_MAX_TERMS = 5000
+
+
+def _hyp1f1_series(xp, a, b, x):
+    """(sum, d sum/da, d sum/db) of the series of 1F1(a; b; x)."""
+    t = xp.ones_like(x)
+    ta = xp.zeros_like(x)
+    tb = xp.zeros_like(x)
+    total, da, db = t, ta, tb
+    for n in range(1, _HYP1F1_MAX_TERMS + 1):
+        bn = b + (n - 1)
+        step = x / (bn * n)
+        an = a + (n - 1)
+        ta = ta * (an * step) + t * step
+        tb = tb * (an * step) - t * (an * step) / bn
+        t = t * (an * step)
+        total, da, db = total + t, da + ta, db + tb
+        small = (xp.abs(t) <= 1e-17 * xp.abs(total)) & (xp.abs(ta) <= 1e-17 * xp.abs(da) + 1e-300)
+        if _converged(xp, ~(small & (n > xp.abs(x))), n):
+            break
+    return total, da, db
+
+
+def _hyp1f1_dparam_impl(xp, a, b, x, wrt=0):
+    dt = numpy.result_type(_float_dtype(a), _float_dtype(b), _float_dtype(x))
+    a, b, x = xp.broadcast_arrays(*(xp.asarray(v, dtype=numpy.float64) for v in (a, b, x)))
+    neg = x < 0
+    with numpy.errstate(all="ignore"):
+        c = xp.where(neg, b - a, a)
+        _, dc, db = _hyp1f1_series(xp, c, b, xp.abs(x))
+        e = xp.exp(x)
+        if wrt == 0:
+            out = xp.where(neg, -e * dc, dc)
+        else:
+            out = xp.where(neg, e * (dc + db), db)
+    return _keep_float32(xp.asarray(out).astype(dt), tuple(v.astype(dt) for v in (a, b, x)))
+
+
+def _hyp1f1_dparam_dx(out, a, b, x, wrt=0):
+    # d/dx d/dp 1F1(a; b; x) = d/dp [a/b 1F1(a+1; b+1; x)]
+    shifted = hyp1f1_p.bind(a + 1, b + 1, x)
+    dp = hyp1f1_dparam_p.bind(a + 1, b + 1, x, wrt=wrt)
+    if wrt == 0:
+        return shifted / b + a / b * dp
+    return -a / (b * b) * shifted + a / b * dp
+
+
+_refuse_param_twice = _refuse(
+    "hyp1f1(a, b, x)",
+    "a or b to second order",
+    "differentiate once in a and b (the mixed derivatives with x work)",
+)
+_refuse_param_twice.refuses = True
+
+
+def _hyp1f1_dparam_rule(kind):
+    def jvp(t, out, a, b, x, wrt=0):
+        return like_output(t * _hyp1f1_dparam_dx(out, a, b, x, wrt=wrt), out)
+
+    def vjp(g, out, a, b, x, wrt=0):
+        return unbroadcast(g * _hyp1f1_dparam_dx(out, a, b, x, wrt=wrt), x)
+
+    return jvp if kind == "jvp" else vjp
+
+
+hyp1f1_dparam_p = defop(
+    "hyp1f1_dparam",
+    _hyp1f1_dparam_impl,
+    jvp=(_refuse_param_twice, _refuse_param_twice, _hyp1f1_dparam_rule("jvp")),
+    vjp=(_refuse_param_twice, _refuse_param_twice, _hyp1f1_dparam_rule("vjp")),
+    batch=elementwise,
+    doc="``d/da`` (wrt=0) or ``d/db`` (wrt=1) of ``hyp1f1(a, b, x)``; see NOTE [hyp1f1 in "
+    "its parameters].",
+)
+
 hyp1f1_p = _binary_op(
     "hyp1f1",
     _sp_call("hyp1f1"),
     (
-        _refusing("hyp1f1(a, b, x)", "a"),
-        _refusing("hyp1f1(a, b, x)", "b"),
+        lambda out, a, b, x: hyp1f1_dparam_p.bind(a, b, x, wrt=0),
+        lambda out, a, b, x: hyp1f1_dparam_p.bind(a, b, x, wrt=1),
         lambda out, a, b, x: a / b * hyp1f1_p.bind(a + 1, b + 1, x),
     ),
     doc="Kummer's confluent hypergeometric function 1F1(a; b; x).",

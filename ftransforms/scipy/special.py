@@ -18,10 +18,10 @@ use: SciPy is an optional dependency (``pip install 'ftransforms[scipy]'``).  Th
 among them also dispatch from SciPy itself: ``scipy.special.gammainc(a, tracer)`` works.
 
 Derivatives in every argument except: ``betainc`` in ``a`` and ``b``, the Bessel
-functions in their order, ``hyp1f1``/``hyp2f1`` in their parameters, and
-``gammainc``/``gammaincc`` to second order in ``a`` (their first derivative in ``a`` is
-computed numerically, within about 1e-12 of JAX's; ``zeta``'s in ``x``, to every order,
-by Euler-Maclaurin summation); asking for one of those raises
+functions in their order, ``hyp2f1`` in its parameters, and ``gammainc``/``gammaincc``
+in ``a`` and ``hyp1f1`` in ``a`` and ``b`` to second order (their first derivatives there
+are computed numerically, by series carried in forward mode; ``zeta``'s in ``x``, to
+every order, by Euler-Maclaurin summation); asking for one of those raises
 :class:`~ftransforms.errors.UnsupportedOperationError` (never a silent 0).  Integer orders
 (``jn``, ``yn``, ``expn``, ``polygamma``) are not differentiated.  At points where a
 derivative is infinite or undefined (the poles of ``gamma``/``rgamma``, ``entr`` at 0)
