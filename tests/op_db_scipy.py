@@ -109,7 +109,7 @@ _DISC = {
     ),
     "binom": (((0.2, 0.8),), ((0, 5), (0, 4)), ("logpmf", "pmf"), ("cdf", "sf", "logcdf", "logsf")),
     "nbinom": (
-        ((1.5, 4.0), (0.2, 0.8)),
+        ((0.2, 0.8),),
         ((0, 6), (0, 6)),
         ("logpmf", "pmf"),
         ("cdf", "sf", "logcdf", "logsf"),
@@ -143,10 +143,10 @@ def _cont_samples(name: str) -> Callable:
 
     def sampler(d):
         def draw(shape):
+            if name in STATIC_SHAPES:
+                return [float(d.u((), a, b)) for a, b in shape_draws], *_ls(d, shape)
             params = [d.u(shape, a, b) for a, b in shape_draws]
-            loc = d.u(shape, -0.5, 0.5)
-            scale = d.u(shape, 0.7, 1.5)
-            return params, loc, scale
+            return params, *_ls(d, shape)
 
         p1, loc1, sc1 = draw(())
         z1 = d.u((4,), lo, hi)
@@ -163,10 +163,22 @@ def _cont_samples(name: str) -> Callable:
     return sampler
 
 
+#: Distributions whose cdf goes through gammainc/betainc: the derivative of those in their
+#: parameters is refused (betainc) or first order only (gammainc) by
+#: ftransforms.scipy.special, so the shape parameters are static here (Python floats);
+#: tests/test_scipy_stats.py differentiates the densities in them against JAX.
+STATIC_SHAPES = {"t", "gamma", "chi2", "beta"}
+
+
+def _ls(d, shape):
+    return d.u(shape, -0.5, 0.5), d.u(shape, 0.7, 1.5)
+
+
 def _sample(d, label, *args):
     # step 3e-4: with 1e-3 the fourth-order differences' truncation error (densities with
     # large high derivatives, every operand moved at once) exceeds their tolerance
-    return d.S(label, *[np.asarray(a, d.dtype) for a in args], _fd_eps=3e-4)
+    args = [a if isinstance(a, float) else np.asarray(a, d.dtype) for a in args]
+    return d.S(label, *args, _fd_eps=3e-4)
 
 
 def _disc_fn(name: str, methods: tuple) -> Callable:
@@ -174,6 +186,8 @@ def _disc_fn(name: str, methods: tuple) -> Callable:
         dist = getattr(_mod(m, "stats"), name)
         if name == "binom":  # n is an integer, held static
             params = (4,) + params
+        if name == "nbinom":  # betainc's derivative in n is refused: n static
+            params = (2.5,) + params
         return tuple(getattr(dist, meth)(k, *params) for meth in methods)
 
     fn.__name__ = f"stats_{name}"
@@ -194,6 +208,17 @@ def _disc_samples(name: str, more: bool) -> Callable:
     return sampler
 
 
+def _discrete_ppf(m, q, mu, p):
+    s = _mod(m, "stats")
+    return (
+        s.poisson.ppf(q, mu),
+        s.binom.ppf(q, 5, p),
+        s.nbinom.ppf(q, 2.5, p),
+        s.geom.ppf(q, p),
+        s.bernoulli.ppf(q, p),
+    )
+
+
 def _dirichlet(m, x, alpha):
     d = _mod(m, "stats").dirichlet
     return d.logpdf(x, alpha), d.pdf(x, alpha)
@@ -212,21 +237,25 @@ def _dirichlet_samples(d):
     ]
 
 
-def _mvn(m, x, mean, a):
-    cov = a @ a.T + np.eye(a.shape[0])
+def _sym_of(m, c):
+    return (c + m.swapaxes(c, -1, -2)) / 2
+
+
+def _mvn(m, x, mean, c):
+    cov = _sym_of(m, c)  # both triangles count, as in JAX (which symmetrizes)
     d = _mod(m, "stats").multivariate_normal
     return d.logpdf(x, mean, cov), d.pdf(x, mean, cov)
 
 
-def _mvn_entropy(m, mean, a):
-    cov = a @ a.T + np.eye(a.shape[0])
+def _mvn_entropy(m, mean, c):
+    cov = _sym_of(m, c)
     return _mod(m, "stats").multivariate_normal.entropy(mean, cov)
 
 
 def _mvn_samples(d):
     return [
-        d.S("3", d.u((3,)), d.u((3,)), d.u((3, 3))),
-        d.S("4x2", d.u((4, 2)), d.u((2,)), d.u((2, 2))),
+        d.S("3", d.u((3,)), d.u((3,)), _spd(d, 3)),
+        d.S("4x2", d.u((4, 2)), d.u((2,)), _spd(d, 2)),
     ]
 
 
@@ -284,7 +313,7 @@ def _lu_solve_fn(mod, m, a, b, trans=0):
 
 
 def _cho_fn(mod, m, a, b, lower=False):
-    a = a @ a.T + np.eye(a.shape[0])
+    a = _sym_of(m, a)
     c, low = mod.cho_factor(a, lower=lower)
     return mod.cho_solve((c, low), b)
 
@@ -309,20 +338,13 @@ def register(add: Callable, S: Callable, JNP: Any) -> None:  # noqa: N803
     common = {"dtypes": F64, "via_numpy": False}
 
     # stats
-    for name, (shape_draws, _, jax_methods, more) in _CONT.items():
-        prims = ("scipy_ppf",) if name in ("t", "gamma", "chi2", "beta") else ()
-        # the cdfs of these go through gammainc/betainc, whose derivative in the shape
-        # parameters ftransforms.scipy.special does not implement (nor JAX's betainc):
-        # the shape parameters (operands 2, ...) are held fixed; tests/test_scipy_stats.py
-        # differentiates the densities in them
-        fixed = tuple(range(2, 2 + len(shape_draws))) if prims else ()
+    for name, (_, _, jax_methods, more) in _CONT.items():
         if jax_methods:
             add(
                 f"scipy_stats_{name}",
                 _cont_fn(name, jax_methods),
                 with_s(_cont_samples(name)),
                 prims=(),
-                nondiff_operands=fixed,
                 **common,
             )
         if more:
@@ -330,9 +352,8 @@ def register(add: Callable, S: Callable, JNP: Any) -> None:  # noqa: N803
                 f"scipy_stats_{name}_more",
                 _cont_fn(name, more),
                 with_s(_cont_samples(name)),
-                prims=prims,
+                prims=(),
                 jax_compositions=False,
-                nondiff_operands=fixed,
                 **common,
             )
     for name, (_, _, jax_methods, more) in _DISC.items():
@@ -349,16 +370,23 @@ def register(add: Callable, S: Callable, JNP: Any) -> None:  # noqa: N803
             with_s(_disc_samples(name, True)),
             prims=(),
             jax_compositions=False,
-            # betainc's derivative in its parameters is not implemented: n held fixed
-            nondiff_operands=(1,) if name == "nbinom" else (),
             **common,
         )
+    add(
+        "scipy_stats_discrete_ppf",
+        _discrete_ppf,
+        with_s(lambda d: [d.S("4", d.u((4,), 0.05, 0.95), d.u((), 0.5, 4.0), d.u((), 0.2, 0.8))]),
+        prims=("scipy_ppf",),
+        grads=False,  # integers: the derivative is 0 (test_nondiff checks it)
+        jax_compositions=False,
+        **common,
+    )
     add("scipy_stats_dirichlet", _dirichlet, with_s(_dirichlet_samples), prims=(), **common)
     add("scipy_stats_multivariate_normal", _mvn, with_s(_mvn_samples), prims=(), **common)
     add(
         "scipy_stats_multivariate_normal_entropy",
         _mvn_entropy,
-        with_s(lambda d: [d.S("3", d.u((3,)), d.u((3, 3)))]),
+        with_s(lambda d: [d.S("3", d.u((3,)), _spd(d, 3))]),
         prims=(),
         jax_compositions=False,  # jax.scipy.stats.multivariate_normal has no entropy
         **common,
@@ -433,8 +461,8 @@ def register(add: Callable, S: Callable, JNP: Any) -> None:  # noqa: N803
         _lin("cho_solve", _cho_fn),
         with_s(
             lambda d: [
-                d.S("upper", _general(d, 3), d.u((3, 2))),
-                d.S("lower", _general(d, 3), d.u((3,)), lower=True),
+                d.S("upper", _spd(d, 3), d.u((3, 2))),
+                d.S("lower", _spd(d, 3), d.u((3,)), lower=True),
             ]
         ),
         prims=(),

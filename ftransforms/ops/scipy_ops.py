@@ -41,9 +41,10 @@ def _host(xp, x):
 
 
 def _ppf_impl(xp, q, *shape, dist):
+    q, shape = _host(xp, q), [_host(xp, s) for s in shape]
     dt = numpy.result_type(q, *shape)
     dt = dt if dt.kind == "f" else numpy.dtype(numpy.float64)
-    out = getattr(_scipy("stats"), dist).ppf(_host(xp, q), *[_host(xp, s) for s in shape])
+    out = getattr(_scipy("stats"), dist).ppf(q, *shape)
     return xp.asarray(numpy.asarray(out, dtype=dt))
 
 

@@ -94,34 +94,34 @@ def _check_plain(out: Any, where: str) -> Any:
     return out
 
 
-def _rms(x: numpy.ndarray) -> numpy.ndarray:
+def _rms(xp, x):
     """Root mean square over every axis but the first."""
     flat = x.reshape(x.shape[0], -1)
     if flat.shape[1] == 0:
-        return numpy.zeros(x.shape[0], dtype=x.real.dtype)
-    return numpy.sqrt(numpy.mean(numpy.abs(flat) ** 2, axis=1))
+        return xp.zeros(x.shape[0], dtype=x.real.dtype)
+    return xp.sqrt(xp.mean(xp.abs(flat) ** 2, axis=1))
 
 
-def _bcast(v: numpy.ndarray, like: numpy.ndarray) -> numpy.ndarray:
+def _bcast(v, like):
     return v.reshape(v.shape + (1,) * (like.ndim - v.ndim))
 
 
-def _solve(f, y0, ts, args, rtol, atol, mxstep, hmax, where):
+def _solve(xp, f, y0, ts, rtol, atol, mxstep, hmax, where):
     """Dormand-Prince 5(4) for ``B`` independent problems: ``y0`` ``(B, *S)``, ``ts``
     ``(B, T)`` monotonic per row; returns ``(B, T, *S)``."""
     big, n_t = ts.shape
-    direction = numpy.where(ts[:, -1] >= ts[:, 0], 1.0, -1.0) if n_t else numpy.ones(big)
+    direction = xp.where(ts[:, -1] >= ts[:, 0], 1.0, -1.0) if n_t else xp.ones(big)
     # integrate in s = direction * t, where the times increase
     ss = ts * direction[:, None]
-    if n_t > 1 and numpy.any(numpy.diff(ss, axis=1) < 0):
+    if n_t > 1 and bool(xp.any(xp.diff(ss, axis=1) < 0)):
         raise ValueError(f"{where}: t must be monotonic (increasing or decreasing)")
 
     def g(y, s):
         out = _check_plain(f(y, s * direction), where)
-        return numpy.asarray(out) * _bcast(direction, y).astype(y.dtype)
+        return xp.asarray(out) * _bcast(direction, y).astype(y.dtype)
 
     y = y0.copy()
-    out = numpy.empty((big, n_t) + y0.shape[1:], dtype=y0.dtype)
+    out = xp.empty((big, n_t) + y0.shape[1:], dtype=y0.dtype)
     if n_t == 0:
         return out
     out[:, 0] = y
@@ -129,24 +129,24 @@ def _solve(f, y0, ts, args, rtol, atol, mxstep, hmax, where):
         return out
     s = ss[:, 0].copy()
     fy = g(y, s)
-    scale = atol + rtol * numpy.abs(y)
-    d0, d1 = _rms(y / scale), _rms(fy / scale)
-    h = numpy.where((d0 < 1e-5) | (d1 < 1e-5), 1e-6, 0.01 * d0 / numpy.maximum(d1, 1e-300))
+    scale = atol + rtol * xp.abs(y)
+    d0, d1 = _rms(xp, y / scale), _rms(xp, fy / scale)
+    h = xp.where((d0 < 1e-5) | (d1 < 1e-5), 1e-6, 0.01 * d0 / xp.maximum(d1, 1e-300))
     y1 = y + _bcast(h, y) * fy
-    d2 = _rms((g(y1, s + h) - fy) / scale) / h
-    h1 = numpy.where(
-        numpy.maximum(d1, d2) <= 1e-15,
-        numpy.maximum(1e-6, h * 1e-3),
-        (0.01 / numpy.maximum(numpy.maximum(d1, d2), 1e-300)) ** 0.2,
+    d2 = _rms(xp, (g(y1, s + h) - fy) / scale) / h
+    h1 = xp.where(
+        xp.maximum(d1, d2) <= 1e-15,
+        xp.maximum(1e-6, h * 1e-3),
+        (0.01 / xp.maximum(xp.maximum(d1, d2), 1e-300)) ** 0.2,
     )
-    h = numpy.minimum(numpy.minimum(100 * h, h1), hmax)
-    failed = numpy.zeros(big, dtype=bool)
+    h = xp.minimum(xp.minimum(100 * h, h1), hmax)
+    failed = xp.zeros(big, dtype=bool)
     for i in range(1, n_t):
         target = ss[:, i]
         steps = 0
         while True:
             active = (s < target) & ~failed
-            if not active.any():
+            if not bool(xp.any(active)):
                 break
             steps += 1
             if steps > mxstep:
@@ -158,7 +158,7 @@ def _solve(f, y0, ts, args, rtol, atol, mxstep, hmax, where):
                     stacklevel=4,
                 )
                 break
-            dt = numpy.where(active, numpy.minimum(h, target - s), 0.0)
+            dt = xp.where(active, xp.minimum(h, target - s), 0.0)
             dtb = _bcast(dt, y).astype(y.dtype)
             k = [fy]
             for j in range(1, 7):
@@ -166,21 +166,21 @@ def _solve(f, y0, ts, args, rtol, atol, mxstep, hmax, where):
                 k.append(g(y + dtb * incr, s + _DOPRI_C[j] * dt))
             y_new = y + dtb * sum(b * kk for b, kk in zip(_DOPRI_B, k) if b)
             err_vec = dtb * sum(e * kk for e, kk in zip(_DOPRI_E, k) if e)
-            tol = atol + rtol * numpy.maximum(numpy.abs(y), numpy.abs(y_new))
-            err = _rms(err_vec / tol)
+            tol = atol + rtol * xp.maximum(xp.abs(y), xp.abs(y_new))
+            err = _rms(xp, err_vec / tol)
             accept = active & (err <= 1.0)
             ab = _bcast(accept, y)
-            y = numpy.where(ab, y_new, y)
-            fy = numpy.where(ab, k[6], fy)
+            y = xp.where(ab, y_new, y)
+            fy = xp.where(ab, k[6], fy)
             last = accept & (dt >= target - s)
-            s = numpy.where(accept, numpy.where(last, target, s + dt), s)
+            s = xp.where(accept, xp.where(last, target, s + dt), s)
             with numpy.errstate(divide="ignore"):
-                factor = numpy.clip(0.9 * numpy.where(err > 0, err, 1e-10) ** -0.2, 0.2, 10.0)
+                factor = xp.clip(0.9 * xp.where(err > 0, err, 1e-10) ** -0.2, 0.2, 10.0)
             # a step shortened to hit the output time does not shrink h
-            grown = numpy.minimum(numpy.maximum(dt, numpy.where(last, h, dt)) * factor, hmax)
-            h = numpy.where(active, numpy.where(accept & last, numpy.maximum(h, grown), grown), h)
-            h = numpy.where(active & (h <= 0), 1e-12, h)
-        out[:, i] = numpy.where(_bcast(failed, y), numpy.nan, y)
+            grown = xp.minimum(xp.maximum(dt, xp.where(last, h, dt)) * factor, hmax)
+            h = xp.where(active, xp.where(accept & last, xp.maximum(h, grown), grown), h)
+            h = xp.where(active & (h <= 0), 1e-12, h)
+        out[:, i] = xp.where(_bcast(failed, y), xp.nan, y)
     return out
 
 
@@ -188,20 +188,19 @@ def _solve(f, y0, ts, args, rtol, atol, mxstep, hmax, where):
 
 
 def _flatten_batch(x: Any, nb: int) -> tuple[Any, tuple]:
-    shape = numpy.shape(x)
+    shape = tuple(x.shape)
     lead = shape[:nb]
-    return numpy.reshape(x, (math.prod(lead),) + shape[nb:]), lead
+    return x.reshape((math.prod(lead),) + shape[nb:]), lead
 
 
 def _make(func: Callable, nb: int, n_args: int, opts: tuple, name: str) -> Primitive:
     rtol, atol, mxstep, hmax = opts
 
     def impl(xp, y0, t, *args):
-        y0 = numpy.asarray(y0)
+        y0, t = xp.asarray(y0), xp.asarray(t)
         dt = numpy.result_type(y0.dtype, numpy.float32) if y0.dtype.kind != "c" else y0.dtype
         y0 = y0.astype(dt, copy=False)
-        t = numpy.asarray(t)
-        args = [numpy.asarray(a) for a in args]
+        args = [xp.asarray(a) for a in args]
         if nb == 0:
             fb = _single(func)
             yb, tb, ab, lead = y0[None], t[None], [a[None] for a in args], ()
@@ -214,9 +213,9 @@ def _make(func: Callable, nb: int, n_args: int, opts: tuple, name: str) -> Primi
         def f(y, s):
             return fb(y, s.astype(tb.dtype), *ab)
 
-        out = _solve(f, yb, tb, ab, rtol, atol, mxstep, hmax, name)
+        out = _solve(xp, f, yb, tb, rtol, atol, mxstep, hmax, name)
         out = out.reshape(lead + out.shape[1:]) if nb else out[0]
-        return xp.asarray(out)
+        return out
 
     def batch(prim, args, bdims, axis_size):
         from batching_rules.helpers import ensure_bdim  # noqa: PLC0415  (rules layer)
@@ -237,8 +236,8 @@ def _single(func: Callable) -> Callable:
     """``func`` on a batch of one."""
 
     def f(y, s, *args):
-        out = func(y[0], s[0], *[a[0] for a in args])
-        return numpy.asarray(_check_plain(out, "odeint"))[None]
+        out = _check_plain(func(y[0], s[0], *[a[0] for a in args]), "odeint")
+        return fnp.asarray(out)[None]
 
     return f
 
@@ -369,8 +368,8 @@ def _odeint_vjp(func, nb, opts, name, y_bar, ys, y0, t, args, wanted):
     prim = _make(adjoint_system, nb, n, opts, name + "_adjoint")
     fb = _func_nb(func, nb)
     y_state = g[lead + (n_t - 1,)]
-    t0_bar = fnp.zeros(fnp.shape(t)[:nb], dtype=fnp._dtype(ys))
-    a_bars = [fnp.zeros(fnp.shape(args[i]), dtype=fnp._dtype(ys)) for i in diff_args]
+    t0_bar = fnp.zeros(fnp.shape(t)[:nb], dtype=fnp._dtype(ys), like=ys)
+    a_bars = [fnp.zeros(fnp.shape(args[i]), dtype=fnp._dtype(ys), like=ys) for i in diff_args]
     t_bars = []
     for i in range(n_t - 1, 0, -1):
         ti = t[lead + (i,)]
@@ -460,7 +459,7 @@ def odeint(
                 f"{where}: extra argument {k} must be an array or a number, got "
                 f"{type(a).__name__}; close over other values instead"
             )
-        conv.append(a if hasattr(a, "dtype") else fnp.asarray(a))
+        conv.append(a if hasattr(a, "dtype") else fnp.asarray(a, like=y0))
     name = f"odeint({getattr(func, '__name__', 'func')})"
     prim = _make(func, 0, len(conv), (rtol, atol, mxstep, hmax), name)
     return prim.bind(y0, t, *conv)

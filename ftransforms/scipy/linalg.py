@@ -82,7 +82,7 @@ def _mT(a: Any) -> Any:  # noqa: N802
 
 
 def _eye_like(a: Any, n: int) -> Any:
-    return fnp.eye(n, dtype=fnp._dtype(a))
+    return fnp.eye(n, dtype=fnp._dtype(a), like=a)
 
 
 # -- wrappers of fnp.linalg -------------------------------------------------------------------
@@ -276,11 +276,11 @@ def _eliminate(pa: Any) -> tuple[Any, Any]:
             u_prev = fnp.stack(rows, axis=-2)  # (..., j, n)
             u = u - fnp.matmul(l_prev[..., j, :][..., None, :], u_prev)[..., 0, :]
             lcol = lcol - fnp.matmul(l_prev, u_prev[..., :, j][..., None])[..., 0]
-        upper_mask = (numpy.arange(n) >= j).astype(dt)
-        u = u * upper_mask
-        below = (numpy.arange(m) > j).astype(dt)
-        unit = (numpy.arange(m) == j).astype(dt)
-        lcol = lcol / u[..., j][..., None] * below + unit
+        cols_n = fnp.arange(n, like=pa)
+        rows_m = fnp.arange(m, like=pa)
+        u = fnp.where(cols_n >= j, u, fnp.zeros((), dtype=dt, like=pa))
+        lcol = fnp.where(rows_m > j, lcol / u[..., j][..., None], fnp.zeros((), dtype=dt, like=pa))
+        lcol = fnp.where(rows_m == j, fnp.ones((), dtype=dt, like=pa), lcol)
         rows.append(u)
         cols.append(lcol)
     return fnp.stack(cols, axis=-1), fnp.stack(rows, axis=-2)
@@ -315,7 +315,7 @@ def lu(
             return fnp.take_along_axis(low, inverse[..., :, None], axis=-2), up
         return inverse, low, up
     # P[order[i], i] = 1
-    perm = fnp.astype(order[..., None, :] == fnp.arange(m)[:, None], fnp._dtype(a))
+    perm = fnp.astype(order[..., None, :] == fnp.arange(m, like=a)[:, None], fnp._dtype(a))
     return perm, low, up
 
 
@@ -345,7 +345,7 @@ def lu_factor(a: Any, overwrite_a: bool = False, check_finite: bool = True) -> t
             else fnp.tril(low, -1) + up
         )
     else:
-        pad = fnp.zeros(fnp.shape(low)[:-2] + (m, n - k), dtype=fnp._dtype(low))
+        pad = fnp.zeros(fnp.shape(low)[:-2] + (m, n - k), dtype=fnp._dtype(low), like=low)
         packed = fnp.concatenate([fnp.tril(low, -1), pad], axis=-1) + up
     return packed, piv
 
@@ -353,8 +353,8 @@ def lu_factor(a: Any, overwrite_a: bool = False, check_finite: bool = True) -> t
 def _order_from_pivots(piv: Any, n: int) -> Any:
     """The row order that LAPACK's swaps ``piv`` produce (``order[i]``: the original row
     that ends up at ``i``), with integer ``fnp`` operations (batched pivots work)."""
-    idx = numpy.arange(n)
-    order = fnp.broadcast_to(fnp.asarray(idx), fnp.shape(piv)[:-1] + (n,))
+    idx = fnp.arange(n, like=piv)
+    order = fnp.broadcast_to(idx, fnp.shape(piv)[:-1] + (n,))
     for i in range(fnp.shape(piv)[-1]):
         j = piv[..., i : i + 1]
         at_i = order[..., i : i + 1]
@@ -514,10 +514,18 @@ def _norm1(a: Any) -> Any:
     return fnp.max(fnp.sum(fnp.abs(fnp.stop_gradient(a)), axis=-2), axis=-1)
 
 
+def _peek_host(x: Any) -> numpy.ndarray:
+    """The values under ``x`` (every batch element) on the host: a read of the data
+    (NOTE [value-dependent traces])."""
+    v = fnp.peek(x)
+    get = getattr(v, "get", None)
+    return numpy.asarray(get() if get is not None and not isinstance(v, numpy.ndarray) else v)
+
+
 def _max_int(x: Any) -> int:
     """The largest value of an integer-valued array over every batch element (a read of
     the data: NOTE [value-dependent traces])."""
-    v = numpy.asarray(fnp.peek(x))
+    v = _peek_host(x)
     return int(v.max()) if v.size else 0
 
 
@@ -603,7 +611,7 @@ def _db_sqrt(a: Any, max_iter: int = 60) -> Any:
         )
         change = fnp.max(fnp.abs(fnp.stop_gradient(y - y_old)))
         size = fnp.max(fnp.abs(fnp.stop_gradient(y)))
-        if float(numpy.max(numpy.asarray(fnp.peek(change / size)))) < tol:
+        if float(numpy.max(_peek_host(change / size))) < tol:
             extra -= 1
             if extra < 0:
                 break
@@ -656,7 +664,7 @@ def logm(A: Any, disp: bool = True) -> Any:  # noqa: N803
 
 
 def _max_norm_off_identity(a: Any, eye: Any) -> float:
-    v = numpy.asarray(fnp.peek(_norm1(a - eye)))
+    v = _peek_host(_norm1(a - eye))
     return float(v.max()) if v.size else 0.0
 
 
@@ -715,8 +723,9 @@ def solve_banded(
     n = fnp.shape(ab)[1]
     i, j = numpy.meshgrid(numpy.arange(n), numpy.arange(n), indexing="ij")
     band = (i - j <= nl) & (j - i <= nu)
-    rows = numpy.where(band, nu + i - j, 0)
-    dense = fnp.where(band, ab[rows, j], 0.0)
+    rows = fnp.asarray(numpy.where(band, nu + i - j, 0), like=ab)
+    cols = fnp.asarray(j, like=ab)
+    dense = fnp.where(fnp.asarray(band, like=ab), ab[rows, cols], 0.0)
     return fnp.linalg.solve(dense, b)
 
 
@@ -743,15 +752,15 @@ def block_diag(*arrs: Any) -> Any:
                 f"{fnp.shape(a)}"
             )
         mats.append(fnp.atleast_2d(a))
-    dt = fnp.result_type(*mats)
+    dt = numpy.result_type(*[fnp._dtype(m) for m in mats])
     widths = [fnp.shape(m)[1] for m in mats]
     total = sum(widths)
     rows = []
     start = 0
     for m, w in zip(mats, widths):
         h = fnp.shape(m)[0]
-        left = fnp.zeros((h, start), dtype=dt)
-        right = fnp.zeros((h, total - start - w), dtype=dt)
+        left = fnp.zeros((h, start), dtype=dt, like=m)
+        right = fnp.zeros((h, total - start - w), dtype=dt, like=m)
         rows.append(fnp.concatenate([left, fnp.astype(m, dt), right], axis=1))
         start += w
     return fnp.concatenate(rows, axis=0)
@@ -771,7 +780,7 @@ def toeplitz(c: Any, r: Any = None) -> Any:
     nc, nr = fnp.shape(c)[0], fnp.shape(r)[0]
     vals = fnp.concatenate([fnp.flip(c, 0), r[1:]])
     idx = nc - 1 - numpy.arange(nc)[:, None] + numpy.arange(nr)[None, :]
-    return vals[idx]
+    return vals[fnp.asarray(idx, like=c)]
 
 
 del math

@@ -63,7 +63,9 @@ _SQRT2 = math.sqrt(2.0)
 
 def _fl(x: Any) -> Any:
     """``x`` as a floating array (integers become float64; tracers stay tracers)."""
-    if isinstance(x, (int, float, bool)) or not hasattr(x, "dtype"):
+    if isinstance(x, (int, float, bool)):
+        return float(x)  # a weak scalar: keeps the other operands' backend and dtype
+    if not hasattr(x, "dtype"):
         x = fnp.asarray(x)
     return fnp._float_input(x, None)
 
@@ -584,6 +586,11 @@ class _Beta(_Continuous):
 # -- quantiles by SciPy, derivatives by the implicit function theorem ------------------------
 
 
+def _like_all(q: Any, values: tuple) -> list:
+    """Python scalars among ``values`` as arrays on ``q``'s backend."""
+    return [fnp.asarray(v, like=q) if isinstance(v, (int, float)) else v for v in values]
+
+
 def _scipy_ppf(name: str, q: Any, *shape: Any) -> Any:
     """``scipy.stats.<name>.ppf`` (no derivative)."""
     from ftransforms.ops.scipy_ops import scipy_ppf_p  # noqa: PLC0415  (SciPy on first use)
@@ -605,7 +612,7 @@ def _implicit_ppf(name: str, dist: _Continuous, q: Any, *shape: Any) -> Any:
     if prim is None:
         prim = _ppf_primitive(name, dist)
         _PPF_PRIMS[name] = prim
-    return prim.bind(*fnp.broadcast_arrays(q, *shape))
+    return prim.bind(*fnp.broadcast_arrays(q, *_like_all(q, shape)))
 
 
 def _ppf_primitive(name: str, dist: _Continuous) -> Any:
@@ -710,7 +717,7 @@ class _Discrete(_Dist):
         return self._ppf(fnp.stop_gradient(q), *shape) + loc
 
     def _ppf(self, q: Any, *shape: Any) -> Any:
-        return _scipy_ppf(self.name, *fnp.broadcast_arrays(q, *shape))
+        return _scipy_ppf(self.name, *fnp.broadcast_arrays(q, *_like_all(q, shape)))
 
     def _sf(self, k: Any, *shape: Any) -> Any:
         return 1.0 - self._cdf(k, *shape)
@@ -954,7 +961,7 @@ class _MultivariateNormal(_Dist):
             )
         d = fnp.shape(mean)[0]
         if fnp.ndim(cov) == 0:
-            cov = cov * fnp.eye(d, dtype=fnp._dtype(cov))
+            cov = cov * fnp.eye(d, dtype=fnp._dtype(cov), like=cov)
         elif fnp.ndim(cov) == 1:
             cov = fnp.diag(cov)
         if fnp.shape(cov) != (d, d):
@@ -968,7 +975,7 @@ class _MultivariateNormal(_Dist):
         """Log density at ``x`` (``(..., d)``)."""
         x = _fl(x)
         if mean is None:
-            mean = fnp.zeros(fnp.shape(x)[-1:], dtype=fnp._dtype(x))
+            mean = fnp.zeros(fnp.shape(x)[-1:], dtype=fnp._dtype(x), like=x)
         mean, chol, d = self._prepare("logpdf", mean, cov)
         diff = x - mean
         flat = fnp.reshape(diff, (-1, d))
