@@ -270,6 +270,31 @@ def register(add: Callable, S: Callable, JNP: Any) -> None:  # noqa: N803
         jax_compositions=False,
     )
 
+    def boxcox_samples(lo):
+        def sampler(d):
+            lmbda = d.u((5,), -1.5, 1.5)
+            lmbda[1], lmbda[3] = 0.0, 3e-5  # the lmbda = 0 branch and the series near it
+            return [
+                S("2x1_1x3", d.u((2, 1), lo, 3.0), d.u((1, 3), -1.5, 1.5)),
+                S("lmbda_near_0", d.u((5,), lo, 3.0), d._f(lmbda)),
+            ]
+
+        return sampler
+
+    for name, lo in (("boxcox", 0.3), ("boxcox1p", -0.5)):
+        add(f"special_{name}", special(name), boxcox_samples(lo), prims=name)
+
+    def wofz(m, x, y):
+        w = m.special.wofz(x + 1j * y)
+        return m.real(w), m.imag(w)
+
+    add(
+        "special_wofz",
+        wofz,
+        lambda d: [S("4", d.u((4,), -2.0, 2.0), d.u((4,), -2.0, 2.0))],
+        prims="wofz",
+    )
+
     def sinc(m, x):
         return m.special.sinc(x) if m is not JNP else m.sinc(x)
 

@@ -113,6 +113,8 @@ VALUES = {
     "sici": (_grid(0.1, 20),),
     "softplus": (_grid(-800, 800),),
     "log_expit": (_grid(-800, 800),),
+    "boxcox": (_grid(0.1, 50, 5)[:, None], np.array([-2.0, -1e-8, 0.0, 1e-6, 0.5, 3.0])),
+    "boxcox1p": (_grid(-0.9, 50, 5)[:, None], np.array([-2.0, -1e-8, 0.0, 1e-6, 0.5, 3.0])),
 }
 
 
@@ -261,6 +263,47 @@ def test_second_derivatives_without_jax_oracle(name):
     t = {"rtol": 1e-7, "atol": 1e-7}  # FD_TOL relative to values of size ~1e1
     np.testing.assert_allclose(g1(*args), _fd(lambda v: ref(*at(v)), x), **t)
     np.testing.assert_allclose(g2(*args), _fd(lambda v: g1(*at(v)), x), **t)
+
+
+def test_boxcox_derivatives_at_and_near_lmbda_zero():
+    """d/dlmbda uses a series where lmbda log(x) is small (the quotient cancels there):
+    against JAX away from 0 (JAX's quotient loses digits near 0 and gives 0 at 0) and
+    against finite differences of SciPy's values at and near 0."""
+    x = np.array([0.2, 0.9, 1.7, 6.0])
+    far, near = np.array([-1.3, -0.2, 0.3, 1.8]), np.array([-1e-3, -1e-7, 0.0, 2e-9, 4e-4])
+    for name in ("boxcox", "boxcox1p"):
+        f = getattr(fsp, name)
+        xx, ll = (v.ravel() for v in np.broadcast_arrays(x[:, None], far))
+        for argnum in (0, 1):
+            ours = ft.vmap(ft.grad(f, argnums=argnum))(xx, ll)
+            d = jax.grad(getattr(jsp, name), argnums=argnum)
+            theirs = np.asarray(jax.vmap(d)(xx, ll))
+            np.testing.assert_allclose(ours, theirs, rtol=1e-12, err_msg=f"{name} {argnum}")
+        xx, ll = (v.ravel() for v in np.broadcast_arrays(x[:, None], near))
+        d1 = ft.vmap(ft.grad(f, argnums=1))
+        ref = _fd(lambda v: getattr(ssp, name)(xx, v), ll)
+        np.testing.assert_allclose(d1(xx, ll), ref, **fd_tol(F64), err_msg=name)
+        # second derivative in lmbda, across the series/quotient switch, against FD
+        d2 = ft.vmap(ft.grad(ft.grad(f, argnums=1), argnums=1))
+        np.testing.assert_allclose(d2(xx, ll), _fd(lambda v: d1(xx, v), ll), **fd_tol(F64))
+
+
+def test_wofz_complex_values_and_derivative():
+    z = (_grid(-3, 3, 4)[:, None] + 1j * _grid(-2, 2, 3)).ravel()
+    for dt in (np.complex64, np.complex128):
+        got = fsp.wofz(z.astype(dt))
+        assert got.dtype == dt
+        np.testing.assert_allclose(got, ssp.wofz(z.astype(dt)), **tol(np.real(z.astype(dt)).dtype))
+    # holomorphic: the JVP along 1 is w'(z) = 2i/sqrt(pi) - 2 z w(z), and matches JAX's
+    _, t = ft.jvp(fsp.wofz, (z,), (np.ones_like(z),))
+    np.testing.assert_allclose(t, 2j / np.sqrt(np.pi) - 2 * z * ssp.wofz(z), **tol(F64))
+    _, jt = jax.jvp(jsp.wofz, (z,), (np.ones_like(z),))
+    np.testing.assert_allclose(t, np.asarray(jt), **tol(F64))
+    # a real input gets a real gradient: Re w'(x) for Re w
+    x = _grid(-2, 2, 5)
+    g = ft.grad(lambda v: fsp.wofz(v).real.sum())(x)
+    assert g.dtype == F64
+    np.testing.assert_allclose(g, np.real(2j / np.sqrt(np.pi) - 2 * x * ssp.wofz(x)), **tol(F64))
 
 
 # -- gammainc in a ------------------------------------------------------------------------------

@@ -738,6 +738,48 @@ j1_p = _sp_unary("j1", lambda y, x: 0.5 * (j0_p.bind(x) - jv_p.bind(2, x)), doc=
 y0_p = _sp_unary("y0", lambda y, x: -y1_p.bind(x), doc="Y_0(x).")
 y1_p = _sp_unary("y1", lambda y, x: 0.5 * (y0_p.bind(x) - yv_p.bind(2, x)), doc="Y_1(x).")
 
+# -- Box-Cox transformations, Faddeeva function --------------------------------------------
+
+
+def _boxcox_dlmbda(log, x, lmbda):
+    """d/dlmbda of expm1(lmbda L) / lmbda (L = log(x) or log1p(x)): L**2 phi(lmbda L) with
+    phi(u) = (u e**u - expm1(u)) / u**2, from its series 1/2 + u/3 + u**2/8 + u**3/30 for
+    |u| < 1e-3 (where the quotient cancels), and log(x)**2 / 2 at lmbda = 0."""
+    el = log.bind(x)
+    u = lmbda * el
+    small = _ew.abs_p.bind(u) < 1e-3
+    us = _ew.select_p.bind(small, 1.0, u)
+    exact = (us * _ew.exp_p.bind(us) - _ew.expm1_p.bind(us)) / (us * us)
+    series = 0.5 + u * (1.0 / 3.0 + u * (1.0 / 8.0 + u * (1.0 / 30.0)))
+    return el * el * _ew.select_p.bind(small, series, exact)
+
+
+boxcox_p = _binary_op(
+    "boxcox",
+    _sp_call("boxcox"),
+    (
+        lambda out, x, lmbda: _ew.exp_p.bind((lmbda - 1) * _ew.log_p.bind(x)),
+        lambda out, x, lmbda: _boxcox_dlmbda(_ew.log_p, x, lmbda),
+    ),
+    doc="The Box-Cox transformation ``(x**lmbda - 1) / lmbda`` (``log(x)`` at lmbda = 0).",
+)
+boxcox1p_p = _binary_op(
+    "boxcox1p",
+    _sp_call("boxcox1p"),
+    (
+        lambda out, x, lmbda: _ew.exp_p.bind((lmbda - 1) * _ew.log1p_p.bind(x)),
+        lambda out, x, lmbda: _boxcox_dlmbda(_ew.log1p_p, x, lmbda),
+    ),
+    doc="``boxcox(1 + x, lmbda)``, accurate for small x.",
+)
+_TWO_I_OVER_SQRT_PI = 2j / math.sqrt(math.pi)
+wofz_p = _binary_op(  # one input; _binary_op's VJP keeps Re for a real z
+    "wofz",
+    _sp_call("wofz"),
+    (lambda out, z: _TWO_I_OVER_SQRT_PI - 2.0 * z * out,),
+    doc="The Faddeeva function ``exp(-z**2) erfc(-i z)`` (complex, holomorphic).",
+)
+
 # -- hypergeometric functions --------------------------------------------------------------
 
 # NOTE [hyp1f1 in its parameters]: d/da and d/db of 1F1(a; b; x) = sum_n (a)_n x**n /

@@ -9,7 +9,8 @@ error functions (``erf``, ``erfc``, ``erfinv``, ``erfcx``, ``erfcinv``, ``dawsn`
 ``owens_t``, ``fresnel``), exponential and trigonometric integrals (``expn``, ``exp1``,
 ``expi``, ``sici``), Spence's function (``spence``), Bessel functions (``i0``, ``i0e``,
 ``i1``, ``i1e``, ``iv``, ``ive``, ``k0``, ``k0e``, ``k1``, ``k1e``, ``kv``, ``kve``, ``j0``, ``j1``,
-``jn``, ``jv``, ``y0``, ``y1``, ``yn``, ``yv``), ``hyp1f1``, ``hyp2f1``, information
+``jn``, ``jv``, ``y0``, ``y1``, ``yn``, ``yv``), ``hyp1f1``, ``hyp2f1``, ``boxcox``,
+``boxcox1p``, ``wofz`` (complex), information
 measures (``entr``, ``rel_entr``, ``kl_div``), and ``expit``, ``log_expit``, ``logit``,
 ``softplus``, ``sinc``, ``xlogy``, ``xlog1py``, ``logsumexp``, ``softmax``, ``log_softmax``.
 
@@ -56,6 +57,8 @@ __all__ = [
     "betainc",
     "betaln",
     "binom",
+    "boxcox",
+    "boxcox1p",
     "comb",
     "dawsn",
     "digamma",
@@ -114,6 +117,7 @@ __all__ = [
     "sinc",
     "softmax",
     "softplus",
+    "wofz",
     "spence",
     "xlog1py",
     "xlogy",
@@ -180,6 +184,9 @@ y0 = _sp.y0_p
 y1 = _sp.y1_p
 hyp1f1 = _sp.hyp1f1_p
 hyp2f1 = _sp.hyp2f1_p
+boxcox = _sp.boxcox_p
+boxcox1p = _sp.boxcox1p_p
+wofz = _sp.wofz_p
 
 
 def jn(n: Any, x: Any) -> Any:
@@ -410,7 +417,7 @@ UFUNCS = {
             "ndtr ndtri log_ndtr gammainc gammaincc gamma rgamma gammasgn loggamma poch binom "
             "beta betaln betainc erfcx erfcinv dawsn owens_t expn exp1 expi spence entr "
             "rel_entr kl_div iv ive kv kve jv yv yn i0 i0e i1 i1e k0 k0e k1 k1e j0 j1 y0 y1 "
-            "hyp1f1 hyp2f1"
+            "hyp1f1 hyp2f1 boxcox boxcox1p wofz"
         ).split()
     },
 }
