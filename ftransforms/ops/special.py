@@ -628,7 +628,8 @@ def _entr_d(y, x):
     # -(log(x) + 1) for x > 0, +inf at 0 (as in JAX), 0 where entr is -inf
     pos = x > 0
     inside = -(_ew.log_p.bind(_ew.select_p.bind(pos, x, 1.0)) + 1)
-    return _ew.select_p.bind(pos, inside, _ew.select_p.bind(x == 0, math.inf, 0.0))
+    edge = _ew.convert_p.bind(_ew.select_p.bind(x == 0, math.inf, 0.0), dtype=y.dtype)
+    return _ew.select_p.bind(pos, inside, edge)
 
 
 entr_p = _sp_unary("entr", _entr_d, doc="``-x log(x)`` (0 at 0, -inf for x < 0).")
