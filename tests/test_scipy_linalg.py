@@ -156,29 +156,16 @@ def _jax_check(f_ours, f_jax, args):
 
 
 def test_derivatives_match_jax():
+    """Beyond the op database's JAX compositions (tests/op_db_scipy.py): expm with many
+    squarings, LU of a wide matrix, lu_solve transposed."""
     cases = [
         (lambda a: fl.expm(3.0 * a), lambda a: jsl.expm(3.0 * a), (A,)),
-        (lambda a, e: fl.expm_frechet(a, e)[1], lambda a, e: jsl.expm_frechet(a, e)[1], (A, E)),
-        (lambda a: fl.lu(a)[1] @ fl.lu(a)[2], lambda a: jsl.lu(a)[1] @ jsl.lu(a)[2], (A,)),
-        (lambda a: fl.lu(a)[2], lambda a: jsl.lu(a)[2], (A[:, :3],)),
+        (lambda a: fl.lu(a)[2], lambda a: jsl.lu(a)[2], (A[:3, :],)),
         (
             lambda a, b: fl.lu_solve(fl.lu_factor(a), b, trans=1),
             lambda a, b: jsl.lu_solve(jsl.lu_factor(a), b, trans=1),
             (A, B),
         ),
-        (
-            lambda a, b: fl.cho_solve(fl.cho_factor(a @ a.T + np.eye(4)), b),
-            lambda a, b: jsl.cho_solve(jsl.cho_factor(a @ a.T + np.eye(4)), b),
-            (A, B),
-        ),
-        (
-            lambda a, b: fl.solve_triangular(a, b, trans="T", lower=True),
-            lambda a, b: jsl.solve_triangular(a, b, trans="T", lower=True),
-            (A + 3 * np.eye(4), B),
-        ),
-        (lambda c, r: fl.toeplitz(c, r), lambda c, r: jsl.toeplitz(c, r), (B[:, 0], A[0])),
-        (lambda a, b: fl.block_diag(a, b), lambda a, b: jsl.block_diag(a, b), (A, B)),
-        (lambda a: fl.det(a), lambda a: jsl.det(a), (A,)),
     ]
     for ours, theirs, args in cases:
         _jax_check(ours, theirs, args)

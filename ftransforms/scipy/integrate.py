@@ -117,7 +117,7 @@ def _solve(xp, f, y0, ts, rtol, atol, mxstep, hmax, where):
         raise ValueError(f"{where}: t must be monotonic (increasing or decreasing)")
 
     def g(y, s):
-        out = _check_plain(f(y, s * direction), where)
+        out = _check_plain(f(y, s * direction), "odeint(func, y0, t, *args)")
         return xp.asarray(out) * _bcast(direction, y).astype(y.dtype)
 
     y = y0.copy()
@@ -236,7 +236,7 @@ def _single(func: Callable) -> Callable:
     """``func`` on a batch of one."""
 
     def f(y, s, *args):
-        out = _check_plain(func(y[0], s[0], *[a[0] for a in args]), "odeint")
+        out = _check_plain(func(y[0], s[0], *[a[0] for a in args]), "odeint(func, y0, t, *args)")
         return fnp.asarray(out)[None]
 
     return f
