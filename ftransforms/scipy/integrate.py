@@ -409,7 +409,7 @@ def odeint(
         >>> import numpy as np
         >>> ys = odeint(lambda y, t: np.array([y[1], -y[0]]), np.array([0.0, 1.0]),
         ...             np.linspace(0.0, np.pi / 2, 3))
-        >>> ys[-1].round(6).tolist()
+        >>> (ys[-1].round(6) + 0.0).tolist()
         [1.0, 0.0]
     """
     where = "odeint(func, y0, t, *args)"

@@ -132,7 +132,7 @@ def correlate(in1: Any, in2: Any, mode: str = "full", method: str = "auto") -> A
     Example:
         >>> import numpy as np
         >>> correlate(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0])).tolist()
-        [3.0, 2.0, 1.0, 0.0]
+        [1.0, 2.0, 3.0, 0.0]
     """
     in1, in2 = _check(in1, in2, mode, f"correlate(in1, in2, mode={mode!r})")
     if fnp.ndim(in2) == 0:
