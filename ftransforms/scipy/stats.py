@@ -29,6 +29,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy
+
 import ftransforms.numpy as fnp
 from ftransforms.scipy import special as fsp
 
@@ -151,8 +153,10 @@ class _Dist:
         return True
 
 
-def _split(args: tuple, kwargs: dict, shapes: tuple, extras: tuple, where: str) -> tuple:
-    """SciPy's ``(x, *shapes, loc=0, scale=1)`` call forms, positional or by keyword."""
+def _split(x: Any, args: tuple, kwargs: dict, shapes: tuple, extras: tuple, where: str) -> tuple:
+    """SciPy's ``(x, *shapes, loc=0, scale=1)`` call forms, positional or by keyword:
+    ``(x, *shapes, *extras)`` as arrays of one float dtype (that of the floating-point
+    arrays among them, float64 if none: float32 in, float32 out) on ``x``'s backend."""
     names = shapes + extras
     defaults = {"loc": 0.0, "scale": 1.0}
     if len(args) > len(names):
@@ -167,7 +171,19 @@ def _split(args: tuple, kwargs: dict, shapes: tuple, extras: tuple, where: str) 
     missing = [n for n in shapes if n not in values]
     if missing:
         raise TypeError(f"{where}: missing the shape parameter(s) {missing}")
-    return tuple(_fl(values[n]) if n in values else defaults[n] for n in names)
+    given = [x] + [values.get(n, defaults.get(n)) for n in names]
+    floats = [fnp._dtype(v) for v in given if hasattr(v, "dtype") and fnp._dtype(v).kind == "f"]
+    dt = numpy.result_type(*floats) if floats else numpy.dtype(numpy.float64)
+    ref = next((v for v in given if hasattr(v, "dtype")), None)
+    out = []
+    for v in given:
+        if hasattr(v, "dtype"):
+            out.append(v if fnp._dtype(v) == dt else fnp.astype(v, dt))
+        else:
+            out.append(
+                fnp.asarray(v, dtype=dt, like=ref) if ref is not None else fnp.asarray(v, dt)
+            )
+    return tuple(out)
 
 
 class _Continuous(_Dist):
@@ -175,8 +191,7 @@ class _Continuous(_Dist):
 
     def _args(self, method: str, x: Any, args: tuple, kwargs: dict) -> tuple:
         where = f"{self.name}.{method}"
-        *shape, loc, scale = _split(args, kwargs, self.shapes, ("loc", "scale"), where)
-        x = _fl(x)
+        x, *shape, loc, scale = _split(x, args, kwargs, self.shapes, ("loc", "scale"), where)
         z = (x - loc) / scale
         valid = self._valid(*shape)
         pos = scale > 0
@@ -216,8 +231,7 @@ class _Continuous(_Dist):
     def ppf(self, q: Any, *args: Any, **kwargs: Any) -> Any:
         """The quantile function (inverse of the cdf) at ``q``."""
         where = f"{self.name}.ppf"
-        *shape, loc, scale = _split(args, kwargs, self.shapes, ("loc", "scale"), where)
-        q = _fl(q)
+        q, *shape, loc, scale = _split(q, args, kwargs, self.shapes, ("loc", "scale"), where)
         valid = self._valid(*shape)
         ok = (scale > 0) & (q >= 0) & (q <= 1)
         valid = ok if valid is True else valid & ok
@@ -675,8 +689,8 @@ class _Discrete(_Dist):
 
     def _args(self, method: str, k: Any, args: tuple, kwargs: dict) -> tuple:
         where = f"{self.name}.{method}"
-        *shape, loc = _split(args, kwargs, self.shapes, ("loc",), where)
-        k = _fl(k) - loc
+        k, *shape, loc = _split(k, args, kwargs, self.shapes, ("loc",), where)
+        k = k - loc
         return k, tuple(shape), self._valid(*shape)
 
     def logpmf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
@@ -711,8 +725,7 @@ class _Discrete(_Dist):
     def ppf(self, q: Any, *args: Any, **kwargs: Any) -> Any:
         """The smallest integer ``k`` with ``cdf(k) >= q`` (no derivative: it is an integer)."""
         where = f"{self.name}.ppf"
-        *shape, loc = _split(args, kwargs, self.shapes, ("loc",), where)
-        q = _fl(q)
+        q, *shape, loc = _split(q, args, kwargs, self.shapes, ("loc",), where)
         shape = tuple(fnp.stop_gradient(s) for s in shape)
         return self._ppf(fnp.stop_gradient(q), *shape) + loc
 
