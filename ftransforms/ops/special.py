@@ -140,12 +140,13 @@ polygamma_p = defop(
 # -- normal distribution, incomplete gamma and beta -----------------------------------------
 #
 # NOTE [special parameter derivatives]: a derivative that has no closed form in terms of
-# the primitives here (gammainc/gammaincc to second order in ``a`` (see NOTE [gammainc in
-# a] for the first), betainc in ``a`` and ``b``, the
-# Bessel functions in their order ``v``, hyp1f1 to second order in a and b, hyp2f1 in its
-# parameters) is refused with an UnsupportedOperationError when it is asked for (a
-# tangent or cotangent reaches that argument), never silently returned as 0.  Integer
-# orders (``jn``, ``yn``, ``expn``, ``polygamma``'s ``n``) are not differentiable at all.
+# the primitives here (betainc in ``a`` and ``b``, the Bessel functions in their order
+# ``v``, hyp2f1 in its parameters, and the second derivatives of gammainc/gammaincc in
+# ``a`` and of hyp1f1 in ``a`` and ``b``, whose first derivatives are computed numerically:
+# NOTE [gammainc in a], NOTE [hyp1f1 in its parameters]) is refused with an
+# UnsupportedOperationError when it is asked for (a tangent or cotangent reaches that
+# argument), never silently returned as 0.  Integer orders (``jn``, ``yn``, ``expn``,
+# ``polygamma``'s ``n``) are not differentiable at all.
 
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _SQRT_2PI = math.sqrt(2.0 * math.pi)

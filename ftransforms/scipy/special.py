@@ -6,13 +6,13 @@ the gamma family (``gamma``, ``rgamma``, ``gammasgn``, ``gammaln``, ``loggamma``
 ``binom``, ``comb``, ``factorial``), incomplete integrals (``gammainc``, ``gammaincc``,
 ``betainc``), ``zeta``, the normal distribution (``ndtr``, ``ndtri``, ``log_ndtr``), the
 error functions (``erf``, ``erfc``, ``erfinv``, ``erfcx``, ``erfcinv``, ``dawsn``,
-``owens_t``, ``fresnel``), exponential and trigonometric integrals (``expn``, ``exp1``,
-``expi``, ``sici``), Spence's function (``spence``), Bessel functions (``i0``, ``i0e``,
-``i1``, ``i1e``, ``iv``, ``ive``, ``k0``, ``k0e``, ``k1``, ``k1e``, ``kv``, ``kve``, ``j0``, ``j1``,
-``jn``, ``jv``, ``y0``, ``y1``, ``yn``, ``yv``), ``hyp1f1``, ``hyp2f1``, ``boxcox``,
-``boxcox1p``, ``wofz`` (complex), information
-measures (``entr``, ``rel_entr``, ``kl_div``), and ``expit``, ``log_expit``, ``logit``,
-``softplus``, ``sinc``, ``xlogy``, ``xlog1py``, ``logsumexp``, ``softmax``, ``log_softmax``.
+``owens_t``, ``fresnel``, ``wofz`` (complex)), exponential and trigonometric integrals
+(``expn``, ``exp1``, ``expi``, ``sici``), Spence's function (``spence``), Bessel
+functions (``i0``, ``i0e``, ``i1``, ``i1e``, ``iv``, ``ive``, ``k0``, ``k0e``, ``k1``,
+``k1e``, ``kv``, ``kve``, ``j0``, ``j1``, ``jn``, ``jv``, ``y0``, ``y1``, ``yn``, ``yv``),
+``hyp1f1``, ``hyp2f1``, ``boxcox``, ``boxcox1p``, information measures (``entr``,
+``rel_entr``, ``kl_div``), and ``expit``, ``log_expit``, ``logit``, ``softplus``,
+``sinc``, ``xlogy``, ``xlog1py``, ``logsumexp``, ``softmax``, ``log_softmax``.
 
 They evaluate with ``scipy.special`` (``cupyx.scipy.special`` for CuPy), imported on first
 use: SciPy is an optional dependency (``pip install 'ftransforms[scipy]'``).  The ufuncs
