@@ -322,7 +322,7 @@ def _gammainc_da_fraction(xp, sp, a, x):
         c = xp.where(xp.abs(c) < _TINY, _TINY, c)
         delta, ddelta = c * d, dc * d + c * dd
         h, dh = h * delta, dh * delta + h * ddelta
-        if _converged(xp, xp.abs(delta - 1) > 1e-16, i):
+        if _converged(xp, (xp.abs(delta - 1) > 1e-15) | (xp.abs(ddelta) > 1e-15), i):
             break
     log_x = xp.log(x)
     lead = xp.exp(a * log_x - x - sp.gammaln(a))
