@@ -96,6 +96,14 @@ def test_lu_matches_scipy(shape):
         close(fl.lu_factor(m), sl.lu_factor(m))
 
 
+def test_lu_of_singular_matrices_matches_scipy():
+    for m in (np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]]), np.zeros((3, 3))):
+        close(fl.lu(m), sl.lu(m))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SciPy warns of the zero pivot
+            close(fl.lu_factor(m), sl.lu_factor(m))
+
+
 @pytest.mark.parametrize("trans", [0, 1, 2])
 def test_lu_solve_matches_scipy(trans):
     close(

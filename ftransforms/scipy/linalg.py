@@ -279,7 +279,12 @@ def _eliminate(pa: Any) -> tuple[Any, Any]:
         cols_n = fnp.arange(n, like=pa)
         rows_m = fnp.arange(m, like=pa)
         u = fnp.where(cols_n >= j, u, fnp.zeros((), dtype=dt, like=pa))
-        lcol = fnp.where(rows_m > j, lcol / u[..., j][..., None], fnp.zeros((), dtype=dt, like=pa))
+        # a zero pivot (a singular matrix) leaves the column of L at 0, as LAPACK does
+        pivot = u[..., j][..., None]
+        zero = pivot == 0
+        safe = fnp.where(zero, fnp.ones((), dtype=dt, like=pa), pivot)
+        keep = (rows_m > j) & ~zero
+        lcol = fnp.where(keep, lcol / safe, fnp.zeros((), dtype=dt, like=pa))
         lcol = fnp.where(rows_m == j, fnp.ones((), dtype=dt, like=pa), lcol)
         rows.append(u)
         cols.append(lcol)
