@@ -13,6 +13,7 @@ from batching_rules.helpers import (
 from ftransforms import lax
 from ftransforms.core.primitive import register_batch_rule
 from ftransforms.ops import linalg as ops
+from ftransforms.ops import scipy_ops
 
 
 def matmul(prim, args, x_bdims, axis_size, **params):
@@ -145,5 +146,6 @@ for _prim in (
     ops.svd_p,
     ops.qr_p,
     ops.pinv_p,
+    scipy_ops.lu_row_order_p,
 ):
     register_batch_rule(_prim, leading)

@@ -1,10 +1,12 @@
 """Special functions: the elementwise ops of ``scipy.special`` and NumPy's less common
 elementwise math (``logaddexp``, ``hypot``, ``sinc``).
 
-``erf``, ``erfc``, ``erfinv``, ``gammaln``, ``digamma`` and ``polygamma`` evaluate with
-``scipy.special`` (``cupyx.scipy.special`` for CuPy arrays), imported on first use: SciPy
-is an optional dependency, and a clear :class:`ImportError` says how to install it.  The
-others need NumPy only.
+Every op named after a ``scipy.special`` function evaluates with ``scipy.special``
+(``cupyx.scipy.special`` for CuPy arrays), imported on first use: SciPy is an optional
+dependency (the ``[scipy]`` extra), and a clear :class:`ImportError` says how to install
+it.  ``expit`` (without SciPy), ``logaddexp``, ``hypot`` and ``sinc`` need NumPy only.
+Derivatives come from the known formulas, written with these primitives so that every
+order works; see NOTE [special parameter derivatives] for the arguments without one.
 
 Derivative conventions follow JAX: ``xlogy(0, y)`` is 0 (NaN for a NaN ``y``, as in SciPy
 and JAX), with derivative ``log(y)`` in
@@ -19,12 +21,13 @@ import math
 
 import numpy
 
+from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.primitive import defop
 from ftransforms.ops import elementwise as _ew
 from ftransforms.ops._util import like_output, unbroadcast
-from ftransforms.ops.elementwise import defunary
+from ftransforms.ops.elementwise import defnondiff, defunary
 
-_SCIPY_OPS = "erf, erfc, erfinv, gammaln, digamma and polygamma"
+_SCIPY_OPS = "erf, gammaln, gammainc, the Bessel functions and the others from SciPy"
 
 
 def scipy_special(xp):
@@ -38,7 +41,8 @@ def scipy_special(xp):
     except ImportError as err:  # pragma: no cover - depends on the environment
         raise ImportError(
             f"ftransforms.scipy.special: {_SCIPY_OPS} are evaluated with scipy.special, "
-            f"and SciPy is not installed; install it with `pip install scipy`."
+            f"and SciPy is not installed; install it with `pip install 'ftransforms[scipy]'` "
+            f"(or `pip install scipy`)."
         ) from err
     wrap = getattr(xp, "wrap_module", None)  # a NumPy-backed test backend (strict_backend)
     return sp if wrap is None else wrap(sp)
@@ -132,6 +136,795 @@ polygamma_p = defop(
     doc="``polygamma(n, x)``: the n-th derivative of digamma (``n`` integer, not differentiated).",
 )
 
+# -- normal distribution, incomplete gamma and beta -----------------------------------------
+#
+# NOTE [special parameter derivatives]: a derivative that has no closed form in terms of
+# the primitives here (betainc in ``a`` and ``b``, the Bessel functions in their order
+# ``v``, hyp2f1 in its parameters, and the second derivatives of gammainc/gammaincc in
+# ``a`` and of hyp1f1 in ``a`` and ``b``, whose first derivatives are computed numerically:
+# NOTE [gammainc in a], NOTE [hyp1f1 in its parameters]) is refused with an
+# UnsupportedOperationError when it is asked for (a tangent or cotangent reaches that
+# argument), never silently returned as 0.  Integer orders (``jn``, ``yn``, ``expn``,
+# ``polygamma``'s ``n``) are not differentiable at all.
+
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_SQRT_2PI = math.sqrt(2.0 * math.pi)
+
+
+def _refuse(call: str, arg: str, fix: str):
+    """A JVP/VJP rule that raises: ``call`` has no derivative in ``arg``."""
+
+    def rule(*args, **params):
+        raise UnsupportedOperationError(
+            f"{call}: the derivative with respect to {arg} is not implemented (see NOTE "
+            f"[special parameter derivatives] in ftransforms/ops/special.py); {fix}"
+        )
+
+    return rule
+
+
+def _hold(arg: str) -> str:
+    return (
+        f"hold {arg} fixed (a constant, or ftransforms.numpy.stop_gradient({arg})) and "
+        f"differentiate in the other arguments"
+    )
+
+
+def _scipy_function(xp, name: str):
+    """``scipy.special.<name>``, or a clear error where the backend's module lacks it
+    (``cupyx.scipy.special`` has fewer functions than SciPy)."""
+    sp = scipy_special(xp)
+    fn = getattr(sp, name, None)
+    if fn is None:
+        raise UnsupportedOperationError(
+            f"ftransforms.scipy.special.{name}: {sp.__name__} has no {name}, so it cannot be "
+            f"evaluated on these arrays; move them to the host (NumPy) for this call."
+        )
+    return fn
+
+
+def _keep_float32(out, args):
+    """SciPy computes integer-order functions (``yn(int, float32)``) in float64: the result
+    keeps the float32 of the floating-point inputs, as in JAX (and as ``polygamma`` does)."""
+    dt = getattr(out, "dtype", None)
+    if dt is None or dt != numpy.float64:
+        return out
+    floats = [
+        a.dtype for a in args if getattr(a, "dtype", None) is not None and a.dtype.kind == "f"
+    ]
+    if floats and all(f == numpy.float32 for f in floats):
+        return out.astype(numpy.float32)
+    return out
+
+
+def _sp_call(name: str):
+    """``impl(xp, *args)``: ``scipy.special.<name>`` (or ``cupyx.scipy.special.<name>``)."""
+
+    def impl(xp, *args):
+        return _keep_float32(_scipy_function(xp, name)(*args), args)
+
+    impl.__name__ = f"{name}_impl"
+    return impl
+
+
+def _sp_unary(name: str, deriv, doc: str | None = None):
+    return defunary(name, _sp_call(name), deriv, doc=doc)
+
+
+def _binary_op(name: str, impl, derivs, doc: str | None = None):
+    """A two- or three-input elementwise op from ``derivs[i](out, *args) -> d out/d arg_i``
+    (a rule from :func:`_refuse` for an argument without derivative, ``None`` for an
+    integer argument)."""
+
+    def jvp_rule(d):
+        if d is None or getattr(d, "refuses", False):
+            return d
+        return lambda t, out, *args: like_output(t * d(out, *args), out)
+
+    def vjp_rule(i, d):
+        if d is None or getattr(d, "refuses", False):
+            return d
+        return lambda g, out, *args: unbroadcast(g * d(out, *args), args[i])
+
+    return defop(
+        name,
+        impl,
+        jvp=tuple(jvp_rule(d) for d in derivs),
+        vjp=tuple(vjp_rule(i, d) for i, d in enumerate(derivs)),
+        family=_ew.FAMILY,
+        doc=doc,
+    )
+
+
+def _refusing(call: str, arg: str):
+    rule = _refuse(call, arg, _hold(arg))
+    rule.refuses = True
+    return rule
+
+
+ndtr_p = _sp_unary(
+    "ndtr",
+    lambda y, x: _INV_SQRT_2PI * _ew.exp_p.bind(-0.5 * (x * x)),
+    doc="The standard normal CDF; derivative the normal density.",
+)
+ndtri_p = _sp_unary(
+    "ndtri",
+    lambda y, x: _SQRT_2PI * _ew.exp_p.bind(0.5 * (y * y)),
+    doc="The inverse of ndtr; derivative ``sqrt(2 pi) exp(y**2 / 2)``.",
+)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+log_ndtr_p = _sp_unary(
+    "log_ndtr",
+    # pdf(x) / ndtr(x) = sqrt(2 / pi) / erfcx(-x / sqrt(2)): no 0/0 and no cancellation far
+    # in the left tail (where exp(-x**2/2 - log_ndtr(x)) loses digits); 0 far to the right
+    lambda y, x: _SQRT_2_OVER_PI / erfcx_p.bind(x * (-1.0 / math.sqrt(2.0))),
+    doc="``log(ndtr(x))``, accurate in both tails.",
+)
+
+
+def _gammainc_dx(out, a, x):
+    # x**(a-1) e**-x / Gamma(a), through logs (xlogy: 0 at a == 1, x == 0)
+    return _ew.exp_p.bind(xlogy_p.bind(a - 1, x) - x - gammaln_p.bind(a))
+
+
+# NOTE [gammainc in a]: d/da P(a, x) has no closed form.  ``gammainc_da`` evaluates it in
+# forward mode: the value and its a-derivative are carried together through the power
+# series of P (for x <= a + 1) and through the continued fraction of Q = 1 - P (modified
+# Lentz, for x > a + 1), each iterated until every element has converged (at most
+# _GAMMAINC_MAX_TERMS terms, enough for a up to about 1e5).  Its own derivative in x is
+# closed (d/dx of x**(a-1) e**-x / Gamma(a) in a); the second derivative in a is refused.
+
+_GAMMAINC_MAX_TERMS = 2000
+_GAMMAINC_CHECK_EVERY = 8
+_TINY = 1e-300
+
+
+def _converged(xp, step, k):
+    return k % _GAMMAINC_CHECK_EVERY == 0 and not bool(xp.any(step))
+
+
+def _gammainc_da_series(xp, sp, a, x):
+    """dP/da from P = exp(L) * sum_n c_n, L = a log x - x - lgamma(a + 1),
+    c_0 = 1, c_n = c_{n-1} x / (a + n)."""
+    c = xp.ones_like(x)
+    dc = xp.zeros_like(x)
+    total, dtotal = c, dc
+    for n in range(1, _GAMMAINC_MAX_TERMS + 1):
+        r = x / (a + n)
+        dc = dc * r - c * r / (a + n)
+        c = c * r
+        total = total + c
+        dtotal = dtotal + dc
+        if _converged(xp, xp.abs(c) > 1e-17 * xp.abs(total), n):
+            break
+    log_x = xp.log(x)
+    lead = xp.exp(a * log_x - x - sp.gammaln(a + 1))
+    return lead * (total * (log_x - sp.digamma(a + 1)) + dtotal)
+
+
+def _gammainc_da_fraction(xp, sp, a, x):
+    """-dQ/da from Q = exp(L) * h, L = a log x - x - lgamma(a), h the continued fraction
+    1 / (x + 1 - a - 1 (1 - a) / (x + 3 - a - ...)), each quantity with its a-derivative."""
+    b, db = x + 1 - a, -xp.ones_like(x)
+    c, dc = xp.full_like(x, 1 / _TINY), xp.zeros_like(x)
+    d, dd = 1 / b, -db / (b * b)
+    h, dh = d, dd
+    for i in range(1, _GAMMAINC_MAX_TERMS + 1):
+        an, dan = -i * (i - a), float(i)
+        b = b + 2
+        # d <- 1 / (an d + b), c <- b + an / c
+        den = an * d + b
+        dden = dan * d + an * dd + db
+        den = xp.where(xp.abs(den) < _TINY, _TINY, den)
+        d, dd = 1 / den, -dden / (den * den)
+        c, dc = b + an / c, db + dan / c - an * dc / (c * c)
+        c = xp.where(xp.abs(c) < _TINY, _TINY, c)
+        delta, ddelta = c * d, dc * d + c * dd
+        h, dh = h * delta, dh * delta + h * ddelta
+        if _converged(xp, (xp.abs(delta - 1) > 1e-15) | (xp.abs(ddelta) > 1e-15), i):
+            break
+    log_x = xp.log(x)
+    lead = xp.exp(a * log_x - x - sp.gammaln(a))
+    return -lead * (h * (log_x - sp.digamma(a)) + dh)
+
+
+def _gammainc_da_impl(xp, a, x):
+    sp = scipy_special(xp)
+    dt = numpy.result_type(_float_dtype(a), _float_dtype(x))
+    a, x = xp.broadcast_arrays(
+        xp.asarray(a, dtype=numpy.float64), xp.asarray(x, dtype=numpy.float64)
+    )
+    valid = (a > 0) & (x > 0)
+    series = valid & (x <= a + 1)
+    one = xp.ones_like(x)
+    with numpy.errstate(all="ignore"):
+        out = xp.where(
+            series, _gammainc_da_series(xp, sp, xp.where(series, a, 1), xp.where(series, x, 1)), 0
+        )
+        frac = valid & ~series
+        out = xp.where(
+            frac,
+            _gammainc_da_fraction(xp, sp, xp.where(frac, a, 1), xp.where(frac, x, 3 * one)),
+            out,
+        )
+    bad = (a <= 0) | (x < 0) | xp.isnan(a) | xp.isnan(x)
+    out = xp.where(bad, xp.nan, out)  # x == 0: P is 0 for every a, so is dP/da
+    return _keep_float32(xp.asarray(out).astype(dt), (a.astype(dt), x.astype(dt)))
+
+
+def _gammainc_da_dx(out, a, x):
+    # d/da [x**(a-1) e**-x / Gamma(a)] = that * (log x - digamma(a))
+    return _gammainc_dx(None, a, x) * (_ew.log_p.bind(x) - digamma_p.bind(a))
+
+
+_refuse_twice = _refuse(
+    "gammainc(a, x)",
+    "a to second order",
+    "differentiate once in a (the mixed derivative in a and x works)",
+)
+_refuse_twice.refuses = True
+
+gammainc_da_p = _binary_op(
+    "gammainc_da",
+    _gammainc_da_impl,
+    (
+        _refuse_twice,
+        _gammainc_da_dx,
+    ),
+    doc="``d/da gammainc(a, x)``; see NOTE [gammainc in a].",
+)
+
+gammainc_p = _binary_op(
+    "gammainc",
+    _sp_call("gammainc"),
+    (lambda out, a, x: gammainc_da_p.bind(a, x), _gammainc_dx),
+    doc="The regularized lower incomplete gamma function P(a, x).",
+)
+gammaincc_p = _binary_op(
+    "gammaincc",
+    _sp_call("gammaincc"),
+    (lambda out, a, x: -gammainc_da_p.bind(a, x), lambda out, a, x: -_gammainc_dx(out, a, x)),
+    doc="The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x).",
+)
+
+
+def _betaln_da(out, a, b):
+    return digamma_p.bind(a) - digamma_p.bind(a + b)
+
+
+betaln_p = _binary_op(
+    "betaln",
+    _sp_call("betaln"),
+    (_betaln_da, lambda out, a, b: _betaln_da(out, b, a)),
+    doc="``log|B(a, b)|``.",
+)
+beta_p = _binary_op(
+    "beta",
+    _sp_call("beta"),
+    (
+        lambda out, a, b: out * _betaln_da(out, a, b),
+        lambda out, a, b: out * _betaln_da(out, b, a),
+    ),
+    doc="The beta function ``Gamma(a) Gamma(b) / Gamma(a + b)``.",
+)
+
+
+def _betainc_dx(out, a, b, x):
+    # x**(a-1) (1-x)**(b-1) / B(a, b), through logs
+    return _ew.exp_p.bind(xlogy_p.bind(a - 1, x) + xlog1py_p.bind(b - 1, -x) - betaln_p.bind(a, b))
+
+
+betainc_p = _binary_op(
+    "betainc",
+    _sp_call("betainc"),
+    (
+        _refusing("betainc(a, b, x)", "a"),
+        _refusing("betainc(a, b, x)", "b"),
+        _betainc_dx,
+    ),
+    doc="The regularized incomplete beta function I_x(a, b).",
+)
+
+# -- gamma function relatives ------------------------------------------------------------
+
+gamma_p = _sp_unary("gamma", lambda y, x: y * digamma_p.bind(x), doc="The gamma function.")
+rgamma_p = _sp_unary(
+    "rgamma",
+    lambda y, x: -y * digamma_p.bind(x),
+    doc="``1 / gamma(x)``; its derivative is NaN at the poles of gamma (x = 0, -1, ...).",
+)
+gammasgn_p = defnondiff("gammasgn", _sp_call("gammasgn"), doc="The sign of gamma(x).")
+loggamma_p = _sp_unary("loggamma", lambda y, x: digamma_p.bind(x), doc="``log(gamma(x))``, x > 0.")
+poch_p = _binary_op(
+    "poch",
+    _sp_call("poch"),
+    (
+        lambda out, z, m: out * (digamma_p.bind(z + m) - digamma_p.bind(z)),
+        lambda out, z, m: out * digamma_p.bind(z + m),
+    ),
+    doc="The rising factorial ``gamma(z + m) / gamma(z)``.",
+)
+binom_p = _binary_op(
+    "binom",
+    _sp_call("binom"),
+    (
+        lambda out, n, k: out * (digamma_p.bind(n + 1) - digamma_p.bind(n - k + 1)),
+        lambda out, n, k: out * (digamma_p.bind(n - k + 1) - digamma_p.bind(k + 1)),
+    ),
+    doc="The binomial coefficient for real arguments, ``gamma(n+1) / (gamma(k+1) gamma(n-k+1))``.",
+)
+
+
+# NOTE [zeta in x]: d^k/dx^k zeta(x, q) = (-1)**k sum_n log(n + q)**k (n + q)**-x has no
+# closed form; ``zeta_dx(x, q, k=k)`` sums its first _ZETA_TERMS terms and the rest by
+# Euler-Maclaurin: the integral of g(t) = log(t)**k t**-x from w = N + q to infinity (closed:
+# an incomplete gamma function of integer order), g(w)/2, and the Bernoulli corrections
+# B_2j/(2j)! g^(2j-1)(w), where the t-derivatives of g come from those of t**-x in x:
+# d^m/dt^m t**-x = (-1)**m (x)_m t**(-x-m), (x)_m the rising factorial.  Its derivatives:
+# in x, k + 1; in q, -x zeta_dx(x + 1, q, k) - k zeta_dx(x + 1, q, k - 1).
+
+_ZETA_TERMS = 12
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510)
+
+
+def _poly_derivative_values(xp, x, m: int, i: int):
+    """The i-th derivative in x of the rising factorial (x)_m = x (x+1) ... (x+m-1)."""
+    coef = numpy.polynomial.polynomial.polyfromroots([-j for j in range(m)])  # low -> high
+    coef = numpy.polynomial.polynomial.polyder(coef, i) if i else coef
+    out = xp.zeros_like(x)
+    for c in coef[::-1]:
+        out = out * x + float(c)
+    return out
+
+
+def _zeta_dx_impl(xp, x, q, k=1):
+    dt = numpy.result_type(_float_dtype(x), _float_dtype(q))
+    x, q = xp.broadcast_arrays(
+        xp.asarray(x, dtype=numpy.float64), xp.asarray(q, dtype=numpy.float64)
+    )
+    with numpy.errstate(all="ignore"):
+        total = xp.zeros_like(x)
+        for n in range(_ZETA_TERMS):
+            t = q + n
+            lt = xp.log(t)
+            total = total + lt**k * xp.exp(-x * lt)
+        w = q + _ZETA_TERMS
+        lw = xp.log(w)
+        # integral from w to infinity of log(t)**k t**-x dt, sigma = x - 1
+        sigma = x - 1
+        integral = xp.zeros_like(x)
+        for j in range(k + 1):
+            integral = integral + (math.factorial(k) / math.factorial(j)) * lw**j / sigma ** (
+                k + 1 - j
+            )
+        integral = integral * xp.exp(-sigma * lw)
+        total = total + integral + 0.5 * lw**k * xp.exp(-x * lw)
+        # - sum_j B_2j / (2j)! g^(2j-1)(w), g^(m)(w) = (-1)**(k+m) sum_i C(k,i) (x)_m^(i)
+        #   (-log w)**(k-i) w**(-x-m)
+        for jj, b in enumerate(_BERNOULLI, start=1):
+            m = 2 * jj - 1
+            gm = xp.zeros_like(x)
+            for i in range(k + 1):
+                gm = gm + math.comb(k, i) * _poly_derivative_values(xp, x, m, i) * (-lw) ** (k - i)
+            gm = gm * ((-1.0) ** (k + m)) * xp.exp(-(x + m) * lw)
+            total = total - (b / math.factorial(2 * jj)) * gm
+        out = ((-1.0) ** k) * total
+        out = xp.where((q > 0) & (x != 1), out, xp.nan)
+    return _keep_float32(xp.asarray(out).astype(dt), (x.astype(dt), q.astype(dt)))
+
+
+def _zeta_k(x, q, k):
+    return zeta_p.bind(x, q) if k == 0 else zeta_dx_p.bind(x, q, k=k)
+
+
+zeta_dx_p = defop(
+    "zeta_dx",
+    _zeta_dx_impl,
+    jvp=(
+        lambda x_dot, out, x, q, k=1: like_output(x_dot * zeta_dx_p.bind(x, q, k=k + 1), out),
+        lambda q_dot, out, x, q, k=1: like_output(
+            q_dot * (-x * zeta_dx_p.bind(x + 1, q, k=k) - k * _zeta_k(x + 1, q, k - 1)), out
+        ),
+    ),
+    vjp=(
+        lambda g, out, x, q, k=1: unbroadcast(g * zeta_dx_p.bind(x, q, k=k + 1), x),
+        lambda g, out, x, q, k=1: unbroadcast(
+            g * (-x * zeta_dx_p.bind(x + 1, q, k=k) - k * _zeta_k(x + 1, q, k - 1)), q
+        ),
+    ),
+    family=_ew.FAMILY,
+    doc="``d^k/dx^k zeta(x, q)`` (k >= 1); see NOTE [zeta in x].",
+)
+
+
+def _zeta_dq(out, x, q):
+    return -x * zeta_p.bind(x + 1, q)
+
+
+zeta_p = _binary_op(
+    "zeta",
+    _sp_call("zeta"),
+    (lambda out, x, q: zeta_dx_p.bind(x, q, k=1), _zeta_dq),
+    doc="The Hurwitz zeta function ``sum((k + q) ** -x)``.",
+)
+
+# -- error function relatives ------------------------------------------------------------
+
+erfcx_p = _sp_unary(
+    "erfcx",
+    lambda y, x: 2.0 * x * y - _TWO_OVER_SQRT_PI,
+    doc="The scaled complementary error function ``exp(x**2) erfc(x)``.",
+)
+erfcinv_p = _sp_unary(
+    "erfcinv",
+    lambda y, x: -_SQRT_PI_OVER_TWO * _ew.exp_p.bind(y * y),
+    doc="The inverse of erfc.",
+)
+dawsn_p = _sp_unary("dawsn", lambda y, x: 1.0 - 2.0 * x * y, doc="Dawson's integral.")
+owens_t_p = _binary_op(
+    "owens_t",
+    _sp_call("owens_t"),
+    (
+        lambda out, h, a: (
+            (-0.5 * _INV_SQRT_2PI)
+            * _ew.exp_p.bind(-0.5 * (h * h))
+            * erf_p.bind(a * h * (1.0 / math.sqrt(2.0)))
+        ),
+        lambda out, h, a: (
+            _ew.exp_p.bind(-0.5 * (h * h) * (1 + a * a)) / ((2.0 * math.pi) * (1 + a * a))
+        ),
+    ),
+    doc="Owen's T function ``T(h, a)``.",
+)
+
+# -- exponential integrals, Spence's function ----------------------------------------------
+
+
+def _expn_impl(xp, n, x):
+    # E_n for n >= 0 from SciPy; E_{-1} .. E_{-4} (what derivatives of E_0 need) by the
+    # recurrence E_{n-1}(x) = (exp(-x) + (1 - n) E_n(x)) / x, down from E_0 = exp(-x) / x.
+    sp = scipy_special(xp)
+    if isinstance(n, int) and n >= 0:
+        return _keep_float32(sp.expn(n, x), (x,))
+    n = xp.asarray(n)
+    out = sp.expn(xp.where(n < 0, 0, n), x)
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        e = xp.exp(-x)
+        en = e / x  # E_0
+        for k in range(0, -4, -1):  # en is E_k, becomes E_{k-1}
+            en = (e + (1 - k) * en) / x
+            out = xp.where(n == k - 1, en, out)
+        out = xp.where(n < -4, xp.nan, out)
+    return _keep_float32(xp.asarray(out), (x,))
+
+
+expn_p = _binary_op(
+    "expn",
+    _expn_impl,
+    (_refusing("expn(n, x)", "n"), lambda out, n, x: -expn_p.bind(n - 1, x)),
+    doc="The generalized exponential integral E_n(x) (integer n; -4 <= n for derivatives).",
+)
+exp1_p = _sp_unary(
+    "exp1", lambda y, x: -_ew.exp_p.bind(-x) / x, doc="The exponential integral E_1(x)."
+)
+expi_p = _sp_unary(
+    "expi", lambda y, x: _ew.exp_p.bind(x) / x, doc="The exponential integral Ei(x)."
+)
+
+
+def _spence_d(y, z):
+    # log(z) / (1 - z), and its limit -1 at z == 1
+    one = z == 1
+    zs = _ew.select_p.bind(one, 2.0, z)
+    return _ew.select_p.bind(one, -1.0, _ew.log_p.bind(zs) / (1 - zs))
+
+
+spence_p = _sp_unary("spence", _spence_d, doc="Spence's function (the dilogarithm at 1 - z).")
+
+# -- information theory --------------------------------------------------------------------
+
+
+def _entr_d(y, x):
+    # -(log(x) + 1) for x > 0, +inf at 0 (as in JAX), 0 where entr is -inf
+    pos = x > 0
+    inside = -(_ew.log_p.bind(_ew.select_p.bind(pos, x, 1.0)) + 1)
+    edge = _ew.convert_p.bind(_ew.select_p.bind(x == 0, math.inf, 0.0), dtype=y.dtype)
+    return _ew.select_p.bind(pos, inside, edge)
+
+
+entr_p = _sp_unary("entr", _entr_d, doc="``-x log(x)`` (0 at 0, -inf for x < 0).")
+
+
+def _rel_entr_parts(x, y):
+    """(inside, x, y with 1 outside): the derivatives are those of x log(x/y) inside the
+    domain x > 0, y > 0, and 0 outside (JAX's convention)."""
+    inside = (x > 0) & (y > 0)
+    return inside, _ew.select_p.bind(inside, x, 1.0), _ew.select_p.bind(inside, y, 1.0)
+
+
+def _rel_entr_dx(out, x, y):
+    inside, xs, ys = _rel_entr_parts(x, y)
+    return _ew.select_p.bind(inside, _ew.log_p.bind(xs / ys) + 1, 0.0)
+
+
+def _rel_entr_dy(out, x, y):
+    inside, xs, ys = _rel_entr_parts(x, y)
+    return _ew.select_p.bind(inside, -xs / ys, 0.0)
+
+
+rel_entr_p = _binary_op(
+    "rel_entr",
+    _sp_call("rel_entr"),
+    (_rel_entr_dx, _rel_entr_dy),
+    doc="``x log(x / y)`` for x, y > 0; 0 for x == 0 <= y; inf otherwise.",
+)
+kl_div_p = _binary_op(
+    "kl_div",
+    _sp_call("kl_div"),
+    (
+        lambda out, x, y: _rel_entr_dx(out, x, y) - 1,
+        lambda out, x, y: _rel_entr_dy(out, x, y) + 1,
+    ),
+    doc="``x log(x / y) - x + y`` for x, y > 0; y for x == 0 <= y; inf otherwise.",
+)
+
+# -- Bessel functions ------------------------------------------------------------------------
+
+
+def _bessel(name: str, d, doc: str):
+    return _binary_op(name, _sp_call(name), (_refusing(f"{name}(v, x)", "v"), d), doc=doc)
+
+
+def _neighbours(prim, v, x):
+    return prim.bind(v - 1, x), prim.bind(v + 1, x)
+
+
+def _iv_d(out, v, x):
+    lo, hi = _neighbours(iv_p, v, x)
+    return 0.5 * (lo + hi)
+
+
+def _ive_d(out, v, x):
+    lo, hi = _neighbours(ive_p, v, x)
+    return 0.5 * (lo + hi) - _ew.sign_p.bind(x) * out
+
+
+def _kv_d(out, v, x):
+    lo, hi = _neighbours(kv_p, v, x)
+    return -0.5 * (lo + hi)
+
+
+def _kve_d(out, v, x):
+    lo, hi = _neighbours(kve_p, v, x)
+    return out - 0.5 * (lo + hi)
+
+
+def _jv_d(out, v, x):
+    lo, hi = _neighbours(jv_p, v, x)
+    return 0.5 * (lo - hi)
+
+
+def _yv_d(out, v, x):
+    lo, hi = _neighbours(yv_p, v, x)
+    return 0.5 * (lo - hi)
+
+
+def _yn_d(out, n, x):
+    lo, hi = _neighbours(yn_p, n, x)
+    return 0.5 * (lo - hi)
+
+
+iv_p = _bessel("iv", _iv_d, "The modified Bessel function of the first kind I_v(x).")
+ive_p = _bessel("ive", _ive_d, "``iv(v, x) * exp(-|x|)``.")
+kv_p = _bessel("kv", _kv_d, "The modified Bessel function of the second kind K_v(x).")
+kve_p = _bessel("kve", _kve_d, "``kv(v, x) * exp(x)``.")
+jv_p = _bessel("jv", _jv_d, "The Bessel function of the first kind J_v(x).")
+yv_p = _bessel("yv", _yv_d, "The Bessel function of the second kind Y_v(x).")
+yn_p = _bessel("yn", _yn_d, "The Bessel function of the second kind Y_n(x), integer order.")
+
+i0_p = _sp_unary("i0", lambda y, x: i1_p.bind(x), doc="I_0(x).")
+i0e_p = _sp_unary("i0e", lambda y, x: i1e_p.bind(x) - _ew.sign_p.bind(x) * y, doc="I_0e(x).")
+i1_p = _sp_unary("i1", lambda y, x: 0.5 * (i0_p.bind(x) + iv_p.bind(2, x)), doc="I_1(x).")
+i1e_p = _sp_unary(
+    "i1e",
+    lambda y, x: 0.5 * (i0e_p.bind(x) + ive_p.bind(2, x)) - _ew.sign_p.bind(x) * y,
+    doc="I_1e(x).",
+)
+k0_p = _sp_unary("k0", lambda y, x: -k1_p.bind(x), doc="K_0(x).")
+k0e_p = _sp_unary("k0e", lambda y, x: y - k1e_p.bind(x), doc="K_0e(x).")
+k1_p = _sp_unary("k1", lambda y, x: -0.5 * (k0_p.bind(x) + kv_p.bind(2, x)), doc="K_1(x).")
+k1e_p = _sp_unary("k1e", lambda y, x: y - 0.5 * (k0e_p.bind(x) + kve_p.bind(2, x)), doc="K_1e(x).")
+j0_p = _sp_unary("j0", lambda y, x: -j1_p.bind(x), doc="J_0(x).")
+j1_p = _sp_unary("j1", lambda y, x: 0.5 * (j0_p.bind(x) - jv_p.bind(2, x)), doc="J_1(x).")
+y0_p = _sp_unary("y0", lambda y, x: -y1_p.bind(x), doc="Y_0(x).")
+y1_p = _sp_unary("y1", lambda y, x: 0.5 * (y0_p.bind(x) - yv_p.bind(2, x)), doc="Y_1(x).")
+
+# -- Box-Cox transformations, Faddeeva function --------------------------------------------
+
+
+def _boxcox_dlmbda(log, x, lmbda):
+    """d/dlmbda of expm1(lmbda L) / lmbda (L = log(x) or log1p(x)): L**2 phi(lmbda L) with
+    phi(u) = (u e**u - expm1(u)) / u**2, from its series 1/2 + u/3 + u**2/8 + u**3/30 for
+    |u| < 1e-3 (where the quotient cancels), and log(x)**2 / 2 at lmbda = 0."""
+    el = log.bind(x)
+    u = lmbda * el
+    small = _ew.abs_p.bind(u) < 1e-3
+    us = _ew.select_p.bind(small, 1.0, u)
+    exact = (us * _ew.exp_p.bind(us) - _ew.expm1_p.bind(us)) / (us * us)
+    series = 0.5 + u * (1.0 / 3.0 + u * (1.0 / 8.0 + u * (1.0 / 30.0)))
+    return el * el * _ew.select_p.bind(small, series, exact)
+
+
+boxcox_p = _binary_op(
+    "boxcox",
+    _sp_call("boxcox"),
+    (
+        lambda out, x, lmbda: _ew.exp_p.bind((lmbda - 1) * _ew.log_p.bind(x)),
+        lambda out, x, lmbda: _boxcox_dlmbda(_ew.log_p, x, lmbda),
+    ),
+    doc="The Box-Cox transformation ``(x**lmbda - 1) / lmbda`` (``log(x)`` at lmbda = 0).",
+)
+boxcox1p_p = _binary_op(
+    "boxcox1p",
+    _sp_call("boxcox1p"),
+    (
+        lambda out, x, lmbda: _ew.exp_p.bind((lmbda - 1) * _ew.log1p_p.bind(x)),
+        lambda out, x, lmbda: _boxcox_dlmbda(_ew.log1p_p, x, lmbda),
+    ),
+    doc="``boxcox(1 + x, lmbda)``, accurate for small x.",
+)
+_TWO_I_OVER_SQRT_PI = 2j / math.sqrt(math.pi)
+wofz_p = _binary_op(  # one input; _binary_op's VJP keeps Re for a real z
+    "wofz",
+    _sp_call("wofz"),
+    (lambda out, z: _TWO_I_OVER_SQRT_PI - 2.0 * z * out,),
+    doc="The Faddeeva function ``exp(-z**2) erfc(-i z)`` (complex, holomorphic).",
+)
+
+# -- hypergeometric functions --------------------------------------------------------------
+
+# NOTE [hyp1f1 in its parameters]: d/da and d/db of 1F1(a; b; x) = sum_n (a)_n x**n /
+# ((b)_n n!) have no closed form; ``hyp1f1_dparam(a, b, x, wrt=0 or 1)`` carries each term
+# and its derivative through the series (T_n = T_{n-1} (a+n-1) x / ((b+n-1) n)) until every
+# element has converged (at most _HYP1F1_MAX_TERMS terms), for x < 0 after Kummer's
+# transformation 1F1(a; b; x) = e**x 1F1(b - a; b; -x), which makes the terms of one sign
+# for b > a > 0.  Its derivative in x is closed (d/dx 1F1 = a/b 1F1(a+1; b+1; x)); a
+# second derivative in the parameters is refused.
+
+_HYP1F1_MAX_TERMS = 5000
+
+
+def _hyp1f1_series(xp, a, b, x):
+    """(sum, d sum/da, d sum/db) of the series of 1F1(a; b; x)."""
+    t = xp.ones_like(x)
+    ta = xp.zeros_like(x)
+    tb = xp.zeros_like(x)
+    total, da, db = t, ta, tb
+    for n in range(1, _HYP1F1_MAX_TERMS + 1):
+        bn = b + (n - 1)
+        step = x / (bn * n)
+        an = a + (n - 1)
+        ta = ta * (an * step) + t * step
+        tb = tb * (an * step) - t * (an * step) / bn
+        t = t * (an * step)
+        total, da, db = total + t, da + ta, db + tb
+        small = (xp.abs(t) <= 1e-17 * xp.abs(total)) & (xp.abs(ta) <= 1e-17 * xp.abs(da) + 1e-300)
+        if _converged(xp, ~(small & (n > xp.abs(x))), n):
+            break
+    return total, da, db
+
+
+def _hyp1f1_dparam_impl(xp, a, b, x, wrt=0):
+    dt = numpy.result_type(_float_dtype(a), _float_dtype(b), _float_dtype(x))
+    a, b, x = xp.broadcast_arrays(*(xp.asarray(v, dtype=numpy.float64) for v in (a, b, x)))
+    neg = x < 0
+    with numpy.errstate(all="ignore"):
+        c = xp.where(neg, b - a, a)
+        _, dc, db = _hyp1f1_series(xp, c, b, xp.abs(x))
+        e = xp.exp(x)
+        if wrt == 0:
+            out = xp.where(neg, -e * dc, dc)
+        else:
+            out = xp.where(neg, e * (dc + db), db)
+    return _keep_float32(xp.asarray(out).astype(dt), tuple(v.astype(dt) for v in (a, b, x)))
+
+
+def _hyp1f1_dparam_dx(out, a, b, x, wrt=0):
+    # d/dx d/dp 1F1(a; b; x) = d/dp [a/b 1F1(a+1; b+1; x)]
+    shifted = hyp1f1_p.bind(a + 1, b + 1, x)
+    dp = hyp1f1_dparam_p.bind(a + 1, b + 1, x, wrt=wrt)
+    if wrt == 0:
+        return shifted / b + a / b * dp
+    return -a / (b * b) * shifted + a / b * dp
+
+
+_refuse_param_twice = _refuse(
+    "hyp1f1(a, b, x)",
+    "a or b to second order",
+    "differentiate once in a and b (the mixed derivatives with x work)",
+)
+_refuse_param_twice.refuses = True
+
+
+def _hyp1f1_dparam_rule(kind):
+    def jvp(t, out, a, b, x, wrt=0):
+        return like_output(t * _hyp1f1_dparam_dx(out, a, b, x, wrt=wrt), out)
+
+    def vjp(g, out, a, b, x, wrt=0):
+        return unbroadcast(g * _hyp1f1_dparam_dx(out, a, b, x, wrt=wrt), x)
+
+    return jvp if kind == "jvp" else vjp
+
+
+hyp1f1_dparam_p = defop(
+    "hyp1f1_dparam",
+    _hyp1f1_dparam_impl,
+    jvp=(_refuse_param_twice, _refuse_param_twice, _hyp1f1_dparam_rule("jvp")),
+    vjp=(_refuse_param_twice, _refuse_param_twice, _hyp1f1_dparam_rule("vjp")),
+    family=_ew.FAMILY,
+    doc="``d/da`` (wrt=0) or ``d/db`` (wrt=1) of ``hyp1f1(a, b, x)``; see NOTE [hyp1f1 in "
+    "its parameters].",
+)
+
+hyp1f1_p = _binary_op(
+    "hyp1f1",
+    _sp_call("hyp1f1"),
+    (
+        lambda out, a, b, x: hyp1f1_dparam_p.bind(a, b, x, wrt=0),
+        lambda out, a, b, x: hyp1f1_dparam_p.bind(a, b, x, wrt=1),
+        lambda out, a, b, x: a / b * hyp1f1_p.bind(a + 1, b + 1, x),
+    ),
+    doc="Kummer's confluent hypergeometric function 1F1(a; b; x).",
+)
+hyp2f1_p = _binary_op(
+    "hyp2f1",
+    _sp_call("hyp2f1"),
+    (
+        _refusing("hyp2f1(a, b, c, z)", "a"),
+        _refusing("hyp2f1(a, b, c, z)", "b"),
+        _refusing("hyp2f1(a, b, c, z)", "c"),
+        lambda out, a, b, c, z: a * b / c * hyp2f1_p.bind(a + 1, b + 1, c + 1, z),
+    ),
+    doc="The Gauss hypergeometric function 2F1(a, b; c; z).",
+)
+
+# -- Fresnel and sine/cosine integrals (one primitive per output) ----------------------------
+
+
+def _part(name: str, k: int):
+    def impl(xp, x):
+        return _scipy_function(xp, name)(x)[k]
+
+    impl.__name__ = f"{name}_{k}_impl"
+    return impl
+
+
+_HALF_PI = 0.5 * math.pi
+fresnel_s_p = defunary(
+    "fresnel_s",
+    _part("fresnel", 0),
+    lambda y, x: _ew.sin_p.bind(_HALF_PI * (x * x)),
+    doc="``fresnel(x)[0]``: S(x), the integral of sin(pi t**2 / 2) from 0 to x.",
+)
+fresnel_c_p = defunary(
+    "fresnel_c",
+    _part("fresnel", 1),
+    lambda y, x: _ew.cos_p.bind(_HALF_PI * (x * x)),
+    doc="``fresnel(x)[1]``: C(x), the integral of cos(pi t**2 / 2) from 0 to x.",
+)
+sici_si_p = defunary(
+    "sici_si",
+    _part("sici", 0),
+    lambda y, x: sinc_p.bind(x * (1.0 / math.pi)),
+    doc="``sici(x)[0]``: Si(x), the integral of sin(t) / t from 0 to x.",
+)
+sici_ci_p = defunary(
+    "sici_ci",
+    _part("sici", 1),
+    lambda y, x: _ew.cos_p.bind(x) / x,
+    doc="``sici(x)[1]``: Ci(x), the cosine integral.",
+)
+
 # -- x * log(y) with 0 * log(0) = 0 ------------------------------------------------------
 
 
@@ -178,8 +971,13 @@ xlog1py_p = defop(
 
 
 def _lae_share(x, y, scale):
-    """d logaddexp(x, y) / dx: ``expit(scale * (x - y))``, 1/2 where x == y (even inf)."""
-    d = _ew.select_p.bind(x == y, 0.0, x - y)
+    """d logaddexp(x, y) / dx: ``expit(scale * (x - y))``, 1/2 where x == y (even inf).
+
+    Only equal infinities are replaced (by 0, so that inf - inf gives no NaN): at a finite
+    tie the difference keeps its own derivative, so that higher derivatives are right
+    (``logaddexp(x, 0)'' = 1/4`` at 0, as in JAX)."""
+    same_inf = (x == y) & _ew.isinf_p.bind(x)
+    d = _ew.select_p.bind(same_inf, 0.0, x) - _ew.select_p.bind(same_inf, 0.0, y)
     return expit_p.bind(d * scale if scale != 1.0 else d)
 
 

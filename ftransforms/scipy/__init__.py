@@ -1,4 +1,9 @@
-"""``ftransforms.scipy``: the part of SciPy's API that works on tracers (like ``jax.scipy``).
+"""``ftransforms.scipy``: the part of SciPy's API that works on tracers (like ``jax.scipy``):
+``special``, ``stats``, ``linalg``, ``signal`` and ``integrate``.
+
+Importing them needs NumPy only; the functions that SciPy evaluates (some special
+functions, quantiles without a closed form, LU's pivoting order) import it on first use
+and raise an :class:`ImportError` naming ``pip install 'ftransforms[scipy]'`` without it.
 
 Example:
     >>> import numpy as np
@@ -8,6 +13,6 @@ Example:
     array([0.25, 0.25, 0.25, 0.25])
 """
 
-from ftransforms.scipy import special
+from ftransforms.scipy import integrate, linalg, signal, special, stats
 
-__all__ = ["special"]
+__all__ = ["integrate", "linalg", "signal", "special", "stats"]

@@ -1,9 +1,32 @@
 """``ftransforms.scipy.special``: ``scipy.special`` functions with every transform's rules.
 
-``erf``, ``erfc``, ``erfinv``, ``gammaln``, ``digamma`` and ``polygamma`` evaluate with
-``scipy.special`` (``cupyx.scipy.special`` for CuPy), imported on first use: SciPy is an
-optional dependency (``pip install scipy``).  The others need NumPy only.  The ufuncs
-among them also dispatch from SciPy itself: ``scipy.special.erf(tracer)`` works.
+What ``jax.scipy.special`` offers with a derivative, with SciPy's names and signatures:
+the gamma family (``gamma``, ``rgamma``, ``gammasgn``, ``gammaln``, ``loggamma``,
+``digamma``/``psi``, ``polygamma``, ``multigammaln``, ``poch``, ``beta``, ``betaln``,
+``binom``, ``comb``, ``factorial``), incomplete integrals (``gammainc``, ``gammaincc``,
+``betainc``), ``zeta``, the normal distribution (``ndtr``, ``ndtri``, ``log_ndtr``), the
+error functions (``erf``, ``erfc``, ``erfinv``, ``erfcx``, ``erfcinv``, ``dawsn``,
+``owens_t``, ``fresnel``, ``wofz`` (complex)), exponential and trigonometric integrals
+(``expn``, ``exp1``, ``expi``, ``sici``), Spence's function (``spence``), Bessel
+functions (``i0``, ``i0e``, ``i1``, ``i1e``, ``iv``, ``ive``, ``k0``, ``k0e``, ``k1``,
+``k1e``, ``kv``, ``kve``, ``j0``, ``j1``, ``jn``, ``jv``, ``y0``, ``y1``, ``yn``, ``yv``),
+``hyp1f1``, ``hyp2f1``, ``boxcox``, ``boxcox1p``, information measures (``entr``,
+``rel_entr``, ``kl_div``), and ``expit``, ``log_expit``, ``logit``, ``softplus``,
+``sinc``, ``xlogy``, ``xlog1py``, ``logsumexp``, ``softmax``, ``log_softmax``.
+
+They evaluate with ``scipy.special`` (``cupyx.scipy.special`` for CuPy), imported on first
+use: SciPy is an optional dependency (``pip install 'ftransforms[scipy]'``).  The ufuncs
+among them also dispatch from SciPy itself: ``scipy.special.gammainc(a, tracer)`` works.
+
+Derivatives in every argument except: ``betainc`` in ``a`` and ``b``, the Bessel
+functions in their order, ``hyp2f1`` in its parameters, and ``gammainc``/``gammaincc``
+in ``a`` and ``hyp1f1`` in ``a`` and ``b`` to second order (their first derivatives there
+are computed numerically, by series carried in forward mode; ``zeta``'s in ``x``, to
+every order, by Euler-Maclaurin summation); asking for one of those raises
+:class:`~ftransforms.errors.UnsupportedOperationError` (never a silent 0).  Integer orders
+(``jn``, ``yn``, ``expn``, ``polygamma``) are not differentiated.  At points where a
+derivative is infinite or undefined (the poles of ``gamma``/``rgamma``, ``entr`` at 0)
+the rules give the formula's value (NaN or inf), as JAX does.
 
 Conventions follow JAX: ``xlogy(0, y) = 0`` with derivative ``log(y)`` in ``x``;
 ``logsumexp``, ``softmax`` and ``log_softmax`` subtract the maximum under
@@ -21,29 +44,91 @@ Example:
 
 from __future__ import annotations
 
+import math
+import operator
 from typing import Any
 
 import ftransforms.numpy as fnp
+from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.helpers import dtype_of, normalize_axes
 from ftransforms.numpy.protocol import register_foreign_ufuncs
 from ftransforms.numpy.ufuncs import float_input
 from ftransforms.ops import special as _sp
 
 __all__ = [
+    "beta",
+    "betainc",
+    "betaln",
+    "binom",
+    "boxcox",
+    "boxcox1p",
+    "comb",
+    "dawsn",
     "digamma",
+    "entr",
     "erf",
     "erfc",
+    "erfcinv",
+    "erfcx",
     "erfinv",
+    "exp1",
+    "expi",
     "expit",
+    "expn",
+    "factorial",
+    "fresnel",
+    "gamma",
+    "gammainc",
+    "gammaincc",
     "gammaln",
+    "gammasgn",
+    "hyp1f1",
+    "hyp2f1",
+    "i0",
+    "i0e",
+    "i1",
+    "i1e",
+    "iv",
+    "ive",
+    "j0",
+    "j1",
+    "jn",
+    "jv",
+    "k0",
+    "k0e",
+    "k1",
+    "k1e",
+    "kl_div",
+    "kv",
+    "kve",
+    "log_expit",
+    "log_ndtr",
     "log_softmax",
+    "loggamma",
     "logit",
     "logsumexp",
+    "multigammaln",
+    "ndtr",
+    "ndtri",
+    "owens_t",
+    "poch",
     "polygamma",
     "psi",
+    "rel_entr",
+    "rgamma",
+    "sici",
+    "sinc",
     "softmax",
+    "softplus",
+    "wofz",
+    "spence",
     "xlog1py",
     "xlogy",
+    "y0",
+    "y1",
+    "yn",
+    "yv",
+    "zeta",
 ]
 
 expit = _sp.expit_p
@@ -54,6 +139,200 @@ gammaln = _sp.gammaln_p
 digamma = psi = _sp.digamma_p
 xlogy = _sp.xlogy_p
 xlog1py = _sp.xlog1py_p
+# Elementwise primitives with SciPy's signatures (positional arguments, broadcasting);
+# see ``ftransforms/ops/special.py`` for their derivatives.
+ndtr = _sp.ndtr_p
+ndtri = _sp.ndtri_p
+log_ndtr = _sp.log_ndtr_p
+gammainc = _sp.gammainc_p
+gammaincc = _sp.gammaincc_p
+gamma = _sp.gamma_p
+rgamma = _sp.rgamma_p
+gammasgn = _sp.gammasgn_p
+loggamma = _sp.loggamma_p
+poch = _sp.poch_p
+binom = _sp.binom_p
+beta = _sp.beta_p
+betaln = _sp.betaln_p
+betainc = _sp.betainc_p
+erfcx = _sp.erfcx_p
+erfcinv = _sp.erfcinv_p
+dawsn = _sp.dawsn_p
+owens_t = _sp.owens_t_p
+expn = _sp.expn_p
+exp1 = _sp.exp1_p
+expi = _sp.expi_p
+spence = _sp.spence_p
+entr = _sp.entr_p
+rel_entr = _sp.rel_entr_p
+kl_div = _sp.kl_div_p
+iv = _sp.iv_p
+ive = _sp.ive_p
+kv = _sp.kv_p
+kve = _sp.kve_p
+jv = _sp.jv_p
+yv = _sp.yv_p
+yn = _sp.yn_p
+i0 = _sp.i0_p
+i0e = _sp.i0e_p
+i1 = _sp.i1_p
+i1e = _sp.i1e_p
+k0 = _sp.k0_p
+k0e = _sp.k0e_p
+k1 = _sp.k1_p
+k1e = _sp.k1e_p
+j0 = _sp.j0_p
+j1 = _sp.j1_p
+y0 = _sp.y0_p
+y1 = _sp.y1_p
+hyp1f1 = _sp.hyp1f1_p
+hyp2f1 = _sp.hyp2f1_p
+boxcox = _sp.boxcox_p
+boxcox1p = _sp.boxcox1p_p
+wofz = _sp.wofz_p
+
+
+def jn(n: Any, x: Any) -> Any:
+    """``scipy.special.jn``: the Bessel function J_n(x) of integer order ``n``.
+
+    Example:
+        >>> from ftransforms import grad
+        >>> round(float(grad(lambda x: jn(1, x))(0.0)), 6)  # J_1'(0) = 1/2
+        0.5
+    """
+    return _sp.jv_p.bind(n, x)
+
+
+def zeta(x: Any, q: Any = None) -> Any:
+    """``scipy.special.zeta``: the Hurwitz zeta function ``sum((k + q) ** -x)`` (Riemann's
+    for ``q=None``).  Differentiable in ``q`` (``d/dq zeta(x, q) = -x zeta(x + 1, q)``) and,
+    to every order, in ``x`` (NOTE [zeta in x] in ``ftransforms/ops/special.py``).
+
+    Example:
+        >>> round(float(zeta(2.0)), 6)  # pi**2 / 6
+        1.644934
+    """
+    return _sp.zeta_p.bind(x, 1.0 if q is None else q)
+
+
+def multigammaln(a: Any, d: int) -> Any:
+    """``scipy.special.multigammaln``: the log of the multivariate gamma function of
+    dimension ``d`` (static), ``d (d-1)/4 log(pi) + sum_j gammaln(a - j/2)``.
+
+    SciPy raises for ``a <= (d - 1) / 2``; here (values may be traced) the result is NaN
+    there.
+
+    Example:
+        >>> import scipy.special
+        >>> abs(float(multigammaln(3.0, 2)) - float(scipy.special.multigammaln(3.0, 2))) < 1e-12
+        True
+    """
+    d = operator.index(d)
+    if d < 1:
+        raise ValueError(f"multigammaln(a, d={d}): d must be a positive integer")
+    a = float_input(a, None)
+    total = _sp.gammaln_p.bind(a)
+    for j in range(1, d):
+        total = total + _sp.gammaln_p.bind(a - 0.5 * j)
+    out = total + 0.25 * d * (d - 1) * math.log(math.pi)
+    nan = fnp.full((), fnp.nan, dtype_of(out), like=out)
+    return fnp.where(a > 0.5 * (d - 1), out, nan)
+
+
+def softplus(x: Any) -> Any:
+    """``scipy.special.softplus``: ``log(1 + exp(x))``, without overflow; its derivative
+    is ``expit(x)``.
+
+    Example:
+        >>> round(float(softplus(0.0)), 6)  # log(2)
+        0.693147
+    """
+    x = float_input(x, None)
+    return fnp.logaddexp(x, fnp.zeros((), dtype_of(x), like=x))
+
+
+def log_expit(x: Any) -> Any:
+    """``scipy.special.log_expit``: ``log(expit(x)) = -softplus(-x)``, accurate in both
+    tails; its derivative is ``expit(-x)``.
+
+    Example:
+        >>> round(float(log_expit(0.0)), 6)  # -log(2)
+        -0.693147
+    """
+    x = float_input(x, None)
+    return -fnp.logaddexp(-x, fnp.zeros((), dtype_of(x), like=x))
+
+
+def sinc(x: Any) -> Any:
+    """``sin(pi x) / (pi x)`` (NumPy's ``sinc``, exposed here as in ``jax.scipy.special``
+    lists): every derivative is exact at 0.
+
+    Example:
+        >>> float(sinc(0.0))
+        1.0
+    """
+    return fnp.sinc(x)
+
+
+def fresnel(x: Any) -> tuple[Any, Any]:
+    """``scipy.special.fresnel``: the Fresnel integrals ``(S(x), C(x))``.
+
+    Example:
+        >>> from ftransforms import grad
+        >>> float(grad(lambda x: fresnel(x)[1])(0.0))  # C'(x) = cos(pi x**2 / 2)
+        1.0
+    """
+    return _sp.fresnel_s_p.bind(x), _sp.fresnel_c_p.bind(x)
+
+
+def sici(x: Any) -> tuple[Any, Any]:
+    """``scipy.special.sici``: the sine and cosine integrals ``(Si(x), Ci(x))``.
+
+    Example:
+        >>> from ftransforms import grad
+        >>> float(grad(lambda x: sici(x)[0])(0.0))  # Si'(x) = sin(x) / x
+        1.0
+    """
+    return _sp.sici_si_p.bind(x), _sp.sici_ci_p.bind(x)
+
+
+def factorial(n: Any, exact: bool = False) -> Any:
+    """``scipy.special.factorial`` (``exact=False``): ``gamma(n + 1)``, 0 for ``n < 0``.
+
+    Example:
+        >>> float(factorial(4.0))
+        24.0
+    """
+    if exact:
+        raise UnsupportedOperationError(
+            "factorial(n, exact=True): exact integer factorials have no derivative and do not "
+            "run on tracers; use exact=False (gamma(n + 1)) or scipy.special.factorial."
+        )
+    n = float_input(n, None)
+    out = _sp.gamma_p.bind(fnp.where(n >= 0, n, fnp.zeros((), dtype_of(n), like=n)) + 1)
+    return fnp.where(n >= 0, out, fnp.zeros((), dtype_of(out), like=out))
+
+
+def comb(N: Any, k: Any, *, exact: bool = False, repetition: bool = False) -> Any:  # noqa: N803
+    """``scipy.special.comb`` (``exact=False``): ``binom(N, k)``, 0 unless ``0 <= k <= N``;
+    with ``repetition=True``, ``binom(N + k - 1, k)`` (1 for ``k == 0 <= N``), as SciPy.
+
+    Example:
+        >>> float(comb(5.0, 2.0))
+        10.0
+    """
+    if exact:
+        raise UnsupportedOperationError(
+            "comb(N, k, exact=True): exact integer combinations have no derivative and do not "
+            "run on tracers; use exact=False or scipy.special.comb."
+        )
+    if repetition:
+        out = _sp.binom_p.bind(N + k - 1, k)
+        one = fnp.ones((), dtype_of(out), like=out)
+        return fnp.where((k == 0) & (N >= 0), one, out)
+    out = _sp.binom_p.bind(N, k)
+    valid = (k >= 0) & (N >= 0) & (k <= N)
+    return fnp.where(valid, out, fnp.zeros((), dtype_of(out), like=out))
 
 
 def polygamma(n: Any, x: Any) -> Any:
@@ -130,5 +409,19 @@ UFUNCS = {
     "logit": logit,
     "xlogy": xlogy,
     "xlog1py": xlog1py,
+    "softplus": softplus,
+    "log_expit": log_expit,
+    "jn": jn,
+    "fresnel": fresnel,
+    "sici": sici,
+    **{
+        name: globals()[name]
+        for name in (
+            "ndtr ndtri log_ndtr gammainc gammaincc gamma rgamma gammasgn loggamma poch binom "
+            "beta betaln betainc erfcx erfcinv dawsn owens_t expn exp1 expi spence entr "
+            "rel_entr kl_div iv ive kv kve jv yv yn i0 i0e i1 i1e k0 k0e k1 k1e j0 j1 y0 y1 "
+            "hyp1f1 hyp2f1 boxcox boxcox1p wofz"
+        ).split()
+    },
 }
 register_foreign_ufuncs("scipy.special", UFUNCS)

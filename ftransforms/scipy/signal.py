@@ -1,0 +1,184 @@
+"""``ftransforms.scipy.signal``: n-dimensional ``convolve``, ``correlate`` and
+``fftconvolve`` on tracers (like ``jax.scipy.signal``).
+
+``method='direct'`` sums shifted copies of the larger input, one per element of the
+smaller one (cheap for small kernels); ``method='fft'`` multiplies ``fnp.fft`` transforms
+(real ones for real inputs); ``'auto'`` takes the FFT when the direct sum would cost more
+than about ``32 * n log n``.  Both are compositions of ``fnp`` operations, so every
+transform applies.  Modes 'full', 'same' and 'valid' slice the full result as SciPy does.
+
+Example:
+    >>> import numpy as np
+    >>> from ftransforms.scipy.signal import convolve
+    >>> convolve(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5])).tolist()
+    [0.0, 1.0, 2.5, 4.0, 1.5]
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy
+
+import ftransforms.numpy as fnp
+from ftransforms.numpy.helpers import dtype_of
+from ftransforms.numpy.ufuncs import float_input
+
+__all__ = ["convolve", "correlate", "fftconvolve"]
+
+
+def _arr(x: Any) -> Any:
+    if not hasattr(x, "dtype"):
+        x = fnp.asarray(x)
+    return float_input(x, None)
+
+
+def _check(in1: Any, in2: Any, mode: str, where: str) -> tuple[Any, Any]:
+    in1, in2 = _arr(in1), _arr(in2)
+    if fnp.ndim(in1) != fnp.ndim(in2):
+        raise ValueError(
+            f"{where}: in1 and in2 must have the same number of dimensions, got shapes "
+            f"{fnp.shape(in1)} and {fnp.shape(in2)}"
+        )
+    if mode not in ("full", "same", "valid"):
+        raise ValueError(f"{where}: mode must be 'full', 'same' or 'valid', got {mode!r}")
+    if mode == "valid":
+        s1, s2 = fnp.shape(in1), fnp.shape(in2)
+        if not (all(a >= b for a, b in zip(s1, s2)) or all(b >= a for a, b in zip(s1, s2))):
+            raise ValueError(
+                f"{where}: for 'valid' mode, one input must be at least as large as the other "
+                f"in every dimension, got shapes {s1} and {s2}"
+            )
+    return in1, in2
+
+
+def _centered(full: Any, shape: tuple) -> Any:
+    start = [(f - s) // 2 for f, s in zip(fnp.shape(full), shape)]
+    return full[tuple(slice(a, a + s) for a, s in zip(start, shape))]
+
+
+def _crop(full: Any, s1: tuple, s2: tuple, mode: str) -> Any:
+    if mode == "full":
+        return full
+    if mode == "same":
+        return _centered(full, s1)
+    return _centered(full, tuple(abs(a - b) + 1 for a, b in zip(s1, s2)))
+
+
+def _direct_full(in1: Any, in2: Any) -> Any:
+    s1, s2 = fnp.shape(in1), fnp.shape(in2)
+    big, small = (in1, in2) if math.prod(s1) >= math.prod(s2) else (in2, in1)
+    sb, ss = fnp.shape(big), fnp.shape(small)
+    out = None
+    for k in numpy.ndindex(*ss):
+        pads = [(int(i), int(n - 1 - i)) for i, n in zip(k, ss)]
+        term = fnp.pad(big, pads) * small[k]
+        out = term if out is None else out + term
+    if out is None:  # an empty input
+        shape = tuple(a + b - 1 for a, b in zip(sb, ss))
+        return fnp.zeros(tuple(max(v, 0) for v in shape), dtype=fnp.result_type(in1, in2))
+    return out
+
+
+def _fft_full(in1: Any, in2: Any, axes: tuple) -> Any:
+    s1, s2 = fnp.shape(in1), fnp.shape(in2)
+    shape = [s1[a] + s2[a] - 1 for a in axes]
+    if dtype_of(in1).kind == "c" or dtype_of(in2).kind == "c":
+        f = fnp.fft.fftn(in1, s=shape, axes=axes) * fnp.fft.fftn(in2, s=shape, axes=axes)
+        return fnp.fft.ifftn(f, s=shape, axes=axes)
+    f = fnp.fft.rfftn(in1, s=shape, axes=axes) * fnp.fft.rfftn(in2, s=shape, axes=axes)
+    return fnp.fft.irfftn(f, s=shape, axes=axes)
+
+
+def _choose(in1: Any, in2: Any) -> str:
+    n1, n2 = math.prod(fnp.shape(in1)), math.prod(fnp.shape(in2))
+    n = n1 + n2
+    return "fft" if min(n1, n2) * max(n1, n2) > 32 * n * max(math.log2(max(n, 2)), 1) else "direct"
+
+
+def _empty(in1: Any, in2: Any) -> bool:
+    return 0 in fnp.shape(in1) or 0 in fnp.shape(in2)
+
+
+def convolve(in1: Any, in2: Any, mode: str = "full", method: str = "auto") -> Any:
+    """``scipy.signal.convolve``: the n-dimensional convolution of ``in1`` and ``in2``.
+
+    Example:
+        >>> import numpy as np
+        >>> convolve(np.ones(3), np.ones(2), mode="same").tolist()
+        [1.0, 2.0, 2.0]
+    """
+    in1, in2 = _check(in1, in2, mode, f"convolve(in1, in2, mode={mode!r})")
+    if method not in ("auto", "direct", "fft"):
+        raise ValueError(
+            f"convolve(in1, in2, method={method!r}): method must be 'auto', 'direct' or 'fft'"
+        )
+    if fnp.ndim(in1) == 0:
+        return in1 * in2
+    if _empty(in1, in2):
+        return fnp.zeros((0,) * fnp.ndim(in1), dtype=fnp.result_type(in1, in2))
+    if method == "auto":
+        method = _choose(in1, in2)
+    if method == "fft":
+        full = _fft_full(in1, in2, tuple(range(fnp.ndim(in1))))
+    else:
+        full = _direct_full(in1, in2)
+    return _crop(full, fnp.shape(in1), fnp.shape(in2), mode)
+
+
+def correlate(in1: Any, in2: Any, mode: str = "full", method: str = "auto") -> Any:
+    """``scipy.signal.correlate``: the n-dimensional cross-correlation,
+    ``convolve(in1, conj(in2) reversed)``.
+
+    Example:
+        >>> import numpy as np
+        >>> correlate(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0])).tolist()
+        [1.0, 2.0, 3.0, 0.0]
+    """
+    in1, in2 = _check(in1, in2, mode, f"correlate(in1, in2, mode={mode!r})")
+    if fnp.ndim(in2) == 0:
+        return in1 * fnp.conj(in2)
+    rev = fnp.conj(fnp.flip(in2))
+    return convolve(in1, rev, mode=mode, method=method)
+
+
+def fftconvolve(in1: Any, in2: Any, mode: str = "full", axes: Any = None) -> Any:
+    """``scipy.signal.fftconvolve``: convolution through the FFT, over ``axes`` (default:
+    all; the other axes broadcast).
+
+    Example:
+        >>> import numpy as np
+        >>> fftconvolve(np.ones(3), np.ones(2)).round(12).tolist()
+        [1.0, 2.0, 2.0, 1.0]
+    """
+    where = f"fftconvolve(in1, in2, mode={mode!r})"
+    in1, in2 = _arr(in1), _arr(in2)
+    if fnp.ndim(in1) != fnp.ndim(in2):
+        raise ValueError(
+            f"{where}: in1 and in2 must have the same number of dimensions, got shapes "
+            f"{fnp.shape(in1)} and {fnp.shape(in2)}"
+        )
+    if fnp.ndim(in1) == 0:
+        return in1 * in2
+    if axes is None:
+        return convolve(in1, in2, mode=mode, method="fft")
+    nd = fnp.ndim(in1)
+    axes = tuple(sorted({int(a) % nd for a in numpy.atleast_1d(axes)}))
+    s1, s2 = fnp.shape(in1), fnp.shape(in2)
+    for a in range(nd):
+        if a not in axes and s1[a] != s2[a] and 1 not in (s1[a], s2[a]):
+            raise ValueError(
+                f"{where}: in1 and in2 must match (or be 1) on the axes not convolved, got "
+                f"shapes {s1} and {s2}"
+            )
+    if mode not in ("full", "same", "valid"):
+        raise ValueError(f"{where}: mode must be 'full', 'same' or 'valid', got {mode!r}")
+    full = _fft_full(in1, in2, axes)
+    out_shape = list(fnp.shape(full))
+    for a in axes:
+        if mode == "same":
+            out_shape[a] = s1[a]
+        elif mode == "valid":
+            out_shape[a] = abs(s1[a] - s2[a]) + 1
+    return _centered(full, tuple(out_shape)) if mode != "full" else full

@@ -1,0 +1,1033 @@
+"""``ftransforms.scipy.stats``: SciPy's distributions on tracers (like ``jax.scipy.stats``).
+
+Each distribution is an object with SciPy's methods and signatures:
+``norm.logpdf(x, loc=0, scale=1)``, ``gamma.cdf(x, a, loc=0, scale=1)``,
+``poisson.logpmf(k, mu, loc=0)``, ``multivariate_normal.logpdf(x, mean, cov)``, ...
+Every method is a composition of :mod:`ftransforms.numpy` and
+:mod:`ftransforms.scipy.special` functions, so it works under every transform.  The forms
+are the numerically careful ones (log space, ``log1p``/``expm1``, ``xlogy``); outside the
+support the values are SciPy's (``logpdf = -inf``, ``cdf`` 0 or 1), and invalid
+parameters (``scale <= 0``, ``p`` outside [0, 1], ...) give NaN, as in SciPy.
+
+Quantile functions with no closed form (``t``, ``gamma``, ``chi2``, ``beta``) evaluate
+with ``scipy.stats`` (imported on first use) and are differentiated by the implicit
+function theorem, ``dx = (dq - dF/dtheta . dtheta) / pdf(x)``, to every order.  The
+quantiles of the discrete distributions are integers: their derivative is 0.
+
+Example:
+    >>> import numpy as np
+    >>> from ftransforms import grad
+    >>> from ftransforms.scipy.stats import norm
+    >>> float(norm.logpdf(0.0))
+    -0.9189385332046727
+    >>> float(grad(lambda mu: norm.logpdf(1.0, loc=mu))(0.0))  # (x - mu) / sigma**2
+    1.0
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy
+
+import ftransforms.numpy as fnp
+from ftransforms.api import jvp as _jvp
+from ftransforms.api import vjp as _vjp
+from ftransforms.core.primitive import FAMILY_BATCH_RULES, Primitive
+from ftransforms.numpy.helpers import dtype_of
+from ftransforms.numpy.ufuncs import float_input
+from ftransforms.ops.scipy_ops import scipy_ppf_p
+from ftransforms.scipy import special as fsp
+from ftransforms.scipy.linalg import solve_triangular
+
+__all__ = [
+    "bernoulli",
+    "beta",
+    "binom",
+    "cauchy",
+    "chi2",
+    "dirichlet",
+    "expon",
+    "gamma",
+    "geom",
+    "laplace",
+    "logistic",
+    "lognorm",
+    "multivariate_normal",
+    "nbinom",
+    "norm",
+    "poisson",
+    "t",
+    "uniform",
+]
+
+_LOG_2PI = math.log(2.0 * math.pi)
+_LOG_SQRT_2PI = 0.5 * _LOG_2PI
+_SQRT2 = math.sqrt(2.0)
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+
+def _fl(x: Any) -> Any:
+    """``x`` as a floating array (integers become float64; tracers stay tracers)."""
+    if isinstance(x, (int, float, bool)):
+        return float(x)  # a weak scalar: keeps the other operands' backend and dtype
+    if not hasattr(x, "dtype"):
+        x = fnp.asarray(x)
+    return float_input(x, None)
+
+
+def _where(c: Any, a: Any, b: Any) -> Any:
+    return fnp.where(c, a, b)
+
+
+def _nan_unless(valid: Any, out: Any) -> Any:
+    """``out`` where the parameters are ``valid``, NaN elsewhere (SciPy's convention)."""
+    if isinstance(valid, bool) and valid:
+        return out
+    return fnp.where(valid, out, fnp.nan)
+
+
+def _special(name: str) -> Any:
+    f = getattr(fsp, name, None)
+    if f is None:  # pragma: no cover - while ftransforms.scipy.special grows
+        raise NotImplementedError(
+            f"ftransforms.scipy.stats: this method needs ftransforms.scipy.special.{name}, "
+            f"which this version does not have yet"
+        )
+    return f
+
+
+def _ndtr(z: Any) -> Any:
+    """The standard normal cdf, ``erfc(-z / sqrt(2)) / 2`` (accurate in both tails)."""
+    f = getattr(fsp, "ndtr", None)
+    return f(z) if f is not None else 0.5 * fsp.erfc(-z / _SQRT2)
+
+
+def _log_ndtr(z: Any) -> Any:
+    f = getattr(fsp, "log_ndtr", None)
+    if f is not None:
+        return f(z)
+    # log(ndtr(z)); for z < -5 the asymptotic series of the Mills ratio  # pragma: no cover
+    zs = fnp.where(z < -5.0, z, -5.0)
+    r = 1.0 / (zs * zs)
+    series = 1.0 - r * (1.0 - 3.0 * r * (1.0 - 5.0 * r * (1.0 - 7.0 * r)))
+    tail = -0.5 * zs * zs - fnp.log(-zs) - _LOG_SQRT_2PI + fnp.log(series)
+    zb = fnp.where(z < -5.0, 0.0, z)
+    return fnp.where(z < -5.0, tail, fnp.log(_ndtr(zb)))
+
+
+def _ndtri(q: Any) -> Any:
+    f = getattr(fsp, "ndtri", None)
+    return f(q) if f is not None else _SQRT2 * fsp.erfinv(2.0 * q - 1.0)
+
+
+def _softplus(x: Any) -> Any:
+    """``log(1 + exp(x))`` without overflow."""
+    return fnp.logaddexp(x, 0.0)
+
+
+def _log1mexp(x: Any) -> Any:
+    """``log(1 - exp(x))`` for ``x <= 0``, accurate near 0 and for very negative ``x``."""
+    near = x > -math.log(2.0)
+    xa = fnp.where(near, x, -1.0)
+    xb = fnp.where(near, -1.0, x)
+    return fnp.where(near, fnp.log(-fnp.expm1(xa)), fnp.log1p(-fnp.exp(xb)))
+
+
+def _betaln(a: Any, b: Any) -> Any:
+    f = getattr(fsp, "betaln", None)
+    if f is not None:
+        return f(a, b)
+    return fsp.gammaln(a) + fsp.gammaln(b) - fsp.gammaln(a + b)
+
+
+class _Dist:
+    """Common methods: every continuous distribution defines ``_logpdf(z, *shape)`` on the
+    standardized variable ``z = (x - loc) / scale`` and some of ``_cdf``, ``_sf``,
+    ``_logcdf``, ``_logsf``, ``_ppf``; ``_valid(*shape)`` says where the shape parameters
+    are valid."""
+
+    name = ""
+    shapes: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        return f"ftransforms.scipy.stats.{self.name}"
+
+    def _valid(self, *shape: Any) -> Any:
+        return True
+
+
+def _split(x: Any, args: tuple, kwargs: dict, shapes: tuple, extras: tuple, where: str) -> tuple:
+    """SciPy's ``(x, *shapes, loc=0, scale=1)`` call forms, positional or by keyword:
+    ``(x, *shapes, *extras)`` as arrays of one float dtype (that of the floating-point
+    arrays among them, float64 if none: float32 in, float32 out) on ``x``'s backend."""
+    names = shapes + extras
+    defaults = {"loc": 0.0, "scale": 1.0}
+    if len(args) > len(names):
+        raise TypeError(f"{where}: takes {len(names) + 1} arguments, got {len(args) + 1}")
+    values = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k not in names:
+            raise TypeError(f"{where}: unexpected keyword argument {k!r}; takes {names}")
+        if k in values:
+            raise TypeError(f"{where}: got multiple values for argument {k!r}")
+        values[k] = v
+    missing = [n for n in shapes if n not in values]
+    if missing:
+        raise TypeError(f"{where}: missing the shape parameter(s) {missing}")
+    given = [x] + [values.get(n, defaults.get(n)) for n in names]
+    floats = [dtype_of(v) for v in given if hasattr(v, "dtype") and dtype_of(v).kind == "f"]
+    dt = numpy.result_type(*floats) if floats else numpy.dtype(numpy.float64)
+    ref = next((v for v in given if hasattr(v, "dtype")), None)
+    out = []
+    for v in given:
+        if hasattr(v, "dtype"):
+            out.append(v if dtype_of(v) == dt else fnp.astype(v, dt))
+        else:
+            out.append(
+                fnp.asarray(v, dtype=dt, like=ref) if ref is not None else fnp.asarray(v, dt)
+            )
+    return tuple(out)
+
+
+class _Continuous(_Dist):
+    """A continuous distribution with ``loc`` and ``scale``."""
+
+    def _args(self, method: str, x: Any, args: tuple, kwargs: dict) -> tuple:
+        where = f"{self.name}.{method}"
+        x, *shape, loc, scale = _split(x, args, kwargs, self.shapes, ("loc", "scale"), where)
+        z = (x - loc) / scale
+        valid = self._valid(*shape)
+        pos = scale > 0
+        valid = pos if valid is True else valid & pos
+        return z, tuple(shape), scale, valid
+
+    def logpdf(self, x: Any, *args: Any, **kwargs: Any) -> Any:
+        """Log of the probability density at ``x``."""
+        z, shape, scale, valid = self._args("logpdf", x, args, kwargs)
+        return _nan_unless(valid, self._logpdf(z, *shape) - fnp.log(scale))
+
+    def pdf(self, x: Any, *args: Any, **kwargs: Any) -> Any:
+        """The probability density at ``x``."""
+        z, shape, scale, valid = self._args("pdf", x, args, kwargs)
+        return _nan_unless(valid, fnp.exp(self._logpdf(z, *shape)) / scale)
+
+    def cdf(self, x: Any, *args: Any, **kwargs: Any) -> Any:
+        """The cumulative distribution function at ``x``."""
+        z, shape, _, valid = self._args("cdf", x, args, kwargs)
+        return _nan_unless(valid, self._cdf(z, *shape))
+
+    def logcdf(self, x: Any, *args: Any, **kwargs: Any) -> Any:
+        """Log of the cdf at ``x``."""
+        z, shape, _, valid = self._args("logcdf", x, args, kwargs)
+        return _nan_unless(valid, self._logcdf(z, *shape))
+
+    def sf(self, x: Any, *args: Any, **kwargs: Any) -> Any:
+        """The survival function ``1 - cdf`` at ``x``."""
+        z, shape, _, valid = self._args("sf", x, args, kwargs)
+        return _nan_unless(valid, self._sf(z, *shape))
+
+    def logsf(self, x: Any, *args: Any, **kwargs: Any) -> Any:
+        """Log of the survival function at ``x``."""
+        z, shape, _, valid = self._args("logsf", x, args, kwargs)
+        return _nan_unless(valid, self._logsf(z, *shape))
+
+    def ppf(self, q: Any, *args: Any, **kwargs: Any) -> Any:
+        """The quantile function (inverse of the cdf) at ``q``."""
+        where = f"{self.name}.ppf"
+        q, *shape, loc, scale = _split(q, args, kwargs, self.shapes, ("loc", "scale"), where)
+        valid = self._valid(*shape)
+        ok = (scale > 0) & (q >= 0) & (q <= 1)
+        valid = ok if valid is True else valid & ok
+        qs = fnp.where(valid, q, 0.5)
+        return _nan_unless(valid, loc + scale * self._ppf(qs, *shape))
+
+    # defaults from one another
+    def _sf(self, z: Any, *shape: Any) -> Any:
+        return 1.0 - self._cdf(z, *shape)
+
+    def _logcdf(self, z: Any, *shape: Any) -> Any:
+        return fnp.log(self._cdf(z, *shape))
+
+    def _logsf(self, z: Any, *shape: Any) -> Any:
+        return fnp.log(self._sf(z, *shape))
+
+
+# -- continuous distributions -------------------------------------------------------------
+
+
+class _Norm(_Continuous):
+    """The normal distribution ``N(loc, scale**2)``.
+
+    Example:
+        >>> round(float(norm.cdf(1.0)), 6)
+        0.841345
+    """
+
+    name = "norm"
+
+    def _logpdf(self, z):
+        return -0.5 * z * z - _LOG_SQRT_2PI
+
+    def _cdf(self, z):
+        return _ndtr(z)
+
+    def _sf(self, z):
+        return _ndtr(-z)
+
+    def _logcdf(self, z):
+        return _log_ndtr(z)
+
+    def _logsf(self, z):
+        return _log_ndtr(-z)
+
+    def _ppf(self, q):
+        return _ndtri(q)
+
+
+class _Cauchy(_Continuous):
+    """The Cauchy distribution.
+
+    Example:
+        >>> float(cauchy.cdf(1.0))
+        0.75
+    """
+
+    name = "cauchy"
+
+    def _logpdf(self, z):
+        return -math.log(math.pi) - fnp.log1p(z * z)
+
+    def _cdf(self, z):
+        return 0.5 + fnp.arctan(z) / math.pi
+
+    def _sf(self, z):
+        return 0.5 - fnp.arctan(z) / math.pi
+
+    def _ppf(self, q):
+        out = fnp.tan(math.pi * (q - 0.5))  # tan(pi/2) is finite in floating point
+        return fnp.where(q == 0, -fnp.inf, fnp.where(q == 1, fnp.inf, out))
+
+
+class _Laplace(_Continuous):
+    """The Laplace (double exponential) distribution.
+
+    Example:
+        >>> float(laplace.cdf(0.0))
+        0.5
+    """
+
+    name = "laplace"
+
+    def _logpdf(self, z):
+        return -math.log(2.0) - fnp.abs(z)
+
+    def _cdf(self, z):
+        neg = z < 0
+        return fnp.where(
+            neg, 0.5 * fnp.exp(fnp.minimum(z, 0.0)), 1.0 - 0.5 * fnp.exp(-fnp.maximum(z, 0.0))
+        )
+
+    def _sf(self, z):
+        return self._cdf(-z)
+
+    def _logcdf(self, z):
+        neg = z < 0
+        zn = fnp.minimum(z, 0.0)
+        zp = fnp.maximum(z, 0.0)
+        return fnp.where(neg, zn - math.log(2.0), fnp.log1p(-0.5 * fnp.exp(-zp)))
+
+    def _logsf(self, z):
+        return self._logcdf(-z)
+
+    def _ppf(self, q):
+        low = q <= 0.5
+        ql = fnp.where(low, q, 0.25)
+        qh = fnp.where(low, 0.75, q)
+        return fnp.where(low, fnp.log(2.0 * ql), -fnp.log(2.0 - 2.0 * qh))
+
+
+class _Logistic(_Continuous):
+    """The logistic distribution.
+
+    Example:
+        >>> float(logistic.cdf(0.0))
+        0.5
+    """
+
+    name = "logistic"
+
+    def _logpdf(self, z):
+        a = fnp.abs(z)
+        return -a - 2.0 * fnp.log1p(fnp.exp(-a))
+
+    def _cdf(self, z):
+        return fsp.expit(z)
+
+    def _sf(self, z):
+        return fsp.expit(-z)
+
+    def _logcdf(self, z):
+        return -_softplus(-z)
+
+    def _logsf(self, z):
+        return -_softplus(z)
+
+    def _ppf(self, q):
+        return fnp.log(q) - fnp.log1p(-q)
+
+
+class _Expon(_Continuous):
+    """The exponential distribution (rate ``1 / scale``, support ``x >= loc``).
+
+    Example:
+        >>> round(float(expon.sf(1.0)), 6)
+        0.367879
+    """
+
+    name = "expon"
+
+    def _logpdf(self, z):
+        return fnp.where(z >= 0, -z, -fnp.inf)
+
+    def _cdf(self, z):
+        return -fnp.expm1(-fnp.maximum(z, 0.0))
+
+    def _sf(self, z):
+        return fnp.exp(-fnp.maximum(z, 0.0))
+
+    def _logcdf(self, z):
+        pos = z > 0
+        return fnp.where(pos, _log1mexp(-fnp.where(pos, z, 1.0)), -fnp.inf)
+
+    def _logsf(self, z):
+        return -fnp.maximum(z, 0.0)
+
+    def _ppf(self, q):
+        return -fnp.log1p(-q)
+
+
+class _Uniform(_Continuous):
+    """The uniform distribution on ``[loc, loc + scale]``.
+
+    Example:
+        >>> float(uniform.cdf(0.25))
+        0.25
+    """
+
+    name = "uniform"
+
+    def _logpdf(self, z):
+        inside = (z >= 0) & (z <= 1)
+        return fnp.where(inside, 0.0 * z, -fnp.inf)
+
+    def _cdf(self, z):
+        return fnp.clip(z, 0.0, 1.0)
+
+    def _sf(self, z):
+        return fnp.clip(1.0 - z, 0.0, 1.0)
+
+    def _ppf(self, q):
+        return q
+
+
+class _Lognorm(_Continuous):
+    """The log-normal distribution: ``log((x - loc) / scale)`` is ``N(0, s**2)``.
+
+    Example:
+        >>> float(lognorm.cdf(1.0, 0.5))
+        0.5
+    """
+
+    name = "lognorm"
+    shapes = ("s",)
+
+    def _valid(self, s):
+        return s > 0
+
+    def _logz(self, z):
+        pos = z > 0
+        return pos, fnp.log(fnp.where(pos, z, 1.0))
+
+    def _logpdf(self, z, s):
+        pos, lz = self._logz(z)
+        out = -0.5 * (lz / s) ** 2 - lz - fnp.log(s) - _LOG_SQRT_2PI
+        return fnp.where(pos, out, -fnp.inf)
+
+    def _cdf(self, z, s):
+        pos, lz = self._logz(z)
+        return fnp.where(pos, _ndtr(lz / s), 0.0)
+
+    def _sf(self, z, s):
+        pos, lz = self._logz(z)
+        return fnp.where(pos, _ndtr(-lz / s), 1.0)
+
+    def _logcdf(self, z, s):
+        pos, lz = self._logz(z)
+        return fnp.where(pos, _log_ndtr(lz / s), -fnp.inf)
+
+    def _logsf(self, z, s):
+        pos, lz = self._logz(z)
+        return fnp.where(pos, _log_ndtr(-lz / s), 0.0)
+
+    def _ppf(self, q, s):
+        return fnp.exp(s * _ndtri(q))
+
+
+class _T(_Continuous):
+    """Student's t distribution with ``df`` degrees of freedom.
+
+    Example:
+        >>> float(t.cdf(0.0, 3.0))
+        0.5
+    """
+
+    name = "t"
+    shapes = ("df",)
+
+    def _valid(self, df):
+        return df > 0
+
+    def _logpdf(self, z, df):
+        return (
+            fsp.gammaln(0.5 * (df + 1.0))
+            - fsp.gammaln(0.5 * df)
+            - 0.5 * fnp.log(df * math.pi)
+            - 0.5 * (df + 1.0) * fnp.log1p(z * z / df)
+        )
+
+    def _tail(self, z, df):
+        """``P(T > |z|)``, ``betainc(df/2, 1/2, df / (df + z**2)) / 2``."""
+        return 0.5 * _special("betainc")(0.5 * df, 0.5, df / (df + z * z))
+
+    def _cdf(self, z, df):
+        tail = self._tail(z, df)
+        return fnp.where(z > 0, 1.0 - tail, tail)
+
+    def _sf(self, z, df):
+        return self._cdf(-z, df)
+
+    def _ppf(self, q, df):
+        return _implicit_ppf("t", self, q, df)
+
+
+class _Gamma(_Continuous):
+    """The gamma distribution with shape ``a``.
+
+    Example:
+        >>> round(float(gamma.cdf(1.0, 1.0)), 6)
+        0.632121
+    """
+
+    name = "gamma"
+    shapes = ("a",)
+
+    def _valid(self, a):
+        return a > 0
+
+    def _logpdf(self, z, a):
+        ok = z >= 0
+        zs = fnp.where(ok, z, 1.0)
+        return fnp.where(ok, fsp.xlogy(a - 1.0, zs) - zs - fsp.gammaln(a), -fnp.inf)
+
+    def _cdf(self, z, a):
+        return _special("gammainc")(a, fnp.maximum(z, 0.0))
+
+    def _sf(self, z, a):
+        return _special("gammaincc")(a, fnp.maximum(z, 0.0))
+
+    def _ppf(self, q, a):
+        return _implicit_ppf("gamma", self, q, a)
+
+
+class _Chi2(_Continuous):
+    """The chi-squared distribution with ``df`` degrees of freedom.
+
+    Example:
+        >>> round(float(chi2.cdf(2.0, 2.0)), 6)
+        0.632121
+    """
+
+    name = "chi2"
+    shapes = ("df",)
+
+    def _valid(self, df):
+        return df > 0
+
+    def _logpdf(self, z, df):
+        ok = z >= 0
+        zs = fnp.where(ok, z, 1.0)
+        h = 0.5 * df
+        out = fsp.xlogy(h - 1.0, zs) - 0.5 * zs - fsp.gammaln(h) - h * math.log(2.0)
+        return fnp.where(ok, out, -fnp.inf)
+
+    def _cdf(self, z, df):
+        return _special("gammainc")(0.5 * df, 0.5 * fnp.maximum(z, 0.0))
+
+    def _sf(self, z, df):
+        return _special("gammaincc")(0.5 * df, 0.5 * fnp.maximum(z, 0.0))
+
+    def _ppf(self, q, df):
+        return _implicit_ppf("chi2", self, q, df)
+
+
+class _Beta(_Continuous):
+    """The beta distribution with shapes ``a`` and ``b`` on ``[loc, loc + scale]``.
+
+    Example:
+        >>> float(beta.cdf(0.5, 2.0, 2.0))
+        0.5
+    """
+
+    name = "beta"
+    shapes = ("a", "b")
+
+    def _valid(self, a, b):
+        return (a > 0) & (b > 0)
+
+    def _logpdf(self, z, a, b):
+        ok = (z >= 0) & (z <= 1)
+        zs = fnp.where(ok, z, 0.5)
+        out = fsp.xlogy(a - 1.0, zs) + fsp.xlog1py(b - 1.0, -zs) - _betaln(a, b)
+        return fnp.where(ok, out, -fnp.inf)
+
+    def _cdf(self, z, a, b):
+        return _special("betainc")(a, b, fnp.clip(z, 0.0, 1.0))
+
+    def _sf(self, z, a, b):
+        return _special("betainc")(b, a, fnp.clip(1.0 - z, 0.0, 1.0))
+
+    def _ppf(self, q, a, b):
+        return _implicit_ppf("beta", self, q, a, b)
+
+
+# -- quantiles by SciPy, derivatives by the implicit function theorem ------------------------
+
+
+def _like_all(q: Any, values: tuple) -> list:
+    """Python scalars among ``values`` as arrays on ``q``'s backend."""
+    return [fnp.asarray(v, like=q) if isinstance(v, (int, float)) else v for v in values]
+
+
+def _scipy_ppf(name: str, q: Any, *shape: Any) -> Any:
+    """``scipy.stats.<name>.ppf`` (no derivative)."""
+
+    return scipy_ppf_p.bind(q, *shape, dist=name)
+
+
+_PPF_PRIMS: dict[str, Any] = {}
+
+
+def _implicit_ppf(name: str, dist: _Continuous, q: Any, *shape: Any) -> Any:
+    """The standard quantile ``x = F^{-1}(q; shape)``, valued by ``scipy.stats`` and
+    differentiated implicitly: ``F(x; shape) = q`` gives
+    ``dx = (dq - dF/dshape . dshape) / f(x; shape)``.  Its rules are written with ``x``
+    (the output) and the distribution's own ``_cdf``/``_logpdf``, so every order works;
+    a parameter with no tangent costs nothing (the cdf's derivative in a shape parameter
+    is only taken when that parameter is differentiated)."""
+    prim = _PPF_PRIMS.get(name)
+    if prim is None:
+        prim = _ppf_primitive(name, dist)
+        _PPF_PRIMS[name] = prim
+    return prim.bind(*fnp.broadcast_arrays(q, *_like_all(q, shape)))
+
+
+def _ppf_primitive(name: str, dist: _Continuous) -> Any:
+
+    def impl(xp, q, *shape):
+        return scipy_ppf_p.impl(xp, q, *shape, dist=name)
+
+    def density(x, shape):
+        return fnp.exp(dist._logpdf(x, *shape))
+
+    def jvp(tangents, x, q, *shape):
+        q_dot, *shape_dot = tangents
+        moving = [i for i, t in enumerate(shape_dot) if t is not None]
+        num = fnp.zeros_like(x) if q_dot is None else q_dot
+        if moving:
+
+            def cdf_of(*vals):
+                full = list(shape)
+                for i, v in zip(moving, vals):
+                    full[i] = v
+                return dist._cdf(x, *full)
+
+            _, f_dot = _jvp(
+                cdf_of, tuple(shape[i] for i in moving), tuple(shape_dot[i] for i in moving)
+            )
+            num = num - f_dot
+        return num / density(x, shape)
+
+    def vjp(g, x, q, *shape, wanted):
+        scaled = g / density(x, shape)
+        out = [scaled if wanted[0] else None]
+        moving = [i for i in range(len(shape)) if wanted[1 + i]]
+        bars = {}
+        if moving:
+
+            def cdf_of(*vals):
+                full = list(shape)
+                for i, v in zip(moving, vals):
+                    full[i] = v
+                return dist._cdf(x, *full)
+
+            _, pull = _vjp(cdf_of, *[shape[i] for i in moving])
+            bars = dict(zip(moving, pull(-scaled)))
+        out += [bars.get(i) for i in range(len(shape))]
+        return tuple(out)
+
+    batch = FAMILY_BATCH_RULES["elementwise"]  # an elementwise op of q and the shapes
+    return Primitive(f"{name}.ppf", impl, jvp=jvp, vjp=vjp, batch=batch, family="elementwise")
+
+
+# -- discrete distributions ---------------------------------------------------------------
+
+
+class _Discrete(_Dist):
+    """A discrete distribution with ``loc`` (an integer shift of the support)."""
+
+    def _args(self, method: str, k: Any, args: tuple, kwargs: dict) -> tuple:
+        where = f"{self.name}.{method}"
+        k, *shape, loc = _split(k, args, kwargs, self.shapes, ("loc",), where)
+        k = k - loc
+        return k, tuple(shape), self._valid(*shape)
+
+    def logpmf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
+        """Log of the probability mass at ``k`` (``-inf`` off the integers of the support)."""
+        k, shape, valid = self._args("logpmf", k, args, kwargs)
+        on = (k == fnp.floor(k)) & self._in_support(k, *shape)
+        ks = fnp.where(on, k, self._inside(*shape))
+        return _nan_unless(valid, fnp.where(on, self._logpmf(ks, *shape), -fnp.inf))
+
+    def pmf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
+        """The probability mass at ``k``."""
+        return fnp.exp(self.logpmf(k, *args, **kwargs))
+
+    def cdf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
+        """``P(X <= k)``."""
+        k, shape, valid = self._args("cdf", k, args, kwargs)
+        return _nan_unless(valid, self._cdf(fnp.floor(k), *shape))
+
+    def sf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
+        """``P(X > k)``."""
+        k, shape, valid = self._args("sf", k, args, kwargs)
+        return _nan_unless(valid, self._sf(fnp.floor(k), *shape))
+
+    def logcdf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
+        """Log of the cdf."""
+        return fnp.log(self.cdf(k, *args, **kwargs))
+
+    def logsf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
+        """Log of the survival function."""
+        return fnp.log(self.sf(k, *args, **kwargs))
+
+    def ppf(self, q: Any, *args: Any, **kwargs: Any) -> Any:
+        """The smallest integer ``k`` with ``cdf(k) >= q`` (no derivative: it is an integer)."""
+        where = f"{self.name}.ppf"
+        q, *shape, loc = _split(q, args, kwargs, self.shapes, ("loc",), where)
+        shape = tuple(fnp.stop_gradient(s) for s in shape)
+        return self._ppf(fnp.stop_gradient(q), *shape) + loc
+
+    def _ppf(self, q: Any, *shape: Any) -> Any:
+        return _scipy_ppf(self.name, *fnp.broadcast_arrays(q, *_like_all(q, shape)))
+
+    def _sf(self, k: Any, *shape: Any) -> Any:
+        return 1.0 - self._cdf(k, *shape)
+
+
+class _Poisson(_Discrete):
+    """The Poisson distribution with mean ``mu``.
+
+    Example:
+        >>> round(float(poisson.pmf(2, 2.0)), 6)
+        0.270671
+    """
+
+    name = "poisson"
+    shapes = ("mu",)
+
+    def _valid(self, mu):
+        return mu >= 0
+
+    def _in_support(self, k, mu):
+        return k >= 0
+
+    def _inside(self, mu):
+        return 0.0
+
+    def _logpmf(self, k, mu):
+        return fsp.xlogy(k, mu) - mu - fsp.gammaln(k + 1.0)
+
+    def _cdf(self, k, mu):
+        ok = k >= 0
+        return fnp.where(ok, _special("gammaincc")(fnp.maximum(k, 0.0) + 1.0, mu), 0.0)
+
+    def _sf(self, k, mu):
+        ok = k >= 0
+        return fnp.where(ok, _special("gammainc")(fnp.maximum(k, 0.0) + 1.0, mu), 1.0)
+
+
+class _Binom(_Discrete):
+    """The binomial distribution: successes in ``n`` trials of probability ``p``.
+
+    Example:
+        >>> float(binom.pmf(1, 2, 0.5))
+        0.5
+    """
+
+    name = "binom"
+    shapes = ("n", "p")
+
+    def _valid(self, n, p):
+        return (n >= 0) & (n == fnp.floor(n)) & (p >= 0) & (p <= 1)
+
+    def _in_support(self, k, n, p):
+        return (k >= 0) & (k <= n)
+
+    def _inside(self, n, p):
+        return 0.0
+
+    def _logpmf(self, k, n, p):
+        comb = fsp.gammaln(n + 1.0) - fsp.gammaln(k + 1.0) - fsp.gammaln(n - k + 1.0)
+        return comb + fsp.xlogy(k, p) + fsp.xlog1py(n - k, -p)
+
+    def _cdf(self, k, n, p):
+        inside = (k >= 0) & (k < n)
+        ks = fnp.where(inside, k, 0.0)
+        ns = fnp.where(inside, n, 1.0)
+        mid = _special("betainc")(ns - ks, ks + 1.0, 1.0 - p)
+        return fnp.where(inside, mid, fnp.where(k < 0, 0.0, 1.0))
+
+    def _sf(self, k, n, p):
+        inside = (k >= 0) & (k < n)
+        ks = fnp.where(inside, k, 0.0)
+        ns = fnp.where(inside, n, 1.0)
+        mid = _special("betainc")(ks + 1.0, ns - ks, p)
+        return fnp.where(inside, mid, fnp.where(k < 0, 1.0, 0.0))
+
+
+class _Nbinom(_Discrete):
+    """The negative binomial distribution: failures before ``n`` successes of probability
+    ``p``.
+
+    Example:
+        >>> float(nbinom.pmf(0, 1, 0.5))
+        0.5
+    """
+
+    name = "nbinom"
+    shapes = ("n", "p")
+
+    def _valid(self, n, p):
+        return (n > 0) & (p > 0) & (p <= 1)
+
+    def _in_support(self, k, n, p):
+        return k >= 0
+
+    def _inside(self, n, p):
+        return 0.0
+
+    def _logpmf(self, k, n, p):
+        comb = fsp.gammaln(n + k) - fsp.gammaln(k + 1.0) - fsp.gammaln(n)
+        return comb + n * fnp.log(p) + fsp.xlog1py(k, -p)
+
+    def _cdf(self, k, n, p):
+        ok = k >= 0
+        return fnp.where(ok, _special("betainc")(n, fnp.maximum(k, 0.0) + 1.0, p), 0.0)
+
+    def _sf(self, k, n, p):
+        ok = k >= 0
+        return fnp.where(ok, _special("betainc")(fnp.maximum(k, 0.0) + 1.0, n, 1.0 - p), 1.0)
+
+
+class _Geom(_Discrete):
+    """The geometric distribution: the trial of the first success, ``k >= 1``.
+
+    Example:
+        >>> float(geom.pmf(1, 0.25))
+        0.25
+    """
+
+    name = "geom"
+    shapes = ("p",)
+
+    def _valid(self, p):
+        return (p > 0) & (p <= 1)
+
+    def _in_support(self, k, p):
+        return k >= 1
+
+    def _inside(self, p):
+        return 1.0
+
+    def _logpmf(self, k, p):
+        return fsp.xlog1py(k - 1.0, -p) + fnp.log(p)
+
+    def _log_sf(self, k, p):
+        return fsp.xlog1py(fnp.maximum(k, 0.0), -p)
+
+    def _cdf(self, k, p):
+        return -fnp.expm1(self._log_sf(k, p))
+
+    def _sf(self, k, p):
+        return fnp.exp(self._log_sf(k, p))
+
+    def logsf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
+        """Log of the survival function, ``k log(1 - p)``."""
+        k, (p,), valid = self._args("logsf", k, args, kwargs)
+        return _nan_unless(valid, self._log_sf(fnp.floor(k), p))
+
+    def _ppf(self, q, p):
+        k = fnp.ceil(fnp.log1p(-q) / fnp.log1p(-p))
+        # SciPy's correction for rounding: the smallest k with cdf(k) >= q
+        below = self._cdf(k - 1.0, p) >= q
+        k = fnp.where(below & (k > 1), k - 1.0, k)
+        return fnp.where(q == 0, 0.0, fnp.maximum(k, 1.0))  # SciPy: ppf(0) = support start - 1
+
+
+class _Bernoulli(_Discrete):
+    """The Bernoulli distribution: 1 with probability ``p``, else 0.
+
+    Example:
+        >>> float(bernoulli.pmf(1, 0.25))
+        0.25
+    """
+
+    name = "bernoulli"
+    shapes = ("p",)
+
+    def _valid(self, p):
+        return (p >= 0) & (p <= 1)
+
+    def _in_support(self, k, p):
+        return (k == 0) | (k == 1)
+
+    def _inside(self, p):
+        return 0.0
+
+    def _logpmf(self, k, p):
+        return fsp.xlogy(k, p) + fsp.xlog1py(1.0 - k, -p)
+
+    def _cdf(self, k, p):
+        return fnp.where(k < 0, 0.0, fnp.where(k >= 1, 1.0, 1.0 - p))
+
+    def _sf(self, k, p):
+        return fnp.where(k < 0, 1.0, fnp.where(k >= 1, 0.0, p))
+
+    def _ppf(self, q, p):
+        return fnp.where(q == 0, -1.0, fnp.where(q > 1.0 - p, 1.0, 0.0))
+
+
+# -- multivariate ---------------------------------------------------------------------------
+
+
+class _Dirichlet(_Dist):
+    """The Dirichlet distribution with concentrations ``alpha`` (shape ``(K,)``); ``x`` has
+    the components on its first axis, ``(K,)`` or ``(K, N)``, as in SciPy.
+
+    Example:
+        >>> import numpy as np
+        >>> round(float(dirichlet.logpdf(np.array([0.2, 0.8]), np.array([1.0, 1.0]))), 6)
+        0.0
+    """
+
+    name = "dirichlet"
+
+    def logpdf(self, x: Any, alpha: Any) -> Any:
+        """Log density at ``x`` (a point of the simplex, components on axis 0)."""
+        x, alpha = _fl(x), _fl(alpha)
+        if fnp.ndim(alpha) != 1:
+            raise ValueError(
+                f"dirichlet.logpdf(x, alpha): alpha must be 1-D, got shape {fnp.shape(alpha)}"
+            )
+        if fnp.shape(x)[:1] != fnp.shape(alpha):
+            raise ValueError(
+                f"dirichlet.logpdf(x, alpha): x must have the {fnp.shape(alpha)[0]} components "
+                f"on its first axis, got shape {fnp.shape(x)}"
+            )
+        a = fnp.reshape(alpha, fnp.shape(alpha) + (1,) * (fnp.ndim(x) - 1))
+        norm_const = fnp.sum(fsp.gammaln(alpha)) - fsp.gammaln(fnp.sum(alpha))
+        return fnp.sum(fsp.xlogy(a - 1.0, x), axis=0) - norm_const
+
+    def pdf(self, x: Any, alpha: Any) -> Any:
+        """Density at ``x``."""
+        return fnp.exp(self.logpdf(x, alpha))
+
+
+class _MultivariateNormal(_Dist):
+    """The multivariate normal distribution ``N(mean, cov)`` (``cov`` positive definite).
+
+    Example:
+        >>> import numpy as np
+        >>> round(float(multivariate_normal.logpdf(np.zeros(2), np.zeros(2), np.eye(2))), 6)
+        -1.837877
+    """
+
+    name = "multivariate_normal"
+
+    def _prepare(self, method: str, mean: Any, cov: Any) -> tuple:
+        mean, cov = _fl(mean), _fl(cov)
+        if fnp.ndim(mean) != 1:
+            raise ValueError(
+                f"multivariate_normal.{method}: mean must be 1-D, got shape {fnp.shape(mean)}"
+            )
+        d = fnp.shape(mean)[0]
+        if fnp.ndim(cov) == 0:
+            cov = cov * fnp.eye(d, dtype=dtype_of(cov), like=cov)
+        elif fnp.ndim(cov) == 1:
+            cov = fnp.diag(cov)
+        if fnp.shape(cov) != (d, d):
+            raise ValueError(
+                f"multivariate_normal.{method}: cov must be ({d}, {d}) for a mean of length "
+                f"{d}, got shape {fnp.shape(cov)}"
+            )
+        return mean, fnp.linalg.cholesky(cov), d
+
+    def logpdf(self, x: Any, mean: Any = None, cov: Any = 1.0) -> Any:
+        """Log density at ``x`` (``(..., d)``)."""
+        x = _fl(x)
+        if mean is None:
+            mean = fnp.zeros(fnp.shape(x)[-1:], dtype=dtype_of(x), like=x)
+        mean, chol, d = self._prepare("logpdf", mean, cov)
+        diff = x - mean
+        flat = fnp.reshape(diff, (-1, d))
+        w = solve_triangular(chol, fnp.transpose(flat), lower=True)
+        maha = fnp.sum(w * w, axis=0)
+        logdet = 2.0 * fnp.sum(fnp.log(fnp.diagonal(chol)))
+        out = -0.5 * (maha + logdet + d * _LOG_2PI)
+        return fnp.reshape(out, fnp.shape(diff)[:-1])
+
+    def pdf(self, x: Any, mean: Any = None, cov: Any = 1.0) -> Any:
+        """Density at ``x``."""
+        return fnp.exp(self.logpdf(x, mean, cov))
+
+    def entropy(self, mean: Any = None, cov: Any = 1.0) -> Any:
+        """Differential entropy, ``(d log(2 pi e) + log det cov) / 2``."""
+        if mean is None:
+            mean = fnp.zeros((fnp.shape(fnp.asarray(cov))[-1] if fnp.ndim(cov) else 1,))
+        mean, chol, d = self._prepare("entropy", mean, cov)
+        logdet = 2.0 * fnp.sum(fnp.log(fnp.diagonal(chol)))
+        return 0.5 * (d * (_LOG_2PI + 1.0) + logdet)
+
+
+norm = _Norm()
+cauchy = _Cauchy()
+laplace = _Laplace()
+logistic = _Logistic()
+expon = _Expon()
+uniform = _Uniform()
+lognorm = _Lognorm()
+t = _T()
+gamma = _Gamma()
+chi2 = _Chi2()
+beta = _Beta()
+poisson = _Poisson()
+binom = _Binom()
+nbinom = _Nbinom()
+geom = _Geom()
+bernoulli = _Bernoulli()
+dirichlet = _Dirichlet()
+multivariate_normal = _MultivariateNormal()
