@@ -134,6 +134,32 @@ def _is_inexact(x: Any) -> bool:
     return fnp._dtype(x).kind in "fc"
 
 
+def _check_holomorphic_inputs(tree: Any, where: str, name: Callable[[], str]) -> None:
+    """With ``holomorphic=True`` every differentiated leaf must be complex (as in JAX)."""
+    paths, leaves, _ = tree_flatten_with_path(tree)
+    for path, leaf in zip(paths, leaves):
+        dt = fnp._dtype(_to_array(leaf, where, lambda: f"{name()}{path_str(path)}"))
+        if dt.kind != "c":
+            raise NonDifferentiableInputError(
+                f"{where}: holomorphic=True needs complex inputs, but {name()}{path_str(path)} "
+                f"has dtype {dt}; pass it as complex (x.astype(np.complex128)), or drop "
+                f"holomorphic=True to differentiate a real input"
+            )
+
+
+def _check_holomorphic_outputs(leaves: list, where: str) -> None:
+    """With ``holomorphic=True`` every output leaf must be complex (as in JAX)."""
+    for k, leaf in enumerate(leaves):
+        dt = fnp._dtype(leaf)
+        if dt.kind != "c":
+            what = "the output" if len(leaves) == 1 else f"output leaf {k}"
+            raise GradOutputError(
+                f"{where}: holomorphic=True needs complex outputs, but {what} has dtype {dt}; "
+                f"return a complex value (out.astype(np.complex128)), or drop "
+                f"holomorphic=True to differentiate a real output"
+            )
+
+
 def _structure(tree: Any = None, spec: Any = None, none_is_leaf: bool = False) -> str:
     """A pytree's structure for messages, leaves as ``*``: ``({'a': *}, *)``."""
     if spec is None:
@@ -526,12 +552,15 @@ def _strip(tree, interp, cls, attr, where):
     return tree_unflatten(spec, [_plain(v) for v in out])
 
 
-def vjp(func: Callable, *primals: Any, has_aux: bool = False):
+def vjp(func: Callable, *primals: Any, has_aux: bool = False, holomorphic: bool = False):
     """Evaluate ``func(*primals)`` and return ``(output, vjp_fn[, aux])``.
 
     ``vjp_fn(cotangent)`` takes a cotangent with the output's structure, shapes and dtypes
     and returns a tuple with one cotangent per primal.  It may be called many times (also
-    under ``vmap``); it keeps the recorded computation alive until it is dropped.
+    under ``vmap``); it keeps the recorded computation alive until it is dropped.  Complex
+    values follow JAX (NOTE [complex derivatives]): for a holomorphic ``func``,
+    ``vjp_fn(c)`` is ``f'(z) * c``; ``holomorphic=True`` only checks that the inputs and
+    outputs are complex.
 
     Example:
         >>> import numpy as np
@@ -540,10 +569,14 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False):
         >>> vjp_fn(np.ones(2))[0]
         array([1., 1.])
     """
-    where = f"vjp({_fname(func)})"
+    where = f"vjp({_fname(func)}{', holomorphic=True' if holomorphic else ''})"
+    if holomorphic:
+        _check_holomorphic_inputs(primals, where, lambda: "primals")
     interp, leaves, spec, in_ids, values, out_spec, ids, aux = _vjp(
         func, primals, has_aux, where, copy=True
     )
+    if holomorphic:
+        _check_holomorphic_outputs(values, where)
 
     def vjp_fn(cotangents: Any) -> tuple:
         ct_leaves, ct_spec = tree_flatten(cotangents)
@@ -591,7 +624,9 @@ def _check_like(t, ref, where, what, ref_what):
     return t
 
 
-def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
+def grad_and_value(
+    func: Callable, argnums: Any = 0, has_aux: bool = False, holomorphic: bool = False
+) -> Callable:
     """Like :func:`grad`, returning ``(gradient, value)`` (``(gradient, (value, aux))`` with
     ``has_aux``).
 
@@ -603,7 +638,7 @@ def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> C
         (array([0., 2., 4.]), 5.0)
     """
 
-    where = f"grad({_fname(func)})"
+    where = f"grad({_fname(func)}{', holomorphic=True' if holomorphic else ''})"
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
@@ -612,6 +647,8 @@ def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> C
         names = _LazyNames(func, args, leaves=False)
         for i, d in zip(nums, diff):
             _check_differentiable(d, where, lambda: names[i])
+            if holomorphic:
+                _check_holomorphic_inputs(d, where, lambda: names[i])
 
         def partial(*d):
             return func(*_replace_args(args, nums, d), **kwargs)
@@ -627,7 +664,7 @@ def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> C
                 f"sum of losses), or use jacrev"
             )
         value = values[0]
-        _check_scalar_output(value, where)
+        _check_scalar_output(value, where, holomorphic)
         if ids[0] is None:
             grads = [None] * len(leaves)
         else:
@@ -670,18 +707,21 @@ def _check_differentiable(arg, where, name):
             )
 
 
-def _check_scalar_output(value, where):
+def _check_scalar_output(value, where, holomorphic=False):
     s = fnp.shape(value)
     dt = fnp._dtype(value)
     if s != ():
         raise GradOutputError(
-            f"{where}: the output must be a real scalar, got shape {s}; reduce it with "
-            f".sum() (or .mean()), or use jacrev for the full Jacobian"
+            f"{where}: the output must be a {'complex' if holomorphic else 'real'} scalar, got "
+            f"shape {s}; reduce it with .sum() (or .mean()), or use jacrev for the full Jacobian"
         )
+    if holomorphic:
+        _check_holomorphic_outputs([value], where)
+        return
     if dt.kind == "c":
         raise GradOutputError(
             f"{where}: the output is complex ({dt}); grad needs a real scalar: take .real, "
-            f"abs(...) or abs(...)**2 of it"
+            f"abs(...) or abs(...)**2 of it, or pass holomorphic=True if func is holomorphic"
         )
     if dt.kind not in "f":
         raise GradOutputError(
@@ -690,12 +730,17 @@ def _check_scalar_output(value, where):
         )
 
 
-def grad(func: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
+def grad(
+    func: Callable, argnums: Any = 0, has_aux: bool = False, holomorphic: bool = False
+) -> Callable:
     """The gradient of a real-scalar-valued ``func`` with respect to ``args[argnums]``.
 
     ``argnums`` is an int (the gradient has that argument's structure) or a tuple of ints
     (a tuple of gradients).  With ``has_aux=True`` ``func`` returns ``(output, aux)`` and
-    the result is ``(gradient, aux)``.  Keyword arguments are not differentiated.
+    the result is ``(gradient, aux)``.  Keyword arguments are not differentiated.  For a
+    complex input and real output the gradient is ``df/dx - 1j df/dy`` (JAX's convention);
+    ``holomorphic=True`` takes a complex scalar output of complex inputs and gives the
+    complex derivative ``f'(z)`` (``2 z`` for ``z ** 2``).
 
     Example:
         >>> import numpy as np
@@ -703,7 +748,7 @@ def grad(func: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
         >>> grad(lambda x: np.sum(x ** 3))(np.array([1.0, 2.0]))
         array([ 3., 12.])
     """
-    gv = grad_and_value(func, argnums, has_aux)
+    gv = grad_and_value(func, argnums, has_aux, holomorphic)
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
@@ -716,11 +761,20 @@ def grad(func: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
 # -- forward mode ------------------------------------------------------------------------
 
 
-def jvp(func: Callable, primals: Any, tangents: Any, *, has_aux: bool = False):
+def jvp(
+    func: Callable,
+    primals: Any,
+    tangents: Any,
+    *,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+):
     """Evaluate ``func(*primals)`` and its directional derivative along ``tangents``.
 
     Returns ``(output, jvp_out[, aux])``; ``tangents`` has the structure, shapes and dtypes
-    of ``primals`` (both tuples of the positional arguments).
+    of ``primals`` (both tuples of the positional arguments).  For a holomorphic ``func``
+    of complex inputs ``jvp_out`` is ``f'(z) * t``; ``holomorphic=True`` only checks that
+    the inputs and outputs are complex.
 
     Example:
         >>> import numpy as np
@@ -728,7 +782,7 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, has_aux: bool = False):
         >>> jvp(np.sin, (np.zeros(2),), (np.ones(2),))[1]
         array([1., 1.])
     """
-    where = f"jvp({_fname(func)})"
+    where = f"jvp({_fname(func)}{', holomorphic=True' if holomorphic else ''})"
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TangentMismatchError(
             f"{where}: primals and tangents must be tuples of the function's positional "
@@ -744,6 +798,8 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, has_aux: bool = False):
             f"{_structure(spec=p_spec)}; give one tangent per primal leaf"
         )
     names = _LazyNames(func, primals)
+    if holomorphic:
+        _check_holomorphic_inputs(primals, where, lambda: "primals")
     interp = ForwardInterpreter(where)
     with pushed(interp):
         wrapped = []
@@ -770,6 +826,8 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, has_aux: bool = False):
                 leaf = _plain(_to_array(leaf, where, "every output"))
                 primal_out.append(leaf)
                 tangent_out.append(_plain(fnp.zeros_like(leaf)))
+    if holomorphic:
+        _check_holomorphic_outputs(primal_out, where)
     result = (tree_unflatten(out_spec, primal_out), tree_unflatten(out_spec, tangent_out))
     return result + (aux,) if has_aux else result
 
@@ -818,8 +876,9 @@ def linearize(func: Callable, *primals: Any):
 # -- Jacobians and Hessians -------------------------------------------------------------
 
 
-def _basis(leaves: list, where: str, what: str = "value") -> list:
-    """For leaves of total size n: per leaf, the rows of eye(n) shaped (n, *leaf.shape)."""
+def _basis(leaves: list, where: str, what: str = "value", holomorphic: bool = False) -> list:
+    """For leaves of total size n: per leaf, the rows of eye(n) shaped (n, *leaf.shape)
+    (complex leaves only with ``holomorphic``, where every leaf must be complex)."""
     sizes = [fnp.size(v) for v in leaves]
     total = sum(sizes)
     out, start = [], 0
@@ -830,10 +889,17 @@ def _basis(leaves: list, where: str, what: str = "value") -> list:
                 f"{where}: a Jacobian needs floating-point {what}s, got an {what} of dtype "
                 f"{dt}, which has no derivative; cast it to float (x.astype(np.float64))"
             )
-        if dt.kind == "c":
+        if holomorphic and dt.kind != "c":
+            error = GradOutputError if what == "output" else NonDifferentiableInputError
+            raise error(
+                f"{where}: holomorphic=True needs complex {what}s, got an {what} of dtype "
+                f"{dt}; make it complex (x.astype(np.complex128)), or drop holomorphic=True"
+            )
+        if dt.kind == "c" and not holomorphic:
             raise GradOutputError(
                 f"{where}: this Jacobian would need complex {what}s as basis directions, which "
-                f"is not defined for non-holomorphic functions (as in JAX); split complex "
+                f"is not defined for non-holomorphic functions (as in JAX); pass "
+                f"holomorphic=True if the function is holomorphic, else split complex "
                 f"values into real and imaginary parts, or use vjp/jvp directly"
             )
         xp = fnp._xp(v)
@@ -844,11 +910,17 @@ def _basis(leaves: list, where: str, what: str = "value") -> list:
 
 
 def jacrev(
-    func: Callable, argnums: Any = 0, *, has_aux: bool = False, chunk_size: int | None = None
+    func: Callable,
+    argnums: Any = 0,
+    *,
+    has_aux: bool = False,
+    chunk_size: int | None = None,
+    holomorphic: bool = False,
 ) -> Callable:
     """The Jacobian of ``func`` by reverse mode: ``vmap`` of ``vjp`` over output basis
     vectors.  Each output leaf becomes ``output.shape + input.shape``; with pytree outputs
-    or ``argnums`` tuples the result nests as in torch.func/JAX.
+    or ``argnums`` tuples the result nests as in torch.func/JAX.  ``holomorphic=True``:
+    complex inputs and outputs, the complex Jacobian ``df/dz``.
 
     Example:
         >>> import numpy as np
@@ -861,11 +933,13 @@ def jacrev(
 
     @functools.wraps(func)
     def wrapped(*args: Any) -> Any:
-        where = f"jacrev({_fname(func)})"
+        where = f"jacrev({_fname(func)}{', holomorphic=True' if holomorphic else ''})"
         nums, single = _normalize_argnums(argnums, len(args), where)
         diff = tuple(args[i] for i in nums)
         for i, d in zip(nums, diff):
             _check_differentiable(d, where, lambda: _arg_names(func, len(args))[i])
+            if holomorphic:
+                _check_holomorphic_inputs(d, where, lambda: _arg_names(func, len(args))[i])
 
         def partial(*d):
             return func(*_replace_args(args, nums, d))
@@ -884,7 +958,7 @@ def jacrev(
             res = [next(it) if i is not None else None for i in in_ids]
             return [fnp.zeros_like(leaf) if g is None else g for leaf, g in zip(leaves, res)]
 
-        basis = _basis(values, where, "output")
+        basis = _basis(values, where, "output", holomorphic)
         cols = vmap(pullback, chunk_size=chunk_size)(*basis)  # per input leaf: (M, *in)
         interp.tape.clear()  # done with it, even if a stored tracer outlives this call
         jac = _assemble(values, out_spec, leaves, spec, cols, single, rows_are_outputs=True)
@@ -921,10 +995,16 @@ def _assemble(out_leaves, out_spec, in_leaves, in_spec, cols, single, rows_are_o
 
 
 def jacfwd(
-    func: Callable, argnums: Any = 0, has_aux: bool = False, *, randomness: str = "error"
+    func: Callable,
+    argnums: Any = 0,
+    has_aux: bool = False,
+    *,
+    randomness: str = "error",
+    holomorphic: bool = False,
 ) -> Callable:
     """The Jacobian of ``func`` by forward mode: ``vmap`` of ``jvp`` over input basis
-    vectors; same layout as :func:`jacrev`.
+    vectors; same layout as :func:`jacrev`.  ``holomorphic=True``: complex inputs and
+    outputs, the complex Jacobian ``df/dz``.
 
     Example:
         >>> import numpy as np
@@ -937,7 +1017,7 @@ def jacfwd(
 
     @functools.wraps(func)
     def wrapped(*args: Any) -> Any:
-        where = f"jacfwd({_fname(func)})"
+        where = f"jacfwd({_fname(func)}{', holomorphic=True' if holomorphic else ''})"
         nums, single = _normalize_argnums(argnums, len(args), where)
         diff = tuple(args[i] for i in nums)
         in_leaves, in_spec = tree_flatten(diff)
@@ -956,7 +1036,7 @@ def jacfwd(
             out, t_out = res[0], res[1]
             return (t_out, out, res[2]) if has_aux else (t_out, out)
 
-        basis = _basis(in_leaves, where)
+        basis = _basis(in_leaves, where, "input", holomorphic)
         # NOTE [jacfwd randomness]: under randomness='different' the primal output and aux
         # differ per basis vector, so they come back batched and, as in torch.func, the
         # first basis vector's are kept (the Jacobian only needs the output's shapes).
@@ -968,6 +1048,8 @@ def jacfwd(
             res = (res[0],) + tuple(_first_of_batch(r) for r in res[1:])
         t_out, out = res[0], res[1]
         out_leaves, out_spec = tree_flatten(out)
+        if holomorphic:
+            _check_holomorphic_outputs(out_leaves, where)
         cols = tree_flatten(t_out)[0]  # per output leaf: (total_in, *o_shape)
         jac = _assemble(
             out_leaves, out_spec, in_leaves, in_spec, cols, single, rows_are_outputs=False
@@ -987,8 +1069,9 @@ def _first_of_batch(tree: Any) -> Any:
     return tree_unflatten(spec, firsts)
 
 
-def hessian(func: Callable, argnums: Any = 0) -> Callable:
-    """The Hessian of a scalar ``func``: ``jacfwd(jacrev(func, argnums), argnums)``.
+def hessian(func: Callable, argnums: Any = 0, *, holomorphic: bool = False) -> Callable:
+    """The Hessian of a scalar ``func``: ``jacfwd(jacrev(func, argnums), argnums)``
+    (``holomorphic=True`` passed to both).
 
     Example:
         >>> import numpy as np
@@ -997,4 +1080,6 @@ def hessian(func: Callable, argnums: Any = 0) -> Callable:
         array([[ 6.,  0.],
                [ 0., 12.]])
     """
+    if holomorphic:
+        return jacfwd(jacrev(func, argnums, holomorphic=True), argnums, holomorphic=True)
     return jacfwd(jacrev(func, argnums), argnums)

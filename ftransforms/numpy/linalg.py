@@ -1,11 +1,12 @@
 """``ftransforms.numpy.linalg``: ``numpy.linalg`` over arrays and tracers.
 
 The matrix functions map over leading axes like NumPy's (``inv``, ``solve``, ``det``,
-``slogdet``, ``cholesky``, ``eigh``, ``eigvalsh``, ``svd``, ``svdvals``, ``qr``, ``pinv``
-are primitives of ``ftransforms.ops.linalg``); ``matrix_power``, ``lstsq``, ``norm``,
-``matrix_norm``, ``vector_norm``, ``cond``, ``matrix_rank`` and ``multi_dot`` are built from
-them.  Inputs are real (complex ones raise :class:`UnsupportedOperationError`); integer
-inputs are computed in float64, as NumPy does.
+``slogdet``, ``cholesky``, ``eigh``, ``eigvalsh``, ``eig``, ``eigvals``, ``svd``,
+``svdvals``, ``qr``, ``pinv`` are primitives of ``ftransforms.ops.linalg``);
+``matrix_power``, ``lstsq``, ``norm``, ``matrix_norm``, ``vector_norm``, ``cond``,
+``matrix_rank`` and ``multi_dot`` are built from them.  Inputs are real or complex, with
+derivatives under JAX's convention (NOTE [complex linear algebra] in
+``ftransforms/ops/linalg.py``); integer inputs are computed in float64, as NumPy does.
 
 Example:
     >>> import numpy as np
@@ -33,8 +34,9 @@ from ftransforms.ops import linalg as _la
 
 # NumPy's own result types (so results have the same pytree structure as NumPy's).
 try:
-    from numpy.linalg._linalg import EighResult, QRResult, SlogdetResult, SVDResult
+    from numpy.linalg._linalg import EighResult, EigResult, QRResult, SlogdetResult, SVDResult
 except ImportError:  # pragma: no cover  (numpy < 2)
+    EigResult = namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
     EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
     QRResult = namedtuple("QRResult", ["Q", "R"])
     SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
@@ -46,7 +48,9 @@ __all__ = [
     "cond",
     "det",
     "diagonal",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "inv",
     "lstsq",
@@ -76,15 +80,23 @@ _NO_VALUE = numpy._NoValue
 
 
 def _float(x: Any, name: str) -> Any:
-    """``x`` as an array or tracer of a real floating dtype (integers become float64)."""
+    """``x`` as an array or tracer of a floating or complex dtype (integers and booleans
+    become float64, as in NumPy)."""
     if not isinstance(x, Tracer) and not hasattr(x, "dtype"):
         x = fnp.asarray(x)
     kind = numpy.dtype(x.dtype).kind
-    if kind == "c":
-        raise UnsupportedOperationError(f"linalg.{name}: complex inputs are not supported yet")
-    if kind != "f":
+    if kind not in "fc":
         x = fnp.astype(x, numpy.float64)
     return x
+
+
+def _is_complex(x: Any) -> bool:
+    return numpy.dtype(x.dtype).kind == "c"
+
+
+def _abs2(x: Any) -> Any:
+    """``|x|**2``, real (``x * x`` for real ``x``)."""
+    return fnp.real(x * fnp.conj(x)) if _is_complex(x) else x * x
 
 
 def _matrices(a: Any, name: str, square: bool = True) -> Any:
@@ -161,6 +173,46 @@ def eigvalsh(a: Any, UPLO: str = "L") -> Any:  # noqa: N803
     """``numpy.linalg.eigvalsh``."""
     a = _uplo(_matrices(a, "eigvalsh"), UPLO)
     return _la.eigh_p.bind(a, eigenvectors=False)[0]
+
+
+def _numpy_real_if_all_real(a: Any, outs: tuple) -> tuple:
+    """NumPy's rule for ``eig``/``eigvals`` of a real input: the results are real when every
+    eigenvalue is (a decision on the data, over the whole stack as in NumPy)."""
+    if _is_complex(a) or numpy.any(fnp.peek(fnp.imag(outs[0])) != 0):
+        return outs
+    return tuple(fnp.real(o) for o in outs)
+
+
+def eig(a: Any) -> EigResult:
+    """``numpy.linalg.eig``: eigenvalues and unit-norm right eigenvectors of a general
+    square matrix.  As in NumPy, the results are complex unless the input is real and
+    every eigenvalue is real.
+
+    Derivatives: eigenvalues always (holomorphic in ``a``); eigenvectors need distinct
+    eigenvalues and follow NumPy's normalisation (unit 2-norm, largest component real),
+    whose phase is a convention: use phase-invariant quantities (NOTE [eig gauge] in
+    ``ftransforms/ops/linalg.py``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms.numpy as fnp
+        >>> from ftransforms import grad
+        >>> a = np.array([[0.0, 1.0], [-2.0, -3.0]])
+        >>> fnp.linalg.eig(a).eigenvalues
+        array([-1., -2.])
+        >>> np.allclose(grad(lambda a: fnp.linalg.eigvals(a).sum())(a), np.eye(2))
+        True
+    """
+    a = _matrices(a, "eig")
+    outs = _la.eig_p.bind(a, eigenvectors=True)
+    return EigResult(*_numpy_real_if_all_real(a, outs))
+
+
+def eigvals(a: Any) -> Any:
+    """``numpy.linalg.eigvals``: the eigenvalues of a general square matrix (complex unless
+    the input is real and every eigenvalue is real, as in NumPy)."""
+    a = _matrices(a, "eigvals")
+    return _numpy_real_if_all_real(a, _la.eig_p.bind(a, eigenvectors=False))[0]
 
 
 def svd(
@@ -262,8 +314,7 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple[Any, Any, Any, Any]:
     rank = fnp.sum(fnp.astype(fnp.greater(s, rcond * fnp.max(s)), numpy.int64))
     full = fnp.peek(rank) == n  # the residuals' size depends on the data
     if m > n and full.all():
-        r = b - fnp.matmul(a, x)
-        residuals = fnp.sum(r * r, axis=0)
+        residuals = fnp.sum(_abs2(b - fnp.matmul(a, x)), axis=0)
         if fnp.ndim(b) == 1:
             residuals = fnp.reshape(residuals, (1,))
     elif m > n and full.any():
@@ -273,7 +324,7 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple[Any, Any, Any, Any]:
             "fnp.sum((b - a @ x) ** 2, axis=0) instead."
         )
     else:
-        residuals = fnp.zeros((0,), dtype=a.dtype, like=a)
+        residuals = fnp.zeros((0,), dtype=s.dtype, like=a)
     return x, residuals, rank, s
 
 
@@ -284,11 +335,11 @@ def _reduce_abs(x: Any, ord: Any, axis: int, keepdims: bool) -> Any:  # noqa: A0
     if ord == -numpy.inf:
         return fnp.min(ax, axis=axis, keepdims=keepdims)
     if ord == 0:
-        return fnp.sum(fnp.astype(fnp.not_equal(x, 0), x.dtype), axis=axis, keepdims=keepdims)
+        return fnp.sum(fnp.astype(fnp.not_equal(x, 0), ax.dtype), axis=axis, keepdims=keepdims)
     if ord == 1:
         return fnp.sum(ax, axis=axis, keepdims=keepdims)
     if ord is None or ord == 2:
-        return fnp.sqrt(fnp.sum(x * x, axis=axis, keepdims=keepdims))
+        return fnp.sqrt(fnp.sum(_abs2(x), axis=axis, keepdims=keepdims))
     if isinstance(ord, str):
         raise ValueError(f"Invalid norm order '{ord}' for vectors")
     p = float(ord)
@@ -301,12 +352,13 @@ def _svd_norm(x: Any, row: int, col: int, reduce: Any) -> Any:
 
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A002
     """``numpy.linalg.norm``: vector norms (``ord`` None, 0, ±1, ±2, ±inf, any p) and
-    matrix norms (``ord`` None, 'fro', 'nuc', ±1, ±2, ±inf)."""
+    matrix norms (``ord`` None, 'fro', 'nuc', ±1, ±2, ±inf), of real or complex ``x`` (the
+    result is real)."""
     x = _float(x, "norm")
     rank = fnp.ndim(x)
     if axis is None:
         if ord is None or (ord in ("f", "fro") and rank == 2) or (ord == 2 and rank == 1):
-            out = fnp.sqrt(fnp.sum(x * x))
+            out = fnp.sqrt(fnp.sum(_abs2(x)))
             return fnp.reshape(out, (1,) * rank) if keepdims else out
         if rank not in (1, 2):
             raise ValueError("Improper number of dimensions to norm.")
@@ -335,7 +387,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
         reduce = fnp.max if ord == numpy.inf else fnp.min
         out = reduce(fnp.sum(fnp.abs(x), axis=col), axis=row - (row > col))
     elif ord in (None, "fro", "f"):
-        out = fnp.sqrt(fnp.sum(x * x, axis=axis))
+        out = fnp.sqrt(fnp.sum(_abs2(x), axis=axis))
     elif ord == "nuc":
         out = _svd_norm(x, row, col, fnp.sum)
     else:

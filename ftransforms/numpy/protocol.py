@@ -75,7 +75,7 @@ FUNCTIONS[numpy.linalg.norm] = fnp.linalg.norm
 
 #: numpy.linalg function names handled through __array_function__ (same name in fnp.linalg).
 LINALG_NAMES = """
-inv solve det slogdet cholesky eigh eigvalsh svd svdvals qr pinv matrix_power lstsq
+inv solve det slogdet cholesky eigh eigvalsh eig eigvals svd svdvals qr pinv matrix_power lstsq
 norm matrix_norm vector_norm cond matrix_rank multi_dot matmul matrix_transpose outer
 tensordot diagonal trace
 """.split()
