@@ -311,7 +311,7 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple[Any, Any, Any, Any]:
         rcond = numpy.finfo(a.dtype).eps * max(m, n)
     x = fnp.matmul(_la.pinv_p.bind(a, rcond=float(rcond)), b)
     s = svdvals(a)
-    rank = fnp.sum(fnp.astype(fnp.greater(s, rcond * fnp.max(s)), numpy.int64))
+    rank = fnp.astype(fnp.sum(fnp.greater(s, rcond * fnp.max(s))), numpy.int32)  # NumPy's
     full = fnp.peek(rank) == n  # the residuals' size depends on the data
     if m > n and full.all():
         residuals = fnp.sum(_abs2(b - fnp.matmul(a, x)), axis=0)
