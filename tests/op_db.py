@@ -35,7 +35,14 @@ import scipy.special as ssp
 import ftransforms.numpy as fnp
 import ftransforms.random as frandom
 import ftransforms.scipy.special as fsp
-from tests import op_db_fft, op_db_linalg, op_db_nn, op_db_sets, op_db_stats
+from tests import (
+    op_db_fft,
+    op_db_linalg,
+    op_db_linalg_complex,
+    op_db_nn,
+    op_db_sets,
+    op_db_stats,
+)
 
 jax.config.update("jax_enable_x64", True)  # also done by conftest.py; the oracle needs it
 
@@ -1668,6 +1675,7 @@ def _wire(
             nondiff_operands=tuple(i for i in range(nargs) if i not in diff),
             ref="jax",
             via_numpy=False,
+            xfail=group[0].get("xfail", {}),
         )
 
 
@@ -1682,6 +1690,9 @@ _PRIMITIVE_NAMES = _primitive_names()
 # needs a smaller step to stay within the finite-difference tolerance (truncation error)
 _wire(op_db_linalg.ENTRIES, "linalg_", 1e-2, lambda e, i: True, fd_eps={"svd": 5e-4})
 _wire(op_db_linalg.COMPOSITE_ENTRIES, "linalg_composite_", 1e-2, lambda e, i: True)
+# complex inputs as (real, imag) operand pairs, and eig (tests/op_db_linalg_complex.py)
+_wire(op_db_linalg_complex.ENTRIES, "linalg_complex_", 1e-2, lambda e, i: True, {"svd": 5e-4})
+_wire(op_db_linalg_complex.COMPOSITE_ENTRIES, "linalg_complex_composite_", 1e-2, lambda e, i: True)
 # max_pool2d_jvp/vjp(t, x, y): y must stay the pooling of x, so only t/g may move
 _wire(
     op_db_nn.ENTRIES,

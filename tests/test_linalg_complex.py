@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 
 import ftransforms.numpy as fnp
-from ftransforms import grad, jvp, vjp, vmap
+from ftransforms import grad, hessian, jvp, vjp, vmap
 from ftransforms.testing import check_grads
 from tests.tolerances import assert_tree_close, tol
 
@@ -196,9 +196,10 @@ CASES: dict[str, Case] = {
         lambda m, a: m.abs(m.linalg.det(a)) ** 2 + m.real(m.linalg.det(a)),
         lambda r: (general(r, 3),),
     ),
-    # order 1: the second-order check compares primal values bit for bit, and the reverse
-    # pass's sum of three cotangent terms differs by one ulp under jvp; test_second_order
-    # checks slogdet's second derivatives against JAX instead
+    # order 1: the second-order check compares the VJP's primal values bit for bit, and
+    # NumPy's complex scalar multiply (a plain run) and its multiply ufunc on 0-d arrays
+    # (a run under jvp) round one ulp apart; second order is checked by
+    # test_second_order_of_slogdet_and_det_vs_jax instead
     "slogdet": Case(_slogdet_loss, lambda r: (general(r, 3),)),
     "pinv_square": Case(lambda m, a: re_sum(m, m.linalg.pinv(a), 1j), lambda r: (general(r, 3),)),
     "pinv_tall": Case(lambda m, a: re_sum(m, m.linalg.pinv(a)), lambda r: (general(r, 4, 2),)),
@@ -357,6 +358,20 @@ def test_complex64_keeps_its_dtype_and_precision(name):
         # float32 rounding through a decomposition and its derivative: a few ulps times
         # the (small) condition numbers of these inputs
         np.testing.assert_allclose(g, e, rtol=50 * F32["rtol"], atol=50 * F32["atol"])
+
+
+def test_second_order_of_slogdet_and_det_vs_jax():
+    r = np.random.default_rng(12)
+    a = general(r, 3)
+    x, y = a.real.copy(), a.imag.copy()
+    for name in ("slogdet", "det"):
+
+        def f(x, y, m, name=name):
+            return CASES[name].fn(m, x + 1j * y)
+
+        h = hessian(lambda x, y: f(x, y, fnp), argnums=(0, 1))(x, y)
+        jh = jax.jit(jax.hessian(lambda x, y: f(x, y, jnp), argnums=(0, 1)))(x, y)
+        assert_tree_close(h, jax.tree.map(np.asarray, jh), **F64, err_msg=name)
 
 
 # -- forward mode: the decompositions themselves vs jax.jvp -----------------------------------
