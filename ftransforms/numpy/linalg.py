@@ -69,6 +69,8 @@ __all__ = [
     "svd",
     "svdvals",
     "tensordot",
+    "tensorinv",
+    "tensorsolve",
     "trace",
     "vector_norm",
 ]
@@ -326,6 +328,54 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple[Any, Any, Any, Any]:
     else:
         residuals = fnp.zeros((0,), dtype=s.dtype, like=a)
     return x, residuals, rank, s
+
+
+def tensorsolve(a: Any, b: Any, axes: Any = None) -> Any:
+    """``numpy.linalg.tensorsolve``: ``x`` with ``tensordot(a, x, x.ndim) == b``, as one
+    ``solve`` of the flattened problem.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms.numpy as fnp
+        >>> a = np.eye(6).reshape(6, 2, 3)
+        >>> fnp.linalg.tensorsolve(a, np.arange(6.0)).shape
+        (2, 3)
+    """
+    a, b = _common_float(a, b, "tensorsolve")
+    rank = fnp.ndim(a)
+    if axes is not None:
+        order = [k for k in range(rank) if k not in [ax % rank for ax in axes]]
+        a = fnp.transpose(a, order + [ax % rank for ax in axes])
+    shape = a.shape[-(rank - fnp.ndim(b)) :]
+    n = math.prod(shape)
+    if math.prod(a.shape) != n * n:
+        raise LinAlgError(
+            "Input arrays must satisfy the requirement "
+            "prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])"
+        )
+    x = solve(fnp.reshape(a, (n, n)), fnp.reshape(b, (n,)))
+    return fnp.reshape(x, shape)
+
+
+def tensorinv(a: Any, ind: int = 2) -> Any:
+    """``numpy.linalg.tensorinv``: the inverse of ``a`` seen as a map from its last axes
+    (from ``ind`` on) to its first ``ind`` axes, as one ``inv`` of the flattened matrix.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.linalg.tensorinv(np.eye(6).reshape(2, 3, 6), ind=2).shape
+        (6, 2, 3)
+    """
+    a = _float(a, "tensorinv")
+    if ind <= 0:
+        raise ValueError("Invalid ind argument.")
+    old = a.shape
+    rows = math.prod(old[:ind])
+    if math.prod(old[ind:]) != rows:
+        raise LinAlgError("Last 2 dimensions of the array must be square")
+    inverse = inv(fnp.reshape(a, (rows, rows)))
+    return fnp.reshape(inverse, old[ind:] + old[:ind])
 
 
 def _reduce_abs(x: Any, ord: Any, axis: int, keepdims: bool) -> Any:  # noqa: A002

@@ -77,7 +77,7 @@ FUNCTIONS[numpy.linalg.norm] = fnp.linalg.norm
 LINALG_NAMES = """
 inv solve det slogdet cholesky eigh eigvalsh eig eigvals svd svdvals qr pinv matrix_power lstsq
 norm matrix_norm vector_norm cond matrix_rank multi_dot matmul matrix_transpose outer
-tensordot diagonal trace
+tensordot diagonal trace tensorsolve tensorinv
 """.split()
 FUNCTIONS.update(
     {

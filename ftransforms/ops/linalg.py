@@ -12,8 +12,8 @@ import numpy
 from ftransforms import lax
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.primitive import defop
+from ftransforms.ops import reductions as _reductions
 from ftransforms.ops._util import unbroadcast
-from ftransforms.ops.reductions import argmax_p
 
 
 def _matmul_impl(xp, a, b):
@@ -452,7 +452,7 @@ def _largest_component_mask(v):
     elsewhere, in ``v``'s dtype (a constant: argmax has no derivative)."""
     mag = lax.real(v * lax.conj(v))
     rank = lax.ndim(v)
-    k = argmax_p.bind(mag, axis=rank - 2, keepdims=True)
+    k = _reductions.argmax_p.bind(mag, axis=rank - 2, keepdims=True)
     rows = lax.xp_of(v).arange(v.shape[-2]).reshape((v.shape[-2], 1))
     return lax.convert(lax.equal(k, rows), lax.dtype_of(v))
 
