@@ -543,3 +543,50 @@ def test_derivatives_at_repeated_eigenvalues_are_finite_where_jaxs_are():
     w_dot = jvp(fnp.linalg.eigvalsh, (eye,), (t + t.T,))[1]
     np.testing.assert_allclose(w_dot, np.diag(t + t.T), **F64)
     np.testing.assert_allclose(w_dot, jax.jvp(jnp.linalg.eigvalsh, (eye,), (t + t.T,))[1], **F64)
+
+
+# -- tensorsolve / tensorinv, and NumPy's own spelling on tracers ------------------------------
+
+
+def test_tensorsolve_and_tensorinv_match_numpy_and_jax():
+    r = np.random.default_rng(14)
+    a = cplx(r, (2, 3, 2, 3), 0.3) + 1.5 * np.eye(6).reshape(2, 3, 2, 3)
+    b = cplx(r, (2, 3))
+    np.testing.assert_allclose(fnp.linalg.tensorsolve(a, b), np.linalg.tensorsolve(a, b), **F64)
+    c = np.moveaxis(a, 0, 2)
+    np.testing.assert_allclose(
+        fnp.linalg.tensorsolve(c, b, axes=(2,)), np.linalg.tensorsolve(c, b, axes=(2,)), **F64
+    )
+    np.testing.assert_allclose(fnp.linalg.tensorinv(a), np.linalg.tensorinv(a), **F64)
+
+    def loss(m, a, b):
+        return re_sum(m, m.linalg.tensorsolve(a, b)) + re_sum(m, m.linalg.tensorinv(a), 1j)
+
+    got = grad(lambda a, b: loss(fnp, a, b), argnums=(0, 1))(a, b)
+    ref = jax.jit(jax.grad(lambda a, b: loss(jnp, a, b), argnums=(0, 1)))(a, b)
+    assert_tree_close(got, tuple(np.asarray(x) for x in ref), **F64)
+    got = vmap(lambda a: fnp.linalg.tensorinv(a))(np.stack([a, 2 * a]))
+    np.testing.assert_allclose(got, np.stack([np.linalg.tensorinv(x) for x in (a, 2 * a)]), **F64)
+
+
+def test_unmodified_numpy_code_on_complex_matrices():
+    # np.linalg.* on tracers dispatches to fnp.linalg (NumPy's __array_function__)
+    r = np.random.default_rng(15)
+    a = nonnormal_distinct(r, 3)
+
+    def spectral_loss(a):
+        w = np.linalg.eigvals(a)
+        s = np.linalg.svd(a, compute_uv=False)
+        return np.sum(np.abs(w) ** 2) + np.sum(s) + np.linalg.norm(a, "nuc")
+
+    def jax_loss(a):
+        w = jnp.linalg.eigvals(a)
+        s = jnp.linalg.svd(a, compute_uv=False)
+        return jnp.sum(jnp.abs(w) ** 2) + jnp.sum(s) + jnp.linalg.norm(a, "nuc")
+
+    g = grad(spectral_loss)(a)
+    assert_tree_close(g, np.asarray(jax.jit(jax.grad(jax_loss))(a)), **F64)
+    batch = np.stack([a, a.T, 1j * a])
+    assert_tree_close(
+        vmap(grad(spectral_loss))(batch), np.stack([grad(spectral_loss)(x) for x in batch]), **F64
+    )
