@@ -31,7 +31,8 @@ import numpy as np
 import pytest
 
 import ftransforms.numpy as fnp
-from ftransforms import grad, jvp, vjp, vmap
+from ftransforms import grad, jit, jvp, vjp, vmap
+from ftransforms.backend import _NAMESPACES, register_backend
 from ftransforms.testing import check_grads
 from tests.tolerances import assert_tree_close, tol
 
@@ -104,7 +105,8 @@ def herm(m, x):
 
 def psd(m, x):
     n = x.shape[-1]
-    return m.matmul(x, mH(m, x)) / n + m.eye(n)
+    eye = fnp.eye(n, dtype=x.dtype, like=x) if m is fnp else m.eye(n)
+    return m.matmul(x, mH(m, x)) / n + eye
 
 
 def re_sum(m, z, w=None):
@@ -590,3 +592,54 @@ def test_unmodified_numpy_code_on_complex_matrices():
     assert_tree_close(
         vmap(grad(spectral_loss))(batch), np.stack([grad(spectral_loss)(x) for x in batch]), **F64
     )
+
+
+# -- backends and jit -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def other_backend():
+    """The strict stand-in for CuPy of ``tests/test_linalg.py``, for complex arrays."""
+    from tests.test_linalg import OtherArray, _other_namespace
+
+    register_backend(OtherArray, _other_namespace(np, "otherxp"))
+    try:
+        yield lambda a: np.asarray(a).view(OtherArray), OtherArray
+    finally:
+        _NAMESPACES.pop(OtherArray, None)
+
+
+def _complex_rules_loss(m, a, h):
+    out = re_sum(m, m.linalg.inv(a)) + m.sum(m.linalg.slogdet(a)[1]) + m.abs(m.linalg.det(a))
+    out = out + re_sum(m, m.linalg.cholesky(psd(m, h)))
+    w, v = m.linalg.eigh(herm(m, h))
+    out = out + m.sum(w * w) + m.sum(m.abs(v) ** 4)
+    u, s, vh = m.linalg.svd(a, full_matrices=False)
+    out = out + m.sum(s) + m.sum(m.abs(u) ** 4) + m.sum(m.abs(vh) ** 4)
+    q, r = m.linalg.qr(a)
+    out = out + re_sum(m, q) + re_sum(m, r) + re_sum(m, m.linalg.pinv(a[..., :2]))
+    ew, ev = m.linalg.eig(a)
+    return out + re_sum(m, ew * ew) + m.sum(m.abs(ev) ** 2 * m.real(ew)) + m.linalg.norm(a, 2)
+
+
+def test_complex_rules_stay_on_the_input_backend(other_backend):
+    wrap, other_array = other_backend
+    r = np.random.default_rng(16)
+    a_np, h_np = nonnormal_distinct(r, 3), cplx(r, (3, 3), 0.5)
+    got = grad(lambda *z: _complex_rules_loss(fnp, *z), argnums=(0, 1))(wrap(a_np), wrap(h_np))
+    assert all(type(g) is other_array for g in got)
+    expected = grad(lambda *z: _complex_rules_loss(fnp, *z), argnums=(0, 1))(a_np, h_np)
+    assert_tree_close(tuple(np.asarray(g) for g in got), expected, **F64)
+    per_sample = vmap(grad(lambda *z: _complex_rules_loss(fnp, *z)), in_dims=(0, None))(
+        wrap(np.stack([a_np, 1.1 * a_np])), wrap(h_np)
+    )
+    assert type(per_sample) is other_array
+
+
+def test_jit_replays_complex_linalg():
+    r = np.random.default_rng(17)
+    f = jit(grad(lambda *z: _complex_rules_loss(fnp, *z), argnums=(0, 1)))
+    for _ in range(3):
+        a, h = nonnormal_distinct(r, 3), cplx(r, (3, 3), 0.5)
+        expected = grad(lambda *z: _complex_rules_loss(fnp, *z), argnums=(0, 1))(a, h)
+        assert_tree_close(f(a, h), expected, **F64)
