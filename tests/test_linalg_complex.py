@@ -594,6 +594,28 @@ def test_unmodified_numpy_code_on_complex_matrices():
     )
 
 
+def test_svd_hermitian_matches_numpy_and_jax():
+    r = np.random.default_rng(18)
+    x = cplx(r, (3, 3))
+    for a in (herm(np, x), herm(np, x).real, np.stack([herm(np, x), -2 * herm(np, x)])):
+        got, ref = fnp.linalg.svd(a, hermitian=True), np.linalg.svd(a, hermitian=True)
+        for g, e in zip(got, ref):
+            np.testing.assert_allclose(g, e, **F64)
+        np.testing.assert_allclose(
+            fnp.linalg.svd(a, compute_uv=False, hermitian=True),
+            np.linalg.svd(a, compute_uv=False, hermitian=True),
+            **F64,
+        )
+
+    def loss(m, x):
+        u, s, vh = m.linalg.svd(herm(m, x) - 0.5 * m.eye(3), hermitian=True)
+        recon = m.matmul(u * m.sin(s)[..., None, :], vh)
+        return m.sum(s**3) + re_sum(m, recon) + m.sum(m.abs(vh) ** 4)
+
+    got = grad(lambda x: loss(fnp, x))(x)
+    assert_tree_close(got, np.asarray(jax.jit(jax.grad(lambda x: loss(jnp, x)))(x)), **F64)
+
+
 # -- backends and jit -------------------------------------------------------------------------
 
 

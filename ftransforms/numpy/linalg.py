@@ -221,15 +221,26 @@ def svd(
     a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False
 ) -> Any:
     """``numpy.linalg.svd``.  Derivatives of ``U``/``Vh`` need ``full_matrices=False`` for
-    non-square matrices, and distinct nonzero singular values."""
+    non-square matrices, and distinct nonzero singular values.  ``hermitian=True`` computes
+    it from ``eigh`` (lower triangle read) as NumPy does: ``s = |w|`` in descending order,
+    the signs of ``w`` moved into ``Vh``."""
     if hermitian:
-        raise UnsupportedOperationError(
-            "linalg.svd(..., hermitian=True) is not supported; call it with hermitian=False"
-        )
+        return _hermitian_svd(_matrices(a, "svd"), compute_uv)
     a = _matrices(a, "svd", square=False)
     if not compute_uv:
         return _la.svd_p.bind(a, full_matrices=False, compute_uv=False)[0]
     return SVDResult(*_la.svd_p.bind(a, full_matrices=bool(full_matrices), compute_uv=True))
+
+
+def _hermitian_svd(a: Any, compute_uv: bool) -> Any:
+    if not compute_uv:
+        return fnp.flip(fnp.sort(fnp.abs(eigvalsh(a)), axis=-1), axis=-1)
+    w, v = eigh(a)
+    order = fnp.flip(fnp.argsort(fnp.abs(w), axis=-1), axis=-1)
+    sign = fnp.take_along_axis(fnp.sign(w), order, axis=-1)
+    s = fnp.take_along_axis(fnp.abs(w), order, axis=-1)
+    u = fnp.take_along_axis(v, fnp.expand_dims(order, -2), axis=-1)
+    return SVDResult(u, s, fnp.conj(_mT(u * fnp.expand_dims(sign, -2))))
 
 
 def svdvals(x: Any, /) -> Any:
