@@ -747,6 +747,8 @@ def grad(
         >>> from ftransforms import grad
         >>> grad(lambda x: np.sum(x ** 3))(np.array([1.0, 2.0]))
         array([ 3., 12.])
+        >>> complex(grad(lambda z: z ** 2, holomorphic=True)(np.complex128(1 + 2j)))
+        (2+4j)
     """
     gv = grad_and_value(func, argnums, has_aux, holomorphic)
 

@@ -212,7 +212,15 @@ def eig(a: Any) -> EigResult:
 
 def eigvals(a: Any) -> Any:
     """``numpy.linalg.eigvals``: the eigenvalues of a general square matrix (complex unless
-    the input is real and every eigenvalue is real, as in NumPy)."""
+    the input is real and every eigenvalue is real, as in NumPy); their derivative is
+    holomorphic in ``a`` and needs no gauge.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.linalg.eigvals(np.array([[0.0, -1.0], [1.0, 0.0]]))
+        array([0.+1.j, 0.-1.j])
+    """
     a = _matrices(a, "eigvals")
     return _numpy_real_if_all_real(a, _la.eig_p.bind(a, eigenvectors=False))[0]
 
