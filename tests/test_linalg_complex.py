@@ -292,6 +292,27 @@ def test_values_and_dtypes_match_numpy():
     assert w.dtype == np.float64 and v.dtype == np.complex128
 
 
+def test_upper_triangle_variants_read_the_upper_triangle():
+    r = np.random.default_rng(3)
+    h = psd(np, cplx(r, (3, 3)))
+    junk = h + np.tril(cplx(r, (3, 3)), -1) + 1j * np.diag(r.standard_normal(3))
+    w, v = fnp.linalg.eigh(junk, UPLO="U")
+    ew, ev = np.linalg.eigh(junk, UPLO="U")
+    np.testing.assert_allclose(w, ew, **F64)
+    np.testing.assert_allclose(h @ v, v * w, **F64)  # eigenvectors of the upper triangle's
+    np.testing.assert_allclose(np.abs(v), np.abs(ev), **F64)  # matrix, phases LAPACK's own
+    np.testing.assert_allclose(fnp.linalg.eigvalsh(junk, UPLO="U"), ew, **F64)
+    up = fnp.linalg.cholesky(junk, upper=True)
+    np.testing.assert_allclose(up, np.linalg.cholesky(junk, upper=True), **F64)
+    # derivatives read the same triangle: a change below the diagonal changes nothing
+    below = np.tril(cplx(r, (3, 3)), -1)
+    for f in (
+        lambda a: fnp.linalg.eigvalsh(a, UPLO="U"),
+        lambda a: fnp.linalg.cholesky(a, upper=True),
+    ):
+        np.testing.assert_allclose(jvp(f, (junk,), (below,))[1], 0, atol=1e-12)
+
+
 def test_eig_follows_numpys_real_or_complex_result_rule():
     r = np.random.default_rng(2)
     x = general(r, 3).real

@@ -121,6 +121,10 @@ def _mT(x: Any) -> Any:  # noqa: N802  (numpy's name)
     return fnp.swapaxes(x, -1, -2)
 
 
+def _mH(x: Any) -> Any:  # noqa: N802
+    return fnp.conj(_mT(x)) if _is_complex(x) else _mT(x)
+
+
 # -- the primitives' front ends ----------------------------------------------------------
 
 
@@ -154,19 +158,22 @@ def cholesky(a: Any, /, *, upper: bool = False) -> Any:
     and so does its derivative (NOTE [numpy reads one triangle] in ``ops/linalg.py``)."""
     a = _matrices(a, "cholesky")
     if upper:
-        return _mT(_la.cholesky_p.bind(_mT(a)))
+        return _mH(_la.cholesky_p.bind(_mH(a)))
     return _la.cholesky_p.bind(a)
 
 
 def _uplo(a: Any, uplo: str) -> Any:
     if uplo not in ("L", "U"):
         raise ValueError("UPLO argument must be 'L' or 'U'")
-    return a if uplo == "L" else _mT(a)
+    # the conjugate transpose's lower triangle holds the upper one's Hermitian matrix
+    return a if uplo == "L" else _mH(a)
 
 
 def eigh(a: Any, UPLO: str = "L") -> EighResult:  # noqa: N803  (numpy's name)
-    """``numpy.linalg.eigh``: ascending eigenvalues and eigenvectors of a symmetric matrix
-    (its ``UPLO`` triangle is read).  Derivatives need distinct eigenvalues."""
+    """``numpy.linalg.eigh``: ascending eigenvalues and eigenvectors of a symmetric or
+    Hermitian matrix (its ``UPLO`` triangle is read).  Eigenvector derivatives need distinct
+    eigenvalues.  For complex input with ``UPLO='U'`` the eigenvectors may differ from
+    NumPy's by a phase per column (LAPACK picks phases per triangle; any is valid)."""
     a = _uplo(_matrices(a, "eigh"), UPLO)
     return EighResult(*_la.eigh_p.bind(a, eigenvectors=True))
 
