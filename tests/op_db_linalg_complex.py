@@ -142,7 +142,8 @@ def _eig_real_fn(m):
 
 def _psd(m, x):
     n = x.shape[-1]
-    return m.matmul(x, _mH(m, x)) / n + m.eye(n)
+    eye = fnp.eye(n, dtype=x.dtype, like=x) if m is fnp else m.eye(n)
+    return m.matmul(x, _mH(m, x)) / n + eye
 
 
 ENTRIES = [

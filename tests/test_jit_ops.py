@@ -51,6 +51,10 @@ BATCH, NEW_BATCH = (1, 2, 3), (4, 5, 6)  # the seeds stacked into vmap batches
 VALUE_DEPENDENT = {
     "at_set": "x.at[i].set checks the indices for duplicates (fnp.peek)",
     "linalg_composite_linalg_lstsq": "lstsq reads the singular values for the rank (fnp.peek)",
+    "linalg_complex_composite_linalg_lstsq": "lstsq reads the singular values for the rank "
+    "(fnp.peek)",
+    "linalg_complex_eig_real_input": "eig of a real matrix is real when every eigenvalue is "
+    "(NumPy's rule, read from the values: fnp.peek)",
     "random_normal": "a random draw",
     "random_uniform": "a random draw",
     "random_integers": "a random draw",

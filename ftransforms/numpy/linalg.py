@@ -187,7 +187,7 @@ def eigvalsh(a: Any, UPLO: str = "L") -> Any:  # noqa: N803
 def _numpy_real_if_all_real(a: Any, outs: tuple) -> tuple:
     """NumPy's rule for ``eig``/``eigvals`` of a real input: the results are real when every
     eigenvalue is (a decision on the data, over the whole stack as in NumPy)."""
-    if _is_complex(a) or numpy.any(fnp.peek(fnp.imag(outs[0])) != 0):
+    if _is_complex(a) or (fnp.peek(fnp.imag(outs[0])) != 0).any():
         return outs
     return tuple(fnp.real(o) for o in outs)
 
