@@ -1,4 +1,5 @@
-"""Linear algebra: matmul and einsum, routed to NumPy's batched BLAS paths."""
+"""Linear algebra: matmul and einsum, routed to NumPy's batched BLAS paths; solve; and the
+``numpy.linalg`` matrix functions (batch axis to the front)."""
 
 from __future__ import annotations
 
@@ -143,6 +144,7 @@ for _prim in (
     ops.slogdet_p,
     ops.cholesky_p,
     ops.eigh_p,
+    ops.eig_p,
     ops.svd_p,
     ops.qr_p,
     ops.pinv_p,

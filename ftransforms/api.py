@@ -153,6 +153,32 @@ def _is_inexact(x: Any) -> bool:
     return dtype_of(x).kind in "fc"
 
 
+def _check_holomorphic_inputs(tree: Any, where: str, name: Callable[[], str]) -> None:
+    """With ``holomorphic=True`` every differentiated leaf must be complex (as in JAX)."""
+    paths, leaves, _ = tree_flatten_with_path(tree)
+    for path, leaf in zip(paths, leaves):
+        dt = dtype_of(_to_array(leaf, where, lambda: f"{name()}{path_str(path)}"))
+        if dt.kind != "c":
+            raise NonDifferentiableInputError(
+                f"{where}: holomorphic=True needs complex inputs, but {name()}{path_str(path)} "
+                f"has dtype {dt}; pass it as complex (x.astype(np.complex128)), or drop "
+                f"holomorphic=True to differentiate a real input"
+            )
+
+
+def _check_holomorphic_outputs(leaves: list, where: str) -> None:
+    """With ``holomorphic=True`` every output leaf must be complex (as in JAX)."""
+    for k, leaf in enumerate(leaves):
+        dt = dtype_of(leaf)
+        if dt.kind != "c":
+            what = "the output" if len(leaves) == 1 else f"output leaf {k}"
+            raise GradOutputError(
+                f"{where}: holomorphic=True needs complex outputs, but {what} has dtype {dt}; "
+                f"return a complex value (out.astype(np.complex128)), or drop "
+                f"holomorphic=True to differentiate a real output"
+            )
+
+
 def _structure(tree: Any = None, spec: Any = None, none_is_leaf: bool = False) -> str:
     """A pytree's structure for messages, leaves as ``*``: ``({'a': *}, *)``."""
     if spec is None:
@@ -547,12 +573,15 @@ def _strip(tree, interp, cls, attr, where):
     return tree_unflatten(spec, [_plain(v) for v in out])
 
 
-def vjp(func: Callable, *primals: Any, has_aux: bool = False):
+def vjp(func: Callable, *primals: Any, has_aux: bool = False, holomorphic: bool = False):
     """Evaluate ``func(*primals)`` and return ``(output, vjp_fn[, aux])``.
 
     ``vjp_fn(cotangent)`` takes a cotangent with the output's structure, shapes and dtypes
     and returns a tuple with one cotangent per primal.  It may be called many times (also
-    under ``vmap``); it keeps the recorded computation alive until it is dropped.
+    under ``vmap``); it keeps the recorded computation alive until it is dropped.  Complex
+    values follow JAX (NOTE [complex derivatives]): for a holomorphic ``func``,
+    ``vjp_fn(c)`` is ``f'(z) * c``; ``holomorphic=True`` only checks that the inputs and
+    outputs are complex.
 
     Example:
         >>> import numpy as np
@@ -561,10 +590,14 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False):
         >>> vjp_fn(np.ones(2))[0]
         array([1., 1.])
     """
-    where = f"vjp({_fname(func)})"
+    where = f"vjp({_fname(func)}{', holomorphic=True' if holomorphic else ''})"
+    if holomorphic:
+        _check_holomorphic_inputs(primals, where, lambda: "primals")
     interp, leaves, spec, in_ids, values, out_spec, ids, aux = _vjp(
         func, primals, has_aux, where, copy=True
     )
+    if holomorphic:
+        _check_holomorphic_outputs(values, where)
 
     def vjp_fn(cotangents: Any) -> tuple:
         ct_leaves, ct_spec = tree_flatten(cotangents)
@@ -612,7 +645,9 @@ def _check_like(t, ref, where, what, ref_what):
     return t
 
 
-def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
+def grad_and_value(
+    func: Callable, argnums: Any = 0, has_aux: bool = False, holomorphic: bool = False
+) -> Callable:
     """Like :func:`grad`, returning ``(gradient, value)`` (``(gradient, (value, aux))`` with
     ``has_aux``).
 
@@ -624,7 +659,7 @@ def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> C
         (array([0., 2., 4.]), 5.0)
     """
 
-    where = f"grad({_fname(func)})"
+    where = f"grad({_fname(func)}{', holomorphic=True' if holomorphic else ''})"
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
@@ -633,6 +668,8 @@ def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> C
         names = _LazyNames(func, args, leaves=False)
         for i, d in zip(nums, diff):
             _check_differentiable(d, where, lambda: names[i])
+            if holomorphic:
+                _check_holomorphic_inputs(d, where, lambda: names[i])
 
         def partial(*d):
             return func(*_replace_args(args, nums, d), **kwargs)
@@ -648,7 +685,7 @@ def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> C
                 f"sum of losses), or use jacrev"
             )
         value = values[0]
-        _check_scalar_output(value, where)
+        _check_scalar_output(value, where, holomorphic)
         if ids[0] is None:
             grads = [None] * len(leaves)
         else:
@@ -691,20 +728,23 @@ def _check_differentiable(arg, where, name):
             )
 
 
-def _check_scalar_output(value, where):
+def _check_scalar_output(value, where, holomorphic=False):
     if type(value) is not numpy.ndarray and _is_dask(value):
         raise _dask_error(where, "the output (computed from a dask argument)")
     s = fnp.shape(value)
     dt = dtype_of(value)
     if s != ():
         raise GradOutputError(
-            f"{where}: the output must be a real scalar, got shape {s}; reduce it with "
-            f".sum() (or .mean()), or use jacrev for the full Jacobian"
+            f"{where}: the output must be a {'complex' if holomorphic else 'real'} scalar, got "
+            f"shape {s}; reduce it with .sum() (or .mean()), or use jacrev for the full Jacobian"
         )
+    if holomorphic:
+        _check_holomorphic_outputs([value], where)
+        return
     if dt.kind == "c":
         raise GradOutputError(
             f"{where}: the output is complex ({dt}); grad needs a real scalar: take .real, "
-            f"abs(...) or abs(...)**2 of it"
+            f"abs(...) or abs(...)**2 of it, or pass holomorphic=True if func is holomorphic"
         )
     if dt.kind not in "f":
         raise GradOutputError(
@@ -713,20 +753,27 @@ def _check_scalar_output(value, where):
         )
 
 
-def grad(func: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
+def grad(
+    func: Callable, argnums: Any = 0, has_aux: bool = False, holomorphic: bool = False
+) -> Callable:
     """The gradient of a real-scalar-valued ``func`` with respect to ``args[argnums]``.
 
     ``argnums`` is an int (the gradient has that argument's structure) or a tuple of ints
     (a tuple of gradients).  With ``has_aux=True`` ``func`` returns ``(output, aux)`` and
-    the result is ``(gradient, aux)``.  Keyword arguments are not differentiated.
+    the result is ``(gradient, aux)``.  Keyword arguments are not differentiated.  For a
+    complex input and real output the gradient is ``df/dx - 1j df/dy`` (JAX's convention);
+    ``holomorphic=True`` takes a complex scalar output of complex inputs and gives the
+    complex derivative ``f'(z)`` (``2 z`` for ``z ** 2``).
 
     Example:
         >>> import numpy as np
         >>> from ftransforms import grad
         >>> grad(lambda x: np.sum(x ** 3))(np.array([1.0, 2.0]))
         array([ 3., 12.])
+        >>> complex(grad(lambda z: z ** 2, holomorphic=True)(np.complex128(1 + 2j)))
+        (2+4j)
     """
-    gv = grad_and_value(func, argnums, has_aux)
+    gv = grad_and_value(func, argnums, has_aux, holomorphic)
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
@@ -739,11 +786,20 @@ def grad(func: Callable, argnums: Any = 0, has_aux: bool = False) -> Callable:
 # -- forward mode ------------------------------------------------------------------------
 
 
-def jvp(func: Callable, primals: Any, tangents: Any, *, has_aux: bool = False):
+def jvp(
+    func: Callable,
+    primals: Any,
+    tangents: Any,
+    *,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+):
     """Evaluate ``func(*primals)`` and its directional derivative along ``tangents``.
 
     Returns ``(output, jvp_out[, aux])``; ``tangents`` has the structure, shapes and dtypes
-    of ``primals`` (both tuples of the positional arguments).
+    of ``primals`` (both tuples of the positional arguments).  For a holomorphic ``func``
+    of complex inputs ``jvp_out`` is ``f'(z) * t``; ``holomorphic=True`` only checks that
+    the inputs and outputs are complex.
 
     Example:
         >>> import numpy as np
@@ -751,7 +807,7 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, has_aux: bool = False):
         >>> jvp(np.sin, (np.zeros(2),), (np.ones(2),))[1]
         array([1., 1.])
     """
-    where = f"jvp({_fname(func)})"
+    where = f"jvp({_fname(func)}{', holomorphic=True' if holomorphic else ''})"
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TangentMismatchError(
             f"{where}: primals and tangents must be tuples of the function's positional "
@@ -767,6 +823,8 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, has_aux: bool = False):
             f"{_structure(spec=p_spec)}; give one tangent per primal leaf"
         )
     names = _LazyNames(func, primals)
+    if holomorphic:
+        _check_holomorphic_inputs(primals, where, lambda: "primals")
     interp = ForwardInterpreter(where)
     with pushed(interp):
         wrapped = []
@@ -793,6 +851,8 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, has_aux: bool = False):
                 leaf = _plain(_to_array(leaf, where, "every output"))
                 primal_out.append(leaf)
                 tangent_out.append(_plain(fnp.zeros_like(leaf)))
+    if holomorphic:
+        _check_holomorphic_outputs(primal_out, where)
     result = (tree_unflatten(out_spec, primal_out), tree_unflatten(out_spec, tangent_out))
     return result + (aux,) if has_aux else result
 
@@ -841,9 +901,16 @@ def linearize(func: Callable, *primals: Any):
 # -- Jacobians and Hessians -------------------------------------------------------------
 
 
-def _basis(leaves: list, where: str, what: str = "value", rows: slice | None = None) -> list:
+def _basis(
+    leaves: list,
+    where: str,
+    what: str = "value",
+    rows: slice | None = None,
+    holomorphic: bool = False,
+) -> list:
     """For leaves of total size n: per leaf, the rows of eye(n) shaped (n, *leaf.shape);
-    with ``rows``, only those rows (a chunk: (stop - start, *leaf.shape))."""
+    with ``rows``, only those rows (a chunk: (stop - start, *leaf.shape)).  Complex leaves
+    only with ``holomorphic``, where every leaf must be complex."""
     sizes = [fnp.size(v) for v in leaves]
     total = sum(sizes)
     first, stop = (0, total) if rows is None else (rows.start, rows.stop)
@@ -855,10 +922,17 @@ def _basis(leaves: list, where: str, what: str = "value", rows: slice | None = N
                 f"{where}: a Jacobian needs floating-point {what}s, got an {what} of dtype "
                 f"{dt}, which has no derivative; cast it to float (x.astype(np.float64))"
             )
-        if dt.kind == "c":
+        if holomorphic and dt.kind != "c":
+            error = GradOutputError if what == "output" else NonDifferentiableInputError
+            raise error(
+                f"{where}: holomorphic=True needs complex {what}s, got an {what} of dtype "
+                f"{dt}; make it complex (x.astype(np.complex128)), or drop holomorphic=True"
+            )
+        if dt.kind == "c" and not holomorphic:
             raise GradOutputError(
                 f"{where}: this Jacobian would need complex {what}s as basis directions, which "
-                f"is not defined for non-holomorphic functions (as in JAX); split complex "
+                f"is not defined for non-holomorphic functions (as in JAX); pass "
+                f"holomorphic=True if the function is holomorphic, else split complex "
                 f"values into real and imaginary parts, or use vjp/jvp directly"
             )
         xp = xp_of(v)
@@ -869,31 +943,39 @@ def _basis(leaves: list, where: str, what: str = "value", rows: slice | None = N
     return out
 
 
-def _map_basis(fn, leaves, where, what, chunk_size, out_dims=0, randomness="error"):
+def _map_basis(
+    fn, leaves, where, what, chunk_size, out_dims=0, randomness="error", holomorphic=False
+):
     """``vmap(fn, out_dims, randomness)(*_basis(leaves))``; with ``chunk_size``, each chunk
     of basis rows is built inside the chunk loop, so that memory is bounded by the chunk
     (the basis alone is n x n)."""
     total = sum(fnp.size(v) for v in leaves)
     if chunk_size is None or total <= chunk_size:
-        basis = _basis(leaves, where, what)
+        basis = _basis(leaves, where, what, holomorphic=holomorphic)
         return vmap(fn, out_dims=out_dims, randomness=randomness)(*basis)
-    _basis(leaves, where, what, slice(0, 0))  # the dtype checks, before any work
+    _basis(leaves, where, what, slice(0, 0), holomorphic)  # the dtype checks, before any work
 
     def piece(start, stop):
-        basis = _basis(leaves, where, what, slice(start, stop))
+        basis = _basis(leaves, where, what, slice(start, stop), holomorphic)
         return vmap(fn, out_dims=out_dims, randomness=randomness)(*basis)
 
     return _chunk_loop(piece, total, chunk_size, out_dims, randomness, where)
 
 
 def jacrev(
-    func: Callable, argnums: Any = 0, *, has_aux: bool = False, chunk_size: int | None = None
+    func: Callable,
+    argnums: Any = 0,
+    *,
+    has_aux: bool = False,
+    chunk_size: int | None = None,
+    holomorphic: bool = False,
 ) -> Callable:
     """The Jacobian of ``func`` by reverse mode: ``vmap`` of ``vjp`` over output basis
     vectors.  Each output leaf becomes ``output.shape + input.shape``; with pytree outputs
     or ``argnums`` tuples the result nests as in torch.func/JAX.  ``chunk_size`` pulls back
     that many basis vectors at a time, each chunk's basis rows built inside the loop: peak
     memory is bounded by the chunk, not by the output size (same result).
+    ``holomorphic=True``: complex inputs and outputs, the complex Jacobian ``df/dz``.
 
     Example:
         >>> import numpy as np
@@ -906,11 +988,13 @@ def jacrev(
 
     @functools.wraps(func)
     def wrapped(*args: Any) -> Any:
-        where = f"jacrev({_fname(func)})"
+        where = f"jacrev({_fname(func)}{', holomorphic=True' if holomorphic else ''})"
         nums, single = _normalize_argnums(argnums, len(args), where)
         diff = tuple(args[i] for i in nums)
         for i, d in zip(nums, diff):
             _check_differentiable(d, where, lambda: _arg_names(func, len(args))[i])
+            if holomorphic:
+                _check_holomorphic_inputs(d, where, lambda: _arg_names(func, len(args))[i])
 
         def partial(*d):
             return func(*_replace_args(args, nums, d))
@@ -930,7 +1014,7 @@ def jacrev(
             return [fnp.zeros_like(leaf) if g is None else g for leaf, g in zip(leaves, res)]
 
         # per input leaf: (M, *in)
-        cols = _map_basis(pullback, values, where, "output", chunk_size)
+        cols = _map_basis(pullback, values, where, "output", chunk_size, holomorphic=holomorphic)
         interp.tape.clear()  # done with it, even if a stored tracer outlives this call
         jac = _assemble(values, out_spec, leaves, spec, cols, single, rows_are_outputs=True)
         return (jac, aux) if has_aux else jac
@@ -972,11 +1056,13 @@ def jacfwd(
     *,
     randomness: str = "error",
     chunk_size: int | None = None,
+    holomorphic: bool = False,
 ) -> Callable:
     """The Jacobian of ``func`` by forward mode: ``vmap`` of ``jvp`` over input basis
     vectors; same layout as :func:`jacrev`.  ``chunk_size`` pushes that many basis vectors
     at a time, each chunk's basis rows built inside the loop (peak memory bounded by the
-    chunk; same result; neither JAX nor torch.func has it).
+    chunk; same result; neither JAX nor torch.func has it).  ``holomorphic=True``: complex
+    inputs and outputs, the complex Jacobian ``df/dz``.
 
     Example:
         >>> import numpy as np
@@ -990,7 +1076,7 @@ def jacfwd(
 
     @functools.wraps(func)
     def wrapped(*args: Any) -> Any:
-        where = f"jacfwd({_fname(func)})"
+        where = f"jacfwd({_fname(func)}{', holomorphic=True' if holomorphic else ''})"
         nums, single = _normalize_argnums(argnums, len(args), where)
         diff = tuple(args[i] for i in nums)
         in_leaves, in_spec = tree_flatten(diff)
@@ -1014,11 +1100,15 @@ def jacfwd(
         # first basis vector's are kept (the Jacobian only needs the output's shapes).
         o_dim = 0 if randomness == "different" else None
         out_dims = (0, o_dim, o_dim) if has_aux else (0, o_dim)
-        res = _map_basis(push, in_leaves, where, "value", chunk_size, out_dims, randomness)
+        res = _map_basis(
+            push, in_leaves, where, "input", chunk_size, out_dims, randomness, holomorphic
+        )
         if o_dim is not None:
             res = (res[0],) + tuple(_first_of_batch(r) for r in res[1:])
         t_out, out = res[0], res[1]
         out_leaves, out_spec = tree_flatten(out)
+        if holomorphic:
+            _check_holomorphic_outputs(out_leaves, where)
         cols = tree_flatten(t_out)[0]  # per output leaf: (total_in, *o_shape)
         jac = _assemble(
             out_leaves, out_spec, in_leaves, in_spec, cols, single, rows_are_outputs=False
@@ -1038,10 +1128,13 @@ def _first_of_batch(tree: Any) -> Any:
     return tree_unflatten(spec, firsts)
 
 
-def hessian(func: Callable, argnums: Any = 0, *, chunk_size: int | None = None) -> Callable:
+def hessian(
+    func: Callable, argnums: Any = 0, *, chunk_size: int | None = None, holomorphic: bool = False
+) -> Callable:
     """The Hessian of a scalar ``func``: ``jacfwd(jacrev(func, argnums), argnums)``.
     ``chunk_size`` is the outer ``jacfwd``'s: that many Hessian columns (Hessian-vector
     products) at a time, so peak memory is bounded by the chunk (same result).
+    ``holomorphic=True`` is passed to both.
 
     Example:
         >>> import numpy as np
@@ -1051,4 +1144,5 @@ def hessian(func: Callable, argnums: Any = 0, *, chunk_size: int | None = None) 
                [ 0., 12.]])
     """
     _check_chunk_size(chunk_size, f"hessian({_fname(func)}, chunk_size={chunk_size!r})")
-    return jacfwd(jacrev(func, argnums), argnums, chunk_size=chunk_size)
+    inner = jacrev(func, argnums, holomorphic=holomorphic)
+    return jacfwd(inner, argnums, chunk_size=chunk_size, holomorphic=holomorphic)

@@ -920,8 +920,6 @@ def test_ufunc_with_an_unsupported_keyword():
 @pytest.mark.parametrize(
     "fn, name",
     [
-        (np.linalg.eig, "numpy.linalg.eig"),
-        (np.linalg.eigvals, "numpy.linalg.eigvals"),
         (lambda x: np.histogram2d(x[0], x[1]), "numpy.histogram2d"),
         (np.lexsort, "numpy.lexsort"),
         (np.spacing, "numpy.spacing"),

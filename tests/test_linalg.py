@@ -667,8 +667,6 @@ def test_errors():
         fnp.linalg.inv(np.ones((2, 3)))
     with pytest.raises(np.linalg.LinAlgError, match="two-dimensional"):
         fnp.linalg.det(np.ones(3))
-    with pytest.raises(UnsupportedOperationError, match="complex"):
-        fnp.linalg.inv(np.eye(2, dtype=complex))
     a = general(r, 4, 2)
     # full_matrices=True of a non-square matrix: U has no unique derivative
     assert fnp.linalg.svd(a)[0].shape == (4, 4)
@@ -676,8 +674,6 @@ def test_errors():
         grad(lambda a: fnp.sum(fnp.linalg.svd(a)[0]))(a)
     with pytest.raises(UnsupportedOperationError, match="mode='reduced'"):
         grad(lambda a: fnp.sum(fnp.linalg.qr(a, mode="complete")[0]))(a)
-    with pytest.raises(UnsupportedOperationError, match="hermitian"):
-        fnp.linalg.svd(np.eye(2), hermitian=True)
     with pytest.raises(np.linalg.LinAlgError):
         fnp.linalg.inv(np.zeros((2, 2)))
     # after an error, transforms work again

@@ -1,24 +1,32 @@
 """``ftransforms.numpy.linalg``: ``numpy.linalg`` over arrays and tracers.
 
 The matrix functions map over leading axes like NumPy's (``inv``, ``solve``, ``det``,
-``slogdet``, ``cholesky``, ``eigh``, ``eigvalsh``, ``svd``, ``svdvals``, ``qr``, ``pinv``
-are primitives of ``ftransforms.ops.linalg``); ``matrix_power``, ``lstsq``, ``norm``,
-``matrix_norm``, ``vector_norm``, ``cond``, ``matrix_rank`` and ``multi_dot`` are built from
-them.  Inputs are real (complex ones raise :class:`UnsupportedOperationError`); integer
-inputs are computed in float64, as NumPy does.
+``slogdet``, ``cholesky``, ``eigh``, ``eigvalsh``, ``eig``, ``eigvals``, ``svd``,
+``svdvals``, ``qr``, ``pinv`` are primitives of ``ftransforms.ops.linalg``);
+``matrix_power``, ``lstsq``, ``norm``, ``matrix_norm``, ``vector_norm``, ``cond``,
+``matrix_rank`` and ``multi_dot`` are built from them.  Inputs are real or complex, with
+derivatives under JAX's convention (NOTE [complex linear algebra] in
+``ftransforms/ops/linalg.py``); integer inputs are computed in float64, as NumPy does.
 
 Example:
     >>> import numpy as np
-    >>> import ftransforms.numpy as fnp
+    >>> import ftransforms.numpy.creation as creation
+import ftransforms.numpy.helpers as helpers
+import ftransforms.numpy.indexing as indexing
+import ftransforms.numpy.manipulation as manipulation
+import ftransforms.numpy.products as products
+import ftransforms.numpy.rearranging as rearranging
+import ftransforms.numpy.reductions as reductions
+import ftransforms.numpy.sorting as sorting
+import ftransforms.numpy.ufuncs as ufuncs
     >>> from ftransforms import grad
     >>> a = np.array([[2.0, 1.0], [1.0, 3.0]])
-    >>> np.allclose(grad(lambda a: fnp.linalg.slogdet(a)[1])(a), np.linalg.inv(a).T)
+    >>> np.allclose(grad(lambda a: slogdet(a)[1])(a), np.linalg.inv(a).T)
     True
 """
 
 from __future__ import annotations
 
-import builtins
 import math
 import operator
 from collections import namedtuple
@@ -28,30 +36,24 @@ import numpy
 from numpy.linalg import LinAlgError
 
 import ftransforms.numpy.creation as creation
+import ftransforms.numpy.helpers as helpers
+import ftransforms.numpy.indexing as indexing
+import ftransforms.numpy.manipulation as manipulation
 import ftransforms.numpy.products as products
+import ftransforms.numpy.rearranging as rearranging
+import ftransforms.numpy.reductions as reductions
+import ftransforms.numpy.sorting as sorting
+import ftransforms.numpy.ufuncs as ufuncs
 from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
-from ftransforms.numpy.creation import asarray, copy, zeros
 from ftransforms.numpy.dispatch import implements
-from ftransforms.numpy.helpers import ndim, peek
-from ftransforms.numpy.manipulation import (
-    broadcast_to,
-    expand_dims,
-    moveaxis,
-    ravel,
-    reshape,
-    swapaxes,
-    transpose,
-)
-from ftransforms.numpy.products import dot, einsum
-from ftransforms.numpy.reductions import all, max, min, sum
-from ftransforms.numpy.ufuncs import abs, astype, equal, greater, not_equal, sqrt
 from ftransforms.ops import linalg as _la
 
 # NumPy's own result types (so results have the same pytree structure as NumPy's).
 try:
-    from numpy.linalg._linalg import EighResult, QRResult, SlogdetResult, SVDResult
+    from numpy.linalg._linalg import EighResult, EigResult, QRResult, SlogdetResult, SVDResult
 except ImportError:  # pragma: no cover  (numpy < 2)
+    EigResult = namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
     EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
     QRResult = namedtuple("QRResult", ["Q", "R"])
     SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
@@ -63,7 +65,9 @@ __all__ = [
     "cond",
     "det",
     "diagonal",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "inv",
     "lstsq",
@@ -82,6 +86,8 @@ __all__ = [
     "svd",
     "svdvals",
     "tensordot",
+    "tensorinv",
+    "tensorsolve",
     "trace",
     "vector_norm",
 ]
@@ -93,20 +99,28 @@ _NO_VALUE = numpy._NoValue
 
 
 def _float(x: Any, name: str) -> Any:
-    """``x`` as an array or tracer of a real floating dtype (integers become float64)."""
+    """``x`` as an array or tracer of a floating or complex dtype (integers and booleans
+    become float64, as in NumPy)."""
     if not isinstance(x, Tracer) and not hasattr(x, "dtype"):
-        x = asarray(x)
+        x = creation.asarray(x)
     kind = numpy.dtype(x.dtype).kind
-    if kind == "c":
-        raise UnsupportedOperationError(f"linalg.{name}: complex inputs are not supported yet")
-    if kind != "f":
-        x = astype(x, numpy.float64)
+    if kind not in "fc":
+        x = ufuncs.astype(x, numpy.float64)
     return x
+
+
+def _is_complex(x: Any) -> bool:
+    return numpy.dtype(x.dtype).kind == "c"
+
+
+def _abs2(x: Any) -> Any:
+    """``|x|**2``, real (``x * x`` for real ``x``)."""
+    return ufuncs.real(x * ufuncs.conj(x)) if _is_complex(x) else x * x
 
 
 def _matrices(a: Any, name: str, square: bool = True) -> Any:
     a = _float(a, name)
-    rank = ndim(a)
+    rank = helpers.ndim(a)
     if rank < 2:
         raise LinAlgError(f"{rank}-dimensional array given. Array must be at least two-dimensional")
     if square and a.shape[-1] != a.shape[-2]:
@@ -117,11 +131,15 @@ def _matrices(a: Any, name: str, square: bool = True) -> Any:
 def _common_float(a: Any, b: Any, name: str) -> tuple[Any, Any]:
     a, b = _float(a, name), _float(b, name)
     dt = numpy.result_type(a.dtype, b.dtype)
-    return astype(a, dt), astype(b, dt)
+    return ufuncs.astype(a, dt), ufuncs.astype(b, dt)
 
 
 def _mT(x: Any) -> Any:  # noqa: N802  (numpy's name)
-    return swapaxes(x, -1, -2)
+    return manipulation.swapaxes(x, -1, -2)
+
+
+def _mH(x: Any) -> Any:  # noqa: N802
+    return ufuncs.conj(_mT(x)) if _is_complex(x) else _mT(x)
 
 
 # -- the primitives' front ends ----------------------------------------------------------
@@ -138,9 +156,9 @@ def solve(a: Any, b: Any) -> Any:
     """``numpy.linalg.solve`` (NumPy 2 semantics: ``b`` is a vector only when 1-D)."""
     a = _matrices(a, "solve")
     a, b = _common_float(a, b, "solve")
-    if ndim(b) == 1:
-        x = _la.solve_p.bind(a, reshape(b, (-1, 1)))
-        return reshape(x, x.shape[:-1])
+    if helpers.ndim(b) == 1:
+        x = _la.solve_p.bind(a, manipulation.reshape(b, (-1, 1)))
+        return manipulation.reshape(x, x.shape[:-1])
     return _la.solve_p.bind(a, b)
 
 
@@ -162,20 +180,23 @@ def cholesky(a: Any, /, *, upper: bool = False) -> Any:
     and so does its derivative (NOTE [numpy reads one triangle] in ``ops/linalg.py``)."""
     a = _matrices(a, "cholesky")
     if upper:
-        return _mT(_la.cholesky_p.bind(_mT(a)))
+        return _mH(_la.cholesky_p.bind(_mH(a)))
     return _la.cholesky_p.bind(a)
 
 
 def _uplo(a: Any, uplo: str) -> Any:
     if uplo not in ("L", "U"):
         raise ValueError("UPLO argument must be 'L' or 'U'")
-    return a if uplo == "L" else _mT(a)
+    # the conjugate transpose's lower triangle holds the upper one's Hermitian matrix
+    return a if uplo == "L" else _mH(a)
 
 
 @implements(numpy.linalg.eigh)
 def eigh(a: Any, UPLO: str = "L") -> EighResult:  # noqa: N803  (numpy's name)
-    """``numpy.linalg.eigh``: ascending eigenvalues and eigenvectors of a symmetric matrix
-    (its ``UPLO`` triangle is read).  Derivatives need distinct eigenvalues."""
+    """``numpy.linalg.eigh``: ascending eigenvalues and eigenvectors of a symmetric or
+    Hermitian matrix (its ``UPLO`` triangle is read).  Eigenvector derivatives need distinct
+    eigenvalues.  For complex input with ``UPLO='U'`` the eigenvectors may differ from
+    NumPy's by a phase per column (LAPACK picks phases per triangle; any is valid)."""
     a = _uplo(_matrices(a, "eigh"), UPLO)
     return EighResult(*_la.eigh_p.bind(a, eigenvectors=True))
 
@@ -187,20 +208,98 @@ def eigvalsh(a: Any, UPLO: str = "L") -> Any:  # noqa: N803
     return _la.eigh_p.bind(a, eigenvectors=False)[0]
 
 
+def _numpy_real_if_all_real(a: Any, outs: tuple) -> tuple:
+    """NumPy's rule for ``eig``/``eigvals`` of a real input: the results are real when every
+    eigenvalue is (a decision on the data, over the whole stack as in NumPy)."""
+    if _is_complex(a) or (helpers.peek(ufuncs.imag(outs[0])) != 0).any():
+        return outs
+    return tuple(ufuncs.real(o) for o in outs)
+
+
+@implements(numpy.linalg.eig)
+def eig(a: Any) -> EigResult:
+    """``numpy.linalg.eig``: eigenvalues and unit-norm right eigenvectors of a general
+        square matrix.  As in NumPy, the results are complex unless the input is real and
+        every eigenvalue is real (a decision on the data: under ``vmap`` it is taken over the
+        whole batch, as NumPy takes it over a stack, and ``jit`` replays only for this data).
+
+        Derivatives: eigenvalues always (holomorphic in ``a``); eigenvectors need distinct
+        eigenvalues and follow NumPy's normalisation (unit 2-norm, largest component real),
+        whose phase is a convention: use phase-invariant quantities (NOTE [eig gauge] in
+        ``ftransforms/ops/linalg.py``).
+
+        Example:
+            >>> import numpy as np
+            >>> import ftransforms.numpy.creation as creation
+    import ftransforms.numpy.helpers as helpers
+    import ftransforms.numpy.indexing as indexing
+    import ftransforms.numpy.manipulation as manipulation
+    import ftransforms.numpy.products as products
+    import ftransforms.numpy.rearranging as rearranging
+    import ftransforms.numpy.reductions as reductions
+    import ftransforms.numpy.sorting as sorting
+    import ftransforms.numpy.ufuncs as ufuncs
+            >>> from ftransforms import grad
+            >>> a = np.array([[0.0, 1.0], [-2.0, -3.0]])
+            >>> eig(a).eigenvalues
+            array([-1., -2.])
+            >>> np.allclose(grad(lambda a: eigvals(a).sum())(a), np.eye(2))
+            True
+    """
+    a = _matrices(a, "eig")
+    outs = _la.eig_p.bind(a, eigenvectors=True)
+    return EigResult(*_numpy_real_if_all_real(a, outs))
+
+
+@implements(numpy.linalg.eigvals)
+def eigvals(a: Any) -> Any:
+    """``numpy.linalg.eigvals``: the eigenvalues of a general square matrix (complex unless
+        the input is real and every eigenvalue is real, as in NumPy); their derivative is
+        holomorphic in ``a`` and needs no gauge.
+
+        Example:
+            >>> import numpy as np
+            >>> import ftransforms.numpy.creation as creation
+    import ftransforms.numpy.helpers as helpers
+    import ftransforms.numpy.indexing as indexing
+    import ftransforms.numpy.manipulation as manipulation
+    import ftransforms.numpy.products as products
+    import ftransforms.numpy.rearranging as rearranging
+    import ftransforms.numpy.reductions as reductions
+    import ftransforms.numpy.sorting as sorting
+    import ftransforms.numpy.ufuncs as ufuncs
+            >>> eigvals(np.array([[0.0, -1.0], [1.0, 0.0]]))
+            array([0.+1.j, 0.-1.j])
+    """
+    a = _matrices(a, "eigvals")
+    return _numpy_real_if_all_real(a, _la.eig_p.bind(a, eigenvectors=False))[0]
+
+
 @implements(numpy.linalg.svd)
 def svd(
     a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False
 ) -> Any:
     """``numpy.linalg.svd``.  Derivatives of ``U``/``Vh`` need ``full_matrices=False`` for
-    non-square matrices, and distinct nonzero singular values."""
+    non-square matrices, and distinct nonzero singular values.  ``hermitian=True`` computes
+    it from ``eigh`` (lower triangle read) as NumPy does: ``s = |w|`` in descending order,
+    the signs of ``w`` moved into ``Vh``."""
     if hermitian:
-        raise UnsupportedOperationError(
-            "linalg.svd(..., hermitian=True) is not supported; call it with hermitian=False"
-        )
+        return _hermitian_svd(_matrices(a, "svd"), compute_uv)
     a = _matrices(a, "svd", square=False)
     if not compute_uv:
         return _la.svd_p.bind(a, full_matrices=False, compute_uv=False)[0]
     return SVDResult(*_la.svd_p.bind(a, full_matrices=bool(full_matrices), compute_uv=True))
+
+
+def _hermitian_svd(a: Any, compute_uv: bool) -> Any:
+    if not compute_uv:
+        return rearranging.flip(sorting.sort(ufuncs.abs(eigvalsh(a)), axis=-1), axis=-1)
+    w, v = eigh(a)
+    order = rearranging.flip(sorting.argsort(ufuncs.abs(w), axis=-1), axis=-1)
+    sign = indexing.take_along_axis(ufuncs.sign(w), order, axis=-1)
+    s = indexing.take_along_axis(ufuncs.abs(w), order, axis=-1)
+    u = indexing.take_along_axis(v, manipulation.expand_dims(order, -2), axis=-1)
+    return SVDResult(u, s, ufuncs.conj(_mT(u * manipulation.expand_dims(sign, -2))))
 
 
 @implements("numpy.linalg.svdvals")
@@ -231,7 +330,7 @@ def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = _NO_
         if rtol is _NO_VALUE:
             rcond = 1e-15
         elif rtol is None:
-            rcond = builtins.max(a.shape[-2:]) * numpy.finfo(a.dtype).eps
+            rcond = max(a.shape[-2:]) * numpy.finfo(a.dtype).eps
         else:
             rcond = rtol
     elif rtol is not _NO_VALUE:
@@ -249,8 +348,8 @@ def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = _NO_
 @implements(numpy.linalg.matrix_power)
 def matrix_power(a: Any, n: int) -> Any:
     """``numpy.linalg.matrix_power`` by repeated squaring (``inv`` first for ``n < 0``)."""
-    a = asarray(a) if not isinstance(a, Tracer) and not hasattr(a, "dtype") else a
-    if ndim(a) < 2 or a.shape[-1] != a.shape[-2]:
+    a = creation.asarray(a) if not isinstance(a, Tracer) and not hasattr(a, "dtype") else a
+    if helpers.ndim(a) < 2 or a.shape[-1] != a.shape[-2]:
         raise LinAlgError("Last 2 dimensions of the array must be square")
     try:
         n = operator.index(n)
@@ -258,7 +357,9 @@ def matrix_power(a: Any, n: int) -> Any:
         raise TypeError("exponent must be an integer") from e
     if n == 0:
         eye = creation.eye(a.shape[-1], dtype=a.dtype, like=a)
-        return copy(broadcast_to(eye, a.shape)) if ndim(a) > 2 else eye
+        return (
+            creation.copy(manipulation.broadcast_to(eye, a.shape)) if helpers.ndim(a) > 2 else eye
+        )
     if n < 0:
         a, n = inv(a), -n
     result, z = None, a
@@ -279,66 +380,136 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple[Any, Any, Any, Any]:
     every batch element must agree on that).  ``rank`` is an integer array.
     """
     a, b = _common_float(a, b, "lstsq")
-    if ndim(a) != 2 or ndim(b) not in (1, 2):
-        bad = ndim(a) if ndim(a) != 2 else ndim(b)
+    if helpers.ndim(a) != 2 or helpers.ndim(b) not in (1, 2):
+        bad = helpers.ndim(a) if helpers.ndim(a) != 2 else helpers.ndim(b)
         raise LinAlgError(f"{bad}-dimensional array given. Array must be two-dimensional")
     m, n = a.shape
     if b.shape[0] != m:
         raise LinAlgError("Incompatible dimensions")
     if rcond is None:
-        rcond = numpy.finfo(a.dtype).eps * builtins.max(m, n)
+        rcond = numpy.finfo(a.dtype).eps * max(m, n)
     x = products.matmul(_la.pinv_p.bind(a, rcond=float(rcond)), b)
     s = svdvals(a)
-    rank = sum(astype(greater(s, rcond * max(s)), numpy.int64))
-    full = peek(rank) == n  # the residuals' size depends on the data
+    rank = ufuncs.astype(
+        reductions.sum(ufuncs.greater(s, rcond * reductions.max(s))), numpy.int32
+    )  # NumPy's
+    full = helpers.peek(rank) == n  # the residuals' size depends on the data
     if m > n and full.all():
-        r = b - products.matmul(a, x)
-        residuals = sum(r * r, axis=0)
-        if ndim(b) == 1:
-            residuals = reshape(residuals, (1,))
+        residuals = reductions.sum(_abs2(b - products.matmul(a, x)), axis=0)
+        if helpers.ndim(b) == 1:
+            residuals = manipulation.reshape(residuals, (1,))
     elif m > n and full.any():
         raise BatchedControlFlowError(
             "linalg.lstsq under vmap: some batch elements have full rank and some do not, "
             "so the residuals would have different sizes; compute them as "
-            "fnp.sum((b - a @ x) ** 2, axis=0) instead."
+            "reductions.sum((b - a @ x) ** 2, axis=0) instead."
         )
     else:
-        residuals = zeros((0,), dtype=a.dtype, like=a)
+        residuals = creation.zeros((0,), dtype=s.dtype, like=a)
     return x, residuals, rank, s
 
 
+@implements(numpy.linalg.tensorsolve)
+def tensorsolve(a: Any, b: Any, axes: Any = None) -> Any:
+    """``numpy.linalg.tensorsolve``: ``x`` with ``tensordot(a, x, x.ndim) == b``, as one
+        ``solve`` of the flattened problem.
+
+        Example:
+            >>> import numpy as np
+            >>> import ftransforms.numpy.creation as creation
+    import ftransforms.numpy.helpers as helpers
+    import ftransforms.numpy.indexing as indexing
+    import ftransforms.numpy.manipulation as manipulation
+    import ftransforms.numpy.products as products
+    import ftransforms.numpy.rearranging as rearranging
+    import ftransforms.numpy.reductions as reductions
+    import ftransforms.numpy.sorting as sorting
+    import ftransforms.numpy.ufuncs as ufuncs
+            >>> a = np.eye(6).reshape(6, 2, 3)
+            >>> tensorsolve(a, np.arange(6.0)).shape
+            (2, 3)
+    """
+    a, b = _common_float(a, b, "tensorsolve")
+    rank = helpers.ndim(a)
+    if axes is not None:
+        order = [k for k in range(rank) if k not in [ax % rank for ax in axes]]
+        a = manipulation.transpose(a, order + [ax % rank for ax in axes])
+    shape = a.shape[-(rank - helpers.ndim(b)) :]
+    n = math.prod(shape)
+    if math.prod(a.shape) != n * n:
+        raise LinAlgError(
+            "Input arrays must satisfy the requirement "
+            "prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])"
+        )
+    x = solve(manipulation.reshape(a, (n, n)), manipulation.reshape(b, (n,)))
+    return manipulation.reshape(x, shape)
+
+
+@implements(numpy.linalg.tensorinv)
+def tensorinv(a: Any, ind: int = 2) -> Any:
+    """``numpy.linalg.tensorinv``: the inverse of ``a`` seen as a map from its last axes
+        (from ``ind`` on) to its first ``ind`` axes, as one ``inv`` of the flattened matrix.
+
+        Example:
+            >>> import numpy as np
+            >>> import ftransforms.numpy.creation as creation
+    import ftransforms.numpy.helpers as helpers
+    import ftransforms.numpy.indexing as indexing
+    import ftransforms.numpy.manipulation as manipulation
+    import ftransforms.numpy.products as products
+    import ftransforms.numpy.rearranging as rearranging
+    import ftransforms.numpy.reductions as reductions
+    import ftransforms.numpy.sorting as sorting
+    import ftransforms.numpy.ufuncs as ufuncs
+            >>> tensorinv(np.eye(6).reshape(2, 3, 6), ind=2).shape
+            (6, 2, 3)
+    """
+    a = _float(a, "tensorinv")
+    if ind <= 0:
+        raise ValueError("Invalid ind argument.")
+    old = a.shape
+    rows = math.prod(old[:ind])
+    if math.prod(old[ind:]) != rows:
+        raise LinAlgError("Last 2 dimensions of the array must be square")
+    inverse = inv(manipulation.reshape(a, (rows, rows)))
+    return manipulation.reshape(inverse, old[ind:] + old[:ind])
+
+
 def _reduce_abs(x: Any, ord: Any, axis: int, keepdims: bool) -> Any:  # noqa: A002
-    ax = abs(x)
+    ax = ufuncs.abs(x)
     if ord == numpy.inf:
-        return max(ax, axis=axis, keepdims=keepdims)
+        return reductions.max(ax, axis=axis, keepdims=keepdims)
     if ord == -numpy.inf:
-        return min(ax, axis=axis, keepdims=keepdims)
+        return reductions.min(ax, axis=axis, keepdims=keepdims)
     if ord == 0:
-        return sum(astype(not_equal(x, 0), x.dtype), axis=axis, keepdims=keepdims)
+        return reductions.sum(
+            ufuncs.astype(ufuncs.not_equal(x, 0), ax.dtype), axis=axis, keepdims=keepdims
+        )
     if ord == 1:
-        return sum(ax, axis=axis, keepdims=keepdims)
+        return reductions.sum(ax, axis=axis, keepdims=keepdims)
     if ord is None or ord == 2:
-        return sqrt(sum(x * x, axis=axis, keepdims=keepdims))
+        return ufuncs.sqrt(reductions.sum(_abs2(x), axis=axis, keepdims=keepdims))
     if isinstance(ord, str):
         raise ValueError(f"Invalid norm order '{ord}' for vectors")
     p = float(ord)
-    return sum(ax**p, axis=axis, keepdims=keepdims) ** (1.0 / p)
+    return reductions.sum(ax**p, axis=axis, keepdims=keepdims) ** (1.0 / p)
 
 
 def _svd_norm(x: Any, row: int, col: int, reduce: Any) -> Any:
-    return reduce(svdvals(moveaxis(x, (row, col), (-2, -1))), axis=-1)
+    return reduce(svdvals(manipulation.moveaxis(x, (row, col), (-2, -1))), axis=-1)
 
 
 @implements(numpy.linalg.norm)
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A002
     """``numpy.linalg.norm``: vector norms (``ord`` None, 0, ±1, ±2, ±inf, any p) and
-    matrix norms (``ord`` None, 'fro', 'nuc', ±1, ±2, ±inf)."""
+    matrix norms (``ord`` None, 'fro', 'nuc', ±1, ±2, ±inf), of real or complex ``x`` (the
+    result is real)."""
     x = _float(x, "norm")
-    rank = ndim(x)
+    rank = helpers.ndim(x)
     if axis is None:
         if ord is None or (ord in ("f", "fro") and rank == 2) or (ord == 2 and rank == 1):
-            out = sqrt(sum(x * x))
-            return reshape(out, (1,) * rank) if keepdims else out
+            out = ufuncs.sqrt(reductions.sum(_abs2(x)))
+            return manipulation.reshape(out, (1,) * rank) if keepdims else out
         if rank not in (1, 2):
             raise ValueError("Improper number of dimensions to norm.")
         axis = tuple(range(rank))
@@ -356,25 +527,25 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
     if row == col:
         raise ValueError("Duplicate axes given.")
     if ord == 2:
-        out = _svd_norm(x, row, col, max)
+        out = _svd_norm(x, row, col, reductions.max)
     elif ord == -2:
-        out = _svd_norm(x, row, col, min)
+        out = _svd_norm(x, row, col, reductions.min)
     elif ord in (1, -1):
-        reduce = max if ord == 1 else min
-        out = reduce(sum(abs(x), axis=row), axis=col - (col > row))
+        reduce = reductions.max if ord == 1 else reductions.min
+        out = reduce(reductions.sum(ufuncs.abs(x), axis=row), axis=col - (col > row))
     elif ord in (numpy.inf, -numpy.inf):
-        reduce = max if ord == numpy.inf else min
-        out = reduce(sum(abs(x), axis=col), axis=row - (row > col))
+        reduce = reductions.max if ord == numpy.inf else reductions.min
+        out = reduce(reductions.sum(ufuncs.abs(x), axis=col), axis=row - (row > col))
     elif ord in (None, "fro", "f"):
-        out = sqrt(sum(x * x, axis=axis))
+        out = ufuncs.sqrt(reductions.sum(_abs2(x), axis=axis))
     elif ord == "nuc":
-        out = _svd_norm(x, row, col, sum)
+        out = _svd_norm(x, row, col, reductions.sum)
     else:
         raise ValueError("Invalid norm order for matrices.")
     if keepdims:
         shape = list(x.shape)
         shape[row] = shape[col] = 1
-        out = reshape(out, tuple(shape))
+        out = manipulation.reshape(out, tuple(shape))
     return out
 
 
@@ -393,17 +564,19 @@ def vector_norm(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any
     """``numpy.linalg.vector_norm`` (``axis=None``: over all elements)."""
     x = _float(x, "vector_norm")
     if axis is None:
-        out = _reduce_abs(ravel(x), ord, 0, False)
-        return reshape(out, (1,) * ndim(x)) if keepdims else out
+        out = _reduce_abs(manipulation.ravel(x), ord, 0, False)
+        return manipulation.reshape(out, (1,) * helpers.ndim(x)) if keepdims else out
     if isinstance(axis, tuple):
-        rank = ndim(x)
+        rank = helpers.ndim(x)
         axes = tuple(a % rank for a in axis)
         rest = [i for i in range(rank) if i not in axes]
-        moved = transpose(x, rest + list(axes))
-        flat = reshape(moved, tuple(x.shape[i] for i in rest) + (-1,))
+        moved = manipulation.transpose(x, rest + list(axes))
+        flat = manipulation.reshape(moved, tuple(x.shape[i] for i in rest) + (-1,))
         out = _reduce_abs(flat, ord, -1, False)
         if keepdims:
-            out = reshape(out, tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
+            out = manipulation.reshape(
+                out, tuple(1 if i in axes else n for i, n in enumerate(x.shape))
+            )
         return out
     return _reduce_abs(x, ord, axis, keepdims)
 
@@ -424,16 +597,16 @@ def cond(x: Any, p: Any = None) -> Any:
 def matrix_rank(A: Any, tol: Any = None, hermitian: bool = False, *, rtol: Any = None) -> Any:  # noqa: N803
     """``numpy.linalg.matrix_rank`` (an integer, so no derivative)."""
     A = _float(A, "matrix_rank")  # noqa: N806
-    if ndim(A) < 2:
-        return int(not all(equal(A, 0)))
+    if helpers.ndim(A) < 2:
+        return int(not reductions.all(ufuncs.equal(A, 0)))
     s = svdvals(_la.fold_lower(A) if hermitian else A)
     if tol is None:
         if rtol is None:
-            rtol = builtins.max(A.shape[-2:]) * numpy.finfo(s.dtype).eps
-        tol = max(s, axis=-1, keepdims=True) * rtol
+            rtol = max(A.shape[-2:]) * numpy.finfo(s.dtype).eps
+        tol = reductions.max(s, axis=-1, keepdims=True) * rtol
     else:
-        tol = expand_dims(asarray(tol), -1)
-    return sum(astype(greater(s, tol), numpy.intp), axis=-1)
+        tol = manipulation.expand_dims(creation.asarray(tol), -1)
+    return reductions.sum(ufuncs.astype(ufuncs.greater(s, tol), numpy.intp), axis=-1)
 
 
 @implements(numpy.linalg.multi_dot)
@@ -448,22 +621,26 @@ def multi_dot(arrays: Any, *, out: Any = None) -> Any:
     if n < 2:
         raise ValueError("Expecting at least two arrays.")
     if n == 2:
-        return dot(arrays[0], arrays[1])
-    arrays = [a if isinstance(a, Tracer) or hasattr(a, "dtype") else asarray(a) for a in arrays]
-    first, last = ndim(arrays[0]), ndim(arrays[-1])
+        return products.dot(arrays[0], arrays[1])
+    arrays = [
+        a if isinstance(a, Tracer) or hasattr(a, "dtype") else creation.asarray(a) for a in arrays
+    ]
+    first, last = helpers.ndim(arrays[0]), helpers.ndim(arrays[-1])
     if first == 1:
-        arrays[0] = reshape(arrays[0], (1, -1))
+        arrays[0] = manipulation.reshape(arrays[0], (1, -1))
     if last == 1:
-        arrays[-1] = reshape(arrays[-1], (-1, 1))
+        arrays[-1] = manipulation.reshape(arrays[-1], (-1, 1))
     for a in arrays:
-        if ndim(a) != 2:
-            raise LinAlgError(f"{ndim(a)}-dimensional array given. Array must be two-dimensional")
+        if helpers.ndim(a) != 2:
+            raise LinAlgError(
+                f"{helpers.ndim(a)}-dimensional array given. Array must be two-dimensional"
+            )
     order = _chain_order([a.shape for a in arrays])
     result = _chain_product(arrays, order, 0, n - 1)
     if first == 1 and last == 1:
         return result[0, 0]
     if first == 1 or last == 1:
-        return ravel(result)
+        return manipulation.ravel(result)
     return result
 
 
@@ -505,7 +682,7 @@ def matmul(x1: Any, x2: Any, /) -> Any:
 @implements("numpy.linalg.matrix_transpose")
 def matrix_transpose(x: Any, /) -> Any:
     """``numpy.linalg.matrix_transpose``: swap the last two axes."""
-    if ndim(x) < 2:
+    if helpers.ndim(x) < 2:
         raise ValueError("Input array must be at least 2-dimensional")
     return _mT(x)
 
@@ -513,7 +690,7 @@ def matrix_transpose(x: Any, /) -> Any:
 @implements("numpy.linalg.outer")
 def outer(x1: Any, x2: Any, /) -> Any:
     """``numpy.linalg.outer`` (1-D inputs)."""
-    if ndim(x1) != 1 or ndim(x2) != 1:
+    if helpers.ndim(x1) != 1 or helpers.ndim(x2) != 1:
         raise ValueError("Input arrays must be one-dimensional")
     return products.outer(x1, x2)
 
@@ -529,7 +706,7 @@ def diagonal(x: Any, /, *, offset: int = 0) -> Any:
     """``numpy.linalg.diagonal`` (of the last two axes; ``offset`` 0)."""
     if offset:
         raise UnsupportedOperationError("linalg.diagonal: offset != 0 is not supported yet")
-    return einsum("...ii->...i", x)
+    return products.einsum("...ii->...i", x)
 
 
 @implements("numpy.linalg.trace")
@@ -537,5 +714,5 @@ def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Any:
     """``numpy.linalg.trace`` (of the last two axes; ``offset`` 0)."""
     if offset:
         raise UnsupportedOperationError("linalg.trace: offset != 0 is not supported yet")
-    out = einsum("...ii->...", x)
-    return out if dtype is None else astype(out, dtype)
+    out = products.einsum("...ii->...", x)
+    return out if dtype is None else ufuncs.astype(out, dtype)

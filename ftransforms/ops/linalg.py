@@ -1,8 +1,9 @@
 """Linear-algebra primitives: ``matmul`` (NumPy's semantics: vectors and broadcasting
 stacks of matrices), ``einsum`` (explicit subscripts with ``->``, no ellipsis: the
 ``fnp.einsum`` front end expands them), and the ``numpy.linalg`` matrix functions (``inv``,
-``solve``, ``det``, ``slogdet``, ``cholesky``, ``eigh``, ``svd``, ``qr``, ``pinv``) over
-stacks of matrices; ``ftransforms.numpy.linalg`` builds the rest from these."""
+``solve``, ``det``, ``slogdet``, ``cholesky``, ``eigh``, ``eig``, ``svd``, ``qr``,
+``pinv``) over stacks of real or complex matrices; ``ftransforms.numpy.linalg`` builds the
+rest from these."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy
 from ftransforms import lax
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.primitive import defop
+from ftransforms.ops import reductions as _reductions
 from ftransforms.ops._util import unbroadcast
 
 
@@ -148,17 +150,31 @@ einsum_p = defop(
 # -- matrix functions: numpy.linalg ----------------------------------------------------
 #
 # Every op below maps over leading axes, as numpy.linalg does, and batches by moving the
-# batch axis to the front (``batching_rules.linalg.leading``).  The rules are real-valued
-# (complex inputs are not supported yet) and are built from primitives (solve, inv,
-# matmul, einsum, elementwise ops), so derivatives of any order work.
+# batch axis to the front (``batching_rules.linalg.leading``).  The rules are built from
+# primitives (solve, inv, matmul, einsum, elementwise ops), so derivatives of any order work.
+#
+# NOTE [complex linear algebra]: the rules take real and complex matrices alike, under
+# NOTE [complex derivatives] in ops/elementwise.py: a JVP is the (real-)linear map of the
+# tangent, a VJP its plain transpose under <a, b> = Re(sum(a * b)).  Holomorphic ops (inv,
+# solve, det, eig's eigenvalues, matmul) keep their real formulas with plain transposes.
+# The others (svd, eigh, cholesky, qr, pinv, slogdet's parts) are written with conjugate
+# transposes ``_mH`` in the JVP; their VJPs are written either directly as transposes or,
+# where the literature's adjoint (the transpose under Re(sum(conj(a) * b))) is the clearer
+# formula, as ``conj(adjoint(conj(cotangent)))``, which is the same map.  For real inputs
+# every ``conj`` is the identity (``lax.conj`` returns its argument), so the real path costs
+# nothing extra.  Gauges follow JAX: svd puts the phase freedom of a singular pair into
+# ``U`` (``Im(u_i^H du_i) = Im(dS_ii) / s_i``, ``v_i^H dv_i = 0``); eigh keeps
+# ``v_i^H dv_i = 0``; qr keeps the diagonal of ``R`` real; eig follows LAPACK's
+# normalisation (NOTE [eig gauge]).
 #
 # NOTE [numpy reads one triangle]: numpy's ``cholesky`` and ``eigh`` read only the lower
-# triangle of their input (LAPACK's UPLO='L'); the upper one is ignored.  The rules
+# triangle of their input (LAPACK's UPLO='L'); the upper one is ignored, and for complex
+# input so is the imaginary part of the diagonal (LAPACK assumes it is zero).  The rules
 # differentiate exactly that function: a tangent enters through ``fold_lower(a_dot)`` (the
-# symmetric matrix built from its lower triangle), and a cotangent is mapped back by the
-# adjoint ``fold_lower_adjoint`` (so it is lower-triangular, with the off-diagonal entries
-# of the symmetric gradient doubled).  JAX and torch instead differentiate the
-# symmetrized input ``(A + A.T) / 2`` and give the symmetric gradient; for symmetric
+# symmetric/Hermitian matrix built from its lower triangle), and a cotangent is mapped back
+# by the transpose ``fold_lower_adjoint`` (so it is lower-triangular, with the off-diagonal
+# entries of the symmetric gradient doubled).  JAX and torch instead differentiate the
+# symmetrized input ``(A + A^H) / 2`` and give the Hermitian gradient; for Hermitian
 # perturbations both give the same directional derivatives.  ``UPLO='U'`` and
 # ``upper=True`` are handled by the front ends in ``ftransforms.numpy.linalg`` through a
 # transpose.
@@ -166,6 +182,20 @@ einsum_p = defop(
 
 def _mT(x):  # noqa: N802  (numpy's name)
     return lax.swapaxes(x, -1, -2)
+
+
+def _mH(x):  # noqa: N802
+    """The conjugate transpose of the last two axes (the transpose for real ``x``)."""
+    return lax.conj(_mT(x))
+
+
+def _is_complex(x):
+    return lax.dtype_of(x).kind == "c"
+
+
+def _i_imag(z):
+    """``1j * imag(z)`` in ``z``'s dtype."""
+    return (z - lax.conj(z)) * 0.5
 
 
 def _mm(a, b):
@@ -206,13 +236,19 @@ def _tril(x, k=0):
 
 
 def fold_lower(x):
-    """The symmetric matrix built from the lower triangle of ``x`` (what numpy's
-    ``cholesky``/``eigh`` see; see NOTE [numpy reads one triangle])."""
+    """The symmetric (complex: Hermitian) matrix built from the lower triangle of ``x``,
+    what numpy's ``cholesky``/``eigh`` see (NOTE [numpy reads one triangle])."""
+    if _is_complex(x):
+        low = _tril(x, -1)
+        return low + _mH(low) + lax.real(x) * _eye(x.shape[-1], x)
     return _tril(x) + _mT(_tril(x, -1))
 
 
 def fold_lower_adjoint(g):
-    """The adjoint of :func:`fold_lower`: ``tril(g) + tril(g.T, -1)``."""
+    """The transpose of :func:`fold_lower`: ``tril(g) + tril(g.T, -1)`` (complex:
+    ``tril(g, -1) + tril(conj(g).T, -1) + real(diag(g))``)."""
+    if _is_complex(g):
+        return _tril(g, -1) + _tril(_mH(g), -1) + lax.real(g) * _eye(g.shape[-1], g)
     return _tril(g) + _tril(_mT(g), -1)
 
 
@@ -283,14 +319,22 @@ det_p = defop(
 
 
 def _slogdet_jvp(tangents, y, a):
-    return None, _trace(solve_p.bind(a, tangents[0]))
+    # tau = tr(a^-1 da): d logabsdet = Re(tau); d sign = sign * 1j Im(tau) (0 for real a).
+    tau = _trace(solve_p.bind(a, tangents[0]))
+    if not _is_complex(a):
+        return None, tau
+    return y[0] * _i_imag(tau), lax.real(tau)
 
 
 def _slogdet_vjp(y_bar, y, a, wanted):
-    logdet_bar = y_bar[1]
-    if logdet_bar is None:
+    sign_bar, logdet_bar = y_bar
+    tau_bar = logdet_bar
+    if sign_bar is not None and _is_complex(a):
+        t = _i_imag(sign_bar * y[0])
+        tau_bar = t if tau_bar is None else tau_bar + t
+    if tau_bar is None:
         return (None,)
-    return (_as_matrix(logdet_bar) * _mT(inv_p.bind(a)),)
+    return (_as_matrix(tau_bar) * _mT(inv_p.bind(a)),)
 
 
 slogdet_p = defop(
@@ -299,7 +343,8 @@ slogdet_p = defop(
     jvp=_slogdet_jvp,
     vjp=_slogdet_vjp,
     multiple_results=True,
-    doc="``(sign, logabsdet) = slogdet(a)``; ``sign`` has derivative 0.",
+    doc="``(sign, logabsdet) = slogdet(a)``; ``sign`` has derivative 0 for real ``a`` "
+    "(for complex ``a`` it turns with the phase of the determinant).",
 )
 
 # -- cholesky, eigh --------------------------------------------------------------------
@@ -311,15 +356,17 @@ def _phi(x):
 
 
 def _cholesky_jvp(a_dot, low, a):
-    # dL = L Phi(L^-1 dA L^-T), dA read through its lower triangle.
+    # dL = L Phi(L^-1 dA L^-H), dA read through its lower triangle (Hermitian, so
+    # L^-1 dA L^-H = L^-1 (L^-1 dA)^H).
     tmp = solve_p.bind(low, fold_lower(a_dot))
-    return _mm(low, _phi(_mT(solve_p.bind(low, _mT(tmp)))))
+    return _mm(low, _phi(solve_p.bind(low, _mH(tmp))))
 
 
 def _cholesky_vjp(low_bar, low, a):
+    # The transpose of the map above: L^-T Phi(L^T G) conj(L^-1), then the fold's.
     x_bar = _phi(_mm(_mT(low), low_bar))
     tmp = solve_p.bind(_mT(low), x_bar)
-    return fold_lower_adjoint(_mT(solve_p.bind(_mT(low), _mT(tmp))))
+    return fold_lower_adjoint(_mT(solve_p.bind(_mH(low), _mT(tmp))))
 
 
 cholesky_p = defop(
@@ -327,7 +374,8 @@ cholesky_p = defop(
     lambda xp, a: xp.linalg.cholesky(a),
     jvp=(_cholesky_jvp,),
     vjp=(_cholesky_vjp,),
-    doc="Lower Cholesky factor; reads the lower triangle (NOTE [numpy reads one triangle]).",
+    doc="Lower Cholesky factor of a symmetric/Hermitian positive-definite matrix; reads the "
+    "lower triangle (NOTE [numpy reads one triangle]).",
 )
 
 
@@ -342,21 +390,24 @@ def _eigh_factors(y, a, eigenvectors):
 
 
 def _eigh_jvp(tangents, y, a, eigenvectors):
+    # M = V^H dA V: dw = Re(diag(M)), dV = V (F * M) (gauge: v_i^H dv_i = 0).
     w, v = _eigh_factors(y, a, eigenvectors)
-    m = _mm(_mm(_mT(v), fold_lower(tangents[0])), v)
+    m = _mm(_mm(_mH(v), fold_lower(tangents[0])), v)
+    dw = lax.real(_diagonal(m))
     if not eigenvectors:
-        return (_diagonal(m),)
-    return _diagonal(m), _mm(v, _gaps(w) * m)
+        return (dw,)
+    return dw, _mm(v, _gaps(w) * m)
 
 
 def _eigh_vjp(y_bar, y, a, wanted, eigenvectors):
+    # The transpose: M_bar = diag(w_bar) + F * (V^T V_bar), dA_bar = conj(V) M_bar V^T.
     w, v = _eigh_factors(y, a, eigenvectors)
     w_bar, v_bar = y_bar if eigenvectors else (y_bar[0], None)
     inner = None if w_bar is None else _diag_embed(w_bar)
     if v_bar is not None:
         t = _gaps(w) * _mm(_mT(v), v_bar)
         inner = t if inner is None else inner + t
-    return (fold_lower_adjoint(_mm(_mm(v, inner), _mT(v))),)
+    return (fold_lower_adjoint(_mm(_mm(lax.conj(v), inner), _mT(v))),)
 
 
 eigh_p = defop(
@@ -366,8 +417,89 @@ eigh_p = defop(
     vjp=_eigh_vjp,
     multiple_results=True,
     doc="``(eigenvalues, eigenvectors)`` (``eigenvectors=True``) or ``(eigenvalues,)`` of a "
-    "symmetric matrix (lower triangle read, NOTE [numpy reads one triangle]); derivatives "
-    "need distinct eigenvalues.",
+    "symmetric/Hermitian matrix (lower triangle read, NOTE [numpy reads one triangle]); "
+    "eigenvector derivatives need distinct eigenvalues.",
+)
+
+# -- eig -------------------------------------------------------------------------------
+#
+# NOTE [eig gauge]: an eigenvector of a general matrix is fixed only up to a complex
+# factor.  NumPy (LAPACK's geev) scales each one to unit 2-norm and, for complex
+# eigenvectors, turns its phase so that its largest-magnitude component is real and
+# positive; the derivative differentiates through that same choice (as JAX's does with
+# ``enable_eigvec_derivs=True``): with P = V^-1 dA V and U = V (F * P),
+# dv_j = u_j + c_j v_j, c_j = -Re(v_j^H u_j) - 1j Im(u_kj) / v_kj, k the largest component.
+# Other backends may choose other phases, and the derivative is meaningless at repeated
+# eigenvalues (F is infinite there): rely on quantities that do not depend on the phase
+# (|v_ij|, v_j v_j^H, reconstructions), as JAX's tests do.  Eigenvalue derivatives need no
+# gauge and stay finite at repeated eigenvalues of diagonalisable matrices.
+
+
+def _complex_dtype(dtype):
+    return numpy.result_type(dtype, numpy.complex64)
+
+
+def _eig_impl(xp, a, eigenvectors):
+    cdt = _complex_dtype(a.dtype)
+    if eigenvectors:
+        w, v = xp.linalg.eig(a)
+        return w.astype(cdt, copy=False), v.astype(cdt, copy=False)
+    return (xp.linalg.eigvals(a).astype(cdt, copy=False),)
+
+
+def _largest_component_mask(v):
+    """1 at the largest-magnitude entry of each column of ``v`` (the first on ties), 0
+    elsewhere, in ``v``'s dtype (a constant: argmax has no derivative)."""
+    mag = lax.real(v * lax.conj(v))
+    rank = lax.ndim(v)
+    k = _reductions.argmax_p.bind(mag, axis=rank - 2, keepdims=True)
+    rows = lax.xp_of(v).arange(v.shape[-2]).reshape((v.shape[-2], 1))
+    return lax.convert(lax.equal(k, rows), lax.dtype_of(v))
+
+
+def _eig_jvp(tangents, y, a, eigenvectors):
+    w, v = y if eigenvectors else eig_p.bind(a, eigenvectors=True)
+    a_dot = lax.convert(tangents[0], lax.dtype_of(v))
+    p = _mm(solve_p.bind(v, a_dot), v)  # V^-1 dA V
+    dw = _diagonal(p)
+    if not eigenvectors:
+        return (dw,)
+    u = _mm(v, _gaps(w) * p)
+    mask = _largest_component_mask(v)
+    c_re = -lax.real(lax.sum(lax.conj(v) * u, axis=-2))
+    c_im = -lax.imag(lax.sum(mask * u, axis=-2)) / lax.real(lax.sum(mask * v, axis=-2))
+    c = lax.convert(c_re, lax.dtype_of(v)) + lax.convert(c_im, lax.dtype_of(v)) * 1j
+    return dw, u + v * lax.expand_dims(c, -2)
+
+
+def _eig_vjp(y_bar, y, a, wanted, eigenvectors):
+    w, v = y if eigenvectors else eig_p.bind(a, eigenvectors=True)
+    w_bar, v_bar = y_bar if eigenvectors else (y_bar[0], None)
+    p_bar = None if w_bar is None else _diag_embed(w_bar)
+    if v_bar is not None:
+        # The transpose of u -> u + v diag(c(u)), then of P -> V (F * P).
+        mask = _largest_component_mask(v)
+        gamma = lax.sum(v_bar * v, axis=-2)
+        rho = lax.real(lax.sum(mask * v, axis=-2))
+        u_bar = v_bar - lax.conj(v) * lax.expand_dims(lax.real(gamma), -2)
+        u_bar = u_bar + mask * lax.expand_dims(lax.imag(gamma) / rho * -1j, -2)
+        t = _gaps(w) * _mm(_mT(v), u_bar)
+        p_bar = t if p_bar is None else p_bar + t
+    if p_bar is None:
+        return (None,)
+    v_t = _mT(v)
+    return (unbroadcast(solve_p.bind(v_t, _mm(p_bar, v_t)), a),)  # V^-T P_bar V^T
+
+
+eig_p = defop(
+    "eig",
+    _eig_impl,
+    jvp=_eig_jvp,
+    vjp=_eig_vjp,
+    multiple_results=True,
+    doc="``(eigenvalues, eigenvectors)`` (``eigenvectors=True``) or ``(eigenvalues,)`` of a "
+    "general square matrix, always complex; eigenvector derivatives need distinct "
+    "eigenvalues and follow NumPy's normalisation (NOTE [eig gauge]).",
 )
 
 # -- svd -------------------------------------------------------------------------------
@@ -393,59 +525,73 @@ def _svd_factors(y, a, full_matrices, compute_uv):
 
 
 def _svd_jvp(tangents, y, a, full_matrices, compute_uv):
+    # dS = U^H dA V: ds = Re(diag(dS)); with F[i, j] = 1 / (s_j^2 - s_i^2),
+    # dU = U (F * (dS S + S dS^H) + 1j Im(diag(dS)) / s) (+ the part outside range(U)),
+    # dV = V (F * (S dS + dS^H S)) (+ the part outside range(V)).
     a_dot = tangents[0]
     u, s, vh = _svd_factors(y, a, full_matrices, compute_uv)
-    v = _mT(vh)
-    ds_mat = _mm(_mm(_mT(u), a_dot), v)
-    ds = _diagonal(ds_mat)
+    v = _mH(vh)
+    ds_mat = _mm(_mm(_mH(u), a_dot), v)
+    ds_full = _diagonal(ds_mat)
+    ds = lax.real(ds_full)
     if not compute_uv:
         return (ds,)
     s_row, s_col = lax.expand_dims(s, -2), lax.expand_dims(s, -1)
     f = _gaps(s * s)
     dss = ds_mat * s_row  # dS @ diag(s)
     sds = s_col * ds_mat  # diag(s) @ dS
-    du = _mm(u, f * (dss + _mT(dss)))
-    dv = _mm(v, f * (sds + _mT(sds)))
+    inner_u = f * (dss + _mH(dss))
+    if _is_complex(a):  # the phase of each singular pair goes into U (JAX's gauge)
+        inner_u = inner_u + _diag_embed(_i_imag(ds_full) / s)
+    du = _mm(u, inner_u)
+    dv = _mm(v, f * (sds + _mH(sds)))
     m, n = a.shape[-2:]
     if m > n:
         dav = _mm(a_dot, v)
-        du = du + (dav - _mm(u, _mm(_mT(u), dav))) / s_row
+        du = du + (dav - _mm(u, _mm(_mH(u), dav))) / s_row
     if n > m:
-        dau = _mm(_mT(a_dot), u)
-        dv = dv + (dau - _mm(v, _mm(_mT(v), dau))) / s_row
-    return du, ds, _mT(dv)
+        dau = _mm(_mH(a_dot), u)
+        dv = dv + (dau - _mm(v, _mm(_mH(v), dau))) / s_row
+    return du, ds, _mH(dv)
 
 
 def _svd_vjp(y_bar, y, a, wanted, full_matrices, compute_uv):
+    # conj(adjoint(conj(cotangents))) (NOTE [complex linear algebra]), with the adjoint
+    # A_bar = U (diag(s_bar) + (J + J^H) S + S (K + K^H) + 1j Im(diag(U^H U_bar)) / s) V^H
+    # (+ the parts outside range(U) and range(V)), J = F * (U^H U_bar), K = F * (V^H V_bar).
     u, s, vh = _svd_factors(y, a, full_matrices, compute_uv)
     if compute_uv:
         u_bar, s_bar, vh_bar = y_bar
     else:
         (s_bar,), u_bar, vh_bar = y_bar, None, None
-    v = _mT(vh)
+    u_bar = None if u_bar is None else lax.conj(u_bar)
+    v_bar = None if vh_bar is None else _mT(vh_bar)  # conj of the adjoint's V_bar = vh_bar^H
+    v = _mH(vh)
     s_row, s_col = lax.expand_dims(s, -2), lax.expand_dims(s, -1)
     core = None if s_bar is None else _diag_embed(s_bar)
-    if u_bar is not None or vh_bar is not None:
+    if u_bar is not None or v_bar is not None:
         f = _gaps(s * s)
     if u_bar is not None:
-        z = f * _mm(_mT(u), u_bar)
-        t = (z + _mT(z)) * s_row
+        uh_ubar = _mm(_mH(u), u_bar)
+        z = f * uh_ubar
+        t = (z + _mH(z)) * s_row
+        if _is_complex(a):
+            t = t + _diag_embed(_i_imag(_diagonal(uh_ubar)) / s)
         core = t if core is None else core + t
-    if vh_bar is not None:
-        v_bar = _mT(vh_bar)
-        w = f * _mm(_mT(v), v_bar)
-        t = s_col * (w + _mT(w))
+    if v_bar is not None:
+        w = f * _mm(_mH(v), v_bar)
+        t = s_col * (w + _mH(w))
         core = t if core is None else core + t
     a_bar = None if core is None else _mm(_mm(u, core), vh)
     m, n = a.shape[-2:]
     extra = None
     if m > n and u_bar is not None:
-        extra = _mm((u_bar - _mm(u, _mm(_mT(u), u_bar))) / s_row, vh)
-    if n > m and vh_bar is not None:
-        extra = _mm(u / s_row, _mT(v_bar - _mm(v, _mm(_mT(v), v_bar))))
+        extra = _mm((u_bar - _mm(u, _mm(_mH(u), u_bar))) / s_row, vh)
+    if n > m and v_bar is not None:
+        extra = _mm(u / s_row, _mH(v_bar - _mm(v, _mm(_mH(v), v_bar))))
     if extra is not None:
         a_bar = extra if a_bar is None else a_bar + extra
-    return (a_bar,)
+    return (None if a_bar is None else lax.conj(a_bar),)
 
 
 svd_p = defop(
@@ -476,11 +622,16 @@ def _qr_check(a, mode):
 
 
 def _qr_square_jvp(q, r, x_dot):
-    """Tangents of ``q, r = qr(x)`` for ``x`` with at least as many rows as columns."""
+    """Tangents of ``q, r = qr(x)`` for ``x`` with at least as many rows as columns:
+    with ``X = Q^H dx R^-1`` and the skew-Hermitian ``W = tril(X, -1) - tril(X, -1)^H +
+    1j Im(diag(X))`` (which keeps the diagonal of ``R`` real), ``dQ = Q (W - X) + dx R^-1``
+    and ``dR = (X - W) R``."""
     dx_rinv = _solve_right(x_dot, r)
-    qt_dx_rinv = _mm(_mT(q), dx_rinv)
+    qt_dx_rinv = _mm(_mH(q), dx_rinv)
     low = _tril(qt_dx_rinv, -1)
-    skew = low - _mT(low)
+    skew = low - _mH(low)
+    if _is_complex(qt_dx_rinv):
+        skew = skew + _diag_embed(_i_imag(_diagonal(qt_dx_rinv)))
     return _mm(q, skew - qt_dx_rinv) + dx_rinv, _mm(qt_dx_rinv - skew, r)
 
 
@@ -490,17 +641,19 @@ def _qr_jvp(tangents, y, a, mode):
     a_dot = tangents[0]
     if m >= n:
         return _qr_square_jvp(q, r, a_dot)
-    # Wide: a = [a1 | a2] with a1 square; q, r1 = qr(a1) and r2 = q.T @ a2.
+    # Wide: a = [a1 | a2] with a1 square; q, r1 = qr(a1) and r2 = q^H @ a2.
     r1 = lax.getitem(r, (..., slice(None), slice(0, m)))
     dq, dr1 = _qr_square_jvp(q, r1, lax.getitem(a_dot, (..., slice(None), slice(0, m))))
     a2 = lax.getitem(a, (..., slice(None), slice(m, None)))
-    dr2 = _mm(_mT(dq), a2) + _mm(_mT(q), lax.getitem(a_dot, (..., slice(None), slice(m, None))))
+    dr2 = _mm(_mH(dq), a2) + _mm(_mH(q), lax.getitem(a_dot, (..., slice(None), slice(m, None))))
     return dq, lax.concatenate([dr1, dr2], axis=-1)
 
 
 def _qr_square_vjp(q, r, q_bar, r_bar):
     """Cotangent of ``x`` for ``q, r = qr(x)`` with at least as many rows as columns:
-    ``(q_bar + q copyltu(M)) r^-T`` with ``M = r r_bar^T - q_bar^T q``."""
+    ``conj((conj(q_bar) + q fold(M)) r^-H)`` with ``M = r r_bar^T - q_bar^T q`` and ``fold``
+    the Hermitian matrix of M's lower triangle (``fold_lower``); for real input
+    ``(q_bar + q fold(M)) r^-T``."""
     if r_bar is None:
         m = -_mm(_mT(q_bar), q)
     else:
@@ -509,8 +662,8 @@ def _qr_square_vjp(q, r, q_bar, r_bar):
             m = m - _mm(_mT(q_bar), q)
     b = _mm(q, fold_lower(m))
     if q_bar is not None:
-        b = q_bar + b
-    return _solve_right(b, _mT(r))
+        b = lax.conj(q_bar) + b
+    return lax.conj(_solve_right(b, _mH(r)))
 
 
 def _qr_vjp(y_bar, y, a, wanted, mode):
@@ -524,9 +677,9 @@ def _qr_vjp(y_bar, y, a, wanted, mode):
         r1_bar = lax.getitem(r_bar, (..., slice(None), slice(0, m)))
         r2_bar = lax.getitem(r_bar, (..., slice(None), slice(m, None)))
         a2 = lax.getitem(a, (..., slice(None), slice(m, None)))
-        t = _mm(a2, _mT(r2_bar))
+        t = lax.conj(_mm(a2, _mT(r2_bar)))  # r2 = q^H a2: the transpose in q
         q_bar = t if q_bar is None else q_bar + t
-        a2_bar = _mm(q, r2_bar)
+        a2_bar = _mm(lax.conj(q), r2_bar)
     else:
         a2_bar = lax.zeros_like(lax.getitem(a, (..., slice(None), slice(m, None))))
     r1 = lax.getitem(r, (..., slice(None), slice(0, m)))
@@ -552,24 +705,27 @@ def _pinv_impl(xp, a, rcond):
 
 
 def _pinv_jvp(a_dot, p, a, rcond):
-    # dP = -P dA P + P P^T dA^T (I - A P) + (I - P A) dA^T P^T P  (constant rank).
+    # dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P  (constant rank).
     m, n = a.shape[-2:]
-    a_dot_t = _mT(a_dot)
+    a_dot_h = _mH(a_dot)
     left = _eye(m, p) - _mm(a, p)
     right = _eye(n, p) - _mm(p, a)
     out = -_mm(_mm(p, a_dot), p)
-    out = out + _mm(_mm(p, _mm(_mT(p), a_dot_t)), left)
-    return out + _mm(right, _mm(a_dot_t, _mm(_mT(p), p)))
+    out = out + _mm(_mm(p, _mm(_mH(p), a_dot_h)), left)
+    return out + _mm(right, _mm(a_dot_h, _mm(_mH(p), p)))
 
 
 def _pinv_vjp(g, p, a, rcond):
+    # The transpose of the map above, term by term (X -> B1 X^H B2 transposes to
+    # G -> conj(B2 G^T B1)).
     m, n = a.shape[-2:]
-    g_t = _mT(g)
+    g_h = _mH(g)
     left = _eye(m, p) - _mm(a, p)
     right = _eye(n, p) - _mm(p, a)
-    out = -_mm(_mm(_mT(p), g), _mT(p))
-    out = out + _mm(_mm(left, g_t), _mm(p, _mT(p)))
-    return out + _mm(_mm(_mT(p), p), _mm(g_t, right))
+    p_t, p_c = _mT(p), lax.conj(p)
+    out = -_mm(_mm(p_t, g), p_t)
+    out = out + _mm(_mm(lax.conj(left), g_h), _mm(p_c, p_t))
+    return out + _mm(_mm(p_t, p_c), _mm(g_h, lax.conj(right)))
 
 
 pinv_p = defop(
@@ -584,6 +740,7 @@ pinv_p = defop(
 __all__ = [
     "cholesky_p",
     "det_p",
+    "eig_p",
     "eigh_p",
     "einsum_p",
     "fold_lower",
