@@ -176,6 +176,25 @@ def test_odeint_matches_scipy():
     close(got.reshape(3, 4), ref, rtol=1e-8, atol=1e-9)
 
 
+def test_odeint_takes_scipy_style_functions():
+    """``func`` returning a list, as SciPy's examples do, under grad, jacfwd and vmap."""
+
+    def f(y, t, k):
+        return [y[1], -k * y[0]]
+
+    y0, ts = np.array([1.0, 0.0]), np.linspace(0.0, 1.0, 4)
+    close(
+        fi.odeint(f, y0, ts, 2.0, **TIGHT),
+        si.odeint(f, y0, ts, (2.0,), rtol=1e-12, atol=1e-12),
+        rtol=1e-8,
+        atol=1e-9,
+    )
+    rev = ft.grad(lambda k: fi.odeint(f, y0, ts, k, **TIGHT)[-1, 0])(2.0)
+    fwd = ft.jacfwd(lambda k: fi.odeint(f, y0, ts, k, **TIGHT)[-1, 0])(2.0)
+    close(rev, fwd, rtol=1e-7, atol=1e-8)
+    check_vmap(lambda y: fi.odeint(f, y, ts, 2.0), (np.stack([y0, 2 * y0]),))
+
+
 def test_odeint_adjoint_gradients_match_jax():
     def loss(odeint, f, y0, t, a, b, m):
         return m.sum(odeint(f, y0, t, a, b, **TIGHT) ** 2 * m.arange(1.0, 6.0)[:, None])
@@ -251,6 +270,10 @@ def test_odeint_errors():
         fi.odeint(lotka, Y0, np.zeros((2, 2)), A, B)
     with pytest.raises(TypeError, match=r"^odeint\(func, y0, t, \*args\): unsupported options"):
         fi.odeint(lotka, Y0, TS, A, B, full_output=True)
+    with pytest.raises(
+        ValueError, match=r"^odeint\(func, y0, t, \*args\): func\(y, t, \*args\) must"
+    ):
+        fi.odeint(lambda y, t: y[0], Y0, TS)
     with pytest.warns(RuntimeWarning, match="mxstep"):
         out = fi.odeint(lotka, Y0, TS, A, B, mxstep=2)
     assert np.isnan(out[-1]).all()

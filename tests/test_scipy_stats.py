@@ -182,6 +182,32 @@ def test_gradients_match_jax(name, method, shape):
         close(o, np.asarray(t), rtol=1e-9, atol=1e-12)
 
 
+def test_gamma_family_shape_derivatives_first_order():
+    """gammainc's derivative in a (first order, from ftransforms.scipy.special): the cdfs of
+    gamma and chi2 against JAX, and the gamma quantile's implicit derivative in a against
+    finite differences of SciPy's quantile."""
+    x = np.array([0.4, 1.3, 3.0])
+
+    def loss(m, a, df):
+        return m.sum(m.st.gamma.cdf(x, a, scale=1.2) + m.st.chi2.logsf(x, df))
+
+    class F:
+        sum = staticmethod(fnp.sum)
+        st = fs
+
+    class J:
+        sum = staticmethod(jnp.sum)
+        st = jst
+
+    ours = ft.grad(lambda a, df: loss(F, a, df), argnums=(0, 1))(2.5, 3.0)
+    theirs = jax.jit(jax.grad(lambda a, df: loss(J, a, df), argnums=(0, 1)))(2.5, 3.0)
+    close(ours, [np.asarray(t) for t in theirs], rtol=1e-9, atol=1e-12)
+    q, a, h = np.array([0.2, 0.6]), 2.5, 1e-5
+    fd = (st.gamma.ppf(q, a + h) - st.gamma.ppf(q, a - h)) / (2 * h)
+    close(ft.jacfwd(lambda a: fs.gamma.ppf(q, a))(a), fd, rtol=1e-7, atol=1e-9)
+    close(ft.jacrev(lambda a: fs.gamma.ppf(q, a))(a), fd, rtol=1e-7, atol=1e-9)
+
+
 def test_discrete_gradients_match_jax():
     k = np.array([0, 1, 3])
     cases = [

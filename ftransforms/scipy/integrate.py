@@ -387,6 +387,25 @@ def _odeint_vjp(func, nb, opts, name, y_bar, ys, y0, t, args, wanted):
     return tuple(out)
 
 
+def _as_array_func(func: Callable) -> Callable:
+    """``func`` returning one array of ``y``'s shape and dtype (SciPy's callers often
+    return a list: ``return [y[1], -y[0]]``)."""
+
+    def f(y, t, *args):
+        out = func(y, t, *args)
+        if not (isinstance(out, Tracer) or hasattr(out, "dtype")):
+            out = fnp.asarray(out) if fnp._holds_tracer(out) else fnp.asarray(out, like=y)
+        if fnp.shape(out) != fnp.shape(y):
+            raise ValueError(
+                f"odeint(func, y0, t, *args): func(y, t, *args) must have y's shape "
+                f"{fnp.shape(y)}, got {fnp.shape(out)}"
+            )
+        return out if fnp._dtype(out) == fnp._dtype(y) else fnp.astype(out, fnp._dtype(y))
+
+    f.__name__ = getattr(func, "__name__", "func")
+    return f
+
+
 def odeint(
     func: Callable,
     y0: Any,
@@ -458,7 +477,7 @@ def odeint(
             )
         conv.append(a if hasattr(a, "dtype") else fnp.asarray(a, like=y0))
     name = f"odeint({getattr(func, '__name__', 'func')})"
-    prim = _make(func, 0, len(conv), (rtol, atol, mxstep, hmax), name)
+    prim = _make(_as_array_func(func), 0, len(conv), (rtol, atol, mxstep, hmax), name)
     return prim.bind(y0, t, *conv)
 
 
