@@ -46,7 +46,7 @@ from ftransforms.api import vmap
 from ftransforms.core.primitive import Primitive
 from ftransforms.core.tracer import Tracer
 from ftransforms.lax import ensure_bdim
-from ftransforms.numpy.helpers import dtype_of, normalize_axis
+from ftransforms.numpy.helpers import dtype_of, holds_tracer, normalize_axis
 from ftransforms.numpy.ufuncs import float_input
 
 __all__ = ["cumulative_trapezoid", "odeint", "trapezoid"]
@@ -394,13 +394,13 @@ def _as_array_func(func: Callable) -> Callable:
     def f(y, t, *args):
         out = func(y, t, *args)
         if not (isinstance(out, Tracer) or hasattr(out, "dtype")):
-            out = fnp.asarray(out) if fnp._holds_tracer(out) else fnp.asarray(out, like=y)
+            out = fnp.asarray(out) if holds_tracer(out) else fnp.asarray(out, like=y)
         if fnp.shape(out) != fnp.shape(y):
             raise ValueError(
                 f"odeint(func, y0, t, *args): func(y, t, *args) must have y's shape "
                 f"{fnp.shape(y)}, got {fnp.shape(out)}"
             )
-        return out if fnp._dtype(out) == fnp._dtype(y) else fnp.astype(out, fnp._dtype(y))
+        return out if dtype_of(out) == dtype_of(y) else fnp.astype(out, dtype_of(y))
 
     f.__name__ = getattr(func, "__name__", "func")
     return f
