@@ -56,24 +56,28 @@ def same(t, y, x1, x2):
 def _jvp_term(partial: Callable) -> Callable:
     if partial is same:
         return lambda x_dot, y, x1, x2: like_output(x_dot, y)
-    return lambda x_dot, y, x1, x2: like_output(partial(x_dot, y, x1, x2), y)
+    return lambda x_dot, y, x1, x2, **params: like_output(partial(x_dot, y, x1, x2, **params), y)
 
 
 def _vjp_terms(partial1: Callable, partial2: Callable) -> tuple[Callable, Callable]:
     if partial1 is same:
         first = lambda y_bar, y, x1, x2: unbroadcast(y_bar, x1)  # noqa: E731
     else:
-        first = lambda y_bar, y, x1, x2: unbroadcast(partial1(y_bar, y, x1, x2), x1)  # noqa: E731
+        first = lambda y_bar, y, x1, x2, **params: unbroadcast(  # noqa: E731
+            partial1(y_bar, y, x1, x2, **params), x1
+        )
     if partial2 is same:
         second = lambda y_bar, y, x1, x2: unbroadcast(y_bar, x2)  # noqa: E731
     else:
-        second = lambda y_bar, y, x1, x2: unbroadcast(partial2(y_bar, y, x1, x2), x2)  # noqa: E731
+        second = lambda y_bar, y, x1, x2, **params: unbroadcast(  # noqa: E731
+            partial2(y_bar, y, x1, x2, **params), x2
+        )
     return first, second
 
 
 def defbinary(name: str, impl: Callable, partial1: Callable, partial2: Callable, **kwargs):
     """Declare a differentiable binary elementwise op from its two partials, each
-    ``partial(t, y, x1, x2) -> t * dy/dx_i`` (or :func:`same` for ``t`` itself)."""
+    ``partial(t, y, x1, x2, **params) -> t * dy/dx_i`` (or :func:`same` for ``t``)."""
     _family_defaults(name, kwargs)
     return defop(
         name,

@@ -25,7 +25,7 @@ from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.primitive import defop
 from ftransforms.ops import elementwise as _ew
 from ftransforms.ops._util import like_output, unbroadcast
-from ftransforms.ops.elementwise import defnondiff, defunary
+from ftransforms.ops.elementwise import defbinary, defnondiff, defunary
 
 _SCIPY_OPS = "erf, gammaln, gammainc, the Bessel functions and the others from SciPy"
 
@@ -131,7 +131,7 @@ polygamma_p = defop(
     "polygamma",
     _polygamma_impl,
     jvp=(None, lambda x_dot, y, n, x: like_output(x_dot * polygamma_p.bind(n + 1, x), y)),
-    vjp=(None, lambda g, y, n, x: unbroadcast(g * polygamma_p.bind(n + 1, x), x)),
+    vjp=(None, lambda y_bar, y, n, x: unbroadcast(y_bar * polygamma_p.bind(n + 1, x), x)),
     family=_ew.FAMILY,
     doc="``polygamma(n, x)``: the n-th derivative of digamma (``n`` integer, not differentiated).",
 )
@@ -224,7 +224,7 @@ def _binary_op(name: str, impl, derivs, doc: str | None = None):
     def vjp_rule(i, d):
         if d is None or getattr(d, "refuses", False):
             return d
-        return lambda g, out, *args: unbroadcast(g * d(out, *args), args[i])
+        return lambda y_bar, y, *args: unbroadcast(y_bar * d(y, *args), args[i])
 
     return defop(
         name,
@@ -517,22 +517,12 @@ def _zeta_k(x, q, k):
     return zeta_p.bind(x, q) if k == 0 else zeta_dx_p.bind(x, q, k=k)
 
 
-zeta_dx_p = defop(
+zeta_dx_p = defbinary(
     "zeta_dx",
     _zeta_dx_impl,
-    jvp=(
-        lambda x_dot, out, x, q, k=1: like_output(x_dot * zeta_dx_p.bind(x, q, k=k + 1), out),
-        lambda q_dot, out, x, q, k=1: like_output(
-            q_dot * (-x * zeta_dx_p.bind(x + 1, q, k=k) - k * _zeta_k(x + 1, q, k - 1)), out
-        ),
-    ),
-    vjp=(
-        lambda g, out, x, q, k=1: unbroadcast(g * zeta_dx_p.bind(x, q, k=k + 1), x),
-        lambda g, out, x, q, k=1: unbroadcast(
-            g * (-x * zeta_dx_p.bind(x + 1, q, k=k) - k * _zeta_k(x + 1, q, k - 1)), q
-        ),
-    ),
-    family=_ew.FAMILY,
+    lambda t, y, x, q, k=1: t * zeta_dx_p.bind(x, q, k=k + 1),
+    lambda t, y, x, q, k=1: t * (-x * zeta_dx_p.bind(x + 1, q, k=k) - k * _zeta_k(x + 1, q, k - 1)),
+    ufunc=None,
     doc="``d^k/dx^k zeta(x, q)`` (k >= 1); see NOTE [zeta in x].",
 )
 
@@ -938,32 +928,20 @@ def _xlog_impl(log):
     return impl
 
 
-xlogy_p = defop(
+xlogy_p = defbinary(
     "xlogy",
     _xlog_impl(lambda xp, y: xp.log(y)),
-    jvp=(
-        lambda x_dot, out, x, y: like_output(x_dot * _ew.log_p.bind(y), out),
-        lambda y_dot, out, x, y: like_output(y_dot * x / y, out),
-    ),
-    vjp=(
-        lambda g, out, x, y: unbroadcast(g * _ew.log_p.bind(y), x),
-        lambda g, out, x, y: unbroadcast(g * x / y, y),
-    ),
-    family=_ew.FAMILY,
+    lambda t, out, x, y: t * _ew.log_p.bind(y),
+    lambda t, out, x, y: t * x / y,
+    ufunc=None,
     doc="``x * log(y)``, 0 where ``x == 0`` (JAX's derivative convention there).",
 )
-xlog1py_p = defop(
+xlog1py_p = defbinary(
     "xlog1py",
     _xlog_impl(lambda xp, y: xp.log1p(y)),
-    jvp=(
-        lambda x_dot, out, x, y: like_output(x_dot * _ew.log1p_p.bind(y), out),
-        lambda y_dot, out, x, y: like_output(y_dot * x / (1 + y), out),
-    ),
-    vjp=(
-        lambda g, out, x, y: unbroadcast(g * _ew.log1p_p.bind(y), x),
-        lambda g, out, x, y: unbroadcast(g * x / (1 + y), y),
-    ),
-    family=_ew.FAMILY,
+    lambda t, out, x, y: t * _ew.log1p_p.bind(y),
+    lambda t, out, x, y: t * x / (1 + y),
+    ufunc=None,
     doc="``x * log1p(y)``, 0 where ``x == 0``.",
 )
 
@@ -982,36 +960,22 @@ def _lae_share(x, y, scale):
 
 
 def _logaddexp(name, impl, scale):
-    return defop(
+    return defbinary(
         name,
         impl,
-        jvp=(
-            lambda x_dot, out, x, y: like_output(x_dot * _lae_share(x, y, scale), out),
-            lambda y_dot, out, x, y: like_output(y_dot * _lae_share(y, x, scale), out),
-        ),
-        vjp=(
-            lambda g, out, x, y: unbroadcast(g * _lae_share(x, y, scale), x),
-            lambda g, out, x, y: unbroadcast(g * _lae_share(y, x, scale), y),
-        ),
-        family=_ew.FAMILY,
+        lambda t, out, x, y: t * _lae_share(x, y, scale),
+        lambda t, out, x, y: t * _lae_share(y, x, scale),
     )
 
 
 logaddexp_p = _logaddexp("logaddexp", lambda xp, x, y: xp.logaddexp(x, y), 1.0)
 logaddexp2_p = _logaddexp("logaddexp2", lambda xp, x, y: xp.logaddexp2(x, y), math.log(2.0))
 
-hypot_p = defop(
+hypot_p = defbinary(
     "hypot",
     lambda xp, x, y: xp.hypot(x, y),
-    jvp=(
-        lambda x_dot, out, x, y: like_output(x_dot * _safe_div(x, out), out),
-        lambda y_dot, out, x, y: like_output(y_dot * _safe_div(y, out), out),
-    ),
-    vjp=(
-        lambda g, out, x, y: unbroadcast(g * _safe_div(x, out), x),
-        lambda g, out, x, y: unbroadcast(g * _safe_div(y, out), y),
-    ),
-    family=_ew.FAMILY,
+    lambda t, out, x, y: t * _safe_div(x, out),
+    lambda t, out, x, y: t * _safe_div(y, out),
 )
 
 # -- sinc and its derivatives ------------------------------------------------------------
@@ -1063,7 +1027,7 @@ sinc_p = defop(
     "sinc",
     _sinc_impl,
     jvp=(lambda x_dot, y, x, k=0: x_dot * sinc_p.bind(x, k=k + 1),),
-    vjp=(lambda g, y, x, k=0: g * sinc_p.bind(x, k=k + 1),),
+    vjp=(lambda y_bar, y, x, k=0: y_bar * sinc_p.bind(x, k=k + 1),),
     family=_ew.FAMILY,
     doc="The k-th derivative of ``sinc(x) = sin(pi x) / (pi x)`` (k=0: numpy.sinc); see "
     "NOTE [sinc derivatives].",
