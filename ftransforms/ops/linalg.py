@@ -30,26 +30,26 @@ def _as_column(v):
     return lax.reshape(v, lax.shape(v) + (1,))
 
 
-def _matmul_vjp_a(g, y, a, b):
-    if lax.ndim(a) == 1 and lax.ndim(b) == 1:  # a dot product: y and g are scalars
-        return g * b
-    if lax.ndim(b) == 1:  # (..., n, m) @ (m,): a_bar = g b^T
-        return unbroadcast(_as_column(g) * b, a)
+def _matmul_vjp_a(y_bar, y, a, b):
+    if lax.ndim(a) == 1 and lax.ndim(b) == 1:  # a dot product: y and y_bar are scalars
+        return y_bar * b
+    if lax.ndim(b) == 1:  # (..., n, m) @ (m,): a_bar = y_bar b^T
+        return unbroadcast(_as_column(y_bar) * b, a)
     b_t = lax.swapaxes(b, -1, -2)
-    if lax.ndim(a) == 1 and lax.ndim(g) > 1:  # (n,) @ (..., n, m): g is a stack of rows
-        return unbroadcast(lax.squeeze(matmul_p.bind(lax.expand_dims(g, -2), b_t), -2), a)
-    return unbroadcast(matmul_p.bind(g, b_t), a)
+    if lax.ndim(a) == 1 and lax.ndim(y_bar) > 1:  # (n,) @ (..., n, m): y_bar is a stack of rows
+        return unbroadcast(lax.squeeze(matmul_p.bind(lax.expand_dims(y_bar, -2), b_t), -2), a)
+    return unbroadcast(matmul_p.bind(y_bar, b_t), a)
 
 
-def _matmul_vjp_b(g, y, a, b):
+def _matmul_vjp_b(y_bar, y, a, b):
     if lax.ndim(a) == 1 and lax.ndim(b) == 1:
-        return a * g
-    if lax.ndim(a) == 1:  # (n,) @ (..., n, m): b_bar = a g^T
-        return unbroadcast(_as_column(a) * lax.expand_dims(g, -2), b)
+        return a * y_bar
+    if lax.ndim(a) == 1:  # (n,) @ (..., n, m): b_bar = a y_bar^T
+        return unbroadcast(_as_column(a) * lax.expand_dims(y_bar, -2), b)
     a_t = lax.swapaxes(a, -1, -2)
-    if lax.ndim(b) == 1 and lax.ndim(g) > 1:  # (..., n, m) @ (m,): g is a stack of columns
-        return unbroadcast(lax.squeeze(matmul_p.bind(a_t, _as_column(g)), -1), b)
-    return unbroadcast(matmul_p.bind(a_t, g), b)
+    if lax.ndim(b) == 1 and lax.ndim(y_bar) > 1:  # (..., n, m) @ (m,): y_bar is a stack of columns
+        return unbroadcast(lax.squeeze(matmul_p.bind(a_t, _as_column(y_bar)), -1), b)
+    return unbroadcast(matmul_p.bind(a_t, y_bar), b)
 
 
 matmul_p = defop(
@@ -81,8 +81,8 @@ def _fresh_letters(used: str):
             yield c
 
 
-def _einsum_operand_cotangent(g, operands, ins, out, i, optimize):
-    """Cotangent of operand ``i``: contract ``g`` with the other operands back to ``ins[i]``.
+def _einsum_operand_cotangent(y_bar, operands, ins, out, i, optimize):
+    """Cotangent of operand ``i``: contract ``y_bar`` with the other operands back to ``ins[i]``.
 
     A letter repeated within ``ins[i]`` (a diagonal) is renamed and tied to its original
     by an identity matrix; a letter found only in ``ins[i]`` (summed there and nowhere
@@ -93,12 +93,12 @@ def _einsum_operand_cotangent(g, operands, ins, out, i, optimize):
     fresh = _fresh_letters("".join(ins) + out)
     target = ""
     subs = [s for j, s in enumerate(ins) if j != i] + [out]
-    ops = [op for j, op in enumerate(operands) if j != i] + [g]
+    ops = [op for j, op in enumerate(operands) if j != i] + [y_bar]
     for c in ins[i]:
         if c in target:
             f = next(fresh)
             subs.append(c + f)
-            ops.append(lax.eye(sizes[c], dtype=g.dtype, like=g))
+            ops.append(lax.eye(sizes[c], dtype=y_bar.dtype, like=y_bar))
             target += f
         else:
             target += c
@@ -111,11 +111,11 @@ def _einsum_operand_cotangent(g, operands, ins, out, i, optimize):
     return unbroadcast(res, x)
 
 
-def _einsum_vjp(g, y, *operands, subscripts, optimize, wanted):
+def _einsum_vjp(y_bar, y, *operands, subscripts, optimize, wanted):
     ins, out = subscripts.split("->")
     ins = ins.split(",")
     return tuple(
-        _einsum_operand_cotangent(g, operands, ins, out, i, optimize) if want else None
+        _einsum_operand_cotangent(y_bar, operands, ins, out, i, optimize) if want else None
         for i, want in enumerate(wanted)
     )
 
@@ -244,12 +244,16 @@ def fold_lower(x):
     return _tril(x) + _mT(_tril(x, -1))
 
 
-def fold_lower_adjoint(g):
-    """The transpose of :func:`fold_lower`: ``tril(g) + tril(g.T, -1)`` (complex:
-    ``tril(g, -1) + tril(conj(g).T, -1) + real(diag(g))``)."""
-    if _is_complex(g):
-        return _tril(g, -1) + _tril(_mH(g), -1) + lax.real(g) * _eye(g.shape[-1], g)
-    return _tril(g) + _tril(_mT(g), -1)
+def fold_lower_adjoint(y_bar):
+    """The transpose of :func:`fold_lower`: ``tril(y_bar) + tril(y_bar.T, -1)`` (complex:
+    ``tril(y_bar, -1) + tril(conj(y_bar).T, -1) + real(diag(y_bar))``)."""
+    if _is_complex(y_bar):
+        return (
+            _tril(y_bar, -1)
+            + _tril(_mH(y_bar), -1)
+            + lax.real(y_bar) * _eye(y_bar.shape[-1], y_bar)
+        )
+    return _tril(y_bar) + _tril(_mT(y_bar), -1)
 
 
 def _gaps(w):
@@ -715,15 +719,15 @@ def _pinv_jvp(a_dot, p, a, rcond):
     return out + _mm(right, _mm(a_dot_h, _mm(_mH(p), p)))
 
 
-def _pinv_vjp(g, p, a, rcond):
+def _pinv_vjp(y_bar, p, a, rcond):
     # The transpose of the map above, term by term (X -> B1 X^H B2 transposes to
     # G -> conj(B2 G^T B1)).
     m, n = a.shape[-2:]
-    g_h = _mH(g)
+    g_h = _mH(y_bar)
     left = _eye(m, p) - _mm(a, p)
     right = _eye(n, p) - _mm(p, a)
     p_t, p_c = _mT(p), lax.conj(p)
-    out = -_mm(_mm(p_t, g), p_t)
+    out = -_mm(_mm(p_t, y_bar), p_t)
     out = out + _mm(_mm(lax.conj(left), g_h), _mm(p_c, p_t))
     return out + _mm(_mm(p_t, p_c), _mm(g_h, lax.conj(right)))
 

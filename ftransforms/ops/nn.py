@@ -101,11 +101,11 @@ def _im2col_t(xp, x, groups, kernel_size, stride, padding, dilation):
     return win.reshape(groups, cg * kh * kw, n * ho * wo), (ho, wo)
 
 
-def _channels_first(g, groups):
+def _channels_first(y_bar, groups):
     """``(N, O, Ho, Wo) -> (G, O/G, N*Ho*Wo)``."""
-    n, o, ho, wo = g.shape
-    g = g.reshape(n, groups, o // groups, ho * wo).transpose(1, 2, 0, 3)
-    return g.reshape(groups, o // groups, n * ho * wo)
+    n, o, ho, wo = y_bar.shape
+    y_bar = y_bar.reshape(n, groups, o // groups, ho * wo).transpose(1, 2, 0, 3)
+    return y_bar.reshape(groups, o // groups, n * ho * wo)
 
 
 def _conv2d_impl(xp, x, w, *, stride, padding, dilation, groups):
@@ -161,8 +161,8 @@ def _conv2d(x, w, **p):
     return conv2d_p.bind(x, w, **p)
 
 
-def _conv_t(g, w, in_size, **p):
-    return conv_transpose2d_p.bind(g, w, in_size=tuple(in_size), **p)
+def _conv_t(y_bar, w, in_size, **p):
+    return conv_transpose2d_p.bind(y_bar, w, in_size=tuple(in_size), **p)
 
 
 def _conv_w(x, g, kernel_size, **p):
@@ -177,8 +177,8 @@ conv2d_p = defop(
         lambda w_dot, y, x, w, **p: _conv2d(x, w_dot, **p),
     ),
     vjp=(
-        lambda g, y, x, w, **p: _cast(_conv_t(g, w, x.shape[2:], **p), x),
-        lambda g, y, x, w, **p: _cast(_conv_w(x, g, w.shape[2:], **p), w),
+        lambda y_bar, y, x, w, **p: _cast(_conv_t(y_bar, w, x.shape[2:], **p), x),
+        lambda y_bar, y, x, w, **p: _cast(_conv_w(x, y_bar, w.shape[2:], **p), w),
     ),
     doc="2-D cross-correlation, NCHW input, OIHW kernel (see NOTE [convolution as three "
     "bilinear primitives]).",
@@ -388,7 +388,7 @@ max_pool2d_p = defop(
     "max_pool2d",
     _max_pool_impl,
     jvp=(lambda x_dot, y, x, **p: max_pool2d_jvp_p.bind(x_dot, x, y, **p),),
-    vjp=(lambda g, y, x, **p: _cast(max_pool2d_vjp_p.bind(g, x, y, **p), x),),
+    vjp=(lambda y_bar, y, x, **p: _cast(max_pool2d_vjp_p.bind(y_bar, x, y, **p), x),),
     doc="The maximum of each (-inf-padded) window of the last two axes: (..., H, W) -> "
     "(..., Ho, Wo).  See NOTE [ties in max pooling].",
 )
@@ -397,7 +397,11 @@ max_pool2d_jvp_p = defop(
     "max_pool2d_jvp",
     _max_pool_jvp_impl,
     jvp=(lambda t_dot, out, t, x, y, **p: max_pool2d_jvp_p.bind(t_dot, x, y, **p), None, None),
-    vjp=(lambda g, out, t, x, y, **p: _cast(max_pool2d_vjp_p.bind(g, x, y, **p), t), None, None),
+    vjp=(
+        lambda y_bar, out, t, x, y, **p: _cast(max_pool2d_vjp_p.bind(y_bar, x, y, **p), t),
+        None,
+        None,
+    ),
     doc="The tangent of max_pool2d (y = max_pool2d(x)) for the input tangent t: linear in "
     "t, with no derivative in x and y (they only pick the maxima).",
 )

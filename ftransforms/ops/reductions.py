@@ -29,11 +29,11 @@ def _keepdims_shape(shape, axis):
     return tuple(1 if i in axis else n for i, n in enumerate(shape))
 
 
-def expand_reduced(g, x, axis, keepdims):
-    """Broadcast a reduction's cotangent ``g`` back to the shape of ``x``."""
+def expand_reduced(y_bar, x, axis, keepdims):
+    """Broadcast a reduction's cotangent ``y_bar`` back to the shape of ``x``."""
     if not keepdims:
-        g = lax.reshape(g, _keepdims_shape(x.shape, axis))
-    return lax.broadcast_to(g, x.shape)
+        y_bar = lax.reshape(y_bar, _keepdims_shape(x.shape, axis))
+    return lax.broadcast_to(y_bar, x.shape)
 
 
 def defreduction(name: str, impl: Callable, weights: Callable, **kwargs) -> Primitive:
@@ -135,9 +135,9 @@ reduce_all_p = defop(
 )
 
 
-def _reverse_cumsum(g, axis):
+def _reverse_cumsum(y_bar, axis):
     rev = (slice(None),) * axis + (slice(None, None, -1),)
-    return lax.getitem(cumsum_p.bind(lax.getitem(g, rev), axis=axis), rev)
+    return lax.getitem(cumsum_p.bind(lax.getitem(y_bar, rev), axis=axis), rev)
 
 
 cumsum_p = defop(
