@@ -95,6 +95,28 @@ def _median_time(fn: Callable[[], Any], reps: int) -> tuple[float, Any]:
     return statistics.median(times), out
 
 
+def _cpu(client: Any = None) -> float:
+    """CPU seconds used so far by this process (all its threads: the LocalCluster's
+    scheduler runs here) and, with a client, by every worker process."""
+    used = time.process_time()
+    if client is not None:
+        used += sum(client.run(time.process_time).values())
+    return used
+
+
+def _timed(fn: Callable[[], Any], reps: int, client: Any = None) -> tuple[float, float, Any]:
+    """Median wall time and median CPU time (this process + the workers) of ``fn``."""
+    out = fn()  # warm
+    walls, cpus = [], []
+    for _ in range(reps):
+        c0 = _cpu(client)
+        t0 = time.perf_counter()
+        out = fn()
+        walls.append(time.perf_counter() - t0)
+        cpus.append(_cpu(client) - c0)
+    return statistics.median(walls), statistics.median(cpus), out
+
+
 def _rel_err(got: dict, want: dict) -> float:
     return max(
         float(np.abs(np.asarray(got[k]) - want[k]).max() / (np.abs(want[k]).max() or 1.0))
@@ -155,16 +177,16 @@ def scaling(client: Any, da: Any, n: int, chunks: list[int], reps: int) -> list[
                 total = g if total is None else {k: total[k] + g[k] for k in g}
             return total
 
-        t_base, want = _median_time(baseline, reps)
-        rows = (tuple(e - s for s, e in bounds),)
-        X = da.map_blocks(_x_block, chunks=rows + ((IN,),), dtype=np.float32, meta=_META_X)
-        Y = da.map_blocks(_y_block, chunks=rows + ((OUT,),), dtype=np.float32, meta=_META_X)
+        t_base, cpu_base, want = _timed(baseline, reps)
+        rc = (tuple(e - s for s, e in bounds),)
+        X = da.map_blocks(_x_block, chunks=rc + ((IN,),), dtype=np.float32, meta=_META_X)
+        Y = da.map_blocks(_y_block, chunks=rc + ((OUT,),), dtype=np.float32, meta=_META_X)
         X, Y = fd.persist((X, Y))  # made on the workers and kept there
         from distributed import wait  # noqa: PLC0415  (only with distributed installed)
 
         wait([X, Y])
         step = fd.map_reduce(clipped_grad, in_dims=(None, 0, 0))
-        t_fd, got = _median_time(lambda: fd.compute(step(params, X, Y)), reps)
+        t_fd, cpu_fd, got = _timed(lambda: fd.compute(step(params, X, Y)), reps, client)
         rows.append(
             {
                 "chunk": c,
@@ -174,6 +196,9 @@ def scaling(client: Any, da: Any, n: int, chunks: list[int], reps: int) -> list[
                 "ft_vmap_examples_per_s": n / t_base,
                 "fd_examples_per_s": n / t_fd,
                 "speedup": t_base / t_fd,
+                "cpu_1proc_s": cpu_base,
+                "cpu_fd_s": cpu_fd,
+                "cpu_efficiency": cpu_base / cpu_fd,
                 "max_rel_err": _rel_err(got, want),
             }
         )
@@ -225,17 +250,25 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(f"\nDP-SGD step: sum of clipped per-example MLP gradients over {n} examples (float32)")
     print(
-        f"{'chunk':>7}{'blocks':>8}{'ft.vmap 1 proc':>16}{f'fd, {args.workers} workers':>16}"
-        f"{'ex/s 1 proc':>13}{'ex/s fd':>11}{'speed-up':>10}{'efficiency':>12}{'rel err':>10}"
+        f"{'chunk':>7}{'blocks':>7}{'ft.vmap 1 proc':>15}{f'fd {args.workers} workers':>14}"
+        f"{'ex/s 1 proc':>12}{'ex/s fd':>9}{'speed-up':>9}{'effic.':>7}"
+        f"{'CPU 1 proc':>11}{'CPU fd':>8}{'CPU eff.':>9}{'rel err':>9}"
     )
     for r in scale:
         print(
-            f"{r['chunk']:>7}{r['blocks']:>8}{r['ft_vmap_1proc_s']:>15.3f}s"
-            f"{r['fd_cluster_s']:>15.3f}s{r['ft_vmap_examples_per_s']:>13.0f}"
-            f"{r['fd_examples_per_s']:>11.0f}{r['speedup']:>9.2f}x"
-            f"{r['speedup'] / args.workers:>11.0%}{r['max_rel_err']:>10.1e}"
+            f"{r['chunk']:>7}{r['blocks']:>7}{r['ft_vmap_1proc_s']:>14.3f}s"
+            f"{r['fd_cluster_s']:>13.3f}s{r['ft_vmap_examples_per_s']:>12.0f}"
+            f"{r['fd_examples_per_s']:>9.0f}{r['speedup']:>8.2f}x"
+            f"{r['speedup'] / args.workers:>7.0%}{r['cpu_1proc_s']:>10.2f}s"
+            f"{r['cpu_fd_s']:>7.2f}s{r['cpu_efficiency']:>9.0%}{r['max_rel_err']:>9.1e}"
         )
-    print(f"\n(efficiency = speed-up / {args.workers}, the ceiling of {args.workers} processes)")
+    print(
+        f"\nspeed-up: wall time of one process / wall time of fd (medians); effic. = "
+        f"speed-up / {args.workers}, against the ceiling of {args.workers} processes.  CPU: "
+        f"CPU seconds used (fd: driver + scheduler + workers); CPU eff. = CPU 1 proc / CPU "
+        f"fd, the share of fd's CPU that is useful work, which bounds the speed-up an idle "
+        f"machine would give: about {args.workers} x CPU eff."
+    )
     bad = [r for r in scale if r["max_rel_err"] > 1e-4]
     if args.json:
         with open(args.json, "w") as f:
