@@ -16,6 +16,7 @@ import signal
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -470,14 +471,15 @@ def test_a_killed_worker_is_replaced_and_the_answer_is_unchanged(client):
     want = fd.compute(total, **SYNC)  # same blocks, same tree: the same sums, bitwise
     np.testing.assert_allclose(want, (X * X).sum(0), **tol(np.float64))
     victim = next(iter(client.run(os.getpid).values()))
-    future = client.compute(total)
-    deadline = time.monotonic() + 10
-    while not any(client.processing().values()) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    time.sleep(0.4)  # mid-computation: some blocks done, some running, most waiting
-    assert not future.done()
-    os.kill(victim, signal.SIGKILL)
-    got = future.result(timeout=60)
+    with ThreadPoolExecutor(1) as pool:
+        running = pool.submit(fd.compute, total)  # fd.compute on the cluster, in a thread
+        deadline = time.monotonic() + 10
+        while not any(client.processing().values()) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.4)  # mid-computation: some blocks done, some running, most waiting
+        assert not running.done()
+        os.kill(victim, signal.SIGKILL)
+        got = running.result(timeout=60)
     assert np.array_equal(got, want)
     client.wait_for_workers(2, timeout=30)
     assert victim not in set(client.run(os.getpid).values())
