@@ -104,8 +104,19 @@ def _cpu(client: Any = None) -> float:
     return used
 
 
-def _timed(fn: Callable[[], Any], reps: int, client: Any = None) -> tuple[float, float, Any]:
-    """Median wall time and median CPU time (this process + the workers) of ``fn``."""
+def _idle_cpu_rate(client: Any, seconds: float = 2.0) -> float:
+    """CPU seconds per second that the cluster (scheduler, workers, this process) burns
+    doing nothing: heartbeats, memory monitors, event loops."""
+    c0 = _cpu(client)
+    time.sleep(seconds)
+    return (_cpu(client) - c0) / seconds
+
+
+def _timed(
+    fn: Callable[[], Any], reps: int, client: Any = None, idle: float = 0.0
+) -> tuple[float, float, Any]:
+    """Median wall time and median CPU time (this process + the workers, less the idle
+    rate times the wall time) of ``fn``."""
     out = fn()  # warm
     walls, cpus = [], []
     for _ in range(reps):
@@ -113,7 +124,7 @@ def _timed(fn: Callable[[], Any], reps: int, client: Any = None) -> tuple[float,
         t0 = time.perf_counter()
         out = fn()
         walls.append(time.perf_counter() - t0)
-        cpus.append(_cpu(client) - c0)
+        cpus.append(_cpu(client) - c0 - idle * walls[-1])
     return statistics.median(walls), statistics.median(cpus), out
 
 
@@ -164,6 +175,7 @@ def overhead(client: Any, reps: int, n: int = 400) -> list[dict]:
 
 def scaling(client: Any, da: Any, n: int, chunks: list[int], reps: int) -> list[dict]:
     params = init_params()
+    idle = _idle_cpu_rate(client)
     rows = []
     for c in chunks:
         bounds = [(s, min(s + c, n)) for s in range(0, n, c)]
@@ -186,7 +198,7 @@ def scaling(client: Any, da: Any, n: int, chunks: list[int], reps: int) -> list[
 
         wait([X, Y])
         step = fd.map_reduce(clipped_grad, in_dims=(None, 0, 0))
-        t_fd, cpu_fd, got = _timed(lambda: fd.compute(step(params, X, Y)), reps, client)
+        t_fd, cpu_fd, got = _timed(lambda: fd.compute(step(params, X, Y)), reps, client, idle)
         rows.append(
             {
                 "chunk": c,
@@ -199,6 +211,7 @@ def scaling(client: Any, da: Any, n: int, chunks: list[int], reps: int) -> list[
                 "cpu_1proc_s": cpu_base,
                 "cpu_fd_s": cpu_fd,
                 "cpu_efficiency": cpu_base / cpu_fd,
+                "idle_cpu_per_s": idle,
                 "max_rel_err": _rel_err(got, want),
             }
         )
@@ -265,7 +278,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"\nspeed-up: wall time of one process / wall time of fd (medians); effic. = "
         f"speed-up / {args.workers}, against the ceiling of {args.workers} processes.  CPU: "
-        f"CPU seconds used (fd: driver + scheduler + workers); CPU eff. = CPU 1 proc / CPU "
+        f"CPU seconds used (fd: driver + scheduler + workers, less their idle rate of "
+        f"{scale[0]['idle_cpu_per_s']:.3f} CPU s/s); CPU eff. = CPU 1 proc / CPU "
         f"fd, the share of fd's CPU that is useful work, which bounds the speed-up an idle "
         f"machine would give: about {args.workers} x CPU eff."
     )
