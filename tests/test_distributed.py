@@ -105,6 +105,15 @@ def test_uniform_blocks_are_bitwise_equal_to_ft_vmap_with_chunk_size():
         assert np.array_equal(fd.compute(out, **SYNC), want)
 
 
+def test_dask_thread_pool_runs_blocks_concurrently_with_the_same_result():
+    w, X, _ = _data(n=200, d=6)
+    want = ft.vmap(per_example_grad, in_dims=(None, 0, None))(w, X, 0.5)
+    for f in (per_example_grad, ft.jit(per_example_grad)):
+        out = fd.vmap(f, in_dims=(None, 0, None), chunk_size=10)(w, X, 0.5)
+        got = fd.compute(out, scheduler="threads", num_workers=4)
+        np.testing.assert_allclose(got, want, **tol(np.float64))
+
+
 def test_pytree_inputs_outputs_other_in_dims_and_keywords():
     rng = np.random.default_rng(1)
     A = rng.normal(size=(3, 17, 2))  # mapped over axis 1
