@@ -230,8 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     from distributed import Client, LocalCluster  # noqa: PLC0415
     from threadpoolctl import threadpool_limits  # noqa: PLC0415
 
-    n = 8192 if args.quick else 65536
-    chunks = [256, 2048] if args.quick else [128, 512, 2048, 8192]
+    n = 8192 if args.quick else 131072
+    chunks = [256, 2048] if args.quick else [256, 1024, 4096, 16384]
     n_over = 50 if args.quick else 400
     limits = threadpool_limits(1)
     cluster = LocalCluster(
