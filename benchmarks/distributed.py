@@ -98,10 +98,13 @@ def _median_time(fn: Callable[[], Any], reps: int) -> tuple[float, Any]:
 def _cpu(client: Any = None) -> float:
     """CPU seconds used so far by this process (all its threads: the LocalCluster's
     scheduler runs here) and, with a client, by every worker process."""
-    used = time.process_time()
-    if client is not None:
-        used += sum(client.run(time.process_time).values())
-    return used
+    return sum(_cpu_split(client))
+
+
+def _cpu_split(client: Any = None) -> tuple[float, float]:
+    """(this process's CPU seconds, the workers' CPU seconds) so far."""
+    workers = sum(client.run(time.process_time).values()) if client is not None else 0.0
+    return time.process_time(), workers
 
 
 def _idle_cpu_rate(client: Any, seconds: float = 2.0) -> float:
@@ -118,13 +121,16 @@ def _timed(
     """Median wall time and median CPU time (this process + the workers, less the idle
     rate times the wall time) of ``fn``."""
     out = fn()  # warm
-    walls, cpus = [], []
+    walls, cpus, drivers = [], [], []
     for _ in range(reps):
-        c0 = _cpu(client)
+        d0, w0 = _cpu_split(client)
         t0 = time.perf_counter()
         out = fn()
         walls.append(time.perf_counter() - t0)
-        cpus.append(_cpu(client) - c0 - idle * walls[-1])
+        d1, w1 = _cpu_split(client)
+        cpus.append(d1 - d0 + w1 - w0 - idle * walls[-1])
+        drivers.append(d1 - d0)
+    _timed.driver_cpu = statistics.median(drivers)  # type: ignore[attr-defined]
     return statistics.median(walls), statistics.median(cpus), out
 
 
@@ -212,6 +218,7 @@ def scaling(client: Any, da: Any, n: int, chunks: list[int], reps: int) -> list[
                 "cpu_fd_s": cpu_fd,
                 "cpu_efficiency": cpu_base / cpu_fd,
                 "idle_cpu_per_s": idle,
+                "driver_cpu_per_step_s": _timed.driver_cpu,  # type: ignore[attr-defined]
                 "max_rel_err": _rel_err(got, want),
             }
         )
@@ -282,6 +289,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{scale[0]['idle_cpu_per_s']:.3f} CPU s/s); CPU eff. = CPU 1 proc / CPU "
         f"fd, the share of fd's CPU that is useful work, which bounds the speed-up an idle "
         f"machine would give: about {args.workers} x CPU eff."
+    )
+    print(
+        "driver + scheduler CPU per step (s): "
+        + ", ".join(f"chunk {r['chunk']}: {r['driver_cpu_per_step_s']:.3f}" for r in scale)
     )
     bad = [r for r in scale if r["max_rel_err"] > 1e-4]
     if args.json:
