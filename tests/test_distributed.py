@@ -545,3 +545,26 @@ def test_dp_sgd_gradient_over_data_larger_than_the_workers_memory():
         block = _make_block({None: {"array-location": [(start, start + BLOCK), (0, DIM)]}})
         want += f(w, block, np.zeros(BLOCK)).sum(0)
     np.testing.assert_allclose(total, want, **tol(np.float64))
+
+
+@pytest.mark.slow
+def test_the_benchmark_runs_quick_and_its_results_check(tmp_path):
+    import json
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "bench.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks.distributed", "--quick", "--reps", "1"]
+        + ["--json", str(out)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-3000:]
+    rows = json.loads(out.read_text())
+    assert {r["scheduler"] for r in rows["overhead"]} >= {"sync (in-process)", "LocalCluster"}
+    assert all(r["max_rel_err"] < 1e-4 for r in rows["scaling"])
