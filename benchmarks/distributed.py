@@ -231,6 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--quick", action="store_true", help="small sizes: a smoke run")
     p.add_argument("--json", help="also write the rows as JSON here")
+    p.add_argument("--chunks", help="block sizes, e.g. 4096,16384 (default: a sweep)")
+    p.add_argument("--no-overhead", action="store_true", help="skip the per-task overhead")
     args = p.parse_args(argv)
 
     import dask.array as da  # noqa: PLC0415  (the [distributed] extra)
@@ -239,6 +241,8 @@ def main(argv: list[str] | None = None) -> int:
 
     n = 8192 if args.quick else 131072
     chunks = [256, 2048] if args.quick else [256, 1024, 4096, 16384]
+    if args.chunks:
+        chunks = [int(c) for c in args.chunks.split(",")]
     n_over = 50 if args.quick else 400
     limits = threadpool_limits(1)
     cluster = LocalCluster(
@@ -250,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         with Client(cluster) as client:
-            over = overhead(client, args.reps, n_over)
+            over = [] if args.no_overhead else overhead(client, args.reps, n_over)
             scale = scaling(client, da, n, chunks, args.reps)
     finally:
         cluster.close()
