@@ -195,7 +195,6 @@ def scaling(client: Any, da: Any, n: int, chunks: list[int], reps: int) -> list[
                 total = g if total is None else {k: total[k] + g[k] for k in g}
             return total
 
-        t_base, cpu_base, want = _timed(baseline, reps)
         rc = (tuple(e - s for s, e in bounds),)
         X = da.map_blocks(_x_block, chunks=rc + ((IN,),), dtype=np.float32, meta=_META_X)
         Y = da.map_blocks(_y_block, chunks=rc + ((OUT,),), dtype=np.float32, meta=_META_X)
@@ -204,7 +203,20 @@ def scaling(client: Any, da: Any, n: int, chunks: list[int], reps: int) -> list[
 
         wait([X, Y])
         step = fd.map_reduce(clipped_grad, in_dims=(None, 0, 0))
-        t_fd, cpu_fd, got = _timed(lambda: fd.compute(step(params, X, Y)), reps, client, idle)
+        # Interleaved, one run of each per repetition, so that both see the same load; the
+        # speed-up is the median of the paired ratios.
+        base_runs, fd_runs, ratios, drivers = [], [], [], []
+        for _ in range(reps):
+            t_b, c_b, want = _timed(baseline, 1)
+            t_f, c_f, got = _timed(lambda: fd.compute(step(params, X, Y)), 1, client, idle)
+            base_runs.append((t_b, c_b))
+            fd_runs.append((t_f, c_f))
+            ratios.append(t_b / t_f)
+            drivers.append(_timed.driver_cpu)  # type: ignore[attr-defined]
+        t_base = statistics.median(r[0] for r in base_runs)
+        cpu_base = statistics.median(r[1] for r in base_runs)
+        t_fd = statistics.median(r[0] for r in fd_runs)
+        cpu_fd = statistics.median(r[1] for r in fd_runs)
         rows.append(
             {
                 "chunk": c,
@@ -213,12 +225,13 @@ def scaling(client: Any, da: Any, n: int, chunks: list[int], reps: int) -> list[
                 "fd_cluster_s": t_fd,
                 "ft_vmap_examples_per_s": n / t_base,
                 "fd_examples_per_s": n / t_fd,
-                "speedup": t_base / t_fd,
+                "speedup": statistics.median(ratios),
+                "speedups": ratios,
                 "cpu_1proc_s": cpu_base,
                 "cpu_fd_s": cpu_fd,
                 "cpu_efficiency": cpu_base / cpu_fd,
                 "idle_cpu_per_s": idle,
-                "driver_cpu_per_step_s": _timed.driver_cpu,  # type: ignore[attr-defined]
+                "driver_cpu_per_step_s": statistics.median(drivers),
                 "max_rel_err": _rel_err(got, want),
             }
         )
@@ -287,7 +300,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['cpu_fd_s']:>7.2f}s{r['cpu_efficiency']:>9.0%}{r['max_rel_err']:>9.1e}"
         )
     print(
-        f"\nspeed-up: wall time of one process / wall time of fd (medians); effic. = "
+        f"\nspeed-up: median over repetitions of (wall time of one process / wall time of fd), "
+        f"the two run alternately; effic. = "
         f"speed-up / {args.workers}, against the ceiling of {args.workers} processes.  CPU: "
         f"CPU seconds used (fd: driver + scheduler + workers, less their idle rate of "
         f"{scale[0]['idle_cpu_per_s']:.3f} CPU s/s); CPU eff. = CPU 1 proc / CPU "
