@@ -18,7 +18,12 @@ Per-task overhead: ``fd.vmap`` of a trivial function over 400 one-row blocks aga
 
 Results are checked (``max rel err`` against the baseline); timings are medians of
 ``--reps`` runs and are never asserted on.  Other jobs on the machine inflate them: the
-load average is printed with the results.
+load average is printed with the results.  On Linux with ``sched_autogroup_enabled`` the
+kernel shares the CPUs fairly between *sessions*, not processes: while other sessions keep
+the cores busy, this benchmark's session (driver, scheduler and workers together) gets the
+same share whatever its number of processes, so the wall-clock speed-up cannot exceed about
+1x; the CPU-time efficiency (useful CPU / all CPU) is then the figure to read, and
+``2 x CPU eff.`` what an otherwise idle 2-core machine would give.
 """
 
 from __future__ import annotations
