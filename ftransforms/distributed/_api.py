@@ -59,7 +59,8 @@ _SCALARS = (bool, int, float, complex, str, bytes, type(None), numpy.generic)
 def _dask(where: str) -> SimpleNamespace:
     """dask, dask.array, HighLevelGraph and cloudpickle, or a MissingDependencyError."""
     try:
-        import cloudpickle  # noqa: PLC0415  (optional dependencies: imported on first use)
+        # optional dependencies, imported on first use (importing fd works without them)
+        import cloudpickle  # noqa: PLC0415
         import dask  # noqa: PLC0415
         import dask.array as da  # noqa: PLC0415
         from dask.highlevelgraph import HighLevelGraph  # noqa: PLC0415
