@@ -35,6 +35,7 @@ from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
 from ftransforms.interpreters.forward import DualTracer, ForwardInterpreter
 from ftransforms.interpreters.reverse import ReverseInterpreter, ReverseTracer
+from ftransforms.numpy.creation import from_object_arrays
 from ftransforms.numpy.helpers import dtype_of, xp_of
 from ftransforms.pytree import (
     broadcast_prefix,
@@ -243,6 +244,7 @@ def vmap(
 
     @functools.wraps(func)
     def batched(*args: Any, **kwargs: Any) -> Any:
+        args = from_object_arrays(args)
         leaves, spec, dims, size = _vmap_inputs(func, in_dims, args, where)
         if chunk_size is None or size <= chunk_size:
             return _vmap_call(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where)
@@ -387,7 +389,7 @@ def _vmap_call(func, leaves, spec, dims, size, kwargs, out_dims, randomness, whe
         wrapped = [
             leaf if d is None else BatchTracer(interp, leaf, d) for leaf, d in zip(leaves, dims)
         ]
-        out = func(*tree_unflatten(spec, wrapped), **kwargs)
+        out = from_object_arrays(func(*tree_unflatten(spec, wrapped), **kwargs))
         return _vmap_outputs(interp, out, out_dims, size, where)
 
 
@@ -512,13 +514,13 @@ def _prepare_primals(primals_leaves, where, names, copy):
 
 
 def _vjp(func, primals, has_aux, where, copy):
-    leaves, spec = tree_flatten(primals)
+    leaves, spec = tree_flatten(from_object_arrays(primals))
     leaves = _prepare_primals(leaves, where, _LazyNames(func, primals), copy)
     interp = ReverseInterpreter(where)
     with pushed(interp):
         wrapped = [interp.new_input(v) if _is_inexact(v) else v for v in leaves]
         in_ids = [w.id if type(w) is ReverseTracer else None for w in wrapped]
-        out = func(*tree_unflatten(spec, wrapped))
+        out = from_object_arrays(func(*tree_unflatten(spec, wrapped)))
         aux = None
         if has_aux:
             out, aux = _check_pair(out, where)
@@ -567,7 +569,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False):
     )
 
     def vjp_fn(cotangents: Any) -> tuple:
-        ct_leaves, ct_spec = tree_flatten(cotangents)
+        ct_leaves, ct_spec = tree_flatten(from_object_arrays(cotangents))
         if ct_spec != out_spec:
             raise TangentMismatchError(
                 f"{where} vjp_fn: the cotangent's structure {_structure(spec=ct_spec)} "
@@ -628,6 +630,7 @@ def grad_and_value(func: Callable, argnums: Any = 0, has_aux: bool = False) -> C
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
+        args = from_object_arrays(args)
         nums, single = _normalize_argnums(argnums, len(args), where)
         diff = tuple(args[i] for i in nums)
         names = _LazyNames(func, args, leaves=False)
@@ -758,7 +761,7 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, has_aux: bool = False):
             f"arguments, got {type(primals).__name__} and {type(tangents).__name__}; write "
             f"jvp(f, (x,), (t,))"
         )
-    primals, tangents = tuple(primals), tuple(tangents)
+    primals, tangents = from_object_arrays((tuple(primals), tuple(tangents)))
     p_leaves, p_spec = tree_flatten(primals)
     t_leaves, t_spec = tree_flatten(tangents)
     if p_spec != t_spec:
@@ -777,7 +780,7 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, has_aux: bool = False):
                 wrapped.append(DualTracer(interp, p, t))
             else:
                 wrapped.append(p)
-        out = func(*tree_unflatten(p_spec, wrapped))
+        out = from_object_arrays(func(*tree_unflatten(p_spec, wrapped)))
         aux = None
         if has_aux:
             out, aux = _check_pair(out, where)
@@ -816,7 +819,7 @@ def linearize(func: Callable, *primals: Any):
     )
 
     def jvp_fn(*tangents: Any) -> Any:
-        t_leaves, t_spec = tree_flatten(tangents)
+        t_leaves, t_spec = tree_flatten(from_object_arrays(tangents))
         if t_spec != spec:
             raise TangentMismatchError(
                 f"{where} jvp_fn: tangents have structure {_structure(spec=t_spec)} but "
@@ -884,6 +887,7 @@ def jacrev(
 
     @functools.wraps(func)
     def wrapped(*args: Any) -> Any:
+        args = from_object_arrays(args)
         where = f"jacrev({_fname(func)})"
         nums, single = _normalize_argnums(argnums, len(args), where)
         diff = tuple(args[i] for i in nums)
@@ -960,6 +964,7 @@ def jacfwd(
 
     @functools.wraps(func)
     def wrapped(*args: Any) -> Any:
+        args = from_object_arrays(args)
         where = f"jacfwd({_fname(func)})"
         nums, single = _normalize_argnums(argnums, len(args), where)
         diff = tuple(args[i] for i in nums)

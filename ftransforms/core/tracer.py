@@ -13,9 +13,17 @@ from __future__ import annotations
 import dis
 import math
 import sys
+import warnings
 from typing import Any
 
-from ftransforms.core.errors import EscapedTracerError, InPlaceError, TracerConversionError
+import numpy
+
+from ftransforms.core.errors import (
+    EscapedTracerError,
+    InPlaceError,
+    ObjectArrayWarning,
+    TracerConversionError,
+)
 
 
 def escaped_error(tracer: Tracer, use: str) -> EscapedTracerError:
@@ -43,11 +51,35 @@ def _storing_into_an_array(depth: int) -> bool:
     return frame.f_code.co_code[frame.f_lasti] == _STORE_SUBSCR
 
 
+#: Code objects of NumPy functions that turn the result of their object loops into a NumPy
+#: scalar with ``x.dtype.type(x)`` (NumPy's own mean/var/std of an object array, as in
+#: ``np.mean([t1, t2])``): there ``x.dtype`` reads as absent, so they keep the tracer
+#: (``x / n``) instead of calling ``float(x)``.  Filled by the NumPy layer.
+DTYPE_HIDDEN_FROM: set[Any] = set()
+
+
+def _hidden_from_numpy_scalar_casts(prop: property) -> property:
+    fget = prop.fget
+
+    def dtype(self: Tracer) -> Any:
+        if sys._getframe(1).f_code in DTYPE_HIDDEN_FROM:
+            raise AttributeError("dtype")
+        return fget(self)
+
+    return property(dtype, doc=prop.__doc__)
+
+
 class Tracer:
     """An array-like value that belongs to one interpreter (``_interp``)."""
 
     __slots__ = ("_interp",)
     __array_priority__ = 1000
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        prop = cls.__dict__.get("dtype")
+        if isinstance(prop, property):
+            cls.dtype = _hidden_from_numpy_scalar_casts(prop)
 
     # -- subclasses provide -------------------------------------------------------------
 
@@ -91,7 +123,9 @@ class Tracer:
     #: The fix named when a tracer is converted to a Python number or a NumPy array.
     _conversion_fix = (
         "Keep it as an array (fnp.* works on 0-d arrays), or convert fnp.stop_gradient(x) "
-        "if the number is only for control flow or printing."
+        "if the number is only for control flow or printing.  (NumPy also calls float() "
+        "when an object array holding tracers is cast, as by .astype(float): build it with "
+        "fnp.array([...], dtype=...) instead.)"
     )
 
     def _check_live(self, use: str) -> None:
@@ -145,16 +179,43 @@ class Tracer:
         self._check_live(".item()")
         return self._concrete().item()
 
+    #: A tracer with more elements than this, turned into an object array, warns (NumPy
+    #: then computes element by element, in Python).
+    object_array_warn_size = 64
+
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        """``np.array([t, 1.0])``, ``np.asarray(t)``: an object array of the tracer's shape
+        whose elements are 0-d tracers, so NumPy's object loops compute through the
+        tracers' operators (the transforms turn such arrays back into tracers)."""
         if _storing_into_an_array(1):
             raise self._written_into_array_error()
         self._check_live("numpy.asarray()")
-        raise TracerConversionError(
-            f"{self._interp.name}: numpy.asarray()/numpy.array() on a tracer (or on a list "
-            f"holding one): the result would be a plain array that the transform cannot "
-            f"see.  Use fnp.asarray(x) / fnp.array([...]) (ftransforms.numpy) or drop the "
-            f"conversion; numpy functions such as np.sum(x) work on tracers directly."
-        )
+        if dtype is not None and numpy.dtype(dtype).kind != "O":
+            raise TracerConversionError(
+                f"{self._interp.name}: numpy.array(..., dtype={numpy.dtype(dtype)}) (or "
+                f".astype) of a tracer or of a list holding one: a {numpy.dtype(dtype)} "
+                f"NumPy array cannot hold what the transform tracks (its derivative or its "
+                f"batch).  Use fnp.array([...], dtype=...) / fnp.asarray(x, dtype=...) "
+                f"(ftransforms.numpy), or drop dtype= (an object array of tracers)."
+            )
+        n = self.size
+        if n > self.object_array_warn_size:
+            warnings.warn(
+                f"{self._interp.name}: a traced array of shape {self.shape} was turned into "
+                f"a NumPy object array (numpy.array/numpy.asarray of a tracer or of a list "
+                f"holding one), so NumPy computes on it element by element in Python.  Use "
+                f"fnp.asarray(x) / fnp.array([...]) (ftransforms.numpy) to keep it fast.",
+                ObjectArrayWarning,
+                stacklevel=2,
+            )
+        out = numpy.empty(n, dtype=object)
+        if not self.shape:
+            out[0] = self  # an element of an object array is stored as it is
+        else:
+            flat = self.reshape(-1) if self.ndim > 1 else self
+            for i in range(n):
+                out[i] = flat[i]
+        return out.reshape(self.shape)
 
     def tolist(self) -> Any:
         raise self._conversion_error(".tolist()")
