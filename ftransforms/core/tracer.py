@@ -19,6 +19,7 @@ from typing import Any
 import numpy
 
 from ftransforms.core.errors import (
+    BatchedControlFlowError,
     EscapedTracerError,
     InPlaceError,
     ObjectArrayWarning,
@@ -67,6 +68,15 @@ def _hidden_from_numpy_scalar_casts(prop: property) -> property:
         return fget(self)
 
     return property(dtype, doc=prop.__doc__)
+
+
+def _called_from_numpy(depth: int) -> bool:
+    """Whether the Python frame ``depth`` levels up is NumPy's own code."""
+    try:
+        frame = sys._getframe(depth + 1)
+    except ValueError:  # pragma: no cover
+        return False
+    return frame.f_globals.get("__name__", "").startswith("numpy.")
 
 
 class Tracer:
@@ -123,9 +133,7 @@ class Tracer:
     #: The fix named when a tracer is converted to a Python number or a NumPy array.
     _conversion_fix = (
         "Keep it as an array (fnp.* works on 0-d arrays), or convert fnp.stop_gradient(x) "
-        "if the number is only for control flow or printing.  (NumPy also calls float() "
-        "when an object array holding tracers is cast, as by .astype(float): build it with "
-        "fnp.array([...], dtype=...) instead.)"
+        "if the number is only for control flow or printing."
     )
 
     def _check_live(self, use: str) -> None:
@@ -135,14 +143,30 @@ class Tracer:
 
     def _conversion_error(self, what: str) -> TracerConversionError:
         self._check_live(what)
+        cast = (
+            "  (NumPy calls it too when it casts an array holding tracers to numbers, as in "
+            "np.array([...]).astype(float): build such arrays with fnp.array([...], "
+            "dtype=...).)"
+            if what in ("float()", "complex()", "int()")
+            else ""
+        )
         return TracerConversionError(
             f"{self._interp.name}: {what} on a tracer would drop what the transform tracks "
-            f"(its derivative or its batch).  {self._conversion_fix}"
+            f"(its derivative or its batch).  {self._conversion_fix}{cast}"
         )
 
     def __bool__(self) -> bool:
         self._check_live("bool()")
-        return bool(self._concrete())
+        try:
+            return bool(self._concrete())
+        except BatchedControlFlowError as err:
+            if not _called_from_numpy(1):
+                raise
+            raise BatchedControlFlowError(
+                f"{err}  (Here NumPy itself compared the elements of an object array "
+                f"holding tracers, as np.max/np.min/np.sort/np.argmax of np.array([...]) "
+                f"do: build the array with fnp.array([...]) so that its rules apply.)"
+            ) from None
 
     def _written_into_array_error(self) -> InPlaceError:
         self._check_live("a[i] = t")
