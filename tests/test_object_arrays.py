@@ -261,9 +261,18 @@ def test_mixed_levels_grad_inside_vmap_and_back():
     xs = np.array([0.3, -0.8, 1.5])
     s = 1.7
     close(vmap(per_example, in_dims=(None, 0))(s, xs), s + np.cos(xs))
+
     # The outer transform's object array passed into an inner transform as its input.
-    out = grad(lambda x: vmap(lambda r: r**2)(np.array([x[0], x[1] * x[2]])).sum())(X)
+    def square(r):
+        assert r.dtype == np.float64, r.dtype
+        return r**2
+
+    out = grad(lambda x: vmap(square)(np.array([x[0], x[1] * x[2]])).sum())(X)
     close(out, [2 * X[0], 2 * X[1] * X[2] ** 2, 2 * X[2] * X[1] ** 2])
+    inner = grad(lambda x: grad(lambda v: np.sum(v**3))(np.array([x[0], x[1]])).sum())(X)
+    close(inner, [6 * X[0], 6 * X[1], 0.0])
+    _, tangent = jvp(lambda x: jvp(square, (np.array([x[0], 1.0]),), (np.ones(2),))[1], (X,), (X,))
+    close(tangent, [2 * X[0], 0.0])
 
 
 def test_custom_jvp_sees_arrays():
