@@ -40,6 +40,7 @@ def escaped_error(tracer: Tracer, use: str) -> EscapedTracerError:
 
 
 _STORE_SUBSCR = dis.opmap["STORE_SUBSCR"]
+_BINARY_SUBSCR = dis.opmap.get("BINARY_SUBSCR", -1)
 
 
 def _storing_into_an_array(depth: int) -> bool:
@@ -77,6 +78,16 @@ def _called_from_numpy(depth: int) -> bool:
     except ValueError:  # pragma: no cover
         return False
     return frame.f_globals.get("__name__", "").startswith("numpy.")
+
+
+def _indexing_with(depth: int) -> bool:
+    """Whether the Python frame ``depth`` levels up is executing ``a[t]``: NumPy converts
+    an index that is no integer with ``__array__``."""
+    try:
+        frame = sys._getframe(depth + 1)
+    except ValueError:  # pragma: no cover
+        return False
+    return frame.f_code.co_code[frame.f_lasti] == _BINARY_SUBSCR
 
 
 class Tracer:
@@ -214,6 +225,12 @@ class Tracer:
         if _storing_into_an_array(1):
             raise self._written_into_array_error()
         self._check_live("numpy.asarray()")
+        if _indexing_with(1):
+            raise TracerConversionError(
+                f"{self._interp.name}: a[t] with a NumPy array a and a tracer t as the index: "
+                f"NumPy would turn the index into a plain array that the transform cannot see.  "
+                f"Index a traced array instead: fnp.asarray(a)[t] or fnp.take(a, t, axis)."
+            )
         if dtype is not None and numpy.dtype(dtype).kind != "O":
             raise TracerConversionError(
                 f"{self._interp.name}: numpy.array(..., dtype={numpy.dtype(dtype)}) (or "
