@@ -410,3 +410,17 @@ def test_escaped_tracer_in_an_object_array():
     grad(f)(X)
     with pytest.raises(Exception, match="escaped tracer"):
         fnp.asarray(leaked[0])
+
+
+def test_a_traced_index_into_a_numpy_array_names_the_fix():
+    a = np.arange(5.0)
+    with pytest.raises(TracerConversionError, match=r"^vmap\(<lambda>, in_dims=0\): a\[t\]") as e:
+        vmap(lambda i: a[i])(np.array([[1, 2], [0, 3]]))
+    assert "fnp.getitem(a, t)" in str(e.value)
+    close(vmap(lambda i: fnp.getitem(a, i))(np.array([[1, 2], [0, 3]])), [[1.0, 2.0], [0.0, 3.0]])
+
+
+def test_ndarray_dot_of_a_tracer_is_an_object_array_turned_back():
+    w = np.array([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]])
+    close(vmap(lambda v: w.dot(v))(np.stack([X, 2 * X])), [w @ X, w @ (2 * X)])
+    close(jacrev(lambda v: w.dot(v))(X), w)

@@ -229,7 +229,7 @@ class Tracer:
             raise TracerConversionError(
                 f"{self._interp.name}: a[t] with a NumPy array a and a tracer t as the index: "
                 f"NumPy would turn the index into a plain array that the transform cannot see.  "
-                f"Index a traced array instead: fnp.asarray(a)[t] or fnp.take(a, t, axis)."
+                f"Write fnp.getitem(a, t) (any index) or fnp.take(a, t, axis=0)."
             )
         if dtype is not None and numpy.dtype(dtype).kind != "O":
             raise TracerConversionError(
