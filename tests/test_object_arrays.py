@@ -424,3 +424,53 @@ def test_ndarray_dot_of_a_tracer_is_an_object_array_turned_back():
     w = np.array([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]])
     close(vmap(lambda v: w.dot(v))(np.stack([X, 2 * X])), [w @ X, w @ (2 * X)])
     close(jacrev(lambda v: w.dot(v))(X), w)
+
+
+# An object array reaching any operation beside a tracer, or any fnp function, is turned
+# into a traced array first (never a constant: a zero derivative, an unbatched value).
+MEETS_CASES = {
+    "fnp.where": (
+        lambda x: fnp.where(x > 0, np.array([x[0], 1.0, x[2]]), x).sum(),
+        lambda x: jnp.where(x > 0, jnp.array([x[0], 1.0, x[2]]), x).sum(),
+    ),
+    "np.where": (
+        lambda x: np.where(x > 0, np.array([x[0], 1.0, x[2]]), x).sum(),
+        lambda x: jnp.where(x > 0, jnp.array([x[0], 1.0, x[2]]), x).sum(),
+    ),
+    "np.concatenate": (
+        lambda x: np.prod(np.concatenate([np.array([x[0], 1.5]), x])),
+        lambda x: jnp.prod(jnp.concatenate([jnp.array([x[0], 1.5]), x])),
+    ),
+    "np.stack": (
+        lambda x: (np.stack([np.array([x[0], 1.0, x[1]]), x]) ** 2).sum(),
+        lambda x: (jnp.stack([jnp.array([x[0], 1.0, x[1]]), x]) ** 2).sum(),
+    ),
+    "fnp.einsum": (
+        lambda x: fnp.einsum("i,i", np.array([x[0], 1.0, x[1] * x[2]]), x),
+        lambda x: jnp.einsum("i,i", jnp.array([x[0], 1.0, x[1] * x[2]]), x),
+    ),
+    "fnp.mean": (
+        lambda x: fnp.mean(np.array([x[0], x[1] ** 2])),
+        lambda x: jnp.mean(jnp.array([x[0], x[1] ** 2])),
+    ),
+    "fnp.linalg.norm": (
+        lambda x: fnp.linalg.norm(np.array([x[0], x[1] ** 2])),
+        lambda x: jnp.linalg.norm(jnp.array([x[0], x[1] ** 2])),
+    ),
+    "np.linalg.solve": (
+        lambda x: np.linalg.solve(np.array([[x[0], 1.0, 0.0], [0.0, 2.0, x[1]], W[:, 0]]), x).sum(),
+        lambda x: jnp.linalg.solve(
+            jnp.array([[x[0], 1.0, 0.0], [0.0, 2.0, x[1]], jnp.asarray(W[:, 0])]), x
+        ).sum(),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", MEETS_CASES)
+def test_object_arrays_meeting_fnp_and_numpy_functions(name):
+    f, f_jax = MEETS_CASES[name]
+    xs = np.stack([X, 1.5 * X])
+    g_jax = jax.jit(jax.vmap(jax.grad(f_jax)))(xs)
+    close(grad(f)(X), g_jax[0])
+    close(vmap(grad(f))(xs), g_jax)
+    close(vmap(f)(xs), [f(x) for x in xs])

@@ -51,6 +51,12 @@ _PLAIN_TYPES = frozenset(
     {numpy.ndarray, float, int, bool, numpy.float64, numpy.float32, numpy.int64, numpy.bool_}
 )
 
+#: ``[convert]``: the NumPy layer's function that turns a NumPy object array holding
+#: tracers (what ``np.array([t, 1.0])`` makes) into a traced array, and returns anything
+#: else as it is.  ``bind`` applies it when such an array meets a tracer, so that it is
+#: never taken for a constant (a silent zero derivative, an unbatched value).
+OBJECT_ARRAY_CONVERTER: list[Callable[[Any], Any]] = []
+
 #: Every primitive, by name.  The registry test walks it.
 REGISTRY: dict[str, Primitive] = {}
 
@@ -136,6 +142,12 @@ class Primitive:
                     top = interp
             else:
                 plain = False
+        for a in args:
+            if type(a) is numpy.ndarray and a.dtype.kind == "O" and OBJECT_ARRAY_CONVERTER:
+                converted = [OBJECT_ARRAY_CONVERTER[0](b) for b in args]
+                if any(c is not b for c, b in zip(converted, args)):
+                    return self.bind(*converted, **params)
+                break
         if top is None:
             if plain:
                 return self.impl(numpy, *args, **params)

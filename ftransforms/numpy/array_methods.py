@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy
 
+from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
 from ftransforms.core.tracer import DTYPE_HIDDEN_FROM, Tracer
 from ftransforms.numpy.creation import from_object_array
 from ftransforms.numpy.indexing import IndexUpdateHelper, diagonal, getitem, take
@@ -362,4 +363,5 @@ def hide_dtype_from_numpy_scalar_casts() -> None:
 
 install()
 install_ufunc_methods()
+OBJECT_ARRAY_CONVERTER[:] = [from_object_array]
 hide_dtype_from_numpy_scalar_casts()
