@@ -56,6 +56,7 @@ _PLAIN_TYPES = frozenset(
 #: else as it is.  ``bind`` applies it when such an array meets a tracer, so that it is
 #: never taken for a constant (a silent zero derivative, an unbatched value).
 OBJECT_ARRAY_CONVERTER: list[Callable[[Any], Any]] = []
+_OBJECT = numpy.dtype(object)
 
 #: Every primitive, by name.  The registry test walks it.
 REGISTRY: dict[str, Primitive] = {}
@@ -131,8 +132,12 @@ class Primitive:
                     return self.impl(numpy, args[0], args[1])
         top = None
         plain = True  # only numpy arrays and Python/NumPy scalars so far
+        objects = False  # a NumPy object array among them (np.array([t, 1.0]))
         for a in args:
-            if type(a) in _PLAIN_TYPES:
+            t = type(a)
+            if t in _PLAIN_TYPES:
+                if t is numpy.ndarray and a.dtype is _OBJECT:
+                    objects = True
                 continue
             if isinstance(a, Tracer):
                 interp = a._interp
@@ -142,12 +147,10 @@ class Primitive:
                     top = interp
             else:
                 plain = False
-        for a in args:
-            if type(a) is numpy.ndarray and a.dtype.kind == "O" and OBJECT_ARRAY_CONVERTER:
-                converted = [OBJECT_ARRAY_CONVERTER[0](b) for b in args]
-                if any(c is not b for c, b in zip(converted, args)):
-                    return self.bind(*converted, **params)
-                break
+        if objects and OBJECT_ARRAY_CONVERTER:
+            converted = [OBJECT_ARRAY_CONVERTER[0](b) for b in args]
+            if any(c is not b for c, b in zip(converted, args)):
+                return self.bind(*converted, **params)
         if top is None:
             if plain:
                 return self.impl(numpy, *args, **params)
