@@ -474,3 +474,13 @@ def test_object_arrays_meeting_fnp_and_numpy_functions(name):
     close(grad(f)(X), g_jax[0])
     close(vmap(grad(f))(xs), g_jax)
     close(vmap(f)(xs), [f(x) for x in xs])
+
+
+def test_jit_records_and_replays_object_array_code():
+    f, _ = SCALAR_CASES["var_of_array"]
+    jf = jit(lambda x: (vec(x), f(x)))
+    for x in (X, 2.0 * X, -X):  # the first call records, the others replay
+        out, value = jf(x)
+        close(out, vec(x))
+        close(value, f(x))
+    assert len(jf.cache) == 1

@@ -337,7 +337,7 @@ def _ufunc_method(name: str, fn: Any) -> Any:
     return method
 
 
-def install_ufunc_methods(cls: type = Tracer) -> None:
+def _install_ufunc_methods(cls: type = Tracer) -> None:
     """Give ``cls`` a method per unary NumPy ufunc that ``ftransforms.numpy`` has
     (``t.exp()``, ``t.sqrt()``, ...): NumPy's loops over object arrays call the method of
     the ufunc's name on each element, so ``np.exp(np.array([t, u]))`` computes on tracers.
@@ -350,7 +350,7 @@ def install_ufunc_methods(cls: type = Tracer) -> None:
                 setattr(cls, name, _ufunc_method(name, fn))
 
 
-def hide_dtype_from_numpy_scalar_casts() -> None:
+def _hide_dtype_from_numpy_scalar_casts() -> None:
     """NumPy's mean/var/std of an object array end with ``x.dtype.type(x)`` when their sum
     ``x`` has a ``dtype``, which would call ``float()`` on a tracer: there the tracer's
     ``dtype`` reads as absent, so they divide the tracer instead (``np.mean([t1, t2])``)."""
@@ -362,6 +362,6 @@ def hide_dtype_from_numpy_scalar_casts() -> None:
 
 
 install()
-install_ufunc_methods()
+_install_ufunc_methods()
 OBJECT_ARRAY_CONVERTER[:] = [from_object_array]
-hide_dtype_from_numpy_scalar_casts()
+_hide_dtype_from_numpy_scalar_casts()

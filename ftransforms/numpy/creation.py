@@ -76,7 +76,14 @@ def array(x: Any, dtype: Any = None, copy: bool = True, **kw: Any) -> Any:
 
 def from_object_array(x: Any) -> Any:
     """A NumPy object array holding tracers (what ``np.array([t, 1.0])`` makes) as the
-    array :func:`array` makes of the same list; anything else as it is."""
+    array :func:`array` makes of the same list; anything else as it is.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import grad
+        >>> float(grad(lambda t: from_object_array(np.array([t, 1.0])).sum())(2.0))
+        1.0
+    """
     if type(x) is numpy.ndarray and x.dtype.kind == "O":
         items = x.tolist()
         if holds_tracer(items):
