@@ -327,18 +327,18 @@ def test_numpy_functions_given_lists(np_f, jnp_f):
 
 
 @pytest.mark.parametrize(
-    "f, df",
+    "f, derivative",
     [
-        (lambda t: np.array([t, 1.0]).sum(), lambda t: 1.0),
-        (lambda t: np.asarray([t, 1.0]).sum(), lambda t: 1.0),
-        (lambda t: np.mean([t, 2.0 * t]), lambda t: 1.5),
-        (lambda t: np.sum((t, 1.0)), lambda t: 1.0),
+        (lambda t: np.array([t, 1.0]).sum(), 1.0),
+        (lambda t: np.asarray([t, 1.0]).sum(), 1.0),
+        (lambda t: np.mean([t, 2.0 * t]), 1.5),
+        (lambda t: np.sum((t, 1.0)), 1.0),
     ],
 )
-def test_numpy_conversions_of_lists_holding_tracers(f, df):
+def test_numpy_conversions_of_lists_holding_tracers(f, derivative):
     # NumPy converts a list element by element (__array__ on each tracer): an object array
     # of tracers, computed on by NumPy's object loops (tests/test_object_arrays.py).
-    close(grad(f)(1.0), df(1.0))
+    close(grad(f)(1.0), derivative)
     with pytest.raises(
         TracerConversionError, match=r"^grad\(<lambda>\): .*fnp\.array\(\[\.\.\.\], dtype"
     ):
