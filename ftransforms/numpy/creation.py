@@ -102,9 +102,32 @@ def from_object_arrays(tree: Any) -> Any:
         >>> jacrev(lambda x: np.array([x[0] ** 2, 3.0]))(np.array([2.0, 1.0])).tolist()
         [[4.0, 0.0], [0.0, 0.0]]
     """
-    if isinstance(tree, Tracer) or (type(tree) is numpy.ndarray and tree.dtype.kind != "O"):
+    if _no_object_array(tree):
         return tree
     return tree_map(from_object_array, tree)
+
+
+_OBJECT = numpy.dtype(object)
+_SCALARS = (Tracer, numpy.generic, float, int, complex, str, type(None))
+
+
+def _no_object_array(tree: Any) -> bool:
+    """Whether ``tree`` surely holds no NumPy object array: a quick walk through tuples,
+    lists and dicts (the common arguments and outputs); other containers say no."""
+    t = type(tree)
+    if t is numpy.ndarray:
+        return tree.dtype is not _OBJECT
+    if t is tuple or t is list:
+        for v in tree:
+            if not _no_object_array(v):
+                return False
+        return True
+    if t is dict:
+        for v in tree.values():
+            if not _no_object_array(v):
+                return False
+        return True
+    return isinstance(tree, _SCALARS)
 
 
 def zeros(shape: Any, dtype: Any = float, like: Any = None) -> Any:  # noqa: A002
