@@ -35,6 +35,7 @@ from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
 from ftransforms.interpreters.forward import DualTracer, ForwardInterpreter
 from ftransforms.interpreters.reverse import ReverseInterpreter, ReverseTracer
+from ftransforms.numpy.creation import from_object_arrays
 from ftransforms.numpy.helpers import dtype_of, xp_of
 from ftransforms.pytree import (
     broadcast_prefix,
@@ -269,6 +270,7 @@ def vmap(
 
     @functools.wraps(func)
     def batched(*args: Any, **kwargs: Any) -> Any:
+        args = from_object_arrays(args)
         leaves, spec, dims, size = _vmap_inputs(func, in_dims, args, where)
         if chunk_size is None or size <= chunk_size:
             return _vmap_call(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where)
@@ -413,7 +415,7 @@ def _vmap_call(func, leaves, spec, dims, size, kwargs, out_dims, randomness, whe
         wrapped = [
             leaf if d is None else BatchTracer(interp, leaf, d) for leaf, d in zip(leaves, dims)
         ]
-        out = func(*tree_unflatten(spec, wrapped), **kwargs)
+        out = from_object_arrays(func(*tree_unflatten(spec, wrapped), **kwargs))
         return _vmap_outputs(interp, out, out_dims, size, where)
 
 
@@ -538,13 +540,13 @@ def _prepare_primals(primals_leaves, where, names, copy):
 
 
 def _vjp(func, primals, has_aux, where, copy):
-    leaves, spec = tree_flatten(primals)
+    leaves, spec = tree_flatten(from_object_arrays(primals))
     leaves = _prepare_primals(leaves, where, _LazyNames(func, primals), copy)
     interp = ReverseInterpreter(where)
     with pushed(interp):
         wrapped = [interp.new_input(v) if _is_inexact(v) else v for v in leaves]
         in_ids = [w.id if type(w) is ReverseTracer else None for w in wrapped]
-        out = func(*tree_unflatten(spec, wrapped))
+        out = from_object_arrays(func(*tree_unflatten(spec, wrapped)))
         aux = None
         if has_aux:
             out, aux = _check_pair(out, where)
@@ -600,7 +602,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False, holomorphic: bool 
         _check_holomorphic_outputs(values, where)
 
     def vjp_fn(cotangents: Any) -> tuple:
-        ct_leaves, ct_spec = tree_flatten(cotangents)
+        ct_leaves, ct_spec = tree_flatten(from_object_arrays(cotangents))
         if ct_spec != out_spec:
             raise TangentMismatchError(
                 f"{where} vjp_fn: the cotangent's structure {_structure(spec=ct_spec)} "
@@ -663,6 +665,7 @@ def grad_and_value(
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
+        args = from_object_arrays(args)
         nums, single = _normalize_argnums(argnums, len(args), where)
         diff = tuple(args[i] for i in nums)
         names = _LazyNames(func, args, leaves=False)
@@ -814,7 +817,7 @@ def jvp(
             f"arguments, got {type(primals).__name__} and {type(tangents).__name__}; write "
             f"jvp(f, (x,), (t,))"
         )
-    primals, tangents = tuple(primals), tuple(tangents)
+    primals, tangents = from_object_arrays((tuple(primals), tuple(tangents)))
     p_leaves, p_spec = tree_flatten(primals)
     t_leaves, t_spec = tree_flatten(tangents)
     if p_spec != t_spec:
@@ -835,7 +838,7 @@ def jvp(
                 wrapped.append(DualTracer(interp, p, t))
             else:
                 wrapped.append(p)
-        out = func(*tree_unflatten(p_spec, wrapped))
+        out = from_object_arrays(func(*tree_unflatten(p_spec, wrapped)))
         aux = None
         if has_aux:
             out, aux = _check_pair(out, where)
@@ -876,7 +879,7 @@ def linearize(func: Callable, *primals: Any):
     )
 
     def jvp_fn(*tangents: Any) -> Any:
-        t_leaves, t_spec = tree_flatten(tangents)
+        t_leaves, t_spec = tree_flatten(from_object_arrays(tangents))
         if t_spec != spec:
             raise TangentMismatchError(
                 f"{where} jvp_fn: tangents have structure {_structure(spec=t_spec)} but "
@@ -988,6 +991,7 @@ def jacrev(
 
     @functools.wraps(func)
     def wrapped(*args: Any) -> Any:
+        args = from_object_arrays(args)
         where = f"jacrev({_fname(func)}{', holomorphic=True' if holomorphic else ''})"
         nums, single = _normalize_argnums(argnums, len(args), where)
         diff = tuple(args[i] for i in nums)
@@ -1076,6 +1080,7 @@ def jacfwd(
 
     @functools.wraps(func)
     def wrapped(*args: Any) -> Any:
+        args = from_object_arrays(args)
         where = f"jacfwd({_fname(func)}{', holomorphic=True' if holomorphic else ''})"
         nums, single = _normalize_argnums(argnums, len(args), where)
         diff = tuple(args[i] for i in nums)

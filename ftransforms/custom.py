@@ -22,6 +22,7 @@ from ftransforms.interpreters.batching import BatchTracer
 from ftransforms.interpreters.forward import DualTracer
 from ftransforms.interpreters.reverse import ReverseTracer
 from ftransforms.lax import ensure_bdim
+from ftransforms.numpy.creation import from_object_arrays
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
@@ -43,7 +44,7 @@ def _front(args, bdims, axis_size):
 
 
 def _as_arrays(args: tuple, where: str) -> tuple[list, Any]:
-    leaves, spec = tree_flatten(args)
+    leaves, spec = tree_flatten(from_object_arrays(args))
     out = []
     for leaf in leaves:
         if isinstance(leaf, (bool, int, float, complex)):
@@ -85,14 +86,16 @@ def _inexact(x: Any) -> bool:
 
 def _custom_jvp_primitive(fun, rule, in_spec, spec: _Spec, name: str) -> Primitive:
     def impl(xp, *leaves):
-        out_leaves, spec.out = tree_flatten(fun(*tree_unflatten(in_spec, leaves)))
+        out_leaves, spec.out = tree_flatten(
+            from_object_arrays(fun(*tree_unflatten(in_spec, leaves)))
+        )
         return tuple(out_leaves)
 
     def jvp(tangents, y, *leaves):
         tangents = [fnp.zeros_like(x) if t is None else t for t, x in zip(tangents, leaves)]
         primals = tree_unflatten(in_spec, leaves)
         _, t_out = rule(tuple(primals), tuple(tree_unflatten(in_spec, tangents)))
-        t_leaves, _ = tree_flatten(t_out)
+        t_leaves, _ = tree_flatten(from_object_arrays(t_out))
         return tuple(_like(t, yi) for t, yi in zip(t_leaves, y))
 
     def vjp(y_bar, y, *leaves, wanted):
@@ -100,7 +103,7 @@ def _custom_jvp_primitive(fun, rule, in_spec, spec: _Spec, name: str) -> Primiti
 
         def tangent_map(*tangent_leaves):
             _, t_out = rule(primals, tuple(tree_unflatten(in_spec, tangent_leaves)))
-            return tuple(tree_flatten(t_out)[0])
+            return tuple(tree_flatten(from_object_arrays(t_out))[0])
 
         zeros = [fnp.zeros_like(x) for x in leaves]
         ct = tuple(fnp.zeros_like(yi) if b is None else b for b, yi in zip(y_bar, y))
@@ -155,7 +158,7 @@ class custom_jvp:  # noqa: N801  (JAX's name)
             raise TypeError(f"{name}: no JVP rule; decorate one with @{name[11:-1]}.defjvp")
         leaves, in_spec = _as_arrays(args, name)
         if not any(_differentiated(leaves)):
-            return self.fun(*args)
+            return from_object_arrays(self.fun(*args))
         spec = _Spec()
         prim = _custom_jvp_primitive(self.fun, self.jvp_rule, in_spec, spec, name)
         outs = prim.bind(*leaves)
@@ -167,7 +170,7 @@ class custom_jvp:  # noqa: N801  (JAX's name)
 
 def _custom_vjp_primitive(fwd, bwd, in_spec, spec: _Spec, name: str) -> Primitive:
     def impl(xp, *leaves):
-        out, res = fwd(*tree_unflatten(in_spec, leaves))
+        out, res = from_object_arrays(fwd(*tree_unflatten(in_spec, leaves)))
         out_leaves, spec.out = tree_flatten(out)
         res_leaves, spec.res = tree_flatten(res)
         spec.n_out = len(out_leaves)
@@ -184,7 +187,7 @@ def _custom_vjp_primitive(fwd, bwd, in_spec, spec: _Spec, name: str) -> Primitiv
         n = spec.n_out
         ct = [fnp.zeros_like(yi) if b is None else b for b, yi in zip(y_bar[:n], y[:n])]
         res = tree_unflatten(spec.res, y[n:])
-        cts = bwd(res, tree_unflatten(spec.out, ct))
+        cts = from_object_arrays(bwd(res, tree_unflatten(spec.out, ct)))
         if not isinstance(cts, tuple):
             raise TypeError(
                 f"{name}: the bwd rule must return a tuple with one cotangent per argument, "
@@ -242,7 +245,7 @@ class custom_vjp:  # noqa: N801  (JAX's name)
         leaves, in_spec = _as_arrays(args, name)
         forward, reverse = _differentiated(leaves)
         if not (forward or reverse):
-            return self.fun(*args)
+            return from_object_arrays(self.fun(*args))
         spec = _Spec()
         prim = _custom_vjp_primitive(self.fwd, self.bwd, in_spec, spec, name)
         outs = prim.bind(*leaves)

@@ -827,12 +827,20 @@ def _getitem_samples(d: Draw) -> list[Sample]:
     ]
 
 
+def _subscript(m, x, *arrays, index):
+    """``x[index]`` written as the operator (``fnp.getitem`` for a plain array under FNP)."""
+    index = fill(index, arrays)
+    if m is FNP and isinstance(x, np.ndarray):
+        return fnp.getitem(x, index)
+    return x[index]
+
+
 # NOTE: x[tracer] with a plain array x converts the index with __index__/__array__ (NumPy
 # has no protocol for indices), so only x may be the lone tracer on the NumPy route.
 add("getitem", _getitem, _getitem_samples, numpy_lone_tracer=(0,))
 add(
     "getitem_operator",
-    lambda m, x, *arrays, index: method("__getitem__", fnp.getitem)(m, x, fill(index, arrays)),
+    _subscript,
     lambda d: [
         s
         for s in _getitem_samples(d)
@@ -1026,13 +1034,21 @@ def _dot_samples(d: Draw) -> list[Sample]:
 
 
 add("dot", call("dot"), _dot_samples, prims=("matmul", "einsum", "multiply"))
-# ndarray.dot(tracer) is NumPy's C method, which converts its argument with __array__.
+
+
+def _dot_method(m, x, y):
+    # ndarray.dot(tracer) is NumPy's C method, which converts its argument with __array__:
+    # the result is an object array of 0-d tracers (tests/test_object_arrays.py), which
+    # fnp.asarray (like every transform boundary) turns into a traced array.
+    out = method("dot", fnp.dot)(m, x, y)
+    return fnp.asarray(out) if m is NP else out
+
+
 add(
     "dot_method",
-    method("dot", fnp.dot),
+    _dot_method,
     lambda d: [s for s in _dot_samples(d) if s.name in ("2x3_3", "2x3_3x4")],
     prims="matmul",
-    numpy_lone_tracer=(0,),
 )
 add(
     "tensordot",

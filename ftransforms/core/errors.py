@@ -84,6 +84,11 @@ class InPlaceError(FTransformsError, TypeError, RuntimeError):
     """In-place item assignment on a tracer (tracers are immutable)."""
 
 
+class ObjectArrayWarning(RuntimeWarning):
+    """A large tracer was turned into a NumPy object array (``np.array([...])`` of tracers):
+    NumPy then computes element by element in Python, which is slow."""
+
+
 class UnsupportedOperationError(FTransformsError, NotImplementedError, TypeError):
     """A NumPy function, ufunc method or argument that has no ftransforms rule."""
 

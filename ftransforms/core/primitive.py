@@ -51,6 +51,13 @@ _PLAIN_TYPES = frozenset(
     {numpy.ndarray, float, int, bool, numpy.float64, numpy.float32, numpy.int64, numpy.bool_}
 )
 
+#: ``[convert]``: the NumPy layer's function that turns a NumPy object array holding
+#: tracers (what ``np.array([t, 1.0])`` makes) into a traced array, and returns anything
+#: else as it is.  ``bind`` applies it when such an array meets a tracer, so that it is
+#: never taken for a constant (a silent zero derivative, an unbatched value).
+OBJECT_ARRAY_CONVERTER: list[Callable[[Any], Any]] = []
+_OBJECT = numpy.dtype(object)
+
 #: Every primitive, by name.  The registry test walks it.
 REGISTRY: dict[str, Primitive] = {}
 
@@ -125,8 +132,12 @@ class Primitive:
                     return self.impl(numpy, args[0], args[1])
         top = None
         plain = True  # only numpy arrays and Python/NumPy scalars so far
+        objects = False  # a NumPy object array among them (np.array([t, 1.0]))
         for a in args:
-            if type(a) in _PLAIN_TYPES:
+            t = type(a)
+            if t in _PLAIN_TYPES:
+                if t is numpy.ndarray and a.dtype is _OBJECT:
+                    objects = True
                 continue
             if isinstance(a, Tracer):
                 interp = a._interp
@@ -136,6 +147,10 @@ class Primitive:
                     top = interp
             else:
                 plain = False
+        if objects and OBJECT_ARRAY_CONVERTER:
+            converted = [OBJECT_ARRAY_CONVERTER[0](b) for b in args]
+            if any(c is not b for c, b in zip(converted, args)):
+                return self.bind(*converted, **params)
         if top is None:
             if plain:
                 return self.impl(numpy, *args, **params)

@@ -13,9 +13,18 @@ from __future__ import annotations
 import dis
 import math
 import sys
+import warnings
 from typing import Any
 
-from ftransforms.core.errors import EscapedTracerError, InPlaceError, TracerConversionError
+import numpy
+
+from ftransforms.core.errors import (
+    BatchedControlFlowError,
+    EscapedTracerError,
+    InPlaceError,
+    ObjectArrayWarning,
+    TracerConversionError,
+)
 
 
 def escaped_error(tracer: Tracer, use: str) -> EscapedTracerError:
@@ -31,6 +40,7 @@ def escaped_error(tracer: Tracer, use: str) -> EscapedTracerError:
 
 
 _STORE_SUBSCR = dis.opmap["STORE_SUBSCR"]
+_BINARY_SUBSCR = dis.opmap.get("BINARY_SUBSCR", -1)
 
 
 def _storing_into_an_array(depth: int) -> bool:
@@ -43,11 +53,54 @@ def _storing_into_an_array(depth: int) -> bool:
     return frame.f_code.co_code[frame.f_lasti] == _STORE_SUBSCR
 
 
+#: Code objects of NumPy functions that turn the result of their object loops into a NumPy
+#: scalar with ``x.dtype.type(x)`` (NumPy's own mean/var/std of an object array, as in
+#: ``np.mean([t1, t2])``): there ``x.dtype`` reads as absent, so they keep the tracer
+#: (``x / n``) instead of calling ``float(x)``.  Filled by the NumPy layer.
+DTYPE_HIDDEN_FROM: set[Any] = set()
+
+
+def _hidden_from_numpy_scalar_casts(prop: property) -> property:
+    fget = prop.fget
+
+    def dtype(self: Tracer) -> Any:
+        if sys._getframe(1).f_code in DTYPE_HIDDEN_FROM:
+            raise AttributeError("dtype")
+        return fget(self)
+
+    return property(dtype, doc=prop.__doc__)
+
+
+def _called_from_numpy(depth: int) -> bool:
+    """Whether the Python frame ``depth`` levels up is NumPy's own code."""
+    try:
+        frame = sys._getframe(depth + 1)
+    except ValueError:  # pragma: no cover
+        return False
+    return frame.f_globals.get("__name__", "").startswith("numpy.")
+
+
+def _indexing_with(depth: int) -> bool:
+    """Whether the Python frame ``depth`` levels up is executing ``a[t]``: NumPy converts
+    an index that is no integer with ``__array__``."""
+    try:
+        frame = sys._getframe(depth + 1)
+    except ValueError:  # pragma: no cover
+        return False
+    return frame.f_code.co_code[frame.f_lasti] == _BINARY_SUBSCR
+
+
 class Tracer:
     """An array-like value that belongs to one interpreter (``_interp``)."""
 
     __slots__ = ("_interp",)
     __array_priority__ = 1000
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        prop = cls.__dict__.get("dtype")
+        if isinstance(prop, property):
+            cls.dtype = _hidden_from_numpy_scalar_casts(prop)
 
     # -- subclasses provide -------------------------------------------------------------
 
@@ -101,14 +154,30 @@ class Tracer:
 
     def _conversion_error(self, what: str) -> TracerConversionError:
         self._check_live(what)
+        cast = (
+            "  (NumPy calls it too when it casts an array holding tracers to numbers, as in "
+            "np.array([...]).astype(float): build such arrays with fnp.array([...], "
+            "dtype=...).)"
+            if what in ("float()", "complex()", "int()")
+            else ""
+        )
         return TracerConversionError(
             f"{self._interp.name}: {what} on a tracer would drop what the transform tracks "
-            f"(its derivative or its batch).  {self._conversion_fix}"
+            f"(its derivative or its batch).  {self._conversion_fix}{cast}"
         )
 
     def __bool__(self) -> bool:
         self._check_live("bool()")
-        return bool(self._concrete())
+        try:
+            return bool(self._concrete())
+        except BatchedControlFlowError as err:
+            if not _called_from_numpy(1):
+                raise
+            raise BatchedControlFlowError(
+                f"{err}  (Here NumPy itself compared the elements of an object array "
+                f"holding tracers, as np.max/np.min/np.sort/np.argmax of np.array([...]) "
+                f"do: build the array with fnp.array([...]) so that its rules apply.)"
+            ) from None
 
     def _written_into_array_error(self) -> InPlaceError:
         self._check_live("a[i] = t")
@@ -145,16 +214,49 @@ class Tracer:
         self._check_live(".item()")
         return self._concrete().item()
 
+    #: A tracer with more elements than this, turned into an object array, warns (NumPy
+    #: then computes element by element, in Python).
+    object_array_warn_size = 64
+
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        """``np.array([t, 1.0])``, ``np.asarray(t)``: an object array of the tracer's shape
+        whose elements are 0-d tracers, so NumPy's object loops compute through the
+        tracers' operators (the transforms turn such arrays back into tracers)."""
         if _storing_into_an_array(1):
             raise self._written_into_array_error()
         self._check_live("numpy.asarray()")
-        raise TracerConversionError(
-            f"{self._interp.name}: numpy.asarray()/numpy.array() on a tracer (or on a list "
-            f"holding one): the result would be a plain array that the transform cannot "
-            f"see.  Use fnp.asarray(x) / fnp.array([...]) (ftransforms.numpy) or drop the "
-            f"conversion; numpy functions such as np.sum(x) work on tracers directly."
-        )
+        if _indexing_with(1):
+            raise TracerConversionError(
+                f"{self._interp.name}: a[t] with a NumPy array a and a tracer t as the index: "
+                f"NumPy would turn the index into a plain array that the transform cannot see.  "
+                f"Write fnp.getitem(a, t) (any index) or fnp.take(a, t, axis=0)."
+            )
+        if dtype is not None and numpy.dtype(dtype).kind != "O":
+            raise TracerConversionError(
+                f"{self._interp.name}: numpy.array(..., dtype={numpy.dtype(dtype)}) (or "
+                f".astype) of a tracer or of a list holding one: a {numpy.dtype(dtype)} "
+                f"NumPy array cannot hold what the transform tracks (its derivative or its "
+                f"batch).  Use fnp.array([...], dtype=...) / fnp.asarray(x, dtype=...) "
+                f"(ftransforms.numpy), or drop dtype= (an object array of tracers)."
+            )
+        n = self.size
+        if n > self.object_array_warn_size:
+            warnings.warn(
+                f"{self._interp.name}: a traced array of shape {self.shape} was turned into "
+                f"a NumPy object array (numpy.array/numpy.asarray of a tracer or of a list "
+                f"holding one), so NumPy computes on it element by element in Python.  Use "
+                f"fnp.asarray(x) / fnp.array([...]) (ftransforms.numpy) to keep it fast.",
+                ObjectArrayWarning,
+                stacklevel=2,
+            )
+        out = numpy.empty(n, dtype=object)
+        if not self.shape:
+            out[0] = self  # an element of an object array is stored as it is
+        else:
+            flat = self.reshape(-1) if self.ndim > 1 else self
+            for i in range(n):
+                out[i] = flat[i]
+        return out.reshape(self.shape)
 
     def tolist(self) -> Any:
         raise self._conversion_error(".tolist()")

@@ -17,13 +17,18 @@ Example:
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
-from ftransforms.core.tracer import Tracer
+import numpy
+
+from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
+from ftransforms.core.tracer import DTYPE_HIDDEN_FROM, Tracer
+from ftransforms.numpy.creation import from_object_array
 from ftransforms.numpy.indexing import IndexUpdateHelper, diagonal, getitem, take
 from ftransforms.numpy.manipulation import ravel, reshape, squeeze, swapaxes, transpose
 from ftransforms.numpy.products import dot, matmul
-from ftransforms.numpy.protocol import handle_function, handle_ufunc
+from ftransforms.numpy.protocol import NAMESPACE, UFUNC_ALIASES, handle_function, handle_ufunc
 from ftransforms.numpy.rearranging import repeat
 from ftransforms.numpy.reductions import (
     all,
@@ -72,6 +77,14 @@ from ftransforms.numpy.ufuncs import (
 __all__ = []
 
 
+def _o(x: Any) -> Any:
+    """An operand as it is, a NumPy object array holding tracers (``np.array([t, 1.0])``) as
+    an array: ``t + np.array([u, 1.0])`` never takes the object array for a constant."""
+    if type(x) is numpy.ndarray and x.dtype.kind == "O":
+        return from_object_array(x)
+    return x
+
+
 class ArrayMethods:
     """The members :func:`install` copies onto :class:`Tracer` (never instantiated)."""
 
@@ -104,52 +117,52 @@ class ArrayMethods:
     # -- operators ------------------------------------------------------------------------
 
     def __add__(self, other):
-        return add(self, other)
+        return add(self, _o(other))
 
     def __radd__(self, other):
-        return add(other, self)
+        return add(_o(other), self)
 
     def __sub__(self, other):
-        return subtract(self, other)
+        return subtract(self, _o(other))
 
     def __rsub__(self, other):
-        return subtract(other, self)
+        return subtract(_o(other), self)
 
     def __mul__(self, other):
-        return multiply(self, other)
+        return multiply(self, _o(other))
 
     def __rmul__(self, other):
-        return multiply(other, self)
+        return multiply(_o(other), self)
 
     def __truediv__(self, other):
-        return divide(self, other)
+        return divide(self, _o(other))
 
     def __rtruediv__(self, other):
-        return divide(other, self)
+        return divide(_o(other), self)
 
     def __floordiv__(self, other):
-        return floor_divide(self, other)
+        return floor_divide(self, _o(other))
 
     def __rfloordiv__(self, other):
-        return floor_divide(other, self)
+        return floor_divide(_o(other), self)
 
     def __mod__(self, other):
-        return remainder(self, other)
+        return remainder(self, _o(other))
 
     def __rmod__(self, other):
-        return remainder(other, self)
+        return remainder(_o(other), self)
 
     def __pow__(self, other):
-        return power(self, other)
+        return power(self, _o(other))
 
     def __rpow__(self, other):
-        return power(other, self)
+        return power(_o(other), self)
 
     def __matmul__(self, other):
-        return matmul(self, other)
+        return matmul(self, _o(other))
 
     def __rmatmul__(self, other):
-        return matmul(other, self)
+        return matmul(_o(other), self)
 
     def __neg__(self):
         return negative(self)
@@ -165,22 +178,22 @@ class ArrayMethods:
 
     # NumPy's &, |, ^: bitwise (logical on booleans), never a silent bool on integers.
     def __and__(self, other):
-        return bitwise_and(self, other)
+        return bitwise_and(self, _o(other))
 
     def __rand__(self, other):
-        return bitwise_and(other, self)
+        return bitwise_and(_o(other), self)
 
     def __or__(self, other):
-        return bitwise_or(self, other)
+        return bitwise_or(self, _o(other))
 
     def __ror__(self, other):
-        return bitwise_or(other, self)
+        return bitwise_or(_o(other), self)
 
     def __xor__(self, other):
-        return bitwise_xor(self, other)
+        return bitwise_xor(self, _o(other))
 
     def __rxor__(self, other):
-        return bitwise_xor(other, self)
+        return bitwise_xor(_o(other), self)
 
     def __eq__(self, other):  # type: ignore[override]
         return equal(self, other)
@@ -189,16 +202,16 @@ class ArrayMethods:
         return not_equal(self, other)
 
     def __lt__(self, other):
-        return less(self, other)
+        return less(self, _o(other))
 
     def __le__(self, other):
-        return less_equal(self, other)
+        return less_equal(self, _o(other))
 
     def __gt__(self, other):
-        return greater(self, other)
+        return greater(self, _o(other))
 
     def __ge__(self, other):
-        return greater_equal(self, other)
+        return greater_equal(self, _o(other))
 
     def __getitem__(self, index):
         return getitem(self, index)
@@ -270,7 +283,7 @@ class ArrayMethods:
         return self
 
     def dot(self, other):
-        return dot(self, other)
+        return dot(self, _o(other))
 
     def clip(self, min=None, max=None):  # noqa: A002  (numpy's names)
         return clip(self, min, max)
@@ -315,4 +328,40 @@ def install(cls: type = Tracer) -> None:
             setattr(cls, name, value)
 
 
+def _ufunc_method(name: str, fn: Any) -> Any:
+    def method(self: Tracer) -> Any:
+        return fn(self)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``numpy.{name}`` of the tracer (what NumPy calls on object arrays)."
+    return method
+
+
+def _install_ufunc_methods(cls: type = Tracer) -> None:
+    """Give ``cls`` a method per unary NumPy ufunc that ``ftransforms.numpy`` has
+    (``t.exp()``, ``t.sqrt()``, ...): NumPy's loops over object arrays call the method of
+    the ufunc's name on each element, so ``np.exp(np.array([t, u]))`` computes on tracers.
+    Existing attributes are kept."""
+    for ufunc in vars(numpy).values():
+        if isinstance(ufunc, numpy.ufunc) and ufunc.nin == 1 and ufunc.nout == 1:
+            name = ufunc.__name__
+            fn = NAMESPACE.get(UFUNC_ALIASES.get(name, name))
+            if fn is not None and not hasattr(cls, name):
+                setattr(cls, name, _ufunc_method(name, fn))
+
+
+def _hide_dtype_from_numpy_scalar_casts() -> None:
+    """NumPy's mean/var/std of an object array end with ``x.dtype.type(x)`` when their sum
+    ``x`` has a ``dtype``, which would call ``float()`` on a tracer: there the tracer's
+    ``dtype`` reads as absent, so they divide the tracer instead (``np.mean([t1, t2])``)."""
+    methods = sys.modules.get("numpy._core._methods")
+    for name in ("_mean", "_var", "_std"):
+        fn = getattr(methods, name, None)
+        if fn is not None:
+            DTYPE_HIDDEN_FROM.add(fn.__code__)
+
+
 install()
+_install_ufunc_methods()
+OBJECT_ARRAY_CONVERTER[:] = [from_object_array]
+_hide_dtype_from_numpy_scalar_casts()

@@ -15,6 +15,7 @@ from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import dtype_of, holds_tracer, xp_like, xp_of
 from ftransforms.numpy.manipulation import broadcast_to, stack
 from ftransforms.numpy.ufuncs import astype
+from ftransforms.pytree import tree_map
 
 __all__ = [
     "asarray",
@@ -43,6 +44,8 @@ def asarray(x: Any, dtype: Any = None, **kw: Any) -> Any:
         >>> float(grad(lambda t: asarray([[t, 2.0], [1, t * t]]).sum())(3.0))
         7.0
     """
+    if type(x) is numpy.ndarray and x.dtype.kind == "O":
+        x = from_object_array(x)
     if isinstance(x, Tracer):
         return x if dtype is None else astype(x, dtype)
     like = kw.pop("like", None)
@@ -66,9 +69,65 @@ def _first_tracer(x: Any) -> Any:
 
 def array(x: Any, dtype: Any = None, copy: bool = True, **kw: Any) -> Any:
     """``numpy.array`` that keeps tracers (lists holding tracers as in :func:`asarray`)."""
-    if isinstance(x, Tracer) or (isinstance(x, (list, tuple)) and holds_tracer(x)):
+    if isinstance(x, Tracer) or (isinstance(x, (list, tuple, numpy.ndarray)) and holds_tracer(x)):
         return asarray(x, dtype=dtype)
     return namespace_of(x).array(x, dtype=dtype, copy=copy)
+
+
+def from_object_array(x: Any) -> Any:
+    """A NumPy object array holding tracers (what ``np.array([t, 1.0])`` makes) as the
+    array :func:`array` makes of the same list; anything else as it is.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import grad
+        >>> float(grad(lambda t: from_object_array(np.array([t, 1.0])).sum())(2.0))
+        1.0
+    """
+    if type(x) is numpy.ndarray and x.dtype.kind == "O":
+        items = x.tolist()
+        if holds_tracer(items):
+            return asarray(items)
+    return x
+
+
+def from_object_arrays(tree: Any) -> Any:
+    """``tree`` with every NumPy object array that holds tracers turned into an array by
+    :func:`from_object_array`: what the transforms apply to a function's inputs and outputs,
+    so that ``np.array([t, 1.0])`` is never taken for a constant.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import jacrev
+        >>> jacrev(lambda x: np.array([x[0] ** 2, 3.0]))(np.array([2.0, 1.0])).tolist()
+        [[4.0, 0.0], [0.0, 0.0]]
+    """
+    if _no_object_array(tree):
+        return tree
+    return tree_map(from_object_array, tree)
+
+
+_OBJECT = numpy.dtype(object)
+_SCALARS = (Tracer, numpy.generic, float, int, complex, str, type(None))
+
+
+def _no_object_array(tree: Any) -> bool:
+    """Whether ``tree`` surely holds no NumPy object array: a quick walk through tuples,
+    lists and dicts (the common arguments and outputs); other containers say no."""
+    t = type(tree)
+    if t is numpy.ndarray:
+        return tree.dtype is not _OBJECT
+    if t is tuple or t is list:
+        for v in tree:
+            if not _no_object_array(v):
+                return False
+        return True
+    if t is dict:
+        for v in tree.values():
+            if not _no_object_array(v):
+                return False
+        return True
+    return isinstance(tree, _SCALARS)
 
 
 def zeros(shape: Any, dtype: Any = float, like: Any = None) -> Any:  # noqa: A002
@@ -139,6 +198,10 @@ def as_operand(x: Any, like: Any = None) -> Any:
     backend (a CuPy user may pass host constants such as weights or bins)."""
     if isinstance(x, Tracer):
         return x
+    if type(x) is numpy.ndarray and x.dtype.kind == "O":
+        x = from_object_array(x)
+        if isinstance(x, Tracer):
+            return x
     if hasattr(x, "dtype") and hasattr(x, "shape"):
         if like is None or type(x) is not numpy.ndarray:
             return x

@@ -119,11 +119,14 @@ def normalize_axes_ordered(axis: Any, rank: int) -> list[int]:
 
 
 def holds_tracer(x: Any) -> bool:
-    """Whether ``x`` is a tracer or a (nested) list/tuple holding one."""
+    """Whether ``x`` is a tracer or a (nested) list/tuple or NumPy object array holding
+    one."""
     if isinstance(x, Tracer):
         return True
     if isinstance(x, (list, tuple)):
         return builtins.any(holds_tracer(v) for v in x)
+    if type(x) is numpy.ndarray and x.dtype.kind == "O":  # np.array([t, 1.0])
+        return holds_tracer(x.tolist())
     return False
 
 

@@ -12,6 +12,8 @@ import itertools
 import sys
 from typing import Any
 
+import numpy
+
 import ftransforms.numpy.creation as creation
 import ftransforms.numpy.dtypes as dtypes
 import ftransforms.numpy.helpers as helpers
@@ -38,7 +40,7 @@ __all__ = ["FUNCTIONS", "handle_function", "handle_ufunc"]
 
 #: Every public ``ftransforms.numpy`` function by name: a ufunc ``numpy.foo(tracer)`` is
 #: answered by the function of the same name (or its alias below).
-_NAMESPACE: dict[str, Any] = {
+NAMESPACE: dict[str, Any] = {
     name: getattr(module, name)
     for module in (
         dtypes,
@@ -64,7 +66,7 @@ _NAMESPACE: dict[str, Any] = {
 }
 
 # ufunc.__name__ -> ftransforms.numpy name, where they differ.
-_UFUNC_ALIASES = {"absolute": "abs", "conjugate": "conj", "bitwise_not": "invert"}
+UFUNC_ALIASES = {"absolute": "abs", "conjugate": "conj", "bitwise_not": "invert"}
 _REDUCE = {
     "add": "sum",
     "multiply": "prod",
@@ -92,8 +94,17 @@ def _call_form(values: Any) -> str:
     return f"{top._interp.name}: " if top is not None else ""
 
 
+def _objects_converted(values: Any) -> Any:
+    """``values`` (a tuple) with NumPy object arrays holding tracers as arrays
+    (``np.array([t, 1.0]) + t``): never taken for constants."""
+    if any(type(v) is numpy.ndarray and v.dtype.kind == "O" for v in values):
+        return tuple(creation.from_object_array(v) for v in values)
+    return values
+
+
 def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     name = ufunc.__name__
+    inputs = _objects_converted(inputs)
     if kwargs.get("out") is not None:
         raise InPlaceError(
             f"{_call_form((inputs, kwargs))}numpy.{name}(..., out=...) with a tracer (also "
@@ -112,14 +123,14 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
             f"on tracers; call it without them (fnp.where(mask, a, b) replaces where=)"
         )
     if method == "__call__":
-        fn = _NAMESPACE.get(_UFUNC_ALIASES.get(name, name)) or _scipy_special_ufunc(ufunc)
+        fn = NAMESPACE.get(UFUNC_ALIASES.get(name, name)) or _scipy_special_ufunc(ufunc)
         if fn is None:
             raise _unsupported(f"numpy.{name}", inputs)
         out = fn(*inputs)
     elif method == "reduce" and name in _REDUCE:
-        out = _NAMESPACE[_REDUCE[name]](inputs[0], axis=axis, keepdims=keepdims)
+        out = NAMESPACE[_REDUCE[name]](inputs[0], axis=axis, keepdims=keepdims)
     elif method == "accumulate" and name in _ACCUMULATE:
-        out = _NAMESPACE[_ACCUMULATE[name]](inputs[0], axis=axis)
+        out = NAMESPACE[_ACCUMULATE[name]](inputs[0], axis=axis)
     else:
         raise _unsupported(f"numpy.{name}.{method}", inputs)
     return out if dtype is None else ufuncs.astype(out, dtype)
@@ -155,6 +166,9 @@ def handle_function(func: Any, args: tuple, kwargs: dict) -> Any:
         parts = (getattr(func, "__module__", None) or "numpy").split(".")
         public = list(itertools.takewhile(lambda p: not p.startswith("_"), parts))
         raise _unsupported(f"{'.'.join(public) or 'numpy'}.{func.__name__}", (args, kwargs))
+    args = _objects_converted(args)
+    if kwargs and any(type(v) is numpy.ndarray and v.dtype.kind == "O" for v in kwargs.values()):
+        kwargs = {k: creation.from_object_array(v) for k, v in kwargs.items()}
     return fn(*args, **kwargs)
 
 
