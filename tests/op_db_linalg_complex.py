@@ -1,6 +1,7 @@
 """Op-database entries for the linear-algebra primitives on complex inputs, and for the
 general eigendecomposition ``eig`` (``ftransforms/ops/linalg.py``) and the composite
-``fnp.linalg`` functions on complex inputs.  Format: ``tests/op_db.py``.
+``fnp.linalg`` functions on complex inputs; also ``tensorsolve`` and ``tensorinv`` (real).
+Format: ``tests/op_db.py``.
 
 The generic tests differentiate real operands and real outputs only, so each complex
 matrix is passed as its real and imaginary parts ``(x, y)`` and rebuilt as ``x + 1j * y``
@@ -295,4 +296,39 @@ _add(
     lambda m, a: m.linalg.cond(a),
     lambda d: [_s("4x3", _distinct_sv(d, 4, 3))],
     "linalg.cond",
+)
+
+# -- tensorsolve and tensorinv (real: one solve/inv of the flattened problem) ----------------------
+
+
+def _general_real(d: Draw, n: int) -> np.ndarray:
+    return d._f(0.3 * d.rng.standard_normal((n, n)) + 1.5 * np.eye(n))
+
+
+add(
+    "linalg_tensorsolve",
+    lambda m, a, b, axes=None: m.linalg.tensorsolve(a, b, axes=axes),
+    lambda d: [
+        S("2x3x6_2x3", _general_real(d, 6).reshape(2, 3, 6), d.u((2, 3))),
+        S(
+            "axes0_6x2x3_2x3",
+            _general_real(d, 6).reshape(2, 3, 6).transpose(2, 0, 1),
+            d.u((2, 3)),
+            axes=(0,),
+        ),
+    ],
+    prims="solve",
+    funcs="linalg.tensorsolve",
+    dtypes=F64,
+)
+add(
+    "linalg_tensorinv",
+    lambda m, a, ind=2: m.linalg.tensorinv(a, ind=ind),
+    lambda d: [
+        S("2x3x6_ind2", _general_real(d, 6).reshape(2, 3, 6)),
+        S("4x2x2_ind1", _general_real(d, 4).reshape(4, 2, 2), ind=1),
+    ],
+    prims="inv",
+    funcs="linalg.tensorinv",
+    dtypes=F64,
 )
