@@ -1447,9 +1447,12 @@ add(
 from tests import (  # noqa: E402,F401
     op_db_fft,
     op_db_linalg,
+    op_db_linalg_complex,
     op_db_nn,
     op_db_numpy,
+    op_db_scipy,
     op_db_sets,
+    op_db_special,
     op_db_stats,
 )
 

@@ -1,6 +1,5 @@
 """Op-database entries for ``ftransforms.scipy`` ``stats``, ``linalg``, ``signal`` and
-``integrate``, registered by :func:`register` (``tests/op_db.py`` calls it with its
-``add``, ``S`` and the namespaces; this module cannot import ``tests.op_db``).
+``integrate``.  Format: ``tests/op_db.py``.
 
 An entry's ``fn(m, ...)`` calls SciPy for ``NP`` (the forward reference: values match
 SciPy), ``jax.scipy`` for ``JNP`` (the oracle of the compositions of transforms, for the
@@ -39,16 +38,9 @@ import ftransforms.scipy.integrate as fi
 import ftransforms.scipy.linalg as fl
 import ftransforms.scipy.signal as fs
 import ftransforms.scipy.stats as fst
+from tests.op_db_base import S, add
 
 F64 = (np.dtype(np.float64),)
-
-#: Entries that read their data while tracing (``fnp.peek``): ``jit`` runs them eagerly.
-VALUE_DEPENDENT = {
-    "scipy_linalg_expm": "the scaling 2**-s is read from the norm of the data (fnp.peek)",
-    "scipy_linalg_expm_frechet": "expm's scaling is read from the data (fnp.peek)",
-    "scipy_linalg_sqrtm": "the Denman-Beavers iteration stops when converged (fnp.peek)",
-    "scipy_linalg_logm": "the number of square roots is read from the data (fnp.peek)",
-}
 
 _MODS = {
     "fnp": {"stats": fst, "linalg": fl, "signal": fs, "integrate": fi},
@@ -178,7 +170,7 @@ def _sample(d, label, *args):
     # step 3e-4: with 1e-3 the fourth-order differences' truncation error (densities with
     # large high derivatives, every operand moved at once) exceeds their tolerance
     args = [a if isinstance(a, float) else np.asarray(a, d.dtype) for a in args]
-    return d.S(label, *args, _fd_eps=3e-4)
+    return S(label, *args, _fd_eps=3e-4)
 
 
 def _disc_fn(name: str, methods: tuple) -> Callable:
@@ -203,7 +195,7 @@ def _disc_samples(name: str, more: bool) -> Callable:
         k2 = d.ints(khi, (2, 3), lo=klo)
         p1 = [d.u((), a, b) for a, b in shape_draws]
         p2 = [d.u((3,), a, b) for a, b in shape_draws]
-        return [d.S("5_scalar_params", k1, *p1), d.S("2x3_bcast_params", k2, *p2)]
+        return [S("5_scalar_params", k1, *p1), S("2x3_bcast_params", k2, *p2)]
 
     return sampler
 
@@ -230,10 +222,8 @@ def _dirichlet_samples(d):
         return w / w.sum()
 
     return [
-        d.S("3", np.asarray(point(3), d.dtype), d.u((3,), 0.8, 3.0)),
-        d.S(
-            "4x2", np.asarray(np.stack([point(4), point(4)], axis=1), d.dtype), d.u((4,), 0.8, 3.0)
-        ),
+        S("3", np.asarray(point(3), d.dtype), d.u((3,), 0.8, 3.0)),
+        S("4x2", np.asarray(np.stack([point(4), point(4)], axis=1), d.dtype), d.u((4,), 0.8, 3.0)),
     ]
 
 
@@ -254,8 +244,8 @@ def _mvn_entropy(m, mean, c):
 
 def _mvn_samples(d):
     return [
-        d.S("3", d.u((3,)), d.u((3,)), _spd(d, 3)),
-        d.S("4x2", d.u((4, 2)), d.u((2,)), _spd(d, 2)),
+        S("3", d.u((3,)), d.u((3,)), _spd(d, 3)),
+        S("4x2", d.u((4, 2)), d.u((2,)), _spd(d, 2)),
     ]
 
 
@@ -322,348 +312,6 @@ def _frechet_fn(mod, m, a, e):
     return mod.expm_frechet(a, e)
 
 
-# -- register ---------------------------------------------------------------------------------
-
-
-def register(add: Callable, S: Callable, JNP: Any) -> None:  # noqa: N803
-    """Add the entries (``add``/``S``/``JNP`` of ``tests/op_db.py``)."""
-
-    def with_s(sampler):
-        def wrapped(d):
-            d.S = S
-            return sampler(d)
-
-        return wrapped
-
-    common = {"dtypes": F64, "via_numpy": False}
-
-    # stats
-    for name, (_, _, jax_methods, more) in _CONT.items():
-        if jax_methods:
-            add(
-                f"scipy_stats_{name}",
-                _cont_fn(name, jax_methods),
-                with_s(_cont_samples(name)),
-                prims=(),
-                **common,
-            )
-        if more:
-            add(
-                f"scipy_stats_{name}_more",
-                _cont_fn(name, more),
-                with_s(_cont_samples(name)),
-                prims=(),
-                jax_compositions=False,
-                **common,
-            )
-    for name, (_, _, jax_methods, more) in _DISC.items():
-        add(
-            f"scipy_stats_{name}",
-            _disc_fn(name, jax_methods),
-            with_s(_disc_samples(name, False)),
-            prims=(),
-            **common,
-        )
-        add(
-            f"scipy_stats_{name}_more",
-            _disc_fn(name, more),
-            with_s(_disc_samples(name, True)),
-            prims=(),
-            jax_compositions=False,
-            **common,
-        )
-    add(
-        "scipy_stats_discrete_ppf",
-        _discrete_ppf,
-        with_s(lambda d: [d.S("4", d.u((4,), 0.05, 0.95), d.u((), 0.5, 4.0), d.u((), 0.2, 0.8))]),
-        prims=("scipy_ppf",),
-        grads=False,  # integers: the derivative is 0 (test_nondiff checks it)
-        jax_compositions=False,
-        **common,
-    )
-    add("scipy_stats_dirichlet", _dirichlet, with_s(_dirichlet_samples), prims=(), **common)
-    add("scipy_stats_multivariate_normal", _mvn, with_s(_mvn_samples), prims=(), **common)
-    add(
-        "scipy_stats_multivariate_normal_entropy",
-        _mvn_entropy,
-        with_s(lambda d: [d.S("3", d.u((3,)), _spd(d, 3))]),
-        prims=(),
-        jax_compositions=False,  # jax.scipy.stats.multivariate_normal has no entropy
-        **common,
-    )
-
-    # linalg
-    def gen(n, k=None):
-        def sampler(d):
-            out = [d.S(f"{n}x{n}", _general(d, n))]
-            if k:
-                out.append(d.S(f"{n}x{n}_b{k}", _general(d, n), d.u((n, k))))
-            return out
-
-        return sampler
-
-    add(
-        "scipy_linalg_inv",
-        _lin("inv"),
-        with_s(lambda d: [d.S("3x3", _general(d, 3))]),
-        prims=(),
-        **common,
-    )
-    add(
-        "scipy_linalg_det",
-        _lin("det"),
-        with_s(lambda d: [d.S("3x3", _general(d, 3))]),
-        prims=(),
-        **common,
-    )
-    add(
-        "scipy_linalg_solve",
-        _lin("solve"),
-        with_s(
-            lambda d: [
-                d.S("3x3_b3", _general(d, 3), d.u((3,))),
-                d.S("3x3_b3x2_transposed", _general(d, 3), d.u((3, 2)), transposed=True),
-                d.S(
-                    "3x3_sym_lower",
-                    _spd(d, 3) + np.triu(d.u((3, 3)), 1),
-                    d.u((3, 2)),
-                    assume_a="sym",
-                    lower=True,
-                ),
-            ]
-        ),
-        prims=(),
-        **common,
-    )
-    add(
-        "scipy_linalg_solve_triangular",
-        _lin("solve_triangular"),
-        with_s(
-            lambda d: [
-                d.S("upper", _general(d, 3), d.u((3, 2))),
-                d.S("lower_trans", _general(d, 3), d.u((3,)), trans=1, lower=True),
-                d.S("unit_trans2", _general(d, 3), d.u((3, 2)), trans="T", unit_diagonal=True),
-            ]
-        ),
-        prims=(),
-        **common,
-    )
-    add(
-        "scipy_linalg_cholesky",
-        _lin("cholesky", _cholesky_fn),
-        with_s(lambda d: [d.S("upper", _spd(d, 3)), d.S("lower", _spd(d, 3), lower=True)]),
-        # through _sym: JAX's cholesky symmetrizes its input, ours reads one triangle
-        prims=(),
-        **common,
-    )
-    add(
-        "scipy_linalg_cho_solve",
-        _lin("cho_solve", _cho_fn),
-        with_s(
-            lambda d: [
-                d.S("upper", _spd(d, 3), d.u((3, 2))),
-                d.S("lower", _spd(d, 3), d.u((3,)), lower=True),
-            ]
-        ),
-        prims=(),
-        **common,
-    )
-    add(
-        "scipy_linalg_lu",
-        _lin("lu", _lu_fn),
-        with_s(
-            lambda d: [d.S("4x4", d.u((4, 4))), d.S("4x3", d.u((4, 3))), d.S("2x3", d.u((2, 3)))]
-        ),
-        prims=("lu_row_order",),
-        **common,
-    )
-    add(
-        "scipy_linalg_lu_solve",
-        _lin("lu_solve", _lu_solve_fn),
-        with_s(
-            lambda d: [
-                d.S("3x3_b2", d.u((3, 3)), d.u((3, 2))),
-                d.S("3x3_b_trans", d.u((3, 3)), d.u((3,)), trans=1),
-            ]
-        ),
-        prims=("lu_row_order",),
-        **common,
-    )
-    add(
-        "scipy_linalg_eigh",
-        _lin("eigh", _eigh_fn),
-        with_s(lambda d: [d.S("3x3", _distinct_sym(d, 3))]),
-        prims=(),
-        **common,
-    )
-    add(
-        "scipy_linalg_svd",
-        _lin("svd", _svd_fn),
-        with_s(lambda d: [d.S("3x2", _distinct_sv(d, 3, 2))]),
-        prims=(),
-        **common,
-    )
-    add(
-        "scipy_linalg_qr",
-        _lin("qr", _qr_fn),
-        with_s(
-            lambda d: [
-                d.S("3x3_full", _general(d, 3), "full"),
-                d.S("4x2_economic", d.u((4, 2)) + np.eye(4, 2), "economic"),
-            ]
-        ),
-        prims=(),
-        **common,
-    )
-    add(
-        "scipy_linalg_expm",
-        _lin("expm"),
-        with_s(lambda d: [d.S("3x3", d.u((3, 3))), d.S("2x2_large", 4.0 * d.u((2, 2)))]),
-        prims=(),
-        **common,
-    )
-    add(
-        "scipy_linalg_expm_frechet",
-        _lin("expm_frechet", _frechet_fn),
-        with_s(lambda d: [d.S("3x3", d.u((3, 3)), d.u((3, 3)))]),
-        prims=(),
-        **common,
-    )
-    # jax.scipy.linalg.sqrtm goes through schur, which JAX cannot differentiate; no logm
-    add(
-        "scipy_linalg_sqrtm",
-        _lin("sqrtm"),
-        with_s(lambda d: [d.S("3x3", _general(d, 3, 0.2))]),
-        prims=(),
-        jax_compositions=False,
-        **common,
-    )
-    add(
-        "scipy_linalg_logm",
-        _lin("logm"),
-        with_s(lambda d: [d.S("3x3", _general(d, 3, 0.2))]),
-        prims=(),
-        jax_compositions=False,
-        **common,
-    )
-    add(
-        "scipy_linalg_solve_sylvester",
-        _lin("solve_sylvester"),
-        with_s(lambda d: [d.S("3x2", _general(d, 3), _general(d, 2), d.u((3, 2)))]),
-        prims=(),
-        jax_compositions=False,  # JAX's goes through schur (no derivative)
-        **common,
-    )
-
-    def banded(d):
-        ab = d.u((3, 4))
-        ab[1] += 3.0
-        ab[0, 0] = ab[2, -1] = 0.0
-        return [d.S("l1_u1", (1, 1), np.asarray(ab, d.dtype), d.u((4,)))]
-
-    add(
-        "scipy_linalg_solve_banded",
-        _lin("solve_banded"),
-        with_s(banded),
-        prims=(),
-        jax_compositions=False,  # JAX has no solve_banded
-        **common,
-    )
-    add(
-        "scipy_linalg_block_diag",
-        _lin("block_diag"),
-        with_s(lambda d: [d.S("2x2_1x3", d.u((2, 2)), d.u((1, 3)))]),
-        prims=(),
-        **common,
-    )
-    add(
-        "scipy_linalg_toeplitz",
-        _lin("toeplitz"),
-        with_s(lambda d: [d.S("c4", d.u((4,))), d.S("c3_r4", d.u((3,)), d.u((4,)))]),
-        prims=(),
-        **common,
-    )
-
-    # signal
-    def sig(name):
-        def fn(m, a, b, **kw):
-            return getattr(_mod(m, "signal"), name)(a, b, **kw)
-
-        fn.__name__ = f"signal_{name}"
-        return fn
-
-    def conv_samples(d):
-        return [
-            d.S("1d_full_direct", d.u((6,)), d.u((3,)), method="direct"),
-            d.S("1d_same_fft", d.u((6,)), d.u((3,)), mode="same", method="fft", _jax=True),
-            d.S("2d_valid", d.u((4, 5)), d.u((2, 3)), mode="valid", _jax=True),
-            d.S("2d_same_small_first", d.u((2, 3)), d.u((4, 4)), mode="same"),
-        ]
-
-    for name in ("convolve", "correlate"):
-        add(f"scipy_signal_{name}", sig(name), with_s(conv_samples), prims=(), **common)
-    add(
-        "scipy_signal_fftconvolve",
-        sig("fftconvolve"),
-        with_s(
-            lambda d: [
-                d.S("1d", d.u((6,)), d.u((3,))),
-                d.S("2d_valid", d.u((4, 5)), d.u((2, 3)), mode="valid", _jax=True),
-            ]
-        ),
-        prims=(),
-        **common,
-    )
-
-    # integrate
-    def trap(m, y, x=None, **kw):
-        return _mod(m, "integrate").trapezoid(y, x, **kw)
-
-    add(
-        "scipy_integrate_trapezoid",
-        trap,
-        with_s(
-            lambda d: [
-                d.S("5_dx", d.u((5,)), dx=0.5),
-                d.S("3x5_x", d.u((3, 5)), np.cumsum(d.u((5,), 0.2, 1.0))),
-            ]
-        ),
-        prims=(),
-        **common,
-    )
-
-    def cumtrap(m, y, x=None, **kw):
-        return _mod(m, "integrate").cumulative_trapezoid(y, x, **kw)
-
-    add(
-        "scipy_integrate_cumulative_trapezoid",
-        cumtrap,
-        with_s(
-            lambda d: [
-                d.S("5_dx", d.u((5,)), dx=0.5),
-                d.S("3x5_x_initial", d.u((3, 5)), np.cumsum(d.u((5,), 0.2, 1.0)), initial=0),
-                d.S("4x3_axis0", d.u((4, 3)), axis=0),
-            ]
-        ),
-        prims=(),
-        jax_compositions=False,  # JAX has no cumulative_trapezoid
-        **common,
-    )
-
-    add(
-        "scipy_integrate_odeint",
-        _odeint_entry,
-        with_s(_odeint_samples),
-        prims=(),
-        xfail={"test_vmap_jvp_vs_jax": "JAX's odeint is a custom_vjp: no forward mode"},
-        tol={
-            "float64": {"rtol": 1e-6, "atol": 1e-8},
-            "fd:float64": {"rtol": 1e-5, "atol": 1e-7},
-        },
-        **common,
-    )
-
-
 def _distinct_sym(d, n):
     q = np.linalg.qr(d.rng.standard_normal((n, n)))[0]
     lam = np.arange(n) - (n - 1) / 2 + 0.1 * d.rng.standard_normal(n)
@@ -708,7 +356,7 @@ def _odeint_entry(m, y0, t, a, b):
 def _odeint_samples(d):
     t = np.cumsum(d.u((4,), 0.2, 0.5))
     return [
-        d.S(
+        S(
             "pendulum",
             d.u((2,), 0.2, 1.0),
             np.asarray(t, d.dtype),
@@ -716,3 +364,332 @@ def _odeint_samples(d):
             d.u((), 0.5, 1.0),
         )
     ]
+
+
+# -- the entries ---------------------------------------------------------------------------------
+
+
+common = {"dtypes": F64, "via_numpy": False}
+
+# stats
+for name, (_, _, jax_methods, more) in _CONT.items():
+    if jax_methods:
+        add(
+            f"scipy_stats_{name}",
+            _cont_fn(name, jax_methods),
+            _cont_samples(name),
+            prims=(),
+            **common,
+        )
+    if more:
+        add(
+            f"scipy_stats_{name}_more",
+            _cont_fn(name, more),
+            _cont_samples(name),
+            prims=(),
+            jax_compositions=False,
+            **common,
+        )
+for name, (_, _, jax_methods, more) in _DISC.items():
+    add(
+        f"scipy_stats_{name}",
+        _disc_fn(name, jax_methods),
+        _disc_samples(name, False),
+        prims=(),
+        **common,
+    )
+    add(
+        f"scipy_stats_{name}_more",
+        _disc_fn(name, more),
+        _disc_samples(name, True),
+        prims=(),
+        jax_compositions=False,
+        **common,
+    )
+add(
+    "scipy_stats_discrete_ppf",
+    _discrete_ppf,
+    lambda d: [S("4", d.u((4,), 0.05, 0.95), d.u((), 0.5, 4.0), d.u((), 0.2, 0.8))],
+    prims=("scipy_ppf",),
+    nondiff=True,  # integers: the derivative is 0 (test_nondiff checks it)
+    jax_compositions=False,
+    **common,
+)
+add("scipy_stats_dirichlet", _dirichlet, _dirichlet_samples, prims=(), **common)
+add("scipy_stats_multivariate_normal", _mvn, _mvn_samples, prims=(), **common)
+add(
+    "scipy_stats_multivariate_normal_entropy",
+    _mvn_entropy,
+    lambda d: [S("3", d.u((3,)), _spd(d, 3))],
+    prims=(),
+    jax_compositions=False,  # jax.scipy.stats.multivariate_normal has no entropy
+    **common,
+)
+
+
+# linalg
+def gen(n, k=None):
+    def sampler(d):
+        out = [S(f"{n}x{n}", _general(d, n))]
+        if k:
+            out.append(S(f"{n}x{n}_b{k}", _general(d, n), d.u((n, k))))
+        return out
+
+    return sampler
+
+
+add(
+    "scipy_linalg_inv",
+    _lin("inv"),
+    lambda d: [S("3x3", _general(d, 3))],
+    prims=(),
+    **common,
+)
+add(
+    "scipy_linalg_det",
+    _lin("det"),
+    lambda d: [S("3x3", _general(d, 3))],
+    prims=(),
+    **common,
+)
+add(
+    "scipy_linalg_solve",
+    _lin("solve"),
+    lambda d: [
+        S("3x3_b3", _general(d, 3), d.u((3,))),
+        S("3x3_b3x2_transposed", _general(d, 3), d.u((3, 2)), transposed=True),
+        S(
+            "3x3_sym_lower",
+            _spd(d, 3) + np.triu(d.u((3, 3)), 1),
+            d.u((3, 2)),
+            assume_a="sym",
+            lower=True,
+        ),
+    ],
+    prims=(),
+    **common,
+)
+add(
+    "scipy_linalg_solve_triangular",
+    _lin("solve_triangular"),
+    lambda d: [
+        S("upper", _general(d, 3), d.u((3, 2))),
+        S("lower_trans", _general(d, 3), d.u((3,)), trans=1, lower=True),
+        S("unit_trans2", _general(d, 3), d.u((3, 2)), trans="T", unit_diagonal=True),
+    ],
+    prims=(),
+    **common,
+)
+add(
+    "scipy_linalg_cholesky",
+    _lin("cholesky", _cholesky_fn),
+    lambda d: [S("upper", _spd(d, 3)), S("lower", _spd(d, 3), lower=True)],
+    # through _sym: JAX's cholesky symmetrizes its input, ours reads one triangle
+    prims=(),
+    **common,
+)
+add(
+    "scipy_linalg_cho_solve",
+    _lin("cho_solve", _cho_fn),
+    lambda d: [
+        S("upper", _spd(d, 3), d.u((3, 2))),
+        S("lower", _spd(d, 3), d.u((3,)), lower=True),
+    ],
+    prims=(),
+    **common,
+)
+add(
+    "scipy_linalg_lu",
+    _lin("lu", _lu_fn),
+    lambda d: [S("4x4", d.u((4, 4))), S("4x3", d.u((4, 3))), S("2x3", d.u((2, 3)))],
+    prims=("lu_row_order",),
+    **common,
+)
+add(
+    "scipy_linalg_lu_solve",
+    _lin("lu_solve", _lu_solve_fn),
+    lambda d: [
+        S("3x3_b2", d.u((3, 3)), d.u((3, 2))),
+        S("3x3_b_trans", d.u((3, 3)), d.u((3,)), trans=1),
+    ],
+    prims=("lu_row_order",),
+    **common,
+)
+add(
+    "scipy_linalg_eigh",
+    _lin("eigh", _eigh_fn),
+    lambda d: [S("3x3", _distinct_sym(d, 3))],
+    prims=(),
+    **common,
+)
+add(
+    "scipy_linalg_svd",
+    _lin("svd", _svd_fn),
+    lambda d: [S("3x2", _distinct_sv(d, 3, 2))],
+    prims=(),
+    **common,
+)
+add(
+    "scipy_linalg_qr",
+    _lin("qr", _qr_fn),
+    lambda d: [
+        S("3x3_full", _general(d, 3), "full"),
+        S("4x2_economic", d.u((4, 2)) + np.eye(4, 2), "economic"),
+    ],
+    prims=(),
+    **common,
+)
+add(
+    "scipy_linalg_expm",
+    _lin("expm"),
+    lambda d: [S("3x3", d.u((3, 3))), S("2x2_large", 4.0 * d.u((2, 2)))],
+    prims=(),
+    value_dependent="the scaling 2**-s is read from the norm of the data (fnp.peek)",
+    **common,
+)
+add(
+    "scipy_linalg_expm_frechet",
+    _lin("expm_frechet", _frechet_fn),
+    lambda d: [S("3x3", d.u((3, 3)), d.u((3, 3)))],
+    prims=(),
+    value_dependent="expm's scaling is read from the data (fnp.peek)",
+    **common,
+)
+# jax.scipy.linalg.sqrtm goes through schur, which JAX cannot differentiate; no logm
+add(
+    "scipy_linalg_sqrtm",
+    _lin("sqrtm"),
+    lambda d: [S("3x3", _general(d, 3, 0.2))],
+    prims=(),
+    jax_compositions=False,
+    value_dependent="the Denman-Beavers iteration stops when converged (fnp.peek)",
+    **common,
+)
+add(
+    "scipy_linalg_logm",
+    _lin("logm"),
+    lambda d: [S("3x3", _general(d, 3, 0.2))],
+    prims=(),
+    jax_compositions=False,
+    value_dependent="the number of square roots is read from the data (fnp.peek)",
+    **common,
+)
+add(
+    "scipy_linalg_solve_sylvester",
+    _lin("solve_sylvester"),
+    lambda d: [S("3x2", _general(d, 3), _general(d, 2), d.u((3, 2)))],
+    prims=(),
+    jax_compositions=False,  # JAX's goes through schur (no derivative)
+    **common,
+)
+
+
+def banded(d):
+    ab = d.u((3, 4))
+    ab[1] += 3.0
+    ab[0, 0] = ab[2, -1] = 0.0
+    return [S("l1_u1", (1, 1), np.asarray(ab, d.dtype), d.u((4,)))]
+
+
+add(
+    "scipy_linalg_solve_banded",
+    _lin("solve_banded"),
+    banded,
+    prims=(),
+    jax_compositions=False,  # JAX has no solve_banded
+    **common,
+)
+add(
+    "scipy_linalg_block_diag",
+    _lin("block_diag"),
+    lambda d: [S("2x2_1x3", d.u((2, 2)), d.u((1, 3)))],
+    prims=(),
+    **common,
+)
+add(
+    "scipy_linalg_toeplitz",
+    _lin("toeplitz"),
+    lambda d: [S("c4", d.u((4,))), S("c3_r4", d.u((3,)), d.u((4,)))],
+    prims=(),
+    **common,
+)
+
+
+# signal
+def sig(name):
+    def fn(m, a, b, **kw):
+        return getattr(_mod(m, "signal"), name)(a, b, **kw)
+
+    fn.__name__ = f"signal_{name}"
+    return fn
+
+
+def conv_samples(d):
+    return [
+        S("1d_full_direct", d.u((6,)), d.u((3,)), method="direct"),
+        S("1d_same_fft", d.u((6,)), d.u((3,)), mode="same", method="fft", _jax=True),
+        S("2d_valid", d.u((4, 5)), d.u((2, 3)), mode="valid", _jax=True),
+        S("2d_same_small_first", d.u((2, 3)), d.u((4, 4)), mode="same"),
+    ]
+
+
+for name in ("convolve", "correlate"):
+    add(f"scipy_signal_{name}", sig(name), conv_samples, prims=(), **common)
+add(
+    "scipy_signal_fftconvolve",
+    sig("fftconvolve"),
+    lambda d: [
+        S("1d", d.u((6,)), d.u((3,))),
+        S("2d_valid", d.u((4, 5)), d.u((2, 3)), mode="valid", _jax=True),
+    ],
+    prims=(),
+    **common,
+)
+
+
+# integrate
+def trap(m, y, x=None, **kw):
+    return _mod(m, "integrate").trapezoid(y, x, **kw)
+
+
+add(
+    "scipy_integrate_trapezoid",
+    trap,
+    lambda d: [
+        S("5_dx", d.u((5,)), dx=0.5),
+        S("3x5_x", d.u((3, 5)), np.cumsum(d.u((5,), 0.2, 1.0))),
+    ],
+    prims=(),
+    **common,
+)
+
+
+def cumtrap(m, y, x=None, **kw):
+    return _mod(m, "integrate").cumulative_trapezoid(y, x, **kw)
+
+
+add(
+    "scipy_integrate_cumulative_trapezoid",
+    cumtrap,
+    lambda d: [
+        S("5_dx", d.u((5,)), dx=0.5),
+        S("3x5_x_initial", d.u((3, 5)), np.cumsum(d.u((5,), 0.2, 1.0)), initial=0),
+        S("4x3_axis0", d.u((4, 3)), axis=0),
+    ],
+    prims=(),
+    jax_compositions=False,  # JAX has no cumulative_trapezoid
+    **common,
+)
+
+add(
+    "scipy_integrate_odeint",
+    _odeint_entry,
+    _odeint_samples,
+    prims=(),
+    xfail={"test_vmap_jvp_vs_jax": "JAX's odeint is a custom_vjp: no forward mode"},
+    tol={
+        "float64": {"rtol": 1e-6, "atol": 1e-8},
+        "fd:float64": {"rtol": 1e-5, "atol": 1e-7},
+    },
+    **common,
+)
