@@ -10,15 +10,7 @@ derivatives under JAX's convention (NOTE [complex linear algebra] in
 
 Example:
     >>> import numpy as np
-    >>> import ftransforms.numpy.creation as creation
-import ftransforms.numpy.helpers as helpers
-import ftransforms.numpy.indexing as indexing
-import ftransforms.numpy.manipulation as manipulation
-import ftransforms.numpy.products as products
-import ftransforms.numpy.rearranging as rearranging
-import ftransforms.numpy.reductions as reductions
-import ftransforms.numpy.sorting as sorting
-import ftransforms.numpy.ufuncs as ufuncs
+    >>> import ftransforms.numpy as fnp
     >>> from ftransforms import grad
     >>> a = np.array([[2.0, 1.0], [1.0, 3.0]])
     >>> np.allclose(grad(lambda a: slogdet(a)[1])(a), np.linalg.inv(a).T)
@@ -219,32 +211,24 @@ def _numpy_real_if_all_real(a: Any, outs: tuple) -> tuple:
 @implements(numpy.linalg.eig)
 def eig(a: Any) -> EigResult:
     """``numpy.linalg.eig``: eigenvalues and unit-norm right eigenvectors of a general
-        square matrix.  As in NumPy, the results are complex unless the input is real and
-        every eigenvalue is real (a decision on the data: under ``vmap`` it is taken over the
-        whole batch, as NumPy takes it over a stack, and ``jit`` replays only for this data).
+    square matrix.  As in NumPy, the results are complex unless the input is real and
+    every eigenvalue is real (a decision on the data: under ``vmap`` it is taken over the
+    whole batch, as NumPy takes it over a stack, and ``jit`` replays only for this data).
 
-        Derivatives: eigenvalues always (holomorphic in ``a``); eigenvectors need distinct
-        eigenvalues and follow NumPy's normalisation (unit 2-norm, largest component real),
-        whose phase is a convention: use phase-invariant quantities (NOTE [eig gauge] in
-        ``ftransforms/ops/linalg.py``).
+    Derivatives: eigenvalues always (holomorphic in ``a``); eigenvectors need distinct
+    eigenvalues and follow NumPy's normalisation (unit 2-norm, largest component real),
+    whose phase is a convention: use phase-invariant quantities (NOTE [eig gauge] in
+    ``ftransforms/ops/linalg.py``).
 
-        Example:
-            >>> import numpy as np
-            >>> import ftransforms.numpy.creation as creation
-    import ftransforms.numpy.helpers as helpers
-    import ftransforms.numpy.indexing as indexing
-    import ftransforms.numpy.manipulation as manipulation
-    import ftransforms.numpy.products as products
-    import ftransforms.numpy.rearranging as rearranging
-    import ftransforms.numpy.reductions as reductions
-    import ftransforms.numpy.sorting as sorting
-    import ftransforms.numpy.ufuncs as ufuncs
-            >>> from ftransforms import grad
-            >>> a = np.array([[0.0, 1.0], [-2.0, -3.0]])
-            >>> eig(a).eigenvalues
-            array([-1., -2.])
-            >>> np.allclose(grad(lambda a: eigvals(a).sum())(a), np.eye(2))
-            True
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms.numpy as fnp
+        >>> from ftransforms import grad
+        >>> a = np.array([[0.0, 1.0], [-2.0, -3.0]])
+        >>> fnp.linalg.eig(a).eigenvalues
+        array([-1., -2.])
+        >>> np.allclose(grad(lambda a: fnp.linalg.eigvals(a).sum())(a), np.eye(2))
+        True
     """
     a = _matrices(a, "eig")
     outs = _la.eig_p.bind(a, eigenvectors=True)
@@ -254,22 +238,14 @@ def eig(a: Any) -> EigResult:
 @implements(numpy.linalg.eigvals)
 def eigvals(a: Any) -> Any:
     """``numpy.linalg.eigvals``: the eigenvalues of a general square matrix (complex unless
-        the input is real and every eigenvalue is real, as in NumPy); their derivative is
-        holomorphic in ``a`` and needs no gauge.
+    the input is real and every eigenvalue is real, as in NumPy); their derivative is
+    holomorphic in ``a`` and needs no gauge.
 
-        Example:
-            >>> import numpy as np
-            >>> import ftransforms.numpy.creation as creation
-    import ftransforms.numpy.helpers as helpers
-    import ftransforms.numpy.indexing as indexing
-    import ftransforms.numpy.manipulation as manipulation
-    import ftransforms.numpy.products as products
-    import ftransforms.numpy.rearranging as rearranging
-    import ftransforms.numpy.reductions as reductions
-    import ftransforms.numpy.sorting as sorting
-    import ftransforms.numpy.ufuncs as ufuncs
-            >>> eigvals(np.array([[0.0, -1.0], [1.0, 0.0]]))
-            array([0.+1.j, 0.-1.j])
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.linalg.eigvals(np.array([[0.0, -1.0], [1.0, 0.0]]))
+        array([0.+1.j, 0.-1.j])
     """
     a = _matrices(a, "eigvals")
     return _numpy_real_if_all_real(a, _la.eig_p.bind(a, eigenvectors=False))[0]
@@ -412,22 +388,14 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple[Any, Any, Any, Any]:
 @implements(numpy.linalg.tensorsolve)
 def tensorsolve(a: Any, b: Any, axes: Any = None) -> Any:
     """``numpy.linalg.tensorsolve``: ``x`` with ``tensordot(a, x, x.ndim) == b``, as one
-        ``solve`` of the flattened problem.
+    ``solve`` of the flattened problem.
 
-        Example:
-            >>> import numpy as np
-            >>> import ftransforms.numpy.creation as creation
-    import ftransforms.numpy.helpers as helpers
-    import ftransforms.numpy.indexing as indexing
-    import ftransforms.numpy.manipulation as manipulation
-    import ftransforms.numpy.products as products
-    import ftransforms.numpy.rearranging as rearranging
-    import ftransforms.numpy.reductions as reductions
-    import ftransforms.numpy.sorting as sorting
-    import ftransforms.numpy.ufuncs as ufuncs
-            >>> a = np.eye(6).reshape(6, 2, 3)
-            >>> tensorsolve(a, np.arange(6.0)).shape
-            (2, 3)
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms.numpy as fnp
+        >>> a = np.eye(6).reshape(6, 2, 3)
+        >>> fnp.linalg.tensorsolve(a, np.arange(6.0)).shape
+        (2, 3)
     """
     a, b = _common_float(a, b, "tensorsolve")
     rank = helpers.ndim(a)
@@ -448,21 +416,13 @@ def tensorsolve(a: Any, b: Any, axes: Any = None) -> Any:
 @implements(numpy.linalg.tensorinv)
 def tensorinv(a: Any, ind: int = 2) -> Any:
     """``numpy.linalg.tensorinv``: the inverse of ``a`` seen as a map from its last axes
-        (from ``ind`` on) to its first ``ind`` axes, as one ``inv`` of the flattened matrix.
+    (from ``ind`` on) to its first ``ind`` axes, as one ``inv`` of the flattened matrix.
 
-        Example:
-            >>> import numpy as np
-            >>> import ftransforms.numpy.creation as creation
-    import ftransforms.numpy.helpers as helpers
-    import ftransforms.numpy.indexing as indexing
-    import ftransforms.numpy.manipulation as manipulation
-    import ftransforms.numpy.products as products
-    import ftransforms.numpy.rearranging as rearranging
-    import ftransforms.numpy.reductions as reductions
-    import ftransforms.numpy.sorting as sorting
-    import ftransforms.numpy.ufuncs as ufuncs
-            >>> tensorinv(np.eye(6).reshape(2, 3, 6), ind=2).shape
-            (6, 2, 3)
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.linalg.tensorinv(np.eye(6).reshape(2, 3, 6), ind=2).shape
+        (6, 2, 3)
     """
     a = _float(a, "tensorinv")
     if ind <= 0:

@@ -22,8 +22,6 @@ from ftransforms.numpy.ufuncs import (
     astype,
     imag,
     isnan,
-    maximum,
-    minimum,
     power,
     real,
     signbit,
