@@ -19,7 +19,7 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy as fnp
-from ftransforms import api
+from ftransforms import api, arguments
 from ftransforms.backend import is_array, namespace_of
 from ftransforms.core.errors import (
     ArgnumsError,
@@ -91,7 +91,7 @@ def _token(func: Callable, where: str, cloudpickle: Any) -> str:
         payload = cloudpickle.dumps(func)
     except Exception as e:
         raise FunctionPicklingError(
-            f"{where}: the function {api._fname(func)!r} cannot be pickled, so it cannot be "
+            f"{where}: the function {arguments.fname(func)!r} cannot be pickled, so it cannot be "
             f"sent to the dask workers ({type(e).__name__}: {e}).  Create unpicklable "
             f"objects (locks, open files, connections, generators) inside the function "
             f"instead of closing over them, or pass arrays as arguments"
@@ -101,7 +101,7 @@ def _token(func: Callable, where: str, cloudpickle: Any) -> str:
 
 def _names(func: Callable, args: tuple, kwargs: dict) -> list[str]:
     """The name of every leaf of ``(args, kwargs)``, for messages."""
-    arg_names = api._arg_names(func, len(args))
+    arg_names = arguments.arg_names(func, len(args))
     paths = tree_flatten_with_path((args, kwargs), none_is_leaf=True)[0]
     return [(arg_names[p[1]] if p[0] == 0 else str(p[1])) + path_str(p[2:]) for p in paths]
 
@@ -162,7 +162,7 @@ class _Graph:
     """The tasks of one fd call, in one layer; constants go in once, as their own keys."""
 
     def __init__(self, kind: str, func: Callable, token: str) -> None:
-        self.name = f"fd-{kind}-{_safe(api._fname(func))}-{uuid.uuid4().hex}"
+        self.name = f"fd-{kind}-{_safe(arguments.fname(func))}-{uuid.uuid4().hex}"
         self.layer: dict = {}
         self.func_key = f"{self.name}-func"
         self.layer[self.func_key] = (_identity, _tasks.Literal(func))
@@ -491,8 +491,10 @@ def vmap(func: Callable, in_dims: Any = 0, *, chunk_size: int | None = None) -> 
         >>> fd.compute(y, scheduler="sync")
         array([ 1.,  5.,  9., 13., 17., 21.])
     """
-    api._check_chunk_size(chunk_size, f"fd.vmap({api._fname(func)}, chunk_size={chunk_size!r})")
-    where = f"fd.vmap({api._fname(func)}, in_dims={in_dims!r})"
+    arguments.check_chunk_size(
+        chunk_size, f"fd.vmap({arguments.fname(func)}, chunk_size={chunk_size!r})"
+    )
+    where = f"fd.vmap({arguments.fname(func)}, in_dims={in_dims!r})"
 
     @functools.wraps(func)
     def batched(*args: Any, **kwargs: Any) -> Any:
@@ -529,8 +531,8 @@ def map_reduce(
         >>> float(fd.compute(total, scheduler="sync"))
         285.0
     """
-    fname = api._fname(func)
-    api._check_chunk_size(chunk_size, f"fd.map_reduce({fname}, chunk_size={chunk_size!r})")
+    fname = arguments.fname(func)
+    arguments.check_chunk_size(chunk_size, f"fd.map_reduce({fname}, chunk_size={chunk_size!r})")
     if reduce not in ("sum", "mean"):
         raise ReduceError(
             f"fd.map_reduce({fname}, reduce={reduce!r}): reduce must be 'sum' or 'mean'; "
@@ -599,7 +601,7 @@ def _rows_graph(kind, task, func, argnum, args, kwargs, n_rows, rows_per_task, t
 
 
 def _point(func, argnums, args, where) -> tuple[int, Any]:
-    nums, single = api._normalize_argnums(argnums, len(args), where)
+    nums, single = arguments.normalize_argnums(argnums, len(args), where)
     if not single:
         raise ArgnumsError(
             f"{where}: argnums must be one int (the result is one (rows, *x.shape) array), "
@@ -611,7 +613,7 @@ def _point(func, argnums, args, where) -> tuple[int, Any]:
     if not is_array(x) or dtype_of(x).kind != "f":
         what = dtype_of(x) if is_array(x) else type(x).__name__
         raise NonDifferentiableInputError(
-            f"{where}: {api._arg_names(func, len(args))[nums[0]]} must be a real "
+            f"{where}: {arguments.arg_names(func, len(args))[nums[0]]} must be a real "
             f"floating-point array, got {what}; pass it as float (x.astype(np.float64))"
         )
     return nums[0], x
@@ -635,7 +637,7 @@ def jacrev(func: Callable, argnums: int = 0, *, rows_per_task: int) -> Callable:
                [0., 2., 0.],
                [0., 0., 2.]])
     """
-    where = f"fd.jacrev({api._fname(func)}, rows_per_task={rows_per_task!r})"
+    where = f"fd.jacrev({arguments.fname(func)}, rows_per_task={rows_per_task!r})"
     rows = _rows_per_task(rows_per_task, where)
 
     @functools.wraps(func)
@@ -678,7 +680,7 @@ def hessian(func: Callable, argnums: int = 0, *, rows_per_task: int) -> Callable
         array([[ 6.,  0.],
                [ 0., 12.]])
     """
-    where = f"fd.hessian({api._fname(func)}, rows_per_task={rows_per_task!r})"
+    where = f"fd.hessian({arguments.fname(func)}, rows_per_task={rows_per_task!r})"
     rows = _rows_per_task(rows_per_task, where)
 
     @functools.wraps(func)

@@ -1,0 +1,360 @@
+"""Checking and naming the arguments of the transforms: the names used in error messages,
+``argnums``, ``in_dims``/``out_dims`` per leaf, ``randomness``/``chunk_size``, the inputs
+a derivative needs and the outputs ``grad`` accepts.  Every check raises the specific
+exception of ``ftransforms.errors`` whose message starts with the call form and names the
+fix; ``ftransforms/api.py`` holds the transforms themselves.
+
+Example:
+    >>> from ftransforms.arguments import normalize_argnums
+    >>> normalize_argnums((0, 2), 3, "grad(f)")
+    ((0, 2), False)
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import numpy
+
+import ftransforms.numpy as fnp
+from ftransforms.backend import is_array
+from ftransforms.core.errors import (
+    ArgnumsError,
+    AuxError,
+    ChunkSizeError,
+    DaskArrayError,
+    EscapedTracerError,
+    GradOutputError,
+    InDimsError,
+    NonDifferentiableInputError,
+    OutDimsError,
+    RandomnessError,
+    TangentMismatchError,
+)
+from ftransforms.core.tracer import Tracer
+from ftransforms.numpy.helpers import dtype_of
+from ftransforms.pytree import (
+    broadcast_prefix,
+    path_str,
+    tree_flatten,
+    tree_flatten_with_path,
+)
+
+
+def fname(func: Callable) -> str:
+    return getattr(func, "__name__", None) or type(func).__name__
+
+
+def arg_names(func: Callable, n: int) -> list[str]:
+    try:
+        params = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    names = []
+    for i in range(n):
+        if i < len(params) and params[i].kind in (
+            inspect.Parameter.POSITIONAL_ONLY,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        ):
+            names.append(params[i].name)
+        else:
+            names.append(f"args[{i}]")
+    return names
+
+
+def leaf_names(func: Callable, args: tuple) -> list[str]:
+    names = arg_names(func, len(args))
+    paths, _, _ = tree_flatten_with_path(args, none_is_leaf=True)
+    return [names[p[0]] + path_str(p[1:]) for p in paths]
+
+
+class LazyNames:
+    """Names of the leaves of ``args`` for error messages, computed on first use only
+    (``inspect.signature`` is too slow for every call)."""
+
+    def __init__(self, func: Callable, args: tuple, leaves: bool = True) -> None:
+        self._func, self._args, self._leaves, self._names = func, args, leaves, None
+
+    def __getitem__(self, i: int) -> str:
+        if self._names is None:
+            if self._leaves:
+                self._names = leaf_names(self._func, self._args)
+            else:
+                self._names = arg_names(self._func, len(self._args))
+        return self._names[i]
+
+
+def check_live(value: Any, where: str) -> None:
+    if isinstance(value, Tracer) and not value._interp.active:
+        raise EscapedTracerError(
+            f"{where}: the function returned a tracer of {value._interp.name}, which had "
+            f"already returned (an escaped tracer).  Return values computed inside the "
+            f"transform that created them."
+        )
+
+
+def as_plain(value: Any) -> Any:
+    """Turn NumPy scalars (from reductions) into 0-d arrays; leave everything else."""
+    if isinstance(value, numpy.generic):
+        return numpy.asarray(value)
+    return value
+
+
+def is_dask(value: Any) -> bool:
+    """A dask collection, recognized by its type's module: the core never imports dask."""
+    return type(value).__module__.startswith("dask")
+
+
+def dask_error(where: str, what: Any) -> DaskArrayError:
+    what = what() if callable(what) else what
+    return DaskArrayError(
+        f"{where}: {what} is a lazy dask array, but this transform runs on in-memory "
+        f"NumPy/CuPy arrays; map over dask arrays with ftransforms.distributed (fd.vmap, "
+        f"fd.map_reduce, fd.jacrev, fd.hessian), or pass x.compute()"
+    )
+
+
+def to_array(value: Any, where: str, what: Any) -> Any:
+    """``value`` as an array (Python numbers become 0-d arrays); ``what`` names it in the
+    error, and may be a zero-argument callable so that the name is only made on error."""
+    if isinstance(value, Tracer) or is_array(value):
+        return value
+    if isinstance(value, (bool, int, float, complex, numpy.generic)):
+        return numpy.asarray(value)
+    if is_dask(value):
+        raise dask_error(where, what)
+    what = what() if callable(what) else what
+    raise TypeError(
+        f"{where}: {what} must be an array or a Python number, got {type(value).__name__}; "
+        f"pass numpy/cupy arrays (or pytrees of them)"
+    )
+
+
+def is_inexact(x: Any) -> bool:
+    return dtype_of(x).kind in "fc"
+
+
+def check_holomorphic_inputs(tree: Any, where: str, name: Callable[[], str]) -> None:
+    """With ``holomorphic=True`` every differentiated leaf must be complex (as in JAX)."""
+    paths, leaves, _ = tree_flatten_with_path(tree)
+    for path, leaf in zip(paths, leaves):
+        dt = dtype_of(to_array(leaf, where, lambda: f"{name()}{path_str(path)}"))
+        if dt.kind != "c":
+            raise NonDifferentiableInputError(
+                f"{where}: holomorphic=True needs complex inputs, but {name()}{path_str(path)} "
+                f"has dtype {dt}; pass it as complex (x.astype(np.complex128)), or drop "
+                f"holomorphic=True to differentiate a real input"
+            )
+
+
+def check_holomorphic_outputs(leaves: list, where: str) -> None:
+    """With ``holomorphic=True`` every output leaf must be complex (as in JAX)."""
+    for k, leaf in enumerate(leaves):
+        dt = dtype_of(leaf)
+        if dt.kind != "c":
+            what = "the output" if len(leaves) == 1 else f"output leaf {k}"
+            raise GradOutputError(
+                f"{where}: holomorphic=True needs complex outputs, but {what} has dtype {dt}; "
+                f"return a complex value (out.astype(np.complex128)), or drop "
+                f"holomorphic=True to differentiate a real output"
+            )
+
+
+def structure_str(tree: Any = None, spec: Any = None, none_is_leaf: bool = False) -> str:
+    """A pytree's structure for messages, leaves as ``*``: ``({'a': *}, *)``."""
+    if spec is None:
+        spec = tree_flatten(tree, none_is_leaf=none_is_leaf)[1]
+    s = repr(spec).split(", namespace=")[0].removesuffix(")").removesuffix(", NoneIsLeaf")
+    return s.removeprefix("PyTreeSpec(")
+
+
+def check_pair(out: Any, where: str) -> tuple[Any, Any]:
+    if not (isinstance(out, tuple) and len(out) == 2):
+        if isinstance(out, tuple):
+            got = f"a tuple of length {len(out)}"
+        elif isinstance(out, Tracer) or is_array(out):
+            got = f"a single array of shape {fnp.shape(out)}"
+        else:
+            got = type(out).__name__
+        raise AuxError(
+            f"{where}: has_aux=True requires the function to return a pair (output, aux), "
+            f"got {got}; return (output, aux) or drop has_aux"
+        )
+    return out
+
+
+def normalize_argnums(argnums: Any, nargs: int, where: str) -> tuple[tuple[int, ...], bool]:
+    """(argnums as non-negative ints, whether the user gave a single int)."""
+    if type(argnums) is int and 0 <= argnums < nargs:  # the common case, checked fast
+        return (argnums,), True
+    single = isinstance(argnums, (int, numpy.integer)) and not isinstance(argnums, bool)
+    nums = (argnums,) if single else argnums
+    if (
+        not isinstance(nums, tuple)
+        or not nums
+        or not all(isinstance(i, (int, numpy.integer)) and not isinstance(i, bool) for i in nums)
+    ):
+        raise ArgnumsError(
+            f"{where}: argnums must be an int or a non-empty tuple of ints, got {argnums!r}"
+        )
+    out = []
+    for i in nums:
+        if not -nargs <= i < nargs:
+            raise ArgnumsError(
+                f"{where}: argnums={argnums!r} is out of range: the function got {nargs} "
+                f"positional argument(s); argnums counts from 0 (negative counts from the end)"
+            )
+        out.append(int(i) % nargs)
+    if len(set(out)) != len(out):
+        raise ArgnumsError(f"{where}: argnums={argnums!r} has duplicates; list each once")
+    return tuple(out), single
+
+
+def replace_args(args: tuple, argnums: tuple[int, ...], values: tuple) -> tuple:
+    new = list(args)
+    for i, v in zip(argnums, values):
+        new[i] = v
+    return tuple(new)
+
+
+RANDOMNESS = ("error", "different", "same")
+
+
+def check_randomness(randomness: Any, where: str) -> None:
+    if not isinstance(randomness, str) or randomness not in RANDOMNESS:
+        raise RandomnessError(
+            f"{where}: randomness must be one of 'error' (drawing random numbers raises), "
+            f"'different' (independent draws per batch element) or 'same' (one draw shared "
+            f"by the batch), got {randomness!r}"
+        )
+
+
+def check_chunk_size(chunk_size: Any, where: str) -> None:
+    if chunk_size is not None and (
+        not isinstance(chunk_size, (int, numpy.integer))
+        or isinstance(chunk_size, bool)
+        or chunk_size < 1
+    ):
+        raise ChunkSizeError(
+            f"{where}: chunk_size must be None or a positive int, got {chunk_size!r}; use "
+            f"chunk_size=None to run the whole batch at once"
+        )
+
+
+def in_dims_per_leaf(in_dims: Any, args: tuple, leaves: list) -> list:
+    """One in_dim per argument leaf.  Fast path: every argument is itself a leaf (an
+    array, tracer, scalar or None) and ``in_dims`` is an int/None or one entry each."""
+    if len(leaves) == len(args) and all(
+        type(a) in LEAF_TYPES or isinstance(a, Tracer) for a in args
+    ):
+        if in_dims is None or type(in_dims) is int:
+            return [in_dims] * len(args)
+        if type(in_dims) is tuple and all(d is None or type(d) is int for d in in_dims):
+            return list(in_dims)
+    return broadcast_prefix(in_dims, args)
+
+
+#: Types that optree flattens to a single leaf (with ``none_is_leaf=True``).
+LEAF_TYPES = frozenset(
+    {numpy.ndarray, float, int, bool, complex, type(None), numpy.float32, numpy.float64}
+)
+
+
+def check_none_arg(func, in_dims, args, i, d, where):
+    """An int in_dim given explicitly (not broadcast from a prefix) for a None argument."""
+    if not isinstance(in_dims, (tuple, dict)):
+        return
+    path = tree_flatten_with_path(args, none_is_leaf=True)[0][i]
+    in_paths, in_leaves, _ = tree_flatten_with_path(in_dims, none_is_leaf=True)
+    if path in in_paths and in_leaves[in_paths.index(path)] is not None:
+        raise InDimsError(
+            f"{where}: {leaf_names(func, args)[i]} is None, which has no axis {d} to map "
+            f"over; give it in_dim None"
+        )
+
+
+def out_dims_per_leaf(out_dims, out, where):
+    """One out_dim per leaf of ``out`` (``None`` outputs have no leaf and get none)."""
+    if isinstance(out_dims, list):
+        out_dims = tuple(out_dims)
+    if isinstance(out_dims, tuple) and not isinstance(out, tuple) and len(out_dims) == 1:
+        out_dims = out_dims[0]
+    if type(out_dims) is int and (type(out) in LEAF_TYPES or isinstance(out, Tracer)):
+        return [] if out is None else [out_dims]  # one output leaf: the common case
+    try:
+        dims = broadcast_prefix(out_dims, out)
+    except ValueError:
+        raise OutDimsError(
+            f"{where}: out_dims={out_dims!r} does not match the structure of the outputs: "
+            f"out_dims is {structure_str(out_dims, none_is_leaf=True)} but the function "
+            f"returned {structure_str(out)}; give an int/None per output, or a pytree with the "
+            f"outputs' structure"
+        ) from None
+    # broadcast_prefix counts None outputs as leaves; tree_flatten does not: drop theirs.
+    return [d for d, leaf in zip(dims, tree_flatten(out, none_is_leaf=True)[0]) if leaf is not None]
+
+
+def check_like(t, ref, where, what, ref_what):
+    """``t`` as an array of ``ref``'s shape and dtype, or a TangentMismatchError."""
+    t = to_array(t, where, what)
+    if fnp.shape(t) == fnp.shape(ref) and dtype_of(t) == dtype_of(ref):
+        return t
+    what = what() if callable(what) else what
+    if fnp.shape(t) != fnp.shape(ref):
+        raise TangentMismatchError(
+            f"{where}: {what} has shape {fnp.shape(t)} but the {ref_what} has shape "
+            f"{fnp.shape(ref)}; they must match"
+        )
+    td, rd = dtype_of(t), dtype_of(ref)
+    if td != rd:
+        raise TangentMismatchError(
+            f"{where}: {what} has dtype {td} but the {ref_what} has dtype {rd}; cast it "
+            f"with .astype({rd.name!r})"
+        )
+    return t
+
+
+def check_differentiable(arg, where, name):
+    """Refuse integer/bool leaves; ``name()`` gives the argument's name.  Complex inputs are
+    fine: see NOTE [complex derivatives] in ops/elementwise.py."""
+    if type(arg) is numpy.ndarray and arg.dtype.kind in "fc":
+        return  # the common case, checked without flattening
+    paths, leaves, _ = tree_flatten_with_path(arg)
+    for path, leaf in zip(paths, leaves):
+        if type(leaf) is numpy.ndarray and leaf.dtype.kind == "f":
+            continue
+        dt = dtype_of(leaf) if (isinstance(leaf, Tracer) or hasattr(leaf, "dtype")) else None
+        if isinstance(leaf, (bool, int)) or (dt is not None and dt.kind in "biu"):
+            kind = type(leaf).__name__ if dt is None else f"dtype {dt}"
+            raise NonDifferentiableInputError(
+                f"{where}: {name()}{path_str(path)} is an integer/bool input ({kind}); "
+                f"differentiation needs floating-point inputs: pass it as float (e.g. "
+                f"x.astype(np.float32)), or leave it out of argnums"
+            )
+
+
+def check_scalar_output(value, where, holomorphic=False):
+    if type(value) is not numpy.ndarray and is_dask(value):
+        raise dask_error(where, "the output (computed from a dask argument)")
+    s = fnp.shape(value)
+    dt = dtype_of(value)
+    if s != ():
+        raise GradOutputError(
+            f"{where}: the output must be a {'complex' if holomorphic else 'real'} scalar, got "
+            f"shape {s}; reduce it with .sum() (or .mean()), or use jacrev for the full Jacobian"
+        )
+    if holomorphic:
+        check_holomorphic_outputs([value], where)
+        return
+    if dt.kind == "c":
+        raise GradOutputError(
+            f"{where}: the output is complex ({dt}); grad needs a real scalar: take .real, "
+            f"abs(...) or abs(...)**2 of it, or pass holomorphic=True if func is holomorphic"
+        )
+    if dt.kind not in "f":
+        raise GradOutputError(
+            f"{where}: the output has dtype {dt}; grad needs a floating-point scalar output "
+            f"(an integer output has no derivative)"
+        )
