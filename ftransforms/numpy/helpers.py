@@ -25,6 +25,7 @@ from ftransforms.core.errors import (
 )
 from ftransforms.core.stack import current_stack as _current_stack
 from ftransforms.core.tracer import Tracer
+from ftransforms.lax import normalize_axes, normalize_axis  # noqa: F401  (re-exported)
 from ftransforms.numpy.dispatch import implements
 
 __all__ = ["physical", "peek", "shape", "ndim", "size"]
@@ -79,25 +80,6 @@ def dtype_of(x: Any) -> Any:
     """The dtype of an array, tracer or Python scalar (``numpy.result_type`` for scalars)."""
     d = getattr(x, "dtype", None)
     return d if d is not None else numpy.result_type(x)
-
-
-def normalize_axis(axis: int, rank: int) -> int:
-    """``axis`` in ``range(rank)`` (negative axes count from the end); AxisError otherwise."""
-    if not -rank <= axis < rank:
-        raise numpy.exceptions.AxisError(axis, rank)
-    return axis % rank if rank else 0
-
-
-def normalize_axes(axis: Any, rank: int) -> tuple[int, ...]:
-    """A reduction's ``axis`` (None, an int or a sequence) as sorted, distinct axes."""
-    if axis is None:
-        return tuple(range(rank))
-    if isinstance(axis, (int, numpy.integer)):
-        return (normalize_axis(int(axis), rank),)
-    axes = tuple(normalize_axis(int(a), rank) for a in axis)
-    if len(set(axes)) != len(axes):
-        raise ValueError(f"duplicate value in 'axis': {axis}")
-    return tuple(sorted(axes))
 
 
 def no_extra_args(name: str, kw: dict) -> None:

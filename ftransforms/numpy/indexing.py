@@ -17,7 +17,12 @@ from ftransforms.core.errors import (
     BatchedControlFlowError,
     UnsupportedOperationError,
 )
-from ftransforms.core.index_spec import ARRAY, build_index
+from ftransforms.core.index_spec import (
+    bool_to_int_arrays,
+    build_index,
+    index_arrays_on,
+    normalize_index,
+)
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.creation import as_operand, ones_like, zeros_like
 from ftransforms.numpy.dispatch import implements
@@ -87,101 +92,16 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Any:
     return _ew.select_p.bind(condition, x, y)
 
 
-def _index_array(entry: Any) -> Any:
-    if isinstance(entry, (list, tuple)):
-        entry = numpy.asarray(entry)
-    if dtype_of(entry).kind == "b":
-        raise TypeError("boolean index handled by the caller")
-    if dtype_of(entry).kind not in "iu":
-        raise IndexError(
-            "only integers, slices (`:`), ellipsis (`...`), None and integer or boolean "
-            "arrays are valid indices"
-        )
-    return entry
-
-
-def _bool_to_int_arrays(mask: Any) -> list[Any]:
-    if isinstance(mask, Tracer):
-        try:
-            concrete = mask._concrete()
-        except BatchedControlFlowError:
-            raise BatchedControlFlowError(
-                "x[mask] with a batched boolean mask under vmap: the result's size would "
-                "differ across the batch.  Use fnp.where(mask, x, 0) (or a sum weighted by "
-                "the mask) instead."
-            ) from None
-    else:
-        concrete = numpy.asarray(mask) if isinstance(mask, (list, bool)) else mask
-    return list(concrete.nonzero())
-
-
-def normalize_index(index: Any, rank: int) -> tuple[tuple, list]:
-    """Split a NumPy index into a static spec (with ``ARRAY`` placeholders) and arrays."""
-    if not isinstance(index, tuple):
-        index = (index,)
-    spec: list = []
-    arrays: list = []
-    consumed = 0
-    ellipsis_at = None
-    for entry in index:
-        if entry is None:
-            spec.append(None)
-        elif entry is Ellipsis:
-            if ellipsis_at is not None:
-                raise IndexError("an index can only have a single ellipsis ('...')")
-            ellipsis_at = len(spec)
-        elif isinstance(entry, slice):
-            spec.append(entry)
-            consumed += 1
-        elif isinstance(entry, (bool, numpy.bool_)):
-            raise UnsupportedOperationError("indexing with a Python bool is not supported")
-        elif isinstance(entry, (int, numpy.integer)):
-            spec.append(int(entry))
-            consumed += 1
-        else:
-            if isinstance(entry, (list, tuple)):
-                entry = numpy.asarray(entry)
-            if dtype_of(entry).kind == "b":
-                parts = _bool_to_int_arrays(entry)
-                spec.extend([ARRAY] * len(parts))
-                arrays.extend(parts)
-                consumed += len(parts)
-                continue
-            spec.append(ARRAY)
-            arrays.append(_index_array(entry))
-            consumed += 1
-    if consumed > rank:
-        raise IndexError(
-            f"too many indices for array: array is {rank}-dimensional, but {consumed} were indexed"
-        )
-    fill = [slice(None)] * (rank - consumed)
-    if ellipsis_at is None:
-        spec.extend(fill)
-    else:
-        spec[ellipsis_at:ellipsis_at] = fill
-    return tuple(spec), arrays
-
-
-def _index_arrays_on(x: Any, arrays: list) -> list:
-    """Host (NumPy) index arrays moved to ``x``'s backend, as CuPy does implicitly."""
-    if not arrays:
-        return arrays
-    xp = xp_of(x)
-    if xp is numpy:
-        return arrays
-    return [xp.asarray(a) if type(a) is numpy.ndarray else a for a in arrays]
-
-
 def getitem(x: Any, index: Any) -> Any:
     """``x[index]``: basic slicing and integer-array indexing (boolean masks outside vmap)."""
     spec, arrays = normalize_index(index, ndim(x))
-    return _ix.getitem_p.bind(x, *_index_arrays_on(x, arrays), index=spec)
+    return _ix.getitem_p.bind(x, *index_arrays_on(x, arrays), index=spec)
 
 
 def scatter(x: Any, index: Any, values: Any) -> Any:
     """Zeros shaped like ``x`` with ``values`` added at ``index`` (duplicates add up)."""
     spec, arrays = normalize_index(index, ndim(x))
-    arrays = _index_arrays_on(x, arrays)
+    arrays = index_arrays_on(x, arrays)
     target = shape(_ix.getitem_p.bind(zeros_like(x), *arrays, index=spec))
     if not isinstance(values, Tracer):
         values = xp_of(x).asarray(values, dtype=dtype_of(x))  # on x's backend, not NumPy's
@@ -295,7 +215,7 @@ def take(a: Any, indices: Any, axis: int | None = None) -> Any:
 @implements(numpy.nonzero)
 def nonzero(x: Any) -> tuple[Any, ...]:
     """``numpy.nonzero`` (not under vmap: the result's size would vary)."""
-    return tuple(_bool_to_int_arrays(x if dtype_of(x).kind == "b" else not_equal(x, 0)))
+    return tuple(bool_to_int_arrays(x if dtype_of(x).kind == "b" else not_equal(x, 0)))
 
 
 put = implements(numpy.put)(refuse_in_place("put"))

@@ -6,20 +6,17 @@ number of dimensions, joining arrays).
 from __future__ import annotations
 
 import builtins
-import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy
 
-import ftransforms.numpy.helpers as helpers
+from ftransforms import lax
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import (
     ndim,
     no_extra_args,
-    normalize_axes,
-    normalize_axes_ordered,
     normalize_axis,
     refuse_in_place,
     shape,
@@ -53,30 +50,13 @@ __all__ = [
 ]
 
 
-def _resolve_shape(newshape: Any, total: int) -> tuple[int, ...]:
-    if isinstance(newshape, (int, numpy.integer)):
-        newshape = (int(newshape),)
-    newshape = tuple(int(n) for n in newshape)
-    if -1 in newshape:
-        known = math.prod(n for n in newshape if n != -1)
-        missing = total // known if known else 0
-        newshape = tuple(missing if n == -1 else n for n in newshape)
-    if math.prod(newshape) != total:
-        raise ValueError(f"cannot reshape array of size {total} into shape {newshape}")
-    return newshape
-
-
 @implements(numpy.reshape)
 def reshape(x: Any, shape: Any = None, order: str = "C", **kw: Any) -> Any:  # noqa: A002
     """``numpy.reshape`` (C order)."""
     shape = kw.pop("newshape", shape)
     if order != "C":
         raise UnsupportedOperationError("reshape: only order='C' is supported")
-    old = helpers.shape(x)
-    new = _resolve_shape(shape, math.prod(old))
-    if new == old and not isinstance(x, (int, float, complex)):
-        return x
-    return _sh.reshape_p.bind(x, shape=new)
+    return lax.reshape(x, shape)
 
 
 @implements(numpy.ravel)
@@ -88,14 +68,7 @@ def ravel(x: Any, order: str = "C") -> Any:
 @implements(numpy.transpose)
 def transpose(x: Any, axes: Any = None) -> Any:
     """``numpy.transpose``."""
-    rank = ndim(x)
-    axes = tuple(reversed(range(rank))) if axes is None else tuple(axes)
-    if len(axes) != rank:
-        raise ValueError(f"transpose: axes {axes} don't match an array of rank {rank}")
-    axes = tuple(normalize_axis(int(a), rank) for a in axes)
-    if axes == tuple(range(rank)):
-        return x
-    return _sh.transpose_p.bind(x, axes=axes)
+    return lax.transpose(x, axes)
 
 
 def permute_dims(x: Any, axes: Any = None) -> Any:  # numpy.permute_dims is numpy.transpose
@@ -105,58 +78,31 @@ def permute_dims(x: Any, axes: Any = None) -> Any:  # numpy.permute_dims is nump
 @implements(numpy.moveaxis)
 def moveaxis(x: Any, source: Any, destination: Any) -> Any:
     """``numpy.moveaxis``."""
-    rank = ndim(x)
-    src = normalize_axes_ordered(source, rank)
-    dst = normalize_axes_ordered(destination, rank)
-    if len(src) != len(dst):
-        raise ValueError("moveaxis: source and destination need the same number of axes")
-    order = [n for n in range(rank) if n not in src]
-    for d, s in sorted(zip(dst, src)):
-        order.insert(d, s)
-    return transpose(x, order)
+    return lax.moveaxis(x, source, destination)
 
 
 @implements(numpy.swapaxes)
 def swapaxes(x: Any, axis1: int, axis2: int) -> Any:
     """``numpy.swapaxes``."""
-    rank = ndim(x)
-    order = list(range(rank))
-    a, b = normalize_axis(axis1, rank), normalize_axis(axis2, rank)
-    order[a], order[b] = order[b], order[a]
-    return transpose(x, order)
+    return lax.swapaxes(x, axis1, axis2)
 
 
 @implements(numpy.squeeze)
 def squeeze(x: Any, axis: Any = None) -> Any:
     """``numpy.squeeze``."""
-    s = shape(x)
-    if axis is None:
-        axes = tuple(i for i, n in enumerate(s) if n == 1)
-    else:
-        axes = normalize_axes(axis, len(s))
-        for a in axes:
-            if s[a] != 1:
-                raise ValueError("cannot select an axis to squeeze out which has size != 1")
-    return reshape(x, tuple(n for i, n in enumerate(s) if i not in axes))
+    return lax.squeeze(x, axis)
 
 
 @implements(numpy.expand_dims)
 def expand_dims(x: Any, axis: Any) -> Any:
     """``numpy.expand_dims``."""
-    s = shape(x)
-    axes = normalize_axes(axis, len(s) + (1 if isinstance(axis, int) else len(axis)))
-    it = iter(s)
-    new = tuple(1 if i in axes else next(it) for i in range(len(s) + len(axes)))
-    return reshape(x, new)
+    return lax.expand_dims(x, axis)
 
 
 @implements(numpy.broadcast_to)
 def broadcast_to(x: Any, shape: Any) -> Any:  # noqa: A002
     """``numpy.broadcast_to`` (read-only result, like NumPy's)."""
-    shape = (int(shape),) if isinstance(shape, (int, numpy.integer)) else tuple(shape)
-    if helpers.shape(x) == shape and not isinstance(x, (int, float, complex)):
-        return x
-    return _sh.broadcast_to_p.bind(x, shape=shape)
+    return lax.broadcast_to(x, shape)
 
 
 def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
