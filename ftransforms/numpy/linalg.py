@@ -33,7 +33,7 @@ from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperatio
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.creation import asarray, copy, zeros
 from ftransforms.numpy.dispatch import implements
-from ftransforms.numpy.helpers import ndim, peek
+from ftransforms.numpy.helpers import ndim, normalize_axis, peek
 from ftransforms.numpy.manipulation import (
     broadcast_to,
     expand_dims,
@@ -84,6 +84,8 @@ __all__ = [
     "tensordot",
     "trace",
     "vector_norm",
+    "tensorinv",
+    "tensorsolve",
 ]
 
 _NO_VALUE = numpy._NoValue
@@ -539,3 +541,46 @@ def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Any:
         raise UnsupportedOperationError("linalg.trace: offset != 0 is not supported yet")
     out = einsum("...ii->...", x)
     return out if dtype is None else astype(out, dtype)
+
+
+@implements(numpy.linalg.tensorinv)
+def tensorinv(a: Any, ind: int = 2) -> Any:
+    """``numpy.linalg.tensorinv``: the inverse of ``a`` read as a matrix with the first
+    ``ind`` axes as rows, shaped ``a.shape[ind:] + a.shape[:ind]``.
+
+    Example:
+        >>> import numpy as np
+        >>> tensorinv(np.eye(4).reshape(4, 2, 2), ind=1).shape
+        (2, 2, 4)
+    """
+    a = creation.as_operand(a)
+    if ind <= 0:
+        raise ValueError("Invalid ind argument.")
+    old = a.shape
+    rows = math.prod(old[:ind])
+    return reshape(inv(reshape(a, (rows, -1))), old[ind:] + old[:ind])
+
+
+@implements(numpy.linalg.tensorsolve)
+def tensorsolve(a: Any, b: Any, axes: Any = None) -> Any:
+    """``numpy.linalg.tensorsolve``: ``x`` with ``tensordot(a, x, x.ndim) == b`` (the axes
+    listed in ``axes`` moved to the end of ``a`` first).
+
+    Example:
+        >>> import numpy as np
+        >>> tensorsolve(np.eye(6).reshape(6, 2, 3), np.ones(6)).shape
+        (2, 3)
+    """
+    a, b = creation.as_operand(a), creation.as_operand(b, a)
+    rank = ndim(a)
+    if axes is not None:
+        order = [k for k in range(rank) if k not in [normalize_axis(i, rank) for i in axes]]
+        a = transpose(a, order + [normalize_axis(i, rank) for i in axes])
+    x_shape = a.shape[-(rank - ndim(b)) :]
+    n = math.prod(x_shape)
+    if math.prod(a.shape) != n * n:
+        raise LinAlgError(
+            f"tensorsolve: a's shape {a.shape} does not make a square system for x of shape "
+            f"{x_shape}; prod(x.shape)**2 must equal a.size"
+        )
+    return reshape(solve(reshape(a, (-1, n)), ravel(b)), x_shape)
