@@ -44,6 +44,7 @@ from __future__ import annotations
 
 from ftransforms.numpy.creation import *  # noqa: F403
 from ftransforms.numpy.dtypes import *  # noqa: F403
+from ftransforms.numpy.functional import *  # noqa: F403
 from ftransforms.numpy.helpers import *  # noqa: F403
 from ftransforms.numpy.index_tricks import *  # noqa: F403
 from ftransforms.numpy.indexing import *  # noqa: F403
