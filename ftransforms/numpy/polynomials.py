@@ -266,8 +266,7 @@ def polyfit(
         >>> np.round(polyfit(np.array([0.0, 1.0, 2.0]), np.array([1.0, 3.0, 5.0]), 1), 12)
         array([2., 1.])
     """
-    # numpy.linalg comes after the polynomials in the chapter order (fnp/__init__.py)
-    from ftransforms.numpy.linalg import inv, lstsq  # noqa: PLC0415
+    from ftransforms.numpy.linalg import inv, lstsq  # noqa: PLC0415  # late import: linalg is a later chapter
 
     like = first_array(x, y, w)
     x, y = as_operand(x, like), as_operand(y, like)
