@@ -47,6 +47,7 @@ __all__ = [
     "poly",
     "polydiv",
     "polyfit",
+    "roots",
 ]
 
 
@@ -170,7 +171,7 @@ def poly(seq_of_zeros: Any) -> Any:
     """``numpy.poly`` of a sequence of roots: the monic polynomial's coefficients, leading
     first (a product of ``[1, -r]`` factors; real again when complex roots come in
     conjugate pairs).  The characteristic polynomial of a matrix needs its eigenvalues,
-    ``numpy.linalg.eigvals``: pass ``fnp.linalg.eigvals(a)`` where that is available.
+    ``fnp.linalg.eigvals`` (an error naming it where this version lacks it).
 
     Example:
         >>> import numpy as np
@@ -179,11 +180,7 @@ def poly(seq_of_zeros: Any) -> Any:
     """
     z = atleast_1d(as_operand(seq_of_zeros))
     if ndim(z) == 2 and shape(z)[0] == shape(z)[1] and shape(z)[0] > 0:
-        raise UnsupportedOperationError(
-            "poly(a) of a square matrix a: the characteristic polynomial needs the "
-            "eigenvalues of a; call poly(fnp.linalg.eigvals(a)) (or poly(fnp.linalg."
-            "eigvalsh(a)) for a symmetric a)"
-        )
+        z = _eigvals(z, "poly(a) of a square matrix a")
     if ndim(z) != 1:
         raise ValueError("input must be 1d or non-empty square 2d array.")
     dt = dtype_of(z) if dtype_of(z).kind in "fc" else numpy.dtype(numpy.float64)
@@ -316,3 +313,59 @@ def polyfit(
             return c, v_base * fac
         return c, expand_dims(v_base, -1) * fac
     return c
+
+
+def _eigvals(a: Any, form: str) -> Any:
+    """``fnp.linalg.eigvals(a)``, or an error naming it where this version lacks it."""
+    import ftransforms.numpy.linalg as linalg  # noqa: PLC0415  # late import: a later chapter
+
+    eigvals = getattr(linalg, "eigvals", None)
+    if eigvals is None:
+        raise UnsupportedOperationError(
+            f"{form}: needs the eigenvalues of a general matrix, and this version of "
+            f"ftransforms has no fnp.linalg.eigvals; for a symmetric matrix use "
+            f"fnp.linalg.eigvalsh"
+        )
+    return eigvals(a)
+
+
+@implements(numpy.roots)
+def roots(p: Any) -> Any:
+    """``numpy.roots``: the eigenvalues of the companion matrix of ``p`` (leading and
+    trailing zero coefficients handled as in NumPy), differentiable where the roots are
+    distinct.  Needs ``fnp.linalg.eigvals``.
+
+    Example:
+        >>> import numpy as np
+        >>> roots(np.array([0.0, 1.0, 0.0])).tolist()
+        [0.0]
+    """
+    p = atleast_1d(as_operand(p))
+    if ndim(p) != 1:
+        raise ValueError("Input must be a rank-1 array.")
+    nz = []  # the nonzero coefficients (the same for every vmap batch element)
+    for i in range(shape(p)[0]):
+        flags = to_host(peek(getitem(p, i) != 0))
+        if flags.all():
+            nz.append(i)
+        elif flags.any():
+            raise BatchedControlFlowError(
+                f"roots under vmap: coefficient {i} is zero for some batch elements and not "
+                "others, so the number of roots would differ; call roots outside vmap"
+            )
+    dt = numpy.result_type(dtype_of(p), 1.0)
+    if len(nz) == 0:
+        return zeros((0,), dt, like=p)
+    first, last = int(nz[0]), int(nz[-1])
+    trailing = shape(p)[0] - last - 1
+    p = astype(getitem(p, slice(first, last + 1)), dt)
+    n = shape(p)[0]
+    if n > 1:
+        top = reshape(-getitem(p, slice(1, None)) / getitem(p, 0), (1, n - 1))
+        below = astype(as_operand(numpy.eye(n - 2, n - 1), p), dt)
+        found = _eigvals(concatenate([top, below]), "roots(p)")
+    else:
+        found = zeros((0,), dt, like=p)
+    if trailing:
+        found = concatenate([found, zeros((trailing,), dtype_of(found), like=p)])
+    return found
