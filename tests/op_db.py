@@ -35,7 +35,7 @@ import scipy.special as ssp
 import ftransforms.numpy as fnp
 import ftransforms.random as frandom
 import ftransforms.scipy.special as fsp
-from tests import op_db_fft, op_db_linalg, op_db_nn, op_db_sets, op_db_stats
+from tests import op_db_fft, op_db_linalg, op_db_nn, op_db_numpy_more, op_db_sets, op_db_stats
 
 jax.config.update("jax_enable_x64", True)  # also done by conftest.py; the oracle needs it
 
@@ -1698,6 +1698,8 @@ op_db_fft.register(add, S)
 op_db_stats.register(add, S, JNP)
 # ftransforms/numpy/sets.py, sorting.py, indexing.py (index builders), reductions.py (nan*)
 op_db_sets.register(add, S, JNP)
+# issue 13 item 3: einsum sublists, trace offsets, r_/c_/ix_, functional.py, ...
+op_db_numpy_more.register(add, S, JNP)
 
 
 #: Entries that only spell another entry's primitives differently (an operator, a method):

@@ -165,11 +165,9 @@ def i0(x: Any) -> Any:
         term = term * q / float(k * k)
         series = series + term
     xl = where(small, _I0_SWITCH + 1.0, ax)
-    coef, inv8x = 1.0, 1.0 / (8.0 * xl)
-    tail, power_ = xl * 0.0 + 1.0, xl * 0.0 + 1.0
-    for k in range(1, 25):
-        coef = coef * (2 * k - 1) ** 2 / k
-        power_ = power_ * inv8x
-        tail = tail + coef * power_
+    term, tail = xl * 0.0 + 1.0, xl * 0.0 + 1.0
+    for k in range(1, 25):  # term_k = term_(k-1) * (2k-1)^2 / (8 k |x|): no large constants
+        term = term * ((2 * k - 1) ** 2 / (8.0 * k)) / xl
+        tail = tail + term
     large = exp(xl) / sqrt(2.0 * math.pi * xl) * tail
     return where(small, series, large)

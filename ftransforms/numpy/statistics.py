@@ -625,6 +625,34 @@ def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None, weights: Any 
     return histogram(a, bins, range, weights=weights)[1]
 
 
+def _dd_edges(c: Any, bins: Any, rng: Any) -> Any:
+    """One coordinate's edges as ``numpy.histogramdd`` makes them: ``linspace(first, last,
+    bins + 1)`` in the dtype of the extremes (a given range's Python floats: float64)."""
+    if ndim(bins) != 0:
+        edges = as_operand(bins, c)
+        if ndim(edges) != 1:
+            raise ValueError("`bins[i]` must be a scalar or 1d array")
+        return edges
+    n = int(bins)
+    if n < 1:
+        raise ValueError("`bins[i]` must be positive, when an integer")
+    if rng is not None:
+        first, last = rng
+        if not isinstance(first, Tracer) and not isinstance(last, Tracer) and first > last:
+            raise ValueError("max must be larger than min in range parameter.")
+    elif size(c) == 0:
+        first, last = 0, 1
+    else:
+        first, last = min(c), max(c)
+    if isinstance(first, Tracer) or isinstance(last, Tracer):
+        same = first == last
+        first, last = where(same, first - 0.5, first), where(same, last + 0.5, last)
+    elif first == last:
+        first, last = first - 0.5, last + 0.5
+    dt = weak_result_type(first, last, 1.0)
+    return _edges_linspace(first, last, n + 1, dt, dt, c)
+
+
 @implements(numpy.histogramdd)
 def histogramdd(
     sample: Any,
@@ -658,7 +686,7 @@ def histogramdd(
     ranges = [None] * dims if range is None else list(range)
     if len(ranges) != dims:
         raise ValueError("range argument must have one entry per dimension")
-    edges = [histogram_bin_edges(c, b, r) for c, b, r in zip(coords, bins, ranges)]
+    edges = [_dd_edges(c, b, r) for c, b, r in zip(coords, bins, ranges)]
     nbins = [shape(e)[0] - 1 for e in edges]
     flat: Any = 0
     inside: Any = True
@@ -674,6 +702,7 @@ def histogramdd(
         hist = astype(sum(hits, axis=0), float)
     else:
         w = ravel(as_operand(weights, coords[0]))
+        w = astype(w, float)  # summed in float64, as NumPy's bincount of the weights
         hist = sum(where(hits, expand_dims(w, -1), 0.0), axis=0)
     hist = reshape(hist, tuple(nbins))
     if density:
