@@ -49,6 +49,12 @@ BATCH, NEW_BATCH = (1, 2, 3), (4, 5, 6)  # the seeds stacked into vmap batches
 #: of replaying; any other entry that warns fails.  Recorded, not required: an entry that
 #: stops warning (the rule no longer peeks) passes.
 VALUE_DEPENDENT = {
+    # tests/op_db_numpy_more.py
+    "choose": "mode='raise' checks the indices' range (fnp.peek)",
+    "piecewise": "each function sees the elements its condition selects (a read of the mask)",
+    "piecewise_otherwise": "each function sees the elements its condition selects",
+    "polydiv_quotient": "the remainder's leading zeros are dropped as NumPy does (fnp.peek)",
+    "polyfit": "lstsq reads the singular values for the rank (fnp.peek)",
     "at_set": "x.at[i].set checks the indices for duplicates (fnp.peek)",
     "linalg_composite_linalg_lstsq": "lstsq reads the singular values for the rank (fnp.peek)",
     "random_normal": "a random draw",

@@ -12,7 +12,6 @@ from typing import Any
 import numpy
 
 from ftransforms.core.errors import BatchedControlFlowError
-from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.creation import as_operand, zeros_like
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import concrete_arg, dtype_of, ndim, normalize_axis, shape
@@ -86,7 +85,8 @@ def _conditions(x: Any, condlist: Any) -> list[Any]:
     """NumPy's reading of ``piecewise``'s ``condlist``: one condition or a list of them."""
     if isinstance(condlist, (list, tuple)):
         first = condlist[0] if condlist else None
-        wrap = not isinstance(first, (list, numpy.ndarray, Tracer)) and ndim(x) != 0
+        is_array = hasattr(first, "shape") and not isinstance(first, numpy.generic)
+        wrap = not (isinstance(first, list) or is_array) and ndim(x) != 0
         conds = [condlist] if wrap else list(condlist)
     elif hasattr(condlist, "shape"):
         wrap = ndim(condlist) == 0 or (ndim(condlist) == 1 and ndim(x) != 0)

@@ -21,7 +21,7 @@ import numpy.lib._index_tricks_impl as _np_index_tricks
 
 from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
-from ftransforms.numpy.creation import asarray
+from ftransforms.numpy.creation import as_operand
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import concrete_arg, dtype_of, holds_tracer, ndim, shape
 from ftransforms.numpy.manipulation import concatenate, reshape, transpose
@@ -80,27 +80,29 @@ class AxisConcatenator:
                 piece = item
                 kinds.append(item)
             else:
-                piece = asarray(item) if holds_tracer(item) else numpy.asarray(item)
+                piece = as_operand(item) if holds_tracer(item) or _is_array(item) else item
+                piece = numpy.asarray(piece) if not _is_array(piece) else piece
                 piece = _with_ndmin(piece, ndmin, trans1d)
                 kinds.append(dtype_of(piece))
             pieces.append(piece)
         if not pieces:
             return numpy.array([])
         dt = numpy.result_type(*kinds)
+        like = next((p for p in pieces if _is_array(p) and type(p) is not numpy.ndarray), like)
         arrays = []
         for piece in pieces:
-            if not isinstance(piece, Tracer):
-                piece = numpy.asarray(piece, dtype=dt)
-                piece = _with_ndmin(piece, ndmin, -1)
-                if like is not None:
-                    piece = asarray(piece, like=like)
-            elif dtype_of(piece) != dt:
-                piece = astype(piece, dt)
-            arrays.append(piece)
+            piece = as_operand(piece if _is_array(piece) else numpy.asarray(piece), like)
+            piece = _with_ndmin(piece, ndmin, -1)
+            arrays.append(piece if dtype_of(piece) == dt else astype(piece, dt))
         return concatenate(arrays, axis=axis)
 
     def __len__(self) -> int:
         return 0
+
+
+def _is_array(x: Any) -> bool:
+    """A tracer or a backend (NumPy/CuPy) array."""
+    return hasattr(x, "dtype") and hasattr(x, "shape") and not isinstance(x, numpy.generic)
 
 
 def _directive(item: str, form: str, ndmin: int, trans1d: int) -> tuple[int, int, int]:

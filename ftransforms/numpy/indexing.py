@@ -594,7 +594,7 @@ def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Any:
             )
     else:
         raise ValueError(f"choose: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
-    dt = result_type(*picks)
+    dt = helpers.weak_result_type(*picks)
     stacked = stack([astype(p, dt) for p in picks])
     index = reshape(astype(a, INTP), (1, *shape(a)))
     return reshape(take_along_axis(stacked, index, 0), shape(a))
