@@ -241,7 +241,7 @@ def register(add: Callable, S: Callable, JNP: Any) -> None:  # noqa: N803
         "poly",
         lambda m, z: m.poly(z),
         lambda d: [S("4", d.u((4,))), S("1", d.u((1,)))],
-        prims="einsum",
+        prims=("matmul", "concatenate"),
     )
     add(
         "polydiv_quotient",
