@@ -1096,7 +1096,7 @@ add(
         S("3x4_nonsquare", d.u((3, 4))),
         S("3x2x3_axes20", d.u((3, 2, 3)), 2, 0),
     ],
-    prims="einsum",
+    prims=("getitem", "reduce_sum"),
 )
 
 
@@ -1450,6 +1450,7 @@ from tests import (  # noqa: E402,F401
     op_db_linalg_complex,
     op_db_nn,
     op_db_numpy,
+    op_db_numpy_more,
     op_db_scipy,
     op_db_sets,
     op_db_special,

@@ -288,12 +288,13 @@ add(
     value_dependent="the number of distinct values is read from the values (fnp.peek)",
 )
 add(
-    "unique_all",
+    "unique_all_flags",
     lambda m, x, size=None: unique_fn(
         m, x, size, return_index=True, return_inverse=True, return_counts=True
     ),
     lambda d: [S("7", _repeats(d, pattern), size=4)],
     prims=("argsort", "getitem", "cumsum"),
+    funcs="unique",
     fd=False,
     value_dependent="the number of distinct values is read from the values (fnp.peek)",
 )
@@ -315,4 +316,37 @@ for name, size in (("union1d", 6), ("intersect1d", 2), ("setdiff1d", 2), ("setxo
         prims=("argsort", "getitem"),
         fd=False,
         value_dependent="the result size is read from the values (fnp.peek)",
+    )
+
+
+def _unique_array_api(name: str):
+    """``numpy.unique_values``/``unique_counts``/``unique_inverse`` (NumPy 2's array-API
+    spellings), as one array: the values, or values and counts / inverse indices joined."""
+
+    def fn(m, x):
+        out = getattr(m, name)(x)
+        if name == "unique_values":
+            return out
+        return m.concatenate([m.ravel(m.astype(o, x.dtype)) for o in out])
+
+    fn.__name__ = name
+    return fn
+
+
+for _name, _prims in (
+    ("unique_values", ("argsort", "getitem")),
+    ("unique_counts", ("argsort", "getitem")),
+    ("unique_inverse", ("argsort", "getitem")),
+    ("unique_all", ("argsort", "getitem")),
+):
+    add(
+        _name,
+        _unique_array_api(_name),
+        lambda d: [S("7", _repeats(d, pattern))],
+        prims=_prims,
+        funcs=_name,
+        fd=False,
+        jax_compositions=False,  # JAX's unique needs a static size under its transforms
+        via_numpy=False,
+        value_dependent="the number of distinct values is read from the values (fnp.peek)",
     )

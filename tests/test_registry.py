@@ -132,6 +132,10 @@ def test_primitive_has_an_op_db_entry(name):
 
 #: Public names that are not array operations, so have no entry (with the reason).
 NOT_OPERATIONS = {
+    # answers about dtypes and contraction orders, not array operations
+    "can_cast": "returns a bool about dtypes",
+    "common_type": "returns a dtype",
+    "einsum_path": "returns the contraction path (shapes only)",
     # helpers the rules and the NumPy layer use
     "physical": "a helper: the backend array under a tracer",
     "peek": "a helper: the concrete values, for value-dependent rules",

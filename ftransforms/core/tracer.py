@@ -182,8 +182,9 @@ class Tracer:
     def _written_into_array_error(self) -> InPlaceError:
         self._check_live("a[i] = t")
         return InPlaceError(
-            f"{self._interp.name}: a[i] = t writes a traced value into a NumPy array, which "
-            f"cannot hold what the transform tracks (its derivative or its batch).  Use the "
+            f"{self._interp.name}: a[i] = t writes a traced value (a tracer) into a NumPy "
+            f"array, which cannot hold what the transform tracks (its derivative or its "
+            f"batch).  Use the "
             f"functional form a = fnp.at(a)[i].set(t) (a new array; also .add(t)), or build "
             f"the result without writing into it (a = a + t, fnp.where, fnp.stack)."
         )

@@ -22,6 +22,8 @@ reference, each importing only the chapters listed before it here (so no import 
     sets, statistics      unique, union1d, ...; median, quantile, cov, histogram, ...
     signal, polynomials   convolve, interp, gradient, unwrap; polyval, polymul, ...
     linalg, fft           the numpy.linalg and numpy.fft namespaces
+    index_tricks          r_, c_, s_, ix_ (and NumPy's own r_/c_ made to keep tracers)
+    functional            apply_along_axis, apply_over_axes, piecewise
 
 :mod:`~ftransforms.numpy.dispatch` holds ``@implements(numpy.foo)``, which each function
 carries where it is defined to answer ``numpy.foo(tracer)``; :mod:`~ftransforms.numpy.protocol`
@@ -42,7 +44,9 @@ from __future__ import annotations
 
 from ftransforms.numpy.creation import *  # noqa: F403
 from ftransforms.numpy.dtypes import *  # noqa: F403
+from ftransforms.numpy.functional import *  # noqa: F403
 from ftransforms.numpy.helpers import *  # noqa: F403
+from ftransforms.numpy.index_tricks import *  # noqa: F403
 from ftransforms.numpy.indexing import *  # noqa: F403
 from ftransforms.numpy.logic import *  # noqa: F403
 from ftransforms.numpy.manipulation import *  # noqa: F403

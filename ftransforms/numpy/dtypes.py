@@ -33,6 +33,8 @@ __all__ = [
     "iinfo",
     "ndarray",
     "result_type",
+    "can_cast",
+    "common_type",
 ]
 
 
@@ -49,3 +51,32 @@ ndarray = numpy.ndarray
 def result_type(*args: Any) -> Any:
     """``numpy.result_type`` that accepts tracers."""
     return numpy.result_type(*[a.dtype if isinstance(a, Tracer) else a for a in args])
+
+
+def _dtype_stand_in(x: Any) -> Any:
+    """A tracer's dtype (what NumPy 2's casting rules look at) in place of the tracer."""
+    return x.dtype if isinstance(x, Tracer) else x
+
+
+@implements(numpy.can_cast)
+def can_cast(from_: Any, to: Any, casting: str = "safe") -> bool:
+    """``numpy.can_cast`` of a tracer: decided by its dtype, as NumPy 2 does for arrays.
+
+    Example:
+        >>> can_cast(numpy.float32, numpy.float64)
+        True
+    """
+    return bool(numpy.can_cast(_dtype_stand_in(from_), _dtype_stand_in(to), casting))
+
+
+@implements(numpy.common_type)
+def common_type(*arrays: Any) -> Any:
+    """``numpy.common_type``: the inexact scalar type of the inputs' dtypes.
+
+    Example:
+        >>> common_type(numpy.ones(2, numpy.float32)).__name__
+        'float32'
+    """
+    return numpy.common_type(
+        *[numpy.empty(0, a.dtype) if isinstance(a, Tracer) else a for a in arrays]
+    )

@@ -40,7 +40,14 @@ from ftransforms.numpy.helpers import (
     to_host,
     xp_of,
 )
-from ftransforms.numpy.manipulation import broadcast_arrays, broadcast_to, moveaxis, ravel, reshape
+from ftransforms.numpy.manipulation import (
+    broadcast_arrays,
+    broadcast_to,
+    moveaxis,
+    ravel,
+    reshape,
+    stack,
+)
 from ftransforms.numpy.ufuncs import (
     astype,
     clip,
@@ -79,6 +86,9 @@ __all__ = [
     "triu_indices_from",
     "ravel_multi_index",
     "unravel_index",
+    "choose",
+    "compress",
+    "extract",
 ]
 
 
@@ -461,3 +471,92 @@ def unravel_index(indices: Any, shape: Any, order: str = "C") -> tuple[Any, ...]
     if bad.size:
         raise ValueError(f"index {int(bad[0])} is out of bounds for array with size {size}")
     return unravel(indices, dims, order)
+
+
+def _concrete_mask(condition: Any, what: str) -> Any:
+    """A boolean condition's concrete values (a traced one is read: it has no derivative);
+    under ``vmap`` a batched condition would give each batch element its own result size."""
+    if isinstance(condition, Tracer):
+        condition = helpers.concrete_arg(condition, what)
+    return condition if hasattr(condition, "dtype") else numpy.asarray(condition)
+
+
+@implements(numpy.choose)
+def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Any:
+    """``numpy.choose``: ``choices[a[i]][i]`` with everything broadcast together.
+
+    Differentiable in the choices; the integer ``a`` is an index (``mode`` ``'raise'``,
+    ``'wrap'`` or ``'clip'`` as in NumPy).
+
+    Example:
+        >>> import numpy as np
+        >>> choose(np.array([0, 1, 0]), [np.zeros(3), np.ones(3)]).tolist()
+        [0.0, 1.0, 0.0]
+    """
+    helpers.no_extra_args("choose", {"out": out})
+    like = next((c for c in [a, *choices] if isinstance(c, Tracer)), None)
+    a = as_operand(a, like)
+    if dtype_of(a).kind not in "iub":
+        raise TypeError(f"choose(a, choices): a must hold integers, got dtype {dtype_of(a)}")
+    n = len(choices)
+    arrays = broadcast_arrays(a, *[as_operand(c, like) for c in choices])
+    a, picks = arrays[0], arrays[1:]
+    if mode == "wrap":
+        a = remainder(a, n)
+    elif mode == "clip":
+        a = clip(a, 0, n - 1)
+    elif mode == "raise":
+        host = to_host(peek(a))
+        if host.size and (host.min() < 0 or host.max() >= n):
+            raise ValueError(
+                f"choose(a, choices): a holds {int(host.min())}..{int(host.max())} but there "
+                f"are {n} choices; use mode='wrap' or mode='clip' for indices out of range"
+            )
+    else:
+        raise ValueError(f"choose: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+    dt = helpers.weak_result_type(*picks)
+    stacked = stack([astype(p, dt) for p in picks])
+    index = reshape(astype(a, INTP), (1, *shape(a)))
+    return reshape(take_along_axis(stacked, index, 0), shape(a))
+
+
+@implements(numpy.compress)
+def compress(condition: Any, a: Any, axis: int | None = None, out: Any = None) -> Any:
+    """``numpy.compress``: the slices of ``a`` along ``axis`` where ``condition`` holds (a
+    shorter condition leaves the remaining slices out, as in NumPy).
+
+    Example:
+        >>> import numpy as np
+        >>> compress([True, False, True], np.arange(3.0)).tolist()
+        [0.0, 2.0]
+    """
+    helpers.no_extra_args("compress", {"out": out})
+    cond = _concrete_mask(condition, "compress(condition, a)")
+    if cond.ndim != 1:
+        raise ValueError(f"compress: condition must be a 1-d array, got shape {cond.shape}")
+    a = as_operand(a)
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = normalize_axis(axis, ndim(a))
+    if cond.shape[0] > shape(a)[axis]:
+        raise IndexError(
+            f"compress: condition has {cond.shape[0]} entries, more than axis {axis}'s "
+            f"{shape(a)[axis]}"
+        )
+    picked = xp_of(cond).nonzero(cond.astype(bool))[0]
+    return take(a, picked, axis=axis)
+
+
+@implements(numpy.extract)
+def extract(condition: Any, arr: Any) -> Any:
+    """``numpy.extract``: the elements of ``ravel(arr)`` where ``ravel(condition)`` is
+    nonzero.
+
+    Example:
+        >>> import numpy as np
+        >>> extract(np.eye(2), np.arange(4.0).reshape(2, 2)).tolist()
+        [0.0, 3.0]
+    """
+    cond = _concrete_mask(condition, "extract(condition, arr)")
+    picked = xp_of(cond).nonzero(cond.reshape(-1))[0]
+    return take(ravel(as_operand(arr)), picked)

@@ -11,7 +11,7 @@ from typing import Any
 import numpy
 
 from ftransforms.core.errors import UnsupportedOperationError
-from ftransforms.numpy.creation import full, ones, zeros_like
+from ftransforms.numpy.creation import as_operand, full, ones, zeros_like
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.dtypes import pi, result_type
 from ftransforms.numpy.helpers import dtype_of
@@ -20,11 +20,13 @@ from ftransforms.numpy.ufuncs import (
     abs,
     arctan2,
     astype,
+    exp,
     imag,
     isnan,
     power,
     real,
     signbit,
+    sqrt,
     to_float,
 )
 from ftransforms.ops import special as _sp
@@ -45,6 +47,7 @@ __all__ = [
     "degrees",
     "sinc",
     "nan_to_num",
+    "i0",
 ]
 
 
@@ -134,3 +137,40 @@ def nan_to_num(
     out = where(x == numpy.inf, full((), posinf, dt, like=x), x)
     out = where(x == -numpy.inf, full((), neginf, dt, like=x), out)
     return where(isnan(x), full((), nan, dt, like=x), out)
+
+
+#: The modified Bessel function I0 is summed as its power series up to this |x| and by its
+#: large-argument expansion above it (both converge to double precision there).
+_I0_SWITCH = 20.0
+
+
+@implements(numpy.i0)
+def i0(x: Any) -> Any:
+    """``numpy.i0``: the modified Bessel function of the first kind, order 0, for real
+    ``x``; its derivative is ``I1(x)``.  Computed from elementwise operations: the power
+    series ``sum_k (x^2/4)^k / (k!)^2`` for ``|x| <= 20``, and
+    ``e^|x| / sqrt(2 pi |x|) * sum_k ((2k-1)!!)^2 / (k! (8|x|)^k)`` above.
+
+    Example:
+        >>> import numpy as np
+        >>> round(float(i0(np.array(1.0))), 12)
+        1.266065877752
+    """
+    x = to_float(as_operand(x))
+    if dtype_of(x).kind == "c":
+        raise TypeError("i0: complex inputs are not supported (as in NumPy)")
+    ax = abs(x)
+    small = ax <= _I0_SWITCH
+    xs = where(small, x, 0.0)  # each branch sees only inputs where it is accurate and finite
+    q = xs * xs / 4.0
+    term, series = q * 0.0 + 1.0, q * 0.0 + 1.0
+    for k in range(1, 51):
+        term = term * q / float(k * k)
+        series = series + term
+    xl = where(small, _I0_SWITCH + 1.0, ax)
+    term, tail = xl * 0.0 + 1.0, xl * 0.0 + 1.0
+    for k in range(1, 25):  # term_k = term_(k-1) * (2k-1)^2 / (8 k |x|): no large constants
+        term = term * ((2 * k - 1) ** 2 / (8.0 * k)) / xl
+        tail = tail + term
+    large = exp(xl) / sqrt(2.0 * math.pi * xl) * tail
+    return where(small, series, large)

@@ -1,5 +1,5 @@
 """Polynomials (NumPy's legacy ``poly1d`` functions): ``polyval``, ``polyder``,
-``polyint``, ``polyadd``, ``polysub``, ``polymul``.
+``polyint``, ``polyadd``, ``polysub``, ``polymul``, ``poly``, ``polydiv``, ``polyfit``.
 """
 
 from __future__ import annotations
@@ -8,16 +8,47 @@ from typing import Any
 
 import numpy
 
-from ftransforms.numpy.creation import as_operand, zeros
+from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperationError
+from ftransforms.numpy.creation import as_operand, ones, zeros
 from ftransforms.numpy.dispatch import implements
-from ftransforms.numpy.helpers import dtype_of, first_array, ndim, shape, weak_result_type
+from ftransforms.numpy.helpers import (
+    dtype_of,
+    first_array,
+    ndim,
+    peek,
+    shape,
+    to_host,
+    weak_result_type,
+)
 from ftransforms.numpy.indexing import getitem
-from ftransforms.numpy.manipulation import atleast_1d, broadcast_to, concatenate, reshape
+from ftransforms.numpy.manipulation import (
+    atleast_1d,
+    broadcast_to,
+    concatenate,
+    expand_dims,
+    reshape,
+    stack,
+    transpose,
+)
+from ftransforms.numpy.matrices import vander
+from ftransforms.numpy.products import matmul, outer
 from ftransforms.numpy.ranges import arange
+from ftransforms.numpy.reductions import sum
 from ftransforms.numpy.signal import convolve
-from ftransforms.numpy.ufuncs import astype, true_divide
+from ftransforms.numpy.ufuncs import astype, real, sqrt, true_divide
 
-__all__ = ["polyval", "polyder", "polyint", "polyadd", "polysub", "polymul"]
+__all__ = [
+    "polyval",
+    "polyder",
+    "polyint",
+    "polyadd",
+    "polysub",
+    "polymul",
+    "poly",
+    "polydiv",
+    "polyfit",
+    "roots",
+]
 
 
 @implements(numpy.polyval)
@@ -133,3 +164,208 @@ def polymul(a1: Any, a2: Any) -> Any:
         [9.0, 23.0, 38.0, 17.0, 3.0]
     """
     return convolve(a1, a2)
+
+
+@implements(numpy.poly)
+def poly(seq_of_zeros: Any) -> Any:
+    """``numpy.poly`` of a sequence of roots: the monic polynomial's coefficients, leading
+    first (a product of ``[1, -r]`` factors; real again when complex roots come in
+    conjugate pairs).  The characteristic polynomial of a matrix needs its eigenvalues,
+    ``fnp.linalg.eigvals`` (an error naming it where this version lacks it).
+
+    Example:
+        >>> import numpy as np
+        >>> poly(np.array([1.0, 2.0])).tolist()
+        [1.0, -3.0, 2.0]
+    """
+    z = atleast_1d(as_operand(seq_of_zeros))
+    if ndim(z) == 2 and shape(z)[0] == shape(z)[1] and shape(z)[0] > 0:
+        z = _eigvals(z, "poly(a) of a square matrix a")
+    if ndim(z) != 1:
+        raise ValueError("input must be 1d or non-empty square 2d array.")
+    dt = dtype_of(z) if dtype_of(z).kind in "fc" else numpy.dtype(numpy.float64)
+    z = astype(z, dt)
+    out: Any = ones((1,), dt, like=z)
+    for k in range(shape(z)[0]):
+        factor = concatenate([ones((1,), dt, like=z), reshape(-getitem(z, k), (1,))])
+        out = convolve(out, factor)
+    if dt.kind == "c":
+        roots = to_host(peek(z))
+        pairs = numpy.sort(roots, axis=-1) == numpy.sort(roots.conj(), axis=-1)
+        if pairs.all():
+            out = real(out)
+    return out
+
+
+@implements(numpy.polydiv)
+def polydiv(u: Any, v: Any) -> tuple[Any, Any]:
+    """``numpy.polydiv``: quotient and remainder of ``u / v`` by long division
+    (differentiable in both).  The remainder's leading coefficients that are zero to
+    within 1e-8 are dropped as NumPy drops them (the same number for every ``vmap`` batch
+    element).
+
+    Example:
+        >>> import numpy as np
+        >>> q, r = polydiv(np.array([1.0, -3.0, 2.0]), np.array([1.0, -1.0]))
+        >>> q.tolist(), r.tolist()
+        ([1.0, -2.0], [0.0])
+    """
+    like = first_array(u, v)
+    u, v = atleast_1d(as_operand(u, like)), atleast_1d(as_operand(v, like))
+    dt = numpy.result_type(dtype_of(u), dtype_of(v), 1.0)
+    u, v = astype(u, dt), astype(v, dt)
+    m, n = shape(u)[0] - 1, shape(v)[0] - 1
+    scale = 1.0 / getitem(v, 0)
+    r = [getitem(u, i) for i in range(m + 1)]
+    vs = [getitem(v, j) for j in range(n + 1)]
+    q = []
+    for k in range(m - n + 1):
+        d = scale * r[k]
+        q.append(d)
+        for j in range(n + 1):
+            r[k + j] = r[k + j] - d * vs[j]
+    quotient = stack(q) if q else zeros((1,), dt, like=u)
+    rest = (r[m - n + 1 :] or r[-1:]) if q else r
+    while len(rest) > 1:
+        lead = to_host(peek(rest[0]))
+        small = numpy.abs(lead) <= 1e-8  # numpy.allclose(r[0], 0, rtol=1e-14)
+        if small.all():
+            rest = rest[1:]
+        elif small.any():
+            raise BatchedControlFlowError(
+                "polydiv under vmap: the remainder's leading coefficient is zero for some "
+                "batch elements and not others, so the remainders would differ in length; "
+                "divide outside vmap, or keep the full-length remainder with a loop"
+            )
+        else:
+            break
+    return quotient, stack(rest)
+
+
+@implements(numpy.polyfit)
+def polyfit(
+    x: Any,
+    y: Any,
+    deg: int,
+    rcond: Any = None,
+    full: bool = False,
+    w: Any = None,
+    cov: Any = False,
+) -> Any:
+    """``numpy.polyfit``: the least-squares polynomial of degree ``deg`` through ``(x, y)``
+    (``y`` one or several columns), leading coefficient first, by NumPy's scaled
+    Vandermonde least squares; differentiable in ``x``, ``y`` and ``w``.  ``full=True``
+    adds ``(residuals, rank, singular_values, rcond)``; ``cov=True`` (or ``'unscaled'``)
+    the coefficients' covariance.
+
+    Example:
+        >>> import numpy as np
+        >>> np.round(polyfit(np.array([0.0, 1.0, 2.0]), np.array([1.0, 3.0, 5.0]), 1), 12)
+        array([2., 1.])
+    """
+    from ftransforms.numpy.linalg import inv, lstsq  # noqa: PLC0415  # late import: linalg is a later chapter
+
+    like = first_array(x, y, w)
+    x, y = as_operand(x, like), as_operand(y, like)
+    x = astype(x, numpy.result_type(dtype_of(x), 1.0))
+    y = astype(y, numpy.result_type(dtype_of(y), 1.0))
+    order = int(deg) + 1
+    if deg < 0:
+        raise ValueError("expected deg >= 0")
+    if ndim(x) != 1:
+        raise TypeError("expected 1D vector for x")
+    if shape(x)[0] == 0:
+        raise TypeError("expected non-empty vector for x")
+    if ndim(y) < 1 or ndim(y) > 2:
+        raise TypeError("expected 1D or 2D array for y")
+    if shape(x)[0] != shape(y)[0]:
+        raise TypeError("expected x and y to have same length")
+    n = shape(x)[0]
+    if rcond is None:
+        rcond = n * numpy.finfo(dtype_of(x)).eps
+    lhs = vander(x, order)
+    rhs = y
+    if w is not None:
+        w = as_operand(w, like)
+        if ndim(w) != 1:
+            raise TypeError("expected a 1-d array for weights")
+        if shape(w)[0] != n:
+            raise TypeError("expected w and y to have the same length")
+        lhs = lhs * reshape(w, (-1, 1))
+        rhs = rhs * (w if ndim(rhs) == 1 else reshape(w, (-1, 1)))
+    scale = sqrt(sum(lhs * lhs, axis=0))
+    lhs = lhs / scale
+    c, resids, rank, s = lstsq(lhs, rhs, rcond)
+    c = c / (scale if ndim(c) == 1 else reshape(scale, (-1, 1)))
+    if full:
+        return c, resids, rank, s, rcond
+    if cov:
+        v_base = inv(matmul(transpose(lhs), lhs)) / outer(scale, scale)
+        if cov == "unscaled":
+            fac: Any = 1.0
+        else:
+            if n <= order:
+                raise ValueError(
+                    "the number of data points must exceed order to scale the covariance matrix"
+                )
+            fac = resids / (n - order)
+        if ndim(y) == 1:
+            return c, v_base * fac
+        return c, expand_dims(v_base, -1) * fac
+    return c
+
+
+def _eigvals(a: Any, form: str) -> Any:
+    """``fnp.linalg.eigvals(a)``, or an error naming it where this version lacks it."""
+    import ftransforms.numpy.linalg as linalg  # noqa: PLC0415  # late import: a later chapter
+
+    eigvals = getattr(linalg, "eigvals", None)
+    if eigvals is None:
+        raise UnsupportedOperationError(
+            f"{form}: needs the eigenvalues of a general matrix, and this version of "
+            f"ftransforms has no fnp.linalg.eigvals; for a symmetric matrix use "
+            f"fnp.linalg.eigvalsh"
+        )
+    return eigvals(a)
+
+
+@implements(numpy.roots)
+def roots(p: Any) -> Any:
+    """``numpy.roots``: the eigenvalues of the companion matrix of ``p`` (leading and
+    trailing zero coefficients handled as in NumPy), differentiable where the roots are
+    distinct.  Needs ``fnp.linalg.eigvals``.
+
+    Example:
+        >>> import numpy as np
+        >>> roots(np.array([0.0, 1.0, 0.0])).tolist()
+        [0.0]
+    """
+    p = atleast_1d(as_operand(p))
+    if ndim(p) != 1:
+        raise ValueError("Input must be a rank-1 array.")
+    nz = []  # the nonzero coefficients (the same for every vmap batch element)
+    for i in range(shape(p)[0]):
+        flags = to_host(peek(getitem(p, i) != 0))
+        if flags.all():
+            nz.append(i)
+        elif flags.any():
+            raise BatchedControlFlowError(
+                f"roots under vmap: coefficient {i} is zero for some batch elements and not "
+                "others, so the number of roots would differ; call roots outside vmap"
+            )
+    dt = numpy.result_type(dtype_of(p), 1.0)
+    if len(nz) == 0:
+        return zeros((0,), dt, like=p)
+    first, last = int(nz[0]), int(nz[-1])
+    trailing = shape(p)[0] - last - 1
+    p = astype(getitem(p, slice(first, last + 1)), dt)
+    n = shape(p)[0]
+    if n > 1:
+        top = reshape(-getitem(p, slice(1, None)) / getitem(p, 0), (1, n - 1))
+        below = astype(as_operand(numpy.eye(n - 2, n - 1), p), dt)
+        found = _eigvals(concatenate([top, below]), "roots(p)")
+    else:
+        found = zeros((0,), dt, like=p)
+    if trailing:
+        found = concatenate([found, zeros((trailing,), dtype_of(found), like=p)])
+    return found

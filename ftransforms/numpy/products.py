@@ -14,8 +14,8 @@ import numpy
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.creation import asarray
 from ftransforms.numpy.dispatch import implements
-from ftransforms.numpy.helpers import ndim, no_extra_args, normalize_axis, shape
-from ftransforms.numpy.indexing import getitem
+from ftransforms.numpy.helpers import dtype_of, ndim, no_extra_args, normalize_axis, shape
+from ftransforms.numpy.indexing import diagonal, getitem
 from ftransforms.numpy.manipulation import moveaxis, ravel, reshape, stack
 from ftransforms.numpy.reductions import sum
 from ftransforms.numpy.ufuncs import conj, multiply
@@ -30,6 +30,7 @@ __all__ = [
     "kron",
     "tensordot",
     "einsum",
+    "einsum_path",
     "trace",
     "cross",
     "vecdot",
@@ -160,26 +161,93 @@ def _parse_einsum(subscripts: str, operands: Sequence[Any]) -> str:
     return ",".join(expanded) + "->" + out
 
 
+def _sublist_subscripts(args: Sequence[Any]) -> tuple[str, list[Any]]:
+    """``einsum``'s sublist form ``(A, [0, 1], B, [1, 2][, [0, 2]])`` as its subscripts
+    string and operands: axis labels are ints (0..51, as in NumPy) or ``Ellipsis``."""
+
+    def letters(sub: Any) -> str:
+        out = []
+        for label in sub:
+            if label is Ellipsis:
+                out.append("...")
+            elif isinstance(label, (int, numpy.integer)) and 0 <= int(label) < len(_LETTERS):
+                out.append(_LETTERS[int(label)])
+            else:
+                raise ValueError(
+                    f"einsum(op0, sublist0, ...): a sublist holds ints in [0, 52) or "
+                    f"Ellipsis, got {label!r}; relabel the axes with small ints"
+                )
+        return "".join(out)
+
+    operands, subs = list(args[0::2]), [letters(s) for s in args[1::2]]
+    out = None
+    if len(args) % 2:  # a trailing output sublist
+        operands, out = operands[:-1], letters(args[-1])
+    spec = ",".join(subs) + ("" if out is None else "->" + out)
+    return spec, operands
+
+
 @implements(numpy.einsum)
-def einsum(subscripts: str, *operands: Any, optimize: Any = False, **kw: Any) -> Any:
-    """``numpy.einsum`` (subscripts form, with ellipsis and implicit output)."""
+def einsum(subscripts: Any, *operands: Any, optimize: Any = False, **kw: Any) -> Any:
+    """``numpy.einsum``: the subscripts form (with ellipsis and implicit output) and the
+    sublist form ``einsum(A, [0, 1], B, [1, 2][, [0, 2]])``.
+
+    Example:
+        >>> import numpy as np
+        >>> a = np.arange(6.0).reshape(2, 3)
+        >>> bool((einsum(a, [0, 1], a, [2, 1], [0, 2]) == a @ a.T).all())
+        True
+    """
     no_extra_args("einsum", kw)
+    if not isinstance(subscripts, str):
+        subscripts, operands = _sublist_subscripts((subscripts, *operands))
+    operands = tuple(_sequence_as_array(op) for op in operands)
     return _la.einsum_p.bind(
         *operands, subscripts=_parse_einsum(subscripts, operands), optimize=optimize
     )
 
 
+@implements(numpy.einsum_path)
+def einsum_path(*operands: Any, optimize: Any = "greedy", einsum_call: bool = False) -> Any:
+    """``numpy.einsum_path`` on tracers: the contraction order depends on shapes only, so
+    NumPy's answer for stand-in arrays of the same shapes and dtypes is returned.
+
+    Example:
+        >>> import numpy as np
+        >>> einsum_path("ij,jk->ik", np.ones((2, 3)), np.ones((3, 4)))[0]
+        ['einsum_path', (0, 1)]
+    """
+    if einsum_call:
+        raise UnsupportedOperationError(
+            "einsum_path(..., einsum_call=True) is NumPy-internal; call it without einsum_call"
+        )
+
+    def stand_in(x: Any) -> Any:
+        if isinstance(x, (str, list, tuple)) or x is Ellipsis:
+            return x
+        if not hasattr(x, "shape"):
+            x = numpy.asarray(x)
+        return numpy.broadcast_to(numpy.zeros((), dtype=dtype_of(x)), shape(x))
+
+    return numpy.einsum_path(*[stand_in(x) for x in operands], optimize=optimize)
+
+
 @implements(numpy.trace)
-def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
-    """``numpy.trace`` (offset 0)."""
-    if offset:
-        raise UnsupportedOperationError("trace: offset != 0 is not supported yet")
-    rank = ndim(a)
-    a = moveaxis(a, (axis1, axis2), (rank - 2, rank - 1))
-    k = builtins.min(shape(a)[-2:])
-    if shape(a)[-2:] != (k, k):  # a non-square matrix: its diagonal has min(n, m) elements
-        a = getitem(a, (Ellipsis, slice(0, k), slice(0, k)))
-    return einsum("...ii->...", a)
+def trace(
+    a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None, out: Any = None
+) -> Any:
+    """``numpy.trace``: the sum of :func:`~ftransforms.numpy.diagonal` ``(a, offset, axis1,
+    axis2)`` over its last axis, for any offset (0 when the diagonal is empty).
+
+    Example:
+        >>> import numpy as np
+        >>> float(trace(np.arange(9.0).reshape(3, 3), offset=-1))
+        10.0
+    """
+    no_extra_args("trace", {"out": out})
+    if ndim(a) < 2:
+        raise ValueError(f"trace: the array needs at least 2 dimensions, got {ndim(a)}")
+    return sum(diagonal(a, int(offset), axis1, axis2), axis=-1, dtype=dtype)
 
 
 @implements(numpy.cross, "numpy.linalg.cross")

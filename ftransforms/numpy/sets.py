@@ -17,7 +17,18 @@ from ftransforms.numpy.reductions import any, cumsum, diff
 from ftransforms.numpy.sorting import argsort, true_positions
 from ftransforms.numpy.ufuncs import astype, equal, isnan, logical_and, logical_not, not_equal
 
-__all__ = ["unique", "union1d", "intersect1d", "setxor1d", "setdiff1d", "isin"]
+__all__ = [
+    "unique",
+    "union1d",
+    "intersect1d",
+    "setxor1d",
+    "setdiff1d",
+    "isin",
+    "unique_all",
+    "unique_counts",
+    "unique_inverse",
+    "unique_values",
+]
 
 
 @implements(numpy.unique)
@@ -172,3 +183,51 @@ def isin(
     else:
         out = any(expand_dims(element, -1) == test, axis=-1)
     return logical_not(out) if invert else out
+
+
+def _unique_results() -> tuple[Any, Any, Any]:
+    """NumPy's result tuples (namedtuples of ``numpy.lib._arraysetops_impl``), or ours."""
+    from collections import namedtuple
+
+    impl = getattr(numpy.lib, "_arraysetops_impl", None)
+    if impl is not None and hasattr(impl, "UniqueAllResult"):
+        return impl.UniqueAllResult, impl.UniqueCountsResult, impl.UniqueInverseResult
+    return (
+        namedtuple("UniqueAllResult", "values indices inverse_indices counts"),
+        namedtuple("UniqueCountsResult", "values counts"),
+        namedtuple("UniqueInverseResult", "values inverse_indices"),
+    )
+
+
+_UniqueAll, _UniqueCounts, _UniqueInverse = _unique_results()
+
+
+@implements("numpy.unique_all")
+def unique_all(x: Any) -> Any:
+    """``numpy.unique_all``: values, first indices, inverse indices (shaped like ``x``) and
+    counts, as :func:`unique` (NaNs kept apart: ``equal_nan=False``)."""
+    return _UniqueAll(*unique(x, True, True, True, equal_nan=False))
+
+
+@implements("numpy.unique_counts")
+def unique_counts(x: Any) -> Any:
+    """``numpy.unique_counts``: values and counts.
+
+    Example:
+        >>> import numpy as np
+        >>> unique_counts(np.array([2.0, 1.0, 2.0])).counts.tolist()
+        [1, 2]
+    """
+    return _UniqueCounts(*unique(x, return_counts=True, equal_nan=False))
+
+
+@implements("numpy.unique_inverse")
+def unique_inverse(x: Any) -> Any:
+    """``numpy.unique_inverse``: values and inverse indices shaped like ``x``."""
+    return _UniqueInverse(*unique(x, return_inverse=True, equal_nan=False))
+
+
+@implements("numpy.unique_values")
+def unique_values(x: Any) -> Any:
+    """``numpy.unique_values``: the distinct values (differentiable by gather)."""
+    return unique(x, equal_nan=False)

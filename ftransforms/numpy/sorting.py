@@ -38,6 +38,7 @@ __all__ = [
     "flatnonzero",
     "argwhere",
     "sort_complex",
+    "lexsort",
 ]
 
 
@@ -172,3 +173,34 @@ def sort_complex(a: Any) -> Any:
         return b
     target = {"b": "F", "h": "F", "B": "F", "H": "F", "g": "G"}.get(dt.char, "D")
     return astype(b, numpy.dtype(target))
+
+
+@implements(numpy.lexsort)
+def lexsort(keys: Any, axis: int = -1) -> Any:
+    """``numpy.lexsort``: the indices that sort by the last key, ties broken by the one
+    before it, and so on (stable argsorts, first key first).  Integer indices: no
+    derivative, but the keys may be traced (and batched under ``vmap``).
+
+    Example:
+        >>> import numpy as np
+        >>> lexsort((np.array([2.0, 1.0, 0.0]), np.array([1.0, 0.0, 1.0]))).tolist()
+        [1, 2, 0]
+    """
+    if isinstance(keys, (list, tuple)):
+        keys = [as_operand(k) for k in keys]
+    else:
+        keys = as_operand(keys)
+        keys = [keys] if ndim(keys) < 2 else [getitem(keys, i) for i in range(shape(keys)[0])]
+    if not keys:
+        raise TypeError("lexsort: need sequence of keys with len > 0")
+    rank = ndim(keys[0])
+    if rank == 0:
+        raise ValueError("lexsort: the keys must have at least one dimension")
+    axis = normalize_axis(axis, rank)
+    perm = argsort(keys[0], axis=axis, kind="stable")
+    for key in keys[1:]:
+        if shape(key) != shape(keys[0]):
+            raise ValueError("lexsort: all keys need to be the same shape")
+        order = argsort(take_along_axis(key, perm, axis), axis=axis, kind="stable")
+        perm = take_along_axis(perm, order, axis)
+    return astype(perm, INTP)

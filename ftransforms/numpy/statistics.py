@@ -76,6 +76,9 @@ __all__ = [
     "bincount",
     "digitize",
     "histogram",
+    "histogram_bin_edges",
+    "histogram2d",
+    "histogramdd",
 ]
 
 
@@ -607,3 +610,132 @@ def histogram(
         widths = astype(getitem(edges, slice(1, None)) - getitem(edges, slice(None, -1)), float)
         hist = hist / widths / sum(hist)
     return hist, edges
+
+
+@implements(numpy.histogram_bin_edges)
+def histogram_bin_edges(a: Any, bins: Any = 10, range: Any = None, weights: Any = None) -> Any:  # noqa: A002
+    """``numpy.histogram_bin_edges``: the edges :func:`histogram` uses (differentiable in
+    the extremes of ``a`` when they set the range).
+
+    Example:
+        >>> import numpy as np
+        >>> histogram_bin_edges(np.array([0.0, 1.0]), bins=2).tolist()
+        [0.0, 0.5, 1.0]
+    """
+    return histogram(a, bins, range, weights=weights)[1]
+
+
+def _dd_edges(c: Any, bins: Any, rng: Any) -> Any:
+    """One coordinate's edges as ``numpy.histogramdd`` makes them: ``linspace(first, last,
+    bins + 1)`` in the dtype of the extremes (a given range's Python floats: float64)."""
+    if ndim(bins) != 0:
+        edges = as_operand(bins, c)
+        if ndim(edges) != 1:
+            raise ValueError("`bins[i]` must be a scalar or 1d array")
+        return edges
+    n = int(bins)
+    if n < 1:
+        raise ValueError("`bins[i]` must be positive, when an integer")
+    if rng is not None:
+        first, last = rng
+        if not isinstance(first, Tracer) and not isinstance(last, Tracer) and first > last:
+            raise ValueError("max must be larger than min in range parameter.")
+    elif size(c) == 0:
+        first, last = 0, 1
+    else:
+        first, last = min(c), max(c)
+    if isinstance(first, Tracer) or isinstance(last, Tracer):
+        same = first == last
+        first, last = where(same, first - 0.5, first), where(same, last + 0.5, last)
+    elif first == last:
+        first, last = first - 0.5, last + 0.5
+    dt = weak_result_type(first, last, 1.0)
+    return _edges_linspace(first, last, n + 1, dt, dt, c)
+
+
+@implements(numpy.histogramdd)
+def histogramdd(
+    sample: Any,
+    bins: Any = 10,
+    range: Any = None,  # noqa: A002
+    density: Any = None,
+    weights: Any = None,
+) -> tuple[Any, list]:
+    """``numpy.histogramdd``: ``(hist, edges)`` of ``sample`` (``N`` points of dimension
+    ``D``, as an ``(N, D)`` array or a sequence of ``D`` coordinate arrays).  The counts
+    have no derivative; weights and automatic edges (from each coordinate's extremes) do.
+
+    Example:
+        >>> import numpy as np
+        >>> hist, edges = histogramdd(np.array([[0.0, 0.0], [1.0, 1.0]]), bins=2)
+        >>> hist.tolist()
+        [[1.0, 0.0], [0.0, 1.0]]
+    """
+    if isinstance(sample, (list, tuple)):
+        coords = [ravel(as_operand(c)) for c in sample]
+    else:
+        sample = atleast_2d(as_operand(sample))
+        coords = [getitem(sample, (slice(None), d)) for d in builtins.range(shape(sample)[1])]
+    dims = len(coords)
+    if isinstance(bins, (int, numpy.integer)) or (
+        not isinstance(bins, (list, tuple)) and ndim(bins) == 0
+    ):
+        bins = [bins] * dims
+    if len(bins) != dims:
+        raise ValueError("The dimension of bins must be equal to the dimension of the sample x.")
+    ranges = [None] * dims if range is None else list(range)
+    if len(ranges) != dims:
+        raise ValueError("range argument must have one entry per dimension")
+    edges = [_dd_edges(c, b, r) for c, b, r in zip(coords, bins, ranges)]
+    nbins = [shape(e)[0] - 1 for e in edges]
+    flat: Any = 0
+    inside: Any = True
+    for c, e, n in zip(coords, edges, nbins):
+        index = searchsorted(e, c, side="right") - 1
+        index = where(c == getitem(e, -1), n - 1, index)  # the last bin is closed
+        inside = inside & (index >= 0) & (index < n)
+        flat = flat * n + index
+    total = math.prod(nbins)
+    hits = expand_dims(flat, -1) == arange(total, like=coords[0])
+    hits = hits & expand_dims(inside, -1)
+    if weights is None:
+        hist = astype(sum(hits, axis=0), float)
+    else:
+        w = ravel(as_operand(weights, coords[0]))
+        w = astype(w, float)  # summed in float64, as NumPy's bincount of the weights
+        hist = sum(where(hits, expand_dims(w, -1), 0.0), axis=0)
+    hist = reshape(hist, tuple(nbins))
+    if density:
+        hist = hist / sum(hist)
+        for d, e in enumerate(edges):
+            width = getitem(e, slice(1, None)) - getitem(e, slice(None, -1))
+            hist = hist / reshape(width, tuple(-1 if k == d else 1 for k in builtins.range(dims)))
+    return hist, edges
+
+
+@implements(numpy.histogram2d)
+def histogram2d(
+    x: Any,
+    y: Any,
+    bins: Any = 10,
+    range: Any = None,  # noqa: A002
+    density: Any = None,
+    weights: Any = None,
+) -> tuple[Any, Any, Any]:
+    """``numpy.histogram2d``: ``(H, xedges, yedges)``, as :func:`histogramdd` of the points
+    ``(x[i], y[i])``.
+
+    Example:
+        >>> import numpy as np
+        >>> H, xe, ye = histogram2d(np.array([0.0, 1.0]), np.array([1.0, 0.0]), bins=2)
+        >>> H.tolist()
+        [[0.0, 1.0], [1.0, 0.0]]
+    """
+    try:
+        n = len(bins)
+    except TypeError:
+        n = 1
+    if n not in (1, 2):  # one array of edges for both coordinates
+        bins = [bins, bins]
+    hist, edges = histogramdd([x, y], bins, range, density, weights)
+    return hist, edges[0], edges[1]

@@ -1,0 +1,148 @@
+"""Functional programming helpers: ``apply_along_axis``, ``apply_over_axes``,
+``piecewise`` (NumPy's "Functional programming"), written from ``fnp`` operations so that
+every transform sees through them.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+import numpy
+
+from ftransforms.core.errors import BatchedControlFlowError
+from ftransforms.numpy.creation import as_operand, zeros_like
+from ftransforms.numpy.dispatch import implements
+from ftransforms.numpy.helpers import concrete_arg, dtype_of, ndim, normalize_axis, shape
+from ftransforms.numpy.indexing import at, getitem, where
+from ftransforms.numpy.manipulation import broadcast_to, expand_dims, reshape, stack, transpose
+from ftransforms.numpy.reductions import any
+from ftransforms.numpy.ufuncs import astype, logical_not
+
+__all__ = ["apply_along_axis", "apply_over_axes", "piecewise"]
+
+
+@implements(numpy.apply_along_axis)
+def apply_along_axis(func1d: Callable, axis: int, arr: Any, *args: Any, **kwargs: Any) -> Any:
+    """``numpy.apply_along_axis``: ``func1d`` on every 1-d slice of ``arr`` along ``axis``
+    (a Python loop over the slices, as in NumPy); the axes of its result take the place of
+    ``axis``.
+
+    Example:
+        >>> import numpy as np
+        >>> apply_along_axis(lambda v: v[::-1], 1, np.arange(4.0).reshape(2, 2)).tolist()
+        [[1.0, 0.0], [3.0, 2.0]]
+    """
+    arr = as_operand(arr)
+    nd = ndim(arr)
+    axis = normalize_axis(axis, nd)
+    view = transpose(arr, [d for d in range(nd) if d != axis] + [axis])
+    outer = shape(view)[:-1]
+    if any_zero(outer):
+        raise ValueError("Cannot apply_along_axis when any iteration dimensions are 0")
+    results = [
+        as_operand(func1d(getitem(view, index), *args, **kwargs))
+        for index in itertools.product(*[range(n) for n in outer])
+    ]
+    res_nd = ndim(results[0])
+    buff = reshape(stack(results), outer + shape(results[0]))
+    dims = list(range(ndim(buff)))
+    cut = ndim(buff) - res_nd
+    return transpose(buff, dims[:axis] + dims[cut:] + dims[axis:cut])
+
+
+def any_zero(sizes: tuple[int, ...]) -> bool:
+    """Whether one of ``sizes`` is 0 (an empty loop)."""
+    return 0 in sizes
+
+
+@implements(numpy.apply_over_axes)
+def apply_over_axes(func: Callable, a: Any, axes: Any) -> Any:
+    """``numpy.apply_over_axes``: ``a = func(a, axis)`` for each axis in turn, a reduced
+    axis kept with size 1.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms.numpy as fnp
+        >>> apply_over_axes(fnp.sum, np.ones((2, 3, 4)), [0, 2]).shape
+        (1, 3, 1)
+    """
+    val = as_operand(a)
+    n = ndim(val)
+    for axis in [axes] if numpy.ndim(axes) == 0 else list(axes):
+        axis = int(axis) + n if int(axis) < 0 else int(axis)
+        res = func(val, axis)
+        if ndim(res) != ndim(val):
+            res = expand_dims(res, axis)
+            if ndim(res) != ndim(val):
+                raise ValueError("function is not returning an array of the correct shape")
+        val = res
+    return val
+
+
+def _conditions(x: Any, condlist: Any) -> list[Any]:
+    """NumPy's reading of ``piecewise``'s ``condlist``: one condition or a list of them."""
+    if isinstance(condlist, (list, tuple)):
+        first = condlist[0] if condlist else None
+        is_array = hasattr(first, "shape") and not isinstance(first, numpy.generic)
+        wrap = not (isinstance(first, list) or is_array) and ndim(x) != 0
+        conds = [condlist] if wrap else list(condlist)
+    elif hasattr(condlist, "shape"):
+        wrap = ndim(condlist) == 0 or (ndim(condlist) == 1 and ndim(x) != 0)
+        conds = [condlist] if wrap else [getitem(condlist, i) for i in range(shape(condlist)[0])]
+    else:
+        conds = [condlist]
+    return [broadcast_to(astype(as_operand(c, x), bool), shape(x)) for c in conds]
+
+
+@implements(numpy.piecewise)
+def piecewise(x: Any, condlist: Any, funclist: Any, *args: Any, **kw: Any) -> Any:
+    """``numpy.piecewise``: ``funclist[i]`` (a function of the selected elements, or a
+    constant) where ``condlist[i]`` holds, zero elsewhere (a last extra function covers
+    the elements no condition selects); the result has ``x``'s dtype.
+
+    Each function sees only the elements its condition selects, as in NumPy, so a function
+    that is undefined elsewhere (``log`` on the negative side) has finite derivatives.
+    Under ``vmap`` with conditions that differ across the batch, each function is applied
+    to all of ``x`` and the results are combined with ``where`` (same values; such a
+    function must then be finite on all of ``x`` for its derivative to be).
+
+    Example:
+        >>> import numpy as np
+        >>> x = np.array([-1.0, 2.0])
+        >>> piecewise(x, [x < 0, x >= 0], [lambda v: -v, lambda v: v**2]).tolist()
+        [1.0, 4.0]
+    """
+    x = as_operand(x)
+    conds = _conditions(x, condlist)
+    if len(conds) == len(funclist) - 1:
+        rest = logical_not(any(stack(conds), axis=0)) if conds else True
+        conds.append(broadcast_to(as_operand(rest, x), shape(x)))
+    elif len(conds) != len(funclist):
+        raise ValueError(
+            f"piecewise: with {len(conds)} condition(s), funclist must have {len(conds)} "
+            f"or {len(conds) + 1} functions, got {len(funclist)}"
+        )
+    dt = dtype_of(x)
+    y: Any = zeros_like(x)
+    for cond, func in zip(conds, funclist):
+        try:
+            mask = concrete_arg(cond, "piecewise")
+        except BatchedControlFlowError:
+            mask = None
+        if mask is None:  # batched conditions: evaluate on all of x, select
+            vals = func(x, *args, **kw) if callable(func) else func
+            y = where(cond, astype(as_operand(vals, x), dt), y)
+            continue
+        if ndim(x) == 0:  # a 0-d x: its one element is selected or not
+            if bool(mask):
+                vals = func(x, *args, **kw) if callable(func) else func
+                y = reshape(astype(as_operand(vals, x), dt), ())
+            continue
+        index = tuple(mask.nonzero())
+        if index[0].size == 0:
+            continue
+        vals = func(getitem(x, index), *args, **kw) if callable(func) else func
+        y = at(y)[index].set(astype(as_operand(vals, x), dt))
+    return y
