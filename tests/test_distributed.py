@@ -506,6 +506,16 @@ def _make_block(block_info=None):
 
 
 def _peak_rss_mb():
+    """This process's own peak resident memory, in MiB.  ``VmHWM`` (Linux) starts afresh at
+    ``exec``; ``ru_maxrss`` does not: it keeps the high-water mark of the process that
+    started the worker (here the test runner, with JAX loaded), so it would measure that."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
