@@ -17,7 +17,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+import scipy.linalg
+import scipy.special
+import scipy.stats
 
+import ftransforms as ft
 import ftransforms.numpy as fnp
 from ftransforms import (
     custom_jvp,
@@ -31,6 +35,7 @@ from ftransforms import (
     vjp,
     vmap,
 )
+from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
 from ftransforms.errors import (
     BatchedControlFlowError,
@@ -484,3 +489,25 @@ def test_jit_records_and_replays_object_array_code():
         close(out, vec(x))
         close(value, f(x))
     assert len(jf.cache) == 1
+
+
+@pytest.mark.parametrize(
+    "call, suggestion",
+    [
+        (lambda v: scipy.special.logsumexp(v), "ftransforms.scipy.special.logsumexp"),
+        (lambda v: scipy.stats.norm.logpdf(v).sum(), "ftransforms.scipy.stats.norm.logpdf"),
+        (lambda v: scipy.linalg.solve(np.eye(3), v).sum(), "ftransforms.scipy.linalg.solve"),
+    ],
+)
+def test_scipy_python_functions_name_their_ftransforms_counterpart(call, suggestion):
+    """SciPy's Python functions convert their inputs with numpy.asarray: instead of an
+    object array that fails later inside SciPy with NumPy's error, the conversion says
+    which ftransforms.scipy function to call (SciPy's ufuncs dispatch and work)."""
+    x = np.array([0.1, 0.5, -0.3])
+    with pytest.raises(TracerConversionError, match=suggestion.replace(".", r"\.")):
+        ft.grad(call)(x)
+    assert current_stack() == ()
+    np.testing.assert_allclose(
+        ft.grad(lambda v: scipy.special.expit(v).sum())(x),
+        scipy.special.expit(x) * (1 - scipy.special.expit(x)),
+    )

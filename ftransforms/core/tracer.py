@@ -80,6 +80,34 @@ def _called_from_numpy(depth: int) -> bool:
     return frame.f_globals.get("__name__", "").startswith("numpy.")
 
 
+def _scipy_caller(depth: int) -> tuple[str, str] | None:
+    """``("scipy.stats", "logpdf")`` when the code that converted a tracer with
+    ``numpy.asarray`` is SciPy's (the outermost SciPy frame names the public function and
+    its public module), else None.  SciPy's Python functions convert their inputs, so an
+    object array of tracers would only fail later inside them with NumPy's own error."""
+    try:
+        frame = sys._getframe(depth + 1)
+    except ValueError:  # pragma: no cover
+        return None
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("numpy"):
+        frame = frame.f_back  # numpy.asarray_chkfinite and friends, called by SciPy
+    found = None
+    while frame is not None:
+        name = frame.f_globals.get("__name__", "")
+        if name.split(".")[0] != "scipy":
+            break
+        owner = frame.f_locals.get("self")
+        function = frame.f_code.co_name
+        if owner is not None:  # a method: scipy.stats.norm.logpdf
+            function = f"{type(owner).__name__.removesuffix('_gen')}.{function}"
+        found = (name, function)
+        frame = frame.f_back
+    if found is None:
+        return None
+    module = ".".join(p for p in found[0].split(".")[:2] if not p.startswith("_"))
+    return module, found[1]
+
+
 def _indexing_with(depth: int) -> bool:
     """Whether the Python frame ``depth`` levels up is executing ``a[t]``: NumPy converts
     an index that is no integer with ``__array__``."""
@@ -231,6 +259,16 @@ class Tracer:
                 f"{self._interp.name}: a[t] with a NumPy array a and a tracer t as the index: "
                 f"NumPy would turn the index into a plain array that the transform cannot see.  "
                 f"Write fnp.getitem(a, t) (any index) or fnp.take(a, t, axis=0)."
+            )
+        scipy_caller = _scipy_caller(1)
+        if scipy_caller is not None:
+            module, function = scipy_caller
+            raise TracerConversionError(
+                f"{self._interp.name}: {module}.{function} converts its input with "
+                f"numpy.asarray, so it cannot compute on a tracer (only SciPy's ufuncs, such "
+                f"as scipy.special.erf, dispatch to ftransforms).  Call "
+                f"ftransforms.{module}.{function} instead (the same signature), or the "
+                f"function written with ftransforms.numpy."
             )
         if dtype is not None and numpy.dtype(dtype).kind != "O":
             raise TracerConversionError(
