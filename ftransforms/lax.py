@@ -47,12 +47,18 @@ _SCALARS = (int, float, complex)
 def shape(x: Any) -> tuple[int, ...]:
     """The logical shape of an array, tracer or Python scalar."""
     s = getattr(x, "shape", None)
-    return tuple(s) if s is not None else numpy.shape(x)
+    if s is not None:
+        return s if type(s) is tuple else tuple(s)
+    return () if isinstance(x, _SCALARS) else numpy.shape(x)
 
 
 def ndim(x: Any) -> int:
-    """The logical rank of an array, tracer or Python scalar."""
-    return len(shape(x))
+    """The logical rank of an array, tracer or Python scalar (on every rule's path: an
+    attribute read for arrays and tracers, no call for Python scalars)."""
+    n = getattr(x, "ndim", None)
+    if n is not None:
+        return n
+    return 0 if isinstance(x, _SCALARS) else numpy.ndim(x)
 
 
 def dtype_of(x: Any) -> Any:
