@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy
 
+from ftransforms import lax
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.creation import asarray
 from ftransforms.numpy.dispatch import implements
@@ -102,7 +103,7 @@ def kron(a: Any, b: Any) -> Any:
     return reshape(multiply(a2, b2), tuple(x * y for x, y in zip(sa, sb)))
 
 
-_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_LETTERS = lax.LETTERS
 
 
 @implements(numpy.tensordot)
@@ -125,40 +126,6 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
     out = [c for i, c in enumerate(sa) if i not in axes_a]
     out += [c for j, c in enumerate(sb) if j not in axes_b]
     return einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(out)}", a, b)
-
-
-def _parse_einsum(subscripts: str, operands: Sequence[Any]) -> str:
-    subscripts = subscripts.replace(" ", "")
-    if "->" in subscripts:
-        ins, out = subscripts.split("->")
-    else:
-        ins, out = subscripts, None
-    in_list = ins.split(",")
-    if len(in_list) != len(operands):
-        raise ValueError(f"einsum: {len(in_list)} operand subscripts for {len(operands)} operands")
-    used = "".join(in_list) + (out or "")
-    free = [c for c in _LETTERS if c not in used]
-    ell_rank = 0
-    for s, op in zip(in_list, operands):
-        if "..." in s:
-            ell_rank = builtins.max(ell_rank, ndim(op) - (len(s) - 3))
-    ell = "".join(free[:ell_rank])
-    expanded = []
-    for s, op in zip(in_list, operands):
-        if "..." in s:
-            k = ndim(op) - (len(s) - 3)
-            s = s.replace("...", ell[ell_rank - k :] if k else "")
-        if len(s) != ndim(op):
-            raise ValueError(
-                f"einsum: operand subscripts {s!r} do not match an operand of rank {ndim(op)}"
-            )
-        expanded.append(s)
-    if out is None:
-        counts = {c: "".join(expanded).count(c) for c in "".join(expanded)}
-        out = ell + "".join(sorted(c for c, k in counts.items() if k == 1 and c not in ell))
-    else:
-        out = out.replace("...", ell)
-    return ",".join(expanded) + "->" + out
 
 
 def _sublist_subscripts(args: Sequence[Any]) -> tuple[str, list[Any]]:
@@ -203,7 +170,7 @@ def einsum(subscripts: Any, *operands: Any, optimize: Any = False, **kw: Any) ->
         subscripts, operands = _sublist_subscripts((subscripts, *operands))
     operands = tuple(_sequence_as_array(op) for op in operands)
     return _la.einsum_p.bind(
-        *operands, subscripts=_parse_einsum(subscripts, operands), optimize=optimize
+        *operands, subscripts=lax.expand_einsum_subscripts(subscripts, operands), optimize=optimize
     )
 
 
