@@ -68,7 +68,21 @@ def _hidden_from_numpy_scalar_casts(prop: property) -> property:
             raise AttributeError("dtype")
         return fget(self)
 
+    dtype.hides_from_numpy = True
     return property(dtype, doc=prop.__doc__)
+
+
+#: Whether object arrays of tracers exist yet (set by the first ``Tracer.__array__``).
+_OBJECT_ARRAYS_MADE = [False]
+
+
+def _hide_dtype_in_subclasses(cls: type) -> None:
+    """Wrap the ``dtype`` property of ``cls`` and its subclasses (once each)."""
+    prop = cls.__dict__.get("dtype")
+    if isinstance(prop, property) and not getattr(prop.fget, "hides_from_numpy", False):
+        cls.dtype = _hidden_from_numpy_scalar_casts(prop)
+    for sub in cls.__subclasses__():
+        _hide_dtype_in_subclasses(sub)
 
 
 def _called_from_numpy(depth: int) -> bool:
@@ -124,11 +138,14 @@ class Tracer:
     __slots__ = ("_interp",)
     __array_priority__ = 1000
 
+    # NOTE [dtype hidden from NumPy's casts]: the frame check costs every ``.dtype`` read,
+    # and rules read dtypes on every operator, so it is installed only once a tracer has
+    # been turned into an object array (the first ``__array__``); before that ``.dtype``
+    # is the subclass's plain property.
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        prop = cls.__dict__.get("dtype")
-        if isinstance(prop, property):
-            cls.dtype = _hidden_from_numpy_scalar_casts(prop)
+        if _OBJECT_ARRAYS_MADE[0]:
+            _hide_dtype_in_subclasses(cls)
 
     # -- subclasses provide -------------------------------------------------------------
 
@@ -278,6 +295,9 @@ class Tracer:
                 f"batch).  Use fnp.array([...], dtype=...) / fnp.asarray(x, dtype=...) "
                 f"(ftransforms.numpy), or drop dtype= (an object array of tracers)."
             )
+        if not _OBJECT_ARRAYS_MADE[0]:  # NOTE [dtype hidden from NumPy's casts]
+            _OBJECT_ARRAYS_MADE[0] = True
+            _hide_dtype_in_subclasses(Tracer)
         n = self.size
         if n > self.object_array_warn_size:
             warnings.warn(

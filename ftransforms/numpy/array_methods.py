@@ -77,14 +77,6 @@ from ftransforms.numpy.ufuncs import (
 __all__ = []
 
 
-def _o(x: Any) -> Any:
-    """An operand as it is, a NumPy object array holding tracers (``np.array([t, 1.0])``) as
-    an array: ``t + np.array([u, 1.0])`` never takes the object array for a constant."""
-    if type(x) is numpy.ndarray and x.dtype.kind == "O":
-        return from_object_array(x)
-    return x
-
-
 class ArrayMethods:
     """The members :func:`install` copies onto :class:`Tracer` (never instantiated)."""
 
@@ -117,52 +109,52 @@ class ArrayMethods:
     # -- operators ------------------------------------------------------------------------
 
     def __add__(self, other):
-        return add(self, _o(other))
+        return add(self, other)
 
     def __radd__(self, other):
-        return add(_o(other), self)
+        return add(other, self)
 
     def __sub__(self, other):
-        return subtract(self, _o(other))
+        return subtract(self, other)
 
     def __rsub__(self, other):
-        return subtract(_o(other), self)
+        return subtract(other, self)
 
     def __mul__(self, other):
-        return multiply(self, _o(other))
+        return multiply(self, other)
 
     def __rmul__(self, other):
-        return multiply(_o(other), self)
+        return multiply(other, self)
 
     def __truediv__(self, other):
-        return divide(self, _o(other))
+        return divide(self, other)
 
     def __rtruediv__(self, other):
-        return divide(_o(other), self)
+        return divide(other, self)
 
     def __floordiv__(self, other):
-        return floor_divide(self, _o(other))
+        return floor_divide(self, other)
 
     def __rfloordiv__(self, other):
-        return floor_divide(_o(other), self)
+        return floor_divide(other, self)
 
     def __mod__(self, other):
-        return remainder(self, _o(other))
+        return remainder(self, other)
 
     def __rmod__(self, other):
-        return remainder(_o(other), self)
+        return remainder(other, self)
 
     def __pow__(self, other):
-        return power(self, _o(other))
+        return power(self, other)
 
     def __rpow__(self, other):
-        return power(_o(other), self)
+        return power(other, self)
 
     def __matmul__(self, other):
-        return matmul(self, _o(other))
+        return matmul(self, other)
 
     def __rmatmul__(self, other):
-        return matmul(_o(other), self)
+        return matmul(other, self)
 
     def __neg__(self):
         return negative(self)
@@ -178,22 +170,22 @@ class ArrayMethods:
 
     # NumPy's &, |, ^: bitwise (logical on booleans), never a silent bool on integers.
     def __and__(self, other):
-        return bitwise_and(self, _o(other))
+        return bitwise_and(self, other)
 
     def __rand__(self, other):
-        return bitwise_and(_o(other), self)
+        return bitwise_and(other, self)
 
     def __or__(self, other):
-        return bitwise_or(self, _o(other))
+        return bitwise_or(self, other)
 
     def __ror__(self, other):
-        return bitwise_or(_o(other), self)
+        return bitwise_or(other, self)
 
     def __xor__(self, other):
-        return bitwise_xor(self, _o(other))
+        return bitwise_xor(self, other)
 
     def __rxor__(self, other):
-        return bitwise_xor(_o(other), self)
+        return bitwise_xor(other, self)
 
     def __eq__(self, other):  # type: ignore[override]
         return equal(self, other)
@@ -202,16 +194,16 @@ class ArrayMethods:
         return not_equal(self, other)
 
     def __lt__(self, other):
-        return less(self, _o(other))
+        return less(self, other)
 
     def __le__(self, other):
-        return less_equal(self, _o(other))
+        return less_equal(self, other)
 
     def __gt__(self, other):
-        return greater(self, _o(other))
+        return greater(self, other)
 
     def __ge__(self, other):
-        return greater_equal(self, _o(other))
+        return greater_equal(self, other)
 
     def __getitem__(self, index):
         return getitem(self, index)
@@ -283,7 +275,7 @@ class ArrayMethods:
         return self
 
     def dot(self, other):
-        return dot(self, _o(other))
+        return dot(self, other)
 
     def clip(self, min=None, max=None):  # noqa: A002  (numpy's names)
         return clip(self, min, max)

@@ -94,11 +94,15 @@ def _call_form(values: Any) -> str:
     return f"{top._interp.name}: " if top is not None else ""
 
 
+_OBJECT = numpy.dtype(object)
+
+
 def _objects_converted(values: Any) -> Any:
     """``values`` (a tuple) with NumPy object arrays holding tracers as arrays
     (``np.array([t, 1.0]) + t``): never taken for constants."""
-    if any(type(v) is numpy.ndarray and v.dtype.kind == "O" for v in values):
-        return tuple(creation.from_object_array(v) for v in values)
+    for v in values:  # a plain loop: this runs on every np.<ufunc>(tracer)
+        if type(v) is numpy.ndarray and v.dtype is _OBJECT:
+            return tuple(creation.from_object_array(v) for v in values)
     return values
 
 
