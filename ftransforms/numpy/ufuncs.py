@@ -9,9 +9,10 @@ from typing import Any
 
 import numpy
 
+from ftransforms import lax
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.dispatch import implements
-from ftransforms.numpy.helpers import dtype_of, shape, xp_of
+from ftransforms.numpy.helpers import dtype_of
 from ftransforms.ops import elementwise as _ew
 
 __all__ = [
@@ -157,30 +158,25 @@ def clip(a: Any, a_min: Any = None, a_max: Any = None, **kwargs: Any) -> Any:
 @implements("numpy.astype")
 def astype(x: Any, dtype: Any, copy: bool = True) -> Any:
     """``x.astype(dtype)``; a cast to an integer or bool dtype has no derivative."""
-    dtype = numpy.dtype(dtype)
-    if dtype_of(x) == dtype and not isinstance(x, (int, float, complex)):
-        return x
-    return _ew.convert_p.bind(x, dtype=dtype)
+    return lax.convert(x, dtype)
 
 
 @implements(numpy.real)
 def real(x: Any) -> Any:
     """Real part (real inputs are returned as they are)."""
-    return _ew.real_p.bind(x) if dtype_of(x).kind == "c" else x
+    return lax.real(x)
 
 
 @implements(numpy.imag)
 def imag(x: Any) -> Any:
     """Imaginary part (constant zeros for real inputs)."""
-    if dtype_of(x).kind == "c":
-        return _ew.imag_p.bind(x)
-    return xp_of(x).zeros(shape(x), dtype=dtype_of(x))  # fnp.zeros_like(x): a constant
+    return lax.imag(x)
 
 
 @implements(numpy.conjugate)
 def conj(x: Any) -> Any:
     """Complex conjugate (real inputs are returned as they are)."""
-    return _ew.conj_p.bind(x) if dtype_of(x).kind == "c" else x
+    return lax.conj(x)
 
 
 conjugate = conj

@@ -6,13 +6,10 @@ from typing import Any
 
 from ftransforms import lax
 
-shape_of = lax.shape
-dtype_of = lax.dtype_of
-
 
 def unbroadcast(x_bar: Any, x: Any) -> Any:
     """Sum the cotangent ``x_bar`` down to the shape (and dtype) of the input ``x``."""
-    x_shape = shape_of(x)
+    x_shape = lax.shape(x)
     bar_shape = x_bar.shape
     if bar_shape != x_shape:
         lead = len(bar_shape) - len(x_shape)
@@ -22,7 +19,7 @@ def unbroadcast(x_bar: Any, x: Any) -> Any:
         x_bar = lax.sum(x_bar, axis=axes)
         if x_bar.shape != x_shape:
             x_bar = lax.reshape(x_bar, x_shape)
-    x_dtype = dtype_of(x)
+    x_dtype = lax.dtype_of(x)
     if x_bar.dtype != x_dtype:
         if x_bar.dtype.kind == "c" and x_dtype.kind != "c":
             x_bar = lax.real(x_bar)  # NOTE [complex derivatives] in ops/elementwise.py
