@@ -118,7 +118,7 @@ def _trace(
         value_dependent=interp.value_dependent,
         reason=interp.reason,
         optimize=optimize,
-        in_shapes=[v.shape for v in leaves if is_array(v)],
+        in_types=[(v.shape, v.dtype) for v in leaves if is_array(v)],
     )
     values = [numpy.asarray(v) if isinstance(v, numpy.generic) else v for v in values]
     return program, tree_unflatten(out_spec, values)

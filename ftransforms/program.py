@@ -472,12 +472,19 @@ class Program:
         value_dependent: bool = False,
         reason: str = "",
         optimize: bool = True,
-        in_shapes: Sequence | None = None,
+        in_types: Sequence | None = None,
     ) -> None:
         self.recorded = len(eqns)
         if optimize:
             eqns, out_refs = eliminate_common(eqns, list(out_refs))
             eqns = eliminate_dead(eqns, {r for r in out_refs if r is not None})
+            if in_types is not None:
+                from ftransforms import program_rewrites as rw  # late import: it imports Eqn
+
+                eqns = rw.drop_broadcasts(eqns, in_types)
+                eqns = rw.factor_scalings(eqns, out_refs, in_types)
+                eqns, out_refs = eliminate_common(eqns, list(out_refs))
+                eqns = eliminate_dead(eqns, {r for r in out_refs if r is not None})
             eqns = materialize_scalars(eqns)
         self.eqns = eqns
         self.n_inputs = n_inputs
@@ -486,7 +493,7 @@ class Program:
         self.out_consts = [c.copy() if _is_mutable(c) else c for c in out_consts]
         self.out_spec = out_spec
         self.in_avals = in_avals
-        self.in_shapes = None if in_shapes is None else [tuple(s) for s in in_shapes]
+        self.in_shapes = None if in_types is None else [tuple(t[0]) for t in in_types]
         self.value_dependent = value_dependent
         self.reason = reason
         self._fn: Callable | None = None

@@ -29,7 +29,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("lax", ("ftransforms.lax",)),
     ("ops", ("ftransforms.ops",)),
     ("batching_rules", ("batching_rules",)),
-    ("machinery", ("ftransforms.interpreters", "ftransforms.program")),
+    (
+        "machinery",
+        ("ftransforms.interpreters", "ftransforms.program", "ftransforms.program_rewrites"),
+    ),
     ("numpy", ("ftransforms.numpy",)),
     ("user-facing", ("ftransforms.",)),
     ("package", ("=ftransforms",)),
