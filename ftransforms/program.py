@@ -483,6 +483,7 @@ class Program:
 
                 eqns = rw.drop_broadcasts(eqns, in_types)
                 eqns = rw.factor_scalings(eqns, out_refs, in_types)
+                eqns = rw.sink_transposes(eqns, out_refs, in_types)
                 eqns, out_refs = eliminate_common(eqns, list(out_refs))
                 eqns = eliminate_dead(eqns, {r for r in out_refs if r is not None})
             eqns = materialize_scalars(eqns)

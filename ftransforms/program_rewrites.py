@@ -45,7 +45,7 @@ import numpy
 from ftransforms.core.primitive import REGISTRY
 from ftransforms.program import Eqn, eliminate_dead
 
-__all__ = ["cost", "drop_broadcasts", "factor_scalings"]
+__all__ = ["cost", "drop_broadcasts", "factor_scalings", "sink_transposes"]
 
 #: The per-call cost of a backend call in the cost model, in elements written: about what
 #: NumPy's fixed cost per ufunc call is worth in float32 elements on a CPU.
@@ -122,6 +122,86 @@ def drop_broadcasts(eqns: Sequence[Eqn], in_avals: Sequence | None = None) -> li
             eqn = eqn._replace(refs=tuple(refs))
         out.append(eqn)
     return out
+
+
+def sink_transposes(
+    eqns: Sequence[Eqn], outputs: Sequence, in_avals: Sequence | None = None
+) -> list[Eqn]:
+    """``transpose(x op y)`` as ``transpose(x) op transpose(y)`` (exact: the same values)
+    for an elementwise NumPy op whose result nothing else reads, where the transpose
+    makes the last axis longer: NumPy then writes the result along its longest axis
+    instead of a short one (``vmap`` of an outer product ``u[:, None] * v`` with a short
+    ``u`` writes rows of ``len(u)`` and transposes them)."""
+    avals = _avals_of(eqns, in_avals)
+    uses: dict[int, int] = {}
+    for eqn in eqns:
+        for r in eqn.refs:
+            if r is not None:
+                uses[r] = uses.get(r, 0) + 1
+    for r in outputs:
+        if r is not None:
+            uses[r] = uses.get(r, 0) + 2
+    producer = {eqn.out: i for i, eqn in enumerate(eqns) if type(eqn.out) is not tuple}
+    replace: dict[int, list[Eqn]] = {}
+    next_slot = max(avals, default=-1) + 1
+    transpose = REGISTRY["transpose"]
+    for i, eqn in enumerate(eqns):
+        if eqn.prim.name != "transpose" or eqn.refs[0] is None or eqn.xp is not numpy:
+            continue
+        j = producer.get(eqn.refs[0])
+        if j is None or j in replace or uses.get(eqn.refs[0]) != 1:
+            continue
+        op = eqns[j]
+        shape = tuple(op.avals[0]) if type(op.out) is not tuple else ()
+        if (
+            op.prim.name not in _BROADCASTING
+            or op.xp is not numpy
+            or op.params
+            or len(op.refs) != 2
+            or not shape
+            or shape[-1] >= tuple(eqn.avals[0])[-1]
+            or any(r is None or len(avals.get(r, ((),))[0]) != len(shape) for r in op.refs)
+        ):
+            continue
+        axes = eqn.params["axes"]
+        new, refs, dropped = [], [], []
+        for r in op.refs:
+            aval = (tuple(avals[r][0][a] for a in axes), avals[r][1])
+            k = producer.get(r)
+            src = eqns[k] if k is not None else None
+            if src is not None and (uses.get(r) != 1 or k in replace or src.refs[0] is None):
+                src = None
+            if src is not None and src.prim.name == "transpose" and src.xp is numpy:
+                # transpose(transpose(x)): one transpose of x
+                inner = src.params["axes"]
+                params = {"axes": tuple(inner[a] for a in axes)}
+                new.append(Eqn(transpose, numpy, src.refs, (None,), params, next_slot, aval))
+                dropped.append(k)
+            elif (
+                src is not None
+                and src.prim.name == "reshape"
+                and src.xp is numpy
+                and [avals[r][0][a] for a in axes if avals[r][0][a] != 1]
+                == [d for d in avals[r][0] if d != 1]
+            ):
+                # a reshape whose transpose only moves unit axes: one reshape
+                new.append(src._replace(params={"shape": aval[0]}, out=next_slot, avals=aval))
+                dropped.append(k)
+            else:
+                params = {"axes": axes}
+                new.append(Eqn(transpose, numpy, (r,), (None,), params, next_slot, aval))
+            refs.append(next_slot)
+            next_slot += 1
+        if len(new) > 1 + len(dropped):
+            continue  # never more calls than were recorded
+        new.append(op._replace(refs=tuple(refs), out=eqn.out, avals=eqn.avals))
+        replace[i] = new
+        replace[j] = []
+        for k in dropped:
+            replace[k] = []
+    if not replace:
+        return list(eqns)
+    return [e for i, eqn in enumerate(eqns) for e in replace.get(i, [eqn])]
 
 
 class _Factoring:

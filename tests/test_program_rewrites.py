@@ -242,3 +242,35 @@ def test_fast_path_returns_fresh_arrays_and_respects_keywords_and_objects():
     # an object array of an enclosing transform's tracers is not a plain array
     g = ft.grad(lambda v: np.sum(ft.jit(lambda t: t * 2.0)(np.array([v[0], v[1]]))))
     np.testing.assert_allclose(g(np.ones(2)), [2.0, 2.0])
+
+
+def test_a_transposed_outer_product_is_written_along_its_long_axis():
+    # what vmap(grad) records for per-sample weight gradients of a short layer: rows of
+    # len(v) written, then transposed
+    def f(u, v):
+        prod = np.reshape(u, (4, 50, 1)) * np.reshape(v, (4, 1, 3))
+        return np.transpose(prod, (0, 2, 1))
+
+    def args():
+        return rng.normal(size=(4, 50)), rng.normal(size=(4, 3))
+
+    unoptimized = ft.make_program(f, optimize=False)(*args())
+    program = ft.make_program(f)(*args())
+    assert "transpose" in [e.prim.name for e in unoptimized.eqns], str(unoptimized)
+    assert "transpose" not in [e.prim.name for e in program.eqns], str(program)
+    assert len(program) <= len(unoptimized)
+    check_replays(f, args, exact=True)
+
+
+def test_transposes_are_not_sunk_when_that_adds_calls_or_shortens_rows():
+    def f(x, y):
+        return np.transpose(np.sin(x) * y)  # two plain operands: two transposes for one
+
+    def g(x, y):
+        return np.transpose(x[:, None] * y[None, :])  # the rows would get shorter
+
+    program = ft.make_program(f)(rng.normal(size=(3, 5)), rng.normal(size=(3, 5)))
+    assert [e.prim.name for e in program.eqns][-1] == "transpose", str(program)
+    program = ft.make_program(g)(rng.normal(size=50), rng.normal(size=3))
+    assert [e.prim.name for e in program.eqns][-1] == "transpose", str(program)
+    check_replays(g, lambda: (rng.normal(size=50), rng.normal(size=3)), exact=True)
