@@ -17,10 +17,11 @@ NOTE [scaled rows]: :func:`factor_scalings` tracks, for every slot, whether its 
   axes that ``c`` varies along),
 
 so that the small factors are combined on small arrays and the batch is scaled once.
-The values are the same products and sums, associated differently: equal up to
-floating-point rounding (and, like any reassociation, where an intermediate product
-over- or underflows).  The rewritten program is kept only when it is cheaper by a simple
-cost model (:func:`cost`: a fixed cost per call plus the elements it writes).
+The values are the same products and sums, associated (and distributed) differently:
+equal up to floating-point rounding, and except where an intermediate product over- or
+underflows or a sum of zeros has a different sign (as for any reassociation).  The
+rewritten program is kept only when it is cheaper by a simple cost model (:func:`cost`:
+a fixed cost per call plus the elements it writes).
 
 :func:`drop_broadcasts` is exact: ``broadcast_to(x, s) op y`` is ``x op y`` when NumPy's
 broadcasting of ``x`` and ``y`` alone gives the same shape.
@@ -252,8 +253,8 @@ class _Factoring:
         return (slot, None)
 
     def negate(self, xp: Any, c: tuple, aval: tuple) -> tuple:
-        if c[0] is None:
-            return (None, -c[1])  # negation is exact
+        if c[0] is None:  # negation is exact; -0 of an int would lose the sign of zero
+            return (None, -float(c[1]) if type(c[1]) is int else -c[1])
         shape = self.avals[c[0]][0]
         return (self.new_eqn("negative", xp, (c[0],), (None,), {}, (shape, aval[1])), None)
 

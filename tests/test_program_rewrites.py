@@ -274,3 +274,19 @@ def test_transposes_are_not_sunk_when_that_adds_calls_or_shortens_rows():
     program = ft.make_program(g)(rng.normal(size=50), rng.normal(size=3))
     assert [e.prim.name for e in program.eqns][-1] == "transpose", str(program)
     check_replays(g, lambda: (rng.normal(size=50), rng.normal(size=3)), exact=True)
+
+
+def test_negated_integer_scalings_keep_the_sign_of_zero():
+    def f(x, u):
+        return -((x * 0) * u), -(x * 0)  # -0.0 where x * u > 0, where x > 0
+
+    def args():
+        return rng.normal(size=(5, 5)), rng.normal(size=5)
+
+    program = ft.make_program(f)(*args())
+    assert big_calls(program, "multiply", (5, 5)) == 2, str(program)
+    assert big_calls(program, "negative", (5, 5)) == 0, str(program)
+    compiled = ft.jit(f)
+    for x, u in (args(), args()):
+        for got, want in zip(compiled(x, u), f(x, u)):
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
