@@ -172,7 +172,6 @@ def sink_transposes(
     producer = {eqn.out: i for i, eqn in enumerate(eqns) if type(eqn.out) is not tuple}
     replace: dict[int, list[Eqn]] = {}
     next_slot = max(avals, default=-1) + 1
-    transpose = REGISTRY["transpose"]
     for i, eqn in enumerate(eqns):
         if eqn.prim.name != "transpose" or eqn.refs[0] is None or eqn.xp is not numpy:
             continue
@@ -187,42 +186,19 @@ def sink_transposes(
             or op.params
             or len(op.refs) != 2
             or not shape
-            or shape[-1] >= tuple(eqn.avals[0])[-1]
-            or any(r is None or len(avals.get(r, ((),))[0]) != len(shape) for r in op.refs)
         ):
             continue
-        axes = eqn.params["axes"]
-        new, refs, dropped = [], [], []
-        for r in op.refs:
-            aval = (tuple(avals[r][0][a] for a in axes), avals[r][1])
-            k = producer.get(r)
-            src = eqns[k] if k is not None else None
-            if src is not None and (uses.get(r) != 1 or k in replace or src.refs[0] is None):
-                src = None
-            if src is not None and src.prim.name == "transpose" and src.xp is numpy:
-                # transpose(transpose(x)): one transpose of x
-                inner = src.params["axes"]
-                params = {"axes": tuple(inner[a] for a in axes)}
-                new.append(Eqn(transpose, numpy, src.refs, (None,), params, next_slot, aval))
-                dropped.append(k)
-            elif (
-                src is not None
-                and src.prim.name == "reshape"
-                and src.xp is numpy
-                and [avals[r][0][a] for a in axes if avals[r][0][a] != 1]
-                == [d for d in avals[r][0] if d != 1]
-            ):
-                # a reshape whose transpose only moves unit axes: one reshape
-                new.append(src._replace(params={"shape": aval[0]}, out=next_slot, avals=aval))
-                dropped.append(k)
-            else:
-                params = {"axes": axes}
-                new.append(Eqn(transpose, numpy, (r,), (None,), params, next_slot, aval))
-            refs.append(next_slot)
-            next_slot += 1
-        if len(new) > 1 + len(dropped):
-            continue  # never more calls than were recorded
-        new.append(op._replace(refs=tuple(refs), out=eqn.out, avals=eqn.avals))
+        sunk = _sink(eqns, eqn, op, avals, uses, producer, replace, next_slot)
+        if sunk is None:
+            continue
+        new, dropped = sunk
+        old_last, new_last = shape[-1], tuple(eqn.avals[0])[-1]
+        added, removed = len(new) - 1, 1 + len(dropped)
+        if not (
+            (added < removed and new_last >= old_last) or (added <= removed and new_last > old_last)
+        ):
+            continue  # never more calls, and never shorter rows, than were recorded
+        next_slot += added
         replace[i] = new
         replace[j] = []
         for k in dropped:
@@ -230,6 +206,72 @@ def sink_transposes(
     if not replace:
         return list(eqns)
     return [e for i, eqn in enumerate(eqns) for e in replace.get(i, [eqn])]
+
+
+def _sink(
+    eqns: Sequence[Eqn],
+    eqn: Eqn,
+    op: Eqn,
+    avals: dict,
+    uses: dict,
+    producer: dict,
+    replace: dict,
+    next_slot: int,
+) -> tuple[list[Eqn], list[int]] | None:
+    """``transpose(op(x, y))`` (``eqn`` of ``op``'s result) as ``op`` of its operands
+    transposed: ``(new calls ending with op's, producers that die)``, or None.  An operand
+    that is itself a transpose is composed with it (nothing, when they cancel); one whose
+    transpose only moves unit axes (a reshape, or a lower-rank operand that broadcasting
+    pads with leading unit axes) is reshaped; a Python scalar stays as it is."""
+    axes = eqn.params["axes"]
+    nd = len(axes)
+    transpose = REGISTRY["transpose"]
+    reshape = REGISTRY["reshape"]
+    new: list[Eqn] = []
+    dropped: list[int] = []
+    refs, consts = [], []
+    for r, c in zip(op.refs, op.consts):
+        if r is None:
+            if numpy.ndim(c) != 0:
+                return None
+            refs.append(None)
+            consts.append(c)
+            continue
+        if r not in avals or len(avals[r][0]) > nd:
+            return None
+        full = (1,) * (nd - len(avals[r][0])) + tuple(avals[r][0])
+        aval = (tuple(full[a] for a in axes), avals[r][1])
+        k = producer.get(r)
+        src = eqns[k] if k is not None and k not in replace else None
+        if src is not None and (src.xp is not numpy or src.refs[0] is None):
+            src = None
+        dies = src is not None and uses.get(r) == 1
+        consts.append(None)
+        if src is not None and src.prim.name == "transpose" and len(full) == len(avals[r][0]):
+            composed = tuple(src.params["axes"][a] for a in axes)
+            if dies:
+                dropped.append(k)
+            if composed == tuple(range(nd)):
+                refs.append(src.refs[0])  # transpose(transpose(x)) is x
+                continue
+            params = {"axes": composed}
+            new.append(Eqn(transpose, numpy, src.refs, (None,), params, next_slot, aval))
+        elif [d for d in aval[0] if d != 1] == [d for d in full if d != 1]:
+            source = r
+            if dies and src.prim.name == "reshape":
+                source = src.refs[0]  # reshape(reshape(x)): one reshape of x
+                dropped.append(k)
+            params = {"shape": aval[0]}
+            new.append(Eqn(reshape, numpy, (source,), (None,), params, next_slot, aval))
+        elif len(full) == len(avals[r][0]):
+            params = {"axes": axes}
+            new.append(Eqn(transpose, numpy, (r,), (None,), params, next_slot, aval))
+        else:
+            return None
+        refs.append(next_slot)
+        next_slot += 1
+    new.append(op._replace(refs=tuple(refs), consts=tuple(consts), out=eqn.out, avals=eqn.avals))
+    return new, dropped
 
 
 class _Factoring:

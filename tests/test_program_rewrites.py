@@ -290,3 +290,32 @@ def test_negated_integer_scalings_keep_the_sign_of_zero():
     for x, u in (args(), args()):
         for got, want in zip(compiled(x, u), f(x, u)):
             np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+def test_jacfwd_rows_are_scaled_in_place_not_transposed_twice():
+    # jacfwd of tanh(w @ v + b): transpose(transpose(w) * s) is w * s[:, None]
+    f = ft.jacfwd(lambda v, w, b: np.tanh(w @ v + b))
+
+    def args():
+        return rng.normal(size=6), rng.normal(size=(6, 6)), rng.normal(size=6)
+
+    unoptimized = ft.make_program(f, optimize=False)(*args())
+    program = ft.make_program(f)(*args())
+    assert [e.prim.name for e in unoptimized.eqns].count("transpose") == 2, str(unoptimized)
+    assert "transpose" not in [e.prim.name for e in program.eqns], str(program)
+    check_replays(f, args, exact=True)
+
+
+def test_a_transpose_shared_with_another_result_is_composed_not_dropped():
+    def f(x):
+        xt = np.transpose(x)
+        return np.transpose(xt * 2.0), xt.sum(axis=0)  # the first is x * 2.0
+
+    def args():
+        return (rng.normal(size=(4, 4)),)
+
+    program = ft.make_program(f)(*args())
+    names = [e.prim.name for e in program.eqns]
+    assert names.count("transpose") == 1, str(program)  # only the one the sum reads
+    assert next(e for e in program.eqns if e.prim.name == "multiply").refs[0] == 0
+    check_replays(f, args, exact=True)
