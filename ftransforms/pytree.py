@@ -37,8 +37,8 @@ def tree_unflatten(spec: PyTreeSpec, leaves: Iterable[Any]) -> Any:
 
 
 def tree_map(fn: Callable[..., Any], tree: Any, *rest: Any) -> Any:
-    """Apply ``fn`` to every leaf (of ``tree`` and the matching leaves of ``rest``, which
-    must have ``tree``'s structure); ``None`` is an empty subtree, not a leaf.
+    """Apply ``fn`` to every leaf of ``tree`` and the matching subtrees of ``rest`` (trees
+    that have ``tree``'s structure, or ``tree`` as a prefix); ``None`` is an empty subtree.
 
     Example:
         >>> import numpy as np
