@@ -117,9 +117,9 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Any:
 
 def getitem(x: Any, index: Any) -> Any:
     """``x[index]`` as a function: basic slicing, integer arrays and boolean masks, with NumPy's
-    rules (the derivative of a gather adds up at repeated indices).  A boolean mask that
-    differs across a ``vmap`` batch raises
-    :class:`~ftransforms.errors.BatchedControlFlowError` (the result's size would vary).
+    rules (the derivative of a gather adds up at repeated indices).  A boolean mask batched
+    by ``vmap`` raises :class:`~ftransforms.errors.BatchedControlFlowError` (the result's
+    size would vary).
 
     Example:
         >>> import numpy as np
