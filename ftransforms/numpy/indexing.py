@@ -308,7 +308,7 @@ def take(a: Any, indices: Any, axis: int | None = None) -> Any:
 @implements(numpy.nonzero)
 def nonzero(x: Any) -> tuple[Any, ...]:
     """``numpy.nonzero``: the indices of the nonzero elements, one array per axis.  Their number
-    depends on the values, so under ``vmap`` it raises
+    depends on the values, so on an array batched by ``vmap`` it raises
     :class:`~ftransforms.errors.BatchedControlFlowError` (use :func:`where` instead).
 
     Example:

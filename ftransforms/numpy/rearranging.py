@@ -586,8 +586,8 @@ def roll(a: Any, shift: Any, axis: Any = None) -> Any:
 
 @implements(numpy.rot90)
 def rot90(m: Any, k: int = 1, axes: Sequence[int] = (0, 1)) -> Any:
-    """``numpy.rot90``: ``m`` rotated by 90 degrees ``k`` times, counterclockwise in the plane
-    of ``axes`` (flips and a transpose).
+    """``numpy.rot90``: ``m`` rotated by 90 degrees ``k`` times in the plane of ``axes``, from
+    the first axis towards the second (counterclockwise for the default ``(0, 1)``).
 
     Example:
         >>> import numpy as np
