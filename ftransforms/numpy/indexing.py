@@ -399,7 +399,7 @@ def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0)
 
 def add_at(x: Any, index: Any, values: Any) -> Any:
     """``numpy.add.at`` as a function: a new array, ``x`` with ``values`` added at ``index``
-    (repeated indices accumulate; ``x`` itself is unchanged); ``x.at[index].add(values)``.
+    (repeated indices accumulate; ``x`` itself is unchanged), as ``x.at[index].add(values)``.
 
     Example:
         >>> import numpy as np
