@@ -90,9 +90,8 @@ def dot(a: Any, b: Any) -> Any:
 
 @implements(numpy.vdot)
 def vdot(a: Any, b: Any) -> Any:
-    """``numpy.vdot`` for real inputs: the sum of the elementwise product of the flattened
-    arrays.  Unlike NumPy's, it does not conjugate a complex ``a``: for complex vectors use
-    :func:`vecdot`.
+    """``numpy.vdot``: ``sum(conj(a) * b)`` over the flattened arrays (``a`` is conjugated
+    when complex, as in NumPy).
 
     Example:
         >>> import numpy as np
@@ -103,9 +102,11 @@ def vdot(a: Any, b: Any) -> Any:
         30.0
         >>> ft.grad(lambda a: fnp.vdot(a, A))(np.zeros((2, 2))).tolist()
         [[1.0, 2.0], [3.0, 4.0]]
+        >>> complex(fnp.vdot(np.array([1j]), np.array([1j])))  # conj(i) * i
+        (1+0j)
     """
     a, b = _sequence_as_array(a), _sequence_as_array(b)
-    return sum(ravel(a) * ravel(b))
+    return sum(conj(ravel(a)) * ravel(b))
 
 
 @implements(numpy.inner)

@@ -30,12 +30,14 @@ from ftransforms.numpy.indexing import getitem, where
 from ftransforms.numpy.manipulation import broadcast_to, concatenate, ravel, reshape
 from ftransforms.numpy.ufuncs import (
     astype,
+    conj,
     float_input,
     isnan,
     logical_not,
     maximum,
     minimum,
     not_equal,
+    real,
     sqrt,
 )
 from ftransforms.ops import reductions as _red
@@ -248,7 +250,14 @@ def var(
     no_extra_args("var", kw)
     x = float_input(x, dtype)
     centred = x - mean(x, axis=axis, keepdims=True)
-    return sum(centred * centred, axis=axis, keepdims=keepdims) / (_reduced_count(x, axis) - ddof)
+    return sum(_abs2(centred), axis=axis, keepdims=keepdims) / (_reduced_count(x, axis) - ddof)
+
+
+def _abs2(c: Any) -> Any:
+    """``|c|**2``: ``c * c`` for real ``c``; real-valued ``c * conj(c)`` for complex, as NumPy."""
+    if dtype_of(c).kind == "c":
+        return real(c * conj(c))
+    return c * c
 
 
 @implements(numpy.std)
@@ -491,10 +500,15 @@ def nanvar(a: Any, axis: Any = None, dtype: Any = None, ddof: int = 0, keepdims:
         2.0
     """
     valid = logical_not(isnan(a))
-    count = sum(valid, axis=axis, keepdims=True)
+    # Counts in the input's float dtype: an integer count would promote float32 to float64.
+    kind = dtype_of(a)
+    count_dtype = numpy.finfo(kind).dtype if kind.kind in "fc" else numpy.dtype(numpy.float64)
+    count = sum(valid, axis=axis, keepdims=True, dtype=count_dtype)
     mean = sum(_nan_to(a, 0.0), axis=axis, keepdims=True) / count
-    sq = where(valid, (a - mean) * (a - mean), 0.0)
-    out = sum(sq, axis=axis, keepdims=keepdims) / (sum(valid, axis=axis, keepdims=keepdims) - ddof)
+    # Mask before squaring: (nan - mean)**2 would put a NaN in the cotangent of every entry.
+    sq = _abs2(where(valid, a - mean, 0.0))
+    n = sum(valid, axis=axis, keepdims=keepdims, dtype=count_dtype)
+    out = sum(sq, axis=axis, keepdims=keepdims) / (n - ddof)
     return out if dtype is None else astype(out, dtype)
 
 
