@@ -666,8 +666,8 @@ Example:
 logical_not_p = defnondiff("logical_not", lambda xp, x: xp.logical_not(x), doc=_LOGICAL_NOT_DOC)
 
 _INVERT_DOC = """``fnp.invert(x)``: the bitwise NOT ``~x`` of integers, the logical NOT of booleans,
-elementwise, as ``numpy.invert`` (no ``out``/``where``/``dtype`` keywords).  ``~`` on a traced array
-is this operator.
+elementwise, as ``numpy.invert`` (no ``out``/``where``/``dtype`` keywords); no derivative.  ``~`` on
+a traced integer array is this operator (on a boolean one, :data:`logical_not`).
 
 Example:
     >>> import numpy as np

@@ -1132,9 +1132,9 @@ iv_p = _bessel("iv", _iv_d, _IV_DOC)
 
 _IVE_DOC = """``ftransforms.scipy.special.ive(v, x)``: the exponentially scaled
 ``I_v(x) * exp(-|x|)``, finite where ``iv`` overflows, elementwise with broadcasting, as
-``scipy.special.ive`` (evaluated with SciPy); its derivative in ``x`` is that of the product; the
-order ``v`` is not differentiated (a derivative in it raises
-:class:`~ftransforms.errors.UnsupportedOperationError`).
+``scipy.special.ive`` (evaluated with SciPy); its derivative in ``x`` is
+``(ive(v - 1, x) + ive(v + 1, x)) / 2 - sign(x) * ive(v, x)``; the order ``v`` is not
+differentiated (a derivative in it raises :class:`~ftransforms.errors.UnsupportedOperationError`).
 
 Example:
     >>> import ftransforms as ft
