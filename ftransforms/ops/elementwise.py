@@ -750,7 +750,6 @@ def _multiply_vjp(y_bar, y, x1, x2, wanted):
     )
 
 
-# Not from defbinary: ``x * x`` takes one product instead of two (see _multiply_jvp).
 _MULTIPLY_DOC = """``fnp.multiply(x1, x2)``: ``x1 * x2``, elementwise with broadcasting, as
 ``numpy.multiply`` (no ``out``/``where``/``dtype`` keywords); its partial derivatives are ``x2`` and
 ``x1``.  ``x * x`` (one value twice) differentiates with one product, ``2 x dx``, not two.
@@ -764,6 +763,7 @@ Example:
     >>> [float(g) for g in ft.grad(fnp.multiply, argnums=(0, 1))(2.0, 5.0)]
     [5.0, 2.0]
 """
+# Not from defbinary: ``x * x`` takes one product instead of two (see _multiply_jvp).
 multiply_p = defop(
     "multiply",
     lambda xp, x1, x2: xp.multiply(x1, x2),
