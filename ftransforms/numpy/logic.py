@@ -154,7 +154,14 @@ def isrealobj(x: Any) -> bool:
         >>> fnp.isrealobj(np.array([1.0])), fnp.isrealobj(np.array([1 + 0j]))
         (True, False)
     """
-    return dtype_of(x).kind != "c"
+    return _dtype_kind(x) != "c"
+
+
+def _dtype_kind(x: Any) -> str:
+    """The dtype kind of an array, tracer, scalar or (nested) sequence of them."""
+    if isinstance(x, (list, tuple)):
+        return as_operand(x).dtype.kind
+    return dtype_of(x).kind
 
 
 @implements(numpy.iscomplexobj)
@@ -168,7 +175,7 @@ def iscomplexobj(x: Any) -> bool:
         >>> fnp.iscomplexobj(np.array([1 + 0j])), fnp.iscomplexobj(np.array([1, 2]))
         (True, False)
     """
-    return dtype_of(x).kind == "c"
+    return _dtype_kind(x) == "c"
 
 
 @implements(numpy.real_if_close)

@@ -243,7 +243,7 @@ def broadcast_arrays(*arrays: Any) -> list[Any]:
 @implements(numpy.atleast_1d)
 def atleast_1d(*arys: Any) -> Any:
     """``numpy.atleast_1d``: scalars as shape ``(1,)``, other arrays unchanged; with several
-    arguments, a list of them.
+    arguments, a tuple of them.
 
     Example:
         >>> import numpy as np
@@ -254,14 +254,14 @@ def atleast_1d(*arys: Any) -> Any:
         >>> ft.grad(lambda x: fnp.atleast_1d(x)[0] ** 2)(3.0)
         array(6.)
     """
-    res = [a if ndim(a) >= 1 else reshape(a, (1,)) for a in arys]
+    res = tuple(a if ndim(a) >= 1 else reshape(a, (1,)) for a in arys)
     return res[0] if len(res) == 1 else res
 
 
 @implements(numpy.atleast_2d)
 def atleast_2d(*arys: Any) -> Any:
     """``numpy.atleast_2d``: scalars as shape ``(1, 1)``, 1-D arrays as one row ``(1, n)``,
-    others unchanged; with several arguments, a list of them.
+    others unchanged; with several arguments, a tuple of them.
 
     Example:
         >>> import numpy as np
@@ -276,7 +276,7 @@ def atleast_2d(*arys: Any) -> Any:
     for a in arys:
         r = ndim(a)
         res.append(a if r >= 2 else reshape(a, (1,) * (2 - r) + shape(a)))
-    return res[0] if len(res) == 1 else res
+    return res[0] if len(res) == 1 else tuple(res)
 
 
 @implements(numpy.concatenate)

@@ -366,9 +366,12 @@ def trim_zeros(filt: Any, trim: str = "fb", axis: Any = None) -> Any:
     return getitem(filt, tuple(index))
 
 
-def _split_along(a: Any, indices_or_sections: Any, axis: int, name: str) -> list:
-    if ndim(a) <= axis:
-        raise ValueError(f"{name} only works on arrays of {axis + 1} or more dimensions")
+def _split_along(a: Any, indices_or_sections: Any, axis: int, name: str, min_ndim: int) -> list:
+    if ndim(a) < min_ndim:
+        raise ValueError(
+            f"{name}(a, ...): a has {ndim(a)} dimension(s); {name} needs {min_ndim} or more "
+            f"(use split(a, ..., axis=...) on a lower-dimensional array)"
+        )
     return split(a, indices_or_sections, axis=axis)
 
 
@@ -404,7 +407,7 @@ def vsplit(a: Any, indices_or_sections: Any) -> list:
         array([[1., 1.],
                [0., 0.]])
     """
-    return _split_along(a, indices_or_sections, 0 if ndim(a) >= 2 else 9, "vsplit")
+    return _split_along(a, indices_or_sections, 0, "vsplit", 2)
 
 
 @implements(numpy.dsplit)
@@ -421,7 +424,7 @@ def dsplit(a: Any, indices_or_sections: Any) -> list:
         >>> ft.grad(lambda x: fnp.sum(fnp.dsplit(x, 2)[1]))(np.zeros((1, 1, 2)))
         array([[[0., 1.]]])
     """
-    return _split_along(a, indices_or_sections, 2, "dsplit")
+    return _split_along(a, indices_or_sections, 2, "dsplit", 3)
 
 
 @implements(numpy.append)
