@@ -548,8 +548,8 @@ def flipud(m: Any) -> Any:
 @implements(numpy.roll)
 def roll(a: Any, shift: Any, axis: Any = None) -> Any:
     """``numpy.roll``: the elements shifted cyclically by ``shift`` along ``axis`` (the
-    flattened array when None); ``shift`` and ``axis`` are ints or tuples, and static (Python
-    ints, not traced).
+    flattened array when None); ``shift`` and ``axis`` are ints or tuples.  ``axis`` is
+    static; a traced ``shift`` (one per example under ``vmap``, say) becomes a gather.
 
     Example:
         >>> import numpy as np
@@ -565,7 +565,12 @@ def roll(a: Any, shift: Any, axis: Any = None) -> Any:
     if axis is None:
         return reshape(roll(ravel(a), shift, 0), shape(a))
     axes = (axis,) if isinstance(axis, (int, numpy.integer)) else tuple(axis)
-    shifts = (shift,) if isinstance(shift, (int, numpy.integer)) else tuple(shift)
+    if isinstance(shift, (int, numpy.integer)) or ndim(shift) == 0:
+        shifts = (shift,)
+    else:
+        shifts = tuple(shift)
+    if builtins.any(isinstance(sh, Tracer) for sh in shifts):
+        return _roll_traced(a, shifts, axes)
     axes, shifts = numpy.broadcast_arrays(numpy.asarray(axes), numpy.asarray(shifts))
     total: dict[int, int] = {}
     for ax, sh in zip(axes.ravel(), shifts.ravel()):
@@ -584,6 +589,25 @@ def roll(a: Any, shift: Any, axis: Any = None) -> Any:
             ],
             axis=ax,
         )
+    return a
+
+
+def _roll_traced(a: Any, shifts: tuple, axes: tuple) -> Any:
+    """``roll`` by traced shifts: gather ``a[(i - shift) % n]`` along each axis."""
+    if len(shifts) == 1:
+        shifts = shifts * len(axes)
+    if len(axes) == 1:
+        axes = axes * len(shifts)
+    if len(shifts) != len(axes):
+        raise ValueError(
+            f"roll(a, shift, axis): {len(shifts)} shifts for {len(axes)} axes; give one "
+            "shift per axis"
+        )
+    for sh, ax in zip(shifts, axes):
+        ax = normalize_axis(int(ax), ndim(a))
+        n = shape(a)[ax]
+        if n:
+            a = take(a, (numpy.arange(n) - sh) % n, axis=ax)
     return a
 
 
