@@ -1,0 +1,159 @@
+"""Check the built site (run after ``mkdocs build --strict``; ``.ci/run`` does).
+
+``python docs/check_site.py [SITE_DIR]`` fails (exit 1, naming each problem) unless:
+
+1. every notebook's page holds its plots: as many ``<img src="data:image/png;base64,...">``
+   as the notebook has stored PNG outputs, each decoding to a PNG image that is not one
+   colour (read with matplotlib);
+2. every public name has an entry in the API reference: an element whose id is
+   ``<namespace>.<name>`` on one of the reference pages (the names are those of
+   ``docs/hooks/reference.py``, which ``tests/test_docs_pages.py`` ties to the public
+   API's definition);
+3. no page fetches anything from the network: no external ``src=``, style sheet, font,
+   ``import("http...")`` or CSS ``url(http...)``;
+4. ``objects.inv`` (the mkdocstrings inventory) was written.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "docs" / "hooks"))
+sys.path.insert(0, str(ROOT))
+
+_IMG = re.compile(r'<img\b[^>]*\bsrc="data:image/png;base64,([A-Za-z0-9+/=\s]+)"')
+_EXTERNAL = re.compile(
+    r'\bsrc\s*=\s*["\']?(?:https?:)?//'
+    r'|<link\b[^>]*\bhref\s*=\s*["\']?(?:https?:)?//'
+    r'|\bimport\s*\(\s*["\'](?:https?:)?//'
+    r'|\burl\(\s*["\']?(?:https?:)?//'
+    r'|@import\s+["\']?(?:url\()?["\']?(?:https?:)?//',
+    re.I,
+)
+
+
+def png_outputs(notebook: Path) -> int:
+    """The number of stored ``image/png`` outputs of a notebook.
+
+    Example:
+        >>> png_outputs(ROOT / "notebooks" / "maml_sine.ipynb") > 0
+        True
+    """
+    nb = json.loads(notebook.read_text())
+    return sum(
+        "image/png" in out.get("data", {})
+        for cell in nb["cells"]
+        if cell["cell_type"] == "code"
+        for out in cell.get("outputs", [])
+    )
+
+
+def check_image(data: str) -> str | None:
+    """``None`` if ``data`` (base64) is a PNG image with more than one colour, else why not.
+
+    Example:
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> import matplotlib.pyplot as plt
+        >>> fig = plt.figure(figsize=(1, 1)); _ = plt.plot([0, 1]); buf = io.BytesIO()
+        >>> fig.savefig(buf, format="png"); plt.close(fig)
+        >>> check_image(base64.b64encode(buf.getvalue()).decode()) is None
+        True
+    """
+    import matplotlib.image as mpimg  # late import: only this check needs matplotlib
+    import numpy as np
+
+    raw = base64.b64decode(re.sub(r"\s", "", data))
+    if not raw.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "not a PNG"
+    try:
+        pixels = mpimg.imread(io.BytesIO(raw), format="png")
+    except Exception as e:  # a truncated or corrupt PNG: report it, do not stop the check
+        return f"does not decode ({type(e).__name__}: {e})"
+    if pixels.ndim < 2 or min(pixels.shape[:2]) < 10:
+        return f"implausible size {pixels.shape}"
+    flat = pixels.reshape(-1, pixels.shape[-1]) if pixels.ndim == 3 else pixels.reshape(-1, 1)
+    if np.all(flat == flat[0]):
+        return "blank (one colour)"
+    return None
+
+
+def check_notebooks(site: Path) -> list[str]:
+    problems = []
+    notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    if not notebooks:
+        problems.append("no notebooks found under notebooks/")
+    for nb in notebooks:
+        page = site / "notebooks" / nb.stem / "index.html"
+        if not page.exists():
+            problems.append(f"{nb.name}: no built page {page.relative_to(site)}")
+            continue
+        images = _IMG.findall(page.read_text())
+        want = png_outputs(nb)
+        if len(images) != want:
+            problems.append(f"{nb.name}: the page holds {len(images)} PNG images, the notebook {want}")
+        for k, data in enumerate(images):
+            why = check_image(data)
+            if why:
+                problems.append(f"{nb.name}: image {k + 1} is {why}")
+    return problems
+
+
+def check_reference(site: Path) -> list[str]:
+    import reference  # docs/hooks/reference.py
+
+    ids: set[str] = set()
+    for html in (site / "reference").rglob("*.html"):
+        ids |= set(re.findall(r'\bid="([^"]+)"', html.read_text()))
+    missing = [
+        f"{ns}.{name}"
+        for page in reference.pages()
+        for ns, name in page.entries()
+        if f"{ns}.{name}" not in ids
+    ]
+    expected = {(ns, n) for ns in reference.NAMESPACES for n in reference.public_names(ns)}
+    listed = {e for page in reference.pages() for e in page.entries()}
+    unlisted = sorted(expected - listed - set(reference.NOT_PUBLIC))
+    return [f"public name without a reference entry: {m}" for m in missing] + [
+        f"public name on no reference page: {ns}.{n}" for ns, n in unlisted
+    ]
+
+
+def check_offline(site: Path) -> list[str]:
+    problems = []
+    for path in sorted([*site.rglob("*.html"), *site.rglob("*.css")]):
+        for m in _EXTERNAL.finditer(path.read_text(errors="replace")):
+            snippet = path.read_text(errors="replace")[m.start() : m.start() + 80]
+            problems.append(f"{path.relative_to(site)} fetches from the network: {snippet!r}")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run every check on the built site; print the problems; 0 when there are none."""
+    args = sys.argv[1:] if argv is None else argv
+    site = Path(args[0]) if args else ROOT / "site"
+    if not (site / "index.html").exists():
+        print(f"check_site: no built site at {site} (run mkdocs build --strict first)")
+        return 1
+    problems = check_notebooks(site) + check_reference(site) + check_offline(site)
+    if not (site / "objects.inv").exists():
+        problems.append("objects.inv was not written")
+    for p in problems:
+        print(f"check_site: {p}")
+    pages = len(list(site.rglob("index.html")))
+    n_images = sum(png_outputs(nb) for nb in (ROOT / "notebooks").glob("*.ipynb"))
+    print(
+        f"check_site: {pages} pages, {n_images} notebook images checked, "
+        f"{len(problems)} problem(s)"
+    )
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
