@@ -97,7 +97,9 @@ def check_notebooks(site: Path) -> list[str]:
         images = _IMG.findall(page.read_text())
         want = png_outputs(nb)
         if len(images) != want:
-            problems.append(f"{nb.name}: the page holds {len(images)} PNG images, the notebook {want}")
+            problems.append(
+                f"{nb.name}: the page holds {len(images)} PNG images, the notebook {want}"
+            )
         for k, data in enumerate(images):
             why = check_image(data)
             if why:
@@ -149,8 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     pages = len(list(site.rglob("index.html")))
     n_images = sum(png_outputs(nb) for nb in (ROOT / "notebooks").glob("*.ipynb"))
     print(
-        f"check_site: {pages} pages, {n_images} notebook images checked, "
-        f"{len(problems)} problem(s)"
+        f"check_site: {pages} pages, {n_images} notebook images checked, {len(problems)} problem(s)"
     )
     return 1 if problems else 0
 

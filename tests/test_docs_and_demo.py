@@ -26,7 +26,9 @@ def _modules():
 @pytest.mark.parametrize("name", sorted(_modules()))
 def test_docstring_examples(name):
     module = importlib.import_module(name)
-    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS, verbose=False)
+    result = doctest.testmod(
+        module, optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS, verbose=False
+    )
     assert result.failed == 0, f"{result.failed} docstring example(s) failed in {name}"
 
 

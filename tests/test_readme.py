@@ -1,5 +1,6 @@
 """The "Running existing NumPy code" guide (docs/guides/numpy-code.md, moved there from
-the README) is true: every row of its idiom table has a code block (after an ``<!-- idiom: <id> -->`` marker) that runs and checks
+the README) is true: every row of its idiom table has a code block (after an
+``<!-- idiom: <id> -->`` marker) that runs and checks
 the row's claim, and its list of refused NumPy functions is what
 ``python -m ftransforms.coverage`` lists as having no rule.
 """

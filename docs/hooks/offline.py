@@ -13,7 +13,8 @@ import re
 from typing import Any
 
 _EMPTY_SCRIPT = re.compile(r'<script src="">\s*</script>')
-_CDN_MODULE = re.compile(r'<script type="module">(?:(?!</script>).)*?https?://(?:(?!</script>).)*</script>', re.S)
+_NOT_END = r"(?:(?!</script>).)*"
+_CDN_MODULE = re.compile(rf'<script type="module">{_NOT_END}?https?://{_NOT_END}</script>', re.S)
 
 
 def on_post_page(output: str, page: Any, config: Any) -> str:

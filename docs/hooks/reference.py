@@ -304,7 +304,9 @@ def _signature_line(name: str, obj: Any) -> str | None:
         except (TypeError, ValueError):
             return None
         return f"{name}({_format_parameters(sig)})" + (
-            "" if sig.return_annotation is sig.empty else f" -> {_annotation(sig.return_annotation)}"
+            ""
+            if sig.return_annotation is sig.empty
+            else f" -> {_annotation(sig.return_annotation)}"
         )
     return None
 
