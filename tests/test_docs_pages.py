@@ -67,19 +67,32 @@ def _page_id(path: Path) -> str:
 def test_page_code_blocks_run(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # a block that writes a file writes it here
     namespace: dict = {"__name__": f"docs_{page.stem}"}
-    skipped = []
     for line, marker, code in blocks(page):
         if marker and marker.startswith("skip:"):
-            skipped.append(f"line {line}: {marker[5:].strip()}")
-            continue
+            continue  # reported by test_excluded_block
         if marker == "strict-backend":
             code = _strict_cupy(code)
         elif marker:
             raise AssertionError(f"{_page_id(page)}:{line}: unknown marker {marker!r}")
         # pad so that a traceback names the line in the Markdown file
         exec(compile("\n" * (line - 1) + code, str(page), "exec"), namespace)
-    if skipped:
-        pytest.skip(f"{_page_id(page)}: blocks not run here: {'; '.join(skipped)}")
+
+
+_EXCLUDED = [
+    (page, line, marker[5:].strip())
+    for page in [*PAGES, ROOT / "README.md"]
+    for line, marker, _ in blocks(page)
+    if marker and marker.startswith("skip:")
+]
+
+
+@pytest.mark.parametrize(
+    "page, line, reason", _EXCLUDED, ids=[f"{_page_id(p)}:{n}" for p, n, _ in _EXCLUDED]
+)
+def test_excluded_block(page, line, reason):
+    """A block marked ``skip:`` is not run; this skip makes each one and its reason
+    visible in the test report (``pytest -rs``)."""
+    pytest.skip(f"{_page_id(page)}:{line} not run: {reason}")
 
 
 def test_markers_are_known_and_skips_give_reasons():
