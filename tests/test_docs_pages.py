@@ -176,3 +176,15 @@ def test_doc_to_markdown_fences_examples_once(reference):
     md = reference.doc_to_markdown(doc)
     assert md.count("```pycon") == 2 and md.count("```") == 4
     assert "**Example**" in md and "    >>>" not in md
+
+
+@pytest.mark.parametrize("path", ["docs/hooks/reference.py", "docs/check_site.py"])
+def test_docs_tooling_examples(path):
+    """The examples in the site's own tooling run (they are not in the package, so the
+    package's doctest sweep does not reach them)."""
+    import doctest
+
+    pytest.importorskip("matplotlib")
+    module = _load(f"docs_tool_{Path(path).stem}", ROOT / path)
+    result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted > 0

@@ -166,7 +166,7 @@ def pages() -> list[Page]:
     Example:
         >>> ps = pages()
         >>> ps[1].path, ps[1].groups[0][1][0]
-        ('reference/ftransforms.md', ('ftransforms', 'Primitive'))
+        ('reference/ftransforms.md', ('ftransforms', 'grad'))
     """
     out = [Page("reference/index.md", "API reference")]
     top = importlib.import_module("ftransforms")
@@ -230,19 +230,13 @@ def _static_kind(ident: str, obj: Any) -> bool:
 
 
 def doc_to_markdown(doc: str | None) -> str:
-    """A Google- or NumPy-style docstring as Markdown: section titles in bold, their bodies
+    r"""A Google- or NumPy-style docstring as Markdown: section titles in bold, their bodies
     dedented, and each run of ``>>>`` lines (with its expected output) as a code block.
 
     Example:
-        >>> print(doc_to_markdown("Twice.\\n\\nExample:\\n    >>> 2 * 2\\n    4\\n"))
-        Twice.
-        <BLANKLINE>
-        **Example**
-        <BLANKLINE>
-        ```pycon
-        >>> 2 * 2
-        4
-        ```
+        >>> md = doc_to_markdown("Twice.\n\nExample:\n    >>> 2 * 2\n    4\n")
+        >>> md.splitlines()[:4], md.count("```")
+        (['Twice.', '', '**Example**', ''], 2)
     """
     if not doc:
         return "*(no docstring)*"
@@ -267,7 +261,8 @@ def doc_to_markdown(doc: str | None) -> str:
             continue
         out.append(line)
         i += 1
-    return "\n".join(_code_runs(out)).strip("\n")
+    text = "\n".join(_code_runs(out)).strip("\n")
+    return re.sub(r"\n{3,}", "\n\n", text)
 
 
 def _code_runs(lines: list[str]) -> list[str]:
@@ -385,7 +380,7 @@ def render(page: Page) -> str:
     """The Markdown source of one generated page.
 
     Example:
-        >>> "::: ftransforms.vmap" in render(pages()[1])
+        >>> "ftransforms.vmap" in render(pages()[1])
         True
     """
     if page.path == "reference/index.md":
