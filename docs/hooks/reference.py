@@ -367,7 +367,7 @@ def render_instance(namespace: str, name: str, obj: Any, level: int) -> str:
         parts += ["**Methods**", ""]
         for m, fn in methods:
             try:
-                sig = str(inspect.signature(fn))
+                sig = f"({_format_parameters(inspect.signature(fn))})"
             except (TypeError, ValueError):
                 sig = "(...)"
             first = (inspect.getdoc(fn) or "").strip().split("\n\n")[0].replace("\n", " ")
