@@ -229,6 +229,24 @@ def _static_kind(ident: str, obj: Any) -> bool:
     return target.kind.value in ("function", "class")
 
 
+_ROLE = re.compile(r":(?:func|class|meth|mod|data|attr|exc|obj|py:\w+):`(~?)([^`]+)`")
+
+
+def strip_roles(text: str) -> str:
+    """Sphinx cross-reference roles as inline code (``~`` keeps only the last name).
+
+    Example:
+        >>> strip_roles("Like :func:`~ftransforms.api.grad` or :class:`fnp.Primitive`.")
+        'Like ``grad`` or ``fnp.Primitive``.'
+    """
+
+    def code(m: re.Match) -> str:
+        name = m.group(2).rsplit(".", 1)[-1] if m.group(1) else m.group(2)
+        return f"``{name}``"
+
+    return _ROLE.sub(code, text)
+
+
 def doc_to_markdown(doc: str | None) -> str:
     r"""A Google- or NumPy-style docstring as Markdown: section titles in bold, their bodies
     dedented, and each run of ``>>>`` lines (with its expected output) as a code block.
@@ -240,7 +258,7 @@ def doc_to_markdown(doc: str | None) -> str:
     """
     if not doc:
         return "*(no docstring)*"
-    lines = inspect.cleandoc(doc).splitlines()
+    lines = strip_roles(inspect.cleandoc(doc)).splitlines()
     out: list[str] = []
     i = 0
     while i < len(lines):
@@ -353,7 +371,8 @@ def render_instance(namespace: str, name: str, obj: Any, level: int) -> str:
     """An entry for an object mkdocstrings cannot see: heading with the id
     ``namespace.name``, its kind, a signature where one is known, and its docstring."""
     ident = f"{namespace}.{name}"
-    parts = [f"{'#' * level} `{ident}` {{ #{ident} }}", "", f"*{_kind(obj)}*", ""]
+    heading = f'{"#" * level} `{ident}` {{ #{ident} data-toc-label="{name}" }}'
+    parts = [heading, "", f"*{_kind(obj)}*", ""]
     sig = _signature_line(name, obj)
     if sig:
         parts += ["```python", sig, "```", ""]
