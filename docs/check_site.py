@@ -11,7 +11,10 @@
    API's definition);
 3. no page fetches anything from the network: no external ``src=``, style sheet, font,
    ``import("http...")`` or CSS ``url(http...)``;
-4. ``objects.inv`` (the mkdocstrings inventory) was written.
+4. ``objects.inv`` (the mkdocstrings inventory) was written;
+5. where a Chromium binary is on the PATH (``chromium``, ``chromium-browser``,
+   ``google-chrome``): a headless browser loads each notebook page and every one of its
+   PNG images is decoded with a non-zero size (otherwise this check says it did not run).
 """
 
 from __future__ import annotations
@@ -20,7 +23,10 @@ import base64
 import io
 import json
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -103,7 +109,7 @@ def check_notebooks(site: Path) -> list[str]:
         for k, data in enumerate(images):
             why = check_image(data)
             if why:
-                problems.append(f"{nb.name}: image {k + 1} is {why}")
+                problems.append(f"{nb.name}: image {k + 1}: {why}")
     return problems
 
 
@@ -136,6 +142,66 @@ def check_offline(site: Path) -> list[str]:
     return problems
 
 
+_PROBE = """<script>
+window.addEventListener("load", () => {
+  const imgs = [...document.images].filter((i) => i.src.startsWith("data:image/png"));
+  document.body.setAttribute("data-probe", JSON.stringify(
+    imgs.map((i) => [i.complete, i.naturalWidth, i.naturalHeight])));
+});
+</script>"""
+
+
+def browser() -> str | None:
+    """The path of a Chromium binary, or ``None``."""
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if path := shutil.which(name):
+            return path
+    return None
+
+
+def check_in_browser(site: Path, binary: str) -> list[str]:
+    """Load each notebook page in headless Chromium (a copy with a probe script, next to
+    the page so that its assets resolve) and check every PNG image decoded."""
+    problems = []
+    for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        page = site / "notebooks" / nb.stem / "index.html"
+        if not page.exists():
+            continue  # reported by check_notebooks
+        with tempfile.NamedTemporaryFile(
+            "w", suffix=".html", dir=page.parent, delete=False
+        ) as probe:
+            probe.write(page.read_text().replace("</body>", _PROBE + "</body>"))
+        try:
+            dom = subprocess.run(
+                [
+                    binary,
+                    "--headless=new",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--virtual-time-budget=10000",
+                    "--dump-dom",
+                    Path(probe.name).as_uri(),
+                ],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            ).stdout
+        finally:
+            Path(probe.name).unlink()
+        m = re.search(r'data-probe="([^"]*)"', dom)
+        if not m:
+            problems.append(f"{nb.name}: the browser did not finish loading the page")
+            continue
+        images = json.loads(m.group(1).replace("&quot;", '"'))
+        if len(images) != png_outputs(nb):
+            problems.append(f"{nb.name}: the browser shows {len(images)} PNG images")
+        for k, (complete, width, height) in enumerate(images):
+            if not (complete and width > 0 and height > 0):
+                problems.append(f"{nb.name}: image {k + 1} did not decode in the browser")
+    return problems
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run every check on the built site; print the problems; 0 when there are none."""
     args = sys.argv[1:] if argv is None else argv
@@ -146,6 +212,12 @@ def main(argv: list[str] | None = None) -> int:
     problems = check_notebooks(site) + check_reference(site) + check_offline(site)
     if not (site / "objects.inv").exists():
         problems.append("objects.inv was not written")
+    binary = browser()
+    if binary:
+        problems += check_in_browser(site, binary)
+        print(f"check_site: notebook pages loaded in {Path(binary).name}")
+    else:
+        print("check_site: no Chromium on the PATH: the in-browser image check did not run")
     for p in problems:
         print(f"check_site: {p}")
     pages = len(list(site.rglob("index.html")))
