@@ -435,7 +435,14 @@ def _render_index() -> str:
             continue
         link = page.path.removeprefix("reference/")
         rows.append(f"| [{page.title}]({link}) | {sum(1 for _ in page.entries())} |")
-    excluded = "\n".join(f"- `{ns}.{n}`: {why}" for (ns, n), why in NOT_PUBLIC.items())
+    excluded = (
+        "\n".join(
+            f"- `{ns}.{n}`: {why}"
+            for (ns, n), why in NOT_PUBLIC.items()
+            if n in public_names(ns)  # still there
+        )
+        or "- nothing"
+    )
     return "\n".join(
         [
             "# API reference",
