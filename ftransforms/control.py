@@ -80,6 +80,7 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy as fnp
+from ftransforms import loop_cotangents
 from ftransforms.backend import namespace_of
 from ftransforms.core.errors import (
     BranchOutputError,
@@ -725,6 +726,7 @@ def scan(
             return _arrays(carry), ys
         except NotStructurable:
             pass
+    marks = loop_cotangents.begin()
     carry = init
     ys: list = [None] * n
     steps = range(n - 1, -1, -1) if reverse else range(n)
@@ -751,6 +753,7 @@ def scan(
                 "f must return ys of one structure, shape and dtype at every step.",
             )
         ys[t] = leaves
+    loop_cotangents.end(marks)  # NOTE [hoisted loop cotangents]
     if n == 0:
         x = tree_unflatten(x_spec, [fnp.zeros(_shape(leaf)[1:], leaf.dtype) for leaf in x_leaves])
         _, y = f(init, x)
