@@ -564,6 +564,13 @@ def _while(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pred: Any)
             )
         except NotStructurable:
             pass
+    marks = loop_cotangents.begin()
+    val = _while_steps(op, cond_fun, body_fun, val, pred)
+    loop_cotangents.end(marks)  # NOTE [hoisted loop cotangents]
+    return val
+
+
+def _while_steps(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pred: Any) -> Any:
     first = True
     while True:
         if _is_batched(pred):
@@ -649,11 +656,13 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
                 )
             except NotStructurable:
                 pass
+        marks = loop_cotangents.begin()
         val = init_val
         for i in range(lo, hi):
             new = body_fun(i, val)
             _check_carry(op, val, new)
             val = new
+        loop_cotangents.end(marks)  # NOTE [hoisted loop cotangents]
         return _arrays(val)
 
     def keep_going(state: Any) -> Any:
