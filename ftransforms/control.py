@@ -14,7 +14,11 @@ How each transform sees them:
   taken, so reverse mode works through a ``while_loop`` whose trip count depends on the
   data (which ``jax.lax.while_loop`` cannot differentiate), and higher orders nest.  Only
   the branch taken runs, except once per set of branches for the output check (NOTE
-  [eager branch check]).  A loop's carry is checked at every step it takes.
+  [eager branch check]).  A loop's carry is checked at every step it takes.  When a loop
+  ends, its tape segment is rewritten so that the cotangents of values made before the
+  loop and used at every step (closed-over weights, the rows of ``xs``) are summed with
+  one contraction after the backward walk instead of step by step (NOTE [hoisted loop
+  cotangents] in ``ftransforms/loop_cotangents.py``).
 * **vmap, predicate not batched**: one branch / an ordinary loop, operands stay batched.
 * **vmap, predicate batched**: see NOTE [batched cond] and NOTE [batched while_loop].
   The predicate is never converted to a host boolean: only the 0-d "some row still runs"
@@ -696,6 +700,13 @@ def scan(
     ``xs`` may be ``None`` with ``length``; ``reverse=True`` walks from the end (``ys[t]``
     still belongs to ``xs[t]``); ``unroll`` is accepted for JAX compatibility (the result
     does not depend on it).
+
+    Under ``grad``/``vjp`` the gradient of a weight ``f`` closes over (``W @ h``) and of
+    ``xs`` is formed once after the backward pass from every step's factors, not summed
+    step by step (NOTE [hoisted loop cotangents] in ``ftransforms/loop_cotangents.py``):
+    the backward pass then holds about ``length`` times one step's output cotangent (at
+    most ``loop_cotangents.HOIST["chunk_bytes"]`` per weight; longer loops are done in
+    chunks of steps).
 
     Example:
         >>> import numpy as np

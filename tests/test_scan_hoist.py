@@ -39,6 +39,15 @@ class Jax:
     fori_loop = staticmethod(jax.lax.fori_loop)
 
 
+@pytest.fixture(autouse=True)
+def _rewrite_every_group():
+    """The models here are tiny: rewrite them whatever their size (see HOIST)."""
+    saved = dict(loop_cotangents.HOIST)
+    loop_cotangents.HOIST["min_elements"] = 0
+    yield
+    loop_cotangents.HOIST.update(saved)
+
+
 def _r(*shape, seed=0):
     return np.random.default_rng(seed + sum(shape)).standard_normal(shape) * 0.5
 
@@ -62,7 +71,8 @@ def lstm(L, p, xs):
         h = L.np.tanh(c)
         return (h, c), (h @ v - 0.5) ** 2
 
-    (h, c), err = L.scan(step, (L.np.zeros(H), L.np.zeros(H)), xz)
+    h0 = L.np.zeros(H, dtype=v.dtype)
+    (h, c), err = L.scan(step, (h0, h0), xz)
     return err.mean() + (h * c).sum()
 
 
@@ -265,10 +275,7 @@ def test_gather_nodes_replace_the_step_by_step_sums():
     _, kinds = _hoisted(f_xs, xs)
     assert kinds == ["getitem"]  # w is a constant here
     loop_cotangents.HOIST["enabled"] = False
-    try:
-        plain, kinds = _hoisted(f, (w, v))
-    finally:
-        loop_cotangents.HOIST["enabled"] = True
+    plain, kinds = _hoisted(f, (w, v))
     assert kinds == []
     assert_tree_close(g, plain, **TOL)
 
@@ -279,14 +286,10 @@ def test_chunks_bound_the_stacked_factors():
     def f(w):
         return ft.scan(lambda h, x: (np.tanh(w @ h + x), None), np.ones(3), xs)[0].sum()
 
-    saved = loop_cotangents.HOIST["chunk_bytes"]
     loop_cotangents.HOIST["chunk_bytes"] = 3 * (3 + 3) * 8  # three steps' y_bar and h
-    try:
-        g, kinds = _hoisted(f, w)
-        loop_cotangents.HOIST["chunk_bytes"] = 8  # not even two steps: left as it was
-        g_none, kinds_none = _hoisted(f, w)
-    finally:
-        loop_cotangents.HOIST["chunk_bytes"] = saved
+    g, kinds = _hoisted(f, w)
+    loop_cotangents.HOIST["chunk_bytes"] = 8  # not even two steps: left as it was
+    g_none, kinds_none = _hoisted(f, w)
     assert kinds == ["contract"] * 3  # 10 steps in runs of 3, 3, 3 (the last one left as it was)
     assert kinds_none == []
 
@@ -324,3 +327,21 @@ def test_not_rewritten_where_it_does_not_apply():
         )
     )(w[None])
     assert_tree_close(g, want, **TOL)
+
+
+def test_small_groups_are_left_eagerly_but_rewritten_into_a_jit_recording():
+    w, xs = _r(3, 3), _r(10, 3)
+
+    def f(w):
+        return ft.scan(lambda h, x: (np.tanh(w @ h + x), None), np.ones(3), xs)[0].sum()
+
+    loop_cotangents.HOIST["min_elements"] = 10 * 9 + 1  # steps x elements of w, plus one
+    g, kinds = _hoisted(f, w)
+    assert kinds == []
+    loop_cotangents.HOIST["min_elements"] = 10 * 9
+    _, kinds = _hoisted(f, w)
+    assert kinds == ["contract"]
+    loop_cotangents.HOIST["min_elements"] = 1 << 30
+    program = ft.make_program(ft.grad(f))(w)
+    assert "concatenate" in str(program)  # the stacked factors of the one contraction
+    assert_tree_close(ft.jit(ft.grad(f))(w), g, **TOL)
