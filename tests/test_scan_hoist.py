@@ -345,3 +345,23 @@ def test_small_groups_are_left_eagerly_but_rewritten_into_a_jit_recording():
     program = ft.make_program(ft.grad(f))(w)
     assert "concatenate" in str(program)  # the stacked factors of the one contraction
     assert_tree_close(ft.jit(ft.grad(f))(w), g, **TOL)
+
+
+def test_nested_scans_pytree_xs_and_a_python_float_weight():
+    w, xs, ys = _r(3, 3), _r(4, 2, 3), _r(4, 3)
+
+    def f(L, w, s, xs, ys):
+        def inner(h, x):
+            return L.np.tanh(w @ h * s + x), (h * s) @ w
+
+        def outer(h, xy):
+            x, y = xy
+            h, zs = L.scan(inner, h + y, x)
+            return h * s, zs.sum(axis=0)
+
+        h, out = L.scan(outer, L.np.ones(3), (xs, ys))
+        return (h**2).sum() + (out**2).sum()
+
+    got = ft.grad(lambda *a: f(Ours, *a), argnums=(0, 1, 2, 3))(w, 0.7, xs, ys)
+    want = jax.jit(jax.grad(lambda *a: f(Jax, *a), argnums=(0, 1, 2, 3)))(w, 0.7, xs, ys)
+    assert_tree_close(got, want, **TOL)
