@@ -10,7 +10,11 @@ them up one step at a time: for ``z_t = W @ h_t`` that is one outer product
 per step (quadratic in the length).
 
 When the loop ends, :func:`end` rewrites the tape segment the loop recorded.  For each
-such value ``c`` it finds the nodes that use it in one of these ways, with the same
+such value ``c`` -- or a loop-invariant value made inside the loop: a short chain of unary
+primitives with the same settings from a value made before it (``W.T`` made at every step
+by ``vmap``'s ``matmul`` rule under ``grad(vmap(...))``, a body's own ``h @ W.T`` or
+``W[0]``), whose copies are one value, so that the first step's copy can take the
+cotangent of all -- it finds the nodes that use it in one of these ways, with the same
 primitive, position, settings, shapes and dtypes at two or more steps:
 
 * ``matmul`` and ``einsum`` (``c`` one factor of a contraction): the cotangent of ``c``
@@ -56,9 +60,10 @@ benchmark (B=32, H=64, T=50, float32) the rewrite takes ``jit(vmap(grad))`` from
 8.4 ms (hand-written BPTT: 6.5 ms) and eager ``vmap(grad)`` from 55 to 34 ms.
 
 What is not rewritten (the step-by-step sum stays, the results are the same): values
-computed inside the loop from loop-invariant ones (``grad`` outside ``vmap`` sees the
-batching rule's ``W.T`` made at every step), checkpointed steps (one opaque node each), a
-loop run while a checkpointed function records (no tape nodes), and every other primitive.
+made inside the loop from loop-invariant ones by anything but a chain of unary primitives,
+checkpointed steps (one opaque node each), a loop run while a checkpointed function
+records (no tape nodes), a ``getitem`` group whose indices repeat (``xs[0]`` read at every
+step besides the loop's own slicing), and every other primitive.
 The sums run in another order than step by step, so results can differ in the last bits.
 """
 
@@ -68,6 +73,7 @@ from typing import Any
 
 from ftransforms import lax
 from ftransforms.backend import namespace_of
+from ftransforms.core.primitive import Primitive
 from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.reverse import Node, ReverseInterpreter
@@ -207,31 +213,58 @@ _NAMES = frozenset((*_ELEMENTWISE, "matmul", "einsum", "getitem"))
 
 def _hoist(interp: ReverseInterpreter, start: int, first_id: int, min_elements: int) -> None:
     tape = interp.tape
-    # a first pass over the segment, cheap: (input id, position, primitive) -> tape indices
+    # A first pass over the segment, cheap: (what c is, position, primitive) -> tape
+    # indices.  c is a value made before the loop, or a loop-invariant one made inside it
+    # (see _invariant): id -> (key, depth), and the tape index of the node that made it.
+    invariant: dict[int, tuple] = {}
+    made: dict[int, int] = {}
     coarse: dict[tuple, list] = {}
     for k in range(start, len(tape)):
         node = tape[k]
+        parents = node.parents
+        if len(parents) == 1:
+            p0 = parents[0]
+            if p0 is not None and (p0 <= first_id or p0 in invariant):
+                _invariant(node, k, first_id, invariant, made)
         if node.prim.name in _NAMES:
-            for pos, pid in enumerate(node.parents):
-                if pid is not None and pid <= first_id:  # an input made before the loop
-                    coarse.setdefault((pid, pos, node.prim.name), []).append(k)
+            for pos, pid in enumerate(parents):
+                if pid is None:
+                    continue
+                if pid <= first_id:  # an input made before the loop
+                    what: Any = pid
+                else:
+                    found = invariant.get(pid)
+                    if found is None:
+                        continue
+                    what = found[0]
+                coarse.setdefault((what, pos, node.prim.name), []).append(k)
     groups: dict[tuple, list] = {}
-    for (pid, pos, _), ks in coarse.items():
+    settings: dict[int, Any] = {}
+    for (what, pos, _), ks in coarse.items():
         if len(ks) < 2 or not _worth_it(tape, ks, pos, min_elements):
             continue
         for k in ks:
-            key = _group_key(tape[k], pos)
-            if key is not None:
-                groups.setdefault((pid, pos, key), []).append(k)
+            node = tape[k]
+            key = _group_key(node, pos)
+            if key is None:
+                continue
+            pid = node.parents[pos]
+            if pid > first_id:  # the settings along its chain must agree too
+                chain = _chain_settings(tape, made, settings, pid, first_id)
+                if chain is None:
+                    continue
+                key = (*key, ("settings", chain))
+            groups.setdefault((what, pos, key), []).append(k)
     inserts: dict[int, list] = {}
     proxies: dict[int, dict] = {}  # tape index -> {position: proxy id}
-    for (pid, pos, key), ks in groups.items():
+    for (_, pos, key), ks in groups.items():
         if len(ks) < 2:
             continue
         for chunk in _chunks(tape, ks, pos, key):
             ids = tuple(range(interp.next_id + 1, interp.next_id + 1 + len(chunk)))
             interp.next_id += len(chunk)
             first = tape[chunk[0]]
+            pid = first.parents[pos]  # c as the chunk's first step has it (made before it)
             gather = _Gather(key, pos, [tape[k].args for k in chunk], [tape[k] for k in chunk])
             node = Node(gather, {}, [first.args[pos]], [pid], None, ids)
             inserts.setdefault(chunk[0], []).append(node)
@@ -257,6 +290,54 @@ def _physical_size(x: Any) -> tuple[int, int]:
     p = lax.physical(x)
     n = getattr(p, "size", 1)
     return n, getattr(p, "nbytes", 8 * n)
+
+
+#: How many unary steps from a value made before the loop a loop-invariant value may be.
+_CHAIN = 4
+
+
+def _invariant(node: Node, k: int, first_id: int, invariant: dict, made: dict) -> None:
+    """Note ``node``'s output as loop-invariant when it is a unary primitive (``W.T`` from
+    a batching rule, ``W.reshape``, ``W[0]``, ``tanh(W)``) of a value made before the loop
+    or of such a value (at most :data:`_CHAIN` deep): one and the same value at every step,
+    so the cotangent of any one step's copy is the cotangent of all.  The key names the
+    source and the primitives; the settings along the chain must agree as well
+    (:func:`_chain_settings`, computed only for the groups worth rewriting)."""
+    pid = node.parents[0]
+    inner, depth = (pid, 0) if pid <= first_id else invariant[pid]
+    prim = node.prim
+    if depth < _CHAIN and type(prim) is Primitive and not prim.effectful:
+        if type(node.out_id) is int:
+            invariant[node.out_id] = ((id(prim), inner), depth + 1)
+            made[node.out_id] = k
+
+
+def _chain_settings(tape: list, made: dict, memo: dict, pid: int, first_id: int) -> Any:
+    """The settings of the unary primitives from a loop-invariant value's source (see
+    :func:`_invariant`), or ``None`` when one is unhashable (an array)."""
+    if pid <= first_id:
+        return ()
+    if pid not in memo:
+        node = tape[made[pid]]
+        inner = _chain_settings(tape, made, memo, node.parents[0], first_id)
+        try:
+            memo[pid] = None if inner is None else (*inner, _settings_key(node.params))
+        except TypeError:
+            memo[pid] = None
+    return memo[pid]
+
+
+def _settings_key(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple((k, _settings_key(v)) for k, v in sorted(value.items()))
+    if isinstance(value, (tuple, list)):
+        return (type(value), tuple(_settings_key(v) for v in value))
+    if type(value) is slice:
+        return ("slice", value.start, value.stop, value.step)
+    if isinstance(value, float):
+        return (float, repr(value))
+    hash(value)
+    return (type(value), value)
 
 
 def _worth_it(tape: list, ks: list, pos: int, min_elements: int) -> bool:

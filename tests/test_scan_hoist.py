@@ -365,3 +365,26 @@ def test_nested_scans_pytree_xs_and_a_python_float_weight():
     got = ft.grad(lambda *a: f(Ours, *a), argnums=(0, 1, 2, 3))(w, 0.7, xs, ys)
     want = jax.jit(jax.grad(lambda *a: f(Jax, *a), argnums=(0, 1, 2, 3)))(w, 0.7, xs, ys)
     assert_tree_close(got, want, **TOL)
+
+
+def test_grad_of_vmap_and_views_of_a_weight_made_at_every_step():
+    """``grad(vmap(...))``: the batching rule makes ``W.T`` at every step; a body's own
+    ``W.T``, ``W[0]`` and ``tanh(W)`` likewise: one value per step, hoisted all the same."""
+    w, xs = _r(3, 3), _r(3, 5, 3)
+
+    def f(L, w, xs):
+        def one(xs):
+            def step(h, x):
+                return L.np.tanh(h @ w.T + w @ x * L.np.tanh(w)[0]), h @ w[0]
+
+            h, ys = L.scan(step, L.np.ones(3), xs)
+            return (h**2).sum() + ys.sum()
+
+        return L.vmap(one)(xs).sum()
+
+    Ours.vmap, Jax.vmap = staticmethod(ft.vmap), staticmethod(jax.vmap)
+    g, kinds = _hoisted(lambda w: f(Ours, w, xs), w)
+    # h @ w.T and w @ x (both x_batch @ w.T once batched) in one group, h @ w[0] in
+    # another, * tanh(w)[0]; step 0's unbatched h @ ... alone are left as they were
+    assert kinds == ["contract", "contract", "multiply"]
+    assert_tree_close(g, jax.jit(jax.grad(lambda w: f(Jax, w, xs)))(w), **TOL)
