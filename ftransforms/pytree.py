@@ -37,12 +37,30 @@ def tree_unflatten(spec: PyTreeSpec, leaves: Iterable[Any]) -> Any:
 
 
 def tree_map(fn: Callable[..., Any], tree: Any, *rest: Any) -> Any:
-    """Apply ``fn`` to every leaf (of ``tree`` and the matching leaves of ``rest``)."""
+    """Apply ``fn`` to every leaf of ``tree`` and the matching subtrees of ``rest`` (trees
+    that have ``tree``'s structure, or ``tree`` as a prefix); ``None`` is an empty subtree.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> params = {"w": np.array([1.0, -2.0]), "b": np.array([0.5])}
+        >>> grads = ft.grad(lambda p: np.sum(p["w"] ** 2) + np.sum(p["b"]))(params)
+        >>> ft.tree_map(lambda p, g: p - 0.1 * g, params, grads)  # one gradient step
+        {'w': array([ 0.8, -1.6]), 'b': array([0.4])}
+    """
     return optree.tree_map(fn, tree, *rest, namespace=NAMESPACE)
 
 
 def tree_leaves(tree: Any) -> list[Any]:
-    """The leaves of ``tree``."""
+    """The leaves of ``tree``, in :func:`tree_flatten`'s order (dict keys sorted; ``None``
+    is no leaf).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import nn
+        >>> nn.tree_leaves({"w": np.array([1.0, 2.0]), "b": (3.0, None)})
+        [3.0, array([1., 2.])]
+    """
     return optree.tree_leaves(tree, namespace=NAMESPACE)
 
 

@@ -260,6 +260,19 @@ def same_randomness_across_chunks() -> Iterator[None]:
     Used by ``vmap`` around its chunk loop.  The first chunk draws from the user's
     generators (leaving them where an unchunked call would); later chunks draw from copies
     of each generator taken just before its first use in the first chunk.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms.random import normal, same_randomness_across_chunks
+        >>> rng = np.random.default_rng(0)
+        >>> f = ft.vmap(lambda x: x + normal(rng), randomness="same")
+        >>> with same_randomness_across_chunks():  # each call plays the part of a chunk
+        ...     chunks = [f(np.zeros(2)), f(np.zeros(2))]
+        >>> np.concatenate(chunks)  # rng's first draw everywhere, as with chunk_size=2
+        array([0.12573022, 0.12573022, 0.12573022, 0.12573022])
+        >>> float(np.random.default_rng(0).normal())
+        0.1257302210933933
     """
     group = _ChunkGroup(len(current_stack()) + 1)
     _GROUPS.active.append(group)

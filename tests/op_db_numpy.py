@@ -236,28 +236,8 @@ add("nanmean", call("nanmean"), _nans("u"))
 add("nanmax", call("nanmax"), _nans("distinct"))
 add("nanmin", call("nanmin"), _nans("distinct"))
 add("nanprod", call("nanprod"), _nans("away", lo=0.5, hi=1.5))
-_NANVAR_NAN_VJP = "bug: the VJP of nanvar/nanstd is NaN (the NaN elements reach the cotangent)"
-
-
-def _nanvar_samples(d: Draw) -> list[Sample]:
-    samples = _nans("u")(d)
-    if d.dtype == np.float32:
-        for s in samples:
-            s.xfail["test_forward"] = "bug: nanvar/nanstd of float32 return float64"
-    return samples
-
-
 for _name in ("nanvar", "nanstd"):
-    add(
-        _name,
-        call(_name),
-        _nanvar_samples,
-        xfail={
-            "test_vjp_vs_jvp": _NANVAR_NAN_VJP,
-            "test_second_order": _NANVAR_NAN_VJP,
-            "test_vmap_vjp_vs_jax": _NANVAR_NAN_VJP,
-        },
-    )
+    add(_name, call(_name), _nans("u"))
 
 
 def _cumulative_samples(draw: str, **kw: Any):

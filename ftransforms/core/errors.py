@@ -12,93 +12,325 @@ import pickle
 
 
 class FTransformsError(Exception):
-    """Base class of every error ftransforms raises on purpose."""
+    """Base class of every error ftransforms raises on purpose.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> try:
+        ...     ft.vmap(np.add)(np.ones(2), np.ones(3))  # batch sizes 2 and 3
+        ... except ft.errors.FTransformsError as e:
+        ...     print(type(e).__name__, isinstance(e, ValueError))
+        InDimsError True
+    """
 
 
 class InDimsError(FTransformsError, ValueError):
-    """``in_dims`` does not fit the arguments, or the batch sizes disagree."""
+    """``in_dims`` does not fit the arguments, or the batch sizes disagree.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> try:
+        ...     ft.vmap(np.sin, in_dims=1)(np.ones(3))
+        ... except ft.errors.InDimsError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        InDimsError: vmap(sin, in_dims=1): in_dim=1 is out of range for x of shape (3,) ...
+    """
 
 
 class OutDimsError(FTransformsError, ValueError):
-    """``out_dims`` does not fit the outputs."""
+    """``out_dims`` does not fit the outputs.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> try:
+        ...     ft.vmap(np.sum, out_dims=1)(np.ones((2, 3)))  # the output is 0-d
+        ... except ft.errors.OutDimsError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        OutDimsError: vmap(sum, in_dims=0): out_dim=1 is out of range ...
+    """
 
 
 class ChunkSizeError(FTransformsError, ValueError):
-    """``chunk_size`` (of ``vmap``/``jacrev``) is not ``None`` or a positive int."""
+    """``chunk_size`` (of ``vmap``/``jacrev``) is not ``None`` or a positive int.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> try:
+        ...     ft.vmap(np.sin, chunk_size=0)(np.zeros(3))
+        ... except ft.errors.ChunkSizeError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        ChunkSizeError: vmap(sin, chunk_size=0): chunk_size must be None or a positive int, ...
+    """
 
 
 class GradOutputError(FTransformsError, TypeError, RuntimeError):
-    """``grad`` of something that is not a real floating-point scalar."""
+    """``grad`` of something that is not a real floating-point scalar.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> try:
+        ...     ft.grad(np.sin)(np.ones(3))  # a vector output
+        ... except ft.errors.GradOutputError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        GradOutputError: grad(sin): the output must be a real scalar, got shape (3,); ...
+    """
 
 
 class NonDifferentiableInputError(FTransformsError, TypeError, RuntimeError):
-    """Differentiation with respect to an integer, boolean or non-array input."""
+    """Differentiation with respect to an integer, boolean or non-array input.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> try:
+        ...     ft.grad(lambda n: n * 2.0)(3)  # an int input
+        ... except ft.errors.NonDifferentiableInputError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        NonDifferentiableInputError: grad(<lambda>): n is an integer/bool input (int); ...
+    """
 
 
 class ArgnumsError(FTransformsError, ValueError, RuntimeError):
-    """``argnums`` out of range, duplicated or of the wrong type."""
+    """``argnums`` out of range, duplicated or of the wrong type.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> try:
+        ...     ft.grad(np.multiply, argnums=2)(1.0, 2.0)
+        ... except ft.errors.ArgnumsError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        ArgnumsError: grad(multiply): argnums=2 is out of range: ...
+    """
 
 
 class AuxError(FTransformsError, TypeError, RuntimeError):
-    """``has_aux=True`` but the function did not return an ``(output, aux)`` pair."""
+    """``has_aux=True`` but the function did not return an ``(output, aux)`` pair.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> try:
+        ...     ft.grad(lambda x: x**2, has_aux=True)(1.0)
+        ... except ft.errors.AuxError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        AuxError: grad(<lambda>): has_aux=True requires the function to return a pair ...
+    """
 
 
 class TangentMismatchError(FTransformsError, ValueError, TypeError):
-    """Tangents or cotangents whose structure, shape or dtype differ from the primals."""
+    """Tangents or cotangents whose structure, shape or dtype differ from the primals.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> try:
+        ...     ft.jvp(np.sin, (np.zeros(3),), (np.zeros(2),))
+        ... except ft.errors.TangentMismatchError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        TangentMismatchError: jvp(sin): the tangent of x has shape (2,) but the primal ...
+    """
 
 
 class EscapedTracerError(FTransformsError, RuntimeError):
-    """A tracer was used after the transform that created it had returned."""
+    """A tracer was used after the transform that created it had returned.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> leaked = []
+        >>> _ = ft.grad(lambda x: leaked.append(x) or 2 * x)(1.0)  # keeps a tracer
+        >>> try:
+        ...     leaked[0] + 1.0
+        ... except ft.errors.EscapedTracerError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        EscapedTracerError: grad(<lambda>): one of its tracers was used (by add) after ...
+    """
 
 
 class BatchedControlFlowError(FTransformsError, TypeError, RuntimeError):
-    """``bool()`` / ``if`` / ``float()`` on a value that differs across the vmap batch."""
+    """``bool()`` / ``if`` / ``float()`` on a value that differs across the vmap batch.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> def absolute(x):
+        ...     return x if x > 0 else -x  # fine for one x, not for a batch
+        >>> try:
+        ...     ft.vmap(absolute)(np.array([1.0, -1.0]))
+        ... except ft.errors.BatchedControlFlowError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        BatchedControlFlowError: vmap(absolute, in_dims=0): a batched value has no single ...
+    """
 
 
 class ControlFlowError(FTransformsError, TypeError):
     """Misuse of ``cond``/``switch``/``while_loop``/``fori_loop``/``scan`` (``TypeError``,
-    as ``jax.lax`` raises for the same mistakes)."""
+    as ``jax.lax`` raises for the same mistakes).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> try:
+        ...     ft.fori_loop(0, 3, lambda i, c: c.astype(np.float32), np.zeros(2))
+        ... except ft.errors.ControlFlowError as e:
+        ...     print(type(e).__name__, isinstance(e, TypeError))
+        CarryError True
+    """
 
 
 class BranchOutputError(ControlFlowError):
-    """The branches of ``cond``/``switch`` return different structures, shapes or dtypes."""
+    """The branches of ``cond``/``switch`` return different structures, shapes or dtypes.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> try:
+        ...     ft.cond(True, lambda x: x, lambda x: x[:1], np.ones(2))
+        ... except ft.errors.BranchOutputError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        BranchOutputError: cond(pred, true_fun, false_fun, *operands): true_fun's output and ...
+    """
 
 
 class CarryError(ControlFlowError):
-    """A loop's body changed the carry's structure, shapes or dtypes."""
+    """A loop's body changed the carry's structure, shapes or dtypes.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> try:
+        ...     ft.fori_loop(0, 3, lambda i, c: c.astype(np.float32), np.zeros(2))
+        ... except ft.errors.CarryError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        CarryError: fori_loop(lower, upper, body_fun, init_val): the carry and body_fun's output ...
+    """
 
 
 class PredicateError(ControlFlowError):
-    """A predicate or branch index that is not a boolean or integer scalar."""
+    """A predicate or branch index that is not a boolean or integer scalar.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> try:
+        ...     ft.cond(np.array([True, False]), lambda: 1.0, lambda: 0.0)
+        ... except ft.errors.PredicateError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        PredicateError: cond(pred, true_fun, false_fun, *operands): the predicate must be ...
+    """
 
 
 class ScanLengthError(ControlFlowError, ValueError):
-    """``scan``'s ``xs`` disagree on their leading length, or with ``length=``."""
+    """``scan``'s ``xs`` disagree on their leading length, or with ``length=``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> try:
+        ...     ft.scan(lambda c, x: (c, x), 0.0, (np.zeros(3), np.zeros(4)))
+        ... except ft.errors.ScanLengthError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        ScanLengthError: scan(f, init, xs, ...): the leaves of xs ... got [3, 4]; ...
+    """
 
 
 class TracerConversionError(FTransformsError, TypeError):
-    """A tracer was converted to a concrete array or Python number, losing the transform."""
+    """A tracer was converted to a concrete array or Python number, losing the transform.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> try:
+        ...     ft.grad(lambda x: float(x) ** 2)(1.0)
+        ... except ft.errors.TracerConversionError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        TracerConversionError: grad(<lambda>): float() on a tracer would drop what the transform ...
+    """
 
 
 class InPlaceError(FTransformsError, TypeError, RuntimeError):
-    """In-place item assignment on a tracer (tracers are immutable)."""
+    """In-place item assignment on a tracer (tracers are immutable).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> def zero_first(x):
+        ...     x[0] = 0.0
+        ...     return x
+        >>> try:
+        ...     ft.vmap(zero_first)(np.ones((2, 3)))
+        ... except ft.errors.InPlaceError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        InPlaceError: vmap(zero_first, in_dims=0): item assignment x[...] = v on a tracer: ...
+    """
 
 
 class ObjectArrayWarning(RuntimeWarning):
     """A large tracer was turned into a NumPy object array (``np.array([...])`` of tracers):
-    NumPy then computes element by element in Python, which is slow."""
+    NumPy then computes element by element in Python, which is slow.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     _ = ft.vmap(lambda x: np.asarray(x).sum())(np.ones((2, 100)))  # 100 > 64 elements
+        >>> [w.category.__name__ for w in caught]
+        ['ObjectArrayWarning']
+    """
 
 
 class UnsupportedOperationError(FTransformsError, NotImplementedError, TypeError):
-    """A NumPy function, ufunc method or argument that has no ftransforms rule."""
+    """A NumPy function, ufunc method or argument that has no ftransforms rule.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> try:
+        ...     ft.vmap(lambda x: np.add.reduceat(x, [0, 2]))(np.ones((2, 3)))
+        ... except ft.errors.UnsupportedOperationError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        UnsupportedOperationError: vmap(<lambda>, in_dims=0): numpy.add.reduceat has no ...
+    """
 
 
 class MixedBackendError(FTransformsError, TypeError):
-    """NumPy and CuPy arrays (or arrays of two devices) mixed in one operation."""
+    """NumPy and CuPy arrays (or arrays of two devices) mixed in one operation.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> from ftransforms import strict_backend  # a stand-in for CuPy
+        >>> try:
+        ...     fnp.add(np.ones(2), strict_backend.asarray(np.ones(2)))
+        ... except ft.errors.MixedBackendError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        MixedBackendError: add: cannot mix numpy and strictnumpy arrays ...
+    """
 
 
 class RandomnessError(FTransformsError, RuntimeError):
-    """Random numbers drawn under ``vmap(randomness='error')`` or a bad ``randomness``."""
+    """Random numbers drawn under ``vmap(randomness='error')`` or a bad ``randomness``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms.random import normal
+        >>> rng = np.random.default_rng(0)  # vmap's default is randomness='error'
+        >>> try:
+        ...     ft.vmap(lambda x: x + normal(rng))(np.zeros(2))
+        ... except ft.errors.RandomnessError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        RandomnessError: vmap(<lambda>, in_dims=0): random.normal(rng, loc, scale, size) draws ...
+    """
 
 
 # -- ftransforms.distributed (dask) -------------------------------------------------------
@@ -106,26 +338,99 @@ class RandomnessError(FTransformsError, RuntimeError):
 
 class ChunksError(FTransformsError, ValueError):
     """A dask array whose chunks cannot be mapped over (several chunks on an unmapped axis,
-    unknown chunk sizes)."""
+    unknown chunk sizes).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import dask.array as da
+        >>> import ftransforms.distributed as fd
+        >>> try:
+        ...     fd.vmap(np.sum)(da.ones((4, 4), chunks=2))  # 2 chunks on axis 1
+        ... except ft.errors.ChunksError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        ChunksError: fd.vmap(sum, in_dims=0): a is mapped over axis 0 but has 2 chunks on axis 1...
+    """
 
 
 class DaskArrayError(FTransformsError, TypeError, ValueError):
     """A lazy dask array where an in-memory array is needed (the single-machine
-    transforms, or an argument of ``ftransforms.distributed`` that must be in memory)."""
+    transforms, or an argument of ``ftransforms.distributed`` that must be in memory).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import dask.array as da
+        >>> try:
+        ...     ft.vmap(np.sin)(da.ones(3, chunks=2))
+        ... except ft.errors.DaskArrayError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        DaskArrayError: vmap(sin, in_dims=0): x is a lazy dask array, ...
+    """
 
 
 class DistributedNestingError(FTransformsError, RuntimeError):
     """An ``ftransforms.distributed`` function called inside a transform (they are
-    outermost)."""
+    outermost).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.distributed as fd
+        >>> try:
+        ...     ft.grad(lambda x: fd.vmap(np.sin)(x).sum())(np.zeros(3))
+        ... except ft.errors.DistributedNestingError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        DistributedNestingError: fd.vmap(sin, in_dims=0): called inside grad(<lambda>), ...
+    """
 
 
 class FunctionPicklingError(FTransformsError, TypeError, pickle.PicklingError):
-    """A function given to ``ftransforms.distributed`` cannot be pickled for the workers."""
+    """A function given to ``ftransforms.distributed`` cannot be pickled for the workers.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import threading
+        >>> import dask.array as da
+        >>> import ftransforms.distributed as fd
+        >>> lock = threading.Lock()  # closed over: locks cannot be pickled
+        >>> try:
+        ...     fd.vmap(lambda x: (lock, x)[1])(da.ones(4, chunks=2))
+        ... except ft.errors.FunctionPicklingError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        FunctionPicklingError: fd.vmap(<lambda>, in_dims=0): the function '<lambda>' cannot be ...
+    """
 
 
 class ReduceError(FTransformsError, ValueError):
-    """A ``reduce`` or ``split_every`` that ``fd.map_reduce`` does not support."""
+    """A ``reduce`` or ``split_every`` that ``fd.map_reduce`` does not support.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.distributed as fd
+        >>> try:
+        ...     fd.map_reduce(np.sin, reduce="max")
+        ... except ft.errors.ReduceError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        ReduceError: fd.map_reduce(sin, reduce='max'): reduce must be 'sum' or 'mean'; ...
+    """
 
 
 class MissingDependencyError(FTransformsError, ImportError):
-    """An optional dependency (dask for ``ftransforms.distributed``) is not installed."""
+    """An optional dependency (dask for ``ftransforms.distributed``) is not installed.
+
+    Example:
+        >>> import sys
+        >>> from unittest import mock
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.distributed as fd
+        >>> try:  # as if dask were not installed
+        ...     with mock.patch.dict(sys.modules, {"dask": None, "cloudpickle": None}):
+        ...         fd.compute({"x": np.ones(2)})
+        ... except ft.errors.MissingDependencyError as e:
+        ...     print(type(e).__name__, isinstance(e, ImportError))
+        MissingDependencyError True
+    """

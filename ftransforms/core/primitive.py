@@ -203,6 +203,23 @@ class Primitive:
         )
 
 
+class _PrimitiveDoc:
+    """``Primitive.__doc__``: the class docstring on the class, ``prim.doc`` on an instance.
+
+    ``help(fnp.sin)``, ``inspect.getdoc`` and the API reference then show what the
+    operator computes instead of what a primitive is.
+    """
+
+    def __init__(self, class_doc: str) -> None:
+        self.class_doc = class_doc
+
+    def __get__(self, obj: Primitive | None, owner: type | None = None) -> str:
+        return self.class_doc if obj is None else obj.doc
+
+
+Primitive.__doc__ = _PrimitiveDoc(Primitive.__doc__)  # type: ignore[assignment]
+
+
 def _add(a: Any, b: Any) -> Any:
     return REGISTRY["add"].bind(a, b)
 

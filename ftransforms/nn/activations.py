@@ -19,32 +19,95 @@ from ftransforms.scipy import special as _special
 
 
 def relu(x: Any) -> Any:
-    """``max(x, 0)``, with derivative 0 at 0 (like ``jax.nn.relu``)."""
+    """``max(x, 0)``, with derivative 0 at 0 (like ``jax.nn.relu``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> x = np.array([-1.0, 0.0, 2.0])
+        >>> nn.relu(x)
+        array([0., 0., 2.])
+        >>> ft.vmap(ft.grad(nn.relu))(x)
+        array([0., 0., 1.])
+    """
     return relu_p.bind(x)
 
 
 def relu6(x: Any) -> Any:
-    """``min(max(x, 0), 6)`` (derivative 0 at both kinks)."""
+    """``min(max(x, 0), 6)`` (derivative 0 at both kinks).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> x = np.array([-1.0, 3.0, 7.0])
+        >>> nn.relu6(x)
+        array([0., 3., 6.])
+        >>> ft.vmap(ft.grad(nn.relu6))(x)
+        array([0., 1., 0.])
+    """
     return fnp.where(x <= 0, 0, fnp.where(x >= 6, 6, x))
 
 
 def leaky_relu(x: Any, negative_slope: float = 0.01) -> Any:
-    """``x`` for ``x >= 0``, ``negative_slope * x`` otherwise."""
+    """``x`` for ``x >= 0``, ``negative_slope * x`` otherwise (derivative 1 at 0).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> x = np.array([-1.0, 0.0, 2.0])
+        >>> nn.leaky_relu(x)
+        array([-0.01,  0.  ,  2.  ])
+        >>> ft.vmap(ft.grad(nn.leaky_relu))(x)
+        array([0.01, 1.  , 1.  ])
+    """
     return fnp.where(x >= 0, x, negative_slope * x)
 
 
 def elu(x: Any, alpha: float = 1.0) -> Any:
-    """``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` otherwise."""
+    """``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` otherwise.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> nn.elu(np.array([-1.0, 2.0]))  # exp(-1) - 1 = -0.632...
+        array([-0.63212056,  2.        ])
+        >>> float(ft.grad(nn.elu)(0.0))  # alpha * exp(0)
+        1.0
+    """
     return fnp.where(x > 0, x, alpha * fnp.expm1(fnp.where(x > 0, 0, x)))
 
 
 def sigmoid(x: Any) -> Any:
-    """The logistic function ``1 / (1 + exp(-x))`` (no overflow warnings)."""
+    """The logistic function ``1 / (1 + exp(-x))`` (no overflow warnings).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> nn.sigmoid(np.array([-1000.0, 0.0, 1000.0]))
+        array([0. , 0.5, 1. ])
+        >>> float(ft.grad(nn.sigmoid)(0.0))  # sigmoid(0) * (1 - sigmoid(0))
+        0.25
+    """
     return expit_p.bind(x)
 
 
 def log_sigmoid(x: Any) -> Any:
-    """``log(sigmoid(x)) = -softplus(-x)``."""
+    """``log(sigmoid(x)) = -softplus(-x)``, finite for every finite ``x``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> nn.log_sigmoid(np.array([-1000.0, 0.0]))  # log(1/2) at 0
+        array([-1.00000000e+03, -6.93147181e-01])
+        >>> float(ft.grad(nn.log_sigmoid)(0.0))  # 1 - sigmoid(0)
+        0.5
+    """
     return -softplus_p.bind(-x)
 
 
@@ -54,6 +117,15 @@ def softplus(x: Any, beta: float = 1.0, threshold: float | None = None) -> Any:
     ``threshold`` is accepted for torch compatibility; the computation never overflows, so
     it is not needed (torch returns ``x`` above it, which differs by at most
     ``exp(-threshold)``) and is ignored.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> nn.softplus(np.array([0.0, 1000.0]))  # log 2, and no overflow
+        array([6.93147181e-01, 1.00000000e+03])
+        >>> float(ft.grad(nn.softplus)(0.0))  # sigmoid(0)
+        0.5
     """
     if beta == 1:
         return softplus_p.bind(x)
@@ -61,7 +133,17 @@ def softplus(x: Any, beta: float = 1.0, threshold: float | None = None) -> Any:
 
 
 def silu(x: Any) -> Any:
-    """``x * sigmoid(x)`` (also called swish)."""
+    """``x * sigmoid(x)`` (also called swish; ``nn.swish`` is this function).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> nn.silu(np.array([-1.0, 0.0, 2.0]))
+        array([-0.26894142,  0.        ,  1.76159416])
+        >>> float(ft.grad(nn.silu)(0.0))  # sigmoid(0) + 0 * sigmoid'(0)
+        0.5
+    """
     return x * expit_p.bind(x)
 
 
@@ -80,6 +162,18 @@ def gelu(x: Any, approximate: Any = "none") -> Any:
     ``True``; ``jax.nn.gelu``'s default): ``x/2 * (1 + tanh(sqrt(2/pi) (x + 0.044715
     x^3)))``.  The exact form evaluates ``erf`` with SciPy (``ftransforms.scipy.special``),
     the tanh form needs NumPy only.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> x = np.array([-1.0, 0.0, 2.0])
+        >>> nn.gelu(x)
+        array([-0.15865525,  0.        ,  1.95449974])
+        >>> nn.gelu(x, approximate="tanh")
+        array([-0.15880801,  0.        ,  1.95459769])
+        >>> float(ft.grad(nn.gelu)(0.0))  # Phi(0)
+        0.5
     """
     if approximate in ("tanh", True):
         inner = _SQRT_2_OVER_PI * (x + 0.044715 * (x * x * x))
@@ -90,15 +184,46 @@ def gelu(x: Any, approximate: Any = "none") -> Any:
 
 
 def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
-    """``log(sum(exp(x), axis))`` without overflow (``ftransforms.scipy.special``'s)."""
+    """``log(sum(exp(x), axis))`` without overflow (``ftransforms.scipy.special``'s).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> float(nn.logsumexp(np.array([1000.0, 1000.0])))  # 1000 + log 2
+        1000.6931471805599
+        >>> ft.grad(nn.logsumexp)(np.array([0.0, 0.0]))  # the gradient is the softmax
+        array([0.5, 0.5])
+    """
     return _special.logsumexp(x, axis=axis, keepdims=keepdims)
 
 
 def log_softmax(x: Any, axis: int = -1) -> Any:
-    """``x - logsumexp(x, axis)`` (default: the last axis, like ``jax.nn``)."""
+    """``x - logsumexp(x, axis)`` (default: the last axis, like ``jax.nn``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> nn.log_softmax(np.array([0.0, 1000.0]))  # no overflow
+        array([-1000.,     0.])
+        >>> ft.grad(lambda x: nn.log_softmax(x)[0])(np.array([0.0, 0.0]))  # e_0 - softmax
+        array([ 0.5, -0.5])
+    """
     return _special.log_softmax(x, axis=axis)
 
 
 def softmax(x: Any, axis: int = -1) -> Any:
-    """``exp(x) / sum(exp(x), axis)`` without overflow (default: the last axis)."""
+    """``exp(x) / sum(exp(x), axis)`` without overflow (default: the last axis).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> nn.softmax(np.array([0.0, np.log(3.0)]))
+        array([0.25, 0.75])
+        >>> ft.jacfwd(nn.softmax)(np.array([0.0, 0.0]))  # diag(s) - s s^T
+        array([[ 0.25, -0.25],
+               [-0.25,  0.25]])
+    """
     return _special.softmax(x, axis=axis)

@@ -62,7 +62,19 @@ def init_conv2d(
     bias: bool = True,
 ) -> dict[str, Any]:
     """``{"w": (out, in/groups, kh, kw), "b": (out,)}``, torch's ``nn.Conv2d``
-    initialisation."""
+    initialisation (uniform in ``+-1/sqrt(fan_in)``, ``fan_in = in/groups * kh * kw``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import nn
+        >>> p = nn.init_conv2d(np.random.default_rng(0), 3, 8, kernel_size=3)
+        >>> p["w"].shape, p["b"].shape, p["w"].dtype
+        ((8, 3, 3, 3), (8,), dtype('float32'))
+        >>> bool(np.abs(p["w"]).max() <= 1 / np.sqrt(3 * 3 * 3))
+        True
+        >>> nn.conv2d(np.ones((1, 3, 5, 5), np.float32), p["w"], p["b"]).shape
+        (1, 8, 3, 3)
+    """
     where = "init_conv2d(rng, in_channels, out_channels, kernel_size)"
     _check_rng(rng, where)
     kh, kw = positive_pair(kernel_size, "kernel_size", where)
@@ -77,7 +89,17 @@ def init_conv2d(
 
 def init_mlp(rng: Any, sizes: Sequence[int], dtype: Any = numpy.float32) -> list[dict[str, Any]]:
     """A list of :func:`init_linear` layers ``sizes[0] -> sizes[1] -> ... -> sizes[-1]``,
-    for :func:`ftransforms.nn.mlp`."""
+    for :func:`ftransforms.nn.mlp`.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import nn
+        >>> params = nn.init_mlp(np.random.default_rng(0), [4, 8, 3])
+        >>> [layer["w"].shape for layer in params]
+        [(8, 4), (3, 8)]
+        >>> nn.mlp(params, np.ones((5, 4), np.float32)).shape
+        (5, 3)
+    """
     sizes = list(sizes)
     if len(sizes) < 2:
         raise ValueError(f"init_mlp: sizes needs at least two entries, got {sizes}")

@@ -31,7 +31,18 @@ from ftransforms.random import bernoulli
 
 def linear(params: Any, x: Any) -> Any:
     """``x @ w.T + b`` for ``params = {"w": (out, in), "b": (out,) or None}``; ``x`` is
-    ``(..., in)``."""
+    ``(..., in)``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> params, x = {"w": np.array([[1.0, 2.0]]), "b": np.array([0.5])}, np.array([3.0, 4.0])
+        >>> nn.linear(params, x)  # 1*3 + 2*4 + 0.5
+        array([11.5])
+        >>> ft.grad(lambda p: nn.linear(p, x)[0])(params)  # d/dw = x, d/db = 1
+        {'w': array([[3., 4.]]), 'b': array([1.])}
+    """
     w = params["w"]
     y = fnp.matmul(x, fnp.transpose(w))
     b = params.get("b") if isinstance(params, dict) else None
@@ -40,7 +51,21 @@ def linear(params: Any, x: Any) -> Any:
 
 def mlp(params: Any, x: Any, activation: Any = None) -> Any:
     """A multilayer perceptron: ``linear`` layers (``params`` from :func:`init_mlp`) with
-    ``activation`` (default ``relu``) between them, none after the last."""
+    ``activation`` (default ``relu``) between them, none after the last.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> params = [{"w": np.array([[1.0], [-1.0]]), "b": np.zeros(2)},  # 1 -> 2
+        ...           {"w": np.array([[1.0, 1.0]]), "b": np.zeros(1)}]  # 2 -> 1: |x|
+        >>> nn.mlp(params, np.array([[2.0], [-3.0]]))  # relu(x) + relu(-x)
+        array([[2.],
+               [3.]])
+        >>> ft.vmap(ft.grad(lambda x: nn.mlp(params, x)[0]))(np.array([[2.0], [-3.0]]))
+        array([[ 1.],
+               [-1.]])
+    """
     if activation is None:
         activation = relu
     for k, layer in enumerate(params):
@@ -149,7 +174,21 @@ def conv_transpose2d(
     order): ``x`` ``(N, C_in, H, W)`` or ``(C_in, H, W)``, ``w`` ``(C_in, C_out/groups, kh,
     kw)``; the output has ``(H - 1) * stride - 2 * padding + dilation * (kh - 1) +
     output_padding + 1`` rows.  It is the derivative of :func:`conv2d` with respect to its
-    input."""
+    input.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> x, w = np.ones((1, 2, 2)), np.ones((1, 1, 2, 2))
+        >>> nn.conv_transpose2d(x, w)  # each input spreads over a 2x2 patch
+        array([[[1., 2., 1.],
+                [2., 4., 2.],
+                [1., 2., 1.]]])
+        >>> _, pullback = ft.vjp(lambda z: nn.conv2d(z, w), np.zeros((1, 3, 3)))
+        >>> np.array_equal(pullback(x)[0], nn.conv_transpose2d(x, w))
+        True
+    """
     where = "conv_transpose2d(x, w)"
     if fnp.ndim(w) != 4:
         raise ValueError(
@@ -218,7 +257,21 @@ def sliding_windows(
 ) -> Any:
     """The sliding windows of the last two axes: ``(..., H, W) -> (..., Ho, Wo, kh, kw)``
     (a view when nothing is padded).  The building block of pooling; ``unfold`` in torch
-    terms, with the window axes last."""
+    terms, with the window axes last.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> x = np.arange(9.0).reshape(3, 3)
+        >>> windows = nn.sliding_windows(x, 2)  # (Ho, Wo, kh, kw)
+        >>> windows.shape, windows[0, 1].tolist()
+        ((2, 2, 2, 2), [[1.0, 2.0], [4.0, 5.0]])
+        >>> ft.grad(lambda x: nn.sliding_windows(x, 2).sum())(x)  # windows per element
+        array([[1., 2., 1.],
+               [2., 4., 2.],
+               [1., 2., 1.]])
+    """
     where = "sliding_windows(x, kernel_size)"
     kernel = positive_pair(kernel_size, "kernel_size", where)
     stride = positive_pair(stride, "stride", where)
@@ -277,6 +330,20 @@ def max_pool2d(
     maximum, as for ``max`` everywhere in this library (NOTE [ties in max pooling] in
     ops/nn.py).  torch instead gives it all to the first maximal element, and
     ``jax.lax.reduce_window`` to one of them; away from ties all three agree.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> x = np.arange(16.0).reshape(1, 4, 4)  # (C, H, W)
+        >>> nn.max_pool2d(x, 2)
+        array([[[ 5.,  7.],
+                [13., 15.]]])
+        >>> ft.grad(lambda x: nn.max_pool2d(x, 2).sum())(x)[0]  # 1 at each window's maximum
+        array([[0., 0., 0., 0.],
+               [0., 1., 0., 1.],
+               [0., 0., 0., 0.],
+               [0., 1., 0., 1.]])
     """
     where = "max_pool2d(x, kernel_size)"
     kernel, stride, dilation, pads = _pool_geometry(
@@ -296,7 +363,19 @@ def avg_pool2d(
 ) -> Any:
     """2-D average pooling (``torch.nn.functional.avg_pool2d``, the same divisors: with
     ``count_include_pad`` the zero padding counts, the part of a ``ceil_mode`` window past
-    the padding never does)."""
+    the padding never does).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> x = np.arange(16.0).reshape(1, 4, 4)  # (C, H, W)
+        >>> nn.avg_pool2d(x, 2)
+        array([[[ 2.5,  4.5],
+                [10.5, 12.5]]])
+        >>> ft.grad(lambda x: nn.avg_pool2d(x, 2).sum())(x)[0, 0]  # 1 / (2 * 2)
+        array([0.25, 0.25, 0.25, 0.25])
+    """
     where = "avg_pool2d(x, kernel_size)"
     kernel, stride, dilation, pads = _pool_geometry(
         x, kernel_size, stride, padding, 1, ceil_mode, where
@@ -332,7 +411,20 @@ def _window_counts(region, kernel, stride, pads, in_size):
 
 def adaptive_avg_pool2d(x: Any, output_size: Any) -> Any:
     """``torch.nn.functional.adaptive_avg_pool2d`` for output sizes that divide the input
-    (the common ``(1, 1)`` global pooling); other sizes raise."""
+    (the common ``(1, 1)`` global pooling); other sizes raise ``NotImplementedError``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> x = np.arange(16.0).reshape(1, 1, 4, 4)  # (N, C, H, W)
+        >>> nn.adaptive_avg_pool2d(x, (1, 1))  # the mean of 0..15
+        array([[[[7.5]]]])
+        >>> nn.adaptive_avg_pool2d(x, (2, 1)).ravel()  # row blocks 0..7 and 8..15
+        array([ 3.5, 11.5])
+        >>> float(ft.grad(lambda x: nn.adaptive_avg_pool2d(x, 1).sum())(x)[0, 0, 0, 0])  # 1/16
+        0.0625
+    """
     oh, ow = positive_pair(output_size, "output_size", "adaptive_avg_pool2d(x, output_size)")
     h, w = fnp.shape(x)[-2:]
     if h % oh or w % ow:
@@ -354,7 +446,18 @@ def layer_norm(
 ) -> Any:
     """Layer normalisation over the trailing ``normalized_shape`` axes (default: the
     shape of ``weight``, else the last axis), then ``* weight + bias`` (torch's
-    ``layer_norm``; biased variance)."""
+    ``layer_norm``; biased variance).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> x = np.array([1.0, 2.0, 3.0])
+        >>> nn.layer_norm(x)  # (x - 2) / sqrt(2/3 + eps)
+        array([-1.22473569,  0.        ,  1.22473569])
+        >>> ft.grad(lambda x: nn.layer_norm(x).sum())(x)  # the outputs always sum to 0
+        array([0., 0., 0.])
+    """
     if normalized_shape is None:
         normalized_shape = fnp.shape(weight) if weight is not None else fnp.shape(x)[-1:]
     elif isinstance(normalized_shape, (int, numpy.integer)):
@@ -395,6 +498,18 @@ def batch_norm(
     as torch does (``(1 - momentum) * old + momentum * batch``, unbiased variance), as
     constants (no derivative flows into them); in evaluation, ``y`` uses the running
     statistics, which come back unchanged.  Missing running statistics come back as None.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> x = np.array([[1.0], [3.0]])  # (N=2, C=1)
+        >>> y, mean, var = nn.batch_norm(x, np.zeros(1), np.ones(1), training=True)
+        >>> np.round(y, 4).tolist(), mean.tolist(), var.tolist()  # var: 0.9 * 1 + 0.1 * 2
+        ([[-1.0], [1.0]], [0.2], [1.1])
+        >>> g = ft.grad(lambda x: nn.batch_norm(x, mean, var)[0].sum())(x)  # evaluation mode
+        >>> np.round(g, 4).tolist()  # 1 / sqrt(1.1 + eps)
+        [[0.9535], [0.9535]]
     """
     if fnp.ndim(x) < 2:
         raise ValueError(f"batch_norm: x must have shape (N, C, ...), got {fnp.shape(x)}")
@@ -442,6 +557,17 @@ def dropout(rng: Any, x: Any, p: float = 0.5, training: bool = True) -> Any:
     The mask comes from :func:`ftransforms.random.bernoulli`, so under ``vmap`` it follows
     the ``randomness`` setting: ``'different'`` draws a mask per batch element, ``'same'``
     shares one, ``'error'`` (the default) raises.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> rng = np.random.default_rng(2)
+        >>> nn.dropout(rng, np.ones(4))  # kept elements scaled by 1 / (1 - 0.5)
+        array([2., 2., 0., 2.])
+        >>> ft.vmap(lambda x: nn.dropout(rng, x), randomness="same")(np.ones((2, 4)))
+        array([[0., 0., 2., 2.],
+               [0., 0., 2., 2.]])
     """
     if not 0 <= p <= 1:
         raise ValueError(f"dropout: p must be a probability in [0, 1], got {p!r}")
@@ -455,7 +581,21 @@ def dropout(rng: Any, x: Any, p: float = 0.5, training: bool = True) -> Any:
 
 def embedding(weight: Any, idx: Any) -> Any:
     """Rows of ``weight`` ``(num_embeddings, dim)`` at the integer indices ``idx``:
-    ``idx.shape + (dim,)``."""
+    ``idx.shape + (dim,)``; differentiable with respect to ``weight``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> weight = np.arange(6.0).reshape(3, 2)
+        >>> nn.embedding(weight, np.array([2, 0]))
+        array([[4., 5.],
+               [0., 1.]])
+        >>> ft.grad(lambda w: nn.embedding(w, np.array([2, 0, 2])).sum())(weight)  # row counts
+        array([[1., 1.],
+               [0., 0.],
+               [2., 2.]])
+    """
     if dtype_of(idx).kind not in "iu":
         raise TypeError(f"embedding: idx must be integers, got dtype {dtype_of(idx)}")
     return fnp.take(weight, idx, axis=0)
@@ -463,7 +603,19 @@ def embedding(weight: Any, idx: Any) -> Any:
 
 def one_hot(labels: Any, num_classes: int = -1, dtype: Any = numpy.float32) -> Any:
     """``labels.shape + (num_classes,)``: 1 at each label, 0 elsewhere (a constant).
-    ``num_classes=-1`` takes ``labels.max() + 1`` (concrete labels only)."""
+    ``num_classes=-1`` takes ``labels.max() + 1`` (concrete labels only).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> nn.one_hot(np.array([0, 2]), 3)
+        array([[1., 0., 0.],
+               [0., 0., 1.]], dtype=float32)
+        >>> ft.vmap(lambda label: nn.one_hot(label, 3))(np.array([1, 0]))
+        array([[0., 1., 0.],
+               [1., 0., 0.]], dtype=float32)
+    """
     if dtype_of(labels).kind not in "iu":
         raise TypeError(f"one_hot: labels must be integers, got dtype {dtype_of(labels)}")
     if num_classes == -1:
@@ -473,7 +625,18 @@ def one_hot(labels: Any, num_classes: int = -1, dtype: Any = numpy.float32) -> A
 
 
 def flatten(x: Any, start_dim: int = 1, end_dim: int = -1) -> Any:
-    """Merge the axes ``start_dim..end_dim`` into one (``torch.flatten``)."""
+    """Merge the axes ``start_dim..end_dim`` into one (``torch.flatten``; the default keeps
+    the batch axis 0).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> nn.flatten(np.zeros((2, 3, 4))).shape
+        (2, 12)
+        >>> ft.vmap(lambda x: nn.flatten(x, start_dim=0))(np.zeros((2, 3, 4))).shape
+        (2, 12)
+    """
     s = fnp.shape(x)
     r = len(s)
     a, b = start_dim % r if r else 0, end_dim % r if r else 0

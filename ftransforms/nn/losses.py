@@ -56,7 +56,19 @@ def nll_loss(
 ) -> Any:
     """Negative log-likelihood of integer ``target`` classes under ``log_probs``
     (``(N, C, ...)`` or ``(C,)``); ``'mean'`` divides by the total weight of the
-    non-ignored targets, like torch."""
+    non-ignored targets, like torch.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> log_probs, target = np.log(np.array([[0.25, 0.75], [0.5, 0.5]])), np.array([1, 0])
+        >>> float(nn.nll_loss(log_probs, target))  # -(log 0.75 + log 0.5) / 2
+        0.4904146265058631
+        >>> ft.grad(nn.nll_loss)(log_probs, target)  # -1/N at each target
+        array([[ 0. , -0.5],
+               [-0.5,  0. ]])
+    """
     where = "nll_loss(log_probs, target)"
     _check_reduction(reduction, where)
     _check_index_target(log_probs, target, where)
@@ -85,7 +97,19 @@ def cross_entropy(
     """Cross-entropy between ``logits`` (``(N, C, ...)`` or ``(C,)``) and ``target``:
     integer class indices (``(N, ...)``) or class probabilities (``logits``' shape), with
     torch's ``weight``, ``ignore_index`` (index targets), ``reduction`` and
-    ``label_smoothing`` semantics."""
+    ``label_smoothing`` semantics.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> logits, target = np.zeros((2, 3)), np.array([0, 2])
+        >>> float(nn.cross_entropy(logits, target))  # log 3
+        1.0986122886681098
+        >>> np.round(ft.grad(nn.cross_entropy)(logits, target), 4)  # (softmax - one_hot) / N
+        array([[-0.3333,  0.1667,  0.1667],
+               [ 0.1667,  0.1667, -0.3333]])
+    """
     where = "cross_entropy(logits, target)"
     _check_reduction(reduction, where)
     if not 0.0 <= label_smoothing <= 1.0:
@@ -140,7 +164,18 @@ def binary_cross_entropy_with_logits(
     logits: Any, target: Any, weight: Any = None, reduction: str = "mean"
 ) -> Any:
     """``-(y log sigmoid(x) + (1 - y) log(1 - sigmoid(x)))`` computed stably as
-    ``softplus(x) - y x``."""
+    ``softplus(x) - y x`` (finite for any finite logit), then ``weight``-ed and reduced.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> x, y = np.array([0.0, 1000.0]), np.array([1.0, 1.0])
+        >>> nn.binary_cross_entropy_with_logits(x, y, reduction="none")  # log 2, and 0
+        array([0.69314718, 0.        ])
+        >>> ft.grad(nn.binary_cross_entropy_with_logits)(np.zeros(2), np.array([1.0, 0.0]))
+        array([-0.25,  0.25])
+    """
     where = "binary_cross_entropy_with_logits(logits, target)"
     _check_reduction(reduction, where)
     losses = softplus_p.bind(logits) - target * logits
@@ -150,14 +185,36 @@ def binary_cross_entropy_with_logits(
 
 
 def mse_loss(input: Any, target: Any, reduction: str = "mean") -> Any:  # noqa: A002
-    """Squared error ``(input - target)**2``, reduced."""
+    """Squared error ``(input - target)**2``, reduced (``'mean'``, ``'sum'`` or ``'none'``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> x, t = np.array([1.0, 2.0]), np.array([0.0, 4.0])
+        >>> float(nn.mse_loss(x, t))  # (1 + 4) / 2
+        2.5
+        >>> ft.grad(nn.mse_loss)(x, t)  # 2 (x - t) / N
+        array([ 1., -2.])
+    """
     _check_reduction(reduction, "mse_loss(input, target)")
     d = input - target
     return _reduce(d * d, reduction)
 
 
 def l1_loss(input: Any, target: Any, reduction: str = "mean") -> Any:  # noqa: A002
-    """Absolute error ``|input - target|``, reduced."""
+    """Absolute error ``|input - target|``, reduced (``'mean'``, ``'sum'`` or ``'none'``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> x, t = np.array([1.0, 2.0]), np.array([0.0, 4.0])
+        >>> float(nn.l1_loss(x, t))  # (1 + 2) / 2
+        1.5
+        >>> ft.grad(nn.l1_loss)(x, t)  # sign(x - t) / N
+        array([ 0.5, -0.5])
+    """
     _check_reduction(reduction, "l1_loss(input, target)")
     return _reduce(fnp.abs(input - target), reduction)
 

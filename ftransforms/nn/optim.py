@@ -31,7 +31,19 @@ __all__ = ["Optimizer", "adam", "sgd"]
 
 
 class Optimizer(NamedTuple):
-    """``init(params) -> state``; ``update(grads, state, params) -> (params, state)``."""
+    """An optimiser: ``init(params) -> state``; ``update(grads, state, params) ->
+    (params, state)``, both pure (what :func:`sgd` and :func:`adam` return).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> step = lambda g, s, p: (ft.tree_map(lambda p, g: p - 0.5 * g, p, g), s)
+        >>> plain = nn.Optimizer(init=lambda params: (), update=step)
+        >>> params = {"w": np.array([1.0, -2.0])}
+        >>> plain.update({"w": np.array([2.0, 2.0])}, plain.init(params), params)
+        ({'w': array([ 0., -3.])}, ())
+    """
 
     init: Callable[[Any], Any]
     update: Callable[[Any, Any, Any], tuple[Any, Any]]
@@ -72,7 +84,18 @@ def sgd(
     """Stochastic gradient descent with torch's momentum rule: ``buf = g`` on the first
     step, then ``buf = momentum * buf + (1 - dampening) * g``; ``p -= lr * buf`` (with
     ``nesterov``, ``p -= lr * (g + momentum * buf)``); ``weight_decay`` adds
-    ``weight_decay * p`` to ``g`` first."""
+    ``weight_decay * p`` to ``g`` first.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> opt, params = nn.sgd(lr=0.1, momentum=0.9), {"w": np.array([1.0, -2.0])}
+        >>> grads = ft.grad(lambda p: np.sum(p["w"] ** 2))(params)  # 2 w
+        >>> params, state = opt.update(grads, opt.init(params), params)
+        >>> params["w"]  # w - 0.1 * 2 w
+        array([ 0.8, -1.6])
+    """
     if lr < 0 or momentum < 0 or weight_decay < 0:
         raise ValueError("sgd: lr, momentum and weight_decay must be non-negative")
     if nesterov and (momentum <= 0 or dampening != 0):
@@ -120,7 +143,18 @@ def adam(
     """Adam (torch's rule): ``m = b1 m + (1 - b1) g``, ``v = b2 v + (1 - b2) g**2``,
     ``p -= lr * m_hat / (sqrt(v_hat) + eps)`` with the bias corrections ``m_hat = m / (1 -
     b1**t)``, ``v_hat = v / (1 - b2**t)``; ``weight_decay`` adds ``weight_decay * p`` to
-    ``g`` first (L2, not AdamW)."""
+    ``g`` first (L2, not AdamW).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> opt, params = nn.adam(lr=0.1), {"w": np.array([1.0, -2.0])}
+        >>> grads = ft.grad(lambda p: np.sum(p["w"] ** 2))(params)
+        >>> params, state = opt.update(grads, opt.init(params), params)
+        >>> np.round(params["w"], 4), int(state["step"])  # the first step is lr * sign(g)
+        (array([ 0.9, -1.9]), 1)
+    """
     if lr < 0 or not (0 <= b1 < 1 and 0 <= b2 < 1) or eps < 0 or weight_decay < 0:
         raise ValueError("adam: need lr >= 0, 0 <= b1, b2 < 1, eps >= 0, weight_decay >= 0")
 

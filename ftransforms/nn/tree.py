@@ -26,8 +26,19 @@ __all__ = ["stack_trees", "tree_leaves", "tree_map", "unstack_tree"]
 def stack_trees(trees: Sequence[Any], axis: int = 0) -> Any:
     """One tree whose leaves are the matching leaves of ``trees`` stacked along ``axis``.
 
-    All trees must have the same structure; the result is what ``vmap`` over the models
-    takes (``in_dims=axis``).
+    All trees must have the same structure (else ``ValueError``); the result is what
+    ``vmap`` over the models takes (``in_dims=axis``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import nn
+        >>> ensemble = nn.stack_trees([{"w": np.array([1.0, 2.0])}, {"w": np.array([3.0, 4.0])}])
+        >>> ensemble["w"]
+        array([[1., 2.],
+               [3., 4.]])
+        >>> ft.vmap(lambda p, x: p["w"] @ x, in_dims=(0, None))(ensemble, np.ones(2))
+        array([3., 7.])
     """
     trees = list(trees)
     if not trees:
@@ -44,7 +55,17 @@ def stack_trees(trees: Sequence[Any], axis: int = 0) -> Any:
 
 
 def unstack_tree(tree: Any, axis: int = 0) -> list[Any]:
-    """The inverse of :func:`stack_trees`: a list of trees, one per index along ``axis``."""
+    """The inverse of :func:`stack_trees`: a list of trees, one per index along ``axis``.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import nn
+        >>> models = nn.unstack_tree({"w": np.array([[1.0, 2.0], [3.0, 4.0]])})
+        >>> models
+        [{'w': array([1., 2.])}, {'w': array([3., 4.])}]
+        >>> nn.stack_trees(models)["w"].tolist()
+        [[1.0, 2.0], [3.0, 4.0]]
+    """
     leaves, spec = tree_flatten(tree)
     if not leaves:
         raise ValueError("unstack_tree: the tree has no leaves")

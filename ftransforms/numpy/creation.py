@@ -68,7 +68,19 @@ def _first_tracer(x: Any) -> Any:
 
 
 def array(x: Any, dtype: Any = None, copy: bool = True, **kw: Any) -> Any:
-    """``numpy.array`` that keeps tracers (lists holding tracers as in :func:`asarray`)."""
+    """``numpy.array`` that keeps tracers (lists holding tracers as in :func:`asarray`).
+
+    A tracer, or a list holding one, is returned as a traced array (never copied: tracers
+    are immutable); anything else goes to the backend's ``array`` with ``dtype``/``copy``.
+
+    Example:
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.array([[1, 2], [3, 4]], dtype=float).tolist()
+        [[1.0, 2.0], [3.0, 4.0]]
+        >>> float(ft.grad(lambda t: fnp.array([t, 2 * t]).sum())(1.0))
+        3.0
+    """
     if isinstance(x, Tracer) or (isinstance(x, (list, tuple, numpy.ndarray)) and holds_tracer(x)):
         return asarray(x, dtype=dtype)
     return namespace_of(x).array(x, dtype=dtype, copy=copy)
@@ -131,18 +143,54 @@ def _no_object_array(tree: Any) -> bool:
 
 
 def zeros(shape: Any, dtype: Any = float, like: Any = None) -> Any:  # noqa: A002
+    """``numpy.zeros``: a constant array of zeros, on ``like``'s backend (NumPy by default).
+
+    Example:
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.zeros((2, 3)).tolist()
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+        >>> fnp.zeros(2, dtype=int).tolist()
+        [0, 0]
+    """
     return xp_like(like).zeros(shape, dtype=dtype)
 
 
 def ones(shape: Any, dtype: Any = float, like: Any = None) -> Any:  # noqa: A002
+    """``numpy.ones``: a constant array of ones, on ``like``'s backend (NumPy by default).
+
+    Example:
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.ones((2, 2)).tolist()
+        [[1.0, 1.0], [1.0, 1.0]]
+    """
     return xp_like(like).ones(shape, dtype=dtype)
 
 
 def empty(shape: Any, dtype: Any = float, like: Any = None) -> Any:  # noqa: A002
+    """``numpy.empty``: an uninitialized constant array on ``like``'s backend (its values
+    are arbitrary; write them before reading them).
+
+    Example:
+        >>> import ftransforms.numpy as fnp
+        >>> a = fnp.empty((2, 3))
+        >>> a.shape, a.dtype
+        ((2, 3), dtype('float64'))
+    """
     return xp_like(like).empty(shape, dtype=dtype)
 
 
 def full(shape: Any, fill_value: Any, dtype: Any = None, like: Any = None) -> Any:  # noqa: A002
+    """``numpy.full``: an array of ``shape`` filled with ``fill_value``; a tracer
+    ``fill_value`` is broadcast, so the result stays traced and differentiable.
+
+    Example:
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.full((2, 2), 7).tolist()
+        [[7, 7], [7, 7]]
+        >>> float(ft.grad(lambda t: fnp.full((3,), t).sum())(1.0))  # three copies of t
+        3.0
+    """
     if isinstance(fill_value, Tracer):
         out = broadcast_to(fill_value, tuple(shape) if not isinstance(shape, int) else (shape,))
         return out if dtype is None else astype(out, dtype)
@@ -150,35 +198,87 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, like: Any = None) -> An
 
 
 def eye(n: int, m: int | None = None, k: int = 0, dtype: Any = float, like: Any = None) -> Any:
+    """``numpy.eye``: an ``n`` by ``m`` constant array with ones on the ``k``-th diagonal.
+
+    Example:
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.eye(2, 3, k=1).tolist()
+        [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    """
     return xp_like(like).eye(n, m, k, dtype=dtype)
 
 
 def identity(n: int, dtype: Any = float, like: Any = None) -> Any:
+    """``numpy.identity``: the ``n`` by ``n`` identity matrix (a constant).
+
+    Example:
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.identity(2, dtype=int).tolist()
+        [[1, 0], [0, 1]]
+    """
     return eye(n, dtype=dtype, like=like)
 
 
 @implements(numpy.zeros_like)
 def zeros_like(x: Any, dtype: Any = None, shape: Any = None) -> Any:  # noqa: A002
-    """Zeros of ``x``'s logical shape and dtype (a constant, even when ``x`` is a tracer)."""
+    """``numpy.zeros_like``: zeros of ``x``'s logical shape and dtype (a constant, even when
+    ``x`` is a tracer; under :func:`~ftransforms.vmap` it is one example's shape).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.zeros_like(np.array([1.5, 2.5])).tolist()
+        [0.0, 0.0]
+        >>> ft.vmap(fnp.zeros_like)(np.ones((4, 3))).shape
+        (4, 3)
+    """
     s = helpers.shape(x) if shape is None else shape
     return xp_of(x).zeros(s, dtype=dtype or dtype_of(x))
 
 
 @implements(numpy.ones_like)
 def ones_like(x: Any, dtype: Any = None, shape: Any = None) -> Any:  # noqa: A002
-    """Ones of ``x``'s logical shape and dtype (a constant)."""
+    """``numpy.ones_like``: ones of ``x``'s logical shape and dtype (a constant, even when
+    ``x`` is a tracer).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.ones_like(np.array([[1, 2], [3, 4]])).tolist()
+        [[1, 1], [1, 1]]
+    """
     s = helpers.shape(x) if shape is None else shape
     return xp_of(x).ones(s, dtype=dtype or dtype_of(x))
 
 
 @implements(numpy.empty_like)
 def empty_like(x: Any, dtype: Any = None, shape: Any = None) -> Any:  # noqa: A002
+    """``numpy.empty_like``: an array of ``x``'s logical shape and dtype; unlike NumPy's,
+    it is filled with zeros (it is :func:`zeros_like`), so its values are defined.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.empty_like(np.array([1.0, 2.0, 3.0])).tolist()
+        [0.0, 0.0, 0.0]
+    """
     return zeros_like(x, dtype=dtype, shape=shape)
 
 
 @implements(numpy.full_like)
 def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:  # noqa: A002
-    """``numpy.full_like``; a tracer ``fill_value`` is broadcast (and stays traced)."""
+    """``numpy.full_like``; a tracer ``fill_value`` is broadcast (and stays traced).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.full_like(np.zeros(3), 2.5).tolist()
+        [2.5, 2.5, 2.5]
+        >>> float(ft.grad(lambda t: fnp.full_like(np.zeros(4), t).sum())(1.0))
+        4.0
+    """
     s = helpers.shape(x) if shape is None else shape
     dt = dtype or dtype_of(x)
     if isinstance(fill_value, Tracer):
@@ -188,7 +288,19 @@ def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> 
 
 @implements(numpy.copy)
 def copy(x: Any) -> Any:
-    """``numpy.copy`` (tracers are immutable, so they are returned as they are)."""
+    """``numpy.copy`` (tracers are immutable, so they are returned as they are).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> a = np.array([1.0, 2.0])
+        >>> b = fnp.copy(a)
+        >>> b is a, b.tolist()
+        (False, [1.0, 2.0])
+        >>> ft.grad(lambda x: fnp.copy(x).sum())(a).tolist()
+        [1.0, 1.0]
+    """
     return x if isinstance(x, Tracer) else xp_of(x).array(x, copy=True)
 
 

@@ -49,7 +49,21 @@ ndarray = numpy.ndarray
 
 @implements(numpy.result_type)
 def result_type(*args: Any) -> Any:
-    """``numpy.result_type`` that accepts tracers."""
+    """``numpy.result_type`` that accepts tracers (a tracer counts by its dtype, as an
+    array does; Python scalars stay weak).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.result_type(np.ones(2, np.float32), np.ones(2, np.int64))
+        dtype('float64')
+        >>> def f(x):
+        ...     print(fnp.result_type(x, 2.0))  # a Python float keeps float32
+        ...     return x.sum()
+        >>> _ = ft.grad(f)(np.ones(2, np.float32))
+        float32
+    """
     return numpy.result_type(*[a.dtype if isinstance(a, Tracer) else a for a in args])
 
 

@@ -32,7 +32,19 @@ __all__ = ["physical", "peek", "shape", "ndim", "size"]
 
 
 def physical(x: Any) -> Any:
-    """The backend array under ``x`` (all transform levels' batch axes included)."""
+    """The backend array under ``x`` (all transform levels' batch axes included); a
+    backend array as it is.  Reading it does not report a value read as :func:`peek` does.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> def f(row):
+        ...     print(fnp.shape(row), fnp.physical(row).shape)  # logical, then physical
+        ...     return row
+        >>> _ = ft.vmap(f)(np.ones((4, 3)))
+        (3,) (4, 3)
+    """
     return x._physical() if isinstance(x, Tracer) else x
 
 
@@ -41,6 +53,15 @@ def peek(x: Any) -> Any:
 
     We are eager, so the data is always there; but a ``jit`` recording that depends on it
     is only valid for this data, so the read is reported (NOTE [value-dependent traces]).
+
+    Example:
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> def f(x):
+        ...     n = int(fnp.peek(x))  # the exponent is read from the data: 3
+        ...     return x**n
+        >>> float(ft.grad(f)(3.0))  # d/dx x**3 = 3 x**2 = 27 at x = 3
+        27.0
     """
     if isinstance(x, Tracer):
         for interp in _current_stack():
@@ -58,20 +79,52 @@ def xp_of(*values: Any) -> Any:
 
 @implements(numpy.shape)
 def shape(x: Any) -> tuple[int, ...]:
-    """``numpy.shape``: the logical shape of an array, tracer or scalar."""
+    """``numpy.shape``: the logical shape of an array, tracer or scalar (under
+    :func:`~ftransforms.vmap`, without the batch axis).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.shape([[1, 2, 3]]), fnp.shape(2.0)
+        ((1, 3), ())
+        >>> ft.vmap(lambda row: row * fnp.shape(row)[0])(np.ones((2, 3))).tolist()
+        [[3.0, 3.0, 3.0], [3.0, 3.0, 3.0]]
+    """
     s = getattr(x, "shape", None)
     return tuple(s) if s is not None else numpy.shape(x)
 
 
 @implements(numpy.ndim)
 def ndim(x: Any) -> int:
-    """``numpy.ndim`` for arrays, tracers and scalars."""
+    """``numpy.ndim`` for arrays, tracers and scalars (a tracer's logical rank).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.ndim(np.ones((2, 3))), fnp.ndim(2.0)
+        (2, 0)
+        >>> ft.vmap(lambda row: row * fnp.ndim(row))(np.ones((2, 3))).tolist()
+        [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
+    """
     return len(shape(x))
 
 
 @implements(numpy.size)
 def size(x: Any, axis: int | None = None) -> int:
-    """``numpy.size`` for arrays, tracers and scalars."""
+    """``numpy.size`` for arrays, tracers and scalars: the number of elements (along
+    ``axis`` if given) of the logical shape.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.size(np.ones((2, 3))), fnp.size(np.ones((2, 3)), axis=1)
+        (6, 3)
+        >>> ft.vmap(lambda row: row.sum() / fnp.size(row))(np.ones((4, 3))).tolist()  # means
+        [1.0, 1.0, 1.0, 1.0]
+    """
     s = shape(x)
     return math.prod(s) if axis is None else s[axis]
 

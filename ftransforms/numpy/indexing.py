@@ -94,7 +94,20 @@ __all__ = [
 
 @implements(numpy.where)
 def where(condition: Any, x: Any = None, y: Any = None) -> Any:
-    """``numpy.where(condition, x, y)``; the one-argument form is :func:`nonzero`."""
+    """``numpy.where(condition, x, y)``: ``x`` where ``condition`` holds, else ``y``
+    (broadcast together); the derivative flows to the branch taken.  The one-argument form
+    is :func:`nonzero`; giving only one of ``x``, ``y`` raises ``ValueError``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([-2.0, 0.5, 3.0])
+        >>> fnp.where(x > 0, x, 0.0).tolist()
+        [0.0, 0.5, 3.0]
+        >>> ft.grad(lambda x: fnp.sum(fnp.where(x > 0, x ** 2, x)))(x)  # 1 or 2 x
+        array([1., 1., 6.])
+    """
     if x is None and y is None:
         return nonzero(condition)
     if x is None or y is None:
@@ -103,7 +116,21 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Any:
 
 
 def getitem(x: Any, index: Any) -> Any:
-    """``x[index]``: basic slicing and integer-array indexing (boolean masks outside vmap)."""
+    """``x[index]`` as a function: basic slicing, integer arrays and boolean masks, with NumPy's
+    rules (the derivative of a gather adds up at repeated indices).  A boolean mask batched
+    by ``vmap`` raises :class:`~ftransforms.errors.BatchedControlFlowError` (the result's
+    size would vary).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.arange(6.0).reshape(2, 3)
+        >>> fnp.getitem(x, (slice(None), 1)).tolist(), fnp.getitem(x, x > 3).tolist()
+        ([1.0, 4.0], [4.0, 5.0])
+        >>> ft.grad(lambda x: fnp.sum(fnp.getitem(x, np.array([0, 0, 2]))))(np.zeros(3))
+        array([2., 0., 1.])
+    """
     spec, arrays = normalize_index(index, ndim(x))
     return _ix.getitem_p.bind(x, *index_arrays_on(x, arrays), index=spec)
 
@@ -163,7 +190,23 @@ class _IndexUpdate:
 
 
 class IndexUpdateHelper:
-    """``x.at[index].set(v)`` / ``.add(v)`` / ``.get()``: functional index updates."""
+    """What ``x.at`` is on a tracer (and ``fnp.at(x)`` on any array): ``x.at[index]`` has
+    ``.set(v)``, ``.add(v)``, ``.multiply(v)``, ``.divide(v)``, ``.power(v)``, ``.min(v)``,
+    ``.max(v)`` and ``.get()``, each returning a new array, ``x`` with the indexed elements
+    updated (functional, as arrays are immutable under transforms).  ``.add`` and the other
+    combining updates apply repeated indices once per occurrence; ``.set`` with repeated
+    indices raises :class:`~ftransforms.errors.UnsupportedOperationError`.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.zeros(3)
+        >>> fnp.IndexUpdateHelper(x)[np.array([0, 2, 0])].add(1.0).tolist(), x.tolist()
+        ([2.0, 0.0, 1.0], [0.0, 0.0, 0.0])
+        >>> ft.grad(lambda x: x.at[0].set(7.0).sum())(np.ones(3))  # x[0] is overwritten
+        array([0., 1., 1.])
+    """
 
     def __init__(self, x: Any) -> None:
         self.x = x
@@ -191,12 +234,40 @@ def at(x: Any) -> IndexUpdateHelper:
 
 
 def physical_zeros_like(x: Any) -> Any:
+    """Concrete int64 zeros shaped like ``x``, on ``x``'s backend (NumPy or CuPy): never a
+    tracer, even when ``x`` is one (it then has ``x``'s per-example shape).  A template for
+    index bookkeeping, such as counting how often an index hits each element.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> z = fnp.physical_zeros_like(np.ones((2, 3), dtype=np.float32))
+        >>> z.tolist(), z.dtype == np.int64
+        ([[0, 0, 0], [0, 0, 0]], True)
+        >>> ft.vmap(lambda r: fnp.sum(r) + fnp.physical_zeros_like(r).size)(np.zeros((2, 3)))
+        array([3., 3.])
+    """
     return xp_of(x).zeros(shape(x), dtype=numpy.int64)
 
 
 @implements(numpy.take_along_axis)
 def take_along_axis(arr: Any, indices: Any, axis: int | None) -> Any:
-    """``numpy.take_along_axis``."""
+    """``numpy.take_along_axis``: ``arr`` gathered along ``axis`` at ``indices`` (as many
+    dimensions as ``arr``; the other axes broadcast), e.g. to apply the result of
+    :func:`argsort`; the derivative scatters back.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]])
+        >>> fnp.take_along_axis(x, np.argsort(x, axis=1), axis=1).tolist()
+        [[1.0, 2.0, 3.0], [0.0, 4.0, 5.0]]
+        >>> ft.grad(lambda x: fnp.sum(fnp.take_along_axis(x, np.array([[2], [0]]), axis=1)))(x)
+        array([[0., 0., 1.],
+               [1., 0., 0.]])
+    """
     if axis is None:
         arr, axis = ravel(arr), 0
     rank = ndim(arr)
@@ -215,7 +286,19 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None) -> Any:
 
 @implements(numpy.take)
 def take(a: Any, indices: Any, axis: int | None = None) -> Any:
-    """``numpy.take``."""
+    """``numpy.take``: the elements at ``indices`` along ``axis`` (of the flattened array when
+    ``axis`` is None); out-of-range indices raise ``IndexError`` (NumPy's ``mode='raise'``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([[10, 20, 30], [40, 50, 60]])
+        >>> fnp.take(x, np.array([0, 4])).tolist(), fnp.take(x, np.array([2, 0]), axis=1).tolist()
+        ([10, 50], [[30, 10], [60, 40]])
+        >>> ft.grad(lambda x: fnp.sum(fnp.take(x, np.array([1, 1, 0]))))(np.zeros(3))
+        array([1., 2., 0.])
+    """
     if axis is None:
         return getitem(ravel(a), indices)
     axis = normalize_axis(axis, ndim(a))
@@ -224,7 +307,19 @@ def take(a: Any, indices: Any, axis: int | None = None) -> Any:
 
 @implements(numpy.nonzero)
 def nonzero(x: Any) -> tuple[Any, ...]:
-    """``numpy.nonzero`` (not under vmap: the result's size would vary)."""
+    """``numpy.nonzero``: the indices of the nonzero elements, one array per axis.  Their number
+    depends on the values, so on an array batched by ``vmap`` it raises
+    :class:`~ftransforms.errors.BatchedControlFlowError` (use :func:`where` instead).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> [i.tolist() for i in fnp.nonzero(np.array([[0, 1], [2, 0]]))]
+        [[0, 1], [1, 0]]
+        >>> ft.grad(lambda x: fnp.sum(x[fnp.nonzero(x)] ** 2))(np.array([0.0, 3.0]))
+        array([0., 6.])
+    """
     return tuple(bool_to_int_arrays(x if dtype_of(x).kind == "b" else not_equal(x, 0)))
 
 
@@ -233,6 +328,83 @@ putmask = implements(numpy.putmask)(refuse_in_place("putmask"))
 place = implements(numpy.place)(refuse_in_place("place"))
 fill_diagonal = implements(numpy.fill_diagonal)(refuse_in_place("fill_diagonal"))
 put_along_axis = implements(numpy.put_along_axis)(refuse_in_place("put_along_axis"))
+put.__doc__ = """``numpy.put`` writes into its argument, which tracers cannot do: it raises
+:class:`~ftransforms.errors.InPlaceError`.  Build a new array with ``x.at[index].set(v)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.put(np.zeros(3), [0], [5.0])
+    Traceback (most recent call last):
+        ...
+    ftransforms.core.errors.InPlaceError: numpy.put writes into its array argument, ...
+    >>> ft.vmap(lambda r: r.at[0].set(5.0))(np.zeros((2, 3))).tolist()  # the functional form
+    [[5.0, 0.0, 0.0], [5.0, 0.0, 0.0]]
+"""
+putmask.__doc__ = """``numpy.putmask`` writes into its argument, which tracers cannot do: it raises
+:class:`~ftransforms.errors.InPlaceError`.  Build a new array with ``fnp.where(mask, v, x)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.putmask(np.ones(3), np.array([True, False, True]), 0.0)
+    Traceback (most recent call last):
+        ...
+    ftransforms.core.errors.InPlaceError: numpy.putmask writes into its array argument, ...
+    >>> x = np.array([[1.0, 2.0, 3.0]])
+    >>> ft.vmap(lambda r: fnp.where(r > 1.5, 0.0, r))(x).tolist()  # the functional form
+    [[1.0, 0.0, 0.0]]
+"""
+place.__doc__ = """``numpy.place`` writes into its argument, which tracers cannot do: it raises
+:class:`~ftransforms.errors.InPlaceError`.  Build a new array with ``fnp.where(mask, v, x)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> mask = np.array([True, False, True])
+    >>> fnp.place(np.ones(3), mask, [0.0])
+    Traceback (most recent call last):
+        ...
+    ftransforms.core.errors.InPlaceError: numpy.place writes into its array argument, ...
+    >>> ft.vmap(lambda r: fnp.where(mask, 0.0, r))(np.ones((1, 3))).tolist()  # functional
+    [[0.0, 1.0, 0.0]]
+"""
+fill_diagonal.__doc__ = """``numpy.fill_diagonal`` writes into its argument, which tracers cannot
+do: it raises :class:`~ftransforms.errors.InPlaceError`.  Build a new array with
+``fnp.where(fnp.eye(n, dtype=bool), v, x)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.fill_diagonal(np.ones((2, 2)), 0.0)
+    Traceback (most recent call last):
+        ...
+    ftransforms.core.errors.InPlaceError: numpy.fill_diagonal writes into its array argument, ...
+    >>> on_diagonal = fnp.eye(2, dtype=bool)
+    >>> ft.vmap(lambda m: fnp.where(on_diagonal, 0.0, m))(np.ones((1, 2, 2))).tolist()
+    [[[0.0, 1.0], [1.0, 0.0]]]
+"""
+put_along_axis.__doc__ = """``numpy.put_along_axis`` writes into its argument, which tracers cannot
+do: it raises :class:`~ftransforms.errors.InPlaceError`.  Build a new array with
+``x.at[rows, cols].set(v)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> cols = np.array([[1], [0]])
+    >>> fnp.put_along_axis(np.zeros((2, 2)), cols, 9.0, axis=1)
+    Traceback (most recent call last):
+        ...
+    ftransforms.core.errors.InPlaceError: numpy.put_along_axis writes into its array argument, ...
+    >>> rows = np.arange(2)[:, None]
+    >>> ft.vmap(lambda m: m.at[rows, cols].set(9.0))(np.zeros((1, 2, 2))).tolist()
+    [[[0.0, 9.0], [9.0, 0.0]]]
+"""
 
 
 def diagonal_indices(n1: int, n2: int, offset: int, xp) -> tuple[Any, Any]:
@@ -245,7 +417,20 @@ def diagonal_indices(n1: int, n2: int, offset: int, xp) -> tuple[Any, Any]:
 
 @implements(numpy.diagonal)
 def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
-    """``numpy.diagonal`` (the diagonal is the last axis of the result)."""
+    """``numpy.diagonal``: the ``offset`` diagonal of the ``axis1``/``axis2`` planes (that
+    diagonal is the last axis of the result); the derivative is zero off the diagonal.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.arange(9).reshape(3, 3)
+        >>> fnp.diagonal(x).tolist(), fnp.diagonal(x, offset=1).tolist()
+        ([0, 4, 8], [1, 5])
+        >>> ft.grad(lambda a: fnp.sum(fnp.diagonal(a)))(np.zeros((2, 2)))  # d trace / dA = I
+        array([[1., 0.],
+               [0., 1.]])
+    """
     rank = ndim(a)
     if rank < 2:
         raise ValueError("diag requires an array of at least two dimensions")
@@ -260,7 +445,20 @@ def diagonal(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
 
 @implements(numpy.select)
 def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0) -> Any:
-    """``numpy.select``: the first choice whose condition holds, else ``default``."""
+    """``numpy.select``: per element, the entry of the first choice whose condition holds, else
+    ``default``; conditions must be boolean (``TypeError`` otherwise).  The derivative flows
+    to the choice taken.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([-2.0, 0.5, 3.0])
+        >>> fnp.select([x < 0, x < 1], [-x, 10 * x], default=1.0).tolist()
+        [2.0, 5.0, 1.0]
+        >>> ft.grad(lambda x: fnp.sum(fnp.select([x < 0, x < 1], [-x, 10 * x], 1.0)))(x)
+        array([-1., 10.,  0.])
+    """
     if len(condlist) != len(choicelist):
         raise ValueError("list of cases must be same length as list of conditions")
     if len(choicelist) == 0:
@@ -277,8 +475,18 @@ def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0)
 
 
 def add_at(x: Any, index: Any, values: Any) -> Any:
-    """``numpy.add.at`` as a function: a new array, ``x`` with ``values`` added at
-    ``index`` (repeated indices accumulate); ``x.at[index].add(values)``."""
+    """``numpy.add.at`` as a function: a new array, ``x`` with ``values`` added at ``index``
+    (repeated indices accumulate; ``x`` itself is unchanged), as ``x.at[index].add(values)``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.add_at(np.zeros(3), np.array([0, 2, 0]), np.array([1.0, 2.0, 3.0])).tolist()
+        [4.0, 0.0, 2.0]
+        >>> ft.grad(lambda v: fnp.add_at(np.zeros(3), np.array([0, 0]), v)[0])(np.ones(2))
+        array([1., 1.])
+    """
     return x + scatter(x, index, values)
 
 

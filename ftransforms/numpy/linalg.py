@@ -139,13 +139,37 @@ def _mH(x: Any) -> Any:  # noqa: N802
 
 @implements(numpy.linalg.inv)
 def inv(a: Any) -> Any:
-    """``numpy.linalg.inv``."""
+    """``numpy.linalg.inv``: the inverse of each square matrix over the last two axes
+    (integers are inverted in float64); derivative ``-inv(a) @ da @ inv(a)``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.linalg.inv(np.array([[2.0, 0.0], [0.0, 4.0]])).tolist()
+        [[0.5, 0.0], [0.0, 0.25]]
+        >>> float(ft.grad(lambda t: fnp.linalg.inv(t * np.eye(2))[0, 0])(2.0))  # -1/t**2
+        -0.25
+    """
     return _la.inv_p.bind(_matrices(a, "inv"))
 
 
 @implements(numpy.linalg.solve)
 def solve(a: Any, b: Any) -> Any:
-    """``numpy.linalg.solve`` (NumPy 2 semantics: ``b`` is a vector only when 1-D)."""
+    """``numpy.linalg.solve``: ``x`` with ``a @ x == b`` (NumPy 2 semantics: ``b`` is a
+    vector only when 1-D).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> A = np.array([[2.0, 1.0], [1.0, 3.0]])
+        >>> fnp.linalg.solve(A, np.array([3.0, 4.0])).tolist()
+        [1.0, 1.0]
+        >>> total = lambda b: fnp.linalg.solve(A, b).sum()
+        >>> ft.grad(total)(np.zeros(2)).tolist()  # inv(A).T @ [1, 1]
+        [0.4, 0.2]
+    """
     a = _matrices(a, "solve")
     a, b = _common_float(a, b, "solve")
     if helpers.ndim(b) == 1:
@@ -156,20 +180,58 @@ def solve(a: Any, b: Any) -> Any:
 
 @implements(numpy.linalg.det)
 def det(a: Any) -> Any:
-    """``numpy.linalg.det``."""
+    """``numpy.linalg.det``: the determinant of each square matrix over the last two axes;
+    its gradient is the cofactor matrix ``det(a) * inv(a).T``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> A = np.array([[2.0, 1.0], [1.0, 3.0]])
+        >>> round(float(fnp.linalg.det(A)), 6)
+        5.0
+        >>> np.round(ft.grad(fnp.linalg.det)(A), 6).tolist()
+        [[3.0, -1.0], [-1.0, 2.0]]
+    """
     return _la.det_p.bind(_matrices(a, "det"))
 
 
 @implements(numpy.linalg.slogdet)
 def slogdet(a: Any) -> SlogdetResult:
-    """``numpy.linalg.slogdet``: ``(sign, logabsdet)``; ``sign`` has derivative 0."""
+    """``numpy.linalg.slogdet``: ``(sign, logabsdet)``; ``sign`` has derivative 0, and the
+    gradient of ``logabsdet`` is ``inv(a).T``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> sign, logabsdet = fnp.linalg.slogdet(np.array([[0.0, 2.0], [1.0, 0.0]]))
+        >>> float(sign), round(float(logabsdet), 6)  # det = -2
+        (-1.0, 0.693147)
+        >>> A = np.array([[2.0, 1.0], [1.0, 3.0]])
+        >>> np.round(ft.grad(lambda a: fnp.linalg.slogdet(a).logabsdet)(A), 6).tolist()
+        [[0.6, -0.2], [-0.2, 0.4]]
+    """
     return SlogdetResult(*_la.slogdet_p.bind(_matrices(a, "slogdet")))
 
 
 @implements(numpy.linalg.cholesky)
 def cholesky(a: Any, /, *, upper: bool = False) -> Any:
     """``numpy.linalg.cholesky``: reads the lower (``upper=True``: upper) triangle only,
-    and so does its derivative (NOTE [numpy reads one triangle] in ``ops/linalg.py``)."""
+    and so does its derivative (NOTE [numpy reads one triangle] in ``ops/linalg.py``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> A = np.array([[4.0, 2.0], [2.0, 5.0]])
+        >>> fnp.linalg.cholesky(A).tolist()
+        [[2.0, 0.0], [1.0, 2.0]]
+        >>> fnp.linalg.cholesky(A, upper=True).tolist()
+        [[2.0, 1.0], [0.0, 2.0]]
+        >>> float(ft.grad(lambda t: fnp.linalg.cholesky(t * A)[0, 0])(1.0))  # d/dt sqrt(4 t)
+        1.0
+    """
     a = _matrices(a, "cholesky")
     if upper:
         return _mH(_la.cholesky_p.bind(_mH(a)))
@@ -188,14 +250,38 @@ def eigh(a: Any, UPLO: str = "L") -> EighResult:  # noqa: N803  (numpy's name)
     """``numpy.linalg.eigh``: ascending eigenvalues and eigenvectors of a symmetric or
     Hermitian matrix (its ``UPLO`` triangle is read).  Eigenvector derivatives need distinct
     eigenvalues.  For complex input with ``UPLO='U'`` the eigenvectors may differ from
-    NumPy's by a phase per column (LAPACK picks phases per triangle; any is valid)."""
+    NumPy's by a phase per column (LAPACK picks phases per triangle; any is valid).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> w, v = fnp.linalg.eigh(np.array([[2.0, 0.0], [0.0, 1.0]]))
+        >>> w.tolist(), v.tolist()
+        ([1.0, 2.0], [[0.0, 1.0], [1.0, 0.0]])
+        >>> top = lambda a: fnp.linalg.eigh(a).eigenvalues[-1]
+        >>> ft.grad(top)(np.array([[2.0, 0.0], [0.0, 1.0]])).tolist()  # v v^T of its vector
+        [[1.0, 0.0], [0.0, 0.0]]
+    """
     a = _uplo(_matrices(a, "eigh"), UPLO)
     return EighResult(*_la.eigh_p.bind(a, eigenvectors=True))
 
 
 @implements(numpy.linalg.eigvalsh)
 def eigvalsh(a: Any, UPLO: str = "L") -> Any:  # noqa: N803
-    """``numpy.linalg.eigvalsh``."""
+    """``numpy.linalg.eigvalsh``: the ascending eigenvalues of a symmetric or Hermitian
+    matrix, from its ``UPLO`` triangle (``'L'`` or ``'U'``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> A = np.array([[2.0, 1.0], [1.0, 2.0]])
+        >>> fnp.linalg.eigvalsh(A).tolist()
+        [1.0, 3.0]
+        >>> np.round(ft.grad(lambda a: fnp.linalg.eigvalsh(a).sum())(A), 6).tolist()  # trace
+        [[1.0, 0.0], [0.0, 1.0]]
+    """
     a = _uplo(_matrices(a, "eigvalsh"), UPLO)
     return _la.eigh_p.bind(a, eigenvectors=False)[0]
 
@@ -258,7 +344,19 @@ def svd(
     """``numpy.linalg.svd``.  Derivatives of ``U``/``Vh`` need ``full_matrices=False`` for
     non-square matrices, and distinct nonzero singular values.  ``hermitian=True`` computes
     it from ``eigh`` (lower triangle read) as NumPy does: ``s = |w|`` in descending order,
-    the signs of ``w`` moved into ``Vh``."""
+    the signs of ``w`` moved into ``Vh``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> U, s, Vh = fnp.linalg.svd(np.array([[3.0, 0.0], [0.0, -2.0]]))
+        >>> s.tolist()
+        [3.0, 2.0]
+        >>> top = lambda a: fnp.linalg.svd(a, compute_uv=False)[0]
+        >>> ft.grad(top)(np.array([[3.0, 0.0], [0.0, -2.0]])).tolist()  # u v^T of s[0]
+        [[1.0, 0.0], [0.0, 0.0]]
+    """
     if hermitian:
         return _hermitian_svd(_matrices(a, "svd"), compute_uv)
     a = _matrices(a, "svd", square=False)
@@ -280,13 +378,37 @@ def _hermitian_svd(a: Any, compute_uv: bool) -> Any:
 
 @implements("numpy.linalg.svdvals")
 def svdvals(x: Any, /) -> Any:
-    """``numpy.linalg.svdvals``: the singular values, descending."""
+    """``numpy.linalg.svdvals``: the singular values, descending.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> A = np.array([[0.0, 2.0], [1.0, 0.0]])
+        >>> fnp.linalg.svdvals(A).tolist()
+        [2.0, 1.0]
+        >>> ft.grad(lambda a: fnp.linalg.svdvals(a).sum())(A).tolist()  # U Vh
+        [[0.0, 1.0], [1.0, 0.0]]
+    """
     return svd(x, compute_uv=False)
 
 
 @implements(numpy.linalg.qr)
 def qr(a: Any, mode: str = "reduced") -> Any:
-    """``numpy.linalg.qr`` for ``mode`` 'reduced', 'complete' and 'r'."""
+    """``numpy.linalg.qr`` for ``mode`` 'reduced', 'complete' and 'r' (others raise
+    :class:`~ftransforms.errors.UnsupportedOperationError`).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> M = np.array([[3.0, 1.0], [4.0, 2.0]])
+        >>> Q, R = fnp.linalg.qr(M)
+        >>> np.round(R, 6).tolist(), bool(np.allclose(Q @ R, M))
+        ([[-5.0, -2.2], [0.0, 0.4]], True)
+        >>> float(ft.grad(lambda t: fnp.linalg.qr(t * M).R[0, 0])(1.0))  # R scales with t
+        -5.0
+    """
     a = _matrices(a, "qr", square=False)
     if mode == "r":
         return _la.qr_p.bind(a, mode="reduced")[1]
@@ -300,7 +422,19 @@ def qr(a: Any, mode: str = "reduced") -> Any:
 @implements(numpy.linalg.pinv)
 def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = _NO_VALUE) -> Any:
     """``numpy.linalg.pinv`` (a scalar ``rcond``/``rtol``); the derivative holds where the
-    rank is locally constant."""
+    rank is locally constant.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> np.round(fnp.linalg.pinv(np.array([[1.0], [2.0]])), 6).tolist()
+        [[0.2, 0.4]]
+        >>> fnp.linalg.pinv(np.array([[2.0, 0.0], [0.0, 0.0]])).tolist()  # rank 1
+        [[0.5, 0.0], [0.0, 0.0]]
+        >>> float(ft.grad(lambda t: fnp.linalg.pinv(t * np.eye(2))[0, 0])(2.0))  # -1/t**2
+        -0.25
+    """
     a = _matrices(a, "pinv", square=False)
     if rcond is None:
         if rtol is _NO_VALUE:
@@ -323,7 +457,20 @@ def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = _NO_
 
 @implements(numpy.linalg.matrix_power)
 def matrix_power(a: Any, n: int) -> Any:
-    """``numpy.linalg.matrix_power`` by repeated squaring (``inv`` first for ``n < 0``)."""
+    """``numpy.linalg.matrix_power`` by repeated squaring (``inv`` first for ``n < 0``); a
+    non-integer ``n`` raises ``TypeError``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.linalg.matrix_power(np.array([[1.0, 1.0], [0.0, 1.0]]), 3).tolist()
+        [[1.0, 3.0], [0.0, 1.0]]
+        >>> fnp.linalg.matrix_power(np.array([[2.0, 0.0], [0.0, 4.0]]), -1).tolist()
+        [[0.5, 0.0], [0.0, 0.25]]
+        >>> float(ft.grad(lambda t: fnp.linalg.matrix_power(t * np.eye(2), 3)[0, 0])(2.0))
+        12.0
+    """
     a = creation.asarray(a) if not isinstance(a, Tracer) and not hasattr(a, "dtype") else a
     if helpers.ndim(a) < 2 or a.shape[-1] != a.shape[-2]:
         raise LinAlgError("Last 2 dimensions of the array must be square")
@@ -354,6 +501,19 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple[Any, Any, Any, Any]:
 
     ``residuals`` is filled when ``a`` is tall and of full rank, else empty (under ``vmap``
     every batch element must agree on that).  ``rank`` is an integer array.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> t = np.array([0.0, 1.0, 2.0, 3.0])
+        >>> a = np.stack([np.ones(4), t], axis=1)  # fit y = c0 + c1 t
+        >>> x, residuals, rank, s = fnp.linalg.lstsq(a, np.array([1.0, 2.0, 2.0, 4.0]))
+        >>> np.round(x, 4).tolist(), np.round(residuals, 4).tolist(), int(rank)
+        ([0.9, 0.9], [0.7], 2)
+        >>> slope = lambda y: fnp.linalg.lstsq(a, y)[0][1]
+        >>> np.round(ft.grad(slope)(np.zeros(4)), 4).tolist()  # (t - 1.5) / sum((t - 1.5)**2)
+        [-0.3, -0.1, 0.1, 0.3]
     """
     a, b = _common_float(a, b, "lstsq")
     if helpers.ndim(a) != 2 or helpers.ndim(b) not in (1, 2):
@@ -463,7 +623,20 @@ def _svd_norm(x: Any, row: int, col: int, reduce: Any) -> Any:
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A002
     """``numpy.linalg.norm``: vector norms (``ord`` None, 0, ±1, ±2, ±inf, any p) and
     matrix norms (``ord`` None, 'fro', 'nuc', ±1, ±2, ±inf), of real or complex ``x`` (the
-    result is real)."""
+    result is real).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> v = np.array([3.0, 4.0])
+        >>> [float(fnp.linalg.norm(v, p)) for p in (None, 1, np.inf)]
+        [5.0, 7.0, 4.0]
+        >>> fnp.linalg.norm(np.array([[3.0, 4.0], [6.0, 8.0]]), axis=1).tolist()
+        [5.0, 10.0]
+        >>> np.round(ft.grad(fnp.linalg.norm)(v), 6).tolist()  # v / |v|
+        [0.6, 0.8]
+    """
     x = _float(x, "norm")
     rank = helpers.ndim(x)
     if axis is None:
@@ -515,13 +688,40 @@ def _bad_axis(axis: int, rank: int) -> int:
 
 @implements("numpy.linalg.matrix_norm")
 def matrix_norm(x: Any, /, *, keepdims: bool = False, ord: Any = "fro") -> Any:  # noqa: A002
-    """``numpy.linalg.matrix_norm`` (over the last two axes)."""
+    """``numpy.linalg.matrix_norm`` (over the last two axes; ``ord`` as in :func:`norm`,
+    Frobenius by default).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> float(fnp.linalg.matrix_norm(np.array([[1.0, 2.0], [2.0, 4.0]])))
+        5.0
+        >>> fnp.linalg.matrix_norm(np.stack([np.eye(2), 2 * np.eye(2)]), ord=1).tolist()
+        [1.0, 2.0]
+        >>> np.round(ft.grad(fnp.linalg.matrix_norm)(np.diag([3.0, 4.0])), 6).tolist()
+        [[0.6, 0.0], [0.0, 0.8]]
+    """
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
 
 @implements("numpy.linalg.vector_norm")
 def vector_norm(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:  # noqa: A002
-    """``numpy.linalg.vector_norm`` (``axis=None``: over all elements)."""
+    """``numpy.linalg.vector_norm`` (``axis=None``: over all elements, whatever the rank;
+    ``ord`` as for vectors in :func:`norm`).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> float(fnp.linalg.vector_norm(np.array([[3.0, 0.0], [0.0, 4.0]])))
+        5.0
+        >>> fnp.linalg.vector_norm(np.array([[3.0, 4.0], [6.0, 8.0]]), axis=-1).tolist()
+        [5.0, 10.0]
+        >>> l1 = lambda x: fnp.linalg.vector_norm(x, ord=1)
+        >>> ft.grad(l1)(np.array([-2.0, 3.0])).tolist()  # sign(x)
+        [-1.0, 1.0]
+    """
     x = _float(x, "vector_norm")
     if axis is None:
         out = _reduce_abs(manipulation.ravel(x), ord, 0, False)
@@ -544,7 +744,19 @@ def vector_norm(x: Any, /, *, axis: Any = None, keepdims: bool = False, ord: Any
 @implements(numpy.linalg.cond)
 def cond(x: Any, p: Any = None) -> Any:
     """``numpy.linalg.cond``: ``s[0] / s[-1]`` for ``p`` None/2 (-2: the inverse), else
-    ``norm(x, p) * norm(inv(x), p)``."""
+    ``norm(x, p) * norm(inv(x), p)``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> A = np.array([[3.0, 0.0], [0.0, 1.5]])
+        >>> float(fnp.linalg.cond(A)), float(fnp.linalg.cond(A, 1)), float(fnp.linalg.cond(A, -2))
+        (2.0, 2.0, 0.5)
+        >>> cond_t = lambda t: fnp.linalg.cond(fnp.diag(fnp.array([t, 1.0])))  # t for t > 1
+        >>> float(ft.grad(cond_t)(3.0))
+        1.0
+    """
     x = _matrices(x, "cond", square=p not in (None, 2, -2))
     if p in (None, 2, -2):
         s = svdvals(x)
@@ -555,7 +767,18 @@ def cond(x: Any, p: Any = None) -> Any:
 
 @implements(numpy.linalg.matrix_rank)
 def matrix_rank(A: Any, tol: Any = None, hermitian: bool = False, *, rtol: Any = None) -> Any:  # noqa: N803
-    """``numpy.linalg.matrix_rank`` (an integer, so no derivative)."""
+    """``numpy.linalg.matrix_rank``: the number of singular values above ``tol`` (default
+    ``max(m, n) * eps * s.max()``), an integer, so no derivative.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> int(fnp.linalg.matrix_rank(np.array([[1.0, 2.0], [2.0, 4.0]])))
+        1
+        >>> ft.vmap(fnp.linalg.matrix_rank)(np.stack([np.eye(2), np.ones((2, 2))])).tolist()
+        [2, 1]
+    """
     A = _float(A, "matrix_rank")  # noqa: N806
     if helpers.ndim(A) < 2:
         return int(not reductions.all(ufuncs.equal(A, 0)))
@@ -571,7 +794,20 @@ def matrix_rank(A: Any, tol: Any = None, hermitian: bool = False, *, rtol: Any =
 
 @implements(numpy.linalg.multi_dot)
 def multi_dot(arrays: Any, *, out: Any = None) -> Any:
-    """``numpy.linalg.multi_dot``: the chain product in the cheapest order."""
+    """``numpy.linalg.multi_dot``: the chain product in the cheapest order (a 1-D first or
+    last array is a row or column vector, as in NumPy).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> A, B, C = np.ones((10, 2)), np.ones((2, 10)), np.ones((10, 1))
+        >>> fnp.linalg.multi_dot([A, B, C]).shape  # computed as A @ (B @ C)
+        (10, 1)
+        >>> u, w = np.array([1.0, 2.0]), np.array([3.0, 4.0])
+        >>> ft.grad(lambda m: fnp.linalg.multi_dot([u, m, w]))(np.eye(2)).tolist()  # outer(u, w)
+        [[3.0, 4.0], [6.0, 8.0]]
+    """
     if out is not None:
         raise UnsupportedOperationError(
             "linalg.multi_dot(..., out=...): ftransforms arrays are immutable; use the return value"
@@ -635,13 +871,34 @@ def _chain_product(arrays: list, split: list[list[int]], i: int, j: int) -> Any:
 
 @implements("numpy.linalg.matmul")
 def matmul(x1: Any, x2: Any, /) -> Any:
-    """``numpy.linalg.matmul``."""
+    """``numpy.linalg.matmul``: the array-API name of :func:`ftransforms.numpy.matmul`.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> A = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> fnp.linalg.matmul(A, A).tolist()
+        [[7.0, 10.0], [15.0, 22.0]]
+        >>> ft.grad(lambda m: fnp.linalg.matmul(m, np.ones((2, 1))).sum())(A).tolist()
+        [[1.0, 1.0], [1.0, 1.0]]
+    """
     return products.matmul(x1, x2)
 
 
 @implements("numpy.linalg.matrix_transpose")
 def matrix_transpose(x: Any, /) -> Any:
-    """``numpy.linalg.matrix_transpose``: swap the last two axes."""
+    """``numpy.linalg.matrix_transpose``: swap the last two axes (fewer than two raise
+    ``ValueError``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.linalg.matrix_transpose(np.array([[1.0, 2.0], [3.0, 4.0]])).tolist()
+        [[1.0, 3.0], [2.0, 4.0]]
+        >>> fnp.linalg.matrix_transpose(np.ones((5, 2, 3))).shape
+        (5, 3, 2)
+    """
     if helpers.ndim(x) < 2:
         raise ValueError("Input array must be at least 2-dimensional")
     return _mT(x)
@@ -649,7 +906,17 @@ def matrix_transpose(x: Any, /) -> Any:
 
 @implements("numpy.linalg.outer")
 def outer(x1: Any, x2: Any, /) -> Any:
-    """``numpy.linalg.outer`` (1-D inputs)."""
+    """``numpy.linalg.outer`` (1-D inputs; others raise ``ValueError``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.linalg.outer(np.array([1.0, 2.0]), np.array([3.0, 4.0])).tolist()
+        [[3.0, 4.0], [6.0, 8.0]]
+        >>> ft.jacfwd(lambda x: fnp.linalg.outer(x, np.array([3.0, 4.0])))(np.ones(1)).tolist()
+        [[[3.0], [4.0]]]
+    """
     if helpers.ndim(x1) != 1 or helpers.ndim(x2) != 1:
         raise ValueError("Input arrays must be one-dimensional")
     return products.outer(x1, x2)
@@ -657,13 +924,37 @@ def outer(x1: Any, x2: Any, /) -> Any:
 
 @implements("numpy.linalg.tensordot")
 def tensordot(x1: Any, x2: Any, /, *, axes: Any = 2) -> Any:
-    """``numpy.linalg.tensordot``."""
+    """``numpy.linalg.tensordot``: :func:`ftransforms.numpy.tensordot` with ``axes``
+    keyword-only.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> A = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> float(fnp.linalg.tensordot(A, A)), fnp.linalg.tensordot(A, A, axes=1).tolist()
+        (30.0, [[7.0, 10.0], [15.0, 22.0]])
+        >>> ft.grad(lambda m: fnp.linalg.tensordot(m, A))(np.zeros((2, 2))).tolist()
+        [[1.0, 2.0], [3.0, 4.0]]
+    """
     return products.tensordot(x1, x2, axes=axes)
 
 
 @implements("numpy.linalg.diagonal")
 def diagonal(x: Any, /, *, offset: int = 0) -> Any:
-    """``numpy.linalg.diagonal`` (of the last two axes; ``offset`` 0)."""
+    """``numpy.linalg.diagonal`` (of the last two axes; ``offset`` 0, others raise
+    :class:`~ftransforms.errors.UnsupportedOperationError`).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> A = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> fnp.linalg.diagonal(np.stack([A, 2 * A])).tolist()
+        [[1.0, 4.0], [2.0, 8.0]]
+        >>> ft.grad(lambda m: fnp.linalg.diagonal(m) @ np.array([1.0, 2.0]))(A).tolist()
+        [[1.0, 0.0], [0.0, 2.0]]
+    """
     if offset:
         raise UnsupportedOperationError("linalg.diagonal: offset != 0 is not supported yet")
     return products.einsum("...ii->...i", x)
@@ -671,7 +962,19 @@ def diagonal(x: Any, /, *, offset: int = 0) -> Any:
 
 @implements("numpy.linalg.trace")
 def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Any:
-    """``numpy.linalg.trace`` (of the last two axes; ``offset`` 0)."""
+    """``numpy.linalg.trace`` (of the last two axes; ``offset`` 0, others raise
+    :class:`~ftransforms.errors.UnsupportedOperationError`).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> A = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> fnp.linalg.trace(np.stack([A, np.eye(2)])).tolist()
+        [5.0, 2.0]
+        >>> ft.grad(fnp.linalg.trace)(A).tolist()
+        [[1.0, 0.0], [0.0, 1.0]]
+    """
     if offset:
         raise UnsupportedOperationError("linalg.trace: offset != 0 is not supported yet")
     out = products.einsum("...ii->...", x)

@@ -44,12 +44,37 @@ __all__ = [
 
 @implements(numpy.allclose)
 def allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08) -> bool:
+    """``numpy.allclose``: whether ``|a - b| <= atol + rtol * |b|`` everywhere, as a Python
+    bool (no ``equal_nan``).  A batched value has no single bool, so under ``vmap`` it
+    raises :class:`~ftransforms.errors.BatchedControlFlowError`; use :func:`isclose` there.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.allclose(np.array([1.0, 2.0]), np.array([1.0, 2.0 + 1e-9]))
+        True
+        >>> fnp.allclose(1.0, 1.1)
+        False
+    """
     return bool(all(abs(a - b) <= atol + rtol * abs(b)))
 
 
 @implements(numpy.isclose)
 def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False):
-    """``numpy.isclose`` (no derivative: a boolean result)."""
+    """``numpy.isclose``: elementwise ``|a - b| <= atol + rtol * |b|``, infinities close only
+    to themselves, NaNs to each other with ``equal_nan=True`` (no derivative: a boolean
+    result).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> a, b = np.array([1.0, 1.1, np.nan]), np.array([1.0 + 1e-9, 1.0, np.nan])
+        >>> fnp.isclose(a, b).tolist(), fnp.isclose(a, b, equal_nan=True).tolist()
+        ([True, False, False], [True, False, True])
+        >>> ft.vmap(lambda x: fnp.isclose(x, 1.0))(np.array([1.0, 1.5])).tolist()
+        [True, False]
+    """
     finite = logical_and(isfinite(a), isfinite(b))
     close = logical_and(finite, abs(a - b) <= atol + rtol * abs(b))
     close = logical_or(close, a == b)  # infinities are close only to themselves
@@ -60,38 +85,97 @@ def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan:
 
 @implements(numpy.isposinf)
 def isposinf(x: Any) -> Any:
-    """``numpy.isposinf``."""
+    """``numpy.isposinf``: whether each element is ``+inf`` (a boolean result).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([np.inf, -np.inf, 1.0, np.nan])
+        >>> fnp.isposinf(x).tolist()
+        [True, False, False, False]
+        >>> ft.vmap(fnp.isposinf)(x).tolist()
+        [True, False, False, False]
+    """
     return logical_and(isinf(x), logical_not(signbit(x)))
 
 
 @implements(numpy.isneginf)
 def isneginf(x: Any) -> Any:
-    """``numpy.isneginf``."""
+    """``numpy.isneginf``: whether each element is ``-inf`` (a boolean result).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.isneginf(np.array([np.inf, -np.inf, 1.0, np.nan])).tolist()
+        [False, True, False, False]
+    """
     return logical_and(isinf(x), signbit(x))
 
 
 @implements(numpy.isreal)
 def isreal(x: Any) -> Any:
-    """``numpy.isreal``."""
+    """``numpy.isreal``: whether each element's imaginary part is zero (all true for a
+    real dtype).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.isreal(np.array([1 + 0j, 1 + 2j, 3.0])).tolist()
+        [True, False, True]
+        >>> ft.vmap(fnp.isreal)(np.array([1 + 0j, 1 + 2j])).tolist()
+        [True, False]
+    """
     return imag(x) == 0
 
 
 @implements(numpy.iscomplex)
 def iscomplex(x: Any) -> Any:
-    """``numpy.iscomplex``."""
+    """``numpy.iscomplex``: whether each element's imaginary part is nonzero.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.iscomplex(np.array([1 + 0j, 1 + 2j, 3.0])).tolist()
+        [False, True, False]
+    """
     return imag(x) != 0
 
 
 @implements(numpy.isrealobj)
 def isrealobj(x: Any) -> bool:
-    """``numpy.isrealobj``."""
-    return dtype_of(x).kind != "c"
+    """``numpy.isrealobj``: whether the dtype is not complex (decided by the dtype alone,
+    so a tracer answers it without reading values).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.isrealobj(np.array([1.0])), fnp.isrealobj(np.array([1 + 0j]))
+        (True, False)
+    """
+    return _dtype_kind(x) != "c"
+
+
+def _dtype_kind(x: Any) -> str:
+    """The dtype kind of an array, tracer, scalar or (nested) sequence of them."""
+    if isinstance(x, (list, tuple)):
+        return as_operand(x).dtype.kind
+    return dtype_of(x).kind
 
 
 @implements(numpy.iscomplexobj)
 def iscomplexobj(x: Any) -> bool:
-    """``numpy.iscomplexobj``."""
-    return dtype_of(x).kind == "c"
+    """``numpy.iscomplexobj``: whether the dtype is complex, even with zero imaginary
+    parts (decided by the dtype alone).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.iscomplexobj(np.array([1 + 0j])), fnp.iscomplexobj(np.array([1, 2]))
+        (True, False)
+    """
+    return _dtype_kind(x) == "c"
 
 
 @implements(numpy.real_if_close)

@@ -52,7 +52,19 @@ __all__ = [
 
 @implements(numpy.reshape)
 def reshape(x: Any, shape: Any = None, order: str = "C", **kw: Any) -> Any:  # noqa: A002
-    """``numpy.reshape`` (C order)."""
+    """``numpy.reshape``: the same elements in ``shape`` (one ``-1`` is inferred); C order
+    only (``order='F'`` raises :class:`~ftransforms.errors.UnsupportedOperationError`).
+    NumPy's older ``newshape=`` keyword is accepted.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.reshape(np.arange(6), (2, -1)).tolist()
+        [[0, 1, 2], [3, 4, 5]]
+        >>> ft.grad(lambda x: fnp.reshape(x, (2, 2))[1, 0])(np.zeros(4))
+        array([0., 0., 1., 0.])
+    """
     shape = kw.pop("newshape", shape)
     if order != "C":
         raise UnsupportedOperationError("reshape: only order='C' is supported")
@@ -61,79 +73,228 @@ def reshape(x: Any, shape: Any = None, order: str = "C", **kw: Any) -> Any:  # n
 
 @implements(numpy.ravel)
 def ravel(x: Any, order: str = "C") -> Any:
-    """``numpy.ravel``."""
+    """``numpy.ravel``: the elements as a 1-D array, in C order (the only order supported).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.ravel(np.array([[1, 2], [3, 4]])).tolist()
+        [1, 2, 3, 4]
+        >>> ft.grad(lambda x: fnp.ravel(x)[1])(np.zeros((2, 2)))
+        array([[0., 1.],
+               [0., 0.]])
+    """
     return reshape(x, (-1,), order=order)
 
 
 @implements(numpy.transpose)
 def transpose(x: Any, axes: Any = None) -> Any:
-    """``numpy.transpose``."""
+    """``numpy.transpose``: the axes permuted by ``axes`` (reversed when it is None).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.transpose(np.array([[1, 2, 3]])).tolist()
+        [[1], [2], [3]]
+        >>> fnp.transpose(np.zeros((2, 3, 4)), (1, 0, 2)).shape
+        (3, 2, 4)
+        >>> ft.vmap(fnp.transpose)(np.zeros((5, 2, 3))).shape  # each (2, 3) slice transposed
+        (5, 3, 2)
+    """
     return lax.transpose(x, axes)
 
 
 def permute_dims(x: Any, axes: Any = None) -> Any:  # numpy.permute_dims is numpy.transpose
+    """``numpy.permute_dims``: the array-API name of :func:`transpose` (the axes permuted by
+    ``axes``, reversed when it is None).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.permute_dims(np.zeros((2, 3, 4)), (2, 0, 1)).shape
+        (4, 2, 3)
+        >>> ft.vmap(fnp.permute_dims)(np.zeros((5, 2, 3))).shape
+        (5, 3, 2)
+    """
     return transpose(x, axes)
 
 
 @implements(numpy.moveaxis)
 def moveaxis(x: Any, source: Any, destination: Any) -> Any:
-    """``numpy.moveaxis``."""
+    """``numpy.moveaxis``: axis ``source`` (an int or a sequence) moved to ``destination``, the
+    other axes keeping their order.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.moveaxis(np.zeros((2, 3, 4)), 0, -1).shape
+        (3, 4, 2)
+        >>> ft.vmap(lambda x: fnp.moveaxis(x, 0, 1))(np.zeros((5, 2, 3))).shape
+        (5, 3, 2)
+    """
     return lax.moveaxis(x, source, destination)
 
 
 @implements(numpy.swapaxes)
 def swapaxes(x: Any, axis1: int, axis2: int) -> Any:
-    """``numpy.swapaxes``."""
+    """``numpy.swapaxes``: axes ``axis1`` and ``axis2`` interchanged.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.swapaxes(np.array([[1, 2, 3]]), 0, 1).tolist()
+        [[1], [2], [3]]
+        >>> ft.vmap(lambda x: fnp.swapaxes(x, 0, 1))(np.zeros((5, 2, 3))).shape
+        (5, 3, 2)
+    """
     return lax.swapaxes(x, axis1, axis2)
 
 
 @implements(numpy.squeeze)
 def squeeze(x: Any, axis: Any = None) -> Any:
-    """``numpy.squeeze``."""
+    """``numpy.squeeze``: the length-1 axes removed (those in ``axis``, or all); a named axis of
+    another length raises ``ValueError``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.squeeze(np.zeros((1, 3, 1))).shape, fnp.squeeze(np.zeros((1, 3, 1)), axis=0).shape
+        ((3,), (3, 1))
+        >>> ft.grad(lambda x: fnp.squeeze(x) ** 2)(np.array([[3.0]]))
+        array([[6.]])
+    """
     return lax.squeeze(x, axis)
 
 
 @implements(numpy.expand_dims)
 def expand_dims(x: Any, axis: Any) -> Any:
-    """``numpy.expand_dims``."""
+    """``numpy.expand_dims``: new length-1 axes at the positions ``axis`` (an int or a tuple) of
+    the result.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.expand_dims(np.array([1, 2]), 0).tolist()
+        [[1, 2]]
+        >>> fnp.expand_dims(np.zeros(3), (0, 2)).shape
+        (1, 3, 1)
+        >>> ft.vmap(lambda x: fnp.expand_dims(x, 0))(np.zeros((5, 3))).shape
+        (5, 1, 3)
+    """
     return lax.expand_dims(x, axis)
 
 
 @implements(numpy.broadcast_to)
 def broadcast_to(x: Any, shape: Any) -> Any:  # noqa: A002
-    """``numpy.broadcast_to`` (read-only result, like NumPy's)."""
+    """``numpy.broadcast_to``: ``x`` broadcast to ``shape`` (a read-only result, like NumPy's);
+    the derivative sums over the broadcast axes.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.broadcast_to(np.array([1, 2]), (2, 2)).tolist()
+        [[1, 2], [1, 2]]
+        >>> ft.grad(lambda x: fnp.sum(fnp.broadcast_to(x, (3, 2))))(np.array([1.0, 2.0]))
+        array([3., 3.])
+    """
     return lax.broadcast_to(x, shape)
 
 
 def broadcast_shapes(*shapes: Any) -> tuple[int, ...]:
+    """``numpy.broadcast_shapes``: the shape that arrays of the given shapes broadcast to
+    (shapes only, no arrays: a plain tuple); incompatible shapes raise ``ValueError``.
+
+    Example:
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.broadcast_shapes((2, 1), (3,))
+        (2, 3)
+        >>> fnp.broadcast_shapes((2, 1), (1, 4), ())
+        (2, 4)
+    """
     return numpy.broadcast_shapes(*shapes)
 
 
 @implements(numpy.broadcast_arrays)
 def broadcast_arrays(*arrays: Any) -> list[Any]:
-    """``numpy.broadcast_arrays``."""
+    """``numpy.broadcast_arrays``: the arrays broadcast to their common shape, as a list.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> a, b = fnp.broadcast_arrays(np.array([[1], [2]]), np.array([10, 20, 30]))
+        >>> a.tolist(), b.shape
+        ([[1, 1, 1], [2, 2, 2]], (2, 3))
+        >>> ft.grad(lambda x: fnp.sum(fnp.broadcast_arrays(x, np.zeros((4, 1)))[0]))(np.ones(2))
+        array([4., 4.])
+    """
     target = numpy.broadcast_shapes(*[shape(a) for a in arrays])
     return [broadcast_to(a, target) for a in arrays]
 
 
 @implements(numpy.atleast_1d)
 def atleast_1d(*arys: Any) -> Any:
-    res = [a if ndim(a) >= 1 else reshape(a, (1,)) for a in arys]
+    """``numpy.atleast_1d``: scalars as shape ``(1,)``, other arrays unchanged; with several
+    arguments, a tuple of them.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.atleast_1d(3.0).tolist(), [a.shape for a in fnp.atleast_1d(1.0, np.ones((2, 2)))]
+        ([3.0], [(1,), (2, 2)])
+        >>> ft.grad(lambda x: fnp.atleast_1d(x)[0] ** 2)(3.0)
+        array(6.)
+    """
+    res = tuple(a if ndim(a) >= 1 else reshape(a, (1,)) for a in arys)
     return res[0] if len(res) == 1 else res
 
 
 @implements(numpy.atleast_2d)
 def atleast_2d(*arys: Any) -> Any:
+    """``numpy.atleast_2d``: scalars as shape ``(1, 1)``, 1-D arrays as one row ``(1, n)``,
+    others unchanged; with several arguments, a tuple of them.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.atleast_2d(np.array([1, 2])).tolist(), fnp.atleast_2d(5.0).shape
+        ([[1, 2]], (1, 1))
+        >>> ft.grad(lambda x: fnp.sum(fnp.atleast_2d(x) ** 2))(np.array([1.0, 2.0]))
+        array([2., 4.])
+    """
     res = []
     for a in arys:
         r = ndim(a)
         res.append(a if r >= 2 else reshape(a, (1,) * (2 - r) + shape(a)))
-    return res[0] if len(res) == 1 else res
+    return res[0] if len(res) == 1 else tuple(res)
 
 
 @implements(numpy.concatenate)
 def concatenate(arrays: Sequence[Any], axis: int | None = 0, **kw: Any) -> Any:
-    """``numpy.concatenate``."""
+    """``numpy.concatenate``: the arrays joined along an existing ``axis`` (flattened first when
+    ``axis`` is None); nested lists are converted with :func:`asarray`.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.concatenate([np.array([1, 2]), np.array([3])]).tolist()
+        [1, 2, 3]
+        >>> fnp.concatenate([np.ones((1, 2)), np.zeros((1, 1))], axis=1).tolist()
+        [[1.0, 1.0, 0.0]]
+        >>> ft.grad(lambda x: fnp.sum(fnp.concatenate([x, 2 * x])))(np.ones(2))
+        array([3., 3.])
+    """
     no_extra_args("concatenate", kw)
     if builtins.any(isinstance(a, (list, tuple)) for a in arrays):
         # The one use against the chapter order (creation builds on this chapter: asarray
@@ -155,7 +316,17 @@ def concatenate(arrays: Sequence[Any], axis: int | None = 0, **kw: Any) -> Any:
 
 @implements(numpy.stack)
 def stack(arrays: Sequence[Any], axis: int = 0, **kw: Any) -> Any:
-    """``numpy.stack``."""
+    """``numpy.stack``: arrays of one shape joined along a new ``axis``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.stack([np.array([1, 2]), np.array([3, 4])], axis=1).tolist()
+        [[1, 3], [2, 4]]
+        >>> ft.jacfwd(lambda x: fnp.stack([x, x ** 2]))(3.0)  # d/dx [x, x**2] = [1, 2x]
+        array([1., 6.])
+    """
     no_extra_args("stack", kw)
     arrays = list(arrays)
     if not arrays:
@@ -170,18 +341,56 @@ def stack(arrays: Sequence[Any], axis: int = 0, **kw: Any) -> Any:
 
 @implements(numpy.vstack)
 def vstack(arrays: Sequence[Any]) -> Any:
+    """``numpy.vstack``: the arrays (1-D ones as rows) joined along the first axis.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.vstack([np.array([1, 2]), np.array([3, 4])]).tolist()
+        [[1, 2], [3, 4]]
+        >>> ft.grad(lambda x: fnp.sum(fnp.vstack([x, x]) ** 2))(np.array([1.0, 2.0]))  # 4 x
+        array([4., 8.])
+    """
     return concatenate([atleast_2d(a) for a in arrays], axis=0)
 
 
 @implements(numpy.hstack)
 def hstack(arrays: Sequence[Any]) -> Any:
+    """``numpy.hstack``: the arrays joined along the second axis (along the first for 1-D
+    arrays; scalars count as 1-D).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.hstack([np.array([1, 2]), np.array([3])]).tolist()
+        [1, 2, 3]
+        >>> fnp.hstack([np.array([[1], [2]]), np.array([[3], [4]])]).tolist()
+        [[1, 3], [2, 4]]
+        >>> ft.jacfwd(lambda x: fnp.hstack([x, 2.0 * x]))(np.array([1.0]))
+        array([[1.],
+               [2.]])
+    """
     arrays = [atleast_1d(a) for a in arrays]
     return concatenate(arrays, axis=0 if ndim(arrays[0]) == 1 else 1)
 
 
 @implements(numpy.rollaxis)
 def rollaxis(a: Any, axis: int, start: int = 0) -> Any:
-    """``numpy.rollaxis``."""
+    """``numpy.rollaxis``: axis ``axis`` moved to just before position ``start`` (prefer
+    :func:`moveaxis`, whose meaning is simpler).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.zeros((2, 3, 4))
+        >>> fnp.rollaxis(x, 2).shape, fnp.rollaxis(x, 0, 2).shape
+        ((4, 2, 3), (3, 2, 4))
+        >>> ft.vmap(lambda x: fnp.rollaxis(x, 1))(np.zeros((5, 2, 3))).shape
+        (5, 3, 2)
+    """
     rank = ndim(a)
     axis = normalize_axis(axis, rank)
     start = start + rank if start < 0 else start
@@ -192,16 +401,54 @@ def rollaxis(a: Any, axis: int, start: int = 0) -> Any:
 
 @implements("numpy.matrix_transpose")
 def matrix_transpose(x: Any) -> Any:
-    """``numpy.matrix_transpose``: swap the last two axes."""
+    """``numpy.matrix_transpose``: the last two axes swapped (a stack of matrices, each
+    transposed); at least 2-D.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.matrix_transpose(np.array([[1, 2, 3]])).tolist()
+        [[1], [2], [3]]
+        >>> fnp.matrix_transpose(np.zeros((5, 2, 3))).shape
+        (5, 3, 2)
+    """
     return swapaxes(x, -1, -2)
 
 
 copyto = implements(numpy.copyto)(refuse_in_place("copyto"))
+copyto.__doc__ = """``numpy.copyto`` writes into its argument, which tracers cannot do: it raises
+:class:`~ftransforms.errors.InPlaceError`.  Use the source itself, or for
+``copyto(dst, src, where=mask)`` the new array ``fnp.where(mask, src, dst)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.copyto(np.zeros(2), np.ones(2))
+    Traceback (most recent call last):
+        ...
+    ftransforms.core.errors.InPlaceError: numpy.copyto writes into its array argument, ...
+    >>> src = np.array([[1.0, 2.0]])
+    >>> ft.vmap(lambda d, s: fnp.where(s > 1.0, s, d))(np.zeros((1, 2)), src).tolist()
+    [[0.0, 2.0]]
+"""
 
 
 @implements(numpy.atleast_3d)
 def atleast_3d(*arys: Any) -> Any:
-    """``numpy.atleast_3d``: (n,) -> (1, n, 1), (m, n) -> (m, n, 1)."""
+    """``numpy.atleast_3d``: scalars as ``(1, 1, 1)``, ``(n,)`` as ``(1, n, 1)``, ``(m, n)`` as
+    ``(m, n, 1)``, others unchanged; with several arguments, a tuple of them.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.atleast_3d(np.ones(2)).shape, fnp.atleast_3d(np.ones((2, 3))).shape
+        ((1, 2, 1), (2, 3, 1))
+        >>> ft.grad(lambda x: fnp.sum(fnp.atleast_3d(x)))(np.array([1.0, 2.0]))
+        array([1., 1.])
+    """
     res = []
     for a in arys:
         s = shape(a)
@@ -217,14 +464,36 @@ def atleast_3d(*arys: Any) -> Any:
 
 @implements(numpy.dstack)
 def dstack(tup: Sequence[Any]) -> Any:
-    """``numpy.dstack``."""
+    """``numpy.dstack``: the arrays joined along the third axis (after :func:`atleast_3d`:
+    ``(n,)`` becomes ``(1, n, 1)``, ``(m, n)`` becomes ``(m, n, 1)``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.dstack([np.array([1, 2]), np.array([3, 4])]).tolist()
+        [[[1, 3], [2, 4]]]
+        >>> ft.grad(lambda x: fnp.sum(fnp.dstack([x, 3.0 * x])))(np.array([1.0, 2.0]))
+        array([4., 4.])
+    """
     arrays = [atleast_3d(a) for a in tup]
     return concatenate(arrays, axis=2)
 
 
 @implements(numpy.column_stack)
 def column_stack(tup: Sequence[Any]) -> Any:
-    """``numpy.column_stack``."""
+    """``numpy.column_stack``: 1-D arrays as columns (2-D arrays as they are), joined along the
+    second axis.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.column_stack([np.array([1, 2]), np.array([3, 4])]).tolist()
+        [[1, 3], [2, 4]]
+        >>> ft.grad(lambda x: fnp.sum(fnp.column_stack([x, 3.0 * x])))(np.array([1.0, 2.0]))
+        array([4., 4.])
+    """
     arrays = []
     for a in tup:
         if ndim(a) < 2:

@@ -53,7 +53,20 @@ __all__ = [
 
 @implements(numpy.angle)
 def angle(z: Any, deg: bool = False) -> Any:
-    """``numpy.angle``: the argument of a complex number (0 or pi for real inputs)."""
+    """``numpy.angle``: the argument of a complex number (0 or pi for real inputs), in
+    radians, or degrees with ``deg=True``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> np.round(fnp.angle(np.array([1j, -1.0, 1 + 1j])), 4).tolist()
+        [1.5708, 3.1416, 0.7854]
+        >>> fnp.angle(np.array([1j]), deg=True).tolist()
+        [90.0]
+        >>> float(ft.grad(lambda y: fnp.angle(1.0 + 1j * y))(0.0))  # d/dy arctan(y) at 0
+        1.0
+    """
     out = arctan2(imag(z), real(z)) if dtype_of(z).kind == "c" else arctan2(zeros_like(z), z)
     return out * (180.0 / pi) if deg else out
 
@@ -64,7 +77,17 @@ hypot = _sp.hypot_p
 
 
 def copysign(x1: Any, x2: Any) -> Any:
-    """``numpy.copysign``: ``|x1|`` with the sign bit of ``x2`` (no derivative in ``x2``)."""
+    """``numpy.copysign``: ``|x1|`` with the sign bit of ``x2`` (no derivative in ``x2``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.copysign(np.array([1.0, -2.0, 3.0]), np.array([-1.0, 1.0, -0.0])).tolist()
+        [-1.0, 2.0, -3.0]
+        >>> float(ft.grad(lambda x: fnp.copysign(x, -1.0))(2.0))  # -|x| at x = 2
+        -1.0
+    """
     dt = result_type(x1, x2)
     x1 = astype(x1, dt if dt.kind in "fc" else numpy.float64)
     mag = abs(x1)
@@ -76,18 +99,47 @@ def fmax(x1: Any, x2: Any) -> Any:
 
     At ties the derivative goes to ``x2`` (JAX's ``jnp.fmax``), unlike ``maximum``, which
     shares it: NOTE [ties in maximum/minimum] in ``ftransforms/ops/elementwise.py``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.fmax(np.array([1.0, np.nan, 3.0]), np.array([np.nan, 2.0, 5.0])).tolist()
+        [1.0, 2.0, 5.0]
+        >>> float(ft.grad(lambda b: fnp.fmax(2.0, b))(2.0))  # a tie: all of it to x2
+        1.0
     """
     return where(isnan(x2) | (x1 > x2), x1, x2)
 
 
 def fmin(x1: Any, x2: Any) -> Any:
     """``numpy.fmin``: the minimum, ignoring a NaN; at ties the derivative goes to ``x2``
-    (JAX's ``jnp.fmin``)."""
+    (JAX's ``jnp.fmin``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.fmin(np.array([1.0, np.nan, 3.0]), np.array([np.nan, 2.0, 5.0])).tolist()
+        [1.0, 2.0, 3.0]
+        >>> float(ft.grad(lambda a: fnp.fmin(a, 2.0))(1.0))  # x1 is the smaller one
+        1.0
+    """
     return where(isnan(x2) | (x1 < x2), x1, x2)
 
 
 def heaviside(x1: Any, x2: Any) -> Any:
-    """``numpy.heaviside``: 0 below zero, ``x2`` at zero, 1 above (derivative 0 in ``x1``)."""
+    """``numpy.heaviside``: 0 below zero, ``x2`` at zero, 1 above (derivative 0 in ``x1``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.heaviside(np.array([-1.0, 0.0, 2.0]), 0.5).tolist()
+        [0.0, 0.5, 1.0]
+        >>> float(ft.grad(lambda h: fnp.heaviside(0.0, h))(0.5))  # at zero it is x2
+        1.0
+    """
     dt = result_type(x1, x2)
     if dt.kind not in "fc":
         dt = numpy.dtype(numpy.float64)
@@ -97,18 +149,48 @@ def heaviside(x1: Any, x2: Any) -> Any:
 
 
 def float_power(x1: Any, x2: Any) -> Any:
-    """``numpy.float_power``: ``x1 ** x2`` computed in float64 (complex128 for complex)."""
+    """``numpy.float_power``: ``x1 ** x2`` computed in float64 (complex128 for complex).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.float_power(np.array([2, 3]), 2).tolist()  # integers give floats
+        [4.0, 9.0]
+        >>> float(ft.grad(lambda x: fnp.float_power(x, 3.0))(2.0))  # 3 x**2 at 2
+        12.0
+    """
     dt = numpy.result_type(dtype_of(x1), dtype_of(x2), numpy.float64)
     return power(astype(x1, dt), astype(x2, dt))
 
 
 def deg2rad(x: Any) -> Any:
-    """``numpy.deg2rad`` (``numpy.radians``)."""
+    """``numpy.deg2rad`` (also ``fnp.radians``): degrees to radians, ``x * pi / 180``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> np.round(fnp.deg2rad(np.array([180, 90])), 4).tolist()
+        [3.1416, 1.5708]
+        >>> round(float(ft.grad(fnp.radians)(1.0)), 6)  # pi / 180
+        0.017453
+    """
     return to_float(x) * (math.pi / 180.0)
 
 
 def rad2deg(x: Any) -> Any:
-    """``numpy.rad2deg`` (``numpy.degrees``)."""
+    """``numpy.rad2deg`` (also ``fnp.degrees``): radians to degrees, ``x * 180 / pi``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.rad2deg(np.array([np.pi, np.pi / 2])).tolist()
+        [180.0, 90.0]
+        >>> round(float(ft.grad(fnp.degrees)(1.0)), 4)  # 180 / pi
+        57.2958
+    """
     return to_float(x) * (180.0 / math.pi)
 
 
@@ -117,7 +199,19 @@ radians, degrees = deg2rad, rad2deg
 
 @implements(numpy.sinc)
 def sinc(x: Any) -> Any:
-    """``numpy.sinc``: ``sin(pi x) / (pi x)``, exact derivatives of every order (at 0 too)."""
+    """``numpy.sinc``: ``sin(pi x) / (pi x)``, exact derivatives of every order (at 0 too).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> np.round(fnp.sinc(np.array([0.0, 0.5, 1.0])), 4).tolist()
+        [1.0, 0.6366, 0.0]
+        >>> float(ft.grad(fnp.sinc)(0.0))
+        0.0
+        >>> round(float(ft.grad(ft.grad(fnp.sinc))(0.0)), 6)  # -pi**2 / 3
+        -3.289868
+    """
     return _sp.sinc_p.bind(x, k=0)
 
 
@@ -125,7 +219,19 @@ def sinc(x: Any) -> Any:
 def nan_to_num(
     x: Any, copy: bool = True, nan: float = 0.0, posinf: Any = None, neginf: Any = None
 ) -> Any:
-    """``numpy.nan_to_num``: derivative 1 at finite elements, 0 at replaced ones."""
+    """``numpy.nan_to_num``: derivative 1 at finite elements, 0 at replaced ones.  Complex
+    inputs raise :class:`~ftransforms.errors.UnsupportedOperationError`.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([np.nan, np.inf, -np.inf, 1.5])
+        >>> fnp.nan_to_num(x, posinf=9.0, neginf=-9.0).tolist()
+        [0.0, 9.0, -9.0, 1.5]
+        >>> ft.grad(lambda x: fnp.nan_to_num(x).sum())(x).tolist()
+        [0.0, 0.0, 0.0, 1.0]
+    """
     dt = dtype_of(x)
     if dt.kind not in "fc":
         return x

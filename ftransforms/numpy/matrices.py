@@ -36,7 +36,21 @@ def diagflat(v: Any, k: int = 0) -> Any:
 
 @implements(numpy.diag)
 def diag(v: Any, k: int = 0) -> Any:
-    """``numpy.diag``: the k-th diagonal of a matrix, or a matrix with ``v`` on it."""
+    """``numpy.diag``: the k-th diagonal of a matrix, or a matrix with ``v`` on it; other
+    ranks raise ``ValueError``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> A = np.arange(1.0, 10.0).reshape(3, 3)
+        >>> fnp.diag(A).tolist(), fnp.diag(A, 1).tolist()
+        ([1.0, 5.0, 9.0], [2.0, 6.0])
+        >>> fnp.diag(np.array([1, 2])).tolist()
+        [[1, 0], [0, 2]]
+        >>> ft.grad(lambda a: fnp.diag(a).sum())(np.zeros((2, 2))).tolist()  # the trace
+        [[1.0, 0.0], [0.0, 1.0]]
+    """
     rank = ndim(v)
     if rank == 2:
         return diagonal(v, k)
@@ -55,13 +69,33 @@ def _tri_mask(m: Any, k: int) -> Any:
 
 @implements(numpy.tril)
 def tril(m: Any, k: int = 0) -> Any:
-    """``numpy.tril``: zeros above the k-th diagonal (of the last two axes)."""
+    """``numpy.tril``: zeros above the k-th diagonal (of the last two axes).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.tril(np.arange(1.0, 10.0).reshape(3, 3)).tolist()
+        [[1.0, 0.0, 0.0], [4.0, 5.0, 0.0], [7.0, 8.0, 9.0]]
+        >>> ft.grad(lambda a: fnp.tril(a).sum())(np.zeros((2, 2))).tolist()
+        [[1.0, 0.0], [1.0, 1.0]]
+    """
     return where(_tri_mask(m, int(k)), m, zeros((), dtype_of(m), like=m))
 
 
 @implements(numpy.triu)
 def triu(m: Any, k: int = 0) -> Any:
-    """``numpy.triu``: zeros below the k-th diagonal (of the last two axes)."""
+    """``numpy.triu``: zeros below the k-th diagonal (of the last two axes).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.triu(np.arange(1.0, 10.0).reshape(3, 3), 1).tolist()
+        [[0.0, 2.0, 3.0], [0.0, 0.0, 6.0], [0.0, 0.0, 0.0]]
+        >>> ft.grad(lambda a: fnp.triu(a).sum())(np.zeros((2, 2))).tolist()
+        [[1.0, 1.0], [0.0, 1.0]]
+    """
     return where(_tri_mask(m, int(k) - 1), zeros((), dtype_of(m), like=m), m)
 
 

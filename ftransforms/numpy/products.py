@@ -45,7 +45,19 @@ def _sequence_as_array(x: Any) -> Any:
 
 
 def matmul(a: Any, b: Any) -> Any:
-    """``numpy.matmul`` / ``@``."""
+    """``numpy.matmul`` / ``@``: the matrix product, broadcast over leading axes; a 0-d
+    operand raises ``ValueError`` as in NumPy.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> A = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> fnp.matmul(A, np.array([1.0, -1.0])).tolist()
+        [-1.0, -1.0]
+        >>> ft.grad(lambda v: fnp.matmul(A, v).sum())(np.zeros(2)).tolist()  # column sums
+        [4.0, 6.0]
+    """
     a, b = _sequence_as_array(a), _sequence_as_array(b)
     ra, rb = ndim(a), ndim(b)
     if ra == 0 or rb == 0:
@@ -55,7 +67,18 @@ def matmul(a: Any, b: Any) -> Any:
 
 @implements(numpy.dot)
 def dot(a: Any, b: Any) -> Any:
-    """``numpy.dot``."""
+    """``numpy.dot``: a product for scalars, the inner product of vectors, the matrix
+    product of matrices, and the sum over ``a``'s last and ``b``'s second-to-last axes.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.dot(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([1.0, -1.0])).tolist()
+        [-1.0, -1.0]
+        >>> ft.grad(lambda x: fnp.dot(x, x))(np.array([1.0, 2.0])).tolist()  # 2 x
+        [2.0, 4.0]
+    """
     a, b = _sequence_as_array(a), _sequence_as_array(b)
     ra, rb = ndim(a), ndim(b)
     if ra == 0 or rb == 0:
@@ -67,14 +90,39 @@ def dot(a: Any, b: Any) -> Any:
 
 @implements(numpy.vdot)
 def vdot(a: Any, b: Any) -> Any:
-    """``numpy.vdot`` (real inputs)."""
+    """``numpy.vdot``: ``sum(conj(a) * b)`` over the flattened arrays (``a`` is conjugated
+    when complex, as in NumPy).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> A = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> float(fnp.vdot(A, A))  # 1 + 4 + 9 + 16
+        30.0
+        >>> ft.grad(lambda a: fnp.vdot(a, A))(np.zeros((2, 2))).tolist()
+        [[1.0, 2.0], [3.0, 4.0]]
+        >>> complex(fnp.vdot(np.array([1j]), np.array([1j])))  # conj(i) * i
+        (1+0j)
+    """
     a, b = _sequence_as_array(a), _sequence_as_array(b)
-    return sum(ravel(a) * ravel(b))
+    return sum(conj(ravel(a)) * ravel(b))
 
 
 @implements(numpy.inner)
 def inner(a: Any, b: Any) -> Any:
-    """``numpy.inner``."""
+    """``numpy.inner``: the sum over the last axes of ``a`` and ``b`` (a product if one is
+    a scalar).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> float(fnp.inner(np.array([1.0, 2.0]), np.array([3.0, 4.0])))
+        11.0
+        >>> ft.grad(lambda x: fnp.inner(x, np.array([3.0, 4.0])))(np.zeros(2)).tolist()
+        [3.0, 4.0]
+    """
     a, b = _sequence_as_array(a), _sequence_as_array(b)
     if ndim(a) == 0 or ndim(b) == 0:
         return multiply(a, b)
@@ -83,14 +131,35 @@ def inner(a: Any, b: Any) -> Any:
 
 @implements(numpy.outer)
 def outer(a: Any, b: Any) -> Any:
-    """``numpy.outer``."""
+    """``numpy.outer``: ``a[i] * b[j]`` of the flattened inputs.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.outer(np.array([1.0, 2.0]), np.array([1.0, 10.0, 100.0])).tolist()
+        [[1.0, 10.0, 100.0], [2.0, 20.0, 200.0]]
+        >>> ft.grad(lambda a: fnp.outer(a, np.array([1.0, 2.0])).sum())(np.zeros(2)).tolist()
+        [3.0, 3.0]
+    """
     a, b = _sequence_as_array(a), _sequence_as_array(b)
     return multiply(reshape(a, (-1, 1)), reshape(b, (1, -1)))
 
 
 @implements(numpy.kron)
 def kron(a: Any, b: Any) -> Any:
-    """``numpy.kron``: a broadcast product of interleaved axes, reshaped."""
+    """``numpy.kron``: the Kronecker product, a broadcast product of interleaved axes,
+    reshaped.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.kron(np.array([1, 10]), np.array([1, 2, 3])).tolist()
+        [1, 2, 3, 10, 20, 30]
+        >>> ft.grad(lambda a: fnp.kron(a, np.array([1.0, 2.0])).sum())(np.ones(2)).tolist()
+        [3.0, 3.0]
+    """
     a, b = _sequence_as_array(a), _sequence_as_array(b)
     ra, rb = ndim(a), ndim(b)
     if ra == 0 or rb == 0:
@@ -108,7 +177,21 @@ _LETTERS = lax.LETTERS
 
 @implements(numpy.tensordot)
 def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
-    """``numpy.tensordot``."""
+    """``numpy.tensordot``: the sum over ``a``'s last ``axes`` axes and ``b``'s first (an
+    int), or over the pairs of axes in ``axes = (axes_a, axes_b)``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.tensordot(np.ones((2, 3, 4)), np.ones((3, 4, 5))).shape
+        (2, 5)
+        >>> A = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> fnp.tensordot(A, A, axes=([1], [0])).tolist()  # A @ A
+        [[7.0, 10.0], [15.0, 22.0]]
+        >>> ft.grad(lambda a: fnp.tensordot(a, A))(np.zeros((2, 2))).tolist()
+        [[1.0, 2.0], [3.0, 4.0]]
+    """
     a, b = _sequence_as_array(a), _sequence_as_array(b)
     ra, rb = ndim(a), ndim(b)
     if isinstance(axes, (int, numpy.integer)):
@@ -219,7 +302,18 @@ def trace(
 
 @implements(numpy.cross, "numpy.linalg.cross")
 def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: Any = None):
-    """``numpy.cross`` of 3-vectors."""
+    """``numpy.cross`` of 3-vectors (along ``axisa``/``axisb``/``axisc``, or ``axis``); 2-D
+    vectors raise ``ValueError``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.cross(np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0])).tolist()
+        [0.0, 0.0, 1.0]
+        >>> ft.jacfwd(lambda a: fnp.cross(a, np.array([0.0, 0.0, 1.0])))(np.ones(3)).tolist()
+        [[0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+    """
     if axis is not None:
         axisa = axisb = axisc = axis
     a = moveaxis(a, axisa, -1)
@@ -234,5 +328,17 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axi
 
 @implements("numpy.linalg.vecdot", "numpy.vecdot")
 def vecdot(x1: Any, x2: Any, axis: int = -1) -> Any:
-    """``numpy.linalg.vecdot`` / ``numpy.vecdot``: sum(conj(x1) * x2) along ``axis``."""
+    """``numpy.linalg.vecdot`` / ``numpy.vecdot``: sum(conj(x1) * x2) along ``axis``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.vecdot(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([1.0, 1.0])).tolist()
+        [3.0, 7.0]
+        >>> complex(fnp.vecdot(np.array([1j]), np.array([1j])))  # conj(i) * i
+        (1+0j)
+        >>> ft.grad(lambda x: fnp.vecdot(x, np.array([2.0, 3.0])))(np.zeros(2)).tolist()
+        [2.0, 3.0]
+    """
     return sum(conj(x1) * x2, axis=axis)

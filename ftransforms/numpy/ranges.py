@@ -38,12 +38,34 @@ __all__ = ["arange", "linspace", "logspace", "geomspace", "linspace_traced", "me
 
 
 def arange(*args: Any, dtype: Any = None, like: Any = None) -> Any:
+    """``numpy.arange``: evenly spaced constants in ``[start, stop)``, on ``like``'s backend
+    (NumPy by default).
+
+    Example:
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.arange(4).tolist()
+        [0, 1, 2, 3]
+        >>> fnp.arange(1.0, 2.0, 0.25).tolist()
+        [1.0, 1.25, 1.5, 1.75]
+    """
     return xp_like(like).arange(*args, dtype=dtype)
 
 
 def linspace(
     start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None, like: Any = None
 ) -> Any:
+    """``numpy.linspace``: ``num`` evenly spaced values from ``start`` to ``stop``, on
+    ``like``'s backend; traced end points go to :func:`linspace_traced` (through NumPy's
+    dispatch), so they are differentiable.
+
+    Example:
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.linspace(0.0, 1.0, 5).tolist()
+        [0.0, 0.25, 0.5, 0.75, 1.0]
+        >>> float(ft.grad(lambda t: fnp.linspace(0.0, t, 3).sum())(2.0))  # 0 + t/2 + t
+        1.5
+    """
     return xp_like(like).linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
 
 
@@ -141,7 +163,19 @@ def geomspace(
 
 @implements(numpy.linspace)
 def linspace_traced(start: Any, stop: Any, num: int = 50, endpoint: bool = True, **kw: Any):
-    """``numpy.linspace`` with traced end points (``np.linspace(tracer, ...)``)."""
+    """``numpy.linspace`` with traced end points (``np.linspace(tracer, ...)``): supports
+    ``num``, ``endpoint``, ``dtype`` and ``axis``; anything else (``retstep``) raises
+    ``TypeError``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> ft.vmap(lambda t: fnp.linspace_traced(0.0, t, 3))(np.array([1.0, 2.0])).tolist()
+        [[0.0, 0.5, 1.0], [0.0, 1.0, 2.0]]
+        >>> float(ft.grad(lambda t: np.linspace(0.0, t, 3).sum())(2.0))  # 0 + t/2 + t
+        1.5
+    """
     dtype = kw.pop("dtype", None)
     axis = kw.pop("axis", 0)
     if kw.pop("retstep", False) or kw:
@@ -159,7 +193,22 @@ def linspace_traced(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
 
 @implements(numpy.meshgrid)
 def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> tuple:
-    """``numpy.meshgrid``."""
+    """``numpy.meshgrid``: coordinate arrays from 1-D vectors (``indexing="xy"`` or
+    ``"ij"``, ``sparse=True`` leaves them unbroadcast); tracers stay traced.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> X, Y = fnp.meshgrid(np.array([1, 2, 3]), np.array([10, 20]))
+        >>> X.tolist(), Y.tolist()
+        ([[1, 2, 3], [1, 2, 3]], [[10, 10, 10], [20, 20, 20]])
+        >>> def f(x):
+        ...     X, Y = fnp.meshgrid(x, np.array([1.0, 2.0]))
+        ...     return (X * Y).sum()
+        >>> ft.grad(f)(np.ones(3)).tolist()  # each x meets y = 1 and y = 2
+        [3.0, 3.0, 3.0]
+    """
     if indexing not in ("xy", "ij"):
         raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
     n = len(xi)

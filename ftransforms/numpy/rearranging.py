@@ -82,13 +82,35 @@ def _split_points(n: int, indices_or_sections: Any, exact: bool) -> list[int]:
 
 @implements(numpy.split)
 def split(x: Any, indices_or_sections: Any, axis: int = 0) -> list[Any]:
-    """``numpy.split``."""
+    """``numpy.split``: ``x`` cut along ``axis`` into ``indices_or_sections`` equal parts (an
+    int; ``ValueError`` if they cannot be equal) or at the given indices, as a list.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> [p.tolist() for p in fnp.split(np.arange(6), [1, 4])]
+        [[0], [1, 2, 3], [4, 5]]
+        >>> ft.grad(lambda x: fnp.sum(fnp.split(x, 2)[1] ** 2))(np.array([1.0, 2.0, 3.0, 4.0]))
+        array([0., 0., 6., 8.])
+    """
     return _split(x, indices_or_sections, axis, exact=True)
 
 
 @implements(numpy.array_split)
 def array_split(x: Any, indices_or_sections: Any, axis: int = 0) -> list[Any]:
-    """``numpy.array_split``."""
+    """``numpy.array_split``: like :func:`split`, but ``n`` parts of a length not divisible by
+    ``n`` are allowed (the first ones one longer).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> [p.tolist() for p in fnp.array_split(np.arange(5), 2)]
+        [[0, 1, 2], [3, 4]]
+        >>> ft.grad(lambda x: fnp.sum(fnp.array_split(x, 2)[0]))(np.ones(3))
+        array([1., 1., 0.])
+    """
     return _split(x, indices_or_sections, axis, exact=False)
 
 
@@ -102,7 +124,17 @@ def _split(x, indices_or_sections, axis, exact):
 
 @implements(numpy.flip)
 def flip(x: Any, axis: Any = None) -> Any:
-    """``numpy.flip``."""
+    """``numpy.flip``: the order of the elements reversed along ``axis`` (all axes when None).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.flip(np.array([[1, 2], [3, 4]])).tolist(), fnp.flip(np.array([1, 2, 3])).tolist()
+        ([[4, 3], [2, 1]], [3, 2, 1])
+        >>> ft.grad(lambda x: fnp.flip(x)[0])(np.zeros(3))
+        array([0., 0., 1.])
+    """
     axes = normalize_axes(axis, ndim(x))
     return getitem(
         x, tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(ndim(x)))
@@ -334,33 +366,83 @@ def trim_zeros(filt: Any, trim: str = "fb", axis: Any = None) -> Any:
     return getitem(filt, tuple(index))
 
 
-def _split_along(a: Any, indices_or_sections: Any, axis: int, name: str) -> list:
-    if ndim(a) <= axis:
-        raise ValueError(f"{name} only works on arrays of {axis + 1} or more dimensions")
+def _split_along(a: Any, indices_or_sections: Any, axis: int, name: str, min_ndim: int) -> list:
+    if ndim(a) < min_ndim:
+        raise ValueError(
+            f"{name}(a, ...): a has {ndim(a)} dimension(s); {name} needs {min_ndim} or more "
+            f"(use split(a, ..., axis=...) on a lower-dimensional array)"
+        )
     return split(a, indices_or_sections, axis=axis)
 
 
 @implements(numpy.hsplit)
 def hsplit(a: Any, indices_or_sections: Any) -> list:
-    """``numpy.hsplit``."""
+    """``numpy.hsplit``: :func:`split` along the second axis (the first for 1-D arrays).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> [p.tolist() for p in fnp.hsplit(np.array([[1, 2], [3, 4]]), 2)]
+        [[[1], [3]], [[2], [4]]]
+        >>> ft.grad(lambda x: fnp.sum(fnp.hsplit(x, 2)[0]))(np.zeros((2, 2)))
+        array([[1., 0.],
+               [1., 0.]])
+    """
     return split(a, indices_or_sections, axis=1 if ndim(a) > 1 else 0)
 
 
 @implements(numpy.vsplit)
 def vsplit(a: Any, indices_or_sections: Any) -> list:
-    """``numpy.vsplit``."""
-    return _split_along(a, indices_or_sections, 0 if ndim(a) >= 2 else 9, "vsplit")
+    """``numpy.vsplit``: :func:`split` along the first axis of an array of at least 2-D
+    (``ValueError`` otherwise).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> [p.tolist() for p in fnp.vsplit(np.array([[1, 2], [3, 4]]), 2)]
+        [[[1, 2]], [[3, 4]]]
+        >>> ft.grad(lambda x: fnp.sum(fnp.vsplit(x, 2)[0]))(np.zeros((2, 2)))
+        array([[1., 1.],
+               [0., 0.]])
+    """
+    return _split_along(a, indices_or_sections, 0, "vsplit", 2)
 
 
 @implements(numpy.dsplit)
 def dsplit(a: Any, indices_or_sections: Any) -> list:
-    """``numpy.dsplit``."""
-    return _split_along(a, indices_or_sections, 2, "dsplit")
+    """``numpy.dsplit``: :func:`split` along the third axis of an array of at least 3-D
+    (``ValueError`` otherwise).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> [p.tolist() for p in fnp.dsplit(np.arange(4).reshape(1, 2, 2), 2)]
+        [[[[0], [2]]], [[[1], [3]]]]
+        >>> ft.grad(lambda x: fnp.sum(fnp.dsplit(x, 2)[1]))(np.zeros((1, 1, 2)))
+        array([[[0., 1.]]])
+    """
+    return _split_along(a, indices_or_sections, 2, "dsplit", 3)
 
 
 @implements(numpy.append)
 def append(arr: Any, values: Any, axis: int | None = None) -> Any:
-    """``numpy.append``."""
+    """``numpy.append``: ``values`` joined after ``arr`` along ``axis`` (both flattened when
+    ``axis`` is None), as a new array.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.append(np.array([1, 2]), np.array([[3, 4]])).tolist()
+        [1, 2, 3, 4]
+        >>> fnp.append(np.array([[1, 2]]), np.array([[3, 4]]), axis=0).tolist()
+        [[1, 2], [3, 4]]
+        >>> ft.grad(lambda t: fnp.sum(fnp.append(np.ones(2), t) ** 2))(3.0)
+        array(6.)
+    """
     if axis is None:
         return concatenate([ravel(arr), ravel(values)])
     return concatenate([arr, values], axis=axis)
@@ -368,7 +450,18 @@ def append(arr: Any, values: Any, axis: int | None = None) -> Any:
 
 @implements(numpy.tile)
 def tile(a: Any, reps: Any) -> Any:
-    """``numpy.tile``: one broadcast and two reshapes (its transpose is a sum)."""
+    """``numpy.tile``: ``a`` repeated ``reps`` times along each axis (``reps`` an int or a
+    tuple); the derivative sums the copies.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.tile(np.array([1, 2]), 2).tolist(), fnp.tile(np.array([1, 2]), (2, 1)).tolist()
+        ([1, 2, 1, 2], [[1, 2], [1, 2]])
+        >>> ft.grad(lambda x: fnp.sum(fnp.tile(x, 3)))(np.array([1.0, 2.0]))
+        array([3., 3.])
+    """
     reps = (int(reps),) if isinstance(reps, (int, numpy.integer)) else tuple(int(r) for r in reps)
     shape = helpers.shape(a)
     rank = builtins.max(len(shape), len(reps))
@@ -381,7 +474,22 @@ def tile(a: Any, reps: Any) -> Any:
 
 @implements(numpy.repeat)
 def repeat(a: Any, repeats: Any, axis: int | None = None) -> Any:
-    """``numpy.repeat`` with int or per-element (array) ``repeats``."""
+    """``numpy.repeat``: each element repeated ``repeats`` times along ``axis`` (the flattened
+    array when None), ``repeats`` an int or one count per element.  The counts decide the
+    result's shape, so they are read as values (a ``vmap``-batched ``repeats`` raises
+    :class:`~ftransforms.errors.BatchedControlFlowError`).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.repeat(np.array([1, 2]), 2).tolist()
+        [1, 1, 2, 2]
+        >>> fnp.repeat(np.array([1, 2, 3]), np.array([2, 0, 1])).tolist()
+        [1, 1, 3]
+        >>> ft.grad(lambda x: fnp.sum(fnp.repeat(x, np.array([2, 0, 1]))))(np.zeros(3))
+        array([2., 0., 1.])
+    """
     if axis is None:
         a, axis = ravel(a), 0
     axis = normalize_axis(axis, ndim(a))
@@ -399,7 +507,19 @@ def repeat(a: Any, repeats: Any, axis: int | None = None) -> Any:
 
 @implements(numpy.fliplr)
 def fliplr(m: Any) -> Any:
-    """``numpy.fliplr``."""
+    """``numpy.fliplr``: the columns in reverse order (:func:`flip` along axis 1); at least 2-D
+    (``ValueError`` otherwise).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.fliplr(np.array([[1, 2], [3, 4]])).tolist()
+        [[2, 1], [4, 3]]
+        >>> ft.grad(lambda x: fnp.fliplr(x)[0, 0])(np.zeros((2, 2)))
+        array([[0., 1.],
+               [0., 0.]])
+    """
     if ndim(m) < 2:
         raise ValueError("Input must be >= 2-d.")
     return flip(m, axis=1)
@@ -407,7 +527,19 @@ def fliplr(m: Any) -> Any:
 
 @implements(numpy.flipud)
 def flipud(m: Any) -> Any:
-    """``numpy.flipud``."""
+    """``numpy.flipud``: the rows in reverse order (:func:`flip` along axis 0); at least 1-D
+    (``ValueError`` otherwise).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.flipud(np.array([[1, 2], [3, 4]])).tolist()
+        [[3, 4], [1, 2]]
+        >>> ft.grad(lambda x: fnp.flipud(x)[0, 0])(np.zeros((2, 2)))
+        array([[0., 0.],
+               [1., 0.]])
+    """
     if ndim(m) < 1:
         raise ValueError("Input must be >= 1-d.")
     return flip(m, axis=0)
@@ -415,11 +547,30 @@ def flipud(m: Any) -> Any:
 
 @implements(numpy.roll)
 def roll(a: Any, shift: Any, axis: Any = None) -> Any:
-    """``numpy.roll`` (static shifts): two slices and a concatenation per axis."""
+    """``numpy.roll``: the elements shifted cyclically by ``shift`` along ``axis`` (the
+    flattened array when None); ``shift`` and ``axis`` are ints or tuples.  ``axis`` is
+    static; a traced ``shift`` (one per example under ``vmap``, say) becomes a gather.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.roll(np.array([1, 2, 3, 4]), 1).tolist()
+        [4, 1, 2, 3]
+        >>> fnp.roll(np.array([[1, 2], [3, 4]]), -1, axis=1).tolist()
+        [[2, 1], [4, 3]]
+        >>> ft.grad(lambda x: fnp.roll(x, 1)[0])(np.zeros(3))  # out[0] is x[-1]
+        array([0., 0., 1.])
+    """
     if axis is None:
         return reshape(roll(ravel(a), shift, 0), shape(a))
     axes = (axis,) if isinstance(axis, (int, numpy.integer)) else tuple(axis)
-    shifts = (shift,) if isinstance(shift, (int, numpy.integer)) else tuple(shift)
+    if isinstance(shift, (int, numpy.integer)) or ndim(shift) == 0:
+        shifts = (shift,)
+    else:
+        shifts = tuple(shift)
+    if builtins.any(isinstance(sh, Tracer) for sh in shifts):
+        return _roll_traced(a, shifts, axes)
     axes, shifts = numpy.broadcast_arrays(numpy.asarray(axes), numpy.asarray(shifts))
     total: dict[int, int] = {}
     for ax, sh in zip(axes.ravel(), shifts.ravel()):
@@ -441,9 +592,42 @@ def roll(a: Any, shift: Any, axis: Any = None) -> Any:
     return a
 
 
+def _roll_traced(a: Any, shifts: tuple, axes: tuple) -> Any:
+    """``roll`` by traced shifts: gather ``a[(i - shift) % n]`` along each axis."""
+    if len(shifts) == 1:
+        shifts = shifts * len(axes)
+    if len(axes) == 1:
+        axes = axes * len(shifts)
+    if len(shifts) != len(axes):
+        raise ValueError(
+            f"roll(a, shift, axis): {len(shifts)} shifts for {len(axes)} axes; give one "
+            "shift per axis"
+        )
+    for sh, ax in zip(shifts, axes):
+        ax = normalize_axis(int(ax), ndim(a))
+        n = shape(a)[ax]
+        if n:
+            a = take(a, (numpy.arange(n) - sh) % n, axis=ax)
+    return a
+
+
 @implements(numpy.rot90)
 def rot90(m: Any, k: int = 1, axes: Sequence[int] = (0, 1)) -> Any:
-    """``numpy.rot90`` (flips and a transpose)."""
+    """``numpy.rot90``: ``m`` rotated by 90 degrees ``k`` times in the plane of ``axes``, from
+    the first axis towards the second (counterclockwise for the default ``(0, 1)``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.rot90(np.array([[1, 2], [3, 4]])).tolist()
+        [[2, 4], [1, 3]]
+        >>> fnp.rot90(np.array([[1, 2], [3, 4]]), k=2).tolist()
+        [[4, 3], [2, 1]]
+        >>> ft.grad(lambda x: fnp.rot90(x)[0, 0])(np.zeros((2, 2)))
+        array([[0., 1.],
+               [0., 0.]])
+    """
     axes = tuple(axes)
     if len(axes) != 2:
         raise ValueError("len(axes) must be 2.")
@@ -481,8 +665,23 @@ _PAD_GATHER_MODES = ("edge", "reflect", "symmetric", "wrap")
 
 @implements(numpy.pad)
 def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Any:
-    """``numpy.pad`` with modes 'constant' (traced ``constant_values`` allowed), 'edge',
-    'reflect', 'symmetric' and 'wrap' (``reflect_type='even'``)."""
+    """``numpy.pad`` with modes ``'constant'`` (``constant_values`` may be a traced scalar),
+    ``'edge'``, ``'reflect'``, ``'symmetric'`` and ``'wrap'`` (``reflect_type='even'``); other
+    modes raise :class:`~ftransforms.errors.UnsupportedOperationError`.  ``pad_width`` is
+    static.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([1, 2, 3])
+        >>> fnp.pad(x, 1).tolist(), fnp.pad(x, (2, 1), mode="reflect").tolist()
+        ([0, 1, 2, 3, 0], [3, 2, 1, 2, 3, 2])
+        >>> ft.grad(lambda x: fnp.sum(fnp.pad(x, 1, mode="edge")))(np.zeros(3))  # edges twice
+        array([2., 1., 2.])
+        >>> ft.grad(lambda c: fnp.sum(fnp.pad(np.ones(2), 1, constant_values=c)))(0.0)
+        array(2.)
+    """
     rank = ndim(array)
     widths = [(int(b), int(a)) for b, a in _pairs(pad_width, rank, "pad_width")]
     if builtins.any(b < 0 or a < 0 for b, a in widths):

@@ -30,12 +30,14 @@ from ftransforms.numpy.indexing import getitem, where
 from ftransforms.numpy.manipulation import broadcast_to, concatenate, ravel, reshape
 from ftransforms.numpy.ufuncs import (
     astype,
+    conj,
     float_input,
     isnan,
     logical_not,
     maximum,
     minimum,
     not_equal,
+    real,
     sqrt,
 )
 from ftransforms.ops import reductions as _red
@@ -83,7 +85,18 @@ def _prepare(x: Any, dtype: Any) -> Any:
 
 @implements(numpy.sum)
 def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **kw: Any) -> Any:  # noqa: A001
-    """``numpy.sum`` (with ``where=`` and ``initial=``)."""
+    """``numpy.sum`` over ``axis`` (all axes by default), with ``where=`` and ``initial=``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> fnp.sum(x, axis=0).tolist(), float(fnp.sum(x, where=x > 1.5))
+        ([4.0, 6.0], 9.0)
+        >>> ft.grad(lambda x: fnp.sum(x ** 2))(np.array([1.0, 2.0, 3.0]))
+        array([2., 4., 6.])
+    """
     x = _prepare(x, dtype)
     x, initial = _masked("sum", x, kw, 0)
     no_extra_args("sum", kw)
@@ -93,7 +106,18 @@ def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **k
 
 @implements(numpy.prod)
 def prod(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **kw: Any) -> Any:
-    """``numpy.prod`` (its derivative is right where elements are zero)."""
+    """``numpy.prod``: the product over ``axis``; its derivative is exact where elements are
+    zero (the product of the other elements, not a division by zero).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> float(fnp.prod(np.array([2.0, 3.0, 4.0])))
+        24.0
+        >>> ft.grad(fnp.prod)(np.array([2.0, 0.0, 4.0]))
+        array([0., 8., 0.])
+    """
     no_extra_args("prod", kw)
     x = _prepare(x, dtype)
     return _red.reduce_prod_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
@@ -101,7 +125,19 @@ def prod(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **
 
 @implements(numpy.amax, numpy.max)
 def max(x: Any, axis: Any = None, keepdims: bool = False, **kw: Any) -> Any:  # noqa: A001
-    """``numpy.max`` (with ``where=`` and ``initial=``); tied maxima share the derivative."""
+    """``numpy.max`` (also ``fnp.amax``), with ``where=`` and ``initial=``; tied maxima share
+    the derivative equally.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([1.0, 3.0, 3.0, 2.0])
+        >>> float(fnp.max(x)), float(fnp.max(x, where=x < 3.0, initial=0.0))
+        (3.0, 2.0)
+        >>> ft.grad(fnp.max)(x)
+        array([0. , 0.5, 0.5, 0. ])
+    """
     x, initial = _masked("max", x, kw, None)
     no_extra_args("max", kw)
     out = _red.reduce_max_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
@@ -110,7 +146,19 @@ def max(x: Any, axis: Any = None, keepdims: bool = False, **kw: Any) -> Any:  # 
 
 @implements(numpy.amin, numpy.min)
 def min(x: Any, axis: Any = None, keepdims: bool = False, **kw: Any) -> Any:  # noqa: A001
-    """``numpy.min`` (with ``where=`` and ``initial=``); tied minima share the derivative."""
+    """``numpy.min`` (also ``fnp.amin``), with ``where=`` and ``initial=``; tied minima share
+    the derivative equally.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([2.0, -1.0, 5.0])
+        >>> float(fnp.min(x)), float(fnp.min(x, where=x > 0, initial=10.0))
+        (-1.0, 2.0)
+        >>> ft.grad(fnp.min)(x)
+        array([0., 1., 0.])
+    """
     x, initial = _masked("min", x, kw, None)
     no_extra_args("min", kw)
     out = _red.reduce_min_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
@@ -122,13 +170,35 @@ amax, amin = max, min
 
 @implements(numpy.any)
 def any(x: Any, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A001
-    """``numpy.any``."""
+    """``numpy.any``: whether any element along ``axis`` is true (a boolean, no derivative).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([[True, False], [False, False]])
+        >>> bool(fnp.any(x)), fnp.any(x, axis=1).tolist()
+        (True, [True, False])
+        >>> ft.vmap(fnp.any)(x).tolist()
+        [True, False]
+    """
     return _red.reduce_any_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
 
 
 @implements(numpy.all)
 def all(x: Any, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A001
-    """``numpy.all``."""
+    """``numpy.all``: whether every element along ``axis`` is true (a boolean, no derivative).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([[True, False], [True, True]])
+        >>> bool(fnp.all(x)), fnp.all(x, axis=0).tolist()
+        (False, [True, False])
+        >>> ft.vmap(fnp.all)(x).tolist()
+        [False, True]
+    """
     return _red.reduce_all_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
 
 
@@ -139,7 +209,19 @@ def _reduced_count(x: Any, axis: Any) -> int:
 
 @implements(numpy.mean)
 def mean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **kw: Any) -> Any:
-    """``numpy.mean`` (with ``where=``)."""
+    """``numpy.mean`` over ``axis``, with ``where=`` (the mean of the selected elements);
+    integer inputs give float64.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([[1.0, 2.0], [3.0, 6.0]])
+        >>> fnp.mean(x, axis=1).tolist(), float(fnp.mean(x, where=x < 5.0))
+        ([1.5, 4.5], 2.0)
+        >>> ft.grad(fnp.mean)(np.array([1.0, 2.0, 3.0, 4.0]))
+        array([0.25, 0.25, 0.25, 0.25])
+    """
     mask = kw.pop("where", None)
     no_extra_args("mean", kw)
     x = float_input(x, dtype)
@@ -153,18 +235,47 @@ def mean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **
 def var(
     x: Any, axis: Any = None, dtype: Any = None, ddof: int = 0, keepdims: bool = False, **kw: Any
 ) -> Any:
-    """``numpy.var``."""
+    """``numpy.var``: the summed squared deviations from the mean, divided by ``N - ddof``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([1.0, 2.0, 3.0, 4.0])
+        >>> float(fnp.var(x)), round(float(fnp.var(x, ddof=1)), 4)
+        (1.25, 1.6667)
+        >>> ft.grad(fnp.var)(x)  # 2 (x - mean) / N
+        array([-0.75, -0.25,  0.25,  0.75])
+    """
     no_extra_args("var", kw)
     x = float_input(x, dtype)
     centred = x - mean(x, axis=axis, keepdims=True)
-    return sum(centred * centred, axis=axis, keepdims=keepdims) / (_reduced_count(x, axis) - ddof)
+    return sum(_abs2(centred), axis=axis, keepdims=keepdims) / (_reduced_count(x, axis) - ddof)
+
+
+def _abs2(c: Any) -> Any:
+    """``|c|**2``: ``c * c`` for real ``c``; real-valued ``c * conj(c)`` for complex, as NumPy."""
+    if dtype_of(c).kind == "c":
+        return real(c * conj(c))
+    return c * c
 
 
 @implements(numpy.std)
 def std(
     x: Any, axis: Any = None, dtype: Any = None, ddof: int = 0, keepdims: bool = False, **kw: Any
 ) -> Any:
-    """``numpy.std``."""
+    """``numpy.std``: the square root of :func:`var` (with its ``ddof``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([1.0, 3.0])
+        >>> float(fnp.std(x)), fnp.std(np.array([[0.0, 2.0], [1.0, 1.0]]), axis=1).tolist()
+        (1.0, [1.0, 0.0])
+        >>> ft.grad(fnp.std)(x)  # (x - mean) / (N std)
+        array([-0.5,  0.5])
+    """
     return sqrt(var(x, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, **kw))
 
 
@@ -177,19 +288,55 @@ def _arg_extremum(prim, x, axis, keepdims):
 
 @implements(numpy.argmax)
 def argmax(x: Any, axis: int | None = None, keepdims: bool = False) -> Any:
-    """``numpy.argmax``."""
+    """``numpy.argmax``: the index of the largest element (of the flattened array when ``axis``
+    is None; the first one on ties); integer-valued, so no derivative.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([[1, 5, 2], [7, 0, 3]])
+        >>> int(fnp.argmax(x)), fnp.argmax(x, axis=1).tolist()
+        (3, [1, 0])
+        >>> ft.vmap(fnp.argmax)(x).tolist()
+        [1, 0]
+    """
     return _arg_extremum(_red.argmax_p, x, axis, keepdims)
 
 
 @implements(numpy.argmin)
 def argmin(x: Any, axis: int | None = None, keepdims: bool = False) -> Any:
-    """``numpy.argmin``."""
+    """``numpy.argmin``: the index of the smallest element (of the flattened array when ``axis``
+    is None; the first one on ties); integer-valued, so no derivative.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([[1, 5, 2], [7, 0, 3]])
+        >>> int(fnp.argmin(x)), fnp.argmin(x, axis=0).tolist()
+        (4, [0, 1, 0])
+        >>> ft.vmap(fnp.argmin)(x).tolist()
+        [0, 1]
+    """
     return _arg_extremum(_red.argmin_p, x, axis, keepdims)
 
 
 @implements(numpy.cumsum)
 def cumsum(x: Any, axis: int | None = None, dtype: Any = None) -> Any:
-    """``numpy.cumsum``."""
+    """``numpy.cumsum``: running sums along ``axis`` (of the flattened array when it is None).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.cumsum(np.array([[1, 2], [3, 4]])).tolist()
+        [1, 3, 6, 10]
+        >>> fnp.cumsum(np.array([[1, 2], [3, 4]]), axis=0).tolist()
+        [[1, 2], [4, 6]]
+        >>> ft.grad(lambda x: fnp.sum(fnp.cumsum(x)))(np.ones(3))  # x[i] is in n - i sums
+        array([3., 2., 1.])
+    """
     x = _prepare(x, dtype)
     if axis is None:
         x, axis = ravel(x), 0
@@ -217,7 +364,22 @@ def _masked(name: str, x: Any, kw: dict, identity: Any) -> tuple[Any, Any]:
 
 @implements(numpy.diff)
 def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = None) -> Any:
-    """``numpy.diff``."""
+    """``numpy.diff``: the ``n``-th forward difference along ``axis``, after ``prepend`` and
+    before ``append`` (scalars are broadcast); linear, so its Jacobian is a difference matrix.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([1, 4, 9, 16])
+        >>> fnp.diff(x).tolist(), fnp.diff(x, n=2).tolist()
+        ([3, 5, 7], [2, 2])
+        >>> fnp.diff(np.array([1.0, 4.0]), prepend=0.0).tolist()
+        [1.0, 3.0]
+        >>> ft.jacfwd(fnp.diff)(np.array([1.0, 4.0, 9.0]))
+        array([[-1.,  1.,  0.],
+               [ 0., -1.,  1.]])
+    """
     axis = normalize_axis(axis, ndim(a))
     parts = []
     for extra in (prepend, a, append):
@@ -237,19 +399,55 @@ def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = 
 
 @implements(numpy.count_nonzero)
 def count_nonzero(a: Any, axis: Any = None, *, keepdims: bool = False) -> Any:
-    """``numpy.count_nonzero``."""
+    """``numpy.count_nonzero``: how many elements along ``axis`` are not zero (an integer, no
+    derivative).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([[0, 1], [2, 3]])
+        >>> int(fnp.count_nonzero(x)), fnp.count_nonzero(x, axis=1).tolist()
+        (3, [1, 2])
+        >>> ft.vmap(fnp.count_nonzero)(x).tolist()
+        [1, 2]
+    """
     return sum(not_equal(a, 0), axis=axis, keepdims=keepdims)
 
 
 @implements("numpy.cumulative_sum")
 def cumulative_sum(x: Any, *, axis: Any = None, dtype: Any = None, include_initial: bool = False):
-    """``numpy.cumulative_sum``."""
+    """``numpy.cumulative_sum`` (NumPy 2's array-API running sum): like :func:`cumsum`, but
+    ``axis`` is required above 1-D, and ``include_initial=True`` prepends a 0.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.cumulative_sum(np.array([1, 2, 3]), include_initial=True).tolist()
+        [0, 1, 3, 6]
+        >>> fnp.cumulative_sum(np.array([[1, 2], [3, 4]]), axis=1).tolist()
+        [[1, 3], [3, 7]]
+        >>> ft.grad(lambda x: fnp.sum(fnp.cumulative_sum(x)))(np.ones(3))
+        array([3., 2., 1.])
+    """
     return _cumulative(cumsum, 0, x, axis, dtype, include_initial)
 
 
 @implements("numpy.cumulative_prod")
 def cumulative_prod(x: Any, *, axis: Any = None, dtype: Any = None, include_initial: bool = False):
-    """``numpy.cumulative_prod``."""
+    """``numpy.cumulative_prod`` (NumPy 2's array-API running product): like :func:`cumprod`,
+    but ``axis`` is required above 1-D, and ``include_initial=True`` prepends a 1.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.cumulative_prod(np.array([1.0, 2.0, 3.0]), include_initial=True).tolist()
+        [1.0, 1.0, 2.0, 6.0]
+        >>> ft.grad(lambda x: fnp.cumulative_prod(x)[-1])(np.array([2.0, 3.0, 4.0]))
+        array([12.,  8.,  6.])
+    """
     return _cumulative(cumprod, 1, x, axis, dtype, include_initial)
 
 
@@ -272,30 +470,78 @@ def _nan_to(x: Any, value: float) -> Any:
 
 @implements(numpy.nanprod)
 def nanprod(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
-    """``numpy.nanprod``: NaNs count as 1."""
+    """``numpy.nanprod``: the product with NaNs counted as 1 (they get derivative 0).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([2.0, np.nan, 3.0])
+        >>> float(fnp.nanprod(x))
+        6.0
+        >>> ft.grad(fnp.nanprod)(x)
+        array([3., 0., 2.])
+    """
     return prod(_nan_to(a, 1.0), axis=axis, dtype=dtype, keepdims=keepdims)
 
 
 @implements(numpy.nanvar)
 def nanvar(a: Any, axis: Any = None, dtype: Any = None, ddof: int = 0, keepdims: bool = False):
-    """``numpy.nanvar``: the variance of the non-NaN elements."""
+    """``numpy.nanvar``: the variance of the non-NaN elements (divided by their count minus
+    ``ddof``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([[1.0, np.nan, 3.0], [2.0, 4.0, 6.0]])
+        >>> fnp.nanvar(x, axis=1).tolist()
+        [1.0, 2.6666666666666665]
+        >>> float(fnp.nanvar(x[0], ddof=1))
+        2.0
+    """
     valid = logical_not(isnan(a))
-    count = sum(valid, axis=axis, keepdims=True)
+    # Counts in the input's float dtype: an integer count would promote float32 to float64.
+    kind = dtype_of(a)
+    count_dtype = numpy.finfo(kind).dtype if kind.kind in "fc" else numpy.dtype(numpy.float64)
+    count = sum(valid, axis=axis, keepdims=True, dtype=count_dtype)
     mean = sum(_nan_to(a, 0.0), axis=axis, keepdims=True) / count
-    sq = where(valid, (a - mean) * (a - mean), 0.0)
-    out = sum(sq, axis=axis, keepdims=keepdims) / (sum(valid, axis=axis, keepdims=keepdims) - ddof)
+    # Mask before squaring: (nan - mean)**2 would put a NaN in the cotangent of every entry.
+    sq = _abs2(where(valid, a - mean, 0.0))
+    n = sum(valid, axis=axis, keepdims=keepdims, dtype=count_dtype)
+    out = sum(sq, axis=axis, keepdims=keepdims) / (n - ddof)
     return out if dtype is None else astype(out, dtype)
 
 
 @implements(numpy.nanstd)
 def nanstd(a: Any, axis: Any = None, dtype: Any = None, ddof: int = 0, keepdims: bool = False):
-    """``numpy.nanstd``."""
+    """``numpy.nanstd``: the standard deviation of the non-NaN elements (the square root of
+    :func:`nanvar`, with its ``ddof``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([[1.0, np.nan, 3.0], [0.0, 0.0, np.nan]])
+        >>> fnp.nanstd(x, axis=1).tolist()
+        [1.0, 0.0]
+    """
     return sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
 
 
 @implements("numpy.trapezoid")
 def trapezoid(y: Any, x: Any = None, dx: float = 1.0, axis: int = -1) -> Any:
-    """``numpy.trapezoid``."""
+    """``numpy.trapezoid``: the trapezoidal-rule integral of ``y`` along ``axis``, at sample
+    points ``x`` (1-D, or shaped like ``y``) or spacing ``dx``; linear in ``y``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> y = np.array([0.0, 1.0, 4.0])
+        >>> float(fnp.trapezoid(y)), float(fnp.trapezoid(y, x=np.array([0.0, 1.0, 3.0])))
+        (3.0, 5.5)
+        >>> ft.grad(fnp.trapezoid)(y)  # the trapezoid weights
+        array([0.5, 1. , 0.5])
+    """
     axis = normalize_axis(axis, ndim(y))
     lead = (slice(None),) * axis
     left = getitem(y, lead + (slice(None, -1),))
@@ -310,8 +556,19 @@ def trapezoid(y: Any, x: Any = None, dx: float = 1.0, axis: int = -1) -> Any:
 
 @implements(numpy.cumprod)
 def cumprod(x: Any, axis: int | None = None, dtype: Any = None) -> Any:
-    """``numpy.cumprod``; derivatives exact where elements are zero (NOTE [cumprod at
-    zeros] in ops/reductions.py)."""
+    """``numpy.cumprod``: running products along ``axis`` (of the flattened array when it is
+    None); derivatives are exact where elements are zero (NOTE [cumprod at zeros] in
+    ``ops/reductions.py``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.cumprod(np.array([1.0, 2.0, 3.0, 4.0])).tolist()
+        [1.0, 2.0, 6.0, 24.0]
+        >>> ft.grad(lambda x: fnp.cumprod(x)[-1])(np.array([2.0, 0.0, 3.0]))
+        array([0., 6., 0.])
+    """
     x = _prepare(x, dtype)
     if axis is None:
         x, axis = ravel(x), 0
@@ -320,7 +577,19 @@ def cumprod(x: Any, axis: int | None = None, dtype: Any = None) -> Any:
 
 @implements(numpy.ptp)
 def ptp(x: Any, axis: Any = None, keepdims: bool = False, **kw: Any) -> Any:
-    """``numpy.ptp``: ``max - min``."""
+    """``numpy.ptp``: the range ``max - min`` along ``axis`` (derivative +1 at the maximum, -1
+    at the minimum).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([4.0, -1.0, 2.0])
+        >>> float(fnp.ptp(x)), fnp.ptp(np.array([[1, 5], [2, 2]]), axis=1).tolist()
+        (5.0, [4, 0])
+        >>> ft.grad(fnp.ptp)(x)
+        array([ 1., -1.,  0.])
+    """
     no_extra_args("ptp", kw)
     return max(x, axis=axis, keepdims=keepdims) - min(x, axis=axis, keepdims=keepdims)
 
@@ -329,7 +598,20 @@ def ptp(x: Any, axis: Any = None, keepdims: bool = False, **kw: Any) -> Any:
 def average(
     a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *, keepdims=False
 ) -> Any:
-    """``numpy.average``, differentiable in ``a`` and in ``weights``."""
+    """``numpy.average``: the mean along ``axis`` weighted by ``weights`` (1-D weights apply
+    along ``axis``), with ``returned=True`` also the sum of the weights; differentiable in
+    ``a`` and in ``weights``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> a, w = np.array([1.0, 2.0, 4.0]), np.array([1.0, 1.0, 2.0])
+        >>> float(fnp.average(a, weights=w))
+        2.75
+        >>> ft.grad(lambda a: fnp.average(a, weights=w))(a)  # w / sum(w)
+        array([0.25, 0.25, 0.5 ])
+    """
     if weights is None:
         avg = mean(a, axis=axis, keepdims=keepdims)
         if not returned:
@@ -368,13 +650,35 @@ def _nan_filled(x: Any, fill: Any) -> Any:
 
 @implements(numpy.nansum)
 def nansum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **kw) -> Any:
-    """``numpy.nansum``: NaNs count as zero (and get derivative 0)."""
+    """``numpy.nansum``: the sum with NaNs counted as zero (they get derivative 0).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([1.0, np.nan, 2.0])
+        >>> float(fnp.nansum(x))
+        3.0
+        >>> ft.grad(fnp.nansum)(x)
+        array([1., 0., 1.])
+    """
     return sum(_nan_filled(x, 0.0), axis=axis, dtype=dtype, keepdims=keepdims, **kw)
 
 
 @implements(numpy.nanmean)
 def nanmean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **kw) -> Any:
-    """``numpy.nanmean``: the mean of the non-NaN elements."""
+    """``numpy.nanmean``: the mean of the non-NaN elements (NaNs get derivative 0).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([1.0, np.nan, 3.0])
+        >>> float(fnp.nanmean(x))
+        2.0
+        >>> ft.grad(fnp.nanmean)(x)
+        array([0.5, 0. , 0.5])
+    """
     no_extra_args("nanmean", kw)
     x = float_input(x, dtype)
     count = sum(~isnan(x), axis=axis, keepdims=keepdims)
@@ -393,13 +697,35 @@ def _nan_extremum(reduce, fill, x, axis, keepdims, kw, name):
 
 @implements(numpy.nanmax)
 def nanmax(x: Any, axis: Any = None, keepdims: bool = False, **kw: Any) -> Any:
-    """``numpy.nanmax`` (NaN where a slice is all NaN, without NumPy's warning)."""
+    """``numpy.nanmax``: the maximum ignoring NaNs; NaN where a slice is all NaN, without
+    NumPy's warning.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.nanmax(np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, np.nan]]), axis=1).tolist()
+        [3.0, nan]
+        >>> ft.grad(fnp.nanmax)(np.array([1.0, np.nan, 3.0]))
+        array([0., 0., 1.])
+    """
     return _nan_extremum(max, -numpy.inf, x, axis, keepdims, kw, "nanmax")
 
 
 @implements(numpy.nanmin)
 def nanmin(x: Any, axis: Any = None, keepdims: bool = False, **kw: Any) -> Any:
-    """``numpy.nanmin`` (NaN where a slice is all NaN, without NumPy's warning)."""
+    """``numpy.nanmin``: the minimum ignoring NaNs; NaN where a slice is all NaN, without
+    NumPy's warning.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.nanmin(np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, np.nan]]), axis=1).tolist()
+        [1.0, nan]
+        >>> ft.grad(fnp.nanmin)(np.array([1.0, np.nan, 3.0]))
+        array([1., 0., 0.])
+    """
     return _nan_extremum(min, numpy.inf, x, axis, keepdims, kw, "nanmin")
 
 

@@ -204,8 +204,17 @@ _UniqueAll, _UniqueCounts, _UniqueInverse = _unique_results()
 
 @implements("numpy.unique_all")
 def unique_all(x: Any) -> Any:
-    """``numpy.unique_all``: values, first indices, inverse indices (shaped like ``x``) and
-    counts, as :func:`unique` (NaNs kept apart: ``equal_nan=False``)."""
+    """``numpy.unique_all``: a named tuple of the sorted distinct ``values``, the ``indices``
+    of their first occurrences, the ``inverse_indices`` (shaped like ``x``) and the
+    ``counts``, as :func:`unique` with NaNs kept apart (``equal_nan=False``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms.numpy as fnp
+        >>> r = fnp.unique_all(np.array([3, 1, 3, 2]))
+        >>> r.values.tolist(), r.indices.tolist(), r.inverse_indices.tolist(), r.counts.tolist()
+        ([1, 2, 3], [1, 3, 0], [2, 0, 2, 1], [1, 1, 2])
+    """
     return _UniqueAll(*unique(x, True, True, True, equal_nan=False))
 
 
@@ -223,11 +232,36 @@ def unique_counts(x: Any) -> Any:
 
 @implements("numpy.unique_inverse")
 def unique_inverse(x: Any) -> Any:
-    """``numpy.unique_inverse``: values and inverse indices shaped like ``x``."""
+    """``numpy.unique_inverse``: a named tuple of the sorted distinct ``values`` and the
+    ``inverse_indices`` (shaped like ``x``) that rebuild ``x`` from them.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms.numpy as fnp
+        >>> values, inverse = fnp.unique_inverse(np.array([[3, 1], [3, 2]]))
+        >>> values.tolist(), inverse.tolist()
+        ([1, 2, 3], [[2, 0], [2, 1]])
+        >>> values[inverse].tolist()
+        [[3, 1], [3, 2]]
+    """
     return _UniqueInverse(*unique(x, return_inverse=True, equal_nan=False))
 
 
 @implements("numpy.unique_values")
 def unique_values(x: Any) -> Any:
-    """``numpy.unique_values``: the distinct values (differentiable by gather)."""
+    """``numpy.unique_values``: the sorted distinct values (NaNs kept apart).  Their number is
+    read from the values; they are differentiable by gather (each distinct value takes the
+    derivative at its first occurrence).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.unique_values(np.array([3, 1, 3, 2])).tolist()
+        [1, 2, 3]
+        >>> ft.grad(lambda x: fnp.sum(fnp.unique_values(x) * np.array([1.0, 10.0])))(
+        ...     np.array([2.0, 1.0, 2.0])
+        ... )
+        array([10.,  1.,  0.])
+    """
     return unique(x, equal_nan=False)

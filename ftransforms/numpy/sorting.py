@@ -48,7 +48,20 @@ def _sort_kind(kind: Any, stable: Any) -> Any:
 
 @implements(numpy.argsort)
 def argsort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, *, stable=None):
-    """``numpy.argsort`` (no derivative)."""
+    """``numpy.argsort``: the indices that sort ``a`` along ``axis`` (the flattened array when
+    None); ``stable=True`` or ``kind='stable'`` keeps tied elements in order.  Integer
+    indices, so no derivative; ``order=`` raises
+    :class:`~ftransforms.errors.UnsupportedOperationError`.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.argsort(np.array([1, 0, 1, 0]), stable=True).tolist()
+        [1, 3, 0, 2]
+        >>> ft.vmap(fnp.argsort)(np.array([[3, 1, 2], [0, 2, 1]])).tolist()
+        [[1, 2, 0], [0, 2, 1]]
+    """
     if order is not None:
         raise UnsupportedOperationError("argsort: order= (structured arrays) is not supported")
     if axis is None:
@@ -59,8 +72,20 @@ def argsort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, 
 
 @implements(numpy.sort)
 def sort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, *, stable=None):
-    """``numpy.sort``; on tracers a gather through the stable sorting permutation, so tied
-    elements each keep their own derivative."""
+    """``numpy.sort`` along ``axis`` (the flattened array when None).  On tracers it is a
+    gather through the stable sorting permutation, so each element keeps its own derivative
+    (tied elements too); ``order=`` raises
+    :class:`~ftransforms.errors.UnsupportedOperationError`.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.sort(np.array([[3, 1], [0, 2]]), axis=0).tolist()
+        [[0, 1], [3, 2]]
+        >>> ft.grad(lambda x: fnp.sort(x)[0])(np.array([3.0, 1.0, 2.0]))  # the smallest, x[1]
+        array([0., 1., 0.])
+    """
     if order is not None:
         raise UnsupportedOperationError("sort: order= (structured arrays) is not supported")
     if axis is None:
@@ -80,7 +105,20 @@ def _kth(kth: Any, n: int) -> tuple[int, ...]:
 
 @implements(numpy.argpartition)
 def argpartition(a: Any, kth: Any, axis: int | None = -1, kind: str = "introselect", order=None):
-    """``numpy.argpartition`` (no derivative)."""
+    """``numpy.argpartition``: indices that put the ``kth`` smallest element of ``a`` at
+    position ``kth`` along ``axis``, smaller ones before and larger ones after (in no
+    particular order).  Integer indices, so no derivative.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([5.0, 1.0, 4.0, 2.0])
+        >>> int(fnp.argpartition(x, 1)[1])  # the second smallest is x[3]
+        3
+        >>> ft.vmap(lambda r: fnp.argpartition(r, 0)[0])(np.array([[3, 1], [0, 2]])).tolist()
+        [1, 0]
+    """
     if order is not None:
         raise UnsupportedOperationError("argpartition: order= is not supported")
     if axis is None:
@@ -91,7 +129,20 @@ def argpartition(a: Any, kth: Any, axis: int | None = -1, kind: str = "introsele
 
 @implements(numpy.partition)
 def partition(a: Any, kth: Any, axis: int | None = -1, kind: str = "introselect", order=None):
-    """``numpy.partition``: a gather through ``argpartition`` (values differentiable)."""
+    """``numpy.partition``: ``a`` with its ``kth`` smallest element at position ``kth`` along
+    ``axis``, smaller ones before and larger ones after (in no particular order).  On tracers
+    a gather through :func:`argpartition`, so the values are differentiable.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([5.0, 1.0, 4.0, 2.0])
+        >>> float(fnp.partition(x, 1)[1])  # the second smallest
+        2.0
+        >>> ft.grad(lambda x: fnp.partition(x, 1)[1])(x)
+        array([0., 0., 0., 1.])
+    """
     if order is not None:
         raise UnsupportedOperationError("partition: order= is not supported")
     if axis is None:
@@ -105,7 +156,22 @@ def partition(a: Any, kth: Any, axis: int | None = -1, kind: str = "introselect"
 
 @implements(numpy.searchsorted)
 def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Any:
-    """``numpy.searchsorted`` (no derivative); under vmap ``a`` may be batched too."""
+    """``numpy.searchsorted``: where the values ``v`` would go in the sorted 1-D ``a`` to keep
+    it sorted (before equal elements for ``side='left'``, after them for ``'right'``).
+    Integer indices, so no derivative; under ``vmap`` ``a`` may be batched too.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> a = np.array([1.0, 2.0, 4.0])
+        >>> fnp.searchsorted(a, np.array([0.0, 2.0, 5.0])).tolist()
+        [0, 1, 3]
+        >>> int(fnp.searchsorted(a, 2.0, side="right"))
+        2
+        >>> ft.vmap(lambda a: fnp.searchsorted(a, 2.0))(np.array([[1.0, 3.0], [0.0, 1.0]])).tolist()
+        [1, 2]
+    """
     if side not in ("left", "right"):
         raise ValueError(f"side must be 'left' or 'right' (got {side!r})")
     if ndim(a) != 1:

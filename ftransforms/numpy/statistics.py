@@ -84,7 +84,19 @@ __all__ = [
 
 @implements(numpy.median)
 def median(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
-    """``numpy.median`` (the derivative goes to the middle element(s), as in JAX)."""
+    """``numpy.median`` over ``axis`` (an int, a tuple, or all axes); the derivative goes to the
+    middle element, or half to each of the two middle ones (as in JAX).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> float(fnp.median(np.array([3.0, 1.0, 2.0])))
+        2.0
+        >>> x = np.array([4.0, 1.0, 3.0, 2.0])
+        >>> float(fnp.median(x)), ft.grad(fnp.median)(x).tolist()
+        (2.5, [0.0, 0.0, 0.5, 0.5])
+    """
     if axis is None:
         flat = ravel(a)
         out = median(flat, axis=0)

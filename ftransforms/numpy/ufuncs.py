@@ -118,12 +118,36 @@ bitwise_and, bitwise_or, bitwise_xor = _ew.bitwise_and_p, _ew.bitwise_or_p, _ew.
 
 
 def positive(x: Any) -> Any:
+    """``numpy.positive``: ``+x``, which is ``x`` itself (derivative 1).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.positive(np.array([-1.0, 2.0])).tolist()
+        [-1.0, 2.0]
+        >>> float(ft.grad(lambda x: 2 * fnp.positive(x))(1.0))
+        2.0
+    """
     return x
 
 
 @implements(numpy.around, numpy.round)
 def round(x: Any, decimals: int = 0) -> Any:  # noqa: A001
-    """``numpy.round`` (derivative 0)."""
+    """``numpy.round`` (also ``fnp.around``): round to ``decimals`` places, halves to even;
+    its derivative is 0.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.round(np.array([0.5, 1.5, 2.5])).tolist()
+        [0.0, 2.0, 2.0]
+        >>> fnp.around(np.array([1.234, -5.678]), 2).tolist()
+        [1.23, -5.68]
+        >>> float(ft.grad(lambda x: fnp.round(x) + x)(1.3))  # only x contributes
+        1.0
+    """
     return _ew.round_p.bind(x, decimals=decimals)
 
 
@@ -143,7 +167,20 @@ def stop_gradient(x: Any) -> Any:
 
 @implements(numpy.clip)
 def clip(a: Any, a_min: Any = None, a_max: Any = None, **kwargs: Any) -> Any:
-    """``numpy.clip`` (``min``/``max`` keywords accepted too); ties share the derivative."""
+    """``numpy.clip`` (``min``/``max`` keywords accepted too); derivative 1 inside the
+    bounds, 0 outside, and at a bound the two sides share it (1/2 each).  Other keywords
+    (``out=``) raise :class:`~ftransforms.errors.UnsupportedOperationError`.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> x = np.array([-2.0, 0.5, 1.0, 3.0])
+        >>> fnp.clip(x, 0.0, 1.0).tolist()
+        [0.0, 0.5, 1.0, 1.0]
+        >>> ft.grad(lambda x: fnp.clip(x, 0.0, 1.0).sum())(x).tolist()
+        [0.0, 1.0, 0.5, 0.0]
+    """
     a_min = kwargs.pop("min", a_min)
     a_max = kwargs.pop("max", a_max)
     if kwargs:
@@ -157,25 +194,68 @@ def clip(a: Any, a_min: Any = None, a_max: Any = None, **kwargs: Any) -> Any:
 
 @implements("numpy.astype")
 def astype(x: Any, dtype: Any, copy: bool = True) -> Any:
-    """``x.astype(dtype)``; a cast to an integer or bool dtype has no derivative."""
+    """``x.astype(dtype)``; a cast to an integer or bool dtype has no derivative.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.astype(np.array([1.7, -2.2]), np.int32).tolist()
+        [1, -2]
+        >>> float(ft.grad(lambda x: 3 * fnp.astype(x, np.float32))(1.0))
+        3.0
+        >>> float(ft.grad(lambda x: x + fnp.astype(x, int))(1.5))  # the int part adds 0
+        1.0
+    """
     return lax.convert(x, dtype)
 
 
 @implements(numpy.real)
 def real(x: Any) -> Any:
-    """Real part (real inputs are returned as they are)."""
+    """``numpy.real``: the real part (real inputs are returned as they are).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.real(np.array([1 + 2j, 3 - 1j])).tolist()
+        [1.0, 3.0]
+        >>> float(ft.grad(lambda x: fnp.real((1 + 2j) * x))(1.0))  # Re((1+2i) x) = x
+        1.0
+    """
     return lax.real(x)
 
 
 @implements(numpy.imag)
 def imag(x: Any) -> Any:
-    """Imaginary part (constant zeros for real inputs)."""
+    """``numpy.imag``: the imaginary part (constant zeros for real inputs).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.imag(np.array([1 + 2j, 3 - 1j])).tolist()
+        [2.0, -1.0]
+        >>> float(ft.grad(lambda x: fnp.imag((1 + 2j) * x))(1.0))  # Im((1+2i) x) = 2 x
+        2.0
+    """
     return lax.imag(x)
 
 
 @implements(numpy.conjugate)
 def conj(x: Any) -> Any:
-    """Complex conjugate (real inputs are returned as they are)."""
+    """``numpy.conjugate`` (also ``fnp.conj``): the complex conjugate (real inputs are
+    returned as they are).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.conj(np.array([1 + 2j, 3 - 1j])).tolist()
+        [(1-2j), (3+1j)]
+        >>> float(ft.grad(lambda x: fnp.imag(fnp.conjugate((1 + 2j) * x)))(1.0))  # -2 x
+        -2.0
+    """
     return lax.conj(x)
 
 

@@ -96,42 +96,376 @@ def defnondiff(name: str, impl: Callable, **kwargs) -> Primitive:
 
 # -- unary ------------------------------------------------------------------------------
 
+_NEGATIVE_DOC = """``fnp.negative(x)``: ``-x``, elementwise, as ``numpy.negative`` (no
+``out``/``where``/``dtype`` keywords); its derivative is -1 (it is linear).
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.negative(np.array([1.0, -2.0])).tolist()
+    [-1.0, 2.0]
+    >>> float(ft.grad(fnp.negative)(3.0))
+    -1.0
+"""
 negative_p = defop(
     "negative",
     lambda xp, x: xp.negative(x),
     transpose=lambda y_bar, x: negative_p.bind(y_bar),
     family=FAMILY,
     ufunc=numpy.negative,
+    doc=_NEGATIVE_DOC,
 )
-exp_p = defunary("exp", lambda xp, x: xp.exp(x), lambda y, x: y)
+
+_EXP_DOC = """``fnp.exp(x)``: ``e**x``, elementwise, as ``numpy.exp`` (no
+``out``/``where``/``dtype`` keywords); its derivative is ``exp(x)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.exp(np.array([0.0, 1.0])).tolist()
+    [1.0, 2.718281828459045]
+    >>> float(ft.grad(fnp.exp)(0.0))
+    1.0
+"""
+exp_p = defunary("exp", lambda xp, x: xp.exp(x), lambda y, x: y, doc=_EXP_DOC)
 # Python floats, not numpy.float64: a weak scalar keeps a float32 derivative float32.
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
-exp2_p = defunary("exp2", lambda xp, x: xp.exp2(x), lambda y, x: y * _LN2)
-expm1_p = defunary("expm1", lambda xp, x: xp.expm1(x), lambda y, x: y + 1)
-log_p = defunary("log", lambda xp, x: xp.log(x), lambda y, x: 1 / x)
-log2_p = defunary("log2", lambda xp, x: xp.log2(x), lambda y, x: 1 / (x * _LN2))
-log10_p = defunary("log10", lambda xp, x: xp.log10(x), lambda y, x: 1 / (x * _LN10))
-log1p_p = defunary("log1p", lambda xp, x: xp.log1p(x), lambda y, x: 1 / (x + 1))
-sqrt_p = defunary("sqrt", lambda xp, x: xp.sqrt(x), lambda y, x: 0.5 / y)
-cbrt_p = defunary("cbrt", lambda xp, x: xp.cbrt(x), lambda y, x: 1 / (3 * y * y))
-square_p = defunary("square", lambda xp, x: xp.square(x), lambda y, x: 2 * x)
-reciprocal_p = defunary("reciprocal", lambda xp, x: xp.reciprocal(x), lambda y, x: -(y * y))
-sin_p = defunary("sin", lambda xp, x: xp.sin(x), lambda y, x: cos_p.bind(x))
-cos_p = defunary("cos", lambda xp, x: xp.cos(x), lambda y, x: -sin_p.bind(x))
-tan_p = defunary("tan", lambda xp, x: xp.tan(x), lambda y, x: 1 + y * y)
-arcsin_p = defunary("arcsin", lambda xp, x: xp.arcsin(x), lambda y, x: 1 / sqrt_p.bind(1 - x * x))
-arccos_p = defunary("arccos", lambda xp, x: xp.arccos(x), lambda y, x: -1 / sqrt_p.bind(1 - x * x))
-arctan_p = defunary("arctan", lambda xp, x: xp.arctan(x), lambda y, x: 1 / (1 + x * x))
-sinh_p = defunary("sinh", lambda xp, x: xp.sinh(x), lambda y, x: cosh_p.bind(x))
-cosh_p = defunary("cosh", lambda xp, x: xp.cosh(x), lambda y, x: sinh_p.bind(x))
-tanh_p = defunary("tanh", lambda xp, x: xp.tanh(x), lambda y, x: (1 - y) * (1 + y))
+
+_EXP2_DOC = """``fnp.exp2(x)``: ``2**x``, elementwise, as ``numpy.exp2`` (no
+``out``/``where``/``dtype`` keywords); its derivative is ``2**x * log(2)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.exp2(np.array([0.0, 3.0])).tolist()
+    [1.0, 8.0]
+    >>> float(np.round(ft.grad(fnp.exp2)(0.0), 6))  # log(2)
+    0.693147
+"""
+exp2_p = defunary("exp2", lambda xp, x: xp.exp2(x), lambda y, x: y * _LN2, doc=_EXP2_DOC)
+
+_EXPM1_DOC = """``fnp.expm1(x)``: ``exp(x) - 1``, accurate for small ``x``, elementwise, as
+``numpy.expm1`` (no ``out``/``where``/``dtype`` keywords); its derivative is ``exp(x)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> float(fnp.expm1(1e-10))
+    1.00000000005e-10
+    >>> float(ft.grad(fnp.expm1)(0.0))
+    1.0
+"""
+expm1_p = defunary("expm1", lambda xp, x: xp.expm1(x), lambda y, x: y + 1, doc=_EXPM1_DOC)
+
+_LOG_DOC = """``fnp.log(x)``: the natural logarithm (NaN for ``x < 0``, ``-inf`` at 0, as NumPy),
+elementwise, as ``numpy.log`` (no ``out``/``where``/``dtype`` keywords); its derivative is
+``1 / x``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.log(np.array([1.0, np.e])).tolist()
+    [0.0, 1.0]
+    >>> float(ft.grad(fnp.log)(2.0))
+    0.5
+"""
+log_p = defunary("log", lambda xp, x: xp.log(x), lambda y, x: 1 / x, doc=_LOG_DOC)
+
+_LOG2_DOC = """``fnp.log2(x)``: the base-2 logarithm, elementwise, as ``numpy.log2`` (no
+``out``/``where``/``dtype`` keywords); its derivative is ``1 / (x log(2))``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.log2(np.array([1.0, 8.0])).tolist()
+    [0.0, 3.0]
+    >>> float(np.round(ft.grad(fnp.log2)(1.0), 6))  # 1 / log(2)
+    1.442695
+"""
+log2_p = defunary("log2", lambda xp, x: xp.log2(x), lambda y, x: 1 / (x * _LN2), doc=_LOG2_DOC)
+
+_LOG10_DOC = """``fnp.log10(x)``: the base-10 logarithm, elementwise, as ``numpy.log10`` (no
+``out``/``where``/``dtype`` keywords); its derivative is ``1 / (x log(10))``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.log10(np.array([1.0, 1000.0])).tolist()
+    [0.0, 3.0]
+    >>> float(np.round(ft.grad(fnp.log10)(1.0), 6))  # 1 / log(10)
+    0.434294
+"""
+log10_p = defunary("log10", lambda xp, x: xp.log10(x), lambda y, x: 1 / (x * _LN10), doc=_LOG10_DOC)
+
+_LOG1P_DOC = """``fnp.log1p(x)``: ``log(1 + x)``, accurate for small ``x``, elementwise, as
+``numpy.log1p`` (no ``out``/``where``/``dtype`` keywords); its derivative is ``1 / (1 + x)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> float(fnp.log1p(1e-10))
+    9.999999999500001e-11
+    >>> float(ft.grad(fnp.log1p)(1.0))
+    0.5
+"""
+log1p_p = defunary("log1p", lambda xp, x: xp.log1p(x), lambda y, x: 1 / (x + 1), doc=_LOG1P_DOC)
+
+_SQRT_DOC = """``fnp.sqrt(x)``: the non-negative square root, elementwise, as ``numpy.sqrt`` (no
+``out``/``where``/``dtype`` keywords); its derivative is ``1 / (2 sqrt(x))`` (inf at 0).
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.sqrt(np.array([4.0, 9.0])).tolist()
+    [2.0, 3.0]
+    >>> float(ft.grad(fnp.sqrt)(4.0))
+    0.25
+"""
+sqrt_p = defunary("sqrt", lambda xp, x: xp.sqrt(x), lambda y, x: 0.5 / y, doc=_SQRT_DOC)
+
+_CBRT_DOC = """``fnp.cbrt(x)``: the real cube root (negative for ``x < 0``), elementwise, as
+``numpy.cbrt`` (no ``out``/``where``/``dtype`` keywords); its derivative is ``1 / (3 cbrt(x)**2)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.cbrt(np.array([8.0, -27.0])).tolist()
+    [2.0, -3.0]
+    >>> float(np.round(ft.grad(fnp.cbrt)(8.0), 6))  # 1/12
+    0.083333
+"""
+cbrt_p = defunary("cbrt", lambda xp, x: xp.cbrt(x), lambda y, x: 1 / (3 * y * y), doc=_CBRT_DOC)
+
+_SQUARE_DOC = """``fnp.square(x)``: ``x * x``, elementwise, as ``numpy.square`` (no
+``out``/``where``/``dtype`` keywords); its derivative is ``2 x``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.square(np.array([2.0, -3.0])).tolist()
+    [4.0, 9.0]
+    >>> float(ft.grad(fnp.square)(3.0))
+    6.0
+"""
+square_p = defunary("square", lambda xp, x: xp.square(x), lambda y, x: 2 * x, doc=_SQUARE_DOC)
+
+_RECIPROCAL_DOC = """``fnp.reciprocal(x)``: ``1 / x`` (integer division for integer ``x``, as
+NumPy), elementwise, as ``numpy.reciprocal`` (no ``out``/``where``/``dtype`` keywords); its
+derivative is ``-1 / x**2``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.reciprocal(np.array([2.0, 4.0])).tolist()
+    [0.5, 0.25]
+    >>> float(ft.grad(fnp.reciprocal)(2.0))
+    -0.25
+"""
+reciprocal_p = defunary(
+    "reciprocal", lambda xp, x: xp.reciprocal(x), lambda y, x: -(y * y), doc=_RECIPROCAL_DOC
+)
+
+_SIN_DOC = """``fnp.sin(x)``: the sine (radians), elementwise, as ``numpy.sin`` (no
+``out``/``where``/``dtype`` keywords); its derivative is ``cos(x)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.sin(np.array([0.0, np.pi / 2])).tolist()
+    [0.0, 1.0]
+    >>> float(ft.grad(fnp.sin)(0.0))
+    1.0
+"""
+sin_p = defunary("sin", lambda xp, x: xp.sin(x), lambda y, x: cos_p.bind(x), doc=_SIN_DOC)
+
+_COS_DOC = """``fnp.cos(x)``: the cosine (radians), elementwise, as ``numpy.cos`` (no
+``out``/``where``/``dtype`` keywords); its derivative is ``-sin(x)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.cos(np.array([0.0, np.pi])).tolist()
+    [1.0, -1.0]
+    >>> float(ft.grad(fnp.cos)(np.pi / 2))
+    -1.0
+"""
+cos_p = defunary("cos", lambda xp, x: xp.cos(x), lambda y, x: -sin_p.bind(x), doc=_COS_DOC)
+
+_TAN_DOC = """``fnp.tan(x)``: the tangent (radians), elementwise, as ``numpy.tan`` (no
+``out``/``where``/``dtype`` keywords); its derivative is ``1 + tan(x)**2``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> np.round(fnp.tan(np.array([0.0, np.pi / 4])), 6).tolist()
+    [0.0, 1.0]
+    >>> float(ft.grad(fnp.tan)(0.0))
+    1.0
+"""
+tan_p = defunary("tan", lambda xp, x: xp.tan(x), lambda y, x: 1 + y * y, doc=_TAN_DOC)
+
+_ARCSIN_DOC = """``fnp.arcsin(x)``: the inverse sine, in ``[-pi/2, pi/2]`` (NaN outside
+``[-1, 1]``), elementwise, as ``numpy.arcsin`` (no ``out``/``where``/``dtype`` keywords); its
+derivative is ``1 / sqrt(1 - x**2)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.arcsin(np.array([0.0, 1.0])).tolist()
+    [0.0, 1.5707963267948966]
+    >>> float(ft.grad(fnp.arcsin)(0.0))
+    1.0
+"""
+arcsin_p = defunary(
+    "arcsin", lambda xp, x: xp.arcsin(x), lambda y, x: 1 / sqrt_p.bind(1 - x * x), doc=_ARCSIN_DOC
+)
+
+_ARCCOS_DOC = """``fnp.arccos(x)``: the inverse cosine, in ``[0, pi]`` (NaN outside ``[-1, 1]``),
+elementwise, as ``numpy.arccos`` (no ``out``/``where``/``dtype`` keywords); its derivative is
+``-1 / sqrt(1 - x**2)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.arccos(np.array([1.0, -1.0])).tolist()
+    [0.0, 3.141592653589793]
+    >>> float(ft.grad(fnp.arccos)(0.0))
+    -1.0
+"""
+arccos_p = defunary(
+    "arccos", lambda xp, x: xp.arccos(x), lambda y, x: -1 / sqrt_p.bind(1 - x * x), doc=_ARCCOS_DOC
+)
+
+_ARCTAN_DOC = """``fnp.arctan(x)``: the inverse tangent, in ``(-pi/2, pi/2)``, elementwise, as
+``numpy.arctan`` (no ``out``/``where``/``dtype`` keywords); its derivative is ``1 / (1 + x**2)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.arctan(np.array([0.0, 1.0])).tolist()
+    [0.0, 0.7853981633974483]
+    >>> float(ft.grad(fnp.arctan)(1.0))
+    0.5
+"""
+arctan_p = defunary(
+    "arctan", lambda xp, x: xp.arctan(x), lambda y, x: 1 / (1 + x * x), doc=_ARCTAN_DOC
+)
+
+_SINH_DOC = """``fnp.sinh(x)``: the hyperbolic sine, elementwise, as ``numpy.sinh`` (no
+``out``/``where``/``dtype`` keywords); its derivative is ``cosh(x)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.sinh(np.array([0.0, 1.0])).tolist()
+    [0.0, 1.1752011936438014]
+    >>> float(ft.grad(fnp.sinh)(0.0))
+    1.0
+"""
+sinh_p = defunary("sinh", lambda xp, x: xp.sinh(x), lambda y, x: cosh_p.bind(x), doc=_SINH_DOC)
+
+_COSH_DOC = """``fnp.cosh(x)``: the hyperbolic cosine, elementwise, as ``numpy.cosh`` (no
+``out``/``where``/``dtype`` keywords); its derivative is ``sinh(x)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.cosh(np.array([0.0, 1.0])).tolist()
+    [1.0, 1.5430806348152437]
+    >>> float(ft.grad(fnp.cosh)(0.0))
+    0.0
+"""
+cosh_p = defunary("cosh", lambda xp, x: xp.cosh(x), lambda y, x: sinh_p.bind(x), doc=_COSH_DOC)
+
+_TANH_DOC = """``fnp.tanh(x)``: the hyperbolic tangent, elementwise, as ``numpy.tanh`` (no
+``out``/``where``/``dtype`` keywords); its derivative is ``1 - tanh(x)**2``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.tanh(np.array([0.0, 20.0])).tolist()
+    [0.0, 1.0]
+    >>> float(ft.grad(fnp.tanh)(0.0))
+    1.0
+"""
+tanh_p = defunary("tanh", lambda xp, x: xp.tanh(x), lambda y, x: (1 - y) * (1 + y), doc=_TANH_DOC)
+
+_ARCSINH_DOC = """``fnp.arcsinh(x)``: the inverse hyperbolic sine, elementwise, as ``numpy.arcsinh``
+(no ``out``/``where``/``dtype`` keywords); its derivative is ``1 / sqrt(x**2 + 1)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.arcsinh(np.array([0.0, 1.0])).tolist()
+    [0.0, 0.881373587019543]
+    >>> float(ft.grad(fnp.arcsinh)(0.0))
+    1.0
+"""
 arcsinh_p = defunary(
-    "arcsinh", lambda xp, x: xp.arcsinh(x), lambda y, x: 1 / sqrt_p.bind(x * x + 1)
+    "arcsinh",
+    lambda xp, x: xp.arcsinh(x),
+    lambda y, x: 1 / sqrt_p.bind(x * x + 1),
+    doc=_ARCSINH_DOC,
 )
+
+_ARCCOSH_DOC = """``fnp.arccosh(x)``: the inverse hyperbolic cosine (NaN for ``x < 1``),
+elementwise, as ``numpy.arccosh`` (no ``out``/``where``/``dtype`` keywords); its derivative is
+``1 / sqrt(x**2 - 1)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.arccosh(np.array([1.0, 2.0])).tolist()
+    [0.0, 1.3169578969248168]
+    >>> float(np.round(ft.grad(fnp.arccosh)(2.0), 6))  # 1 / sqrt(3)
+    0.57735
+"""
 arccosh_p = defunary(
-    "arccosh", lambda xp, x: xp.arccosh(x), lambda y, x: 1 / sqrt_p.bind(x * x - 1)
+    "arccosh",
+    lambda xp, x: xp.arccosh(x),
+    lambda y, x: 1 / sqrt_p.bind(x * x - 1),
+    doc=_ARCCOSH_DOC,
 )
-arctanh_p = defunary("arctanh", lambda xp, x: xp.arctanh(x), lambda y, x: 1 / (1 - x * x))
+
+_ARCTANH_DOC = """``fnp.arctanh(x)``: the inverse hyperbolic tangent (NaN outside ``[-1, 1]``),
+elementwise, as ``numpy.arctanh`` (no ``out``/``where``/``dtype`` keywords); its derivative is
+``1 / (1 - x**2)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.arctanh(np.array([0.0, 0.5])).tolist()
+    [0.0, 0.5493061443340549]
+    >>> float(np.round(ft.grad(fnp.arctanh)(0.5), 6))  # 4/3
+    1.333333
+"""
+arctanh_p = defunary(
+    "arctanh", lambda xp, x: xp.arctanh(x), lambda y, x: 1 / (1 - x * x), doc=_ARCTANH_DOC
+)
 
 
 def _abs_jvp(x_dot, y, x):
@@ -146,6 +480,21 @@ def _abs_vjp(y_bar, y, x):
     return y_bar * select_p.bind(x >= 0, 1.0, -1.0).astype(y.dtype)
 
 
+_ABS_DOC = """``fnp.abs(x)`` (also ``fnp.absolute`` and ``fnp.fabs``, the same operator): the
+absolute value, elementwise, as ``numpy.absolute`` (no ``out``/``where``/``dtype`` keywords); for
+complex ``x`` the modulus (``fnp.fabs`` accepts complex input, NumPy's ``fabs`` does not).  Its
+derivative is ``sign(x)`` for real ``x``, taken as 1 at 0 (JAX's convention); for complex ``z`` the
+gradient of ``|z|`` is ``conj(z) / |z|`` (JAX's convention, NOTE [complex derivatives]).
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.abs(np.array([-2.0, 0.0, 3.0])).tolist()
+    [2.0, 0.0, 3.0]
+    >>> ft.vmap(ft.grad(fnp.abs))(np.array([-2.0, 0.0, 3.0])).tolist()
+    [-1.0, 1.0, 1.0]
+"""
 abs_p = defop(
     "abs",
     lambda xp, x: xp.abs(x),
@@ -153,7 +502,7 @@ abs_p = defop(
     vjp=(_abs_vjp,),
     family=FAMILY,
     ufunc=numpy.absolute,
-    doc="``abs``; derivative 1 at 0 for real inputs (JAX's convention).",
+    doc=_ABS_DOC,
 )
 
 # NOTE [complex derivatives]: as in JAX, a VJP is the plain transpose of the JVP under
@@ -181,18 +530,154 @@ conj_p = defop(
     ufunc=numpy.conjugate,
 )
 
-sign_p = defnondiff("sign", lambda xp, x: xp.sign(x))
-floor_p = defnondiff("floor", lambda xp, x: xp.floor(x))
-ceil_p = defnondiff("ceil", lambda xp, x: xp.ceil(x))
+_SIGN_DOC = """``fnp.sign(x)``: -1, 0 or 1 by the sign of ``x`` (NaN for NaN), elementwise, as
+``numpy.sign`` (no ``out``/``where``/``dtype`` keywords).  Its output carries no derivative:
+``ft.grad`` gives 0 through it.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.sign(np.array([-2.0, 0.0, 3.0])).tolist()
+    [-1.0, 0.0, 1.0]
+    >>> float(ft.grad(fnp.sign)(2.0))
+    0.0
+"""
+sign_p = defnondiff("sign", lambda xp, x: xp.sign(x), doc=_SIGN_DOC)
+
+_FLOOR_DOC = """``fnp.floor(x)``: the largest integer ``<= x`` (a float for float ``x``),
+elementwise, as ``numpy.floor`` (no ``out``/``where``/``dtype`` keywords).  Its output carries no
+derivative: ``ft.grad`` gives 0 through it.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.floor(np.array([-1.5, 1.5])).tolist()
+    [-2.0, 1.0]
+    >>> float(ft.grad(fnp.floor)(1.5))
+    0.0
+"""
+floor_p = defnondiff("floor", lambda xp, x: xp.floor(x), doc=_FLOOR_DOC)
+
+_CEIL_DOC = """``fnp.ceil(x)``: the smallest integer ``>= x`` (a float for float ``x``),
+elementwise, as ``numpy.ceil`` (no ``out``/``where``/``dtype`` keywords).  Its output carries no
+derivative: ``ft.grad`` gives 0 through it.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.ceil(np.array([-1.5, 1.5])).tolist()
+    [-1.0, 2.0]
+    >>> float(ft.grad(fnp.ceil)(1.5))
+    0.0
+"""
+ceil_p = defnondiff("ceil", lambda xp, x: xp.ceil(x), doc=_CEIL_DOC)
 round_p = defnondiff("round", lambda xp, x, decimals=0: xp.round(x, decimals), ufunc=None)
-trunc_p = defnondiff("trunc", lambda xp, x: xp.trunc(x))
-rint_p = defnondiff("rint", lambda xp, x: xp.rint(x))
-isnan_p = defnondiff("isnan", lambda xp, x: xp.isnan(x))
-isinf_p = defnondiff("isinf", lambda xp, x: xp.isinf(x))
-isfinite_p = defnondiff("isfinite", lambda xp, x: xp.isfinite(x))
-signbit_p = defnondiff("signbit", lambda xp, x: xp.signbit(x))
-logical_not_p = defnondiff("logical_not", lambda xp, x: xp.logical_not(x))
-invert_p = defnondiff("invert", lambda xp, x: xp.invert(x))
+
+_TRUNC_DOC = """``fnp.trunc(x)`` (also ``fnp.fix``, the same operator): ``x`` rounded toward zero,
+elementwise, as ``numpy.trunc`` (no ``out``/``where``/``dtype`` keywords).  Its output carries no
+derivative: ``ft.grad`` gives 0 through it.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.trunc(np.array([-1.5, 1.5])).tolist()
+    [-1.0, 1.0]
+    >>> fnp.fix(np.array([-2.7, 2.7])).tolist()
+    [-2.0, 2.0]
+    >>> float(ft.grad(fnp.trunc)(1.5))
+    0.0
+"""
+trunc_p = defnondiff("trunc", lambda xp, x: xp.trunc(x), doc=_TRUNC_DOC)
+
+_RINT_DOC = """``fnp.rint(x)``: ``x`` rounded to the nearest integer, ties to even, elementwise, as
+``numpy.rint`` (no ``out``/``where``/``dtype`` keywords).  Its output carries no derivative:
+``ft.grad`` gives 0 through it.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.rint(np.array([0.5, 1.5, 2.7])).tolist()
+    [0.0, 2.0, 3.0]
+    >>> float(ft.grad(fnp.rint)(1.2))
+    0.0
+"""
+rint_p = defnondiff("rint", lambda xp, x: xp.rint(x), doc=_RINT_DOC)
+
+_ISNAN_DOC = """``fnp.isnan(x)``: whether ``x`` is NaN (a bool array), elementwise, as
+``numpy.isnan`` (no ``out``/``where``/``dtype`` keywords).
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.isnan(np.array([1.0, np.nan, np.inf])).tolist()
+    [False, True, False]
+"""
+isnan_p = defnondiff("isnan", lambda xp, x: xp.isnan(x), doc=_ISNAN_DOC)
+
+_ISINF_DOC = """``fnp.isinf(x)``: whether ``x`` is ``inf`` or ``-inf`` (a bool array), elementwise,
+as ``numpy.isinf`` (no ``out``/``where``/``dtype`` keywords).
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.isinf(np.array([1.0, np.nan, -np.inf])).tolist()
+    [False, False, True]
+"""
+isinf_p = defnondiff("isinf", lambda xp, x: xp.isinf(x), doc=_ISINF_DOC)
+
+_ISFINITE_DOC = """``fnp.isfinite(x)``: whether ``x`` is neither NaN nor infinite (a bool array),
+elementwise, as ``numpy.isfinite`` (no ``out``/``where``/``dtype`` keywords).
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.isfinite(np.array([1.0, np.nan, np.inf])).tolist()
+    [True, False, False]
+"""
+isfinite_p = defnondiff("isfinite", lambda xp, x: xp.isfinite(x), doc=_ISFINITE_DOC)
+
+_SIGNBIT_DOC = """``fnp.signbit(x)``: whether the sign bit of ``x`` is set (True for ``-0.0``),
+elementwise, as ``numpy.signbit`` (no ``out``/``where``/``dtype`` keywords).
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.signbit(np.array([-0.0, 0.0, -1.0])).tolist()
+    [True, False, True]
+"""
+signbit_p = defnondiff("signbit", lambda xp, x: xp.signbit(x), doc=_SIGNBIT_DOC)
+
+_LOGICAL_NOT_DOC = """``fnp.logical_not(x)``: ``not x`` (a bool array; nonzero numbers are true),
+elementwise, as ``numpy.logical_not`` (no ``out``/``where``/``dtype`` keywords).
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.logical_not(np.array([True, False])).tolist()
+    [False, True]
+    >>> fnp.logical_not(np.array([0.0, 2.0])).tolist()
+    [True, False]
+"""
+logical_not_p = defnondiff("logical_not", lambda xp, x: xp.logical_not(x), doc=_LOGICAL_NOT_DOC)
+
+_INVERT_DOC = """``fnp.invert(x)``: the bitwise NOT ``~x`` of integers, the logical NOT of booleans,
+elementwise, as ``numpy.invert`` (no ``out``/``where``/``dtype`` keywords); no derivative.  ``~`` on
+a traced integer array is this operator (on a boolean one, :data:`logical_not`).
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.invert(np.array([0, 5])).tolist()
+    [-1, -6]
+    >>> fnp.invert(np.array([True, False])).tolist()
+    [False, True]
+"""
+invert_p = defnondiff("invert", lambda xp, x: xp.invert(x), doc=_INVERT_DOC)
 
 stop_gradient_p = defnondiff(
     "stop_gradient",
@@ -203,9 +688,39 @@ stop_gradient_p = defnondiff(
 # -- binary -----------------------------------------------------------------------------
 
 
-add_p = defbinary("add", lambda xp, x1, x2: xp.add(x1, x2), same, same)
+_ADD_DOC = """``fnp.add(x1, x2)``: ``x1 + x2``, elementwise with broadcasting, as ``numpy.add`` (no
+``out``/``where``/``dtype`` keywords); its partial derivatives are both 1.  A cotangent is summed
+back over broadcast axes.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.add(np.array([1.0, 2.0]), 10.0).tolist()
+    [11.0, 12.0]
+    >>> [float(g) for g in ft.grad(fnp.add, argnums=(0, 1))(1.0, 2.0)]
+    [1.0, 1.0]
+"""
+add_p = defbinary("add", lambda xp, x1, x2: xp.add(x1, x2), same, same, doc=_ADD_DOC)
+
+_SUBTRACT_DOC = """``fnp.subtract(x1, x2)``: ``x1 - x2``, elementwise with broadcasting, as
+``numpy.subtract`` (no ``out``/``where``/``dtype`` keywords); its partial derivatives are 1 and -1.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.subtract(np.array([5.0, 3.0]), 1.0).tolist()
+    [4.0, 2.0]
+    >>> [float(g) for g in ft.grad(fnp.subtract, argnums=(0, 1))(1.0, 2.0)]
+    [1.0, -1.0]
+"""
 subtract_p = defbinary(
-    "subtract", lambda xp, x1, x2: xp.subtract(x1, x2), same, lambda t, y, x1, x2: -t
+    "subtract",
+    lambda xp, x1, x2: xp.subtract(x1, x2),
+    same,
+    lambda t, y, x1, x2: -t,
+    doc=_SUBTRACT_DOC,
 )
 
 
@@ -235,6 +750,19 @@ def _multiply_vjp(y_bar, y, x1, x2, wanted):
     )
 
 
+_MULTIPLY_DOC = """``fnp.multiply(x1, x2)``: ``x1 * x2``, elementwise with broadcasting, as
+``numpy.multiply`` (no ``out``/``where``/``dtype`` keywords); its partial derivatives are ``x2`` and
+``x1``.  ``x * x`` (one value twice) differentiates with one product, ``2 x dx``, not two.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.multiply(np.array([2.0, 3.0]), 4.0).tolist()
+    [8.0, 12.0]
+    >>> [float(g) for g in ft.grad(fnp.multiply, argnums=(0, 1))(2.0, 5.0)]
+    [5.0, 2.0]
+"""
 # Not from defbinary: ``x * x`` takes one product instead of two (see _multiply_jvp).
 multiply_p = defop(
     "multiply",
@@ -243,13 +771,30 @@ multiply_p = defop(
     vjp=_multiply_vjp,
     family=FAMILY,
     ufunc=numpy.multiply,
-    doc="``x * y``; ``x * x`` differentiates with one product (``2 x dx``), not two.",
+    doc=_MULTIPLY_DOC,
 )
+
+_DIVIDE_DOC = """``fnp.divide(x1, x2)`` (also ``fnp.true_divide``, the same operator): ``x1 / x2``,
+elementwise with broadcasting, as ``numpy.divide`` (no ``out``/``where``/``dtype`` keywords);
+integers divide to float64.  Its partial derivatives are ``1 / x2`` and ``-x1 / x2**2``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.divide(np.array([1.0, 3.0]), 2.0).tolist()
+    [0.5, 1.5]
+    >>> float(fnp.true_divide(1, 4))
+    0.25
+    >>> [float(g) for g in ft.grad(fnp.divide, argnums=(0, 1))(1.0, 2.0)]
+    [0.5, -0.25]
+"""
 divide_p = defbinary(
     "divide",
     lambda xp, x1, x2: xp.divide(x1, x2),
     lambda t, y, x1, x2: t / x2,
     lambda t, y, x1, x2: -t * y / x2,
+    doc=_DIVIDE_DOC,
 )
 
 
@@ -269,8 +814,26 @@ def _pow_partial_exponent(t, y, x1, x2):
     return t * (log_p.bind(safe_x) * y)
 
 
+_POWER_DOC = """``fnp.power(x1, x2)``: ``x1 ** x2``, elementwise with broadcasting, as
+``numpy.power`` (no ``out``/``where``/``dtype`` keywords); its partial derivatives are
+``x2 * x1**(x2 - 1)`` (0 where ``x2 == 0``) and ``log(x1) * x1**x2`` (0 where ``x1 == 0``, JAX's
+convention).
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.power(np.array([2.0, 3.0]), 2.0).tolist()
+    [4.0, 9.0]
+    >>> [float(np.round(g, 6)) for g in ft.grad(fnp.power, argnums=(0, 1))(2.0, 3.0)]  # 12, 8 ln 2
+    [12.0, 5.545177]
+"""
 power_p = defbinary(
-    "power", lambda xp, x1, x2: xp.power(x1, x2), _pow_partial_base, _pow_partial_exponent
+    "power",
+    lambda xp, x1, x2: xp.power(x1, x2),
+    _pow_partial_base,
+    _pow_partial_exponent,
+    doc=_POWER_DOC,
 )
 
 
@@ -290,39 +853,278 @@ def _tie_partial_second(t, y, x1, x2):
     return t * _balanced_eq(x2, y, x1)
 
 
+_MAXIMUM_DOC = """``fnp.maximum(x1, x2)``: the larger of ``x1`` and ``x2`` (NaN if either is NaN),
+elementwise with broadcasting, as ``numpy.maximum`` (no ``out``/``where``/``dtype`` keywords); the
+derivative goes to the larger input, half to each where they tie (JAX's convention).
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.maximum(np.array([1.0, 5.0]), 3.0).tolist()
+    [3.0, 5.0]
+    >>> [float(g) for g in ft.grad(fnp.maximum, argnums=(0, 1))(2.0, 2.0)]  # a tie
+    [0.5, 0.5]
+"""
 maximum_p = defbinary(
-    "maximum", lambda xp, x1, x2: xp.maximum(x1, x2), _tie_partial_first, _tie_partial_second
+    "maximum",
+    lambda xp, x1, x2: xp.maximum(x1, x2),
+    _tie_partial_first,
+    _tie_partial_second,
+    doc=_MAXIMUM_DOC,
 )
+
+_MINIMUM_DOC = """``fnp.minimum(x1, x2)``: the smaller of ``x1`` and ``x2`` (NaN if either is NaN),
+elementwise with broadcasting, as ``numpy.minimum`` (no ``out``/``where``/``dtype`` keywords); the
+derivative goes to the smaller input, half to each where they tie (JAX's convention).
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.minimum(np.array([1.0, 5.0]), 3.0).tolist()
+    [1.0, 3.0]
+    >>> [float(g) for g in ft.grad(fnp.minimum, argnums=(0, 1))(2.0, 2.0)]  # a tie
+    [0.5, 0.5]
+"""
 minimum_p = defbinary(
-    "minimum", lambda xp, x1, x2: xp.minimum(x1, x2), _tie_partial_first, _tie_partial_second
+    "minimum",
+    lambda xp, x1, x2: xp.minimum(x1, x2),
+    _tie_partial_first,
+    _tie_partial_second,
+    doc=_MINIMUM_DOC,
 )
+
+_ARCTAN2_DOC = """``fnp.arctan2(x1, x2)``: the angle of the point ``(x2, x1)``, in ``[-pi, pi]``,
+elementwise with broadcasting, as ``numpy.arctan2`` (no ``out``/``where``/``dtype`` keywords); its
+partial derivatives are ``x2 / (x1**2 + x2**2)`` and ``-x1 / (x1**2 + x2**2)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> float(np.round(fnp.arctan2(1.0, -1.0), 6))  # 3 pi / 4
+    2.356194
+    >>> [float(g) for g in ft.grad(fnp.arctan2, argnums=(0, 1))(1.0, 1.0)]
+    [0.5, -0.5]
+"""
 arctan2_p = defbinary(
     "arctan2",
     lambda xp, x1, x2: xp.arctan2(x1, x2),
     lambda t, y, x1, x2: t * x2 / (x1 * x1 + x2 * x2),
     lambda t, y, x1, x2: -t * x1 / (x1 * x1 + x2 * x2),
+    doc=_ARCTAN2_DOC,
 )
+
+_REMAINDER_DOC = """``fnp.remainder(x1, x2)`` (also ``fnp.mod``, the same operator): ``x1 % x2``
+with the sign of ``x2``, elementwise with broadcasting, as ``numpy.remainder`` (no
+``out``/``where``/``dtype`` keywords); its partial derivatives are 1 and ``-floor(x1 / x2)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.remainder(np.array([5.0, -5.0]), 3.0).tolist()
+    [2.0, 1.0]
+    >>> fnp.mod(np.array([7, -7]), 4).tolist()
+    [3, 1]
+    >>> [float(g) for g in ft.grad(fnp.remainder, argnums=(0, 1))(5.0, 3.0)]
+    [1.0, -1.0]
+"""
 remainder_p = defbinary(
     "remainder",
     lambda xp, x1, x2: xp.remainder(x1, x2),
     same,
     lambda t, y, x1, x2: -t * floor_p.bind(x1 / x2),
+    doc=_REMAINDER_DOC,
 )
-floor_divide_p = defnondiff("floor_divide", lambda xp, x, y: xp.floor_divide(x, y))
 
-equal_p = defnondiff("equal", lambda xp, x, y: xp.equal(x, y))
-not_equal_p = defnondiff("not_equal", lambda xp, x, y: xp.not_equal(x, y))
-less_p = defnondiff("less", lambda xp, x, y: xp.less(x, y))
-less_equal_p = defnondiff("less_equal", lambda xp, x, y: xp.less_equal(x, y))
-greater_p = defnondiff("greater", lambda xp, x, y: xp.greater(x, y))
-greater_equal_p = defnondiff("greater_equal", lambda xp, x, y: xp.greater_equal(x, y))
-logical_and_p = defnondiff("logical_and", lambda xp, x, y: xp.logical_and(x, y))
-logical_or_p = defnondiff("logical_or", lambda xp, x, y: xp.logical_or(x, y))
-logical_xor_p = defnondiff("logical_xor", lambda xp, x, y: xp.logical_xor(x, y))
+_FLOOR_DIVIDE_DOC = """``fnp.floor_divide(x1, x2)``: ``x1 // x2``, ``floor(x1 / x2)``, elementwise
+with broadcasting, as ``numpy.floor_divide`` (no ``out``/``where``/``dtype`` keywords).  Its output
+carries no derivative: ``ft.grad`` gives 0 through it.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.floor_divide(np.array([7.0, -7.0]), 2.0).tolist()
+    [3.0, -4.0]
+    >>> float(ft.grad(fnp.floor_divide)(7.0, 2.0))
+    0.0
+"""
+floor_divide_p = defnondiff(
+    "floor_divide", lambda xp, x, y: xp.floor_divide(x, y), doc=_FLOOR_DIVIDE_DOC
+)
+
+_EQUAL_DOC = """``fnp.equal(x1, x2)``: ``x1 == x2``, elementwise with broadcasting, as
+``numpy.equal`` (no ``out``/``where``/``dtype`` keywords): a bool array, with no derivative.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.equal(np.array([1.0, 2.0]), 2.0).tolist()
+    [False, True]
+    >>> fnp.equal(np.array([np.nan]), np.nan).tolist()  # NaN equals nothing
+    [False]
+"""
+equal_p = defnondiff("equal", lambda xp, x, y: xp.equal(x, y), doc=_EQUAL_DOC)
+
+_NOT_EQUAL_DOC = """``fnp.not_equal(x1, x2)``: ``x1 != x2``, elementwise with broadcasting, as
+``numpy.not_equal`` (no ``out``/``where``/``dtype`` keywords): a bool array, with no derivative.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.not_equal(np.array([1.0, 2.0]), 2.0).tolist()
+    [True, False]
+"""
+not_equal_p = defnondiff("not_equal", lambda xp, x, y: xp.not_equal(x, y), doc=_NOT_EQUAL_DOC)
+
+_LESS_DOC = """``fnp.less(x1, x2)``: ``x1 < x2``, elementwise with broadcasting, as ``numpy.less``
+(no ``out``/``where``/``dtype`` keywords): a bool array, with no derivative.  Under a transform it
+selects branches (``fnp.where``), whose derivatives flow as usual.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.less(np.array([1.0, 2.0, 3.0]), 2.0).tolist()
+    [True, False, False]
+    >>> float(ft.grad(lambda x: fnp.where(fnp.less(x, 0.0), -x, x))(-2.0))  # picks a branch
+    -1.0
+"""
+less_p = defnondiff("less", lambda xp, x, y: xp.less(x, y), doc=_LESS_DOC)
+
+_LESS_EQUAL_DOC = """``fnp.less_equal(x1, x2)``: ``x1 <= x2``, elementwise with broadcasting, as
+``numpy.less_equal`` (no ``out``/``where``/``dtype`` keywords): a bool array, with no derivative.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.less_equal(np.array([1.0, 2.0, 3.0]), 2.0).tolist()
+    [True, True, False]
+"""
+less_equal_p = defnondiff("less_equal", lambda xp, x, y: xp.less_equal(x, y), doc=_LESS_EQUAL_DOC)
+
+_GREATER_DOC = """``fnp.greater(x1, x2)``: ``x1 > x2``, elementwise with broadcasting, as
+``numpy.greater`` (no ``out``/``where``/``dtype`` keywords): a bool array, with no derivative.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.greater(np.array([1.0, 2.0, 3.0]), 2.0).tolist()
+    [False, False, True]
+    >>> ft.vmap(fnp.greater)(np.array([1.0, 4.0]), np.array([2.0, 3.0])).tolist()
+    [False, True]
+"""
+greater_p = defnondiff("greater", lambda xp, x, y: xp.greater(x, y), doc=_GREATER_DOC)
+
+_GREATER_EQUAL_DOC = """``fnp.greater_equal(x1, x2)``: ``x1 >= x2``, elementwise with broadcasting,
+as ``numpy.greater_equal`` (no ``out``/``where``/``dtype`` keywords): a bool array, with no
+derivative.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.greater_equal(np.array([1.0, 2.0, 3.0]), 2.0).tolist()
+    [False, True, True]
+"""
+greater_equal_p = defnondiff(
+    "greater_equal", lambda xp, x, y: xp.greater_equal(x, y), doc=_GREATER_EQUAL_DOC
+)
+
+_LOGICAL_AND_DOC = """``fnp.logical_and(x1, x2)``: ``x1 and x2``, elementwise with broadcasting, as
+``numpy.logical_and`` (no ``out``/``where``/``dtype`` keywords): a bool array (nonzero numbers are
+true), with no derivative.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms.numpy as fnp
+    >>> a = np.array([True, True, False, False])
+    >>> b = np.array([True, False, True, False])
+    >>> fnp.logical_and(a, b).tolist()
+    [True, False, False, False]
+"""
+logical_and_p = defnondiff(
+    "logical_and", lambda xp, x, y: xp.logical_and(x, y), doc=_LOGICAL_AND_DOC
+)
+
+_LOGICAL_OR_DOC = """``fnp.logical_or(x1, x2)``: ``x1 or x2``, elementwise with broadcasting, as
+``numpy.logical_or`` (no ``out``/``where``/``dtype`` keywords): a bool array (nonzero numbers are
+true), with no derivative.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms.numpy as fnp
+    >>> a = np.array([True, True, False, False])
+    >>> b = np.array([True, False, True, False])
+    >>> fnp.logical_or(a, b).tolist()
+    [True, True, True, False]
+"""
+logical_or_p = defnondiff("logical_or", lambda xp, x, y: xp.logical_or(x, y), doc=_LOGICAL_OR_DOC)
+
+_LOGICAL_XOR_DOC = """``fnp.logical_xor(x1, x2)``: exactly one of ``x1``, ``x2`` true, elementwise
+with broadcasting, as ``numpy.logical_xor`` (no ``out``/``where``/``dtype`` keywords): a bool array
+(nonzero numbers are true), with no derivative.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms.numpy as fnp
+    >>> a = np.array([True, True, False, False])
+    >>> b = np.array([True, False, True, False])
+    >>> fnp.logical_xor(a, b).tolist()
+    [False, True, True, False]
+"""
+logical_xor_p = defnondiff(
+    "logical_xor", lambda xp, x, y: xp.logical_xor(x, y), doc=_LOGICAL_XOR_DOC
+)
 # ``&``, ``|``, ``^`` as NumPy spells them: bitwise on integers, logical on booleans.
-bitwise_and_p = defnondiff("bitwise_and", lambda xp, x, y: xp.bitwise_and(x, y))
-bitwise_or_p = defnondiff("bitwise_or", lambda xp, x, y: xp.bitwise_or(x, y))
-bitwise_xor_p = defnondiff("bitwise_xor", lambda xp, x, y: xp.bitwise_xor(x, y))
+_BITWISE_AND_DOC = """``fnp.bitwise_and(x1, x2)``: ``x1 & x2``, bitwise on integers and logical on
+booleans, elementwise with broadcasting, as ``numpy.bitwise_and`` (no ``out``/``where``/``dtype``
+keywords); no derivative.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.bitwise_and(np.array([12, 10]), 6).tolist()
+    [4, 2]
+    >>> fnp.bitwise_and(np.array([True, False]), np.array([True, True])).tolist()
+    [True, False]
+"""
+bitwise_and_p = defnondiff(
+    "bitwise_and", lambda xp, x, y: xp.bitwise_and(x, y), doc=_BITWISE_AND_DOC
+)
+
+_BITWISE_OR_DOC = """``fnp.bitwise_or(x1, x2)``: ``x1 | x2``, bitwise on integers and logical on
+booleans, elementwise with broadcasting, as ``numpy.bitwise_or`` (no ``out``/``where``/``dtype``
+keywords); no derivative.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.bitwise_or(np.array([12, 10]), 6).tolist()
+    [14, 14]
+    >>> fnp.bitwise_or(np.array([True, False]), np.array([True, True])).tolist()
+    [True, True]
+"""
+bitwise_or_p = defnondiff("bitwise_or", lambda xp, x, y: xp.bitwise_or(x, y), doc=_BITWISE_OR_DOC)
+
+_BITWISE_XOR_DOC = """``fnp.bitwise_xor(x1, x2)``: ``x1 ^ x2``, bitwise on integers and logical on
+booleans, elementwise with broadcasting, as ``numpy.bitwise_xor`` (no ``out``/``where``/``dtype``
+keywords); no derivative.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.bitwise_xor(np.array([12, 10]), 6).tolist()
+    [10, 12]
+    >>> fnp.bitwise_xor(np.array([True, False]), np.array([True, True])).tolist()
+    [False, True]
+"""
+bitwise_xor_p = defnondiff(
+    "bitwise_xor", lambda xp, x, y: xp.bitwise_xor(x, y), doc=_BITWISE_XOR_DOC
+)
 
 # -- select and casts -------------------------------------------------------------------
 

@@ -88,37 +88,122 @@ def _expit_impl(xp, x):
     return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
-expit_p = defunary("expit", _expit_impl, lambda y, x: y * (1 - y))
+_EXPIT_DOC = """``ftransforms.scipy.special.expit(x)``: the logistic sigmoid ``1 / (1 + exp(-x))``,
+elementwise, as ``scipy.special.expit`` (SciPy's values where SciPy is installed, an overflow-free
+formula without it); its derivative is ``expit(x) * (1 - expit(x))``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import expit
+    >>> expit(np.array([0.0, 100.0])).tolist()
+    [0.5, 1.0]
+    >>> float(ft.grad(expit)(0.0))
+    0.25
+"""
+expit_p = defunary("expit", _expit_impl, lambda y, x: y * (1 - y), doc=_EXPIT_DOC)
 
 # -- error function and gamma family (scipy.special) -------------------------------------
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2.0
 
+_ERF_DOC = """``ftransforms.scipy.special.erf(x)``: the error function, elementwise, as
+``scipy.special.erf`` (evaluated with SciPy); its derivative is ``2 / sqrt(pi) * exp(-x**2)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import erf
+    >>> np.round(erf(np.array([0.0, 1.0])), 6).tolist()
+    [0.0, 0.842701]
+    >>> round(float(ft.grad(erf)(0.0)), 6)  # 2 / sqrt(pi)
+    1.128379
+"""
 erf_p = defunary(
     "erf",
     lambda xp, x: scipy_special(xp).erf(x),
     lambda y, x: _TWO_OVER_SQRT_PI * _ew.exp_p.bind(-(x * x)),
+    doc=_ERF_DOC,
 )
+
+_ERFC_DOC = """``ftransforms.scipy.special.erfc(x)``: the complementary error function
+``1 - erf(x)``, accurate for large ``x``, elementwise, as ``scipy.special.erfc`` (evaluated with
+SciPy); its derivative is ``-2 / sqrt(pi) * exp(-x**2)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import erfc
+    >>> float(erfc(0.0))
+    1.0
+    >>> print(f"{float(erfc(10.0)):.4e}")  # 1 - erf(10.0) would be 0.0
+    2.0885e-45
+    >>> round(float(ft.grad(erfc)(0.0)), 6)  # -2 / sqrt(pi)
+    -1.128379
+"""
 erfc_p = defunary(
     "erfc",
     lambda xp, x: scipy_special(xp).erfc(x),
     lambda y, x: -_TWO_OVER_SQRT_PI * _ew.exp_p.bind(-(x * x)),
+    doc=_ERFC_DOC,
 )
+
+_ERFINV_DOC = """``ftransforms.scipy.special.erfinv(y)``: the inverse of ``erf`` on ``(-1, 1)``
+(``-inf``/``inf`` at -1/1), elementwise, as ``scipy.special.erfinv`` (evaluated with SciPy); its
+derivative is ``sqrt(pi) / 2 * exp(erfinv(y)**2)``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import erf, erfinv
+    >>> round(float(erfinv(erf(0.5))), 6)
+    0.5
+    >>> round(float(ft.grad(erfinv)(0.0)), 6)  # sqrt(pi) / 2
+    0.886227
+"""
 erfinv_p = defunary(
     "erfinv",
     lambda xp, x: scipy_special(xp).erfinv(x),
     lambda y, x: _SQRT_PI_OVER_TWO * _ew.exp_p.bind(y * y),
+    doc=_ERFINV_DOC,
 )
+
+_GAMMALN_DOC = """``ftransforms.scipy.special.gammaln(x)``: ``log|gamma(x)|``, elementwise, as
+``scipy.special.gammaln`` (evaluated with SciPy); its derivative is ``digamma(x)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import gammaln
+    >>> np.round(gammaln(np.array([1.0, 5.0])), 6).tolist()  # log(0!), log(4!)
+    [0.0, 3.178054]
+    >>> round(float(ft.grad(gammaln)(1.0)), 6)  # digamma(1) = -Euler's gamma
+    -0.577216
+"""
 gammaln_p = defunary(
     "gammaln",
     lambda xp, x: scipy_special(xp).gammaln(x),
     lambda y, x: digamma_p.bind(x),
+    doc=_GAMMALN_DOC,
 )
+
+_DIGAMMA_DOC = """``ftransforms.scipy.special.digamma(x)``: the logarithmic derivative of gamma,
+``gamma'(x) / gamma(x)`` (also ``ftransforms.scipy.special.psi``, the same operator), elementwise,
+as ``scipy.special.digamma`` (evaluated with SciPy); its derivative is ``polygamma(1, x)``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import digamma
+    >>> round(float(digamma(1.0)), 6)  # -Euler's gamma
+    -0.577216
+    >>> round(float(ft.grad(digamma)(1.0)), 6)  # pi**2 / 6
+    1.644934
+"""
 digamma_p = defunary(
     "digamma",
     lambda xp, x: scipy_special(xp).digamma(x),
     lambda y, x: polygamma_p.bind(1, x),
+    doc=_DIGAMMA_DOC,
 )
 
 
@@ -242,23 +327,60 @@ def _refusing(call: str, arg: str):
     return rule
 
 
+_NDTR_DOC = """``ftransforms.scipy.special.ndtr(x)``: the standard normal CDF, elementwise, as
+``scipy.special.ndtr`` (evaluated with SciPy); its derivative is the normal density.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import ndtr
+    >>> float(ndtr(0.0))
+    0.5
+    >>> round(float(ft.grad(ndtr)(0.0)), 6)  # 1 / sqrt(2 pi)
+    0.398942
+"""
 ndtr_p = _sp_unary(
     "ndtr",
     lambda y, x: _INV_SQRT_2PI * _ew.exp_p.bind(-0.5 * (x * x)),
-    doc="The standard normal CDF; derivative the normal density.",
+    doc=_NDTR_DOC,
 )
+
+_NDTRI_DOC = """``ftransforms.scipy.special.ndtri(p)``: the inverse of ``ndtr``, the standard normal
+quantile, elementwise, as ``scipy.special.ndtri`` (evaluated with SciPy); its derivative is
+``sqrt(2 pi) * exp(ndtri(p)**2 / 2)``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import ndtri
+    >>> round(float(ndtri(0.975)), 6)
+    1.959964
+    >>> round(float(ft.grad(ndtri)(0.5)), 6)  # sqrt(2 pi)
+    2.506628
+"""
 ndtri_p = _sp_unary(
     "ndtri",
     lambda y, x: _SQRT_2PI * _ew.exp_p.bind(0.5 * (y * y)),
-    doc="The inverse of ndtr; derivative ``sqrt(2 pi) exp(y**2 / 2)``.",
+    doc=_NDTRI_DOC,
 )
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+_LOG_NDTR_DOC = """``ftransforms.scipy.special.log_ndtr(x)``: ``log(ndtr(x))``, accurate in both
+tails, elementwise, as ``scipy.special.log_ndtr`` (evaluated with SciPy); its derivative is
+``pdf(x) / ndtr(x)``, also accurate far in the left tail.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import log_ndtr
+    >>> round(float(log_ndtr(-40.0)), 6)  # log(ndtr(-40.0)) would be -inf
+    -804.608442
+    >>> round(float(ft.grad(log_ndtr)(0.0)), 6)  # sqrt(2 / pi)
+    0.797885
+"""
 log_ndtr_p = _sp_unary(
     "log_ndtr",
     # pdf(x) / ndtr(x) = sqrt(2 / pi) / erfcx(-x / sqrt(2)): no 0/0 and no cancellation far
     # in the left tail (where exp(-x**2/2 - log_ndtr(x)) loses digits); 0 far to the right
     lambda y, x: _SQRT_2_OVER_PI / erfcx_p.bind(x * (-1.0 / math.sqrt(2.0))),
-    doc="``log(ndtr(x))``, accurate in both tails.",
+    doc=_LOG_NDTR_DOC,
 )
 
 
@@ -374,17 +496,45 @@ gammainc_da_p = _binary_op(
     doc="``d/da gammainc(a, x)``; see NOTE [gammainc in a].",
 )
 
+_GAMMAINC_DOC = """``ftransforms.scipy.special.gammainc(a, x)``: the regularized lower incomplete
+gamma function ``P(a, x)``, elementwise with broadcasting, as ``scipy.special.gammainc`` (evaluated
+with SciPy); its derivative in ``x`` is ``x**(a-1) exp(-x) / gamma(a)``; in ``a`` it is computed
+numerically (series or continued fraction carried in forward mode), and a second derivative in ``a``
+raises :class:`~ftransforms.errors.UnsupportedOperationError`.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import gammainc
+    >>> round(float(gammainc(1.0, 1.0)), 6)  # 1 - exp(-1)
+    0.632121
+    >>> round(float(ft.grad(gammainc, argnums=1)(1.0, 1.0)), 6)  # exp(-1)
+    0.367879
+"""
 gammainc_p = _binary_op(
     "gammainc",
     _sp_call("gammainc"),
     (lambda out, a, x: gammainc_da_p.bind(a, x), _gammainc_dx),
-    doc="The regularized lower incomplete gamma function P(a, x).",
+    doc=_GAMMAINC_DOC,
 )
+
+_GAMMAINCC_DOC = """``ftransforms.scipy.special.gammaincc(a, x)``: the regularized upper incomplete
+gamma function ``Q(a, x) = 1 - P(a, x)``, elementwise with broadcasting, as
+``scipy.special.gammaincc`` (evaluated with SciPy); its derivatives are those of ``gammainc``
+negated (numerical in ``a``, to first order only).
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import gammaincc
+    >>> round(float(gammaincc(1.0, 1.0)), 6)  # exp(-1)
+    0.367879
+    >>> round(float(ft.grad(gammaincc, argnums=1)(1.0, 1.0)), 6)  # -exp(-1)
+    -0.367879
+"""
 gammaincc_p = _binary_op(
     "gammaincc",
     _sp_call("gammaincc"),
     (lambda out, a, x: -gammainc_da_p.bind(a, x), lambda out, a, x: -_gammainc_dx(out, a, x)),
-    doc="The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x).",
+    doc=_GAMMAINCC_DOC,
 )
 
 
@@ -392,12 +542,38 @@ def _betaln_da(out, a, b):
     return digamma_p.bind(a) - digamma_p.bind(a + b)
 
 
+_BETALN_DOC = """``ftransforms.scipy.special.betaln(a, b)``: ``log|beta(a, b)|``, without overflow,
+elementwise with broadcasting, as ``scipy.special.betaln`` (evaluated with SciPy); its partial
+derivative in ``a`` is ``digamma(a) - digamma(a + b)``, and symmetrically in ``b``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import betaln
+    >>> round(float(betaln(1.0, 2.0)), 6)  # log(1 / 2)
+    -0.693147
+    >>> round(float(ft.grad(betaln, argnums=1)(1.0, 2.0)), 6)  # d/db -log(b)
+    -0.5
+"""
 betaln_p = _binary_op(
     "betaln",
     _sp_call("betaln"),
     (_betaln_da, lambda out, a, b: _betaln_da(out, b, a)),
-    doc="``log|B(a, b)|``.",
+    doc=_BETALN_DOC,
 )
+
+_BETA_DOC = """``ftransforms.scipy.special.beta(a, b)``: the beta function
+``gamma(a) gamma(b) / gamma(a + b)``, elementwise with broadcasting, as ``scipy.special.beta``
+(evaluated with SciPy); its partial derivative in ``a`` is
+``beta(a, b) * (digamma(a) - digamma(a + b))``, and symmetrically in ``b``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import beta
+    >>> round(float(beta(2.0, 3.0)), 6)  # 1 / 12
+    0.083333
+    >>> round(float(ft.grad(beta, argnums=1)(1.0, 2.0)), 6)  # d/db 1 / b
+    -0.25
+"""
 beta_p = _binary_op(
     "beta",
     _sp_call("beta"),
@@ -405,7 +581,7 @@ beta_p = _binary_op(
         lambda out, a, b: out * _betaln_da(out, a, b),
         lambda out, a, b: out * _betaln_da(out, b, a),
     ),
-    doc="The beta function ``Gamma(a) Gamma(b) / Gamma(a + b)``.",
+    doc=_BETA_DOC,
 )
 
 
@@ -414,6 +590,20 @@ def _betainc_dx(out, a, b, x):
     return _ew.exp_p.bind(xlogy_p.bind(a - 1, x) + xlog1py_p.bind(b - 1, -x) - betaln_p.bind(a, b))
 
 
+_BETAINC_DOC = """``ftransforms.scipy.special.betainc(a, b, x)``: the regularized incomplete beta
+function ``I_x(a, b)``, elementwise with broadcasting, as ``scipy.special.betainc`` (evaluated with
+SciPy); its derivative in ``x`` is the beta density ``x**(a-1) (1-x)**(b-1) / beta(a, b)``; a
+derivative in ``a`` or ``b`` raises :class:`~ftransforms.errors.UnsupportedOperationError` (hold
+them fixed).
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import betainc
+    >>> round(float(betainc(2.0, 3.0, 0.5)), 6)
+    0.6875
+    >>> round(float(ft.grad(betainc, argnums=2)(2.0, 3.0, 0.5)), 6)  # 0.5 * 0.25 * 12
+    1.5
+"""
 betainc_p = _binary_op(
     "betainc",
     _sp_call("betainc"),
@@ -422,19 +612,86 @@ betainc_p = _binary_op(
         _refusing("betainc(a, b, x)", "b"),
         _betainc_dx,
     ),
-    doc="The regularized incomplete beta function I_x(a, b).",
+    doc=_BETAINC_DOC,
 )
 
 # -- gamma function relatives ------------------------------------------------------------
 
-gamma_p = _sp_unary("gamma", lambda y, x: y * digamma_p.bind(x), doc="The gamma function.")
+_GAMMA_DOC = """``ftransforms.scipy.special.gamma(x)``: the gamma function (``inf`` at 0, NaN at the
+negative integers, as SciPy), elementwise, as ``scipy.special.gamma`` (evaluated with SciPy); its
+derivative is ``gamma(x) * digamma(x)``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import gamma
+    >>> float(gamma(5.0))  # 4!
+    24.0
+    >>> round(float(ft.grad(gamma)(1.0)), 6)  # digamma(1)
+    -0.577216
+"""
+gamma_p = _sp_unary("gamma", lambda y, x: y * digamma_p.bind(x), doc=_GAMMA_DOC)
+
+_RGAMMA_DOC = """``ftransforms.scipy.special.rgamma(x)``: ``1 / gamma(x)``, 0 at the poles of gamma
+(x = 0, -1, ...), elementwise, as ``scipy.special.rgamma`` (evaluated with SciPy); its derivative is
+``-rgamma(x) * digamma(x)`` (NaN at those poles).
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import rgamma
+    >>> rgamma(np.array([0.0, 4.0])).tolist()
+    [0.0, 0.16666666666666666]
+    >>> round(float(ft.grad(rgamma)(1.0)), 6)  # -digamma(1)
+    0.577216
+"""
 rgamma_p = _sp_unary(
     "rgamma",
     lambda y, x: -y * digamma_p.bind(x),
-    doc="``1 / gamma(x)``; its derivative is NaN at the poles of gamma (x = 0, -1, ...).",
+    doc=_RGAMMA_DOC,
 )
-gammasgn_p = defnondiff("gammasgn", _sp_call("gammasgn"), doc="The sign of gamma(x).")
-loggamma_p = _sp_unary("loggamma", lambda y, x: digamma_p.bind(x), doc="``log(gamma(x))``, x > 0.")
+
+_GAMMASGN_DOC = """``ftransforms.scipy.special.gammasgn(x)``: the sign of ``gamma(x)``, -1.0 or 1.0,
+elementwise, as ``scipy.special.gammasgn`` (evaluated with SciPy); it has no derivative (``ft.grad``
+gives 0 through it).
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import gammasgn
+    >>> gammasgn(np.array([-1.5, -0.5, 0.5])).tolist()
+    [1.0, -1.0, 1.0]
+    >>> float(ft.grad(gammasgn)(0.5))
+    0.0
+"""
+gammasgn_p = defnondiff("gammasgn", _sp_call("gammasgn"), doc=_GAMMASGN_DOC)
+
+_LOGGAMMA_DOC = """``ftransforms.scipy.special.loggamma(x)``: ``log(gamma(x))`` for real ``x > 0``
+(NaN for ``x < 0``, as SciPy's real ``loggamma``), elementwise, as ``scipy.special.loggamma``
+(evaluated with SciPy); its derivative is ``digamma(x)``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import loggamma
+    >>> round(float(loggamma(5.0)), 6)  # log(4!)
+    3.178054
+    >>> round(float(ft.grad(loggamma)(2.0)), 6)  # digamma(2) = 1 - Euler's gamma
+    0.422784
+"""
+loggamma_p = _sp_unary("loggamma", lambda y, x: digamma_p.bind(x), doc=_LOGGAMMA_DOC)
+
+_POCH_DOC = """``ftransforms.scipy.special.poch(z, m)``: the rising factorial
+``gamma(z + m) / gamma(z)``, elementwise with broadcasting, as ``scipy.special.poch`` (evaluated
+with SciPy); its partial derivatives are ``poch * (digamma(z + m) - digamma(z))`` and
+``poch * digamma(z + m)``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import poch
+    >>> float(poch(3.0, 2.0))  # 3 * 4
+    12.0
+    >>> round(float(ft.grad(poch)(3.0, 2.0)), 6)  # d/dz z (z + 1) = 2 z + 1
+    7.0
+"""
 poch_p = _binary_op(
     "poch",
     _sp_call("poch"),
@@ -442,8 +699,21 @@ poch_p = _binary_op(
         lambda out, z, m: out * (digamma_p.bind(z + m) - digamma_p.bind(z)),
         lambda out, z, m: out * digamma_p.bind(z + m),
     ),
-    doc="The rising factorial ``gamma(z + m) / gamma(z)``.",
+    doc=_POCH_DOC,
 )
+
+_BINOM_DOC = """``ftransforms.scipy.special.binom(n, k)``: the binomial coefficient for real
+arguments, ``gamma(n + 1) / (gamma(k + 1) gamma(n - k + 1))``, elementwise with broadcasting, as
+``scipy.special.binom`` (evaluated with SciPy); differentiable in both (through ``digamma``).
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import binom
+    >>> round(float(binom(5.0, 2.0)), 6)
+    10.0
+    >>> round(float(ft.grad(binom)(5.0, 2.0)), 6)  # d/dn n (n - 1) / 2 = n - 1/2
+    4.5
+"""
 binom_p = _binary_op(
     "binom",
     _sp_call("binom"),
@@ -451,7 +721,7 @@ binom_p = _binary_op(
         lambda out, n, k: out * (digamma_p.bind(n + 1) - digamma_p.bind(n - k + 1)),
         lambda out, n, k: out * (digamma_p.bind(n - k + 1) - digamma_p.bind(k + 1)),
     ),
-    doc="The binomial coefficient for real arguments, ``gamma(n+1) / (gamma(k+1) gamma(n-k+1))``.",
+    doc=_BINOM_DOC,
 )
 
 
@@ -540,17 +810,68 @@ zeta_p = _binary_op(
 
 # -- error function relatives ------------------------------------------------------------
 
+_ERFCX_DOC = """``ftransforms.scipy.special.erfcx(x)``: the scaled complementary error function
+``exp(x**2) * erfc(x)``, which does not underflow for large ``x``, elementwise, as
+``scipy.special.erfcx`` (evaluated with SciPy); its derivative is ``2 x erfcx(x) - 2 / sqrt(pi)``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import erfcx
+    >>> round(float(erfcx(30.0)), 6)  # about 1 / (30 sqrt(pi))
+    0.018796
+    >>> round(float(ft.grad(erfcx)(0.0)), 6)  # -2 / sqrt(pi)
+    -1.128379
+"""
 erfcx_p = _sp_unary(
     "erfcx",
     lambda y, x: 2.0 * x * y - _TWO_OVER_SQRT_PI,
-    doc="The scaled complementary error function ``exp(x**2) erfc(x)``.",
+    doc=_ERFCX_DOC,
 )
+
+_ERFCINV_DOC = """``ftransforms.scipy.special.erfcinv(y)``: the inverse of ``erfc`` on ``(0, 2)``,
+elementwise, as ``scipy.special.erfcinv`` (evaluated with SciPy); its derivative is
+``-sqrt(pi) / 2 * exp(erfcinv(y)**2)``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import erfc, erfcinv
+    >>> round(float(erfcinv(erfc(0.5))), 6)
+    0.5
+    >>> round(float(ft.grad(erfcinv)(1.0)), 6)  # -sqrt(pi) / 2
+    -0.886227
+"""
 erfcinv_p = _sp_unary(
     "erfcinv",
     lambda y, x: -_SQRT_PI_OVER_TWO * _ew.exp_p.bind(y * y),
-    doc="The inverse of erfc.",
+    doc=_ERFCINV_DOC,
 )
-dawsn_p = _sp_unary("dawsn", lambda y, x: 1.0 - 2.0 * x * y, doc="Dawson's integral.")
+
+_DAWSN_DOC = """``ftransforms.scipy.special.dawsn(x)``: Dawson's integral ``exp(-x**2)`` times the
+integral of ``exp(t**2)`` from 0 to ``x``, elementwise, as ``scipy.special.dawsn`` (evaluated with
+SciPy); its derivative is ``1 - 2 x dawsn(x)``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import dawsn
+    >>> round(float(dawsn(1.0)), 6)
+    0.53808
+    >>> float(ft.grad(dawsn)(0.0))
+    1.0
+"""
+dawsn_p = _sp_unary("dawsn", lambda y, x: 1.0 - 2.0 * x * y, doc=_DAWSN_DOC)
+
+_OWENS_T_DOC = """``ftransforms.scipy.special.owens_t(h, a)``: Owen's T function ``T(h, a)``,
+elementwise with broadcasting, as ``scipy.special.owens_t`` (evaluated with SciPy); differentiable
+in both arguments (closed forms).
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import owens_t
+    >>> round(float(owens_t(0.0, 1.0)), 6)  # arctan(1) / (2 pi)
+    0.125
+    >>> round(float(ft.grad(owens_t, argnums=1)(0.0, 1.0)), 6)  # 1 / (2 pi (1 + a**2))
+    0.079577
+"""
 owens_t_p = _binary_op(
     "owens_t",
     _sp_call("owens_t"),
@@ -564,7 +885,7 @@ owens_t_p = _binary_op(
             _ew.exp_p.bind(-0.5 * (h * h) * (1 + a * a)) / ((2.0 * math.pi) * (1 + a * a))
         ),
     ),
-    doc="Owen's T function ``T(h, a)``.",
+    doc=_OWENS_T_DOC,
 )
 
 # -- exponential integrals, Spence's function ----------------------------------------------
@@ -588,18 +909,51 @@ def _expn_impl(xp, n, x):
     return _keep_float32(xp.asarray(out), (x,))
 
 
+_EXPN_DOC = """``ftransforms.scipy.special.expn(n, x)``: the generalized exponential integral
+``E_n(x)`` of integer order ``n``, elementwise with broadcasting, as ``scipy.special.expn``
+(evaluated with SciPy); its derivative in ``x`` is ``-E_{n-1}(x)`` (for ``n >= -3``); ``n`` is not
+differentiated (a derivative in it raises :class:`~ftransforms.errors.UnsupportedOperationError`).
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import expn
+    >>> round(float(expn(1, 1.0)), 6)  # E_1(1)
+    0.219384
+    >>> round(float(ft.grad(lambda x: expn(1, x))(1.0)), 6)  # -E_0(1) = -exp(-1)
+    -0.367879
+"""
 expn_p = _binary_op(
     "expn",
     _expn_impl,
     (_refusing("expn(n, x)", "n"), lambda out, n, x: -expn_p.bind(n - 1, x)),
-    doc="The generalized exponential integral E_n(x) (integer n; -4 <= n for derivatives).",
+    doc=_EXPN_DOC,
 )
-exp1_p = _sp_unary(
-    "exp1", lambda y, x: -_ew.exp_p.bind(-x) / x, doc="The exponential integral E_1(x)."
-)
-expi_p = _sp_unary(
-    "expi", lambda y, x: _ew.exp_p.bind(x) / x, doc="The exponential integral Ei(x)."
-)
+
+_EXP1_DOC = """``ftransforms.scipy.special.exp1(x)``: the exponential integral ``E_1(x)``,
+elementwise, as ``scipy.special.exp1`` (evaluated with SciPy); its derivative is ``-exp(-x) / x``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import exp1
+    >>> round(float(exp1(1.0)), 6)
+    0.219384
+    >>> round(float(ft.grad(exp1)(1.0)), 6)  # -exp(-1)
+    -0.367879
+"""
+exp1_p = _sp_unary("exp1", lambda y, x: -_ew.exp_p.bind(-x) / x, doc=_EXP1_DOC)
+
+_EXPI_DOC = """``ftransforms.scipy.special.expi(x)``: the exponential integral ``Ei(x)``,
+elementwise, as ``scipy.special.expi`` (evaluated with SciPy); its derivative is ``exp(x) / x``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import expi
+    >>> round(float(expi(1.0)), 6)
+    1.895118
+    >>> round(float(ft.grad(expi)(1.0)), 6)  # e
+    2.718282
+"""
+expi_p = _sp_unary("expi", lambda y, x: _ew.exp_p.bind(x) / x, doc=_EXPI_DOC)
 
 
 def _spence_d(y, z):
@@ -609,7 +963,20 @@ def _spence_d(y, z):
     return _ew.select_p.bind(one, -1.0, _ew.log_p.bind(zs) / (1 - zs))
 
 
-spence_p = _sp_unary("spence", _spence_d, doc="Spence's function (the dilogarithm at 1 - z).")
+_SPENCE_DOC = """``ftransforms.scipy.special.spence(z)``: Spence's function, the integral of
+``log(t) / (1 - t)`` from 1 to ``z`` (the dilogarithm ``Li2(1 - z)``), real ``z >= 0``, elementwise,
+as ``scipy.special.spence`` (evaluated with SciPy); its derivative is ``log(z) / (1 - z)``, -1 at
+``z == 1``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import spence
+    >>> round(float(spence(0.0)), 6)  # pi**2 / 6
+    1.644934
+    >>> float(ft.grad(spence)(1.0))
+    -1.0
+"""
+spence_p = _sp_unary("spence", _spence_d, doc=_SPENCE_DOC)
 
 # -- information theory --------------------------------------------------------------------
 
@@ -622,7 +989,20 @@ def _entr_d(y, x):
     return _ew.select_p.bind(pos, inside, edge)
 
 
-entr_p = _sp_unary("entr", _entr_d, doc="``-x log(x)`` (0 at 0, -inf for x < 0).")
+_ENTR_DOC = """``ftransforms.scipy.special.entr(x)``: ``-x log(x)``, 0 at 0 and ``-inf`` for
+``x < 0``, elementwise, as ``scipy.special.entr`` (evaluated with SciPy); its derivative is
+``-(log(x) + 1)`` (``inf`` at 0, as JAX).
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import entr
+    >>> np.round(entr(np.array([0.0, 0.5, 2.0])), 6).tolist()
+    [0.0, 0.346574, -1.386294]
+    >>> float(ft.grad(entr)(1.0))
+    -1.0
+"""
+entr_p = _sp_unary("entr", _entr_d, doc=_ENTR_DOC)
 
 
 def _rel_entr_parts(x, y):
@@ -642,12 +1022,39 @@ def _rel_entr_dy(out, x, y):
     return _ew.select_p.bind(inside, -xs / ys, 0.0)
 
 
+_REL_ENTR_DOC = """``ftransforms.scipy.special.rel_entr(x, y)``: ``x log(x / y)`` for ``x, y > 0``,
+0 for ``x == 0 <= y``, ``inf`` otherwise, elementwise with broadcasting, as
+``scipy.special.rel_entr`` (evaluated with SciPy); its partial derivatives are ``log(x / y) + 1``
+and ``-x / y`` inside the domain, 0 outside (JAX's convention).
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import rel_entr
+    >>> round(float(rel_entr(1.0, 2.0)), 6)  # log(1 / 2)
+    -0.693147
+    >>> [float(g) for g in ft.grad(rel_entr, argnums=(0, 1))(1.0, 1.0)]
+    [1.0, -1.0]
+"""
 rel_entr_p = _binary_op(
     "rel_entr",
     _sp_call("rel_entr"),
     (_rel_entr_dx, _rel_entr_dy),
-    doc="``x log(x / y)`` for x, y > 0; 0 for x == 0 <= y; inf otherwise.",
+    doc=_REL_ENTR_DOC,
 )
+
+_KL_DIV_DOC = """``ftransforms.scipy.special.kl_div(x, y)``: ``x log(x / y) - x + y`` for
+``x, y > 0``, ``y`` for ``x == 0 <= y``, ``inf`` otherwise, elementwise with broadcasting, as
+``scipy.special.kl_div`` (evaluated with SciPy); its partial derivatives are ``log(x / y)`` and
+``1 - x / y`` inside the domain.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import kl_div
+    >>> float(kl_div(1.0, 1.0))
+    0.0
+    >>> [round(float(g), 6) for g in ft.grad(kl_div, argnums=(0, 1))(2.0, 1.0)]
+    [0.693147, -1.0]
+"""
 kl_div_p = _binary_op(
     "kl_div",
     _sp_call("kl_div"),
@@ -655,7 +1062,7 @@ kl_div_p = _binary_op(
         lambda out, x, y: _rel_entr_dx(out, x, y) - 1,
         lambda out, x, y: _rel_entr_dy(out, x, y) + 1,
     ),
-    doc="``x log(x / y) - x + y`` for x, y > 0; y for x == 0 <= y; inf otherwise.",
+    doc=_KL_DIV_DOC,
 )
 
 # -- Bessel functions ------------------------------------------------------------------------
@@ -704,30 +1111,287 @@ def _yn_d(out, n, x):
     return 0.5 * (lo - hi)
 
 
-iv_p = _bessel("iv", _iv_d, "The modified Bessel function of the first kind I_v(x).")
-ive_p = _bessel("ive", _ive_d, "``iv(v, x) * exp(-|x|)``.")
-kv_p = _bessel("kv", _kv_d, "The modified Bessel function of the second kind K_v(x).")
-kve_p = _bessel("kve", _kve_d, "``kv(v, x) * exp(x)``.")
-jv_p = _bessel("jv", _jv_d, "The Bessel function of the first kind J_v(x).")
-yv_p = _bessel("yv", _yv_d, "The Bessel function of the second kind Y_v(x).")
-yn_p = _bessel("yn", _yn_d, "The Bessel function of the second kind Y_n(x), integer order.")
+_IV_DOC = """``ftransforms.scipy.special.iv(v, x)``: the modified Bessel function of the first kind
+``I_v(x)``, elementwise with broadcasting, as ``scipy.special.iv`` (evaluated with SciPy); its
+derivative in ``x`` is ``(I_{v-1}(x) + I_{v+1}(x)) / 2``; the order ``v`` is not differentiated (a
+derivative in it raises :class:`~ftransforms.errors.UnsupportedOperationError`).
 
-i0_p = _sp_unary("i0", lambda y, x: i1_p.bind(x), doc="I_0(x).")
-i0e_p = _sp_unary("i0e", lambda y, x: i1e_p.bind(x) - _ew.sign_p.bind(x) * y, doc="I_0e(x).")
-i1_p = _sp_unary("i1", lambda y, x: 0.5 * (i0_p.bind(x) + iv_p.bind(2, x)), doc="I_1(x).")
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import iv
+    >>> float(iv(0.0, 0.0))
+    1.0
+    >>> float(ft.grad(iv, argnums=1)(1.0, 0.0))  # I_1'(0) = 1/2
+    0.5
+    >>> ft.grad(iv)(1.0, 1.0)  # in the order v
+    Traceback (most recent call last):
+        ...
+    ftransforms.core.errors.UnsupportedOperationError: iv(v, x): the derivative ... v ...
+"""
+iv_p = _bessel("iv", _iv_d, _IV_DOC)
+
+_IVE_DOC = """``ftransforms.scipy.special.ive(v, x)``: the exponentially scaled
+``I_v(x) * exp(-|x|)``, finite where ``iv`` overflows, elementwise with broadcasting, as
+``scipy.special.ive`` (evaluated with SciPy); its derivative in ``x`` is
+``(ive(v - 1, x) + ive(v + 1, x)) / 2 - sign(x) * ive(v, x)``; the order ``v`` is not
+differentiated (a derivative in it raises :class:`~ftransforms.errors.UnsupportedOperationError`).
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import ive
+    >>> round(float(ive(0.0, 1000.0)), 6)
+    0.012617
+    >>> float(ft.grad(ive, argnums=1)(1.0, 0.0))
+    0.5
+"""
+ive_p = _bessel("ive", _ive_d, _IVE_DOC)
+
+_KV_DOC = """``ftransforms.scipy.special.kv(v, x)``: the modified Bessel function of the second kind
+``K_v(x)``, elementwise with broadcasting, as ``scipy.special.kv`` (evaluated with SciPy); its
+derivative in ``x`` is ``-(K_{v-1}(x) + K_{v+1}(x)) / 2``; the order ``v`` is not differentiated (a
+derivative in it raises :class:`~ftransforms.errors.UnsupportedOperationError`).
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import kv
+    >>> round(float(kv(0.5, 1.0)), 6)  # sqrt(pi / (2 x)) exp(-x) at x = 1
+    0.461069
+    >>> round(float(ft.grad(kv, argnums=1)(0.5, 1.0)), 6)  # -3/2 of it
+    -0.691603
+"""
+kv_p = _bessel("kv", _kv_d, _KV_DOC)
+
+_KVE_DOC = """``ftransforms.scipy.special.kve(v, x)``: the exponentially scaled ``K_v(x) * exp(x)``,
+elementwise with broadcasting, as ``scipy.special.kve`` (evaluated with SciPy); its derivative in
+``x`` is ``kve(v, x) - (kve(v-1, x) + kve(v+1, x)) / 2``; the order ``v`` is not differentiated (a
+derivative in it raises :class:`~ftransforms.errors.UnsupportedOperationError`).
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import kve
+    >>> round(float(kve(0.5, 1.0)), 6)  # sqrt(pi / (2 x)) at x = 1
+    1.253314
+    >>> round(float(ft.grad(kve, argnums=1)(0.5, 1.0)), 6)  # -1/2 of it
+    -0.626657
+"""
+kve_p = _bessel("kve", _kve_d, _KVE_DOC)
+
+_JV_DOC = """``ftransforms.scipy.special.jv(v, x)``: the Bessel function of the first kind
+``J_v(x)``, elementwise with broadcasting, as ``scipy.special.jv`` (evaluated with SciPy); its
+derivative in ``x`` is ``(J_{v-1}(x) - J_{v+1}(x)) / 2``; the order ``v`` is not differentiated (a
+derivative in it raises :class:`~ftransforms.errors.UnsupportedOperationError`).
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import jv
+    >>> float(jv(0.0, 0.0))
+    1.0
+    >>> float(ft.grad(jv, argnums=1)(1.0, 0.0))  # J_1'(0) = 1/2
+    0.5
+"""
+jv_p = _bessel("jv", _jv_d, _JV_DOC)
+
+_YV_DOC = """``ftransforms.scipy.special.yv(v, x)``: the Bessel function of the second kind
+``Y_v(x)``, elementwise with broadcasting, as ``scipy.special.yv`` (evaluated with SciPy); its
+derivative in ``x`` is ``(Y_{v-1}(x) - Y_{v+1}(x)) / 2``; the order ``v`` is not differentiated (a
+derivative in it raises :class:`~ftransforms.errors.UnsupportedOperationError`).
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import yv
+    >>> round(float(yv(0.5, np.pi)), 6)  # -sqrt(2 / (pi x)) cos(x) at pi: sqrt(2) / pi
+    0.450158
+    >>> round(float(ft.grad(yv, argnums=1)(0.5, np.pi / 2)), 6)  # at pi / 2: 2 / pi
+    0.63662
+"""
+yv_p = _bessel("yv", _yv_d, _YV_DOC)
+
+_YN_DOC = """``ftransforms.scipy.special.yn(n, x)``: the Bessel function of the second kind
+``Y_n(x)`` of integer order ``n``, elementwise with broadcasting, as ``scipy.special.yn`` (evaluated
+with SciPy); its derivative in ``x`` is ``(Y_{n-1}(x) - Y_{n+1}(x)) / 2``; ``n`` is not
+differentiated.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import yn
+    >>> round(float(yn(1, 1.0)), 6)
+    -0.781213
+    >>> round(float(ft.grad(lambda x: yn(0, x))(1.0)), 6)  # -Y_1(1)
+    0.781213
+"""
+yn_p = _bessel("yn", _yn_d, _YN_DOC)
+
+_I0_DOC = """``ftransforms.scipy.special.i0(x)``: the modified Bessel function of the first kind of
+order 0, ``I_0(x)``, elementwise, as ``scipy.special.i0`` (evaluated with SciPy); its derivative is
+``I_1(x)``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import i0
+    >>> float(i0(0.0))
+    1.0
+    >>> round(float(ft.grad(i0)(1.0)), 6)  # I_1(1)
+    0.565159
+"""
+i0_p = _sp_unary("i0", lambda y, x: i1_p.bind(x), doc=_I0_DOC)
+
+_I0E_DOC = """``ftransforms.scipy.special.i0e(x)``: the exponentially scaled ``I_0(x) * exp(-|x|)``,
+elementwise, as ``scipy.special.i0e`` (evaluated with SciPy); its derivative is
+``i1e(x) - sign(x) * i0e(x)``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import i0e
+    >>> round(float(i0e(1000.0)), 6)  # about 1 / sqrt(2 pi x)
+    0.012617
+    >>> round(float(ft.grad(i0e)(1.0)), 6)  # i1e(1) - i0e(1)
+    -0.257849
+"""
+i0e_p = _sp_unary("i0e", lambda y, x: i1e_p.bind(x) - _ew.sign_p.bind(x) * y, doc=_I0E_DOC)
+
+_I1_DOC = """``ftransforms.scipy.special.i1(x)``: the modified Bessel function of the first kind of
+order 1, ``I_1(x)``, elementwise, as ``scipy.special.i1`` (evaluated with SciPy); its derivative is
+``(I_0(x) + I_2(x)) / 2``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import i1
+    >>> float(i1(0.0))
+    0.0
+    >>> float(ft.grad(i1)(0.0))
+    0.5
+"""
+i1_p = _sp_unary("i1", lambda y, x: 0.5 * (i0_p.bind(x) + iv_p.bind(2, x)), doc=_I1_DOC)
+
+_I1E_DOC = """``ftransforms.scipy.special.i1e(x)``: the exponentially scaled ``I_1(x) * exp(-|x|)``,
+elementwise, as ``scipy.special.i1e`` (evaluated with SciPy); its derivative is
+``(i0e(x) + ive(2, x)) / 2 - sign(x) * i1e(x)``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import i1e
+    >>> float(i1e(0.0))
+    0.0
+    >>> float(ft.grad(i1e)(0.0))
+    0.5
+"""
 i1e_p = _sp_unary(
     "i1e",
     lambda y, x: 0.5 * (i0e_p.bind(x) + ive_p.bind(2, x)) - _ew.sign_p.bind(x) * y,
-    doc="I_1e(x).",
+    doc=_I1E_DOC,
 )
-k0_p = _sp_unary("k0", lambda y, x: -k1_p.bind(x), doc="K_0(x).")
-k0e_p = _sp_unary("k0e", lambda y, x: y - k1e_p.bind(x), doc="K_0e(x).")
-k1_p = _sp_unary("k1", lambda y, x: -0.5 * (k0_p.bind(x) + kv_p.bind(2, x)), doc="K_1(x).")
-k1e_p = _sp_unary("k1e", lambda y, x: y - 0.5 * (k0e_p.bind(x) + kve_p.bind(2, x)), doc="K_1e(x).")
-j0_p = _sp_unary("j0", lambda y, x: -j1_p.bind(x), doc="J_0(x).")
-j1_p = _sp_unary("j1", lambda y, x: 0.5 * (j0_p.bind(x) - jv_p.bind(2, x)), doc="J_1(x).")
-y0_p = _sp_unary("y0", lambda y, x: -y1_p.bind(x), doc="Y_0(x).")
-y1_p = _sp_unary("y1", lambda y, x: 0.5 * (y0_p.bind(x) - yv_p.bind(2, x)), doc="Y_1(x).")
+
+_K0_DOC = """``ftransforms.scipy.special.k0(x)``: the modified Bessel function of the second kind of
+order 0, ``K_0(x)``, elementwise, as ``scipy.special.k0`` (evaluated with SciPy); its derivative is
+``-K_1(x)``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import k0
+    >>> round(float(k0(1.0)), 6)
+    0.421024
+    >>> round(float(ft.grad(k0)(1.0)), 6)  # -K_1(1)
+    -0.601907
+"""
+k0_p = _sp_unary("k0", lambda y, x: -k1_p.bind(x), doc=_K0_DOC)
+
+_K0E_DOC = """``ftransforms.scipy.special.k0e(x)``: the exponentially scaled ``K_0(x) * exp(x)``,
+elementwise, as ``scipy.special.k0e`` (evaluated with SciPy); its derivative is ``k0e(x) - k1e(x)``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import k0e
+    >>> round(float(k0e(1.0)), 6)
+    1.144463
+    >>> round(float(ft.grad(k0e)(1.0)), 6)  # k0e(1) - k1e(1)
+    -0.49169
+"""
+k0e_p = _sp_unary("k0e", lambda y, x: y - k1e_p.bind(x), doc=_K0E_DOC)
+
+_K1_DOC = """``ftransforms.scipy.special.k1(x)``: the modified Bessel function of the second kind of
+order 1, ``K_1(x)``, elementwise, as ``scipy.special.k1`` (evaluated with SciPy); its derivative is
+``-(K_0(x) + K_2(x)) / 2``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import k1
+    >>> round(float(k1(1.0)), 6)
+    0.601907
+    >>> round(float(ft.grad(k1)(1.0)), 6)  # -K_0(1) - K_1(1)
+    -1.022932
+"""
+k1_p = _sp_unary("k1", lambda y, x: -0.5 * (k0_p.bind(x) + kv_p.bind(2, x)), doc=_K1_DOC)
+
+_K1E_DOC = """``ftransforms.scipy.special.k1e(x)``: the exponentially scaled ``K_1(x) * exp(x)``,
+elementwise, as ``scipy.special.k1e`` (evaluated with SciPy); its derivative is
+``k1e(x) - (k0e(x) + kve(2, x)) / 2``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import k1e
+    >>> round(float(k1e(1.0)), 6)
+    1.636153
+    >>> round(float(ft.grad(k1e)(1.0)), 6)  # -k0e(1)
+    -1.144463
+"""
+k1e_p = _sp_unary("k1e", lambda y, x: y - 0.5 * (k0e_p.bind(x) + kve_p.bind(2, x)), doc=_K1E_DOC)
+
+_J0_DOC = """``ftransforms.scipy.special.j0(x)``: the Bessel function of the first kind of order 0,
+``J_0(x)``, elementwise, as ``scipy.special.j0`` (evaluated with SciPy); its derivative is
+``-J_1(x)``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import j0
+    >>> float(j0(0.0))
+    1.0
+    >>> round(float(ft.grad(j0)(1.0)), 6)  # -J_1(1)
+    -0.440051
+"""
+j0_p = _sp_unary("j0", lambda y, x: -j1_p.bind(x), doc=_J0_DOC)
+
+_J1_DOC = """``ftransforms.scipy.special.j1(x)``: the Bessel function of the first kind of order 1,
+``J_1(x)``, elementwise, as ``scipy.special.j1`` (evaluated with SciPy); its derivative is
+``(J_0(x) - J_2(x)) / 2``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import j1
+    >>> float(j1(0.0))
+    0.0
+    >>> float(ft.grad(j1)(0.0))
+    0.5
+"""
+j1_p = _sp_unary("j1", lambda y, x: 0.5 * (j0_p.bind(x) - jv_p.bind(2, x)), doc=_J1_DOC)
+
+_Y0_DOC = """``ftransforms.scipy.special.y0(x)``: the Bessel function of the second kind of order 0,
+``Y_0(x)``, elementwise, as ``scipy.special.y0`` (evaluated with SciPy); its derivative is
+``-Y_1(x)``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import y0
+    >>> round(float(y0(1.0)), 6)
+    0.088257
+    >>> round(float(ft.grad(y0)(1.0)), 6)  # -Y_1(1)
+    0.781213
+"""
+y0_p = _sp_unary("y0", lambda y, x: -y1_p.bind(x), doc=_Y0_DOC)
+
+_Y1_DOC = """``ftransforms.scipy.special.y1(x)``: the Bessel function of the second kind of order 1,
+``Y_1(x)``, elementwise, as ``scipy.special.y1`` (evaluated with SciPy); its derivative is
+``(Y_0(x) - Y_2(x)) / 2``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import y1
+    >>> round(float(y1(1.0)), 6)
+    -0.781213
+    >>> round(float(ft.grad(y1)(1.0)), 6)  # Y_0(1) - Y_1(1)
+    0.86947
+"""
+y1_p = _sp_unary("y1", lambda y, x: 0.5 * (y0_p.bind(x) - yv_p.bind(2, x)), doc=_Y1_DOC)
 
 # -- Box-Cox transformations, Faddeeva function --------------------------------------------
 
@@ -745,6 +1409,19 @@ def _boxcox_dlmbda(log, x, lmbda):
     return el * el * _ew.select_p.bind(small, series, exact)
 
 
+_BOXCOX_DOC = """``ftransforms.scipy.special.boxcox(x, lmbda)``: the Box-Cox transformation
+``(x**lmbda - 1) / lmbda`` (``log(x)`` at ``lmbda == 0``), elementwise with broadcasting, as
+``scipy.special.boxcox`` (evaluated with SciPy); differentiable in both, its derivative in ``lmbda``
+accurate near 0.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import boxcox
+    >>> round(float(boxcox(3.0, 2.0)), 6)  # (9 - 1) / 2
+    4.0
+    >>> round(float(ft.grad(boxcox)(3.0, 2.0)), 6)  # x**(lmbda - 1)
+    3.0
+"""
 boxcox_p = _binary_op(
     "boxcox",
     _sp_call("boxcox"),
@@ -752,8 +1429,21 @@ boxcox_p = _binary_op(
         lambda out, x, lmbda: _ew.exp_p.bind((lmbda - 1) * _ew.log_p.bind(x)),
         lambda out, x, lmbda: _boxcox_dlmbda(_ew.log_p, x, lmbda),
     ),
-    doc="The Box-Cox transformation ``(x**lmbda - 1) / lmbda`` (``log(x)`` at lmbda = 0).",
+    doc=_BOXCOX_DOC,
 )
+
+_BOXCOX1P_DOC = """``ftransforms.scipy.special.boxcox1p(x, lmbda)``: ``boxcox(1 + x, lmbda)``,
+accurate for small ``x``, elementwise with broadcasting, as ``scipy.special.boxcox1p`` (evaluated
+with SciPy); differentiable in both.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import boxcox1p
+    >>> round(float(boxcox1p(2.0, 2.0)), 6)  # (3**2 - 1) / 2
+    4.0
+    >>> round(float(ft.grad(boxcox1p)(2.0, 2.0)), 6)  # (1 + x)**(lmbda - 1)
+    3.0
+"""
 boxcox1p_p = _binary_op(
     "boxcox1p",
     _sp_call("boxcox1p"),
@@ -761,14 +1451,28 @@ boxcox1p_p = _binary_op(
         lambda out, x, lmbda: _ew.exp_p.bind((lmbda - 1) * _ew.log1p_p.bind(x)),
         lambda out, x, lmbda: _boxcox_dlmbda(_ew.log1p_p, x, lmbda),
     ),
-    doc="``boxcox(1 + x, lmbda)``, accurate for small x.",
+    doc=_BOXCOX1P_DOC,
 )
 _TWO_I_OVER_SQRT_PI = 2j / math.sqrt(math.pi)
+
+_WOFZ_DOC = """``ftransforms.scipy.special.wofz(z)``: the Faddeeva function
+``exp(-z**2) erfc(-i z)``, complex-valued, elementwise, as ``scipy.special.wofz`` (evaluated with
+SciPy); it is holomorphic, with derivative ``2i / sqrt(pi) - 2 z wofz(z)``.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import wofz
+    >>> complex(wofz(0j))
+    (1+0j)
+    >>> complex(np.round(ft.jvp(wofz, (0j,), (1 + 0j,))[1], 6))  # 2i / sqrt(pi)
+    1.128379j
+"""
 wofz_p = _binary_op(  # one input; _binary_op's VJP keeps Re for a real z
     "wofz",
     _sp_call("wofz"),
     (lambda out, z: _TWO_I_OVER_SQRT_PI - 2.0 * z * out,),
-    doc="The Faddeeva function ``exp(-z**2) erfc(-i z)`` (complex, holomorphic).",
+    doc=_WOFZ_DOC,
 )
 
 # -- hypergeometric functions --------------------------------------------------------------
@@ -856,6 +1560,19 @@ hyp1f1_dparam_p = defop(
     "its parameters].",
 )
 
+_HYP1F1_DOC = """``ftransforms.scipy.special.hyp1f1(a, b, x)``: Kummer's confluent hypergeometric
+function ``1F1(a; b; x)``, elementwise with broadcasting, as ``scipy.special.hyp1f1`` (evaluated
+with SciPy); its derivative in ``x`` is ``a / b * 1F1(a + 1; b + 1; x)``; in ``a`` and ``b`` it is
+computed numerically (the series carried in forward mode), to first order only.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import hyp1f1
+    >>> round(float(hyp1f1(1.0, 1.0, 1.0)), 6)  # 1F1(a; a; x) = exp(x)
+    2.718282
+    >>> round(float(ft.grad(hyp1f1, argnums=2)(1.0, 1.0, 1.0)), 6)
+    2.718282
+"""
 hyp1f1_p = _binary_op(
     "hyp1f1",
     _sp_call("hyp1f1"),
@@ -864,8 +1581,22 @@ hyp1f1_p = _binary_op(
         lambda out, a, b, x: hyp1f1_dparam_p.bind(a, b, x, wrt=1),
         lambda out, a, b, x: a / b * hyp1f1_p.bind(a + 1, b + 1, x),
     ),
-    doc="Kummer's confluent hypergeometric function 1F1(a; b; x).",
+    doc=_HYP1F1_DOC,
 )
+
+_HYP2F1_DOC = """``ftransforms.scipy.special.hyp2f1(a, b, c, z)``: the Gauss hypergeometric function
+``2F1(a, b; c; z)``, elementwise with broadcasting, as ``scipy.special.hyp2f1`` (evaluated with
+SciPy); its derivative in ``z`` is ``a b / c * 2F1(a + 1, b + 1; c + 1; z)``; a derivative in ``a``,
+``b`` or ``c`` raises :class:`~ftransforms.errors.UnsupportedOperationError`.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import hyp2f1
+    >>> round(float(hyp2f1(1.0, 1.0, 1.0, 0.5)), 6)  # 2F1(a, b; b; z) = (1 - z)**-a
+    2.0
+    >>> round(float(ft.grad(hyp2f1, argnums=3)(1.0, 1.0, 1.0, 0.5)), 6)  # a (1 - z)**(-a - 1)
+    4.0
+"""
 hyp2f1_p = _binary_op(
     "hyp2f1",
     _sp_call("hyp2f1"),
@@ -875,7 +1606,7 @@ hyp2f1_p = _binary_op(
         _refusing("hyp2f1(a, b, c, z)", "c"),
         lambda out, a, b, c, z: a * b / c * hyp2f1_p.bind(a + 1, b + 1, c + 1, z),
     ),
-    doc="The Gauss hypergeometric function 2F1(a, b; c; z).",
+    doc=_HYP2F1_DOC,
 )
 
 # -- Fresnel and sine/cosine integrals (one primitive per output) ----------------------------
@@ -928,21 +1659,46 @@ def _xlog_impl(log):
     return impl
 
 
+_XLOGY_DOC = """``ftransforms.scipy.special.xlogy(x, y)``: ``x * log(y)``, 0 where ``x == 0`` (NaN
+for a NaN ``y``), elementwise with broadcasting, as ``scipy.special.xlogy`` (evaluated with SciPy);
+its partial derivatives are ``log(y)`` and ``x / y`` (JAX's convention at ``x == 0``).
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import xlogy
+    >>> float(xlogy(0.0, 0.0))
+    0.0
+    >>> [float(g) for g in ft.grad(xlogy, argnums=(0, 1))(3.0, 1.0)]
+    [0.0, 3.0]
+"""
 xlogy_p = defbinary(
     "xlogy",
     _xlog_impl(lambda xp, y: xp.log(y)),
     lambda t, out, x, y: t * _ew.log_p.bind(y),
     lambda t, out, x, y: t * x / y,
     ufunc=None,
-    doc="``x * log(y)``, 0 where ``x == 0`` (JAX's derivative convention there).",
+    doc=_XLOGY_DOC,
 )
+
+_XLOG1PY_DOC = """``ftransforms.scipy.special.xlog1py(x, y)``: ``x * log1p(y)``, 0 where ``x == 0``,
+elementwise with broadcasting, as ``scipy.special.xlog1py`` (evaluated with SciPy); its partial
+derivatives are ``log1p(y)`` and ``x / (1 + y)``.
+
+Example:
+    >>> import ftransforms as ft
+    >>> from ftransforms.scipy.special import xlog1py
+    >>> float(xlog1py(0.0, -1.0))
+    0.0
+    >>> [float(g) for g in ft.grad(xlog1py, argnums=(0, 1))(3.0, 0.0)]
+    [0.0, 3.0]
+"""
 xlog1py_p = defbinary(
     "xlog1py",
     _xlog_impl(lambda xp, y: xp.log1p(y)),
     lambda t, out, x, y: t * _ew.log1p_p.bind(y),
     lambda t, out, x, y: t * x / (1 + y),
     ufunc=None,
-    doc="``x * log1p(y)``, 0 where ``x == 0``.",
+    doc=_XLOG1PY_DOC,
 )
 
 # -- logaddexp, hypot --------------------------------------------------------------------
@@ -959,23 +1715,69 @@ def _lae_share(x, y, scale):
     return expit_p.bind(d * scale if scale != 1.0 else d)
 
 
-def _logaddexp(name, impl, scale):
+def _logaddexp(name, impl, scale, doc):
     return defbinary(
         name,
         impl,
         lambda t, out, x, y: t * _lae_share(x, y, scale),
         lambda t, out, x, y: t * _lae_share(y, x, scale),
+        doc=doc,
     )
 
 
-logaddexp_p = _logaddexp("logaddexp", lambda xp, x, y: xp.logaddexp(x, y), 1.0)
-logaddexp2_p = _logaddexp("logaddexp2", lambda xp, x, y: xp.logaddexp2(x, y), math.log(2.0))
+_LOGADDEXP_DOC = """``fnp.logaddexp(x1, x2)``: ``log(exp(x1) + exp(x2))``, without overflow,
+elementwise with broadcasting, as ``numpy.logaddexp`` (no ``out``/``where``/``dtype`` keywords); its
+partial derivatives are ``expit(x1 - x2)`` and ``expit(x2 - x1)`` (1/2 each at a tie, equal
+infinities included).
 
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> float(fnp.logaddexp(1000.0, 1000.0))  # 1000 + log(2)
+    1000.6931471805599
+    >>> [float(g) for g in ft.grad(fnp.logaddexp, argnums=(0, 1))(0.0, 0.0)]
+    [0.5, 0.5]
+"""
+logaddexp_p = _logaddexp("logaddexp", lambda xp, x, y: xp.logaddexp(x, y), 1.0, doc=_LOGADDEXP_DOC)
+
+_LOGADDEXP2_DOC = """``fnp.logaddexp2(x1, x2)``: ``log2(2**x1 + 2**x2)``, without overflow,
+elementwise with broadcasting, as ``numpy.logaddexp2`` (no ``out``/``where``/``dtype`` keywords);
+its partial derivatives are ``1 / (1 + 2**(x2 - x1))`` and ``1 / (1 + 2**(x1 - x2))`` (1/2 each at a
+tie).
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> float(fnp.logaddexp2(3.0, 3.0))
+    4.0
+    >>> [float(g) for g in ft.grad(fnp.logaddexp2, argnums=(0, 1))(1.0, 1.0)]
+    [0.5, 0.5]
+"""
+logaddexp2_p = _logaddexp(
+    "logaddexp2", lambda xp, x, y: xp.logaddexp2(x, y), math.log(2.0), doc=_LOGADDEXP2_DOC
+)
+
+_HYPOT_DOC = """``fnp.hypot(x1, x2)``: ``sqrt(x1**2 + x2**2)``, without overflow, elementwise with
+broadcasting, as ``numpy.hypot`` (no ``out``/``where``/``dtype`` keywords); its partial derivatives
+are ``x1 / hypot`` and ``x2 / hypot`` (0 at the origin).
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> float(fnp.hypot(3.0, 4.0))
+    5.0
+    >>> [float(g) for g in ft.grad(fnp.hypot, argnums=(0, 1))(3.0, 4.0)]
+    [0.6, 0.8]
+"""
 hypot_p = defbinary(
     "hypot",
     lambda xp, x, y: xp.hypot(x, y),
     lambda t, out, x, y: t * _safe_div(x, out),
     lambda t, out, x, y: t * _safe_div(y, out),
+    doc=_HYPOT_DOC,
 )
 
 # -- sinc and its derivatives ------------------------------------------------------------

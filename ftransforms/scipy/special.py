@@ -336,14 +336,37 @@ def comb(N: Any, k: Any, *, exact: bool = False, repetition: bool = False) -> An
 
 
 def polygamma(n: Any, x: Any) -> Any:
-    """``scipy.special.polygamma``: the ``n``-th derivative of digamma (integer ``n``)."""
+    """``scipy.special.polygamma``: the ``n``-th derivative of digamma, elementwise with
+    broadcasting.  ``n`` must be an integer (array; a float ``n`` raises :class:`TypeError`)
+    and is not differentiated; the derivative in ``x`` is ``polygamma(n + 1, x)``.
+
+    Example:
+        >>> import ftransforms as ft
+        >>> from ftransforms.scipy.special import polygamma
+        >>> round(float(polygamma(1, 1.0)), 6)  # pi**2 / 6
+        1.644934
+        >>> round(float(ft.grad(lambda x: polygamma(1, x))(1.0)), 6)  # -2 zeta(3)
+        -2.404114
+    """
     if dtype_of(n).kind not in "iu":
         raise TypeError(f"polygamma: n must be an integer (array), got dtype {dtype_of(n)}")
     return _sp.polygamma_p.bind(n, x)
 
 
 def logit(x: Any) -> Any:
-    """``scipy.special.logit``: ``log(x / (1 - x))``, the inverse of :func:`expit`."""
+    """``scipy.special.logit``: ``log(x / (1 - x))``, the inverse of :func:`expit`; its
+    derivative is ``1 / (x (1 - x))``.
+
+    Example:
+        >>> import ftransforms as ft
+        >>> from ftransforms.scipy.special import expit, logit
+        >>> float(logit(0.5))
+        0.0
+        >>> float(expit(logit(0.25)))
+        0.25
+        >>> float(ft.grad(logit)(0.5))
+        4.0
+    """
     return fnp.log(x / (1 - x))
 
 
@@ -362,6 +385,17 @@ def logsumexp(
     ``b * exp(a - out)`` (``softmax`` for ``b=None``).  Elements with ``b == 0`` are left
     out (as in JAX: even an infinite ``a`` there contributes nothing).  With
     ``return_sign`` the result is ``(log|s|, sign(s))``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms.scipy.special import logsumexp
+        >>> round(float(logsumexp(np.array([1000.0, 1000.0]))), 6)  # 1000 + log(2)
+        1000.693147
+        >>> logsumexp(np.zeros((2, 3)), axis=1, b=np.array([1.0, 1.0, 0.0])).round(6).tolist()
+        [0.693147, 0.693147]
+        >>> ft.grad(logsumexp)(np.array([0.0, np.log(3.0)])).round(6).tolist()  # softmax
+        [0.25, 0.75]
     """
     a = float_input(a, None)
     if b is not None:
@@ -385,14 +419,36 @@ def logsumexp(
 
 
 def softmax(x: Any, axis: Any = None) -> Any:
-    """``scipy.special.softmax``: ``exp(x) / sum(exp(x))`` over ``axis`` (default: all)."""
+    """``scipy.special.softmax``: ``exp(x) / sum(exp(x))`` over ``axis`` (default: all),
+    without overflow; its Jacobian along ``axis`` is ``diag(p) - p p^T``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms.scipy.special import softmax
+        >>> softmax(np.array([0.0, np.log(3.0)])).round(6).tolist()
+        [0.25, 0.75]
+        >>> ft.jacfwd(softmax)(np.zeros(2)).tolist()  # diag(p) - p p^T, p = [1/2, 1/2]
+        [[0.25, -0.25], [-0.25, 0.25]]
+    """
     x = float_input(x, None)
     e = fnp.exp(x - _max_shift(x, axis))
     return e / fnp.sum(e, axis=axis, keepdims=True)
 
 
 def log_softmax(x: Any, axis: Any = None) -> Any:
-    """``scipy.special.log_softmax``: ``x - logsumexp(x)`` over ``axis`` (default: all)."""
+    """``scipy.special.log_softmax``: ``x - logsumexp(x)`` over ``axis`` (default: all),
+    without overflow; the gradient of its ``i``-th element is ``e_i - softmax(x)``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms.scipy.special import log_softmax
+        >>> log_softmax(np.zeros(2)).round(6).tolist()  # log(1 / 2)
+        [-0.693147, -0.693147]
+        >>> ft.grad(lambda x: log_softmax(x)[0])(np.zeros(2)).tolist()  # e_0 - softmax(x)
+        [0.5, -0.5]
+    """
     x = float_input(x, None)
     shifted = x - _max_shift(x, axis)
     return shifted - fnp.log(fnp.sum(fnp.exp(shifted), axis=axis, keepdims=True))
