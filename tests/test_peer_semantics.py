@@ -1,0 +1,843 @@
+"""The transform API as torch.func and JAX users write it: argument conventions, result
+structures and error types, each compared with JAX (float64) or torch.func where the
+names or conventions differ.  Deliberate differences are kept and asserted here, each
+with the reason:
+
+* ``argnums`` given as a list, and a ``has_aux`` function returning a list, raise (as in
+  torch.func: "argnums must be int or Tuple"); JAX accepts any sequence.
+* ``vmap`` of a function returning a Python number or ``None`` follows JAX (the number is
+  broadcast along the batch, ``None`` stays ``None``); torch.func raises.
+* ``vjp``/``grad(allow_int=True)``: the cotangent of an integer primal under ``vjp`` is a
+  zero array of the primal's integer dtype (JAX: ``float0``); ``grad(allow_int=True)``
+  does return JAX's ``float0`` zeros.
+* Under ``vmap(randomness=...)`` only ``ftransforms.random`` draws are controlled: the
+  legacy global ``np.random.*`` functions cannot see the batch (a documented limit).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import namedtuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optree
+import pytest
+
+import ftransforms as ft
+from ftransforms import errors as E
+from ftransforms.arguments import FLOAT0
+from tests.tolerances import assert_tree_close
+
+close = functools.partial(assert_tree_close, rtol=1e-12, atol=1e-12, strict=True)
+
+Pair = namedtuple("Pair", ["p", "q"])
+X3 = np.array([0.5, -1.25, 2.0])
+Y2 = np.array([1.5, -0.75])
+M23 = np.arange(6.0).reshape(2, 3) / 4 - 0.6
+
+
+def j2n(tree):
+    """A JAX result as NumPy arrays (None and non-array leaves kept)."""
+    return jax.tree_util.tree_map(
+        lambda v: np.asarray(v) if isinstance(v, (jax.Array, np.ndarray)) else v, tree
+    )
+
+
+def shapes(tree):
+    return optree.tree_map(np.shape, tree)
+
+
+def f2(a, b):
+    return np.sum(np.sin(a) * b[0] + a**2 * np.cos(b[1]))
+
+
+def jf2(a, b):
+    return jnp.sum(jnp.sin(a) * b[0] + a**2 * jnp.cos(b[1]))
+
+
+# -- grad, grad_and_value, value_and_grad ------------------------------------------------
+
+
+@pytest.mark.parametrize("argnums", [0, 1, -1, -2, (0,), (1, 0), (0, 1), (-1, 0)])
+def test_grad_argnums_like_jax(argnums):
+    ours = ft.grad(f2, argnums=argnums)(X3, Y2)
+    close(ours, j2n(jax.grad(jf2, argnums=argnums)(X3, Y2)))
+    assert isinstance(ours, tuple) == isinstance(argnums, tuple)
+
+
+def test_argnums_list_and_bad_values_raise_like_torch():
+    # deliberate: torch.func's rule (int or tuple); JAX would accept the list
+    for bad in ([0, 1], [0], (0, 1.0), "0", True, (), 2, -3, (0, 0)):
+        with pytest.raises(E.ArgnumsError) as info:
+            ft.grad(f2, argnums=bad)(X3, Y2)
+        assert isinstance(info.value, (ValueError, RuntimeError))
+
+
+def test_has_aux_pytree_aux_like_jax():
+    def f(a):
+        return np.sum(a**3), {"s": a * 2, "n": [np.mean(a), "label", None]}
+
+    def jf(a):
+        return jnp.sum(a**3), {"s": a * 2, "n": [jnp.mean(a), "label", None]}
+
+    g, aux = ft.grad(f, has_aux=True)(X3)
+    jg, jaux = jax.grad(jf, has_aux=True)(X3)
+    close(g, np.asarray(jg))
+    assert aux["n"][1:] == ["label", None]
+    close((aux["s"], aux["n"][0]), (np.asarray(jaux["s"]), np.asarray(jaux["n"][0])))
+    # aux holding the tracers of the enclosing vmap (array leaves only, as vmap needs)
+    g, aux = ft.vmap(ft.grad(lambda a: (np.sum(a**3), {"s": a * 2}), has_aux=True))(M23)
+    jg, jaux = jax.vmap(jax.grad(lambda a: (jnp.sum(a**3), {"s": a * 2}), has_aux=True))(M23)
+    close((g, aux), j2n((jg, jaux)))
+
+
+def test_has_aux_list_return_raises_like_torch():
+    # deliberate: torch.func requires a tuple (output, aux); JAX accepts a list
+    with pytest.raises(E.AuxError) as info:
+        ft.grad(lambda a: [np.sum(a), 1.0], has_aux=True)(X3)
+    assert isinstance(info.value, (TypeError, RuntimeError))
+
+
+def test_grad_of_0d_python_float_and_shape_1_outputs():
+    # a 0-d array and a Python float are scalars (JAX: a constant's gradient is zero)
+    close(ft.grad(lambda a: np.sum(a) * 2.0)(X3), np.full(3, 2.0))
+    close(ft.grad(lambda a: 1.0)(X3), np.asarray(jax.grad(lambda a: 1.0)(X3)))
+    close(ft.grad(lambda a: np.float64(3.0))(X3), np.zeros(3))
+    # shape (1,) is not a scalar: TypeError in JAX, RuntimeError in torch.func
+    for out in (lambda a: np.sum(a, keepdims=True), lambda a: a[:1]):
+        with pytest.raises(TypeError):
+            jax.grad(lambda a, out=out: jnp.asarray(out(np.asarray(a))))(X3)
+        with pytest.raises(E.GradOutputError, match=r"shape \(1,\)") as info:
+            ft.grad(out)(X3)
+        assert isinstance(info.value, (TypeError, RuntimeError))
+    with pytest.raises(E.GradOutputError, match="None"):
+        ft.grad(lambda a: None)(X3)
+    with pytest.raises(E.GradOutputError, match="int64"):
+        ft.grad(lambda a: np.int64(3))(X3)
+
+
+def test_python_float_input_gives_0d_array_like_jax():
+    g = ft.grad(lambda a: a**3)(2.0)
+    close(g, np.asarray(jax.grad(lambda a: a**3)(2.0)))
+    assert g.dtype == np.float64
+
+
+@pytest.mark.parametrize("bad", [3, True, np.arange(3), np.array([True, False, True])])
+def test_integer_inputs_raise_type_error_like_jax(bad):
+    with pytest.raises(TypeError):
+        jax.grad(lambda a: jnp.sum(a * 1.0))(bad)
+    with pytest.raises(E.NonDifferentiableInputError, match="integer/bool"):
+        ft.grad(lambda a: np.sum(a * 1.0))(bad)
+    with pytest.raises(E.NonDifferentiableInputError):
+        ft.jacrev(lambda a: a * 1.0)(bad)
+    # an integer argument outside argnums is fine
+    close(ft.grad(lambda a, n: np.sum(a * n))(X3, bad), np.broadcast_to(bad, 3) * 1.0)
+
+
+def test_allow_int_gives_float0_zeros_like_jax():
+    def f(a, n):
+        return np.sum(a * n)
+
+    ours = ft.grad(f, argnums=(0, 1), allow_int=True)(X3, np.arange(3))
+    theirs = jax.grad(lambda a, n: jnp.sum(a * n), argnums=(0, 1), allow_int=True)(X3, np.arange(3))
+    close(ours[0], np.asarray(theirs[0]))
+    assert ours[1].dtype == FLOAT0 == jax.dtypes.float0
+    assert ours[1].shape == theirs[1].shape == (3,)
+    scalar = ft.grad(lambda n: n * 2.0, allow_int=True)(3)
+    assert scalar.dtype == FLOAT0 and scalar.shape == ()
+    v, g = ft.value_and_grad(f, argnums=1, allow_int=True)(X3, np.arange(3))
+    close(v, np.asarray(np.sum(X3 * np.arange(3))))
+    assert g.dtype == FLOAT0
+    # jacrev(allow_int=True): zero blocks of the input's dtype, out.shape + in.shape
+    jac = ft.jacrev(lambda a, n: a * n, argnums=(0, 1), allow_int=True)(X3, np.arange(3))
+    jj = jax.jacrev(lambda a, n: a * n, argnums=(0, 1), allow_int=True)(X3, np.arange(3))
+    close(jac[0], np.asarray(jj[0]))
+    assert jac[1].shape == jj[1].shape == (3, 3) and not jac[1].any()
+
+
+def test_holomorphic_like_jax():
+    z = np.array([1.0 + 2.0j, -0.5 + 0.25j])
+    close(
+        ft.grad(lambda z: np.sum(z**3), holomorphic=True)(z),
+        np.asarray(jax.grad(lambda z: jnp.sum(z**3), holomorphic=True)(z)),
+    )
+    close(
+        ft.jacrev(lambda z: np.sin(z) * z, holomorphic=True)(z),
+        np.asarray(jax.jacrev(lambda z: jnp.sin(z) * z, holomorphic=True)(z)),
+    )
+    close(
+        ft.jacfwd(lambda z: np.sin(z) * z, holomorphic=True)(z),
+        np.asarray(jax.jacfwd(lambda z: jnp.sin(z) * z, holomorphic=True)(z)),
+    )
+    # real input with holomorphic=True: TypeError in both
+    with pytest.raises(TypeError):
+        jax.grad(lambda z: z**2, holomorphic=True)(1.0)
+    with pytest.raises(E.NonDifferentiableInputError, match="complex inputs"):
+        ft.grad(lambda z: z**2, holomorphic=True)(1.0)
+    # non-holomorphic real-valued function of a complex input: JAX's conjugate convention
+    close(
+        ft.grad(lambda z: np.sum(np.abs(z) ** 2))(z),
+        np.asarray(jax.grad(lambda z: jnp.sum(jnp.abs(z) ** 2))(z)),
+    )
+    with pytest.raises(E.GradOutputError, match="complex"):
+        ft.grad(lambda z: np.sum(z**2))(z)
+
+
+def test_grad_and_value_is_torch_order_value_and_grad_is_jax_order():
+    torch = pytest.importorskip("torch")
+    from torch.func import grad_and_value as t_grad_and_value  # noqa: PLC0415
+
+    def f(a):
+        return np.sum(a**2), a.mean()
+
+    g, (v, aux) = ft.grad_and_value(f, has_aux=True)(X3)
+    tg, (tv, taux) = t_grad_and_value(lambda a: ((a**2).sum(), a.mean()), has_aux=True)(
+        torch.tensor(X3)
+    )
+    close((g, v, aux), (tg.numpy(), tv.numpy(), taux.numpy()))
+    g, v = ft.grad_and_value(lambda a: np.sum(a**2))(X3)
+    close((g, v), (2 * X3, np.asarray(np.sum(X3**2))))
+
+    (v, aux), g = ft.value_and_grad(f, has_aux=True)(X3)
+    (jv, jaux), jg = jax.value_and_grad(lambda a: (jnp.sum(a**2), a.mean()), has_aux=True)(X3)
+    close((v, aux, g), j2n((jv, jaux, jg)))
+    close(
+        ft.value_and_grad(f2, argnums=(0, 1))(X3, Y2),
+        j2n(jax.value_and_grad(jf2, argnums=(0, 1))(X3, Y2)),
+    )
+    assert "value_and_grad" in ft.__all__ and "grad_and_value" in ft.__all__
+
+
+def test_keyword_arguments_are_not_differentiated():
+    def f(a, *, scale):
+        return np.sum(a**2) * scale
+
+    close(ft.grad(f)(X3, scale=3.0), 6 * X3)
+    close(ft.value_and_grad(f)(X3, scale=3.0)[1], 6 * X3)
+    close(ft.vmap(ft.grad(f))(M23, scale=2.0), 4 * M23)
+
+
+def test_grad_accepts_dict_and_namedtuple_inputs_like_jax():
+    def f(p):
+        return np.sum(p["w"] * p["b"].p) + np.sum(p["b"].q ** 2)
+
+    def jf(p):
+        return jnp.sum(p["w"] * p["b"].p) + jnp.sum(p["b"].q ** 2)
+
+    params = {"w": X3, "b": Pair(X3 * 2, Y2)}
+    ours = ft.grad(f)(params)
+    assert isinstance(ours["b"], Pair)
+    close(ours, j2n(jax.grad(jf)(params)))
+
+
+# -- vmap --------------------------------------------------------------------------------
+
+
+def test_vmap_in_dims_forms_match_jax_in_axes():
+    a, b = np.arange(24.0).reshape(2, 3, 4), np.arange(24.0).reshape(4, 3, 2) / 7
+
+    def f(x, y):
+        return x.sum(0) * y[:, 0] + y[:, 1]
+
+    def jfun(x, y):
+        return x.sum(0) * y[:, 0] + y[:, 1]
+
+    for dims in [(2, 0), (-1, 0), [2, None], (-1, None), 2, -1]:
+        if isinstance(dims, int):
+            yy = np.moveaxis(b, 0, -1)  # (3, 2, 4): mapped over its last axis too
+        else:
+            yy = b if dims[1] == 0 else b[0]
+        ours = ft.vmap(f, in_dims=dims)(a, yy)
+        jdims = dims if isinstance(dims, int) else tuple(dims)
+        close(ours, np.asarray(jax.vmap(jfun, in_axes=jdims)(a, yy)))
+        close(ft.vmap(f, in_axes=dims)(a, yy), ours)  # JAX's keyword name
+
+
+def test_vmap_nested_pytree_prefix_dict_and_namedtuple_like_jax():
+    args = ({"w": (M23, X3), "b": M23}, Pair(M23 * 2, 1.5))
+    dims = ({"w": (0, None), "b": 0}, Pair(0, None))
+
+    def f(d, pq):
+        return {"o": d["w"][0] * d["w"][1] + d["b"] + pq.p * pq.q, "n": pq}
+
+    def jfun(d, pq):
+        return {"o": d["w"][0] * d["w"][1] + d["b"] + pq.p * pq.q, "n": pq}
+
+    ours = ft.vmap(f, in_dims=dims, out_dims={"o": 1, "n": Pair(0, None)})(*args)
+    theirs = jax.vmap(jfun, in_axes=dims, out_axes={"o": 1, "n": Pair(0, None)})(*args)
+    assert isinstance(ours["n"], Pair)
+    close(ours["o"], np.asarray(theirs["o"]))
+    close(ours["n"].p, np.asarray(theirs["n"].p))
+    assert ours["n"].q == 1.5
+    # a prefix: one in_dim for a whole dict / list argument
+    close(
+        ft.vmap(lambda d: d["a"] * d["b"][0])({"a": M23, "b": [M23]}),
+        np.asarray(jax.vmap(lambda d: d["a"] * d["b"][0])({"a": M23, "b": [M23]})),
+    )
+    close(
+        ft.vmap(lambda lst: lst[0] + lst[1], in_dims=([0, None],))([M23, X3]),
+        np.asarray(jax.vmap(lambda lst: lst[0] + lst[1], in_axes=([0, None],))([M23, X3])),
+    )
+
+
+@pytest.mark.parametrize("out_dims", [0, 1, -1, (1, 0), [0, -1]])
+def test_vmap_out_dims_like_jax(out_dims):
+    def f(x):
+        return x[:, None] * x, x.sum()
+
+    dims = out_dims if isinstance(out_dims, int) else tuple(out_dims)
+    try:
+        theirs = jax.vmap(f, out_axes=dims)(M23)
+    except ValueError:  # an out_axis out of range for the 0-d output: both raise
+        with pytest.raises(E.OutDimsError):
+            ft.vmap(f, out_dims=out_dims)(M23)
+        return
+    ours = ft.vmap(f, out_dims=out_dims)(M23)
+    close(ours, j2n(theirs))
+    close(ft.vmap(f, out_axes=out_dims)(M23), ours)
+
+
+def test_vmap_unbatched_outputs():
+    ours = ft.vmap(lambda x: (x * 2, X3), out_dims=(0, None))(M23)
+    close(ours, (M23 * 2, X3))
+    # an output that varies along the batch cannot have out_dim None (ValueError in JAX)
+    with pytest.raises(ValueError):
+        jax.vmap(lambda x: x, out_axes=None)(M23)
+    with pytest.raises(E.OutDimsError):
+        ft.vmap(lambda x: x, out_dims=None)(M23)
+    # an output that does not depend on the batch, out_dim 0: broadcast (both)
+    close(ft.vmap(lambda x: X3)(M23), np.asarray(jax.vmap(lambda x: X3)(M23)))
+
+
+def test_vmap_python_number_and_none_outputs_follow_jax():
+    # deliberate: JAX's behaviour (torch.func raises "must only return Tensors")
+    close(ft.vmap(lambda x: 1.0)(M23), np.asarray(jax.vmap(lambda x: 1.0)(M23)))
+    ours = ft.vmap(lambda x: (x, None))(M23)
+    assert ours[1] is None and jax.vmap(lambda x: (x, None))(M23)[1] is None
+    assert ft.vmap(lambda x: None)(M23) is None
+
+
+def test_vmap_kwargs_are_not_batched_like_torch():
+    torch = pytest.importorskip("torch")
+    from torch.func import vmap as t_vmap  # noqa: PLC0415
+
+    b = np.ones((2, 3)) * np.array([1.0, 2.0, 3.0])
+    ours = ft.vmap(lambda a, *, b: a + b)(M23, b=b)
+    theirs = t_vmap(lambda a, *, b: a + b)(torch.tensor(M23), b=torch.tensor(b))
+    close(ours, theirs.numpy())
+    assert ours.shape == (2, 2, 3)
+
+
+def test_vmap_axis_size_like_jax():
+    ours = ft.vmap(lambda a: a + 1, in_dims=None, axis_size=3)(X3)
+    close(ours, np.asarray(jax.vmap(lambda a: a + 1, in_axes=None, axis_size=3)(X3)))
+    close(ft.vmap(lambda: 2.0, axis_size=4)(), np.asarray(jax.vmap(lambda: 2.0, axis_size=4)()))
+    close(ft.vmap(lambda a: a.sum(), axis_size=2)(M23), M23.sum(1))
+    close(
+        ft.vmap(lambda a: a * 2, in_axes=None, axis_size=5, chunk_size=2)(X3),
+        np.tile(2 * X3, (5, 1)),
+    )
+    with pytest.raises(ValueError):
+        jax.vmap(lambda a: a.sum(), axis_size=3)(M23)
+    with pytest.raises(E.InDimsError, match="axis_size=3"):
+        ft.vmap(lambda a: a.sum(), axis_size=3)(M23)
+    with pytest.raises(E.InDimsError, match="no argument is batched"):
+        ft.vmap(lambda a: a, in_dims=None)(X3)
+    with pytest.raises(E.InDimsError, match="axis_size"):
+        ft.vmap(lambda a: a, axis_size=-1)
+    with pytest.raises(E.InDimsError, match="both given"):
+        ft.vmap(lambda a: a, in_dims=1, in_axes=0)
+
+
+def test_vmap_errors_are_value_errors_like_jax_and_torch():
+    cases = [
+        (lambda: ft.vmap(lambda a, b: a + b)(M23, 1.0), E.InDimsError),
+        (lambda: ft.vmap(lambda a: a, in_dims=2)(M23), E.InDimsError),
+        (lambda: ft.vmap(lambda a, b: a + b)(M23, np.ones((3, 3))), E.InDimsError),
+        (lambda: ft.vmap(lambda a: a, in_dims=(0, 0))(M23), E.InDimsError),
+        (lambda: ft.vmap(lambda a: a, out_dims=(0, 0))(M23), E.OutDimsError),
+        (lambda: ft.vmap(lambda a: a.sum(), out_dims=1)(M23), E.OutDimsError),
+    ]
+    for call, err in cases:
+        with pytest.raises(err) as info:
+            call()
+        assert isinstance(info.value, ValueError)
+
+
+def test_vmap_nested_with_different_dims_like_jax():
+    a, b = np.arange(24.0).reshape(4, 2, 3), np.arange(8.0).reshape(2, 4)
+    inner = ft.vmap(lambda x, y: x * y, in_dims=(1, None))
+    ours = ft.vmap(inner, in_dims=(0, 1), out_dims=1)(a, b)
+    j_inner = jax.vmap(lambda x, y: x * y, in_axes=(1, None))
+    theirs = jax.vmap(j_inner, in_axes=(0, 1), out_axes=1)(a, b)
+    close(ours, np.asarray(theirs))
+
+
+def test_vmap_empty_batch_like_jax():
+    close(
+        ft.vmap(lambda a: a.sum())(np.zeros((0, 3))),
+        np.asarray(jax.vmap(jnp.sum)(np.zeros((0, 3)))),
+    )
+    ours = ft.vmap(lambda a, b: a * b, in_dims=(0, None))(np.zeros((0, 3)), X3)
+    assert ours.shape == (0, 3)
+    assert ft.vmap(lambda a: a.sum(), chunk_size=2)(np.zeros((0, 3))).shape == (0,)
+
+
+def test_vmap_randomness_modes():
+    rng = np.random.default_rng(0)
+    x = np.zeros((3, 2))
+    with pytest.raises(E.RandomnessError) as info:
+        ft.vmap(lambda a: a + ft.random.normal(rng, size=2))(x)
+    assert isinstance(info.value, RuntimeError)
+    same = ft.vmap(lambda a: a + ft.random.normal(rng, size=2), randomness="same")(x)
+    assert (same == same[0]).all()
+    diff = ft.vmap(lambda a: a + ft.random.normal(rng, size=2), randomness="different")(x)
+    assert not (diff == diff[0]).all(axis=1)[1:].any()
+    for chunk in (1, 2):
+        s = ft.vmap(
+            lambda a: a + ft.random.normal(rng, size=2), randomness="same", chunk_size=chunk
+        )(x)
+        assert (s == s[0]).all()
+    with pytest.raises(E.RandomnessError):
+        ft.vmap(lambda a: a, randomness="bogus")
+
+
+def test_vmap_chunk_size_same_result():
+    def f(a, w):
+        return np.tanh(a @ w), a.sum()
+
+    w = np.arange(12.0).reshape(3, 4) / 10
+    full = ft.vmap(f, in_dims=(0, None))(np.tile(M23, (3, 1)), w)
+    for chunk in (1, 4, 6, 100):
+        close(ft.vmap(f, in_dims=(0, None), chunk_size=chunk)(np.tile(M23, (3, 1)), w), full)
+    with pytest.raises(E.ChunkSizeError):
+        ft.vmap(f, chunk_size=0)
+
+
+# -- vjp, jvp, linearize -----------------------------------------------------------------
+
+
+def _pyout(a, b):
+    return {"p": a * b[0], "q": (np.sum(a) * b[1],)}
+
+
+def _jpyout(a, b):
+    return {"p": a * b[0], "q": (jnp.sum(a) * b[1],)}
+
+
+def test_vjp_multiple_primals_pytree_outputs_like_jax():
+    b = (X3 * 3, np.array(0.5))
+    out, fn = ft.vjp(_pyout, X3, b)
+    jout, jfn = jax.vjp(_jpyout, X3, b)
+    close(out, j2n(jout))
+    ct = {"p": np.array([1.0, -2.0, 0.5]), "q": (np.array(2.0),)}
+    first = fn(ct)
+    close(first, j2n(jfn(ct)))
+    assert isinstance(first, tuple) and len(first) == 2
+    close(fn(ct), first)  # the pullback may be called again
+    ct2 = {"p": np.ones(3), "q": (np.array(-1.0),)}
+    close(fn(ct2), j2n(jfn(ct2)))
+
+
+def test_vjp_cotangent_checks():
+    _, fn = ft.vjp(np.sin, X3)
+    with pytest.raises(E.TangentMismatchError, match="shape") as info:
+        fn(np.ones(2))
+    assert isinstance(info.value, ValueError)
+    with pytest.raises(ValueError):  # JAX raises a ValueError for a cotangent of another dtype
+        jax.vjp(jnp.sin, X3)[1](np.ones(3, np.float32))
+    with pytest.raises(E.TangentMismatchError, match="dtype") as info:
+        fn(np.ones(3, np.float32))
+    assert isinstance(info.value, ValueError)
+    with pytest.raises(E.TangentMismatchError, match="structure"):
+        fn((np.ones(3),))
+    # a Python number is a 0-d cotangent (JAX accepts it too)
+    close(ft.vjp(np.sum, X3)[1](1.0), j2n(jax.vjp(jnp.sum, X3)[1](1.0)))
+
+
+def test_vjp_has_aux_and_integer_primal():
+    out, fn, aux = ft.vjp(lambda a: (a * 2, {"m": a.mean()}), X3, has_aux=True)
+    jout, jfn, jaux = jax.vjp(lambda a: (a * 2, {"m": a.mean()}), X3, has_aux=True)
+    close((out, aux, fn(np.ones(3))), j2n((jout, jaux, jfn(np.ones(3)))))
+    # deliberate: an integer primal's cotangent is zeros of its dtype (JAX: float0)
+    ct = ft.vjp(lambda a, n: a * n, X3, np.arange(3))[1](np.ones(3))
+    close(ct[0], np.arange(3.0))
+    assert ct[1].dtype == np.arange(3).dtype and not ct[1].any()
+
+
+def test_jvp_tuples_and_errors_like_jax():
+    primals, tangents = (X3, (Y2, 2.0)), (np.ones(3), (np.array([0.5, 1.0]), 1.0))
+
+    def f(a, b):
+        return np.sum(a) * b[0] * b[1]
+
+    def jf(a, b):
+        return jnp.sum(a) * b[0] * b[1]
+
+    close(ft.jvp(f, primals, tangents), j2n(jax.jvp(jf, primals, tangents)))
+    close(ft.jvp(f, list(primals), list(tangents)), j2n(jax.jvp(jf, primals, tangents)))
+    with pytest.raises(ValueError):
+        jax.jvp(jnp.sin, (X3,), (np.ones(2),))
+    with pytest.raises(E.TangentMismatchError, match="shape") as info:
+        ft.jvp(np.sin, (X3,), (np.ones(2),))
+    assert isinstance(info.value, ValueError)
+    with pytest.raises(TypeError):
+        jax.jvp(jnp.sin, (X3,), (np.ones(3, np.float32),))
+    with pytest.raises(E.TangentMismatchError, match="dtype") as info:
+        ft.jvp(np.sin, (X3,), (np.ones(3, np.float32),))
+    assert isinstance(info.value, TypeError)
+    with pytest.raises(E.TangentMismatchError, match="structure"):
+        ft.jvp(f, primals, (np.ones(3),))
+    with pytest.raises(E.TangentMismatchError, match="tuples"):
+        ft.jvp(np.sin, X3, np.ones(3))
+    out, t, aux = ft.jvp(lambda a: (a * 2, a.sum()), (X3,), (np.ones(3),), has_aux=True)
+    close(
+        (out, t, aux), j2n(jax.jvp(lambda a: (a * 2, a.sum()), (X3,), (np.ones(3),), has_aux=True))
+    )
+
+
+def test_linearize_like_jax():
+    out, fn = ft.linearize(lambda a, b: np.sin(a) * b, X3, X3 * 2)
+    jout, jfn = jax.linearize(lambda a, b: jnp.sin(a) * b, X3, X3 * 2)
+    close((out, fn(np.ones(3), np.zeros(3))), j2n((jout, jfn(np.ones(3), np.zeros(3)))))
+    out, fn, aux = ft.linearize(lambda a: (np.sin(a), {"c": np.cos(a)}), X3, has_aux=True)
+    jout, jfn, jaux = jax.linearize(lambda a: (jnp.sin(a), {"c": jnp.cos(a)}), X3, has_aux=True)
+    close((out, fn(np.ones(3)), aux), j2n((jout, jfn(np.ones(3)), jaux)))
+
+
+# -- jacrev, jacfwd, hessian -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("argnums", [0, 1, -1, (0, 1), (1,), (1, 0)])
+@pytest.mark.parametrize("which", ["jacrev", "jacfwd"])
+def test_jacobian_structures_like_jax(which, argnums):
+    ours = getattr(ft, which)(_pyout, argnums=argnums)(X3, (X3 * 3, np.array(0.5)))
+    theirs = getattr(jax, which)(_jpyout, argnums=argnums)(X3, (X3 * 3, np.array(0.5)))
+    close(ours, j2n(theirs))
+
+
+def test_jacobian_shapes_are_out_shape_plus_in_shape():
+    a = np.arange(6.0).reshape(2, 3) / 5
+    for jac in (ft.jacrev, ft.jacfwd):
+        assert jac(lambda x: x.T @ x)(a).shape == (3, 3, 2, 3)
+        assert jac(lambda x: np.sum(x))(a).shape == (2, 3)
+        assert jac(lambda x: x**2)(2.0).shape == ()
+        close(jac(lambda x: 1.0)(X3), np.asarray(jax.jacrev(lambda x: 1.0)(X3)))
+
+
+def test_jacobian_has_aux_positional_and_kwargs_like_jax():
+    def f(a, scale=1.0):
+        return {"y": np.sin(a) * scale}, {"n": np.sum(a)}
+
+    def jf(a, scale=1.0):
+        return {"y": jnp.sin(a) * scale}, {"n": jnp.sum(a)}
+
+    for ours_t, jax_t in ((ft.jacrev, jax.jacrev), (ft.jacfwd, jax.jacfwd)):
+        close(ours_t(f, 0, True)(X3), j2n(jax_t(jf, 0, True)(X3)))  # JAX's positional order
+        close(ours_t(f, has_aux=True)(X3, scale=2.0), j2n(jax_t(jf, has_aux=True)(X3, scale=2.0)))
+
+
+def test_hessian_pytrees_argnums_has_aux_like_jax():
+    def f(d, b):
+        return np.sum(d["a"] ** 2 * np.sin(b)) * np.sum(d["c"] ** 3)
+
+    def jf(d, b):
+        return jnp.sum(d["a"] ** 2 * jnp.sin(b)) * jnp.sum(d["c"] ** 3)
+
+    d = {"a": X3, "c": Y2}
+    for argnums in (0, 1, (0, 1)):
+        close(ft.hessian(f, argnums)(d, X3 * 2), j2n(jax.hessian(jf, argnums)(d, X3 * 2)))
+    ours = ft.hessian(lambda a: (np.sum(a**3), a * 2), has_aux=True)(X3)
+    theirs = jax.hessian(lambda a: (jnp.sum(a**3), a * 2), has_aux=True)(X3)
+    close(ours, j2n(theirs))
+    close(ft.hessian(lambda a, s: np.sum(a**3) * s)(X3, s=2.0), np.diag(12 * X3))
+
+
+# -- compositions ------------------------------------------------------------------------
+
+
+def _g(a):
+    return np.sum(np.sin(a) ** 2 * a)
+
+
+def _jg(a):
+    return jnp.sum(jnp.sin(a) ** 2 * a)
+
+
+def test_compositions_like_jax():
+    close(ft.jacrev(ft.jacfwd(_g))(X3), np.asarray(jax.jacrev(jax.jacfwd(_jg))(X3)))
+    close(ft.jacfwd(ft.jacrev(_g))(X3), np.asarray(jax.hessian(_jg)(X3)))
+    close(ft.vmap(ft.jacrev(np.sin))(M23), np.asarray(jax.vmap(jax.jacrev(jnp.sin))(M23)))
+    close(
+        ft.grad(lambda a: ft.vmap(_g)(a).sum())(M23),
+        np.asarray(jax.grad(lambda a: jax.vmap(_jg)(a).sum())(M23)),
+    )
+    close(ft.vmap(ft.hessian(_g))(M23), np.asarray(jax.vmap(jax.hessian(_jg))(M23)))
+    close(ft.jit(ft.vmap(ft.grad(_g)))(M23), np.asarray(jax.vmap(jax.grad(_jg))(M23)))
+    close(ft.vmap(ft.jit(ft.grad(_g)))(M23), np.asarray(jax.vmap(jax.grad(_jg))(M23)))
+    close(ft.grad(ft.jit(_g))(X3), np.asarray(jax.grad(_jg)(X3)))
+    close(ft.jit(ft.value_and_grad(_g))(X3), j2n(jax.jit(jax.value_and_grad(_jg))(X3)))
+
+
+def test_checkpoint_under_vmap_and_grad_like_jax():
+    c = ft.checkpoint(_g)
+    jc = jax.checkpoint(_jg)
+    close(ft.vmap(ft.grad(c))(M23), np.asarray(jax.vmap(jax.grad(jc))(M23)))
+    close(
+        ft.grad(lambda a: ft.vmap(c)(a).sum())(M23),
+        np.asarray(jax.grad(lambda a: jax.vmap(jc)(a).sum())(M23)),
+    )
+    close(ft.hessian(c)(X3), np.asarray(jax.hessian(jc)(X3)))
+    s = ft.checkpoint(lambda a, n: np.sum(a**n), static_argnums=(1,))
+    js = jax.checkpoint(lambda a, n: jnp.sum(a**n), static_argnums=(1,))
+    close(ft.grad(s)(X3, 3), np.asarray(jax.grad(js)(X3, 3)))
+
+
+def _make_custom_vjp(module):
+    np_ = np if module is ft else jnp
+
+    @module.custom_vjp
+    def f(a, b):
+        return np_.sin(a) * b
+
+    def fwd(a, b):
+        return f(a, b), (a, b)
+
+    def bwd(res, g):
+        a, b = res
+        return (np_.cos(a) * b * g * 2, np_.sin(a) * g)  # scaled: the rule must be used
+
+    f.defvjp(fwd, bwd)
+    return f
+
+
+def test_custom_vjp_under_vmap_and_grad_like_jax():
+    f, jfun = _make_custom_vjp(ft), _make_custom_vjp(jax)
+    close(ft.vmap(f)(M23, M23 * 2), np.asarray(jax.vmap(jfun)(M23, M23 * 2)))
+    close(
+        ft.vmap(ft.grad(lambda a, b: f(a, b).sum(), argnums=(0, 1)))(M23, M23 * 2),
+        j2n(jax.vmap(jax.grad(lambda a, b: jfun(a, b).sum(), argnums=(0, 1)))(M23, M23 * 2)),
+    )
+    close(
+        ft.grad(lambda b: ft.vmap(f, in_dims=(0, None))(M23, b).sum())(X3),
+        np.asarray(jax.grad(lambda b: jax.vmap(jfun, in_axes=(0, None))(M23, b).sum())(X3)),
+    )
+    close(ft.jacrev(f)(X3, X3), np.asarray(jax.jacrev(jfun)(X3, X3)))
+    with pytest.raises(TypeError, match="forward-mode"):
+        ft.jvp(lambda a: f(a, X3), (X3,), (X3,))
+
+
+def test_custom_vjp_nondiff_argnums_and_kwargs_like_jax():
+    def build(module):
+        @functools.partial(module.custom_vjp, nondiff_argnums=(0,))
+        def apply(fn, x, scale=2.0):
+            return fn(x) * scale
+
+        def fwd(fn, x, scale=2.0):
+            return apply(fn, x, scale), (x, scale)
+
+        def bwd(fn, res, g):
+            x, scale = res
+            return (g * 5.0 * scale, np.sum(g) * 0.0)
+
+        apply.defvjp(fwd, bwd)
+        return apply
+
+    ours, theirs = build(ft), build(jax)
+    close(
+        ft.grad(lambda x: ours(np.sin, x, scale=3.0).sum())(X3),
+        np.asarray(jax.grad(lambda x: theirs(jnp.sin, x, scale=3.0).sum())(X3)),
+    )
+    close(
+        ft.grad(lambda x: ours(np.sin, x).sum())(X3),
+        np.asarray(jax.grad(lambda x: theirs(jnp.sin, x).sum())(X3)),
+    )
+    close(
+        ft.vmap(ft.grad(lambda x: ours(np.sin, x).sum()))(M23),
+        np.asarray(jax.vmap(jax.grad(lambda x: theirs(jnp.sin, x).sum()))(M23)),
+    )
+    close(ours(np.sin, X3, scale=3.0), np.sin(X3) * 3.0)
+
+
+def test_custom_jvp_nondiff_argnums_defaults_and_defjvps_like_jax():
+    def build(module):
+        @functools.partial(module.custom_jvp, nondiff_argnums=(1,))
+        def power(x, n, c=1.0):
+            return x**n * c
+
+        @power.defjvp
+        def rule(n, primals, tangents):
+            (x, c), (tx, tc) = primals, tangents
+            return power(x, n, c), n * x ** (n - 1) * c * tx * 10 + x**n * tc
+
+        @module.custom_jvp
+        def mul(x, y):
+            return x * y
+
+        mul.defjvps(lambda tx, ans, x, y: tx * y, lambda ty, ans, x, y: ty * x * 100)
+        return power, mul
+
+    (power, mul), (jpower, jmul) = build(ft), build(jax)
+    close(
+        ft.grad(lambda x: power(x, 3).sum())(X3),
+        np.asarray(jax.grad(lambda x: jpower(x, 3).sum())(X3)),
+    )
+    close(
+        ft.grad(lambda x: power(x, 3, c=2.0).sum())(X3),
+        np.asarray(jax.grad(lambda x: jpower(x, 3, c=2.0).sum())(X3)),
+    )
+    close(ft.jacfwd(lambda x: power(x, 2))(X3), np.asarray(jax.jacfwd(lambda x: jpower(x, 2))(X3)))
+    close(
+        ft.vmap(ft.grad(lambda x: power(x, 3).sum()))(M23),
+        np.asarray(jax.vmap(jax.grad(lambda x: jpower(x, 3).sum()))(M23)),
+    )
+    close(ft.grad(mul, argnums=(0, 1))(2.0, 3.0), j2n(jax.grad(jmul, argnums=(0, 1))(2.0, 3.0)))
+    close(
+        ft.jvp(mul, (X3, X3), (np.ones(3), np.ones(3))),
+        j2n(jax.jvp(jmul, (X3, X3), (np.ones(3), np.ones(3)))),
+    )
+
+
+# -- control flow ------------------------------------------------------------------------
+
+
+def test_scan_like_jax():
+    def step(c, xs):
+        return (c[0] + xs["a"], c[1] * 2), xs["a"] * c[1]
+
+    init, xs = (0.0, 1.0), {"a": X3}
+    close(ft.scan(step, init, xs), j2n(jax.lax.scan(step, init, xs)))
+    close(ft.scan(step, init, xs, reverse=True), j2n(jax.lax.scan(step, init, xs, reverse=True)))
+    close(
+        ft.scan(lambda c, _: (c + 1.0, c), 0.0, None, length=3),
+        j2n(jax.lax.scan(lambda c, _: (c + 1.0, c), 0.0, None, length=3)),
+    )
+    carry, ys = ft.scan(lambda c, x: (c + x, None), 0.0, X3)
+    assert ys is None
+    close(carry, np.asarray(X3.sum()))
+    with pytest.raises(ValueError):
+        jax.lax.scan(lambda c, x: (c, c), 0.0, X3, length=5)
+    with pytest.raises(E.ScanLengthError) as info:
+        ft.scan(lambda c, x: (c, c), 0.0, X3, length=5)
+    assert isinstance(info.value, ValueError)
+
+    def prod(a):
+        return ft.scan(lambda c, x: (c * x, c), 1.0, a)
+
+    def jprod(a):
+        return jax.lax.scan(lambda c, x: (c * x, c), 1.0, a)
+
+    close(ft.vmap(prod)(M23), j2n(jax.vmap(jprod)(M23)))
+    close(ft.jacrev(lambda a: prod(a)[1])(X3), np.asarray(jax.jacrev(lambda a: jprod(a)[1])(X3)))
+    close(ft.jacfwd(lambda a: prod(a)[0])(X3), np.asarray(jax.jacfwd(lambda a: jprod(a)[0])(X3)))
+
+
+def test_cond_switch_like_jax():
+    close(
+        ft.cond(True, lambda: 1.0, lambda: 2.0),
+        np.asarray(jax.lax.cond(True, lambda: 1.0, lambda: 2.0)),
+    )
+    close(
+        ft.cond(False, lambda a, b: a + b, lambda a, b: a - b, X3, X3 * 2),
+        np.asarray(jax.lax.cond(False, lambda a, b: a + b, lambda a, b: a - b, X3, X3 * 2)),
+    )
+
+    def c(a):
+        return ft.cond(a.sum() > 0, lambda v: np.sin(v) * 2, np.cos, a)
+
+    def jc(a):
+        return jax.lax.cond(a.sum() > 0, lambda v: jnp.sin(v) * 2, jnp.cos, a)
+
+    close(ft.vmap(c)(M23), np.asarray(jax.vmap(jc)(M23)))
+    close(ft.vmap(ft.jacrev(c))(M23), np.asarray(jax.vmap(jax.jacrev(jc))(M23)))
+    with pytest.raises(TypeError):
+        jax.lax.cond(True, lambda a: a, lambda a: a.sum(), X3)
+    with pytest.raises(E.BranchOutputError) as info:
+        ft.cond(True, lambda a: a, lambda a: a.sum(), X3)
+    assert isinstance(info.value, TypeError)
+    branches = [lambda a: a, lambda a: a * 2, lambda a: -a]
+    for i in (-1, 0, 1, 2, 7):  # out-of-range indices are clamped, as in JAX
+        close(ft.switch(i, branches, X3), np.asarray(jax.lax.switch(i, branches, X3)))
+    idx = np.array([0, 2])
+    close(
+        ft.vmap(lambda i, a: ft.switch(i, branches, a))(idx, M23),
+        np.asarray(jax.vmap(lambda i, a: jax.lax.switch(i, branches, a))(idx, M23)),
+    )
+
+
+def test_while_and_fori_loop_like_jax():
+    close(
+        ft.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * 2.0), (0, 1.0)),
+        j2n(jax.lax.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * 2.0), (0, 1.0))),
+    )
+
+    def w(a):
+        return ft.while_loop(lambda c: c[0] < a, lambda c: (c[0] + 1, c[1] * 2), (0.0, 1.0))
+
+    def jw(a):
+        return jax.lax.while_loop(lambda c: c[0] < a, lambda c: (c[0] + 1, c[1] * 2), (0.0, 1.0))
+
+    close(ft.vmap(w)(X3 + 1), j2n(jax.vmap(jw)(X3 + 1)))
+    close(
+        ft.fori_loop(0, 4, lambda i, c: c + i, 0.0),
+        np.asarray(jax.lax.fori_loop(0, 4, lambda i, c: c + i, 0.0)),
+    )
+    close(
+        ft.vmap(lambda n: ft.fori_loop(0, n, lambda i, c: c + 1.0, 0.0))(np.arange(4)),
+        np.asarray(
+            jax.vmap(lambda n: jax.lax.fori_loop(0, n, lambda i, c: c + 1.0, 0.0))(np.arange(4))
+        ),
+    )
+    close(
+        ft.grad(lambda a: ft.fori_loop(0, 3, lambda i, c: c * a, 1.0))(2.0),
+        np.asarray(jax.grad(lambda a: jax.lax.fori_loop(0, 3, lambda i, c: c * a, 1.0))(2.0)),
+    )
+
+
+_WEAK_CARRY = (
+    "control.py: JAX promotes a weakly typed (Python number) carry to the body's output "
+    "type (fori_loop(0, 3, lambda i, c: c + 0.5, 0) is 1.5); _check_same/_compatible treat "
+    "'weak i' and 'weak f'/float64 as incompatible and raise CarryError"
+)
+
+
+@pytest.mark.xfail(strict=True, reason=_WEAK_CARRY, raises=E.CarryError)
+def test_fori_loop_promotes_weak_int_carry_like_jax():
+    close(
+        ft.fori_loop(0, 3, lambda i, c: c + 0.5, 0),
+        np.asarray(jax.lax.fori_loop(0, 3, lambda i, c: c + 0.5, 0)),
+    )
+
+
+@pytest.mark.xfail(strict=True, reason=_WEAK_CARRY, raises=E.CarryError)
+def test_while_loop_promotes_weak_int_carry_like_jax():
+    close(
+        ft.while_loop(lambda c: c < 2, lambda c: c + 0.5, 0),
+        np.asarray(jax.lax.while_loop(lambda c: c < 2, lambda c: c + 0.5, 0)),
+    )
+
+
+@pytest.mark.xfail(strict=True, reason=_WEAK_CARRY, raises=E.CarryError)
+def test_scan_promotes_weak_int_carry_like_jax():
+    close(
+        ft.scan(lambda c, x: (c * x, c), 0, X3),
+        j2n(jax.lax.scan(lambda c, x: (c * x, c), 0, X3)),
+    )
+
+
+def test_non_weak_carry_dtype_change_raises_like_jax():
+    f32 = np.float32(1.0)
+    with pytest.raises(TypeError):
+        jax.lax.scan(lambda c, x: (c * x, c), f32, X3)
+    with pytest.raises(E.CarryError) as info:
+        ft.scan(lambda c, x: (c * x, c), f32, X3)
+    assert isinstance(info.value, TypeError)
+
+
+def test_legacy_np_random_is_not_controlled_by_vmap_randomness():
+    # documented limit: np.random.* (global state) draws once per call, unbatched, so every
+    # row sees the same numbers whatever the randomness mode; ft.random is the batched form
+    out = ft.vmap(lambda a: a + np.random.normal(size=2), randomness="different")(np.zeros((3, 2)))
+    assert (out == out[0]).all()
