@@ -939,3 +939,17 @@ def test_list_inputs_none_leaves_and_dtypes_like_jax():
         jax.vjp(jnp.sum, x32)[1](1.0)
     with pytest.raises(E.TangentMismatchError, match="dtype"):
         ft.vjp(np.sum, x32)[1](1.0)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=E.ArgnumsError,
+    reason="core/errors.py: jax.grad raises TypeError for argnums beyond the positional "
+    "arguments (also when they were passed as keywords); ArgnumsError subclasses only "
+    "ValueError and RuntimeError (torch.func's), so `except TypeError` misses it",
+)
+def test_argnums_out_of_range_is_a_type_error_like_jax():
+    with pytest.raises(TypeError):
+        jax.grad(lambda a, b: a * b, argnums=2)(1.0, 2.0)
+    with pytest.raises(TypeError):
+        ft.grad(lambda a, b: a * b)(a=1.0, b=2.0)
