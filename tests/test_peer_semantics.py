@@ -600,6 +600,30 @@ def test_compositions_like_jax():
     close(ft.jit(ft.value_and_grad(_g))(X3), j2n(jax.jit(jvalue_and_grad(_jg))(X3)))
 
 
+def test_pullbacks_and_pushforwards_under_vmap_like_torch_and_jax():
+    eye = np.eye(3)
+    _, fn = ft.vjp(np.sin, X3)
+    expected = np.diag(np.cos(X3))
+    close(ft.vmap(fn)(eye)[0], expected)  # torch.func's Jacobian-by-vmap(vjp_fn) recipe
+    close(ft.vmap(fn, chunk_size=2)(eye)[0], expected)
+    close(ft.jit(fn)(np.ones(3))[0], np.cos(X3))
+    close(ft.vmap(lambda t: ft.jvp(np.sin, (X3,), (t,))[1])(eye), expected)
+    close(ft.vmap(ft.linearize(np.sin, X3)[1])(eye), expected)
+    close(
+        ft.vmap(lambda p: ft.vjp(np.sin, p)[1](np.ones(3))[0])(M23),
+        np.asarray(jvmap(lambda p: jax.vjp(jnp.sin, p)[1](jnp.ones(3))[0])(M23)),
+    )
+    close(
+        ft.grad(lambda a: ft.vjp(np.sin, a)[1](np.ones(3))[0].sum())(X3),
+        np.asarray(jgrad(lambda a: jax.vjp(jnp.sin, a)[1](jnp.ones(3))[0].sum())(X3)),
+    )
+    close(
+        ft.jvp(ft.grad(lambda a: np.sum(a**3)), (X3,), (np.ones(3),)),
+        j2n(jax.jit(lambda: jax.jvp(jax.grad(lambda a: jnp.sum(a**3)), (X3,), (np.ones(3),)))()),
+    )
+    close(ft.jacrev(ft.vmap(np.sin))(M23), np.asarray(jjacrev(jax.vmap(jnp.sin))(M23)))
+
+
 def test_checkpoint_under_vmap_and_grad_like_jax():
     c = ft.checkpoint(_g)
     jc = jax.checkpoint(_jg)
