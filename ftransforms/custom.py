@@ -298,6 +298,8 @@ def _custom_vjp_primitive(fwd, bwd, in_spec, spec: _Spec, name: str) -> Primitiv
         ct = [fnp.zeros_like(yi) if b is None else b for b, yi in zip(y_bar[:n], y[:n])]
         res = tree_unflatten(spec.res, y[n:])
         cts = from_object_arrays(bwd(res, tree_unflatten(spec.out, ct)))
+        if type(cts) is list:  # JAX takes a list as the tuple of cotangents
+            cts = tuple(cts)
         if not isinstance(cts, tuple):
             raise TypeError(
                 f"{name}: the bwd rule must return a tuple with one cotangent per argument, "

@@ -743,6 +743,48 @@ def test_custom_jvp_nondiff_argnums_defaults_and_defjvps_like_jax():
     )
 
 
+def test_custom_vjp_pytrees_list_bwd_jit_scan_checkpoint_like_jax():
+    def build(module):
+        np_ = np if module is ft else jnp
+
+        @module.custom_vjp
+        def f(p):
+            return {"y": np_.sin(p["a"]) * p["b"]}
+
+        def bwd(p, g):  # a list of cotangents: JAX accepts it as the tuple
+            return [{"a": np_.cos(p["a"]) * p["b"] * g["y"] * 3, "b": np_.sin(p["a"]) * g["y"]}]
+
+        f.defvjp(lambda p: (f(p), p), bwd)
+        return f
+
+    f, jf = build(ft), build(jax)
+    p = {"a": X3, "b": X3 * 2}
+
+    def loss(p):
+        return f(p)["y"].sum()
+
+    def jloss(p):
+        return jf(p)["y"].sum()
+
+    expected = j2n(jgrad(jloss)(p))
+    close(ft.grad(loss)(p), expected)
+    close(ft.jit(ft.grad(loss))(p), expected)
+    close(ft.grad(ft.jit(loss))(p), expected)
+    close(ft.grad(ft.checkpoint(loss))(p), expected)
+    close(
+        ft.vmap(lambda q: f(q)["y"])({"a": M23, "b": M23}),
+        np.asarray(jvmap(lambda q: jf(q)["y"])({"a": M23, "b": M23})),
+    )
+
+    def scanned(a):
+        return ft.scan(lambda c, x: (c + loss({"a": x, "b": x}), None), 0.0, a)[0]
+
+    def jscanned(a):
+        return jax.lax.scan(lambda c, x: (c + jloss({"a": x, "b": x}), None), 0.0, a)[0]
+
+    close(ft.grad(scanned)(M23), np.asarray(jgrad(jscanned)(M23)))
+
+
 # -- control flow ------------------------------------------------------------------------
 
 
