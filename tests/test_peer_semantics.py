@@ -558,6 +558,34 @@ def test_jacobian_has_aux_positional_and_kwargs_like_jax():
         close(ours_t(f, has_aux=True)(X3, scale=2.0), j2n(jax_t(jf, has_aux=True)(X3, scale=2.0)))
 
 
+def test_none_leaves_empty_arrays_and_integer_outputs_like_jax():
+    def f(a):
+        return a * 2, None
+
+    for ours_t, jax_t in ((ft.jacrev, jjacrev), (ft.jacfwd, jjacfwd)):
+        close(ours_t(f)(X3), j2n(jax_t(f)(X3)))
+        close(ours_t(lambda a: a * 2)(np.zeros(0)), np.zeros((0, 0)))
+        close(ours_t(lambda a: a[:0])(X3), np.zeros((0, 3)))
+    # an integer output: jacrev raises (TypeError), jacfwd gives integer zeros, in both
+    with pytest.raises(TypeError):
+        jjacrev(lambda a: (a > 0).astype(int))(X3)
+    with pytest.raises(E.GradOutputError, match="int64") as info:
+        ft.jacrev(lambda a: (a > 0).astype(int))(X3)
+    assert isinstance(info.value, TypeError)
+    jac = ft.jacfwd(lambda a: (a > 0).astype(int))(X3)
+    jjac = jjacfwd(lambda a: (a > 0).astype(int))(X3)
+    assert jac.dtype == jjac.dtype and jac.shape == jjac.shape and not jac.any()
+    # deliberate: its jvp tangent is integer zeros (JAX: float0), as for vjp
+    tangent = ft.jvp(lambda a: (a > 0).astype(int), (X3,), (X3,))[1]
+    assert tangent.dtype == np.int64 and not tangent.any()
+    jac = ft.jacrev(lambda d: d["a"] * 2)({"a": X3, "b": None})
+    assert jac["b"] is None
+    assert ft.vjp(f, X3)[1]((np.ones(3), None)) == (pytest.approx(np.full(3, 2.0)),)
+    close(ft.jvp(f, (X3,), (X3,)), j2n(jax.jvp(f, (X3,), (X3,))))
+    close(ft.grad(lambda a: np.sum(a * 2))(np.zeros(0)), np.zeros(0))
+    close(ft.vmap(ft.grad(lambda a: np.sum(a**2)))(np.zeros((0, 3))), np.zeros((0, 3)))
+
+
 def test_hessian_pytrees_argnums_has_aux_like_jax():
     def f(d, b):
         return np.sum(d["a"] ** 2 * np.sin(b)) * np.sum(d["c"] ** 3)
