@@ -14,7 +14,11 @@ How each transform sees them:
   taken, so reverse mode works through a ``while_loop`` whose trip count depends on the
   data (which ``jax.lax.while_loop`` cannot differentiate), and higher orders nest.  Only
   the branch taken runs, except once per set of branches for the output check (NOTE
-  [eager branch check]).  A loop's carry is checked at every step it takes.
+  [eager branch check]).  A loop's carry is checked at every step it takes.  When a loop
+  ends, its tape segment is rewritten so that the cotangents of values made before the
+  loop and used at every step (closed-over weights, the rows of ``xs``) are summed with
+  one contraction after the backward walk instead of step by step (NOTE [hoisted loop
+  cotangents] in ``ftransforms/loop_cotangents.py``).
 * **vmap, predicate not batched**: one branch / an ordinary loop, operands stay batched.
 * **vmap, predicate batched**: see NOTE [batched cond] and NOTE [batched while_loop].
   The predicate is never converted to a host boolean: only the 0-d "some row still runs"
@@ -80,6 +84,7 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy as fnp
+from ftransforms import loop_cotangents
 from ftransforms.backend import namespace_of
 from ftransforms.core.errors import (
     BranchOutputError,
@@ -563,6 +568,13 @@ def _while(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pred: Any)
             )
         except NotStructurable:
             pass
+    marks = loop_cotangents.begin()
+    val = _while_steps(op, cond_fun, body_fun, val, pred)
+    loop_cotangents.end(marks)  # NOTE [hoisted loop cotangents]
+    return val
+
+
+def _while_steps(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pred: Any) -> Any:
     first = True
     while True:
         if _is_batched(pred):
@@ -648,11 +660,13 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
                 )
             except NotStructurable:
                 pass
+        marks = loop_cotangents.begin()
         val = init_val
         for i in range(lo, hi):
             new = body_fun(i, val)
             _check_carry(op, val, new)
             val = new
+        loop_cotangents.end(marks)  # NOTE [hoisted loop cotangents]
         return _arrays(val)
 
     def keep_going(state: Any) -> Any:
@@ -686,6 +700,13 @@ def scan(
     ``xs`` may be ``None`` with ``length``; ``reverse=True`` walks from the end (``ys[t]``
     still belongs to ``xs[t]``); ``unroll`` is accepted for JAX compatibility (the result
     does not depend on it).
+
+    Under ``grad``/``vjp`` the gradient of a weight ``f`` closes over (``W @ h``) and of
+    ``xs`` is formed once after the backward pass from every step's factors, not summed
+    step by step (NOTE [hoisted loop cotangents] in ``ftransforms/loop_cotangents.py``):
+    the backward pass then holds about ``length`` times one step's output cotangent (at
+    most ``loop_cotangents.HOIST["chunk_bytes"]`` per weight; longer loops are done in
+    chunks of steps).
 
     Example:
         >>> import numpy as np
@@ -725,6 +746,7 @@ def scan(
             return _arrays(carry), ys
         except NotStructurable:
             pass
+    marks = loop_cotangents.begin()
     carry = init
     ys: list = [None] * n
     steps = range(n - 1, -1, -1) if reverse else range(n)
@@ -751,6 +773,7 @@ def scan(
                 "f must return ys of one structure, shape and dtype at every step.",
             )
         ys[t] = leaves
+    loop_cotangents.end(marks)  # NOTE [hoisted loop cotangents]
     if n == 0:
         x = tree_unflatten(x_spec, [fnp.zeros(_shape(leaf)[1:], leaf.dtype) for leaf in x_leaves])
         _, y = f(init, x)
