@@ -17,7 +17,7 @@ from typing import Any
 import ftransforms.numpy as fnp
 from ftransforms.api import vjp as _vjp
 from ftransforms.api import vmap
-from ftransforms.core.errors import ArgnumsError
+from ftransforms.core.errors import ArgnumsError, UnsupportedOperationError
 from ftransforms.core.primitive import Primitive
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchTracer
@@ -81,6 +81,14 @@ def _differentiated(leaves: list) -> tuple[bool, bool]:
 
 def _inexact(x: Any) -> bool:
     return dtype_of(x).kind in "fc"
+
+
+def _no_symbolic_zeros(name: str, symbolic_zeros: Any) -> None:
+    if symbolic_zeros:
+        raise UnsupportedOperationError(
+            f"{name}: symbolic_zeros=True is not supported: the rules always get zero "
+            f"arrays for the inputs and outputs without a derivative; drop the argument"
+        )
 
 
 class _CustomBase:
@@ -222,8 +230,11 @@ class custom_jvp(_CustomBase):  # noqa: N801  (JAX's name)
         super().__init__(fun, nondiff_argnums, "custom_jvp")
         self.jvp_rule: Callable | None = None
 
-    def defjvp(self, rule: Callable) -> Callable:
-        """Set ``rule(primals, tangents) -> (primal_out, tangent_out)``."""
+    def defjvp(self, rule: Callable, symbolic_zeros: bool = False) -> Callable:
+        """Set ``rule(primals, tangents) -> (primal_out, tangent_out)``; the tangent of an
+        input that has none is a zero array (JAX's ``symbolic_zeros=False``, the only
+        mode)."""
+        _no_symbolic_zeros(self._name, symbolic_zeros)
         self.jvp_rule = rule
         return rule
 
@@ -350,8 +361,17 @@ class custom_vjp(_CustomBase):  # noqa: N801  (JAX's name)
         self.fwd: Callable | None = None
         self.bwd: Callable | None = None
 
-    def defvjp(self, fwd: Callable, bwd: Callable) -> None:
-        """Set the forward pass (with residuals) and the backward pass."""
+    def defvjp(
+        self,
+        fwd: Callable,
+        bwd: Callable,
+        symbolic_zeros: bool = False,
+        optimize_remat: bool = False,
+    ) -> None:
+        """Set the forward pass (with residuals) and the backward pass.  JAX's
+        ``symbolic_zeros=False`` is the only mode (``bwd`` gets zero arrays);
+        ``optimize_remat`` has no effect (nothing is compiled)."""
+        _no_symbolic_zeros(self._name, symbolic_zeros)
         self.fwd, self.bwd = fwd, bwd
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:

@@ -6,7 +6,10 @@ with the reason:
 * ``argnums`` given as a list, and a ``has_aux`` function returning a list, raise (as in
   torch.func: "argnums must be int or Tuple"); JAX accepts any sequence.
 * ``vmap`` of a function returning a Python number or ``None`` follows JAX (the number is
-  broadcast along the batch, ``None`` stays ``None``); torch.func raises.
+  broadcast along the batch, ``None`` stays ``None``); torch.func raises.  Likewise
+  ``grad`` of a function returning a Python float is a zero gradient (JAX; torch.func
+  raises "Expected f(*args) to return a Tensor").
+* ``vmap`` does not batch keyword arguments (torch.func's rule; JAX maps them over axis 0).
 * ``vjp``/``grad(allow_int=True)``: the cotangent of an integer primal under ``vjp`` is a
   zero array of the primal's integer dtype (JAX: ``float0``); ``grad(allow_int=True)``
   does return JAX's ``float0`` zeros.
@@ -811,6 +814,27 @@ def test_custom_vjp_pytrees_list_bwd_jit_scan_checkpoint_like_jax():
         return jax.lax.scan(lambda c, x: (c + jloss({"a": x, "b": x}), None), 0.0, a)[0]
 
     close(ft.grad(scanned)(M23), np.asarray(jgrad(jscanned)(M23)))
+
+
+def test_custom_rule_registration_keywords_like_jax():
+    f = ft.custom_jvp(lambda x: x * 2)
+    f.defjvp(lambda p, t: (p[0] * 2, t[0] * 3), symbolic_zeros=False)
+    close(ft.grad(f)(1.0), np.asarray(3.0))
+    with pytest.raises(E.UnsupportedOperationError, match="symbolic_zeros"):
+        f.defjvp(lambda p, t: (p[0], t[0]), symbolic_zeros=True)
+    g = ft.custom_vjp(lambda x: x * 2)
+    g.defvjp(lambda x: (x * 2, None), lambda r, c: (c * 5,), symbolic_zeros=False)
+    close(ft.grad(g)(1.0), np.asarray(5.0))
+    g.defvjp(lambda x: (x * 2, None), lambda r, c: (c * 7,), optimize_remat=True)
+    close(ft.grad(g)(1.0), np.asarray(7.0))
+    with pytest.raises(E.UnsupportedOperationError, match="symbolic_zeros"):
+        g.defvjp(lambda x: (x, None), lambda r, c: (c,), symbolic_zeros=True)
+    with pytest.raises(E.ArgnumsError):
+        ft.custom_vjp(lambda x: x, nondiff_argnums=(0.5,))
+    h = ft.custom_vjp(lambda n, x: x * n, nondiff_argnums=(3,))
+    h.defvjp(lambda n, x: (x * n, None), lambda n, r, c: (c * n,))
+    with pytest.raises(E.ArgnumsError, match="out of range"):
+        h(2.0, X3)
 
 
 # -- control flow ------------------------------------------------------------------------
