@@ -112,6 +112,28 @@ def test_has_aux_pytree_aux_like_jax():
     close((g, aux), j2n((jg, jaux)))
 
 
+def test_aux_keeps_the_enclosing_transforms_derivative_like_jax():
+    """aux is stripped of the inner level only: an outer grad differentiates through it."""
+
+    def build(module, np_):
+        def via_grad(w):
+            g, aux = module.grad(lambda y: (np_.sum(y**2 * w), np_.sin(y * w)), has_aux=True)(X3)
+            return np_.sum(aux) + np_.sum(g * w)
+
+        def via_jvp(w):
+            _, tan, aux = module.jvp(lambda y: (y * w, np_.cos(y * w)), (X3,), (X3,), has_aux=True)
+            return np_.sum(aux) + np_.sum(tan)
+
+        def via_vjp(w):
+            _, fn, aux = module.vjp(lambda y: (y * w, np_.cos(y * w)), X3, has_aux=True)
+            return np_.sum(aux) + np_.sum(fn(X3)[0])
+
+        return via_grad, via_jvp, via_vjp
+
+    for ours, theirs in zip(build(ft, np), build(jax, jnp)):
+        close(ft.grad(ours)(X3 * 0.5), np.asarray(jgrad(theirs)(X3 * 0.5)))
+
+
 def test_has_aux_list_return_raises_like_torch():
     # deliberate: torch.func requires a tuple (output, aux); JAX accepts a list
     with pytest.raises(E.AuxError) as info:
