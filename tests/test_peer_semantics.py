@@ -919,7 +919,7 @@ def test_cond_switch_like_jax():
     branches = [lambda a: a, lambda a: a * 2, lambda a: -a]
     for i in (-1, 0, 1, 2, 7):  # out-of-range indices are clamped, as in JAX
         close(ft.switch(i, branches, X3), np.asarray(jax.lax.switch(i, branches, X3)))
-    idx = np.array([0, 2])
+    idx = np.array([-3, 5])  # batched out-of-range indices clamp too
     close(
         ft.vmap(lambda i, a: ft.switch(i, branches, a))(idx, M23),
         np.asarray(jvmap(lambda i, a: jax.lax.switch(i, branches, a))(idx, M23)),
