@@ -955,14 +955,10 @@ def test_while_and_fori_loop_like_jax():
     )
 
 
-_WEAK_CARRY = (
-    "control.py: JAX promotes a weakly typed (Python number) carry to the body's output "
-    "type (fori_loop(0, 3, lambda i, c: c + 0.5, 0) is 1.5); _check_same/_compatible treat "
-    "'weak i' and 'weak f'/float64 as incompatible and raise CarryError"
-)
+# JAX promotes a carry that starts as a Python number to the body's output type
+# (fori_loop(0, 3, lambda i, c: c + 0.5, 0) is 1.5); so does ftransforms.control.
 
 
-@pytest.mark.xfail(strict=True, reason=_WEAK_CARRY, raises=E.CarryError)
 def test_fori_loop_promotes_weak_int_carry_like_jax():
     close(
         ft.fori_loop(0, 3, lambda i, c: c + 0.5, 0),
@@ -970,7 +966,6 @@ def test_fori_loop_promotes_weak_int_carry_like_jax():
     )
 
 
-@pytest.mark.xfail(strict=True, reason=_WEAK_CARRY, raises=E.CarryError)
 def test_while_loop_promotes_weak_int_carry_like_jax():
     close(
         ft.while_loop(lambda c: c < 2, lambda c: c + 0.5, 0),
@@ -978,7 +973,6 @@ def test_while_loop_promotes_weak_int_carry_like_jax():
     )
 
 
-@pytest.mark.xfail(strict=True, reason=_WEAK_CARRY, raises=E.CarryError)
 def test_scan_promotes_weak_int_carry_like_jax():
     close(
         ft.scan(lambda c, x: (c * x, c), 0, X3),
@@ -1002,7 +996,6 @@ def test_legacy_np_random_is_not_controlled_by_vmap_randomness():
     assert (out == out[0]).all()
 
 
-@pytest.mark.xfail(strict=True, reason=_WEAK_CARRY.split(" (")[0], raises=AssertionError)
 def test_scan_weak_float_carry_takes_xs_dtype_like_jax():
     x32 = X3.astype(np.float32)
     carry, ys = ft.scan(lambda c, x: (c + x, c), 0.0, x32)
@@ -1081,13 +1074,6 @@ def test_list_inputs_none_leaves_and_dtypes_like_jax():
         ft.vjp(np.sum, x32)[1](1.0)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=E.ArgnumsError,
-    reason="core/errors.py: jax.grad raises TypeError for argnums beyond the positional "
-    "arguments (also when they were passed as keywords); ArgnumsError subclasses only "
-    "ValueError and RuntimeError (torch.func's), so `except TypeError` misses it",
-)
 def test_argnums_out_of_range_is_a_type_error_like_jax():
     with pytest.raises(TypeError):
         jax.grad(lambda a, b: a * b, argnums=2)(1.0, 2.0)
