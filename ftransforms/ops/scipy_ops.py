@@ -3,7 +3,8 @@ without a derivative: the differentiable functions are built on them in
 ``ftransforms/scipy/`` (the implicit-function derivative of a quantile, the elimination
 that follows a pivoting order).
 
-* ``scipy_ppf(q, *shape, dist)``: ``scipy.stats.<dist>.ppf(q, *shape)``, elementwise.
+* ``scipy_ppf(q, *shape, dist, method="ppf")``: ``scipy.stats.<dist>.<method>(q, *shape)``
+  (``method`` is ``"ppf"`` or ``"isf"``), elementwise.
 * ``lu_row_order(a)``: ``(order, piv)``, the row order of LU with partial pivoting,
   ``a[..., order, :] = L @ U`` with ``L`` unit lower triangular, and LAPACK's pivots
   (``scipy.linalg.lu_factor``'s ``piv``).
@@ -40,11 +41,11 @@ def _host(xp, x):
     return numpy.asarray(get() if get is not None and xp is not numpy else x)
 
 
-def _ppf_impl(xp, q, *shape, dist):
+def _ppf_impl(xp, q, *shape, dist, method="ppf"):
     q, shape = _host(xp, q), [_host(xp, s) for s in shape]
     dt = numpy.result_type(q, *shape)
     dt = dt if dt.kind == "f" else numpy.dtype(numpy.float64)
-    out = getattr(_scipy("stats"), dist).ppf(q, *shape)
+    out = getattr(getattr(_scipy("stats"), dist), method)(q, *shape)
     return xp.asarray(numpy.asarray(out, dtype=dt))
 
 

@@ -137,6 +137,39 @@ def _log1mexp(x: Any) -> Any:
     return fnp.where(near, fnp.log(-fnp.expm1(xa)), fnp.log1p(-fnp.exp(xb)))
 
 
+def _safe_log(p: Any) -> Any:
+    """``log(p)``, the constant ``-inf`` (no derivative, not NaN) where ``p == 0``."""
+    pos = p > 0
+    return fnp.where(pos, fnp.log(fnp.where(pos, p, 1.0)), -fnp.inf)
+
+
+def _random() -> Any:
+    import ftransforms.random as frandom  # late import: same layer, used by rvs only
+
+    return frandom
+
+
+def _rng(random_state: Any, where: str) -> Any:
+    """A generator from SciPy's ``random_state`` forms (None, a seed, a Generator)."""
+    if random_state is None or isinstance(random_state, (int, numpy.integer)):
+        return numpy.random.default_rng(random_state)
+    if isinstance(random_state, numpy.random.RandomState):
+        raise TypeError(
+            f"{where}: random_state must be a numpy.random.Generator (default_rng(seed)) or a "
+            f"seed; the legacy numpy.random.RandomState is not supported"
+        )
+    return random_state
+
+
+def _rvs_size(size: Any, params: tuple) -> tuple:
+    """SciPy's ``size``: None means the broadcast shape of the parameters."""
+    if size is None:
+        return tuple(numpy.broadcast_shapes(*(fnp.shape(p) for p in params)))
+    if isinstance(size, (int, numpy.integer)):
+        return (int(size),)
+    return tuple(int(n) for n in size)
+
+
 def _betaln(a: Any, b: Any) -> Any:
     f = getattr(fsp, "betaln", None)
     if f is not None:
@@ -158,6 +191,14 @@ class _Dist:
 
     def _valid(self, *shape: Any) -> Any:
         return True
+
+    def __call__(self, *args: Any, **kwargs: Any) -> _Frozen:
+        """The frozen distribution ``dist(*shapes, loc=..., scale=...)``, as SciPy's:
+        ``norm(mu, sigma).logpdf(x)`` is ``norm.logpdf(x, mu, sigma)``."""
+        extras = getattr(self, "_extras", None)
+        if extras is not None:  # SciPy checks the parameters when freezing
+            _split(0.0, args, kwargs, self.shapes, extras, f"{self.name}(...)")
+        return _Frozen(self, args, kwargs)
 
 
 def _split(x: Any, args: tuple, kwargs: dict, shapes: tuple, extras: tuple, where: str) -> tuple:
@@ -193,8 +234,45 @@ def _split(x: Any, args: tuple, kwargs: dict, shapes: tuple, extras: tuple, wher
     return tuple(out)
 
 
+_NO_X = ("rvs", "entropy")
+_FROZEN_METHODS = "logpdf pdf logpmf pmf cdf logcdf sf logsf ppf isf rvs entropy".split()
+
+
+class _Frozen:
+    """A distribution with its parameters fixed (SciPy's ``rv_frozen``): each method takes
+    only the point (``rvs`` takes ``size`` and ``random_state``); ``dist``, ``args`` and
+    ``kwds`` are the distribution and the parameters, as SciPy's.
+
+    Example:
+        >>> from ftransforms import grad
+        >>> float(norm(1.0, 2.0).cdf(1.0))
+        0.5
+        >>> float(grad(lambda mu: norm(mu, 1.0).logpdf(3.0))(1.0))  # x - mu
+        2.0
+    """
+
+    def __init__(self, dist: _Dist, args: tuple, kwds: dict) -> None:
+        self.dist, self.args, self.kwds = dist, args, kwds
+
+    def __repr__(self) -> str:
+        return f"{self.dist!r}(*{self.args!r}, **{self.kwds!r}) (frozen)"
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name not in _FROZEN_METHODS:
+            raise AttributeError(f"{self.dist.name} (frozen) has no attribute {name!r}")
+        method = getattr(self.dist, name, None)
+        if method is None:
+            raise AttributeError(f"{self.dist.name} (frozen) has no method {name!r}")
+        args, kwds = self.args, self.kwds
+        if name in _NO_X:
+            return lambda **kw: method(*args, **kwds, **kw)
+        return lambda x: method(x, *args, **kwds)
+
+
 class _Continuous(_Dist):
     """A continuous distribution with ``loc`` and ``scale``."""
+
+    _extras = ("loc", "scale")
 
     def _args(self, method: str, x: Any, args: tuple, kwargs: dict) -> tuple:
         where = f"{self.name}.{method}"
@@ -208,7 +286,9 @@ class _Continuous(_Dist):
     def logpdf(self, x: Any, *args: Any, **kwargs: Any) -> Any:
         """Log of the probability density at ``x``."""
         z, shape, scale, valid = self._args("logpdf", x, args, kwargs)
-        return _nan_unless(valid, self._logpdf(z, *shape) - fnp.log(scale))
+        lp = self._logpdf(z, *shape)
+        # outside the support the value is the constant -inf: no derivative in scale (JAX's)
+        return _nan_unless(valid, fnp.where(lp == -fnp.inf, lp, lp - fnp.log(scale)))
 
     def pdf(self, x: Any, *args: Any, **kwargs: Any) -> Any:
         """The probability density at ``x``."""
@@ -245,15 +325,45 @@ class _Continuous(_Dist):
         qs = fnp.where(valid, q, 0.5)
         return _nan_unless(valid, loc + scale * self._ppf(qs, *shape))
 
+    def isf(self, q: Any, *args: Any, **kwargs: Any) -> Any:
+        """The inverse survival function (``ppf(1 - q)``, accurate for small ``q``)."""
+        where = f"{self.name}.isf"
+        q, *shape, loc, scale = _split(q, args, kwargs, self.shapes, ("loc", "scale"), where)
+        valid = self._valid(*shape)
+        ok = (scale > 0) & (q >= 0) & (q <= 1)
+        valid = ok if valid is True else valid & ok
+        qs = fnp.where(valid, q, 0.5)
+        return _nan_unless(valid, loc + scale * self._isf(qs, *shape))
+
+    def rvs(self, *args: Any, size: Any = None, random_state: Any = None, **kwargs: Any) -> Any:
+        """Random samples, SciPy's ``rvs(*shapes, loc=0, scale=1, size=None,
+        random_state=None)``, drawn with :mod:`ftransforms.random` (``random_state``: a
+        ``numpy.random.Generator``, a seed, or None for a fresh generator) as
+        ``loc + scale * ppf(u)``, so they are differentiable in the parameters."""
+        rng = _rng(random_state, f"{self.name}.rvs")
+        _, *shape, loc, scale = _split(0.0, args, kwargs, self.shapes, ("loc", "scale"), "rvs")
+        size = _rvs_size(size, (*shape, loc, scale))
+        std = self._rvs(rng, size, *shape)
+        return loc + scale * std
+
+    def _rvs(self, rng: Any, size: Any, *shape: Any) -> Any:
+        u = _random().uniform(rng, size=size)
+        # the open interval: ppf(0) is the lower end of the support
+        tiny = numpy.finfo(numpy.float64).tiny
+        return self._ppf(fnp.maximum(u, tiny), *shape)
+
+    def _isf(self, q: Any, *shape: Any) -> Any:
+        return self._ppf(1.0 - q, *shape)
+
     # defaults from one another
     def _sf(self, z: Any, *shape: Any) -> Any:
         return 1.0 - self._cdf(z, *shape)
 
     def _logcdf(self, z: Any, *shape: Any) -> Any:
-        return fnp.log(self._cdf(z, *shape))
+        return _safe_log(self._cdf(z, *shape))
 
     def _logsf(self, z: Any, *shape: Any) -> Any:
-        return fnp.log(self._sf(z, *shape))
+        return _safe_log(self._sf(z, *shape))
 
 
 # -- continuous distributions -------------------------------------------------------------
@@ -287,6 +397,12 @@ class _Norm(_Continuous):
     def _ppf(self, q):
         return _ndtri(q)
 
+    def _isf(self, q):
+        return -_ndtri(q)
+
+    def _rvs(self, rng, size):
+        return _random().normal(rng, size=size)
+
 
 class _Cauchy(_Continuous):
     """The Cauchy distribution.
@@ -310,6 +426,9 @@ class _Cauchy(_Continuous):
     def _ppf(self, q):
         out = fnp.tan(math.pi * (q - 0.5))  # tan(pi/2) is finite in floating point
         return fnp.where(q == 0, -fnp.inf, fnp.where(q == 1, fnp.inf, out))
+
+    def _isf(self, q):
+        return -self._ppf(q)
 
 
 class _Laplace(_Continuous):
@@ -349,6 +468,9 @@ class _Laplace(_Continuous):
         qh = fnp.where(low, 0.75, q)
         return fnp.where(low, fnp.log(2.0 * ql), -fnp.log(2.0 - 2.0 * qh))
 
+    def _isf(self, q):
+        return -self._ppf(q)
+
 
 class _Logistic(_Continuous):
     """The logistic distribution.
@@ -379,6 +501,9 @@ class _Logistic(_Continuous):
     def _ppf(self, q):
         return fnp.log(q) - fnp.log1p(-q)
 
+    def _isf(self, q):
+        return fnp.log1p(-q) - fnp.log(q)
+
 
 class _Expon(_Continuous):
     """The exponential distribution (rate ``1 / scale``, support ``x >= loc``).
@@ -408,6 +533,9 @@ class _Expon(_Continuous):
 
     def _ppf(self, q):
         return -fnp.log1p(-q)
+
+    def _isf(self, q):
+        return -fnp.log(q)
 
 
 class _Uniform(_Continuous):
@@ -476,6 +604,9 @@ class _Lognorm(_Continuous):
     def _ppf(self, q, s):
         return fnp.exp(s * _ndtri(q))
 
+    def _isf(self, q, s):
+        return fnp.exp(-s * _ndtri(q))
+
 
 class _T(_Continuous):
     """Student's t distribution with ``df`` degrees of freedom.
@@ -512,6 +643,9 @@ class _T(_Continuous):
 
     def _ppf(self, q, df):
         return _implicit_ppf("t", self, q, df)
+
+    def _isf(self, q, df):
+        return -_implicit_ppf("t", self, q, df)
 
 
 class _Gamma(_Continuous):
@@ -603,6 +737,9 @@ class _Beta(_Continuous):
     def _ppf(self, q, a, b):
         return _implicit_ppf("beta", self, q, a, b)
 
+    def _isf(self, q, a, b):
+        return 1.0 - _implicit_ppf("beta", self, q, b, a)
+
 
 # -- quantiles by SciPy, derivatives by the implicit function theorem ------------------------
 
@@ -689,6 +826,8 @@ def _ppf_primitive(name: str, dist: _Continuous) -> Any:
 class _Discrete(_Dist):
     """A discrete distribution with ``loc`` (an integer shift of the support)."""
 
+    _extras = ("loc",)
+
     def _args(self, method: str, k: Any, args: tuple, kwargs: dict) -> tuple:
         where = f"{self.name}.{method}"
         k, *shape, loc = _split(k, args, kwargs, self.shapes, ("loc",), where)
@@ -718,11 +857,11 @@ class _Discrete(_Dist):
 
     def logcdf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
         """Log of the cdf."""
-        return fnp.log(self.cdf(k, *args, **kwargs))
+        return _safe_log(self.cdf(k, *args, **kwargs))
 
     def logsf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
         """Log of the survival function."""
-        return fnp.log(self.sf(k, *args, **kwargs))
+        return _safe_log(self.sf(k, *args, **kwargs))
 
     def ppf(self, q: Any, *args: Any, **kwargs: Any) -> Any:
         """The smallest integer ``k`` with ``cdf(k) >= q`` (no derivative: it is an integer)."""
@@ -733,6 +872,25 @@ class _Discrete(_Dist):
 
     def _ppf(self, q: Any, *shape: Any) -> Any:
         return _scipy_ppf(self.name, *fnp.broadcast_arrays(q, *_like_all(q, shape)))
+
+    def isf(self, q: Any, *args: Any, **kwargs: Any) -> Any:
+        """The smallest integer ``k`` with ``sf(k) <= q`` (SciPy's; no derivative)."""
+        where = f"{self.name}.isf"
+        q, *shape, loc = _split(q, args, kwargs, self.shapes, ("loc",), where)
+        shape = tuple(fnp.stop_gradient(s) for s in shape)
+        q = fnp.stop_gradient(q)
+        qs = fnp.broadcast_arrays(q, *_like_all(q, shape))
+        return scipy_ppf_p.bind(*qs, dist=self.name, method="isf") + loc
+
+    def rvs(self, *args: Any, size: Any = None, random_state: Any = None, **kwargs: Any) -> Any:
+        """Random samples (SciPy's ``rvs(*shapes, loc=0, size=None, random_state=None)``),
+        ``ppf(u)`` of :func:`ftransforms.random.uniform` draws; no derivative."""
+        rng = _rng(random_state, f"{self.name}.rvs")
+        _, *shape, loc = _split(0.0, args, kwargs, self.shapes, ("loc",), f"{self.name}.rvs")
+        size = _rvs_size(size, (*shape, loc))
+        u = _random().uniform(rng, size=size)
+        shape = tuple(fnp.stop_gradient(s) for s in shape)
+        return self._ppf(fnp.maximum(u, numpy.finfo(numpy.float64).tiny), *shape) + loc
 
     def _sf(self, k: Any, *shape: Any) -> Any:
         return 1.0 - self._cdf(k, *shape)
