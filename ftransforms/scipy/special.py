@@ -48,6 +48,8 @@ import math
 import operator
 from typing import Any
 
+import numpy
+
 import ftransforms.numpy as fnp
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.helpers import dtype_of, normalize_axes
@@ -348,8 +350,18 @@ def polygamma(n: Any, x: Any) -> Any:
         >>> round(float(ft.grad(lambda x: polygamma(1, x))(1.0)), 6)  # -2 zeta(3)
         -2.404114
     """
+    if isinstance(n, (float, numpy.floating)) or (
+        isinstance(n, numpy.ndarray) and n.dtype.kind == "f"
+    ):
+        # SciPy takes a concrete float order that is integral (polygamma(1.0, x))
+        n_int = numpy.asarray(n).astype(numpy.int64)
+        if numpy.array_equal(n_int, n):
+            n = n_int if isinstance(n, numpy.ndarray) else int(n_int)
     if dtype_of(n).kind not in "iu":
-        raise TypeError(f"polygamma: n must be an integer (array), got dtype {dtype_of(n)}")
+        raise TypeError(
+            f"polygamma: n must be an integer (or a concrete integral float), got dtype "
+            f"{dtype_of(n)}"
+        )
     return _sp.polygamma_p.bind(n, x)
 
 
@@ -367,7 +379,12 @@ def logit(x: Any) -> Any:
         >>> float(ft.grad(logit)(0.5))
         4.0
     """
-    return fnp.log(x / (1 - x))
+    x = float_input(x, None)
+    # SciPy's log(x / (1 - x)); at 0 and 1 the form log(x) - log1p(-x), whose derivative
+    # 1/x + 1/(1 - x) is inf there (JAX's), not NaN
+    edge = (x == 0) | (x == 1)
+    xs = fnp.where(edge, 0.5, x)
+    return fnp.where(edge, fnp.log(x) - fnp.log1p(-x), fnp.log(xs / (1 - xs)))
 
 
 def _max_shift(a: Any, axis: Any) -> Any:

@@ -34,6 +34,7 @@ import numpy
 import ftransforms.numpy as fnp
 from ftransforms.api import jvp as _jvp
 from ftransforms.api import vjp as _vjp
+from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.primitive import FAMILY_BATCH_RULES, Primitive
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.numpy.ufuncs import float_input
@@ -1126,30 +1127,60 @@ class _MultivariateNormal(_Dist):
 
     name = "multivariate_normal"
 
-    def _prepare(self, method: str, mean: Any, cov: Any) -> tuple:
-        mean, cov = _fl(mean), _fl(cov)
-        if fnp.ndim(mean) != 1:
-            raise ValueError(
-                f"multivariate_normal.{method}: mean must be 1-D, got shape {fnp.shape(mean)}"
-            )
-        d = fnp.shape(mean)[0]
+    def _prepare(self, method: str, mean: Any, cov: Any, x: Any = None) -> tuple:
+        """``(mean (d,), cholesky factor, d)`` from SciPy's forms: ``mean`` None, a scalar
+        or ``(d,)``; ``cov`` a scalar, the diagonal ``(d,)`` or ``(d, d)`` (only its
+        symmetric part is used, as JAX's, so its gradient is symmetric)."""
+        where = f"multivariate_normal.{method}"
+        cov = _fl(cov)
+        if mean is not None:
+            mean = _fl(mean)
+            if fnp.ndim(mean) > 1:
+                raise ValueError(f"{where}: mean must be 1-D, got shape {fnp.shape(mean)}")
+            d = fnp.size(mean)
+        elif fnp.ndim(cov) >= 1:
+            d = fnp.shape(cov)[0]
+        else:
+            d = fnp.shape(x)[-1] if x is not None and fnp.ndim(x) >= 1 else 1
+        dt = dtype_of(cov) if mean is None else numpy.result_type(dtype_of(mean), dtype_of(cov))
+        ref = cov if mean is None else mean
+        if mean is None:
+            mean = fnp.zeros((d,), dtype=dt, like=ref)
+        elif fnp.ndim(mean) == 0:
+            mean = fnp.reshape(mean, (1,))
         if fnp.ndim(cov) == 0:
-            cov = cov * fnp.eye(d, dtype=dtype_of(cov), like=cov)
+            cov = cov * fnp.eye(d, dtype=dtype_of(cov), like=ref)
         elif fnp.ndim(cov) == 1:
             cov = fnp.diag(cov)
         if fnp.shape(cov) != (d, d):
             raise ValueError(
-                f"multivariate_normal.{method}: cov must be ({d}, {d}) for a mean of length "
-                f"{d}, got shape {fnp.shape(cov)}"
+                f"{where}: cov must be ({d}, {d}) for a mean of length {d}, got shape "
+                f"{fnp.shape(cov)}"
             )
+        cov = 0.5 * (cov + fnp.transpose(cov))
         return mean, fnp.linalg.cholesky(cov), d
 
-    def logpdf(self, x: Any, mean: Any = None, cov: Any = 1.0) -> Any:
-        """Log density at ``x`` (``(..., d)``)."""
+    @staticmethod
+    def _singular(allow_singular: bool, where: str) -> None:
+        if allow_singular:
+            raise UnsupportedOperationError(
+                f"multivariate_normal.{where}(allow_singular=True): only a positive definite "
+                f"cov is supported (its Cholesky factor is differentiated)"
+            )
+
+    def logpdf(self, x: Any, mean: Any = None, cov: Any = 1.0, allow_singular: bool = False) -> Any:
+        """Log density at ``x`` (``(..., d)``; for ``d == 1`` also ``()`` or ``(n,)``,
+        ``n`` points, as SciPy reads them)."""
+        self._singular(allow_singular, "logpdf")
         x = _fl(x)
-        if mean is None:
-            mean = fnp.zeros(fnp.shape(x)[-1:], dtype=dtype_of(x), like=x)
-        mean, chol, d = self._prepare("logpdf", mean, cov)
+        mean, chol, d = self._prepare("logpdf", mean, cov, x)
+        if d == 1 and fnp.ndim(x) <= 1:
+            x = fnp.reshape(x, fnp.shape(x) + (1,))
+        if fnp.shape(x)[-1:] != (d,):
+            raise ValueError(
+                f"multivariate_normal.logpdf: x must have {d} components on its last axis, "
+                f"got shape {fnp.shape(x)}"
+            )
         diff = x - mean
         flat = fnp.reshape(diff, (-1, d))
         w = solve_triangular(chol, fnp.transpose(flat), lower=True)
@@ -1158,17 +1189,34 @@ class _MultivariateNormal(_Dist):
         out = -0.5 * (maha + logdet + d * _LOG_2PI)
         return fnp.reshape(out, fnp.shape(diff)[:-1])
 
-    def pdf(self, x: Any, mean: Any = None, cov: Any = 1.0) -> Any:
+    def pdf(self, x: Any, mean: Any = None, cov: Any = 1.0, allow_singular: bool = False) -> Any:
         """Density at ``x``."""
-        return fnp.exp(self.logpdf(x, mean, cov))
+        return fnp.exp(self.logpdf(x, mean, cov, allow_singular))
 
-    def entropy(self, mean: Any = None, cov: Any = 1.0) -> Any:
+    def entropy(self, mean: Any = None, cov: Any = 1.0, allow_singular: bool = False) -> Any:
         """Differential entropy, ``(d log(2 pi e) + log det cov) / 2``."""
-        if mean is None:
-            mean = fnp.zeros((fnp.shape(fnp.asarray(cov))[-1] if fnp.ndim(cov) else 1,))
+        self._singular(allow_singular, "entropy")
         mean, chol, d = self._prepare("entropy", mean, cov)
         logdet = 2.0 * fnp.sum(fnp.log(fnp.diagonal(chol)))
         return 0.5 * (d * (_LOG_2PI + 1.0) + logdet)
+
+    def rvs(
+        self,
+        mean: Any = None,
+        cov: Any = 1.0,
+        size: Any = 1,
+        random_state: Any = None,
+        allow_singular: bool = False,
+    ) -> Any:
+        """Samples ``mean + L eps`` (``L L^T = cov``, ``eps`` from
+        :func:`ftransforms.random.normal`), shape ``size + (d,)`` (SciPy's, with the
+        size-1 axes of SciPy's squeeze kept); differentiable in ``mean`` and ``cov``."""
+        self._singular(allow_singular, "rvs")
+        rng = _rng(random_state, "multivariate_normal.rvs")
+        mean, chol, d = self._prepare("rvs", mean, cov)
+        size = _rvs_size(size, ())
+        eps = _random().normal(rng, size=size + (d,), dtype=dtype_of(mean))
+        return mean + fnp.matmul(eps, fnp.transpose(chol))
 
 
 norm = _Norm()
