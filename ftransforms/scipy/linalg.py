@@ -34,6 +34,7 @@ Example:
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 import numpy
@@ -422,27 +423,45 @@ def eigh(
     """``scipy.linalg.eigh``: ascending eigenvalues ``w`` and eigenvectors ``v`` of a
     symmetric/Hermitian ``a`` (its ``lower``, default, or upper triangle), or of the
     generalized problem ``a v = w b v`` (``b`` positive definite; ``v^H b v = I``).
-    Derivatives need distinct eigenvalues; eigenvector signs may differ from SciPy's.
+    ``subset_by_index=[lo, hi]`` keeps eigenpairs ``lo..hi`` (inclusive).  Derivatives need
+    distinct eigenvalues and are those of ``(a + a^H) / 2`` (a symmetric gradient, as in
+    JAX); eigenvector signs may differ from SciPy's.
 
     Example:
         >>> import numpy as np
         >>> eigh(np.array([[2.0, 1.0], [1.0, 2.0]]), eigvals_only=True).round(12).tolist()
         [1.0, 3.0]
     """
-    if type != 1 or subset_by_index is not None or subset_by_value is not None:
+    if type != 1 or subset_by_value is not None:
         raise UnsupportedOperationError(
-            "eigh(a, ...): type=1 without subsets is supported; take w[lo:hi] yourself"
+            "eigh(a, ...): type=1 without subset_by_value is supported; select from w yourself"
         )
-    a = _sym_from(_mat(a, "eigh(a)"), lower)
+    a = _sym_grad(_mat(a, "eigh(a)"), lower)
     if b is None:
         w, v = fnp.linalg.eigh(a)
     else:
-        chol = fnp.linalg.cholesky(_sym_from(_mat(b, "eigh(a, b)"), lower))
+        chol = fnp.linalg.cholesky(_sym_grad(_mat(b, "eigh(a, b)"), lower))
         c = solve_triangular(chol, a, lower=True)
         c = _mT(fnp.conj(solve_triangular(chol, fnp.conj(_mT(c)), lower=True)))
         w, y = fnp.linalg.eigh(_sym_from(c, True))
         v = solve_triangular(chol, y, trans=2 if dtype_of(chol).kind == "c" else 1, lower=True)
+    if subset_by_index is not None:
+        lo, hi = (operator.index(i) for i in subset_by_index)
+        n = fnp.shape(w)[-1]
+        if not 0 <= lo <= hi < n:
+            raise ValueError(
+                f"eigh(a, subset_by_index=[{lo}, {hi}]): need 0 <= lo <= hi < {n} (inclusive)"
+            )
+        w, v = w[..., lo : hi + 1], v[..., lo : hi + 1]
     return w if eigvals_only else (w, v)
+
+
+def _sym_grad(a: Any, lower: bool) -> Any:
+    """``a``'s ``lower`` (or upper) triangle reflected, SciPy's value, with the derivative
+    of ``(a + a^H) / 2`` (a symmetric gradient, as JAX's and torch's ``eigh``; the same
+    as the triangle's in every symmetric direction)."""
+    sym = 0.5 * (a + fnp.conj(_mT(a)))
+    return sym + fnp.stop_gradient(_sym_from(a, lower) - sym)
 
 
 def svd(
