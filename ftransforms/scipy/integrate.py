@@ -419,7 +419,8 @@ def odeint(
 ) -> Any:
     """Solve ``dy/dt = func(y, t, *args)`` from ``y(t[0]) = y0``; returns ``y`` at every
     time of ``t`` (shape ``(len(t),) + y0.shape``).  SciPy's ``args=(...)`` keyword works
-    too.  Derivatives in ``y0``, ``t`` and ``args`` (see the module docstring).
+    too, and so does ``tfirst=True`` (``func(t, y, *args)``).  Derivatives in ``y0``, ``t``
+    and ``args`` (see the module docstring).
 
     Example:
         >>> import numpy as np
@@ -430,6 +431,15 @@ def odeint(
     """
     where = "odeint(func, y0, t, *args)"
     extra_args = scipy_options.pop("args", None)
+    if scipy_options.pop("tfirst", False):  # SciPy's func(t, y, *args) order
+        user_func = func
+        if not callable(user_func):
+            raise TypeError(f"{where}: func must be callable, got {type(func).__name__}")
+
+        def func(y, t, *a):
+            return user_func(t, y, *a)
+
+        func.__name__ = getattr(user_func, "__name__", "func")
     if extra_args is not None:
         if args:
             raise TypeError(f"{where}: give the extra arguments positionally or as args=, not both")
@@ -444,7 +454,6 @@ def odeint(
         "mxhnil",
         "mxordn",
         "mxords",
-        "tfirst",
         "Dfun",
         "ml",
         "mu",
