@@ -425,7 +425,14 @@ class _Cauchy(_Continuous):
         return 0.5 - fnp.arctan(z) / math.pi
 
     def _ppf(self, q):
-        out = fnp.tan(math.pi * (q - 0.5))  # tan(pi/2) is finite in floating point
+        # tan(pi (q - 1/2)) in the middle (q - 1/2 is exact there); in the tails the same
+        # as -1/tan(pi q) and 1/tan(pi (1 - q)), accurate for tiny q and 1 - q
+        mid = fnp.abs(q - 0.5) < 0.25
+        low = q < 0.5
+        qm = fnp.where(mid, q, 0.5)
+        qt = fnp.where(mid, 0.25, fnp.where(low, q, 1.0 - q))
+        tail = fnp.where(low, -1.0, 1.0) / fnp.tan(math.pi * qt)
+        out = fnp.where(mid, fnp.tan(math.pi * (qm - 0.5)), tail)
         return fnp.where(q == 0, -fnp.inf, fnp.where(q == 1, fnp.inf, out))
 
     def _isf(self, q):
@@ -677,6 +684,9 @@ class _Gamma(_Continuous):
     def _ppf(self, q, a):
         return _implicit_ppf("gamma", self, q, a)
 
+    def _isf(self, q, a):
+        return _implicit_ppf("gamma", self, q, a, method="isf")
+
 
 class _Chi2(_Continuous):
     """The chi-squared distribution with ``df`` degrees of freedom.
@@ -707,6 +717,9 @@ class _Chi2(_Continuous):
 
     def _ppf(self, q, df):
         return _implicit_ppf("chi2", self, q, df)
+
+    def _isf(self, q, df):
+        return _implicit_ppf("chi2", self, q, df, method="isf")
 
 
 class _Beta(_Continuous):
@@ -759,24 +772,27 @@ def _scipy_ppf(name: str, q: Any, *shape: Any) -> Any:
 _PPF_PRIMS: dict[str, Any] = {}
 
 
-def _implicit_ppf(name: str, dist: _Continuous, q: Any, *shape: Any) -> Any:
+def _implicit_ppf(name: str, dist: _Continuous, q: Any, *shape: Any, method: str = "ppf") -> Any:
     """The standard quantile ``x = F^{-1}(q; shape)``, valued by ``scipy.stats`` and
     differentiated implicitly: ``F(x; shape) = q`` gives
     ``dx = (dq - dF/dshape . dshape) / f(x; shape)``.  Its rules are written with ``x``
     (the output) and the distribution's own ``_cdf``/``_logpdf``, so every order works;
     a parameter with no tangent costs nothing (the cdf's derivative in a shape parameter
     is only taken when that parameter is differentiated)."""
-    prim = _PPF_PRIMS.get(name)
+    key = f"{name}.{method}"
+    prim = _PPF_PRIMS.get(key)
     if prim is None:
-        prim = _ppf_primitive(name, dist)
-        _PPF_PRIMS[name] = prim
+        prim = _ppf_primitive(name, dist, method)
+        _PPF_PRIMS[key] = prim
     return prim.bind(*fnp.broadcast_arrays(q, *_like_all(q, shape)))
 
 
-def _ppf_primitive(name: str, dist: _Continuous) -> Any:
+def _ppf_primitive(name: str, dist: _Continuous, method: str = "ppf") -> Any:
+    """``method="isf"``: ``x = S^{-1}(q)``, where ``F(x) = 1 - q``, so ``dq`` changes sign."""
+    sign = -1.0 if method == "isf" else 1.0
 
     def impl(xp, q, *shape):
-        return scipy_ppf_p.impl(xp, q, *shape, dist=name)
+        return scipy_ppf_p.impl(xp, q, *shape, dist=name, method=method)
 
     def density(x, shape):
         return fnp.exp(dist._logpdf(x, *shape))
@@ -784,7 +800,7 @@ def _ppf_primitive(name: str, dist: _Continuous) -> Any:
     def jvp(tangents, x, q, *shape):
         q_dot, *shape_dot = tangents
         moving = [i for i, t in enumerate(shape_dot) if t is not None]
-        num = fnp.zeros_like(x) if q_dot is None else q_dot
+        num = fnp.zeros_like(x) if q_dot is None else sign * q_dot
         if moving:
 
             def cdf_of(*vals):
@@ -801,7 +817,7 @@ def _ppf_primitive(name: str, dist: _Continuous) -> Any:
 
     def vjp(g, x, q, *shape, wanted):
         scaled = g / density(x, shape)
-        out = [scaled if wanted[0] else None]
+        out = [sign * scaled if wanted[0] else None]
         moving = [i for i in range(len(shape)) if wanted[1 + i]]
         bars = {}
         if moving:
@@ -818,7 +834,7 @@ def _ppf_primitive(name: str, dist: _Continuous) -> Any:
         return tuple(out)
 
     batch = FAMILY_BATCH_RULES["elementwise"]  # an elementwise op of q and the shapes
-    return Primitive(f"{name}.ppf", impl, jvp=jvp, vjp=vjp, batch=batch, family="elementwise")
+    return Primitive(f"{name}.{method}", impl, jvp=jvp, vjp=vjp, batch=batch, family="elementwise")
 
 
 # -- discrete distributions ---------------------------------------------------------------
