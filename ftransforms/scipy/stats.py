@@ -45,22 +45,31 @@ from ftransforms.scipy.linalg import solve_triangular
 __all__ = [
     "bernoulli",
     "beta",
+    "betabinom",
     "binom",
     "cauchy",
     "chi2",
     "dirichlet",
     "expon",
     "gamma",
+    "gennorm",
     "geom",
+    "gumbel_l",
+    "gumbel_r",
     "laplace",
     "logistic",
     "lognorm",
+    "multinomial",
     "multivariate_normal",
     "nbinom",
     "norm",
+    "pareto",
     "poisson",
     "t",
+    "truncnorm",
     "uniform",
+    "vonmises",
+    "wrapcauchy",
 ]
 
 _LOG_2PI = math.log(2.0 * math.pi)
@@ -355,6 +364,18 @@ class _Continuous(_Dist):
 
     def _isf(self, q: Any, *shape: Any) -> Any:
         return self._ppf(1.0 - q, *shape)
+
+    def _missing(self, method: str) -> Any:
+        raise UnsupportedOperationError(
+            f"ftransforms.scipy.stats.{self.name}: {method} is not supported for this "
+            f"distribution (nor in jax.scipy.stats)"
+        )
+
+    def _cdf(self, z: Any, *shape: Any) -> Any:
+        return self._missing("cdf")
+
+    def _ppf(self, q: Any, *shape: Any) -> Any:
+        return self._missing("ppf")
 
     # defaults from one another
     def _sf(self, z: Any, *shape: Any) -> Any:
@@ -755,6 +776,236 @@ class _Beta(_Continuous):
         return 1.0 - _implicit_ppf("beta", self, q, b, a)
 
 
+class _GumbelR(_Continuous):
+    """The right-skewed Gumbel (extreme value) distribution, ``cdf = exp(-exp(-z))``.
+
+    Example:
+        >>> round(float(gumbel_r.cdf(0.0)), 6)  # exp(-1)
+        0.367879
+    """
+
+    name = "gumbel_r"
+
+    def _logpdf(self, z):
+        return -z - fnp.exp(-z)
+
+    def _cdf(self, z):
+        return fnp.exp(-fnp.exp(-z))
+
+    def _logcdf(self, z):
+        return -fnp.exp(-z)
+
+    def _sf(self, z):
+        return -fnp.expm1(-fnp.exp(-z))
+
+    def _logsf(self, z):
+        return _log1mexp(-fnp.exp(-z))
+
+    def _ppf(self, q):
+        return -fnp.log(-fnp.log(q))
+
+    def _isf(self, q):
+        return -fnp.log(-fnp.log1p(-q))
+
+
+class _GumbelL(_Continuous):
+    """The left-skewed Gumbel distribution, ``sf = exp(-exp(z))``.
+
+    Example:
+        >>> round(float(gumbel_l.sf(0.0)), 6)  # exp(-1)
+        0.367879
+    """
+
+    name = "gumbel_l"
+
+    def _logpdf(self, z):
+        return z - fnp.exp(z)
+
+    def _cdf(self, z):
+        return -fnp.expm1(-fnp.exp(z))
+
+    def _logcdf(self, z):
+        return _log1mexp(-fnp.exp(z))
+
+    def _sf(self, z):
+        return fnp.exp(-fnp.exp(z))
+
+    def _logsf(self, z):
+        return -fnp.exp(z)
+
+    def _ppf(self, q):
+        return fnp.log(-fnp.log1p(-q))
+
+    def _isf(self, q):
+        return fnp.log(-fnp.log(q))
+
+
+class _Pareto(_Continuous):
+    """The Pareto distribution with shape ``b`` (support ``z >= 1``).
+
+    Example:
+        >>> float(pareto.sf(2.0, 1.0))
+        0.5
+    """
+
+    name = "pareto"
+    shapes = ("b",)
+
+    def _valid(self, b):
+        return b > 0
+
+    def _logz(self, z):
+        inside = z >= 1
+        return inside, fnp.log(fnp.where(inside, z, 1.0))
+
+    def _logpdf(self, z, b):
+        inside, lz = self._logz(z)
+        return fnp.where(inside, fnp.log(b) - (b + 1.0) * lz, -fnp.inf)
+
+    def _cdf(self, z, b):
+        _, lz = self._logz(z)
+        return -fnp.expm1(-b * lz)
+
+    def _sf(self, z, b):
+        _, lz = self._logz(z)
+        return fnp.exp(-b * lz)
+
+    def _logsf(self, z, b):
+        _, lz = self._logz(z)
+        return -b * lz
+
+    def _ppf(self, q, b):
+        return fnp.exp(-fnp.log1p(-q) / b)
+
+    def _isf(self, q, b):
+        return fnp.exp(-fnp.log(q) / b)
+
+
+class _Truncnorm(_Continuous):
+    """The standard normal truncated to ``[a, b]`` (in standardized units, as SciPy's),
+    then shifted and scaled by ``loc`` and ``scale``.  For ``a > 0`` it is computed as the
+    mirror image of ``[-b, -a]``, so the upper tail keeps its accuracy.
+
+    Example:
+        >>> round(float(truncnorm.cdf(0.0, -1.0, 1.0)), 6)
+        0.5
+    """
+
+    name = "truncnorm"
+    shapes = ("a", "b")
+
+    def _valid(self, a, b):
+        return a < b
+
+    def _mirror(self, a, b):
+        """``(flip, lo, hi, log Z)``: the interval with ``lo <= 0`` or ``lo`` the nearer
+        end to 0 (``flip`` where ``a > 0``), and ``Z = Phi(hi) - Phi(lo)``."""
+        flip = a > 0
+        lo = fnp.where(flip, -b, a)
+        hi = fnp.where(flip, -a, b)
+        return flip, lo, hi, fnp.log(_ndtr(hi) - _ndtr(lo))
+
+    def _logpdf(self, z, a, b):
+        inside = (z >= a) & (z <= b)
+        _, _, _, log_z = self._mirror(a, b)
+        zs = fnp.where(inside, z, 0.5 * (fnp.maximum(a, -1e300) + fnp.minimum(b, 1e300)))
+        return fnp.where(inside, -0.5 * zs * zs - _LOG_SQRT_2PI - log_z, -fnp.inf)
+
+    def _mass_below(self, z, a, b):
+        """``(P(X <= z), P(X > z))`` with the mirrored interval's accurate differences."""
+        flip, lo, hi, log_z = self._mirror(a, b)
+        zc = fnp.clip(fnp.where(flip, -z, z), lo, hi)
+        below = (_ndtr(zc) - _ndtr(lo)) / fnp.exp(log_z)  # of the mirrored variable
+        above = (_ndtr(hi) - _ndtr(zc)) / fnp.exp(log_z)
+        return fnp.where(flip, above, below), fnp.where(flip, below, above)
+
+    def _cdf(self, z, a, b):
+        return self._mass_below(z, a, b)[0]
+
+    def _sf(self, z, a, b):
+        return self._mass_below(z, a, b)[1]
+
+    def _ppf(self, q, a, b):
+        flip, lo, hi, log_z = self._mirror(a, b)
+        qq = fnp.where(flip, 1.0 - q, q)
+        x = _ndtri(_ndtr(lo) + qq * fnp.exp(log_z))
+        x = fnp.clip(x, lo, hi)
+        return fnp.where(flip, -x, x)
+
+    def _isf(self, q, a, b):
+        return -self._ppf(q, -b, -a)  # the mirror image: accurate for small q
+
+
+class _Vonmises(_Continuous):
+    """The von Mises distribution with concentration ``kappa``: the density
+    ``exp(kappa cos z) / (2 pi I0(kappa))`` (periodic, as SciPy's; ``logpdf``/``pdf``
+    only).
+
+    Example:
+        >>> round(float(vonmises.pdf(0.0, 0.0)), 6)  # 1 / (2 pi)
+        0.159155
+    """
+
+    name = "vonmises"
+    shapes = ("kappa",)
+
+    def _valid(self, kappa):
+        return kappa >= 0
+
+    def _logpdf(self, z, kappa):
+        return kappa * (fnp.cos(z) - 1.0) - _LOG_2PI - fnp.log(_special("i0e")(kappa))
+
+
+class _Wrapcauchy(_Continuous):
+    """The wrapped Cauchy distribution with shape ``0 < c < 1`` on ``[0, 2 pi]``
+    (``logpdf``/``pdf`` only).
+
+    Example:
+        >>> import math
+        >>> round(float(wrapcauchy.pdf(math.pi, 0.5)) * 6 * math.pi, 6)  # 1 / (6 pi)
+        1.0
+    """
+
+    name = "wrapcauchy"
+    shapes = ("c",)
+
+    def _valid(self, c):
+        return (c > 0) & (c < 1)
+
+    def _logpdf(self, z, c):
+        inside = (z >= 0) & (z <= 2.0 * math.pi)
+        zs = fnp.where(inside, z, 1.0)
+        out = fnp.log1p(-c * c) - _LOG_2PI - fnp.log1p(c * c - 2.0 * c * fnp.cos(zs))
+        return fnp.where(inside, out, -fnp.inf)
+
+
+class _Gennorm(_Continuous):
+    """The generalized normal distribution with shape ``beta``: density
+    ``beta / (2 Gamma(1/beta)) exp(-|z|**beta)`` (``beta = 2``: normal with variance 1/2,
+    ``beta = 1``: Laplace).
+
+    Example:
+        >>> float(gennorm.cdf(0.0, 1.5))
+        0.5
+    """
+
+    name = "gennorm"
+    shapes = ("beta",)
+
+    def _valid(self, beta):
+        return beta > 0
+
+    def _logpdf(self, z, beta):
+        return fnp.log(beta) - math.log(2.0) - fsp.gammaln(1.0 / beta) - fnp.abs(z) ** beta
+
+    def _cdf(self, z, beta):
+        half = 0.5 * _special("gammaincc")(1.0 / beta, fnp.abs(z) ** beta)
+        return fnp.where(z > 0, 1.0 - half, half)
+
+    def _sf(self, z, beta):
+        return self._cdf(-z, beta)
+
+
 # -- quantiles by SciPy, derivatives by the implicit function theorem ------------------------
 
 
@@ -1096,6 +1347,63 @@ class _Bernoulli(_Discrete):
         return fnp.where(q == 0, -1.0, fnp.where(q > 1.0 - p, 1.0, 0.0))
 
 
+class _Betabinom(_Discrete):
+    """The beta-binomial distribution: successes in ``n`` trials whose probability is
+    ``Beta(a, b)`` (``logpmf``/``pmf`` only).
+
+    Example:
+        >>> round(float(betabinom.pmf(1, 2, 1.0, 1.0)), 6)  # uniform on {0, 1, 2}
+        0.333333
+    """
+
+    name = "betabinom"
+    shapes = ("n", "a", "b")
+
+    def _valid(self, n, a, b):
+        return (n >= 0) & (n == fnp.floor(n)) & (a > 0) & (b > 0)
+
+    def _in_support(self, k, n, a, b):
+        return (k >= 0) & (k <= n)
+
+    def _inside(self, n, a, b):
+        return 0.0
+
+    def _logpmf(self, k, n, a, b):
+        comb = fsp.gammaln(n + 1.0) - fsp.gammaln(k + 1.0) - fsp.gammaln(n - k + 1.0)
+        return comb + _betaln(k + a, n - k + b) - _betaln(a, b)
+
+    def _cdf(self, k, n, a, b):
+        raise UnsupportedOperationError(
+            "betabinom: only logpmf and pmf are supported (the cdf is a sum over k)"
+        )
+
+
+class _Multinomial(_Dist):
+    """The multinomial distribution: counts ``x`` (last axis) of ``n`` draws with
+    probabilities ``p``.
+
+    Example:
+        >>> import numpy as np
+        >>> float(multinomial.pmf(np.array([1.0, 1.0]), 2, np.array([0.5, 0.5])))
+        0.5
+    """
+
+    name = "multinomial"
+
+    def logpmf(self, x: Any, n: Any, p: Any) -> Any:
+        """Log probability of the counts ``x`` (``-inf`` unless they are non-negative
+        integers summing to ``n``)."""
+        x, n, p = _fl(x), _fl(n), _fl(p)
+        ok = fnp.all((x >= 0) & (x == fnp.floor(x)), axis=-1) & (fnp.sum(x, axis=-1) == n)
+        xs = fnp.where(x >= 0, x, 0.0)
+        out = fsp.gammaln(n + 1.0) + fnp.sum(fsp.xlogy(xs, p) - fsp.gammaln(xs + 1.0), axis=-1)
+        return fnp.where(ok, out, -fnp.inf)
+
+    def pmf(self, x: Any, n: Any, p: Any) -> Any:
+        """Probability of the counts ``x``."""
+        return fnp.exp(self.logpmf(x, n, p))
+
+
 # -- multivariate ---------------------------------------------------------------------------
 
 
@@ -1253,3 +1561,12 @@ geom = _Geom()
 bernoulli = _Bernoulli()
 dirichlet = _Dirichlet()
 multivariate_normal = _MultivariateNormal()
+gumbel_r = _GumbelR()
+gumbel_l = _GumbelL()
+pareto = _Pareto()
+truncnorm = _Truncnorm()
+vonmises = _Vonmises()
+wrapcauchy = _Wrapcauchy()
+gennorm = _Gennorm()
+betabinom = _Betabinom()
+multinomial = _Multinomial()
