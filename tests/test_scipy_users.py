@@ -649,3 +649,33 @@ def test_more_distribution_details():
     close(fs.multinomial.logpmf(counts, 6, p), st.multinomial.logpmf(counts, 6, p))
     jg = jax.jit(jax.grad(lambda q: jst.multinomial.logpmf(jnp.array([1, 2, 3]), 6, q)))
     close(ft.grad(lambda q: fs.multinomial.logpmf(counts[0], 6, q))(p), jg(p))
+
+
+def test_more_linalg_and_signal_names():
+    c, r = np.array([1.0, 2.0, 3.0]), np.array([9.0, 5.0, 6.0, 7.0])
+    close(fl.hankel(c), sl.hankel(c))
+    close(fl.hankel(c, r), sl.hankel(c, r))
+    close(fl.circulant(c), sl.circulant(c))
+    close(
+        fl.companion(np.array([2.0, -3.0, 1.0, 4.0])), sl.companion(np.array([2.0, -3.0, 1.0, 4.0]))
+    )
+    close(ft.grad(lambda v: fl.circulant(v)[0].sum())(c), [1.0, 1.0, 1.0])
+    a, b = RNG.normal(size=(5, 3)), RNG.normal(size=5)
+    close(fl.pinv(a), sl.pinv(a))
+    for got, want in zip(fl.lstsq(a, b), sl.lstsq(a, b)):
+        close(got, want)
+    jg = jax.jit(jax.grad(lambda m: jnp.linalg.pinv(m).sum()))
+    close(ft.grad(lambda m: fl.pinv(m).sum())(a), jg(a), rtol=1e-8)
+    close(fl.norm(a), sl.norm(a))
+    close(fl.norm(a, 2), sl.norm(a, 2))
+    close(fl.eigvalsh(SPD), sl.eigvalsh(SPD))
+    img, k = RNG.normal(size=(5, 6)), RNG.normal(size=(2, 3))
+    for mode in ("full", "same", "valid"):
+        close(fsg.convolve2d(img, k, mode=mode), sg.convolve2d(img, k, mode=mode))
+        close(fsg.correlate2d(img, k, mode=mode), sg.correlate2d(img, k, mode=mode))
+        close(fsg.correlate2d(k, img, mode) if mode != "valid" else 0.0,
+              sg.correlate2d(k, img, mode) if mode != "valid" else 0.0)  # fmt: skip
+    jc = jax.jit(jax.grad(lambda m: (jax.scipy.signal.convolve2d(m, k) ** 2).sum()))
+    close(ft.grad(lambda m: (fsg.convolve2d(m, k) ** 2).sum())(img), jc(img))
+    with pytest.raises(NotImplementedError, match="boundary"):
+        fsg.convolve2d(img, k, boundary="wrap")

@@ -21,7 +21,8 @@ every transform and its derivative is the derivative of the computation:
   scaling and squaring (square roots until ``A`` is near ``I``, then a Gauss-Legendre
   quadrature of ``log(I + X)``).  The scaling and the iteration counts read the data
   (NOTE [value-dependent traces]: ``jit`` runs these eagerly).
-* ``block_diag``, ``toeplitz`` build arrays.
+* ``block_diag``, ``toeplitz``, ``hankel``, ``circulant``, ``companion`` build arrays;
+  ``pinv``/``lstsq`` go through the SVD, ``norm`` is NumPy's.
 
 Example:
     >>> import numpy as np
@@ -51,15 +52,22 @@ __all__ = [
     "cho_factor",
     "cho_solve",
     "cholesky",
+    "circulant",
+    "companion",
     "det",
     "eigh",
+    "eigvalsh",
     "expm",
     "expm_frechet",
+    "hankel",
     "inv",
     "logm",
+    "lstsq",
     "lu",
     "lu_factor",
     "lu_solve",
+    "norm",
+    "pinv",
     "qr",
     "solve",
     "solve_banded",
@@ -806,6 +814,130 @@ def toeplitz(c: Any, r: Any = None) -> Any:
     vals = fnp.concatenate([fnp.flip(c, 0), r[1:]])
     idx = nc - 1 - numpy.arange(nc)[:, None] + numpy.arange(nr)[None, :]
     return vals[fnp.asarray(idx, like=c)]
+
+
+def _vec(x: Any) -> Any:
+    return fnp.ravel(x if hasattr(x, "dtype") else fnp.asarray(x))
+
+
+def hankel(c: Any, r: Any = None) -> Any:
+    """``scipy.linalg.hankel``: first column ``c``, last row ``r`` (default zeros;
+    ``r[0]`` is ignored), constant along the anti-diagonals.
+
+    Example:
+        >>> import numpy as np
+        >>> hankel(np.array([1.0, 2.0, 3.0])).tolist()
+        [[1.0, 2.0, 3.0], [2.0, 3.0, 0.0], [3.0, 0.0, 0.0]]
+    """
+    c = _vec(c)
+    r = fnp.zeros_like(c) if r is None else _vec(r)
+    nc, nr = fnp.shape(c)[0], fnp.shape(r)[0]
+    vals = fnp.concatenate([c, fnp.astype(r[1:], fnp.result_type(c, r))])
+    idx = numpy.arange(nc)[:, None] + numpy.arange(nr)[None, :]
+    return vals[fnp.asarray(idx, like=c)]
+
+
+def circulant(c: Any) -> Any:
+    """``scipy.linalg.circulant``: the circulant matrix with first column ``c``,
+    ``C[i, j] = c[(i - j) % n]``.
+
+    Example:
+        >>> import numpy as np
+        >>> circulant(np.array([1.0, 2.0, 3.0])).tolist()
+        [[1.0, 3.0, 2.0], [2.0, 1.0, 3.0], [3.0, 2.0, 1.0]]
+    """
+    c = _vec(c)
+    n = fnp.shape(c)[0]
+    idx = (numpy.arange(n)[:, None] - numpy.arange(n)[None, :]) % max(n, 1)
+    return c[fnp.asarray(idx, like=c)]
+
+
+def companion(a: Any) -> Any:
+    """``scipy.linalg.companion``: the companion matrix of the polynomial with
+    coefficients ``a`` (highest degree first): first row ``-a[1:] / a[0]``, ones below
+    the diagonal.
+
+    Example:
+        >>> import numpy as np
+        >>> companion(np.array([1.0, -3.0, 2.0])).tolist()  # roots 1 and 2
+        [[3.0, -2.0], [1.0, 0.0]]
+    """
+    a = float_input(_vec(a), None)
+    n = fnp.shape(a)[0]
+    if n < 2:
+        raise ValueError(f"companion(a): a must have at least 2 coefficients, got {n}")
+    first = -a[1:] / a[0]
+    below = fnp.eye(n - 2, n - 1, dtype=dtype_of(a), like=a)
+    return fnp.concatenate([first[None, :], below], axis=0)
+
+
+def pinv(a: Any, *, atol: Any = None, rtol: Any = None, return_rank: bool = False, **_: Any) -> Any:
+    """``scipy.linalg.pinv``: the Moore-Penrose pseudo-inverse, by the SVD (singular
+    values below ``atol + rtol * max(s)`` are dropped; ``rtol`` defaults to
+    ``max(m, n) * eps``).
+
+    Example:
+        >>> import numpy as np
+        >>> pinv(np.array([[2.0, 0.0], [0.0, 0.0]])).tolist()
+        [[0.5, 0.0], [0.0, 0.0]]
+    """
+    a = _mat(a, "pinv(a)", square=False)
+    m, n = fnp.shape(a)[-2:]
+    u, s, vh = fnp.linalg.svd(a, full_matrices=False)
+    eps = numpy.finfo(dtype_of(s)).eps
+    rt = max(m, n) * eps if rtol is None else rtol
+    at = 0.0 if atol is None else atol
+    cut = at + rt * fnp.max(fnp.stop_gradient(s), axis=-1, keepdims=True)
+    keep = s > cut
+    s_inv = fnp.where(keep, 1.0 / fnp.where(keep, s, 1.0), 0.0)
+    out = fnp.matmul(fnp.conj(_mT(vh)) * s_inv[..., None, :], fnp.conj(_mT(u)))
+    return (out, fnp.sum(keep, axis=-1)) if return_rank else out
+
+
+def lstsq(a: Any, b: Any, cond: Any = None, **_: Any) -> tuple[Any, Any, Any, Any]:
+    """``scipy.linalg.lstsq``: ``(x, residues, rank, s)`` minimizing ``||a x - b||``
+    (through the pseudo-inverse; ``residues`` is the squared residual norm per column when
+    ``a`` has full column rank and ``m > n``, else empty, as SciPy's).
+
+    Example:
+        >>> import numpy as np
+        >>> x, res, rank, s = lstsq(np.array([[1.0], [1.0]]), np.array([1.0, 3.0]))
+        >>> x.round(12).tolist(), round(float(res), 12), int(rank)
+        ([2.0], 2.0, 1)
+    """
+    a = _mat(a, "lstsq(a, b)", square=False)
+    m, n = fnp.shape(a)
+    p, rank = pinv(a, rtol=cond, return_rank=True)
+    x = fnp.matmul(p, b)
+    s = fnp.linalg.svd(a, compute_uv=False)
+    if m > n and int(fnp.stop_gradient(rank)) == n:
+        r = b - fnp.matmul(a, x)
+        res = fnp.sum(fnp.abs(r) ** 2, axis=0)
+    else:
+        res = fnp.zeros((0,), dtype=dtype_of(x), like=x)
+    return x, res, rank, s
+
+
+def norm(a: Any, ord: Any = None, axis: Any = None, keepdims: bool = False, **_: Any) -> Any:  # noqa: A002
+    """``scipy.linalg.norm``: the vector or matrix norm (NumPy's ``linalg.norm``).
+
+    Example:
+        >>> import numpy as np
+        >>> float(norm(np.array([3.0, 4.0])))
+        5.0
+    """
+    return fnp.linalg.norm(a, ord=ord, axis=axis, keepdims=keepdims)
+
+
+def eigvalsh(a: Any, b: Any = None, *, lower: bool = True, **kwargs: Any) -> Any:
+    """``scipy.linalg.eigvalsh``: the eigenvalues of :func:`eigh`.
+
+    Example:
+        >>> import numpy as np
+        >>> eigvalsh(np.array([[2.0, 1.0], [1.0, 2.0]])).round(12).tolist()
+        [1.0, 3.0]
+    """
+    return eigh(a, b, lower=lower, eigvals_only=True, **kwargs)
 
 
 del math

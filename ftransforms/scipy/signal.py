@@ -25,7 +25,7 @@ import ftransforms.numpy as fnp
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.numpy.ufuncs import float_input
 
-__all__ = ["convolve", "correlate", "fftconvolve"]
+__all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "fftconvolve"]
 
 
 def _arr(x: Any) -> Any:
@@ -182,3 +182,51 @@ def fftconvolve(in1: Any, in2: Any, mode: str = "full", axes: Any = None) -> Any
         elif mode == "valid":
             out_shape[a] = abs(s1[a] - s2[a]) + 1
     return _centered(full, tuple(out_shape)) if mode != "full" else full
+
+
+def _check2d(in1: Any, in2: Any, boundary: str, fillvalue: Any, where: str) -> None:
+    if fnp.ndim(in1) != 2 or fnp.ndim(in2) != 2:
+        raise ValueError(
+            f"{where}: in1 and in2 must be 2-D, got shapes {fnp.shape(in1)} and {fnp.shape(in2)}"
+        )
+    if boundary != "fill" or not (isinstance(fillvalue, (int, float)) and fillvalue == 0):
+        raise NotImplementedError(
+            f"{where}: only boundary='fill' with fillvalue=0 is supported (as in jax.scipy.signal)"
+        )
+
+
+def convolve2d(
+    in1: Any, in2: Any, mode: str = "full", boundary: str = "fill", fillvalue: Any = 0
+) -> Any:
+    """``scipy.signal.convolve2d`` (``boundary='fill'``, ``fillvalue=0``): the 2-D
+    :func:`convolve`.
+
+    Example:
+        >>> import numpy as np
+        >>> convolve2d(np.ones((2, 2)), np.ones((1, 2))).tolist()
+        [[1.0, 2.0, 1.0], [1.0, 2.0, 1.0]]
+    """
+    in1, in2 = _arr(in1), _arr(in2)
+    _check2d(in1, in2, boundary, fillvalue, "convolve2d(in1, in2)")
+    return convolve(in1, in2, mode=mode, method="direct")
+
+
+def correlate2d(
+    in1: Any, in2: Any, mode: str = "full", boundary: str = "fill", fillvalue: Any = 0
+) -> Any:
+    """``scipy.signal.correlate2d`` (``boundary='fill'``, ``fillvalue=0``): the 2-D
+    :func:`correlate` ('same' centred as SciPy's ``correlate2d``, at ``in2.shape // 2``).
+
+    Example:
+        >>> import numpy as np
+        >>> correlate2d(np.ones((2, 2)), np.array([[1.0, 2.0]]), mode="valid").tolist()
+        [[3.0], [3.0]]
+    """
+    in1, in2 = _arr(in1), _arr(in2)
+    _check2d(in1, in2, boundary, fillvalue, "correlate2d(in1, in2)")
+    if mode != "same":
+        return correlate(in1, in2, mode=mode, method="direct")
+    # SciPy's correlate2d centres 'same' at in2.shape // 2 (correlate's at (n2 - 1) // 2)
+    full = correlate(in1, in2, mode="full", method="direct")
+    (m1, n1), (m2, n2) = fnp.shape(in1), fnp.shape(in2)
+    return full[m2 // 2 : m2 // 2 + m1, n2 // 2 : n2 // 2 + n1]
