@@ -705,3 +705,25 @@ def test_scipy_frozen_and_decorated_functions_on_tracers_name_the_counterpart():
         ft.grad(lambda m: sl.cho_factor(m * np.eye(2))[0].sum())(0.5)
     with pytest.raises(TracerConversionError, match=r"ftransforms\.scipy\.stats\.norm"):
         ft.grad(lambda m: st.norm(m, 1.0).logpdf(1.0))(0.5)
+
+
+def test_moments_and_entropy_match_scipy():
+    for name, shapes in CONT.items():
+        f, s = getattr(fs, name), getattr(st, name)
+        for m in ("mean", "var", "std", "median", "entropy"):
+            want = getattr(s, m)(*shapes, loc=0.3, scale=1.7)
+            close(getattr(f, m)(*shapes, loc=0.3, scale=1.7), want, rtol=1e-10)
+            close(getattr(f(*shapes, loc=0.3, scale=1.7), m)(), want, rtol=1e-10)  # frozen
+    for df in (0.5, 1.5, 2.5):
+        for m in ("mean", "var", "entropy"):
+            close(getattr(fs.t, m)(df), getattr(st.t, m)(df), rtol=1e-10)
+    disc = {"poisson": (2.3,), "binom": (10, 0.3), "nbinom": (3.0, 0.4), "geom": (0.3,),
+            "bernoulli": (0.3,)}  # fmt: skip
+    for name, shapes in disc.items():
+        for m in ("mean", "var", "std"):
+            want = getattr(getattr(st, name), m)(*shapes, loc=1)
+            close(getattr(getattr(fs, name), m)(*shapes, loc=1), want)
+    close(ft.grad(lambda s: fs.norm.entropy(scale=s))(2.0), 0.5)
+    close(ft.grad(lambda a: fs.gamma(a, scale=2.0).mean())(2.0), 2.0)
+    with pytest.raises(UnsupportedOperationError):
+        fs.vonmises.mean(1.0)

@@ -244,8 +244,10 @@ def _split(x: Any, args: tuple, kwargs: dict, shapes: tuple, extras: tuple, wher
     return tuple(out)
 
 
-_NO_X = ("rvs", "entropy")
-_FROZEN_METHODS = "logpdf pdf logpmf pmf cdf logcdf sf logsf ppf isf rvs entropy".split()
+_NO_X = ("rvs", "entropy", "mean", "var", "std", "median")
+_FROZEN_METHODS = (
+    "logpdf pdf logpmf pmf cdf logcdf sf logsf ppf isf rvs entropy mean var std median".split()
+)
 
 
 class _Frozen:
@@ -365,10 +367,45 @@ class _Continuous(_Dist):
     def _isf(self, q: Any, *shape: Any) -> Any:
         return self._ppf(1.0 - q, *shape)
 
+    def _moment_args(self, method: str, args: tuple, kwargs: dict) -> tuple:
+        where = f"{self.name}.{method}"
+        _, *shape, loc, scale = _split(0.0, args, kwargs, self.shapes, ("loc", "scale"), where)
+        valid = self._valid(*shape)
+        valid = scale > 0 if valid is True else valid & (scale > 0)
+        return tuple(shape), loc, scale, valid
+
+    def mean(self, *args: Any, **kwargs: Any) -> Any:
+        """The mean (SciPy's ``dist.mean(*shapes, loc=0, scale=1)``; NaN where undefined)."""
+        shape, loc, scale, valid = self._moment_args("mean", args, kwargs)
+        return _nan_unless(valid, loc + scale * self._stats(*shape)[0])
+
+    def var(self, *args: Any, **kwargs: Any) -> Any:
+        """The variance."""
+        shape, _, scale, valid = self._moment_args("var", args, kwargs)
+        return _nan_unless(valid, scale * scale * self._stats(*shape)[1])
+
+    def std(self, *args: Any, **kwargs: Any) -> Any:
+        """The standard deviation."""
+        return fnp.sqrt(self.var(*args, **kwargs))
+
+    def median(self, *args: Any, **kwargs: Any) -> Any:
+        """The median, ``ppf(0.5)``."""
+        return self.ppf(0.5, *args, **kwargs)
+
+    def entropy(self, *args: Any, **kwargs: Any) -> Any:
+        """The differential entropy."""
+        shape, _, scale, valid = self._moment_args("entropy", args, kwargs)
+        return _nan_unless(valid, self._entropy(*shape) + fnp.log(scale))
+
+    def _stats(self, *shape: Any) -> tuple:
+        return self._missing("mean/var")
+
+    def _entropy(self, *shape: Any) -> Any:
+        return self._missing("entropy")
+
     def _missing(self, method: str) -> Any:
         raise UnsupportedOperationError(
-            f"ftransforms.scipy.stats.{self.name}: {method} is not supported for this "
-            f"distribution (nor in jax.scipy.stats)"
+            f"ftransforms.scipy.stats.{self.name}: {method} is not supported for this distribution"
         )
 
     def _cdf(self, z: Any, *shape: Any) -> Any:
@@ -422,6 +459,12 @@ class _Norm(_Continuous):
     def _isf(self, q):
         return -_ndtri(q)
 
+    def _stats(self):
+        return 0.0, 1.0
+
+    def _entropy(self):
+        return 0.5 * (_LOG_2PI + 1.0)
+
     def _rvs(self, rng, size):
         return _random().normal(rng, size=size)
 
@@ -458,6 +501,12 @@ class _Cauchy(_Continuous):
 
     def _isf(self, q):
         return -self._ppf(q)
+
+    def _stats(self):
+        return math.nan, math.nan
+
+    def _entropy(self):
+        return math.log(4.0 * math.pi)
 
 
 class _Laplace(_Continuous):
@@ -497,6 +546,12 @@ class _Laplace(_Continuous):
         qh = fnp.where(low, 0.75, q)
         return fnp.where(low, fnp.log(2.0 * ql), -fnp.log(2.0 - 2.0 * qh))
 
+    def _stats(self):
+        return 0.0, 2.0
+
+    def _entropy(self):
+        return 1.0 + math.log(2.0)
+
     def _isf(self, q):
         return -self._ppf(q)
 
@@ -533,6 +588,12 @@ class _Logistic(_Continuous):
     def _isf(self, q):
         return fnp.log1p(-q) - fnp.log(q)
 
+    def _stats(self):
+        return 0.0, math.pi**2 / 3.0
+
+    def _entropy(self):
+        return 2.0
+
 
 class _Expon(_Continuous):
     """The exponential distribution (rate ``1 / scale``, support ``x >= loc``).
@@ -566,6 +627,12 @@ class _Expon(_Continuous):
     def _isf(self, q):
         return -fnp.log(q)
 
+    def _stats(self):
+        return 1.0, 1.0
+
+    def _entropy(self):
+        return 1.0
+
 
 class _Uniform(_Continuous):
     """The uniform distribution on ``[loc, loc + scale]``.
@@ -589,6 +656,12 @@ class _Uniform(_Continuous):
 
     def _ppf(self, q):
         return q
+
+    def _stats(self):
+        return 0.5, 1.0 / 12.0
+
+    def _entropy(self):
+        return 0.0
 
 
 class _Lognorm(_Continuous):
@@ -636,6 +709,13 @@ class _Lognorm(_Continuous):
     def _isf(self, q, s):
         return fnp.exp(-s * _ndtri(q))
 
+    def _stats(self, s):
+        e = fnp.exp(s * s)
+        return fnp.sqrt(e), (e - 1.0) * e
+
+    def _entropy(self, s):
+        return 0.5 * (_LOG_2PI + 1.0) + fnp.log(s)
+
 
 class _T(_Continuous):
     """Student's t distribution with ``df`` degrees of freedom.
@@ -676,6 +756,20 @@ class _T(_Continuous):
     def _isf(self, q, df):
         return -_implicit_ppf("t", self, q, df)
 
+    def _stats(self, df):
+        mean = fnp.where(df > 1, 0.0, fnp.inf)  # SciPy's inf for df <= 1
+        dfs = fnp.where(df > 2, df, 3.0)
+        var = fnp.where(df > 2, dfs / (dfs - 2.0), fnp.where(df > 1, fnp.inf, fnp.nan))
+        return mean, var
+
+    def _entropy(self, df):
+        h = 0.5 * (df + 1.0)
+        return (
+            h * (fsp.digamma(h) - fsp.digamma(0.5 * df))
+            + 0.5 * fnp.log(df)
+            + _betaln(0.5 * df, 0.5)
+        )
+
 
 class _Gamma(_Continuous):
     """The gamma distribution with shape ``a``.
@@ -707,6 +801,12 @@ class _Gamma(_Continuous):
 
     def _isf(self, q, a):
         return _implicit_ppf("gamma", self, q, a, method="isf")
+
+    def _stats(self, a):
+        return a, a
+
+    def _entropy(self, a):
+        return a + fsp.gammaln(a) + (1.0 - a) * fsp.digamma(a)
 
 
 class _Chi2(_Continuous):
@@ -742,6 +842,13 @@ class _Chi2(_Continuous):
     def _isf(self, q, df):
         return _implicit_ppf("chi2", self, q, df, method="isf")
 
+    def _stats(self, df):
+        return df, 2.0 * df
+
+    def _entropy(self, df):
+        h = 0.5 * df
+        return h + math.log(2.0) + fsp.gammaln(h) + (1.0 - h) * fsp.digamma(h)
+
 
 class _Beta(_Continuous):
     """The beta distribution with shapes ``a`` and ``b`` on ``[loc, loc + scale]``.
@@ -774,6 +881,18 @@ class _Beta(_Continuous):
 
     def _isf(self, q, a, b):
         return 1.0 - _implicit_ppf("beta", self, q, b, a)
+
+    def _stats(self, a, b):
+        n = a + b
+        return a / n, a * b / (n * n * (n + 1.0))
+
+    def _entropy(self, a, b):
+        return (
+            _betaln(a, b)
+            - (a - 1.0) * fsp.digamma(a)
+            - (b - 1.0) * fsp.digamma(b)
+            + (a + b - 2.0) * fsp.digamma(a + b)
+        )
 
 
 class _GumbelR(_Continuous):
@@ -1141,6 +1260,31 @@ class _Discrete(_Dist):
     def _ppf(self, q: Any, *shape: Any) -> Any:
         return _scipy_ppf(self.name, *fnp.broadcast_arrays(q, *_like_all(q, shape)))
 
+    def _moments(self, method: str, args: tuple, kwargs: dict) -> tuple:
+        where = f"{self.name}.{method}"
+        _, *shape, loc = _split(0.0, args, kwargs, self.shapes, ("loc",), where)
+        stats = getattr(self, "_stats", None)
+        if stats is None:
+            raise UnsupportedOperationError(
+                f"ftransforms.scipy.stats.{self.name}: {method} is not supported"
+            )
+        m, v = stats(*shape)
+        return m, v, loc, self._valid(*shape)
+
+    def mean(self, *args: Any, **kwargs: Any) -> Any:
+        """The mean (SciPy's ``dist.mean(*shapes, loc=0)``)."""
+        m, _, loc, valid = self._moments("mean", args, kwargs)
+        return _nan_unless(valid, m + loc)
+
+    def var(self, *args: Any, **kwargs: Any) -> Any:
+        """The variance."""
+        _, v, _, valid = self._moments("var", args, kwargs)
+        return _nan_unless(valid, v)
+
+    def std(self, *args: Any, **kwargs: Any) -> Any:
+        """The standard deviation."""
+        return fnp.sqrt(self.var(*args, **kwargs))
+
     def isf(self, q: Any, *args: Any, **kwargs: Any) -> Any:
         """The smallest integer ``k`` with ``sf(k) <= q`` (SciPy's; no derivative)."""
         where = f"{self.name}.isf"
@@ -1175,6 +1319,9 @@ class _Poisson(_Discrete):
     name = "poisson"
     shapes = ("mu",)
 
+    def _stats(self, mu):
+        return mu, mu
+
     def _valid(self, mu):
         return mu >= 0
 
@@ -1206,6 +1353,9 @@ class _Binom(_Discrete):
 
     name = "binom"
     shapes = ("n", "p")
+
+    def _stats(self, n, p):
+        return n * p, n * p * (1.0 - p)
 
     def _valid(self, n, p):
         return (n >= 0) & (n == fnp.floor(n)) & (p >= 0) & (p <= 1)
@@ -1247,6 +1397,9 @@ class _Nbinom(_Discrete):
     name = "nbinom"
     shapes = ("n", "p")
 
+    def _stats(self, n, p):
+        return n * (1.0 - p) / p, n * (1.0 - p) / (p * p)
+
     def _valid(self, n, p):
         return (n > 0) & (p > 0) & (p <= 1)
 
@@ -1279,6 +1432,9 @@ class _Geom(_Discrete):
 
     name = "geom"
     shapes = ("p",)
+
+    def _stats(self, p):
+        return 1.0 / p, (1.0 - p) / (p * p)
 
     def _valid(self, p):
         return (p > 0) & (p <= 1)
@@ -1324,6 +1480,9 @@ class _Bernoulli(_Discrete):
 
     name = "bernoulli"
     shapes = ("p",)
+
+    def _stats(self, p):
+        return p, p * (1.0 - p)
 
     def _valid(self, p):
         return (p >= 0) & (p <= 1)
