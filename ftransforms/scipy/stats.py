@@ -9,6 +9,16 @@ are the numerically careful ones (log space, ``log1p``/``expm1``, ``xlogy``); ou
 support the values are SciPy's (``logpdf = -inf``, ``cdf`` 0 or 1), and invalid
 parameters (``scale <= 0``, ``p`` outside [0, 1], ...) give NaN, as in SciPy.
 
+As in SciPy, a distribution called with its parameters is *frozen*:
+``norm(mu, sigma).logpdf(x)``, ``gamma(a, scale=s).cdf(x)``; the methods are ``logpdf``,
+``pdf`` (``logpmf``, ``pmf``), ``cdf``, ``logcdf``, ``sf``, ``logsf``, ``ppf``, ``isf``,
+``mean``, ``var``, ``std``, ``median``, ``entropy`` and ``rvs(*shapes, size=,
+random_state=)`` (drawn with :mod:`ftransforms.random`, reparameterised: differentiable in
+``loc``, ``scale`` and the continuous shape parameters).  A method a distribution does not
+have raises :class:`~ftransforms.errors.UnsupportedOperationError`.  Outside the support
+``logpdf`` is the constant ``-inf`` (derivative 0, as JAX's), and ``logcdf``/``logsf``
+are ``-inf`` with derivative 0 where the cdf/sf is 0.
+
 Quantile functions with no closed form (``t``, ``gamma``, ``chi2``, ``beta``) evaluate
 with ``scipy.stats`` (imported on first use) and are differentiated by the implicit
 function theorem, ``dx = (dq - dF/dtheta . dtheta) / pdf(x)``, to every order.  The
