@@ -1,0 +1,187 @@
+"""Published-style NumPy/SciPy programs run unchanged under the transforms.
+
+Each program below is written the way tutorials, textbooks and blog posts write NumPy code
+(``import numpy as np``, ``.T``, ``keepdims=True``, ``np.newaxis``, fancy indexing, Python
+loops, ``np.array([...])`` of computed values, dict-of-arrays parameters, ``scipy.special``
+ufuncs), not for this library.  Each one is called under ``grad``, ``vmap``, ``jacfwd`` or
+``hessian`` and ``jit``.
+
+Oracles: JAX in float64 running *the same function object's code* with ``np`` and the
+SciPy names rebound to ``jax.numpy``/``jax.scipy`` (see :func:`jaxify`); a Python loop for
+``vmap``; closed forms (Black-Scholes greeks, SciPy's ``rosen_hess``) where they exist; for
+``jit``, the eager result on *new* inputs after the program was recorded.
+"""
+
+from __future__ import annotations
+
+import math
+import types
+
+import jax
+import jax.numpy as jnp
+import jax.scipy.special as jsp_special
+import jax.scipy.stats as jsp_stats
+import numpy as np
+import pytest
+import scipy.optimize
+from scipy.special import expit, gammaln  # SciPy's ufuncs dispatch to ftransforms
+
+import ftransforms as ft
+from ftransforms.scipy.special import logsumexp  # scipy.special.logsumexp calls np.asarray
+from ftransforms.scipy.stats import norm
+from tests.tolerances import assert_tree_close, tol
+
+jax.config.update("jax_enable_x64", True)
+
+TOL = tol(np.float64)
+# Factorizations (cholesky, svd, eigh, inv) in a chain of solves: LAPACK and JAX's XLA
+# kernels round differently, so compare to a few ulps times the conditioning.
+LINALG_TOL = {"rtol": 1e-8, "atol": 1e-10}
+
+
+# ======================================================================================
+# The oracle machinery: the same program under jax.numpy
+# ======================================================================================
+
+_JAX_NAMES = {
+    "np": jnp,
+    "expit": jsp_special.expit,
+    "gammaln": jsp_special.gammaln,
+    "logsumexp": jsp_special.logsumexp,
+    "norm": jsp_stats.norm,
+}
+_JAX_GLOBALS: dict = {}
+
+
+def jaxify(fn):
+    """``fn`` with its globals (``np``, the SciPy names, and the helper programs of this
+    module it calls) rebound to JAX: the same code object, run by ``jax.numpy``."""
+    if not _JAX_GLOBALS:
+        _JAX_GLOBALS.update(globals())
+        _JAX_GLOBALS.update(_JAX_NAMES)
+        for name, value in globals().items():
+            if isinstance(value, types.FunctionType) and name.startswith("p_"):
+                _JAX_GLOBALS[name] = types.FunctionType(
+                    value.__code__, _JAX_GLOBALS, name, value.__defaults__, value.__closure__
+                )
+    if fn.__name__ in _JAX_GLOBALS and fn.__name__.startswith("p_"):
+        return _JAX_GLOBALS[fn.__name__]
+    return types.FunctionType(fn.__code__, _JAX_GLOBALS, fn.__name__, fn.__defaults__)
+
+
+def close(actual, expected, tolerance=TOL, msg=""):
+    expected = jax.tree_util.tree_map(np.asarray, expected)
+    assert_tree_close(actual, expected, err_msg=msg, **tolerance)
+
+
+def check_grad(f, args, argnums=0, tolerance=TOL):
+    got = ft.grad(f, argnums=argnums)(*args)
+    want = jax.grad(jaxify(f), argnums=argnums)(*args)
+    close(got, want, tolerance, "grad")
+    return got
+
+
+def check_hessian(f, args, argnums=0, tolerance=TOL):
+    got = ft.hessian(f, argnums=argnums)(*args)
+    want = jax.hessian(jaxify(f), argnums=argnums)(*args)
+    close(got, want, tolerance, "hessian")
+    return got
+
+
+def check_jacfwd(f, args, argnums=0, tolerance=TOL):
+    got = ft.jacfwd(f, argnums=argnums)(*args)
+    want = jax.jacfwd(jaxify(f), argnums=argnums)(*args)
+    close(got, want, tolerance, "jacfwd")
+    return got
+
+
+def check_vmap(f, args, in_dims, tolerance=TOL):
+    """``vmap(f)`` against a Python loop over the mapped arguments."""
+    got = ft.vmap(f, in_dims=in_dims)(*args)
+    sizes = {
+        jax.tree_util.tree_leaves(a)[0].shape[d]
+        for a, d in zip(args, in_dims)
+        if d is not None
+    }
+    (n,) = sizes
+    rows = []
+    for i in range(n):
+        call = [
+            a if d is None else jax.tree_util.tree_map(lambda v, i=i: v[i], a)
+            for a, d in zip(args, in_dims)
+        ]
+        rows.append(f(*call))
+    want = jax.tree_util.tree_map(lambda *r: np.stack([np.asarray(v) for v in r]), *rows)
+    close(got, want, tolerance, "vmap")
+    return got
+
+
+def check_jit(fn, args, new_args, replayed=True, tolerance=TOL):
+    """``jit(fn)`` records on ``args`` and, on ``new_args`` (same shapes, new values),
+    replays a program that agrees with the eager call."""
+    compiled = ft.jit(fn)
+    close(compiled(*args), fn(*args), tolerance, "jit (recording call)")
+    close(compiled(*new_args), fn(*new_args), tolerance, "jit (replay)")
+    if replayed:
+        (program,) = compiled.cache.values()
+        assert not program.value_dependent, program.reason
+
+
+def perturb(tree, rng, scale=0.1):
+    """New float inputs of the same shapes (integer labels and indices stay)."""
+
+    def move(v):
+        if np.asarray(v).dtype.kind != "f":
+            return v
+        return v + scale * rng.standard_normal(np.shape(v))
+
+    return jax.tree_util.tree_map(move, tree)
+
+
+# ======================================================================================
+# 1. Logistic regression by hand (Ng-style course notes)
+# ======================================================================================
+
+
+def p_sigmoid(z):
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def p_logistic_cost(w, b, X, y, lam=0.1):
+    m = X.shape[0]
+    z = np.dot(X, w) + b
+    h = p_sigmoid(z)
+    h = np.clip(h, 1e-12, 1 - 1e-12)
+    cost = -(1.0 / m) * np.sum(y * np.log(h) + (1 - y) * np.log(1 - h))
+    reg = (lam / (2 * m)) * np.dot(w.T, w)
+    return cost + reg
+
+
+def p_logistic_cost_expit(w, X, y):
+    # the same model with scipy.special.expit and a column of ones for the intercept
+    Xb = np.hstack([np.ones((X.shape[0], 1)), X])
+    p = expit(Xb @ w)
+    return -np.mean(y * np.log(p) + (1 - y) * np.log1p(-p))
+
+
+def _logistic_data(rng, n=12, d=3):
+    X = rng.standard_normal((n, d))
+    y = (rng.random(n) < 0.5).astype(np.float64)
+    return X, y
+
+
+def test_logistic_regression(rng):
+    X, y = _logistic_data(rng)
+    w, b = 0.3 * rng.standard_normal(3), 0.1
+    check_grad(p_logistic_cost, (w, b, X, y), argnums=(0, 1))
+    check_hessian(p_logistic_cost, (w, b, X, y))
+    # per-example gradients: vmap over the rows of X and y
+    per_example = ft.vmap(ft.grad(p_logistic_cost), in_dims=(None, None, 0, 0))
+    got = per_example(w, b, X[:, np.newaxis, :], y[:, np.newaxis])
+    want = [ft.grad(p_logistic_cost)(w, b, X[i : i + 1], y[i : i + 1]) for i in range(len(y))]
+    close(got, np.stack(want))
+    w1 = 0.3 * rng.standard_normal(4)
+    check_grad(p_logistic_cost_expit, (w1, X, y))
+    check_hessian(p_logistic_cost_expit, (w1, X, y))
+    step = ft.grad(p_logistic_cost_expit)
+    check_jit(step, (w1, X, y), perturb((w1, X, y), rng))
