@@ -65,8 +65,18 @@ def jaxify(fn):
                     value.__code__, _JAX_GLOBALS, name, value.__defaults__, value.__closure__
                 )
     if fn.__name__ in _JAX_GLOBALS and fn.__name__.startswith("p_"):
-        return _JAX_GLOBALS[fn.__name__]
-    return types.FunctionType(fn.__code__, _JAX_GLOBALS, fn.__name__, fn.__defaults__)
+        jax_fn = _JAX_GLOBALS[fn.__name__]
+    else:
+        jax_fn = types.FunctionType(fn.__code__, _JAX_GLOBALS, fn.__name__, fn.__defaults__)
+
+    def on_jax_arrays(*args):
+        # X.dot(W) with X a NumPy array would call NumPy's own dot: JAX code has jax arrays
+        as_jax = jax.tree_util.tree_map(
+            lambda v: jnp.asarray(v) if isinstance(v, np.ndarray) else v, args
+        )
+        return jax_fn(*as_jax)
+
+    return on_jax_arrays
 
 
 def close(actual, expected, tolerance=TOL, msg=""):
@@ -76,21 +86,21 @@ def close(actual, expected, tolerance=TOL, msg=""):
 
 def check_grad(f, args, argnums=0, tolerance=TOL):
     got = ft.grad(f, argnums=argnums)(*args)
-    want = jax.grad(jaxify(f), argnums=argnums)(*args)
+    want = jax.jit(jax.grad(jaxify(f), argnums=argnums))(*args)
     close(got, want, tolerance, "grad")
     return got
 
 
 def check_hessian(f, args, argnums=0, tolerance=TOL):
     got = ft.hessian(f, argnums=argnums)(*args)
-    want = jax.hessian(jaxify(f), argnums=argnums)(*args)
+    want = jax.jit(jax.hessian(jaxify(f), argnums=argnums))(*args)
     close(got, want, tolerance, "hessian")
     return got
 
 
 def check_jacfwd(f, args, argnums=0, tolerance=TOL):
     got = ft.jacfwd(f, argnums=argnums)(*args)
-    want = jax.jacfwd(jaxify(f), argnums=argnums)(*args)
+    want = jax.jit(jax.jacfwd(jaxify(f), argnums=argnums))(*args)
     close(got, want, tolerance, "jacfwd")
     return got
 
@@ -185,3 +195,55 @@ def test_logistic_regression(rng):
     check_hessian(p_logistic_cost_expit, (w1, X, y))
     step = ft.grad(p_logistic_cost_expit)
     check_jit(step, (w1, X, y), perturb((w1, X, y), rng))
+
+
+# ======================================================================================
+# 2. A two-layer softmax classifier with dict parameters (cs231n style)
+# ======================================================================================
+
+
+def p_two_layer_loss(params, X, y, reg=1e-3):
+    W1, b1 = params["W1"], params["b1"]
+    W2, b2 = params["W2"], params["b2"]
+    N = X.shape[0]
+    hidden = np.maximum(0, X.dot(W1) + b1)  # ReLU
+    scores = hidden.dot(W2) + b2
+    scores -= np.max(scores, axis=1, keepdims=True)
+    exp_scores = np.exp(scores)
+    probs = exp_scores / np.sum(exp_scores, axis=1, keepdims=True)
+    correct_logprobs = -np.log(probs[np.arange(N), y])
+    data_loss = np.sum(correct_logprobs) / N
+    reg_loss = 0.5 * reg * np.sum(W1 * W1) + 0.5 * reg * np.sum(W2 * W2)
+    return data_loss + reg_loss
+
+
+def p_two_layer_predict(params, X):
+    hidden = np.maximum(0, X @ params["W1"] + params["b1"])
+    return np.argmax(hidden @ params["W2"] + params["b2"], axis=1)
+
+
+def _two_layer_params(rng, D=4, H=5, C=3, std=0.5):
+    return {
+        "W1": std * rng.standard_normal((D, H)),
+        "b1": np.zeros(H),
+        "W2": std * rng.standard_normal((H, C)),
+        "b2": np.zeros(C),
+    }
+
+
+def test_two_layer_softmax_net(rng):
+    params = _two_layer_params(rng)
+    X, y = rng.standard_normal((6, 4)), np.array([0, 2, 1, 1, 0, 2])
+    check_grad(p_two_layer_loss, (params, X, y))
+    # an ensemble of 3 networks: vmap over a stacked parameter dict
+    ensemble = {k: np.stack([v, v + 0.1, v - 0.2]) for k, v in params.items()}
+    check_vmap(ft.grad(p_two_layer_loss), (ensemble, X, y), in_dims=(0, None, None))
+    check_vmap(p_two_layer_predict, (ensemble, X), in_dims=(0, None))
+    check_jit(ft.grad(p_two_layer_loss), (params, X, y), (perturb(params, rng), X, y))
+    # a few steps of SGD, the training loop of the tutorial, under jit
+    step = ft.jit(ft.grad(p_two_layer_loss))
+    p = params
+    for _ in range(3):
+        g = step(p, X, y)
+        p = {k: p[k] - 0.5 * g[k] for k in p}
+    assert p_two_layer_loss(p, X, y) < p_two_layer_loss(params, X, y)
