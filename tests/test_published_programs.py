@@ -29,11 +29,12 @@ from scipy.special import expit, gammaln  # SciPy's ufuncs dispatch to ftransfor
 import ftransforms as ft
 from ftransforms.scipy.special import logsumexp  # scipy.special.logsumexp calls np.asarray
 from ftransforms.scipy.stats import norm
-from tests.tolerances import assert_tree_close, tol
+from tests.tolerances import assert_tree_close, fd_tol, tol
 
 jax.config.update("jax_enable_x64", True)
 
 TOL = tol(np.float64)
+FD_TOL = fd_tol(np.float64)
 # Factorizations (cholesky, svd, eigh, inv) in a chain of solves: LAPACK and JAX's XLA
 # kernels round differently, so compare to a few ulps times the conditioning.
 LINALG_TOL = {"rtol": 1e-8, "atol": 1e-10}
@@ -79,6 +80,38 @@ def jaxify(fn):
     return on_jax_arrays
 
 
+def jax_call(f, *args):
+    """``jax.jit(f)(*args)``, compiled without XLA's expensive passes: the oracles are small
+    programs run once, and one compile of each is cheaper than JAX's op-by-op dispatch."""
+    compiled = jax.jit(f).lower(*args).compile(
+        compiler_options={
+            "xla_backend_optimization_level": 0,
+            "xla_llvm_disable_expensive_passes": True,
+        }
+    )
+    return compiled(*args)
+
+
+def fd_jacobian(f, args, argnum=0, eps=1e-3):
+    """4th-order central differences in float64 of ``f`` in ``args[argnum]``: an array of
+    shape ``f(...).shape + args[argnum].shape``."""
+    x = np.asarray(args[argnum], dtype=np.float64)
+
+    def at(v):
+        call = list(args)
+        call[argnum] = v
+        return np.asarray(f(*call), dtype=np.float64)
+
+    cols = []
+    for k in range(x.size):
+        e = np.zeros(x.size)
+        e[k] = eps
+        e = e.reshape(x.shape)
+        cols.append((-at(x + 2 * e) + 8 * at(x + e) - 8 * at(x - e) + at(x - 2 * e)) / (12 * eps))
+    out = np.stack(cols, axis=-1)
+    return out.reshape(out.shape[:-1] + x.shape)
+
+
 def close(actual, expected, tolerance=TOL, msg=""):
     expected = jax.tree_util.tree_map(np.asarray, expected)
     assert_tree_close(actual, expected, err_msg=msg, **tolerance)
@@ -86,21 +119,21 @@ def close(actual, expected, tolerance=TOL, msg=""):
 
 def check_grad(f, args, argnums=0, tolerance=TOL):
     got = ft.grad(f, argnums=argnums)(*args)
-    want = jax.jit(jax.grad(jaxify(f), argnums=argnums))(*args)
+    want = jax_call(jax.grad(jaxify(f), argnums=argnums), *args)
     close(got, want, tolerance, "grad")
     return got
 
 
 def check_hessian(f, args, argnums=0, tolerance=TOL):
     got = ft.hessian(f, argnums=argnums)(*args)
-    want = jax.jit(jax.hessian(jaxify(f), argnums=argnums))(*args)
+    want = jax_call(jax.hessian(jaxify(f), argnums=argnums), *args)
     close(got, want, tolerance, "hessian")
     return got
 
 
 def check_jacfwd(f, args, argnums=0, tolerance=TOL):
     got = ft.jacfwd(f, argnums=argnums)(*args)
-    want = jax.jit(jax.jacfwd(jaxify(f), argnums=argnums))(*args)
+    want = jax_call(jax.jacfwd(jaxify(f), argnums=argnums), *args)
     close(got, want, tolerance, "jacfwd")
     return got
 
@@ -247,3 +280,116 @@ def test_two_layer_softmax_net(rng):
         g = step(p, X, y)
         p = {k: p[k] - 0.5 * g[k] for k in p}
     assert p_two_layer_loss(p, X, y) < p_two_layer_loss(params, X, y)
+
+
+# ======================================================================================
+# 3. Gaussian-process marginal likelihood (Rasmussen & Williams, Algorithm 2.1)
+# ======================================================================================
+
+
+def p_sq_exp_kernel(X1, X2, length_scale, signal_var):
+    sqdist = np.sum(X1**2, 1).reshape(-1, 1) + np.sum(X2**2, 1) - 2 * np.dot(X1, X2.T)
+    return signal_var * np.exp(-0.5 / length_scale**2 * sqdist)
+
+
+def p_gp_neg_log_marginal_likelihood(log_params, X, y):
+    length_scale, signal_var, noise_var = np.exp(log_params)
+    n = len(y)
+    K = p_sq_exp_kernel(X, X, length_scale, signal_var) + noise_var * np.eye(n)
+    L = np.linalg.cholesky(K)
+    alpha = np.linalg.solve(L.T, np.linalg.solve(L, y))
+    return 0.5 * y.dot(alpha) + np.sum(np.log(np.diagonal(L))) + 0.5 * n * np.log(2 * np.pi)
+
+
+def p_gp_nll_slogdet(log_params, X, y):
+    # the same quantity written with inv and slogdet, as many blog posts do
+    length_scale, signal_var, noise_var = np.exp(log_params)
+    K = p_sq_exp_kernel(X, X, length_scale, signal_var) + noise_var * np.eye(X.shape[0])
+    sign, logdet = np.linalg.slogdet(K)
+    return 0.5 * y @ np.linalg.inv(K) @ y + 0.5 * logdet + 0.5 * len(y) * math.log(2 * math.pi)
+
+
+def p_gp_predict(log_params, X, y, Xs):
+    length_scale, signal_var, noise_var = np.exp(log_params)
+    K = p_sq_exp_kernel(X, X, length_scale, signal_var) + noise_var * np.eye(len(X))
+    Ks = p_sq_exp_kernel(X, Xs, length_scale, signal_var)
+    L = np.linalg.cholesky(K)
+    alpha = np.linalg.solve(L.T, np.linalg.solve(L, y))
+    mu = Ks.T @ alpha
+    v = np.linalg.solve(L, Ks)
+    var = signal_var - np.sum(v**2, axis=0)
+    return mu, var
+
+
+def test_gaussian_process_marginal_likelihood(rng):
+    X = np.linspace(-2, 2, 7).reshape(-1, 1)
+    y = np.sin(2 * X).ravel() + 0.1 * rng.standard_normal(7)
+    theta = np.log(np.array([0.8, 1.2, 0.05]))
+    g = check_grad(p_gp_neg_log_marginal_likelihood, (theta, X, y), tolerance=LINALG_TOL)
+    close(ft.grad(p_gp_nll_slogdet)(theta, X, y), g, LINALG_TOL)
+    close(p_gp_nll_slogdet(theta, X, y), p_gp_neg_log_marginal_likelihood(theta, X, y))
+    check_hessian(p_gp_neg_log_marginal_likelihood, (theta, X, y), tolerance=LINALG_TOL)
+    thetas = theta + 0.2 * rng.standard_normal((4, 3))
+    check_vmap(
+        ft.grad(p_gp_neg_log_marginal_likelihood), (thetas, X, y), (0, None, None), LINALG_TOL
+    )
+    Xs = np.array([[-0.5], [0.3], [1.7]])
+    check_jacfwd(p_gp_predict, (theta, X, y, Xs), tolerance=LINALG_TOL)
+    check_jit(
+        ft.grad(p_gp_neg_log_marginal_likelihood),
+        (theta, X, y),
+        (theta + 0.1, X, y + 0.05),
+        tolerance=LINALG_TOL,
+    )
+
+
+# ======================================================================================
+# 4. RK4 integration of the Lotka-Volterra equations in a Python loop
+# ======================================================================================
+
+
+def p_lotka_volterra(state, t, alpha, beta, delta, gamma):
+    x, y = state
+    dxdt = alpha * x - beta * x * y
+    dydt = delta * x * y - gamma * y
+    return np.array([dxdt, dydt])
+
+
+def p_rk4(f, y0, t, args=()):
+    n = len(t)
+    y = [y0]
+    for i in range(n - 1):
+        h = t[i + 1] - t[i]
+        k1 = f(y[i], t[i], *args)
+        k2 = f(y[i] + k1 * h / 2.0, t[i] + h / 2.0, *args)
+        k3 = f(y[i] + k2 * h / 2.0, t[i] + h / 2.0, *args)
+        k4 = f(y[i] + k3 * h, t[i] + h, *args)
+        y.append(y[i] + (h / 6.0) * (k1 + 2 * k2 + 2 * k3 + k4))
+    return np.array(y)
+
+
+def p_lv_trajectory(params, y0):
+    t = np.linspace(0, 2.0, 11)
+    return p_rk4(p_lotka_volterra, y0, t, args=tuple(params))
+
+
+def p_lv_fit_loss(params, y0, observed):
+    return np.mean((p_lv_trajectory(params, y0) - observed) ** 2)
+
+
+def test_rk4_lotka_volterra(rng):
+    params = np.array([1.1, 0.4, 0.1, 0.4])
+    y0 = np.array([10.0, 5.0])
+    observed = p_lv_trajectory(params * 1.05, y0)
+    assert observed.shape == (11, 2)
+    # JAX needs ~10 s to compile this unrolled loop of scalar arithmetic: the oracle is
+    # finite differences, with a step of 1e-4 (x*y ~ 50 makes the 5th derivative in delta
+    # large: at 1e-3 the differences are off by 2e-7, shrinking as step**4)
+    J_params, J_y0 = ft.jacfwd(p_lv_trajectory, argnums=(0, 1))(params, y0)
+    close(J_params, fd_jacobian(p_lv_trajectory, (params, y0), 0, 1e-4), FD_TOL)
+    close(J_y0, fd_jacobian(p_lv_trajectory, (params, y0), 1, 1e-4), FD_TOL)
+    close(ft.jacrev(p_lv_trajectory)(params, y0), J_params)
+    g = ft.grad(p_lv_fit_loss)(params, y0, observed)
+    close(g, fd_jacobian(p_lv_fit_loss, (params, y0, observed), 0, 1e-4), FD_TOL)
+    check_vmap(p_lv_trajectory, (params, np.array([[10.0, 5.0], [8.0, 6.0], [12.0, 3.0]])), (None, 0))
+    check_jit(ft.grad(p_lv_fit_loss), (params, y0, observed), (params * 0.9, y0, observed))
