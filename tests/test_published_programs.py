@@ -27,6 +27,7 @@ import scipy.optimize
 from scipy.special import expit, gammaln  # SciPy's ufuncs dispatch to ftransforms
 
 import ftransforms as ft
+from ftransforms.errors import TracerConversionError
 from ftransforms.scipy.special import logsumexp  # scipy.special.logsumexp calls np.asarray
 from ftransforms.scipy.stats import norm
 from tests.tolerances import assert_tree_close, fd_tol, tol
@@ -83,11 +84,15 @@ def jaxify(fn):
 def jax_call(f, *args):
     """``jax.jit(f)(*args)``, compiled without XLA's expensive passes: the oracles are small
     programs run once, and one compile of each is cheaper than JAX's op-by-op dispatch."""
-    compiled = jax.jit(f).lower(*args).compile(
-        compiler_options={
-            "xla_backend_optimization_level": 0,
-            "xla_llvm_disable_expensive_passes": True,
-        }
+    compiled = (
+        jax.jit(f)
+        .lower(*args)
+        .compile(
+            compiler_options={
+                "xla_backend_optimization_level": 0,
+                "xla_llvm_disable_expensive_passes": True,
+            }
+        )
     )
     return compiled(*args)
 
@@ -142,9 +147,7 @@ def check_vmap(f, args, in_dims, tolerance=TOL):
     """``vmap(f)`` against a Python loop over the mapped arguments."""
     got = ft.vmap(f, in_dims=in_dims)(*args)
     sizes = {
-        jax.tree_util.tree_leaves(a)[0].shape[d]
-        for a, d in zip(args, in_dims)
-        if d is not None
+        jax.tree_util.tree_leaves(a)[0].shape[d] for a, d in zip(args, in_dims) if d is not None
     }
     (n,) = sizes
     rows = []
@@ -328,13 +331,20 @@ def test_gaussian_process_marginal_likelihood(rng):
     g = check_grad(p_gp_neg_log_marginal_likelihood, (theta, X, y), tolerance=LINALG_TOL)
     close(ft.grad(p_gp_nll_slogdet)(theta, X, y), g, LINALG_TOL)
     close(p_gp_nll_slogdet(theta, X, y), p_gp_neg_log_marginal_likelihood(theta, X, y))
-    check_hessian(p_gp_neg_log_marginal_likelihood, (theta, X, y), tolerance=LINALG_TOL)
+    # higher orders against finite differences of the gradient JAX just confirmed (JAX's
+    # compile of a Hessian through cholesky costs seconds)
+    H = ft.hessian(p_gp_neg_log_marginal_likelihood)(theta, X, y)
+    close(H, fd_jacobian(ft.grad(p_gp_neg_log_marginal_likelihood), (theta, X, y)), FD_TOL)
+    close(H, H.T)
     thetas = theta + 0.2 * rng.standard_normal((4, 3))
     check_vmap(
         ft.grad(p_gp_neg_log_marginal_likelihood), (thetas, X, y), (0, None, None), LINALG_TOL
     )
     Xs = np.array([[-0.5], [0.3], [1.7]])
-    check_jacfwd(p_gp_predict, (theta, X, y, Xs), tolerance=LINALG_TOL)
+    J_mu, J_var = ft.jacfwd(p_gp_predict)(theta, X, y, Xs)
+    close(J_mu, fd_jacobian(lambda t: p_gp_predict(t, X, y, Xs)[0], (theta,)), FD_TOL)
+    close(J_var, fd_jacobian(lambda t: p_gp_predict(t, X, y, Xs)[1], (theta,)), FD_TOL)
+    close(ft.jacrev(p_gp_predict)(theta, X, y, Xs), (J_mu, J_var), LINALG_TOL)
     check_jit(
         ft.grad(p_gp_neg_log_marginal_likelihood),
         (theta, X, y),
@@ -391,5 +401,126 @@ def test_rk4_lotka_volterra(rng):
     close(ft.jacrev(p_lv_trajectory)(params, y0), J_params)
     g = ft.grad(p_lv_fit_loss)(params, y0, observed)
     close(g, fd_jacobian(p_lv_fit_loss, (params, y0, observed), 0, 1e-4), FD_TOL)
-    check_vmap(p_lv_trajectory, (params, np.array([[10.0, 5.0], [8.0, 6.0], [12.0, 3.0]])), (None, 0))
+    check_vmap(
+        p_lv_trajectory, (params, np.array([[10.0, 5.0], [8.0, 6.0], [12.0, 3.0]])), (None, 0)
+    )
     check_jit(ft.grad(p_lv_fit_loss), (params, y0, observed), (params * 0.9, y0, observed))
+
+
+# ======================================================================================
+# 5. Black-Scholes price and greeks (quant-finance blog style)
+# ======================================================================================
+
+
+def p_black_scholes_call(S, K, T, r, sigma):
+    d1 = (np.log(S / K) + (r + 0.5 * sigma**2) * T) / (sigma * np.sqrt(T))
+    d2 = d1 - sigma * np.sqrt(T)
+    return S * norm.cdf(d1) - K * np.exp(-r * T) * norm.cdf(d2)
+
+
+def p_black_scholes_put(S, K, T, r, sigma):
+    # the textbook's put, with math.* on the (plain float) maturity and rate
+    disc = math.exp(-r * T)
+    d1 = (np.log(S / K) + (r + sigma**2 / 2) * T) / (sigma * math.sqrt(T))
+    d2 = d1 - sigma * math.sqrt(T)
+    return K * disc * norm.cdf(-d2) - S * norm.cdf(-d1)
+
+
+def test_black_scholes_greeks():
+    S, K, T, r, sigma = 100.0, 95.0, 0.5, 0.03, 0.25
+    d1 = (math.log(S / K) + (r + 0.5 * sigma**2) * T) / (sigma * math.sqrt(T))
+    pdf = math.exp(-0.5 * d1**2) / math.sqrt(2 * math.pi)
+    cdf = 0.5 * (1 + math.erf(d1 / math.sqrt(2)))
+    # closed-form greeks
+    delta = ft.grad(p_black_scholes_call)(S, K, T, r, sigma)
+    gamma = ft.grad(ft.grad(p_black_scholes_call))(S, K, T, r, sigma)
+    vega = ft.grad(p_black_scholes_call, argnums=4)(S, K, T, r, sigma)
+    close(delta, cdf)
+    close(gamma, pdf / (S * sigma * math.sqrt(T)))
+    close(vega, S * pdf * math.sqrt(T))
+    close(ft.grad(p_black_scholes_put)(S, K, T, r, sigma), cdf - 1)  # put-call parity
+    check_grad(p_black_scholes_call, (S, K, T, r, sigma), argnums=(0, 1, 2, 3, 4))
+    # a strike ladder: vmap over K, and the whole Hessian in (S, sigma)
+    strikes = np.linspace(80.0, 120.0, 5)
+    check_vmap(ft.grad(p_black_scholes_put), (S, strikes, T, r, sigma), (None, 0, None, None, None))
+    spots = np.array([90.0, 100.0, 110.0])
+    check_vmap(ft.grad(p_black_scholes_call), (spots, K, T, r, sigma), (0, None, None, None, None))
+    price_of = lambda x: p_black_scholes_call(x[0], K, T, r, x[1])  # noqa: E731
+    H = ft.hessian(price_of)(np.array([S, sigma]))
+    close(
+        H,
+        jax_call(
+            jax.hessian(lambda x: jaxify(p_black_scholes_call)(x[0], K, T, r, x[1])),
+            np.array([S, sigma]),
+        ),
+    )
+    check_jit(
+        ft.grad(p_black_scholes_call, argnums=(0, 4)),
+        (np.array(S), K, T, r, np.array(sigma)),  # NumPy scalars: see test_jit.py's xfail
+        (np.array(104.0), K, T, r, np.array(0.3)),
+    )
+
+
+# ======================================================================================
+# 6. k-means assignment step and the EM E-step of a spherical Gaussian mixture
+# ======================================================================================
+
+
+def p_kmeans_inertia(centroids, X):
+    # distances from every point to every centroid, by broadcasting
+    distances = np.sqrt(((X - centroids[:, np.newaxis]) ** 2).sum(axis=2))
+    labels = np.argmin(distances, axis=0)
+    return np.sum((X - centroids[labels]) ** 2), labels
+
+
+def p_kmeans_update(centroids, X):
+    _, labels = p_kmeans_inertia(centroids, X)
+    return np.array([X[labels == k].mean(axis=0) for k in range(centroids.shape[0])])
+
+
+def p_gmm_log_likelihood(means, log_var, log_weights, X):
+    n, d = X.shape
+    var = np.exp(log_var)
+    diff = X[:, np.newaxis, :] - means[np.newaxis, :, :]
+    log_prob = -0.5 * np.sum(diff**2, axis=2) / var - 0.5 * d * np.log(2 * np.pi * var)
+    log_weights = log_weights - logsumexp(log_weights)
+    weighted = log_prob + log_weights
+    log_norm = logsumexp(weighted, axis=1, keepdims=True)
+    resp = np.exp(weighted - log_norm)  # the E-step
+    return np.sum(log_norm), resp
+
+
+def test_kmeans_and_em_estep(rng):
+    X = np.concatenate([rng.standard_normal((5, 2)) + [2, 2], rng.standard_normal((5, 2)) - 2])
+    centroids = np.array([[1.5, 1.0], [-1.0, -2.5], [0.2, 0.1]])
+    X[4] = [0.3, 0.0]  # every cluster keeps a point
+    inertia = lambda c, X: p_kmeans_inertia(c, X)[0]  # noqa: E731
+    check_grad(inertia, (centroids, X))
+    stacked = np.stack([centroids, centroids[::-1], centroids + 0.3])
+    check_vmap(p_kmeans_inertia, (stacked, X), (0, None))
+    Xs = np.stack([X, -X, X[::-1]])
+    check_vmap(inertia, (stacked, Xs), (0, 0))
+    # the one idiom here that cannot work: a plain NumPy array (centroids) indexed by a
+    # traced index (labels depend on the mapped X); NumPy's __getitem__ has no protocol
+    # hook, so the error names the fix
+    with pytest.raises(TracerConversionError, match=r"fnp\.take\(a, t, axis=0\)"):
+        ft.vmap(inertia, in_dims=(None, 0))(centroids, Xs)
+    # the Lloyd update uses a boolean mask per cluster: fine under grad (it is eager)
+    new = p_kmeans_update(centroids, X)
+    J = ft.jacfwd(p_kmeans_update, argnums=1)(centroids, X)
+    close(J, fd_jacobian(p_kmeans_update, (centroids, X), 1), FD_TOL)
+    assert new.shape == (3, 2)
+    means, log_var, log_w = centroids, np.array([0.1, -0.2, 0.3]), np.array([0.0, 0.5, -0.5])
+    ll = lambda m, v, w, X: p_gmm_log_likelihood(m, v, w, X)[0]  # noqa: E731
+    check_grad(ll, (means, log_var, log_w, X), argnums=(0, 1, 2))
+    check_hessian(ll, (means, log_var, log_w, X), argnums=1)
+    check_jacfwd(p_gmm_log_likelihood, (means, log_var, log_w, X))
+    check_vmap(
+        p_gmm_log_likelihood, (means, log_var, log_w, X[:, np.newaxis]), (None, None, None, 0)
+    )
+    check_jit(ft.grad(ll), (means, log_var, log_w, X), perturb((means, log_var, log_w, X), rng))
+    # argmin and the gather it drives are recorded: the replay reassigns the points
+    moved = np.array([[-1.0, -2.5], [0.2, 0.1], [1.5, 1.0]])
+    assert (p_kmeans_inertia(moved, X)[1] != p_kmeans_inertia(centroids, X)[1]).any()
+    check_jit(ft.grad(inertia), (centroids, X), (moved, X))
+    check_jit(p_kmeans_inertia, (centroids, X), (moved, X))
