@@ -524,3 +524,189 @@ def test_kmeans_and_em_estep(rng):
     assert (p_kmeans_inertia(moved, X)[1] != p_kmeans_inertia(centroids, X)[1]).any()
     check_jit(ft.grad(inertia), (centroids, X), (moved, X))
     check_jit(p_kmeans_inertia, (centroids, X), (moved, X))
+
+
+# ======================================================================================
+# 7. PCA reconstruction error, by SVD and by the covariance's eigendecomposition
+# ======================================================================================
+
+
+def p_pca_reconstruction_error(X, k=2):
+    X_centered = X - X.mean(axis=0)
+    U, S, Vt = np.linalg.svd(X_centered, full_matrices=False)
+    X_reconstructed = U[:, :k] @ np.diag(S[:k]) @ Vt[:k, :]
+    return np.linalg.norm(X_centered - X_reconstructed, "fro") ** 2 / X.shape[0]
+
+
+def p_pca_eigh(X, k=2):
+    mean = np.mean(X, axis=0)
+    Xc = X - mean
+    cov = np.cov(Xc, rowvar=False)
+    eigenvalues, eigenvectors = np.linalg.eigh(cov)
+    idx = np.argsort(eigenvalues)[::-1]  # largest first
+    components = eigenvectors[:, idx[:k]]
+    projected = Xc @ components
+    explained = eigenvalues[idx[:k]].sum() / np.trace(cov)
+    return projected @ components.T + mean, explained
+
+
+def test_pca_reconstruction(rng):
+    X = rng.standard_normal((8, 4)) @ np.diag([3.0, 2.0, 1.0, 0.3])
+    g = check_grad(p_pca_reconstruction_error, (X,), tolerance=LINALG_TOL)
+    # the error is the sum of the discarded squared singular values
+    S = np.linalg.svd(X - X.mean(axis=0), compute_uv=False)
+    close(p_pca_reconstruction_error(X), np.sum(S[2:] ** 2) / 8)
+    recon, explained = p_pca_eigh(X)
+    close(explained, np.sum(S[:2] ** 2) / np.sum(S**2))
+    # eigh's projection is the SVD's: the same error, and the same gradient
+    err_eigh = lambda X: np.sum((X - p_pca_eigh(X)[0]) ** 2) / X.shape[0]  # noqa: E731
+    close(ft.grad(err_eigh)(X), g, LINALG_TOL)
+    J = ft.jacfwd(lambda X: p_pca_eigh(X)[1])(X)
+    close(J, fd_jacobian(lambda X: p_pca_eigh(X)[1], (X,)), FD_TOL)
+    batch = np.stack([X, X[::-1] * 1.5, X + 1.0])
+    check_vmap(ft.grad(p_pca_reconstruction_error), (batch,), (0,), LINALG_TOL)
+    check_vmap(p_pca_eigh, (batch,), (0,), LINALG_TOL)
+    check_jit(ft.grad(p_pca_reconstruction_error), (X,), (X * 1.1,), tolerance=LINALG_TOL)
+
+
+# ======================================================================================
+# 8. Scaled dot-product attention, one head, causal mask ("attention from scratch")
+# ======================================================================================
+
+
+def p_softmax(x, axis=-1):
+    e_x = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e_x / e_x.sum(axis=axis, keepdims=True)
+
+
+def p_attention(X, Wq, Wk, Wv, causal=True):
+    Q, K, V = X @ Wq, X @ Wk, X @ Wv
+    d_k = Q.shape[-1]
+    scores = Q @ K.T / np.sqrt(d_k)
+    if causal:
+        mask = np.tril(np.ones((X.shape[0], X.shape[0])))
+        scores = np.where(mask == 0, -1e9, scores)
+    weights = p_softmax(scores, axis=-1)
+    return weights @ V
+
+
+def p_attention_einsum(X, W):
+    # the batched-heads form: W has shape (3, heads, d_model, d_head)
+    q, k, v = (np.einsum("td,hde->hte", X, W[i]) for i in range(3))
+    scores = np.einsum("hqe,hke->hqk", q, k) / math.sqrt(q.shape[-1])
+    out = np.einsum("hqk,hke->qhe", p_softmax(scores), v)
+    return out.reshape(X.shape[0], -1)
+
+
+def test_scaled_dot_product_attention(rng):
+    T, d = 4, 3
+    X = rng.standard_normal((T, d))
+    Wq, Wk, Wv = (rng.standard_normal((d, d)) * 0.5 for _ in range(3))
+    check_jacfwd(p_attention, (X, Wq, Wk, Wv), argnums=(0, 1))
+    loss = lambda X, Wq, Wk, Wv: np.sum(p_attention(X, Wq, Wk, Wv) ** 2)  # noqa: E731
+    check_grad(loss, (X, Wq, Wk, Wv), argnums=(1, 2, 3))
+    batch = rng.standard_normal((3, T, d))
+    check_vmap(p_attention, (batch, Wq, Wk, Wv), (0, None, None, None))
+    check_vmap(ft.grad(loss), (batch, Wq, Wk, Wv), (0, None, None, None))
+    W = rng.standard_normal((3, 2, d, 2)) * 0.5
+    J = check_jacfwd(p_attention_einsum, (X, W))
+    close(ft.jacrev(p_attention_einsum)(X, W), J)
+    check_vmap(p_attention_einsum, (batch, W), (0, None))
+    check_jit(p_attention, (X, Wq, Wk, Wv), perturb((X, Wq, Wk, Wv), rng))
+    check_jit(ft.jacrev(p_attention_einsum), (X, W), perturb((X, W), rng))
+
+
+# ======================================================================================
+# 9. 1-D convolution: smoothing, matched filtering and a denoising objective
+# ======================================================================================
+
+
+def p_denoise_objective(signal, kernel, noisy, lam=0.5):
+    smoothed = np.convolve(signal, kernel, mode="same")
+    fidelity = np.sum((smoothed - noisy) ** 2)
+    roughness = np.sum(np.diff(signal) ** 2)
+    return fidelity + lam * roughness
+
+
+def p_matched_filter(x, template):
+    corr = np.correlate(x, template, mode="valid")
+    corr = corr / (np.linalg.norm(template) * np.sqrt(len(template)))
+    return np.max(corr), np.argmax(corr)
+
+
+def p_moving_average(x, w=3):
+    return np.convolve(x, np.ones(w), "valid") / w
+
+
+def test_one_d_convolution(rng):
+    t = np.linspace(0, 1, 12)
+    clean = np.sin(2 * np.pi * t)
+    noisy = clean + 0.1 * rng.standard_normal(12)
+    kernel = np.array([0.25, 0.5, 0.25])
+    check_grad(p_denoise_objective, (clean, kernel, noisy), argnums=(0, 1))
+    check_hessian(p_denoise_objective, (clean, kernel, noisy))
+    template = np.array([0.0, 1.0, 0.5, -0.5])
+    check_grad(lambda x, tpl: p_matched_filter(x, tpl)[0], (noisy, template), argnums=(0, 1))
+    many = np.stack([noisy, np.roll(noisy, 3), noisy[::-1]])
+    check_vmap(p_matched_filter, (many, template), (0, None))
+    check_vmap(ft.jacfwd(p_moving_average), (many,), (0,))
+    check_jacfwd(p_moving_average, (noisy,))
+    check_jit(
+        ft.grad(p_denoise_objective, argnums=(0, 1)),
+        (clean, kernel, noisy),
+        (noisy, kernel[::-1] * 1.2, clean),
+    )
+
+
+# ======================================================================================
+# 10. A chain of masses and springs under gravity (physics-simulation style)
+# ======================================================================================
+
+
+def p_spring_energy(positions, k=10.0, rest_length=1.0, mass=1.0, g=9.81):
+    # positions: (N, 2) array of the masses' coordinates; mass 0 is pinned at the origin
+    pos = np.vstack([np.zeros((1, 2)), positions])
+    segments = np.diff(pos, axis=0)
+    lengths = np.linalg.norm(segments, axis=1)
+    elastic = 0.5 * k * np.sum((lengths - rest_length) ** 2)
+    gravity = mass * g * np.sum(positions[:, 1])
+    return elastic + gravity
+
+
+def p_ring_energy(theta, radius=1.0, k=2.0):
+    # N masses on a closed ring: neighbours through np.roll
+    xy = radius * np.stack([np.cos(theta), np.sin(theta)], axis=1)
+    d = xy - np.roll(xy, 1, axis=0)
+    r = np.sqrt((d**2).sum(axis=1))
+    return 0.5 * k * np.sum(r**2) + np.sum(1.0 / r)
+
+
+def p_simulate_chain(positions, velocities, dt=0.01, steps=5):
+    # semi-implicit Euler with forces from the energy's gradient
+    traj = []
+    for _ in range(steps):
+        forces = -ft.grad(p_spring_energy)(positions)
+        velocities = velocities + dt * forces
+        positions = positions + dt * velocities
+        traj.append(positions)
+    return np.stack(traj)
+
+
+def test_spring_chain(rng):
+    pos = np.array([[0.9, -0.3], [1.7, -0.9], [2.2, -1.9]])
+    forces = -check_grad(p_spring_energy, (pos,))
+    assert forces.shape == (3, 2)
+    K = ft.hessian(p_spring_energy)(pos)  # the stiffness matrix
+    assert K.shape == (3, 2, 3, 2)
+    close(K.reshape(6, 6), K.reshape(6, 6).T)
+    close(K, fd_jacobian(ft.grad(p_spring_energy), (pos,)), FD_TOL)
+    configs = pos + 0.1 * rng.standard_normal((4, 3, 2))
+    check_vmap(ft.grad(p_spring_energy), (configs,), (0,))
+    theta = np.linspace(0, 2 * np.pi, 6, endpoint=False) + 0.05 * rng.standard_normal(6)
+    check_hessian(p_ring_energy, (theta,))
+    # grad inside the simulated dynamics, differentiated again by jacfwd
+    v0 = np.zeros((3, 2))
+    J = ft.jacfwd(lambda p: p_simulate_chain(p, v0)[-1])(pos)
+    close(J, fd_jacobian(lambda p: p_simulate_chain(p, v0)[-1], (pos,)), FD_TOL)
+    check_vmap(p_simulate_chain, (configs, v0), (0, None))
+    check_jit(ft.hessian(p_ring_energy), (theta,), (theta[::-1].copy(),))
