@@ -69,7 +69,9 @@ def jaxify(fn):
     if fn.__name__ in _JAX_GLOBALS and fn.__name__.startswith("p_"):
         jax_fn = _JAX_GLOBALS[fn.__name__]
     else:
-        jax_fn = types.FunctionType(fn.__code__, _JAX_GLOBALS, fn.__name__, fn.__defaults__)
+        jax_fn = types.FunctionType(
+            fn.__code__, _JAX_GLOBALS, fn.__name__, fn.__defaults__, fn.__closure__
+        )
 
     def on_jax_arrays(*args):
         # X.dot(W) with X a NumPy array would call NumPy's own dot: JAX code has jax arrays
@@ -710,3 +712,155 @@ def test_spring_chain(rng):
     close(J, fd_jacobian(lambda p: p_simulate_chain(p, v0)[-1], (pos,)), FD_TOL)
     check_vmap(p_simulate_chain, (configs, v0), (0, None))
     check_jit(ft.hessian(p_ring_energy), (theta,), (theta[::-1].copy(),))
+
+
+# ======================================================================================
+# 11. Gaussian-mixture log-density with full covariances (EM textbook chapter)
+# ======================================================================================
+
+
+def p_mvn_logpdf(X, mean, cov):
+    d = X.shape[1]
+    diff = X - mean
+    sign, logdet = np.linalg.slogdet(cov)
+    maha = np.einsum("ij,jk,ik->i", diff, np.linalg.inv(cov), diff)
+    return -0.5 * (d * np.log(2 * np.pi) + logdet + maha)
+
+
+def p_gmm_full_logdensity(weights, means, chol_factors, X):
+    covs = [L @ L.T + 1e-6 * np.eye(L.shape[0]) for L in chol_factors]
+    log_p = np.stack(
+        [np.log(w) + p_mvn_logpdf(X, m, c) for w, m, c in zip(weights, means, covs)], axis=1
+    )
+    return logsumexp(log_p, axis=1)
+
+
+def p_mixture_1d(x, locs, scales, weights):
+    # the 1-D case with scipy.stats.norm.logpdf and the weights as a Python list
+    comps = np.array([norm.logpdf(x, loc=m, scale=s) for m, s in zip(locs, scales)])
+    return logsumexp(comps.T + np.log(weights), axis=-1)
+
+
+def test_gaussian_mixture_full_covariance(rng):
+    X = rng.standard_normal((6, 2))
+    weights = np.array([0.3, 0.7])
+    means = np.array([[0.5, -0.2], [-1.0, 0.8]])
+    chols = np.array([[[1.0, 0.0], [0.3, 0.8]], [[0.7, 0.0], [-0.2, 1.1]]])
+    args = (weights, means, chols, X)
+    total = lambda w, m, L, X: np.sum(p_gmm_full_logdensity(w, m, L, X))  # noqa: E731
+    check_grad(total, args, argnums=(1, 2), tolerance=LINALG_TOL)
+    J = ft.jacfwd(p_gmm_full_logdensity, argnums=(0, 1, 2))(*args)
+    for i in range(3):
+        close(J[i], fd_jacobian(p_gmm_full_logdensity, args, i), FD_TOL)
+    check_vmap(p_gmm_full_logdensity, (weights, means, chols, X[:, None, :]), (None, None, None, 0))
+    check_vmap(
+        ft.grad(total, argnums=1),
+        (weights, np.stack([means, -means]), chols, X),
+        (None, 0, None, None),
+        LINALG_TOL,
+    )
+    x = np.linspace(-3, 3, 5)
+    locs, scales, w = [-1.0, 1.5], np.array([0.8, 1.2]), [0.4, 0.6]
+    # (jax.numpy refuses the Python list of weights: finite differences)
+    g = ft.grad(lambda s: np.sum(p_mixture_1d(x, locs, s, w)))(scales)
+    close(g, fd_jacobian(lambda s: np.sum(p_mixture_1d(x, locs, s, w)), (scales,)), FD_TOL)
+    check_vmap(ft.grad(lambda x: p_mixture_1d(x, locs, scales, w)), (x,), (0,))
+    check_jit(ft.grad(total, argnums=(1, 2)), args, perturb(args, rng, 0.05), tolerance=LINALG_TOL)
+
+
+# ======================================================================================
+# 12. A Kalman filter over a sequence, and its log-likelihood (filterpy-style steps)
+# ======================================================================================
+
+
+def p_kalman_predict(x, P, F, Q):
+    x = F @ x
+    P = F @ P @ F.T + Q
+    return x, P
+
+
+def p_kalman_update(x, P, z, H, R):
+    y = z - H @ x  # innovation
+    S = H @ P @ H.T + R
+    K = P @ H.T @ np.linalg.inv(S)
+    x = x + K @ y
+    I = np.eye(len(x))  # noqa: E741
+    P = (I - K @ H) @ P
+    log_lik = -0.5 * (y @ np.linalg.solve(S, y) + np.linalg.slogdet(2 * np.pi * S)[1])
+    return x, P, log_lik
+
+
+def p_kalman_log_likelihood(log_q, log_r, zs, dt=0.1):
+    F = np.array([[1.0, dt], [0.0, 1.0]])
+    H = np.array([[1.0, 0.0]])
+    q = np.exp(log_q)
+    Q = q * np.array([[dt**3 / 3, dt**2 / 2], [dt**2 / 2, dt]])
+    R = np.exp(log_r) * np.eye(1)
+    x = np.zeros(2)
+    P = np.eye(2) * 10.0
+    total = 0.0
+    for t in range(len(zs)):
+        x, P = p_kalman_predict(x, P, F, Q)
+        x, P, ll = p_kalman_update(x, P, zs[t].reshape(1), H, R)
+        total += ll
+    return total
+
+
+def test_kalman_filter(rng):
+    zs = np.cumsum(0.1 * rng.standard_normal(6)) + 0.05 * rng.standard_normal(6)
+    g = ft.grad(p_kalman_log_likelihood, argnums=(0, 1))(-1.0, -2.0, zs)
+    want = fd_jacobian(lambda a, b: p_kalman_log_likelihood(a, b, zs), (-1.0, -2.0), 0)
+    close(g[0], want, FD_TOL)
+    want = fd_jacobian(lambda a, b: p_kalman_log_likelihood(a, b, zs), (-1.0, -2.0), 1)
+    close(g[1], want, FD_TOL)
+    dz = ft.grad(p_kalman_log_likelihood, argnums=2)(-1.0, -2.0, zs)
+    close(dz, fd_jacobian(p_kalman_log_likelihood, (-1.0, -2.0, zs), 2), FD_TOL)
+    # the same filter for several noise levels at once, and for several sequences
+    log_qs = np.array([-2.0, -1.0, 0.5])
+    check_vmap(ft.grad(p_kalman_log_likelihood), (log_qs, -2.0, zs), (0, None, None))
+    many = np.stack([zs, zs[::-1], 2 * zs])
+    check_vmap(p_kalman_log_likelihood, (-1.0, -2.0, many), (None, None, 0))
+    check_jit(ft.grad(p_kalman_log_likelihood, argnums=2), (-1.0, -2.0, zs), (-1.0, -2.0, zs * 2))
+
+
+# ======================================================================================
+# 13. Ridge regression in closed form, and the validation loss's hypergradient
+# ======================================================================================
+
+
+def p_ridge_fit(X, y, alpha):
+    n_features = X.shape[1]
+    A = X.T @ X + alpha * np.identity(n_features)
+    return np.linalg.solve(A, X.T @ y)
+
+
+def p_ridge_validation_loss(log_alpha, X_train, y_train, X_val, y_val):
+    w = p_ridge_fit(X_train, y_train, np.exp(log_alpha))
+    residual = X_val @ w - y_val
+    return np.mean(residual**2)
+
+
+def p_ridge_path(alphas, X, y):
+    # the regularisation path, as a list comprehension stacked into an array
+    return np.array([p_ridge_fit(X, y, a) for a in alphas])
+
+
+def test_ridge_regression_closed_form(rng):
+    X = rng.standard_normal((10, 3))
+    y = X @ np.array([1.0, -2.0, 0.5]) + 0.3 * rng.standard_normal(10)
+    Xv, yv = rng.standard_normal((5, 3)), rng.standard_normal(5)
+    args = (np.array(0.1), X, y, Xv, yv)
+    check_grad(p_ridge_validation_loss, args, argnums=(0, 1, 2), tolerance=LINALG_TOL)
+    check_hessian(p_ridge_validation_loss, args, tolerance=LINALG_TOL)
+    alphas = np.logspace(-2, 1, 4)
+    check_jacfwd(p_ridge_path, (alphas, X, y), tolerance=LINALG_TOL)
+    check_vmap(p_ridge_fit, (X, y, alphas), (None, None, 0), LINALG_TOL)
+    check_vmap(
+        ft.grad(p_ridge_validation_loss),
+        (np.log(alphas), X, y, Xv, yv),
+        (0, None, None, None, None),
+        LINALG_TOL,
+    )
+    check_jit(
+        ft.grad(p_ridge_validation_loss), args, (np.array(-1.0), X, y, Xv, yv), tolerance=LINALG_TOL
+    )
