@@ -864,3 +864,165 @@ def test_ridge_regression_closed_form(rng):
     check_jit(
         ft.grad(p_ridge_validation_loss), args, (np.array(-1.0), X, y, Xv, yv), tolerance=LINALG_TOL
     )
+
+
+# ======================================================================================
+# 14. Rosenbrock and Rastrigin test functions (optimisation-course style)
+# ======================================================================================
+
+
+def p_rosenbrock(x):
+    # scipy.optimize.rosen's formula
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2.0) ** 2.0 + (1 - x[:-1]) ** 2.0)
+
+
+def p_rastrigin(x, A=10):
+    n = len(x)
+    return A * n + sum([(xi**2 - A * np.cos(2 * math.pi * xi)) for xi in x])
+
+
+def p_himmelblau(p):
+    x, y = p
+    return (x**2 + y - 11) ** 2 + (x + y**2 - 7) ** 2
+
+
+def p_newton_steps(x, steps=3):
+    for _ in range(steps):
+        g = ft.grad(p_rosenbrock)(x)
+        H = ft.hessian(p_rosenbrock)(x)
+        x = x - np.linalg.solve(H, g)
+    return x
+
+
+def test_rosenbrock_rastrigin(rng):
+    x = np.array([-1.2, 1.0, 0.8, 1.3])
+    close(ft.grad(p_rosenbrock)(x), scipy.optimize.rosen_der(x))
+    close(ft.hessian(p_rosenbrock)(x), scipy.optimize.rosen_hess(x))
+    v = np.array([0.3, -1.0, 2.0, 0.5])
+    hvp = ft.jvp(ft.grad(p_rosenbrock), (x,), (v,))[1]
+    close(hvp, scipy.optimize.rosen_hess_prod(x, v))
+    points = rng.uniform(-2, 2, (5, 4))
+    got = check_vmap(ft.hessian(p_rosenbrock), (points,), (0,))
+    close(got, np.stack([scipy.optimize.rosen_hess(p) for p in points]))
+    # Rastrigin: the sum() over a Python iteration of the array's rows
+    z = np.array([0.4, -1.3, 2.2])
+    g = ft.grad(p_rastrigin)(z)
+    close(g, 2 * z + 2 * math.pi * 10 * np.sin(2 * math.pi * z))
+    close(ft.hessian(p_rastrigin)(z), np.diag(2 + 4 * math.pi**2 * 10 * np.cos(2 * math.pi * z)))
+    check_vmap(ft.grad(p_rastrigin), (points[:, :3],), (0,))
+    check_grad(p_himmelblau, (np.array([3.2, 1.7]),))
+    # Newton's method from the textbook's start converges to (1, 1, 1, 1)
+    x0 = np.array([1.2, 1.1, 0.9, 1.05])
+    want = x0
+    for _ in range(8):
+        want = want - np.linalg.solve(
+            scipy.optimize.rosen_hess(want), scipy.optimize.rosen_der(want)
+        )
+    close(p_newton_steps(x0, steps=8), want)
+    np.testing.assert_allclose(want, np.ones(4), atol=1e-6)
+    check_jit(ft.hessian(p_rosenbrock), (x,), (points[0],))
+    check_jit(p_newton_steps, (x,), (points[1],))
+
+
+# ======================================================================================
+# 15. REINFORCE: a softmax policy's policy-gradient loss over an episode
+# ======================================================================================
+
+
+def p_discount_rewards(rewards, gamma=0.99):
+    discounted = []
+    running = 0.0
+    for r in reversed(rewards):
+        running = r + gamma * running
+        discounted.append(running)
+    return np.array(discounted[::-1])
+
+
+def p_policy_gradient_loss(theta, states, actions, rewards):
+    logits = states @ theta  # (T, n_actions)
+    log_probs = logits - logsumexp(logits, axis=1, keepdims=True)
+    chosen = log_probs[np.arange(len(actions)), actions]
+    returns = p_discount_rewards(rewards)
+    advantages = (returns - returns.mean()) / (returns.std() + 1e-8)
+    entropy = -np.sum(np.exp(log_probs) * log_probs, axis=1).mean()
+    return -np.sum(chosen * advantages) - 0.01 * entropy
+
+
+def p_policy_probs(theta, state):
+    z = state.dot(theta)
+    exp = np.exp(z - np.max(z))
+    return exp / np.sum(exp)
+
+
+def test_softmax_policy_gradient(rng):
+    T, d, n_actions = 7, 3, 4
+    theta = 0.5 * rng.standard_normal((d, n_actions))
+    states = rng.standard_normal((T, d))
+    actions = rng.integers(0, n_actions, T)
+    rewards = rng.standard_normal(T)
+    args = (theta, states, actions, rewards)
+    check_grad(p_policy_gradient_loss, args)
+    check_grad(p_policy_gradient_loss, args, argnums=3)  # the rewards, through the loop
+    # the score function: d log pi(a|s) / d theta, per step, by vmap
+    log_pi = lambda th, s, a: np.log(p_policy_probs(th, s)[a])  # noqa: E731
+    check_vmap(ft.grad(log_pi), (theta, states, actions), (None, 0, 0))
+    check_jacfwd(p_policy_probs, (theta, states[0]))
+    episodes = (states[None] + 0.1 * rng.standard_normal((3, T, d)), np.stack([actions] * 3))
+    check_vmap(ft.grad(p_policy_gradient_loss), (theta, *episodes, rewards), (None, 0, 0, None))
+    check_jit(ft.grad(p_policy_gradient_loss), args, (theta * 0.5, states, actions, -rewards))
+
+
+# ======================================================================================
+# 16. Poisson regression with an intercept column, and a 2-D density on a grid
+# ======================================================================================
+
+
+def p_poisson_nll(beta, X, counts):
+    X_design = np.column_stack((np.ones(len(X)), X))
+    eta = X_design @ beta
+    mu = np.exp(eta)
+    return -np.sum(counts * eta - mu - gammaln(counts + 1))
+
+
+def p_grid_normaliser(mu, log_sigma):
+    # the normalising constant of a 2-D Gaussian bump, by the trapezoid rule on a grid
+    xs = np.linspace(-4, 4, 41)
+    X, Y = np.meshgrid(xs, xs)
+    sigma = np.exp(log_sigma)
+    Z = np.exp(-0.5 * (((X - mu[0]) / sigma) ** 2 + ((Y - mu[1]) / sigma) ** 2))
+    return np.trapezoid(np.trapezoid(Z, xs, axis=1), xs)
+
+
+def p_empirical_features(x):
+    # feature engineering of the kind found in notebooks
+    x = x.astype(np.float64)
+    padded = np.pad(x, (1, 1), mode="edge")
+    smooth = (padded[:-2] + padded[1:-1] + padded[2:]) / 3
+    cum = np.cumsum(x) / np.arange(1, len(x) + 1)
+    srt = np.sort(x)
+    trimmed = srt[1:-1].mean()
+    z = (x - np.mean(x)) / np.std(x)
+    feats = np.concatenate([smooth, cum, [trimmed, np.var(x), np.max(np.abs(z))]])
+    return np.outer(feats, feats)[np.triu_indices(len(feats))].sum() + np.prod(np.diff(srt))
+
+
+def test_poisson_regression_grid_and_features(rng):
+    X = rng.standard_normal((9, 2))
+    counts = rng.poisson(2.0, 9).astype(np.float64)
+    beta = np.array([0.5, 0.2, -0.3])
+    check_grad(p_poisson_nll, (beta, X, counts))
+    check_hessian(p_poisson_nll, (beta, X, counts))
+    betas = beta + 0.1 * rng.standard_normal((4, 3))
+    check_vmap(ft.grad(p_poisson_nll), (betas, X, counts), (0, None, None))
+    check_jit(ft.hessian(p_poisson_nll), (beta, X, counts), (betas[0], X, counts))
+    mu, log_sigma = np.array([0.3, -0.2]), np.log(0.8)
+    Z = p_grid_normaliser(mu, log_sigma)
+    assert abs(Z - 2 * np.pi * 0.8**2) < 1e-3
+    check_grad(p_grid_normaliser, (mu, log_sigma), argnums=(0, 1))
+    check_vmap(p_grid_normaliser, (np.stack([mu, -mu, 2 * mu]), log_sigma), (0, None))
+    x = np.array([0.3, 1.2, -0.7, 2.1, 0.05, -1.4])
+    # (jax.numpy's concatenate refuses the Python list of scalars: finite differences)
+    g = ft.grad(p_empirical_features)(x)
+    close(g, fd_jacobian(p_empirical_features, (x,)), FD_TOL)
+    check_vmap(ft.grad(p_empirical_features), (np.stack([x, x[::-1] * 0.5]),), (0,))
+    check_jit(ft.grad(p_empirical_features), (x,), (x * 1.3 + 0.1,))
