@@ -159,6 +159,58 @@ class _Dist:
     def _valid(self, *shape: Any) -> Any:
         return True
 
+    def __call__(self, *args: Any, **kwargs: Any) -> _Frozen:
+        """The distribution with its parameters fixed, SciPy's "frozen" form: the
+        parameters are those of the methods after the point (shape parameters, then
+        ``loc``/``scale``; ``mean``/``cov`` for ``multivariate_normal``), and may be traced.
+
+        Example:
+            >>> import numpy as np
+            >>> from ftransforms import grad
+            >>> from ftransforms.scipy.stats import norm
+            >>> rv = norm(1.0, 2.0)
+            >>> float(rv.logpdf(1.0)) == float(norm.logpdf(1.0, 1.0, 2.0))
+            True
+            >>> float(grad(lambda mu: norm(loc=mu, scale=2.0).logpdf(3.0))(1.0))  # (x-mu)/4
+            0.5
+        """
+        return _Frozen(self, args, kwargs)
+
+
+#: Methods of a frozen distribution that take the point (``x``, ``k`` or ``q``) first,
+#: and those that take nothing.
+_POINT_METHODS = ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "logpmf", "pmf")
+_NO_POINT_METHODS = ("entropy",)
+
+
+class _Frozen:
+    """``dist(*params)``: ``dist``'s methods with the parameters filled in."""
+
+    def __init__(self, dist: _Dist, args: tuple, kwargs: dict) -> None:
+        self.dist, self.args, self.kwds = dist, args, kwargs
+
+    def __repr__(self) -> str:
+        return f"{self.dist!r} frozen with {len(self.args) + len(self.kwds)} parameter(s)"
+
+    def __getattr__(self, name: str) -> Any:
+        dist = self.__dict__.get("dist")
+        method = getattr(dist, name, None) if not name.startswith("_") else None
+        if method is not None and name in _POINT_METHODS:
+
+            def at(point: Any) -> Any:
+                return method(point, *self.args, **self.kwds)
+
+            at.__name__ = name
+            at.__doc__ = method.__doc__
+            return at
+        if method is not None and name in _NO_POINT_METHODS:
+            return lambda: method(*self.args, **self.kwds)
+        have = [m for m in _POINT_METHODS + _NO_POINT_METHODS if hasattr(dist, m)]
+        raise AttributeError(
+            f"frozen ftransforms.scipy.stats.{getattr(dist, 'name', '?')} has no method "
+            f"{name!r} (it has {', '.join(have)})"
+        )
+
 
 def _split(x: Any, args: tuple, kwargs: dict, shapes: tuple, extras: tuple, where: str) -> tuple:
     """SciPy's ``(x, *shapes, loc=0, scale=1)`` call forms, positional or by keyword:
