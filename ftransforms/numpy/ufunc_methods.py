@@ -37,7 +37,8 @@ from ftransforms.numpy.manipulation import (
     stack,
 )
 
-__all__ = ["ASSOCIATIVE", "accumulate", "outer", "reduce"]
+# Nothing joins the fnp namespace (fnp.outer is numpy.outer): call them by module.
+__all__: list[str] = []
 
 #: The binary ufuncs for which ``f(f(a, b), c) == f(a, f(b, c))``: these reduce as a tree
 #: and accumulate as a log-step scan; the others fold left to right, as NumPy does.
