@@ -24,12 +24,14 @@ import jax.scipy.stats as jsp_stats
 import numpy as np
 import pytest
 import scipy.optimize
+import scipy.stats
 from scipy.special import expit, gammaln  # SciPy's ufuncs dispatch to ftransforms
 
 import ftransforms as ft
 from ftransforms.errors import TracerConversionError
 from ftransforms.scipy.special import logsumexp  # scipy.special.logsumexp calls np.asarray
 from ftransforms.scipy.stats import norm
+from ftransforms.scipy.stats import t as t_dist
 from tests.tolerances import assert_tree_close, fd_tol, tol
 
 jax.config.update("jax_enable_x64", True)
@@ -1031,3 +1033,51 @@ def test_poisson_regression_grid_and_features(rng):
     close(g, fd_jacobian(p_empirical_features, (x,)), FD_TOL)
     check_vmap(ft.grad(p_empirical_features), (np.stack([x, x[::-1] * 0.5]),), (0,))
     check_jit(ft.grad(p_empirical_features), (x,), (x * 1.3 + 0.1,))
+
+
+# ======================================================================================
+# 17. Windowed features, a MATLAB port and a frozen likelihood (signal-processing notes)
+# ======================================================================================
+
+
+def p_rolling_zscore(x, window=4):
+    windows = np.lib.stride_tricks.sliding_window_view(x, window)
+    mu = windows.mean(axis=-1)
+    sd = windows.std(axis=-1)
+    return (x[window - 1 :] - mu) / (sd + 1e-3)
+
+
+def p_sylvester_residual(X, A, B, C):
+    # vec(A X B) = (B^T kron A) vec(X), with MATLAB's column-major vec
+    vecX = X.flatten("F")
+    lhs = np.kron(B.T, A) @ vecX
+    return np.sum((lhs.reshape(C.shape, order="F") - C) ** 2)
+
+
+def p_student_t_nll(params, data):
+    rv = t_dist(df=4.0, loc=params[0], scale=np.exp(params[1]))
+    return -np.sum(rv.logpdf(data))
+
+
+def test_windows_fortran_order_and_frozen_likelihood(rng):
+    x = np.cumsum(rng.standard_normal(10))
+    J = ft.jacfwd(p_rolling_zscore)(x)
+    close(J, fd_jacobian(p_rolling_zscore, (x,)), FD_TOL)
+    check_vmap(p_rolling_zscore, (np.stack([x, -x, 0.5 * x]),), (0,))
+    check_jit(ft.jacrev(p_rolling_zscore), (x,), (x[::-1].copy(),))
+    A, B = rng.standard_normal((2, 2)), rng.standard_normal((3, 3))
+    X, C = rng.standard_normal((2, 3)), rng.standard_normal((2, 3))
+    close(np.kron(B.T, A) @ X.flatten("F"), (A @ X @ B).flatten("F"))
+    check_grad(p_sylvester_residual, (X, A, B, C), argnums=(0, 1, 2))
+    check_vmap(
+        ft.grad(p_sylvester_residual), (np.stack([X, 2 * X]), A, B, C), (0, None, None, None)
+    )
+    data = rng.standard_normal(8) * 1.5 + 0.3
+    params = np.array([0.1, 0.2])
+    g = ft.grad(p_student_t_nll)(params, data)
+    close(g, fd_jacobian(p_student_t_nll, (params, data)), FD_TOL)
+    close(p_student_t_nll(params, data), -np.sum(scipy.stats.t(4.0, 0.1, np.exp(0.2)).logpdf(data)))
+    check_vmap(
+        ft.grad(p_student_t_nll), (params + np.array([[0.0], [0.5], [-0.5]]), data), (0, None)
+    )
+    check_jit(ft.hessian(p_student_t_nll), (params, data), (params * 2, data))
