@@ -1,5 +1,5 @@
 """``ftransforms.scipy.signal``: n-dimensional ``convolve``, ``correlate`` and
-``fftconvolve`` on tracers (like ``jax.scipy.signal``).
+``fftconvolve`` on tracers (like ``jax.scipy.signal``), and the linear filter ``lfilter``.
 
 ``method='direct'`` sums shifted copies of the larger input, one per element of the
 smaller one (cheap for small kernels); ``method='fft'`` multiplies ``fnp.fft`` transforms
@@ -22,10 +22,11 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy as fnp
+from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.numpy.ufuncs import float_input
 
-__all__ = ["convolve", "correlate", "fftconvolve"]
+__all__ = ["convolve", "correlate", "fftconvolve", "lfilter"]
 
 
 def _arr(x: Any) -> Any:
@@ -182,3 +183,72 @@ def fftconvolve(in1: Any, in2: Any, mode: str = "full", axes: Any = None) -> Any
         elif mode == "valid":
             out_shape[a] = abs(s1[a] - s2[a]) + 1
     return _centered(full, tuple(out_shape)) if mode != "full" else full
+
+
+def lfilter(b: Any, a: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
+    """``scipy.signal.lfilter``: the IIR/FIR filter ``a[0] y[n] = sum_k b[k] x[n-k] -
+    sum_{k>=1} a[k] y[n-k]`` along ``axis`` (zero initial state; ``zi=`` is not supported).
+
+    The ``b`` part is a sum of shifted copies of ``x``.  With a constant ``a`` (a NumPy
+    array or list) the recursion is a convolution with its impulse response, computed once
+    on the host; with a traced ``a`` it runs step by step.  Differentiable in ``b``, ``a``
+    and ``x`` under every transform.  The reinforcement-learning idiom for discounted
+    returns, ``lfilter([1], [1, -gamma], r[::-1])[::-1]``, is one call.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> r = np.array([1.0, 0.0, 2.0])
+        >>> lfilter([1.0], [1.0, -0.5], r[::-1])[::-1].tolist()  # r + 0.5 r' + 0.25 r''
+        [1.5, 1.0, 2.0]
+        >>> ft.grad(lambda r: lfilter([1.0], [1.0, -0.5], r[::-1])[::-1][0])(r).tolist()
+        [1.0, 0.5, 0.25]
+    """
+    if zi is not None:
+        raise UnsupportedOperationError(
+            "lfilter(b, a, x, zi=...): initial conditions are not supported; prepend the "
+            "history to x instead"
+        )
+    b, a, x = _arr(b), _arr(a), _arr(x)
+    if fnp.ndim(b) != 1 or fnp.ndim(a) != 1 or fnp.shape(a)[0] == 0 or fnp.shape(b)[0] == 0:
+        raise ValueError(
+            f"lfilter(b, a, x): b and a must be non-empty 1-D arrays, got shapes "
+            f"{fnp.shape(b)} and {fnp.shape(a)}"
+        )
+    if fnp.ndim(x) == 0:
+        raise ValueError("lfilter(b, a, x): x must have at least one dimension")
+    x = fnp.moveaxis(x, axis, -1)
+    n = fnp.shape(x)[-1]
+    a0 = a[0]
+    b, a_norm = b / a0, a / a0
+    lead = fnp.shape(x)[:-1]
+    # the moving-average part: v[n] = sum_k b[k] x[n - k]
+    v = b[0] * x
+    for k in range(1, min(fnp.shape(b)[0], n)):
+        shifted = fnp.concatenate(
+            [fnp.zeros(lead + (k,), dtype=dtype_of(x), like=x), x[..., :-k]], axis=-1
+        )
+        v = v + b[k] * shifted
+    m = fnp.shape(a)[0]
+    if m == 1 or n == 0:
+        y = v
+    elif type(a) is numpy.ndarray:
+        # a constant recursion: convolve with its impulse response (length n)
+        coef = numpy.asarray(a, dtype=numpy.float64)
+        coef = coef / coef[0]
+        h = numpy.zeros(n)
+        h[0] = 1.0
+        for i in range(1, n):
+            k = min(m - 1, i)
+            h[i] = -numpy.dot(coef[1 : k + 1], h[i - k : i][::-1])
+        h = fnp.asarray(h.reshape((1,) * len(lead) + (n,)), dtype=dtype_of(v), like=v)
+        y = convolve(v, h, mode="full")[..., :n]
+    else:
+        rows: list = []
+        for i in range(n):
+            acc = v[..., i]
+            for k in range(1, min(m - 1, i) + 1):
+                acc = acc - a_norm[k] * rows[i - k]
+            rows.append(acc)
+        y = fnp.stack(rows, axis=-1)
+    return fnp.moveaxis(y, -1, axis)
