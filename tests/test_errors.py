@@ -1258,3 +1258,21 @@ def test_exception_caught_inside_a_transform_leaves_the_outer_one_intact():
 
     np.testing.assert_array_equal(vmap(h)(np.arange(3.0)), [0.0, 3.0, 6.0])
     check_recovered()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Tracer.__array__ (ftransforms/core/tracer.py, not ours to edit) tells the user "
+    "to call ftransforms.<module>.<function> for any SciPy Python function, also where no "
+    "such function exists (scipy.signal.savgol_filter). Fix: in the scipy_caller branch, "
+    "look the counterpart up (importlib.import_module(f'ftransforms.{module}') inside a "
+    "try, then getattr along function.split('.')) and, when it is missing, say that "
+    "ftransforms has no counterpart and to write it with ftransforms.numpy or give it "
+    "rules with ftransforms.custom_vjp / defop",
+)
+def test_scipy_conversion_error_names_only_counterparts_that_exist():
+    scipy_signal = pytest.importorskip("scipy.signal")
+    with pytest.raises(E.TracerConversionError) as info:
+        grad(lambda x: scipy_signal.savgol_filter(x, 3, 1).sum())(np.arange(5.0))
+    assert "ftransforms.scipy.signal.savgol_filter" not in str(info.value)
+    assert "no counterpart" in str(info.value)
