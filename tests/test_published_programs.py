@@ -29,6 +29,7 @@ from scipy.special import expit, gammaln  # SciPy's ufuncs dispatch to ftransfor
 
 import ftransforms as ft
 from ftransforms.errors import TracerConversionError
+from ftransforms.scipy.signal import lfilter  # scipy.signal.lfilter calls np.asarray
 from ftransforms.scipy.special import logsumexp  # scipy.special.logsumexp calls np.asarray
 from ftransforms.scipy.stats import norm
 from ftransforms.scipy.stats import t as t_dist
@@ -955,6 +956,16 @@ def p_policy_gradient_loss(theta, states, actions, rewards):
     return -np.sum(chosen * advantages) - 0.01 * entropy
 
 
+def p_discount_cumsum(x, discount):
+    # rllab / Spinning Up: discounted cumulative sums of a vector, via a linear filter
+    return lfilter([1], [1, float(-discount)], x[::-1], axis=0)[::-1]
+
+
+def p_gae_advantages(values, rewards, gamma=0.99, lam=0.95):
+    deltas = rewards[:-1] + gamma * values[1:] - values[:-1]
+    return p_discount_cumsum(deltas, gamma * lam)
+
+
 def p_policy_probs(theta, state):
     z = state.dot(theta)
     exp = np.exp(z - np.max(z))
@@ -977,6 +988,16 @@ def test_softmax_policy_gradient(rng):
     episodes = (states[None] + 0.1 * rng.standard_normal((3, T, d)), np.stack([actions] * 3))
     check_vmap(ft.grad(p_policy_gradient_loss), (theta, *episodes, rewards), (None, 0, 0, None))
     check_jit(ft.grad(p_policy_gradient_loss), args, (theta * 0.5, states, actions, -rewards))
+    # generalized advantage estimation with the linear-filter discount
+    values = rng.standard_normal(T + 1)
+    rew = np.append(rewards, 0.0)
+    adv = p_gae_advantages(values, rew)
+    close(adv, p_discount_rewards(rew[:-1] + 0.99 * values[1:] - values[:-1], 0.99 * 0.95))
+    J = ft.jacfwd(p_gae_advantages)(values, rew)
+    close(J, fd_jacobian(p_gae_advantages, (values, rew)), FD_TOL)
+    close(ft.jacrev(p_gae_advantages)(values, rew), J)
+    check_vmap(p_gae_advantages, (np.stack([values, -values]), rew), (0, None))
+    check_jit(ft.jacrev(p_gae_advantages), (values, rew), (values * 2, rew))
 
 
 # ======================================================================================
