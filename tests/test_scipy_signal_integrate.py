@@ -338,3 +338,44 @@ def test_lfilter_errors():
         fs.lfilter(np.ones((2, 2)), [1.0], np.ones(3))
     with pytest.raises(ft.errors.UnsupportedOperationError, match="zi"):
         fs.lfilter([1.0], [1.0, -0.5], np.ones(3), zi=np.zeros(1))
+
+
+# -- convolve2d / correlate2d ----------------------------------------------------------------
+
+SHAPES_2D = [((5, 6), (3, 2)), ((4, 4), (3, 3)), ((3, 3), (4, 2))]
+BOUNDARIES = [("fill", 0), ("fill", 1.5), ("wrap", 0), ("symm", 0)]
+
+
+@pytest.mark.parametrize("s1, s2", SHAPES_2D)
+@pytest.mark.parametrize("boundary, fillvalue", BOUNDARIES)
+def test_convolve2d_correlate2d_match_scipy(s1, s2, boundary, fillvalue):
+    # image-processing code: scipy.signal.convolve2d(img, kernel, mode="same", boundary="symm")
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal(s1), rng.standard_normal(s2)
+    for mode in ("full", "same", "valid"):
+        for ours, theirs in ((fs.convolve2d, ss.convolve2d), (fs.correlate2d, ss.correlate2d)):
+            try:
+                want = theirs(a, b, mode=mode, boundary=boundary, fillvalue=fillvalue)
+            except ValueError:
+                continue  # SciPy refuses 'valid' when neither input fits in the other
+            got = ours(a, b, mode=mode, boundary=boundary, fillvalue=fillvalue)
+            assert got.shape == want.shape, (ours.__name__, mode)
+            close(got, want)
+
+
+def test_convolve2d_derivatives_and_vmap():
+    rng = np.random.default_rng(8)
+    img, k = rng.standard_normal((5, 4)), rng.standard_normal((3, 3))
+    for boundary in ("fill", "wrap", "symm"):
+        check_grads(lambda i, k_: fs.convolve2d(i, k_, mode="same", boundary=boundary), (img, k))
+    check_grads(lambda i, k_: fs.correlate2d(i, k_, mode="full", fillvalue=0.5), (img, k))
+    check_vmap(
+        lambda i: fs.convolve2d(i, k, mode="same", boundary="symm"), (np.stack([img, -img]),)
+    )
+    # against JAX's convolve2d (zero fill, the boundary it has)
+    f = lambda m, i: (m.convolve2d(i, k, mode="same") ** 2).sum()  # noqa: E731
+    close(ft.grad(lambda i: f(fs, i))(img), jax.jit(jax.grad(lambda i: f(jss, i)))(img))
+    with pytest.raises(ValueError, match="2-D"):
+        fs.convolve2d(np.ones(3), np.ones(2))
+    with pytest.raises(ValueError, match="boundary"):
+        fs.convolve2d(img, k, boundary="reflect")

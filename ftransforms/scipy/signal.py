@@ -1,5 +1,6 @@
 """``ftransforms.scipy.signal``: n-dimensional ``convolve``, ``correlate`` and
-``fftconvolve`` on tracers (like ``jax.scipy.signal``), and the linear filter ``lfilter``.
+``fftconvolve`` on tracers (like ``jax.scipy.signal``), ``convolve2d``/``correlate2d``
+with SciPy's boundary modes, and the linear filter ``lfilter``.
 
 ``method='direct'`` sums shifted copies of the larger input, one per element of the
 smaller one (cheap for small kernels); ``method='fft'`` multiplies ``fnp.fft`` transforms
@@ -26,7 +27,7 @@ from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.numpy.ufuncs import float_input
 
-__all__ = ["convolve", "correlate", "fftconvolve", "lfilter"]
+__all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "fftconvolve", "lfilter"]
 
 
 def _arr(x: Any) -> Any:
@@ -252,3 +253,73 @@ def lfilter(b: Any, a: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
             rows.append(acc)
         y = fnp.stack(rows, axis=-1)
     return fnp.moveaxis(y, -1, axis)
+
+
+_BOUNDARY_PAD = {"fill": "constant", "wrap": "wrap", "symm": "symmetric"}
+
+
+def convolve2d(
+    in1: Any, in2: Any, mode: str = "full", boundary: str = "fill", fillvalue: Any = 0
+) -> Any:
+    """``scipy.signal.convolve2d``: 2-D convolution with SciPy's boundary handling
+    (``'fill'`` with ``fillvalue``, ``'wrap'`` periodic, ``'symm'`` mirrored), as a
+    padding of ``in1`` followed by :func:`convolve`.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> img, k = np.arange(9.0).reshape(3, 3), np.array([[0.0, 1.0], [1.0, 0.0]])
+        >>> convolve2d(img, k, mode="valid").tolist()
+        [[4.0, 6.0], [10.0, 12.0]]
+        >>> ft.grad(lambda im: convolve2d(im, k, mode="same", boundary="wrap").sum())(img)
+        array([[2., 2., 2.],
+               [2., 2., 2.],
+               [2., 2., 2.]])
+    """
+    where = f"convolve2d(in1, in2, mode={mode!r}, boundary={boundary!r})"
+    in1, in2 = _arr(in1), _arr(in2)
+    if fnp.ndim(in1) != 2 or fnp.ndim(in2) != 2:
+        raise ValueError(
+            f"{where}: in1 and in2 must be 2-D, got shapes {fnp.shape(in1)} and {fnp.shape(in2)}"
+        )
+    if boundary not in _BOUNDARY_PAD:
+        raise ValueError(f"{where}: boundary must be 'fill', 'wrap' or 'symm'")
+    if mode not in ("full", "same", "valid"):
+        raise ValueError(f"{where}: mode must be 'full', 'same' or 'valid', got {mode!r}")
+    if mode == "valid" or (boundary == "fill" and _is_zero(fillvalue)):
+        return convolve(in1, in2, mode=mode, method="direct")
+    s1, s2 = fnp.shape(in1), fnp.shape(in2)
+    pads = [(m - 1, m - 1) for m in s2]
+    if boundary == "fill":
+        padded = fnp.pad(in1, pads, mode="constant", constant_values=fillvalue)
+    else:
+        padded = fnp.pad(in1, pads, mode=_BOUNDARY_PAD[boundary])
+    full = convolve(padded, in2, mode="valid", method="direct")  # the full-size result
+    if mode == "full":
+        return full
+    return _centered(full, s1)
+
+
+def correlate2d(
+    in1: Any, in2: Any, mode: str = "full", boundary: str = "fill", fillvalue: Any = 0
+) -> Any:
+    """``scipy.signal.correlate2d``: 2-D cross-correlation, ``convolve2d`` with ``in2``
+    flipped (and conjugated), with the same boundary handling.
+
+    Example:
+        >>> import numpy as np
+        >>> correlate2d(np.arange(9.0).reshape(3, 3), np.ones((2, 2)), mode="valid").tolist()
+        [[8.0, 12.0], [20.0, 24.0]]
+    """
+    in1, in2 = _arr(in1), _arr(in2)
+    flipped = fnp.conj(fnp.flip(in2))
+    if mode != "same":
+        return convolve2d(in1, flipped, mode=mode, boundary=boundary, fillvalue=fillvalue)
+    full = convolve2d(in1, flipped, mode="full", boundary=boundary, fillvalue=fillvalue)
+    # SciPy centres correlate2d's 'same' window rounding up (convolve2d's rounds down)
+    starts = [(f - s + 1) // 2 for f, s in zip(fnp.shape(full), fnp.shape(in1))]
+    return full[tuple(slice(b, b + s) for b, s in zip(starts, fnp.shape(in1)))]
+
+
+def _is_zero(value: Any) -> bool:
+    return not hasattr(value, "shape") and value == 0
