@@ -19,6 +19,7 @@ import types
 
 import jax
 import jax.numpy as jnp
+import jax.scipy.signal
 import jax.scipy.special as jsp_special
 import jax.scipy.stats as jsp_stats
 import numpy as np
@@ -29,7 +30,7 @@ from scipy.special import expit, gammaln  # SciPy's ufuncs dispatch to ftransfor
 
 import ftransforms as ft
 from ftransforms.errors import TracerConversionError
-from ftransforms.scipy.signal import lfilter  # scipy.signal.lfilter calls np.asarray
+from ftransforms.scipy.signal import convolve2d, lfilter  # SciPy's call np.asarray
 from ftransforms.scipy.special import logsumexp  # scipy.special.logsumexp calls np.asarray
 from ftransforms.scipy.stats import norm
 from ftransforms.scipy.stats import t as t_dist
@@ -54,6 +55,7 @@ _JAX_NAMES = {
     "gammaln": jsp_special.gammaln,
     "logsumexp": jsp_special.logsumexp,
     "norm": jsp_stats.norm,
+    "convolve2d": jax.scipy.signal.convolve2d,
 }
 _JAX_GLOBALS: dict = {}
 
@@ -1102,3 +1104,40 @@ def test_windows_fortran_order_and_frozen_likelihood(rng):
         ft.grad(p_student_t_nll), (params + np.array([[0.0], [0.5], [-0.5]]), data), (0, None)
     )
     check_jit(ft.hessian(p_student_t_nll), (params, data), (params * 2, data))
+
+
+# ======================================================================================
+# 18. Image processing: Sobel edges and total-variation denoising (scikit-image style)
+# ======================================================================================
+
+
+def p_sobel_magnitude(img):
+    kx = np.array([[1, 0, -1], [2, 0, -2], [1, 0, -1]], dtype=float)
+    gx = convolve2d(img, kx, mode="same", boundary="symm")
+    gy = convolve2d(img, kx.T, mode="same", boundary="symm")
+    return np.sqrt(gx**2 + gy**2 + 1e-12)
+
+
+def p_tv_denoise_energy(u, f, weight=0.1):
+    dx = np.diff(u, axis=1)
+    dy = np.diff(u, axis=0)
+    tv = np.sum(np.sqrt(dx[:-1, :] ** 2 + dy[:, :-1] ** 2 + 1e-8))
+    blur = convolve2d(u, np.ones((3, 3)) / 9.0, mode="same", boundary="fill")
+    return 0.5 * np.sum((blur - f) ** 2) + weight * tv
+
+
+def test_image_processing(rng):
+    img = rng.random((6, 5))
+    J = ft.jacfwd(p_sobel_magnitude)(img)
+    # step 1e-4: the magnitude's curvature puts 5e-8 of truncation error into 1e-3 steps
+    close(J, fd_jacobian(p_sobel_magnitude, (img,), 0, 1e-4), FD_TOL)
+    check_vmap(p_sobel_magnitude, (np.stack([img, 1 - img]),), (0,))
+    noisy = img + 0.1 * rng.standard_normal(img.shape)
+    check_grad(p_tv_denoise_energy, (img, noisy))
+    # a few steps of gradient descent, jitted
+    step = ft.jit(ft.grad(p_tv_denoise_energy))
+    u = noisy
+    for _ in range(5):
+        u = u - 0.5 * step(u, noisy)
+    assert p_tv_denoise_energy(u, noisy) < p_tv_denoise_energy(noisy, noisy)
+    check_jit(ft.grad(p_tv_denoise_energy), (img, noisy), (noisy, img))
