@@ -22,6 +22,7 @@ from ftransforms.api import (
     jacrev,
     jvp,
     linearize,
+    value_and_grad,
     vjp,
     vmap,
 )
@@ -63,6 +64,7 @@ __all__ = [
     "scipy",
     "switch",
     "tree_map",
+    "value_and_grad",
     "vjp",
     "vmap",
     "while_loop",

@@ -17,6 +17,7 @@ import numpy
 import ftransforms.numpy as fnp
 from ftransforms.arguments import (
     LEAF_TYPES,
+    UNSET,
     LazyNames,
     arg_names,
     as_plain,
@@ -31,10 +32,12 @@ from ftransforms.arguments import (
     check_randomness,
     check_scalar_output,
     dask_error,
+    float0_zeros,
     fname,
     in_dims_per_leaf,
     is_dask,
     is_inexact,
+    jax_axes,
     leaf_names,
     normalize_argnums,
     out_dims_per_leaf,
@@ -71,6 +74,7 @@ __all__ = [
     "jacrev",
     "jvp",
     "linearize",
+    "value_and_grad",
     "vjp",
     "vmap",
 ]
@@ -88,13 +92,18 @@ def vmap(
     randomness: str = "error",
     *,
     chunk_size: int | None = None,
+    in_axes: Any = UNSET,
+    out_axes: Any = UNSET,
+    axis_size: int | None = None,
 ) -> Callable:
     """Vectorize ``func`` over a batch axis of its inputs.
 
     ``in_dims``/``out_dims`` are ints (negative allowed), ``None`` (not batched) or pytrees
     of those matching the positional arguments / the outputs.  Keyword arguments are passed
     through unbatched.  ``chunk_size`` runs the batch in pieces of that size (same result,
-    less memory).
+    less memory).  JAX's names are accepted too: ``in_axes``/``out_axes`` for
+    ``in_dims``/``out_dims``, and ``axis_size``, the batch size, needed when no argument
+    is batched (every in_dim None).
 
     Example:
         >>> import numpy as np
@@ -104,13 +113,14 @@ def vmap(
     """
     check_randomness(randomness, f"vmap({fname(func)}, randomness={randomness!r})")
     check_chunk_size(chunk_size, f"vmap({fname(func)}, chunk_size={chunk_size!r})")
+    in_dims, out_dims = jax_axes(fname(func), in_dims, out_dims, in_axes, out_axes, axis_size)
 
     where = f"vmap({fname(func)}, in_dims={in_dims!r})"
 
     @functools.wraps(func)
     def batched(*args: Any, **kwargs: Any) -> Any:
         args = from_object_arrays(args)
-        leaves, spec, dims, size = _vmap_inputs(func, in_dims, args, where)
+        leaves, spec, dims, size = _vmap_inputs(func, in_dims, args, where, axis_size)
         if chunk_size is None or size <= chunk_size:
             return _vmap_call(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where)
         return _vmap_chunked(
@@ -120,7 +130,7 @@ def vmap(
     return batched
 
 
-def _vmap_inputs(func, in_dims, args, where):
+def _vmap_inputs(func, in_dims, args, where, axis_size=None):
     if isinstance(in_dims, list):
         in_dims = tuple(in_dims)
     if not isinstance(in_dims, (int, numpy.integer, tuple, dict)) and in_dims is not None:
@@ -181,10 +191,19 @@ def _vmap_inputs(func, in_dims, args, where):
         sizes.append((i, n))
         if size is None:
             size = n
+    if axis_size is not None:
+        if any(n != axis_size for _, n in sizes):
+            names = leaf_names(func, args)
+            listing = ", ".join(f"{names[i]} has {n}" for i, n in sizes)
+            raise InDimsError(
+                f"{where}: axis_size={axis_size} but the batched arguments' axes differ from "
+                f"it: {listing}; drop axis_size or batch them to that size"
+            )
+        size = axis_size
     if size is None:
         raise InDimsError(
             f"{where}: no argument is batched (every in_dim is None, or there are no array "
-            f"arguments); give at least one argument an int in_dim"
+            f"arguments); give at least one argument an int in_dim, or pass axis_size"
         )
     if any(n != size for _, n in sizes):
         names = leaf_names(func, args)
@@ -393,10 +412,14 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False, holomorphic: bool 
 
 
 def grad_and_value(
-    func: Callable, argnums: Any = 0, has_aux: bool = False, holomorphic: bool = False
+    func: Callable,
+    argnums: Any = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    allow_int: bool = False,
 ) -> Callable:
     """Like :func:`grad`, returning ``(gradient, value)`` (``(gradient, (value, aux))`` with
-    ``has_aux``).
+    ``has_aux``): torch.func's order; :func:`value_and_grad` is JAX's.
 
     Example:
         >>> import numpy as np
@@ -415,7 +438,8 @@ def grad_and_value(
         diff = tuple(args[i] for i in nums)
         names = LazyNames(func, args, leaves=False)
         for i, d in zip(nums, diff):
-            check_differentiable(d, where, lambda: names[i])
+            if not allow_int:
+                check_differentiable(d, where, lambda: names[i])
             if holomorphic:
                 check_holomorphic_inputs(d, where, lambda: names[i])
 
@@ -446,7 +470,9 @@ def grad_and_value(
         interp.tape.clear()
         del interp
         result = [
-            as_plain(fnp.zeros_like(leaf)) if g is None else as_plain(g)
+            (float0_zeros(leaf) if allow_int else as_plain(fnp.zeros_like(leaf)))
+            if g is None
+            else as_plain(g)
             for leaf, g in zip(leaves, grads)
         ]
         g = tree_unflatten(spec, result)
@@ -458,7 +484,11 @@ def grad_and_value(
 
 
 def grad(
-    func: Callable, argnums: Any = 0, has_aux: bool = False, holomorphic: bool = False
+    func: Callable,
+    argnums: Any = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    allow_int: bool = False,
 ) -> Callable:
     """The gradient of a real-scalar-valued ``func`` with respect to ``args[argnums]``.
 
@@ -467,7 +497,10 @@ def grad(
     the result is ``(gradient, aux)``.  Keyword arguments are not differentiated.  For a
     complex input and real output the gradient is ``df/dx - 1j df/dy`` (JAX's convention);
     ``holomorphic=True`` takes a complex scalar output of complex inputs and gives the
-    complex derivative ``f'(z)`` (``2 z`` for ``z ** 2``).
+    complex derivative ``f'(z)`` (``2 z`` for ``z ** 2``).  Integer/bool inputs in
+    ``argnums`` raise :class:`~ftransforms.errors.NonDifferentiableInputError`; with
+    ``allow_int=True`` (JAX's option) their gradient is a zero array of JAX's ``float0``
+    dtype (``ftransforms.arguments.FLOAT0``) and the input's shape.
 
     Example:
         >>> import numpy as np
@@ -477,12 +510,39 @@ def grad(
         >>> complex(grad(lambda z: z ** 2, holomorphic=True)(np.complex128(1 + 2j)))
         (2+4j)
     """
-    gv = grad_and_value(func, argnums, has_aux, holomorphic)
+    gv = grad_and_value(func, argnums, has_aux, holomorphic, allow_int)
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         g, value = gv(*args, **kwargs)
         return (g, value[1]) if has_aux else g
+
+    return wrapped
+
+
+def value_and_grad(
+    func: Callable,
+    argnums: Any = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    allow_int: bool = False,
+) -> Callable:
+    """JAX's name and order: ``(value, gradient)``, ``((value, aux), gradient)`` with
+    ``has_aux``; otherwise :func:`grad_and_value` (torch.func's ``(gradient, value)``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import value_and_grad
+        >>> v, g = value_and_grad(lambda x: (x ** 2).sum())(np.arange(3.0))
+        >>> float(v), g
+        (5.0, array([0., 2., 4.]))
+    """
+    gv = grad_and_value(func, argnums, has_aux, holomorphic, allow_int)
+
+    @functools.wraps(func)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        g, value = gv(*args, **kwargs)
+        return value, g
 
     return wrapped
 
@@ -561,8 +621,10 @@ def jvp(
     return result + (aux,) if has_aux else result
 
 
-def linearize(func: Callable, *primals: Any):
-    """Evaluate ``func(*primals)`` once and return ``(output, jvp_fn)``.
+def linearize(func: Callable, *primals: Any, has_aux: bool = False):
+    """Evaluate ``func(*primals)`` once and return ``(output, jvp_fn)`` (with
+    ``has_aux=True``, JAX's option: ``func`` returns ``(output, aux)`` and the result is
+    ``(output, jvp_fn, aux)``).
 
     ``jvp_fn(*tangents)`` pushes tangents through the recorded computation without
     re-running ``func`` (JAX's and torch.func's ``linearize``).
@@ -575,8 +637,8 @@ def linearize(func: Callable, *primals: Any):
         array([1., 1.])
     """
     where = f"linearize({fname(func)})"
-    interp, leaves, spec, in_ids, values, out_spec, ids, _ = _vjp(
-        func, primals, False, where, copy=True
+    interp, leaves, spec, in_ids, values, out_spec, ids, aux = _vjp(
+        func, primals, has_aux, where, copy=True
     )
 
     def jvp_fn(*tangents: Any) -> Any:
@@ -599,7 +661,8 @@ def linearize(func: Callable, *primals: Any):
             result.append(as_plain(fnp.zeros_like(v)) if t is None else as_plain(t))
         return tree_unflatten(out_spec, result)
 
-    return tree_unflatten(out_spec, [as_plain(v) for v in values]), jvp_fn
+    out = tree_unflatten(out_spec, [as_plain(v) for v in values])
+    return (out, jvp_fn, aux) if has_aux else (out, jvp_fn)
 
 
 # -- Jacobians and Hessians -------------------------------------------------------------
@@ -669,10 +732,11 @@ def _map_basis(
 def jacrev(
     func: Callable,
     argnums: Any = 0,
-    *,
     has_aux: bool = False,
-    chunk_size: int | None = None,
     holomorphic: bool = False,
+    allow_int: bool = False,
+    *,
+    chunk_size: int | None = None,
 ) -> Callable:
     """The Jacobian of ``func`` by reverse mode: ``vmap`` of ``vjp`` over output basis
     vectors.  Each output leaf becomes ``output.shape + input.shape``; with pytree outputs
@@ -680,6 +744,9 @@ def jacrev(
     that many basis vectors at a time, each chunk's basis rows built inside the loop: peak
     memory is bounded by the chunk, not by the output size (same result).
     ``holomorphic=True``: complex inputs and outputs, the complex Jacobian ``df/dz``.
+    The positional order is JAX's (``argnums, has_aux, holomorphic, allow_int``);
+    ``allow_int=True`` gives integer inputs zero blocks of their dtype (as JAX).  Keyword
+    arguments of the call are passed to ``func`` and not differentiated (as in JAX).
 
     Example:
         >>> import numpy as np
@@ -691,18 +758,19 @@ def jacrev(
     check_chunk_size(chunk_size, f"jacrev({fname(func)}, chunk_size={chunk_size!r})")
 
     @functools.wraps(func)
-    def wrapped(*args: Any) -> Any:
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
         args = from_object_arrays(args)
         where = f"jacrev({fname(func)}{', holomorphic=True' if holomorphic else ''})"
         nums, single = normalize_argnums(argnums, len(args), where)
         diff = tuple(args[i] for i in nums)
         for i, d in zip(nums, diff):
-            check_differentiable(d, where, lambda: arg_names(func, len(args))[i])
+            if not allow_int:
+                check_differentiable(d, where, lambda: arg_names(func, len(args))[i])
             if holomorphic:
                 check_holomorphic_inputs(d, where, lambda: arg_names(func, len(args))[i])
 
         def partial(*d):
-            return func(*replace_args(args, nums, d))
+            return func(*replace_args(args, nums, d), **kwargs)
 
         interp, leaves, spec, in_ids, values, out_spec, ids, aux = _vjp(
             partial, diff, has_aux, where, copy=False
@@ -758,16 +826,17 @@ def jacfwd(
     func: Callable,
     argnums: Any = 0,
     has_aux: bool = False,
+    holomorphic: bool = False,
     *,
     randomness: str = "error",
     chunk_size: int | None = None,
-    holomorphic: bool = False,
 ) -> Callable:
     """The Jacobian of ``func`` by forward mode: ``vmap`` of ``jvp`` over input basis
     vectors; same layout as :func:`jacrev`.  ``chunk_size`` pushes that many basis vectors
     at a time, each chunk's basis rows built inside the loop (peak memory bounded by the
     chunk; same result; neither JAX nor torch.func has it).  ``holomorphic=True``: complex
-    inputs and outputs, the complex Jacobian ``df/dz``.
+    inputs and outputs, the complex Jacobian ``df/dz``.  Keyword arguments of the call
+    are passed to ``func`` and not differentiated (as in JAX).
 
     Example:
         >>> import numpy as np
@@ -780,7 +849,7 @@ def jacfwd(
     check_chunk_size(chunk_size, f"jacfwd({fname(func)}, chunk_size={chunk_size!r})")
 
     @functools.wraps(func)
-    def wrapped(*args: Any) -> Any:
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
         args = from_object_arrays(args)
         where = f"jacfwd({fname(func)}{', holomorphic=True' if holomorphic else ''})"
         nums, single = normalize_argnums(argnums, len(args), where)
@@ -792,7 +861,7 @@ def jacfwd(
         diff = tree_unflatten(in_spec, in_leaves)
 
         def partial(*d):
-            out = func(*replace_args(args, nums, d))
+            out = func(*replace_args(args, nums, d), **kwargs)
             return check_pair(out, where) if has_aux else out
 
         def push(*basis_leaves):
@@ -835,12 +904,19 @@ def _first_of_batch(tree: Any) -> Any:
 
 
 def hessian(
-    func: Callable, argnums: Any = 0, *, chunk_size: int | None = None, holomorphic: bool = False
+    func: Callable,
+    argnums: Any = 0,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    *,
+    chunk_size: int | None = None,
 ) -> Callable:
     """The Hessian of a scalar ``func``: ``jacfwd(jacrev(func, argnums), argnums)``.
     ``chunk_size`` is the outer ``jacfwd``'s: that many Hessian columns (Hessian-vector
     products) at a time, so peak memory is bounded by the chunk (same result).
-    ``holomorphic=True`` is passed to both.
+    ``holomorphic=True`` is passed to both; with ``has_aux=True`` (JAX's) ``func`` returns
+    ``(output, aux)`` and the result is ``(hessian, aux)``.  Keyword arguments of the call
+    are passed to ``func`` and not differentiated.
 
     Example:
         >>> import numpy as np
@@ -850,5 +926,5 @@ def hessian(
                [ 0., 12.]])
     """
     check_chunk_size(chunk_size, f"hessian({fname(func)}, chunk_size={chunk_size!r})")
-    inner = jacrev(func, argnums, holomorphic=holomorphic)
-    return jacfwd(inner, argnums, chunk_size=chunk_size, holomorphic=holomorphic)
+    inner = jacrev(func, argnums, has_aux, holomorphic)
+    return jacfwd(inner, argnums, has_aux, holomorphic, chunk_size=chunk_size)

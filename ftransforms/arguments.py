@@ -243,6 +243,47 @@ def check_chunk_size(chunk_size: Any, where: str) -> None:
         )
 
 
+class _Unset:
+    """The default of an optional alias argument: tells "not given" apart from ``None``."""
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Any = _Unset()
+
+
+def jax_axes(
+    name: str, in_dims: Any, out_dims: Any, in_axes: Any, out_axes: Any, axis_size: Any
+) -> tuple[Any, Any]:
+    """``(in_dims, out_dims)`` from vmap's torch.func names or JAX's ``in_axes``/``out_axes``
+    (one name each, not both), after checking JAX's ``axis_size``."""
+    if in_axes is not UNSET:
+        if not (type(in_dims) is int and in_dims == 0):
+            raise InDimsError(
+                f"vmap({name}): in_dims={in_dims!r} and in_axes={in_axes!r} both given; they "
+                f"are the same argument (torch.func's and JAX's name): pass one"
+            )
+        in_dims = in_axes
+    if out_axes is not UNSET:
+        if not (type(out_dims) is int and out_dims == 0):
+            raise OutDimsError(
+                f"vmap({name}): out_dims={out_dims!r} and out_axes={out_axes!r} both given; "
+                f"they are the same argument (torch.func's and JAX's name): pass one"
+            )
+        out_dims = out_axes
+    if axis_size is not None and (
+        not isinstance(axis_size, (int, numpy.integer))
+        or isinstance(axis_size, bool)
+        or axis_size < 0
+    ):
+        raise InDimsError(
+            f"vmap({name}, axis_size={axis_size!r}): axis_size must be None or a "
+            f"non-negative int, the size of the batch axis"
+        )
+    return in_dims, out_dims
+
+
 def in_dims_per_leaf(in_dims: Any, args: tuple, leaves: list) -> list:
     """One in_dim per argument leaf.  Fast path: every argument is itself a leaf (an
     array, tracer, scalar or None) and ``in_dims`` is an int/None or one entry each."""
@@ -333,6 +374,19 @@ def check_differentiable(arg, where, name):
                 f"differentiation needs floating-point inputs: pass it as float (e.g. "
                 f"x.astype(np.float32)), or leave it out of argnums"
             )
+
+
+#: JAX's ``float0``: the dtype of the gradient of an integer input under ``allow_int=True``
+#: (a structured dtype of zero-byte items, which no arithmetic accepts).
+FLOAT0 = numpy.dtype([("float0", "V")])
+
+
+def float0_zeros(x: Any) -> Any:
+    """The ``allow_int`` gradient of ``x``: zeros of dtype :data:`FLOAT0` for integer/bool
+    inputs (as JAX), zeros like ``x`` otherwise."""
+    if dtype_of(x).kind in "biu":
+        return numpy.zeros(fnp.shape(x), dtype=FLOAT0)
+    return as_plain(fnp.zeros_like(x))
 
 
 def check_scalar_output(value, where, holomorphic=False):

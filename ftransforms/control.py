@@ -14,7 +14,11 @@ How each transform sees them:
   taken, so reverse mode works through a ``while_loop`` whose trip count depends on the
   data (which ``jax.lax.while_loop`` cannot differentiate), and higher orders nest.  Only
   the branch taken runs, except once per set of branches for the output check (NOTE
-  [eager branch check]).  A loop's carry is checked at every step it takes.
+  [eager branch check]).  A loop's carry is checked at every step it takes.  When a loop
+  ends, its tape segment is rewritten so that the cotangents of values made before the
+  loop and used at every step (closed-over weights, the rows of ``xs``) are summed with
+  one contraction after the backward walk instead of step by step (NOTE [hoisted loop
+  cotangents] in ``ftransforms/loop_cotangents.py``).
 * **vmap, predicate not batched**: one branch / an ordinary loop, operands stay batched.
 * **vmap, predicate batched**: see NOTE [batched cond] and NOTE [batched while_loop].
   The predicate is never converted to a host boolean: only the 0-d "some row still runs"
@@ -80,6 +84,7 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy as fnp
+from ftransforms import loop_cotangents
 from ftransforms.backend import namespace_of
 from ftransforms.core.errors import (
     BranchOutputError,
@@ -185,6 +190,45 @@ def _aval(x: Any) -> tuple:
     if kind is not None:
         return ((), "weak " + kind)
     return (_shape(x), numpy.dtype(x.dtype) if hasattr(x, "dtype") else numpy.asarray(x).dtype)
+
+
+#: Python scalars promote upwards through these kinds (JAX's weak-type lattice, coarsely).
+_KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
+
+
+def _promote_weak_init(init: Any, trial: Callable[[Any], Any]) -> Any:
+    """A carry that starts as a Python number takes the type the body gives it, as in JAX.
+
+    ``fori_loop(0, 3, lambda i, c: c + 0.5, 0)`` is ``1.5``, and ``scan`` from ``0.0`` over
+    float32 ``xs`` carries float32.  Only leaves that are Python scalars are promoted, only
+    upwards (bool < int < float < complex), and only when the body, run once on ``init``
+    (``trial``), returns a scalar of a kind at least as high; every other mismatch is left
+    to the loop's own carry check, which names it.  Costs one extra body call, and only
+    when ``init`` holds a Python scalar.
+    """
+    leaves, spec = tree_flatten(init)
+    if not any(type(leaf) in _WEAK for leaf in leaves):
+        return init
+    try:
+        new_leaves, new_spec = tree_flatten(trial(init))
+    except Exception:  # noqa: BLE001 - the loop runs the body again and reports the error
+        return init
+    if new_spec != spec:
+        return init
+    promoted = []
+    for old, new in zip(leaves, new_leaves):
+        kind = _WEAK.get(type(old))
+        if kind is not None:
+            new_kind = _WEAK.get(type(new))
+            if new_kind is not None:
+                if _KIND_RANK[new_kind] > _KIND_RANK[kind]:
+                    old = type(new)(old)
+            elif _shape(new) == () and hasattr(new, "dtype"):
+                dtype = numpy.dtype(new.dtype)
+                if _KIND_RANK.get(dtype.kind, -1) >= _KIND_RANK[kind]:
+                    old = namespace_of(_bottom(new)).asarray(old, dtype=dtype)
+        promoted.append(old)
+    return tree_unflatten(spec, promoted)
 
 
 def _compatible(a: tuple, b: tuple) -> bool:
@@ -540,6 +584,7 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
         (1.414213562373, 0.25)
     """
     op = "while_loop(cond_fun, body_fun, init_val)"
+    init_val = _promote_weak_init(init_val, body_fun)
     pred = _loop_pred(op, cond_fun, init_val)
     if _is_batched(pred):
         return _arrays(_batched_while(op, cond_fun, body_fun, init_val, pred))
@@ -563,6 +608,13 @@ def _while(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pred: Any)
             )
         except NotStructurable:
             pass
+    marks = loop_cotangents.begin()
+    val = _while_steps(op, cond_fun, body_fun, val, pred)
+    loop_cotangents.end(marks)  # NOTE [hoisted loop cotangents]
+    return val
+
+
+def _while_steps(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pred: Any) -> Any:
     first = True
     while True:
         if _is_batched(pred):
@@ -635,6 +687,7 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
         _check_pred(op, b, "iu", f"bound {name}")
     if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
         lo, hi = _int(lower), _int(upper)
+        init_val = _promote_weak_init(init_val, lambda v: body_fun(lo, v))
         rec = _recorder()
         if rec is not None and hi > lo:
             try:
@@ -648,11 +701,13 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
                 )
             except NotStructurable:
                 pass
+        marks = loop_cotangents.begin()
         val = init_val
         for i in range(lo, hi):
             new = body_fun(i, val)
             _check_carry(op, val, new)
             val = new
+        loop_cotangents.end(marks)  # NOTE [hoisted loop cotangents]
         return _arrays(val)
 
     def keep_going(state: Any) -> Any:
@@ -687,6 +742,13 @@ def scan(
     still belongs to ``xs[t]``); ``unroll`` is accepted for JAX compatibility (the result
     does not depend on it).
 
+    Under ``grad``/``vjp`` the gradient of a weight ``f`` closes over (``W @ h``) and of
+    ``xs`` is formed once after the backward pass from every step's factors, not summed
+    step by step (NOTE [hoisted loop cotangents] in ``ftransforms/loop_cotangents.py``):
+    the backward pass then holds about ``length`` times one step's output cotangent (at
+    most ``loop_cotangents.HOIST["chunk_bytes"]`` per weight; longer loops are done in
+    chunks of steps).
+
     Example:
         >>> import numpy as np
         >>> carry, ys = scan(lambda c, x: (c + x, c * x), 0.0, np.arange(1.0, 4.0))
@@ -711,6 +773,10 @@ def scan(
     if not lengths:
         raise ScanLengthError(f"{op}: xs is None (or empty), so give length=")
     n = lengths.pop()
+    if n > 0:
+        first = n - 1 if reverse else 0
+        x_first = tree_unflatten(x_spec, [leaf[first] for leaf in x_leaves])
+        init = _promote_weak_init(init, lambda c: _pair(op, f(c, x_first))[0])
     rec = _recorder()
     if rec is not None and n > 0:
 
@@ -725,16 +791,14 @@ def scan(
             return _arrays(carry), ys
         except NotStructurable:
             pass
+    marks = loop_cotangents.begin()
     carry = init
     ys: list = [None] * n
     steps = range(n - 1, -1, -1) if reverse else range(n)
     y_spec = None
     for t in steps:
         x = tree_unflatten(x_spec, [leaf[t] for leaf in x_leaves])
-        out = f(carry, x)
-        if not isinstance(out, tuple) or len(out) != 2:
-            raise CarryError(f"{op}: f must return a pair (carry, y), got {type(out).__name__}")
-        new, y = out
+        new, y = _pair(op, f(carry, x))
         _check_carry(op, carry, new, "f's new carry")
         carry = new
         leaves, spec = tree_flatten(y)
@@ -751,6 +815,7 @@ def scan(
                 "f must return ys of one structure, shape and dtype at every step.",
             )
         ys[t] = leaves
+    loop_cotangents.end(marks)  # NOTE [hoisted loop cotangents]
     if n == 0:
         x = tree_unflatten(x_spec, [fnp.zeros(_shape(leaf)[1:], leaf.dtype) for leaf in x_leaves])
         _, y = f(init, x)
@@ -759,6 +824,12 @@ def scan(
         return _arrays(carry), tree_unflatten(y_spec, stacked)
     stacked = [_stack([ys[t][k] for t in range(n)]) for k in range(len(ys[0]))]
     return _arrays(carry), tree_unflatten(y_spec, stacked)
+
+
+def _pair(op: str, out: Any) -> tuple:
+    if not isinstance(out, tuple) or len(out) != 2:
+        raise CarryError(f"{op}: f must return a pair (carry, y), got {type(out).__name__}")
+    return out
 
 
 def _stack(values: list) -> Any:

@@ -10,12 +10,14 @@ tangent map.  A ``custom_vjp`` function cannot be forward-differentiated (as in 
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
 import ftransforms.numpy as fnp
 from ftransforms.api import vjp as _vjp
 from ftransforms.api import vmap
+from ftransforms.core.errors import ArgnumsError, UnsupportedOperationError
 from ftransforms.core.primitive import Primitive
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchTracer
@@ -24,7 +26,7 @@ from ftransforms.interpreters.reverse import ReverseTracer
 from ftransforms.lax import ensure_bdim
 from ftransforms.numpy.creation import from_object_arrays
 from ftransforms.numpy.helpers import dtype_of
-from ftransforms.pytree import tree_flatten, tree_unflatten
+from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["custom_jvp", "custom_vjp"]
 
@@ -81,6 +83,82 @@ def _inexact(x: Any) -> bool:
     return dtype_of(x).kind in "fc"
 
 
+def _no_symbolic_zeros(name: str, symbolic_zeros: Any) -> None:
+    if symbolic_zeros:
+        raise UnsupportedOperationError(
+            f"{name}: symbolic_zeros=True is not supported: the rules always get zero "
+            f"arrays for the inputs and outputs without a derivative; drop the argument"
+        )
+
+
+class _CustomBase:
+    """What ``custom_jvp`` and ``custom_vjp`` share: keyword arguments resolved to
+    positions (with the defaults filled in, as JAX does) and ``nondiff_argnums``."""
+
+    def __init__(self, fun: Callable, nondiff_argnums: Any, kind: str) -> None:
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self._name = f"{kind}({getattr(fun, '__name__', 'f')})"
+        nums = (nondiff_argnums,) if isinstance(nondiff_argnums, int) else nondiff_argnums
+        if not isinstance(nums, (tuple, list)) or not all(
+            isinstance(i, int) and not isinstance(i, bool) for i in nums
+        ):
+            raise ArgnumsError(
+                f"{self._name}: nondiff_argnums must be a tuple of ints, got {nondiff_argnums!r}"
+            )
+        self.nondiff_argnums = tuple(nums)
+        try:
+            self._sig: inspect.Signature | None = inspect.signature(fun)
+        except (TypeError, ValueError):
+            self._sig = None
+        params = self._sig.parameters.values() if self._sig is not None else ()
+        positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        self._n_positional = sum(p.kind in positional for p in params)
+
+    def _positional(self, args: tuple, kwargs: dict) -> tuple:
+        """``args`` and ``kwargs`` as one tuple of positional arguments."""
+        if not kwargs and (self._sig is None or len(args) >= self._n_positional):
+            return args
+        if self._sig is None:
+            raise TypeError(
+                f"{self._name}: keyword arguments need a function whose signature can be "
+                f"read; pass the arguments positionally"
+            )
+        try:
+            bound = self._sig.bind(*args, **kwargs)
+        except TypeError as err:
+            raise TypeError(f"{self._name}: {err}") from None
+        bound.apply_defaults()
+        if bound.kwargs:
+            raise TypeError(
+                f"{self._name}: keyword-only arguments {sorted(bound.kwargs)} cannot be "
+                f"resolved to positions; make them positional parameters"
+            )
+        return tuple(bound.args)
+
+    def _split(self, args: tuple) -> tuple[tuple, Callable]:
+        """(the differentiated arguments, a function putting the nondiff ones back)."""
+        n = len(args)
+        for i in self.nondiff_argnums:
+            if not -n <= i < n:
+                raise ArgnumsError(
+                    f"{self._name}: nondiff_argnums={self.nondiff_argnums!r} is out of range "
+                    f"for a call with {n} positional argument(s)"
+                )
+        fixed = sorted({i % n for i in self.nondiff_argnums})
+        static = tuple(args[i] for i in fixed)
+        dyn = tuple(a for i, a in enumerate(args) if i not in fixed)
+
+        def merge(d: tuple) -> tuple:
+            it_d, it_s, out = iter(d), iter(static), []
+            for i in range(n):
+                out.append(next(it_s) if i in fixed else next(it_d))
+            return tuple(out)
+
+        merge.static = static  # type: ignore[attr-defined]
+        return dyn, merge
+
+
 # -- custom_jvp --------------------------------------------------------------------------
 
 
@@ -125,7 +203,7 @@ def _like(t, y):
     return fnp.astype(t, dtype_of(y))
 
 
-class custom_jvp:  # noqa: N801  (JAX's name)
+class custom_jvp(_CustomBase):  # noqa: N801  (JAX's name)
     """A function with a user-defined JVP rule.
 
     Example:
@@ -140,27 +218,70 @@ class custom_jvp:  # noqa: N801  (JAX's name)
         ...     return log1pexp(x), t * (1 - 1 / (1 + np.exp(x)))
         >>> float(grad(log1pexp)(100.0))
         1.0
+
+    As in JAX: keyword arguments are resolved to positions (defaults filled in) before
+    the rule sees them; the arguments in ``nondiff_argnums`` (functions, ints, settings)
+    are not differentiated and come first: ``rule(*nondiff, primals, tangents)``, where
+    ``primals``/``tangents`` hold the other arguments; ``defjvps(*jvps)`` gives one
+    ``jvp_i(tangent_i, primal_out, *primals)`` per argument (``None``: no dependence).
     """
 
-    def __init__(self, fun: Callable) -> None:
-        functools.update_wrapper(self, fun)
-        self.fun = fun
+    def __init__(self, fun: Callable, nondiff_argnums: Any = ()) -> None:
+        super().__init__(fun, nondiff_argnums, "custom_jvp")
         self.jvp_rule: Callable | None = None
 
-    def defjvp(self, rule: Callable) -> Callable:
-        """Set ``rule(primals, tangents) -> (primal_out, tangent_out)``."""
+    def defjvp(self, rule: Callable, symbolic_zeros: bool = False) -> Callable:
+        """Set ``rule(primals, tangents) -> (primal_out, tangent_out)``; the tangent of an
+        input that has none is a zero array (JAX's ``symbolic_zeros=False``, the only
+        mode)."""
+        _no_symbolic_zeros(self._name, symbolic_zeros)
         self.jvp_rule = rule
         return rule
 
-    def __call__(self, *args: Any) -> Any:
-        name = f"custom_jvp({getattr(self.fun, '__name__', 'f')})"
+    def defjvps(self, *jvps: Callable | None) -> None:
+        """Set the JVP as a sum of one term per argument: ``jvps[i](tangent_i,
+        primal_out, *primals)``, or ``None`` for an argument the output does not depend
+        on (JAX's ``defjvps``)."""
+
+        def rule(*args: Any) -> tuple:
+            *static, primals, tangents = args
+            if len(jvps) != len(primals):
+                raise TypeError(
+                    f"{self._name}.defjvps: got {len(jvps)} JVP functions for "
+                    f"{len(primals)} differentiated arguments; give one each (None for none)"
+                )
+            out = self.fun(*(tuple(static) + tuple(primals)))
+            total = None
+            for jvp_i, t in zip(jvps, tangents):
+                if jvp_i is None:
+                    continue
+                term = jvp_i(t, out, *primals)
+                total = term if total is None else tree_map(fnp.add, total, term)
+            return out, tree_map(fnp.zeros_like, out) if total is None else total
+
+        self.jvp_rule = rule
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        name = self._name
         if self.jvp_rule is None:
             raise TypeError(f"{name}: no JVP rule; decorate one with @{name[11:-1]}.defjvp")
+        args = self._positional(args, kwargs)
+        fun, rule = self.fun, self.jvp_rule
+        if self.nondiff_argnums:
+            args, merge = self._split(args)
+            static = merge.static
+
+            def fun(*d: Any) -> Any:
+                return self.fun(*merge(d))
+
+            def rule(primals: tuple, tangents: tuple) -> Any:
+                return self.jvp_rule(*static, primals, tangents)
+
         leaves, in_spec = _as_arrays(args, name)
         if not any(_differentiated(leaves)):
-            return from_object_arrays(self.fun(*args))
+            return from_object_arrays(fun(*args))
         spec = _Spec()
-        prim = _custom_jvp_primitive(self.fun, self.jvp_rule, in_spec, spec, name)
+        prim = _custom_jvp_primitive(fun, rule, in_spec, spec, name)
         outs = prim.bind(*leaves)
         return tree_unflatten(spec.out, outs)
 
@@ -188,6 +309,8 @@ def _custom_vjp_primitive(fwd, bwd, in_spec, spec: _Spec, name: str) -> Primitiv
         ct = [fnp.zeros_like(yi) if b is None else b for b, yi in zip(y_bar[:n], y[:n])]
         res = tree_unflatten(spec.res, y[n:])
         cts = from_object_arrays(bwd(res, tree_unflatten(spec.out, ct)))
+        if type(cts) is list:  # JAX takes a list as the tuple of cotangents
+            cts = tuple(cts)
         if not isinstance(cts, tuple):
             raise TypeError(
                 f"{name}: the bwd rule must return a tuple with one cotangent per argument, "
@@ -212,7 +335,7 @@ def _custom_vjp_primitive(fwd, bwd, in_spec, spec: _Spec, name: str) -> Primitiv
     return Primitive(name, impl, jvp=jvp, vjp=vjp, batch=batch, multiple_results=True)
 
 
-class custom_vjp:  # noqa: N801  (JAX's name)
+class custom_vjp(_CustomBase):  # noqa: N801  (JAX's name)
     """A function with a user-defined VJP: ``fwd(*args) -> (out, residuals)`` and
     ``bwd(residuals, out_cotangent) -> tuple of input cotangents``.
 
@@ -226,27 +349,55 @@ class custom_vjp:  # noqa: N801  (JAX's name)
         ...                      lambda res, g: (np.clip(g, -1.0, 1.0),))
         >>> float(grad(lambda x: 5.0 * clip_gradient(x))(2.0))
         1.0
+
+    As in JAX: keyword arguments are resolved to positions (defaults filled in);
+    ``fwd`` takes the same arguments as the function; the arguments in
+    ``nondiff_argnums`` are not differentiated, come first in
+    ``bwd(*nondiff, residuals, g)``, and get no cotangent.
     """
 
-    def __init__(self, fun: Callable) -> None:
-        functools.update_wrapper(self, fun)
-        self.fun = fun
+    def __init__(self, fun: Callable, nondiff_argnums: Any = ()) -> None:
+        super().__init__(fun, nondiff_argnums, "custom_vjp")
         self.fwd: Callable | None = None
         self.bwd: Callable | None = None
 
-    def defvjp(self, fwd: Callable, bwd: Callable) -> None:
-        """Set the forward pass (with residuals) and the backward pass."""
+    def defvjp(
+        self,
+        fwd: Callable,
+        bwd: Callable,
+        symbolic_zeros: bool = False,
+        optimize_remat: bool = False,
+    ) -> None:
+        """Set the forward pass (with residuals) and the backward pass.  JAX's
+        ``symbolic_zeros=False`` is the only mode (``bwd`` gets zero arrays);
+        ``optimize_remat`` has no effect (nothing is compiled)."""
+        _no_symbolic_zeros(self._name, symbolic_zeros)
         self.fwd, self.bwd = fwd, bwd
 
-    def __call__(self, *args: Any) -> Any:
-        name = f"custom_vjp({getattr(self.fun, '__name__', 'f')})"
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        name = self._name
         if self.fwd is None:
             raise TypeError(f"{name}: no VJP rule; call .defvjp(fwd, bwd) first")
+        args = self._positional(args, kwargs)
+        fun, fwd, bwd = self.fun, self.fwd, self.bwd
+        if self.nondiff_argnums:
+            args, merge = self._split(args)
+            static = merge.static
+
+            def fun(*d: Any) -> Any:
+                return self.fun(*merge(d))
+
+            def fwd(*d: Any) -> Any:
+                return self.fwd(*merge(d))
+
+            def bwd(res: Any, g: Any) -> Any:
+                return self.bwd(*static, res, g)
+
         leaves, in_spec = _as_arrays(args, name)
         forward, reverse = _differentiated(leaves)
         if not (forward or reverse):
-            return from_object_arrays(self.fun(*args))
+            return from_object_arrays(fun(*args))
         spec = _Spec()
-        prim = _custom_vjp_primitive(self.fwd, self.bwd, in_spec, spec, name)
+        prim = _custom_vjp_primitive(fwd, bwd, in_spec, spec, name)
         outs = prim.bind(*leaves)
         return tree_unflatten(spec.out, outs[: spec.n_out])

@@ -55,6 +55,32 @@ def _signature(leaves: list) -> tuple[tuple, list, bool]:
     return tuple(sig), arrays, traced
 
 
+def _fast_key(args: tuple) -> tuple[tuple, list] | None:
+    """``(key, leaves)`` for the common call of plain NumPy arrays (and tuples or lists of
+    them) as positional arguments, or ``None``: a cache key found in one cheap pass,
+    without flattening the arguments or freezing anything (NOTE [jit's fast path])."""
+    key = []
+    leaves: list = []
+    for a in args:
+        t = type(a)
+        if t is numpy.ndarray:
+            if a.dtype.hasobject:
+                return None
+            key.append((a.shape, a.dtype))
+            leaves.append(a)
+        elif t is tuple or t is list:
+            sub = []
+            for v in a:
+                if type(v) is not numpy.ndarray or v.dtype.hasobject:
+                    return None
+                sub.append((v.shape, v.dtype))
+            key.append((t, tuple(sub)))
+            leaves.extend(a)
+        else:
+            return None
+    return tuple(key), leaves
+
+
 def _trace(
     func: Callable, args: tuple, kwargs: dict, optimize: bool = True, name: str | None = None
 ) -> tuple[Program, Any]:
@@ -92,6 +118,7 @@ def _trace(
         value_dependent=interp.value_dependent,
         reason=interp.reason,
         optimize=optimize,
+        in_types=[(v.shape, v.dtype) for v in leaves if is_array(v)],
     )
     values = [numpy.asarray(v) if isinstance(v, numpy.generic) else v for v in values]
     return program, tree_unflatten(out_spec, values)
@@ -170,11 +197,27 @@ def jit(
     argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
     name = getattr(func, "__name__", "f")
     cache: OrderedDict = OrderedDict()
+    # NOTE [jit's fast path]: a call whose positional arguments are all plain NumPy arrays
+    # (or tuples/lists of them) and that has no keyword or static arguments is keyed by
+    # the arrays' shapes and dtypes alone (``_fast_key``): the same signature the general
+    # key (tree structure, array types, shapes, dtypes) describes for such a call, found
+    # without flattening.  It maps to the program of the general cache, replayed only
+    # when it is not value-dependent; eviction from the general cache empties it.
+    fast: dict = {}
+    plain = not (argnums or argnames)
 
     no_static = ((), ())
 
     @functools.wraps(func)
     def compiled(*args: Any, **kwargs: Any) -> Any:
+        if plain and not kwargs:
+            found = _fast_key(args)
+            if found is not None:
+                program = fast.get(found[0])
+                if program is not None:
+                    return program.call(*found[1])
+        else:
+            found = None
         if argnums or argnames:
             static, dynamic, dyn_kwargs = _split_static(name, args, kwargs, argnums, argnames)
             static_key = freeze(static)
@@ -203,6 +246,7 @@ def jit(
             cache[key] = program
             if len(cache) > max_cached:
                 cache.popitem(last=False)
+                fast.clear()
             if program.value_dependent:
                 warnings.warn(
                     f"jit({name}): the trace depends on data ({program.reason}), so this "
@@ -213,7 +257,9 @@ def jit(
             return result
         if program.value_dependent:
             return func(*args, **kwargs)
-        return program.run(arrays)
+        if found is not None:
+            fast[found[0]] = program
+        return program.call(*arrays)
 
     compiled.cache = cache  # type: ignore[attr-defined]
     return compiled

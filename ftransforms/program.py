@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 
 import numpy
 
-from ftransforms.pytree import tree_unflatten
+from ftransforms.pytree import tree_flatten, tree_unflatten
 
 __all__ = ["ControlNode", "Eqn", "Program", "compile_subprogram"]
 
@@ -207,9 +207,56 @@ def forwarded_name(impl: Callable) -> str | None:
     return name
 
 
-def generate(eqns: Sequence[Eqn], n_inputs: int, outputs: list, out_consts: list) -> Callable:
+def _direct_call(eqn: Eqn, args: list[str], shapes: dict, global_name: Callable) -> str | None:
+    """A cheaper spelling of ``eqn``'s call where it provably computes the same thing, or
+    ``None``: the array methods ``x.reshape(shape)`` / ``x.transpose(axes)`` (what
+    ``xp.reshape``/``xp.transpose`` call, without NumPy's dispatch), ``matmul`` without the
+    outer-product test its implementation makes (the shapes are those of the recording),
+    and ``numpy.add.reduce`` for a float ``reduce_sum`` (what ``numpy.sum`` calls)."""
+    name = eqn.prim.name
+    if eqn.refs and eqn.refs[0] is None:
+        return None
+    if name == "reshape" and set(eqn.params) == {"shape"}:
+        return f"{args[0]}.reshape({global_name(eqn.params['shape'], 'p')})"
+    if name == "transpose" and set(eqn.params) == {"axes"}:
+        return f"{args[0]}.transpose({global_name(eqn.params['axes'], 'p')})"
+    if name == "matmul" and not eqn.params and len(args) == 2 and eqn.refs[1] is not None:
+        a, b = shapes.get(eqn.refs[0]), shapes.get(eqn.refs[1])
+        matmul = getattr(eqn.xp, "matmul", None)
+        if a is None or b is None or matmul is None:
+            return None
+        if len(a) >= 2 and len(b) >= 2 and a[-1] == 1 and b[-2] == 1:
+            return None  # the implementation multiplies instead (ops/linalg.py)
+        return f"{global_name(matmul, 'u')}({args[0]}, {args[1]})"
+    if (
+        name == "reduce_sum"
+        and eqn.xp is numpy
+        and set(eqn.params) == {"axis", "keepdims"}
+        and type(eqn.out) is not tuple
+        and numpy.dtype(eqn.avals[1]).kind in "fc"
+    ):
+        p = eqn.params
+        return (
+            f"{global_name(numpy.add.reduce, 'u')}({args[0]}, "
+            f"axis={global_name(p['axis'], 'p')}, keepdims={global_name(p['keepdims'], 'p')})"
+        )
+    return None
+
+
+def generate(
+    eqns: Sequence[Eqn],
+    n_inputs: int,
+    outputs: list,
+    out_consts: list,
+    *,
+    in_shapes: Sequence | None = None,
+    form: str = "list",
+    arrays_0d: bool = False,
+) -> Callable:
     """One Python function running ``eqns`` as straight-line code, each intermediate freed
-    (``del``) after its last use.  Returns ``fn(*inputs) -> list of outputs``."""
+    (``del``) after its last use.  Returns ``fn(*inputs) -> outputs``: a list, or with
+    ``form`` ``"leaf"``/``"tuple"`` the one output / a tuple of them; with ``arrays_0d``
+    0-d NumPy results as arrays (as eagerly).  ``in_shapes``: the inputs' shapes, if known."""
     env: dict[str, Any] = {}
     names: dict[int, str] = {}  # id(object) -> global name
 
@@ -220,6 +267,14 @@ def generate(eqns: Sequence[Eqn], n_inputs: int, outputs: list, out_consts: list
             env[name] = obj
         return name
 
+    shapes: dict[int, tuple] = dict(enumerate(in_shapes)) if in_shapes is not None else {}
+    numpy_0d: set[int] = set()  # slots NumPy may hand back as a scalar (numpy.generic)
+    for eqn in eqns:
+        avals = eqn.avals if type(eqn.out) is tuple else (eqn.avals,)
+        for s, (shape, _) in zip(_out_slots(eqn), avals):
+            shapes[s] = tuple(shape)
+            if arrays_0d and eqn.xp is numpy and not shape:
+                numpy_0d.add(s)
     out_slots = {r for r in outputs if r is not None}
     last_use: dict[int, int] = {}
     for i, eqn in enumerate(eqns):
@@ -228,20 +283,25 @@ def generate(eqns: Sequence[Eqn], n_inputs: int, outputs: list, out_consts: list
                 last_use[r] = i
     lines = ["def program(" + ", ".join(f"a{i}" for i in range(n_inputs)) + "):"]
     for i, eqn in enumerate(eqns):
-        direct = None if eqn.params else forwarded_name(eqn.prim.impl)
-        fn = getattr(eqn.xp, direct, None) if direct else None
-        args = [] if fn is not None else [global_name(eqn.xp, "xp")]
-        for r, c in zip(eqn.refs, eqn.consts):
-            args.append(f"a{r}" if r is not None else global_name(c, "c"))
-        for k, v in eqn.params.items():
-            if k.isidentifier() and not keyword.iskeyword(k):
-                args.append(f"{k}={global_name(v, 'p')}")
-            else:
-                args.append(f"**{{{k!r}: {global_name(v, 'p')}}}")
+        args = [
+            f"a{r}" if r is not None else global_name(c, "c") for r, c in zip(eqn.refs, eqn.consts)
+        ]
+        call = _direct_call(eqn, args, shapes, global_name)
+        if call is None:
+            direct = None if eqn.params else forwarded_name(eqn.prim.impl)
+            fn = getattr(eqn.xp, direct, None) if direct else None
+            if fn is None:
+                args.insert(0, global_name(eqn.xp, "xp"))
+            for k, v in eqn.params.items():
+                if k.isidentifier() and not keyword.iskeyword(k):
+                    args.append(f"{k}={global_name(v, 'p')}")
+                else:
+                    args.append(f"**{{{k!r}: {global_name(v, 'p')}}}")
+            callee = global_name(fn, "u") if fn is not None else global_name(eqn.prim.impl, "f")
+            call = f"{callee}({', '.join(args)})"
         slots = _out_slots(eqn)
         target = ", ".join(f"a{s}" for s in slots) + ("," if type(eqn.out) is tuple else "")
-        callee = global_name(fn, "u") if fn is not None else global_name(eqn.prim.impl, "f")
-        lines.append(f"    {target} = {callee}({', '.join(args)})")
+        lines.append(f"    {target} = {call}")
         dead = [r for r in set(eqn.refs) if r is not None and last_use[r] == i]
         dead += [s for s in slots if s not in last_use]  # results nobody reads
         dead = [r for r in dead if r not in out_slots]
@@ -251,13 +311,27 @@ def generate(eqns: Sequence[Eqn], n_inputs: int, outputs: list, out_consts: list
     # holds: constants, inputs (``x * 1`` is recorded as ``x``) and a slot returned twice
     # (two outputs that common-call elimination merged) are copied.
     rets, returned = [], set()
+    asarray = global_name(numpy.asarray, "u")
     for r, c in zip(outputs, out_consts):
         if r is None:
-            rets.append(global_name(c, "c") + (".copy()" if _is_mutable(c) else ""))
+            if arrays_0d and isinstance(c, numpy.generic):
+                rets.append(f"{asarray}({global_name(c, 'c')})")
+            else:
+                rets.append(global_name(c, "c") + (".copy()" if _is_mutable(c) else ""))
+        elif r in returned or r < n_inputs:
+            rets.append(f"a{r}.copy()")
+        elif r in numpy_0d:
+            rets.append(f"{asarray}(a{r})")  # 0-d results are arrays, as eagerly
         else:
-            rets.append(f"a{r}.copy()" if r in returned or r < n_inputs else f"a{r}")
+            rets.append(f"a{r}")
+        if r is not None:
             returned.add(r)
-    lines.append("    return [" + ", ".join(rets) + "]")
+    if form == "leaf" and len(rets) == 1:
+        lines.append(f"    return {rets[0]}")
+    elif form == "tuple":
+        lines.append("    return (" + "".join(f"{r}, " for r in rets) + ")")
+    else:
+        lines.append("    return [" + ", ".join(rets) + "]")
     source = "\n".join(lines)
     exec(compile(source, "<ftransforms.jit program>", "exec"), env)  # noqa: S102
     fn = env["program"]
@@ -362,6 +436,21 @@ def _format_eqns(eqns: Sequence[Eqn], indent: str, lines: list) -> None:
 
 # -- the program --------------------------------------------------------------------------
 
+_LEAF_SPEC = tree_flatten(0)[1]
+_SPECS: dict = {}
+
+
+def _tuple_spec(n: int) -> Any:
+    if ("tuple", n) not in _SPECS:
+        _SPECS["tuple", n] = tree_flatten(tuple(range(n)))[1]
+    return _SPECS["tuple", n]
+
+
+def _list_spec(n: int) -> Any:
+    if ("list", n) not in _SPECS:
+        _SPECS["list", n] = tree_flatten(list(range(n)))[1]
+    return _SPECS["list", n]
+
 
 class Program:
     """A recorded flat program: inputs, backend calls, outputs.  ``str()`` prints it.
@@ -383,11 +472,20 @@ class Program:
         value_dependent: bool = False,
         reason: str = "",
         optimize: bool = True,
+        in_types: Sequence | None = None,
     ) -> None:
         self.recorded = len(eqns)
         if optimize:
             eqns, out_refs = eliminate_common(eqns, list(out_refs))
             eqns = eliminate_dead(eqns, {r for r in out_refs if r is not None})
+            if in_types is not None:
+                from ftransforms import program_rewrites as rw  # late import: it imports Eqn
+
+                eqns = rw.drop_broadcasts(eqns, in_types)
+                eqns = rw.factor_scalings(eqns, out_refs, in_types)
+                eqns = rw.sink_transposes(eqns, out_refs, in_types)
+                eqns, out_refs = eliminate_common(eqns, list(out_refs))
+                eqns = eliminate_dead(eqns, {r for r in out_refs if r is not None})
             eqns = materialize_scalars(eqns)
         self.eqns = eqns
         self.n_inputs = n_inputs
@@ -396,9 +494,20 @@ class Program:
         self.out_consts = [c.copy() if _is_mutable(c) else c for c in out_consts]
         self.out_spec = out_spec
         self.in_avals = in_avals
+        self.in_shapes = None if in_types is None else [tuple(t[0]) for t in in_types]
         self.value_dependent = value_dependent
         self.reason = reason
         self._fn: Callable | None = None
+        # The output structure the generated function builds itself, where it can.
+        n = len(out_refs)
+        if out_spec == _LEAF_SPEC:
+            self._form = "leaf"
+        elif n and out_spec == _tuple_spec(n):
+            self._form = "tuple"
+        elif out_spec == _list_spec(n):
+            self._form = "list"
+        else:
+            self._form = None
 
     @property
     def source(self) -> str:
@@ -407,17 +516,27 @@ class Program:
 
     def _compiled(self) -> Callable:
         if self._fn is None:
-            self._fn = generate(self.eqns, self.n_inputs, self.out_refs, self.out_consts)
+            self._fn = generate(
+                self.eqns,
+                self.n_inputs,
+                self.out_refs,
+                self.out_consts,
+                in_shapes=self.in_shapes,
+                form=self._form or "list",
+                arrays_0d=True,
+            )
         return self._fn
 
-    def run(self, leaves: list) -> Any:
+    def call(self, *leaves: Any) -> Any:
         """Replay on the array leaves of a call with this program's signature."""
         fn = self._fn if self._fn is not None else self._compiled()
-        outs = fn(*leaves)
-        for i, o in enumerate(outs):
-            if isinstance(o, numpy.generic):  # 0-d results are arrays, as eagerly
-                outs[i] = numpy.asarray(o)
-        return tree_unflatten(self.out_spec, outs)
+        if self._form is not None:
+            return fn(*leaves)
+        return tree_unflatten(self.out_spec, fn(*leaves))
+
+    def run(self, leaves: list) -> Any:
+        """Replay on the array leaves (a list) of a call with this program's signature."""
+        return self.call(*leaves)
 
     def __len__(self) -> int:
         return len(self.eqns)

@@ -1,5 +1,6 @@
-"""The README's "Adding an operator" walk-through, followed step by step with a throwaway
-op: what it says to write is enough, and the registry test names what is missing."""
+"""The "Adding an operator" guide's walk-through (docs/guides/adding-an-operator.md),
+followed step by step with a throwaway op: what it says to write is enough, and the
+registry test names what is missing."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def throwaway():
     """The op of the walk-through, declared, exposed and (by the test) given an entry;
     everything removed afterwards."""
     fake_numpy_function = np.frompyfunc(_reference, 1, 1)  # stands for numpy.logcosh
-    # Step 1: declare the primitive with a family factory (README, step 1).
+    # Step 1: declare the primitive with a family factory (the guide, step 1).
     prim = defunary(
         NAME,
         lambda xp, x: xp.logaddexp(x, -x) - math.log(2.0),

@@ -1,4 +1,5 @@
-"""The README's tour, every docstring example, and the demo command all run and are right."""
+"""The README's tour (and the jit guide's example after it), every docstring example, and the
+demo command all run and are right."""
 
 from __future__ import annotations
 
@@ -47,14 +48,17 @@ def test_readme_tour_runs_and_matches_loops():
 
 
 def test_readme_jit_example_runs_after_the_tour(capsys):
+    """The jit guide's example, run on the README tour's model, replays what the tour's
+    eager ``vmap(grad(loss))`` computed."""
     readme = (ROOT / "README.md").read_text()
-    blocks = [
-        re.search(r"```python\n(.*?)```", readme.split(heading, 1)[1], re.S).group(1)
-        for heading in ("## A tour", "### `jit`")
+    tour = re.search(r"```python\n(.*?)```", readme.split("## A tour", 1)[1], re.S).group(1)
+    guide = (ROOT / "docs" / "guides" / "jit.md").read_text()
+    (jit_block,) = [
+        b for b in re.findall(r"```python\n(.*?)```", guide, re.S) if "step = jit(" in b
     ]
     env: dict = {}
-    for code in blocks:
-        exec(compile(code, "README.md", "exec"), env)
+    for name, code in (("README.md", tour), ("docs/guides/jit.md", jit_block)):
+        exec(compile(code, name, "exec"), env)
     assert "matmul" in capsys.readouterr().out  # the printed program
     replayed = env["step"](env["params"], env["x"], env["y"])
     assert len(env["step"].cache) == 1
@@ -110,17 +114,19 @@ def test_demo_on_cuda_without_a_gpu_says_what_is_missing(capsys):
 
 
 def _marked_readme_blocks() -> list[tuple[str, str]]:
-    readme = (ROOT / "README.md").read_text()
-    return re.findall(r"<!-- readme-test: ([\w-]+) -->\n```python\n(.*?)```", readme, re.S)
+    """The blocks marked ``<!-- readme-test: name -->`` in the README and the docs pages."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    text = "\n".join(p.read_text() for p in pages)
+    return re.findall(r"<!-- readme-test: ([\w-]+) -->\n```python\n(.*?)```", text, re.S)
 
 
 @pytest.mark.parametrize(
     "name, code", _marked_readme_blocks(), ids=[n for n, _ in _marked_readme_blocks()]
 )
 def test_marked_readme_blocks_run_standalone(name, code):
-    """Each block after a ``<!-- readme-test: name -->`` marker runs on its own (its
-    asserts are the claims the section makes)."""
-    exec(compile(code, f"README.md ({name})", "exec"), {"__name__": f"readme_{name}"})
+    """Each block after a ``<!-- readme-test: name -->`` marker (README or docs/) runs on
+    its own, in a fresh namespace (its asserts are the claims the section makes)."""
+    exec(compile(code, f"marked block {name}", "exec"), {"__name__": f"readme_{name}"})
 
 
 def test_readme_has_marked_blocks():

@@ -787,3 +787,13 @@ def test_jit_replays_linalg_and_lstsq_reads_the_rank():
         warnings.simplefilter("ignore", RuntimeWarning)  # "runs eagerly": the rank is data
         for x in (a, a_def, a):
             assert_tree_close(g(x, b), np.linalg.lstsq(x, b)[1], **F64)
+
+
+@pytest.mark.parametrize("wrt", [0, 1])
+def test_dot_product_cotangent_has_each_inputs_dtype(wrt):
+    """1-D @ 1-D with float32 and float64 operands: each gradient keeps its input's dtype
+    (the output, and so the cotangent, is float64)."""
+    a, b = np.ones(3, np.float32), np.arange(3.0)
+    g = grad(lambda a, b: a @ b, argnums=wrt)(a, b)
+    assert g.dtype == (a, b)[wrt].dtype
+    np.testing.assert_array_equal(g, (b, a)[wrt])

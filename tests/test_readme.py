@@ -1,5 +1,6 @@
-"""The README's "Running existing NumPy code" section is true: every row of its idiom
-table has a code block (after an ``<!-- idiom: <id> -->`` marker) that runs and checks
+"""The "Running existing NumPy code" guide (docs/guides/numpy-code.md, moved there from
+the README) is true: every row of its idiom table has a code block (after an
+``<!-- idiom: <id> -->`` marker) that runs and checks
 the row's claim, and its list of refused NumPy functions is what
 ``python -m ftransforms.coverage`` lists as having no rule.
 """
@@ -13,12 +14,13 @@ import pytest
 
 from ftransforms.coverage import numpy_dispatch_coverage
 
-README = Path(__file__).resolve().parent.parent / "README.md"
-HEADING = "## Running existing NumPy code"
+GUIDE = Path(__file__).resolve().parent.parent / "docs" / "guides" / "numpy-code.md"
+HEADING = "# Running existing NumPy code"
 
 
 def _section() -> str:
-    text = README.read_text()
+    """The guide from its title to its first second-level section."""
+    text = GUIDE.read_text()
     start = text.index(HEADING)
     end = text.find("\n## ", start + len(HEADING))
     return text[start : end if end != -1 else len(text)]
@@ -63,7 +65,7 @@ def test_every_row_has_exactly_one_code_block():
 def test_row_claim_holds(row, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # a block that would write a file writes nothing here
     code = _blocks()[row]
-    exec(compile(code, f"README.md[{row}]", "exec"), {"__name__": f"readme_{row}"})
+    exec(compile(code, f"numpy-code.md[{row}]", "exec"), {"__name__": f"readme_{row}"})
 
 
 def test_refused_functions_are_the_ones_without_a_rule():
@@ -80,6 +82,6 @@ def test_refused_functions_are_the_ones_without_a_rule():
     named = {n if n.startswith("numpy.") else f"numpy.{n}" for n in named}
     _, missing = numpy_dispatch_coverage()
     assert named == set(missing), (
-        f"in the README but with a rule: {sorted(named - set(missing))}; "
-        f"without a rule but not in the README: {sorted(set(missing) - named)}"
+        f"in the guide but with a rule: {sorted(named - set(missing))}; "
+        f"without a rule but not in the guide: {sorted(set(missing) - named)}"
     )

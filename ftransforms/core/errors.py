@@ -95,7 +95,7 @@ class NonDifferentiableInputError(FTransformsError, TypeError, RuntimeError):
     """
 
 
-class ArgnumsError(FTransformsError, ValueError, RuntimeError):
+class ArgnumsError(FTransformsError, ValueError, TypeError, RuntimeError):
     """``argnums`` out of range, duplicated or of the wrong type.
 
     Example:

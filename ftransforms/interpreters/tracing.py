@@ -171,6 +171,10 @@ class TraceInterpreter(Interpreter):
             scaled = self._diagonal_matmul(args, refs, out)
             if scaled is not None:
                 return scaled
+        if prim.name == "reduce_sum" and refs[0] in self.diagonal:
+            diagonal = self._diagonal_sum(refs[0], out, params)
+            if diagonal is not None:
+                return diagonal
         chained = self.chain.get(refs[0]) if prim.name in ("transpose", "reshape") else None
         if chained is not None and chained[0] != prim.name:
             chained = None  # a transpose of a reshape (or the reverse): no folding
@@ -496,6 +500,19 @@ class TraceInterpreter(Interpreter):
         y_spec, y_structs = y_box[0]
         stacked = [_stacked(s) for s in y_structs]
         return carry, tree_unflatten(y_spec, _raise_all(stacked, tracers[nc:]))
+
+    def _diagonal_sum(self, ref: int, out: Any, params: dict) -> Any:
+        """``sum(diag(v), axis=0 or 1)`` is ``v``: jacfwd/hessian multiply the identity
+        basis into an elementwise tangent and a reduction then sums it (the same caveat
+        as :meth:`_diagonal_matmul` for inf and nan: ``0 * inf`` is nan)."""
+        v = self.diagonal[ref]
+        if params["keepdims"] or len(params["axis"]) != 1 or out.ndim != 1:
+            return None
+        if v.val.dtype != out.dtype or v.val.size != out.size:
+            return None
+        if v.val.shape == out.shape:
+            return v
+        return self.process(REGISTRY["reshape"], (v,), {"shape": out.shape})
 
     def _diagonal_matmul(self, args: tuple, refs: list, out: Any) -> Any:
         """``I @ x`` and ``x @ I`` are ``x``; ``diag(v) @ w`` is ``v[:, None] * w`` and

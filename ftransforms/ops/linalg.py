@@ -32,7 +32,7 @@ def _as_column(v):
 
 def _matmul_vjp_a(y_bar, y, a, b):
     if lax.ndim(a) == 1 and lax.ndim(b) == 1:  # a dot product: y and y_bar are scalars
-        return y_bar * b
+        return unbroadcast(y_bar * b, a)
     if lax.ndim(b) == 1:  # (..., n, m) @ (m,): a_bar = y_bar b^T
         return unbroadcast(_as_column(y_bar) * b, a)
     b_t = lax.swapaxes(b, -1, -2)
@@ -43,7 +43,7 @@ def _matmul_vjp_a(y_bar, y, a, b):
 
 def _matmul_vjp_b(y_bar, y, a, b):
     if lax.ndim(a) == 1 and lax.ndim(b) == 1:
-        return a * y_bar
+        return unbroadcast(a * y_bar, b)
     if lax.ndim(a) == 1:  # (n,) @ (..., n, m): b_bar = a y_bar^T
         return unbroadcast(_as_column(a) * lax.expand_dims(y_bar, -2), b)
     a_t = lax.swapaxes(a, -1, -2)
