@@ -160,16 +160,10 @@ def test_keyword_array_arguments_are_inputs_not_constants():
     assert len(f.cache) == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="jit keys NumPy scalars (np.float64(104.0), what spots[i] gives) by value, as "
-    "static leaves: a new value records again; fix in ftransforms/jit.py (see test body)",
-)
 def test_numpy_scalar_arguments_are_inputs_like_0d_arrays():
     # Found by tests/test_published_programs.py (Black-Scholes greeks at spot prices taken
-    # from an array).  jax.jit treats NumPy scalars as arrays.  Fix: in jit._signature and
-    # jit._trace, treat ``isinstance(leaf, numpy.generic)`` with a numeric dtype like a 0-d
-    # array (key by type/shape/dtype, make it an input; replay with numpy.asarray(leaf)).
+    # from an array).  jax.jit treats NumPy scalars as arrays; jit takes NumPy float
+    # scalars as 0-d array inputs.
     f = ft.jit(ft.grad(lambda s, k: np.maximum(s - k, 0.0) ** 2))
     spots = np.array([100.0, 104.0, 97.0])
     got = [f(spots[i], 95.0) for i in range(3)]
