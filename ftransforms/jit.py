@@ -171,8 +171,9 @@ def jit(
     calls with that signature replay the recording as generated straight-line NumPy/CuPy
     code (see ``ftransforms/program.py``).  Arrays anywhere in the arguments, keyword
     arguments included, and NumPy float/complex scalars (as 0-d arrays) are inputs; every
-    other leaf (Python numbers, NumPy integers, strings, ...) is static — part of the signature, so a new value records again — as are the positional
-    arguments in ``static_argnums`` and the keyword arguments in ``static_argnames`` (as
+    other leaf (Python numbers, NumPy integers, strings, ...) is static — part of the
+    signature, so a new value records again — as are the positional arguments in
+    ``static_argnums`` and the keyword arguments in ``static_argnames`` (as
     in ``jax.jit``; they must be hashable).  At most ``max_cached`` signatures are kept.
 
     A trace that read a traced value (Python control flow on data, boolean masks, random
