@@ -10,6 +10,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from batching_rules.elementwise import elementwise
 from batching_rules.fallback import loop_and_stack
 from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperationError
 from ftransforms.core.stack import Interpreter
@@ -75,6 +76,33 @@ class BatchInterpreter(Interpreter):
         self.randomness = randomness
 
     def process(self, prim: Any, args: tuple, params: dict) -> Any:
+        rule = prim.batch
+        if rule is elementwise:
+            # NOTE [elementwise under vmap]: the family rule's common cases, decided here
+            # without building the value and batch-axis lists or calling the rule: a unary
+            # op, a batched value with a Python scalar, and two values batched on the same
+            # axis with the same rank.  The op maps over the batch axis where it is, and
+            # the result is what the rule (batching_rules/elementwise.py) returns.
+            n = len(args)
+            if n == 1:
+                a = args[0]
+                if type(a) is BatchTracer and a._interp is self:
+                    return BatchTracer(self, prim.bind(a.val, **params), a.bdim)
+            elif n == 2:
+                a, b = args
+                ta = type(a)
+                tb = type(b)
+                if ta is BatchTracer and a._interp is self:
+                    if tb in _SCALARS:
+                        return BatchTracer(self, prim.bind(a.val, b, **params), a.bdim)
+                    if tb is BatchTracer and b._interp is self:
+                        av = a.val
+                        bv = b.val
+                        d = a.bdim
+                        if d == b.bdim and av.ndim == bv.ndim:
+                            return BatchTracer(self, prim.bind(av, bv, **params), d)
+                elif ta in _SCALARS and tb is BatchTracer and b._interp is self:
+                    return BatchTracer(self, prim.bind(a, b.val, **params), b.bdim)
         vals = []
         bdims = []
         for a in args:
@@ -84,13 +112,16 @@ class BatchInterpreter(Interpreter):
             else:
                 vals.append(a)
                 bdims.append(None)
-        rule = prim.batch
         if rule is None:
             rule = _fallback_rule(prim)
         out, out_bdim = rule(prim, vals, bdims, self.axis_size, **params)
         if prim.multiple_results:
             return tuple(o if d is None else BatchTracer(self, o, d) for o, d in zip(out, out_bdim))
         return out if out_bdim is None else BatchTracer(self, out, out_bdim)
+
+
+#: Python scalars: they broadcast against any value without reaching its batch axis.
+_SCALARS = frozenset({int, float, complex, bool})
 
 
 # -- the loop-and-stack fallback -------------------------------------------------------
