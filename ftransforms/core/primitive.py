@@ -229,9 +229,18 @@ class Primitive:
         rules = self.vjp_rules
         if callable(rules):
             return rules(y_bar, y, *args, wanted=wanted, **params)
-        if not params and len(args) == 1:  # unary ops, without star-unpacking
-            rule = rules[0]
-            return (rule(y_bar, y, args[0]) if wanted[0] and rule is not None else None,)
+        if not params:  # one and two inputs without star-unpacking
+            n = len(args)
+            if n == 1:
+                rule = rules[0]
+                return (rule(y_bar, y, args[0]) if wanted[0] and rule is not None else None,)
+            if n == 2:
+                r1, r2 = rules
+                x1, x2 = args
+                return (
+                    r1(y_bar, y, x1, x2) if wanted[0] and r1 is not None else None,
+                    r2(y_bar, y, x1, x2) if wanted[1] and r2 is not None else None,
+                )
         return tuple(
             rule(y_bar, y, *args, **params) if want and rule is not None else None
             for rule, want in zip(rules, wanted)
