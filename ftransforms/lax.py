@@ -264,10 +264,12 @@ def moveaxis(x: Any, source: Any, destination: Any) -> Any:
 def swapaxes(x: Any, axis1: int, axis2: int) -> Any:
     """``numpy.swapaxes``."""
     rank = ndim(x)
-    order = list(range(rank))
     a, b = normalize_axis(axis1, rank), normalize_axis(axis2, rank)
-    order[a], order[b] = order[b], order[a]
-    return transpose(x, order)
+    if a == b:
+        return x
+    order = list(range(rank))
+    order[a], order[b] = b, a
+    return _p.transpose.bind(x, axes=tuple(order))
 
 
 def matrix_transpose(x: Any) -> Any:

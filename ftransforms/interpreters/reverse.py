@@ -33,6 +33,10 @@ class ReverseTracer(Tracer):
         return self.value.shape
 
     @property
+    def ndim(self) -> int:
+        return self.value.ndim
+
+    @property
     def dtype(self) -> Any:
         return self.value.dtype
 
