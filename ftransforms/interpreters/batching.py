@@ -103,15 +103,31 @@ class BatchInterpreter(Interpreter):
                             return BatchTracer(self, prim.bind(av, bv, **params), d)
                 elif ta in _SCALARS and tb is BatchTracer and b._interp is self:
                     return BatchTracer(self, prim.bind(a, b.val, **params), b.bdim)
-        vals = []
-        bdims = []
-        for a in args:
+        if len(args) == 2:  # list displays, not appends (the rules receive lists)
+            a, b = args
             if type(a) is BatchTracer and a._interp is self:
-                vals.append(a.val)
-                bdims.append(a.bdim)
+                if type(b) is BatchTracer and b._interp is self:
+                    vals = [a.val, b.val]
+                    bdims = [a.bdim, b.bdim]
+                else:
+                    vals = [a.val, b]
+                    bdims = [a.bdim, None]
+            elif type(b) is BatchTracer and b._interp is self:
+                vals = [a, b.val]
+                bdims = [None, b.bdim]
             else:
-                vals.append(a)
-                bdims.append(None)
+                vals = [a, b]
+                bdims = [None, None]
+        else:
+            vals = []
+            bdims = []
+            for a in args:
+                if type(a) is BatchTracer and a._interp is self:
+                    vals.append(a.val)
+                    bdims.append(a.bdim)
+                else:
+                    vals.append(a)
+                    bdims.append(None)
         if rule is None:
             rule = _fallback_rule(prim)
         out, out_bdim = rule(prim, vals, bdims, self.axis_size, **params)

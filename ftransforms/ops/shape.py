@@ -25,6 +25,13 @@ def _transpose_impl(xp, x, axes):
     return x.transpose(axes) if type(x) is numpy.ndarray else xp.transpose(x, axes)
 
 
+def _inverse_permutation(axes):
+    inverse = [0] * len(axes)
+    for i, a in enumerate(axes):
+        inverse[a] = i
+    return tuple(inverse)
+
+
 reshape_p = defop(
     "reshape",
     _reshape_impl,
@@ -33,9 +40,7 @@ reshape_p = defop(
 transpose_p = defop(
     "transpose",
     _transpose_impl,
-    transpose=lambda y_bar, x, axes: transpose_p.bind(
-        y_bar, axes=tuple(int(i) for i in numpy.argsort(axes))
-    ),
+    transpose=lambda y_bar, x, axes: transpose_p.bind(y_bar, axes=_inverse_permutation(axes)),
 )
 broadcast_to_p = defop(
     "broadcast_to",
