@@ -78,11 +78,12 @@ class BatchInterpreter(Interpreter):
     def process(self, prim: Any, args: tuple, params: dict) -> Any:
         rule = prim.batch
         if rule is elementwise:
-            # NOTE [elementwise under vmap]: the family rule's common cases, decided here
+            # NOTE [elementwise under vmap]: the family rule's fast path, decided here
             # without building the value and batch-axis lists or calling the rule: a unary
-            # op, a batched value with a Python scalar, and two values batched on the same
-            # axis with the same rank.  The op maps over the batch axis where it is, and
-            # the result is what the rule (batching_rules/elementwise.py) returns.
+            # op; two values batched on the same axis with the same rank; one batched value
+            # with an unbatched one (a scalar, a bias) too short to reach its batch axis
+            # when right-aligned.  The op maps over the batch axis where it is, and the
+            # result is what the rule (batching_rules/elementwise.py) returns.
             n = len(args)
             if n == 1:
                 a = args[0]
@@ -90,19 +91,23 @@ class BatchInterpreter(Interpreter):
                     return BatchTracer(self, prim.bind(a.val, **params), a.bdim)
             elif n == 2:
                 a, b = args
-                ta = type(a)
-                tb = type(b)
-                if ta is BatchTracer and a._interp is self:
-                    if tb in _SCALARS:
-                        return BatchTracer(self, prim.bind(a.val, b, **params), a.bdim)
-                    if tb is BatchTracer and b._interp is self:
-                        av = a.val
+                if type(a) is BatchTracer and a._interp is self:
+                    av = a.val
+                    d = a.bdim
+                    if type(b) is BatchTracer and b._interp is self:
                         bv = b.val
-                        d = a.bdim
                         if d == b.bdim and av.ndim == bv.ndim:
                             return BatchTracer(self, prim.bind(av, bv, **params), d)
-                elif ta in _SCALARS and tb is BatchTracer and b._interp is self:
-                    return BatchTracer(self, prim.bind(a, b.val, **params), b.bdim)
+                    else:
+                        rank = 0 if type(b) in _SCALARS else getattr(b, "ndim", None)
+                        if rank is not None and rank < av.ndim - d:
+                            return BatchTracer(self, prim.bind(av, b, **params), d)
+                elif type(b) is BatchTracer and b._interp is self:
+                    bv = b.val
+                    d = b.bdim
+                    rank = 0 if type(a) in _SCALARS else getattr(a, "ndim", None)
+                    if rank is not None and rank < bv.ndim - d:
+                        return BatchTracer(self, prim.bind(a, bv, **params), d)
         if len(args) == 2:  # list displays, not appends (the rules receive lists)
             a, b = args
             if type(a) is BatchTracer and a._interp is self:
