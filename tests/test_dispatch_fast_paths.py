@@ -187,3 +187,17 @@ def test_unbroadcast_dtype_and_shape():
     g = grad(lambda v: fnp.sum(x * v))(b)
     assert g.dtype == np.float32 and g.shape == (3,)
     np.testing.assert_allclose(g, x.sum(0).astype(np.float32), rtol=1e-6)
+
+
+# -- NumPy's ufuncs on tracers: the resolved function is remembered per ufunc -----------
+
+
+def test_numpy_ufunc_calls_repeat_and_keep_keyword_checks():
+    x = RNG.standard_normal((4, 3))
+    for _ in range(2):  # the second call takes the remembered function
+        got = vmap(lambda u: np.tanh(np.sin(u)) + np.add(u, 1.0))(x)
+        np.testing.assert_allclose(got, np.tanh(np.sin(x)) + x + 1.0)
+    got = vmap(lambda u: np.add(u, 1, dtype=np.float32))(x)  # keywords: the full path
+    assert got.dtype == np.float32
+    with pytest.raises(Exception, match="out="):
+        vmap(lambda u: np.sin(u, out=np.empty(3)))(x)
