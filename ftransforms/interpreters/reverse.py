@@ -173,9 +173,11 @@ class ReverseInterpreter(Interpreter):
                     prev = cts.get(pid)
                     cts[pid] = x_bar if prev is None else _add(prev, x_bar)
                 continue
-            x_bars = node.prim.apply_vjp(
-                y_bar, node.y, node.args, [p is not None for p in parents], node.params
-            )
+            if len(parents) == 2:
+                wanted_here = (parents[0] is not None, parents[1] is not None)
+            else:
+                wanted_here = [p is not None for p in parents]
+            x_bars = node.prim.apply_vjp(y_bar, node.y, node.args, wanted_here, node.params)
             for pid, x_bar in zip(parents, x_bars):
                 if pid is None or x_bar is None:
                     continue
