@@ -10,7 +10,9 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from batching_rules.elementwise import elementwise
+# The module, not its rule: ``import batching_rules`` first (as tests do) imports
+# ftransforms, and so this module, while batching_rules.elementwise is still loading.
+import batching_rules.elementwise as _elementwise_rules
 from batching_rules.fallback import loop_and_stack
 from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperationError
 from ftransforms.core.stack import Interpreter
@@ -77,7 +79,7 @@ class BatchInterpreter(Interpreter):
 
     def process(self, prim: Any, args: tuple, params: dict) -> Any:
         rule = prim.batch
-        if rule is elementwise:
+        if rule is _elementwise_rules.elementwise:
             # NOTE [elementwise under vmap]: the family rule's fast path, decided here
             # without building the value and batch-axis lists or calling the rule: a unary
             # op; two values batched on the same axis with the same rank; one batched value
