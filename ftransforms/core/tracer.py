@@ -72,6 +72,10 @@ def _hidden_from_numpy_scalar_casts(prop: property) -> property:
     return property(dtype, doc=prop.__doc__)
 
 
+#: Every subclass of :class:`Tracer` (filled as they are defined): ``Primitive.bind`` tests
+#: ``type(x) in TRACER_TYPES``, a set lookup, instead of calling ``isinstance``.
+TRACER_TYPES: set[type] = set()
+
 #: Whether object arrays of tracers exist yet (set by the first ``Tracer.__array__``).
 _OBJECT_ARRAYS_MADE = [False]
 
@@ -144,6 +148,7 @@ class Tracer:
     # is the subclass's plain property.
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        TRACER_TYPES.add(cls)
         if _OBJECT_ARRAYS_MADE[0]:
             _hide_dtype_in_subclasses(cls)
 

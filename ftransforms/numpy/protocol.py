@@ -106,7 +106,16 @@ def _objects_converted(values: Any) -> Any:
     return values
 
 
+#: NumPy ufunc -> the ``ftransforms.numpy`` function a plain call ``numpy.<ufunc>(tracer)``
+#: resolves to (filled on first use): later calls skip the keyword and method checks.
+_UFUNC_CALLS: dict[Any, Any] = {}
+
+
 def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
+    if not kwargs and method == "__call__":
+        fn = _UFUNC_CALLS.get(ufunc)
+        if fn is not None:
+            return fn(*_objects_converted(inputs))
     name = ufunc.__name__
     inputs = _objects_converted(inputs)
     if kwargs.get("out") is not None:
@@ -127,7 +136,14 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
             f"on tracers; call it without them (fnp.where(mask, a, b) replaces where=)"
         )
     if method == "__call__":
-        fn = NAMESPACE.get(UFUNC_ALIASES.get(name, name)) or _scipy_special_ufunc(ufunc)
+        fn = NAMESPACE.get(UFUNC_ALIASES.get(name, name))
+        if (
+            fn is not None
+            and isinstance(ufunc, numpy.ufunc)
+            and getattr(numpy, name, None) is ufunc
+        ):
+            _UFUNC_CALLS[ufunc] = fn
+        fn = fn or _scipy_special_ufunc(ufunc)
         if fn is None:
             raise _unsupported(f"numpy.{name}", inputs)
         out = fn(*inputs)
