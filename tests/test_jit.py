@@ -257,14 +257,6 @@ def test_identity_basis_products_become_row_scalings(jac):
         np.testing.assert_allclose(compiled(v, w, b), f(v, w, b), rtol=1e-13)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="np.eye(4)[np.argmax(t, axis=1)] works under grad but jit(grad) raises "
-    "TracerConversionError: Tracer.__array__ (core/tracer.py) refuses a jit tracer as the "
-    "index of a NumPy array. Fix: in the _indexing_with branch, for an integer/bool tracer "
-    "whose _concrete() is allowed (not a BatchTracer), return self._concrete() (for jit "
-    "that marks the trace value-dependent: it runs eagerly, as for `if t > 0:`)",
-)
 def test_numpy_array_indexed_by_a_traced_argmax_runs_under_jit():
     # one-hot of the predicted class, written the NumPy way (found by the published-program
     # probes of branch q1)

@@ -346,18 +346,9 @@ def test_numpy_conversions_of_lists_holding_tracers(f, derivative):
 
 
 # -- 3. ndarray protocol members that published code uses -------------------------------
-# Found by tests/test_published_programs.py's probes.  The fixes belong in
-# ftransforms/numpy/array_methods.py (class ArrayMethods), which another engineer owns now.
+# Found by tests/test_published_programs.py's probes; the members are in
+# ftransforms/numpy/array_methods.py (class ArrayMethods).
 
-_COPY_REASON = (
-    "copy.deepcopy(tracer) rebuilds the tracer through __reduce_ex__, deep-copying its "
-    "interpreter: the copy is cut off from the transform (grad 0, vmap returns a tracer). "
-    "Fix: ArrayMethods.__copy__/__deepcopy__(self, memo) return self (tracers are immutable; "
-    "JAX keeps them connected too)"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=_COPY_REASON)
 def test_deepcopy_of_parameters_keeps_them_traced():
     import copy
 
@@ -372,14 +363,6 @@ def test_deepcopy_of_parameters_keeps_them_traced():
     close(vmap(lambda w: copy.deepcopy(w).sum())(np.ones((2, 3))), [3.0, 3.0])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="tracers lack ndarray's round/trace/compress methods and __round__/__divmod__. "
-    "Fix in ArrayMethods: round(self, decimals=0) -> fnp.round; trace(self, offset=0, "
-    "axis1=0, axis2=1, dtype=None) -> fnp.trace; compress(self, condition, axis=None) -> "
-    "fnp.compress(condition, self, axis); __round__(self, ndigits=None) -> fnp.round(self, "
-    "ndigits or 0); __divmod__/__rdivmod__ -> (floor_divide, remainder)",
-)
 def test_ndarray_methods_round_trace_compress_divmod():
     x = np.array([0.34, -1.26, 0.81, 2.0])
 
@@ -397,13 +380,6 @@ def test_ndarray_methods_round_trace_compress_divmod():
     close(grad(lambda t: round(t[0], 1) * t[1])(x), [0.0, 0.3, 0.0, 0.0])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="t.sort() and t.fill(v) are in-place ndarray methods: on a tracer they raise "
-    "AttributeError instead of InPlaceError naming the fix. Fix in ArrayMethods: sort(self, "
-    "*a, **k) and fill(self, v) raise InPlaceError('... write t = np.sort(t)' / "
-    "'t = fnp.full_like(t, v)')",
-)
 def test_in_place_ndarray_methods_name_the_fix():
     with pytest.raises(InPlaceError, match=r"np\.sort"):
         grad(lambda t: (t.sort(), t.sum())[1])(np.ones(3))

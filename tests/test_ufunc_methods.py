@@ -123,13 +123,6 @@ def test_derivatives_match_jax_and_vmap_matches_a_loop(name):
     np.testing.assert_allclose(step(ws[1]), ft.grad(ft_f)(ws[1]), **F64)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="numpy.<ufunc>.outer/reduce/accumulate of a tracer: handle_ufunc "
-    "(ftransforms/numpy/protocol.py, not ours to edit) maps only add/multiply/max/min/"
-    "logical_and/or reduce and add/multiply accumulate; the fix routes the other methods "
-    "to ftransforms.numpy.ufunc_methods (see the final report of branch q1)",
-)
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_numpy_ufunc_methods_dispatch_on_tracers(name):
     np_f, ft_f, *_ = CASES[name]
