@@ -349,6 +349,7 @@ def test_numpy_conversions_of_lists_holding_tracers(f, derivative):
 # Found by tests/test_published_programs.py's probes; the members are in
 # ftransforms/numpy/array_methods.py (class ArrayMethods).
 
+
 def test_deepcopy_of_parameters_keeps_them_traced():
     import copy
 

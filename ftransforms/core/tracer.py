@@ -316,8 +316,8 @@ class Tracer:
                 )
             else:
                 fix = (
-                    f"ftransforms has no counterpart of it: write it with ftransforms.numpy, "
-                    f"or give it rules with ftransforms.custom_vjp / custom_jvp."
+                    "ftransforms has no counterpart of it: write it with ftransforms.numpy, "
+                    "or give it rules with ftransforms.custom_vjp / custom_jvp."
                 )
             raise TracerConversionError(
                 f"{self._interp.name}: {module}.{function} converts its input with "
