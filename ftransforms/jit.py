@@ -31,6 +31,11 @@ from ftransforms.pytree import tree_flatten, tree_unflatten
 __all__ = ["Program", "jit", "make_jaxpr", "make_program"]
 
 
+#: NumPy scalars that ``jit`` takes as 0-d array inputs (integers and bools stay static:
+#: they are sizes, indices and flags far more often than data).
+_FLOAT_SCALARS = (numpy.floating, numpy.complexfloating)
+
+
 def _signature(leaves: list) -> tuple[tuple, list, bool]:
     """``(key, array leaves, any tracer)`` in one pass over the argument leaves: arrays are
     keyed by type, shape and dtype; every other leaf is static, keyed by its value."""
@@ -165,9 +170,10 @@ def jit(
     and the values of static arguments) runs ``func`` eagerly while recording; later
     calls with that signature replay the recording as generated straight-line NumPy/CuPy
     code (see ``ftransforms/program.py``).  Arrays anywhere in the arguments, keyword
-    arguments included, are inputs; every other leaf (Python numbers, strings, ...) is
-    static — part of the signature, so a new value records again — as are the positional
-    arguments in ``static_argnums`` and the keyword arguments in ``static_argnames`` (as
+    arguments included, and NumPy float/complex scalars (as 0-d arrays) are inputs; every
+    other leaf (Python numbers, NumPy integers, strings, ...) is static — part of the
+    signature, so a new value records again — as are the positional arguments in
+    ``static_argnums`` and the keyword arguments in ``static_argnames`` (as
     in ``jax.jit``; they must be hashable).  At most ``max_cached`` signatures are kept.
 
     A trace that read a traced value (Python control flow on data, boolean masks, random
@@ -224,6 +230,11 @@ def jit(
         else:
             static, dynamic, dyn_kwargs, static_key = no_static, args, kwargs, no_static
         leaves, spec = tree_flatten((dynamic, dyn_kwargs))
+        if any(isinstance(v, _FLOAT_SCALARS) for v in leaves):
+            # A NumPy float scalar (``prices[i]``) is an input, as a 0-d array (jax.jit's
+            # rule), not a static value that records again for every new number.
+            leaves = [numpy.asarray(v) if isinstance(v, _FLOAT_SCALARS) else v for v in leaves]
+            dynamic, dyn_kwargs = tree_unflatten(spec, leaves)
         if any(
             type(v) is numpy.ndarray and v.dtype.kind == "O" and holds_tracer(v) for v in leaves
         ):

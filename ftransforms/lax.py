@@ -88,6 +88,15 @@ def normalize_axes(axis: Any, rank: int) -> tuple[int, ...]:
     """``axis`` (None, an int or a sequence) as a sorted tuple of non-negative ints."""
     if axis is None:
         return tuple(range(rank))
+    if type(axis) is tuple:  # rules pass canonical axes: increasing ints in range
+        prev = -1
+        for a in axis:
+            if type(a) is not int or a <= prev:
+                break
+            prev = a
+        else:
+            if prev < rank:
+                return axis
     if isinstance(axis, (int, numpy.integer)):
         return (normalize_axis(int(axis), rank),)
     axes = tuple(normalize_axis(int(a), rank) for a in axis)
@@ -217,7 +226,7 @@ def conj(x: Any) -> Any:
 def _resolve_shape(new_shape: Any, total: int) -> tuple[int, ...]:
     if isinstance(new_shape, (int, numpy.integer)):
         new_shape = (int(new_shape),)
-    new_shape = tuple(int(n) for n in new_shape)
+    new_shape = tuple(map(int, new_shape))
     if -1 in new_shape:
         known = math.prod(n for n in new_shape if n != -1)
         missing = total // known if known else 0
@@ -264,10 +273,12 @@ def moveaxis(x: Any, source: Any, destination: Any) -> Any:
 def swapaxes(x: Any, axis1: int, axis2: int) -> Any:
     """``numpy.swapaxes``."""
     rank = ndim(x)
-    order = list(range(rank))
     a, b = normalize_axis(axis1, rank), normalize_axis(axis2, rank)
-    order[a], order[b] = order[b], order[a]
-    return transpose(x, order)
+    if a == b:
+        return x
+    order = list(range(rank))
+    order[a], order[b] = b, a
+    return _p.transpose.bind(x, axes=tuple(order))
 
 
 def matrix_transpose(x: Any) -> Any:

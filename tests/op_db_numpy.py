@@ -810,3 +810,22 @@ ALIASES |= {
 }
 assert ALIASES <= {op.name for op in OPS}, ALIASES - {op.name for op in OPS}
 OPS[:] = [replace(op, jax_compositions=False) if op.name in ALIASES else op for op in OPS]
+
+
+def _sliding_window_view(m: Any, x: Any, window: int, axis: int = -1) -> Any:
+    """``sliding_window_view`` over one axis; NumPy's lives in ``np.lib.stride_tricks`` and
+    JAX has none, so its oracle is the same windows as a gather (window axis last)."""
+    if m is JNP:
+        n = x.shape[axis]
+        index = np.arange(n - window + 1)[:, None] + np.arange(window)
+        return m.take(x, index, axis=axis)
+    if m is FNP:
+        return m.sliding_window_view(x, window, axis=axis)
+    return np.lib.stride_tricks.sliding_window_view(x, window, axis=axis)
+
+
+def _sliding_window_samples(d: Draw) -> list[Sample]:
+    return [S("7_w3", d.u((7,)), 3), S("3x6_w4_last", d.u((3, 6)), 4, axis=-1)]
+
+
+add("sliding_window_view", _sliding_window_view, _sliding_window_samples, prims="getitem")

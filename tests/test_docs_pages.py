@@ -8,8 +8,9 @@
       a CuPy block; ``import cupy as cp`` is given ``ftransforms.strict_backend`` (the
       strict CuPy stand-in, which refuses every implicit conversion to NumPy) as ``cp``,
       so the block checks that nothing goes through NumPy without a GPU.
-  ``<!-- docs-test: skip: <reason> -->``
-      not run here, for the stated reason (reported as a skip with that reason).
+  ``<!-- docs-test: fragment: <reason> -->``
+      a fragment of a library file, shown in place: not run on its own (the reason says
+      what runs it instead), but compiled, so it stays valid Python.
 
 * The reference (``docs/hooks/reference.py``) lists every public name: the same names as
   ``tests/test_public_examples.py``'s ``NAMESPACES``/``public_names`` define, each on one
@@ -68,8 +69,8 @@ def test_page_code_blocks_run(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # a block that writes a file writes it here
     namespace: dict = {"__name__": f"docs_{page.stem}"}
     for line, marker, code in blocks(page):
-        if marker and marker.startswith("skip:"):
-            continue  # reported by test_excluded_block
+        if marker and marker.startswith("fragment:"):
+            continue  # compiled by test_fragment_compiles
         if marker == "strict-backend":
             code = _strict_cupy(code)
         elif marker:
@@ -78,38 +79,38 @@ def test_page_code_blocks_run(page, tmp_path, monkeypatch):
         exec(compile("\n" * (line - 1) + code, str(page), "exec"), namespace)
 
 
-_EXCLUDED = [
-    (page, line, marker[5:].strip())
+_FRAGMENTS = [
+    (page, line, code)
     for page in [*PAGES, ROOT / "README.md"]
-    for line, marker, _ in blocks(page)
-    if marker and marker.startswith("skip:")
+    for line, marker, code in blocks(page)
+    if marker and marker.startswith("fragment:")
 ]
 
 
 @pytest.mark.parametrize(
-    "page, line, reason", _EXCLUDED, ids=[f"{_page_id(p)}:{n}" for p, n, _ in _EXCLUDED]
+    "page, line, code", _FRAGMENTS, ids=[f"{_page_id(p)}:{n}" for p, n, _ in _FRAGMENTS]
 )
-def test_excluded_block(page, line, reason):
-    """A block marked ``skip:`` is not run; this skip makes each one and its reason
-    visible in the test report (``pytest -rs``)."""
-    pytest.skip(f"{_page_id(page)}:{line} not run: {reason}")
+def test_fragment_compiles(page, line, code):
+    """A block marked ``fragment:`` is part of a library file (what runs it is named in the
+    marker): it must still be valid Python."""
+    compile("\n" * (line - 1) + code, str(page), "exec")
 
 
-def test_markers_are_known_and_skips_give_reasons():
+def test_markers_are_known_and_fragments_say_what_runs_them():
     for page in PAGES:
         for line, marker, _ in blocks(page):
             if marker is None or marker == "strict-backend":
                 continue
-            assert marker.startswith("skip:") and len(marker[5:].strip()) > 10, (
+            assert marker.startswith("fragment:") and len(marker[9:].strip()) > 10, (
                 f"{_page_id(page)}:{line}: marker {marker!r} (use 'strict-backend' or "
-                "'skip: <reason>')"
+                "'fragment: <what runs it>')"
             )
 
 
 def test_every_guide_has_code_that_runs():
     """Each guide shows code, and that code is executed by the test above."""
     for page in (DOCS / "guides").glob("*.md"):
-        runnable = [b for b in blocks(page) if not (b[1] or "").startswith("skip:")]
+        runnable = [b for b in blocks(page) if not (b[1] or "").startswith("fragment:")]
         assert runnable, f"{_page_id(page)} has no python block that the tests run"
 
 

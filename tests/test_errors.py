@@ -929,7 +929,7 @@ def test_ufunc_with_an_unsupported_keyword():
         (np.packbits, "numpy.packbits"),
         (lambda x: np.shares_memory(x, x), "numpy.shares_memory"),
         (np.spacing, "numpy.spacing"),
-        (lambda x: np.add.outer(x, x), "numpy.add.outer"),
+        (lambda x: np.add.reduceat(x, [0, 1]), "numpy.add.reduceat"),
         (lambda x: np.multiply.at(x, 0, 2.0), "numpy.multiply.at"),
     ],
 )
@@ -1258,3 +1258,11 @@ def test_exception_caught_inside_a_transform_leaves_the_outer_one_intact():
 
     np.testing.assert_array_equal(vmap(h)(np.arange(3.0)), [0.0, 3.0, 6.0])
     check_recovered()
+
+
+def test_scipy_conversion_error_names_only_counterparts_that_exist():
+    scipy_signal = pytest.importorskip("scipy.signal")
+    with pytest.raises(E.TracerConversionError) as info:
+        grad(lambda x: scipy_signal.savgol_filter(x, 3, 1).sum())(np.arange(5.0))
+    assert "ftransforms.scipy.signal.savgol_filter" not in str(info.value)
+    assert "no counterpart" in str(info.value)

@@ -966,6 +966,25 @@ def test_tracer_methods():
     )
 
 
+def test_average_takes_array_like_weights_and_values():
+    # np.average(M, axis=0, weights=[0.2, 0.8]): weights as a Python list (found by
+    # tests/test_published_programs.py; dtype_of read the list as a structured dtype)
+    x = np.random.default_rng(1).standard_normal((2, 3))
+
+    def f(m):
+        return np.average(m, axis=0, weights=[0.2, 0.8]).sum() ** 2
+
+    def f_jax(m):
+        return jnp.average(m, axis=0, weights=jnp.array([0.2, 0.8])).sum() ** 2
+
+    np.testing.assert_allclose(grad(f)(x), jax.grad(f_jax)(x), **F64)
+    check_vmap(lambda m: np.average(m, axis=0, weights=[0.2, 0.8]), (np.stack([x, -x]),))
+    # a list of tracers as the weights, a list as the values
+    g = grad(lambda t: fnp.average([1.0, 3.0], weights=[t, 1.0 - t]))(0.25)
+    np.testing.assert_allclose(g, -2.0, **F64)
+    np.testing.assert_allclose(fnp.average([1.0, 3.0], weights=[1, 3]), 2.5, **F64)
+
+
 # -- on the strict CuPy stand-in (no implicit host conversion) ------------------------------
 
 _S = np.random.default_rng(5).standard_normal((3, 5))

@@ -514,3 +514,40 @@ def test_roots_and_poly_of_a_matrix_need_eigvals():
             grad(lambda t: np.sum(np.poly(t)))(np.eye(2))
     # leading and trailing zeros need no eigenvalues
     close(vmap(np.roots)(np.array([[0.0, 2.0, 0.0], [0.0, 5.0, 0.0]])), np.zeros((2, 1)))
+
+
+# -- Fortran order: reshape/ravel/flatten(order='F') ----------------------------------------
+
+
+@pytest.mark.parametrize("shape", [(4, 6), (-1,), (3, -1, 2), 24, (6, 2, 2)])
+def test_fortran_order_reshape_matches_numpy_and_jax(shape):
+    # MATLAB-style code: vec(X) = X.flatten('F'), reshape(v, (m, n), order='F')
+    x = np.random.default_rng(2).standard_normal((2, 3, 4))
+    close(fnp.reshape(x, shape, order="F"), np.reshape(x, shape, order="F"))
+    w = np.arange(24.0).reshape(np.reshape(x, shape, order="F").shape)
+
+    def f(m, x):
+        return (m.reshape(x, shape, order="F") * w).sum() ** 2
+
+    close(grad(lambda x: f(np, x))(x), jax.grad(lambda x: f(jnp, x))(x))
+    batch = np.stack([x, -x, 2 * x])
+    close(
+        vmap(lambda t: t.reshape(shape, order="F"))(batch),
+        np.stack([t.reshape(shape, order="F") for t in batch]),
+    )
+
+
+def test_fortran_order_ravel_flatten_and_order_a():
+    x = np.random.default_rng(3).standard_normal((3, 4))
+    close(
+        vmap(lambda t: t.flatten("F"))(np.stack([x, x.T.T * 2])), [x.ravel("F"), 2 * x.ravel("F")]
+    )
+    close(
+        grad(lambda t: (np.ravel(t, order="F") * np.arange(12.0)).sum())(x),
+        np.arange(12.0).reshape(4, 3).T,
+    )
+    xf = np.asfortranarray(x)  # 'A' reads a Fortran-contiguous array in Fortran order
+    close(fnp.reshape(xf, (2, 6), order="A"), np.reshape(xf, (2, 6), order="A"))
+    close(fnp.reshape(x, (2, 6), order="A"), np.reshape(x, (2, 6), order="A"))
+    with pytest.raises(ValueError, match="order must be one of"):
+        fnp.reshape(x, (2, 6), order="X")

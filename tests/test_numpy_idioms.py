@@ -343,3 +343,46 @@ def test_numpy_conversions_of_lists_holding_tracers(f, derivative):
         TracerConversionError, match=r"^grad\(<lambda>\): .*fnp\.array\(\[\.\.\.\], dtype"
     ):
         grad(lambda t: np.array([t, 1.0], dtype=float).sum())(1.0)
+
+
+# -- 3. ndarray protocol members that published code uses -------------------------------
+# Found by tests/test_published_programs.py's probes; the members are in
+# ftransforms/numpy/array_methods.py (class ArrayMethods).
+
+
+def test_deepcopy_of_parameters_keeps_them_traced():
+    import copy
+
+    def loss(params):  # MAML / optimizer code: "don't mutate the caller's params"
+        fast = copy.deepcopy(params)
+        return np.sum(fast["w"] ** 2) + fast["b"]
+
+    params = {"w": np.array([1.0, -2.0]), "b": np.array(0.5)}
+    g = grad(loss)(params)
+    close(g["w"], [2.0, -4.0])
+    close(g["b"], 1.0)
+    close(vmap(lambda w: copy.deepcopy(w).sum())(np.ones((2, 3))), [3.0, 3.0])
+
+
+def test_ndarray_methods_round_trace_compress_divmod():
+    x = np.array([0.34, -1.26, 0.81, 2.0])
+
+    def f(t):
+        q, r = divmod(t, 0.5)
+        m = np.outer(t, t)
+        return (t.round(1) * t).sum() + m.trace() + t.compress([1, 0, 1, 1]).sum() + r.sum()
+
+    def f_jax(t):
+        q, r = jnp.divmod(t, 0.5)
+        m = jnp.outer(t, t)
+        return (t.round(1) * t).sum() + m.trace() + t[jnp.array([0, 2, 3])].sum() + r.sum()
+
+    close(grad(f)(x), jax.grad(f_jax)(x))
+    close(grad(lambda t: round(t[0], 1) * t[1])(x), [0.0, 0.3, 0.0, 0.0])
+
+
+def test_in_place_ndarray_methods_name_the_fix():
+    with pytest.raises(InPlaceError, match=r"np\.sort"):
+        grad(lambda t: (t.sort(), t.sum())[1])(np.ones(3))
+    with pytest.raises(InPlaceError, match="full_like"):
+        grad(lambda t: (t.fill(0.0), t.sum())[1])(np.ones(3))

@@ -277,3 +277,105 @@ def test_odeint_errors():
     with pytest.warns(RuntimeWarning, match="mxstep"):
         out = fi.odeint(lotka, Y0, TS, A, B, mxstep=2)
     assert np.isnan(out[-1]).all()
+
+
+# -- lfilter ---------------------------------------------------------------------------------
+
+FILTERS = {
+    "discount": ([1.0], [1.0, -0.9]),
+    "fir": ([0.5, 0.3, 0.2], [1.0]),
+    "iir_a0": ([1.0, 0.4], [2.0, -0.5, 0.1]),
+    "iir_long_a": ([0.2, 0.3], [1.0, 0.3, -0.2, 0.05]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FILTERS))
+def test_lfilter_matches_scipy_with_constant_and_traced_coefficients(name):
+    b, a = FILTERS[name]
+    x = np.random.default_rng(6).standard_normal((3, 7))
+    for axis in (-1, 0):
+        want = ss.lfilter(b, a, x, axis=axis)
+        close(fs.lfilter(b, a, x, axis=axis), want)
+        # a traced denominator takes the step-by-step recursion
+        got = ft.vmap(lambda a_: fs.lfilter(b, a_, x, axis=axis))(np.stack([np.array(a)] * 2))
+        close(got[1], want)
+    check_grads(lambda b_, x_: fs.lfilter(b_, a, x_), (np.array(b), x[0]))
+    # in a, against central differences of SciPy's filter (a traced `a` takes another
+    # algorithm than a constant one, so check_grads's exact primal comparison cannot hold)
+    a0, eps = np.array(a), 1e-6
+    fd = np.stack(
+        [
+            (ss.lfilter(b, a0 + eps * e, x[0]) - ss.lfilter(b, a0 - eps * e, x[0])) / (2 * eps)
+            for e in np.eye(len(a0))
+        ],
+        axis=-1,
+    )
+    close(ft.jacfwd(lambda a_: fs.lfilter(b, a_, x[0]))(a0), fd, rtol=1e-7, atol=1e-8)
+    close(ft.jacrev(lambda a_: fs.lfilter(b, a_, x[0]))(a0), fd, rtol=1e-7, atol=1e-8)
+    check_vmap(lambda x_: fs.lfilter(b, a, x_), (x,))
+
+
+def test_lfilter_discounted_returns_like_spinning_up():
+    # discount_cumsum(x, gamma) = lfilter([1], [1, -gamma], x[::-1])[::-1]
+    rewards = np.array([1.0, 0.0, -0.5, 2.0, 0.3])
+    gamma = 0.9
+
+    def returns(r):
+        return fs.lfilter([1], [1, float(-gamma)], r[::-1], axis=0)[::-1]
+
+    T = len(rewards)
+    upper = np.triu(gamma ** (np.arange(T)[None, :] - np.arange(T)[:, None]))
+    close(returns(rewards), upper @ rewards)
+    close(ft.jacrev(returns)(rewards), upper)
+    close(ft.jacfwd(returns)(rewards), upper)
+    step = ft.jit(ft.grad(lambda r: (returns(r) ** 2).sum()))
+    step(rewards)
+    close(step(rewards[::-1].copy()), 2 * upper.T @ (upper @ rewards[::-1]))
+
+
+def test_lfilter_errors():
+    with pytest.raises(ValueError, match="1-D"):
+        fs.lfilter(np.ones((2, 2)), [1.0], np.ones(3))
+    with pytest.raises(ft.errors.UnsupportedOperationError, match="zi"):
+        fs.lfilter([1.0], [1.0, -0.5], np.ones(3), zi=np.zeros(1))
+
+
+# -- convolve2d / correlate2d ----------------------------------------------------------------
+
+SHAPES_2D = [((5, 6), (3, 2)), ((4, 4), (3, 3)), ((3, 3), (4, 2))]
+BOUNDARIES = [("fill", 0), ("fill", 1.5), ("wrap", 0), ("symm", 0)]
+
+
+@pytest.mark.parametrize("s1, s2", SHAPES_2D)
+@pytest.mark.parametrize("boundary, fillvalue", BOUNDARIES)
+def test_convolve2d_correlate2d_match_scipy(s1, s2, boundary, fillvalue):
+    # image-processing code: scipy.signal.convolve2d(img, kernel, mode="same", boundary="symm")
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal(s1), rng.standard_normal(s2)
+    for mode in ("full", "same", "valid"):
+        for ours, theirs in ((fs.convolve2d, ss.convolve2d), (fs.correlate2d, ss.correlate2d)):
+            try:
+                want = theirs(a, b, mode=mode, boundary=boundary, fillvalue=fillvalue)
+            except ValueError:
+                continue  # SciPy refuses 'valid' when neither input fits in the other
+            got = ours(a, b, mode=mode, boundary=boundary, fillvalue=fillvalue)
+            assert got.shape == want.shape, (ours.__name__, mode)
+            close(got, want)
+
+
+def test_convolve2d_derivatives_and_vmap():
+    rng = np.random.default_rng(8)
+    img, k = rng.standard_normal((5, 4)), rng.standard_normal((3, 3))
+    for boundary in ("fill", "wrap", "symm"):
+        check_grads(lambda i, k_: fs.convolve2d(i, k_, mode="same", boundary=boundary), (img, k))
+    check_grads(lambda i, k_: fs.correlate2d(i, k_, mode="full", fillvalue=0.5), (img, k))
+    check_vmap(
+        lambda i: fs.convolve2d(i, k, mode="same", boundary="symm"), (np.stack([img, -img]),)
+    )
+    # against JAX's convolve2d (zero fill, the boundary it has)
+    f = lambda m, i: (m.convolve2d(i, k, mode="same") ** 2).sum()  # noqa: E731
+    close(ft.grad(lambda i: f(fs, i))(img), jax.jit(jax.grad(lambda i: f(jss, i)))(img))
+    with pytest.raises(ValueError, match="2-D"):
+        fs.convolve2d(np.ones(3), np.ones(2))
+    with pytest.raises(ValueError, match="boundary"):
+        fs.convolve2d(img, k, boundary="reflect")

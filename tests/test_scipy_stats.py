@@ -328,6 +328,74 @@ def test_jit_replays():
         close(got, ft.grad(loss)(x, a))
 
 
+# -- frozen distributions: norm(loc, scale).logpdf(x) -------------------------------------
+
+
+FROZEN = [
+    ("norm", (0.5, 2.0), {}, "logpdf", np.array([-1.0, 0.3, 2.5])),
+    ("norm", (), {"loc": 0.5, "scale": 2.0}, "cdf", np.array([-1.0, 0.3, 2.5])),
+    ("gamma", (2.5,), {"scale": 1.5}, "logpdf", np.array([0.4, 1.3, 3.0])),
+    ("t", (4.0,), {}, "sf", np.array([-1.0, 0.3, 2.5])),
+    ("beta", (2.0, 3.0), {}, "ppf", np.array([0.1, 0.5, 0.8])),
+    ("poisson", (3.0,), {}, "logpmf", np.array([0, 2, 5])),
+    ("multivariate_normal", (np.zeros(2), np.array([[2.0, 0.3], [0.3, 1.0]])), {}, "logpdf",
+     np.array([[0.5, -1.0], [1.0, 2.0]])),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "name, args, kwargs, method, x", FROZEN, ids=[f[0] + "." + f[3] for f in FROZEN]
+)
+def test_frozen_distributions_match_scipy_and_the_unfrozen_call(name, args, kwargs, method, x):
+    frozen = getattr(fs, name)(*args, **kwargs)
+    want = getattr(getattr(st, name)(*args, **kwargs), method)(x)
+    close(getattr(frozen, method)(x), want)
+    if x.dtype.kind == "f":
+        unfrozen = getattr(getattr(fs, name), method)
+        close(
+            ft.grad(lambda x: fnp.sum(getattr(frozen, method)(x)))(x),
+            ft.grad(lambda x: fnp.sum(unfrozen(x, *args, **kwargs)))(x),
+        )
+
+
+def test_frozen_parameters_are_traced_like_jax():
+    x = np.array([-1.0, 0.3, 2.5])
+
+    def f(p):  # the published form: rv = norm(mu, sigma); rv.logpdf(data).sum()
+        rv = fs.norm(p[0], np.exp(p[1]))
+        return fnp.sum(rv.logpdf(x)) + rv.cdf(0.0)
+
+    def f_jax(p):
+        return jnp.sum(jst.norm.logpdf(x, p[0], jnp.exp(p[1]))) + jst.norm.cdf(
+            0.0, p[0], jnp.exp(p[1])
+        )
+
+    p = np.array([0.2, 0.4])
+    close(ft.grad(f)(p), jax.jit(jax.grad(f_jax))(p))
+    close(ft.hessian(f)(p), jax.jit(jax.hessian(f_jax))(p))
+    ps = np.array([[0.2, 0.4], [-0.5, 0.1], [1.0, -0.3]])
+    close(ft.vmap(f)(ps), np.stack([f(q) for q in ps]))
+    step = ft.jit(ft.grad(f))
+    step(p)
+    close(step(ps[1]), ft.grad(f)(ps[1]))
+    mvn = lambda m: fs.multivariate_normal(mean=m, cov=np.eye(2)).logpdf(np.ones(2))  # noqa: E731
+    close(ft.grad(mvn)(np.zeros(2)), np.ones(2))
+    close(
+        fs.multivariate_normal(np.zeros(2), 2.0).entropy(),
+        st.multivariate_normal(np.zeros(2), 2.0).entropy(),
+    )
+
+
+def test_frozen_distribution_names_its_methods_when_one_is_missing():
+    with pytest.raises(
+        AttributeError,
+        match=r"frozen ftransforms\.scipy\.stats\.norm has no method 'logpmf' \(it has logpdf",
+    ):
+        fs.norm(0.0, 1.0).logpmf(3)
+    with pytest.raises(TypeError, match=r"^gamma\.logpdf: missing the shape parameter"):
+        fs.gamma(scale=2.0).logpdf(1.0)
+
+
 # -- errors ----------------------------------------------------------------------------------
 
 

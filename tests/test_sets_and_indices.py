@@ -267,3 +267,54 @@ def test_set_functions_match_numpy():
     np.testing.assert_allclose(g, want)
     with pytest.raises(BatchedControlFlowError, match="intersect1d"):
         ft.vmap(lambda v: np.intersect1d(v, y))(np.array([[1.0, 2.0, 3.0], [2.0, 5.0, 4.0]]))
+
+
+# -- numpy.lib.stride_tricks.sliding_window_view ----------------------------------------
+
+
+SWV = np.lib.stride_tricks.sliding_window_view
+
+
+@pytest.mark.parametrize(
+    "window, axis", [(3, None), (3, -1), ((2, 2), (0, 1)), ((2, 1), (1, 1)), ((2, 3), None)]
+)
+def test_sliding_window_view_matches_numpy_and_its_gradient_counts_windows(window, axis):
+    # im2col / moving-window code: np.lib.stride_tricks.sliding_window_view(x, k) @ kernel
+    x = np.random.default_rng(4).standard_normal((4, 5))
+    if axis is None and np.ndim(window) == 0:
+        x = x[0]
+    want = SWV(x, window, axis=axis)
+    J = ft.jacfwd(lambda t: SWV(t, window, axis=axis))(x)  # the Jacobian: a 0/1 gather
+    assert J.shape == want.shape + x.shape
+    np.testing.assert_array_equal(np.tensordot(J, x, axes=x.ndim), want)
+    w = np.random.default_rng(5).standard_normal(want.shape)
+
+    def loss(m, t):
+        windows = SWV(t, window, axis=axis) if m is np else jax_swv(t, window, axis)
+        return (m.tanh(windows) * w).sum()
+
+    np.testing.assert_allclose(
+        ft.grad(lambda t: loss(np, t))(x), jax.jit(jax.grad(lambda t: loss(jnp, t)))(x), rtol=1e-12
+    )
+    batch = np.stack([x, 2 * x, -x])
+    np.testing.assert_array_equal(
+        ft.vmap(lambda t: SWV(t, window, axis=axis))(batch),
+        np.stack([SWV(t, window, axis=axis) for t in batch]),
+    )
+
+
+def jax_swv(t, window, axis):
+    """The same windows in JAX, by explicit index arrays (JAX has no sliding_window_view)."""
+    idx = SWV(np.arange(t.size).reshape(t.shape), window, axis=axis)
+    return t.ravel()[idx]
+
+
+def test_sliding_window_view_errors_like_numpy():
+    with pytest.raises(ValueError, match="larger than input"):
+        ft.grad(lambda t: SWV(t, 4).sum())(np.ones(3))
+    with pytest.raises(ValueError, match="window_shape for all dimensions"):
+        ft.grad(lambda t: SWV(t, 2).sum())(np.ones((3, 3)))
+    from ftransforms.errors import InPlaceError
+
+    with pytest.raises(InPlaceError, match="writeable"):
+        ft.grad(lambda t: SWV(t, 2, writeable=True).sum())(np.ones(3))

@@ -44,7 +44,7 @@ import numpy
 from ftransforms.backend import namespace_of
 from ftransforms.core.errors import EscapedTracerError, MixedBackendError
 from ftransforms.core.stack import current_stack
-from ftransforms.core.tracer import Tracer, escaped_error
+from ftransforms.core.tracer import TRACER_TYPES, Tracer, escaped_error
 
 #: Argument types that need no backend lookup: the fast path of ``bind`` (NumPy).
 _PLAIN_TYPES = frozenset(
@@ -119,17 +119,52 @@ class Primitive:
 
     def bind(self, *args: Any, **params: Any) -> Any:
         """Apply the primitive: evaluate, or dispatch to the top interpreter among ``args``."""
-        # Fast path: one or two NumPy arrays/scalars, no settings (most eager calls).
-        # Arities are spelled out: CPython calls a Python function much faster with
+        # NOTE [bind fast paths]: one and two arguments (nearly every call) are decided
+        # here with set lookups on the arguments' types: NumPy arrays and scalars go to the
+        # implementation, a tracer (with plain values beside it) straight to its
+        # interpreter.  Everything else (three or more arguments, other array types, object
+        # arrays, escaped tracers) takes the general path below, which decides the same
+        # way.  Arities are spelled out: CPython calls a Python function much faster with
         # positional arguments than through ``*args, **params`` unpacking.
         n = len(args)
-        if not params:
-            if n == 1:
-                if type(args[0]) in _PLAIN_TYPES:
-                    return self.impl(numpy, args[0])
-            elif n == 2:
-                if type(args[0]) in _PLAIN_TYPES and type(args[1]) in _PLAIN_TYPES:
-                    return self.impl(numpy, args[0], args[1])
+        if n == 1:
+            a = args[0]
+            t = type(a)
+            if t in _PLAIN_TYPES:
+                if not params:
+                    return self.impl(numpy, a)
+                if t is not numpy.ndarray or a.dtype is not _OBJECT:
+                    return self.impl(numpy, a, **params)
+            elif t in TRACER_TYPES:
+                interp = a._interp
+                if interp.active:
+                    return interp.process(self, args, params)
+        elif n == 2:
+            a, b = args
+            ta = type(a)
+            tb = type(b)
+            if ta in _PLAIN_TYPES:
+                if tb in _PLAIN_TYPES:
+                    if not params:
+                        return self.impl(numpy, a, b)
+                elif tb in TRACER_TYPES and (ta is not numpy.ndarray or a.dtype is not _OBJECT):
+                    interp = b._interp
+                    if interp.active:
+                        return interp.process(self, args, params)
+            elif ta in TRACER_TYPES:
+                if tb in TRACER_TYPES:
+                    ia = a._interp
+                    ib = b._interp
+                    if ia.active and ib.active:
+                        return (ia if ia.level >= ib.level else ib).process(self, args, params)
+                elif tb in _PLAIN_TYPES and (tb is not numpy.ndarray or b.dtype is not _OBJECT):
+                    interp = a._interp
+                    if interp.active:
+                        return interp.process(self, args, params)
+        return self._bind_general(args, params)
+
+    def _bind_general(self, args: tuple, params: dict) -> Any:
+        """``bind`` for any arguments (see NOTE [bind fast paths])."""
         top = None
         plain = True  # only numpy arrays and Python/NumPy scalars so far
         objects = False  # a NumPy object array among them (np.array([t, 1.0]))
@@ -194,9 +229,18 @@ class Primitive:
         rules = self.vjp_rules
         if callable(rules):
             return rules(y_bar, y, *args, wanted=wanted, **params)
-        if not params and len(args) == 1:  # unary ops, without star-unpacking
-            rule = rules[0]
-            return (rule(y_bar, y, args[0]) if wanted[0] and rule is not None else None,)
+        if not params:  # one and two inputs without star-unpacking
+            n = len(args)
+            if n == 1:
+                rule = rules[0]
+                return (rule(y_bar, y, args[0]) if wanted[0] and rule is not None else None,)
+            if n == 2:
+                r1, r2 = rules
+                x1, x2 = args
+                return (
+                    r1(y_bar, y, x1, x2) if wanted[0] and r1 is not None else None,
+                    r2(y_bar, y, x1, x2) if wanted[1] and r2 is not None else None,
+                )
         return tuple(
             rule(y_bar, y, *args, **params) if want and rule is not None else None
             for rule, want in zip(rules, wanted)

@@ -72,6 +72,10 @@ def _hidden_from_numpy_scalar_casts(prop: property) -> property:
     return property(dtype, doc=prop.__doc__)
 
 
+#: Every subclass of :class:`Tracer` (filled as they are defined): ``Primitive.bind`` tests
+#: ``type(x) in TRACER_TYPES``, a set lookup, instead of calling ``isinstance``.
+TRACER_TYPES: set[type] = set()
+
 #: Whether object arrays of tracers exist yet (set by the first ``Tracer.__array__``).
 _OBJECT_ARRAYS_MADE = [False]
 
@@ -92,6 +96,21 @@ def _called_from_numpy(depth: int) -> bool:
     except ValueError:  # pragma: no cover
         return False
     return frame.f_globals.get("__name__", "").startswith("numpy.")
+
+
+def _has_counterpart(module: str, function: str) -> bool:
+    """Whether ``ftransforms.<module>.<function>`` exists (``scipy.stats``, ``norm.logpdf``)."""
+    import importlib  # late import: only on this error path
+
+    try:
+        obj: Any = importlib.import_module(f"ftransforms.{module}")
+    except ImportError:
+        return False
+    for part in function.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return False
+    return True
 
 
 def _scipy_caller(depth: int) -> tuple[str, str] | None:
@@ -144,6 +163,7 @@ class Tracer:
     # is the subclass's plain property.
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        TRACER_TYPES.add(cls)
         if _OBJECT_ARRAYS_MADE[0]:
             _hide_dtype_in_subclasses(cls)
 
@@ -272,6 +292,15 @@ class Tracer:
             raise self._written_into_array_error()
         self._check_live("numpy.asarray()")
         if _indexing_with(1):
+            if self.dtype.kind in "iub":
+                # An integer/boolean index (np.eye(4)[np.argmax(t)]) has no derivative, so
+                # its value may be used where it is a single one: under jit that marks the
+                # recording as reading data (it then runs eagerly, never replaying a stale
+                # index); under vmap, whose rows differ, it raises below.
+                try:
+                    return self._concrete()
+                except BatchedControlFlowError:
+                    pass
             raise TracerConversionError(
                 f"{self._interp.name}: a[t] with a NumPy array a and a tracer t as the index: "
                 f"NumPy would turn the index into a plain array that the transform cannot see.  "
@@ -280,12 +309,20 @@ class Tracer:
         scipy_caller = _scipy_caller(1)
         if scipy_caller is not None:
             module, function = scipy_caller
+            if _has_counterpart(module, function):
+                fix = (
+                    f"Call ftransforms.{module}.{function} instead (the same signature), or "
+                    f"the function written with ftransforms.numpy."
+                )
+            else:
+                fix = (
+                    "ftransforms has no counterpart of it: write it with ftransforms.numpy, "
+                    "or give it rules with ftransforms.custom_vjp / custom_jvp."
+                )
             raise TracerConversionError(
                 f"{self._interp.name}: {module}.{function} converts its input with "
                 f"numpy.asarray, so it cannot compute on a tracer (only SciPy's ufuncs, such "
-                f"as scipy.special.erf, dispatch to ftransforms).  Call "
-                f"ftransforms.{module}.{function} instead (the same signature), or the "
-                f"function written with ftransforms.numpy."
+                f"as scipy.special.erf, dispatch to ftransforms).  {fix}"
             )
         if dtype is not None and numpy.dtype(dtype).kind != "O":
             raise TracerConversionError(

@@ -10,6 +10,9 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+# The module, not its rule: ``import batching_rules`` first (as tests do) imports
+# ftransforms, and so this module, while batching_rules.elementwise is still loading.
+import batching_rules.elementwise as _elementwise_rules
 from batching_rules.fallback import loop_and_stack
 from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperationError
 from ftransforms.core.stack import Interpreter
@@ -75,22 +78,73 @@ class BatchInterpreter(Interpreter):
         self.randomness = randomness
 
     def process(self, prim: Any, args: tuple, params: dict) -> Any:
-        vals = []
-        bdims = []
-        for a in args:
-            if type(a) is BatchTracer and a._interp is self:
-                vals.append(a.val)
-                bdims.append(a.bdim)
-            else:
-                vals.append(a)
-                bdims.append(None)
         rule = prim.batch
+        if rule is _elementwise_rules.elementwise:
+            # NOTE [elementwise under vmap]: the family rule's fast path, decided here
+            # without building the value and batch-axis lists or calling the rule: a unary
+            # op; two values batched on the same axis with the same rank; one batched value
+            # with an unbatched one (a scalar, a bias) too short to reach its batch axis
+            # when right-aligned.  The op maps over the batch axis where it is, and the
+            # result is what the rule (batching_rules/elementwise.py) returns.
+            n = len(args)
+            if n == 1:
+                a = args[0]
+                if type(a) is BatchTracer and a._interp is self:
+                    return BatchTracer(self, prim.bind(a.val, **params), a.bdim)
+            elif n == 2:
+                a, b = args
+                if type(a) is BatchTracer and a._interp is self:
+                    av = a.val
+                    d = a.bdim
+                    if type(b) is BatchTracer and b._interp is self:
+                        bv = b.val
+                        if d == b.bdim and av.ndim == bv.ndim:
+                            return BatchTracer(self, prim.bind(av, bv, **params), d)
+                    else:
+                        rank = 0 if type(b) in _SCALARS else getattr(b, "ndim", None)
+                        if rank is not None and rank < av.ndim - d:
+                            return BatchTracer(self, prim.bind(av, b, **params), d)
+                elif type(b) is BatchTracer and b._interp is self:
+                    bv = b.val
+                    d = b.bdim
+                    rank = 0 if type(a) in _SCALARS else getattr(a, "ndim", None)
+                    if rank is not None and rank < bv.ndim - d:
+                        return BatchTracer(self, prim.bind(a, bv, **params), d)
+        if len(args) == 2:  # list displays, not appends (the rules receive lists)
+            a, b = args
+            if type(a) is BatchTracer and a._interp is self:
+                if type(b) is BatchTracer and b._interp is self:
+                    vals = [a.val, b.val]
+                    bdims = [a.bdim, b.bdim]
+                else:
+                    vals = [a.val, b]
+                    bdims = [a.bdim, None]
+            elif type(b) is BatchTracer and b._interp is self:
+                vals = [a, b.val]
+                bdims = [None, b.bdim]
+            else:
+                vals = [a, b]
+                bdims = [None, None]
+        else:
+            vals = []
+            bdims = []
+            for a in args:
+                if type(a) is BatchTracer and a._interp is self:
+                    vals.append(a.val)
+                    bdims.append(a.bdim)
+                else:
+                    vals.append(a)
+                    bdims.append(None)
         if rule is None:
             rule = _fallback_rule(prim)
         out, out_bdim = rule(prim, vals, bdims, self.axis_size, **params)
         if prim.multiple_results:
             return tuple(o if d is None else BatchTracer(self, o, d) for o, d in zip(out, out_bdim))
         return out if out_bdim is None else BatchTracer(self, out, out_bdim)
+
+
+#: Python scalars: they broadcast against any value without reaching its batch axis.
+_SCALARS = frozenset({int, float, complex, bool})
 
 
 # -- the loop-and-stack fallback -------------------------------------------------------

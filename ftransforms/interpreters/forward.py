@@ -27,6 +27,10 @@ class DualTracer(Tracer):
         return self.primal.shape
 
     @property
+    def ndim(self) -> int:
+        return self.primal.ndim
+
+    @property
     def dtype(self) -> Any:
         return self.primal.dtype
 

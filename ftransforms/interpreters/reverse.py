@@ -33,6 +33,10 @@ class ReverseTracer(Tracer):
         return self.value.shape
 
     @property
+    def ndim(self) -> int:
+        return self.value.ndim
+
+    @property
     def dtype(self) -> Any:
         return self.value.dtype
 
@@ -82,31 +86,61 @@ class ReverseInterpreter(Interpreter):
     def process(self, prim: Any, args: tuple, params: dict) -> Any:
         if self.recorder is not None:
             return self.recorder.process(self, prim, args, params)
-        vals = []
-        parents = []
-        recorded = False
-        for a in args:
+        # One and two arguments spelled out (nearly every call): tuples instead of lists,
+        # and no star-unpacking into ``bind`` (see NOTE [bind fast paths]).
+        n = len(args)
+        if n == 1:
+            a = args[0]
+            if type(a) is not ReverseTracer or a._interp is not self:
+                return prim.bind(a, **params)
+            v = a.value
+            out = prim.bind(v, **params) if params else prim.bind(v)
+            vals = (v,)
+            parents = (a.id,)
+        elif n == 2:
+            a, b = args
             if type(a) is ReverseTracer and a._interp is self:
-                vals.append(a.value)
-                parents.append(a.id)
-                recorded = True
+                av = a.value
+                pa = a.id
             else:
-                vals.append(a)
-                parents.append(None)
-        if params or len(vals) != 2:
+                av = a
+                pa = None
+            if type(b) is ReverseTracer and b._interp is self:
+                bv = b.value
+                pb = b.id
+            else:
+                bv = b
+                pb = None
+            out = prim.bind(av, bv, **params) if params else prim.bind(av, bv)
+            if pa is None and pb is None:
+                return out
+            vals = (av, bv)
+            parents = (pa, pb)
+        else:
+            vals = []
+            ps = []
+            for a in args:
+                if type(a) is ReverseTracer and a._interp is self:
+                    vals.append(a.value)
+                    ps.append(a.id)
+                else:
+                    vals.append(a)
+                    ps.append(None)
             out = prim.bind(*vals, **params)
-        else:  # the common binary case, without star-unpacking (see Primitive.bind)
-            out = prim.bind(vals[0], vals[1])
-        if not recorded or prim.nondiff or prim.is_nondiff(params):
+            if all(p is None for p in ps):
+                return out
+            vals = tuple(vals)
+            parents = tuple(ps)
+        if prim.nondiff or (prim.nondiff_when is not None and prim.nondiff_when(**params)):
             return out
         if prim.multiple_results:
             ids = tuple(range(self.next_id + 1, self.next_id + 1 + len(out)))
             self.next_id += len(out)
             self.tape.append(Node(prim, params, vals, parents, out, ids))
             return tuple(ReverseTracer(self, o, i) for o, i in zip(out, ids))
-        self.next_id += 1
-        self.tape.append(Node(prim, params, vals, parents, out, self.next_id))
-        return ReverseTracer(self, out, self.next_id)
+        i = self.next_id = self.next_id + 1
+        self.tape.append(Node(prim, params, vals, parents, out, i))
+        return ReverseTracer(self, out, i)
 
     def backward(self, seeds: dict[int, Any], wanted: list[int], consume: bool = False) -> list:
         """Cotangents of the ids in ``wanted`` given output cotangents ``seeds``.
@@ -118,20 +152,32 @@ class ReverseInterpreter(Interpreter):
         cts: dict[int, Any] = {}
         for i, ct in seeds.items():
             cts[i] = ct if i not in cts else _add(cts[i], ct)
-        for node in _drain(self.tape) if consume else reversed(self.tape):
+        tape = self.tape
+        pop = cts.pop
+        for k in range(len(tape) - 1, -1, -1):
+            node = tape.pop() if consume else tape[k]
             out_id = node.out_id
             if type(out_id) is tuple:
-                y_bar = tuple(cts.pop(i, None) for i in out_id)
+                y_bar = tuple(pop(i, None) for i in out_id)
                 if all(b is None for b in y_bar):
                     continue
             else:
-                y_bar = cts.pop(out_id, None)
+                y_bar = pop(out_id, None)
                 if y_bar is None:
                     continue
             parents = node.parents
-            x_bars = node.prim.apply_vjp(
-                y_bar, node.y, node.args, [p is not None for p in parents], node.params
-            )
+            if len(parents) == 1 and parents[0] is not None:  # one input, recorded
+                (x_bar,) = node.prim.apply_vjp(y_bar, node.y, node.args, _ONE, node.params)
+                if x_bar is not None:
+                    pid = parents[0]
+                    prev = cts.get(pid)
+                    cts[pid] = x_bar if prev is None else _add(prev, x_bar)
+                continue
+            if len(parents) == 2:
+                wanted_here = (parents[0] is not None, parents[1] is not None)
+            else:
+                wanted_here = [p is not None for p in parents]
+            x_bars = node.prim.apply_vjp(y_bar, node.y, node.args, wanted_here, node.params)
             for pid, x_bar in zip(parents, x_bars):
                 if pid is None or x_bar is None:
                     continue
@@ -156,7 +202,5 @@ class ReverseInterpreter(Interpreter):
         return [tans.get(i) for i in wanted]
 
 
-def _drain(tape: list) -> Any:
-    """The tape's nodes, last first, each removed from the tape as it is handed out."""
-    while tape:
-        yield tape.pop()
+#: ``wanted`` for a one-input node: a node is recorded only when an input is.
+_ONE = (True,)

@@ -24,6 +24,8 @@ reference, each importing only the chapters listed before it here (so no import 
     linalg, fft           the numpy.linalg and numpy.fft namespaces
     index_tricks          r_, c_, s_, ix_ (and NumPy's own r_/c_ made to keep tracers)
     functional            apply_along_axis, apply_over_axes, piecewise
+    ufunc_methods         a ufunc's outer/reduce/accumulate for any binary function (no
+                          names of its own in fnp: numpy.<ufunc>.<method>(tracer) uses it)
 
 :mod:`~ftransforms.numpy.dispatch` holds ``@implements(numpy.foo)``, which each function
 carries where it is defined to answer ``numpy.foo(tracer)``; :mod:`~ftransforms.numpy.protocol`
@@ -64,7 +66,7 @@ from ftransforms.numpy.statistics import *  # noqa: F403
 from ftransforms.numpy.ufuncs import *  # noqa: F403
 
 # isort: split
-from ftransforms.numpy import array_methods, fft, linalg, protocol  # noqa: F401
+from ftransforms.numpy import array_methods, fft, linalg, protocol, ufunc_methods  # noqa: F401
 
 # The public names: each chapter's ``__all__`` (their union, grouped by chapter), and the
 # ``fft`` and ``linalg`` namespaces; tests/test_numpy_all.py keeps this list in step with
@@ -127,6 +129,7 @@ __all__ = [
     "s_",
     # indexing
     "add_at",
+    "sliding_window_view",
     "at",
     "choose",
     "compress",

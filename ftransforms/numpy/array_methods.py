@@ -22,12 +22,13 @@ from typing import Any
 
 import numpy
 
+from ftransforms.core.errors import InPlaceError
 from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
 from ftransforms.core.tracer import DTYPE_HIDDEN_FROM, Tracer
 from ftransforms.numpy.creation import from_object_array
-from ftransforms.numpy.indexing import IndexUpdateHelper, diagonal, getitem, take
+from ftransforms.numpy.indexing import IndexUpdateHelper, compress, diagonal, getitem, take
 from ftransforms.numpy.manipulation import ravel, reshape, squeeze, swapaxes, transpose
-from ftransforms.numpy.products import dot, matmul
+from ftransforms.numpy.products import dot, matmul, trace
 from ftransforms.numpy.protocol import NAMESPACE, UFUNC_ALIASES, handle_function, handle_ufunc
 from ftransforms.numpy.rearranging import repeat
 from ftransforms.numpy.reductions import (
@@ -73,6 +74,7 @@ from ftransforms.numpy.ufuncs import (
     remainder,
     subtract,
 )
+from ftransforms.numpy.ufuncs import round as round_
 
 __all__ = []
 
@@ -308,6 +310,45 @@ class ArrayMethods:
 
     def diagonal(self, offset=0, axis1=0, axis2=1):
         return diagonal(self, offset, axis1, axis2)
+
+    def trace(self, offset=0, axis1=0, axis2=1, dtype=None):
+        return trace(self, offset, axis1, axis2, dtype)
+
+    def compress(self, condition, axis=None):
+        return compress(condition, self, axis)
+
+    def round(self, decimals=0):
+        return round_(self, decimals)
+
+    def __round__(self, ndigits=None):
+        return round_(self, ndigits or 0)
+
+    def __divmod__(self, other):
+        return floor_divide(self, other), remainder(self, other)
+
+    def __rdivmod__(self, other):
+        return floor_divide(other, self), remainder(other, self)
+
+    # Tracers are immutable values (as JAX arrays): a copy is the same value, still traced.
+    # Without these, copy.deepcopy(params) would rebuild the tracer through pickling and
+    # cut it off from its transform (a zero gradient, a tracer leaking out of vmap).
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def sort(self, axis=-1, kind=None, order=None):
+        raise InPlaceError(
+            "t.sort() sorts in place, and tracers are immutable: write t = np.sort(t) "
+            "(or fnp.sort(t))"
+        )
+
+    def fill(self, value):
+        raise InPlaceError(
+            "t.fill(value) writes in place, and tracers are immutable: write "
+            "t = fnp.full_like(t, value)"
+        )
 
 
 _NOT_MEMBERS = {"__module__", "__qualname__", "__doc__", "__slots__", "__dict__", "__weakref__"}

@@ -15,6 +15,7 @@ import numpy
 import ftransforms.numpy.helpers as helpers
 from ftransforms.core.errors import (
     BatchedControlFlowError,
+    InPlaceError,
     UnsupportedOperationError,
 )
 from ftransforms.core.index_spec import (
@@ -64,6 +65,7 @@ from ftransforms.ops import elementwise as _ew
 from ftransforms.ops import indexing as _ix
 
 __all__ = [
+    "sliding_window_view",
     "where",
     "normalize_index",
     "getitem",
@@ -768,3 +770,62 @@ def extract(condition: Any, arr: Any) -> Any:
     cond = _concrete_mask(condition, "extract(condition, arr)")
     picked = xp_of(cond).nonzero(cond.reshape(-1))[0]
     return take(ravel(as_operand(arr)), picked)
+
+
+@implements(numpy.lib.stride_tricks.sliding_window_view)
+def sliding_window_view(
+    x: Any,
+    window_shape: Any,
+    axis: Any = None,
+    *,
+    subok: bool = False,
+    writeable: bool = False,
+) -> Any:
+    """``numpy.lib.stride_tricks.sliding_window_view``: every window of ``window_shape``
+    along ``axis`` (all axes when None), the windows' own axes last; a gather (NumPy returns
+    a strided view), so it is differentiable and batches like any indexing.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> x = np.arange(5.0)
+        >>> np.lib.stride_tricks.sliding_window_view(x, 3).tolist()[:2]
+        [[0.0, 1.0, 2.0], [1.0, 2.0, 3.0]]
+        >>> swv = np.lib.stride_tricks.sliding_window_view
+        >>> ft.grad(lambda t: swv(t, 3).sum())(x)  # how many windows hold each element
+        array([1., 2., 3., 2., 1.])
+    """
+    if writeable:
+        raise InPlaceError(
+            "sliding_window_view(..., writeable=True) of a tracer: tracers are immutable, "
+            "there is no view to write through; build the result functionally (fnp.at)"
+        )
+    x = as_operand(x)
+    rank = len(shape(x))
+    windows = tuple(window_shape) if numpy.iterable(window_shape) else (window_shape,)
+    if axis is None:
+        axes = tuple(range(rank))
+        if len(windows) != rank:
+            raise ValueError(
+                f"Since axis is `None`, must provide window_shape for all dimensions of `x`; "
+                f"got {len(windows)} window_shape elements and `x.ndim` is {rank}."
+            )
+    else:
+        axes = tuple(axis) if numpy.iterable(axis) else (axis,)
+        axes = tuple(helpers.normalize_axis(int(a), rank) for a in axes)
+        if len(windows) != len(axes):
+            raise ValueError(
+                f"Must provide matching length window_shape and axis; got {len(windows)} "
+                f"window_shape elements and {len(axes)} axes elements."
+            )
+    if builtins.any(int(w) < 0 for w in windows):
+        raise ValueError("`window_shape` cannot contain negative values")
+    out = x
+    for ax, w in zip(axes, windows):
+        n, w = shape(out)[ax], int(w)
+        if w > n:
+            raise ValueError("window shape cannot be larger than input array shape")
+        starts = numpy.arange(n - w + 1)
+        index = starts[:, None] + numpy.arange(w)[None, :]
+        out = moveaxis(take(out, index, axis=ax), ax + 1, -1)
+    return out

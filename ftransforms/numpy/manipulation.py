@@ -12,7 +12,6 @@ from typing import Any
 import numpy
 
 from ftransforms import lax
-from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import (
     ndim,
@@ -52,9 +51,11 @@ __all__ = [
 
 @implements(numpy.reshape)
 def reshape(x: Any, shape: Any = None, order: str = "C", **kw: Any) -> Any:  # noqa: A002
-    """``numpy.reshape``: the same elements in ``shape`` (one ``-1`` is inferred); C order
-    only (``order='F'`` raises :class:`~ftransforms.errors.UnsupportedOperationError`).
-    NumPy's older ``newshape=`` keyword is accepted.
+    """``numpy.reshape``: the same elements in ``shape`` (one ``-1`` is inferred), read and
+    written in C order or, with ``order='F'``, Fortran order (MATLAB's ``reshape``, the
+    ``vec`` of a matrix); ``'A'`` is Fortran order only for a Fortran-contiguous NumPy
+    array (a tracer has no memory layout: C).  NumPy's older ``newshape=`` keyword is
+    accepted.
 
     Example:
         >>> import numpy as np
@@ -64,16 +65,33 @@ def reshape(x: Any, shape: Any = None, order: str = "C", **kw: Any) -> Any:  # n
         [[0, 1, 2], [3, 4, 5]]
         >>> ft.grad(lambda x: fnp.reshape(x, (2, 2))[1, 0])(np.zeros(4))
         array([0., 0., 1., 0.])
+        >>> fnp.reshape(np.arange(6), (2, 3), order="F").tolist()
+        [[0, 2, 4], [1, 3, 5]]
     """
     shape = kw.pop("newshape", shape)
-    if order != "C":
-        raise UnsupportedOperationError("reshape: only order='C' is supported")
+    if _fortran_order(x, order, "reshape"):
+        dims = (shape,) if isinstance(shape, (int, numpy.integer)) else tuple(shape)
+        return transpose(lax.reshape(transpose(x), tuple(reversed(dims))))
     return lax.reshape(x, shape)
+
+
+def _fortran_order(x: Any, order: Any, where: str) -> bool:
+    """Whether ``order`` asks for Fortran order for ``x`` (NumPy's ``'A'``: only for a
+    Fortran- and not C-contiguous NumPy array)."""
+    if order is None or order == "C":
+        return False
+    if order == "F":
+        return True
+    if order in ("A", "K"):
+        flags = getattr(x, "flags", None) if type(x) is numpy.ndarray else None
+        return bool(flags is not None and flags.f_contiguous and not flags.c_contiguous)
+    raise ValueError(f"{where}: order must be one of 'C', 'F', 'A' (or 'K'), got {order!r}")
 
 
 @implements(numpy.ravel)
 def ravel(x: Any, order: str = "C") -> Any:
-    """``numpy.ravel``: the elements as a 1-D array, in C order (the only order supported).
+    """``numpy.ravel``: the elements as a 1-D array, in C order or, with ``order='F'``,
+    column by column.
 
     Example:
         >>> import numpy as np
@@ -84,6 +102,8 @@ def ravel(x: Any, order: str = "C") -> Any:
         >>> ft.grad(lambda x: fnp.ravel(x)[1])(np.zeros((2, 2)))
         array([[0., 1.],
                [0., 0.]])
+        >>> fnp.ravel(np.array([[1, 2], [3, 4]]), order="F").tolist()
+        [1, 3, 2, 4]
     """
     return reshape(x, (-1,), order=order)
 

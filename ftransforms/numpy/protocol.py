@@ -31,6 +31,7 @@ import ftransforms.numpy.sets as sets
 import ftransforms.numpy.signal as signal
 import ftransforms.numpy.sorting as sorting
 import ftransforms.numpy.statistics as statistics
+import ftransforms.numpy.ufunc_methods as ufunc_methods
 import ftransforms.numpy.ufuncs as ufuncs
 from ftransforms.core.errors import InPlaceError, UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
@@ -106,7 +107,16 @@ def _objects_converted(values: Any) -> Any:
     return values
 
 
+#: NumPy ufunc -> the ``ftransforms.numpy`` function a plain call ``numpy.<ufunc>(tracer)``
+#: resolves to (filled on first use): later calls skip the keyword and method checks.
+_UFUNC_CALLS: dict[Any, Any] = {}
+
+
 def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
+    if not kwargs and method == "__call__":
+        fn = _UFUNC_CALLS.get(ufunc)
+        if fn is not None:
+            return fn(*_objects_converted(inputs))
     name = ufunc.__name__
     inputs = _objects_converted(inputs)
     if kwargs.get("out") is not None:
@@ -127,7 +137,14 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
             f"on tracers; call it without them (fnp.where(mask, a, b) replaces where=)"
         )
     if method == "__call__":
-        fn = NAMESPACE.get(UFUNC_ALIASES.get(name, name)) or _scipy_special_ufunc(ufunc)
+        fn = NAMESPACE.get(UFUNC_ALIASES.get(name, name))
+        if (
+            fn is not None
+            and isinstance(ufunc, numpy.ufunc)
+            and getattr(numpy, name, None) is ufunc
+        ):
+            _UFUNC_CALLS[ufunc] = fn
+        fn = fn or _scipy_special_ufunc(ufunc)
         if fn is None:
             raise _unsupported(f"numpy.{name}", inputs)
         out = fn(*inputs)
@@ -135,6 +152,18 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
         out = NAMESPACE[_REDUCE[name]](inputs[0], axis=axis, keepdims=keepdims)
     elif method == "accumulate" and name in _ACCUMULATE:
         out = NAMESPACE[_ACCUMULATE[name]](inputs[0], axis=axis)
+    elif method in ("reduce", "accumulate", "outer") and ufunc.nin == 2:
+        # Any other binary ufunc's methods, from its elementwise counterpart
+        # (np.subtract.outer, np.maximum.accumulate, np.logaddexp.reduce, ...).
+        fn = NAMESPACE.get(UFUNC_ALIASES.get(name, name)) or _scipy_special_ufunc(ufunc)
+        if fn is None:
+            raise _unsupported(f"numpy.{name}.{method}", inputs)
+        if method == "reduce":
+            out = ufunc_methods.reduce(fn, inputs[0], axis=axis, keepdims=keepdims)
+        elif method == "accumulate":
+            out = ufunc_methods.accumulate(fn, inputs[0], axis=axis)
+        else:
+            out = ufunc_methods.outer(fn, *inputs)
     else:
         raise _unsupported(f"numpy.{name}.{method}", inputs)
     return out if dtype is None else ufuncs.astype(out, dtype)

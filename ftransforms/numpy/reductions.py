@@ -612,12 +612,14 @@ def average(
         >>> ft.grad(lambda a: fnp.average(a, weights=w))(a)  # w / sum(w)
         array([0.25, 0.25, 0.5 ])
     """
+    a = as_operand(a)  # array_like, as in NumPy: lists of numbers (or of tracers)
     if weights is None:
         avg = mean(a, axis=axis, keepdims=keepdims)
         if not returned:
             return avg
         count = size(a) / builtins.max(size(avg), 1)
         return avg, full(shape(avg), count, dtype=dtype_of(avg), like=avg)
+    weights = as_operand(weights, like=a)
     a_dt, w_dt = dtype_of(a), dtype_of(weights)
     if a_dt.kind in "biu":
         dt = numpy.result_type(a_dt, w_dt, numpy.float64)

@@ -9,8 +9,16 @@ from ftransforms import lax
 
 def unbroadcast(x_bar: Any, x: Any) -> Any:
     """Sum the cotangent ``x_bar`` down to the shape (and dtype) of the input ``x``."""
-    x_shape = lax.shape(x)
+    # Attribute reads first (arrays and tracers): most cotangents already match.
+    x_shape = getattr(x, "shape", None)
+    if type(x_shape) is not tuple:
+        x_shape = lax.shape(x)
+    x_dtype = getattr(x, "dtype", None)
+    if x_dtype is None:
+        x_dtype = lax.dtype_of(x)
     bar_shape = x_bar.shape
+    if bar_shape == x_shape and x_bar.dtype == x_dtype:
+        return x_bar
     if bar_shape != x_shape:
         lead = len(bar_shape) - len(x_shape)
         axes = tuple(range(lead)) + tuple(
@@ -19,7 +27,6 @@ def unbroadcast(x_bar: Any, x: Any) -> Any:
         x_bar = lax.sum(x_bar, axis=axes)
         if x_bar.shape != x_shape:
             x_bar = lax.reshape(x_bar, x_shape)
-    x_dtype = lax.dtype_of(x)
     if x_bar.dtype != x_dtype:
         if x_bar.dtype.kind == "c" and x_dtype.kind != "c":
             x_bar = lax.real(x_bar)  # NOTE [complex derivatives] in ops/elementwise.py

@@ -31,23 +31,27 @@ def _as_column(v):
 
 
 def _matmul_vjp_a(y_bar, y, a, b):
-    if lax.ndim(a) == 1 and lax.ndim(b) == 1:  # a dot product: y and y_bar are scalars
+    ra = lax.ndim(a)
+    rb = lax.ndim(b)
+    if ra == 1 and rb == 1:  # a dot product: y and y_bar are scalars
         return unbroadcast(y_bar * b, a)
-    if lax.ndim(b) == 1:  # (..., n, m) @ (m,): a_bar = y_bar b^T
+    if rb == 1:  # (..., n, m) @ (m,): a_bar = y_bar b^T
         return unbroadcast(_as_column(y_bar) * b, a)
     b_t = lax.swapaxes(b, -1, -2)
-    if lax.ndim(a) == 1 and lax.ndim(y_bar) > 1:  # (n,) @ (..., n, m): y_bar is a stack of rows
+    if ra == 1 and lax.ndim(y_bar) > 1:  # (n,) @ (..., n, m): y_bar is a stack of rows
         return unbroadcast(lax.squeeze(matmul_p.bind(lax.expand_dims(y_bar, -2), b_t), -2), a)
     return unbroadcast(matmul_p.bind(y_bar, b_t), a)
 
 
 def _matmul_vjp_b(y_bar, y, a, b):
-    if lax.ndim(a) == 1 and lax.ndim(b) == 1:
+    ra = lax.ndim(a)
+    rb = lax.ndim(b)
+    if ra == 1 and rb == 1:
         return unbroadcast(a * y_bar, b)
-    if lax.ndim(a) == 1:  # (n,) @ (..., n, m): b_bar = a y_bar^T
+    if ra == 1:  # (n,) @ (..., n, m): b_bar = a y_bar^T
         return unbroadcast(_as_column(a) * lax.expand_dims(y_bar, -2), b)
     a_t = lax.swapaxes(a, -1, -2)
-    if lax.ndim(b) == 1 and lax.ndim(y_bar) > 1:  # (..., n, m) @ (m,): y_bar is a stack of columns
+    if rb == 1 and lax.ndim(y_bar) > 1:  # (..., n, m) @ (m,): y_bar is a stack of columns
         return unbroadcast(lax.squeeze(matmul_p.bind(a_t, _as_column(y_bar)), -1), b)
     return unbroadcast(matmul_p.bind(a_t, y_bar), b)
 

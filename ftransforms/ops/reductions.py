@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import numpy
+
 from ftransforms import lax
 from ftransforms.core.primitive import Primitive, defop
 
@@ -57,9 +59,16 @@ def defreduction(name: str, impl: Callable, weights: Callable, **kwargs) -> Prim
     )
 
 
+def _sum_impl(xp, x, axis, keepdims):
+    # NOTE [array methods in impls] in ops/shape.py: numpy.sum of an array is this reduce.
+    if type(x) is numpy.ndarray:
+        return numpy.add.reduce(x, axis=axis, keepdims=keepdims)
+    return xp.sum(x, axis=axis, keepdims=keepdims)
+
+
 reduce_sum_p = defop(
     "reduce_sum",
-    lambda xp, x, axis, keepdims: xp.sum(x, axis=axis, keepdims=keepdims),
+    _sum_impl,
     transpose=lambda y_bar, x, axis, keepdims: expand_reduced(y_bar, x, axis, keepdims),
     family=REDUCTION,
 )

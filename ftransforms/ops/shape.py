@@ -13,17 +13,34 @@ from ftransforms import lax
 from ftransforms.core.primitive import defop
 from ftransforms.ops._util import unbroadcast
 
+
+# NOTE [array methods in impls]: for a NumPy array the impl calls the method (or the
+# ufunc's reduce) that NumPy's module-level function would call after its Python wrappers:
+# the same result, without two Python frames on every call.
+def _reshape_impl(xp, x, shape):
+    return x.reshape(shape) if type(x) is numpy.ndarray else xp.reshape(x, shape)
+
+
+def _transpose_impl(xp, x, axes):
+    return x.transpose(axes) if type(x) is numpy.ndarray else xp.transpose(x, axes)
+
+
+def _inverse_permutation(axes):
+    inverse = [0] * len(axes)
+    for i, a in enumerate(axes):
+        inverse[a] = i
+    return tuple(inverse)
+
+
 reshape_p = defop(
     "reshape",
-    lambda xp, x, shape: xp.reshape(x, shape),
+    _reshape_impl,
     transpose=lambda y_bar, x, shape: reshape_p.bind(y_bar, shape=x.shape),
 )
 transpose_p = defop(
     "transpose",
-    lambda xp, x, axes: xp.transpose(x, axes),
-    transpose=lambda y_bar, x, axes: transpose_p.bind(
-        y_bar, axes=tuple(int(i) for i in numpy.argsort(axes))
-    ),
+    _transpose_impl,
+    transpose=lambda y_bar, x, axes: transpose_p.bind(y_bar, axes=_inverse_permutation(axes)),
 )
 broadcast_to_p = defop(
     "broadcast_to",

@@ -1,5 +1,6 @@
 """``ftransforms.scipy.signal``: n-dimensional ``convolve``, ``correlate`` and
-``fftconvolve`` on tracers (like ``jax.scipy.signal``).
+``fftconvolve`` on tracers (like ``jax.scipy.signal``), ``convolve2d``/``correlate2d``
+with SciPy's boundary modes, and the linear filter ``lfilter``.
 
 ``method='direct'`` sums shifted copies of the larger input, one per element of the
 smaller one (cheap for small kernels); ``method='fft'`` multiplies ``fnp.fft`` transforms
@@ -22,10 +23,11 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy as fnp
+from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.numpy.ufuncs import float_input
 
-__all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "fftconvolve"]
+__all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "fftconvolve", "lfilter"]
 
 
 def _arr(x: Any) -> Any:
@@ -184,49 +186,140 @@ def fftconvolve(in1: Any, in2: Any, mode: str = "full", axes: Any = None) -> Any
     return _centered(full, tuple(out_shape)) if mode != "full" else full
 
 
-def _check2d(in1: Any, in2: Any, boundary: str, fillvalue: Any, where: str) -> None:
-    if fnp.ndim(in1) != 2 or fnp.ndim(in2) != 2:
+def lfilter(b: Any, a: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
+    """``scipy.signal.lfilter``: the IIR/FIR filter ``a[0] y[n] = sum_k b[k] x[n-k] -
+    sum_{k>=1} a[k] y[n-k]`` along ``axis`` (zero initial state; ``zi=`` is not supported).
+
+    The ``b`` part is a sum of shifted copies of ``x``.  With a constant ``a`` (a NumPy
+    array or list) the recursion is a convolution with its impulse response, computed once
+    on the host; with a traced ``a`` it runs step by step.  Differentiable in ``b``, ``a``
+    and ``x`` under every transform.  The reinforcement-learning idiom for discounted
+    returns, ``lfilter([1], [1, -gamma], r[::-1])[::-1]``, is one call.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> r = np.array([1.0, 0.0, 2.0])
+        >>> lfilter([1.0], [1.0, -0.5], r[::-1])[::-1].tolist()  # r + 0.5 r' + 0.25 r''
+        [1.5, 1.0, 2.0]
+        >>> ft.grad(lambda r: lfilter([1.0], [1.0, -0.5], r[::-1])[::-1][0])(r).tolist()
+        [1.0, 0.5, 0.25]
+    """
+    if zi is not None:
+        raise UnsupportedOperationError(
+            "lfilter(b, a, x, zi=...): initial conditions are not supported; prepend the "
+            "history to x instead"
+        )
+    b, a, x = _arr(b), _arr(a), _arr(x)
+    if fnp.ndim(b) != 1 or fnp.ndim(a) != 1 or fnp.shape(a)[0] == 0 or fnp.shape(b)[0] == 0:
         raise ValueError(
-            f"{where}: in1 and in2 must be 2-D, got shapes {fnp.shape(in1)} and {fnp.shape(in2)}"
+            f"lfilter(b, a, x): b and a must be non-empty 1-D arrays, got shapes "
+            f"{fnp.shape(b)} and {fnp.shape(a)}"
         )
-    if boundary != "fill" or not (isinstance(fillvalue, (int, float)) and fillvalue == 0):
-        raise NotImplementedError(
-            f"{where}: only boundary='fill' with fillvalue=0 is supported (as in jax.scipy.signal)"
+    if fnp.ndim(x) == 0:
+        raise ValueError("lfilter(b, a, x): x must have at least one dimension")
+    x = fnp.moveaxis(x, axis, -1)
+    n = fnp.shape(x)[-1]
+    a0 = a[0]
+    b, a_norm = b / a0, a / a0
+    lead = fnp.shape(x)[:-1]
+    # the moving-average part: v[n] = sum_k b[k] x[n - k]
+    v = b[0] * x
+    for k in range(1, min(fnp.shape(b)[0], n)):
+        shifted = fnp.concatenate(
+            [fnp.zeros(lead + (k,), dtype=dtype_of(x), like=x), x[..., :-k]], axis=-1
         )
+        v = v + b[k] * shifted
+    m = fnp.shape(a)[0]
+    if m == 1 or n == 0:
+        y = v
+    elif type(a) is numpy.ndarray:
+        # a constant recursion: convolve with its impulse response (length n)
+        coef = numpy.asarray(a, dtype=numpy.float64)
+        coef = coef / coef[0]
+        h = numpy.zeros(n)
+        h[0] = 1.0
+        for i in range(1, n):
+            k = min(m - 1, i)
+            h[i] = -numpy.dot(coef[1 : k + 1], h[i - k : i][::-1])
+        h = fnp.asarray(h.reshape((1,) * len(lead) + (n,)), dtype=dtype_of(v), like=v)
+        y = convolve(v, h, mode="full")[..., :n]
+    else:
+        rows: list = []
+        for i in range(n):
+            acc = v[..., i]
+            for k in range(1, min(m - 1, i) + 1):
+                acc = acc - a_norm[k] * rows[i - k]
+            rows.append(acc)
+        y = fnp.stack(rows, axis=-1)
+    return fnp.moveaxis(y, -1, axis)
+
+
+_BOUNDARY_PAD = {"fill": "constant", "wrap": "wrap", "symm": "symmetric"}
 
 
 def convolve2d(
     in1: Any, in2: Any, mode: str = "full", boundary: str = "fill", fillvalue: Any = 0
 ) -> Any:
-    """``scipy.signal.convolve2d`` (``boundary='fill'``, ``fillvalue=0``): the 2-D
-    :func:`convolve`.
+    """``scipy.signal.convolve2d``: 2-D convolution with SciPy's boundary handling
+    (``'fill'`` with ``fillvalue``, ``'wrap'`` periodic, ``'symm'`` mirrored), as a
+    padding of ``in1`` followed by :func:`convolve`.
 
     Example:
         >>> import numpy as np
-        >>> convolve2d(np.ones((2, 2)), np.ones((1, 2))).tolist()
-        [[1.0, 2.0, 1.0], [1.0, 2.0, 1.0]]
+        >>> import ftransforms as ft
+        >>> img, k = np.arange(9.0).reshape(3, 3), np.array([[0.0, 1.0], [1.0, 0.0]])
+        >>> convolve2d(img, k, mode="valid").tolist()
+        [[4.0, 6.0], [10.0, 12.0]]
+        >>> ft.grad(lambda im: convolve2d(im, k, mode="same", boundary="wrap").sum())(img)
+        array([[2., 2., 2.],
+               [2., 2., 2.],
+               [2., 2., 2.]])
     """
+    where = f"convolve2d(in1, in2, mode={mode!r}, boundary={boundary!r})"
     in1, in2 = _arr(in1), _arr(in2)
-    _check2d(in1, in2, boundary, fillvalue, "convolve2d(in1, in2)")
-    return convolve(in1, in2, mode=mode, method="direct")
+    if fnp.ndim(in1) != 2 or fnp.ndim(in2) != 2:
+        raise ValueError(
+            f"{where}: in1 and in2 must be 2-D, got shapes {fnp.shape(in1)} and {fnp.shape(in2)}"
+        )
+    if boundary not in _BOUNDARY_PAD:
+        raise ValueError(f"{where}: boundary must be 'fill', 'wrap' or 'symm'")
+    if mode not in ("full", "same", "valid"):
+        raise ValueError(f"{where}: mode must be 'full', 'same' or 'valid', got {mode!r}")
+    if mode == "valid" or (boundary == "fill" and _is_zero(fillvalue)):
+        return convolve(in1, in2, mode=mode, method="direct")
+    s1, s2 = fnp.shape(in1), fnp.shape(in2)
+    pads = [(m - 1, m - 1) for m in s2]
+    if boundary == "fill":
+        padded = fnp.pad(in1, pads, mode="constant", constant_values=fillvalue)
+    else:
+        padded = fnp.pad(in1, pads, mode=_BOUNDARY_PAD[boundary])
+    full = convolve(padded, in2, mode="valid", method="direct")  # the full-size result
+    if mode == "full":
+        return full
+    return _centered(full, s1)
 
 
 def correlate2d(
     in1: Any, in2: Any, mode: str = "full", boundary: str = "fill", fillvalue: Any = 0
 ) -> Any:
-    """``scipy.signal.correlate2d`` (``boundary='fill'``, ``fillvalue=0``): the 2-D
-    :func:`correlate` ('same' centred as SciPy's ``correlate2d``, at ``in2.shape // 2``).
+    """``scipy.signal.correlate2d``: 2-D cross-correlation, ``convolve2d`` with ``in2``
+    flipped (and conjugated), with the same boundary handling.
 
     Example:
         >>> import numpy as np
-        >>> correlate2d(np.ones((2, 2)), np.array([[1.0, 2.0]]), mode="valid").tolist()
-        [[3.0], [3.0]]
+        >>> correlate2d(np.arange(9.0).reshape(3, 3), np.ones((2, 2)), mode="valid").tolist()
+        [[8.0, 12.0], [20.0, 24.0]]
     """
     in1, in2 = _arr(in1), _arr(in2)
-    _check2d(in1, in2, boundary, fillvalue, "correlate2d(in1, in2)")
+    flipped = fnp.conj(fnp.flip(in2))
     if mode != "same":
-        return correlate(in1, in2, mode=mode, method="direct")
-    # SciPy's correlate2d centres 'same' at in2.shape // 2 (correlate's at (n2 - 1) // 2)
-    full = correlate(in1, in2, mode="full", method="direct")
-    (m1, n1), (m2, n2) = fnp.shape(in1), fnp.shape(in2)
-    return full[m2 // 2 : m2 // 2 + m1, n2 // 2 : n2 // 2 + n1]
+        return convolve2d(in1, flipped, mode=mode, boundary=boundary, fillvalue=fillvalue)
+    full = convolve2d(in1, flipped, mode="full", boundary=boundary, fillvalue=fillvalue)
+    # SciPy centres correlate2d's 'same' window rounding up (convolve2d's rounds down)
+    starts = [(f - s + 1) // 2 for f, s in zip(fnp.shape(full), fnp.shape(in1))]
+    return full[tuple(slice(b, b + s) for b, s in zip(starts, fnp.shape(in1)))]
+
+
+def _is_zero(value: Any) -> bool:
+    return not hasattr(value, "shape") and value == 0

@@ -213,12 +213,60 @@ class _Dist:
         return True
 
     def __call__(self, *args: Any, **kwargs: Any) -> _Frozen:
-        """The frozen distribution ``dist(*shapes, loc=..., scale=...)``, as SciPy's:
-        ``norm(mu, sigma).logpdf(x)`` is ``norm.logpdf(x, mu, sigma)``."""
-        extras = getattr(self, "_extras", None)
-        if extras is not None:  # SciPy checks the parameters when freezing
-            _split(0.0, args, kwargs, self.shapes, extras, f"{self.name}(...)")
+        """The distribution with its parameters fixed, SciPy's "frozen" form: the
+        parameters are those of the methods after the point (shape parameters, then
+        ``loc``/``scale``; ``mean``/``cov`` for ``multivariate_normal``), and may be traced.
+
+        Example:
+            >>> import numpy as np
+            >>> from ftransforms import grad
+            >>> from ftransforms.scipy.stats import norm
+            >>> rv = norm(1.0, 2.0)
+            >>> float(rv.logpdf(1.0)) == float(norm.logpdf(1.0, 1.0, 2.0))
+            True
+            >>> float(grad(lambda mu: norm(loc=mu, scale=2.0).logpdf(3.0))(1.0))  # (x-mu)/4
+            0.5
+        """
         return _Frozen(self, args, kwargs)
+
+
+#: Methods of a frozen distribution that take the point (``x``, ``k`` or ``q``) first,
+#: and those that take nothing.
+_POINT_METHODS = (
+    "logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf", "logpmf", "pmf"
+)  # fmt: skip
+_NO_POINT_METHODS = ("entropy", "mean", "var", "std", "median")
+
+
+class _Frozen:
+    """``dist(*params)``: ``dist``'s methods with the parameters filled in."""
+
+    def __init__(self, dist: _Dist, args: tuple, kwargs: dict) -> None:
+        self.dist, self.args, self.kwds = dist, args, kwargs
+
+    def __repr__(self) -> str:
+        return f"{self.dist!r} frozen with {len(self.args) + len(self.kwds)} parameter(s)"
+
+    def __getattr__(self, name: str) -> Any:
+        dist = self.__dict__.get("dist")
+        method = getattr(dist, name, None) if not name.startswith("_") else None
+        if method is not None and name in _POINT_METHODS:
+
+            def at(point: Any) -> Any:
+                return method(point, *self.args, **self.kwds)
+
+            at.__name__ = name
+            at.__doc__ = method.__doc__
+            return at
+        if method is not None and name in _NO_POINT_METHODS:
+            return lambda: method(*self.args, **self.kwds)
+        if method is not None and name == "rvs":  # rvs(size=..., random_state=...)
+            return lambda **kw: method(*self.args, **self.kwds, **kw)
+        have = [m for m in _POINT_METHODS + _NO_POINT_METHODS + ("rvs",) if hasattr(dist, m)]
+        raise AttributeError(
+            f"frozen ftransforms.scipy.stats.{getattr(dist, 'name', '?')} has no method "
+            f"{name!r} (it has {', '.join(have)})"
+        )
 
 
 def _split(x: Any, args: tuple, kwargs: dict, shapes: tuple, extras: tuple, where: str) -> tuple:
@@ -254,47 +302,8 @@ def _split(x: Any, args: tuple, kwargs: dict, shapes: tuple, extras: tuple, wher
     return tuple(out)
 
 
-_NO_X = ("rvs", "entropy", "mean", "var", "std", "median")
-_FROZEN_METHODS = (
-    "logpdf pdf logpmf pmf cdf logcdf sf logsf ppf isf rvs entropy mean var std median".split()
-)
-
-
-class _Frozen:
-    """A distribution with its parameters fixed (SciPy's ``rv_frozen``): each method takes
-    only the point (``rvs`` takes ``size`` and ``random_state``); ``dist``, ``args`` and
-    ``kwds`` are the distribution and the parameters, as SciPy's.
-
-    Example:
-        >>> from ftransforms import grad
-        >>> float(norm(1.0, 2.0).cdf(1.0))
-        0.5
-        >>> float(grad(lambda mu: norm(mu, 1.0).logpdf(3.0))(1.0))  # x - mu
-        2.0
-    """
-
-    def __init__(self, dist: _Dist, args: tuple, kwds: dict) -> None:
-        self.dist, self.args, self.kwds = dist, args, kwds
-
-    def __repr__(self) -> str:
-        return f"{self.dist!r}(*{self.args!r}, **{self.kwds!r}) (frozen)"
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name not in _FROZEN_METHODS:
-            raise AttributeError(f"{self.dist.name} (frozen) has no attribute {name!r}")
-        method = getattr(self.dist, name, None)
-        if method is None:
-            raise AttributeError(f"{self.dist.name} (frozen) has no method {name!r}")
-        args, kwds = self.args, self.kwds
-        if name in _NO_X:
-            return lambda **kw: method(*args, **kwds, **kw)
-        return lambda x: method(x, *args, **kwds)
-
-
 class _Continuous(_Dist):
     """A continuous distribution with ``loc`` and ``scale``."""
-
-    _extras = ("loc", "scale")
 
     def _args(self, method: str, x: Any, args: tuple, kwargs: dict) -> tuple:
         where = f"{self.name}.{method}"
@@ -1222,8 +1231,6 @@ def _ppf_primitive(name: str, dist: _Continuous, method: str = "ppf") -> Any:
 
 class _Discrete(_Dist):
     """A discrete distribution with ``loc`` (an integer shift of the support)."""
-
-    _extras = ("loc",)
 
     def _args(self, method: str, k: Any, args: tuple, kwargs: dict) -> tuple:
         where = f"{self.name}.{method}"
