@@ -692,13 +692,6 @@ def test_scipy_python_functions_on_tracers_name_the_counterpart():
         ft.grad(lambda m: sl.expm(m * np.eye(2)).sum())(0.5)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core/tracer.py _scipy_caller names the frozen class (rv_continuous_frozen) and "
-    "SciPy's decorator frame ('wrapper'), so the error says ftransforms has no counterpart of "
-    "norm(...).logpdf / linalg.cho_factor: fix there (use the frozen object's .dist.name and "
-    "map it to ftransforms.scipy.stats.<name>(...).<method>; skip frames named 'wrapper')",
-)
 def test_scipy_frozen_and_decorated_functions_on_tracers_name_the_counterpart():
     from ftransforms.errors import TracerConversionError
 

@@ -113,6 +113,20 @@ def _has_counterpart(module: str, function: str) -> bool:
     return True
 
 
+#: Frames of SciPy's own decorators, which wrap the public function a user called.
+_DECORATOR_FRAMES = frozenset({"wrapper", "inner", "decorated", "wrapped", "_wrapper"})
+
+
+def _wrapped_scipy_function(local_vars: dict) -> tuple[str, str] | None:
+    """``(module, name)`` of the public SciPy function a decorator frame wraps, if any."""
+    for value in local_vars.values():
+        module = getattr(value, "__module__", None) or ""
+        name = getattr(value, "__name__", "")
+        if callable(value) and module.startswith("scipy.") and not name.startswith("_"):
+            return module, name
+    return None
+
+
 def _scipy_caller(depth: int) -> tuple[str, str] | None:
     """``("scipy.stats", "logpdf")`` when the code that converted a tracer with
     ``numpy.asarray`` is SciPy's (the outermost SciPy frame names the public function and
@@ -129,10 +143,22 @@ def _scipy_caller(depth: int) -> tuple[str, str] | None:
         name = frame.f_globals.get("__name__", "")
         if name.split(".")[0] != "scipy":
             break
-        owner = frame.f_locals.get("self")
         function = frame.f_code.co_name
+        if function in _DECORATOR_FRAMES or "._lib" in name:
+            # SciPy's decorators (batching over leading axes, ...): the public function is
+            # the one they wrap, a local of theirs.
+            wrapped = _wrapped_scipy_function(frame.f_locals)
+            if wrapped is not None:
+                found = wrapped
+            frame = frame.f_back
+            continue
+        owner = frame.f_locals.get("self")
         if owner is not None:  # a method: scipy.stats.norm.logpdf
-            function = f"{type(owner).__name__.removesuffix('_gen')}.{function}"
+            dist = getattr(owner, "dist", None)  # a frozen distribution: norm(m, s).logpdf
+            if dist is not None and hasattr(dist, "name"):
+                function = f"{dist.name}.{function}"
+            else:
+                function = f"{type(owner).__name__.removesuffix('_gen')}.{function}"
         found = (name, function)
         frame = frame.f_back
     if found is None:
