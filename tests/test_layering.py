@@ -37,7 +37,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("user-facing", ("ftransforms.",)),
     ("package", ("=ftransforms",)),
     # Programs that use the finished package (``from ftransforms import ...``).
-    ("applications", ("ftransforms.demo", "ftransforms.coverage")),
+    ("applications", ("ftransforms.demo", "ftransforms.coverage", "ftransforms.public_api")),
 ]
 RANK = {name: i for i, (name, _) in enumerate(LAYERS)}
 

@@ -14,49 +14,11 @@ from __future__ import annotations
 import doctest
 import importlib
 import inspect
-import types
 from functools import cache
 
 import pytest
 
-#: The public namespaces the API reference documents.
-NAMESPACES = (
-    "ftransforms",
-    "ftransforms.numpy",
-    "ftransforms.numpy.linalg",
-    "ftransforms.numpy.fft",
-    "ftransforms.nn",
-    "ftransforms.random",
-    "ftransforms.scipy",
-    "ftransforms.scipy.special",
-    "ftransforms.scipy.stats",
-    "ftransforms.scipy.linalg",
-    "ftransforms.scipy.signal",
-    "ftransforms.scipy.integrate",
-    "ftransforms.distributed",
-    "ftransforms.testing",
-    "ftransforms.errors",
-)
-
-
-def _reexported_from_numpy(obj: object) -> bool:
-    """NumPy's own dtypes and constants (``fnp.float32``, ``fnp.pi``): NumPy documents them."""
-    if isinstance(obj, (int, float, type(None))):
-        return True
-    return isinstance(obj, type) and obj.__module__ == "numpy"
-
-
-def public_names(namespace: str) -> list[str]:
-    module = importlib.import_module(namespace)
-    names = getattr(module, "__all__", None)
-    if names is None:
-        names = [n for n in vars(module) if not n.startswith("_")]
-    return sorted(
-        n
-        for n in names
-        if not isinstance(getattr(module, n), types.ModuleType)
-        and not _reexported_from_numpy(getattr(module, n))
-    )
+from ftransforms.public_api import NAMESPACES, public_names
 
 
 def _all_names() -> list[str]:

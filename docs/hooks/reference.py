@@ -19,38 +19,11 @@ import importlib
 import inspect
 import re
 import textwrap
-import types
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-#: The public namespaces (the same tuple as ``tests/test_public_examples.py``; a test
-#: checks that they agree).
-NAMESPACES = (
-    "ftransforms",
-    "ftransforms.numpy",
-    "ftransforms.numpy.linalg",
-    "ftransforms.numpy.fft",
-    "ftransforms.nn",
-    "ftransforms.random",
-    "ftransforms.scipy",
-    "ftransforms.scipy.special",
-    "ftransforms.scipy.stats",
-    "ftransforms.scipy.linalg",
-    "ftransforms.scipy.signal",
-    "ftransforms.scipy.integrate",
-    "ftransforms.distributed",
-    "ftransforms.testing",
-    "ftransforms.errors",
-)
-
-#: Names a namespace holds by accident, with the reason they are not documented.
-NOT_PUBLIC = {
-    ("ftransforms.numpy", "annotations"): (
-        "the `from __future__ import annotations` feature object, visible because "
-        "ftransforms.numpy has no __all__"
-    ),
-}
+from ftransforms.public_api import public_names
 
 #: The top-level namespace's names, grouped by the module that defines them.
 TOP_GROUPS = {
@@ -102,32 +75,6 @@ NAMESPACE_PAGES = [
     ("reference/testing.md", "ftransforms.testing", "ftransforms.testing"),
     ("reference/errors.md", "ftransforms.errors", "ftransforms.errors"),
 ]
-
-
-def public_names(namespace: str) -> list[str]:
-    """The public names of ``namespace`` (as ``tests/test_public_examples.py`` defines them).
-
-    Example:
-        >>> "vmap" in public_names("ftransforms")
-        True
-    """
-    module = importlib.import_module(namespace)
-    names = getattr(module, "__all__", None)
-    if names is None:
-        names = [n for n in vars(module) if not n.startswith("_")]
-    out = []
-    for n in names:
-        obj = getattr(module, n)
-        if isinstance(obj, types.ModuleType) or _reexported_from_numpy(obj):
-            continue
-        out.append(n)
-    return sorted(out)
-
-
-def _reexported_from_numpy(obj: object) -> bool:
-    if isinstance(obj, (int, float, type(None))):
-        return True
-    return isinstance(obj, type) and obj.__module__ == "numpy"
 
 
 @dataclass
@@ -184,8 +131,6 @@ def pages() -> list[Page]:
     )
     chapters: dict[str, list[tuple[str, str]]] = {c: [] for c in CHAPTERS}
     for name in public_names("ftransforms.numpy"):
-        if ("ftransforms.numpy", name) in NOT_PUBLIC:
-            continue
         chapters[_fnp_chapter(name)].append(("ftransforms.numpy", name))
     out.append(Page("reference/numpy/index.md", "ftransforms.numpy"))
     for chapter, entries in chapters.items():
@@ -435,14 +380,6 @@ def _render_index() -> str:
             continue
         link = page.path.removeprefix("reference/")
         rows.append(f"| [{page.title}]({link}) | {sum(1 for _ in page.entries())} |")
-    excluded = (
-        "\n".join(
-            f"- `{ns}.{n}`: {why}"
-            for (ns, n), why in NOT_PUBLIC.items()
-            if n in public_names(ns)  # still there
-        )
-        or "- nothing"
-    )
     return "\n".join(
         [
             "# API reference",
@@ -455,10 +392,9 @@ def _render_index() -> str:
             "",
             *rows,
             "",
-            "`ftransforms.scipy` itself only holds its submodules.",
-            "Left out on purpose:",
-            "",
-            excluded,
+            "`ftransforms.scipy` itself only holds its submodules. NumPy's own dtypes and",
+            "constants that `ftransforms.numpy` re-exports (`fnp.float32`, `fnp.pi`) are",
+            "documented by NumPy.",
             "",
         ]
     )
