@@ -1,0 +1,431 @@
+"""Published-style NumPy programs, round two: other idioms and domains, run unchanged.
+
+Round one (``tests/test_published_programs.py``) covers regression, GP, RK4, k-means, PCA,
+attention, Kalman filters and the like.  This file adds the idioms of numerical methods
+(Newton with ``np.linalg.solve`` in a loop, finite-difference stencils by slicing, Simpson
+and trapezoid rules, ``np.polyval``, spline evaluation with ``np.searchsorted``,
+``np.interp``, a leapfrog N-body step with broadcasting), classic ML written from scratch
+(naive Bayes, softmax regression with ``np.eye(k)[y]``, im2col convolution, batch norm, an
+LSTM cell with ``np.split``, a VAE ELBO, t-SNE affinities), signal processing
+(``np.fft.rfft``, ``np.hanning``, ``np.convolve(mode='same')``), statistics (AR(1)
+likelihood, weighted least squares with ``np.diag``, ``np.quantile`` losses,
+``np.histogram`` as a constant), finance idioms (``np.cumprod``,
+``np.maximum.accumulate``, ``np.where`` payoffs) and utility idioms (``np.vectorize``,
+``np.apply_along_axis``, ``np.einsum('ij,ij->i')``, ``np.errstate``, ``np.allclose`` in an
+assertion, ``len(x)`` loops, lists of arrays).
+
+Oracles: JAX in float64 running the same code object with ``np`` rebound to ``jax.numpy``
+(one ``jax.jit`` compile per check), float64 central differences, Python loops for
+``vmap``, and for ``jit`` the eager result on new inputs after recording.
+"""
+
+from __future__ import annotations
+
+import types
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import ftransforms as ft
+from ftransforms.errors import InPlaceError
+from tests.tolerances import assert_tree_close, fd_tol, tol
+
+jax.config.update("jax_enable_x64", True)
+
+TOL = tol(np.float64)
+FD_TOL = fd_tol(np.float64)
+LINALG_TOL = {"rtol": 1e-8, "atol": 1e-10}
+
+
+# ======================================================================================
+# Oracle machinery
+# ======================================================================================
+
+_JAX_GLOBALS: dict = {}
+
+
+def jaxify(fn):
+    """``fn``'s code with ``np`` (and this module's ``p_`` helpers) rebound to JAX."""
+    if not _JAX_GLOBALS:
+        _JAX_GLOBALS.update(globals())
+        _JAX_GLOBALS["np"] = jnp
+        for name, value in globals().items():
+            if isinstance(value, types.FunctionType) and name.startswith("p_"):
+                _JAX_GLOBALS[name] = types.FunctionType(
+                    value.__code__, _JAX_GLOBALS, name, value.__defaults__, value.__closure__
+                )
+    jax_fn = types.FunctionType(
+        fn.__code__, _JAX_GLOBALS, fn.__name__, fn.__defaults__, fn.__closure__
+    )
+
+    def on_jax_arrays(*args):
+        as_jax = jax.tree_util.tree_map(
+            lambda v: jnp.asarray(v) if isinstance(v, np.ndarray) else v, args
+        )
+        return jax_fn(*as_jax)
+
+    return on_jax_arrays
+
+
+def jax_call(f, *args):
+    """``jax.jit(f)(*args)`` compiled without XLA's expensive passes (small programs)."""
+    compiled = (
+        jax.jit(f)
+        .lower(*args)
+        .compile(
+            compiler_options={
+                "xla_backend_optimization_level": 0,
+                "xla_llvm_disable_expensive_passes": True,
+            }
+        )
+    )
+    return compiled(*args)
+
+
+def fd_jacobian(f, args, argnum=0, eps=1e-3):
+    """4th-order central differences in float64 of ``f`` in ``args[argnum]``."""
+    x = np.asarray(args[argnum], dtype=np.float64)
+
+    def at(v):
+        call = list(args)
+        call[argnum] = v
+        return np.asarray(f(*call), dtype=np.float64)
+
+    cols = []
+    for k in range(x.size):
+        e = np.zeros(x.size)
+        e[k] = eps
+        e = e.reshape(x.shape)
+        cols.append((-at(x + 2 * e) + 8 * at(x + e) - 8 * at(x - e) + at(x - 2 * e)) / (12 * eps))
+    out = np.stack(cols, axis=-1)
+    return out.reshape(out.shape[:-1] + x.shape)
+
+
+def close(actual, expected, tolerance=TOL, msg=""):
+    expected = jax.tree_util.tree_map(np.asarray, expected)
+    assert_tree_close(actual, expected, err_msg=msg, **tolerance)
+
+
+def check_grad(f, args, argnums=0, tolerance=TOL):
+    got = ft.grad(f, argnums=argnums)(*args)
+    want = jax_call(jax.grad(jaxify(f), argnums=argnums), *args)
+    close(got, want, tolerance, "grad")
+    return got
+
+
+def check_value(f, args, tolerance=TOL):
+    got = f(*args)
+    close(got, jax_call(jaxify(f), *args), tolerance, "value against jax.numpy")
+
+
+def check_fd_grad(f, args, argnums=0, tolerance=FD_TOL):
+    got = ft.grad(f, argnums=argnums)(*args)
+    close(got, fd_jacobian(f, args, argnums), tolerance, "grad vs finite differences")
+    return got
+
+
+def check_hessian(f, args, argnums=0):
+    got = ft.hessian(f, argnums=argnums)(*args)
+    want = fd_jacobian(ft.grad(f, argnums=argnums), args, argnums)
+    close(got, want, FD_TOL, "hessian")
+    return got
+
+
+def check_jacfwd(f, args, argnums=0, tolerance=TOL):
+    got = ft.jacfwd(f, argnums=argnums)(*args)
+    close(got, fd_jacobian(f, args, argnums), FD_TOL, "jacfwd vs finite differences")
+    close(ft.jacrev(f, argnums=argnums)(*args), got, tolerance, "jacrev")
+    return got
+
+
+def check_vmap(f, args, in_dims, tolerance=TOL):
+    got = ft.vmap(f, in_dims=in_dims)(*args)
+    sizes = {
+        jax.tree_util.tree_leaves(a)[0].shape[d] for a, d in zip(args, in_dims) if d is not None
+    }
+    (n,) = sizes
+    rows = []
+    for i in range(n):
+        call = [
+            a if d is None else jax.tree_util.tree_map(lambda v, i=i: v[i], a)
+            for a, d in zip(args, in_dims)
+        ]
+        rows.append(f(*call))
+    want = jax.tree_util.tree_map(lambda *r: np.stack([np.asarray(v) for v in r]), *rows)
+    close(got, want, tolerance, "vmap")
+    return got
+
+
+def check_jit(fn, args, new_args, replayed=True, tolerance=TOL):
+    compiled = ft.jit(fn)
+    close(compiled(*args), fn(*args), tolerance, "jit (recording call)")
+    close(compiled(*new_args), fn(*new_args), tolerance, "jit (replay)")
+    if replayed:
+        (program,) = compiled.cache.values()
+        assert not program.value_dependent, program.reason
+
+
+def perturb(tree, rng, scale=0.1):
+    def move(v):
+        if np.asarray(v).dtype.kind != "f":
+            return v
+        return v + scale * rng.standard_normal(np.shape(v))
+
+    return jax.tree_util.tree_map(move, tree)
+
+
+# ======================================================================================
+# 1. Newton's method for a nonlinear system, np.linalg.solve in a loop
+# ======================================================================================
+
+
+def p_residual(x, a):
+    return np.array([x[0] ** 2 + x[1] ** 2 - a[0], x[0] * x[1] - a[1]])
+
+
+def p_jacobian(x):
+    return np.array([[2 * x[0], 2 * x[1]], [x[1], x[0]]])
+
+
+def p_newton_solve(a, x0, n_iter=6):
+    x = x0.copy()
+    for i in range(n_iter):
+        F = p_residual(x, a)
+        J = p_jacobian(x)
+        dx = np.linalg.solve(J, -F)
+        x = x + dx
+    return x
+
+
+def p_newton_cubic(b, A, n_iter=5):
+    # solve A x + x**3 = b: the residual and Jacobian from array expressions
+    x = np.zeros_like(b)
+    for _ in range(n_iter):
+        F = A @ x + x**3 - b
+        J = A + np.diag(3 * x**2)
+        x = x - np.linalg.solve(J, F)
+    return x
+
+
+def p_newton_objective(b, A):
+    x = p_newton_cubic(b, A)
+    return np.sum(x**2) + x[0] * x[1]
+
+
+def test_newton_system(rng):
+    A = np.array([[4.0, 1.0, 0.0], [1.0, 3.0, 0.5], [0.0, 0.5, 5.0]])
+    b = np.array([1.0, -0.5, 0.8])
+    check_grad(p_newton_objective, (b, A), argnums=(0, 1), tolerance=LINALG_TOL)
+    check_jacfwd(p_newton_cubic, (b, A))
+    check_vmap(p_newton_cubic, (b + 0.1 * rng.standard_normal((3, 3)), A), in_dims=(0, None))
+    check_jit(p_newton_cubic, (b, A), (b + 0.05, A + 0.01))
+    # The textbook form with np.array([...]) residual and Jacobian: once x is traced both
+    # are NumPy object arrays and np.linalg.solve sees no tracer among its arguments, so
+    # NumPy's own casting error is raised (documented in docs/guides/numpy-code.md).
+    a, x0 = np.array([5.0, 2.0]), np.array([2.2, 0.9])
+    with pytest.raises(TypeError, match="Cannot cast ufunc"):
+        ft.grad(lambda a: np.sum(p_newton_solve(a, x0)))(a)
+
+
+# ======================================================================================
+# 2. Explicit heat equation: finite-difference Laplacian by slicing, a for loop of steps
+# ======================================================================================
+
+
+def p_laplacian_1d_inplace(u, dx):
+    lap = np.zeros_like(u)
+    lap[1:-1] = (u[2:] - 2 * u[1:-1] + u[:-2]) / dx**2
+    return lap
+
+
+def p_laplacian_1d(u, dx):
+    # Dirichlet boundaries: zero Laplacian at both ends, padded back to u's length
+    return np.pad((u[2:] - 2 * u[1:-1] + u[:-2]) / dx**2, 1)
+
+
+def p_heat_explicit(u0, alpha=0.1, dx=0.1, dt=0.004, n_steps=10):
+    u = u0.copy()
+    for n in range(n_steps):
+        u = u + alpha * dt * p_laplacian_1d(u, dx)
+        u = np.concatenate([np.zeros(1), u[1:-1], np.zeros(1)])
+    return u
+
+
+def p_heat_loss(u0, target):
+    return np.mean((p_heat_explicit(u0) - target) ** 2)
+
+
+def p_laplacian_2d(u):
+    return u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4 * u[1:-1, 1:-1]
+
+
+def p_dirichlet_energy_2d(u):
+    return 0.5 * np.sum(u[1:-1, 1:-1] * -p_laplacian_2d(u)) + np.sum(u**4)
+
+
+def test_heat_equation(rng):
+    x = np.linspace(0, 1, 9)
+    u0 = np.sin(np.pi * x) + 0.1 * rng.standard_normal(9)
+    target = 0.5 * np.sin(np.pi * x)
+    check_grad(p_heat_loss, (u0, target))
+    check_jacfwd(p_heat_explicit, (u0,))
+    check_vmap(p_heat_explicit, (u0 + rng.standard_normal((3, 9)),), in_dims=(0,))
+    check_jit(p_heat_explicit, (u0,), (u0 + 0.1,))
+    u = rng.standard_normal((5, 5))
+    check_grad(p_dirichlet_energy_2d, (u,))
+    check_hessian(p_dirichlet_energy_2d, (u[:4, :4],))
+    # the in-place form (lap[1:-1] = ... into np.zeros_like(u)) writes a tracer into a
+    # NumPy array: the documented InPlaceError, naming the functional fix
+    with pytest.raises(InPlaceError, match="fnp.at"):
+        ft.grad(lambda v: np.sum(p_laplacian_1d_inplace(v, 0.1) ** 2))(u0)
+
+
+# ======================================================================================
+# 3. Quadrature: trapezoid and composite Simpson by hand, np.trapezoid as a library call
+# ======================================================================================
+
+
+def p_simpson(f_vals, h):
+    n = len(f_vals) - 1
+    assert n % 2 == 0, "Simpson's rule needs an even number of intervals"
+    return (
+        h
+        / 3
+        * (f_vals[0] + 4 * np.sum(f_vals[1:n:2]) + 2 * np.sum(f_vals[2 : n - 1 : 2]) + f_vals[n])
+    )
+
+
+def p_trapezoid(y, x):
+    return np.sum((x[1:] - x[:-1]) * (y[1:] + y[:-1]) / 2.0)
+
+
+def p_gaussian_moment(theta):
+    mu, log_s = theta[0], theta[1]
+    x = np.linspace(-4.0, 4.0, 41)
+    h = x[1] - x[0]
+    s = np.exp(log_s)
+    dens = np.exp(-0.5 * ((x - mu) / s) ** 2) / (s * np.sqrt(2 * np.pi))
+    return p_simpson(dens * x**2, h) + p_trapezoid(dens * np.cos(x), x)
+
+
+def test_quadrature(rng):
+    theta = np.array([0.3, -0.2])
+    check_grad(p_gaussian_moment, (theta,))
+    check_hessian(p_gaussian_moment, (theta,))
+    check_vmap(p_gaussian_moment, (theta + 0.1 * rng.standard_normal((4, 2)),), in_dims=(0,))
+    check_jit(p_gaussian_moment, (theta,), (theta + 0.1,))
+
+
+# ======================================================================================
+# 4. Horner's rule, np.polyval, cubic spline evaluation (np.searchsorted), np.interp
+# ======================================================================================
+
+
+def p_horner(coeffs, x):
+    result = np.zeros_like(x)
+    for c in coeffs:
+        result = result * x + c
+    return result
+
+
+def p_poly_fit_loss(coeffs, x, y):
+    return np.mean((np.polyval(coeffs, x) - y) ** 2) + np.mean(p_horner(coeffs, x) ** 2)
+
+
+def p_spline_eval(y_knots, x_knots, x):
+    # natural-cubic-like Hermite evaluation: slopes by finite differences of the knots
+    h = np.diff(x_knots)
+    slopes = np.diff(y_knots) / h
+    m = np.concatenate([slopes[:1], 0.5 * (slopes[1:] + slopes[:-1]), slopes[-1:]])
+    idx = np.searchsorted(x_knots, x) - 1
+    idx = np.clip(idx, 0, len(x_knots) - 2)
+    t = (x - x_knots[idx]) / h[idx]
+    h00 = 2 * t**3 - 3 * t**2 + 1
+    h10 = t**3 - 2 * t**2 + t
+    h01 = -2 * t**3 + 3 * t**2
+    h11 = t**3 - t**2
+    return (
+        h00 * y_knots[idx]
+        + h10 * h[idx] * m[idx]
+        + h01 * y_knots[idx + 1]
+        + h11 * h[idx] * m[idx + 1]
+    )
+
+
+def p_interp_loss(fp, xp, x, target):
+    return np.sum((np.interp(x, xp, fp) - target) ** 2)
+
+
+def test_polynomials_splines_interp(rng):
+    coeffs = np.array([0.5, -1.0, 2.0, 0.3])
+    x = np.linspace(-1, 1, 7)
+    y = np.sin(x)
+    check_grad(p_poly_fit_loss, (coeffs, x, y))
+    check_grad(p_poly_fit_loss, (coeffs, x, y), argnums=1)
+    check_vmap(p_horner, (coeffs, rng.standard_normal((3, 7))), in_dims=(None, 0))
+    x_knots = np.linspace(0, 2, 6)
+    y_knots = np.cos(x_knots)
+    xs = np.array([0.1, 0.55, 0.9, 1.3, 1.95])
+    check_jacfwd(p_spline_eval, (y_knots, x_knots, xs))
+    check_jacfwd(p_spline_eval, (y_knots, x_knots, xs), argnums=2)
+    check_vmap(p_spline_eval, (y_knots + rng.standard_normal((3, 6)), x_knots, xs), (0, None, None))
+    check_jit(p_spline_eval, (y_knots, x_knots, xs), (y_knots + 0.1, x_knots, xs + 0.01))
+    fp = np.cos(x_knots)
+    check_grad(p_interp_loss, (fp, x_knots, xs, np.zeros(5)))
+    check_grad(p_interp_loss, (fp, x_knots, xs, np.zeros(5)), argnums=2)
+    check_vmap(
+        p_interp_loss,
+        (fp, x_knots, xs + 0.05 * rng.standard_normal((3, 5)), 0.0),
+        (None, None, 0, None),
+    )
+
+
+# ======================================================================================
+# 5. Leapfrog N-body with broadcasting and a diagonal mask (no np.fill_diagonal)
+# ======================================================================================
+
+
+def p_accelerations(r, masses, softening=0.1):
+    dr = r[None, :, :] - r[:, None, :]
+    dist2 = np.sum(dr**2, axis=-1) + softening**2
+    n = r.shape[0]
+    mask = 1.0 - np.eye(n)
+    inv_r3 = mask * dist2 ** (-1.5)
+    return np.sum(dr * (inv_r3 * masses[None, :])[:, :, None], axis=1)
+
+
+def p_potential_energy(r, masses, softening=0.1):
+    dr = r[:, None, :] - r[None, :, :]
+    dist = np.sqrt(np.sum(dr**2, axis=-1) + softening**2)
+    iu = np.triu_indices(len(masses), k=1)
+    return -np.sum((masses[:, None] * masses[None, :] / dist)[iu])
+
+
+def p_leapfrog(r, v, masses, dt=0.01, steps=4):
+    a = p_accelerations(r, masses)
+    for _ in range(steps):
+        v = v + 0.5 * dt * a
+        r = r + dt * v
+        a = p_accelerations(r, masses)
+        v = v + 0.5 * dt * a
+    return r, v
+
+
+def p_nbody_final_energy(r, v, masses):
+    r, v = p_leapfrog(r, v, masses)
+    kinetic = 0.5 * np.sum(masses[:, np.newaxis] * v**2)
+    return kinetic + p_potential_energy(r, masses)
+
+
+def test_leapfrog_nbody(rng):
+    r = rng.standard_normal((4, 3))
+    v = 0.1 * rng.standard_normal((4, 3))
+    masses = np.array([1.0, 0.5, 2.0, 0.8])
+    check_grad(p_nbody_final_energy, (r, v, masses), argnums=(0, 1, 2))
+    # force is minus the gradient of the potential
+    force = -ft.grad(p_potential_energy)(r, masses)
+    close(force, masses[:, None] * p_accelerations(r, masses))
+    check_vmap(p_leapfrog, (r + 0.1 * rng.standard_normal((3, 4, 3)), v, masses), (0, None, None))
+    check_jit(p_leapfrog, (r, v, masses), (r + 0.1, v, masses))
