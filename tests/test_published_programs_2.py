@@ -191,7 +191,7 @@ def p_jacobian(x):
 
 def p_newton_solve(a, x0, n_iter=6):
     x = x0.copy()
-    for i in range(n_iter):
+    for _ in range(n_iter):
         F = p_residual(x, a)
         J = p_jacobian(x)
         dx = np.linalg.solve(J, -F)
@@ -247,7 +247,7 @@ def p_laplacian_1d(u, dx):
 
 def p_heat_explicit(u0, alpha=0.1, dx=0.1, dt=0.004, n_steps=10):
     u = u0.copy()
-    for n in range(n_steps):
+    for _ in range(n_steps):
         u = u + alpha * dt * p_laplacian_1d(u, dx)
         u = np.concatenate([np.zeros(1), u[1:-1], np.zeros(1)])
     return u
