@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 
 import ftransforms as ft
-from ftransforms.errors import InPlaceError
+from ftransforms.errors import InPlaceError, TracerConversionError
 from tests.tolerances import assert_tree_close, fd_tol, tol
 
 jax.config.update("jax_enable_x64", True)
@@ -429,3 +429,221 @@ def test_leapfrog_nbody(rng):
     close(force, masses[:, None] * p_accelerations(r, masses))
     check_vmap(p_leapfrog, (r + 0.1 * rng.standard_normal((3, 4, 3)), v, masses), (0, None, None))
     check_jit(p_leapfrog, (r, v, masses), (r + 0.1, v, masses))
+
+
+# ======================================================================================
+# 6. Gaussian naive Bayes log-probabilities and softmax regression with np.eye(k)[y]
+# ======================================================================================
+
+
+def p_gaussian_nb_log_proba(means, log_vars, log_prior, X):
+    var = np.exp(log_vars)
+    # (n, 1, d) - (1, k, d)
+    diff = X[:, np.newaxis, :] - means[np.newaxis, :, :]
+    log_lik = -0.5 * np.sum(np.log(2.0 * np.pi * var) + diff**2 / var, axis=2)
+    joint = log_lik + log_prior
+    log_norm = np.log(np.sum(np.exp(joint - joint.max(axis=1, keepdims=True)), axis=1))
+    return joint - (log_norm + joint.max(axis=1))[:, None]
+
+
+def p_nb_nll(means, log_vars, log_prior, X, y):
+    return -np.mean(p_gaussian_nb_log_proba(means, log_vars, log_prior, X)[np.arange(len(y)), y])
+
+
+def p_softmax_regression_loss(W, X, y, k=3, reg=0.01):
+    Y = np.eye(k)[y]  # one-hot
+    logits = X @ W
+    logits = logits - np.max(logits, axis=1, keepdims=True)
+    log_probs = logits - np.log(np.sum(np.exp(logits), axis=1, keepdims=True))
+    return -np.sum(Y * log_probs) / X.shape[0] + reg * np.sum(W**2)
+
+
+def p_softmax_regression_loss_eq(W, X, y, k=3, reg=0.01):
+    Y = (y[:, None] == np.arange(k)).astype(np.float64)  # one-hot by comparison
+    logits = X @ W
+    log_probs = logits - np.log(np.sum(np.exp(logits), axis=1, keepdims=True))
+    return -np.sum(Y * log_probs) / X.shape[0] + reg * np.sum(W**2)
+
+
+def test_naive_bayes_and_softmax_regression(rng):
+    X = rng.standard_normal((8, 3))
+    y = np.array([0, 1, 2, 1, 0, 2, 2, 1])
+    means = rng.standard_normal((3, 3))
+    log_vars = 0.1 * rng.standard_normal((3, 3))
+    log_prior = np.log(np.array([0.3, 0.3, 0.4]))
+    check_grad(p_nb_nll, (means, log_vars, log_prior, X, y), argnums=(0, 1, 2))
+    check_jacfwd(p_gaussian_nb_log_proba, (means, log_vars, log_prior, X[:3]), argnums=1)
+    W = 0.5 * rng.standard_normal((3, 3))
+    check_grad(p_softmax_regression_loss, (W, X, y))
+    check_hessian(p_softmax_regression_loss, (W[:2], X[:, :2], y))
+    # per-example gradients with the labels mapped: np.eye(k)[y] indexes a NumPy array by
+    # a batched tracer, which NumPy's __getitem__ hands to no protocol (documented
+    # index-numpy-by-tracer: the error names fnp.take); the comparison one-hot works
+    per_ex = ft.vmap(ft.grad(p_softmax_regression_loss), in_dims=(None, 0, 0))
+    with pytest.raises(TracerConversionError, match="fnp.take"):
+        per_ex(W, X[:, None, :], y[:, None])
+    check_grad(p_softmax_regression_loss_eq, (W, X, y))
+    close(
+        ft.grad(p_softmax_regression_loss_eq)(W, X, y), ft.grad(p_softmax_regression_loss)(W, X, y)
+    )
+    per_ex = ft.vmap(ft.grad(p_softmax_regression_loss_eq), in_dims=(None, 0, 0))
+    got = per_ex(W, X[:, None, :], y[:, None])
+    want = [ft.grad(p_softmax_regression_loss_eq)(W, X[i : i + 1], y[i : i + 1]) for i in range(8)]
+    close(got, np.stack(want))
+    # mapped over the data with the labels unmapped, np.eye(k)[y] is a plain NumPy index
+    check_vmap(p_softmax_regression_loss, (W, rng.standard_normal((3, 8, 3)), y), (None, 0, None))
+    # under jit the labels are traced too: np.eye(k)[y] is a Python read of them, so jit
+    # runs eagerly (correct values; the recording is marked value-dependent)
+    with pytest.warns(RuntimeWarning, match="depends on data"):
+        check_jit(ft.grad(p_softmax_regression_loss), (W, X, y), (W + 0.1, X, y), replayed=False)
+    check_jit(ft.grad(p_softmax_regression_loss_eq), (W, X, y), (W + 0.1, X, y))
+
+
+# ======================================================================================
+# 7. A CNN forward pass: im2col by fancy indexing, and sliding_window_view
+# ======================================================================================
+
+
+def p_im2col_indices(H, W, kh, kw):
+    out_h, out_w = H - kh + 1, W - kw + 1
+    i0 = np.repeat(np.arange(kh), kw)
+    j0 = np.tile(np.arange(kw), kh)
+    i1 = np.repeat(np.arange(out_h), out_w)
+    j1 = np.tile(np.arange(out_w), out_h)
+    i = i0.reshape(-1, 1) + i1.reshape(1, -1)
+    j = j0.reshape(-1, 1) + j1.reshape(1, -1)
+    return i, j, out_h, out_w
+
+
+def p_conv2d_im2col(x, w, b):
+    # x: (C, H, W), w: (F, C, kh, kw)
+    C, H, W_ = x.shape
+    F, _, kh, kw = w.shape
+    i, j, out_h, out_w = p_im2col_indices(H, W_, kh, kw)
+    cols = x[:, i, j]  # (C, kh*kw, out_h*out_w)
+    cols = cols.reshape(C * kh * kw, -1)
+    out = w.reshape(F, -1) @ cols + b[:, None]
+    return out.reshape(F, out_h, out_w)
+
+
+def p_conv2d_windows(x, w, b):
+    windows = np.lib.stride_tricks.sliding_window_view(x, w.shape[2:], axis=(1, 2))
+    # windows: (C, out_h, out_w, kh, kw)
+    return np.einsum("chwkl,fckl->fhw", windows, w) + b[:, None, None]
+
+
+def p_cnn_loss(w, b, v, x, label):
+    h = np.maximum(p_conv2d_im2col(x, w, b), 0.0)
+    pooled = h.reshape(h.shape[0], -1).mean(axis=1)
+    logits = v @ pooled
+    return -logits[label] + np.log(np.sum(np.exp(logits)))
+
+
+def test_cnn_forward(rng):
+    x = rng.standard_normal((2, 6, 6))
+    w = 0.5 * rng.standard_normal((3, 2, 3, 3))
+    b = 0.1 * rng.standard_normal(3)
+    close(p_conv2d_im2col(x, w, b), p_conv2d_windows(x, w, b))
+    check_jacfwd(p_conv2d_windows, (x[:, :4, :4], w[:1, :, :2, :2], b[:1]), argnums=1)
+    v = rng.standard_normal((4, 3))
+    check_grad(p_cnn_loss, (w, b, v, x, 2), argnums=(0, 1, 2))
+    check_vmap(p_conv2d_im2col, (rng.standard_normal((3, 2, 6, 6)), w, b), (0, None, None))
+    check_vmap(p_conv2d_windows, (rng.standard_normal((3, 2, 6, 6)), w, b), (0, None, None))
+    check_jit(ft.grad(p_cnn_loss), (w, b, v, x, 2), (w + 0.1, b, v, x, 2))
+
+
+# ======================================================================================
+# 8. Batch norm by hand, an LSTM cell with np.split, a VAE ELBO, t-SNE affinities
+# ======================================================================================
+
+
+def p_batchnorm(x, gamma, beta, eps=1e-5):
+    mu = np.mean(x, axis=0)
+    var = np.var(x, axis=0)
+    x_hat = (x - mu) / np.sqrt(var + eps)
+    return gamma * x_hat + beta
+
+
+def p_sigmoid(z):
+    return 1 / (1 + np.exp(-z))
+
+
+def p_lstm_cell(x, h, c, W, U, b):
+    z = x @ W + h @ U + b
+    i, f, o, g = np.split(z, 4, axis=-1)
+    i, f, o, g = p_sigmoid(i), p_sigmoid(f), p_sigmoid(o), np.tanh(g)
+    c_new = f * c + i * g
+    h_new = o * np.tanh(c_new)
+    return h_new, c_new
+
+
+def p_lstm_loss(params, xs, target):
+    W, U, b = params
+    hidden = W.shape[1] // 4
+    h = np.zeros(hidden)
+    c = np.zeros(hidden)
+    for t in range(len(xs)):
+        h, c = p_lstm_cell(xs[t], h, c, W, U, b)
+    return np.sum((h - target) ** 2)
+
+
+def p_vae_elbo(enc_W, dec_W, x, eps):
+    stats = x @ enc_W
+    mu, log_var = stats[:, :2], stats[:, 2:]
+    z = mu + np.exp(0.5 * log_var) * eps  # reparameterisation, noise passed in
+    x_logits = z @ dec_W
+    recon = np.sum(x * x_logits - np.logaddexp(0, x_logits), axis=1)
+    kl = -0.5 * np.sum(1 + log_var - mu**2 - np.exp(log_var), axis=1)
+    return np.mean(recon - kl)
+
+
+def p_tsne_affinities(X, sigma=1.0):
+    sum_X = np.sum(np.square(X), 1)
+    D = np.add(np.add(-2 * np.dot(X, X.T), sum_X).T, sum_X)
+    P = np.exp(-D / (2 * sigma**2))
+    P = P * (1 - np.eye(X.shape[0]))
+    P = P / np.sum(P, axis=1)[:, None]
+    return (P + P.T) / (2 * X.shape[0])
+
+
+def p_tsne_kl(Y, P):
+    sum_Y = np.sum(Y**2, 1)
+    num = 1 / (1 + sum_Y[:, None] + sum_Y[None, :] - 2 * Y @ Y.T)
+    num = num * (1 - np.eye(len(Y)))
+    Q = np.maximum(num / np.sum(num), 1e-12)
+    mask = P > 0
+    return np.sum(np.where(mask, P * np.log(np.where(mask, P, 1.0) / Q), 0.0))
+
+
+def test_batchnorm_lstm_vae_tsne(rng):
+    x = rng.standard_normal((6, 3))
+    gamma, beta = 1.0 + 0.1 * rng.standard_normal(3), 0.1 * rng.standard_normal(3)
+    check_jacfwd(p_batchnorm, (x, gamma, beta))
+    check_vmap(p_batchnorm, (rng.standard_normal((2, 6, 3)), gamma, beta), (0, None, None))
+    d, H = 3, 2
+    params = (
+        0.5 * rng.standard_normal((d, 4 * H)),
+        0.5 * rng.standard_normal((H, 4 * H)),
+        0.1 * rng.standard_normal(4 * H),
+    )
+    xs = rng.standard_normal((4, d))
+    target = np.array([0.2, -0.1])
+    check_grad(p_lstm_loss, (params, xs, target))
+    check_vmap(
+        ft.grad(p_lstm_loss), (params, rng.standard_normal((3, 4, d)), target), (None, 0, None)
+    )
+    check_jit(ft.grad(p_lstm_loss), (params, xs, target), (perturb(params, rng), xs, target))
+    enc_W, dec_W = 0.3 * rng.standard_normal((5, 4)), 0.3 * rng.standard_normal((2, 5))
+    xb = (rng.random((4, 5)) < 0.5).astype(np.float64)
+    eps = rng.standard_normal((4, 2))
+    check_grad(p_vae_elbo, (enc_W, dec_W, xb, eps), argnums=(0, 1))
+    check_jit(
+        ft.grad(p_vae_elbo, argnums=(0, 1)), (enc_W, dec_W, xb, eps), (enc_W, dec_W, xb, -eps)
+    )
+    X = rng.standard_normal((5, 3))
+    P = p_tsne_affinities(X)
+    check_jacfwd(p_tsne_affinities, (X,))
+    Y = rng.standard_normal((5, 2))
+    check_grad(p_tsne_kl, (Y, P))
+    check_hessian(p_tsne_kl, (Y[:3], p_tsne_affinities(X[:3])))
+    check_vmap(p_tsne_kl, (Y + 0.1 * rng.standard_normal((3, 5, 2)), P), (0, None))
