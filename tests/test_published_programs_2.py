@@ -647,3 +647,136 @@ def test_batchnorm_lstm_vae_tsne(rng):
     check_grad(p_tsne_kl, (Y, P))
     check_hessian(p_tsne_kl, (Y[:3], p_tsne_affinities(X[:3])))
     check_vmap(p_tsne_kl, (Y + 0.1 * rng.standard_normal((3, 5, 2)), P), (0, None))
+
+
+# ======================================================================================
+# 9. Signal processing: windowed rfft power spectrum, np.convolve(mode='same')
+# ======================================================================================
+
+
+def p_power_spectrum(x, fs=100.0):
+    n = len(x)
+    window = np.hanning(n)
+    X = np.fft.rfft((x - x.mean()) * window)
+    psd = (np.abs(X) ** 2) / (fs * np.sum(window**2))
+    psd[1:-1] *= 2
+    freqs = np.fft.rfftfreq(n, d=1 / fs)
+    return freqs, psd
+
+
+def p_spectral_centroid(x):
+    freqs, psd = p_power_spectrum(x)
+    return np.sum(freqs * psd) / np.sum(psd)
+
+
+def p_smooth_same(x, width=5):
+    kernel = np.hamming(width)
+    kernel /= kernel.sum()
+    return np.convolve(x, kernel, mode="same")
+
+
+def p_smoothing_loss(x, noisy):
+    return np.sum((p_smooth_same(x) - noisy) ** 2) + 0.1 * np.sum(np.diff(x) ** 2)
+
+
+def test_signal_processing(rng):
+    t = np.arange(32) / 100.0
+    x = np.sin(2 * np.pi * 7 * t) + 0.3 * rng.standard_normal(32)
+    check_grad(p_smoothing_loss, (x[:16], x[16:]))
+    check_jacfwd(p_smooth_same, (x[:10],))
+    check_vmap(p_smooth_same, (rng.standard_normal((3, 16)),), (0,))
+    check_jit(p_smooth_same, (x,), (x + 0.1,))
+    # the spectrum writes psd[1:-1] *= 2 into a traced array: the documented InPlaceError
+    with pytest.raises(InPlaceError):
+        ft.grad(p_spectral_centroid)(x)
+
+
+def p_power_spectrum_pure(x, fs=100.0):
+    n = len(x)
+    window = np.hanning(n)
+    X = np.fft.rfft((x - x.mean()) * window)
+    psd = (np.abs(X) ** 2) / (fs * np.sum(window**2))
+    scale = np.ones(n // 2 + 1)
+    scale[1:-1] = 2.0  # a NumPy constant, written before any tracer meets it
+    return np.fft.rfftfreq(n, d=1 / fs), psd * scale
+
+
+def p_spectral_centroid_pure(x):
+    freqs, psd = p_power_spectrum_pure(x)
+    return np.sum(freqs * psd) / np.sum(psd)
+
+
+def test_power_spectrum(rng):
+    x = np.sin(2 * np.pi * 7 * np.arange(32) / 100.0) + 0.3 * rng.standard_normal(32)
+    check_fd_grad(p_spectral_centroid_pure, (x,))  # JAX arrays refuse scale[1:-1] = 2.0
+    check_jacfwd(lambda v: p_power_spectrum_pure(v)[1], (x[:8],))
+    check_vmap(p_spectral_centroid_pure, (rng.standard_normal((3, 32)),), (0,))
+    check_jit(p_power_spectrum_pure, (x,), (x + 0.1,))
+
+
+# ======================================================================================
+# 10. Statistics: AR(1) likelihood, weighted least squares, quantile losses, histograms
+# ======================================================================================
+
+
+def p_ar1_neg_log_lik(params, y):
+    c, phi, log_sigma = params
+    sigma2 = np.exp(2 * log_sigma)
+    resid = y[1:] - c - phi * y[:-1]
+    n = len(resid)
+    # the stationary first observation
+    var0 = sigma2 / (1 - phi**2)
+    ll0 = -0.5 * (np.log(2 * np.pi * var0) + (y[0] - c / (1 - phi)) ** 2 / var0)
+    return -(ll0 - 0.5 * n * np.log(2 * np.pi * sigma2) - np.sum(resid**2) / (2 * sigma2))
+
+
+def p_wls(X, y, w):
+    W = np.diag(w)
+    beta = np.linalg.inv(X.T @ W @ X) @ X.T @ W @ y
+    return beta
+
+
+def p_wls_loss(log_w, X, y):
+    beta = p_wls(X, y, np.exp(log_w))
+    return np.sum((X @ beta - y) ** 2)
+
+
+def p_quantile_loss(pred, y, q=0.9):
+    err = y - pred
+    return np.mean(np.maximum(q * err, (q - 1) * err))
+
+
+def p_tail_risk(x):
+    return np.percentile(x, 90) - np.quantile(x, 0.25) + np.median(x)
+
+
+def p_histogram_weighted_mean(x, data):
+    counts, edges = np.histogram(data, bins=5)
+    centers = 0.5 * (edges[1:] + edges[:-1])
+    weights = counts / counts.sum()
+    return np.sum(weights * (centers - x) ** 2)
+
+
+def test_statistics(rng):
+    y = np.cumsum(0.3 * rng.standard_normal(20))
+    params = np.array([0.1, 0.5, -0.5])
+    check_grad(p_ar1_neg_log_lik, (params, y))
+    check_hessian(p_ar1_neg_log_lik, (params, y))
+    check_vmap(p_ar1_neg_log_lik, (params + 0.05 * rng.standard_normal((3, 3)), y), (0, None))
+    X = np.column_stack([np.ones(8), rng.standard_normal(8)])
+    yy = X @ np.array([1.0, 2.0]) + 0.3 * rng.standard_normal(8)
+    log_w = 0.2 * rng.standard_normal(8)
+    check_grad(p_wls_loss, (log_w, X, yy), tolerance=LINALG_TOL)
+    check_jacfwd(p_wls, (X, yy, np.exp(log_w)), argnums=2)
+    check_jit(p_wls, (X, yy, np.exp(log_w)), (X, yy, np.exp(log_w + 0.1)))
+    pred = rng.standard_normal(10)
+    target = rng.standard_normal(10)
+    check_grad(p_quantile_loss, (pred, target))
+    check_vmap(p_quantile_loss, (rng.standard_normal((3, 10)), target), (0, None))
+    x = rng.standard_normal(11)
+    check_grad(p_tail_risk, (x,))
+    check_vmap(p_tail_risk, (rng.standard_normal((3, 11)),), (0,))
+    check_jit(p_tail_risk, (x,), (x + rng.standard_normal(11),))
+    data = rng.standard_normal(50)
+    check_grad(p_histogram_weighted_mean, (0.3, data))
+    check_vmap(p_histogram_weighted_mean, (np.array([0.1, 0.2]), data), (0, None))
