@@ -386,3 +386,25 @@ def test_in_place_ndarray_methods_name_the_fix():
         grad(lambda t: (t.sort(), t.sum())[1])(np.ones(3))
     with pytest.raises(InPlaceError, match="full_like"):
         grad(lambda t: (t.fill(0.0), t.sum())[1])(np.ones(3))
+    with pytest.raises(InPlaceError, match=r"\.at\[i\]\.set"):
+        grad(lambda t: (t.flat.__setitem__(0, 1.0), t.sum())[1])(np.ones(3))
+
+
+def test_flat_iterates_indexes_and_copies_in_c_order():
+    x = np.arange(1.0, 7.0).reshape(2, 3)
+
+    def f(t):
+        return sum(v**2 for v in t.flat) + t.flat[4] * t.flat[1:3].sum() + len(t.flat)
+
+    def f_jax(t):
+        r = t.reshape(-1)
+        return jnp.sum(r**2) + r[4] * r[1:3].sum() + r.size
+
+    close(f(x), f_jax(x))
+    close(grad(f)(x), jax.grad(f_jax)(x))
+    xs = np.stack([x, -x, 2 * x])
+    close(
+        vmap(lambda t: t.flat[-1] + t.flat.copy()[::2].sum())(xs),
+        [r.flat[-1] + r.ravel()[::2].sum() for r in xs],
+    )
+    close(jacfwd(lambda t: t.flat.copy())(x), np.eye(6).reshape(6, 2, 3))

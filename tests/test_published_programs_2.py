@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 
 import ftransforms as ft
-from ftransforms.errors import InPlaceError, TracerConversionError
+from ftransforms.errors import BatchedControlFlowError, InPlaceError, TracerConversionError
 from tests.tolerances import assert_tree_close, fd_tol, tol
 
 jax.config.update("jax_enable_x64", True)
@@ -780,3 +780,151 @@ def test_statistics(rng):
     data = rng.standard_normal(50)
     check_grad(p_histogram_weighted_mean, (0.3, data))
     check_vmap(p_histogram_weighted_mean, (np.array([0.1, 0.2]), data), (0, None))
+
+
+# ======================================================================================
+# 11. Finance: cumulative returns, drawdown with np.maximum.accumulate, payoffs
+# ======================================================================================
+
+
+def p_max_drawdown(log_returns):
+    wealth = np.cumprod(1 + np.expm1(log_returns))
+    peak = np.maximum.accumulate(wealth)
+    drawdown = (peak - wealth) / peak
+    return np.max(drawdown)
+
+
+def p_sharpe(weights, returns, rf=0.0):
+    port = returns @ weights
+    excess = port - rf
+    return np.mean(excess) / np.std(excess, ddof=1) * np.sqrt(252)
+
+
+def p_payoff(S, K=1.0):
+    call = np.where(S > K, S - K, 0.0)
+    capped = np.clip(S - K, -0.2, 0.3)
+    digital_ish = np.sign(S - K) * (S - K) ** 2
+    return call + capped + digital_ish
+
+
+def p_mc_option_price(S0, sigma, Z, K=1.0, r=0.01, T=1.0):
+    ST = S0 * np.exp((r - 0.5 * sigma**2) * T + sigma * np.sqrt(T) * Z)
+    return np.exp(-r * T) * np.mean(np.maximum(ST - K, 0))
+
+
+def test_finance(rng):
+    lr = 0.02 * rng.standard_normal(15)
+    check_grad(p_max_drawdown, (lr,))
+    check_vmap(p_max_drawdown, (0.02 * rng.standard_normal((3, 15)),), (0,))
+    check_jit(p_max_drawdown, (lr,), (lr[::-1].copy(),))
+    R = 0.01 * rng.standard_normal((30, 4)) + 0.001
+    w = np.array([0.3, 0.2, 0.4, 0.1])
+    check_grad(p_sharpe, (w, R))
+    check_hessian(p_sharpe, (w, R))
+    S = np.array([0.7, 0.95, 1.05, 1.2, 1.5])
+    check_jacfwd(p_payoff, (S,))
+    check_vmap(p_payoff, (S[None] + 0.01 * rng.standard_normal((3, 5)),), (0,))
+    Z = rng.standard_normal(64)
+    check_grad(p_mc_option_price, (1.0, 0.2, Z), argnums=(0, 1))
+    check_vmap(p_mc_option_price, (np.array([0.9, 1.0, 1.1]), 0.2, Z), (0, None, None))
+
+
+# ======================================================================================
+# 12. Utility idioms: np.vectorize, apply_along_axis, einsum row dots, lists of arrays,
+#     np.asarray(x, dtype=np.float64), np.errstate, np.allclose assertions, x.flat
+# ======================================================================================
+
+
+def p_huber_scalar(r, delta=1.0):
+    if abs(r) <= delta:
+        return 0.5 * r * r
+    return delta * (abs(r) - 0.5 * delta)
+
+
+def p_row_norms(X):
+    return np.sqrt(np.einsum("ij,ij->i", X, X))
+
+
+def p_normalize_rows_float64(X):
+    X = np.asarray(X, dtype=np.float64)
+    return X / np.linalg.norm(X, axis=1, keepdims=True)
+
+
+def p_normalize_rows(X):
+    X = np.asarray(X)
+    return X / np.linalg.norm(X, axis=1, keepdims=True)
+
+
+def p_cosine_loss(X, Y):
+    Xn, Yn = p_normalize_rows(X), p_normalize_rows(Y)
+    sims = np.einsum("ij,ij->i", Xn, Yn)
+    assert np.allclose(p_row_norms(Xn), 1.0), "rows must be unit length"
+    return np.sum(1 - sims)
+
+
+def p_feature_list(x):
+    feats = []
+    for i in range(len(x)):
+        feats.append(np.array([x[i], x[i] ** 2, np.sin(x[i])]))
+    F = np.array(feats)
+    return F.sum(axis=0)
+
+
+def p_safe_log_ratio(a, b):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.log(a / b)
+    return np.where(np.isfinite(r), r, 0.0)
+
+
+def p_apply_rows(X):
+    return np.apply_along_axis(lambda row: np.sum(row**2) - row.max(), 1, X)
+
+
+def p_tuple_unpack(p):
+    x, y, z = p
+    n = p.shape[0]
+    total = 0.0
+    for k in range(n):
+        total = total + p[k] ** (k + 1)
+    return x * y * z + total + sum(v for v in p.flat)
+
+
+def test_utility_idioms(rng):
+    huber = np.vectorize(p_huber_scalar)
+    r = np.array([-2.0, -0.5, 0.3, 1.7])
+    # np.vectorize calls the Python function per element: with its abs() branch that is
+    # a bool() of a traced value, so it works under grad (eager) and jacfwd
+    g = ft.grad(lambda v: np.sum(huber(v)))(r)
+    close(g, np.clip(r, -1, 1))
+    close(ft.jacfwd(huber)(r), np.diag(np.clip(r, -1, 1)))
+    X, Y = rng.standard_normal((5, 3)), rng.standard_normal((5, 3))
+    # np.asarray(t, dtype=np.float64) asks for a float64 NumPy array, which cannot hold a
+    # tracer (NumPy calls t.__array__(dtype) and dispatches to no protocol): the
+    # documented TracerConversionError names fnp.asarray; without dtype= it works
+    with pytest.raises(TracerConversionError, match="fnp.asarray"):
+        ft.grad(lambda M: np.sum(p_normalize_rows_float64(M)))(X)
+    check_fd_grad(p_cosine_loss, (X, Y))  # jax.jit refuses the assert on a traced value
+    check_jacfwd(p_row_norms, (X,))
+    # under vmap the assertion's np.allclose is one bool per row: no single truth value
+    # (the documented BatchedControlFlowError, as jax.vmap and torch.func.vmap refuse it)
+    with pytest.raises(BatchedControlFlowError):
+        ft.vmap(p_cosine_loss, in_dims=(0, None))(rng.standard_normal((3, 5, 3)), Y)
+    # under jit the assertion reads the values: correct results, run eagerly
+    with pytest.warns(RuntimeWarning, match="depends on data"):
+        check_jit(p_cosine_loss, (X, Y), (X + 0.1, Y), replayed=False)
+    x = rng.standard_normal(4)
+    check_grad(lambda v: np.sum(p_feature_list(v) ** 2), (x,))
+    check_jacfwd(p_feature_list, (x,))
+    check_vmap(p_feature_list, (rng.standard_normal((3, 4)),), (0,))
+    a = np.array([1.0, 2.0, 0.0, 3.0])
+    b = np.array([2.0, 0.5, 0.0, 1.0])
+    close(p_safe_log_ratio(a, b), np.array([np.log(0.5), np.log(4.0), 0.0, np.log(3.0)]))
+    check_jacfwd(lambda v: p_safe_log_ratio(v, b + 1.0), (a + 1.0,))
+    check_vmap(p_safe_log_ratio, (a[None] + rng.random((3, 4)), b + 1.0), (0, None))
+    Xr = rng.standard_normal((4, 3))
+    check_grad(lambda M: np.sum(p_apply_rows(M)), (Xr,))
+    check_vmap(p_apply_rows, (rng.standard_normal((2, 4, 3)),), (0,))
+    p = np.array([0.5, -1.2, 0.8])
+    check_fd_grad(p_tuple_unpack, (p,))  # JAX arrays have no .flat
+    check_hessian(p_tuple_unpack, (p,))
+    check_vmap(p_tuple_unpack, (rng.standard_normal((3, 3)),), (0,))
