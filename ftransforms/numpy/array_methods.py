@@ -363,9 +363,9 @@ class FlatIter:
     Example:
         >>> import numpy as np
         >>> import ftransforms as ft
-        >>> ft.grad(lambda x: sum(v**2 for v in x.flat))(np.array([[1.0, 2.0], [3.0, 4.0]]))
-        array([[2., 4.],
-               [6., 8.]])
+        >>> ft.grad(lambda x: x.flat[1] * x.flat[-1])(np.array([[1.0, 2.0], [3.0, 4.0]]))
+        array([[0., 4.],
+               [0., 2.]])
     """
 
     __slots__ = ("base",)
