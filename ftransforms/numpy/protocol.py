@@ -119,6 +119,8 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
             return fn(*_objects_converted(inputs))
     name = ufunc.__name__
     inputs = _objects_converted(inputs)
+    if method == "at":
+        raise InPlaceError(_ufunc_at_message(name, inputs))
     if kwargs.get("out") is not None:
         raise InPlaceError(
             f"{_call_form((inputs, kwargs))}numpy.{name}(..., out=...) with a tracer (also "
@@ -167,6 +169,36 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     else:
         raise _unsupported(f"numpy.{name}.{method}", inputs)
     return out if dtype is None else ufuncs.astype(out, dtype)
+
+
+#: ufunc name -> the method of ``fnp.at(a)[indices]`` that does what ``ufunc.at`` does.
+_AT_METHODS = {
+    "add": "add(b)",
+    "subtract": "add(-b)",
+    "multiply": "multiply(b)",
+    "divide": "divide(b)",
+    "true_divide": "divide(b)",
+    "power": "power(b)",
+    "minimum": "min(b)",
+    "maximum": "max(b)",
+    "fmin": "min(b)",
+    "fmax": "max(b)",
+}
+
+
+def _ufunc_at_message(name: str, inputs: tuple) -> str:
+    """The error of ``numpy.<ufunc>.at(a, indices, b)`` with a tracer: it writes into ``a``."""
+    update = _AT_METHODS.get(name)
+    fix = (
+        f"write a = fnp.at(a)[indices].{update} (a new array; repeated indices apply once "
+        f"per occurrence, as with {name}.at)"
+        if update is not None
+        else "build the updated array with fnp.at(a)[indices].set(...) or fnp.where"
+    )
+    return (
+        f"{_call_form(inputs)}numpy.{name}.at(a, indices, ...) updates a in place, and a "
+        f"NumPy array cannot hold a tracer nor can a tracer be written into: {fix}."
+    )
 
 
 #: module name -> {ufunc name: function}: the ufuncs of other libraries whose counterparts
