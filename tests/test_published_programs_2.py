@@ -928,6 +928,8 @@ def test_utility_idioms(rng):
     check_fd_grad(p_tuple_unpack, (p,))  # JAX arrays have no .flat
     check_hessian(p_tuple_unpack, (p,))
     check_vmap(p_tuple_unpack, (rng.standard_normal((3, 3)),), (0,))
+    # np.ldexp with an integer exponent array (scaling by powers of two)
+    check_grad(lambda v: np.sum(np.ldexp(v, np.array([1, -2, 3])) ** 2), (p,))
 
 
 # ======================================================================================
