@@ -1016,6 +1016,127 @@ def test_physics_and_data_analysis(rng):
 
 
 # ======================================================================================
+# 14. Iterative methods and sequence models: power iteration, conjugate gradient, value
+#     iteration, the HMM forward algorithm and Viterbi, a Markov chain's stationary
+#     distribution from np.linalg.eig, dynamic time warping with lists and min()
+# ======================================================================================
+
+
+def p_power_iteration(A, n_iter=30):
+    b = np.ones(A.shape[0])
+    for _ in range(n_iter):
+        b = A @ b
+        b = b / np.linalg.norm(b)
+    return b @ A @ b
+
+
+def p_conjugate_gradient(A, b, n_iter=3):
+    x = np.zeros_like(b)
+    r = b - A @ x
+    p = r.copy()
+    rs_old = r @ r
+    for _ in range(n_iter):
+        Ap = A @ p
+        alpha = rs_old / (p @ Ap)
+        x = x + alpha * p
+        r = r - alpha * Ap
+        rs_new = r @ r
+        p = r + (rs_new / rs_old) * p
+        rs_old = rs_new
+    return x
+
+
+def p_value_iteration(R, P, gamma=0.9, n_iter=15):
+    V = np.zeros(R.shape[0])
+    for _ in range(n_iter):
+        Q = R + gamma * np.einsum("sat,t->sa", P, V)
+        V = np.max(Q, axis=1)
+    return V
+
+
+def p_hmm_log_likelihood(log_pi, log_A, log_B, obs):
+    alpha = log_pi + log_B[:, obs[0]]
+    for t in range(1, len(obs)):
+        m = alpha.max()
+        alpha = np.log(np.exp(alpha - m) @ np.exp(log_A)) + m + log_B[:, obs[t]]
+    m = alpha.max()
+    return m + np.log(np.sum(np.exp(alpha - m)))
+
+
+def p_viterbi_score(log_pi, log_A, log_B, obs):
+    delta = log_pi + log_B[:, obs[0]]
+    for t in range(1, len(obs)):
+        delta = np.max(delta[:, None] + log_A, axis=0) + log_B[:, obs[t]]
+    return np.max(delta)
+
+
+def p_markov_stationary(logits):
+    P = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    w, v = np.linalg.eig(P.T)
+    i = np.argmin(np.abs(w - 1))
+    pi = np.real(v[:, i])
+    return pi / pi.sum()
+
+
+def p_dtw(x, y):
+    n, m = len(x), len(y)
+    D = [[np.inf] * (m + 1) for _ in range(n + 1)]
+    D[0][0] = 0.0
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            cost = (x[i - 1] - y[j - 1]) ** 2
+            D[i][j] = cost + min(D[i - 1][j], D[i][j - 1], D[i - 1][j - 1])
+    return D[n][m]
+
+
+def test_iterative_methods_and_sequence_models(rng):
+    A = rng.standard_normal((3, 3))
+    S = A @ A.T + 3 * np.eye(3)
+    check_grad(p_power_iteration, (S,))
+    check_vmap(p_power_iteration, (np.stack([S, S + np.eye(3), 2 * S]),), (0,))
+    b = rng.standard_normal(3)
+    check_jacfwd(p_conjugate_gradient, (S, b), argnums=1)
+    close(p_conjugate_gradient(S, b), np.linalg.solve(S, b), LINALG_TOL)  # n steps: exact
+    check_grad(lambda A, b: np.sum(p_conjugate_gradient(A, b) ** 2), (S, b), argnums=(0, 1))
+    check_jit(p_conjugate_gradient, (S, b), (S + 0.1 * np.eye(3), b + 0.1))
+    R = rng.standard_normal((4, 2))
+    P = rng.random((4, 2, 4))
+    P /= P.sum(-1, keepdims=True)
+    check_grad(lambda R: np.sum(p_value_iteration(R, P)), (R,))
+    check_vmap(p_value_iteration, (R + 0.1 * rng.standard_normal((3, 4, 2)), P), (0, None))
+    log_pi = np.log(np.array([0.6, 0.4]))
+    log_A = np.log(np.array([[0.7, 0.3], [0.4, 0.6]]))
+    log_B = np.log(np.array([[0.5, 0.4, 0.1], [0.1, 0.3, 0.6]]))
+    obs = np.array([0, 1, 2, 2, 1])
+    args = (log_pi, log_A, log_B, obs)
+    check_grad(p_hmm_log_likelihood, args, argnums=(0, 1, 2))
+    check_hessian(p_hmm_log_likelihood, args, argnums=1)
+    check_vmap(
+        p_hmm_log_likelihood,
+        (log_pi, log_A, log_B + 0.1 * rng.standard_normal((3, 2, 3)), obs),
+        (None, None, 0, None),
+    )
+    check_jit(p_hmm_log_likelihood, args, (log_pi, log_A, log_B + 0.1, obs))
+    check_grad(p_viterbi_score, args, argnums=(0, 1, 2))
+    check_vmap(
+        p_viterbi_score,
+        (log_pi, log_A + 0.1 * rng.standard_normal((3, 2, 2)), log_B, obs),
+        (None, 0, None, None),
+    )
+    logits = rng.standard_normal((3, 3))
+    pi = p_markov_stationary(logits)
+    P3 = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    close(pi @ P3, pi)
+    # jax.numpy.linalg.eig has no eigenvector derivative: finite differences
+    check_jacfwd(p_markov_stationary, (logits,), tolerance=LINALG_TOL)
+    check_vmap(p_markov_stationary, (logits + 0.1 * rng.standard_normal((3, 3, 3)),), (0,))
+    x, y = np.array([0.1, 0.9, 0.7, 0.4]), np.array([0.0, 1.0, 0.5])
+    check_fd_grad(p_dtw, (x, y))  # min() of list entries: eager under grad
+    with pytest.raises(BatchedControlFlowError):  # min() compares per-row values
+        ft.vmap(p_dtw, in_dims=(0, None))(np.stack([x, x[::-1]]), y)
+
+
+# ======================================================================================
 # Known gaps, in files outside this round's remit (core/): strict xfails with the fix
 # ======================================================================================
 
