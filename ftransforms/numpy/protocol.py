@@ -118,6 +118,8 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
         if fn is not None:
             return fn(*_objects_converted(inputs))
     name = ufunc.__name__
+    if method == "__call__" and not kwargs and _is_python_ufunc(ufunc):
+        return _call_python_ufunc(ufunc, inputs)
     inputs = _objects_converted(inputs)
     if method == "at":
         raise InPlaceError(_ufunc_at_message(name, inputs))
@@ -169,6 +171,29 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     else:
         raise _unsupported(f"numpy.{name}.{method}", inputs)
     return out if dtype is None else ufuncs.astype(out, dtype)
+
+
+def _is_python_ufunc(ufunc: Any) -> bool:
+    """Whether ``ufunc`` was made by ``numpy.frompyfunc`` (object loops only: a Python
+    function called per element)."""
+    return isinstance(ufunc, numpy.ufunc) and all(set(t) <= {"O", "-", ">"} for t in ufunc.types)
+
+
+def _call_python_ufunc(ufunc: Any, inputs: tuple) -> Any:
+    """``numpy.frompyfunc(f, nin, nout)(t, ...)``: NumPy's object loop on the inputs as
+    object arrays of 0-d tracers, so ``f`` computes on tracers element by element; each
+    output is turned back into a traced array."""
+    as_objects = [numpy.asarray(v, dtype=object) if isinstance(v, Tracer) else v for v in inputs]
+    out = ufunc(*as_objects)
+    if ufunc.nout == 1:
+        return _object_result(out)
+    return tuple(_object_result(o) for o in out)
+
+
+def _object_result(out: Any) -> Any:
+    if type(out) is numpy.ndarray and out.dtype is _OBJECT:
+        return creation.from_object_array(out)
+    return out  # a 0-d call returns the element itself (a tracer)
 
 
 #: ufunc name -> the method of ``fnp.at(a)[indices]`` that does what ``ufunc.at`` does.
