@@ -897,6 +897,17 @@ def test_utility_idioms(rng):
     g = ft.grad(lambda v: np.sum(huber(v)))(r)
     close(g, np.clip(r, -1, 1))
     close(ft.jacfwd(huber)(r), np.diag(np.clip(r, -1, 1)))
+    # the same with otypes=[float] (NumPy casts the object results), and a plain-arithmetic
+    # vectorized function and a signature= one under vmap and jit
+    huber_f = np.vectorize(p_huber_scalar, otypes=[float])
+    close(ft.grad(lambda v: np.sum(huber_f(v)))(r), np.clip(r, -1, 1))
+    poly = np.vectorize(lambda a, b: a * a * b - 3.0 * a + 1.0, otypes=[np.float64])
+    check_vmap(poly, (rng.standard_normal((3, 4)), r), (0, None))
+    check_jit(poly, (r, r), (r + 0.1, r))
+    row_energy = np.vectorize(lambda row: 0.5 * np.sum(row**2) + np.prod(row), signature="(n)->()")
+    M = rng.standard_normal((4, 3))
+    close(ft.grad(lambda A: np.sum(row_energy(A)))(M), M + np.prod(M, axis=1, keepdims=True) / M)
+    check_vmap(row_energy, (rng.standard_normal((2, 4, 3)),), (0,))
     X, Y = rng.standard_normal((5, 3)), rng.standard_normal((5, 3))
     # np.asarray(t, dtype=np.float64) asks for a float64 NumPy array, which cannot hold a
     # tracer (NumPy calls t.__array__(dtype) and dispatches to no protocol): the
