@@ -15,8 +15,18 @@ likelihood, weighted least squares with ``np.diag``, ``np.quantile`` losses,
 assertion, ``len(x)`` loops, lists of arrays).
 
 Oracles: JAX in float64 running the same code object with ``np`` rebound to ``jax.numpy``
-(one ``jax.jit`` compile per check), float64 central differences, Python loops for
-``vmap``, and for ``jit`` the eager result on new inputs after recording.
+(one ``jax.jit`` compile per check), float64 central differences (where JAX cannot run the
+code: in-place writes into NumPy arrays, ``.flat``, ``sliding_window_view``, an assertion on
+a traced value, or a long unrolled loop), Python loops for ``vmap``, and for ``jit`` the
+eager result on new inputs after recording.
+
+What this round found and fixed (focused tests next to the existing ones):
+``np.allclose`` of traced infinities (False, NumPy says True) and its ``equal_nan=``;
+``t.flat``; ``np.ldexp``; ``np.vectorize(..., otypes=/signature=)`` and ``np.frompyfunc``
+ufuncs; ``np.add.at(a, i, t)`` now names the ``fnp.at`` fix.  Documented limits are
+checked as errors here (object-array ``np.linalg.solve``, ``np.eye(k)[y]`` under ``vmap``,
+``np.asarray(t, dtype=np.float64)``, in-place stencils); two gaps in ``core/`` are strict
+xfails at the end.
 """
 
 from __future__ import annotations
