@@ -95,6 +95,15 @@ add(
     binary("away", "away"),
     xfail={"test_forward_on_strict_backend": _RESULT_TYPE},  # 0-d device arrays
 )
+add(
+    "ldexp",
+    call("ldexp"),
+    lambda d: [
+        S("2x3_3", d.u((2, 3)), d.ints(4, (3,), -3)),
+        S("4_scalar_exponent", d.u((4,)), 2),
+    ],
+    prims="multiply",
+)
 add("float_power", call("float_power"), binary(x_kw={"lo": 0.5, "hi": 2.0}))
 add("fmax", call("fmax"), no_ties(binary()))
 add("fmin", call("fmin"), no_ties(binary()))

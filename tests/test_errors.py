@@ -930,7 +930,6 @@ def test_ufunc_with_an_unsupported_keyword():
         (lambda x: np.shares_memory(x, x), "numpy.shares_memory"),
         (np.spacing, "numpy.spacing"),
         (lambda x: np.add.reduceat(x, [0, 1]), "numpy.add.reduceat"),
-        (lambda x: np.multiply.at(x, 0, 2.0), "numpy.multiply.at"),
     ],
 )
 def test_numpy_function_without_a_rule(fn, name):
@@ -950,6 +949,32 @@ def test_numpy_function_without_a_rule(fn, name):
             also=(NotImplementedError, TypeError),
             contains=(f"{name} has no ftransforms rule", "defop"),
         )
+
+
+@pytest.mark.parametrize(
+    "fn, contains",
+    [
+        (
+            lambda x: np.multiply.at(x, 0, 2.0),
+            ("numpy.multiply.at", "fnp.at(a)[indices].multiply(b)"),
+        ),
+        (lambda x: np.add.at(np.zeros((2, 2)), [0, 0], x), ("numpy.add.at", ".add(b)")),
+        (lambda x: np.subtract.at(np.zeros((2, 2)), 1, x[0]), ("numpy.subtract.at", ".add(-b)")),
+        (lambda x: np.hypot.at(x, 0, 2.0), ("numpy.hypot.at", "fnp.where")),
+    ],
+)
+def test_ufunc_at_is_an_in_place_update(fn, contains):
+    def h(x):
+        fn(x)
+        return x
+
+    x = np.arange(1.0, 5.0).reshape(2, 2)
+    for call, start in (
+        (lambda: vmap(h)(np.stack([x, x])), "vmap(h, in_dims=0): "),
+        (lambda: grad(lambda v: h(v).sum())(x), "grad(<lambda>): "),
+        (lambda: jvp(h, (x,), (x,)), "jvp(h): "),
+    ):
+        raises(E.InPlaceError, start, call, also=(TypeError, RuntimeError), contains=contains)
 
 
 # -- jvp tangents, vjp cotangents --------------------------------------------------------

@@ -386,3 +386,84 @@ def test_in_place_ndarray_methods_name_the_fix():
         grad(lambda t: (t.sort(), t.sum())[1])(np.ones(3))
     with pytest.raises(InPlaceError, match="full_like"):
         grad(lambda t: (t.fill(0.0), t.sum())[1])(np.ones(3))
+    with pytest.raises(InPlaceError, match=r"\.at\[i\]\.set"):
+        grad(lambda t: (t.flat.__setitem__(0, 1.0), t.sum())[1])(np.ones(3))
+
+
+def test_flat_iterates_indexes_and_copies_in_c_order():
+    x = np.arange(1.0, 7.0).reshape(2, 3)
+
+    def f(t):
+        return sum(v**2 for v in t.flat) + t.flat[4] * t.flat[1:3].sum() + len(t.flat)
+
+    def f_jax(t):
+        r = t.reshape(-1)
+        return jnp.sum(r**2) + r[4] * r[1:3].sum() + r.size
+
+    close(f(x), f_jax(x))
+    close(grad(f)(x), jax.grad(f_jax)(x))
+    xs = np.stack([x, -x, 2 * x])
+    close(
+        vmap(lambda t: t.flat[-1] + t.flat.copy()[::2].sum())(xs),
+        [r.flat[-1] + r.ravel()[::2].sum() for r in xs],
+    )
+    close(jacfwd(lambda t: t.flat.copy())(x), np.eye(6).reshape(6, 2, 3))
+
+
+# -- np.vectorize (otypes=, signature=) and np.frompyfunc on tracers ----------------------
+
+
+def _huber(r, delta=1.0):
+    return 0.5 * r * r if abs(r) <= delta else delta * (abs(r) - 0.5 * delta)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: np.vectorize(lambda a, b: a * b + np.sin(a), otypes=[float]),
+        lambda: np.vectorize(lambda a, b: a * b + np.sin(a)),
+        lambda: np.frompyfunc(lambda a, b: a * b + np.sin(a), 2, 1),
+    ],
+)
+def test_vectorize_and_frompyfunc_compute_on_tracers(make):
+    f = make()
+    x = np.array([[0.3, -1.2, 0.8], [1.5, -0.4, 0.9]])
+
+    def loss(v):
+        return np.sum(f(v, np.array([2.0, -1.0, 0.5])) ** 2)
+
+    def loss_jax(v):
+        return jnp.sum((v * jnp.array([2.0, -1.0, 0.5]) + jnp.sin(v)) ** 2)
+
+    close(grad(loss)(x), jax.grad(loss_jax)(x))
+    xs = np.stack([x, 2 * x])
+    got = vmap(lambda v: f(v, 3.0))(xs)
+    assert np.asarray(got).dtype == np.float64
+    close(got, np.stack([np.asarray(f(r, 3.0), dtype=float) for r in xs]))
+    close(jacfwd(lambda v: f(v, 3.0))(x[0]), np.diag(3.0 + np.cos(x[0])))
+
+
+def test_vectorize_otypes_branching_python_function():
+    huber = np.vectorize(_huber, otypes=[np.float64])
+    r = np.array([-2.0, -0.5, 0.3, 1.7])
+    close(grad(lambda v: np.sum(huber(v)))(r), np.clip(r, -1.0, 1.0))
+    out = jvp(huber, (r,), (np.ones(4),))[1]
+    assert out.dtype == np.float64
+    close(out, np.clip(r, -1.0, 1.0))
+
+
+def test_vectorize_with_signature():
+    norm_sq = np.vectorize(lambda row: np.sum(row**2), signature="(n)->()")
+    outer = np.vectorize(lambda u, v: np.outer(u, v), signature="(n),(m)->(n,m)")
+    two = np.vectorize(lambda u: (u.sum(), u * 2), signature="(n)->(),(n)")
+    x = np.array([[0.3, -1.2, 0.8], [1.5, -0.4, 0.9]])
+    close(grad(lambda v: np.sum(norm_sq(v)))(x), 2 * x)
+    close(vmap(norm_sq)(np.stack([x, -x])), np.stack([norm_sq(x), norm_sq(-x)]))
+    close(jacrev(lambda v: outer(v, x[1]))(x[0]), jax.jacrev(lambda v: jnp.outer(v, x[1]))(x[0]))
+    s, d = vmap(two)(np.stack([x, 3 * x]))
+    close(s, np.stack([x.sum(1), 3 * x.sum(1)]))
+    close(d, np.stack([2 * x, 6 * x]))
+    # plain NumPy calls are NumPy's own
+    assert norm_sq(x).dtype == np.float64 and norm_sq(x).shape == (2,)
+    with pytest.raises(TypeError, match="wrong number of positional arguments"):
+        grad(lambda v: np.sum(outer(v)))(x[0])

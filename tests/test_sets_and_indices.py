@@ -190,6 +190,25 @@ def test_real_if_close():
         ft.vmap(fnp.real_if_close)(np.array([[1 + 0j], [1 + 1j]]))
 
 
+def test_isclose_and_allclose_with_infinities_and_nan():
+    a = np.array([np.inf, -np.inf, 1.0, np.nan, 2.0])
+    b = np.array([np.inf, np.inf, 1.0 + 1e-9, np.nan, 2.1])
+    for equal_nan in (False, True):
+        same(fnp.isclose(a, b, equal_nan=equal_nan), np.isclose(a, b, equal_nan=equal_nan))
+    for x, y in ((a[:1], b[:1]), (a[2:3], b[2:3]), (a[:4], a[:4]), (a[[0, 2]], a[[0, 2]])):
+        for equal_nan in (False, True):
+            want = bool(np.allclose(x, y, equal_nan=equal_nan))
+            same(fnp.allclose(x, y, equal_nan=equal_nan), want)
+
+            # NumPy's allclose of a tracer reads the same bool (the branch taken under grad)
+            def f(v, y=y, equal_nan=equal_nan):
+                s = np.sum(np.where(np.isfinite(v), v, 0.0))
+                return s if np.allclose(v, y, equal_nan=equal_nan) else -s
+
+            want_g = np.where(np.isfinite(x), 1.0 if want else -1.0, 0.0)
+            np.testing.assert_array_equal(ft.grad(f)(x), want_g)
+
+
 # -- array_equal, array_equiv ----------------------------------------------------------------
 
 

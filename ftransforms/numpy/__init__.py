@@ -14,7 +14,7 @@ reference, each importing only the chapters listed before it here (so no import 
     indexing              x[i], x.at[i], take, where, nonzero, index builders
     reductions            sum/prod/max/min/mean/var/std, nan*, cumulative, diff
     logic                 allclose, isclose, array_equal, isreal, ...
-    mathematical          hypot, logaddexp, copysign, fmax, sinc, nan_to_num, angle
+    mathematical          hypot, logaddexp, copysign, ldexp, fmax, sinc, nan_to_num, angle
     sorting               sort, argsort, partition, searchsorted, argwhere
     rearranging           split, flip, roll, tile, repeat, pad, block, insert, delete
     ranges, matrices      arange/linspace/logspace/meshgrid; diag, tril/triu, vander
@@ -193,6 +193,7 @@ __all__ = [
     # mathematical
     "angle",
     "copysign",
+    "ldexp",
     "deg2rad",
     "degrees",
     "float_power",

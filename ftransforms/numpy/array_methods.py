@@ -214,6 +214,10 @@ class ArrayMethods:
     def at(self):
         return IndexUpdateHelper(self)
 
+    @property
+    def flat(self):
+        return FlatIter(self)
+
     # -- methods --------------------------------------------------------------------------
 
     def sum(self, axis=None, dtype=None, keepdims=False):
@@ -349,6 +353,43 @@ class ArrayMethods:
             "t.fill(value) writes in place, and tracers are immutable: write "
             "t = fnp.full_like(t, value)"
         )
+
+
+class FlatIter:
+    """``t.flat`` of a tracer: a read-only view of its elements in C order, as NumPy's
+    ``flatiter`` is (``for v in t.flat``, ``t.flat[i]``, ``t.flat[2:5]``, ``len(t.flat)``,
+    ``t.flat.copy()``); ``t.flat[i] = v`` raises :class:`~ftransforms.errors.InPlaceError`.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> ft.grad(lambda x: x.flat[1] * x.flat[-1])(np.array([[1.0, 2.0], [3.0, 4.0]]))
+        array([[0., 4.],
+               [0., 2.]])
+    """
+
+    __slots__ = ("base",)
+
+    def __init__(self, base: Tracer) -> None:
+        self.base = base
+
+    def __len__(self) -> int:
+        return self.base.size
+
+    def __iter__(self):
+        return iter(ravel(self.base))
+
+    def __getitem__(self, index: Any) -> Any:
+        return getitem(ravel(self.base), index)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        raise InPlaceError(
+            "t.flat[i] = v writes in place, and tracers are immutable: write "
+            "t = t.reshape(-1).at[i].set(v).reshape(t.shape)"
+        )
+
+    def copy(self) -> Tracer:
+        return ravel(self.base)
 
 
 _NOT_MEMBERS = {"__module__", "__qualname__", "__doc__", "__slots__", "__dict__", "__weakref__"}

@@ -1,10 +1,21 @@
 """Functional programming helpers: ``apply_along_axis``, ``apply_over_axes``,
 ``piecewise`` (NumPy's "Functional programming"), written from ``fnp`` operations so that
 every transform sees through them.
+
+NOTE [np.vectorize on tracers]: ``numpy.vectorize`` is a class whose calls reach no
+protocol.  Without ``otypes``/``signature`` NumPy's own object loop already computes on
+tracers (its result is an object array of tracers, turned back into a traced array where
+it meets the library); with ``otypes=[float]`` it casts that object array to float and with
+``signature=`` it writes each result into a preallocated numeric array, both of which a
+tracer cannot enter.  Importing ftransforms therefore wraps ``numpy.vectorize``'s internal
+``_vectorize_call``: given a tracer (or an object array holding one) it runs the loop with
+object outputs (``otypes``) or over the broadcast loop dimensions with ``fnp.stack``
+(``signature``), and leaves every other call to NumPy's code unchanged.
 """
 
 from __future__ import annotations
 
+import builtins
 import itertools
 from collections.abc import Callable
 from typing import Any
@@ -12,7 +23,8 @@ from typing import Any
 import numpy
 
 from ftransforms.core.errors import BatchedControlFlowError
-from ftransforms.numpy.creation import as_operand, zeros_like
+from ftransforms.core.tracer import Tracer
+from ftransforms.numpy.creation import as_operand, from_object_array, zeros_like
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import concrete_arg, dtype_of, ndim, normalize_axis, shape
 from ftransforms.numpy.indexing import at, getitem, where
@@ -146,3 +158,96 @@ def piecewise(x: Any, condlist: Any, funclist: Any, *args: Any, **kw: Any) -> An
         vals = func(getitem(x, index), *args, **kw) if callable(func) else func
         y = at(y)[index].set(astype(as_operand(vals, x), dt))
     return y
+
+
+# -- numpy.vectorize with otypes= or signature= on tracers: NOTE [np.vectorize on tracers] --
+
+
+def _holds_tracers(a: Any) -> bool:
+    if isinstance(a, Tracer):
+        return True
+    if type(a) is numpy.ndarray and a.dtype.kind == "O":
+        return builtins.any(isinstance(v, Tracer) for v in a.flat)
+    return False
+
+
+def _traced(a: Any) -> Any:
+    if type(a) is numpy.ndarray and a.dtype.kind == "O":
+        return from_object_array(a)
+    return as_operand(a)
+
+
+def _cast(out: Any, otype: Any) -> Any:
+    out = _traced(out)
+    return out if numpy.dtype(otype).kind == "O" else astype(out, numpy.dtype(otype))
+
+
+def _vectorize_otypes(vec: Any, func: Callable, args: tuple) -> Any:
+    nout = len(vec.otypes)
+    ufunc = numpy.frompyfunc(func, len(args), nout)
+    outputs = ufunc(*[numpy.asanyarray(a, dtype=object) for a in args])
+    if nout == 1:
+        return _cast(outputs, vec.otypes[0])
+    return tuple(_cast(o, t) for o, t in zip(outputs, vec.otypes))
+
+
+def _vectorize_signature(vec: Any, func: Callable, args: tuple) -> Any:
+    # late import: NumPy's signature parsers (a private module, renamed in NumPy 2)
+    try:
+        from numpy.lib import _function_base_impl as _impl
+    except ImportError:  # NumPy 1.26
+        from numpy.lib import function_base as _impl
+
+    input_core_dims, output_core_dims = vec._in_and_out_core_dims
+    if len(args) != len(input_core_dims):
+        raise TypeError(
+            f"wrong number of positional arguments: expected {len(input_core_dims)}, "
+            f"got {len(args)}"
+        )
+    args = tuple(_traced(a) for a in args)
+    broadcast_shape, dim_sizes = _impl._parse_input_dimensions(args, input_core_dims)
+    input_shapes = _impl._calculate_shapes(broadcast_shape, dim_sizes, input_core_dims)
+    args = [broadcast_to(a, s) for a, s in zip(args, input_shapes)]
+    nout = len(output_core_dims)
+    if 0 in broadcast_shape:
+        raise ValueError("cannot call `vectorize` on size 0 inputs under a transform")
+    rows: list[list[Any]] = [[] for _ in range(nout)]
+    for index in numpy.ndindex(*broadcast_shape):
+        results = func(*(getitem(a, index) if index else a for a in args))
+        results = (results,) if nout == 1 else results
+        if not isinstance(results, tuple) or len(results) != nout:
+            raise ValueError(
+                f"wrong number of outputs from pyfunc: expected {nout}, got "
+                f"{len(results) if isinstance(results, tuple) else 1}"
+            )
+        for k, r in enumerate(results):
+            rows[k].append(_traced(r))
+    outs = []
+    for k, core in enumerate(output_core_dims):
+        out = stack(rows[k]) if broadcast_shape else rows[k][0]
+        out = reshape(out, tuple(broadcast_shape) + shape(rows[k][0]))
+        if len(shape(rows[k][0])) != len(core):
+            raise ValueError(
+                f"wrong number of dimensions returned from pyfunc output {k}: expected "
+                f"{len(core)}, got {len(shape(rows[k][0]))}"
+            )
+        if vec.otypes is not None:
+            out = _cast(out, vec.otypes[k])
+        outs.append(out)
+    return outs[0] if nout == 1 else tuple(outs)
+
+
+_NUMPY_VECTORIZE_CALL = getattr(numpy.vectorize, "_vectorize_call", None)
+
+
+def _vectorize_call(self: Any, func: Callable, args: tuple) -> Any:
+    if args and builtins.any(_holds_tracers(a) for a in args):
+        if self.signature is not None:
+            return _vectorize_signature(self, func, args)
+        if self.otypes:
+            return _vectorize_otypes(self, func, args)
+    return _NUMPY_VECTORIZE_CALL(self, func, args)
+
+
+if _NUMPY_VECTORIZE_CALL is not None:
+    numpy.vectorize._vectorize_call = _vectorize_call

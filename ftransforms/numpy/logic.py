@@ -12,6 +12,7 @@ from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.creation import as_operand
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import dtype_of, same_across_batch, shape, to_host
+from ftransforms.numpy.indexing import where
 from ftransforms.numpy.reductions import all
 from ftransforms.numpy.ufuncs import (
     abs,
@@ -43,10 +44,13 @@ __all__ = [
 
 
 @implements(numpy.allclose)
-def allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08) -> bool:
-    """``numpy.allclose``: whether ``|a - b| <= atol + rtol * |b|`` everywhere, as a Python
-    bool (no ``equal_nan``).  A batched value has no single bool, so under ``vmap`` it
-    raises :class:`~ftransforms.errors.BatchedControlFlowError`; use :func:`isclose` there.
+def allclose(
+    a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> bool:
+    """``numpy.allclose``: whether :func:`isclose` holds everywhere, as a Python bool
+    (infinities are close to themselves, NaNs to each other with ``equal_nan=True``).  A
+    batched value has no single bool, so under ``vmap`` it raises
+    :class:`~ftransforms.errors.BatchedControlFlowError`; use :func:`isclose` there.
 
     Example:
         >>> import numpy as np
@@ -55,8 +59,10 @@ def allclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08) -> bool:
         True
         >>> fnp.allclose(1.0, 1.1)
         False
+        >>> fnp.allclose(np.array([np.inf, np.nan]), np.array([np.inf, np.nan]), equal_nan=True)
+        True
     """
-    return bool(all(abs(a - b) <= atol + rtol * abs(b)))
+    return bool(all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)))
 
 
 @implements(numpy.isclose)
@@ -76,7 +82,9 @@ def isclose(a: Any, b: Any, rtol: float = 1e-05, atol: float = 1e-08, equal_nan:
         [True, False]
     """
     finite = logical_and(isfinite(a), isfinite(b))
-    close = logical_and(finite, abs(a - b) <= atol + rtol * abs(b))
+    # the non-finite entries are replaced by 0 first: inf - inf would warn (NumPy's does not)
+    a_f, b_f = where(finite, a, 0), where(finite, b, 0)
+    close = logical_and(finite, abs(a_f - b_f) <= atol + rtol * abs(b_f))
     close = logical_or(close, a == b)  # infinities are close only to themselves
     if equal_nan:
         close = logical_or(close, logical_and(isnan(a), isnan(b)))

@@ -37,6 +37,7 @@ __all__ = [
     "logaddexp2",
     "hypot",
     "copysign",
+    "ldexp",
     "fmax",
     "fmin",
     "heaviside",
@@ -92,6 +93,25 @@ def copysign(x1: Any, x2: Any) -> Any:
     x1 = astype(x1, dt if dt.kind in "fc" else numpy.float64)
     mag = abs(x1)
     return where(signbit(x2), -mag, mag)
+
+
+def ldexp(x1: Any, x2: Any) -> Any:
+    """``numpy.ldexp``: ``x1 * 2**x2`` for an integer exponent ``x2`` (exact: a power of two;
+    no derivative in ``x2``).  A float ``x2`` raises ``TypeError``, as NumPy's does.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.ldexp(np.array([1.5, -3.0]), np.array([2, -1])).tolist()
+        [6.0, -1.5]
+        >>> ft.grad(lambda x: fnp.ldexp(x, 3).sum())(np.array([1.0, 2.0])).tolist()
+        [8.0, 8.0]
+    """
+    if dtype_of(x2).kind not in "biu":
+        raise TypeError(f"ldexp: the exponent must be an integer array, got {dtype_of(x2)}")
+    x1 = to_float(x1)
+    return x1 * astype(power(2.0, astype(x2, numpy.float64)), dtype_of(x1))
 
 
 def fmax(x1: Any, x2: Any) -> Any:

@@ -118,7 +118,11 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
         if fn is not None:
             return fn(*_objects_converted(inputs))
     name = ufunc.__name__
+    if method == "__call__" and not kwargs and _is_python_ufunc(ufunc):
+        return _call_python_ufunc(ufunc, inputs)
     inputs = _objects_converted(inputs)
+    if method == "at":
+        raise InPlaceError(_ufunc_at_message(name, inputs))
     if kwargs.get("out") is not None:
         raise InPlaceError(
             f"{_call_form((inputs, kwargs))}numpy.{name}(..., out=...) with a tracer (also "
@@ -167,6 +171,59 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     else:
         raise _unsupported(f"numpy.{name}.{method}", inputs)
     return out if dtype is None else ufuncs.astype(out, dtype)
+
+
+def _is_python_ufunc(ufunc: Any) -> bool:
+    """Whether ``ufunc`` was made by ``numpy.frompyfunc`` (object loops only: a Python
+    function called per element)."""
+    return isinstance(ufunc, numpy.ufunc) and all(set(t) <= {"O", "-", ">"} for t in ufunc.types)
+
+
+def _call_python_ufunc(ufunc: Any, inputs: tuple) -> Any:
+    """``numpy.frompyfunc(f, nin, nout)(t, ...)``: NumPy's object loop on the inputs as
+    object arrays of 0-d tracers, so ``f`` computes on tracers element by element; each
+    output is turned back into a traced array."""
+    as_objects = [numpy.asarray(v, dtype=object) if isinstance(v, Tracer) else v for v in inputs]
+    out = ufunc(*as_objects)
+    if ufunc.nout == 1:
+        return _object_result(out)
+    return tuple(_object_result(o) for o in out)
+
+
+def _object_result(out: Any) -> Any:
+    if type(out) is numpy.ndarray and out.dtype is _OBJECT:
+        return creation.from_object_array(out)
+    return out  # a 0-d call returns the element itself (a tracer)
+
+
+#: ufunc name -> the method of ``fnp.at(a)[indices]`` that does what ``ufunc.at`` does.
+_AT_METHODS = {
+    "add": "add(b)",
+    "subtract": "add(-b)",
+    "multiply": "multiply(b)",
+    "divide": "divide(b)",
+    "true_divide": "divide(b)",
+    "power": "power(b)",
+    "minimum": "min(b)",
+    "maximum": "max(b)",
+    "fmin": "min(b)",
+    "fmax": "max(b)",
+}
+
+
+def _ufunc_at_message(name: str, inputs: tuple) -> str:
+    """The error of ``numpy.<ufunc>.at(a, indices, b)`` with a tracer: it writes into ``a``."""
+    update = _AT_METHODS.get(name)
+    fix = (
+        f"write a = fnp.at(a)[indices].{update} (a new array; repeated indices apply once "
+        f"per occurrence, as with {name}.at)"
+        if update is not None
+        else "build the updated array with fnp.at(a)[indices].set(...) or fnp.where"
+    )
+    return (
+        f"{_call_form(inputs)}numpy.{name}.at(a, indices, ...) updates a in place, and a "
+        f"NumPy array cannot hold a tracer nor can a tracer be written into: {fix}."
+    )
 
 
 #: module name -> {ufunc name: function}: the ufuncs of other libraries whose counterparts
