@@ -151,3 +151,179 @@ def test_per_sample_gradients_with_dropout_randomness_modes():
 def loss_masked(p, x, mask):
     h = nn.relu(nn.linear(p[0], x)) * mask
     return nn.logsumexp(nn.linear(p[1], h))
+
+
+# -- torch.func tutorial: Jacobians, Hessians of a small MLP -------------------------------
+
+
+def _small_mlp():
+    r = rng(4)
+    return nn.init_mlp(r, [3, 5, 2], dtype=np.float64), r.normal(size=3)
+
+
+def _tanh_mlp(p, x):
+    return nn.mlp(p, x, activation=fnp.tanh)
+
+
+def _jtanh_mlp(p, x):
+    h = jnp.tanh(x @ p[0]["w"].T + p[0]["b"])
+    return h @ p[1]["w"].T + p[1]["b"]
+
+
+def test_jacobians_of_an_mlp_wrt_inputs_and_params_like_jax():
+    p, x = _small_mlp()
+    jp = jaxify(p)
+    for ours, theirs in ((ft.jacrev, jax.jacrev), (ft.jacfwd, jax.jacfwd)):
+        # w.r.t. the input, then w.r.t. (params, input): a tuple of pytrees
+        close(ours(_tanh_mlp, argnums=1)(p, x), j2n(jax.jit(theirs(_jtanh_mlp, 1))(jp, x)))
+        got = ours(_tanh_mlp, argnums=(0, 1))(p, x)
+        close(got, j2n(jax.jit(theirs(_jtanh_mlp, (0, 1)))(jp, x)))
+        assert got[0][0]["w"].shape == (2, 5, 3)
+
+    # pytree output: the Jacobian has the output's structure on the outside
+    def two(p, x):
+        y = _tanh_mlp(p, x)
+        return {"out": y, "norm": fnp.sum(y**2)}
+
+    def jtwo(p, x):
+        y = _jtanh_mlp(p, x)
+        return {"out": y, "norm": jnp.sum(y**2)}
+
+    close(ft.jacrev(two, 1)(p, x), j2n(jax.jit(jax.jacrev(jtwo, 1))(jp, x)))
+    close(ft.jacfwd(two, 0)(p, x), j2n(jax.jit(jax.jacfwd(jtwo, 0))(jp, x)))
+
+
+def test_hessian_is_jacfwd_of_jacrev_like_torch_func():
+    p, x = _small_mlp()
+
+    def f(x):
+        return fnp.sum(_tanh_mlp(p, x) ** 3)
+
+    h = ft.hessian(f)(x)
+    close(ft.jacfwd(ft.jacrev(f))(x), h)
+    close(ft.jacrev(ft.jacrev(f))(x), h)
+    close(ft.jacfwd(ft.jacfwd(f))(x), h)
+    jp = jaxify(p)
+    close(h, j2n(jax.jit(jax.hessian(lambda x: jnp.sum(_jtanh_mlp(jp, x) ** 3)))(x)))
+    # the batched Hessian of the tutorial: vmap over inputs
+    xs = rng(5).normal(size=(4, 3))
+    close(ft.vmap(ft.hessian(f))(xs), np.stack([ft.hessian(f)(v) for v in xs]))
+
+
+# -- torch.func tutorial: neural tangent kernel -------------------------------------------
+
+
+def test_neural_tangent_kernel_three_ways_like_torch_func():
+    p, _ = _small_mlp()
+    r = rng(6)
+    x1, x2 = r.normal(size=(4, 3)), r.normal(size=(3, 3))
+
+    def f(p, x):  # one sample
+        return _tanh_mlp(p, x)
+
+    # 1. Jacobian contraction: sum over parameters of J1 J2^T
+    j1 = ft.vmap(ft.jacrev(f), (None, 0))(p, x1)
+    j2 = ft.vmap(ft.jacrev(f), (None, 0))(p, x2)
+    ntk = sum(
+        np.einsum("Naf,Mbf->NMab", a.reshape(*a.shape[:2], -1), b.reshape(*b.shape[:2], -1))
+        for a, b in zip(optree.tree_leaves(j1), optree.tree_leaves(j2))
+    )
+    jp = jaxify(p)
+
+    def jntk(x1, x2):
+        def one(a, b):
+            ja = jax.jacrev(_jtanh_mlp)(jp, a)
+            jb = jax.jacrev(_jtanh_mlp)(jp, b)
+            return sum(
+                jnp.tensordot(u, v, axes=(tuple(range(1, u.ndim)), tuple(range(1, v.ndim))))
+                for u, v in zip(jax.tree_util.tree_leaves(ja), jax.tree_util.tree_leaves(jb))
+            )
+
+        return jax.vmap(jax.vmap(one, (None, 0)), (0, None))(x1, x2)
+
+    want = j2n(jax.jit(jntk)(x1, x2))
+    close(ntk, want)
+
+    # 2. vmap of vjp of jvp ("NTK-vector products"): K(x1_n, x2_m) = J1 J2^T, built by
+    # pushing each basis cotangent through vjp at x2 and then jvp at x1
+    def ntk_entry(a, b):
+        _, vjp_b = ft.vjp(lambda q: f(q, b), p)
+
+        def column(u):  # J_a J_b^T u
+            (pt,) = vjp_b(u)
+            return ft.jvp(lambda q: f(q, a), (p,), (pt,))[1]
+
+        return ft.vmap(column, out_dims=1)(np.eye(2))
+
+    close(ft.vmap(ft.vmap(ntk_entry, (None, 0)), (0, None))(x1, x2), want)
+
+    # 3. jvp of vjp the other way round (transpose of the same kernel)
+    def ntk_entry_t(a, b):
+        _, vjp_a = ft.vjp(lambda q: f(q, a), p)
+        return ft.vmap(lambda u: ft.jvp(lambda q: f(q, b), (p,), vjp_a(u))[1])(np.eye(2))
+
+    close(ft.vmap(ft.vmap(ntk_entry_t, (None, 0)), (0, None))(x1, x2), want)
+
+
+# -- torch.func tutorial / JAX docs: MAML inner loop with grad inside vmap -----------------
+
+
+def test_maml_inner_loop_grad_inside_vmap_like_jax():
+    r = rng(7)
+    p = nn.init_mlp(r, [1, 8, 1], dtype=np.float64)
+    xs, ys = r.normal(size=(3, 5, 1)), r.normal(size=(3, 5, 1))
+    xq, yq = r.normal(size=(3, 4, 1)), r.normal(size=(3, 4, 1))
+    lr = 0.1
+
+    def loss(p, x, y):
+        return fnp.mean((nn.mlp(p, x, activation=fnp.tanh) - y) ** 2)
+
+    def inner(p, x, y):
+        g = ft.grad(loss)(p, x, y)
+        return optree.tree_map(lambda a, b: a - lr * b, p, g)
+
+    def task_loss(p, xs, ys, xq, yq):
+        return loss(inner(p, xs, ys), xq, yq)
+
+    def meta_loss(p):
+        return fnp.mean(ft.vmap(task_loss, (None, 0, 0, 0, 0))(p, xs, ys, xq, yq))
+
+    def jloss(p, x, y):
+        h = jnp.tanh(x @ p[0]["w"].T + p[0]["b"])
+        return jnp.mean((h @ p[1]["w"].T + p[1]["b"] - y) ** 2)
+
+    def jmeta(p):
+        def task(xs, ys, xq, yq):
+            g = jax.grad(jloss)(p, xs, ys)
+            return jloss(jax.tree_util.tree_map(lambda a, b: a - lr * b, p, g), xq, yq)
+
+        return jnp.mean(jax.vmap(task)(xs, ys, xq, yq))
+
+    value, g = ft.value_and_grad(meta_loss)(p)
+    jv, jg = jax.jit(jax.value_and_grad(jmeta))(jaxify(p))
+    close(value, np.asarray(jv))
+    close(g, j2n(jg))
+
+
+# -- Hessian-vector products three ways ----------------------------------------------------
+
+
+def test_hvp_three_ways_agree_like_jax():
+    r = rng(8)
+    x, v = r.normal(size=5), r.normal(size=5)
+    a = r.normal(size=(5, 5))
+
+    def f(x):
+        return fnp.sum(fnp.sin(a @ x) * x) + fnp.sum(x**4)
+
+    fwd_over_rev = ft.jvp(ft.grad(f), (x,), (v,))[1]
+    rev_over_rev = ft.grad(lambda x: fnp.vdot(ft.grad(f)(x), v))(x)
+    rev_over_fwd = ft.vjp(ft.grad(f), x)[1](v)[0]
+    want = ft.hessian(f)(x) @ v
+    jf = lambda x: jnp.sum(jnp.sin(a @ x) * x) + jnp.sum(x**4)  # noqa: E731
+    jwant = np.asarray(jax.jit(lambda x, v: jax.jvp(jax.grad(jf), (x,), (v,))[1])(x, v))
+    for got in (fwd_over_rev, rev_over_rev, rev_over_fwd, want):
+        close(got, jwant)
+    # batched over vectors: vmap of the HVP is the Hessian times a matrix
+    vs = r.normal(size=(3, 5))
+    close(ft.vmap(lambda v: ft.jvp(ft.grad(f), (x,), (v,))[1])(vs), vs @ ft.hessian(f)(x).T)
