@@ -25,11 +25,24 @@ from ftransforms import numpy as fnp
 from tests.tolerances import assert_tree_close
 
 close = functools.partial(assert_tree_close, rtol=1e-10, atol=1e-12, strict=True)
+# a plain call (no transform) returns what NumPy returns, NumPy scalars included
+close_plain = functools.partial(assert_tree_close, rtol=1e-10, atol=1e-12)
 
 
 def j2n(tree):
     """A JAX (or torch) result as NumPy arrays."""
     return jax.tree_util.tree_map(np.asarray, tree)
+
+
+def jjit(f):
+    """``jax.jit(f)`` compiled without XLA's expensive passes: each oracle here is a small
+    program run once, where compile time, not run time, is the cost."""
+    opts = {"xla_backend_optimization_level": 0, "xla_llvm_disable_expensive_passes": True}
+
+    def call(*args):
+        return jax.jit(f).lower(*args).compile(compiler_options=opts)(*args)
+
+    return call
 
 
 def jaxify(tree):
@@ -62,8 +75,8 @@ def test_model_ensembling_like_torch_func_tutorial():
     same = ft.vmap(nn.mlp, in_dims=(0, None))(stacked, x)
     each = ft.vmap(nn.mlp, in_dims=(0, 0))(stacked, minibatches)
     jstacked = jaxify(stacked)
-    close(same, j2n(jax.jit(jax.vmap(jmlp, in_axes=(0, None)))(jstacked, x)))
-    close(each, j2n(jax.jit(jax.vmap(jmlp, in_axes=(0, 0)))(jstacked, minibatches)))
+    close(same, j2n(jjit(jax.vmap(jmlp, in_axes=(0, None)))(jstacked, x)))
+    close(each, j2n(jjit(jax.vmap(jmlp, in_axes=(0, 0)))(jstacked, minibatches)))
     # and against the loop the tutorial replaces
     close(same, np.stack([nn.mlp(m, x) for m in models]))
     close(each, np.stack([nn.mlp(m, b) for m, b in zip(models, minibatches)]))
@@ -82,12 +95,17 @@ def _conv_net(p, x):
     return nn.log_softmax(nn.linear(p["fc"], h))
 
 
-def test_per_sample_gradients_of_a_conv_net_like_torch_func():
-    import torch
-    import torch.nn.functional as F
-    from torch.func import grad as tgrad
-    from torch.func import vmap as tvmap
+def _jconv_net(p, x):
+    h = jax.lax.conv_general_dilated(
+        x[None], p["conv"]["w"], (1, 1), ((1, 1), (1, 1)), dimension_numbers=("NCHW", "OIHW", "NCHW")
+    )
+    h = jax.nn.relu(h + p["conv"]["b"][:, None, None])
+    h = jax.lax.reduce_window(h, -jnp.inf, jax.lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+    h = h.reshape(-1) @ p["fc"]["w"].T + p["fc"]["b"]
+    return jax.nn.log_softmax(h)
 
+
+def test_per_sample_gradients_of_a_conv_net_like_torch_func():
     r = rng(2)
     p = {"conv": nn.init_conv2d(r, 2, 3, 3, dtype=np.float64)}
     p["fc"] = nn.init_linear(r, 3 * 3 * 3, 4, dtype=np.float64)
@@ -100,15 +118,11 @@ def test_per_sample_gradients_of_a_conv_net_like_torch_func():
 
     per_sample = ft.vmap(ft.grad(loss), in_dims=(None, 0, 0))(p, x, y)
 
-    tp = optree.tree_map(torch.from_numpy, p)
+    def jloss(p, x, y):
+        return -_jconv_net(p, x)[y]
 
-    def tloss(p, x, y):
-        h = F.max_pool2d(F.relu(F.conv2d(x[None], p["conv"]["w"], p["conv"]["b"], padding=1)), 2)
-        h = h.flatten(1) @ p["fc"]["w"].T + p["fc"]["b"]
-        return F.nll_loss(F.log_softmax(h, -1), y[None])
-
-    want = tvmap(tgrad(tloss), in_dims=(None, 0, 0))(tp, torch.from_numpy(x), torch.from_numpy(y))
-    close(per_sample, optree.tree_map(lambda t: t.numpy(), want))
+    want = jjit(jax.vmap(jax.grad(jloss), in_axes=(None, 0, 0)))(jaxify(p), x, y)
+    close(per_sample, j2n(want))
     # and the loop of single-sample gradients it replaces
     close(
         optree.tree_map(lambda a: a[4], per_sample), ft.grad(loss)(p, x[4], y[4]), err_msg="loop"
@@ -175,9 +189,9 @@ def test_jacobians_of_an_mlp_wrt_inputs_and_params_like_jax():
     jp = jaxify(p)
     for ours, theirs in ((ft.jacrev, jax.jacrev), (ft.jacfwd, jax.jacfwd)):
         # w.r.t. the input, then w.r.t. (params, input): a tuple of pytrees
-        close(ours(_tanh_mlp, argnums=1)(p, x), j2n(jax.jit(theirs(_jtanh_mlp, 1))(jp, x)))
+        close(ours(_tanh_mlp, argnums=1)(p, x), j2n(jjit(theirs(_jtanh_mlp, 1))(jp, x)))
         got = ours(_tanh_mlp, argnums=(0, 1))(p, x)
-        close(got, j2n(jax.jit(theirs(_jtanh_mlp, (0, 1)))(jp, x)))
+        close(got, j2n(jjit(theirs(_jtanh_mlp, (0, 1)))(jp, x)))
         assert got[0][0]["w"].shape == (2, 5, 3)
 
     # pytree output: the Jacobian has the output's structure on the outside
@@ -189,8 +203,8 @@ def test_jacobians_of_an_mlp_wrt_inputs_and_params_like_jax():
         y = _jtanh_mlp(p, x)
         return {"out": y, "norm": jnp.sum(y**2)}
 
-    close(ft.jacrev(two, 1)(p, x), j2n(jax.jit(jax.jacrev(jtwo, 1))(jp, x)))
-    close(ft.jacfwd(two, 0)(p, x), j2n(jax.jit(jax.jacfwd(jtwo, 0))(jp, x)))
+    close(ft.jacrev(two, 1)(p, x), j2n(jjit(jax.jacrev(jtwo, 1))(jp, x)))
+    close(ft.jacfwd(two, 0)(p, x), j2n(jjit(jax.jacfwd(jtwo, 0))(jp, x)))
 
 
 def test_hessian_is_jacfwd_of_jacrev_like_torch_func():
@@ -204,7 +218,7 @@ def test_hessian_is_jacfwd_of_jacrev_like_torch_func():
     close(ft.jacrev(ft.jacrev(f))(x), h)
     close(ft.jacfwd(ft.jacfwd(f))(x), h)
     jp = jaxify(p)
-    close(h, j2n(jax.jit(jax.hessian(lambda x: jnp.sum(_jtanh_mlp(jp, x) ** 3)))(x)))
+    close(h, j2n(jjit(jax.hessian(lambda x: jnp.sum(_jtanh_mlp(jp, x) ** 3)))(x)))
     # the batched Hessian of the tutorial: vmap over inputs
     xs = rng(5).normal(size=(4, 3))
     close(ft.vmap(ft.hessian(f))(xs), np.stack([ft.hessian(f)(v) for v in xs]))
@@ -241,7 +255,7 @@ def test_neural_tangent_kernel_three_ways_like_torch_func():
 
         return jax.vmap(jax.vmap(one, (None, 0)), (0, None))(x1, x2)
 
-    want = j2n(jax.jit(jntk)(x1, x2))
+    want = j2n(jjit(jntk)(x1, x2))
     close(ntk, want)
 
     # 2. vmap of vjp of jvp ("NTK-vector products"): K(x1_n, x2_m) = J1 J2^T, built by
@@ -300,7 +314,7 @@ def test_maml_inner_loop_grad_inside_vmap_like_jax():
         return jnp.mean(jax.vmap(task)(xs, ys, xq, yq))
 
     value, g = ft.value_and_grad(meta_loss)(p)
-    jv, jg = jax.jit(jax.value_and_grad(jmeta))(jaxify(p))
+    jv, jg = jjit(jax.value_and_grad(jmeta))(jaxify(p))
     close(value, np.asarray(jv))
     close(g, j2n(jg))
 
@@ -321,9 +335,157 @@ def test_hvp_three_ways_agree_like_jax():
     rev_over_fwd = ft.vjp(ft.grad(f), x)[1](v)[0]
     want = ft.hessian(f)(x) @ v
     jf = lambda x: jnp.sum(jnp.sin(a @ x) * x) + jnp.sum(x**4)  # noqa: E731
-    jwant = np.asarray(jax.jit(lambda x, v: jax.jvp(jax.grad(jf), (x,), (v,))[1])(x, v))
+    jwant = np.asarray(jjit(lambda x, v: jax.jvp(jax.grad(jf), (x,), (v,))[1])(x, v))
     for got in (fwd_over_rev, rev_over_rev, rev_over_fwd, want):
         close(got, jwant)
     # batched over vectors: vmap of the HVP is the Hessian times a matrix
     vs = r.normal(size=(3, 5))
     close(ft.vmap(lambda v: ft.jvp(ft.grad(f), (x,), (v,))[1])(vs), vs @ ft.hessian(f)(x).T)
+
+
+# -- JAX docs: control flow ----------------------------------------------------------------
+
+
+def test_scan_rnn_with_pytree_carry_and_its_gradient_like_jax():
+    r = rng(9)
+    params = {"wh": r.normal(size=(4, 4)) / 2, "wx": r.normal(size=(4, 3)), "b": r.normal(size=4)}
+    xs = r.normal(size=(6, 3))
+    init = {"h": np.zeros(4), "n": np.zeros(())}
+
+    def make(np_):
+        def rnn(params, xs, init):
+            def step(carry, x):
+                h = np_.tanh(params["wh"] @ carry["h"] + params["wx"] @ x + params["b"])
+                return {"h": h, "n": carry["n"] + np_.sum(h**2)}, h[0]
+
+            scan = ft.scan if np_ is fnp else jax.lax.scan
+            carry, ys = scan(step, init, xs)
+            return carry["n"] + np_.sum(ys), (carry, ys)
+
+        return rnn
+
+    rnn, jrnn = make(fnp), make(jnp)
+    close_plain(rnn(params, xs, init), j2n(jjit(jrnn)(jaxify(params), xs, jaxify(init))))
+    got = ft.grad(rnn, argnums=(0, 2), has_aux=True)(params, xs, init)
+    want = jjit(jax.grad(jrnn, argnums=(0, 2), has_aux=True))(jaxify(params), xs, jaxify(init))
+    close(got, j2n(want))
+
+
+def test_fori_loop_with_a_tuple_carry_like_jax():
+    def make(np_, fori):
+        def f(x):
+            def body(i, c):
+                a, b = c
+                return (a * np_.cos(b) + i, b + a / (1 + i))
+
+            a, b = fori(0, 5, body, (x, 2 * x))
+            return np_.sum(a * b)
+
+        return f
+
+    f, jf = make(fnp, ft.fori_loop), make(jnp, jax.lax.fori_loop)
+    x = np.array([0.3, -0.4, 0.9])
+    close_plain(f(x), np.asarray(jjit(jf)(x)))
+    close(ft.grad(f)(x), np.asarray(jjit(jax.grad(jf))(x)))
+    close(ft.vmap(ft.grad(f))(x[:, None]), np.asarray(jjit(jax.vmap(jax.grad(jf)))(x[:, None])))
+
+
+def _newton_sqrt(np_, loop):
+    """sqrt(a) by Newton's method in a while_loop (the JAX docs' fixed-point example)."""
+
+    def f(a):
+        def cond(c):
+            x, i = c
+            return (np_.abs(x * x - a) > 1e-14 * a) & (i < 50)
+
+        def body(c):
+            x, i = c
+            return (0.5 * (x + a / x), i + 1)
+
+        x, _ = loop(cond, body, (a, 0))
+        return x
+
+    return f
+
+
+def test_while_loop_newton_solver_and_grad_through_it():
+    f, jf = _newton_sqrt(fnp, ft.while_loop), _newton_sqrt(jnp, jax.lax.while_loop)
+    a = np.float64(2.0)
+    close_plain(f(a), np.asarray(jf(a)))
+    assert abs(f(a) - np.sqrt(2.0)) < 1e-15
+    # JAX: reverse mode through while_loop raises; forward mode is supported
+    with pytest.raises(ValueError, match="while_loop"):
+        jax.grad(jf)(a)
+    close(ft.jvp(f, (a,), (np.float64(1.0),))[1], np.asarray(jax.jvp(jf, (a,), (1.0,))[1]))
+    # ftransforms differentiates the loop in reverse mode too: d sqrt(a)/da = 1/(2 sqrt a)
+    np.testing.assert_allclose(ft.grad(f)(a), 0.5 / np.sqrt(2.0), rtol=1e-12)
+    # and under vmap, where each element stops at its own iteration count
+    aa = np.array([0.5, 2.0, 9.0, 1e4])
+    np.testing.assert_allclose(ft.vmap(f)(aa), np.sqrt(aa), rtol=1e-14)
+    np.testing.assert_allclose(ft.vmap(ft.grad(f))(aa), 0.5 / np.sqrt(aa), rtol=1e-10)
+
+
+def test_cond_with_pytree_operands_under_vmap_like_jax():
+    def make(np_, cond):
+        def f(p, ops):
+            return cond(
+                p > 0,
+                lambda o: {"s": np_.sin(o["a"]) * o["b"][0], "t": o["b"][1]},
+                lambda o: {"s": o["a"] ** 2, "t": -o["b"][1] * o["a"][0]},
+                ops,
+            )
+
+        return f
+
+    f, jf = make(fnp, ft.cond), make(jnp, jax.lax.cond)
+    r = rng(10)
+    p = np.array([1.0, -1.0, 2.0, -0.5])
+    ops = {"a": r.normal(size=(4, 3)), "b": (r.normal(size=(4, 3)), r.normal(size=4))}
+    close(ft.vmap(f)(p, ops), j2n(jjit(jax.vmap(jf))(p, jaxify(ops))))
+    # the predicate unbatched, the operands batched (in_dims=(None, 0))
+    close(ft.vmap(f, (None, 0))(-1.0, ops), j2n(jjit(jax.vmap(jf, (None, 0)))(-1.0, ops)))
+
+    def loss(p, ops):
+        out = f(p, ops)
+        return fnp.sum(out["s"]) + out["t"]
+
+    def jloss(p, ops):
+        out = jf(p, ops)
+        return jnp.sum(out["s"]) + out["t"]
+
+    close(
+        ft.vmap(ft.grad(loss, argnums=1))(p, ops),
+        j2n(jjit(jax.vmap(jax.grad(jloss, argnums=1)))(p, jaxify(ops))),
+    )
+
+
+def test_switch_index_out_of_range_is_clamped_like_jax():
+    branches = [lambda x: x + 1.0, lambda x: 2.0 * x, lambda x: x**3]
+    jbranches = branches
+    x = np.array([1.5, -2.0])
+    for i in (-3, -1, 0, 1, 2, 3, 100):
+        close(ft.switch(i, branches, x), np.asarray(jax.lax.switch(i, jbranches, x)))
+    idx = np.array([-5, 0, 1, 2, 9])
+    xs = np.linspace(-1, 1, 5)
+    g = ft.vmap(ft.grad(lambda i, x: ft.switch(i, branches, x), argnums=1))(idx, xs)
+    jg = jjit(jax.vmap(jax.grad(lambda i, x: jax.lax.switch(i, jbranches, x), argnums=1)))
+    close(g, np.asarray(jg(idx, xs)))
+
+
+def test_checkpoint_with_static_argnums_like_jax():
+    def make(np_, ckpt):
+        @functools.partial(ckpt, static_argnums=(1,))
+        def block(x, n):
+            for _ in range(n):  # n steers Python control flow: static
+                x = np_.sin(x) * 1.5
+            return x
+
+        def f(x):
+            return np_.sum(block(x, 3) ** 2)
+
+        return f
+
+    f, jf = make(fnp, ft.checkpoint), make(jnp, jax.checkpoint)
+    x = np.array([0.2, -0.7, 1.1])
+    close(ft.grad(f)(x), np.asarray(jjit(jax.grad(jf))(x)))
+    close(ft.hessian(f)(x), np.asarray(jjit(jax.hessian(jf))(x)))
