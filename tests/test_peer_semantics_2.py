@@ -97,7 +97,11 @@ def _conv_net(p, x):
 
 def _jconv_net(p, x):
     h = jax.lax.conv_general_dilated(
-        x[None], p["conv"]["w"], (1, 1), ((1, 1), (1, 1)), dimension_numbers=("NCHW", "OIHW", "NCHW")
+        x[None],
+        p["conv"]["w"],
+        (1, 1),
+        ((1, 1), (1, 1)),
+        dimension_numbers=("NCHW", "OIHW", "NCHW"),
     )
     h = jax.nn.relu(h + p["conv"]["b"][:, None, None])
     h = jax.lax.reduce_window(h, -jnp.inf, jax.lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
@@ -124,9 +128,7 @@ def test_per_sample_gradients_of_a_conv_net_like_torch_func():
     want = jjit(jax.vmap(jax.grad(jloss), in_axes=(None, 0, 0)))(jaxify(p), x, y)
     close(per_sample, j2n(want))
     # and the loop of single-sample gradients it replaces
-    close(
-        optree.tree_map(lambda a: a[4], per_sample), ft.grad(loss)(p, x[4], y[4]), err_msg="loop"
-    )
+    close(optree.tree_map(lambda a: a[4], per_sample), ft.grad(loss)(p, x[4], y[4]), err_msg="loop")
 
 
 def test_per_sample_gradients_with_dropout_randomness_modes():
@@ -155,9 +157,7 @@ def test_per_sample_gradients_with_dropout_randomness_modes():
 
     # 'different': a mask per sample (rows of the first layer's gradient differ in which
     # hidden units are zeroed); each sample's gradient is still that of *a* mask
-    diff = ft.vmap(ft.grad(loss), in_dims=(None, 0, None), randomness="different")(
-        p, x, drop_rng
-    )
+    diff = ft.vmap(ft.grad(loss), in_dims=(None, 0, None), randomness="different")(p, x, drop_rng)
     zero_rows = [tuple(np.all(diff[0]["w"][i] == 0, axis=1)) for i in range(4)]
     assert len(set(zero_rows)) > 1, zero_rows
 
@@ -489,3 +489,145 @@ def test_checkpoint_with_static_argnums_like_jax():
     x = np.array([0.2, -0.7, 1.1])
     close(ft.grad(f)(x), np.asarray(jjit(jax.grad(jf))(x)))
     close(ft.hessian(f)(x), np.asarray(jjit(jax.hessian(jf))(x)))
+
+
+# -- JAX docs: custom rules, linearize, vjp/jvp conventions --------------------------------
+
+
+def test_custom_vjp_numerically_stable_log1pexp_like_jax():
+    @ft.custom_jvp
+    def log1pexp(x):
+        return fnp.log1p(fnp.exp(x))
+
+    log1pexp.defjvps(lambda t, ans, x: t * (1 - 1 / (1 + fnp.exp(x))))
+
+    @ft.custom_vjp
+    def log1pexp_v(x):
+        return fnp.log1p(fnp.exp(x))
+
+    def fwd(x):
+        return log1pexp_v(x), x
+
+    def bwd(x, g):
+        return (g * (1 - 1 / (1 + fnp.exp(x))),)
+
+    log1pexp_v.defvjp(fwd, bwd)
+
+    x = np.array([0.0, 10.0, 100.0, 1000.0])
+    naive = ft.vmap(ft.grad(lambda x: fnp.log1p(fnp.exp(x))))
+    with np.errstate(over="ignore", invalid="ignore"):
+        assert np.isnan(naive(x)[-1])  # inf / inf: the reason for the custom rule
+        for f in (log1pexp, log1pexp_v):
+            g = ft.vmap(ft.grad(f))(x)
+            np.testing.assert_allclose(g, [0.5, 1 - 1 / (1 + np.exp(10.0)), 1.0, 1.0], rtol=1e-15)
+            # second derivative: the rule is itself differentiable (sigmoid')
+            h = ft.grad(ft.grad(f))(np.float64(0.0))
+            np.testing.assert_allclose(h, 0.25, rtol=1e-15)
+
+
+def test_custom_vjp_higher_derivatives_flow_through_residuals_like_jax():
+    # the inner grad's bwd reads residuals that depend on x: the outer grad must
+    # differentiate them (through fwd), not only bwd's cotangent argument
+    def make(cv, np_):
+        @cv
+        def f(x):
+            return np_.sin(x) * x
+
+        f.defvjp(
+            lambda x: (f(x), (np_.cos(x), x)),
+            lambda r, g: (g * (r[0] * r[1] + np_.sin(r[1])),),
+        )
+        return f
+
+    f, jf = make(ft.custom_vjp, fnp), make(jax.custom_vjp, jnp)
+    x = np.array([0.3, 1.2, -2.0])
+    want = jjit(jax.vmap(jax.grad(jax.grad(jf))))(x)
+    close(ft.vmap(ft.grad(ft.grad(f)))(x), np.asarray(want))
+    close(ft.grad(ft.grad(ft.grad(f)))(0.7), np.asarray(jax.grad(jax.grad(jax.grad(jf)))(0.7)))
+    close(ft.jacrev(ft.jacrev(lambda x: fnp.sum(f(x))))(x), np.diag(np.asarray(want)))
+
+
+def test_custom_vjp_clip_gradient_like_jax():
+    def make(cv, np_):
+        @cv
+        def clip_gradient(lo, hi, x):
+            return x
+
+        def fwd(lo, hi, x):
+            return x, (lo, hi)
+
+        def bwd(res, g):
+            lo, hi = res
+            return (None, None, np_.clip(g, lo, hi))
+
+        clip_gradient.defvjp(fwd, bwd)
+        return lambda x: clip_gradient(-0.75, 0.75, np_.sin(x) * 3.0)
+
+    f, jf = make(ft.custom_vjp, fnp), make(jax.custom_vjp, jnp)
+    xs = np.linspace(-2, 2, 7)
+    got = ft.vmap(ft.grad(f))(xs)
+    close(got, np.asarray(jax.vmap(jax.grad(jf))(xs)))
+    # the cotangent 1 reaching the clip is clipped to 0.75, then scaled by d(3 sin x)/dx
+    np.testing.assert_allclose(got, 0.75 * 3 * np.cos(xs), rtol=1e-15)
+    assert ft.grad(f)(np.float64(0.0)) == 2.25  # unclipped: 3
+
+
+def test_linearize_then_call_many_times_like_jax():
+    def f(x):
+        return {"a": fnp.sin(x) * x[::-1], "b": fnp.sum(fnp.exp(x))}
+
+    x = np.array([0.1, 0.5, -0.8])
+    out, f_jvp = ft.linearize(f, x)
+    close(out, f(x))
+    ts = rng(11).normal(size=(20, 3))
+    for t in ts[:5]:
+        close(f_jvp(t), ft.jvp(f, (x,), (t,))[1])
+    # the linear function vmaps: the Jacobian applied to many tangents
+    j = ft.jacfwd(f)(x)
+    close(ft.vmap(f_jvp)(ts), {"a": ts @ j["a"].T, "b": ts @ j["b"]})
+    # linear: f_jvp(a t1 + b t2) = a f_jvp(t1) + b f_jvp(t2)
+    lhs = f_jvp(2 * ts[0] - 3 * ts[1])
+    rhs = optree.tree_map(lambda u, v: 2 * u - 3 * v, f_jvp(ts[0]), f_jvp(ts[1]))
+    close(lhs, rhs)
+
+
+def test_vjp_of_a_function_with_dict_output_like_jax():
+    def make(np_):
+        return lambda x, y: {"s": np_.sin(x) * y, "p": (np_.sum(x * y), x**2)}
+
+    f, jf = make(fnp), make(jnp)
+    x, y = np.array([0.3, -1.2]), np.array([2.0, 0.5])
+    out, pullback = ft.vjp(f, x, y)
+    jout, jpullback = jax.vjp(jf, x, y)
+    close(out, j2n(jout))
+    ct = {"s": np.array([1.0, -1.0]), "p": (np.float64(2.0), np.array([0.5, 0.25]))}
+    close(pullback(ct), j2n(jpullback(jaxify(ct))))
+    # a cotangent of the wrong structure is refused
+    with pytest.raises((TypeError, ValueError)):
+        pullback({"s": ct["s"]})
+
+
+def test_jvp_with_integer_inputs_zero_tangents():
+    def f(x, n):
+        return x**n
+
+    x, n = np.array([1.5, 2.0]), np.array([2, 3])
+    # JAX: the tangent of an integer primal is float0 zeros
+    jout, jt = jax.jvp(f, (x, n), (np.ones(2), np.zeros(2, dtype=jax.dtypes.float0)))
+    out, t = ft.jvp(f, (x, n), (np.ones(2), np.zeros(2, dtype=jax.dtypes.float0)))
+    close((out, t), j2n((jout, jt)))
+    # ftransforms also takes integer (or float) zeros for the integer input
+    for zero in (np.zeros(2, dtype=np.int64), np.zeros(2)):
+        close(ft.jvp(f, (x, n), (np.ones(2), zero)), (out, t))
+
+
+def test_jacfwd_of_jacrev_of_a_function_of_a_dict_like_jax():
+    def make(np_):
+        return lambda d: np_.sum(np_.sin(d["a"]) * d["b"][0]) + np_.prod(d["b"]) * d["c"]
+
+    f, jf = make(fnp), make(jnp)
+    d = {"a": np.array([0.2, 0.4, -0.6]), "b": np.array([1.5, -0.5]), "c": np.float64(0.7)}
+    got = ft.jacfwd(ft.jacrev(f))(d)
+    close(got, j2n(jjit(jax.jacfwd(jax.jacrev(jf)))(jaxify(d))))
+    assert got["a"]["b"].shape == (3, 2) and got["c"]["c"].shape == ()
+    close(ft.hessian(f)(d), got)
