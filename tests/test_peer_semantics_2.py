@@ -411,12 +411,15 @@ def _newton_sqrt(np_, loop):
 def test_while_loop_newton_solver_and_grad_through_it():
     f, jf = _newton_sqrt(fnp, ft.while_loop), _newton_sqrt(jnp, jax.lax.while_loop)
     a = np.float64(2.0)
-    close_plain(f(a), np.asarray(jf(a)))
+    close_plain(f(a), np.asarray(jjit(jf)(a)))
     assert abs(f(a) - np.sqrt(2.0)) < 1e-15
     # JAX: reverse mode through while_loop raises; forward mode is supported
     with pytest.raises(ValueError, match="while_loop"):
         jax.grad(jf)(a)
-    close(ft.jvp(f, (a,), (np.float64(1.0),))[1], np.asarray(jax.jvp(jf, (a,), (1.0,))[1]))
+    close(
+        ft.jvp(f, (a,), (np.float64(1.0),))[1],
+        np.asarray(jjit(lambda a: jax.jvp(jf, (a,), (1.0,))[1])(a)),
+    )
     # ftransforms differentiates the loop in reverse mode too: d sqrt(a)/da = 1/(2 sqrt a)
     np.testing.assert_allclose(ft.grad(f)(a), 0.5 / np.sqrt(2.0), rtol=1e-12)
     # and under vmap, where each element stops at its own iteration count
@@ -463,8 +466,11 @@ def test_switch_index_out_of_range_is_clamped_like_jax():
     branches = [lambda x: x + 1.0, lambda x: 2.0 * x, lambda x: x**3]
     jbranches = branches
     x = np.array([1.5, -2.0])
-    for i in (-3, -1, 0, 1, 2, 3, 100):
-        close(ft.switch(i, branches, x), np.asarray(jax.lax.switch(i, jbranches, x)))
+    ii = np.array([-3, -1, 0, 1, 2, 3, 100])
+    want = np.asarray(jjit(jax.vmap(lambda i: jax.lax.switch(i, jbranches, x)))(ii))
+    for i, w in zip(ii, want):
+        close(ft.switch(int(i), branches, x), w)  # a Python int: only that branch runs
+        close(ft.switch(i, branches, x), w)  # a NumPy integer
     idx = np.array([-5, 0, 1, 2, 9])
     xs = np.linspace(-1, 1, 5)
     g = ft.vmap(ft.grad(lambda i, x: ft.switch(i, branches, x), argnums=1))(idx, xs)
@@ -543,7 +549,9 @@ def test_custom_vjp_higher_derivatives_flow_through_residuals_like_jax():
     x = np.array([0.3, 1.2, -2.0])
     want = jjit(jax.vmap(jax.grad(jax.grad(jf))))(x)
     close(ft.vmap(ft.grad(ft.grad(f)))(x), np.asarray(want))
-    close(ft.grad(ft.grad(ft.grad(f)))(0.7), np.asarray(jax.grad(jax.grad(jax.grad(jf)))(0.7)))
+    close(
+        ft.grad(ft.grad(ft.grad(f)))(0.7), np.asarray(jjit(jax.grad(jax.grad(jax.grad(jf))))(0.7))
+    )
     close(ft.jacrev(ft.jacrev(lambda x: fnp.sum(f(x))))(x), np.diag(np.asarray(want)))
 
 
@@ -566,7 +574,7 @@ def test_custom_vjp_clip_gradient_like_jax():
     f, jf = make(ft.custom_vjp, fnp), make(jax.custom_vjp, jnp)
     xs = np.linspace(-2, 2, 7)
     got = ft.vmap(ft.grad(f))(xs)
-    close(got, np.asarray(jax.vmap(jax.grad(jf))(xs)))
+    close(got, np.asarray(jjit(jax.vmap(jax.grad(jf)))(xs)))
     # the cotangent 1 reaching the clip is clipped to 0.75, then scaled by d(3 sin x)/dx
     np.testing.assert_allclose(got, 0.75 * 3 * np.cos(xs), rtol=1e-15)
     assert ft.grad(f)(np.float64(0.0)) == 2.25  # unclipped: 3
@@ -598,10 +606,10 @@ def test_vjp_of_a_function_with_dict_output_like_jax():
     f, jf = make(fnp), make(jnp)
     x, y = np.array([0.3, -1.2]), np.array([2.0, 0.5])
     out, pullback = ft.vjp(f, x, y)
-    jout, jpullback = jax.vjp(jf, x, y)
-    close(out, j2n(jout))
     ct = {"s": np.array([1.0, -1.0]), "p": (np.float64(2.0), np.array([0.5, 0.25]))}
-    close(pullback(ct), j2n(jpullback(jaxify(ct))))
+    jout, jct = jjit(lambda x, y, ct: (jf(x, y), jax.vjp(jf, x, y)[1](ct)))(x, y, ct)
+    close(out, j2n(jout))
+    close(pullback(ct), j2n(jct))
     # a cotangent of the wrong structure is refused
     with pytest.raises((TypeError, ValueError)):
         pullback({"s": ct["s"]})
@@ -613,7 +621,9 @@ def test_jvp_with_integer_inputs_zero_tangents():
 
     x, n = np.array([1.5, 2.0]), np.array([2, 3])
     # JAX: the tangent of an integer primal is float0 zeros
-    jout, jt = jax.jvp(f, (x, n), (np.ones(2), np.zeros(2, dtype=jax.dtypes.float0)))
+    jout, jt = jjit(lambda x, n: jax.jvp(f, (x, n), (jnp.ones(2), np.zeros(2, jax.dtypes.float0))))(
+        x, n
+    )
     out, t = ft.jvp(f, (x, n), (np.ones(2), np.zeros(2, dtype=jax.dtypes.float0)))
     close((out, t), j2n((jout, jt)))
     # ftransforms also takes integer (or float) zeros for the integer input
@@ -631,3 +641,147 @@ def test_jacfwd_of_jacrev_of_a_function_of_a_dict_like_jax():
     close(got, j2n(jjit(jax.jacfwd(jax.jacrev(jf)))(jaxify(d))))
     assert got["a"]["b"].shape == (3, 2) and got["c"]["c"].shape == ()
     close(ft.hessian(f)(d), got)
+
+
+# -- JAX docs: stop_gradient, the double-where trick, vmap idioms, closures --------------
+
+
+def test_stop_gradient_semantics_like_jax():
+    def make(np_, sg):
+        # the TD-loss idiom: the target is a constant for the derivative
+        def td(w, s, s_next, r):
+            target = r + 0.9 * sg(np_.dot(w, s_next))
+            return 0.5 * (target - np_.dot(w, s)) ** 2
+
+        return td
+
+    td, jtd = make(fnp, fnp.stop_gradient), make(jnp, jax.lax.stop_gradient)
+    w, s, s2 = np.array([0.5, -0.2, 0.1]), np.array([1.0, 2.0, -1.0]), np.array([0.3, 0.0, 1.0])
+    close(ft.grad(td)(w, s, s2, 1.5), np.asarray(jjit(jax.grad(jtd))(w, s, s2, 1.5)))
+    # every level: no derivative under jvp, hessian, and inside vmap; the value is kept
+    f = lambda x: x**2 * fnp.stop_gradient(x**3)  # noqa: E731
+    x = np.array([0.5, 2.0])
+    close(ft.jvp(f, (x,), (np.ones(2),)), (x**5, 2 * x * x**3))
+    close(ft.vmap(ft.grad(ft.grad(f)))(x), 2 * x**3)
+    close(ft.vmap(fnp.stop_gradient)(x), x)
+    # stop_gradient of the outer level's value inside an inner grad
+    g = ft.grad(lambda x: ft.grad(lambda y: y * fnp.stop_gradient(x) * x)(1.0))(2.0)
+    jg = jjit(jax.grad(lambda x: jax.grad(lambda y: y * jax.lax.stop_gradient(x) * x)(1.0)))(2.0)
+    close(g, np.asarray(jg))
+
+
+def test_grad_of_where_with_nan_in_the_untaken_branch_and_double_where_like_jax():
+    x = np.array([-1.0, 0.0, 4.0])
+
+    def naive(np_):
+        return lambda x: np_.sum(np_.where(x > 0, np_.sqrt(x), 0.0))
+
+    def safe(np_):
+        def f(x):
+            ok = x > 0
+            x_safe = np_.where(ok, x, 1.0)  # the inner where keeps sqrt's derivative finite
+            return np_.sum(np_.where(ok, np_.sqrt(x_safe), 0.0))
+
+        return f
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        g_naive = ft.grad(naive(fnp))(x)
+    jg_naive = np.asarray(jjit(jax.grad(naive(jnp)))(x))
+    # the untaken branch's inf/nan derivative leaks through as 0 * inf = nan, in both
+    assert np.isnan(jg_naive[:2]).all() and np.isnan(g_naive[:2]).all()
+    close(g_naive[2:], jg_naive[2:])
+    g_safe = ft.grad(safe(fnp))(x)
+    close(g_safe, np.asarray(jjit(jax.grad(safe(jnp)))(x)))
+    close(g_safe, np.array([0.0, 0.0, 0.25]))
+    close(ft.vmap(ft.grad(lambda v: safe(fnp)(v[None])))(x), g_safe)
+
+
+def test_vmap_out_axes_1_and_nested_vmap_pairwise_matrix_like_jax():
+    r = rng(12)
+    xs, ys = r.normal(size=(4, 3)), r.normal(size=(5, 3))
+    out = ft.vmap(lambda x: {"a": fnp.outer(x, x[:2]), "b": x}, out_dims=1)(xs)
+    jout = jjit(jax.vmap(lambda x: {"a": jnp.outer(x, x[:2]), "b": x}, out_axes=1))(xs)
+    close(out, j2n(jout))
+    assert out["a"].shape == (3, 4, 2) and out["b"].shape == (3, 4)
+
+    def dist(x, y):
+        return fnp.sqrt(fnp.sum((x - y) ** 2))
+
+    pairwise = ft.vmap(ft.vmap(dist, (None, 0)), (0, None))(xs, ys)
+    close(pairwise, np.sqrt(((xs[:, None] - ys[None]) ** 2).sum(-1)))
+    # the transposed nesting with out_dims=1 gives the same matrix
+    close(ft.vmap(ft.vmap(dist, (0, None)), (None, 0), out_dims=1)(xs, ys), pairwise)
+    # and its gradient w.r.t. the first set of points, batched pairwise
+    gx = ft.vmap(ft.vmap(ft.grad(dist), (None, 0)), (0, None))(xs, ys)
+    close(gx, (xs[:, None] - ys[None]) / pairwise[..., None])
+
+
+def test_vmap_closing_over_an_outer_grads_traced_value_like_jax():
+    def make(np_, grad, vmap):
+        def f(w):
+            # the inner vmapped function closes over w, a tracer of the outer grad
+            return np_.sum(vmap(lambda x: np_.sin(w * x) * w)(np_.arange(1.0, 4.0)))
+
+        return grad(f)
+
+    w = np.float64(0.7)
+    close(make(fnp, ft.grad, ft.vmap)(w), np.asarray(jjit(make(jnp, jax.grad, jax.vmap))(w)))
+    # and the other way round: grad inside vmap closing over the vmapped value
+    xs = np.array([0.5, 1.0, 2.0])
+    got = ft.vmap(lambda x: ft.grad(lambda y: fnp.sin(x * y) * x)(1.5))(xs)
+    close(got, xs**2 * np.cos(1.5 * xs))
+    # jacfwd of a function whose inner jacrev closes over the outer tangent
+    f = lambda a: ft.jacrev(lambda b: fnp.sin(a * b) * a)(np.array([1.0, 2.0]))  # noqa: E731
+    jf = lambda a: jax.jacrev(lambda b: jnp.sin(a * b) * a)(jnp.array([1.0, 2.0]))  # noqa: E731
+    close(ft.jacfwd(f)(0.3), np.asarray(jjit(jax.jacfwd(jf))(0.3)))
+
+
+def test_perturbation_confusion_is_avoided_like_jax():
+    # d/dx [x * d/dy (x + y)] = d/dx [x * 1] = 1, not 2
+    assert ft.grad(lambda x: x * ft.grad(lambda y: x + y)(1.0))(1.0) == 1.0
+    assert jjit(jax.grad(lambda x: x * jax.grad(lambda y: x + y)(1.0)))(1.0) == 1.0
+    # the same with every pair of modes
+    for outer in (ft.grad, lambda f: lambda x: ft.jvp(f, (x,), (1.0,))[1]):
+        for inner in (ft.grad, lambda f: lambda y: ft.jvp(f, (y,), (1.0,))[1]):
+            close(outer(lambda x: x * inner(lambda y: x * y)(2.0))(3.0), np.asarray(6.0))
+    # and under vmap: each batch element's inner derivative sees only its own y
+    xs = np.array([1.0, 2.0, 3.0])
+    close(ft.vmap(ft.grad(lambda x: x * ft.grad(lambda y: x * y**2)(x)))(xs), 6 * xs**2)
+
+
+def test_fourth_derivative_of_sin_like_jax():
+    d = ft.grad
+    x = np.linspace(-2, 2, 5)
+    close(ft.vmap(d(d(d(d(fnp.sin)))))(x), np.sin(x))
+    close(ft.vmap(d(d(d(fnp.sin))))(x), -np.cos(x))
+    # mixing modes: jacfwd over jacrev over jvp over grad
+    f4 = ft.jacfwd(ft.jacrev(lambda x: ft.jvp(d(fnp.sin), (x,), (1.0,))[1]))
+    close(f4(np.float64(0.4)), np.asarray(np.sin(0.4)))
+    jd = jax.grad
+    close(ft.vmap(d(d(d(d(fnp.tanh)))))(x), np.asarray(jjit(jax.vmap(jd(jd(jd(jd(jnp.tanh))))))(x)))
+
+
+def test_complex_gradient_conventions_like_jax():
+    z = np.array([1.0 + 2.0j, -0.5 + 0.25j])
+    # holomorphic: grad/vjp/jvp give f'(z), the complex derivative
+    close(ft.vmap(ft.grad(fnp.sin, holomorphic=True))(z), np.cos(z))
+    close(ft.jvp(fnp.exp, (z,), (np.ones(2, complex),))[1], np.exp(z))
+    # non-holomorphic C -> C: jvp and vjp of conj and abs**2 like JAX's
+    f = lambda z: fnp.conj(z) * z**2  # noqa: E731
+    jf = lambda z: jnp.conj(z) * z**2  # noqa: E731
+    t = np.array([0.5 - 1.0j, 2.0 + 0.5j])
+    jv, jt, jc = jjit(lambda z, t: (*jax.jvp(jf, (z,), (t,)), jax.vjp(jf, z)[1](t)))(z, t)
+    close(ft.jvp(f, (z,), (t,)), j2n((jv, jt)))
+    close(ft.vjp(f, z)[1](t), j2n(jc))
+    # C -> R, f(x + iy): JAX's grad is df/dx - i df/dy (torch's is its conjugate,
+    # df/dx + i df/dy): Re(z^2) gives 2z, |z|^2 gives 2 conj(z)
+    close(ft.grad(lambda z: fnp.real(z * z))(z[0]), np.asarray(2 * z[0]))
+    close(ft.vmap(ft.grad(lambda z: fnp.abs(z) ** 2))(z), 2 * np.conj(z))
+    # a real function of a complex input via real/imag, then a step of gradient descent in
+    # JAX's convention must step along conj(grad)
+    loss = lambda z: (fnp.real(z) - 1) ** 2 + (fnp.imag(z) + 2) ** 2  # noqa: E731
+    g = ft.grad(loss)(np.complex128(0.0))
+    close(
+        g, np.asarray(jjit(jax.grad(lambda z: (jnp.real(z) - 1) ** 2 + (jnp.imag(z) + 2) ** 2))(0j))
+    )
+    assert loss(0.0 - 0.1 * np.conj(g)) < loss(0.0)
