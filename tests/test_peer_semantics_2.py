@@ -11,6 +11,7 @@ Round one (argument conventions) is tests/test_peer_semantics.py.
 from __future__ import annotations
 
 import functools
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -785,3 +786,89 @@ def test_complex_gradient_conventions_like_jax():
         g, np.asarray(jjit(jax.grad(lambda z: (jnp.real(z) - 1) ** 2 + (jnp.imag(z) + 2) ** 2))(0j))
     )
     assert loss(0.0 - 0.1 * np.conj(g)) < loss(0.0)
+
+
+# -- error types a JAX or torch.func user catches ------------------------------------------
+
+
+def _builtin_bases(err: BaseException) -> set:
+    return {
+        c
+        for c in type(err).__mro__
+        if c.__module__ == "builtins" and c not in (Exception, BaseException, object)
+    }
+
+
+def _raised(call):
+    """The exception ``call()`` raises, or None."""
+    try:
+        call()
+    except Exception as err:  # noqa: BLE001  (the type is what is checked)
+        return err
+    return None
+
+
+def _error_cases(lib):
+    """name -> a call making the mistake in ``lib`` ('ft', 'jax' or 'torch')."""
+    if lib == "torch":
+        import torch
+        from torch.func import grad, vmap
+
+        arr = lambda a: torch.as_tensor(np.asarray(a))  # noqa: E731
+    else:
+        vmap, grad = (ft.vmap, ft.grad) if lib == "ft" else (jax.vmap, jax.grad)
+        arr = np.asarray if lib == "ft" else jnp.asarray
+    x, y = arr(np.ones((2, 3))), arr(np.ones((3, 3)))
+    out_dims = {"ft": "out_dims", "torch": "out_dims", "jax": "out_axes"}[lib]
+    in_dims = {"ft": "in_dims", "torch": "in_dims", "jax": "in_axes"}[lib]
+
+    def escaped(transform):
+        kept = []
+        if transform == "grad":
+            grad(lambda a: (kept.append(a), (a * 2).sum())[1])(x)
+        else:
+            vmap(lambda a: (kept.append(a), a * 2)[1])(x)
+        return lambda: kept[0] + 1
+
+    return {
+        "in_dims of the wrong length": lambda: vmap(lambda a, b: a + b, **{in_dims: (0,)})(x, x),
+        "batch sizes differ": lambda: vmap(lambda a, b: a + b)(x, y),
+        "grad of a non-scalar output": lambda: grad(lambda a: a * 2)(x),
+        "out_dims tuple of the wrong length": lambda: vmap(
+            lambda a: (a, a), **{out_dims: (0, 0, 0)}
+        )(x),
+        "escaped tracer of vmap": escaped("vmap"),
+        "escaped tracer of grad": escaped("grad"),
+        "float(tracer) under grad": lambda: grad(lambda a: a * float(a))(arr(np.float64(2.0))),
+        "float(tracer) under vmap": lambda: vmap(lambda a: a * float(a))(arr(np.ones(2))),
+        "if on a batched value": lambda: vmap(lambda a: a if a > 0 else -a)(arr(np.ones(2))),
+    }
+
+
+#: Where torch.func raises nothing: its grad runs eagerly on real tensors, so a tensor
+#: kept from inside grad is an ordinary (detached) tensor afterwards, and float() works.
+#: ftransforms raises, as JAX does.
+TORCH_SILENT = {"escaped tracer of grad", "float(tracer) under grad"}
+
+
+def test_error_types_are_those_jax_and_torch_users_catch():
+    ours, theirs = _error_cases("ft"), _error_cases("jax")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch warns about float() of a grad tensor
+        torch_errors = {name: _raised(call) for name, call in _error_cases("torch").items()}
+    for name, call in ours.items():
+        err = _raised(call)
+        assert isinstance(err, E.FTransformsError), (name, err)
+        jerr = _raised(theirs[name])
+        assert jerr is not None, name
+        assert _builtin_bases(jerr) <= _builtin_bases(err), (name, type(jerr), type(err))
+        terr = torch_errors[name]
+        if name in TORCH_SILENT:
+            assert terr is None, (name, terr)
+        else:
+            assert terr is not None, name
+            assert _builtin_bases(terr) <= _builtin_bases(err), (name, type(terr), type(err))
+    # the specific types, for the record
+    assert isinstance(_raised(ours["escaped tracer of grad"]), E.EscapedTracerError)
+    assert isinstance(_raised(ours["float(tracer) under grad"]), E.TracerConversionError)
+    assert isinstance(_raised(ours["grad of a non-scalar output"]), E.GradOutputError)
