@@ -872,3 +872,76 @@ def test_error_types_are_those_jax_and_torch_users_catch():
     assert isinstance(_raised(ours["escaped tracer of grad"]), E.EscapedTracerError)
     assert isinstance(_raised(ours["float(tracer) under grad"]), E.TracerConversionError)
     assert isinstance(_raised(ours["grad of a non-scalar output"]), E.GradOutputError)
+
+
+# -- more of the same, probed in round two ---------------------------------------------------
+
+
+def test_ensemble_of_bias_free_layers_and_layer_norm_per_sample_grads():
+    r = rng(13)
+    members = [nn.init_linear(r, 3, 2, dtype=np.float64, bias=False) for _ in range(3)]
+    stacked = nn.stack_trees(members)
+    assert stacked["b"] is None  # a None leaf stays None: nothing to map over
+    x = r.normal(size=3)
+    close(ft.vmap(nn.linear, (0, None))(stacked, x), np.stack([nn.linear(m, x) for m in members]))
+    g = ft.vmap(ft.grad(lambda p, x: fnp.sum(nn.linear(p, x) ** 2)), (0, None))(stacked, x)
+    assert g["b"] is None and g["w"].shape == (3, 2, 3)
+
+    # per-sample gradients through layer_norm, with torch's weight/bias layout
+    w, b, xs = r.normal(size=3), r.normal(size=3), r.normal(size=(4, 3))
+
+    def loss(w, b, x):
+        return fnp.sum(fnp.tanh(nn.layer_norm(x, w, b)) ** 2)
+
+    def jloss(w, b, x):
+        mu = x.mean()
+        y = (x - mu) / jnp.sqrt(((x - mu) ** 2).mean() + 1e-5) * w + b
+        return jnp.sum(jnp.tanh(y) ** 2)
+
+    got = ft.vmap(ft.grad(loss, argnums=(0, 1)), (None, None, 0))(w, b, xs)
+    close(got, j2n(jjit(jax.vmap(jax.grad(jloss, argnums=(0, 1)), (None, None, 0)))(w, b, xs)))
+    # torch's F.layer_norm(x, normalized_shape, ...) order: a shape where the weight goes
+    # is refused with the keyword to use (it is not taken as a weight of shape (1,))
+    with pytest.raises(TypeError, match="normalized_shape="):
+        nn.layer_norm(xs, (3,))
+    close(nn.layer_norm(xs, normalized_shape=(3,)), nn.layer_norm(xs))
+
+
+def test_maml_several_inner_steps_in_fori_loop_and_its_hessian_like_jax():
+    def make(np_, grad, vmap, fori):
+        def loss(w, x):
+            return np_.sum((np_.sin(w * x) - x) ** 2)
+
+        def adapt(w, x):
+            return fori(0, 3, lambda i, w: w - 0.1 * grad(loss)(w, x), w)
+
+        return lambda w, xs: np_.sum(vmap(lambda x: loss(adapt(w, x), x))(xs))
+
+    f = make(fnp, ft.grad, ft.vmap, ft.fori_loop)
+    jf = make(jnp, jax.grad, jax.vmap, jax.lax.fori_loop)
+    xs = rng(14).normal(size=(4, 3))
+    want = jjit(lambda w, xs: (jax.grad(jf)(w, xs), jax.hessian(jf)(w, xs)))(0.7, xs)
+    close((ft.grad(f)(0.7, xs), ft.hessian(f)(0.7, xs)), j2n(want))
+
+
+def test_fori_loop_with_a_batched_trip_count_and_hessian_of_scan_like_jax():
+    def body(np_):
+        return lambda i, c: c * np_.sin(c + i)
+
+    n, x = np.array([1, 3, 0]), np.array([0.5, 0.7, 0.9])
+    got = ft.vmap(lambda n, x: ft.fori_loop(0, n, body(fnp), x))(n, x)
+    want = jjit(jax.vmap(lambda n, x: jax.lax.fori_loop(0, n, body(jnp), x)))(n, x)
+    close(got, np.asarray(want))
+
+    def make(np_, scan):
+        def f(x):
+            c, ys = scan(lambda c, xi: (np_.tanh(c * xi + 0.5), c**2), x[0], x)
+            return c + np_.sum(ys)
+
+        return f
+
+    xs = np.array([[0.3, -0.5, 0.8], [0.6, -1.0, 1.6]])
+    close(
+        ft.vmap(ft.hessian(make(fnp, ft.scan)))(xs),
+        np.asarray(jjit(jax.vmap(jax.hessian(make(jnp, jax.lax.scan))))(xs)),
+    )
