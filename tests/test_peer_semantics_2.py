@@ -6,6 +6,16 @@ the double-where trick, closures across levels, perturbation confusion, complex
 gradients) and the exception types a user of each library catches.  Oracles: JAX in
 float64 (each compiled once with ``jax.jit``), torch.func in float64, finite differences.
 Round one (argument conventions) is tests/test_peer_semantics.py.
+
+Deliberate differences, asserted where they occur:
+
+* ``grad`` through ``while_loop`` works (JAX: reverse mode through while_loop raises;
+  ftransforms runs the loop eagerly and records it on the tape).
+* ``int()`` of a floating tracer under ``grad`` raises ``TracerConversionError``, like
+  ``float()`` (JAX and torch return the truncated number there); an integer tracer
+  converts.
+* An escaped ``grad`` tracer and ``float()`` under ``grad`` raise, as in JAX (torch.func
+  raises nothing: its grad works on real tensors).
 """
 
 from __future__ import annotations
@@ -945,3 +955,44 @@ def test_fori_loop_with_a_batched_trip_count_and_hessian_of_scan_like_jax():
         ft.vmap(ft.hessian(make(fnp, ft.scan)))(xs),
         np.asarray(jjit(jax.vmap(jax.hessian(make(jnp, jax.lax.scan))))(xs)),
     )
+
+
+def test_python_control_flow_under_grad_works_and_custom_rules_closing_over_tracers_raise():
+    # grad is eager in all three libraries: `if x > 0` on a differentiated value is fine
+    f = lambda x: x**2 if x > 0 else -x  # noqa: E731
+    assert ft.grad(f)(2.0) == jax.grad(f)(2.0) == 4.0
+    assert ft.grad(f)(-2.0) == jax.grad(f)(-2.0) == -1.0
+    # int() of a float being differentiated: JAX truncates, ftransforms refuses (as for
+    # float(): the derivative would be dropped silently)
+    assert jax.grad(lambda x: x * int(x))(2.5) == 2.0
+    with pytest.raises(E.TracerConversionError, match="int"):
+        ft.grad(lambda x: x * int(x))(2.5)
+
+    # a custom rule that closes over the enclosing grad's traced value: the rule runs in
+    # the backward pass, after that grad's forward pass returned; JAX raises
+    # UnexpectedTracerError (a TypeError), ftransforms EscapedTracerError (also one).
+    # The fix in both: pass the value as an argument of the custom function.
+    x = np.array([0.3, -0.5, 0.8])
+
+    def make(cv, np_, closing):
+        def loss(w):
+            @cv
+            def f(x, w):
+                return np_.sin(x) * w
+
+            def bwd(res, g):
+                x, w2 = res
+                return (g * np_.cos(x) * (w if closing else w2), np_.sum(g * np_.sin(x)))
+
+            f.defvjp(lambda x, w: (f(x, w), (x, w)), bwd)
+            return np_.sum(f(x * w, w))
+
+        return loss
+
+    want = np.asarray(jjit(jax.grad(lambda w: jnp.sum(jnp.sin(x * w) * w)))(0.7))
+    close(ft.grad(make(ft.custom_vjp, fnp, closing=False))(0.7), want)
+    close(np.asarray(jjit(jax.grad(make(jax.custom_vjp, jnp, closing=False)))(0.7)), want)
+    with pytest.raises(E.EscapedTracerError):
+        ft.grad(make(ft.custom_vjp, fnp, closing=True))(0.7)
+    with pytest.raises(TypeError):
+        jax.grad(make(jax.custom_vjp, jnp, closing=True))(0.7)
