@@ -822,7 +822,17 @@ def _error_cases(lib):
     """name -> a call making the mistake in ``lib`` ('ft', 'jax' or 'torch')."""
     if lib == "torch":
         import torch
-        from torch.func import grad, vmap
+        from torch.func import vmap
+
+        def grad(f):
+            # torch.func.grad's first call imports torch._dynamo (~1 s); torch.autograd
+            # raises the same types for these mistakes (checked by hand: RuntimeError
+            # for a non-scalar output, nothing for the other two)
+            def g(x):
+                x = x.detach().requires_grad_()
+                return torch.autograd.grad(f(x), x)[0]
+
+            return g
 
         arr = lambda a: torch.as_tensor(np.asarray(a))  # noqa: E731
     else:
