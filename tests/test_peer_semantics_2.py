@@ -892,6 +892,11 @@ def test_error_types_are_those_jax_and_torch_users_catch():
     assert isinstance(_raised(ours["escaped tracer of grad"]), E.EscapedTracerError)
     assert isinstance(_raised(ours["float(tracer) under grad"]), E.TracerConversionError)
     assert isinstance(_raised(ours["grad of a non-scalar output"]), E.GradOutputError)
+    # a primitive used as the function is named by its name (not "Primitive")
+    with pytest.raises(E.GradOutputError, match=r"^grad\(sin\)"):
+        ft.grad(fnp.sin)(np.ones(3))
+    with pytest.raises(E.TangentMismatchError, match=r"^jvp\(sin\)"):
+        ft.jvp(fnp.sin, (np.ones(3, np.float32),), (np.ones(3),))
 
 
 # -- more of the same, probed in round two ---------------------------------------------------
