@@ -1015,3 +1015,27 @@ def test_python_control_flow_under_grad_works_and_custom_rules_closing_over_trac
         ft.grad(make(ft.custom_vjp, fnp, closing=True))(0.7)
     with pytest.raises(TypeError):
         jax.grad(make(jax.custom_vjp, jnp, closing=True))(0.7)
+
+
+def test_escaped_tracers_raise_in_later_transforms_while_pullbacks_stay_callable():
+    kept, jkept = [], []
+    ft.vmap(lambda a: (kept.append(a), a)[1])(np.ones((2, 3)))
+    jax.vmap(lambda a: (jkept.append(a), a)[1])(np.ones((2, 3)))
+    for later in (
+        lambda k: ft.vmap(lambda b: b + k)(np.ones((2, 3))),
+        lambda k: ft.grad(lambda b: fnp.sum(b * k))(np.ones(3)),
+        lambda k: np.sin(k),
+        lambda k: float(k[0]),
+    ):
+        with pytest.raises(E.EscapedTracerError, match="after that transform had returned"):
+            later(kept[0])
+    with pytest.raises(TypeError):  # JAX: UnexpectedTracerError
+        jax.vmap(lambda b: b + jkept[0])(np.ones((2, 3)))
+    # what a transform hands back is meant to be used later: vjp's pullback, linearize's
+    # linear function, jvp/grad results
+    x = np.array([0.2, 0.4])
+    _, pullback = ft.vjp(fnp.sin, x)
+    _, f_jvp = ft.linearize(fnp.sin, x)
+    ft.vmap(fnp.cos)(np.ones((2, 2)))  # another transform in between
+    close(pullback(np.ones(2)), (np.cos(x),))
+    close(f_jvp(np.ones(2)), np.cos(x))
