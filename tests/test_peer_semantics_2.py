@@ -511,6 +511,20 @@ def test_checkpoint_with_static_argnums_like_jax():
     close(ft.grad(f)(x), np.asarray(jjit(jax.grad(jf))(x)))
     close(ft.hessian(f)(x), np.asarray(jjit(jax.hessian(jf))(x)))
 
+    # a static argument need not be an array (a name of a function here), and static
+    # arguments are positional: given by keyword they are out of range, ValueError in both
+    @functools.partial(ft.checkpoint, static_argnums=(1, 2))
+    def named(x, act, n):
+        for _ in range(n):
+            x = getattr(fnp, act)(x) * 1.5
+        return x
+
+    close(ft.grad(lambda x: fnp.sum(named(x, "sin", 3) ** 2))(x), ft.grad(f)(x))
+    with pytest.raises(ValueError, match="static_argnums"):
+        named(x, act="sin", n=3)
+    with pytest.raises(ValueError, match="static_argnums"):
+        jax.checkpoint(lambda x, act, n: x, static_argnums=(1, 2))(x, act="sin", n=3)
+
 
 # -- JAX docs: custom rules, linearize, vjp/jvp conventions --------------------------------
 
