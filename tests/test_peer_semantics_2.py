@@ -582,6 +582,19 @@ def test_custom_vjp_higher_derivatives_flow_through_residuals_like_jax():
         ft.grad(ft.grad(ft.grad(f)))(0.7), np.asarray(jjit(jax.grad(jax.grad(jax.grad(jf))))(0.7))
     )
     close(ft.jacrev(ft.jacrev(lambda x: fnp.sum(f(x))))(x), np.diag(np.asarray(want)))
+    # inside scan and checkpoint, Hessians by jacrev of grad
+    cases = [
+        (
+            lambda x: ft.scan(lambda c, xi: (f(c * xi), c), 0.7, x)[0],
+            lambda x: jax.lax.scan(lambda c, xi: (jf(c * xi), c), 0.7, x)[0],
+        ),
+        (
+            lambda x: fnp.sum(ft.checkpoint(lambda v: f(v) ** 2)(x)),
+            lambda x: jnp.sum(jax.checkpoint(lambda v: jf(v) ** 2)(x)),
+        ),
+    ]
+    want = jjit(lambda x: [jax.jacrev(jax.grad(b))(x) for _, b in cases])(x)
+    close([ft.jacrev(ft.grad(a))(x) for a, _ in cases], j2n(want))
 
 
 def test_custom_vjp_clip_gradient_like_jax():
