@@ -44,7 +44,10 @@ from ftransforms.pytree import (
 
 
 def fname(func: Callable) -> str:
-    return getattr(func, "__name__", None) or type(func).__name__
+    name = getattr(func, "__name__", None)
+    if not name:  # a primitive used as a function (fnp.sin) is named by its .name
+        name = getattr(func, "name", None)
+    return name if isinstance(name, str) and name else type(func).__name__
 
 
 def arg_names(func: Callable, n: int) -> list[str]:

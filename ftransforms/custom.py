@@ -322,10 +322,15 @@ def _custom_vjp_primitive(fwd, bwd, in_spec, spec: _Spec, name: str) -> Primitiv
                 f"{name}: the bwd rule returned {len(ct_leaves)} cotangent leaves for "
                 f"{len(leaves)} input leaves; return one per argument, with its structure"
             )
-        return tuple(
+        out = [
             None if c is None or not w or not _inexact(x) else _like(c, x)
             for c, w, x in zip(ct_leaves, wanted, leaves)
-        )
+        ]
+        res_cts = _residual_cotangents(fwd, in_spec, leaves, y_bar[n:], wanted)
+        for i, c in enumerate(res_cts):
+            if c is not None:
+                out[i] = c if out[i] is None else out[i] + c
+        return tuple(out)
 
     def batch(prim, args, bdims, axis_size):
         batched = _custom_vjp_primitive(vmap(fwd), vmap(bwd), in_spec, spec, name + "_batched")
@@ -333,6 +338,39 @@ def _custom_vjp_primitive(fwd, bwd, in_spec, spec: _Spec, name: str) -> Primitiv
         return outs, (0,) * len(outs)
 
     return Primitive(name, impl, jvp=jvp, vjp=vjp, batch=batch, multiple_results=True)
+
+
+def _residual_cotangents(fwd, in_spec, leaves, res_bars, wanted) -> list:
+    """The cotangents of the inputs through the residuals ``fwd`` computed from them.
+
+    NOTE [custom_vjp residuals under higher-order reverse mode]: only the innermost
+    reverse level uses ``bwd`` alone.  In ``grad(grad(f))`` the inner level calls ``bwd``
+    on residuals that are the outer level's values, so the outer level receives cotangents
+    for the residual outputs of the primitive as well; they flow back through ``fwd``'s
+    own code, differentiated as ordinary code (JAX differentiates ``fwd`` at the outer
+    levels the same way).  Without this, the second derivative of ``bwd(res, g)`` with
+    respect to the inputs would silently be zero.  The cost (one more ``vjp`` of ``fwd``)
+    is paid only when some residual cotangent is present."""
+    picked = [k for k, b in enumerate(res_bars) if b is not None and _inexact(b) and not _zero(b)]
+    if not picked or not any(w and _inexact(x) for w, x in zip(wanted, leaves)):
+        return [None] * len(leaves)
+
+    def residuals(*ls: Any) -> tuple:
+        _, res = from_object_arrays(fwd(*tree_unflatten(in_spec, ls)))
+        res_leaves = tree_flatten(res)[0]
+        return tuple(res_leaves[k] for k in picked)
+
+    _, pullback = _vjp(residuals, *leaves)
+    cts = pullback(tuple(res_bars[k] for k in picked))
+    return [
+        _like(c, x) if w and _inexact(x) and c is not None else None
+        for c, w, x in zip(cts, wanted, leaves)
+    ]
+
+
+def _zero(x: Any) -> bool:
+    """A concrete all-zero array (a cotangent that changes nothing)."""
+    return not isinstance(x, Tracer) and not fnp.any(x != 0)
 
 
 class custom_vjp(_CustomBase):  # noqa: N801  (JAX's name)

@@ -137,8 +137,10 @@ class TangentMismatchError(FTransformsError, ValueError, TypeError):
     """
 
 
-class EscapedTracerError(FTransformsError, RuntimeError):
-    """A tracer was used after the transform that created it had returned.
+class EscapedTracerError(FTransformsError, RuntimeError, TypeError):
+    """A tracer was used after the transform that created it had returned (torch.func
+    raises ``RuntimeError`` for an escaped vmap tensor, JAX ``UnexpectedTracerError``, a
+    ``TypeError``).
 
     Example:
         >>> import numpy as np
@@ -240,8 +242,10 @@ class ScanLengthError(ControlFlowError, ValueError):
     """
 
 
-class TracerConversionError(FTransformsError, TypeError):
-    """A tracer was converted to a concrete array or Python number, losing the transform.
+class TracerConversionError(FTransformsError, TypeError, RuntimeError):
+    """A tracer was converted to a concrete array or Python number, losing the transform
+    (JAX raises ``ConcretizationTypeError``, a ``TypeError``; torch.func's vmap raises
+    ``RuntimeError`` for ``.item()`` / ``float()``).
 
     Example:
         >>> import numpy as np

@@ -458,6 +458,16 @@ def layer_norm(
         >>> ft.grad(lambda x: nn.layer_norm(x).sum())(x)  # the outputs always sum to 0
         array([0., 0., 0.])
     """
+    dims = weight if isinstance(weight, tuple) else (weight,)
+    if isinstance(weight, (tuple, int)) and all(
+        isinstance(d, int) and not isinstance(d, bool) for d in dims
+    ):
+        # torch's F.layer_norm(x, normalized_shape, weight, bias) has the shape second
+        raise TypeError(
+            f"layer_norm(x, weight=None, bias=None, eps=1e-5, normalized_shape=None): got "
+            f"weight={weight!r}, a shape; torch's second argument (normalized_shape) is the "
+            f"keyword normalized_shape= here: nn.layer_norm(x, normalized_shape={weight!r})"
+        )
     if normalized_shape is None:
         normalized_shape = fnp.shape(weight) if weight is not None else fnp.shape(x)[-1:]
     elif isinstance(normalized_shape, (int, numpy.integer)):
