@@ -31,159 +31,26 @@ xfails at the end.
 
 from __future__ import annotations
 
-import types
-
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 
 import ftransforms as ft
 from ftransforms.errors import BatchedControlFlowError, InPlaceError, TracerConversionError
-from tests.tolerances import assert_tree_close, fd_tol, tol
+from tests.program_oracles import (
+    check_fd_grad,
+    check_grad,
+    check_hessian,
+    check_jacfwd,
+    check_jit,
+    check_vmap,
+    close,
+    perturb,
+)
 
 jax.config.update("jax_enable_x64", True)
 
-TOL = tol(np.float64)
-FD_TOL = fd_tol(np.float64)
 LINALG_TOL = {"rtol": 1e-8, "atol": 1e-10}
-
-
-# ======================================================================================
-# Oracle machinery
-# ======================================================================================
-
-_JAX_GLOBALS: dict = {}
-
-
-def jaxify(fn):
-    """``fn``'s code with ``np`` (and this module's ``p_`` helpers) rebound to JAX."""
-    if not _JAX_GLOBALS:
-        _JAX_GLOBALS.update(globals())
-        _JAX_GLOBALS["np"] = jnp
-        for name, value in globals().items():
-            if isinstance(value, types.FunctionType) and name.startswith("p_"):
-                _JAX_GLOBALS[name] = types.FunctionType(
-                    value.__code__, _JAX_GLOBALS, name, value.__defaults__, value.__closure__
-                )
-    jax_fn = types.FunctionType(
-        fn.__code__, _JAX_GLOBALS, fn.__name__, fn.__defaults__, fn.__closure__
-    )
-
-    def on_jax_arrays(*args):
-        as_jax = jax.tree_util.tree_map(
-            lambda v: jnp.asarray(v) if isinstance(v, np.ndarray) else v, args
-        )
-        return jax_fn(*as_jax)
-
-    return on_jax_arrays
-
-
-def jax_call(f, *args):
-    """``jax.jit(f)(*args)`` compiled without XLA's expensive passes (small programs)."""
-    compiled = (
-        jax.jit(f)
-        .lower(*args)
-        .compile(
-            compiler_options={
-                "xla_backend_optimization_level": 0,
-                "xla_llvm_disable_expensive_passes": True,
-            }
-        )
-    )
-    return compiled(*args)
-
-
-def fd_jacobian(f, args, argnum=0, eps=1e-3):
-    """4th-order central differences in float64 of ``f`` in ``args[argnum]``."""
-    x = np.asarray(args[argnum], dtype=np.float64)
-
-    def at(v):
-        call = list(args)
-        call[argnum] = v
-        return np.asarray(f(*call), dtype=np.float64)
-
-    cols = []
-    for k in range(x.size):
-        e = np.zeros(x.size)
-        e[k] = eps
-        e = e.reshape(x.shape)
-        cols.append((-at(x + 2 * e) + 8 * at(x + e) - 8 * at(x - e) + at(x - 2 * e)) / (12 * eps))
-    out = np.stack(cols, axis=-1)
-    return out.reshape(out.shape[:-1] + x.shape)
-
-
-def close(actual, expected, tolerance=TOL, msg=""):
-    expected = jax.tree_util.tree_map(np.asarray, expected)
-    assert_tree_close(actual, expected, err_msg=msg, **tolerance)
-
-
-def check_grad(f, args, argnums=0, tolerance=TOL):
-    got = ft.grad(f, argnums=argnums)(*args)
-    want = jax_call(jax.grad(jaxify(f), argnums=argnums), *args)
-    close(got, want, tolerance, "grad")
-    return got
-
-
-def check_value(f, args, tolerance=TOL):
-    got = f(*args)
-    close(got, jax_call(jaxify(f), *args), tolerance, "value against jax.numpy")
-
-
-def check_fd_grad(f, args, argnums=0, tolerance=FD_TOL):
-    got = ft.grad(f, argnums=argnums)(*args)
-    close(got, fd_jacobian(f, args, argnums), tolerance, "grad vs finite differences")
-    return got
-
-
-def check_hessian(f, args, argnums=0):
-    got = ft.hessian(f, argnums=argnums)(*args)
-    want = fd_jacobian(ft.grad(f, argnums=argnums), args, argnums)
-    close(got, want, FD_TOL, "hessian")
-    return got
-
-
-def check_jacfwd(f, args, argnums=0, tolerance=TOL):
-    got = ft.jacfwd(f, argnums=argnums)(*args)
-    close(got, fd_jacobian(f, args, argnums), FD_TOL, "jacfwd vs finite differences")
-    close(ft.jacrev(f, argnums=argnums)(*args), got, tolerance, "jacrev")
-    return got
-
-
-def check_vmap(f, args, in_dims, tolerance=TOL):
-    got = ft.vmap(f, in_dims=in_dims)(*args)
-    sizes = {
-        jax.tree_util.tree_leaves(a)[0].shape[d] for a, d in zip(args, in_dims) if d is not None
-    }
-    (n,) = sizes
-    rows = []
-    for i in range(n):
-        call = [
-            a if d is None else jax.tree_util.tree_map(lambda v, i=i: v[i], a)
-            for a, d in zip(args, in_dims)
-        ]
-        rows.append(f(*call))
-    want = jax.tree_util.tree_map(lambda *r: np.stack([np.asarray(v) for v in r]), *rows)
-    close(got, want, tolerance, "vmap")
-    return got
-
-
-def check_jit(fn, args, new_args, replayed=True, tolerance=TOL):
-    compiled = ft.jit(fn)
-    close(compiled(*args), fn(*args), tolerance, "jit (recording call)")
-    close(compiled(*new_args), fn(*new_args), tolerance, "jit (replay)")
-    if replayed:
-        (program,) = compiled.cache.values()
-        assert not program.value_dependent, program.reason
-
-
-def perturb(tree, rng, scale=0.1):
-    def move(v):
-        if np.asarray(v).dtype.kind != "f":
-            return v
-        return v + scale * rng.standard_normal(np.shape(v))
-
-    return jax.tree_util.tree_map(move, tree)
 
 
 # ======================================================================================
