@@ -107,8 +107,9 @@ def _objects_converted(values: Any) -> Any:
     return values
 
 
-#: NumPy ufunc -> the ``ftransforms.numpy`` function a plain call ``numpy.<ufunc>(tracer)``
-#: resolves to (filled on first use): later calls skip the keyword and method checks.
+#: ufunc -> the ftransforms function a plain call ``numpy.<ufunc>(tracer)`` (or
+#: ``scipy.special.<ufunc>(tracer)``) resolves to, filled on first use: later calls skip
+#: the keyword, method and name checks.
 _UFUNC_CALLS: dict[Any, Any] = {}
 
 
@@ -118,8 +119,6 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
         if fn is not None:
             return fn(*_objects_converted(inputs))
     name = ufunc.__name__
-    if method == "__call__" and not kwargs and _is_python_ufunc(ufunc):
-        return _call_python_ufunc(ufunc, inputs)
     inputs = _objects_converted(inputs)
     if method == "at":
         raise InPlaceError(_ufunc_at_message(name, inputs))
@@ -142,16 +141,19 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
         )
     if method == "__call__":
         fn = NAMESPACE.get(UFUNC_ALIASES.get(name, name))
-        if (
-            fn is not None
-            and isinstance(ufunc, numpy.ufunc)
-            and getattr(numpy, name, None) is ufunc
-        ):
-            _UFUNC_CALLS[ufunc] = fn
-        fn = fn or _scipy_special_ufunc(ufunc)
-        if fn is None:
+        if fn is not None:
+            if isinstance(ufunc, numpy.ufunc) and getattr(numpy, name, None) is ufunc:
+                _UFUNC_CALLS[ufunc] = fn
+        else:
+            fn = _scipy_special_ufunc(ufunc)  # found by identity: as safe to remember
+            if fn is not None:
+                _UFUNC_CALLS[ufunc] = fn
+        if fn is not None:
+            out = fn(*inputs)
+        elif _is_python_ufunc(ufunc):
+            out = _call_python_ufunc(ufunc, inputs)
+        else:
             raise _unsupported(f"numpy.{name}", inputs)
-        out = fn(*inputs)
     elif method == "reduce" and name in _REDUCE:
         out = NAMESPACE[_REDUCE[name]](inputs[0], axis=axis, keepdims=keepdims)
     elif method == "accumulate" and name in _ACCUMULATE:
