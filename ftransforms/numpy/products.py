@@ -106,7 +106,7 @@ def vdot(a: Any, b: Any) -> Any:
         (1+0j)
     """
     a, b = _sequence_as_array(a), _sequence_as_array(b)
-    return sum(conj(ravel(a)) * ravel(b))
+    return vecdot(ravel(a), ravel(b))
 
 
 @implements(numpy.inner)
