@@ -18,43 +18,9 @@ import time
 import tracemalloc
 from typing import Any
 
-import numpy as np
-
 from benchmarks import cases, reference
 from benchmarks.peers.ftransforms_peer import W6_PARAMS, lstm_loss
 from benchmarks.worker import max_rel_error
-
-
-def segmented_loss(ft: Any, seg: int) -> Any:
-    """The W6 loss with a checkpointed ``ft.scan`` over each segment of ``seg`` steps."""
-
-    def loss(p: tuple, x: Any, y: Any) -> Any:
-        wx, wh, b, v = p
-        h = wh.shape[1]
-        h0 = np.zeros(h, dtype=x.dtype)
-        xz = x @ wx.T + b
-        t_len = xz.shape[0]
-
-        def step(carry, inputs):
-            hh, cc = carry
-            xz_t, y_t = inputs
-            z = xz_t + wh @ hh
-            i, f = 1 / (1 + np.exp(-z[:h])), 1 / (1 + np.exp(-z[h : 2 * h]))
-            g, o = np.tanh(z[2 * h : 3 * h]), 1 / (1 + np.exp(-z[3 * h :]))
-            cc = f * cc + i * g
-            hh = o * np.tanh(cc)
-            return (hh, cc), (hh @ v - y_t) ** 2
-
-        @ft.checkpoint
-        def segment(carry, inputs):
-            return ft.scan(step, carry, inputs)
-
-        n = t_len // seg
-        chunks = (xz.reshape(n, seg, -1), y.reshape(n, seg))
-        _, errors = ft.scan(segment, (h0, h0), chunks)
-        return errors.sum() / t_len
-
-    return loss
 
 
 def held_mib(ft: Any, loss: Any, p: tuple, x: Any, y: Any) -> float:
@@ -109,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     losses = {
         "ftransforms vmap(grad), plain": lstm_loss(ft),
         "ftransforms, checkpoint(step)": lstm_loss(ft, ft.checkpoint),
-        f"ftransforms, checkpoint(scan of {seg} steps)": segmented_loss(ft, seg),
+        f"ftransforms, checkpoint(scan of {seg} steps)": lstm_loss(ft, segment=seg),
     }
 
     def per_seq(loss):

@@ -45,9 +45,11 @@ def mse(p: tuple, x: Any, y: Any) -> Any:
 W6_PARAMS = ("wx", "wh", "b", "v")
 
 
-def lstm_loss(ft: Any, step_wrapper: Any = None) -> Any:
+def lstm_loss(ft: Any, step_wrapper: Any = None, segment: int | None = None) -> Any:
     """The W6 loss of ONE sequence, x (T, D), y (T,): an LSTM over ``ft.scan`` (see
-    ``benchmarks.reference.w6_lstm_grads`` for the equations)."""
+    ``benchmarks.reference.w6_lstm_grads`` for the equations).  ``step_wrapper`` wraps the
+    step (``ft.checkpoint``); with ``segment``, the steps run as a scan over checkpointed
+    segments of that many steps (``benchmarks.lstm_memory``)."""
 
     def loss(p: tuple, x: Any, y: Any) -> Any:
         wx, wh, b, v = p
@@ -66,7 +68,17 @@ def lstm_loss(ft: Any, step_wrapper: Any = None) -> Any:
             return (hh, cc), (hh @ v - y_t) ** 2
 
         body = step if step_wrapper is None else step_wrapper(step)
-        _, errors = ft.scan(body, (h0, h0), (xz, y))
+        if segment is None:
+            _, errors = ft.scan(body, (h0, h0), (xz, y))
+            return errors.mean()
+
+        @ft.checkpoint
+        def run_segment(carry, inputs):
+            return ft.scan(body, carry, inputs)
+
+        n = xz.shape[0] // segment
+        chunks = (xz.reshape(n, segment, -1), y.reshape(n, segment))
+        _, errors = ft.scan(run_segment, (h0, h0), chunks)
         return errors.mean()
 
     return loss
