@@ -280,6 +280,24 @@ class TraceInterpreter(Interpreter):
     def _slot_tracers(self, slots: list, seen: dict) -> list:
         return [TraceTracer(self, seen[s], s) for s in slots]
 
+    def _lower_carry(
+        self, op: str, check: Any, what: str, carry: Any, new: Any, spec: Any, structs: list
+    ) -> list:
+        """The bottoms of a loop body's new carry, checked against the carry it got: a
+        different structure or dtype is not structurable, different wrapper levels restart
+        the recording wider (:class:`CarryStructureChanged`)."""
+        try:
+            check(op, carry, new, what)
+        except ControlFlowError as err:
+            raise NotStructurable from err
+        new_leaves, new_spec = tree_flatten(new)
+        new_structs, new_bottoms = self._lower_all(new_leaves)
+        if new_spec != spec:
+            raise NotStructurable
+        if new_structs != structs:
+            raise CarryStructureChanged(new_structs)
+        return new_bottoms
+
     def _lower_all(self, leaves: list) -> tuple[list, list]:
         """Every user-level leaf as its wrapper structure and its bottom leaves."""
         structs, bottoms = [], []
@@ -387,17 +405,7 @@ class TraceInterpreter(Interpreter):
         def body_of(ins: list) -> list:
             carry = tree_unflatten(spec, _raise_all(structs, ins))
             new = body_fun(carry)
-            try:
-                check(op, carry, new)
-            except ControlFlowError as err:
-                raise NotStructurable from err
-            new_leaves, new_spec = tree_flatten(new)
-            new_structs, new_bottoms = self._lower_all(new_leaves)
-            if new_spec != spec:
-                raise NotStructurable
-            if new_structs != structs:
-                raise CarryStructureChanged(new_structs)
-            return new_bottoms
+            return self._lower_carry(op, check, "body_fun's output", carry, new, spec, structs)
 
         c_eqns, c_ins, c_out, c_seen = self._capture(pred_of, values)
         with numpy.errstate(all="ignore"):
@@ -453,16 +461,8 @@ class TraceInterpreter(Interpreter):
             if not isinstance(out, tuple) or len(out) != 2:
                 raise NotStructurable
             new, y = out
-            try:
-                check(op, carry, new, "f's new carry" if name == "scan" else "body_fun's output")
-            except ControlFlowError as err:
-                raise NotStructurable from err
-            new_leaves, new_spec = tree_flatten(new)
-            new_structs, new_bottoms = self._lower_all(new_leaves)
-            if new_spec != spec:
-                raise NotStructurable
-            if new_structs != structs:
-                raise CarryStructureChanged(new_structs)
+            what = "f's new carry" if name == "scan" else "body_fun's output"
+            new_bottoms = self._lower_carry(op, check, what, carry, new, spec, structs)
             y_leaves, y_spec = tree_flatten(y)
             y_structs, y_bottoms = self._lower_all(y_leaves)
             y_box.append((y_spec, y_structs))
