@@ -23,10 +23,16 @@ from typing import Any
 import numpy
 
 from ftransforms.core.errors import BatchedControlFlowError
-from ftransforms.core.tracer import Tracer
-from ftransforms.numpy.creation import as_operand, from_object_array, zeros_like
+from ftransforms.numpy.creation import as_operand, zeros_like
 from ftransforms.numpy.dispatch import implements
-from ftransforms.numpy.helpers import concrete_arg, dtype_of, ndim, normalize_axis, shape
+from ftransforms.numpy.helpers import (
+    concrete_arg,
+    dtype_of,
+    holds_tracer,
+    ndim,
+    normalize_axis,
+    shape,
+)
 from ftransforms.numpy.indexing import at, getitem, where
 from ftransforms.numpy.manipulation import broadcast_to, expand_dims, reshape, stack, transpose
 from ftransforms.numpy.reductions import any
@@ -163,22 +169,8 @@ def piecewise(x: Any, condlist: Any, funclist: Any, *args: Any, **kw: Any) -> An
 # -- numpy.vectorize with otypes= or signature= on tracers: NOTE [np.vectorize on tracers] --
 
 
-def _holds_tracers(a: Any) -> bool:
-    if isinstance(a, Tracer):
-        return True
-    if type(a) is numpy.ndarray and a.dtype.kind == "O":
-        return builtins.any(isinstance(v, Tracer) for v in a.flat)
-    return False
-
-
-def _traced(a: Any) -> Any:
-    if type(a) is numpy.ndarray and a.dtype.kind == "O":
-        return from_object_array(a)
-    return as_operand(a)
-
-
 def _cast(out: Any, otype: Any) -> Any:
-    out = _traced(out)
+    out = as_operand(out)
     return out if numpy.dtype(otype).kind == "O" else astype(out, numpy.dtype(otype))
 
 
@@ -204,7 +196,7 @@ def _vectorize_signature(vec: Any, func: Callable, args: tuple) -> Any:
             f"wrong number of positional arguments: expected {len(input_core_dims)}, "
             f"got {len(args)}"
         )
-    args = tuple(_traced(a) for a in args)
+    args = tuple(as_operand(a) for a in args)
     broadcast_shape, dim_sizes = _impl._parse_input_dimensions(args, input_core_dims)
     input_shapes = _impl._calculate_shapes(broadcast_shape, dim_sizes, input_core_dims)
     args = [broadcast_to(a, s) for a, s in zip(args, input_shapes)]
@@ -221,7 +213,7 @@ def _vectorize_signature(vec: Any, func: Callable, args: tuple) -> Any:
                 f"{len(results) if isinstance(results, tuple) else 1}"
             )
         for k, r in enumerate(results):
-            rows[k].append(_traced(r))
+            rows[k].append(as_operand(r))
     outs = []
     for k, core in enumerate(output_core_dims):
         out = stack(rows[k]) if broadcast_shape else rows[k][0]
@@ -241,7 +233,7 @@ _NUMPY_VECTORIZE_CALL = getattr(numpy.vectorize, "_vectorize_call", None)
 
 
 def _vectorize_call(self: Any, func: Callable, args: tuple) -> Any:
-    if args and builtins.any(_holds_tracers(a) for a in args):
+    if args and builtins.any(holds_tracer(a) for a in args):
         if self.signature is not None:
             return _vectorize_signature(self, func, args)
         if self.otypes:
