@@ -11,6 +11,7 @@ operators, methods such as ``.sum()`` and NumPy's ``__array_ufunc__``/``__array_
 from __future__ import annotations
 
 import dis
+import importlib
 import math
 import sys
 import warnings
@@ -100,8 +101,6 @@ def _called_from_numpy(depth: int) -> bool:
 
 def _has_counterpart(module: str, function: str) -> bool:
     """Whether ``ftransforms.<module>.<function>`` exists (``scipy.stats``, ``norm.logpdf``)."""
-    import importlib  # late import: only on this error path
-
     try:
         obj: Any = importlib.import_module(f"ftransforms.{module}")
     except ImportError:
