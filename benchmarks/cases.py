@@ -79,11 +79,36 @@ class Case:
         return cls(**d)
 
 
-def make_cases(workloads: list[str], quick: bool = False, device: str = "cpu") -> list[Case]:
+def parse_sizes(text: str | None) -> dict[str, list[int]]:
+    """``"W1=32,4096;W3=256"`` -> ``{"W1": [32, 4096], "W3": [256]}`` (``--sizes``)."""
+    out: dict[str, list[int]] = {}
+    for part in (text or "").split(";"):
+        if not part.strip():
+            continue
+        name, _, values = part.partition("=")
+        name = name.strip().upper()
+        if name not in FULL_SIZES:
+            raise ValueError(f"--sizes: {name!r} has no sizes; choose from {', '.join(FULL_SIZES)}")
+        try:
+            out[name] = sorted({int(v) for v in values.split(",") if v.strip()})
+        except ValueError:
+            raise ValueError(f"--sizes: {part!r} is not NAME=INT,INT,...") from None
+        if not out[name]:
+            raise ValueError(f"--sizes: {part!r} names no size")
+    return out
+
+
+def make_cases(
+    workloads: list[str],
+    quick: bool = False,
+    device: str = "cpu",
+    sizes_override: dict[str, list[int]] | None = None,
+) -> list[Case]:
     sizes = {k: list(v) for k, v in (QUICK_SIZES if quick else FULL_SIZES).items()}
     if device == "cuda" and not quick:
         for k, v in CUDA_EXTRA_SIZES.items():
             sizes[k] = sorted(set(sizes[k]) | set(v))
+    sizes.update(sizes_override or {})
     cases: list[Case] = []
     for w in workloads:
         if w == "W1":

@@ -301,6 +301,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     p.add_argument("--threads", type=int, default=None, help="threads for every peer")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--sizes",
+        default=None,
+        help="override the sizes, e.g. 'W1=32,4096;W3=256' (W1 batch, W2/W3 D, W4 tasks, W6 T)",
+    )
     p.add_argument("--timeout", type=float, default=3600, help="seconds per worker (3600)")
     p.add_argument("--keep", metavar="DIR", help="keep inputs and references in DIR")
     p.add_argument("-v", "--verbose", action="store_true", help="show the workers' stderr")
@@ -323,6 +328,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if args.passes < 1:
         p.error("--passes must be at least 1")
     args.threads_given = args.threads is not None
+    try:
+        args.sizes = cases_mod.parse_sizes(args.sizes)
+    except ValueError as e:
+        p.error(str(e))
     if args.threads is None:
         args.threads = numpy_threads()
     return args
@@ -345,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
             f"arrays, torch on CUDA tensors, JAX on its GPU backend; references still float64 "
             f"NumPy on the CPU"
         )
-    cases = cases_mod.make_cases(args.workloads, args.quick, args.device)
+    cases = cases_mod.make_cases(args.workloads, args.quick, args.device, args.sizes)
 
     tmp = None
     if args.keep:

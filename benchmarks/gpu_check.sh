@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# The GPU evidence, in one call of at most 8 minutes (benchmarks/README.md, "On a GPU").
+#
+#   bash benchmarks/gpu_check.sh [OUTDIR]            # on the GPU machine (OUTDIR: $OUT)
+#   bash benchmarks/gpu_check.sh --dry-run [OUTDIR]  # here, on the strict CPU stand-in
+#
+# Steps, each under its own time limit, each recorded in OUTDIR/steps.tsv (name, exit code,
+# seconds) and OUTDIR/log.txt, the run going on after a failed step:
+#   1. device:    the card, the driver and the libraries' versions (device.json)
+#   2. tests:     pytest -m cuda (tests/test_cuda.py) on real CuPy
+#   3. demo:      python -m ftransforms.demo --device cuda
+#   4. transfers: no transform copies to the host (python -m benchmarks.gpu_check transfers)
+#   5. bench_gpu: W1 B=32..4096, W3 (D=64..1024), W4 MAML, W6 LSTM on CuPy, side by side
+#                 with torch.func on CUDA and jax.jit on the GPU (bench_gpu.json)
+#   6. bench_cpu: the large-batch rows on the CPU, to show where the GPU wins (bench_cpu.json)
+# then OUTDIR/summary.json gathers them.
+#
+# The GPU machine has CuPy, torch, JAX, numba and pytest, but not optree, and no network:
+# optree comes from a wheel in .whl/ at the repository root, fetched beforehand on a
+# machine with PyPI (benchmarks/fetch_gpu_wheels.sh) and carried along (device tool:
+# carry [".whl"]).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+REPO=$(pwd)
+
+DRY=0
+if [ "${1:-}" = "--dry-run" ]; then
+  DRY=1
+  shift
+fi
+OUTDIR=${1:-${OUT:-$REPO/gpu_check_out}}
+mkdir -p "$OUTDIR"
+LOG="$OUTDIR/log.txt"
+: >"$LOG"
+: >"$OUTDIR/steps.tsv"
+PY=${PYTHON:-python3}
+export PYTHONUNBUFFERED=1
+# JAX would take 75% of the card at its first use and starve CuPy in the same process.
+export XLA_PYTHON_CLIENT_PREALLOCATE=false
+
+say() { echo "[gpu_check] $*" | tee -a "$LOG"; }
+
+step() { # step NAME SECONDS COMMAND...
+  local name=$1 limit=$2
+  shift 2
+  say "=== $name (limit ${limit}s): $*"
+  local t0 rc
+  t0=$(date +%s.%N)
+  timeout --kill-after=10 "$limit" "$@" 2>&1 | tee -a "$LOG"
+  rc=${PIPESTATUS[0]}
+  local t1
+  t1=$(date +%s.%N)
+  printf '%s\t%s\t%.1f\n' "$name" "$rc" "$(echo "$t1 - $t0" | bc)" >>"$OUTDIR/steps.tsv"
+  say "=== $name: exit $rc"
+}
+
+# -- 0. optree from the carried wheel ---------------------------------------------------------
+if ! "$PY" -c "import optree" 2>/dev/null; then
+  if ls "$REPO"/.whl/optree-*.whl >/dev/null 2>&1; then
+    "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+      --target /tmp/ftransforms-site "$REPO"/.whl/*.whl 2>&1 | tee -a "$LOG"
+    export PYTHONPATH=/tmp/ftransforms-site${PYTHONPATH:+:$PYTHONPATH}
+  else
+    say "optree is missing and no wheel is in .whl/: run benchmarks/fetch_gpu_wheels.sh first"
+    exit 2
+  fi
+fi
+export PYTHONPATH=$REPO${PYTHONPATH:+:$PYTHONPATH}
+
+if [ $DRY = 1 ]; then
+  DEVICE=cpu
+  BACKEND=strict
+  QUICK=(--quick --reps 2)
+  say "dry run: the strict CuPy stand-in and the CPU, small sizes"
+else
+  DEVICE=cuda
+  BACKEND=cupy
+  QUICK=(--reps 10 --passes 1)
+fi
+
+# -- 1. the device and the versions -----------------------------------------------------------
+step device 60 "$PY" - "$OUTDIR/device.json" "$BACKEND" <<'EOF'
+import importlib, json, platform, subprocess, sys
+info = {"python": platform.python_version(), "machine": platform.machine()}
+for name in ("numpy", "optree", "cupy", "torch", "jax", "jaxlib", "numba", "scipy", "ftransforms"):
+    try:
+        info[name] = importlib.import_module(name).__version__
+    except Exception as err:  # noqa: BLE001
+        info[name] = f"missing ({type(err).__name__})"
+try:
+    info["nvidia-smi"] = subprocess.run(
+        ["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"],
+        capture_output=True, text=True, timeout=20).stdout.strip()
+except (OSError, subprocess.SubprocessError) as err:
+    info["nvidia-smi"] = f"unavailable ({type(err).__name__})"
+if sys.argv[2] == "cupy":
+    import cupy
+    props = cupy.cuda.runtime.getDeviceProperties(0)
+    info["cupy_device"] = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
+    info["cuda_runtime"] = cupy.cuda.runtime.runtimeGetVersion()
+print(json.dumps(info, indent=1))
+open(sys.argv[1], "w").write(json.dumps(info, indent=1))
+EOF
+
+# -- 2. the CUDA tests ------------------------------------------------------------------------
+# JAX is the tests' oracle: on the CPU, so that it takes nothing from the card.
+XDIST=()
+if "$PY" -c "import xdist" 2>/dev/null && [ $DRY = 0 ]; then XDIST=(-n 4); fi
+step tests 200 env JAX_PLATFORMS=cpu "$PY" -m pytest -q -p no:cacheprovider -m cuda \
+  "${XDIST[@]}" tests/test_cuda.py --junitxml="$OUTDIR/tests.xml"
+
+# -- 3. the demo ------------------------------------------------------------------------------
+step demo 90 "$PY" -m ftransforms.demo --device "$DEVICE"
+
+# -- 4. no hidden host copies -----------------------------------------------------------------
+step transfers 60 "$PY" -m benchmarks.gpu_check transfers --backend "$BACKEND" \
+  --json "$OUTDIR/transfers.json"
+
+# -- 5. the benchmarks on the GPU, side by side -----------------------------------------------
+PEERS=ftransforms,ftransforms.jit,torch.func,jax.jit,numpy
+if [ $DRY = 1 ]; then
+  step bench_gpu 150 "$PY" -m benchmarks --device cpu --workloads W1,W3,W4,W6 \
+    --peers ftransforms,ftransforms.jit,numpy "${QUICK[@]}" --json "$OUTDIR/bench_gpu.json"
+else
+  step bench_gpu 200 "$PY" -m benchmarks --device cuda --workloads W1,W3,W4,W6 \
+    --peers "$PEERS" --sizes "W1=32,256,1024,4096;W3=64,256,1024" "${QUICK[@]}" \
+    --json "$OUTDIR/bench_gpu.json"
+fi
+
+# -- 6. the large-batch rows on the CPU (where the GPU should win) ----------------------------
+if [ $DRY = 1 ]; then
+  step bench_cpu 60 "$PY" -m benchmarks --device cpu --workloads W1 --peers ftransforms \
+    --sizes "W1=64" --reps 2 --passes 1 --json "$OUTDIR/bench_cpu.json"
+else
+  step bench_cpu 60 "$PY" -m benchmarks --device cpu --workloads W1,W3 \
+    --peers ftransforms,torch.func --sizes "W1=4096;W3=1024" --reps 3 --passes 1 \
+    --json "$OUTDIR/bench_cpu.json"
+fi
+
+"$PY" -m benchmarks.gpu_check summary --dir "$OUTDIR" 2>&1 | tee -a "$LOG"
+exit "${PIPESTATUS[0]}"
