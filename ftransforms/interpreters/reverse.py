@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ftransforms.core.errors import InPlaceError
 from ftransforms.core.primitive import _add
 from ftransforms.core.stack import Interpreter
 from ftransforms.core.tracer import Tracer
@@ -21,7 +22,8 @@ from ftransforms.core.tracer import Tracer
 class ReverseTracer(Tracer):
     """A value recorded on a tape, known there by ``id``."""
 
-    __slots__ = ("value", "id", "__weakref__")  # weakly referenced by checkpoint.py
+    __slots__ = ()  # the layout is Tracer's (NOTE [mutation semantics])
+    _payload = ("_interp", "value", "id")
 
     def __init__(self, interp: ReverseInterpreter, value: Any, id: int) -> None:  # noqa: A002
         self._interp = interp
@@ -77,6 +79,17 @@ class ReverseInterpreter(Interpreter):
         self.next_id = 0
         # set while a checkpointed function runs: see NOTE [checkpoint] in checkpoint.py
         self.recorder: Any = None
+
+    def before_write(self, target: Any) -> None:
+        """A value of an enclosing transform written inside this one: the tape may hold it
+        (NOTE [mutation semantics] in core/mutation.py)."""
+        if target._interp.level < self.level:
+            raise InPlaceError(
+                f"{self.name}: a write into a traced value of an enclosing transform "
+                f"({target._interp.name}) inside this one, which may have recorded it: "
+                f"write into a copy made inside (y = np.copy(x); y[...] = ...), or write "
+                f"after {self.name} has returned."
+            )
 
     def new_input(self, value: Any) -> ReverseTracer:
         """Wrap an input of the differentiated function."""

@@ -1,0 +1,386 @@
+"""NumPy's mutation semantics for traced arrays: aliases, views and buffers.
+
+NOTE [mutation semantics]: inside a transformed function a traced array behaves as a NumPy
+array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)``):
+
+* **The tracer object is the array.**  Every tracer class shares one slot layout (declared
+  once on :class:`~ftransforms.core.tracer.Tracer`; each class names the slots it uses in
+  ``_payload``), so a write computes the new value out of place, with the ordinary
+  primitives, and then :func:`become` turns the written object into that value in place
+  (``obj.__class__ = type(new)`` and its payload slots copied).  Every alias (the same
+  Python object) sees the new value; the new value may belong to any interpreter (a grad
+  tracer written with a batched value becomes batched).  No backend array is ever written
+  in place, so what a tape, a recording or the caller holds keeps its value: reverse mode
+  differentiates with respect to the original inputs (their ids are read when they are
+  wrapped), ``jit``'s recorder sees a mutated object move on to a new slot, and the
+  caller's arrays are never modified (the transforms also give the function shallow
+  copies, :func:`detached`, of the tracers it receives).
+* **Views** (torch's functionalization is the model): a view made by basic indexing,
+  ``.T``/``transpose``/``swapaxes``, ``reshape``/``ravel``/``squeeze`` or ``.real``/
+  ``.imag`` keeps ``_base = (parent, forward, inverse)``, and its parent keeps weak
+  references to its live views (``_views``).  A write through a view is scattered into
+  its parent (``inverse``: an ``.at[].set``), up to the root; a write to an array then
+  regenerates its live views from it (``forward``), eagerly, at write time.  Code that
+  never writes pays only the registration of the views it makes; reads cost nothing.
+* **Buffers made inside the function** (``np.zeros(n)``, ``np.array([...])`` of numbers,
+  ``np.copy(a)``): NumPy has no hook on ``ndarray.__setitem__``, so while a transform is
+  active on some thread (a process-wide count under a lock: outside transforms nothing is
+  patched and nothing costs) NumPy's creation functions are wrapped, and a call made from
+  user code (not NumPy, SciPy, ftransforms or another installed library; decided once per
+  calling code object) on a thread with an active transform returns a :class:`Buffer`: a
+  tracer of a pseudo-interpreter above every level, holding a plain array.  An operation
+  on a buffer unwraps it (one dispatch) and computes as NumPy does; a write of a traced
+  value makes it that traced value (``become``), which is how writing a batched value
+  into an unbatched buffer makes it batched.  ``np.asarray(buffer)`` reads its current
+  value (read-only).  Buffers never leave the transform: the outermost boundary turns them
+  back into plain arrays (``from_object_arrays``), and one kept in a global raises the
+  escaped-tracer error.  Other threads see NumPy's own functions' behaviour.
+* **Where the exact semantics cannot be kept**, an error says so: a write of a traced
+  value into a plain NumPy array that did not come from a creation function (a global, a
+  NumPy array argument of an untransformed position, ``a.copy()`` of a plain array: a C
+  method that cannot be hooked), and a write, inside an inner transform, into a traced
+  value of an enclosing one (an inner reverse-mode tape may hold it): both raise
+  :class:`~ftransforms.errors.InPlaceError` naming the fix.  Under ``jit``'s structured
+  control flow a body that writes runs eagerly (the recorder's ``before_write``).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import weakref
+from typing import Any
+
+import numpy
+
+from ftransforms.core.errors import InPlaceError
+from ftransforms.core.stack import OUTERMOST_HOOKS, Interpreter, current_stack
+from ftransforms.core.tracer import Tracer
+
+#: The level of the buffers' pseudo-interpreter: above every transform, so that ``bind``
+#: hands an operation holding a buffer to it first, and it unwraps the buffer.
+BUFFER_LEVEL = 1 << 30
+
+
+class BufferInterpreter(Interpreter):
+    """The pseudo-interpreter of the buffers made during one outermost transform call."""
+
+    __slots__ = ()
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.level = BUFFER_LEVEL
+        self.active = True
+
+    def process(self, prim: Any, args: tuple, params: dict) -> Any:
+        vals = [a.val if type(a) is Buffer else a for a in args]
+        out = prim.bind(*vals, **params)
+        if type(out) is numpy.ndarray and out.base is not None:
+            # a NumPy view of a buffer's array (np.transpose(buf)): read-only, since the
+            # buffer's array is never written (a tape may hold it)
+            for a, v in zip(args, vals):
+                if type(a) is Buffer and (out.base is v or out.base is v.base):
+                    out = out.view()
+                    out.flags.writeable = False
+                    break
+        return out
+
+
+class Buffer(Tracer):
+    """A plain array made inside a transformed function, which may be written into."""
+
+    __slots__ = ()
+    _payload = ("_interp", "val")
+
+    def __init__(self, interp: BufferInterpreter, val: Any) -> None:
+        self._interp = interp
+        self.val = val
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.val.shape
+
+    @property
+    def ndim(self) -> int:
+        return self.val.ndim
+
+    @property
+    def dtype(self) -> Any:
+        return self.val.dtype
+
+    def _concrete(self) -> Any:
+        return self.val
+
+    def _physical(self) -> Any:
+        return self.val
+
+    def _value(self, use: str) -> Any:
+        self._check_live(use)
+        return self.val
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        v = self._value("numpy.asarray()")
+        if dtype is not None and numpy.dtype(dtype) != v.dtype:
+            return v.astype(dtype)
+        if copy:
+            return v.copy()
+        v = v.view()
+        v.flags.writeable = False  # the buffer's array is never written in place
+        return v
+
+    def __float__(self) -> float:
+        return float(self._value("float()"))
+
+    def __complex__(self) -> complex:
+        return complex(self._value("complex()"))
+
+    def __int__(self) -> int:
+        return int(self._value("int()"))
+
+    def __index__(self) -> int:
+        return self._value("int()").__index__()
+
+    def __bool__(self) -> bool:
+        return bool(self._value("bool()"))
+
+    def item(self, *args: Any) -> Any:
+        return self._value(".item()").item(*args)
+
+    def tolist(self) -> Any:
+        return self._value(".tolist()").tolist()
+
+    def __repr__(self) -> str:
+        return repr(self.val)
+
+    def __str__(self) -> str:
+        return str(self.val)
+
+    def __format__(self, spec: str) -> str:
+        return format(self.val if self.val.ndim else self.val[()], spec)
+
+
+# -- become, views ---------------------------------------------------------------------
+
+
+def become(target: Tracer, new: Any) -> None:
+    """Turn ``target`` into ``new`` in place (its class and payload): every alias of
+    ``target`` sees ``new``.  A plain ``new`` makes ``target`` a :class:`Buffer`."""
+    if new is target:
+        return
+    if not isinstance(new, Tracer):
+        new = Buffer(buffer_scope(), numpy.asarray(new) if type(new) is not numpy.ndarray else new)
+    old = type(target)
+    cls = type(new)
+    if old is not cls:
+        for name in old._payload:
+            if name not in cls._payload:
+                delattr(target, name)
+        target.__class__ = cls
+    for name in cls._payload:
+        setattr(target, name, getattr(new, name))
+
+
+def clone(t: Tracer) -> Tracer:
+    """A new tracer object with ``t``'s value (a copy: writing into one leaves the other)."""
+    cls = type(t)
+    out = cls.__new__(cls)
+    for name in cls._payload:
+        setattr(out, name, getattr(t, name))
+    return out
+
+
+def detached(x: Any) -> Any:
+    """What a transform passes its function for an argument ``x``: a clone of a tracer (so
+    that writes inside stay inside), the plain array of a buffer, anything else as is."""
+    if type(x) is Buffer:
+        return x.val
+    if isinstance(x, Tracer):
+        return clone(x)
+    return x
+
+
+def make_view(parent: Tracer, result: Any, forward: Any, inverse: Any) -> Any:
+    """Register ``result = forward(parent)`` as a view of ``parent``: a write into it is
+    written back with ``inverse(parent, new_view_value)``; a write into ``parent`` makes
+    it ``forward(parent)`` again."""
+    if result is parent:
+        return result  # the same object: writes are shared already
+    if not isinstance(result, Tracer):
+        result = Buffer(buffer_scope(), result)
+    elif _slot(result, "_base") is not None or _slot(result, "_views"):
+        result = clone(result)  # an existing object (a recorder's folded chain)
+    result._base = (parent, forward, inverse)
+    views = _slot(parent, "_views")
+    if views is None:
+        parent._views = [weakref.ref(result)]
+    else:
+        if len(views) > 16:
+            views[:] = [r for r in views if r() is not None]
+        views.append(weakref.ref(result))
+    return result
+
+
+def _slot(t: Any, name: str) -> Any:
+    try:
+        return getattr(t, name)
+    except AttributeError:
+        return None
+
+
+def assign(target: Tracer, new: Any) -> None:
+    """A write: ``target`` (and its aliases, its base and every view of that base) now
+    holds ``new`` (of ``target``'s shape and dtype)."""
+    check_write(target)
+    base = _slot(target, "_base")
+    if base is not None:
+        parent, _forward, inverse = base
+        assign(parent, inverse(parent, new))
+        if _slot(target, "_base") is base and _still_a_view(parent, target):
+            return  # regenerated from its base by the parent's refresh
+        become(target, new)
+        return
+    become(target, new)
+    refresh(target)
+
+
+def _still_a_view(parent: Tracer, view: Tracer) -> bool:
+    views = _slot(parent, "_views")
+    return bool(views) and any(r() is view for r in views)
+
+
+def refresh(t: Tracer) -> None:
+    """Regenerate the live views of ``t`` (and theirs) from its current value."""
+    views = _slot(t, "_views")
+    if not views:
+        return
+    alive = []
+    for r in views:
+        v = r()
+        if v is None:
+            continue
+        alive.append(r)
+        become(v, v._base[1](t))
+        refresh(v)
+    t._views = alive
+
+
+def check_write(target: Tracer) -> None:
+    """Raise if ``target`` may not be written now (see NOTE [mutation semantics])."""
+    if not target._interp.active:
+        target._check_live("a write into it")
+    for interp in current_stack():
+        interp.before_write(target)
+
+
+# -- buffers: the creation functions while a transform is active ------------------------
+
+
+class _Local(threading.local):
+    def __init__(self) -> None:
+        self.scope: BufferInterpreter | None = None
+
+
+_LOCAL = _Local()
+_LOCK = threading.Lock()
+_ACTIVE = [0]  # threads with an active transform
+_ORIGINALS: dict[str, Any] = {}
+_USER_CODE: dict[Any, bool] = {}
+
+
+def buffer_scope() -> BufferInterpreter:
+    """The current thread's buffer pseudo-interpreter (one per outermost transform call)."""
+    scope = _LOCAL.scope
+    if scope is None:  # pragma: no cover  (only called while a transform is active)
+        raise InPlaceError("a buffer was made with no transform active")
+    return scope
+
+
+def _entered(interp: Interpreter) -> None:
+    _LOCAL.scope = BufferInterpreter(interp.name)
+    with _LOCK:
+        _ACTIVE[0] += 1
+        if _ACTIVE[0] == 1:
+            for name, wrapper in _WRAPPERS.items():
+                _ORIGINALS[name] = getattr(numpy, name)
+                setattr(numpy, name, wrapper)
+
+
+def _exited() -> None:
+    scope = _LOCAL.scope
+    if scope is None:
+        return
+    scope.active = False
+    _LOCAL.scope = None
+    with _LOCK:
+        _ACTIVE[0] -= 1
+        if _ACTIVE[0] == 0:
+            for name, original in _ORIGINALS.items():
+                setattr(numpy, name, original)
+            _ORIGINALS.clear()
+
+
+OUTERMOST_HOOKS.append((_entered, _exited))
+
+#: Top-level packages whose calls never make buffers (their code is not the user's).
+_LIBRARY_ROOTS = frozenset({"numpy", "scipy", "ftransforms", "batching_rules", "dask", "cupy"})
+
+
+def _from_user_code(depth: int) -> bool:
+    frame = sys._getframe(depth + 1)
+    code = frame.f_code
+    known = _USER_CODE.get(code)
+    if known is None:
+        module = frame.f_globals.get("__name__", "") or ""
+        filename = code.co_filename
+        known = module.split(".")[0] not in _LIBRARY_ROOTS and not (
+            "site-packages" in filename
+            or "dist-packages" in filename
+            or filename.startswith(sys.base_prefix + "/lib/")
+            or filename.startswith("<frozen")
+        )
+        _USER_CODE[code] = known
+    return known
+
+
+def _creation(name: str) -> Any:
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        out = _ORIGINALS[name](*args, **kwargs)
+        scope = _LOCAL.scope
+        if (
+            scope is not None
+            and type(out) is numpy.ndarray
+            and out.dtype.kind != "O"
+            and _from_user_code(1)
+        ):
+            if name == "asarray" and args and (out is args[0] or isinstance(args[0], Tracer)):
+                return args[0]  # np.asarray returns its argument when it is an array
+            return Buffer(scope, out)
+        return out
+
+    wrapper.__name__ = wrapper.__qualname__ = name
+    wrapper.__wrapped__ = getattr(numpy, name)
+    wrapper.__doc__ = getattr(numpy, name).__doc__
+    return wrapper
+
+
+#: NumPy's functions that make a new array, wrapped while a transform is active.
+_WRAPPERS = {
+    name: _creation(name)
+    for name in (
+        "zeros",
+        "ones",
+        "empty",
+        "full",
+        "zeros_like",
+        "ones_like",
+        "empty_like",
+        "full_like",
+        "array",
+        "asarray",
+        "copy",
+        "eye",
+        "identity",
+        "arange",
+        "linspace",
+    )
+}

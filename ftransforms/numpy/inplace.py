@@ -1,0 +1,407 @@
+"""Writes into traced arrays with NumPy's semantics: ``x[i] = v``, ``x += v``, views,
+``out=``, ``np.copyto``, ``.fill``, ``.put``, ``.sort()``.
+
+Each write computes the new value out of place with the ordinary functions (so every
+transform differentiates, batches and records it) and hands it to
+:func:`ftransforms.core.mutation.assign`; see NOTE [mutation semantics] there.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> def f(x):
+    ...     h = x * 1.0
+    ...     g = h          # an alias
+    ...     h += 1.0       # g sees it, as in NumPy
+    ...     h[0] = 0.0
+    ...     return np.sum(g * x)
+    >>> ft.grad(f)(np.array([1.0, 2.0]))
+    array([0., 5.])
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy
+
+from ftransforms.core.errors import (
+    BatchedControlFlowError,
+    InPlaceError,
+    UnsupportedOperationError,
+)
+from ftransforms.core.mutation import Buffer, assign, clone, make_view
+from ftransforms.core.tracer import Tracer
+from ftransforms.numpy.helpers import dtype_of, ndim, shape
+from ftransforms.numpy.indexing import getitem, scatter, take, where
+from ftransforms.numpy.manipulation import (
+    broadcast_to,
+    moveaxis,
+    ravel,
+    reshape,
+    squeeze,
+    swapaxes,
+    transpose,
+)
+from ftransforms.numpy.sorting import sort
+from ftransforms.numpy.ufuncs import astype, imag, real
+
+__all__ = []
+
+_BASIC = (int, numpy.integer, slice, type(None), type(Ellipsis))
+
+
+def _is_basic(index: Any) -> bool:
+    """Whether ``index`` is basic indexing (ints, slices, None, Ellipsis): a view."""
+    if isinstance(index, tuple):
+        return all(isinstance(i, _BASIC) and not isinstance(i, bool) for i in index)
+    return isinstance(index, _BASIC) and not isinstance(index, bool)
+
+
+def _concrete_index(index: Any) -> Any:
+    """``index`` with buffers and concrete-valued traced arrays read, or None when part of
+    it is batched by ``vmap`` (its values differ per example)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    out = []
+    for p in parts:
+        if isinstance(p, Tracer):
+            try:
+                p = numpy.asarray(p._concrete())
+            except BatchedControlFlowError:
+                return None
+        elif isinstance(p, list):
+            p = numpy.asarray(p)
+        out.append(p)
+    return tuple(out) if isinstance(index, tuple) else out[0]
+
+
+def _cast(v: Any, dtype: Any) -> Any:
+    """``v`` as NumPy converts a value written into an array of ``dtype`` (unsafe cast)."""
+    if isinstance(v, Tracer):
+        return v if v.dtype == dtype else astype(v, dtype)
+    v = numpy.asarray(v)
+    if v.dtype != dtype:
+        if v.dtype.kind == "c" and numpy.dtype(dtype).kind != "c":
+            v = v.real
+        v = v.astype(dtype)
+    return v
+
+
+def updated(x: Any, index: Any, v: Any) -> Any:
+    """``x`` with ``x[index] = v`` applied (NumPy's rules: ``v`` broadcast and cast to
+    ``x``'s dtype; for repeated indices the last write wins), as a new value."""
+    v = _cast(v, dtype_of(x))
+    xshape = shape(x)
+    if not isinstance(v, Tracer) and type(x) is Buffer:
+        new = x.val.copy()
+        new[_concrete_index(index) if not _is_basic(index) else index] = v
+        return new
+    if _is_basic(index):
+        mask = numpy.zeros(xshape, dtype=bool)
+        mask[index] = True
+        return where(mask, scatter(x, index, v), x)
+    concrete = _concrete_index(index)
+    if concrete is None:
+        return _batched_index_update(x, index, v)
+    positions = numpy.arange(int(numpy.prod(xshape)), dtype=numpy.intp).reshape(xshape)[concrete]
+    flat = positions.ravel()
+    if flat.size and numpy.unique(flat).size < flat.size:
+        # NumPy's last write wins: keep each position's last occurrence
+        _, last_rev = numpy.unique(flat[::-1], return_index=True)
+        keep = numpy.sort(flat.size - 1 - last_rev)
+        values = take(ravel(broadcast_to(v, positions.shape)), keep)
+        flat = flat[keep]
+        mask = numpy.zeros(int(numpy.prod(xshape)), dtype=bool)
+        mask[flat] = True
+        xf = ravel(x)
+        return reshape(where(mask, scatter(xf, flat, values), xf), xshape)
+    mask = numpy.zeros(xshape, dtype=bool)
+    mask[concrete] = True
+    return where(mask, scatter(x, concrete, v), x)
+
+
+def _batched_index_update(x: Any, index: Any, v: Any) -> Any:
+    """``x[index] = v`` where the index differs per example (batched by ``vmap``)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if len(parts) == 1 and isinstance(parts[0], Tracer) and parts[0].dtype.kind == "b":
+        mask = parts[0]
+        mshape = shape(mask)
+        if mshape == shape(x)[: len(mshape)] and (
+            not isinstance(v, Tracer) and numpy.size(v) == 1 or shape(v) == ()
+        ):
+            mask = reshape(mask, mshape + (1,) * (ndim(x) - len(mshape)))
+            return where(mask, reshape(v, ()) if isinstance(v, Tracer) else v, x)
+        raise InPlaceError(
+            "x[mask] = values with a boolean mask that differs per example (batched by "
+            "vmap) and an array of values: the number of selected elements would differ "
+            "per example.  Write x = fnp.where(mask, values_shaped_like_x, x), or assign a "
+            "single value (x[mask] = 0.0)."
+        )
+    try:
+        return x.at[index].set(v) if isinstance(x, Tracer) else None
+    except UnsupportedOperationError:
+        raise InPlaceError(
+            "x[index] = v with integer indices that differ per example (batched by vmap) "
+            "and repeat within an example: NumPy's last-write-wins order cannot be "
+            "batched.  Deduplicate the indices, or write the rows with ft.cond/a loop."
+        ) from None
+
+
+def setitem(x: Tracer, index: Any, v: Any) -> None:
+    """``x[index] = v``."""
+    if type(index) is Buffer:
+        index = index.val
+    elif isinstance(index, tuple) and any(type(i) is Buffer for i in index):
+        index = tuple(i.val if type(i) is Buffer else i for i in index)
+    if type(v) is Buffer:
+        v = v.val
+    assign(x, updated(x, index, v))
+
+
+# -- augmented assignment --------------------------------------------------------------
+
+
+def inplace(x: Tracer, op: Any, other: Any, name: str) -> Tracer:
+    """``x <op>= other``: computed out of place, cast back to ``x``'s dtype as NumPy's
+    in-place ufuncs do (``same_kind`` casting), then written into ``x``."""
+    if type(other) is Buffer:
+        other = other.val
+    new = op(x, other)
+    dt = dtype_of(x)
+    if isinstance(new, Tracer) or isinstance(new, numpy.ndarray | numpy.generic):
+        new_dt = dtype_of(new)
+        if new_dt != dt:
+            if not numpy.can_cast(new_dt, dt, "same_kind"):
+                raise InPlaceError(
+                    f"x {name}= y: NumPy refuses to cast the result from {new_dt} to x's "
+                    f"dtype {dt} with casting rule 'same_kind' (numpy raises UFuncTypeError "
+                    f"here too).  Write x = x {name} y (a new array), or cast y first."
+                )
+            new = astype(new, dt)
+    if shape(new) != shape(x):
+        raise InPlaceError(
+            f"x {name}= y: the result has shape {shape(new)} but x has shape {shape(x)} "
+            f"(NumPy: non-broadcastable output operand).  Write x = x {name} y."
+        )
+    assign(x, new)
+    return x
+
+
+def _iop(op: Any, name: str) -> Any:
+    def method(self: Tracer, other: Any) -> Tracer:
+        return inplace(self, op, other, name)
+
+    method.__name__ = f"__i{op.__name__.strip('_')}__"
+    return method
+
+
+INPLACE_OPERATORS = {
+    "__iadd__": _iop(operator.add, "+"),
+    "__isub__": _iop(operator.sub, "-"),
+    "__imul__": _iop(operator.mul, "*"),
+    "__itruediv__": _iop(operator.truediv, "/"),
+    "__ifloordiv__": _iop(operator.floordiv, "//"),
+    "__imod__": _iop(operator.mod, "%"),
+    "__ipow__": _iop(operator.pow, "**"),
+    "__imatmul__": _iop(operator.matmul, "@"),
+    "__iand__": _iop(operator.and_, "&"),
+    "__ior__": _iop(operator.or_, "|"),
+    "__ixor__": _iop(operator.xor, "^"),
+    "__ilshift__": _iop(operator.lshift, "<<"),
+    "__irshift__": _iop(operator.rshift, ">>"),
+}
+
+
+# -- views -----------------------------------------------------------------------------
+
+
+def _scalar_index(x: Any, index: Any) -> bool:
+    """Whether ``x[index]`` picks one element (NumPy returns a scalar: a copy)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return all(
+        isinstance(p, (int, numpy.integer)) and not isinstance(p, bool) for p in parts
+    ) and len(parts) == ndim(x)
+
+
+def getitem_view(x: Tracer, index: Any) -> Any:
+    """``x[index]``: a view of ``x`` for basic indices (NumPy's rule), else a copy."""
+    out = getitem(x, index)
+    if not _is_basic(index) or _scalar_index(x, index):
+        return out
+    return make_view(
+        x,
+        out,
+        lambda p: getitem(p, index),
+        lambda p, v: updated(p, index, v),
+    )
+
+
+def _inverse_axes(axes: Any, n: int) -> tuple[int, ...]:
+    axes = tuple(range(n))[::-1] if axes is None else tuple(a % n for a in axes)
+    return tuple(numpy.argsort(axes))
+
+
+def transpose_view(x: Tracer, axes: Any = None) -> Any:
+    out = transpose(x, axes)
+    inv = _inverse_axes(axes, ndim(x))
+    return make_view(x, out, lambda p: transpose(p, axes), lambda p, v: transpose(v, inv))
+
+
+def swapaxes_view(x: Tracer, a: int, b: int) -> Any:
+    out = swapaxes(x, a, b)
+    return make_view(x, out, lambda p: swapaxes(p, a, b), lambda p, v: swapaxes(v, a, b))
+
+
+def moveaxis_view(x: Tracer, source: Any, destination: Any) -> Any:
+    out = moveaxis(x, source, destination)
+    return make_view(
+        x,
+        out,
+        lambda p: moveaxis(p, source, destination),
+        lambda p, v: moveaxis(v, destination, source),
+    )
+
+
+def _contiguous(x: Any) -> bool:
+    """Whether NumPy's reshape of ``x`` is a view: ``x`` is no view, or a view made by
+    reshaping one (our arrays are C-contiguous until transposed or strided)."""
+    while True:
+        base = getattr(x, "_base", None) if isinstance(x, Tracer) else None
+        if base is None:
+            return True
+        if len(base) < 4 or not base[3]:
+            return False
+        x = base[0]
+
+
+def _reshape_like(x: Tracer, out: Any, forward: Any) -> Any:
+    if not isinstance(x, Tracer) or not _contiguous(x):
+        return out
+    xshape = shape(x)
+    result = make_view(x, out, forward, lambda p, v: reshape(v, xshape))
+    if result is not x and isinstance(result, Tracer):
+        result._base = result._base + (True,)
+    return result
+
+
+def reshape_view(x: Tracer, newshape: Any, order: str = "C") -> Any:
+    out = reshape(x, newshape, order=order)
+    if order != "C":
+        return out
+    return _reshape_like(x, out, lambda p: reshape(p, newshape))
+
+
+def ravel_view(x: Tracer, order: str = "C") -> Any:
+    out = ravel(x, order=order)
+    if order != "C":
+        return out
+    return _reshape_like(x, out, ravel)
+
+
+def squeeze_view(x: Tracer, axis: Any = None) -> Any:
+    out = squeeze(x, axis)
+    return _reshape_like(x, out, lambda p: squeeze(p, axis))
+
+
+def real_view(x: Tracer) -> Any:
+    out = real(x)
+    if dtype_of(x).kind != "c":
+        return out
+    return make_view(x, out, real, lambda p, v: _cast(v, dtype_of(p)) + 1j * imag(p))
+
+
+def imag_view(x: Tracer) -> Any:
+    out = imag(x)
+    if dtype_of(x).kind != "c":
+        return out
+    return make_view(x, out, imag, lambda p, v: real(p) + 1j * _cast(v, dtype_of(real(p))))
+
+
+def copy_of(x: Any) -> Any:
+    """``x.copy()`` / ``np.copy(x)`` of a tracer: a new array object of the same value."""
+    return clone(x) if isinstance(x, Tracer) else numpy.array(x, copy=True)
+
+
+# -- out=, copyto, fill, put, sort ------------------------------------------------------
+
+
+def _out_error(form: str, out: Any) -> InPlaceError:
+    return InPlaceError(
+        f"{form}: out= is a NumPy array of shape {numpy.shape(out)} that did not come from "
+        f"inside the transformed function (a global, or an argument that is not "
+        f"transformed), so it cannot hold the traced result (its derivative or its batch), "
+        f"and writing into it would change the caller's data.  Use the returned value "
+        f"(y = {form.split('(')[0]}(...)), or make the array inside the function with "
+        f"np.zeros/np.empty/np.copy."
+    )
+
+
+def write_out(form: str, out: Any, result: Any) -> Any:
+    """Write ``result`` into ``out`` (a tracer or buffer; a plain array when ``result``
+    is plain) as ``out=`` does; returns ``out``."""
+    if isinstance(out, Tracer):
+        if shape(result) != shape(out):
+            result = broadcast_to(result, shape(out))
+        result = _cast(result, dtype_of(out))
+        assign(out, result)
+        return out
+    if isinstance(result, Tracer) and type(result) is not Buffer:
+        raise _out_error(form, out)
+    numpy.copyto(out, result.val if type(result) is Buffer else result, casting="unsafe")
+    return out
+
+
+def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) -> None:
+    """``numpy.copyto(dst, src)`` with a traced ``dst`` or ``src``."""
+    if type(src) is Buffer:
+        src = src.val
+    src_dt = dtype_of(src) if isinstance(src, Tracer) else numpy.asarray(src).dtype
+    if not numpy.can_cast(src_dt, dtype_of(dst), casting):
+        raise InPlaceError(
+            f"numpy.copyto: cannot cast from {src_dt} to {dtype_of(dst)} with casting rule "
+            f"{casting!r} (NumPy refuses it too); pass casting='unsafe' or cast src first."
+        )
+    if where is True:
+        new = broadcast_to(src, shape(dst))
+    else:
+        if type(where) is Buffer:
+            where = where.val
+        new = globals()["where"](where, src, dst)
+    write_out("numpy.copyto", dst, new)
+
+
+def fill(x: Tracer, value: Any) -> None:
+    """``x.fill(value)``."""
+    if type(value) is Buffer:
+        value = value.val
+    assign(x, broadcast_to(_cast(value, dtype_of(x)), shape(x)))
+
+
+def put(x: Tracer, indices: Any, values: Any, mode: str = "raise") -> None:
+    """``x.put(indices, values)`` / ``numpy.put``: flat indices, values repeated as needed."""
+    if mode != "raise":
+        raise UnsupportedOperationError(f"x.put(..., mode={mode!r}): only mode='raise'")
+    idx = numpy.asarray(_concrete_index(indices)).ravel()
+    if isinstance(values, Tracer):
+        vals = ravel(values)
+        n = shape(vals)[0]
+    else:
+        vals = numpy.ravel(values)
+        n = vals.size
+    if n != idx.size:
+        vals = take(vals, numpy.arange(idx.size) % n)
+    xshape = shape(x)
+    flat = updated(ravel(x), idx, vals)
+    assign(x, reshape(flat, xshape))
+
+
+def flat_setitem(x: Tracer, index: Any, v: Any) -> None:
+    """``x.flat[index] = v``."""
+    if type(v) is Buffer:
+        v = v.val
+    assign(x, reshape(updated(ravel(x), index, v), shape(x)))
+
+
+def sort_inplace(x: Tracer, axis: int = -1, kind: Any = None) -> None:
+    """``x.sort()``: ``x`` sorted along ``axis``, in place."""
+    assign(x, sort(x, axis=axis))
