@@ -53,6 +53,7 @@ from ftransforms.core.errors import (
     OutDimsError,
     TangentMismatchError,
 )
+from ftransforms.core.mutation import mutable
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
@@ -218,7 +219,8 @@ def _vmap_inputs(func, in_dims, args, where, axis_size=None):
 def _vmap_call(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where):
     with pushed(BatchInterpreter(where, size, randomness)) as interp:
         wrapped = [
-            leaf if d is None else BatchTracer(interp, leaf, d) for leaf, d in zip(leaves, dims)
+            mutable(leaf) if d is None else BatchTracer(interp, leaf, d)
+            for leaf, d in zip(leaves, dims)
         ]
         out = from_object_arrays(func(*tree_unflatten(spec, wrapped), **kwargs))
         return _vmap_outputs(interp, out, out_dims, size, where)

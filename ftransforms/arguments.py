@@ -33,6 +33,7 @@ from ftransforms.core.errors import (
     RandomnessError,
     TangentMismatchError,
 )
+from ftransforms.core.mutation import mutable
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.pytree import (
@@ -216,7 +217,9 @@ def normalize_argnums(argnums: Any, nargs: int, where: str) -> tuple[tuple[int, 
 
 
 def replace_args(args: tuple, argnums: tuple[int, ...], values: tuple) -> tuple:
-    new = list(args)
+    """``args`` with ``values`` at ``argnums``; the other arguments' NumPy arrays as buffers
+    that the function may write into (NOTE [mutation semantics] in core/mutation.py)."""
+    new = [a if type(a) is not numpy.ndarray else mutable(a) for a in args]
     for i, v in zip(argnums, values):
         new[i] = v
     return tuple(new)

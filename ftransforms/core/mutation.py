@@ -73,7 +73,11 @@ class BufferInterpreter(Interpreter):
         self.active = True
 
     def process(self, prim: Any, args: tuple, params: dict) -> Any:
-        vals = [a.val if type(a) is Buffer else a for a in args]
+        if len(args) == 2:
+            a, b = args
+            vals = (a.val if type(a) is Buffer else a, b.val if type(b) is Buffer else b)
+        else:
+            vals = [a.val if type(a) is Buffer else a for a in args]
         out = prim.bind(*vals, **params)
         if type(out) is numpy.ndarray and out.base is not None:
             # a NumPy view of a buffer's array (np.transpose(buf)): read-only, since the
@@ -196,6 +200,15 @@ def detached(x: Any) -> Any:
         return x.val
     if isinstance(x, Tracer):
         return clone(x)
+    return x
+
+
+def mutable(x: Any) -> Any:
+    """A plain NumPy array passed to a transformed function untransformed (``grad``'s other
+    arguments, ``vmap``'s ``in_dims=None``) as a buffer: the function may write into it,
+    ``x.copy()`` included, without touching the caller's array."""
+    if type(x) is numpy.ndarray and x.dtype.kind != "O" and _LOCAL.scope is not None:
+        return Buffer(_LOCAL.scope, x)
     return x
 
 

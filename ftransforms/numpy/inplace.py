@@ -32,8 +32,9 @@ from ftransforms.core.errors import (
 )
 from ftransforms.core.mutation import Buffer, assign, clone, make_view
 from ftransforms.core.tracer import Tracer
-from ftransforms.numpy.helpers import dtype_of, ndim, shape
+from ftransforms.numpy.helpers import IN_PLACE_WRITERS, dtype_of, ndim, shape
 from ftransforms.numpy.indexing import getitem, scatter, take, where
+from ftransforms.numpy.indexing import where as _where
 from ftransforms.numpy.manipulation import (
     broadcast_to,
     moveaxis,
@@ -277,18 +278,26 @@ def _contiguous(x: Any) -> bool:
 def _reshape_like(x: Tracer, out: Any, forward: Any) -> Any:
     if not isinstance(x, Tracer) or not _contiguous(x):
         return out
-    xshape = shape(x)
+    xshape = _shape(x)
     result = make_view(x, out, forward, lambda p, v: reshape(v, xshape))
     if result is not x and isinstance(result, Tracer):
         result._base = result._base + (True,)
     return result
 
 
-def reshape_view(x: Tracer, newshape: Any, order: str = "C") -> Any:
+def reshape_view(
+    x: Tracer, shape: Any = None, order: str = "C", *, newshape: Any = None, copy: Any = None
+) -> Any:
+    newshape = shape if newshape is None else newshape
     out = reshape(x, newshape, order=order)
+    if copy:
+        return copy_of(out)
     if order != "C":
         return out
     return _reshape_like(x, out, lambda p: reshape(p, newshape))
+
+
+_shape = shape  # reshape_view's parameter is NumPy's name
 
 
 def ravel_view(x: Tracer, order: str = "C") -> Any:
@@ -366,7 +375,7 @@ def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) ->
     else:
         if type(where) is Buffer:
             where = where.val
-        new = globals()["where"](where, src, dst)
+        new = _where(_plain(where), src, dst)
     write_out("numpy.copyto", dst, new)
 
 
@@ -405,3 +414,135 @@ def flat_setitem(x: Tracer, index: Any, v: Any) -> None:
 def sort_inplace(x: Tracer, axis: int = -1, kind: Any = None) -> None:
     """``x.sort()``: ``x`` sorted along ``axis``, in place."""
     assign(x, sort(x, axis=axis))
+
+
+def _plain_target(name: str, a: Any, *values: Any) -> bool:
+    """Whether ``numpy.<name>(a, ...)`` writes into a plain NumPy array ``a`` (NumPy then
+    does it; a traced value written into it is refused)."""
+    if isinstance(a, Tracer):
+        return False
+    if any(isinstance(v, Tracer) and type(v) is not Buffer for v in values):
+        raise _out_error(f"numpy.{name}(a, ...)", a).with_traceback(None)
+    return True
+
+
+def _plain(v: Any) -> Any:
+    return v.val if type(v) is Buffer else v
+
+
+def _cycled(values: Any, n: int) -> Any:
+    """The first ``n`` of ``values`` repeated (NumPy's rule for put/place/flat writes)."""
+    flat = ravel(values) if isinstance(values, Tracer) else numpy.ravel(values)
+    m = shape(flat)[0]
+    return flat if m == n else take(flat, numpy.arange(n) % m)
+
+
+def put_writer(a: Any, ind: Any, v: Any, mode: str = "raise") -> None:
+    """``numpy.put(a, ind, v)``."""
+    if _plain_target("put", a, ind, v):
+        return numpy.put(a, _plain(ind), _plain(v), mode=mode)
+    put(a, ind, v, mode)
+
+
+def putmask_writer(a: Any, mask: Any, values: Any) -> None:
+    """``numpy.putmask(a, mask, values)``: ``a.flat[i] = values.flat[i % len]`` where set."""
+    if _plain_target("putmask", a, mask, values):
+        return numpy.putmask(a, _plain(mask), _plain(values))
+    concrete = _concrete_index(mask)
+    if concrete is None:
+        if numpy.size(values) == 1 or (isinstance(values, Tracer) and values.size == 1):
+            assign(a, where(mask, reshape(_cast(values, dtype_of(a)), ()), a))
+            return
+        raise InPlaceError(
+            "numpy.putmask(a, mask, values) with a mask batched by vmap and several values: "
+            "write a = fnp.where(mask, values_shaped_like_a, a)"
+        )
+    positions = numpy.flatnonzero(numpy.broadcast_to(concrete, shape(a)))
+    vals = _cycled(values, int(numpy.prod(shape(a))))
+    vals = take(vals, positions) if isinstance(vals, Tracer) else numpy.asarray(vals)[positions]
+    assign(a, reshape(updated(ravel(a), positions, vals), shape(a)))
+
+
+def place_writer(arr: Any, mask: Any, vals: Any) -> None:
+    """``numpy.place(arr, mask, vals)``: the set positions get ``vals`` in order, cycled."""
+    if _plain_target("place", arr, mask, vals):
+        return numpy.place(arr, _plain(mask), _plain(vals))
+    concrete = _concrete_index(mask)
+    if concrete is None:
+        raise InPlaceError(
+            "numpy.place(arr, mask, vals) with a mask batched by vmap: the number of values "
+            "used differs per example; write arr = fnp.where(mask, v, arr)"
+        )
+    positions = numpy.flatnonzero(numpy.broadcast_to(concrete, shape(arr)))
+    assign(arr, reshape(updated(ravel(arr), positions, _cycled(vals, positions.size)), shape(arr)))
+
+
+def fill_diagonal_writer(a: Any, val: Any, wrap: bool = False) -> None:
+    """``numpy.fill_diagonal(a, val, wrap=False)``."""
+    if _plain_target("fill_diagonal", a, val):
+        return numpy.fill_diagonal(a, _plain(val), wrap=wrap)
+    s = shape(a)
+    if len(s) < 2:
+        raise ValueError("array must be at least 2-d")
+    if len(s) == 2:
+        step = s[1] + 1
+        end = None if wrap else s[1] * s[1]
+    else:
+        if len(set(s)) != 1:
+            raise ValueError("All dimensions of input must be of equal length")
+        step = 1 + int(numpy.cumprod(s[:-1]).sum())
+        end = None
+    positions = numpy.arange(int(numpy.prod(s)))[:end:step]
+    assign(a, reshape(updated(ravel(a), positions, _cycled(val, positions.size)), s))
+
+
+def put_along_axis_writer(arr: Any, indices: Any, values: Any, axis: Any) -> None:
+    """``numpy.put_along_axis(arr, indices, values, axis)``."""
+    if _plain_target("put_along_axis", arr, indices, values):
+        return numpy.put_along_axis(arr, _plain(indices), _plain(values), axis)
+    idx = numpy.asarray(_concrete_index(indices))
+    if axis is None:
+        setitem_flat = reshape(updated(ravel(arr), idx.ravel(), values), shape(arr))
+        assign(arr, setitem_flat)
+        return
+    n = ndim(arr)
+    axis = axis % n
+    full = []
+    for d in range(n):
+        if d == axis:
+            full.append(idx)
+        else:
+            shp = [1] * n
+            shp[d] = shape(arr)[d]
+            full.append(numpy.arange(shape(arr)[d]).reshape(shp))
+    setitem(arr, tuple(full), values)
+
+
+def copyto_writer(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) -> None:
+    """``numpy.copyto(dst, src, casting, where)``."""
+    if _plain_target("copyto", dst, src, where):
+        return numpy.copyto(dst, _plain(src), casting=casting, where=_plain(where))
+    copyto(dst, src, casting, where)
+
+
+IN_PLACE_WRITERS.update(
+    put=put_writer,
+    putmask=putmask_writer,
+    place=place_writer,
+    fill_diagonal=fill_diagonal_writer,
+    put_along_axis=put_along_axis_writer,
+    copyto=copyto_writer,
+)
+
+
+#: NumPy functions that return a view: called on a tracer, they make a view of it.
+VIEW_FUNCTIONS = {
+    numpy.transpose: transpose_view,
+    numpy.swapaxes: swapaxes_view,
+    numpy.moveaxis: moveaxis_view,
+    numpy.reshape: reshape_view,
+    numpy.ravel: ravel_view,
+    numpy.squeeze: squeeze_view,
+    numpy.real: real_view,
+    numpy.imag: imag_view,
+}
