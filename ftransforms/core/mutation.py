@@ -182,6 +182,9 @@ def become(target: Tracer, new: Any) -> None:
         target.__class__ = cls
     for name in cls._payload:
         setattr(target, name, getattr(new, name))
+    adopt = getattr(target._interp, "adopt", None)
+    if adopt is not None:  # a checkpointed block being recorded
+        adopt(target)
 
 
 def clone(t: Tracer) -> Tracer:
@@ -212,17 +215,20 @@ def mutable(x: Any) -> Any:
     return x
 
 
-def make_view(parent: Tracer, result: Any, forward: Any, inverse: Any) -> Any:
+def make_view(
+    parent: Tracer, result: Any, forward: Any, inverse: Any, reshaped: bool = False
+) -> Any:
     """Register ``result = forward(parent)`` as a view of ``parent``: a write into it is
     written back with ``inverse(parent, new_view_value)``; a write into ``parent`` makes
-    it ``forward(parent)`` again."""
+    it ``forward(parent)`` again.  ``reshaped``: a reshape of ``parent`` (still contiguous,
+    so NumPy's reshape of it is a view too)."""
     if result is parent:
         return result  # the same object: writes are shared already
     if not isinstance(result, Tracer):
         result = Buffer(buffer_scope(), result)
     elif _slot(result, "_base") is not None or _slot(result, "_views"):
         result = clone(result)  # an existing object (a recorder's folded chain)
-    result._base = (parent, forward, inverse)
+    result._base = (parent, forward, inverse, reshaped)
     views = _slot(parent, "_views")
     if views is None:
         parent._views = [weakref.ref(result)]
@@ -246,7 +252,7 @@ def assign(target: Tracer, new: Any) -> None:
     check_write(target)
     base = _slot(target, "_base")
     if base is not None:
-        parent, _forward, inverse = base
+        parent, _forward, inverse, _ = base
         assign(parent, inverse(parent, new))
         if _slot(target, "_base") is base and _still_a_view(parent, target):
             return  # regenerated from its base by the parent's refresh

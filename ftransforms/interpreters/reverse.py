@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ftransforms.core.errors import InPlaceError
 from ftransforms.core.primitive import _add
+from ftransforms.core.mutation import clone
 from ftransforms.core.stack import Interpreter
-from ftransforms.core.tracer import Tracer
+from ftransforms.core.tracer import TRACER_TYPES, Tracer
 
 
 class ReverseTracer(Tracer):
@@ -71,7 +71,7 @@ class Node:
 class ReverseInterpreter(Interpreter):
     """One ``vjp``/``grad`` level: evaluates eagerly and records a tape."""
 
-    __slots__ = ("tape", "next_id", "recorder")
+    __slots__ = ("tape", "next_id", "recorder", "adopt")
 
     def __init__(self, name: str) -> None:
         super().__init__(name)
@@ -79,17 +79,8 @@ class ReverseInterpreter(Interpreter):
         self.next_id = 0
         # set while a checkpointed function runs: see NOTE [checkpoint] in checkpoint.py
         self.recorder: Any = None
-
-    def before_write(self, target: Any) -> None:
-        """A value of an enclosing transform written inside this one: the tape may hold it
-        (NOTE [mutation semantics] in core/mutation.py)."""
-        if target._interp.level < self.level:
-            raise InPlaceError(
-                f"{self.name}: a write into a traced value of an enclosing transform "
-                f"({target._interp.name}) inside this one, which may have recorded it: "
-                f"write into a copy made inside (y = np.copy(x); y[...] = ...), or write "
-                f"after {self.name} has returned."
-            )
+        # set with the recorder: told of a tracer written into (NOTE [mutation semantics])
+        self.adopt: Any = None
 
     def new_input(self, value: Any) -> ReverseTracer:
         """Wrap an input of the differentiated function."""
@@ -125,8 +116,13 @@ class ReverseInterpreter(Interpreter):
                 bv = b
                 pb = None
             out = prim.bind(av, bv, **params) if params else prim.bind(av, bv)
-            if pa is None and pb is None:
-                return out
+            if pa is None:
+                if pb is None:
+                    return out
+                if type(av) in TRACER_TYPES:
+                    av = clone(av)  # the tape keeps its value, whatever writes follow
+            elif pb is None and type(bv) in TRACER_TYPES:
+                bv = clone(bv)
             vals = (av, bv)
             parents = (pa, pb)
         else:
@@ -142,7 +138,9 @@ class ReverseInterpreter(Interpreter):
             out = prim.bind(*vals, **params)
             if all(p is None for p in ps):
                 return out
-            vals = tuple(vals)
+            vals = tuple(
+                clone(v) if p is None and type(v) in TRACER_TYPES else v for v, p in zip(vals, ps)
+            )
             parents = tuple(ps)
         if prim.nondiff or (prim.nondiff_when is not None and prim.nondiff_when(**params)):
             return out

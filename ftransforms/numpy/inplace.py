@@ -234,6 +234,7 @@ def getitem_view(x: Tracer, index: Any) -> Any:
         out,
         lambda p: getitem(p, index),
         lambda p, v: updated(p, index, v),
+        reshaped=_contiguous(x) and _keeps_contiguous(index, ndim(x)),
     )
 
 
@@ -264,25 +265,45 @@ def moveaxis_view(x: Tracer, source: Any, destination: Any) -> Any:
 
 
 def _contiguous(x: Any) -> bool:
-    """Whether NumPy's reshape of ``x`` is a view: ``x`` is no view, or a view made by
-    reshaping one (our arrays are C-contiguous until transposed or strided)."""
-    while True:
-        base = getattr(x, "_base", None) if isinstance(x, Tracer) else None
-        if base is None:
-            return True
-        if len(base) < 4 or not base[3]:
-            return False
-        x = base[0]
+    """Whether ``x`` is C-contiguous as NumPy would lay it out, so that NumPy's reshape of
+    it is a view: an array that is no view is; a view records it (``_base[3]``)."""
+    base = getattr(x, "_base", None) if isinstance(x, Tracer) else None
+    return base is None or base[3]
 
 
-def _reshape_like(x: Tracer, out: Any, forward: Any) -> Any:
-    if not isinstance(x, Tracer) or not _contiguous(x):
+def _keeps_contiguous(index: Any, rank: int) -> bool:
+    """Whether basic indexing with ``index`` of a contiguous array gives a contiguous one:
+    leading integers, then one step-1 slice, then whole axes (None anywhere)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if any(p is Ellipsis for p in parts):
+        k = next(i for i, p in enumerate(parts) if p is Ellipsis)
+        used = sum(1 for p in parts if p is not None and p is not Ellipsis)
+        parts = parts[:k] + (slice(None),) * (rank - used) + parts[k + 1 :]
+    sliced = False
+    for p in parts:
+        if p is None:
+            continue
+        if isinstance(p, slice):
+            if sliced and p != slice(None):
+                return False
+            if p.step not in (None, 1):
+                return False
+            sliced = True
+        elif sliced:
+            return False  # an integer after a slice: strided
+    return True
+
+
+def _reshape_like(x: Tracer, out: Any, forward: Any, always: bool = False) -> Any:
+    """A reshape-like view of ``x`` (NumPy: a view when ``x`` is contiguous, else a copy;
+    ``always``: a view anyway, as squeeze is)."""
+    if not isinstance(x, Tracer):
+        return out
+    contiguous = _contiguous(x)
+    if not contiguous and not always:
         return out
     xshape = _shape(x)
-    result = make_view(x, out, forward, lambda p, v: reshape(v, xshape))
-    if result is not x and isinstance(result, Tracer):
-        result._base = result._base + (True,)
-    return result
+    return make_view(x, out, forward, lambda p, v: reshape(v, xshape), reshaped=contiguous)
 
 
 def reshape_view(
@@ -309,7 +330,7 @@ def ravel_view(x: Tracer, order: str = "C") -> Any:
 
 def squeeze_view(x: Tracer, axis: Any = None) -> Any:
     out = squeeze(x, axis)
-    return _reshape_like(x, out, lambda p: squeeze(p, axis))
+    return _reshape_like(x, out, lambda p: squeeze(p, axis), always=True)
 
 
 def real_view(x: Tracer) -> Any:
