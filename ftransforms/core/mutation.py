@@ -321,7 +321,8 @@ def _entered(interp: Interpreter) -> None:
         if _ACTIVE[0] == 1:
             for name, wrapper in _WRAPPERS.items():
                 _ORIGINALS[name] = getattr(numpy, name)
-                setattr(numpy, name, wrapper)
+                if _ORIGINALS[name] is wrapper.__wrapped__:  # not replaced by someone else
+                    setattr(numpy, name, wrapper)
 
 
 def _exited() -> None:
@@ -334,7 +335,8 @@ def _exited() -> None:
         _ACTIVE[0] -= 1
         if _ACTIVE[0] == 0:
             for name, original in _ORIGINALS.items():
-                setattr(numpy, name, original)
+                if getattr(numpy, name) is _WRAPPERS[name]:
+                    setattr(numpy, name, original)
             _ORIGINALS.clear()
 
 
@@ -361,24 +363,37 @@ def _from_user_code(depth: int) -> bool:
     return known
 
 
-def _creation(name: str) -> Any:
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        out = _ORIGINALS[name](*args, **kwargs)
-        scope = _LOCAL.scope
-        if (
-            scope is not None
-            and type(out) is numpy.ndarray
-            and out.dtype.kind != "O"
-            and _from_user_code(1)
-        ):
-            if name == "asarray" and args and (out is args[0] or isinstance(args[0], Tracer)):
-                return args[0]  # np.asarray returns its argument when it is an array
-            return Buffer(scope, out)
-        return out
+_WRAPPER_SOURCE = """
+def wrapper(*args, **kwargs):
+    out = original(*args, **kwargs)
+    scope = local.scope
+    if (
+        scope is not None
+        and type(out) is ndarray
+        and out.dtype.kind != "O"
+        and from_user_code(1)
+    ):
+        return Buffer(scope, out)
+    return out
+"""
 
+
+def _creation(name: str) -> Any:
+    """The wrapper of ``numpy.<name>``.  Its globals name a NumPy module, so that the frame
+    checks that look for NumPy's own code (``Tracer.__array__``'s) see through it."""
+    namespace = {
+        "__name__": "numpy._ftransforms_buffers",
+        "original": getattr(numpy, name),
+        "local": _LOCAL,
+        "ndarray": numpy.ndarray,
+        "from_user_code": _from_user_code,
+        "Buffer": Buffer,
+    }
+    exec(compile(_WRAPPER_SOURCE, __file__, "exec"), namespace)  # noqa: S102 - fixed source
+    wrapper = namespace["wrapper"]
     wrapper.__name__ = wrapper.__qualname__ = name
-    wrapper.__wrapped__ = getattr(numpy, name)
-    wrapper.__doc__ = getattr(numpy, name).__doc__
+    wrapper.__wrapped__ = namespace["original"]
+    wrapper.__doc__ = namespace["original"].__doc__
     return wrapper
 
 
@@ -395,7 +410,6 @@ _WRAPPERS = {
         "empty_like",
         "full_like",
         "array",
-        "asarray",
         "copy",
         "eye",
         "identity",
