@@ -20,6 +20,7 @@ from typing import Any
 import numpy
 
 from ftransforms.backend import is_array
+from ftransforms.core.mutation import Buffer
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
@@ -230,6 +231,9 @@ def jit(
         else:
             static, dynamic, dyn_kwargs, static_key = no_static, args, kwargs, no_static
         leaves, spec = tree_flatten((dynamic, dyn_kwargs))
+        if any(type(v) is Buffer for v in leaves):  # NOTE [mutation semantics]: plain
+            leaves = [v.val if type(v) is Buffer else v for v in leaves]
+            dynamic, dyn_kwargs = tree_unflatten(spec, leaves)
         if any(isinstance(v, _FLOAT_SCALARS) for v in leaves):
             # A NumPy float scalar (``prices[i]``) is an input, as a 0-d array (jax.jit's
             # rule), not a static value that records again for every new number.

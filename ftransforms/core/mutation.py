@@ -46,6 +46,7 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
 
 from __future__ import annotations
 
+import dis
 import sys
 import threading
 import weakref
@@ -346,7 +347,41 @@ OUTERMOST_HOOKS.append((_entered, _exited))
 _LIBRARY_ROOTS = frozenset({"numpy", "scipy", "ftransforms", "batching_rules", "dask", "cupy"})
 
 
-def _from_user_code(depth: int) -> bool:
+_CALLEES: dict[tuple, Any] = {}
+_LOAD_NAMES = frozenset(
+    {"LOAD_ATTR", "LOAD_METHOD", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_DEREF"}
+)
+
+
+def _callee(code: Any, lasti: int) -> Any:
+    """The name the call at ``lasti`` in ``code`` was made through (``zeros`` for
+    ``np.zeros(3)``), or None: the last name loaded at the call expression's start."""
+    key = (code, lasti)
+    if key in _CALLEES:
+        return _CALLEES[key]
+    name = None
+    instructions = list(dis.get_instructions(code))
+    call = next((i for i in instructions if i.offset == lasti), None)
+    start = getattr(call, "positions", None)
+    if start is not None and start.lineno is not None:
+        for ins in instructions:
+            if ins.offset >= lasti:
+                break
+            pos = ins.positions
+            if (
+                ins.opname in _LOAD_NAMES
+                and pos is not None
+                and (pos.lineno, pos.col_offset) == (start.lineno, start.col_offset)
+            ):
+                name = ins.argval
+    _CALLEES[key] = name
+    return name
+
+
+def _from_user_code(depth: int, name: str) -> bool:
+    """Whether ``numpy.<name>`` was called by user code: the calling frame is not from a
+    library, and is calling ``name`` itself (not a C function, such as NumPy's random
+    generators, that calls NumPy's Python functions with no frame of its own)."""
     frame = sys._getframe(depth + 1)
     code = frame.f_code
     known = _USER_CODE.get(code)
@@ -360,7 +395,10 @@ def _from_user_code(depth: int) -> bool:
             or filename.startswith("<frozen")
         )
         _USER_CODE[code] = known
-    return known
+    if not known:
+        return False
+    callee = _callee(code, frame.f_lasti)
+    return callee is None or callee == name
 
 
 _WRAPPER_SOURCE = """
@@ -371,7 +409,7 @@ def wrapper(*args, **kwargs):
         scope is not None
         and type(out) is ndarray
         and out.dtype.kind != "O"
-        and from_user_code(1)
+        and from_user_code(1, name)
     ):
         return Buffer(scope, out)
     return out
@@ -387,6 +425,7 @@ def _creation(name: str) -> Any:
         "local": _LOCAL,
         "ndarray": numpy.ndarray,
         "from_user_code": _from_user_code,
+        "name": name,
         "Buffer": Buffer,
     }
     exec(compile(_WRAPPER_SOURCE, __file__, "exec"), namespace)  # noqa: S102 - fixed source
