@@ -53,7 +53,7 @@ from ftransforms.core.errors import (
     OutDimsError,
     TangentMismatchError,
 )
-from ftransforms.core.mutation import mutable
+from ftransforms.core.mutation import detached, mutable
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
@@ -319,7 +319,9 @@ def _prepare_primals(primals_leaves, where, names, copy):
                 f"{where}: {names[k]} has dtype {dtype_of(value)}; only numeric arrays can "
                 f"be differentiated"
             )
-        if copy and not isinstance(value, Tracer):
+        if isinstance(value, Tracer):
+            value = detached(value)  # later writes into the caller's tracer stay outside
+        elif copy:
             value = xp_of(value).array(value, copy=True)  # vjp_fn must not see later writes
         prepared.append(value)
     return prepared
@@ -595,7 +597,7 @@ def jvp(
     with pushed(interp):
         wrapped = []
         for k, (p, t) in enumerate(zip(p_leaves, t_leaves)):
-            p = to_array(p, where, lambda: names[k])
+            p = detached(to_array(p, where, lambda: names[k]))
             if is_inexact(p):
                 t = check_like(t, p, where, lambda: f"the tangent of {names[k]}", "primal")
                 wrapped.append(DualTracer(interp, p, t))

@@ -216,10 +216,13 @@ def normalize_argnums(argnums: Any, nargs: int, where: str) -> tuple[tuple[int, 
     return tuple(out), single
 
 
+_SCALARS = frozenset({int, float, complex, bool, str, type(None)})
+
+
 def replace_args(args: tuple, argnums: tuple[int, ...], values: tuple) -> tuple:
     """``args`` with ``values`` at ``argnums``; the other arguments' NumPy arrays as buffers
     that the function may write into (NOTE [mutation semantics] in core/mutation.py)."""
-    new = [a if type(a) is not numpy.ndarray else mutable(a) for a in args]
+    new = [a if type(a) in _SCALARS or i in argnums else mutable(a) for i, a in enumerate(args)]
     for i, v in zip(argnums, values):
         new[i] = v
     return tuple(new)

@@ -20,14 +20,14 @@ from typing import Any
 import numpy
 
 from ftransforms.backend import is_array
-from ftransforms.core.mutation import Buffer
+from ftransforms.core.mutation import Buffer, detached
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
 from ftransforms.numpy.creation import from_object_arrays
 from ftransforms.numpy.helpers import holds_tracer
 from ftransforms.program import Program, freeze
-from ftransforms.pytree import tree_flatten, tree_unflatten
+from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["Program", "jit", "make_jaxpr", "make_program"]
 
@@ -248,7 +248,9 @@ def jit(
         sig, arrays, traced = _signature(leaves)
         if traced:
             # Under an enclosing transform (grad(jit(f)), vmap(jit(f)), jit(jit(f))), jit
-            # is transparent: f runs under that transform, which sees every operation.
+            # is transparent: f runs under that transform, which sees every operation (on
+            # new objects: the caller's values are not written, as at the top level).
+            args, kwargs = tree_map(detached, (args, kwargs))
             return from_object_arrays(func(*args, **kwargs))
         key = (spec, sig, static_key)
         program = cache.get(key)

@@ -208,11 +208,16 @@ def detached(x: Any) -> Any:
 
 
 def mutable(x: Any) -> Any:
-    """A plain NumPy array passed to a transformed function untransformed (``grad``'s other
-    arguments, ``vmap``'s ``in_dims=None``) as a buffer: the function may write into it,
-    ``x.copy()`` included, without touching the caller's array."""
-    if type(x) is numpy.ndarray and x.dtype.kind != "O" and _LOCAL.scope is not None:
-        return Buffer(_LOCAL.scope, x)
+    """An argument passed to a transformed function untransformed (``grad``'s other
+    arguments, ``vmap``'s ``in_dims=None``): a NumPy array as a buffer, which the function
+    may write into (``x.copy()`` included) without touching the caller's array; a tracer
+    as a new object (:func:`detached`)."""
+    if type(x) is numpy.ndarray:
+        if x.dtype.kind != "O" and _LOCAL.scope is not None:
+            return Buffer(_LOCAL.scope, x)
+        return x
+    if isinstance(x, Tracer):
+        return detached(x)
     return x
 
 
@@ -303,7 +308,6 @@ class _Local(threading.local):
 _LOCAL = _Local()
 _LOCK = threading.Lock()
 _ACTIVE = [0]  # threads with an active transform
-_ORIGINALS: dict[str, Any] = {}
 _USER_CODE: dict[Any, bool] = {}
 
 
@@ -320,10 +324,7 @@ def _entered(interp: Interpreter) -> None:
     with _LOCK:
         _ACTIVE[0] += 1
         if _ACTIVE[0] == 1:
-            for name, wrapper in _WRAPPERS.items():
-                _ORIGINALS[name] = getattr(numpy, name)
-                if _ORIGINALS[name] is wrapper.__wrapped__:  # not replaced by someone else
-                    setattr(numpy, name, wrapper)
+            _NUMPY.update(_WRAPPERS)  # one dict update: this runs on every outermost call
 
 
 def _exited() -> None:
@@ -335,10 +336,7 @@ def _exited() -> None:
     with _LOCK:
         _ACTIVE[0] -= 1
         if _ACTIVE[0] == 0:
-            for name, original in _ORIGINALS.items():
-                if getattr(numpy, name) is _WRAPPERS[name]:
-                    setattr(numpy, name, original)
-            _ORIGINALS.clear()
+            _NUMPY.update(_ORIGINALS)
 
 
 OUTERMOST_HOOKS.append((_entered, _exited))
@@ -436,6 +434,8 @@ def _creation(name: str) -> Any:
     return wrapper
 
 
+_NUMPY = vars(numpy)
+
 #: NumPy's functions that make a new array, wrapped while a transform is active.
 _WRAPPERS = {
     name: _creation(name)
@@ -456,3 +456,5 @@ _WRAPPERS = {
         "linspace",
     )
 }
+
+_ORIGINALS = {name: wrapper.__wrapped__ for name, wrapper in _WRAPPERS.items()}

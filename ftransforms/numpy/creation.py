@@ -10,7 +10,7 @@ import numpy
 
 import ftransforms.numpy.helpers as helpers
 from ftransforms.backend import namespace_of
-from ftransforms.core.mutation import detached
+from ftransforms.core.mutation import Buffer, detached
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import dtype_of, holds_tracer, xp_like, xp_of
@@ -122,8 +122,8 @@ def from_object_arrays(tree: Any) -> Any:
 
 def _at_boundary(x: Any) -> Any:
     """A leaf crossing a transform's boundary: object arrays converted, buffers as plain
-    arrays, tracers as new objects (NOTE [mutation semantics] in core/mutation.py)."""
-    return detached(from_object_array(x))
+    arrays (NOTE [mutation semantics] in core/mutation.py)."""
+    return x.val if type(x) is Buffer else from_object_array(x)
 
 
 _OBJECT = numpy.dtype(object)
@@ -146,7 +146,7 @@ def _no_object_array(tree: Any) -> bool:
             if not _no_object_array(v):
                 return False
         return True
-    return isinstance(tree, _SCALARS) and not isinstance(tree, Tracer)
+    return isinstance(tree, _SCALARS) and t is not Buffer
 
 
 def zeros(shape: Any, dtype: Any = float, like: Any = None) -> Any:  # noqa: A002
