@@ -21,7 +21,9 @@ jax.config.update("jax_enable_x64", True)
 
 
 def close(a, b, rtol=1e-6, atol=1e-8):
-    np.testing.assert_allclose(np.asarray(a, dtype=complex), np.asarray(b, dtype=complex), rtol=rtol, atol=atol)
+    np.testing.assert_allclose(
+        np.asarray(a, dtype=complex), np.asarray(b, dtype=complex), rtol=rtol, atol=atol
+    )
 
 
 def numeric_grad(f, x, h=1e-6):
@@ -328,7 +330,7 @@ def view_writes(x):
     col = m[:, 2]
     t = m.T
     r = m.reshape(-1)
-    row[:] = x ** 2  # through a view: m and the other views see it
+    row[:] = x**2  # through a view: m and the other views see it
     t[0, 0] = 5.0 * x[0]  # m[0, 0]
     r[-1] += 1.0  # m[2, 2]
     m[0, 1] = col[1] * x[1]  # a write to the base: col, row, t, r see it
@@ -405,7 +407,7 @@ def buffers(x):
     g = np.copy(f)
     a[1] = x[0]
     b[0] = x * a
-    c[:] = x ** 2
+    c[:] = x**2
     d[::2] = x[:2]
     e += x
     f[0] = b[0, 1]
@@ -500,7 +502,11 @@ def test_other_threads_see_numpys_own_functions():
     ft.vmap(f)(B3)
     t.join()
     assert seen == [np.ndarray]
-    assert type(np.zeros(3)) is np.ndarray and np.zeros is np.zeros.__wrapped__ if hasattr(np.zeros, "__wrapped__") else True
+    assert (
+        type(np.zeros(3)) is np.ndarray and np.zeros is np.zeros.__wrapped__
+        if hasattr(np.zeros, "__wrapped__")
+        else True
+    )
     assert not hasattr(np.zeros, "__wrapped__")  # nothing patched outside transforms
 
 
@@ -522,14 +528,21 @@ def outs(x):
     d = np.zeros(3)
     np.copyto(d, x)
     e = np.zeros(3)
-    np.copyto(e, x ** 2, where=np.array([True, False, True]))
+    np.copyto(e, x**2, where=np.array([True, False, True]))
     f = x * 2.0
     f.fill(0.5)
     f.put([0, 2], x[:2])
     s = x * np.array([3.0, -1.0, 2.0])
     s.sort()
     m = np.multiply(x, 2.0, out=np.zeros(3), where=np.array([True, False, True]))
-    return np.sum(buf * y) + np.sum(C) * 0.1 + np.sum(cs * cl) + np.sum(d + e + f) + s[0] * s[2] + np.sum(m)
+    return (
+        np.sum(buf * y)
+        + np.sum(C) * 0.1
+        + np.sum(cs * cl)
+        + np.sum(d + e + f)
+        + s[0] * s[2]
+        + np.sum(m)
+    )
 
 
 def test_out_copyto_fill_put_and_sort():
@@ -556,7 +569,9 @@ def test_out_into_an_array_from_outside_is_refused():
         np.exp(x, out=outside)
         return x.sum()
 
-    with pytest.raises(InPlaceError, match=r"^grad\(f\): numpy.exp\(\.\.\., out=\.\.\.\).*np\.zeros"):
+    with pytest.raises(
+        InPlaceError, match=r"^grad\(f\): numpy.exp\(\.\.\., out=\.\.\.\).*np\.zeros"
+    ):
         ft.grad(f)(X3)
     np.testing.assert_array_equal(outside, 0.0)
 
