@@ -1,7 +1,8 @@
 """Published-style NumPy programs that write into arrays, transformed unchanged (issue 21):
 a 1-D heat equation, an RK4 integrator filling a trajectory, a Kalman filter with
 preallocated means and covariances, a naive convolution.  Oracles: the plain-NumPy run
-(values), central differences in float64, JAX's functional form, the per-example loop."""
+(values), central differences in float64, JAX's functional form (the heat equation and the
+convolution), the per-example loop."""
 
 from __future__ import annotations
 
@@ -121,22 +122,6 @@ def rk4_loss(y0, p):
     return np.sum(rk4_trajectory(y0, p)[::4] ** 2)
 
 
-def rk4_jax(y0, p, dt=0.05, n=20):
-    def rhs(y):
-        return jnp.stack([p[0] * y[0] - p[1] * y[0] * y[1], p[3] * y[0] * y[1] - p[2] * y[1]])
-
-    ys = [y0]
-    y = y0
-    for _ in range(n):
-        k1 = rhs(y)
-        k2 = rhs(y + 0.5 * dt * k1)
-        k3 = rhs(y + 0.5 * dt * k2)
-        k4 = rhs(y + dt * k3)
-        y = y + dt / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
-        ys.append(y)
-    return jnp.sum(jnp.stack(ys)[::4] ** 2)
-
-
 Y0 = np.array([1.0, 0.5])
 P = np.array([1.1, 0.4, 0.4, 0.1])
 
@@ -155,9 +140,6 @@ def test_rk4_trajectory_buffer():
     jitted = ft.jit(ft.grad(rk4_loss))
     close(jitted(Y0, P), jitted(Y0, P))
     close(jitted(Y0 + 0.1, P), fd(lambda y: rk4_loss(y, P), Y0 + 0.1), rtol=1e-5)
-    # the functional form, in JAX, once (eager JAX is slow on unrolled loops)
-    jg = jax.jit(jax.grad(rk4_jax))(jnp.asarray(Y0), jnp.asarray(P))
-    close(ft.grad(rk4_loss)(Y0, P), jg)
 
 
 # -- Kalman filter with preallocated means and covariances --------------------------------
@@ -194,34 +176,17 @@ def kalman_loss(obs, q, r):
     return -ll + 0.1 * np.sum(means[:, 1] ** 2) + np.sum(covs[:, 0, 0])
 
 
-def kalman_jax(obs, q, r):
-    F = jnp.array([[1.0, 1.0], [0.0, 1.0]])
-    H = jnp.array([[1.0, 0.0]])
-    m, P, ll = jnp.zeros(2), jnp.eye(2), 0.0
-    means, covs = [], []
-    for t in range(obs.shape[0]):
-        m = F @ m
-        P = F @ P @ F.T + q * jnp.eye(2)
-        S = H @ P @ H.T + r
-        K = P @ H.T / S
-        resid = obs[t] - H @ m
-        m = m + K @ resid
-        P = P - K @ H @ P
-        means.append(m)
-        covs.append(P)
-        ll -= 0.5 * (jnp.log(2 * jnp.pi * S[0, 0]) + resid[0] ** 2 / S[0, 0])
-    return -ll + 0.1 * jnp.sum(jnp.stack(means)[:, 1] ** 2) + jnp.sum(jnp.stack(covs)[:, 0, 0])
-
-
 OBS = np.cumsum(np.array([0.3, 0.5, 0.2, 0.7, 0.4, 0.6, 0.1, 0.5]))[:, None]
 
 
 def test_kalman_filter_with_preallocated_buffers():
     g = ft.grad(kalman_loss, argnums=(0, 1, 2))(OBS, 0.05, 0.3)
-    jg = jax.jit(jax.grad(kalman_jax, argnums=(0, 1, 2)))(jnp.asarray(OBS), 0.05, 0.3)
-    for a, b in zip(g, jg):
-        close(a, b)
     close(g[0], fd(lambda o: kalman_loss(o, 0.05, 0.3), OBS), rtol=1e-5, atol=1e-7)
+    close(
+        g[2],
+        (kalman_loss(OBS, 0.05, 0.3 + 1e-6) - kalman_loss(OBS, 0.05, 0.3 - 1e-6)) / 2e-6,
+        rtol=1e-5,
+    )
     close(
         g[1],
         (kalman_loss(OBS, 0.05 + 1e-6, 0.3) - kalman_loss(OBS, 0.05 - 1e-6, 0.3)) / 2e-6,
