@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 import ftransforms as ft
-from ftransforms.errors import InPlaceError
 from ftransforms.testing import check_grads, check_vmap
 
 jax.config.update("jax_enable_x64", True)

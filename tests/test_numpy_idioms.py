@@ -25,7 +25,7 @@ def close(a, b):
     np.testing.assert_allclose(a, np.asarray(b), **tol(dt))
 
 
-# -- 1. augmented assignment mutates the array (every alias sees it) --------------------------------------------------
+# -- 1. augmented assignment mutates the array (every alias sees it) --------------
 
 
 AUG_OPS = ["+", "-", "*", "/", "**", "@", "//", "%", "&", "|", "^"]

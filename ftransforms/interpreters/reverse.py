@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ftransforms.core.primitive import _add
 from ftransforms.core.mutation import clone
+from ftransforms.core.primitive import _add
 from ftransforms.core.stack import Interpreter
 from ftransforms.core.tracer import TRACER_TYPES, Tracer
 

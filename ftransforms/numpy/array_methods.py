@@ -22,13 +22,13 @@ from typing import Any
 
 import numpy
 
+import ftransforms.numpy.inplace as inplace
 from ftransforms.core.errors import InPlaceError
 from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
 from ftransforms.core.tracer import DTYPE_HIDDEN_FROM, Tracer
 from ftransforms.numpy.creation import from_object_array
-from ftransforms.numpy import inplace
 from ftransforms.numpy.indexing import IndexUpdateHelper, compress, diagonal, getitem, take
-from ftransforms.numpy.manipulation import ravel, reshape, squeeze, swapaxes, transpose
+from ftransforms.numpy.manipulation import ravel
 from ftransforms.numpy.products import dot, matmul, trace
 from ftransforms.numpy.protocol import NAMESPACE, UFUNC_ALIASES, handle_function, handle_ufunc
 from ftransforms.numpy.rearranging import repeat
@@ -62,7 +62,6 @@ from ftransforms.numpy.ufuncs import (
     floor_divide,
     greater,
     greater_equal,
-    imag,
     invert,
     less,
     less_equal,
@@ -71,7 +70,6 @@ from ftransforms.numpy.ufuncs import (
     negative,
     not_equal,
     power,
-    real,
     remainder,
     subtract,
 )

@@ -18,6 +18,7 @@ import ftransforms.numpy.creation as creation
 import ftransforms.numpy.dtypes as dtypes
 import ftransforms.numpy.helpers as helpers
 import ftransforms.numpy.indexing as indexing
+import ftransforms.numpy.inplace as inplace
 import ftransforms.numpy.logic as logic
 import ftransforms.numpy.manipulation as manipulation
 import ftransforms.numpy.mathematical as mathematical
@@ -33,7 +34,6 @@ import ftransforms.numpy.sorting as sorting
 import ftransforms.numpy.statistics as statistics
 import ftransforms.numpy.ufunc_methods as ufunc_methods
 import ftransforms.numpy.ufuncs as ufuncs
-import ftransforms.numpy.inplace as inplace
 from ftransforms.core.errors import InPlaceError, UnsupportedOperationError
 from ftransforms.core.mutation import Buffer
 from ftransforms.core.tracer import Tracer
@@ -295,7 +295,9 @@ def handle_function(func: Any, args: tuple, kwargs: dict) -> Any:
         kwargs = dict(kwargs)
         out = kwargs.pop("out")
         result = handle_function(func, args, kwargs)
-        return inplace.write_out(f"{_call_form(args)}numpy.{func.__name__}(..., out=...)", out, result)
+        return inplace.write_out(
+            f"{_call_form(args)}numpy.{func.__name__}(..., out=...)", out, result
+        )
     fn = FUNCTIONS.get(func)
     if fn is None and _only_buffers(args, kwargs):
         # NumPy's own function on the buffers' values (no tracer involved)
