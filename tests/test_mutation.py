@@ -354,6 +354,26 @@ def test_views_of_views_swapaxes_squeeze_and_ravel():
     check_scalar_program(f, X3, B3)
 
 
+def test_diagonal_is_a_read_only_view():
+    def f(x):
+        m = np.outer(x, x)
+        d = m.diagonal()
+        m[1, 1] = 0.0  # seen through d
+        return np.sum(d * x)
+
+    check_scalar_program(f, X3, B3)
+
+    def g(x):
+        m = np.outer(x, x)
+        m.diagonal()[0] = 1.0
+        return m
+
+    with pytest.raises(ValueError, match="read-only"):
+        g(X3.copy())
+    with pytest.raises(ValueError, match="read-only"):
+        ft.vmap(g)(B3)
+
+
 def test_reshape_of_a_transposed_view_is_a_copy_as_in_numpy():
     def f(x):
         m = np.outer(x, x)

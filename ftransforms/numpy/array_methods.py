@@ -27,7 +27,7 @@ from ftransforms.core.errors import InPlaceError
 from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
 from ftransforms.core.tracer import DTYPE_HIDDEN_FROM, Tracer
 from ftransforms.numpy.creation import from_object_array
-from ftransforms.numpy.indexing import IndexUpdateHelper, compress, diagonal, getitem, take
+from ftransforms.numpy.indexing import IndexUpdateHelper, compress, getitem, take
 from ftransforms.numpy.manipulation import ravel
 from ftransforms.numpy.products import dot, matmul, trace
 from ftransforms.numpy.protocol import NAMESPACE, UFUNC_ALIASES, handle_function, handle_ufunc
@@ -327,7 +327,7 @@ class ArrayMethods:
         return repeat(self, repeats, axis=axis)
 
     def diagonal(self, offset=0, axis1=0, axis2=1):
-        return diagonal(self, offset, axis1, axis2)
+        return inplace.diagonal_view(self, offset, axis1, axis2)
 
     def trace(self, offset=0, axis1=0, axis2=1, dtype=None):
         return trace(self, offset, axis1, axis2, dtype)

@@ -33,7 +33,7 @@ from ftransforms.core.errors import (
 from ftransforms.core.mutation import Buffer, assign, clone, make_view
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.helpers import IN_PLACE_WRITERS, dtype_of, ndim, shape
-from ftransforms.numpy.indexing import getitem, scatter, take, where
+from ftransforms.numpy.indexing import diagonal, getitem, scatter, take, where
 from ftransforms.numpy.indexing import where as _where
 from ftransforms.numpy.manipulation import (
     broadcast_to,
@@ -347,6 +347,17 @@ def imag_view(x: Tracer) -> Any:
     return make_view(x, out, imag, lambda p, v: real(p) + 1j * _cast(v, dtype_of(real(p))))
 
 
+def _read_only(p: Any, v: Any) -> Any:
+    raise ValueError("assignment destination is read-only")  # NumPy's words
+
+
+def diagonal_view(x: Tracer, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
+    """``x.diagonal()``: a read-only view, as in NumPy (a write into ``x`` is seen through
+    it; writing into it raises NumPy's ValueError)."""
+    out = diagonal(x, offset, axis1, axis2)
+    return make_view(x, out, lambda p: diagonal(p, offset, axis1, axis2), _read_only)
+
+
 def copy_of(x: Any) -> Any:
     """``x.copy()`` / ``np.copy(x)`` of a tracer: a new array object of the same value."""
     return clone(x) if isinstance(x, Tracer) else numpy.array(x, copy=True)
@@ -566,4 +577,5 @@ VIEW_FUNCTIONS = {
     numpy.squeeze: squeeze_view,
     numpy.real: real_view,
     numpy.imag: imag_view,
+    numpy.diagonal: diagonal_view,
 }
