@@ -16,32 +16,48 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
   caller's arrays are never modified (the transforms also give the function shallow
   copies, :func:`detached`, of the tracers it receives).
 * **Views** (torch's functionalization is the model): a view made by basic indexing,
-  ``.T``/``transpose``/``swapaxes``, ``reshape``/``ravel``/``squeeze`` or ``.real``/
-  ``.imag`` keeps ``_base = (parent, forward, inverse)``, and its parent keeps weak
-  references to its live views (``_views``).  A write through a view is scattered into
-  its parent (``inverse``: an ``.at[].set``), up to the root; a write to an array then
-  regenerates its live views from it (``forward``), eagerly, at write time.  Code that
-  never writes pays only the registration of the views it makes; reads cost nothing.
+  ``.T``/``transpose``/``swapaxes``/``moveaxis``, ``reshape``/``ravel`` of a contiguous
+  array, ``squeeze``, ``.real``/``.imag`` or ``diagonal`` (read-only, as in NumPy) keeps
+  ``_base = (parent, forward, inverse, contiguous)``, and its parent keeps weak references
+  to its live views (``_views``).  A write through a view is scattered into its parent
+  (``inverse``: an ``.at[].set``), up to the root; a write to an array then regenerates
+  its live views from it (``forward``), eagerly, at write time.  torch checks a storage
+  generation lazily when a view is read; here every operation reads its operands' payload
+  slots directly in ``bind`` and the interpreters, so a check there would cost every
+  operation, while eager regeneration costs only writes (and a view's registration).
 * **Buffers made inside the function** (``np.zeros(n)``, ``np.array([...])`` of numbers,
   ``np.copy(a)``): NumPy has no hook on ``ndarray.__setitem__``, so while a transform is
   active on some thread (a process-wide count under a lock: outside transforms nothing is
-  patched and nothing costs) NumPy's creation functions are wrapped, and a call made from
-  user code (not NumPy, SciPy, ftransforms or another installed library; decided once per
-  calling code object) on a thread with an active transform returns a :class:`Buffer`: a
+  patched and nothing costs) NumPy's creation functions are wrapped (not ``asarray``:
+  library code converts its inputs with it), and a call made from user code (not NumPy,
+  SciPy, ftransforms or another installed library, decided once per calling code object;
+  and calling that function by name, not C code calling back into NumPy) on a thread with
+  an active transform returns a :class:`Buffer`: a
   tracer of a pseudo-interpreter above every level, holding a plain array.  An operation
   on a buffer unwraps it (one dispatch) and computes as NumPy does; a write of a traced
   value makes it that traced value (``become``), which is how writing a batched value
-  into an unbatched buffer makes it batched.  ``np.asarray(buffer)`` reads its current
+  into an unbatched buffer makes it batched.  The NumPy arrays a transformed function
+  receives untransformed (``grad``'s other arguments, ``vmap``'s ``in_dims=None``) are
+  buffers too, so ``u = u0.copy(); u[1:-1] = ...`` works on them.  ``np.asarray(buffer)`` reads its current
   value (read-only).  Buffers never leave the transform: the outermost boundary turns them
   back into plain arrays (``from_object_arrays``), and one kept in a global raises the
   escaped-tracer error.  Other threads see NumPy's own functions' behaviour.
-* **Where the exact semantics cannot be kept**, an error says so: a write of a traced
-  value into a plain NumPy array that did not come from a creation function (a global, a
-  NumPy array argument of an untransformed position, ``a.copy()`` of a plain array: a C
-  method that cannot be hooked), and a write, inside an inner transform, into a traced
-  value of an enclosing one (an inner reverse-mode tape may hold it): both raise
-  :class:`~ftransforms.errors.InPlaceError` naming the fix.  Under ``jit``'s structured
-  control flow a body that writes runs eagerly (the recorder's ``before_write``).
+* **What records values keeps them**: a reverse-mode tape (and a checkpointed block)
+  stores a new object for a tracer of an enclosing transform it records as a constant, so
+  a later write into that tracer (say, inside the inner function) does not reach the tape;
+  a checkpointed block is told (``adopt``) of a tracer written inside it, whose new id may
+  be one of its outputs.  Under ``jit``'s structured control flow a body that writes runs
+  eagerly (the recorder's ``before_write``): a write into a value from outside the body
+  would not be in the body's sub-program.
+* **Where the exact semantics cannot be kept**, an error says so: a traced value written
+  into a plain NumPy array that did not come from a creation function (a global, an array
+  made by another NumPy function, ``a.copy()`` of a plain array: a C method that cannot be
+  hooked), or into ``out=`` such an array, raises :class:`~ftransforms.errors.InPlaceError`
+  naming the array and the fix; an in-place operator whose result NumPy would not cast
+  back (``int += float``) raises it too.  Known gaps: a reshape of an array that NumPy
+  lays out non-contiguously for its own reasons (an ufunc's result on a transposed input)
+  is a view here and a copy in NumPy; ``isinstance(buffer, numpy.ndarray)`` is false, and
+  C code that demands a true ``ndarray`` (typed Cython arguments) needs ``np.asarray``.
 """
 
 from __future__ import annotations
