@@ -38,8 +38,8 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
   value makes it that traced value (``become``), which is how writing a batched value
   into an unbatched buffer makes it batched.  The NumPy arrays a transformed function
   receives untransformed (``grad``'s other arguments, ``vmap``'s ``in_dims=None``) are
-  buffers too, so ``u = u0.copy(); u[1:-1] = ...`` works on them.  ``np.asarray(buffer)`` reads its current
-  value (read-only).  Buffers never leave the transform: the outermost boundary turns them
+  buffers too, so ``u = u0.copy(); u[1:-1] = ...`` works on them.
+  ``np.asarray(buffer)`` reads its current value (read-only).  Buffers never leave the transform: the outermost boundary turns them
   back into plain arrays (``from_object_arrays``), and one kept in a global raises the
   escaped-tracer error.  Other threads see NumPy's own functions' behaviour.
 * **What records values keeps them**: a reverse-mode tape (and a checkpointed block)
