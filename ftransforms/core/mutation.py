@@ -39,9 +39,9 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
   into an unbatched buffer makes it batched.  The NumPy arrays a transformed function
   receives untransformed (``grad``'s other arguments, ``vmap``'s ``in_dims=None``) are
   buffers too, so ``u = u0.copy(); u[1:-1] = ...`` works on them.
-  ``np.asarray(buffer)`` reads its current value (read-only).  Buffers never leave the transform: the outermost boundary turns them
-  back into plain arrays (``from_object_arrays``), and one kept in a global raises the
-  escaped-tracer error.  Other threads see NumPy's own functions' behaviour.
+  ``np.asarray(buffer)`` reads its current value (read-only).  Buffers never leave the
+  transform: the outermost boundary turns them back into plain arrays
+  (``from_object_arrays``), and one kept in a global raises the escaped-tracer error.  Other threads see NumPy's own functions' behaviour.
 * **What records values keeps them**: a reverse-mode tape (and a checkpointed block)
   stores a new object for a tracer of an enclosing transform it records as a constant, so
   a later write into that tracer (say, inside the inner function) does not reach the tape;
