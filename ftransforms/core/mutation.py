@@ -32,8 +32,8 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
   library code converts its inputs with it), and a call made from user code (not NumPy,
   SciPy, ftransforms or another installed library, decided once per calling code object;
   and calling that function by name, not C code calling back into NumPy) on a thread with
-  an active transform returns a :class:`Buffer`: a
-  tracer of a pseudo-interpreter above every level, holding a plain array.  An operation
+  an active transform returns a :class:`Buffer`: a tracer of a pseudo-interpreter above
+  every level, holding a plain array.  An operation
   on a buffer unwraps it (one dispatch) and computes as NumPy does; a write of a traced
   value makes it that traced value (``become``), which is how writing a batched value
   into an unbatched buffer makes it batched.  The NumPy arrays a transformed function
@@ -41,7 +41,8 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
   buffers too, so ``u = u0.copy(); u[1:-1] = ...`` works on them.
   ``np.asarray(buffer)`` reads its current value (read-only).  Buffers never leave the
   transform: the outermost boundary turns them back into plain arrays
-  (``from_object_arrays``), and one kept in a global raises the escaped-tracer error.  Other threads see NumPy's own functions' behaviour.
+  (``from_object_arrays``), and one kept in a global raises the escaped-tracer error.
+  Other threads see NumPy's own functions' behaviour.
 * **What records values keeps them**: a reverse-mode tape (and a checkpointed block)
   stores a new object for a tracer of an enclosing transform it records as a constant, so
   a later write into that tracer (say, inside the inner function) does not reach the tape;
