@@ -216,25 +216,36 @@ INPLACE_OPERATORS = {
 # -- views -----------------------------------------------------------------------------
 
 
-def _scalar_index(x: Any, index: Any) -> bool:
-    """Whether ``x[index]`` picks one element (NumPy returns a scalar: a copy)."""
-    parts = index if isinstance(index, tuple) else (index,)
-    return all(
-        isinstance(p, (int, numpy.integer)) and not isinstance(p, bool) for p in parts
-    ) and len(parts) == ndim(x)
+def _basic_view(index: Any, rank: int) -> bool:
+    """Whether ``x[index]`` of an array of rank ``rank`` is a view in NumPy: basic indices
+    (ints, slices, None, Ellipsis) that do not pick a single element (a scalar copy)."""
+    t = type(index)
+    if t is slice:
+        return True
+    if t is not tuple:
+        index = (index,)
+    ints = 0
+    for i in index:
+        ti = type(i)
+        if ti is int or (ti is not bool and isinstance(i, numpy.integer)):
+            ints += 1
+        elif not (ti is slice or i is None or i is Ellipsis):
+            return False
+    return ints != rank or len(index) != rank
 
 
 def getitem_view(x: Tracer, index: Any) -> Any:
     """``x[index]``: a view of ``x`` for basic indices (NumPy's rule), else a copy."""
     out = getitem(x, index)
-    if not _is_basic(index) or _scalar_index(x, index):
+    rank = ndim(x)
+    if not _basic_view(index, rank):
         return out
     return make_view(
         x,
         out,
         lambda p: getitem(p, index),
         lambda p, v: updated(p, index, v),
-        reshaped=_contiguous(x) and _keeps_contiguous(index, ndim(x)),
+        reshaped=_contiguous(x) and _keeps_contiguous(index, rank),
     )
 
 
