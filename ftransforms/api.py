@@ -353,6 +353,12 @@ def _vjp(func, primals, has_aux, where, copy):
     return interp, leaves, spec, in_ids, values, out_spec, ids, aux
 
 
+def _detached_output(v):
+    """An output of ``vjp``/``linearize``, whose tape lives on: a copy of an array, a new
+    object for a tracer (NOTE [mutation semantics] in core/mutation.py)."""
+    return v.copy() if type(v) is numpy.ndarray else detached(v)
+
+
 def _strip(tree, interp, cls, attr, where):
     """Replace this level's tracers in ``tree`` by their inner values (aux outputs)."""
     leaves, spec = tree_flatten(tree)
@@ -411,7 +417,8 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False, holomorphic: bool 
             result.append(as_plain(fnp.zeros_like(leaf)) if g is None else as_plain(g))
         return tuple(tree_unflatten(spec, result))
 
-    out = tree_unflatten(out_spec, [as_plain(v) for v in values])
+    # new arrays: the kept tape holds the values (a write into the output stays outside)
+    out = tree_unflatten(out_spec, [_detached_output(as_plain(v)) for v in values])
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 
@@ -665,7 +672,8 @@ def linearize(func: Callable, *primals: Any, has_aux: bool = False):
             result.append(as_plain(fnp.zeros_like(v)) if t is None else as_plain(t))
         return tree_unflatten(out_spec, result)
 
-    out = tree_unflatten(out_spec, [as_plain(v) for v in values])
+    # new arrays: the kept tape holds the values (a write into the output stays outside)
+    out = tree_unflatten(out_spec, [_detached_output(as_plain(v)) for v in values])
     return (out, jvp_fn, aux) if has_aux else (out, jvp_fn)
 
 

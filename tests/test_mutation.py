@@ -687,3 +687,21 @@ def test_nested_transforms_with_writes_inside_and_outside():
 
     check_scalar_program(f, X3, B3, hessian=False)
     close(ft.jacfwd(ft.jacrev(f))(X3), numeric_jac(lambda y: ft.grad(f)(y), X3, h=1e-5), rtol=1e-4)
+
+
+def test_writing_into_the_output_of_vjp_or_linearize_leaves_their_tape_alone():
+    w = np.array([0.1, 0.2, 0.3])
+    for nested in (False, True):
+
+        def outer(w):
+            y, f_vjp = ft.vjp(np.exp, w * 1.0)
+            y += 1.0  # NumPy: an in-place write into the returned array
+            (g,) = f_vjp(np.ones(3))
+            z, lin = ft.linearize(np.exp, w * 1.0)
+            z *= 2.0
+            return np.sum(g) + np.sum(y) + np.sum(lin(np.ones(3))) + np.sum(z)
+
+        if nested:
+            close(ft.grad(outer)(w), numeric_grad(outer, w))
+        else:
+            close(outer(w.copy()), 5 * np.sum(np.exp(w)) + 3.0)
