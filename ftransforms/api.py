@@ -53,6 +53,7 @@ from ftransforms.core.errors import (
     OutDimsError,
     TangentMismatchError,
 )
+from ftransforms.core.mutation import detached, mutable
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
@@ -218,7 +219,8 @@ def _vmap_inputs(func, in_dims, args, where, axis_size=None):
 def _vmap_call(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where):
     with pushed(BatchInterpreter(where, size, randomness)) as interp:
         wrapped = [
-            leaf if d is None else BatchTracer(interp, leaf, d) for leaf, d in zip(leaves, dims)
+            mutable(leaf) if d is None else BatchTracer(interp, leaf, d)
+            for leaf, d in zip(leaves, dims)
         ]
         out = from_object_arrays(func(*tree_unflatten(spec, wrapped), **kwargs))
         return _vmap_outputs(interp, out, out_dims, size, where)
@@ -317,7 +319,9 @@ def _prepare_primals(primals_leaves, where, names, copy):
                 f"{where}: {names[k]} has dtype {dtype_of(value)}; only numeric arrays can "
                 f"be differentiated"
             )
-        if copy and not isinstance(value, Tracer):
+        if isinstance(value, Tracer):
+            value = detached(value)  # later writes into the caller's tracer stay outside
+        elif copy:
             value = xp_of(value).array(value, copy=True)  # vjp_fn must not see later writes
         prepared.append(value)
     return prepared
@@ -347,6 +351,12 @@ def _vjp(func, primals, has_aux, where, copy):
         if has_aux:
             aux = _strip(aux, interp, ReverseTracer, "value", where)
     return interp, leaves, spec, in_ids, values, out_spec, ids, aux
+
+
+def _detached_output(v):
+    """An output of ``vjp``/``linearize``, whose tape lives on: a copy of an array, a new
+    object for a tracer (NOTE [mutation semantics] in core/mutation.py)."""
+    return v.copy() if type(v) is numpy.ndarray else detached(v)
 
 
 def _strip(tree, interp, cls, attr, where):
@@ -407,7 +417,8 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False, holomorphic: bool 
             result.append(as_plain(fnp.zeros_like(leaf)) if g is None else as_plain(g))
         return tuple(tree_unflatten(spec, result))
 
-    out = tree_unflatten(out_spec, [as_plain(v) for v in values])
+    # new arrays: the kept tape holds the values (a write into the output stays outside)
+    out = tree_unflatten(out_spec, [_detached_output(as_plain(v)) for v in values])
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 
@@ -593,7 +604,7 @@ def jvp(
     with pushed(interp):
         wrapped = []
         for k, (p, t) in enumerate(zip(p_leaves, t_leaves)):
-            p = to_array(p, where, lambda: names[k])
+            p = detached(to_array(p, where, lambda: names[k]))
             if is_inexact(p):
                 t = check_like(t, p, where, lambda: f"the tangent of {names[k]}", "primal")
                 wrapped.append(DualTracer(interp, p, t))
@@ -661,7 +672,8 @@ def linearize(func: Callable, *primals: Any, has_aux: bool = False):
             result.append(as_plain(fnp.zeros_like(v)) if t is None else as_plain(t))
         return tree_unflatten(out_spec, result)
 
-    out = tree_unflatten(out_spec, [as_plain(v) for v in values])
+    # new arrays: the kept tape holds the values (a write into the output stays outside)
+    out = tree_unflatten(out_spec, [_detached_output(as_plain(v)) for v in values])
     return (out, jvp_fn, aux) if has_aux else (out, jvp_fn)
 
 

@@ -33,6 +33,7 @@ from ftransforms.core.errors import (
     RandomnessError,
     TangentMismatchError,
 )
+from ftransforms.core.mutation import mutable
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.pytree import (
@@ -215,8 +216,13 @@ def normalize_argnums(argnums: Any, nargs: int, where: str) -> tuple[tuple[int, 
     return tuple(out), single
 
 
+_SCALARS = frozenset({int, float, complex, bool, str, type(None)})
+
+
 def replace_args(args: tuple, argnums: tuple[int, ...], values: tuple) -> tuple:
-    new = list(args)
+    """``args`` with ``values`` at ``argnums``; the other arguments' NumPy arrays as buffers
+    that the function may write into (NOTE [mutation semantics] in core/mutation.py)."""
+    new = [a if type(a) in _SCALARS or i in argnums else mutable(a) for i, a in enumerate(args)]
     for i, v in zip(argnums, values):
         new[i] = v
     return tuple(new)

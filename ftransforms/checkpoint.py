@@ -36,8 +36,10 @@ from typing import Any
 import numpy
 
 from ftransforms.core.errors import ArgnumsError, UnsupportedOperationError
+from ftransforms.core.mutation import clone, detached
 from ftransforms.core.primitive import Primitive, _add
 from ftransforms.core.stack import current_stack, pushed
+from ftransforms.core.tracer import TRACER_TYPES
 from ftransforms.interpreters.forward import DualTracer, ForwardInterpreter
 from ftransforms.interpreters.reverse import Node, ReverseInterpreter, ReverseTracer
 
@@ -193,7 +195,7 @@ class _Recorder:
                 if a.id <= seg.start and a.id not in seg.inputs:
                     seg.inputs[a.id] = a.value
             else:
-                vals.append(a)
+                vals.append(clone(a) if type(a) in TRACER_TYPES else a)  # writes stay apart
                 refs.append(None)
         out = prim.bind(*vals, **params)
         if not recorded or prim.is_nondiff(params):
@@ -208,6 +210,11 @@ class _Recorder:
         return t
 
 
+def adopt(interp: ReverseInterpreter, t: ReverseTracer) -> None:
+    """``t`` was written into inside a checkpointed block: it may be one of its outputs."""
+    interp.recorder.segments[-1].made.append((t.id, weakref.ref(t)))
+
+
 def _made(interp: ReverseInterpreter, seg: _Segment, value: Any) -> ReverseTracer:
     interp.next_id += 1
     t = ReverseTracer(interp, value, interp.next_id)
@@ -218,6 +225,7 @@ def _made(interp: ReverseInterpreter, seg: _Segment, value: Any) -> ReverseTrace
 def _begin(interp: ReverseInterpreter) -> None:
     if interp.recorder is None:
         interp.recorder = _Recorder()
+        interp.adopt = functools.partial(adopt, interp)
     interp.recorder.segments.append(_Segment(interp.next_id))
 
 
@@ -229,10 +237,18 @@ def _end(interp: ReverseInterpreter, name: str, failed: bool) -> None:
     parent = recorder.segments[-1] if recorder.segments else None
     if parent is None:
         interp.recorder = None
+        interp.adopt = None
     if failed:
         return
-    alive = [(i, r()) for i, r in seg.made]
-    alive = [(i, t) for i, t in alive if t is not None]
+    # By current id: a tracer written into (NOTE [mutation semantics]) holds a later id.
+    alive, seen = [], set()
+    for _, r in seg.made:
+        t = r()
+        if t is None or type(t) is not ReverseTracer or t._interp is not interp:
+            continue
+        if t.id > seg.start and t.id not in seen:
+            seen.add(t.id)
+            alive.append((t.id, t))
     if not alive:
         return  # nothing computed inside reaches the rest of the computation
     in_ids = tuple(seg.inputs)
@@ -258,7 +274,7 @@ def _run_checkpointed(fun: Callable, args: tuple, kwargs: dict, name: str) -> An
         _begin(interp)
     failed = True
     try:
-        out = fun(*args, **kwargs)
+        out = fun(*[detached(a) for a in args], **kwargs)
         failed = False
     finally:
         for interp in reversed(levels):

@@ -20,13 +20,14 @@ from typing import Any
 import numpy
 
 from ftransforms.backend import is_array
+from ftransforms.core.mutation import Buffer, detached
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
 from ftransforms.numpy.creation import from_object_arrays
 from ftransforms.numpy.helpers import holds_tracer
 from ftransforms.program import Program, freeze
-from ftransforms.pytree import tree_flatten, tree_unflatten
+from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["Program", "jit", "make_jaxpr", "make_program"]
 
@@ -230,6 +231,9 @@ def jit(
         else:
             static, dynamic, dyn_kwargs, static_key = no_static, args, kwargs, no_static
         leaves, spec = tree_flatten((dynamic, dyn_kwargs))
+        if any(type(v) is Buffer for v in leaves):  # NOTE [mutation semantics]: plain
+            leaves = [v.val if type(v) is Buffer else v for v in leaves]
+            dynamic, dyn_kwargs = tree_unflatten(spec, leaves)
         if any(isinstance(v, _FLOAT_SCALARS) for v in leaves):
             # A NumPy float scalar (``prices[i]``) is an input, as a 0-d array (jax.jit's
             # rule), not a static value that records again for every new number.
@@ -244,7 +248,9 @@ def jit(
         sig, arrays, traced = _signature(leaves)
         if traced:
             # Under an enclosing transform (grad(jit(f)), vmap(jit(f)), jit(jit(f))), jit
-            # is transparent: f runs under that transform, which sees every operation.
+            # is transparent: f runs under that transform, which sees every operation (on
+            # new objects: the caller's values are not written, as at the top level).
+            args, kwargs = tree_map(detached, (args, kwargs))
             return from_object_arrays(func(*args, **kwargs))
         key = (spec, sig, static_key)
         program = cache.get(key)

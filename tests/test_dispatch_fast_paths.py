@@ -199,5 +199,9 @@ def test_numpy_ufunc_calls_repeat_and_keep_keyword_checks():
         np.testing.assert_allclose(got, np.tanh(np.sin(x)) + x + 1.0)
     got = vmap(lambda u: np.add(u, 1, dtype=np.float32))(x)  # keywords: the full path
     assert got.dtype == np.float32
+    # out=: a buffer made inside takes the result (NOTE [mutation semantics]); an array
+    # from outside is refused
+    np.testing.assert_allclose(vmap(lambda u: np.sin(u, out=np.empty(3)))(x), np.sin(x))
+    outside = np.empty(3)
     with pytest.raises(Exception, match="out="):
-        vmap(lambda u: np.sin(u, out=np.empty(3)))(x)
+        vmap(lambda u: np.sin(u, out=outside))(x)

@@ -510,8 +510,15 @@ def test_via_numpy_protocols(name, k, dtype):
         if j in lone_ok:
             check_vmap(f_np, args, in_dims=in_dims, **leaf_tol(op, dtype))
         else:
-            with pytest.raises(FTransformsError, match="tracer"):
+            # NumPy does not dispatch on this operand; the unmapped NumPy operands are
+            # buffers inside the function (NOTE [mutation semantics]), which often makes it
+            # work: a correct result, or else a clear error
+            try:
                 ft.vmap(f_np, in_dims=in_dims)(*args)
+            except FTransformsError as err:
+                assert "tracer" in str(err), err
+            else:
+                check_vmap(f_np, args, in_dims=in_dims, **leaf_tol(op, dtype))
     if not differentiable(op, s):
         return
     rng = np.random.default_rng(3)

@@ -259,19 +259,22 @@ class TracerConversionError(FTransformsError, TypeError, RuntimeError):
 
 
 class InPlaceError(FTransformsError, TypeError, RuntimeError):
-    """In-place item assignment on a tracer (tracers are immutable).
+    """A write that cannot keep NumPy's mutation semantics: a traced value written into a
+    NumPy array from outside the transformed function (``out=`` one included), an in-place
+    operator whose result NumPy would not cast back, a ``ufunc.at`` with no counterpart.
 
     Example:
         >>> import numpy as np
         >>> import ftransforms as ft
-        >>> def zero_first(x):
-        ...     x[0] = 0.0
-        ...     return x
+        >>> log = np.zeros(3)  # from outside: writing into it would change the caller's data
+        >>> def f(x):
+        ...     np.exp(x, out=log)
+        ...     return x.sum()
         >>> try:
-        ...     ft.vmap(zero_first)(np.ones((2, 3)))
+        ...     ft.vmap(f)(np.ones((2, 3)))
         ... except ft.errors.InPlaceError as e:
         ...     print(f"{type(e).__name__}: {e}")
-        InPlaceError: vmap(zero_first, in_dims=0): item assignment x[...] = v on a tracer: ...
+        InPlaceError: vmap(f, in_dims=0): numpy.exp(..., out=...): out= is a NumPy array ...
     """
 
 

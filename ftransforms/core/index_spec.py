@@ -12,6 +12,7 @@ import numpy
 
 from ftransforms.backend import namespace_of
 from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperationError
+from ftransforms.core.mutation import Buffer
 from ftransforms.core.tracer import Tracer
 
 
@@ -126,4 +127,6 @@ def index_arrays_on(x: Any, arrays: list) -> list:
     xp = namespace_of(x._physical() if isinstance(x, Tracer) else x)
     if xp is numpy:
         return arrays
+    # a buffer (NOTE [mutation semantics] in core/mutation.py) holds a host array too
+    arrays = [a.val if type(a) is Buffer else a for a in arrays]
     return [xp.asarray(a) if type(a) is numpy.ndarray else a for a in arrays]

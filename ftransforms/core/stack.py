@@ -30,6 +30,10 @@ class Interpreter:
     def process(self, prim: Any, args: tuple, params: dict) -> Any:  # pragma: no cover
         raise NotImplementedError
 
+    def before_write(self, target: Any) -> None:
+        """Called before a write into ``target`` (NOTE [mutation semantics] in
+        core/mutation.py): raise if this level may hold it or cannot record the write."""
+
     def __repr__(self) -> str:
         state = "active" if self.active else "finished"
         return f"<{type(self).__name__} level={self.level} {state} {self.name}>"
@@ -41,6 +45,10 @@ class _Stack(threading.local):
 
 
 _STACK = _Stack()
+
+#: ``(entered(interp), exited())`` pairs called when this thread's stack becomes non-empty
+#: and empty again (core/mutation.py: buffers made inside transforms).
+OUTERMOST_HOOKS: list[tuple[Any, Any]] = []
 
 
 class pushed:  # noqa: N801 - used as ``with pushed(interp) as interp:``, like a function
@@ -58,6 +66,9 @@ class pushed:  # noqa: N801 - used as ``with pushed(interp) as interp:``, like a
     def __enter__(self) -> Interpreter:
         interp = self.interp
         stack = _STACK.interpreters
+        if not stack:
+            for entered, _ in OUTERMOST_HOOKS:
+                entered(interp)
         interp.level = len(stack) + 1
         interp.active = True
         stack.append(interp)
@@ -72,6 +83,9 @@ class pushed:  # noqa: N801 - used as ``with pushed(interp) as interp:``, like a
             stack.pop().active = False
         if stack:
             stack.pop()
+        if not stack:
+            for _, exited in OUTERMOST_HOOKS:
+                exited()
 
 
 def current_stack() -> tuple[Interpreter, ...]:

@@ -90,6 +90,32 @@ def _hide_dtype_in_subclasses(cls: type) -> None:
         _hide_dtype_in_subclasses(sub)
 
 
+_LOADS = frozenset({"LOAD_FAST", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_DEREF", "LOAD_ATTR"})
+
+
+def _stored_array_name(depth: int) -> str | None:
+    """The name of the NumPy array that the frame executing ``a[i] = t`` (found from
+    ``depth`` levels up) writes into, when a name loaded on that line holds one."""
+    frame = sys._getframe(depth)
+    while frame is not None and frame.f_code.co_code[frame.f_lasti] != _STORE_SUBSCR:
+        frame = frame.f_back
+    if frame is None:
+        return None
+    names = []
+    for ins in dis.get_instructions(frame.f_code):
+        if ins.offset >= frame.f_lasti:
+            break
+        if ins.opname in _LOADS:
+            names.append(ins.argval)
+        elif ins.opname.startswith("STORE") or ins.opname == "POP_TOP":
+            names = []
+    for name in reversed(names):
+        value = frame.f_locals.get(name, frame.f_globals.get(name))
+        if type(value) is numpy.ndarray:
+            return name
+    return None
+
+
 def _called_from_numpy(depth: int) -> bool:
     """Whether the Python frame ``depth`` levels up is NumPy's own code."""
     try:
@@ -179,7 +205,23 @@ def _indexing_with(depth: int) -> bool:
 class Tracer:
     """An array-like value that belongs to one interpreter (``_interp``)."""
 
-    __slots__ = ("_interp",)
+    # NOTE [mutation semantics] (core/mutation.py): every tracer class shares this one
+    # layout (subclasses declare ``__slots__ = ()``), so that a write can turn a tracer
+    # object into a tracer of another class in place (``obj.__class__ = Other``) and every
+    # alias sees the new value.  ``_base``/``_views`` tie a view to its base.
+    __slots__ = (
+        "_interp",
+        "val",
+        "bdim",
+        "primal",
+        "tangent",
+        "value",
+        "id",
+        "ref",
+        "_base",
+        "_views",
+        "__weakref__",
+    )
     __array_priority__ = 1000
 
     # NOTE [dtype hidden from NumPy's casts]: the frame check costs every ``.dtype`` read,
@@ -271,12 +313,18 @@ class Tracer:
 
     def _written_into_array_error(self) -> InPlaceError:
         self._check_live("a[i] = t")
+        name = _stored_array_name(3)
+        what = f"the NumPy array {name!r}" if name else "a NumPy array"
         return InPlaceError(
-            f"{self._interp.name}: a[i] = t writes a traced value (a tracer) into a NumPy "
-            f"array, which cannot hold what the transform tracks (its derivative or its "
-            f"batch).  Use the "
-            f"functional form a = fnp.at(a)[i].set(t) (a new array; also .add(t)), or build "
-            f"the result without writing into it (a = a + t, fnp.where, fnp.stack)."
+            f"{self._interp.name}: a[i] = t writes a traced value (a tracer) into {what} "
+            f"that did not come from inside the transformed function (a global, an "
+            f"untransformed argument, a.copy() of a plain array, or the result of a NumPy "
+            f"function that is not a creation function), which cannot hold what the "
+            f"transform tracks (its derivative or its batch), and writing into it would "
+            f"change the caller's data.  Make the array inside the function with "
+            f"np.zeros/np.empty/np.full/np.array(...)/np.copy(a) (those can hold traced "
+            f"values; a.copy() of a NumPy array is a C method that cannot be hooked), or "
+            f"use the functional form a = fnp.at(a)[i].set(t)."
         )
 
     def __float__(self) -> float:
@@ -382,16 +430,7 @@ class Tracer:
     def tolist(self) -> Any:
         raise self._conversion_error(".tolist()")
 
-    # -- in-place writes are refused ------------------------------------------------------
-
-    def __setitem__(self, index: Any, value: Any) -> None:
-        raise InPlaceError(
-            f"{self._interp.name}: item assignment x[...] = v on a tracer: tracers are "
-            f"immutable.  Use the functional form x = x.at[index].set(v) (or .add(v)), or "
-            f"fnp.where(mask, v, x)."
-        )
+    # Writes (x[i] = v, x += v, ...) are installed by the NumPy layer: NOTE [mutation
+    # semantics] in core/mutation.py.
 
     __hash__ = None  # type: ignore[assignment]
-
-    # No __iadd__ & co.: ``t += u`` falls back to ``t = t + u`` and rebinds the name to a
-    # new tracer, as for JAX arrays (the old tracer is untouched).

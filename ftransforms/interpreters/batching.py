@@ -22,7 +22,8 @@ from ftransforms.core.tracer import Tracer
 class BatchTracer(Tracer):
     """A value batched along physical axis ``bdim`` (a non-negative int) of ``val``."""
 
-    __slots__ = ("val", "bdim")
+    __slots__ = ()  # the layout is Tracer's (NOTE [mutation semantics])
+    _payload = ("_interp", "val", "bdim")
 
     def __init__(self, interp: BatchInterpreter, val: Any, bdim: int) -> None:
         self._interp = interp

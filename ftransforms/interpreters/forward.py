@@ -15,7 +15,8 @@ from ftransforms.core.tracer import Tracer
 class DualTracer(Tracer):
     """A primal value and its (non-zero) tangent, both of the primal's shape and dtype."""
 
-    __slots__ = ("primal", "tangent")
+    __slots__ = ()  # the layout is Tracer's (NOTE [mutation semantics])
+    _payload = ("_interp", "primal", "tangent")
 
     def __init__(self, interp: ForwardInterpreter, primal: Any, tangent: Any) -> None:
         self._interp = interp

@@ -13,15 +13,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from ftransforms.core.mutation import clone
 from ftransforms.core.primitive import _add
 from ftransforms.core.stack import Interpreter
-from ftransforms.core.tracer import Tracer
+from ftransforms.core.tracer import TRACER_TYPES, Tracer
 
 
 class ReverseTracer(Tracer):
     """A value recorded on a tape, known there by ``id``."""
 
-    __slots__ = ("value", "id", "__weakref__")  # weakly referenced by checkpoint.py
+    __slots__ = ()  # the layout is Tracer's (NOTE [mutation semantics])
+    _payload = ("_interp", "value", "id")
 
     def __init__(self, interp: ReverseInterpreter, value: Any, id: int) -> None:  # noqa: A002
         self._interp = interp
@@ -69,7 +71,7 @@ class Node:
 class ReverseInterpreter(Interpreter):
     """One ``vjp``/``grad`` level: evaluates eagerly and records a tape."""
 
-    __slots__ = ("tape", "next_id", "recorder")
+    __slots__ = ("tape", "next_id", "recorder", "adopt")
 
     def __init__(self, name: str) -> None:
         super().__init__(name)
@@ -77,6 +79,8 @@ class ReverseInterpreter(Interpreter):
         self.next_id = 0
         # set while a checkpointed function runs: see NOTE [checkpoint] in checkpoint.py
         self.recorder: Any = None
+        # set with the recorder: told of a tracer written into (NOTE [mutation semantics])
+        self.adopt: Any = None
 
     def new_input(self, value: Any) -> ReverseTracer:
         """Wrap an input of the differentiated function."""
@@ -112,8 +116,13 @@ class ReverseInterpreter(Interpreter):
                 bv = b
                 pb = None
             out = prim.bind(av, bv, **params) if params else prim.bind(av, bv)
-            if pa is None and pb is None:
-                return out
+            if pa is None:
+                if pb is None:
+                    return out
+                if type(av) in TRACER_TYPES:
+                    av = clone(av)  # the tape keeps its value, whatever writes follow
+            elif pb is None and type(bv) in TRACER_TYPES:
+                bv = clone(bv)
             vals = (av, bv)
             parents = (pa, pb)
         else:
@@ -129,7 +138,9 @@ class ReverseInterpreter(Interpreter):
             out = prim.bind(*vals, **params)
             if all(p is None for p in ps):
                 return out
-            vals = tuple(vals)
+            vals = tuple(
+                clone(v) if p is None and type(v) in TRACER_TYPES else v for v, p in zip(vals, ps)
+            )
             parents = tuple(ps)
         if prim.nondiff or (prim.nondiff_when is not None and prim.nondiff_when(**params)):
             return out

@@ -70,7 +70,8 @@ class CarryStructureChanged(NotStructurable):
 class TraceTracer(Tracer):
     """A concrete array known to the recorder as slot ``ref``."""
 
-    __slots__ = ("val", "ref")
+    __slots__ = ()  # the layout is Tracer's (NOTE [mutation semantics])
+    _payload = ("_interp", "val", "ref")
 
     def __init__(self, interp: TraceInterpreter, val: Any, ref: int) -> None:
         self._interp = interp
@@ -126,6 +127,12 @@ class TraceInterpreter(Interpreter):
         self.n_slots += 1
         return TraceTracer(self, value, self.n_slots - 1)
 
+    def before_write(self, target: Any) -> None:
+        """A write while a control-flow body is recorded: run that control flow eagerly
+        (the sub-program would not see a write into a value from outside the body)."""
+        if self.seen is not None:
+            raise NotStructurable
+
     def note_value_read(self, reason: str) -> None:
         if not self.value_dependent:
             self.value_dependent = True
@@ -164,7 +171,8 @@ class TraceInterpreter(Interpreter):
             return outs
         same = _identity_operand(prim, vals, refs, out, params)
         if same is not None:
-            return args[same]
+            a = args[same]  # a new object: NumPy's result is a new array (writes stay apart)
+            return TraceTracer(self, a.val, a.ref) if type(a) is TraceTracer else a
         if _constant_result(prim, vals, refs, params):
             return out  # not recorded: a constant of this signature
         if prim.name == "matmul" and not params:
@@ -184,7 +192,7 @@ class TraceInterpreter(Interpreter):
             if out.shape == inner.val.shape and (
                 prim.name == "reshape" or _compose(inner_axes, params["axes"]) == _ident(out)
             ):
-                return inner
+                return TraceTracer(self, inner.val, inner.ref)  # a new object, as above
             if prim.name == "transpose":
                 params = {"axes": _compose(inner_axes, params["axes"])}
             refs, consts = [inner.ref], (None,)

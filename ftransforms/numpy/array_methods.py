@@ -22,12 +22,13 @@ from typing import Any
 
 import numpy
 
+import ftransforms.numpy.inplace as inplace
 from ftransforms.core.errors import InPlaceError
 from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
 from ftransforms.core.tracer import DTYPE_HIDDEN_FROM, Tracer
 from ftransforms.numpy.creation import from_object_array
-from ftransforms.numpy.indexing import IndexUpdateHelper, compress, diagonal, getitem, take
-from ftransforms.numpy.manipulation import ravel, reshape, squeeze, swapaxes, transpose
+from ftransforms.numpy.indexing import IndexUpdateHelper, compress, getitem, take
+from ftransforms.numpy.manipulation import ravel
 from ftransforms.numpy.products import dot, matmul, trace
 from ftransforms.numpy.protocol import NAMESPACE, UFUNC_ALIASES, handle_function, handle_ufunc
 from ftransforms.numpy.rearranging import repeat
@@ -61,7 +62,6 @@ from ftransforms.numpy.ufuncs import (
     floor_divide,
     greater,
     greater_equal,
-    imag,
     invert,
     less,
     less_equal,
@@ -70,7 +70,6 @@ from ftransforms.numpy.ufuncs import (
     negative,
     not_equal,
     power,
-    real,
     remainder,
     subtract,
 )
@@ -84,21 +83,31 @@ class ArrayMethods:
 
     __slots__ = ()
 
+    # Views (basic indexing, .T, transpose, reshape, ...) and writes follow NumPy's
+    # mutation semantics: NOTE [mutation semantics] in core/mutation.py.
     @property
     def T(self) -> Tracer:  # noqa: N802  (numpy's name)
-        return transpose(self)
+        return inplace.transpose_view(self)
 
     @property
     def mT(self) -> Tracer:  # noqa: N802
-        return swapaxes(self, -1, -2)
+        return inplace.swapaxes_view(self, -1, -2)
 
     @property
     def real(self) -> Tracer:
-        return real(self)
+        return inplace.real_view(self)
+
+    @real.setter
+    def real(self, value) -> None:
+        inplace.setitem(inplace.real_view(self), Ellipsis, value)
 
     @property
     def imag(self) -> Tracer:
-        return imag(self)
+        return inplace.imag_view(self)
+
+    @imag.setter
+    def imag(self, value) -> None:
+        inplace.setitem(inplace.imag_view(self), Ellipsis, value)
 
     # -- NumPy protocols ------------------------------------------------------------------
 
@@ -208,7 +217,10 @@ class ArrayMethods:
         return greater_equal(self, other)
 
     def __getitem__(self, index):
-        return getitem(self, index)
+        return inplace.getitem_view(self, index)
+
+    def __setitem__(self, index, value):
+        inplace.setitem(self, index, value)
 
     @property
     def at(self):
@@ -256,29 +268,31 @@ class ArrayMethods:
     def reshape(self, *shape, order="C"):
         if len(shape) == 1 and not isinstance(shape[0], int):
             shape = shape[0]
-        return reshape(self, shape, order=order)
+        return inplace.reshape_view(self, shape, order=order)
 
     def transpose(self, *axes):
         if len(axes) == 1 and not isinstance(axes[0], int):
             axes = axes[0]
-        return transpose(self, axes or None)
+        return inplace.transpose_view(self, axes or None)
 
     def swapaxes(self, axis1, axis2):
-        return swapaxes(self, axis1, axis2)
+        return inplace.swapaxes_view(self, axis1, axis2)
 
     def squeeze(self, axis=None):
-        return squeeze(self, axis)
+        return inplace.squeeze_view(self, axis)
 
     def ravel(self, order="C"):
-        return ravel(self, order=order)
+        return inplace.ravel_view(self, order=order)
 
-    flatten = ravel
+    def flatten(self, order="C"):
+        return inplace.copy_of(ravel(self, order=order))
 
     def astype(self, dtype, copy=True):
-        return astype(self, dtype)
+        out = astype(self, dtype)
+        return inplace.copy_of(out) if out is self and copy else out
 
-    def copy(self):
-        return self
+    def copy(self, order="C"):
+        return inplace.copy_of(self)
 
     def dot(self, other):
         return dot(self, other)
@@ -313,7 +327,7 @@ class ArrayMethods:
         return repeat(self, repeats, axis=axis)
 
     def diagonal(self, offset=0, axis1=0, axis2=1):
-        return diagonal(self, offset, axis1, axis2)
+        return inplace.diagonal_view(self, offset, axis1, axis2)
 
     def trace(self, offset=0, axis1=0, axis2=1, dtype=None):
         return trace(self, offset, axis1, axis2, dtype)
@@ -333,32 +347,31 @@ class ArrayMethods:
     def __rdivmod__(self, other):
         return floor_divide(other, self), remainder(other, self)
 
-    # Tracers are immutable values (as JAX arrays): a copy is the same value, still traced.
-    # Without these, copy.deepcopy(params) would rebuild the tracer through pickling and
-    # cut it off from its transform (a zero gradient, a tracer leaking out of vmap).
+    # A copy is a new tracer object with the same value, still traced (a write into one
+    # leaves the other).  Without these, copy.deepcopy(params) would rebuild the tracer
+    # through pickling and cut it off from its transform.
     def __copy__(self):
-        return self
+        return inplace.copy_of(self)
 
     def __deepcopy__(self, memo):
-        return self
+        return inplace.copy_of(self)
 
     def sort(self, axis=-1, kind=None, order=None):
-        raise InPlaceError(
-            "t.sort() sorts in place, and tracers are immutable: write t = np.sort(t) "
-            "(or fnp.sort(t))"
-        )
+        if order is not None:
+            raise InPlaceError("t.sort(order=...): structured arrays are not supported")
+        inplace.sort_inplace(self, axis, kind)
 
     def fill(self, value):
-        raise InPlaceError(
-            "t.fill(value) writes in place, and tracers are immutable: write "
-            "t = fnp.full_like(t, value)"
-        )
+        inplace.fill(self, value)
+
+    def put(self, indices, values, mode="raise"):
+        inplace.put(self, indices, values, mode)
 
 
 class FlatIter:
     """``t.flat`` of a tracer: a read-only view of its elements in C order, as NumPy's
     ``flatiter`` is (``for v in t.flat``, ``t.flat[i]``, ``t.flat[2:5]``, ``len(t.flat)``,
-    ``t.flat.copy()``); ``t.flat[i] = v`` raises :class:`~ftransforms.errors.InPlaceError`.
+    ``t.flat.copy()``); ``t.flat[i] = v`` writes into ``t``.
 
     Example:
         >>> import numpy as np
@@ -383,10 +396,7 @@ class FlatIter:
         return getitem(ravel(self.base), index)
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        raise InPlaceError(
-            "t.flat[i] = v writes in place, and tracers are immutable: write "
-            "t = t.reshape(-1).at[i].set(v).reshape(t.shape)"
-        )
+        inplace.flat_setitem(self.base, index, value)
 
     def copy(self) -> Tracer:
         return ravel(self.base)
@@ -400,6 +410,8 @@ def install(cls: type = Tracer) -> None:
     for name, value in vars(ArrayMethods).items():
         if name not in _NOT_MEMBERS:
             setattr(cls, name, value)
+    for name, value in inplace.INPLACE_OPERATORS.items():  # x += y, x @= y, ...
+        setattr(cls, name, value)
 
 
 def _ufunc_method(name: str, fn: Any) -> Any:

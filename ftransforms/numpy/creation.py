@@ -10,6 +10,7 @@ import numpy
 
 import ftransforms.numpy.helpers as helpers
 from ftransforms.backend import namespace_of
+from ftransforms.core.mutation import Buffer, detached
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import dtype_of, holds_tracer, xp_like, xp_of
@@ -116,7 +117,13 @@ def from_object_arrays(tree: Any) -> Any:
     """
     if _no_object_array(tree):
         return tree
-    return tree_map(from_object_array, tree)
+    return tree_map(_at_boundary, tree)
+
+
+def _at_boundary(x: Any) -> Any:
+    """A leaf crossing a transform's boundary: object arrays converted, buffers as plain
+    arrays (NOTE [mutation semantics] in core/mutation.py)."""
+    return x.val if type(x) is Buffer else from_object_array(x)
 
 
 _OBJECT = numpy.dtype(object)
@@ -139,7 +146,7 @@ def _no_object_array(tree: Any) -> bool:
             if not _no_object_array(v):
                 return False
         return True
-    return isinstance(tree, _SCALARS)
+    return isinstance(tree, _SCALARS) and t is not Buffer
 
 
 def zeros(shape: Any, dtype: Any = float, like: Any = None) -> Any:  # noqa: A002
@@ -288,7 +295,7 @@ def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> 
 
 @implements(numpy.copy)
 def copy(x: Any) -> Any:
-    """``numpy.copy`` (tracers are immutable, so they are returned as they are).
+    """``numpy.copy``: a new array (of a tracer: a new tracer object with its value).
 
     Example:
         >>> import numpy as np
@@ -301,7 +308,7 @@ def copy(x: Any) -> Any:
         >>> ft.grad(lambda x: fnp.copy(x).sum())(a).tolist()
         [1.0, 1.0]
     """
-    return x if isinstance(x, Tracer) else xp_of(x).array(x, copy=True)
+    return detached(x) if isinstance(x, Tracer) else xp_of(x).array(x, copy=True)
 
 
 def as_operand(x: Any, like: Any = None) -> Any:

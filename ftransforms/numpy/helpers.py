@@ -209,10 +209,19 @@ def same_across_batch(value: Any, what: str, fix: str) -> int:
     return int(values[0])
 
 
+#: ``numpy.<name>`` that writes into its argument -> the function that does it with NumPy's
+#: mutation semantics on tracers and buffers (filled by ``ftransforms.numpy.inplace``).
+IN_PLACE_WRITERS: dict[str, Any] = {}
+
+
 def refuse_in_place(name: str) -> Any:
-    """A stand-in for the in-place ``numpy.<name>`` that raises InPlaceError with the fix."""
+    """The in-place ``numpy.<name>`` on tracers: the writer registered in
+    :data:`IN_PLACE_WRITERS` (NOTE [mutation semantics]), or InPlaceError with the fix."""
 
     def refuse(*args: Any, **kwargs: Any) -> Any:
+        writer = IN_PLACE_WRITERS.get(name)
+        if writer is not None:
+            return writer(*args, **kwargs)
         raise InPlaceError(
             f"numpy.{name} writes into its array argument, and tracers are immutable; use "
             f"the functional form x = x.at[index].set(v) (or fnp.where(mask, v, x))"

@@ -330,81 +330,70 @@ putmask = implements(numpy.putmask)(refuse_in_place("putmask"))
 place = implements(numpy.place)(refuse_in_place("place"))
 fill_diagonal = implements(numpy.fill_diagonal)(refuse_in_place("fill_diagonal"))
 put_along_axis = implements(numpy.put_along_axis)(refuse_in_place("put_along_axis"))
-put.__doc__ = """``numpy.put`` writes into its argument, which tracers cannot do: it raises
-:class:`~ftransforms.errors.InPlaceError`.  Build a new array with ``x.at[index].set(v)``.
+put.__doc__ = """``numpy.put(a, ind, v)``: ``a.flat[ind] = v`` (values repeated as needed), written
+into a traced ``a`` or an array made inside the function (NOTE [mutation semantics]).
 
 Example:
     >>> import numpy as np
     >>> import ftransforms as ft
     >>> import ftransforms.numpy as fnp
-    >>> fnp.put(np.zeros(3), [0], [5.0])
-    Traceback (most recent call last):
-        ...
-    ftransforms.core.errors.InPlaceError: numpy.put writes into its array argument, ...
-    >>> ft.vmap(lambda r: r.at[0].set(5.0))(np.zeros((2, 3))).tolist()  # the functional form
+    >>> def f(r):
+    ...     fnp.put(r, [0], [5.0])
+    ...     return r
+    >>> ft.vmap(f)(np.zeros((2, 3))).tolist()
     [[5.0, 0.0, 0.0], [5.0, 0.0, 0.0]]
 """
-putmask.__doc__ = """``numpy.putmask`` writes into its argument, which tracers cannot do: it raises
-:class:`~ftransforms.errors.InPlaceError`.  Build a new array with ``fnp.where(mask, v, x)``.
+putmask.__doc__ = """``numpy.putmask(a, mask, values)``: ``a.flat[i] = values.flat[i % n]`` where
+``mask`` is set (``n`` values), written into a traced ``a`` (NOTE [mutation semantics]).
 
 Example:
     >>> import numpy as np
     >>> import ftransforms as ft
     >>> import ftransforms.numpy as fnp
-    >>> fnp.putmask(np.ones(3), np.array([True, False, True]), 0.0)
-    Traceback (most recent call last):
-        ...
-    ftransforms.core.errors.InPlaceError: numpy.putmask writes into its array argument, ...
-    >>> x = np.array([[1.0, 2.0, 3.0]])
-    >>> ft.vmap(lambda r: fnp.where(r > 1.5, 0.0, r))(x).tolist()  # the functional form
+    >>> def f(r):
+    ...     fnp.putmask(r, r > 1.5, 0.0)
+    ...     return r
+    >>> ft.vmap(f)(np.array([[1.0, 2.0, 3.0]])).tolist()
     [[1.0, 0.0, 0.0]]
 """
-place.__doc__ = """``numpy.place`` writes into its argument, which tracers cannot do: it raises
-:class:`~ftransforms.errors.InPlaceError`.  Build a new array with ``fnp.where(mask, v, x)``.
+place.__doc__ = """``numpy.place(arr, mask, vals)``: the positions where ``mask`` is set get
+``vals`` in order (repeated as needed), written into a traced ``arr``.
 
 Example:
     >>> import numpy as np
     >>> import ftransforms as ft
     >>> import ftransforms.numpy as fnp
-    >>> mask = np.array([True, False, True])
-    >>> fnp.place(np.ones(3), mask, [0.0])
-    Traceback (most recent call last):
-        ...
-    ftransforms.core.errors.InPlaceError: numpy.place writes into its array argument, ...
-    >>> ft.vmap(lambda r: fnp.where(mask, 0.0, r))(np.ones((1, 3))).tolist()  # functional
-    [[0.0, 1.0, 0.0]]
+    >>> def f(r):
+    ...     fnp.place(r, np.array([True, False, True]), [7.0, 8.0])
+    ...     return r
+    >>> ft.vmap(f)(np.ones((1, 3))).tolist()
+    [[7.0, 1.0, 8.0]]
 """
-fill_diagonal.__doc__ = """``numpy.fill_diagonal`` writes into its argument, which tracers cannot
-do: it raises :class:`~ftransforms.errors.InPlaceError`.  Build a new array with
-``fnp.where(fnp.eye(n, dtype=bool), v, x)``.
+fill_diagonal.__doc__ = """``numpy.fill_diagonal(a, val, wrap=False)``: the main diagonal of a
+traced ``a`` set to ``val`` in place (NOTE [mutation semantics]).
 
 Example:
     >>> import numpy as np
     >>> import ftransforms as ft
     >>> import ftransforms.numpy as fnp
-    >>> fnp.fill_diagonal(np.ones((2, 2)), 0.0)
-    Traceback (most recent call last):
-        ...
-    ftransforms.core.errors.InPlaceError: numpy.fill_diagonal writes into its array argument, ...
-    >>> on_diagonal = fnp.eye(2, dtype=bool)
-    >>> ft.vmap(lambda m: fnp.where(on_diagonal, 0.0, m))(np.ones((1, 2, 2))).tolist()
+    >>> def f(m):
+    ...     fnp.fill_diagonal(m, 0.0)
+    ...     return m
+    >>> ft.vmap(f)(np.ones((1, 2, 2))).tolist()
     [[[0.0, 1.0], [1.0, 0.0]]]
 """
-put_along_axis.__doc__ = """``numpy.put_along_axis`` writes into its argument, which tracers cannot
-do: it raises :class:`~ftransforms.errors.InPlaceError`.  Build a new array with
-``x.at[rows, cols].set(v)``.
+put_along_axis.__doc__ = """``numpy.put_along_axis(arr, indices, values, axis)``: ``values``
+written at ``indices`` along ``axis`` into a traced ``arr`` (the last write wins).
 
 Example:
     >>> import numpy as np
     >>> import ftransforms as ft
     >>> import ftransforms.numpy as fnp
     >>> cols = np.array([[1], [0]])
-    >>> fnp.put_along_axis(np.zeros((2, 2)), cols, 9.0, axis=1)
-    Traceback (most recent call last):
-        ...
-    ftransforms.core.errors.InPlaceError: numpy.put_along_axis writes into its array argument, ...
-    >>> rows = np.arange(2)[:, None]
-    >>> ft.vmap(lambda m: m.at[rows, cols].set(9.0))(np.zeros((1, 2, 2))).tolist()
+    >>> def f(m):
+    ...     fnp.put_along_axis(m, cols, 9.0, axis=1)
+    ...     return m
+    >>> ft.vmap(f)(np.zeros((1, 2, 2))).tolist()
     [[[0.0, 9.0], [9.0, 0.0]]]
 """
 

@@ -437,21 +437,21 @@ def matrix_transpose(x: Any) -> Any:
 
 
 copyto = implements(numpy.copyto)(refuse_in_place("copyto"))
-copyto.__doc__ = """``numpy.copyto`` writes into its argument, which tracers cannot do: it raises
-:class:`~ftransforms.errors.InPlaceError`.  Use the source itself, or for
-``copyto(dst, src, where=mask)`` the new array ``fnp.where(mask, src, dst)``.
+copyto.__doc__ = """``numpy.copyto(dst, src, casting='same_kind', where=True)``: writes ``src``
+into ``dst``, a traced array or an array made inside the transformed function, with NumPy's
+mutation semantics (NOTE [mutation semantics]); a NumPy array from outside the function
+cannot take a traced value (:class:`~ftransforms.errors.InPlaceError`).
 
 Example:
     >>> import numpy as np
     >>> import ftransforms as ft
     >>> import ftransforms.numpy as fnp
-    >>> fnp.copyto(np.zeros(2), np.ones(2))
-    Traceback (most recent call last):
-        ...
-    ftransforms.core.errors.InPlaceError: numpy.copyto writes into its array argument, ...
-    >>> src = np.array([[1.0, 2.0]])
-    >>> ft.vmap(lambda d, s: fnp.where(s > 1.0, s, d))(np.zeros((1, 2)), src).tolist()
-    [[0.0, 2.0]]
+    >>> def f(x):
+    ...     d = x * 0.0
+    ...     fnp.copyto(d, x, where=x > 1.0)
+    ...     return d
+    >>> ft.vmap(f)(np.array([[0.5, 2.0, 3.0]])).tolist()
+    [[0.0, 2.0, 3.0]]
 """
 
 

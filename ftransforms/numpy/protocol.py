@@ -18,6 +18,7 @@ import ftransforms.numpy.creation as creation
 import ftransforms.numpy.dtypes as dtypes
 import ftransforms.numpy.helpers as helpers
 import ftransforms.numpy.indexing as indexing
+import ftransforms.numpy.inplace as inplace
 import ftransforms.numpy.logic as logic
 import ftransforms.numpy.manipulation as manipulation
 import ftransforms.numpy.mathematical as mathematical
@@ -34,6 +35,7 @@ import ftransforms.numpy.statistics as statistics
 import ftransforms.numpy.ufunc_methods as ufunc_methods
 import ftransforms.numpy.ufuncs as ufuncs
 from ftransforms.core.errors import InPlaceError, UnsupportedOperationError
+from ftransforms.core.mutation import Buffer
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.dispatch import FUNCTIONS
 
@@ -121,14 +123,9 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     name = ufunc.__name__
     inputs = _objects_converted(inputs)
     if method == "at":
-        raise InPlaceError(_ufunc_at_message(name, inputs))
+        return _ufunc_at(ufunc, name, inputs)
     if kwargs.get("out") is not None:
-        raise InPlaceError(
-            f"{_call_form((inputs, kwargs))}numpy.{name}(..., out=...) with a tracer (also "
-            f"what `a += x` does for a NumPy array a): tracers are immutable and cannot be "
-            f"written into; use the returned value instead of out= (write a = a + x, or "
-            f"a = fnp.at(a)[i].add(x) for a part of a)."
-        )
+        return _ufunc_out(ufunc, method, inputs, kwargs)
     kwargs.pop("out", None)
     dtype = kwargs.pop("dtype", None)
     if method in ("reduce", "accumulate"):
@@ -173,6 +170,45 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     else:
         raise _unsupported(f"numpy.{name}.{method}", inputs)
     return out if dtype is None else ufuncs.astype(out, dtype)
+
+
+def _ufunc_out(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
+    """``numpy.<ufunc>(..., out=buf[, where=mask])``: the result written into ``buf`` with
+    NumPy's mutation semantics (NOTE [mutation semantics] in core/mutation.py)."""
+    kwargs = dict(kwargs)
+    outs = kwargs.pop("out")
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    mask = kwargs.pop("where", True)
+    inputs = tuple(v.val if type(v) is Buffer else v for v in inputs)
+    if not any(isinstance(v, Tracer) for v in inputs):
+        result = getattr(ufunc, method)(*inputs, **kwargs)  # plain values into a buffer
+    else:
+        result = handle_ufunc(ufunc, method, inputs, kwargs)
+    results = result if isinstance(result, tuple) else (result,)
+    form = f"{_call_form((inputs, outs))}numpy.{ufunc.__name__}(..., out=...)"
+    for o, r in zip(outs, results):
+        if o is None:
+            continue
+        if mask is not True:
+            r = indexing.where(mask.val if type(mask) is Buffer else mask, r, o)
+        inplace.write_out(form, o, r)
+    written = tuple(o if o is not None else r for o, r in zip(outs, results))
+    return written if len(written) > 1 else written[0]
+
+
+def _ufunc_at(ufunc: Any, name: str, inputs: tuple) -> Any:
+    """``numpy.<ufunc>.at(a, indices[, b])``: unbuffered, repeated indices apply once per
+    occurrence (``np.add.at`` accumulates), written into ``a``."""
+    a, indices, *rest = inputs
+    update = _AT_METHODS.get(name)
+    if update is None or not isinstance(a, Tracer) or not rest:
+        raise InPlaceError(_ufunc_at_message(name, inputs))
+    b = rest[0]
+    b = b.val if type(b) is Buffer else b
+    if name == "subtract":
+        b = ufuncs.negative(b)
+    method = update.split("(")[0]
+    inplace.assign(a, getattr(indexing.at(a)[indices], method)(b))
 
 
 def _is_python_ufunc(ufunc: Any) -> bool:
@@ -252,7 +288,20 @@ def _scipy_special_ufunc(ufunc: Any) -> Any:
 
 
 def handle_function(func: Any, args: tuple, kwargs: dict) -> Any:
+    view = inplace.VIEW_FUNCTIONS.get(func)
+    if view is not None and args and isinstance(args[0], Tracer):
+        return view(*args, **kwargs)
+    if kwargs.get("out") is not None:
+        kwargs = dict(kwargs)
+        out = kwargs.pop("out")
+        result = handle_function(func, args, kwargs)
+        return inplace.write_out(
+            f"{_call_form(args)}numpy.{func.__name__}(..., out=...)", out, result
+        )
     fn = FUNCTIONS.get(func)
+    if fn is None and _only_buffers(args, kwargs):
+        # NumPy's own function on the buffers' values (no tracer involved)
+        return func(*_plain_all(args), **dict(zip(kwargs, _plain_all(kwargs.values()))))
     if fn is None:
         # The public module: numpy.linalg for numpy.linalg._linalg, numpy for numpy._core.
         parts = (getattr(func, "__module__", None) or "numpy").split(".")
@@ -262,6 +311,20 @@ def handle_function(func: Any, args: tuple, kwargs: dict) -> Any:
     if kwargs and any(type(v) is numpy.ndarray and v.dtype.kind == "O" for v in kwargs.values()):
         kwargs = {k: creation.from_object_array(v) for k, v in kwargs.items()}
     return fn(*args, **kwargs)
+
+
+def _only_buffers(args: tuple, kwargs: dict) -> bool:
+    found = False
+    for v in itertools.chain(args, kwargs.values()):
+        if type(v) is Buffer:
+            found = True
+        elif isinstance(v, Tracer) or (isinstance(v, (list, tuple)) and helpers.holds_tracer(v)):
+            return False
+    return found
+
+
+def _plain_all(values: Any) -> list:
+    return [v.val if type(v) is Buffer else v for v in values]
 
 
 def _unsupported(what: str, values: Any = ()) -> UnsupportedOperationError:

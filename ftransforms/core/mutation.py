@@ -1,0 +1,477 @@
+"""NumPy's mutation semantics for traced arrays: aliases, views and buffers.
+
+NOTE [mutation semantics]: inside a transformed function a traced array behaves as a NumPy
+array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)``):
+
+* **The tracer object is the array.**  Every tracer class shares one slot layout (declared
+  once on :class:`~ftransforms.core.tracer.Tracer`; each class names the slots it uses in
+  ``_payload``), so a write computes the new value out of place, with the ordinary
+  primitives, and then :func:`become` turns the written object into that value in place
+  (``obj.__class__ = type(new)`` and its payload slots copied).  Every alias (the same
+  Python object) sees the new value; the new value may belong to any interpreter (a grad
+  tracer written with a batched value becomes batched).  No backend array is ever written
+  in place, so what a tape, a recording or the caller holds keeps its value: reverse mode
+  differentiates with respect to the original inputs (their ids are read when they are
+  wrapped), ``jit``'s recorder sees a mutated object move on to a new slot, and the
+  caller's arrays are never modified (the transforms also give the function shallow
+  copies, :func:`detached`, of the tracers it receives).
+* **Views** (torch's functionalization is the model): a view made by basic indexing,
+  ``.T``/``transpose``/``swapaxes``/``moveaxis``, ``reshape``/``ravel`` of a contiguous
+  array, ``squeeze``, ``.real``/``.imag`` or ``diagonal`` (read-only, as in NumPy) keeps
+  ``_base = (parent, forward, inverse, contiguous)``, and its parent keeps weak references
+  to its live views (``_views``).  A write through a view is scattered into its parent
+  (``inverse``: an ``.at[].set``), up to the root; a write to an array then regenerates
+  its live views from it (``forward``), eagerly, at write time.  torch checks a storage
+  generation lazily when a view is read; here every operation reads its operands' payload
+  slots directly in ``bind`` and the interpreters, so a check there would cost every
+  operation, while eager regeneration costs only writes (and a view's registration).
+* **Buffers made inside the function** (``np.zeros(n)``, ``np.array([...])`` of numbers,
+  ``np.copy(a)``): NumPy has no hook on ``ndarray.__setitem__``, so while a transform is
+  active on some thread (a process-wide count under a lock: outside transforms nothing is
+  patched and nothing costs) NumPy's creation functions are wrapped (not ``asarray``:
+  library code converts its inputs with it), and a call made from user code (not NumPy,
+  SciPy, ftransforms or another installed library, decided once per calling code object;
+  and calling that function by name, not C code calling back into NumPy) on a thread with
+  an active transform returns a :class:`Buffer`: a tracer of a pseudo-interpreter above
+  every level, holding a plain array.  An operation
+  on a buffer unwraps it (one dispatch) and computes as NumPy does; a write of a traced
+  value makes it that traced value (``become``), which is how writing a batched value
+  into an unbatched buffer makes it batched.  The NumPy arrays a transformed function
+  receives untransformed (``grad``'s other arguments, ``vmap``'s ``in_dims=None``) are
+  buffers too, so ``u = u0.copy(); u[1:-1] = ...`` works on them.
+  ``np.asarray(buffer)`` reads its current value (read-only).  Buffers never leave the
+  transform: the outermost boundary turns them back into plain arrays
+  (``from_object_arrays``), and one kept in a global raises the escaped-tracer error.
+  Other threads see NumPy's own functions' behaviour.
+* **What records values keeps them**: a reverse-mode tape (and a checkpointed block)
+  stores a new object for a tracer of an enclosing transform it records as a constant, so
+  a later write into that tracer (say, inside the inner function) does not reach the tape;
+  a checkpointed block is told (``adopt``) of a tracer written inside it, whose new id may
+  be one of its outputs.  Under ``jit``'s structured control flow a body that writes runs
+  eagerly (the recorder's ``before_write``): a write into a value from outside the body
+  would not be in the body's sub-program.
+* **Where the exact semantics cannot be kept**, an error says so: a traced value written
+  into a plain NumPy array that did not come from a creation function (a global, an array
+  made by another NumPy function, ``a.copy()`` of a plain array: a C method that cannot be
+  hooked), or into ``out=`` such an array, raises :class:`~ftransforms.errors.InPlaceError`
+  naming the array and the fix; an in-place operator whose result NumPy would not cast
+  back (``int += float``) raises it too.  Known gaps: a reshape of an array that NumPy
+  lays out non-contiguously for its own reasons (an ufunc's result on a transposed input)
+  is a view here and a copy in NumPy; ``isinstance(buffer, numpy.ndarray)`` is false, and
+  C code that demands a true ``ndarray`` (typed Cython arguments) needs ``np.asarray``.
+"""
+
+from __future__ import annotations
+
+import dis
+import sys
+import threading
+import weakref
+from typing import Any
+
+import numpy
+
+from ftransforms.core.errors import InPlaceError
+from ftransforms.core.stack import OUTERMOST_HOOKS, Interpreter, current_stack
+from ftransforms.core.tracer import Tracer
+
+#: The level of the buffers' pseudo-interpreter: above every transform, so that ``bind``
+#: hands an operation holding a buffer to it first, and it unwraps the buffer.
+BUFFER_LEVEL = 1 << 30
+
+
+class BufferInterpreter(Interpreter):
+    """The pseudo-interpreter of the buffers made during one outermost transform call."""
+
+    __slots__ = ()
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.level = BUFFER_LEVEL
+        self.active = True
+
+    def process(self, prim: Any, args: tuple, params: dict) -> Any:
+        if len(args) == 2:
+            a, b = args
+            vals = (a.val if type(a) is Buffer else a, b.val if type(b) is Buffer else b)
+        else:
+            vals = [a.val if type(a) is Buffer else a for a in args]
+        out = prim.bind(*vals, **params)
+        if type(out) is numpy.ndarray and out.base is not None:
+            # a NumPy view of a buffer's array (np.transpose(buf)): read-only, since the
+            # buffer's array is never written (a tape may hold it)
+            for a, v in zip(args, vals):
+                if type(a) is Buffer and (out.base is v or out.base is v.base):
+                    out = out.view()
+                    out.flags.writeable = False
+                    break
+        return out
+
+
+class Buffer(Tracer):
+    """A plain array made inside a transformed function, which may be written into."""
+
+    __slots__ = ()
+    _payload = ("_interp", "val")
+
+    def __init__(self, interp: BufferInterpreter, val: Any) -> None:
+        self._interp = interp
+        self.val = val
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.val.shape
+
+    @property
+    def ndim(self) -> int:
+        return self.val.ndim
+
+    @property
+    def dtype(self) -> Any:
+        return self.val.dtype
+
+    def _concrete(self) -> Any:
+        return self.val
+
+    def _physical(self) -> Any:
+        return self.val
+
+    def _value(self, use: str) -> Any:
+        self._check_live(use)
+        return self.val
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        v = self._value("numpy.asarray()")
+        if dtype is not None and numpy.dtype(dtype) != v.dtype:
+            return v.astype(dtype)
+        if copy:
+            return v.copy()
+        v = v.view()
+        v.flags.writeable = False  # the buffer's array is never written in place
+        return v
+
+    def __float__(self) -> float:
+        return float(self._value("float()"))
+
+    def __complex__(self) -> complex:
+        return complex(self._value("complex()"))
+
+    def __int__(self) -> int:
+        return int(self._value("int()"))
+
+    def __index__(self) -> int:
+        return self._value("int()").__index__()
+
+    def __bool__(self) -> bool:
+        return bool(self._value("bool()"))
+
+    def item(self, *args: Any) -> Any:
+        return self._value(".item()").item(*args)
+
+    def tolist(self) -> Any:
+        return self._value(".tolist()").tolist()
+
+    def __repr__(self) -> str:
+        return repr(self.val)
+
+    def __str__(self) -> str:
+        return str(self.val)
+
+    def __format__(self, spec: str) -> str:
+        return format(self.val if self.val.ndim else self.val[()], spec)
+
+
+# -- become, views ---------------------------------------------------------------------
+
+
+def become(target: Tracer, new: Any) -> None:
+    """Turn ``target`` into ``new`` in place (its class and payload): every alias of
+    ``target`` sees ``new``.  A plain ``new`` makes ``target`` a :class:`Buffer`."""
+    if new is target:
+        return
+    if not isinstance(new, Tracer):
+        new = Buffer(buffer_scope(), numpy.asarray(new) if type(new) is not numpy.ndarray else new)
+    old = type(target)
+    cls = type(new)
+    if old is not cls:
+        for name in old._payload:
+            if name not in cls._payload:
+                delattr(target, name)
+        target.__class__ = cls
+    for name in cls._payload:
+        setattr(target, name, getattr(new, name))
+    adopt = getattr(target._interp, "adopt", None)
+    if adopt is not None:  # a checkpointed block being recorded
+        adopt(target)
+
+
+def clone(t: Tracer) -> Tracer:
+    """A new tracer object with ``t``'s value (a copy: writing into one leaves the other)."""
+    cls = type(t)
+    out = cls.__new__(cls)
+    for name in cls._payload:
+        setattr(out, name, getattr(t, name))
+    return out
+
+
+def detached(x: Any) -> Any:
+    """What a transform passes its function for an argument ``x``: a clone of a tracer (so
+    that writes inside stay inside), the plain array of a buffer, anything else as is."""
+    if type(x) is Buffer:
+        return x.val
+    if isinstance(x, Tracer):
+        return clone(x)
+    return x
+
+
+def mutable(x: Any) -> Any:
+    """An argument passed to a transformed function untransformed (``grad``'s other
+    arguments, ``vmap``'s ``in_dims=None``): a NumPy array as a buffer, which the function
+    may write into (``x.copy()`` included) without touching the caller's array; a tracer
+    as a new object (:func:`detached`)."""
+    if type(x) is numpy.ndarray:
+        if x.dtype.kind != "O" and _LOCAL.scope is not None:
+            return Buffer(_LOCAL.scope, x)
+        return x
+    if isinstance(x, Tracer):
+        return detached(x)
+    return x
+
+
+def make_view(
+    parent: Tracer, result: Any, forward: Any, inverse: Any, reshaped: bool = False
+) -> Any:
+    """Register ``result = forward(parent)`` as a view of ``parent``: a write into it is
+    written back with ``inverse(parent, new_view_value)``; a write into ``parent`` makes
+    it ``forward(parent)`` again.  ``reshaped``: a reshape of ``parent`` (still contiguous,
+    so NumPy's reshape of it is a view too)."""
+    if result is parent:
+        return result  # the same object: writes are shared already
+    if not isinstance(result, Tracer):
+        result = Buffer(buffer_scope(), result)
+    elif _slot(result, "_base") is not None or _slot(result, "_views"):
+        result = clone(result)  # an existing object (a recorder's folded chain)
+    result._base = (parent, forward, inverse, reshaped)
+    views = _slot(parent, "_views")
+    if views is None:
+        parent._views = [weakref.ref(result)]
+    else:
+        if len(views) > 16:
+            views[:] = [r for r in views if r() is not None]
+        views.append(weakref.ref(result))
+    return result
+
+
+def _slot(t: Any, name: str) -> Any:
+    try:
+        return getattr(t, name)
+    except AttributeError:
+        return None
+
+
+def assign(target: Tracer, new: Any) -> None:
+    """A write: ``target`` (and its aliases, its base and every view of that base) now
+    holds ``new`` (of ``target``'s shape and dtype)."""
+    check_write(target)
+    base = _slot(target, "_base")
+    if base is not None:
+        parent, _forward, inverse, _ = base
+        assign(parent, inverse(parent, new))
+        if _slot(target, "_base") is base and _still_a_view(parent, target):
+            return  # regenerated from its base by the parent's refresh
+        become(target, new)
+        return
+    become(target, new)
+    refresh(target)
+
+
+def _still_a_view(parent: Tracer, view: Tracer) -> bool:
+    views = _slot(parent, "_views")
+    return bool(views) and any(r() is view for r in views)
+
+
+def refresh(t: Tracer) -> None:
+    """Regenerate the live views of ``t`` (and theirs) from its current value."""
+    views = _slot(t, "_views")
+    if not views:
+        return
+    alive = []
+    for r in views:
+        v = r()
+        if v is None:
+            continue
+        alive.append(r)
+        become(v, v._base[1](t))
+        refresh(v)
+    t._views = alive
+
+
+def check_write(target: Tracer) -> None:
+    """Raise if ``target`` may not be written now (see NOTE [mutation semantics])."""
+    if not target._interp.active:
+        target._check_live("a write into it")
+    for interp in current_stack():
+        interp.before_write(target)
+
+
+# -- buffers: the creation functions while a transform is active ------------------------
+
+
+class _Local(threading.local):
+    def __init__(self) -> None:
+        self.scope: BufferInterpreter | None = None
+
+
+_LOCAL = _Local()
+_LOCK = threading.Lock()
+_ACTIVE = [0]  # threads with an active transform
+_USER_CODE: dict[Any, bool] = {}
+
+
+def buffer_scope() -> BufferInterpreter:
+    """The current thread's buffer pseudo-interpreter (one per outermost transform call)."""
+    scope = _LOCAL.scope
+    if scope is None:  # pragma: no cover  (only called while a transform is active)
+        raise InPlaceError("a buffer was made with no transform active")
+    return scope
+
+
+def _entered(interp: Interpreter) -> None:
+    _LOCAL.scope = BufferInterpreter(interp.name)
+    with _LOCK:
+        _ACTIVE[0] += 1
+        if _ACTIVE[0] == 1:
+            _NUMPY.update(_WRAPPERS)  # one dict update: this runs on every outermost call
+
+
+def _exited() -> None:
+    scope = _LOCAL.scope
+    if scope is None:
+        return
+    scope.active = False
+    _LOCAL.scope = None
+    with _LOCK:
+        _ACTIVE[0] -= 1
+        if _ACTIVE[0] == 0:
+            _NUMPY.update(_ORIGINALS)
+
+
+OUTERMOST_HOOKS.append((_entered, _exited))
+
+#: Top-level packages whose calls never make buffers (their code is not the user's).
+_LIBRARY_ROOTS = frozenset({"numpy", "scipy", "ftransforms", "batching_rules", "dask", "cupy"})
+
+
+_CALLEES: dict[tuple, Any] = {}
+_LOAD_NAMES = frozenset(
+    {"LOAD_ATTR", "LOAD_METHOD", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_DEREF"}
+)
+
+
+def _callee(code: Any, lasti: int) -> Any:
+    """The name the call at ``lasti`` in ``code`` was made through (``zeros`` for
+    ``np.zeros(3)``), or None: the last name loaded at the call expression's start."""
+    key = (code, lasti)
+    if key in _CALLEES:
+        return _CALLEES[key]
+    name = None
+    instructions = list(dis.get_instructions(code))
+    call = next((i for i in instructions if i.offset == lasti), None)
+    start = getattr(call, "positions", None)
+    if start is not None and start.lineno is not None:
+        for ins in instructions:
+            if ins.offset >= lasti:
+                break
+            pos = ins.positions
+            if (
+                ins.opname in _LOAD_NAMES
+                and pos is not None
+                and (pos.lineno, pos.col_offset) == (start.lineno, start.col_offset)
+            ):
+                name = ins.argval
+    _CALLEES[key] = name
+    return name
+
+
+def _from_user_code(depth: int, name: str) -> bool:
+    """Whether ``numpy.<name>`` was called by user code: the calling frame is not from a
+    library, and is calling ``name`` itself (not a C function, such as NumPy's random
+    generators, that calls NumPy's Python functions with no frame of its own)."""
+    frame = sys._getframe(depth + 1)
+    code = frame.f_code
+    known = _USER_CODE.get(code)
+    if known is None:
+        module = frame.f_globals.get("__name__", "") or ""
+        filename = code.co_filename
+        known = module.split(".")[0] not in _LIBRARY_ROOTS and not (
+            "site-packages" in filename
+            or "dist-packages" in filename
+            or filename.startswith(sys.base_prefix + "/lib/")
+            or filename.startswith("<frozen")
+        )
+        _USER_CODE[code] = known
+    if not known:
+        return False
+    callee = _callee(code, frame.f_lasti)
+    return callee is None or callee == name
+
+
+_WRAPPER_SOURCE = """
+def wrapper(*args, **kwargs):
+    out = original(*args, **kwargs)
+    scope = local.scope
+    if (
+        scope is not None
+        and type(out) is ndarray
+        and out.dtype.kind != "O"
+        and from_user_code(1, name)
+    ):
+        return Buffer(scope, out)
+    return out
+"""
+
+
+def _creation(name: str) -> Any:
+    """The wrapper of ``numpy.<name>``.  Its globals name a NumPy module, so that the frame
+    checks that look for NumPy's own code (``Tracer.__array__``'s) see through it."""
+    namespace = {
+        "__name__": "numpy._ftransforms_buffers",
+        "original": getattr(numpy, name),
+        "local": _LOCAL,
+        "ndarray": numpy.ndarray,
+        "from_user_code": _from_user_code,
+        "name": name,
+        "Buffer": Buffer,
+    }
+    exec(compile(_WRAPPER_SOURCE, __file__, "exec"), namespace)  # noqa: S102 - fixed source
+    wrapper = namespace["wrapper"]
+    wrapper.__name__ = wrapper.__qualname__ = name
+    wrapper.__wrapped__ = namespace["original"]
+    wrapper.__doc__ = namespace["original"].__doc__
+    return wrapper
+
+
+_NUMPY = vars(numpy)
+
+#: NumPy's functions that make a new array, wrapped while a transform is active.
+_WRAPPERS = {
+    name: _creation(name)
+    for name in (
+        "zeros",
+        "ones",
+        "empty",
+        "full",
+        "zeros_like",
+        "ones_like",
+        "empty_like",
+        "full_like",
+        "array",
+        "copy",
+        "eye",
+        "identity",
+        "arange",
+        "linspace",
+    )
+}
+
+_ORIGINALS = {name: wrapper.__wrapped__ for name, wrapper in _WRAPPERS.items()}

@@ -1,0 +1,592 @@
+"""Writes into traced arrays with NumPy's semantics: ``x[i] = v``, ``x += v``, views,
+``out=``, ``np.copyto``, ``.fill``, ``.put``, ``.sort()``.
+
+Each write computes the new value out of place with the ordinary functions (so every
+transform differentiates, batches and records it) and hands it to
+:func:`ftransforms.core.mutation.assign`; see NOTE [mutation semantics] there.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> def f(x):
+    ...     h = x * 1.0
+    ...     g = h          # an alias
+    ...     h += 1.0       # g sees it, as in NumPy
+    ...     h[0] = 0.0
+    ...     return np.sum(g * x)
+    >>> ft.grad(f)(np.array([1.0, 2.0]))
+    array([0., 5.])
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy
+
+from ftransforms.core.errors import (
+    BatchedControlFlowError,
+    InPlaceError,
+    UnsupportedOperationError,
+)
+from ftransforms.core.mutation import Buffer, assign, clone, make_view
+from ftransforms.core.tracer import Tracer
+from ftransforms.numpy.helpers import IN_PLACE_WRITERS, dtype_of, ndim, shape
+from ftransforms.numpy.indexing import diagonal, getitem, scatter, take, where
+from ftransforms.numpy.indexing import where as _where
+from ftransforms.numpy.manipulation import (
+    broadcast_to,
+    moveaxis,
+    ravel,
+    reshape,
+    squeeze,
+    swapaxes,
+    transpose,
+)
+from ftransforms.numpy.sorting import sort
+from ftransforms.numpy.ufuncs import astype, imag, real
+
+__all__ = []
+
+_BASIC = (int, numpy.integer, slice, type(None), type(Ellipsis))
+
+
+def _is_basic(index: Any) -> bool:
+    """Whether ``index`` is basic indexing (ints, slices, None, Ellipsis): a view."""
+    if isinstance(index, tuple):
+        return all(isinstance(i, _BASIC) and not isinstance(i, bool) for i in index)
+    return isinstance(index, _BASIC) and not isinstance(index, bool)
+
+
+def _concrete_index(index: Any) -> Any:
+    """``index`` with buffers and concrete-valued traced arrays read, or None when part of
+    it is batched by ``vmap`` (its values differ per example)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    out = []
+    for p in parts:
+        if isinstance(p, Tracer):
+            try:
+                p = numpy.asarray(p._concrete())
+            except BatchedControlFlowError:
+                return None
+        elif isinstance(p, list):
+            p = numpy.asarray(p)
+        out.append(p)
+    return tuple(out) if isinstance(index, tuple) else out[0]
+
+
+def _cast(v: Any, dtype: Any) -> Any:
+    """``v`` as NumPy converts a value written into an array of ``dtype`` (unsafe cast)."""
+    if isinstance(v, Tracer):
+        return v if v.dtype == dtype else astype(v, dtype)
+    v = numpy.asarray(v)
+    if v.dtype != dtype:
+        if v.dtype.kind == "c" and numpy.dtype(dtype).kind != "c":
+            v = v.real
+        v = v.astype(dtype)
+    return v
+
+
+def updated(x: Any, index: Any, v: Any) -> Any:
+    """``x`` with ``x[index] = v`` applied (NumPy's rules: ``v`` broadcast and cast to
+    ``x``'s dtype; for repeated indices the last write wins), as a new value."""
+    v = _cast(v, dtype_of(x))
+    xshape = shape(x)
+    if not isinstance(v, Tracer) and type(x) is Buffer:
+        new = x.val.copy()
+        new[_concrete_index(index) if not _is_basic(index) else index] = v
+        return new
+    if _is_basic(index):
+        mask = numpy.zeros(xshape, dtype=bool)
+        mask[index] = True
+        return where(mask, scatter(x, index, v), x)
+    concrete = _concrete_index(index)
+    if concrete is None:
+        return _batched_index_update(x, index, v)
+    positions = numpy.arange(int(numpy.prod(xshape)), dtype=numpy.intp).reshape(xshape)[concrete]
+    flat = positions.ravel()
+    if flat.size and numpy.unique(flat).size < flat.size:
+        # NumPy's last write wins: keep each position's last occurrence
+        _, last_rev = numpy.unique(flat[::-1], return_index=True)
+        keep = numpy.sort(flat.size - 1 - last_rev)
+        values = take(ravel(broadcast_to(v, positions.shape)), keep)
+        flat = flat[keep]
+        mask = numpy.zeros(int(numpy.prod(xshape)), dtype=bool)
+        mask[flat] = True
+        xf = ravel(x)
+        return reshape(where(mask, scatter(xf, flat, values), xf), xshape)
+    mask = numpy.zeros(xshape, dtype=bool)
+    mask[concrete] = True
+    return where(mask, scatter(x, concrete, v), x)
+
+
+def _batched_index_update(x: Any, index: Any, v: Any) -> Any:
+    """``x[index] = v`` where the index differs per example (batched by ``vmap``)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if len(parts) == 1 and isinstance(parts[0], Tracer) and parts[0].dtype.kind == "b":
+        mask = parts[0]
+        mshape = shape(mask)
+        if mshape == shape(x)[: len(mshape)] and (
+            not isinstance(v, Tracer) and numpy.size(v) == 1 or shape(v) == ()
+        ):
+            mask = reshape(mask, mshape + (1,) * (ndim(x) - len(mshape)))
+            return where(mask, reshape(v, ()) if isinstance(v, Tracer) else v, x)
+        raise InPlaceError(
+            "x[mask] = values with a boolean mask that differs per example (batched by "
+            "vmap) and an array of values: the number of selected elements would differ "
+            "per example.  Write x = fnp.where(mask, values_shaped_like_x, x), or assign a "
+            "single value (x[mask] = 0.0)."
+        )
+    try:
+        return x.at[index].set(v) if isinstance(x, Tracer) else None
+    except UnsupportedOperationError:
+        raise InPlaceError(
+            "x[index] = v with integer indices that differ per example (batched by vmap) "
+            "and repeat within an example: NumPy's last-write-wins order cannot be "
+            "batched.  Deduplicate the indices, or write the rows with ft.cond/a loop."
+        ) from None
+
+
+def setitem(x: Tracer, index: Any, v: Any) -> None:
+    """``x[index] = v``."""
+    if type(index) is Buffer:
+        index = index.val
+    elif isinstance(index, tuple) and any(type(i) is Buffer for i in index):
+        index = tuple(i.val if type(i) is Buffer else i for i in index)
+    if type(v) is Buffer:
+        v = v.val
+    assign(x, updated(x, index, v))
+
+
+# -- augmented assignment --------------------------------------------------------------
+
+
+def inplace(x: Tracer, op: Any, other: Any, name: str) -> Tracer:
+    """``x <op>= other``: computed out of place, cast back to ``x``'s dtype as NumPy's
+    in-place ufuncs do (``same_kind`` casting), then written into ``x``."""
+    if type(other) is Buffer:
+        other = other.val
+    new = op(x, other)
+    dt = dtype_of(x)
+    if isinstance(new, Tracer) or isinstance(new, numpy.ndarray | numpy.generic):
+        new_dt = dtype_of(new)
+        if new_dt != dt:
+            if not numpy.can_cast(new_dt, dt, "same_kind"):
+                raise InPlaceError(
+                    f"x {name}= y: NumPy refuses to cast the result from {new_dt} to x's "
+                    f"dtype {dt} with casting rule 'same_kind' (numpy raises UFuncTypeError "
+                    f"here too).  Write x = x {name} y (a new array), or cast y first."
+                )
+            new = astype(new, dt)
+    if shape(new) != shape(x):
+        raise InPlaceError(
+            f"x {name}= y: the result has shape {shape(new)} but x has shape {shape(x)} "
+            f"(NumPy: non-broadcastable output operand).  Write x = x {name} y."
+        )
+    assign(x, new)
+    return x
+
+
+def _iop(op: Any, name: str) -> Any:
+    def method(self: Tracer, other: Any) -> Tracer:
+        return inplace(self, op, other, name)
+
+    method.__name__ = f"__i{op.__name__.strip('_')}__"
+    return method
+
+
+INPLACE_OPERATORS = {
+    "__iadd__": _iop(operator.add, "+"),
+    "__isub__": _iop(operator.sub, "-"),
+    "__imul__": _iop(operator.mul, "*"),
+    "__itruediv__": _iop(operator.truediv, "/"),
+    "__ifloordiv__": _iop(operator.floordiv, "//"),
+    "__imod__": _iop(operator.mod, "%"),
+    "__ipow__": _iop(operator.pow, "**"),
+    "__imatmul__": _iop(operator.matmul, "@"),
+    "__iand__": _iop(operator.and_, "&"),
+    "__ior__": _iop(operator.or_, "|"),
+    "__ixor__": _iop(operator.xor, "^"),
+    "__ilshift__": _iop(operator.lshift, "<<"),
+    "__irshift__": _iop(operator.rshift, ">>"),
+}
+
+
+# -- views -----------------------------------------------------------------------------
+
+
+def _basic_view(index: Any, rank: int) -> bool:
+    """Whether ``x[index]`` of an array of rank ``rank`` is a view in NumPy: basic indices
+    (ints, slices, None, Ellipsis) that do not pick a single element (a scalar copy)."""
+    t = type(index)
+    if t is slice:
+        return True
+    if t is not tuple:
+        index = (index,)
+    ints = 0
+    for i in index:
+        ti = type(i)
+        if ti is int or (ti is not bool and isinstance(i, numpy.integer)):
+            ints += 1
+        elif not (ti is slice or i is None or i is Ellipsis):
+            return False
+    return ints != rank or len(index) != rank
+
+
+def getitem_view(x: Tracer, index: Any) -> Any:
+    """``x[index]``: a view of ``x`` for basic indices (NumPy's rule), else a copy."""
+    out = getitem(x, index)
+    rank = ndim(x)
+    if not _basic_view(index, rank):
+        return out
+    return make_view(
+        x,
+        out,
+        lambda p: getitem(p, index),
+        lambda p, v: updated(p, index, v),
+        reshaped=_contiguous(x) and _keeps_contiguous(index, rank),
+    )
+
+
+def _inverse_axes(axes: Any, n: int) -> tuple[int, ...]:
+    axes = tuple(range(n))[::-1] if axes is None else tuple(a % n for a in axes)
+    return tuple(numpy.argsort(axes))
+
+
+def transpose_view(x: Tracer, axes: Any = None) -> Any:
+    out = transpose(x, axes)
+    inv = _inverse_axes(axes, ndim(x))
+    return make_view(x, out, lambda p: transpose(p, axes), lambda p, v: transpose(v, inv))
+
+
+def swapaxes_view(x: Tracer, a: int, b: int) -> Any:
+    out = swapaxes(x, a, b)
+    return make_view(x, out, lambda p: swapaxes(p, a, b), lambda p, v: swapaxes(v, a, b))
+
+
+def moveaxis_view(x: Tracer, source: Any, destination: Any) -> Any:
+    out = moveaxis(x, source, destination)
+    return make_view(
+        x,
+        out,
+        lambda p: moveaxis(p, source, destination),
+        lambda p, v: moveaxis(v, destination, source),
+    )
+
+
+def _contiguous(x: Any) -> bool:
+    """Whether ``x`` is C-contiguous as NumPy would lay it out, so that NumPy's reshape of
+    it is a view: an array that is no view is; a view records it (``_base[3]``)."""
+    base = getattr(x, "_base", None) if isinstance(x, Tracer) else None
+    return base is None or base[3]
+
+
+def _keeps_contiguous(index: Any, rank: int) -> bool:
+    """Whether basic indexing with ``index`` of a contiguous array gives a contiguous one:
+    leading integers, then one step-1 slice, then whole axes (None anywhere)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if any(p is Ellipsis for p in parts):
+        k = next(i for i, p in enumerate(parts) if p is Ellipsis)
+        used = sum(1 for p in parts if p is not None and p is not Ellipsis)
+        parts = parts[:k] + (slice(None),) * (rank - used) + parts[k + 1 :]
+    sliced = False
+    for p in parts:
+        if p is None:
+            continue
+        if isinstance(p, slice):
+            if sliced and p != slice(None):
+                return False
+            if p.step not in (None, 1):
+                return False
+            sliced = True
+        elif sliced:
+            return False  # an integer after a slice: strided
+    return True
+
+
+def _reshape_like(x: Tracer, out: Any, forward: Any, always: bool = False) -> Any:
+    """A reshape-like view of ``x`` (NumPy: a view when ``x`` is contiguous, else a copy;
+    ``always``: a view anyway, as squeeze is)."""
+    if not isinstance(x, Tracer):
+        return out
+    contiguous = _contiguous(x)
+    if not contiguous and not always:
+        return out
+    xshape = _shape(x)
+    return make_view(x, out, forward, lambda p, v: reshape(v, xshape), reshaped=contiguous)
+
+
+def reshape_view(
+    x: Tracer, shape: Any = None, order: str = "C", *, newshape: Any = None, copy: Any = None
+) -> Any:
+    newshape = shape if newshape is None else newshape
+    out = reshape(x, newshape, order=order)
+    if copy:
+        return copy_of(out)
+    if order != "C":
+        return out
+    return _reshape_like(x, out, lambda p: reshape(p, newshape))
+
+
+_shape = shape  # reshape_view's parameter is NumPy's name
+
+
+def ravel_view(x: Tracer, order: str = "C") -> Any:
+    out = ravel(x, order=order)
+    if order != "C":
+        return out
+    return _reshape_like(x, out, ravel)
+
+
+def squeeze_view(x: Tracer, axis: Any = None) -> Any:
+    out = squeeze(x, axis)
+    return _reshape_like(x, out, lambda p: squeeze(p, axis), always=True)
+
+
+def real_view(x: Tracer) -> Any:
+    out = real(x)
+    if dtype_of(x).kind != "c":
+        return out
+    return make_view(x, out, real, lambda p, v: _cast(v, dtype_of(p)) + 1j * imag(p))
+
+
+def imag_view(x: Tracer) -> Any:
+    out = imag(x)
+    if dtype_of(x).kind != "c":
+        return out
+    return make_view(x, out, imag, lambda p, v: real(p) + 1j * _cast(v, dtype_of(real(p))))
+
+
+def _read_only(p: Any, v: Any) -> Any:
+    raise ValueError("assignment destination is read-only")  # NumPy's words
+
+
+def diagonal_view(x: Tracer, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
+    """``x.diagonal()``: a read-only view, as in NumPy (a write into ``x`` is seen through
+    it; writing into it raises NumPy's ValueError)."""
+    out = diagonal(x, offset, axis1, axis2)
+    return make_view(x, out, lambda p: diagonal(p, offset, axis1, axis2), _read_only)
+
+
+def copy_of(x: Any) -> Any:
+    """``x.copy()`` / ``np.copy(x)`` of a tracer: a new array object of the same value."""
+    return clone(x) if isinstance(x, Tracer) else numpy.array(x, copy=True)
+
+
+# -- out=, copyto, fill, put, sort ------------------------------------------------------
+
+
+def _out_error(form: str, out: Any) -> InPlaceError:
+    return InPlaceError(
+        f"{form}: out= is a NumPy array of shape {numpy.shape(out)} that did not come from "
+        f"inside the transformed function (a global, or an argument that is not "
+        f"transformed), so it cannot hold the traced result (its derivative or its batch), "
+        f"and writing into it would change the caller's data.  Use the returned value "
+        f"(y = {form.split('(')[0]}(...)), or make the array inside the function with "
+        f"np.zeros/np.empty/np.copy."
+    )
+
+
+def write_out(form: str, out: Any, result: Any) -> Any:
+    """Write ``result`` into ``out`` (a tracer or buffer; a plain array when ``result``
+    is plain) as ``out=`` does; returns ``out``."""
+    if isinstance(out, Tracer):
+        if shape(result) != shape(out):
+            result = broadcast_to(result, shape(out))
+        result = _cast(result, dtype_of(out))
+        assign(out, result)
+        return out
+    if isinstance(result, Tracer) and type(result) is not Buffer:
+        raise _out_error(form, out)
+    numpy.copyto(out, result.val if type(result) is Buffer else result, casting="unsafe")
+    return out
+
+
+def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) -> None:
+    """``numpy.copyto(dst, src)`` with a traced ``dst`` or ``src``."""
+    if type(src) is Buffer:
+        src = src.val
+    src_dt = dtype_of(src) if isinstance(src, Tracer) else numpy.asarray(src).dtype
+    if not numpy.can_cast(src_dt, dtype_of(dst), casting):
+        raise InPlaceError(
+            f"numpy.copyto: cannot cast from {src_dt} to {dtype_of(dst)} with casting rule "
+            f"{casting!r} (NumPy refuses it too); pass casting='unsafe' or cast src first."
+        )
+    if where is True:
+        new = broadcast_to(src, shape(dst))
+    else:
+        if type(where) is Buffer:
+            where = where.val
+        new = _where(_plain(where), src, dst)
+    write_out("numpy.copyto", dst, new)
+
+
+def fill(x: Tracer, value: Any) -> None:
+    """``x.fill(value)``."""
+    if type(value) is Buffer:
+        value = value.val
+    assign(x, broadcast_to(_cast(value, dtype_of(x)), shape(x)))
+
+
+def put(x: Tracer, indices: Any, values: Any, mode: str = "raise") -> None:
+    """``x.put(indices, values)`` / ``numpy.put``: flat indices, values repeated as needed."""
+    if mode != "raise":
+        raise UnsupportedOperationError(f"x.put(..., mode={mode!r}): only mode='raise'")
+    idx = numpy.asarray(_concrete_index(indices)).ravel()
+    if isinstance(values, Tracer):
+        vals = ravel(values)
+        n = shape(vals)[0]
+    else:
+        vals = numpy.ravel(values)
+        n = vals.size
+    if n != idx.size:
+        vals = take(vals, numpy.arange(idx.size) % n)
+    xshape = shape(x)
+    flat = updated(ravel(x), idx, vals)
+    assign(x, reshape(flat, xshape))
+
+
+def flat_setitem(x: Tracer, index: Any, v: Any) -> None:
+    """``x.flat[index] = v``."""
+    if type(v) is Buffer:
+        v = v.val
+    assign(x, reshape(updated(ravel(x), index, v), shape(x)))
+
+
+def sort_inplace(x: Tracer, axis: int = -1, kind: Any = None) -> None:
+    """``x.sort()``: ``x`` sorted along ``axis``, in place."""
+    assign(x, sort(x, axis=axis))
+
+
+def _plain_target(name: str, a: Any, *values: Any) -> bool:
+    """Whether ``numpy.<name>(a, ...)`` writes into a plain NumPy array ``a`` (NumPy then
+    does it; a traced value written into it is refused)."""
+    if isinstance(a, Tracer):
+        return False
+    if any(isinstance(v, Tracer) and type(v) is not Buffer for v in values):
+        raise _out_error(f"numpy.{name}(a, ...)", a).with_traceback(None)
+    return True
+
+
+def _plain(v: Any) -> Any:
+    return v.val if type(v) is Buffer else v
+
+
+def _cycled(values: Any, n: int) -> Any:
+    """The first ``n`` of ``values`` repeated (NumPy's rule for put/place/flat writes)."""
+    flat = ravel(values) if isinstance(values, Tracer) else numpy.ravel(values)
+    m = shape(flat)[0]
+    return flat if m == n else take(flat, numpy.arange(n) % m)
+
+
+def put_writer(a: Any, ind: Any, v: Any, mode: str = "raise") -> None:
+    """``numpy.put(a, ind, v)``."""
+    if _plain_target("put", a, ind, v):
+        return numpy.put(a, _plain(ind), _plain(v), mode=mode)
+    put(a, ind, v, mode)
+
+
+def putmask_writer(a: Any, mask: Any, values: Any) -> None:
+    """``numpy.putmask(a, mask, values)``: ``a.flat[i] = values.flat[i % len]`` where set."""
+    if _plain_target("putmask", a, mask, values):
+        return numpy.putmask(a, _plain(mask), _plain(values))
+    concrete = _concrete_index(mask)
+    if concrete is None:
+        if numpy.size(values) == 1 or (isinstance(values, Tracer) and values.size == 1):
+            assign(a, where(mask, reshape(_cast(values, dtype_of(a)), ()), a))
+            return
+        raise InPlaceError(
+            "numpy.putmask(a, mask, values) with a mask batched by vmap and several values: "
+            "write a = fnp.where(mask, values_shaped_like_a, a)"
+        )
+    positions = numpy.flatnonzero(numpy.broadcast_to(concrete, shape(a)))
+    vals = _cycled(values, int(numpy.prod(shape(a))))
+    vals = take(vals, positions) if isinstance(vals, Tracer) else numpy.asarray(vals)[positions]
+    assign(a, reshape(updated(ravel(a), positions, vals), shape(a)))
+
+
+def place_writer(arr: Any, mask: Any, vals: Any) -> None:
+    """``numpy.place(arr, mask, vals)``: the set positions get ``vals`` in order, cycled."""
+    if _plain_target("place", arr, mask, vals):
+        return numpy.place(arr, _plain(mask), _plain(vals))
+    concrete = _concrete_index(mask)
+    if concrete is None:
+        raise InPlaceError(
+            "numpy.place(arr, mask, vals) with a mask batched by vmap: the number of values "
+            "used differs per example; write arr = fnp.where(mask, v, arr)"
+        )
+    positions = numpy.flatnonzero(numpy.broadcast_to(concrete, shape(arr)))
+    assign(arr, reshape(updated(ravel(arr), positions, _cycled(vals, positions.size)), shape(arr)))
+
+
+def fill_diagonal_writer(a: Any, val: Any, wrap: bool = False) -> None:
+    """``numpy.fill_diagonal(a, val, wrap=False)``."""
+    if _plain_target("fill_diagonal", a, val):
+        return numpy.fill_diagonal(a, _plain(val), wrap=wrap)
+    s = shape(a)
+    if len(s) < 2:
+        raise ValueError("array must be at least 2-d")
+    if len(s) == 2:
+        step = s[1] + 1
+        end = None if wrap else s[1] * s[1]
+    else:
+        if len(set(s)) != 1:
+            raise ValueError("All dimensions of input must be of equal length")
+        step = 1 + int(numpy.cumprod(s[:-1]).sum())
+        end = None
+    positions = numpy.arange(int(numpy.prod(s)))[:end:step]
+    assign(a, reshape(updated(ravel(a), positions, _cycled(val, positions.size)), s))
+
+
+def put_along_axis_writer(arr: Any, indices: Any, values: Any, axis: Any) -> None:
+    """``numpy.put_along_axis(arr, indices, values, axis)``."""
+    if _plain_target("put_along_axis", arr, indices, values):
+        return numpy.put_along_axis(arr, _plain(indices), _plain(values), axis)
+    idx = numpy.asarray(_concrete_index(indices))
+    if axis is None:
+        setitem_flat = reshape(updated(ravel(arr), idx.ravel(), values), shape(arr))
+        assign(arr, setitem_flat)
+        return
+    n = ndim(arr)
+    axis = axis % n
+    full = []
+    for d in range(n):
+        if d == axis:
+            full.append(idx)
+        else:
+            shp = [1] * n
+            shp[d] = shape(arr)[d]
+            full.append(numpy.arange(shape(arr)[d]).reshape(shp))
+    setitem(arr, tuple(full), values)
+
+
+def copyto_writer(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) -> None:
+    """``numpy.copyto(dst, src, casting, where)``."""
+    if _plain_target("copyto", dst, src, where):
+        return numpy.copyto(dst, _plain(src), casting=casting, where=_plain(where))
+    copyto(dst, src, casting, where)
+
+
+IN_PLACE_WRITERS.update(
+    put=put_writer,
+    putmask=putmask_writer,
+    place=place_writer,
+    fill_diagonal=fill_diagonal_writer,
+    put_along_axis=put_along_axis_writer,
+    copyto=copyto_writer,
+)
+
+
+#: NumPy functions that return a view: called on a tracer, they make a view of it.
+VIEW_FUNCTIONS = {
+    numpy.transpose: transpose_view,
+    numpy.swapaxes: swapaxes_view,
+    numpy.moveaxis: moveaxis_view,
+    numpy.reshape: reshape_view,
+    numpy.ravel: ravel_view,
+    numpy.squeeze: squeeze_view,
+    numpy.real: real_view,
+    numpy.imag: imag_view,
+    numpy.diagonal: diagonal_view,
+}
