@@ -31,7 +31,8 @@ scan's recording does not grow with its length.  When that is not possible the o
 runs eagerly and the ordinary rules apply (a predicate read marks the trace
 value-dependent; a loop with static bounds is recorded unrolled): under a reverse-mode
 level inside ``jit`` (``jit(grad(f))``: the tape of the steps taken is eager), when the
-body reads a traced value itself, when a branch raises, or when a step changes the
+body reads a traced value itself (NOTE [value reads during a capture]: the capture is
+dropped at the read, before any of it is used), when a branch raises, or when a step changes the
 carry's physical dtype (a Python-scalar carry or ``fori_loop``'s index promoting a
 float32 carry, which eagerly stays float32).
 """
@@ -56,6 +57,11 @@ from ftransforms.pytree import tree_flatten, tree_unflatten
 
 class NotStructurable(Exception):  # noqa: N818 - an internal signal, never shown to users
     """Raised by the structured recorders: run this control flow eagerly instead."""
+
+
+class ValueReadInCapture(NotStructurable):
+    """A traced value was read while a sub-program was being captured (NOTE [value reads
+    during a capture]): the capture is abandoned and its operator runs eagerly."""
 
 
 class CarryStructureChanged(NotStructurable):
@@ -107,6 +113,7 @@ class TraceInterpreter(Interpreter):
         "chain",
         "diagonal",
         "seen",
+        "captures",
     )
 
     def __init__(self, name: str) -> None:
@@ -121,12 +128,19 @@ class TraceInterpreter(Interpreter):
         self.reason = ""
         # While a control-flow body is recorded: slot -> value of every slot it reads.
         self.seen: dict[int, Any] | None = None
+        # One cell per capture in progress, innermost last: the first value read in it.
+        self.captures: list[list] = []
 
     def new_input(self, value: Any) -> TraceTracer:
         self.n_slots += 1
         return TraceTracer(self, value, self.n_slots - 1)
 
     def note_value_read(self, reason: str) -> None:
+        if self.captures:  # NOTE [value reads during a capture]
+            read = self.captures[-1]
+            if read[0] is None:
+                read[0] = reason
+            raise ValueReadInCapture(reason)
         if not self.value_dependent:
             self.value_dependent = True
             self.reason = reason
@@ -213,9 +227,29 @@ class TraceInterpreter(Interpreter):
 
     def _capture(self, fn: Callable, values: list) -> tuple[list, list, Any, dict]:
         """Run ``fn(inputs)`` on fresh slots holding ``values``, recording into a list of
-        its own: ``(eqns, input tracers, fn's output, slot -> value read)``."""
+        its own: ``(eqns, input tracers, fn's output, slot -> value read)``.
+
+        NOTE [value reads during a capture]: every sub-program the recorder keeps (a loop
+        body, a ``while_loop`` predicate, each ``cond``/``switch`` branch, and whatever is
+        captured later) is recorded here, once, and replayed for inputs it was not
+        recorded with.  So a read of a traced value while ``fn`` runs (``bool``/``int``/
+        ``float``/``__index__``/``__array__`` of a recorded value, ``fnp.peek``, a random
+        draw, a closure over an enclosing transform's tracer: everything that reaches
+        :meth:`note_value_read`) would freeze the value of this one recording into every
+        replay.  Instead it raises :class:`ValueReadInCapture` at the read and marks this
+        capture (the innermost), which is then refused even if ``fn`` caught the signal:
+        nothing recorded in it is used, and the operator that asked for it runs eagerly
+        (``ftransforms.control``'s ``except NotStructurable``), where the same read marks
+        the whole trace value-dependent (NOTE [value-dependent traces]) unless the eager
+        path makes it a plain Python value (``fori_loop``'s index is an ``int`` eagerly).
+        The read does not mark the trace itself: the eager rerun decides.  A capture added
+        later inherits this by going through this method; it costs one list append per
+        capture and nothing per recorded operation.
+        """
         saved_program, saved_seen = self.program, self.seen
         self.program, self.seen = [], {}
+        read: list = [None]
+        self.captures.append(read)
         try:
             ins = [self.new_input(v) for v in values]
             try:
@@ -224,8 +258,11 @@ class TraceInterpreter(Interpreter):
                 raise
             except Exception as err:  # the eager path reruns it (and raises it if it must)
                 raise NotStructurable from err
+            if read[0] is not None:  # fn caught the signal of its read and went on
+                raise ValueReadInCapture(read[0])
             return self.program, ins, out, self.seen
         finally:
+            self.captures.pop()
             if saved_seen is not None:
                 saved_seen.update(self.seen)
             self.program, self.seen = saved_program, saved_seen
