@@ -50,6 +50,12 @@ from ftransforms.core.primitive import REGISTRY
 from ftransforms.core.stack import Interpreter
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchTracer
+from ftransforms.interpreters.constant_subscripts import (
+    ConstantTracer,
+    rebind,
+    subscript_being_read,
+    undo_all,
+)
 from ftransforms.interpreters.forward import DualTracer
 from ftransforms.program import ControlNode, Eqn, compile_subprogram
 from ftransforms.pytree import tree_flatten, tree_unflatten
@@ -92,7 +98,10 @@ class TraceTracer(Tracer):
         return self.val.dtype
 
     def _concrete(self) -> Any:
-        self._interp.note_value_read(f"a Python read of a traced value {self!r}")
+        interp = self._interp
+        # ``R[t]`` of a closed-over array: NOTE [constant subscripts in a capture]
+        sub = subscript_being_read() if interp.captures else None
+        interp.note_value_read(f"a Python read of a traced value {self!r}", sub)
         return self.val
 
     def _physical(self) -> Any:
@@ -128,18 +137,18 @@ class TraceInterpreter(Interpreter):
         self.reason = ""
         # While a control-flow body is recorded: slot -> value of every slot it reads.
         self.seen: dict[int, Any] | None = None
-        # One cell per capture in progress, innermost last: the first value read in it.
+        # Per capture in progress, innermost last: [first value read in it, its subscript].
         self.captures: list[list] = []
 
     def new_input(self, value: Any) -> TraceTracer:
         self.n_slots += 1
         return TraceTracer(self, value, self.n_slots - 1)
 
-    def note_value_read(self, reason: str) -> None:
+    def note_value_read(self, reason: str, subscript: Any = None) -> None:
         if self.captures:  # NOTE [value reads during a capture]
             read = self.captures[-1]
             if read[0] is None:
-                read[0] = reason
+                read[0], read[1] = reason, subscript
             raise ValueReadInCapture(reason)
         if not self.value_dependent:
             self.value_dependent = True
@@ -148,10 +157,15 @@ class TraceInterpreter(Interpreter):
     def process(self, prim: Any, args: tuple, params: dict) -> Any:
         vals = []
         refs = []
+        constant = False
         for a in args:
             if type(a) is TraceTracer and a._interp is self:
                 vals.append(a.val)
                 refs.append(a.ref)
+            elif type(a) is ConstantTracer:  # NOTE [constant subscripts in a capture]
+                vals.append(a.val)
+                refs.append(None)
+                constant = True
             else:
                 vals.append(a)
                 refs.append(None)
@@ -168,6 +182,8 @@ class TraceInterpreter(Interpreter):
             )
         xp = namespace_of(*vals)
         out = prim.impl(xp, *vals, **params)
+        if constant and all(r is None for r in refs):
+            return tuple(out) if prim.multiple_results else out  # constants alone
         consts = tuple(v if r is None else None for v, r in zip(vals, refs))
         if prim.multiple_results:
             outs = tuple(self.new_input(o) for o in out)
@@ -246,9 +262,24 @@ class TraceInterpreter(Interpreter):
         later inherits this by going through this method; it costs one list append per
         capture and nothing per recorded operation.
         """
+        undo: list = []
+        try:
+            for _ in range(_MAX_REBINDS):
+                read: list = [None, None]
+                try:
+                    return self._capture_once(fn, values, read)
+                except NotStructurable:
+                    # R[t] of a closed-over array: NOTE [constant subscripts in a capture]
+                    sub = read[1]
+                    if sub is None or not rebind(fn, sub, ConstantTracer(self, sub.value), undo):
+                        raise
+            raise NotStructurable
+        finally:
+            undo_all(undo)
+
+    def _capture_once(self, fn: Callable, values: list, read: list) -> tuple:
         saved_program, saved_seen = self.program, self.seen
         self.program, self.seen = [], {}
-        read: list = [None]
         self.captures.append(read)
         try:
             ins = [self.new_input(v) for v in values]
@@ -581,6 +612,9 @@ class TraceInterpreter(Interpreter):
         return None
 
 
+#: Subscripts of closed-over arrays one capture may rebind before it gives up.
+_MAX_REBINDS = 8
+
 #: The structure of a bottom-level leaf (a recorded value or a constant).
 _LEAF = ("leaf",)
 
@@ -596,6 +630,9 @@ def _lower(rec: TraceInterpreter, x: Any, bottoms: list) -> tuple:
         return _LEAF
     if t is BatchTracer:
         return ("batch", x._interp, x.bdim, _lower(rec, x.val, bottoms))
+    if t is ConstantTracer:
+        bottoms.append(x.val)
+        return _LEAF
     if t is DualTracer:
         return ("dual", x._interp, _lower(rec, x.primal, bottoms), _lower(rec, x.tangent, bottoms))
     if isinstance(x, Tracer):
