@@ -147,7 +147,7 @@ def _container(code: Any, offset: int) -> tuple | None:
 
 def rebind(root: Any, sub: ConstantSubscript, tracer: ConstantTracer, undo: list) -> bool:
     """Bind ``sub.name`` to ``tracer`` in the function running ``sub.code``, found through
-    the closure cells reachable from ``root``; ``undo`` collects ``(cell, old contents)``."""
+    the closure cells reachable from ``root``; ``undo`` collects ``(cell, old, new)``."""
     found = _find(root, sub.code, set(), 6)
     if found is None:
         return False
@@ -156,7 +156,7 @@ def rebind(root: Any, sub: ConstantSubscript, tracer: ConstantTracer, undo: list
         if sub.name not in fn.__code__.co_freevars or fn.__closure__ is None:
             return False  # a variable of the function's own frame: not reachable
         cell = fn.__closure__[fn.__code__.co_freevars.index(sub.name)]
-        undo.append((cell, cell.cell_contents))
+        undo.append((cell, cell.cell_contents, tracer))
         cell.cell_contents = tracer
         return True
     if holder is None or _stores_globals(fn.__code__):
@@ -169,7 +169,7 @@ def rebind(root: Any, sub: ConstantSubscript, tracer: ConstantTracer, undo: list
         fn.__closure__,
     )
     copy.__kwdefaults__ = fn.__kwdefaults__
-    undo.append((holder, holder.cell_contents))
+    undo.append((holder, holder.cell_contents, copy))
     holder.cell_contents = copy
     return True
 
@@ -180,8 +180,10 @@ def _stores_globals(code: Any) -> bool:
 
 
 def undo_all(undo: list) -> None:
-    for cell, contents in reversed(undo):
-        cell.cell_contents = contents
+    """Put back what :func:`rebind` changed (a cell the program assigned since is left)."""
+    for cell, contents, ours in reversed(undo):
+        if cell.cell_contents is ours:
+            cell.cell_contents = contents
     undo.clear()
 
 
@@ -198,6 +200,10 @@ def _find(obj: Any, code: Any, visited: set, depth: int, holder: Any = None) -> 
         except ValueError:  # an empty cell
             continue
         found = _find(inner, code, visited, depth - 1, cell)
+        if found is not None:
+            return found
+    for inner in obj.__defaults__ or ():  # ``def call(ins, fun=fun)``: not swappable
+        found = _find(inner, code, visited, depth - 1)
         if found is not None:
             return found
     return None
