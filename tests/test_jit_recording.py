@@ -104,9 +104,14 @@ def _cond(cls: Any, ins: list, *, branches: Any, **_: Any) -> list:
 def _while(cls, ins, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts, **_):
     cc, bc = ins[:cond_nconsts], ins[cond_nconsts : cond_nconsts + body_nconsts]
     val = ins[cond_nconsts + body_nconsts :]
-    while bool(cls._eval(cond_jaxpr.jaxpr, cond_jaxpr.consts, cc + val)[0]):
-        val = cls._eval(body_jaxpr.jaxpr, body_jaxpr.consts, bc + val)
-    return val
+    while True:
+        (pred,) = cls._eval(cond_jaxpr.jaxpr, cond_jaxpr.consts, cc + val)
+        if not pred.any():
+            return val
+        new = cls._eval(body_jaxpr.jaxpr, body_jaxpr.consts, bc + val)
+        # a batched predicate (vmap): XLA's lowering keeps the old carry on finished rows
+        keep = [pred.reshape(pred.shape + (1,) * (v.ndim - pred.ndim)) for v in val]
+        val = [np.where(k, n, v) for k, n, v in zip(keep, new, val)]
 
 
 def _scan(cls, ins, *, jaxpr, num_consts, num_carry, length, reverse, **_):
@@ -313,16 +318,13 @@ def oracle(prog: Any, name: str, args: tuple, reads: bool) -> list:
     """The flat expected outputs of ``prog`` (a function of ``(L, x)``) under stack ``name``."""
     if not reads:
         return [np.asarray(v) for v in jax_value(_jax_stack(name, lambda x: prog(Lax, x)), *args)]
-    x = args[0]
-    rows = x if _batched(name) else [x]
-    decisions = []
-    for row in rows:  # the Python decisions eager execution takes, per row
-        plain = Unrolled(np)
-        value = prog(plain, row)
-        decisions.append(plain.taken)
-    if _batched(name):
-        assert all(d == decisions[0] for d in decisions), "a vmapped program read its data"
-    replay = lambda x: prog(Unrolled(jnp, decisions[0]), x)  # noqa: E731
+    if _batched(name):  # vmap's oracle: a Python loop over the rows
+        inner = {"jit(vmap)": "jit", "vmap(jit)": "jit"}.get(name, name.replace("vmap(", "")[:-1])
+        rows = [oracle(prog, inner, tuple(a[b] for a in args), reads) for b in range(B)]
+        return [np.stack([row[k] for row in rows]) for k in range(len(rows[0]))]
+    plain = Unrolled(np)  # the Python decisions eager execution takes
+    value = prog(plain, args[0])
+    replay = lambda x: prog(Unrolled(jnp, plain.taken), x)  # noqa: E731
     out = [np.asarray(v) for v in jax_value(_jax_stack(name, replay), *args)]
     if name == "jit":  # the plain NumPy/Python evaluation gives the value itself
         assert_tree_close(out, [np.asarray(value)], **TOL64)
@@ -820,8 +822,10 @@ class Gen:
             ]
         k = self.name("k")
         lines = [f"{pad}def {body}(state):", f"{pad}    {k}, c = state"]
+        # with a data-dependent predicate under vmap the counter is batched: no T[k] then
+        index = None if kind == "while_data" and not self.carry_reads else k
         for _ in range(self.r.randint(1, 2)):
-            lines += self.step(pad + "    ", depth + 1, k)
+            lines += self.step(pad + "    ", depth + 1, index)
         lines.append(f"{pad}    return {k} + 1, c")
         pred = f"lambda s: s[0] < {n}"
         if kind == "while_data":  # a data-dependent trip count, at most n steps
