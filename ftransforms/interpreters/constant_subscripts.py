@@ -156,10 +156,14 @@ def rebind(root: Any, sub: ConstantSubscript, tracer: ConstantTracer, undo: list
         if sub.name not in fn.__code__.co_freevars or fn.__closure__ is None:
             return False  # a variable of the function's own frame: not reachable
         cell = fn.__closure__[fn.__code__.co_freevars.index(sub.name)]
+        if cell.cell_contents is not sub.value:
+            return False  # another closure of the same code: not the one that ran
         undo.append((cell, cell.cell_contents, tracer))
         cell.cell_contents = tracer
         return True
-    if holder is None or _stores_globals(fn.__code__):
+    if holder is None or fn.__globals__.get(sub.name) is not sub.value:
+        return False
+    if _stores_globals(fn.__code__):
         return False
     copy = types.FunctionType(
         fn.__code__,
