@@ -37,13 +37,26 @@ import numpy
 from ftransforms.backend import is_array
 from ftransforms.core.tracer import Tracer
 
-_SUBSCR = dis.opmap.get("BINARY_SUBSCR", -1)
-_LOADS = {dis.opmap[n] for n in ("LOAD_FAST", "LOAD_CONST", "LOAD_DEREF", "LOAD_GLOBAL")}
-_LOADS |= {dis.opmap[n] for n in ("LOAD_FAST_CHECK", "LOAD_CLOSURE") if n in dis.opmap}
-_ONE_OPERAND = {dis.opmap[n] for n in ("LOAD_ATTR", "UNARY_NEGATIVE", "UNARY_INVERT")}
-_TWO_OPERANDS = {dis.opmap[n] for n in ("BINARY_OP", "BINARY_SUBSCR", "COMPARE_OP")}
-_N_OPERANDS = {dis.opmap[n] for n in ("BUILD_TUPLE", "BUILD_SLICE")}
-_SKIPPED = {dis.opmap[n] for n in ("CACHE", "NOP", "EXTENDED_ARG") if n in dis.opmap}
+
+def _opcodes(*names: str) -> set[int]:
+    """The opcodes of ``names`` this Python has (the bytecode changes between versions)."""
+    return {dis.opmap[n] for n in names if n in dis.opmap}
+
+
+_SUBSCR = dis.opmap.get("BINARY_SUBSCR", -1)  # Python 3.14 has none: nothing is rebound
+_LOADS = _opcodes("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_CONST", "LOAD_DEREF", "LOAD_GLOBAL")
+_ONE_OPERAND = _opcodes("LOAD_ATTR", "UNARY_NEGATIVE", "UNARY_INVERT")
+_TWO_OPERANDS = _opcodes("BINARY_OP", "BINARY_SUBSCR", "COMPARE_OP")
+_TWO_OPERANDS |= _opcodes(  # Python 3.10's binary operators
+    "BINARY_ADD",
+    "BINARY_SUBTRACT",
+    "BINARY_MULTIPLY",
+    "BINARY_MODULO",
+    "BINARY_FLOOR_DIVIDE",
+    "BINARY_TRUE_DIVIDE",
+)
+_N_OPERANDS = _opcodes("BUILD_TUPLE", "BUILD_SLICE")
+_SKIPPED = _opcodes("CACHE", "NOP", "EXTENDED_ARG")
 _REBINDABLE = {"LOAD_DEREF": "closure", "LOAD_GLOBAL": "global"}
 
 #: (code, offset of the subscript) -> (kind, name) of the container, or None.
