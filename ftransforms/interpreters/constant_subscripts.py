@@ -113,6 +113,8 @@ def subscript_being_read() -> ConstantSubscript | None:
         return None
     key = (frame.f_code, frame.f_lasti)
     if key not in _CONTAINERS:
+        if len(_CONTAINERS) > 4096:  # code objects of many cells or exec'd programs
+            _CONTAINERS.clear()
         _CONTAINERS[key] = _container(frame.f_code, frame.f_lasti)
     found = _CONTAINERS[key]
     if found is None:
