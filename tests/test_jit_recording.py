@@ -900,3 +900,47 @@ def test_two_closures_of_one_code_keep_their_own_tables():
         for i in range(3):
             expected = (expected + R[i]) * 0.5 + expected + 10.0 * R[i]
         assert_tree_close(g(x), expected, **TOL64)
+
+
+def _helper_step(i, h):
+    return h * 0.5 + R[i]  # a module-level helper: its frame is not the body's
+
+
+class _Model:
+    def __init__(self):
+        self.table = R * 2.0
+
+    def step(self, i, h):
+        return h * 0.5 + self.table[i]  # an attribute: not rebound
+
+
+@pytest.mark.parametrize(
+    ("what", "body", "structured"),
+    [
+        ("other uses of the table", lambda i, h: h * R.sum() / 20 + np.asarray(R)[0] + R[i], True),
+        (
+            "table shape and a row loop",
+            lambda i, h: h + sum(r for r in R)[0] + R[i] / R.shape[0],
+            True,
+        ),
+        ("a helper reads the index", lambda i, h: _helper_step(i, h), False),
+        ("a bound method's attribute", _Model().step, False),
+        ("a table made in the body", lambda i, h: h + np.arange(9.0).reshape(3, 3)[i], False),
+    ],
+)
+def test_table_subscripts_that_fall_back_or_not_match_eager(what, body, structured):
+    def f(x):
+        return ft.fori_loop(0, 3, body, x)
+
+    program = _program(f, np.zeros(3))
+    assert ("fori_loop" in str(program)) is structured, (what, str(program))
+    assert not program.value_dependent  # eagerly the index is a Python int: no read
+    g = ft.jit(f)
+    for seed in range(3):
+        x = np.random.default_rng(seed).normal(size=3)
+        assert_tree_close(g(x), f(x), **TOL64, err_msg=what)
+        expected = x
+        for i in range(3):
+            expected = body(i, expected)
+        assert_tree_close(g(x), expected, **TOL64, err_msg=what)
+    assert type(R) is np.ndarray
