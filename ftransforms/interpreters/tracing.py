@@ -11,7 +11,8 @@ that peeks at the data such as ``x.at[i].set``'s duplicate check, a random draw)
 trace as value-dependent, and ``jit`` then runs that input signature eagerly instead of
 replaying.  So does an operation on a tracer of an enclosing transform that the jitted
 function closes over (``grad(lambda w: jit(lambda x: x * w)(x0))``): that value changes
-from call to call without being an input.
+from call to call without being an input.  A read while a control-flow sub-program is
+being captured drops that capture instead (NOTE [value reads during a capture]).
 
 NOTE [control flow under jit]: ``ftransforms.control``'s operators, called while only
 ``vmap``/``jvp`` levels sit above this recorder (``jit(f)``, ``jit(vmap(f))``,
