@@ -944,3 +944,25 @@ def test_table_subscripts_that_fall_back_or_not_match_eager(what, body, structur
             expected = body(i, expected)
         assert_tree_close(g(x), expected, **TOL64, err_msg=what)
     assert type(R) is np.ndarray
+
+
+def test_container_of_a_subscript_is_found_from_the_bytecode():
+    from ftransforms.interpreters.constant_subscripts import _container
+
+    def offsets(fn):
+        import dis
+
+        return [i.offset for i in dis.get_instructions(fn) if i.opname == "BINARY_SUBSCR"]
+
+    table = R
+
+    def cases(i, j, flag, local):
+        a = R[i]  # a global
+        b = table[i + 1, ::2]  # a closure variable, an index expression
+        c = local[i]  # a local: not rebound
+        d = table[i if flag else j]  # a conditional index: not followed
+        e = _Model().table[i]  # an attribute: not rebound
+        return a, b, c, d, e
+
+    found = [_container(cases.__code__, k) for k in offsets(cases)]
+    assert found == [("global", "R"), ("closure", "table"), None, None, None], found

@@ -132,7 +132,9 @@ def subscript_being_read() -> ConstantSubscript | None:
 def _container(code: Any, offset: int) -> tuple | None:
     """``(kind, name)`` of the instruction that loaded the container of the subscript at
     ``offset``: walk back over the index expression, counting stack slots."""
-    instructions = [i for i in dis.get_instructions(code) if i.offset < offset]
+    instructions = [i for i in dis.get_instructions(code) if i.offset <= offset]
+    if instructions.pop().is_jump_target:
+        return None  # the index is a conditional expression: two ways to the stack
     depth = 1  # the container is one below the index on the stack
     for ins in reversed(instructions):
         op = ins.opcode
