@@ -11,7 +11,8 @@ that peeks at the data such as ``x.at[i].set``'s duplicate check, a random draw)
 trace as value-dependent, and ``jit`` then runs that input signature eagerly instead of
 replaying.  So does an operation on a tracer of an enclosing transform that the jitted
 function closes over (``grad(lambda w: jit(lambda x: x * w)(x0))``): that value changes
-from call to call without being an input.
+from call to call without being an input.  A read while a control-flow sub-program is
+being captured drops that capture instead (NOTE [value reads during a capture]).
 
 NOTE [control flow under jit]: ``ftransforms.control``'s operators, called while only
 ``vmap``/``jvp`` levels sit above this recorder (``jit(f)``, ``jit(vmap(f))``,
@@ -31,7 +32,8 @@ scan's recording does not grow with its length.  When that is not possible the o
 runs eagerly and the ordinary rules apply (a predicate read marks the trace
 value-dependent; a loop with static bounds is recorded unrolled): under a reverse-mode
 level inside ``jit`` (``jit(grad(f))``: the tape of the steps taken is eager), when the
-body reads a traced value itself, when a branch raises, or when a step changes the
+body reads a traced value itself (NOTE [value reads during a capture]: the capture is
+dropped at the read, before any of it is used), when a branch raises, or when a step changes the
 carry's physical dtype (a Python-scalar carry or ``fori_loop``'s index promoting a
 float32 carry, which eagerly stays float32).
 """
@@ -49,6 +51,12 @@ from ftransforms.core.primitive import REGISTRY
 from ftransforms.core.stack import Interpreter
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchTracer
+from ftransforms.interpreters.constant_subscripts import (
+    ConstantTracer,
+    rebind,
+    subscript_being_read,
+    undo_all,
+)
 from ftransforms.interpreters.forward import DualTracer
 from ftransforms.program import ControlNode, Eqn, compile_subprogram
 from ftransforms.pytree import tree_flatten, tree_unflatten
@@ -56,6 +64,11 @@ from ftransforms.pytree import tree_flatten, tree_unflatten
 
 class NotStructurable(Exception):  # noqa: N818 - an internal signal, never shown to users
     """Raised by the structured recorders: run this control flow eagerly instead."""
+
+
+class ValueReadInCapture(NotStructurable):
+    """A traced value was read while a sub-program was being captured (NOTE [value reads
+    during a capture]): the capture is abandoned and its operator runs eagerly."""
 
 
 class CarryStructureChanged(NotStructurable):
@@ -87,7 +100,10 @@ class TraceTracer(Tracer):
         return self.val.dtype
 
     def _concrete(self) -> Any:
-        self._interp.note_value_read(f"a Python read of a traced value {self!r}")
+        interp = self._interp
+        # ``R[t]`` of a closed-over array: NOTE [constant subscripts in a capture]
+        sub = subscript_being_read() if interp.captures else None
+        interp.note_value_read(f"a Python read of a traced value {self!r}", sub)
         return self.val
 
     def _physical(self) -> Any:
@@ -108,6 +124,7 @@ class TraceInterpreter(Interpreter):
         "chain",
         "diagonal",
         "seen",
+        "captures",
     )
 
     def __init__(self, name: str) -> None:
@@ -122,6 +139,8 @@ class TraceInterpreter(Interpreter):
         self.reason = ""
         # While a control-flow body is recorded: slot -> value of every slot it reads.
         self.seen: dict[int, Any] | None = None
+        # Per capture in progress, innermost last: [first value read in it, its subscript].
+        self.captures: list[list] = []
 
     def new_input(self, value: Any) -> TraceTracer:
         self.n_slots += 1
@@ -133,7 +152,12 @@ class TraceInterpreter(Interpreter):
         if self.seen is not None:
             raise NotStructurable
 
-    def note_value_read(self, reason: str) -> None:
+    def note_value_read(self, reason: str, subscript: Any = None) -> None:
+        if self.captures:  # NOTE [value reads during a capture]
+            read = self.captures[-1]
+            if read[0] is None:
+                read[0], read[1] = reason, subscript
+            raise ValueReadInCapture(reason)
         if not self.value_dependent:
             self.value_dependent = True
             self.reason = reason
@@ -141,10 +165,15 @@ class TraceInterpreter(Interpreter):
     def process(self, prim: Any, args: tuple, params: dict) -> Any:
         vals = []
         refs = []
+        constant = False
         for a in args:
             if type(a) is TraceTracer and a._interp is self:
                 vals.append(a.val)
                 refs.append(a.ref)
+            elif type(a) is ConstantTracer:  # NOTE [constant subscripts in a capture]
+                vals.append(a.val)
+                refs.append(None)
+                constant = True
             else:
                 vals.append(a)
                 refs.append(None)
@@ -161,6 +190,8 @@ class TraceInterpreter(Interpreter):
             )
         xp = namespace_of(*vals)
         out = prim.impl(xp, *vals, **params)
+        if constant and all(r is None for r in refs):
+            return tuple(out) if prim.multiple_results else out  # constants alone
         consts = tuple(v if r is None else None for v, r in zip(vals, refs))
         if prim.multiple_results:
             outs = tuple(self.new_input(o) for o in out)
@@ -221,9 +252,44 @@ class TraceInterpreter(Interpreter):
 
     def _capture(self, fn: Callable, values: list) -> tuple[list, list, Any, dict]:
         """Run ``fn(inputs)`` on fresh slots holding ``values``, recording into a list of
-        its own: ``(eqns, input tracers, fn's output, slot -> value read)``."""
+        its own: ``(eqns, input tracers, fn's output, slot -> value read)``.
+
+        NOTE [value reads during a capture]: every sub-program the recorder keeps (a loop
+        body, a ``while_loop`` predicate, each ``cond``/``switch`` branch, and whatever is
+        captured later) is recorded here, once, and replayed for inputs it was not
+        recorded with.  So a read of a traced value while ``fn`` runs (``bool``/``int``/
+        ``float``/``__index__``/``__array__`` of a recorded value, ``fnp.peek``, a random
+        draw, a closure over an enclosing transform's tracer: everything that reaches
+        :meth:`note_value_read`) would freeze the value of this one recording into every
+        replay.  Instead it raises :class:`ValueReadInCapture` at the read and marks this
+        capture (the innermost), which is then refused even if ``fn`` caught the signal:
+        nothing recorded in it is used, and the operator that asked for it runs eagerly
+        (``ftransforms.control``'s ``except NotStructurable``), where the same read marks
+        the whole trace value-dependent (NOTE [value-dependent traces]) unless the eager
+        path makes it a plain Python value (``fori_loop``'s index is an ``int`` eagerly).
+        The read does not mark the trace itself: the eager rerun decides.  A capture added
+        later inherits this by going through this method; it costs one list append per
+        capture and nothing per recorded operation.
+        """
+        undo: list = []
+        try:
+            for _ in range(_MAX_REBINDS):
+                read: list = [None, None]
+                try:
+                    return self._capture_once(fn, values, read)
+                except NotStructurable:
+                    # R[t] of a closed-over array: NOTE [constant subscripts in a capture]
+                    sub = read[1]
+                    if sub is None or not rebind(fn, sub, ConstantTracer(self, sub.value), undo):
+                        raise
+            raise NotStructurable
+        finally:
+            undo_all(undo)
+
+    def _capture_once(self, fn: Callable, values: list, read: list) -> tuple:
         saved_program, saved_seen = self.program, self.seen
         self.program, self.seen = [], {}
+        self.captures.append(read)
         try:
             ins = [self.new_input(v) for v in values]
             try:
@@ -232,8 +298,11 @@ class TraceInterpreter(Interpreter):
                 raise
             except Exception as err:  # the eager path reruns it (and raises it if it must)
                 raise NotStructurable from err
+            if read[0] is not None:  # fn caught the signal of its read and went on
+                raise ValueReadInCapture(read[0])
             return self.program, ins, out, self.seen
         finally:
+            self.captures.pop()
             if saved_seen is not None:
                 saved_seen.update(self.seen)
             self.program, self.seen = saved_program, saved_seen
@@ -552,6 +621,9 @@ class TraceInterpreter(Interpreter):
         return None
 
 
+#: Subscripts of closed-over arrays one capture may rebind before it gives up.
+_MAX_REBINDS = 8
+
 #: The structure of a bottom-level leaf (a recorded value or a constant).
 _LEAF = ("leaf",)
 
@@ -567,6 +639,9 @@ def _lower(rec: TraceInterpreter, x: Any, bottoms: list) -> tuple:
         return _LEAF
     if t is BatchTracer:
         return ("batch", x._interp, x.bdim, _lower(rec, x.val, bottoms))
+    if t is ConstantTracer:
+        bottoms.append(x.val)
+        return _LEAF
     if t is DualTracer:
         return ("dual", x._interp, _lower(rec, x.primal, bottoms), _lower(rec, x.tangent, bottoms))
     if isinstance(x, Tracer):
