@@ -25,7 +25,7 @@ import numpy
 from ftransforms.core.errors import InPlaceError
 from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
 from ftransforms.core.tracer import DTYPE_HIDDEN_FROM, Tracer
-from ftransforms.numpy.creation import from_object_array
+from ftransforms.numpy.helpers import array_like
 from ftransforms.numpy.indexing import IndexUpdateHelper, compress, diagonal, getitem, take
 from ftransforms.numpy.manipulation import ravel, reshape, squeeze, swapaxes, transpose
 from ftransforms.numpy.products import dot, matmul, trace
@@ -437,5 +437,5 @@ def _hide_dtype_from_numpy_scalar_casts() -> None:
 
 install()
 _install_ufunc_methods()
-OBJECT_ARRAY_CONVERTER[:] = [from_object_array]
+OBJECT_ARRAY_CONVERTER[:] = [array_like]
 _hide_dtype_from_numpy_scalar_casts()

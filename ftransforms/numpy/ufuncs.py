@@ -12,7 +12,7 @@ import numpy
 from ftransforms import lax
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.dispatch import implements
-from ftransforms.numpy.helpers import dtype_of
+from ftransforms.numpy.helpers import array_like, dtype_of
 from ftransforms.ops import elementwise as _ew
 
 __all__ = [
@@ -223,7 +223,7 @@ def real(x: Any) -> Any:
         >>> float(ft.grad(lambda x: fnp.real((1 + 2j) * x))(1.0))  # Re((1+2i) x) = x
         1.0
     """
-    return lax.real(x)
+    return lax.real(array_like(x))
 
 
 @implements(numpy.imag)
@@ -239,7 +239,7 @@ def imag(x: Any) -> Any:
         >>> float(ft.grad(lambda x: fnp.imag((1 + 2j) * x))(1.0))  # Im((1+2i) x) = 2 x
         2.0
     """
-    return lax.imag(x)
+    return lax.imag(array_like(x))
 
 
 @implements(numpy.conjugate)
