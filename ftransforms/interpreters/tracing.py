@@ -71,6 +71,7 @@ class TraceTracer(Tracer):
     """A concrete array known to the recorder as slot ``ref``."""
 
     __slots__ = ("val", "ref")
+    _value_only = True  # float() reads the value (NOTE [number conversions])
 
     def __init__(self, interp: TraceInterpreter, val: Any, ref: int) -> None:
         self._interp = interp
