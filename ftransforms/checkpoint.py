@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy
 
+from ftransforms.boundary import transform_outputs
 from ftransforms.core.errors import ArgnumsError, UnsupportedOperationError
 from ftransforms.core.primitive import Primitive, _add
 from ftransforms.core.stack import current_stack, pushed
@@ -258,7 +259,7 @@ def _run_checkpointed(fun: Callable, args: tuple, kwargs: dict, name: str) -> An
         _begin(interp)
     failed = True
     try:
-        out = fun(*args, **kwargs)
+        out = transform_outputs(fun(*args, **kwargs))
         failed = False
     finally:
         for interp in reversed(levels):
