@@ -189,6 +189,16 @@ class Primitive:
             converted = [OBJECT_ARRAY_CONVERTER[0](b) for b in args]
             if any(c is not b for c, b in zip(converted, args)):
                 return self.bind(*converted, **params)
+            if any(type(b) is list or type(b) is tuple for b in args):
+                # lists of numbers: arrays on the backend of the other arguments
+                try:
+                    xp = namespace_of(*[b._physical() if isinstance(b, Tracer) else b for b in args])
+                except MixedBackendError as err:
+                    raise _mixed_backends(self, err) from None
+                return self.bind(
+                    *[xp.asarray(b) if type(b) is list or type(b) is tuple else b for b in args],
+                    **params,
+                )
         if top is None:
             if plain:
                 return self.impl(numpy, *args, **params)

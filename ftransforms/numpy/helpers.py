@@ -216,6 +216,16 @@ def array_like(x: Any) -> Any:
     return lax.stack([lax.convert(v, dtype) for v in leaves])
 
 
+def as_array(x: Any) -> Any:
+    """:func:`array_like`, and a list or tuple of numbers as a NumPy array: an array
+    argument as NumPy takes it (numbers and arrays are returned as they are)."""
+    t = type(x)
+    if t is list or t is tuple:
+        x = array_like(x)
+        return numpy.asarray(x) if isinstance(x, (list, tuple)) else x
+    return array_like(x) if t is numpy.ndarray and x.dtype.kind == "O" else x
+
+
 def _backend_array(v: Any) -> bool:
     return hasattr(v, "dtype") and hasattr(v, "shape") and not isinstance(v, numpy.generic)
 

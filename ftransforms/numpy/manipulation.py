@@ -14,7 +14,7 @@ import numpy
 from ftransforms import lax
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import (
-    array_like,
+    as_array,
     ndim,
     no_extra_args,
     normalize_axis,
@@ -261,12 +261,6 @@ def broadcast_arrays(*arrays: Any) -> list[Any]:
     return [broadcast_to(a, target) for a in arrays]
 
 
-def _array_arg(a: Any) -> Any:
-    """An argument of atleast_*d as an array (a list or tuple holding tracers or not)."""
-    a = array_like(a)
-    return numpy.asarray(a) if isinstance(a, (list, tuple)) else a
-
-
 @implements(numpy.atleast_1d)
 def atleast_1d(*arys: Any) -> Any:
     """``numpy.atleast_1d``: scalars as shape ``(1,)``, other arrays unchanged; with several
@@ -281,7 +275,7 @@ def atleast_1d(*arys: Any) -> Any:
         >>> ft.grad(lambda x: fnp.atleast_1d(x)[0] ** 2)(3.0)
         array(6.)
     """
-    res = tuple(a if ndim(a) >= 1 else reshape(a, (1,)) for a in map(_array_arg, arys))
+    res = tuple(a if ndim(a) >= 1 else reshape(a, (1,)) for a in map(as_array, arys))
     return res[0] if len(res) == 1 else res
 
 
@@ -300,7 +294,7 @@ def atleast_2d(*arys: Any) -> Any:
         array([2., 4.])
     """
     res = []
-    for a in map(_array_arg, arys):
+    for a in map(as_array, arys):
         r = ndim(a)
         res.append(a if r >= 2 else reshape(a, (1,) * (2 - r) + shape(a)))
     return res[0] if len(res) == 1 else tuple(res)
@@ -477,7 +471,7 @@ def atleast_3d(*arys: Any) -> Any:
         array([1., 1.])
     """
     res = []
-    for a in map(_array_arg, arys):
+    for a in map(as_array, arys):
         s = shape(a)
         if len(s) == 0:
             a = reshape(a, (1, 1, 1))

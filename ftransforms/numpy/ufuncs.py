@@ -12,7 +12,7 @@ import numpy
 from ftransforms import lax
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.dispatch import implements
-from ftransforms.numpy.helpers import array_like, dtype_of
+from ftransforms.numpy.helpers import as_array, dtype_of
 from ftransforms.ops import elementwise as _ew
 
 __all__ = [
@@ -207,7 +207,7 @@ def astype(x: Any, dtype: Any, copy: bool = True) -> Any:
         >>> float(ft.grad(lambda x: x + fnp.astype(x, int))(1.5))  # the int part adds 0
         1.0
     """
-    return lax.convert(x, dtype)
+    return lax.convert(as_array(x), dtype)
 
 
 @implements(numpy.real)
@@ -223,7 +223,7 @@ def real(x: Any) -> Any:
         >>> float(ft.grad(lambda x: fnp.real((1 + 2j) * x))(1.0))  # Re((1+2i) x) = x
         1.0
     """
-    return lax.real(array_like(x))
+    return lax.real(as_array(x))
 
 
 @implements(numpy.imag)
@@ -239,7 +239,7 @@ def imag(x: Any) -> Any:
         >>> float(ft.grad(lambda x: fnp.imag((1 + 2j) * x))(1.0))  # Im((1+2i) x) = 2 x
         2.0
     """
-    return lax.imag(array_like(x))
+    return lax.imag(as_array(x))
 
 
 @implements(numpy.conjugate)
@@ -263,6 +263,7 @@ conjugate = conj
 
 
 def float_input(x: Any, dtype: Any) -> Any:
+    x = as_array(x)
     if dtype is not None:
         return astype(x, dtype)
     if dtype_of(x).kind not in "fc":
