@@ -190,7 +190,7 @@ def squeeze(x: Any, axis: Any = None) -> Any:
         >>> ft.grad(lambda x: fnp.squeeze(x) ** 2)(np.array([[3.0]]))
         array([[6.]])
     """
-    return lax.squeeze(x, axis)
+    return lax.squeeze(as_array(x), axis)
 
 
 @implements(numpy.expand_dims)

@@ -129,7 +129,7 @@ def positive(x: Any) -> Any:
         >>> float(ft.grad(lambda x: 2 * fnp.positive(x))(1.0))
         2.0
     """
-    return x
+    return as_array(x)
 
 
 @implements(numpy.around, numpy.round)
@@ -185,6 +185,7 @@ def clip(a: Any, a_min: Any = None, a_max: Any = None, **kwargs: Any) -> Any:
     a_max = kwargs.pop("max", a_max)
     if kwargs:
         raise UnsupportedOperationError(f"clip: unsupported arguments {sorted(kwargs)}")
+    a = as_array(a)
     if a_min is not None:
         a = maximum(a, a_min)
     if a_max is not None:
@@ -256,7 +257,7 @@ def conj(x: Any) -> Any:
         >>> float(ft.grad(lambda x: fnp.imag(fnp.conjugate((1 + 2j) * x)))(1.0))  # -2 x
         -2.0
     """
-    return lax.conj(x)
+    return lax.conj(as_array(x))
 
 
 conjugate = conj
@@ -273,4 +274,5 @@ def float_input(x: Any, dtype: Any) -> Any:
 
 def to_float(x: Any) -> Any:
     """``x`` cast to float64 when it is an integer or bool (NumPy's float ufunc loops)."""
+    x = as_array(x)
     return astype(x, numpy.float64) if dtype_of(x).kind in "biu" else x
