@@ -46,6 +46,7 @@ from ftransforms.arguments import (
     to_array,
 )
 from ftransforms.backend import is_array
+from ftransforms.boundary import transform_inputs, transform_outputs
 from ftransforms.core.errors import (
     GradOutputError,
     InDimsError,
@@ -58,7 +59,6 @@ from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
 from ftransforms.interpreters.forward import DualTracer, ForwardInterpreter
 from ftransforms.interpreters.reverse import ReverseInterpreter, ReverseTracer
-from ftransforms.boundary import transform_inputs, transform_outputs
 from ftransforms.numpy.helpers import dtype_of, xp_of
 from ftransforms.pytree import (
     tree_flatten,

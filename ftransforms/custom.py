@@ -17,6 +17,7 @@ from typing import Any
 import ftransforms.numpy as fnp
 from ftransforms.api import vjp as _vjp
 from ftransforms.api import vmap
+from ftransforms.boundary import transform_inputs, transform_outputs
 from ftransforms.core.errors import ArgnumsError, UnsupportedOperationError
 from ftransforms.core.primitive import Primitive
 from ftransforms.core.tracer import Tracer
@@ -24,7 +25,6 @@ from ftransforms.interpreters.batching import BatchTracer
 from ftransforms.interpreters.forward import DualTracer
 from ftransforms.interpreters.reverse import ReverseTracer
 from ftransforms.lax import ensure_bdim
-from ftransforms.boundary import transform_inputs, transform_outputs
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
 

@@ -20,10 +20,10 @@ from typing import Any
 import numpy
 
 from ftransforms.backend import is_array
+from ftransforms.boundary import transform_inputs, transform_outputs
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
-from ftransforms.boundary import transform_inputs, transform_outputs
 from ftransforms.numpy.helpers import holds_tracer
 from ftransforms.program import Program, freeze
 from ftransforms.pytree import tree_flatten, tree_unflatten

@@ -192,7 +192,9 @@ class Primitive:
             if any(type(b) is list or type(b) is tuple for b in args):
                 # lists of numbers: arrays on the backend of the other arguments
                 try:
-                    xp = namespace_of(*[b._physical() if isinstance(b, Tracer) else b for b in args])
+                    xp = namespace_of(
+                        *[b._physical() if isinstance(b, Tracer) else b for b in args]
+                    )
                 except MixedBackendError as err:
                     raise _mixed_backends(self, err) from None
                 return self.bind(

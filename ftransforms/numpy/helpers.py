@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy
 
+from ftransforms import lax
 from ftransforms.backend import namespace_of
 from ftransforms.core.errors import (
     BatchedControlFlowError,
@@ -25,7 +26,6 @@ from ftransforms.core.errors import (
 )
 from ftransforms.core.stack import current_stack as _current_stack
 from ftransforms.core.tracer import Tracer
-from ftransforms import lax
 from ftransforms.lax import normalize_axes, normalize_axis  # noqa: F401  (re-exported)
 from ftransforms.numpy.dispatch import implements
 
