@@ -208,7 +208,7 @@ def astype(x: Any, dtype: Any, copy: bool = True) -> Any:
         >>> float(ft.grad(lambda x: x + fnp.astype(x, int))(1.5))  # the int part adds 0
         1.0
     """
-    return lax.convert(as_array(x), dtype)
+    return lax.convert(x, dtype)
 
 
 @implements(numpy.real)
