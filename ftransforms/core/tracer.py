@@ -248,8 +248,21 @@ def _warn_slow_scipy(tracer: Tracer, module: str, function: str) -> None:
         f"(correct, but slow on large arrays; shown once per function).  For speed, write "
         f"it with ftransforms.numpy.",
         PerformanceWarning,
-        stacklevel=3,
+        stacklevel=_user_stacklevel(),
     )
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` of the first caller outside SciPy, NumPy and ftransforms: the
+    line of user code that called the SciPy function."""
+    level, frame = 2, sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] in (
+        "scipy",
+        "numpy",
+        "ftransforms",
+    ):
+        level, frame = level + 1, frame.f_back
+    return level
 
 
 def _indexing_with(depth: int) -> bool:
