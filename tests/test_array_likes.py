@@ -157,6 +157,28 @@ def test_numpy_ufuncs_on_object_arrays_of_tracers():
     close(ft.jvp(f, (X,), (t,))[1], fd_grad(plain, X) @ t, rtol=1e-5, atol=1e-8)
 
 
+@pytest.mark.parametrize(
+    "u", [np.arctan2, np.hypot, np.floor, np.ceil, np.trunc, np.power, np.exp, np.tanh]
+)
+def test_each_numpy_ufunc_on_object_arrays_of_tracers(u):
+    # NumPy's object loops call t.arctan2(u), math.floor(t), ...: the tracers answer them
+    w = np.array([1.0, -2.0, 0.5])
+
+    def f(x):
+        o = np.asarray(x[:3])
+        args = (o, o[::-1]) if u.nin == 2 else (o,)
+        return fnp.sum(fnp.asarray(u(*args)) * w)
+
+    def plain(x):
+        args = (x[:3], x[:3][::-1]) if u.nin == 2 else (x[:3],)
+        return float(np.sum(u(*args) * w))
+
+    close(f(X), plain(X))
+    close(ft.grad(f)(X), fd_grad(plain, X), rtol=1e-5, atol=1e-8)
+    close(ft.vmap(f)(XS[:, :] + 3.0), [plain(x) for x in XS + 3.0])
+    close(ft.jacfwd(f)(X), fd_grad(plain, X), rtol=1e-5, atol=1e-8)
+
+
 # -- number conversions -------------------------------------------------------------------
 
 
