@@ -233,3 +233,22 @@ def test_published_test_functions_differentiate_and_batch(f):
     close(ft.jvp(f, (X,), (t,))[1], fd_jac(f, X) @ t, rtol=1e-5, atol=1e-7)
     close(ft.vmap(f)(XS), [f(x) for x in XS])
     close(ft.vmap(ft.grad(f))(XS), [fd_jac(f, x) for x in XS], rtol=1e-5, atol=1e-7)
+
+
+def test_an_error_inside_a_scipy_function_on_the_object_path_says_so():
+    # scipy.stats.zscore runs on the object array, then fails inside SciPy with NumPy's own
+    # error (its array-API layer reads a dtype's dtype): the error leaving the transform
+    # carries a note naming the function and the fix.
+    with pytest.raises(Exception) as info:
+        ft.grad(lambda v: (scipy.stats.zscore(v) ** 3).sum())(X)
+    notes = getattr(info.value, "__notes__", [])
+    assert any("scipy.stats.zscore" in n and "ftransforms.numpy" in n for n in notes), notes
+    assert not current_stack()
+
+    # ... and a later, unrelated error carries no such note
+    def unrelated(v):
+        raise ValueError("an unrelated error")
+
+    with pytest.raises(ValueError, match="unrelated") as info:
+        ft.grad(unrelated)(X)
+    assert not getattr(info.value, "__notes__", [])

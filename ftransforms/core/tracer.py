@@ -27,6 +27,7 @@ from ftransforms.core.errors import (
     PerformanceWarning,
     TracerConversionError,
 )
+from ftransforms.core.stack import note_object_path
 
 
 def escaped_error(tracer: Tracer, use: str) -> EscapedTracerError:
@@ -239,6 +240,7 @@ def _scipy_fix(module: str, function: str) -> str:
 
 def _warn_slow_scipy(tracer: Tracer, module: str, function: str) -> None:
     name = f"{module}.{function}"
+    note_object_path(name)
     if name in SLOW_SCIPY_WARNED:
         return
     SLOW_SCIPY_WARNED.add(name)
