@@ -266,3 +266,22 @@ def test_output_converters_are_applied_by_every_transform():
         assert len(seen) >= 3
     finally:
         OUTPUT_CONVERTERS.remove(note)
+
+
+def test_lists_holding_tracers_stay_on_the_tracers_backend():
+    # The strict stand-in for CuPy refuses numpy.asarray: the numbers in the list are made
+    # on the tracers' backend, never a host transfer.
+    from ftransforms.strict_backend import asarray
+
+    x = np.array([0.3, 0.7, 1.2])
+
+    def f(m, v):
+        return m.mean([v[0], v[1] * v[2], 3.0]) + m.sum(
+            m.sin([v[0], 2.0]) * m.add([1.0, 2.0], v[:2])
+        )
+
+    g = ft.grad(lambda v: f(fnp, v))(asarray(x))
+    assert type(g).__name__ == "StrictArray"
+    close(g.get(), fd_grad(lambda v: float(f(np, v)), x), rtol=1e-5, atol=1e-8)
+    d = ft.vmap(lambda v: fnp.linalg.det([[v[0], 1.0], [2.0, v[1]]]))(asarray(XS[:, :2]))
+    close(d.get(), [x0 * x1 - 2.0 for x0, x1 in XS[:, :2]])
