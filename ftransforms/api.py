@@ -46,6 +46,7 @@ from ftransforms.arguments import (
     to_array,
 )
 from ftransforms.backend import is_array
+from ftransforms.boundary import transform_inputs, transform_outputs
 from ftransforms.core.errors import (
     GradOutputError,
     InDimsError,
@@ -59,7 +60,6 @@ from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
 from ftransforms.interpreters.forward import DualTracer, ForwardInterpreter
 from ftransforms.interpreters.reverse import ReverseInterpreter, ReverseTracer
-from ftransforms.numpy.creation import from_object_arrays
 from ftransforms.numpy.helpers import dtype_of, xp_of
 from ftransforms.pytree import (
     tree_flatten,
@@ -120,7 +120,7 @@ def vmap(
 
     @functools.wraps(func)
     def batched(*args: Any, **kwargs: Any) -> Any:
-        args = from_object_arrays(args)
+        args = transform_inputs(args)
         leaves, spec, dims, size = _vmap_inputs(func, in_dims, args, where, axis_size)
         if chunk_size is None or size <= chunk_size:
             return _vmap_call(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where)
@@ -222,7 +222,7 @@ def _vmap_call(func, leaves, spec, dims, size, kwargs, out_dims, randomness, whe
             mutable(leaf) if d is None else BatchTracer(interp, leaf, d)
             for leaf, d in zip(leaves, dims)
         ]
-        out = from_object_arrays(func(*tree_unflatten(spec, wrapped), **kwargs))
+        out = transform_outputs(func(*tree_unflatten(spec, wrapped), **kwargs))
         return _vmap_outputs(interp, out, out_dims, size, where)
 
 
@@ -328,13 +328,13 @@ def _prepare_primals(primals_leaves, where, names, copy):
 
 
 def _vjp(func, primals, has_aux, where, copy):
-    leaves, spec = tree_flatten(from_object_arrays(primals))
+    leaves, spec = tree_flatten(transform_inputs(primals))
     leaves = _prepare_primals(leaves, where, LazyNames(func, primals), copy)
     interp = ReverseInterpreter(where)
     with pushed(interp):
         wrapped = [interp.new_input(v) if is_inexact(v) else v for v in leaves]
         in_ids = [w.id if type(w) is ReverseTracer else None for w in wrapped]
-        out = from_object_arrays(func(*tree_unflatten(spec, wrapped)))
+        out = transform_outputs(func(*tree_unflatten(spec, wrapped)))
         aux = None
         if has_aux:
             out, aux = check_pair(out, where)
@@ -396,7 +396,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False, holomorphic: bool 
         check_holomorphic_outputs(values, where)
 
     def vjp_fn(cotangents: Any) -> tuple:
-        ct_leaves, ct_spec = tree_flatten(from_object_arrays(cotangents))
+        ct_leaves, ct_spec = tree_flatten(transform_inputs(cotangents))
         if ct_spec != out_spec:
             raise TangentMismatchError(
                 f"{where} vjp_fn: the cotangent's structure {structure_str(spec=ct_spec)} "
@@ -444,7 +444,7 @@ def grad_and_value(
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        args = from_object_arrays(args)
+        args = transform_inputs(args)
         nums, single = normalize_argnums(argnums, len(args), where)
         diff = tuple(args[i] for i in nums)
         names = LazyNames(func, args, leaves=False)
@@ -589,7 +589,7 @@ def jvp(
             f"arguments, got {type(primals).__name__} and {type(tangents).__name__}; write "
             f"jvp(f, (x,), (t,))"
         )
-    primals, tangents = from_object_arrays((tuple(primals), tuple(tangents)))
+    primals, tangents = transform_inputs((tuple(primals), tuple(tangents)))
     p_leaves, p_spec = tree_flatten(primals)
     t_leaves, t_spec = tree_flatten(tangents)
     if p_spec != t_spec:
@@ -610,7 +610,7 @@ def jvp(
                 wrapped.append(DualTracer(interp, p, t))
             else:
                 wrapped.append(p)
-        out = from_object_arrays(func(*tree_unflatten(p_spec, wrapped)))
+        out = transform_outputs(func(*tree_unflatten(p_spec, wrapped)))
         aux = None
         if has_aux:
             out, aux = check_pair(out, where)
@@ -653,7 +653,7 @@ def linearize(func: Callable, *primals: Any, has_aux: bool = False):
     )
 
     def jvp_fn(*tangents: Any) -> Any:
-        t_leaves, t_spec = tree_flatten(from_object_arrays(tangents))
+        t_leaves, t_spec = tree_flatten(transform_inputs(tangents))
         if t_spec != spec:
             raise TangentMismatchError(
                 f"{where} jvp_fn: tangents have structure {structure_str(spec=t_spec)} but "
@@ -771,7 +771,7 @@ def jacrev(
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        args = from_object_arrays(args)
+        args = transform_inputs(args)
         where = f"jacrev({fname(func)}{', holomorphic=True' if holomorphic else ''})"
         nums, single = normalize_argnums(argnums, len(args), where)
         diff = tuple(args[i] for i in nums)
@@ -862,7 +862,7 @@ def jacfwd(
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        args = from_object_arrays(args)
+        args = transform_inputs(args)
         where = f"jacfwd({fname(func)}{', holomorphic=True' if holomorphic else ''})"
         nums, single = normalize_argnums(argnums, len(args), where)
         diff = tuple(args[i] for i in nums)

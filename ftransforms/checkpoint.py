@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy
 
+from ftransforms.boundary import transform_outputs
 from ftransforms.core.errors import ArgnumsError, UnsupportedOperationError
 from ftransforms.core.mutation import clone, detached
 from ftransforms.core.primitive import Primitive, _add
@@ -274,7 +275,7 @@ def _run_checkpointed(fun: Callable, args: tuple, kwargs: dict, name: str) -> An
         _begin(interp)
     failed = True
     try:
-        out = fun(*[detached(a) for a in args], **kwargs)
+        out = transform_outputs(fun(*[detached(a) for a in args], **kwargs))
         failed = False
     finally:
         for interp in reversed(levels):

@@ -17,6 +17,7 @@ from typing import Any
 import ftransforms.numpy as fnp
 from ftransforms.api import vjp as _vjp
 from ftransforms.api import vmap
+from ftransforms.boundary import transform_inputs, transform_outputs
 from ftransforms.core.errors import ArgnumsError, UnsupportedOperationError
 from ftransforms.core.primitive import Primitive
 from ftransforms.core.tracer import Tracer
@@ -24,7 +25,6 @@ from ftransforms.interpreters.batching import BatchTracer
 from ftransforms.interpreters.forward import DualTracer
 from ftransforms.interpreters.reverse import ReverseTracer
 from ftransforms.lax import ensure_bdim
-from ftransforms.numpy.creation import from_object_arrays
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
 
@@ -46,7 +46,7 @@ def _front(args, bdims, axis_size):
 
 
 def _as_arrays(args: tuple, where: str) -> tuple[list, Any]:
-    leaves, spec = tree_flatten(from_object_arrays(args))
+    leaves, spec = tree_flatten(transform_inputs(args))
     out = []
     for leaf in leaves:
         if isinstance(leaf, (bool, int, float, complex)):
@@ -165,7 +165,7 @@ class _CustomBase:
 def _custom_jvp_primitive(fun, rule, in_spec, spec: _Spec, name: str) -> Primitive:
     def impl(xp, *leaves):
         out_leaves, spec.out = tree_flatten(
-            from_object_arrays(fun(*tree_unflatten(in_spec, leaves)))
+            transform_outputs(fun(*tree_unflatten(in_spec, leaves)))
         )
         return tuple(out_leaves)
 
@@ -173,7 +173,7 @@ def _custom_jvp_primitive(fun, rule, in_spec, spec: _Spec, name: str) -> Primiti
         tangents = [fnp.zeros_like(x) if t is None else t for t, x in zip(tangents, leaves)]
         primals = tree_unflatten(in_spec, leaves)
         _, t_out = rule(tuple(primals), tuple(tree_unflatten(in_spec, tangents)))
-        t_leaves, _ = tree_flatten(from_object_arrays(t_out))
+        t_leaves, _ = tree_flatten(transform_outputs(t_out))
         return tuple(_like(t, yi) for t, yi in zip(t_leaves, y))
 
     def vjp(y_bar, y, *leaves, wanted):
@@ -181,7 +181,7 @@ def _custom_jvp_primitive(fun, rule, in_spec, spec: _Spec, name: str) -> Primiti
 
         def tangent_map(*tangent_leaves):
             _, t_out = rule(primals, tuple(tree_unflatten(in_spec, tangent_leaves)))
-            return tuple(tree_flatten(from_object_arrays(t_out))[0])
+            return tuple(tree_flatten(transform_outputs(t_out))[0])
 
         zeros = [fnp.zeros_like(x) for x in leaves]
         ct = tuple(fnp.zeros_like(yi) if b is None else b for b, yi in zip(y_bar, y))
@@ -279,7 +279,7 @@ class custom_jvp(_CustomBase):  # noqa: N801  (JAX's name)
 
         leaves, in_spec = _as_arrays(args, name)
         if not any(_differentiated(leaves)):
-            return from_object_arrays(fun(*args))
+            return transform_outputs(fun(*args))
         spec = _Spec()
         prim = _custom_jvp_primitive(fun, rule, in_spec, spec, name)
         outs = prim.bind(*leaves)
@@ -291,7 +291,7 @@ class custom_jvp(_CustomBase):  # noqa: N801  (JAX's name)
 
 def _custom_vjp_primitive(fwd, bwd, in_spec, spec: _Spec, name: str) -> Primitive:
     def impl(xp, *leaves):
-        out, res = from_object_arrays(fwd(*tree_unflatten(in_spec, leaves)))
+        out, res = transform_outputs(fwd(*tree_unflatten(in_spec, leaves)))
         out_leaves, spec.out = tree_flatten(out)
         res_leaves, spec.res = tree_flatten(res)
         spec.n_out = len(out_leaves)
@@ -308,7 +308,7 @@ def _custom_vjp_primitive(fwd, bwd, in_spec, spec: _Spec, name: str) -> Primitiv
         n = spec.n_out
         ct = [fnp.zeros_like(yi) if b is None else b for b, yi in zip(y_bar[:n], y[:n])]
         res = tree_unflatten(spec.res, y[n:])
-        cts = from_object_arrays(bwd(res, tree_unflatten(spec.out, ct)))
+        cts = transform_outputs(bwd(res, tree_unflatten(spec.out, ct)))
         if type(cts) is list:  # JAX takes a list as the tuple of cotangents
             cts = tuple(cts)
         if not isinstance(cts, tuple):
@@ -356,7 +356,7 @@ def _residual_cotangents(fwd, in_spec, leaves, res_bars, wanted) -> list:
         return [None] * len(leaves)
 
     def residuals(*ls: Any) -> tuple:
-        _, res = from_object_arrays(fwd(*tree_unflatten(in_spec, ls)))
+        _, res = transform_outputs(fwd(*tree_unflatten(in_spec, ls)))
         res_leaves = tree_flatten(res)[0]
         return tuple(res_leaves[k] for k in picked)
 
@@ -434,7 +434,7 @@ class custom_vjp(_CustomBase):  # noqa: N801  (JAX's name)
         leaves, in_spec = _as_arrays(args, name)
         forward, reverse = _differentiated(leaves)
         if not (forward or reverse):
-            return from_object_arrays(fun(*args))
+            return transform_outputs(fun(*args))
         spec = _Spec()
         prim = _custom_vjp_primitive(fwd, bwd, in_spec, spec, name)
         outs = prim.bind(*leaves)

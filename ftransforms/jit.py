@@ -20,11 +20,11 @@ from typing import Any
 import numpy
 
 from ftransforms.backend import is_array
+from ftransforms.boundary import transform_inputs, transform_outputs
 from ftransforms.core.mutation import Buffer, detached
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
-from ftransforms.numpy.creation import from_object_arrays
 from ftransforms.numpy.helpers import holds_tracer
 from ftransforms.program import Program, freeze
 from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
@@ -96,7 +96,7 @@ def _trace(
         wrapped = [interp.new_input(v) if is_array(v) else v for v in leaves]
         n_inputs = interp.n_slots
         wrapped_args, wrapped_kwargs = tree_unflatten(spec, wrapped)
-        out = from_object_arrays(func(*wrapped_args, **wrapped_kwargs))
+        out = transform_outputs(func(*wrapped_args, **wrapped_kwargs))
         out_leaves, out_spec = tree_flatten(out)
         refs, consts, values = [], [], []
         for leaf in out_leaves:
@@ -246,7 +246,7 @@ def jit(
             type(v) is numpy.ndarray and v.dtype.kind == "O" and holds_tracer(v) for v in leaves
         ):
             # np.array([t, 1.0]) of an enclosing transform's tracers: an array of them.
-            args, kwargs = from_object_arrays((args, kwargs))
+            args, kwargs = transform_inputs((args, kwargs))
             return compiled(*args, **kwargs)
         sig, arrays, traced = _signature(leaves)
         if traced:
@@ -254,7 +254,7 @@ def jit(
             # is transparent: f runs under that transform, which sees every operation (on
             # new objects: the caller's values are not written, as at the top level).
             args, kwargs = tree_map(detached, (args, kwargs))
-            return from_object_arrays(func(*args, **kwargs))
+            return transform_outputs(func(*args, **kwargs))
         key = (spec, sig, static_key)
         program = cache.get(key)
         if program is None:

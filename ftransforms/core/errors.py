@@ -278,7 +278,23 @@ class InPlaceError(FTransformsError, TypeError, RuntimeError):
     """
 
 
-class ObjectArrayWarning(RuntimeWarning):
+class PerformanceWarning(RuntimeWarning):
+    """Code runs correctly but on a slow path (element by element in Python); the message
+    names the code and the fast alternative.  Shown once per function.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     g = ft.grad(lambda x: np.asarray(x).sum())(np.ones(100))  # 100 > 64 elements
+        >>> g[:2].tolist(), issubclass(caught[0].category, ft.errors.PerformanceWarning)
+        ([1.0, 1.0], True)
+    """
+
+
+class ObjectArrayWarning(PerformanceWarning):
     """A large tracer was turned into a NumPy object array (``np.array([...])`` of tracers):
     NumPy then computes element by element in Python, which is slow.
 

@@ -51,10 +51,11 @@ _PLAIN_TYPES = frozenset(
     {numpy.ndarray, float, int, bool, numpy.float64, numpy.float32, numpy.int64, numpy.bool_}
 )
 
-#: ``[convert]``: the NumPy layer's function that turns a NumPy object array holding
-#: tracers (what ``np.array([t, 1.0])`` makes) into a traced array, and returns anything
-#: else as it is.  ``bind`` applies it when such an array meets a tracer, so that it is
-#: never taken for a constant (a silent zero derivative, an unbatched value).
+#: ``[convert]``: the NumPy layer's function that turns a NumPy object array or a list or
+#: tuple holding tracers (``np.array([t, 1.0])``, ``fnp.sin([t, 2.0])``) into a traced
+#: array, and returns anything else as it is (NOTE [array-likes holding tracers]).
+#: ``bind``'s general path applies it, so that such a value is never taken for a constant
+#: (a silent zero derivative, an unbatched value).
 OBJECT_ARRAY_CONVERTER: list[Callable[[Any], Any]] = []
 _OBJECT = numpy.dtype(object)
 
@@ -167,13 +168,15 @@ class Primitive:
         """``bind`` for any arguments (see NOTE [bind fast paths])."""
         top = None
         plain = True  # only numpy arrays and Python/NumPy scalars so far
-        objects = False  # a NumPy object array among them (np.array([t, 1.0]))
+        objects = False  # an object array, list or tuple among them (np.array([t, 1.0]))
         for a in args:
             t = type(a)
             if t in _PLAIN_TYPES:
                 if t is numpy.ndarray and a.dtype is _OBJECT:
                     objects = True
                 continue
+            if t is list or t is tuple:
+                objects = True
             if isinstance(a, Tracer):
                 interp = a._interp
                 if not interp.active:
@@ -186,6 +189,18 @@ class Primitive:
             converted = [OBJECT_ARRAY_CONVERTER[0](b) for b in args]
             if any(c is not b for c, b in zip(converted, args)):
                 return self.bind(*converted, **params)
+            if any(type(b) is list or type(b) is tuple for b in args):
+                # lists of numbers: arrays on the backend of the other arguments
+                try:
+                    xp = namespace_of(
+                        *[b._physical() if isinstance(b, Tracer) else b for b in args]
+                    )
+                except MixedBackendError as err:
+                    raise _mixed_backends(self, err) from None
+                return self.bind(
+                    *[xp.asarray(b) if type(b) is list or type(b) is tuple else b for b in args],
+                    **params,
+                )
         if top is None:
             if plain:
                 return self.impl(numpy, *args, **params)

@@ -16,6 +16,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from ftransforms.core.errors import FTransformsError
+
 
 class Interpreter:
     """One transform's level: subclasses implement :meth:`process`."""
@@ -42,6 +44,9 @@ class Interpreter:
 class _Stack(threading.local):
     def __init__(self) -> None:
         self.interpreters: list[Interpreter] = []
+        # SciPy functions that computed on object arrays of tracers in the current
+        # outermost transform (NOTE [SciPy's Python functions on tracers]).
+        self.object_paths: list[str] = []
 
 
 _STACK = _Stack()
@@ -86,6 +91,31 @@ class pushed:  # noqa: N801 - used as ``with pushed(interp) as interp:``, like a
         if not stack:
             for _, exited in OUTERMOST_HOOKS:
                 exited()
+        if _STACK.object_paths:
+            if exc[1] is not None and not isinstance(exc[1], FTransformsError):
+                _note_object_paths(exc[1])
+            if not stack:
+                _STACK.object_paths.clear()
+
+
+def note_object_path(name: str) -> None:
+    """Record that the SciPy function ``name`` computes on an object array of tracers: an
+    error leaving the transform then says so (NOTE [SciPy's Python functions on
+    tracers])."""
+    if _STACK.interpreters and name not in _STACK.object_paths:
+        _STACK.object_paths.append(name)
+
+
+def _note_object_paths(err: BaseException) -> None:
+    names = ", ".join(_STACK.object_paths)
+    note = (
+        f"ftransforms: {names} computed on a NumPy object array of tracers (its input went "
+        f"through numpy.asarray); the error above may come from code in it that takes no "
+        f"object arrays (a SciPy ufunc, a compiled routine, a dtype check).  Write it with "
+        f"ftransforms.numpy, or give it rules with ftransforms.custom_vjp / custom_jvp."
+    )
+    if note not in getattr(err, "__notes__", ()):
+        err.add_note(note)
 
 
 def current_stack() -> tuple[Interpreter, ...]:

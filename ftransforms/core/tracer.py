@@ -24,8 +24,10 @@ from ftransforms.core.errors import (
     EscapedTracerError,
     InPlaceError,
     ObjectArrayWarning,
+    PerformanceWarning,
     TracerConversionError,
 )
+from ftransforms.core.stack import note_object_path
 
 
 def escaped_error(tracer: Tracer, use: str) -> EscapedTracerError:
@@ -169,7 +171,7 @@ def _scipy_caller(depth: int) -> tuple[str, str] | None:
         if name.split(".")[0] != "scipy":
             break
         function = frame.f_code.co_name
-        if function in _DECORATOR_FRAMES or "._lib" in name:
+        if function in _DECORATOR_FRAMES or function.endswith("_wrapper") or "._lib" in name:
             # SciPy's decorators (batching over leading axes, ...): the public function is
             # the one they wrap, a local of theirs.
             wrapped = _wrapped_scipy_function(frame.f_locals)
@@ -190,6 +192,105 @@ def _scipy_caller(depth: int) -> tuple[str, str] | None:
         return None
     module = ".".join(p for p in found[0].split(".")[:2] if not p.startswith("_"))
     return module, found[1]
+
+
+# NOTE [SciPy's Python functions on tracers]: SciPy's Python-level functions start with
+# ``x = numpy.asarray(x)``.  ``Tracer.__array__`` answers it, as for user code, with an
+# object array of 0-d tracers, and NumPy's object loops then compute through the tracers'
+# operators and ufunc methods (``t.exp()``); the transforms turn the object arrays they
+# get back into tracers (:mod:`ftransforms.boundary`).  That is element by element in
+# Python, so the first such call of each SciPy function warns (PerformanceWarning) naming
+# it.  The conversion raises TracerConversionError naming the function and the fix instead
+# where SciPy asks for float memory (``numpy.asarray(x, dtype=float)``), where the function
+# belongs to a module whose work is compiled code (linear algebra, FFT, interpolation,
+# sparse, ...), and where ``ftransforms.scipy`` has a counterpart of it (its distributions
+# and special functions go on to call SciPy ufuncs and ``numpy.isnan``, which have no
+# object loops): there an object array would only fail later with NumPy's own error, and
+# the counterpart is exact and fast.
+
+#: SciPy modules whose public functions hand their arrays to compiled routines.
+_COMPILED_SCIPY_MODULES = frozenset(
+    {
+        "scipy.linalg",
+        "scipy.sparse",
+        "scipy.fft",
+        "scipy.fftpack",
+        "scipy.interpolate",
+        "scipy.ndimage",
+        "scipy.spatial",
+        "scipy.integrate",
+        "scipy.io",
+        "scipy.cluster",
+        "scipy.odr",
+    }
+)
+
+#: The ``scipy.optimize`` functions that compute with NumPy in Python (the Rosenbrock test
+#: function and its derivatives); its solvers run compiled code.
+_PYTHON_SCIPY_OPTIMIZE = frozenset({"rosen", "rosen_der", "rosen_hess", "rosen_hess_prod"})
+
+#: ``module.function`` names already warned about (NOTE [SciPy's Python functions on
+#: tracers]); tests may clear it.
+SLOW_SCIPY_WARNED: set[str] = set()
+
+
+def _scipy_refusal(caller: tuple[str, str], dtype: Any) -> str | None:
+    """Why the SciPy function ``caller`` may not get an object array of tracers (None
+    when it may): NOTE [SciPy's Python functions on tracers]."""
+    module, function = caller
+    if dtype is not None and numpy.dtype(dtype).kind != "O":
+        return f"converts its input with numpy.asarray(..., dtype={numpy.dtype(dtype)})"
+    if module in _COMPILED_SCIPY_MODULES or (
+        module == "scipy.optimize" and function not in _PYTHON_SCIPY_OPTIMIZE
+    ):
+        return "hands its input to compiled code that needs float memory"
+    if _has_counterpart(module, function):
+        return (
+            "converts its input with numpy.asarray and computes with SciPy ufuncs that have "
+            "no loop for an object array of tracers"
+        )
+    return None
+
+
+def _scipy_fix(module: str, function: str) -> str:
+    if _has_counterpart(module, function):
+        return (
+            f"Call ftransforms.{module}.{function} instead (the same signature), or the "
+            f"function written with ftransforms.numpy."
+        )
+    return (
+        "ftransforms has no counterpart of it: write it with ftransforms.numpy, or give it "
+        "rules with ftransforms.custom_vjp / custom_jvp."
+    )
+
+
+def _warn_slow_scipy(tracer: Tracer, module: str, function: str) -> None:
+    name = f"{module}.{function}"
+    note_object_path(name)
+    if name in SLOW_SCIPY_WARNED:
+        return
+    SLOW_SCIPY_WARNED.add(name)
+    warnings.warn(
+        f"{tracer._interp.name}: {name} converts its input with numpy.asarray, so it "
+        f"computes on a NumPy object array of 0-d tracers, element by element in Python "
+        f"(correct, but slow on large arrays; shown once per function).  For speed, write "
+        f"it with ftransforms.numpy.",
+        PerformanceWarning,
+        stacklevel=_user_stacklevel(),
+    )
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` of the first caller outside SciPy, NumPy and ftransforms: the
+    line of user code that called the SciPy function."""
+    level, frame = 2, sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] in (
+        "scipy",
+        "numpy",
+        "ftransforms",
+    ):
+        level, frame = level + 1, frame.f_back
+    return level
 
 
 def _indexing_with(depth: int) -> bool:
@@ -327,31 +428,61 @@ class Tracer:
             f"use the functional form a = fnp.at(a)[i].set(t)."
         )
 
+    #: Whether the tracer carries nothing but its value (``jit``'s recording tracer):
+    #: ``float()`` of it reads the value as plain NumPy does (NOTE [number conversions]).
+    _value_only = False
+
+    # NOTE [number conversions]: ``int()``, ``bool()``, ``float()`` and ``.item()`` read the
+    # tracer's concrete value (``_concrete``) wherever no derivative is lost: a boolean or
+    # integer tracer, ``int()`` of a floating one (piecewise constant: its zero derivative
+    # is exact), and any conversion of a value-only tracer.  Under ``jit``'s recording the
+    # read marks the trace as value-dependent (NOTE [value-dependent traces]), so a
+    # recording never replays a stale number; under ``vmap`` a batched value has no single
+    # number and ``_concrete`` raises.  ``float()``/``complex()``/``.item()`` of a floating
+    # value that a transform differentiates raise: the number would drop the derivative.
+    def _reads_as_number(self) -> bool:
+        return self._value_only or self.dtype.kind in "biu"
+
     def __float__(self) -> float:
         if _storing_into_an_array(1):
             raise self._written_into_array_error()
+        if self._reads_as_number():
+            self._check_live("float()")
+            return float(self._concrete())
         raise self._conversion_error("float()")
 
     def __complex__(self) -> complex:
         if _storing_into_an_array(1):
             raise self._written_into_array_error()
+        if self._reads_as_number():
+            self._check_live("complex()")
+            return complex(self._concrete())
         raise self._conversion_error("complex()")
 
     def __int__(self) -> int:
-        if self.dtype.kind not in "iub":
-            if _storing_into_an_array(1):
-                raise self._written_into_array_error()
+        kind = self.dtype.kind
+        if kind not in "iub" and _storing_into_an_array(1):
+            raise self._written_into_array_error()
+        if kind == "c" and not self._value_only:
             raise self._conversion_error("int()")
         self._check_live("int()")
+        return int(self._concrete())  # NOTE [number conversions]
+
+    def __index__(self) -> int:
+        if self.dtype.kind not in "iub":
+            raise TypeError(
+                f"{self._interp.name}: only integer scalar arrays can be converted to a "
+                f"scalar index (a tracer of dtype {self.dtype}); convert it with int() or "
+                f".astype(int) first."
+            )
+        self._check_live("an index")
         return int(self._concrete())
 
-    __index__ = __int__
-
-    def item(self) -> Any:
-        if self.dtype.kind not in "iub":
+    def item(self, *args: Any) -> Any:
+        if not self._reads_as_number():
             raise self._conversion_error(".item()")
         self._check_live(".item()")
-        return self._concrete().item()
+        return self._concrete().item(*args)
 
     #: A tracer with more elements than this, turned into an object array, warns (NumPy
     #: then computes element by element, in Python).
@@ -381,23 +512,11 @@ class Tracer:
             )
         scipy_caller = _scipy_caller(1)
         if scipy_caller is not None:
-            module, function = scipy_caller
-            if _has_counterpart(module, function):
-                fix = (
-                    f"Call ftransforms.{module}.{function} instead (the same signature), or "
-                    f"the function written with ftransforms.numpy."
-                )
-            else:
-                fix = (
-                    "ftransforms has no counterpart of it: write it with ftransforms.numpy, "
-                    "or give it rules with ftransforms.custom_vjp / custom_jvp."
-                )
-            raise TracerConversionError(
-                f"{self._interp.name}: {module}.{function} converts its input with "
-                f"numpy.asarray, so it cannot compute on a tracer (only SciPy's ufuncs, such "
-                f"as scipy.special.erf, dispatch to ftransforms).  {fix}"
-            )
-        if dtype is not None and numpy.dtype(dtype).kind != "O":
+            refusal = _scipy_refusal(scipy_caller, dtype)
+            if refusal is not None:
+                raise self._scipy_conversion_error(*scipy_caller, refusal)
+            _warn_slow_scipy(self, *scipy_caller)
+        elif dtype is not None and numpy.dtype(dtype).kind != "O":
             raise TracerConversionError(
                 f"{self._interp.name}: numpy.array(..., dtype={numpy.dtype(dtype)}) (or "
                 f".astype) of a tracer or of a list holding one: a {numpy.dtype(dtype)} "
@@ -409,7 +528,7 @@ class Tracer:
             _OBJECT_ARRAYS_MADE[0] = True
             _hide_dtype_in_subclasses(Tracer)
         n = self.size
-        if n > self.object_array_warn_size:
+        if n > self.object_array_warn_size and scipy_caller is None:
             warnings.warn(
                 f"{self._interp.name}: a traced array of shape {self.shape} was turned into "
                 f"a NumPy object array (numpy.array/numpy.asarray of a tracer or of a list "
@@ -427,8 +546,21 @@ class Tracer:
                 out[i] = flat[i]
         return out.reshape(self.shape)
 
+    def _scipy_conversion_error(
+        self, module: str, function: str, why: str
+    ) -> TracerConversionError:
+        return TracerConversionError(
+            f"{self._interp.name}: {module}.{function} {why}, so it cannot compute on a "
+            f"tracer (SciPy's ufuncs, such as scipy.special.erf, and its Python functions "
+            f"that compute with NumPy, such as scipy.optimize.rosen, can).  "
+            f"{_scipy_fix(module, function)}"
+        )
+
     def tolist(self) -> Any:
-        raise self._conversion_error(".tolist()")
+        if not self._reads_as_number():
+            raise self._conversion_error(".tolist()")
+        self._check_live(".tolist()")
+        return self._concrete().tolist()  # NOTE [number conversions]
 
     # Writes (x[i] = v, x += v, ...) are installed by the NumPy layer: NOTE [mutation
     # semantics] in core/mutation.py.

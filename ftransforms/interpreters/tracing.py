@@ -85,6 +85,7 @@ class TraceTracer(Tracer):
 
     __slots__ = ()  # the layout is Tracer's (NOTE [mutation semantics])
     _payload = ("_interp", "val", "ref")
+    _value_only = True  # float() reads the value (NOTE [number conversions])
 
     def __init__(self, interp: TraceInterpreter, val: Any, ref: int) -> None:
         self._interp = interp

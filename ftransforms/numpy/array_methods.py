@@ -26,7 +26,7 @@ import ftransforms.numpy.inplace as inplace
 from ftransforms.core.errors import InPlaceError
 from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
 from ftransforms.core.tracer import DTYPE_HIDDEN_FROM, Tracer
-from ftransforms.numpy.creation import from_object_array
+from ftransforms.numpy.helpers import array_like
 from ftransforms.numpy.indexing import IndexUpdateHelper, compress, getitem, take
 from ftransforms.numpy.manipulation import ravel
 from ftransforms.numpy.products import dot, matmul, trace
@@ -423,17 +423,32 @@ def _ufunc_method(name: str, fn: Any) -> Any:
     return method
 
 
+def _binary_ufunc_method(name: str, fn: Any) -> Any:
+    def method(self: Tracer, other: Any) -> Any:
+        return fn(self, other)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``numpy.{name}(t, other)`` (what NumPy calls on object arrays)."
+    return method
+
+
 def _install_ufunc_methods(cls: type = Tracer) -> None:
-    """Give ``cls`` a method per unary NumPy ufunc that ``ftransforms.numpy`` has
-    (``t.exp()``, ``t.sqrt()``, ...): NumPy's loops over object arrays call the method of
-    the ufunc's name on each element, so ``np.exp(np.array([t, u]))`` computes on tracers.
+    """Give ``cls`` a method per unary or binary NumPy ufunc that ``ftransforms.numpy``
+    has (``t.exp()``, ``t.sqrt()``, ``t.arctan2(u)``, ...): NumPy's loops over object arrays
+    call the method of the ufunc's name on each element, so ``np.exp(np.array([t, u]))``
+    computes on tracers; ``math.floor``/``ceil``/``trunc``, which NumPy's object loops of
+    ``floor``/``ceil``/``trunc`` call, answer ``__floor__``/``__ceil__``/``__trunc__``.
     Existing attributes are kept."""
     for ufunc in vars(numpy).values():
-        if isinstance(ufunc, numpy.ufunc) and ufunc.nin == 1 and ufunc.nout == 1:
+        if isinstance(ufunc, numpy.ufunc) and ufunc.nin in (1, 2) and ufunc.nout == 1:
             name = ufunc.__name__
             fn = NAMESPACE.get(UFUNC_ALIASES.get(name, name))
             if fn is not None and not hasattr(cls, name):
-                setattr(cls, name, _ufunc_method(name, fn))
+                make = _ufunc_method if ufunc.nin == 1 else _binary_ufunc_method
+                setattr(cls, name, make(name, fn))
+    for dunder, name in (("__floor__", "floor"), ("__ceil__", "ceil"), ("__trunc__", "trunc")):
+        if not hasattr(cls, dunder):
+            setattr(cls, dunder, _ufunc_method(dunder, NAMESPACE[name]))
 
 
 def _hide_dtype_from_numpy_scalar_casts() -> None:
@@ -449,5 +464,5 @@ def _hide_dtype_from_numpy_scalar_casts() -> None:
 
 install()
 _install_ufunc_methods()
-OBJECT_ARRAY_CONVERTER[:] = [from_object_array]
+OBJECT_ARRAY_CONVERTER[:] = [array_like]
 _hide_dtype_from_numpy_scalar_casts()

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy
 
+from ftransforms import lax
 from ftransforms.backend import namespace_of
 from ftransforms.core.errors import (
     BatchedControlFlowError,
@@ -130,9 +131,14 @@ def size(x: Any, axis: int | None = None) -> int:
 
 
 def dtype_of(x: Any) -> Any:
-    """The dtype of an array, tracer or Python scalar (``numpy.result_type`` for scalars)."""
+    """The dtype of an array, tracer or Python scalar (``numpy.result_type`` for scalars),
+    or of the array a list or tuple stands for."""
     d = getattr(x, "dtype", None)
-    return d if d is not None else numpy.result_type(x)
+    if d is not None:
+        return d
+    if isinstance(x, (list, tuple)):
+        return dtype_of(array_like(x)) if holds_tracer(x) else numpy.asarray(x).dtype
+    return numpy.result_type(x)
 
 
 def no_extra_args(name: str, kw: dict) -> None:
@@ -163,6 +169,65 @@ def holds_tracer(x: Any) -> bool:
     if type(x) is numpy.ndarray and x.dtype.kind == "O":  # np.array([t, 1.0])
         return holds_tracer(x.tolist())
     return False
+
+
+def array_like(x: Any) -> Any:
+    """NOTE [array-likes holding tracers]: the one conversion of an array argument of an
+    ``ftransforms.numpy`` function (and of a primitive's, in ``bind``'s general path).
+
+    A tracer is returned as it is; a (nested) list or tuple, or a NumPy object array
+    (``np.array([t, 1.0])``), that holds a tracer becomes one traced array of NumPy's dtype
+    for the same data (the elements' dtypes promoted, a Python float counting as float64
+    as in ``numpy.array([...])``), stacked with primitives so that every transform sees
+    it.  Anything else (arrays, numbers, lists of numbers) is returned as it is, for the
+    caller's backend conversion: the cost on plain values is one type test.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms.numpy.helpers import array_like
+        >>> float(ft.grad(lambda t: array_like([[t, 1.0], (2, t * t)]).sum())(3.0))  # 1 + 2t
+        7.0
+    """
+    t = type(x)
+    if t is list or t is tuple:
+        if not holds_tracer(x):
+            return x
+    elif t is numpy.ndarray and x.dtype.kind == "O":
+        items = x.tolist()
+        if not holds_tracer(items):
+            return x
+        x = items
+        if not isinstance(x, list):  # a 0-d object array: its one element
+            return array_like(x) if isinstance(x, (list, tuple)) else x
+    else:
+        return x
+    leaves = [array_like(v) if isinstance(v, (list, tuple)) else v for v in x]
+    like = next(v for v in leaves if isinstance(v, Tracer) or _backend_array(v))
+    xp = xp_of(like)
+    leaves = [v if isinstance(v, Tracer) or _backend_array(v) else xp.asarray(v) for v in leaves]
+    shapes = {lax.shape(v) for v in leaves}
+    if len(shapes) != 1:
+        raise ValueError(
+            f"setting an array element with a sequence: the elements have shapes "
+            f"{sorted(shapes)} (an inhomogeneous list cannot be one array)"
+        )
+    dtype = numpy.result_type(*[dtype_of(v) for v in leaves])
+    return lax.stack([lax.convert(v, dtype) for v in leaves])
+
+
+def as_array(x: Any) -> Any:
+    """:func:`array_like`, and a list or tuple of numbers as a NumPy array: an array
+    argument as NumPy takes it (numbers and arrays are returned as they are)."""
+    t = type(x)
+    if t is list or t is tuple:
+        x = array_like(x)
+        return numpy.asarray(x) if isinstance(x, (list, tuple)) else x
+    return array_like(x) if t is numpy.ndarray and x.dtype.kind == "O" else x
+
+
+def _backend_array(v: Any) -> bool:
+    return hasattr(v, "dtype") and hasattr(v, "shape") and not isinstance(v, numpy.generic)
 
 
 def xp_like(like: Any) -> Any:

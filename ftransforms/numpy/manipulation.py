@@ -14,6 +14,7 @@ import numpy
 from ftransforms import lax
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import (
+    as_array,
     ndim,
     no_extra_args,
     normalize_axis,
@@ -189,7 +190,7 @@ def squeeze(x: Any, axis: Any = None) -> Any:
         >>> ft.grad(lambda x: fnp.squeeze(x) ** 2)(np.array([[3.0]]))
         array([[6.]])
     """
-    return lax.squeeze(x, axis)
+    return lax.squeeze(as_array(x), axis)
 
 
 @implements(numpy.expand_dims)
@@ -274,7 +275,7 @@ def atleast_1d(*arys: Any) -> Any:
         >>> ft.grad(lambda x: fnp.atleast_1d(x)[0] ** 2)(3.0)
         array(6.)
     """
-    res = tuple(a if ndim(a) >= 1 else reshape(a, (1,)) for a in arys)
+    res = tuple(a if ndim(a) >= 1 else reshape(a, (1,)) for a in map(as_array, arys))
     return res[0] if len(res) == 1 else res
 
 
@@ -293,7 +294,7 @@ def atleast_2d(*arys: Any) -> Any:
         array([2., 4.])
     """
     res = []
-    for a in arys:
+    for a in map(as_array, arys):
         r = ndim(a)
         res.append(a if r >= 2 else reshape(a, (1,) * (2 - r) + shape(a)))
     return res[0] if len(res) == 1 else tuple(res)
@@ -470,7 +471,7 @@ def atleast_3d(*arys: Any) -> Any:
         array([1., 1.])
     """
     res = []
-    for a in arys:
+    for a in map(as_array, arys):
         s = shape(a)
         if len(s) == 0:
             a = reshape(a, (1, 1, 1))

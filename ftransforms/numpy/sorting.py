@@ -15,6 +15,7 @@ from ftransforms.numpy.creation import as_operand
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import (
     INTP,
+    array_like,
     concrete_arg,
     dtype_of,
     ndim,
@@ -88,6 +89,7 @@ def sort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, *, 
     """
     if order is not None:
         raise UnsupportedOperationError("sort: order= (structured arrays) is not supported")
+    a = array_like(a)
     if axis is None:
         a, axis = ravel(a), 0
     if not isinstance(a, Tracer):
@@ -145,6 +147,7 @@ def partition(a: Any, kth: Any, axis: int | None = -1, kind: str = "introselect"
     """
     if order is not None:
         raise UnsupportedOperationError("partition: order= is not supported")
+    a = array_like(a)
     if axis is None:
         a, axis = ravel(a), 0
     if not isinstance(a, Tracer):

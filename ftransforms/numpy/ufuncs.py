@@ -12,7 +12,7 @@ import numpy
 from ftransforms import lax
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.dispatch import implements
-from ftransforms.numpy.helpers import dtype_of
+from ftransforms.numpy.helpers import as_array, dtype_of
 from ftransforms.ops import elementwise as _ew
 
 __all__ = [
@@ -129,7 +129,7 @@ def positive(x: Any) -> Any:
         >>> float(ft.grad(lambda x: 2 * fnp.positive(x))(1.0))
         2.0
     """
-    return x
+    return as_array(x)
 
 
 @implements(numpy.around, numpy.round)
@@ -185,6 +185,7 @@ def clip(a: Any, a_min: Any = None, a_max: Any = None, **kwargs: Any) -> Any:
     a_max = kwargs.pop("max", a_max)
     if kwargs:
         raise UnsupportedOperationError(f"clip: unsupported arguments {sorted(kwargs)}")
+    a = as_array(a)
     if a_min is not None:
         a = maximum(a, a_min)
     if a_max is not None:
@@ -223,7 +224,7 @@ def real(x: Any) -> Any:
         >>> float(ft.grad(lambda x: fnp.real((1 + 2j) * x))(1.0))  # Re((1+2i) x) = x
         1.0
     """
-    return lax.real(x)
+    return lax.real(as_array(x))
 
 
 @implements(numpy.imag)
@@ -239,7 +240,7 @@ def imag(x: Any) -> Any:
         >>> float(ft.grad(lambda x: fnp.imag((1 + 2j) * x))(1.0))  # Im((1+2i) x) = 2 x
         2.0
     """
-    return lax.imag(x)
+    return lax.imag(as_array(x))
 
 
 @implements(numpy.conjugate)
@@ -256,13 +257,14 @@ def conj(x: Any) -> Any:
         >>> float(ft.grad(lambda x: fnp.imag(fnp.conjugate((1 + 2j) * x)))(1.0))  # -2 x
         -2.0
     """
-    return lax.conj(x)
+    return lax.conj(as_array(x))
 
 
 conjugate = conj
 
 
 def float_input(x: Any, dtype: Any) -> Any:
+    x = as_array(x)
     if dtype is not None:
         return astype(x, dtype)
     if dtype_of(x).kind not in "fc":
@@ -272,4 +274,5 @@ def float_input(x: Any, dtype: Any) -> Any:
 
 def to_float(x: Any) -> Any:
     """``x`` cast to float64 when it is an integer or bool (NumPy's float ufunc loops)."""
+    x = as_array(x)
     return astype(x, numpy.float64) if dtype_of(x).kind in "biu" else x
