@@ -55,7 +55,7 @@ from ftransforms.core.errors import (
 )
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
-from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
+from ftransforms.interpreters.batching import BatchInterpreter, BatchSplit, BatchTracer
 from ftransforms.interpreters.forward import DualTracer, ForwardInterpreter
 from ftransforms.interpreters.reverse import ReverseInterpreter, ReverseTracer
 from ftransforms.numpy.creation import from_object_arrays
@@ -65,6 +65,7 @@ from ftransforms.pytree import (
     tree_unflatten,
 )
 from ftransforms.random import same_randomness_across_chunks
+from ftransforms.split import split_batch
 
 __all__ = [
     "grad",
@@ -95,6 +96,7 @@ def vmap(
     in_axes: Any = UNSET,
     out_axes: Any = UNSET,
     axis_size: int | None = None,
+    split: bool = True,
 ) -> Callable:
     """Vectorize ``func`` over a batch axis of its inputs.
 
@@ -104,6 +106,14 @@ def vmap(
     less memory).  JAX's names are accepted too: ``in_axes``/``out_axes`` for
     ``in_dims``/``out_dims``, and ``axis_size``, the batch size, needed when no argument
     is batched (every in_dim None).
+
+    ``func`` may be any per-example code: where it turns a batched value into a Python
+    value (``if``, ``while``, ``int()``, ``.item()``, a boolean mask's size) and the rows
+    disagree, the batch is split into groups of rows that agree and ``func`` runs on each
+    (one ``PerformanceWarning`` per source line), so the result is always
+    ``numpy.stack([func(x) for x in xs])``.  ``split=False`` raises
+    ``BatchedControlFlowError`` there instead (NOTE [splitting the batch] in
+    ftransforms/split.py).
 
     Example:
         >>> import numpy as np
@@ -122,9 +132,11 @@ def vmap(
         args = from_object_arrays(args)
         leaves, spec, dims, size = _vmap_inputs(func, in_dims, args, where, axis_size)
         if chunk_size is None or size <= chunk_size:
-            return _vmap_call(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where)
+            return _vmap_call(
+                func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split
+            )
         return _vmap_chunked(
-            func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, chunk_size
+            func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, chunk_size, split
         )
 
     return batched
@@ -215,13 +227,33 @@ def _vmap_inputs(func, in_dims, args, where, axis_size=None):
     return leaves, spec, dims, size
 
 
-def _vmap_call(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where):
-    with pushed(BatchInterpreter(where, size, randomness)) as interp:
-        wrapped = [
-            leaf if d is None else BatchTracer(interp, leaf, d) for leaf, d in zip(leaves, dims)
-        ]
-        out = from_object_arrays(func(*tree_unflatten(spec, wrapped), **kwargs))
-        return _vmap_outputs(interp, out, out_dims, size, where)
+def _vmap_call(
+    func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split=True, rows=None
+):
+    interp = BatchInterpreter(where, size, randomness, split)
+    try:
+        with pushed(interp):
+            wrapped = [
+                leaf if d is None else BatchTracer(interp, leaf, d)
+                for leaf, d in zip(leaves, dims)
+            ]
+            out = from_object_arrays(func(*tree_unflatten(spec, wrapped), **kwargs))
+            return _vmap_outputs(interp, out, out_dims, size, where)
+    except BatchSplit as signal:  # NOTE [splitting the batch] (ftransforms/split.py)
+        if signal.interp is not interp:
+            raise
+
+        def rerun(sub_leaves, sub_size, sub_rows):
+            return _vmap_call(
+                func, sub_leaves, spec, dims, sub_size, kwargs, out_dims, randomness, where,
+                split, sub_rows,
+            )  # fmt: skip
+
+        rows = numpy.arange(size) if rows is None else rows
+        if randomness != "same":
+            return split_batch(signal, rerun, leaves, dims, rows, out_dims, where)
+        with same_randomness_across_chunks():
+            return split_batch(signal, rerun, leaves, dims, rows, out_dims, where)
 
 
 def _vmap_outputs(interp, out, out_dims, size, where):
@@ -264,15 +296,18 @@ def _vmap_outputs(interp, out, out_dims, size, where):
     return tree_unflatten(spec, results)
 
 
-def _vmap_chunked(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, chunk):
+def _vmap_chunked(
+    func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, chunk, split=True
+):
     def piece(start, stop):
         chunk_leaves = [
             leaf if d is None else fnp.getitem(leaf, (slice(None),) * d + (slice(start, stop),))
             for leaf, d in zip(leaves, dims)
         ]
         return _vmap_call(
-            func, chunk_leaves, spec, dims, stop - start, kwargs, out_dims, randomness, where
-        )
+            func, chunk_leaves, spec, dims, stop - start, kwargs, out_dims, randomness, where,
+            split, numpy.arange(start, stop),
+        )  # fmt: skip
 
     return _chunk_loop(piece, size, chunk, out_dims, randomness, where)
 

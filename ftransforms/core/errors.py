@@ -438,3 +438,41 @@ class MissingDependencyError(FTransformsError, ImportError):
         ...     print(type(e).__name__, isinstance(e, ImportError))
         MissingDependencyError True
     """
+
+
+class SplitOutputError(FTransformsError, ValueError):
+    """Rows of a ``vmap`` batch took different Python paths (the batch was split) and the
+    paths returned outputs of different structures or shapes, which ``numpy.stack`` of the
+    per-row results could not join either.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import warnings
+        >>> def f(x):
+        ...     return x if x > 0 else (x, x)  # one array, or a pair
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     try:
+        ...         ft.vmap(f)(np.array([1.0, -1.0]))
+        ...     except ft.errors.SplitOutputError as e:
+        ...         print(f"{type(e).__name__}: {e}")
+        SplitOutputError: vmap(f, in_dims=0): the rows took different Python paths and ...
+    """
+
+
+class PerformanceWarning(UserWarning):
+    """``vmap`` split its batch because rows disagree on a Python value (``if``,
+    ``while``, ``int()``, a data-dependent shape): the function runs once per group of
+    rows.  Issued once per source line; silence it as any warning.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     y = ft.vmap(lambda x: x if x > 0 else -x)(np.array([1.0, -2.0]))
+        >>> y.tolist(), {w.category.__name__ for w in caught} <= {"PerformanceWarning"}
+        ([1.0, 2.0], True)
+    """

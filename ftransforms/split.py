@@ -1,0 +1,199 @@
+"""Splitting a vmap batch where its rows take different Python paths.
+
+NOTE [splitting the batch]
+--------------------------
+``vmap(f)(xs)`` means ``np.stack([f(x) for x in xs])``.  One batched run of ``f`` gives
+that as long as ``f`` never turns a batched value into a Python value.  Where it does
+(``bool()`` for ``if``/``while``/``and``/comparisons in ``max()``; ``int()``, ``float()``,
+``complex()``, ``.item()``, ``.tolist()``, ``operator.index`` for ``range(n)`` and slice
+bounds; the counts behind boolean masks, ``nonzero``, ``unique``, ``compress``...), every
+such read goes through ``BatchTracer._concrete`` (interpreters/batching.py).  There:
+
+- all rows hold the same value (bit for bit): it is returned and the run goes on, as it
+  always did.  A batch whose rows agree costs nothing more, and gives the same bits.
+- the rows disagree: it raises ``BatchSplit``, a ``BaseException`` (a user's ``except
+  Exception`` must not swallow it) that carries the owning ``BatchInterpreter`` and the
+  concrete per-row values.  It unwinds every transform inside the vmap (each pops its
+  interpreter in ``finally``), and the vmap call that pushed that interpreter catches it
+  (:func:`split_batch` below; any other vmap re-raises it: nested vmaps split only their
+  own axis).  The rows are grouped by their value (first row first), ``f`` runs again,
+  vmapped, on each group's rows, and the groups' outputs are put back in row order with
+  ``concatenate`` and a ``take`` by the inverse permutation.  Those are ordinary
+  differentiable primitives on the values below the vmap, so a ``grad``/``jvp``/``jit``
+  outside sees one program, and ``vmap(grad(f))`` splits the same way (``grad``'s tracers
+  read their primal values, which are the batched ones).
+
+Within a group the value that split it is uniform, so the re-run passes that point and may
+split again further on: recursion, one level per disagreeing read.  Each re-run is a fresh
+vmap call, so no record of earlier decisions is needed: a read that came before the split
+point agreed on the whole batch and so agrees on every group.  With k different paths
+``f`` runs at most 2k - 1 times (each split abandons one run and starts one per group); a
+Python ``while`` whose rows need different trip counts splits once per distinct count, and
+a group whose rows are all done runs no further iterations.  The price is that each group
+runs its path from the start (see docs/guides/control-flow.md for the measured cost and
+the alternatives that stay one batched program: ``ft.cond``/``ft.while_loop``/``fnp.where``).
+
+Library code that reads counts (a boolean mask's, ``nonzero``'s) reads only the count, so
+rows with equal counts stay one batched run; code with a batched path of its own reads
+under ``refusing_splits()`` and takes that path.  Exceptions raised in a group's run keep
+their type and get a note naming the group's rows; groups whose outputs differ in
+structure or shape raise :class:`~ftransforms.errors.SplitOutputError` naming both.  Each
+source line that splits warns once (:class:`~ftransforms.errors.PerformanceWarning`).
+``vmap(f, split=False)`` raises ``BatchedControlFlowError`` at the first disagreement, as
+JAX and torch.func do.  Under ``randomness='different'`` every group draws fresh noise for
+its rows (independent draws, not the numbers an unsplit run would have drawn); under
+``'same'`` the groups replay the first run's draws, so the whole batch still shares them
+(:func:`~ftransforms.random.same_randomness_across_chunks`, as for ``chunk_size``).
+"""
+
+from __future__ import annotations
+
+import linecache
+import warnings
+from typing import Any, Callable
+
+import numpy
+
+import ftransforms.numpy as fnp
+from ftransforms.arguments import out_dims_per_leaf, structure_str
+from ftransforms.core.errors import PerformanceWarning, SplitOutputError
+from ftransforms.core.tracer import Tracer
+from ftransforms.interpreters.batching import BatchSplit
+from ftransforms.numpy.helpers import dtype_of, to_host, xp_of
+from ftransforms.pytree import tree_flatten, tree_unflatten
+
+#: Source lines (file, line) that have warned already: one PerformanceWarning per site.
+WARNED_SITES: set[tuple[str, int]] = set()
+
+def group_rows(rows: Any) -> list[numpy.ndarray]:
+    """Row indices grouped by equal (bitwise) values, groups ordered by their first row."""
+    host = numpy.ascontiguousarray(to_host(rows))
+    n = host.shape[0]
+    flat = host.reshape(n, -1)
+    keys = flat.view(numpy.dtype((numpy.void, flat.dtype.itemsize * flat.shape[1])))[:, 0]
+    _, first, inverse = numpy.unique(keys, return_index=True, return_inverse=True)
+    order = numpy.argsort(first, kind="stable")
+    rank = numpy.empty_like(order)
+    rank[order] = numpy.arange(order.size)
+    labels = rank[inverse.reshape(-1)]
+    return [numpy.flatnonzero(labels == g) for g in range(order.size)]
+
+
+def _rows_text(ids: numpy.ndarray) -> str:
+    shown = ", ".join(str(int(i)) for i in ids[:8])
+    return shown + (f", ... ({ids.size} rows)" if ids.size > 8 else "")
+
+
+def split_batch(
+    signal: BatchSplit,
+    rerun: Callable[[list, int, numpy.ndarray], Any],
+    leaves: list,
+    dims: list,
+    row_ids: numpy.ndarray,
+    out_dims: Any,
+    where: str,
+) -> Any:
+    """The outputs of a vmap whose run raised ``signal``: ``rerun(leaves, size, row_ids)``
+    on each group of rows, joined back in row order (NOTE [splitting the batch])."""
+    groups = group_rows(signal.rows)
+    if len(groups) < 2:  # pragma: no cover  (uniform_row said they differ)
+        raise AssertionError(f"{where}: a split with one group")
+    site = signal.site
+    if site[:2] not in WARNED_SITES:
+        WARNED_SITES.add(site[:2])
+        line = linecache.getline(site[0], site[1]).strip()
+        warnings.warn_explicit(
+            f"{where}: the rows of the batch disagree on a Python value at "
+            f"{site[0]}:{site[1]} ({line!r}), so the batch was split into {len(groups)} "
+            f"groups and the function runs once per group (a Python loop over the "
+            f"groups).  To keep one batched program, write the branch with fnp.where or "
+            f"ft.cond, the loop with ft.while_loop; silence this with "
+            f"warnings.filterwarnings('ignore', category=ft.errors.PerformanceWarning).",
+            PerformanceWarning,
+            site[0],
+            site[1],
+            module=site[2] or None,
+        )
+    outs = []
+    for idx in groups:
+        sub = [
+            leaf if d is None else fnp.take(leaf, _index_like(leaf, idx), axis=d)
+            for leaf, d in zip(leaves, dims)
+        ]
+        ids = row_ids[idx]
+        try:
+            outs.append(rerun(sub, idx.size, ids))
+        except Exception as err:
+            if not getattr(err, "_ftransforms_rows_named", False):
+                err.add_note(
+                    f"{where}: raised for batch row(s) {_rows_text(ids)}, one of "
+                    f"{len(groups)} groups of rows that the batch was split into at "
+                    f"{site[0]}:{site[1]}"
+                )
+                err._ftransforms_rows_named = True
+            raise
+    return join_groups(outs, groups, out_dims, where)
+
+
+def _index_like(value: Any, idx: numpy.ndarray) -> Any:
+    phys = value._physical() if isinstance(value, Tracer) else value
+    return idx if isinstance(phys, numpy.ndarray) else xp_of(phys).asarray(idx)
+
+
+def _describe(groups: list, g: int) -> str:
+    return f"group {g} (rows {_rows_text(groups[g])})"
+
+
+def join_groups(outs: list, groups: list, out_dims: Any, where: str) -> Any:
+    """The groups' outputs as one output of the whole batch, rows in their first order."""
+    flat = [tree_flatten(o, none_is_leaf=False) for o in outs]
+    spec = flat[0][1]
+    for g, (_, s) in enumerate(flat[1:], 1):
+        if s != spec:
+            raise SplitOutputError(
+                f"{where}: the rows took different Python paths and returned outputs of "
+                f"different structures: {_describe(groups, 0)} returned "
+                f"{structure_str(outs[0])}, {_describe(groups, g)} returned "
+                f"{structure_str(outs[g])}.  Return the same structure on every path (as "
+                f"numpy.stack of the per-row results would need)."
+            )
+    order = numpy.concatenate(groups)
+    inverse = numpy.empty_like(order)
+    inverse[order] = numpy.arange(order.size)
+    dims = out_dims_per_leaf(out_dims, outs[0], where)
+    joined = []
+    for k, d in enumerate(dims):
+        parts = [leaves[k] for leaves, _ in flat]
+        shapes = [fnp.shape(p) for p in parts]
+        if d is None:
+            for g, s in enumerate(shapes[1:], 1):
+                same = s == shapes[0] and bool(
+                    numpy.array_equal(
+                        to_host(fnp.physical(parts[0])),
+                        to_host(fnp.physical(parts[g])),
+                        equal_nan=True,
+                    )
+                )
+                if not same:
+                    raise SplitOutputError(
+                        f"{where}: output {k} has out_dim None but its value differs between "
+                        f"{_describe(groups, 0)} and {_describe(groups, g)}, which took "
+                        f"different Python paths; give it an int out_dim"
+                    )
+            joined.append(parts[0])
+            continue
+        axis = int(d) % len(shapes[0])
+        rest = [s[:axis] + s[axis + 1 :] for s in shapes]
+        for g, r in enumerate(rest[1:], 1):
+            if r != rest[0]:
+                raise SplitOutputError(
+                    f"{where}: the rows took different Python paths and output {k} has "
+                    f"different shapes: {_describe(groups, 0)} gives per-row shape "
+                    f"{rest[0]}, {_describe(groups, g)} gives {r}.  Return the same shape "
+                    f"on every path (as numpy.stack of the per-row results would need)."
+                )
+        dtype = numpy.result_type(*[dtype_of(p) for p in parts])
+        parts = [p if dtype_of(p) == dtype else fnp.astype(p, dtype) for p in parts]
+        both = fnp.concatenate(parts, axis=axis)
+        joined.append(fnp.take(both, _index_like(both, inverse), axis=axis))
+    return tree_unflatten(spec, joined)
