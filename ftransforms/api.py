@@ -234,8 +234,7 @@ def _vmap_call(
     try:
         with pushed(interp):
             wrapped = [
-                leaf if d is None else BatchTracer(interp, leaf, d)
-                for leaf, d in zip(leaves, dims)
+                leaf if d is None else BatchTracer(interp, leaf, d) for leaf, d in zip(leaves, dims)
             ]
             out = from_object_arrays(func(*tree_unflatten(spec, wrapped), **kwargs))
             return _vmap_outputs(interp, out, out_dims, size, where)

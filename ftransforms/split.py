@@ -50,7 +50,8 @@ from __future__ import annotations
 
 import linecache
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy
 
@@ -64,6 +65,7 @@ from ftransforms.pytree import tree_flatten, tree_unflatten
 
 #: Source lines (file, line) that have warned already: one PerformanceWarning per site.
 WARNED_SITES: set[tuple[str, int]] = set()
+
 
 def group_rows(rows: Any) -> list[numpy.ndarray]:
     """Row indices grouped by equal (bitwise) values, groups ordered by their first row."""
