@@ -155,7 +155,7 @@ def _concrete_bounds(index: Any) -> Any:
     out: list = []
     for e in entries:
         if isinstance(e, Tracer) and dtype_of(e).kind == "b" and _batched(e):
-            out.extend(nonzero(e))
+            out.extend(_batched_nonzero(e, "x[mask]"))
         elif isinstance(e, slice) and any(isinstance(b, Tracer) for b in _bounds(e)):
             out.append(slice(*(b.__index__() if isinstance(b, Tracer) else b for b in _bounds(e))))
         else:
@@ -354,13 +354,17 @@ def nonzero(x: Any) -> tuple[Any, ...]:
     """
     mask = x if dtype_of(x).kind == "b" else not_equal(x, 0)
     if isinstance(mask, Tracer) and ndim(mask) and _batched(mask):
-        # Batched: the positions of each row's true elements, one batched result when the
-        # rows' counts agree.
-        from ftransforms.numpy.sorting import true_positions  # late import: sorting imports us
-
-        flat = true_positions(ravel(mask), "nonzero(a)")
-        return unravel(flat, shape(mask))
+        return _batched_nonzero(mask, "nonzero(a)")
     return tuple(bool_to_int_arrays(mask))
+
+
+def _batched_nonzero(mask: Any, what: str) -> tuple[Any, ...]:
+    """``nonzero`` of a boolean mask batched by vmap: the positions of each row's true
+    elements, one batched result where the rows' counts agree (NOTE [splitting the
+    batch], ftransforms/split.py)."""
+    from ftransforms.numpy.sorting import true_positions  # late import: sorting imports us
+
+    return unravel(true_positions(ravel(mask), what), shape(mask))
 
 
 put = implements(numpy.put)(refuse_in_place("put"))
@@ -793,7 +797,9 @@ def compress(condition: Any, a: Any, axis: int | None = None, out: Any = None) -
             raise IndexError(
                 f"compress: condition has {n} entries, more than axis {axis}'s {shape(a)[axis]}"
             )
-        return take(a, nonzero(astype(condition, bool))[0], axis=axis)
+        return take(
+            a, _batched_nonzero(astype(condition, bool), "compress(condition, a)")[0], axis=axis
+        )
     cond = _concrete_mask(condition, "compress(condition, a)")
     if cond.ndim != 1:
         raise ValueError(f"compress: condition must be a 1-d array, got shape {cond.shape}")
@@ -821,7 +827,8 @@ def extract(condition: Any, arr: Any) -> Any:
         [0.0, 3.0]
     """
     if isinstance(condition, Tracer) and _batched(condition):
-        return take(ravel(as_operand(arr)), nonzero(ravel(condition))[0])
+        picked = _batched_nonzero(nonzero_mask(ravel(condition)), "extract(condition, arr)")[0]
+        return take(ravel(as_operand(arr)), picked)
     cond = _concrete_mask(condition, "extract(condition, arr)")
     picked = xp_of(cond).nonzero(cond.reshape(-1))[0]
     return take(ravel(as_operand(arr)), picked)
