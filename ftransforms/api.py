@@ -234,25 +234,27 @@ def _vmap_call(
     try:
         with pushed(interp):
             wrapped = [
-                leaf if d is None else BatchTracer(interp, leaf, d) for leaf, d in zip(leaves, dims)
+                leaf if d is None else BatchTracer(interp, leaf, d)
+                for leaf, d in zip(leaves, dims)
             ]
             out = from_object_arrays(func(*tree_unflatten(spec, wrapped), **kwargs))
             return _vmap_outputs(interp, out, out_dims, size, where)
-    except BatchSplit as signal:  # NOTE [splitting the batch] (ftransforms/split.py)
-        if signal.interp is not interp:
+    except BatchSplit as caught:  # NOTE [splitting the batch] (ftransforms/split.py)
+        if caught.interp is not interp:
             raise
+        signal = caught  # handled below, outside the except: no chained BatchSplit
 
-        def rerun(sub_leaves, sub_size, sub_rows):
-            return _vmap_call(
-                func, sub_leaves, spec, dims, sub_size, kwargs, out_dims, randomness, where,
-                split, sub_rows,
-            )  # fmt: skip
+    def rerun(sub_leaves, sub_size, sub_rows):
+        return _vmap_call(
+            func, sub_leaves, spec, dims, sub_size, kwargs, out_dims, randomness, where,
+            split, sub_rows,
+        )  # fmt: skip
 
-        rows = numpy.arange(size) if rows is None else rows
-        if randomness != "same":
-            return split_batch(signal, rerun, leaves, dims, rows, out_dims, where)
-        with same_randomness_across_chunks():
-            return split_batch(signal, rerun, leaves, dims, rows, out_dims, where)
+    rows = numpy.arange(size) if rows is None else rows
+    if randomness != "same":
+        return split_batch(signal, rerun, leaves, dims, rows, out_dims, where)
+    with same_randomness_across_chunks():
+        return split_batch(signal, rerun, leaves, dims, rows, out_dims, where)
 
 
 def _vmap_outputs(interp, out, out_dims, size, where):
