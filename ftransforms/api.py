@@ -65,7 +65,7 @@ from ftransforms.pytree import (
     tree_unflatten,
 )
 from ftransforms.random import same_randomness_across_chunks
-from ftransforms.split import split_batch
+from ftransforms.split import name_rows, split_batch
 
 __all__ = [
     "grad",
@@ -243,6 +243,10 @@ def _vmap_call(
         if caught.interp is not interp:
             raise
         signal = caught  # handled below, outside the except: no chained BatchSplit
+    except Exception as err:
+        if rows is not None:  # a group of a split, or a chunk: say which rows
+            name_rows(err, where, rows)
+        raise
 
     def rerun(sub_leaves, sub_size, sub_rows):
         return _vmap_call(

@@ -122,19 +122,16 @@ def split_batch(
             leaf if d is None else fnp.take(leaf, _index_like(leaf, idx), axis=d)
             for leaf, d in zip(leaves, dims)
         ]
-        ids = row_ids[idx]
-        try:
-            outs.append(rerun(sub, idx.size, ids))
-        except Exception as err:
-            if not getattr(err, "_ftransforms_rows_named", False):
-                err.add_note(
-                    f"{where}: raised for batch row(s) {_rows_text(ids)}, one of "
-                    f"{len(groups)} groups of rows that the batch was split into at "
-                    f"{site[0]}:{site[1]}"
-                )
-                err._ftransforms_rows_named = True
-            raise
+        outs.append(rerun(sub, idx.size, row_ids[idx]))
     return join_groups(outs, groups, out_dims, where)
+
+
+def name_rows(err: BaseException, where: str, row_ids: numpy.ndarray) -> None:
+    """Note on ``err`` (raised by ``f`` on part of the batch: a group of a split, or a
+    chunk) which rows it was raised for, once: the innermost part names them."""
+    if not getattr(err, "_ftransforms_rows_named", False):
+        err.add_note(f"{where}: raised for batch row(s) {_rows_text(row_ids)}")
+        err._ftransforms_rows_named = True
 
 
 def _index_like(value: Any, idx: numpy.ndarray) -> Any:
