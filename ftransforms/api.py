@@ -55,7 +55,12 @@ from ftransforms.core.errors import (
 )
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
-from ftransforms.interpreters.batching import BatchInterpreter, BatchSplit, BatchTracer
+from ftransforms.interpreters.batching import (
+    BatchInterpreter,
+    BatchSplit,
+    BatchTracer,
+    SpeculationFailed,
+)
 from ftransforms.interpreters.forward import DualTracer, ForwardInterpreter
 from ftransforms.interpreters.reverse import ReverseInterpreter, ReverseTracer
 from ftransforms.numpy.creation import from_object_arrays
@@ -228,9 +233,10 @@ def _vmap_inputs(func, in_dims, args, where, axis_size=None):
 
 
 def _vmap_call(
-    func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split=True, rows=None
-):
-    interp = BatchInterpreter(where, size, randomness, split)
+    func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split=True, rows=None,
+    masking=True,
+):  # fmt: skip
+    interp = BatchInterpreter(where, size, randomness, split, masking)
     try:
         with pushed(interp):
             wrapped = [
@@ -238,20 +244,33 @@ def _vmap_call(
                 for leaf, d in zip(leaves, dims)
             ]
             out = from_object_arrays(func(*tree_unflatten(spec, wrapped), **kwargs))
+            if interp.loops is not None and interp.loops.records:
+                raise SpeculationFailed(interp, "a masked loop was left by return or break")
             return _vmap_outputs(interp, out, out_dims, size, where)
     except BatchSplit as caught:  # NOTE [splitting the batch] (ftransforms/split.py)
         if caught.interp is not interp:
             raise
         signal = caught  # handled below, outside the except: no chained BatchSplit
+    except SpeculationFailed as caught:
+        if caught.interp is not interp:
+            raise
+        signal = None
     except Exception as err:
-        if rows is not None:  # a group of a split, or a chunk: say which rows
-            name_rows(err, where, rows)
-        raise
+        if interp.loops is None or not interp.loops.records:
+            if rows is not None:  # a group of a split, or a chunk: say which rows
+                name_rows(err, where, rows)
+            raise
+        signal = None  # rows riding along in a masked loop may have caused it
+    if signal is None:  # run again without masking loops
+        return _vmap_call(
+            func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split, rows,
+            False,
+        )  # fmt: skip
 
     def rerun(sub_leaves, sub_size, sub_rows):
         return _vmap_call(
             func, sub_leaves, spec, dims, sub_size, kwargs, out_dims, randomness, where,
-            split, sub_rows,
+            split, sub_rows, masking,
         )  # fmt: skip
 
     rows = numpy.arange(size) if rows is None else rows

@@ -48,18 +48,22 @@ its rows (independent draws, not the numbers an unsplit run would have drawn); u
 
 from __future__ import annotations
 
+import ctypes
+import dis
 import linecache
+import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy
 
+import ftransforms.interpreters.batching as batching
 import ftransforms.numpy as fnp
 from ftransforms.arguments import out_dims_per_leaf, structure_str
 from ftransforms.core.errors import PerformanceWarning, SplitOutputError
 from ftransforms.core.tracer import Tracer
-from ftransforms.interpreters.batching import BatchSplit
+from ftransforms.interpreters.batching import BatchSplit, BatchTracer, SpeculationFailed
 from ftransforms.numpy.helpers import dtype_of, to_host, xp_of
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
@@ -196,3 +200,176 @@ def join_groups(outs: list, groups: list, out_dims: Any, where: str) -> Any:
         both = fnp.concatenate(parts, axis=axis)
         joined.append(fnp.take(both, _index_like(both, inverse), axis=axis))
     return tree_unflatten(spec, joined)
+
+
+# -- masking the finished rows of a Python while loop -------------------------------------
+
+_BOOL_CODE = Tracer.__bool__.__code__
+
+
+def _truth(opname: str) -> bool | None:
+    """The value on which a conditional jump jumps (None: not a jump on a truth value)."""
+    if "JUMP" not in opname or "NONE" in opname:
+        return None
+    return True if "IF_TRUE" in opname else False if "IF_FALSE" in opname else None
+
+
+def _jumps(code: Any) -> dict[int, tuple[int, int, bool, int]]:
+    """The conditions of the while loops in ``code``: offset of a conditional jump ->
+    (first offset of the loop, its back-edge's offset, the truth value that stays in the
+    loop, the back-edge's offset as the loop's name).  A condition is the back-edge itself
+    (a backward conditional jump) or a jump to the instruction after the back-edge."""
+    found = _JUMPS.get(code)
+    if found is not None:
+        return found
+    found = {}
+    ins = list(dis.get_instructions(code))
+    at = {i.offset: k for k, i in enumerate(ins)}
+    for k, edge in enumerate(ins[:-1]):
+        truth = _truth(edge.opname)
+        if not isinstance(edge.argval, int) or edge.argval >= edge.offset:
+            continue
+        start, exit_ = edge.argval, ins[k + 1].offset
+        if start not in at or ins[at[start]].opname == "FOR_ITER":
+            continue
+        if truth is None:  # 3.12+: a while loop ends with `cond; jump out; JUMP_BACKWARD`
+            before = ins[k - 1] if k else edge
+            if not (edge.opname.startswith("JUMP_BACKWARD") and _truth(before.opname) is not None):
+                continue
+            if before.argval != exit_:
+                continue
+        if truth is not None:  # 3.10/3.11: the condition jumps back into the loop
+            found[edge.offset] = (start, edge.offset, truth, edge.offset)
+        head = at[start] - 1
+        for j in range(max(head, 0), k):
+            t = _truth(ins[j].opname)
+            if t is not None and ins[j].argval == exit_ and (j >= at[start] or j == head):
+                found.setdefault(
+                    ins[j].offset, (min(start, ins[j].offset), edge.offset, not t, edge.offset)
+                )
+    _JUMPS[code] = found
+    return found
+
+
+_JUMPS: dict[Any, dict] = {}
+
+
+def _write_locals(frame: Any, values: dict) -> None:
+    """Rebind locals of a running frame (as a debugger does)."""
+    if sys.version_info >= (3, 13):  # f_locals is a write-through proxy
+        for name, value in values.items():
+            frame.f_locals[name] = value
+        return
+    frame.f_locals.update(values)
+    ctypes.pythonapi.PyFrame_LocalsToFast(ctypes.py_object(frame), ctypes.c_int(0))
+
+
+def _shallow(value: Any) -> Any:
+    """What a mutation of a container would change (compared by identity)."""
+    if type(value) in (list, tuple):
+        return tuple(map(id, value))
+    if type(value) is dict:
+        return tuple((k, id(v)) for k, v in value.items())
+    return None
+
+
+class _Loop:
+    __slots__ = ("frame", "start", "stop", "edge", "stay", "outer", "active", "saved", "shapes")
+
+
+class MaskedLoops:
+    """The Python ``while`` loops of one vmap call whose rows finished at different trip
+    counts (NOTE [splitting the batch], "while loops")."""
+
+    def __init__(self, interp: Any) -> None:
+        self.interp = interp
+        self.records: list[_Loop] = []  # innermost last
+
+    def first_active(self) -> int:
+        return int(numpy.flatnonzero(self.records[-1].active)[0])
+
+    def _fail(self, why: str) -> SpeculationFailed:
+        return SpeculationFailed(self.interp, why)
+
+    def _site(self, caller: Any) -> tuple[Any, tuple] | None:
+        """(frame, back-edge) when ``bool()`` was called by a while loop's condition."""
+        if caller.f_code is not _BOOL_CODE:
+            return None
+        frame = caller.f_back
+        edge = _jumps(frame.f_code).get(frame.f_lasti)
+        return None if edge is None else (frame, edge)
+
+    def disagree(self, tracer: Any, rows: Any, caller: Any) -> Any:
+        """The rows disagree at ``bool()``: at a while loop's condition, the rows that leave
+        the loop are masked and the others go on (returns the truth value that stays in the
+        loop); anywhere else None (the batch splits)."""
+        site = self._site(caller)
+        if site is None or rows.ndim != 1:
+            return None
+        frame, (start, stop, stay, edge) = site
+        active = self.records[-1].active if self.records else numpy.ones(rows.shape[0], bool)
+        loop = _Loop()
+        loop.frame, loop.start, loop.stop, loop.edge = frame, start, stop, edge
+        loop.stay, loop.outer = stay, active
+        loop.active = active & (to_host(rows).astype(bool) == stay)
+        loop.saved = dict(frame.f_locals)
+        loop.shapes = {k: _shallow(v) for k, v in loop.saved.items()}
+        self.records.append(loop)
+        return stay
+
+    def read(self, tracer: Any, rows: Any, caller: Any) -> Any:
+        """A Python value read while some rows ride along in a masked loop."""
+        for loop in self.records:  # a break / return left a loop without its condition
+            if not loop.start <= loop.frame.f_lasti <= loop.stop:
+                raise self._fail("the loop was left without its condition")
+        loop = self.records[-1]
+        site = self._site(caller)
+        if site is not None and site[0] is loop.frame and site[1][3] == loop.edge:
+            return self._step(loop, rows, site[1][2])
+        live = rows[loop.active]
+        same = (live == live[:1]).all() if live.size else True
+        if bool(same):
+            return live[0]
+        value = self.disagree(tracer, rows, caller) if rows.ndim == 1 else None
+        if value is not None:
+            return value
+        raise BatchSplit(self.interp, rows)  # the masked run is dropped; groups start afresh
+
+    def _step(self, loop: _Loop, rows: Any, stay: bool) -> bool:
+        """A condition of the loop again: rows that finished earlier get their state back,
+        rows that leave here keep theirs, the rest go on."""
+        frame = loop.frame
+        now = dict(frame.f_locals)
+        if now.keys() != loop.saved.keys():
+            raise self._fail("the loop bound a new local name")
+        merged = {}
+        keep = None
+        for name, value in now.items():
+            old = loop.saved[name]
+            if value is old:
+                if _shallow(value) != loop.shapes[name]:
+                    raise self._fail(f"{name} was mutated in the loop")
+                continue
+            if not (isinstance(value, Tracer) or isinstance(old, Tracer)):
+                raise self._fail(f"the Python value {name} changed in the loop")
+            if fnp.shape(value) != fnp.shape(old):
+                raise self._fail(f"{name} changed shape in the loop")
+            if keep is None:
+                keep = _index_like(value, loop.active)
+            merged[name] = fnp.where(_as_rows(self.interp, keep), value, old)
+        loop.active = loop.active & (to_host(rows).astype(bool) == stay)
+        if merged:
+            _write_locals(frame, merged)
+            loop.saved.update(merged)
+        if loop.active.any():
+            return stay
+        self.records.pop()
+        return not stay
+
+
+def _as_rows(interp: Any, mask: Any) -> Any:
+    """A per-row boolean as a value batched at ``interp``'s level."""
+    return BatchTracer(interp, mask, 0)
+
+
+batching.LOOP_MASKING.append(MaskedLoops)

@@ -90,8 +90,68 @@ def test_a_while_with_per_row_trip_counts_splits_once_per_distinct_count():
     xs = np.array([1.5, 3.0, 3.5, 9.0, 0.5, 17.0])  # trip counts 1, 2, 2, 4, 0, 5
     counted = Counted(f)
     np.testing.assert_allclose(ft.vmap(counted)(xs), loop(f, xs), **F64)
-    # 5 distinct counts: the finished runs end at each count once; at most 2k - 1 runs
-    assert counted.calls <= 2 * 5 - 1
+    # 5 distinct counts (the Python counter n rules out masking): split once per count
+    assert counted.calls <= 2 * 5 + 1
+    assert sorted(trips) == [0, 1, 2, 4, 5]  # each group's own trip count, no others
+
+
+def masked_newton(a):
+    y = a
+    while np.abs(y * y - a) > 1e-12 * a:
+        y = 0.5 * (y + a / y)
+    return y
+
+
+def test_a_while_loop_masks_finished_rows_in_one_run():
+    a = 10.0 ** np.linspace(0, 20, 33)  # trip counts from 0 to 37
+    counted = Counted(masked_newton)
+    got = ft.vmap(counted)(a)
+    assert counted.calls == 1  # no split: the finished rows rode along
+    np.testing.assert_array_equal(got, loop(masked_newton, a))  # bit for bit
+    want = loop(ft.grad(masked_newton), a)  # 1/(2 sqrt(a)) up to the last step; 1 at a = 1
+    np.testing.assert_allclose(want[1:], 0.5 / np.sqrt(a[1:]), rtol=1e-6)
+    np.testing.assert_allclose(ft.vmap(ft.grad(masked_newton))(a), want, rtol=1e-12)
+    g = ft.grad(lambda a: ft.vmap(masked_newton)(a).sum())(a)
+    np.testing.assert_allclose(g, want, rtol=1e-12)
+    np.testing.assert_array_equal(ft.jit(ft.vmap(masked_newton))(a[::-1]), got[::-1])
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["break", "return", "nested", "if_in_body", "append", "counter", "after", "raise"],
+)
+def test_masked_loops_that_leave_oddly_are_still_the_loop(case):
+    def f(x):
+        out = []
+        t = x * 1.0
+        while t > 1.0:
+            if case == "break" and t < 3.0:
+                break
+            if case == "return" and t < 2.0:
+                return t * 10.0
+            if case == "nested":
+                s = t
+                while s > 0.5:
+                    s = s - 0.7
+                t = t + s
+            if case == "if_in_body":
+                t = t - 0.3 if t > 4.0 else t - 0.1
+            if case == "append":
+                out.append(t)
+            if case == "raise" and t > 50:
+                raise ValueError("big row")
+            t = t / 2.0
+        if case == "after" and t > 0.7:
+            return t * 3.0
+        return t + len(out)
+
+    xs = np.array([0.5, 1.5, 2.5, 7.0, 13.0, 20.0, 0.9, 5.5])
+    counted = Counted(f)
+    np.testing.assert_allclose(ft.vmap(counted)(xs), loop(f, xs), **F64)
+    if case == "raise":
+        with pytest.raises(ValueError, match="big row") as info:
+            ft.vmap(f)(np.append(xs, 120.0))
+        assert "row(s) 8" in "\n".join(info.value.__notes__)
 
 
 # -- errors and warnings ---------------------------------------------------------------

@@ -76,12 +76,32 @@ def uniform_row(c: Any, bdim: int) -> tuple[Any, Any]:
     same = c == c[(slice(None),) * bdim + (slice(0, 1),)]
     if bool(same.all()):
         return first, None
-    rows = c if bdim == 0 else c.transpose((bdim,) + tuple(i for i in range(c.ndim) if i != bdim))
+    rows = _front(c, bdim)
     if c.dtype.kind in "fc":  # NaN rows are equal when their bits are
         bits = rows.reshape(rows.shape[0], -1).copy().view(numpy.uint8)
         if bool((bits == bits[:1]).all()):
             return first, None
     return None, rows
+
+
+def _front(c: Any, bdim: int) -> Any:
+    """``c`` with axis ``bdim`` first."""
+    return c if bdim == 0 else c.transpose((bdim,) + tuple(i for i in range(c.ndim) if i != bdim))
+
+
+#: The loop-masking machinery of ftransforms/split.py (registered there, as a rule is):
+#: NOTE [splitting the batch], "while loops".
+LOOP_MASKING: list = []
+
+
+class SpeculationFailed(BaseException):
+    """Masking a Python ``while`` loop's finished rows could not follow the function (a
+    ``break``/``return`` out of the loop, a Python number that changed in it, an error while
+    rows rode along): the vmap call runs again, splitting without masking."""
+
+    def __init__(self, interp: BatchInterpreter, why: str) -> None:
+        super().__init__(why)
+        self.interp = interp
 
 
 class BatchTracer(Tracer):
@@ -112,9 +132,24 @@ class BatchTracer(Tracer):
         # row holds the same one; otherwise the vmap that owns this axis splits its rows.
         v = self.val
         c = v._concrete() if isinstance(v, Tracer) else v  # lower levels read (and split) first
+        interp = self._interp
+        if interp.loops is not None and interp.loops.records:  # rows that left a loop ride on
+            return interp.loops.read(self, _front(c, self.bdim), sys._getframe(1))
+        if c.shape[self.bdim] == 0:
+            raise BatchedControlFlowError(
+                f"{interp.name}: a batched value was read as a Python value (bool(), int(), "
+                f"a data-dependent shape) on an empty batch, which has no row to read it "
+                f"from; skip the call for an empty batch."
+            )
         first, rows = uniform_row(c, self.bdim)
         if rows is None:
             return first
+        if interp.split and not _REFUSING[0] and interp.masking and LOOP_MASKING:
+            if interp.loops is None:
+                interp.loops = LOOP_MASKING[0](interp)
+            value = interp.loops.disagree(self, rows, sys._getframe(1))
+            if value is not None:
+                return value
         if not self._interp.split or _REFUSING[0]:
             raise BatchedControlFlowError(
                 f"{self._interp.name}: a batched value has no single truth value (bool(), "
@@ -128,11 +163,12 @@ class BatchTracer(Tracer):
         raise BatchSplit(self._interp, rows)
 
     def _one_row(self) -> Any:
-        """Row 0 of ``val`` (a lower-level value) once every row holds the same value."""
+        """Row 0 of ``val`` (a lower-level value) once every row holds the same value (the
+        first row still looping, while finished rows ride along: see split.py)."""
         self._concrete()  # splits the batch when the rows differ
-        v = self.val
-        index = (slice(None),) * self.bdim + (0,)
-        return v[index]
+        loops = self._interp.loops
+        row = 0 if loops is None or not loops.records else loops.first_active()
+        return self.val[(slice(None),) * self.bdim + (row,)]
 
     def __float__(self) -> float:
         if _storing_into_an_array(1):
@@ -183,15 +219,22 @@ class BatchTracer(Tracer):
 class BatchInterpreter(Interpreter):
     """One ``vmap`` level: applies each primitive's batching rule."""
 
-    __slots__ = ("axis_size", "randomness", "split")
+    __slots__ = ("axis_size", "randomness", "split", "masking", "loops")
 
     def __init__(
-        self, name: str, axis_size: int, randomness: str = "error", split: bool = True
+        self,
+        name: str,
+        axis_size: int,
+        randomness: str = "error",
+        split: bool = True,
+        masking: bool = True,
     ) -> None:
         super().__init__(name)
         self.axis_size = axis_size
         self.randomness = randomness
         self.split = split
+        self.masking = masking  # may finished rows of a Python while loop ride along
+        self.loops = None  # the loops being masked (split.MaskedLoops), made on first need
 
     def process(self, prim: Any, args: tuple, params: dict) -> Any:
         rule = prim.batch
