@@ -52,6 +52,7 @@ import ctypes
 import dis
 import linecache
 import sys
+import types
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -265,12 +266,21 @@ def _write_locals(frame: Any, values: dict) -> None:
 
 
 def _shallow(value: Any) -> Any:
-    """What a mutation of a container would change (compared by identity)."""
-    if type(value) in (list, tuple):
+    """What a mutation of a container or an object would change (compared by identity)."""
+    if isinstance(value, (list, tuple, set)):
         return tuple(map(id, value))
-    if type(value) is dict:
+    if isinstance(value, dict):
         return tuple((k, id(v)) for k, v in value.items())
-    return None
+    if isinstance(value, (Tracer, type, types.ModuleType, types.FunctionType)):
+        return None
+    state = getattr(value, "__dict__", None)
+    return None if state is None else tuple((k, id(v)) for k, v in state.items())
+
+
+def _followable(values: dict) -> bool:
+    """Whether masking can follow a loop over these locals: no iterator, whose position
+    would be shared by rows that left the loop and rows still in it."""
+    return not any(hasattr(v, "__next__") for v in values.values())
 
 
 class _Loop:
@@ -313,6 +323,8 @@ class MaskedLoops:
         loop.stay, loop.outer = stay, active
         loop.active = active & (to_host(rows).astype(bool) == stay)
         loop.saved = dict(frame.f_locals)
+        if not _followable(loop.saved):
+            return None
         loop.shapes = {k: _shallow(v) for k, v in loop.saved.items()}
         self.records.append(loop)
         return stay
