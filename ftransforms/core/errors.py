@@ -156,15 +156,16 @@ class EscapedTracerError(FTransformsError, RuntimeError, TypeError):
 
 
 class BatchedControlFlowError(FTransformsError, TypeError, RuntimeError):
-    """``bool()`` / ``if`` / ``float()`` on a value that differs across the vmap batch.
+    """``bool()`` / ``if`` / ``float()`` on a value that differs across the vmap batch, under
+    ``vmap(..., split=False)`` (by default the batch splits into groups of rows instead).
 
     Example:
         >>> import numpy as np
         >>> import ftransforms as ft
         >>> def absolute(x):
-        ...     return x if x > 0 else -x  # fine for one x, not for a batch
+        ...     return x if x > 0 else -x  # one Python value per row
         >>> try:
-        ...     ft.vmap(absolute)(np.array([1.0, -1.0]))
+        ...     ft.vmap(absolute, split=False)(np.array([1.0, -1.0]))
         ... except ft.errors.BatchedControlFlowError as e:
         ...     print(f"{type(e).__name__}: {e}")
         BatchedControlFlowError: vmap(absolute, in_dims=0): a batched value has no single ...
