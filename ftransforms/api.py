@@ -234,14 +234,13 @@ def _vmap_inputs(func, in_dims, args, where, axis_size=None):
 
 def _vmap_call(
     func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split=True, rows=None,
-    masking=True,
+    masking=True, group=False,
 ):  # fmt: skip
     interp = BatchInterpreter(where, size, randomness, split, masking)
     try:
         with pushed(interp):
             wrapped = [
-                leaf if d is None else BatchTracer(interp, leaf, d)
-                for leaf, d in zip(leaves, dims)
+                leaf if d is None else BatchTracer(interp, leaf, d) for leaf, d in zip(leaves, dims)
             ]
             out = from_object_arrays(func(*tree_unflatten(spec, wrapped), **kwargs))
             if interp.loops is not None and interp.loops.records:
@@ -257,20 +256,20 @@ def _vmap_call(
         signal = None
     except Exception as err:
         if interp.loops is None or not interp.loops.records:
-            if rows is not None:  # a group of a split, or a chunk: say which rows
+            if group:  # a group of a split: say which rows
                 name_rows(err, where, rows)
             raise
         signal = None  # rows riding along in a masked loop may have caused it
     if signal is None:  # run again without masking loops
         return _vmap_call(
             func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split, rows,
-            False,
+            False, group,
         )  # fmt: skip
 
     def rerun(sub_leaves, sub_size, sub_rows):
         return _vmap_call(
             func, sub_leaves, spec, dims, sub_size, kwargs, out_dims, randomness, where,
-            split, sub_rows, masking,
+            split, sub_rows, masking, True,
         )  # fmt: skip
 
     rows = numpy.arange(size) if rows is None else rows

@@ -27,11 +27,28 @@ Within a group the value that split it is uniform, so the re-run passes that poi
 split again further on: recursion, one level per disagreeing read.  Each re-run is a fresh
 vmap call, so no record of earlier decisions is needed: a read that came before the split
 point agreed on the whole batch and so agrees on every group.  With k different paths
-``f`` runs at most 2k - 1 times (each split abandons one run and starts one per group); a
-Python ``while`` whose rows need different trip counts splits once per distinct count, and
-a group whose rows are all done runs no further iterations.  The price is that each group
-runs its path from the start (see docs/guides/control-flow.md for the measured cost and
-the alternatives that stay one batched program: ``ft.cond``/``ft.while_loop``/``fnp.where``).
+``f`` runs at most 2k - 1 times (each split abandons one run and starts one per group).
+The price is that each group runs its path from the start (docs/guides/control-flow.md
+has the measured cost and the ways that stay one batched program).
+
+While loops.  Splitting a ``while`` whose rows need different trip counts would re-run the
+common prefix once per distinct count (a Newton solve with 40 distinct counts: 25x the
+cost of ``ft.while_loop``).  So where rows disagree at a ``while`` loop's own condition
+(``MaskedLoops``: the ``bool()`` comes straight from a conditional jump that ``dis``
+shows to be the loop's back-edge, or a jump to the instruction after it), the vmap does
+what a batched ``while_loop`` does instead: the rows that leave stay in the batch but are
+*masked*.  The loop goes on while any row is active; every later evaluation of its
+condition puts the masked rows' state back into the frame's locals (``fnp.where`` per
+local that changed, written back as a debugger does) and masks the rows that leave then;
+when none is active the loop exits with every row's own final state.  Inside the body a
+Python value is read from the active rows only, so masked rows (one step past their state,
+discarded) never split anything.  The frame's locals are the loop's whole state only for
+plain code, so masking gives up (``SpeculationFailed``: the call runs again, splitting
+without masking) when it cannot be sure: a ``break``/``return`` out of the loop, a new
+local, a Python number that changed (a counter), a list/dict/object attribute mutated in
+place, an iterator among the locals, or any exception while rows are masked (it might
+come from a masked row).  Globals and the caller's state are not checked: as for
+``jax.vmap``, ``f`` is taken to be a function of its arguments.
 
 Library code that reads counts (a boolean mask's, ``nonzero``'s) reads only the count, so
 rows with equal counts stay one batched run; code with a batched path of its own reads

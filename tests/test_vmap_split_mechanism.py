@@ -344,8 +344,11 @@ def test_axis_size_with_no_batched_argument_and_chunk_size():
         return x
 
     with pytest.raises(RuntimeError) as info:
-        ft.vmap(boom, chunk_size=3)(np.arange(8.0))  # rows 6, 7 in the third chunk
+        ft.vmap(boom, chunk_size=4)(np.arange(8.0))  # the second chunk splits: 4, 5 | 6, 7
     assert "row(s) 6, 7" in "\n".join(info.value.__notes__)
+    with pytest.raises(RuntimeError) as info:  # no split, no note: the exception unchanged
+        ft.vmap(boom, chunk_size=2)(np.arange(8.0))
+    assert getattr(info.value, "__notes__", None) is None
 
 
 def test_randomness_under_a_split():
