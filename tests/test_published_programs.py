@@ -18,6 +18,7 @@ recorded, and that the recording is replayed (not an eager fallback).
 from __future__ import annotations
 
 import math
+import warnings
 
 import jax
 import jax.scipy.signal
@@ -370,11 +371,15 @@ def test_kmeans_and_em_estep(rng):
     check_vmap(p_kmeans_inertia, (stacked, X), (0, None))
     Xs = np.stack([X, -X, X[::-1]])
     check_vmap(inertia, (stacked, Xs), (0, 0))
-    # the one idiom here that cannot work: a plain NumPy array (centroids) indexed by a
-    # traced index (labels depend on the mapped X); NumPy's __getitem__ has no protocol
-    # hook, so the error names the fix
+    # a plain NumPy array (centroids) indexed by a traced index (labels depend on the
+    # mapped X): NumPy's __getitem__ has no protocol hook, so the index is read row by row
+    # and the batch splits (one group per distinct labels row); with split=False the error
+    # names the one-batched-gather fix
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ft.errors.PerformanceWarning)
+        check_vmap(inertia, (centroids, Xs), (None, 0))
     with pytest.raises(TracerConversionError, match=r"fnp\.take\(a, t, axis=0\)"):
-        ft.vmap(inertia, in_dims=(None, 0))(centroids, Xs)
+        ft.vmap(inertia, in_dims=(None, 0), split=False)(centroids, Xs)
     # the Lloyd update uses a boolean mask per cluster: fine under grad (it is eager)
     new = p_kmeans_update(centroids, X)
     J = ft.jacfwd(p_kmeans_update, argnums=1)(centroids, X)
