@@ -255,7 +255,7 @@ def _vmap_call(
             raise
         signal = None
     except Exception as err:
-        if interp.loops is None or not interp.loops.records:
+        if interp.loops is None or not (interp.loops.records or interp.loops.promoted):
             if group:  # a group of a split: say which rows
                 name_rows(err, where, rows)
             raise

@@ -44,11 +44,15 @@ when none is active the loop exits with every row's own final state.  Inside the
 Python value is read from the active rows only, so masked rows (one step past their state,
 discarded) never split anything.  The frame's locals are the loop's whole state only for
 plain code, so masking gives up (``SpeculationFailed``: the call runs again, splitting
-without masking) when it cannot be sure: a ``break``/``return`` out of the loop, a new
-local, a Python number that changed (a counter), a list/dict/object attribute mutated in
-place, an iterator among the locals, or any exception while rows are masked (it might
-come from a masked row).  Globals and the caller's state are not checked: as for
-``jax.vmap``, ``f`` is taken to be a function of its arguments.
+without masking) when it cannot be sure: a ``break``/``return`` out of the loop (the
+frame is found outside the loop's body), a new local, a Python value other than a number
+that changed, a list/dict/object attribute mutated in place, an iterator among the
+locals, or any exception while rows are masked (it might come from a masked row).  A
+Python number that changes in the loop (a counter) is the same for all active rows; each
+row's own is kept, and at the exit, if the rows' numbers differ, the local becomes a
+batched array of them (a later exception in that run then also gives up).  Globals and
+the caller's state are not checked: as for ``jax.vmap``, ``f`` is taken to be a function
+of its arguments.
 
 Library code that reads counts (a boolean mask's, ``nonzero``'s) reads only the count, so
 rows with equal counts stay one batched run; code with a batched path of its own reads
@@ -234,9 +238,11 @@ def _truth(opname: str) -> bool | None:
 
 def _jumps(code: Any) -> dict[int, tuple[int, int, bool, int]]:
     """The conditions of the while loops in ``code``: offset of a conditional jump ->
-    (first offset of the loop, its back-edge's offset, the truth value that stays in the
-    loop, the back-edge's offset as the loop's name).  A condition is the back-edge itself
-    (a backward conditional jump) or a jump to the instruction after the back-edge."""
+    (first offset of the loop's body, its back-edge's offset, the truth value that stays in
+    the loop, the back-edge's offset as the loop's name).  A condition is the back-edge
+    itself (a backward conditional jump) or a jump to the instruction after the back-edge.
+    While rows are masked the frame must stay within the body (else the loop was left some
+    other way, and masking gives up)."""
     found = _JUMPS.get(code)
     if found is not None:
         return found
@@ -258,13 +264,10 @@ def _jumps(code: Any) -> dict[int, tuple[int, int, bool, int]]:
                 continue
         if truth is not None:  # 3.10/3.11: the condition jumps back into the loop
             found[edge.offset] = (start, edge.offset, truth, edge.offset)
-        head = at[start] - 1
-        for j in range(max(head, 0), k):
-            t = _truth(ins[j].opname)
-            if t is not None and ins[j].argval == exit_ and (j >= at[start] or j == head):
-                found.setdefault(
-                    ins[j].offset, (min(start, ins[j].offset), edge.offset, not t, edge.offset)
-                )
+        for j in range(k):  # a jump to the loop's exit: its head condition's parts (`and`),
+            t = _truth(ins[j].opname)  # a `break` on a value, an `if` that skips the loop
+            if t is not None and ins[j].argval == exit_:
+                found.setdefault(ins[j].offset, (start, edge.offset, not t, edge.offset))
     _JUMPS[code] = found
     return found
 
@@ -301,7 +304,13 @@ def _followable(values: dict) -> bool:
 
 
 class _Loop:
-    __slots__ = ("frame", "start", "stop", "edge", "stay", "outer", "active", "saved", "shapes")
+    __slots__ = (
+        "frame", "start", "stop", "edge", "stay", "outer", "active", "saved", "shapes", "numbers",
+    )  # fmt: skip
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, complex, numpy.number, numpy.bool_))
 
 
 class MaskedLoops:
@@ -311,6 +320,7 @@ class MaskedLoops:
     def __init__(self, interp: Any) -> None:
         self.interp = interp
         self.records: list[_Loop] = []  # innermost last
+        self.promoted = False  # a Python number became per-row values at a loop's exit
 
     def first_active(self) -> int:
         return int(numpy.flatnonzero(self.records[-1].active)[0])
@@ -343,6 +353,7 @@ class MaskedLoops:
         if not _followable(loop.saved):
             return None
         loop.shapes = {k: _shallow(v) for k, v in loop.saved.items()}
+        loop.numbers = {}
         self.records.append(loop)
         return stay
 
@@ -380,7 +391,17 @@ class MaskedLoops:
                     raise self._fail(f"{name} was mutated in the loop")
                 continue
             if not (isinstance(value, Tracer) or isinstance(old, Tracer)):
-                raise self._fail(f"the Python value {name} changed in the loop")
+                if not (_is_number(value) and _is_number(old)):
+                    raise self._fail(f"the Python value {name} changed in the loop")
+                # A Python number (a counter): the same for every active row (they took
+                # the same path); each row's own is kept, the frame keeps the active one.
+                per_row = loop.numbers.get(name)
+                if per_row is None:
+                    per_row = loop.numbers[name] = numpy.empty(loop.active.size, object)
+                    per_row[:] = [old] * loop.active.size
+                per_row[loop.active] = value
+                loop.saved[name] = value
+                continue
             if fnp.shape(value) != fnp.shape(old):
                 raise self._fail(f"{name} changed shape in the loop")
             if keep is None:
@@ -393,7 +414,31 @@ class MaskedLoops:
         if loop.active.any():
             return stay
         self.records.pop()
+        self._settle_numbers(loop)
         return not stay
+
+    def _settle_numbers(self, loop: _Loop) -> None:
+        """At the loop's exit a Python number whose rows ended with different values
+        becomes a batched array of them (each row's own number, as the loop over rows has
+        it); a later exception then runs the call again without masking, in case the
+        array was used where only a Python number works."""
+        values = {}
+        for name, per_row in loop.numbers.items():
+            live = per_row[loop.outer]
+            if all(v == live[0] and type(v) is type(live[0]) for v in live):
+                if loop.frame.f_locals[name] is not live[0]:
+                    values[name] = live[0]
+                continue
+            per_row[~loop.outer] = live[0]  # rows not in the loop: any value, unused
+            xp = numpy
+            for v in loop.frame.f_locals.values():
+                if isinstance(v, Tracer):
+                    xp = xp_of(v._physical())
+                    break
+            values[name] = BatchTracer(self.interp, xp.asarray(per_row.tolist()), 0)
+            self.promoted = True
+        if values:
+            _write_locals(loop.frame, values)
 
 
 def _as_rows(interp: Any, mask: Any) -> Any:
