@@ -256,6 +256,12 @@ def _jumps(code: Any) -> dict[int, tuple[int, int, bool, int]]:
         start, exit_ = edge.argval, ins[k + 1].offset
         if start not in at or ins[at[start]].opname == "FOR_ITER":
             continue
+        if any(
+            isinstance(i.argval, int) and i.argval < start and i.offset > edge.offset
+            for i in ins[k + 1 :]
+            if "JUMP" in i.opname
+        ):  # inside another loop: a silent exit (a break, a condition on Python values)
+            continue  # and a new entry would look like the same loop going on
         if truth is None:  # 3.12+: a while loop ends with `cond; jump out; JUMP_BACKWARD`
             before = ins[k - 1] if k else edge
             if not (edge.opname.startswith("JUMP_BACKWARD") and _truth(before.opname) is not None):
@@ -359,8 +365,13 @@ class MaskedLoops:
 
     def read(self, tracer: Any, rows: Any, caller: Any) -> Any:
         """A Python value read while some rows ride along in a masked loop."""
+        running = set()
+        frame = caller
+        while frame is not None:
+            running.add(id(frame))
+            frame = frame.f_back
         for loop in self.records:  # a break / return left a loop without its condition
-            if not loop.start <= loop.frame.f_lasti <= loop.stop:
+            if id(loop.frame) not in running or not loop.start <= loop.frame.f_lasti <= loop.stop:
                 raise self._fail("the loop was left without its condition")
         loop = self.records[-1]
         site = self._site(caller)

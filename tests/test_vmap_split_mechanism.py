@@ -522,3 +522,68 @@ def test_distributed_vmap_splits_each_block():
     xs = np.random.default_rng(5).normal(size=(10, 3))
     got = fd.compute(fd.vmap(f, chunk_size=4)(xs))
     np.testing.assert_allclose(got, loop(f, xs), **F64)
+
+
+def test_a_masked_loop_with_an_iteration_counter_and_an_and_condition():
+    def newton(a, cap=50):
+        y, it = a, 0
+        while np.abs(y * y - a) > 1e-12 * a and it < cap:
+            y = 0.5 * (y + a / y)
+            it += 1
+        return y, it
+
+    a = 10.0 ** np.linspace(0, 24, 9)  # trip counts 0 to 44
+    counted = Counted(newton)
+    y, it = ft.vmap(counted)(a)
+    assert counted.calls == 1  # the counter is each row's own at the exit: no split
+    rows = [newton(v) for v in a]
+    np.testing.assert_array_equal(y, [r[0] for r in rows])
+    np.testing.assert_array_equal(it, [r[1] for r in rows])
+    assert it.dtype.kind == "i"
+    # the cap ends the loop on a Python value, which masking cannot see: it runs again,
+    # splitting, with the loop's results
+    y, it = ft.vmap(lambda v: newton(v, cap=30))(a)
+    rows = [newton(v, cap=30) for v in a]
+    np.testing.assert_array_equal(y, [r[0] for r in rows])
+    np.testing.assert_array_equal(it, [r[1] for r in rows])
+
+
+def test_a_return_from_a_masked_loop_in_a_helper():
+    def helper(x):
+        while x > 1.0:
+            x = x / 2.0
+            if x < 1.7:
+                return x * 10.0
+        return x
+
+    def f(x):
+        y = helper(x)
+        return y * 2.0 if y > 5.0 else y - 1.0
+
+    xs = np.array([0.5, 3.0, 9.0, 3.3, 1.5, 40.0])
+    np.testing.assert_allclose(ft.vmap(f)(xs), loop(f, xs), **F64)
+
+
+@pytest.mark.parametrize("form", ["for_around", "or_condition", "counter_used_as_key"])
+def test_masked_loops_in_other_shapes(form):
+    def f(x):
+        total = 0.0
+        seen = {}
+        for i in range(3):
+            j = 0
+            if form == "or_condition":
+                while j < 1 or x[i] * (j + 1) < 0.9:
+                    j += 1
+                    if j > 5:
+                        break
+            else:
+                while x[i] * (j + 1) < 0.9 and j < 4:
+                    j += 1
+            if form == "counter_used_as_key":
+                seen[j] = seen.get(j, 0) + 1  # a dict key: needs a Python int
+            total = total + x[i] * j + len(seen)
+        return total
+
+    xs = np.array([[0.1, 0.5, 2.0], [0.3, 0.05, 0.2], [1.0, 0.4, 0.25], [0.2, 0.2, 0.2]])
+    np.testing.assert_allclose(ft.vmap(f)(xs), loop(f, xs), **F64)
+    np.testing.assert_allclose(ft.vmap(ft.grad(f))(xs), loop(ft.grad(f), xs), **F64)
