@@ -362,10 +362,19 @@ def test_naive_bayes_and_softmax_regression(rng):
     check_hessian(p_softmax_regression_loss, (W[:2], X[:, :2], y))
     # per-example gradients with the labels mapped: np.eye(k)[y] indexes a NumPy array by
     # a batched tracer, which NumPy's __getitem__ hands to no protocol (documented
-    # index-numpy-by-tracer: the error names fnp.take); the comparison one-hot works
+    # index-numpy-by-tracer): the label is read per row, so the batch splits by label
+    # (with split=False the error names fnp.take); the comparison one-hot stays batched
     per_ex = ft.vmap(ft.grad(p_softmax_regression_loss), in_dims=(None, 0, 0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PerformanceWarning)
+        got = per_ex(W, X[:, None, :], y[:, None])
+    want = np.stack(
+        [ft.grad(p_softmax_regression_loss)(W, X[i : i + 1], y[i : i + 1]) for i in range(len(y))]
+    )
+    close(got, want)
+    per_ex_strict = ft.vmap(ft.grad(p_softmax_regression_loss), in_dims=(None, 0, 0), split=False)
     with pytest.raises(TracerConversionError, match="fnp.take"):
-        per_ex(W, X[:, None, :], y[:, None])
+        per_ex_strict(W, X[:, None, :], y[:, None])
     check_grad(p_softmax_regression_loss_eq, (W, X, y))
     close(
         ft.grad(p_softmax_regression_loss_eq)(W, X, y), ft.grad(p_softmax_regression_loss)(W, X, y)
