@@ -587,3 +587,11 @@ def test_masked_loops_in_other_shapes(form):
     xs = np.array([[0.1, 0.5, 2.0], [0.3, 0.05, 0.2], [1.0, 0.4, 0.25], [0.2, 0.2, 0.2]])
     np.testing.assert_allclose(ft.vmap(f)(xs), loop(f, xs), **F64)
     np.testing.assert_allclose(ft.vmap(ft.grad(f))(xs), loop(ft.grad(f), xs), **F64)
+
+
+def test_the_benchmark_runs_and_checks_its_results(capsys):
+    from benchmarks import vmap_split  # its own asserts compare every way with the oracle
+
+    vmap_split.main(reps=1)
+    out = capsys.readouterr().out
+    assert "split / while_loop" in out and "split / where" in out
