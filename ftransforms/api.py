@@ -57,7 +57,12 @@ from ftransforms.core.errors import (
 from ftransforms.core.mutation import detached, mutable
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
-from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
+from ftransforms.interpreters.batching import (
+    BatchInterpreter,
+    BatchSplit,
+    BatchTracer,
+    SpeculationFailed,
+)
 from ftransforms.interpreters.forward import DualTracer, ForwardInterpreter
 from ftransforms.interpreters.reverse import ReverseInterpreter, ReverseTracer
 from ftransforms.numpy.helpers import dtype_of, xp_of
@@ -66,6 +71,7 @@ from ftransforms.pytree import (
     tree_unflatten,
 )
 from ftransforms.random import same_randomness_across_chunks
+from ftransforms.split import name_rows, split_batch
 
 __all__ = [
     "grad",
@@ -96,6 +102,7 @@ def vmap(
     in_axes: Any = UNSET,
     out_axes: Any = UNSET,
     axis_size: int | None = None,
+    split: bool = True,
 ) -> Callable:
     """Vectorize ``func`` over a batch axis of its inputs.
 
@@ -105,6 +112,14 @@ def vmap(
     less memory).  JAX's names are accepted too: ``in_axes``/``out_axes`` for
     ``in_dims``/``out_dims``, and ``axis_size``, the batch size, needed when no argument
     is batched (every in_dim None).
+
+    ``func`` may be any per-example code: where it turns a batched value into a Python
+    value (``if``, ``while``, ``int()``, ``.item()``, a boolean mask's size) and the rows
+    disagree, the batch is split into groups of rows that agree and ``func`` runs on each
+    (one ``PerformanceWarning`` per source line), so the result is always
+    ``numpy.stack([func(x) for x in xs])``.  ``split=False`` raises
+    ``BatchedControlFlowError`` there instead (NOTE [splitting the batch] in
+    ftransforms/split.py).
 
     Example:
         >>> import numpy as np
@@ -123,9 +138,11 @@ def vmap(
         args = transform_inputs(args)
         leaves, spec, dims, size = _vmap_inputs(func, in_dims, args, where, axis_size)
         if chunk_size is None or size <= chunk_size:
-            return _vmap_call(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where)
+            return _vmap_call(
+                func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split
+            )
         return _vmap_chunked(
-            func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, chunk_size
+            func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, chunk_size, split
         )
 
     return batched
@@ -216,14 +233,52 @@ def _vmap_inputs(func, in_dims, args, where, axis_size=None):
     return leaves, spec, dims, size
 
 
-def _vmap_call(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where):
-    with pushed(BatchInterpreter(where, size, randomness)) as interp:
-        wrapped = [
-            mutable(leaf) if d is None else BatchTracer(interp, leaf, d)
-            for leaf, d in zip(leaves, dims)
-        ]
-        out = transform_outputs(func(*tree_unflatten(spec, wrapped), **kwargs))
-        return _vmap_outputs(interp, out, out_dims, size, where)
+def _vmap_call(
+    func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split=True, rows=None,
+    masking=True, group=False,
+):  # fmt: skip
+    interp = BatchInterpreter(where, size, randomness, split, masking)
+    try:
+        with pushed(interp):
+            wrapped = [
+                mutable(leaf) if d is None else BatchTracer(interp, leaf, d)
+                for leaf, d in zip(leaves, dims)
+            ]
+            out = transform_outputs(func(*tree_unflatten(spec, wrapped), **kwargs))
+            if interp.loops is not None and interp.loops.records:
+                raise SpeculationFailed(interp, "a masked loop was left by return or break")
+            return _vmap_outputs(interp, out, out_dims, size, where)
+    except BatchSplit as caught:  # NOTE [splitting the batch] (ftransforms/split.py)
+        if caught.interp is not interp:
+            raise
+        signal = caught  # handled below, outside the except: no chained BatchSplit
+    except SpeculationFailed as caught:
+        if caught.interp is not interp:
+            raise
+        signal = None
+    except Exception as err:
+        if interp.loops is None or not (interp.loops.records or interp.loops.promoted):
+            if group:  # a group of a split: say which rows
+                name_rows(err, where, rows)
+            raise
+        signal = None  # rows riding along in a masked loop may have caused it
+    if signal is None:  # run again without masking loops
+        return _vmap_call(
+            func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split, rows,
+            False, group,
+        )  # fmt: skip
+
+    def rerun(sub_leaves, sub_size, sub_rows):
+        return _vmap_call(
+            func, sub_leaves, spec, dims, sub_size, kwargs, out_dims, randomness, where,
+            split, sub_rows, masking, True,
+        )  # fmt: skip
+
+    rows = numpy.arange(size) if rows is None else rows
+    if randomness != "same":
+        return split_batch(signal, rerun, leaves, dims, rows, out_dims, where)
+    with same_randomness_across_chunks():
+        return split_batch(signal, rerun, leaves, dims, rows, out_dims, where)
 
 
 def _vmap_outputs(interp, out, out_dims, size, where):
@@ -266,15 +321,18 @@ def _vmap_outputs(interp, out, out_dims, size, where):
     return tree_unflatten(spec, results)
 
 
-def _vmap_chunked(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, chunk):
+def _vmap_chunked(
+    func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, chunk, split=True
+):
     def piece(start, stop):
         chunk_leaves = [
             leaf if d is None else fnp.getitem(leaf, (slice(None),) * d + (slice(start, stop),))
             for leaf, d in zip(leaves, dims)
         ]
         return _vmap_call(
-            func, chunk_leaves, spec, dims, stop - start, kwargs, out_dims, randomness, where
-        )
+            func, chunk_leaves, spec, dims, stop - start, kwargs, out_dims, randomness, where,
+            split, numpy.arange(start, stop),
+        )  # fmt: skip
 
     return _chunk_loop(piece, size, chunk, out_dims, randomness, where)
 

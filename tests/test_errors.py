@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import types
+import warnings
 
 import numpy as np
 import pytest
@@ -712,11 +713,13 @@ def relu_if(x):
     return 0.0 * x
 
 
-def test_if_on_a_batched_value_under_vmap():
+def test_if_on_a_batched_value_under_vmap_with_split_off():
+    # By default vmap splits the batch (tests/test_vmap_split*.py); split=False keeps the
+    # error that JAX and torch.func raise.
     raises(
         E.BatchedControlFlowError,
         "vmap(relu_if, in_dims=0): ",
-        vmap(relu_if),
+        vmap(relu_if, split=False),
         np.array([-1.0, 2.0]),
         also=(TypeError, RuntimeError),
         contains=("no single truth value", "fnp.where"),
@@ -727,29 +730,45 @@ def test_if_on_a_batched_value_under_vmap():
             x = x * 2
         return x
 
-    raises(E.BatchedControlFlowError, "vmap(loop, in_dims=0): ", vmap(loop), np.ones(2))
+    raises(
+        E.BatchedControlFlowError,
+        "vmap(loop, in_dims=0): ",
+        vmap(loop, split=False),
+        np.array([1.0, 20.0]),
+    )
 
     def both(x):
         return (x > 0) and (x < 5)
 
-    raises(E.BatchedControlFlowError, "vmap(both, in_dims=0): ", vmap(both), np.ones(2))
+    raises(
+        E.BatchedControlFlowError,
+        "vmap(both, in_dims=0): ",
+        vmap(both, split=False),
+        np.array([1.0, -1.0]),
+    )
     raises(
         E.BatchedControlFlowError,
         "vmap(<lambda>, in_dims=0): ",
-        vmap(lambda x: grad(relu_if)(x)),
+        vmap(lambda x: grad(relu_if)(x), split=False),
         np.array([-1.0, 2.0]),
     )
 
     def pick(k):
         return [10.0, 20.0, 30.0][k]  # a batched int used as a Python index
 
-    raises(E.BatchedControlFlowError, "vmap(pick, in_dims=0): ", vmap(pick), np.arange(3))
+    raises(
+        E.BatchedControlFlowError, "vmap(pick, in_dims=0): ", vmap(pick, split=False), np.arange(3)
+    )
 
     # The fix named in the message works.
     def relu_where(x):
         return fnp.where(x > 0, x, 0.0 * x)
 
     np.testing.assert_array_equal(vmap(relu_where)(np.array([-1.0, 2.0])), [0.0, 2.0])
+    # and the default splits: the per-example loop's results
+    with pytest.warns(E.PerformanceWarning):
+        np.testing.assert_array_equal(vmap(relu_if)(np.array([-1.0, 2.0])), [-0.0, 2.0])
+    np.testing.assert_array_equal(vmap(pick)(np.arange(3)), [10.0, 20.0, 30.0])
 
 
 def test_control_flow_that_is_fine():
@@ -786,8 +805,12 @@ def test_converting_a_tracer_to_a_python_number(conv, what):
         return x * conv(x.sum())
 
     x = np.arange(1.0, 4.0)
+    # Under vmap each row's number is a Python value (the batch splits where rows differ).
+    xs = np.array([[1.0, 2.0, 3.0], [0.0, 1.0, 0.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", E.PerformanceWarning)
+        np.testing.assert_array_equal(vmap(h)(xs), np.stack([h(r) for r in xs]))
     for call, start in (
-        (lambda: vmap(h)(np.ones((2, 3))), "vmap(h, in_dims=0): "),
         (lambda: grad(lambda v: h(v).sum())(x), "grad(<lambda>): "),
         (lambda: jvp(h, (x,), (x,)), "jvp(h): "),
     ):

@@ -22,6 +22,7 @@ Edge cases (logsumexp of +-1e4, xlogy at 0, sort with ties, cumprod at zeros, si
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -37,7 +38,12 @@ import scipy.special as ssp
 import ftransforms.numpy as fnp
 import ftransforms.scipy.special as fsp
 from ftransforms import grad, hessian, jacfwd, jacrev, jvp, vjp, vmap
-from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperationError
+from ftransforms.core.errors import (
+    BatchedControlFlowError,
+    PerformanceWarning,
+    SplitOutputError,
+    UnsupportedOperationError,
+)
 from ftransforms.testing import check_grads, check_vmap
 from tests.tolerances import assert_tree_close, tol
 
@@ -884,7 +890,12 @@ def test_index_updates_under_vmap_with_batched_indices():
     want = np.stack([_np_at(x[b], idx[b, :1], "multiply", v[b, :1]) for b in range(3)])
     np.testing.assert_allclose(got, want, **F64)
     with pytest.raises(UnsupportedOperationError, match="repeated indices"):
-        vmap(lambda x, i, v: x.at[i].max(v))(x, idx, v)
+        vmap(lambda x, i, v: x.at[i].max(v), split=False)(x, idx, v)
+    with warnings.catch_warnings():  # split by default: the per-row results
+        warnings.simplefilter("ignore", PerformanceWarning)
+        got = vmap(lambda x, i, v: x.at[i].max(v))(x, idx, v)
+    want = np.stack([_np_at(x[b], idx[b], "max", v[b]) for b in range(3)])
+    np.testing.assert_allclose(got, want, **F64)
     # batched x and values with a shared (unbatched) index that repeats: fine
     got = vmap(lambda x, v: x.at[np.array([2, 2])].multiply(v))(x, v)
     want = np.stack([_np_at(x[b], np.array([2, 2]), "multiply", v[b]) for b in range(3)])
@@ -900,13 +911,22 @@ def test_boolean_mask_indexing():
     xb = np.stack([x, 2 * x])
     np.testing.assert_allclose(vmap(lambda x: x[mask])(xb), xb[:, mask], **F64)
     with pytest.raises(BatchedControlFlowError, match="where"):
+        vmap(lambda x: x[x > 3.0], split=False)(xb)
+    # equal counts per row: one batched gather; different counts: ragged, as np.stack
+    np.testing.assert_allclose(vmap(lambda x: x[x > x.mean()])(xb), [[4, 5, 6], [8, 10, 12]])
+    with pytest.warns(PerformanceWarning), pytest.raises(SplitOutputError):
         vmap(lambda x: x[x > 3.0])(xb)
 
 
 def test_shape_deciding_arguments_cannot_be_batched():
-    x = np.ones((3, 4))
+    x = np.arange(12.0).reshape(3, 4)
+    reps = np.array([[1, 2, 1, 0], [0, 1, 2, 1], [1, 2, 1, 0]])
+    with warnings.catch_warnings():  # split by default: each row repeated as NumPy does
+        warnings.simplefilter("ignore", PerformanceWarning)
+        got = vmap(lambda x, r: fnp.repeat(x, r))(x, reps)
+    np.testing.assert_array_equal(got, np.stack([np.repeat(a, r) for a, r in zip(x, reps)]))
     with pytest.raises(BatchedControlFlowError, match="repeat"):
-        vmap(lambda x, r: fnp.repeat(x, r))(x, np.array([[1, 2, 1, 0]] * 3))
+        vmap(lambda x, r: fnp.repeat(x, r), split=False)(x, reps)
     with pytest.raises(UnsupportedOperationError, match="mode='maximum'"):
         fnp.pad(x, 1, mode="maximum")
     with pytest.raises(ValueError, match="initial"):

@@ -426,7 +426,7 @@ def test_r_matrix_directives_raise_with_the_fix():
 def test_ix_under_vmap_with_batched_indices_raises_and_unbatched_indices_work():
     x = np.arange(12.0).reshape(3, 4)
     with pytest.raises(BatchedControlFlowError, match=r"numpy.ix_ with index array 0 batched"):
-        vmap(lambda i: x[np.ix_(i, [0])], in_dims=0)(np.array([[0, 1], [1, 2]]))
+        vmap(lambda i: x[np.ix_(i, [0])], in_dims=0, split=False)(np.array([[0, 1], [1, 2]]))
     got = vmap(lambda m: m[np.ix_([2, 0], [1, 3])])(np.stack([x, -x]))
     close(got, np.stack([x[np.ix_([2, 0], [1, 3])], -x[np.ix_([2, 0], [1, 3])]]))
     # traced index arrays under grad are read as their values (no derivative)
@@ -485,7 +485,7 @@ def test_choose_and_compress_errors():
     with pytest.raises(ValueError, match="use mode='wrap' or mode='clip'"):
         grad(lambda t: np.sum(np.choose(np.array([0, 2]), [t, t])))(np.ones(2))
     with pytest.raises(BatchedControlFlowError, match="compress"):
-        vmap(lambda t: np.compress(t > 0, t))(np.ones((2, 3)))
+        vmap(lambda t: np.compress(t > 0, t), split=False)(np.array([[1.0, 1.0], [1.0, -1.0]]))
 
 
 def test_polydiv_remainder_and_polyfit_full_cov_match_numpy():

@@ -41,6 +41,7 @@ from ftransforms.errors import (
     BatchedControlFlowError,
     InPlaceError,
     ObjectArrayWarning,
+    PerformanceWarning,
     TracerConversionError,
 )
 from tests.tolerances import fd_tol, tol
@@ -391,9 +392,14 @@ def test_numpy_comparisons_of_batched_elements_name_fnp_array():
     # np.max of an object array compares elements with bool(): fine under grad, impossible
     # for a batched value.
     with pytest.raises(BatchedControlFlowError, match=r"fnp\.array\(\[\.\.\.\]\)"):
-        vmap(lambda x: np.max(np.array([x[0], x[1]])))(np.stack([X, -X]))
+        vmap(lambda x: np.max(np.array([x[0], x[1]])), split=False)(np.stack([X, -X]))
     with pytest.raises(BatchedControlFlowError, match=r"fnp\.array\(\[\.\.\.\]\)"):
-        vmap(lambda x: np.sort(np.array([x[0], x[1]])))(np.stack([X, -X]))
+        vmap(lambda x: np.sort(np.array([x[0], x[1]])), split=False)(np.stack([X, -X]))
+    # by default the rows that compare differently run as groups: the per-row results
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PerformanceWarning)
+        got = vmap(lambda x: np.max(np.array([x[0], x[1]])))(np.stack([X, -X]))
+    close(got, [max(X[0], X[1]), max(-X[0], -X[1])])
     close(vmap(lambda x: np.max(fnp.array([x[0], x[1]])))(np.stack([X, -X])), [X[0], -X[1]])
 
 
@@ -427,8 +433,11 @@ def test_escaped_tracer_in_an_object_array():
 def test_a_traced_index_into_a_numpy_array_names_the_fix():
     a = np.arange(5.0)
     with pytest.raises(TracerConversionError, match=r"^vmap\(<lambda>, in_dims=0\): a\[t\]") as e:
-        vmap(lambda i: a[i])(np.array([[1, 2], [0, 3]]))
+        vmap(lambda i: a[i], split=False)(np.array([[1, 2], [0, 3]]))
     assert "fnp.getitem(a, t)" in str(e.value)
+    with warnings.catch_warnings():  # split by default: one group per distinct index row
+        warnings.simplefilter("ignore", PerformanceWarning)
+        close(vmap(lambda i: a[i])(np.array([[1, 2], [0, 3]])), [[1.0, 2.0], [0.0, 3.0]])
     close(vmap(lambda i: fnp.getitem(a, i))(np.array([[1, 2], [0, 3]])), [[1.0, 2.0], [0.0, 3.0]])
 
 

@@ -31,12 +31,14 @@ xfails at the end.
 
 from __future__ import annotations
 
+import warnings
+
 import jax
 import numpy as np
 import pytest
 
 import ftransforms as ft
-from ftransforms.errors import BatchedControlFlowError, TracerConversionError
+from ftransforms.errors import BatchedControlFlowError, PerformanceWarning, TracerConversionError
 from tests.program_oracles import (
     check_fd_grad,
     check_grad,
@@ -797,10 +799,10 @@ def test_utility_idioms(rng):
         ft.grad(lambda M: np.sum(p_normalize_rows_float64(M)))(X)
     check_fd_grad(p_cosine_loss, (X, Y))  # jax.jit refuses the assert on a traced value
     check_jacfwd(p_row_norms, (X,))
-    # under vmap the assertion's np.allclose is one bool per row: no single truth value
-    # (the documented BatchedControlFlowError, as jax.vmap and torch.func.vmap refuse it)
-    with pytest.raises(BatchedControlFlowError):
-        ft.vmap(p_cosine_loss, in_dims=(0, None))(rng.standard_normal((3, 5, 3)), Y)
+    # under vmap the assertion's np.allclose is one bool per row: every row holds, so the
+    # batch runs as one; with split=False a batched truth value is refused outright (as
+    # jax.vmap and torch.func.vmap refuse it) only where rows differ
+    check_vmap(p_cosine_loss, (rng.standard_normal((3, 5, 3)), Y), (0, None))
     # under jit the assertion reads the values: correct results, run eagerly
     with pytest.warns(RuntimeWarning, match="depends on data"):
         check_jit(p_cosine_loss, (X, Y), (X + 0.1, Y), replayed=False)
@@ -1025,7 +1027,11 @@ def test_iterative_methods_and_sequence_models(rng):
     x, y = np.array([0.1, 0.9, 0.7, 0.4]), np.array([0.0, 1.0, 0.5])
     check_fd_grad(p_dtw, (x, y))  # min() of list entries: eager under grad
     with pytest.raises(BatchedControlFlowError):  # min() compares per-row values
-        ft.vmap(p_dtw, in_dims=(0, None))(np.stack([x, x[::-1]]), y)
+        ft.vmap(p_dtw, in_dims=(0, None), split=False)(np.stack([x, x[::-1]]), y)
+    with warnings.catch_warnings():  # by default the rows that compare differently split
+        warnings.simplefilter("ignore", PerformanceWarning)
+        got = ft.vmap(p_dtw, in_dims=(0, None))(np.stack([x, x[::-1]]), y)
+    close(got, np.stack([p_dtw(x, y), p_dtw(x[::-1], y)]))
 
 
 # ======================================================================================
@@ -1037,14 +1043,6 @@ def p_finite_mean(x):
     return np.mean(x[np.isfinite(x)])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=BatchedControlFlowError,
-    reason="ftransforms/core/index_spec.py bool_to_int_arrays refuses every batched mask; "
-    "when each row has the same number of true elements (np.unique of mask.sum(-1) over "
-    "the batch has one value, as helpers.same_across_batch checks for other value-dependent "
-    "shapes) it could gather per row (argsort of ~mask, stable, first k columns)",
-)
 def test_vmap_of_a_boolean_mask_with_the_same_count_in_every_row(rng):
     check_vmap(p_finite_mean, (rng.standard_normal((3, 5)),), (0,))
 

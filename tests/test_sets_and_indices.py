@@ -5,6 +5,8 @@ value-dependent shapes (the same size for every batch element works, different s
 
 from __future__ import annotations
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -12,7 +14,7 @@ import pytest
 
 import ftransforms as ft
 import ftransforms.numpy as fnp
-from ftransforms.core.errors import BatchedControlFlowError
+from ftransforms.core.errors import BatchedControlFlowError, PerformanceWarning, SplitOutputError
 
 jax.config.update("jax_enable_x64", True)
 
@@ -92,9 +94,12 @@ def test_argwhere_under_vmap():
     same(ft.vmap(np.argwhere)(batch), np.stack([np.argwhere(r) for r in batch]))
     same(ft.vmap(fnp.flatnonzero)(batch), np.stack([np.flatnonzero(r) for r in batch]))
     with pytest.raises(BatchedControlFlowError, match="argwhere.*differs across the batch"):
+        ft.vmap(fnp.argwhere, split=False)(np.array([[0.0, 1.0, 2.0], [3.0, 0.0, 0.0]]))
+    # split (the default): ragged per-row results cannot be stacked, as with np.stack
+    with pytest.warns(PerformanceWarning), pytest.raises(SplitOutputError, match="shapes"):
         ft.vmap(fnp.argwhere)(np.array([[0.0, 1.0, 2.0], [3.0, 0.0, 0.0]]))
     with pytest.raises(BatchedControlFlowError, match="flatnonzero"):
-        ft.vmap(np.flatnonzero)(np.array([[0.0, 1.0], [3.0, 2.0]]))
+        ft.vmap(np.flatnonzero, split=False)(np.array([[0.0, 1.0], [3.0, 2.0]]))
 
 
 # -- index arithmetic ---------------------------------------------------------------------
@@ -187,7 +192,12 @@ def test_real_if_close():
     batch = np.array([[1 + 0j, 2 + 1e-17j], [3 + 0j, 4 + 0j]])
     same(ft.vmap(np.real_if_close)(batch), batch.real)
     with pytest.raises(BatchedControlFlowError, match="real_if_close"):
-        ft.vmap(fnp.real_if_close)(np.array([[1 + 0j], [1 + 1j]]))
+        ft.vmap(fnp.real_if_close, split=False)(np.array([[1 + 0j], [1 + 1j]]))
+    # split: each row as NumPy returns it, stacked (a real and a complex row: complex)
+    rows = np.array([[1 + 0j], [1 + 1j]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PerformanceWarning)
+        same(ft.vmap(fnp.real_if_close)(rows), np.stack([np.real_if_close(r) for r in rows]))
 
 
 def test_isclose_and_allclose_with_infinities_and_nan():
@@ -262,7 +272,7 @@ def test_unique_derivative_and_vmap():
     same(vals, np.array([[1.0, 3.0], [0.0, 7.0]]))
     same(counts, np.array([[1, 2], [2, 1]]))
     with pytest.raises(BatchedControlFlowError, match="unique"):
-        ft.vmap(np.unique)(np.array([[3.0, 1.0, 3.0], [0.0, 1.0, 7.0]]))
+        ft.vmap(np.unique, split=False)(np.array([[3.0, 1.0, 3.0], [0.0, 1.0, 7.0]]))
     with pytest.raises(NotImplementedError, match="axis=None"):
         fnp.unique(batch, axis=0)
 
@@ -285,7 +295,9 @@ def test_set_functions_match_numpy():
     want = jax.grad(lambda v: jnp.sum(jnp.union1d(v, y, size=4) ** 2))(x)
     np.testing.assert_allclose(g, want)
     with pytest.raises(BatchedControlFlowError, match="intersect1d"):
-        ft.vmap(lambda v: np.intersect1d(v, y))(np.array([[1.0, 2.0, 3.0], [2.0, 5.0, 4.0]]))
+        ft.vmap(lambda v: np.intersect1d(v, y), split=False)(
+            np.array([[1.0, 2.0, 3.0], [2.0, 5.0, 4.0]])
+        )
 
 
 # -- numpy.lib.stride_tricks.sliding_window_view ----------------------------------------

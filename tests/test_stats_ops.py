@@ -15,7 +15,12 @@ import pytest
 
 import ftransforms as ft
 import ftransforms.numpy as fnp
-from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperationError
+from ftransforms.core.errors import (
+    BatchedControlFlowError,
+    PerformanceWarning,
+    SplitOutputError,
+    UnsupportedOperationError,
+)
 
 jax.config.update("jax_enable_x64", True)
 
@@ -145,9 +150,13 @@ def test_delete_insert_histogram_digitize_under_transforms():
     bins[::2] = bins[::2, ::-1]  # some decreasing: chosen per batch element
     got = ft.vmap(np.digitize)(x, bins)
     np.testing.assert_array_equal(got, np.stack([np.digitize(r, b) for r, b in zip(x, bins)]))
-    # a traced index is read: an error when it differs across a batch
+    # a traced index is read: the batch splits where it differs (an error with split=False)
     with pytest.raises(BatchedControlFlowError, match="delete"):
-        ft.vmap(lambda r, i: np.delete(r, i))(x, np.arange(5) % 4)
+        ft.vmap(lambda r, i: np.delete(r, i), split=False)(x, np.arange(5) % 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PerformanceWarning)
+        got = ft.vmap(lambda r, i: np.delete(r, i))(x, np.arange(5) % 4)
+    close(got, np.stack([np.delete(r, i) for r, i in zip(x, np.arange(5) % 4)]))
 
 
 # -- NaNs, errors, value-dependent shapes ----------------------------------------------------
@@ -200,13 +209,15 @@ def test_value_dependent_shapes_under_vmap():
     counts = ft.vmap(lambda i: np.bincount(i, minlength=6))(np.array([[0, 1, 1], [3, 5, 0]]))
     np.testing.assert_array_equal(counts, [[1, 2, 0, 0, 0, 0], [1, 0, 0, 1, 0, 1]])
     with pytest.raises(BatchedControlFlowError, match="minlength"):
-        ft.vmap(np.bincount)(np.array([[0, 1, 1], [3, 5, 0]]))
+        ft.vmap(np.bincount, split=False)(np.array([[0, 1, 1], [3, 5, 0]]))
+    with pytest.warns(PerformanceWarning), pytest.raises(SplitOutputError, match="shapes"):
+        ft.vmap(np.bincount)(np.array([[0, 1, 1], [3, 5, 0]]))  # ragged, as np.stack
     w = rng.normal(size=(2, 3))
     got = ft.vmap(ft.grad(lambda w: np.sum(np.bincount(np.array([0, 2, 2]), w) ** 2)))(w)
     close(got, np.stack([2 * np.bincount([0, 2, 2], r)[[0, 2, 2]] for r in w]))
     same_zeros = np.array([[0.0, 1.0, 2.0, 0.0], [0.0, 3.0, 0.0, 0.0]])
     with pytest.raises(BatchedControlFlowError, match="trim_zeros"):
-        ft.vmap(np.trim_zeros)(same_zeros)
+        ft.vmap(np.trim_zeros, split=False)(same_zeros)
     np.testing.assert_array_equal(
         ft.vmap(lambda r: np.trim_zeros(r, "f"))(same_zeros), [[1.0, 2.0, 0.0], [3.0, 0.0, 0.0]]
     )

@@ -156,15 +156,16 @@ class EscapedTracerError(FTransformsError, RuntimeError, TypeError):
 
 
 class BatchedControlFlowError(FTransformsError, TypeError, RuntimeError):
-    """``bool()`` / ``if`` / ``float()`` on a value that differs across the vmap batch.
+    """``bool()`` / ``if`` / ``float()`` on a value that differs across the vmap batch, under
+    ``vmap(..., split=False)`` (by default the batch splits into groups of rows instead).
 
     Example:
         >>> import numpy as np
         >>> import ftransforms as ft
         >>> def absolute(x):
-        ...     return x if x > 0 else -x  # fine for one x, not for a batch
+        ...     return x if x > 0 else -x  # one Python value per row
         >>> try:
-        ...     ft.vmap(absolute)(np.array([1.0, -1.0]))
+        ...     ft.vmap(absolute, split=False)(np.array([1.0, -1.0]))
         ... except ft.errors.BatchedControlFlowError as e:
         ...     print(f"{type(e).__name__}: {e}")
         BatchedControlFlowError: vmap(absolute, in_dims=0): a batched value has no single ...
@@ -456,4 +457,42 @@ class MissingDependencyError(FTransformsError, ImportError):
         ... except ft.errors.MissingDependencyError as e:
         ...     print(type(e).__name__, isinstance(e, ImportError))
         MissingDependencyError True
+    """
+
+
+class SplitOutputError(FTransformsError, ValueError):
+    """Rows of a ``vmap`` batch took different Python paths (the batch was split) and the
+    paths returned outputs of different structures or shapes, which ``numpy.stack`` of the
+    per-row results could not join either.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import warnings
+        >>> def f(x):
+        ...     return x if x > 0 else (x, x)  # one array, or a pair
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     try:
+        ...         ft.vmap(f)(np.array([1.0, -1.0]))
+        ...     except ft.errors.SplitOutputError as e:
+        ...         print(f"{type(e).__name__}: {e}")
+        SplitOutputError: vmap(f, in_dims=0): the rows took different Python paths and ...
+    """
+
+
+class PerformanceWarning(UserWarning):
+    """``vmap`` split its batch because rows disagree on a Python value (``if``,
+    ``while``, ``int()``, a data-dependent shape): the function runs once per group of
+    rows.  Issued once per source line; silence it as any warning.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     y = ft.vmap(lambda x: x if x > 0 else -x)(np.array([1.0, -2.0]))
+        >>> y.tolist(), {w.category.__name__ for w in caught} <= {"PerformanceWarning"}
+        ([1.0, 2.0], True)
     """

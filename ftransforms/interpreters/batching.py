@@ -7,8 +7,12 @@ batching rule sees them with ``bdim=None`` and does no work for them.
 
 from __future__ import annotations
 
+import operator
+import sys
 import warnings
 from typing import Any
+
+import numpy
 
 # The module, not its rule: ``import batching_rules`` first (as tests do) imports
 # ftransforms, and so this module, while batching_rules.elementwise is still loading.
@@ -16,7 +20,88 @@ import batching_rules.elementwise as _elementwise_rules
 from batching_rules.fallback import loop_and_stack
 from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperationError
 from ftransforms.core.stack import Interpreter
-from ftransforms.core.tracer import Tracer
+from ftransforms.core.tracer import Tracer, _storing_into_an_array
+
+
+class BatchSplit(BaseException):
+    """The signal that a vmap level must split its rows (NOTE [splitting the batch] in
+    ftransforms/split.py): raised where a batched value becomes a Python value and its rows
+    disagree; ``rows`` holds the concrete per-row values, batch axis first.  A
+    ``BaseException``, so that a user's ``except Exception`` does not swallow it."""
+
+    def __init__(self, interp: BatchInterpreter, rows: Any) -> None:
+        super().__init__(interp.name)
+        self.interp = interp
+        self.rows = rows
+        self.site = _user_site()
+
+
+#: Packages whose frames are not the user's line that asked for a Python value.
+_LIBRARY = frozenset({"ftransforms", "batching_rules", "numpy", "scipy", "contextlib"})
+
+
+def _user_site() -> tuple[str, int, str]:
+    """(file, line, module) of the innermost frame outside the library and NumPy."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module.split(".")[0] not in _LIBRARY:
+            return frame.f_code.co_filename, frame.f_lineno, module
+        frame = frame.f_back
+    return "<unknown>", 0, ""  # pragma: no cover
+
+
+#: Above 0 inside :func:`refusing_splits`: a disagreement raises BatchedControlFlowError
+#: (for library code that has a batched path of its own to take instead).
+_REFUSING = [0]
+
+
+class refusing_splits:
+    """Within this context, rows that disagree raise ``BatchedControlFlowError`` instead of
+    splitting the batch: for library code that catches it and takes a batched path."""
+
+    def __enter__(self) -> None:
+        _REFUSING[0] += 1
+
+    def __exit__(self, *exc: Any) -> None:
+        _REFUSING[0] -= 1
+
+
+def uniform_row(c: Any, bdim: int) -> tuple[Any, Any]:
+    """``(row 0, None)`` of the concrete array ``c`` when all its rows along ``bdim`` are
+    equal (bit for bit, so NaN rows agree), else ``(None, rows)`` with the batch axis first."""
+    first = c[(slice(None),) * bdim + (0,)]
+    if c.shape[bdim] <= 1:
+        return first, None
+    same = c == c[(slice(None),) * bdim + (slice(0, 1),)]
+    if bool(same.all()):
+        return first, None
+    rows = _front(c, bdim)
+    if c.dtype.kind in "fc":  # NaN rows are equal when their bits are
+        bits = rows.reshape(rows.shape[0], -1).copy().view(numpy.uint8)
+        if bool((bits == bits[:1]).all()):
+            return first, None
+    return None, rows
+
+
+def _front(c: Any, bdim: int) -> Any:
+    """``c`` with axis ``bdim`` first."""
+    return c if bdim == 0 else c.transpose((bdim,) + tuple(i for i in range(c.ndim) if i != bdim))
+
+
+#: The loop-masking machinery of ftransforms/split.py (registered there, as a rule is):
+#: NOTE [splitting the batch], "while loops".
+LOOP_MASKING: list = []
+
+
+class SpeculationFailed(BaseException):
+    """Masking a Python ``while`` loop's finished rows could not follow the function (a
+    ``break``/``return`` out of the loop, a Python number that changed in it, an error while
+    rows rode along): the vmap call runs again, splitting without masking."""
+
+    def __init__(self, interp: BatchInterpreter, why: str) -> None:
+        super().__init__(why)
+        self.interp = interp
 
 
 class BatchTracer(Tracer):
@@ -44,13 +129,77 @@ class BatchTracer(Tracer):
         return self.val.dtype
 
     def _concrete(self) -> Any:
-        raise BatchedControlFlowError(
-            f"{self._interp.name}: a batched value has no single truth value (bool(), if, "
-            f"while or `and`/`or` on a value that differs across the batch).  Use "
-            f"ft.cond(pred, true_fun, false_fun, *operands) for a branch and "
-            f"ft.while_loop(cond_fun, body_fun, init) for a loop (each row takes its own "
-            f"path), or express the choice as data with fnp.where(condition, a, b)."
-        )
+        # NOTE [splitting the batch] (ftransforms/split.py): the value of row 0 when every
+        # row holds the same one; otherwise the vmap that owns this axis splits its rows.
+        v = self.val
+        c = v._concrete() if isinstance(v, Tracer) else v  # lower levels read (and split) first
+        interp = self._interp
+        if interp.loops is not None and interp.loops.records:  # rows that left a loop ride on
+            return interp.loops.read(self, _front(c, self.bdim), sys._getframe(1))
+        if c.shape[self.bdim] == 0:
+            raise BatchedControlFlowError(
+                f"{interp.name}: a batched value was read as a Python value (bool(), int(), "
+                f"a data-dependent shape) on an empty batch, which has no row to read it "
+                f"from; skip the call for an empty batch."
+            )
+        first, rows = uniform_row(c, self.bdim)
+        if rows is None:
+            return first
+        if interp.split and not _REFUSING[0] and interp.masking and LOOP_MASKING:
+            if interp.loops is None:
+                interp.loops = LOOP_MASKING[0](interp)
+            value = interp.loops.disagree(self, rows, sys._getframe(1))
+            if value is not None:
+                return value
+        if not self._interp.split or _REFUSING[0]:
+            raise BatchedControlFlowError(
+                f"{self._interp.name}: a batched value has no single truth value (bool(), "
+                f"if, while or `and`/`or` on a value that differs across the batch), and "
+                f"splitting the batch is switched off (split=False).  Use "
+                f"ft.cond(pred, true_fun, false_fun, *operands) for a branch and "
+                f"ft.while_loop(cond_fun, body_fun, init) for a loop (each row takes its "
+                f"own path), express the choice as data with fnp.where(condition, a, b), or "
+                f"drop split=False so that vmap runs each group of rows on its own."
+            )
+        raise BatchSplit(self._interp, rows)
+
+    def _one_row(self) -> Any:
+        """Row 0 of ``val`` (a lower-level value) once every row holds the same value (the
+        first row still looping, while finished rows ride along: see split.py)."""
+        self._concrete()  # splits the batch when the rows differ
+        loops = self._interp.loops
+        row = 0 if loops is None or not loops.records else loops.first_active()
+        return self.val[(slice(None),) * self.bdim + (row,)]
+
+    def __float__(self) -> float:
+        if _storing_into_an_array(1):
+            raise self._written_into_array_error()
+        self._check_live("float()")
+        return float(self._one_row())
+
+    def __complex__(self) -> complex:
+        if _storing_into_an_array(1):
+            raise self._written_into_array_error()
+        self._check_live("complex()")
+        return complex(self._one_row())
+
+    def __int__(self) -> int:
+        if _storing_into_an_array(1):
+            raise self._written_into_array_error()
+        self._check_live("int()")
+        return int(self._one_row())
+
+    def __index__(self) -> int:
+        self._check_live("operator.index()")
+        return operator.index(self._one_row())
+
+    def item(self, *args: Any) -> Any:
+        self._check_live(".item()")
+        return self._one_row().item(*args)
+
+    def tolist(self) -> Any:
+        self._check_live(".tolist()")
+        return self._one_row().tolist()
 
     _conversion_fix = (
         "A batched value holds one number per batch element: keep it as an array (fnp.* "
@@ -71,12 +220,22 @@ class BatchTracer(Tracer):
 class BatchInterpreter(Interpreter):
     """One ``vmap`` level: applies each primitive's batching rule."""
 
-    __slots__ = ("axis_size", "randomness")
+    __slots__ = ("axis_size", "randomness", "split", "masking", "loops")
 
-    def __init__(self, name: str, axis_size: int, randomness: str = "error") -> None:
+    def __init__(
+        self,
+        name: str,
+        axis_size: int,
+        randomness: str = "error",
+        split: bool = True,
+        masking: bool = True,
+    ) -> None:
         super().__init__(name)
         self.axis_size = axis_size
         self.randomness = randomness
+        self.split = split
+        self.masking = masking  # may finished rows of a Python while loop ride along
+        self.loops = None  # the loops being masked (split.MaskedLoops), made on first need
 
     def process(self, prim: Any, args: tuple, params: dict) -> Any:
         rule = prim.batch

@@ -49,7 +49,7 @@ from ftransforms.backend import is_array, namespace_of
 from ftransforms.core.errors import ControlFlowError
 from ftransforms.core.primitive import REGISTRY
 from ftransforms.core.stack import Interpreter
-from ftransforms.core.tracer import Tracer
+from ftransforms.core.tracer import Tracer, _storing_into_an_array
 from ftransforms.interpreters.batching import BatchTracer
 from ftransforms.interpreters.constant_subscripts import (
     ConstantTracer,
@@ -106,6 +106,30 @@ class TraceTracer(Tracer):
         sub = subscript_being_read() if interp.captures else None
         interp.note_value_read(f"a Python read of a traced value {self!r}", sub)
         return self.val
+
+    # A Python number read from a recording is a read of the data, as bool() is: the
+    # recording becomes value-dependent (never replayed); the value below decides, so a
+    # derivative-tracking tracer there still refuses.  (vmap's split reads rows this way.)
+    def __float__(self) -> float:
+        if _storing_into_an_array(1):
+            raise self._written_into_array_error()
+        return float(self._concrete())
+
+    def __complex__(self) -> complex:
+        if _storing_into_an_array(1):
+            raise self._written_into_array_error()
+        return complex(self._concrete())
+
+    def __int__(self) -> int:
+        if _storing_into_an_array(1):
+            raise self._written_into_array_error()
+        return int(self._concrete())
+
+    def item(self, *args: Any) -> Any:
+        return self._concrete().item(*args)
+
+    def tolist(self) -> Any:
+        return self._concrete().tolist()
 
     def _physical(self) -> Any:
         return self.val

@@ -23,6 +23,7 @@ from typing import Any
 import numpy
 
 from ftransforms.core.errors import BatchedControlFlowError
+from ftransforms.interpreters.batching import refusing_splits
 from ftransforms.numpy.creation import as_operand, zeros_like
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import (
@@ -146,7 +147,8 @@ def piecewise(x: Any, condlist: Any, funclist: Any, *args: Any, **kw: Any) -> An
     y: Any = zeros_like(x)
     for cond, func in zip(conds, funclist):
         try:
-            mask = concrete_arg(cond, "piecewise")
+            with refusing_splits():  # a batched condition has the batched path below
+                mask = concrete_arg(cond, "piecewise")
         except BatchedControlFlowError:
             mask = None
         if mask is None:  # batched conditions: evaluate on all of x, select

@@ -262,16 +262,19 @@ def constant_like(value: Any, like: Any, dtype: Any = None) -> Any:
 
 
 def same_across_batch(value: Any, what: str, fix: str) -> int:
-    """The one concrete value of a logical scalar that decides a shape, read with
-    :func:`fnp.peek` (its physical array holds one value per vmap batch element): an error
-    naming ``fix`` when the batch elements disagree."""
-    values = numpy.unique(to_host(peek(value)))
-    if values.size != 1:
+    """The one concrete value of a logical scalar that decides a shape.  Under ``vmap``
+    rows that disagree split the batch (NOTE [splitting the batch], ftransforms/split.py),
+    so each group of rows gets its own shape; with ``vmap(..., split=False)`` it is an
+    error naming ``fix``."""
+    if not isinstance(value, Tracer):
+        return int(to_host(value))
+    try:
+        return int(value._concrete())
+    except BatchedControlFlowError:
         raise BatchedControlFlowError(
-            f"{what} under vmap: the shape of the result depends on the values, and it "
-            f"differs across the batch ({values.tolist()}); {fix}"
-        )
-    return int(values[0])
+            f"{what} under vmap(split=False): the shape of the result depends on the "
+            f"values, and it differs across the batch; {fix}"
+        ) from None
 
 
 #: ``numpy.<name>`` that writes into its argument -> the function that does it with NumPy's

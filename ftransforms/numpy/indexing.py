@@ -133,8 +133,38 @@ def getitem(x: Any, index: Any) -> Any:
         >>> ft.grad(lambda x: fnp.sum(fnp.getitem(x, np.array([0, 0, 2]))))(np.zeros(3))
         array([2., 0., 1.])
     """
-    spec, arrays = normalize_index(index, ndim(x))
+    spec, arrays = normalize_index(_concrete_bounds(index), ndim(x))
     return _ix.getitem_p.bind(x, *index_arrays_on(x, arrays), index=spec)
+
+
+def _batched(t: Any) -> bool:
+    """Whether the tracer ``t`` has a vmap batch axis (its physical array has more axes)."""
+    return numpy.ndim(helpers.physical(t)) != ndim(t)
+
+
+def _concrete_bounds(index: Any) -> Any:
+    """``index`` with a batched boolean mask replaced by its ``nonzero()`` arrays (batched
+    where the rows' counts agree) and traced slice bounds by Python ints (under vmap the
+    rows that disagree split the batch: NOTE [splitting the batch], ftransforms/split.py)."""
+    entries = index if type(index) is tuple else (index,)
+    for e in entries:
+        if isinstance(e, slice) or (isinstance(e, Tracer) and dtype_of(e).kind == "b"):
+            break
+    else:
+        return index
+    out: list = []
+    for e in entries:
+        if isinstance(e, Tracer) and dtype_of(e).kind == "b" and _batched(e):
+            out.extend(_batched_nonzero(e, "x[mask]"))
+        elif isinstance(e, slice) and any(isinstance(b, Tracer) for b in _bounds(e)):
+            out.append(slice(*(b.__index__() if isinstance(b, Tracer) else b for b in _bounds(e))))
+        else:
+            out.append(e)
+    return tuple(out)
+
+
+def _bounds(s: slice) -> tuple:
+    return s.start, s.stop, s.step
 
 
 def scatter(x: Any, index: Any, values: Any) -> Any:
@@ -322,7 +352,19 @@ def nonzero(x: Any) -> tuple[Any, ...]:
         >>> ft.grad(lambda x: fnp.sum(x[fnp.nonzero(x)] ** 2))(np.array([0.0, 3.0]))
         array([0., 6.])
     """
-    return tuple(bool_to_int_arrays(x if dtype_of(x).kind == "b" else not_equal(x, 0)))
+    mask = x if dtype_of(x).kind == "b" else not_equal(x, 0)
+    if isinstance(mask, Tracer) and ndim(mask) and _batched(mask):
+        return _batched_nonzero(mask, "nonzero(a)")
+    return tuple(bool_to_int_arrays(mask))
+
+
+def _batched_nonzero(mask: Any, what: str) -> tuple[Any, ...]:
+    """``nonzero`` of a boolean mask batched by vmap: the positions of each row's true
+    elements, one batched result where the rows' counts agree (NOTE [splitting the
+    batch], ftransforms/split.py)."""
+    from ftransforms.numpy.sorting import true_positions  # late import: sorting imports us
+
+    return unravel(true_positions(ravel(mask), what), shape(mask))
 
 
 put = implements(numpy.put)(refuse_in_place("put"))
@@ -730,6 +772,23 @@ def compress(condition: Any, a: Any, axis: int | None = None, out: Any = None) -
         [0.0, 2.0]
     """
     helpers.no_extra_args("compress", {"out": out})
+    if isinstance(condition, Tracer) and _batched(condition):
+        if ndim(condition) != 1:
+            raise ValueError(
+                f"compress: condition must be a 1-d array, got shape {shape(condition)}"
+            )
+        a = as_operand(a)
+        if axis is None:
+            a, axis = ravel(a), 0
+        axis = normalize_axis(axis, ndim(a))
+        n = shape(condition)[0]
+        if n > shape(a)[axis]:
+            raise IndexError(
+                f"compress: condition has {n} entries, more than axis {axis}'s {shape(a)[axis]}"
+            )
+        return take(
+            a, _batched_nonzero(astype(condition, bool), "compress(condition, a)")[0], axis=axis
+        )
     cond = _concrete_mask(condition, "compress(condition, a)")
     if cond.ndim != 1:
         raise ValueError(f"compress: condition must be a 1-d array, got shape {cond.shape}")
@@ -756,6 +815,9 @@ def extract(condition: Any, arr: Any) -> Any:
         >>> extract(np.eye(2), np.arange(4.0).reshape(2, 2)).tolist()
         [0.0, 3.0]
     """
+    if isinstance(condition, Tracer) and _batched(condition):
+        picked = _batched_nonzero(nonzero_mask(ravel(condition)), "extract(condition, arr)")[0]
+        return take(ravel(as_operand(arr)), picked)
     cond = _concrete_mask(condition, "extract(condition, arr)")
     picked = xp_of(cond).nonzero(cond.reshape(-1))[0]
     return take(ravel(as_operand(arr)), picked)

@@ -1,0 +1,460 @@
+"""Splitting a vmap batch where its rows take different Python paths.
+
+NOTE [splitting the batch]
+--------------------------
+``vmap(f)(xs)`` means ``np.stack([f(x) for x in xs])``.  One batched run of ``f`` gives
+that as long as ``f`` never turns a batched value into a Python value.  Where it does
+(``bool()`` for ``if``/``while``/``and``/comparisons in ``max()``; ``int()``, ``float()``,
+``complex()``, ``.item()``, ``.tolist()``, ``operator.index`` for ``range(n)`` and slice
+bounds; the counts behind boolean masks, ``nonzero``, ``unique``, ``compress``...), every
+such read goes through ``BatchTracer._concrete`` (interpreters/batching.py).  There:
+
+- all rows hold the same value (bit for bit): it is returned and the run goes on, as it
+  always did.  A batch whose rows agree costs nothing more, and gives the same bits.
+- the rows disagree: it raises ``BatchSplit``, a ``BaseException`` (a user's ``except
+  Exception`` must not swallow it) that carries the owning ``BatchInterpreter`` and the
+  concrete per-row values.  It unwinds every transform inside the vmap (each pops its
+  interpreter in ``finally``), and the vmap call that pushed that interpreter catches it
+  (:func:`split_batch` below; any other vmap re-raises it: nested vmaps split only their
+  own axis).  The rows are grouped by their value (first row first), ``f`` runs again,
+  vmapped, on each group's rows, and the groups' outputs are put back in row order with
+  ``concatenate`` and a ``take`` by the inverse permutation.  Those are ordinary
+  differentiable primitives on the values below the vmap, so a ``grad``/``jvp``/``jit``
+  outside sees one program, and ``vmap(grad(f))`` splits the same way (``grad``'s tracers
+  read their primal values, which are the batched ones).
+
+Within a group the value that split it is uniform, so the re-run passes that point and may
+split again further on: recursion, one level per disagreeing read.  Each re-run is a fresh
+vmap call, so no record of earlier decisions is needed: a read that came before the split
+point agreed on the whole batch and so agrees on every group.  With k different paths
+``f`` runs at most 2k - 1 times (each split abandons one run and starts one per group).
+The price is that each group runs its path from the start (docs/guides/control-flow.md
+has the measured cost and the ways that stay one batched program).
+
+While loops.  Splitting a ``while`` whose rows need different trip counts would re-run the
+common prefix once per distinct count (a Newton solve with 40 distinct counts: 25x the
+cost of ``ft.while_loop``).  So where rows disagree at a ``while`` loop's own condition
+(``MaskedLoops``: the ``bool()`` comes straight from a conditional jump that ``dis``
+shows to be the loop's back-edge, or a jump to the instruction after it), the vmap does
+what a batched ``while_loop`` does instead: the rows that leave stay in the batch but are
+*masked*.  The loop goes on while any row is active; every later evaluation of its
+condition puts the masked rows' state back into the frame's locals (``fnp.where`` per
+local that changed, written back as a debugger does) and masks the rows that leave then;
+when none is active the loop exits with every row's own final state.  Inside the body a
+Python value is read from the active rows only, so masked rows (one step past their state,
+discarded) never split anything.  The frame's locals are the loop's whole state only for
+plain code, so masking gives up (``SpeculationFailed``: the call runs again, splitting
+without masking) when it cannot be sure: a ``break``/``return`` out of the loop (the
+frame is found outside the loop's body), a new local, a Python value other than a number
+that changed, a list/dict/object attribute mutated in place, an iterator among the
+locals, or any exception while rows are masked (it might come from a masked row).  A
+Python number that changes in the loop (a counter) is the same for all active rows; each
+row's own is kept, and at the exit, if the rows' numbers differ, the local becomes a
+batched array of them (a later exception in that run then also gives up).  Globals and
+the caller's state are not checked: as for ``jax.vmap``, ``f`` is taken to be a function
+of its arguments.
+
+Library code that reads counts (a boolean mask's, ``nonzero``'s) reads only the count, so
+rows with equal counts stay one batched run; code with a batched path of its own reads
+under ``refusing_splits()`` and takes that path.  Exceptions raised in a group's run keep
+their type and get a note naming the group's rows; groups whose outputs differ in
+structure or shape raise :class:`~ftransforms.errors.SplitOutputError` naming both.  Each
+source line that splits warns once (:class:`~ftransforms.errors.PerformanceWarning`).
+``vmap(f, split=False)`` raises ``BatchedControlFlowError`` at the first disagreement, as
+JAX and torch.func do.  Under ``randomness='different'`` every group draws fresh noise for
+its rows (independent draws, not the numbers an unsplit run would have drawn); under
+``'same'`` the groups replay the first run's draws, so the whole batch still shares them
+(:func:`~ftransforms.random.same_randomness_across_chunks`, as for ``chunk_size``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dis
+import linecache
+import sys
+import types
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy
+
+import ftransforms.interpreters.batching as batching
+import ftransforms.numpy as fnp
+from ftransforms.arguments import out_dims_per_leaf, structure_str
+from ftransforms.core.errors import PerformanceWarning, SplitOutputError
+from ftransforms.core.tracer import Tracer
+from ftransforms.interpreters.batching import BatchSplit, BatchTracer, SpeculationFailed
+from ftransforms.numpy.helpers import dtype_of, to_host, xp_of
+from ftransforms.pytree import tree_flatten, tree_unflatten
+
+#: Source lines (file, line) that have warned already: one PerformanceWarning per site.
+WARNED_SITES: set[tuple[str, int]] = set()
+
+
+def group_rows(rows: Any) -> list[numpy.ndarray]:
+    """Row indices grouped by equal (bitwise) values, groups ordered by their first row."""
+    host = numpy.ascontiguousarray(to_host(rows))
+    n = host.shape[0]
+    flat = host.reshape(n, -1)
+    keys = flat.view(numpy.dtype((numpy.void, flat.dtype.itemsize * flat.shape[1])))[:, 0]
+    _, first, inverse = numpy.unique(keys, return_index=True, return_inverse=True)
+    order = numpy.argsort(first, kind="stable")
+    rank = numpy.empty_like(order)
+    rank[order] = numpy.arange(order.size)
+    labels = rank[inverse.reshape(-1)]
+    return [numpy.flatnonzero(labels == g) for g in range(order.size)]
+
+
+def _rows_text(ids: numpy.ndarray) -> str:
+    shown = ", ".join(str(int(i)) for i in ids[:8])
+    return shown + (f", ... ({ids.size} rows)" if ids.size > 8 else "")
+
+
+def split_batch(
+    signal: BatchSplit,
+    rerun: Callable[[list, int, numpy.ndarray], Any],
+    leaves: list,
+    dims: list,
+    row_ids: numpy.ndarray,
+    out_dims: Any,
+    where: str,
+) -> Any:
+    """The outputs of a vmap whose run raised ``signal``: ``rerun(leaves, size, row_ids)``
+    on each group of rows, joined back in row order (NOTE [splitting the batch])."""
+    groups = group_rows(signal.rows)
+    if len(groups) < 2:  # pragma: no cover  (uniform_row said they differ)
+        raise AssertionError(f"{where}: a split with one group")
+    site = signal.site
+    if site[:2] not in WARNED_SITES:
+        WARNED_SITES.add(site[:2])
+        line = linecache.getline(site[0], site[1]).strip()
+        warnings.warn_explicit(
+            f"{where}: the rows of the batch disagree on a Python value at "
+            f"{site[0]}:{site[1]} ({line!r}), so the batch was split into {len(groups)} "
+            f"groups and the function runs once per group (a Python loop over the "
+            f"groups).  To keep one batched program, write the branch with fnp.where or "
+            f"ft.cond, the loop with ft.while_loop; silence this with "
+            f"warnings.filterwarnings('ignore', category=ft.errors.PerformanceWarning).",
+            PerformanceWarning,
+            site[0],
+            site[1],
+            module=site[2] or None,
+        )
+    outs = []
+    for idx in groups:
+        sub = [
+            leaf if d is None else fnp.take(leaf, _index_like(leaf, idx), axis=d)
+            for leaf, d in zip(leaves, dims)
+        ]
+        outs.append(rerun(sub, idx.size, row_ids[idx]))
+    return join_groups(outs, groups, out_dims, where)
+
+
+def name_rows(err: BaseException, where: str, row_ids: numpy.ndarray) -> None:
+    """Note on ``err`` (raised by ``f`` on part of the batch: a group of a split, or a
+    chunk) which rows it was raised for, once: the innermost part names them."""
+    if not getattr(err, "_ftransforms_rows_named", False):
+        err.add_note(f"{where}: raised for batch row(s) {_rows_text(row_ids)}")
+        err._ftransforms_rows_named = True
+
+
+def _index_like(value: Any, idx: numpy.ndarray) -> Any:
+    phys = value._physical() if isinstance(value, Tracer) else value
+    return idx if isinstance(phys, numpy.ndarray) else xp_of(phys).asarray(idx)
+
+
+def _describe(groups: list, g: int) -> str:
+    return f"group {g} (rows {_rows_text(groups[g])})"
+
+
+def join_groups(outs: list, groups: list, out_dims: Any, where: str) -> Any:
+    """The groups' outputs as one output of the whole batch, rows in their first order."""
+    flat = [tree_flatten(o, none_is_leaf=False) for o in outs]
+    spec = flat[0][1]
+    for g, (_, s) in enumerate(flat[1:], 1):
+        if s != spec:
+            raise SplitOutputError(
+                f"{where}: the rows took different Python paths and returned outputs of "
+                f"different structures: {_describe(groups, 0)} returned "
+                f"{structure_str(outs[0])}, {_describe(groups, g)} returned "
+                f"{structure_str(outs[g])}.  Return the same structure on every path (as "
+                f"numpy.stack of the per-row results would need)."
+            )
+    order = numpy.concatenate(groups)
+    inverse = numpy.empty_like(order)
+    inverse[order] = numpy.arange(order.size)
+    dims = out_dims_per_leaf(out_dims, outs[0], where)
+    joined = []
+    for k, d in enumerate(dims):
+        parts = [leaves[k] for leaves, _ in flat]
+        shapes = [fnp.shape(p) for p in parts]
+        if d is None:
+            for g, s in enumerate(shapes[1:], 1):
+                same = s == shapes[0] and bool(
+                    numpy.array_equal(
+                        to_host(fnp.physical(parts[0])),
+                        to_host(fnp.physical(parts[g])),
+                        equal_nan=True,
+                    )
+                )
+                if not same:
+                    raise SplitOutputError(
+                        f"{where}: output {k} has out_dim None but its value differs between "
+                        f"{_describe(groups, 0)} and {_describe(groups, g)}, which took "
+                        f"different Python paths; give it an int out_dim"
+                    )
+            joined.append(parts[0])
+            continue
+        axis = int(d) % len(shapes[0])
+        rest = [s[:axis] + s[axis + 1 :] for s in shapes]
+        for g, r in enumerate(rest[1:], 1):
+            if r != rest[0]:
+                raise SplitOutputError(
+                    f"{where}: the rows took different Python paths and output {k} has "
+                    f"different shapes: {_describe(groups, 0)} gives per-row shape "
+                    f"{rest[0]}, {_describe(groups, g)} gives {r}.  Return the same shape "
+                    f"on every path (as numpy.stack of the per-row results would need)."
+                )
+        dtype = numpy.result_type(*[dtype_of(p) for p in parts])
+        parts = [p if dtype_of(p) == dtype else fnp.astype(p, dtype) for p in parts]
+        both = fnp.concatenate(parts, axis=axis)
+        joined.append(fnp.take(both, _index_like(both, inverse), axis=axis))
+    return tree_unflatten(spec, joined)
+
+
+# -- masking the finished rows of a Python while loop -------------------------------------
+
+_BOOL_CODE = Tracer.__bool__.__code__
+
+
+def _truth(opname: str) -> bool | None:
+    """The value on which a conditional jump jumps (None: not a jump on a truth value)."""
+    if "JUMP" not in opname or "NONE" in opname:
+        return None
+    return True if "IF_TRUE" in opname else False if "IF_FALSE" in opname else None
+
+
+def _jumps(code: Any) -> dict[int, tuple[int, int, bool, int]]:
+    """The conditions of the while loops in ``code``: offset of a conditional jump ->
+    (first offset of the loop's body, its back-edge's offset, the truth value that stays in
+    the loop, the back-edge's offset as the loop's name).  A condition is the back-edge
+    itself (a backward conditional jump) or a jump to the instruction after the back-edge.
+    While rows are masked the frame must stay within the body (else the loop was left some
+    other way, and masking gives up)."""
+    found = _JUMPS.get(code)
+    if found is not None:
+        return found
+    found = {}
+    ins = list(dis.get_instructions(code))
+    at = {i.offset: k for k, i in enumerate(ins)}
+    for k, edge in enumerate(ins[:-1]):
+        truth = _truth(edge.opname)
+        if not isinstance(edge.argval, int) or edge.argval >= edge.offset:
+            continue
+        start, exit_ = edge.argval, ins[k + 1].offset
+        if start not in at or ins[at[start]].opname == "FOR_ITER":
+            continue
+        if any(
+            isinstance(i.argval, int) and i.argval < start and i.offset > edge.offset
+            for i in ins[k + 1 :]
+            if "JUMP" in i.opname
+        ):  # inside another loop: a silent exit (a break, a condition on Python values)
+            continue  # and a new entry would look like the same loop going on
+        if truth is None:  # 3.12+: a while loop ends with `cond; jump out; JUMP_BACKWARD`
+            before = ins[k - 1] if k else edge
+            if not (edge.opname.startswith("JUMP_BACKWARD") and _truth(before.opname) is not None):
+                continue
+            if before.argval != exit_:
+                continue
+        if truth is not None:  # 3.10/3.11: the condition jumps back into the loop
+            found[edge.offset] = (start, edge.offset, truth, edge.offset)
+        for j in range(k):  # a jump to the loop's exit: its head condition's parts (`and`),
+            t = _truth(ins[j].opname)  # a `break` on a value, an `if` that skips the loop
+            if t is not None and ins[j].argval == exit_:
+                found.setdefault(ins[j].offset, (start, edge.offset, not t, edge.offset))
+    _JUMPS[code] = found
+    return found
+
+
+_JUMPS: dict[Any, dict] = {}
+
+
+def _write_locals(frame: Any, values: dict) -> None:
+    """Rebind locals of a running frame (as a debugger does)."""
+    if sys.version_info >= (3, 13):  # f_locals is a write-through proxy
+        for name, value in values.items():
+            frame.f_locals[name] = value
+        return
+    frame.f_locals.update(values)
+    ctypes.pythonapi.PyFrame_LocalsToFast(ctypes.py_object(frame), ctypes.c_int(0))
+
+
+def _shallow(value: Any) -> Any:
+    """What a mutation of a container or an object would change (compared by identity)."""
+    if isinstance(value, (list, tuple, set)):
+        return tuple(map(id, value))
+    if isinstance(value, dict):
+        return tuple((k, id(v)) for k, v in value.items())
+    if isinstance(value, (Tracer, type, types.ModuleType, types.FunctionType)):
+        return None
+    state = getattr(value, "__dict__", None)
+    return None if state is None else tuple((k, id(v)) for k, v in state.items())
+
+
+def _followable(values: dict) -> bool:
+    """Whether masking can follow a loop over these locals: no iterator, whose position
+    would be shared by rows that left the loop and rows still in it."""
+    return not any(hasattr(v, "__next__") for v in values.values())
+
+
+class _Loop:
+    __slots__ = (
+        "frame", "start", "stop", "edge", "stay", "outer", "active", "saved", "shapes", "numbers",
+    )  # fmt: skip
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, complex, numpy.number, numpy.bool_))
+
+
+class MaskedLoops:
+    """The Python ``while`` loops of one vmap call whose rows finished at different trip
+    counts (NOTE [splitting the batch], "while loops")."""
+
+    def __init__(self, interp: Any) -> None:
+        self.interp = interp
+        self.records: list[_Loop] = []  # innermost last
+        self.promoted = False  # a Python number became per-row values at a loop's exit
+
+    def first_active(self) -> int:
+        return int(numpy.flatnonzero(self.records[-1].active)[0])
+
+    def _fail(self, why: str) -> SpeculationFailed:
+        return SpeculationFailed(self.interp, why)
+
+    def _site(self, caller: Any) -> tuple[Any, tuple] | None:
+        """(frame, back-edge) when ``bool()`` was called by a while loop's condition."""
+        if caller.f_code is not _BOOL_CODE:
+            return None
+        frame = caller.f_back
+        edge = _jumps(frame.f_code).get(frame.f_lasti)
+        return None if edge is None else (frame, edge)
+
+    def disagree(self, tracer: Any, rows: Any, caller: Any) -> Any:
+        """The rows disagree at ``bool()``: at a while loop's condition, the rows that leave
+        the loop are masked and the others go on (returns the truth value that stays in the
+        loop); anywhere else None (the batch splits)."""
+        site = self._site(caller)
+        if site is None or rows.ndim != 1:
+            return None
+        frame, (start, stop, stay, edge) = site
+        active = self.records[-1].active if self.records else numpy.ones(rows.shape[0], bool)
+        loop = _Loop()
+        loop.frame, loop.start, loop.stop, loop.edge = frame, start, stop, edge
+        loop.stay, loop.outer = stay, active
+        loop.active = active & (to_host(rows).astype(bool) == stay)
+        loop.saved = dict(frame.f_locals)
+        if not _followable(loop.saved):
+            return None
+        loop.shapes = {k: _shallow(v) for k, v in loop.saved.items()}
+        loop.numbers = {}
+        self.records.append(loop)
+        return stay
+
+    def read(self, tracer: Any, rows: Any, caller: Any) -> Any:
+        """A Python value read while some rows ride along in a masked loop."""
+        running = set()
+        frame = caller
+        while frame is not None:
+            running.add(id(frame))
+            frame = frame.f_back
+        for loop in self.records:  # a break / return left a loop without its condition
+            if id(loop.frame) not in running or not loop.start <= loop.frame.f_lasti <= loop.stop:
+                raise self._fail("the loop was left without its condition")
+        loop = self.records[-1]
+        site = self._site(caller)
+        if site is not None and site[0] is loop.frame and site[1][3] == loop.edge:
+            return self._step(loop, rows, site[1][2])
+        live = rows[loop.active]
+        same = (live == live[:1]).all() if live.size else True
+        if bool(same):
+            return live[0]
+        value = self.disagree(tracer, rows, caller) if rows.ndim == 1 else None
+        if value is not None:
+            return value
+        raise BatchSplit(self.interp, rows)  # the masked run is dropped; groups start afresh
+
+    def _step(self, loop: _Loop, rows: Any, stay: bool) -> bool:
+        """A condition of the loop again: rows that finished earlier get their state back,
+        rows that leave here keep theirs, the rest go on."""
+        frame = loop.frame
+        now = dict(frame.f_locals)
+        if now.keys() != loop.saved.keys():
+            raise self._fail("the loop bound a new local name")
+        merged = {}
+        keep = None
+        for name, value in now.items():
+            old = loop.saved[name]
+            if value is old:
+                if _shallow(value) != loop.shapes[name]:
+                    raise self._fail(f"{name} was mutated in the loop")
+                continue
+            if not (isinstance(value, Tracer) or isinstance(old, Tracer)):
+                if not (_is_number(value) and _is_number(old)):
+                    raise self._fail(f"the Python value {name} changed in the loop")
+                # A Python number (a counter): the same for every active row (they took
+                # the same path); each row's own is kept, the frame keeps the active one.
+                per_row = loop.numbers.get(name)
+                if per_row is None:
+                    per_row = loop.numbers[name] = numpy.empty(loop.active.size, object)
+                    per_row[:] = [old] * loop.active.size
+                per_row[loop.active] = value
+                loop.saved[name] = value
+                continue
+            if fnp.shape(value) != fnp.shape(old):
+                raise self._fail(f"{name} changed shape in the loop")
+            if keep is None:
+                keep = _index_like(value, loop.active)
+            merged[name] = fnp.where(_as_rows(self.interp, keep), value, old)
+        loop.active = loop.active & (to_host(rows).astype(bool) == stay)
+        if merged:
+            _write_locals(frame, merged)
+            loop.saved.update(merged)
+        if loop.active.any():
+            return stay
+        self.records.pop()
+        self._settle_numbers(loop)
+        return not stay
+
+    def _settle_numbers(self, loop: _Loop) -> None:
+        """At the loop's exit a Python number whose rows ended with different values
+        becomes a batched array of them (each row's own number, as the loop over rows has
+        it); a later exception then runs the call again without masking, in case the
+        array was used where only a Python number works."""
+        values = {}
+        for name, per_row in loop.numbers.items():
+            live = per_row[loop.outer]
+            if all(v == live[0] and type(v) is type(live[0]) for v in live):
+                if loop.frame.f_locals[name] is not live[0]:
+                    values[name] = live[0]
+                continue
+            per_row[~loop.outer] = live[0]  # rows not in the loop: any value, unused
+            xp = numpy
+            for v in loop.frame.f_locals.values():
+                if isinstance(v, Tracer):
+                    xp = xp_of(v._physical())
+                    break
+            values[name] = BatchTracer(self.interp, xp.asarray(per_row.tolist()), 0)
+            self.promoted = True
+        if values:
+            _write_locals(loop.frame, values)
+
+
+def _as_rows(interp: Any, mask: Any) -> Any:
+    """A per-row boolean as a value batched at ``interp``'s level."""
+    return BatchTracer(interp, mask, 0)
+
+
+batching.LOOP_MASKING.append(MaskedLoops)
