@@ -14,7 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import math
+
+import numpy
 import optree
+
+from ftransforms.backend import namespace_of
+from ftransforms.core.tracer import Tracer
 
 NAMESPACE = "ftransforms"
 
@@ -92,3 +98,89 @@ def register_pytree_node(
 def path_str(path: tuple) -> str:
     """``('w', 0)`` -> ``"['w'][0]"``."""
     return "".join(f"[{k!r}]" for k in path)
+
+
+def ravel_pytree(tree: Any) -> tuple[Any, Callable[[Any], Any]]:
+    """``(flat, unravel)``: every leaf of ``tree`` raveled and concatenated into one 1-d
+    array, and the function that rebuilds the tree from such an array (as
+    ``jax.flatten_util.ravel_pytree``).
+
+    The flat array has the promoted dtype of the leaves (``numpy.result_type``, Python
+    numbers weak, as in JAX); ``unravel`` casts each piece back to its leaf's dtype and
+    works on tracers, so ``grad``, ``vmap`` and ``jit`` go through it.  ``unravel``
+    checks what it gets: a 1-d array of the same length (``ValueError``) and dtype
+    (``TypeError``), as JAX's does.  An empty tree gives an empty float64 array.
+
+    Example:
+        >>> import numpy as np
+        >>> flat, unravel = ravel_pytree({"w": np.ones((2, 2)), "b": np.zeros(2)})
+        >>> flat.tolist()
+        [0.0, 0.0, 1.0, 1.0, 1.0, 1.0]
+        >>> unravel(flat * 2)["w"].tolist()
+        [[2.0, 2.0], [2.0, 2.0]]
+    """
+    # Plain numpy calls: on tracers they dispatch to ``ftransforms.numpy`` through NumPy's
+    # protocols (this module sits below it), on arrays to their own namespace ``xp``.
+    leaves, spec = tree_flatten(tree)
+    shapes = [numpy.shape(leaf) if not hasattr(leaf, "shape") else tuple(leaf.shape) for leaf in leaves]
+    dtypes = [_leaf_dtype(leaf) for leaf in leaves]
+    sizes = [math.prod(s) for s in shapes]
+    if leaves:
+        dtype = numpy.result_type(*[leaf if d is None else d for leaf, d in zip(leaves, dtypes)])
+    else:
+        dtype = numpy.dtype(numpy.float64)
+    dtypes = [numpy.result_type(leaf) if d is None else d for leaf, d in zip(leaves, dtypes)]
+    traced = [leaf for leaf in leaves if _is_tracer(leaf)]
+    if traced:
+        pieces = [numpy.ravel(leaf).astype(dtype) if _is_tracer(leaf) else leaf for leaf in leaves]
+        pieces = [
+            p if _is_tracer(p) else numpy.asarray(p, dtype=dtype).reshape(-1) for p in pieces
+        ]
+        flat = numpy.concatenate(pieces) if len(pieces) > 1 else pieces[0]
+    else:
+        arrays = [leaf for leaf in leaves if hasattr(leaf, "shape")]
+        xp = namespace_of(*arrays) if arrays else numpy
+        pieces = [xp.asarray(leaf, dtype=dtype).reshape(-1) for leaf in leaves]
+        flat = xp.concatenate(pieces) if pieces else xp.zeros(0, dtype=dtype)
+    n = sum(sizes)
+    offsets = [0]
+    for s in sizes:
+        offsets.append(offsets[-1] + s)
+
+    def unravel(arr: Any) -> Any:
+        shape = tuple(getattr(arr, "shape", numpy.shape(arr)))
+        if shape != (n,):
+            raise ValueError(
+                f"ravel_pytree's unravel(flat): expected a 1-d array of shape ({n},), got "
+                f"shape {shape}; pass an array shaped like the flat array ravel_pytree "
+                f"returned"
+            )
+        got = numpy.dtype(arr.dtype)
+        if got != dtype:
+            raise TypeError(
+                f"ravel_pytree's unravel(flat): expected an array of dtype {dtype}, got "
+                f"{got}; cast it with .astype({dtype}) first"
+            )
+        parts = []
+        for i, (shp, dt) in enumerate(zip(shapes, dtypes)):
+            piece = arr[offsets[i] : offsets[i + 1]].reshape(shp)
+            if piece.dtype != dt:
+                if numpy.dtype(dt).kind != "c" and piece.dtype.kind == "c":
+                    piece = piece.real  # JAX drops the imaginary part as well
+                piece = piece.astype(dt)
+            parts.append(piece)
+        return tree_unflatten(spec, parts)
+
+    return flat, unravel
+
+
+def _is_tracer(leaf: Any) -> bool:
+    return isinstance(leaf, Tracer)
+
+
+def _leaf_dtype(leaf: Any) -> Any:
+    """A leaf's dtype, or ``None`` for a Python number (weakly typed in the promotion)."""
+    if isinstance(leaf, (bool, int, float, complex)):
+        return None
+    dt = getattr(leaf, "dtype", None)
+    return numpy.dtype(dt) if dt is not None else numpy.result_type(leaf)
