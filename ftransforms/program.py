@@ -57,12 +57,18 @@ def _out_slots(eqn: Eqn) -> tuple:
 # -- passes -----------------------------------------------------------------------------
 
 
+#: Primitives called for their effect (``ft.debug.callback``/``ft.debug.print``): every
+#: replay runs them, so they are never dropped as dead nor shared with an equal call
+#: (NOTE [callbacks] in ``ftransforms/callbacks.py``).
+EFFECT_PRIMITIVES: set = set()
+
+
 def eliminate_dead(eqns: Sequence[Eqn], live: set) -> list[Eqn]:
     """Drop the equations none of whose outputs reach ``live`` (the program's outputs)."""
     live = set(live)
     kept = []
     for eqn in reversed(eqns):
-        if any(s in live for s in _out_slots(eqn)):
+        if any(s in live for s in _out_slots(eqn)) or eqn.prim in EFFECT_PRIMITIVES:
             kept.append(eqn)
             live.update(r for r in eqn.refs if r is not None)
     kept.reverse()
@@ -103,6 +109,9 @@ def eliminate_common(eqns: Sequence[Eqn], outputs: list) -> tuple[list[Eqn], lis
     for eqn in eqns:
         refs = tuple(None if r is None else rename.get(r, r) for r in eqn.refs)
         eqn = eqn._replace(refs=refs)
+        if eqn.prim in EFFECT_PRIMITIVES:
+            kept.append(eqn)
+            continue
         try:
             key = (
                 eqn.prim,
@@ -301,7 +310,7 @@ def generate(
             call = f"{callee}({', '.join(args)})"
         slots = _out_slots(eqn)
         target = ", ".join(f"a{s}" for s in slots) + ("," if type(eqn.out) is tuple else "")
-        lines.append(f"    {target} = {call}")
+        lines.append(f"    {target} = {call}" if slots else f"    {call}")
         dead = [r for r in set(eqn.refs) if r is not None and last_use[r] == i]
         dead += [s for s in slots if s not in last_use]  # results nobody reads
         dead = [r for r in dead if r not in out_slots]
