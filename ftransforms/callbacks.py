@@ -38,7 +38,7 @@ from ftransforms.core.primitive import defop
 from ftransforms.core.tracer import Tracer
 from ftransforms.program import EFFECT_PRIMITIVES
 from ftransforms.pytree import tree_flatten, tree_unflatten
-from ftransforms.shape_eval import ShapeDtypeStruct
+from ftransforms.shape_eval import ShapeDtypeStruct  # noqa: F401  (the examples use it)
 
 __all__ = ["FlatCallback", "debug_callback", "pure_callback"]
 
@@ -230,7 +230,9 @@ def pure_callback(
         [0.0, 0.565159]
     """
     if not callable(callback):
-        raise TypeError(f"pure_callback(callback, ...): callback must be callable, got {callback!r}")
+        raise TypeError(
+            f"pure_callback(callback, ...): callback must be callable, got {callback!r}"
+        )
     if vmap_method not in _VMAP_METHODS:
         raise ValueError(
             f"pure_callback({_callback_name_of(callback)}, ...): vmap_method must be one of "

@@ -11,10 +11,9 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from typing import Any
-
-import math
 
 import numpy
 import optree
@@ -122,7 +121,9 @@ def ravel_pytree(tree: Any) -> tuple[Any, Callable[[Any], Any]]:
     # Plain numpy calls: on tracers they dispatch to ``ftransforms.numpy`` through NumPy's
     # protocols (this module sits below it), on arrays to their own namespace ``xp``.
     leaves, spec = tree_flatten(tree)
-    shapes = [numpy.shape(leaf) if not hasattr(leaf, "shape") else tuple(leaf.shape) for leaf in leaves]
+    shapes = [
+        numpy.shape(leaf) if not hasattr(leaf, "shape") else tuple(leaf.shape) for leaf in leaves
+    ]
     dtypes = [_leaf_dtype(leaf) for leaf in leaves]
     sizes = [math.prod(s) for s in shapes]
     if leaves:
@@ -133,9 +134,7 @@ def ravel_pytree(tree: Any) -> tuple[Any, Callable[[Any], Any]]:
     traced = [leaf for leaf in leaves if _is_tracer(leaf)]
     if traced:
         pieces = [numpy.ravel(leaf).astype(dtype) if _is_tracer(leaf) else leaf for leaf in leaves]
-        pieces = [
-            p if _is_tracer(p) else numpy.asarray(p, dtype=dtype).reshape(-1) for p in pieces
-        ]
+        pieces = [p if _is_tracer(p) else numpy.asarray(p, dtype=dtype).reshape(-1) for p in pieces]
         flat = numpy.concatenate(pieces) if len(pieces) > 1 else pieces[0]
     else:
         arrays = [leaf for leaf in leaves if hasattr(leaf, "shape")]

@@ -105,9 +105,7 @@ def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int 
             )
         else:
             even = combine(odd, [_slice(x, axis, 2, None, 2) for x in xs])
-        even = [
-            fnp.concatenate([_slice(x, axis, 0, 1), e], axis=axis) for x, e in zip(xs, even)
-        ]
+        even = [fnp.concatenate([_slice(x, axis, 0, 1), e], axis=axis) for x, e in zip(xs, even)]
         return [_interleave(e, o, axis) for e, o in zip(even, odd)]
 
     out = _scan(leaves)
