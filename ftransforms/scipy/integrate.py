@@ -48,6 +48,7 @@ from ftransforms.core.tracer import Tracer
 from ftransforms.lax import ensure_bdim
 from ftransforms.numpy.helpers import dtype_of, holds_tracer, normalize_axis
 from ftransforms.numpy.ufuncs import float_input
+from ftransforms.pytree import tree_flatten, tree_unflatten
 
 __all__ = ["cumulative_trapezoid", "odeint", "trapezoid"]
 
@@ -477,14 +478,24 @@ def odeint(
     t = float_input(t if hasattr(t, "dtype") else fnp.asarray(t), None)
     if fnp.ndim(t) != 1:
         raise ValueError(f"{where}: t must be 1-D, got shape {fnp.shape(t)}")
+    # The extra arguments may be pytrees (tuples, dicts of arrays, as in JAX): the
+    # primitive takes their leaves, and func gets them rebuilt.
+    leaves, args_spec = tree_flatten(args)
     conv = []
-    for k, a in enumerate(args):
+    for k, a in enumerate(leaves):
         if not (isinstance(a, (int, float, complex, bool)) or hasattr(a, "dtype")):
             raise TypeError(
-                f"{where}: extra argument {k} must be an array or a number, got "
+                f"{where}: extra argument leaf {k} must be an array or a number, got "
                 f"{type(a).__name__}; close over other values instead"
             )
         conv.append(a if hasattr(a, "dtype") else fnp.asarray(a, like=y0))
+    if args_spec != tree_flatten(tuple(leaves))[1]:
+        tree_func = func
+
+        def func(y, t, *flat):
+            return tree_func(y, t, *tree_unflatten(args_spec, flat))
+
+        func.__name__ = getattr(tree_func, "__name__", "func")
     name = f"odeint({getattr(func, '__name__', 'func')})"
     prim = _make(_as_array_func(func), 0, len(conv), (rtol, atol, mxstep, hmax), name)
     return prim.bind(y0, t, *conv)
