@@ -123,6 +123,12 @@ def _zeros_like(primal: Any) -> Any:
     return namespace_of(primal).zeros(shape, dtype=dtype)
 
 
+def _aval(x: Any) -> tuple:
+    if hasattr(x, "shape") and hasattr(x, "dtype"):
+        return tuple(x.shape), numpy.dtype(x.dtype)
+    return numpy.shape(x), numpy.result_type(x)
+
+
 def linear_transpose(fun: Callable, *primals: Any) -> Callable:
     """The transpose of the linear function ``fun`` (``jax.linear_transpose``):
     ``linear_transpose(fun, *primals)(out_cotangent)`` is the tuple of input cotangents
@@ -155,7 +161,7 @@ def linear_transpose(fun: Callable, *primals: Any) -> Callable:
         fun(*wrapped)
     out, pullback = vjp(fun, *tree_unflatten(spec, zeros))
     out_leaves, out_spec = tree_flatten(out)
-    out_avals = [(numpy.shape(o), numpy.result_type(o)) for o in out_leaves]
+    out_avals = [_aval(o) for o in out_leaves]
 
     def transposed(out_cotangent: Any) -> tuple:
         ct_leaves, ct_spec = tree_flatten(out_cotangent)
@@ -165,7 +171,7 @@ def linear_transpose(fun: Callable, *primals: Any) -> Callable:
                 f"{out_spec}, got {ct_spec}"
             )
         for k, (ct, (shape, dtype)) in enumerate(zip(ct_leaves, out_avals)):
-            ct_shape, ct_dtype = numpy.shape(ct), numpy.result_type(ct)
+            ct_shape, ct_dtype = _aval(ct)
             weak = isinstance(ct, (int, float, complex)) and not isinstance(ct, bool)
             if ct_shape != shape or (ct_dtype != dtype and not weak):
                 raise TangentMismatchError(

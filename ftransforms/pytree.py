@@ -104,8 +104,8 @@ def ravel_pytree(tree: Any) -> tuple[Any, Callable[[Any], Any]]:
     array, and the function that rebuilds the tree from such an array (as
     ``jax.flatten_util.ravel_pytree``).
 
-    The flat array has the promoted dtype of the leaves (``numpy.result_type``, Python
-    numbers weak, as in JAX); ``unravel`` casts each piece back to its leaf's dtype and
+    The flat array has the leaves' dtypes promoted as JAX does (integers with a float
+    type give that float type; Python numbers count as float64/int64); ``unravel`` casts each piece back to its leaf's dtype and
     works on tracers, so ``grad``, ``vmap`` and ``jit`` go through it.  ``unravel``
     checks what it gets: a 1-d array of the same length (``ValueError``) and dtype
     (``TypeError``), as JAX's does.  An empty tree gives an empty float64 array.
@@ -126,11 +126,7 @@ def ravel_pytree(tree: Any) -> tuple[Any, Callable[[Any], Any]]:
     ]
     dtypes = [_leaf_dtype(leaf) for leaf in leaves]
     sizes = [math.prod(s) for s in shapes]
-    if leaves:
-        dtype = numpy.result_type(*[leaf if d is None else d for leaf, d in zip(leaves, dtypes)])
-    else:
-        dtype = numpy.dtype(numpy.float64)
-    dtypes = [numpy.result_type(leaf) if d is None else d for leaf, d in zip(leaves, dtypes)]
+    dtype = _promoted(leaves, dtypes)
     traced = [leaf for leaf in leaves if _is_tracer(leaf)]
     if traced:
         pieces = [numpy.ravel(leaf).astype(dtype) if _is_tracer(leaf) else leaf for leaf in leaves]
@@ -147,7 +143,7 @@ def ravel_pytree(tree: Any) -> tuple[Any, Callable[[Any], Any]]:
         offsets.append(offsets[-1] + s)
 
     def unravel(arr: Any) -> Any:
-        shape = tuple(getattr(arr, "shape", numpy.shape(arr)))
+        shape = tuple(arr.shape) if hasattr(arr, "shape") else numpy.shape(arr)
         if shape != (n,):
             raise ValueError(
                 f"ravel_pytree's unravel(flat): expected a 1-d array of shape ({n},), got "
@@ -177,9 +173,18 @@ def _is_tracer(leaf: Any) -> bool:
     return isinstance(leaf, Tracer)
 
 
-def _leaf_dtype(leaf: Any) -> Any:
-    """A leaf's dtype, or ``None`` for a Python number (weakly typed in the promotion)."""
-    if isinstance(leaf, (bool, int, float, complex)):
-        return None
+def _promoted(leaves: list, dtypes: list) -> numpy.dtype:
+    """JAX's promotion of the leaves' dtypes (Python numbers count as their default
+    dtype, ``float64``, ``int64``, ...): NumPy's, except that integer or bool arrays with
+    a float (complex) array give that float (complex) type, not a wider one (``int32``
+    and ``float32`` give ``float32``)."""
+    if not leaves:
+        return numpy.dtype(numpy.float64)
+    inexact = [d for d in dtypes if d.kind in "fc"]
+    return numpy.result_type(*(inexact or dtypes))
+
+
+def _leaf_dtype(leaf: Any) -> numpy.dtype:
+    """A leaf's dtype; a Python number's is NumPy's default for it."""
     dt = getattr(leaf, "dtype", None)
     return numpy.dtype(dt) if dt is not None else numpy.result_type(leaf)
