@@ -83,9 +83,8 @@ class LinearityInterpreter(Interpreter):
     def process(self, prim: Any, args: tuple, params: dict) -> Any:
         linear = [type(a) is LinearTracer and a._interp is self for a in args]
         vals = [a.val if lin else a for a, lin in zip(args, linear)]
-        out = prim.bind(*vals, **params)
         if not any(linear):
-            return out
+            return prim.bind(*vals, **params)
         name = prim.name
         k = sum(linear)
         if prim.is_nondiff(params):
@@ -109,6 +108,7 @@ class LinearityInterpreter(Interpreter):
                 f"linear_transpose needs a linear function (sums, products with constants, "
                 f"reshapes, indexing, ...); for a nonlinear one take ft.vjp at a point."
             )
+        out = prim.bind(*vals, **params)
         if prim.multiple_results:
             return tuple(LinearTracer(self, o) for o in out)
         return LinearTracer(self, out)

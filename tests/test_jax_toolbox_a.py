@@ -130,12 +130,12 @@ def _same_structs(ours, theirs):
 @pytest.mark.parametrize(
     "make",
     [
-        lambda np_, api: (lambda p, x: mlp(p, x, np_)),
+        lambda np_, api: lambda p, x: mlp(p, x, np_),
         lambda np_, api: api.grad(lambda p, x: mlp(p, x, np_).sum()),
         lambda np_, api: api.vmap(lambda p, x: mlp(p, x, np_), in_axes=(None, 0)),
         lambda np_, api: api.jacrev(lambda p, x: mlp(p, x, np_), argnums=1),
-        lambda np_, api: (lambda p, x: (np_.linalg.inv(x.T @ x + np_.eye(3)), x > 0)),
-        lambda np_, api: (lambda p, x: (x.astype(np_.float32) * 2, np_.argsort(x, axis=0))),
+        lambda np_, api: lambda p, x: (np_.linalg.inv(x.T @ x + np_.eye(3)), x > 0),
+        lambda np_, api: lambda p, x: (x.astype(np_.float32) * 2, np_.argsort(x, axis=0)),
     ],
     ids=["mlp", "grad", "vmap", "jacrev", "inv", "casts"],
 )
@@ -359,9 +359,7 @@ def test_map_matches_jax(batch_size):
 
     close(ft.map(f(np), xs, batch_size=batch_size), jax.lax.map(f(jnp), xs, batch_size=batch_size))
     g = ft.grad(lambda a: ft.map(lambda r: np.sin(r).sum(), a, batch_size=batch_size).sum())
-    jg = jax.grad(
-        lambda a: jax.lax.map(lambda r: jnp.sin(r).sum(), a, batch_size=batch_size).sum()
-    )
+    jg = jax.grad(lambda a: jax.lax.map(lambda r: jnp.sin(r).sum(), a, batch_size=batch_size).sum())
     close(g(xs["a"]), jg(xs["a"]))
     vm = ft.vmap(lambda a: ft.map(lambda r: r * a[0], a, batch_size=batch_size))
     jvm = jax.vmap(lambda a: jax.lax.map(lambda r: r * a[0], a, batch_size=batch_size))
