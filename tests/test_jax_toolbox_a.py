@@ -13,8 +13,12 @@ import pytest
 
 import ftransforms as ft
 import ftransforms.numpy as fnp
-from ftransforms.errors import LinearityError, OutDimsError, TangentMismatchError
-from ftransforms.errors import TracerConversionError
+from ftransforms.errors import (
+    LinearityError,
+    OutDimsError,
+    TangentMismatchError,
+    TracerConversionError,
+)
 from ftransforms.pytree import ravel_pytree, tree_leaves
 from ftransforms.strict_backend import StrictArray, asarray, to_numpy
 

@@ -69,7 +69,7 @@ def test_pure_callback_nested_vmap_and_jit_replays():
         return np.sin(x)
 
     g = ft.jit(lambda x: ft.pure_callback(counted, ft.ShapeDtypeStruct((3,), np.float64), x) * 2)
-    for k in range(3):
+    for _k in range(3):
         v = rng.normal(size=3)
         np.testing.assert_allclose(g(v), 2 * np.sin(v))
     assert len(calls) == 3  # called on every call: recorded once, replayed twice
