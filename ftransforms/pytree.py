@@ -105,10 +105,11 @@ def ravel_pytree(tree: Any) -> tuple[Any, Callable[[Any], Any]]:
     ``jax.flatten_util.ravel_pytree``).
 
     The flat array has the leaves' dtypes promoted as JAX does (integers with a float
-    type give that float type; Python numbers count as float64/int64); ``unravel`` casts each piece back to its leaf's dtype and
-    works on tracers, so ``grad``, ``vmap`` and ``jit`` go through it.  ``unravel``
-    checks what it gets: a 1-d array of the same length (``ValueError``) and dtype
-    (``TypeError``), as JAX's does.  An empty tree gives an empty float64 array.
+    type give that float type; Python numbers count as float64/int64).  ``unravel``
+    casts each piece back to its leaf's dtype and works on tracers, so ``grad``,
+    ``vmap`` and ``jit`` go through it; it checks what it gets: a 1-d array of the same
+    length (``ValueError``) and dtype (``TypeError``), as JAX's does.  An empty tree
+    gives an empty float64 array.
 
     Example:
         >>> import numpy as np

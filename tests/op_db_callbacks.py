@@ -8,7 +8,7 @@ import jax
 import numpy as np
 
 import ftransforms as ft
-from tests.op_db_base import FNP, NP, S, Draw, Sample, add
+from tests.op_db_base import FNP, NP, Draw, S, Sample, add
 
 
 def _callback_sin(api):
