@@ -104,6 +104,7 @@ from ftransforms.interpreters.tracing import (
     TraceInterpreter,
     TraceTracer,
 )
+from ftransforms.program import effects_muted
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
 __all__ = ["cond", "fori_loop", "scan", "switch", "while_loop"]
@@ -210,7 +211,8 @@ def _promote_weak_init(init: Any, trial: Callable[[Any], Any]) -> Any:
     if not any(type(leaf) in _WEAK for leaf in leaves):
         return init
     try:
-        new_leaves, new_spec = tree_flatten(trial(init))
+        with effects_muted():  # a trial run: ft.debug callbacks stay quiet
+            new_leaves, new_spec = tree_flatten(trial(init))
     except Exception:  # noqa: BLE001 - the loop runs the body again and reports the error
         return init
     if new_spec != spec:

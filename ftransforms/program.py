@@ -62,6 +62,20 @@ def _out_slots(eqn: Eqn) -> tuple:
 #: (NOTE [callbacks] in ``ftransforms/callbacks.py``).
 EFFECT_PRIMITIVES: set = set()
 
+#: ``[n]``: while ``n > 0`` a trial call is running (a loop's body run once to learn its
+#: carry's types): effect primitives neither run nor are recorded (:class:`effects_muted`).
+MUTED = [0]
+
+
+class effects_muted:  # noqa: N801 - used as ``with effects_muted():``
+    """The block is a trial run: ``ft.debug`` callbacks in it do not fire."""
+
+    def __enter__(self) -> None:
+        MUTED[0] += 1
+
+    def __exit__(self, *exc: Any) -> None:
+        MUTED[0] -= 1
+
 
 def eliminate_dead(eqns: Sequence[Eqn], live: set) -> list[Eqn]:
     """Drop the equations none of whose outputs reach ``live`` (the program's outputs)."""

@@ -50,7 +50,7 @@ from ftransforms.core.stack import Interpreter
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchTracer
 from ftransforms.interpreters.forward import DualTracer
-from ftransforms.program import ControlNode, Eqn, compile_subprogram
+from ftransforms.program import EFFECT_PRIMITIVES, MUTED, ControlNode, Eqn, compile_subprogram
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
 
@@ -107,6 +107,7 @@ class TraceInterpreter(Interpreter):
         "chain",
         "diagonal",
         "seen",
+        "quiet",
     )
 
     def __init__(self, name: str) -> None:
@@ -121,6 +122,9 @@ class TraceInterpreter(Interpreter):
         self.reason = ""
         # While a control-flow body is recorded: slot -> value of every slot it reads.
         self.seen: dict[int, Any] | None = None
+        # While a body is recorded that runs again afterwards, or an untaken branch:
+        # effect primitives (ft.debug) are recorded without running (NOTE [callbacks]).
+        self.quiet = False
 
     def new_input(self, value: Any) -> TraceTracer:
         self.n_slots += 1
@@ -153,7 +157,12 @@ class TraceInterpreter(Interpreter):
                 f"traced value), which a replay would not see"
             )
         xp = namespace_of(*vals)
-        out = prim.impl(xp, *vals, **params)
+        if prim in EFFECT_PRIMITIVES and (self.quiet or MUTED[0]):
+            if MUTED[0]:
+                return ()  # a trial run: neither run nor recorded
+            out = ()  # recorded, to run when the recording is replayed
+        else:
+            out = prim.impl(xp, *vals, **params)
         consts = tuple(v if r is None else None for v, r in zip(vals, refs))
         if prim.multiple_results:
             outs = tuple(self.new_input(o) for o in out)
@@ -211,11 +220,15 @@ class TraceInterpreter(Interpreter):
             raise NotStructurable  # a value of another transform
         return False
 
-    def _capture(self, fn: Callable, values: list) -> tuple[list, list, Any, dict]:
+    def _capture(
+        self, fn: Callable, values: list, quiet: bool = True
+    ) -> tuple[list, list, Any, dict]:
         """Run ``fn(inputs)`` on fresh slots holding ``values``, recording into a list of
-        its own: ``(eqns, input tracers, fn's output, slot -> value read)``."""
-        saved_program, saved_seen = self.program, self.seen
+        its own: ``(eqns, input tracers, fn's output, slot -> value read)``.  ``quiet``:
+        the recording runs again (a loop) or is not taken (a branch), so effects wait."""
+        saved_program, saved_seen, saved_quiet = self.program, self.seen, self.quiet
         self.program, self.seen = [], {}
+        self.quiet = quiet or saved_quiet
         try:
             ins = [self.new_input(v) for v in values]
             try:
@@ -228,7 +241,7 @@ class TraceInterpreter(Interpreter):
         finally:
             if saved_seen is not None:
                 saved_seen.update(self.seen)
-            self.program, self.seen = saved_program, saved_seen
+            self.program, self.seen, self.quiet = saved_program, saved_seen, saved_quiet
 
     def _outputs(self, leaves: list) -> tuple[list, list]:
         refs, consts = [], []
@@ -330,7 +343,7 @@ class TraceInterpreter(Interpreter):
                 return (o_spec, o_structs, o_bottoms)
 
             if k == taken:
-                recorded.append(self._capture(call, values))
+                recorded.append(self._capture(call, values, quiet=False))
             else:
                 with numpy.errstate(all="ignore"):
                     recorded.append(self._capture(call, values))
