@@ -498,8 +498,8 @@ def _run_one(op: str, branches: list, taken: int, operands: tuple) -> Any:
                 if k == taken:
                     outs.append(out)
                     continue
-                try:
-                    with numpy.errstate(all="ignore"):
+                try:  # a trial run: warnings off, ft.debug callbacks quiet
+                    with numpy.errstate(all="ignore"), effects_muted():
                         outs.append(fun(*operands))
                 except Exception:  # noqa: BLE001 - see the NOTE: not this call's error
                     return out

@@ -16,8 +16,10 @@ its output's shape and dtype in one of two ways:
   the work is that of the output on the CPU, the memory one element per input.
 
 The caller's arrays are never read and never copied, so a CuPy argument never reaches
-its device.  Reading a value (``bool()``, ``if`` on data, ``.item()``) raises
-``TracerConversionError``, as ``jax.eval_shape`` does, instead of using the dummy.
+its device.  A ``pure_callback`` gives its declared result without being called, and
+``ft.debug`` callbacks do not fire.  Reading a value (``bool()``, ``if`` on data,
+``.item()``) raises ``TracerConversionError``, as ``jax.eval_shape`` does, instead of
+using the dummy.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import numpy
 from ftransforms.core.errors import TracerConversionError
 from ftransforms.core.stack import Interpreter, pushed
 from ftransforms.core.tracer import Tracer
+from ftransforms.program import EFFECT_PRIMITIVES
 from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["ShapeDtypeStruct", "eval_shape"]
@@ -143,6 +146,10 @@ class ShapeInterpreter(Interpreter):
     __slots__ = ()
 
     def process(self, prim: Any, args: tuple, params: dict) -> Any:
+        if prim in EFFECT_PRIMITIVES:
+            return ()  # ft.debug: nothing to show without values (as in JAX)
+        if "result_avals" in params:  # pure_callback: its declared result, not a call
+            return tuple(ShapeTracer(self, shape, dtype) for shape, dtype in params["result_avals"])
         with numpy.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if prim.family == "elementwise" and not prim.multiple_results:

@@ -390,3 +390,65 @@ def test_multivariate_normal_singular_strict_backend():
     np.testing.assert_allclose(
         out.get(), scipy.stats.multivariate_normal.logpdf(x_in, mean, cov, allow_singular=True)
     )
+
+
+def _loops(api):
+    lax = api if api is ft else jax.lax
+
+    def body(c, x):
+        api.debug.print("step c={} x={}", c, x)
+        return c + x, c * x
+
+    return {
+        "scan": lambda xs: lax.scan(body, 0.0, xs)[0],
+        "cond": lambda xs: lax.cond(
+            xs.sum() > 0,
+            lambda v: (api.debug.print("pos {}", v), v)[1],
+            lambda v: (api.debug.print("neg {}", v), -v)[1],
+            xs,
+        ),
+        "while_loop": lambda xs: lax.while_loop(
+            lambda c: c < 3.0, lambda c: (api.debug.print("w {}", c), c + 1.0)[1], xs[0]
+        ),
+        "fori_loop": lambda xs: lax.fori_loop(
+            0, 2, lambda i, c: (api.debug.print("i {} c {}", i, c), c + xs)[1], xs
+        ),
+        "vmap_scan": lambda xs: api.vmap(lambda r: lax.scan(body, 0.0, r)[0])(xs.reshape(2, -1)),
+    }
+
+
+@pytest.mark.parametrize("case", list(_loops(ft)))
+def test_debug_print_in_control_flow_matches_jax(case):
+    """One line per executed step or taken branch, eagerly and on every jit call (the
+    recording of loop bodies and of untaken branches does not print)."""
+    inputs = [np.arange(4.0) - 1.0, -np.arange(4.0), np.arange(4.0) * 0.5]
+    ours_f, jax_f = ft.jit(_loops(ft)[case]), jax.jit(_loops(jax)[case])
+    for x in inputs:
+        ours = _capture(lambda: ours_f(x))
+        theirs = _capture(lambda: jax.block_until_ready(jax_f(x)))
+        assert ours == theirs and ours
+    assert _capture(lambda: _loops(ft)[case](inputs[0])) == _capture(
+        lambda: _loops(jax)[case](inputs[0])
+    )
+
+
+def test_callbacks_under_eval_shape_and_linear_transpose():
+    calls = []
+
+    def host(x):
+        calls.append(1)
+        return scipy.special.gammaln(x)
+
+    def f(x):
+        ft.debug.print("never {}", x)
+        return ft.pure_callback(host, ft.ShapeDtypeStruct(x.shape, x.dtype), x) * 2
+
+    lines = _capture(lambda: ft.eval_shape(f, ft.ShapeDtypeStruct((3, 2), np.float32)))
+    assert lines == [] and calls == []  # neither callback runs: shapes only
+    out = ft.eval_shape(f, ft.ShapeDtypeStruct((3, 2), np.float32))
+    assert out == ft.ShapeDtypeStruct((3, 2), np.float32)
+    # a debug print in a linear function does not break the linearity check
+    t = ft.linear_transpose(lambda x: (ft.debug.print("x {}", x), 2 * x)[1], np.ones(2))
+    assert t(np.ones(2))[0].tolist() == [2.0, 2.0]
+    with pytest.raises(ft.errors.LinearityError, match="pure_callback"):
+        ft.linear_transpose(f, np.ones(2))
