@@ -42,7 +42,14 @@ from ftransforms.shape_eval import ShapeDtypeStruct  # noqa: F401  (the examples
 
 __all__ = ["FlatCallback", "debug_callback", "pure_callback"]
 
-_VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all", None)
+_VMAP_METHODS = (
+    "sequential",
+    "sequential_unrolled",
+    "expand_dims",
+    "broadcast_all",
+    "legacy_vectorized",
+    None,
+)
 
 
 class FlatCallback:
@@ -169,11 +176,14 @@ def _pure_batch(prim, vals, bdims, axis_size, *, callback, result_avals, vmap_me
             raise UnsupportedOperationError(f"{where}: a batch of size 0 cannot be called per row")
         outs = tuple(lax.stack([r[k] for r in rows]) for k in range(len(result_avals)))
         return outs, (0,) * len(outs)
-    size = axis_size if vmap_method == "broadcast_all" else 1
-    args = [
-        v if d is not None else lax.broadcast_to(v, (size, *lax.shape(v)))
-        for v, d in zip(front, bdims)
-    ]
+    if vmap_method == "legacy_vectorized":  # JAX's old vectorized=True: unbatched as they are
+        args = front
+    else:
+        size = axis_size if vmap_method == "broadcast_all" else 1
+        args = [
+            v if d is not None else lax.broadcast_to(v, (size, *lax.shape(v)))
+            for v, d in zip(front, bdims)
+        ]
     batched = tuple(((axis_size, *shape), dtype) for shape, dtype in result_avals)
     outs = prim.bind(*args, callback=callback, result_avals=batched, vmap_method=vmap_method)
     return tuple(outs), (0,) * len(outs)
@@ -194,6 +204,7 @@ def pure_callback(
     callback: Callable,
     result_shape_dtypes: Any,
     *args: Any,
+    sharding: Any = None,
     vmap_method: str | None = None,
     **kwargs: Any,
 ) -> Any:
@@ -208,9 +219,11 @@ def pure_callback(
     needs it.  Under ``vmap``, ``vmap_method`` says how to call it (as in JAX):
     ``"sequential"`` once per row, ``"expand_dims"`` once with the batch as a leading
     axis (unbatched arguments get an axis of size 1), ``"broadcast_all"`` once with every
-    argument broadcast to the batch; ``None`` raises ``UnsupportedOperationError`` under
-    ``vmap``.  It has no derivative: ``grad``/``jvp`` through it raise ``CallbackError``
-    (never a silent zero); give one with ``custom_jvp``/``custom_vjp``.
+    argument broadcast to the batch (``"sequential_unrolled"`` and
+    ``"legacy_vectorized"`` as in JAX); ``None`` raises ``UnsupportedOperationError``
+    under ``vmap``.  ``sharding`` is accepted for JAX's signature: the callback runs
+    where the arguments are.  It has no derivative: ``grad``/``jvp`` through it raise
+    ``CallbackError`` (never a silent zero); give one with ``custom_jvp``/``custom_vjp``.
 
     Example:
         >>> import numpy as np
@@ -229,6 +242,7 @@ def pure_callback(
         >>> ft.vmap(ft.grad(i0))(np.array([0.0, 1.0])).round(6).tolist()
         [0.0, 0.565159]
     """
+    del sharding
     if not callable(callback):
         raise TypeError(
             f"pure_callback(callback, ...): callback must be callable, got {callback!r}"

@@ -27,14 +27,21 @@ from ftransforms.callbacks import debug_callback
 __all__ = ["callback", "print"]
 
 
-def callback(fn: Callable[..., Any], *args: Any, ordered: bool = False, **kwargs: Any) -> None:
+def callback(
+    fn: Callable[..., Any],
+    *args: Any,
+    ordered: bool = False,
+    partitioned: bool = False,
+    **kwargs: Any,
+) -> None:
     """Call ``fn(*args, **kwargs)`` with the concrete values of ``args`` (host NumPy
     arrays), wherever the call sits (``jax.debug.callback``).
 
     Under ``vmap`` it is called once per row, in order, with that row's values; under
     ``grad``/``jvp``/``vjp`` with the primal values; under ``jit`` on every call, the
     replays included.  ``fn``'s return value is ignored.  Calls always run in program
-    order (we are eager), so ``ordered`` is accepted and has nothing to change.
+    order (we are eager), so ``ordered`` (and ``partitioned``) are accepted and have
+    nothing to change.
 
     Example:
         >>> import numpy as np
@@ -45,7 +52,7 @@ def callback(fn: Callable[..., Any], *args: Any, ordered: bool = False, **kwargs
         >>> [float(s) for s in seen]
         [2.0, 0.0]
     """
-    del ordered
+    del ordered, partitioned
     if not callable(fn):
         raise TypeError(f"debug.callback(fn, *args): fn must be callable, got {fn!r}")
     debug_callback(fn, *args, **kwargs)

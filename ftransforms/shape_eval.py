@@ -52,11 +52,13 @@ class ShapeDtypeStruct:
         (2, 6)
     """
 
-    __slots__ = ("shape", "dtype")
+    __slots__ = ("shape", "dtype", "weak_type")
 
-    def __init__(self, shape: Any, dtype: Any) -> None:
+    def __init__(self, shape: Any, dtype: Any, *, sharding: Any = None, weak_type: bool = False):
         self.shape = tuple(int(d) for d in shape)
         self.dtype = numpy.dtype(dtype)
+        self.weak_type = bool(weak_type)  # JAX's; kept, with no effect here
+        del sharding  # JAX's; there is no device placement to describe
 
     @property
     def ndim(self) -> int:

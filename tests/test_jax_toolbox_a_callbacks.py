@@ -42,7 +42,10 @@ def _pure(api, vmap_method, log):
     return fun
 
 
-@pytest.mark.parametrize("method", ["sequential", "expand_dims", "broadcast_all"])
+@pytest.mark.parametrize(
+    "method",
+    ["sequential", "sequential_unrolled", "expand_dims", "broadcast_all", "legacy_vectorized"],
+)
 @pytest.mark.parametrize("in_axes", [(0, None), (0, 0), (1, None)])
 def test_pure_callback_vmap_matches_jax(method, in_axes):
     ours_log, jax_log = [], []
