@@ -1,19 +1,20 @@
 """Shapes and dtypes without the data: :class:`ShapeDtypeStruct` and :func:`eval_shape`.
 
 NOTE [shape evaluation]: ``eval_shape`` runs ``f`` with :class:`ShapeTracer` arguments at
-the bottom of the interpreter stack.  A ShapeTracer holds a *dummy*: a read-only NumPy
-array of the argument's shape and dtype whose memory is a single element (a zero-stride
-``numpy.broadcast_to`` view; matrices keep one identity matrix of memory so that ``inv``,
-``solve`` or ``cholesky`` do not fail on a singular dummy).  Each primitive then learns
-its output's shape and dtype in one of two ways:
+the bottom of the interpreter stack.  A ShapeTracer stands for a *dummy*: a read-only
+NumPy array of the value's shape and dtype whose memory is a single element (a
+zero-stride ``numpy.broadcast_to`` view of a one), made only when an operator needs it.
+Each primitive then learns its output's shape and dtype in one of three ways:
 
-* elementwise primitives (``family="elementwise"``): the output shape is the broadcast of
-  the input shapes, and the dtype comes from the implementation run on one-element
-  versions of the inputs (same ranks, every axis of length 1): O(1) work whatever the
-  shapes;
+* elementwise primitives (``family="elementwise"``) and ``matmul``: the output shape is
+  computed from the input shapes (broadcasting; the matrix product's rule), and the
+  dtype comes from the implementation run on one-element versions of the inputs (same
+  ranks, every axis of length 1): O(1) work whatever the shapes;
 * every other primitive runs its NumPy implementation on the dummies (no caller data
   is read and no CuPy/device call is made) and keeps only the result's shape and dtype:
-  the work is that of the output on the CPU, the memory one element per input.
+  the work is that NumPy call's on the CPU, the memory one element per input (and the
+  output, freed at once); an operator that fails on the all-ones dummy (``inv`` of a singular matrix)
+  is run again on identity matrices (one matrix of memory, broadcast over batch axes).
 
 The caller's arrays are never read and never copied, so a CuPy argument never reaches
 its device.  A ``pure_callback`` gives its declared result without being called, and
@@ -82,15 +83,12 @@ class ShapeDtypeStruct:
         return hash((self.shape, self.dtype))
 
 
-#: Matrices up to this many elements get an identity matrix of memory as their dummy.
-_EYE_MAX_SIZE = 1 << 16
-
-
-def _dummy(shape: tuple, dtype: Any) -> numpy.ndarray:
-    """A read-only array of ``shape`` and ``dtype`` with one element (or, for matrices,
-    one identity matrix) of memory."""
+def _dummy(shape: tuple, dtype: Any, eye: bool = False) -> numpy.ndarray:
+    """A read-only array of ``shape`` and ``dtype`` with one element of memory (ones), or
+    with ``eye`` one identity matrix of memory, for the operators that a singular
+    matrix makes fail (``inv``, ``cholesky``)."""
     dtype = numpy.dtype(dtype)
-    if len(shape) >= 2 and dtype.kind in "fc" and shape[-2] * shape[-1] <= _EYE_MAX_SIZE:
+    if eye and len(shape) >= 2:
         base = numpy.eye(shape[-2], shape[-1], dtype=dtype)
     else:
         base = numpy.ones((), dtype=dtype)
@@ -160,8 +158,14 @@ class ShapeInterpreter(Interpreter):
                 out = prim.impl(numpy, *small, **params)
                 out_shape = numpy.broadcast_shapes(*shapes)
                 return ShapeTracer(self, out_shape, numpy.asarray(out).dtype)
+            if prim.name == "matmul" and not params and len(args) == 2:
+                return self._matmul(*args)
             vals = [self._dummy_of(a) for a in args]
-            out = prim.impl(numpy, *vals, **params)
+            try:
+                out = prim.impl(numpy, *vals, **params)
+            except Exception:  # noqa: BLE001 - a singular dummy: retry with identities
+                vals = [self._dummy_of(a, eye=True) for a in args]
+                out = prim.impl(numpy, *vals, **params)
         if prim.multiple_results:
             return tuple(self._wrap(o) for o in out)
         return self._wrap(out)
@@ -178,16 +182,33 @@ class ShapeInterpreter(Interpreter):
             return v[tuple(slice(0, 1) for _ in v.shape)]
         return v
 
-    def _dummy_of(self, a: Any) -> Any:
+    def _matmul(self, a: Any, b: Any) -> ShapeTracer:
+        """``a @ b`` by NumPy's rule on one-element operands (the dtype, and the errors
+        for mismatched shapes) and the shapes' arithmetic: no O(n^3) product."""
+        sa, sb = numpy.shape(a), numpy.shape(b)
+        if not sa or not sb:
+            raise ValueError("matmul: Input operand does not have enough dimensions")
+        ka, kb = sa[-1], sb[0] if len(sb) == 1 else sb[-2]
+        if ka != kb:
+            raise ValueError(
+                f"matmul: Input operand 1 has a mismatch in its core dimension 0 (size {kb} "
+                f"is different from {ka})"
+            )
+        small = numpy.matmul(self._small_of(a), self._small_of(b))
+        batch = numpy.broadcast_shapes(sa[:-2], sb[:-2])
+        out = batch + (sa[-2:-1] if len(sa) >= 2 else ()) + (sb[-1:] if len(sb) >= 2 else ())
+        return ShapeTracer(self, out, numpy.asarray(small).dtype)
+
+    def _dummy_of(self, a: Any, eye: bool = False) -> Any:
         if type(a) is ShapeTracer:
             if a._interp is not self:
                 a._check_live("by a primitive")
-            return a.val
+            return _dummy(a.shape, a.dtype, eye=True) if eye else a.val
         if isinstance(a, Tracer):  # a closure over an enclosing transform's value
-            return _dummy(a.shape, a.dtype)
+            return _dummy(a.shape, a.dtype, eye)
         if hasattr(a, "shape") and hasattr(a, "dtype") and not isinstance(a, numpy.ndarray):
             if not isinstance(a, numpy.generic):
-                return _dummy(tuple(a.shape), a.dtype)  # a CuPy array: never touched
+                return _dummy(tuple(a.shape), a.dtype, eye)  # a CuPy array: never touched
         return a
 
 
@@ -203,10 +224,11 @@ def eval_shape(f: Callable, *args: Any, **kwargs: Any) -> Any:
     Array leaves of the arguments (NumPy, CuPy, tracers, or :class:`ShapeDtypeStruct`)
     stand for their shape and dtype only; other leaves are passed as they are.  No
     argument's data is read and CuPy arguments never touch their device: elementwise
-    operators cost O(1) whatever the shapes, and other operators run their NumPy
-    implementation on read-only stand-ins of one element of memory (NOTE [shape
-    evaluation] in ``ftransforms/shape_eval.py``), so their cost is that of computing
-    the output on the CPU.  A function that reads a value (``if x.sum() > 0``) raises
+    operators and ``matmul`` cost O(1) whatever the shapes, and other operators run
+    their NumPy implementation on read-only stand-ins of one element of memory (NOTE
+    [shape evaluation] in ``ftransforms/shape_eval.py``), so they cost what that NumPy
+    call costs on the CPU.  A function that reads a value (``if x.sum() > 0``)
+    raises
     ``TracerConversionError``, as JAX does.
 
     Example:

@@ -157,6 +157,17 @@ def test_eval_shape_takes_structs_and_never_reads_data():
     # strict CuPy stand-in arguments: shapes only, no conversion, no device call
     s = ft.eval_shape(lambda a, b: a @ b, asarray(np.ones((4, 3))), asarray(np.ones((3, 2))))
     assert s == ft.ShapeDtypeStruct((4, 2), np.float64)
+    # matmul by its shape rule (no 20000^3 product), inv on an identity stand-in
+    mm = ft.eval_shape(lambda a: np.tanh(a @ a.T), big)
+    assert mm == ft.ShapeDtypeStruct((20_000, 20_000), np.float32)
+    for sa, sb in [((5,), (5,)), ((3, 5), (5,)), ((5,), (5, 4)), ((2, 1, 3, 5), (7, 5, 4))]:
+        a, b = np.ones(sa, np.float32), np.ones(sb, np.int32)
+        s = ft.eval_shape(np.matmul, a, b)
+        assert (s.shape, s.dtype) == ((a @ b).shape, (a @ b).dtype)
+    with pytest.raises(ValueError, match="mismatch in its core dimension"):
+        ft.eval_shape(np.matmul, np.ones((2, 3)), np.ones((4, 2)))
+    inv = ft.eval_shape(np.linalg.inv, ft.ShapeDtypeStruct((4, 300, 300), np.float64))
+    assert inv == ft.ShapeDtypeStruct((4, 300, 300), np.float64)
     with pytest.raises(TracerConversionError, match="eval_shape"):
         ft.eval_shape(lambda a: a if a.sum() > 0 else -a, np.ones(3))
     assert repr(ft.ShapeDtypeStruct((2,), np.float32)) == repr(
