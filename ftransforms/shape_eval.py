@@ -13,8 +13,9 @@ Each primitive then learns its output's shape and dtype in one of three ways:
 * every other primitive runs its NumPy implementation on the dummies (no caller data
   is read and no CuPy/device call is made) and keeps only the result's shape and dtype:
   the work is that NumPy call's on the CPU, the memory one element per input (and the
-  output, freed at once); an operator that fails on the all-ones dummy (``inv`` of a singular matrix)
-  is run again on identity matrices (one matrix of memory, broadcast over batch axes).
+  output, freed at once); an operator that fails on the all-ones dummy (``inv`` of a
+  singular matrix) is run again on identity matrices (one matrix of memory, broadcast
+  over batch axes).
 
 The caller's arrays are never read and never copied, so a CuPy argument never reaches
 its device.  A ``pure_callback`` gives its declared result without being called, and
