@@ -4,7 +4,7 @@ NOTE [shape evaluation]: ``eval_shape`` runs ``f`` with :class:`ShapeTracer` arg
 the bottom of the interpreter stack.  A ShapeTracer stands for a *dummy*: a read-only
 NumPy array of the value's shape and dtype whose memory is a single element (a
 zero-stride ``numpy.broadcast_to`` view of a one), made only when an operator needs it.
-Each primitive then learns its output's shape and dtype in one of three ways:
+Each primitive then learns its output's shape and dtype in one of two ways:
 
 * elementwise primitives (``family="elementwise"``) and ``matmul``: the output shape is
   computed from the input shapes (broadcasting; the matrix product's rule), and the
