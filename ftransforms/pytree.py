@@ -119,8 +119,8 @@ def ravel_pytree(tree: Any) -> tuple[Any, Callable[[Any], Any]]:
         >>> unravel(flat * 2)["w"].tolist()
         [[2.0, 2.0], [2.0, 2.0]]
     """
-    # Plain numpy calls: on tracers they dispatch to ``ftransforms.numpy`` through NumPy's
-    # protocols (this module sits below it), on arrays to their own namespace ``xp``.
+    # On tracers, NumPy's protocols reach ``ftransforms.numpy`` (this module sits below
+    # it); on arrays, their own namespace ``xp`` computes.
     leaves, spec = tree_flatten(tree)
     shapes = [
         numpy.shape(leaf) if not hasattr(leaf, "shape") else tuple(leaf.shape) for leaf in leaves
@@ -128,15 +128,22 @@ def ravel_pytree(tree: Any) -> tuple[Any, Callable[[Any], Any]]:
     dtypes = [_leaf_dtype(leaf) for leaf in leaves]
     sizes = [math.prod(s) for s in shapes]
     dtype = _promoted(leaves, dtypes)
-    traced = [leaf for leaf in leaves if _is_tracer(leaf)]
+    physical = [
+        leaf._physical() if _is_tracer(leaf) else leaf for leaf in leaves if hasattr(leaf, "shape")
+    ]
+    xp = namespace_of(*physical) if physical else numpy
+    pieces = [
+        numpy.ravel(leaf).astype(dtype) if _is_tracer(leaf) else xp.asarray(leaf, dtype=dtype)
+        for leaf in leaves
+    ]
+    pieces = [p if _is_tracer(p) else p.reshape(-1) for p in pieces]
+    traced = [p for p in pieces if _is_tracer(p)]
     if traced:
-        pieces = [numpy.ravel(leaf).astype(dtype) if _is_tracer(leaf) else leaf for leaf in leaves]
-        pieces = [p if _is_tracer(p) else numpy.asarray(p, dtype=dtype).reshape(-1) for p in pieces]
-        flat = numpy.concatenate(pieces) if len(pieces) > 1 else pieces[0]
+        # NumPy's protocol, asked of a tracer directly: numpy.concatenate would ask the
+        # first array type it meets, and a CuPy array refuses NumPy's functions.
+        t = traced[0]
+        flat = t.__array_function__(numpy.concatenate, (type(t),), (pieces,), {})
     else:
-        arrays = [leaf for leaf in leaves if hasattr(leaf, "shape")]
-        xp = namespace_of(*arrays) if arrays else numpy
-        pieces = [xp.asarray(leaf, dtype=dtype).reshape(-1) for leaf in leaves]
         flat = xp.concatenate(pieces) if pieces else xp.zeros(0, dtype=dtype)
     n = sum(sizes)
     offsets = [0]

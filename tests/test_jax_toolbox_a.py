@@ -106,6 +106,10 @@ def test_ravel_pytree_strict_backend():
     g = ft.grad(lambda f: (unravel(f)["w"] ** 2).sum())(flat)
     assert type(g) is StrictArray
     np.testing.assert_allclose(g.get()[3:], 2 * tree["w"].get().ravel())
+    # traced device leaves next to Python numbers and untraced device arrays
+    g = ft.grad(lambda w: (ravel_pytree({"w": w, "b": (1.0, tree["b"])})[0] ** 2).sum())(tree["w"])
+    assert type(g) is StrictArray
+    np.testing.assert_allclose(g.get(), 2 * tree["w"].get())
 
 
 # -- eval_shape --------------------------------------------------------------------------
