@@ -455,3 +455,77 @@ def test_callbacks_under_eval_shape_and_linear_transpose():
     assert t(np.ones(2))[0].tolist() == [2.0, 2.0]
     with pytest.raises(ft.errors.LinearityError, match="pure_callback"):
         ft.linear_transpose(f, np.ones(2))
+
+
+def test_odeint_one_tuple_argument_jax_or_scipy_reading():
+    """One tuple after ``t``: JAX's reading when func takes it whole, else SciPy's."""
+    from jax.experimental.ode import odeint as jodeint
+
+    y0, t = np.array([1.0, 0.5]), np.linspace(0.0, 1.0, 3)
+    k = np.array([0.3, 0.7])
+
+    def whole(y, t, ab):  # JAX: func(y, t, (a, b))
+        a, b = ab
+        return -a * y + b
+
+    ab = (k, np.array(0.1))
+    np.testing.assert_allclose(
+        odeint(whole, y0, t, ab), np.asarray(jodeint(whole, y0, t, ab)), rtol=1e-6
+    )
+
+    def unpacked(y, t, k):  # SciPy: odeint(f, y0, t, (k,)) calls f(y, t, k)
+        return -k * y
+
+    np.testing.assert_allclose(
+        odeint(unpacked, y0, t, (k,)),
+        scipy.integrate.odeint(unpacked, y0, t, (k,), rtol=1e-10, atol=1e-10),
+        rtol=1e-6,
+    )
+    g = ft.grad(lambda k: odeint(unpacked, y0, t, (k,))[-1].sum())(k)
+    np.testing.assert_allclose(g, -y0 * np.exp(-k), rtol=1e-6)
+
+
+def test_odeint_autograd_ode_net_program():
+    """HIPS autograd's examples/ode_net.py calls, unchanged (fewer points and steps)."""
+    import warnings
+
+    n, d = 8, 2
+    t = np.linspace(0.1, 5.0, n)
+    true_y0 = np.array([1.0, 0.0])
+
+    def func(y, t):
+        return np.array([np.cos(0.5 * t) * y[0] - 0.3 * y[1], y[0] * 0.1])
+
+    true_y = odeint(func, true_y0, t, rtol=0.01)
+
+    def init_nn_params(scale, layer_sizes, rs=np.random.RandomState(0)):  # noqa: B008
+        return [
+            (rs.randn(insize, outsize) * scale, rs.randn(outsize) * scale)
+            for insize, outsize in zip(layer_sizes[:-1], layer_sizes[1:])
+        ]
+
+    def nn_predict(inputs, t, params):
+        for w, b in params:
+            outputs = np.dot(inputs, w) + b
+            inputs = np.maximum(0, outputs)
+        return outputs
+
+    def ode_pred(params, target_t):
+        return odeint(nn_predict, np.reshape(true_y0, (d,)), target_t, tuple((params,)), rtol=0.01)
+
+    def train_loss(params, it):
+        return np.mean(np.abs(ode_pred(params, t) - true_y))
+
+    params = init_nn_params(0.1, layer_sizes=[d, 16, d])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no object-array or other warning on the way
+        g = ft.grad(train_loss)(params, 0)
+    assert [tuple(a.shape) for layer in g for a in layer] == [(2, 16), (16,), (16, 2), (2,)]
+    # the gradient of one weight, against a central difference of the same program
+    eps = 1e-5
+    bumped = [[w.copy(), b.copy()] for w, b in params]
+    bumped[1][1][0] += eps
+    up = train_loss(bumped, 0)
+    bumped[1][1][0] -= 2 * eps
+    down = train_loss(bumped, 0)
+    np.testing.assert_allclose(g[1][1][0], (up - down) / (2 * eps), rtol=1e-3, atol=1e-6)
