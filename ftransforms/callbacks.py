@@ -172,8 +172,10 @@ def _pure_batch(prim, vals, bdims, axis_size, *, callback, result_avals, vmap_me
                     *row, callback=callback, result_avals=result_avals, vmap_method=vmap_method
                 )
             )
-        if not rows:
-            raise UnsupportedOperationError(f"{where}: a batch of size 0 cannot be called per row")
+        if not rows:  # an empty batch: no call, empty results
+            xp = lax.xp_of(*vals)
+            outs = tuple(xp.zeros((0, *shape), dtype=dtype) for shape, dtype in result_avals)
+            return outs, (0,) * len(outs)
         outs = tuple(lax.stack([r[k] for r in rows]) for k in range(len(result_avals)))
         return outs, (0,) * len(outs)
     if vmap_method == "legacy_vectorized":  # JAX's old vectorized=True: unbatched as they are

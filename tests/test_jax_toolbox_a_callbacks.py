@@ -76,6 +76,8 @@ def test_pure_callback_nested_vmap_and_jit_replays():
         v = rng.normal(size=3)
         np.testing.assert_allclose(g(v), 2 * np.sin(v))
     assert len(calls) == 3  # called on every call: recorded once, replayed twice
+    empty = ft.vmap(_pure(ft, "sequential", []))(np.ones((0, 3)), np.ones((0, 3)))
+    assert empty.shape == (0, 3)  # no call, as JAX's scan of length 0
     h = ft.jit(ft.vmap(_pure(ft, "sequential", []), in_dims=(0, None)))
     for _ in range(2):
         a, b = rng.normal(size=(5, 2)), rng.normal(size=2)
