@@ -12,7 +12,11 @@ although no output depends on them); ``vmap`` applies its batching rule (per row
 call on the batch, as ``vmap_method`` says; the debugging callbacks always run per row,
 as JAX's do); ``jvp``/``grad`` raise ``CallbackError`` for ``pure_callback`` (its outputs
 have no derivative unless a ``custom_jvp``/``custom_vjp`` gives one) and call the
-debugging callbacks on the primal values.
+debugging callbacks on the primal values.  The debugging callbacks fire once per
+executed call, as in JAX: trial runs (a loop body run once to type its carry, the check
+of a ``cond``'s untaken branches) are muted (``program.effects_muted``), and ``jit``'s
+recorder records them in loop bodies and untaken branches without running them (its
+``quiet`` flag), so that only the steps and branches that run print.
 
 Example:
     >>> import numpy as np
