@@ -6,8 +6,9 @@ NumPy array of the value's shape and dtype whose memory is a single element (a
 zero-stride ``numpy.broadcast_to`` view of a one), made only when an operator needs it.
 Each primitive then learns its output's shape and dtype in one of two ways:
 
-* elementwise primitives (``family="elementwise"``) and ``matmul``: the output shape is
-  computed from the input shapes (broadcasting; the matrix product's rule), and the
+* elementwise primitives (``family="elementwise"``), ``matmul``, reductions, cumulative
+  sums and products, and ``reshape``: the output shape is computed from the input shapes
+  (broadcasting; the matrix product's rule; the reduced axes), and the
   dtype comes from the implementation run on one-element versions of the inputs (same
   ranks, every axis of length 1): O(1) work whatever the shapes;
 * every other primitive runs its NumPy implementation on the dummies (no caller data
@@ -26,6 +27,7 @@ using the dummy.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -161,6 +163,9 @@ class ShapeInterpreter(Interpreter):
                 return ShapeTracer(self, out_shape, numpy.asarray(out).dtype)
             if prim.name == "matmul" and not params and len(args) == 2:
                 return self._matmul(*args)
+            ruled = self._by_rule(prim, args, params)
+            if ruled is not None:
+                return ruled
             vals = [self._dummy_of(a) for a in args]
             try:
                 out = prim.impl(numpy, *vals, **params)
@@ -199,6 +204,35 @@ class ShapeInterpreter(Interpreter):
         batch = numpy.broadcast_shapes(sa[:-2], sb[:-2])
         out = batch + (sa[-2:-1] if len(sa) >= 2 else ()) + (sb[-1:] if len(sb) >= 2 else ())
         return ShapeTracer(self, out, numpy.asarray(small).dtype)
+
+    def _by_rule(self, prim: Any, args: tuple, params: dict) -> ShapeTracer | None:
+        """Reductions, cumulative sums/products and reshapes by their shape arithmetic
+        (the dtype from one-element inputs), or ``None``."""
+        if len(args) != 1 or prim.multiple_results:
+            return None
+        shape = tuple(numpy.shape(args[0]))
+        if prim.name == "reshape" and set(params) == {"shape"}:
+            new = tuple(params["shape"])
+            if -1 in new:
+                known = math.prod(d for d in new if d != -1)
+                new = tuple(math.prod(shape) // known if d == -1 else d for d in new)
+            if math.prod(new) != math.prod(shape):
+                return None  # the implementation raises NumPy's error
+            return ShapeTracer(self, new, numpy.dtype(args[0].dtype))
+        axis = params.get("axis")
+        if prim.family == "reduction" and set(params) == {"axis", "keepdims"}:
+            axes = range(len(shape)) if axis is None else (axis,) if isinstance(axis, int) else axis
+            axes = {a % len(shape) for a in axes} if shape else set()
+            if params["keepdims"]:
+                new = tuple(1 if i in axes else d for i, d in enumerate(shape))
+            else:
+                new = tuple(d for i, d in enumerate(shape) if i not in axes)
+        elif prim.name in ("cumsum", "cumprod") and set(params) == {"axis"}:
+            new = shape if axis is not None else (math.prod(shape),)
+        else:
+            return None
+        small = prim.impl(numpy, self._small_of(args[0]), **params)
+        return ShapeTracer(self, new, numpy.asarray(small).dtype)
 
     def _dummy_of(self, a: Any, eye: bool = False) -> Any:
         if type(a) is ShapeTracer:
