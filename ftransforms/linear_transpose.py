@@ -9,7 +9,8 @@ lets a primitive touch linear values only where it is linear in them: in its fir
 operand for the ops declared with a ``transpose`` rule (reshape, indexing, sums, FFTs,
 ...), in every operand for sums of terms (``add``, ``subtract``, ``concatenate``, the
 branches of ``select``), in exactly one operand for products (``multiply``, ``matmul``,
-``einsum``, convolutions), in the numerator for ``divide``.  Anything else on a linear
+``einsum``, convolutions), in the numerator for ``divide``, in the right-hand side for
+``solve``.  Anything else on a linear
 value (``sin``, ``x * x``, a comparison) raises ``LinearityError``, where JAX raises for
 the missing transpose rule.  Constant terms (``x + 1``) are dropped, as in JAX.
 """
@@ -39,6 +40,8 @@ _PRODUCTS = frozenset(
 )
 #: Linear in the first operand only.
 _FIRST_ONLY = frozenset({"divide", "sliding_windows"})
+#: Linear in the second operand only (``solve(a, b)`` in ``b``).
+_SECOND_ONLY = frozenset({"solve"})
 
 
 class LinearTracer(Tracer):
@@ -94,6 +97,8 @@ class LinearityInterpreter(Interpreter):
             ok = False
         elif prim.transpose is not None or name in _FIRST_ONLY:
             ok = linear[0] and k == 1
+        elif name in _SECOND_ONLY:
+            ok = len(linear) > 1 and linear[1] and k == 1
         elif name in _SUMS:
             ok = True
         elif name == "select":

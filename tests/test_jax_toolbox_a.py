@@ -205,6 +205,14 @@ def linear_fns(np_):
         "einsum": (lambda x: np_.einsum("ij,jk->ik", A, x), (np.zeros((3, 2)),)),
         "affine": (lambda x: x * 3.0 + 1.0, (np.zeros(2),)),
         "where": (lambda x: np_.where(np_.arange(3) > 0, x, 0.0 * x), (np.zeros(3),)),
+        "solve_pad_roll": (
+            lambda x: np_.roll(np_.pad(np_.linalg.solve(A[:3] + 3 * np_.eye(3), x), 1), 1),
+            (np.zeros(3),),
+        ),
+        "convolve_kron_mean": (
+            lambda x: (np_.convolve(x, A[0]), np_.kron(x, A[1]), x.mean(), np_.diff(x)),
+            (np.zeros(4),),
+        ),
     }
 
 
