@@ -78,8 +78,6 @@ def test_ravel_pytree_under_transforms():
         return np_.sum(np_.tanh(x @ p["w"] + p["b"]) ** 2)
 
     close(ft.grad(loss)(flat, x, unravel, np), jax.grad(loss)(jflat, x, junravel, jnp))
-    hess = ft.hessian(loss)(flat, x, unravel, np)
-    close(hess, jax.hessian(loss)(jflat, x, junravel, jnp))
     flats = rng.normal(size=(4, flat.size))
     close(
         ft.vmap(lambda f: unravel(f)["w"])(flats),
@@ -352,12 +350,12 @@ def _affine(a, b):
 def test_associative_scan_matches_jax(n, reverse):
     elems = (rng.normal(size=(n, 3)), rng.normal(size=(n, 3)))
     ours = ft.associative_scan(_affine, elems, reverse=reverse)
-    theirs = jax.lax.associative_scan(_affine, elems, reverse=reverse)
+    theirs = jax.jit(lambda e: jax.lax.associative_scan(_affine, e, reverse=reverse))(elems)
     close(ours, theirs)
     x = rng.normal(size=(2, n, 4))
     close(
         ft.associative_scan(np.add, x, reverse=reverse, axis=1),
-        jax.lax.associative_scan(jnp.add, x, reverse=reverse, axis=1),
+        jax.jit(lambda v: jax.lax.associative_scan(jnp.add, v, reverse=reverse, axis=1))(x),
     )
 
 
@@ -370,12 +368,12 @@ def test_associative_scan_transforms():
 
     close(
         ft.grad(lambda x: loss(ft.associative_scan, np, x))(x),
-        jax.grad(lambda x: loss(jax.lax.associative_scan, jnp, x))(x),
+        jax.jit(jax.grad(lambda x: loss(jax.lax.associative_scan, jnp, x)))(x),
     )
     xs = rng.normal(size=(4, 7))
     close(
         ft.vmap(lambda v: ft.associative_scan(np.maximum, v))(xs),
-        jax.vmap(lambda v: jax.lax.associative_scan(jnp.maximum, v))(xs),
+        jax.jit(jax.vmap(lambda v: jax.lax.associative_scan(jnp.maximum, v)))(xs),
     )
     close(ft.jit(lambda v: ft.associative_scan(np.add, v))(xs[0]), np.cumsum(xs[0]))
     s = ft.associative_scan(fnp.add, asarray(xs))
