@@ -77,12 +77,17 @@ class effects_muted:  # noqa: N801 - used as ``with effects_muted():``
         MUTED[0] -= 1
 
 
+def has_effects(prim: Any) -> bool:
+    """An effect primitive, or a control-flow node whose sub-programs hold one."""
+    return prim in EFFECT_PRIMITIVES or getattr(prim, "has_effects", False)
+
+
 def eliminate_dead(eqns: Sequence[Eqn], live: set) -> list[Eqn]:
     """Drop the equations none of whose outputs reach ``live`` (the program's outputs)."""
     live = set(live)
     kept = []
     for eqn in reversed(eqns):
-        if any(s in live for s in _out_slots(eqn)) or eqn.prim in EFFECT_PRIMITIVES:
+        if any(s in live for s in _out_slots(eqn)) or has_effects(eqn.prim):
             kept.append(eqn)
             live.update(r for r in eqn.refs if r is not None)
     kept.reverse()
@@ -123,7 +128,7 @@ def eliminate_common(eqns: Sequence[Eqn], outputs: list) -> tuple[list[Eqn], lis
     for eqn in eqns:
         refs = tuple(None if r is None else rename.get(r, r) for r in eqn.refs)
         eqn = eqn._replace(refs=refs)
-        if eqn.prim in EFFECT_PRIMITIVES:
+        if has_effects(eqn.prim):
             kept.append(eqn)
             continue
         try:
@@ -381,7 +386,7 @@ class ControlNode:
     one where a program needs it (``name``, ``impl``, ``multiple_results``).
     """
 
-    __slots__ = ("name", "impl", "subprograms")
+    __slots__ = ("name", "impl", "subprograms", "has_effects")
     multiple_results = True
     effectful = False
 
@@ -389,6 +394,10 @@ class ControlNode:
         self.name = name
         self.impl = impl
         self.subprograms = subprograms
+        # a body or branch that calls ft.debug: kept by the passes like the call itself
+        self.has_effects = any(
+            has_effects(eqn.prim) for fn in subprograms.values() for eqn in fn.eqns
+        )
 
     def __repr__(self) -> str:
         return f"<control node {self.name}>"
