@@ -419,6 +419,8 @@ def _loops(api):
             0, 2, lambda i, c: (api.debug.print("i {} c {}", i, c), c + xs)[1], xs
         ),
         "vmap_scan": lambda xs: api.vmap(lambda r: lax.scan(body, 0.0, r)[0])(xs.reshape(2, -1)),
+        # a loop whose result is not used: its prints still run (an effect keeps it)
+        "unused_loop": lambda xs: (lax.scan(body, 0.0, xs), xs * 2)[1],
     }
 
 
