@@ -106,6 +106,7 @@ from ftransforms.interpreters.tracing import (
 )
 from ftransforms.program import effects_muted
 from ftransforms.pytree import tree_flatten, tree_unflatten
+from ftransforms.shape_eval import ShapeTracer
 
 __all__ = ["cond", "fori_loop", "scan", "switch", "while_loop"]
 
@@ -463,6 +464,10 @@ def _branch(op: str, sel: Any, branches: list, operands: tuple, kind: str) -> An
         except NotStructurable:
             pass
     s = _strip_derivatives(sel)
+    if type(s) is ShapeTracer:  # under eval_shape: every branch, checked, as JAX traces them
+        outs = [fun(*operands) for fun in branches]
+        _check_branches(op, outs)
+        return outs[-1]
     if isinstance(s, Tracer):
         s = s._concrete()
     if kind == "boolean":

@@ -263,8 +263,10 @@ def eval_shape(f: Callable, *args: Any, **kwargs: Any) -> Any:
     their NumPy implementation on read-only stand-ins of one element of memory (NOTE
     [shape evaluation] in ``ftransforms/shape_eval.py``), so they cost what that NumPy
     call costs on the CPU.  A function that reads a value (``if x.sum() > 0``)
-    raises
-    ``TracerConversionError``, as JAX does.
+    raises ``TracerConversionError``, as JAX does; ``ft.cond``/``ft.switch`` on a
+    predicate computed from the arguments evaluate every branch and check that they
+    agree (as JAX traces them); unlike JAX, ``ft.while_loop`` with such a predicate
+    raises (it takes its trip count from the value).
 
     Example:
         >>> import numpy as np

@@ -181,6 +181,18 @@ def test_eval_shape_takes_structs_and_never_reads_data():
             assert s.shape == r.shape
     inv = ft.eval_shape(np.linalg.inv, ft.ShapeDtypeStruct((4, 300, 300), np.float64))
     assert inv == ft.ShapeDtypeStruct((4, 300, 300), np.float64)
+
+    # cond/switch on an abstract predicate: every branch, checked, as JAX traces them
+    def branchy(api, np_):
+        lax = api if api is ft else jax.lax
+        return lambda x: lax.cond(x.sum() > 0, lambda v: np_.sin(v) * 2, lambda v: -v, x)
+
+    _same_structs(
+        ft.eval_shape(ft.grad(lambda x: branchy(ft, np)(x).sum()), np.ones((2, 3))),
+        jax.eval_shape(jax.grad(lambda x: branchy(jax, jnp)(x).sum()), np.ones((2, 3))),
+    )
+    with pytest.raises(ft.errors.BranchOutputError):
+        ft.eval_shape(lambda x: ft.cond(x.sum() > 0, lambda v: v, lambda v: v[:2], x), x)
     with pytest.raises(TracerConversionError, match="eval_shape"):
         ft.eval_shape(lambda a: a if a.sum() > 0 else -a, np.ones(3))
     assert repr(ft.ShapeDtypeStruct((2,), np.float32)) == repr(
