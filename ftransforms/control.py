@@ -593,6 +593,9 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
     op = "while_loop(cond_fun, body_fun, init_val)"
     init_val = _promote_weak_init(init_val, body_fun)
     pred = _loop_pred(op, cond_fun, init_val)
+    if type(_strip_derivatives(pred)) is ShapeTracer:  # eval_shape: the carry's types
+        _check_carry(op, init_val, body_fun(init_val))
+        return _arrays(init_val)
     if _is_batched(pred):
         return _arrays(_batched_while(op, cond_fun, body_fun, init_val, pred))
     return _arrays(_while(op, cond_fun, body_fun, init_val, pred))

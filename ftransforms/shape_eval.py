@@ -265,8 +265,8 @@ def eval_shape(f: Callable, *args: Any, **kwargs: Any) -> Any:
     call costs on the CPU.  A function that reads a value (``if x.sum() > 0``)
     raises ``TracerConversionError``, as JAX does; ``ft.cond``/``ft.switch`` on a
     predicate computed from the arguments evaluate every branch and check that they
-    agree (as JAX traces them); unlike JAX, ``ft.while_loop`` with such a predicate
-    raises (it takes its trip count from the value).
+    agree, and ``ft.while_loop`` checks its body once and gives the carry's types (as
+    JAX traces them).
 
     Example:
         >>> import numpy as np

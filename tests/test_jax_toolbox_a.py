@@ -191,6 +191,17 @@ def test_eval_shape_takes_structs_and_never_reads_data():
         ft.eval_shape(ft.grad(lambda x: branchy(ft, np)(x).sum()), np.ones((2, 3))),
         jax.eval_shape(jax.grad(lambda x: branchy(jax, jnp)(x).sum()), np.ones((2, 3))),
     )
+
+    def newton(api, np_):
+        lax = api if api is ft else jax.lax
+        return lambda a: lax.while_loop(
+            lambda x: np_.abs(x * x - a).max() > 1e-9, lambda x: 0.5 * (x + a / x), a
+        )
+
+    _same_structs(
+        ft.eval_shape(newton(ft, np), ft.ShapeDtypeStruct((4,), np.float32)),
+        jax.eval_shape(newton(jax, jnp), jax.ShapeDtypeStruct((4,), np.float32)),
+    )
     with pytest.raises(ft.errors.BranchOutputError):
         ft.eval_shape(lambda x: ft.cond(x.sum() > 0, lambda v: v, lambda v: v[:2], x), x)
     with pytest.raises(TracerConversionError, match="eval_shape"):
