@@ -140,10 +140,11 @@ def _same_structs(ours, theirs):
         lambda np_, api: api.grad(lambda p, x: mlp(p, x, np_).sum()),
         lambda np_, api: api.vmap(lambda p, x: mlp(p, x, np_), in_axes=(None, 0)),
         lambda np_, api: api.jacrev(lambda p, x: mlp(p, x, np_), argnums=1),
+        lambda np_, api: api.jit(api.vmap(api.grad(lambda p, x: mlp(p, x, np_)), (None, 0))),
         lambda np_, api: lambda p, x: (np_.linalg.inv(x.T @ x + np_.eye(3)), x > 0),
         lambda np_, api: lambda p, x: (x.astype(np_.float32) * 2, np_.argsort(x, axis=0)),
     ],
-    ids=["mlp", "grad", "vmap", "jacrev", "inv", "casts"],
+    ids=["mlp", "grad", "vmap", "jacrev", "jit_vmap_grad", "inv", "casts"],
 )
 def test_eval_shape_matches_jax(make):
     x = np.zeros((5, 3))
