@@ -88,18 +88,17 @@ class FlatCallback:
 
 def _split(fn: Callable, args: tuple, kwargs: dict) -> tuple[FlatCallback, list]:
     """The callback over the array leaves of ``(args, kwargs)`` and those leaves; other
-    leaves (strings, None, Python objects) stay static, Python numbers are arrays."""
+    leaves stay static: Python numbers (given to the callback as 0-d NumPy arrays, as
+    JAX does), strings, None, other objects."""
     leaves, spec = tree_flatten((args, kwargs))
     static, dynamic, values = [], [], []
     for i, leaf in enumerate(leaves):
-        if isinstance(leaf, Tracer) or hasattr(leaf, "dtype"):
+        if isinstance(leaf, Tracer) or (hasattr(leaf, "dtype") and hasattr(leaf, "shape")):
             static.append(None)
             dynamic.append(i)
             values.append(leaf)
         elif isinstance(leaf, (bool, int, float, complex)):
-            static.append(None)
-            dynamic.append(i)
-            values.append(numpy.asarray(leaf))
+            static.append(numpy.asarray(leaf))
         else:
             static.append(leaf)
     return FlatCallback(fn, spec, tuple(static), tuple(dynamic)), values

@@ -173,6 +173,12 @@ def test_pure_callback_strict_backend():
     np.testing.assert_allclose(out.get(), scipy.special.gammaln(x.get()))
     out = ft.jit(f)(x)
     assert type(out) is StrictArray
+    # Python and NumPy numbers beside device arrays: constants, not a second backend
+    scaled = ft.pure_callback(
+        lambda a, k, j: a * k * j, ft.ShapeDtypeStruct((4, 2), np.float64), x, 2.0, np.float64(0.5)
+    )
+    assert type(scaled) is StrictArray
+    np.testing.assert_allclose(scaled.get(), x.get())
 
 
 # -- debug.print / debug.callback --------------------------------------------------------
