@@ -69,6 +69,11 @@ class ShapeDtypeStruct:
         return len(self.shape)
 
     @property
+    def sharding(self) -> None:
+        """JAX's attribute: always ``None`` (arrays live where their backend puts them)."""
+        return None
+
+    @property
     def size(self) -> int:
         return int(numpy.prod(self.shape, dtype=numpy.int64))
 
