@@ -33,9 +33,30 @@ from ftransforms.custom import custom_jvp, custom_vjp
 from ftransforms.jit import jit, make_jaxpr, make_program
 from ftransforms.pytree import register_pytree_node, tree_map
 
+# JAX's transform toolbox, part a (issue 24): shapes, transposes, batching rules,
+# callbacks, debugging, scans, flattening.
+from ftransforms import debug  # noqa: E402
+from ftransforms.callbacks import pure_callback  # noqa: E402
+from ftransforms.custom_batching import custom_vmap  # noqa: E402
+from ftransforms.linear_transpose import linear_transpose  # noqa: E402
+from ftransforms.pytree import ravel_pytree  # noqa: E402
+from ftransforms.scans import associative_scan, map  # noqa: A004,E402
+from ftransforms.shape_eval import ShapeDtypeStruct, eval_shape  # noqa: E402
+
 __version__ = "0.1.0"
 
 __all__ = [
+    # issue 24 (a)
+    "ShapeDtypeStruct",
+    "associative_scan",
+    "custom_vmap",
+    "debug",
+    "eval_shape",
+    "linear_transpose",
+    "map",
+    "pure_callback",
+    "ravel_pytree",
+    # the rest
     "Primitive",
     "checkpoint",
     "checkpoint_policies",

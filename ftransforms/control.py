@@ -104,7 +104,9 @@ from ftransforms.interpreters.tracing import (
     TraceInterpreter,
     TraceTracer,
 )
+from ftransforms.program import effects_muted
 from ftransforms.pytree import tree_flatten, tree_unflatten
+from ftransforms.shape_eval import ShapeTracer
 
 __all__ = ["cond", "fori_loop", "scan", "switch", "while_loop"]
 
@@ -210,7 +212,8 @@ def _promote_weak_init(init: Any, trial: Callable[[Any], Any]) -> Any:
     if not any(type(leaf) in _WEAK for leaf in leaves):
         return init
     try:
-        new_leaves, new_spec = tree_flatten(trial(init))
+        with effects_muted():  # a trial run: ft.debug callbacks stay quiet
+            new_leaves, new_spec = tree_flatten(trial(init))
     except Exception:  # noqa: BLE001 - the loop runs the body again and reports the error
         return init
     if new_spec != spec:
@@ -461,6 +464,10 @@ def _branch(op: str, sel: Any, branches: list, operands: tuple, kind: str) -> An
         except NotStructurable:
             pass
     s = _strip_derivatives(sel)
+    if type(s) is ShapeTracer:  # under eval_shape: every branch, checked, as JAX traces them
+        outs = [fun(*operands) for fun in branches]
+        _check_branches(op, outs)
+        return outs[-1]
     if isinstance(s, Tracer):
         s = s._concrete()
     if kind == "boolean":
@@ -496,8 +503,8 @@ def _run_one(op: str, branches: list, taken: int, operands: tuple) -> Any:
                 if k == taken:
                     outs.append(out)
                     continue
-                try:
-                    with numpy.errstate(all="ignore"):
+                try:  # a trial run: warnings off, ft.debug callbacks quiet
+                    with numpy.errstate(all="ignore"), effects_muted():
                         outs.append(fun(*operands))
                 except Exception:  # noqa: BLE001 - see the NOTE: not this call's error
                     return out
@@ -586,6 +593,9 @@ def while_loop(cond_fun: Callable, body_fun: Callable, init_val: Any) -> Any:
     op = "while_loop(cond_fun, body_fun, init_val)"
     init_val = _promote_weak_init(init_val, body_fun)
     pred = _loop_pred(op, cond_fun, init_val)
+    if type(_strip_derivatives(pred)) is ShapeTracer:  # eval_shape: the carry's types
+        _check_carry(op, init_val, body_fun(init_val))
+        return _arrays(init_val)
     if _is_batched(pred):
         return _arrays(_batched_while(op, cond_fun, body_fun, init_val, pred))
     return _arrays(_while(op, cond_fun, body_fun, init_val, pred))

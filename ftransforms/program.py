@@ -57,12 +57,37 @@ def _out_slots(eqn: Eqn) -> tuple:
 # -- passes -----------------------------------------------------------------------------
 
 
+#: Primitives called for their effect (``ft.debug.callback``/``ft.debug.print``): every
+#: replay runs them, so they are never dropped as dead nor shared with an equal call
+#: (NOTE [callbacks] in ``ftransforms/callbacks.py``).
+EFFECT_PRIMITIVES: set = set()
+
+#: ``[n]``: while ``n > 0`` a trial call is running (a loop's body run once to learn its
+#: carry's types): effect primitives neither run nor are recorded (:class:`effects_muted`).
+MUTED = [0]
+
+
+class effects_muted:  # noqa: N801 - used as ``with effects_muted():``
+    """The block is a trial run: ``ft.debug`` callbacks in it do not fire."""
+
+    def __enter__(self) -> None:
+        MUTED[0] += 1
+
+    def __exit__(self, *exc: Any) -> None:
+        MUTED[0] -= 1
+
+
+def has_effects(prim: Any) -> bool:
+    """An effect primitive, or a control-flow node whose sub-programs hold one."""
+    return prim in EFFECT_PRIMITIVES or getattr(prim, "has_effects", False)
+
+
 def eliminate_dead(eqns: Sequence[Eqn], live: set) -> list[Eqn]:
     """Drop the equations none of whose outputs reach ``live`` (the program's outputs)."""
     live = set(live)
     kept = []
     for eqn in reversed(eqns):
-        if any(s in live for s in _out_slots(eqn)):
+        if any(s in live for s in _out_slots(eqn)) or has_effects(eqn.prim):
             kept.append(eqn)
             live.update(r for r in eqn.refs if r is not None)
     kept.reverse()
@@ -103,6 +128,9 @@ def eliminate_common(eqns: Sequence[Eqn], outputs: list) -> tuple[list[Eqn], lis
     for eqn in eqns:
         refs = tuple(None if r is None else rename.get(r, r) for r in eqn.refs)
         eqn = eqn._replace(refs=refs)
+        if has_effects(eqn.prim):
+            kept.append(eqn)
+            continue
         try:
             key = (
                 eqn.prim,
@@ -301,7 +329,7 @@ def generate(
             call = f"{callee}({', '.join(args)})"
         slots = _out_slots(eqn)
         target = ", ".join(f"a{s}" for s in slots) + ("," if type(eqn.out) is tuple else "")
-        lines.append(f"    {target} = {call}")
+        lines.append(f"    {target} = {call}" if slots else f"    {call}")
         dead = [r for r in set(eqn.refs) if r is not None and last_use[r] == i]
         dead += [s for s in slots if s not in last_use]  # results nobody reads
         dead = [r for r in dead if r not in out_slots]
@@ -358,7 +386,7 @@ class ControlNode:
     one where a program needs it (``name``, ``impl``, ``multiple_results``).
     """
 
-    __slots__ = ("name", "impl", "subprograms")
+    __slots__ = ("name", "impl", "subprograms", "has_effects")
     multiple_results = True
     effectful = False
 
@@ -366,6 +394,10 @@ class ControlNode:
         self.name = name
         self.impl = impl
         self.subprograms = subprograms
+        # a body or branch that calls ft.debug: kept by the passes like the call itself
+        self.has_effects = any(
+            has_effects(eqn.prim) for fn in subprograms.values() for eqn in fn.eqns
+        )
 
     def __repr__(self) -> str:
         return f"<control node {self.name}>"

@@ -36,6 +36,7 @@ NAMESPACES = (
     "ftransforms.distributed",
     "ftransforms.testing",
     "ftransforms.errors",
+    "ftransforms.debug",
 )
 
 

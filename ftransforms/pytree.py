@@ -11,10 +11,15 @@ Example:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import numpy
 import optree
+
+from ftransforms.backend import namespace_of
+from ftransforms.core.tracer import Tracer
 
 NAMESPACE = "ftransforms"
 
@@ -92,3 +97,102 @@ def register_pytree_node(
 def path_str(path: tuple) -> str:
     """``('w', 0)`` -> ``"['w'][0]"``."""
     return "".join(f"[{k!r}]" for k in path)
+
+
+def ravel_pytree(tree: Any) -> tuple[Any, Callable[[Any], Any]]:
+    """``(flat, unravel)``: every leaf of ``tree`` raveled and concatenated into one 1-d
+    array, and the function that rebuilds the tree from such an array (as
+    ``jax.flatten_util.ravel_pytree``).
+
+    The flat array has the leaves' dtypes promoted as JAX does (integers with a float
+    type give that float type; Python numbers count as float64/int64).  ``unravel``
+    casts each piece back to its leaf's dtype and works on tracers, so ``grad``,
+    ``vmap`` and ``jit`` go through it; it checks what it gets: a 1-d array of the same
+    length (``ValueError``) and dtype (``TypeError``), as JAX's does.  An empty tree
+    gives an empty float64 array.
+
+    Example:
+        >>> import numpy as np
+        >>> flat, unravel = ravel_pytree({"w": np.ones((2, 2)), "b": np.zeros(2)})
+        >>> flat.tolist()
+        [0.0, 0.0, 1.0, 1.0, 1.0, 1.0]
+        >>> unravel(flat * 2)["w"].tolist()
+        [[2.0, 2.0], [2.0, 2.0]]
+    """
+    # On tracers, NumPy's protocols reach ``ftransforms.numpy`` (this module sits below
+    # it); on arrays, their own namespace ``xp`` computes.
+    leaves, spec = tree_flatten(tree)
+    shapes = [
+        numpy.shape(leaf) if not hasattr(leaf, "shape") else tuple(leaf.shape) for leaf in leaves
+    ]
+    dtypes = [_leaf_dtype(leaf) for leaf in leaves]
+    sizes = [math.prod(s) for s in shapes]
+    dtype = _promoted(leaves, dtypes)
+    physical = [
+        leaf._physical() if _is_tracer(leaf) else leaf for leaf in leaves if hasattr(leaf, "shape")
+    ]
+    xp = namespace_of(*physical) if physical else numpy
+    pieces = [
+        numpy.ravel(leaf).astype(dtype) if _is_tracer(leaf) else xp.asarray(leaf, dtype=dtype)
+        for leaf in leaves
+    ]
+    pieces = [p if _is_tracer(p) else p.reshape(-1) for p in pieces]
+    traced = [p for p in pieces if _is_tracer(p)]
+    if traced:
+        # NumPy's protocol, asked of a tracer directly: numpy.concatenate would ask the
+        # first array type it meets, and a CuPy array refuses NumPy's functions.
+        t = traced[0]
+        flat = t.__array_function__(numpy.concatenate, (type(t),), (pieces,), {})
+    else:
+        flat = xp.concatenate(pieces) if pieces else xp.zeros(0, dtype=dtype)
+    n = sum(sizes)
+    offsets = [0]
+    for s in sizes:
+        offsets.append(offsets[-1] + s)
+
+    def unravel(arr: Any) -> Any:
+        shape = tuple(arr.shape) if hasattr(arr, "shape") else numpy.shape(arr)
+        if shape != (n,):
+            raise ValueError(
+                f"ravel_pytree's unravel(flat): expected a 1-d array of shape ({n},), got "
+                f"shape {shape}; pass an array shaped like the flat array ravel_pytree "
+                f"returned"
+            )
+        got = numpy.dtype(arr.dtype)
+        if got != dtype:
+            raise TypeError(
+                f"ravel_pytree's unravel(flat): expected an array of dtype {dtype}, got "
+                f"{got}; cast it with .astype({dtype}) first"
+            )
+        parts = []
+        for i, (shp, dt) in enumerate(zip(shapes, dtypes)):
+            piece = arr[offsets[i] : offsets[i + 1]].reshape(shp)
+            if piece.dtype != dt:
+                if numpy.dtype(dt).kind != "c" and piece.dtype.kind == "c":
+                    piece = piece.real  # JAX drops the imaginary part as well
+                piece = piece.astype(dt)
+            parts.append(piece)
+        return tree_unflatten(spec, parts)
+
+    return flat, unravel
+
+
+def _is_tracer(leaf: Any) -> bool:
+    return isinstance(leaf, Tracer)
+
+
+def _promoted(leaves: list, dtypes: list) -> numpy.dtype:
+    """JAX's promotion of the leaves' dtypes (Python numbers count as their default
+    dtype, ``float64``, ``int64``, ...): NumPy's, except that integer or bool arrays with
+    a float (complex) array give that float (complex) type, not a wider one (``int32``
+    and ``float32`` give ``float32``)."""
+    if not leaves:
+        return numpy.dtype(numpy.float64)
+    inexact = [d for d in dtypes if d.kind in "fc"]
+    return numpy.result_type(*(inexact or dtypes))
+
+
+def _leaf_dtype(leaf: Any) -> numpy.dtype:
+    """A leaf's dtype; a Python number's is NumPy's default for it."""
+    dt = getattr(leaf, "dtype", None)
+    return numpy.dtype(dt) if dt is not None else numpy.result_type(leaf)

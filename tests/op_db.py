@@ -1445,6 +1445,7 @@ add(
 # -- the family modules (each appends its entries to OPS on import) -------------------------
 
 from tests import (  # noqa: E402,F401
+    op_db_callbacks,
     op_db_fft,
     op_db_linalg,
     op_db_linalg_complex,

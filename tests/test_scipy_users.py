@@ -234,8 +234,14 @@ def test_multivariate_normal_against_scipy_and_jax():
     )
     xs = np.array([0.3, -1.0])
     close(fs.multivariate_normal.logpdf(xs, 0.1, 2.0), st.multivariate_normal.logpdf(xs, 0.1, 2.0))
+    close(  # allow_singular with a positive definite cov: the same density (issue 24)
+        fs.multivariate_normal.logpdf(pts, mean, cov, allow_singular=True),
+        st.multivariate_normal.logpdf(pts, mean, cov, allow_singular=True),
+    )
     with pytest.raises(UnsupportedOperationError, match="allow_singular"):
-        fs.multivariate_normal.logpdf(pts, mean, cov, allow_singular=True)
+        fs.multivariate_normal.rvs(
+            mean, cov, random_state=np.random.default_rng(0), allow_singular=True
+        )
     with pytest.raises(ValueError, match="cov must be"):
         fs.multivariate_normal.logpdf(pts, mean, np.eye(2))
 

@@ -34,6 +34,11 @@ TOP_GROUPS = {
     "ftransforms.custom": "Custom derivatives",
     "ftransforms.pytree": "Pytrees",
     "ftransforms.core.primitive": "Primitives",
+    "ftransforms.linear_transpose": "Transforms",
+    "ftransforms.scans": "Control flow",
+    "ftransforms.custom_batching": "Custom batching",
+    "ftransforms.callbacks": "Callbacks",
+    "ftransforms.shape_eval": "Shapes and dtypes",
 }
 
 #: One line per chapter of ``ftransforms.numpy``, in the reference's order.
@@ -74,6 +79,7 @@ NAMESPACE_PAGES = [
     ("reference/distributed.md", "ftransforms.distributed", "ftransforms.distributed"),
     ("reference/testing.md", "ftransforms.testing", "ftransforms.testing"),
     ("reference/errors.md", "ftransforms.errors", "ftransforms.errors"),
+    ("reference/debug.md", "ftransforms.debug", "ftransforms.debug"),
 ]
 
 

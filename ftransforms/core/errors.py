@@ -325,6 +325,36 @@ class UnsupportedOperationError(FTransformsError, NotImplementedError, TypeError
     """
 
 
+class CallbackError(FTransformsError, ValueError):
+    """A ``pure_callback`` returned other shapes or dtypes than it declared, or was
+    differentiated without a custom rule.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> out = ft.ShapeDtypeStruct((), np.float64)
+        >>> try:
+        ...     ft.grad(lambda x: ft.pure_callback(np.sin, out, x))(1.0)
+        ... except ft.errors.CallbackError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        CallbackError: pure_callback(sin, ...): a pure callback has no derivative rule ...
+    """
+
+
+class LinearityError(FTransformsError, TypeError, NotImplementedError):
+    """``linear_transpose`` was given a function that is not linear in its inputs.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> try:
+        ...     ft.linear_transpose(np.sin, 1.0)
+        ... except ft.errors.LinearityError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        LinearityError: linear_transpose(sin, *primals): sin is not linear ...
+    """
+
+
 class MixedBackendError(FTransformsError, TypeError):
     """NumPy and CuPy arrays (or arrays of two devices) mixed in one operation.
 

@@ -58,7 +58,7 @@ from ftransforms.interpreters.constant_subscripts import (
     undo_all,
 )
 from ftransforms.interpreters.forward import DualTracer
-from ftransforms.program import ControlNode, Eqn, compile_subprogram
+from ftransforms.program import EFFECT_PRIMITIVES, MUTED, ControlNode, Eqn, compile_subprogram
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
 
@@ -150,6 +150,7 @@ class TraceInterpreter(Interpreter):
         "diagonal",
         "seen",
         "captures",
+        "quiet",
     )
 
     def __init__(self, name: str) -> None:
@@ -166,6 +167,9 @@ class TraceInterpreter(Interpreter):
         self.seen: dict[int, Any] | None = None
         # Per capture in progress, innermost last: [first value read in it, its subscript].
         self.captures: list[list] = []
+        # While a body is recorded that runs again afterwards, or an untaken branch:
+        # effect primitives (ft.debug) are recorded without running (NOTE [callbacks]).
+        self.quiet = False
 
     def new_input(self, value: Any) -> TraceTracer:
         self.n_slots += 1
@@ -214,7 +218,12 @@ class TraceInterpreter(Interpreter):
                 f"traced value), which a replay would not see"
             )
         xp = namespace_of(*vals)
-        out = prim.impl(xp, *vals, **params)
+        if prim in EFFECT_PRIMITIVES and (self.quiet or MUTED[0]):
+            if MUTED[0]:
+                return ()  # a trial run: neither run nor recorded
+            out = ()  # recorded, to run when the recording is replayed
+        else:
+            out = prim.impl(xp, *vals, **params)
         if constant and all(r is None for r in refs):
             return tuple(out) if prim.multiple_results else out  # constants alone
         consts = tuple(v if r is None else None for v, r in zip(vals, refs))
@@ -275,9 +284,12 @@ class TraceInterpreter(Interpreter):
             raise NotStructurable  # a value of another transform
         return False
 
-    def _capture(self, fn: Callable, values: list) -> tuple[list, list, Any, dict]:
+    def _capture(
+        self, fn: Callable, values: list, quiet: bool = True
+    ) -> tuple[list, list, Any, dict]:
         """Run ``fn(inputs)`` on fresh slots holding ``values``, recording into a list of
-        its own: ``(eqns, input tracers, fn's output, slot -> value read)``.
+        its own: ``(eqns, input tracers, fn's output, slot -> value read)``.  ``quiet``:
+        the recording runs again (a loop) or is not taken (a branch), so effects wait.
 
         NOTE [value reads during a capture]: every sub-program the recorder keeps (a loop
         body, a ``while_loop`` predicate, each ``cond``/``switch`` branch, and whatever is
@@ -301,7 +313,7 @@ class TraceInterpreter(Interpreter):
             for _ in range(_MAX_REBINDS):
                 read: list = [None, None]
                 try:
-                    return self._capture_once(fn, values, read)
+                    return self._capture_once(fn, values, read, quiet)
                 except NotStructurable:
                     # R[t] of a closed-over array: NOTE [constant subscripts in a capture]
                     sub = read[1]
@@ -311,9 +323,10 @@ class TraceInterpreter(Interpreter):
         finally:
             undo_all(undo)
 
-    def _capture_once(self, fn: Callable, values: list, read: list) -> tuple:
-        saved_program, saved_seen = self.program, self.seen
+    def _capture_once(self, fn: Callable, values: list, read: list, quiet: bool) -> tuple:
+        saved_program, saved_seen, saved_quiet = self.program, self.seen, self.quiet
         self.program, self.seen = [], {}
+        self.quiet = quiet or saved_quiet
         self.captures.append(read)
         try:
             ins = [self.new_input(v) for v in values]
@@ -330,7 +343,7 @@ class TraceInterpreter(Interpreter):
             self.captures.pop()
             if saved_seen is not None:
                 saved_seen.update(self.seen)
-            self.program, self.seen = saved_program, saved_seen
+            self.program, self.seen, self.quiet = saved_program, saved_seen, saved_quiet
 
     def _outputs(self, leaves: list) -> tuple[list, list]:
         refs, consts = [], []
@@ -432,7 +445,7 @@ class TraceInterpreter(Interpreter):
                 return (o_spec, o_structs, o_bottoms)
 
             if k == taken:
-                recorded.append(self._capture(call, values))
+                recorded.append(self._capture(call, values, quiet=False))
             else:
                 with numpy.errstate(all="ignore"):
                     recorded.append(self._capture(call, values))

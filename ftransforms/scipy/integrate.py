@@ -48,6 +48,7 @@ from ftransforms.core.tracer import Tracer
 from ftransforms.lax import ensure_bdim
 from ftransforms.numpy.helpers import dtype_of, holds_tracer, normalize_axis
 from ftransforms.numpy.ufuncs import float_input
+from ftransforms.pytree import tree_flatten, tree_unflatten
 
 __all__ = ["cumulative_trapezoid", "odeint", "trapezoid"]
 
@@ -406,6 +407,23 @@ def _as_array_func(func: Callable) -> Callable:
     return f
 
 
+def _scipy_or_jax_args(func: Callable, y0: Any, t: Any, args: tuple) -> tuple:
+    """One tuple after ``t``: JAX's reading (``func(y, t, the_tuple)``) when ``func``
+    takes it, else SciPy's (its ``args`` tuple, ``func(y, t, *the_tuple)``) when ``func``
+    takes that, as SciPy/autograd programs write ``odeint(f, y0, t, (params,))``."""
+    with warnings.catch_warnings(), numpy.errstate(all="ignore"):
+        warnings.simplefilter("ignore")  # trial calls: what they warn about is not kept
+        try:
+            func(y0, t[0], *args)
+            return args
+        except Exception:  # noqa: BLE001 - try SciPy's reading; else JAX's error surfaces
+            try:
+                func(y0, t[0], *args[0])
+            except Exception:  # noqa: BLE001
+                return args
+            return args[0]
+
+
 def odeint(
     func: Callable,
     y0: Any,
@@ -419,8 +437,11 @@ def odeint(
 ) -> Any:
     """Solve ``dy/dt = func(y, t, *args)`` from ``y(t[0]) = y0``; returns ``y`` at every
     time of ``t`` (shape ``(len(t),) + y0.shape``).  SciPy's ``args=(...)`` keyword works
-    too, and so does ``tfirst=True`` (``func(t, y, *args)``).  Derivatives in ``y0``, ``t``
-    and ``args`` (see the module docstring).
+    too, and so does ``tfirst=True`` (``func(t, y, *args)``).  The extra arguments may be
+    pytrees of arrays (tuples, lists, dicts), as in JAX.  One tuple after ``t`` is read as
+    JAX does (one argument) when ``func`` accepts it, else as SciPy's ``args`` tuple (its
+    items the arguments: ``odeint(f, y0, t, (params,))`` in SciPy/autograd programs).
+    Derivatives in ``y0``, ``t`` and ``args``, every leaf (see the module docstring).
 
     Example:
         >>> import numpy as np
@@ -477,14 +498,26 @@ def odeint(
     t = float_input(t if hasattr(t, "dtype") else fnp.asarray(t), None)
     if fnp.ndim(t) != 1:
         raise ValueError(f"{where}: t must be 1-D, got shape {fnp.shape(t)}")
+    if len(args) == 1 and type(args[0]) is tuple and extra_args is None:
+        args = _scipy_or_jax_args(func, y0, t, args)
+    # The extra arguments may be pytrees (tuples, dicts of arrays, as in JAX): the
+    # primitive takes their leaves, and func gets them rebuilt.
+    leaves, args_spec = tree_flatten(args)
     conv = []
-    for k, a in enumerate(args):
+    for k, a in enumerate(leaves):
         if not (isinstance(a, (int, float, complex, bool)) or hasattr(a, "dtype")):
             raise TypeError(
-                f"{where}: extra argument {k} must be an array or a number, got "
+                f"{where}: extra argument leaf {k} must be an array or a number, got "
                 f"{type(a).__name__}; close over other values instead"
             )
         conv.append(a if hasattr(a, "dtype") else fnp.asarray(a, like=y0))
+    if args_spec != tree_flatten(tuple(leaves))[1]:
+        tree_func = func
+
+        def func(y, t, *flat):
+            return tree_func(y, t, *tree_unflatten(args_spec, flat))
+
+        func.__name__ = getattr(tree_func, "__name__", "func")
     name = f"odeint({getattr(func, '__name__', 'func')})"
     prim = _make(_as_array_func(func), 0, len(conv), (rtol, atol, mxstep, hmax), name)
     return prim.bind(y0, t, *conv)

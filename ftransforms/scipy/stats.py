@@ -46,6 +46,7 @@ from ftransforms.api import jvp as _jvp
 from ftransforms.api import vjp as _vjp
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.primitive import FAMILY_BATCH_RULES, Primitive
+from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.numpy.ufuncs import float_input
 from ftransforms.ops.scipy_ops import scipy_ppf_p
@@ -1616,6 +1617,41 @@ class _Dirichlet(_Dist):
         return fnp.exp(self.logpdf(x, alpha))
 
 
+def _psd_factor(cov: Any, where: str) -> tuple:
+    """``(basis, chol, rank, null, tol)`` of a positive semidefinite ``cov`` (SciPy's
+    ``_PSD``, made differentiable and of fixed shapes).
+
+    NOTE [singular multivariate normal]: the eigenvectors ``U`` of ``cov`` (computed
+    without a derivative) split it into its range (eigenvalues above SciPy's cutoff,
+    ``1e6 * eps * max|s|`` in float64, ``1e3 * eps`` in float32) and its null space.  In
+    that basis ``Uᵀ cov U`` is restricted to the range by a mask and completed with the
+    identity on the null space: a positive definite ``(d, d)`` matrix whose log
+    determinant is the pseudo-determinant's and whose inverse, on ``Uᵀ (x - mean)``
+    masked, gives the pseudo-inverse's Mahalanobis distance.  ``cov`` enters through
+    ``Uᵀ cov U``, so the value and its gradient are exact for changes of ``cov`` that keep
+    its range (all changes, when ``cov`` is positive definite); the shapes do not depend
+    on the rank, so ``vmap`` and ``jit`` go through.  ``x`` off ``mean`` + range (SciPy's
+    residual test, ``1e3`` times the cutoff) has density zero.
+    """
+    s, u = fnp.linalg.eigh(fnp.stop_gradient(cov))
+    kind = numpy.dtype(dtype_of(cov)).char.lower()
+    cond = (1e3 if kind == "f" else 1e6) * numpy.finfo(dtype_of(cov)).eps
+    eps = cond * fnp.max(fnp.abs(s))
+    if not isinstance(s, Tracer) and bool(fnp.min(s) < -eps):
+        raise ValueError(
+            f"multivariate_normal.{where}(allow_singular=True): cov must be symmetric "
+            f"positive semidefinite, but it has the eigenvalue {float(fnp.min(s)):.3g}"
+        )
+    keep = s > eps
+    mask = fnp.astype(keep, dtype_of(cov))
+    inner = fnp.matmul(fnp.transpose(u), fnp.matmul(cov, u))
+    masked = inner * (mask[:, None] * mask[None, :]) + fnp.diag(1.0 - mask)
+    chol = fnp.linalg.cholesky(masked)
+    basis = u * mask[None, :]
+    null = u * (1.0 - mask)[None, :]
+    return basis, chol, fnp.sum(mask), null, 1e3 * eps
+
+
 class _MultivariateNormal(_Dist):
     """The multivariate normal distribution ``N(mean, cov)`` (``cov`` positive definite).
 
@@ -1627,10 +1663,14 @@ class _MultivariateNormal(_Dist):
 
     name = "multivariate_normal"
 
-    def _prepare(self, method: str, mean: Any, cov: Any, x: Any = None) -> tuple:
+    def _prepare(
+        self, method: str, mean: Any, cov: Any, x: Any = None, singular: bool = False
+    ) -> tuple:
         """``(mean (d,), cholesky factor, d)`` from SciPy's forms: ``mean`` None, a scalar
         or ``(d,)``; ``cov`` a scalar, the diagonal ``(d,)`` or ``(d, d)`` (only its
-        symmetric part is used, as JAX's, so its gradient is symmetric)."""
+        symmetric part is used, as JAX's, so its gradient is symmetric).  With
+        ``singular`` the factor is :func:`_psd_factor`'s ``(basis, cholesky, rank,
+        null basis, tolerance)`` instead."""
         where = f"multivariate_normal.{method}"
         cov = _fl(cov)
         if mean is not None:
@@ -1658,6 +1698,8 @@ class _MultivariateNormal(_Dist):
                 f"{fnp.shape(cov)}"
             )
         cov = 0.5 * (cov + fnp.transpose(cov))
+        if singular:
+            return mean, _psd_factor(cov, where), d
         return mean, fnp.linalg.cholesky(cov), d
 
     @staticmethod
@@ -1670,9 +1712,14 @@ class _MultivariateNormal(_Dist):
 
     def logpdf(self, x: Any, mean: Any = None, cov: Any = 1.0, allow_singular: bool = False) -> Any:
         """Log density at ``x`` (``(..., d)``; for ``d == 1`` also ``()`` or ``(n,)``,
-        ``n`` points, as SciPy reads them)."""
-        self._singular(allow_singular, "logpdf")
+        ``n`` points, as SciPy reads them).  With ``allow_singular=True`` a positive
+        semidefinite ``cov`` is accepted, as in SciPy: the density is that of the normal
+        on ``mean`` plus the range of ``cov`` (pseudo-determinant and pseudo-inverse, the
+        eigenvalues below SciPy's cutoff counted as zero), ``-inf`` off it; gradients
+        follow ``cov`` along its range (NOTE [singular multivariate normal])."""
         x = _fl(x)
+        if allow_singular:
+            return self._logpdf_singular(x, mean, cov)
         mean, chol, d = self._prepare("logpdf", mean, cov, x)
         if d == 1 and fnp.ndim(x) <= 1:
             x = fnp.reshape(x, fnp.shape(x) + (1,))
@@ -1689,13 +1736,41 @@ class _MultivariateNormal(_Dist):
         out = -0.5 * (maha + logdet + d * _LOG_2PI)
         return fnp.reshape(out, fnp.shape(diff)[:-1])
 
+    def _logpdf_singular(self, x: Any, mean: Any, cov: Any) -> Any:
+        mean, (basis, chol, rank, null, tol), d = self._prepare(
+            "logpdf", mean, cov, x, singular=True
+        )
+        if d == 1 and fnp.ndim(x) <= 1:
+            x = fnp.reshape(x, fnp.shape(x) + (1,))
+        if fnp.shape(x)[-1:] != (d,):
+            raise ValueError(
+                f"multivariate_normal.logpdf: x must have {d} components on its last axis, "
+                f"got shape {fnp.shape(x)}"
+            )
+        diff = x - mean
+        flat = fnp.reshape(diff, (-1, d))
+        w = solve_triangular(
+            chol, fnp.matmul(fnp.transpose(basis), fnp.transpose(flat)), lower=True
+        )
+        maha = fnp.sum(w * w, axis=0)
+        logdet = 2.0 * fnp.sum(fnp.log(fnp.diagonal(chol)))
+        out = -0.5 * (maha + logdet + rank * _LOG_2PI)
+        residual = fnp.sqrt(fnp.sum(fnp.matmul(fnp.stop_gradient(flat), null) ** 2, axis=-1))
+        out = fnp.where(residual < tol, out, -fnp.inf)
+        return fnp.reshape(out, fnp.shape(diff)[:-1])
+
     def pdf(self, x: Any, mean: Any = None, cov: Any = 1.0, allow_singular: bool = False) -> Any:
         """Density at ``x``."""
         return fnp.exp(self.logpdf(x, mean, cov, allow_singular))
 
     def entropy(self, mean: Any = None, cov: Any = 1.0, allow_singular: bool = False) -> Any:
-        """Differential entropy, ``(d log(2 pi e) + log det cov) / 2``."""
-        self._singular(allow_singular, "entropy")
+        """Differential entropy, ``(d log(2 pi e) + log det cov) / 2`` (with
+        ``allow_singular=True``, the rank and the pseudo-determinant for ``d`` and
+        ``det``, as SciPy)."""
+        if allow_singular:
+            _, (_, chol, rank, _, _), _ = self._prepare("entropy", mean, cov, singular=True)
+            logdet = 2.0 * fnp.sum(fnp.log(fnp.diagonal(chol)))
+            return 0.5 * (rank * (_LOG_2PI + 1.0) + logdet)
         mean, chol, d = self._prepare("entropy", mean, cov)
         logdet = 2.0 * fnp.sum(fnp.log(fnp.diagonal(chol)))
         return 0.5 * (d * (_LOG_2PI + 1.0) + logdet)
