@@ -33,6 +33,9 @@ from ftransforms.custom import custom_jvp, custom_vjp
 from ftransforms.jit import jit, make_jaxpr, make_program
 from ftransforms.pytree import register_pytree_node, tree_map
 
+# -- the JAX toolbox, part b (issue 24): collectives, implicit solves, jet, optimize --
+import ftransforms.ops.collectives  # noqa: E402,F401  (the primitives of ft.lax.psum & co.)
+
 __version__ = "0.1.0"
 
 __all__ = [

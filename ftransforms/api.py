@@ -47,6 +47,7 @@ from ftransforms.arguments import (
 )
 from ftransforms.backend import is_array
 from ftransforms.core.errors import (
+    ChunkSizeError,
     GradOutputError,
     InDimsError,
     NonDifferentiableInputError,
@@ -92,6 +93,7 @@ def vmap(
     randomness: str = "error",
     *,
     chunk_size: int | None = None,
+    axis_name: Any = None,
     in_axes: Any = UNSET,
     out_axes: Any = UNSET,
     axis_size: int | None = None,
@@ -103,7 +105,9 @@ def vmap(
     through unbatched.  ``chunk_size`` runs the batch in pieces of that size (same result,
     less memory).  JAX's names are accepted too: ``in_axes``/``out_axes`` for
     ``in_dims``/``out_dims``, and ``axis_size``, the batch size, needed when no argument
-    is batched (every in_dim None).
+    is batched (every in_dim None).  ``axis_name`` (any hashable) names the batch axis
+    for the collectives ``ft.lax.psum``/``pmean``/``pmax``/``pmin``/``all_gather``/
+    ``axis_index`` inside ``func``, as in JAX (an inner ``vmap`` may name an outer axis).
 
     Example:
         >>> import numpy as np
@@ -113,6 +117,12 @@ def vmap(
     """
     check_randomness(randomness, f"vmap({fname(func)}, randomness={randomness!r})")
     check_chunk_size(chunk_size, f"vmap({fname(func)}, chunk_size={chunk_size!r})")
+    if chunk_size is not None and axis_name is not None:
+        raise ChunkSizeError(
+            f"vmap({fname(func)}, chunk_size={chunk_size!r}, axis_name={axis_name!r}): a "
+            f"collective over a named axis needs the whole batch at once, so chunk_size "
+            f"cannot be combined with axis_name; drop one of them"
+        )
     in_dims, out_dims = jax_axes(fname(func), in_dims, out_dims, in_axes, out_axes, axis_size)
 
     where = f"vmap({fname(func)}, in_dims={in_dims!r})"
@@ -122,7 +132,9 @@ def vmap(
         args = from_object_arrays(args)
         leaves, spec, dims, size = _vmap_inputs(func, in_dims, args, where, axis_size)
         if chunk_size is None or size <= chunk_size:
-            return _vmap_call(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where)
+            return _vmap_call(
+                func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, axis_name
+            )
         return _vmap_chunked(
             func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, chunk_size
         )
@@ -215,8 +227,11 @@ def _vmap_inputs(func, in_dims, args, where, axis_size=None):
     return leaves, spec, dims, size
 
 
-def _vmap_call(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where):
-    with pushed(BatchInterpreter(where, size, randomness)) as interp:
+def _vmap_call(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, name=None):
+    axis = None
+    if name is not None:  # NOTE [collectives under vmap] in ftransforms/lax.py
+        axis = (name, xp_of(*[leaf for leaf, d in zip(leaves, dims) if d is not None]))
+    with pushed(BatchInterpreter(where, size, randomness, axis)) as interp:
         wrapped = [
             leaf if d is None else BatchTracer(interp, leaf, d) for leaf, d in zip(leaves, dims)
         ]

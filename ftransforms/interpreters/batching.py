@@ -70,12 +70,21 @@ class BatchTracer(Tracer):
 class BatchInterpreter(Interpreter):
     """One ``vmap`` level: applies each primitive's batching rule."""
 
-    __slots__ = ("axis_size", "randomness")
+    __slots__ = ("axis_size", "randomness", "axis")
 
-    def __init__(self, name: str, axis_size: int, randomness: str = "error") -> None:
+    def __init__(
+        self, name: str, axis_size: int, randomness: str = "error", axis: tuple | None = None
+    ) -> None:
         super().__init__(name)
         self.axis_size = axis_size
         self.randomness = randomness
+        # ``(axis_name, xp)`` of ``vmap(..., axis_name=)``, else None (NOTE [collectives
+        # under vmap] in ftransforms/lax.py)
+        self.axis = axis
+
+    def axis_index(self) -> BatchTracer:
+        """Each row's position along this level's named axis (``arange`` batched here)."""
+        return BatchTracer(self, self.axis[1].arange(self.axis_size), 0)
 
     def process(self, prim: Any, args: tuple, params: dict) -> Any:
         rule = prim.batch
