@@ -35,6 +35,7 @@ from ftransforms.pytree import register_pytree_node, tree_map
 
 # -- the JAX toolbox, part b (issue 24): collectives, implicit solves, jet, optimize --
 import ftransforms.ops.collectives  # noqa: E402,F401  (the primitives of ft.lax.psum & co.)
+from ftransforms.implicit import custom_linear_solve, custom_root  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -44,6 +45,8 @@ __all__ = [
     "checkpoint_policies",
     "cond",
     "custom_jvp",
+    "custom_linear_solve",
+    "custom_root",
     "custom_vjp",
     "defop",
     "errors",
