@@ -19,12 +19,15 @@ as extra arguments, the ``axis_index`` tracer of every enclosing ``vmap`` (as th
 collectives do, NOTE [collectives under vmap] in ``ftransforms/lax.py``), so that its
 batching rule knows which level runs it and can rebuild that level's tracers around the
 solve: the values ``matvec`` closes over may be batched there (only the levels that
-batch them, found by one call of ``matvec`` on a plain zero, get a marker).  The backward
-pass of a ``grad`` runs after its level (and any ``vmap`` inside it) has returned, while
-``matvec``/``f`` still close over those levels' tracers: the transposed solve runs with
-them revived, the reverse levels as pass-throughs (their ``recorder`` hook, NOTE
-[checkpoint] in ``ftransforms/checkpoint.py``, set to :class:`_AsConstants`) so that the
-closed-over values act as the constants they are there, a ``vmap`` level as itself.
+batch them, found by one call of ``matvec`` on a plain zero, get a marker).  The solver, the linearization and the
+transposed solve run with the derivative levels that were on the stack at the call
+turned into pass-throughs (``_with_constants``: each level's class is swapped for one
+whose ``process`` binds on its tracers' values), so what ``f``/``matvec`` close over acts
+as the constant it is there, while the solver may still differentiate ``f`` in ``x``
+itself (Newton's method calls ``grad(f)``).  The same revives levels that have returned:
+the backward pass of a ``grad`` runs after its level (and any ``vmap`` inside it) has
+returned, while ``matvec`` still closes over their tracers (a ``vmap`` level is revived
+as itself, in the batching rule).
 The residual's own value is zero, so ``L`` is never evaluated on it (``zero=True``): a
 solver need not cope with a zero right-hand side there.  Under ``jit`` a differentiated
 solve runs eagerly (the trace is marked value-dependent).
@@ -77,28 +80,47 @@ def _derivative_depth() -> int:
     return sum(isinstance(i, (ForwardInterpreter, ReverseInterpreter)) for i in current_stack())
 
 
-class _AsConstants:
-    """A reverse level's recorder that records nothing: its tracers are their values."""
+class _ForwardAsConstants(ForwardInterpreter):
+    """A ``jvp`` level whose tracers act as their primal values (no tangent work)."""
 
-    @staticmethod
-    def process(interp: ReverseInterpreter, prim: Any, args: tuple, params: dict) -> Any:
-        vals = [a.value if type(a) is ReverseTracer and a._interp is interp else a for a in args]
+    __slots__ = ()
+
+    def process(self, prim: Any, args: tuple, params: dict) -> Any:
+        vals = [a.primal if type(a) is DualTracer and a._interp is self else a for a in args]
         return prim.bind(*vals, **params)
 
 
-def _revived(levels: list, fn: Callable) -> Callable:
-    """``fn`` run with the finished reverse ``levels`` revived as pass-throughs."""
+class _ReverseAsConstants(ReverseInterpreter):
+    """A ``vjp`` level whose tracers act as their values (nothing recorded)."""
+
+    __slots__ = ()
+
+    def process(self, prim: Any, args: tuple, params: dict) -> Any:
+        vals = [a.value if type(a) is ReverseTracer and a._interp is self else a for a in args]
+        return prim.bind(*vals, **params)
+
+
+_AS_CONSTANTS = {ForwardInterpreter: _ForwardAsConstants, ReverseInterpreter: _ReverseAsConstants}
+
+
+def _outer_levels() -> list:
+    """The derivative levels on the stack now: what a solver must see as constants."""
+    return [i for i in current_stack() if type(i) in _AS_CONSTANTS]
+
+
+def _with_constants(levels: list, fn: Callable) -> Callable:
+    """``fn`` run with the derivative ``levels`` as constants: what ``f``/``matvec`` close
+    over carries no derivative there (finished levels are revived for it)."""
 
     def run(*args: Any) -> Any:
-        dead = [i for i in levels if not i.active]
-        saved = [i.recorder for i in dead]
-        for i in dead:
-            i.active, i.recorder = True, _AsConstants
+        saved = [(i.__class__, i.active) for i in levels]
+        for i in levels:
+            i.__class__, i.active = _AS_CONSTANTS[i.__class__], True
         try:
             return fn(*args)
         finally:
-            for i, rec in zip(dead, saved):
-                i.active, i.recorder = False, rec
+            for i, (cls, active) in zip(levels, saved):
+                i.__class__, i.active = cls, active
 
     return run
 
@@ -251,10 +273,10 @@ def _implicit(name, x_star, residual, closure, body, tbody, in_like, depth):
     """``x*`` refined ``depth`` times by ``x += L(residual(x))`` (the NOTE)."""
     _note_eager(name)
     interps, markers = _closure_vmaps(closure, x_star)
-    levels = [i for i in current_stack() if isinstance(i, ReverseInterpreter)]
+    levels = _outer_levels()
     avals = (_avals(in_like), _avals(x_star))
     op = _Inverse(
-        name, _revived(levels, body), _revived(levels, tbody), avals, interps, markers, True
+        name, _with_constants(levels, body), _with_constants(levels, tbody), avals, interps, markers, True
     )
     x = x_star
     for _ in range(depth):
@@ -295,14 +317,10 @@ def custom_linear_solve(
     if symmetric:
         transpose_solve = solve
 
-    def matvec_sg(v: Any) -> Any:
-        return _sg(matvec(v))
-
     def first(out: Any) -> Any:
         return out[0] if has_aux else out
 
-    b_sg = _sg(b)
-    out = solve(matvec_sg, b_sg)
+    out = _with_constants(_outer_levels(), solve)(matvec, _sg(b))
     x_star, aux = (out if has_aux else (out, None))
     x_star = _sg(x_star)
     if has_aux:
@@ -312,7 +330,7 @@ def custom_linear_solve(
         return (x_star, aux) if has_aux else x_star
 
     def vecmat(u: Any) -> Any:
-        return _sg(_vjp(matvec, tree_map(fnp.zeros_like, x_star))[1](u)[0])
+        return _vjp(matvec, tree_map(fnp.zeros_like, x_star))[1](u)[0]
 
     def tbody(u: Any) -> Any:
         if transpose_solve is None:
@@ -328,7 +346,7 @@ def custom_linear_solve(
         x_star,
         lambda x: tree_map(lambda bi, ai: bi - ai, b, matvec(x)),
         matvec,
-        lambda r: first(solve(matvec_sg, r)),
+        lambda r: first(solve(matvec, r)),
         tbody,
         b,
         depth,
@@ -370,13 +388,10 @@ def custom_root(
         0.25
     """
 
-    def f_sg(x: Any) -> Any:
-        return _sg(f(x))
-
     def first(out: Any) -> Any:
         return out[0] if has_aux else out
 
-    out = solve(f_sg, _sg(initial_guess))
+    out = _with_constants(_outer_levels(), solve)(f, _sg(initial_guess))
     x_star, aux = (out if has_aux else (out, None))
     x_star = _sg(tree_map(fnp.asarray, x_star))
     if has_aux:
@@ -386,10 +401,10 @@ def custom_root(
         return (x_star, aux) if has_aux else x_star
 
     def g(v: Any) -> Any:  # the linearization of f at the root
-        return _sg(_jvp(f, (x_star,), (v,))[1])
+        return _jvp(f, (x_star,), (v,))[1]
 
     def g_t(u: Any) -> Any:  # its transpose
-        return _sg(_vjp(f, x_star)[1](u)[0])
+        return _vjp(f, x_star)[1](u)[0]
 
     x = _implicit(
         "custom_root",
