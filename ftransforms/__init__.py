@@ -36,6 +36,7 @@ from ftransforms.pytree import register_pytree_node, tree_map
 # -- the JAX toolbox, part b (issue 24): collectives, implicit solves, jet, optimize --
 import ftransforms.ops.collectives  # noqa: E402,F401  (the primitives of ft.lax.psum & co.)
 from ftransforms.implicit import custom_linear_solve, custom_root  # noqa: E402
+from ftransforms.jet import jet  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -56,6 +57,7 @@ __all__ = [
     "hessian",
     "jacfwd",
     "jacrev",
+    "jet",
     "jit",
     "jvp",
     "linearize",
