@@ -238,8 +238,12 @@ def jet(fun: Callable, primals: Sequence, series: Sequence) -> tuple[Any, Any]:
                         f"{where}: a term of dtype {dtype_of(t)} for a primal of dtype "
                         f"{dtype_of(x)}; give the terms the primal's dtype"
                     )
+                if not isinstance(t, Tracer) and not fnp.any(t):
+                    coeffs.append(None)  # a zero term costs nothing (a symbolic zero)
+                    continue
                 coeffs.append(t / math.factorial(k) if k > 1 else t)
-            wrapped.append(JetTracer(interp, x, coeffs) if order else x)
+            live = any(c is not None for c in coeffs)
+            wrapped.append(JetTracer(interp, x, coeffs) if live else x)
         out = from_object_arrays(fun(*tree_unflatten(spec, wrapped)))
         out_leaves, out_spec = tree_flatten(out)
         primals_out, series_out = [], []

@@ -40,13 +40,20 @@ def times(a: Any, b: Any) -> Any:
     return None if a is None or b is None else lax.multiply(a, b)
 
 
-def ode_term(xs: list, zs: list, k: int) -> Any:
+def ode_term(xs: list, zs: list, k: int, dxs: list | None = None) -> Any:
     """``(1/k) sum_{j=1..k} j x[j] z[k-j]``: the k-th coefficient of ``y`` with
-    ``y' = z x'`` (the recurrence of every first-order elementwise ODE)."""
+    ``y' = z x'`` (the recurrence of every first-order elementwise ODE).  ``dxs`` may
+    hold the products ``j x[j]`` (:func:`derivative_coefficients`), computed once."""
     total = None
     for j in range(1, k + 1):
-        total = acc(total, scaled(times(xs[j], zs[k - j]), j / k))
-    return total
+        x = xs[j] if dxs is None else dxs[j]
+        total = acc(total, times(x, zs[k - j]) if dxs is not None else scaled(times(x, zs[k - j]), j))
+    return scaled(total, 1 / k)
+
+
+def derivative_coefficients(xs: list) -> list:
+    """``[None, 1 x[1], 2 x[2], ...]``: the coefficients of ``x'``, shifted by one."""
+    return [None] + [scaled(x, j) for j, x in enumerate(xs[1:], start=1)]
 
 
 def cauchy(a: list, b: list, k: int, start: int = 0) -> Any:
@@ -153,9 +160,10 @@ def _exp_like(prim, primals, series, order, exp_value):
     x = primals[0]
     y = prim.bind(x)
     xs = full(x, series[0], order)
+    dxs = derivative_coefficients(xs)
     zs = [exp_value(x, y)]
     for k in range(1, order + 1):
-        zs.append(ode_term(xs, zs, k))
+        zs.append(ode_term(xs, zs, k, dxs))
     return y, zs[1:]
 
 
@@ -197,10 +205,11 @@ def _sin_cos(primals, series, order, hyperbolic):
     else:
         s, c = prims.sin.bind(x), prims.cos.bind(x)
     xs = full(x, series[0], order)
+    dxs = derivative_coefficients(xs)
     ss, cs = [s], [c]
     for k in range(1, order + 1):
-        ss.append(ode_term(xs, cs, k))
-        t = ode_term(xs, ss, k)
+        ss.append(ode_term(xs, cs, k, dxs))
+        t = ode_term(xs, ss, k, dxs)
         cs.append(t if hyperbolic or t is None else lax.negative(t))
     return ss, cs
 
@@ -231,27 +240,50 @@ def _quadratic_ode(prim, primals, series, order, z_of):
     x = primals[0]
     y = prim.bind(x)
     xs = full(x, series[0], order)
+    dxs = derivative_coefficients(xs)
     ys = [y]
     zs = [z_of(ys, 0)]
     for k in range(1, order + 1):
-        ys.append(ode_term(xs, zs, k))
-        zs.append(z_of(ys, k))
+        ys.append(ode_term(xs, zs, k, dxs))
+        if k < order:  # y[K] needs z up to K-1 only
+            zs.append(z_of(ys, k))
     return y, ys[1:]
 
 
-def tanh_rule(prim, primals, series, order):
-    def z_of(ys, m):
-        sq = cauchy(ys, ys, m)
-        if m == 0:
-            return lax.subtract(1.0, sq)
-        return None if sq is None else lax.negative(sq)
+def square_coefficient(ys: list, m: int) -> Any:
+    """The m-th coefficient of ``y²``: ``sum_i y[i] y[m-i]``, each pair once, doubled."""
+    total = None
+    for i in range((m + 1) // 2):
+        total = acc(total, times(ys[i], ys[m - i]))
+    total = scaled(total, 2)
+    if m % 2 == 0:
+        total = acc(total, times(ys[m // 2], ys[m // 2]))
+    return total
 
-    return _quadratic_ode(prim, primals, series, order, z_of)
+
+def tanh_rule(prim, primals, series, order):
+    # y' = (1 - y²) x': with w = y² (w[0] = y0²), k y[k] = sum_j j x[j] ((j == k) - w[k-j])
+    x = primals[0]
+    y = prim.bind(x)
+    xs = full(x, series[0], order)
+    dxs = derivative_coefficients(xs)
+    ys = [y]
+    ws = [lax.subtract(1.0, lax.multiply(y, y))]  # ws[0] holds 1 - y0² itself
+    for k in range(1, order + 1):
+        total = times(dxs[k], ws[0])
+        for j in range(1, k):
+            t = times(dxs[j], ws[k - j])
+            if t is not None:
+                total = lax.negative(t) if total is None else lax.subtract(total, t)
+        ys.append(scaled(total, 1 / k))
+        if k < order:
+            ws.append(square_coefficient(ys, k))
+    return y, ys[1:]
 
 
 def expit_rule(prim, primals, series, order):
-    def z_of(ys, m):
-        sq = cauchy(ys, ys, m)
+    def z_of(ys, m):  # y - y²
+        sq = square_coefficient(ys, m)
         return acc(ys[m], None if sq is None else lax.negative(sq))
 
     return _quadratic_ode(prim, primals, series, order, z_of)
