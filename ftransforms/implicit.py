@@ -24,10 +24,11 @@ transposed solve run with the derivative levels that were on the stack at the ca
 turned into pass-throughs (``_with_constants``: each level's class is swapped for one
 whose ``process`` binds on its tracers' values), so what ``f``/``matvec`` close over acts
 as the constant it is there, while the solver may still differentiate ``f`` in ``x``
-itself (Newton's method calls ``grad(f)``).  The same revives levels that have returned:
-the backward pass of a ``grad`` runs after its level (and any ``vmap`` inside it) has
-returned, while ``matvec`` still closes over their tracers (a ``vmap`` level is revived
-as itself, in the batching rule).
+itself (Newton's method calls ``grad(f)``).  The same revives levels that have returned
+(:class:`_Revived` pushes them back onto the stack, in their old order, so that levels
+the solver opens go above them): the backward pass of a ``grad`` runs after its level
+(and any ``vmap`` inside it) has returned, while ``matvec`` still closes over their
+tracers (a ``vmap`` level is revived as itself, in the batching rule).
 The residual's own value is zero, so ``L`` is never evaluated on it (``zero=True``): a
 solver need not cope with a zero right-hand side there.  Under ``jit`` a differentiated
 solve runs eagerly (the trace is marked value-dependent).
@@ -44,7 +45,7 @@ from ftransforms.api import vjp as _vjp
 from ftransforms.api import vmap as _vmap
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.primitive import Primitive
-from ftransforms.core.stack import current_stack
+from ftransforms.core.stack import current_stack, pushed
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
 from ftransforms.interpreters.forward import DualTracer, ForwardInterpreter
 from ftransforms.interpreters.reverse import ReverseInterpreter, ReverseTracer
@@ -108,19 +109,41 @@ def _outer_levels() -> list:
     return [i for i in current_stack() if type(i) in _AS_CONSTANTS]
 
 
+class _Revived:
+    """Finished ``levels`` pushed back onto the stack, in their old order, for a while
+    (new levels opened meanwhile go above them); their old level numbers come back after."""
+
+    def __init__(self, levels: list) -> None:
+        dead = [i for i in levels if not i.active]
+        self.levels = sorted(dead, key=lambda i: i.level)
+        self.pushes = [pushed(i) for i in self.levels]
+
+    def __enter__(self) -> None:
+        self.old = [i.level for i in self.levels]
+        for p in self.pushes:
+            p.__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        for p in reversed(self.pushes):
+            p.__exit__(*exc)
+        for i, level in zip(self.levels, self.old):
+            i.level = level
+
+
 def _with_constants(levels: list, fn: Callable) -> Callable:
     """``fn`` run with the derivative ``levels`` as constants: what ``f``/``matvec`` close
     over carries no derivative there (finished levels are revived for it)."""
 
     def run(*args: Any) -> Any:
-        saved = [(i.__class__, i.active) for i in levels]
-        for i in levels:
-            i.__class__, i.active = _AS_CONSTANTS[i.__class__], True
-        try:
-            return fn(*args)
-        finally:
-            for i, (cls, active) in zip(levels, saved):
-                i.__class__, i.active = cls, active
+        swap = [i for i in levels if type(i) in _AS_CONSTANTS]
+        with _Revived(swap):
+            for i in swap:
+                i.__class__ = _AS_CONSTANTS[type(i)]
+            try:
+                return fn(*args)
+            finally:
+                for i in swap:
+                    i.__class__ = i.__class__.__mro__[1]
 
     return run
 
@@ -131,8 +154,9 @@ class _Inverse:
     ``zero``, its value is taken to be zero (it is applied to a residual that is zero at
     the solution: the solver is never called on it, only its derivatives are computed)."""
 
-    def __init__(self, name, body, tbody, avals, interps, markers, zero=False) -> None:
+    def __init__(self, name, body, tbody, avals, interps, markers, levels, zero=False) -> None:
         self.name = name
+        self.levels = levels  # the derivative levels the solver sees as constants
         self.body = body
         self.tbody = tbody
         self.avals = avals  # ((in_spec, [(shape, dtype)]), (out_spec, [(shape, dtype)]))
@@ -147,7 +171,9 @@ class _Inverse:
     def exact(self) -> _Inverse:
         if not self.zero:
             return self
-        return _Inverse(self.name, self.body, self.tbody, self.avals, self.interps, self.markers)
+        return _Inverse(
+            self.name, self.body, self.tbody, self.avals, self.interps, self.markers, self.levels
+        )
 
     def transpose(self) -> _Inverse:
         return _Inverse(
@@ -157,6 +183,7 @@ class _Inverse:
             self.avals[::-1],
             self.interps,
             self.markers,
+            self.levels,
         )
 
     def _zeros(self, like: list) -> list:
@@ -169,13 +196,14 @@ class _Inverse:
         if not any(_has_derivative(x) for x in leaves):
             if self.zero:
                 return tree_unflatten(out_spec, self._zeros(leaves))
-            return self.body(r)
+            return _with_constants(self.levels, self.body)(r)
         return tree_unflatten(out_spec, self.prim.bind(*leaves, *self.markers))
 
     def _impl(self, xp: Any, *args: Any) -> tuple:
         if self.zero:
             return tuple(self._zeros(list(args[: self.n_in])))
-        out = self.body(tree_unflatten(self.avals[0][0], list(args[: self.n_in])))
+        r = tree_unflatten(self.avals[0][0], list(args[: self.n_in]))
+        out = _with_constants(self.levels, self.body)(r)
         # Reached under ``jit`` only through a trace that is run eagerly (see the NOTE).
         return tuple(o.val if type(o) is TraceTracer else o for o in tree_flatten(out)[0])
 
@@ -203,14 +231,9 @@ class _Inverse:
 
             def at_level(fn):
                 def run(r_front):
-                    revive = not interp.active  # a backward pass after the vmap returned
-                    interp.active = True
-                    try:
+                    with _Revived([interp]):  # a backward pass after the vmap returned
                         out = fn(tree_map(lambda a: BatchTracer(interp, a, 0), r_front))
                         return tree_map(lambda o: _front_of(o, interp, axis_size), out)
-                    finally:
-                        if revive:
-                            interp.active = False
 
                 return run
 
@@ -225,7 +248,7 @@ class _Inverse:
             for spec, avs in self.avals
         )
         child = _Inverse(
-            self.name + "_batched", body, tbody, avals, interps, markers, self.zero
+            self.name + "_batched", body, tbody, avals, interps, markers, self.levels, self.zero
         )
         out = tree_flatten(child.apply(tree_unflatten(self.avals[0][0], front)))[0]
         return tuple(out), (0,) * len(out)
@@ -275,9 +298,7 @@ def _implicit(name, x_star, residual, closure, body, tbody, in_like, depth):
     interps, markers = _closure_vmaps(closure, x_star)
     levels = _outer_levels()
     avals = (_avals(in_like), _avals(x_star))
-    op = _Inverse(
-        name, _with_constants(levels, body), _with_constants(levels, tbody), avals, interps, markers, True
-    )
+    op = _Inverse(name, body, tbody, avals, interps, markers, levels, True)
     x = x_star
     for _ in range(depth):
         x = _add(x, op.apply(residual(x)))
