@@ -29,7 +29,7 @@ import numpy
 
 import ftransforms.numpy as fnp
 from ftransforms.backend import namespace_of
-from ftransforms.numpy.helpers import to_host
+from ftransforms.numpy.helpers import dtype_of, to_host
 from ftransforms.api import jacfwd, value_and_grad
 from ftransforms.api import grad as _grad
 from ftransforms.control import while_loop
@@ -113,16 +113,16 @@ def _quad_min(a, fa, fpa, b, fb):
 def _zoom(phi, wolfe1, wolfe2, lo, hi, g0, skip, dtype):
     """Algorithm 3.6: shrink ``[lo, hi]`` (dicts of ``a``, ``phi``, ``dphi``) to a step
     that satisfies the strong Wolfe conditions; ``skip`` (a boolean) runs no step."""
-    zero = fnp.zeros((), dtype)
+    like = lo["phi"]  # constants on its backend (NumPy or CuPy)
     state = {
-        "done": fnp.asarray(False),
-        "failed": fnp.asarray(False),
-        "j": fnp.asarray(0),
+        "done": fnp.full_like(like, False, dtype=bool),
+        "failed": fnp.full_like(like, False, dtype=bool),
+        "j": fnp.full_like(like, 0, dtype=int),
         "a_lo": lo["a"], "phi_lo": lo["phi"], "dphi_lo": lo["dphi"],
         "a_hi": hi["a"], "phi_hi": hi["phi"], "dphi_hi": hi["dphi"],
         "a_rec": (lo["a"] + hi["a"]) / 2.0, "phi_rec": (lo["phi"] + hi["phi"]) / 2.0,
-        "a_star": zero + 1.0, "phi_star": lo["phi"], "dphi_star": lo["dphi"], "g_star": g0,
-        "nfev": fnp.asarray(0),
+        "a_star": fnp.full_like(like, 1.0, dtype=dtype), "phi_star": lo["phi"],
+        "dphi_star": lo["dphi"], "g_star": g0, "nfev": fnp.full_like(like, 0, dtype=int),
     }  # fmt: skip
     tiny = 1e-5 if numpy.finfo(dtype).bits < 64 else 1e-10
 
@@ -162,7 +162,7 @@ def _zoom(phi, wolfe1, wolfe2, lo, hi, g0, skip, dtype):
 
 def _line_search(fun, x, p, f0, old_old_f, g0, maxiter, c1=1e-4, c2=0.9):
     """Algorithm 3.5: a step ``a`` along ``p`` with the strong Wolfe conditions."""
-    dtype = fnp.result_type(x)
+    dtype = dtype_of(x)
 
     def phi(a):
         value, g = value_and_grad(fun)(x + a * p)
@@ -178,10 +178,12 @@ def _line_search(fun, x, p, f0, old_old_f, g0, maxiter, c1=1e-4, c2=0.9):
     def wolfe2(dphi_a):
         return fnp.abs(dphi_a) <= -c2 * dphi0
 
-    zero = fnp.zeros((), dtype)
+    zero = fnp.zeros_like(f0, dtype=dtype)
+    false = fnp.full_like(f0, False, dtype=bool)
     state = {
-        "done": fnp.asarray(False), "failed": fnp.asarray(False), "i": fnp.asarray(1),
-        "a_prev": zero, "phi_prev": f0, "dphi_prev": dphi0, "nfev": fnp.asarray(0),
+        "done": false, "failed": false, "i": fnp.full_like(f0, 1, dtype=int),
+        "a_prev": zero, "phi_prev": f0, "dphi_prev": dphi0,
+        "nfev": fnp.full_like(f0, 0, dtype=int),
         "a_star": zero, "phi_star": f0, "dphi_star": dphi0, "g_star": g0,
     }  # fmt: skip
     star = ("a_star", "phi_star", "dphi_star", "g_star")
@@ -217,15 +219,16 @@ def _bfgs(fun, x0, maxiter=None, norm=numpy.inf, gtol=1e-5, line_search_maxiter=
     n = fnp.shape(x0)[0]
     if maxiter is None:
         maxiter = n * 200
-    dtype = fnp.result_type(x0)
+    dtype = dtype_of(x0)
     f0, g0 = value_and_grad(fun)(x0)
     state = {
         "converged": fnp.linalg.norm(g0, ord=norm) < gtol,
-        "failed": fnp.asarray(False),
-        "k": fnp.asarray(0), "nfev": fnp.asarray(1), "ngev": fnp.asarray(1),
-        "x": x0, "f": f0, "g": g0, "H": fnp.eye(n, dtype=dtype),
+        "failed": fnp.full_like(f0, False, dtype=bool),
+        "k": fnp.full_like(f0, 0, dtype=int),
+        "nfev": fnp.full_like(f0, 1, dtype=int), "ngev": fnp.full_like(f0, 1, dtype=int),
+        "x": x0, "f": f0, "g": g0, "H": fnp.eye(n, dtype=dtype, like=x0),
         "old_old_f": f0 + fnp.linalg.norm(g0) / 2.0,
-        "ls_status": fnp.asarray(0),
+        "ls_status": fnp.full_like(f0, 0, dtype=int),
     }  # fmt: skip
 
     def body(s):
@@ -236,7 +239,7 @@ def _bfgs(fun, x0, maxiter=None, norm=numpy.inf, gtol=1e-5, line_search_maxiter=
         step = ls["a_star"] * p
         y = ls["g_star"] - s["g"]
         rho = _divide(1.0, fnp.vdot(y, step))
-        w = fnp.eye(n, dtype=dtype) - rho * fnp.outer(step, y)
+        w = fnp.eye(n, dtype=dtype, like=s["x"]) - rho * fnp.outer(step, y)
         h_new = w @ s["H"] @ w.T + rho * fnp.outer(step, step)  # NaN where rho is
         return {
             "converged": fnp.linalg.norm(ls["g_star"], ord=norm) < gtol,
@@ -360,8 +363,8 @@ def minimize(
     if bounds is not None and kind != "l-bfgs-b":
         raise ValueError(f"{where}: bounds need method='L-BFGS-B'")
     x0 = fnp.asarray(x0)
-    if fnp.result_type(x0).kind not in "f":
-        x0 = fnp.astype(x0, fnp.result_type(float))
+    if dtype_of(x0).kind not in "f":
+        x0 = fnp.astype(x0, dtype_of(float))
     if tol is not None and kind == "bfgs":
         options.setdefault("gtol", tol)
 
@@ -403,8 +406,8 @@ def minimize(
             hess_inv=s["H"], nfev=s["nfev"], njev=s["ngev"], nit=s["k"],
         )  # fmt: skip
     res = box["res"]
-    value = f(x) if differentiated else fnp.asarray(res.fun, dtype=fnp.result_type(x0))
-    jac = fnp.asarray(res.jac, dtype=fnp.result_type(x0))
+    value = f(x) if differentiated else fnp.asarray(res.fun, dtype=dtype_of(x0))
+    jac = fnp.asarray(res.jac, dtype=dtype_of(x0))
     return OptimizeResults(
         x=x, success=bool(res.success), status=int(res.status), fun=value, jac=jac,
         hess_inv=box["hess_inv"], nfev=int(res.nfev), njev=int(res.njev), nit=int(res.nit),
