@@ -42,6 +42,10 @@ from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
 from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
 
+#: The public names: the collectives JAX users call as ``jax.lax.*`` (everything else here
+#: is the layer that rules are written in, not an API).
+__all__ = ["all_gather", "axis_index", "pmax", "pmean", "pmin", "psum"]
+
 _SCALARS = (int, float, complex)
 
 # -- facts about values ----------------------------------------------------------------

@@ -34,6 +34,8 @@ TOP_GROUPS = {
     "ftransforms.custom": "Custom derivatives",
     "ftransforms.pytree": "Pytrees",
     "ftransforms.core.primitive": "Primitives",
+    "ftransforms.implicit": "Implicit differentiation",
+    "ftransforms.jet": "Taylor mode",
 }
 
 #: One line per chapter of ``ftransforms.numpy``, in the reference's order.
@@ -71,6 +73,8 @@ NAMESPACE_PAGES = [
     ("reference/scipy/linalg.md", "ftransforms.scipy.linalg", "ftransforms.scipy.linalg"),
     ("reference/scipy/signal.md", "ftransforms.scipy.signal", "ftransforms.scipy.signal"),
     ("reference/scipy/integrate.md", "ftransforms.scipy.integrate", "ftransforms.scipy.integrate"),
+    ("reference/scipy/optimize.md", "ftransforms.scipy.optimize", "ftransforms.scipy.optimize"),
+    ("reference/lax.md", "ftransforms.lax (collectives)", "ftransforms.lax"),
     ("reference/distributed.md", "ftransforms.distributed", "ftransforms.distributed"),
     ("reference/testing.md", "ftransforms.testing", "ftransforms.testing"),
     ("reference/errors.md", "ftransforms.errors", "ftransforms.errors"),
