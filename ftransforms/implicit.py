@@ -1,37 +1,34 @@
 """Implicit differentiation: :func:`custom_root` and :func:`custom_linear_solve` (JAX's
 ``jax.lax.custom_root`` and ``jax.lax.custom_linear_solve``).
 
-NOTE [implicit differentiation]: the user's ``solve`` runs once, with every derivative
-stripped (``stop_gradient``), and is never differentiated.  The derivatives come from the
-equation instead: with ``x*`` the solution and ``L`` the inverse of the equation's
-linearization at ``x*`` (one call of ``solve``/``tangent_solve``, linear in its argument),
-the result is ``x* + L(r(x*))``, where the residual ``r`` (``b - matvec(x)``, or
-``-f(x)``) is evaluated with every derivative of ``b`` and of the values ``matvec``/``f``
-close over.  ``r(x*)`` is zero, so the value is ``x*``, and its derivative is the
-implicit function theorem's ``-J⁻¹ ∂r``.  ``L`` is a primitive (:class:`_Inverse`)
-whose JVP is ``L`` on the tangent and whose VJP is the transposed solve
-(``transpose_solve`` / ``tangent_solve`` on the transposed linearization), so reverse mode
-never walks through the solver's steps.  Each further derivative level on the stack
-(``hessian``, ``jacfwd(jacrev)``) adds one refinement step ``x += L(r(x))``, which makes
-one more order of derivatives exact (the error shrinks by one power of the perturbation
-per step).  Under ``vmap`` the residual and ``L`` are batched as usual; ``L`` receives,
-as extra arguments, the ``axis_index`` tracer of every enclosing ``vmap`` (as the
-collectives do, NOTE [collectives under vmap] in ``ftransforms/lax.py``), so that its
-batching rule knows which level runs it and can rebuild that level's tracers around the
-solve: the values ``matvec`` closes over may be batched there (only the levels that
-batch them, found by one call of ``matvec`` on a plain zero, get a marker).  The solver, the linearization and the
-transposed solve run with the derivative levels that were on the stack at the call
-turned into pass-throughs (``_with_constants``: each level's class is swapped for one
-whose ``process`` binds on its tracers' values), so what ``f``/``matvec`` close over acts
-as the constant it is there, while the solver may still differentiate ``f`` in ``x``
-itself (Newton's method calls ``grad(f)``).  The same revives levels that have returned
-(:class:`_Revived` pushes them back onto the stack, in their old order, so that levels
-the solver opens go above them): the backward pass of a ``grad`` runs after its level
-(and any ``vmap`` inside it) has returned, while ``matvec`` still closes over their
-tracers (a ``vmap`` level is revived as itself, in the batching rule).
-The residual's own value is zero, so ``L`` is never evaluated on it (``zero=True``): a
-solver need not cope with a zero right-hand side there.  Under ``jit`` a differentiated
-solve runs eagerly (the trace is marked value-dependent).
+NOTE [implicit differentiation]: the user's ``solve`` runs once and is never
+differentiated.  The derivatives come from the equation instead: with ``x*`` the solution
+and ``L`` the inverse of the equation's linearization at ``x*`` (one call of
+``solve``/``tangent_solve``, linear in its argument), the result is ``x* + L(r(x*))``,
+where the residual ``r`` (``b - matvec(x)``, or ``-f(x)``) carries every derivative of
+``b`` and of the values ``matvec``/``f`` close over.  ``r(x*)`` is zero, so the value is
+``x*`` (``L`` is never evaluated on it: ``zero=True``, so a solver need not cope with a
+zero right-hand side), and its derivative is the implicit function theorem's
+``-J⁻¹ ∂r``.  ``L`` is a primitive (:class:`_Inverse`) whose JVP is ``L`` on the tangent
+and whose VJP is the transposed solve (``transpose_solve``, or ``tangent_solve`` on the
+transposed linearization), so reverse mode never walks through the solver's steps.
+Each further derivative level on the stack (``hessian``, ``jacfwd(jacrev)``) adds one
+refinement step ``x += L(r(x))``, which makes one more order of derivatives exact.
+
+Closures.  The solver, the linearization and the transposed solve run with the
+derivative levels that were on the stack at the call turned into pass-throughs
+(``_with_constants`` swaps each level's class for one whose ``process`` binds on its
+tracers' values), so what ``f``/``matvec`` close over acts as a constant there, while the
+solver may still differentiate ``f`` in ``x`` (Newton's method calls ``grad(f)``).
+Levels that have returned are revived for it (:class:`_Revived` pushes them back onto
+the stack in their old order, so that levels the solver opens go above them): the
+backward pass of a ``grad`` runs after its level, and any ``vmap`` inside it, returned.
+Under ``vmap``, ``L`` receives as extra arguments the ``axis_index`` tracer of every
+enclosing ``vmap`` that batches the closure (found by one call of ``matvec``/``f`` on a
+plain zero), as the collectives do (NOTE [collectives under vmap] in
+``ftransforms/lax.py``): its batching rule knows from them which level runs it and
+rebuilds that level's tracers around the solver.  Under ``jit`` a differentiated solve
+runs eagerly (the trace is marked value-dependent).
 """
 
 from __future__ import annotations
@@ -342,7 +339,7 @@ def custom_linear_solve(
         return out[0] if has_aux else out
 
     out = _with_constants(_outer_levels(), solve)(matvec, _sg(b))
-    x_star, aux = (out if has_aux else (out, None))
+    x_star, aux = out if has_aux else (out, None)
     x_star = _sg(x_star)
     if has_aux:
         aux = _sg(aux)
@@ -413,7 +410,7 @@ def custom_root(
         return out[0] if has_aux else out
 
     out = _with_constants(_outer_levels(), solve)(f, _sg(initial_guess))
-    x_star, aux = (out if has_aux else (out, None))
+    x_star, aux = out if has_aux else (out, None)
     x_star = _sg(tree_map(fnp.asarray, x_star))
     if has_aux:
         aux = _sg(aux)

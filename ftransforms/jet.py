@@ -22,12 +22,12 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import ftransforms.numpy as fnp
+from ftransforms import lax
 from ftransforms.core.errors import TangentMismatchError, UnsupportedOperationError
 from ftransforms.core.stack import Interpreter, pushed
 from ftransforms.core.tracer import Tracer
-from ftransforms import lax
 from ftransforms.jet_rules import JET_RULES, fit, full, linear_rule, ode_term
-import ftransforms.numpy as fnp
 from ftransforms.numpy.creation import from_object_arrays
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.pytree import tree_flatten, tree_unflatten

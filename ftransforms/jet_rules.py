@@ -47,7 +47,9 @@ def ode_term(xs: list, zs: list, k: int, dxs: list | None = None) -> Any:
     total = None
     for j in range(1, k + 1):
         x = xs[j] if dxs is None else dxs[j]
-        total = acc(total, times(x, zs[k - j]) if dxs is not None else scaled(times(x, zs[k - j]), j))
+        total = acc(
+            total, times(x, zs[k - j]) if dxs is not None else scaled(times(x, zs[k - j]), j)
+        )
     return scaled(total, 1 / k)
 
 

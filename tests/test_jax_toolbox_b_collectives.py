@@ -6,7 +6,6 @@ strict CuPy stand-in, and the errors."""
 from __future__ import annotations
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -84,8 +83,11 @@ def test_pmax_derivative_is_shared_by_the_rows_that_attain_it():
     g = ft.vmap(ft.grad(lambda v: ft.lax.pmax(v * v, "i")), axis_name="i")(x)
     np.testing.assert_allclose(g, [0.0, 3 * 6.0, 0.0])  # psum of cotangents (3) * 2x at 3
     fd = (np.max((x + [0, 1e-6, 0]) ** 2) - np.max((x - [0, 1e-6, 0]) ** 2)) / 2e-6
-    np.testing.assert_allclose(ft.grad(lambda v: ft.vmap(lambda r: ft.lax.pmax(r * r, "i"),
-                                                       axis_name="i")(v)[0])(x)[1], fd, rtol=1e-6)
+    np.testing.assert_allclose(
+        ft.grad(lambda v: ft.vmap(lambda r: ft.lax.pmax(r * r, "i"), axis_name="i")(v)[0])(x)[1],
+        fd,
+        rtol=1e-6,
+    )
 
 
 def test_nested_names_and_tuples_match_jax():
@@ -93,8 +95,10 @@ def test_nested_names_and_tuples_match_jax():
 
     def body(m):
         def inner(r):
-            return m.lax.psum(r, "i") + m.lax.pmean(r, "j") * m.lax.axis_index("i") + m.lax.psum(
-                r, ("i", "j")
+            return (
+                m.lax.psum(r, "i")
+                + m.lax.pmean(r, "j") * m.lax.axis_index("i")
+                + m.lax.psum(r, ("i", "j"))
             )
 
         return inner
@@ -118,9 +122,7 @@ def test_jit_replays_collectives():
 
 
 def test_strict_backend_stays_on_device():
-    got = ft.vmap(lambda x: ft.lax.psum(x, "i") * ft.lax.axis_index("i"), axis_name="i")(
-        asarray(X)
-    )
+    got = ft.vmap(lambda x: ft.lax.psum(x, "i") * ft.lax.axis_index("i"), axis_name="i")(asarray(X))
     assert type(got) is StrictArray
     _close(got.get(), X.sum(0) * np.arange(4)[:, None])
     g = ft.grad(lambda x: ft.vmap(lambda r: ft.lax.pmean(r * r, "i"), axis_name="i")(x).sum())(

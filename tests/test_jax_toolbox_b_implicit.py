@@ -108,12 +108,18 @@ def test_linear_solve_second_order_matches_a_differentiated_direct_solve(order):
 def test_linear_solve_under_vmap_in_both_orders():
     a = np.stack([A0, A0 + np.eye(3)])
     b = np.stack([B0, 2 * B0])
-    _close(ft.vmap(ft.grad(loss_ft, argnums=(0, 1)))(a, b),
-           jax.vmap(jax.grad(loss_jax, argnums=(0, 1)))(a, b))
-    _close(ft.grad(lambda a, b: ft.vmap(loss_ft)(a, b).sum(), argnums=(0, 1))(a, b),
-           jax.grad(lambda a, b: jax.vmap(loss_jax)(a, b).sum(), argnums=(0, 1))(a, b))
-    _close(ft.vmap(ft.grad(loss_ft), in_dims=(None, 0))(A0, b),
-           jax.vmap(jax.grad(loss_jax), in_axes=(None, 0))(A0, b))
+    _close(
+        ft.vmap(ft.grad(loss_ft, argnums=(0, 1)))(a, b),
+        jax.vmap(jax.grad(loss_jax, argnums=(0, 1)))(a, b),
+    )
+    _close(
+        ft.grad(lambda a, b: ft.vmap(loss_ft)(a, b).sum(), argnums=(0, 1))(a, b),
+        jax.grad(lambda a, b: jax.vmap(loss_jax)(a, b).sum(), argnums=(0, 1))(a, b),
+    )
+    _close(
+        ft.vmap(ft.grad(loss_ft), in_dims=(None, 0))(A0, b),
+        jax.vmap(jax.grad(loss_jax), in_axes=(None, 0))(A0, b),
+    )
     xs = ft.vmap(lambda b: ft.custom_linear_solve(lambda v: A0 @ v, b, cg, symmetric=True))(b)
     _close(xs, np.linalg.solve(A0, b.T).T)
 
@@ -157,9 +163,14 @@ def test_linear_solve_nonsymmetric_pytree_and_aux():
     with pytest.raises(UnsupportedOperationError, match="transpose_solve"):
         ft.grad(lambda b: ft.custom_linear_solve(lambda v: a @ v, b, cg).sum())(B0)
     # forward mode needs no transpose_solve
-    _close(ft.jacfwd(lambda b: ft.custom_linear_solve(lambda v: a @ v, b,
-                                                      lambda mv, r: fnp.linalg.solve(a, r)))(B0),
-           np.linalg.inv(a))
+    _close(
+        ft.jacfwd(
+            lambda b: ft.custom_linear_solve(
+                lambda v: a @ v, b, lambda mv, r: fnp.linalg.solve(a, r)
+            )
+        )(B0),
+        np.linalg.inv(a),
+    )
 
 
 # -- custom_root --------------------------------------------------------------------------
@@ -206,11 +217,11 @@ def test_root_vmap_and_jit():
 def _vec_solve(m):
     def solve(f, x):
         for _ in range(30):
-            x = x - m.linalg.solve(getattr(ft if m is fnp else jax, "jacfwd")(f)(x), f(x))
+            x = x - m.linalg.solve((ft if m is fnp else jax).jacfwd(f)(x), f(x))
         return x
 
     def tangent_solve(g, y):
-        return m.linalg.solve(getattr(ft if m is fnp else jax, "jacfwd")(g)(y), y)
+        return m.linalg.solve((ft if m is fnp else jax).jacfwd(g)(y), y)
 
     return solve, tangent_solve
 
@@ -235,15 +246,17 @@ def test_root_has_aux_and_strict_backend():
         return x, x * 0 + 7.0
 
     def sqrt(a):
-        return ft.custom_root(lambda x: x**2 - a, fnp.ones_like(a), solve,
-                              lambda g, y: y / g(1.0), has_aux=True)
+        return ft.custom_root(
+            lambda x: x**2 - a, fnp.ones_like(a), solve, lambda g, y: y / g(1.0), has_aux=True
+        )
 
     x, aux = sqrt(4.0)
     _close((x, aux), (2.0, 7.0))
     g = ft.grad(lambda a: sqrt(a)[0])(asarray(np.array(4.0)))
     assert type(g) is StrictArray
     _close(g.get(), 0.25)
-    gl = ft.grad(lambda b: ft.custom_linear_solve(lambda v: asarray(A0) @ v, b, cg,
-                                                  symmetric=True).sum())(asarray(B0))
+    gl = ft.grad(
+        lambda b: ft.custom_linear_solve(lambda v: asarray(A0) @ v, b, cg, symmetric=True).sum()
+    )(asarray(B0))
     assert type(gl) is StrictArray
     _close(gl.get(), np.linalg.solve(A0, np.ones(3)))

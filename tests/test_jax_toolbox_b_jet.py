@@ -51,7 +51,7 @@ OPS = {
     "power_neg": lambda m: lambda x: x**-2,
     "power_series": lambda m: lambda x: x**x,
     "divide": lambda m: lambda x: m.sin(x) / (x + 1.0),
-    "expit": lambda m: (lambda x: 1 / (1 + m.exp(-x))),
+    "expit": lambda m: lambda x: 1 / (1 + m.exp(-x)),
     "erf": lambda m: sps.erf if m is np else jax.scipy.special.erf,
     "arcsinh": lambda m: m.arcsinh,
     "relu": lambda m: lambda x: m.maximum(x - 1.0, 0.0),
@@ -77,6 +77,7 @@ def test_op_matches_jax_jet(name):
 
 def _line_derivatives(fj, x, v, order):
     """d^k/dt^k fj(x + t v) at 0 for k = 1..order, by nested jax.jvp."""
+
     def all_orders(x):
         out = []
         g = fj
@@ -147,8 +148,12 @@ def test_vmap_jit_and_grad_compose_as_in_jax():
     _close(ft.jit(ft.vmap(_fourth))(xs + 1, vs), jax_ref(xs + 1, vs))
     # jet of a vmapped function
     got = ft.jet(ft.vmap(lambda x: mlp(np, x)), (xs,), ([vs, vs * 0],))
-    _close(got, jax.jit(lambda xs, vs: jax_jet(jax.vmap(lambda x: mlp(jnp, x)), (xs,),
-                                                ([vs, vs * 0],)))(xs, vs))
+    _close(
+        got,
+        jax.jit(lambda xs, vs: jax_jet(jax.vmap(lambda x: mlp(jnp, x)), (xs,), ([vs, vs * 0],)))(
+            xs, vs
+        ),
+    )
     # grad through jet
     g = ft.grad(lambda x: _fourth(x, vs[0]).sum())(xs[0])
     ref_g = jax.jit(jax.grad(lambda x: _fourth(x, vs[0], jnp, jax_jet).sum()))(xs[0])
@@ -162,8 +167,9 @@ def test_agrees_with_nested_jvp_at_order_four():
 
 
 def test_strict_backend_stays_on_device():
-    y, series = ft.jet(lambda x: fnp.tanh(x @ asarray(W)), (asarray(X),),
-                       ([asarray(t) for t in TERMS[:3]],))
+    y, series = ft.jet(
+        lambda x: fnp.tanh(x @ asarray(W)), (asarray(X),), ([asarray(t) for t in TERMS[:3]],)
+    )
     assert type(y) is StrictArray and all(type(s) is StrictArray for s in series)
     _, ref = jax_jet(lambda x: jnp.tanh(x @ W), (X,), (TERMS[:3],))
     _close([s.get() for s in series], ref)

@@ -56,8 +56,9 @@ Z = np.zeros(3)
 def test_bfgs_under_vmap_matches_jax():
     got = ft.vmap(lambda a, b: minimize(smooth, Z, args=(a, b)))(A, B)
     ref = jax.vmap(
-        lambda a, b: jax.scipy.optimize.minimize(smooth_jax, jnp.zeros(3), args=(a, b),
-                                                 method="BFGS")
+        lambda a, b: jax.scipy.optimize.minimize(
+            smooth_jax, jnp.zeros(3), args=(a, b), method="BFGS"
+        )
     )(A, B)
     np.testing.assert_allclose(got.x, ref.x, rtol=1e-8, atol=1e-10)
     np.testing.assert_array_equal(got.nit, ref.nit)
@@ -69,17 +70,21 @@ def test_bfgs_under_jit():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the nested line-search loop runs eagerly
         for a, b in zip(A, B):
-            ref = jax.scipy.optimize.minimize(smooth_jax, jnp.zeros(3), args=(a, b),
-                                              method="BFGS").x
+            ref = jax.scipy.optimize.minimize(
+                smooth_jax, jnp.zeros(3), args=(a, b), method="BFGS"
+            ).x
             np.testing.assert_allclose(f(a, b), ref, rtol=1e-8, atol=1e-10)
 
 
 def _scipy_argmin(a, b, method="BFGS", bounds=None):
     jac = jax.jit(jax.grad(smooth_jax))
     res = scipy.optimize.minimize(
-        lambda x: float(smooth_jax(x, a, b)), Z, jac=lambda x: np.asarray(jac(x, a, b)),
-        method=method, bounds=bounds, options={"gtol": 1e-13, "ftol": 1e-15}
-        if method == "L-BFGS-B" else {"gtol": 1e-13},
+        lambda x: float(smooth_jax(x, a, b)),
+        Z,
+        jac=lambda x: np.asarray(jac(x, a, b)),
+        method=method,
+        bounds=bounds,
+        options={"gtol": 1e-13, "ftol": 1e-15} if method == "L-BFGS-B" else {"gtol": 1e-13},
     )
     return res.x
 
@@ -121,8 +126,9 @@ def test_lbfgsb_with_bounds_matches_scipy_and_differentiates():
     ref = _scipy_argmin(a, b, "L-BFGS-B", bounds)
     np.testing.assert_allclose(r.x, ref, atol=1e-8)
     assert bool(r.success) and r.x[0] == 0.5  # the first coordinate is on its bound
-    got = ft.jacrev(lambda a: minimize(smooth, Z, args=(a, b), method="L-BFGS-B",
-                                       bounds=bounds, options=opts).x)(a)
+    got = ft.jacrev(
+        lambda a: minimize(smooth, Z, args=(a, b), method="L-BFGS-B", bounds=bounds, options=opts).x
+    )(a)
     # SciPy's L-BFGS-B stops near 1e-8 from the solution: a wider step keeps the finite
     # difference's noise (1e-8 / eps) below its truncation error
     fd = _fd_jacobian(lambda a: _scipy_argmin(a, b, "L-BFGS-B", bounds), a, eps=1e-3)
@@ -131,11 +137,15 @@ def test_lbfgsb_with_bounds_matches_scipy_and_differentiates():
 
 
 def test_strict_backend_stays_on_device():
-    r = minimize(lambda x, a: ((x - a) ** 2).sum() + (x**4).sum(), asarray(Z),
-                 args=(asarray(A[0]),))
+    r = minimize(
+        lambda x, a: ((x - a) ** 2).sum() + (x**4).sum(), asarray(Z), args=(asarray(A[0]),)
+    )
     assert type(r.x) is StrictArray
-    g = ft.grad(lambda a: minimize(lambda x, a: ((x - a) ** 2).sum() + (x**4).sum(),
-                                   asarray(Z), args=(a,)).x.sum())(asarray(A[0]))
+    g = ft.grad(
+        lambda a: minimize(
+            lambda x, a: ((x - a) ** 2).sum() + (x**4).sum(), asarray(Z), args=(a,)
+        ).x.sum()
+    )(asarray(A[0]))
     assert type(g) is StrictArray
     x = r.x.get()
     np.testing.assert_allclose(g.get(), 2 / (2 + 12 * x**2), rtol=1e-5)

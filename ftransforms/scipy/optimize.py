@@ -28,10 +28,9 @@ from typing import Any, NamedTuple
 import numpy
 
 import ftransforms.numpy as fnp
-from ftransforms.backend import namespace_of
-from ftransforms.numpy.helpers import dtype_of, to_host
-from ftransforms.api import jacfwd, value_and_grad
 from ftransforms.api import grad as _grad
+from ftransforms.api import jacfwd, value_and_grad
+from ftransforms.backend import namespace_of
 from ftransforms.control import while_loop
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
@@ -39,6 +38,7 @@ from ftransforms.implicit import custom_root
 from ftransforms.interpreters.batching import BatchTracer
 from ftransforms.interpreters.forward import DualTracer
 from ftransforms.interpreters.reverse import ReverseTracer
+from ftransforms.numpy.helpers import dtype_of, to_host
 from ftransforms.pytree import tree_flatten
 
 __all__ = ["OptimizeResults", "minimize"]
@@ -395,9 +395,7 @@ def minimize(
         return fnp.linalg.solve(jacfwd(linear)(rhs), rhs)
 
     x = custom_root(stationary, x0, solve, tangent_solve)
-    differentiated = any(
-        _has_derivative(leaf) for leaf in tree_flatten(args)[0] + [x]
-    )
+    differentiated = any(_has_derivative(leaf) for leaf in tree_flatten(args)[0] + [x])
     if kind == "bfgs":
         s = box["s"]
         value = f(x) if differentiated else s["f"]
