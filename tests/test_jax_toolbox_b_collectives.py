@@ -143,3 +143,16 @@ def test_unbound_name_is_a_clear_error_and_the_stack_is_clean():
 def test_chunk_size_with_axis_name_is_refused():
     with pytest.raises(ChunkSizeError, match="axis_name"):
         ft.vmap(lambda x: x, chunk_size=2, axis_name="i")
+
+
+def test_distributed_vmap_blocks_are_the_named_axis():
+    da = pytest.importorskip("dask.array")
+    import ftransforms.distributed as fd
+
+    x = np.arange(12.0).reshape(6, 2)
+    lazy = da.from_array(x, chunks=(4, 2))
+    out = fd.vmap(lambda r: r - ft.lax.pmean(r, "i"), axis_name="i")(lazy)
+    got = fd.compute(out, scheduler="sync")
+    # each block of rows (4, then 2) is centred on its own mean, as documented
+    ref = np.concatenate([x[:4] - x[:4].mean(0), x[4:] - x[4:].mean(0)])
+    np.testing.assert_allclose(got, ref)
