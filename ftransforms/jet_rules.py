@@ -272,12 +272,14 @@ def tanh_rule(prim, primals, series, order):
     ys = [y]
     ws = [lax.subtract(1.0, lax.multiply(y, y))]  # ws[0] holds 1 - y0² itself
     for k in range(1, order + 1):
-        total = times(dxs[k], ws[0])
+        pos = times(dxs[k], ws[0])
+        neg = None
         for j in range(1, k):
-            t = times(dxs[j], ws[k - j])
-            if t is not None:
-                total = lax.negative(t) if total is None else lax.subtract(total, t)
-        ys.append(scaled(total, 1 / k))
+            neg = acc(neg, times(dxs[j], ws[k - j]))
+        if pos is None:  # the sign folded into the scale: one op fewer
+            ys.append(scaled(neg, -1 / k))
+        else:
+            ys.append(scaled(pos if neg is None else lax.subtract(pos, neg), 1 / k))
         if k < order:
             ws.append(square_coefficient(ys, k))
     return y, ys[1:]
