@@ -260,3 +260,47 @@ def test_root_has_aux_and_strict_backend():
     )(asarray(B0))
     assert type(gl) is StrictArray
     _close(gl.get(), np.linalg.solve(A0, np.ones(3)))
+
+
+def test_root_of_a_pytree_matches_differentiating_the_newton_steps():
+    # a converged Newton iteration differentiated step by step is the implicit derivative
+    def flat(t):
+        return fnp.concatenate(jax.tree.leaves(t))
+
+    def unflat(u):
+        return {"a": u[:1], "b": u[1:]}
+
+    def solve(f, x):
+        for _ in range(30):
+            u = flat(x)
+            jac = ft.jacfwd(lambda u: flat(f(unflat(u))))(u)
+            x = unflat(u - fnp.linalg.solve(jac, flat(f(x))))
+        return x
+
+    def tangent_solve(g, y):
+        jac = ft.jacfwd(lambda u: flat(g(unflat(u))))(flat(y))
+        return unflat(fnp.linalg.solve(jac, flat(y)))
+
+    def equations(th):
+        return lambda x: {
+            "a": x["a"] ** 3 + x["b"][:1] - th[0],
+            "b": fnp.tanh(x["b"]) + x["a"] - th[1:],
+        }
+
+    start = {"a": np.zeros(1), "b": np.zeros(2)}
+
+    def root(th):
+        return flat(ft.custom_root(equations(th), start, solve, tangent_solve))
+
+    def unrolled(th):
+        return flat(solve(equations(th), start))
+
+    th = np.array([1.0, 0.5, 0.2])
+    _close(root(th), unrolled(th))
+    _close(ft.jacrev(root)(th), ft.jacrev(unrolled)(th))
+    _close(ft.jacfwd(root)(th), ft.jacrev(unrolled)(th))
+    _close(
+        ft.hessian(lambda t: root(t).sum())(th),
+        ft.hessian(lambda t: unrolled(t).sum())(th),
+        tol=1e-9,
+    )
