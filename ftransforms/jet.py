@@ -189,8 +189,9 @@ def jet(fun: Callable, primals: Sequence, series: Sequence) -> tuple[Any, Any]:
     for each, a list of K terms shaped like it: the 1st..K-th derivatives of the input
     path ``x(t)`` at ``t = 0``.  Returns ``(fun(*primals), out_series)``, ``out_series``
     holding the 1st..K-th derivatives of ``fun(x(t))`` at 0 (a list per output leaf, in
-    ``fun``'s output structure).  One pass costs O(K²) per nonlinear op and O(K) per
-    linear one, against 2^K passes for K nested ``jvp`` (NOTE [Taylor mode]).  An op
+    ``fun``'s output structure).  One pass costs O(K²) per nonlinear op with a rule of
+    its own, O(K) per linear one and O(K³) per elementwise op whose rule comes from its
+    JVP, against 2^K passes for K nested ``jvp`` (NOTE [Taylor mode]).  An op
     without a rule raises :class:`~ftransforms.errors.UnsupportedOperationError` naming
     it.
 

@@ -336,7 +336,9 @@ def minimize(
     sequence of ``(low, high)``, ``None`` for no bound).  ``tol`` sets ``gtol``;
     ``options`` are BFGS's ``maxiter``, ``norm``, ``gtol``, ``line_search_maxiter`` (or
     SciPy's for L-BFGS-B).  Beyond JAX, ``x`` (and ``fun``) are differentiable in
-    ``args`` by the implicit function theorem (NOTE [differentiable minimize]).
+    ``args`` by the implicit function theorem (NOTE [differentiable minimize]).  Under
+    ``jit`` BFGS gives the same results but runs eagerly (its loops nest three deep, and
+    ``jit`` records one level of loops), with ``jit``'s warning that says so.
 
     Example:
         >>> import numpy as np
