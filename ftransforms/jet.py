@@ -257,7 +257,7 @@ def jet(fun: Callable, primals: Sequence, series: Sequence) -> tuple[Any, Any]:
             primals_out.append(p)
             series_out.append(
                 [
-                    (p * 0 if t is None else (t * math.factorial(k) if k > 1 else t))
+                    (fnp.zeros_like(p) if t is None else (t * math.factorial(k) if k > 1 else t))
                     for k, t in enumerate(terms, start=1)
                 ]
             )
