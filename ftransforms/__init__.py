@@ -43,6 +43,11 @@ from ftransforms.pytree import ravel_pytree  # noqa: E402
 from ftransforms.scans import associative_scan, map  # noqa: A004,E402
 from ftransforms.shape_eval import ShapeDtypeStruct, eval_shape  # noqa: E402
 
+# -- the JAX toolbox, part b (issue 24): collectives, implicit solves, jet, optimize --
+import ftransforms.ops.collectives  # noqa: E402,F401  (the primitives of ft.lax.psum & co.)
+from ftransforms.implicit import custom_linear_solve, custom_root  # noqa: E402
+from ftransforms.jet import jet  # noqa: E402
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -62,6 +67,8 @@ __all__ = [
     "checkpoint_policies",
     "cond",
     "custom_jvp",
+    "custom_linear_solve",
+    "custom_root",
     "custom_vjp",
     "defop",
     "errors",
@@ -71,6 +78,7 @@ __all__ = [
     "hessian",
     "jacfwd",
     "jacrev",
+    "jet",
     "jit",
     "jvp",
     "linearize",

@@ -48,6 +48,7 @@ from ftransforms.arguments import (
 from ftransforms.backend import is_array
 from ftransforms.boundary import transform_inputs, transform_outputs
 from ftransforms.core.errors import (
+    ChunkSizeError,
     GradOutputError,
     InDimsError,
     NonDifferentiableInputError,
@@ -99,6 +100,7 @@ def vmap(
     randomness: str = "error",
     *,
     chunk_size: int | None = None,
+    axis_name: Any = None,
     in_axes: Any = UNSET,
     out_axes: Any = UNSET,
     axis_size: int | None = None,
@@ -111,7 +113,9 @@ def vmap(
     through unbatched.  ``chunk_size`` runs the batch in pieces of that size (same result,
     less memory).  JAX's names are accepted too: ``in_axes``/``out_axes`` for
     ``in_dims``/``out_dims``, and ``axis_size``, the batch size, needed when no argument
-    is batched (every in_dim None).
+    is batched (every in_dim None).  ``axis_name`` (any hashable) names the batch axis
+    for the collectives ``ft.lax.psum``/``pmean``/``pmax``/``pmin``/``all_gather``/
+    ``axis_index`` inside ``func``, as in JAX (an inner ``vmap`` may name an outer axis).
 
     ``func`` may be any per-example code: where it turns a batched value into a Python
     value (``if``, ``while``, ``int()``, ``.item()``, a boolean mask's size) and the rows
@@ -129,6 +133,12 @@ def vmap(
     """
     check_randomness(randomness, f"vmap({fname(func)}, randomness={randomness!r})")
     check_chunk_size(chunk_size, f"vmap({fname(func)}, chunk_size={chunk_size!r})")
+    if chunk_size is not None and axis_name is not None:
+        raise ChunkSizeError(
+            f"vmap({fname(func)}, chunk_size={chunk_size!r}, axis_name={axis_name!r}): a "
+            f"collective over a named axis needs the whole batch at once, so chunk_size "
+            f"cannot be combined with axis_name; drop one of them"
+        )
     in_dims, out_dims = jax_axes(fname(func), in_dims, out_dims, in_axes, out_axes, axis_size)
 
     where = f"vmap({fname(func)}, in_dims={in_dims!r})"
@@ -139,7 +149,8 @@ def vmap(
         leaves, spec, dims, size = _vmap_inputs(func, in_dims, args, where, axis_size)
         if chunk_size is None or size <= chunk_size:
             return _vmap_call(
-                func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split
+                func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split,
+                name=axis_name,
             )
         return _vmap_chunked(
             func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, chunk_size, split
@@ -235,9 +246,12 @@ def _vmap_inputs(func, in_dims, args, where, axis_size=None):
 
 def _vmap_call(
     func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split=True, rows=None,
-    masking=True, group=False,
+    masking=True, group=False, name=None,
 ):  # fmt: skip
-    interp = BatchInterpreter(where, size, randomness, split, masking)
+    axis = None
+    if name is not None:  # NOTE [collectives under vmap] in ftransforms/lax.py
+        axis = (name, xp_of(*[leaf for leaf, d in zip(leaves, dims) if d is not None]))
+    interp = BatchInterpreter(where, size, randomness, split, masking, axis)
     try:
         with pushed(interp):
             wrapped = [
@@ -265,13 +279,13 @@ def _vmap_call(
     if signal is None:  # run again without masking loops
         return _vmap_call(
             func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split, rows,
-            False, group,
+            False, group, name,
         )  # fmt: skip
 
     def rerun(sub_leaves, sub_size, sub_rows):
         return _vmap_call(
             func, sub_leaves, spec, dims, sub_size, kwargs, out_dims, randomness, where,
-            split, sub_rows, masking, True,
+            split, sub_rows, masking, True, name,
         )  # fmt: skip
 
     rows = numpy.arange(size) if rows is None else rows

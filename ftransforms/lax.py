@@ -35,9 +35,16 @@ from typing import Any
 import numpy
 
 from ftransforms.backend import namespace_of
+from ftransforms.core.errors import UnboundAxisNameError
 from ftransforms.core.index_spec import index_arrays_on, normalize_index
 from ftransforms.core.primitive import prims as _p
+from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
+from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
+
+#: The public names: the collectives JAX users call as ``jax.lax.*`` (everything else here
+#: is the layer that rules are written in, not an API).
+__all__ = ["all_gather", "axis_index", "pmax", "pmean", "pmin", "psum"]
 
 _SCALARS = (int, float, complex)
 
@@ -504,3 +511,142 @@ def reshape_dim_outof(src: int, size1: int, x: Any) -> Any:
     """Split axis ``src`` into ``(size1, shape[src] // size1)``."""
     s = shape(x)
     return reshape(x, s[:src] + (size1, s[src] // size1) + s[src + 1 :])
+
+
+# -- collectives over a named vmap axis (JAX's ``jax.lax.psum`` & co. under ``vmap``) ----
+#
+# NOTE [collectives under vmap]: ``vmap(f, axis_name="i")`` names its batch axis; inside
+# ``f``, ``psum(x, "i")`` sums ``x`` over that axis and gives every row the total, as JAX's
+# collectives do under ``jax.vmap``.  The innermost ``vmap`` of that name on the stack is
+# the frame; its :meth:`axis_index` tracer (``arange(axis_size)`` batched at its level) is
+# bound as a second argument of the collective primitive (``ftransforms/ops/collectives.py``).
+# That extra argument carries the frame through dispatch: every level above the frame
+# (an inner ``vmap`` of another name, ``grad``, ``jvp``) applies its own rule (a named
+# axis is passed through, tangents and cotangents go through the linear collective), and
+# the frame's level is the only one that sees the index batched, which is how its
+# batching rule knows to reduce over its batch axis.  A value that does not vary along the
+# axis reaches the frame unbatched (``psum`` is then ``axis_size * x``), and no level
+# below the frame ever sees the collective.  Under ``ftransforms.distributed``'s vmap the
+# frame is one block: a collective reduces over the rows of its block only.
+
+
+def _frame(axis_name: Any, where: str) -> Any:
+    """The innermost ``vmap`` interpreter on the stack whose axis is ``axis_name``."""
+    for interp in reversed(current_stack()):
+        axis = getattr(interp, "axis", None)
+        if axis is not None and axis[0] == axis_name:
+            return interp
+    names = [i.axis[0] for i in current_stack() if getattr(i, "axis", None) is not None]
+    raise UnboundAxisNameError(
+        f"{where}: no enclosing vmap has axis_name={axis_name!r} (the named axes in scope "
+        f"are {names or 'none'}); call it inside ft.vmap(f, axis_name={axis_name!r})"
+    )
+
+
+def _names(axis_name: Any) -> tuple:
+    return axis_name if isinstance(axis_name, (tuple, list)) else (axis_name,)
+
+
+def _collective(prim_name: str, x: Any, axis_name: Any, where: str, **params: Any) -> Any:
+    prim = getattr(_p, prim_name)
+    leaves, spec = tree_flatten(x)
+    for name in _names(axis_name):
+        index = _frame(name, where).axis_index()
+        leaves = [prim.bind(leaf, index, **params) for leaf in leaves]
+    return tree_unflatten(spec, leaves)
+
+
+def axis_index(axis_name: Any) -> Any:
+    """The position of each row along the named ``vmap`` axis (``jax.lax.axis_index``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> ft.vmap(lambda x: x * ft.lax.axis_index("i"), axis_name="i")(np.ones(3))
+        array([0., 1., 2.])
+    """
+    return _frame(axis_name, f"axis_index({axis_name!r})").axis_index()
+
+
+def psum(x: Any, axis_name: Any) -> Any:
+    """The sum of ``x`` (a pytree) over the named ``vmap`` axis (or a tuple of names),
+    given to every row, as ``jax.lax.psum`` (NOTE [collectives under vmap]).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> ft.vmap(lambda x: x / ft.lax.psum(x, "i"), axis_name="i")(np.array([1.0, 3.0]))
+        array([0.25, 0.75])
+    """
+    return _collective("psum", x, axis_name, f"psum(x, {axis_name!r})")
+
+
+def pmean(x: Any, axis_name: Any) -> Any:
+    """The mean of ``x`` over the named ``vmap`` axis, as ``jax.lax.pmean``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> ft.vmap(lambda x: x - ft.lax.pmean(x, "i"), axis_name="i")(np.array([1.0, 3.0]))
+        array([-1.,  1.])
+    """
+    where = f"pmean(x, {axis_name!r})"
+    n = 1
+    for name in _names(axis_name):
+        n *= _frame(name, where).axis_size
+    total = _collective("psum", x, axis_name, where)
+    return tree_map(lambda t: t / n, total)
+
+
+def pmax(x: Any, axis_name: Any) -> Any:
+    """The maximum of ``x`` over the named ``vmap`` axis, as ``jax.lax.pmax`` (its
+    derivative is shared by the rows that attain it, as for ``max``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> ft.vmap(lambda x: ft.lax.pmax(x, "i"), axis_name="i")(np.array([1.0, 3.0]))
+        array([3., 3.])
+    """
+    return _collective("pmax", x, axis_name, f"pmax(x, {axis_name!r})")
+
+
+def pmin(x: Any, axis_name: Any) -> Any:
+    """The minimum of ``x`` over the named ``vmap`` axis, as ``jax.lax.pmin``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> ft.vmap(lambda x: ft.lax.pmin(x, "i"), axis_name="i")(np.array([1.0, 3.0]))
+        array([1., 1.])
+    """
+    return _collective("pmin", x, axis_name, f"pmin(x, {axis_name!r})")
+
+
+def all_gather(x: Any, axis_name: Any, *, axis: int = 0, tiled: bool = False) -> Any:
+    """Every row's ``x`` stacked along a new axis ``axis`` (joined along ``axis`` when
+    ``tiled``), given to every row, as ``jax.lax.all_gather``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> ft.vmap(lambda x: ft.lax.all_gather(x, "i"), axis_name="i")(np.array([1.0, 3.0]))
+        array([[1., 3.],
+               [1., 3.]])
+    """
+    where = f"all_gather(x, {axis_name!r})"
+    leaves, spec = tree_flatten(x)
+    for name in reversed(_names(axis_name)):
+        index = _frame(name, where).axis_index()
+        out = []
+        for leaf in leaves:
+            rank = ndim(leaf)
+            if not -rank - 1 <= axis <= rank or (tiled and not -rank <= axis < rank):
+                raise ValueError(
+                    f"{where}: axis={axis} is out of range for a value of rank {rank}; use "
+                    f"an axis in [-{rank + 1 - tiled}, {rank + 1 - tiled})"
+                )
+            a = axis % (rank + 1 - tiled)
+            out.append(_p.all_gather.bind(leaf, index, axis=a, tiled=bool(tiled)))
+        leaves = out
+    return tree_unflatten(spec, leaves)

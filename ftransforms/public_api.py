@@ -33,6 +33,8 @@ NAMESPACES = (
     "ftransforms.scipy.linalg",
     "ftransforms.scipy.signal",
     "ftransforms.scipy.integrate",
+    "ftransforms.scipy.optimize",
+    "ftransforms.lax",
     "ftransforms.distributed",
     "ftransforms.testing",
     "ftransforms.errors",

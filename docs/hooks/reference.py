@@ -39,6 +39,8 @@ TOP_GROUPS = {
     "ftransforms.custom_batching": "Custom batching",
     "ftransforms.callbacks": "Callbacks",
     "ftransforms.shape_eval": "Shapes and dtypes",
+    "ftransforms.implicit": "Implicit differentiation",
+    "ftransforms.jet": "Taylor mode",
 }
 
 #: One line per chapter of ``ftransforms.numpy``, in the reference's order.
@@ -76,6 +78,8 @@ NAMESPACE_PAGES = [
     ("reference/scipy/linalg.md", "ftransforms.scipy.linalg", "ftransforms.scipy.linalg"),
     ("reference/scipy/signal.md", "ftransforms.scipy.signal", "ftransforms.scipy.signal"),
     ("reference/scipy/integrate.md", "ftransforms.scipy.integrate", "ftransforms.scipy.integrate"),
+    ("reference/scipy/optimize.md", "ftransforms.scipy.optimize", "ftransforms.scipy.optimize"),
+    ("reference/lax.md", "ftransforms.lax (collectives)", "ftransforms.lax"),
     ("reference/distributed.md", "ftransforms.distributed", "ftransforms.distributed"),
     ("reference/testing.md", "ftransforms.testing", "ftransforms.testing"),
     ("reference/errors.md", "ftransforms.errors", "ftransforms.errors"),

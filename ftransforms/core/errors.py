@@ -172,6 +172,21 @@ class BatchedControlFlowError(FTransformsError, TypeError, RuntimeError):
     """
 
 
+class UnboundAxisNameError(FTransformsError, NameError):
+    """A collective (``ft.lax.psum``, ...) names an axis that no enclosing ``vmap`` has
+    (``NameError``, as JAX raises).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> try:
+        ...     ft.vmap(lambda x: ft.lax.psum(x, "j"), axis_name="i")(np.ones(2))
+        ... except ft.errors.UnboundAxisNameError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        UnboundAxisNameError: psum(x, 'j'): no enclosing vmap has axis_name='j' ...
+    """
+
+
 class ControlFlowError(FTransformsError, TypeError):
     """Misuse of ``cond``/``switch``/``while_loop``/``fori_loop``/``scan`` (``TypeError``,
     as ``jax.lax`` raises for the same mistakes).

@@ -369,7 +369,7 @@ def _dask_leaf_args(leaf: Any, d: int, bounds: list[tuple[int, int]]) -> list:
     return out
 
 
-def _probe(func: Callable, in_dims: Any, batch: _Batch, dk: SimpleNamespace) -> Any:
+def _probe(func: Callable, in_dims: Any, batch: _Batch, dk: SimpleNamespace, name=None) -> Any:
     """The outputs of ``ft.vmap(func)`` on a batch of size 0 (shapes and dtypes without any
     data or arithmetic), or, when that fails, on the first example: the ``meta`` dask is
     given, so that it never calls ``func`` on placeholders itself."""
@@ -385,7 +385,7 @@ def _probe(func: Callable, in_dims: Any, batch: _Batch, dk: SimpleNamespace) -> 
             leaves.append(leaf[(slice(None),) * d + (slice(0, 0),)])
     args, kwargs = tree_unflatten(batch.spec, leaves)
     try:
-        return api.vmap(func, in_dims)(*args, **kwargs)
+        return api.vmap(func, in_dims, axis_name=name)(*args, **kwargs)
     except Exception:
         if batch.size == 0:
             raise
@@ -397,7 +397,7 @@ def _probe(func: Callable, in_dims: Any, batch: _Batch, dk: SimpleNamespace) -> 
     for k, v in zip(lazy, dk.dask.compute(*[firsts[k] for k in lazy])):
         firsts[k] = v
     args, kwargs = tree_unflatten(batch.spec, firsts)
-    out = api.vmap(func, in_dims)(*args, **kwargs)
+    out = api.vmap(func, in_dims, axis_name=name)(*args, **kwargs)
     leaves, spec = tree_flatten(out)
     return tree_unflatten(spec, [v[0:0] for v in leaves])
 
@@ -406,19 +406,19 @@ def _zero_size(value: Any) -> Any:
     return value[(slice(0, 0),) * value.ndim] if value.ndim else value
 
 
-def _map(func, in_dims, chunk_size, split_every, reduce, args, kwargs, where, kind):
+def _map(func, in_dims, chunk_size, split_every, reduce, args, kwargs, where, kind, name=None):
     dk = _dask(where)
     _check_outermost(where)
     token = _token(func, where, dk.cp)
     batch = _batch_inputs(func, in_dims, args, kwargs, chunk_size, where)
-    probe = _probe(func, in_dims, batch, dk)
+    probe = _probe(func, in_dims, batch, dk, name)
     out_leaves, out_spec = tree_flatten(probe)
     for v in out_leaves:
         if not is_array(v):  # pragma: no cover - ft.vmap returns arrays
             raise TypeError(f"{where}: the function returned a {type(v).__name__}")
     graph = _Graph(kind, func, token)
     skeleton = tree_unflatten(batch.spec, list(range(len(batch.leaves))))
-    plan = _tasks.Plan(kind, token, in_dims, skeleton, len(batch.leaves))
+    plan = _tasks.Plan(kind, token, in_dims, skeleton, len(batch.leaves), name)
     block_args = _block_args(graph, batch, {})
     task = _tasks.vmap_block if kind == "vmap" else _tasks.reduce_block
     parts = []
@@ -471,10 +471,14 @@ def _tree_reduce(graph: _Graph, parts: list, split_every: int, divide_by: int | 
 # -- public functions -----------------------------------------------------------------------
 
 
-def vmap(func: Callable, in_dims: Any = 0, *, chunk_size: int | None = None) -> Callable:
+def vmap(
+    func: Callable, in_dims: Any = 0, *, chunk_size: int | None = None, axis_name: Any = None
+) -> Callable:
     """``ft.vmap`` over dask arrays: each block runs ``ft.vmap(func, in_dims)`` as one dask
     task; the result is a pytree of lazy dask arrays of shape ``(B, ...)``, blocked like
-    the first dask argument (or in blocks of ``chunk_size``).
+    the first dask argument (or in blocks of ``chunk_size``).  ``axis_name`` names each
+    block's batch axis for ``ft.lax.psum`` and the other collectives: they reduce over the
+    rows of one block, not over the whole batch.
 
     Batched arguments are dask arrays with one chunk on every axis but the mapped one, or
     in-memory arrays (cut into the same blocks).  Unbatched arguments (``in_dim`` None,
@@ -498,7 +502,7 @@ def vmap(func: Callable, in_dims: Any = 0, *, chunk_size: int | None = None) -> 
 
     @functools.wraps(func)
     def batched(*args: Any, **kwargs: Any) -> Any:
-        return _map(func, in_dims, chunk_size, None, None, args, kwargs, where, "vmap")
+        return _map(func, in_dims, chunk_size, None, None, args, kwargs, where, "vmap", axis_name)
 
     return batched
 

@@ -61,14 +61,18 @@ class Plan:
     ``(args, kwargs)`` as a skeleton whose leaves are leaf indices (picklable, unlike a
     tree spec of user-registered classes)."""
 
-    __slots__ = ("kind", "token", "in_dims", "skeleton", "n_leaves")
+    __slots__ = ("kind", "token", "in_dims", "skeleton", "n_leaves", "axis_name")
 
-    def __init__(self, kind: str, token: str, in_dims: Any, skeleton: Any, n_leaves: int):
+    def __init__(
+        self, kind: str, token: str, in_dims: Any, skeleton: Any, n_leaves: int, axis_name=None
+    ):
         self.kind, self.token, self.in_dims = kind, token, in_dims
         self.skeleton, self.n_leaves = skeleton, n_leaves
+        self.axis_name = axis_name  # the block's vmap axis, for collectives (fd.vmap)
 
     def __reduce__(self):
-        return (Plan, (self.kind, self.token, self.in_dims, self.skeleton, self.n_leaves))
+        args = (self.kind, self.token, self.in_dims, self.skeleton, self.n_leaves, self.axis_name)
+        return (Plan, args)
 
     def tree(self, leaves: list) -> Any:
         return optree.tree_map(lambda i: leaves[i], self.skeleton, namespace=NAMESPACE)
@@ -133,7 +137,7 @@ def block_function(plan: Plan, func: Callable) -> Callable:
     jitted = unwrap_jit(func)
     if jitted is None:
         return _build(plan, func)
-    key = (plan.kind, plan.token, repr(plan.in_dims))
+    key = (plan.kind, plan.token, repr(plan.in_dims), repr(plan.axis_name))
     with _lock:
         fn = _block_fns.get(key)
         if fn is None:
@@ -155,7 +159,7 @@ def recordings() -> int:
 
 
 def _build(plan: Plan, func: Callable) -> Callable:
-    batched = vmap(func, plan.in_dims)
+    batched = vmap(func, plan.in_dims, axis_name=plan.axis_name)
     if plan.kind == "vmap":
         return batched
 

@@ -220,7 +220,7 @@ class BatchTracer(Tracer):
 class BatchInterpreter(Interpreter):
     """One ``vmap`` level: applies each primitive's batching rule."""
 
-    __slots__ = ("axis_size", "randomness", "split", "masking", "loops")
+    __slots__ = ("axis_size", "randomness", "split", "masking", "loops", "axis")
 
     def __init__(
         self,
@@ -229,6 +229,7 @@ class BatchInterpreter(Interpreter):
         randomness: str = "error",
         split: bool = True,
         masking: bool = True,
+        axis: tuple | None = None,
     ) -> None:
         super().__init__(name)
         self.axis_size = axis_size
@@ -236,6 +237,13 @@ class BatchInterpreter(Interpreter):
         self.split = split
         self.masking = masking  # may finished rows of a Python while loop ride along
         self.loops = None  # the loops being masked (split.MaskedLoops), made on first need
+        # ``(axis_name, xp)`` of ``vmap(..., axis_name=)``, else None (NOTE [collectives
+        # under vmap] in ftransforms/lax.py)
+        self.axis = axis
+
+    def axis_index(self) -> BatchTracer:
+        """Each row's position along this level's named axis (``arange`` batched here)."""
+        return BatchTracer(self, self.axis[1].arange(self.axis_size), 0)
 
     def process(self, prim: Any, args: tuple, params: dict) -> Any:
         rule = prim.batch

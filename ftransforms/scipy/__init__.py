@@ -1,5 +1,5 @@
 """``ftransforms.scipy``: the part of SciPy's API that works on tracers (like ``jax.scipy``):
-``special``, ``stats``, ``linalg``, ``signal`` and ``integrate``.
+``special``, ``stats``, ``linalg``, ``signal``, ``integrate`` and ``optimize``.
 
 Importing them needs NumPy only; the functions that SciPy evaluates (some special
 functions, quantiles without a closed form, LU's pivoting order) import it on first use
@@ -13,6 +13,6 @@ Example:
     array([0.25, 0.25, 0.25, 0.25])
 """
 
-from ftransforms.scipy import integrate, linalg, signal, special, stats
+from ftransforms.scipy import integrate, linalg, optimize, signal, special, stats
 
-__all__ = ["integrate", "linalg", "signal", "special", "stats"]
+__all__ = ["integrate", "linalg", "optimize", "signal", "special", "stats"]
