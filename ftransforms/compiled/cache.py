@@ -71,7 +71,11 @@ def load_module(source: str) -> ModuleType:
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(source)
         os.replace(tmp, path)
-    spec = importlib.util.spec_from_file_location(f"ftransforms_compiled_{key}", path)
+    modname = f"ftransforms_compiled_{key}"
+    if modname in sys.modules:
+        return sys.modules[modname]
+    spec = importlib.util.spec_from_file_location(modname, path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[modname] = module  # numba's cache finds a function's module by name
     spec.loader.exec_module(module)
     return module

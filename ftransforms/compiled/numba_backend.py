@@ -26,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy
@@ -252,8 +253,20 @@ def _expression(op: Op, args: list, w: _Writer, read: list) -> str:
 
 
 def kernel_source(seg: Segment, name: str) -> str:
-    """The Python source of the numba kernel ``name`` for ``seg``."""
-    return _Writer(seg, name).source()
+    """The Python source of the numba kernel ``name`` for ``seg``, its variables numbered
+    in order of appearance (so that the same loops over other slots read the same: the
+    steps of an unrolled loop share one kernel)."""
+    text = _Writer(seg, name).source()
+    numbers: dict[str, str] = {}
+
+    def rename(m: re.Match) -> str:
+        key = m.group(0)
+        if key not in numbers:
+            numbers[key] = f"{m.group(1)}{sum(k[0] == m.group(1) for k in numbers)}"
+        return numbers[key]
+
+    head, rest = text.split("(", 1)
+    return head + "(" + re.sub(r"\b([avrl])(\d+)\b", rename, rest)
 
 
 def kernel_signature(seg: Segment) -> Any:
@@ -279,20 +292,31 @@ def kernel_signature(seg: Segment) -> Any:
     return types.none(*ts)
 
 
-def compile_segments(segments: list) -> list:
-    """One compiled kernel per segment: their source as one module in the disk cache
+def compile_segments(segments: list, max_kernels: int) -> list:
+    """One compiled kernel per segment (``None`` past ``max_kernels`` distinct ones): their source as one module in the disk cache
     (``cache.py``), each compiled by numba against its signature (or loaded from numba's
     cache of that module)."""
     import numba  # the optional compiler, imported when a program is first compiled
 
     from ftransforms.compiled.cache import load_module
 
-    names = [f"k{j}" for j in range(len(segments))]
-    body = "\n\n\n".join(kernel_source(seg, name) for seg, name in zip(segments, names))
-    module = load_module("import numpy as np\n\n\n" + body + "\n")
-    return [
-        numba.njit(
-            kernel_signature(seg), cache=True, error_model="numpy", nogil=True, boundscheck=False
-        )(getattr(module, name))
-        for seg, name in zip(segments, names)
-    ]
+    unique: dict[tuple, str] = {}  # (source, signature) -> kernel name
+    which, defs = [], []
+    for seg in segments:
+        text, sig = kernel_source(seg, "KERNEL"), kernel_signature(seg)
+        name = unique.get((text, str(sig)))
+        if name is None and len(unique) >= max_kernels:
+            which.append(None)  # over the budget: this segment stays NumPy calls
+            continue
+        if name is None:
+            name = unique[text, str(sig)] = f"k{len(unique)}"
+            defs.append(text.replace("def KERNEL(", f"def {name}(", 1))
+        which.append((name, sig))
+    module = load_module("import numpy as np\n\n\n" + "\n\n\n".join(defs) + "\n")
+    compiled: dict[str, Any] = {}
+    for name, sig in filter(None, which):
+        if name not in compiled:
+            compiled[name] = numba.njit(
+                sig, cache=True, error_model="numpy", nogil=True, boundscheck=False
+            )(getattr(module, name))
+    return [None if w is None else compiled[w[0]] for w in which]

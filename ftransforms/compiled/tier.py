@@ -31,6 +31,10 @@ HOT_CALLS = 20
 #: Calls of each tier timed, alternately, before ``auto`` mode keeps the faster one.
 TRIAL_CALLS = 5
 
+#: Distinct kernels compiled per program at most (the first ones), bounding the compile
+#: time (an unrolled loop's steps share kernels).
+MAX_KERNELS = 48
+
 _AVAILABLE: bool | None = None
 
 
@@ -88,7 +92,7 @@ def _kernels(segments: list) -> list:
     """Compile every segment (one generated module, cached on disk)."""
     from ftransforms.compiled import numba_backend
 
-    return numba_backend.compile_segments(segments)
+    return numba_backend.compile_segments(segments, MAX_KERNELS)
 
 
 def build(
@@ -122,12 +126,16 @@ def build(
     if not segments:
         return None
     kernels = _kernels(segments)
+    if not any(k is not None for k in kernels):
+        return None
     new_eqns: list = []
-    by_seg = dict(zip(map(id, segments), kernels))
+    by_seg = {id(s): k for s, k in zip(segments, kernels) if k is not None}
     for k, it in enumerate(items):
         if isinstance(it, Eqn):
             new_eqns.append(it)
-        elif id(it) in by_seg:
+        elif id(it) not in by_seg:
+            new_eqns.extend(it.eqns)  # not worth a kernel: its NumPy calls as they were
+        else:
             prim = KernelCall(by_seg[id(it)], it, k)
             avals = tuple(it.avals[s] for s in it.outputs)
             refs = tuple(it.inputs)
@@ -139,7 +147,7 @@ def build(
         new_eqns, n_inputs, out_refs, out_consts, in_shapes=in_shapes, form=form,
         arrays_0d=arrays_0d,
     )
-    fn.n_kernels = len(segments)
+    fn.n_kernels = len(by_seg)
     return fn
 
 
