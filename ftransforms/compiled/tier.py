@@ -42,7 +42,10 @@ def available() -> bool:
     """Whether the optional compiler (numba) is installed; found without importing it."""
     global _AVAILABLE
     if _AVAILABLE is None:
-        _AVAILABLE = importlib.util.find_spec("numba") is not None
+        try:
+            _AVAILABLE = importlib.util.find_spec("numba") is not None
+        except (ImportError, ValueError):  # a broken or hidden installation
+            _AVAILABLE = False
     return _AVAILABLE
 
 
@@ -185,7 +188,9 @@ def _deactivate(program: Program, compiled: tuple) -> None:
 
 def compile_now(program: Program) -> bool:
     """Compile ``program`` here and now and use it from the next call; False (and the
-    replay stays) when nothing lowers or the compiler fails."""
+    replay stays) when nothing lowers, the compiler fails or is not installed."""
+    if not available() or program.value_dependent:
+        return False
     try:
         compiled = compile_program(program)
     except Exception as err:  # noqa: BLE001 - any compiler failure: the replay stays
@@ -263,6 +268,7 @@ def _trial(program: Program, compiled: tuple) -> None:
         return out
 
     program._fn = trial
+    program.tier = "trial"
 
 
 def attach(program: Program, how: str) -> None:
