@@ -392,3 +392,58 @@ def test_op_database_jit_with_the_tier_forced(name, k, dtype, kind, monkeypatch)
 
     monkeypatch.setenv("FTRANSFORMS_JIT_COMPILE", "always")
     check_jit(name, k, dtype, kind)
+
+
+# -- the CuPy backend's sources, on the strict stand-in ------------------------------------
+
+
+def test_cupy_kernels_of_a_program_recorded_on_the_strict_backend():
+    from ftransforms import strict_backend as sb
+    from ftransforms.compiled.cupy_backend import kernel_specs, realize
+
+    def f(u, v):
+        outer = np.reshape(u, (4, 1, 6)) * np.reshape(v, (4, 5, 1))
+        return np.transpose(np.maximum(outer, 0.5) * 2.0 - outer, (0, 2, 1)), np.sum(v * v)
+
+    u, v = data(4, 6, dtype=np.float32), data(4, 5, dtype=np.float32)
+    prog = ft.make_program(f)(sb.asarray(u), sb.asarray(v))
+    items = lowering.plan(
+        prog.eqns,
+        prog.n_inputs,
+        prog.out_refs,
+        [((4, 6), "f4"), ((4, 5), "f4")],
+        xp=sb.xp,
+        reductions=False,
+    )
+    (seg,) = [i for i in items if isinstance(i, lowering.Segment)]
+    assert "reduce_sum" in [i.prim.name for i in items if not isinstance(i, lowering.Segment)]
+    (ins, outs, op, _), (ins2, outs2, op2, _) = kernel_specs(seg)  # (4, 5, 6) and (4, 5)
+    assert ins == "float32 a0_0, float32 a1_1" and outs == "float32 a7"
+    assert "float v5 = (float)(((v4 >= 0.5f || v4 != v4) ? v4 : 0.5f));" in op  # NaN-propagating
+    assert "float v6 = (float)(v5 * 2.0f);" in op and "double" not in op  # float32 stays
+    assert op.endswith("a7 = v7;")
+    assert (ins2, outs2, op2) == (
+        "float32 a1",
+        "float32 a9",
+        "float v9 = (float)(a1 * a1);\na9 = v9;",
+    )
+    # the views the kernel reads, realized with the backend's own view functions
+    views = [
+        a[1]
+        for n in seg.items
+        if isinstance(n, lowering.Nest)
+        for o in n.ops
+        for a in o.args
+        if a[0] == "array"
+    ]
+    arrays = {0: sb.asarray(u), 1: sb.asarray(v)}
+    for view in views:
+        got = realize(sb.xp, arrays[view.base], view)
+        if view.shape == (4, 5):
+            want = v  # the second nest reads v itself
+        else:
+            want = np.broadcast_to(
+                np.reshape(u, (4, 1, 6)) if view.base == 0 else np.reshape(v, (4, 5, 1)), view.shape
+            )
+        assert type(got).__name__ == "StrictArray"
+        np.testing.assert_array_equal(got.get(), want)

@@ -156,10 +156,10 @@ def _uniform(c: Any) -> Any:
     return None
 
 
-def _is_plain(eqn: Eqn, name: str) -> bool:
-    """The equation calls exactly ``xp.<name>`` (or is one of our known settings-only
-    primitives), so lowering it computes what NumPy computes."""
-    if eqn.xp is not numpy or type(eqn.out) is tuple or isinstance(eqn.prim, ControlNode):
+def _is_plain(eqn: Eqn, name: str, xp: Any) -> bool:
+    """The equation calls exactly ``xp.<name>`` on the backend ``xp`` (or is one of our
+    known settings-only primitives), so lowering it computes what NumPy computes."""
+    if eqn.xp is not xp or type(eqn.out) is tuple or isinstance(eqn.prim, ControlNode):
         return False
     if name in ELEMENTWISE:
         return not eqn.params and forwarded_name(eqn.prim.impl) == name
@@ -171,8 +171,11 @@ def _dtype(d: Any) -> numpy.dtype:
 
 
 class _Planner:
-    def __init__(self, eqns: Sequence[Eqn], n_inputs: int, outputs: Sequence, in_avals) -> None:
+    def __init__(
+        self, eqns: Sequence[Eqn], outputs: Sequence, in_avals, xp: Any, reductions: bool
+    ) -> None:
         self.eqns = list(eqns)
+        self.xp, self.reductions = xp, reductions
         self.avals: dict[int, tuple] = {}
         if in_avals is not None:
             for i, av in enumerate(in_avals):
@@ -386,11 +389,11 @@ class _Planner:
     def step(self, eqn: Eqn) -> None:
         name = eqn.prim.name
         ok = False
-        if _is_plain(eqn, name) and self.avals[eqn.out][1] in _KINDS:
+        if _is_plain(eqn, name, self.xp) and self.avals[eqn.out][1] in _KINDS:
             if name in ("reshape", "transpose", "broadcast_to"):
                 ok = self.try_view(eqn, name)
             elif name in REDUCTIONS:
-                ok = self.lower_reduce(eqn, name)
+                ok = self.reductions and self.lower_reduce(eqn, name)
             elif name in ELEMENTWISE or (name == "select" and not eqn.params):
                 ok = self.lower_op(eqn, name)
             elif name == "convert" and set(eqn.params) == {"dtype"}:
@@ -430,14 +433,21 @@ class _Planner:
 
 
 def plan(
-    eqns: Sequence[Eqn], n_inputs: int, outputs: Sequence, in_avals: Sequence | None = None
+    eqns: Sequence[Eqn],
+    n_inputs: int,
+    outputs: Sequence,
+    in_avals: Sequence | None = None,
+    *,
+    xp: Any = numpy,
+    reductions: bool = True,
 ) -> list:
     """The program as a list of :class:`Eqn` (left as they are) and :class:`Segment`
-    (compiled), in order.  ``in_avals``: the inputs' ``(shape, dtype)`` where known.
+    (compiled), in order.  ``in_avals``: the inputs' ``(shape, dtype)`` where known;
+    ``xp``: the backend whose calls lower; ``reductions``: whether reductions do.
 
     A segment's ``post`` are its view equations whose results are read after it: the
     driver replays them on the arrays the segment hands back."""
-    p = _Planner(eqns, n_inputs, outputs, in_avals)
+    p = _Planner(eqns, outputs, in_avals, xp, reductions)
     for eqn in p.eqns:
         p.step(eqn)
     p.close_segment()

@@ -13,15 +13,16 @@ Example:
     >>> import numpy as np
     >>> from ftransforms import make_program
     >>> from ftransforms.compiled.lowering import plan
-    >>> prog = make_program(lambda x: np.sin(x) * 2.0)(np.ones(3, np.float32))
+    >>> prog = make_program(lambda x: np.sin(x) * 2.0 + x)(np.ones(3, np.float32))
     >>> seg = plan(prog.eqns, prog.n_inputs, prog.out_refs, [((3,), np.float32)])[0]
     >>> print(kernel_source(seg, "k0"))
-    def k0(a0, a2):
+    def k0(a0, a1):
         c0 = np.float32(2.0)
         for i0 in range(3):
-            v1 = np.float32(np.sin(a0[i0]))
-            v2 = np.float32(v1 * c0)
-            a2[i0] = v2
+            v0 = np.float32(np.sin(a0[i0]))
+            v1 = np.float32(v0 * c0)
+            v2 = np.float32(v1 + a0[i0])
+            a1[i0] = v2
 """
 
 from __future__ import annotations
