@@ -37,7 +37,11 @@ from ftransforms.compiled.lowering import Nest, Op, Segment, View
 
 __all__ = ["compile_segments", "kernel_specs", "realize"]
 
-_CTYPE = {numpy.dtype("float32"): "float", numpy.dtype("float64"): "double", numpy.dtype(bool): "bool"}
+_CTYPE = {
+    numpy.dtype("float32"): "float",
+    numpy.dtype("float64"): "double",
+    numpy.dtype(bool): "bool",
+}
 
 _BINARY = {
     "add": "{0} + {1}",
@@ -110,7 +114,9 @@ def kernel_specs(seg: Segment) -> list[tuple[str, str, str, str]]:
     specs = []
     for j, nest in enumerate(i for i in seg.items if isinstance(i, Nest) and i.ops):
         if any(op.kind != "ew" for op in nest.ops):
-            raise ValueError("cupy_backend: reductions are left to CuPy (plan with reductions=False)")
+            raise ValueError(
+                "cupy_backend: reductions are left to CuPy (plan with reductions=False)"
+            )
         views = _views(nest)
         names = {}
         params = []

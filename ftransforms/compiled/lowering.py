@@ -16,7 +16,8 @@ plan.
 Example:
     >>> import numpy as np
     >>> from ftransforms import make_program
-    >>> prog = make_program(lambda x, w: np.tanh(x @ w) * 2.0 + 1.0)(np.ones((2, 3)), np.ones((3, 4)))
+    >>> f = lambda x, w: np.tanh(x @ w) * 2.0 + 1.0
+    >>> prog = make_program(f)(np.ones((2, 3)), np.ones((3, 4)))
     >>> [type(item).__name__ for item in plan(prog.eqns, prog.n_inputs, prog.out_refs)]
     ['Eqn', 'Segment']
 """
@@ -279,7 +280,9 @@ class _Planner:
             if [d for _, d in old] != [d for _, d in now]:
                 return self.try_reshape(eqn, src, out_shape)
             moved = {a: b for (a, _), (b, _) in zip(old, now)}
-            new = View(v.base, out_shape, tuple(None if a is None else moved.get(a) for a in v.axes))
+            new = View(
+                v.base, out_shape, tuple(None if a is None else moved.get(a) for a in v.axes)
+            )
         self.open_segment().eqns.append(eqn)
         self.views[eqn.out] = new
         self.view_eqns[eqn.out] = eqn
@@ -374,8 +377,17 @@ class _Planner:
         args = self.operands(eqn, 1, in_shape)
         if args is None or (args[0][0] == "array" and args[0][1].shape != in_shape):
             return False
-        op = Op("reduce", name, eqn.out, args, dtype, dtype, out_shape, axis,
-                bool(eqn.params["keepdims"]))
+        op = Op(
+            "reduce",
+            name,
+            eqn.out,
+            args,
+            dtype,
+            dtype,
+            out_shape,
+            axis,
+            bool(eqn.params["keepdims"]),
+        )
         self.nest.ops.append(op)
         self.arrays.add(eqn.out)
         self.reduced_in[eqn.out] = self.nest

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy
 
+from ftransforms.compiled.cache import load_module
 from ftransforms.compiled.lowering import Nest, Op, Segment, View
 
 __all__ = ["kernel_signature", "kernel_source"]
@@ -294,12 +295,10 @@ def kernel_signature(seg: Segment) -> Any:
 
 
 def compile_segments(segments: list, max_kernels: int) -> list:
-    """One compiled kernel per segment (``None`` past ``max_kernels`` distinct ones): their source as one module in the disk cache
-    (``cache.py``), each compiled by numba against its signature (or loaded from numba's
-    cache of that module)."""
+    """One compiled kernel per segment (``None`` past ``max_kernels`` distinct ones):
+    their source as one module in the disk cache (``cache.py``), each compiled by numba
+    against its signature (or loaded from numba's cache of that module)."""
     import numba  # the optional compiler, imported when a program is first compiled
-
-    from ftransforms.compiled.cache import load_module
 
     unique: dict[tuple, str] = {}  # (source, signature) -> kernel name
     which, defs = [], []

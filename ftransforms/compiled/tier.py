@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy
 
-from ftransforms.compiled import lowering
+from ftransforms.compiled import lowering, numba_backend
 from ftransforms.program import ControlNode, Eqn, Program, generate
 
 __all__ = ["HOT_CALLS", "attach", "available", "compile_program", "mode"]
@@ -84,7 +84,9 @@ class KernelCall:
         lines = []
         for s in outs:
             shape, dtype = seg.avals[s]
-            lines.append(f"a{s} = {empty}({global_name(tuple(shape), 'p')}, {global_name(dtype, 'p')})")
+            lines.append(
+                f"a{s} = {empty}({global_name(tuple(shape), 'p')}, {global_name(dtype, 'p')})"
+            )
         call = [f"{a}[()]" if not seg.avals[s][0] else a for a, s in zip(args, seg.inputs)]
         call += [f"a{s}" for s in outs]
         lines.append(f"{global_name(self.kernel, 'k')}({', '.join(call)})")
@@ -93,8 +95,6 @@ class KernelCall:
 
 def _kernels(segments: list) -> list:
     """Compile every segment (one generated module, cached on disk)."""
-    from ftransforms.compiled import numba_backend
-
     return numba_backend.compile_segments(segments, MAX_KERNELS)
 
 
@@ -117,8 +117,12 @@ def build(
         if isinstance(eqn.prim, ControlNode) and swaps is not None:
             for name, sub in eqn.prim.subprograms.items():
                 new = build(
-                    sub.eqns, sub.n_inputs, sub.out_refs, sub.out_consts,
-                    getattr(sub, "in_avals", None), swaps=swaps,
+                    sub.eqns,
+                    sub.n_inputs,
+                    sub.out_refs,
+                    sub.out_consts,
+                    getattr(sub, "in_avals", None),
+                    swaps=swaps,
                 )
                 if new is not None:
                     for attr in ("eqns", "n_inputs", "out_refs", "out_consts", "in_avals"):
@@ -147,7 +151,12 @@ def build(
             )
             new_eqns.extend(it.post)
     fn = generate(
-        new_eqns, n_inputs, out_refs, out_consts, in_shapes=in_shapes, form=form,
+        new_eqns,
+        n_inputs,
+        out_refs,
+        out_consts,
+        in_shapes=in_shapes,
+        form=form,
         arrays_0d=arrays_0d,
     )
     fn.n_kernels = len(by_seg)
@@ -162,8 +171,14 @@ def compile_program(program: Program) -> tuple[Callable, list] | None:
         in_avals = list(zip(program.in_shapes, program.in_dtypes))
     program._compiled()
     fn = build(
-        program.eqns, program.n_inputs, program.out_refs, program.out_consts, in_avals,
-        form=program._form or "list", arrays_0d=True, in_shapes=program.in_shapes,
+        program.eqns,
+        program.n_inputs,
+        program.out_refs,
+        program.out_consts,
+        in_avals,
+        form=program._form or "list",
+        arrays_0d=True,
+        in_shapes=program.in_shapes,
         swaps=swaps,
     )
     if fn is None and not swaps:

@@ -365,10 +365,10 @@ class TraceInterpreter(Interpreter):
         free_slots = sorted(free)
         fns = []
         free_vals: dict = {}
-        for eqns, in_slots, refs, consts, seen in per_branch:
-            free_vals.update(seen)
+        for branch in per_branch:
+            free_vals.update(branch[4])
         in_avals = _avals(values + [free_vals[s] for s in free_slots])
-        for eqns, in_slots, refs, consts, seen in per_branch:
+        for eqns, in_slots, refs, consts, _ in per_branch:
             fns.append(compile_subprogram(eqns, in_slots + free_slots, refs, consts, in_avals))
         names = [f"branch {k}" for k in range(len(fns))]
 
