@@ -155,6 +155,7 @@ def combine_passes(passes: list[list[dict]]) -> list[dict]:
                 row["median_s"] = med
                 row["pass_medians_s"] = timed
                 row["spread"] = (max(timed) - min(timed)) / med if med else None
+                row["compile_pass_s"] = [r.get("compile_s") for r in by_case[row["case"]]]
                 statuses = [r.get("status") for r in by_case[row["case"]]]
                 bad = [s for s in statuses if s in ("FAIL", "ERROR")]
                 if bad:
@@ -284,6 +285,68 @@ def render(rows: list[dict], header: list[str], notes: list[str], legend: list[s
     return "\n".join(out)
 
 
+def compiled_tier_table(cases: list, rows: list[dict]) -> list[str]:
+    """The compiled tier's cost per case: compile time in each pass (pass 1 cold, later
+    passes from the disk cache), its steady state against the replay (``ftransforms.jit``)
+    and ``jax.jit``, and the break-even call count (compile / time saved per call)."""
+    by = {(r["case"], r["peer"]): r for r in rows}
+    out = []
+    for case in cases:
+        c = by.get((case.id, "ftransforms.compiled"))
+        if c is None or "median_s" not in c:
+            continue
+        rep = by.get((case.id, "ftransforms.jit"), {}).get("median_s")
+        jax_first = by.get((case.id, "jax.jit"), {}).get("first_s")
+        passes = [s for s in c.get("compile_pass_s", []) if s is not None]
+        cold, disk = (passes[0], passes[1:]) if passes else (None, [])
+        saved = rep - c["median_s"] if rep else None
+
+        def calls(s):
+            if s is None or not saved or saved <= 0:
+                return "never" if saved is not None and saved <= 0 else "-"
+            return f"{s / saved:.0f}"
+
+        out.append(
+            [
+                case.label,
+                fmt_time(cold),
+                fmt_time(float(np.median(disk))) if disk else "-",
+                fmt_ratio(c["median_s"] / rep) if rep else "-",
+                fmt_ratio(c.get("vs_jax_jit")),
+                calls(cold),
+                calls(float(np.median(disk)) if disk else None),
+                fmt_ratio(c["first_s"] / jax_first) if jax_first else "-",
+                c.get("tier", ""),
+            ]
+        )
+    if not out:
+        return []
+    cols = [
+        "compiled tier",
+        "compile cold",
+        "from disk",
+        "x replay",
+        "x jax.jit",
+        "break-even cold",
+        "break-even disk",
+        "first x jax.jit",
+        "tier",
+    ]
+    widths = [max([len(h)] + [len(r[i]) for r in out]) for i, h in enumerate(cols)]
+    fmt = lambda cells: "  ".join(  # noqa: E731
+        c.ljust(w) if i in (0, 8) else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))
+    ).rstrip()
+    return [
+        "",
+        fmt(cols),
+        fmt(["-" * w for w in widths]),
+        *map(fmt, out),
+        "",
+        "  break-even: calls after which compiling has paid for itself against the replay "
+        "(compile time / time saved per call); from disk: later passes, fresh processes",
+    ]
+
+
 # -- main ------------------------------------------------------------------------------------
 
 
@@ -369,6 +432,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[bench] {len(cases)} cases: inputs and float64 references...", file=sys.stderr)
         ref_s = prepare(run_dir, cases, args.seed)
         env = worker_env(args)
+        # a fresh compiled-tier cache: pass 1 compiles cold, later passes load from disk
+        env["FTRANSFORMS_CACHE_DIR"] = str(run_dir / "ftransforms-cache")
         passes, versions = [], {}
         t_all = time.perf_counter()
         for k in range(args.passes):  # NOTE [interleaved passes]
@@ -409,6 +474,7 @@ def main(argv: list[str] | None = None) -> int:
             notes.append(f"{r['peer']}: no row for some {r['workload']} cases ({r['note']})")
         if r["status"] in ("FAIL", "ERROR"):
             notes.append(f"{r['status']} {r['label']} / {r['peer']}: {r['note']}")
+    compiled_lines = compiled_tier_table(cases, rows)
     if args.device == "cuda" and all(res.get("skipped") for res in results):
         notes.append("no peer could use the GPU: install cupy-cuda12x, a CUDA torch, jax[cuda12]")
 
@@ -435,6 +501,8 @@ def main(argv: list[str] | None = None) -> int:
     width = max((len(p) for p in shown), default=0)
     legend = [f"{p:<{width}}  {peers_mod.DESCRIPTIONS[p]}" for p in shown]
     print(render(rows, header, notes, legend))
+    if compiled_lines:
+        print("\n".join(compiled_lines))
     print(
         f"\n(references {ref_s:.1f} s; workers {wall:.1f} s)",
         file=sys.stderr,

@@ -21,6 +21,7 @@ import numpy
 
 from ftransforms.backend import is_array
 from ftransforms.boundary import transform_inputs, transform_outputs
+from ftransforms.compiled import tier
 from ftransforms.core.mutation import Buffer, detached
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
@@ -164,6 +165,7 @@ def jit(
     static_argnums: int | Sequence[int] = (),
     static_argnames: str | Sequence[str] = (),
     max_cached: int = 32,
+    compile: bool | None = None,  # noqa: A002 - the name users look for
 ) -> Callable:
     """Compile ``func`` (usually a transformed function) into a replayed flat program.
 
@@ -187,6 +189,12 @@ def jit(
     ``vmap(jit(f))``) ``jit`` is transparent: ``f`` runs under that transform, so put
     ``jit`` outermost for speed.  Use it as ``jit(f)`` or ``@jit``.
 
+    With the optional compiler installed (``pip install 'ftransforms[compile]'``), a
+    program replayed often is compiled to fused loops in the background and kept when it
+    measures faster; ``compile=True`` compiles every recording at once (in the
+    background), ``compile=False`` never, and ``jit(f).compile()`` compiles the recorded
+    signatures here and now (docs/guides/jit.md, NOTE [compiled tier]).
+
     Example:
         >>> import numpy as np
         >>> from ftransforms import grad
@@ -200,6 +208,7 @@ def jit(
             static_argnums=static_argnums,
             static_argnames=static_argnames,
             max_cached=max_cached,
+            compile=compile,
         )
     if not callable(func):
         raise TypeError(f"jit: expected a function, got {type(func).__name__}")
@@ -263,6 +272,7 @@ def jit(
                 return func(*_merge_static(dyn_args, static), **dyn_kw, **dict(static[1]))
 
             program, result = _trace(call, dynamic, dyn_kwargs, name=name)
+            tier.attach(program, _HOW[compile] if compile is not None else tier.mode())
             cache[key] = program
             if len(cache) > max_cached:
                 cache.popitem(last=False)
@@ -282,7 +292,14 @@ def jit(
         return program.call(*arrays)
 
     compiled.cache = cache  # type: ignore[attr-defined]
+    compiled.compile = lambda: sum(  # type: ignore[attr-defined]
+        tier.compile_now(p) for p in list(cache.values()) if not p.value_dependent
+    )
     return compiled
+
+
+#: jit's ``compile`` argument as a compiled-tier policy (``None``: FTRANSFORMS_JIT_COMPILE).
+_HOW = {True: "eager", False: "never"}
 
 
 def _split_static(

@@ -314,8 +314,11 @@ def generate(
         args = [
             f"a{r}" if r is not None else global_name(c, "c") for r, c in zip(eqn.refs, eqn.consts)
         ]
-        call = _direct_call(eqn, args, shapes, global_name)
-        if call is None:
+        emit = getattr(eqn.prim, "emit", None)  # a compiled kernel (NOTE [compiled tier])
+        call = _direct_call(eqn, args, shapes, global_name) if emit is None else None
+        if emit is not None:
+            lines.extend("    " + x for x in emit(args, _out_slots(eqn), global_name))
+        elif call is None:
             direct = None if eqn.params else forwarded_name(eqn.prim.impl)
             fn = getattr(eqn.xp, direct, None) if direct else None
             if fn is None:
@@ -328,8 +331,9 @@ def generate(
             callee = global_name(fn, "u") if fn is not None else global_name(eqn.prim.impl, "f")
             call = f"{callee}({', '.join(args)})"
         slots = _out_slots(eqn)
-        target = ", ".join(f"a{s}" for s in slots) + ("," if type(eqn.out) is tuple else "")
-        lines.append(f"    {target} = {call}" if slots else f"    {call}")
+        if emit is None:
+            target = ", ".join(f"a{s}" for s in slots) + ("," if type(eqn.out) is tuple else "")
+            lines.append(f"    {target} = {call}" if slots else f"    {call}")
         dead = [r for r in set(eqn.refs) if r is not None and last_use[r] == i]
         dead += [s for s in slots if s not in last_use]  # results nobody reads
         dead = [r for r in dead if r not in out_slots]
@@ -404,13 +408,18 @@ class ControlNode:
 
 
 def compile_subprogram(
-    eqns: Sequence[Eqn], inputs: Sequence[int], outputs: list, out_consts: list
+    eqns: Sequence[Eqn],
+    inputs: Sequence[int],
+    outputs: list,
+    out_consts: list,
+    in_avals: Sequence | None = None,
 ) -> Callable:
     """``fn(*inputs) -> list of outputs`` running ``eqns`` (a recorded body or branch).
 
     ``inputs`` are the slots the body reads from outside (its carry or operands, then
     the values it closes over), renumbered ``0..n-1``; the body's own slots follow.  The
-    same passes as a whole program run on it before it is generated.
+    same passes as a whole program run on it before it is generated.  ``in_avals``: the
+    inputs' ``(shape, dtype)`` (``None`` where unknown), for the compiled tier.
     """
     rename = {slot: i for i, slot in enumerate(inputs)}
     n = len(rename)
@@ -430,6 +439,7 @@ def compile_subprogram(
     renamed = materialize_scalars(renamed)
     fn = generate(renamed, len(inputs), out_refs, list(out_consts))
     fn.eqns, fn.n_inputs, fn.out_refs, fn.out_consts = renamed, len(inputs), out_refs, out_consts
+    fn.in_avals = list(in_avals) if in_avals is not None else None
     return fn
 
 
@@ -527,9 +537,12 @@ class Program:
         self.out_spec = out_spec
         self.in_avals = in_avals
         self.in_shapes = None if in_types is None else [tuple(t[0]) for t in in_types]
+        self.in_dtypes = None if in_types is None else [numpy.dtype(t[1]) for t in in_types]
         self.value_dependent = value_dependent
         self.reason = reason
-        self._fn: Callable | None = None
+        self._fn: Callable | None = None  # what call() runs: the replay, or the compiled tier
+        self._replay: Callable | None = None
+        self.tier = "replay"
         # The output structure the generated function builds itself, where it can.
         n = len(out_refs)
         if out_spec == _LEAF_SPEC:
@@ -547,8 +560,8 @@ class Program:
         return self._compiled().source
 
     def _compiled(self) -> Callable:
-        if self._fn is None:
-            self._fn = generate(
+        if self._replay is None:
+            self._replay = generate(
                 self.eqns,
                 self.n_inputs,
                 self.out_refs,
@@ -557,7 +570,9 @@ class Program:
                 form=self._form or "list",
                 arrays_0d=True,
             )
-        return self._fn
+            if self._fn is None:
+                self._fn = self._replay
+        return self._replay
 
     def call(self, *leaves: Any) -> Any:
         """Replay on the array leaves of a call with this program's signature."""

@@ -39,6 +39,11 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("FTRANSFORMS_HYPOTHESIS_PROFILE", "ci"))
 
+# jit's compiled tier (NOTE [compiled tier]): no background compilation behind the tests'
+# backs; FTRANSFORMS_JIT_COMPILE=always runs every jit test through it, and
+# tests/test_compiled_tier.py turns it on where it tests it.
+os.environ.setdefault("FTRANSFORMS_JIT_COMPILE", "never")
+
 
 @pytest.fixture(params=[np.float32, np.float64], ids=["f32", "f64"])
 def dtype(request):

@@ -22,6 +22,7 @@ PEERS: dict[str, tuple[str, str]] = {
     "numpy": ("benchmarks.peers.numpy_peer", "NumpyPeer"),
     "ftransforms": ("benchmarks.peers.ftransforms_peer", "FtransformsPeer"),
     "ftransforms.jit": ("benchmarks.peers.ftransforms_peer", "FtransformsJitPeer"),
+    "ftransforms.compiled": ("benchmarks.peers.ftransforms_peer", "FtransformsCompiledPeer"),
     "loop": ("benchmarks.peers.ftransforms_peer", "LoopPeer"),
     "torch.func": ("benchmarks.peers.torch_peer", "TorchPeer"),
     "jax": ("benchmarks.peers.jax_peer", "JaxPeer"),
@@ -31,6 +32,7 @@ PEERS: dict[str, tuple[str, str]] = {
 
 ALIASES = {
     "ft.jit": "ftransforms.jit",
+    "ft.compiled": "ftransforms.compiled",
     "torch": "torch.func",
     "jit": "jax.jit",
     "jax-jit": "jax.jit",
@@ -42,6 +44,8 @@ DESCRIPTIONS = {
     "numpy": "hand-written vectorized NumPy (derivatives by hand): the x-numpy baseline",
     "ftransforms": "ftransforms transforms of plain-NumPy user code (vmap(grad), jacrev, ...)",
     "ftransforms.jit": "the same under ftransforms.jit: recorded once, replayed as flat NumPy",
+    "ftransforms.compiled": "ftransforms.jit's compiled tier (numba), compiled after the first "
+    "call by jit(f).compile() (not timed: see the compiled-tier table)",
     "loop": "naive Python loop: ftransforms.grad/vjp/jvp per example, task or basis vector",
     "torch.func": "torch.func transforms on CPU tensors (the x-torch.func baseline)",
     "jax": "JAX transforms, eager (no jit)",

@@ -480,13 +480,16 @@ class TraceInterpreter(Interpreter):
         free_slots = sorted(free)
         fns = []
         free_vals: dict = {}
-        for eqns, in_slots, refs, consts, seen in per_branch:
-            fns.append(compile_subprogram(eqns, in_slots + free_slots, refs, consts))
-            free_vals.update(seen)
+        for branch in per_branch:
+            free_vals.update(branch[4])
+        in_avals = _avals(values + [free_vals[s] for s in free_slots])
+        for eqns, in_slots, refs, consts, _ in per_branch:
+            fns.append(compile_subprogram(eqns, in_slots + free_slots, refs, consts, in_avals))
+        names = [f"branch {k}" for k in range(len(fns))]
 
         def impl(xp: Any, sel: Any, *args: Any) -> tuple:
             i = int(_host_bool(sel)) if boolean else _host_scalar(sel)
-            return tuple(fns[i](*args))
+            return tuple(node.subprograms[names[i]](*args))  # NOTE [compiled tier]
 
         name = "cond" if boolean else f"switch[{len(branches)}]"
         node = ControlNode(name, impl, {f"branch {k}": fn for k, fn in enumerate(fns)})
@@ -532,19 +535,21 @@ class TraceInterpreter(Interpreter):
         free_slots = sorted(
             self._free(c_eqns, c_slots, c_refs) | self._free(b_eqns, b_slots, b_refs)
         )
-        pred_fn = compile_subprogram(c_eqns, c_slots + free_slots, c_refs, c_consts)
-        body_fn = compile_subprogram(b_eqns, b_slots + free_slots, b_refs, b_consts)
+        seen = {**c_seen, **b_seen}
+        in_avals = _avals(values + [seen[s] for s in free_slots])
+        pred_fn = compile_subprogram(c_eqns, c_slots + free_slots, c_refs, c_consts, in_avals)
+        body_fn = compile_subprogram(b_eqns, b_slots + free_slots, b_refs, b_consts, in_avals)
         n = len(values)
 
         def impl(xp: Any, *args: Any) -> tuple:
             carry = list(args[:n])
             free = args[n:]
+            pred_fn, body_fn = node.subprograms["cond"], node.subprograms["body"]
             while _host_bool(pred_fn(*carry, *free)[0]):
                 carry = body_fn(*carry, *free)
             return tuple(carry)
 
         node = ControlNode("while_loop", impl, {"cond": pred_fn, "body": body_fn})
-        seen = {**c_seen, **b_seen}
         outs = impl(xp, *values, *[seen[s] for s in free_slots])
         args = [b if type(b) is TraceTracer else v for b, v in zip(bottoms, values)]
         args += self._slot_tracers(free_slots, seen)
@@ -592,12 +597,15 @@ class TraceInterpreter(Interpreter):
         refs, consts = self._outputs(out)
         in_slots = [t.ref for t in ins]
         free_slots = sorted(self._free(eqns, in_slots, refs))
-        step_fn = compile_subprogram(eqns, in_slots + free_slots, refs, consts)
+        index = xp.asarray(indices[0])
+        in_avals = _avals(values + [index] + [seen[s] for s in free_slots])
+        step_fn = compile_subprogram(eqns, in_slots + free_slots, refs, consts, in_avals)
         base, length = min(indices), len(indices)
 
         def impl(xp: Any, *args: Any) -> tuple:
             carry = list(args[:nc])
             free = args[nc:]
+            step_fn = node.subprograms["step"]
             bufs = [xp.empty((length,) + shape, dtype=dtype) for shape, dtype in y_avals]
             for i in indices:
                 outs = step_fn(*carry, xp.asarray(i), *free)
@@ -713,6 +721,11 @@ def _stacked(struct: tuple) -> tuple:
 
 def _value(b: Any) -> Any:
     return b.val if type(b) is TraceTracer else b
+
+
+def _avals(values: list) -> list:
+    """``(shape, dtype)`` of a sub-program's inputs (for the compiled tier)."""
+    return [(tuple(v.shape), v.dtype) if hasattr(v, "dtype") else None for v in values]
 
 
 def _same_avals(new: list, old: list) -> None:

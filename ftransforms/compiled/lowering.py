@@ -1,0 +1,508 @@
+"""Fusion groups of a recorded program: which equations a compiler may lower, and how.
+
+:func:`plan` cuts a program's equations (``ftransforms/program.py``) into *segments*:
+maximal runs of equations a backend can compile (elementwise arithmetic and math on
+float and bool arrays, sums/maxima/minima, and views that only permute, insert, drop or
+broadcast axes), separated by the equations that stay NumPy/CuPy calls (BLAS, linear
+algebra, FFT, special functions, indexing with data, control flow).  A segment is a list
+of *nests*: one loop nest over one iteration shape each, in which every elementwise
+value lives in a register, and reductions accumulate as they go.  A value leaves its nest
+as an array only when something outside the nest reads it (NOTE [compiled tier] in
+``ftransforms/compiled/__init__.py``).
+
+Nothing here generates code: backends (``numba_backend``, ``cupy_backend``) print the
+plan.
+
+Example:
+    >>> import numpy as np
+    >>> from ftransforms import make_program
+    >>> f = lambda x, w: np.tanh(x @ w) * 2.0 + 1.0
+    >>> prog = make_program(f)(np.ones((2, 3)), np.ones((3, 4)))
+    >>> [type(item).__name__ for item in plan(prog.eqns, prog.n_inputs, prog.out_refs)]
+    ['Eqn', 'Segment']
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy
+
+from ftransforms.program import ControlNode, Eqn, forwarded_name
+
+__all__ = ["ELEMENTWISE", "Nest", "Op", "Segment", "View", "plan"]
+
+#: Elementwise primitives a backend lowers, by name: how many operands, and whether the
+#: output is bool (comparisons compute in the operands' common dtype, everything else in
+#: the output dtype).
+ELEMENTWISE: dict[str, tuple[int, bool]] = {
+    **{
+        n: (1, False)
+        for n in (
+            "negative sin cos tan tanh exp log sqrt square sinh cosh arcsin arccos arctan "
+            "arcsinh arctanh expm1 log1p log2 log10 exp2 abs reciprocal floor ceil trunc"
+        ).split()
+    },
+    **{n: (2, False) for n in "add subtract multiply divide maximum minimum power".split()},
+    **{n: (2, True) for n in "equal not_equal less less_equal greater greater_equal".split()},
+}
+
+#: Elementwise functions that a compiled loop evaluates one scalar libm call at a time,
+#: 7-18x slower per element than NumPy's SIMD loops (float32 ``tanh``: 20 ns against 1.2
+#: ns on x86-64): lowered only in nests of at most :data:`MATH_MAX_SIZE` elements, where
+#: NumPy's fixed cost per call (about 0.5 us) is the larger.
+MATH = frozenset(
+    "sin cos tan tanh exp log sinh cosh arcsin arccos arctan arcsinh arctanh expm1 log1p "
+    "log2 log10 exp2".split()
+)
+MATH_MAX_SIZE = 48
+
+#: Computing equations a segment must replace to be compiled: a kernel call costs about
+#: two NumPy calls (0.2 us per array argument, with numba).
+MIN_OPS = 3
+
+#: Reductions a backend lowers: the accumulator's starting value and update.
+REDUCTIONS = ("reduce_sum", "reduce_max", "reduce_min")
+
+_FLOATS = (numpy.dtype("float32"), numpy.dtype("float64"))
+_KINDS = (*_FLOATS, numpy.dtype(bool))
+
+
+class View:
+    """An array read through a view: ``base`` (a slot) indexed so that view axis ``k`` of
+    ``shape`` reads base axis ``axes.index(k)``; ``axes[b]`` is the view axis base axis
+    ``b`` follows, or ``None`` where the base axis has length 1 (index 0)."""
+
+    __slots__ = ("base", "shape", "axes")
+
+    def __init__(self, base: int, shape: tuple, axes: tuple) -> None:
+        self.base, self.shape, self.axes = base, tuple(shape), tuple(axes)
+
+    def __repr__(self) -> str:
+        return f"View(%{self.base}, {self.shape}, {self.axes})"
+
+
+class Op:
+    """One lowered equation inside a nest.
+
+    ``kind`` is ``"ew"`` (``name`` one of :data:`ELEMENTWISE`, ``"select"``, ``"convert"``)
+    or ``"reduce"``; ``args`` are ``("local", slot)`` (a value of this nest),
+    ``("array", View)`` or ``("const", python scalar)``; ``dtype`` is the output dtype and
+    ``compute`` the dtype the operands are cast to; ``axis``/``keepdims`` for reductions.
+    """
+
+    __slots__ = ("kind", "name", "out", "args", "dtype", "compute", "axis", "keepdims", "shape")
+
+    def __init__(self, kind, name, out, args, dtype, compute, shape, axis=(), keepdims=False):
+        self.kind, self.name, self.out, self.args = kind, name, out, args
+        self.dtype, self.compute, self.shape = dtype, compute, tuple(shape)
+        self.axis, self.keepdims = tuple(axis), keepdims
+
+
+class Nest:
+    """A loop nest over ``shape``: ops in program order; ``stores`` are the elementwise
+    values written out as arrays (read outside the nest)."""
+
+    __slots__ = ("shape", "ops", "stores")
+
+    def __init__(self, shape: tuple) -> None:
+        self.shape = tuple(shape)
+        self.ops: list[Op] = []
+        self.stores: set[int] = set()
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+
+class Segment:
+    """A compiled unit: ``items`` are :class:`Nest` objects and ``("reshape", out, src,
+    shape)`` steps (a reshape of an array this segment wrote); ``inputs`` are the slots it
+    reads from outside, ``outputs`` the slots it hands back (in order), ``avals`` the
+    ``(shape, dtype)`` of every array slot it writes or reads, ``eqns`` what it replaces."""
+
+    __slots__ = ("items", "inputs", "outputs", "avals", "eqns", "internal", "post")
+
+    def __init__(self) -> None:
+        self.items: list = []
+        self.inputs: list[int] = []
+        self.outputs: list[int] = []
+        self.avals: dict[int, tuple] = {}
+        self.eqns: list[Eqn] = []
+        self.internal: list[int] = []
+        self.post: list[Eqn] = []
+
+    def __repr__(self) -> str:
+        nests = [i for i in self.items if isinstance(i, Nest)]
+        return f"<segment of {len(self.eqns)} eqns in {len(nests)} nests>"
+
+
+# -- which equations lower ----------------------------------------------------------------
+
+
+def _uniform(c: Any) -> Any:
+    """A Python scalar (or a uniform NumPy array: a pre-broadcast scalar) as a scalar."""
+    if isinstance(c, bool):
+        return c
+    if isinstance(c, (int, float)):
+        return c
+    if isinstance(c, numpy.generic) and c.dtype in _KINDS:
+        return c.item()
+    if type(c) is numpy.ndarray and c.dtype in _KINDS and c.size and c.size <= 1 << 16:
+        first = c.flat[0]
+        if first == first and bool((c == first).all()):
+            return first.item()
+    return None
+
+
+def _is_plain(eqn: Eqn, name: str, xp: Any) -> bool:
+    """The equation calls exactly ``xp.<name>`` on the backend ``xp`` (or is one of our
+    known settings-only primitives), so lowering it computes what NumPy computes."""
+    if eqn.xp is not xp or type(eqn.out) is tuple or isinstance(eqn.prim, ControlNode):
+        return False
+    if name in ELEMENTWISE:
+        return not eqn.params and forwarded_name(eqn.prim.impl) == name
+    return True
+
+
+def _dtype(d: Any) -> numpy.dtype:
+    return numpy.dtype(d)
+
+
+class _Planner:
+    def __init__(
+        self, eqns: Sequence[Eqn], outputs: Sequence, in_avals, xp: Any, reductions: bool
+    ) -> None:
+        self.eqns = list(eqns)
+        self.xp, self.reductions = xp, reductions
+        self.avals: dict[int, tuple] = {}
+        if in_avals is not None:
+            for i, av in enumerate(in_avals):
+                if av is not None:
+                    self.avals[i] = (tuple(av[0]), _dtype(av[1]))
+        for eqn in self.eqns:
+            avs = eqn.avals if type(eqn.out) is tuple else (eqn.avals,)
+            outs = eqn.out if type(eqn.out) is tuple else (eqn.out,)
+            for s, (shape, dtype) in zip(outs, avs):
+                self.avals[s] = (tuple(shape), _dtype(dtype))
+        self.program_outputs = {r for r in outputs if r is not None}
+        self.items: list = []
+        self.segment: Segment | None = None
+        self.nest: Nest | None = None
+        self.local: dict[int, Nest] = {}  # slot of a nest's elementwise value -> its nest
+        self.arrays: set[int] = set()  # slots of reductions and reshapes (arrays)
+        self.reduced_in: dict[int, Nest] = {}  # slot of a reduction -> its nest
+        self.views: dict[int, View] = {}  # slot of a view equation of a segment -> view
+        self.view_eqns: dict[int, Eqn] = {}
+        self.owner: dict[int, Segment] = {}
+
+    def view_of(self, slot: int) -> View | None:
+        """The slot as a view of an array (the identity view if it is one)."""
+        if slot in self.views:
+            return self.views[slot]
+        aval = self.avals.get(slot)
+        if aval is None or aval[1] not in _KINDS:
+            return None
+        return View(slot, aval[0], tuple(range(len(aval[0]))))
+
+    def operand(self, eqn: Eqn, i: int, shape: tuple) -> Any:
+        """``("local", slot)``, ``("array", View)``, ``("const", v)``; ``None`` when not
+        lowerable; ``"close"`` when it reads a view of the nest being built."""
+        r, c = eqn.refs[i], eqn.consts[i]
+        if r is None:
+            v = _uniform(c)
+            return None if v is None else ("const", v)
+        if r not in self.views and self.local.get(r) is self.nest and self.nest is not None:
+            return ("local", r)
+        v = self.view_of(r)
+        if v is None:
+            return None
+        base_nest = self.local.get(v.base)
+        if self.nest is not None and self.nest in (base_nest, self.reduced_in.get(v.base)):
+            return "close"
+        if base_nest is not None:
+            base_nest.stores.add(v.base)
+        if len(v.shape) > len(shape) or any(
+            d != 1 and d != s for d, s in zip(v.shape[::-1], shape[::-1])
+        ):
+            return None
+        return ("array", v)
+
+    def close_segment(self) -> None:
+        seg = self.segment
+        if seg is not None:
+            ops = sum(len(i.ops) for i in seg.items if isinstance(i, Nest))
+            if ops >= MIN_OPS:
+                self.items.append(seg)
+                for eqn in seg.eqns:
+                    self.owner[eqn.out] = seg
+            else:  # not worth a kernel: its NumPy calls as they were
+                self.items.extend(seg.eqns)
+                for eqn in seg.eqns:
+                    self.local.pop(eqn.out, None)
+                    self.arrays.discard(eqn.out)
+                    self.reduced_in.pop(eqn.out, None)
+        self.segment = None
+        self.nest = None
+
+    def open_segment(self) -> Segment:
+        if self.segment is None:
+            self.segment = Segment()
+        return self.segment
+
+    def try_view(self, eqn: Eqn, name: str) -> bool:
+        src = eqn.refs[0]
+        if src is None or len(eqn.refs) != 1:
+            return False
+        v = self.view_of(src)
+        if v is None:
+            return False
+        out_shape = tuple(eqn.avals[0])
+        if name == "transpose":
+            inv = {old: new for new, old in enumerate(tuple(eqn.params["axes"]))}
+            new = View(v.base, out_shape, tuple(None if a is None else inv[a] for a in v.axes))
+        elif name == "broadcast_to":
+            lead = len(out_shape) - len(v.shape)
+            if lead < 0:
+                return False
+            axes = []
+            for a in v.axes:
+                if a is None or (v.shape[a] == 1 and out_shape[a + lead] != 1):
+                    axes.append(None)
+                else:
+                    axes.append(a + lead)
+            new = View(v.base, out_shape, tuple(axes))
+        else:  # reshape: only unit axes inserted or dropped, else a real reshape
+            old = [(a, d) for a, d in enumerate(v.shape) if d != 1]
+            now = [(a, d) for a, d in enumerate(out_shape) if d != 1]
+            if [d for _, d in old] != [d for _, d in now]:
+                return self.try_reshape(eqn, src, out_shape)
+            moved = {a: b for (a, _), (b, _) in zip(old, now)}
+            new = View(
+                v.base, out_shape, tuple(None if a is None else moved.get(a) for a in v.axes)
+            )
+        self.open_segment().eqns.append(eqn)
+        self.views[eqn.out] = new
+        self.view_eqns[eqn.out] = eqn
+        return True
+
+    def try_reshape(self, eqn: Eqn, src: int, shape: tuple) -> bool:
+        """A general reshape of an array this segment writes (C order) is done in the
+        compiled code; of anything else it is left to NumPy."""
+        nest = self.local.get(src)
+        if src in self.views or self.owner.get(src) is not None:
+            return False  # only arrays this segment writes are C-contiguous
+        if nest is None and src not in self.arrays:
+            return False
+        if nest is not None:
+            nest.stores.add(src)
+        self.nest = None
+        self.segment.items.append(("reshape", eqn.out, src, shape))
+        self.segment.eqns.append(eqn)
+        self.arrays.add(eqn.out)
+        self.view_eqns[eqn.out] = eqn  # read outside: the driver reshapes the output
+        return True
+
+    def operands(self, eqn: Eqn, n_args: int, shape: tuple) -> list | None:
+        if self.nest is None or self.nest.shape != shape:
+            self.start_nest(shape)
+        args = [self.operand(eqn, i, shape) for i in range(n_args)]
+        if "close" in args:
+            self.start_nest(shape)
+            args = [self.operand(eqn, i, shape) for i in range(n_args)]
+        if any(a is None or a == "close" for a in args):
+            return None
+        return args
+
+    def arg_dtype(self, a: tuple) -> Any:
+        if a[0] == "local":
+            return self.avals[a[1]][1]
+        if a[0] == "array":
+            return self.avals[a[1].base][1]
+        return a[1]  # a Python scalar: weak, as NumPy treats it
+
+    def lower_op(self, eqn: Eqn, name: str) -> bool:
+        out_shape, dtype = self.avals[eqn.out]
+        if name == "select":
+            n_args, boolean = 3, False
+        elif name == "convert":
+            n_args, boolean = 1, False
+        else:
+            n_args, boolean = ELEMENTWISE[name]
+        if len(eqn.refs) != n_args or dtype not in _KINDS:
+            return False
+        if name in MATH and math.prod(out_shape) > MATH_MAX_SIZE:
+            return False
+        if name == "power" and not (eqn.refs[1] is None and _uniform(eqn.consts[1]) == 2):
+            return False  # NumPy's own power loop rounds its own way: only x**2 (x * x)
+        args = self.operands(eqn, n_args, out_shape)
+        if args is None:
+            return False
+        types = [self.arg_dtype(a) for a in args]
+        if any(isinstance(t, numpy.dtype) and t not in _KINDS for t in types):
+            return False
+        if any(isinstance(t, complex) for t in types):
+            return False
+        if boolean:
+            try:
+                compute = numpy.result_type(*types)
+            except TypeError:
+                return False
+            if compute not in _KINDS:
+                return False
+        elif name == "convert":
+            compute = dtype
+        else:
+            if dtype not in _FLOATS:
+                return False
+            compute = dtype
+        if name == "select" and types[0] != numpy.dtype(bool):
+            return False
+        self.nest.ops.append(Op("ew", name, eqn.out, args, dtype, compute, out_shape))
+        self.local[eqn.out] = self.nest
+        self.segment.eqns.append(eqn)
+        return True
+
+    def lower_reduce(self, eqn: Eqn, name: str) -> bool:
+        src = eqn.refs[0]
+        if src is None or set(eqn.params) != {"axis", "keepdims"} or len(eqn.refs) != 1:
+            return False
+        in_shape, in_dtype = self.avals.get(src, ((), None))
+        out_shape, dtype = self.avals[eqn.out]
+        if in_dtype not in _FLOATS or dtype != in_dtype:
+            return False
+        axis = tuple(sorted({a % len(in_shape) for a in eqn.params["axis"]})) if in_shape else ()
+        if name != "reduce_sum" and any(in_shape[a] == 0 for a in axis):
+            return False  # NumPy raises for the extremum of nothing
+        args = self.operands(eqn, 1, in_shape)
+        if args is None or (args[0][0] == "array" and args[0][1].shape != in_shape):
+            return False
+        op = Op(
+            "reduce",
+            name,
+            eqn.out,
+            args,
+            dtype,
+            dtype,
+            out_shape,
+            axis,
+            bool(eqn.params["keepdims"]),
+        )
+        self.nest.ops.append(op)
+        self.arrays.add(eqn.out)
+        self.reduced_in[eqn.out] = self.nest
+        self.segment.eqns.append(eqn)
+        return True
+
+    def start_nest(self, shape: tuple) -> None:
+        self.nest = Nest(shape)
+        self.open_segment().items.append(self.nest)
+
+    def step(self, eqn: Eqn) -> None:
+        name = eqn.prim.name
+        ok = False
+        if _is_plain(eqn, name, self.xp) and self.avals[eqn.out][1] in _KINDS:
+            if name in ("reshape", "transpose", "broadcast_to"):
+                ok = self.try_view(eqn, name)
+            elif name in REDUCTIONS:
+                ok = self.reductions and self.lower_reduce(eqn, name)
+            elif name in ELEMENTWISE or (name == "select" and not eqn.params):
+                ok = self.lower_op(eqn, name)
+            elif name == "convert" and set(eqn.params) == {"dtype"}:
+                ok = self.lower_op(eqn, name)
+        if not ok:
+            self.close_segment()
+            self.items.append(eqn)
+
+    def finish(self, seg: Segment) -> None:
+        """Inputs, outputs (and the view equations the driver replays after the kernel),
+        and internal arrays of a segment, once every reader is known."""
+        produced = set()
+        for item in seg.items:
+            if isinstance(item, Nest):
+                produced.update(op.out for op in item.ops)
+            else:
+                produced.add(item[1])
+        inputs: list[int] = []
+
+        def add_input(slot: int) -> None:
+            if slot not in produced and slot not in inputs:
+                inputs.append(slot)
+
+        for item in seg.items:
+            if isinstance(item, Nest):
+                for op in item.ops:
+                    for a in op.args:
+                        if a[0] == "local":
+                            add_input(a[1])
+                        elif a[0] == "array":
+                            add_input(a[1].base)
+            else:
+                add_input(item[2])
+        seg.inputs = inputs
+        for s in list(inputs) + sorted(produced):
+            seg.avals[s] = self.avals[s]
+
+
+def plan(
+    eqns: Sequence[Eqn],
+    n_inputs: int,
+    outputs: Sequence,
+    in_avals: Sequence | None = None,
+    *,
+    xp: Any = numpy,
+    reductions: bool = True,
+) -> list:
+    """The program as a list of :class:`Eqn` (left as they are) and :class:`Segment`
+    (compiled), in order.  ``in_avals``: the inputs' ``(shape, dtype)`` where known;
+    ``xp``: the backend whose calls lower; ``reductions``: whether reductions do.
+
+    A segment's ``post`` are its view equations whose results are read after it: the
+    driver replays them on the arrays the segment hands back."""
+    p = _Planner(eqns, outputs, in_avals, xp, reductions)
+    for eqn in p.eqns:
+        p.step(eqn)
+    p.close_segment()
+    segments = [it for it in p.items if isinstance(it, Segment)]
+    for seg in segments:
+        p.finish(seg)
+    outs: dict[Segment, set] = {seg: set() for seg in segments}
+    post: dict[Segment, set] = {seg: set() for seg in segments}
+
+    def need(slot: int, reader: Any) -> None:
+        seg = p.owner.get(slot)
+        if seg is None or seg is reader:
+            return
+        if slot in p.view_eqns:
+            post[seg].add(slot)
+            need(p.view_eqns[slot].refs[0], reader)
+            return
+        outs[seg].add(slot)
+        nest = p.local.get(slot)
+        if nest is not None:
+            nest.stores.add(slot)
+
+    for it in p.items:
+        if isinstance(it, Segment):
+            for s in it.inputs:
+                need(s, it)
+        else:
+            for r in it.refs:
+                if r is not None:
+                    need(r, it)
+    for r in sorted(p.program_outputs):
+        need(r, None)
+    for seg in segments:
+        seg.outputs = sorted(outs[seg])
+        seg.post = [e for e in seg.eqns if e.out in post[seg]]
+        stored = set()
+        for item in seg.items:
+            if isinstance(item, Nest):
+                stored |= item.stores
+                for op in item.ops:
+                    if op.kind == "reduce":
+                        stored.add(op.out)
+        seg.internal = sorted(stored - set(seg.outputs))
+    return p.items

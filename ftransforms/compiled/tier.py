@@ -1,0 +1,315 @@
+"""When and how a recorded program moves to the compiled tier (NOTE [compiled tier] in
+``ftransforms/compiled/__init__.py``): the policy, the driver, the background worker.
+
+Example:
+    >>> import numpy as np
+    >>> from ftransforms import make_program
+    >>> prog = make_program(lambda x: np.sin(x) * 2.0 + 1.0)(np.ones(4))
+    >>> mode()  # from FTRANSFORMS_JIT_COMPILE; "auto" unless it says otherwise
+    'auto'
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy
+
+from ftransforms.compiled import lowering, numba_backend
+from ftransforms.program import ControlNode, Eqn, Program, generate
+
+__all__ = ["HOT_CALLS", "attach", "available", "compile_program", "mode"]
+
+#: Replays of one program before it is compiled in the background (``auto`` mode).
+HOT_CALLS = 20
+#: Calls of each tier timed, alternately, before ``auto`` mode keeps the faster one.
+TRIAL_CALLS = 5
+
+#: Distinct kernels compiled per program at most (the first ones), bounding the compile
+#: time (an unrolled loop's steps share kernels).
+MAX_KERNELS = 48
+
+_AVAILABLE: bool | None = None
+
+
+def available() -> bool:
+    """Whether the optional compiler (numba) is installed; found without importing it."""
+    global _AVAILABLE
+    if _AVAILABLE is None:
+        try:
+            _AVAILABLE = importlib.util.find_spec("numba") is not None
+        except (ImportError, ValueError):  # a broken or hidden installation
+            _AVAILABLE = False
+    return _AVAILABLE
+
+
+def mode() -> str:
+    """``FTRANSFORMS_JIT_COMPILE``: ``auto`` (default), ``always`` or ``never``."""
+    value = os.environ.get("FTRANSFORMS_JIT_COMPILE", "auto").strip().lower()
+    if value in ("0", "off", "false", "no", "never"):
+        return "never"
+    if value in ("1", "on", "true", "yes", "always"):
+        return "always"
+    return "auto"
+
+
+class KernelCall:
+    """The pseudo-primitive of a compiled segment in a driver: ``generate`` asks it for
+    the lines that allocate the segment's outputs and call its kernel."""
+
+    multiple_results = True
+    effectful = False
+
+    def __init__(self, kernel: Callable, seg: lowering.Segment, index: int) -> None:
+        self.kernel = kernel
+        self.seg = seg
+        self.name = f"fused{index}"
+
+    def impl(self, xp: Any, *args: Any) -> tuple:
+        seg = self.seg
+        outs = [numpy.empty(seg.avals[s][0], seg.avals[s][1]) for s in seg.outputs]
+        ins = [a[()] if not seg.avals[s][0] else a for a, s in zip(args, seg.inputs)]
+        self.kernel(*ins, *outs)
+        return tuple(outs)
+
+    def emit(self, args: list, outs: tuple, global_name: Callable) -> list[str]:
+        seg = self.seg
+        empty = global_name(numpy.empty, "u")
+        lines = []
+        for s in outs:
+            shape, dtype = seg.avals[s]
+            lines.append(
+                f"a{s} = {empty}({global_name(tuple(shape), 'p')}, {global_name(dtype, 'p')})"
+            )
+        call = [f"{a}[()]" if not seg.avals[s][0] else a for a, s in zip(args, seg.inputs)]
+        call += [f"a{s}" for s in outs]
+        lines.append(f"{global_name(self.kernel, 'k')}({', '.join(call)})")
+        return lines
+
+
+def _kernels(segments: list) -> list:
+    """Compile every segment (one generated module, cached on disk)."""
+    return numba_backend.compile_segments(segments, MAX_KERNELS)
+
+
+def build(
+    eqns: list,
+    n_inputs: int,
+    out_refs: list,
+    out_consts: list,
+    in_avals: Any,
+    *,
+    form: str = "list",
+    arrays_0d: bool = False,
+    in_shapes: Any = None,
+    swaps: list | None = None,
+) -> Callable | None:
+    """The driver of a program's equations with its fusion groups compiled (and its
+    control-flow nodes' sub-programs, recorded in ``swaps``), or ``None`` when nothing
+    lowers."""
+    for eqn in eqns:
+        if isinstance(eqn.prim, ControlNode) and swaps is not None:
+            for name, sub in eqn.prim.subprograms.items():
+                new = build(
+                    sub.eqns,
+                    sub.n_inputs,
+                    sub.out_refs,
+                    sub.out_consts,
+                    getattr(sub, "in_avals", None),
+                    swaps=swaps,
+                )
+                if new is not None:
+                    for attr in ("eqns", "n_inputs", "out_refs", "out_consts", "in_avals"):
+                        setattr(new, attr, getattr(sub, attr, None))
+                    swaps.append((eqn.prim, name, sub, new))
+    items = lowering.plan(eqns, n_inputs, out_refs, in_avals)
+    segments = [it for it in items if isinstance(it, lowering.Segment) and it.outputs]
+    if not segments:
+        return None
+    kernels = _kernels(segments)
+    if not any(k is not None for k in kernels):
+        return None
+    new_eqns: list = []
+    by_seg = {id(s): k for s, k in zip(segments, kernels) if k is not None}
+    for k, it in enumerate(items):
+        if isinstance(it, Eqn):
+            new_eqns.append(it)
+        elif id(it) not in by_seg:
+            new_eqns.extend(it.eqns)  # not worth a kernel: its NumPy calls as they were
+        else:
+            prim = KernelCall(by_seg[id(it)], it, k)
+            avals = tuple(it.avals[s] for s in it.outputs)
+            refs = tuple(it.inputs)
+            new_eqns.append(
+                Eqn(prim, numpy, refs, (None,) * len(refs), {}, tuple(it.outputs), avals)
+            )
+            new_eqns.extend(it.post)
+    fn = generate(
+        new_eqns,
+        n_inputs,
+        out_refs,
+        out_consts,
+        in_shapes=in_shapes,
+        form=form,
+        arrays_0d=arrays_0d,
+    )
+    fn.n_kernels = len(by_seg)
+    return fn
+
+
+def compile_program(program: Program) -> tuple[Callable, list] | None:
+    """``(driver, sub-program swaps)`` for ``program``, or ``None`` when nothing lowers."""
+    swaps: list = []
+    in_avals = None
+    if program.in_shapes is not None:
+        in_avals = list(zip(program.in_shapes, program.in_dtypes))
+    program._compiled()
+    fn = build(
+        program.eqns,
+        program.n_inputs,
+        program.out_refs,
+        program.out_consts,
+        in_avals,
+        form=program._form or "list",
+        arrays_0d=True,
+        in_shapes=program.in_shapes,
+        swaps=swaps,
+    )
+    if fn is None and not swaps:
+        return None
+    return (fn or program._compiled()), swaps
+
+
+def _activate(program: Program, compiled: tuple) -> None:
+    fn, swaps = compiled
+    for node, name, _, new in swaps:
+        node.subprograms[name] = new
+    program._fn = fn
+    program.tier = "compiled"
+
+
+def _deactivate(program: Program, compiled: tuple) -> None:
+    for node, name, old, _ in compiled[1]:
+        node.subprograms[name] = old
+    program._fn = program._compiled()
+    program.tier = "replay"
+
+
+def compile_now(program: Program) -> bool:
+    """Compile ``program`` here and now and use it from the next call; False (and the
+    replay stays) when nothing lowers, the compiler fails or is not installed."""
+    if not available() or program.value_dependent:
+        return False
+    try:
+        compiled = compile_program(program)
+    except Exception as err:  # noqa: BLE001 - any compiler failure: the replay stays
+        program.tier = f"replay (compilation failed: {type(err).__name__}: {err})"
+        return False
+    if compiled is None:
+        program.tier = "replay (nothing to compile)"
+        return False
+    _activate(program, compiled)
+    return True
+
+
+# -- the background worker --------------------------------------------------------------
+
+_QUEUE: queue.Queue | None = None
+_LOCK = threading.Lock()
+
+
+def _worker() -> None:
+    while True:
+        program, done = _QUEUE.get()
+        try:
+            compiled = compile_program(program)
+        except Exception as err:  # noqa: BLE001 - the replay stays
+            compiled = None
+            program.tier = f"replay (compilation failed: {type(err).__name__}: {err})"
+        else:
+            if compiled is None:
+                program.tier = "replay (nothing to compile)"
+        done(compiled)
+
+
+def _submit(program: Program, done: Callable) -> None:
+    global _QUEUE
+    with _LOCK:
+        if _QUEUE is None:
+            _QUEUE = queue.Queue()
+            threading.Thread(target=_worker, name="ftransforms-compile", daemon=True).start()
+    program.tier = "compiling"
+    _QUEUE.put((program, done))
+
+
+def _trial(program: Program, compiled: tuple) -> None:
+    """Alternate the two tiers for ``TRIAL_CALLS`` calls each, timing them, then keep the
+    faster (the replay when the compiled program raises)."""
+    replay = program._compiled()
+    fast = compiled[0]
+    times: dict[bool, list] = {True: [], False: []}
+    clock = time.perf_counter
+
+    def trial(*args: Any) -> Any:
+        use = len(times[True]) <= len(times[False])
+        if use:
+            for node, name, _, new in compiled[1]:
+                node.subprograms[name] = new
+        else:
+            for node, name, old, _ in compiled[1]:
+                node.subprograms[name] = old
+        t0 = clock()
+        try:
+            out = (fast if use else replay)(*args)
+        except Exception:
+            if not use:
+                raise
+            _deactivate(program, compiled)
+            program.tier = "replay (the compiled program raised)"
+            return replay(*args)
+        times[use].append(clock() - t0)
+        if len(times[False]) >= TRIAL_CALLS and len(times[True]) >= TRIAL_CALLS:
+            if min(times[True]) < min(times[False]):
+                _activate(program, compiled)
+            else:
+                _deactivate(program, compiled)
+                program.tier = "replay (measured faster)"
+        return out
+
+    program._fn = trial
+    program.tier = "trial"
+
+
+def attach(program: Program, how: str) -> None:
+    """Give a freshly recorded program its compiled tier: ``how`` is ``"auto"`` (compile in
+    the background after :data:`HOT_CALLS` replays, keep whichever tier measures
+    faster), ``"eager"`` (compile in the background now, use it when ready), ``"always"``
+    (compile now, here) or ``"never"``."""
+    program.tier = "replay"
+    if how == "never" or program.value_dependent or not available():
+        return
+    if any(e.xp is not numpy for e in program.eqns):
+        return  # CuPy programs: see cupy_backend (kernels built, not yet dispatched)
+    if how == "always":
+        compile_now(program)
+        return
+    if how == "eager":
+        _submit(program, lambda c: c is not None and _activate(program, c))
+        return
+    replay = program._compiled()
+    count = [0]
+
+    def counting(*args: Any) -> Any:
+        count[0] += 1
+        if count[0] == HOT_CALLS:
+            program._fn = replay
+            _submit(program, lambda c: c is not None and _trial(program, c))
+        return replay(*args)
+
+    program._fn = counting
