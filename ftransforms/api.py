@@ -149,7 +149,16 @@ def vmap(
         leaves, spec, dims, size = _vmap_inputs(func, in_dims, args, where, axis_size)
         if chunk_size is None or size <= chunk_size:
             return _vmap_call(
-                func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split,
+                func,
+                leaves,
+                spec,
+                dims,
+                size,
+                kwargs,
+                out_dims,
+                randomness,
+                where,
+                split,
                 name=axis_name,
             )
         return _vmap_chunked(
