@@ -48,6 +48,7 @@ from ftransforms.arguments import (
 from ftransforms.backend import is_array
 from ftransforms.boundary import transform_inputs, transform_outputs
 from ftransforms.core.errors import (
+    BatchedControlFlowError,
     ChunkSizeError,
     GradOutputError,
     InDimsError,
@@ -297,6 +298,14 @@ def _vmap_call(
             split, sub_rows, masking, True, name,
         )  # fmt: skip
 
+    if name is not None:  # a collective needs every row of its axis in one run
+        raise BatchedControlFlowError(
+            f"{where}: the rows of the batch disagree on a Python value "
+            f"({signal.site[0]}:{signal.site[1]}), and a vmap with axis_name={name!r} cannot "
+            f"split its batch: a collective (ft.lax.psum & co.) run on a group of rows would "
+            f"reduce over that group only.  Write the choice as one batched program "
+            f"(fnp.where, ft.cond, ft.while_loop), or drop axis_name."
+        ) from None
     rows = numpy.arange(size) if rows is None else rows
     if randomness != "same":
         return split_batch(signal, rerun, leaves, dims, rows, out_dims, where)

@@ -156,3 +156,18 @@ def test_distributed_vmap_blocks_are_the_named_axis():
     # each block of rows (4, then 2) is centred on its own mean, as documented
     ref = np.concatenate([x[:4] - x[:4].mean(0), x[4:] - x[4:].mean(0)])
     np.testing.assert_allclose(got, ref)
+
+
+def test_a_named_axis_refuses_to_split_its_batch():
+    """A split would run a collective on a group of rows only: a clear error instead, and
+    rows that agree still run (one batched program)."""
+    from ftransforms.errors import BatchedControlFlowError
+
+    def f(x):
+        s = ft.lax.psum(x, "i")
+        return x / s if x > 0 else -x
+
+    with pytest.raises(BatchedControlFlowError, match="axis_name='i' cannot split"):
+        ft.vmap(f, axis_name="i")(np.array([1.0, -2.0, 3.0]))
+    xs = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(ft.vmap(f, axis_name="i")(xs), xs / xs.sum())
