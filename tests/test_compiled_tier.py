@@ -3,8 +3,9 @@
 Oracles: the replay of the same recorded program (``program._compiled()``, plain NumPy)
 and the eager function; float32 within ``1e-6`` and float64 within ``1e-12`` of the
 largest magnitude (the tolerances of ``tests/test_jit_ops.py``: the kernels evaluate the
-same operations, with libm's math functions instead of NumPy's and sums accumulated in
-float64).  The op database's jit checks run again with the tier forced on
+same operations, with libm's math functions instead of NumPy's and float64 sums
+accumulated in order instead of pairwise).  The op database's jit checks run again with
+the tier forced on
 (``FTRANSFORMS_JIT_COMPILE=always``) over the entries whose programs it lowers.
 """
 
