@@ -256,7 +256,7 @@ def _sink(
                 continue
             params = {"axes": composed}
             new.append(Eqn(transpose, numpy, src.refs, (None,), params, next_slot, aval))
-        elif [d for d in aval[0] if d != 1] == [d for d in full if d != 1]:
+        elif _moves_unit_axes_only(axes, full):
             source = r
             if dies and src.prim.name == "reshape":
                 source = src.refs[0]  # reshape(reshape(x)): one reshape of x
@@ -272,6 +272,14 @@ def _sink(
         next_slot += 1
     new.append(op._replace(refs=tuple(refs), consts=tuple(consts), out=eqn.out, avals=eqn.avals))
     return new, dropped
+
+
+def _moves_unit_axes_only(axes: Sequence[int], shape: Sequence[int]) -> bool:
+    """Whether ``transpose(x, axes)`` of an ``x`` of ``shape`` is a reshape: the axes
+    longer than 1 keep their order.  Comparing the shapes is not enough: a square
+    matrix keeps its shape under ``axes=(1, 0)`` and is still transposed."""
+    moved = [a for a in axes if shape[a] != 1]
+    return moved == sorted(moved)
 
 
 class _Factoring:
