@@ -42,6 +42,7 @@ import optree
 import pytest
 
 import ftransforms as ft
+from ftransforms.core.stack import current_stack
 from tests.test_fuzz_compositions import _CALLS, _RULES, UnknownPrimitive
 from tests.tolerances import assert_tree_close, tol
 
@@ -499,13 +500,32 @@ def test_recording_call_matches_eager_and_oracle(name, stack):
     check(prog, stack, reads=reads)
 
 
-def test_reading_the_carry_under_vmap_is_refused_like_eagerly():
+def test_reading_the_carry_under_vmap_splits_like_eagerly_or_is_refused_with_split_off():
+    # Eager vmap splits the batch where rows disagree on the carry's read; jit(vmap) gives
+    # eager's answer on every call (the first runs eagerly); with split=False both refuse.
     f = lambda x: loop_reads_carry(Ours, x)  # noqa: E731
-    x = np.ones((2, 3))
-    with pytest.raises(ft.errors.BatchedControlFlowError):
-        ft.vmap(f)(x)
-    with pytest.raises(ft.errors.BatchedControlFlowError):
-        ft.jit(ft.vmap(f))(x)
+    xs = [
+        np.array([[0.1, 0.2, 0.3], [1.0, 1.0, 1.0], [0.0, 0.0, 0.0]]),  # rows disagree
+        np.array([[1.0, 1.0, 1.0], [0.1, 0.2, 0.3], [0.3, 0.2, 0.1]]),
+        np.ones((2, 3)),  # rows agree
+    ]
+    g = ft.jit(ft.vmap(f))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for x in xs:
+            loop = np.stack([f(row) for row in x])  # the oracle: a Python loop over rows
+            eager = ft.vmap(f)(x)
+            np.testing.assert_array_equal(eager, loop)
+            np.testing.assert_array_equal(g(x), eager)
+            np.testing.assert_array_equal(g(x), eager)
+    x = xs[0]
+    with pytest.raises(ft.errors.BatchedControlFlowError) as eager_error:
+        ft.vmap(f, split=False)(x)
+    assert not current_stack()
+    with pytest.raises(ft.errors.BatchedControlFlowError) as jit_error:
+        ft.jit(ft.vmap(f, split=False))(x)
+    assert str(jit_error.value) == str(eager_error.value)
+    assert not current_stack()
     assert ft.jit(ft.vmap(lambda x: x * 2))(x).tolist() == (x * 2).tolist()  # a clean stack
 
 
