@@ -701,12 +701,8 @@ def test_custom_vjp_and_checkpoint_inside_a_loop_body(stack):
 
     for seed in (5, 6):
         args = _inputs(stack, 3, np.random.default_rng(seed), scale=0.3)
-        if stack == "jit(vmap)":  # a read of a batched value: refused eagerly and under jit
-            with pytest.raises(ft.errors.BatchedControlFlowError):
-                ft.vmap(ours)(*args)
-            with pytest.raises(ft.errors.BatchedControlFlowError):
-                ft.jit(ft.vmap(ours))(*args)
-            continue
+        # under vmap the block's read of a batched value has one answer for every row here
+        # (eager vmap takes it; before batch splitting it was refused)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             got = _flat(_ours_stack(stack, ours, jit=True)(*args))
