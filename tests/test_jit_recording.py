@@ -492,7 +492,7 @@ def test_the_issue_programs_exactly():
 
 @pytest.mark.parametrize(
     ("name", "stack"),
-    # a program that reads its carry under vmap is refused, eagerly too (tested below)
+    # a program that reads its carry under vmap splits the batch (tested below)
     [(n, s) for s in STACKS for n in PROGRAMS if n in INDEX_ONLY or not _batched(s)],
 )
 def test_recording_call_matches_eager_and_oracle(name, stack):
@@ -922,6 +922,12 @@ def _helper_step(i, h):
     return h * 0.5 + R[i]  # a module-level helper: its frame is not the body's
 
 
+def _written_table_step(i, h):
+    t = np.zeros((3, 3))
+    t[1] = h  # a write in the body: it runs eagerly (NOTE [mutation semantics])
+    return h + t[i]
+
+
 class _Model:
     def __init__(self):
         self.table = R * 2.0
@@ -941,7 +947,11 @@ class _Model:
         ),
         ("a helper reads the index", lambda i, h: _helper_step(i, h), False),
         ("a bound method's attribute", _Model().step, False),
-        ("a table made in the body", lambda i, h: h + np.arange(9.0).reshape(3, 3)[i], False),
+        # a table made in the body is a Buffer (the mutation layer's creation functions), a
+        # tracer, so the subscript is a recorded gather: structured, no read of the index
+        ("a table made in the body", lambda i, h: h + np.arange(9.0).reshape(3, 3)[i], True),
+        ("a table made from the carry", lambda i, h: h + (np.ones((3, 3)) * h)[i], True),
+        ("a table written in the body", _written_table_step, False),
     ],
 )
 def test_table_subscripts_that_fall_back_or_not_match_eager(what, body, structured):
