@@ -256,8 +256,6 @@ def _scipy_refusal(caller: tuple[str, str], dtype: Any) -> str | None:
 def _same_parameters(module: str, function: str) -> bool:
     """Whether ``ftransforms.<module>.<function>`` takes every parameter SciPy's takes (the
     error path only: ``scipy.optimize.minimize``'s counterpart follows JAX's, a subset)."""
-    import inspect
-
     ours: Any = importlib.import_module(f"ftransforms.{module}")
     theirs: Any = importlib.import_module(module)
     for part in function.split("."):
@@ -268,7 +266,7 @@ def _same_parameters(module: str, function: str) -> bool:
         wanted = inspect.signature(theirs).parameters
         have = inspect.signature(ours).parameters
     except (TypeError, ValueError):
-        return True  # no signature to compare (a ufunc): the counterpart mirrors it
+        return True  # no signature to compare (a builtin): the counterpart mirrors it
     return all(name in have for name in wanted if name not in ("args", "kwds", "kwargs"))
 
 
