@@ -42,6 +42,7 @@ import optree
 import pytest
 
 import ftransforms as ft
+from ftransforms.core.stack import current_stack
 from tests.test_fuzz_compositions import _CALLS, _RULES, UnknownPrimitive
 from tests.tolerances import assert_tree_close, tol
 
@@ -491,7 +492,7 @@ def test_the_issue_programs_exactly():
 
 @pytest.mark.parametrize(
     ("name", "stack"),
-    # a program that reads its carry under vmap is refused, eagerly too (tested below)
+    # a program that reads its carry under vmap splits the batch (tested below)
     [(n, s) for s in STACKS for n in PROGRAMS if n in INDEX_ONLY or not _batched(s)],
 )
 def test_recording_call_matches_eager_and_oracle(name, stack):
@@ -499,13 +500,32 @@ def test_recording_call_matches_eager_and_oracle(name, stack):
     check(prog, stack, reads=reads)
 
 
-def test_reading_the_carry_under_vmap_is_refused_like_eagerly():
+def test_reading_the_carry_under_vmap_splits_like_eagerly_or_is_refused_with_split_off():
+    # Eager vmap splits the batch where rows disagree on the carry's read; jit(vmap) gives
+    # eager's answer on every call (the first runs eagerly); with split=False both refuse.
     f = lambda x: loop_reads_carry(Ours, x)  # noqa: E731
-    x = np.ones((2, 3))
-    with pytest.raises(ft.errors.BatchedControlFlowError):
-        ft.vmap(f)(x)
-    with pytest.raises(ft.errors.BatchedControlFlowError):
-        ft.jit(ft.vmap(f))(x)
+    xs = [
+        np.array([[0.1, 0.2, 0.3], [1.0, 1.0, 1.0], [0.0, 0.0, 0.0]]),  # rows disagree
+        np.array([[1.0, 1.0, 1.0], [0.1, 0.2, 0.3], [0.3, 0.2, 0.1]]),
+        np.ones((2, 3)),  # rows agree
+    ]
+    g = ft.jit(ft.vmap(f))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for x in xs:
+            loop = np.stack([f(row) for row in x])  # the oracle: a Python loop over rows
+            eager = ft.vmap(f)(x)
+            np.testing.assert_array_equal(eager, loop)
+            np.testing.assert_array_equal(g(x), eager)
+            np.testing.assert_array_equal(g(x), eager)
+    x = xs[0]
+    with pytest.raises(ft.errors.BatchedControlFlowError) as eager_error:
+        ft.vmap(f, split=False)(x)
+    assert not current_stack()
+    with pytest.raises(ft.errors.BatchedControlFlowError) as jit_error:
+        ft.jit(ft.vmap(f, split=False))(x)
+    assert str(jit_error.value) == str(eager_error.value)
+    assert not current_stack()
     assert ft.jit(ft.vmap(lambda x: x * 2))(x).tolist() == (x * 2).tolist()  # a clean stack
 
 
@@ -681,12 +701,8 @@ def test_custom_vjp_and_checkpoint_inside_a_loop_body(stack):
 
     for seed in (5, 6):
         args = _inputs(stack, 3, np.random.default_rng(seed), scale=0.3)
-        if stack == "jit(vmap)":  # a read of a batched value: refused eagerly and under jit
-            with pytest.raises(ft.errors.BatchedControlFlowError):
-                ft.vmap(ours)(*args)
-            with pytest.raises(ft.errors.BatchedControlFlowError):
-                ft.jit(ft.vmap(ours))(*args)
-            continue
+        # under vmap the block's read of a batched value has one answer for every row here
+        # (eager vmap takes it; before batch splitting it was refused)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             got = _flat(_ours_stack(stack, ours, jit=True)(*args))
@@ -906,6 +922,12 @@ def _helper_step(i, h):
     return h * 0.5 + R[i]  # a module-level helper: its frame is not the body's
 
 
+def _written_table_step(i, h):
+    t = np.zeros((3, 3))
+    t[1] = h  # a write in the body: it runs eagerly (NOTE [mutation semantics])
+    return h + t[i]
+
+
 class _Model:
     def __init__(self):
         self.table = R * 2.0
@@ -925,7 +947,11 @@ class _Model:
         ),
         ("a helper reads the index", lambda i, h: _helper_step(i, h), False),
         ("a bound method's attribute", _Model().step, False),
-        ("a table made in the body", lambda i, h: h + np.arange(9.0).reshape(3, 3)[i], False),
+        # a table made in the body is a Buffer (the mutation layer's creation functions), a
+        # tracer, so the subscript is a recorded gather: structured, no read of the index
+        ("a table made in the body", lambda i, h: h + np.arange(9.0).reshape(3, 3)[i], True),
+        ("a table made from the carry", lambda i, h: h + (np.ones((3, 3)) * h)[i], True),
+        ("a table written in the body", _written_table_step, False),
     ],
 )
 def test_table_subscripts_that_fall_back_or_not_match_eager(what, body, structured):

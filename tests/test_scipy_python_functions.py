@@ -114,8 +114,18 @@ def test_slow_path_warns_once_per_function_naming_it():
 @pytest.mark.parametrize(
     "call, named, fix",
     [
-        (lambda x: scipy.linalg.det(x.reshape(2, 2)), "scipy.linalg.det", "ftransforms.scipy"),
-        (lambda x: so.minimize(so.rosen, x).fun, "scipy.optimize.minimize", "no counterpart"),
+        (
+            lambda x: scipy.linalg.det(x.reshape(2, 2)),
+            "scipy.linalg.det",
+            "Call ftransforms.scipy.linalg.det instead (the same signature)",
+        ),
+        # ftransforms.scipy.optimize.minimize follows JAX's signature, a subset of SciPy's
+        (
+            lambda x: so.minimize(so.rosen, x).fun,
+            "scipy.optimize.minimize",
+            "Call ftransforms.scipy.optimize.minimize instead (see its docstring: it takes a "
+            "subset of SciPy's parameters)",
+        ),
         (lambda x: scipy.stats.norm.logpdf(x).sum(), "scipy.stats.norm.logpdf", "ftransforms"),
     ],
 )

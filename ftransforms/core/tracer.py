@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dis
 import importlib
+import inspect
 import math
 import sys
 import warnings
@@ -252,10 +253,32 @@ def _scipy_refusal(caller: tuple[str, str], dtype: Any) -> str | None:
     return None
 
 
+def _same_parameters(module: str, function: str) -> bool:
+    """Whether ``ftransforms.<module>.<function>`` takes every parameter SciPy's takes (the
+    error path only: ``scipy.optimize.minimize``'s counterpart follows JAX's, a subset)."""
+    ours: Any = importlib.import_module(f"ftransforms.{module}")
+    theirs: Any = importlib.import_module(module)
+    for part in function.split("."):
+        ours, theirs = getattr(ours, part), getattr(theirs, part, None)
+    if isinstance(theirs, numpy.ufunc):
+        return True  # a ufunc's counterpart takes its inputs the same way
+    try:
+        wanted = inspect.signature(theirs).parameters
+        have = inspect.signature(ours).parameters
+    except (TypeError, ValueError):
+        return True  # no signature to compare (a builtin): the counterpart mirrors it
+    return all(name in have for name in wanted if name not in ("args", "kwds", "kwargs"))
+
+
 def _scipy_fix(module: str, function: str) -> str:
     if _has_counterpart(module, function):
+        how = (
+            "the same signature"
+            if _same_parameters(module, function)
+            else "see its docstring: it takes a subset of SciPy's parameters"
+        )
         return (
-            f"Call ftransforms.{module}.{function} instead (the same signature), or the "
+            f"Call ftransforms.{module}.{function} instead ({how}), or the "
             f"function written with ftransforms.numpy."
         )
     return (

@@ -20,7 +20,9 @@ closure cell of the library's wrapper that calls it); a closure variable is rebo
 setting its cell for the duration of the capture.  Everything is put back when the
 capture ends.  What is not handled this way (the container is an attribute, a local, a
 list; the function is a bound method or not reachable) reads the index as before: the
-capture is dropped and the loop runs eagerly, where the index is a Python ``int``.  The
+capture is dropped and the loop runs eagerly, where the index is a Python ``int``.  (A
+table the body makes with NumPy's creation functions needs none of this: it is a Buffer,
+NOTE [mutation semantics], a tracer, so its subscript is a recorded gather already.)  The
 one difference a program can see while a body is captured is ``isinstance(R,
 numpy.ndarray)``, false for the tracer.
 """
