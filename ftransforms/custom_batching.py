@@ -21,8 +21,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ftransforms.core.errors import OutDimsError
-from ftransforms.core.tracer import Tracer
 from ftransforms.core.mutation import Buffer
+from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
 from ftransforms.lax import move_bdim_to_front, shape
 from ftransforms.pytree import tree_flatten, tree_unflatten
