@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ftransforms.core.errors import OutDimsError
+from ftransforms.core.mutation import Buffer
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
 from ftransforms.lax import move_bdim_to_front, shape
@@ -90,7 +91,13 @@ class custom_vmap:  # noqa: N801 - JAX's name, used as a decorator
         leaves, spec = tree_flatten(args)
         top = None
         for leaf in leaves:
-            if isinstance(leaf, Tracer) and (top is None or leaf._interp.level > top.level):
+            # a Buffer (an untransformed NumPy argument, NOTE [mutation semantics]) is a
+            # plain value at every transform's level, not the innermost transform
+            if (
+                isinstance(leaf, Tracer)
+                and type(leaf) is not Buffer
+                and (top is None or leaf._interp.level > top.level)
+            ):
                 top = leaf._interp
         if not isinstance(top, BatchInterpreter):
             return self.fun(*args, **kwargs)

@@ -193,13 +193,15 @@ def become(target: Tracer, new: Any) -> None:
         new = Buffer(buffer_scope(), numpy.asarray(new) if type(new) is not numpy.ndarray else new)
     old = type(target)
     cls = type(new)
+    fields = payload(cls)
     if old is not cls:
-        for name in old._payload:
-            if name not in cls._payload:
+        for name in payload(old):
+            if name not in fields and hasattr(target, name):
                 delattr(target, name)
         target.__class__ = cls
-    for name in cls._payload:
-        setattr(target, name, getattr(new, name))
+    for name in fields:
+        if hasattr(new, name):
+            setattr(target, name, getattr(new, name))
     adopt = getattr(target._interp, "adopt", None)
     if adopt is not None:  # a checkpointed block being recorded
         adopt(target)
@@ -209,9 +211,34 @@ def clone(t: Tracer) -> Tracer:
     """A new tracer object with ``t``'s value (a copy: writing into one leaves the other)."""
     cls = type(t)
     out = cls.__new__(cls)
-    for name in cls._payload:
-        setattr(out, name, getattr(t, name))
+    for name in payload(cls):
+        if hasattr(t, name):
+            setattr(out, name, getattr(t, name))
     return out
+
+
+_SLOT = type(Tracer.val)
+_VIEW_SLOTS = frozenset(("_base", "_views", "__weakref__"))
+
+
+def payload(cls: type) -> tuple[str, ...]:
+    """The attributes that make a tracer of class ``cls`` its value: its ``_payload``, or
+    for a tracer class outside the uniform layout (eval_shape's, jet's, ...) every slot
+    that its classes declare (the view links excepted)."""
+    own = getattr(cls, "_payload", None)
+    if own is not None:
+        return own
+    names = cls.__dict__.get("_derived_payload")
+    if names is None:
+        seen: dict[str, None] = {}
+        for k in reversed(cls.__mro__):
+            for name in k.__dict__.get("__slots__", ()):
+                # a slot that a property of the class shadows is not its payload
+                if name not in _VIEW_SLOTS and isinstance(getattr(cls, name, None), _SLOT):
+                    seen[name] = None
+        names = tuple(seen)
+        cls._derived_payload = names
+    return names
 
 
 def detached(x: Any) -> Any:
