@@ -445,8 +445,10 @@ def _vjp(func, primals, has_aux, where, copy):
 
 def _detached_output(v):
     """An output of ``vjp``/``linearize``, whose tape lives on: a copy of an array, a new
-    object for a tracer (NOTE [mutation semantics] in core/mutation.py)."""
-    return v.copy() if type(v) is numpy.ndarray else detached(v)
+    object for a tracer (NOTE [mutation semantics] in core/mutation.py).  The copy keeps the
+    array's memory layout (``order="K"``), so later ops sum in the same order as on the
+    undetached value (and as under an outer transform, whose tracer holds that value)."""
+    return v.copy(order="K") if type(v) is numpy.ndarray else detached(v)
 
 
 def _strip(tree, interp, cls, attr, where):
