@@ -446,9 +446,31 @@ def _vjp(func, primals, has_aux, where, copy):
 def _detached_output(v):
     """An output of ``vjp``/``linearize``, whose tape lives on: a copy of an array, a new
     object for a tracer (NOTE [mutation semantics] in core/mutation.py).  The copy keeps the
-    array's memory layout (``order="K"``), so later ops sum in the same order as on the
-    undetached value (and as under an outer transform, whose tracer holds that value)."""
-    return v.copy(order="K") if type(v) is numpy.ndarray else detached(v)
+    array's memory layout, strides included (a broadcast or strided view stays one, over
+    copied memory), so later ops sum in the same order as on the undetached value (and as
+    under an outer transform, whose tracer holds that value)."""
+    return _same_layout_copy(v) if type(v) is numpy.ndarray else detached(v)
+
+
+def _same_layout_copy(v: numpy.ndarray) -> numpy.ndarray:
+    """A copy of ``v`` with ``v``'s strides: the memory ``v`` views is copied (when it is
+    at most four times ``v``'s own size, or ``v`` repeats elements) and viewed the same way;
+    otherwise an ``order="K"`` copy."""
+    base = v
+    while isinstance(base.base, numpy.ndarray):
+        base = base.base
+    if base is v or v.size == 0 or not (base.flags.c_contiguous or base.flags.f_contiguous):
+        return v.copy(order="K")
+    if base.nbytes > 4 * max(v.nbytes, 1) and 0 not in v.strides:
+        return v.copy(order="K")
+    memory = base.copy(order="K")
+    offset = v.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    try:
+        out = numpy.ndarray(v.shape, v.dtype, buffer=memory, offset=offset, strides=v.strides)
+    except ValueError:  # an empty array, or a view NumPy will not rebuild on this buffer
+        return v.copy(order="K")
+    out.flags.writeable = v.flags.writeable  # a broadcast view stays read-only
+    return out
 
 
 def _strip(tree, interp, cls, attr, where):
