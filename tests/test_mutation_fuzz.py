@@ -1,0 +1,83 @@
+"""Seeded random in-place programs: an alias of a mutated array sees every write, and
+``jit``'s first call (and later ones) equals eager, under vmap/grad/jvp stacks.
+
+Each program copies its input, takes an alias (the same object) and a basic-slice view,
+then applies random writes to one of the three (augmented operators, slice and fancy
+assignment, ``out=``); it returns a value that reads all three.  Oracles: the same
+program on plain NumPy (value), the loop over rows (vmap), central differences in float64
+(grad), and eager ftransforms (every jit call, the first included).  A failure names its
+seed; ``FTRANSFORMS_MUTATION_FUZZ_EXAMPLES`` runs more.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+import ftransforms as ft
+
+N = 6
+EXAMPLES = int(os.environ.get("FTRANSFORMS_MUTATION_FUZZ_EXAMPLES", "120"))
+
+_WRITES = (
+    lambda t, r: t.__iadd__(r * 0.5),
+    lambda t, r: t.__imul__(1.0 + 0.1 * r),
+    lambda t, r: t.__isub__(np.sin(r)),
+    lambda t, r: t.__setitem__(slice(1, 3), r[:2] * 2.0) if t.shape[0] >= 3 else None,
+    lambda t, r: t.__setitem__(slice(None, None, -2), np.tanh(r[: (t.shape[0] + 1) // 2])),
+    lambda t, r: t.__setitem__([0, 0], r[1]) if t.shape[0] else None,
+    lambda t, r: np.exp(t * 0.1, out=t),
+)
+
+
+def make_program(seed: int):
+    rng = np.random.default_rng(seed)
+    steps = [(int(rng.integers(len(_WRITES))), int(rng.integers(3))) for _ in range(5)]
+
+    def f(x):
+        y = x.copy()
+        alias = y
+        view = y[1:5]
+        for k, target in steps:
+            t = (y, alias, view)[target]
+            r = x[: t.shape[0]] if target == 2 else x
+            _WRITES[k](t, r)
+        assert alias is y
+        return np.sum(alias * 1.5) + np.sum(view**2) + y[0]
+
+    return f, steps
+
+
+@pytest.mark.parametrize("seed", range(EXAMPLES))
+def test_random_in_place_programs(seed):
+    f, steps = make_program(seed)
+    rng = np.random.default_rng(1000 + seed)
+    x = rng.uniform(-1, 1, N)
+    xs = rng.uniform(-1, 1, (3, N))
+    where = f"seed {seed}, writes {steps}"
+    want = f(x.copy())
+    jf = ft.jit(f)
+    for k, arg in enumerate((x, rng.uniform(-1, 1, N), x)):  # the first call included
+        np.testing.assert_allclose(
+            jf(arg.copy()), f(arg.copy()), rtol=1e-12, err_msg=f"{where}: jit call {k}"
+        )
+    np.testing.assert_allclose(ft.vmap(f)(xs), [f(r.copy()) for r in xs], rtol=1e-12, err_msg=where)
+    jv = ft.jit(ft.vmap(f))
+    for k in range(2):
+        np.testing.assert_allclose(
+            jv(xs), [f(r.copy()) for r in xs], rtol=1e-12, err_msg=f"{where}: jit(vmap) call {k}"
+        )
+    g = ft.grad(f)(x)
+    eps = 1e-6
+    fd = np.array([(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(N)])
+    np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-7, err_msg=f"{where}: grad")
+    jg = ft.jit(ft.grad(f))
+    for k in range(2):
+        np.testing.assert_allclose(
+            jg(x), g, rtol=1e-12, atol=1e-14, err_msg=f"{where}: jit(grad) call {k}"
+        )
+    _, tangent = ft.jvp(f, (x,), (np.ones(N),))
+    np.testing.assert_allclose(tangent, fd.sum(), rtol=1e-5, atol=1e-7, err_msg=f"{where}: jvp")
+    assert np.isclose(want, f(x.copy()))
