@@ -26,7 +26,7 @@ import ftransforms.numpy as fnp
 from ftransforms import lax
 from ftransforms.core.errors import TangentMismatchError, UnsupportedOperationError
 from ftransforms.core.stack import Interpreter, pushed
-from ftransforms.core.tracer import Tracer
+from ftransforms.core.tracer import PrimalTracer, Tracer
 from ftransforms.jet_rules import JET_RULES, fit, full, linear_rule, ode_term
 from ftransforms.numpy.creation import from_object_arrays
 from ftransforms.numpy.helpers import dtype_of
@@ -35,35 +35,15 @@ from ftransforms.pytree import tree_flatten, tree_unflatten
 __all__ = ["jet"]
 
 
-class JetTracer(Tracer):
+class JetTracer(PrimalTracer):
     """A primal and its normalized Taylor coefficients ``terms`` (``None`` = zero)."""
 
-    __slots__ = ("primal", "terms")
+    __slots__ = ("terms",)
 
     def __init__(self, interp: JetInterpreter, primal: Any, terms: list) -> None:
         self._interp = interp
         self.primal = primal
         self.terms = terms
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return tuple(self.primal.shape)
-
-    @property
-    def ndim(self) -> int:
-        return self.primal.ndim
-
-    @property
-    def dtype(self) -> Any:
-        return self.primal.dtype
-
-    def _concrete(self) -> Any:
-        p = self.primal
-        return p._concrete() if isinstance(p, Tracer) else p
-
-    def _physical(self) -> Any:
-        p = self.primal
-        return p._physical() if isinstance(p, Tracer) else p
 
     def __repr__(self) -> str:
         return f"JetTracer(level={self._interp.level}, primal={self.primal!r})"

@@ -26,7 +26,7 @@ from ftransforms.api import vjp
 from ftransforms.backend import namespace_of
 from ftransforms.core.errors import LinearityError, TangentMismatchError
 from ftransforms.core.stack import Interpreter, pushed
-from ftransforms.core.tracer import Tracer
+from ftransforms.core.tracer import Tracer, ValTracer
 from ftransforms.program import EFFECT_PRIMITIVES
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
@@ -44,23 +44,15 @@ _FIRST_ONLY = frozenset({"divide", "sliding_windows"})
 _SECOND_ONLY = frozenset({"solve"})
 
 
-class LinearTracer(Tracer):
+class LinearTracer(ValTracer):
     """A value that depends linearly on ``linear_transpose``'s inputs (``val`` is its
     value at zero inputs)."""
 
-    __slots__ = ("val",)
+    __slots__ = ()
 
     def __init__(self, interp: LinearityInterpreter, val: Any) -> None:
         self._interp = interp
         self.val = val
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return tuple(self.val.shape)
-
-    @property
-    def dtype(self) -> Any:
-        return self.val.dtype
 
     _conversion_fix = (
         "linear_transpose needs f linear in its inputs, so f cannot branch on or convert "
@@ -69,10 +61,6 @@ class LinearTracer(Tracer):
 
     def _concrete(self) -> Any:
         raise self._conversion_error("reading its value")
-
-    def _physical(self) -> Any:
-        v = self.val
-        return v._physical() if isinstance(v, Tracer) else v
 
 
 class LinearityInterpreter(Interpreter):

@@ -73,7 +73,7 @@ import numpy
 
 from ftransforms.core.errors import InPlaceError
 from ftransforms.core.stack import OUTERMOST_HOOKS, Interpreter, current_stack
-from ftransforms.core.tracer import Tracer
+from ftransforms.core.tracer import Tracer, ValTracer
 
 #: The level of the buffers' pseudo-interpreter: above every transform, so that ``bind``
 #: hands an operation holding a buffer to it first, and it unwraps the buffer.
@@ -108,7 +108,7 @@ class BufferInterpreter(Interpreter):
         return out
 
 
-class Buffer(Tracer):
+class Buffer(ValTracer):
     """A plain array made inside a transformed function, which may be written into."""
 
     __slots__ = ()
@@ -117,24 +117,6 @@ class Buffer(Tracer):
     def __init__(self, interp: BufferInterpreter, val: Any) -> None:
         self._interp = interp
         self.val = val
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self.val.shape
-
-    @property
-    def ndim(self) -> int:
-        return self.val.ndim
-
-    @property
-    def dtype(self) -> Any:
-        return self.val.dtype
-
-    def _concrete(self) -> Any:
-        return self.val
-
-    def _physical(self) -> Any:
-        return self.val
 
     def _value(self, use: str) -> Any:
         self._check_live(use)

@@ -589,3 +589,57 @@ class Tracer:
     # semantics] in core/mutation.py.
 
     __hash__ = None  # type: ignore[assignment]
+
+
+class ValTracer(Tracer):
+    """A tracer whose value is ``val``, an array or a tracer of a lower level: its shape,
+    dtype and arrays are ``val``'s.  (Subclasses add what their interpreter knows.)"""
+
+    __slots__ = ()
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.val.shape
+
+    @property
+    def ndim(self) -> int:
+        return self.val.ndim
+
+    @property
+    def dtype(self) -> Any:
+        return self.val.dtype
+
+    def _concrete(self) -> Any:
+        v = self.val
+        return v._concrete() if isinstance(v, Tracer) else v
+
+    def _physical(self) -> Any:
+        v = self.val
+        return v._physical() if isinstance(v, Tracer) else v
+
+
+class PrimalTracer(Tracer):
+    """A tracer that carries derivative information beside ``primal``, an array or a
+    tracer of a lower level, whose shape, dtype and arrays are its own."""
+
+    __slots__ = ()
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.primal.shape
+
+    @property
+    def ndim(self) -> int:
+        return self.primal.ndim
+
+    @property
+    def dtype(self) -> Any:
+        return self.primal.dtype
+
+    def _concrete(self) -> Any:
+        p = self.primal
+        return p._concrete() if isinstance(p, Tracer) else p
+
+    def _physical(self) -> Any:
+        p = self.primal
+        return p._physical() if isinstance(p, Tracer) else p

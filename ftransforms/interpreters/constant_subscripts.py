@@ -37,7 +37,7 @@ from typing import Any
 import numpy
 
 from ftransforms.backend import is_array
-from ftransforms.core.tracer import Tracer
+from ftransforms.core.tracer import ValTracer
 
 
 def _opcodes(*names: str) -> set[int]:
@@ -65,29 +65,16 @@ _REBINDABLE = {"LOAD_DEREF": "closure", "LOAD_GLOBAL": "global"}
 _CONTAINERS: dict[tuple, tuple | None] = {}
 
 
-class ConstantTracer(Tracer):
+class ConstantTracer(ValTracer):
     """A closed-over constant array seen as a tracer of the recorder while a body is
-    captured, so that indexing it by a recorded value is recorded (see the NOTE)."""
+    captured, so that indexing it by a recorded value is recorded (see the NOTE); reading
+    its value reads no data."""
 
-    __slots__ = ("val",)
+    __slots__ = ()
 
     def __init__(self, interp: Any, val: Any) -> None:
         self._interp = interp
         self.val = val
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self.val.shape
-
-    @property
-    def dtype(self) -> Any:
-        return self.val.dtype
-
-    def _concrete(self) -> Any:
-        return self.val  # a constant: reading it reads no data
-
-    def _physical(self) -> Any:
-        return self.val
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
         return numpy.asarray(self.val, dtype=dtype)

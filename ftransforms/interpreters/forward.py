@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from ftransforms.core.stack import Interpreter
-from ftransforms.core.tracer import Tracer
+from ftransforms.core.tracer import PrimalTracer
 
 
-class DualTracer(Tracer):
+class DualTracer(PrimalTracer):
     """A primal value and its (non-zero) tangent, both of the primal's shape and dtype."""
 
     __slots__ = ()  # the layout is Tracer's (NOTE [mutation semantics])
@@ -22,26 +22,6 @@ class DualTracer(Tracer):
         self._interp = interp
         self.primal = primal
         self.tangent = tangent
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self.primal.shape
-
-    @property
-    def ndim(self) -> int:
-        return self.primal.ndim
-
-    @property
-    def dtype(self) -> Any:
-        return self.primal.dtype
-
-    def _concrete(self) -> Any:
-        p = self.primal
-        return p._concrete() if isinstance(p, Tracer) else p
-
-    def _physical(self) -> Any:
-        p = self.primal
-        return p._physical() if isinstance(p, Tracer) else p
 
     def __repr__(self) -> str:
         return (

@@ -49,7 +49,7 @@ from ftransforms.backend import is_array, namespace_of
 from ftransforms.core.errors import ControlFlowError
 from ftransforms.core.primitive import REGISTRY
 from ftransforms.core.stack import Interpreter
-from ftransforms.core.tracer import Tracer, _storing_into_an_array
+from ftransforms.core.tracer import Tracer, ValTracer, _storing_into_an_array
 from ftransforms.interpreters.batching import BatchTracer
 from ftransforms.interpreters.constant_subscripts import (
     ConstantTracer,
@@ -80,7 +80,7 @@ class CarryStructureChanged(NotStructurable):
         self.structs = structs
 
 
-class TraceTracer(Tracer):
+class TraceTracer(ValTracer):
     """A concrete array known to the recorder as slot ``ref``."""
 
     __slots__ = ()  # the layout is Tracer's (NOTE [mutation semantics])
@@ -91,14 +91,6 @@ class TraceTracer(Tracer):
         self._interp = interp
         self.val = val
         self.ref = ref
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self.val.shape
-
-    @property
-    def dtype(self) -> Any:
-        return self.val.dtype
 
     def _concrete(self) -> Any:
         interp = self._interp
