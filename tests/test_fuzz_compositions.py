@@ -932,7 +932,11 @@ class UnknownPrimitive(NotImplementedError):
 
 class JaxprEvaluator:
     """Evaluate a (closed) jaxpr with NumPy; every result is checked against the shape and
-    dtype JAX assigned to it, so a wrong rule here fails loudly instead of silently."""
+    dtype JAX assigned to it, so a wrong rule here fails loudly instead of silently.
+    Subclasses evaluate more primitives through ``CONTROL`` (name -> ``f(cls, ins,
+    **params)``), e.g. control flow that runs sub-jaxprs."""
+
+    CONTROL: dict[str, Any] = {}
 
     @classmethod
     def run(cls, closed, *args):
@@ -952,7 +956,9 @@ class JaxprEvaluator:
         for eqn in jaxpr.eqns:
             name = eqn.primitive.name
             ins = [np.asarray(read(v)) for v in eqn.invars]
-            if name in _CALLS:
+            if name in cls.CONTROL:
+                outs = cls.CONTROL[name](cls, ins, **eqn.params)
+            elif name in _CALLS:
                 sub = eqn.params[_CALLS[name]]
                 if hasattr(sub, "consts"):
                     outs = cls._eval(sub.jaxpr, sub.consts, ins)

@@ -43,7 +43,7 @@ import pytest
 
 import ftransforms as ft
 from ftransforms.core.stack import current_stack
-from tests.test_fuzz_compositions import _CALLS, _RULES, UnknownPrimitive
+from tests.test_fuzz_compositions import JaxprEvaluator
 from tests.tolerances import assert_tree_close, tol
 
 TOL64 = tol(np.float64)
@@ -51,49 +51,9 @@ TOL64 = tol(np.float64)
 # -- the oracle: jaxprs with control flow, evaluated with NumPy -----------------------------
 
 
-class ControlFlowEvaluator:
-    """Evaluate a closed jaxpr with NumPy, ``cond``/``while``/``scan`` included."""
-
-    @classmethod
-    def run(cls, closed: Any, *args: Any) -> list:
-        return cls._eval(closed.jaxpr, closed.consts, args)
-
-    @classmethod
-    def _eval(cls, jaxpr: Any, consts: Any, args: Any) -> list:
-        env: dict = {}
-
-        def read(v: Any) -> Any:
-            return v.val if type(v).__name__ == "Literal" else env[v]
-
-        for v, val in zip(jaxpr.constvars, consts):
-            env[v] = np.asarray(val)
-        for v, val in zip(jaxpr.invars, args):
-            env[v] = np.asarray(val)
-        for eqn in jaxpr.eqns:
-            name = eqn.primitive.name
-            ins = [np.asarray(read(v)) for v in eqn.invars]
-            if name in _CONTROL:
-                outs = _CONTROL[name](cls, ins, **eqn.params)
-            elif name in _CALLS:
-                sub = eqn.params[_CALLS[name]]
-                if hasattr(sub, "consts"):
-                    outs = cls._eval(sub.jaxpr, sub.consts, ins)
-                else:
-                    outs = cls._eval(sub, (), ins)
-            elif name in _RULES:
-                params = {k: v for k, v in eqn.params.items() if k != "accuracy"}
-                with np.errstate(all="ignore"):
-                    outs = _RULES[name](*ins, **params)
-                if not eqn.primitive.multiple_results:
-                    outs = (outs,)
-            else:
-                raise UnknownPrimitive(name)
-            for v, out in zip(eqn.outvars, outs):
-                out = np.asarray(out).astype(v.aval.dtype, copy=False)
-                assert out.shape == tuple(v.aval.shape), (name, out.shape, v.aval.shape)
-                if type(v).__name__ != "DropVar":
-                    env[v] = out
-        return [np.asarray(read(v)) for v in jaxpr.outvars]
+class ControlFlowEvaluator(JaxprEvaluator):
+    """Evaluate a closed jaxpr with NumPy, ``cond``/``while``/``scan`` included (their
+    rules, ``_CONTROL``, are set below)."""
 
 
 def _cond(cls: Any, ins: list, *, branches: Any, **_: Any) -> list:
@@ -126,6 +86,7 @@ def _scan(cls, ins, *, jaxpr, num_consts, num_carry, length, reverse, **_):
 
 
 _CONTROL = {"cond": _cond, "while": _while, "scan": _scan}
+ControlFlowEvaluator.CONTROL = _CONTROL
 
 
 def jax_value(fn: Any, *args: Any) -> list:
