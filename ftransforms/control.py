@@ -130,15 +130,13 @@ def _is_batched(x: Any) -> bool:
     return type(_strip_derivatives(x)) is BatchTracer
 
 
-def _has_derivative(x: Any) -> bool:
+def has_derivative(x: Any) -> bool:
+    """Whether ``x`` carries a derivative (a jvp tangent or a place on a grad tape) at
+    some level, looking through the levels that wrap a value (vmap, jit, buffers)."""
     while isinstance(x, Tracer):
-        t = type(x)
-        if t is DualTracer or t is ReverseTracer:
+        if type(x) in (DualTracer, ReverseTracer):
             return True
-        if t is BatchTracer:
-            x = x.val
-        else:
-            return False
+        x = getattr(x, "val", None)
     return False
 
 
@@ -347,7 +345,7 @@ def _masked(leaves: list, taken: Any) -> list:
     """Differentiable operands as ``where(taken, x, stop_gradient(x))`` (NOTE [batched cond])."""
     out = []
     for x in leaves:
-        if _has_derivative(x) and numpy.dtype(x.dtype).kind in "fc":
+        if has_derivative(x) and numpy.dtype(x.dtype).kind in "fc":
             x = fnp.where(taken, x, fnp.stop_gradient(x))
         out.append(x)
     return out

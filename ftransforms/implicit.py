@@ -40,6 +40,7 @@ import ftransforms.numpy as fnp
 from ftransforms.api import jvp as _jvp
 from ftransforms.api import vjp as _vjp
 from ftransforms.api import vmap as _vmap
+from ftransforms.control import has_derivative
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.primitive import Primitive
 from ftransforms.core.stack import current_stack, pushed
@@ -52,17 +53,6 @@ from ftransforms.lax import shape as lax_shape
 from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["custom_linear_solve", "custom_root"]
-
-
-def _has_derivative(x: Any) -> bool:
-    while True:
-        t = type(x)
-        if t is DualTracer or t is ReverseTracer:
-            return True
-        if t is BatchTracer:
-            x = x.val
-        else:
-            return False
 
 
 def _sg(tree: Any) -> Any:
@@ -190,7 +180,7 @@ class _Inverse:
     def apply(self, r: Any) -> Any:
         leaves = tree_flatten(r)[0]
         out_spec = self.avals[1][0]
-        if not any(_has_derivative(x) for x in leaves):
+        if not any(has_derivative(x) for x in leaves):
             if self.zero:
                 return tree_unflatten(out_spec, self._zeros(leaves))
             return _with_constants(self.levels, self.body)(r)
@@ -344,7 +334,7 @@ def custom_linear_solve(
     if has_aux:
         aux = _sg(aux)
     depth = _derivative_depth()
-    if depth == 0 or not any(_has_derivative(v) for v in _leaves_seen(b, matvec, x_star)):
+    if depth == 0 or not any(has_derivative(v) for v in _leaves_seen(b, matvec, x_star)):
         return (x_star, aux) if has_aux else x_star
 
     def vecmat(u: Any) -> Any:
@@ -415,7 +405,7 @@ def custom_root(
     if has_aux:
         aux = _sg(aux)
     depth = _derivative_depth()
-    if depth == 0 or not any(_has_derivative(v) for v in tree_flatten(f(x_star))[0]):
+    if depth == 0 or not any(has_derivative(v) for v in tree_flatten(f(x_star))[0]):
         return (x_star, aux) if has_aux else x_star
 
     def g(v: Any) -> Any:  # the linearization of f at the root

@@ -34,11 +34,10 @@ import ftransforms.numpy as fnp
 from ftransforms.api import grad as _grad
 from ftransforms.api import jacfwd, value_and_grad
 from ftransforms.backend import namespace_of
-from ftransforms.control import while_loop
+from ftransforms.control import has_derivative, while_loop
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
 from ftransforms.implicit import custom_root
-from ftransforms.interpreters.batching import BatchTracer
 from ftransforms.interpreters.forward import DualTracer
 from ftransforms.interpreters.reverse import ReverseTracer
 from ftransforms.numpy.helpers import dtype_of, to_host
@@ -400,7 +399,7 @@ def minimize(
         return fnp.linalg.solve(jacfwd(linear)(rhs), rhs)
 
     x = custom_root(stationary, x0, solve, tangent_solve)
-    differentiated = any(_has_derivative(leaf) for leaf in tree_flatten(args)[0] + [x])
+    differentiated = any(has_derivative(leaf) for leaf in tree_flatten(args)[0] + [x])
     if kind == "bfgs":
         s = box["s"]
         value = f(x) if differentiated else s["f"]
@@ -415,11 +414,3 @@ def minimize(
         x=x, success=bool(res.success), status=int(res.status), fun=value, jac=jac,
         hess_inv=box["hess_inv"], nfev=int(res.nfev), njev=int(res.njev), nit=int(res.nit),
     )  # fmt: skip
-
-
-def _has_derivative(x: Any) -> bool:
-    while isinstance(x, Tracer):
-        if type(x) in (DualTracer, ReverseTracer):
-            return True
-        x = x.val if type(x) is BatchTracer else getattr(x, "val", None)
-    return False
