@@ -7,22 +7,16 @@ Run from the repository root: ``python -m benchmarks.batched_cond`` (best of 7, 
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 import ftransforms as ft
+from benchmarks.timing import wall_times
 
 B, D, H = 4096, 16, 256
 
 
 def _best(fn, reps: int = 7) -> float:
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times) * 1e3
+    return min(wall_times(fn, reps, warm=False)) * 1e3
 
 
 def main() -> None:

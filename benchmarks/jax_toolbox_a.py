@@ -8,22 +8,15 @@ Run from the repository root: ``python -m benchmarks.jax_toolbox_a`` (best of n)
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import scipy.special
 
 import ftransforms as ft
+from benchmarks.timing import wall_times
 
 
 def _best(fn, reps: int) -> float:
-    fn()
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
+    return min(wall_times(fn, reps))
 
 
 def main() -> None:

@@ -10,24 +10,18 @@ Run from the repository root: ``python -m benchmarks.mutation`` (median of 15, m
 from __future__ import annotations
 
 import statistics
-import time
 
 import numpy as np
 
 import ftransforms as ft
 import ftransforms.numpy as fnp
+from benchmarks.timing import wall_times
 
 N, STEPS = 64, 50
 
 
 def _median(fn, reps: int = 15) -> float:
-    fn()
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+    return statistics.median(wall_times(fn, reps))
 
 
 def heat_in_place(u0, d):

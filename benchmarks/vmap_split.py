@@ -14,25 +14,20 @@ Run from the repository root: ``python -m benchmarks.vmap_split`` (best of N, ms
 from __future__ import annotations
 
 import sys
-import time
 import warnings
 
 import numpy as np
 
 import ftransforms as ft
 import ftransforms.numpy as fnp
+from benchmarks.timing import wall_times
 
 B = 256
 TOL = 1e-12
 
 
 def _best(fn, reps: int) -> float:
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times) * 1e3
+    return min(wall_times(fn, reps, warm=False)) * 1e3
 
 
 # -- 1. Newton's method for sqrt(a) from y = a: the trip count grows with log(a) ---------
