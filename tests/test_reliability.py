@@ -66,6 +66,20 @@ jax.config.update("jax_enable_x64", True)
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(autouse=True)
+def _frozen_heap():
+    """Collections and heap scans here see only what the test made: what earlier tests
+    left in this worker (op databases, JAX's and numba's caches) is frozen out of the
+    collector (``gc.freeze``), so the memory and liveness checks cost the same in a full
+    run as alone."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 # == 2. exceptions anywhere leave the library usable ======================================
 
 
