@@ -224,6 +224,7 @@ def jit(
     # when it is not value-dependent; eviction from the general cache empties it.
     fast: dict = {}
     plain = not (argnums or argnames)
+    attach_later: dict = {}  # id -> a recorded program not yet given its compiled tier
 
     no_static = ((), ())
 
@@ -272,10 +273,16 @@ def jit(
                 return func(*_merge_static(dyn_args, static), **dyn_kw, **dict(static[1]))
 
             program, result = _trace(call, dynamic, dyn_kwargs, name=name)
-            tier.attach(program, _HOW[compile] if compile is not None else tier.mode())
+            how = _HOW[compile] if compile is not None else tier.mode()
+            if how == "auto" and not program.value_dependent:
+                # attached at the first replay: attaching builds the replay, which the
+                # first call does not need (NOTE [deferred program passes])
+                attach_later[id(program)] = program
+            else:
+                tier.attach(program, how)
             cache[key] = program
             if len(cache) > max_cached:
-                cache.popitem(last=False)
+                attach_later.pop(id(cache.popitem(last=False)[1]), None)
                 fast.clear()
             if program.value_dependent:
                 warnings.warn(
@@ -287,14 +294,19 @@ def jit(
             return result
         if program.value_dependent:
             return func(*args, **kwargs)
+        if attach_later and attach_later.pop(id(program), None) is not None:
+            tier.attach(program, "auto")
         if found is not None:
             fast[found[0]] = program
         return program.call(*arrays)
 
     compiled.cache = cache  # type: ignore[attr-defined]
-    compiled.compile = lambda: sum(  # type: ignore[attr-defined]
-        tier.compile_now(p) for p in list(cache.values()) if not p.value_dependent
-    )
+
+    def compile_all() -> int:
+        attach_later.clear()  # compiled here and now: no counting replay to attach
+        return sum(tier.compile_now(p) for p in list(cache.values()) if not p.value_dependent)
+
+    compiled.compile = compile_all  # type: ignore[attr-defined]
     return compiled
 
 

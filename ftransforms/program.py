@@ -517,21 +517,16 @@ class Program:
         in_types: Sequence | None = None,
     ) -> None:
         self.recorded = len(eqns)
-        if optimize:
-            eqns, out_refs = eliminate_common(eqns, list(out_refs))
-            eqns = eliminate_dead(eqns, {r for r in out_refs if r is not None})
-            if in_types is not None:
-                from ftransforms import program_rewrites as rw  # late import: it imports Eqn
-
-                eqns = rw.drop_broadcasts(eqns, in_types)
-                eqns = rw.factor_scalings(eqns, out_refs, in_types)
-                eqns = rw.sink_transposes(eqns, out_refs, in_types)
-                eqns, out_refs = eliminate_common(eqns, list(out_refs))
-                eqns = eliminate_dead(eqns, {r for r in out_refs if r is not None})
-            eqns = materialize_scalars(eqns)
-        self.eqns = eqns
+        # NOTE [deferred program passes]: the first call of a signature returns the values
+        # computed while recording, so nothing needs the simplified equations until the
+        # program is read or replayed: the passes run then (``_simplify``), once, and the
+        # first call pays only for the recording.
+        self._eqns: list[Eqn] | None = None
+        self._out_refs: list = list(out_refs)
+        self._pending: tuple | None = (eqns, in_types) if optimize else None
+        if not optimize:
+            self._eqns = eqns
         self.n_inputs = n_inputs
-        self.out_refs = out_refs
         # The recording's own copies: the traced call returned the originals to the caller.
         self.out_consts = [c.copy() if _is_mutable(c) else c for c in out_consts]
         self.out_spec = out_spec
@@ -553,6 +548,47 @@ class Program:
             self._form = "list"
         else:
             self._form = None
+
+    def _simplify(self) -> None:
+        """Run the passes on the recording (NOTE [deferred program passes])."""
+        eqns, in_types = self._pending
+        out_refs = self._out_refs
+        eqns, out_refs = eliminate_common(eqns, out_refs)
+        eqns = eliminate_dead(eqns, {r for r in out_refs if r is not None})
+        if in_types is not None:
+            from ftransforms import program_rewrites as rw  # late import: it imports Eqn
+
+            eqns = rw.drop_broadcasts(eqns, in_types)
+            eqns = rw.factor_scalings(eqns, out_refs, in_types)
+            eqns = rw.sink_transposes(eqns, out_refs, in_types)
+            eqns, out_refs = eliminate_common(eqns, list(out_refs))
+            eqns = eliminate_dead(eqns, {r for r in out_refs if r is not None})
+        self._eqns, self._out_refs = materialize_scalars(eqns), out_refs
+        self._pending = None
+
+    @property
+    def eqns(self) -> list[Eqn]:
+        """The simplified equations (the passes run on first access)."""
+        if self._pending is not None:
+            self._simplify()
+        return self._eqns
+
+    @eqns.setter
+    def eqns(self, value: list[Eqn]) -> None:
+        self._pending, self._eqns = None, value
+
+    @property
+    def out_refs(self) -> list:
+        """The slots of the outputs (``None``: the constant in ``out_consts``)."""
+        if self._pending is not None:
+            self._simplify()
+        return self._out_refs
+
+    @out_refs.setter
+    def out_refs(self, value: list) -> None:
+        if self._pending is not None:
+            self._simplify()
+        self._out_refs = value
 
     @property
     def source(self) -> str:
