@@ -19,6 +19,7 @@ Example:
 from __future__ import annotations
 
 import keyword
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -235,12 +236,39 @@ def forwarded_name(impl: Callable) -> str | None:
     return name
 
 
-def _direct_call(eqn: Eqn, args: list[str], shapes: dict, global_name: Callable) -> str | None:
+#: Outputs from this many elements get an outer-product ``multiply`` spelled as ``einsum``.
+_OUTER_EINSUM_MIN_SIZE = 2048
+
+#: The subscripts of ``einsum`` that multiply two same-rank operands elementwise.
+_ELEMENTWISE_SUBSCRIPTS = {n: "{0},{0}->{0}".format("abcdefgh"[:n]) for n in range(2, 9)}
+
+
+def _outer_product(eqn: Eqn, shapes: dict, dtypes: dict) -> bool:
+    """``eqn`` multiplies two float32/float64 arrays of the output's dtype and rank, each
+    broadcast along an axis the other spans (``(B, 1, n) * (B, m, 1)``): NumPy's ufunc
+    loops then run along a stride-0 operand, which ``einsum`` (the same products, no
+    sums) does about twice as fast up to a few MB; beyond, both are bound by memory."""
+    a, b = shapes.get(eqn.refs[0]), shapes.get(eqn.refs[1])
+    if a is None or b is None or len(a) != len(b) or len(a) not in _ELEMENTWISE_SUBSCRIPTS:
+        return False
+    dtype = numpy.dtype(eqn.avals[1])
+    if dtype.char not in "fd" or dtypes.get(eqn.refs[0]) != dtype:
+        return False
+    if dtypes.get(eqn.refs[1]) != dtype or math.prod(eqn.avals[0]) < _OUTER_EINSUM_MIN_SIZE:
+        return False
+    return any(m == 1 < n for m, n in zip(a, b)) and any(n == 1 < m for m, n in zip(a, b))
+
+
+def _direct_call(
+    eqn: Eqn, args: list[str], shapes: dict, global_name: Callable, dtypes: dict | None = None
+) -> str | None:
     """A cheaper spelling of ``eqn``'s call where it provably computes the same thing, or
     ``None``: the array methods ``x.reshape(shape)`` / ``x.transpose(axes)`` (what
     ``xp.reshape``/``xp.transpose`` call, without NumPy's dispatch), ``matmul`` without the
     outer-product test its implementation makes (the shapes are those of the recording),
-    and ``numpy.add.reduce`` for a float ``reduce_sum`` (what ``numpy.sum`` calls)."""
+    ``numpy.add.reduce`` for a float ``reduce_sum`` (what ``numpy.sum`` calls), and
+    ``einsum`` for an outer-product ``multiply`` (:func:`_outer_product`: the same values,
+    but no floating-point warning, as ``einsum`` sets none)."""
     name = eqn.prim.name
     if eqn.refs and eqn.refs[0] is None:
         return None
@@ -256,6 +284,17 @@ def _direct_call(eqn: Eqn, args: list[str], shapes: dict, global_name: Callable)
         if len(a) >= 2 and len(b) >= 2 and a[-1] == 1 and b[-2] == 1:
             return None  # the implementation multiplies instead (ops/linalg.py)
         return f"{global_name(matmul, 'u')}({args[0]}, {args[1]})"
+    if (
+        name == "multiply"
+        and eqn.xp is numpy
+        and not eqn.params
+        and len(args) == 2
+        and eqn.refs[1] is not None
+        and dtypes is not None
+        and _outer_product(eqn, shapes, dtypes)
+    ):
+        subscripts = _ELEMENTWISE_SUBSCRIPTS[len(eqn.avals[0])]
+        return f"{global_name(numpy.einsum, 'u')}({subscripts!r}, {args[0]}, {args[1]})"
     if (
         name == "reduce_sum"
         and eqn.xp is numpy
@@ -280,6 +319,7 @@ def generate(
     in_shapes: Sequence | None = None,
     form: str = "list",
     arrays_0d: bool = False,
+    in_dtypes: Sequence | None = None,
 ) -> Callable:
     """One Python function running ``eqns`` as straight-line code, each intermediate freed
     (``del``) after its last use.  Returns ``fn(*inputs) -> outputs``: a list, or with
@@ -296,11 +336,13 @@ def generate(
         return name
 
     shapes: dict[int, tuple] = dict(enumerate(in_shapes)) if in_shapes is not None else {}
+    dtypes: dict[int, Any] = dict(enumerate(in_dtypes)) if in_dtypes is not None else {}
     numpy_0d: set[int] = set()  # slots NumPy may hand back as a scalar (numpy.generic)
     for eqn in eqns:
         avals = eqn.avals if type(eqn.out) is tuple else (eqn.avals,)
-        for s, (shape, _) in zip(_out_slots(eqn), avals):
+        for s, (shape, dtype) in zip(_out_slots(eqn), avals):
             shapes[s] = tuple(shape)
+            dtypes[s] = dtype
             if arrays_0d and eqn.xp is numpy and not shape:
                 numpy_0d.add(s)
     out_slots = {r for r in outputs if r is not None}
@@ -315,7 +357,7 @@ def generate(
             f"a{r}" if r is not None else global_name(c, "c") for r, c in zip(eqn.refs, eqn.consts)
         ]
         emit = getattr(eqn.prim, "emit", None)  # a compiled kernel (NOTE [compiled tier])
-        call = _direct_call(eqn, args, shapes, global_name) if emit is None else None
+        call = _direct_call(eqn, args, shapes, global_name, dtypes) if emit is None else None
         if emit is not None:
             lines.extend("    " + x for x in emit(args, _out_slots(eqn), global_name))
         elif call is None:
@@ -605,6 +647,7 @@ class Program:
                 in_shapes=self.in_shapes,
                 form=self._form or "list",
                 arrays_0d=True,
+                in_dtypes=self.in_dtypes,
             )
             if self._fn is None:
                 self._fn = self._replay
