@@ -239,24 +239,29 @@ def forwarded_name(impl: Callable) -> str | None:
 #: Outputs from this many elements get an outer-product ``multiply`` spelled as ``einsum``.
 _OUTER_EINSUM_MIN_SIZE = 2048
 
-#: The subscripts of ``einsum`` that multiply two same-rank operands elementwise.
-_ELEMENTWISE_SUBSCRIPTS = {n: "{0},{0}->{0}".format("abcdefgh"[:n]) for n in range(2, 9)}
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
-def _outer_product(eqn: Eqn, shapes: dict, dtypes: dict) -> bool:
-    """``eqn`` multiplies two float32/float64 arrays of the output's dtype and rank, each
-    broadcast along an axis the other spans (``(B, 1, n) * (B, m, 1)``): NumPy's ufunc
-    loops then run along a stride-0 operand, which ``einsum`` (the same products, no
-    sums) does about twice as fast up to a few MB; beyond, both are bound by memory."""
+def _outer_product(eqn: Eqn, shapes: dict, dtypes: dict) -> str | None:
+    """The ``einsum`` subscripts of ``eqn``'s elementwise product when it multiplies two
+    float32/float64 arrays of the output's dtype, each broadcast along an axis the other
+    spans (``(B, 1, n) * (B, m, 1)``, a matmul over one term), else ``None``: NumPy's
+    ufunc loops then run along a stride-0 operand, which ``einsum`` (the same products,
+    no sums) does up to twice as fast up to a few MB; beyond, both are bound by memory."""
     a, b = shapes.get(eqn.refs[0]), shapes.get(eqn.refs[1])
-    if a is None or b is None or len(a) != len(b) or len(a) not in _ELEMENTWISE_SUBSCRIPTS:
-        return False
     dtype = numpy.dtype(eqn.avals[1])
-    if dtype.char not in "fd" or dtypes.get(eqn.refs[0]) != dtype:
-        return False
+    if a is None or b is None or dtype.char not in "fd" or dtypes.get(eqn.refs[0]) != dtype:
+        return None
     if dtypes.get(eqn.refs[1]) != dtype or math.prod(eqn.avals[0]) < _OUTER_EINSUM_MIN_SIZE:
-        return False
-    return any(m == 1 < n for m, n in zip(a, b)) and any(n == 1 < m for m, n in zip(a, b))
+        return None
+    n = len(eqn.avals[0])
+    if n > len(_LETTERS) or max(len(a), len(b)) != n:
+        return None
+    pa, pb = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    if not (any(i == 1 < j for i, j in zip(pa, pb)) and any(j == 1 < i for i, j in zip(pa, pb))):
+        return None
+    out = _LETTERS[:n]
+    return f"{out[n - len(a) :]},{out[n - len(b) :]}->{out}"
 
 
 def _direct_call(
@@ -282,7 +287,13 @@ def _direct_call(
         if a is None or b is None or matmul is None:
             return None
         if len(a) >= 2 and len(b) >= 2 and a[-1] == 1 and b[-2] == 1:
-            return None  # the implementation multiplies instead (ops/linalg.py)
+            # the implementation multiplies instead (ops/linalg.py): an outer product
+            if dtypes is None or eqn.xp is not numpy:
+                return None
+            subscripts = _outer_product(eqn, shapes, dtypes)
+            if subscripts is None:
+                return None
+            return f"{global_name(numpy.einsum, 'u')}({subscripts!r}, {args[0]}, {args[1]})"
         return f"{global_name(matmul, 'u')}({args[0]}, {args[1]})"
     if (
         name == "multiply"
@@ -291,9 +302,8 @@ def _direct_call(
         and len(args) == 2
         and eqn.refs[1] is not None
         and dtypes is not None
-        and _outer_product(eqn, shapes, dtypes)
+        and (subscripts := _outer_product(eqn, shapes, dtypes)) is not None
     ):
-        subscripts = _ELEMENTWISE_SUBSCRIPTS[len(eqn.avals[0])]
         return f"{global_name(numpy.einsum, 'u')}({subscripts!r}, {args[0]}, {args[1]})"
     if (
         name == "reduce_sum"

@@ -145,3 +145,28 @@ def test_per_example_gradients_replay_their_outer_products_as_einsum():
     assert "->" in _program(f).source
     xs2 = rng.normal(size=(16, 64)).astype(np.float32)
     np.testing.assert_array_equal(f(w, xs2), per_example(w, xs2))
+
+
+@pytest.mark.parametrize(
+    "a_shape, b_shape",
+    [((320, 1), (1, 40)), ((32, 10, 1), (32, 1, 40)), ((10, 1), (8, 1, 300))],
+)
+def test_matmul_over_one_term_replays_as_einsum(a_shape, b_shape):
+    rng = np.random.default_rng(2)
+    f = ft.jit(lambda a, b: a @ b, compile=False)
+    a = rng.normal(size=a_shape).astype(np.float32)
+    b = rng.normal(size=b_shape).astype(np.float32)
+    np.testing.assert_array_equal(f(a, b), a * b)  # what the implementation computes
+    assert "->" in _program(f).source
+    a2, b2 = rng.normal(size=a_shape).astype(np.float32), rng.normal(size=b_shape)
+    b2 = b2.astype(np.float32)
+    np.testing.assert_allclose(f(a2, b2), np.matmul(a2, b2), rtol=1e-6)
+    np.testing.assert_array_equal(f(a2, b2), a2 * b2)
+
+
+def test_broadcast_of_different_ranks_uses_trailing_subscripts():
+    f = ft.jit(lambda a, b: a * b, compile=False)
+    a, b = np.arange(300.0).reshape(300, 1), np.linspace(0, 1, 4 * 50).reshape(4, 1, 50)
+    np.testing.assert_array_equal(f(a, b), a * b)
+    np.testing.assert_array_equal(f(a, b), a * b)
+    assert "'bc,abc->abc'" in _program(f).source
