@@ -100,6 +100,14 @@ class TraceTracer(Tracer):
     def dtype(self) -> Any:
         return self.val.dtype
 
+    @property
+    def ndim(self) -> int:
+        return self.val.ndim
+
+    @property
+    def size(self) -> int:
+        return self.val.size
+
     def _concrete(self) -> Any:
         interp = self._interp
         # ``R[t]`` of a closed-over array: NOTE [constant subscripts in a capture]
@@ -197,24 +205,28 @@ class TraceInterpreter(Interpreter):
         vals = []
         refs = []
         consts = []
-        constant = foreign = False
+        constant = foreign = other = has_const = False
         for a in args:
             t = type(a)
             if t is TraceTracer and a._interp is self:
-                vals.append(a.val)
+                v = a.val
+                vals.append(v)
                 refs.append(a.ref)
                 consts.append(None)
-            elif t is ConstantTracer:  # NOTE [constant subscripts in a capture]
-                vals.append(a.val)
-                refs.append(None)
-                consts.append(a.val)
-                constant = True
             else:
-                vals.append(a)
+                has_const = True
+                if t is ConstantTracer:  # NOTE [constant subscripts in a capture]
+                    v = a.val
+                    constant = True
+                else:
+                    v = a
+                    if isinstance(a, Tracer):
+                        foreign = True
+                vals.append(v)
                 refs.append(None)
-                consts.append(a)
-                if isinstance(a, Tracer):
-                    foreign = True
+                consts.append(v)
+            if type(v) is not numpy.ndarray and type(v) not in _PYTHON_SCALARS:
+                other = True  # NumPy scalars, CuPy arrays: namespace_of decides
         if self.seen is not None:
             for r, v in zip(refs, vals):
                 if r is not None:
@@ -226,7 +238,7 @@ class TraceInterpreter(Interpreter):
                 f"{prim.name} uses a value of an enclosing transform (a closure over a "
                 f"traced value), which a replay would not see"
             )
-        xp = namespace_of(*vals)
+        xp = namespace_of(*vals) if other else numpy
         if prim in EFFECT_PRIMITIVES and (self.quiet or MUTED[0]):
             if MUTED[0]:
                 return ()  # a trial run: neither run nor recorded
@@ -243,7 +255,9 @@ class TraceInterpreter(Interpreter):
                 Eqn(prim, xp, tuple(refs), consts, params, tuple(o.ref for o in outs), avals)
             )
             return outs
-        if prim.name not in _PEEPHOLE:  # the common case: record and return
+        name = prim.name
+        if name not in _PEEPHOLE or (not has_const and name in _CONSTANT_PEEPHOLE):
+            # the common case: record and return
             ref = self.n_slots
             self.n_slots = ref + 1
             self.program.append(
@@ -688,6 +702,12 @@ class TraceInterpreter(Interpreter):
 _PEEPHOLE = frozenset(
     {"getitem", "power", "multiply", "divide", "matmul", "reduce_sum", "transpose", "reshape"}
 )
+
+#: Those of them simplified only with a constant operand (``x * 1``, ``x ** 0``, ``I * v``).
+_CONSTANT_PEEPHOLE = frozenset({"power", "multiply", "divide"})
+
+#: Python scalars: no array namespace of their own.
+_PYTHON_SCALARS = frozenset({int, float, complex, bool})
 
 #: ``Eqn``'s constructor without the Python frame of the named tuple's ``__new__``.
 _new_eqn = tuple.__new__
