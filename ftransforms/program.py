@@ -51,6 +51,10 @@ class Eqn(NamedTuple):
     avals: Any
 
 
+#: ``Eqn``'s constructor without the Python frame of the named tuple's ``__new__``.
+_new_eqn = tuple.__new__
+
+
 def _out_slots(eqn: Eqn) -> tuple:
     return eqn.out if type(eqn.out) is tuple else (eqn.out,)
 
@@ -88,10 +92,16 @@ def eliminate_dead(eqns: Sequence[Eqn], live: set) -> list[Eqn]:
     live = set(live)
     kept = []
     for eqn in reversed(eqns):
-        if any(s in live for s in _out_slots(eqn)) or has_effects(eqn.prim):
+        out = eqn.out
+        if (
+            (out in live if type(out) is not tuple else any(s in live for s in out))
+            or eqn.prim in EFFECT_PRIMITIVES
+            or getattr(eqn.prim, "has_effects", False)
+        ):
             kept.append(eqn)
-            live.update(r for r in eqn.refs if r is not None)
+            live.update(eqn.refs)
     kept.reverse()
+    live.discard(None)
     return kept
 
 
@@ -115,6 +125,8 @@ def _const_key(c: Any) -> Any:
 
 def _params_key(params: dict) -> Any:
     # TypeError for unhashable settings (arrays): the caller skips the equation
+    if not params:
+        return ()
     return tuple((k, freeze(v)) for k, v in sorted(params.items()))
 
 
@@ -126,9 +138,14 @@ def eliminate_common(eqns: Sequence[Eqn], outputs: list) -> tuple[list[Eqn], lis
     rename: dict[int, int] = {}
     seen: dict[Any, Any] = {}
     kept = []
+    get = rename.get
     for eqn in eqns:
-        refs = tuple(None if r is None else rename.get(r, r) for r in eqn.refs)
-        eqn = eqn._replace(refs=refs)
+        refs = eqn.refs
+        if rename:
+            new_refs = tuple([get(r, r) for r in refs])  # None maps to itself
+            if new_refs != refs:
+                refs = new_refs
+                eqn = _new_eqn(Eqn, (eqn[0], eqn[1], refs, *eqn[3:]))
         if has_effects(eqn.prim):
             kept.append(eqn)
             continue
@@ -137,7 +154,9 @@ def eliminate_common(eqns: Sequence[Eqn], outputs: list) -> tuple[list[Eqn], lis
                 eqn.prim,
                 id(eqn.xp),
                 refs,
-                tuple(None if r is not None else _const_key(c) for r, c in zip(refs, eqn.consts)),
+                tuple([None if r is not None else _const_key(c) for r, c in zip(refs, eqn.consts)])
+                if None in refs
+                else None,
                 _params_key(eqn.params),
             )
         except TypeError:
@@ -171,13 +190,15 @@ def materialize_scalars(eqns: Sequence[Eqn]) -> list:
     """
     out = []
     for eqn in eqns:
-        shape, dtype = eqn.avals if type(eqn.out) is not tuple else (None, None)
+        if None not in eqn.refs or type(eqn.out) is tuple:
+            out.append(eqn)  # no constant operand (or several results)
+            continue
+        shape, dtype = eqn.avals
         if (
-            shape is None
-            or eqn.xp is not numpy
+            eqn.xp is not numpy
             or eqn.prim.name not in MATERIALIZABLE
             or eqn.params
-            or int(numpy.prod(shape)) > _MATERIALIZE_MAX_SIZE
+            or math.prod(shape) > _MATERIALIZE_MAX_SIZE
             or not any(
                 r is None
                 and isinstance(c, (int, float, complex, numpy.generic))
@@ -249,8 +270,10 @@ def _outer_product(eqn: Eqn, shapes: dict, dtypes: dict) -> str | None:
     ufunc loops then run along a stride-0 operand, which ``einsum`` (the same products,
     no sums) does up to twice as fast up to a few MB; beyond, both are bound by memory."""
     a, b = shapes.get(eqn.refs[0]), shapes.get(eqn.refs[1])
+    if a is None or b is None or a == b:
+        return None
     dtype = numpy.dtype(eqn.avals[1])
-    if a is None or b is None or dtype.char not in "fd" or dtypes.get(eqn.refs[0]) != dtype:
+    if dtype.char not in "fd" or dtypes.get(eqn.refs[0]) != dtype:
         return None
     if dtypes.get(eqn.refs[1]) != dtype or math.prod(eqn.avals[0]) < _OUTER_EINSUM_MIN_SIZE:
         return None
