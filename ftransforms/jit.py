@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import threading
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -94,14 +95,29 @@ class _young_collections_only:  # noqa: N801 - used as ``with _young_collections
     its tuples) alive until it ends, so the collector's full pass, which a growing heap
     triggers, scans it again and again: one pass cost a third of recording 5000 small
     ops.  While a recording runs the full pass is put off (the young generations, where
-    short-lived cycles die, are still collected), and it runs as usual afterwards."""
+    short-lived cycles die, are still collected), and it runs as usual afterwards.  The
+    setting is the process's: recordings in several threads share one count, and the last
+    to end restores it."""
 
     def __enter__(self) -> None:
-        self.saved = gc.get_threshold()
-        gc.set_threshold(self.saved[0], self.saved[1], 1 << 30)
+        with _GC_LOCK:
+            if not _GC_STATE:
+                saved = gc.get_threshold()
+                _GC_STATE.append(saved)
+                gc.set_threshold(saved[0], saved[1], 1 << 30)
+            _GC_STATE.append(None)
 
     def __exit__(self, *exc: Any) -> None:
-        gc.set_threshold(*self.saved)
+        with _GC_LOCK:
+            _GC_STATE.pop()
+            if len(_GC_STATE) == 1:
+                gc.set_threshold(*_GC_STATE.pop())
+
+
+#: ``[saved thresholds, one None per recording in progress]`` (NOTE [no full collections
+#: while recording]); empty when none is.
+_GC_STATE: list = []
+_GC_LOCK = threading.Lock()
 
 
 def _trace(

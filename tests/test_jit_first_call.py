@@ -170,3 +170,37 @@ def test_broadcast_of_different_ranks_uses_trailing_subscripts():
     np.testing.assert_array_equal(f(a, b), a * b)
     np.testing.assert_array_equal(f(a, b), a * b)
     assert "'bc,abc->abc'" in _program(f).source
+
+
+def test_nested_and_threaded_recordings_restore_the_collector_once():
+    import threading
+
+    saved = gc.get_threshold()
+    inner = ft.jit(lambda x: np.sin(x) + 1.0)
+    outer = ft.make_program(lambda x: inner(x) * 2.0)  # jit inside a recording
+    np.testing.assert_array_equal(outer(np.ones(3)).call(np.zeros(3)), (np.sin(0.0) + 1.0) * 2)
+    assert gc.get_threshold() == saved
+
+    # recording 1 starts, recording 2 starts, recording 1 ends, recording 2 ends
+    inside = [threading.Event(), threading.Event()]
+    leave = [threading.Event(), threading.Event()]
+
+    def recorder(k):
+        def f(x):
+            inside[k].set()
+            leave[k].wait(timeout=10)
+            return x * 3.0
+
+        return threading.Thread(target=lambda: ft.jit(f)(np.ones(2)))
+
+    threads = [recorder(0), recorder(1)]
+    threads[0].start()
+    assert inside[0].wait(timeout=10)
+    threads[1].start()
+    assert inside[1].wait(timeout=10)
+    leave[0].set()
+    threads[0].join(timeout=10)
+    assert gc.get_threshold()[2] > saved[2]  # recording 2 still runs: no full passes
+    leave[1].set()
+    threads[1].join(timeout=10)
+    assert gc.get_threshold() == saved
