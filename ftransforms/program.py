@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import keyword
 import math
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -554,6 +555,9 @@ def _format_eqns(eqns: Sequence[Eqn], indent: str, lines: list) -> None:
 # -- the program --------------------------------------------------------------------------
 
 _LEAF_SPEC = tree_flatten(0)[1]
+
+#: Held while a program's passes run (NOTE [deferred program passes]).
+_SIMPLIFY_LOCK = threading.Lock()
 _SPECS: dict = {}
 
 
@@ -625,7 +629,13 @@ class Program:
             self._form = None
 
     def _simplify(self) -> None:
-        """Run the passes on the recording (NOTE [deferred program passes])."""
+        """Run the passes on the recording (NOTE [deferred program passes]); once, also
+        when the compiled tier's background thread asks at the same time."""
+        with _SIMPLIFY_LOCK:
+            if self._pending is not None:
+                self._simplify_now()
+
+    def _simplify_now(self) -> None:
         eqns, in_types = self._pending
         out_refs = self._out_refs
         eqns, out_refs = eliminate_common(eqns, out_refs)
@@ -639,7 +649,7 @@ class Program:
             eqns, out_refs = eliminate_common(eqns, list(out_refs))
             eqns = eliminate_dead(eqns, {r for r in out_refs if r is not None})
         self._eqns, self._out_refs = materialize_scalars(eqns), out_refs
-        self._pending = None
+        self._pending = None  # last: a reader that sees None sees both of the above
 
     @property
     def eqns(self) -> list[Eqn]:
@@ -650,7 +660,9 @@ class Program:
 
     @eqns.setter
     def eqns(self, value: list[Eqn]) -> None:
-        self._pending, self._eqns = None, value
+        if self._pending is not None:
+            self._simplify()  # the outputs' slots are the simplified ones
+        self._eqns = value
 
     @property
     def out_refs(self) -> list:
