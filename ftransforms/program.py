@@ -19,6 +19,8 @@ Example:
 from __future__ import annotations
 
 import keyword
+import math
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -48,6 +50,10 @@ class Eqn(NamedTuple):
     params: dict
     out: Any
     avals: Any
+
+
+#: ``Eqn``'s constructor without the Python frame of the named tuple's ``__new__``.
+_new_eqn = tuple.__new__
 
 
 def _out_slots(eqn: Eqn) -> tuple:
@@ -87,10 +93,16 @@ def eliminate_dead(eqns: Sequence[Eqn], live: set) -> list[Eqn]:
     live = set(live)
     kept = []
     for eqn in reversed(eqns):
-        if any(s in live for s in _out_slots(eqn)) or has_effects(eqn.prim):
+        out = eqn.out
+        if (
+            (out in live if type(out) is not tuple else any(s in live for s in out))
+            or eqn.prim in EFFECT_PRIMITIVES
+            or getattr(eqn.prim, "has_effects", False)
+        ):
             kept.append(eqn)
-            live.update(r for r in eqn.refs if r is not None)
+            live.update(eqn.refs)
     kept.reverse()
+    live.discard(None)
     return kept
 
 
@@ -114,6 +126,8 @@ def _const_key(c: Any) -> Any:
 
 def _params_key(params: dict) -> Any:
     # TypeError for unhashable settings (arrays): the caller skips the equation
+    if not params:
+        return ()
     return tuple((k, freeze(v)) for k, v in sorted(params.items()))
 
 
@@ -125,9 +139,14 @@ def eliminate_common(eqns: Sequence[Eqn], outputs: list) -> tuple[list[Eqn], lis
     rename: dict[int, int] = {}
     seen: dict[Any, Any] = {}
     kept = []
+    get = rename.get
     for eqn in eqns:
-        refs = tuple(None if r is None else rename.get(r, r) for r in eqn.refs)
-        eqn = eqn._replace(refs=refs)
+        refs = eqn.refs
+        if rename:
+            new_refs = tuple([get(r, r) for r in refs])  # None maps to itself
+            if new_refs != refs:
+                refs = new_refs
+                eqn = _new_eqn(Eqn, (eqn[0], eqn[1], refs, *eqn[3:]))
         if has_effects(eqn.prim):
             kept.append(eqn)
             continue
@@ -136,7 +155,9 @@ def eliminate_common(eqns: Sequence[Eqn], outputs: list) -> tuple[list[Eqn], lis
                 eqn.prim,
                 id(eqn.xp),
                 refs,
-                tuple(None if r is not None else _const_key(c) for r, c in zip(refs, eqn.consts)),
+                tuple([None if r is not None else _const_key(c) for r, c in zip(refs, eqn.consts)])
+                if None in refs
+                else None,
                 _params_key(eqn.params),
             )
         except TypeError:
@@ -170,13 +191,15 @@ def materialize_scalars(eqns: Sequence[Eqn]) -> list:
     """
     out = []
     for eqn in eqns:
-        shape, dtype = eqn.avals if type(eqn.out) is not tuple else (None, None)
+        if None not in eqn.refs or type(eqn.out) is tuple:
+            out.append(eqn)  # no constant operand (or several results)
+            continue
+        shape, dtype = eqn.avals
         if (
-            shape is None
-            or eqn.xp is not numpy
+            eqn.xp is not numpy
             or eqn.prim.name not in MATERIALIZABLE
             or eqn.params
-            or int(numpy.prod(shape)) > _MATERIALIZE_MAX_SIZE
+            or math.prod(shape) > _MATERIALIZE_MAX_SIZE
             or not any(
                 r is None
                 and isinstance(c, (int, float, complex, numpy.generic))
@@ -235,12 +258,46 @@ def forwarded_name(impl: Callable) -> str | None:
     return name
 
 
-def _direct_call(eqn: Eqn, args: list[str], shapes: dict, global_name: Callable) -> str | None:
+#: Outputs from this many elements get an outer-product ``multiply`` spelled as ``einsum``.
+_OUTER_EINSUM_MIN_SIZE = 2048
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _outer_product(eqn: Eqn, shapes: dict, dtypes: dict) -> str | None:
+    """The ``einsum`` subscripts of ``eqn``'s elementwise product when it multiplies two
+    float32/float64 arrays of the output's dtype, each broadcast along an axis the other
+    spans (``(B, 1, n) * (B, m, 1)``, a matmul over one term), else ``None``: NumPy's
+    ufunc loops then run along a stride-0 operand, which ``einsum`` (the same products,
+    no sums) does up to twice as fast up to a few MB; beyond, both are bound by memory."""
+    a, b = shapes.get(eqn.refs[0]), shapes.get(eqn.refs[1])
+    if a is None or b is None or a == b:
+        return None
+    dtype = numpy.dtype(eqn.avals[1])
+    if dtype.char not in "fd" or dtypes.get(eqn.refs[0]) != dtype:
+        return None
+    if dtypes.get(eqn.refs[1]) != dtype or math.prod(eqn.avals[0]) < _OUTER_EINSUM_MIN_SIZE:
+        return None
+    n = len(eqn.avals[0])
+    if n > len(_LETTERS) or max(len(a), len(b)) != n:
+        return None
+    pa, pb = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    if not (any(i == 1 < j for i, j in zip(pa, pb)) and any(j == 1 < i for i, j in zip(pa, pb))):
+        return None
+    out = _LETTERS[:n]
+    return f"{out[n - len(a) :]},{out[n - len(b) :]}->{out}"
+
+
+def _direct_call(
+    eqn: Eqn, args: list[str], shapes: dict, global_name: Callable, dtypes: dict | None = None
+) -> str | None:
     """A cheaper spelling of ``eqn``'s call where it provably computes the same thing, or
     ``None``: the array methods ``x.reshape(shape)`` / ``x.transpose(axes)`` (what
     ``xp.reshape``/``xp.transpose`` call, without NumPy's dispatch), ``matmul`` without the
     outer-product test its implementation makes (the shapes are those of the recording),
-    and ``numpy.add.reduce`` for a float ``reduce_sum`` (what ``numpy.sum`` calls)."""
+    ``numpy.add.reduce`` for a float ``reduce_sum`` (what ``numpy.sum`` calls), and
+    ``einsum`` for an outer-product ``multiply`` (:func:`_outer_product`: the same values,
+    but no floating-point warning, as ``einsum`` sets none)."""
     name = eqn.prim.name
     if eqn.refs and eqn.refs[0] is None:
         return None
@@ -254,8 +311,24 @@ def _direct_call(eqn: Eqn, args: list[str], shapes: dict, global_name: Callable)
         if a is None or b is None or matmul is None:
             return None
         if len(a) >= 2 and len(b) >= 2 and a[-1] == 1 and b[-2] == 1:
-            return None  # the implementation multiplies instead (ops/linalg.py)
+            # the implementation multiplies instead (ops/linalg.py): an outer product
+            if dtypes is None or eqn.xp is not numpy:
+                return None
+            subscripts = _outer_product(eqn, shapes, dtypes)
+            if subscripts is None:
+                return None
+            return f"{global_name(numpy.einsum, 'u')}({subscripts!r}, {args[0]}, {args[1]})"
         return f"{global_name(matmul, 'u')}({args[0]}, {args[1]})"
+    if (
+        name == "multiply"
+        and eqn.xp is numpy
+        and not eqn.params
+        and len(args) == 2
+        and eqn.refs[1] is not None
+        and dtypes is not None
+        and (subscripts := _outer_product(eqn, shapes, dtypes)) is not None
+    ):
+        return f"{global_name(numpy.einsum, 'u')}({subscripts!r}, {args[0]}, {args[1]})"
     if (
         name == "reduce_sum"
         and eqn.xp is numpy
@@ -280,6 +353,7 @@ def generate(
     in_shapes: Sequence | None = None,
     form: str = "list",
     arrays_0d: bool = False,
+    in_dtypes: Sequence | None = None,
 ) -> Callable:
     """One Python function running ``eqns`` as straight-line code, each intermediate freed
     (``del``) after its last use.  Returns ``fn(*inputs) -> outputs``: a list, or with
@@ -296,11 +370,13 @@ def generate(
         return name
 
     shapes: dict[int, tuple] = dict(enumerate(in_shapes)) if in_shapes is not None else {}
+    dtypes: dict[int, Any] = dict(enumerate(in_dtypes)) if in_dtypes is not None else {}
     numpy_0d: set[int] = set()  # slots NumPy may hand back as a scalar (numpy.generic)
     for eqn in eqns:
         avals = eqn.avals if type(eqn.out) is tuple else (eqn.avals,)
-        for s, (shape, _) in zip(_out_slots(eqn), avals):
+        for s, (shape, dtype) in zip(_out_slots(eqn), avals):
             shapes[s] = tuple(shape)
+            dtypes[s] = dtype
             if arrays_0d and eqn.xp is numpy and not shape:
                 numpy_0d.add(s)
     out_slots = {r for r in outputs if r is not None}
@@ -315,7 +391,7 @@ def generate(
             f"a{r}" if r is not None else global_name(c, "c") for r, c in zip(eqn.refs, eqn.consts)
         ]
         emit = getattr(eqn.prim, "emit", None)  # a compiled kernel (NOTE [compiled tier])
-        call = _direct_call(eqn, args, shapes, global_name) if emit is None else None
+        call = _direct_call(eqn, args, shapes, global_name, dtypes) if emit is None else None
         if emit is not None:
             lines.extend("    " + x for x in emit(args, _out_slots(eqn), global_name))
         elif call is None:
@@ -479,6 +555,9 @@ def _format_eqns(eqns: Sequence[Eqn], indent: str, lines: list) -> None:
 # -- the program --------------------------------------------------------------------------
 
 _LEAF_SPEC = tree_flatten(0)[1]
+
+#: Held while a program's passes run (NOTE [deferred program passes]).
+_SIMPLIFY_LOCK = threading.Lock()
 _SPECS: dict = {}
 
 
@@ -517,21 +596,16 @@ class Program:
         in_types: Sequence | None = None,
     ) -> None:
         self.recorded = len(eqns)
-        if optimize:
-            eqns, out_refs = eliminate_common(eqns, list(out_refs))
-            eqns = eliminate_dead(eqns, {r for r in out_refs if r is not None})
-            if in_types is not None:
-                from ftransforms import program_rewrites as rw  # late import: it imports Eqn
-
-                eqns = rw.drop_broadcasts(eqns, in_types)
-                eqns = rw.factor_scalings(eqns, out_refs, in_types)
-                eqns = rw.sink_transposes(eqns, out_refs, in_types)
-                eqns, out_refs = eliminate_common(eqns, list(out_refs))
-                eqns = eliminate_dead(eqns, {r for r in out_refs if r is not None})
-            eqns = materialize_scalars(eqns)
-        self.eqns = eqns
+        # NOTE [deferred program passes]: the first call of a signature returns the values
+        # computed while recording, so nothing needs the simplified equations until the
+        # program is read or replayed: the passes run then (``_simplify``), once, and the
+        # first call pays only for the recording.
+        self._eqns: list[Eqn] | None = None
+        self._out_refs: list = list(out_refs)
+        self._pending: tuple | None = (eqns, in_types) if optimize else None
+        if not optimize:
+            self._eqns = eqns
         self.n_inputs = n_inputs
-        self.out_refs = out_refs
         # The recording's own copies: the traced call returned the originals to the caller.
         self.out_consts = [c.copy() if _is_mutable(c) else c for c in out_consts]
         self.out_spec = out_spec
@@ -554,6 +628,55 @@ class Program:
         else:
             self._form = None
 
+    def _simplify(self) -> None:
+        """Run the passes on the recording (NOTE [deferred program passes]); once, also
+        when the compiled tier's background thread asks at the same time."""
+        with _SIMPLIFY_LOCK:
+            if self._pending is not None:
+                self._simplify_now()
+
+    def _simplify_now(self) -> None:
+        eqns, in_types = self._pending
+        out_refs = self._out_refs
+        eqns, out_refs = eliminate_common(eqns, out_refs)
+        eqns = eliminate_dead(eqns, {r for r in out_refs if r is not None})
+        if in_types is not None:
+            from ftransforms import program_rewrites as rw  # late import: it imports Eqn
+
+            eqns = rw.drop_broadcasts(eqns, in_types)
+            eqns = rw.factor_scalings(eqns, out_refs, in_types)
+            eqns = rw.sink_transposes(eqns, out_refs, in_types)
+            eqns, out_refs = eliminate_common(eqns, list(out_refs))
+            eqns = eliminate_dead(eqns, {r for r in out_refs if r is not None})
+        self._eqns, self._out_refs = materialize_scalars(eqns), out_refs
+        self._pending = None  # last: a reader that sees None sees both of the above
+
+    @property
+    def eqns(self) -> list[Eqn]:
+        """The simplified equations (the passes run on first access)."""
+        if self._pending is not None:
+            self._simplify()
+        return self._eqns
+
+    @eqns.setter
+    def eqns(self, value: list[Eqn]) -> None:
+        if self._pending is not None:
+            self._simplify()  # the outputs' slots are the simplified ones
+        self._eqns = value
+
+    @property
+    def out_refs(self) -> list:
+        """The slots of the outputs (``None``: the constant in ``out_consts``)."""
+        if self._pending is not None:
+            self._simplify()
+        return self._out_refs
+
+    @out_refs.setter
+    def out_refs(self, value: list) -> None:
+        if self._pending is not None:
+            self._simplify()
+        self._out_refs = value
+
     @property
     def source(self) -> str:
         """The generated Python source that :meth:`run` executes."""
@@ -569,6 +692,7 @@ class Program:
                 in_shapes=self.in_shapes,
                 form=self._form or "list",
                 arrays_0d=True,
+                in_dtypes=self.in_dtypes,
             )
             if self._fn is None:
                 self._fn = self._replay

@@ -609,6 +609,10 @@ class ValTracer(Tracer):
     def dtype(self) -> Any:
         return self.val.dtype
 
+    @property
+    def size(self) -> int:
+        return self.val.size
+
     def _concrete(self) -> Any:
         v = self.val
         return v._concrete() if isinstance(v, Tracer) else v

@@ -184,32 +184,45 @@ class TraceInterpreter(Interpreter):
             self.reason = reason
 
     def process(self, prim: Any, args: tuple, params: dict) -> Any:
+        # One pass over the arguments; the peephole checks below only for the few
+        # primitives they concern (the recording is on the first call's critical path).
         vals = []
         refs = []
-        constant = False
+        consts = []
+        constant = foreign = other = has_const = False
         for a in args:
-            if type(a) is TraceTracer and a._interp is self:
-                vals.append(a.val)
+            t = type(a)
+            if t is TraceTracer and a._interp is self:
+                v = a.val
+                vals.append(v)
                 refs.append(a.ref)
-            elif type(a) is ConstantTracer:  # NOTE [constant subscripts in a capture]
-                vals.append(a.val)
-                refs.append(None)
-                constant = True
+                consts.append(None)
             else:
-                vals.append(a)
+                has_const = True
+                if t is ConstantTracer:  # NOTE [constant subscripts in a capture]
+                    v = a.val
+                    constant = True
+                else:
+                    v = a
+                    if isinstance(a, Tracer):
+                        foreign = True
+                vals.append(v)
                 refs.append(None)
+                consts.append(v)
+            if type(v) is not numpy.ndarray and type(v) not in _PYTHON_SCALARS:
+                other = True  # NumPy scalars, CuPy arrays: namespace_of decides
         if self.seen is not None:
             for r, v in zip(refs, vals):
                 if r is not None:
                     self.seen[r] = v
         if prim.effectful:
             self.note_value_read(f"the random primitive {prim.name!r}")
-        if any(r is None and isinstance(v, Tracer) for v, r in zip(vals, refs)):
+        if foreign:
             self.note_value_read(
                 f"{prim.name} uses a value of an enclosing transform (a closure over a "
                 f"traced value), which a replay would not see"
             )
-        xp = namespace_of(*vals)
+        xp = namespace_of(*vals) if other else numpy
         if prim in EFFECT_PRIMITIVES and (self.quiet or MUTED[0]):
             if MUTED[0]:
                 return ()  # a trial run: neither run nor recorded
@@ -218,7 +231,7 @@ class TraceInterpreter(Interpreter):
             out = prim.impl(xp, *vals, **params)
         if constant and all(r is None for r in refs):
             return tuple(out) if prim.multiple_results else out  # constants alone
-        consts = tuple(v if r is None else None for v, r in zip(vals, refs))
+        consts = tuple(consts)
         if prim.multiple_results:
             outs = tuple(self.new_input(o) for o in out)
             avals = tuple((o.shape, o.dtype) for o in out)
@@ -226,6 +239,15 @@ class TraceInterpreter(Interpreter):
                 Eqn(prim, xp, tuple(refs), consts, params, tuple(o.ref for o in outs), avals)
             )
             return outs
+        name = prim.name
+        if name not in _PEEPHOLE or (not has_const and name in _CONSTANT_PEEPHOLE):
+            # the common case: record and return
+            ref = self.n_slots
+            self.n_slots = ref + 1
+            self.program.append(
+                _new_eqn(Eqn, (prim, xp, tuple(refs), consts, params, ref, (out.shape, out.dtype)))
+            )
+            return TraceTracer(self, out, ref)
         same = _identity_operand(prim, vals, refs, out, params)
         if same is not None:
             a = args[same]  # a new object: NumPy's result is a new array (writes stay apart)
@@ -658,6 +680,21 @@ class TraceInterpreter(Interpreter):
                 return result
         return None
 
+
+#: The primitives :meth:`TraceInterpreter.process` simplifies while recording (see the
+#: peephole section below); every other one is recorded as it comes.
+_PEEPHOLE = frozenset(
+    {"getitem", "power", "multiply", "divide", "matmul", "reduce_sum", "transpose", "reshape"}
+)
+
+#: Those of them simplified only with a constant operand (``x * 1``, ``x ** 0``, ``I * v``).
+_CONSTANT_PEEPHOLE = frozenset({"power", "multiply", "divide"})
+
+#: Python scalars: no array namespace of their own.
+_PYTHON_SCALARS = frozenset({int, float, complex, bool})
+
+#: ``Eqn``'s constructor without the Python frame of the named tuple's ``__new__``.
+_new_eqn = tuple.__new__
 
 #: Subscripts of closed-over arrays one capture may rebind before it gives up.
 _MAX_REBINDS = 8
