@@ -73,15 +73,31 @@ _KINDS = (*_FLOATS, numpy.dtype(bool))
 class View:
     """An array read through a view: ``base`` (a slot) indexed so that view axis ``k`` of
     ``shape`` reads base axis ``axes.index(k)``; ``axes[b]`` is the view axis base axis
-    ``b`` follows, or ``None`` where the base axis has length 1 (index 0)."""
+    ``b`` follows, or ``None`` where the view does not follow it (index ``starts[b]``).
+    Base axis ``b`` is read at ``starts[b] + steps[b] * i`` for view index ``i`` (a static
+    ``getitem`` slice; 0 and 1 otherwise)."""
 
-    __slots__ = ("base", "shape", "axes")
+    __slots__ = ("base", "shape", "axes", "starts", "steps")
 
-    def __init__(self, base: int, shape: tuple, axes: tuple) -> None:
+    def __init__(
+        self, base: int, shape: tuple, axes: tuple, starts: tuple = (), steps: tuple = ()
+    ) -> None:
         self.base, self.shape, self.axes = base, tuple(shape), tuple(axes)
+        self.starts = tuple(starts) or (0,) * len(self.axes)
+        self.steps = tuple(steps) or (1,) * len(self.axes)
+
+    @property
+    def offset(self) -> bool:
+        """Whether the view reads anything but ``base[..., 0:n:1, ...]`` along its axes."""
+        return any(self.starts) or any(t != 1 for t in self.steps)
+
+    def like(self, shape: tuple, axes: tuple) -> View:
+        """The same base, starts and steps, read with other view axes."""
+        return View(self.base, shape, axes, self.starts, self.steps)
 
     def __repr__(self) -> str:
-        return f"View(%{self.base}, {self.shape}, {self.axes})"
+        extra = f", {self.starts}, {self.steps}" if self.offset else ""
+        return f"View(%{self.base}, {self.shape}, {self.axes}{extra})"
 
 
 class Op:
@@ -260,9 +276,13 @@ class _Planner:
         if v is None:
             return False
         out_shape = tuple(eqn.avals[0])
-        if name == "transpose":
+        if name == "getitem":
+            new = _sliced(v, eqn.params["index"], out_shape)
+            if new is None:
+                return False
+        elif name == "transpose":
             inv = {old: new for new, old in enumerate(tuple(eqn.params["axes"]))}
-            new = View(v.base, out_shape, tuple(None if a is None else inv[a] for a in v.axes))
+            new = v.like(out_shape, tuple(None if a is None else inv[a] for a in v.axes))
         elif name == "broadcast_to":
             lead = len(out_shape) - len(v.shape)
             if lead < 0:
@@ -273,16 +293,14 @@ class _Planner:
                     axes.append(None)
                 else:
                     axes.append(a + lead)
-            new = View(v.base, out_shape, tuple(axes))
+            new = v.like(out_shape, tuple(axes))
         else:  # reshape: only unit axes inserted or dropped, else a real reshape
             old = [(a, d) for a, d in enumerate(v.shape) if d != 1]
             now = [(a, d) for a, d in enumerate(out_shape) if d != 1]
             if [d for _, d in old] != [d for _, d in now]:
                 return self.try_reshape(eqn, src, out_shape)
             moved = {a: b for (a, _), (b, _) in zip(old, now)}
-            new = View(
-                v.base, out_shape, tuple(None if a is None else moved.get(a) for a in v.axes)
-            )
+            new = v.like(out_shape, tuple(None if a is None else moved.get(a) for a in v.axes))
         self.open_segment().eqns.append(eqn)
         self.views[eqn.out] = new
         self.view_eqns[eqn.out] = eqn
@@ -404,6 +422,35 @@ class _Planner:
         self.segment.eqns.append(eqn)
         return True
 
+    def lower_pad(self, eqn: Eqn) -> bool:
+        """``getitem_transpose`` with a static index of ints and unit-step slices (zeros
+        with the operand written at the index): an elementwise op of the output's nest
+        that reads the operand where the index covers, 0 elsewhere."""
+        if set(eqn.params) != {"index", "shape"} or len(eqn.refs) != 1 or eqn.refs[0] is None:
+            return False
+        out_shape, dtype = self.avals[eqn.out]
+        src = eqn.refs[0]
+        spec = _pad_spec(eqn.params["index"], out_shape)
+        if spec is None or dtype not in _FLOATS or self.avals.get(src, (0, 0))[1] != dtype:
+            return False
+        if tuple(e - s for s, e, kept in spec if kept) != self.avals[src][0]:
+            return False
+        if self.nest is None or self.nest.shape != out_shape:
+            self.start_nest(out_shape)
+        v = self.view_of(src)
+        if v is None:
+            return False
+        base_nest = self.local.get(v.base)
+        if self.nest in (base_nest, self.reduced_in.get(v.base)):
+            self.start_nest(out_shape)
+        if base_nest is not None:
+            base_nest.stores.add(v.base)
+        op = Op("ew", "pad", eqn.out, [("array", v)], dtype, dtype, out_shape, axis=spec)
+        self.nest.ops.append(op)
+        self.local[eqn.out] = self.nest
+        self.segment.eqns.append(eqn)
+        return True
+
     def start_nest(self, shape: tuple) -> None:
         self.nest = Nest(shape)
         self.open_segment().items.append(self.nest)
@@ -414,6 +461,10 @@ class _Planner:
         if _is_plain(eqn, name, self.xp) and self.avals[eqn.out][1] in _KINDS:
             if name in ("reshape", "transpose", "broadcast_to"):
                 ok = self.try_view(eqn, name)
+            elif name == "getitem" and self.xp is numpy and set(eqn.params) == {"index"}:
+                ok = self.try_view(eqn, name)
+            elif name == "getitem_transpose" and self.xp is numpy:
+                ok = self.lower_pad(eqn)
             elif name in REDUCTIONS:
                 ok = self.reductions and self.lower_reduce(eqn, name)
             elif name in ELEMENTWISE or (name == "select" and not eqn.params):
@@ -452,6 +503,85 @@ class _Planner:
         seg.inputs = inputs
         for s in list(inputs) + sorted(produced):
             seg.avals[s] = self.avals[s]
+
+
+def _index_entries(index: Any, ndim: int) -> list | None:
+    """A static index (ints, slices, one ``...``) as one int or slice per axis; ``None``
+    when it holds anything else (``None``, arrays, booleans)."""
+    index = index if type(index) is tuple else (index,)
+    if any(not (type(i) is int or type(i) is slice or i is Ellipsis) for i in index):
+        return None
+    if sum(i is Ellipsis for i in index) > 1:
+        return None
+    if Ellipsis in index:
+        k = index.index(Ellipsis)
+        fill = ndim - (len(index) - 1)
+        if fill < 0:
+            return None
+        index = index[:k] + (slice(None),) * fill + index[k + 1 :]
+    if len(index) > ndim:
+        return None
+    return list(index) + [slice(None)] * (ndim - len(index))
+
+
+def _sliced(v: View, index: Any, out_shape: tuple) -> View | None:
+    """The view ``v[index]`` for a static basic index, or ``None``."""
+    entries = _index_entries(index, len(v.shape))
+    if entries is None:
+        return None
+    starts, steps, axes = list(v.starts), list(v.steps), list(v.axes)
+    new_axis: dict[int, int | None] = {}  # old view axis -> new view axis (None: dropped)
+    fixed: dict[int, int] = {}  # old view axis -> its fixed index
+    step_of: dict[int, tuple] = {}
+    k = 0
+    for a, (entry, n) in enumerate(zip(entries, v.shape)):
+        if type(entry) is int:
+            if not -n <= entry < n:
+                return None  # NumPy raises IndexError: the replay does
+            fixed[a] = entry % n
+            new_axis[a] = None
+        else:
+            start, _, step = entry.indices(n)
+            step_of[a] = (start, step)
+            new_axis[a] = k
+            k += 1
+    if tuple(out_shape) != tuple(
+        len(range(*e.indices(n))) for e, n in zip(entries, v.shape) if type(e) is slice
+    ):
+        return None
+    for b, a in enumerate(v.axes):
+        if a is None:
+            continue
+        if a in fixed:
+            starts[b] += steps[b] * fixed[a]
+            axes[b] = None
+        else:
+            start, step = step_of[a]
+            starts[b] += steps[b] * start
+            steps[b] *= step
+            axes[b] = new_axis[a]
+    return View(v.base, out_shape, tuple(axes), starts, steps)
+
+
+def _pad_spec(index: Any, shape: tuple) -> tuple | None:
+    """Per output axis of ``getitem_transpose``: ``(start, stop, kept)``: a unit-step
+    slice (``kept``: the operand has the axis) or an int ``c`` as ``(c, c + 1, False)``;
+    ``None`` when the index is anything else."""
+    entries = _index_entries(index, len(shape))
+    if entries is None:
+        return None
+    spec = []
+    for entry, n in zip(entries, shape):
+        if type(entry) is int:
+            if not -n <= entry < n:
+                return None
+            spec.append((entry % n, entry % n + 1, False))
+            continue
+        start, stop, step = entry.indices(n)
+        if step != 1:
+            return None
+        spec.append((start, max(start, stop), True))
+    return tuple(spec)
 
 
 def plan(
