@@ -24,13 +24,14 @@ Example:
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy
 
-from ftransforms.program import ControlNode, Eqn, forwarded_name
+from ftransforms.program import ControlNode, Eqn, forwarded_name, has_effects
 
 __all__ = ["ELEMENTWISE", "Nest", "Op", "Segment", "View", "plan"]
 
@@ -137,9 +138,12 @@ class Segment:
     """A compiled unit: ``items`` are :class:`Nest` objects and ``("reshape", out, src,
     shape)`` steps (a reshape of an array this segment wrote); ``inputs`` are the slots it
     reads from outside, ``outputs`` the slots it hands back (in order), ``avals`` the
-    ``(shape, dtype)`` of every array slot it writes or reads, ``eqns`` what it replaces."""
+    ``(shape, dtype)`` of every array slot it writes or reads, ``eqns`` what it replaces;
+    ``pre`` are static ``getitem`` equations of arrays from outside, run (as NumPy views)
+    before the kernel, whose results it reads as inputs: the same kernel then serves
+    every step of an unrolled loop, whatever step it slices."""
 
-    __slots__ = ("items", "inputs", "outputs", "avals", "eqns", "internal", "post")
+    __slots__ = ("items", "inputs", "outputs", "avals", "eqns", "internal", "post", "pre")
 
     def __init__(self) -> None:
         self.items: list = []
@@ -149,6 +153,7 @@ class Segment:
         self.eqns: list[Eqn] = []
         self.internal: list[int] = []
         self.post: list[Eqn] = []
+        self.pre: list[Eqn] = []
 
     def __repr__(self) -> str:
         nests = [i for i in self.items if isinstance(i, Nest)]
@@ -246,6 +251,15 @@ class _Planner:
             return None
         return ("array", v)
 
+    def in_segment(self, slot: int) -> bool:
+        """Whether the open segment computes ``slot``."""
+        if self.segment is None:
+            return False
+        nest = self.local.get(slot) or self.reduced_in.get(slot)
+        if nest is not None:
+            return any(nest is item for item in self.segment.items)
+        return slot in self.arrays and self.owner.get(slot) is None
+
     def close_segment(self) -> None:
         seg = self.segment
         if seg is not None:
@@ -253,7 +267,8 @@ class _Planner:
             if ops >= MIN_OPS:
                 self.items.append(seg)
                 for eqn in seg.eqns:
-                    self.owner[eqn.out] = seg
+                    if not any(eqn is e for e in seg.pre):
+                        self.owner[eqn.out] = seg
             else:  # not worth a kernel: its NumPy calls as they were
                 self.items.extend(seg.eqns)
                 for eqn in seg.eqns:
@@ -280,6 +295,12 @@ class _Planner:
             new = _sliced(v, eqn.params["index"], out_shape)
             if new is None:
                 return False
+            if src not in self.views and not self.in_segment(src):
+                # a slice of an array from outside: a NumPy view the kernel takes as input
+                seg = self.open_segment()
+                seg.eqns.append(eqn)
+                seg.pre.append(eqn)
+                return True
         elif name == "transpose":
             inv = {old: new for new, old in enumerate(tuple(eqn.params["axes"]))}
             new = v.like(out_shape, tuple(None if a is None else inv[a] for a in v.axes))
@@ -584,6 +605,88 @@ def _pad_spec(index: Any, shape: tuple) -> tuple | None:
     return tuple(spec)
 
 
+_FUSIBLE = frozenset(
+    (*ELEMENTWISE, *REDUCTIONS, "select", "convert", "reshape", "transpose", "broadcast_to")
+) | {"getitem", "getitem_transpose"}
+
+
+def _fusible(eqn: Eqn, xp: Any) -> bool:
+    """A guess (for the order only) whether the planner lowers ``eqn``."""
+    name = eqn.prim.name
+    if eqn.xp is not xp or type(eqn.out) is tuple or name not in _FUSIBLE:
+        return False
+    return not (name in MATH and math.prod(eqn.avals[0]) > MATH_MAX_SIZE)
+
+
+def schedule(eqns: Sequence[Eqn], xp: Any = numpy) -> list[Eqn]:
+    """``eqns`` in a dependency order that runs the ready equations the planner can fuse
+    until none is ready, then the ready ones it cannot until none is, and so on, so that the NumPy calls (BLAS, SIMD math) gather
+    between longer fused runs: the gates of an LSTM step, each a slice, a NumPy ``exp``
+    and arithmetic, become one run before the ``exp`` calls and one after.  Programs
+    with effects, random draws or control flow keep their order."""
+    if any(
+        isinstance(e.prim, ControlNode) or has_effects(e.prim) or "rng" in e.params
+        for e in eqns
+    ):
+        return list(eqns)
+    writer: dict[int, int] = {}
+    for k, eqn in enumerate(eqns):
+        for s in eqn.out if type(eqn.out) is tuple else (eqn.out,):
+            writer[s] = k
+    waiting = [0] * len(eqns)
+    readers: list[list[int]] = [[] for _ in eqns]
+    for k, eqn in enumerate(eqns):
+        for d in {writer[r] for r in eqn.refs if r is not None and r in writer}:
+            waiting[k] += 1
+            readers[d].append(k)
+    fused = [_fusible(e, xp) for e in eqns]
+    ready: tuple[list, list] = ([], [])  # (fusible, other), by program position
+    for k in range(len(eqns)):
+        if not waiting[k]:
+            heapq.heappush(ready[not fused[k]], k)
+    order, which = [], 0
+    while ready[0] or ready[1]:
+        if not ready[which]:
+            which = 1 - which  # drain one kind before switching: longer runs of each
+        k = heapq.heappop(ready[which])
+        order.append(eqns[k])
+        for r in readers[k]:
+            waiting[r] -= 1
+            if not waiting[r]:
+                heapq.heappush(ready[not fused[r]], r)
+    return _views_late(order)
+
+
+def _views_late(eqns: list[Eqn]) -> list[Eqn]:
+    """Each view equation (a slice, reshape, transpose) moved to just before its first
+    reader: a slice of an earlier result is then taken where it is used, from outside the
+    segment being built (``Segment.pre``), not baked into a kernel with its offset."""
+    views = {"getitem", "reshape", "transpose", "broadcast_to"}
+    first: dict[int, int] = {}
+    for k, eqn in enumerate(eqns):
+        for r in eqn.refs:
+            if r is not None and r not in first:
+                first[r] = k
+    moved: dict[int, list] = {}  # reader's position -> positions of views moved there
+    kept = []
+    for k, eqn in enumerate(eqns):
+        reader = first.get(eqn.out) if type(eqn.out) is not tuple else None
+        if eqn.prim.name in views and reader is not None and reader > k + 1:
+            moved.setdefault(reader, []).append(k)
+        else:
+            kept.append(k)
+    out: list[Eqn] = []
+
+    def emit(k: int) -> None:
+        for v in moved.pop(k, ()):
+            emit(v)
+        out.append(eqns[k])
+
+    for k in kept:
+        emit(k)
+    return out
+
+
 def plan(
     eqns: Sequence[Eqn],
     n_inputs: int,
@@ -599,7 +702,7 @@ def plan(
 
     A segment's ``post`` are its view equations whose results are read after it: the
     driver replays them on the arrays the segment hands back."""
-    p = _Planner(eqns, outputs, in_avals, xp, reductions)
+    p = _Planner(schedule(eqns, xp), outputs, in_avals, xp, reductions)
     for eqn in p.eqns:
         p.step(eqn)
     p.close_segment()
@@ -626,6 +729,8 @@ def plan(
         if isinstance(it, Segment):
             for s in it.inputs:
                 need(s, it)
+            for eqn in it.pre:
+                need(eqn.refs[0], it)
         else:
             for r in it.refs:
                 if r is not None:

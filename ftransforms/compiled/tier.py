@@ -143,6 +143,7 @@ def build(
         elif id(it) not in by_seg:
             new_eqns.extend(it.eqns)  # not worth a kernel: its NumPy calls as they were
         else:
+            new_eqns.extend(it.pre)
             prim = KernelCall(by_seg[id(it)], it, k)
             avals = tuple(it.avals[s] for s in it.outputs)
             refs = tuple(it.inputs)
