@@ -218,6 +218,7 @@ class _Planner:
         self.views: dict[int, View] = {}  # slot of a view equation of a segment -> view
         self.view_eqns: dict[int, Eqn] = {}
         self.owner: dict[int, Segment] = {}
+        self.exclude: frozenset = frozenset()
 
     def view_of(self, slot: int) -> View | None:
         """The slot as a view of an array (the identity view if it is one)."""
@@ -479,7 +480,9 @@ class _Planner:
     def step(self, eqn: Eqn) -> None:
         name = eqn.prim.name
         ok = False
-        if _is_plain(eqn, name, self.xp) and self.avals[eqn.out][1] in _KINDS:
+        if eqn.out in self.exclude:
+            pass
+        elif _is_plain(eqn, name, self.xp) and self.avals[eqn.out][1] in _KINDS:
             if name in ("reshape", "transpose", "broadcast_to"):
                 ok = self.try_view(eqn, name)
             elif name == "getitem" and self.xp is numpy and set(eqn.params) == {"index"}:
@@ -695,14 +698,17 @@ def plan(
     *,
     xp: Any = numpy,
     reductions: bool = True,
+    exclude: frozenset = frozenset(),
 ) -> list:
     """The program as a list of :class:`Eqn` (left as they are) and :class:`Segment`
     (compiled), in order.  ``in_avals``: the inputs' ``(shape, dtype)`` where known;
     ``xp``: the backend whose calls lower; ``reductions``: whether reductions do.
 
     A segment's ``post`` are its view equations whose results are read after it: the
-    driver replays them on the arrays the segment hands back."""
+    driver replays them on the arrays the segment hands back.  ``exclude``: output slots
+    of equations to leave as they are."""
     p = _Planner(schedule(eqns, xp), outputs, in_avals, xp, reductions)
+    p.exclude = exclude
     for eqn in p.eqns:
         p.step(eqn)
     p.close_segment()
