@@ -623,13 +623,13 @@ def _fusible(eqn: Eqn, xp: Any) -> bool:
 
 def schedule(eqns: Sequence[Eqn], xp: Any = numpy) -> list[Eqn]:
     """``eqns`` in a dependency order that runs the ready equations the planner can fuse
-    until none is ready, then the ready ones it cannot until none is, and so on, so that the NumPy calls (BLAS, SIMD math) gather
-    between longer fused runs: the gates of an LSTM step, each a slice, a NumPy ``exp``
-    and arithmetic, become one run before the ``exp`` calls and one after.  Programs
-    with effects, random draws or control flow keep their order."""
+    until none is ready, then the ready ones it cannot until none is, and so on, so that
+    the NumPy calls (BLAS, SIMD math) gather between longer fused runs: the gates of an
+    LSTM step, each a slice, a NumPy ``exp`` and arithmetic, become one run before the
+    ``exp`` calls and one after.  Programs with effects, random draws or control flow
+    keep their order."""
     if any(
-        isinstance(e.prim, ControlNode) or has_effects(e.prim) or "rng" in e.params
-        for e in eqns
+        isinstance(e.prim, ControlNode) or has_effects(e.prim) or "rng" in e.params for e in eqns
     ):
         return list(eqns)
     writer: dict[int, int] = {}

@@ -139,9 +139,7 @@ def build(
         # over the kernel budget: plan again without those segments, whose views and
         # slices the other segments' plans must then not assume (the kept kernels are
         # the same source: numba's cache hands them back)
-        dropped = frozenset(
-            e.out for s, k in zip(segments, kernels) if k is None for e in s.eqns
-        )
+        dropped = frozenset(e.out for s, k in zip(segments, kernels) if k is None for e in s.eqns)
         items = lowering.plan(eqns, n_inputs, out_refs, in_avals, exclude=dropped)
         segments = [it for it in items if isinstance(it, lowering.Segment) and it.outputs]
         kernels = _kernels(segments)
