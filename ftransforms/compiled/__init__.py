@@ -14,8 +14,9 @@ explicit loops, operands cast to NumPy's computation dtype, ``error_model="numpy
 Everything else (BLAS, linear algebra, FFT, special functions, indexing with data, random
 draws, control flow) stays the NumPy call it was; a generated Python *driver*
 (``program.generate`` with the kernels as pseudo-primitives) calls kernels and NumPy in
-that order, and a control-flow node's sub-programs (a ``scan`` step, a ``while_loop`` body, ``cond`` branches) get drivers of
-their own, which the node looks up at every replay.
+that order, and a control-flow node's sub-programs (a ``scan`` step, a ``while_loop``
+body, ``cond`` branches) get drivers of their own, which the node looks up at every
+replay.
 
 When (``tier.py``): never on the first call, which records.  By default a program is
 compiled in a background thread after ``HOT_CALLS`` replays (the replay goes on meanwhile;
