@@ -208,3 +208,23 @@ def test_per_sequence_lstm_gradients(dtype):
     g = ft.vmap(ft.grad(lstm_loss), in_dims=(None, 0, 0))
     program = compiled_and_replayed(g, p, x, y, dtype=dtype)
     assert program.tier == "compiled"
+
+
+@needs_numba
+def test_inputs_from_kernels_and_matmul_are_compiled_as_contiguous():
+    f = lambda a, w: np.tanh((a * 2.0 + 1.0 - a * a) @ w) * 3.0 + 1.0 - np.tanh(a @ w)
+    prog, items = plan_of(f, data(8, 8), data(8, 8))
+    lowering.mark_contiguous(items, prog.eqns, [((8, 8), "f8")] * 2)
+    first, *rest = [i for i in items if isinstance(i, lowering.Segment)]
+    assert first.contiguous == frozenset()  # the program's own inputs: any layout
+    # the last kernel reads tanh(matmul(...)) and tanh(matmul of a kernel's output)
+    assert rest and rest[-1].contiguous == frozenset(rest[-1].inputs)
+    sig = str(kernel_signature(rest[-1]))
+    assert sig.count("Array(float64, 2, 'C', True") == len(rest[-1].inputs) and "'A'" not in sig
+
+
+@needs_numba
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_contiguous_kernel_inputs_compute_as_the_replay(dtype):
+    f = lambda a, w: np.tanh((a * 2.0 + 1.0 - a * a) @ w) * 3.0 + 1.0 - np.tanh(a @ w) * a
+    compiled_and_replayed(f, data(4, 4, dtype=dtype), data(4, 4, dtype=dtype), dtype=dtype)

@@ -141,9 +141,21 @@ class Segment:
     ``(shape, dtype)`` of every array slot it writes or reads, ``eqns`` what it replaces;
     ``pre`` are static ``getitem`` equations of arrays from outside, run (as NumPy views)
     before the kernel, whose results it reads as inputs: the same kernel then serves
-    every step of an unrolled loop, whatever step it slices."""
+    every step of an unrolled loop, whatever step it slices.  ``contiguous``: the inputs
+    known to arrive C-contiguous (:func:`mark_contiguous`), which the kernel may index
+    as such."""
 
-    __slots__ = ("items", "inputs", "outputs", "avals", "eqns", "internal", "post", "pre")
+    __slots__ = (
+        "items",
+        "inputs",
+        "outputs",
+        "avals",
+        "eqns",
+        "internal",
+        "post",
+        "pre",
+        "contiguous",
+    )
 
     def __init__(self) -> None:
         self.items: list = []
@@ -154,6 +166,7 @@ class Segment:
         self.internal: list[int] = []
         self.post: list[Eqn] = []
         self.pre: list[Eqn] = []
+        self.contiguous: frozenset = frozenset()
 
     def __repr__(self) -> str:
         nests = [i for i in self.items if isinstance(i, Nest)]
@@ -688,6 +701,38 @@ def _views_late(eqns: list[Eqn]) -> list[Eqn]:
     for k in kept:
         emit(k)
     return out
+
+
+def mark_contiguous(items: list, eqns: Sequence[Eqn], in_avals: Sequence | None) -> None:
+    """Set each segment's ``contiguous``: its inputs that a kernel allocated or NumPy's
+    ``matmul`` or a unary ufunc (of such an array) returned, all C-contiguous, so that
+    the kernel is compiled for that layout (loops it can vectorise) instead of any."""
+    shapes: dict[int, tuple] = {}
+    for k, av in enumerate(in_avals or ()):
+        if av is not None:
+            shapes[k] = tuple(av[0])
+    for eqn in eqns:
+        if type(eqn.out) is not tuple:
+            shapes[eqn.out] = tuple(eqn.avals[0])
+    known: set[int] = set()
+    for it in items:
+        if isinstance(it, Segment):
+            it.contiguous = frozenset(s for s in it.inputs if s in known)
+            known.update(it.outputs)
+            continue
+        name = it.prim.name
+        if it.xp is not numpy or type(it.out) is tuple or it.params:
+            continue
+        if name == "matmul" and len(it.refs) == 2 and None not in it.refs:
+            a, b = shapes.get(it.refs[0], ()), shapes.get(it.refs[1], ())
+            if len(a) >= 2 and len(b) >= 2 and not (a[-1] == 1 and b[-2] == 1):
+                known.add(it.out)  # NumPy's matmul (not the outer product's multiply)
+        elif (
+            ELEMENTWISE.get(name) == (1, False)
+            and forwarded_name(it.prim.impl) == name
+            and it.refs[0] in known
+        ):
+            known.add(it.out)
 
 
 def plan(

@@ -293,8 +293,9 @@ def kernel_source(seg: Segment, name: str) -> str:
 
 
 def kernel_signature(seg: Segment) -> Any:
-    """The numba signature of ``seg``'s kernel: read-only, any-layout, possibly unaligned
-    arrays in (scalars for 0-d), C-contiguous arrays out, nothing returned."""
+    """The numba signature of ``seg``'s kernel: read-only arrays in (C-contiguous where
+    ``seg.contiguous`` says so, else any layout, possibly unaligned; scalars for 0-d),
+    C-contiguous arrays out, nothing returned."""
     from numba import types  # imported only when a program is compiled (optional extra)
 
     ts = []
@@ -307,6 +308,8 @@ def kernel_signature(seg: Segment) -> Any:
         shape, dtype = seg.avals[s]
         if not shape:
             ts.append(scalar[dtype])
+        elif s in seg.contiguous:
+            ts.append(types.Array(scalar[dtype], len(shape), "C", readonly=True))
         else:
             ts.append(types.Array(scalar[dtype], len(shape), "A", readonly=True, aligned=False))
     for s in seg.outputs:

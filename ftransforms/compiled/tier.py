@@ -132,6 +132,7 @@ def build(
     segments = [it for it in items if isinstance(it, lowering.Segment) and it.outputs]
     if not segments:
         return None
+    lowering.mark_contiguous(items, eqns, in_avals)
     kernels = _kernels(segments)
     if not any(k is not None for k in kernels):
         return None
@@ -142,6 +143,7 @@ def build(
         dropped = frozenset(e.out for s, k in zip(segments, kernels) if k is None for e in s.eqns)
         items = lowering.plan(eqns, n_inputs, out_refs, in_avals, exclude=dropped)
         segments = [it for it in items if isinstance(it, lowering.Segment) and it.outputs]
+        lowering.mark_contiguous(items, eqns, in_avals)
         kernels = _kernels(segments)
         if not segments or None in kernels:
             return None
