@@ -228,3 +228,32 @@ def test_inputs_from_kernels_and_matmul_are_compiled_as_contiguous():
 def test_contiguous_kernel_inputs_compute_as_the_replay(dtype):
     f = lambda a, w: np.tanh((a * 2.0 + 1.0 - a * a) @ w) * 3.0 + 1.0 - np.tanh(a @ w) * a
     compiled_and_replayed(f, data(4, 4, dtype=dtype), data(4, 4, dtype=dtype), dtype=dtype)
+
+
+def _valid_order(order, prog):
+    seen = set(range(prog.n_inputs))
+    for eqn in order:
+        if not all(r in seen for r in eqn.refs if r is not None):
+            return False
+        seen.update(eqn.out if type(eqn.out) is tuple else (eqn.out,))
+    return True
+
+
+def _view_read_by_numpy_and_by_a_later_view(a, b, w):
+    h = np.concatenate([a, b], axis=1)[:, :1]  # a slice of a NumPy call's result, read
+    s = a * 2.0 - b
+    r = h.reshape(-1)  # first by a view (fusible: scheduled early) whose reader comes
+    m = (w @ h).reshape(-1)  # after this matmul, which reads the slice too
+    return m * 2.0 + r * 3.0 - r * m, s
+
+
+def test_a_view_is_placed_before_every_reader():
+    args = (data(3, 2), data(3, 2), data(3, 3))
+    prog = ft.make_program(_view_read_by_numpy_and_by_a_later_view)(*args)
+    assert _valid_order(lowering.schedule(prog.eqns), prog)
+
+
+@needs_numba
+def test_a_view_read_by_numpy_and_by_a_later_view_compiles():
+    args = (data(3, 2), data(3, 2), data(3, 3))
+    compiled_and_replayed(_view_read_by_numpy_and_by_a_later_view, *args, dtype=np.float64)

@@ -675,31 +675,27 @@ def schedule(eqns: Sequence[Eqn], xp: Any = numpy) -> list[Eqn]:
 
 def _views_late(eqns: list[Eqn]) -> list[Eqn]:
     """Each view equation (a slice, reshape, transpose) moved to just before its first
-    reader: a slice of an earlier result is then taken where it is used, from outside the
-    segment being built (``Segment.pre``), not baked into a kernel with its offset."""
+    reader (or the end): a slice of an earlier result is then taken where it is used,
+    from outside the segment being built (``Segment.pre``), not baked into a kernel with
+    its offset."""
     views = {"getitem", "reshape", "transpose", "broadcast_to"}
-    first: dict[int, int] = {}
-    for k, eqn in enumerate(eqns):
-        for r in eqn.refs:
-            if r is not None and r not in first:
-                first[r] = k
-    moved: dict[int, list] = {}  # reader's position -> positions of views moved there
-    kept = []
-    for k, eqn in enumerate(eqns):
-        reader = first.get(eqn.out) if type(eqn.out) is not tuple else None
-        if eqn.prim.name in views and reader is not None and reader > k + 1:
-            moved.setdefault(reader, []).append(k)
-        else:
-            kept.append(k)
+    pending: dict[int, Eqn] = {}  # output slot -> a view not yet placed
     out: list[Eqn] = []
 
-    def emit(k: int) -> None:
-        for v in moved.pop(k, ()):
-            emit(v)
-        out.append(eqns[k])
+    def place(eqn: Eqn) -> None:
+        for r in eqn.refs:
+            if r is not None and r in pending:
+                place(pending.pop(r))
+        out.append(eqn)
 
-    for k in kept:
-        emit(k)
+    for eqn in eqns:
+        if eqn.prim.name in views and type(eqn.out) is not tuple:
+            pending[eqn.out] = eqn
+        else:
+            place(eqn)
+    for slot in list(pending):  # views no equation reads (program outputs)
+        if slot in pending:
+            place(pending.pop(slot))
     return out
 
 
