@@ -257,3 +257,35 @@ def test_a_view_is_placed_before_every_reader():
 def test_a_view_read_by_numpy_and_by_a_later_view_compiles():
     args = (data(3, 2), data(3, 2), data(3, 3))
     compiled_and_replayed(_view_read_by_numpy_and_by_a_later_view, *args, dtype=np.float64)
+
+
+def _matrix_carry_loss(p, xs):
+    """A reverse scan with a matrix carry whose step slices a stack (``[:, :, :1]``) that
+    a batched matmul reads (tests/test_scan_hoist.py's ``matrices`` model)."""
+    w, a, b, s, e = p
+
+    def step(c, x):
+        c = np.tanh(w @ c + x @ e) * s + b
+        stacked = a @ np.stack([c, c * 0.5])[:, :, :1]
+        c = (b - c) * 0.5 + np.einsum("ij,jk->ik", w, c) - stacked[0] - s
+        return c, np.einsum("j,ij->i", b[0], c) + w[0] @ c @ b[0]
+
+    c, ys = ft.scan(step, np.ones((3, 2)), xs, reverse=True)
+    return (c**2).sum() + (ys**2).sum()
+
+
+def _matrix_carry_args():
+    shapes = ((3, 3), (2, 3, 3), (1, 2), (3, 1), (2, 2))
+    return tuple(data(*s) * 0.5 for s in shapes), data(3, 4, 3, 2) * 0.5
+
+
+def test_schedule_of_an_unrolled_matrix_carry_gradient_is_a_valid_order():
+    g = ft.vmap(ft.grad(_matrix_carry_loss, argnums=(0, 1)), in_dims=(None, 0))
+    prog = ft.make_program(g)(*_matrix_carry_args())
+    assert _valid_order(lowering.schedule(prog.eqns), prog)
+
+
+@needs_numba
+def test_unrolled_matrix_carry_gradient_compiles():
+    g = ft.vmap(ft.grad(_matrix_carry_loss, argnums=(0, 1)), in_dims=(None, 0))
+    compiled_and_replayed(g, *_matrix_carry_args(), dtype=np.float64)
