@@ -3,16 +3,20 @@
 
 NOTE [compiled tier]: a recorded program (``ftransforms/program.py``) is replayed as
 straight-line NumPy; that costs one NumPy call (0.25-0.5 us) per equation and one pass
-over memory per elementwise op.  The compiled tier cuts the program into *fusion groups*
-(``lowering.py``): runs of elementwise arithmetic/math, sums/maxima/minima and axis-only
-views on float arrays become one loop nest each, whose intermediate values stay in
-registers, inside one kernel per run (``numba_backend.py``: explicit loops, operands cast
-to NumPy's computation dtype, ``error_model="numpy"``).  Everything else (BLAS, linear
-algebra, FFT, special functions, indexing with data, random draws, control flow) stays
-the NumPy call it was; a generated Python *driver* (``program.generate`` with the kernels
-as pseudo-primitives) calls kernels and NumPy in program order, and a control-flow node's
-sub-programs (a ``scan`` step, a ``while_loop`` body, ``cond`` branches) get drivers of
-their own, which the node looks up at every replay.
+over memory per elementwise op.  The compiled tier reorders the program so that fusible
+equations run together (``lowering.schedule``), then cuts it into *fusion groups*
+(``lowering.py``): runs of elementwise arithmetic/math, sums/maxima/minima, axis-only
+views, static slices (offset views; a slice of an array from outside a group is a NumPy
+view taken before its kernel, so the steps of an unrolled loop share one kernel) and
+their zero-padded transposes on float arrays become one loop nest each, whose
+intermediate values stay in registers, inside one kernel per run (``numba_backend.py``:
+explicit loops, operands cast to NumPy's computation dtype, ``error_model="numpy"``).
+Everything else (BLAS, linear algebra, FFT, special functions, indexing with data, random
+draws, control flow) stays the NumPy call it was; a generated Python *driver*
+(``program.generate`` with the kernels as pseudo-primitives) calls kernels and NumPy in
+that order, and a control-flow node's sub-programs (a ``scan`` step, a ``while_loop``
+body, ``cond`` branches) get drivers of their own, which the node looks up at every
+replay.
 
 When (``tier.py``): never on the first call, which records.  By default a program is
 compiled in a background thread after ``HOT_CALLS`` replays (the replay goes on meanwhile;

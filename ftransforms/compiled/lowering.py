@@ -24,13 +24,14 @@ Example:
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy
 
-from ftransforms.program import ControlNode, Eqn, forwarded_name
+from ftransforms.program import ControlNode, Eqn, forwarded_name, has_effects
 
 __all__ = ["ELEMENTWISE", "Nest", "Op", "Segment", "View", "plan"]
 
@@ -73,15 +74,31 @@ _KINDS = (*_FLOATS, numpy.dtype(bool))
 class View:
     """An array read through a view: ``base`` (a slot) indexed so that view axis ``k`` of
     ``shape`` reads base axis ``axes.index(k)``; ``axes[b]`` is the view axis base axis
-    ``b`` follows, or ``None`` where the base axis has length 1 (index 0)."""
+    ``b`` follows, or ``None`` where the view does not follow it (index ``starts[b]``).
+    Base axis ``b`` is read at ``starts[b] + steps[b] * i`` for view index ``i`` (a static
+    ``getitem`` slice; 0 and 1 otherwise)."""
 
-    __slots__ = ("base", "shape", "axes")
+    __slots__ = ("base", "shape", "axes", "starts", "steps")
 
-    def __init__(self, base: int, shape: tuple, axes: tuple) -> None:
+    def __init__(
+        self, base: int, shape: tuple, axes: tuple, starts: tuple = (), steps: tuple = ()
+    ) -> None:
         self.base, self.shape, self.axes = base, tuple(shape), tuple(axes)
+        self.starts = tuple(starts) or (0,) * len(self.axes)
+        self.steps = tuple(steps) or (1,) * len(self.axes)
+
+    @property
+    def offset(self) -> bool:
+        """Whether the view reads anything but ``base[..., 0:n:1, ...]`` along its axes."""
+        return any(self.starts) or any(t != 1 for t in self.steps)
+
+    def like(self, shape: tuple, axes: tuple) -> View:
+        """The same base, starts and steps, read with other view axes."""
+        return View(self.base, shape, axes, self.starts, self.steps)
 
     def __repr__(self) -> str:
-        return f"View(%{self.base}, {self.shape}, {self.axes})"
+        extra = f", {self.starts}, {self.steps}" if self.offset else ""
+        return f"View(%{self.base}, {self.shape}, {self.axes}{extra})"
 
 
 class Op:
@@ -121,9 +138,24 @@ class Segment:
     """A compiled unit: ``items`` are :class:`Nest` objects and ``("reshape", out, src,
     shape)`` steps (a reshape of an array this segment wrote); ``inputs`` are the slots it
     reads from outside, ``outputs`` the slots it hands back (in order), ``avals`` the
-    ``(shape, dtype)`` of every array slot it writes or reads, ``eqns`` what it replaces."""
+    ``(shape, dtype)`` of every array slot it writes or reads, ``eqns`` what it replaces;
+    ``pre`` are static ``getitem`` equations of arrays from outside, run (as NumPy views)
+    before the kernel, whose results it reads as inputs: the same kernel then serves
+    every step of an unrolled loop, whatever step it slices.  ``contiguous``: the inputs
+    known to arrive C-contiguous (:func:`mark_contiguous`), which the kernel may index
+    as such."""
 
-    __slots__ = ("items", "inputs", "outputs", "avals", "eqns", "internal", "post")
+    __slots__ = (
+        "items",
+        "inputs",
+        "outputs",
+        "avals",
+        "eqns",
+        "internal",
+        "post",
+        "pre",
+        "contiguous",
+    )
 
     def __init__(self) -> None:
         self.items: list = []
@@ -133,6 +165,8 @@ class Segment:
         self.eqns: list[Eqn] = []
         self.internal: list[int] = []
         self.post: list[Eqn] = []
+        self.pre: list[Eqn] = []
+        self.contiguous: frozenset = frozenset()
 
     def __repr__(self) -> str:
         nests = [i for i in self.items if isinstance(i, Nest)]
@@ -197,6 +231,7 @@ class _Planner:
         self.views: dict[int, View] = {}  # slot of a view equation of a segment -> view
         self.view_eqns: dict[int, Eqn] = {}
         self.owner: dict[int, Segment] = {}
+        self.exclude: frozenset = frozenset()
 
     def view_of(self, slot: int) -> View | None:
         """The slot as a view of an array (the identity view if it is one)."""
@@ -230,6 +265,15 @@ class _Planner:
             return None
         return ("array", v)
 
+    def in_segment(self, slot: int) -> bool:
+        """Whether the open segment computes ``slot``."""
+        if self.segment is None:
+            return False
+        nest = self.local.get(slot) or self.reduced_in.get(slot)
+        if nest is not None:
+            return any(nest is item for item in self.segment.items)
+        return slot in self.arrays and self.owner.get(slot) is None
+
     def close_segment(self) -> None:
         seg = self.segment
         if seg is not None:
@@ -237,7 +281,8 @@ class _Planner:
             if ops >= MIN_OPS:
                 self.items.append(seg)
                 for eqn in seg.eqns:
-                    self.owner[eqn.out] = seg
+                    if not any(eqn is e for e in seg.pre):
+                        self.owner[eqn.out] = seg
             else:  # not worth a kernel: its NumPy calls as they were
                 self.items.extend(seg.eqns)
                 for eqn in seg.eqns:
@@ -260,9 +305,19 @@ class _Planner:
         if v is None:
             return False
         out_shape = tuple(eqn.avals[0])
-        if name == "transpose":
+        if name == "getitem":
+            new = _sliced(v, eqn.params["index"], out_shape)
+            if new is None:
+                return False
+            if src not in self.views and not self.in_segment(src):
+                # a slice of an array from outside: a NumPy view the kernel takes as input
+                seg = self.open_segment()
+                seg.eqns.append(eqn)
+                seg.pre.append(eqn)
+                return True
+        elif name == "transpose":
             inv = {old: new for new, old in enumerate(tuple(eqn.params["axes"]))}
-            new = View(v.base, out_shape, tuple(None if a is None else inv[a] for a in v.axes))
+            new = v.like(out_shape, tuple(None if a is None else inv[a] for a in v.axes))
         elif name == "broadcast_to":
             lead = len(out_shape) - len(v.shape)
             if lead < 0:
@@ -273,16 +328,14 @@ class _Planner:
                     axes.append(None)
                 else:
                     axes.append(a + lead)
-            new = View(v.base, out_shape, tuple(axes))
+            new = v.like(out_shape, tuple(axes))
         else:  # reshape: only unit axes inserted or dropped, else a real reshape
             old = [(a, d) for a, d in enumerate(v.shape) if d != 1]
             now = [(a, d) for a, d in enumerate(out_shape) if d != 1]
             if [d for _, d in old] != [d for _, d in now]:
                 return self.try_reshape(eqn, src, out_shape)
             moved = {a: b for (a, _), (b, _) in zip(old, now)}
-            new = View(
-                v.base, out_shape, tuple(None if a is None else moved.get(a) for a in v.axes)
-            )
+            new = v.like(out_shape, tuple(None if a is None else moved.get(a) for a in v.axes))
         self.open_segment().eqns.append(eqn)
         self.views[eqn.out] = new
         self.view_eqns[eqn.out] = eqn
@@ -404,6 +457,35 @@ class _Planner:
         self.segment.eqns.append(eqn)
         return True
 
+    def lower_pad(self, eqn: Eqn) -> bool:
+        """``getitem_transpose`` with a static index of ints and unit-step slices (zeros
+        with the operand written at the index): an elementwise op of the output's nest
+        that reads the operand where the index covers, 0 elsewhere."""
+        if set(eqn.params) != {"index", "shape"} or len(eqn.refs) != 1 or eqn.refs[0] is None:
+            return False
+        out_shape, dtype = self.avals[eqn.out]
+        src = eqn.refs[0]
+        spec = _pad_spec(eqn.params["index"], out_shape)
+        if spec is None or dtype not in _FLOATS or self.avals.get(src, (0, 0))[1] != dtype:
+            return False
+        if tuple(e - s for s, e, kept in spec if kept) != self.avals[src][0]:
+            return False
+        if self.nest is None or self.nest.shape != out_shape:
+            self.start_nest(out_shape)
+        v = self.view_of(src)
+        if v is None:
+            return False
+        base_nest = self.local.get(v.base)
+        if self.nest in (base_nest, self.reduced_in.get(v.base)):
+            self.start_nest(out_shape)
+        if base_nest is not None:
+            base_nest.stores.add(v.base)
+        op = Op("ew", "pad", eqn.out, [("array", v)], dtype, dtype, out_shape, axis=spec)
+        self.nest.ops.append(op)
+        self.local[eqn.out] = self.nest
+        self.segment.eqns.append(eqn)
+        return True
+
     def start_nest(self, shape: tuple) -> None:
         self.nest = Nest(shape)
         self.open_segment().items.append(self.nest)
@@ -411,9 +493,15 @@ class _Planner:
     def step(self, eqn: Eqn) -> None:
         name = eqn.prim.name
         ok = False
-        if _is_plain(eqn, name, self.xp) and self.avals[eqn.out][1] in _KINDS:
+        if eqn.out in self.exclude:
+            pass
+        elif _is_plain(eqn, name, self.xp) and self.avals[eqn.out][1] in _KINDS:
             if name in ("reshape", "transpose", "broadcast_to"):
                 ok = self.try_view(eqn, name)
+            elif name == "getitem" and self.xp is numpy and set(eqn.params) == {"index"}:
+                ok = self.try_view(eqn, name)
+            elif name == "getitem_transpose" and self.xp is numpy:
+                ok = self.lower_pad(eqn)
             elif name in REDUCTIONS:
                 ok = self.reductions and self.lower_reduce(eqn, name)
             elif name in ELEMENTWISE or (name == "select" and not eqn.params):
@@ -454,6 +542,195 @@ class _Planner:
             seg.avals[s] = self.avals[s]
 
 
+def _index_entries(index: Any, ndim: int) -> list | None:
+    """A static index (ints, slices, one ``...``) as one int or slice per axis; ``None``
+    when it holds anything else (``None``, arrays, booleans)."""
+    index = index if type(index) is tuple else (index,)
+    if any(not (type(i) is int or type(i) is slice or i is Ellipsis) for i in index):
+        return None
+    if sum(i is Ellipsis for i in index) > 1:
+        return None
+    if Ellipsis in index:
+        k = index.index(Ellipsis)
+        fill = ndim - (len(index) - 1)
+        if fill < 0:
+            return None
+        index = index[:k] + (slice(None),) * fill + index[k + 1 :]
+    if len(index) > ndim:
+        return None
+    return list(index) + [slice(None)] * (ndim - len(index))
+
+
+def _sliced(v: View, index: Any, out_shape: tuple) -> View | None:
+    """The view ``v[index]`` for a static basic index, or ``None``."""
+    entries = _index_entries(index, len(v.shape))
+    if entries is None:
+        return None
+    starts, steps, axes = list(v.starts), list(v.steps), list(v.axes)
+    new_axis: dict[int, int | None] = {}  # old view axis -> new view axis (None: dropped)
+    fixed: dict[int, int] = {}  # old view axis -> its fixed index
+    step_of: dict[int, tuple] = {}
+    k = 0
+    for a, (entry, n) in enumerate(zip(entries, v.shape)):
+        if type(entry) is int:
+            if not -n <= entry < n:
+                return None  # NumPy raises IndexError: the replay does
+            fixed[a] = entry % n
+            new_axis[a] = None
+        else:
+            start, _, step = entry.indices(n)
+            step_of[a] = (start, step)
+            new_axis[a] = k
+            k += 1
+    if tuple(out_shape) != tuple(
+        len(range(*e.indices(n))) for e, n in zip(entries, v.shape) if type(e) is slice
+    ):
+        return None
+    for b, a in enumerate(v.axes):
+        if a is None:
+            continue
+        if a in fixed:
+            starts[b] += steps[b] * fixed[a]
+            axes[b] = None
+        else:
+            start, step = step_of[a]
+            starts[b] += steps[b] * start
+            steps[b] *= step
+            axes[b] = new_axis[a]
+    return View(v.base, out_shape, tuple(axes), starts, steps)
+
+
+def _pad_spec(index: Any, shape: tuple) -> tuple | None:
+    """Per output axis of ``getitem_transpose``: ``(start, stop, kept)``: a unit-step
+    slice (``kept``: the operand has the axis) or an int ``c`` as ``(c, c + 1, False)``;
+    ``None`` when the index is anything else."""
+    entries = _index_entries(index, len(shape))
+    if entries is None:
+        return None
+    spec = []
+    for entry, n in zip(entries, shape):
+        if type(entry) is int:
+            if not -n <= entry < n:
+                return None
+            spec.append((entry % n, entry % n + 1, False))
+            continue
+        start, stop, step = entry.indices(n)
+        if step != 1:
+            return None
+        spec.append((start, max(start, stop), True))
+    return tuple(spec)
+
+
+_FUSIBLE = frozenset(
+    (*ELEMENTWISE, *REDUCTIONS, "select", "convert", "reshape", "transpose", "broadcast_to")
+) | {"getitem", "getitem_transpose"}
+
+
+def _fusible(eqn: Eqn, xp: Any) -> bool:
+    """A guess (for the order only) whether the planner lowers ``eqn``."""
+    name = eqn.prim.name
+    if eqn.xp is not xp or type(eqn.out) is tuple or name not in _FUSIBLE:
+        return False
+    return not (name in MATH and math.prod(eqn.avals[0]) > MATH_MAX_SIZE)
+
+
+def schedule(eqns: Sequence[Eqn], xp: Any = numpy) -> list[Eqn]:
+    """``eqns`` in a dependency order that runs the ready equations the planner can fuse
+    until none is ready, then the ready ones it cannot until none is, and so on, so that
+    the NumPy calls (BLAS, SIMD math) gather between longer fused runs: the gates of an
+    LSTM step, each a slice, a NumPy ``exp`` and arithmetic, become one run before the
+    ``exp`` calls and one after.  Programs with effects, random draws or control flow
+    keep their order."""
+    if any(
+        isinstance(e.prim, ControlNode) or has_effects(e.prim) or "rng" in e.params for e in eqns
+    ):
+        return list(eqns)
+    writer: dict[int, int] = {}
+    for k, eqn in enumerate(eqns):
+        for s in eqn.out if type(eqn.out) is tuple else (eqn.out,):
+            writer[s] = k
+    waiting = [0] * len(eqns)
+    readers: list[list[int]] = [[] for _ in eqns]
+    for k, eqn in enumerate(eqns):
+        for d in {writer[r] for r in eqn.refs if r is not None and r in writer}:
+            waiting[k] += 1
+            readers[d].append(k)
+    fused = [_fusible(e, xp) for e in eqns]
+    ready: tuple[list, list] = ([], [])  # (fusible, other), by program position
+    for k in range(len(eqns)):
+        if not waiting[k]:
+            heapq.heappush(ready[not fused[k]], k)
+    order, which = [], 0
+    while ready[0] or ready[1]:
+        if not ready[which]:
+            which = 1 - which  # drain one kind before switching: longer runs of each
+        k = heapq.heappop(ready[which])
+        order.append(eqns[k])
+        for r in readers[k]:
+            waiting[r] -= 1
+            if not waiting[r]:
+                heapq.heappush(ready[not fused[r]], r)
+    return _views_late(order)
+
+
+def _views_late(eqns: list[Eqn]) -> list[Eqn]:
+    """Each view equation (a slice, reshape, transpose) moved to just before its first
+    reader (or the end): a slice of an earlier result is then taken where it is used,
+    from outside the segment being built (``Segment.pre``), not baked into a kernel with
+    its offset."""
+    views = {"getitem", "reshape", "transpose", "broadcast_to"}
+    pending: dict[int, Eqn] = {}  # output slot -> a view not yet placed
+    out: list[Eqn] = []
+
+    def place(eqn: Eqn) -> None:
+        for r in eqn.refs:
+            if r is not None and r in pending:
+                place(pending.pop(r))
+        out.append(eqn)
+
+    for eqn in eqns:
+        if eqn.prim.name in views and type(eqn.out) is not tuple:
+            pending[eqn.out] = eqn
+        else:
+            place(eqn)
+    for slot in list(pending):  # views no equation reads (program outputs)
+        if slot in pending:
+            place(pending.pop(slot))
+    return out
+
+
+def mark_contiguous(items: list, eqns: Sequence[Eqn], in_avals: Sequence | None) -> None:
+    """Set each segment's ``contiguous``: its inputs that a kernel allocated or NumPy's
+    ``matmul`` or a unary ufunc (of such an array) returned, all C-contiguous, so that
+    the kernel is compiled for that layout (loops it can vectorise) instead of any."""
+    shapes: dict[int, tuple] = {}
+    for k, av in enumerate(in_avals or ()):
+        if av is not None:
+            shapes[k] = tuple(av[0])
+    for eqn in eqns:
+        if type(eqn.out) is not tuple:
+            shapes[eqn.out] = tuple(eqn.avals[0])
+    known: set[int] = set()
+    for it in items:
+        if isinstance(it, Segment):
+            it.contiguous = frozenset(s for s in it.inputs if s in known)
+            known.update(it.outputs)
+            continue
+        name = it.prim.name
+        if it.xp is not numpy or type(it.out) is tuple or it.params:
+            continue
+        if name == "matmul" and len(it.refs) == 2 and None not in it.refs:
+            a, b = shapes.get(it.refs[0], ()), shapes.get(it.refs[1], ())
+            if len(a) >= 2 and len(b) >= 2 and not (a[-1] == 1 and b[-2] == 1):
+                known.add(it.out)  # NumPy's matmul (not the outer product's multiply)
+        elif (
+            ELEMENTWISE.get(name) == (1, False)
+            and forwarded_name(it.prim.impl) == name
+            and it.refs[0] in known
+        ):
+            known.add(it.out)
+
+
 def plan(
     eqns: Sequence[Eqn],
     n_inputs: int,
@@ -462,14 +739,17 @@ def plan(
     *,
     xp: Any = numpy,
     reductions: bool = True,
+    exclude: frozenset = frozenset(),
 ) -> list:
     """The program as a list of :class:`Eqn` (left as they are) and :class:`Segment`
     (compiled), in order.  ``in_avals``: the inputs' ``(shape, dtype)`` where known;
     ``xp``: the backend whose calls lower; ``reductions``: whether reductions do.
 
     A segment's ``post`` are its view equations whose results are read after it: the
-    driver replays them on the arrays the segment hands back."""
-    p = _Planner(eqns, outputs, in_avals, xp, reductions)
+    driver replays them on the arrays the segment hands back.  ``exclude``: output slots
+    of equations to leave as they are."""
+    p = _Planner(schedule(eqns, xp), outputs, in_avals, xp, reductions)
+    p.exclude = exclude
     for eqn in p.eqns:
         p.step(eqn)
     p.close_segment()
@@ -496,6 +776,8 @@ def plan(
         if isinstance(it, Segment):
             for s in it.inputs:
                 need(s, it)
+            for eqn in it.pre:
+                need(eqn.refs[0], it)
         else:
             for r in it.refs:
                 if r is not None:

@@ -111,19 +111,37 @@ class _Writer:
             expr = f"{_CAST[compute]}({expr})"
         return expr, d
 
-    def load(self, v: View, nest: Nest) -> tuple[str, int]:
+    def load(self, v: View, nest: Nest, at: list | None = None) -> tuple[str, int]:
+        """(expression reading ``v`` at the nest's loop indices, or at the view indices
+        ``at``, and its loop depth)."""
         n, m = len(nest.shape), len(v.shape)
         if not self.seg.avals[v.base][0] and v.base in self.seg.inputs:
             return f"a{v.base}", 0  # a 0-d input: passed as a scalar
         idx, d = [], 0
-        for b in v.axes:
-            if b is None or v.shape[b] == 1:
-                idx.append("0")
-            else:
-                k = b + n - m
-                idx.append(f"i{k}")
-                d = max(d, k + 1)
+        for b, a in enumerate(v.axes):
+            start, step = v.starts[b], v.steps[b]
+            if a is None or v.shape[a] == 1:
+                idx.append(str(start))
+                continue
+            k = a + n - m
+            i = f"i{k}" if at is None else at[a]
+            i = i if step == 1 else f"{step} * {i}"
+            idx.append(i if start == 0 else f"{start} + {i}")
+            d = max(d, k + 1) if at is None else n
         return f"a{v.base}[{_index(idx)}]", d
+
+    def pad(self, op: Op, nest: Nest) -> str:
+        """``getitem_transpose``: the operand where the static index covers, else 0."""
+        at, cond = [], []
+        for k, (start, stop, kept) in enumerate(op.axis):
+            if kept:
+                at.append(f"i{k}" if start == 0 else f"i{k} - {start}")
+            if (start, stop) != (0, nest.shape[k]):
+                cond.append(f"{start} <= i{k} < {stop}" if kept else f"i{k} == {start}")
+        expr, _ = self.load(op.args[0][1], nest, at)
+        if not cond:
+            return expr
+        return f"({expr} if {' and '.join(cond)} else {self.const(0.0, op.dtype)})"
 
     def nest(self, nest: Nest) -> None:
         n = len(nest.shape)
@@ -138,9 +156,12 @@ class _Writer:
             if op.kind == "reduce":
                 self.reduce(op, nest, depth, pre, post, before, after, loops)
                 continue
-            args = [self.read(a, nest, op.compute, depth) for a in op.args]
-            d = max([x[1] for x in args], default=0)
-            expr = _expression(op, [x[0] for x in args], self, args)
+            if op.name == "pad":
+                d, expr = n, self.pad(op, nest)
+            else:
+                args = [self.read(a, nest, op.compute, depth) for a in op.args]
+                d = max([x[1] for x in args], default=0)
+                expr = _expression(op, [x[0] for x in args], self, args)
             depth[op.out] = d
             pre[d].append(f"v{op.out} = {_CAST[op.dtype]}({expr})")
         for s in sorted(nest.stores):
@@ -272,8 +293,9 @@ def kernel_source(seg: Segment, name: str) -> str:
 
 
 def kernel_signature(seg: Segment) -> Any:
-    """The numba signature of ``seg``'s kernel: read-only, any-layout, possibly unaligned
-    arrays in (scalars for 0-d), C-contiguous arrays out, nothing returned."""
+    """The numba signature of ``seg``'s kernel: read-only arrays in (C-contiguous where
+    ``seg.contiguous`` says so, else any layout, possibly unaligned; scalars for 0-d),
+    C-contiguous arrays out, nothing returned."""
     from numba import types  # imported only when a program is compiled (optional extra)
 
     ts = []
@@ -286,6 +308,8 @@ def kernel_signature(seg: Segment) -> Any:
         shape, dtype = seg.avals[s]
         if not shape:
             ts.append(scalar[dtype])
+        elif s in seg.contiguous:
+            ts.append(types.Array(scalar[dtype], len(shape), "C", readonly=True))
         else:
             ts.append(types.Array(scalar[dtype], len(shape), "A", readonly=True, aligned=False))
     for s in seg.outputs:

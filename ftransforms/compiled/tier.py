@@ -132,9 +132,21 @@ def build(
     segments = [it for it in items if isinstance(it, lowering.Segment) and it.outputs]
     if not segments:
         return None
+    lowering.mark_contiguous(items, eqns, in_avals)
     kernels = _kernels(segments)
     if not any(k is not None for k in kernels):
         return None
+    if None in kernels:
+        # over the kernel budget: plan again without those segments, whose views and
+        # slices the other segments' plans must then not assume (the kept kernels are
+        # the same source: numba's cache hands them back)
+        dropped = frozenset(e.out for s, k in zip(segments, kernels) if k is None for e in s.eqns)
+        items = lowering.plan(eqns, n_inputs, out_refs, in_avals, exclude=dropped)
+        segments = [it for it in items if isinstance(it, lowering.Segment) and it.outputs]
+        lowering.mark_contiguous(items, eqns, in_avals)
+        kernels = _kernels(segments)
+        if not segments or None in kernels:
+            return None
     new_eqns: list = []
     by_seg = {id(s): k for s, k in zip(segments, kernels) if k is not None}
     for k, it in enumerate(items):
@@ -143,6 +155,7 @@ def build(
         elif id(it) not in by_seg:
             new_eqns.extend(it.eqns)  # not worth a kernel: its NumPy calls as they were
         else:
+            new_eqns.extend(it.pre)
             prim = KernelCall(by_seg[id(it)], it, k)
             avals = tuple(it.avals[s] for s in it.outputs)
             refs = tuple(it.inputs)
