@@ -197,6 +197,7 @@ class KernelSpec:
         self.views: list[View] = kw["views"]
         self.outs: list[int] = kw["outs"]
         self.shape: tuple = kw["shape"]
+        self.nest: Nest | None = kw.get("nest")
 
     def key(self) -> tuple:
         """What the compiled kernel depends on (the process-wide cache's key)."""
@@ -273,6 +274,7 @@ def segment_kernels(seg: Segment) -> list[KernelSpec]:
                     views=views,
                     outs=stores,
                     shape=nest.shape,
+                    nest=nest,
                 )
             )
         for op in (o for o in nest.ops if o.kind == "reduce"):
@@ -309,6 +311,7 @@ def segment_kernels(seg: Segment) -> list[KernelSpec]:
                     views=views,
                     outs=[op.out],
                     shape=nest.shape,
+                    nest=nest,
                 )
             )
     return specs
