@@ -395,7 +395,7 @@ def test_op_database_on_the_stand_in_with_the_tier_forced(name, k, dtype, kind, 
     jitted(*dev_args)
     got = jitted(*dev_args)
     program = program_of(jitted)
-    assert not program.tier.startswith("replay (compilation failed"), program.tier
+    assert program.tier in ("compiled", "replay (nothing to compile)"), program.tier
     for g, w in zip(tree_flatten(got)[0], tree_flatten(want)[0]):
         if isinstance(w, np.ndarray) and w.dtype.kind == "f":
             assert type(g) is sb.StrictArray
