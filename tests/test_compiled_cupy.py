@@ -54,7 +54,10 @@ def _segment_runs(program):
     """The SegmentRun objects the compiled driver (and its sub-programs') call."""
     runs = []
     fns = [program._fn] + [
-        sub for e in program.eqns if isinstance(e.prim, ControlNode) for sub in e.prim.subprograms.values()
+        sub
+        for e in program.eqns
+        if isinstance(e.prim, ControlNode)
+        for sub in e.prim.subprograms.values()
     ]
     for fn in fns:
         code = getattr(fn, "__globals__", {})
@@ -164,7 +167,7 @@ def test_generated_kernels_evaluate_to_numpy(dtype):
     outs = run(*dev(u, v))
     want = f(u, v)
     for slot, got in zip(seg.outputs, outs):
-        assert got.dtype == dtype
+        assert (got.shape, got.dtype) == seg.avals[slot] and got.dtype == dtype
     (t, w) = want
     # the segment's outputs, seen through its post views, are the function's outputs
     prog = ft.make_program(f)(*dev(u, v))

@@ -251,7 +251,8 @@ def segment_kernels(seg: Segment) -> list[KernelSpec]:
     """The kernels of ``seg``, nest by nest: one ElementwiseKernel writing the nest's
     stored values (if any), then one ReductionKernel per reduction, whose mapping
     recomputes the values it reduces (a ``__device__`` function in its preamble).
-    ``ValueError`` for a kernel that would read no array."""
+    ``ValueError`` for a kernel that would read no array, or reduce over no axis (the
+    segment then stays CuPy calls)."""
     specs: list[KernelSpec] = []
     for nest in (i for i in seg.items if isinstance(i, Nest) and i.ops):
         j = len(specs)
@@ -282,8 +283,8 @@ def segment_kernels(seg: Segment) -> list[KernelSpec]:
             src = op.args[0]
             ops = _needed(nest, {src[1]}) if src[0] == "local" else []
             views = _views(ops + [op])
-            if not views:
-                raise ValueError("cupy_backend: a reduction that reads no array")
+            if not views or not op.axis:
+                raise ValueError("cupy_backend: a reduction over no axis or of no array")
             params, names = _params(seg, views, ops + [op])
             rtype = _CTYPE[op.dtype]
             value = _operand(seg, src, op.dtype, names)
@@ -292,7 +293,9 @@ def segment_kernels(seg: Segment) -> list[KernelSpec]:
                 fn = f"ft_map_{j}"
                 args = ", ".join(f"{_CTYPE[d]} {n}" for d, n in params)
                 body = "".join(f"    {x}\n" for x in _statements(seg, ops, names))
-                preamble = f"__device__ inline {rtype} {fn}({args}) {{\n{body}    return {value};\n}}\n"
+                preamble = (
+                    f"__device__ inline {rtype} {fn}({args}) {{\n{body}    return {value};\n}}\n"
+                )
                 value = f"{fn}({', '.join(n for _, n in params)})"
             specs.append(
                 KernelSpec(
