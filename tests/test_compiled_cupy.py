@@ -403,3 +403,20 @@ def test_op_database_on_the_stand_in_with_the_tier_forced(name, k, dtype, kind, 
         if isinstance(w, np.ndarray) and w.dtype.kind == "f":
             assert type(g) is sb.StrictArray
             assert_close(g, w, w.dtype)
+
+
+def test_a_reshape_inside_a_segment_and_bool_outputs():
+    def f(x):
+        y = np.reshape(np.sin(x * 0.5) * 2.0 + 1.0, (6, 4))  # a real reshape, in the segment
+        z = y * 3.0 - np.sum(y, axis=0) * 0.5
+        return z * z + 1.0, (y > 1.5) == (z < 0.0)
+
+    x = sb.asarray(data(4, 6))
+    prog = compiled_and_replayed(f, x)
+    segs = [s for r in _segment_runs(prog) for s in r.steps if s[0] == "reshape"]
+    assert segs, "the reshape runs between two kernels of one segment"
+    assert program_of_out_dtypes(prog) >= {np.dtype(bool)}
+
+
+def program_of_out_dtypes(prog):
+    return {np.dtype(e.avals[1]) for e in prog.eqns if e.out in prog.out_refs}
