@@ -81,6 +81,17 @@ def compiled_and_replayed(fn, *args, dtype=np.float64, calls=1):
     after = [len(k.calls) for k in kernels]
     if calls is not None:
         assert [a - b for a, b in zip(after, before)] == [calls] * len(kernels)
+    for avals, spec, k in [
+        (r.seg.avals, st[1], st[2]) for r in runs for st in r.steps if st[0] == "kernel"
+    ]:
+        # the arguments: the views it reads (broadcast to the nest for a reduction), then
+        # the arrays it writes, each of its declared dtype
+        want = [(v.shape, avals[v.base][1]) for v in spec.views]
+        if spec.kind == "reduction":
+            want = [(spec.shape, d) for _, d in want]
+        else:
+            want += [avals[s] for s in spec.outs]
+        assert k.calls[-1]["args"] == want, (spec.name, k.calls[-1], want)
     replay = program._compiled()(*[a for a in tree_flatten(args)[0] if hasattr(a, "shape")])
     host = fn(*sb.to_numpy(args))  # the same function on NumPy arrays
     got_leaves = tree_flatten(got)[0]
