@@ -2,6 +2,7 @@
 back, and the summary JSON of the whole GPU check.
 
     python -m benchmarks.gpu_check transfers --backend cupy|strict --json OUT.json
+    python -m benchmarks.gpu_check compiled --backend cupy|strict --json OUT.json
     python -m benchmarks.gpu_check summary --dir OUTDIR
 
 ``transfers`` runs every transform (grad, vjp, jvp, vmap, vmap(grad), jacrev, jacfwd,
@@ -19,12 +20,22 @@ and read their predicate, one copy per decision: they are reported with that exp
 With ``--backend strict`` (the CPU stand-in, ``ftransforms.strict_backend``) the same
 program runs as a dry run of the script: ``StrictArray.get`` and its conversions are the
 ways out.
+
+``compiled`` times ``ft.jit``'s two tiers on device arrays side by side with ``jax.jit``
+on the same device (W1 per-sample gradients, W5's 50-op chain and its gradient): the
+replay (CuPy calls), the compiled tier (one CuPy kernel per fusion group, NOTE [CuPy
+kernels] in ``ftransforms/compiled/cupy_driver.py``; compiled by ``jit(f).compile()``,
+its cost reported apart) and ``jax.jit``; medians of synchronized calls, the ratios
+printed, the compiled results checked against the replay's.  On the stand-in (the dry
+run) jax.jit runs on the CPU and the times mean nothing but that the row runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -216,6 +227,124 @@ def run_transfers(backend: str, out: Path) -> int:
     return 1 if failures else 0
 
 
+def _median_seconds(fn: Callable[[], Any], sync: Callable[[], None], reps: int) -> float:
+    fn()
+    sync()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        sync()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def _max_rel_diff(a: list, b: list, to_host: Callable[[Any], np.ndarray]) -> float:
+    worst = 0.0
+    for x, y in zip(a, b):
+        x, y = to_host(x), to_host(y)
+        scale = max(float(np.max(np.abs(y), initial=0.0)), 1e-30)
+        worst = max(worst, float(np.max(np.abs(x - y), initial=0.0)) / scale)
+    return worst
+
+
+def compiled_rows(backend: str, w1_sizes: list[int], reps: int, with_jax: bool = True) -> list:
+    """One row per case: ``ft.jit`` replay, compiled tier and ``jax.jit`` on the device."""
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # leave CuPy the card
+    import ftransforms as ft
+    import ftransforms.numpy as fnp
+    from benchmarks import cases
+    from benchmarks.peers.ftransforms_peer import P3, mlp_loss
+    from benchmarks.reference import w5_chain
+
+    module, _, to_device, sync = _backend(backend)
+    to_host = (lambda v: module.asnumpy(v)) if module is not None else (lambda v: v.get())
+    made = cases.make_cases(["W1"], sizes_override={"W1": w1_sizes})
+    made += [c for c in cases.make_cases(["W5"]) if c.mode in ("none", "grad")]
+    jax_peer = None
+    if with_jax:
+        try:
+            from benchmarks.peers import Unavailable
+            from benchmarks.peers.jax_peer import JaxJitPeer
+
+            jax_peer = JaxJitPeer()
+            jax_peer.setup("cuda" if backend == "cupy" else "cpu", 1)
+        except (ImportError, Unavailable) as err:
+            print(f"[compiled] jax.jit unavailable: {err}", flush=True)
+            jax_peer = None
+    rows = []
+    for case in made:
+        inputs = cases.make_inputs(case)
+        dev = {k: to_device(v) for k, v in inputs.items()}
+        if case.workload == "W1":
+            fn = ft.vmap(ft.grad(mlp_loss), in_dims=(None, 0, 0))
+            args = (tuple(dev[k] for k in P3), dev["x"], dev["y"])
+        elif case.mode == "none":
+            fn, args = (lambda v: w5_chain(fnp, v)), (dev["x"],)
+        else:
+            fn, args = ft.grad(lambda v: fnp.sum(w5_chain(fnp, v))), (dev["x"],)
+        row: dict[str, Any] = {"case": case.id, "label": case.label, "scale": case.scale}
+        try:
+            replay = ft.jit(fn, compile=False)
+            t0 = time.perf_counter()
+            want = replay(*args)
+            sync()
+            row["first_call_s"] = time.perf_counter() - t0
+            row["replay_s"] = _median_seconds(lambda: replay(*args), sync, reps)
+            compiled = ft.jit(fn, compile=False)
+            compiled(*args)
+            t0 = time.perf_counter()
+            compiled.compile()
+            row["compile_s"] = time.perf_counter() - t0
+            (program,) = compiled.cache.values()
+            row["tier"] = program.tier
+            row["kernels"] = getattr(program._fn, "n_kernels", 0)
+            row["compiled_s"] = _median_seconds(lambda: compiled(*args), sync, reps)
+            got = compiled(*args)
+            leaves = lambda t: list(t) if isinstance(t, (list, tuple)) else [t]  # noqa: E731
+            row["max_rel_diff_vs_replay"] = _max_rel_diff(leaves(got), leaves(want), to_host)
+            row["error"] = None
+        except Exception as err:  # noqa: BLE001 - reported, the other rows go on
+            row["error"] = f"{type(err).__name__}: {err}"
+        if jax_peer is not None:
+            try:
+                run = jax_peer.build(case, jax_peer.convert(inputs))
+                jsync = lambda: jax_peer.sync(out)  # noqa: E731
+                t0 = time.perf_counter()
+                out = run()
+                jsync()
+                row["jax_first_call_s"] = time.perf_counter() - t0
+                row["jax_jit_s"] = _median_seconds(lambda: jax_peer.sync(run()), lambda: None, reps)
+            except Exception as err:  # noqa: BLE001
+                row["jax_error"] = f"{type(err).__name__}: {err}"
+        rep, comp, jx = row.get("replay_s"), row.get("compiled_s"), row.get("jax_jit_s")
+        row["compiled_over_replay"] = comp / rep if comp and rep else None
+        row["compiled_over_jax"] = comp / jx if comp and jx else None
+        row["replay_over_jax"] = rep / jx if rep and jx else None
+        rows.append(row)
+        per = 1e3 if case.unit == "ms" else 1e6 / case.scale  # the table's unit
+        us = lambda v: f"{v * per:9.3f}" if v else "        -"  # noqa: E731
+        ratio = lambda v: f"{v:5.2f}x" if v else "    -"  # noqa: E731
+        print(
+            f"[compiled] {case.label:<26} replay {us(rep)} compiled {us(comp)} jax.jit {us(jx)} "
+            f"{case.unit}  compiled/replay {ratio(row['compiled_over_replay'])} "
+            f"compiled/jax {ratio(row['compiled_over_jax'])}  compile "
+            f"{row.get('compile_s', 0):.2f}s kernels {row.get('kernels', 0)} "
+            f"[{row.get('tier', '')}]" + (f"  {row['error']}" if row.get("error") else ""),
+            flush=True,
+        )
+    return rows
+
+
+def run_compiled(backend: str, out: Path, w1_sizes: list[int], reps: int) -> int:
+    rows = compiled_rows(backend, w1_sizes, reps)
+    bad = [r["case"] for r in rows if r.get("error") or r.get("tier") != "compiled"]
+    bad += [r["case"] for r in rows if (r.get("max_rel_diff_vs_replay") or 0.0) > 1e-4]
+    out.write_text(json.dumps({"backend": backend, "rows": rows, "failures": bad}, indent=1))
+    print(f"[compiled] rows: {len(rows)}, not compiled or wrong: {', '.join(bad) or 'none'}")
+    return 1 if bad else 0
+
+
 def summarise(directory: Path) -> int:
     """Gather the steps' results (written by gpu_check.sh) into ``summary.json``."""
     summary: dict[str, Any] = {"steps": {}}
@@ -224,7 +353,7 @@ def summarise(directory: Path) -> int:
         for line in status.read_text().splitlines():
             name, rc, seconds = line.split("\t")
             summary["steps"][name] = {"rc": int(rc), "seconds": float(seconds)}
-    for name in ("device", "transfers", "bench_gpu", "bench_cpu"):
+    for name in ("device", "transfers", "compiled", "bench_gpu", "bench_cpu"):
         path = directory / f"{name}.json"
         if path.exists():
             try:
@@ -243,11 +372,19 @@ def main(argv: list[str] | None = None) -> int:
     t = sub.add_parser("transfers", help="count device-to-host copies under every transform")
     t.add_argument("--backend", choices=["cupy", "strict"], default="cupy")
     t.add_argument("--json", required=True)
+    c = sub.add_parser("compiled", help="ft.jit replay vs compiled tier vs jax.jit (W1, W5)")
+    c.add_argument("--backend", choices=["cupy", "strict"], default="cupy")
+    c.add_argument("--json", required=True)
+    c.add_argument("--w1-sizes", default="32,256,4096", help="W1 batch sizes, comma-separated")
+    c.add_argument("--reps", type=int, default=20)
     s = sub.add_parser("summary", help="write OUTDIR/summary.json from the steps' files")
     s.add_argument("--dir", required=True)
     args = p.parse_args(argv)
     if args.cmd == "transfers":
         return run_transfers(args.backend, Path(args.json))
+    if args.cmd == "compiled":
+        sizes = [int(v) for v in args.w1_sizes.split(",") if v.strip()]
+        return run_compiled(args.backend, Path(args.json), sizes, args.reps)
     return summarise(Path(args.dir))
 
 

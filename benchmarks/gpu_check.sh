@@ -10,6 +10,8 @@
 #   2. tests:     pytest -m cuda (tests/test_cuda.py) on real CuPy
 #   3. demo:      python -m ftransforms.demo --device cuda
 #   4. transfers: no transform copies to the host (python -m benchmarks.gpu_check transfers)
+#   4b. compiled: ft.jit replay vs its compiled tier (CuPy kernels) vs jax.jit, W1 and W5
+#                 (python -m benchmarks.gpu_check compiled; compiled.json)
 #   5. bench_gpu: W1 B=32..4096, W3 (D=64..1024), W4 MAML, W6 LSTM on CuPy, side by side
 #                 with torch.func on CUDA and jax.jit on the GPU (bench_gpu.json)
 #   6. bench_cpu: the large-batch rows on the CPU, to show where the GPU wins (bench_cpu.json)
@@ -115,6 +117,15 @@ step demo 90 "$PY" -m ftransforms.demo --device "$DEVICE"
 # -- 4. no hidden host copies -----------------------------------------------------------------
 step transfers 60 "$PY" -m benchmarks.gpu_check transfers --backend "$BACKEND" \
   --json "$OUTDIR/transfers.json"
+
+# -- 4b. the compiled tier on the device ------------------------------------------------------
+if [ $DRY = 1 ]; then
+  step compiled 90 "$PY" -m benchmarks.gpu_check compiled --backend strict --w1-sizes 16 \
+    --reps 2 --json "$OUTDIR/compiled.json"
+else
+  step compiled 120 "$PY" -m benchmarks.gpu_check compiled --backend cupy \
+    --w1-sizes 32,256,4096 --reps 20 --json "$OUTDIR/compiled.json"
+fi
 
 # -- 5. the benchmarks on the GPU, side by side -----------------------------------------------
 PEERS=ftransforms,ftransforms.jit,torch.func,jax.jit,numpy

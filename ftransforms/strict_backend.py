@@ -25,10 +25,11 @@ from typing import Any
 
 import numpy
 
+from ftransforms import strict_backend_kernels as _kernels
 from ftransforms.backend import register_backend
 from ftransforms.pytree import tree_map
 
-__all__ = ["StrictArray", "asarray", "to_numpy", "xp"]
+__all__ = ["ElementwiseKernel", "ReductionKernel", "StrictArray", "asarray", "to_numpy", "xp"]
 
 
 class HostConversionError(TypeError):
@@ -261,4 +262,85 @@ def to_numpy(tree: Any) -> Any:
     return tree_map(lambda v: v.get() if type(v) is StrictArray else v, tree)
 
 
+def _kernel_args(kernel: Any, args: tuple, params: list) -> list:
+    if len(args) != len(params):
+        raise TypeError(f"{kernel.name}: {len(params)} arguments expected, {len(args)} given")
+    out = []
+    for a, (dtype, name) in zip(args, params):
+        if type(a) is not StrictArray:
+            raise HostConversionError(
+                f"{kernel.name}: argument {name} is a {type(a).__name__}, not a device array"
+            )
+        if a.dtype != dtype:
+            raise TypeError(f"{kernel.name}: argument {name} is {a.dtype}, declared {dtype}")
+        out.append(a._data)
+    return out
+
+
+class ElementwiseKernel:
+    """``cupy.ElementwiseKernel`` on the stand-in: the source is checked and interpreted
+    (``strict_backend_kernels``); outputs are passed after the inputs, and must have the
+    broadcast shape.  ``calls`` records each call's argument ``(shape, dtype)``."""
+
+    def __init__(
+        self, in_params: str, out_params: str, operation: str, name: str = "kernel", **kw: Any
+    ) -> None:
+        self.name, self.calls = name, []
+        self.source = _kernels.Elementwise(in_params, out_params, operation, kw.get("preamble", ""))
+
+    def __call__(self, *args: Any) -> Any:
+        src = self.source
+        n = len(src.ins)
+        ins = _kernel_args(self, args[:n], src.ins)
+        outs = _kernel_args(self, args[n:], src.outs)
+        shape = numpy.broadcast_shapes(*(a.shape for a in ins + outs))
+        if any(o.shape != shape for o in outs):
+            raise ValueError(f"{self.name}: outputs must have the broadcast shape {shape}")
+        self.calls.append({"args": [(a.shape, a.dtype) for a in args]})
+        for o, value in zip(outs, src.run(ins, shape)):
+            o[...] = value
+        return args[n] if len(outs) == 1 else args[n:]
+
+
+class ReductionKernel:
+    """``cupy.ReductionKernel`` on the stand-in: checked and interpreted source, called
+    with the inputs (and ``axis``/``keepdims``), returning a new array."""
+
+    def __init__(
+        self,
+        in_params: str,
+        out_params: str,
+        map_expr: str,
+        reduce_expr: str,
+        post_map_expr: str,
+        identity: str,
+        name: str = "reduce_kernel",
+        reduce_type: str | None = None,
+        preamble: str = "",
+        **kw: Any,
+    ) -> None:
+        self.name, self.calls = name, []
+        self.source = _kernels.Reduction(
+            in_params,
+            out_params,
+            map_expr,
+            reduce_expr,
+            post_map_expr,
+            identity,
+            reduce_type,
+            preamble,
+        )
+
+    def __call__(self, *args: Any, axis: Any = None, keepdims: bool = False) -> Any:
+        ins = _kernel_args(self, args, self.source.ins)
+        ndim = len(numpy.broadcast_shapes(*(a.shape for a in ins)))
+        axes = tuple(range(ndim)) if axis is None else (axis,) if isinstance(axis, int) else axis
+        self.calls.append(
+            {"args": [(a.shape, a.dtype) for a in args], "axis": axes, "keepdims": keepdims}
+        )
+        return StrictArray(numpy.asarray(self.source.run(ins, tuple(axes), keepdims)))
+
+
+xp.ElementwiseKernel = ElementwiseKernel
+xp.ReductionKernel = ReductionKernel
 register_backend(StrictArray, xp)

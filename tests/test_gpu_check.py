@@ -40,6 +40,17 @@ def test_transfer_counter_sees_a_hidden_copy():
     np.testing.assert_allclose(g.get(), np.full(3, 6.0))
 
 
+def test_compiled_tier_row_runs_on_the_strict_stand_in(tmp_path):
+    out = tmp_path / "compiled.json"
+    assert gpu_check.run_compiled("strict", out, [8], reps=1) == 0
+    rows = {r["case"]: r for r in json.loads(out.read_text())["rows"]}
+    assert set(rows) == {"W1-B8", "W5-none", "W5-grad"}
+    for r in rows.values():
+        assert r["error"] is None and r["tier"] == "compiled" and r["kernels"] >= 1
+        assert r["max_rel_diff_vs_replay"] < 1e-5 and r["compiled_over_replay"] > 0
+        assert r["jax_jit_s"] > 0 and r["compiled_over_jax"] > 0
+
+
 def test_summary_gathers_the_steps(tmp_path):
     (tmp_path / "steps.tsv").write_text("tests\t0\t1.5\ndemo\t1\t2.0\n")
     (tmp_path / "device.json").write_text(json.dumps({"numpy": "2"}))

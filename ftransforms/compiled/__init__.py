@@ -31,6 +31,7 @@ cache folder under a hash of their source and the versions (``cache.py``) and co
 with numba's ``cache=True``, which keys by that file, numba's version and the CPU: a
 later process loads them instead of compiling.
 
-CuPy arrays keep the replay; ``cupy_backend.py`` prints the same plan as CUDA
-``ElementwiseKernel`` sources.
+Programs on CuPy arrays go through the same policy but compile to CuPy kernels instead
+(``ElementwiseKernel``/``ReductionKernel`` per fusion group, NOTE [CuPy kernels] in
+``cupy_driver.py``), with or without numba.
 """

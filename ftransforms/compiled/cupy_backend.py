@@ -1,14 +1,16 @@
-"""The CUDA backend of the compiled tier: each nest of a segment (``lowering.py``) as one
-``cupy.ElementwiseKernel``, whose operands CuPy broadcasts to the nest's shape.
+"""The CUDA backend of the compiled tier: a segment's nests (``lowering.py``) as CuPy
+kernels (NOTE [CuPy kernels] in ``cupy_driver.py`` says how a program runs them).
 
-:func:`kernel_specs` prints a segment as the ``(in_params, out_params, operation,
-name)`` of its kernels and :func:`compile_segments` builds them behind the interface of
-``numba_backend.compile_segments`` (one callable per segment taking the arrays it reads
-and the arrays it writes).  Views are applied with the array namespace's own
-``reshape``/``transpose``/``broadcast_to`` (:func:`realize`) before a kernel reads them.
-Only elementwise nests lower here (``plan(..., reductions=False)``): reductions stay CuPy
-calls.  The sources are checked on the strict stand-in (``ftransforms/strict_backend.py``)
-in the tests; nothing dispatches them yet (CuPy programs keep the replay).
+:func:`segment_kernels` prints a segment as :class:`KernelSpec` objects: per nest, one
+``cupy.ElementwiseKernel`` that writes the values read outside the nest (every
+intermediate in a register), and one ``cupy.ReductionKernel`` per sum/max/min, whose
+mapping recomputes what it reduces in a ``__device__`` function of its preamble.  Each
+kernel reads arrays through views (:func:`realize`: the namespace's own
+``reshape``/``transpose``/``broadcast_to``), which CuPy broadcasts to the nest's shape.
+Operands are cast to the dtype NumPy computes in and literals carry it (``2.0f``), so
+float32 stays float32; maxima/minima propagate NaN; infinities are bit patterns.  The
+sources are checked and evaluated on the strict stand-in
+(``ftransforms/strict_backend_kernels.py``).
 
 Example:
     >>> import numpy as np
@@ -28,14 +30,13 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy
 
 from ftransforms.compiled.lowering import Nest, Op, Segment, View
 
-__all__ = ["compile_segments", "kernel_specs", "realize"]
+__all__ = ["KernelSpec", "kernel_specs", "realize", "segment_kernels"]
 
 _CTYPE = {
     numpy.dtype("float32"): "float",
@@ -60,14 +61,35 @@ _BINARY = {
 _UNARY = {"negative": "-{0}", "square": "{0} * {0}", "abs": "fabs({0})"}
 
 
+#: NumPy's names of the math functions -> CUDA's (the others are the same).
+_FUNCTIONS = {
+    "arcsin": "asin",
+    "arccos": "acos",
+    "arctan": "atan",
+    "arcsinh": "asinh",
+    "arctanh": "atanh",
+}
+
+#: Bit patterns of +inf and NaN (CUDA's reinterpreting intrinsics: no header needed).
+_SPECIAL = {
+    ("inf", "float"): "__int_as_float(0x7f800000)",
+    ("nan", "float"): "__int_as_float(0x7fc00000)",
+    ("inf", "double"): "__longlong_as_double(0x7ff0000000000000LL)",
+    ("nan", "double"): "__longlong_as_double(0x7ff8000000000000LL)",
+}
+
+
 def _literal(value: Any, dtype: numpy.dtype) -> str:
+    """A C literal of ``dtype`` (negative ones parenthesized: ``x - (-1.0f)``)."""
     if dtype == numpy.dtype(bool):
         return "true" if value else "false"
-    text = repr(float(value))
-    if text in ("inf", "-inf", "nan"):
-        text = {"inf": "CUDART_INF", "-inf": "-CUDART_INF", "nan": "CUDART_NAN"}[text]
-        return f"(({_CTYPE[dtype]}){text})"
-    return text + ("f" if dtype == numpy.dtype("float32") else "")
+    ctype = _CTYPE[dtype]
+    value = float(value)
+    if value != value or value in (float("inf"), float("-inf")):
+        text = _SPECIAL["nan" if value != value else "inf", ctype]
+        return f"(-{text})" if value < 0 else text
+    text = repr(value) + ("f" if ctype == "float" else "")
+    return f"({text})" if text.startswith("-") else text
 
 
 def _operand(seg: Segment, a: tuple, compute: numpy.dtype, names: dict) -> str:
@@ -77,6 +99,20 @@ def _operand(seg: Segment, a: tuple, compute: numpy.dtype, names: dict) -> str:
     expr = f"v{slot}" if a[0] == "local" else slot
     dtype = seg.avals[a[1] if a[0] == "local" else a[1].base][1]
     return expr if dtype == compute else f"(({_CTYPE[compute]}){expr})"
+
+
+def _arg_dtypes(seg: Segment, op: Op) -> list:
+    """The dtype each operand of ``op`` is read in: its computation dtype, except a
+    select's condition (bool) and a conversion to bool (the source's own dtype)."""
+    own = [
+        seg.avals[a[1] if a[0] == "local" else a[1].base][1] if a[0] != "const" else None
+        for a in op.args
+    ]
+    if op.name == "select":
+        return [numpy.dtype(bool), op.compute, op.compute]
+    if op.name == "convert" and op.dtype == numpy.dtype(bool):
+        return [own[0] or numpy.dtype("float64")]
+    return [op.compute] * len(op.args)
 
 
 def _expression(op: Op, args: list) -> str:
@@ -95,48 +131,201 @@ def _expression(op: Op, args: list) -> str:
         return f"({args[0]} ? {args[1]} : {args[2]})"
     if name == "convert":
         return f"{args[0]} != 0" if op.dtype == numpy.dtype(bool) else args[0]
-    return f"{name}({args[0]})"
+    return f"{_FUNCTIONS.get(name, name)}({args[0]})"
 
 
-def _views(nest: Nest) -> list[View]:
-    """The distinct array operands of a nest, in order of first use."""
+def _views(ops: list) -> list[View]:
+    """The distinct array operands of ``ops``, in order of first use."""
     seen: dict[tuple, View] = {}
-    for op in nest.ops:
+    for op in ops:
         for a in op.args:
             if a[0] == "array":
                 seen.setdefault((a[1].base, a[1].shape, a[1].axes), a[1])
     return list(seen.values())
 
 
+def _needed(nest: Nest, targets: set) -> list[Op]:
+    """The elementwise ops of ``nest`` that the values ``targets`` depend on, in order."""
+    need, out = set(targets), []
+    for op in reversed(nest.ops):
+        if op.kind == "ew" and op.out in need:
+            out.append(op)
+            need.update(a[1] for a in op.args if a[0] == "local")
+    return out[::-1]
+
+
+def _params(seg: Segment, views: list[View], ops: list[Op]) -> tuple[list[str], dict]:
+    """The parameter declarations of ``views`` and the names their operands read."""
+    names, params = {}, []
+    for k, v in enumerate(views):
+        same = v.axes == tuple(range(len(v.shape))) and v.shape == seg.avals[v.base][0]
+        name = f"a{v.base}" if same else f"a{v.base}_{k}"
+        for a_view in [x for op in ops for x in op.args if x[0] == "array"]:
+            if (a_view[1].base, a_view[1].shape, a_view[1].axes) == (v.base, v.shape, v.axes):
+                names[id(a_view[1])] = name
+        params.append((seg.avals[v.base][1], name))
+    return params, names
+
+
+def _statements(seg: Segment, ops: list[Op], names: dict) -> list[str]:
+    lines = []
+    for op in ops:
+        args = [_operand(seg, a, d, names) for a, d in zip(op.args, _arg_dtypes(seg, op))]
+        ctype = _CTYPE[op.dtype]
+        lines.append(f"{ctype} v{op.out} = ({ctype})({_expression(op, args)});")
+    return lines
+
+
+class KernelSpec:
+    """One CuPy kernel of a segment: an ``ElementwiseKernel`` (``kind == "elementwise"``:
+    ``operation``) or a ``ReductionKernel`` (``"reduction"``: ``map_expr``,
+    ``reduce_expr``, ``post_map_expr``, ``identity``, ``reduce_type``, ``preamble``,
+    ``axis``, ``keepdims``); ``views`` are the arrays it reads (in parameter order, each
+    seen over the nest's ``shape``), ``outs`` the slots it writes."""
+
+    def __init__(self, kind: str, name: str, in_params: str, out_params: str, **kw: Any) -> None:
+        self.kind, self.name = kind, name
+        self.in_params, self.out_params = in_params, out_params
+        self.operation = kw.get("operation", "")
+        self.map_expr = kw.get("map_expr", "")
+        self.reduce_expr = kw.get("reduce_expr", "")
+        self.post_map_expr = kw.get("post_map_expr", "")
+        self.identity = kw.get("identity", "")
+        self.reduce_type = kw.get("reduce_type", "")
+        self.preamble = kw.get("preamble", "")
+        self.axis, self.keepdims = kw.get("axis", ()), kw.get("keepdims", False)
+        self.views: list[View] = kw["views"]
+        self.outs: list[int] = kw["outs"]
+        self.shape: tuple = kw["shape"]
+        self.nest: Nest | None = kw.get("nest")
+
+    def key(self) -> tuple:
+        """What the compiled kernel depends on (the process-wide cache's key)."""
+        return (
+            self.kind,
+            self.name,
+            self.in_params,
+            self.out_params,
+            self.operation,
+            self.map_expr,
+            self.reduce_expr,
+            self.post_map_expr,
+            self.identity,
+            self.reduce_type,
+            self.preamble,
+        )
+
+    def make(self, xp: Any) -> Any:
+        """The kernel object of the array namespace ``xp`` (``cupy`` or the stand-in)."""
+        if self.kind == "elementwise":
+            return xp.ElementwiseKernel(self.in_params, self.out_params, self.operation, self.name)
+        return xp.ReductionKernel(
+            self.in_params,
+            self.out_params,
+            self.map_expr,
+            self.reduce_expr,
+            self.post_map_expr,
+            self.identity,
+            self.name,
+            reduce_type=self.reduce_type,
+            preamble=self.preamble,
+        )
+
+
+_REDUCE = {
+    "reduce_sum": "a + b",
+    # NaN wins, from either side (CuPy combines partial results in any order)
+    "reduce_max": "(a > b || a != a) ? a : b",
+    "reduce_min": "(a < b || a != a) ? a : b",
+}
+
+
+def _identity(name: str, dtype: numpy.dtype) -> str:
+    if name == "reduce_sum":
+        return "-0.0f" if dtype == numpy.dtype("float32") else "-0.0"  # -0.0 + x is x
+    inf = _SPECIAL["inf", _CTYPE[dtype]]
+    return f"-{inf}" if name == "reduce_max" else inf
+
+
+def segment_kernels(seg: Segment) -> list[KernelSpec]:
+    """The kernels of ``seg``, nest by nest: one ElementwiseKernel writing the nest's
+    stored values (if any), then one ReductionKernel per reduction, whose mapping
+    recomputes the values it reduces (a ``__device__`` function in its preamble).
+    ``ValueError`` for a kernel that would read no array, or reduce over no axis (the
+    segment then stays CuPy calls)."""
+    specs: list[KernelSpec] = []
+    for nest in (i for i in seg.items if isinstance(i, Nest) and i.ops):
+        j = len(specs)
+        stores = sorted(nest.stores & {op.out for op in nest.ops if op.kind == "ew"})
+        if stores:
+            ops = _needed(nest, set(stores))
+            views = _views(ops)
+            params, names = _params(seg, views, ops)
+            lines = _statements(seg, ops, names) + [f"a{s} = v{s};" for s in stores]
+            out_params = ", ".join(f"{seg.avals[s][1].name} a{s}" for s in stores)
+            if not views:
+                raise ValueError("cupy_backend: an elementwise kernel that reads no array")
+            specs.append(
+                KernelSpec(
+                    "elementwise",
+                    f"ft_fused_{j}",
+                    ", ".join(f"{d.name} {n}" for d, n in params),
+                    out_params,
+                    operation="\n".join(lines),
+                    views=views,
+                    outs=stores,
+                    shape=nest.shape,
+                    nest=nest,
+                )
+            )
+        for op in (o for o in nest.ops if o.kind == "reduce"):
+            j = len(specs)
+            src = op.args[0]
+            ops = _needed(nest, {src[1]}) if src[0] == "local" else []
+            views = _views(ops + [op])
+            if not views or not op.axis:
+                raise ValueError("cupy_backend: a reduction over no axis or of no array")
+            params, names = _params(seg, views, ops + [op])
+            rtype = _CTYPE[op.dtype]
+            value = _operand(seg, src, op.dtype, names)
+            preamble = ""
+            if ops:
+                fn = f"ft_map_{j}"
+                args = ", ".join(f"{_CTYPE[d]} {n}" for d, n in params)
+                body = "".join(f"    {x}\n" for x in _statements(seg, ops, names))
+                preamble = (
+                    f"__device__ inline {rtype} {fn}({args}) {{\n{body}    return {value};\n}}\n"
+                )
+                value = f"{fn}({', '.join(n for _, n in params)})"
+            specs.append(
+                KernelSpec(
+                    "reduction",
+                    f"ft_reduce_{j}",
+                    ", ".join(f"{d.name} {n}" for d, n in params),
+                    f"{op.dtype.name} a{op.out}",
+                    map_expr=value,
+                    reduce_expr=_REDUCE[op.name],
+                    post_map_expr=f"a{op.out} = a",
+                    identity=_identity(op.name, op.dtype),
+                    reduce_type=rtype,
+                    preamble=preamble,
+                    axis=op.axis,
+                    keepdims=op.keepdims,
+                    views=views,
+                    outs=[op.out],
+                    shape=nest.shape,
+                    nest=nest,
+                )
+            )
+    return specs
+
+
 def kernel_specs(seg: Segment) -> list[tuple[str, str, str, str]]:
     """``(in_params, out_params, operation, name)`` of each nest's ElementwiseKernel;
-    ``ValueError`` for a nest this backend does not lower (a reduction)."""
-    specs = []
-    for j, nest in enumerate(i for i in seg.items if isinstance(i, Nest) and i.ops):
-        if any(op.kind != "ew" for op in nest.ops):
-            raise ValueError(
-                "cupy_backend: reductions are left to CuPy (plan with reductions=False)"
-            )
-        views = _views(nest)
-        names = {}
-        params = []
-        for k, v in enumerate(views):
-            same = v.axes == tuple(range(len(v.shape))) and v.shape == seg.avals[v.base][0]
-            name = f"a{v.base}" if same else f"a{v.base}_{k}"
-            for a_view in [x for op in nest.ops for x in op.args if x[0] == "array"]:
-                if (a_view[1].base, a_view[1].shape, a_view[1].axes) == (v.base, v.shape, v.axes):
-                    names[id(a_view[1])] = name
-            params.append(f"{seg.avals[v.base][1].name} {name}")
-        lines = []
-        for op in nest.ops:
-            args = [_operand(seg, a, op.compute, names) for a in op.args]
-            ctype = _CTYPE[op.dtype]
-            lines.append(f"{ctype} v{op.out} = ({ctype})({_expression(op, args)});")
-        outs = sorted(nest.stores & {op.out for op in nest.ops})
-        lines += [f"a{s} = v{s};" for s in outs]
-        out_params = ", ".join(f"{seg.avals[s][1].name} a{s}" for s in outs)
-        specs.append((", ".join(params), out_params, "\n".join(lines), f"ft_fused_{j}"))
-    return specs
+    ``ValueError`` for a segment with reductions (see :func:`segment_kernels`)."""
+    if any(op.kind != "ew" for n in seg.items if isinstance(n, Nest) for op in n.ops):
+        raise ValueError("cupy_backend: a reduction: use segment_kernels")
+    return [(k.in_params, k.out_params, k.operation, k.name) for k in segment_kernels(seg)]
 
 
 def realize(xp: Any, base: Any, view: View) -> Any:
@@ -151,38 +340,3 @@ def realize(xp: Any, base: Any, view: View) -> Any:
     for t, d in zip(targets, arr.shape):
         shape[t] = d
     return xp.broadcast_to(xp.reshape(arr, tuple(shape)), view.shape)
-
-
-def compile_segments(segments: list, max_kernels: int) -> list[Callable | None]:
-    """One callable per segment (``None`` past ``max_kernels`` kernels), running its
-    nests' ElementwiseKernels in order on CuPy arrays."""
-    import cupy  # the CUDA backend's optional dependency, only on a GPU machine
-
-    built = []
-    count = 0
-    for seg in segments:
-        specs = kernel_specs(seg)
-        count += len(specs)
-        if count > max_kernels:
-            built.append(None)
-            continue
-        kernels = [cupy.ElementwiseKernel(i, o, op, name) for i, o, op, name in specs]
-        built.append(_runner(seg, kernels))
-    return built
-
-
-def _runner(seg: Segment, kernels: list) -> Callable:
-    nests = [i for i in seg.items if isinstance(i, Nest) and i.ops]
-
-    def run(*arrays: Any) -> None:
-        import cupy  # see compile_segments
-
-        env = dict(zip(seg.inputs + seg.outputs, arrays))
-        for s in seg.internal:
-            env[s] = cupy.empty(seg.avals[s][0], seg.avals[s][1])
-        for nest, kernel in zip(nests, kernels):
-            ins = [realize(cupy, env[v.base], v) for v in _views(nest)]
-            outs = [env[s] for s in sorted(nest.stores & {op.out for op in nest.ops})]
-            kernel(*ins, *outs)
-
-    return run

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy
 
-from ftransforms.compiled import lowering, numba_backend
+from ftransforms.compiled import cupy_driver, lowering, numba_backend
 from ftransforms.program import ControlNode, Eqn, Program, generate
 
 __all__ = ["HOT_CALLS", "attach", "available", "compile_program", "mode"]
@@ -178,6 +178,9 @@ def build(
 
 def compile_program(program: Program) -> tuple[Callable, list] | None:
     """``(driver, sub-program swaps)`` for ``program``, or ``None`` when nothing lowers."""
+    xp = cupy_driver.device_namespace(program)
+    if xp is not None:  # CuPy arrays: CuPy kernels (NOTE [CuPy kernels])
+        return cupy_driver.compile_program(program, xp)
     swaps: list = []
     in_avals = None
     if program.in_shapes is not None:
@@ -217,7 +220,8 @@ def _deactivate(program: Program, compiled: tuple) -> None:
 def compile_now(program: Program) -> bool:
     """Compile ``program`` here and now and use it from the next call; False (and the
     replay stays) when nothing lowers, the compiler fails or is not installed."""
-    if not available() or program.value_dependent:
+    device = cupy_driver.device_namespace(program) is not None
+    if not (available() or device) or program.value_dependent:
         return False
     try:
         compiled = compile_program(program)
@@ -266,6 +270,7 @@ def _trial(program: Program, compiled: tuple) -> None:
     faster (the replay when the compiled program raises)."""
     replay = program._compiled()
     fast = compiled[0]
+    sync = getattr(fast, "synchronize", None) or (lambda: None)  # a device's queue
     times: dict[bool, list] = {True: [], False: []}
     clock = time.perf_counter
 
@@ -277,9 +282,11 @@ def _trial(program: Program, compiled: tuple) -> None:
         else:
             for node, name, old, _ in compiled[1]:
                 node.subprograms[name] = old
+        sync()
         t0 = clock()
         try:
             out = (fast if use else replay)(*args)
+            sync()
         except Exception:
             if not use:
                 raise
@@ -305,10 +312,13 @@ def attach(program: Program, how: str) -> None:
     faster), ``"eager"`` (compile in the background now, use it when ready), ``"always"``
     (compile now, here) or ``"never"``."""
     program.tier = "replay"
-    if how == "never" or program.value_dependent or not available():
+    if how == "never" or program.value_dependent:
         return
     if any(e.xp is not numpy for e in program.eqns):
-        return  # CuPy programs: see cupy_backend (kernels built, not yet dispatched)
+        if cupy_driver.device_namespace(program) is None:
+            return  # device arrays without user kernels: the replay
+    elif not available():
+        return
     if how == "always":
         compile_now(program)
         return
