@@ -53,7 +53,8 @@ ELEMENTWISE: dict[str, tuple[int, bool]] = {
 #: Elementwise functions that a compiled loop evaluates one scalar libm call at a time,
 #: 7-18x slower per element than NumPy's SIMD loops (float32 ``tanh``: 20 ns against 1.2
 #: ns on x86-64): lowered only in nests of at most :data:`MATH_MAX_SIZE` elements, where
-#: NumPy's fixed cost per call (about 0.5 us) is the larger.
+#: NumPy's fixed cost per call (about 0.5 us) is the larger.  (CPU only: a CuPy kernel
+#: evaluates them with the device's math functions, one element per thread.)
 MATH = frozenset(
     "sin cos tan tanh exp log sinh cosh arcsin arccos arctan arcsinh arctanh expm1 log1p "
     "log2 log10 exp2".split()
@@ -386,8 +387,8 @@ class _Planner:
             n_args, boolean = ELEMENTWISE[name]
         if len(eqn.refs) != n_args or dtype not in _KINDS:
             return False
-        if name in MATH and math.prod(out_shape) > MATH_MAX_SIZE:
-            return False
+        if name in MATH and self.xp is numpy and math.prod(out_shape) > MATH_MAX_SIZE:
+            return False  # on CuPy every element has its own thread: always lowered
         if name == "power" and not (eqn.refs[1] is None and _uniform(eqn.consts[1]) == 2):
             return False  # NumPy's own power loop rounds its own way: only x**2 (x * x)
         args = self.operands(eqn, n_args, out_shape)
@@ -631,7 +632,7 @@ def _fusible(eqn: Eqn, xp: Any) -> bool:
     name = eqn.prim.name
     if eqn.xp is not xp or type(eqn.out) is tuple or name not in _FUSIBLE:
         return False
-    return not (name in MATH and math.prod(eqn.avals[0]) > MATH_MAX_SIZE)
+    return not (name in MATH and xp is numpy and math.prod(eqn.avals[0]) > MATH_MAX_SIZE)
 
 
 def schedule(eqns: Sequence[Eqn], xp: Any = numpy) -> list[Eqn]:
