@@ -319,7 +319,7 @@ def test_auto_compiles_hot_device_programs_and_times_them_synchronized(monkeypat
     monkeypatch.setattr(tier, "TRIAL_CALLS", 2)
     monkeypatch.setenv("FTRANSFORMS_JIT_COMPILE", "auto")
     synced = []
-    monkeypatch.setattr(cupy_driver, "_synchronizer", lambda xp: lambda: synced.append(1))
+    monkeypatch.setattr(cupy_driver, "synchronizer", lambda xp: lambda: synced.append(1))
     chain = lambda x: np.tanh(np.sin(x) * 1.5 + 0.25) * x - x * x
     f = ft.jit(chain)
     (x,) = dev(data(8))

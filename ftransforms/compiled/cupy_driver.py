@@ -41,7 +41,7 @@ from ftransforms.compiled import lowering
 from ftransforms.compiled.cupy_backend import KernelSpec, realize, segment_kernels
 from ftransforms.program import ControlNode, Eqn, Program, generate
 
-__all__ = ["SegmentRun", "compile_program", "device_namespace", "kernel"]
+__all__ = ["SegmentRun", "build", "device_namespace", "kernel", "synchronizer"]
 
 #: Kernels per program at most (the first ones), bounding the compile time.
 MAX_KERNELS = 48
@@ -138,7 +138,7 @@ class _SegmentCall:
         return [f"{targets}= {global_name(self.run, 'k')}({', '.join(args)})"]
 
 
-def _synchronizer(xp: Any) -> Callable[[], None]:
+def synchronizer(xp: Any) -> Callable[[], None]:
     cuda = getattr(xp, "cuda", None)
     if cuda is None:
         return lambda: None
@@ -215,33 +215,5 @@ def build(
         arrays_0d=arrays_0d,
     )
     fn.n_kernels = n_kernels
-    fn.synchronize = _synchronizer(xp)
+    fn.synchronize = synchronizer(xp)
     return fn
-
-
-def compile_program(program: Program, xp: Any) -> tuple[Callable, list] | None:
-    """``(driver, sub-program swaps)`` for ``program`` on ``xp``, or ``None`` when
-    nothing lowers (the interface of ``tier.compile_program``)."""
-    swaps: list = []
-    in_avals = None
-    if program.in_shapes is not None:
-        in_avals = list(zip(program.in_shapes, program.in_dtypes))
-    replay = program._compiled()
-    fn = build(
-        program.eqns,
-        program.n_inputs,
-        program.out_refs,
-        program.out_consts,
-        in_avals,
-        xp,
-        form=program._form or "list",
-        arrays_0d=True,
-        in_shapes=program.in_shapes,
-        swaps=swaps,
-    )
-    if fn is None and not swaps:
-        return None
-    if fn is None:
-        fn = replay
-        fn.synchronize = _synchronizer(xp)
-    return fn, swaps

@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import queue
@@ -177,16 +178,16 @@ def build(
 
 
 def compile_program(program: Program) -> tuple[Callable, list] | None:
-    """``(driver, sub-program swaps)`` for ``program``, or ``None`` when nothing lowers."""
+    """``(driver, sub-program swaps)`` for ``program``, or ``None`` when nothing lowers:
+    numba kernels for NumPy arrays, CuPy kernels for CuPy arrays (NOTE [CuPy kernels])."""
     xp = cupy_driver.device_namespace(program)
-    if xp is not None:  # CuPy arrays: CuPy kernels (NOTE [CuPy kernels])
-        return cupy_driver.compile_program(program, xp)
+    builder = build if xp is None else functools.partial(cupy_driver.build, xp=xp)
     swaps: list = []
     in_avals = None
     if program.in_shapes is not None:
         in_avals = list(zip(program.in_shapes, program.in_dtypes))
-    program._compiled()
-    fn = build(
+    replay = program._compiled()
+    fn = builder(
         program.eqns,
         program.n_inputs,
         program.out_refs,
@@ -199,7 +200,11 @@ def compile_program(program: Program) -> tuple[Callable, list] | None:
     )
     if fn is None and not swaps:
         return None
-    return (fn or program._compiled()), swaps
+    if fn is None:
+        fn = replay
+        if xp is not None:
+            fn.synchronize = cupy_driver.synchronizer(xp)
+    return fn, swaps
 
 
 def _activate(program: Program, compiled: tuple) -> None:
