@@ -104,7 +104,11 @@ class BufferInterpreter(Interpreter):
                 if type(a) is Buffer and (out.base is v or out.base is v.base):
                     out = out.view()
                     out.flags.writeable = False
-                    break
+                    return out
+        if type(out) is numpy.ndarray and out.dtype.kind != "O":
+            # a new array computed from a buffer (``np.zeros(n) + 1``, ``buf[mask]``) is
+            # one NumPy lets the user write into too (``y[idx] += v`` writes into it)
+            return Buffer(self, out)
         return out
 
 
