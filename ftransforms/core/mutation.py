@@ -447,6 +447,21 @@ def _from_user_code(depth: int, name: str) -> bool:
     return callee is None or callee == name
 
 
+def user_array(out: Any, name: str) -> Any:
+    """``out``, made by ``ftransforms.numpy.<name>`` (a creation function), as a buffer
+    when user code called it while a transform is active: ``fnp.zeros(n)`` may be filled
+    with traced values, as ``np.zeros(n)`` may."""
+    scope = _LOCAL.scope
+    if (
+        scope is not None
+        and type(out) is numpy.ndarray
+        and out.dtype.kind != "O"
+        and _from_user_code(2, name)
+    ):
+        return Buffer(scope, out)
+    return out
+
+
 _WRAPPER_SOURCE = """
 def wrapper(*args, **kwargs):
     out = original(*args, **kwargs)
