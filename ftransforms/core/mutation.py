@@ -337,8 +337,28 @@ def refresh(t: Tracer) -> None:
     t._views = alive
 
 
+class TrialWrite(Exception):  # noqa: N818 - a signal, caught by the trial run
+    """A write during a trial run of a ``cond`` branch that was not taken: the trial stops
+    there, so that the untaken branch changes nothing (ftransforms/control.py)."""
+
+
+class trial_run:  # noqa: N801 - used as ``with trial_run():``
+    """While active on this thread, a write into a traced array raises :class:`TrialWrite`."""
+
+    __slots__ = ("before",)
+
+    def __enter__(self) -> None:
+        self.before = _LOCAL.trial
+        _LOCAL.trial = True
+
+    def __exit__(self, *exc: Any) -> None:
+        _LOCAL.trial = self.before
+
+
 def check_write(target: Tracer) -> None:
     """Raise if ``target`` may not be written now (see NOTE [mutation semantics])."""
+    if _LOCAL.trial:
+        raise TrialWrite
     if not target._interp.active:
         target._check_live("a write into it")
     for interp in current_stack():
@@ -351,6 +371,7 @@ def check_write(target: Tracer) -> None:
 class _Local(threading.local):
     def __init__(self) -> None:
         self.scope: BufferInterpreter | None = None
+        self.trial = False
 
 
 _LOCAL = _Local()
