@@ -706,8 +706,11 @@ def _batched_while(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pr
         val, p = state
         # frozen rows: no derivative through the body there (NOTE [batched cond]'s nan)
         leaves, spec = tree_flatten(val)
+        # the body gets objects of its own: a write into the carry in place must not reach
+        # the old carry that the finished rows keep
+        given = [clone(x) if isinstance(x, Tracer) else x for x in _masked(leaves, p)]
         with numpy.errstate(all="ignore"):  # the body also runs on the finished rows
-            new = body_fun(tree_unflatten(spec, _masked(leaves, p)))
+            new = body_fun(tree_unflatten(spec, given))
         _check_carry(op, val, new)
         new_leaves, new_spec = tree_flatten(new)
         kept = tree_unflatten(new_spec, _select(p, new_leaves, tree_flatten(val)[0]))
@@ -859,7 +862,7 @@ def scan(
                 CarryError,
                 "f must return ys of one structure, shape and dtype at every step.",
             )
-        ys[t] = leaves
+        ys[t] = _snapshot(leaves, carry)
     loop_cotangents.end(marks)  # NOTE [hoisted loop cotangents]
     if n == 0:
         x = tree_unflatten(x_spec, [fnp.zeros(_shape(leaf)[1:], leaf.dtype) for leaf in x_leaves])
@@ -869,6 +872,25 @@ def scan(
         return _arrays(carry), tree_unflatten(y_spec, stacked)
     stacked = [_stack([ys[t][k] for t in range(n)]) for k in range(len(ys[0]))]
     return _arrays(carry), tree_unflatten(y_spec, stacked)
+
+
+def _snapshot(leaves: list, carry: Any) -> list:
+    """A step's ``y`` as it is now: a later step that writes into the carry in place
+    (``c += x; return c, c``) must not change it.  Tracers are cloned (a clone is no view:
+    writes into the carry leave it); a NumPy array is copied when it shares memory with
+    the carry."""
+    carry_arrays = None
+    out = []
+    for v in leaves:
+        if isinstance(v, Tracer):
+            v = clone(v)
+        elif type(v) is numpy.ndarray:
+            if carry_arrays is None:
+                carry_arrays = [c for c in tree_flatten(carry)[0] if type(c) is numpy.ndarray]
+            if any(numpy.may_share_memory(v, c) for c in carry_arrays):
+                v = v.copy()
+        out.append(v)
+    return out
 
 
 def _pair(op: str, out: Any) -> tuple:
