@@ -134,3 +134,20 @@ def test_scalar_write_into_a_global_is_a_clear_inplace_error(transform):
     with pytest.raises(InPlaceError, match=r"a\[i\] = t writes a traced value.*'G'"):
         transform(write_into_global)(arg)
     np.testing.assert_array_equal(G, np.zeros(3))
+
+
+def put_modes(x):
+    y = np.zeros(3)
+    np.put(y, [0, -5, 7], x[:3], mode="clip")  # NumPy: -5 -> 0, 7 -> 2
+    z = np.zeros(3)
+    z.put([-4, 5], x[3:], mode="wrap")  # NumPy: -4 -> 2, 5 -> 2 (the last wins)
+    return np.concatenate([y, z])
+
+
+def test_put_with_wrap_and_clip_modes():
+    np.testing.assert_allclose(ft.vmap(put_modes)(BATCH), np.stack([put_modes(r) for r in BATCH]))
+
+    def loss(v):
+        return np.sum(put_modes(v) * np.arange(1.0, 7.0))
+
+    np.testing.assert_allclose(ft.grad(loss)(X), central_grad(loss, X), atol=1e-6)
