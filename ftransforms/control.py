@@ -67,7 +67,10 @@ into the gradient.  So each branch receives its differentiable operands as
 (not ``0 * nan``) to the rows where the branch is not taken.  This covers operands; a
 value the branch closes over is not masked (pass it as an operand when that matters).
 Floating-point warnings are off while the branches run forward (the untaken rows are
-expected to raise them); the backward pass of those rows may still warn.
+expected to raise them); the backward pass of those rows may still warn.  Each branch gets
+copies of the operand objects (NOTE [mutation semantics]); an operand a branch wrote into
+becomes ``where(taken, written, operand)``, so only its own rows see the write (a write
+into a value the branch closes over is not masked: pass it as an operand).
 
 NOTE [batched while_loop]: with a predicate that differs across the batch the loop runs
 while any row's predicate holds; each step computes the body on every row and keeps the
@@ -92,6 +95,7 @@ from ftransforms.core.errors import (
     PredicateError,
     ScanLengthError,
 )
+from ftransforms.core.mutation import TrialWrite, assign, clone, payload, trial_run
 from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
@@ -487,7 +491,9 @@ def _run_one(op: str, branches: list, taken: int, operands: tuple) -> Any:
     others run once per set of branch functions (keyed by their code) and operand types,
     on the same operands with floating-point warnings off, to make the same check; later
     calls run the branch taken alone.  A branch that raises in that trial run is not
-    checked (its error belongs to the calls that take it).
+    checked (its error belongs to the calls that take it); nor is one that writes into a
+    traced array (the trial stops at the write) or into an operand (it gets copies of the
+    NumPy arrays), so that an untaken branch changes nothing.
     """
     out = branches[taken](*operands)
     if len(branches) > 1:
@@ -501,9 +507,12 @@ def _run_one(op: str, branches: list, taken: int, operands: tuple) -> Any:
                 if k == taken:
                     outs.append(out)
                     continue
-                try:  # a trial run: warnings off, ft.debug callbacks quiet
-                    with numpy.errstate(all="ignore"), effects_muted():
-                        outs.append(fun(*operands))
+                try:  # a trial run: warnings off, ft.debug callbacks quiet, no writes
+                    with numpy.errstate(all="ignore"), effects_muted(), trial_run():
+                        outs.append(fun(*_trial_operands(operands)))
+                except TrialWrite:  # a branch that writes is not checked (NOTE above)
+                    _CHECKED.add(key)
+                    return out
                 except Exception:  # noqa: BLE001 - see the NOTE: not this call's error
                     return out
             _check_branches(op, outs)
@@ -511,6 +520,15 @@ def _run_one(op: str, branches: list, taken: int, operands: tuple) -> Any:
                 _CHECKED.clear()
             _CHECKED.add(key)
     return out
+
+
+def _trial_operands(operands: tuple) -> tuple:
+    """Copies of the plain NumPy arrays among ``operands`` (a trial run that writes into
+    them must leave the caller's arrays as they are; a write into a tracer stops it)."""
+    leaves, spec = tree_flatten(operands)
+    if not any(type(x) is numpy.ndarray for x in leaves):
+        return operands
+    return tree_unflatten(spec, [x.copy() if type(x) is numpy.ndarray else x for x in leaves])
 
 
 def _branch_key(op: str, branches: list, operands: tuple) -> tuple:
@@ -551,15 +569,32 @@ def _batched_branch(op: str, sel: Any, branches: list, operands: tuple, kind: st
 
 
 def _run_all(sel: Any, branches: list, leaves: list, spec: Any, kind: str) -> tuple:
-    outs, takens = [], []
+    outs, takens, writes = [], [], []
     for i, fun in enumerate(branches):
         if kind == "boolean":
             taken = sel if i == 1 else fnp.logical_not(sel)
         else:
             taken = fnp.equal(sel, i)
         takens.append(taken)
-        outs.append(fun(*tree_unflatten(spec, _masked(leaves, taken))))
+        # each branch gets objects of its own, so that a write into an operand reaches
+        # only the rows that take that branch (merged below)
+        pre = _masked(leaves, taken)
+        given = [clone(x) if isinstance(x, Tracer) else x for x in pre]
+        outs.append(fun(*tree_unflatten(spec, given)))
+        for k, (p, g) in enumerate(zip(pre, given)):
+            if isinstance(leaves[k], Tracer) and _moved(g, p):
+                writes.append((k, taken, g))
+    for k, taken, g in writes:
+        x = leaves[k]
+        assign(x, fnp.astype(fnp.where(taken, g, x), x.dtype))
     return outs, takens
+
+
+def _moved(given: Tracer, before: Tracer) -> bool:
+    """Whether a write turned ``given`` (a copy of ``before``) into another value."""
+    return type(given) is not type(before) or any(
+        getattr(given, n, None) is not getattr(before, n, None) for n in payload(type(given))
+    )
 
 
 # -- loops -------------------------------------------------------------------------------
@@ -669,8 +704,11 @@ def _batched_while(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pr
         val, p = state
         # frozen rows: no derivative through the body there (NOTE [batched cond]'s nan)
         leaves, spec = tree_flatten(val)
+        # the body gets objects of its own: a write into the carry in place must not reach
+        # the old carry that the finished rows keep
+        given = [clone(x) if isinstance(x, Tracer) else x for x in _masked(leaves, p)]
         with numpy.errstate(all="ignore"):  # the body also runs on the finished rows
-            new = body_fun(tree_unflatten(spec, _masked(leaves, p)))
+            new = body_fun(tree_unflatten(spec, given))
         _check_carry(op, val, new)
         new_leaves, new_spec = tree_flatten(new)
         kept = tree_unflatten(new_spec, _select(p, new_leaves, tree_flatten(val)[0]))
@@ -822,7 +860,7 @@ def scan(
                 CarryError,
                 "f must return ys of one structure, shape and dtype at every step.",
             )
-        ys[t] = leaves
+        ys[t] = _snapshot(leaves, carry)
     loop_cotangents.end(marks)  # NOTE [hoisted loop cotangents]
     if n == 0:
         x = tree_unflatten(x_spec, [fnp.zeros(_shape(leaf)[1:], leaf.dtype) for leaf in x_leaves])
@@ -832,6 +870,25 @@ def scan(
         return _arrays(carry), tree_unflatten(y_spec, stacked)
     stacked = [_stack([ys[t][k] for t in range(n)]) for k in range(len(ys[0]))]
     return _arrays(carry), tree_unflatten(y_spec, stacked)
+
+
+def _snapshot(leaves: list, carry: Any) -> list:
+    """A step's ``y`` as it is now: a later step that writes into the carry in place
+    (``c += x; return c, c``) must not change it.  Tracers are cloned (a clone is no view:
+    writes into the carry leave it); a NumPy array is copied when it shares memory with
+    the carry."""
+    carry_arrays = None
+    out = []
+    for v in leaves:
+        if isinstance(v, Tracer):
+            v = clone(v)
+        elif type(v) is numpy.ndarray:
+            if carry_arrays is None:
+                carry_arrays = [c for c in tree_flatten(carry)[0] if type(c) is numpy.ndarray]
+            if any(numpy.may_share_memory(v, c) for c in carry_arrays):
+                v = v.copy()
+        out.append(v)
+    return out
 
 
 def _pair(op: str, out: Any) -> tuple:

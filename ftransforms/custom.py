@@ -19,6 +19,7 @@ from ftransforms.api import vjp as _vjp
 from ftransforms.api import vmap
 from ftransforms.boundary import transform_inputs, transform_outputs
 from ftransforms.core.errors import ArgnumsError, UnsupportedOperationError
+from ftransforms.core.mutation import mutable
 from ftransforms.core.primitive import Primitive
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchTracer
@@ -170,17 +171,22 @@ def _custom_jvp_primitive(fun, rule, in_spec, spec: _Spec, name: str) -> Primiti
         return tuple(out_leaves)
 
     def jvp(tangents, y, *leaves):
-        tangents = [fnp.zeros_like(x) if t is None else t for t, x in zip(tangents, leaves)]
-        primals = tree_unflatten(in_spec, leaves)
+        # the rule may write into what it gets (``t = t.copy(); t *= 2``), as a transformed
+        # function may: plain arrays as buffers, tracers as new objects (mutation.mutable)
+        tangents = [
+            mutable(fnp.zeros_like(x) if t is None else t) for t, x in zip(tangents, leaves)
+        ]
+        primals = tree_unflatten(in_spec, [mutable(x) for x in leaves])
         _, t_out = rule(tuple(primals), tuple(tree_unflatten(in_spec, tangents)))
         t_leaves, _ = tree_flatten(transform_outputs(t_out))
         return tuple(_like(t, yi) for t, yi in zip(t_leaves, y))
 
     def vjp(y_bar, y, *leaves, wanted):
-        primals = tuple(tree_unflatten(in_spec, leaves))
 
         def tangent_map(*tangent_leaves):
-            _, t_out = rule(primals, tuple(tree_unflatten(in_spec, tangent_leaves)))
+            tangent_leaves = [mutable(t) for t in tangent_leaves]
+            given = tuple(tree_unflatten(in_spec, [mutable(x) for x in leaves]))
+            _, t_out = rule(given, tuple(tree_unflatten(in_spec, tangent_leaves)))
             return tuple(tree_flatten(transform_outputs(t_out))[0])
 
         zeros = [fnp.zeros_like(x) for x in leaves]
@@ -307,7 +313,8 @@ def _custom_vjp_primitive(fwd, bwd, in_spec, spec: _Spec, name: str) -> Primitiv
     def vjp(y_bar, y, *leaves, wanted):
         n = spec.n_out
         ct = [fnp.zeros_like(yi) if b is None else b for b, yi in zip(y_bar[:n], y[:n])]
-        res = tree_unflatten(spec.res, y[n:])
+        res = tree_unflatten(spec.res, [mutable(r) for r in y[n:]])
+        ct = [mutable(c) for c in ct]
         cts = transform_outputs(bwd(res, tree_unflatten(spec.out, ct)))
         if type(cts) is list:  # JAX takes a list as the tuple of cotangents
             cts = tuple(cts)

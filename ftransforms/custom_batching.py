@@ -123,6 +123,7 @@ class custom_vmap:  # noqa: N801 - JAX's name, used as a decorator
             )
         out, out_batched = result
         out_leaves, out_spec = tree_flatten(out)
+        out_leaves = [x.val if type(x) is Buffer else x for x in out_leaves]  # a plain value
         flags, flags_spec = tree_flatten(out_batched)
         if flags_spec != out_spec or not all(isinstance(f, bool) for f in flags):
             raise OutDimsError(

@@ -27,6 +27,7 @@ from ftransforms.compiled import tier
 from ftransforms.core.mutation import Buffer, detached
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
+from ftransforms.host_random import drew, snapshot
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
 from ftransforms.numpy.helpers import holds_tracer
 from ftransforms.program import Program, freeze
@@ -125,6 +126,7 @@ def _trace(
 ) -> tuple[Program, Any]:
     leaves, spec = tree_flatten((args, kwargs))
     interp = TraceInterpreter(f"jit({name or getattr(func, '__name__', 'f')})")
+    draws = snapshot(func)  # NOTE [NumPy random draws under jit] (ftransforms/host_random.py)
     with _young_collections_only(), pushed(interp):
         wrapped = [interp.new_input(v) if is_array(v) else v for v in leaves]
         n_inputs = interp.n_slots
@@ -145,6 +147,9 @@ def _trace(
                 refs.append(None)
                 consts.append(leaf)
                 values.append(leaf)
+    if drew(draws) and not interp.value_dependent:
+        interp.value_dependent = True
+        interp.reason = "a draw from a NumPy random generator"
     # Inputs that are not arrays are baked in: renumber array inputs to slots 0..n-1.
     in_avals = [f"{v.dtype}{list(v.shape)}" for v in leaves if is_array(v)]
     program = Program(

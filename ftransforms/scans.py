@@ -20,6 +20,8 @@ from typing import Any
 import ftransforms.numpy as fnp
 from ftransforms.api import vmap
 from ftransforms.control import scan
+from ftransforms.core.mutation import clone
+from ftransforms.core.tracer import Tracer
 from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["associative_scan", "map"]
@@ -84,6 +86,9 @@ def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int 
         leaves = [fnp.flip(leaf, axis=axis) for leaf in leaves]
 
     def combine(a: list, b: list) -> list:
+        # fn gets arrays of its own: a NumPy-style fn that writes into an argument
+        # (``a += b; return a``) must not write into the slices the scan still reads
+        a, b = [_own(x) for x in a], [_own(x) for x in b]
         out, out_spec = tree_flatten(fn(tree_unflatten(spec, a), tree_unflatten(spec, b)))
         if out_spec != spec:
             raise TypeError(
@@ -159,3 +164,11 @@ def map(f: Callable, xs: Any, batch_size: int | None = None) -> Any:  # noqa: A0
             return rest
         ys = tree_map(lambda a, b: fnp.concatenate([a, b], axis=0), ys, rest)
     return ys
+
+
+def _own(x: Any) -> Any:
+    """A new object with ``x``'s value: a tracer's clone (no copy), a backend array's copy."""
+    if isinstance(x, Tracer):
+        return clone(x)
+    copy = getattr(x, "copy", None)
+    return copy() if callable(copy) else x

@@ -352,10 +352,9 @@ def test_numeric_dtype_is_refused_and_names_fnp_array(f):
 
 
 def test_astype_of_an_object_array_is_refused_by_numpy():
-    # NumPy calls float() on each element and, whatever that raises, reports its own
-    # ValueError (a known limitation, in the README); np.array([...], dtype=float) reaches
-    # __array__ and gets ours (test_numeric_dtype_is_refused_and_names_fnp_array).
-    with pytest.raises(ValueError, match="setting an array element with a sequence"):
+    # NumPy calls float() on each element and wraps what that raises in its own
+    # ValueError; the transform raises the wrapped error, which names the fix.
+    with pytest.raises(TracerConversionError, match=r"fnp\.array\(\[\.\.\.\], dtype=\.\.\.\)"):
         grad(lambda x: np.array([x[0], 1.0]).astype(float).sum())(X)
 
 

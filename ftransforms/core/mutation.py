@@ -104,7 +104,11 @@ class BufferInterpreter(Interpreter):
                 if type(a) is Buffer and (out.base is v or out.base is v.base):
                     out = out.view()
                     out.flags.writeable = False
-                    break
+                    return out
+        if type(out) is numpy.ndarray and out.dtype.kind != "O":
+            # a new array computed from a buffer (``np.zeros(n) + 1``, ``buf[mask]``) is
+            # one NumPy lets the user write into too (``y[idx] += v`` writes into it)
+            return Buffer(self, out)
         return out
 
 
@@ -315,8 +319,28 @@ def refresh(t: Tracer) -> None:
     t._views = alive
 
 
+class TrialWrite(Exception):  # noqa: N818 - a signal, caught by the trial run
+    """A write during a trial run of a ``cond`` branch that was not taken: the trial stops
+    there, so that the untaken branch changes nothing (ftransforms/control.py)."""
+
+
+class trial_run:  # noqa: N801 - used as ``with trial_run():``
+    """While active on this thread, a write into a traced array raises :class:`TrialWrite`."""
+
+    __slots__ = ("before",)
+
+    def __enter__(self) -> None:
+        self.before = _LOCAL.trial
+        _LOCAL.trial = True
+
+    def __exit__(self, *exc: Any) -> None:
+        _LOCAL.trial = self.before
+
+
 def check_write(target: Tracer) -> None:
     """Raise if ``target`` may not be written now (see NOTE [mutation semantics])."""
+    if _LOCAL.trial:
+        raise TrialWrite
     if not target._interp.active:
         target._check_live("a write into it")
     for interp in current_stack():
@@ -329,6 +353,7 @@ def check_write(target: Tracer) -> None:
 class _Local(threading.local):
     def __init__(self) -> None:
         self.scope: BufferInterpreter | None = None
+        self.trial = False
 
 
 _LOCAL = _Local()
@@ -423,6 +448,21 @@ def _from_user_code(depth: int, name: str) -> bool:
         return False
     callee = _callee(code, frame.f_lasti)
     return callee is None or callee == name
+
+
+def user_array(out: Any, name: str) -> Any:
+    """``out``, made by ``ftransforms.numpy.<name>`` (a creation function), as a buffer
+    when user code called it while a transform is active: ``fnp.zeros(n)`` may be filled
+    with traced values, as ``np.zeros(n)`` may."""
+    scope = _LOCAL.scope
+    if (
+        scope is not None
+        and type(out) is numpy.ndarray
+        and out.dtype.kind != "O"
+        and _from_user_code(2, name)
+    ):
+        return Buffer(scope, out)
+    return out
 
 
 _WRAPPER_SOURCE = """

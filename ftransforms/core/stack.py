@@ -96,6 +96,10 @@ class pushed:  # noqa: N801 - used as ``with pushed(interp) as interp:``, like a
                 _note_object_paths(exc[1])
             if not stack:
                 _STACK.object_paths.clear()
+        if type(exc[1]) is ValueError and isinstance(exc[1].__cause__, FTransformsError):
+            # NumPy's ``a[i] = t`` wraps the error of ``float(t)`` (a traced value written
+            # into a plain array) in "setting an array element with a sequence"
+            raise exc[1].__cause__.with_traceback(exc[2]) from None
 
 
 def note_object_path(name: str) -> None:

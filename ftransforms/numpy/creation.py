@@ -10,7 +10,7 @@ import numpy
 
 import ftransforms.numpy.helpers as helpers
 from ftransforms.backend import namespace_of
-from ftransforms.core.mutation import Buffer, detached
+from ftransforms.core.mutation import Buffer, detached, user_array
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import dtype_of, holds_tracer, xp_like, xp_of
@@ -84,7 +84,7 @@ def array(x: Any, dtype: Any = None, copy: bool = True, **kw: Any) -> Any:
     """
     if isinstance(x, Tracer) or (isinstance(x, (list, tuple, numpy.ndarray)) and holds_tracer(x)):
         return asarray(x, dtype=dtype)
-    return namespace_of(x).array(x, dtype=dtype, copy=copy)
+    return user_array(namespace_of(x).array(x, dtype=dtype, copy=copy), "array")
 
 
 def from_object_array(x: Any) -> Any:
@@ -159,7 +159,7 @@ def zeros(shape: Any, dtype: Any = float, like: Any = None) -> Any:  # noqa: A00
         >>> fnp.zeros(2, dtype=int).tolist()
         [0, 0]
     """
-    return xp_like(like).zeros(shape, dtype=dtype)
+    return user_array(xp_like(like).zeros(shape, dtype=dtype), "zeros")
 
 
 def ones(shape: Any, dtype: Any = float, like: Any = None) -> Any:  # noqa: A002
@@ -170,7 +170,7 @@ def ones(shape: Any, dtype: Any = float, like: Any = None) -> Any:  # noqa: A002
         >>> fnp.ones((2, 2)).tolist()
         [[1.0, 1.0], [1.0, 1.0]]
     """
-    return xp_like(like).ones(shape, dtype=dtype)
+    return user_array(xp_like(like).ones(shape, dtype=dtype), "ones")
 
 
 def empty(shape: Any, dtype: Any = float, like: Any = None) -> Any:  # noqa: A002
@@ -183,7 +183,7 @@ def empty(shape: Any, dtype: Any = float, like: Any = None) -> Any:  # noqa: A00
         >>> a.shape, a.dtype
         ((2, 3), dtype('float64'))
     """
-    return xp_like(like).empty(shape, dtype=dtype)
+    return user_array(xp_like(like).empty(shape, dtype=dtype), "empty")
 
 
 def full(shape: Any, fill_value: Any, dtype: Any = None, like: Any = None) -> Any:  # noqa: A002
@@ -201,7 +201,7 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, like: Any = None) -> An
     if isinstance(fill_value, Tracer):
         out = broadcast_to(fill_value, tuple(shape) if not isinstance(shape, int) else (shape,))
         return out if dtype is None else astype(out, dtype)
-    return xp_like(like).full(shape, fill_value, dtype=dtype)
+    return user_array(xp_like(like).full(shape, fill_value, dtype=dtype), "full")
 
 
 def eye(n: int, m: int | None = None, k: int = 0, dtype: Any = float, like: Any = None) -> Any:
@@ -212,7 +212,7 @@ def eye(n: int, m: int | None = None, k: int = 0, dtype: Any = float, like: Any 
         >>> fnp.eye(2, 3, k=1).tolist()
         [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
     """
-    return xp_like(like).eye(n, m, k, dtype=dtype)
+    return user_array(xp_like(like).eye(n, m, k, dtype=dtype), "eye")
 
 
 def identity(n: int, dtype: Any = float, like: Any = None) -> Any:
@@ -223,7 +223,7 @@ def identity(n: int, dtype: Any = float, like: Any = None) -> Any:
         >>> fnp.identity(2, dtype=int).tolist()
         [[1, 0], [0, 1]]
     """
-    return eye(n, dtype=dtype, like=like)
+    return user_array(xp_like(like).eye(n, dtype=dtype), "identity")
 
 
 @implements(numpy.zeros_like)
@@ -241,7 +241,7 @@ def zeros_like(x: Any, dtype: Any = None, shape: Any = None) -> Any:  # noqa: A0
         (4, 3)
     """
     s = helpers.shape(x) if shape is None else shape
-    return xp_of(x).zeros(s, dtype=dtype or dtype_of(x))
+    return user_array(xp_of(x).zeros(s, dtype=dtype or dtype_of(x)), "zeros_like")
 
 
 @implements(numpy.ones_like)
@@ -256,7 +256,7 @@ def ones_like(x: Any, dtype: Any = None, shape: Any = None) -> Any:  # noqa: A00
         [[1, 1], [1, 1]]
     """
     s = helpers.shape(x) if shape is None else shape
-    return xp_of(x).ones(s, dtype=dtype or dtype_of(x))
+    return user_array(xp_of(x).ones(s, dtype=dtype or dtype_of(x)), "ones_like")
 
 
 @implements(numpy.empty_like)
@@ -270,7 +270,8 @@ def empty_like(x: Any, dtype: Any = None, shape: Any = None) -> Any:  # noqa: A0
         >>> fnp.empty_like(np.array([1.0, 2.0, 3.0])).tolist()
         [0.0, 0.0, 0.0]
     """
-    return zeros_like(x, dtype=dtype, shape=shape)
+    s = helpers.shape(x) if shape is None else shape
+    return user_array(xp_of(x).zeros(s, dtype=dtype or dtype_of(x)), "empty_like")
 
 
 @implements(numpy.full_like)
@@ -290,7 +291,7 @@ def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> 
     dt = dtype or dtype_of(x)
     if isinstance(fill_value, Tracer):
         return astype(broadcast_to(fill_value, s), dt)
-    return xp_of(x).full(s, fill_value, dtype=dt)
+    return user_array(xp_of(x).full(s, fill_value, dtype=dt), "full_like")
 
 
 @implements(numpy.copy)
@@ -308,7 +309,9 @@ def copy(x: Any) -> Any:
         >>> ft.grad(lambda x: fnp.copy(x).sum())(a).tolist()
         [1.0, 1.0]
     """
-    return detached(x) if isinstance(x, Tracer) else xp_of(x).array(x, copy=True)
+    if isinstance(x, Tracer):
+        return detached(x)
+    return user_array(xp_of(x).array(x, copy=True), "copy")
 
 
 def as_operand(x: Any, like: Any = None) -> Any:

@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
@@ -431,9 +432,16 @@ def fill(x: Tracer, value: Any) -> None:
 
 def put(x: Tracer, indices: Any, values: Any, mode: str = "raise") -> None:
     """``x.put(indices, values)`` / ``numpy.put``: flat indices, values repeated as needed."""
-    if mode != "raise":
-        raise UnsupportedOperationError(f"x.put(..., mode={mode!r}): only mode='raise'")
+    if mode not in ("raise", "wrap", "clip"):
+        raise UnsupportedOperationError(
+            f"x.put(..., mode={mode!r}): mode is one of 'raise', 'wrap' and 'clip'"
+        )
     idx = numpy.asarray(_concrete_index(indices)).ravel()
+    size = math.prod(shape(x))
+    if mode == "wrap":
+        idx = idx % size
+    elif mode == "clip":  # NumPy's clip: a negative index is clipped to 0, not wrapped
+        idx = numpy.clip(idx, 0, size - 1)
     if isinstance(values, Tracer):
         vals = ravel(values)
         n = shape(vals)[0]

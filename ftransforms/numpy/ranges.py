@@ -10,6 +10,7 @@ import numpy
 
 import ftransforms.numpy.ufuncs as ufuncs
 from ftransforms.core.errors import UnsupportedOperationError
+from ftransforms.core.mutation import user_array
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.creation import as_operand, asarray
 from ftransforms.numpy.dispatch import implements
@@ -48,7 +49,7 @@ def arange(*args: Any, dtype: Any = None, like: Any = None) -> Any:
         >>> fnp.arange(1.0, 2.0, 0.25).tolist()
         [1.0, 1.25, 1.5, 1.75]
     """
-    return xp_like(like).arange(*args, dtype=dtype)
+    return user_array(xp_like(like).arange(*args, dtype=dtype), "arange")
 
 
 def linspace(
@@ -66,7 +67,9 @@ def linspace(
         >>> float(ft.grad(lambda t: fnp.linspace(0.0, t, 3).sum())(2.0))  # 0 + t/2 + t
         1.5
     """
-    return xp_like(like).linspace(start, stop, num, endpoint=endpoint, dtype=dtype)
+    return user_array(
+        xp_like(like).linspace(start, stop, num, endpoint=endpoint, dtype=dtype), "linspace"
+    )
 
 
 def _linspace(start: Any, stop: Any, num: int, endpoint: bool, axis: int) -> Any:

@@ -1,0 +1,107 @@
+"""NumPy's own random generators, read while ``jit`` records.
+
+NOTE [NumPy random draws under jit]: a draw from NumPy's random generators
+(``np.random.normal``, ``rng.normal`` of a ``np.random.Generator``) happens in NumPy's C
+code, which no tracer sees: its result would enter the recording as a constant, and every
+replay would return the same "random" numbers.  So while ``jit`` records a signature it
+fingerprints the state of the generators the function can reach — NumPy's global
+``RandomState``, and every ``Generator``/``RandomState`` that the function, the
+functions it closes over or names as globals (followed a few levels), and the objects
+of its bound methods hold — and a state that moved during the recording marks the trace
+value-dependent (NOTE [value-dependent traces]): that signature runs eagerly, drawing
+afresh on every call.  It costs only the first call of a signature, never a replay.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+from typing import Any
+
+import numpy
+
+_GENERATORS = (numpy.random.Generator, numpy.random.RandomState)
+_DEPTH = 4
+
+
+def _fingerprint(state: Any) -> Any:
+    if isinstance(state, dict):
+        return tuple((k, _fingerprint(v)) for k, v in sorted(state.items()))
+    if isinstance(state, numpy.ndarray):
+        return state.tobytes()
+    if isinstance(state, (tuple, list)):
+        return tuple(_fingerprint(v) for v in state)
+    return state
+
+
+def _generators(func: Any) -> list:
+    found: dict[int, Any] = {}
+    seen: set[int] = set()
+
+    def visit(obj: Any, depth: int) -> None:
+        if isinstance(obj, _GENERATORS):
+            found[id(obj)] = obj
+            return
+        if depth > _DEPTH or id(obj) in seen:
+            return
+        seen.add(id(obj))
+        if isinstance(obj, types.MethodType):
+            visit(obj.__func__, depth)
+            owner = obj.__self__
+            for v in getattr(owner, "__dict__", {}).values():
+                if isinstance(v, _GENERATORS):
+                    found[id(v)] = v
+            return
+        wrapped = getattr(obj, "__wrapped__", None)
+        if wrapped is not None:
+            visit(wrapped, depth + 1)
+        if isinstance(obj, functools.partial):
+            for v in (obj.func, *obj.args, *obj.keywords.values()):
+                visit(v, depth + 1)
+            return
+        if not isinstance(obj, (types.FunctionType, type)) and callable(obj):
+            # a callable object (a model with an ``rng`` attribute): its fields and __call__
+            for v in getattr(obj, "__dict__", {}).values():
+                visit(v, depth + 1)
+            visit(type(obj).__dict__.get("__call__"), depth + 1)
+        if isinstance(obj, types.FunctionType):
+            for cell in obj.__closure__ or ():
+                try:
+                    visit(cell.cell_contents, depth + 1)
+                except ValueError:  # an empty cell
+                    pass
+            names = _names(obj.__code__)
+            glb = obj.__globals__
+            for name in names:
+                if name in glb:
+                    visit(glb[name], depth + 1)
+
+    visit(func, 0)
+    found[id(numpy.random.mtrand._rand)] = numpy.random.mtrand._rand
+    return list(found.values())
+
+
+def _names(code: types.CodeType) -> set:
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _names(c)
+    return names
+
+
+def _state(gen: Any) -> Any:
+    return _fingerprint(
+        gen.bit_generator.state
+        if isinstance(gen, numpy.random.Generator)
+        else gen.get_state(legacy=False)
+    )
+
+
+def snapshot(func: Any) -> list:
+    """The generators ``func`` can reach, with their states now."""
+    return [(g, _state(g)) for g in _generators(func)]
+
+
+def drew(snap: list) -> bool:
+    """Whether any generator of ``snap`` moved since."""
+    return any(_state(g) != s for g, s in snap)
