@@ -49,6 +49,14 @@ inputs or not.  Because the whole treatment happens before ``bind``, no batching
 to know the randomness setting, and ``BatchInterpreter`` needs no change; the draw
 primitives' batching rule is never reached (they take no positional inputs) and says so.
 
+NumPy's own global functions (``np.random.normal``, ``np.random.randn``, ...) follow the
+same rule: while a transform is active they are wrapped (with NumPy's creation functions,
+``core/mutation.py``'s ``PATCHED_WHILE_ACTIVE``; nothing is wrapped otherwise); under
+'different' each batch element gets its own call, under 'same' one call serves the batch.
+A ``np.random.Generator`` held by the user (``rng.normal``) is a C object that cannot be
+wrapped: under vmap its draws are shared by the batch, whatever ``randomness`` says
+(``ftransforms.random.normal(rng, ...)`` follows it).
+
 ``vmap(..., chunk_size=n, randomness='same')`` runs the batch in pieces; every piece must
 see the same noise, so api.py wraps the chunk loop in :func:`same_randomness_across_chunks`,
 which replays each generator from its state at its first use (torch resets its global RNG
@@ -71,6 +79,7 @@ import numpy
 import ftransforms.numpy as fnp
 from ftransforms.backend import is_array
 from ftransforms.core.errors import RandomnessError
+from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE
 from ftransforms.core.primitive import defop
 from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
@@ -230,6 +239,54 @@ def _draw(where: str, rng: Any, make: Any) -> Any:
     levels = _different_levels(where)
     batch = tuple(interp.axis_size for interp in levels)
     return _wrap(make(_replayed(rng), batch), levels)
+
+
+# -- NumPy's global random functions (np.random.normal, ...) under vmap ------------------
+
+#: ``numpy.random``'s module functions that draw from its global ``RandomState``.
+_GLOBAL_DRAWS = (
+    "beta binomial chisquare choice dirichlet exponential f gamma geometric gumbel "
+    "hypergeometric laplace logistic lognormal logseries multinomial multivariate_normal "
+    "negative_binomial noncentral_chisquare noncentral_f normal pareto permutation poisson "
+    "power rand randint randn random random_integers random_sample ranf rayleigh sample "
+    "shuffle standard_cauchy standard_exponential standard_gamma standard_normal standard_t "
+    "triangular uniform vonmises wald weibull zipf"
+).split()
+_METHOD = {"ranf": "random_sample", "sample": "random_sample"}
+
+
+def _global_draw(name: str) -> Any:
+    method = _METHOD.get(name, name)
+    where = f"numpy.random.{name}"
+
+    def draw(*args: Any, **kwargs: Any) -> Any:
+        levels = _different_levels(where)  # raises under randomness='error'
+        rng = _replayed(numpy.random.mtrand._rand)
+        if not levels:  # no vmap, or randomness='same': one draw for the whole batch
+            return getattr(rng, method)(*args, **kwargs)
+        if name == "shuffle":
+            raise RandomnessError(
+                f"{levels[-1].name}: numpy.random.shuffle shuffles one array in place, so "
+                f"it cannot give each batch element its own order under "
+                f"randomness='different'; use x = np.random.permutation(x)."
+            )
+        batch = tuple(interp.axis_size for interp in levels)
+        rows = [
+            numpy.asarray(getattr(rng, method)(*args, **kwargs)) for _ in range(math.prod(batch))
+        ]
+        raw = numpy.stack(rows) if rows else numpy.empty((0,))
+        return _wrap(raw.reshape(batch + raw.shape[1:]), levels)
+
+    draw.__name__ = draw.__qualname__ = name
+    draw.__wrapped__ = getattr(numpy.random, name)
+    draw.__doc__ = draw.__wrapped__.__doc__
+    return draw
+
+
+_GLOBAL_WRAPPERS = {name: _global_draw(name) for name in _GLOBAL_DRAWS}
+PATCHED_WHILE_ACTIVE.append(
+    (vars(numpy.random), _GLOBAL_WRAPPERS, {n: w.__wrapped__ for n, w in _GLOBAL_WRAPPERS.items()})
+)
 
 
 # -- chunked vmap with randomness='same' -------------------------------------------------

@@ -989,11 +989,15 @@ def test_non_weak_carry_dtype_change_raises_like_jax():
     assert isinstance(info.value, TypeError)
 
 
-def test_legacy_np_random_is_not_controlled_by_vmap_randomness():
-    # documented limit: np.random.* (global state) draws once per call, unbatched, so every
-    # row sees the same numbers whatever the randomness mode; ft.random is the batched form
+def test_legacy_np_random_follows_vmap_randomness():
+    # np.random.* (NumPy's global state) follows randomness like ft.random (torch.func's
+    # rule): 'different' draws per row, as the loop over rows does from the same seed
+    np.random.seed(0)
     out = ft.vmap(lambda a: a + np.random.normal(size=2), randomness="different")(np.zeros((3, 2)))
-    assert (out == out[0]).all()
+    np.random.seed(0)
+    np.testing.assert_array_equal(out, [np.random.normal(size=2) for _ in range(3)])
+    with pytest.raises(ft.errors.RandomnessError):
+        ft.vmap(lambda a: a + np.random.normal(size=2))(np.zeros((3, 2)))
 
 
 def test_scan_weak_float_carry_takes_xs_dtype_like_jax():

@@ -375,7 +375,8 @@ def _entered(interp: Interpreter) -> None:
     with _LOCK:
         _ACTIVE[0] += 1
         if _ACTIVE[0] == 1:
-            _NUMPY.update(_WRAPPERS)  # one dict update: this runs on every outermost call
+            for namespace, wrappers, _ in PATCHED_WHILE_ACTIVE:  # a dict update each
+                namespace.update(wrappers)
 
 
 def _exited() -> None:
@@ -387,7 +388,8 @@ def _exited() -> None:
     with _LOCK:
         _ACTIVE[0] -= 1
         if _ACTIVE[0] == 0:
-            _NUMPY.update(_ORIGINALS)
+            for namespace, _, originals in PATCHED_WHILE_ACTIVE:
+                namespace.update(originals)
 
 
 OUTERMOST_HOOKS.append((_entered, _exited))
@@ -524,3 +526,8 @@ _WRAPPERS = {
 }
 
 _ORIGINALS = {name: wrapper.__wrapped__ for name, wrapper in _WRAPPERS.items()}
+
+#: ``(namespace, wrappers, originals)``: module namespaces whose functions are replaced by
+#: ``wrappers`` while a transform is active on some thread (NumPy's creation functions
+#: here; ftransforms/random.py adds NumPy's global random functions).
+PATCHED_WHILE_ACTIVE: list[tuple[dict, dict, dict]] = [(_NUMPY, _WRAPPERS, _ORIGINALS)]
