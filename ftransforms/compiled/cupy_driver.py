@@ -162,23 +162,21 @@ def build(
     """The driver of ``eqns`` with its segments as kernel calls (control-flow nodes'
     sub-programs built alike, recorded in ``swaps``), or ``None`` when nothing lowers."""
     budget = [MAX_KERNELS] if budget is None else budget
-    for eqn in eqns:
-        if isinstance(eqn.prim, ControlNode) and swaps is not None:
-            for name, sub in eqn.prim.subprograms.items():
-                new = build(
-                    sub.eqns,
-                    sub.n_inputs,
-                    sub.out_refs,
-                    sub.out_consts,
-                    getattr(sub, "in_avals", None),
-                    xp,
-                    swaps=swaps,
-                    budget=budget,
-                )
-                if new is not None:
-                    for attr in ("eqns", "n_inputs", "out_refs", "out_consts", "in_avals"):
-                        setattr(new, attr, getattr(sub, attr, None))
-                    swaps.append((eqn.prim, name, sub, new))
+    if swaps is not None:
+        lowering.build_subprograms(
+            eqns,
+            swaps,
+            lambda sub: build(
+                sub.eqns,
+                sub.n_inputs,
+                sub.out_refs,
+                sub.out_consts,
+                getattr(sub, "in_avals", None),
+                xp,
+                swaps=swaps,
+                budget=budget,
+            ),
+        )
     items = lowering.plan(eqns, n_inputs, out_refs, in_avals, xp=xp)
     new_eqns: list = []
     n_kernels = 0

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy
@@ -797,3 +797,17 @@ def plan(
                         stored.add(op.out)
         seg.internal = sorted(stored - set(seg.outputs))
     return p.items
+
+
+def build_subprograms(eqns: Sequence[Eqn], swaps: list, build_sub: Callable) -> None:
+    """Give the sub-programs of every control-flow node in ``eqns`` a compiled driver,
+    ``build_sub(sub)`` (``None`` where nothing lowers); each is recorded in ``swaps`` as
+    ``(node, name, old, new)``, which the tier swaps in and out."""
+    for eqn in eqns:
+        if isinstance(eqn.prim, ControlNode):
+            for name, sub in eqn.prim.subprograms.items():
+                new = build_sub(sub)
+                if new is not None:
+                    for attr in ("eqns", "n_inputs", "out_refs", "out_consts", "in_avals"):
+                        setattr(new, attr, getattr(sub, attr, None))
+                    swaps.append((eqn.prim, name, sub, new))

@@ -23,7 +23,7 @@ from typing import Any
 import numpy
 
 from ftransforms.compiled import cupy_driver, lowering, numba_backend
-from ftransforms.program import ControlNode, Eqn, Program, generate
+from ftransforms.program import Eqn, Program, generate
 
 __all__ = ["HOT_CALLS", "attach", "available", "compile_program", "mode"]
 
@@ -114,21 +114,19 @@ def build(
     """The driver of a program's equations with its fusion groups compiled (and its
     control-flow nodes' sub-programs, recorded in ``swaps``), or ``None`` when nothing
     lowers."""
-    for eqn in eqns:
-        if isinstance(eqn.prim, ControlNode) and swaps is not None:
-            for name, sub in eqn.prim.subprograms.items():
-                new = build(
-                    sub.eqns,
-                    sub.n_inputs,
-                    sub.out_refs,
-                    sub.out_consts,
-                    getattr(sub, "in_avals", None),
-                    swaps=swaps,
-                )
-                if new is not None:
-                    for attr in ("eqns", "n_inputs", "out_refs", "out_consts", "in_avals"):
-                        setattr(new, attr, getattr(sub, attr, None))
-                    swaps.append((eqn.prim, name, sub, new))
+    if swaps is not None:
+        lowering.build_subprograms(
+            eqns,
+            swaps,
+            lambda sub: build(
+                sub.eqns,
+                sub.n_inputs,
+                sub.out_refs,
+                sub.out_consts,
+                getattr(sub, "in_avals", None),
+                swaps=swaps,
+            ),
+        )
     items = lowering.plan(eqns, n_inputs, out_refs, in_avals)
     segments = [it for it in items if isinstance(it, lowering.Segment) and it.outputs]
     if not segments:
