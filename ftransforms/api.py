@@ -54,11 +54,13 @@ from ftransforms.core.errors import (
     InDimsError,
     NonDifferentiableInputError,
     OutDimsError,
+    RandomnessError,
     TangentMismatchError,
 )
 from ftransforms.core.mutation import detached, mutable
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
+from ftransforms.host_random import held_generators, moved, raw_states, restore
 from ftransforms.interpreters.batching import (
     BatchInterpreter,
     BatchSplit,
@@ -73,7 +75,7 @@ from ftransforms.pytree import (
     tree_unflatten,
 )
 from ftransforms.random import same_randomness_across_chunks
-from ftransforms.split import name_rows, split_batch
+from ftransforms.split import name_rows, run_groups, split_batch
 
 __all__ = [
     "grad",
@@ -262,6 +264,9 @@ def _vmap_call(
     if name is not None:  # NOTE [collectives under vmap] in ftransforms/lax.py
         axis = (name, xp_of(*[leaf for leaf, d in zip(leaves, dims) if d is not None]))
     interp = BatchInterpreter(where, size, randomness, split, masking, axis)
+    # draws from generators the user holds (NOTE [randomness under vmap] in random.py)
+    gens = held_generators(func) if size > 1 and randomness != "same" else ()
+    before = raw_states(gens) if gens else None
     try:
         with pushed(interp):
             wrapped = [
@@ -271,7 +276,11 @@ def _vmap_call(
             out = transform_outputs(func(*tree_unflatten(spec, wrapped), **kwargs))
             if interp.loops is not None and interp.loops.records:
                 raise SpeculationFailed(interp, "a masked loop was left by return or break")
-            return _vmap_outputs(interp, out, out_dims, size, where)
+            result = _vmap_outputs(interp, out, out_dims, size, where)
+        if not gens or not moved(gens, before):
+            return result
+        restore(gens, before)
+        signal = _HELD_DRAW
     except BatchSplit as caught:  # NOTE [splitting the batch] (ftransforms/split.py)
         if caught.interp is not interp:
             raise
@@ -286,6 +295,10 @@ def _vmap_call(
                 name_rows(err, where, rows)
             raise
         signal = None  # rows riding along in a masked loop may have caused it
+    if signal is _HELD_DRAW:
+        return _draws_per_row(
+            func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split, rows, name,
+        )  # fmt: skip
     if signal is None:  # run again without masking loops
         return _vmap_call(
             func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split, rows,
@@ -311,6 +324,38 @@ def _vmap_call(
         return split_batch(signal, rerun, leaves, dims, rows, out_dims, where)
     with same_randomness_across_chunks():
         return split_batch(signal, rerun, leaves, dims, rows, out_dims, where)
+
+
+_HELD_DRAW = object()
+
+
+def _draws_per_row(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split,
+                   rows, name):  # fmt: skip
+    """The function drew from a generator it holds (``rng.normal``), which no tracer sees:
+    under randomness='different' each row runs on its own, drawing in the order of a
+    loop over the rows (the generators were set back before the first row)."""
+    if randomness == "error" or name is not None:
+        raise RandomnessError(
+            f"{where}: the function drew random numbers from a NumPy generator it holds "
+            f"(such as rng.normal(...))"
+            + (f" under vmap(axis_name={name!r}), whose rows cannot run one at a time"
+               if name is not None and randomness != "error" else
+               ", and random operations are disallowed under vmap(randomness='error') "
+               "(the default)")
+            + ".  Pass randomness='different' (each batch element its own draws, as a loop "
+            "over the rows makes them) or randomness='same' (one draw shared by the batch), "
+            "or draw outside the vmapped function and pass the sample in."
+        )  # fmt: skip
+
+    def rerun(sub_leaves, sub_size, sub_rows):
+        return _vmap_call(
+            func, sub_leaves, spec, dims, sub_size, kwargs, out_dims, randomness, where,
+            split, sub_rows, True, True, name,
+        )  # fmt: skip
+
+    rows = numpy.arange(size) if rows is None else rows
+    groups = [numpy.array([i]) for i in range(size)]
+    return run_groups(groups, rerun, leaves, dims, rows, out_dims, where)
 
 
 def _vmap_outputs(interp, out, out_dims, size, where):

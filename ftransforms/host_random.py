@@ -10,12 +10,20 @@ functions it closes over or names as globals (followed a few levels), and the ob
 of its bound methods hold — and a state that moved during the recording marks the trace
 value-dependent (NOTE [value-dependent traces]): that signature runs eagerly, drawing
 afresh on every call.  It costs only the first call of a signature, never a replay.
+
+The same fingerprints serve ``vmap`` (NOTE [randomness under vmap] in random.py) for the
+generators a user holds (``rng.normal(...)`` is a method of a C object that nothing can
+wrap): the ``Generator``/``RandomState`` objects a function reaches are found once per
+function object (:func:`held_generators`, cached), their states read before and after
+the call; NumPy's global ``RandomState`` is left out there, its module functions being
+wrapped instead.
 """
 
 from __future__ import annotations
 
 import functools
 import types
+import weakref
 from typing import Any
 
 import numpy
@@ -65,6 +73,8 @@ def _generators(func: Any) -> list:
                 visit(v, depth + 1)
             visit(type(obj).__dict__.get("__call__"), depth + 1)
         if isinstance(obj, types.FunctionType):
+            for v in (*(obj.__defaults__ or ()), *(obj.__kwdefaults__ or {}).values()):
+                visit(v, depth + 1)
             for cell in obj.__closure__ or ():
                 try:
                     visit(cell.cell_contents, depth + 1)
@@ -105,3 +115,48 @@ def snapshot(func: Any) -> list:
 def drew(snap: list) -> bool:
     """Whether any generator of ``snap`` moved since."""
     return any(_state(g) != s for g, s in snap)
+
+
+_HELD: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def held_generators(func: Any) -> tuple:
+    """The generators other than NumPy's global one that ``func`` reaches (found at the
+    first call of each function object: a global rebound to a new generator later is
+    not seen)."""
+    try:
+        return _HELD[func]
+    except (KeyError, TypeError):
+        pass
+    glob = numpy.random.mtrand._rand
+    found = tuple(g for g in _generators(func) if g is not glob)
+    try:
+        _HELD[func] = found
+    except TypeError:  # not weakly referable: found again at each call
+        pass
+    return found
+
+
+def _raw(gen: Any) -> Any:
+    if isinstance(gen, numpy.random.Generator):
+        return gen.bit_generator.state
+    return gen.get_state(legacy=False)
+
+
+def raw_states(gens: tuple) -> list:
+    """The states of ``gens`` now, as :func:`restore` takes them back."""
+    return [_raw(g) for g in gens]
+
+
+def moved(gens: tuple, raw: list) -> bool:
+    """Whether any of ``gens`` drew since its state was ``raw``."""
+    return any(_fingerprint(_raw(g)) != _fingerprint(r) for g, r in zip(gens, raw))
+
+
+def restore(gens: tuple, raw: list) -> None:
+    """Set ``gens`` back to the states ``raw``."""
+    for g, state in zip(gens, raw):
+        if isinstance(g, numpy.random.Generator):
+            g.bit_generator.state = state
+        else:
+            g.set_state(state)

@@ -142,6 +142,20 @@ def split_batch(
             site[1],
             module=site[2] or None,
         )
+    return run_groups(groups, rerun, leaves, dims, row_ids, out_dims, where)
+
+
+def run_groups(
+    groups: list,
+    rerun: Callable[[list, int, numpy.ndarray], Any],
+    leaves: list,
+    dims: list,
+    row_ids: numpy.ndarray,
+    out_dims: Any,
+    where: str,
+) -> Any:
+    """``rerun(leaves, size, row_ids)`` on each group of rows (arrays of row indices, in
+    the order they run), joined back in row order."""
     outs = []
     for idx in groups:
         sub = [

@@ -100,3 +100,54 @@ def test_shuffle_under_different_raises_and_outside_transforms_numpy_is_untouche
     a = np.random.normal(size=2)
     np.random.seed(2)
     np.testing.assert_array_equal(a, np.random.mtrand._rand.normal(size=2))
+
+
+# -- a Generator the function holds (rng.normal): seen by its state moving ---------------
+
+
+def test_held_generator_follows_randomness_like_the_loop():
+    rng = np.random.default_rng(0)
+
+    def f(x):
+        return x + rng.normal(size=3)
+
+    state = rng.bit_generator.state
+    with pytest.raises(RandomnessError, match="generator it holds"):
+        ft.vmap(f)(X)
+    assert rng.bit_generator.state == state  # the failed call consumed nothing
+    got = ft.vmap(f, randomness="different")(X)
+    loop_rng = np.random.default_rng(0)
+    np.testing.assert_array_equal(got, np.stack([x + loop_rng.normal(size=3) for x in X]))
+    same = ft.vmap(f, randomness="same")(X)
+    np.testing.assert_array_equal(same, np.broadcast_to(same[0], X.shape))
+
+
+def test_held_generator_as_default_argument_under_vmap_of_grad_and_nested():
+    gen = np.random.default_rng(4)
+
+    def loss(w, rng=gen):
+        return np.sum(w * rng.standard_normal(3))
+
+    got = ft.vmap(ft.grad(loss), randomness="different")(np.ones((4, 3)))
+    ref = np.random.default_rng(4)
+    np.testing.assert_array_equal(got, np.stack([ref.standard_normal(3) for _ in range(4)]))
+
+    r = np.random.default_rng(5)
+    xs = np.zeros((2, 3, 3))
+    inner = ft.vmap(lambda x: x + r.normal(size=3), randomness="different")
+    got = ft.vmap(inner, randomness="different")(xs)
+    ref = np.random.default_rng(5)
+    want = np.stack([np.stack([x + ref.normal(size=3) for x in row]) for row in xs])
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_held_generator_that_does_not_draw_costs_no_rerun():
+    rng = np.random.default_rng(1)
+    calls = []
+
+    def f(x):
+        calls.append(1)
+        return x * 2.0 if rng is not None else x
+
+    np.testing.assert_array_equal(ft.vmap(f)(X + 1.0), 2.0 * (X + 1.0))
+    assert len(calls) == 1
