@@ -60,7 +60,7 @@ from ftransforms.core.errors import (
 from ftransforms.core.mutation import detached, mutable
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
-from ftransforms.host_random import held_generators, moved, raw_states, restore
+from ftransforms.host_random import TRACED_DRAWS, held_generators, moved, raw_states, restore
 from ftransforms.interpreters.batching import (
     BatchInterpreter,
     BatchSplit,
@@ -265,8 +265,9 @@ def _vmap_call(
         axis = (name, xp_of(*[leaf for leaf, d in zip(leaves, dims) if d is not None]))
     interp = BatchInterpreter(where, size, randomness, split, masking, axis)
     # draws from generators the user holds (NOTE [randomness under vmap] in random.py)
-    gens = held_generators(func) if size > 1 and randomness != "same" else ()
+    gens = held_generators(func, leaves) if size > 1 and randomness != "same" else ()
     before = raw_states(gens) if gens else None
+    mark = len(TRACED_DRAWS.ids)
     try:
         with pushed(interp):
             wrapped = [
@@ -277,8 +278,9 @@ def _vmap_call(
             if interp.loops is not None and interp.loops.records:
                 raise SpeculationFailed(interp, "a masked loop was left by return or break")
             result = _vmap_outputs(interp, out, out_dims, size, where)
-        if not gens or not moved(gens, before):
-            return result
+            # (inside the block: the draw log is cleared when the last transform returns)
+            if not gens or not moved(gens, before, mark):
+                return result
         restore(gens, before)
         signal = _HELD_DRAW
     except BatchSplit as caught:  # NOTE [splitting the batch] (ftransforms/split.py)

@@ -22,6 +22,7 @@ wrapped instead.
 from __future__ import annotations
 
 import functools
+import threading
 import types
 import weakref
 from typing import Any
@@ -120,12 +121,13 @@ def drew(snap: list) -> bool:
 _HELD: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def held_generators(func: Any) -> tuple:
+def held_generators(func: Any, args: list) -> tuple:
     """The generators other than NumPy's global one that ``func`` reaches (found at the
     first call of each function object: a global rebound to a new generator later is
-    not seen)."""
+    not seen), and those among ``args``."""
+    passed = tuple(a for a in args if type(a) in _GENERATORS)
     try:
-        return _HELD[func]
+        return _HELD[func] + passed
     except (KeyError, TypeError):
         pass
     glob = numpy.random.mtrand._rand
@@ -134,7 +136,7 @@ def held_generators(func: Any) -> tuple:
         _HELD[func] = found
     except TypeError:  # not weakly referable: found again at each call
         pass
-    return found
+    return found + passed
 
 
 def _raw(gen: Any) -> Any:
@@ -148,9 +150,32 @@ def raw_states(gens: tuple) -> list:
     return [_raw(g) for g in gens]
 
 
-def moved(gens: tuple, raw: list) -> bool:
-    """Whether any of ``gens`` drew since its state was ``raw``."""
-    return any(_fingerprint(_raw(g)) != _fingerprint(r) for g, r in zip(gens, raw))
+class _TracedDraws(threading.local):
+    def __init__(self) -> None:
+        self.ids: list[int] = []  # cleared when the thread's last transform returns
+
+
+#: ``id()`` of each generator ``ftransforms.random`` drew from (it follows ``randomness``
+#: itself, so those moves need no rerun).
+TRACED_DRAWS = _TracedDraws()
+
+
+def note_traced_draw(rng: Any) -> None:
+    """``ftransforms.random`` drew from ``rng`` (see :func:`moved`)."""
+    TRACED_DRAWS.ids.append(id(rng))
+
+
+def clear_traced_draws() -> None:
+    TRACED_DRAWS.ids.clear()
+
+
+def moved(gens: tuple, raw: list, mark: int) -> bool:
+    """Whether any of ``gens`` drew since its state was ``raw`` other than through
+    ``ftransforms.random`` (the draws noted after position ``mark``)."""
+    traced = set(TRACED_DRAWS.ids[mark:])
+    return any(
+        id(g) not in traced and _fingerprint(_raw(g)) != _fingerprint(r) for g, r in zip(gens, raw)
+    )
 
 
 def restore(gens: tuple, raw: list) -> None:

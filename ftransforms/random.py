@@ -84,8 +84,9 @@ from ftransforms.backend import is_array
 from ftransforms.core.errors import RandomnessError
 from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE
 from ftransforms.core.primitive import defop
-from ftransforms.core.stack import current_stack
+from ftransforms.core.stack import OUTERMOST_HOOKS, current_stack
 from ftransforms.core.tracer import Tracer
+from ftransforms.host_random import clear_traced_draws, note_traced_draw
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
 from ftransforms.numpy.helpers import dtype_of, normalize_axis, xp_of
 
@@ -241,6 +242,7 @@ def _draw(where: str, rng: Any, make: Any) -> Any:
     whose leading axes are ``batch_shape`` (the 'different' levels' sizes)."""
     levels = _different_levels(where)
     batch = tuple(interp.axis_size for interp in levels)
+    note_traced_draw(rng)  # vmap need not rerun rows for it (host_random.moved)
     return _wrap(make(_replayed(rng), batch), levels)
 
 
@@ -285,6 +287,8 @@ def _global_draw(name: str) -> Any:
     draw.__doc__ = draw.__wrapped__.__doc__
     return draw
 
+
+OUTERMOST_HOOKS.append((lambda interp: None, clear_traced_draws))
 
 _GLOBAL_WRAPPERS = {name: _global_draw(name) for name in _GLOBAL_DRAWS}
 PATCHED_WHILE_ACTIVE.append(

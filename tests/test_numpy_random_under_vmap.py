@@ -151,3 +151,30 @@ def test_a_held_generator_that_does_not_draw_costs_no_rerun():
 
     np.testing.assert_array_equal(ft.vmap(f)(X + 1.0), 2.0 * (X + 1.0))
     assert len(calls) == 1
+
+
+def test_generator_passed_as_an_unmapped_argument():
+    def f(x, rng):
+        return x + rng.uniform(size=3)
+
+    got = ft.vmap(f, in_dims=(0, None), randomness="different")(X, np.random.default_rng(8))
+    ref = np.random.default_rng(8)
+    np.testing.assert_array_equal(got, np.stack([x + ref.uniform(size=3) for x in X]))
+    with pytest.raises(RandomnessError):
+        ft.vmap(f, in_dims=(0, None))(X, np.random.default_rng(8))
+
+
+def test_ftransforms_random_draws_are_not_rerun_per_row():
+    from ftransforms import random as frandom
+
+    rng = np.random.default_rng(9)
+    calls = []
+
+    def f(x):
+        calls.append(1)
+        return x + frandom.normal(rng, size=3)
+
+    got = ft.vmap(f, randomness="different")(X)
+    assert len(calls) == 1  # one batched draw, as before
+    ref = np.random.default_rng(9)
+    np.testing.assert_array_equal(got, ref.normal(size=(4, 3)))
