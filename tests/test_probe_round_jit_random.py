@@ -53,7 +53,9 @@ DRAWING = {
     "bound method": Dropout(2).noisy,
     "closure": closure_draw(3),
     "partial": functools.partial(lambda v, r: v * r.random(), r=np.random.default_rng(4)),
-    "jit(vmap(grad(...)))": ft.vmap(ft.grad(lambda v: np.sum(v * RNG.normal(size=5)))),
+    "jit(vmap(grad(...)))": ft.vmap(
+        ft.grad(lambda v: np.sum(v * RNG.normal(size=5))), randomness="same"
+    ),
 }
 
 
