@@ -349,6 +349,7 @@ def _boom():
 # == 4. memory ============================================================================
 
 
+@pytest.mark.slow  # a long check: the separate `-m slow` step of .ci/run
 def test_memory_stays_flat_over_10000_calls():
     def f(w, x):
         return np.sum(np.sin(x * w))
@@ -461,6 +462,7 @@ def test_finished_calls_free_their_tapes_and_tracers(stack):
     assert _live_tracers() == before
 
 
+@pytest.mark.slow  # a long check: the separate `-m slow` step of .ci/run
 def test_grad_of_a_100000_op_program_and_linear_memory():
     def chain(n):
         def f(x):
