@@ -266,8 +266,7 @@ def _vmap_call(
     interp = BatchInterpreter(where, size, randomness, split, masking, axis)
     # draws from generators the user holds (NOTE [randomness under vmap] in random.py)
     gens = held_generators(func, leaves) if size > 1 and randomness != "same" else ()
-    before = raw_states(gens) if gens else None
-    mark = len(TRACED_DRAWS.ids)
+    before, mark = (raw_states(gens), len(TRACED_DRAWS.ids)) if gens else (None, 0)
     try:
         with pushed(interp):
             wrapped = [
