@@ -127,6 +127,30 @@ def test_small_segments_are_left_to_numpy():
     assert not any(isinstance(i, lowering.Segment) for i in items)
 
 
+def test_a_lone_outer_product_gets_a_kernel_when_large():
+    """One broadcast product is below MIN_OPS, but NumPy's loop along a stride-0 operand
+    writes at a fraction of memory bandwidth: a large one is lowered, a small one and a
+    plain row broadcast (stride 0 on an outer axis only) are not."""
+    outer = lambda u, v: np.reshape(u, (8, 32, 1)) * np.reshape(v, (8, 1, 32))
+    row = lambda u, v: u * v[0]
+
+    def segments(f, shapes):
+        args = [data(*s, dtype=np.float32) for s in shapes]
+        prog = ft.make_program(f)(*args)
+        avals = [(s, np.float32) for s in shapes]
+        items = lowering.plan(prog.eqns, prog.n_inputs, prog.out_refs, avals)
+        return [i for i in items if isinstance(i, lowering.Segment)]
+
+    assert len(segments(outer, [(8, 32), (8, 32)])) == 1  # 8192 >= OUTER_MIN_SIZE
+    assert (
+        segments(lambda u, v: np.reshape(u, (2, 4, 1)) * np.reshape(v, (2, 1, 4)), [(2, 4), (2, 4)])
+        == []
+    )
+    assert segments(row, [(256, 32), (4, 32)]) == []
+    if HAVE_NUMBA:
+        compiled_and_replayed(outer, data(8, 32), data(8, 32))
+
+
 # -- without the compiler ------------------------------------------------------------------
 
 

@@ -65,6 +65,12 @@ MATH_MAX_SIZE = 48
 #: two NumPy calls (0.2 us per array argument, with numba).
 MIN_OPS = 3
 
+#: ...unless the segment has a product of at least this many elements along a broadcast
+#: operand's stride-0 axis (an outer product, ``(B, m, 1) * (B, 1, n)``): NumPy's loop
+#: runs at a third to a half of the memory bandwidth a compiled loop writes at (67 MB,
+#: float32: 21 ms against 13 ms on x86-64), so one such op is worth its kernel.
+OUTER_MIN_SIZE = 2048
+
 #: Reductions a backend lowers: the accumulator's starting value and update.
 REDUCTIONS = ("reduce_sum", "reduce_max", "reduce_min")
 
@@ -192,6 +198,18 @@ def _uniform(c: Any) -> Any:
     return None
 
 
+def _has_outer(nest: Nest) -> bool:
+    """Whether ``nest`` computes an outer product worth a kernel (:data:`OUTER_MIN_SIZE`):
+    an op reading an array that does not vary along the nest's last axis."""
+    if nest.size < OUTER_MIN_SIZE or nest.shape[-1] == 1:
+        return False
+    return any(
+        kind == "array" and v.shape and v.shape[-1] == 1 and math.prod(v.shape) > 1
+        for op in nest.ops
+        for kind, v in op.args
+    )
+
+
 def _is_plain(eqn: Eqn, name: str, xp: Any) -> bool:
     """The equation calls exactly ``xp.<name>`` on the backend ``xp`` (or is one of our
     known settings-only primitives), so lowering it computes what NumPy computes."""
@@ -278,8 +296,8 @@ class _Planner:
     def close_segment(self) -> None:
         seg = self.segment
         if seg is not None:
-            ops = sum(len(i.ops) for i in seg.items if isinstance(i, Nest))
-            if ops >= MIN_OPS:
+            nests = [i for i in seg.items if isinstance(i, Nest)]
+            if sum(len(n.ops) for n in nests) >= MIN_OPS or any(map(_has_outer, nests)):
                 self.items.append(seg)
                 for eqn in seg.eqns:
                     if not any(eqn is e for e in seg.pre):
