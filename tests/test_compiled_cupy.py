@@ -121,8 +121,8 @@ def test_a_reduction_recomputes_its_values_in_a_device_function():
     specs = cupy_backend.segment_kernels(seg)
     assert [s.kind for s in specs] == ["reduction", "elementwise"]
     red = specs[0]
-    assert red.preamble.startswith("__device__ inline double ft_map_0(double a0) {")
-    assert red.map_expr == "ft_map_0(a0)" and red.reduce_type == "double"
+    assert red.preamble.startswith("__device__ inline double ft_map(double a0) {")
+    assert red.map_expr == "ft_map(a0)" and red.reduce_type == "double"
     assert red.reduce_expr == "(a > b || a != a) ? a : b"  # NaN from either side wins
     assert red.identity == "-__longlong_as_double(0x7ff0000000000000LL)"
     assert red.axis == (1,) and red.keepdims is False
@@ -290,6 +290,42 @@ def test_control_flow_bodies_get_kernels():
         sb.asarray(data(5)),
         calls=None,
     )
+
+
+def test_the_steps_of_an_unrolled_loop_share_their_kernels(monkeypatch):
+    """``jit(grad(scan))`` records the loop unrolled: every step's segment reads other
+    slots, yet its kernels are the same source (identifiers numbered in order), so they
+    are made, and compiled by NVRTC on a GPU, once per process, not once per step."""
+    monkeypatch.setattr(cupy_driver, "_KERNELS", {})
+    xs = sb.asarray(data(6, 5))
+    h0 = tuple(dev(data(5), data(5)))
+    loss = lambda h, xs: np.sum(ft.scan(_step, h, xs)[1])
+    prog = compiled_and_replayed(ft.grad(loss), h0, xs, calls=None)
+    steps = [s for r in _segment_runs(prog) for s in r.steps if s[0] == "kernel"]
+    assert len(steps) >= 12, len(steps)  # forward and backward kernels of 6 steps
+    made = {id(s[2]) for s in steps}
+    assert len(made) == len(cupy_driver._KERNELS) <= len(steps) // 3, (len(made), len(steps))
+
+
+def test_a_one_element_device_constant_is_a_literal_of_its_dtype():
+    """A closed-over 0-d device array neither splits the segment nor weakens promotion:
+    float32 values compare against a float64 constant in float64, as NumPy and CuPy do."""
+
+    def f_of(c):
+        return lambda x: np.where(x > c, x * 2.0, x - 1.0) * 3.0 + (x == c) + x * c
+
+    f = f_of(sb.asarray(np.float64(0.1)))
+    x = np.full(4, 0.1, dtype=np.float32)
+    prog = ft.make_program(f)(*dev(x))
+    items = lowering.plan(prog.eqns, prog.n_inputs, prog.out_refs, [(x.shape, x.dtype)], xp=sb.xp)
+    assert [type(i).__name__ for i in items] == ["Segment"]  # every equation in one kernel
+    jitted = ft.jit(f, compile=False)
+    jitted(sb.asarray(x))
+    program = program_of(jitted)
+    assert tier.compile_now(program) and program.tier == "compiled"
+    got = jitted(sb.asarray(x))
+    assert_close(got, program._compiled()(sb.asarray(x)), np.float64)
+    assert_close(got, f_of(np.float64(0.1))(x), np.float64)
 
 
 # -- the policy ---------------------------------------------------------------------------

@@ -251,6 +251,25 @@ def test_broadcasts_transposes_comparisons_and_casts():
 
 
 @needs_numba
+@pytest.mark.parametrize(
+    "const",
+    [np.full(4, 0.1), np.float64(0.1), np.array(0.1), 0.1],
+    ids=["uniform_array", "numpy_scalar", "0d_array", "python_float"],
+)
+def test_comparisons_with_constants_promote_as_numpy(const):
+    """float32 values against a float64 constant: NumPy compares in float64 unless the
+    constant is a Python float (weak), so float32(0.1) > float64(0.1) is True but
+    float32(0.1) > 0.1 is False; a kernel must compare in the same dtype."""
+
+    def f(x):
+        y = x * 2.0
+        return np.where(x > const, y + 1.0, y - 1.0) * 3.0 + (x == const)
+
+    x = np.full(4, 0.1, dtype=np.float32)
+    compiled_and_replayed(f, x, dtype=np.float32)
+
+
+@needs_numba
 def test_integer_operands_and_0d_inputs():
     f = lambda x, s, k: (x * s + 1.0) * (x - s) * k + np.asarray(s) * 3.0
     compiled_and_replayed(f, data(5), np.float64(1.5), np.arange(5))
@@ -443,14 +462,16 @@ def test_cupy_kernels_of_a_program_recorded_on_the_strict_backend():
     (seg,) = [i for i in items if isinstance(i, lowering.Segment)]
     assert "reduce_sum" in [i.prim.name for i in items if not isinstance(i, lowering.Segment)]
     (ins, outs, op, _), (ins2, outs2, op2, _) = kernel_specs(seg)  # (4, 5, 6) and (4, 5)
-    assert ins == "float32 a0_0, float32 a1_1" and outs == "float32 a7"
-    assert "float v5 = (float)(((v4 >= 0.5f || v4 != v4) ? v4 : 0.5f));" in op  # NaN-propagating
-    assert "float v6 = (float)(v5 * 2.0f);" in op and "double" not in op  # float32 stays
-    assert op.endswith("a7 = v7;")
+    # identifiers numbered in order of appearance (the same kernel over other slots is
+    # the same source): the two views, then the output, then the values
+    assert ins == "float32 a0, float32 a1" and outs == "float32 a2"
+    assert "float v1 = (float)(((v0 >= 0.5f || v0 != v0) ? v0 : 0.5f));" in op  # NaN-propagating
+    assert "float v2 = (float)(v1 * 2.0f);" in op and "double" not in op  # float32 stays
+    assert op.endswith("a2 = v3;")
     assert (ins2, outs2, op2) == (
+        "float32 a0",
         "float32 a1",
-        "float32 a9",
-        "float v9 = (float)(a1 * a1);\na9 = v9;",
+        "float v0 = (float)(a0 * a0);\na1 = v0;",
     )
     # the views the kernel reads, realized with the backend's own view functions
     views = [

@@ -20,16 +20,17 @@ Example:
     >>> (seg,) = plan(prog.eqns, prog.n_inputs, prog.out_refs, [((3,), np.float32)])
     >>> ins, outs, op, name = kernel_specs(seg)[0]
     >>> print(ins, "|", outs)
-    float32 a0 | float32 a3
+    float32 a0 | float32 a1
     >>> print(op)
-    float v1 = (float)(sin(a0));
-    float v2 = (float)(v1 * 2.0f);
-    float v3 = (float)(v2 + a0);
-    a3 = v3;
+    float v0 = (float)(sin(a0));
+    float v1 = (float)(v0 * 2.0f);
+    float v2 = (float)(v1 + a0);
+    a1 = v2;
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy
@@ -255,7 +256,6 @@ def segment_kernels(seg: Segment) -> list[KernelSpec]:
     segment then stays CuPy calls)."""
     specs: list[KernelSpec] = []
     for nest in (i for i in seg.items if isinstance(i, Nest) and i.ops):
-        j = len(specs)
         stores = sorted(nest.stores & {op.out for op in nest.ops if op.kind == "ew"})
         if stores:
             ops = _needed(nest, set(stores))
@@ -268,7 +268,7 @@ def segment_kernels(seg: Segment) -> list[KernelSpec]:
             specs.append(
                 KernelSpec(
                     "elementwise",
-                    f"ft_fused_{j}",
+                    "ft_fused",
                     ", ".join(f"{d.name} {n}" for d, n in params),
                     out_params,
                     operation="\n".join(lines),
@@ -279,7 +279,6 @@ def segment_kernels(seg: Segment) -> list[KernelSpec]:
                 )
             )
         for op in (o for o in nest.ops if o.kind == "reduce"):
-            j = len(specs)
             src = op.args[0]
             ops = _needed(nest, {src[1]}) if src[0] == "local" else []
             views = _views(ops + [op])
@@ -290,7 +289,7 @@ def segment_kernels(seg: Segment) -> list[KernelSpec]:
             value = _operand(seg, src, op.dtype, names)
             preamble = ""
             if ops:
-                fn = f"ft_map_{j}"
+                fn = "ft_map"
                 args = ", ".join(f"{_CTYPE[d]} {n}" for d, n in params)
                 body = "".join(f"    {x}\n" for x in _statements(seg, ops, names))
                 preamble = (
@@ -300,7 +299,7 @@ def segment_kernels(seg: Segment) -> list[KernelSpec]:
             specs.append(
                 KernelSpec(
                     "reduction",
-                    f"ft_reduce_{j}",
+                    "ft_reduce",
                     ", ".join(f"{d.name} {n}" for d, n in params),
                     f"{op.dtype.name} a{op.out}",
                     map_expr=value,
@@ -317,7 +316,33 @@ def segment_kernels(seg: Segment) -> list[KernelSpec]:
                     nest=nest,
                 )
             )
+    for spec in specs:
+        _canonical(spec)
     return specs
+
+
+_SLOT_NAME = re.compile(r"\b([av])(\d+)(_\d+)?\b")
+_SOURCE_FIELDS = ("in_params", "out_params", "preamble", "operation", "map_expr", "post_map_expr")
+
+
+def _canonical(spec: KernelSpec) -> None:
+    """Number ``spec``'s identifiers (``a12``, ``a12_3``, ``v40``) in order of first
+    appearance, as the numba backend does: the same kernel over other slots (the steps of
+    a loop unrolled by ``jit(grad(...))``) then has the same source and key, and is made,
+    and compiled by NVRTC, once per process."""
+    names: dict[str, str] = {}
+    count = {"a": 0, "v": 0}
+
+    def rename(m: re.Match) -> str:
+        new = names.get(m.group(0))
+        if new is None:
+            kind = m.group(1)
+            new = names[m.group(0)] = f"{kind}{count[kind]}"
+            count[kind] += 1
+        return new
+
+    for field in _SOURCE_FIELDS:
+        setattr(spec, field, _SLOT_NAME.sub(rename, getattr(spec, field)))
 
 
 def kernel_specs(seg: Segment) -> list[tuple[str, str, str, str]]:

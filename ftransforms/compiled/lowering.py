@@ -184,17 +184,22 @@ class Segment:
 
 
 def _uniform(c: Any) -> Any:
-    """A Python scalar (or a uniform NumPy array: a pre-broadcast scalar) as a scalar."""
-    if isinstance(c, bool):
+    """A constant operand as a scalar: a Python scalar as it is (weak, as NumPy treats it);
+    a NumPy scalar, a uniform NumPy array (a pre-broadcast scalar) or a one-element device
+    array (CuPy: read once, when planned) as a NumPy scalar of its dtype, which takes part
+    in a comparison's promotion as NumPy's does (``float32 < float64 array`` compares in
+    float64); ``None`` for anything else."""
+    if isinstance(c, (bool, int, float)):
         return c
-    if isinstance(c, (int, float)):
-        return c
-    if isinstance(c, numpy.generic) and c.dtype in _KINDS:
-        return c.item()
+    if isinstance(c, numpy.generic):
+        return c if c.dtype in _KINDS else None
     if type(c) is numpy.ndarray and c.dtype in _KINDS and c.size and c.size <= 1 << 16:
         first = c.flat[0]
         if first == first and bool((c == first).all()):
-            return first.item()
+            return first
+        return None
+    if getattr(c, "size", None) == 1 and hasattr(c, "get") and c.dtype in _KINDS:
+        return c.get().reshape(())[()]
     return None
 
 
@@ -393,6 +398,8 @@ class _Planner:
             return self.avals[a[1]][1]
         if a[0] == "array":
             return self.avals[a[1].base][1]
+        if isinstance(a[1], numpy.generic):
+            return a[1].dtype  # a NumPy scalar or array: strong
         return a[1]  # a Python scalar: weak, as NumPy treats it
 
     def lower_op(self, eqn: Eqn, name: str) -> bool:

@@ -77,6 +77,8 @@ class _Writer:
         self.tmp = 0
 
     def const(self, value: Any, dtype: numpy.dtype) -> str:
+        if isinstance(value, numpy.generic):
+            value = value.item()
         key = (repr(value), type(value).__name__, dtype.str)
         name = self.consts.get(key)
         if name is None:
