@@ -29,6 +29,7 @@ from ftransforms.numpy.ufuncs import (
     sqrt,
     to_float,
 )
+from ftransforms.ops import elementwise as _ew
 from ftransforms.ops import special as _sp
 
 __all__ = [
@@ -96,8 +97,9 @@ def copysign(x1: Any, x2: Any) -> Any:
 
 
 def ldexp(x1: Any, x2: Any) -> Any:
-    """``numpy.ldexp``: ``x1 * 2**x2`` for an integer exponent ``x2`` (exact: a power of two;
-    no derivative in ``x2``).  A float ``x2`` raises ``TypeError``, as NumPy's does.
+    """``numpy.ldexp``: ``x1 * 2**x2`` for an integer exponent ``x2``, exact (one primitive,
+    NumPy's own ``ldexp``: float32 stays float32); derivative ``2**x2`` in ``x1``, none in
+    ``x2``.  A float ``x2`` raises ``TypeError``, as NumPy's does.
 
     Example:
         >>> import numpy as np
@@ -109,9 +111,11 @@ def ldexp(x1: Any, x2: Any) -> Any:
         [8.0, 8.0]
     """
     if dtype_of(x2).kind not in "biu":
-        raise TypeError(f"ldexp: the exponent must be an integer array, got {dtype_of(x2)}")
-    x1 = to_float(x1)
-    return x1 * astype(power(2.0, astype(x2, numpy.float64)), dtype_of(x1))
+        raise TypeError(
+            f"ldexp: the exponent must be an integer array (NumPy has no ldexp loop for a "
+            f"{dtype_of(x2)} exponent); cast it with .astype(int), got {dtype_of(x2)}"
+        )
+    return _ew.ldexp_p.bind(x1, x2)
 
 
 def fmax(x1: Any, x2: Any) -> Any:
