@@ -1023,7 +1023,7 @@ Example:
     >>> import numpy as np
     >>> import ftransforms as ft
     >>> import ftransforms.numpy as fnp
-    >>> float(fnp.nextafter(1.0, 2.0)) - 1.0 == np.finfo(np.float64).eps
+    >>> bool(fnp.nextafter(1.0, 2.0) - 1.0 == np.finfo(np.float64).eps)
     True
     >>> ft.vmap(fnp.nextafter)(np.zeros(2), np.array([1.0, -1.0])).tolist()
     [5e-324, -5e-324]
