@@ -286,12 +286,7 @@ def _call_with_keywords(
     fn = NAMESPACE.get(UFUNC_ALIASES.get(name, name)) or _scipy_special_ufunc(ufunc)
     if fn is None:
         raise _unsupported(f"numpy.{name}", inputs)
-    if dtype is not None:
-        if signature is not None:
-            raise UFuncTypeError(
-                f"{form}: dtype= and signature= together; NumPy takes one of them (dtype=d "
-                f"is signature=(None,) * nin + (d,) * nout)"
-            )
+    if dtype is not None:  # NumPy refuses dtype= beside signature= before dispatching
         signature = (None,) * ufunc.nin + (numpy.dtype(dtype),) * ufunc.nout
     operands = tuple(_operand_dtype(v) for v in inputs) + tuple(out_dtypes)
     try:
