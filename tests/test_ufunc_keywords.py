@@ -79,7 +79,18 @@ def _where_out_plain(x):
     return fnp.where(x > 0, x + 1.0, -1.0)
 
 
+def _plain_into_traced(x):
+    buf = x * 0.0  # a traced out= array; the inputs are plain (any NumPy ufunc may write)
+    np.spacing(np.full(x.shape, 3.0), out=buf)
+    return buf + x
+
+
 ACCEPTED = {
+    "spacing_plain_inputs_into_traced_out": (
+        _plain_into_traced,
+        lambda x: np.spacing(np.full(x.shape, 3.0)) + x,
+        F64,
+    ),
     "add_casting_same_kind": (
         lambda x: np.add(x, 1.0, casting="same_kind"),
         lambda x: x + 1.0,
@@ -199,7 +210,13 @@ def _out_bad_shape(x):
     return np.add(x, 1.0, out=np.zeros(x.shape[:-1] + (1,)))
 
 
+def _plain_into_traced_int(x):
+    buf = fnp.astype(x, np.int64)
+    return np.add(np.ones(x.shape), 1.0, out=buf)  # float64 into int64: same_kind refuses
+
+
 REFUSED = {
+    "plain_inputs_into_traced_int_out": _plain_into_traced_int,
     "dtype_int_same_kind": lambda x: np.add(x, 1, dtype=np.int64),
     "out_int_same_kind": _out_int,
     "out_f32_safe": _out_f32_safe,

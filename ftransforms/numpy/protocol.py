@@ -158,6 +158,8 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
             out = fn(*inputs)
         elif _is_python_ufunc(ufunc):
             out = _call_python_ufunc(ufunc, inputs)
+        elif _only_buffers(inputs, {}):  # NumPy's own ufunc on the buffers' values
+            out = ufunc(*_plain_all(inputs))
         else:
             raise _unsupported(f"numpy.{name}", inputs)
     elif method == "reduce" and name in _REDUCE:
@@ -203,10 +205,15 @@ def _ufunc_out(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
             f"output(s); pass one array (or None) per output, as NumPy requires"
         )
     inputs = tuple(v.val if type(v) is Buffer else v for v in inputs)
+    traced = any(isinstance(v, Tracer) for v in inputs)
     if method == "__call__" and not _is_python_ufunc(ufunc):
         out_dtypes = tuple(None if o is None else helpers.dtype_of(o) for o in outs)
-        result = _call_with_keywords(ufunc, inputs, kwargs, out_dtypes, form)
-    elif not any(isinstance(v, Tracer) for v in inputs):
+        if traced:
+            result = _call_with_keywords(ufunc, inputs, kwargs, out_dtypes, form)
+        else:  # NumPy's own call; the cast into the out= arrays checked as NumPy does
+            _loop_dtypes(ufunc, inputs, kwargs, out_dtypes, form)
+            result = ufunc(*inputs, **kwargs)
+    elif not traced:
         result = getattr(ufunc, method)(*inputs, **kwargs)  # plain values into a buffer
     else:
         result = handle_ufunc(ufunc, method, inputs, kwargs)
@@ -267,6 +274,26 @@ def _call_with_keywords(
     casting (NOTE [ufunc keywords on tracers]); ``out_dtypes``: the out= arrays' dtypes
     (None where NumPy allocates)."""
     name = ufunc.__name__
+    fn = NAMESPACE.get(UFUNC_ALIASES.get(name, name)) or _scipy_special_ufunc(ufunc)
+    if fn is None:
+        raise _unsupported(f"numpy.{name}", inputs)
+    loop = _loop_dtypes(ufunc, inputs, kwargs, out_dtypes, form)
+    cast = tuple(  # a Python scalar stays weak: it takes the other operands' dtype
+        v if type(v) in (int, float, complex) or _operand_dtype(v) == dt else ufuncs.astype(v, dt)
+        for v, dt in zip(inputs, loop[: ufunc.nin])
+    )
+    out = fn(*cast)
+    results = out if isinstance(out, tuple) else (out,)
+    results = tuple(
+        r if helpers.dtype_of(r) == dt else ufuncs.astype(r, dt)
+        for r, dt in zip(results, loop[ufunc.nin :])
+    )
+    return results if isinstance(out, tuple) else results[0]
+
+
+def _loop_dtypes(ufunc: Any, inputs: tuple, kwargs: dict, out_dtypes: tuple, form: str) -> tuple:
+    """The dtypes of the loop NumPy runs for ``ufunc(*inputs, **kwargs)`` with out= arrays
+    of ``out_dtypes``; UFuncTypeError where NumPy refuses the call."""
     kwargs = dict(kwargs)
     dtype = kwargs.pop("dtype", None)
     signature = kwargs.pop("signature", None)
@@ -283,30 +310,15 @@ def _call_with_keywords(
             f"{form}: order={order!r}; NumPy takes one of 'K', 'A', 'C', 'F' (the result's "
             f"memory layout)"
         )
-    fn = NAMESPACE.get(UFUNC_ALIASES.get(name, name)) or _scipy_special_ufunc(ufunc)
-    if fn is None:
-        raise _unsupported(f"numpy.{name}", inputs)
     if dtype is not None:  # NumPy refuses dtype= beside signature= before dispatching
         signature = (None,) * ufunc.nin + (numpy.dtype(dtype),) * ufunc.nout
     operands = tuple(_operand_dtype(v) for v in inputs) + tuple(out_dtypes)
     try:
         if signature is None:
-            loop = ufunc.resolve_dtypes(operands, casting=casting)
-        else:
-            loop = ufunc.resolve_dtypes(operands, signature=signature, casting=casting)
+            return ufunc.resolve_dtypes(operands, casting=casting)
+        return ufunc.resolve_dtypes(operands, signature=signature, casting=casting)
     except (TypeError, ValueError) as err:
         raise UFuncTypeError(_loop_error(form, ufunc, operands, casting, err)) from None
-    cast = tuple(  # a Python scalar stays weak: it takes the other operands' dtype
-        v if type(v) in (int, float, complex) or _operand_dtype(v) == dt else ufuncs.astype(v, dt)
-        for v, dt in zip(inputs, loop[: ufunc.nin])
-    )
-    out = fn(*cast)
-    results = out if isinstance(out, tuple) else (out,)
-    results = tuple(
-        r if helpers.dtype_of(r) == dt else ufuncs.astype(r, dt)
-        for r, dt in zip(results, loop[ufunc.nin :])
-    )
-    return results if isinstance(out, tuple) else results[0]
 
 
 def _loop_error(form: str, ufunc: Any, operands: tuple, casting: str, err: Exception) -> str:
