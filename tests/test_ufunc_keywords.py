@@ -283,6 +283,7 @@ JAX_CASES = {
     "frexp_mantissa": (lambda m, x, y: m.frexp(x * y)[0], (3.7, -5.0)),
     "frexp_power_of_two": (lambda m, x, y: m.frexp(x * y)[0], (2.0, 4.0)),
     "ldexp": (lambda m, x, y: m.ldexp(x * y, 5), (0.3, -1.25)),
+    "frexp_then_ldexp": (lambda m, x, y: m.ldexp(*m.frexp(x * y)), (3.3, -1.25)),
     "copysign": (lambda m, x, y: m.copysign(x, y), (-1.5, 2.0)),
     "copysign_zero": (lambda m, x, y: m.copysign(x, y), (0.0, -2.0)),
     "heaviside_at_zero": (lambda m, x, y: m.heaviside(x - 1.0, y), (1.0, 0.5)),
