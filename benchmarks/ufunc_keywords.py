@@ -7,22 +7,27 @@ tracers] in ``ftransforms/numpy/protocol.py``):
 * what ``casting=``/``dtype=``/``out=`` cost over the plain call (NumPy's loop resolution
   on the keyword path only), under ``vmap``, with NumPy's own ratio beside it.
 
-Run from the repository root: ``python -m benchmarks.ufunc_keywords`` (median of 15, us).
+Run from the repository root: ``python -m benchmarks.ufunc_keywords`` (minimum of 15 repeats
+of process time, us).
 """
 
 from __future__ import annotations
 
-import statistics
+import time
+import timeit
 
 import numpy as np
 
 import ftransforms as ft
-from benchmarks.timing import wall_times
 
 
 def _us(fn, reps: int = 15) -> float:
+    """Microseconds per call: the minimum over ``reps`` repeats of process (CPU) time,
+    which hides other jobs' load on a shared machine."""
     fn()
-    return statistics.median(wall_times(fn, reps)) * 1e6
+    timer = timeit.Timer(fn, timer=time.process_time)
+    number = max(1, int(0.02 / max(timer.timeit(1), 1e-7)))
+    return min(timer.repeat(number=number, repeat=reps)) / number * 1e6
 
 
 def _divmod_rows(x: np.ndarray, y: np.ndarray) -> list[tuple[str, float, float]]:

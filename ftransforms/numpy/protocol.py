@@ -127,8 +127,8 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     if kwargs.get("out") is not None:
         return _ufunc_out(ufunc, method, inputs, kwargs)
     kwargs.pop("out", None)
-    if method == "__call__" and kwargs and not _is_python_ufunc(ufunc):
-        form = f"{_call_form(inputs)}numpy.{name}(..., {'=..., '.join(kwargs)}=...)"
+    if method == "__call__" and kwargs and (ufunc in _UFUNC_CALLS or not _is_python_ufunc(ufunc)):
+        form = _CallForm(inputs, f"numpy.{name}(..., {'=..., '.join(kwargs)}=...)")
         if kwargs.pop("where", True) is not True:
             raise UnsupportedOperationError(
                 f"{form}: where= without out= leaves the elements where the mask is False "
@@ -267,16 +267,32 @@ def _operand_dtype(v: Any) -> Any:
     return helpers.dtype_of(v)
 
 
+class _CallForm:
+    """The start of an error message (``"vmap(f, in_dims=0): numpy.add(..., casting=...)"``),
+    put together only when a message is: the keyword path builds none when nothing fails."""
+
+    __slots__ = ("values", "call")
+
+    def __init__(self, values: Any, call: str) -> None:
+        self.values = values
+        self.call = call
+
+    def __str__(self) -> str:
+        return f"{_call_form(self.values)}{self.call}"
+
+
 def _call_with_keywords(
-    ufunc: Any, inputs: tuple, kwargs: dict, out_dtypes: tuple, form: str
+    ufunc: Any, inputs: tuple, kwargs: dict, out_dtypes: tuple, form: Any
 ) -> Any:
     """``numpy.<ufunc>(*inputs, **kwargs)`` on tracers with NumPy's loop selection and
     casting (NOTE [ufunc keywords on tracers]); ``out_dtypes``: the out= arrays' dtypes
-    (None where NumPy allocates)."""
-    name = ufunc.__name__
-    fn = NAMESPACE.get(UFUNC_ALIASES.get(name, name)) or _scipy_special_ufunc(ufunc)
+    (None where NumPy allocates); ``form``: the start of an error message."""
+    fn = _UFUNC_CALLS.get(ufunc)
     if fn is None:
-        raise _unsupported(f"numpy.{name}", inputs)
+        name = ufunc.__name__
+        fn = NAMESPACE.get(UFUNC_ALIASES.get(name, name)) or _scipy_special_ufunc(ufunc)
+        if fn is None:
+            raise _unsupported(f"numpy.{name}", inputs)
     loop = _loop_dtypes(ufunc, inputs, kwargs, out_dtypes, form)
     cast = tuple(  # a Python scalar stays weak: it takes the other operands' dtype
         v if type(v) in (int, float, complex) or _operand_dtype(v) == dt else ufuncs.astype(v, dt)
@@ -291,7 +307,7 @@ def _call_with_keywords(
     return results if isinstance(out, tuple) else results[0]
 
 
-def _loop_dtypes(ufunc: Any, inputs: tuple, kwargs: dict, out_dtypes: tuple, form: str) -> tuple:
+def _loop_dtypes(ufunc: Any, inputs: tuple, kwargs: dict, out_dtypes: tuple, form: Any) -> tuple:
     """The dtypes of the loop NumPy runs for ``ufunc(*inputs, **kwargs)`` with out= arrays
     of ``out_dtypes``; UFuncTypeError where NumPy refuses the call."""
     kwargs = dict(kwargs)
@@ -321,7 +337,7 @@ def _loop_dtypes(ufunc: Any, inputs: tuple, kwargs: dict, out_dtypes: tuple, for
         raise UFuncTypeError(_loop_error(form, ufunc, operands, casting, err)) from None
 
 
-def _loop_error(form: str, ufunc: Any, operands: tuple, casting: str, err: Exception) -> str:
+def _loop_error(form: Any, ufunc: Any, operands: tuple, casting: str, err: Exception) -> str:
     """The message of a ufunc call NumPy refuses (NOTE [ufunc keywords on tracers])."""
     name = ufunc.__name__
     if isinstance(err, ValueError):
