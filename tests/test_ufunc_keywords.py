@@ -231,6 +231,7 @@ REFUSED = {
     "less_no_float_loop": lambda x: np.less(x, 1.0, dtype=np.float32),
     "order_unknown": lambda x: np.add(x, 1.0, order="Z"),
     "out_not_broadcastable": _out_bad_shape,
+    "ldexp_float_exponent": lambda x: np.ldexp(x, np.full(x.shape, 1.5)),
 }
 
 
