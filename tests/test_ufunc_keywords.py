@@ -79,6 +79,28 @@ def _where_out_plain(x):
     return fnp.where(x > 0, x + 1.0, -1.0)
 
 
+def _divmod_out_where(x):
+    q, r = np.full(x.shape, -9.0), np.full(x.shape, -9.0)
+    np.divmod(x, 0.5, out=(q, r), where=x > 0)
+    return q, r
+
+
+def _divmod_where_plain(x):
+    q, r = fnp.divmod(x, 0.5)
+    return fnp.where(x > 0, q, -9.0), fnp.where(x > 0, r, -9.0)
+
+
+def _frexp_out_other_dtypes(x):
+    m, e = np.zeros(x.shape, np.float32), np.zeros(x.shape, np.int64)
+    np.frexp(x, out=(m, e), casting="same_kind")
+    return m, e
+
+
+def _frexp_cast(x):
+    m, e = fnp.frexp(x)
+    return fnp.astype(m, np.float32), fnp.astype(e, np.int64)
+
+
 def _plain_into_traced(x):
     buf = x * 0.0  # a traced out= array; the inputs are plain (any NumPy ufunc may write)
     np.spacing(np.full(x.shape, 3.0), out=buf)
@@ -133,6 +155,8 @@ ACCEPTED = {
     "divmod_out_pair": (_divmod_out, lambda x: fnp.divmod(x, 0.5), F64),
     "divmod_out_none_first": (_divmod_out_none, lambda x: fnp.divmod(x, 0.5), F64),
     "modf_out_f32": (_modf_out, fnp.modf, F32),
+    "divmod_out_pair_where": (_divmod_out_where, _divmod_where_plain, F64),
+    "frexp_out_float32_int64": (_frexp_out_other_dtypes, _frexp_cast, F64),
     "add_where_out": (_add_where_out, _where_out_plain, F64),
     "divmod": (lambda x: np.divmod(x, 0.5), lambda x: (x // 0.5, x % 0.5), F32),
     "divmod_builtin": (lambda x: divmod(x, 0.5), lambda x: fnp.divmod(x, 0.5), F64),
