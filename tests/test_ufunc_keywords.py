@@ -25,6 +25,7 @@ from ftransforms.errors import UFuncTypeError, UnsupportedOperationError
 from ftransforms.pytree import tree_flatten
 from ftransforms.testing import check_jvp, check_vmap
 from tests.test_jit_ops import replays
+from tests.tolerances import fd_tol
 
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
 
@@ -210,7 +211,7 @@ def test_accepted_call_differentiates_as_its_plain_spelling(case):
     assert got.dtype == x.dtype
     np.testing.assert_array_equal(got, want)  # the same operations, so the same numbers
     if dtype == F64 and all(np.dtype(o.dtype) == F64 for o in tree_flatten(f(x))[0]):
-        check_jvp(f, [x], rtol=1e-6, atol=1e-8, err_msg=case)  # against finite differences
+        check_jvp(f, [x], **fd_tol(F64), err_msg=case)  # against finite differences
 
 
 @pytest.mark.parametrize("case", sorted(ACCEPTED))
