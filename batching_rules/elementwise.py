@@ -1,10 +1,11 @@
-"""The elementwise family: one rule for every broadcasting n-ary elementwise op."""
+"""The elementwise family: one rule for every broadcasting n-ary elementwise op, and its
+version for the elementwise ops with several outputs."""
 
 from __future__ import annotations
 
 from batching_rules.helpers import logical_rank, move_bdim_to_front, pad_rank_after_front
-from ftransforms.core.primitive import register_family_batch_rule
-from ftransforms.ops.elementwise import FAMILY
+from ftransforms.core.primitive import register_batch_rule, register_family_batch_rule
+from ftransforms.ops.elementwise import FAMILY, divmod_p, frexp_p, modf_p
 
 
 def elementwise(prim, args, x_bdims, axis_size, **params):
@@ -43,3 +44,15 @@ def elementwise(prim, args, x_bdims, axis_size, **params):
 
 
 register_family_batch_rule(FAMILY, elementwise)
+
+
+def elementwise_multiple_results(prim, args, x_bdims, axis_size, **params):
+    """Batch an elementwise op with several outputs (``divmod``, ``modf``, ``frexp``): the
+    family rule above, every output on the batch axis it gives the one output of a
+    single-output op (NOTE [elementwise ops with two outputs] in ``ops/elementwise.py``)."""
+    outs, out_bdim = elementwise(prim, args, x_bdims, axis_size, **params)
+    return outs, (out_bdim,) * len(outs)
+
+
+for _prim in (divmod_p, modf_p, frexp_p):
+    register_batch_rule(_prim, elementwise_multiple_results)

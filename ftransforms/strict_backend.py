@@ -235,6 +235,7 @@ class StrictArray:
     __truediv__, __rtruediv__ = _binary("divide")
     __floordiv__, __rfloordiv__ = _binary("floor_divide")
     __mod__, __rmod__ = _binary("remainder")
+    __divmod__, __rdivmod__ = _binary("divmod")  # a pair of arrays, as cupy.ndarray gives
     __pow__, __rpow__ = _binary("power")
     __matmul__, __rmatmul__ = _binary("matmul")
     __and__, __rand__ = _binary("bitwise_and")

@@ -331,6 +331,65 @@ add(
     dtypes=(np.dtype(np.float64),),
 )
 
+# -- the ufuncs with two outputs (NOTE [elementwise ops with two outputs]), fmod, nextafter
+
+add("divmod", call("divmod"), _remainder_like)
+add(
+    "divmod_operator",
+    lambda m, x, y: divmod(x, y),
+    _remainder_like,
+    prims="divmod",
+)
+add(
+    "divmod_int",
+    call("divmod"),
+    _int_binary,
+    prims="divmod",
+    nondiff=True,
+    dtypes=(np.dtype(np.float64),),
+)
+add("fmod", call("fmod"), _remainder_like)
+
+
+def _modf_samples(d: Draw) -> list[Sample]:
+    # away from the integers (the parts jump there), with -0.0, inf and -inf as NumPy's
+    # modf gives them (x - trunc(x) does not: -0.0 and nan)
+    special = np.array([-0.0, np.inf, -np.inf, 2.0, -3.0], d.dtype)
+    return [S(shape_name(s), d.nonint(s, scale=1.7)) for s in UNARY_SHAPES] + [
+        S("signed_zero_inf", special, _grads=False)
+    ]
+
+
+add("modf", call("modf"), _modf_samples)
+
+
+def _frexp_samples(d: Draw) -> list[Sample]:
+    """``sign * 2**k * u`` with ``u`` in ``[0.55, 0.95)`` (away from the powers of two,
+    where the mantissa jumps), ``k`` in ``-4..4``; then 0, -0.0, inf, NaN and subnormals."""
+
+    def draw(shape):
+        k = d.rng.integers(-4, 5, shape)
+        return d._f(np.ldexp(d.away(shape, 0.55, 0.95).astype(np.float64), k))
+
+    tiny = np.finfo(d.dtype).smallest_subnormal
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, tiny, -3 * tiny], d.dtype)
+    return [S(shape_name(s), draw(s)) for s in UNARY_SHAPES] + [
+        S("zeros_inf_nan_subnormal", special, _grads=False)
+    ]
+
+
+add("frexp", call("frexp"), _frexp_samples)
+
+
+def _nextafter_samples(d: Draw) -> list[Sample]:
+    # no derivative (JAX and torch define none): test_nextafter_has_no_derivative
+    return [
+        S(s.name, *s.args, _grads=False) for s in binary(scalars=[("py_scalar_y", None, np.inf)])(d)
+    ] + [S("zero_towards_both", np.zeros(2, d.dtype), np.array([1.0, -1.0], d.dtype), _grads=False)]
+
+
+add("nextafter", call("nextafter"), _nextafter_samples)
+
 
 def _comparison_samples(d: Draw) -> list[Sample]:
     # small integers as floats: many ties, so == and <= are exercised both ways

@@ -101,8 +101,13 @@ add(
     lambda d: [
         S("2x3_3", d.u((2, 3)), d.ints(4, (3,), -3)),
         S("4_scalar_exponent", d.u((4,)), 2),
+        S(
+            "extremes_exact",
+            np.array([1e-30, 3e38, 1.5, -2.0], d.dtype),
+            d.ints(1, (4,)) + [150, -120, 0, -150],
+            _grads=False,
+        ),
     ],
-    prims="multiply",
 )
 add("float_power", call("float_power"), binary(x_kw={"lo": 0.5, "hi": 2.0}))
 add("fmax", call("fmax"), no_ties(binary()))

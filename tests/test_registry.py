@@ -397,7 +397,7 @@ def test_op_db_entry_binds_its_primitives(name, monkeypatch):
         if not op.xfail_reason("test_vmap", s):
             ft.vmap(f, randomness=op.randomness)(*[a[None] for a in operands])
         floats = [j for j, a in enumerate(operands) if a.dtype.kind == "f"]
-        if not floats:
+        if not floats or not s.grads:  # no derivative on this sample (nextafter has none)
             continue
 
         def g(*fx, operands=operands, floats=floats, f=f):

@@ -340,6 +340,23 @@ class UnsupportedOperationError(FTransformsError, NotImplementedError, TypeError
     """
 
 
+class UFuncTypeError(FTransformsError, TypeError, ValueError):
+    """A ufunc call on tracers that NumPy refuses too: ``casting=`` forbids a cast to the
+    loop's or the ``out=`` buffer's dtype, no loop fits ``dtype=``/``signature=``, an unknown
+    ``casting``/``order`` name, or an ``out=`` tuple of the wrong length.  NumPy raises its
+    ``UFuncTypeError`` (a ``TypeError``) or a ``ValueError`` there; this is both.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> try:
+        ...     ft.vmap(lambda x: np.add(x, 1, dtype=np.int64))(np.ones((2, 3)))
+        ... except ft.errors.UFuncTypeError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        UFuncTypeError: vmap(<lambda>, in_dims=0): numpy.add(..., dtype=...): cannot cast ...
+    """
+
+
 class CallbackError(FTransformsError, ValueError):
     """A ``pure_callback`` returned other shapes or dtypes than it declared, or was
     differentiated without a custom rule.

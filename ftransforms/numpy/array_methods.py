@@ -73,6 +73,7 @@ from ftransforms.numpy.ufuncs import (
     remainder,
     subtract,
 )
+from ftransforms.numpy.ufuncs import divmod as divmod_
 from ftransforms.numpy.ufuncs import round as round_
 
 __all__ = []
@@ -342,10 +343,10 @@ class ArrayMethods:
         return round_(self, ndigits or 0)
 
     def __divmod__(self, other):
-        return floor_divide(self, other), remainder(self, other)
+        return divmod_(self, other)
 
     def __rdivmod__(self, other):
-        return floor_divide(other, self), remainder(other, self)
+        return divmod_(other, self)
 
     # A copy is a new tracer object with the same value, still traced (a write into one
     # leaves the other).  Without these, copy.deepcopy(params) would rebuild the tracer

@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy
 
-from ftransforms.core.errors import UnsupportedOperationError
+from ftransforms.core.errors import UFuncTypeError, UnsupportedOperationError
+from ftransforms.core.stack import current_stack
 from ftransforms.numpy.creation import as_operand, full, ones, zeros_like
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.dtypes import pi, result_type
@@ -29,6 +30,7 @@ from ftransforms.numpy.ufuncs import (
     sqrt,
     to_float,
 )
+from ftransforms.ops import elementwise as _ew
 from ftransforms.ops import special as _sp
 
 __all__ = [
@@ -96,8 +98,10 @@ def copysign(x1: Any, x2: Any) -> Any:
 
 
 def ldexp(x1: Any, x2: Any) -> Any:
-    """``numpy.ldexp``: ``x1 * 2**x2`` for an integer exponent ``x2`` (exact: a power of two;
-    no derivative in ``x2``).  A float ``x2`` raises ``TypeError``, as NumPy's does.
+    """``numpy.ldexp``: ``x1 * 2**x2`` for an integer exponent ``x2``, exact (one primitive,
+    NumPy's own ``ldexp``: float32 stays float32); derivative ``2**x2`` in ``x1``, none in
+    ``x2``.  A float ``x2`` raises :class:`~ftransforms.errors.UFuncTypeError` (a
+    ``TypeError``), as NumPy's does.
 
     Example:
         >>> import numpy as np
@@ -109,9 +113,15 @@ def ldexp(x1: Any, x2: Any) -> Any:
         [8.0, 8.0]
     """
     if dtype_of(x2).kind not in "biu":
-        raise TypeError(f"ldexp: the exponent must be an integer array, got {dtype_of(x2)}")
-    x1 = to_float(x1)
-    return x1 * astype(power(2.0, astype(x2, numpy.float64)), dtype_of(x1))
+        stack = current_stack()
+        form = f"{stack[-1].name}: " if stack else ""
+        raise UFuncTypeError(
+            f"{form}numpy.ldexp(x1, x2): the exponent x2 must be an integer array, got "
+            f"{dtype_of(x2)} "
+            f"(NumPy has no ldexp loop for it and raises UFuncTypeError too); cast it with "
+            f"x2.astype(int)"
+        )
+    return _ew.ldexp_p.bind(x1, x2)
 
 
 def fmax(x1: Any, x2: Any) -> Any:

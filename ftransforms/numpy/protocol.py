@@ -34,7 +34,7 @@ import ftransforms.numpy.sorting as sorting
 import ftransforms.numpy.statistics as statistics
 import ftransforms.numpy.ufunc_methods as ufunc_methods
 import ftransforms.numpy.ufuncs as ufuncs
-from ftransforms.core.errors import InPlaceError, UnsupportedOperationError
+from ftransforms.core.errors import InPlaceError, UFuncTypeError, UnsupportedOperationError
 from ftransforms.core.mutation import Buffer
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.dispatch import FUNCTIONS
@@ -127,6 +127,15 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     if kwargs.get("out") is not None:
         return _ufunc_out(ufunc, method, inputs, kwargs)
     kwargs.pop("out", None)
+    if method == "__call__" and kwargs and (ufunc in _UFUNC_CALLS or not _is_python_ufunc(ufunc)):
+        form = _CallForm(inputs, f"numpy.{name}(..., {'=..., '.join(kwargs)}=...)")
+        if kwargs.pop("where", True) is not True:
+            raise UnsupportedOperationError(
+                f"{form}: where= without out= leaves the elements where the mask is False "
+                f"uninitialised (NumPy warns); pass out=buf to keep buf's values there, or "
+                f"write fnp.where(mask, numpy.{name}(...), fill)."
+            )
+        return _call_with_keywords(ufunc, inputs, kwargs, (None,) * ufunc.nout, form)
     dtype = kwargs.pop("dtype", None)
     if method in ("reduce", "accumulate"):
         axis = kwargs.pop("axis", 0)
@@ -149,6 +158,8 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
             out = fn(*inputs)
         elif _is_python_ufunc(ufunc):
             out = _call_python_ufunc(ufunc, inputs)
+        elif _only_buffers(inputs, {}):  # NumPy's own ufunc on the buffers' values
+            out = ufunc(*_plain_all(inputs))
         else:
             raise _unsupported(f"numpy.{name}", inputs)
     elif method == "reduce" and name in _REDUCE:
@@ -174,26 +185,190 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
 
 def _ufunc_out(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     """``numpy.<ufunc>(..., out=buf[, where=mask])``: the result written into ``buf`` with
-    NumPy's mutation semantics (NOTE [mutation semantics] in core/mutation.py)."""
+    NumPy's mutation semantics (NOTE [mutation semantics] in core/mutation.py) and casting
+    rules (NOTE [ufunc keywords on tracers])."""
     kwargs = dict(kwargs)
     outs = kwargs.pop("out")
-    outs = outs if isinstance(outs, tuple) else (outs,)
     mask = kwargs.pop("where", True)
+    form = f"{_call_form((inputs, outs))}numpy.{ufunc.__name__}(..., out=...)"
+    nout = ufunc.nout if method == "__call__" else 1
+    if not isinstance(outs, tuple):
+        if nout > 1:
+            raise UFuncTypeError(
+                f"{form}: numpy.{ufunc.__name__} has {nout} outputs, so out= must be a "
+                f"tuple of {nout} arrays (None for an output to allocate), as NumPy requires"
+            )
+        outs = (outs,)
+    elif len(outs) != nout:
+        raise UFuncTypeError(
+            f"{form}: out= has {len(outs)} entries but numpy.{ufunc.__name__} has {nout} "
+            f"output(s); pass one array (or None) per output, as NumPy requires"
+        )
     inputs = tuple(v.val if type(v) is Buffer else v for v in inputs)
-    if not any(isinstance(v, Tracer) for v in inputs):
+    traced = any(isinstance(v, Tracer) for v in inputs)
+    if method == "__call__" and not _is_python_ufunc(ufunc):
+        out_dtypes = tuple(None if o is None else helpers.dtype_of(o) for o in outs)
+        if traced:
+            result = _call_with_keywords(ufunc, inputs, kwargs, out_dtypes, form)
+        else:  # NumPy's own call; the cast into the out= arrays checked as NumPy does
+            _loop_dtypes(ufunc, inputs, kwargs, out_dtypes, form)
+            result = ufunc(*inputs, **kwargs)
+    elif not traced:
         result = getattr(ufunc, method)(*inputs, **kwargs)  # plain values into a buffer
     else:
         result = handle_ufunc(ufunc, method, inputs, kwargs)
     results = result if isinstance(result, tuple) else (result,)
-    form = f"{_call_form((inputs, outs))}numpy.{ufunc.__name__}(..., out=...)"
     for o, r in zip(outs, results):
         if o is None:
             continue
+        out_shape, r_shape = helpers.shape(o), helpers.shape(r)
+        if r_shape != out_shape and _broadcast_shape(r_shape, out_shape) != out_shape:
+            raise UFuncTypeError(
+                f"{form}: the result has shape {r_shape}, which does not broadcast to the "
+                f"out= array's shape {out_shape} (NumPy: non-broadcastable output operand); "
+                f"pass an out= array of shape {r_shape}"
+            )
         if mask is not True:
             r = indexing.where(mask.val if type(mask) is Buffer else mask, r, o)
         inplace.write_out(form, o, r)
     written = tuple(o if o is not None else r for o, r in zip(outs, results))
     return written if len(written) > 1 else written[0]
+
+
+def _broadcast_shape(a: tuple, b: tuple) -> tuple | None:
+    try:
+        return numpy.broadcast_shapes(a, b)
+    except ValueError:
+        return None
+
+
+# NOTE [ufunc keywords on tracers]: ``numpy.<ufunc>(tracer, ..., dtype=, signature=,
+# casting=, order=, subok=, out=)`` asks NumPy which loop its own call would run:
+# ``ufunc.resolve_dtypes`` on the operands' dtypes (a Python scalar as its weak type, the
+# out= arrays' dtypes as the outputs), with the same signature (``dtype=d`` is
+# ``signature=(None,) * nin + (d,) * nout``) and casting (default 'same_kind'), raises
+# exactly where NumPy's call would, as UFuncTypeError.  The operands are then cast to the
+# loop's dtypes, the ftransforms function of the ufunc's name computes, and each result
+# is cast to the loop's output dtype: ``np.add(x64, 1, dtype=np.float32)`` adds in float32,
+# as NumPy does.  ``order=`` and ``subok=`` only choose a memory layout or an array
+# subclass, never values: they are checked and accepted.  Plain calls never come here.
+
+
+def _operand_dtype(v: Any) -> Any:
+    """What ``ufunc.resolve_dtypes`` takes for an operand: its dtype, or a Python scalar's
+    weak type (``int``, ``float``, ``complex``)."""
+    if type(v) is Buffer:
+        v = v.val
+    d = getattr(v, "dtype", None)
+    if d is not None:
+        return numpy.dtype(d)
+    if type(v) in (int, float, complex):
+        return type(v)
+    return helpers.dtype_of(v)
+
+
+class _CallForm:
+    """The start of an error message (``"vmap(f, in_dims=0): numpy.add(..., casting=...)"``),
+    put together only when a message is: the keyword path builds none when nothing fails."""
+
+    __slots__ = ("values", "call")
+
+    def __init__(self, values: Any, call: str) -> None:
+        self.values = values
+        self.call = call
+
+    def __str__(self) -> str:
+        return f"{_call_form(self.values)}{self.call}"
+
+
+def _call_with_keywords(
+    ufunc: Any, inputs: tuple, kwargs: dict, out_dtypes: tuple, form: Any
+) -> Any:
+    """``numpy.<ufunc>(*inputs, **kwargs)`` on tracers with NumPy's loop selection and
+    casting (NOTE [ufunc keywords on tracers]); ``out_dtypes``: the out= arrays' dtypes
+    (None where NumPy allocates); ``form``: the start of an error message."""
+    fn = _UFUNC_CALLS.get(ufunc)
+    if fn is None:
+        name = ufunc.__name__
+        fn = NAMESPACE.get(UFUNC_ALIASES.get(name, name)) or _scipy_special_ufunc(ufunc)
+        if fn is None:
+            raise _unsupported(f"numpy.{name}", inputs)
+    loop = _loop_dtypes(ufunc, inputs, kwargs, out_dtypes, form)
+    cast = tuple(  # a Python scalar stays weak: it takes the other operands' dtype
+        v if type(v) in (int, float, complex) or _operand_dtype(v) == dt else ufuncs.astype(v, dt)
+        for v, dt in zip(inputs, loop[: ufunc.nin])
+    )
+    out = fn(*cast)
+    results = out if isinstance(out, tuple) else (out,)
+    results = tuple(
+        r if helpers.dtype_of(r) == dt else ufuncs.astype(r, dt)
+        for r, dt in zip(results, loop[ufunc.nin :])
+    )
+    return results if isinstance(out, tuple) else results[0]
+
+
+def _loop_dtypes(ufunc: Any, inputs: tuple, kwargs: dict, out_dtypes: tuple, form: Any) -> tuple:
+    """The dtypes of the loop NumPy runs for ``ufunc(*inputs, **kwargs)`` with out= arrays
+    of ``out_dtypes``; UFuncTypeError where NumPy refuses the call."""
+    kwargs = dict(kwargs)
+    dtype = kwargs.pop("dtype", None)
+    signature = kwargs.pop("signature", None)
+    casting = kwargs.pop("casting", "same_kind")
+    order = kwargs.pop("order", "K")
+    kwargs.pop("subok", None)
+    if kwargs:
+        raise UnsupportedOperationError(
+            f"{form}: arguments {sorted(kwargs)} are not supported on tracers; call it "
+            f"without them (fnp.where(mask, a, b) replaces where=)"
+        )
+    if not (order is None or (isinstance(order, str) and order.upper() in ("K", "A", "C", "F"))):
+        raise UFuncTypeError(
+            f"{form}: order={order!r}; NumPy takes one of 'K', 'A', 'C', 'F' (the result's "
+            f"memory layout)"
+        )
+    if dtype is not None:  # NumPy refuses dtype= beside signature= before dispatching
+        signature = (None,) * ufunc.nin + (numpy.dtype(dtype),) * ufunc.nout
+    operands = tuple(_operand_dtype(v) for v in inputs) + tuple(out_dtypes)
+    try:
+        if signature is None:
+            return ufunc.resolve_dtypes(operands, casting=casting)
+        return ufunc.resolve_dtypes(operands, signature=signature, casting=casting)
+    except (TypeError, ValueError) as err:
+        raise UFuncTypeError(_loop_error(form, ufunc, operands, casting, err)) from None
+
+
+def _loop_error(form: Any, ufunc: Any, operands: tuple, casting: str, err: Exception) -> str:
+    """The message of a ufunc call NumPy refuses (NOTE [ufunc keywords on tracers])."""
+    name = ufunc.__name__
+    if isinstance(err, ValueError):
+        return (
+            f"{form}: casting={casting!r} is not a casting rule; NumPy takes 'no', 'equiv', "
+            f"'safe', 'same_kind' (the default) or 'unsafe'"
+        )
+    from_, to = getattr(err, "from_", None), getattr(err, "to", None)
+    if from_ is not None and to is not None:
+        if hasattr(err, "out_i"):
+            return (
+                f"{form}: cannot cast output {err.out_i - ufunc.nin} from {from_} to the out= "
+                f"array's "
+                f"{to} with casting={casting!r} (NumPy raises UFuncTypeError here too); pass "
+                f"casting='unsafe' or an out= array of dtype {from_}"
+            )
+        return (
+            f"{form}: cannot cast input {getattr(err, 'in_i', '?')} from {from_} to {to} with "
+            f"casting={casting!r} (NumPy raises UFuncTypeError here too); pass "
+            f"casting='unsafe', or cast the input with .astype({to}) first"
+        )
+    given = ", ".join(
+        str(numpy.dtype(d)) if isinstance(d, numpy.dtype) else d.__name__
+        for d in operands[: ufunc.nin]
+    )
+    return (
+        f"{form}: NumPy has no {name} loop for inputs of dtypes ({given}) with "
+        f"casting={casting!r} and the dtype=/signature= given (NumPy raises UFuncTypeError "
+        f"here too); cast the inputs to a dtype the ufunc takes (numpy.{name}.types lists "
+        f"its loops)"
+    )
 
 
 def _ufunc_at(ufunc: Any, name: str, inputs: tuple) -> Any:

@@ -67,6 +67,11 @@ __all__ = [
     "remainder",
     "mod",
     "floor_divide",
+    "fmod",
+    "nextafter",
+    "divmod",
+    "modf",
+    "frexp",
     "equal",
     "not_equal",
     "less",
@@ -111,6 +116,8 @@ divide = true_divide = _ew.divide_p
 power, maximum, minimum, arctan2 = _ew.power_p, _ew.maximum_p, _ew.minimum_p, _ew.arctan2_p
 remainder = mod = _ew.remainder_p
 floor_divide = _ew.floor_divide_p
+fmod, nextafter = _ew.fmod_p, _ew.nextafter_p
+divmod, modf, frexp = _ew.divmod_p, _ew.modf_p, _ew.frexp_p  # noqa: A001
 equal, not_equal, less, less_equal = _ew.equal_p, _ew.not_equal_p, _ew.less_p, _ew.less_equal_p
 greater, greater_equal = _ew.greater_p, _ew.greater_equal_p
 logical_and, logical_or, logical_xor = _ew.logical_and_p, _ew.logical_or_p, _ew.logical_xor_p

@@ -22,7 +22,9 @@ from collections.abc import Callable
 
 import numpy
 
+from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.primitive import Primitive, defop
+from ftransforms.core.stack import current_stack
 from ftransforms.ops._util import like_output, unbroadcast
 
 FAMILY = "elementwise"
@@ -954,6 +956,208 @@ Example:
 """
 floor_divide_p = defnondiff(
     "floor_divide", lambda xp, x, y: xp.floor_divide(x, y), doc=_FLOOR_DIVIDE_DOC
+)
+
+_FMOD_DOC = """``fnp.fmod(x1, x2)``: the C remainder ``x1 - trunc(x1 / x2) * x2``, with the sign of
+``x1``, elementwise with broadcasting, as ``numpy.fmod``; its partial derivatives are 1 and
+``-trunc(x1 / x2)`` (JAX's ``jnp.fmod``).
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.fmod(np.array([5.0, -5.0]), 3.0).tolist()
+    [2.0, -2.0]
+    >>> [float(g) for g in ft.grad(fnp.fmod, argnums=(0, 1))(-5.0, 3.0)]
+    [1.0, 1.0]
+"""
+fmod_p = defbinary(
+    "fmod",
+    lambda xp, x1, x2: xp.fmod(x1, x2),
+    same,
+    lambda t, y, x1, x2: -t * trunc_p.bind(x1 / x2),
+    doc=_FMOD_DOC,
+)
+
+_LDEXP_DOC = """``fnp.ldexp(x1, x2)``: ``x1 * 2**x2`` for an integer exponent ``x2``, exact (no
+rounding, no overflow of ``2**x2`` alone), elementwise with broadcasting, as ``numpy.ldexp``
+(float32 stays float32; integer ``x1`` gives float64).  It is linear in ``x1``: its derivative
+there is ``2**x2``; the integer ``x2`` has none.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> fnp.ldexp(np.array([1.5, -3.0]), np.array([2, -1])).tolist()
+    [6.0, -1.5]
+    >>> ft.grad(lambda x: fnp.ldexp(x, 3).sum())(np.array([1.0, 2.0])).tolist()
+    [8.0, 8.0]
+"""
+ldexp_p = defop(
+    "ldexp",
+    lambda xp, x1, x2: xp.ldexp(x1, x2),
+    transpose=lambda y_bar, x1, x2: unbroadcast(ldexp_p.bind(y_bar, x2), x1),
+    family=FAMILY,
+    ufunc=numpy.ldexp,
+    doc=_LDEXP_DOC,
+)
+
+
+def _nextafter_no_derivative(*args, **params):
+    stack = current_stack()
+    where = f"{stack[-1].name}: " if stack else ""
+    raise UnsupportedOperationError(
+        f"{where}numpy.nextafter has no derivative (JAX and torch define none either): its "
+        f"value is the neighbouring float of x1, a step function of both inputs.  Wrap its "
+        f"inputs in fnp.stop_gradient(...) for a zero derivative, or use x1 itself for the "
+        f"derivative 1 of the value it approximates."
+    )
+
+
+_NEXTAFTER_DOC = """``fnp.nextafter(x1, x2)``: the next floating-point value after ``x1`` towards
+``x2``, elementwise with broadcasting, as ``numpy.nextafter`` (float32 steps are float32
+steps).  It has no derivative, as in JAX and torch: differentiating through it raises
+:class:`~ftransforms.errors.UnsupportedOperationError`; ``vmap`` and ``jit`` work.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> bool(fnp.nextafter(1.0, 2.0) - 1.0 == np.finfo(np.float64).eps)
+    True
+    >>> ft.vmap(fnp.nextafter)(np.zeros(2), np.array([1.0, -1.0])).tolist()
+    [5e-324, -5e-324]
+"""
+nextafter_p = defbinary(
+    "nextafter",
+    lambda xp, x1, x2: xp.nextafter(x1, x2),
+    _nextafter_no_derivative,
+    _nextafter_no_derivative,
+    doc=_NEXTAFTER_DOC,
+)
+
+# -- two outputs ------------------------------------------------------------------------
+#
+# NOTE [elementwise ops with two outputs]: ``divmod``, ``modf`` and ``frexp`` are one
+# primitive each (``multiple_results=True``), so that the values are NumPy's own, computed
+# in one pass (``modf(-0.0)`` is ``(-0.0, -0.0)``, ``modf(inf)`` is ``(0.0, inf)``, which
+# ``x - trunc(x)`` gets wrong).  The output that is a whole number (the quotient, the
+# integral part, the exponent) has a symbolic-zero derivative; the other one carries the
+# derivative JAX gives: d(x1 % x2) = dx1 - floor(x1 / x2) dx2 (the quotient output itself),
+# d frac(x) = dx, d mantissa(x) = 2**-e dx (exact, as ``ldexp``).  Their batching rule is
+# the elementwise family's, applied to every output (``batching_rules/elementwise.py``).
+
+
+def _divmod_jvp(tangents, y, x1, x2):
+    x1_dot, x2_dot = tangents
+    q, r = y
+    r_dot = None
+    if x1_dot is not None:
+        r_dot = like_output(x1_dot, r)
+    if x2_dot is not None:
+        t = like_output(-(x2_dot * q), r)
+        r_dot = t if r_dot is None else r_dot + t
+    return None, r_dot
+
+
+def _divmod_vjp(y_bar, y, x1, x2, wanted):
+    r_bar = y_bar[1]
+    if r_bar is None:
+        return None, None
+    return (
+        unbroadcast(r_bar, x1) if wanted[0] else None,
+        unbroadcast(-(r_bar * y[0]), x2) if wanted[1] else None,
+    )
+
+
+_DIVMOD_DOC = """``fnp.divmod(x1, x2)``: ``(x1 // x2, x1 % x2)`` in one pass, elementwise with
+broadcasting, as ``numpy.divmod`` (the same values and dtypes as ``floor_divide`` and
+``remainder``).  The quotient has derivative 0; the remainder's partial derivatives are 1 and
+``-(x1 // x2)`` (JAX's ``jnp.divmod``).  NOTE [elementwise ops with two outputs].
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> [a.tolist() for a in fnp.divmod(np.array([7.5, -7.5]), 2.0)]
+    [[3.0, -4.0], [1.5, 0.5]]
+    >>> [float(g) for g in ft.grad(lambda x, y: fnp.divmod(x, y)[1], argnums=(0, 1))(7.5, 2.0)]
+    [1.0, -3.0]
+"""
+divmod_p = defop(
+    "divmod",
+    lambda xp, x1, x2: tuple(xp.divmod(x1, x2)),
+    jvp=_divmod_jvp,
+    vjp=_divmod_vjp,
+    multiple_results=True,
+    ufunc=numpy.divmod,
+    doc=_DIVMOD_DOC,
+)
+
+
+def _modf_vjp(y_bar, y, x, wanted):
+    frac_bar = y_bar[0]
+    return (None if frac_bar is None else unbroadcast(frac_bar, x),)
+
+
+_MODF_DOC = """``fnp.modf(x)``: ``(fractional part, integral part)``, both with the sign of ``x``,
+elementwise, as ``numpy.modf`` (``modf(-0.0)`` is ``(-0.0, -0.0)``, ``modf(inf)`` is
+``(0.0, inf)``; integers give float64).  The fractional part has derivative 1, the integral
+part 0 (JAX's ``jnp.modf``).  NOTE [elementwise ops with two outputs].
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> [a.tolist() for a in fnp.modf(np.array([2.5, -3.25]))]
+    [[0.5, -0.25], [2.0, -3.0]]
+    >>> float(ft.grad(lambda x: fnp.modf(x)[0] + 3 * fnp.modf(x)[1])(2.5))
+    1.0
+"""
+modf_p = defop(
+    "modf",
+    lambda xp, x: tuple(xp.modf(x)),
+    jvp=lambda tangents, y, x: (like_output(tangents[0], y[0]), None),
+    vjp=_modf_vjp,
+    multiple_results=True,
+    ufunc=numpy.modf,
+    doc=_MODF_DOC,
+)
+
+
+def _frexp_vjp(y_bar, y, x, wanted):
+    m_bar = y_bar[0]
+    if m_bar is None:
+        return (None,)
+    return (unbroadcast(ldexp_p.bind(m_bar, negative_p.bind(y[1])), x),)
+
+
+_FREXP_DOC = """``fnp.frexp(x)``: ``(mantissa, exponent)`` with ``x == mantissa * 2**exponent``,
+``0.5 <= |mantissa| < 1`` and an int32 exponent, elementwise, as ``numpy.frexp`` (float32
+stays float32; 0, inf and NaN are their own mantissa with exponent 0).  The mantissa's
+derivative is ``2**-exponent`` (exact; JAX's ``jnp.frexp``), the exponent has none.
+NOTE [elementwise ops with two outputs].
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> import ftransforms.numpy as fnp
+    >>> [a.tolist() for a in fnp.frexp(np.array([3.0, -0.5]))]
+    [[0.75, -0.5], [2, 0]]
+    >>> float(ft.grad(lambda x: fnp.frexp(x)[0])(3.0))
+    0.25
+"""
+frexp_p = defop(
+    "frexp",
+    lambda xp, x: tuple(xp.frexp(x)),
+    jvp=lambda tangents, y, x: (
+        like_output(ldexp_p.bind(tangents[0], negative_p.bind(y[1])), y[0]),
+        None,
+    ),
+    vjp=_frexp_vjp,
+    multiple_results=True,
+    ufunc=numpy.frexp,
+    doc=_FREXP_DOC,
 )
 
 _EQUAL_DOC = """``fnp.equal(x1, x2)``: ``x1 == x2``, elementwise with broadcasting, as
