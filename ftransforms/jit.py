@@ -29,6 +29,7 @@ from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
 from ftransforms.host_random import drew, snapshot
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
+from ftransforms.jit_guards import guards_of
 from ftransforms.numpy.helpers import holds_tracer
 from ftransforms.program import Program, freeze
 from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
@@ -122,10 +123,17 @@ _GC_LOCK = threading.Lock()
 
 
 def _trace(
-    func: Callable, args: tuple, kwargs: dict, optimize: bool = True, name: str | None = None
+    func: Callable,
+    args: tuple,
+    kwargs: dict,
+    optimize: bool = True,
+    name: str | None = None,
+    guards: Any = None,
 ) -> tuple[Program, Any]:
     leaves, spec = tree_flatten((args, kwargs))
     interp = TraceInterpreter(f"jit({name or getattr(func, '__name__', 'f')})")
+    if guards is not None:
+        interp.opaque = guards.array_ids()
     draws = snapshot(func)  # NOTE [NumPy random draws under jit] (ftransforms/host_random.py)
     with _young_collections_only(), pushed(interp):
         wrapped = [interp.new_input(v) if is_array(v) else v for v in leaves]
@@ -164,6 +172,8 @@ def _trace(
         optimize=optimize,
         in_types=[(v.shape, v.dtype) for v in leaves if is_array(v)],
     )
+    if guards is not None and not program.value_dependent:
+        program.guards, program.opaque = guards, interp.opaque
     values = [numpy.asarray(v) if isinstance(v, numpy.generic) else v for v in values]
     return program, tree_unflatten(out_spec, values)
 
@@ -260,6 +270,7 @@ def jit(
     # without flattening.  It maps to the program of the general cache, replayed only
     # when it is not value-dependent; eviction from the general cache empties it.
     fast: dict = {}
+    stale = [0]  # recordings made again because an outside value was rebound
     plain = not (argnums or argnames)
     attach_later: dict = {}  # id -> a recorded program not yet given its compiled tier
 
@@ -271,7 +282,7 @@ def jit(
             found = _fast_key(args)
             if found is not None:
                 program = fast.get(found[0])
-                if program is not None:
+                if program is not None and (program.guards is None or program.guards.hold()):
                     return program.call(*found[1])
         else:
             found = None
@@ -304,12 +315,21 @@ def jit(
             return transform_outputs(func(*args, **kwargs))
         key = (spec, sig, static_key)
         program = cache.get(key)
+        if program is not None and program.guards is not None and not program.guards.hold():
+            # NOTE [values read from outside under jit]: a value f reads from outside its
+            # arguments was rebound since the recording: record again
+            _recording_again(name, program.guards, stale)
+            del cache[key]
+            fast.clear()
+            attach_later.pop(id(program), None)
+            program = None
         if program is None:
 
             def call(*dyn_args: Any, **dyn_kw: Any) -> Any:
                 return func(*_merge_static(dyn_args, static), **dyn_kw, **dict(static[1]))
 
-            program, result = _trace(call, dynamic, dyn_kwargs, name=name)
+            # NOTE [values read from outside under jit]: where they are, before the call
+            program, result = _trace(call, dynamic, dyn_kwargs, name=name, guards=guards_of(func))
             how = _HOW[compile] if compile is not None else tier.mode()
             if how == "auto" and not program.value_dependent:
                 # attached at the first replay: attaching builds the replay, which the
@@ -345,6 +365,24 @@ def jit(
 
     compiled.compile = compile_all  # type: ignore[attr-defined]
     return compiled
+
+
+#: Recordings made again for rebound outside values after which ``jit`` warns (as
+#: torch.compile's recompile limit): each costs a first call.
+RECORD_AGAIN_WARN = 8
+
+
+def _recording_again(name: str, guards: Any, stale: list) -> None:
+    stale[0] += 1
+    if stale[0] == RECORD_AGAIN_WARN:
+        changed = ", ".join(guards.changed()) or "a value"
+        warnings.warn(
+            f"jit({name}): {changed} (read from outside the arguments) changed, and the "
+            f"function has been recorded again {stale[0]} times; pass values that change "
+            f"as arguments, so that calls replay",
+            RuntimeWarning,
+            stacklevel=3,
+        )
 
 
 #: jit's ``compile`` argument as a compiled-tier policy (``None``: FTRANSFORMS_JIT_COMPILE).

@@ -617,6 +617,10 @@ class Program:
         self._fn: Callable | None = None  # what call() runs: the replay, or the compiled tier
         self._replay: Callable | None = None
         self.tier = "replay"
+        # jit's checks of the values read from outside the arguments, or None
+        # (NOTE [values read from outside under jit] in ftransforms/jit_guards.py)
+        self.guards: Any = None
+        self.opaque: frozenset = frozenset()  # ids of those that are arrays
         # The output structure the generated function builds itself, where it can.
         n = len(out_refs)
         if out_spec == _LEAF_SPEC:

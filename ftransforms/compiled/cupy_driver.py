@@ -158,6 +158,7 @@ def build(
     arrays_0d: bool = False,
     in_shapes: Any = None,
     swaps: list | None = None,
+    opaque: frozenset = frozenset(),
     budget: list | None = None,
 ) -> Callable | None:
     """The driver of ``eqns`` with its segments as kernel calls (control-flow nodes'
@@ -175,10 +176,11 @@ def build(
                 getattr(sub, "in_avals", None),
                 xp,
                 swaps=swaps,
+                opaque=opaque,
                 budget=budget,
             ),
         )
-    items = lowering.plan(eqns, n_inputs, out_refs, in_avals, xp=xp)
+    items = lowering.plan(eqns, n_inputs, out_refs, in_avals, xp=xp, opaque=opaque)
     new_eqns: list = []
     n_kernels = 0
     for k, it in enumerate(items):

@@ -256,6 +256,7 @@ class _Planner:
         self.view_eqns: dict[int, Eqn] = {}
         self.owner: dict[int, Segment] = {}
         self.exclude: frozenset = frozenset()
+        self.opaque: frozenset = frozenset()
 
     def view_of(self, slot: int) -> View | None:
         """The slot as a view of an array (the identity view if it is one)."""
@@ -271,6 +272,8 @@ class _Planner:
         lowerable; ``"close"`` when it reads a view of the nest being built."""
         r, c = eqn.refs[i], eqn.consts[i]
         if r is None:
+            if id(c) in self.opaque:
+                return None  # an array from outside the arguments: read at every call
             v = _uniform(c)
             return None if v is None else ("const", v)
         if r not in self.views and self.local.get(r) is self.nest and self.nest is not None:
@@ -766,6 +769,7 @@ def plan(
     xp: Any = numpy,
     reductions: bool = True,
     exclude: frozenset = frozenset(),
+    opaque: frozenset = frozenset(),
 ) -> list:
     """The program as a list of :class:`Eqn` (left as they are) and :class:`Segment`
     (compiled), in order.  ``in_avals``: the inputs' ``(shape, dtype)`` where known;
@@ -773,9 +777,11 @@ def plan(
 
     A segment's ``post`` are its view equations whose results are read after it: the
     driver replays them on the arrays the segment hands back.  ``exclude``: output slots
-    of equations to leave as they are."""
+    of equations to leave as they are; ``opaque``: ids of constant arrays never read as
+    literals (arrays from outside jit's arguments, NOTE [values read from outside under
+    jit])."""
     p = _Planner(schedule(eqns, xp), outputs, in_avals, xp, reductions)
-    p.exclude = exclude
+    p.exclude, p.opaque = exclude, opaque
     for eqn in p.eqns:
         p.step(eqn)
     p.close_segment()

@@ -110,6 +110,7 @@ def build(
     arrays_0d: bool = False,
     in_shapes: Any = None,
     swaps: list | None = None,
+    opaque: frozenset = frozenset(),
 ) -> Callable | None:
     """The driver of a program's equations with its fusion groups compiled (and its
     control-flow nodes' sub-programs, recorded in ``swaps``), or ``None`` when nothing
@@ -125,9 +126,10 @@ def build(
                 sub.out_consts,
                 getattr(sub, "in_avals", None),
                 swaps=swaps,
+                opaque=opaque,
             ),
         )
-    items = lowering.plan(eqns, n_inputs, out_refs, in_avals)
+    items = lowering.plan(eqns, n_inputs, out_refs, in_avals, opaque=opaque)
     segments = [it for it in items if isinstance(it, lowering.Segment) and it.outputs]
     if not segments:
         return None
@@ -140,7 +142,7 @@ def build(
         # slices the other segments' plans must then not assume (the kept kernels are
         # the same source: numba's cache hands them back)
         dropped = frozenset(e.out for s, k in zip(segments, kernels) if k is None for e in s.eqns)
-        items = lowering.plan(eqns, n_inputs, out_refs, in_avals, exclude=dropped)
+        items = lowering.plan(eqns, n_inputs, out_refs, in_avals, exclude=dropped, opaque=opaque)
         segments = [it for it in items if isinstance(it, lowering.Segment) and it.outputs]
         lowering.mark_contiguous(items, eqns, in_avals)
         kernels = _kernels(segments)
@@ -195,6 +197,7 @@ def compile_program(program: Program) -> tuple[Callable, list] | None:
         arrays_0d=True,
         in_shapes=program.in_shapes,
         swaps=swaps,
+        opaque=program.opaque,
     )
     if fn is None and not swaps:
         return None

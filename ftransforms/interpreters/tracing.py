@@ -143,6 +143,7 @@ class TraceInterpreter(Interpreter):
         "seen",
         "captures",
         "quiet",
+        "opaque",
     )
 
     def __init__(self, name: str) -> None:
@@ -162,6 +163,9 @@ class TraceInterpreter(Interpreter):
         # While a body is recorded that runs again afterwards, or an untaken branch:
         # effect primitives (ft.debug) are recorded without running (NOTE [callbacks]).
         self.quiet = False
+        # ids of arrays from outside the arguments (NOTE [values read from outside under
+        # jit]): the peepholes never read their values, which the user may change later
+        self.opaque: frozenset = frozenset()
 
     def new_input(self, value: Any) -> TraceTracer:
         self.n_slots += 1
@@ -240,7 +244,11 @@ class TraceInterpreter(Interpreter):
             )
             return outs
         name = prim.name
-        if name not in _PEEPHOLE or (not has_const and name in _CONSTANT_PEEPHOLE):
+        if (
+            name not in _PEEPHOLE
+            or (not has_const and name in _CONSTANT_PEEPHOLE)
+            or (has_const and self.opaque and any(id(c) in self.opaque for c in consts))
+        ):
             # the common case: record and return
             ref = self.n_slots
             self.n_slots = ref + 1

@@ -1,0 +1,209 @@
+"""Which values from outside its arguments a ``jit`` recording depends on, and whether
+they are still there.
+
+NOTE [values read from outside under jit]: a recording holds what the function read from
+outside its arguments (a global ``W``, a closed-over ``scale``, ``self.w`` of a bound
+method, ``params[0]`` of a global list) as constants of the program.  ``jax.jit`` replays
+such constants even after the user rebinds the name; in a notebook that is a silent wrong
+answer (re-run the cell defining ``W``, call the jitted function, get the old ``W``).  So
+when ``jit`` records a signature it notes where those values live: the arrays and numbers
+(and lists, tuples and dicts of them) that the function, the functions it names as
+globals or closes over, and the objects of its bound methods hold (followed a few levels,
+as ``host_random`` does for generators), each as a place (a dict entry, a closure cell, a
+list slot) and the object found there.  Before a replay, :meth:`Guards.hold` checks that
+every place still holds the same object (numbers: an equal one); when one does not, the
+signature records again (``jit`` warns once it has happened often: pass such values as
+arguments).  A function that reads no such value gets no guards and its replays check
+nothing.  An in-place change of a global array (``W[0] = 10``) is not a rebinding: the
+replay reads the array itself where the recording used it directly, but values the
+recording derived from it (``W.T``, ``W * 2`` of a NumPy array) keep the old numbers; pass
+arrays that change as arguments.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+from typing import Any
+
+import numpy
+
+from ftransforms.backend import is_array
+
+__all__ = ["Guards", "guards_of"]
+
+_DEPTH = 4
+_NUMBERS = (bool, int, float, complex, numpy.generic)
+_MISSING = object()
+
+
+def _is_data(v: Any) -> bool:
+    return isinstance(v, _NUMBERS) or type(v) is numpy.ndarray or is_array(v)
+
+
+def _same(now: Any, then: Any) -> bool:
+    if now is then:
+        return True
+    if isinstance(then, _NUMBERS) and type(now) is type(then):
+        try:
+            return bool(now == then) or (now != now and then != then)
+        except Exception:  # noqa: BLE001 - a number type that refuses comparison: changed
+            return False
+    return False
+
+
+class Guards:
+    """The places a recording read values from outside its arguments, and those values:
+    ``checks`` are ``(holder, key, value)`` with ``holder`` a dict (``holder.get(key)``),
+    a list (``holder[key]``) or a closure cell (``key`` is ``None``)."""
+
+    __slots__ = ("checks", "names")
+
+    def __init__(self, checks: list, names: list) -> None:
+        self.checks = tuple(checks)
+        self.names = names
+
+    def hold(self) -> bool:
+        """Whether every place still holds its value."""
+        for holder, key, value in self.checks:
+            if key is None:
+                try:
+                    now = holder.cell_contents
+                except ValueError:  # the cell was emptied (``del``)
+                    return False
+            elif type(holder) is list:
+                now = holder[key] if key < len(holder) else _MISSING
+            else:
+                now = holder.get(key, _MISSING)
+            if now is not value and not _same(now, value):
+                return False
+        return True
+
+    def array_ids(self) -> frozenset:
+        """The ids of the arrays among the values (the recording must not fold them)."""
+        out = set()
+        for _, _, value in self.checks:
+            values = value.values() if type(value) is dict else value
+            for v in values if type(value) in (list, tuple, dict) else (value,):
+                if type(v) is numpy.ndarray or is_array(v):
+                    out.add(id(v))
+        return frozenset(out)
+
+    def changed(self) -> list[str]:
+        """The names of the places that no longer hold their value."""
+        out = []
+        for (holder, key, value), name in zip(self.checks, self.names):
+            if not Guards([(holder, key, value)], [name]).hold():
+                out.append(name)
+        return out
+
+
+def guards_of(func: Any) -> Guards | None:
+    """The guards of the values ``func`` reads from outside its arguments, or ``None``
+    when it reads none (NOTE [values read from outside under jit])."""
+    checks: list = []
+    names: list = []
+    seen: set[int] = set()
+
+    def place(holder: Any, key: Any, value: Any, name: str) -> None:
+        """A place that holds ``value``: guarded when it is data or holds data."""
+        if _is_data(value):
+            checks.append((holder, key, value))
+            names.append(name)
+        elif type(value) in (list, tuple, dict) and id(value) not in seen:
+            seen.add(id(value))
+            items = value.items() if type(value) is dict else enumerate(value)
+            inner = [(k, v) for k, v in items if _is_data(v)]
+            if inner:
+                checks.append((holder, key, value))
+                names.append(name)
+                if type(value) is not tuple:  # a list or dict can change in place
+                    for k, v in inner:
+                        checks.append((value, k, v))
+                        names.append(f"{name}[{k!r}]")
+
+    def visit(obj: Any, depth: int, name: str) -> None:
+        if depth > _DEPTH or id(obj) in seen or _is_data(obj):
+            return
+        seen.add(id(obj))
+        if isinstance(obj, types.MethodType):
+            visit(obj.__func__, depth, name)
+            owner = getattr(obj.__self__, "__dict__", None)
+            if type(owner) is dict and not _library(obj.__self__):
+                for k, v in list(owner.items()):
+                    place(owner, k, v, f"self.{k}")
+            return
+        wrapped = getattr(obj, "__wrapped__", None)
+        if wrapped is not None:
+            visit(wrapped, depth + 1, name)
+        if isinstance(obj, functools.partial):
+            for v in (obj.func, *obj.args, *obj.keywords.values()):
+                if not _is_data(v):
+                    visit(v, depth + 1, name)
+            return
+        if _library(obj):
+            # a transform's wrapper (or NumPy's own function): its own state is not the
+            # user's, but the user's functions it holds are followed
+            for v in _held(obj):
+                if callable(v):
+                    visit(v, depth + 1, name)
+            return
+        if not isinstance(obj, (types.FunctionType, type)) and callable(obj):
+            fields = getattr(obj, "__dict__", None)
+            if type(fields) is dict:  # a callable object (a model): its fields
+                for k, v in list(fields.items()):
+                    place(fields, k, v, f"{type(obj).__name__}.{k}")
+                    visit(v, depth + 1, k)
+            visit(type(obj).__dict__.get("__call__"), depth + 1, name)
+        if isinstance(obj, types.FunctionType):
+            code = obj.__code__
+            for cell, var in zip(obj.__closure__ or (), code.co_freevars):
+                try:
+                    value = cell.cell_contents
+                except ValueError:  # an empty cell
+                    continue
+                place(cell, None, value, var)
+                visit(value, depth + 1, var)
+            glb = obj.__globals__
+            for var in _names(code):
+                value = glb.get(var, _MISSING)
+                if value is not _MISSING:
+                    place(glb, var, value, var)
+                    visit(value, depth + 1, var)
+
+    visit(func, 0, getattr(func, "__name__", "f"))
+    return Guards(checks, names) if checks else None
+
+
+#: Packages whose functions and objects are not the user's: their state is not guarded.
+_LIBRARIES = frozenset({"ftransforms", "batching_rules", "numpy", "scipy", "cupy", "optree"})
+
+
+def _library(obj: Any) -> bool:
+    if isinstance(obj, types.FunctionType):  # where it was defined (``wraps`` copies the
+        module = obj.__globals__.get("__name__")  # wrapped function's ``__module__``)
+    else:
+        module = type(obj).__module__
+    return isinstance(module, str) and module.partition(".")[0] in _LIBRARIES
+
+
+def _held(obj: Any) -> list:
+    """The objects a library function or object holds: closure contents, fields."""
+    out = []
+    for cell in getattr(obj, "__closure__", None) or ():
+        try:
+            out.append(cell.cell_contents)
+        except ValueError:
+            pass
+    fields = getattr(obj, "__dict__", None)
+    if type(fields) is dict:
+        out.extend(fields.values())
+    return out
+
+
+def _names(code: types.CodeType) -> set:
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _names(c)
+    return names
