@@ -7,13 +7,13 @@ Oracle: the same function called without ``jit`` after the same change.
 
 from __future__ import annotations
 
+import importlib
 import warnings
 
 import numpy as np
 import pytest
 
 import ftransforms as ft
-import importlib
 from ftransforms.compiled import tier
 
 jit_module = importlib.import_module("ftransforms.jit")  # the module: ft.jit is the function

@@ -15,9 +15,10 @@ the driver: each segment one call, every other equation (matmul, linear algebra,
 indexing, random draws, control flow) the CuPy call it was; control-flow nodes'
 sub-programs get drivers of their own.  Kernel objects are cached per process by their
 source (:func:`kernel`), whose identifiers are numbered in order of appearance, so the
-steps of a loop that ``jit(grad(...))`` unrolled share theirs; CuPy compiles each at its first call and keeps the binary in
-its own disk cache, so every segment runs once on zeros when the program is compiled
-(in the tier's background thread), not at the first compiled call.
+steps of a loop that ``jit(grad(...))`` unrolled share theirs; CuPy compiles each at its
+first call and keeps the binary in its own disk cache, so every segment runs once on
+zeros when the program is compiled (in the tier's background thread), not at the first
+compiled call.
 
 Example:
     >>> import numpy as np, ftransforms as ft
