@@ -35,6 +35,9 @@ __all__ = ["Guards", "guards_of"]
 _DEPTH = 4
 _NUMBERS = (bool, int, float, complex, numpy.generic)
 _MISSING = object()
+_CELL = object()  # the key of a closure cell's place
+#: Items of a list or dict checked one by one, at most (a larger one: only itself).
+_MAX_ITEMS = 64
 
 
 def _is_data(v: Any) -> bool:
@@ -55,7 +58,7 @@ def _same(now: Any, then: Any) -> bool:
 class Guards:
     """The places a recording read values from outside its arguments, and those values:
     ``checks`` are ``(holder, key, value)`` with ``holder`` a dict (``holder.get(key)``),
-    a list (``holder[key]``) or a closure cell (``key`` is ``None``)."""
+    a list (``holder[key]``) or a closure cell (``key`` is ``_CELL``)."""
 
     __slots__ = ("checks", "names")
 
@@ -66,7 +69,7 @@ class Guards:
     def hold(self) -> bool:
         """Whether every place still holds its value."""
         for holder, key, value in self.checks:
-            if key is None:
+            if key is _CELL:
                 try:
                     now = holder.cell_contents
                 except ValueError:  # the cell was emptied (``del``)
@@ -117,8 +120,8 @@ def guards_of(func: Any) -> Guards | None:
             if inner:
                 checks.append((holder, key, value))
                 names.append(name)
-                if type(value) is not tuple:  # a list or dict can change in place
-                    for k, v in inner:
+                if type(value) is not tuple and len(inner) <= _MAX_ITEMS:
+                    for k, v in inner:  # a list or dict can change in place
                         checks.append((value, k, v))
                         names.append(f"{name}[{k!r}]")
 
@@ -162,7 +165,7 @@ def guards_of(func: Any) -> Guards | None:
                     value = cell.cell_contents
                 except ValueError:  # an empty cell
                     continue
-                place(cell, None, value, var)
+                place(cell, _CELL, value, var)
                 visit(value, depth + 1, var)
             glb = obj.__globals__
             for var in _names(code):
