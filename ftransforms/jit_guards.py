@@ -168,10 +168,19 @@ def guards_of(func: Any) -> Guards | None:
                 place(cell, _CELL, value, var)
                 visit(value, depth + 1, var)
             glb = obj.__globals__
-            for var in _names(code):
+            names = _names(code)
+            for var in names:
                 value = glb.get(var, _MISSING)
-                if value is not _MISSING:
-                    place(glb, var, value, var)
+                if value is _MISSING:
+                    continue
+                place(glb, var, value, var)
+                if isinstance(value, types.ModuleType):
+                    if not _library(value) and id(value) not in seen:
+                        seen.add(id(value))  # ``config.W`` of the user's own module
+                        attrs = vars(value)
+                        for attr in names & attrs.keys():
+                            place(attrs, attr, attrs[attr], f"{var}.{attr}")
+                else:
                     visit(value, depth + 1, var)
 
     visit(func, 0, getattr(func, "__name__", "f"))
@@ -185,6 +194,8 @@ _LIBRARIES = frozenset({"ftransforms", "batching_rules", "numpy", "scipy", "cupy
 def _library(obj: Any) -> bool:
     if isinstance(obj, types.FunctionType):  # where it was defined (``wraps`` copies the
         module = obj.__globals__.get("__name__")  # wrapped function's ``__module__``)
+    elif isinstance(obj, types.ModuleType):
+        module = obj.__name__
     else:
         module = type(obj).__module__
     return isinstance(module, str) and module.partition(".")[0] in _LIBRARIES

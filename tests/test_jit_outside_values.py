@@ -8,6 +8,7 @@ Oracle: the same function called without ``jit`` after the same change.
 from __future__ import annotations
 
 import importlib
+import types
 import warnings
 
 import numpy as np
@@ -24,6 +25,8 @@ W = np.array([1.0, 2.0, 3.0])
 SCALE = 2.0
 PARAMS = [np.ones(3), np.zeros(3)]
 CONFIG = {"shift": 0.5}
+SETTINGS = types.ModuleType("user_settings")  # a user's own module of settings
+SETTINGS.W = np.ones(3)
 
 
 def uses_w(x):
@@ -73,6 +76,13 @@ def test_global_lists_and_dicts_of_arrays():
     np.testing.assert_allclose(j(X), uses_params(X))
     PARAMS = [np.full(3, 2.0), np.zeros(3)]  # the list itself
     np.testing.assert_allclose(j(X), uses_params(X))
+
+
+def test_attributes_of_a_user_module():
+    j = ft.jit(lambda x: x @ SETTINGS.W + np.pi)
+    assert j(X) == j(X) == 6.0 + np.pi
+    SETTINGS.W = np.array([0.0, 1.0, 0.0])
+    assert j(X) == 2.0 + np.pi
 
 
 def test_closures_attributes_and_transformed_functions():
