@@ -329,7 +329,9 @@ def jit(
                 return func(*_merge_static(dyn_args, static), **dyn_kw, **dict(static[1]))
 
             # NOTE [values read from outside under jit]: where they are, before the call
-            program, result = _trace(call, dynamic, dyn_kwargs, name=name, guards=guards_of(func))
+            statics = tuple(v for _, v in static[0]) + tuple(v for _, v in static[1])
+            guards = guards_of(func, statics)
+            program, result = _trace(call, dynamic, dyn_kwargs, name=name, guards=guards)
             how = _HOW[compile] if compile is not None else tier.mode()
             if how == "auto" and not program.value_dependent:
                 # attached at the first replay: attaching builds the replay, which the

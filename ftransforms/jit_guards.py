@@ -101,9 +101,10 @@ class Guards:
         return out
 
 
-def guards_of(func: Any) -> Guards | None:
+def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     """The guards of the values ``func`` reads from outside its arguments, or ``None``
-    when it reads none (NOTE [values read from outside under jit])."""
+    when it reads none (NOTE [values read from outside under jit]); ``static``: jit's
+    static arguments, whose fields (``self.w`` of a static ``self``) count too."""
     checks: list = []
     names: list = []
     seen: set[int] = set()
@@ -184,6 +185,12 @@ def guards_of(func: Any) -> Guards | None:
                     visit(value, depth + 1, var)
 
     visit(func, 0, getattr(func, "__name__", "f"))
+    for obj in static:
+        fields = getattr(obj, "__dict__", None)
+        if type(fields) is dict and not _library(obj) and id(obj) not in seen:
+            seen.add(id(obj))
+            for k, v in list(fields.items()):
+                place(fields, k, v, f"{type(obj).__name__}.{k}")
     return Guards(checks, names) if checks else None
 
 

@@ -8,6 +8,7 @@ Oracle: the same function called without ``jit`` after the same change.
 from __future__ import annotations
 
 import importlib
+import functools
 import types
 import warnings
 
@@ -113,6 +114,21 @@ def test_closures_attributes_and_transformed_functions():
     m.w = np.array([1.0, 0.0, -1.0])
     assert call(X) == m(X)
     np.testing.assert_array_equal(predict(X), m.predict(X))
+
+
+def test_fields_of_a_static_self():
+    class Layer:
+        def __init__(self):
+            self.w = np.ones(3)
+
+        @functools.partial(ft.jit, static_argnums=0)
+        def __call__(self, x):
+            return np.tanh(x * self.w)
+
+    layer = Layer()
+    np.testing.assert_array_equal(layer(X), np.tanh(X))
+    layer.w = np.array([0.5, 0.0, -1.0])
+    np.testing.assert_array_equal(layer(X), np.tanh(X * layer.w))
 
 
 def test_in_place_changes_of_an_outside_array_are_read_not_folded():
