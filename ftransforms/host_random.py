@@ -81,7 +81,7 @@ def _generators(func: Any) -> list:
                     visit(cell.cell_contents, depth + 1)
                 except ValueError:  # an empty cell
                     pass
-            names = _names(obj.__code__)
+            names = code_names(obj.__code__)
             glb = obj.__globals__
             for name in names:
                 if name in glb:
@@ -92,11 +92,12 @@ def _generators(func: Any) -> list:
     return list(found.values())
 
 
-def _names(code: types.CodeType) -> set:
+def code_names(code: types.CodeType) -> set:
+    """The global (and attribute) names a code object and its nested functions use."""
     names = set(code.co_names)
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
-            names |= _names(c)
+            names |= code_names(c)
     return names
 
 

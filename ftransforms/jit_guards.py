@@ -29,6 +29,7 @@ from typing import Any
 import numpy
 
 from ftransforms.backend import is_array
+from ftransforms.host_random import code_names
 
 __all__ = ["Guards", "guards_of"]
 
@@ -169,7 +170,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 place(cell, _CELL, value, var)
                 visit(value, depth + 1, var)
             glb = obj.__globals__
-            names = _names(code)
+            names = code_names(code)
             for var in names:
                 value = glb.get(var, _MISSING)
                 if value is _MISSING:
@@ -220,11 +221,3 @@ def _held(obj: Any) -> list:
     if type(fields) is dict:
         out.extend(fields.values())
     return out
-
-
-def _names(code: types.CodeType) -> set:
-    names = set(code.co_names)
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            names |= _names(c)
-    return names

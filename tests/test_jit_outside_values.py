@@ -7,8 +7,8 @@ Oracle: the same function called without ``jit`` after the same change.
 
 from __future__ import annotations
 
-import importlib
 import functools
+import importlib
 import types
 import warnings
 
