@@ -30,7 +30,7 @@ from ftransforms.core.errors import FTransformsError
 from ftransforms.pytree import tree_flatten
 from ftransforms.testing import check_grads, check_jvp, check_vjp, check_vmap
 from tests.op_db import BY_NAME, FNP, JNP, NP, OPS
-from tests.test_fuzz_compositions import JaxprEvaluator
+from tests.jaxpr_evaluator import JaxprEvaluator
 from tests.tolerances import fd_tol, tol
 
 F64 = np.dtype(np.float64)
@@ -431,7 +431,7 @@ def jax_reference(name: str) -> dict:
             for k, kind in cases
         }
 
-    try:  # NOTE [the JAX oracle without XLA compiles] (test_fuzz_compositions.py)
+    try:  # NOTE [the JAX oracle without XLA compiles] (jaxpr_evaluator.py)
         closed, shapes = jax.make_jaxpr(lambda inp: run(cases, inp), return_shape=True)(inputs)
         flat = JaxprEvaluator.run(closed, *jax.tree_util.tree_leaves(inputs))
         out = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(shapes), flat)
