@@ -809,3 +809,237 @@ def test_regression_oracle_reshape_with_dimensions():
     (out,) = JaxprEvaluator.run(jax.make_jaxpr(f)(x), x)
     np.testing.assert_array_equal(out, x[:, ::-1])
     np.testing.assert_array_equal(ftransforms.grad(lambda v: np.sum(np.prod(v, axis=1)))(x), out)
+
+
+# -- the evaluator's rules that random programs do not reach, against XLA ------------------
+
+
+def _rule_samples() -> dict[str, tuple[Any, tuple]]:
+    """``{label: (jax function, arguments)}``: every rule of ``tests/jaxpr_evaluator.py``
+    beyond the fuzz's programs, on inputs that reach its corners (ties and NaN for sort,
+    out-of-range shifts and branch indices, complex conjugate pairs for eig, a matrix that
+    is not positive definite for cholesky)."""
+    from jax import lax
+
+    rng = np.random.default_rng(7)
+    m44 = rng.standard_normal((2, 4, 4))
+    c44 = m44 + 1j * rng.standard_normal((2, 4, 4))
+    m35, m53 = rng.standard_normal((3, 5)), rng.standard_normal((5, 3))
+    spd = m44 @ m44.transpose(0, 2, 1) + 4 * np.eye(4)
+    pos = rng.uniform(0.3, 4.0, (7,))
+    x = np.concatenate([rng.standard_normal(5) * 2, [-2.5, -0.5, 0.0, 1.0, 2.0]])
+    keys = np.array([[2.0, np.nan, -0.0, 1.0, 0.0, 2.0, -np.inf], [1, 2, 3, 4, 5, 6, 7]])
+    ints = np.array([-9, -1, 0, 5, 2**40], np.int64)
+    amounts = np.array([0, 3, 63, 64, -1], np.int64)
+    img = rng.standard_normal((2, 4, 5, 6))  # N, C, H, W
+    kern = rng.standard_normal((6, 2, 3, 2))  # O, I, kh, kw
+    tri = np.tril(m44) + 3 * np.eye(4)
+    ctri = np.triu(c44) + 3 * np.eye(4)
+    b42 = rng.standard_normal((2, 4, 2))
+    b24 = rng.standard_normal((2, 2, 4)) + 0j
+
+    def conv(**kw):
+        return lambda a, k: lax.conv_general_dilated(a, k, **kw)
+
+    def trisolve(a, b, **kw):
+        return (lambda a, b: lax.linalg.triangular_solve(a, b, **kw)), (a, b)
+
+    samples: dict[str, tuple[Any, tuple]] = {
+        "lgamma digamma erf erfc": (
+            lambda v: (lax.lgamma(v), lax.digamma(v), lax.erf(v), lax.erfc(v)),
+            (x,),
+        ),
+        "erf_inv bessel_i0e bessel_i1e": (
+            lambda v: (lax.erf_inv(jnp.tanh(v)), lax.bessel_i0e(v), lax.bessel_i1e(v)),
+            (x,),
+        ),
+        "igamma igammac": (lambda a, v: (lax.igamma(a, v), lax.igammac(a, v)), (pos, pos[::-1])),
+        "zeta polygamma": (
+            lambda q: (lax.zeta(q + 1.1, q), lax.polygamma(jnp.arange(7.0) % 3, q)),
+            (pos,),
+        ),
+        "regularized_incomplete_beta": (
+            lambda a, b: lax.betainc(a, b, jnp.linspace(0.05, 0.95, 7)),
+            (pos, pos[::-1]),
+        ),
+        "complex": (lambda a, b: lax.complex(a, b), (np.array([1.0, np.inf]), [np.inf, 2.0])),
+        "sort two keys, stable, NaN and -0": (
+            lambda k, i: lax.sort((k, i, -i), dimension=1, num_keys=2),
+            (np.stack([keys[0], keys[0][::-1]]), np.tile([0.0, 1, 1, 0, 1, 0, 1], (2, 1))),
+        ),
+        "sort complex key, argsort, top_k": (
+            lambda k: (
+                lax.sort(lax.complex(k, k[::-1]), dimension=0),
+                jnp.argsort(k, stable=True),
+                lax.top_k(k, 3),
+            ),
+            (np.array([1.0, 2.0, 1.0, -0.0, 0.0, 3.0, 3.0]),),
+        ),
+        "searchsorted (le_to, lt_to)": (
+            lambda a, v: (jnp.searchsorted(a, v), jnp.searchsorted(a, v, method="compare_all")),
+            (np.arange(6.0), np.array([-np.inf, 1.0, 2.5, np.nan, -0.0])),
+        ),
+        "shifts": (
+            lambda v, s: (
+                lax.shift_left(v, s),
+                lax.shift_right_arithmetic(v, s),
+                lax.shift_right_logical(v, s),
+            ),
+            (ints, amounts),
+        ),
+        "bitcast_convert_type tile": (
+            lambda v: (
+                lax.bitcast_convert_type(v, jnp.int32),
+                lax.bitcast_convert_type(v, jnp.uint64),
+                lax.bitcast_convert_type(lax.bitcast_convert_type(v, jnp.int32), jnp.float64),
+                jnp.tile(v, (2, 3)),
+            ),
+            (x,),
+        ),
+        "reduce_window_sum": (
+            lambda v: lax.reduce_window(
+                v, 0.0, lax.add, (2, 3), (1, 2), ((1, 0), (2, 1)), (1, 2), (2, 1)
+            ),
+            (m44[0],),
+        ),
+        "conv_general_dilated, feature groups": (
+            conv(
+                window_strides=(2, 1),
+                padding=((1, 2), (-1, 1)),
+                lhs_dilation=(1, 2),
+                rhs_dilation=(2, 1),
+                feature_group_count=2,
+            ),
+            (img, kern),
+        ),
+        "conv_general_dilated, batch groups, NHWC": (
+            conv(
+                window_strides=(1, 1),
+                padding="SAME",
+                dimension_numbers=("NHWC", "HWIO", "NHWC"),
+                batch_group_count=2,
+            ),
+            (img.transpose(0, 2, 3, 1), rng.standard_normal((3, 2, 4, 6))),
+        ),
+        "fft": (
+            lambda v: (
+                jnp.fft.fft(v),
+                jnp.fft.ifft2(v),
+                jnp.fft.rfft(v.real, n=6),
+                jnp.fft.irfft(v, n=5),
+            ),
+            (c44,),
+        ),
+        "lu, lu_pivots_to_permutation": (
+            lambda a, r, s: (
+                lax.linalg.lu(a),
+                lax.linalg.lu(r),
+                lax.linalg.lu(s),
+                lax.linalg.lu(a.at[:, :, 1].set(0.0)),
+                lax.linalg.lu_pivots_to_permutation(jnp.array([2, 2, 3], jnp.int32), 5),
+            ),
+            (m44, m35, m53),
+        ),
+        "cholesky, not positive definite": (
+            lambda a: (jnp.linalg.cholesky(a), jnp.linalg.cholesky(-a)),
+            (spd,),
+        ),
+        "triangular_solve": (
+            lambda a, c, b, d: (
+                trisolve(a, b, left_side=True, lower=True)[0](a, b),
+                trisolve(a, b, left_side=True, lower=True, transpose_a=True)[0](a, b),
+                trisolve(a, b, left_side=True, lower=True, unit_diagonal=True)[0](a, b),
+                lax.linalg.triangular_solve(c, d, left_side=False, lower=False),
+                lax.linalg.triangular_solve(c, d, lower=False, conjugate_a=True),
+                lax.linalg.triangular_solve(c, d, transpose_a=True, conjugate_a=True),
+            ),
+            (tri, ctri, b42, b24),
+        ),
+        "svd": (
+            lambda a, c, r, s: (
+                jnp.linalg.svd(a),
+                jnp.linalg.svd(c, full_matrices=False),
+                jnp.linalg.svd(r),
+                jnp.linalg.svd(s, full_matrices=False),
+                jnp.linalg.svd(s, compute_uv=False),
+            ),
+            (m44, c44, m35, m53),
+        ),
+        "eigh eig": (
+            lambda a, c: (
+                jnp.linalg.eigh(a),
+                jnp.linalg.eigh(c, UPLO="U"),
+                jnp.linalg.eig(a),
+                jnp.linalg.eig(c),
+                lax.linalg.eig(a, compute_left_eigenvectors=True),
+            ),
+            (spd, c44),
+        ),
+        "qr": (
+            lambda a, c, r, s: (
+                jnp.linalg.qr(a),
+                jnp.linalg.qr(c, mode="complete"),
+                jnp.linalg.qr(r),
+                jnp.linalg.qr(s, mode="complete"),
+                jnp.linalg.qr(s),
+            ),
+            (m44, c44, m35, m53),
+        ),
+        "solve (custom_linear_solve), its vjp": (
+            lambda a, b: jax.vjp(jnp.linalg.solve, a, b)[1](b),
+            (m44, b42),
+        ),
+        "scan (grad: empty2), while, cond, switch out of range": (
+            lambda v: (
+                jax.grad(lambda u: lax.scan(lambda c, y: (jnp.sin(c * y), c), 1.0, u)[0])(v),
+                lax.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * 1.5), (0, v)),
+                lax.cond(v[0] > 0, jnp.sin, jnp.cos, v),
+                lax.switch((v[0] > 0) * 7, [jnp.sin, jnp.cos, jnp.tanh], v),
+                jax.vjp(lambda w: lax.cond(w[0] > 1, lambda z: 1 / z, lambda z: z, w), v)[1](v),
+                jax.vmap(lambda u: lax.while_loop(lambda c: c < 3, lambda c: c + u, 0.0))(v),
+                lax.platform_dependent(v, cpu=jnp.sin, default=jnp.cos),
+            ),
+            (pos,),
+        ),
+    }
+    return samples
+
+
+def _primitives(jaxpr, seen: set) -> set:
+    for eqn in jaxpr.eqns:
+        seen.add(eqn.primitive.name)
+        for p in eqn.params.values():
+            for sub in p if isinstance(p, tuple) else (p,):
+                sub = getattr(sub, "jaxpr", sub)
+                if hasattr(sub, "eqns"):
+                    _primitives(sub, seen)
+    return seen
+
+
+#: The rules ``_rule_samples`` is for: each must occur in its jaxpr.
+RULES_BEYOND_FUZZ = """lgamma digamma erf erfc erf_inv bessel_i0e bessel_i1e igamma igammac zeta
+polygamma regularized_incomplete_beta complex sort top_k lt_to le_to shift_left
+shift_right_arithmetic shift_right_logical bitcast_convert_type tile reduce_window_sum
+conv_general_dilated fft lu lu_pivots_to_permutation cholesky triangular_solve svd eigh eig
+qr custom_linear_solve scan while cond empty2 platform_index""".split()
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_evaluator_rules_match_xla():
+    """Every rule beyond the fuzz's programs computes what XLA computes, to rounding."""
+    samples = _rule_samples()
+
+    def everything(args):
+        return {k: f(*args[k]) for k, (f, _) in samples.items()}
+
+    args = {k: tuple(jnp.asarray(a) for a in v) for k, (_, v) in samples.items()}
+    xla = jax.jit(everything)(args)
+    closed, shapes = jax.make_jaxpr(everything, return_shape=True)(args)
+    assert set(RULES_BEYOND_FUZZ) <= _primitives(closed.jaxpr, set())
+    flat = JaxprEvaluator.run(closed, *jax.tree_util.tree_leaves(args))
+    ours = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(shapes), flat)
+    for k in samples:
+        for a, b in zip(jax.tree_util.tree_leaves(ours[k]), jax.tree_util.tree_leaves(xla[k])):
+            b = np.asarray(b)
+            assert (a.dtype, a.shape) == (b.dtype, b.shape), k
+            np.testing.assert_allclose(a, b, **tol(np.float64), err_msg=k)

@@ -29,8 +29,8 @@ import ftransforms.numpy as fnp
 from ftransforms.core.errors import FTransformsError
 from ftransforms.pytree import tree_flatten
 from ftransforms.testing import check_grads, check_jvp, check_vjp, check_vmap
-from tests.op_db import BY_NAME, FNP, JNP, NP, OPS
 from tests.jaxpr_evaluator import JaxprEvaluator
+from tests.op_db import BY_NAME, FNP, JNP, NP, OPS
 from tests.tolerances import fd_tol, tol
 
 F64 = np.dtype(np.float64)
