@@ -174,6 +174,12 @@ def _split(x, *, sizes, axis):
     return tuple(np.split(x, points, axis=axis))
 
 
+def _convert_element_type(x, *, new_dtype, **_):
+    if x.dtype.kind == "c" and np.dtype(new_dtype).kind != "c":
+        x = x.real  # XLA keeps the real part (NumPy too, with a ComplexWarning)
+    return x.astype(new_dtype)
+
+
 def _np_unary(fn):
     return lambda x, **_: fn(x)
 
@@ -254,7 +260,7 @@ _RULES: dict[str, Any] = {
     },
     "integer_pow": lambda x, *, y: x**y,
     "round": lambda x, **_: np.round(x),
-    "convert_element_type": lambda x, *, new_dtype, **_: np.asarray(x).astype(new_dtype),
+    "convert_element_type": _convert_element_type,
     "select_n": lambda which, *cases: (
         np.where(which, cases[1], cases[0]) if which.dtype == bool else np.choose(which, cases)
     ),
