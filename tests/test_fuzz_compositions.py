@@ -830,6 +830,7 @@ def _rule_samples() -> dict[str, tuple[Any, tuple]]:
     x = np.concatenate([rng.standard_normal(5) * 2, [-2.5, -0.5, 0.0, 1.0, 2.0]])
     keys = np.array([[2.0, np.nan, -0.0, 1.0, 0.0, 2.0, -np.inf], [1, 2, 3, 4, 5, 6, 7]])
     ints = np.array([-9, -1, 0, 5, 2**40], np.int64)
+    edge_a, edge_x = np.array([-1.0, 2.0]), np.array([1.0, 0.0])  # igamma_grad_a: NaN, 0
     amounts = np.array([0, 3, 63, 64, -1], np.int64)
     img = rng.standard_normal((2, 4, 5, 6))  # N, C, H, W
     kern = rng.standard_normal((6, 2, 3, 2))  # O, I, kh, kw
@@ -853,7 +854,14 @@ def _rule_samples() -> dict[str, tuple[Any, tuple]]:
             lambda v: (lax.erf_inv(jnp.tanh(v)), lax.bessel_i0e(v), lax.bessel_i1e(v)),
             (x,),
         ),
-        "igamma igammac": (lambda a, v: (lax.igamma(a, v), lax.igammac(a, v)), (pos, pos[::-1])),
+        "igamma igammac igamma_grad_a": (
+            lambda a, v: (
+                lax.igamma(a, v),
+                lax.igammac(a, v),
+                jax.vmap(jax.grad(lax.igamma))(jnp.append(a, edge_a), jnp.append(v, edge_x)),
+            ),
+            (pos, pos[::-1]),
+        ),
         "zeta polygamma": (
             lambda q: (lax.zeta(q + 1.1, q), lax.polygamma(jnp.arange(7.0) % 3, q)),
             (pos,),
@@ -1017,8 +1025,8 @@ def _primitives(jaxpr, seen: set) -> set:
 
 
 #: The rules ``_rule_samples`` is for: each must occur in its jaxpr.
-RULES_BEYOND_FUZZ = """lgamma digamma erf erfc erf_inv bessel_i0e bessel_i1e igamma igammac zeta
-polygamma regularized_incomplete_beta complex sort top_k lt_to le_to shift_left
+RULES_BEYOND_FUZZ = """lgamma digamma erf erfc erf_inv bessel_i0e bessel_i1e igamma igammac
+igamma_grad_a zeta polygamma regularized_incomplete_beta complex sort top_k lt_to le_to shift_left
 shift_right_arithmetic shift_right_logical bitcast_convert_type tile reduce_window_sum
 conv_general_dilated fft lu lu_pivots_to_permutation cholesky triangular_solve svd eigh eig
 qr custom_linear_solve scan while cond empty2 platform_index""".split()
