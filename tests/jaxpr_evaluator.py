@@ -10,13 +10,13 @@ SciPy.  Every result is checked against the shape and dtype JAX assigned to it, 
 rule fails loudly.  A primitive without a rule here raises :class:`UnknownPrimitive` and
 its caller runs the program on XLA instead (``jax.jit``).
 
-The rules follow XLA's CPU semantics, not NumPy's where they differ (integer division
-truncates, ``sort`` orders floats totally with NaN last, ``while`` with a batched
-predicate keeps finished rows, a failed factorisation gives NaN).  The factorisations call
-the LAPACK routine XLA's CPU lowering calls (``scipy.linalg.lapack``, the same library
-jaxlib binds), so the sign and phase conventions of ``svd``/``eigh``/``eig``/``qr`` are
-XLA's.  Special functions come from ``scipy.special``, and ``igamma_grad_a``, which SciPy
-lacks, from mpmath.
+The rules follow XLA's CPU semantics where NumPy's differ (integer division truncates,
+a shift past the width shifts everything out, ``cond`` runs the last branch for an index
+out of range, ``while`` with a batched predicate keeps finished rows, a failed
+factorisation gives NaN).  The factorisations call the LAPACK routine XLA's CPU lowering
+calls (``scipy.linalg.lapack``: jaxlib binds SciPy's LAPACK), so the sign and phase
+conventions of ``svd``/``eigh``/``eig``/``qr`` are XLA's.  Special functions come from
+``scipy.special``, and ``igamma_grad_a``, which SciPy lacks, from mpmath.
 ``test_oracle_evaluator_matches_xla`` (``tests/test_fuzz_compositions.py``) checks the
 evaluator against XLA on random programs, and ``test_evaluator_rules_match_xla`` on every
 rule here that a random program does not reach.
