@@ -10,14 +10,11 @@ of up to three transforms from ``vmap`` (random ``in_dims``/``out_dims``/``chunk
 differentiating ``x`` or ``w``, and compares ftransforms (the program written with
 ``numpy`` or with ``ftransforms.numpy``) with the same program and stack in JAX, float64.
 
-NOTE [the JAX oracle without XLA compiles]: JAX compiles every new primitive/shape pair
-with XLA, about 0.3-3 s of CPU per random program, which would make a few hundred
-examples take minutes.  So by default JAX builds the transformed computation
-(``jax.make_jaxpr`` of the JAX stack: all of the differentiation and batching is JAX's)
-and :class:`JaxprEvaluator` runs the resulting jaxpr with NumPy, in float64.
-``FTRANSFORMS_FUZZ_ORACLE=xla`` runs the JAX stack on XLA instead, and
-``test_oracle_evaluator_matches_xla`` checks the evaluator against XLA on random programs
-in every run.  A jaxpr primitive the evaluator does not know falls back to XLA.
+The JAX side is evaluated without XLA compiles (NOTE [the JAX oracle without XLA
+compiles] in ``tests/jaxpr_evaluator.py``): JAX builds the jaxpr of the stack and
+:class:`JaxprEvaluator` runs it with NumPy, in float64.  ``FTRANSFORMS_FUZZ_ORACLE=xla``
+runs the JAX stack on XLA instead, and ``test_oracle_evaluator_matches_xla`` checks the
+evaluator against XLA on random programs in every run.
 
 Sizes: ``FTRANSFORMS_FUZZ_EXAMPLES`` sets the number of examples of the fuzz test
 (default 300; the evaluator cross-check runs a thirtieth of it), e.g. 5000 for a long run;
@@ -43,6 +40,7 @@ from hypothesis import strategies as st
 import ftransforms
 import ftransforms.numpy as fnp
 from ftransforms import nn as fnn
+from tests.jaxpr_evaluator import JaxprEvaluator, UnknownPrimitive
 from tests.tolerances import assert_tree_close, tol
 
 jax.config.update("jax_enable_x64", True)
@@ -647,343 +645,6 @@ def inputs(prog: Program, levels: list[Level], seed: int) -> tuple[np.ndarray, n
 
 # -- the oracle: JAX's jaxpr, evaluated with NumPy (NOTE [the JAX oracle ...]) -----------
 
-
-def _gather(operand, indices, *, dimension_numbers, slice_sizes, mode, fill_value, **_):
-    dn = dimension_numbers
-    batch_shape = indices.shape[:-1]
-    drop = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
-    keep = [d for d in range(operand.ndim) if d not in drop]
-    offset_shape = tuple(slice_sizes[d] for d in keep)
-    fill = "fill" in str(mode).lower()
-    if fill_value is None:
-        fill_value = np.nan if operand.dtype.kind in "fc" else 0
-    out = np.empty(batch_shape + offset_shape, operand.dtype)
-    for g in np.ndindex(batch_shape):
-        start = [0] * operand.ndim
-        for k, d in enumerate(dn.start_index_map):
-            start[d] = int(indices[g + (k,)])
-        for od, idim in zip(dn.operand_batching_dims, dn.start_indices_batching_dims):
-            start[od] = g[idim]
-        bounds = [operand.shape[d] - slice_sizes[d] for d in range(operand.ndim)]
-        if fill and any(not 0 <= s <= b for s, b in zip(start, bounds)):
-            out[g] = fill_value
-            continue
-        start = [min(max(s, 0), b) for s, b in zip(start, bounds)]
-        window = operand[tuple(slice(s, s + n) for s, n in zip(start, slice_sizes))]
-        out[g] = window.reshape(offset_shape)
-    # ``out`` is (batch..., offset...); offset axis j goes to output axis offset_dims[j].
-    rank = out.ndim
-    nb = len(batch_shape)
-    batch_iter = iter(range(nb))
-    perm = [
-        nb + list(dn.offset_dims).index(p) if p in dn.offset_dims else next(batch_iter)
-        for p in range(rank)
-    ]
-    return np.transpose(out, perm)
-
-
-def _scatter(operand, indices, updates, *, dimension_numbers, mode, combine, **_):
-    dn = dimension_numbers
-    out = np.array(operand, copy=True)
-    scatter_dims = [d for d in range(updates.ndim) if d not in dn.update_window_dims]
-    upd = np.transpose(updates, scatter_dims + list(dn.update_window_dims))
-    scatter_shape = upd.shape[: len(scatter_dims)]
-    inserted = set(dn.inserted_window_dims) | set(dn.operand_batching_dims)
-    window_sizes = iter(upd.shape[len(scatter_dims) :])
-    full = tuple(1 if d in inserted else next(window_sizes) for d in range(operand.ndim))
-    clip = "clip" in str(mode).lower()
-    for g in np.ndindex(scatter_shape):
-        start = [0] * operand.ndim
-        for k, d in enumerate(dn.scatter_dims_to_operand_dims):
-            start[d] = int(indices[g + (k,)])
-        for od, idim in zip(dn.operand_batching_dims, dn.scatter_indices_batching_dims):
-            start[od] = g[idim]
-        bounds = [operand.shape[d] - full[d] for d in range(operand.ndim)]
-        if clip:
-            start = [min(max(s, 0), b) for s, b in zip(start, bounds)]
-        elif any(not 0 <= s <= b for s, b in zip(start, bounds)):
-            continue  # out-of-bounds updates are dropped
-        where = tuple(slice(s, s + n) for s, n in zip(start, full))
-        out[where] = combine(out[where], upd[g].reshape(full))
-    return out
-
-
-def _dot_general(a, b, *, dimension_numbers, preferred_element_type=None, **_):
-    (lc, rc), (lb, rb) = dimension_numbers
-    letters = iter("abcdefghijklmnopqrstuvwxyz")
-    sa = [next(letters) for _ in range(a.ndim)]
-    sb = [next(letters) for _ in range(b.ndim)]
-    for i, j in zip(lc, rc):
-        sb[j] = sa[i]
-    for i, j in zip(lb, rb):
-        sb[j] = sa[i]
-    out = [sa[i] for i in lb]
-    out += [sa[i] for i in range(a.ndim) if i not in lc and i not in lb]
-    out += [sb[j] for j in range(b.ndim) if j not in rc and j not in rb]
-    res = np.einsum(f"{''.join(sa)},{''.join(sb)}->{''.join(out)}", a, b)
-    return res if preferred_element_type is None else res.astype(preferred_element_type)
-
-
-def _broadcast_in_dim(x, *, shape, broadcast_dimensions, **_):
-    expanded = [1] * len(shape)
-    for i, d in enumerate(broadcast_dimensions):
-        expanded[d] = x.shape[i]
-    return np.broadcast_to(np.reshape(x, expanded), shape)
-
-
-def _pad(x, value, *, padding_config):
-    for axis, (lo, hi, interior) in enumerate(padding_config):
-        n = x.shape[axis]
-        if interior and n:
-            shape = list(x.shape)
-            shape[axis] = n + (n - 1) * interior
-            grown = np.full(shape, value, x.dtype)
-            grown[(slice(None),) * axis + (slice(None, None, interior + 1),)] = x
-            x = grown
-        pieces = []
-        if lo > 0:
-            pieces.append(np.full(x.shape[:axis] + (lo,) + x.shape[axis + 1 :], value, x.dtype))
-        core = x[(slice(None),) * axis + (slice(max(-lo, 0), x.shape[axis] - max(-hi, 0)),)]
-        pieces.append(core)
-        if hi > 0:
-            pieces.append(np.full(x.shape[:axis] + (hi,) + x.shape[axis + 1 :], value, x.dtype))
-        x = np.concatenate(pieces, axis=axis)
-    return x
-
-
-def _iota(*, dtype, shape, dimension, **_):
-    r = np.arange(shape[dimension], dtype=dtype)
-    return np.broadcast_to(
-        r.reshape((1,) * dimension + (-1,) + (1,) * (len(shape) - dimension - 1)), shape
-    )
-
-
-def _cumulative(fn):
-    def rule(x, *, axis, reverse=False):
-        if reverse:
-            x = np.flip(x, axis)
-        out = fn(x, axis=axis)
-        return np.flip(out, axis) if reverse else out
-
-    return rule
-
-
-def _div(a, b):
-    if np.result_type(a, b).kind in "iu":
-        return np.trunc(np.true_divide(a, b)).astype(np.result_type(a, b))
-    return np.true_divide(a, b)
-
-
-def _dynamic_slice(x, *starts, slice_sizes):
-    starts = [min(max(int(s), 0), n - k) for s, n, k in zip(starts, x.shape, slice_sizes)]
-    return x[tuple(slice(s, s + k) for s, k in zip(starts, slice_sizes))]
-
-
-def _dynamic_update_slice(x, update, *starts):
-    out = np.array(x, copy=True)
-    starts = [min(max(int(s), 0), n - k) for s, n, k in zip(starts, x.shape, update.shape)]
-    out[tuple(slice(s, s + k) for s, k in zip(starts, update.shape))] = update
-    return out
-
-
-def _split(x, *, sizes, axis):
-    points = np.cumsum([int(s) for s in sizes])[:-1]
-    return tuple(np.split(x, points, axis=axis))
-
-
-def _np_unary(fn):
-    return lambda x, **_: fn(x)
-
-
-def _np_binary(fn):
-    return lambda a, b, **_: fn(a, b)
-
-
-_RULES: dict[str, Any] = {
-    **{
-        name: _np_unary(fn)
-        for name, fn in {
-            "neg": np.negative,
-            "sign": np.sign,
-            "floor": np.floor,
-            "ceil": np.ceil,
-            "is_finite": np.isfinite,
-            "exp": np.exp,
-            "exp2": np.exp2,
-            "log": np.log,
-            "log1p": np.log1p,
-            "expm1": np.expm1,
-            "tanh": np.tanh,
-            "logistic": lambda x: 1 / (1 + np.exp(-x)),
-            "sin": np.sin,
-            "cos": np.cos,
-            "tan": np.tan,
-            "asin": np.arcsin,
-            "acos": np.arccos,
-            "atan": np.arctan,
-            "sinh": np.sinh,
-            "cosh": np.cosh,
-            "asinh": np.arcsinh,
-            "acosh": np.arccosh,
-            "atanh": np.arctanh,
-            "sqrt": np.sqrt,
-            "rsqrt": lambda x: 1 / np.sqrt(x),
-            "cbrt": np.cbrt,
-            "abs": np.abs,
-            "square": np.square,
-            "not": lambda x: np.logical_not(x) if x.dtype == bool else np.invert(x),
-            "copy": np.array,
-            "stop_gradient": np.array,
-            "copy_p": np.array,
-            "real": np.real,
-            "imag": np.imag,
-            "conj": np.conj,
-        }.items()
-    },
-    **{
-        name: _np_binary(fn)
-        for name, fn in {
-            "add": np.add,
-            "add_any": np.add,
-            "sub": np.subtract,
-            "mul": np.multiply,
-            "div": _div,
-            "rem": np.fmod,
-            "pow": np.power,
-            "max": np.maximum,
-            "min": np.minimum,
-            "atan2": np.arctan2,
-            "eq": np.equal,
-            "ne": np.not_equal,
-            "lt": np.less,
-            "le": np.less_equal,
-            "gt": np.greater,
-            "ge": np.greater_equal,
-            "and": lambda a, b: np.logical_and(a, b) if a.dtype == bool else a & b,
-            "or": lambda a, b: np.logical_or(a, b) if a.dtype == bool else a | b,
-            "xor": lambda a, b: np.logical_xor(a, b) if a.dtype == bool else a ^ b,
-        }.items()
-    },
-    "integer_pow": lambda x, *, y: x**y,
-    "round": lambda x, **_: np.round(x),
-    "convert_element_type": lambda x, *, new_dtype, **_: np.asarray(x).astype(new_dtype),
-    "select_n": lambda which, *cases: (
-        np.where(which, cases[1], cases[0]) if which.dtype == bool else np.choose(which, cases)
-    ),
-    "clamp": lambda lo, x, hi: np.clip(x, lo, hi),
-    "reduce_sum": lambda x, *, axes, **_: np.sum(x, axis=tuple(axes)),
-    "reduce_max": lambda x, *, axes, **_: np.max(x, axis=tuple(axes)),
-    "reduce_min": lambda x, *, axes, **_: np.min(x, axis=tuple(axes)),
-    "reduce_prod": lambda x, *, axes, **_: np.prod(x, axis=tuple(axes)),
-    "reduce_and": lambda x, *, axes, **_: np.all(x, axis=tuple(axes)),
-    "reduce_or": lambda x, *, axes, **_: np.any(x, axis=tuple(axes)),
-    "argmax": lambda x, *, axes, index_dtype: np.argmax(x, axis=axes[0]).astype(index_dtype),
-    "argmin": lambda x, *, axes, index_dtype: np.argmin(x, axis=axes[0]).astype(index_dtype),
-    "cumsum": _cumulative(np.cumsum),
-    "cumprod": _cumulative(np.cumprod),
-    "cummax": _cumulative(np.maximum.accumulate),
-    "cummin": _cumulative(np.minimum.accumulate),
-    "transpose": lambda x, *, permutation: np.transpose(x, permutation),
-    "reshape": lambda x, *, new_sizes, dimensions=None, **_: np.reshape(
-        x if dimensions is None else np.transpose(x, dimensions), new_sizes
-    ),
-    "squeeze": lambda x, *, dimensions: np.squeeze(x, axis=tuple(dimensions)),
-    "expand_dims": lambda x, *, dimensions: np.expand_dims(x, tuple(dimensions)),
-    "broadcast_in_dim": _broadcast_in_dim,
-    "slice": lambda x, *, start_indices, limit_indices, strides: x[
-        tuple(
-            slice(s, e, 1 if strides is None else strides[i])
-            for i, (s, e) in enumerate(zip(start_indices, limit_indices))
-        )
-    ],
-    "rev": lambda x, *, dimensions: np.flip(x, tuple(dimensions)) if dimensions else x,
-    "pad": _pad,
-    "concatenate": lambda *xs, dimension: np.concatenate(xs, axis=dimension),
-    "stack": lambda *xs, axis: np.stack(xs, axis=axis),
-    "unstack": lambda x, *, axis: tuple(np.moveaxis(x, axis, 0)),
-    "split": _split,
-    "iota": _iota,
-    "dot_general": _dot_general,
-    "gather": _gather,
-    "scatter-add": lambda o, i, u, **p: _scatter(o, i, u, combine=np.add, **p),
-    "scatter_add": lambda o, i, u, **p: _scatter(o, i, u, combine=np.add, **p),
-    "scatter": lambda o, i, u, **p: _scatter(o, i, u, combine=lambda old, new: new, **p),
-    "dynamic_slice": _dynamic_slice,
-    "dynamic_update_slice": _dynamic_update_slice,
-}
-
-#: Primitives that run a sub-jaxpr, and the parameter that holds it.
-_CALLS = {
-    "jit": "jaxpr",
-    "pjit": "jaxpr",
-    "closed_call": "call_jaxpr",
-    "core_call": "call_jaxpr",
-    "custom_jvp_call": "call_jaxpr",
-    "custom_vjp_call": "call_jaxpr",
-    "custom_vjp_call_jaxpr": "fun_jaxpr",
-    "remat": "jaxpr",
-    "checkpoint": "jaxpr",
-}
-
-
-class UnknownPrimitive(NotImplementedError):
-    pass
-
-
-class JaxprEvaluator:
-    """Evaluate a (closed) jaxpr with NumPy; every result is checked against the shape and
-    dtype JAX assigned to it, so a wrong rule here fails loudly instead of silently.
-    Subclasses evaluate more primitives through ``CONTROL`` (name -> ``f(cls, ins,
-    **params)``), e.g. control flow that runs sub-jaxprs."""
-
-    CONTROL: dict[str, Any] = {}
-
-    @classmethod
-    def run(cls, closed, *args):
-        return cls._eval(closed.jaxpr, closed.consts, args)
-
-    @classmethod
-    def _eval(cls, jaxpr, consts, args):
-        env: dict[Any, Any] = {}
-
-        def read(v):
-            return v.val if type(v).__name__ == "Literal" else env[v]
-
-        for v, val in zip(jaxpr.constvars, consts):
-            env[v] = np.asarray(val)
-        for v, val in zip(jaxpr.invars, args):
-            env[v] = np.asarray(val)
-        for eqn in jaxpr.eqns:
-            name = eqn.primitive.name
-            ins = [np.asarray(read(v)) for v in eqn.invars]
-            if name in cls.CONTROL:
-                outs = cls.CONTROL[name](cls, ins, **eqn.params)
-            elif name in _CALLS:
-                sub = eqn.params[_CALLS[name]]
-                if hasattr(sub, "consts"):
-                    outs = cls._eval(sub.jaxpr, sub.consts, ins)
-                else:
-                    outs = cls._eval(sub, (), ins)
-            elif name in _RULES:
-                params = {k: v for k, v in eqn.params.items() if k != "accuracy"}
-                with np.errstate(all="ignore"):
-                    outs = _RULES[name](*ins, **params)
-                if not eqn.primitive.multiple_results:
-                    outs = (outs,)
-            else:
-                raise UnknownPrimitive(name)
-            for v, out in zip(eqn.outvars, outs):
-                aval = v.aval
-                out = np.asarray(out).astype(aval.dtype, copy=False)
-                if out.shape != tuple(aval.shape):
-                    raise AssertionError(
-                        f"JaxprEvaluator: {name} gave shape {out.shape}, JAX says {aval.shape}"
-                    )
-                if type(v).__name__ != "DropVar":
-                    env[v] = out
-        return [np.asarray(read(v)) for v in jaxpr.outvars]
-
-
 ORACLE = os.environ.get("FTRANSFORMS_FUZZ_ORACLE", "numpy")
 
 
@@ -1148,3 +809,245 @@ def test_regression_oracle_reshape_with_dimensions():
     (out,) = JaxprEvaluator.run(jax.make_jaxpr(f)(x), x)
     np.testing.assert_array_equal(out, x[:, ::-1])
     np.testing.assert_array_equal(ftransforms.grad(lambda v: np.sum(np.prod(v, axis=1)))(x), out)
+
+
+# -- the evaluator's rules that random programs do not reach, against XLA ------------------
+
+
+def _rule_samples() -> dict[str, tuple[Any, tuple]]:
+    """``{label: (jax function, arguments)}``: every rule of ``tests/jaxpr_evaluator.py``
+    beyond the fuzz's programs, on inputs that reach its corners (ties and NaN for sort,
+    out-of-range shifts and branch indices, complex conjugate pairs for eig, a matrix that
+    is not positive definite for cholesky)."""
+    from jax import lax
+
+    rng = np.random.default_rng(7)
+    m44 = rng.standard_normal((2, 4, 4))
+    c44 = m44 + 1j * rng.standard_normal((2, 4, 4))
+    m35, m53 = rng.standard_normal((3, 5)), rng.standard_normal((5, 3))
+    spd = m44 @ m44.transpose(0, 2, 1) + 4 * np.eye(4)
+    pos = rng.uniform(0.3, 4.0, (7,))
+    x = np.concatenate([rng.standard_normal(5) * 2, [-2.5, -0.5, 0.0, 1.0, 2.0]])
+    keys = np.array([[2.0, np.nan, -0.0, 1.0, 0.0, 2.0, -np.inf], [1, 2, 3, 4, 5, 6, 7]])
+    ints = np.array([-9, -1, 0, 5, 2**40], np.int64)
+    edge_a, edge_x = np.array([-1.0, 2.0]), np.array([1.0, 0.0])  # igamma_grad_a: NaN, 0
+    amounts = np.array([0, 3, 63, 64, -1], np.int64)
+    img = rng.standard_normal((2, 4, 5, 6))  # N, C, H, W
+    kern = rng.standard_normal((6, 2, 3, 2))  # O, I, kh, kw
+    tri = np.tril(m44) + 3 * np.eye(4)
+    ctri = np.triu(c44) + 3 * np.eye(4)
+    b42 = rng.standard_normal((2, 4, 2))
+    b24 = rng.standard_normal((2, 2, 4)) + 0j
+
+    def conv(**kw):
+        return lambda a, k: lax.conv_general_dilated(a, k, **kw)
+
+    def trisolve(a, b, **kw):
+        return (lambda a, b: lax.linalg.triangular_solve(a, b, **kw)), (a, b)
+
+    samples: dict[str, tuple[Any, tuple]] = {
+        "lgamma digamma erf erfc": (
+            lambda v: (lax.lgamma(v), lax.digamma(v), lax.erf(v), lax.erfc(v)),
+            (x,),
+        ),
+        "erf_inv bessel_i0e bessel_i1e": (
+            lambda v: (lax.erf_inv(jnp.tanh(v)), lax.bessel_i0e(v), lax.bessel_i1e(v)),
+            (x,),
+        ),
+        "igamma igammac igamma_grad_a": (
+            lambda a, v: (
+                lax.igamma(a, v),
+                lax.igammac(a, v),
+                jax.vmap(jax.grad(lax.igamma))(jnp.append(a, edge_a), jnp.append(v, edge_x)),
+            ),
+            (pos, pos[::-1]),
+        ),
+        "zeta polygamma": (
+            lambda q: (lax.zeta(q + 1.1, q), lax.polygamma(jnp.arange(7.0) % 3, q)),
+            (pos,),
+        ),
+        "regularized_incomplete_beta": (
+            lambda a, b: lax.betainc(a, b, jnp.linspace(0.05, 0.95, 7)),
+            (pos, pos[::-1]),
+        ),
+        "complex": (lambda a, b: lax.complex(a, b), (np.array([1.0, np.inf]), [np.inf, 2.0])),
+        "sort two keys, stable, NaN and -0": (
+            lambda k, i: lax.sort((k, i, -i), dimension=1, num_keys=2),
+            (np.stack([keys[0], keys[0][::-1]]), np.tile([0.0, 1, 1, 0, 1, 0, 1], (2, 1))),
+        ),
+        "sort complex key, argsort, top_k": (
+            lambda k: (
+                lax.sort(lax.complex(k, k[::-1]), dimension=0),
+                jnp.argsort(k, stable=True),
+                lax.top_k(k, 3),
+            ),
+            (np.array([1.0, 2.0, 1.0, -0.0, 0.0, 3.0, 3.0]),),
+        ),
+        "searchsorted (le_to, lt_to)": (
+            lambda a, v: (jnp.searchsorted(a, v), jnp.searchsorted(a, v, method="compare_all")),
+            (np.arange(6.0), np.array([-np.inf, 1.0, 2.5, np.nan, -0.0])),
+        ),
+        "shifts": (
+            lambda v, s: (
+                lax.shift_left(v, s),
+                lax.shift_right_arithmetic(v, s),
+                lax.shift_right_logical(v, s),
+            ),
+            (ints, amounts),
+        ),
+        "bitcast_convert_type tile": (
+            lambda v: (
+                lax.bitcast_convert_type(v, jnp.int32),
+                lax.bitcast_convert_type(v, jnp.uint64),
+                lax.bitcast_convert_type(lax.bitcast_convert_type(v, jnp.int32), jnp.float64),
+                jnp.tile(v, (2, 3)),
+            ),
+            (x,),
+        ),
+        "reduce_window_sum": (
+            lambda v: lax.reduce_window(
+                v, 0.0, lax.add, (2, 3), (1, 2), ((1, 0), (2, 1)), (1, 2), (2, 1)
+            ),
+            (m44[0],),
+        ),
+        "conv_general_dilated, feature groups": (
+            conv(
+                window_strides=(2, 1),
+                padding=((1, 2), (-1, 1)),
+                lhs_dilation=(1, 2),
+                rhs_dilation=(2, 1),
+                feature_group_count=2,
+            ),
+            (img, kern),
+        ),
+        "conv_general_dilated, batch groups, NHWC": (
+            conv(
+                window_strides=(1, 1),
+                padding="SAME",
+                dimension_numbers=("NHWC", "HWIO", "NHWC"),
+                batch_group_count=2,
+            ),
+            (img.transpose(0, 2, 3, 1), rng.standard_normal((3, 2, 4, 6))),
+        ),
+        "fft": (
+            lambda v: (
+                jnp.fft.fft(v),
+                jnp.fft.ifft2(v),
+                jnp.fft.rfft(v.real, n=6),
+                jnp.fft.irfft(v, n=5),
+            ),
+            (c44,),
+        ),
+        "lu, lu_pivots_to_permutation": (
+            lambda a, r, s: (
+                lax.linalg.lu(a),
+                lax.linalg.lu(r),
+                lax.linalg.lu(s),
+                lax.linalg.lu(a.at[:, :, 1].set(0.0)),
+                lax.linalg.lu_pivots_to_permutation(jnp.array([2, 2, 3], jnp.int32), 5),
+            ),
+            (m44, m35, m53),
+        ),
+        "cholesky, not positive definite": (
+            lambda a: (jnp.linalg.cholesky(a), jnp.linalg.cholesky(-a)),
+            (spd,),
+        ),
+        "triangular_solve": (
+            lambda a, c, b, d: (
+                trisolve(a, b, left_side=True, lower=True)[0](a, b),
+                trisolve(a, b, left_side=True, lower=True, transpose_a=True)[0](a, b),
+                trisolve(a, b, left_side=True, lower=True, unit_diagonal=True)[0](a, b),
+                lax.linalg.triangular_solve(c, d, left_side=False, lower=False),
+                lax.linalg.triangular_solve(c, d, lower=False, conjugate_a=True),
+                lax.linalg.triangular_solve(c, d, transpose_a=True, conjugate_a=True),
+            ),
+            (tri, ctri, b42, b24),
+        ),
+        "svd": (
+            lambda a, c, r, s: (
+                jnp.linalg.svd(a),
+                jnp.linalg.svd(c, full_matrices=False),
+                jnp.linalg.svd(r),
+                jnp.linalg.svd(s, full_matrices=False),
+                jnp.linalg.svd(s, compute_uv=False),
+            ),
+            (m44, c44, m35, m53),
+        ),
+        "eigh eig": (
+            lambda a, c: (
+                jnp.linalg.eigh(a),
+                jnp.linalg.eigh(c, UPLO="U"),
+                jnp.linalg.eig(a),
+                jnp.linalg.eig(c),
+                lax.linalg.eig(a, compute_left_eigenvectors=True),
+            ),
+            (spd, c44),
+        ),
+        "qr": (
+            lambda a, c, r, s: (
+                jnp.linalg.qr(a),
+                jnp.linalg.qr(c, mode="complete"),
+                jnp.linalg.qr(r),
+                jnp.linalg.qr(s, mode="complete"),
+                jnp.linalg.qr(s),
+            ),
+            (m44, c44, m35, m53),
+        ),
+        "solve (custom_linear_solve), its vjp": (
+            lambda a, b: jax.vjp(jnp.linalg.solve, a, b)[1](b),
+            (m44, b42),
+        ),
+        "scan (grad: empty2), while, cond, switch out of range": (
+            lambda v: (
+                jax.grad(lambda u: lax.scan(lambda c, y: (jnp.sin(c * y), c), 1.0, u)[0])(v),
+                lax.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * 1.5), (0, v)),
+                lax.cond(v[0] > 0, jnp.sin, jnp.cos, v),
+                lax.switch((v[0] > 0) * 7, [jnp.sin, jnp.cos, jnp.tanh], v),
+                jax.vjp(lambda w: lax.cond(w[0] > 1, lambda z: 1 / z, lambda z: z, w), v)[1](v),
+                jax.vmap(lambda u: lax.while_loop(lambda c: c < 3, lambda c: c + u, 0.0))(v),
+                lax.platform_dependent(v, cpu=jnp.sin, default=jnp.cos),
+            ),
+            (pos,),
+        ),
+    }
+    return samples
+
+
+def _primitives(jaxpr, seen: set) -> set:
+    for eqn in jaxpr.eqns:
+        seen.add(eqn.primitive.name)
+        for p in eqn.params.values():
+            for sub in p if isinstance(p, tuple) else (p,):
+                sub = getattr(sub, "jaxpr", sub)
+                if hasattr(sub, "eqns"):
+                    _primitives(sub, seen)
+    return seen
+
+
+#: The rules ``_rule_samples`` is for: each must occur in its jaxpr.
+RULES_BEYOND_FUZZ = """lgamma digamma erf erfc erf_inv bessel_i0e bessel_i1e igamma igammac
+igamma_grad_a zeta polygamma regularized_incomplete_beta complex sort top_k lt_to le_to shift_left
+shift_right_arithmetic shift_right_logical bitcast_convert_type tile reduce_window_sum
+conv_general_dilated fft lu lu_pivots_to_permutation cholesky triangular_solve svd eigh eig
+qr custom_linear_solve scan while cond empty2 platform_index""".split()
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_evaluator_rules_match_xla():
+    """Every rule beyond the fuzz's programs computes what XLA computes, to rounding."""
+    samples = _rule_samples()
+
+    def everything(args):
+        return {k: f(*args[k]) for k, (f, _) in samples.items()}
+
+    args = {k: tuple(jnp.asarray(a) for a in v) for k, (_, v) in samples.items()}
+    xla = jax.jit(everything)(args)
+    closed, shapes = jax.make_jaxpr(everything, return_shape=True)(args)
+    assert set(RULES_BEYOND_FUZZ) <= _primitives(closed.jaxpr, set())
+    flat = JaxprEvaluator.run(closed, *jax.tree_util.tree_leaves(args))
+    ours = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(shapes), flat)
+    for k in samples:
+        for a, b in zip(jax.tree_util.tree_leaves(ours[k]), jax.tree_util.tree_leaves(xla[k])):
+            b = np.asarray(b)
+            assert (a.dtype, a.shape) == (b.dtype, b.shape), k
+            np.testing.assert_allclose(a, b, **tol(np.float64), err_msg=k)

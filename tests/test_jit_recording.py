@@ -11,9 +11,9 @@ oracle:
 
 * programs JAX can trace: the same program written with ``jax.lax`` under the same
   transforms (``jax.make_jaxpr``, evaluated with NumPy in float64 by
-  :class:`ControlFlowEvaluator`; see NOTE [the JAX oracle without XLA compiles] in
-  ``test_fuzz_compositions.py``).  ``grad`` is taken as ``jacfwd`` of the sum there,
-  since JAX cannot reverse-differentiate ``while_loop``;
+  :class:`JaxprEvaluator`, ``cond``/``while``/``scan`` included; see NOTE [the JAX oracle
+  without XLA compiles] in ``tests/jaxpr_evaluator.py``).  ``grad`` is taken as
+  ``jacfwd`` of the sum there, since JAX cannot reverse-differentiate ``while_loop``;
 * programs that read traced values in Python (``if c.sum() < 2``, ``int(i) % 2``),
   which JAX cannot trace: the program run with plain Python loops on NumPy arrays, which
   records every Python decision; its derivatives come from JAX running the same unrolled
@@ -43,7 +43,7 @@ import pytest
 
 import ftransforms as ft
 from ftransforms.core.stack import current_stack
-from tests.test_fuzz_compositions import JaxprEvaluator
+from tests.jaxpr_evaluator import JaxprEvaluator
 from tests.tolerances import assert_tree_close, tol
 
 TOL64 = tol(np.float64)
@@ -51,47 +51,9 @@ TOL64 = tol(np.float64)
 # -- the oracle: jaxprs with control flow, evaluated with NumPy -----------------------------
 
 
-class ControlFlowEvaluator(JaxprEvaluator):
-    """Evaluate a closed jaxpr with NumPy, ``cond``/``while``/``scan`` included (their
-    rules, ``_CONTROL``, are set below)."""
-
-
-def _cond(cls: Any, ins: list, *, branches: Any, **_: Any) -> list:
-    i = min(max(int(ins[0]), 0), len(branches) - 1)
-    return cls._eval(branches[i].jaxpr, branches[i].consts, ins[1:])
-
-
-def _while(cls, ins, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts, **_):
-    cc, bc = ins[:cond_nconsts], ins[cond_nconsts : cond_nconsts + body_nconsts]
-    val = ins[cond_nconsts + body_nconsts :]
-    while True:
-        (pred,) = cls._eval(cond_jaxpr.jaxpr, cond_jaxpr.consts, cc + val)
-        if not pred.any():
-            return val
-        new = cls._eval(body_jaxpr.jaxpr, body_jaxpr.consts, bc + val)
-        # a batched predicate (vmap): XLA's lowering keeps the old carry on finished rows
-        keep = [pred.reshape(pred.shape + (1,) * (v.ndim - pred.ndim)) for v in val]
-        val = [np.where(k, n, v) for k, n, v in zip(keep, new, val)]
-
-
-def _scan(cls, ins, *, jaxpr, num_consts, num_carry, length, reverse, **_):
-    consts, carry = ins[:num_consts], ins[num_consts : num_consts + num_carry]
-    xs = ins[num_consts + num_carry :]
-    ys: list = [None] * length
-    for t in range(length - 1, -1, -1) if reverse else range(length):
-        outs = cls._eval(jaxpr.jaxpr, jaxpr.consts, consts + carry + [x[t] for x in xs])
-        carry, ys[t] = outs[:num_carry], outs[num_carry:]
-    n_ys = len(jaxpr.jaxpr.outvars) - num_carry
-    return carry + [np.stack([y[k] for y in ys]) for k in range(n_ys)]
-
-
-_CONTROL = {"cond": _cond, "while": _while, "scan": _scan}
-ControlFlowEvaluator.CONTROL = _CONTROL
-
-
 def jax_value(fn: Any, *args: Any) -> list:
     """The flat outputs of the JAX function ``fn`` at ``args`` (NumPy, float64)."""
-    return ControlFlowEvaluator.run(jax.make_jaxpr(fn)(*args), *args)
+    return JaxprEvaluator.run(jax.make_jaxpr(fn)(*args), *args)
 
 
 # -- namespaces a program is written against ------------------------------------------------

@@ -29,8 +29,8 @@ import ftransforms.numpy as fnp
 from ftransforms.core.errors import FTransformsError
 from ftransforms.pytree import tree_flatten
 from ftransforms.testing import check_grads, check_jvp, check_vjp, check_vmap
+from tests.jaxpr_evaluator import JaxprEvaluator
 from tests.op_db import BY_NAME, FNP, JNP, NP, OPS
-from tests.test_fuzz_compositions import JaxprEvaluator
 from tests.tolerances import fd_tol, tol
 
 F64 = np.dtype(np.float64)
@@ -431,26 +431,33 @@ def jax_reference(name: str) -> dict:
             for k, kind in cases
         }
 
-    try:  # NOTE [the JAX oracle without XLA compiles] (test_fuzz_compositions.py)
-        closed, shapes = jax.make_jaxpr(lambda inp: run(cases, inp), return_shape=True)(inputs)
-        flat = JaxprEvaluator.run(closed, *jax.tree_util.tree_leaves(inputs))
-        out = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(shapes), flat)
-        return {c: ("ok", to_numpy(out[f"{c[0]}:{c[1]}"])) for c in cases}
-    except Exception:  # a primitive the evaluator does not know, or a failing case: XLA
-        pass
-    try:
-        out = jax.jit(lambda inp: run(cases, inp))(inputs)
-        return {c: ("ok", to_numpy(out[f"{c[0]}:{c[1]}"])) for c in cases}
-    except Exception:  # find which case fails
-        result = {}
-        for c in cases:
-            key = f"{c[0]}:{c[1]}"
+    def evaluate(cases):  # NOTE [the JAX oracle without XLA compiles] (jaxpr_evaluator.py)
+        some = {f"{k}:{kind}": inputs[f"{k}:{kind}"] for k, kind in cases}
+        closed, shapes = jax.make_jaxpr(lambda inp: run(cases, inp), return_shape=True)(some)
+        flat = JaxprEvaluator.run(closed, *jax.tree_util.tree_leaves(some))
+        return jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(shapes), flat)
+
+    def on_xla(cases):
+        some = {f"{k}:{kind}": inputs[f"{k}:{kind}"] for k, kind in cases}
+        return jax.jit(lambda inp: run(cases, inp))(some)
+
+    # the evaluator, else XLA (a primitive the evaluator does not know)
+    for how in (evaluate, on_xla):
+        try:
+            out = how(cases)
+            return {c: ("ok", to_numpy(out[f"{c[0]}:{c[1]}"])) for c in cases}
+        except Exception:
+            pass
+    result = {}  # a case fails in JAX: find which, the others each the same way
+    for c in cases:
+        key = f"{c[0]}:{c[1]}"
+        for how in (evaluate, on_xla):
             try:
-                one = jax.jit(lambda inp, c=c: run([c], inp))({key: inputs[key]})
-                result[c] = ("ok", to_numpy(one[key]))
-            except Exception as err:  # reported by the test of that case
+                result[c] = ("ok", to_numpy(how([c])[key]))
+                break
+            except Exception as err:  # JAX's own error (XLA's) is reported by the case's test
                 result[c] = ("error", err)
-        return result
+    return result
 
 
 def _jax_params(kind):

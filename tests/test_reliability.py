@@ -58,7 +58,7 @@ from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
 from ftransforms.errors import EscapedTracerError
 from ftransforms.scipy import special as fsp
-from tests.test_fuzz_compositions import JaxprEvaluator
+from tests.jaxpr_evaluator import JaxprEvaluator
 from tests.tolerances import tol
 
 jax.config.update("jax_enable_x64", True)
