@@ -98,6 +98,7 @@ from ftransforms.core.errors import (
 from ftransforms.core.mutation import TrialWrite, assign, clone, payload, trial_run
 from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
+from ftransforms.effect_scan import may_have_effects
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
 from ftransforms.interpreters.forward import DualTracer, ForwardInterpreter
 from ftransforms.interpreters.reverse import ReverseTracer
@@ -211,11 +212,11 @@ def _promote_weak_init(init: Any, trial: Callable[[Any], Any]) -> Any:
     when ``init`` holds a Python scalar.
     """
     leaves, spec = tree_flatten(init)
-    if not any(type(leaf) in _WEAK for leaf in leaves):
-        return init
+    if not any(type(leaf) in _WEAK for leaf in leaves) or may_have_effects(trial):
+        return init  # a body with effects is not run twice (NOTE [eager branch check])
     try:
-        with effects_muted():  # a trial run: ft.debug callbacks stay quiet
-            new_leaves, new_spec = tree_flatten(trial(init))
+        with effects_muted(), trial_run():  # a trial run: ft.debug callbacks stay quiet
+            new_leaves, new_spec = tree_flatten(trial(_trial_operands(init)))
     except Exception:  # noqa: BLE001 - the loop runs the body again and reports the error
         return init
     if new_spec != spec:
@@ -493,7 +494,10 @@ def _run_one(op: str, branches: list, taken: int, operands: tuple) -> Any:
     calls run the branch taken alone.  A branch that raises in that trial run is not
     checked (its error belongs to the calls that take it); nor is one that writes into a
     traced array (the trial stops at the write) or into an operand (it gets copies of the
-    NumPy arrays), so that an untaken branch changes nothing.
+    NumPy arrays), so that an untaken branch changes nothing.  A branch whose code may
+    change anything else (a NumPy array it closes over, a list, a random generator: see
+    ``ftransforms/effect_scan.py``) is not run at all; nor, by the same rule, is a loop
+    body run on trial (a loop run zero times, a Python-number carry's promotion).
     """
     out = branches[taken](*operands)
     if len(branches) > 1:
@@ -502,6 +506,8 @@ def _run_one(op: str, branches: list, taken: int, operands: tuple) -> Any:
         except TypeError:  # an unhashable code or operand: no cache, no trial run
             return out
         if key not in _CHECKED:
+            if any(may_have_effects(f) for k, f in enumerate(branches) if k != taken):
+                return out  # its trial run could change what the program sees
             outs = []
             for k, fun in enumerate(branches):
                 if k == taken:
@@ -679,13 +685,13 @@ def _trial_body(op: str, body_fun: Callable, val: Any) -> None:
     try:
         leaves, spec = tree_flatten(val)
         key = (op, getattr(body_fun, "__code__", body_fun), spec, tuple(map(_aval, leaves)))
-        if key in _CHECKED:
+        if key in _CHECKED or may_have_effects(body_fun):
             return
     except TypeError:
         return
-    try:
-        with numpy.errstate(all="ignore"):
-            new = body_fun(val)
+    try:  # on copies, writes into tracers stopped: the body changes nothing
+        with numpy.errstate(all="ignore"), effects_muted(), trial_run():
+            new = body_fun(_trial_operands(val))
     except Exception:  # noqa: BLE001 - not this call's error
         return
     _check_carry(op, val, new)

@@ -1,0 +1,200 @@
+"""Whether a Python function may change something outside itself when called.
+
+``cond``/``switch`` check an untaken branch, and ``while_loop``/``fori_loop``/``scan``
+a loop body, by a trial call (NOTE [eager branch check]).  A trial call must change
+nothing the program can see afterwards: a write into a traced array stops it (the
+``trial_run`` guard), but a write into a plain NumPy array from outside (a closure, a
+global, an attribute), a list's ``append``, a random draw that moves a generator on, or a
+``print`` cannot be stopped or undone.  :func:`may_have_effects` reads the function's
+bytecode (and that of the functions it calls by a global or closed-over name, and of the
+functions defined inside it) for such an effect; where it finds one, or cannot read the
+function, the trial is skipped (the check is lost, never the answer).
+
+Example:
+    >>> import numpy as np
+    >>> acc = np.zeros(2)
+    >>> def pure(v):
+    ...     return np.sin(v) * 2
+    >>> def writes(v):
+    ...     acc[0] += v.sum()
+    ...     return v
+    >>> may_have_effects(pure), may_have_effects(writes)
+    (False, True)
+"""
+
+from __future__ import annotations
+
+import dis
+import functools
+import importlib.util
+import os
+import types
+from typing import Any
+
+import numpy
+
+__all__ = ["may_have_effects"]
+
+#: Instructions that write outside the function's own local names.
+_WRITES = frozenset(
+    {
+        "STORE_SUBSCR",
+        "STORE_SLICE",
+        "DELETE_SUBSCR",
+        "DELETE_SLICE",
+        "STORE_ATTR",
+        "DELETE_ATTR",
+        "STORE_GLOBAL",
+        "DELETE_GLOBAL",
+        "STORE_NAME",
+        "DELETE_NAME",
+    }
+)
+
+#: Names whose call (as a method or a function) changes its object, the output or a
+#: random generator's state: containers' and arrays' in-place methods, NumPy's writing
+#: functions, and every drawing method of NumPy's generators.
+_EFFECT_NAMES = frozenset(
+    {
+        "append",
+        "extend",
+        "insert",
+        "pop",
+        "popitem",
+        "remove",
+        "clear",
+        "update",
+        "setdefault",
+        "add",
+        "discard",
+        "appendleft",
+        "extendleft",
+        "fill",
+        "sort",
+        "put",
+        "itemset",
+        "resize",
+        "partition",
+        "setflags",
+        "byteswap",
+        "copyto",
+        "place",
+        "putmask",
+        "fill_diagonal",
+        "put_along_axis",
+        "at",
+        "write",
+        "send",
+        "print",
+        "seed",
+        "random",
+        "shuffle",
+        "__setitem__",
+        "__delitem__",
+        "setattr",
+        "delattr",
+        "exec",
+        "next",
+    }  # fmt: skip
+    | {
+        n
+        for cls in (numpy.random.Generator, numpy.random.RandomState)
+        for n in dir(cls)
+        if not n.startswith("_") and n not in vars(numpy)  # not numpy.power, say
+    }
+) - {"bit_generator", "spawn"}
+
+_CACHE: dict[Any, bool] = {}
+
+
+def _package_dir(name: str) -> str:
+    spec = importlib.util.find_spec(name)  # without importing it
+    if spec is None or not spec.origin:
+        return "\0"  # matches no file
+    return os.path.dirname(spec.origin) + os.sep
+
+
+_LIBRARY_DIRS = tuple(_package_dir(n) for n in ("numpy", "scipy", "ftransforms"))
+
+
+def may_have_effects(fun: Any) -> bool:
+    """Whether calling ``fun`` may change anything outside it (conservative: a callable
+    whose code cannot be read counts as one that may, NumPy's ufuncs and builtins aside)."""
+    try:
+        return _scan(fun, 0, set())
+    except Exception:  # noqa: BLE001 - an unreadable function: assume it may
+        return True
+
+
+def _code_of(fun: Any) -> Any:
+    while isinstance(fun, functools.partial):
+        fun = fun.func
+    fun = getattr(fun, "__func__", fun)  # a bound method
+    return fun, getattr(fun, "__code__", None)
+
+
+def _library(fun: Any) -> bool:
+    """NumPy's, SciPy's and our own functions change nothing without an ``out=`` or a
+    writing function's name, which the caller's code shows (and which it scans)."""
+    if isinstance(fun, (numpy.ufunc, types.BuiltinFunctionType)):
+        return True
+    code = getattr(fun, "__code__", None)
+    if code is not None:
+        return code.co_filename.startswith(_LIBRARY_DIRS)
+    mod = getattr(fun, "__module__", None) or ""
+    return mod.split(".")[0] in ("numpy", "scipy", "ftransforms")
+
+
+def _scan(fun: Any, depth: int, seen: set) -> bool:
+    fun, code = _code_of(fun)
+    if _library(fun):
+        return False
+    if code is None:
+        return True
+    if code in seen:
+        return False
+    seen.add(code)
+    cached = _CACHE.get(code)
+    if cached is None:
+        cached = _code_writes(code)
+        if len(_CACHE) > 4096:
+            _CACHE.clear()
+        _CACHE[code] = cached
+    if cached:
+        return True
+    if depth >= 4:
+        return False
+    # the functions it calls by a closed-over or global name
+    callees = []
+    for cell in getattr(fun, "__closure__", None) or ():
+        try:
+            callees.append(cell.cell_contents)
+        except ValueError:  # an empty cell
+            continue
+    glob = getattr(fun, "__globals__", {})
+    callees += [glob[n] for n in code.co_names if n in glob]
+    for c in callees:
+        if isinstance(c, (types.FunctionType, types.MethodType, functools.partial)):
+            if _scan(c, depth + 1, seen):
+                return True
+    return False
+
+
+def _code_writes(code: Any) -> bool:
+    if _EFFECT_NAMES.intersection(code.co_names):
+        return True
+    for const in code.co_consts:
+        if isinstance(const, tuple) and "out" in const:  # a call with out=
+            return True
+        if isinstance(const, types.CodeType) and _code_writes(const):
+            return True
+    free = set(code.co_freevars)
+    for ins in dis.get_instructions(code):
+        op = ins.opname
+        if op in _WRITES:
+            return True
+        if op in ("STORE_DEREF", "DELETE_DEREF") and ins.argval in free:
+            return True  # ``nonlocal`` rebinding
+        if op.startswith("INPLACE_") or (op == "BINARY_OP" and ins.argrepr.endswith("=")):
+            return True  # ``a += b`` may write an array that is not the function's own
+    return False

@@ -1,0 +1,86 @@
+"""Probe round 2: the trial calls that check a ``cond`` branch or a loop body eagerly
+(NOTE [eager branch check]) must change nothing the program sees.  Oracle: the Python
+``if``/``while`` the control-flow function stands for, in plain NumPy."""
+
+import numpy as np
+import pytest
+
+import ftransforms as ft
+from ftransforms.effect_scan import may_have_effects
+
+
+def test_a_while_loop_that_runs_zero_times_leaves_its_carry_alone():
+    def body(c):
+        c[0] -= 10.0
+        return c
+
+    y = np.array([1.0, 2.0])
+    z = ft.while_loop(lambda c: c[0] < 0, body, y)
+    np.testing.assert_array_equal(z, [1.0, 2.0])  # was [-9, 2]: the trial body wrote it
+    np.testing.assert_array_equal(y, [1.0, 2.0])
+
+
+def test_an_untaken_branch_does_not_write_a_closed_over_array():
+    acc = np.zeros(2)
+
+    def count(v):
+        acc[0] += 1
+        return v
+
+    out = ft.cond(True, lambda u: u * 2, count, np.ones(2))
+    np.testing.assert_array_equal(out, [2.0, 2.0])
+    np.testing.assert_array_equal(acc, [0.0, 0.0])  # as after the Python if
+
+
+def test_an_untaken_branch_does_not_draw_from_a_generator():
+    rng = np.random.default_rng(0)
+    ft.cond(True, lambda v: v * 2, lambda v: v + rng.normal(), np.ones(2))
+    assert rng.normal() == np.random.default_rng(0).normal()
+
+
+def test_a_switch_under_jvp_writes_only_the_branch_taken():
+    def program(x):
+        acc = np.zeros(3)
+
+        def b0(v):
+            acc[0] = v[0]
+            return v.sum()
+
+        def b1(v):
+            acc[:] = -v
+            return 2 * v.sum()
+
+        r = ft.switch((x[0] > 0).astype(int), [b0, b1], x)
+        return acc * r
+
+    x = np.array([0.3, -1.2, 2.0])
+    want = program(x)  # plain NumPy through ft.switch; checked against the Python if:
+    np.testing.assert_allclose(want, -x * (2 * x.sum()))
+    out, _ = ft.jvp(program, (x,), (np.ones(3),))
+    np.testing.assert_allclose(out, want)
+
+
+def test_a_python_number_carry_of_a_body_with_effects_runs_the_body_once_per_step():
+    log = []
+
+    def body(c):
+        log.append(c)
+        return c + 1.0
+
+    assert ft.while_loop(lambda c: c < 3, body, 0.0) == 3.0
+    assert len(log) == 3
+
+
+@pytest.mark.parametrize(
+    "fun, effects",
+    [
+        (np.sqrt, False),
+        (lambda v: np.power(v, 2) + np.sum(v), False),
+        (lambda v: ft.cond(v > 0, np.sin, np.cos, v), False),
+        (lambda v: v + np.random.normal(), True),
+        (lambda v: np.exp(v, out=v), True),
+        (lambda v: print(v), True),
+    ],
+)
+def test_the_effect_scan(fun, effects):
+    assert may_have_effects(fun) is effects
