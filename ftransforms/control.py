@@ -95,7 +95,15 @@ from ftransforms.core.errors import (
     PredicateError,
     ScanLengthError,
 )
-from ftransforms.core.mutation import TrialWrite, assign, clone, payload, trial_run
+from ftransforms.core.mutation import (
+    TrialWrite,
+    assign,
+    clone,
+    payload,
+    restore,
+    trial_run,
+    watch_writes,
+)
 from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
 from ftransforms.effect_scan import may_have_effects
@@ -586,14 +594,30 @@ def _run_all(sel: Any, branches: list, leaves: list, spec: Any, kind: str) -> tu
         # only the rows that take that branch (merged below)
         pre = _masked(leaves, taken)
         given = [clone(x) if isinstance(x, Tracer) else x for x in pre]
-        outs.append(fun(*tree_unflatten(spec, given)))
+        with watch_writes() as log:
+            outs.append(fun(*tree_unflatten(spec, given)))
         for k, (p, g) in enumerate(zip(pre, given)):
             if isinstance(leaves[k], Tracer) and _moved(g, p):
-                writes.append((k, taken, g))
-    for k, taken, g in writes:
-        x = leaves[k]
+                writes.append((leaves[k], taken, g))
+        writes += _outside_writes(log, given, taken)
+    for x, taken, g in writes:
         assign(x, fnp.astype(fnp.where(taken, g, x), x.dtype))
     return outs, takens
+
+
+def _outside_writes(log: dict, given: list, rows: Any) -> list:
+    """The writes a branch or loop body run on all rows made into arrays from outside it
+    (``log`` of :class:`watch_writes`): each array gets its value back, and the caller
+    writes ``where(rows, new, old)`` into it."""
+    if not log:
+        return []
+    own = {id(g) for g in given}
+    out = []
+    for obj, before in log.values():
+        if id(obj) not in own:
+            out.append((obj, rows, clone(obj)))
+            restore(obj, before)
+    return out
 
 
 def _moved(given: Tracer, before: Tracer) -> bool:
@@ -700,6 +724,11 @@ def _trial_body(op: str, body_fun: Callable, val: Any) -> None:
 
 def _batched_while(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pred: Any) -> Any:
     leaves, spec = tree_flatten(val)
+    # In one row's Python loop the body's first carry *is* the array the loop started
+    # from, and stays it while the body returns the object it got (``c *= 2; return c``):
+    # its in-place writes reach that array.  Here the body gets copies, so each write is
+    # passed on to the rows still running, as long as that chain of objects holds.
+    chain = [x if isinstance(x, Tracer) else None for x in leaves]
     # where(p, x, x): every carry leaf batched from the start, so the carry's form is fixed
     state = (tree_unflatten(spec, _select(pred, leaves, leaves)), pred)
 
@@ -712,11 +741,23 @@ def _batched_while(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pr
         leaves, spec = tree_flatten(val)
         # the body gets objects of its own: a write into the carry in place must not reach
         # the old carry that the finished rows keep
-        given = [clone(x) if isinstance(x, Tracer) else x for x in _masked(leaves, p)]
-        with numpy.errstate(all="ignore"):  # the body also runs on the finished rows
+        pre = _masked(leaves, p)
+        given = [clone(x) if isinstance(x, Tracer) else x for x in pre]
+        # the body also runs on the finished rows: no warnings, and its writes into arrays
+        # from outside it reach only the rows still running
+        with numpy.errstate(all="ignore"), watch_writes() as log:
             new = body_fun(tree_unflatten(spec, given))
+        writes = _outside_writes(log, given, p)
         _check_carry(op, val, new)
         new_leaves, new_spec = tree_flatten(new)
+        for k, x in enumerate(chain):
+            if x is not None:
+                if _moved(given[k], pre[k]):
+                    writes.append((x, p, given[k]))
+                if k >= len(new_leaves) or new_leaves[k] is not given[k]:
+                    chain[k] = None
+        for x, rows, g in writes:
+            assign(x, fnp.astype(fnp.where(rows, g, x), x.dtype))
         kept = tree_unflatten(new_spec, _select(p, new_leaves, tree_flatten(val)[0]))
         return (kept, _loop_pred(op, cond_fun, kept))
 

@@ -84,3 +84,17 @@ def test_a_python_number_carry_of_a_body_with_effects_runs_the_body_once_per_ste
 )
 def test_the_effect_scan(fun, effects):
     assert may_have_effects(fun) is effects
+
+
+def test_a_scan_from_a_python_number_runs_a_body_that_writes_its_x_once_per_step():
+    xs = np.arange(6.0).reshape(3, 2)
+
+    def step(c, xi):
+        xi *= 2  # a view of xs, as in the Python loop over xs
+        return c + xi.sum(), xi
+
+    c, ys = ft.scan(step, 0.0, xs)
+    want = 2 * np.arange(6.0).reshape(3, 2)
+    np.testing.assert_array_equal(xs, want)  # was xs[0] written twice (the trial step)
+    np.testing.assert_array_equal(ys, want)
+    assert c == want.sum()

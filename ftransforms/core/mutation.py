@@ -337,10 +337,41 @@ class trial_run:  # noqa: N801 - used as ``with trial_run():``
         _LOCAL.trial = self.before
 
 
+class watch_writes:  # noqa: N801 - used as ``with watch_writes() as log:``
+    """While active on this thread, the first write into each array object that is not a
+    view is logged: ``log[id(obj)] = (obj, a clone of its value before the write)``.
+
+    A batched ``cond`` runs every branch on all rows and a batched ``while_loop`` its body
+    on finished rows too; a write such a branch or body makes into an array from outside
+    it (a closure) must reach only the rows that take it: the caller puts the value back
+    with :func:`restore` and writes ``where(rows, new, old)`` (ftransforms/control.py).
+    """
+
+    __slots__ = ("before", "log")
+
+    def __enter__(self) -> dict:
+        self.before = _LOCAL.writes
+        self.log: dict = {}
+        _LOCAL.writes = self.log
+        return self.log
+
+    def __exit__(self, *exc: Any) -> None:
+        _LOCAL.writes = self.before
+
+
+def restore(target: Tracer, before: Tracer) -> None:
+    """Give ``target`` (not a view) its value ``before`` back, its live views with it."""
+    become(target, before)
+    refresh(target)
+
+
 def check_write(target: Tracer) -> None:
     """Raise if ``target`` may not be written now (see NOTE [mutation semantics])."""
     if _LOCAL.trial:
         raise TrialWrite
+    log = _LOCAL.writes
+    if log is not None and id(target) not in log and _slot(target, "_base") is None:
+        log[id(target)] = (target, clone(target))
     if not target._interp.active:
         target._check_live("a write into it")
     for interp in current_stack():
@@ -354,6 +385,7 @@ class _Local(threading.local):
     def __init__(self) -> None:
         self.scope: BufferInterpreter | None = None
         self.trial = False
+        self.writes: dict | None = None  # see watch_writes
 
 
 _LOCAL = _Local()
