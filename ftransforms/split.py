@@ -84,6 +84,7 @@ import ftransforms.interpreters.batching as batching
 import ftransforms.numpy as fnp
 from ftransforms.arguments import out_dims_per_leaf, structure_str
 from ftransforms.core.errors import PerformanceWarning, SplitOutputError
+from ftransforms.core.mutation import assign, clone, payload
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchSplit, BatchTracer, SpeculationFailed
 from ftransforms.numpy.helpers import dtype_of, to_host, xp_of
@@ -326,7 +327,21 @@ def _followable(values: dict) -> bool:
 class _Loop:
     __slots__ = (
         "frame", "start", "stop", "edge", "stay", "outer", "active", "saved", "shapes", "numbers",
+        "values",
     )  # fmt: skip
+
+
+def _values_of(local_values: dict) -> dict:
+    """The current values of the traced arrays among a frame's locals (copies: a later
+    write in place into one of them does not reach its copy)."""
+    return {k: clone(v) for k, v in local_values.items() if isinstance(v, Tracer)}
+
+
+def _changed(value: Tracer, before: Tracer) -> bool:
+    """Whether a write turned ``value`` into another value than its copy ``before``."""
+    return type(value) is not type(before) or any(
+        getattr(value, n, None) is not getattr(before, n, None) for n in payload(type(value))
+    )
 
 
 def _is_number(value: Any) -> bool:
@@ -373,6 +388,7 @@ class MaskedLoops:
         if not _followable(loop.saved):
             return None
         loop.shapes = {k: _shallow(v) for k, v in loop.saved.items()}
+        loop.values = _values_of(loop.saved)
         loop.numbers = {}
         self.records.append(loop)
         return stay
@@ -408,12 +424,19 @@ class MaskedLoops:
         if now.keys() != loop.saved.keys():
             raise self._fail("the loop bound a new local name")
         merged = {}
+        written = []  # arrays written in place: (array, its value when the rows left)
         keep = None
         for name, value in now.items():
             old = loop.saved[name]
             if value is old:
                 if _shallow(value) != loop.shapes[name]:
                     raise self._fail(f"{name} was mutated in the loop")
+                before = loop.values.get(name)
+                if before is not None and _changed(value, before):
+                    if keep is None:
+                        keep = _index_like(value, loop.active)
+                    rows_kept = _as_rows(self.interp, keep)
+                    written.append((value, fnp.where(rows_kept, value, before)))
                 continue
             if not (isinstance(value, Tracer) or isinstance(old, Tracer)):
                 if not (_is_number(value) and _is_number(old)):
@@ -431,11 +454,18 @@ class MaskedLoops:
                 raise self._fail(f"{name} changed shape in the loop")
             if keep is None:
                 keep = _index_like(value, loop.active)
+            old = loop.values.get(name, old)  # its value then, if written in place since
             merged[name] = fnp.where(_as_rows(self.interp, keep), value, old)
         loop.active = loop.active & (to_host(rows).astype(bool) == stay)
+        # an array written in place (``y[i] *= 0.5``) keeps its identity: the rows that
+        # left get their values back through a write, which its aliases and views see
+        for target, value in written:
+            assign(target, fnp.astype(value, dtype_of(target)))
         if merged:
             _write_locals(frame, merged)
             loop.saved.update(merged)
+        if merged or written:
+            loop.values = _values_of(loop.saved)
         if loop.active.any():
             return stay
         self.records.pop()

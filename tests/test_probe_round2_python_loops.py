@@ -1,0 +1,78 @@
+"""Probe round 2: per-example Python under ``vmap`` (NOTE [splitting the batch]) where a
+Python ``while`` loop whose rows leave at different trip counts writes an array in place
+(``y[i] *= 0.5``): the rows that left must keep the values they had then, as in the loop
+over rows.  Oracles: that loop, central differences."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ftransforms as ft
+
+X = np.array([0.3, -1.2, 2.0, 0.7, -0.4, 1.1])
+BATCH = np.stack([X, 0.5 * X + 0.13, -X, X[::-1], 0.1 * X])
+
+
+def halve_the_largest(x):
+    y = x.copy()
+    n = 0
+    while y.max() > 0.45 and n < 10:
+        y[np.argmax(y)] *= 0.5
+        n += 1
+    return y * (n + 1)
+
+
+def scale_through_a_view(x):
+    y = x * 1.0
+    head = y[:3]
+    while np.abs(y).sum() > 1.0:
+        head *= 0.5  # a view: y changes too
+        y[3:] -= 0.1 * y[3:]
+    return y + head.sum()
+
+
+def alias_of_an_argument(x):
+    a = x
+    while a.sum() < 5.0:
+        a += 1.0  # also x: the same array
+    return x * 2
+
+
+PROGRAMS = [halve_the_largest, scale_through_a_view, alias_of_an_argument]
+
+
+def loop(f, b):
+    return np.stack([f(r.copy()) for r in b])
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ft.errors.PerformanceWarning)
+        yield
+
+
+@pytest.mark.parametrize("f", PROGRAMS, ids=lambda f: f.__name__)
+def test_vmap_matches_the_loop_over_rows(f):
+    np.testing.assert_allclose(ft.vmap(f)(BATCH.copy()), loop(f, BATCH))
+    np.testing.assert_allclose(ft.vmap(f, chunk_size=2)(BATCH.copy()), loop(f, BATCH))
+    np.testing.assert_allclose(ft.vmap(f, in_dims=1)(BATCH.T.copy()), loop(f, BATCH))
+    nested = np.stack([BATCH, -0.5 * BATCH])
+    want = np.stack([loop(f, b) for b in nested])
+    np.testing.assert_allclose(ft.vmap(ft.vmap(f))(nested.copy()), want)
+
+
+@pytest.mark.parametrize("f", PROGRAMS, ids=lambda f: f.__name__)
+def test_vmap_of_grad_matches_central_differences(f):
+    w = np.linspace(0.5, 1.5, 6)
+
+    def loss(x):
+        return np.sum(f(x) * w)
+
+    def central(x, eps=1e-6):
+        e = np.eye(x.size) * eps
+        return np.array([(loss(x + d) - loss(x - d)) / (2 * eps) for d in e])
+
+    want = np.stack([central(r.copy()) for r in BATCH])
+    np.testing.assert_allclose(ft.vmap(ft.grad(loss))(BATCH.copy()), want, rtol=1e-5, atol=1e-5)
