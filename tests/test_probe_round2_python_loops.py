@@ -76,3 +76,19 @@ def test_vmap_of_grad_matches_central_differences(f):
 
     want = np.stack([central(r.copy()) for r in BATCH])
     np.testing.assert_allclose(ft.vmap(ft.grad(loss))(BATCH.copy()), want, rtol=1e-5, atol=1e-5)
+
+
+def test_a_format_spec_reads_the_value_of_each_row():
+    def f(x):
+        return x * len(f"{x[0]:.2f}")
+
+    b = np.array([[1.0, 2.0], [-10.0, 3.0], [0.5, 1.0]])
+    np.testing.assert_allclose(ft.vmap(f)(b), loop(f, b))
+    np.testing.assert_allclose(ft.grad(lambda x: f(x).sum())(b[1]), [6.0, 6.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # jit: the value is read: eager
+        jf = ft.jit(f)
+        for r in b:
+            np.testing.assert_allclose(jf(r), f(r))
+    with pytest.raises(TypeError):
+        ft.vmap(lambda x: f"{x:.2f}")(b)  # as NumPy: no format spec for a 1-d array

@@ -501,6 +501,17 @@ class Tracer:
         self._check_live("an index")
         return int(self._concrete())
 
+    def __format__(self, spec: str) -> str:
+        """``f"{t:.3f}"`` of a 0-d tracer formats its value, as NumPy (and torch) do: a
+        string drops no derivative; under ``vmap`` rows with different values split the
+        batch, under ``jit`` the recording reads a value (NOTE [number conversions])."""
+        if not spec:
+            return str(self)
+        if self.ndim:
+            raise TypeError(f"unsupported format string passed to {type(self).__name__}.__format__")
+        self._check_live("format()")
+        return format(self._concrete().item(), spec)
+
     def item(self, *args: Any) -> Any:
         if not self._reads_as_number():
             raise self._conversion_error(".item()")
