@@ -92,3 +92,21 @@ def test_a_format_spec_reads_the_value_of_each_row():
             np.testing.assert_allclose(jf(r), f(r))
     with pytest.raises(TypeError):
         ft.vmap(lambda x: f"{x:.2f}")(b)  # as NumPy: no format spec for a 1-d array
+
+
+def test_side_effects_run_once_per_run_of_the_function_as_documented():
+    log = []
+
+    def f(x):
+        log.append("start")
+        if x.sum() > 0:
+            log.append("pos")
+            return x * 2
+        log.append("neg")
+        return -x
+
+    xs = np.array([[1.0], [-1.0], [2.0]])
+    np.testing.assert_allclose(ft.vmap(f)(xs), loop(f, xs))
+    log.clear()
+    ft.vmap(f)(xs)
+    assert log == ["start", "start", "pos", "start", "neg"]  # docs/guides/control-flow.md
