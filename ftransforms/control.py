@@ -469,7 +469,7 @@ def _branch(op: str, sel: Any, branches: list, operands: tuple, kind: str) -> An
     if _is_batched(sel):
         return _batched_branch(op, sel, branches, operands, kind)
     rec = _recorder()
-    if rec is not None and type(sel) is TraceTracer:
+    if rec is not None and type(sel) is TraceTracer and not _untaken_effects(branches, sel, kind):
         try:
             return rec.record_branch(op, sel, branches, operands, _check_branches)
         except NotStructurable:
@@ -486,6 +486,22 @@ def _branch(op: str, sel: Any, branches: list, operands: tuple, kind: str) -> An
     get = getattr(s, "get", None)
     i = int(get()) if callable(get) and not isinstance(s, numpy.ndarray) else int(s)
     return _run_one(op, branches, i, operands)
+
+
+def _untaken_effects(branches: list, sel: TraceTracer, kind: str) -> bool:
+    """Whether a branch not taken may have effects: ``jit``'s recording would run it (to
+    record it) where the Python ``if`` does not, so the call runs eagerly instead (NOTE
+    [eager branch check]).  Likewise a loop body with effects is not recorded once for
+    all its steps (``_structurable``)."""
+    taken = int(host_bool(sel.val)) if kind == "boolean" else _int(sel.val)
+    taken = min(max(taken, 0), len(branches) - 1)
+    return any(may_have_effects(b) for k, b in enumerate(branches) if k != taken)
+
+
+def _structurable(*funs: Callable) -> bool:
+    """A loop whose functions have no effects: ``jit`` may record its body once (run once)
+    for all its steps, where the Python loop runs it per step."""
+    return not any(may_have_effects(f) for f in funs)
 
 
 #: Branch sets (code objects and operand types) whose outputs were found to agree.
@@ -570,14 +586,16 @@ def _batched_branch(op: str, sel: Any, branches: list, operands: tuple, kind: st
     leaves, spec = tree_flatten(operands)
     with numpy.errstate(all="ignore"):  # each branch also runs on the rows it does not take
         outs, takens = _run_all(sel, branches, leaves, spec, kind)
-    _check_branches(op, outs)
-    out_leaves = [tree_flatten(o)[0] for o in outs]
-    out_spec = tree_flatten(outs[0])[1]
-    if kind == "boolean":
+    if all(o is not None for o in outs):
+        _check_branches(op, outs)
+    ran = [i for i, o in enumerate(outs) if o is not None]  # a branch no row takes may not
+    out_leaves = [tree_flatten(o)[0] if o is not None else None for o in outs]
+    out_spec = tree_flatten(outs[ran[0]])[1]
+    if kind == "boolean" and len(ran) == 2:
         result = _select(sel, out_leaves[1], out_leaves[0])
     else:
-        result = out_leaves[-1]
-        for i in range(len(branches) - 2, -1, -1):
+        result = out_leaves[ran[-1]]
+        for i in reversed(ran[:-1]):
             result = _select(takens[i], out_leaves[i], result)
     return tree_unflatten(out_spec, result)
 
@@ -590,6 +608,9 @@ def _run_all(sel: Any, branches: list, leaves: list, spec: Any, kind: str) -> tu
         else:
             taken = fnp.equal(sel, i)
         takens.append(taken)
+        if may_have_effects(fun) and not bool(fnp.peek(taken).any()):
+            outs.append(None)  # no row takes it: it must not run (NOTE [eager branch check])
+            continue
         # each branch gets objects of its own, so that a write into an operand reaches
         # only the rows that take that branch (merged below)
         pre = _masked(leaves, taken)
@@ -674,7 +695,7 @@ def _check_carry(op: str, old: Any, new: Any, what: str = "body_fun's output") -
 
 def _while(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pred: Any) -> Any:
     rec = _recorder()
-    if rec is not None and type(pred) is TraceTracer:
+    if rec is not None and type(pred) is TraceTracer and _structurable(cond_fun, body_fun):
         try:
             return _structured(
                 lambda v: rec.record_while(op, cond_fun, body_fun, v, _check_carry), val
@@ -761,6 +782,7 @@ def _batched_while(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pr
         kept = tree_unflatten(new_spec, _select(p, new_leaves, tree_flatten(val)[0]))
         return (kept, _loop_pred(op, cond_fun, kept))
 
+    step.effects_of = (cond_fun, body_fun)  # type: ignore[attr-defined]
     return _while(op, any_row, step, state, any_row(state))[0]
 
 
@@ -782,7 +804,7 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
         lo, hi = _int(lower), _int(upper)
         init_val = _promote_weak_init(init_val, lambda v: body_fun(lo, v))
         rec = _recorder()
-        if rec is not None and hi > lo:
+        if rec is not None and hi > lo and _structurable(body_fun):
             try:
                 step = lambda val, i: (body_fun(i, val), None)  # noqa: E731
                 steps = range(lo, hi)
@@ -871,7 +893,7 @@ def scan(
         x_first = tree_unflatten(x_spec, [leaf[first] for leaf in x_leaves])
         init = _promote_weak_init(init, lambda c: _pair(op, f(c, x_first))[0])
     rec = _recorder()
-    if rec is not None and n > 0:
+    if rec is not None and n > 0 and _structurable(f):
 
         def step(carry: Any, t: Any) -> Any:
             return f(carry, tree_unflatten(x_spec, [fnp.getitem(leaf, t) for leaf in x_leaves]))

@@ -85,16 +85,11 @@ _EFFECT_NAMES = frozenset(
         "at",
         "write",
         "send",
-        "print",
         "seed",
         "random",
         "shuffle",
         "__setitem__",
         "__delitem__",
-        "setattr",
-        "delattr",
-        "exec",
-        "next",
     }  # fmt: skip
     | {
         n
@@ -103,6 +98,12 @@ _EFFECT_NAMES = frozenset(
         if not n.startswith("_") and n not in vars(numpy)  # not numpy.power, say
     }
 ) - {"bit_generator", "spawn"}
+
+#: Builtins whose call is an effect (``print(...)``; ``ft.debug.print``, an attribute,
+#: is recorded as an effect by ``jit`` and is not one of them).
+_BUILTIN_EFFECTS = frozenset(
+    {"print", "input", "open", "exec", "eval", "setattr", "delattr", "next"}
+)
 
 _CACHE: dict[Any, bool] = {}
 
@@ -120,7 +121,9 @@ _OWN = _LIBRARY_DIRS[-1]
 
 def may_have_effects(fun: Any) -> bool:
     """Whether calling ``fun`` may change anything outside it (conservative: a callable
-    whose code cannot be read counts as one that may, NumPy's ufuncs and builtins aside)."""
+    whose code cannot be read counts as one that may, NumPy's ufuncs and builtins aside).
+    A wrapper of ours whose own bookkeeping writes names the user's functions it calls in
+    its ``effects_of`` attribute."""
     try:
         return _scan(fun, 0, set())
     except Exception:  # noqa: BLE001 - an unreadable function: assume it may
@@ -147,6 +150,9 @@ def _library(fun: Any) -> bool:
 
 
 def _scan(fun: Any, depth: int, seen: set) -> bool:
+    wraps = getattr(fun, "effects_of", None)  # our wrapper: the user's functions it calls
+    if wraps is not None:
+        return any(_scan(f, depth, seen) for f in wraps)
     fun, code = _code_of(fun)
     if _library(fun) and (depth or code is None or not code.co_filename.startswith(_OWN)):
         return False  # (at the top, our own wrappers of a user's function are read)
@@ -193,6 +199,8 @@ def _code_writes(code: Any) -> bool:
     for ins in dis.get_instructions(code):
         op = ins.opname
         if op in _WRITES:
+            return True
+        if op in ("LOAD_GLOBAL", "LOAD_NAME") and ins.argval in _BUILTIN_EFFECTS:
             return True
         if op in ("STORE_DEREF", "DELETE_DEREF") and ins.argval in free:
             return True  # ``nonlocal`` rebinding

@@ -2,6 +2,8 @@
 (NOTE [eager branch check]) must change nothing the program sees.  Oracle: the Python
 ``if``/``while`` the control-flow function stands for, in plain NumPy."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -98,3 +100,60 @@ def test_a_scan_from_a_python_number_runs_a_body_that_writes_its_x_once_per_step
     np.testing.assert_array_equal(xs, want)  # was xs[0] written twice (the trial step)
     np.testing.assert_array_equal(ys, want)
     assert c == want.sum()
+
+
+def test_jit_does_not_record_an_untaken_branch_that_writes_a_global():
+    acc = np.zeros(2)
+
+    def count(v):
+        acc[0] += 1
+        return v
+
+    jf = ft.jit(lambda x: ft.cond(x.sum() > 0, lambda u: u * 2, count, x))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # eager: it reads the predicate
+        for _ in range(3):
+            np.testing.assert_array_equal(jf(np.ones(2)), [2.0, 2.0])
+        np.testing.assert_array_equal(acc, [0.0, 0.0])
+        np.testing.assert_array_equal(jf(-np.ones(2)), [-1.0, -1.0])
+    np.testing.assert_array_equal(acc, [1.0, 0.0])  # as the Python if
+
+
+def test_vmap_runs_no_branch_that_no_row_takes_when_it_has_effects():
+    acc = np.zeros(2)
+
+    def count(v):
+        acc[0] += 1
+        return v
+
+    def f(x):
+        return ft.cond(x.sum() > 0, lambda u: u * 2, count, x)
+
+    np.testing.assert_array_equal(ft.vmap(f)(np.ones((3, 2))), 2 * np.ones((3, 2)))
+    np.testing.assert_array_equal(acc, [0.0, 0.0])
+    g = ft.vmap(lambda i, x: ft.switch(i, [lambda u: u * 2, count, lambda u: u - 1], x))
+    np.testing.assert_array_equal(g(np.array([0, 2, 2]), np.ones((3, 2))), [[2, 2], [0, 0], [0, 0]])
+    np.testing.assert_array_equal(acc, [0.0, 0.0])
+
+
+@pytest.mark.parametrize("loop", ["while_loop", "fori_loop", "scan"])
+def test_the_first_jit_call_runs_a_loop_body_with_effects_once_per_step(loop):
+    steps = []
+
+    def body(c):
+        steps.append(1)
+        return c * 2
+
+    program = {
+        "while_loop": lambda x: ft.while_loop(lambda c: c.sum() < 10, body, x),
+        "fori_loop": lambda x: ft.fori_loop(0, 3, lambda i, c: body(c), x),
+        "scan": lambda x: ft.scan(lambda c, xi: (body(c), xi), x, np.ones(3))[0],
+    }[loop]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        jf = ft.jit(program)
+        np.testing.assert_array_equal(jf(np.ones(2)), [8.0, 8.0])
+        assert len(steps) == 3  # as the Python loop (the recording ran it once per step)
+        np.testing.assert_array_equal(
+            jf(np.full(2, 2.0)), [8.0, 8.0] if loop == "while_loop" else [16.0, 16.0]
+        )
