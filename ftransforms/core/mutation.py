@@ -16,8 +16,11 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
   caller's arrays are never modified (the transforms also give the function shallow
   copies, :func:`detached`, of the tracers it receives).
 * **Views** (torch's functionalization is the model): a view made by basic indexing,
-  ``.T``/``transpose``/``swapaxes``/``moveaxis``, ``reshape``/``ravel`` of a contiguous
-  array, ``squeeze``, ``.real``/``.imag`` or ``diagonal`` (read-only, as in NumPy) keeps
+  ``.T``/``transpose``/``swapaxes``/``moveaxis``/``rollaxis``/``matrix_transpose``,
+  ``reshape``/``ravel`` of a contiguous array, ``squeeze``/``expand_dims``/``atleast_*d``,
+  ``flip``/``fliplr``/``flipud``, the pieces of ``split``/``array_split``/``h``-``v``-
+  ``dsplit``/``unstack``, ``x.view()``, ``.real``/``.imag``, or ``diagonal`` and
+  ``broadcast_to`` (read-only, as in NumPy; ``np.asarray(t)``, an object array, too) keeps
   ``_base = (parent, forward, inverse, contiguous)``, and its parent keeps weak references
   to its live views (``_views``).  A write through a view is scattered into its parent
   (``inverse``: an ``.at[].set``), up to the root; a write to an array then regenerates

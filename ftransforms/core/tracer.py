@@ -578,7 +578,13 @@ class Tracer:
             flat = self.reshape(-1) if self.ndim > 1 else self
             for i in range(n):
                 out[i] = flat[i]
-        return out.reshape(self.shape)
+        out = out.reshape(self.shape)
+        if copy is not True and scipy_caller is None:
+            # np.asarray(t) is t itself in NumPy: a write into it must reach t, which an
+            # object array cannot do, so it refuses writes (NumPy's ValueError) instead of
+            # dropping them; np.array(t) asks for a copy, which may be written
+            out.flags.writeable = False
+        return out
 
     def _scipy_conversion_error(
         self, module: str, function: str, why: str
