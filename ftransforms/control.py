@@ -69,14 +69,18 @@ value the branch closes over is not masked (pass it as an operand when that matt
 Floating-point warnings are off while the branches run forward (the untaken rows are
 expected to raise them); the backward pass of those rows may still warn.  Each branch gets
 copies of the operand objects (NOTE [mutation semantics]); an operand a branch wrote into
-becomes ``where(taken, written, operand)``, so only its own rows see the write (a write
-into a value the branch closes over is not masked: pass it as an operand).
+becomes ``where(taken, written, operand)``, so only its own rows see the write; an array
+from outside the branch (a closure) that it wrote into gets its value back after the
+branch and then the same ``where`` (``watch_writes`` in ``core/mutation.py``).  A branch
+that no row takes and whose code may have effects (NOTE [eager branch check]) does not run.
 
 NOTE [batched while_loop]: with a predicate that differs across the batch the loop runs
 while any row's predicate holds; each step computes the body on every row and keeps the
 old carry (``where``) on rows whose predicate is already false, so finished rows are
 frozen (JAX's semantics).  Only ``any(predicate)`` over the physical batch axes comes
-back to the host, once per step.
+back to the host, once per step.  The body's writes into arrays from outside it reach the
+rows still running only, as do its in-place writes into the carry it got while that carry
+is still the loop's initial array (the Python loop's aliasing: ``c *= 2; return c``).
 """
 
 from __future__ import annotations
