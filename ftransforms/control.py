@@ -894,7 +894,8 @@ def scan(
     n = lengths.pop()
     if n > 0:
         first = n - 1 if reverse else 0
-        x_first = tree_unflatten(x_spec, [leaf[first] for leaf in x_leaves])
+        # the trial step gets a copy of a NumPy x (a view of xs: its writes would reach xs)
+        x_first = _trial_operands(tree_unflatten(x_spec, [leaf[first] for leaf in x_leaves]))
         init = _promote_weak_init(init, lambda c: _pair(op, f(c, x_first))[0])
     rec = _recorder()
     if rec is not None and n > 0 and _structurable(f):

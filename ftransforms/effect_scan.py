@@ -24,6 +24,7 @@ Example:
 
 from __future__ import annotations
 
+import builtins
 import dis
 import functools
 import importlib.util
@@ -51,9 +52,10 @@ _WRITES = frozenset(
     }
 )
 
-#: Names whose call (as a method or a function) changes its object, the output or a
-#: random generator's state: containers' and arrays' in-place methods, NumPy's writing
-#: functions, and every drawing method of NumPy's generators.
+#: Methods that change their object, the output or a random generator's state, when the
+#: object they are called on is not known (a local, an attribute): containers' and
+#: arrays' in-place methods and every drawing method of NumPy's generators.  (``x.at[i]``
+#: is not one: on a traced array it is JAX's functional update.)
 _EFFECT_NAMES = frozenset(
     {
         "append",
@@ -77,16 +79,9 @@ _EFFECT_NAMES = frozenset(
         "partition",
         "setflags",
         "byteswap",
-        "copyto",
-        "place",
-        "putmask",
-        "fill_diagonal",
-        "put_along_axis",
-        "at",
         "write",
         "send",
         "seed",
-        "random",
         "shuffle",
         "__setitem__",
         "__delitem__",
@@ -98,6 +93,14 @@ _EFFECT_NAMES = frozenset(
         if not n.startswith("_") and n not in vars(numpy)  # not numpy.power, say
     }
 ) - {"bit_generator", "spawn"}
+
+#: NumPy's functions that write into an argument (called as ``np.copyto(...)``; every
+#: other function of a module is pure, but for an ``out=``, which the keyword scan sees).
+_WRITING_FUNCTIONS = frozenset(
+    {"copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis", "shuffle", "seed"}
+)
+
+_UNKNOWN = object()
 
 #: Builtins whose call is an effect (``print(...)``; ``ft.debug.print``, an attribute,
 #: is recorded as an effect by ``jit`` and is not one of them).
@@ -161,12 +164,23 @@ def _scan(fun: Any, depth: int, seen: set) -> bool:
     if code in seen:
         return False
     seen.add(code)
-    cached = _CACHE.get(code)
+    closure = {}
+    for n, cell in zip(code.co_freevars, getattr(fun, "__closure__", None) or ()):
+        try:
+            closure[n] = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+    # what the scan reads of a closed-over value: its type, and which module it is
+    key = (
+        code,
+        *((type(c), c if isinstance(c, types.ModuleType) else None) for c in closure.values()),
+    )
+    cached = _CACHE.get(key)
     if cached is None:
-        cached = _code_writes(code)
+        cached = _code_writes(code, closure, getattr(fun, "__globals__", {}))
         if len(_CACHE) > 4096:
             _CACHE.clear()
-        _CACHE[code] = cached
+        _CACHE[key] = cached
     if cached:
         return True
     if depth >= 4:
@@ -187,23 +201,63 @@ def _scan(fun: Any, depth: int, seen: set) -> bool:
     return False
 
 
-def _code_writes(code: Any) -> bool:
-    if _EFFECT_NAMES.intersection(code.co_names):
-        return True
+def _code_writes(code: Any, closure: dict, glob: dict) -> bool:
+    """Whether ``code`` writes outside its locals; ``closure`` and ``glob`` resolve the
+    names it loads (so that a module's function is told from an object's method)."""
     for const in code.co_consts:
         if isinstance(const, tuple) and "out" in const:  # a call with out=
             return True
-        if isinstance(const, types.CodeType) and _code_writes(const):
+        if isinstance(const, types.CodeType) and _code_writes(const, {}, glob):
             return True
     free = set(code.co_freevars)
+    cur: Any = _UNKNOWN  # the object the last instruction loaded, where it is known
+    in_place = outside = False  # ``a += b``; an array (or a holder of some) from outside
     for ins in dis.get_instructions(code):
         op = ins.opname
         if op in _WRITES:
             return True
-        if op in ("LOAD_GLOBAL", "LOAD_NAME") and ins.argval in _BUILTIN_EFFECTS:
-            return True
         if op in ("STORE_DEREF", "DELETE_DEREF") and ins.argval in free:
             return True  # ``nonlocal`` rebinding
         if op.startswith("INPLACE_") or (op == "BINARY_OP" and ins.argrepr.endswith("=")):
-            return True  # ``a += b`` may write an array that is not the function's own
-    return False
+            in_place = True
+        if op in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF"):
+            cur = (closure if op == "LOAD_DEREF" else glob).get(ins.argval, _UNKNOWN)
+            if cur is _UNKNOWN and op != "LOAD_DEREF":
+                cur = vars(builtins).get(ins.argval, _UNKNOWN)
+                if ins.argval in _BUILTIN_EFFECTS:
+                    return True
+            outside = outside or _holds_arrays(cur)
+            continue
+        if op in ("LOAD_ATTR", "LOAD_METHOD"):
+            name = ins.argval
+            if isinstance(cur, types.ModuleType):
+                if cur.__name__.startswith("numpy.random") or name in _WRITING_FUNCTIONS:
+                    return True
+                cur = getattr(cur, name, _UNKNOWN)
+                continue
+            if isinstance(cur, numpy.ufunc):
+                if name == "at":  # np.add.at(a, i, v) writes a
+                    return True
+            elif isinstance(cur, (numpy.random.Generator, numpy.random.RandomState)):
+                return True
+            elif name in _EFFECT_NAMES:
+                return True
+            elif cur is not _UNKNOWN and not callable(cur):
+                outside = True  # an attribute of an object from outside (``model.w``)
+            cur = _UNKNOWN
+            continue
+        if op not in ("PUSH_NULL", "CACHE", "EXTENDED_ARG"):
+            cur = _UNKNOWN
+    # ``a += b`` writes the array ``a`` in place: the function's own (a local made
+    # inside it; the trials give it copies of its operands) unless it may reach one from
+    # outside (``for row in G: row += 1``)
+    return in_place and outside
+
+
+def _holds_arrays(value: Any) -> bool:
+    """Whether a value from outside a function may be (or hold) a NumPy array."""
+    if value is _UNKNOWN:
+        return True  # a closed-over name the scan cannot see
+    return isinstance(value, (numpy.ndarray, list, tuple, dict, set)) or not (
+        callable(value) or isinstance(value, (types.ModuleType, int, float, complex, str, bytes))
+    )

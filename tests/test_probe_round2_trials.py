@@ -73,6 +73,21 @@ def test_a_python_number_carry_of_a_body_with_effects_runs_the_body_once_per_ste
     assert len(log) == 3
 
 
+GLOBAL = np.zeros((2, 2))
+
+
+def in_place_on_a_local(c):
+    y = c * 2
+    y += 1.0
+    return y
+
+
+def in_place_on_a_global_row(c):
+    for row in GLOBAL:
+        row += c
+    return c
+
+
 @pytest.mark.parametrize(
     "fun, effects",
     [
@@ -82,6 +97,13 @@ def test_a_python_number_carry_of_a_body_with_effects_runs_the_body_once_per_ste
         (lambda v: v + np.random.normal(), True),
         (lambda v: np.exp(v, out=v), True),
         (lambda v: print(v), True),
+        (lambda v: np.sort(np.append(v, 1.0)), False),  # NumPy's functions, not methods
+        (lambda v: v.at[0].set(1.0), False),  # JAX's functional update
+        (lambda v: ft.debug.print("{}", v), False),  # recorded by jit as an effect
+        (lambda v: np.add.at(GLOBAL, [0], v), True),
+        (lambda v: v.sort(), True),
+        (in_place_on_a_local, False),
+        (in_place_on_a_global_row, True),
     ],
 )
 def test_the_effect_scan(fun, effects):
@@ -157,3 +179,17 @@ def test_the_first_jit_call_runs_a_loop_body_with_effects_once_per_step(loop):
         np.testing.assert_array_equal(
             jf(np.full(2, 2.0)), [8.0, 8.0] if loop == "while_loop" else [16.0, 16.0]
         )
+
+
+def test_jit_still_records_a_loop_whose_body_is_pure():
+    def body(i, c):
+        return c * 0.5 + np.sort(c)[0]  # np.sort: a function, not the in-place method
+
+    jf = ft.jit(lambda x: ft.fori_loop(0, 3, body, x))
+    for x in (np.array([3.0, 1.0, 2.0]), np.array([-1.0, 4.0, 0.5])):
+        want = x.copy()
+        for i in range(3):
+            want = body(i, want)
+        np.testing.assert_allclose(jf(x), want)
+    (program,) = jf.cache.values()
+    assert [e.prim.name for e in program.eqns] == ["fori_loop"]  # one node, not unrolled
