@@ -40,7 +40,11 @@ what a batched ``while_loop`` does instead: the rows that leave stay in the batc
 *masked*.  The loop goes on while any row is active; every later evaluation of its
 condition puts the masked rows' state back into the frame's locals (``fnp.where`` per
 local that changed, written back as a debugger does) and masks the rows that leave then;
-when none is active the loop exits with every row's own final state.  Inside the body a
+when none is active the loop exits with every row's own final state.  A traced array
+written in place keeps its identity, so the arrays the frame reaches (its locals, the
+globals its code names, and what lists, dicts and objects among them hold) are copied at
+each evaluation of the condition, and one written since gets the masked rows' values back
+through a write (``where``), which its aliases and views see.  Inside the body a
 Python value is read from the active rows only, so masked rows (one step past their state,
 discarded) never split anything.  The frame's locals are the loop's whole state only for
 plain code, so masking gives up (``SpeculationFailed``: the call runs again, splitting
@@ -331,10 +335,42 @@ class _Loop:
     )  # fmt: skip
 
 
-def _values_of(local_values: dict) -> dict:
-    """The current values of the traced arrays among a frame's locals (copies: a later
-    write in place into one of them does not reach its copy)."""
-    return {k: clone(v) for k, v in local_values.items() if isinstance(v, Tracer)}
+def _values_of(local_values: dict, frame: Any) -> dict:
+    """The traced arrays a loop's frame reaches, by path, with copies of their current
+    values (a later write in place into one of them does not reach its copy): its locals,
+    the globals its code names, and what lists, tuples, dicts and objects among those
+    hold (one level down)."""
+    out: dict = {}
+    seen: set = set()
+
+    def collect(v: Any, path: tuple, depth: int) -> None:
+        if isinstance(v, Tracer):
+            if id(v) not in seen:
+                seen.add(id(v))
+                out[path] = (v, clone(v))
+            return
+        if depth > 1:
+            return
+        if isinstance(v, (list, tuple)):
+            items: Any = enumerate(v[:64])
+        elif isinstance(v, dict):
+            items = list(v.items())[:64]
+        elif isinstance(getattr(v, "__dict__", None), dict) and not isinstance(
+            v, (type, types.ModuleType, types.FunctionType, types.MethodType)
+        ):
+            items = list(vars(v).items())[:64]
+        else:
+            return
+        for k, e in items:
+            collect(e, (*path, k), depth + 1)
+
+    for name, v in local_values.items():
+        collect(v, (name,), 0)
+    glob = frame.f_globals
+    for name in frame.f_code.co_names:
+        if name in glob and name not in local_values:
+            collect(glob[name], ("<global>", name), 0)
+    return out
 
 
 def _changed(value: Tracer, before: Tracer) -> bool:
@@ -388,7 +424,7 @@ class MaskedLoops:
         if not _followable(loop.saved):
             return None
         loop.shapes = {k: _shallow(v) for k, v in loop.saved.items()}
-        loop.values = _values_of(loop.saved)
+        loop.values = _values_of(loop.saved, frame)
         loop.numbers = {}
         self.records.append(loop)
         return stay
@@ -431,12 +467,6 @@ class MaskedLoops:
             if value is old:
                 if _shallow(value) != loop.shapes[name]:
                     raise self._fail(f"{name} was mutated in the loop")
-                before = loop.values.get(name)
-                if before is not None and _changed(value, before):
-                    if keep is None:
-                        keep = _index_like(value, loop.active)
-                    rows_kept = _as_rows(self.interp, keep)
-                    written.append((value, fnp.where(rows_kept, value, before)))
                 continue
             if not (isinstance(value, Tracer) or isinstance(old, Tracer)):
                 if not (_is_number(value) and _is_number(old)):
@@ -454,8 +484,14 @@ class MaskedLoops:
                 raise self._fail(f"{name} changed shape in the loop")
             if keep is None:
                 keep = _index_like(value, loop.active)
-            old = loop.values.get(name, old)  # its value then, if written in place since
+            if (name,) in loop.values:  # its value then, if written in place since
+                old = loop.values[(name,)][1]
             merged[name] = fnp.where(_as_rows(self.interp, keep), value, old)
+        for target, before in loop.values.values():
+            if _changed(target, before):
+                if keep is None:
+                    keep = _index_like(target, loop.active)
+                written.append((target, fnp.where(_as_rows(self.interp, keep), target, before)))
         loop.active = loop.active & (to_host(rows).astype(bool) == stay)
         # an array written in place (``y[i] *= 0.5``) keeps its identity: the rows that
         # left get their values back through a write, which its aliases and views see
@@ -465,7 +501,7 @@ class MaskedLoops:
             _write_locals(frame, merged)
             loop.saved.update(merged)
         if merged or written:
-            loop.values = _values_of(loop.saved)
+            loop.values = _values_of(loop.saved, frame)
         if loop.active.any():
             return stay
         self.records.pop()

@@ -39,7 +39,43 @@ def alias_of_an_argument(x):
     return x * 2
 
 
-PROGRAMS = [halve_the_largest, scale_through_a_view, alias_of_an_argument]
+def in_a_list(x):
+    y = [x.copy()]
+    while y[0].sum() > 0.5:
+        y[0] *= 0.5  # the same array, written in place, stays in the list
+    return y[0]
+
+
+class _State:
+    pass
+
+
+def in_an_attribute(x):
+    s = _State()
+    s.y = x.copy()
+    while s.y.sum() > 0.5:
+        s.y *= 0.5
+    return s.y
+
+
+_GLOBAL_STATE: dict = {}
+
+
+def in_a_global_dict(x):
+    _GLOBAL_STATE["y"] = x.copy()
+    while _GLOBAL_STATE["y"].sum() > 0.5:
+        _GLOBAL_STATE["y"] *= 0.5
+    return _GLOBAL_STATE["y"] * 1.0
+
+
+PROGRAMS = [
+    halve_the_largest,
+    scale_through_a_view,
+    alias_of_an_argument,
+    in_a_list,
+    in_an_attribute,
+    in_a_global_dict,
+]
 
 
 def loop(f, b):
