@@ -569,7 +569,10 @@ class Tracer:
                 f"holding one), so NumPy computes on it element by element in Python.  Use "
                 f"fnp.asarray(x) / fnp.array([...]) (ftransforms.numpy) to keep it fast.",
                 ObjectArrayWarning,
-                stacklevel=2,
+                # the user's line: past the wrapper of np.array while a transform is active
+                stacklevel=3
+                if sys._getframe(1).f_globals.get("__name__") == "numpy._ftransforms_buffers"
+                else 2,
             )
         out = numpy.empty(n, dtype=object)
         if not self.shape:
