@@ -25,8 +25,8 @@ What this round found and fixed (focused tests next to the existing ones):
 ``t.flat``; ``np.ldexp``; ``np.vectorize(..., otypes=/signature=)`` and ``np.frompyfunc``
 ufuncs; ``np.add.at(a, i, t)`` now names the ``fnp.at`` fix.  Documented limits are
 checked as errors here (object-array ``np.linalg.solve``, ``np.eye(k)[y]`` under ``vmap``,
-``np.asarray(t, dtype=np.float32)`` of a float64 ``t``, in-place stencils); two gaps in ``core/`` are strict
-xfails at the end.
+``np.asarray(t, dtype=np.float32)`` of a float64 ``t``, in-place stencils); two gaps in
+``core/`` are strict xfails at the end.
 """
 
 from __future__ import annotations
