@@ -69,14 +69,18 @@ value the branch closes over is not masked (pass it as an operand when that matt
 Floating-point warnings are off while the branches run forward (the untaken rows are
 expected to raise them); the backward pass of those rows may still warn.  Each branch gets
 copies of the operand objects (NOTE [mutation semantics]); an operand a branch wrote into
-becomes ``where(taken, written, operand)``, so only its own rows see the write (a write
-into a value the branch closes over is not masked: pass it as an operand).
+becomes ``where(taken, written, operand)``, so only its own rows see the write; an array
+from outside the branch (a closure) that it wrote into gets its value back after the
+branch and then the same ``where`` (``watch_writes`` in ``core/mutation.py``).  A branch
+that no row takes and whose code may have effects (NOTE [eager branch check]) does not run.
 
 NOTE [batched while_loop]: with a predicate that differs across the batch the loop runs
 while any row's predicate holds; each step computes the body on every row and keeps the
 old carry (``where``) on rows whose predicate is already false, so finished rows are
 frozen (JAX's semantics).  Only ``any(predicate)`` over the physical batch axes comes
-back to the host, once per step.
+back to the host, once per step.  The body's writes into arrays from outside it reach the
+rows still running only, as do its in-place writes into the carry it got while that carry
+is still the loop's initial array (the Python loop's aliasing: ``c *= 2; return c``).
 """
 
 from __future__ import annotations
@@ -95,9 +99,18 @@ from ftransforms.core.errors import (
     PredicateError,
     ScanLengthError,
 )
-from ftransforms.core.mutation import TrialWrite, assign, clone, payload, trial_run
+from ftransforms.core.mutation import (
+    TrialWrite,
+    assign,
+    clone,
+    payload,
+    restore,
+    trial_run,
+    watch_writes,
+)
 from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
+from ftransforms.effect_scan import may_have_effects
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
 from ftransforms.interpreters.forward import DualTracer, ForwardInterpreter
 from ftransforms.interpreters.reverse import ReverseTracer
@@ -211,11 +224,11 @@ def _promote_weak_init(init: Any, trial: Callable[[Any], Any]) -> Any:
     when ``init`` holds a Python scalar.
     """
     leaves, spec = tree_flatten(init)
-    if not any(type(leaf) in _WEAK for leaf in leaves):
-        return init
+    if not any(type(leaf) in _WEAK for leaf in leaves) or may_have_effects(trial):
+        return init  # a body with effects is not run twice (NOTE [eager branch check])
     try:
-        with effects_muted():  # a trial run: ft.debug callbacks stay quiet
-            new_leaves, new_spec = tree_flatten(trial(init))
+        with effects_muted(), trial_run():  # a trial run: ft.debug callbacks stay quiet
+            new_leaves, new_spec = tree_flatten(trial(_trial_operands(init)))
     except Exception:  # noqa: BLE001 - the loop runs the body again and reports the error
         return init
     if new_spec != spec:
@@ -460,7 +473,7 @@ def _branch(op: str, sel: Any, branches: list, operands: tuple, kind: str) -> An
     if _is_batched(sel):
         return _batched_branch(op, sel, branches, operands, kind)
     rec = _recorder()
-    if rec is not None and type(sel) is TraceTracer:
+    if rec is not None and type(sel) is TraceTracer and not _untaken_effects(branches, sel, kind):
         try:
             return rec.record_branch(op, sel, branches, operands, _check_branches)
         except NotStructurable:
@@ -479,6 +492,22 @@ def _branch(op: str, sel: Any, branches: list, operands: tuple, kind: str) -> An
     return _run_one(op, branches, i, operands)
 
 
+def _untaken_effects(branches: list, sel: TraceTracer, kind: str) -> bool:
+    """Whether a branch not taken may have effects: ``jit``'s recording would run it (to
+    record it) where the Python ``if`` does not, so the call runs eagerly instead (NOTE
+    [eager branch check]).  Likewise a loop body with effects is not recorded once for
+    all its steps (``_structurable``)."""
+    taken = int(host_bool(sel.val)) if kind == "boolean" else _int(sel.val)
+    taken = min(max(taken, 0), len(branches) - 1)
+    return any(may_have_effects(b) for k, b in enumerate(branches) if k != taken)
+
+
+def _structurable(*funs: Callable) -> bool:
+    """A loop whose functions have no effects: ``jit`` may record its body once (run once)
+    for all its steps, where the Python loop runs it per step."""
+    return not any(may_have_effects(f) for f in funs)
+
+
 #: Branch sets (code objects and operand types) whose outputs were found to agree.
 _CHECKED: set = set()
 
@@ -493,7 +522,10 @@ def _run_one(op: str, branches: list, taken: int, operands: tuple) -> Any:
     calls run the branch taken alone.  A branch that raises in that trial run is not
     checked (its error belongs to the calls that take it); nor is one that writes into a
     traced array (the trial stops at the write) or into an operand (it gets copies of the
-    NumPy arrays), so that an untaken branch changes nothing.
+    NumPy arrays), so that an untaken branch changes nothing.  A branch whose code may
+    change anything else (a NumPy array it closes over, a list, a random generator: see
+    ``ftransforms/effect_scan.py``) is not run at all; nor, by the same rule, is a loop
+    body run on trial (a loop run zero times, a Python-number carry's promotion).
     """
     out = branches[taken](*operands)
     if len(branches) > 1:
@@ -502,6 +534,8 @@ def _run_one(op: str, branches: list, taken: int, operands: tuple) -> Any:
         except TypeError:  # an unhashable code or operand: no cache, no trial run
             return out
         if key not in _CHECKED:
+            if any(may_have_effects(f) for k, f in enumerate(branches) if k != taken):
+                return out  # its trial run could change what the program sees
             outs = []
             for k, fun in enumerate(branches):
                 if k == taken:
@@ -556,14 +590,16 @@ def _batched_branch(op: str, sel: Any, branches: list, operands: tuple, kind: st
     leaves, spec = tree_flatten(operands)
     with numpy.errstate(all="ignore"):  # each branch also runs on the rows it does not take
         outs, takens = _run_all(sel, branches, leaves, spec, kind)
-    _check_branches(op, outs)
-    out_leaves = [tree_flatten(o)[0] for o in outs]
-    out_spec = tree_flatten(outs[0])[1]
-    if kind == "boolean":
+    if all(o is not None for o in outs):
+        _check_branches(op, outs)
+    ran = [i for i, o in enumerate(outs) if o is not None]  # a branch no row takes may not
+    out_leaves = [tree_flatten(o)[0] if o is not None else None for o in outs]
+    out_spec = tree_flatten(outs[ran[0]])[1]
+    if kind == "boolean" and len(ran) == 2:
         result = _select(sel, out_leaves[1], out_leaves[0])
     else:
-        result = out_leaves[-1]
-        for i in range(len(branches) - 2, -1, -1):
+        result = out_leaves[ran[-1]]
+        for i in reversed(ran[:-1]):
             result = _select(takens[i], out_leaves[i], result)
     return tree_unflatten(out_spec, result)
 
@@ -576,18 +612,37 @@ def _run_all(sel: Any, branches: list, leaves: list, spec: Any, kind: str) -> tu
         else:
             taken = fnp.equal(sel, i)
         takens.append(taken)
+        if may_have_effects(fun) and not bool(fnp.peek(taken).any()):
+            outs.append(None)  # no row takes it: it must not run (NOTE [eager branch check])
+            continue
         # each branch gets objects of its own, so that a write into an operand reaches
         # only the rows that take that branch (merged below)
         pre = _masked(leaves, taken)
         given = [clone(x) if isinstance(x, Tracer) else x for x in pre]
-        outs.append(fun(*tree_unflatten(spec, given)))
+        with watch_writes() as log:
+            outs.append(fun(*tree_unflatten(spec, given)))
         for k, (p, g) in enumerate(zip(pre, given)):
             if isinstance(leaves[k], Tracer) and _moved(g, p):
-                writes.append((k, taken, g))
-    for k, taken, g in writes:
-        x = leaves[k]
+                writes.append((leaves[k], taken, g))
+        writes += _outside_writes(log, given, taken)
+    for x, taken, g in writes:
         assign(x, fnp.astype(fnp.where(taken, g, x), x.dtype))
     return outs, takens
+
+
+def _outside_writes(log: dict, given: list, rows: Any) -> list:
+    """The writes a branch or loop body run on all rows made into arrays from outside it
+    (``log`` of :class:`watch_writes`): each array gets its value back, and the caller
+    writes ``where(rows, new, old)`` into it."""
+    if not log:
+        return []
+    own = {id(g) for g in given}
+    out = []
+    for obj, before in log.values():
+        if id(obj) not in own:
+            out.append((obj, rows, clone(obj)))
+            restore(obj, before)
+    return out
 
 
 def _moved(given: Tracer, before: Tracer) -> bool:
@@ -644,7 +699,7 @@ def _check_carry(op: str, old: Any, new: Any, what: str = "body_fun's output") -
 
 def _while(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pred: Any) -> Any:
     rec = _recorder()
-    if rec is not None and type(pred) is TraceTracer:
+    if rec is not None and type(pred) is TraceTracer and _structurable(cond_fun, body_fun):
         try:
             return _structured(
                 lambda v: rec.record_while(op, cond_fun, body_fun, v, _check_carry), val
@@ -679,13 +734,13 @@ def _trial_body(op: str, body_fun: Callable, val: Any) -> None:
     try:
         leaves, spec = tree_flatten(val)
         key = (op, getattr(body_fun, "__code__", body_fun), spec, tuple(map(_aval, leaves)))
-        if key in _CHECKED:
+        if key in _CHECKED or may_have_effects(body_fun):
             return
     except TypeError:
         return
-    try:
-        with numpy.errstate(all="ignore"):
-            new = body_fun(val)
+    try:  # on copies, writes into tracers stopped: the body changes nothing
+        with numpy.errstate(all="ignore"), effects_muted(), trial_run():
+            new = body_fun(_trial_operands(val))
     except Exception:  # noqa: BLE001 - not this call's error
         return
     _check_carry(op, val, new)
@@ -694,6 +749,11 @@ def _trial_body(op: str, body_fun: Callable, val: Any) -> None:
 
 def _batched_while(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pred: Any) -> Any:
     leaves, spec = tree_flatten(val)
+    # In one row's Python loop the body's first carry *is* the array the loop started
+    # from, and stays it while the body returns the object it got (``c *= 2; return c``):
+    # its in-place writes reach that array.  Here the body gets copies, so each write is
+    # passed on to the rows still running, as long as that chain of objects holds.
+    chain = [x if isinstance(x, Tracer) else None for x in leaves]
     # where(p, x, x): every carry leaf batched from the start, so the carry's form is fixed
     state = (tree_unflatten(spec, _select(pred, leaves, leaves)), pred)
 
@@ -706,14 +766,27 @@ def _batched_while(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pr
         leaves, spec = tree_flatten(val)
         # the body gets objects of its own: a write into the carry in place must not reach
         # the old carry that the finished rows keep
-        given = [clone(x) if isinstance(x, Tracer) else x for x in _masked(leaves, p)]
-        with numpy.errstate(all="ignore"):  # the body also runs on the finished rows
+        pre = _masked(leaves, p)
+        given = [clone(x) if isinstance(x, Tracer) else x for x in pre]
+        # the body also runs on the finished rows: no warnings, and its writes into arrays
+        # from outside it reach only the rows still running
+        with numpy.errstate(all="ignore"), watch_writes() as log:
             new = body_fun(tree_unflatten(spec, given))
+        writes = _outside_writes(log, given, p)
         _check_carry(op, val, new)
         new_leaves, new_spec = tree_flatten(new)
+        for k, x in enumerate(chain):
+            if x is not None:
+                if _moved(given[k], pre[k]):
+                    writes.append((x, p, given[k]))
+                if k >= len(new_leaves) or new_leaves[k] is not given[k]:
+                    chain[k] = None
+        for x, rows, g in writes:
+            assign(x, fnp.astype(fnp.where(rows, g, x), x.dtype))
         kept = tree_unflatten(new_spec, _select(p, new_leaves, tree_flatten(val)[0]))
         return (kept, _loop_pred(op, cond_fun, kept))
 
+    step.effects_of = (cond_fun, body_fun)  # type: ignore[attr-defined]
     return _while(op, any_row, step, state, any_row(state))[0]
 
 
@@ -735,7 +808,7 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
         lo, hi = _int(lower), _int(upper)
         init_val = _promote_weak_init(init_val, lambda v: body_fun(lo, v))
         rec = _recorder()
-        if rec is not None and hi > lo:
+        if rec is not None and hi > lo and _structurable(body_fun):
             try:
                 step = lambda val, i: (body_fun(i, val), None)  # noqa: E731
                 steps = range(lo, hi)
@@ -821,10 +894,11 @@ def scan(
     n = lengths.pop()
     if n > 0:
         first = n - 1 if reverse else 0
-        x_first = tree_unflatten(x_spec, [leaf[first] for leaf in x_leaves])
+        # the trial step gets a copy of a NumPy x (a view of xs: its writes would reach xs)
+        x_first = _trial_operands(tree_unflatten(x_spec, [leaf[first] for leaf in x_leaves]))
         init = _promote_weak_init(init, lambda c: _pair(op, f(c, x_first))[0])
     rec = _recorder()
-    if rec is not None and n > 0:
+    if rec is not None and n > 0 and _structurable(f):
 
         def step(carry: Any, t: Any) -> Any:
             return f(carry, tree_unflatten(x_spec, [fnp.getitem(leaf, t) for leaf in x_leaves]))

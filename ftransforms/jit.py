@@ -262,14 +262,14 @@ def jit(
     argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
     name = getattr(func, "__name__", "f")
-    cache: OrderedDict = OrderedDict()
+    cache = _ProgramCache()
     # NOTE [jit's fast path]: a call whose positional arguments are all plain NumPy arrays
     # (or tuples/lists of them) and that has no keyword or static arguments is keyed by
     # the arrays' shapes and dtypes alone (``_fast_key``): the same signature the general
     # key (tree structure, array types, shapes, dtypes) describes for such a call, found
     # without flattening.  It maps to the program of the general cache, replayed only
     # when it is not value-dependent; eviction from the general cache empties it.
-    fast: dict = {}
+    fast: dict = cache.fast
     stale = [0]  # recordings made again because an outside value was rebound
     plain = not (argnums or argnames)
     attach_later: dict = {}  # id -> a recorded program not yet given its compiled tier
@@ -320,7 +320,6 @@ def jit(
             # arguments was rebound since the recording: record again
             _recording_again(name, program.guards, stale)
             del cache[key]
-            fast.clear()
             attach_later.pop(id(program), None)
             program = None
         if program is None:
@@ -367,6 +366,32 @@ def jit(
 
     compiled.compile = compile_all  # type: ignore[attr-defined]
     return compiled
+
+
+class _ProgramCache(OrderedDict):
+    """``jit(f).cache``: signature -> program.  Removing programs (``jf.cache.clear()``,
+    to record again after a value ``f`` reads from outside changed) empties the fast-path
+    map too (NOTE [jit's fast path]), which would go on replaying them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fast: dict = {}
+
+    def clear(self) -> None:
+        self.fast.clear()
+        super().clear()
+
+    def __delitem__(self, key: Any) -> None:
+        self.fast.clear()
+        super().__delitem__(key)
+
+    def pop(self, *args: Any) -> Any:
+        self.fast.clear()
+        return super().pop(*args)
+
+    def popitem(self, last: bool = True) -> Any:
+        self.fast.clear()
+        return super().popitem(last=last)
 
 
 #: Recordings made again for rebound outside values after which ``jit`` warns (as

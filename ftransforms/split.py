@@ -40,7 +40,11 @@ what a batched ``while_loop`` does instead: the rows that leave stay in the batc
 *masked*.  The loop goes on while any row is active; every later evaluation of its
 condition puts the masked rows' state back into the frame's locals (``fnp.where`` per
 local that changed, written back as a debugger does) and masks the rows that leave then;
-when none is active the loop exits with every row's own final state.  Inside the body a
+when none is active the loop exits with every row's own final state.  A traced array
+written in place keeps its identity, so the arrays the frame reaches (its locals, the
+globals its code names, and what lists, dicts and objects among them hold) are copied at
+each evaluation of the condition, and one written since gets the masked rows' values back
+through a write (``where``), which its aliases and views see.  Inside the body a
 Python value is read from the active rows only, so masked rows (one step past their state,
 discarded) never split anything.  The frame's locals are the loop's whole state only for
 plain code, so masking gives up (``SpeculationFailed``: the call runs again, splitting
@@ -84,6 +88,7 @@ import ftransforms.interpreters.batching as batching
 import ftransforms.numpy as fnp
 from ftransforms.arguments import out_dims_per_leaf, structure_str
 from ftransforms.core.errors import PerformanceWarning, SplitOutputError
+from ftransforms.core.mutation import assign, clone, payload
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchSplit, BatchTracer, SpeculationFailed
 from ftransforms.numpy.helpers import dtype_of, to_host, xp_of
@@ -326,7 +331,53 @@ def _followable(values: dict) -> bool:
 class _Loop:
     __slots__ = (
         "frame", "start", "stop", "edge", "stay", "outer", "active", "saved", "shapes", "numbers",
+        "values",
     )  # fmt: skip
+
+
+def _values_of(local_values: dict, frame: Any) -> dict:
+    """The traced arrays a loop's frame reaches, by path, with copies of their current
+    values (a later write in place into one of them does not reach its copy): its locals,
+    the globals its code names, and what lists, tuples, dicts and objects among those
+    hold (one level down)."""
+    out: dict = {}
+    seen: set = set()
+
+    def collect(v: Any, path: tuple, depth: int) -> None:
+        if isinstance(v, Tracer):
+            if id(v) not in seen:
+                seen.add(id(v))
+                out[path] = (v, clone(v))
+            return
+        if depth > 1:
+            return
+        if isinstance(v, (list, tuple)):
+            items: Any = enumerate(v[:64])
+        elif isinstance(v, dict):
+            items = list(v.items())[:64]
+        elif isinstance(getattr(v, "__dict__", None), dict) and not isinstance(
+            v, (type, types.ModuleType, types.FunctionType, types.MethodType)
+        ):
+            items = list(vars(v).items())[:64]
+        else:
+            return
+        for k, e in items:
+            collect(e, (*path, k), depth + 1)
+
+    for name, v in local_values.items():
+        collect(v, (name,), 0)
+    glob = frame.f_globals
+    for name in frame.f_code.co_names:
+        if name in glob and name not in local_values:
+            collect(glob[name], ("<global>", name), 0)
+    return out
+
+
+def _changed(value: Tracer, before: Tracer) -> bool:
+    """Whether a write turned ``value`` into another value than its copy ``before``."""
+    return type(value) is not type(before) or any(
+        getattr(value, n, None) is not getattr(before, n, None) for n in payload(type(value))
+    )
 
 
 def _is_number(value: Any) -> bool:
@@ -373,6 +424,7 @@ class MaskedLoops:
         if not _followable(loop.saved):
             return None
         loop.shapes = {k: _shallow(v) for k, v in loop.saved.items()}
+        loop.values = _values_of(loop.saved, frame)
         loop.numbers = {}
         self.records.append(loop)
         return stay
@@ -408,6 +460,7 @@ class MaskedLoops:
         if now.keys() != loop.saved.keys():
             raise self._fail("the loop bound a new local name")
         merged = {}
+        written = []  # arrays written in place: (array, its value when the rows left)
         keep = None
         for name, value in now.items():
             old = loop.saved[name]
@@ -431,11 +484,24 @@ class MaskedLoops:
                 raise self._fail(f"{name} changed shape in the loop")
             if keep is None:
                 keep = _index_like(value, loop.active)
+            if (name,) in loop.values:  # its value then, if written in place since
+                old = loop.values[(name,)][1]
             merged[name] = fnp.where(_as_rows(self.interp, keep), value, old)
+        for target, before in loop.values.values():
+            if _changed(target, before):
+                if keep is None:
+                    keep = _index_like(target, loop.active)
+                written.append((target, fnp.where(_as_rows(self.interp, keep), target, before)))
         loop.active = loop.active & (to_host(rows).astype(bool) == stay)
+        # an array written in place (``y[i] *= 0.5``) keeps its identity: the rows that
+        # left get their values back through a write, which its aliases and views see
+        for target, value in written:
+            assign(target, fnp.astype(value, dtype_of(target)))
         if merged:
             _write_locals(frame, merged)
             loop.saved.update(merged)
+        if merged or written:
+            loop.values = _values_of(loop.saved, frame)
         if loop.active.any():
             return stay
         self.records.pop()

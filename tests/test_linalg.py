@@ -38,7 +38,12 @@ import pytest
 import ftransforms.numpy as fnp
 from ftransforms import grad, hessian, jacfwd, jacrev, jvp, vjp, vmap
 from ftransforms.backend import _NAMESPACES, register_backend
-from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperationError
+from ftransforms.core.errors import (
+    BatchedControlFlowError,
+    PerformanceWarning,
+    SplitOutputError,
+    UnsupportedOperationError,
+)
 from ftransforms.ops.linalg import fold_lower
 from ftransforms.testing import check_grads, check_vmap
 from tests.tolerances import assert_tree_close, tol
@@ -503,8 +508,15 @@ def test_vmap_of_grad_of_lstsq_and_mixed_rank_error():
     check_vmap(lambda a: fnp.linalg.lstsq(a, b)[1], (a,))
     a_bad = a.copy()
     a_bad[1, :, 2] = a_bad[1, :, 0]
-    with pytest.raises(BatchedControlFlowError, match="lstsq"):
+    # mixed ranks split the batch, as the loop over rows: the residuals are ragged (the
+    # loop's np.stack fails too), the solutions are not
+    with pytest.raises(SplitOutputError, match="different shapes"):
         vmap(lambda a: fnp.linalg.lstsq(a, b)[1])(a_bad)
+    with pytest.warns(PerformanceWarning):
+        x_bad = vmap(lambda a: fnp.linalg.lstsq(a, b)[0])(a_bad)
+    assert_tree_close(x_bad, np.stack([np.linalg.lstsq(m, b)[0] for m in a_bad]), **F64)
+    with pytest.raises(BatchedControlFlowError, match="lstsq"):
+        vmap(lambda a: fnp.linalg.lstsq(a, b)[1], split=False)(a_bad)
     # all rank-deficient: empty residuals, like numpy's
     a_def = a.copy()
     a_def[:, :, 2] = a_def[:, :, 0]

@@ -25,8 +25,8 @@ What this round found and fixed (focused tests next to the existing ones):
 ``t.flat``; ``np.ldexp``; ``np.vectorize(..., otypes=/signature=)`` and ``np.frompyfunc``
 ufuncs; ``np.add.at(a, i, t)`` now names the ``fnp.at`` fix.  Documented limits are
 checked as errors here (object-array ``np.linalg.solve``, ``np.eye(k)[y]`` under ``vmap``,
-``np.asarray(t, dtype=np.float64)``, in-place stencils); two gaps in ``core/`` are strict
-xfails at the end.
+``np.asarray(t, dtype=np.float32)`` of a float64 ``t``, in-place stencils); two gaps in
+``core/`` are strict xfails at the end.
 """
 
 from __future__ import annotations
@@ -792,11 +792,13 @@ def test_utility_idioms(rng):
     close(ft.grad(lambda A: np.sum(row_energy(A)))(M), M + np.prod(M, axis=1, keepdims=True) / M)
     check_vmap(row_energy, (rng.standard_normal((2, 4, 3)),), (0,))
     X, Y = rng.standard_normal((5, 3)), rng.standard_normal((5, 3))
-    # np.asarray(t, dtype=np.float64) asks for a float64 NumPy array, which cannot hold a
-    # tracer (NumPy calls t.__array__(dtype) and dispatches to no protocol): the
-    # documented TracerConversionError names fnp.asarray; without dtype= it works
+    # np.asarray(t, dtype=np.float64) of a float64 traced array is that array, as in
+    # NumPy; another dtype asks for a NumPy array of it, which cannot hold a tracer
+    # (NumPy calls t.__array__(dtype)): the documented TracerConversionError names
+    # fnp.asarray
+    check_fd_grad(lambda M: np.sum(p_normalize_rows_float64(M)), (X,))
     with pytest.raises(TracerConversionError, match="fnp.asarray"):
-        ft.grad(lambda M: np.sum(p_normalize_rows_float64(M)))(X)
+        ft.grad(lambda M: np.sum(np.asarray(M, dtype=np.float32)))(X)
     check_fd_grad(p_cosine_loss, (X, Y))  # jax.jit refuses the assert on a traced value
     check_jacfwd(p_row_norms, (X,))
     # under vmap the assertion's np.allclose is one bool per row: every row holds, so the

@@ -16,8 +16,11 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
   caller's arrays are never modified (the transforms also give the function shallow
   copies, :func:`detached`, of the tracers it receives).
 * **Views** (torch's functionalization is the model): a view made by basic indexing,
-  ``.T``/``transpose``/``swapaxes``/``moveaxis``, ``reshape``/``ravel`` of a contiguous
-  array, ``squeeze``, ``.real``/``.imag`` or ``diagonal`` (read-only, as in NumPy) keeps
+  ``.T``/``transpose``/``swapaxes``/``moveaxis``/``rollaxis``/``matrix_transpose``,
+  ``reshape``/``ravel`` of a contiguous array, ``squeeze``/``expand_dims``/``atleast_*d``,
+  ``flip``/``fliplr``/``flipud``, the pieces of ``split``/``array_split``/``h``-``v``-
+  ``dsplit``/``unstack``, ``x.view()``, ``.real``/``.imag``, or ``diagonal`` and
+  ``broadcast_to`` (read-only, as in NumPy) keeps
   ``_base = (parent, forward, inverse, contiguous)``, and its parent keeps weak references
   to its live views (``_views``).  A write through a view is scattered into its parent
   (``inverse``: an ``.at[].set``), up to the root; a write to an array then regenerates
@@ -39,8 +42,9 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
   into an unbatched buffer makes it batched.  The NumPy arrays a transformed function
   receives untransformed (``grad``'s other arguments, ``vmap``'s ``in_dims=None``) are
   buffers too, so ``u = u0.copy(); u[1:-1] = ...`` works on them.
-  ``np.asarray(buffer)`` reads its current value (read-only).  Buffers never leave the
-  transform: the outermost boundary turns them back into plain arrays
+  ``np.asarray(t)``/``np.asanyarray(t)`` called by user code return the traced array or
+  buffer itself, as NumPy does (called by library code: its value, read-only).  Buffers
+  never leave the transform: the outermost boundary turns them back into plain arrays
   (``from_object_arrays``), and one kept in a global raises the escaped-tracer error.
   Other threads see NumPy's own functions' behaviour.
 * **What records values keeps them**: a reverse-mode tape (and a checkpointed block)
@@ -337,10 +341,41 @@ class trial_run:  # noqa: N801 - used as ``with trial_run():``
         _LOCAL.trial = self.before
 
 
+class watch_writes:  # noqa: N801 - used as ``with watch_writes() as log:``
+    """While active on this thread, the first write into each array object that is not a
+    view is logged: ``log[id(obj)] = (obj, a clone of its value before the write)``.
+
+    A batched ``cond`` runs every branch on all rows and a batched ``while_loop`` its body
+    on finished rows too; a write such a branch or body makes into an array from outside
+    it (a closure) must reach only the rows that take it: the caller puts the value back
+    with :func:`restore` and writes ``where(rows, new, old)`` (ftransforms/control.py).
+    """
+
+    __slots__ = ("before", "log")
+
+    def __enter__(self) -> dict:
+        self.before = _LOCAL.writes
+        self.log: dict = {}
+        _LOCAL.writes = self.log
+        return self.log
+
+    def __exit__(self, *exc: Any) -> None:
+        _LOCAL.writes = self.before
+
+
+def restore(target: Tracer, before: Tracer) -> None:
+    """Give ``target`` (not a view) its value ``before`` back, its live views with it."""
+    become(target, before)
+    refresh(target)
+
+
 def check_write(target: Tracer) -> None:
     """Raise if ``target`` may not be written now (see NOTE [mutation semantics])."""
     if _LOCAL.trial:
         raise TrialWrite
+    log = _LOCAL.writes
+    if log is not None and id(target) not in log and _slot(target, "_base") is None:
+        log[id(target)] = (target, clone(target))
     if not target._interp.active:
         target._check_live("a write into it")
     for interp in current_stack():
@@ -354,6 +389,7 @@ class _Local(threading.local):
     def __init__(self) -> None:
         self.scope: BufferInterpreter | None = None
         self.trial = False
+        self.writes: dict | None = None  # see watch_writes
 
 
 _LOCAL = _Local()
@@ -482,10 +518,37 @@ def wrapper(*args, **kwargs):
 """
 
 
-def _creation(name: str) -> Any:
+_ASARRAY_SOURCE = """
+def wrapper(a, *args, **kwargs):
+    if (
+        isinstance(a, Tracer)
+        and len(args) < 2
+        and kwargs.get("copy") is not True
+        and kwargs.get("order", "K") in ("K", "A", "C", None)
+        and same_dtype(a, args[0] if args else kwargs.get("dtype"))
+        and from_user_code(1, name)
+    ):
+        return a
+    return original(a, *args, **kwargs)
+"""
+
+
+def _same_dtype(a: Any, dtype: Any) -> bool:
+    try:
+        return dtype is None or numpy.dtype(dtype) == a.dtype
+    except TypeError:
+        return False
+
+
+def _creation(name: str, source: str = _WRAPPER_SOURCE) -> Any:
     """The wrapper of ``numpy.<name>``.  Its globals name a NumPy module, so that the frame
-    checks that look for NumPy's own code (``Tracer.__array__``'s) see through it."""
+    checks that look for NumPy's own code (``Tracer.__array__``'s) see through it.
+    ``numpy.asarray``/``asanyarray`` called by user code on a traced array (a buffer
+    included) return that array itself, as NumPy does, so that a write into the result
+    reaches it; called by library code they convert as before."""
     namespace = {
+        "Tracer": Tracer,
+        "same_dtype": _same_dtype,
         "__name__": "numpy._ftransforms_buffers",
         "original": getattr(numpy, name),
         "local": _LOCAL,
@@ -494,7 +557,7 @@ def _creation(name: str) -> Any:
         "name": name,
         "Buffer": Buffer,
     }
-    exec(compile(_WRAPPER_SOURCE, __file__, "exec"), namespace)  # noqa: S102 - fixed source
+    exec(compile(source, __file__, "exec"), namespace)  # noqa: S102 - fixed source
     wrapper = namespace["wrapper"]
     wrapper.__name__ = wrapper.__qualname__ = name
     wrapper.__wrapped__ = namespace["original"]
@@ -524,6 +587,7 @@ _WRAPPERS = {
         "linspace",
     )
 }
+_WRAPPERS.update({name: _creation(name, _ASARRAY_SOURCE) for name in ("asarray", "asanyarray")})
 
 _ORIGINALS = {name: wrapper.__wrapped__ for name, wrapper in _WRAPPERS.items()}
 

@@ -501,6 +501,17 @@ class Tracer:
         self._check_live("an index")
         return int(self._concrete())
 
+    def __format__(self, spec: str) -> str:
+        """``f"{t:.3f}"`` of a 0-d tracer formats its value, as NumPy (and torch) do: a
+        string drops no derivative; under ``vmap`` rows with different values split the
+        batch, under ``jit`` the recording reads a value (NOTE [number conversions])."""
+        if not spec:
+            return str(self)
+        if self.ndim:
+            raise TypeError(f"unsupported format string passed to {type(self).__name__}.__format__")
+        self._check_live("format()")
+        return format(self._concrete().item(), spec)
+
     def item(self, *args: Any) -> Any:
         if not self._reads_as_number():
             raise self._conversion_error(".item()")
@@ -558,7 +569,10 @@ class Tracer:
                 f"holding one), so NumPy computes on it element by element in Python.  Use "
                 f"fnp.asarray(x) / fnp.array([...]) (ftransforms.numpy) to keep it fast.",
                 ObjectArrayWarning,
-                stacklevel=2,
+                # the user's line: past the wrapper of np.array while a transform is active
+                stacklevel=3
+                if sys._getframe(1).f_globals.get("__name__") == "numpy._ftransforms_buffers"
+                else 2,
             )
         out = numpy.empty(n, dtype=object)
         if not self.shape:
@@ -567,7 +581,13 @@ class Tracer:
             flat = self.reshape(-1) if self.ndim > 1 else self
             for i in range(n):
                 out[i] = flat[i]
-        return out.reshape(self.shape)
+        out = out.reshape(self.shape)
+        if copy is not True and scipy_caller is None:
+            # np.asarray(t) is t itself in NumPy: a write into it must reach t, which an
+            # object array cannot do, so it refuses writes (NumPy's ValueError) instead of
+            # dropping them; np.array(t) asks for a copy, which may be written
+            out.flags.writeable = False
+        return out
 
     def _scipy_conversion_error(
         self, module: str, function: str, why: str

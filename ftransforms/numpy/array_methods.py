@@ -282,6 +282,9 @@ class ArrayMethods:
     def squeeze(self, axis=None):
         return inplace.squeeze_view(self, axis)
 
+    def view(self, dtype=None, type=None):  # noqa: A002 - NumPy's names
+        return inplace.identity_view(self, dtype, type)
+
     def ravel(self, order="C"):
         return inplace.ravel_view(self, order=order)
 

@@ -73,6 +73,17 @@ def peek(x: Any) -> Any:
     return x
 
 
+def read_per_row(pred: Any, refused: str) -> bool:
+    """``bool(pred)`` for library code whose next step (a result's size) depends on the
+    data where ``peek`` found the rows of a ``vmap`` batch to disagree: the read splits
+    the batch (NOTE [splitting the batch]), as the user's own ``if`` would, and each group
+    takes its own path; with splitting off it raises ``BatchedControlFlowError(refused)``."""
+    try:
+        return bool(pred)
+    except BatchedControlFlowError:
+        raise BatchedControlFlowError(refused) from None
+
+
 def xp_of(*values: Any) -> Any:
     """The array namespace (numpy or cupy) of ``values``, tracers included."""
     return namespace_of(*[physical(v) for v in values])

@@ -370,6 +370,140 @@ def diagonal_view(x: Tracer, offset: int = 0, axis1: int = 0, axis2: int = 1) ->
     return make_view(x, out, lambda p: diagonal(p, offset, axis1, axis2), _read_only)
 
 
+def broadcast_to_view(array: Tracer, shape: Any, subok: bool = False) -> Any:  # noqa: ARG001
+    """``numpy.broadcast_to``: a read-only view, as in NumPy (writing into it raises)."""
+    out = broadcast_to(array, shape)
+    return make_view(array, out, lambda p: broadcast_to(p, shape), _read_only)
+
+
+def flip_view(m: Any, axis: Any = None) -> Any:
+    """``numpy.flip``: a view (negative strides), as a basic index of reversed slices."""
+    n = ndim(m)
+    if axis is None:
+        axes = set(range(n))
+    else:
+        axes = {operator.index(a) % n if n else 0 for a in numpy.atleast_1d(axis).tolist()}
+        if any(not -n <= a < n for a in numpy.atleast_1d(axis).tolist()):
+            return numpy.flip(numpy.empty(shape(m), bool), axis)  # NumPy's AxisError
+    return getitem_view(
+        m, tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(n))
+    )
+
+
+def fliplr_view(m: Any) -> Any:
+    if ndim(m) < 2:
+        raise ValueError("Input must be >= 2-d.")
+    return flip_view(m, 1)
+
+
+def flipud_view(m: Any) -> Any:
+    if ndim(m) < 1:
+        raise ValueError("Input must be >= 1-d.")
+    return flip_view(m, 0)
+
+
+def _unit_axes_view(x: Any, target: tuple) -> Any:
+    """``x`` reshaped to ``target`` (its shape with unit axes added): always a view."""
+    return _reshape_like(x, reshape(x, target), lambda p: reshape(p, target), always=True)
+
+
+def expand_dims_view(a: Any, axis: Any) -> Any:
+    target = numpy.expand_dims(numpy.empty(shape(a), bool), axis).shape  # NumPy's rule
+    return _unit_axes_view(a, target)
+
+
+def _atleast(k: int) -> Any:
+    original = {1: numpy.atleast_1d, 2: numpy.atleast_2d, 3: numpy.atleast_3d}[k]
+
+    def atleast(*arys: Any) -> Any:
+        out = []
+        for a in arys:
+            if not isinstance(a, Tracer):
+                out.append(original(a))
+            elif ndim(a) >= k:
+                out.append(a)  # the same array, as NumPy returns it
+            else:
+                target = original(numpy.empty(shape(a), bool)).shape
+                out.append(_unit_axes_view(a, target))
+        return out[0] if len(out) == 1 else tuple(out)
+
+    atleast.__name__ = original.__name__
+    return atleast
+
+
+def rollaxis_view(a: Any, axis: int, start: int = 0) -> Any:
+    n = ndim(a)
+    axes = numpy.rollaxis(numpy.empty((1,) * n, bool), axis, start)  # NumPy's checks
+    del axes
+    axis, start = operator.index(axis) % n, operator.index(start)
+    start = start + n if start < 0 else start
+    if axis < start:
+        start -= 1
+    if axis == start:
+        return getitem_view(a, Ellipsis)
+    order = [i for i in range(n) if i != axis]
+    order.insert(start, axis)
+    return transpose_view(a, tuple(order))
+
+
+def matrix_transpose_view(x: Any) -> Any:
+    if ndim(x) < 2:
+        raise ValueError(f"Input array must be at least 2-dimensional, but it is {ndim(x)}")
+    return swapaxes_view(x, -1, -2)
+
+
+def _split(name: str) -> Any:
+    """``numpy.split`` and its family: each piece is a view (a basic slice) of the array."""
+    original = getattr(numpy, name)
+
+    def split(ary: Any, indices_or_sections: Any, axis: int = 0) -> Any:
+        shp = shape(ary)
+        dummy = numpy.lib.stride_tricks.as_strided(numpy.zeros(1, bool), shp, (0,) * len(shp))
+        if name in ("split", "array_split"):
+            pieces = original(dummy, indices_or_sections, axis)  # NumPy's checks and errors
+        else:
+            pieces = original(dummy, indices_or_sections)
+            axis = {"hsplit": 1 if len(shp) > 1 else 0, "vsplit": 0, "dsplit": 2}[name]
+        axis = operator.index(axis) % len(shp)
+        n = shp[axis]
+        try:
+            points = [0, *(operator.index(i) for i in indices_or_sections), n]
+        except TypeError:  # a number of sections, as in numpy.array_split
+            each, extra = divmod(n, len(pieces))
+            sizes = [0] + extra * [each + 1] + (len(pieces) - extra) * [each]
+            points = numpy.cumsum(sizes).tolist()
+        lead = (slice(None),) * axis
+        return [
+            getitem_view(ary, (*lead, slice(points[i], points[i + 1]))) for i in range(len(pieces))
+        ]
+
+    split.__name__ = name
+    return split
+
+
+def unstack_view(x: Any, axis: int = 0) -> tuple:
+    n = ndim(x)
+    if n == 0:
+        raise ValueError("Input array must be at least 1-d.")
+    axis = operator.index(axis)
+    if not -n <= axis < n:
+        return numpy.unstack(numpy.empty(shape(x), bool), axis=axis)  # NumPy's AxisError
+    axis %= n
+    lead = (slice(None),) * axis
+    return tuple(getitem_view(x, (*lead, i)) for i in range(shape(x)[axis]))
+
+
+def identity_view(x: Tracer, dtype: Any = None, type: Any = None) -> Any:  # noqa: A002
+    """``x.view()``: a new array object that shares ``x``'s data (another dtype or class,
+    a reinterpretation of the bits, is not supported)."""
+    if (dtype is not None and numpy.dtype(dtype) != dtype_of(x)) or type is not None:
+        raise UnsupportedOperationError(
+            "x.view(dtype) of a tracer: reinterpreting an array's bits as another dtype is "
+            "not supported under a transform; convert the values with x.astype(dtype)."
+        )
+    return make_view(x, clone(x), lambda p: p, lambda p, v: v, reshaped=_contiguous(x))
+
+
 def copy_of(x: Any) -> Any:
     """``x.copy()`` / ``np.copy(x)`` of a tracer: a new array object of the same value."""
     return clone(x) if isinstance(x, Tracer) else numpy.array(x, copy=True)
@@ -597,4 +731,22 @@ VIEW_FUNCTIONS = {
     numpy.real: real_view,
     numpy.imag: imag_view,
     numpy.diagonal: diagonal_view,
+    numpy.broadcast_to: broadcast_to_view,
+    numpy.flip: flip_view,
+    numpy.fliplr: fliplr_view,
+    numpy.flipud: flipud_view,
+    numpy.expand_dims: expand_dims_view,
+    numpy.atleast_1d: _atleast(1),
+    numpy.atleast_2d: _atleast(2),
+    numpy.atleast_3d: _atleast(3),
+    numpy.rollaxis: rollaxis_view,
+    **{
+        getattr(numpy, n): _split(n) for n in ("split", "array_split", "hsplit", "vsplit", "dsplit")
+    },
+    **(
+        {numpy.matrix_transpose: matrix_transpose_view}
+        if hasattr(numpy, "matrix_transpose")
+        else {}
+    ),
+    **({numpy.unstack: unstack_view} if hasattr(numpy, "unstack") else {}),
 }

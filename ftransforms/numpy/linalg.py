@@ -36,7 +36,7 @@ import ftransforms.numpy.rearranging as rearranging
 import ftransforms.numpy.reductions as reductions
 import ftransforms.numpy.sorting as sorting
 import ftransforms.numpy.ufuncs as ufuncs
-from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperationError
+from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.dispatch import implements
 from ftransforms.ops import linalg as _la
@@ -530,16 +530,19 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple[Any, Any, Any, Any]:
         reductions.sum(ufuncs.greater(s, rcond * reductions.max(s))), numpy.int32
     )  # NumPy's
     full = helpers.peek(rank) == n  # the residuals' size depends on the data
+    if m > n and full.any() and not full.all():  # rows that disagree split the batch
+        full = numpy.asarray(
+            helpers.read_per_row(
+                ufuncs.equal(rank, n),
+                "linalg.lstsq under vmap(split=False): some batch elements have full rank "
+                "and some do not, so the residuals would have different sizes; compute "
+                "them as ((b - a @ x) ** 2).sum(axis=0) instead, or drop split=False.",
+            )
+        )
     if m > n and full.all():
         residuals = reductions.sum(_abs2(b - products.matmul(a, x)), axis=0)
         if helpers.ndim(b) == 1:
             residuals = manipulation.reshape(residuals, (1,))
-    elif m > n and full.any():
-        raise BatchedControlFlowError(
-            "linalg.lstsq under vmap: some batch elements have full rank and some do not, "
-            "so the residuals would have different sizes; compute them as "
-            "reductions.sum((b - a @ x) ** 2, axis=0) instead."
-        )
     else:
         residuals = creation.zeros((0,), dtype=s.dtype, like=a)
     return x, residuals, rank, s

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy
 
-from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperationError
+from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.creation import as_operand, ones, zeros
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import (
@@ -16,6 +16,7 @@ from ftransforms.numpy.helpers import (
     first_array,
     ndim,
     peek,
+    read_per_row,
     shape,
     to_host,
     weak_result_type,
@@ -231,12 +232,13 @@ def polydiv(u: Any, v: Any) -> tuple[Any, Any]:
         small = numpy.abs(lead) <= 1e-8  # numpy.allclose(r[0], 0, rtol=1e-14)
         if small.all():
             rest = rest[1:]
-        elif small.any():
-            raise BatchedControlFlowError(
-                "polydiv under vmap: the remainder's leading coefficient is zero for some "
-                "batch elements and not others, so the remainders would differ in length; "
-                "divide outside vmap, or keep the full-length remainder with a loop"
-            )
+        elif small.any() and read_per_row(  # rows that disagree split the batch
+            abs(rest[0]) <= 1e-8,
+            "polydiv under vmap(split=False): the remainder's leading coefficient is zero "
+            "for some batch elements and not others, so the remainders would differ in "
+            "length; divide outside vmap, or drop split=False",
+        ):
+            rest = rest[1:]
         else:
             break
     return quotient, stack(rest)
@@ -329,6 +331,19 @@ def _eigvals(a: Any, form: str) -> Any:
     return eigvals(a)
 
 
+def _nonzero_coefficient(p: Any, i: int) -> bool:
+    nonzero = getitem(p, i) != 0
+    flags = to_host(peek(nonzero))
+    if flags.all() or not flags.any():
+        return bool(flags.all())
+    return read_per_row(
+        nonzero,
+        f"roots under vmap(split=False): coefficient {i} is zero for some batch elements "
+        "and not others, so the number of roots would differ; call roots outside vmap, "
+        "or drop split=False",
+    )
+
+
 @implements(numpy.roots)
 def roots(p: Any) -> Any:
     """``numpy.roots``: the eigenvalues of the companion matrix of ``p`` (leading and
@@ -343,21 +358,15 @@ def roots(p: Any) -> Any:
     p = atleast_1d(as_operand(p))
     if ndim(p) != 1:
         raise ValueError("Input must be a rank-1 array.")
-    nz = []  # the nonzero coefficients (the same for every vmap batch element)
-    for i in range(shape(p)[0]):
-        flags = to_host(peek(getitem(p, i) != 0))
-        if flags.all():
-            nz.append(i)
-        elif flags.any():
-            raise BatchedControlFlowError(
-                f"roots under vmap: coefficient {i} is zero for some batch elements and not "
-                "others, so the number of roots would differ; call roots outside vmap"
-            )
+    size = shape(p)[0]
+    # the first and last nonzero coefficients (read from the ends): where the rows of a
+    # vmap batch disagree on one, the batch splits, as the loop over rows has them
+    first = next((i for i in range(size) if _nonzero_coefficient(p, i)), None)
     dt = numpy.result_type(dtype_of(p), 1.0)
-    if len(nz) == 0:
+    if first is None:
         return zeros((0,), dt, like=p)
-    first, last = int(nz[0]), int(nz[-1])
-    trailing = shape(p)[0] - last - 1
+    last = next(i for i in range(size - 1, first - 1, -1) if _nonzero_coefficient(p, i))
+    trailing = size - last - 1
     p = astype(getitem(p, slice(first, last + 1)), dt)
     n = shape(p)[0]
     if n > 1:
