@@ -151,6 +151,30 @@ def test_a_lone_outer_product_gets_a_kernel_when_large():
         compiled_and_replayed(outer, data(8, 32), data(8, 32))
 
 
+def test_kernels_compiled_for_c_layout_take_inputs_of_any_layout():
+    """Kernels are compiled for C-contiguous inputs where NumPy's results are (matmul,
+    reductions, ufuncs of such arrays) and for the program's inputs, which the driver
+    makes C-contiguous first: a transposed, strided or Fortran-ordered input gives the
+    same result as the replay."""
+    f = lambda x, w: np.tanh(x @ w + 1.0) * 2.0 - x * 0.5 + np.sum(x * x, axis=1, keepdims=True)
+    x, w = data(6, 5), data(5, 5)
+    prog = ft.make_program(f)(x, w)
+    items = lowering.plan(prog.eqns, prog.n_inputs, prog.out_refs, [((6, 5), "f8")] * 2)
+    lowering.mark_contiguous(items, prog.eqns, [((6, 5), "f8"), ((5, 5), "f8")], 2)
+    segs = [i for i in items if isinstance(i, lowering.Segment)]
+    assert segs and all(set(s.inputs) <= s.contiguous for s in segs)
+    if not HAVE_NUMBA:
+        return
+    jitted = ft.jit(f, compile=False)
+    jitted(x, w)
+    program = program_of(jitted)
+    assert tier.compile_now(program) and program.tier == "compiled"
+    assert any(v is np.ascontiguousarray for v in program._fn.__globals__.values())
+    big = data(12, 10)
+    for xx in (big[::2, ::2], np.asfortranarray(x), data(5, 6).T, x):
+        assert_close(jitted(xx, w), f(xx, w), np.float64)
+
+
 # -- without the compiler ------------------------------------------------------------------
 
 

@@ -94,6 +94,25 @@ class KernelCall:
         return lines
 
 
+class _MakeContiguous:
+    """The pseudo-primitive that makes a program input C-contiguous in a driver, before
+    the first kernel compiled for that layout reads it (``lowering.mark_contiguous``)."""
+
+    name = "ascontiguousarray"
+    multiple_results = False
+    effectful = False
+
+    def impl(self, xp: Any, a: Any) -> Any:
+        return numpy.ascontiguousarray(a)
+
+    def emit(self, args: list, outs: tuple, global_name: Callable) -> list[str]:
+        fn = global_name(numpy.ascontiguousarray, "u")
+        return [f"a{outs[0]} = {fn}({args[0]})"]
+
+
+_CONTIGUOUS = _MakeContiguous()
+
+
 def _kernels(segments: list) -> list:
     """Compile every segment (one generated module, cached on disk)."""
     return numba_backend.compile_segments(segments, MAX_KERNELS)
@@ -133,7 +152,7 @@ def build(
     segments = [it for it in items if isinstance(it, lowering.Segment) and it.outputs]
     if not segments:
         return None
-    lowering.mark_contiguous(items, eqns, in_avals)
+    lowering.mark_contiguous(items, eqns, in_avals, n_inputs)
     kernels = _kernels(segments)
     if not any(k is not None for k in kernels):
         return None
@@ -144,18 +163,24 @@ def build(
         dropped = frozenset(e.out for s, k in zip(segments, kernels) if k is None for e in s.eqns)
         items = lowering.plan(eqns, n_inputs, out_refs, in_avals, exclude=dropped, opaque=opaque)
         segments = [it for it in items if isinstance(it, lowering.Segment) and it.outputs]
-        lowering.mark_contiguous(items, eqns, in_avals)
+        lowering.mark_contiguous(items, eqns, in_avals, n_inputs)
         kernels = _kernels(segments)
         if not segments or None in kernels:
             return None
     new_eqns: list = []
     by_seg = {id(s): k for s, k in zip(segments, kernels) if k is not None}
+    made_contiguous: set[int] = set()
     for k, it in enumerate(items):
         if isinstance(it, Eqn):
             new_eqns.append(it)
         elif id(it) not in by_seg:
             new_eqns.extend(it.eqns)  # not worth a kernel: its NumPy calls as they were
         else:
+            for s in sorted(it.contiguous):
+                if s < n_inputs and s not in made_contiguous:  # the kernel assumes it
+                    made_contiguous.add(s)
+                    aval = it.avals[s]
+                    new_eqns.append(Eqn(_CONTIGUOUS, numpy, (s,), (None,), {}, s, aval))
             new_eqns.extend(it.pre)
             prim = KernelCall(by_seg[id(it)], it, k)
             avals = tuple(it.avals[s] for s in it.outputs)
