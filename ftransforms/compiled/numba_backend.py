@@ -48,8 +48,10 @@ _BINARY = {
     "subtract": "{0} - {1}",
     "multiply": "{0} * {1}",
     "divide": "{0} / {1}",
-    "maximum": "({0} if ({0} >= {1} or {0} != {0}) else {1})",
-    "minimum": "({0} if ({0} <= {1} or {0} != {0}) else {1})",
+    # NumPy's: a NaN operand wins, and on a tie the second operand (x86-64's max/min
+    # instructions), so that np.maximum(-0.0, 0.0) is 0.0
+    "maximum": "({0} if ({0} > {1} or {0} != {0}) else {1})",
+    "minimum": "({0} if ({0} < {1} or {0} != {0}) else {1})",
     "equal": "{0} == {1}",
     "not_equal": "{0} != {1}",
     "less": "{0} < {1}",

@@ -1,0 +1,48 @@
+"""Probe round 3: ``ft.jit`` called many times in a loop, as users run it (training
+loops, simulations), each call compared with the eager function on the same inputs,
+with the compiled tier forced on (``jit(f).compile()``, NOTE [compiled tier])."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ftransforms as ft
+from ftransforms.compiled import tier
+
+needs_numba = pytest.mark.skipif(not tier.available(), reason="the optional compiler (numba)")
+
+
+@pytest.fixture(autouse=True)
+def _cache_in_tmp(tmp_path_factory, monkeypatch):
+    from ftransforms.compiled import cache
+
+    folder = tmp_path_factory.getbasetemp() / "ftcache"
+    monkeypatch.setenv("FTRANSFORMS_CACHE_DIR", str(folder))
+    monkeypatch.setattr(cache, "_DIR", None)
+
+
+def _compiled(f, *args):
+    jf = ft.jit(f, compile=False)
+    jf(*args)
+    assert jf.compile() == 1
+    assert [p.tier for p in jf.cache.values()] == ["compiled"]
+    return jf
+
+
+@needs_numba
+def test_maximum_minimum_of_signed_zeros_match_numpy():
+    # np.maximum(-0.0, 0.0) is 0.0 (a ReLU of -0.0 is +0.0) and np.minimum(0.0, -0.0) is
+    # -0.0 (on x86-64 NumPy gives the second operand where the two compare equal; these
+    # two cases agree on every platform); 1/x tells the zeros apart.
+    def f(x, y):
+        return np.maximum(x * 1.0, y), np.minimum(-x, -y) + 0.0 * x, np.maximum(x, 0.0) - 0.0
+
+    x = np.array([-0.0, -0.0, np.nan, 1.0, 2.0, -3.0])
+    y = np.array([0.0, 0.0, 1.0, np.nan, 1.0, -2.0])
+    jf = _compiled(f, x, y)
+    for _ in range(3):
+        for got, want in zip(jf(x, y), f(x, y)):
+            np.testing.assert_array_equal(got, want)
+            zero = want == 0  # the sign of a NaN is not NumPy's contract
+            np.testing.assert_array_equal(np.signbit(got[zero]), np.signbit(want[zero]))
