@@ -46,3 +46,18 @@ def test_maximum_minimum_of_signed_zeros_match_numpy():
             np.testing.assert_array_equal(got, want)
             zero = want == 0  # the sign of a NaN is not NumPy's contract
             np.testing.assert_array_equal(np.signbit(got[zero]), np.signbit(want[zero]))
+
+
+@needs_numba
+def test_infinite_and_nan_constants_compile():
+    # a constant inf or nan in a fused group (np.nan_to_num's, a masked max's -inf) was
+    # written into the kernel's source as ``inf``, a name numba does not know: the
+    # program stayed on the replay
+    def f(x):
+        return np.minimum(x * 2.0 + 1.0, np.inf) - np.maximum(x, -np.inf), np.maximum(x, np.nan)
+
+    x = np.array([1.0, -2.0, 3.0, 0.5])
+    jf = _compiled(f, x)
+    for _ in range(3):
+        for got, want in zip(jf(x), f(x)):
+            np.testing.assert_array_equal(got, want)

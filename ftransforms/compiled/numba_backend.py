@@ -85,7 +85,10 @@ class _Writer:
         name = self.consts.get(key)
         if name is None:
             name = self.consts[key] = f"c{len(self.consts)}"
-            self.head.append(f"    {name} = {_CAST[dtype]}({value!r})")
+            text = repr(value)
+            if text in ("inf", "-inf", "nan"):  # not Python literals: NumPy's names
+                text = text.replace("inf", "np.inf").replace("nan", "np.nan")
+            self.head.append(f"    {name} = {_CAST[dtype]}({text})")
         return name
 
     def dtype_of(self, a: tuple) -> numpy.dtype | None:
