@@ -3,8 +3,9 @@ they are still there.
 
 NOTE [values read from outside under jit]: a recording holds what the function read from
 outside its arguments (a global ``W``, a closed-over ``scale``, ``self.w`` of a bound
-method, ``params[0]`` of a global list) as constants of the program.  ``jax.jit`` replays
-such constants even after the user rebinds the name; in a notebook that is a silent wrong
+method, ``params[0]`` of a global list, ``Config.k`` of a class, ``cfg.lr`` of a
+namespace, a default argument, a ``functools.partial``'s argument) as constants of the
+program.  ``jax.jit`` replays such constants even after the user rebinds the name; in a notebook that is a silent wrong
 answer (re-run the cell defining ``W``, call the jitted function, get the old ``W``).  So
 when ``jit`` records a signature it notes where those values live: the arrays and numbers
 (and lists, tuples and dicts of them) that the function, the functions it names as
@@ -75,7 +76,7 @@ class Guards:
                     now = holder.cell_contents
                 except ValueError:  # the cell was emptied (``del``)
                     return False
-            elif type(holder) is list:
+            elif type(holder) in (list, tuple):
                 now = holder[key] if key < len(holder) else _MISSING
             else:
                 now = holder.get(key, _MISSING)
@@ -109,6 +110,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     checks: list = []
     names: list = []
     seen: set[int] = set()
+    seen_fields: set = set()
 
     def place(holder: Any, key: Any, value: Any, name: str) -> None:
         """A place that holds ``value``: guarded when it is data or holds data."""
@@ -142,6 +144,10 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         if wrapped is not None:
             visit(wrapped, depth + 1, name)
         if isinstance(obj, functools.partial):
+            for k, v in enumerate(obj.args):
+                place(obj.args, k, v, f"{name}.args[{k}]")
+            for k, v in obj.keywords.items():
+                place(obj.keywords, k, v, f"{name}.keywords[{k!r}]")
             for v in (obj.func, *obj.args, *obj.keywords.values()):
                 if not _is_data(v):
                     visit(v, depth + 1, name)
@@ -162,6 +168,11 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             visit(type(obj).__dict__.get("__call__"), depth + 1, name)
         if isinstance(obj, types.FunctionType):
             code = obj.__code__
+            for k, v in enumerate(obj.__defaults__ or ()):  # ``def f(x, w=np.ones(3))``
+                place(obj.__defaults__, k, v, f"{name}.__defaults__[{k}]")
+            for k, v in (obj.__kwdefaults__ or {}).items():
+                place(obj.__kwdefaults__, k, v, f"{name}.__kwdefaults__[{k!r}]")
+            names = code_names(code)
             for cell, var in zip(obj.__closure__ or (), code.co_freevars):
                 try:
                     value = cell.cell_contents
@@ -169,21 +180,30 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                     continue
                 place(cell, _CELL, value, var)
                 visit(value, depth + 1, var)
+                fields_read(value, var, names)
             glb = obj.__globals__
-            names = code_names(code)
             for var in names:
                 value = glb.get(var, _MISSING)
                 if value is _MISSING:
                     continue
                 place(glb, var, value, var)
-                if isinstance(value, types.ModuleType):
-                    if not _library(value) and id(value) not in seen:
-                        seen.add(id(value))  # ``config.W`` of the user's own module
-                        attrs = vars(value)
-                        for attr in names & attrs.keys():
-                            place(attrs, attr, attrs[attr], f"{var}.{attr}")
-                else:
+                fields_read(value, var, names)
+                if not isinstance(value, types.ModuleType):
                     visit(value, depth + 1, var)
+
+    def fields_read(value: Any, var: str, names: set) -> None:
+        """``config.W`` of the user's own module, ``Config.k`` of a class, ``cfg.lr`` of a
+        plain object (a namespace): the fields whose names the code reads."""
+        if _is_data(value) or type(value) in (list, tuple, dict) or _library(value):
+            return
+        if not isinstance(value, (types.ModuleType, type)) and callable(value):
+            return  # a function or model: visited
+        attrs = getattr(value, "__dict__", None)
+        if attrs is None or (id(attrs), "fields") in seen_fields:
+            return
+        seen_fields.add((id(attrs), "fields"))
+        for attr in names & attrs.keys():
+            place(attrs, attr, attrs[attr], f"{var}.{attr}")
 
     visit(func, 0, getattr(func, "__name__", "f"))
     for obj in static:

@@ -61,3 +61,61 @@ def test_infinite_and_nan_constants_compile():
     for _ in range(3):
         for got, want in zip(jf(x), f(x)):
             np.testing.assert_array_equal(got, want)
+
+
+def _loop(f, update, n=6):
+    jf = ft.jit(f, compile=False)
+    x = np.arange(4.0)
+    for _ in range(n):
+        np.testing.assert_array_equal(jf(x), f(x))
+        update()
+
+
+def test_partial_keyword_array_updated_in_place():
+    # jit(functools.partial(f, w=P)), P updated in place between calls: the recording
+    # folded x * P (P all ones) into x
+    import functools
+
+    def g(x, w, b):
+        return x * w + b
+
+    P, B = np.ones(4), np.zeros(4)
+
+    def update():
+        P[...] += 1.0
+        B[...] += 1.0
+
+    _loop(functools.partial(g, P, b=B), update)  # noqa: B023 - P and B change in place
+
+
+def test_default_argument_array_updated_in_place():
+    def h(x, w=np.ones(4), *, b=np.zeros(4)):  # noqa: B008 - the point
+        return x * w + b
+
+    def update():
+        h.__defaults__[0][...] += 1.0
+        h.__kwdefaults__["b"][...] += 1.0
+
+    _loop(h, update)
+
+
+class _Config:
+    k = 2.0
+
+
+def test_class_attribute_and_namespace_field_rebound():
+    import types
+
+    cfg = types.SimpleNamespace(lr=0.5)
+
+    def f(x):
+        return x * _Config.k - cfg.lr
+
+    def update():
+        _Config.k += 1.0
+        cfg.lr = cfg.lr * 2
+
+    try:
+        _loop(f, update)
+    finally:
+        _Config.k = 2.0
