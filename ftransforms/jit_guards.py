@@ -5,20 +5,20 @@ NOTE [values read from outside under jit]: a recording holds what the function r
 outside its arguments (a global ``W``, a closed-over ``scale``, ``self.w`` of a bound
 method, ``params[0]`` of a global list, ``Config.k`` of a class, ``cfg.lr`` of a
 namespace, a default argument, a ``functools.partial``'s argument) as constants of the
-program.  ``jax.jit`` replays such constants even after the user rebinds the name; in a notebook that is a silent wrong
-answer (re-run the cell defining ``W``, call the jitted function, get the old ``W``).  So
-when ``jit`` records a signature it notes where those values live: the arrays and numbers
-(and lists, tuples and dicts of them) that the function, the functions it names as
-globals or closes over, and the objects of its bound methods hold (followed a few levels,
-as ``host_random`` does for generators), each as a place (a dict entry, a closure cell, a
-list slot) and the object found there.  Before a replay, :meth:`Guards.hold` checks that
-every place still holds the same object (numbers: an equal one); when one does not, the
-signature records again (``jit`` warns once it has happened often: pass such values as
-arguments).  A function that reads no such value gets no guards and its replays check
-nothing.  An in-place change of a global array (``W[0] = 10``) is not a rebinding: the
-replay reads the array itself where the recording used it directly, but values the
-recording derived from it (``W.T``, ``W * 2`` of a NumPy array) keep the old numbers; pass
-arrays that change as arguments.
+program. ``jax.jit`` replays such constants even after the user rebinds the name; in a
+notebook that is a silent wrong answer (re-run the cell defining ``W``, call the jitted
+function, get the old ``W``). So when ``jit`` records a signature it notes where those
+values live: the arrays and numbers (and lists, tuples and dicts of them) that the
+function, the functions it names as globals or closes over, and the objects of its bound
+methods hold (followed a few levels, as ``host_random`` does for generators), each as a
+place (a dict entry, a closure cell, a list slot) and the object found there. Before a
+replay, :meth:`Guards.hold` checks that every place still holds the same object (numbers:
+an equal one); when one does not, the signature records again (``jit`` warns once it has
+happened often: pass such values as arguments). A function that reads no such value gets
+no guards and its replays check nothing. An in-place change of a global array
+(``W[0] = 10``) is not a rebinding: the replay reads the array itself where the recording used it
+directly, but values the recording derived from it (``W.T``, ``W * 2`` of a NumPy array)
+keep the old numbers; pass arrays that change as arguments.
 """
 
 from __future__ import annotations
