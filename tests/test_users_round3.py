@@ -689,3 +689,27 @@ def test_torch_ntk(rng):
         jntk(params, x_train, x_test, "Naf,Mbf->NMab"),
         rtol=1e-9,
     )
+
+
+# -- names and arguments a JAX user passes ----------------------------------------------------
+
+
+def test_jax_names_and_documented_differences(rng):
+    W, b, inputs, _ = cookbook_data(rng)
+    jpredict, _ = make_cookbook(jnp)
+    npredict, _ = make_cookbook(np)
+    # jax.jacobian is jacrev
+    close(ft.jacobian(npredict, 2)(W, b, inputs), jax.jacobian(jpredict, 2)(W, b, inputs))
+    # a selective policy from jax.checkpoint_policies: a clear error naming the fix
+    with pytest.raises(ft.errors.UnsupportedOperationError, match="checkpoint smaller pieces"):
+        ft.checkpoint(np.sin, policy=ft.checkpoint_policies.dots_saveable)
+    with pytest.raises(AttributeError):
+        ft.checkpoint_policies.no_such_policy  # noqa: B018
+    # argnums as a list: documented ArgnumsError (torch.func's rule)
+    with pytest.raises(ft.errors.ArgnumsError, match="tuple"):
+        ft.grad(lambda x, y: x * y, argnums=[0, 1])(1.0, 2.0)
+    # grad of a non-scalar output: JAX's TypeError, here GradOutputError naming jacrev
+    with pytest.raises(ft.errors.GradOutputError, match="jacrev"):
+        ft.grad(lambda x: x * 2.0)(np.ones(3))
+    with pytest.raises(TypeError):
+        ft.grad(lambda x: x * 2.0)(3)
