@@ -713,3 +713,17 @@ def test_jax_names_and_documented_differences(rng):
         ft.grad(lambda x: x * 2.0)(np.ones(3))
     with pytest.raises(TypeError):
         ft.grad(lambda x: x * 2.0)(3)
+
+
+def test_same_array_passed_twice(rng):
+    # value_and_grad(f, (0, 1))(x, x): one NumPy object in both positions; each argument
+    # gets its own gradient (the product rule's two terms), not x * x's doubled one
+    x = rng.normal(size=3)
+    f = lambda a, b: np.sum(a * b) + np.sum(np.multiply(b, a) * a)
+    jf = lambda a, b: jnp.sum(a * b) + jnp.sum(jnp.multiply(b, a) * a)
+    close(ft.value_and_grad(f, (0, 1))(x, x), jax.value_and_grad(jf, (0, 1))(x, x))
+    close(ft.jacrev(lambda a, b: a * b, (0, 1))(x, x), jax.jacrev(lambda a, b: a * b, (0, 1))(x, x))
+    close(ft.jit(ft.grad(f, (0, 1)))(x, x), jax.grad(jf, (0, 1))(x, x))
+    close(ft.hessian(f, (0, 1))(x, x), jax.hessian(jf, (0, 1))(x, x))
+    # a genuine square still differentiates to 2 x
+    close(ft.grad(lambda a: np.sum(a * a))(x), 2 * x)
