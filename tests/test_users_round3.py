@@ -313,6 +313,9 @@ def test_custom_vjp_f_and_nondiff_argnums():
 
     f.defvjp(f_fwd, f_bwd)
     close(ft.grad(f)(2.0, 3.0), np.cos(2.0) * 3.0)
+    # forward mode through a custom_vjp function: a TypeError, as in JAX
+    with pytest.raises(TypeError, match="forward-mode"):
+        ft.jvp(f, (2.0, 3.0), (1.0, 0.0))
 
     @partial(ft.custom_vjp, nondiff_argnums=(0,))
     def app(f, x):
