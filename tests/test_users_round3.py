@@ -509,7 +509,7 @@ def test_torch_per_sample_gradients(rng):
     ref = jax.vmap(jax.grad(jcompute_loss), in_axes=(None, 0, 0))(params, x, t)
     close(ft_compute_sample_grad(params, x, t), ref)
     # the loop over examples agrees too
-    for i in range(6):
+    for i in (0, 5):
         close(ft_compute_grad(params, x[i], t[i]), jax.tree_util.tree_map(lambda a: a[i], ref))
     # chunk_size
     close(ft.vmap(ft_compute_grad, in_dims=(None, 0, 0), chunk_size=4)(params, x, t), ref)
@@ -566,7 +566,7 @@ def test_torch_jacobians_hessians(rng):
         jax.jacrev(jpred, argnums=2)(weight, bias, x),
     )
     # batch Jacobian two ways
-    xb = rng.normal(size=(64, D))
+    xb = rng.normal(size=(16, D))
     ref = jax.vmap(jax.jacrev(jpred, argnums=2), in_axes=(None, None, 0))(weight, bias, xb)
     close(ft.vmap(ft.jacrev(npred, argnums=2), in_dims=(None, None, 0))(weight, bias, xb), ref)
 
@@ -574,21 +574,13 @@ def test_torch_jacobians_hessians(rng):
         return npred(weight, bias, x).sum(0)
 
     bj = ft.jacrev(predict_with_output_summed, argnums=2)(weight, bias, xb)
-    assert bj.shape == (D, 64, D)
+    assert bj.shape == (D, 16, D)
     close(np.moveaxis(bj, 1, 0), ref)
     # Hessians
-    close(
-        ft.hessian(npred, argnums=2)(weight, bias, x),
-        jax.hessian(jpred, argnums=2)(weight, bias, x),
-    )
-    close(
-        ft.jacfwd(ft.jacfwd(npred, argnums=2), argnums=2)(weight, bias, x),
-        jax.hessian(jpred, argnums=2)(weight, bias, x),
-    )
-    close(
-        ft.jacrev(ft.jacrev(npred, argnums=2), argnums=2)(weight, bias, x),
-        jax.hessian(jpred, argnums=2)(weight, bias, x),
-    )
+    hess = jax.hessian(jpred, argnums=2)(weight, bias, x)
+    close(ft.hessian(npred, argnums=2)(weight, bias, x), hess)
+    close(ft.jacfwd(ft.jacfwd(npred, argnums=2), argnums=2)(weight, bias, x), hess)
+    close(ft.jacrev(ft.jacrev(npred, argnums=2), argnums=2)(weight, bias, x), hess)
     # batch Hessian
     close(
         ft.vmap(ft.hessian(npred, argnums=2), in_dims=(None, None, 0))(weight, bias, xb[:4]),
@@ -654,14 +646,16 @@ def test_torch_ntk(rng):
         l2 = [j.reshape(j.shape[0], j.shape[1], -1) for j in jax.tree_util.tree_leaves(j2)]
         return sum(jnp.einsum(expr, a, b) for a, b in zip(l1, l2))
 
-    for compute, expr in [
-        ("full", "Naf,Mbf->NMab"),
-        ("trace", "Naf,Maf->NM"),
-        ("diagonal", "Naf,Maf->NMa"),
-    ]:
+    full = jntk(params, x_train, x_test, "Naf,Mbf->NMab")
+    expected = {
+        "full": full,
+        "trace": np.einsum("NMaa->NM", full),
+        "diagonal": np.einsum("NMaa->NMa", full),
+    }
+    for compute, ref in expected.items():
         close(
             empirical_ntk_jacobian_contraction(fnet_single, params, x_train, x_test, compute),
-            jntk(params, x_train, x_test, expr),
+            ref,
             rtol=1e-9,
         )
 
@@ -687,11 +681,7 @@ def test_torch_ntk(rng):
         result = ft.vmap(ft.vmap(get_ntk, (None, 0)), (0, None))(x1, x2)
         return result
 
-    close(
-        empirical_ntk_ntk_vps(fnet_single, params, x_train, x_test),
-        jntk(params, x_train, x_test, "Naf,Mbf->NMab"),
-        rtol=1e-9,
-    )
+    close(empirical_ntk_ntk_vps(fnet_single, params, x_train, x_test), full, rtol=1e-9)
 
 
 # -- names and arguments a JAX user passes ----------------------------------------------------
