@@ -82,6 +82,7 @@ __all__ = [
     "grad_and_value",
     "hessian",
     "jacfwd",
+    "jacobian",
     "jacrev",
     "jvp",
     "linearize",
@@ -965,6 +966,10 @@ def jacrev(
         return (jac, aux) if has_aux else jac
 
     return wrapped
+
+
+#: JAX's other name for :func:`jacrev` (``jax.jacobian``).
+jacobian = jacrev
 
 
 def _assemble(out_leaves, out_spec, in_leaves, in_spec, cols, single, rows_are_outputs):

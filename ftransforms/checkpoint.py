@@ -47,7 +47,39 @@ from ftransforms.interpreters.reverse import Node, ReverseInterpreter, ReverseTr
 __all__ = ["checkpoint", "checkpoint_policies", "remat"]
 
 
-class checkpoint_policies:  # noqa: N801  (JAX's name: a namespace of policies)
+#: JAX's selective policies: ``ft.checkpoint_policies.<one of these>`` raises a clear
+#: UnsupportedOperationError (what JAX's name means here, and the fix), not a bare
+#: AttributeError.
+_SELECTIVE_POLICIES = frozenset(
+    {
+        "dots_saveable",
+        "checkpoint_dots",
+        "dots_with_no_batch_dims_saveable",
+        "checkpoint_dots_with_no_batch_dims",
+        "save_only_these_names",
+        "save_any_names_but_these",
+        "save_anything_except_these_names",
+        "save_from_both_policies",
+        "save_and_offload_only_these_names",
+        "offload_dot_with_no_batch_dims",
+    }
+)
+
+
+class _Policies(type):
+    def __getattr__(cls, name: str) -> Any:
+        if name in _SELECTIVE_POLICIES:
+            raise UnsupportedOperationError(
+                f"checkpoint_policies.{name}: JAX's selective policy {name} is not "
+                f"supported; ft.checkpoint_policies has nothing_saveable (the same as "
+                f"policy=None: keep the function's inputs and outputs) and "
+                f"everything_saveable: drop the policy, or checkpoint smaller pieces of "
+                f"the function to choose what is stored"
+            )
+        raise AttributeError(f"type object 'checkpoint_policies' has no attribute {name!r}")
+
+
+class checkpoint_policies(metaclass=_Policies):  # noqa: N801  (JAX's name: a namespace of policies)
     """The ``policy=`` values :func:`checkpoint` accepts, under JAX's names.  A policy
     says which values computed inside a checkpointed function the backward pass may keep
     instead of recomputing; ftransforms supports the two extremes.

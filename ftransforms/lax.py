@@ -42,9 +42,9 @@ from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
 from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
 
-#: The public names: the collectives JAX users call as ``jax.lax.*`` (everything else here
-#: is the layer that rules are written in, not an API).
-__all__ = ["all_gather", "axis_index", "pmax", "pmean", "pmin", "psum"]
+#: The public names: the collectives and ``stop_gradient`` that JAX users call as
+#: ``jax.lax.*`` (everything else here is the layer that rules are written in, not an API).
+__all__ = ["all_gather", "axis_index", "pmax", "pmean", "pmin", "psum", "stop_gradient"]
 
 _SCALARS = (int, float, complex)
 
@@ -566,6 +566,22 @@ def axis_index(axis_name: Any) -> Any:
         array([0., 1., 2.])
     """
     return _frame(axis_name, f"axis_index({axis_name!r})").axis_index()
+
+
+def stop_gradient(x: Any) -> Any:
+    """``x`` (a pytree) with no derivative at any transform level, as
+    ``jax.lax.stop_gradient`` (each leaf is ``ftransforms.numpy.stop_gradient`` of it).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> float(ft.grad(lambda x: x * ft.lax.stop_gradient(x))(3.0))
+        3.0
+        >>> g = ft.grad(lambda p: np.sum(p["a"] * ft.lax.stop_gradient(p)["b"]))
+        >>> g({"a": 1.0, "b": 2.0})
+        {'a': array(2.), 'b': array(0.)}
+    """
+    return tree_map(_p.stop_gradient.bind, x)
 
 
 def psum(x: Any, axis_name: Any) -> Any:

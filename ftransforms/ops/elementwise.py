@@ -743,9 +743,11 @@ def _multiply_jvp(tangents, y, x1, x2):
 
 
 def _multiply_vjp(y_bar, y, x1, x2, wanted):
-    if x1 is x2 and wanted[0] and wanted[1]:  # a square: both inputs are one value
-        t = y_bar * x2
-        return unbroadcast(t + t, x1), None
+    if x1 is x2 and wanted[0] and wanted[1]:  # one value twice: one product, given to both
+        # inputs (their tracers may differ: grad(f, (0, 1))(x, x)); for ``x * x`` the
+        # reverse pass adds the two, the same numbers as ``t + t``.
+        t = unbroadcast(y_bar * x2, x1)
+        return t, t
     return (
         unbroadcast(y_bar * x2, x1) if wanted[0] else None,
         unbroadcast(x1 * y_bar, x2) if wanted[1] else None,
