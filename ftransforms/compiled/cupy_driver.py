@@ -169,17 +169,7 @@ def build(
         lowering.build_subprograms(
             eqns,
             swaps,
-            lambda sub: build(
-                sub.eqns,
-                sub.n_inputs,
-                sub.out_refs,
-                sub.out_consts,
-                getattr(sub, "in_avals", None),
-                xp,
-                swaps=swaps,
-                opaque=opaque,
-                budget=budget,
-            ),
+            lambda *sub: build(*sub, xp, swaps=swaps, opaque=opaque, budget=budget),
         )
     items = lowering.plan(eqns, n_inputs, out_refs, in_avals, xp=xp, opaque=opaque)
     new_eqns: list = []

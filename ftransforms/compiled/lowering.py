@@ -841,13 +841,16 @@ def plan(
 
 def build_subprograms(eqns: Sequence[Eqn], swaps: list, build_sub: Callable) -> None:
     """Give the sub-programs of every control-flow node in ``eqns`` a compiled driver,
-    ``build_sub(sub)`` (``None`` where nothing lowers); each is recorded in ``swaps`` as
-    ``(node, name, old, new)``, which the tier swaps in and out."""
+    ``build_sub(eqns, n_inputs, out_refs, out_consts, in_avals)`` of the sub-program
+    (``None`` where nothing lowers); each is recorded in ``swaps`` as ``(node, name, old,
+    new)``, which the tier swaps in and out."""
+    fields = ("eqns", "n_inputs", "out_refs", "out_consts", "in_avals")
     for eqn in eqns:
         if isinstance(eqn.prim, ControlNode):
             for name, sub in eqn.prim.subprograms.items():
-                new = build_sub(sub)
+                values = [getattr(sub, attr, None) for attr in fields]
+                new = build_sub(*values)
                 if new is not None:
-                    for attr in ("eqns", "n_inputs", "out_refs", "out_consts", "in_avals"):
-                        setattr(new, attr, getattr(sub, attr, None))
+                    for attr, value in zip(fields, values):
+                        setattr(new, attr, value)
                     swaps.append((eqn.prim, name, sub, new))

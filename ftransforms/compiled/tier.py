@@ -136,17 +136,7 @@ def build(
     lowers."""
     if swaps is not None:
         lowering.build_subprograms(
-            eqns,
-            swaps,
-            lambda sub: build(
-                sub.eqns,
-                sub.n_inputs,
-                sub.out_refs,
-                sub.out_consts,
-                getattr(sub, "in_avals", None),
-                swaps=swaps,
-                opaque=opaque,
-            ),
+            eqns, swaps, functools.partial(build, swaps=swaps, opaque=opaque)
         )
     items = lowering.plan(eqns, n_inputs, out_refs, in_avals, opaque=opaque)
     segments = [it for it in items if isinstance(it, lowering.Segment) and it.outputs]
