@@ -346,20 +346,18 @@ def run_compiled(backend: str, out: Path, w1_sizes: list[int], reps: int) -> int
 
 
 def summarise(directory: Path) -> int:
-    """Gather the steps' results (written by gpu_check.sh) into ``summary.json``."""
+    """Gather the steps' results (``parts/*.json``, written by gpu_check.sh) into ``summary.json``."""
     summary: dict[str, Any] = {"steps": {}}
     status = directory / "steps.tsv"
     if status.exists():
         for line in status.read_text().splitlines():
             name, rc, seconds = line.split("\t")
             summary["steps"][name] = {"rc": int(rc), "seconds": float(seconds)}
-    for name in ("device", "transfers", "compiled", "bench_gpu", "bench_cpu"):
-        path = directory / f"{name}.json"
-        if path.exists():
-            try:
-                summary[name] = json.loads(path.read_text())
-            except json.JSONDecodeError as err:
-                summary[name] = {"unreadable": str(err)}
+    for path in sorted((directory / "parts").glob("*.json")):
+        try:
+            summary[path.stem] = json.loads(path.read_text())
+        except json.JSONDecodeError as err:
+            summary[path.stem] = {"unreadable": str(err)}
     (directory / "summary.json").write_text(json.dumps(summary, indent=1))
     bad = [k for k, s in summary["steps"].items() if s["rc"] != 0]
     print(f"[gpu_check] steps: {len(summary['steps'])}, failed: {', '.join(bad) or 'none'}")

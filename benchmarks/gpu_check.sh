@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
-# The GPU evidence, in one call of at most 8 minutes (benchmarks/README.md, "On a GPU").
+# The GPU evidence, in one call of at most 9 minutes (benchmarks/README.md, "On a GPU").
 #
 #   bash benchmarks/gpu_check.sh [OUTDIR]            # on the GPU machine (OUTDIR: $OUT)
 #   bash benchmarks/gpu_check.sh --dry-run [OUTDIR]  # here, on the strict CPU stand-in
 #
-# Steps, each under its own time limit, each recorded in OUTDIR/steps.tsv (name, exit code,
-# seconds) and OUTDIR/log.txt, the run going on after a failed step:
+# Steps, each under its own time limit and all under one budget (GPU_CHECK_BUDGET seconds,
+# default 500, so that the summary is always written), each recorded in OUTDIR/steps.tsv
+# (name, exit code, seconds) and OUTDIR/log.txt, the run going on after a failed step.
+# The steps' JSON files go to OUTDIR/parts/ and end packed in OUTDIR/parts.tgz, so that the
+# folder holds four files (the device tool brings back at most eight):
 #   1. device:    the card, the driver and the libraries' versions (device.json)
-#   2. tests:     pytest -m cuda (tests/test_cuda.py) on real CuPy
+#   2. tests:     pytest -m cuda (tests/test_cuda.py) on real CuPy (failures listed in log.txt)
 #   3. demo:      python -m ftransforms.demo --device cuda
 #   4. transfers: no transform copies to the host (python -m benchmarks.gpu_check transfers)
 #   4b. compiled: ft.jit replay vs its compiled tier (CuPy kernels) vs jax.jit, W1 and W5
 #                 (python -m benchmarks.gpu_check compiled; compiled.json)
 #   5. bench_gpu: W1 B=32..4096, W3 (D=64..1024), W4 MAML, W6 LSTM on CuPy, side by side
-#                 with torch.func on CUDA and jax.jit on the GPU (bench_gpu.json)
+#                 with torch.func on CUDA and jax.jit on the GPU (bench_gpu_w1.json,
+#                 bench_gpu_w34.json, bench_gpu_w6.json: one step each, so a slow one
+#                 loses only its own rows)
 #   6. bench_cpu: the large-batch rows on the CPU, to show where the GPU wins (bench_cpu.json)
 # then OUTDIR/summary.json gathers them.
 #
@@ -31,8 +36,11 @@ if [ "${1:-}" = "--dry-run" ]; then
   shift
 fi
 OUTDIR=${1:-${OUT:-$REPO/gpu_check_out}}
-mkdir -p "$OUTDIR"
+PARTS="$OUTDIR/parts"
+mkdir -p "$OUTDIR" "$PARTS"
 LOG="$OUTDIR/log.txt"
+BUDGET=${GPU_CHECK_BUDGET:-500}
+DEADLINE=$(($(date +%s) + BUDGET))
 : >"$LOG"
 : >"$OUTDIR/steps.tsv"
 PY=${PYTHON:-python3}
@@ -45,6 +53,13 @@ say() { echo "[gpu_check] $*" | tee -a "$LOG"; }
 step() { # step NAME SECONDS COMMAND...
   local name=$1 limit=$2
   shift 2
+  local left=$((DEADLINE - $(date +%s) - 10))
+  if [ "$left" -lt 5 ]; then
+    say "=== $name: skipped, the budget of ${BUDGET}s is spent"
+    printf '%s\t%s\t%.1f\n' "$name" 124 0 >>"$OUTDIR/steps.tsv"
+    return
+  fi
+  [ "$left" -lt "$limit" ] && limit=$left
   say "=== $name (limit ${limit}s): $*"
   local t0 rc
   t0=$(date +%s.%N)
@@ -81,7 +96,7 @@ else
 fi
 
 # -- 1. the device and the versions -----------------------------------------------------------
-step device 60 "$PY" - "$OUTDIR/device.json" "$BACKEND" <<'EOF'
+step device 60 "$PY" - "$PARTS/device.json" "$BACKEND" <<'EOF'
 import importlib, json, platform, subprocess, sys
 info = {"python": platform.python_version(), "machine": platform.machine()}
 for name in ("numpy", "optree", "cupy", "torch", "jax", "jaxlib", "numba", "scipy", "ftransforms"):
@@ -107,46 +122,57 @@ EOF
 # -- 2. the CUDA tests ------------------------------------------------------------------------
 # JAX is the tests' oracle: on the CPU, so that it takes nothing from the card.
 XDIST=()
-if "$PY" -c "import xdist" 2>/dev/null && [ $DRY = 0 ]; then XDIST=(-n 4); fi
-step tests 200 env JAX_PLATFORMS=cpu "$PY" -m pytest -q -p no:cacheprovider -m cuda \
-  "${XDIST[@]}" tests/test_cuda.py --junitxml="$OUTDIR/tests.xml"
+if "$PY" -c "import xdist" 2>/dev/null && [ $DRY = 0 ]; then XDIST=(-n 8); fi
+step tests 110 env JAX_PLATFORMS=cpu "$PY" -m pytest -q -rfE -p no:cacheprovider -m cuda \
+  "${XDIST[@]}" tests/test_cuda.py
 
 # -- 3. the demo ------------------------------------------------------------------------------
-step demo 90 "$PY" -m ftransforms.demo --device "$DEVICE"
+step demo 40 "$PY" -m ftransforms.demo --device "$DEVICE"
 
 # -- 4. no hidden host copies -----------------------------------------------------------------
-step transfers 60 "$PY" -m benchmarks.gpu_check transfers --backend "$BACKEND" \
-  --json "$OUTDIR/transfers.json"
+step transfers 35 "$PY" -m benchmarks.gpu_check transfers --backend "$BACKEND" \
+  --json "$PARTS/transfers.json"
 
 # -- 4b. the compiled tier on the device ------------------------------------------------------
 if [ $DRY = 1 ]; then
   step compiled 90 "$PY" -m benchmarks.gpu_check compiled --backend strict --w1-sizes 16 \
-    --reps 2 --json "$OUTDIR/compiled.json"
+    --reps 2 --json "$PARTS/compiled.json"
 else
-  step compiled 120 "$PY" -m benchmarks.gpu_check compiled --backend cupy \
-    --w1-sizes 32,256,4096 --reps 20 --json "$OUTDIR/compiled.json"
+  step compiled 70 "$PY" -m benchmarks.gpu_check compiled --backend cupy \
+    --w1-sizes 32,256,4096 --reps 20 --json "$PARTS/compiled.json"
 fi
 
 # -- 5. the benchmarks on the GPU, side by side -----------------------------------------------
 PEERS=ftransforms,ftransforms.jit,torch.func,jax.jit,numpy
 if [ $DRY = 1 ]; then
-  step bench_gpu 150 "$PY" -m benchmarks --device cpu --workloads W1,W3,W4,W6 \
-    --peers ftransforms,ftransforms.jit,numpy "${QUICK[@]}" --json "$OUTDIR/bench_gpu.json"
+  BENCH=(--device cpu --peers ftransforms,ftransforms.jit,numpy "${QUICK[@]}")
+  step bench_gpu_w1 60 "$PY" -m benchmarks "${BENCH[@]}" --workloads W1 \
+    --json "$PARTS/bench_gpu_w1.json"
+  step bench_gpu_w34 60 "$PY" -m benchmarks "${BENCH[@]}" --workloads W3,W4 \
+    --json "$PARTS/bench_gpu_w34.json"
+  step bench_gpu_w6 60 "$PY" -m benchmarks "${BENCH[@]}" --workloads W6 \
+    --json "$PARTS/bench_gpu_w6.json"
 else
-  step bench_gpu 200 "$PY" -m benchmarks --device cuda --workloads W1,W3,W4,W6 \
-    --peers "$PEERS" --sizes "W1=32,256,1024,4096;W3=64,256,1024" "${QUICK[@]}" \
-    --json "$OUTDIR/bench_gpu.json"
+  BENCH=(--device cuda --peers "$PEERS" "${QUICK[@]}")
+  step bench_gpu_w1 80 "$PY" -m benchmarks "${BENCH[@]}" --workloads W1 \
+    --sizes "W1=32,256,1024,4096" --json "$PARTS/bench_gpu_w1.json"
+  step bench_gpu_w34 60 "$PY" -m benchmarks "${BENCH[@]}" --workloads W3,W4 \
+    --sizes "W3=64,256,1024" --json "$PARTS/bench_gpu_w34.json"
+  step bench_gpu_w6 50 "$PY" -m benchmarks "${BENCH[@]}" --workloads W6 \
+    --json "$PARTS/bench_gpu_w6.json"
 fi
 
 # -- 6. the large-batch rows on the CPU (where the GPU should win) ----------------------------
 if [ $DRY = 1 ]; then
   step bench_cpu 60 "$PY" -m benchmarks --device cpu --workloads W1 --peers ftransforms \
-    --sizes "W1=64" --reps 2 --passes 1 --json "$OUTDIR/bench_cpu.json"
+    --sizes "W1=64" --reps 2 --passes 1 --json "$PARTS/bench_cpu.json"
 else
-  step bench_cpu 60 "$PY" -m benchmarks --device cpu --workloads W1,W3 \
+  step bench_cpu 40 "$PY" -m benchmarks --device cpu --workloads W1,W3 \
     --peers ftransforms,torch.func --sizes "W1=4096;W3=1024" --reps 3 --passes 1 \
-    --json "$OUTDIR/bench_cpu.json"
+    --json "$PARTS/bench_cpu.json"
 fi
 
 "$PY" -m benchmarks.gpu_check summary --dir "$OUTDIR" 2>&1 | tee -a "$LOG"
-exit "${PIPESTATUS[0]}"
+rc=${PIPESTATUS[0]}
+tar czf "$OUTDIR/parts.tgz" -C "$OUTDIR" parts && rm -rf "$PARTS"
+exit "$rc"

@@ -53,7 +53,8 @@ def test_compiled_tier_row_runs_on_the_strict_stand_in(tmp_path):
 
 def test_summary_gathers_the_steps(tmp_path):
     (tmp_path / "steps.tsv").write_text("tests\t0\t1.5\ndemo\t1\t2.0\n")
-    (tmp_path / "device.json").write_text(json.dumps({"numpy": "2"}))
+    (tmp_path / "parts").mkdir()
+    (tmp_path / "parts" / "device.json").write_text(json.dumps({"numpy": "2"}))
     assert gpu_check.summarise(tmp_path) == 1  # a failed step fails the summary
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["steps"]["demo"] == {"rc": 1, "seconds": 2.0}
