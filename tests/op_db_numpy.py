@@ -88,12 +88,10 @@ def _mod_samples(d: Draw) -> list[Sample]:
 
 
 add("mod", call("mod"), _mod_samples, prims="remainder")
-_RESULT_TYPE = "bug on a device array: fnp.result_type calls numpy.result_type on it"
 add(
     "copysign",
     call("copysign"),
     binary("away", "away"),
-    xfail={"test_forward_on_strict_backend": _RESULT_TYPE},  # 0-d device arrays
 )
 add(
     "ldexp",
@@ -116,7 +114,6 @@ add(
     "heaviside",
     call("heaviside"),
     binary("away", "u"),
-    xfail={"test_forward_on_strict_backend": _RESULT_TYPE},  # 0-d device arrays
 )
 
 
@@ -147,17 +144,11 @@ def _close_samples(d: Draw) -> list[Sample]:
 
 
 add("isclose", call("isclose"), _close_samples, nondiff=True)
-_PY_BOOL = "fnp.allclose returns a Python bool (NumPy's contract): no batched value"
 add(
     "allclose",
     lambda m, a, b: _b(m.allclose(a, b)),
     _close_samples,
     nondiff=True,
-    xfail={
-        # under vmap the batch splits where the rows' bools differ (NOTE [splitting the
-        # batch]), which reads the values on the host
-        "test_vmap_on_strict_backend": _PY_BOOL,
-    },
     jax_compositions=False,  # jax.numpy.allclose returns an array
     value_dependent="the Python bool is read from the values",
 )
@@ -418,11 +409,6 @@ add(
     lambda d: [S("2x3", d.u((2, 3)), d.u(()))],
     funcs="pad",
     numpy_lone_tracer=(0,),  # numpy.pad dispatches on the array, not constant_values
-    xfail={
-        "test_forward_on_strict_backend": (
-            "bug on a device array: fnp.pad converts constant_values with numpy.asarray"
-        )
-    },
 )
 for _name in ("tril", "triu"):
     add(
@@ -476,11 +462,6 @@ add(
         S("2x3_default", d.bools((2, 3)), d.bools((3,)), d.u((2, 3)), d.u(()), -1.0),
     ],
     prims="select",
-    xfail={
-        "test_forward_on_strict_backend": _RESULT_TYPE,
-        "test_vjp_on_strict_backend": "bug on a device array: fnp.select mixes in a host array",
-        "test_vmap_on_strict_backend": "bug on a device array: fnp.select mixes in a host array",
-    },
 )
 add(
     "nonzero",
@@ -523,7 +504,6 @@ def _like(m, x) -> dict:
     return {"like": x} if m is FNP else {}
 
 
-_HOST = "bug on a device array: {}"
 add("zeros", lambda m, x: x + m.zeros((2, 3), dtype=x.dtype, **_like(m, x)), _times)
 add("ones", lambda m, x: x * m.ones((2, 3), dtype=x.dtype, **_like(m, x)), _times)
 add("full", lambda m, x: x * m.full((2, 3), 1.5, dtype=x.dtype, **_like(m, x)), _times)
@@ -534,11 +514,6 @@ add(
     _times,
     funcs="full",
     via_numpy=False,
-    xfail={
-        "test_forward_on_strict_backend": _HOST.format(
-            "fnp.full(shape, device_value) builds with numpy (a host conversion)"
-        )
-    },
 )
 add(
     "empty",
@@ -565,7 +540,6 @@ add(
     lambda m, x: x * m.linspace(-1.0, 2.0, 4, dtype=x.dtype, **_like(m, x)),
     lambda d: [S("3x4", d.u((3, 4)))],
 )
-_LINSPACE_HOST = _HOST.format("linspace_traced multiplies by a numpy array (_extra.py)")
 add(
     "linspace_traced",
     lambda m, a, b, **kw: (m.linspace_traced if m is FNP else m.linspace)(a, b, 5, **kw),
@@ -573,11 +547,6 @@ add(
         S("scalars", d.u(()), d.u(())),
         S("2_endpoint_false", d.u((2,)), d.u((2,)), endpoint=False),
     ],
-    xfail={
-        "test_forward_on_strict_backend": _LINSPACE_HOST,
-        "test_vjp_on_strict_backend": _LINSPACE_HOST,
-        "test_vmap_on_strict_backend": _LINSPACE_HOST,
-    },
 )
 add("zeros_like", lambda m, x: x + m.zeros_like(x), _times)
 add("ones_like", lambda m, x: x * m.ones_like(x), _times)
@@ -592,23 +561,11 @@ add(
 add("array", lambda m, x: m.array(x), _times, via_numpy=False)
 add("asarray", lambda m, x: m.asarray(x), _times, via_numpy=False)
 add("copy", lambda m, x: m.copy(x), _times)
-_FREQ_HOST = _HOST.format("fftfreq(n, traced device d) divides a host array by d")
-_FREQ_TRACED = (
-    "bug: fftfreq(n, d) with a traced d differs in the last bits from the eager result "
-    "(float32 d: rounded in float32), so the primal of jvp/vjp and jit differ from f(d)"
-)
-#: the sweeps where the traced/eager difference shows, by function and dtype
-_FREQ_FAILS = {
-    ("fftfreq", "float32"): ("test_vjp_vs_jvp", "test_jit_f"),
-    ("rfftfreq", "float32"): ("test_vjp_vs_jvp", "test_jit_f"),
-    ("rfftfreq", "float64"): ("test_jvp_fd", "test_vjp_vs_jvp", "test_second_order"),
-}
 
 
 def _freq_samples(name: str):
     def sampler(d: Draw) -> list[Sample]:
-        fails = _FREQ_FAILS.get((name, d.dtype.name), ())
-        return [S("d_scalar", d.u((), 0.5, 2.0), _xfail=dict.fromkeys(fails, _FREQ_TRACED))]
+        return [S("d_scalar", d.u((), 0.5, 2.0))]
 
     return sampler
 
@@ -619,7 +576,6 @@ for _name, _n in (("fftfreq", 6), ("rfftfreq", 7)):
         lambda m, d, _name=_name, _n=_n: getattr(m.fft, _name)(_n, d),
         _freq_samples(_name),
         funcs=f"fft.{_name}",
-        xfail={"test_vmap_on_strict_backend": _FREQ_HOST, "test_vjp_on_strict_backend": _FREQ_HOST},
     )
 
 

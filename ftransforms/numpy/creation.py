@@ -9,7 +9,7 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy.helpers as helpers
-from ftransforms.backend import namespace_of
+from ftransforms.backend import is_array, namespace_of
 from ftransforms.core.mutation import Buffer, detached, user_array
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.dispatch import implements
@@ -201,6 +201,8 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, like: Any = None) -> An
     if isinstance(fill_value, Tracer):
         out = broadcast_to(fill_value, tuple(shape) if not isinstance(shape, int) else (shape,))
         return out if dtype is None else astype(out, dtype)
+    if like is None and is_array(fill_value):
+        like = fill_value  # a device value fills a device array (numpy would copy it over)
     return user_array(xp_like(like).full(shape, fill_value, dtype=dtype), "full")
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy
 
+from ftransforms.backend import is_array
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.dispatch import implements
 
@@ -64,12 +65,15 @@ def result_type(*args: Any) -> Any:
         >>> _ = ft.grad(f)(np.ones(2, np.float32))
         float32
     """
-    return numpy.result_type(*[a.dtype if isinstance(a, Tracer) else a for a in args])
+    return numpy.result_type(*[_dtype_stand_in(a) for a in args])
 
 
 def _dtype_stand_in(x: Any) -> Any:
-    """A tracer's dtype (what NumPy 2's casting rules look at) in place of the tracer."""
-    return x.dtype if isinstance(x, Tracer) else x
+    """A tracer's or a device array's dtype (what NumPy 2's casting rules look at) in place
+    of it: ``numpy.result_type`` would convert a CuPy array to a host array."""
+    if isinstance(x, Tracer) or (is_array(x) and type(x) is not numpy.ndarray):
+        return x.dtype
+    return x
 
 
 @implements(numpy.can_cast)

@@ -25,11 +25,12 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy.helpers as helpers
+from ftransforms.backend import is_array
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.creation import asarray
 from ftransforms.numpy.dispatch import implements
-from ftransforms.numpy.helpers import ndim, normalize_axis
+from ftransforms.numpy.helpers import ndim, normalize_axis, xp_of
 from ftransforms.numpy.rearranging import roll
 from ftransforms.numpy.ufuncs import astype, conj
 from ftransforms.ops.fft import SWAP_NORM, fft_p
@@ -433,8 +434,10 @@ def fftfreq(n: int, d: Any = 1.0, device: Any = None) -> Any:
         >>> fftfreq(4)
         array([ 0.  ,  0.25, -0.5 , -0.25])
     """
-    if isinstance(d, Tracer):
-        return numpy.fft.fftfreq(n, 1.0, device=device) / d
+    if isinstance(d, Tracer) or (is_array(d) and type(d) is not numpy.ndarray):  # on its device
+        # NumPy's formula, op for op (so the traced value is the eager one to the bit)
+        ints = numpy.round(numpy.fft.fftfreq(n, 1.0 / n)).astype(numpy.int64)
+        return xp_of(d).asarray(ints) * (1.0 / (n * d))
     return numpy.fft.fftfreq(n, d, device=device)
 
 
@@ -446,6 +449,7 @@ def rfftfreq(n: int, d: Any = 1.0, device: Any = None) -> Any:
         >>> rfftfreq(4)
         array([0.  , 0.25, 0.5 ])
     """
-    if isinstance(d, Tracer):
-        return numpy.fft.rfftfreq(n, 1.0, device=device) / d
+    if isinstance(d, Tracer) or (is_array(d) and type(d) is not numpy.ndarray):  # on its device
+        ints = numpy.arange(n // 2 + 1)  # NumPy's formula, op for op, as in fftfreq
+        return xp_of(d).asarray(ints) * (1.0 / (n * d))
     return numpy.fft.rfftfreq(n, d, device=device)

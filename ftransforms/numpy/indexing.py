@@ -13,6 +13,7 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy.helpers as helpers
+from ftransforms.backend import is_array
 from ftransforms.core.errors import (
     BatchedControlFlowError,
     InPlaceError,
@@ -501,6 +502,9 @@ def select(condlist: Sequence[Any], choicelist: Sequence[Any], default: Any = 0)
             raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray")
     dt = result_type(*choicelist, default)
     shape = numpy.broadcast_shapes(*[helpers.shape(c) for c in (*condlist, *choicelist)])
+    like = helpers.first_array(*choicelist, *condlist)
+    if like is not None and not isinstance(default, Tracer) and not is_array(default):
+        default = helpers.constant_like(default, like, dt)  # on the choices' device
     out = broadcast_to(astype(default, dt), shape)
     for cond, choice in zip(reversed(condlist), reversed(choicelist)):
         out = where(cond, astype(choice, dt), out)

@@ -22,6 +22,7 @@ from ftransforms.numpy.helpers import (
     to_host,
     weak_result_type,
     xp_like,
+    xp_of,
 )
 from ftransforms.numpy.indexing import getitem
 from ftransforms.numpy.manipulation import (
@@ -187,9 +188,10 @@ def linspace_traced(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
     frac = numpy.arange(num, dtype=numpy.float64) / max(steps, 1)
     start, stop = asarray(start), asarray(stop)
     shape = (num,) + (1,) * max(ndim(start), ndim(stop))
-    out = start + (stop - start) * numpy.reshape(frac, shape).astype(
+    frac = numpy.reshape(frac, shape).astype(
         numpy.result_type(dtype_of(start), dtype_of(stop), numpy.float32)
     )
+    out = start + (stop - start) * xp_of(start, stop).asarray(frac)  # on their device
     out = moveaxis(out, 0, axis) if axis else out
     return out if dtype is None else astype(out, dtype)
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy.helpers as helpers
+from ftransforms.backend import is_array
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.creation import as_operand, full, zeros_like
@@ -653,9 +654,9 @@ def _pairs(value: Any, rank: int, what: str) -> list[tuple[Any, Any]]:
         if ndim(value) != 0:
             raise UnsupportedOperationError(f"pad: a traced {what} must be a scalar")
         return [(value, value)] * rank
-    arr = numpy.asarray(value)
-    if arr.ndim == 0:
-        return [(value, value)] * rank
+    if ndim(value) == 0:
+        return [(value, value)] * rank  # a device scalar stays on its device
+    arr = to_host(value) if is_array(value) else numpy.asarray(value)  # a few static numbers
     arr = numpy.broadcast_to(arr, (rank, 2))
     return [(arr[i, 0], arr[i, 1]) for i in range(rank)]
 

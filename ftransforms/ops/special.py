@@ -208,7 +208,8 @@ digamma_p = defunary(
 
 
 def _polygamma_impl(xp, n, x):
-    out = scipy_special(xp).polygamma(n, x)
+    # an array n: cupyx's polygamma calls cupy.where(n == 0, ...), which needs one
+    out = scipy_special(xp).polygamma(xp.asarray(n), x)
     return xp.asarray(out).astype(_float_dtype(x), copy=False)
 
 
