@@ -345,8 +345,93 @@ def run_compiled(backend: str, out: Path, w1_sizes: list[int], reps: int) -> int
     return 1 if bad else 0
 
 
+def _w1_and_w5_grad(backend: str, batch: int):
+    """(label, function, device arguments) of W1 at ``batch`` and W5's gradient."""
+    import ftransforms as ft
+    import ftransforms.numpy as fnp
+    from benchmarks import cases
+    from benchmarks.peers.ftransforms_peer import P3, mlp_loss
+    from benchmarks.reference import w5_chain
+
+    _, _, to_device, _ = _backend(backend)
+    out = []
+    made = cases.make_cases(["W1"], sizes_override={"W1": [batch]})
+    made += [c for c in cases.make_cases(["W5"]) if c.mode == "grad"]
+    for case in made:
+        dev = {k: to_device(v) for k, v in cases.make_inputs(case).items()}
+        if case.workload == "W1":
+            fn = ft.vmap(ft.grad(mlp_loss), in_dims=(None, 0, 0))
+            out.append((case.label, fn, (tuple(dev[k] for k in P3), dev["x"], dev["y"])))
+        else:
+            fn = ft.grad(lambda v: fnp.sum(w5_chain(fnp, v)))
+            out.append((case.label, fn, (dev["x"],)))
+    return out
+
+
+def run_profile(backend: str, batch: int, calls: int) -> int:
+    """Where a call's time goes on the device: cProfile of ``calls`` calls of the replay
+    and of the compiled tier (top functions by own time), then the same program captured
+    once in a CUDA graph and launched (the dispatch floor that a graph tier would reach)."""
+    import cProfile
+    import io
+    import pstats
+
+    import ftransforms as ft
+
+    module, _, _, sync = _backend(backend)
+    for label, fn, args in _w1_and_w5_grad(backend, batch):
+        for tier in ("replay", "compiled"):
+            jf = ft.jit(fn, compile=False)
+            want = jf(*args)
+            if tier == "compiled":
+                jf.compile()
+            jf(*args)
+            sync()
+            prof = cProfile.Profile()
+            t0 = time.perf_counter()
+            prof.enable()
+            for _ in range(calls):
+                jf(*args)
+            sync()
+            prof.disable()
+            per_call = (time.perf_counter() - t0) / calls
+            text = io.StringIO()
+            pstats.Stats(prof, stream=text).sort_stats("tottime").print_stats(18)
+            print(f"[profile] {label} {tier}: {per_call * 1e6:.1f} us per call (profiled)")
+            print("\n".join(text.getvalue().splitlines()[6:]), flush=True)
+        if module is None:
+            continue
+        try:  # the replay captured in a CUDA graph
+            jf = ft.jit(fn, compile=False)
+            want = jf(*args)
+            stream = module.cuda.Stream(non_blocking=True)
+            with stream:
+                jf(*args)
+                stream.synchronize()
+                stream.begin_capture()
+                got = jf(*args)
+                graph = stream.end_capture()
+                graph.launch(stream)
+                stream.synchronize()
+                diff = _max_rel_diff(
+                    list(got) if isinstance(got, (list, tuple)) else [got],
+                    list(want) if isinstance(want, (list, tuple)) else [want],
+                    module.asnumpy,
+                )
+                t_graph = _median_seconds(lambda: graph.launch(stream), stream.synchronize, 50)
+            t_replay = _median_seconds(lambda: jf(*args), sync, 50)
+            print(
+                f"[graph] {label}: replay {t_replay * 1e6:.1f} us, CUDA graph launch "
+                f"{t_graph * 1e6:.1f} us ({t_graph / t_replay:.2f}x), max rel diff {diff:.1e}",
+                flush=True,
+            )
+        except Exception as err:  # noqa: BLE001 - the probe reports what capture refused
+            print(f"[graph] {label}: capture failed: {type(err).__name__}: {err}", flush=True)
+    return 0
+
+
 def summarise(directory: Path) -> int:
-    """Gather the steps' results (``parts/*.json``, written by gpu_check.sh) into ``summary.json``."""
+    """Gather the steps' results (``parts/*.json``, from gpu_check.sh) into ``summary.json``."""
     summary: dict[str, Any] = {"steps": {}}
     status = directory / "steps.tsv"
     if status.exists():
@@ -375,6 +460,10 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--json", required=True)
     c.add_argument("--w1-sizes", default="32,256,4096", help="W1 batch sizes, comma-separated")
     c.add_argument("--reps", type=int, default=20)
+    f = sub.add_parser("profile", help="where a call's time goes: cProfile, CUDA graph probe")
+    f.add_argument("--backend", choices=["cupy", "strict"], default="cupy")
+    f.add_argument("--batch", type=int, default=32)
+    f.add_argument("--calls", type=int, default=200)
     s = sub.add_parser("summary", help="write OUTDIR/summary.json from the steps' files")
     s.add_argument("--dir", required=True)
     args = p.parse_args(argv)
@@ -383,6 +472,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "compiled":
         sizes = [int(v) for v in args.w1_sizes.split(",") if v.strip()]
         return run_compiled(args.backend, Path(args.json), sizes, args.reps)
+    if args.cmd == "profile":
+        return run_profile(args.backend, args.batch, args.calls)
     return summarise(Path(args.dir))
 
 

@@ -4,6 +4,7 @@
 #   bash benchmarks/gpu_check.sh [OUTDIR]            # on the GPU machine (OUTDIR: $OUT)
 #   bash benchmarks/gpu_check.sh --dry-run [OUTDIR]  # here, on the strict CPU stand-in
 #
+# GPU_CHECK_SKIP="name name" skips steps (a rerun of the ones that failed).
 # Steps, each under its own time limit and all under one budget (GPU_CHECK_BUDGET seconds,
 # default 500, so that the summary is always written), each recorded in OUTDIR/steps.tsv
 # (name, exit code, seconds) and OUTDIR/log.txt, the run going on after a failed step.
@@ -15,6 +16,8 @@
 #   4. transfers: no transform copies to the host (python -m benchmarks.gpu_check transfers)
 #   4b. compiled: ft.jit replay vs its compiled tier (CuPy kernels) vs jax.jit, W1 and W5
 #                 (python -m benchmarks.gpu_check compiled; compiled.json)
+#   4c. profile:  cProfile of the replay and the compiled tier, and one CUDA-graph capture
+#                 (python -m benchmarks.gpu_check profile; log.txt)
 #   5. bench_gpu: W1 B=32..4096, W3 (D=64..1024), W4 MAML, W6 LSTM on CuPy, side by side
 #                 with torch.func on CUDA and jax.jit on the GPU (bench_gpu_w1.json,
 #                 bench_gpu_w34.json, bench_gpu_w6.json: one step each, so a slow one
@@ -53,6 +56,10 @@ say() { echo "[gpu_check] $*" | tee -a "$LOG"; }
 step() { # step NAME SECONDS COMMAND...
   local name=$1 limit=$2
   shift 2
+  if [[ " ${GPU_CHECK_SKIP:-} " == *" $name "* ]]; then
+    say "=== $name: skipped (GPU_CHECK_SKIP)"
+    return
+  fi
   local left=$((DEADLINE - $(date +%s) - 10))
   if [ "$left" -lt 5 ]; then
     say "=== $name: skipped, the budget of ${BUDGET}s is spent"
@@ -67,7 +74,7 @@ step() { # step NAME SECONDS COMMAND...
   rc=${PIPESTATUS[0]}
   local t1
   t1=$(date +%s.%N)
-  printf '%s\t%s\t%.1f\n' "$name" "$rc" "$(echo "$t1 - $t0" | bc)" >>"$OUTDIR/steps.tsv"
+  printf '%s\t%s\t%s\n' "$name" "$rc" "$(awk "BEGIN { printf \"%.1f\", $t1 - $t0 }")" >>"$OUTDIR/steps.tsv"
   say "=== $name: exit $rc"
 }
 
@@ -142,6 +149,13 @@ else
     --w1-sizes 32,256,4096 --reps 20 --json "$PARTS/compiled.json"
 fi
 
+# -- 4c. where a call's time goes on the device (cProfile; one CUDA-graph capture) -------
+if [ $DRY = 1 ]; then
+  step profile 60 "$PY" -m benchmarks.gpu_check profile --backend strict --batch 8 --calls 5
+else
+  step profile 45 "$PY" -m benchmarks.gpu_check profile --backend cupy --batch 32 --calls 200
+fi
+
 # -- 5. the benchmarks on the GPU, side by side -----------------------------------------------
 PEERS=ftransforms,ftransforms.jit,torch.func,jax.jit,numpy
 if [ $DRY = 1 ]; then
@@ -156,7 +170,7 @@ else
   BENCH=(--device cuda --peers "$PEERS" "${QUICK[@]}")
   step bench_gpu_w1 80 "$PY" -m benchmarks "${BENCH[@]}" --workloads W1 \
     --sizes "W1=32,256,1024,4096" --json "$PARTS/bench_gpu_w1.json"
-  step bench_gpu_w34 60 "$PY" -m benchmarks "${BENCH[@]}" --workloads W3,W4 \
+  step bench_gpu_w34 100 "$PY" -m benchmarks "${BENCH[@]}" --workloads W3,W4 \
     --sizes "W3=64,256,1024" --json "$PARTS/bench_gpu_w34.json"
   step bench_gpu_w6 50 "$PY" -m benchmarks "${BENCH[@]}" --workloads W6 \
     --json "$PARTS/bench_gpu_w6.json"
