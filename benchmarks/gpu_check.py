@@ -379,6 +379,12 @@ def run_profile(backend: str, batch: int, calls: int) -> int:
     import ftransforms as ft
 
     module, _, _, sync = _backend(backend)
+    if module is not None:  # the backend's own tie rule, which the compiled kernels follow
+        a, b = module.asarray([-0.0, 0.0, 1.0]), module.asarray([0.0, -0.0, 1.0])
+        for name in ("maximum", "minimum"):
+            for x, y, order in ((a, b, "(a, b)"), (b, a, "(b, a)")):
+                got = module.asnumpy(getattr(module, name)(x, y))
+                print(f"[ties] {module.__name__}.{name}{order} of [-0.0, 0.0] pairs: {got}")
     for label, fn, args in _w1_and_w5_grad(backend, batch):
         for tier in ("replay", "compiled"):
             jf = ft.jit(fn, compile=False)

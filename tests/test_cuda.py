@@ -104,3 +104,70 @@ def test_per_sample_gradients_stay_on_the_gpu():
     for g, v in zip(got, want):
         assert isinstance(g, cupy.ndarray)
         np.testing.assert_allclose(cupy.asnumpy(g), v, rtol=1e-10, atol=1e-12)
+
+
+# -- the compiled tier's CuPy kernels on a real card ----------------------------------------
+# On the stand-in (tests/test_compiled_cupy.py) the generated CUDA C is checked and then
+# evaluated with NumPy; here NVRTC compiles it and the card runs it.  Oracle: the replay of
+# the same recorded program (CuPy's own ufuncs on the same card).  NVRTC may contract
+# a * b + c into one FMA where the replay rounds twice, so values are compared within a
+# few float ulps of the largest magnitude; NaN positions, infinities and the sign of zeros
+# (maximum/minimum ties) must be identical.
+
+_TIES = np.array([-0.0, 0.0, np.nan, 1.0, -1.0, 0.0, 2.0, -0.0])
+_TIES_2 = np.array([0.0, -0.0, 1.0, np.nan, -1.0, 0.0, -3.0, -0.0])
+
+
+def _compiled_programs():
+    c = np.float64(0.1)  # a float64 constant compared against float32 data
+
+    def chain(x, y):
+        return np.tanh(x) * 2.5 + np.exp(-x) / (1.0 + x * x) - y
+
+    def ties(x, y):
+        return (1.0 / np.maximum(x, y)) * 2.0 + 1.0 / np.minimum(x, y) * 3.0
+
+    def where_const(x, y):
+        return np.where(x > c, x * 3.0, x - 1.0) + y * 0.5
+
+    def reductions(x, y):
+        return np.sum(np.exp(x) * y, axis=-1) / (np.max(x, axis=-1) + 4.0)
+
+    def infinities(x, y):
+        return np.where(x > 0, np.inf, -np.inf) * (y * y + 1.0) - np.nan
+
+    def grad_chain(x, y):
+        return ft.grad(lambda v: np.sum(np.sin(v) * np.cos(v * y) + v * v))(x)
+
+    return [chain, ties, where_const, reductions, infinities, grad_chain]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("fn", _compiled_programs(), ids=lambda f: f.__name__)
+def test_compiled_tier_kernels_equal_the_replay_on_cupy(fn, dtype):
+    import cupy
+
+    rng = np.random.default_rng(3)
+    if fn.__name__ == "ties":
+        x, y = _TIES, _TIES_2
+    else:
+        x, y = rng.normal(size=(4, 64)), rng.normal(size=(4, 64))
+        x[0, :3] = 0.1  # exactly the constant in float64; rounded in float32
+    x, y = cupy.asarray(x.astype(dtype)), cupy.asarray(y.astype(dtype))
+    jitted = ft.jit(fn, compile=False)
+    replay = jitted(x, y)
+    (program,) = jitted.cache.values()
+    jitted.compile()
+    assert program.tier == "compiled", program.tier
+    assert getattr(program._fn, "n_kernels", 0) >= 1
+    got = jitted(x, y)
+    assert isinstance(got, cupy.ndarray) and got.dtype == replay.dtype
+    g, r = cupy.asnumpy(got), cupy.asnumpy(replay)
+    np.testing.assert_array_equal(np.isnan(g), np.isnan(r))
+    np.testing.assert_array_equal(g[np.isinf(r)], r[np.isinf(r)])
+    zeros = r == 0
+    np.testing.assert_array_equal(np.signbit(g[zeros]), np.signbit(r[zeros]))
+    finite = np.isfinite(r)
+    scale = max(float(np.max(np.abs(r[finite]), initial=0.0)), 1.0)
+    tol = 8 * float(np.finfo(dtype).eps) * scale
+    np.testing.assert_allclose(g[finite], r[finite], rtol=0, atol=tol)
