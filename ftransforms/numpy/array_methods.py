@@ -79,6 +79,15 @@ from ftransforms.numpy.ufuncs import round as round_
 __all__ = []
 
 
+def _out(method: str, out: Any, result: Any) -> Any:
+    """``result``, or written into ``out`` (and ``out`` returned) as NumPy's ``out=``."""
+    if out is None:
+        return result
+    if isinstance(out, tuple):
+        (out,) = out
+    return inplace.write_out(f"x.{method}(..., out=...)", out, result)
+
+
 class ArrayMethods:
     """The members :func:`install` copies onto :class:`Tracer` (never instantiated)."""
 
@@ -233,38 +242,43 @@ class ArrayMethods:
 
     # -- methods --------------------------------------------------------------------------
 
-    def sum(self, axis=None, dtype=None, keepdims=False):
-        return sum(self, axis=axis, dtype=dtype, keepdims=keepdims)
+    # Reductions take NumPy's method signatures: ``out=`` (written with NumPy's mutation
+    # semantics, NOTE [mutation semantics]) in NumPy's position, ``where=``/``initial=``
+    # passed on to the function (which refuses what it does not support).
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False, **kw):
+        return _out("sum", out, sum(self, axis=axis, dtype=dtype, keepdims=keepdims, **kw))
 
-    def mean(self, axis=None, dtype=None, keepdims=False):
-        return mean(self, axis=axis, dtype=dtype, keepdims=keepdims)
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False, **kw):
+        return _out("mean", out, mean(self, axis=axis, dtype=dtype, keepdims=keepdims, **kw))
 
-    def prod(self, axis=None, dtype=None, keepdims=False):
-        return prod(self, axis=axis, dtype=dtype, keepdims=keepdims)
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False, **kw):
+        return _out("prod", out, prod(self, axis=axis, dtype=dtype, keepdims=keepdims, **kw))
 
-    def max(self, axis=None, keepdims=False):
-        return max(self, axis=axis, keepdims=keepdims)
+    def max(self, axis=None, out=None, keepdims=False, **kw):
+        return _out("max", out, max(self, axis=axis, keepdims=keepdims, **kw))
 
-    def min(self, axis=None, keepdims=False):
-        return min(self, axis=axis, keepdims=keepdims)
+    def min(self, axis=None, out=None, keepdims=False, **kw):
+        return _out("min", out, min(self, axis=axis, keepdims=keepdims, **kw))
 
-    def var(self, axis=None, dtype=None, ddof=0, keepdims=False):
-        return var(self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
+        got = var(self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, **kw)
+        return _out("var", out, got)
 
-    def std(self, axis=None, dtype=None, ddof=0, keepdims=False):
-        return std(self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kw):
+        got = std(self, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, **kw)
+        return _out("std", out, got)
 
-    def argmax(self, axis=None, keepdims=False):
-        return argmax(self, axis=axis, keepdims=keepdims)
+    def argmax(self, axis=None, out=None, *, keepdims=False):
+        return _out("argmax", out, argmax(self, axis=axis, keepdims=keepdims))
 
-    def argmin(self, axis=None, keepdims=False):
-        return argmin(self, axis=axis, keepdims=keepdims)
+    def argmin(self, axis=None, out=None, *, keepdims=False):
+        return _out("argmin", out, argmin(self, axis=axis, keepdims=keepdims))
 
-    def any(self, axis=None, keepdims=False):
-        return any(self, axis=axis, keepdims=keepdims)
+    def any(self, axis=None, out=None, keepdims=False, **kw):
+        return _out("any", out, any(self, axis=axis, keepdims=keepdims, **kw))
 
-    def all(self, axis=None, keepdims=False):
-        return all(self, axis=axis, keepdims=keepdims)
+    def all(self, axis=None, out=None, keepdims=False, **kw):
+        return _out("all", out, all(self, axis=axis, keepdims=keepdims, **kw))
 
     def reshape(self, *shape, order="C"):
         if len(shape) == 1 and not isinstance(shape[0], int):
@@ -301,22 +315,22 @@ class ArrayMethods:
     def dot(self, other):
         return dot(self, other)
 
-    def clip(self, min=None, max=None):  # noqa: A002  (numpy's names)
-        return clip(self, min, max)
+    def clip(self, min=None, max=None, out=None, **kw):  # noqa: A002  (numpy's names)
+        return _out("clip", out, clip(self, min, max, **kw))
 
     def conj(self):
         return conj(self)
 
     conjugate = conj
 
-    def take(self, indices, axis=None):
-        return take(self, indices, axis=axis)
+    def take(self, indices, axis=None, out=None, mode="raise"):
+        return _out("take", out, take(self, indices, axis=axis, mode=mode))
 
-    def cumsum(self, axis=None):
-        return cumsum(self, axis=axis)
+    def cumsum(self, axis=None, dtype=None, out=None):
+        return _out("cumsum", out, cumsum(self, axis=axis, dtype=dtype))
 
-    def cumprod(self, axis=None):
-        return cumprod(self, axis=axis)
+    def cumprod(self, axis=None, dtype=None, out=None):
+        return _out("cumprod", out, cumprod(self, axis=axis, dtype=dtype))
 
     def argsort(self, axis=-1, kind=None):
         return argsort(self, axis=axis, kind=kind)
@@ -333,14 +347,14 @@ class ArrayMethods:
     def diagonal(self, offset=0, axis1=0, axis2=1):
         return inplace.diagonal_view(self, offset, axis1, axis2)
 
-    def trace(self, offset=0, axis1=0, axis2=1, dtype=None):
-        return trace(self, offset, axis1, axis2, dtype)
+    def trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+        return _out("trace", out, trace(self, offset, axis1, axis2, dtype))
 
-    def compress(self, condition, axis=None):
-        return compress(condition, self, axis)
+    def compress(self, condition, axis=None, out=None):
+        return _out("compress", out, compress(condition, self, axis))
 
-    def round(self, decimals=0):
-        return round_(self, decimals)
+    def round(self, decimals=0, out=None):
+        return _out("round", out, round_(self, decimals))
 
     def __round__(self, ndigits=None):
         return round_(self, ndigits or 0)

@@ -318,9 +318,12 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None) -> Any:
 
 
 @implements(numpy.take)
-def take(a: Any, indices: Any, axis: int | None = None) -> Any:
+def take(
+    a: Any, indices: Any, axis: int | None = None, out: Any = None, mode: str = "raise"
+) -> Any:
     """``numpy.take``: the elements at ``indices`` along ``axis`` (of the flattened array when
-    ``axis`` is None); out-of-range indices raise ``IndexError`` (NumPy's ``mode='raise'``).
+    ``axis`` is None); out-of-range indices raise ``IndexError`` (``mode='raise'``), are
+    clipped to the ends (``'clip'``, negative ones to 0, as NumPy) or wrap (``'wrap'``).
 
     Example:
         >>> import numpy as np
@@ -332,9 +335,20 @@ def take(a: Any, indices: Any, axis: int | None = None) -> Any:
         >>> ft.grad(lambda x: fnp.sum(fnp.take(x, np.array([1, 1, 0]))))(np.zeros(3))
         array([1., 2., 0.])
     """
+    if out is not None:
+        raise UnsupportedOperationError(
+            "take: out= is not supported; use the returned value (y = np.take(...))"
+        )
+    if mode not in ("raise", "clip", "wrap"):
+        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
     if axis is None:
-        return getitem(ravel(a), indices)
+        a, axis = ravel(a), 0
     axis = normalize_axis(axis, ndim(a))
+    if mode != "raise":
+        n = shape(a)[axis]
+        if isinstance(indices, (list, tuple)):
+            indices = numpy.asarray(indices)
+        indices = clip(indices, 0, n - 1) if mode == "clip" else remainder(indices, n)
     return getitem(a, (slice(None),) * axis + (indices,))
 
 

@@ -107,7 +107,8 @@ def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **k
 @implements(numpy.prod)
 def prod(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **kw: Any) -> Any:
     """``numpy.prod``: the product over ``axis``; its derivative is exact where elements are
-    zero (the product of the other elements, not a division by zero).
+    zero (the product of the other elements, not a division by zero); ``where=`` and
+    ``initial=`` as NumPy.
 
     Example:
         >>> import numpy as np
@@ -118,9 +119,11 @@ def prod(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **
         >>> ft.grad(fnp.prod)(np.array([2.0, 0.0, 4.0]))
         array([0., 8., 0.])
     """
-    no_extra_args("prod", kw)
     x = _prepare(x, dtype)
-    return _red.reduce_prod_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
+    x, initial = _masked("prod", x, kw, 1)
+    no_extra_args("prod", kw)
+    out = _red.reduce_prod_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
+    return out if initial is None else out * initial
 
 
 @implements(numpy.amax, numpy.max)
