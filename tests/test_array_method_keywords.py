@@ -116,3 +116,33 @@ def test_take_modes(mode):
         )
     with pytest.raises(ValueError, match="clipmode"):
         ft.vmap(lambda r: np.take(r, idx, mode="nearest"))(X)
+
+
+def _partition_in_place(r):
+    y = r.copy()
+    y.partition(2, axis=-1)
+    return y[..., 2]  # the k-th value: defined by NumPy's contract whatever the order
+
+
+OTHER_METHODS = {
+    "any_where": lambda r: r.any(where=r > 0.5) * 1.0,
+    "all_where": lambda r: np.all(r > -1.0, where=r < 1.0) * 1.0,
+    "nonzero_count": lambda r: r.nonzero()[0].size * r,
+    "partition_kth": _partition_in_place,
+    "choose": lambda r: (r[0] > 0).astype(int).choose([r[1], r[2]]),
+    "dot_out": lambda r: (lambda b: (r.dot(r.T, out=b), b)[1])(np.empty((r.shape[0],) * 2)),
+    "nbytes_itemsize": lambda r: r * (r.nbytes + r.astype(np.float32).itemsize),
+    "contains": lambda r: r * (r[1, 2] in r) + r * (123.0 in r),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_METHODS))
+def test_more_ndarray_methods_under_vmap_and_grad(name):
+    f = OTHER_METHODS[name]
+    xs = X.reshape(4, 5, 1) * np.ones(3) if name == "choose" else X.reshape(2, 2, 5)
+    if name == "choose":
+        xs = np.moveaxis(xs, -1, 1)  # rows of (3, 5)
+    np.testing.assert_allclose(ft.vmap(f)(xs), _loop(f, xs), rtol=1e-12)
+    row = xs[0] + 0.003
+    g = ft.grad(lambda r: np.sum(np.sin(f(r))))(row)
+    np.testing.assert_allclose(g, _fd(lambda r: np.sum(np.sin(f(r))), row), atol=1e-6)

@@ -27,7 +27,7 @@ from ftransforms.core.errors import InPlaceError
 from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
 from ftransforms.core.tracer import DTYPE_HIDDEN_FROM, Tracer
 from ftransforms.numpy.helpers import array_like
-from ftransforms.numpy.indexing import IndexUpdateHelper, compress, getitem, take
+from ftransforms.numpy.indexing import IndexUpdateHelper, choose, compress, getitem, nonzero, take
 from ftransforms.numpy.manipulation import ravel
 from ftransforms.numpy.products import dot, matmul, trace
 from ftransforms.numpy.protocol import NAMESPACE, UFUNC_ALIASES, handle_function, handle_ufunc
@@ -47,7 +47,7 @@ from ftransforms.numpy.reductions import (
     sum,
     var,
 )
-from ftransforms.numpy.sorting import argpartition, argsort, searchsorted
+from ftransforms.numpy.sorting import argpartition, argsort, partition, searchsorted
 from ftransforms.numpy.ufuncs import (
     abs,
     add,
@@ -312,8 +312,29 @@ class ArrayMethods:
     def copy(self, order="C"):
         return inplace.copy_of(self)
 
-    def dot(self, other):
-        return dot(self, other)
+    def dot(self, other, out=None):
+        return _out("dot", out, dot(self, other))
+
+    def nonzero(self):
+        return nonzero(self)
+
+    def choose(self, choices, out=None, mode="raise"):
+        return choose(self, choices, out=out, mode=mode)
+
+    def partition(self, kth, axis=-1, kind="introselect", order=None):
+        # in place, as NumPy; the values end in a valid partition order (fully sorted)
+        inplace.assign(self, partition(self, kth, axis=axis, kind=kind, order=order))
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    def __contains__(self, value):
+        return bool(any(equal(self, value)))
 
     def clip(self, min=None, max=None, out=None, **kw):  # noqa: A002  (numpy's names)
         return _out("clip", out, clip(self, min, max, **kw))

@@ -172,8 +172,9 @@ amax, amin = max, min
 
 
 @implements(numpy.any)
-def any(x: Any, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A001
-    """``numpy.any``: whether any element along ``axis`` is true (a boolean, no derivative).
+def any(x: Any, axis: Any = None, keepdims: bool = False, *, where: Any = True) -> Any:  # noqa: A001
+    """``numpy.any``: whether any element along ``axis`` is true (a boolean, no derivative);
+    elements outside ``where=`` count as false.
 
     Example:
         >>> import numpy as np
@@ -185,12 +186,15 @@ def any(x: Any, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A001
         >>> ft.vmap(fnp.any)(x).tolist()
         [True, False]
     """
+    if where is not True:
+        x = _where_bool(where, x, False)
     return _red.reduce_any_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
 
 
 @implements(numpy.all)
-def all(x: Any, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A001
-    """``numpy.all``: whether every element along ``axis`` is true (a boolean, no derivative).
+def all(x: Any, axis: Any = None, keepdims: bool = False, *, where: Any = True) -> Any:  # noqa: A001
+    """``numpy.all``: whether every element along ``axis`` is true (a boolean, no
+    derivative); elements outside ``where=`` count as true.
 
     Example:
         >>> import numpy as np
@@ -202,7 +206,15 @@ def all(x: Any, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A001
         >>> ft.vmap(fnp.all)(x).tolist()
         [False, True]
     """
+    if where is not True:
+        x = _where_bool(where, x, True)
     return _red.reduce_all_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
+
+
+def _where_bool(mask: Any, x: Any, fill: bool) -> Any:
+    """``x`` as booleans, ``fill`` where ``mask`` is false (any/all's ``where=``)."""
+    x = x if dtype_of(x).kind == "b" else not_equal(x, 0)
+    return where(mask, x, full((), fill, dtype=bool, like=x))
 
 
 def _reduced_count(x: Any, axis: Any) -> int:
