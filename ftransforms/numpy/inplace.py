@@ -94,6 +94,9 @@ def updated(x: Any, index: Any, v: Any) -> Any:
     ``x``'s dtype; for repeated indices the last write wins), as a new value."""
     v = _cast(v, dtype_of(x))
     xshape = shape(x)
+    masked = _traced_mask_write(x, index, v)
+    if masked is not None:
+        return masked
     if not isinstance(v, Tracer) and type(x) is Buffer:
         new = x.val.copy()
         new[_concrete_index(index) if not _is_basic(index) else index] = v
@@ -122,17 +125,30 @@ def updated(x: Any, index: Any, v: Any) -> Any:
     return where(mask, scatter(x, concrete, v), x)
 
 
+def _traced_mask_write(x: Any, index: Any, v: Any) -> Any:
+    """``x[mask] = v`` as ``where(mask, v, x)`` when that is NumPy's result without reading
+    the mask: a traced boolean mask over ``x``'s leading axes and one value (or one value per
+    trailing position, ``x[rows] = row``).  Then ``vmap`` does not split the batch on the
+    rows' masks and ``jit`` records no data-dependent trace; None otherwise."""
+    mask = index[0] if isinstance(index, tuple) and len(index) == 1 else index
+    if not isinstance(mask, Tracer) or mask.dtype.kind != "b":
+        return None
+    mshape, xshape = shape(mask), shape(x)
+    if mshape != xshape[: len(mshape)]:
+        return None  # NumPy's IndexError comes from the general path
+    rest, vshape = xshape[len(mshape) :], shape(v)
+    if math.prod(vshape) == 1:
+        v = reshape(v, ())
+    elif len(vshape) > len(rest) or any(a not in (1, b) for a, b in zip(vshape[::-1], rest[::-1])):
+        return None  # one value per selected element: how many depends on the mask
+    return where(reshape(mask, mshape + (1,) * len(rest)), v, x)
+
+
 def _batched_index_update(x: Any, index: Any, v: Any) -> Any:
     """``x[index] = v`` where the index differs per example (batched by ``vmap``)."""
     parts = index if isinstance(index, tuple) else (index,)
     if len(parts) == 1 and isinstance(parts[0], Tracer) and parts[0].dtype.kind == "b":
-        mask = parts[0]
-        mshape = shape(mask)
-        if mshape == shape(x)[: len(mshape)] and (
-            not isinstance(v, Tracer) and numpy.size(v) == 1 or shape(v) == ()
-        ):
-            mask = reshape(mask, mshape + (1,) * (ndim(x) - len(mshape)))
-            return where(mask, reshape(v, ()) if isinstance(v, Tracer) else v, x)
+        # (a single value was written by _traced_mask_write)
         raise InPlaceError(
             "x[mask] = values with a boolean mask that differs per example (batched by "
             "vmap) and an array of values: the number of selected elements would differ "
@@ -633,11 +649,13 @@ def putmask_writer(a: Any, mask: Any, values: Any) -> None:
     """``numpy.putmask(a, mask, values)``: ``a.flat[i] = values.flat[i % len]`` where set."""
     if _plain_target("putmask", a, mask, values):
         return numpy.putmask(a, _plain(mask), _plain(values))
+    if isinstance(mask, Tracer) and shape(mask) == shape(a) and mask.dtype.kind == "b":
+        vals = _cast(values.val if type(values) is Buffer else values, dtype_of(a))
+        if math.prod(shape(vals)) == 1 or shape(vals) == shape(a):  # one value, or a's shape
+            assign(a, where(mask, reshape(vals, ()) if math.prod(shape(vals)) == 1 else vals, a))
+            return
     concrete = _concrete_index(mask)
     if concrete is None:
-        if numpy.size(values) == 1 or (isinstance(values, Tracer) and values.size == 1):
-            assign(a, where(mask, reshape(_cast(values, dtype_of(a)), ()), a))
-            return
         raise InPlaceError(
             "numpy.putmask(a, mask, values) with a mask batched by vmap and several values: "
             "write a = fnp.where(mask, values_shaped_like_a, a)"
