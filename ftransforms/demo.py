@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ftransforms import grad, hessian, jacrev, jit, jvp, vjp, vmap
+from ftransforms.backend import namespace_of
 from ftransforms.pytree import tree_leaves
 
 # -- the model: plain NumPy ----------------------------------------------------------------
@@ -44,7 +45,7 @@ def cross_entropy(params: list[tuple], x: Any, y: Any) -> Any:
     logits = mlp(params, x)
     m = np.max(logits, axis=-1, keepdims=True)
     lse = np.log(np.sum(np.exp(logits - m), axis=-1)) + m[..., 0]
-    picked = np.take_along_axis(logits, np.expand_dims(y, -1), axis=-1)[..., 0]
+    picked = np.take_along_axis(logits, y[..., None], axis=-1)[..., 0]
     return np.mean(lse - picked)
 
 
@@ -159,11 +160,12 @@ def _load_digits(dtype: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def per_sample_gradients(params, x, y):
     fast = vmap(grad(cross_entropy), in_dims=(None, 0, 0))
+    xp = namespace_of(x)  # numpy, or cupy on the GPU: the loops' arrays stay there
 
     def loop():
         grads = [grad(cross_entropy)(params, x[i], y[i]) for i in range(len(x))]
         return [
-            tuple(np.stack([g[k][j] for g in grads]) for j in range(2)) for k in range(len(params))
+            tuple(xp.stack([g[k][j] for g in grads]) for j in range(2)) for k in range(len(params))
         ]
 
     return fast, (params, x, y), loop
@@ -171,10 +173,11 @@ def per_sample_gradients(params, x, y):
 
 def input_jacobian(params, x):
     fast = jacrev(lambda v, p: mlp(p, v))
+    xp = namespace_of(x)
 
     def loop():
         out, vjp_fn = vjp(lambda v: mlp(params, v), x)
-        return np.stack([vjp_fn(row)[0] for row in np.eye(out.size, dtype=x.dtype)])
+        return xp.stack([vjp_fn(row)[0] for row in xp.eye(out.size, dtype=x.dtype)])
 
     return fast, (x, params), loop
 
@@ -184,13 +187,14 @@ def last_layer_hessian(params, x, y):
         return cross_entropy(params[:-1] + [(params[-1][0], b)], x, y)
 
     b = params[-1][1]
+    xp = namespace_of(b)
 
     def loop():
         g = grad(loss_of_bias)
         cols = [
-            jvp(lambda v: g(v, params, x, y), (b,), (e,))[1] for e in np.eye(b.size, dtype=b.dtype)
+            jvp(lambda v: g(v, params, x, y), (b,), (e,))[1] for e in xp.eye(b.size, dtype=b.dtype)
         ]
-        return np.stack(cols, axis=1)
+        return xp.stack(cols, axis=1)
 
     return hessian(loss_of_bias), (b, params, x, y), loop
 

@@ -47,9 +47,12 @@ DESCRIPTIONS = {
     "ftransforms.compiled": "ftransforms.jit's compiled tier (numba), compiled after the first "
     "call by jit(f).compile() (not timed: see the compiled-tier table)",
     "loop": "naive Python loop: ftransforms.grad/vjp/jvp per example, task or basis vector",
-    "torch.func": "torch.func transforms on CPU tensors (the x-torch.func baseline)",
-    "jax": "JAX transforms, eager (no jit)",
-    "jax.jit": "JAX transforms under jax.jit (first call includes compilation)",
+    "torch.func": "torch.func transforms on CPU tensors, CUDA ones with --device cuda (float32 "
+    "matmuls at full precision there, no TF32) (the x-torch.func baseline)",
+    "jax": "JAX transforms, eager (no jit); on the GPU float32 matmuls at full precision "
+    "(jax_default_matmul_precision='highest'; JAX's default there is TF32)",
+    "jax.jit": "JAX transforms under jax.jit (first call includes compilation); on the GPU "
+    "float32 matmuls at full precision, as for jax",
     "autograd": "HIPS autograd: per-example/per-task loop; its own jacobian/hessian",
 }
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from benchmarks.cases import param_names
 from benchmarks.peers import Peer
-from benchmarks.peers.numpy_peer import cupy_or_unavailable
+from benchmarks.peers.numpy_peer import array_module, device_to_numpy
 from benchmarks.reference import w5_chain
 
 P3 = param_names(3)
@@ -54,7 +54,7 @@ def lstm_loss(ft: Any, step_wrapper: Any = None, segment: int | None = None) -> 
     def loss(p: tuple, x: Any, y: Any) -> Any:
         wx, wh, b, v = p
         h = wh.shape[1]
-        h0 = np.zeros(h, dtype=x.dtype)
+        h0 = np.zeros_like(v)  # on the arrays' backend (np.zeros(h) would be a host array)
         xz = x @ wx.T + b  # the input projection of every step at once
 
         def step(carry, inputs):
@@ -93,7 +93,7 @@ class FtransformsPeer(Peer):
         import ftransforms.numpy as fnp
 
         self.ft, self.fnp = ftransforms, fnp
-        self.xp = cupy_or_unavailable() if device == "cuda" else np
+        self.xp = array_module(device)  # "strict" (tests only): the CuPy stand-in
         self.version = getattr(ftransforms, "__version__", "")
         if not self.version:
             from importlib.metadata import version
@@ -104,12 +104,11 @@ class FtransformsPeer(Peer):
         return {k: self.xp.asarray(v) for k, v in inputs.items()}
 
     def sync(self, out: Any) -> None:
-        if self.xp is not np:
+        if self.device == "cuda":
             self.xp.cuda.get_current_stream().synchronize()
 
     def to_numpy(self, out: Any) -> list:
-        leaves = out if isinstance(out, list) else [out]
-        return [self.xp.asnumpy(v) if self.xp is not np else np.asarray(v) for v in leaves]
+        return device_to_numpy(self.xp, out if isinstance(out, list) else [out])
 
     def _wrap(self, f):
         """The transformed function as timed (``ftransforms.jit`` in the jit peer)."""

@@ -24,13 +24,34 @@ def cupy_or_unavailable() -> Any:
     return cupy
 
 
+def array_module(device: str) -> Any:
+    """The array namespace of ``device``: NumPy (``cpu``), CuPy (``cuda``), or, for the
+    tests only, the strict CuPy stand-in (``strict``: ``ftransforms.strict_backend``,
+    NumPy storage that refuses host/device mixing as CuPy does), so that a peer that makes
+    a host array next to device ones fails on the CPU too."""
+    if device == "cuda":
+        return cupy_or_unavailable()
+    if device == "strict":
+        from ftransforms import strict_backend
+
+        return strict_backend.xp
+    return np
+
+
+def device_to_numpy(xp: Any, leaves: list) -> list:
+    """The result leaves as NumPy arrays (``.get()`` is the explicit copy from the device)."""
+    return [np.asarray(v) if xp is np else v.get() for v in leaves]
+
+
 class NumpyPeer(Peer):
     name = "numpy"
 
     def setup(self, device: str, threads: int) -> None:
         super().setup(device, threads)
-        self.xp = cupy_or_unavailable() if device == "cuda" else np
-        self.version = ("cupy " if device == "cuda" else "numpy ") + self.xp.__version__
+        self.xp = array_module(device)
+        self.version = ("cupy " if device == "cuda" else "numpy ") + getattr(
+            self.xp, "__version__", np.__version__
+        )
 
     def convert(self, inputs: dict) -> dict:
         return {k: self.xp.asarray(v) for k, v in inputs.items()}
@@ -39,8 +60,8 @@ class NumpyPeer(Peer):
         return lambda: reference.compute(case, inputs, self.xp)
 
     def sync(self, out: Any) -> None:
-        if self.xp is not np:
+        if self.device == "cuda":
             self.xp.cuda.get_current_stream().synchronize()
 
     def to_numpy(self, out: Any) -> list:
-        return [self.xp.asnumpy(v) if self.xp is not np else np.asarray(v) for v in out]
+        return device_to_numpy(self.xp, out)

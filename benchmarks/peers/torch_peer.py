@@ -1,7 +1,9 @@
 """torch.func (functorch) on CPU tensors, or CUDA tensors with ``--device cuda``.
 
 Pure functions of a parameter tuple (no nn.Module / functional_call needed); the thread
-count is set to numpy's (``torch.set_num_threads``).
+count is set to numpy's (``torch.set_num_threads``).  On CUDA, float32 matmuls (and cuDNN
+convolutions, whose default is TF32, should a workload add one) are set to full float32
+precision, as for the other peers.
 """
 
 from __future__ import annotations
@@ -17,6 +19,17 @@ from benchmarks.reference import w5_chain
 P3 = param_names(3)
 
 
+def _full_float32(torch: Any) -> None:
+    """No TF32 on CUDA: matmuls are full float32 by default, cuDNN convolutions are not."""
+    matmul = torch.backends.cuda.matmul
+    if hasattr(matmul, "fp32_precision"):  # torch >= 2.9: the allow_tf32 flags are deprecated
+        matmul.fp32_precision = "ieee"
+        torch.backends.cudnn.conv.fp32_precision = "ieee"
+    else:
+        matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+
+
 class TorchPeer(Peer):
     name = "torch.func"
 
@@ -29,6 +42,8 @@ class TorchPeer(Peer):
         if device == "cuda" and not torch.cuda.is_available():
             raise Unavailable("torch.cuda.is_available() is False")
         self.dev = torch.device("cuda" if device == "cuda" else "cpu")
+        if device == "cuda":
+            _full_float32(torch)
         torch.set_num_threads(threads)
         self.version = f"torch {torch.__version__} (threads: {torch.get_num_threads()})"
 
