@@ -365,6 +365,15 @@ class _Scope:
             _need(t in ("float", "double"), f"{name} of a {t}")
             with numpy.errstate(all="ignore"):
                 return MATH[name](_as(v, t)), t
+        if name in ("max", "min"):  # CUDA's float overloads: fmax/fmin, +0 above -0
+            _need(len(args) == 2, f"{name} takes two arguments")
+            t = _common(args[0][1], args[1][1], name)
+            _need(t in ("float", "double"), f"{name} of a {t} (the kernels use it on floats)")
+            a, b = _as(args[0][0], t), _as(args[1][0], t)
+            tie = numpy.signbit(a) == (name == "max")  # a is the -0 of max / the +0 of min
+            with numpy.errstate(all="ignore"):
+                v = (numpy.fmax if name == "max" else numpy.fmin)(a, b)
+                return numpy.where((a == b) & tie, b, numpy.where(a == b, a, v))[()], t
         if name == "pow":
             _need(len(args) == 2, "pow takes two arguments")
             t = _common(args[0][1], args[1][1], "pow")

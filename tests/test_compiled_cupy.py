@@ -467,3 +467,22 @@ def test_a_reshape_inside_a_segment_and_bool_outputs():
 
 def program_of_out_dtypes(prog):
     return {np.dtype(e.avals[1]) for e in prog.eqns if e.out in prog.out_refs}
+
+
+def test_maximum_and_minimum_follow_cupys_rule_on_ties_and_nan():
+    # CuPy 14.2 on an H100 (benchmarks/gpu_check.py profile, 2026-11-27):
+    # cupy.maximum(-0.0, 0.0) and (0.0, -0.0) are both 0.0, cupy.minimum both -0.0, and a
+    # NaN on either side propagates (NumPy's loops instead give the second operand on a tie)
+    a = np.array([-0.0, 0.0, np.nan, 1.0, -2.0])
+    b = np.array([0.0, -0.0, 1.0, np.nan, -3.0])
+
+    def f(x, y):
+        return 1.0 / np.maximum(x, y) + 0.0 * x, 1.0 / np.minimum(x, y) + 0.0 * y
+
+    jitted = ft.jit(f, compile=False)
+    jitted(*dev(a, b))
+    program = program_of(jitted)
+    assert tier.compile_now(program) and program.tier == "compiled"
+    hi, lo = (v.get() for v in jitted(*dev(a, b)))
+    np.testing.assert_array_equal(hi, [np.inf, np.inf, np.nan, np.nan, -0.5])
+    np.testing.assert_array_equal(lo, [-np.inf, -np.inf, np.nan, np.nan, -1 / 3])

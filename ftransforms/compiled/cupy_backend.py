@@ -50,8 +50,11 @@ _BINARY = {
     "subtract": "{0} - {1}",
     "multiply": "{0} * {1}",
     "divide": "{0} / {1}",
-    "maximum": "(({0} >= {1} || {0} != {0}) ? {0} : {1})",
-    "minimum": "(({0} <= {1} || {0} != {0}) ? {0} : {1})",
+    # CuPy's ufuncs: NaN from either side, else CUDA's max/min (fmax/fmin), which put +0
+    # above -0 whichever side it is on (cupy.maximum(-0.0, 0.0) is 0.0 both ways, seen on
+    # an H100 with CuPy 14.2; NumPy's loops give the second operand on a tie)
+    "maximum": "(({0} != {0}) ? {0} : (({1} != {1}) ? {1} : max({0}, {1})))",
+    "minimum": "(({0} != {0}) ? {0} : (({1} != {1}) ? {1} : min({0}, {1})))",
     "equal": "{0} == {1}",
     "not_equal": "{0} != {1}",
     "less": "{0} < {1}",
@@ -356,12 +359,31 @@ def kernel_specs(seg: Segment) -> list[tuple[str, str, str, str]]:
 def realize(xp: Any, base: Any, view: View) -> Any:
     """``base`` seen through ``view`` (an array of ``view.shape``), by the namespace's
     ``reshape``/``transpose``/``broadcast_to`` (views, no copies where the layout allows)."""
+    return apply_view_plan(xp, base, view_plan(tuple(base.shape), view))
+
+
+def view_plan(base_shape: tuple, view: View) -> tuple:
+    """The steps of :func:`realize` for a base of ``base_shape``, the ones that change
+    nothing left out (worked out once per kernel argument, not on every call)."""
     kept = [b for b, a in enumerate(view.axes) if a is not None]
-    arr = xp.reshape(base, tuple(base.shape[b] for b in kept))
-    order = sorted(range(len(kept)), key=lambda i: view.axes[kept[i]])
-    arr = xp.transpose(arr, tuple(order))
-    targets = sorted(view.axes[b] for b in kept)
+    kept_shape = tuple(base_shape[b] for b in kept)
+    order = tuple(sorted(range(len(kept)), key=lambda i: view.axes[kept[i]]))
     shape = [1] * len(view.shape)
-    for t, d in zip(targets, arr.shape):
-        shape[t] = d
-    return xp.broadcast_to(xp.reshape(arr, tuple(shape)), view.shape)
+    for t, i in zip(sorted(view.axes[b] for b in kept), order):
+        shape[t] = kept_shape[i]
+    steps: list = []
+    if kept_shape != tuple(base_shape):
+        steps.append(("reshape", kept_shape))
+    if order != tuple(range(len(order))):
+        steps.append(("transpose", order))
+    if tuple(shape) != tuple(kept_shape[i] for i in order):
+        steps.append(("reshape", tuple(shape)))
+    if tuple(shape) != view.shape:
+        steps.append(("broadcast_to", view.shape))
+    return tuple(steps)
+
+
+def apply_view_plan(xp: Any, arr: Any, plan: tuple) -> Any:
+    for how, arg in plan:
+        arr = getattr(xp, how)(arr, arg)
+    return arr

@@ -40,7 +40,12 @@ from typing import Any
 import numpy
 
 from ftransforms.compiled import lowering
-from ftransforms.compiled.cupy_backend import KernelSpec, realize, segment_kernels
+from ftransforms.compiled.cupy_backend import (
+    KernelSpec,
+    apply_view_plan,
+    segment_kernels,
+    view_plan,
+)
 from ftransforms.program import ControlNode, Eqn, Program, generate
 
 __all__ = ["SegmentRun", "build", "device_namespace", "kernel", "synchronizer"]
@@ -90,7 +95,10 @@ class SegmentRun:
         self.steps: list = []
         for item in seg.items:
             if isinstance(item, lowering.Nest):
-                self.steps += [("kernel", s, kernel(xp, s)) for s in specs if s.nest is item]
+                for s in specs:
+                    if s.nest is item:  # each argument's view steps, worked out once
+                        plans = [(v.base, view_plan(seg.avals[v.base][0], v)) for v in s.views]
+                        self.steps.append(("kernel", s, kernel(xp, s), plans))
             else:
                 self.steps.append(item)  # ("reshape", out, src, shape)
 
@@ -103,8 +111,8 @@ class SegmentRun:
             env[s] = a
         for step in self.steps:
             if step[0] == "kernel":
-                _, spec, k = step
-                ins = [realize(xp, env[v.base], v) for v in spec.views]
+                _, spec, k, plans = step
+                ins = [apply_view_plan(xp, env[b], p) if p else env[b] for b, p in plans]
                 if spec.kind == "elementwise":
                     outs = [xp.empty(*seg.avals[s]) for s in spec.outs]
                     k(*ins, *outs)
