@@ -100,6 +100,9 @@ _WRITING_FUNCTIONS = frozenset(
     {"copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis", "shuffle", "seed"}
 )
 
+#: An array's attributes: views of it (``x.T``) or numbers, never an outside object.
+_ARRAY_ATTRS = frozenset({"T", "mT", "real", "imag", "flat", "shape", "dtype", "ndim", "size"})
+
 _UNKNOWN = object()
 
 #: Builtins whose call is an effect (``print(...)``; ``ft.debug.print``, an attribute,
@@ -212,14 +215,31 @@ def _code_writes(code: Any, closure: dict, glob: dict) -> bool:
     free = set(code.co_freevars)
     cur: Any = _UNKNOWN  # the object the last instruction loaded, where it is known
     in_place = outside = False  # ``a += b``; an array (or a holder of some) from outside
+    attr_locals: set = set()  # locals bound to an attribute (``a = self.buf``)
+    prev = pending = None  # the last instruction; an in-place op waiting for its target
     for ins in dis.get_instructions(code):
         op = ins.opname
         if op in _WRITES:
             return True
+        if op == "STORE_FAST":
+            if pending and ins.argval in attr_locals:
+                return True  # ``a = self.buf; a += 1`` writes self.buf
+            if prev == "LOAD_ATTR":
+                attr_locals.add(ins.argval)
+            pending = None
+        if op not in ("CACHE", "EXTENDED_ARG"):
+            # an attribute that is an object's (not a method); an array's own view of one
+            # (``self.buf.T``) still is, of an argument (``x.T``) is not
+            if op == "LOAD_ATTR" and ins.argrepr.startswith("NULL"):
+                prev = None
+            elif op != "LOAD_ATTR" or ins.argval not in _ARRAY_ATTRS:
+                prev = op
+            elif prev != "LOAD_ATTR":
+                prev = None
         if op in ("STORE_DEREF", "DELETE_DEREF") and ins.argval in free:
             return True  # ``nonlocal`` rebinding
         if op.startswith("INPLACE_") or (op == "BINARY_OP" and ins.argrepr.endswith("=")):
-            in_place = True
+            in_place = pending = True
         if op in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF"):
             cur = (closure if op == "LOAD_DEREF" else glob).get(ins.argval, _UNKNOWN)
             if cur is _UNKNOWN and op != "LOAD_DEREF":
