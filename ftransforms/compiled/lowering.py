@@ -185,21 +185,21 @@ class Segment:
 
 def _uniform(c: Any) -> Any:
     """A constant operand as a scalar: a Python scalar as it is (weak, as NumPy treats it);
-    a NumPy scalar, a uniform NumPy array (a pre-broadcast scalar) or a one-element device
-    array (CuPy: read once, when planned) as a NumPy scalar of its dtype, which takes part
-    in a comparison's promotion as NumPy's does (``float32 < float64 array`` compares in
-    float64); ``None`` for anything else."""
+    a NumPy scalar, a uniform NumPy array (a pre-broadcast scalar, such as the ones that
+    seed a gradient) or a uniform device array (CuPy: read once, when planned) as a NumPy
+    scalar of its dtype, which takes part in a comparison's promotion as NumPy's does
+    (``float32 < float64 array`` compares in float64); ``None`` for anything else."""
     if isinstance(c, (bool, int, float)):
         return c
     if isinstance(c, numpy.generic):
         return c if c.dtype in _KINDS else None
+    if hasattr(c, "get") and getattr(c, "dtype", None) in _KINDS and 0 < c.size <= 1 << 16:
+        c = c.get()  # a device constant: one copy to the host, when the program is planned
     if type(c) is numpy.ndarray and c.dtype in _KINDS and c.size and c.size <= 1 << 16:
         first = c.flat[0]
-        if first == first and bool((c == first).all()):
+        if c.size == 1 or (first == first and bool((c == first).all())):
             return first
         return None
-    if getattr(c, "size", None) == 1 and hasattr(c, "get") and c.dtype in _KINDS:
-        return c.get().reshape(())[()]
     return None
 
 
