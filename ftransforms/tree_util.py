@@ -32,7 +32,6 @@ __all__ = [
     "FlattenedIndexKey",
     "GetAttrKey",
     "Partial",
-    "PyTreeDef",
     "SequenceKey",
     "all_leaves",
     "keystr",
@@ -53,6 +52,7 @@ __all__ = [
     "treedef_is_leaf",
 ]
 
+#: The structure type (optree's ``PyTreeSpec``), for type hints; optree documents it.
 PyTreeDef = optree.PyTreeSpec
 
 IsLeaf = Callable[[Any], bool] | None
