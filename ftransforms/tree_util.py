@@ -102,8 +102,8 @@ def tree_structure(tree: Any, is_leaf: IsLeaf = None) -> PyTreeDef:
     Example:
         >>> import ftransforms as ft
         >>> treedef = ft.tree_structure({"w": [1, 2], "b": None})
-        >>> treedef.num_leaves, treedef.unflatten([5, 6])
-        (2, {'b': None, 'w': [5, 6]})
+        >>> treedef.num_leaves, treedef.unflatten([5, 6])["w"]
+        (2, [5, 6])
     """
     return optree.tree_structure(tree, is_leaf, namespace=NAMESPACE)
 
