@@ -24,7 +24,7 @@ import optree
 import ftransforms.numpy as fnp
 from ftransforms.api import grad, jvp, vjp
 from ftransforms.arguments import fname
-from ftransforms.errors import ArgnumsError, GradOutputError
+from ftransforms.errors import ArgnumsError, GradOutputError, TangentMismatchError
 from ftransforms.pytree import NAMESPACE, tree_flatten, tree_map, tree_unflatten
 
 __all__ = [
@@ -67,8 +67,33 @@ def _unary(fun: Callable, argnum: Argnum, args: tuple, kwargs: dict) -> tuple[Ca
                 new[i] = xi
         return fun(*new, **kwargs)
 
+    unary_f.__name__ = fname(fun)  # the errors of grad/vjp/jvp name the user's function
     x = args[argnum] if nums is None else tuple(args[i] for i in nums)
     return unary_f, x
+
+
+def _like(where: str, what: str, v: Any, x: Any) -> Any:
+    """``v`` as a tangent of ``x``: array-likes made arrays and cast to ``x``'s dtypes, as
+    autograd's ``tensordot`` would take them; a structure or shape that differs raises."""
+    leaves, spec = tree_flatten(x)
+    try:
+        pieces = spec.flatten_up_to(v)
+    except ValueError:
+        raise TangentMismatchError(
+            f"{where}: {what} has structure {tree_flatten(v)[1]} but the argument has "
+            f"{spec}; pass one array per array of the argument"
+        ) from None
+    out = []
+    for leaf, piece in zip(leaves, pieces):
+        piece = fnp.asarray(piece)
+        if fnp.shape(piece) != fnp.shape(leaf):
+            raise TangentMismatchError(
+                f"{where}: {what} has shape {fnp.shape(piece)} but the argument has shape "
+                f"{fnp.shape(leaf)}; pass {what} shaped like the argument"
+            )
+        dtype = fnp.result_type(leaf)
+        out.append(piece if fnp.result_type(piece) == dtype else piece.astype(dtype))
+    return tree_unflatten(spec, out)
 
 
 def elementwise_grad(fun: Callable, argnum: Argnum = 0) -> Callable:
@@ -129,7 +154,7 @@ def hessian_tensor_product(fun: Callable, argnum: Argnum = 0) -> Callable:
         args, tensor = args[:-1], args[-1]
         _check_argnum(where, argnum, len(args))
         unary_f, x = _unary(fun, argnum, args, kwargs)
-        return jvp(grad(unary_f), (x,), (tensor,))[1]
+        return jvp(grad(unary_f), (x,), (_like(where, "the tensor", tensor, x),))[1]
 
     hvp.__name__ = f"hessian_tensor_product_of_{fname(fun)}"
     return hvp
@@ -158,7 +183,11 @@ def make_hvp(fun: Callable, argnum: Argnum = 0) -> Callable:
         _check_argnum(where, argnum, len(args))
         unary_f, x = _unary(fun, argnum, args, kwargs)
         g, vjp_fn = vjp(grad(unary_f), x)
-        return (lambda v: vjp_fn(v)[0]), g
+
+        def hvp(v: Any) -> Any:
+            return vjp_fn(_like(f"{where} hvp(v)", "v", v, g))[0]
+
+        return hvp, g
 
     make.__name__ = f"make_hvp_of_{fname(fun)}"
     return make

@@ -356,6 +356,21 @@ def test_hessian_tensor_product_tuple_argnum_and_errors():
         ft.hessian_tensor_product(_loss)()
     with pytest.raises(ft.errors.ArgnumsError, match="out of range"):
         ft.hessian_tensor_product(_loss, argnum=1)(x, vx)  # only one argument before v
+    with pytest.raises(
+        ft.errors.TangentMismatchError,
+        match=r"^hessian_tensor_product\(_loss, argnum=0\): the tensor has shape \(3,\)",
+    ):
+        ft.hessian_tensor_product(_loss)(x, w, np.ones(3))
+    # array-likes and other float dtypes are taken as autograd's tensordot takes them
+    want = _hessian_x(x, w) @ vx
+    np.testing.assert_allclose(ft.hessian_tensor_product(_loss)(x, w, vx.tolist()), want)
+    got32 = ft.hessian_tensor_product(_loss)(x, w, vx.astype(np.float32))
+    assert got32.dtype == np.float64
+    np.testing.assert_allclose(got32, want, rtol=1e-12)
+    hvp, _ = ft.make_hvp(_loss)(x, w)
+    np.testing.assert_allclose(hvp(vx.tolist()), want, rtol=1e-12)
+    with pytest.raises(ft.errors.TangentMismatchError, match=r"^make_hvp\(_loss, argnum=0\) hvp"):
+        hvp(np.ones(3))
 
 
 def test_make_hvp_returns_the_hvp_and_the_gradient():
