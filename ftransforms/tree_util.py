@@ -372,7 +372,38 @@ class Partial(functools.partial):
         [array([1., 2.])]
         >>> ft.tree_map(lambda x: x * 10, scale)(np.ones(2))
         array([10., 20.])
+
+    A ``functools.partial`` given as the function stays whole: its bound arguments are
+    part of the structure, not leaves (as in JAX; ``functools.partial`` itself would
+    merge them into this one's).
     """
+
+    def __new__(cls, func: Callable, /, *args: Any, **keywords: Any) -> Partial:
+        if isinstance(func, functools.partial):
+            func = _WholePartial(func)
+        return super().__new__(cls, func, *args, **keywords)
+
+
+class _WholePartial:
+    """A ``functools.partial`` seen as a plain callable, so that ``Partial`` does not
+    merge its arguments; compares and hashes as the partial it holds."""
+
+    __slots__ = ("partial",)
+
+    def __init__(self, partial: functools.partial) -> None:
+        self.partial = partial
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.partial(*args, **kwargs)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _WholePartial) and self.partial == other.partial
+
+    def __hash__(self) -> int:
+        return hash(self.partial)
+
+    def __repr__(self) -> str:
+        return repr(self.partial)
 
 
 register_pytree_node(

@@ -194,6 +194,11 @@ def test_partial_is_a_pytree_of_its_bound_arguments():
     g = ft.grad(lambda p: np.sum(p(x)))(p)  # a Partial of the gradient
     assert isinstance(g, tu.Partial) and g.func is np.multiply
     np.testing.assert_allclose(g.args[0], x)
+    # a partial given as the function stays whole: its arguments are structure, not leaves
+    add3 = lambda a, b, c: a + b + c  # noqa: E731
+    nested, jnested = tu.Partial(tu.Partial(add3, 1), 2), jtu.Partial(jtu.Partial(add3, 1), 2)
+    assert ft.tree_leaves(nested) == jtu.tree_leaves(jnested) == [2]
+    assert ft.tree_map(lambda v: v * 10, nested)(3) == jtu.tree_map(lambda v: v * 10, jnested)(3)
     rows = ft.vmap(lambda p, x: p(x), in_dims=(0, None))(tu.Partial(np.multiply, np.eye(2)), x)
     np.testing.assert_allclose(rows, np.diag(x))
 
