@@ -466,3 +466,38 @@ def test_block_until_ready_returns_its_argument_and_waits_on_leaves():
     seen = []
     ft.vmap(lambda x: seen.append(ft.block_until_ready(x)) or x)(np.ones((2, 3)))
     assert len(seen) == 1  # a tracer passes through
+
+
+def test_block_until_ready_synchronizes_each_cupy_device_once(monkeypatch):
+    """CuPy's side, with a stand-in module (no GPU here): the current stream of each
+    leaf's device is synchronized once, inside that device's context."""
+    import types
+
+    log = []
+
+    class Device:
+        def __init__(self, i):
+            self.id = i
+
+        def __enter__(self):
+            log.append(("enter", self.id))
+
+        def __exit__(self, *exc):
+            log.append(("exit", self.id))
+
+    class Stream:
+        def synchronize(self):
+            log.append(("sync", log[-1][1]))
+
+    fake = types.ModuleType("cupy")
+    fake.cuda = types.SimpleNamespace(get_current_stream=lambda: Stream())
+    monkeypatch.setitem(__import__("sys").modules, "cupy", fake)
+    FakeArray = type("ndarray", (), {"__module__": "cupy"})
+    arrays = []
+    for i in (0, 1, 0):
+        a = FakeArray()
+        a.device = Device(i)
+        arrays.append(a)
+    tree = {"a": arrays, "n": np.ones(1)}
+    assert ft.block_until_ready(tree) is tree
+    assert log == [("enter", 0), ("sync", 0), ("exit", 0), ("enter", 1), ("sync", 1), ("exit", 1)]
