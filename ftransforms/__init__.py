@@ -49,6 +49,22 @@ import ftransforms.ops.collectives  # noqa: E402,F401  (the primitives of ft.lax
 from ftransforms.implicit import custom_linear_solve, custom_root  # noqa: E402
 from ftransforms.jet import jet  # noqa: E402
 
+# -- for code ported from JAX's tree utilities and HIPS autograd --
+from ftransforms import flatten_util, misc, tree, tree_util  # noqa: E402
+from ftransforms.autograd_compat import (  # noqa: E402
+    elementwise_grad,
+    hessian_tensor_product,
+    hessian_vector_product,
+    make_hvp,
+)
+from ftransforms.sync import block_until_ready  # noqa: E402
+from ftransforms.tree_util import (  # noqa: E402
+    tree_flatten,
+    tree_leaves,
+    tree_structure,
+    tree_unflatten,
+)
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -62,6 +78,20 @@ __all__ = [
     "map",
     "pure_callback",
     "ravel_pytree",
+    # ported from JAX's tree utilities and HIPS autograd
+    "block_until_ready",
+    "elementwise_grad",
+    "flatten_util",
+    "hessian_tensor_product",
+    "hessian_vector_product",
+    "make_hvp",
+    "misc",
+    "tree",
+    "tree_flatten",
+    "tree_leaves",
+    "tree_structure",
+    "tree_unflatten",
+    "tree_util",
     # the rest
     "Primitive",
     "checkpoint",

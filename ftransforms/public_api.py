@@ -39,6 +39,10 @@ NAMESPACES = (
     "ftransforms.testing",
     "ftransforms.errors",
     "ftransforms.debug",
+    "ftransforms.tree_util",
+    "ftransforms.tree",
+    "ftransforms.flatten_util",
+    "ftransforms.misc",
 )
 
 

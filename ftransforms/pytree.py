@@ -41,9 +41,15 @@ def tree_unflatten(spec: PyTreeSpec, leaves: Iterable[Any]) -> Any:
     return optree.tree_unflatten(spec, leaves)
 
 
-def tree_map(fn: Callable[..., Any], tree: Any, *rest: Any) -> Any:
+def tree_map(
+    fn: Callable[..., Any],
+    tree: Any,
+    *rest: Any,
+    is_leaf: Callable[[Any], bool] | None = None,
+) -> Any:
     """Apply ``fn`` to every leaf of ``tree`` and the matching subtrees of ``rest`` (trees
-    that have ``tree``'s structure, or ``tree`` as a prefix); ``None`` is an empty subtree.
+    that have ``tree``'s structure, or ``tree`` as a prefix); ``None`` is an empty subtree;
+    ``is_leaf(x)`` true makes ``x`` a leaf (as ``jax.tree_util.tree_map``).
 
     Example:
         >>> import numpy as np
@@ -53,7 +59,7 @@ def tree_map(fn: Callable[..., Any], tree: Any, *rest: Any) -> Any:
         >>> ft.tree_map(lambda p, g: p - 0.1 * g, params, grads)  # one gradient step
         {'w': array([ 0.8, -1.6]), 'b': array([0.4])}
     """
-    return optree.tree_map(fn, tree, *rest, namespace=NAMESPACE)
+    return optree.tree_map(fn, tree, *rest, is_leaf=is_leaf, namespace=NAMESPACE)
 
 
 def tree_leaves(tree: Any) -> list[Any]:

@@ -41,6 +41,9 @@ TOP_GROUPS = {
     "ftransforms.shape_eval": "Shapes and dtypes",
     "ftransforms.implicit": "Implicit differentiation",
     "ftransforms.jet": "Taylor mode",
+    "ftransforms.tree_util": "Pytrees",
+    "ftransforms.autograd_compat": "autograd's names",
+    "ftransforms.sync": "Devices",
 }
 
 #: One line per chapter of ``ftransforms.numpy``, in the reference's order.
@@ -84,6 +87,10 @@ NAMESPACE_PAGES = [
     ("reference/testing.md", "ftransforms.testing", "ftransforms.testing"),
     ("reference/errors.md", "ftransforms.errors", "ftransforms.errors"),
     ("reference/debug.md", "ftransforms.debug", "ftransforms.debug"),
+    ("reference/tree_util.md", "ftransforms.tree_util", "ftransforms.tree_util"),
+    ("reference/tree.md", "ftransforms.tree", "ftransforms.tree"),
+    ("reference/flatten_util.md", "ftransforms.flatten_util", "ftransforms.flatten_util"),
+    ("reference/misc.md", "ftransforms.misc (autograd.misc)", "ftransforms.misc"),
 ]
 
 

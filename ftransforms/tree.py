@@ -1,0 +1,34 @@
+"""JAX's newer ``jax.tree`` namespace: the functions of :mod:`ftransforms.tree_util`
+under their short names (``ft.tree.map`` is ``ft.tree_util.tree_map``).
+
+Example:
+    >>> import ftransforms as ft
+    >>> ft.tree.map(lambda x: x + 1, {"a": 1, "b": (2, None)})
+    {'a': 2, 'b': (3, None)}
+"""
+
+from ftransforms.tree_util import tree_all as all  # noqa: A004
+from ftransforms.tree_util import tree_flatten as flatten
+from ftransforms.tree_util import tree_flatten_with_path as flatten_with_path
+from ftransforms.tree_util import tree_leaves as leaves
+from ftransforms.tree_util import tree_leaves_with_path as leaves_with_path
+from ftransforms.tree_util import tree_map as map  # noqa: A004
+from ftransforms.tree_util import tree_map_with_path as map_with_path
+from ftransforms.tree_util import tree_reduce as reduce
+from ftransforms.tree_util import tree_structure as structure
+from ftransforms.tree_util import tree_transpose as transpose
+from ftransforms.tree_util import tree_unflatten as unflatten
+
+__all__ = [
+    "all",
+    "flatten",
+    "flatten_with_path",
+    "leaves",
+    "leaves_with_path",
+    "map",
+    "map_with_path",
+    "reduce",
+    "structure",
+    "transpose",
+    "unflatten",
+]

@@ -1,0 +1,413 @@
+"""JAX's ``jax.tree_util`` names over ftransforms' pytrees (optree, registry namespace
+``"ftransforms"``): code written for JAX's tree utilities runs unchanged.
+
+Containers are tuples, lists, dicts (keys sorted), namedtuples, ``None`` (a node with no
+children, as in JAX) and the classes registered here; everything else is a leaf.  A
+``PyTreeDef`` is optree's ``PyTreeSpec``: ``num_leaves``, ``num_nodes``,
+``unflatten(leaves)``, ``flatten_up_to(tree)`` and ``children()`` work as JAX's do.
+Key paths are tuples of :class:`DictKey`, :class:`SequenceKey`, :class:`GetAttrKey` and
+:class:`FlattenedIndexKey`, as JAX's.
+
+Example:
+    >>> import numpy as np
+    >>> from ftransforms import tree_util
+    >>> leaves, treedef = tree_util.tree_flatten({"w": np.ones(2), "b": 0.5})
+    >>> leaves[0], treedef.num_leaves
+    (0.5, 2)
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import optree
+
+from ftransforms.pytree import NAMESPACE, register_pytree_node, tree_map
+
+__all__ = [
+    "DictKey",
+    "FlattenedIndexKey",
+    "GetAttrKey",
+    "Partial",
+    "SequenceKey",
+    "all_leaves",
+    "keystr",
+    "register_pytree_node",
+    "register_pytree_node_class",
+    "tree_all",
+    "tree_flatten",
+    "tree_flatten_with_path",
+    "tree_leaves",
+    "tree_leaves_with_path",
+    "tree_map",
+    "tree_map_with_path",
+    "tree_reduce",
+    "tree_structure",
+    "tree_transpose",
+    "tree_unflatten",
+    "treedef_children",
+    "treedef_is_leaf",
+]
+
+#: The structure type (optree's ``PyTreeSpec``), for type hints; optree documents it.
+PyTreeDef = optree.PyTreeSpec
+
+IsLeaf = Callable[[Any], bool] | None
+
+
+def tree_flatten(tree: Any, is_leaf: IsLeaf = None) -> tuple[list[Any], PyTreeDef]:
+    """``(leaves, treedef)``: the leaves of ``tree`` in a fixed order (dict keys sorted,
+    ``None`` no leaf) and its structure; ``is_leaf(x)`` true stops the descent at ``x``.
+
+    Example:
+        >>> import ftransforms as ft
+        >>> leaves, treedef = ft.tree_flatten({"b": (1, None), "a": [2, 3]})
+        >>> leaves, treedef.num_leaves
+        ([2, 3, 1], 3)
+        >>> ft.tree_flatten([(1, 2), 3], is_leaf=lambda x: isinstance(x, tuple))[0]
+        [(1, 2), 3]
+    """
+    return optree.tree_flatten(tree, is_leaf, namespace=NAMESPACE)
+
+
+def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
+    """The tree of structure ``treedef`` with ``leaves`` in :func:`tree_flatten`'s order.
+
+    Example:
+        >>> import ftransforms as ft
+        >>> leaves, treedef = ft.tree_flatten({"a": 1, "b": (2, 3)})
+        >>> ft.tree_unflatten(treedef, [x * 10 for x in leaves])
+        {'a': 10, 'b': (20, 30)}
+    """
+    return optree.tree_unflatten(treedef, leaves)
+
+
+def tree_leaves(tree: Any, is_leaf: IsLeaf = None) -> list[Any]:
+    """The leaves of ``tree``, in :func:`tree_flatten`'s order.
+
+    Example:
+        >>> import ftransforms as ft
+        >>> ft.tree_leaves({"w": [1, 2], "b": None, "a": 0})
+        [0, 1, 2]
+    """
+    return optree.tree_leaves(tree, is_leaf, namespace=NAMESPACE)
+
+
+def tree_structure(tree: Any, is_leaf: IsLeaf = None) -> PyTreeDef:
+    """The structure of ``tree`` (its ``PyTreeDef``), leaves left out.
+
+    Example:
+        >>> import ftransforms as ft
+        >>> treedef = ft.tree_structure({"w": [1, 2], "b": None})
+        >>> treedef.num_leaves, treedef.unflatten([5, 6])["w"]
+        (2, [5, 6])
+    """
+    return optree.tree_structure(tree, is_leaf, namespace=NAMESPACE)
+
+
+def treedef_children(treedef: PyTreeDef) -> list[PyTreeDef]:
+    """The structures of the root's children.
+
+    Example:
+        >>> import ftransforms as ft
+        >>> [t.num_leaves for t in treedef_children(ft.tree_structure([1, (2, 3)]))]
+        [1, 2]
+    """
+    return list(treedef.children())
+
+
+def treedef_is_leaf(treedef: PyTreeDef) -> bool:
+    """Whether ``treedef`` is a single node: a leaf, or a container with no children
+    (``None``, ``()``), as JAX counts it.
+
+    Example:
+        >>> import ftransforms as ft
+        >>> [treedef_is_leaf(ft.tree_structure(t)) for t in (1.0, None, (1.0,))]
+        [True, True, False]
+    """
+    return treedef.num_nodes == 1
+
+
+def all_leaves(iterable: Iterable[Any], is_leaf: IsLeaf = None) -> bool:
+    """Whether every element of ``iterable`` is a leaf (``None`` is not one).
+
+    Example:
+        >>> all_leaves([1.0, "a"]), all_leaves([1.0, (2.0,)])
+        (True, False)
+    """
+    return optree.all_leaves(iterable, is_leaf, namespace=NAMESPACE)
+
+
+_NO_INITIALIZER = object()
+
+
+def tree_reduce(
+    function: Callable[[Any, Any], Any],
+    tree: Any,
+    initializer: Any = _NO_INITIALIZER,
+    is_leaf: IsLeaf = None,
+) -> Any:
+    """``functools.reduce(function, tree_leaves(tree)[, initializer])``; an empty tree
+    without ``initializer`` raises ``TypeError``, as ``functools.reduce`` does.
+
+    Example:
+        >>> import operator
+        >>> import numpy as np
+        >>> tree_reduce(operator.add, {"a": 1, "b": [2, 3]})
+        6
+        >>> tree_reduce(lambda n, x: n + np.size(x), [np.ones((2, 3)), 1.0], 0)
+        7
+    """
+    leaves = tree_leaves(tree, is_leaf)
+    if initializer is _NO_INITIALIZER:
+        return functools.reduce(function, leaves)
+    return functools.reduce(function, leaves, initializer)
+
+
+def tree_all(tree: Any, *, is_leaf: IsLeaf = None) -> bool:
+    """``all(tree_leaves(tree))``: true for a tree with no leaves.
+
+    Example:
+        >>> tree_all({"a": True, "b": [1, 2]}), tree_all([1, 0]), tree_all([None])
+        (True, False, True)
+    """
+    return all(tree_leaves(tree, is_leaf))
+
+
+def tree_transpose(
+    outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None, pytree_to_transpose: Any
+) -> Any:
+    """Turn a tree of structure ``outer_treedef`` whose subtrees all have structure
+    ``inner_treedef`` into a tree of ``inner_treedef`` whose subtrees have
+    ``outer_treedef``; ``inner_treedef=None`` takes the first subtree's structure.
+
+    Example:
+        >>> import ftransforms as ft
+        >>> pairs = [(1, "a"), (2, "b"), (3, "c")]
+        >>> tree_transpose(ft.tree_structure([0, 0, 0]), None, pairs)
+        ([1, 2, 3], ['a', 'b', 'c'])
+    """
+    if inner_treedef is None:
+        inner_treedef = tree_structure(outer_treedef.flatten_up_to(pytree_to_transpose)[0])
+    return optree.tree_transpose(outer_treedef, inner_treedef, pytree_to_transpose)
+
+
+# -- key paths -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DictKey:
+    """A dict entry on a key path; ``str`` gives ``"['a']"``.
+
+    Example:
+        >>> str(DictKey("a")), DictKey("a").key
+        ("['a']", 'a')
+    """
+
+    key: Any
+
+    def __str__(self) -> str:
+        return f"[{self.key!r}]"
+
+
+@dataclass(frozen=True)
+class SequenceKey:
+    """A tuple or list position on a key path; ``str`` gives ``"[0]"``.
+
+    Example:
+        >>> str(SequenceKey(0)), SequenceKey(0).idx
+        ('[0]', 0)
+    """
+
+    idx: int
+
+    def __str__(self) -> str:
+        return f"[{self.idx!r}]"
+
+
+@dataclass(frozen=True)
+class GetAttrKey:
+    """A namedtuple field or dataclass attribute on a key path; ``str`` gives ``".x"``.
+
+    Example:
+        >>> str(GetAttrKey("x")), GetAttrKey("x").name
+        ('.x', 'x')
+    """
+
+    name: str
+
+    def __str__(self) -> str:
+        return f".{self.name}"
+
+
+@dataclass(frozen=True)
+class FlattenedIndexKey:
+    """The position of a child of a registered class on a key path.
+
+    Example:
+        >>> str(FlattenedIndexKey(1)), FlattenedIndexKey(1).key
+        ('[<flat index 1>]', 1)
+    """
+
+    key: int
+
+    def __str__(self) -> str:
+        return f"[<flat index {self.key}>]"
+
+
+def _key(entry: optree.PyTreeEntry) -> Any:
+    """JAX's key for one entry of an optree accessor."""
+    if isinstance(entry, (optree.NamedTupleEntry, optree.StructSequenceEntry)):
+        return GetAttrKey(entry.field)
+    if isinstance(entry, optree.GetAttrEntry):
+        return GetAttrKey(entry.name)
+    if isinstance(entry, optree.MappingEntry):
+        return DictKey(entry.key)
+    if isinstance(entry, optree.SequenceEntry):
+        return SequenceKey(entry.index)
+    return FlattenedIndexKey(entry.entry)
+
+
+def _key_path(accessor: optree.PyTreeAccessor) -> tuple:
+    return tuple(_key(entry) for entry in accessor)
+
+
+def keystr(keys: tuple, *, simple: bool = False, separator: str = "") -> str:
+    """A key path as text: ``"['a'][0].x"``; ``simple=True`` gives the bare keys
+    (``"a", "0", "x"``) joined with ``separator``.
+
+    Example:
+        >>> [(keystr(p), x) for p, x in tree_leaves_with_path({"a": [1, 2]})]
+        [("['a'][0]", 1), ("['a'][1]", 2)]
+        >>> keystr((DictKey("a"), SequenceKey(0)), simple=True, separator="/")
+        'a/0'
+    """
+    if not simple:
+        return separator.join(str(k) for k in keys)
+    return separator.join(str(next(iter(vars(k).values()))) for k in keys)
+
+
+def tree_flatten_with_path(
+    tree: Any, is_leaf: IsLeaf = None
+) -> tuple[list[tuple[tuple, Any]], PyTreeDef]:
+    """``([(key_path, leaf), ...], treedef)``: :func:`tree_flatten` with each leaf's
+    key path.
+
+    Example:
+        >>> pairs, treedef = tree_flatten_with_path({"w": [1.0], "b": 2.0})
+        >>> [(keystr(p), x) for p, x in pairs]
+        [("['b']", 2.0), ("['w'][0]", 1.0)]
+    """
+    accessors, leaves, treedef = optree.tree_flatten_with_accessor(
+        tree, is_leaf, namespace=NAMESPACE
+    )
+    return [(_key_path(a), x) for a, x in zip(accessors, leaves)], treedef
+
+
+def tree_leaves_with_path(tree: Any, is_leaf: IsLeaf = None) -> list[tuple[tuple, Any]]:
+    """``[(key_path, leaf), ...]`` in :func:`tree_flatten`'s order.
+
+    Example:
+        >>> [(keystr(p), x) for p, x in tree_leaves_with_path([1, {"k": 2}])]
+        [('[0]', 1), ("[1]['k']", 2)]
+    """
+    return tree_flatten_with_path(tree, is_leaf)[0]
+
+
+def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: IsLeaf = None) -> Any:
+    """:func:`tree_map` whose ``f`` gets each leaf's key path first:
+    ``f(key_path, leaf, *leaves_of_rest)``.
+
+    Example:
+        >>> tree_map_with_path(lambda p, x: f"{keystr(p)}={x}", {"a": 1, "b": (2,)})
+        {'a': "['a']=1", 'b': ("['b'][0]=2",)}
+    """
+    return optree.tree_map_with_accessor(
+        lambda accessor, *xs: f(_key_path(accessor), *xs),
+        tree,
+        *rest,
+        is_leaf=is_leaf,
+        namespace=NAMESPACE,
+    )
+
+
+# -- registration ----------------------------------------------------------------------
+
+
+def register_pytree_node_class(cls: type) -> type:
+    """Class decorator: ``cls`` is a container through its ``tree_flatten(self) ->
+    (children, aux_data)`` method and ``tree_unflatten(cls, aux_data, children)``
+    classmethod, as JAX's.
+
+    Example:
+        >>> import ftransforms as ft
+        >>> @register_pytree_node_class
+        ... class Point:
+        ...     def __init__(self, x, y):
+        ...         self.x, self.y = x, y
+        ...     def tree_flatten(self):
+        ...         return (self.x, self.y), None
+        ...     @classmethod
+        ...     def tree_unflatten(cls, aux_data, children):
+        ...         return cls(*children)
+        >>> ft.tree_map(lambda v: v * 2, Point(1, 2)).y
+        4
+    """
+    return optree.register_pytree_node_class(cls, namespace=NAMESPACE)
+
+
+class Partial(functools.partial):
+    """``functools.partial`` that is a pytree: its leaves are the bound positional and
+    keyword arguments, the function is part of its structure; so it can be passed to
+    and returned from transformed functions (as JAX's ``Partial``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> scale = Partial(np.multiply, np.array([1.0, 2.0]))
+        >>> ft.tree_leaves(scale)
+        [array([1., 2.])]
+        >>> ft.tree_map(lambda x: x * 10, scale)(np.ones(2))
+        array([10., 20.])
+
+    A ``functools.partial`` given as the function stays whole: its bound arguments are
+    part of the structure, not leaves (as in JAX; ``functools.partial`` itself would
+    merge them into this one's).
+    """
+
+    def __new__(cls, func: Callable, /, *args: Any, **keywords: Any) -> Partial:
+        if isinstance(func, functools.partial):
+            func = _WholePartial(func)
+        return super().__new__(cls, func, *args, **keywords)
+
+
+class _WholePartial:
+    """A ``functools.partial`` seen as a plain callable, so that ``Partial`` does not
+    merge its arguments; compares and hashes as the partial it holds."""
+
+    __slots__ = ("partial",)
+
+    def __init__(self, partial: functools.partial) -> None:
+        self.partial = partial
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.partial(*args, **kwargs)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _WholePartial) and self.partial == other.partial
+
+    def __hash__(self) -> int:
+        return hash(self.partial)
+
+    def __repr__(self) -> str:
+        return repr(self.partial)
+
+
+register_pytree_node(
+    Partial,
+    lambda p: ((p.args, p.keywords), p.func),
+    lambda func, children: Partial(func, *children[0], **children[1]),
+)
