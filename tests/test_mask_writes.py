@@ -76,3 +76,17 @@ def test_one_value_per_selected_element_still_follows_numpy():
     want = np.stack([f(x) for x in X])
     with pytest.warns(ft.errors.PerformanceWarning):  # the rows' counts differ: a split
         np.testing.assert_allclose(ft.vmap(f)(X), want)
+
+
+@pytest.mark.parametrize(
+    "f", [relu_in_place, rows_set_to_a_row, putmask_same_shape], ids=lambda f: f.__name__
+)
+def test_mask_writes_on_device_arrays(f):
+    """On CuPy (here its strict stand-in) the written value goes to the array's device."""
+    from ftransforms import strict_backend as sb
+
+    want = np.stack([f(x) for x in X])
+    got = ft.vmap(f)(sb.asarray(X))
+    assert type(got) is sb.StrictArray
+    np.testing.assert_allclose(sb.to_numpy(got), want, rtol=1e-12)
+    np.testing.assert_allclose(sb.to_numpy(ft.jit(f)(sb.asarray(X[0]))), f(X[0]), rtol=1e-12)

@@ -33,7 +33,7 @@ from ftransforms.core.errors import (
 )
 from ftransforms.core.mutation import Buffer, assign, clone, make_view
 from ftransforms.core.tracer import Tracer
-from ftransforms.numpy.helpers import IN_PLACE_WRITERS, dtype_of, ndim, shape
+from ftransforms.numpy.helpers import IN_PLACE_WRITERS, dtype_of, ndim, shape, xp_of
 from ftransforms.numpy.indexing import diagonal, getitem, scatter, take, where
 from ftransforms.numpy.indexing import where as _where
 from ftransforms.numpy.manipulation import (
@@ -137,6 +137,8 @@ def _traced_mask_write(x: Any, index: Any, v: Any) -> Any:
     if mshape != xshape[: len(mshape)]:
         return None  # NumPy's IndexError comes from the general path
     rest, vshape = xshape[len(mshape) :], shape(v)
+    if not isinstance(v, Tracer):
+        v = xp_of(x).asarray(v)  # a host value written into a device array: moved there
     if math.prod(vshape) == 1:
         v = reshape(v, ())
     elif len(vshape) > len(rest) or any(a not in (1, b) for a, b in zip(vshape[::-1], rest[::-1])):
@@ -651,6 +653,7 @@ def putmask_writer(a: Any, mask: Any, values: Any) -> None:
         return numpy.putmask(a, _plain(mask), _plain(values))
     if isinstance(mask, Tracer) and shape(mask) == shape(a) and mask.dtype.kind == "b":
         vals = _cast(values.val if type(values) is Buffer else values, dtype_of(a))
+        vals = vals if isinstance(vals, Tracer) else xp_of(a).asarray(vals)
         if math.prod(shape(vals)) == 1 or shape(vals) == shape(a):  # one value, or a's shape
             assign(a, where(mask, reshape(vals, ()) if math.prod(shape(vals)) == 1 else vals, a))
             return
