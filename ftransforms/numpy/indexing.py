@@ -140,7 +140,7 @@ def getitem(x: Any, index: Any) -> Any:
 
 def _batched(t: Any) -> bool:
     """Whether the tracer ``t`` has a vmap batch axis (its physical array has more axes)."""
-    return numpy.ndim(helpers.physical(t)) != ndim(t)
+    return len(helpers.shape(helpers.physical(t))) != ndim(t)  # (numpy.ndim: a host call)
 
 
 def _concrete_bounds(index: Any) -> Any:
