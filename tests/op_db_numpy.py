@@ -469,10 +469,6 @@ add(
     lambda d: [S("3x4", _with(d.away((3, 4)), [(0, 1), (2, 2)], 0.0))],
     nondiff=True,
     value_dependent="the number of nonzero elements is read from the values",
-    xfail={
-        # under vmap the count is read on the host (equal counts: one batched run)
-        "test_vmap_on_strict_backend": "by design: fnp.nonzero reads its count under vmap",
-    },
     jax_compositions=False,  # jax.numpy.nonzero needs a static size
 )
 add(
