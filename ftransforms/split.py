@@ -61,8 +61,8 @@ of its arguments.
 Library code that reads counts (a boolean mask's, ``nonzero``'s) reads only the count, so
 rows with equal counts stay one batched run; code with a batched path of its own reads
 under ``refusing_splits()`` and takes that path.  Exceptions raised in a group's run keep
-their type and get a note naming the group's rows, and of several failing groups the one
-with the lowest row raises (the loop over rows raises that one); groups whose outputs differ in
+their type and get a note naming the group's rows; of several failing groups the one with
+the lowest row raises (the loop over rows raises that one).  Groups whose outputs differ in
 structure or shape raise :class:`~ftransforms.errors.SplitOutputError` naming both.  Each
 source line that splits warns once (:class:`~ftransforms.errors.PerformanceWarning`).
 ``vmap(f, split=False)`` raises ``BatchedControlFlowError`` at the first disagreement, as
