@@ -525,17 +525,54 @@ def wrapper(a, *args, **kwargs):
         and len(args) < 2
         and kwargs.get("copy") is not True
         and kwargs.get("order", "K") in ("K", "A", "C", None)
-        and same_dtype(a, args[0] if args else kwargs.get("dtype"))
         and from_user_code(1, name)
     ):
-        return a
+        dtype = args[0] if args else kwargs.get("dtype")
+        if same_dtype(a, dtype):
+            return a
+        if kwargs.get("copy") is None and casts_to(dtype):
+            return a.astype(dtype)  # a new array, as NumPy's cast makes
     return original(a, *args, **kwargs)
+"""
+
+_ARRAY_SOURCE = """
+def wrapper(*args, **kwargs):
+    if (
+        args
+        and isinstance(args[0], Tracer)
+        and len(args) == 2 - ("dtype" in kwargs)
+        and set(kwargs) <= {"dtype", "copy", "order"}
+        and kwargs.get("copy", True) is True
+        and kwargs.get("order", "K") in ("K", "A", "C", None)
+        and casts_to(args[1] if len(args) == 2 else kwargs["dtype"])
+        and from_user_code(1, name)
+    ):
+        # np.array(t, dtype=float): a cast copy of the traced array, as in NumPy
+        return args[0].astype(args[1] if len(args) == 2 else kwargs["dtype"])
+    out = original(*args, **kwargs)
+    scope = local.scope
+    if (
+        scope is not None
+        and type(out) is ndarray
+        and out.dtype.kind != "O"
+        and from_user_code(1, name)
+    ):
+        return Buffer(scope, out)
+    return out
 """
 
 
 def _same_dtype(a: Any, dtype: Any) -> bool:
     try:
         return dtype is None or numpy.dtype(dtype) == a.dtype
+    except TypeError:
+        return False
+
+
+def _casts_to(dtype: Any) -> bool:
+    """Whether ``dtype`` names a dtype a traced array can be cast to (not object)."""
+    try:
+        return dtype is not None and numpy.dtype(dtype).kind not in "OVSUM"
     except TypeError:
         return False
 
@@ -549,6 +586,7 @@ def _creation(name: str, source: str = _WRAPPER_SOURCE) -> Any:
     namespace = {
         "Tracer": Tracer,
         "same_dtype": _same_dtype,
+        "casts_to": _casts_to,
         "__name__": "numpy._ftransforms_buffers",
         "original": getattr(numpy, name),
         "local": _LOCAL,
@@ -579,7 +617,6 @@ _WRAPPERS = {
         "ones_like",
         "empty_like",
         "full_like",
-        "array",
         "copy",
         "eye",
         "identity",
@@ -587,6 +624,7 @@ _WRAPPERS = {
         "linspace",
     )
 }
+_WRAPPERS["array"] = _creation("array", _ARRAY_SOURCE)
 _WRAPPERS.update({name: _creation(name, _ASARRAY_SOURCE) for name in ("asarray", "asanyarray")})
 
 _ORIGINALS = {name: wrapper.__wrapped__ for name, wrapper in _WRAPPERS.items()}
