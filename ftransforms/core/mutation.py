@@ -8,8 +8,10 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
   ``_payload``), so a write computes the new value out of place, with the ordinary
   primitives, and then :func:`become` turns the written object into that value in place
   (``obj.__class__ = type(new)`` and its payload slots copied).  Every alias (the same
-  Python object) sees the new value; the new value may belong to any interpreter (a grad
-  tracer written with a batched value becomes batched).  No backend array is ever written
+  Python object) sees the new value (``s += v`` on a 0-d tracer that stands for a NumPy
+  scalar rebinds instead: NOTE [0-d values are NumPy scalars] in numpy/inplace.py); the
+  new value may belong to any interpreter (a grad tracer written with a batched value
+  becomes batched).  No backend array is ever written
   in place, so what a tape, a recording or the caller holds keeps its value: reverse mode
   differentiates with respect to the original inputs (their ids are read when they are
   wrapped), ``jit``'s recorder sees a mutated object move on to a new slot, and the
