@@ -332,6 +332,8 @@ def _shallow(value: Any) -> Any:
         return tuple(map(id, value))
     if isinstance(value, dict):
         return tuple((k, id(v)) for k, v in value.items())
+    if type(value) is numpy.ndarray and value.dtype.kind == "O":  # np.array([t, u]) holds
+        return tuple(map(id, value.flat))  # tracers, written element by element
     if isinstance(value, (Tracer, type, types.ModuleType, types.FunctionType)):
         return None
     state = getattr(value, "__dict__", None)
