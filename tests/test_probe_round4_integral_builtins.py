@@ -79,3 +79,20 @@ def test_a_python_int_keeps_float32_as_numpy_does():
     assert frac(x).dtype == np.float32
     assert ft.grad(frac)(x).dtype == np.float32
     assert ft.vmap(frac)(np.stack([x, x + 1])).dtype == np.float32
+
+
+def as_list(x):
+    # a common normalisation: a scalar becomes a one-element list
+    v = x[0]
+    items = v if np.iterable(v) else [v]
+    return sum(items) * x[1] + sum(x)
+
+
+def test_a_0d_value_is_not_iterable_as_in_numpy():
+    assert not np.iterable(XS[0][0])
+    np.testing.assert_allclose(ft.vmap(as_list)(XS), loop(as_list, XS), rtol=1e-12)
+    np.testing.assert_allclose(ft.jit(as_list)(XS[0]), as_list(XS[0]), rtol=1e-12)
+    want = np.stack([central(as_list, x) for x in XS])
+    np.testing.assert_allclose(ft.vmap(ft.grad(as_list))(XS), want, rtol=1e-6)
+    with pytest.raises(TypeError, match="0-d"):
+        ft.grad(lambda x: sum(x[0]))(XS[0])
