@@ -31,6 +31,7 @@ from ftransforms.arguments import (
     check_pair,
     check_randomness,
     check_scalar_output,
+    check_zero_tangent,
     dask_error,
     float0_zeros,
     fname,
@@ -775,6 +776,7 @@ def jvp(
                 t = check_like(t, p, where, lambda: f"the tangent of {names[k]}", "primal")
                 wrapped.append(DualTracer(interp, p, t))
             else:
+                check_zero_tangent(t, p, where, lambda: f"the tangent of {names[k]}", "primal")
                 wrapped.append(p)
         out = transform_outputs(func(*tree_unflatten(p_spec, wrapped)))
         aux = None
@@ -827,7 +829,8 @@ def linearize(func: Callable, *primals: Any, has_aux: bool = False):
             )
         seeds = {}
         for k, (t, p, i) in enumerate(zip(t_leaves, leaves, in_ids)):
-            t = check_like(t, p, f"{where} jvp_fn", f"tangent {k}", "primal")
+            check = check_like if is_inexact(p) else check_zero_tangent
+            t = check(t, p, f"{where} jvp_fn", f"tangent {k}", "primal")
             if i is not None:
                 seeds[i] = t
         outs = interp.forward(seeds, [i for i in ids if i is not None])

@@ -366,6 +366,27 @@ def check_like(t, ref, where, what, ref_what):
     return t
 
 
+def check_zero_tangent(t, ref, where, what, ref_what):
+    """The tangent ``t`` of an integer/bool ``ref``, which has no derivative: zeros of its
+    shape (any dtype, JAX's ``float0`` too), or a TangentMismatchError; a nonzero one
+    would be dropped without a word (JAX refuses it too)."""
+    t = to_array(t, where, what)
+    what = what() if callable(what) else what
+    if fnp.shape(t) != fnp.shape(ref):
+        raise TangentMismatchError(
+            f"{where}: {what} has shape {fnp.shape(t)} but the {ref_what} has shape "
+            f"{fnp.shape(ref)}; they must match"
+        )
+    if dtype_of(t) != FLOAT0 and not isinstance(t, Tracer) and bool(fnp.any(t != 0)):
+        raise TangentMismatchError(
+            f"{where}: {what} is nonzero but the {ref_what} is an integer/bool input "
+            f"(dtype {dtype_of(ref)}), which has no derivative to go along it; pass the "
+            f"{ref_what} as float (e.g. .astype(np.float64)) to differentiate along it, or "
+            f"give zeros as its tangent"
+        )
+    return t
+
+
 def check_differentiable(arg, where, name):
     """Refuse integer/bool leaves; ``name()`` gives the argument's name.  Complex inputs are
     fine: see NOTE [complex derivatives] in ops/elementwise.py."""

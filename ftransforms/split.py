@@ -61,7 +61,8 @@ of its arguments.
 Library code that reads counts (a boolean mask's, ``nonzero``'s) reads only the count, so
 rows with equal counts stay one batched run; code with a batched path of its own reads
 under ``refusing_splits()`` and takes that path.  Exceptions raised in a group's run keep
-their type and get a note naming the group's rows; groups whose outputs differ in
+their type and get a note naming the group's rows; of several failing groups the one with
+the lowest row raises (the loop over rows raises that one).  Groups whose outputs differ in
 structure or shape raise :class:`~ftransforms.errors.SplitOutputError` naming both.  Each
 source line that splits warns once (:class:`~ftransforms.errors.PerformanceWarning`).
 ``vmap(f, split=False)`` raises ``BatchedControlFlowError`` at the first disagreement, as
@@ -160,14 +161,28 @@ def run_groups(
     where: str,
 ) -> Any:
     """``rerun(leaves, size, row_ids)`` on each group of rows (arrays of row indices, in
-    the order they run), joined back in row order."""
+    the order they run), joined back in row order.  Where groups raise, the error of the
+    lowest row is raised, as the loop over the rows would: a group whose first row comes
+    before the failed row still runs."""
     outs = []
+    failed = None  # the exception raised for the lowest row so far
     for idx in groups:
+        ids = row_ids[idx]
+        if failed is not None and int(ids[0]) > failed._ftransforms_first_row:
+            break  # groups come in the order of their first rows
         sub = [
             leaf if d is None else fnp.take(leaf, _index_like(leaf, idx), axis=d)
             for leaf, d in zip(leaves, dims)
         ]
-        outs.append(rerun(sub, idx.size, row_ids[idx]))
+        try:
+            outs.append(rerun(sub, idx.size, ids))
+        except Exception as err:
+            if not hasattr(err, "_ftransforms_first_row"):
+                err._ftransforms_first_row = int(ids[0])
+            if failed is None or err._ftransforms_first_row < failed._ftransforms_first_row:
+                failed = err
+    if failed is not None:
+        raise failed
     return join_groups(outs, groups, out_dims, where)
 
 
@@ -177,6 +192,7 @@ def name_rows(err: BaseException, where: str, row_ids: numpy.ndarray) -> None:
     if not getattr(err, "_ftransforms_rows_named", False):
         err.add_note(f"{where}: raised for batch row(s) {_rows_text(row_ids)}")
         err._ftransforms_rows_named = True
+        err._ftransforms_first_row = int(numpy.min(to_host(row_ids)))
 
 
 def _index_like(value: Any, idx: numpy.ndarray) -> Any:
@@ -316,6 +332,8 @@ def _shallow(value: Any) -> Any:
         return tuple(map(id, value))
     if isinstance(value, dict):
         return tuple((k, id(v)) for k, v in value.items())
+    if type(value) is numpy.ndarray and value.dtype.kind == "O":  # np.array([t, u]) holds
+        return tuple(map(id, value.flat))  # tracers, written element by element
     if isinstance(value, (Tracer, type, types.ModuleType, types.FunctionType)):
         return None
     state = getattr(value, "__dict__", None)

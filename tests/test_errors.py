@@ -847,14 +847,14 @@ def test_float_of_stop_gradient_is_the_named_fix_under_grad():
 @pytest.mark.parametrize(
     "conv",
     [
-        lambda t: np.asarray(t, dtype=np.float32),
+        lambda t: np.asarray([t, t], dtype=np.float32),
         lambda t: np.array([t, t], dtype=np.float32),
     ],
 )
 def test_numpy_conversion_of_a_tracer_to_a_numeric_array(conv):
-    # np.asarray(t) (of t's own dtype: t itself) / np.array([t, t]) (an object array of
-    # tracers, tests/test_object_arrays.py) work; another numeric dtype cannot hold a
-    # tracer.
+    # np.asarray(t) (of t's own dtype: t itself; of another: its cast) / np.array([t, t])
+    # (an object array of tracers, tests/test_object_arrays.py) work; a list holding
+    # tracers cannot become a NumPy array of a numeric dtype.
     def h(x):
         return conv(x)
 

@@ -186,8 +186,11 @@ def test_item_assignment_on_a_tracer_writes_it():
 def test_conversions_outside_a_write_are_unchanged():
     with pytest.raises(TracerConversionError, match=r"float\(\)"):
         grad(lambda t: float(t))(1.0)
+    # another dtype is a cast of the traced value, as NumPy's conversion makes a new array
+    g = grad(lambda t: np.asarray(t, dtype=np.float32).sum())(1.0)
+    close(g, 1.0)
     with pytest.raises(TracerConversionError, match=r"fnp\.array\(\[\.\.\.\], dtype=\.\.\.\)"):
-        grad(lambda t: np.asarray(t, dtype=np.float32).sum())(1.0)
+        grad(lambda t: np.asarray([t, 1.0], dtype=np.float32).sum())(1.0)
     close(grad(lambda t: np.asarray(t, dtype=float).sum())(1.0), 1.0)  # t itself, as NumPy
     close(grad(lambda t: np.asarray(t).sum())(1.0), 1.0)
 

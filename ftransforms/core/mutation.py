@@ -8,8 +8,10 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
   ``_payload``), so a write computes the new value out of place, with the ordinary
   primitives, and then :func:`become` turns the written object into that value in place
   (``obj.__class__ = type(new)`` and its payload slots copied).  Every alias (the same
-  Python object) sees the new value; the new value may belong to any interpreter (a grad
-  tracer written with a batched value becomes batched).  No backend array is ever written
+  Python object) sees the new value (``s += v`` on a 0-d tracer that stands for a NumPy
+  scalar rebinds instead: NOTE [0-d values are NumPy scalars] in numpy/inplace.py); the
+  new value may belong to any interpreter (a grad tracer written with a batched value
+  becomes batched).  No backend array is ever written
   in place, so what a tape, a recording or the caller holds keeps its value: reverse mode
   differentiates with respect to the original inputs (their ids are read when they are
   wrapped), ``jit``'s recorder sees a mutated object move on to a new slot, and the
@@ -525,17 +527,54 @@ def wrapper(a, *args, **kwargs):
         and len(args) < 2
         and kwargs.get("copy") is not True
         and kwargs.get("order", "K") in ("K", "A", "C", None)
-        and same_dtype(a, args[0] if args else kwargs.get("dtype"))
         and from_user_code(1, name)
     ):
-        return a
+        dtype = args[0] if args else kwargs.get("dtype")
+        if same_dtype(a, dtype):
+            return a
+        if kwargs.get("copy") is None and casts_to(dtype):
+            return a.astype(dtype)  # a new array, as NumPy's cast makes
     return original(a, *args, **kwargs)
+"""
+
+_ARRAY_SOURCE = """
+def wrapper(*args, **kwargs):
+    if (
+        args
+        and isinstance(args[0], Tracer)
+        and len(args) == 2 - ("dtype" in kwargs)
+        and set(kwargs) <= {"dtype", "copy", "order"}
+        and kwargs.get("copy", True) is True
+        and kwargs.get("order", "K") in ("K", "A", "C", None)
+        and casts_to(args[1] if len(args) == 2 else kwargs["dtype"])
+        and from_user_code(1, name)
+    ):
+        # np.array(t, dtype=float): a cast copy of the traced array, as in NumPy
+        return args[0].astype(args[1] if len(args) == 2 else kwargs["dtype"])
+    out = original(*args, **kwargs)
+    scope = local.scope
+    if (
+        scope is not None
+        and type(out) is ndarray
+        and out.dtype.kind != "O"
+        and from_user_code(1, name)
+    ):
+        return Buffer(scope, out)
+    return out
 """
 
 
 def _same_dtype(a: Any, dtype: Any) -> bool:
     try:
         return dtype is None or numpy.dtype(dtype) == a.dtype
+    except TypeError:
+        return False
+
+
+def _casts_to(dtype: Any) -> bool:
+    """Whether ``dtype`` names a dtype a traced array can be cast to (not object)."""
+    try:
+        return dtype is not None and numpy.dtype(dtype).kind not in "OVSUM"
     except TypeError:
         return False
 
@@ -549,6 +588,7 @@ def _creation(name: str, source: str = _WRAPPER_SOURCE) -> Any:
     namespace = {
         "Tracer": Tracer,
         "same_dtype": _same_dtype,
+        "casts_to": _casts_to,
         "__name__": "numpy._ftransforms_buffers",
         "original": getattr(numpy, name),
         "local": _LOCAL,
@@ -579,7 +619,6 @@ _WRAPPERS = {
         "ones_like",
         "empty_like",
         "full_like",
-        "array",
         "copy",
         "eye",
         "identity",
@@ -587,6 +626,7 @@ _WRAPPERS = {
         "linspace",
     )
 }
+_WRAPPERS["array"] = _creation("array", _ARRAY_SOURCE)
 _WRAPPERS.update({name: _creation(name, _ASARRAY_SOURCE) for name in ("asarray", "asanyarray")})
 
 _ORIGINALS = {name: wrapper.__wrapped__ for name, wrapper in _WRAPPERS.items()}

@@ -392,8 +392,9 @@ class Tracer:
         return self.shape[0]
 
     def __iter__(self):
-        for i in range(len(self)):
-            yield self[i]
+        if not self.shape:  # at iter(), as NumPy: np.iterable(t) is False for a 0-d one
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(len(self)))
 
     # -- conversions ----------------------------------------------------------------------
 

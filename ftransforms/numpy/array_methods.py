@@ -378,6 +378,8 @@ class ArrayMethods:
         return _out("round", out, round_(self, decimals))
 
     def __round__(self, ndigits=None):
+        if ndigits is None and self.ndim == 0:
+            return int(round_(self, 0))  # a Python int, as round() of a NumPy scalar
         return round_(self, ndigits or 0)
 
     def __divmod__(self, other):
@@ -462,6 +464,21 @@ def _ufunc_method(name: str, fn: Any) -> Any:
     return method
 
 
+def _integral_method(name: str, fn: Any) -> Any:
+    """``math.floor``/``ceil``/``trunc`` of a 0-d tracer give a Python int, as they do of
+    a NumPy scalar (``range(math.ceil(x))``, ``a[math.floor(x)]``), read as ``int()``
+    reads it (NOTE [number conversions]); NumPy's object loops of ``floor``/``ceil``/
+    ``trunc`` call them too and give ints there as well."""
+
+    def method(self: Tracer) -> Any:
+        out = fn(self)
+        return int(out) if self.ndim == 0 and self.dtype.kind != "c" else out
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``math.{name[2:-2]}`` of the tracer: a Python int for a 0-d one."
+    return method
+
+
 def _binary_ufunc_method(name: str, fn: Any) -> Any:
     def method(self: Tracer, other: Any) -> Any:
         return fn(self, other)
@@ -487,7 +504,7 @@ def _install_ufunc_methods(cls: type = Tracer) -> None:
                 setattr(cls, name, make(name, fn))
     for dunder, name in (("__floor__", "floor"), ("__ceil__", "ceil"), ("__trunc__", "trunc")):
         if not hasattr(cls, dunder):
-            setattr(cls, dunder, _ufunc_method(dunder, NAMESPACE[name]))
+            setattr(cls, dunder, _integral_method(dunder, NAMESPACE[name]))
 
 
 def _hide_dtype_from_numpy_scalar_casts() -> None:

@@ -122,8 +122,21 @@ def from_object_arrays(tree: Any) -> Any:
 
 def _at_boundary(x: Any) -> Any:
     """A leaf crossing a transform's boundary: object arrays converted, buffers as plain
-    arrays (NOTE [mutation semantics] in core/mutation.py)."""
-    return x.val if type(x) is Buffer else from_object_array(x)
+    arrays (NOTE [mutation semantics] in core/mutation.py).  An object array that holds
+    only numbers is one that NumPy's object loops made because tracers took part
+    (``np.max([x, np.zeros(3)], axis=0)`` where the zeros won everywhere): NumPy without
+    tracers gives a numeric array there, so it becomes one."""
+    if type(x) is Buffer:
+        return x.val
+    out = from_object_array(x)
+    if type(out) is numpy.ndarray and out.dtype.kind == "O" and out.size:
+        items = out.ravel().tolist()
+        if all(isinstance(v, _NUMBERS) for v in items):
+            return numpy.array(items).reshape(out.shape)
+    return out
+
+
+_NUMBERS = (bool, int, float, complex, numpy.number, numpy.bool_)
 
 
 _OBJECT = numpy.dtype(object)

@@ -187,6 +187,14 @@ def inplace(x: Tracer, op: Any, other: Any, name: str) -> Tracer:
     if type(other) is Buffer:
         other = other.val
     new = op(x, other)
+    if type(x) is not Buffer and shape(x) == () and getattr(x, "_base", None) is None:
+        # NOTE [0-d values are NumPy scalars]: NumPy gives a scalar, not a 0-d array,
+        # for x[i], x.sum(), np.sin(s), s + 1 and a row of a 1-d batch, and ``s += v`` on
+        # a scalar binds s to a new value: what was stored before (``hist.append(s)``,
+        # another name, an object array's element) keeps its value.  So a 0-d tracer
+        # that is no view (x[...] is one) gets the scalar's rebinding; a 0-d buffer
+        # (np.zeros(()), np.array(1.0) made inside) is an array and is written into.
+        return new
     dt = dtype_of(x)
     if isinstance(new, Tracer) or isinstance(new, numpy.ndarray | numpy.generic):
         new_dt = dtype_of(new)
@@ -551,6 +559,13 @@ def write_out(form: str, out: Any, result: Any) -> Any:
         assign(out, result)
         return out
     if isinstance(result, Tracer) and type(result) is not Buffer:
+        if type(out) is numpy.ndarray and out.dtype.kind == "O":
+            # an object array (np.array([t, u]) made one) holds 0-d tracers, as NumPy's
+            # object loops compute with them: the result goes in element by element
+            flat = reshape(broadcast_to(result, out.shape), (-1,))
+            for k, index in enumerate(numpy.ndindex(out.shape)):
+                out[index] = flat[k]
+            return out
         raise _out_error(form, out)
     numpy.copyto(out, result.val if type(result) is Buffer else result, casting="unsafe")
     return out

@@ -60,7 +60,8 @@ def _concatenate_vjp(y_bar, y, *xs, axis, wanted):
     for x, want in zip(xs, wanted):
         stop = start + x.shape[axis]
         piece = (slice(None),) * axis + (slice(start, stop),)
-        out.append(lax.getitem(y_bar, piece) if want else None)
+        # an input of another dtype than the result's gets its cotangent in its own dtype
+        out.append(unbroadcast(lax.getitem(y_bar, piece), x) if want else None)
         start = stop
     return tuple(out)
 
