@@ -564,6 +564,22 @@ def wrapper(*args, **kwargs):
 """
 
 
+_CONTIGUOUS_SOURCE = """
+def wrapper(a, dtype=None, **kwargs):
+    if isinstance(a, Tracer) and not kwargs and from_user_code(1, name):
+        if same_dtype(a, dtype):
+            # NumPy returns a itself where it is C-contiguous (a view records whether it
+            # is: _base[3]), else a copy
+            base = getattr(a, "_base", None)
+            out = a if base is None or base[3] else a.copy()
+            return out.reshape(1) if out.ndim == 0 else out
+        if casts_to(dtype):
+            out = a.astype(dtype)
+            return out.reshape(1) if out.ndim == 0 else out
+    return original(a, dtype, **kwargs)
+"""
+
+
 def _same_dtype(a: Any, dtype: Any) -> bool:
     try:
         return dtype is None or numpy.dtype(dtype) == a.dtype
@@ -582,9 +598,9 @@ def _casts_to(dtype: Any) -> bool:
 def _creation(name: str, source: str = _WRAPPER_SOURCE) -> Any:
     """The wrapper of ``numpy.<name>``.  Its globals name a NumPy module, so that the frame
     checks that look for NumPy's own code (``Tracer.__array__``'s) see through it.
-    ``numpy.asarray``/``asanyarray`` called by user code on a traced array (a buffer
-    included) return that array itself, as NumPy does, so that a write into the result
-    reaches it; called by library code they convert as before."""
+    ``numpy.asarray``/``asanyarray``/``ascontiguousarray`` called by user code on a
+    traced array (a buffer included) return that array itself, as NumPy does, so that a
+    write into the result reaches it; called by library code they convert as before."""
     namespace = {
         "Tracer": Tracer,
         "same_dtype": _same_dtype,
@@ -628,6 +644,7 @@ _WRAPPERS = {
 }
 _WRAPPERS["array"] = _creation("array", _ARRAY_SOURCE)
 _WRAPPERS.update({name: _creation(name, _ASARRAY_SOURCE) for name in ("asarray", "asanyarray")})
+_WRAPPERS["ascontiguousarray"] = _creation("ascontiguousarray", _CONTIGUOUS_SOURCE)
 
 _ORIGINALS = {name: wrapper.__wrapped__ for name, wrapper in _WRAPPERS.items()}
 
