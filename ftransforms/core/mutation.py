@@ -505,8 +505,9 @@ def user_array(out: Any, name: str) -> Any:
     return out
 
 
-_WRAPPER_SOURCE = """
-def wrapper(*args, **kwargs):
+#: The generated wrappers' common end: a new plain array made by user code inside a
+#: transform is a Buffer (mutable, tracked).
+_BUFFER_RESULT = """
     out = original(*args, **kwargs)
     scope = local.scope
     if (
@@ -518,6 +519,8 @@ def wrapper(*args, **kwargs):
         return Buffer(scope, out)
     return out
 """
+
+_WRAPPER_SOURCE = "\ndef wrapper(*args, **kwargs):" + _BUFFER_RESULT
 
 
 _ASARRAY_SOURCE = """
@@ -537,7 +540,8 @@ def wrapper(a, *args, **kwargs):
     return original(a, *args, **kwargs)
 """
 
-_ARRAY_SOURCE = """
+_ARRAY_SOURCE = (
+    """
 def wrapper(*args, **kwargs):
     if (
         args
@@ -550,18 +554,9 @@ def wrapper(*args, **kwargs):
         and from_user_code(1, name)
     ):
         # np.array(t, dtype=float): a cast copy of the traced array, as in NumPy
-        return args[0].astype(args[1] if len(args) == 2 else kwargs["dtype"])
-    out = original(*args, **kwargs)
-    scope = local.scope
-    if (
-        scope is not None
-        and type(out) is ndarray
-        and out.dtype.kind != "O"
-        and from_user_code(1, name)
-    ):
-        return Buffer(scope, out)
-    return out
-"""
+        return args[0].astype(args[1] if len(args) == 2 else kwargs["dtype"])"""
+    + _BUFFER_RESULT
+)
 
 
 _CONTIGUOUS_SOURCE = """
