@@ -157,7 +157,7 @@ else
 fi
 
 # -- 5. the benchmarks on the GPU, side by side -----------------------------------------------
-PEERS=ftransforms,ftransforms.jit,torch.func,jax.jit,numpy
+PEERS=ftransforms,ftransforms.jit,ftransforms.compiled,torch.func,jax.jit,numpy
 if [ $DRY = 1 ]; then
   BENCH=(--device cpu --peers ftransforms,ftransforms.jit,numpy "${QUICK[@]}")
   step bench_gpu_w1 60 "$PY" -m benchmarks "${BENCH[@]}" --workloads W1 \
@@ -168,11 +168,11 @@ if [ $DRY = 1 ]; then
     --json "$PARTS/bench_gpu_w6.json"
 else
   BENCH=(--device cuda --peers "$PEERS" "${QUICK[@]}")
-  step bench_gpu_w1 80 "$PY" -m benchmarks "${BENCH[@]}" --workloads W1 \
+  step bench_gpu_w1 110 "$PY" -m benchmarks "${BENCH[@]}" --workloads W1 \
     --sizes "W1=32,256,1024,4096" --json "$PARTS/bench_gpu_w1.json"
-  step bench_gpu_w34 100 "$PY" -m benchmarks "${BENCH[@]}" --workloads W3,W4 \
+  step bench_gpu_w34 120 "$PY" -m benchmarks "${BENCH[@]}" --workloads W3,W4 \
     --sizes "W3=64,256,1024" --json "$PARTS/bench_gpu_w34.json"
-  step bench_gpu_w6 50 "$PY" -m benchmarks "${BENCH[@]}" --workloads W6 \
+  step bench_gpu_w6 80 "$PY" -m benchmarks "${BENCH[@]}" --workloads W6 \
     --json "$PARTS/bench_gpu_w6.json"
 fi
 
