@@ -41,3 +41,23 @@ def test_every_workload_runs_on_the_strict_stand_in(peer_name):
         assert err <= case.tol, f"{peer_name} {case.id}: {err:.2e} {note}"
         ran.append(case.workload)
     assert {"W1", "W2", "W3", "W4", "W6"} <= set(ran)
+
+
+def test_the_compiled_peer_compiles_device_programs_on_the_strict_stand_in():
+    """``--device cuda`` with ``ftransforms.compiled``: what jit recorded is compiled to
+    (stand-in) CuPy kernels, and the compiled calls still pass the accuracy check."""
+    peer = load("ftransforms.compiled")
+    peer.setup("strict", 1)
+    tiers = set()
+    for case in [c for c in CASES if c.workload in ("W1", "W5", "W6")]:
+        host = cases.make_inputs(case)
+        fn = peer.build(case, peer.convert(host))
+        fn()
+        tiers |= set(peer.after_first()["tier"].split(", "))
+        out = fn()
+        assert all(type(v) is StrictArray for v in out), f"{case.id}: a result left the device"
+        err, note = max_rel_error(
+            peer.to_numpy(out), reference.compute(case, cases.as_float64(host))
+        )
+        assert err <= case.tol, f"compiled {case.id}: {err:.2e} {note}"
+    assert "compiled" in tiers, tiers
