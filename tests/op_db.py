@@ -448,6 +448,41 @@ def _bitwise_samples(d: Draw) -> list[Sample]:
 
 for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
     add(_name, call(_name), _bitwise_samples, nondiff=True, dtypes=(np.dtype(np.float64),))
+
+
+def _integer_pairs(lo: int, hi: int, shift: bool = False):
+    """Integer operands (a shift count stays in [0, 8): larger or negative ones are
+    undefined in C, and NumPy's result depends on the platform)."""
+
+    def sampler(d: Draw) -> list[Sample]:
+        second = (lambda shape: d.ints(8, shape)) if shift else (lambda s: d.ints(hi, s, lo))
+        return [
+            S("int_2x3_3", d.ints(hi, (2, 3), lo), second((3,))),
+            S("int32_4_4", d.ints(hi, (4,), lo).astype(np.int32), second((4,)).astype(np.int32)),
+            S("py_int_y", d.ints(hi, (3,), lo), 3),
+        ]
+
+    return sampler
+
+
+for _name in ("gcd", "lcm"):
+    add(_name, call(_name), _integer_pairs(-40, 40), nondiff=True, dtypes=(np.dtype(np.float64),))
+for _name in ("left_shift", "right_shift", "bitwise_left_shift", "bitwise_right_shift"):
+    add(
+        _name,
+        call(_name),
+        _integer_pairs(0, 200, shift=True),
+        nondiff=True,
+        dtypes=(np.dtype(np.float64),),
+    )
+add(
+    "bitwise_count",
+    call("bitwise_count"),
+    lambda d: [S("int_2x3", d.ints(1000, (2, 3), -1000))],
+    nondiff=True,
+    dtypes=(np.dtype(np.float64),),
+)
+add("spacing", call("spacing"), lambda d: [S("2x3", d.u((2, 3)))], nondiff=True)
 add(
     "bitwise_operators",
     lambda m, x, y: (x & y) | (x ^ ~y),

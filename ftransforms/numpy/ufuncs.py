@@ -55,6 +55,14 @@ __all__ = [
     "signbit",
     "logical_not",
     "invert",
+    "gcd",
+    "lcm",
+    "left_shift",
+    "right_shift",
+    "bitwise_left_shift",
+    "bitwise_right_shift",
+    "bitwise_count",
+    "spacing",
     "add",
     "subtract",
     "multiply",
@@ -122,6 +130,9 @@ equal, not_equal, less, less_equal = _ew.equal_p, _ew.not_equal_p, _ew.less_p, _
 greater, greater_equal = _ew.greater_p, _ew.greater_equal_p
 logical_and, logical_or, logical_xor = _ew.logical_and_p, _ew.logical_or_p, _ew.logical_xor_p
 bitwise_and, bitwise_or, bitwise_xor = _ew.bitwise_and_p, _ew.bitwise_or_p, _ew.bitwise_xor_p
+gcd, lcm, bitwise_count, spacing = _ew.gcd_p, _ew.lcm_p, _ew.bitwise_count_p, _ew.spacing_p
+left_shift = bitwise_left_shift = _ew.left_shift_p
+right_shift = bitwise_right_shift = _ew.right_shift_p
 
 
 def positive(x: Any) -> Any:

@@ -1332,6 +1332,76 @@ bitwise_xor_p = defnondiff(
     "bitwise_xor", lambda xp, x, y: xp.bitwise_xor(x, y), doc=_BITWISE_XOR_DOC
 )
 
+# -- integer ufuncs and spacing: no derivative -----------------------------------------
+
+
+def _backend_ufunc(name: str) -> Callable:
+    """``impl(xp, *args)``: ``xp.<name>(*args)``, or a clear error where the array
+    namespace lacks it (CuPy has fewer ufuncs than NumPy)."""
+
+    def impl(xp, *args):
+        fn = getattr(xp, name, None)
+        if fn is None:
+            raise UnsupportedOperationError(
+                f"ftransforms.numpy.{name}: {xp.__name__} has no {name}, so it cannot be "
+                f"evaluated on these arrays; move them to the host (NumPy) for this call."
+            )
+        return fn(*args)
+
+    impl.__name__ = f"{name}_impl"
+    return impl
+
+
+#: name -> (what it computes, an example call, its result)
+_INTEGER_UFUNC_DOCS = {
+    "gcd": (
+        "the greatest common divisor of ``|x1|`` and ``|x2|``",
+        "gcd(np.array([12, 20]), 8)",
+        "[4, 4]",
+    ),
+    "lcm": (
+        "the least common multiple of ``|x1|`` and ``|x2|``",
+        "lcm(np.array([4, 6]), 10)",
+        "[20, 30]",
+    ),
+    "left_shift": (
+        "``x1 << x2``, the bits of integers shifted left",
+        "left_shift(np.array([1, 3]), 2)",
+        "[4, 12]",
+    ),
+    "right_shift": (
+        "``x1 >> x2``, the bits of integers shifted right",
+        "right_shift(np.array([8, 13]), 2)",
+        "[2, 3]",
+    ),
+    "bitwise_count": (
+        "the number of 1 bits in ``|x|``",
+        "bitwise_count(np.array([7, -8]))",
+        "[3, 1]",
+    ),
+    "spacing": (
+        "the distance from ``x`` to the next float away from zero (piecewise constant)",
+        "spacing(np.array([1.0, 2.0]))",
+        "[2.220446049250313e-16, 4.440892098500626e-16]",
+    ),
+}
+
+
+def _integer_ufunc(name: str) -> Primitive:
+    what, call, result = _INTEGER_UFUNC_DOCS[name]
+    doc = (
+        f"``fnp.{name}``: {what}, elementwise with broadcasting, as ``numpy.{name}`` (no "
+        f"``out``/``where``/``dtype`` keywords); no derivative.\n\nExample:\n"
+        f"    >>> import numpy as np\n    >>> import ftransforms.numpy as fnp\n"
+        f"    >>> fnp.{call}.tolist()\n    {result}\n"
+    )
+    return defnondiff(name, _backend_ufunc(name), doc=doc)
+
+
+gcd_p, lcm_p = _integer_ufunc("gcd"), _integer_ufunc("lcm")
+left_shift_p, right_shift_p = _integer_ufunc("left_shift"), _integer_ufunc("right_shift")
+bitwise_count_p, spacing_p = _integer_ufunc("bitwise_count"), _integer_ufunc("spacing")
+
 # -- select and casts -------------------------------------------------------------------
 
 select_p = defop(
