@@ -950,7 +950,7 @@ def test_ufunc_with_an_unsupported_keyword():
     [
         (np.packbits, "numpy.packbits"),
         (lambda x: np.shares_memory(x, x), "numpy.shares_memory"),
-        (np.spacing, "numpy.spacing"),
+        (np.unpackbits, "numpy.unpackbits"),
         (lambda x: np.add.reduceat(x, [0, 1]), "numpy.add.reduceat"),
     ],
 )
