@@ -278,8 +278,7 @@ def _vmap_call(
             out = transform_outputs(func(*tree_unflatten(spec, wrapped), **kwargs))
             if interp.loops is not None and interp.loops.records:
                 raise SpeculationFailed(interp, "a masked loop was left by return or break")
-            batched_in = [leaf for leaf, d in zip(leaves, dims) if d is not None]
-            result = _vmap_outputs(interp, out, out_dims, size, where, batched_in)
+            result = _vmap_outputs(interp, out, out_dims, size, where, leaves, dims)
             # (inside the block: the draw log is cleared when the last transform returns)
             if not gens or not moved(gens, before, mark):
                 return result
@@ -362,7 +361,7 @@ def _draws_per_row(func, leaves, spec, dims, size, kwargs, out_dims, randomness,
     return run_groups(groups, rerun, leaves, dims, rows, out_dims, where)
 
 
-def _vmap_outputs(interp, out, out_dims, size, where, batched_in=()):
+def _vmap_outputs(interp, out, out_dims, size, where, in_leaves=(), in_dims=()):
     leaves, spec = tree_flatten(out, none_is_leaf=False)
     dims = out_dims_per_leaf(out_dims, out, where)
     results = []
@@ -399,8 +398,9 @@ def _vmap_outputs(interp, out, out_dims, size, where, batched_in=()):
             if not isinstance(expanded, Tracer):
                 # a constant output (a Python bool, say) lives where the batch lives
                 xp = xp_of(expanded)
-                if xp is numpy:
-                    xp = next((x for x in map(xp_of, batched_in) if x is not numpy), numpy)
+                if xp is numpy:  # (the inputs are looked at only here, for such an output)
+                    batched = [leaf for leaf, d in zip(in_leaves, in_dims) if d is not None]
+                    xp = next((x for x in map(xp_of, batched) if x is not numpy), numpy)
                 expanded = xp.array(expanded, copy=True)
             results.append(expanded)
     return tree_unflatten(spec, results)

@@ -436,7 +436,7 @@ def fftfreq(n: int, d: Any = 1.0, device: Any = None) -> Any:
     """
     if isinstance(d, Tracer) or (is_array(d) and type(d) is not numpy.ndarray):  # on its device
         # NumPy's formula, op for op (so the traced value is the eager one to the bit)
-        ints = numpy.round(numpy.fft.fftfreq(n, 1.0 / n)).astype(numpy.int64)
+        ints = numpy.fft.ifftshift(numpy.arange(n) - n // 2)  # 0, 1, ..., -2, -1
         return xp_of(d).asarray(ints) * (1.0 / (n * d))
     return numpy.fft.fftfreq(n, d, device=device)
 
