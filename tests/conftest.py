@@ -55,3 +55,13 @@ def dtype(request):
 def rng():
     """A fresh, seeded random generator per test."""
     return np.random.default_rng(0)
+
+
+def pytest_collection_finish(session):
+    """Freeze what collection made (tens of thousands of parametrized items and the op
+    databases' arrays) out of the cyclic garbage collector: they live for the whole run,
+    and every full collection would otherwise walk them again."""
+    import gc  # noqa: PLC0415 (only this hook uses it)
+
+    gc.collect()
+    gc.freeze()

@@ -66,26 +66,14 @@ jax.config.update("jax_enable_x64", True)
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _heap_frozen_for_the_module():
+@pytest.fixture(autouse=True)
+def _frozen_heap():
     """Collections and heap scans here see only what the test made: what earlier tests
     left in this worker (op databases, JAX's and numba's caches) is frozen out of the
     collector (``gc.freeze``), so the memory and liveness checks cost the same in a full
-    run as alone.  The heap stays frozen until the module ends: unfreezing after each
-    test made the next test's first collection walk the whole worker's heap again (about
-    4 s a test after test_ops in the same worker)."""
-    gc.collect()
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
-
-
-@pytest.fixture(autouse=True)
-def _frozen_heap():
-    """What the earlier tests of this module left is frozen out too (a cheap collection:
-    the rest is frozen already)."""
+    run as alone.  Nothing is unfrozen afterwards: unfreezing after each test made the
+    next test's collection walk the whole worker's heap again (about 4 s a test after
+    test_ops in the same worker), and conftest.py keeps the collected items frozen."""
     gc.collect()
     gc.freeze()
     yield
