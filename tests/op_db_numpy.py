@@ -591,13 +591,9 @@ add(
     lambda m, x, **kw: m.linalg.diagonal(x, **kw),
     lambda d: [
         S("2x3x3", d.u((2, 3, 3))),
-        S("3x4", d.u((3, 4)), _xfail={"all": "fnp.linalg.diagonal of a non-square matrix"}),
-        S(
-            "2x3x3_offset1",
-            d.u((2, 3, 3)),
-            offset=1,
-            _xfail={"all": "fnp.linalg.diagonal: offset != 0 raises 'not supported yet'"},
-        ),
+        S("3x4", d.u((3, 4))),
+        S("2x3x3_offset1", d.u((2, 3, 3)), offset=1),
+        S("2x4x3_offset-2", d.u((2, 4, 3)), offset=-2),
     ],
     funcs="linalg.diagonal",
 )
@@ -653,12 +649,8 @@ add(
     lambda m, x, **kw: m.linalg.trace(x, **kw),
     lambda d: [
         S("3x3", d.u((3, 3))),
-        S(
-            "2x3x4_offset-1",
-            d.u((2, 3, 4)),
-            offset=-1,
-            _xfail={"all": "fnp.linalg.trace: offset != 0 raises 'not supported yet'"},
-        ),
+        S("2x3x4_offset-1", d.u((2, 3, 4)), offset=-1),
+        S("4x3_offset1", d.u((4, 3)), offset=1),
     ],
     funcs="linalg.trace",
 )

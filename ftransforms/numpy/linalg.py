@@ -945,8 +945,8 @@ def tensordot(x1: Any, x2: Any, /, *, axes: Any = 2) -> Any:
 
 @implements("numpy.linalg.diagonal")
 def diagonal(x: Any, /, *, offset: int = 0) -> Any:
-    """``numpy.linalg.diagonal`` (of the last two axes; ``offset`` 0, others raise
-    :class:`~ftransforms.errors.UnsupportedOperationError`).
+    """``numpy.linalg.diagonal``: the ``offset`` diagonal of the last two axes (any shape
+    of those two, any offset; the diagonal is the last axis of the result).
 
     Example:
         >>> import numpy as np
@@ -958,15 +958,15 @@ def diagonal(x: Any, /, *, offset: int = 0) -> Any:
         >>> ft.grad(lambda m: fnp.linalg.diagonal(m) @ np.array([1.0, 2.0]))(A).tolist()
         [[1.0, 0.0], [0.0, 2.0]]
     """
-    if offset:
-        raise UnsupportedOperationError("linalg.diagonal: offset != 0 is not supported yet")
-    return products.einsum("...ii->...i", x)
+    if helpers.ndim(x) < 2:
+        raise ValueError(f"linalg.diagonal: x needs at least 2 dimensions, got {helpers.ndim(x)}")
+    return indexing.diagonal(x, operator.index(offset), -2, -1)
 
 
 @implements("numpy.linalg.trace")
 def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Any:
-    """``numpy.linalg.trace`` (of the last two axes; ``offset`` 0, others raise
-    :class:`~ftransforms.errors.UnsupportedOperationError`).
+    """``numpy.linalg.trace``: the sum of the ``offset`` diagonal of the last two axes
+    (any shape of those two, any offset).
 
     Example:
         >>> import numpy as np
@@ -978,7 +978,6 @@ def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Any:
         >>> ft.grad(fnp.linalg.trace)(A).tolist()
         [[1.0, 0.0], [0.0, 1.0]]
     """
-    if offset:
-        raise UnsupportedOperationError("linalg.trace: offset != 0 is not supported yet")
-    out = products.einsum("...ii->...", x)
-    return out if dtype is None else ufuncs.astype(out, dtype)
+    if helpers.ndim(x) < 2:
+        raise ValueError(f"linalg.trace: x needs at least 2 dimensions, got {helpers.ndim(x)}")
+    return products.trace(x, operator.index(offset), -2, -1, dtype=dtype)
