@@ -127,6 +127,22 @@ def _nan_to_num_samples(d: Draw) -> list[Sample]:
 
 add("nan_to_num", call("nan_to_num"), _nan_to_num_samples, prims="select")
 add(
+    "nan_to_num_complex",  # real and imaginary parts replaced separately
+    lambda m, x, y, **kw: (lambda z: m.real(z) + 2 * m.imag(z))(m.nan_to_num(x + 1j * y, **kw)),
+    lambda d: [
+        # no infinite imaginary input: 1j * inf is nan + inf*1j in every library
+        S(
+            "2x4",
+            _with(_with(d.u((2, 4)), [(0, 1)], np.nan), [(1, 2)], -np.inf),
+            _with(d.u((2, 4)), [(1, 0)], np.nan),
+            posinf=9.0,
+            neginf=-9.0,
+        ),
+        S("5_kw", d.u((5,)), _with(d.u((5,)), [(3,)], np.nan), nan=-1.0, neginf=-9.0),
+    ],
+    prims="select",
+)
+add(
     "angle",
     lambda m, x, y, **kw: m.angle(x + 1j * y, **kw),
     lambda d: [

@@ -249,8 +249,8 @@ def sinc(x: Any) -> Any:
 def nan_to_num(
     x: Any, copy: bool = True, nan: float = 0.0, posinf: Any = None, neginf: Any = None
 ) -> Any:
-    """``numpy.nan_to_num``: derivative 1 at finite elements, 0 at replaced ones.  Complex
-    inputs raise :class:`~ftransforms.errors.UnsupportedOperationError`.
+    """``numpy.nan_to_num``: derivative 1 at finite elements, 0 at replaced ones.  A
+    complex input has its real and imaginary parts replaced separately, as in NumPy.
 
     Example:
         >>> import numpy as np
@@ -266,7 +266,8 @@ def nan_to_num(
     if dt.kind not in "fc":
         return x
     if dt.kind == "c":
-        raise UnsupportedOperationError("nan_to_num: complex inputs are not supported yet")
+        parts = [nan_to_num(p, copy, nan, posinf, neginf) for p in (real(x), imag(x))]
+        return astype(parts[0], dt) + astype(parts[1], dt) * 1j
     info = numpy.finfo(dt)
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf
