@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy
 
-from ftransforms.core.errors import UFuncTypeError, UnsupportedOperationError
+from ftransforms.core.errors import UFuncTypeError
 from ftransforms.core.stack import current_stack
 from ftransforms.numpy.creation import as_operand, full, ones, zeros_like
 from ftransforms.numpy.dispatch import implements
