@@ -87,6 +87,25 @@ def test_out_on_methods_writes_the_buffer_as_numpy(f):
         np.testing.assert_allclose(g, _fd(lambda r: np.sum(np.sin(f(r))), row), atol=1e-6)
 
 
+def _fnp_take_and_multi_dot_into(x):
+    import ftransforms.numpy as fnp  # the library's own functions, called directly
+
+    buf = np.zeros(2)
+    fnp.take(x, np.array([3, 0]), out=buf)
+    prod = np.zeros((2, 2))
+    fnp.linalg.multi_dot([x[:2, None], x[None, 1:3], np.eye(2)], out=prod)
+    return buf.sum() + np.sin(prod).sum()
+
+
+def test_out_on_fnp_take_and_multi_dot_writes_the_buffer_as_numpy():
+    f = _fnp_take_and_multi_dot_into
+    expected = _loop(lambda r: np.take(r, [3, 0]).sum() + np.sin(np.outer(r[:2], r[1:3])).sum(), X)
+    np.testing.assert_allclose(_loop(f, X), expected, rtol=1e-12)
+    np.testing.assert_allclose(ft.vmap(f)(X), expected, rtol=1e-12)
+    np.testing.assert_allclose(ft.jit(f)(X[1]), expected[1], rtol=1e-12)
+    np.testing.assert_allclose(ft.grad(f)(X[2]), _fd(f, X[2]), atol=1e-6)
+
+
 def test_out_on_a_method_refuses_an_outside_array():
     outside = np.zeros(())
 

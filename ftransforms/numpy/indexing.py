@@ -335,10 +335,11 @@ def take(
         >>> ft.grad(lambda x: fnp.sum(fnp.take(x, np.array([1, 1, 0]))))(np.zeros(3))
         array([1., 2., 0.])
     """
-    if out is not None:
-        raise UnsupportedOperationError(
-            "take: out= is not supported; use the returned value (y = np.take(...))"
-        )
+    if out is not None:  # written as NumPy's out= is (NOTE [mutation semantics])
+        # inplace builds on this module, so it is imported here, at the call
+        from ftransforms.numpy.inplace import write_out  # noqa: PLC0415
+
+        return write_out("take(..., out=...)", out, take(a, indices, axis, None, mode))
     if mode not in ("raise", "clip", "wrap"):
         raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
     if axis is None:

@@ -30,6 +30,7 @@ from numpy.linalg import LinAlgError
 import ftransforms.numpy.creation as creation
 import ftransforms.numpy.helpers as helpers
 import ftransforms.numpy.indexing as indexing
+import ftransforms.numpy.inplace as inplace
 import ftransforms.numpy.manipulation as manipulation
 import ftransforms.numpy.products as products
 import ftransforms.numpy.rearranging as rearranging
@@ -811,10 +812,8 @@ def multi_dot(arrays: Any, *, out: Any = None) -> Any:
         >>> ft.grad(lambda m: fnp.linalg.multi_dot([u, m, w]))(np.eye(2)).tolist()  # outer(u, w)
         [[3.0, 4.0], [6.0, 8.0]]
     """
-    if out is not None:
-        raise UnsupportedOperationError(
-            "linalg.multi_dot(..., out=...): ftransforms arrays are immutable; use the return value"
-        )
+    if out is not None:  # written as NumPy's out= is (NOTE [mutation semantics])
+        return inplace.write_out("linalg.multi_dot(..., out=...)", out, multi_dot(arrays))
     arrays = list(arrays)
     n = len(arrays)
     if n < 2:
