@@ -949,7 +949,6 @@ def test_ufunc_with_an_unsupported_keyword():
     "fn, name",
     [
         (np.packbits, "numpy.packbits"),
-        (lambda x: np.shares_memory(x, x), "numpy.shares_memory"),
         (np.unpackbits, "numpy.unpackbits"),
         (lambda x: np.add.reduceat(x, [0, 1]), "numpy.add.reduceat"),
     ],

@@ -144,6 +144,8 @@ NOT_OPERATIONS = {
     # Python values read from shapes and dtypes, not arrays
     "shape": "a tuple read from the shape",
     "ndim": "an int read from the shape",
+    "shares_memory": "a bool about which views overlap (tests/test_views_overlap.py)",
+    "may_share_memory": "a bool about which views overlap (tests/test_views_overlap.py)",
     "size": "an int read from the shape",
     "result_type": "a dtype",
     "broadcast_shapes": "a tuple of ints from tuples of ints",

@@ -116,10 +116,12 @@ __all__ = [
     "apply_over_axes",
     "piecewise",
     # helpers
+    "may_share_memory",
     "ndim",
     "peek",
     "physical",
     "shape",
+    "shares_memory",
     "size",
     # index_tricks
     "c_",

@@ -29,7 +29,7 @@ from ftransforms.core.tracer import Tracer
 from ftransforms.lax import normalize_axes, normalize_axis  # noqa: F401  (re-exported)
 from ftransforms.numpy.dispatch import implements
 
-__all__ = ["physical", "peek", "shape", "ndim", "size"]
+__all__ = ["physical", "peek", "shape", "ndim", "size", "shares_memory", "may_share_memory"]
 
 
 def physical(x: Any) -> Any:
@@ -326,3 +326,49 @@ def concrete_arg(x: Any, what: str) -> Any:
 
 #: The dtype of NumPy's index results (``nonzero``, ``argwhere``, ...).
 INTP = numpy.dtype(numpy.intp)
+
+
+#: The view arithmetic behind shares_memory (``inplace._overlap``, registered there: views
+#: are made in ``inplace``, which builds on this module).
+MEMORY_OVERLAP: list = []
+
+
+@implements(numpy.shares_memory)
+def shares_memory(a: Any, b: Any, max_work: Any = None) -> bool:  # noqa: ARG001
+    """``numpy.shares_memory(a, b)`` for values inside a transformed function: whether
+    ``a`` and ``b`` are views of one array with an element in common (NumPy's views:
+    basic slices, ``.T``, ``reshape``, ``.real``/``.imag``, ...).  A tracer shares no
+    memory with a plain array (the caller's arrays are never written).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> def f(x):
+        ...     y = x.copy()
+        ...     return np.array([np.shares_memory(y[:2], y[1:]), np.shares_memory(y[:2], y[2:])])
+        >>> ft.vmap(f)(np.zeros((3, 4)))[0].tolist()  # the same in every row
+        [True, False]
+    """
+    if not (isinstance(a, Tracer) or isinstance(b, Tracer)):
+        return bool(numpy.shares_memory(a, b))
+    return MEMORY_OVERLAP[0](a, b, bounds=False)
+
+
+@implements(numpy.may_share_memory)
+def may_share_memory(a: Any, b: Any, max_work: Any = None) -> bool:
+    """``numpy.may_share_memory(a, b)``: as :func:`shares_memory`, but only the memory
+    bounds are compared (NumPy's default), unless ``max_work`` asks for the exact answer.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> def f(x):
+        ...     y = x.copy()
+        ...     a, b = y[::2], y[1::2]
+        ...     return np.array([np.may_share_memory(a, b), np.shares_memory(a, b)])
+        >>> ft.vmap(f)(np.zeros((3, 4)))[0].tolist()  # the same in every row
+        [True, False]
+    """
+    if not (isinstance(a, Tracer) or isinstance(b, Tracer)):
+        return bool(numpy.may_share_memory(a, b, max_work))
+    return MEMORY_OVERLAP[0](a, b, bounds=max_work is None)

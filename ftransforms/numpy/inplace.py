@@ -33,7 +33,14 @@ from ftransforms.core.errors import (
 )
 from ftransforms.core.mutation import Buffer, assign, clone, make_view
 from ftransforms.core.tracer import Tracer
-from ftransforms.numpy.helpers import IN_PLACE_WRITERS, dtype_of, ndim, shape, xp_of
+from ftransforms.numpy.helpers import (
+    IN_PLACE_WRITERS,
+    MEMORY_OVERLAP,
+    dtype_of,
+    ndim,
+    shape,
+    xp_of,
+)
 from ftransforms.numpy.indexing import diagonal, getitem, scatter, take, where
 from ftransforms.numpy.indexing import where as _where
 from ftransforms.numpy.manipulation import (
@@ -786,3 +793,41 @@ VIEW_FUNCTIONS = {
     ),
     **({numpy.unstack: unstack_view} if hasattr(numpy, "unstack") else {}),
 }
+
+
+def _element_ids(x: Any) -> tuple[Any, Any]:
+    """``(root, ids)``: the array ``x`` is a view of (itself when it is none) and, for each
+    element of ``x``, where it lies in the root's memory, as NumPy lays out a C-ordered
+    array: ``2k`` for element ``k`` (``2k + 1`` for its imaginary part, which ``.imag``
+    views see); a complex id covers both halves.  Derived by running each view's
+    ``forward`` step from the root down on those numbers."""
+    chain = []
+    while isinstance(x, Tracer) and getattr(x, "_base", None) is not None:
+        parent, forward, _, _ = x._base
+        chain.append(forward)
+        x = parent
+    n = math.prod(shape(x))
+    ids = 2 * numpy.arange(n).reshape(shape(x))
+    if dtype_of(x).kind == "c":
+        ids = ids + 1j * (ids + 1)
+    for forward in reversed(chain):
+        ids = forward(ids)
+    ids = numpy.asarray(ids)
+    if ids.dtype.kind == "c":
+        ids = numpy.concatenate([ids.real.ravel(), ids.imag.ravel()])
+    return x, ids.astype(numpy.int64).ravel()
+
+
+def _overlap(a: Any, b: Any, bounds: bool) -> bool:
+    if not (isinstance(a, Tracer) and isinstance(b, Tracer)):
+        return False
+    root_a, ids_a = _element_ids(a)
+    root_b, ids_b = _element_ids(b)
+    if root_a is not root_b or not ids_a.size or not ids_b.size:
+        return False
+    if bounds:
+        return bool(ids_a.min() <= ids_b.max() and ids_b.min() <= ids_a.max())
+    return bool(numpy.intersect1d(ids_a, ids_b).size)
+
+
+MEMORY_OVERLAP.append(_overlap)  # answers fnp.shares_memory / may_share_memory
