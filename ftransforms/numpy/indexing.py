@@ -336,8 +336,7 @@ def take(
         array([1., 2., 0.])
     """
     if out is not None:  # written as NumPy's out= is (NOTE [mutation semantics])
-        # inplace builds on this module, so it is imported here, at the call
-        from ftransforms.numpy.inplace import write_out  # noqa: PLC0415
+        from ftransforms.numpy.inplace import write_out  # noqa: PLC0415  late import: inplace builds on this module
 
         return write_out("take(..., out=...)", out, take(a, indices, axis, None, mode))
     if mode not in ("raise", "clip", "wrap"):

@@ -13,6 +13,14 @@ Example:
     array([0.25, 0.25, 0.25, 0.25])
 """
 
-from ftransforms.scipy import integrate, linalg, optimize, signal, special, stats
+from ftransforms.scipy import (
+    integrate,
+    linalg,
+    optimize,
+    own_names,  # noqa: F401  (NOTE [SciPy's own names under the transforms])
+    signal,
+    special,
+    stats,
+)
 
 __all__ = ["integrate", "linalg", "optimize", "signal", "special", "stats"]

@@ -1,0 +1,191 @@
+"""SciPy's own names answered by ``ftransforms.scipy`` while a transform is active.
+
+NOTE [SciPy's own names under the transforms]: SciPy's Python functions convert their
+inputs with ``numpy.asarray`` and hand them to compiled code or to SciPy ufuncs that have
+no loop for an object array of tracers, so ``scipy.stats.norm.logpdf(t)`` or
+``scipy.linalg.solve(A, t)`` cannot compute on a tracer (NOTE [SciPy's Python functions
+on tracers] in ``core/tracer.py`` makes that a clear error naming the counterpart).  The
+counterparts exist, with SciPy's signatures, so while a transform is active on some
+thread (the same window ``core/mutation.py``'s ``PATCHED_WHILE_ACTIVE`` patches NumPy's
+creation functions in) the names reached *through SciPy's modules and distribution
+objects* call them when an argument holds a tracer:
+
+* ``scipy.<special|linalg|signal|integrate|stats>.<name>(...)`` for each function whose
+  counterpart takes every parameter SciPy's takes (SciPy's ufuncs dispatch by themselves);
+* every ``scipy.stats`` distribution's ``pdf``/``logpdf``/``cdf``/... and ``__call__``
+  (freezing), through the base classes, when ``ftransforms.scipy.stats`` has that
+  distribution; and the multivariate ones it has.
+
+Calls without a tracer run SciPy's own function, and nothing is patched outside the
+transforms.  A name bound before the transform ran (``from scipy.special import
+logsumexp``) is SciPy's function object itself, which cannot be redirected: it keeps the
+clear error.  SciPy's modules are patched only once they are imported (the check runs when
+an outermost transform starts; ftransforms never imports SciPy for it).
+
+Example:
+    >>> import numpy as np
+    >>> import scipy.stats
+    >>> import ftransforms as ft
+    >>> g = ft.grad(lambda mu: scipy.stats.norm.logpdf(np.array([0.5, 1.5]), loc=mu).sum())
+    >>> float(g(1.0))  # d/dmu of -(x - mu)**2 / 2, summed
+    0.0
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import sys
+import threading
+from typing import Any
+
+import numpy
+
+from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE
+from ftransforms.core.stack import OUTERMOST_HOOKS
+from ftransforms.core.tracer import Tracer
+
+#: SciPy's submodules whose functions may be answered here (optimize is not: its
+#: counterpart follows jax.scipy.optimize's subset of parameters).
+MODULES = ("special", "linalg", "signal", "integrate", "stats")
+
+#: The distribution methods answered by the counterpart distribution.
+DIST_METHODS = (
+    "pdf",
+    "logpdf",
+    "cdf",
+    "logcdf",
+    "sf",
+    "logsf",
+    "ppf",
+    "isf",
+    "pmf",
+    "logpmf",
+    "__call__",
+    "freeze",
+)
+
+_DONE: set[str] = set()
+_LOCK = threading.Lock()
+_MODULES_SEEN = [0]  # len(sys.modules) at the last check: no new module, nothing to do
+
+
+def _holds_tracer(value: Any) -> bool:
+    if isinstance(value, Tracer):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_holds_tracer(v) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_tracer(v) for v in value.values())
+    return False
+
+
+def _traced(args: tuple, kwargs: dict) -> bool:
+    return any(_holds_tracer(a) for a in args) or any(_holds_tracer(v) for v in kwargs.values())
+
+
+def _takes_every_parameter(theirs: Any, ours: Any) -> bool:
+    try:
+        wanted = inspect.signature(theirs).parameters
+        have = inspect.signature(ours).parameters
+    except (TypeError, ValueError):
+        return False
+    if any(p.kind is p.VAR_KEYWORD for p in have.values()):
+        return True
+    return all(name in have for name in wanted if name not in ("args", "kwds", "kwargs"))
+
+
+def _function(theirs: Any, ours: Any) -> Any:
+    @functools.wraps(theirs)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if _traced(args, kwargs):
+            return ours(*args, **kwargs)
+        return theirs(*args, **kwargs)
+
+    return call
+
+
+def _method(theirs: Any, method: str, counterpart: Any = None) -> Any:
+    """``theirs`` (a distribution method), answered by the counterpart distribution (of
+    the same ``name``, or ``counterpart``) when an argument holds a tracer."""
+    stats = importlib.import_module("ftransforms.scipy.stats")
+
+    @functools.wraps(theirs)
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if _traced(args, kwargs):
+            ours = counterpart or getattr(stats, getattr(self, "name", ""), None)
+            if ours is not None:
+                if method in ("__call__", "freeze"):
+                    return ours(*args, **kwargs)
+                fn = getattr(ours, method, None)
+                if fn is not None:
+                    return fn(*args, **kwargs)
+        return theirs(self, *args, **kwargs)
+
+    return call
+
+
+class _ClassAttributes:
+    """A class's attributes as ``PATCHED_WHILE_ACTIVE`` updates a namespace."""
+
+    def __init__(self, cls: type) -> None:
+        self.cls = cls
+
+    def update(self, values: dict) -> None:
+        for name, value in values.items():
+            setattr(self.cls, name, value)
+
+
+def _patch_module(name: str) -> None:
+    theirs_mod = sys.modules[f"scipy.{name}"]
+    ours_mod = importlib.import_module(f"ftransforms.scipy.{name}")
+    wrappers, originals = {}, {}
+    for public in getattr(ours_mod, "__all__", ()):
+        theirs = theirs_mod.__dict__.get(public)
+        ours = getattr(ours_mod, public, None)
+        if not inspect.isfunction(theirs) or ours is None or isinstance(ours, type):
+            continue  # ufuncs dispatch by themselves; distributions are patched below
+        if isinstance(ours, numpy.ufunc) or not _takes_every_parameter(theirs, ours):
+            continue
+        wrappers[public], originals[public] = _function(theirs, ours), theirs
+    if wrappers:
+        PATCHED_WHILE_ACTIVE.append((theirs_mod.__dict__, wrappers, originals))
+
+
+def _patch_distributions() -> None:
+    stats = sys.modules["scipy.stats"]
+    ours = importlib.import_module("ftransforms.scipy.stats")
+    classes: list[tuple[type, Any]] = [(stats.rv_continuous, None), (stats.rv_discrete, None)]
+    for name in getattr(ours, "__all__", ()):
+        obj = getattr(stats, name, None)
+        if obj is not None and not isinstance(obj, (stats.rv_continuous, stats.rv_discrete)):
+            # multivariate_normal, dirichlet, multinomial: one instance of their own class
+            classes.append((type(obj), getattr(ours, name)))
+    for cls, counterpart in classes:
+        wrappers, originals = {}, {}
+        for method in DIST_METHODS:
+            theirs = cls.__dict__.get(method)
+            if inspect.isfunction(theirs):
+                wrappers[method] = _method(theirs, method, counterpart)
+                originals[method] = theirs
+        if wrappers:
+            PATCHED_WHILE_ACTIVE.append((_ClassAttributes(cls), wrappers, originals))
+
+
+def _entered(interp: Any) -> None:  # noqa: ARG001
+    """Register the patches of the SciPy modules imported since the last check (before
+    ``core/mutation.py``'s hook applies them: this hook runs first)."""
+    if len(_DONE) == len(MODULES) or len(sys.modules) == _MODULES_SEEN[0]:
+        return
+    with _LOCK:
+        _MODULES_SEEN[0] = len(sys.modules)
+        for name in MODULES:
+            if name not in _DONE and f"scipy.{name}" in sys.modules:
+                _DONE.add(name)
+                _patch_module(name)
+                if name == "stats":
+                    _patch_distributions()
+
+
+OUTERMOST_HOOKS.insert(0, (_entered, lambda: None))
