@@ -37,6 +37,8 @@ Example:
 from __future__ import annotations
 
 import math
+import sys
+import types
 from typing import Any
 
 import numpy
@@ -1821,3 +1823,23 @@ wrapcauchy = _Wrapcauchy()
 gennorm = _Gennorm()
 betabinom = _Betabinom()
 multinomial = _Multinomial()
+
+
+# NOTE [autograd's stats modules]: HIPS autograd has one module per distribution
+# (``import autograd.scipy.stats.multivariate_normal as mvn``, ``from
+# autograd.scipy.stats.norm import logpdf``), each with SciPy's functions of that
+# distribution.  Those import paths resolve here too: a module of the distribution's
+# methods under the dotted name, in ``sys.modules`` (which the import system consults
+# before it needs a package).  ``import ...stats.norm as norm`` then binds the
+# distribution object itself (the package attribute), whose methods are the same.
+def _autograd_module(name: str) -> types.ModuleType:
+    dist = globals()[name]
+    module = types.ModuleType(f"{__name__}.{name}", f"autograd's module for {dist!r}.")
+    for method in dir(dist):
+        if not method.startswith("_") and callable(getattr(dist, method)):
+            setattr(module, method, getattr(dist, method))
+    return module
+
+
+for _name in ("beta", "chi2", "dirichlet", "gamma", "multivariate_normal", "norm", "poisson", "t"):
+    sys.modules[f"{__name__}.{_name}"] = _autograd_module(_name)
