@@ -1,0 +1,728 @@
+"""Published programs, round three: HIPS autograd's example programs and CS231n layers.
+
+autograd's examples (``examples/`` of HIPS/autograd: neural_net, rnn, lstm,
+gaussian_process, black_box_svi, bayesian_neural_net, ica, negative_binomial_maxlike,
+hmm_em, gmm, fixed_points, tanh, sinusoid) are transcribed here with their logic and style
+kept: ``import numpy as np`` for ``autograd.numpy``, and autograd's other names mapped to
+ours by replacing ``autograd`` with ``ftransforms`` in the import path
+(``from ftransforms.misc.optimizers import adam``, ``import
+ftransforms.scipy.stats.multivariate_normal as mvn``, ``import ftransforms.numpy.random as
+npr``, ...).  The CS231n-style layers (a naive convolution with ``np.pad`` and in-place
+writes, max pooling, batch norm with running statistics in a dict, softmax loss) run the
+same way.
+
+Oracles: JAX in float64 on the same code (``jaxify``; one compile per program), float64
+central differences, Python loops for ``vmap``, the eager result for ``jit`` on new
+inputs, closed forms, and, for the optimizers, their published update rules (Kingma & Ba
+for Adam) written out on flat vectors.
+
+What this round found and fixed: the import paths of autograd's examples
+(``ftransforms.misc.optimizers``/``.flatten``/``.fixed_points``, autograd's
+per-distribution ``scipy.stats`` modules, ``ftransforms.numpy.random``); the optimizers
+``sgd``/``rmsprop``/``adam`` and ``flatten_func``/``fixed_point``, which did not exist;
+``flatten_func`` of a scalar objective keeping a scalar so that ``grad`` of it works (gmm.py).
+Left as is, by design: a tracer stored in the caller's dict (batch norm's running
+statistics) raises ``EscapedTracerError`` when used after the transform.
+"""
+
+from __future__ import annotations
+
+import itertools
+from functools import partial
+
+import jax
+import numpy as np
+import pytest
+import scipy.optimize
+from scipy.optimize import minimize
+
+import ftransforms as ft
+import ftransforms.numpy.random as npr
+import ftransforms.scipy.stats.multivariate_normal as mvn
+from ftransforms import elementwise_grad as egrad
+from ftransforms import grad, hessian_vector_product, value_and_grad
+from ftransforms.errors import EscapedTracerError
+from ftransforms.misc import flatten
+from ftransforms.misc.fixed_points import fixed_point
+from ftransforms.misc.flatten import flatten_func
+from ftransforms.misc.optimizers import adam, rmsprop, sgd
+from ftransforms.numpy.linalg import solve
+from ftransforms.scipy.special import gammaln, logsumexp
+from ftransforms.scipy.stats import norm, t
+from tests.program_oracles import (
+    FD_TOL,
+    check_fd_grad,
+    check_grad,
+    check_hessian,
+    check_jit,
+    check_vmap,
+    close,
+    fd_jacobian,
+)
+
+jax.config.update("jax_enable_x64", True)
+
+
+# ======================================================================================
+# 0. autograd's import paths, with "autograd" replaced by "ftransforms"
+# ======================================================================================
+
+AUTOGRAD_IMPORTS = """
+import ftransforms.numpy.random as npr
+import ftransforms.scipy.stats.multivariate_normal as mvn
+import ftransforms.scipy.stats.norm as norm_module
+from ftransforms.scipy.stats.t import logpdf as t_logpdf
+from ftransforms.scipy.stats.dirichlet import logpdf as dirichlet_logpdf
+from ftransforms.scipy.stats.poisson import logpmf as poisson_logpmf
+from ftransforms.misc.optimizers import adam, rmsprop, sgd
+from ftransforms.misc.flatten import flatten, flatten_func
+from ftransforms.misc.fixed_points import fixed_point
+"""
+
+
+def test_autograd_import_paths():
+    names: dict = {}
+    exec(AUTOGRAD_IMPORTS, names)
+    assert names["npr"].RandomState(0).randn(2).shape == (2,)
+    x = np.array([0.3, -1.2])
+    close(names["mvn"].logpdf(x, np.zeros(2), np.eye(2)), np.sum(norm.logpdf(x)))
+    close(names["norm_module"].logpdf(x, 1.0, 2.0), norm.logpdf(x, 1.0, 2.0))
+    close(names["t_logpdf"](x, 3.0), t.logpdf(x, 3.0))
+    close(names["dirichlet_logpdf"](np.array([0.2, 0.8]), np.ones(2)), 0.0)
+    close(names["poisson_logpmf"](2, 3.0), np.log(4.5) - 3.0)
+    # NumPy's random module under the explicit namespace too
+    import ftransforms.numpy as fnp
+
+    assert fnp.random is np.random
+
+
+# ======================================================================================
+# 1. neural_net.py: an MLP on a list of (W, b) tuples, l2 norm through flatten, adam
+# ======================================================================================
+
+
+def init_random_params(scale, layer_sizes, rs=npr.RandomState(0)):
+    return [
+        (scale * rs.randn(m, n), scale * rs.randn(n)) for m, n in itertools.pairwise(layer_sizes)
+    ]
+
+
+def p_neural_net_predict(params, inputs):
+    for W, b in params:
+        outputs = np.dot(inputs, W) + b
+        inputs = np.tanh(outputs)
+    return outputs - logsumexp(outputs, axis=1, keepdims=True)
+
+
+def l2_norm(params):
+    flattened, _ = flatten(params)
+    return np.dot(flattened, flattened)
+
+
+def log_posterior(params, inputs, targets, L2_reg):
+    log_prior = -L2_reg * l2_norm(params)
+    log_lik = np.sum(p_neural_net_predict(params, inputs) * targets)
+    return log_prior + log_lik
+
+
+def adam_by_hand(flat_grad, x, num_iters, step_size, b1=0.9, b2=0.999, eps=1e-8):
+    """Kingma & Ba's Algorithm 1 on a flat vector: the oracle of ``adam``'s steps."""
+    m, v = np.zeros_like(x), np.zeros_like(x)
+    for i in range(num_iters):
+        g = flat_grad(x, i)
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g**2
+        x = x - step_size * (m / (1 - b1 ** (i + 1))) / (np.sqrt(v / (1 - b2 ** (i + 1))) + eps)
+    return x
+
+
+def test_autograd_neural_net():
+    rs = npr.RandomState(1)
+    params = init_random_params(0.5, [4, 3, 3])
+    inputs, targets = rs.randn(5, 4), np.eye(3)[rs.randint(0, 3, 5)]
+    flat, unflatten = flatten(params)
+
+    def flat_objective(v):
+        return log_posterior(unflatten(v), inputs, targets, 0.1)
+
+    check_fd_grad(flat_objective, (flat,))
+    g = grad(log_posterior)(params, inputs, targets, 0.1)
+    assert isinstance(g, list) and isinstance(g[0], tuple)
+    close(flatten(g)[0], ft.grad(flat_objective)(flat))
+    # per-example gradients: the batch of one example at a time
+    per_example = lambda p, x, y: grad(log_posterior)(p, x[None], y[None], 0.0)  # noqa: E731
+    check_vmap(per_example, (params, inputs, targets), in_dims=(None, 0, 0))
+    new_params = [(W + 0.1, b - 0.1) for W, b in params]
+    check_jit(
+        grad(log_posterior), (params, inputs, targets, 0.1), (new_params, inputs, targets, 0.1)
+    )
+
+    # training with autograd's adam over the nested parameters, with its callback
+    def objective(params, iter):
+        return -log_posterior(params, inputs, targets, 0.1)
+
+    seen = []
+
+    def print_perf(params, iter, gradient):
+        assert isinstance(params, list) and isinstance(gradient[1], tuple)
+        seen.append((iter, float(objective(params, iter))))
+
+    trained = adam(grad(objective), params, step_size=0.05, num_iters=20, callback=print_perf)
+    assert [i for i, _ in seen] == list(range(20)) and seen[-1][1] < seen[0][1]
+    want = adam_by_hand(lambda x, i: flatten(grad(objective)(unflatten(x), i))[0], flat, 20, 0.05)
+    close(flatten(trained)[0], want)
+
+
+# ======================================================================================
+# 2. rnn.py and lstm.py: dict parameters, np.hstack of the state, a list of outputs
+# ======================================================================================
+
+
+def p_sigmoid(x):
+    return 0.5 * (np.tanh(x) + 1.0)
+
+
+def p_concat_and_multiply(weights, *args):
+    cat_state = np.hstack(args + (np.ones((args[0].shape[0], 1)),))
+    return np.dot(cat_state, weights)
+
+
+def p_lstm_predict(params, inputs):
+    def update_lstm(input, hiddens, cells):
+        change = np.tanh(p_concat_and_multiply(params["change"], input, hiddens))
+        forget = p_sigmoid(p_concat_and_multiply(params["forget"], input, hiddens))
+        ingate = p_sigmoid(p_concat_and_multiply(params["ingate"], input, hiddens))
+        outgate = p_sigmoid(p_concat_and_multiply(params["outgate"], input, hiddens))
+        cells = cells * forget + ingate * change
+        hiddens = outgate * np.tanh(cells)
+        return hiddens, cells
+
+    def hiddens_to_output_probs(hiddens):
+        output = p_concat_and_multiply(params["predict"], hiddens)
+        return output - logsumexp(output, axis=1, keepdims=True)
+
+    num_sequences = inputs.shape[1]
+    hiddens = np.repeat(params["init hiddens"], num_sequences, axis=0)
+    cells = np.repeat(params["init cells"], num_sequences, axis=0)
+    output = [hiddens_to_output_probs(hiddens)]
+    for input in inputs:  # Iterate over time steps.
+        hiddens, cells = update_lstm(input, hiddens, cells)
+        output.append(hiddens_to_output_probs(hiddens))
+    return output
+
+
+def p_lstm_log_likelihood(params, inputs, targets):
+    logprobs = p_lstm_predict(params, inputs)
+    loglik = 0.0
+    num_time_steps, num_examples, _ = inputs.shape
+    for t in range(num_time_steps):
+        loglik += np.sum(logprobs[t] * targets[t])
+    return loglik / (num_time_steps * num_examples)
+
+
+def test_autograd_lstm():
+    rs = npr.RandomState(2)
+    n_in, n_state = 5, 3
+    rp = lambda *shape: rs.randn(*shape) * 0.5  # noqa: E731
+    params = {
+        "init cells": rp(1, n_state),
+        "init hiddens": rp(1, n_state),
+        "change": rp(n_in + n_state + 1, n_state),
+        "forget": rp(n_in + n_state + 1, n_state),
+        "ingate": rp(n_in + n_state + 1, n_state),
+        "outgate": rp(n_in + n_state + 1, n_state),
+        "predict": rp(n_state + 1, n_in),
+    }
+    seqs = np.eye(n_in)[rs.randint(0, n_in, (6, 2))]  # (time, sequences, alphabet)
+    check_grad(p_lstm_log_likelihood, (params, seqs, seqs))
+    one = lambda p, s: p_lstm_log_likelihood(p, s[:, None], s[:, None])  # noqa: E731
+    check_vmap(one, (params, seqs.transpose(1, 0, 2)), in_dims=(None, 0))  # one sequence each
+    moved = {k: v + 0.05 for k, v in params.items()}
+    check_jit(p_lstm_log_likelihood, (params, seqs, seqs), (moved, seqs, seqs))
+    # print_training_prediction: np.asarray of the list of log-probabilities, traced
+    g = grad(lambda p: np.sum(np.asarray(p_lstm_predict(p, seqs))[:, :, 0]))(params)
+    assert set(g) == set(params)
+
+
+# ======================================================================================
+# 3. gaussian_process.py: mvn.logpdf of a kernel matrix, value_and_grad into scipy
+# ======================================================================================
+
+
+def make_gp_funs(cov_func, num_cov_params):
+    def unpack_kernel_params(params):
+        mean = params[0]
+        cov_params = params[2:]
+        noise_scale = np.exp(params[1]) + 0.0001
+        return mean, cov_params, noise_scale
+
+    def predict(params, x, y, xstar):
+        mean, cov_params, noise_scale = unpack_kernel_params(params)
+        cov_f_f = cov_func(cov_params, xstar, xstar)
+        cov_y_f = cov_func(cov_params, x, xstar)
+        cov_y_y = cov_func(cov_params, x, x) + noise_scale * np.eye(len(y))
+        pred_mean = mean + np.dot(solve(cov_y_y, cov_y_f).T, y - mean)
+        pred_cov = cov_f_f - np.dot(solve(cov_y_y, cov_y_f).T, cov_y_f)
+        return pred_mean, pred_cov
+
+    def log_marginal_likelihood(params, x, y):
+        mean, cov_params, noise_scale = unpack_kernel_params(params)
+        cov_y_y = cov_func(cov_params, x, x) + noise_scale * np.eye(len(y))
+        prior_mean = mean * np.ones(len(y))
+        return mvn.logpdf(y, prior_mean, cov_y_y)
+
+    return num_cov_params + 2, predict, log_marginal_likelihood
+
+
+def rbf_covariance(kernel_params, x, xp):
+    output_scale = np.exp(kernel_params[0])
+    lengthscales = np.exp(kernel_params[1:])
+    diffs = np.expand_dims(x / lengthscales, 1) - np.expand_dims(xp / lengthscales, 0)
+    return output_scale * np.exp(-0.5 * np.sum(diffs**2, axis=2))
+
+
+def test_autograd_gaussian_process():
+    rs = npr.RandomState(0)
+    num_params, predict, log_marginal_likelihood = make_gp_funs(rbf_covariance, num_cov_params=2)
+    X = np.linspace(-2, 2, 8).reshape(8, 1)
+    y = (np.cos(X[:, 0]) + rs.randn(8) * 0.1) / 2.0
+    objective = lambda params: -log_marginal_likelihood(params, X, y)  # noqa: E731
+    init_params = 0.1 * rs.randn(num_params)
+    value, g = value_and_grad(objective)(init_params)
+    close(value, objective(init_params))
+    close(g, fd_jacobian(objective, (init_params,)), FD_TOL)
+    check_hessian(objective, (init_params,))
+    check_vmap(objective, (init_params + 0.1 * rs.randn(3, num_params),), in_dims=(0,))
+    check_jit(objective, (init_params,), (init_params + 0.1,))
+    mean_at = lambda p: predict(p, X, y, X[:3])[0]  # noqa: E731
+    close(ft.jacfwd(mean_at)(init_params), fd_jacobian(mean_at, (init_params,)), FD_TOL)
+    result = minimize(value_and_grad(objective), init_params, jac=True, method="CG")
+    assert result.fun < objective(init_params) and np.max(np.abs(result.jac)) < 1e-4
+
+
+# ======================================================================================
+# 4. black_box_svi.py and bayesian_neural_net.py: a RandomState in a closure, einsum
+# ======================================================================================
+
+
+def black_box_variational_inference(logprob, D, num_samples):
+    def unpack_params(params):
+        mean, log_std = params[:D], params[D:]
+        return mean, log_std
+
+    def gaussian_entropy(log_std):
+        return 0.5 * D * (1.0 + np.log(2 * np.pi)) + np.sum(log_std)
+
+    rs = npr.RandomState(0)
+
+    def variational_objective(params, t):
+        mean, log_std = unpack_params(params)
+        samples = rs.randn(num_samples, D) * np.exp(log_std) + mean
+        lower_bound = gaussian_entropy(log_std) + np.mean(logprob(samples, t))
+        return -lower_bound
+
+    gradient = grad(variational_objective)
+    return variational_objective, gradient, unpack_params
+
+
+def make_nn_funs(layer_sizes, L2_reg, noise_variance, nonlinearity=np.tanh):
+    shapes = list(itertools.pairwise(layer_sizes))
+    num_weights = sum((m + 1) * n for m, n in shapes)
+
+    def unpack_layers(weights):
+        num_weight_sets = len(weights)
+        for m, n in shapes:
+            yield (
+                weights[:, : m * n].reshape((num_weight_sets, m, n)),
+                weights[:, m * n : m * n + n].reshape((num_weight_sets, 1, n)),
+            )
+            weights = weights[:, (m + 1) * n :]
+
+    def predictions(weights, inputs):
+        inputs = np.expand_dims(inputs, 0)
+        for W, b in unpack_layers(weights):
+            outputs = np.einsum("mnd,mdo->mno", inputs, W) + b
+            inputs = nonlinearity(outputs)
+        return outputs
+
+    def logprob(weights, inputs, targets):
+        log_prior = -L2_reg * np.sum(weights**2, axis=1)
+        preds = predictions(weights, inputs)
+        log_lik = -np.sum((preds - targets) ** 2, axis=1)[:, 0] / noise_variance
+        return log_prior + log_lik
+
+    return num_weights, predictions, logprob
+
+
+def test_autograd_black_box_svi_bayesian_neural_net():
+    def log_density(x, t):
+        mu, log_sigma = x[:, 0], x[:, 1]
+        sigma_density = norm.logpdf(log_sigma, 0, 1.35)
+        mu_density = norm.logpdf(mu, 0, np.exp(log_sigma))
+        return sigma_density + mu_density
+
+    # Each instance draws from its own RandomState(0): a fresh one per evaluation makes
+    # the stochastic objective a deterministic function for the finite differences.
+    fresh = lambda p: black_box_variational_inference(log_density, 2, 50)[0](p, 0)  # noqa: E731
+    init = np.array([-1.0, -1.0, -2.0, -2.0])
+    _, gradient, _ = black_box_variational_inference(log_density, 2, 50)
+    close(gradient(init, 0), fd_jacobian(fresh, (init,)), FD_TOL)
+    variational_contour = lambda m: np.sum(mvn.pdf(np.ones((3, 2)), m, np.diag(np.exp(2 * m))))  # noqa: E731
+    check_fd_grad(variational_contour, (np.array([0.2, -0.1]),))
+
+    rbf = lambda x: np.exp(-(x**2))  # noqa: E731
+    num_weights, predictions, logprob = make_nn_funs([1, 4, 1], 0.1, 0.01, nonlinearity=rbf)
+    inputs = np.linspace(-1, 1, 6).reshape(6, 1)
+    targets = np.cos(4 * inputs)
+    log_posterior = lambda weights, t: logprob(weights, inputs, targets)  # noqa: E731
+    objective, gradient, unpack_params = black_box_variational_inference(
+        log_posterior, num_weights, num_samples=4
+    )
+    rs = npr.RandomState(0)
+    params = np.concatenate([rs.randn(num_weights), -3 * np.ones(num_weights)])
+    fresh = lambda p: black_box_variational_inference(log_posterior, num_weights, 4)[0](p, 0)  # noqa: E731
+    close(gradient(params, 0), fd_jacobian(fresh, (params,)), FD_TOL)
+    one_set = lambda w: logprob(w[None], inputs, targets)[0]  # noqa: E731
+    check_vmap(one_set, (rs.randn(3, num_weights),), in_dims=(0,))
+    # the closure's RandomState moves on every call: jit runs it eagerly, drawing afresh
+    twice = black_box_variational_inference(log_posterior, num_weights, 4)[0]
+    compiled = ft.jit(black_box_variational_inference(log_posterior, num_weights, 4)[0])
+    with pytest.warns(RuntimeWarning, match="random"):
+        close(compiled(params, 0), twice(params, 0))
+        close(compiled(params, 1), twice(params, 1))  # the second draws, not the first again
+
+
+# ======================================================================================
+# 5. ica.py (t.logpdf) and negative_binomial_maxlike.py (gammaln, grad of grad, Newton)
+# ======================================================================================
+
+
+def ica_logprob(weights, latents, noise_std, observed):
+    preds = np.dot(weights, latents).T
+    log_lik = np.sum(t.logpdf(preds, 2.4, observed, noise_std))
+    return log_lik
+
+
+def p_negbin_loglike(r, p, x):
+    return gammaln(r + x) - gammaln(r) - gammaln(x + 1) + x * np.log(p) + r * np.log(1 - p)
+
+
+def test_autograd_ica_and_negative_binomial():
+    rs = npr.RandomState(3)
+    weights, latents = rs.randn(3, 2), rs.randn(2, 5)
+    observed = np.dot(weights, latents).T + 0.3 * rs.randn(5, 3)
+    check_fd_grad(ica_logprob, (weights, latents, 0.5, observed))
+    check_hessian(ica_logprob, (weights, latents, 0.5, observed))
+
+    x = np.array([0, 1, 3, 7, 2, 9, 4, 12, 0, 5])
+    loglike = lambda r, p: np.sum(p_negbin_loglike(r, p, x))  # noqa: E731
+    check_fd_grad(loglike, (2.5, 0.4), argnums=0)
+    check_fd_grad(loglike, (2.5, 0.4), argnums=1)
+    p = lambda r: np.sum(x) / np.sum(r + x)  # noqa: E731
+    rprime = lambda r: grad(loglike)(r, p(r))  # noqa: E731
+    close(grad(rprime)(2.0), fd_jacobian(rprime, (2.0,)), FD_TOL)
+    r = scipy.optimize.newton(rprime, 1.0, fprime=grad(rprime), fprime2=grad(grad(rprime)))
+    assert abs(rprime(r)) < 1e-8 and r > 0
+
+
+# ======================================================================================
+# 6. hmm_em.py: the E step as the gradient of the log partition function
+# ======================================================================================
+
+
+def p_log_partition_function(natural_params, data):
+    if isinstance(data, list):
+        return sum(map(partial(p_log_partition_function, natural_params), data))
+
+    log_pi, log_A, log_B = natural_params
+
+    log_alpha = log_pi
+    for y in data:
+        log_alpha = logsumexp(log_alpha[:, None] + log_A, axis=0) + log_B[:, y]
+
+    return logsumexp(log_alpha)
+
+
+def normalize(a):
+    def replace_zeros(a):
+        return np.where(a > 0.0, a, 1.0)
+
+    return a / replace_zeros(a.sum(-1, keepdims=True))
+
+
+def test_autograd_hmm_em():
+    rs = npr.RandomState(4)
+    params = [normalize(rs.rand(3)), normalize(rs.rand(3, 3)), normalize(rs.rand(3, 5))]
+    data = [np.array([0, 1, 4, 2, 2]), np.array([3, 3, 1])]
+    natural_params = list(map(np.log, params))
+    loglike, E_stats = value_and_grad(p_log_partition_function)(natural_params, data)
+    check_grad(p_log_partition_function, (natural_params, data))
+    # the expected counts: one initial state and one emission per step of each sequence
+    close(np.sum(E_stats[0]), 2.0)
+    close(np.sum(E_stats[2]), 8.0)
+    close(np.sum(E_stats[1]), 8.0)  # this forward pass moves before every emission
+    new_params = list(map(normalize, E_stats))  # the M step
+    assert p_log_partition_function(list(map(np.log, new_params)), data) > loglike
+    one_sequence = lambda p: p_log_partition_function(p, data[0])  # noqa: E731
+    check_jit(grad(one_sequence), (natural_params,), ([v - 0.1 for v in natural_params],))
+
+
+# ======================================================================================
+# 7. gmm.py: flatten_func, minimize(Newton-CG) with grad and hessian_vector_product
+# ======================================================================================
+
+
+def init_gmm_params(num_components, D, scale, rs=npr.RandomState(0)):
+    return {
+        "log proportions": rs.randn(num_components) * scale,
+        "means": rs.randn(num_components, D) * scale,
+        "lower triangles": np.zeros((num_components, D, D)) + np.eye(D),
+    }
+
+
+def log_normalize(x):
+    return x - logsumexp(x)
+
+
+def unpack_gmm_params(params):
+    normalized_log_proportions = log_normalize(params["log proportions"])
+    return normalized_log_proportions, params["means"], params["lower triangles"]
+
+
+def gmm_log_likelihood(params, data):
+    cluster_lls = []
+    for log_proportion, mean, cov_sqrt in zip(*unpack_gmm_params(params)):
+        cov = np.dot(cov_sqrt.T, cov_sqrt)
+        cluster_lls.append(log_proportion + mvn.logpdf(data, mean, cov))
+    return np.sum(logsumexp(np.vstack(cluster_lls), axis=0))
+
+
+def test_autograd_gmm():
+    rs = npr.RandomState(5)
+    data = np.concatenate([rs.randn(6, 2) + 2.0, rs.randn(6, 2) - 2.0])
+    init_params = init_gmm_params(num_components=2, D=2, scale=0.5, rs=rs)
+
+    def objective(params):
+        return -gmm_log_likelihood(params, data)
+
+    flattened_obj, unflatten, flattened_init_params = flatten_func(objective, init_params)
+    assert flattened_init_params.shape == (2 + 4 + 8,)
+    check_fd_grad(flattened_obj, (flattened_init_params,))
+    v = rs.randn(flattened_init_params.size)
+    H = fd_jacobian(grad(flattened_obj), (flattened_init_params,))
+    close(hessian_vector_product(flattened_obj)(flattened_init_params, v), H @ v, FD_TOL)
+    seen = []
+    result = minimize(
+        flattened_obj,
+        flattened_init_params,
+        jac=grad(flattened_obj),
+        hessp=hessian_vector_product(flattened_obj),
+        method="Newton-CG",
+        callback=lambda flattened_params: seen.append(objective(unflatten(flattened_params))),
+        options={"maxiter": 5},
+    )
+    assert seen and result.fun < objective(init_params)
+
+
+# ======================================================================================
+# 8. fixed_points.py, tanh.py and sinusoid.py: derivatives of iterations and of egrad
+# ======================================================================================
+
+
+def grad_descent_sqrt_iter(a):
+    return lambda x: x - 0.05 * (x**2 - a)
+
+
+def distance(x, y):
+    return np.abs(x - y)
+
+
+def fixed_point_sqrt(a, guess=10.0):
+    return fixed_point(grad_descent_sqrt_iter, a, guess, distance, 1e-10)
+
+
+def tanh(x):
+    return (1.0 - np.exp(-2 * x)) / (1.0 + np.exp(-(2 * x)))
+
+
+def taylor_sine(x):  # sinusoid.py's series, stopped at a generous tolerance
+    currterm = x
+    ans = currterm
+    for i in range(1000):
+        currterm = -currterm * x**2 / ((2 * i + 3) * (2 * i + 2))
+        ans = ans + currterm
+        if np.abs(currterm) < 0.2:
+            break
+    return ans
+
+
+def test_autograd_fixed_points_tanh_sinusoid():
+    close(fixed_point_sqrt(2.0), np.sqrt(2.0), {"rtol": 1e-7, "atol": 0})
+    close(grad(fixed_point_sqrt)(2.0), 0.5 / np.sqrt(2.0), {"rtol": 1e-6, "atol": 0})
+    close(grad(grad(fixed_point_sqrt))(2.0), -0.25 * 2.0**-1.5, {"rtol": 1e-5, "atol": 0})
+    a = np.array([0.5, 2.0, 9.0])
+    close(ft.vmap(fixed_point_sqrt)(a), np.sqrt(a), {"rtol": 1e-7, "atol": 0})
+    close(ft.vmap(grad(fixed_point_sqrt))(a), 0.5 / np.sqrt(a), {"rtol": 1e-6, "atol": 0})
+
+    x = np.linspace(-3, 3, 13)
+    th = np.tanh(x)
+    close(egrad(tanh)(x), 1 - th**2)
+    close(egrad(egrad(tanh))(x), -2 * th * (1 - th**2))
+    close(egrad(egrad(egrad(tanh)))(x), (1 - th**2) * (6 * th**2 - 2))
+    close(ft.jit(egrad(egrad(tanh)))(x + 0.1), -2 * np.tanh(x + 0.1) * (1 - np.tanh(x + 0.1) ** 2))
+
+    d_fun = grad(taylor_sine)
+    dd_fun = grad(d_fun)
+    for x0 in (-2.5, 0.7, 4.0):
+        close(d_fun(x0), fd_jacobian(taylor_sine, (x0,)), FD_TOL)
+        close(dd_fun(x0), fd_jacobian(d_fun, (x0,)), FD_TOL)
+
+
+# ======================================================================================
+# 9. autograd.misc.optimizers: the update rules, meta-gradients and ensembles
+# ======================================================================================
+
+
+def test_misc_optimizers():
+    target = {"w": np.array([1.0, -2.0]), "b": (0.5,)}
+
+    def objective(params, iter):
+        err = params["w"] - target["w"]
+        return np.sum(err**2 * np.array([1.0, 3.0])) + (params["b"][0] - target["b"][0]) ** 2
+
+    x0 = {"w": np.zeros(2), "b": (np.array(0.0),)}
+    flat0, unflatten = flatten(x0)
+    flat_grad = lambda x, i: flatten(grad(objective)(unflatten(x), i))[0]  # noqa: E731
+
+    # sgd with momentum and rmsprop, their published rules written out
+    x, velocity = flat0, np.zeros(3)
+    for i in range(30):
+        velocity = 0.9 * velocity - 0.1 * flat_grad(x, i)
+        x = x + 0.2 * velocity
+    close(flatten(sgd(grad(objective), x0, num_iters=30, step_size=0.2))[0], x)
+    x, avg = flat0, np.ones(3)
+    for i in range(30):
+        g = flat_grad(x, i)
+        avg = 0.9 * avg + 0.1 * g**2
+        x = x - 0.05 * g / (np.sqrt(avg) + 1e-8)
+    close(flatten(rmsprop(grad(objective), x0, num_iters=30, step_size=0.05))[0], x)
+    trained = adam(grad(objective), x0, num_iters=30, step_size=0.1)
+    assert isinstance(trained["b"], tuple)
+    close(flatten(trained)[0], adam_by_hand(flat_grad, flat0, 30, 0.1))
+
+    # the optimizers are differentiable: the final loss's derivative in the step size
+    def final_loss(step_size):
+        return objective(sgd(grad(objective), x0, num_iters=10, step_size=step_size), 0)
+
+    close(grad(final_loss)(0.3), fd_jacobian(final_loss, (0.3,)), FD_TOL)
+    # and map over an ensemble of starting points
+    starts = np.array([[0.0, 0.0, 0.0], [1.0, -1.0, 2.0], [3.0, 0.5, -1.0]])
+    run = lambda s: flatten(adam(grad(objective), unflatten(s), num_iters=8, step_size=0.1))[0]  # noqa: E731
+    check_vmap(run, (starts,), in_dims=(0,))
+
+
+# ======================================================================================
+# 10. CS231n layers: naive convolution with np.pad and in-place writes, max pooling,
+#     batch norm with its running statistics in bn_param, softmax loss with dx
+# ======================================================================================
+
+
+def conv_forward_naive(x, w, b, conv_param):
+    stride, pad = conv_param["stride"], conv_param["pad"]
+    N, C, H, W = x.shape
+    F, _, HH, WW = w.shape
+    H_out = 1 + (H + 2 * pad - HH) // stride
+    W_out = 1 + (W + 2 * pad - WW) // stride
+    out = np.zeros((N, F, H_out, W_out))
+    x_pad = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)), mode="constant")
+    for n in range(N):
+        for f in range(F):
+            for i in range(H_out):
+                for j in range(W_out):
+                    hs, ws = i * stride, j * stride
+                    window = x_pad[n, :, hs : hs + HH, ws : ws + WW]
+                    out[n, f, i, j] = np.sum(window * w[f]) + b[f]
+    cache = (x, w, b, conv_param)
+    return out, cache
+
+
+def max_pool_forward_naive(x, pool_param):
+    N, C, H, W = x.shape
+    ph, pw, s = pool_param["pool_height"], pool_param["pool_width"], pool_param["stride"]
+    H_out, W_out = 1 + (H - ph) // s, 1 + (W - pw) // s
+    out = np.zeros((N, C, H_out, W_out))
+    for i in range(H_out):
+        for j in range(W_out):
+            out[:, :, i, j] = np.max(x[:, :, i * s : i * s + ph, j * s : j * s + pw], axis=(2, 3))
+    return out, (x, pool_param)
+
+
+def batchnorm_forward(x, gamma, beta, bn_param):
+    mode = bn_param["mode"]
+    eps = bn_param.get("eps", 1e-5)
+    momentum = bn_param.get("momentum", 0.9)
+    N, D = x.shape
+    running_mean = bn_param.get("running_mean", np.zeros(D, dtype=x.dtype))
+    running_var = bn_param.get("running_var", np.zeros(D, dtype=x.dtype))
+    out, cache = None, None
+    if mode == "train":
+        sample_mean = x.mean(axis=0)
+        sample_var = x.var(axis=0)
+        x_hat = (x - sample_mean) / np.sqrt(sample_var + eps)
+        out = gamma * x_hat + beta
+        cache = (x, x_hat, sample_mean, sample_var, gamma, beta, eps)
+        running_mean = momentum * running_mean + (1 - momentum) * sample_mean
+        running_var = momentum * running_var + (1 - momentum) * sample_var
+    elif mode == "test":
+        out = gamma * (x - running_mean) / np.sqrt(running_var + eps) + beta
+    bn_param["running_mean"] = running_mean
+    bn_param["running_var"] = running_var
+    return out, cache
+
+
+def softmax_loss(x, y):
+    shifted_logits = x - np.max(x, axis=1, keepdims=True)
+    Z = np.sum(np.exp(shifted_logits), axis=1, keepdims=True)
+    log_probs = shifted_logits - np.log(Z)
+    probs = np.exp(log_probs)
+    N = x.shape[0]
+    loss = -np.sum(log_probs[np.arange(N), y]) / N
+    dx = probs.copy()
+    dx[np.arange(N), y] -= 1
+    dx /= N
+    return loss, dx
+
+
+def test_cs231n_layers():
+    rs = npr.RandomState(6)
+    x, w, b = rs.randn(2, 2, 5, 5), rs.randn(3, 2, 3, 3), rs.randn(3)
+    y = np.array([0, 2])
+
+    def loss(w, x):
+        out, _ = conv_forward_naive(x, w, b, {"stride": 2, "pad": 1})
+        pooled, _ = max_pool_forward_naive(
+            np.maximum(out, 0), {"pool_height": 2, "pool_width": 2, "stride": 1}
+        )
+        h = pooled.reshape(pooled.shape[0], -1)
+        bn_param = {"mode": "train"}
+        h, _ = batchnorm_forward(
+            h, np.linspace(0.5, 1.5, h.shape[1]), np.zeros(h.shape[1]), bn_param
+        )
+        return softmax_loss(h[:, :3], y)[0]
+
+    check_fd_grad(loss, (w, x))
+    check_vmap(loss, (w + 0.1 * rs.randn(2, 3, 2, 3, 3), x), in_dims=(0, None))
+    check_jit(loss, (w, x), (w + 0.05, x))
+    # softmax_loss's hand-written dx against the derivative
+    scores = rs.randn(4, 5)
+    labels = np.array([1, 0, 4, 4])
+    close(ft.grad(lambda s: softmax_loss(s, labels)[0])(scores), softmax_loss(scores, labels)[1])
+
+    # The running statistics written into the caller's bn_param during grad are tracers
+    # of that finished grad: used afterwards they raise, never a silent stale value.
+    bn_param = {"mode": "train"}
+    g = grad(lambda gamma: np.sum(batchnorm_forward(scores, gamma, 0.0, bn_param)[0] ** 3))
+    g(np.ones(5))
+    bn_param["mode"] = "test"
+    with pytest.raises(EscapedTracerError, match="escaped tracer"):
+        batchnorm_forward(scores, 1.0, 0.0, bn_param)
