@@ -43,6 +43,7 @@ NAMESPACES = (
     "ftransforms.tree",
     "ftransforms.flatten_util",
     "ftransforms.misc",
+    "ftransforms.misc.optimizers",
 )
 
 
