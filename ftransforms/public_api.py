@@ -44,6 +44,7 @@ NAMESPACES = (
     "ftransforms.flatten_util",
     "ftransforms.misc",
     "ftransforms.misc.optimizers",
+    "ftransforms.extend",
 )
 
 

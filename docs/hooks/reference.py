@@ -96,6 +96,7 @@ NAMESPACE_PAGES = [
         "ftransforms.misc.optimizers (autograd.misc.optimizers)",
         "ftransforms.misc.optimizers",
     ),
+    ("reference/extend.md", "ftransforms.extend (autograd.extend)", "ftransforms.extend"),
 ]
 
 
