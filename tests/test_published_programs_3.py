@@ -49,6 +49,7 @@ from ftransforms.misc.flatten import flatten_func
 from ftransforms.misc.optimizers import adam, rmsprop, sgd
 from ftransforms.numpy.linalg import solve
 from ftransforms.scipy.integrate import odeint
+from ftransforms.scipy.signal import convolve
 from ftransforms.scipy.special import expit as sigmoid
 from ftransforms.scipy.special import gammaln, logsumexp
 from ftransforms.scipy.stats import norm, t
@@ -79,6 +80,7 @@ from ftransforms.scipy.stats.dirichlet import logpdf as dirichlet_logpdf
 from ftransforms.scipy.stats.poisson import logpmf as poisson_logpmf
 from ftransforms.misc.optimizers import adam, rmsprop, sgd
 from ftransforms.scipy.integrate import odeint
+from ftransforms.scipy.signal import convolve
 from ftransforms.scipy.special import expit as sigmoid
 from ftransforms.misc.flatten import flatten, flatten_func
 from ftransforms.misc.fixed_points import fixed_point
@@ -840,7 +842,153 @@ def test_autograd_ode_net_and_fluidsim():
 
 
 # ======================================================================================
-# 12. CS231n layers: naive convolution with np.pad and in-place writes, max pooling,
+# 12. convnet.py: autograd's tensor convolution (axes=, dot_axes=), a WeightsParser over
+#     one flat parameter vector, layer objects, max pooling by reshape
+# ======================================================================================
+
+
+class WeightsParser:
+    """A helper class to index into a parameter vector."""
+
+    def __init__(self):
+        self.idxs_and_shapes = {}
+        self.N = 0
+
+    def add_weights(self, name, shape):
+        start = self.N
+        self.N += np.prod(shape)
+        self.idxs_and_shapes[name] = (slice(start, self.N), shape)
+
+    def get(self, vect, name):
+        idxs, shape = self.idxs_and_shapes[name]
+        return np.reshape(vect[idxs], shape)
+
+
+def convnet_logsumexp(X, axis, keepdims=False):
+    max_X = np.max(X)
+    return max_X + np.log(np.sum(np.exp(X - max_X), axis=axis, keepdims=keepdims))
+
+
+def make_convnet_funs(input_shape, layer_specs, L2_reg):
+    parser = WeightsParser()
+    cur_shape = input_shape
+    for layer in layer_specs:
+        N_weights, cur_shape = layer.build_weights_dict(cur_shape)
+        parser.add_weights(layer, (N_weights,))
+
+    def predictions(W_vect, inputs):
+        cur_units = inputs
+        for layer in layer_specs:
+            cur_weights = parser.get(W_vect, layer)
+            cur_units = layer.forward_pass(cur_units, cur_weights)
+        return cur_units
+
+    def loss(W_vect, X, T):
+        log_prior = -L2_reg * np.dot(W_vect, W_vect)
+        log_lik = np.sum(predictions(W_vect, X) * T)
+        return -log_prior - log_lik
+
+    return parser.N, predictions, loss
+
+
+class conv_layer:  # noqa: N801 (convnet.py's name)
+    def __init__(self, kernel_shape, num_filters):
+        self.kernel_shape = kernel_shape
+        self.num_filters = num_filters
+
+    def forward_pass(self, inputs, param_vector):
+        params = self.parser.get(param_vector, "params")
+        biases = self.parser.get(param_vector, "biases")
+        conv = convolve(inputs, params, axes=([2, 3], [2, 3]), dot_axes=([1], [0]), mode="valid")
+        return conv + biases
+
+    def build_weights_dict(self, input_shape):
+        self.parser = WeightsParser()
+        self.parser.add_weights("params", (input_shape[0], self.num_filters) + self.kernel_shape)
+        self.parser.add_weights("biases", (1, self.num_filters, 1, 1))
+        output_shape = (self.num_filters,) + self.conv_output_shape(
+            input_shape[1:], self.kernel_shape
+        )
+        return self.parser.N, output_shape
+
+    def conv_output_shape(self, A, B):
+        return (A[0] - B[0] + 1, A[1] - B[1] + 1)
+
+
+class maxpool_layer:  # noqa: N801
+    def __init__(self, pool_shape):
+        self.pool_shape = pool_shape
+
+    def build_weights_dict(self, input_shape):
+        output_shape = list(input_shape)
+        for i in [0, 1]:
+            assert input_shape[i + 1] % self.pool_shape[i] == 0
+            output_shape[i + 1] = input_shape[i + 1] / self.pool_shape[i]
+        return 0, output_shape
+
+    def forward_pass(self, inputs, param_vector):
+        new_shape = inputs.shape[:2]
+        for i in [0, 1]:
+            pool_width = self.pool_shape[i]
+            img_width = inputs.shape[i + 2]
+            new_shape += (img_width // pool_width, pool_width)
+        result = inputs.reshape(new_shape)
+        return np.max(np.max(result, axis=3), axis=4)
+
+
+class full_layer:  # noqa: N801
+    def __init__(self, size):
+        self.size = size
+
+    def build_weights_dict(self, input_shape):
+        input_size = np.prod(input_shape, dtype=int)
+        self.parser = WeightsParser()
+        self.parser.add_weights("params", (input_size, self.size))
+        self.parser.add_weights("biases", (self.size,))
+        return self.parser.N, (self.size,)
+
+    def forward_pass(self, inputs, param_vector):
+        params = self.parser.get(param_vector, "params")
+        biases = self.parser.get(param_vector, "biases")
+        if inputs.ndim > 2:
+            inputs = inputs.reshape((inputs.shape[0], np.prod(inputs.shape[1:])))
+        return self.nonlinearity(np.dot(inputs[:, :], params) + biases)
+
+
+class tanh_layer(full_layer):  # noqa: N801
+    def nonlinearity(self, x):
+        return np.tanh(x)
+
+
+class softmax_layer(full_layer):  # noqa: N801
+    def nonlinearity(self, x):
+        return x - convnet_logsumexp(x, axis=1, keepdims=True)
+
+
+def test_autograd_convnet():
+    layer_specs = [conv_layer((3, 3), 2), maxpool_layer((2, 2)), tanh_layer(3), softmax_layer(2)]
+    N_weights, pred_fun, loss_fun = make_convnet_funs((1, 6, 6), layer_specs, 1.0)
+    rs = npr.RandomState(10)
+    W = rs.randn(N_weights) * 0.3
+    images = rs.rand(3, 1, 6, 6)
+    one_hot = lambda x, K: np.array(x[:, None] == np.arange(K)[None, :], dtype=int)  # noqa: E731
+    labels = one_hot(np.array([0, 1, 1]), 2)
+    assert pred_fun(W, images).shape == (3, 2)
+    check_fd_grad(loss_fun, (W, images, labels))
+    per_example = lambda w, x, t: loss_fun(w, x[None], t[None])  # noqa: E731
+    check_vmap(per_example, (W, images, labels), in_dims=(None, 0, 0))
+    check_jit(grad(loss_fun), (W, images, labels), (W + 0.05, images, labels))
+    # the training loop's momentum step, W -= learning_rate * cur_dir, on plain arrays
+    cur_dir = np.zeros(N_weights)
+    before = loss_fun(W, images, labels)
+    for _ in range(5):
+        cur_dir = 0.9 * cur_dir + 0.1 * grad(loss_fun)(W, images, labels)
+        W -= 0.05 * cur_dir
+    assert loss_fun(W, images, labels) < before
+
+
+# ======================================================================================
+# 13. CS231n layers: naive convolution with np.pad and in-place writes, max pooling,
 #     batch norm with its running statistics in bn_param, softmax loss with dx
 # ======================================================================================
 
