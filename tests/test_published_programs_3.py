@@ -39,10 +39,24 @@ import scipy.optimize
 from scipy.optimize import minimize
 
 import ftransforms as ft
+from ftransforms import (
+    deriv,
+    grad,
+    grad_and_aux,
+    grad_named,
+    hessian_vector_product,
+    holomorphic_grad,
+    make_ggnvp,
+    make_jvp,
+    make_vjp,
+    tensor_jacobian_product,
+    value_and_grad,
+    vector_jacobian_product,
+)
 from ftransforms import elementwise_grad as egrad
-from ftransforms import grad, hessian_vector_product, value_and_grad
 from ftransforms.builtins import tuple as atuple
 from ftransforms.errors import ArgnumsError, EscapedTracerError
+from ftransforms.extend import defvjp, primitive
 from ftransforms.misc import flatten
 from ftransforms.misc.fixed_points import fixed_point
 from ftransforms.misc.flatten import flatten_func
@@ -53,6 +67,7 @@ from ftransforms.scipy.signal import convolve
 from ftransforms.scipy.special import expit as sigmoid
 from ftransforms.scipy.special import gammaln, logsumexp
 from ftransforms.scipy.stats import norm, t
+from ftransforms.test_util import check_grads
 from tests.program_oracles import (
     FD_TOL,
     check_fd_grad,
@@ -79,12 +94,15 @@ from ftransforms.scipy.stats.t import logpdf as t_logpdf
 from ftransforms.scipy.stats.dirichlet import logpdf as dirichlet_logpdf
 from ftransforms.scipy.stats.poisson import logpmf as poisson_logpmf
 from ftransforms.misc.optimizers import adam, rmsprop, sgd
-from ftransforms.scipy.integrate import odeint
-from ftransforms.scipy.signal import convolve
-from ftransforms.scipy.special import expit as sigmoid
 from ftransforms.misc.flatten import flatten, flatten_func
 from ftransforms.misc.fixed_points import fixed_point
 from ftransforms.builtins import tuple
+from ftransforms.extend import defjvp, defvjp, primitive
+from ftransforms.test_util import check_grads
+from ftransforms import (checkpoint, deriv, elementwise_grad, grad, grad_and_aux,
+    grad_named, hessian, hessian_tensor_product, hessian_vector_product,
+    holomorphic_grad, jacobian, make_ggnvp, make_hvp, make_jvp, make_vjp,
+    tensor_jacobian_product, value_and_grad, vector_jacobian_product)
 """
 
 
@@ -988,7 +1006,192 @@ def test_autograd_convnet():
 
 
 # ======================================================================================
-# 13. CS231n layers: naive convolution with np.pad and in-place writes, max pooling,
+# 13. define_gradient.py (autograd.extend's primitive/defvjp), logistic_regression.py
+#     (check_grads' curried form, boolean targets, weights -= ...), autograd's other
+#     operators, and mixture_variational_inference.py (np.random.choice in a sampler)
+# ======================================================================================
+
+
+@primitive
+def lse_primitive(x):
+    """Numerically stable log(sum(exp(x))), also defined in scipy.special"""
+    max_x = np.max(x)
+    return max_x + np.log(np.sum(np.exp(x - max_x)))
+
+
+def logsumexp_vjp(ans, x):
+    x_shape = x.shape
+    return lambda g: np.full(x_shape, g) * np.exp(x - np.full(x_shape, ans))
+
+
+defvjp(lse_primitive, logsumexp_vjp)
+
+
+def example_func(y):
+    z = y**2
+    lse = lse_primitive(z)
+    return np.sum(lse)
+
+
+def logistic_predictions(weights, inputs):
+    return 0.5 * (np.tanh(np.dot(inputs, weights)) + 1)
+
+
+def test_autograd_define_gradient_and_logistic_regression():
+    y = npr.RandomState(11).randn(6)
+    z = y**2
+    softmax = np.exp(z) / np.sum(np.exp(z))
+    close(grad(example_func)(y), 2 * y * softmax)
+    check_grads(example_func, modes=["rev"])(y)
+    # the rule is written with NumPy: reverse over reverse, vmap and jit see through it
+    want = 2 * np.diag(softmax) + 4 * np.outer(y, y) * (
+        np.diag(softmax) - np.outer(softmax, softmax)
+    )
+    close(ft.jacrev(ft.jacrev(example_func))(y), want)
+    check_vmap(grad(example_func), (y + np.arange(3.0)[:, None],), in_dims=(0,))
+    check_jit(grad(example_func), (y,), (y + 0.5,))
+    # only a VJP was given: forward mode says so (autograd's hessian is reverse-over-
+    # reverse; jacrev(jacrev(...)) above is its counterpart)
+    with pytest.raises(TypeError, match="forward-mode"):
+        ft.jacfwd(example_func)(y)
+
+    inputs = np.array(
+        [[0.52, 1.12, 0.77], [0.88, -1.08, 0.15], [0.52, 0.06, -1.30], [0.74, -2.49, 1.39]]
+    )
+    targets = np.array([True, True, False, True])
+
+    def training_loss(weights):
+        preds = logistic_predictions(weights, inputs)
+        label_probabilities = preds * targets + (1 - preds) * (1 - targets)
+        return -np.sum(np.log(label_probabilities))
+
+    training_gradient_fun = grad(training_loss)
+    weights = np.array([0.0, 0.0, 0.0])
+    check_grads(training_loss, modes=["rev"])(weights)
+    check_fd_grad(training_loss, (weights + 0.3,))
+    initial = training_loss(weights)
+    for _ in range(100):
+        weights -= training_gradient_fun(weights) * 0.01
+    assert training_loss(weights) < initial
+
+
+def test_autograd_operators():
+    x = np.array([0.3, -1.2, 2.0])
+    f = lambda x: np.sin(x) * x  # noqa: E731
+    df = np.cos(x) * x + np.sin(x)
+    vjp, ans = make_vjp(f)(x)
+    close(ans, f(x))
+    close(vjp(np.array([1.0, 2.0, 3.0])), df * [1.0, 2.0, 3.0])
+    value, tangent = make_jvp(f)(x)(np.array([1.0, 0.0, -1.0]))
+    close(value, f(x))
+    close(tangent, df * [1.0, 0.0, -1.0])
+    close(deriv(f)(x), df)
+    outer = lambda v: np.outer(v, v**2)  # noqa: E731
+    tensor = np.array([1.0, -1.0, 0.5])
+    close(tensor_jacobian_product(outer)(x, tensor), np.tensordot(tensor, ft.jacrev(outer)(x), 1))
+    close(vector_jacobian_product(f)(x, np.ones(3)), df)
+    g, aux = grad_and_aux(lambda w: (np.sum(w**2), w[0]))(x)
+    close(g, 2 * x)
+    close(aux, x[0])
+    close(holomorphic_grad(lambda z: z**3)(1.0 + 2.0j), 3 * (1.0 + 2.0j) ** 2)
+    close(grad_named(lambda w, scale: scale * np.sum(w**2), "scale")(x, 2.0), np.sum(x**2))
+    A = np.array([[1.0, 2.0, 0.0], [0.0, 3.0, 1.0]])
+    net = lambda w: np.tanh(A @ w)  # noqa: E731
+    J = (1 - np.tanh(A @ x) ** 2)[:, None] * A
+    v = np.array([0.5, -1.0, 2.0])
+    close(make_ggnvp(net)(x)(v), J.T @ (J @ v))  # g = 1/2 |y|^2: H = I
+
+
+def diag_gaussian_log_density_mixture(x, mu, log_std):
+    return np.sum(norm.logpdf(x, mu, np.exp(log_std)), axis=-1)
+
+
+def unpack_mixture_gaussian_params(params):
+    D = np.shape(params)[0] // 2
+    mean, log_std = params[:D], params[D:]
+    return mean, log_std
+
+
+def variational_log_density_gaussian(params, x):
+    mean, log_std = unpack_mixture_gaussian_params(params)
+    return diag_gaussian_log_density_mixture(x, mean, log_std)
+
+
+def sample_diag_gaussian(params, num_samples, rs):
+    mean, log_std = unpack_mixture_gaussian_params(params)
+    D = np.shape(mean)[0]
+    return rs.randn(num_samples, D) * np.exp(log_std) + mean
+
+
+def build_mog_bbsvi(logprob, num_samples, k=10, rs=None):
+    rs = rs if rs is not None else npr.RandomState(0)
+
+    def unpack_mixture_params(mixture_params):
+        log_weights = log_normalize(mixture_params[:k])
+        var_params = np.reshape(mixture_params[k:], (k, -1))
+        return log_weights, var_params
+
+    def sample(var_mixture_params, num_samples, rs):
+        log_weights, var_params = unpack_mixture_params(var_mixture_params)
+        samples = np.concatenate(
+            [
+                sample_diag_gaussian(params_k, num_samples, rs)[:, np.newaxis, :]
+                for params_k in var_params
+            ],
+            axis=1,
+        )
+        ixs = np.random.choice(k, size=num_samples, p=np.exp(log_weights))
+        return np.array([samples[i, ix, :] for i, ix in enumerate(ixs)])
+
+    def mixture_log_density(var_mixture_params, x):
+        log_weights, var_params = unpack_mixture_params(var_mixture_params)
+        component_log_densities = np.vstack(
+            [variational_log_density_gaussian(params_k, x) for params_k in var_params]
+        ).T
+        return logsumexp(component_log_densities + log_weights, axis=1, keepdims=False)
+
+    def mixture_elbo(var_mixture_params, t):
+        def mixture_lower_bound(params):
+            samples = sample_diag_gaussian(params, num_samples, rs)
+            log_qs = mixture_log_density(var_mixture_params, samples)
+            log_ps = logprob(samples, t)
+            log_ps = np.reshape(log_ps, (num_samples, -1))
+            log_qs = np.reshape(log_qs, (num_samples, -1))
+            return np.mean(log_ps - log_qs)
+
+        log_weights, var_params = unpack_mixture_params(var_mixture_params)
+        component_elbos = np.stack([mixture_lower_bound(params_k) for params_k in var_params])
+        return np.sum(component_elbos * np.exp(log_weights))
+
+    return mixture_elbo, mixture_log_density, sample
+
+
+def test_autograd_mixture_variational_inference():
+    def log_density(x, t):
+        mu, log_sigma = x[:, 0], x[:, 1]
+        sigma_density = norm.logpdf(log_sigma, 0, 1.35)
+        mu_density = norm.logpdf(mu, -0.5, np.exp(log_sigma))
+        sigma_density2 = norm.logpdf(log_sigma, 0.1, 1.35)
+        mu_density2 = norm.logpdf(mu, 0.5, np.exp(log_sigma))
+        return np.logaddexp(sigma_density + mu_density, sigma_density2 + mu_density2)
+
+    k = 3
+    rs = npr.RandomState(12)
+    params = np.concatenate([np.ones(k), np.concatenate([rs.randn(4) * 0.3 for _ in range(k)])])
+    fresh = lambda p: -build_mog_bbsvi(log_density, 6, k=k)[0](p, 0)  # noqa: E731
+    objective = lambda p, t: -build_mog_bbsvi(log_density, 6, k=k)[0](p, t)  # noqa: E731
+    close(grad(objective)(params, 0), fd_jacobian(fresh, (params,)), FD_TOL)
+    _, mixture_log_density, sample = build_mog_bbsvi(log_density, 6, k=k)
+    np.random.seed(0)
+    draws = sample(params, 5, rs)
+    assert draws.shape == (5, 2)
+    check_fd_grad(lambda p: np.sum(mixture_log_density(p, draws)), (params,))
+    trained = adam(grad(objective), params, step_size=0.05, num_iters=10)
+    assert objective(trained, 0) < objective(params, 0)
+
+
+# ======================================================================================
+# 14. CS231n layers: naive convolution with np.pad and in-place writes, max pooling,
 #     batch norm with its running statistics in bn_param, softmax loss with dx
 # ======================================================================================
 
