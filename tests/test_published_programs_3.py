@@ -1191,7 +1191,100 @@ def test_autograd_mixture_variational_inference():
 
 
 # ======================================================================================
-# 14. CS231n layers: naive convolution with np.pad and in-place writes, max pooling,
+# 14. "Neural networks from scratch" (nnfs): layer objects holding their outputs, a
+#     categorical cross-entropy with y_pred[range(samples), y_true], and its hand-written
+#     backward pass with dinputs[range(samples), y_true] -= 1
+# ======================================================================================
+
+
+class Layer_Dense:  # noqa: N801 (nnfs's names)
+    def __init__(self, n_inputs, n_neurons, rs):
+        self.weights = 0.5 * rs.randn(n_inputs, n_neurons)
+        self.biases = np.zeros((1, n_neurons))
+
+    def forward(self, inputs):
+        self.inputs = inputs
+        self.output = np.dot(inputs, self.weights) + self.biases
+
+
+class Activation_ReLU:  # noqa: N801
+    def forward(self, inputs):
+        self.inputs = inputs
+        self.output = np.maximum(0, inputs)
+
+
+class Activation_Softmax:  # noqa: N801
+    def forward(self, inputs):
+        exp_values = np.exp(inputs - np.max(inputs, axis=1, keepdims=True))
+        probabilities = exp_values / np.sum(exp_values, axis=1, keepdims=True)
+        self.output = probabilities
+
+
+class Loss_CategoricalCrossentropy:  # noqa: N801
+    def calculate(self, output, y):
+        sample_losses = self.forward(output, y)
+        data_loss = np.mean(sample_losses)
+        return data_loss
+
+    def forward(self, y_pred, y_true):
+        samples = len(y_pred)
+        y_pred_clipped = np.clip(y_pred, 1e-7, 1 - 1e-7)
+        if len(y_true.shape) == 1:
+            correct_confidences = y_pred_clipped[range(samples), y_true]
+        elif len(y_true.shape) == 2:
+            correct_confidences = np.sum(y_pred_clipped * y_true, axis=1)
+        negative_log_likelihoods = -np.log(correct_confidences)
+        return negative_log_likelihoods
+
+
+def softmax_crossentropy_backward(dvalues, y_true):
+    samples = len(dvalues)
+    dinputs = dvalues.copy()
+    dinputs[range(samples), y_true] -= 1
+    dinputs = dinputs / samples
+    return dinputs
+
+
+def test_nnfs_network():
+    rs = npr.RandomState(13)
+    X, y = rs.randn(6, 2), np.array([0, 1, 2, 0, 1, 2])
+    dense1, activation1 = Layer_Dense(2, 4, rs), Activation_ReLU()
+    dense2, activation2 = Layer_Dense(4, 3, rs), Activation_Softmax()
+    loss_function = Loss_CategoricalCrossentropy()
+
+    def loss(weights1, weights2, X=X, y=y):
+        dense1.weights, dense2.weights = weights1, weights2
+        dense1.forward(X)
+        activation1.forward(dense1.output)
+        dense2.forward(activation1.output)
+        activation2.forward(dense2.output)
+        return loss_function.calculate(activation2.output, y)
+
+    W1, W2 = dense1.weights.copy(), dense2.weights.copy()
+    check_fd_grad(loss, (W1, W2), argnums=1)
+    check_fd_grad(loss, (W1, W2), argnums=0)
+    close(ft.grad(loss)(W1, W2, X, np.eye(3)[y]), ft.grad(loss)(W1, W2))  # one-hot labels
+    check_vmap(loss, (W1 + 0.1 * rs.randn(3, 2, 4), W2), in_dims=(0, None))
+    check_jit(loss, (W1, W2), (W1 + 0.1, W2 - 0.1))
+    # the book's combined softmax/cross-entropy backward pass is the derivative
+    logits = rs.randn(6, 3)
+
+    def from_logits(z):
+        activation2.forward(z)
+        return loss_function.calculate(activation2.output, y)
+
+    close(
+        ft.grad(from_logits)(logits),
+        softmax_crossentropy_backward(
+            np.exp(logits) / np.sum(np.exp(logits), axis=1, keepdims=True), y
+        ),
+    )
+    per_sample = lambda z: np.sum(softmax_crossentropy_backward(z, y) ** 2)  # noqa: E731
+    check_fd_grad(per_sample, (logits,))
+
+
+# ======================================================================================
+# 15. CS231n layers: naive convolution with np.pad and in-place writes, max pooling,
 #     batch norm with its running statistics in bn_param, softmax loss with dx
 # ======================================================================================
 
