@@ -28,6 +28,7 @@ statistics) raises ``EscapedTracerError`` when used after the transform.
 from __future__ import annotations
 
 import itertools
+import sys
 from functools import partial
 
 import ftransforms.numpy.random as npr
@@ -1388,3 +1389,21 @@ def test_cs231n_layers():
     bn_param["mode"] = "test"
     with pytest.raises(EscapedTracerError, match="escaped tracer"):
         batchnorm_forward(scores, 1.0, 0.0, bn_param)
+
+
+# ======================================================================================
+# 16. The same programs with autograd.numpy mapped to ftransforms.numpy
+# ======================================================================================
+
+
+@pytest.mark.parametrize(
+    "program", [test_autograd_convnet, test_autograd_gmm, test_autograd_neural_net]
+)
+def test_with_ftransforms_numpy(program, monkeypatch):
+    # `import ftransforms.numpy as np` in place of `import autograd.numpy as np`: the
+    # programs above (np.prod(shape, dtype=int), np.random, ...) run on the explicit
+    # namespace too, against the same oracles
+    import ftransforms.numpy as fnp
+
+    monkeypatch.setattr(sys.modules[__name__], "np", fnp)
+    program()
