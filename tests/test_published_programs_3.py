@@ -1396,6 +1396,54 @@ def test_cs231n_layers():
 # ======================================================================================
 
 
+def lennard_jones_energy(positions):
+    # pairwise energies over the upper triangle (molecular-dynamics course style)
+    i, j = np.triu_indices(len(positions), k=1)
+    r = np.linalg.norm(positions[i] - positions[j], axis=1)
+    return np.sum(4.0 * ((1.0 / r) ** 12 - (1.0 / r) ** 6))
+
+
+def bond_angles(positions):
+    # NumPy 2's names for the inverse trigonometric functions
+    u, v = positions[:-2] - positions[1:-1], positions[2:] - positions[1:-1]
+    cos = np.sum(u * v, axis=1) / (np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1))
+    heading = np.atan2(u[:, 1], u[:, 0])
+    return np.sum(np.acos(np.clip(cos, -1.0, 1.0)) ** 2) + np.sum(np.pow(np.sin(heading), 2))
+
+
+def windowed_power(signal):
+    with np.errstate(divide="ignore"):
+        tapered = signal * np.hanning(len(signal))
+    return np.sum(np.abs(np.fft.rfft(tapered)) ** 2 * np.arange(len(signal) // 2 + 1))
+
+
+def test_numpy_names_under_ftransforms_numpy(monkeypatch):
+    rs = npr.RandomState(14)
+    zigzag = np.stack([1.1 * np.arange(5.0), 0.8 * (np.arange(5) % 2)], axis=1)
+    positions = zigzag + 0.05 * rs.randn(5, 2)
+    signal = rs.randn(16)
+    expected = [
+        f(x)
+        for f, x in (
+            (lennard_jones_energy, positions),
+            (bond_angles, positions),
+            (windowed_power, signal),
+        )
+    ]
+    import ftransforms.numpy as fnp
+
+    monkeypatch.setattr(sys.modules[__name__], "np", fnp)
+    for f, x, want in zip(
+        (lennard_jones_energy, bond_angles, windowed_power),
+        (positions, positions, signal),
+        expected,
+    ):
+        close(f(x), want)
+        check_fd_grad(f, (x,))
+        check_vmap(f, (x + 0.01 * rs.randn(3, *x.shape),), in_dims=(0,))
+        check_jit(f, (x,), (x + 0.01,))
+
+
 @pytest.mark.parametrize(
     "program", [test_autograd_convnet, test_autograd_gmm, test_autograd_neural_net]
 )

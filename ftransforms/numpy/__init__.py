@@ -72,6 +72,7 @@ from ftransforms.numpy.ufuncs import *  # noqa: F403
 # derivatives, follow vmap's ``randomness`` and mark a jit recording value-dependent.
 import sys as _sys  # noqa: E402
 
+import numpy as _numpy  # noqa: E402
 from numpy import random  # noqa: E402
 
 from ftransforms.numpy import array_methods, fft, linalg, protocol, ufunc_methods  # noqa: F401
@@ -444,3 +445,19 @@ __all__ = [
     "fft",
     "linalg",
 ]
+
+
+# NOTE [NumPy's other names]: ``import ftransforms.numpy as np`` stands in for ``import
+# numpy as np`` (and for ``autograd.numpy``, which wraps every function of NumPy's
+# namespace), so a name this namespace does not define is NumPy's own: index builders
+# (``np.triu_indices``), windows (``np.hanning``), NumPy 2's aliases (``np.acos``,
+# ``np.pow``, ``np.concat``), ``np.errstate``, ``np.vectorize``, scalar types.  Those
+# work on tracers the way they do under ``import numpy as np``: through the NumPy
+# protocols.  A module ``__getattr__`` runs only for names not found, so the names
+# defined here cost nothing more.
+def __getattr__(name: str) -> object:
+    if not name.startswith("__"):
+        value = getattr(_numpy, name, __getattr__)
+        if value is not __getattr__:
+            return value
+    raise AttributeError(f"module 'ftransforms.numpy' has no attribute {name!r} (nor has NumPy)")
