@@ -1,28 +1,54 @@
 """Published programs, round three: HIPS autograd's example programs and CS231n layers.
 
-autograd's examples (``examples/`` of HIPS/autograd: neural_net, rnn, lstm,
-gaussian_process, black_box_svi, bayesian_neural_net, ica, negative_binomial_maxlike,
-hmm_em, gmm, fixed_points, tanh, sinusoid) are transcribed here with their logic and style
-kept: ``import numpy as np`` for ``autograd.numpy``, and autograd's other names mapped to
+autograd's examples (``examples/`` of HIPS/autograd: neural_net, lstm, gaussian_process,
+black_box_svi, bayesian_neural_net, ica, negative_binomial_maxlike, hmm_em, gmm,
+fixed_points, tanh, sinusoid, generative_adversarial_net, variational_autoencoder,
+ode_net, fluidsim, convnet, define_gradient, logistic_regression,
+mixture_variational_inference) are transcribed here with their logic and style kept: ``import numpy as np`` for ``autograd.numpy``, and autograd's other names mapped to
 ours by replacing ``autograd`` with ``ftransforms`` in the import path
 (``from ftransforms.misc.optimizers import adam``, ``import
 ftransforms.scipy.stats.multivariate_normal as mvn``, ``import ftransforms.numpy.random as
-npr``, ...).  The CS231n-style layers (a naive convolution with ``np.pad`` and in-place
-writes, max pooling, batch norm with running statistics in a dict, softmax loss) run the
-same way.
+npr``, ...); a few run again with ``import ftransforms.numpy as np``.  The CS231n-style
+layers (a naive convolution with ``np.pad`` and in-place writes, max pooling, batch norm
+with running statistics in a dict, softmax loss) and the layer classes of "neural networks
+from scratch" run the same way.
 
 Oracles: JAX in float64 on the same code (``jaxify``; one compile per program), float64
 central differences, Python loops for ``vmap``, the eager result for ``jit`` on new
 inputs, closed forms, and, for the optimizers, their published update rules (Kingma & Ba
 for Adam) written out on flat vectors.
 
-What this round found and fixed: the import paths of autograd's examples
-(``ftransforms.misc.optimizers``/``.flatten``/``.fixed_points``, autograd's
-per-distribution ``scipy.stats`` modules, ``ftransforms.numpy.random``); the optimizers
-``sgd``/``rmsprop``/``adam`` and ``flatten_func``/``fixed_point``, which did not exist;
-``flatten_func`` of a scalar objective keeping a scalar so that ``grad`` of it works (gmm.py).
-Left as is, by design: a tracer stored in the caller's dict (batch norm's running
-statistics) raises ``EscapedTracerError`` when used after the transform.
+What this round found and fixed (each has a test here that fails without it):
+
+* autograd's import paths with ``autograd`` replaced by ``ftransforms`` did not resolve:
+  now ``ftransforms.misc.optimizers`` (``sgd``/``rmsprop``/``adam``, new),
+  ``ftransforms.misc.flatten`` (``flatten_func``, new), ``ftransforms.misc.fixed_points``
+  (``fixed_point``, new), autograd's per-distribution modules
+  (``ftransforms.scipy.stats.multivariate_normal``, ``.norm``, ``.t``, ...),
+  ``ftransforms.numpy.random``, ``ftransforms.builtins``, ``ftransforms.extend``
+  (``primitive``/``defvjp``/``defjvp``, new) and ``ftransforms.test_util``
+  (``check_grads(f, modes=...)(x)``, the curried form);
+* autograd's ``argnum=`` keyword (``grad(objective, argnum=(0, 1))`` in the GAN and
+  negative-binomial examples) was a TypeError in ``grad``/``value_and_grad``/
+  ``jacobian``/``hessian``;
+* autograd's remaining operators (``make_vjp``, ``make_jvp``, ``deriv``,
+  ``tensor_jacobian_product``, ``grad_and_aux``, ``holomorphic_grad``, ``grad_named``,
+  ``make_ggnvp``) were missing;
+* convnet.py's ``convolve(inputs, params, axes=..., dot_axes=..., mode="valid")``
+  (autograd's tensor convolution) had no counterpart in ``ft.scipy.signal.convolve``;
+* ``flatten_func`` of a scalar objective returned shape ``(1,)``, which ``ft.grad``
+  (JAX's rule) refuses: gmm.py's ``grad(flattened_obj)`` now works;
+* ``x[range(n), y]`` on a tracer (nnfs's cross-entropy) was a TypeError;
+* with ``import ftransforms.numpy as np``: ``np.prod(shape, dtype=int)`` of a tuple failed
+  (convnet.py), and NumPy names that ``ftransforms.numpy`` does not define
+  (``np.triu_indices``, ``np.hanning``, ``np.acos``, ``np.errstate``) were missing.
+
+Left as is, by design: a tracer stored in the caller's dict or object (batch norm's
+running statistics, nnfs's ``layer.output``) raises ``EscapedTracerError`` when used after
+the transform; ``grad`` of a shape-``(1,)`` output raises (JAX's and torch.func's rule,
+pinned by tests/test_peer_semantics.py; autograd takes any size-1 output, which
+bayesian_optimization.py relies on); a primitive with only ``defvjp`` refuses forward
+mode (``ft.hessian``; ``jacrev(jacrev(f))`` is autograd's ``hessian``).
 """
 
 from __future__ import annotations
