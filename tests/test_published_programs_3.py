@@ -4,8 +4,9 @@ autograd's examples (``examples/`` of HIPS/autograd: neural_net, lstm, gaussian_
 black_box_svi, bayesian_neural_net, ica, negative_binomial_maxlike, hmm_em, gmm,
 fixed_points, tanh, sinusoid, generative_adversarial_net, variational_autoencoder,
 ode_net, fluidsim, convnet, define_gradient, logistic_regression,
-mixture_variational_inference) are transcribed here with their logic and style kept: ``import numpy as np`` for ``autograd.numpy``, and autograd's other names mapped to
-ours by replacing ``autograd`` with ``ftransforms`` in the import path
+mixture_variational_inference) are transcribed here with their logic and style kept:
+``import numpy as np`` for ``autograd.numpy``, and autograd's other names mapped to ours
+by replacing ``autograd`` with ``ftransforms`` in the import path
 (``from ftransforms.misc.optimizers import adam``, ``import
 ftransforms.scipy.stats.multivariate_normal as mvn``, ``import ftransforms.numpy.random as
 npr``, ...); a few run again with ``import ftransforms.numpy as np``.  The CS231n-style
