@@ -119,7 +119,7 @@ import ftransforms.numpy.random as npr
 import ftransforms.scipy.stats.multivariate_normal as mvn
 import ftransforms.scipy.stats.norm as norm_module
 from ftransforms.scipy.stats.t import logpdf as t_logpdf
-from ftransforms.scipy.stats.dirichlet import logpdf as dirichlet_logpdf
+from ftransforms.scipy.stats.dirichlet import logpdf as dirichlet_logpdf, rvs as dirichlet_rvs
 from ftransforms.scipy.stats.poisson import logpmf as poisson_logpmf
 from ftransforms.misc.optimizers import adam, rmsprop, sgd
 from ftransforms.misc.flatten import flatten, flatten_func
@@ -144,6 +144,13 @@ def test_autograd_import_paths():
     close(names["t_logpdf"](x, 3.0), t.logpdf(x, 3.0))
     close(names["dirichlet_logpdf"](np.array([0.2, 0.8]), np.ones(2)), 0.0)
     close(names["poisson_logpmf"](2, 3.0), np.log(4.5) - 3.0)
+    # autograd's dirichlet module has SciPy's rvs: here reparameterised, so differentiable
+    rvs = names["dirichlet_rvs"]
+    alpha = np.array([1.0, 2.0, 3.0])
+    draws = rvs(alpha, size=5, random_state=0)
+    assert draws.shape == (5, 3) and np.allclose(draws.sum(axis=1), 1.0) and np.all(draws > 0)
+    first = lambda a: np.sum(rvs(a, size=3, random_state=1)[:, 0])  # noqa: E731
+    close(ft.grad(first)(alpha), fd_jacobian(first, (alpha,)), FD_TOL)
     # NumPy's random module under the explicit namespace too
     import ftransforms.numpy as fnp
 

@@ -1618,6 +1618,26 @@ class _Dirichlet(_Dist):
         """Density at ``x``."""
         return fnp.exp(self.logpdf(x, alpha))
 
+    def rvs(self, alpha: Any, size: Any = 1, random_state: Any = None) -> Any:
+        """Samples of shape ``size + (K,)`` (SciPy's), each ``g / sum(g)`` for independent
+        ``g_k`` drawn from ``gamma(alpha_k)``: differentiable in ``alpha`` (the gamma
+        draws are reparameterised through their quantile function).
+
+        Example:
+            >>> import numpy as np
+            >>> x = dirichlet.rvs(np.array([1.0, 2.0, 3.0]), size=4, random_state=0)
+            >>> x.shape, np.allclose(x.sum(axis=1), 1.0)
+            ((4, 3), True)
+        """
+        rng = _rng(random_state, "dirichlet.rvs")
+        alpha = _fl(alpha)
+        if fnp.ndim(alpha) != 1:
+            raise ValueError(
+                f"dirichlet.rvs(alpha): alpha must be 1-D, got shape {fnp.shape(alpha)}"
+            )
+        g = gamma._rvs(rng, _rvs_size(size, ()) + fnp.shape(alpha), alpha)
+        return g / fnp.sum(g, axis=-1, keepdims=True)
+
 
 def _psd_factor(cov: Any, where: str) -> tuple:
     """``(basis, chol, rank, null, tol)`` of a positive semidefinite ``cov`` (SciPy's
