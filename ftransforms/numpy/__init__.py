@@ -66,17 +66,17 @@ from ftransforms.numpy.statistics import *  # noqa: F403
 from ftransforms.numpy.ufuncs import *  # noqa: F403
 
 # isort: split
-# NumPy's own random module, under this namespace too: ``np.random.randn(3)`` with ``import
-# ftransforms.numpy as np``, and ``import ftransforms.numpy.random as npr`` (autograd's
-# ``autograd.numpy.random`` wraps the same functions).  Its draws are constants to the
-# derivatives, follow vmap's ``randomness`` and mark a jit recording value-dependent.
 import sys as _sys  # noqa: E402
 
-import numpy as _numpy  # noqa: E402
+import numpy as _numpy  # noqa: E402  (NOTE [NumPy's other names], at the end)
 from numpy import random  # noqa: E402
 
 from ftransforms.numpy import array_methods, fft, linalg, protocol, ufunc_methods  # noqa: F401
 
+# NumPy's own random module, under this namespace too: ``np.random.randn(3)`` with ``import
+# ftransforms.numpy as np``, and ``import ftransforms.numpy.random as npr`` (autograd's
+# ``autograd.numpy.random`` wraps the same functions).  Its draws are constants to the
+# derivatives, follow vmap's ``randomness`` and mark a jit recording value-dependent.
 _sys.modules[f"{__name__}.random"] = random
 
 # The public names: each chapter's ``__all__`` (their union, grouped by chapter), and the
