@@ -83,7 +83,7 @@ from ftransforms import (
 )
 from ftransforms import elementwise_grad as egrad
 from ftransforms.builtins import tuple as atuple
-from ftransforms.errors import ArgnumsError, EscapedTracerError
+from ftransforms.errors import ArgnumsError, EscapedTracerError, TracerConversionError
 from ftransforms.extend import defvjp, primitive
 from ftransforms.misc import flatten
 from ftransforms.misc.fixed_points import fixed_point
@@ -1449,6 +1449,51 @@ def windowed_power(signal):
     with np.errstate(divide="ignore"):
         tapered = signal * np.hanning(len(signal))
     return np.sum(np.abs(np.fft.rfft(tapered)) ** 2 * np.arange(len(signal) // 2 + 1))
+
+
+def rolling_window(a, window):
+    # the SciPy cookbook's rolling window: a strided view, no copy
+    shape = a.shape[:-1] + (a.shape[-1] - window + 1, window)
+    strides = a.strides + (a.strides[-1],)
+    return np.lib.stride_tricks.as_strided(a, shape=shape, strides=strides)
+
+
+def moving_average_loss(y, target):
+    return np.sum((np.mean(rolling_window(y, 3), -1) - target) ** 2)
+
+
+def test_cookbook_rolling_window_as_strided():
+    rs = npr.RandomState(15)
+    y, target = rs.randn(2, 9), rs.randn(2, 7)
+    close(rolling_window(y, 3)[1, 2], y[1, 2:5])
+    check_fd_grad(moving_average_loss, (y, target))
+    check_vmap(moving_average_loss, (y + rs.randn(3, 2, 9), target), in_dims=(0, None))
+    check_jit(moving_average_loss, (y, target), (y + 0.1, target))
+    close(ft.jacfwd(lambda y: rolling_window(y, 3))(y)[0, 1, 2, 0, 3], 1.0)
+    y32 = y.astype(np.float32)  # element strides of 4 bytes: the gather, not NumPy's bytes
+    close(
+        ft.grad(moving_average_loss)(y32, target),
+        ft.grad(moving_average_loss)(y, target),
+        {"rtol": 1e-5, "atol": 1e-6},
+    )
+
+    # a strided view is read-only under the transforms (NumPy's overlaps its windows)
+    def write(y):
+        rolling_window(y, 3)[0, 0, 0] = 1.0
+        return np.sum(y)
+
+    with pytest.raises(ValueError, match="read-only"):
+        ft.grad(write)(y)
+    # NumPy's own as_strided (bound before the transform) reads an object array of
+    # tracers: right for 8-byte elements, a clear error (not a crash) for float32
+    from numpy.lib.stride_tricks import as_strided
+
+    def bound_early(y):
+        return np.sum(as_strided(y, (3, 3), (y.strides[-1],) * 2) ** 2)
+
+    close(ft.grad(bound_early)(y[0]), fd_jacobian(bound_early, (y[0],)), FD_TOL)
+    with pytest.raises(TracerConversionError, match="as_strided of a traced float32"):
+        ft.grad(bound_early)(y32[0])
 
 
 def test_numpy_names_under_ftransforms_numpy(monkeypatch):

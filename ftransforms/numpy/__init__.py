@@ -71,7 +71,14 @@ import sys as _sys  # noqa: E402
 import numpy as _numpy  # noqa: E402  (NOTE [NumPy's other names], at the end)
 from numpy import random  # noqa: E402
 
-from ftransforms.numpy import array_methods, fft, linalg, protocol, ufunc_methods  # noqa: F401
+from ftransforms.numpy import (  # noqa: F401
+    array_methods,
+    fft,
+    linalg,
+    protocol,
+    strided,
+    ufunc_methods,
+)
 
 # NumPy's own random module, under this namespace too: ``np.random.randn(3)`` with ``import
 # ftransforms.numpy as np``, and ``import ftransforms.numpy.random as npr`` (autograd's
