@@ -40,6 +40,9 @@ What this round found and fixed (each has a test here that fails without it):
 * ``flatten_func`` of a scalar objective returned shape ``(1,)``, which ``ft.grad``
   (JAX's rule) refuses: gmm.py's ``grad(flattened_obj)`` now works;
 * ``x[range(n), y]`` on a tracer (nnfs's cross-entropy) was a TypeError;
+* the SciPy cookbook's rolling window, ``np.lib.stride_tricks.as_strided(a, shape,
+  a.strides + ...)``: tracers had no ``strides``, and NumPy's ``as_strided`` of a float32
+  tracer read an object array with 4-byte strides (a segfault); now a gather, any dtype;
 * with ``import ftransforms.numpy as np``: ``np.prod(shape, dtype=int)`` of a tuple failed
   (convnet.py), and NumPy names that ``ftransforms.numpy`` does not define
   (``np.triu_indices``, ``np.hanning``, ``np.acos``, ``np.errstate``) were missing.
@@ -49,7 +52,10 @@ running statistics, nnfs's ``layer.output``) raises ``EscapedTracerError`` when 
 the transform; ``grad`` of a shape-``(1,)`` output raises (JAX's and torch.func's rule,
 pinned by tests/test_peer_semantics.py; autograd takes any size-1 output, which
 bayesian_optimization.py relies on); a primitive with only ``defvjp`` refuses forward
-mode (``ft.hessian``; ``jacrev(jacrev(f))`` is autograd's ``hessian``).
+mode (``ft.hessian``; ``jacrev(jacrev(f))`` is autograd's ``hessian``).  Not done:
+CS231n's ``conv_forward_strides`` sets ``x_cols.shape = (...)`` (an in-place reshape;
+tracers' ``shape`` has no setter), and ``fnp.maximum.accumulate`` (``numpy.maximum.
+accumulate(t)`` works; fnp's ufuncs are primitives without ufunc methods).
 """
 
 from __future__ import annotations
