@@ -50,12 +50,21 @@ from ftransforms.implicit import custom_linear_solve, custom_root  # noqa: E402
 from ftransforms.jet import jet  # noqa: E402
 
 # -- for code ported from JAX's tree utilities and HIPS autograd --
-from ftransforms import flatten_util, misc, tree, tree_util  # noqa: E402
+from ftransforms import extend, flatten_util, misc, tree, tree_util  # noqa: E402
 from ftransforms.autograd_compat import (  # noqa: E402
+    deriv,
     elementwise_grad,
+    grad_and_aux,
+    grad_named,
     hessian_tensor_product,
     hessian_vector_product,
+    holomorphic_grad,
+    make_ggnvp,
     make_hvp,
+    make_jvp,
+    make_vjp,
+    tensor_jacobian_product,
+    vector_jacobian_product,
 )
 from ftransforms.sync import block_until_ready  # noqa: E402
 from ftransforms.tree_util import (  # noqa: E402
@@ -80,12 +89,22 @@ __all__ = [
     "ravel_pytree",
     # ported from JAX's tree utilities and HIPS autograd
     "block_until_ready",
+    "deriv",
     "elementwise_grad",
+    "extend",
     "flatten_util",
+    "grad_and_aux",
+    "grad_named",
     "hessian_tensor_product",
     "hessian_vector_product",
+    "holomorphic_grad",
+    "make_ggnvp",
     "make_hvp",
+    "make_jvp",
+    "make_vjp",
     "misc",
+    "tensor_jacobian_product",
+    "vector_jacobian_product",
     "tree",
     "tree_flatten",
     "tree_leaves",

@@ -49,6 +49,7 @@ from ftransforms.arguments import (
 from ftransforms.backend import is_array
 from ftransforms.boundary import transform_inputs, transform_outputs
 from ftransforms.core.errors import (
+    ArgnumsError,
     BatchedControlFlowError,
     ChunkSizeError,
     GradOutputError,
@@ -589,6 +590,26 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False, holomorphic: bool 
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 
+# NOTE [autograd's argnum]: HIPS autograd spells the keyword ``argnum`` (``grad(f,
+# argnum=(0, 1))`` in its examples); the transforms that carry autograd's names (grad,
+# value_and_grad, jacobian/jacrev, hessian) take that spelling too, as the same ``argnums``,
+# so a program ported by changing its imports runs.  Only the transform's construction
+# pays for the wrapper, never a call of the function it returns.
+def _takes_autograd_argnum(transform: Callable) -> Callable:
+    @functools.wraps(transform)
+    def with_argnum(func: Callable, *args: Any, argnum: Any = None, **kwargs: Any) -> Callable:
+        if argnum is not None:
+            if args or "argnums" in kwargs:
+                raise ArgnumsError(
+                    f"{transform.__name__}({fname(func)}, ...): got both argnum={argnum!r} "
+                    f"(autograd's spelling) and argnums; pass one of them"
+                )
+            kwargs["argnums"] = argnum
+        return transform(func, *args, **kwargs)
+
+    return with_argnum
+
+
 def grad_and_value(
     func: Callable,
     argnums: Any = 0,
@@ -661,6 +682,7 @@ def grad_and_value(
     return wrapped
 
 
+@_takes_autograd_argnum
 def grad(
     func: Callable,
     argnums: Any = 0,
@@ -698,6 +720,7 @@ def grad(
     return wrapped
 
 
+@_takes_autograd_argnum
 def value_and_grad(
     func: Callable,
     argnums: Any = 0,
@@ -910,6 +933,7 @@ def _map_basis(
     return _chunk_loop(piece, total, chunk_size, out_dims, randomness, where)
 
 
+@_takes_autograd_argnum
 def jacrev(
     func: Callable,
     argnums: Any = 0,
@@ -1088,6 +1112,7 @@ def _first_of_batch(tree: Any) -> Any:
     return tree_unflatten(spec, firsts)
 
 
+@_takes_autograd_argnum
 def hessian(
     func: Callable,
     argnums: Any = 0,

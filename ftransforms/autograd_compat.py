@@ -2,8 +2,10 @@
 conventions: an ``argnum`` (an int, or a tuple for several arguments at once) and
 functions of the same arguments as ``fun``.
 
-``elementwise_grad``, ``hessian_tensor_product`` (alias ``hessian_vector_product``) and
-``make_hvp`` as in ``autograd``, and ``flatten`` as in ``autograd.misc`` (also
+``elementwise_grad``, ``hessian_tensor_product`` (alias ``hessian_vector_product``),
+``make_hvp``, ``make_vjp``, ``make_jvp``, ``deriv``, ``tensor_jacobian_product`` (alias
+``vector_jacobian_product``), ``grad_and_aux``, ``holomorphic_grad``, ``grad_named`` and
+``make_ggnvp`` as in ``autograd``, and ``flatten`` as in ``autograd.misc`` (also
 ``ft.misc.flatten``).  Each is built from ``vjp``/``jvp``/``grad``, so it composes with
 ``vmap``, ``jit`` and further derivatives.
 
@@ -16,23 +18,33 @@ Example:
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
 import optree
 
 import ftransforms.numpy as fnp
-from ftransforms.api import grad, jvp, vjp
+from ftransforms.api import grad, jacobian, jvp, vjp
 from ftransforms.arguments import fname
 from ftransforms.errors import ArgnumsError, GradOutputError, TangentMismatchError
 from ftransforms.pytree import NAMESPACE, tree_flatten, tree_map, tree_unflatten
 
 __all__ = [
+    "deriv",
     "elementwise_grad",
     "flatten",
+    "grad_and_aux",
+    "grad_named",
     "hessian_tensor_product",
     "hessian_vector_product",
+    "holomorphic_grad",
+    "make_ggnvp",
     "make_hvp",
+    "make_jvp",
+    "make_vjp",
+    "tensor_jacobian_product",
+    "vector_jacobian_product",
 ]
 
 Argnum = int | tuple[int, ...] | list[int]
@@ -190,6 +202,223 @@ def make_hvp(fun: Callable, argnum: Argnum = 0) -> Callable:
         return hvp, g
 
     make.__name__ = f"make_hvp_of_{fname(fun)}"
+    return make
+
+
+def make_vjp(fun: Callable, argnum: Argnum = 0) -> Callable:
+    """The function ``(*args, **kwargs) -> (vjp, ans)`` (autograd's order): ``fun``'s
+    value ``ans`` at ``args`` and ``vjp(g)``, the cotangent of argument ``argnum`` (a
+    tuple of them for a tuple ``argnum``) for an output cotangent ``g``; one forward pass
+    serves every ``g``.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import make_vjp
+        >>> vjp, ans = make_vjp(lambda x: x**2)(np.array([1.0, 2.0]))
+        >>> ans, vjp(np.ones(2))
+        (array([1., 4.]), array([2., 4.]))
+    """
+
+    def make(*args: Any, **kwargs: Any) -> tuple[Callable, Any]:
+        where = f"make_vjp({fname(fun)}, argnum={argnum!r})"
+        _check_argnum(where, argnum, len(args))
+        unary_f, x = _unary(fun, argnum, args, kwargs)
+        ans, vjp_fn = vjp(unary_f, x)
+
+        def vjp_of(g: Any) -> Any:
+            return vjp_fn(_like(f"{where} vjp(g)", "g", g, ans))[0]
+
+        return vjp_of, ans
+
+    make.__name__ = f"make_vjp_of_{fname(fun)}"
+    return make
+
+
+def make_jvp(fun: Callable, argnum: Argnum = 0) -> Callable:
+    """The function ``(*args, **kwargs) -> jvp``, with ``jvp(v) -> (ans, tangent)``
+    (autograd's): ``fun``'s value at ``args`` and its derivative along ``v`` (shaped like
+    argument ``argnum``), by forward mode.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import make_jvp
+        >>> make_jvp(lambda x: x**2)(np.array([1.0, 2.0]))(np.array([1.0, 0.0]))
+        (array([1., 4.]), array([2., 0.]))
+    """
+
+    def make(*args: Any, **kwargs: Any) -> Callable:
+        where = f"make_jvp({fname(fun)}, argnum={argnum!r})"
+        _check_argnum(where, argnum, len(args))
+        unary_f, x = _unary(fun, argnum, args, kwargs)
+
+        def jvp_of(v: Any) -> tuple[Any, Any]:
+            return jvp(unary_f, (x,), (_like(f"{where} jvp(v)", "v", v, x),))
+
+        return jvp_of
+
+    make.__name__ = f"make_jvp_of_{fname(fun)}"
+    return make
+
+
+def deriv(fun: Callable, argnum: Argnum = 0) -> Callable:
+    """The derivative of ``fun`` along ones in argument ``argnum``: for a scalar argument
+    ``f'(x)``, for an array the sum of the Jacobian's columns (one forward pass; for an
+    elementwise function the derivative at every element).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import deriv
+        >>> deriv(np.sin)(np.array([0.0, np.pi]))
+        array([ 1., -1.])
+    """
+
+    def derivative(*args: Any, **kwargs: Any) -> Any:
+        where = f"deriv({fname(fun)}, argnum={argnum!r})"
+        _check_argnum(where, argnum, len(args))
+        unary_f, x = _unary(fun, argnum, args, kwargs)
+        ones = tree_map(lambda v: fnp.ones_like(fnp.asarray(v, dtype=float)), x)
+        return jvp(unary_f, (x,), (_like(where, "ones", ones, x),))[1]
+
+    derivative.__name__ = f"deriv_of_{fname(fun)}"
+    return derivative
+
+
+def tensor_jacobian_product(fun: Callable, argnum: Argnum = 0) -> Callable:
+    """The function ``(*args, tensor, **kwargs) -> tensor · J``: the Jacobian of ``fun``
+    in argument ``argnum`` left-multiplied by ``tensor``, whose axes contract the leading
+    axes of ``fun``'s output (``tensordot(tensor, fun(...), tensor.ndim)``; a
+    vector-Jacobian product when ``tensor`` is shaped like the output).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import tensor_jacobian_product
+        >>> tjp = tensor_jacobian_product(lambda x: np.outer(x, x))
+        >>> tjp(np.array([1.0, 2.0]), np.array([1.0, 0.0]))  # rows: (x0 x0, x0 x1)
+        array([[2., 0.],
+               [2., 1.]])
+    """
+
+    def vector_dot_fun(*args: Any, **kwargs: Any) -> Any:
+        args, tensor = args[:-1], args[-1]
+        return fnp.tensordot(tensor, fun(*args, **kwargs), axes=fnp.ndim(tensor))
+
+    def tjp(*args: Any, **kwargs: Any) -> Any:
+        where = f"tensor_jacobian_product({fname(fun)}, argnum={argnum!r})"
+        if not args:
+            raise TypeError(
+                f"{where}: expected the arguments of {fname(fun)} followed by the tensor, "
+                f"got no positional argument; call it as tjp(*args, tensor)"
+            )
+        _check_argnum(where, argnum, len(args) - 1)
+        nums = argnum % (len(args) - 1) if isinstance(argnum, int) else argnum
+        return jacobian(vector_dot_fun, argnums=nums)(*args, **kwargs)
+
+    tjp.__name__ = f"tensor_jacobian_product_of_{fname(fun)}"
+    return tjp
+
+
+#: autograd's other name for :func:`tensor_jacobian_product`.
+vector_jacobian_product = tensor_jacobian_product
+
+
+def grad_and_aux(fun: Callable, argnum: Argnum = 0) -> Callable:
+    """For ``fun`` returning ``(output, aux)``: ``(gradient of output, aux)``, as
+    ``grad(fun, argnum, has_aux=True)``.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import grad_and_aux
+        >>> grad_and_aux(lambda x: (x**2, x + 1))(3.0)
+        (array(6.), array(4.))
+    """
+
+    def gradfun(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        where = f"grad_and_aux({fname(fun)}, argnum={argnum!r})"
+        _check_argnum(where, argnum, len(args))
+        nums = tuple(argnum) if isinstance(argnum, list) else argnum
+        return grad(fun, argnums=nums, has_aux=True)(*args, **kwargs)
+
+    gradfun.__name__ = f"grad_and_aux_of_{fname(fun)}"
+    return gradfun
+
+
+def holomorphic_grad(fun: Callable, argnum: Argnum = 0) -> Callable:
+    """The complex derivative ``f'(z)`` of a holomorphic ``fun`` in argument ``argnum``:
+    the gradient of its real part (autograd's definition; for a holomorphic function
+    that is ``f'(z)`` in JAX's convention for complex inputs, which ftransforms uses).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import holomorphic_grad
+        >>> complex(holomorphic_grad(lambda z: z**2)(1.0 + 2.0j))  # 2 z
+        (2+4j)
+    """
+
+    def gradfun(*args: Any, **kwargs: Any) -> Any:
+        where = f"holomorphic_grad({fname(fun)}, argnum={argnum!r})"
+        _check_argnum(where, argnum, len(args))
+        nums = tuple(argnum) if isinstance(argnum, list) else argnum
+        return grad(lambda *a, **k: fnp.real(fun(*a, **k)), argnums=nums)(*args, **kwargs)
+
+    gradfun.__name__ = f"holomorphic_grad_of_{fname(fun)}"
+    return gradfun
+
+
+def grad_named(fun: Callable, argname: str) -> Callable:
+    """The gradient of ``fun`` with respect to its parameter named ``argname`` (passed
+    positionally; not ``*args`` or ``**kwargs``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import grad_named
+        >>> float(grad_named(lambda x, scale: scale * x**2, "scale")(3.0, 2.0))
+        9.0
+    """
+    names = [
+        p.name
+        for p in inspect.signature(fun).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    if argname not in names:
+        raise ArgnumsError(
+            f"grad_named({fname(fun)}, {argname!r}): {fname(fun)} has no positional "
+            f"parameter {argname!r} (it has {', '.join(names) or 'none'}); pass one of those"
+        )
+    return grad(fun, argnums=names.index(argname))
+
+
+def make_ggnvp(f: Callable, g: Callable | None = None, f_argnum: Argnum = 0) -> Callable:
+    """The function ``(*args, **kwargs) -> ggnvp`` with ``ggnvp(v) = Jᵀ H J v``: the
+    generalized Gauss-Newton matrix of ``g ∘ f`` at ``args`` applied to ``v``, ``J`` the
+    Jacobian of ``f`` in argument ``f_argnum`` and ``H`` the Hessian of the scalar ``g``
+    at ``f``'s output (by default ``g(y) = ½ Σ y²`` over the last axis, so ``H = I``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import make_ggnvp
+        >>> A = np.array([[1.0, 2.0], [0.0, 3.0]])
+        >>> make_ggnvp(lambda w: A @ w)(np.zeros(2))(np.array([1.0, 0.0]))  # AᵀA e0
+        array([1., 2.])
+    """
+    if g is None:
+
+        def g(y: Any) -> Any:
+            return 0.5 * fnp.sum(y**2, axis=-1)
+
+    def make(*args: Any, **kwargs: Any) -> Callable:
+        where = f"make_ggnvp({fname(f)}, f_argnum={f_argnum!r})"
+        _check_argnum(where, f_argnum, len(args))
+        unary_f, x = _unary(f, f_argnum, args, kwargs)
+        f_x, f_vjp = vjp(unary_f, x)
+        g_hvp, _ = make_hvp(g)(f_x)
+
+        def ggnvp(v: Any) -> Any:
+            f_jv = jvp(unary_f, (x,), (_like(f"{where} ggnvp(v)", "v", v, x),))[1]
+            return f_vjp(g_hvp(f_jv))[0]
+
+        return ggnvp
+
+    make.__name__ = f"make_ggnvp_of_{fname(f)}"
     return make
 
 

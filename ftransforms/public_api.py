@@ -43,6 +43,8 @@ NAMESPACES = (
     "ftransforms.tree",
     "ftransforms.flatten_util",
     "ftransforms.misc",
+    "ftransforms.misc.optimizers",
+    "ftransforms.extend",
 )
 
 

@@ -285,7 +285,7 @@ def check_vjp(
 
 def check_grads(
     f: Callable,
-    args: Sequence[Any],
+    args: Sequence[Any] | None = None,
     order: int = 2,
     modes: Sequence[str] = ("fwd", "rev"),
     eps: float | None = None,
@@ -293,7 +293,7 @@ def check_grads(
     atol: float | None = None,
     *,
     seed: int = 0,
-) -> None:
+) -> Callable | None:
     """Check the derivatives of ``f`` at ``args`` up to ``order`` (JAX's ``check_grads``).
 
     ``"fwd"``: ``jvp`` against float64 fourth-order central finite differences (step
@@ -303,10 +303,20 @@ def check_grads(
     floating-point leaves of ``args`` are differentiated.  Tolerances default to the dtype's
     (float32 ``1e-5``, float64 ``1e-7`` against finite differences, ``1e-10`` otherwise).
 
+    Without ``args`` it returns the check as a function of them, HIPS autograd's form:
+    ``check_grads(f, modes=["rev"])(x)``.
+
     Example:
         >>> import numpy as np
         >>> check_grads(lambda x: (x ** 3).sum(), (np.array([1.0, 2.0]),), order=2)
+        >>> check_grads(lambda x: (x ** 3).sum(), modes=["rev"])(np.array([1.0, 2.0]))
     """
+    if args is None:  # autograd's curried form
+
+        def check_at(*args: Any) -> None:
+            check_grads(f, args, order, modes, eps, rtol, atol, seed=seed)
+
+        return check_at
     modes = tuple(modes)
     if not set(modes) <= {"fwd", "rev"} or not modes:
         raise ValueError(f"check_grads: modes must be a subset of ('fwd', 'rev'), got {modes}")

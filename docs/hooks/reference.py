@@ -91,6 +91,12 @@ NAMESPACE_PAGES = [
     ("reference/tree.md", "ftransforms.tree", "ftransforms.tree"),
     ("reference/flatten_util.md", "ftransforms.flatten_util", "ftransforms.flatten_util"),
     ("reference/misc.md", "ftransforms.misc (autograd.misc)", "ftransforms.misc"),
+    (
+        "reference/misc_optimizers.md",
+        "ftransforms.misc.optimizers (autograd.misc.optimizers)",
+        "ftransforms.misc.optimizers",
+    ),
+    ("reference/extend.md", "ftransforms.extend (autograd.extend)", "ftransforms.extend"),
 ]
 
 

@@ -97,7 +97,7 @@ def normalize_index(index: Any, rank: int) -> tuple[tuple, list]:
             spec.append(int(entry))
             consumed += 1
         else:
-            if isinstance(entry, (list, tuple)):
+            if isinstance(entry, (list, tuple, range)):  # x[range(n), y]: a sequence
                 entry = numpy.asarray(entry)
             if _dtype_of(entry).kind == "b":
                 parts = bool_to_int_arrays(entry)

@@ -326,6 +326,29 @@ def _indexing_with(depth: int) -> bool:
     return frame.f_code.co_code[frame.f_lasti] == _BINARY_SUBSCR
 
 
+#: NumPy's ``as_strided``: it converts its input with ``numpy.array`` and then reads that
+#: array's memory with the caller's byte strides, which fit an object array of tracers
+#: (8-byte pointers) only when the traced dtype has 8-byte elements too.
+_AS_STRIDED_CODE = getattr(numpy.lib.stride_tricks.as_strided, "__code__", None)
+_OBJECT_ITEMSIZE = numpy.dtype(object).itemsize
+
+
+def _called_by_as_strided(depth: int) -> bool:
+    """Whether ``numpy.lib.stride_tricks.as_strided`` is converting (directly, or through
+    the creation-function wrapper of NOTE [mutation semantics])."""
+    try:
+        frame = sys._getframe(depth + 1)
+    except ValueError:  # pragma: no cover
+        return False
+    for _ in range(3):
+        if frame is None:
+            return False
+        if frame.f_code is _AS_STRIDED_CODE:
+            return True
+        frame = frame.f_back
+    return False
+
+
 class Tracer:
     """An array-like value that belongs to one interpreter (``_interp``)."""
 
@@ -530,6 +553,15 @@ class Tracer:
         if _storing_into_an_array(1):
             raise self._written_into_array_error()
         self._check_live("numpy.asarray()")
+        if self.dtype.itemsize != _OBJECT_ITEMSIZE and _called_by_as_strided(1):
+            raise TracerConversionError(
+                f"{self._interp.name}: numpy.lib.stride_tricks.as_strided of a traced "
+                f"{self.dtype} array: it reads memory by byte strides, which would misread "
+                f"the object array of tracers NumPy computes on ({_OBJECT_ITEMSIZE}-byte "
+                f"elements, not {self.dtype.itemsize}).  Use "
+                f"numpy.lib.stride_tricks.sliding_window_view (it works on tracers), or "
+                f"gather the windows with an index array: x.ravel()[positions]."
+            )
         if _indexing_with(1):
             if self.dtype.kind in "iub":
                 # An integer/boolean index (np.eye(4)[np.argmax(t)]) has no derivative, so

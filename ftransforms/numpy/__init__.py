@@ -66,7 +66,25 @@ from ftransforms.numpy.statistics import *  # noqa: F403
 from ftransforms.numpy.ufuncs import *  # noqa: F403
 
 # isort: split
-from ftransforms.numpy import array_methods, fft, linalg, protocol, ufunc_methods  # noqa: F401
+import sys as _sys  # noqa: E402
+
+import numpy as _numpy  # noqa: E402  (NOTE [NumPy's other names], at the end)
+from numpy import random  # noqa: E402
+
+from ftransforms.numpy import (  # noqa: F401
+    array_methods,
+    fft,
+    linalg,
+    protocol,
+    strided,
+    ufunc_methods,
+)
+
+# NumPy's own random module, under this namespace too: ``np.random.randn(3)`` with ``import
+# ftransforms.numpy as np``, and ``import ftransforms.numpy.random as npr`` (autograd's
+# ``autograd.numpy.random`` wraps the same functions).  Its draws are constants to the
+# derivatives, follow vmap's ``randomness`` and mark a jit recording value-dependent.
+_sys.modules[f"{__name__}.random"] = random
 
 # The public names: each chapter's ``__all__`` (their union, grouped by chapter), and the
 # ``fft`` and ``linalg`` namespaces; tests/test_numpy_all.py keeps this list in step with
@@ -436,3 +454,19 @@ __all__ = [
     "fft",
     "linalg",
 ]
+
+
+# NOTE [NumPy's other names]: ``import ftransforms.numpy as np`` stands in for ``import
+# numpy as np`` (and for ``autograd.numpy``, which wraps every function of NumPy's
+# namespace), so a name this namespace does not define is NumPy's own: index builders
+# (``np.triu_indices``), windows (``np.hanning``), NumPy 2's aliases (``np.acos``,
+# ``np.pow``, ``np.concat``), ``np.errstate``, ``np.vectorize``, scalar types.  Those
+# work on tracers the way they do under ``import numpy as np``: through the NumPy
+# protocols.  A module ``__getattr__`` runs only for names not found, so the names
+# defined here cost nothing more.
+def __getattr__(name: str) -> object:
+    if not name.startswith("__"):
+        value = getattr(_numpy, name, __getattr__)
+        if value is not __getattr__:
+            return value
+    raise AttributeError(f"module 'ftransforms.numpy' has no attribute {name!r} (nor has NumPy)")

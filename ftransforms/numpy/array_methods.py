@@ -333,6 +333,15 @@ class ArrayMethods:
     def nbytes(self) -> int:
         return self.size * self.dtype.itemsize
 
+    @property
+    def strides(self) -> tuple:
+        # C order, as numpy.array(t) lays the elements out (what as_strided reads)
+        out, step = [], self.dtype.itemsize
+        for n in reversed(self.shape):
+            out.append(step)
+            step *= n
+        return tuple(reversed(out))
+
     def __contains__(self, value):
         return bool(any(equal(self, value)))
 

@@ -80,7 +80,8 @@ __all__ = [
 
 
 def _prepare(x: Any, dtype: Any) -> Any:
-    return x if dtype is None else astype(x, dtype)
+    # a list or tuple (np.prod(shape, dtype=int)) is an array before it is cast
+    return x if dtype is None else astype(as_operand(x), dtype)
 
 
 @implements(numpy.sum)

@@ -26,6 +26,7 @@ import ftransforms.numpy as fnp
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.numpy.ufuncs import float_input
+from ftransforms.scipy.convolve_axes import convolve_axes
 
 __all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "fftconvolve", "lfilter"]
 
@@ -103,14 +104,30 @@ def _empty(in1: Any, in2: Any) -> bool:
     return 0 in fnp.shape(in1) or 0 in fnp.shape(in2)
 
 
-def convolve(in1: Any, in2: Any, mode: str = "full", method: str = "auto") -> Any:
+def convolve(
+    in1: Any,
+    in2: Any,
+    mode: str = "full",
+    method: str = "auto",
+    *,
+    axes: Any = None,
+    dot_axes: Any = None,
+) -> Any:
     """``scipy.signal.convolve``: the n-dimensional convolution of ``in1`` and ``in2``.
+    With ``axes=(axes_1, axes_2)`` and/or ``dot_axes``, HIPS autograd's tensor
+    convolution (``autograd.scipy.signal.convolve``): those axis pairs convolved, the
+    ``dot_axes`` pairs contracted, the other axes kept (:mod:`~ftransforms.scipy.convolve_axes`).
 
     Example:
         >>> import numpy as np
         >>> convolve(np.ones(3), np.ones(2), mode="same").tolist()
         [1.0, 2.0, 2.0]
+        >>> convolve(np.ones((2, 3, 5, 5)), np.ones((3, 4, 2, 2)), axes=([2, 3], [2, 3]),
+        ...          dot_axes=([1], [0]), mode="valid").shape  # a convolutional layer
+        (2, 4, 4, 4)
     """
+    if axes is not None or dot_axes is not None:
+        return convolve_axes(in1, in2, axes, dot_axes, mode)
     in1, in2 = _check(in1, in2, mode, f"convolve(in1, in2, mode={mode!r})")
     if method not in ("auto", "direct", "fft"):
         raise ValueError(

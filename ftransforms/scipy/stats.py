@@ -37,6 +37,8 @@ Example:
 from __future__ import annotations
 
 import math
+import sys
+import types
 from typing import Any
 
 import numpy
@@ -1616,6 +1618,26 @@ class _Dirichlet(_Dist):
         """Density at ``x``."""
         return fnp.exp(self.logpdf(x, alpha))
 
+    def rvs(self, alpha: Any, size: Any = 1, random_state: Any = None) -> Any:
+        """Samples of shape ``size + (K,)`` (SciPy's), each ``g / sum(g)`` for independent
+        ``g_k`` drawn from ``gamma(alpha_k)``: differentiable in ``alpha`` (the gamma
+        draws are reparameterised through their quantile function).
+
+        Example:
+            >>> import numpy as np
+            >>> x = dirichlet.rvs(np.array([1.0, 2.0, 3.0]), size=4, random_state=0)
+            >>> x.shape, np.allclose(x.sum(axis=1), 1.0)
+            ((4, 3), True)
+        """
+        rng = _rng(random_state, "dirichlet.rvs")
+        alpha = _fl(alpha)
+        if fnp.ndim(alpha) != 1:
+            raise ValueError(
+                f"dirichlet.rvs(alpha): alpha must be 1-D, got shape {fnp.shape(alpha)}"
+            )
+        g = gamma._rvs(rng, _rvs_size(size, ()) + fnp.shape(alpha), alpha)
+        return g / fnp.sum(g, axis=-1, keepdims=True)
+
 
 def _psd_factor(cov: Any, where: str) -> tuple:
     """``(basis, chol, rank, null, tol)`` of a positive semidefinite ``cov`` (SciPy's
@@ -1821,3 +1843,23 @@ wrapcauchy = _Wrapcauchy()
 gennorm = _Gennorm()
 betabinom = _Betabinom()
 multinomial = _Multinomial()
+
+
+# NOTE [autograd's stats modules]: HIPS autograd has one module per distribution
+# (``import autograd.scipy.stats.multivariate_normal as mvn``, ``from
+# autograd.scipy.stats.norm import logpdf``), each with SciPy's functions of that
+# distribution.  Those import paths resolve here too: a module of the distribution's
+# methods under the dotted name, in ``sys.modules`` (which the import system consults
+# before it needs a package).  ``import ...stats.norm as norm`` then binds the
+# distribution object itself (the package attribute), whose methods are the same.
+def _autograd_module(name: str) -> types.ModuleType:
+    dist = globals()[name]
+    module = types.ModuleType(f"{__name__}.{name}", f"autograd's module for {dist!r}.")
+    for method in dir(dist):
+        if not method.startswith("_") and callable(getattr(dist, method)):
+            setattr(module, method, getattr(dist, method))
+    return module
+
+
+for _name in ("beta", "chi2", "dirichlet", "gamma", "multivariate_normal", "norm", "poisson", "t"):
+    sys.modules[f"{__name__}.{_name}"] = _autograd_module(_name)

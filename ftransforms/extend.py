@@ -1,0 +1,235 @@
+"""``autograd.extend``: :func:`primitive` and its rules, :func:`defvjp`, :func:`defjvp`,
+:func:`defvjp_argnum` and :func:`defjvp_argnum`, with autograd's protocols.
+
+A VJP maker is ``vjpmaker(ans, *args, **kwargs) -> (g -> cotangent of that argument)``;
+a JVP function is ``jvpfun(g, ans, *args, **kwargs) -> tangent of the output``.  Each
+call of a primitive becomes an ``ft.custom_vjp`` (or ``ft.custom_jvp`` when only JVPs are
+defined) over the arguments that have a rule; the others (functions, integers, settings)
+and the keyword arguments are constants to it.  The rules are written with NumPy, so
+they are differentiated again for higher orders, and ``vmap``/``jit`` see through them.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> from ftransforms.extend import defvjp, primitive
+    >>> @primitive
+    ... def logsumexp(x):
+    ...     max_x = np.max(x)
+    ...     return max_x + np.log(np.sum(np.exp(x - max_x)))
+    >>> defvjp(logsumexp, lambda ans, x: lambda g: np.full(x.shape, g) * np.exp(x - ans))
+    >>> ft.grad(logsumexp)(np.zeros(2))
+    array([0.5, 0.5])
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import numpy
+
+import ftransforms.numpy as fnp
+from ftransforms.core.tracer import Tracer
+from ftransforms.custom import custom_jvp, custom_vjp
+
+__all__ = ["defjvp", "defjvp_argnum", "defvjp", "defvjp_argnum", "primitive"]
+
+
+class primitive:  # noqa: N801  (autograd's name)
+    """``fun`` as an autograd primitive: differentiated by the rules that
+    :func:`defvjp`/:func:`defjvp` give it, not through its body.  With no rule yet it
+    computes ``fun`` as it is (differentiated through its body where that is NumPy code).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms.extend import defjvp, primitive
+        >>> @primitive
+        ... def cube(x):
+        ...     return x**3
+        >>> defjvp(cube, lambda g, ans, x: 3 * x**2 * g)
+        >>> float(ft.jvp(cube, (2.0,), (1.0,))[1])
+        12.0
+    """
+
+    def __init__(self, fun: Callable) -> None:
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.vjpmakers: dict[int, Callable | None] = {}
+        self.jvpfuns: dict[int, Callable | None] = {}
+        self.vjp_argnum: Callable | None = None
+        self.jvp_argnum: Callable | None = None
+
+    def __repr__(self) -> str:
+        return f"primitive({getattr(self.fun, '__name__', 'f')})"
+
+    def _rules_for(self) -> tuple[bool, dict]:
+        """(whether the VJPs are the rules, the per-argument rules)."""
+        reverse = bool(self.vjpmakers) or self.vjp_argnum is not None
+        return reverse, (self.vjpmakers if reverse else self.jvpfuns)
+
+    def _has_rule(self, i: int) -> bool:
+        reverse, rules = self._rules_for()
+        every = self.vjp_argnum if reverse else self.jvp_argnum
+        return every is not None or rules.get(i) is not None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not (self.vjpmakers or self.jvpfuns or self.vjp_argnum or self.jvp_argnum):
+            return self.fun(*args, **kwargs)
+        # The array arguments go through the custom rule (those without a rule get a zero
+        # derivative, as autograd's None); functions, integers and settings are constants.
+        dynamic = [i for i, a in enumerate(args) if self._has_rule(i) or _inexact(a)]
+
+        def full(dyn: tuple) -> tuple:
+            out = list(args)
+            for i, v in zip(dynamic, dyn):
+                out[i] = v
+            return tuple(out)
+
+        def call(*dyn: Any) -> Any:
+            return self.fun(*full(dyn), **kwargs)
+
+        call.__name__ = getattr(self.fun, "__name__", "primitive")
+        dyn = tuple(args[i] for i in dynamic)
+        reverse, _ = self._rules_for()
+        if reverse:
+            wrapped = custom_vjp(call)
+
+            def fwd(*dyn: Any) -> tuple:
+                ans = call(*dyn)
+                return ans, (ans, dyn)
+
+            def bwd(res: tuple, g: Any) -> tuple:
+                ans, dyn = res
+                vals = full(dyn)
+                return tuple(
+                    self._vjp(i, ans, vals, kwargs)(g) if self._has_rule(i) else fnp.zeros_like(v)
+                    for i, v in zip(dynamic, dyn)
+                )
+
+            wrapped.defvjp(fwd, bwd)
+        else:
+            wrapped = custom_jvp(call)
+
+            @wrapped.defjvp
+            def rule(primals: tuple, tangents: tuple) -> tuple:
+                ans = call(*primals)
+                vals = full(primals)
+                total = fnp.zeros_like(ans)
+                for i, t in zip(dynamic, tangents):
+                    if self._has_rule(i):
+                        total = total + self._jvp(i, t, ans, vals, kwargs)
+                return ans, total
+
+        return wrapped(*dyn)
+
+    def _vjp(self, i: int, ans: Any, vals: tuple, kwargs: dict) -> Callable:
+        if self.vjp_argnum is not None:
+            return self.vjp_argnum(i, ans, vals, kwargs)
+        return self.vjpmakers[i](ans, *vals, **kwargs)
+
+    def _jvp(self, i: int, t: Any, ans: Any, vals: tuple, kwargs: dict) -> Any:
+        if self.jvp_argnum is not None:
+            return self.jvp_argnum(i, t, ans, vals, kwargs)
+        return self.jvpfuns[i](t, ans, *vals, **kwargs)
+
+
+def _inexact(value: Any) -> bool:
+    """A value a derivative can flow into: a tracer, or a floating-point number or array."""
+    if isinstance(value, Tracer):
+        return True
+    if isinstance(value, (float, complex, numpy.ndarray, numpy.inexact)):
+        return numpy.result_type(value).kind in "fc"
+    return False
+
+
+def _check(where: str, fun: Any) -> None:
+    if not isinstance(fun, primitive):
+        raise TypeError(
+            f"{where}: expected a function wrapped with ftransforms.extend.primitive, got "
+            f"{fun!r}; decorate it with @primitive first"
+        )
+
+
+def defvjp(fun: primitive, *vjpmakers: Callable | None, argnums: Any = None) -> None:
+    """Give primitive ``fun`` its VJPs: ``vjpmakers[k](ans, *args, **kwargs)`` returns
+    the function ``g -> cotangent`` of argument ``argnums[k]`` (default ``k``), ``g`` the
+    output's cotangent.  ``None`` for an argument that gets no derivative.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms.extend import defvjp, primitive
+        >>> @primitive
+        ... def scale(x, c):
+        ...     return c * x
+        >>> defvjp(scale, lambda ans, x, c: lambda g: c * g, None)
+        >>> float(ft.grad(scale)(1.0, 3.0)), float(ft.grad(scale, argnums=1)(1.0, 3.0))  # c: none
+        (3.0, 0.0)
+    """
+    _check("defvjp", fun)
+    nums = range(len(vjpmakers)) if argnums is None else argnums
+    for i, maker in zip(nums, vjpmakers):
+        fun.vjpmakers[i] = maker
+
+
+def defjvp(fun: primitive, *jvpfuns: Callable | None, argnums: Any = None) -> None:
+    """Give primitive ``fun`` its JVPs: ``jvpfuns[k](g, ans, *args, **kwargs)`` is the
+    output's tangent from argument ``argnums[k]``'s (default ``k``) tangent ``g``; the
+    terms of several arguments add.  ``None`` for an argument that gets no derivative.
+    Used when ``fun`` has no VJP (reverse mode then transposes these).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms.extend import defjvp, primitive
+        >>> @primitive
+        ... def mul(x, y):
+        ...     return x * y
+        >>> defjvp(mul, lambda g, ans, x, y: g * y, lambda g, ans, x, y: x * g)
+        >>> float(ft.jvp(mul, (2.0, 3.0), (1.0, 1.0))[1])
+        5.0
+    """
+    _check("defjvp", fun)
+    nums = range(len(jvpfuns)) if argnums is None else argnums
+    for i, jvpfun in zip(nums, jvpfuns):
+        fun.jvpfuns[i] = jvpfun
+
+
+def defvjp_argnum(fun: primitive, vjpmaker: Callable) -> None:
+    """One VJP maker for every argument: ``vjpmaker(argnum, ans, args, kwargs)`` returns
+    ``g -> cotangent`` of argument ``argnum``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms.extend import defvjp_argnum, primitive
+        >>> @primitive
+        ... def add(x, y):
+        ...     return x + y
+        >>> defvjp_argnum(add, lambda argnum, ans, args, kwargs: lambda g: g)
+        >>> ft.grad(add, argnums=(0, 1))(1.0, 2.0)
+        (array(1.), array(1.))
+    """
+    _check("defvjp_argnum", fun)
+    fun.vjp_argnum = vjpmaker
+
+
+def defjvp_argnum(fun: primitive, jvpmaker: Callable) -> None:
+    """One JVP for every argument: ``jvpmaker(argnum, g, ans, args, kwargs)`` is the
+    output's tangent from argument ``argnum``'s tangent ``g``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms.extend import defjvp_argnum, primitive
+        >>> @primitive
+        ... def add(x, y):
+        ...     return x + y
+        >>> defjvp_argnum(add, lambda argnum, g, ans, args, kwargs: g)
+        >>> float(ft.jvp(add, (1.0, 2.0), (1.0, 10.0))[1])
+        11.0
+    """
+    _check("defjvp_argnum", fun)
+    fun.jvp_argnum = jvpmaker

@@ -1,0 +1,90 @@
+"""``numpy.lib.stride_tricks.as_strided`` on traced arrays: the strided view as a gather.
+
+``as_strided(x, shape, strides)`` reads ``x``'s memory at the byte offsets
+``sum(i_k * strides_k)``.  A tracer's elements are laid out in C order (``t.strides``
+says so), so on a tracer the view is ``x.ravel()[positions]`` with the element positions
+``sum(i_k * strides_k // itemsize)``: a gather every transform differentiates, maps and
+records.  The result is a read-only view (writes into ``x`` are seen through it; writing
+into it raises, as it would corrupt the overlapping windows such views usually have).
+Strides that are not whole elements, or positions outside ``x``, raise instead of reading
+memory NumPy would not own.
+
+While a transform is active ``numpy.lib.stride_tricks.as_strided`` is this function (the
+SciPy cookbook's rolling windows and im2col convolutions call it by that name); on
+anything but a tracer it is NumPy's.  A copy bound earlier by ``from
+numpy.lib.stride_tricks import as_strided`` stays NumPy's, which computes on an object
+array of tracers (right for 8-byte dtypes; other dtypes raise, see core/tracer.py).
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> def rolling_sum(y):
+    ...     windows = np.lib.stride_tricks.as_strided(
+    ...         y, shape=(3, 3), strides=(y.strides[0], y.strides[0]))
+    ...     return np.sum(windows ** 2)
+    >>> ft.grad(rolling_sum)(np.arange(5.0, dtype=np.float32))
+    array([ 0.,  4., 12., 12.,  8.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy
+
+from ftransforms.core.errors import UnsupportedOperationError
+from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE, make_view
+from ftransforms.core.tracer import Tracer
+from ftransforms.numpy.helpers import dtype_of, size
+from ftransforms.numpy.helpers import shape as shape_of
+from ftransforms.numpy.indexing import getitem
+from ftransforms.numpy.manipulation import ravel
+
+__all__: list[str] = []  # nothing joins fnp: numpy.lib.stride_tricks.as_strided is the name
+
+_NUMPY_AS_STRIDED = numpy.lib.stride_tricks.as_strided
+
+
+def _read_only(parent: Any, value: Any) -> Any:
+    raise ValueError("assignment destination is read-only")  # NumPy's words
+
+
+def as_strided(
+    x: Any, shape: Any = None, strides: Any = None, subok: bool = False, writeable: bool = True
+) -> Any:
+    """``numpy.lib.stride_tricks.as_strided(x, shape, strides)``: for a tracer, the
+    elements at the positions the byte ``strides`` reach (see the module doc); NumPy's
+    own function for anything else."""
+    if not isinstance(x, Tracer):
+        return _NUMPY_AS_STRIDED(x, shape, strides, subok, writeable)
+    itemsize = dtype_of(x).itemsize
+    new_shape = tuple(operator.index(n) for n in (shape_of(x) if shape is None else shape))
+    new_strides = tuple(operator.index(s) for s in (x.strides if strides is None else strides))
+    where = f"as_strided(x, shape={new_shape}, strides={new_strides})"
+    if len(new_shape) != len(new_strides):
+        raise ValueError(f"{where}: mismatch in length of strides and shape")
+    if any(s % itemsize for s in new_strides):
+        raise UnsupportedOperationError(
+            f"{where}: the strides must be whole {itemsize}-byte elements of x ({dtype_of(x)}) "
+            f"on a traced array; pass multiples of x.itemsize"
+        )
+    positions = numpy.zeros(new_shape, dtype=numpy.intp)
+    for axis, (n, s) in enumerate(zip(new_shape, new_strides)):
+        steps = numpy.arange(n, dtype=numpy.intp) * (s // itemsize)
+        positions = positions + steps.reshape((n,) + (1,) * (len(new_shape) - axis - 1))
+    if positions.size and (positions.min() < 0 or positions.max() >= size(x)):
+        raise ValueError(
+            f"{where}: the view reaches elements {positions.min()}..{positions.max()} of an "
+            f"array of {size(x)} (NumPy would read memory outside it); check shape and strides"
+        )
+
+    def forward(parent: Any) -> Any:
+        return getitem(ravel(parent), positions)
+
+    return make_view(x, forward(x), forward, _read_only)
+
+
+PATCHED_WHILE_ACTIVE.append(
+    (vars(numpy.lib.stride_tricks), {"as_strided": as_strided}, {"as_strided": _NUMPY_AS_STRIDED})
+)
