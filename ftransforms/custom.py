@@ -18,7 +18,7 @@ import ftransforms.numpy as fnp
 from ftransforms.api import vjp as _vjp
 from ftransforms.api import vmap
 from ftransforms.boundary import transform_inputs, transform_outputs
-from ftransforms.core.errors import ArgnumsError, UnsupportedOperationError
+from ftransforms.core.errors import ArgnumsError, TangentMismatchError, UnsupportedOperationError
 from ftransforms.core.mutation import mutable
 from ftransforms.core.primitive import Primitive
 from ftransforms.core.tracer import Tracer
@@ -179,7 +179,10 @@ def _custom_jvp_primitive(fun, rule, in_spec, spec: _Spec, name: str) -> Primiti
         primals = tree_unflatten(in_spec, [mutable(x) for x in leaves])
         _, t_out = rule(tuple(primals), tuple(tree_unflatten(in_spec, tangents)))
         t_leaves, _ = tree_flatten(transform_outputs(t_out))
-        return tuple(_like(t, yi) for t, yi in zip(t_leaves, y))
+        return tuple(
+            _like(t, yi, name, f"the JVP rule's tangent output {k}", "primal output")
+            for k, (t, yi) in enumerate(zip(t_leaves, y))
+        )
 
     def vjp(y_bar, y, *leaves, wanted):
 
@@ -203,9 +206,16 @@ def _custom_jvp_primitive(fun, rule, in_spec, spec: _Spec, name: str) -> Primiti
     return Primitive(name, impl, jvp=jvp, vjp=vjp, batch=batch, multiple_results=True)
 
 
-def _like(t, y):
+def _like(t, y, name, what, ref):
+    """A rule's tangent/cotangent ``t`` in the dtype of ``y``, whose shape it must have
+    (as JAX checks: a missing ``.sum()`` or a wrong slice is the user's bug, not a value to
+    broadcast or a NumPy broadcasting error from deep inside the backward pass)."""
     if fnp.shape(t) != fnp.shape(y):
-        t = fnp.broadcast_to(t, fnp.shape(y))
+        raise TangentMismatchError(
+            f"{name}: {what} has shape {fnp.shape(t)} but the {ref} has shape "
+            f"{fnp.shape(y)}; a rule must return one value of that shape per "
+            f"{ref.split()[0]} (reduce or broadcast it in the rule)"
+        )
     return fnp.astype(t, dtype_of(y))
 
 
@@ -325,14 +335,15 @@ def _custom_vjp_primitive(fwd, bwd, in_spec, spec: _Spec, name: str) -> Primitiv
             )
         ct_leaves, ct_spec = tree_flatten(cts, none_is_leaf=True)
         if len(ct_leaves) != len(leaves):
-            raise ValueError(
+            raise TangentMismatchError(
                 f"{name}: the bwd rule returned {len(ct_leaves)} cotangent leaves for "
                 f"{len(leaves)} input leaves; return one per argument, with its structure"
             )
         out = [
-            None if c is None or not w or not _inexact(x) else _like(c, x)
-            for c, w, x in zip(ct_leaves, wanted, leaves)
-        ]
+            None if c is None or not w or not _inexact(x) else
+            _like(c, x, name, f"the bwd rule's cotangent leaf {k}", "input leaf")
+            for k, (c, w, x) in enumerate(zip(ct_leaves, wanted, leaves))
+        ]  # fmt: skip
         res_cts = _residual_cotangents(fwd, in_spec, leaves, y_bar[n:], wanted)
         for i, c in enumerate(res_cts):
             if c is not None:
@@ -370,7 +381,7 @@ def _residual_cotangents(fwd, in_spec, leaves, res_bars, wanted) -> list:
     _, pullback = _vjp(residuals, *leaves)
     cts = pullback(tuple(res_bars[k] for k in picked))
     return [
-        _like(c, x) if w and _inexact(x) and c is not None else None
+        fnp.astype(c, dtype_of(x)) if w and _inexact(x) and c is not None else None
         for c, w, x in zip(cts, wanted, leaves)
     ]
 
