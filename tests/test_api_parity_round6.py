@@ -23,6 +23,7 @@ import pytest
 
 import ftransforms as ft
 from ftransforms import errors as E
+from ftransforms.program import Program
 from tests.tolerances import assert_tree_close
 
 close = functools.partial(assert_tree_close, rtol=1e-12, atol=1e-12, strict=True)
@@ -101,3 +102,72 @@ def test_correct_custom_rules_still_compose_with_vmap_and_grad():
     theirs = jax.vmap(jax.grad(make(jnp, jax.custom_vjp), argnums=(0, 1)), in_axes=(0, None))
     A = np.arange(6.0).reshape(2, 3)
     close(ours(A, X3), j2n(theirs(A, X3)))
+
+
+# -- jit: static arguments inferred through the signature, JAX's other options -----------
+
+
+def test_jit_static_argnums_also_covers_the_parameter_passed_by_keyword_like_jax():
+    """``jax.jit(f, static_argnums=1)(x, n=3)`` makes n static (JAX infers
+    static_argnames from the signature); ours raised "static_argnums has 1"."""
+    calls = []
+
+    def power(x, n=2):
+        calls.append(n)
+        return x**n
+
+    jpower = jax.jit(power, static_argnums=1)
+    f = ft.jit(power, static_argnums=1)
+    for call in (lambda g: g(X3, n=3), lambda g: g(X3, 3), lambda g: g(X3)):
+        close(call(f), j2n(call(jpower)))
+    assert len(f.cache) == 3  # n=3 by keyword, 3 by position, the default: three keys
+    calls.clear()
+    close(f(X3 + 1.0, n=3), (X3 + 1.0) ** 3)  # replayed: n was static, power not called
+    assert calls == []
+
+
+def test_jit_static_argnames_and_argnums_are_checked_against_the_signature_like_jax():
+    for kwargs in ({"static_argnums": 3}, {"static_argnames": "m"}):
+        with pytest.raises(ValueError):
+            jax.jit(lambda a, n: a * n, **kwargs)(X3, 2)
+        with pytest.raises(ValueError, match=r"jit\(<lambda>, static_arg"):
+            ft.jit(lambda a, n: a * n, **kwargs)
+
+    def varargs(a, *rest):
+        return a * len(rest)
+
+    # with *args, a static position past the call's arguments is skipped (JAX's rule)
+    close(
+        ft.jit(varargs, static_argnums=5)(X3, 1, 2),
+        j2n(jax.jit(varargs, static_argnums=5)(X3, 1, 2)),
+    )
+    # a required static parameter left out still names static_argnums
+    with pytest.raises(ValueError, match="static_argnums has 1"):
+        ft.jit(lambda a, n: a * n, static_argnums=1)(X3)
+
+
+@pytest.mark.parametrize(
+    "option",
+    [{"donate_argnums": 0}, {"donate_argnums": (0,)}, {"donate_argnames": "a"},
+     {"keep_unused": True}, {"inline": True}],
+)  # fmt: skip
+def test_jit_accepts_jax_donation_and_compilation_options(option):
+    """They were TypeErrors (unexpected keyword); nothing is donated: the argument stays."""
+    a = X3.copy()
+    close(ft.jit(lambda a: a * 2.0, **option)(a), j2n(jax.jit(lambda a: a * 2.0, **option)(a)))
+    close(ft.jit(**option)(lambda a: a * 2.0)(a), 2.0 * X3)
+    assert np.array_equal(a, X3)
+
+
+def test_make_jaxpr_static_argnums_and_return_shape_like_jax():
+    def f(x, n):
+        return {"y": x * n, "s": (x**2).sum()}
+
+    jaxpr, jshape = jax.make_jaxpr(f, static_argnums=1, return_shape=True)(X3, 2.0)
+    program, shape = ft.make_jaxpr(f, static_argnums=1, return_shape=True)(X3, 2.0)
+    assert isinstance(program, Program)
+    assert jax.tree_util.tree_structure(shape) == jax.tree_util.tree_structure(jshape)
+    for ours, theirs in zip(jax.tree_util.tree_leaves(shape), jax.tree_util.tree_leaves(jshape)):
+        assert isinstance(ours, ft.ShapeDtypeStruct)
+        assert (ours.shape, ours.dtype) == (theirs.shape, theirs.dtype)
+    assert len(program.in_avals) == 1  # n is a constant of the program, not an input
