@@ -96,7 +96,9 @@ class _CustomBase:
     """What ``custom_jvp`` and ``custom_vjp`` share: keyword arguments resolved to
     positions (with the defaults filled in, as JAX does) and ``nondiff_argnums``."""
 
-    def __init__(self, fun: Callable, nondiff_argnums: Any, kind: str) -> None:
+    def __init__(
+        self, fun: Callable, nondiff_argnums: Any, kind: str, nondiff_argnames: Any = ()
+    ) -> None:
         functools.update_wrapper(self, fun)
         self.fun = fun
         self._name = f"{kind}({getattr(fun, '__name__', 'f')})"
@@ -107,14 +109,24 @@ class _CustomBase:
             raise ArgnumsError(
                 f"{self._name}: nondiff_argnums must be a tuple of ints, got {nondiff_argnums!r}"
             )
-        self.nondiff_argnums = tuple(nums)
         try:
             self._sig: inspect.Signature | None = inspect.signature(fun)
         except (TypeError, ValueError):
             self._sig = None
-        params = self._sig.parameters.values() if self._sig is not None else ()
+        params = list(self._sig.parameters.values()) if self._sig is not None else []
         positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
         self._n_positional = sum(p.kind in positional for p in params)
+        # JAX's nondiff_argnames: the positions of those parameters, added to nondiff_argnums
+        names = (nondiff_argnames,) if isinstance(nondiff_argnames, str) else nondiff_argnames
+        where = {p.name: k for k, p in enumerate(params) if p.kind in positional}
+        unknown = [n for n in names if n not in where]
+        if unknown:
+            raise ArgnumsError(
+                f"{self._name}: nondiff_argnames={tuple(names)!r} names no positional "
+                f"parameter of the function: {unknown} (its positional parameters are "
+                f"{list(where)})"
+            )
+        self.nondiff_argnums = tuple(sorted(set(nums) | {where[n] for n in names}))
 
     def _positional(self, args: tuple, kwargs: dict) -> tuple:
         """``args`` and ``kwargs`` as one tuple of positional arguments."""
@@ -242,8 +254,10 @@ class custom_jvp(_CustomBase):  # noqa: N801  (JAX's name)
     ``jvp_i(tangent_i, primal_out, *primals)`` per argument (``None``: no dependence).
     """
 
-    def __init__(self, fun: Callable, nondiff_argnums: Any = ()) -> None:
-        super().__init__(fun, nondiff_argnums, "custom_jvp")
+    def __init__(
+        self, fun: Callable, nondiff_argnums: Any = (), nondiff_argnames: Any = ()
+    ) -> None:
+        super().__init__(fun, nondiff_argnums, "custom_jvp", nondiff_argnames)
         self.jvp_rule: Callable | None = None
 
     def defjvp(self, rule: Callable, symbolic_zeros: bool = False) -> Callable:
@@ -408,12 +422,14 @@ class custom_vjp(_CustomBase):  # noqa: N801  (JAX's name)
 
     As in JAX: keyword arguments are resolved to positions (defaults filled in);
     ``fwd`` takes the same arguments as the function; the arguments in
-    ``nondiff_argnums`` are not differentiated, come first in
-    ``bwd(*nondiff, residuals, g)``, and get no cotangent.
+    ``nondiff_argnums`` (and those ``nondiff_argnames`` names) are not differentiated,
+    come first in ``bwd(*nondiff, residuals, g)``, and get no cotangent.
     """
 
-    def __init__(self, fun: Callable, nondiff_argnums: Any = ()) -> None:
-        super().__init__(fun, nondiff_argnums, "custom_vjp")
+    def __init__(
+        self, fun: Callable, nondiff_argnums: Any = (), nondiff_argnames: Any = ()
+    ) -> None:
+        super().__init__(fun, nondiff_argnums, "custom_vjp", nondiff_argnames)
         self.fwd: Callable | None = None
         self.bwd: Callable | None = None
 

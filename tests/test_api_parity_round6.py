@@ -171,3 +171,46 @@ def test_make_jaxpr_static_argnums_and_return_shape_like_jax():
         assert isinstance(ours, ft.ShapeDtypeStruct)
         assert (ours.shape, ours.dtype) == (theirs.shape, theirs.dtype)
     assert len(program.in_avals) == 1  # n is a constant of the program, not an input
+
+
+# -- custom rules: nondiff_argnames --------------------------------------------------------
+
+
+def _sum_squares(np_, custom_jvp):
+    @functools.partial(custom_jvp, nondiff_argnames=("axis",))
+    def f(a, axis):
+        return np_.sum(a**2, axis=axis)
+
+    @f.defjvp
+    def _(axis, primals, tangents):  # a rule deliberately 10x the true one: it must be used
+        return np_.sum(primals[0] ** 2, axis=axis), np_.sum(
+            20 * primals[0] * tangents[0], axis=axis
+        )
+
+    return f
+
+
+def _scaled(np_, custom_vjp):
+    @functools.partial(custom_vjp, nondiff_argnames=("k",))
+    def f(a, k):
+        return a * k
+
+    f.defvjp(lambda a, k: (a * k, None), lambda k, res, g: (g * k * 100.0,))
+    return f
+
+
+def test_custom_jvp_and_custom_vjp_nondiff_argnames_like_jax():
+    """JAX's nondiff_argnames (a TypeError here before): the named parameters are
+    nondiff arguments, by keyword or by position."""
+    A = np.arange(6.0).reshape(2, 3) / 5
+    f, jf = _sum_squares(np, ft.custom_jvp), _sum_squares(jnp, jax.custom_jvp)
+    close(ft.jacrev(lambda a: f(a, axis=0))(A), j2n(jax.jacrev(lambda a: jf(a, axis=0))(A)))
+    close(ft.jacfwd(lambda a: f(a, 1))(A), j2n(jax.jacfwd(lambda a: jf(a, 1))(A)))
+    g, jg = _scaled(np, ft.custom_vjp), _scaled(jnp, jax.custom_vjp)
+    close(ft.grad(lambda a: g(a, k=3.0).sum())(X3), j2n(jax.grad(lambda a: jg(a, k=3.0).sum())(X3)))
+    close(
+        ft.vmap(ft.grad(lambda a: g(a, 3.0).sum()))(A),
+        j2n(jax.vmap(jax.grad(lambda a: jg(a, 3.0).sum()))(A)),
+    )
+    with pytest.raises(E.ArgnumsError, match="names no positional parameter"):
+        ft.custom_vjp(lambda a, k: a, nondiff_argnames=("z",))
