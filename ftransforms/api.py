@@ -21,6 +21,7 @@ from ftransforms.arguments import (
     LazyNames,
     arg_names,
     as_plain,
+    check_callable,
     check_chunk_size,
     check_differentiable,
     check_holomorphic_inputs,
@@ -136,6 +137,7 @@ def vmap(
         >>> vmap(lambda x, w: x @ w, in_dims=(0, None))(np.ones((5, 3)), np.ones(3)).shape
         (5,)
     """
+    check_callable(func, "vmap")
     check_randomness(randomness, f"vmap({fname(func)}, randomness={randomness!r})")
     check_chunk_size(chunk_size, f"vmap({fname(func)}, chunk_size={chunk_size!r})")
     if chunk_size is not None and axis_name is not None:
@@ -553,6 +555,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False, holomorphic: bool 
         >>> vjp_fn(np.ones(2))[0]
         array([1., 1.])
     """
+    check_callable(func, "vjp", "vjp(f, x)")
     where = f"vjp({fname(func)}{', holomorphic=True' if holomorphic else ''})"
     if holomorphic:
         check_holomorphic_inputs(primals, where, lambda: "primals")
@@ -607,6 +610,7 @@ def grad_and_value(
         (array([0., 2., 4.]), 5.0)
     """
 
+    check_callable(func, "grad")
     where = f"grad({fname(func)}{', holomorphic=True' if holomorphic else ''})"
 
     @functools.wraps(func)
@@ -735,13 +739,16 @@ def jvp(
     *,
     has_aux: bool = False,
     holomorphic: bool = False,
+    strict: bool = False,
 ):
     """Evaluate ``func(*primals)`` and its directional derivative along ``tangents``.
 
     Returns ``(output, jvp_out[, aux])``; ``tangents`` has the structure, shapes and dtypes
     of ``primals`` (both tuples of the positional arguments).  For a holomorphic ``func``
     of complex inputs ``jvp_out`` is ``f'(z) * t``; ``holomorphic=True`` only checks that
-    the inputs and outputs are complex.
+    the inputs and outputs are complex.  ``strict=True`` (torch.func's option) raises
+    :class:`~ftransforms.errors.GradOutputError` where an output does not depend on the
+    primals (by default its tangent is zeros).
 
     Example:
         >>> import numpy as np
@@ -749,6 +756,7 @@ def jvp(
         >>> jvp(np.sin, (np.zeros(2),), (np.ones(2),))[1]
         array([1., 1.])
     """
+    check_callable(func, "jvp", "jvp(f, (x,), (t,))")
     where = f"jvp({fname(func)}{', holomorphic=True' if holomorphic else ''})"
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TangentMismatchError(
@@ -791,6 +799,12 @@ def jvp(
                 primal_out.append(as_plain(leaf.primal))
                 tangent_out.append(as_plain(leaf.tangent))
             else:
+                if strict:
+                    raise GradOutputError(
+                        f"{where[:-1]}, strict=True): output leaf {len(primal_out)} does not "
+                        f"depend on the primals, which strict=True does not allow (as in "
+                        f"torch.func); drop strict=True to get a zero tangent for it"
+                    )
                 leaf = as_plain(to_array(leaf, where, "every output"))
                 primal_out.append(leaf)
                 tangent_out.append(as_plain(fnp.zeros_like(leaf)))
@@ -815,6 +829,7 @@ def linearize(func: Callable, *primals: Any, has_aux: bool = False):
         >>> jvp_fn(np.ones(2))
         array([1., 1.])
     """
+    check_callable(func, "linearize", "linearize(f, x)")
     where = f"linearize({fname(func)})"
     interp, leaves, spec, in_ids, values, out_spec, ids, aux = _vjp(
         func, primals, has_aux, where, copy=True
@@ -936,6 +951,7 @@ def jacrev(
         array([[1., 0.],
                [0., 1.]])
     """
+    check_callable(func, "jacrev")
     check_chunk_size(chunk_size, f"jacrev({fname(func)}, chunk_size={chunk_size!r})")
 
     @functools.wraps(func)
@@ -1030,6 +1046,7 @@ def jacfwd(
         array([[2., 0.],
                [0., 6.]])
     """
+    check_callable(func, "jacfwd")
     check_randomness(randomness, f"jacfwd({fname(func)}, randomness={randomness!r})")
     check_chunk_size(chunk_size, f"jacfwd({fname(func)}, chunk_size={chunk_size!r})")
 
@@ -1110,6 +1127,7 @@ def hessian(
         array([[ 6.,  0.],
                [ 0., 12.]])
     """
+    check_callable(func, "hessian")
     check_chunk_size(chunk_size, f"hessian({fname(func)}, chunk_size={chunk_size!r})")
     inner = jacrev(func, argnums, has_aux, holomorphic)
     return jacfwd(inner, argnums, has_aux, holomorphic, chunk_size=chunk_size)

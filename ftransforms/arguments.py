@@ -90,6 +90,16 @@ class LazyNames:
         return self._names[i]
 
 
+def check_callable(func: Any, transform: str, usage: str = "") -> None:
+    """A transform is given the function to transform (JAX checks it on the spot too)."""
+    if not callable(func):
+        raise TypeError(
+            f"{transform}({type(func).__name__}): expected a function to transform, got "
+            f"{func!r:.60}; write {usage or transform + '(f)(x)'} with f a function (a "
+            f"lambda) of the arguments"
+        )
+
+
 def check_live(value: Any, where: str) -> None:
     if isinstance(value, Tracer) and not value._interp.active:
         raise EscapedTracerError(

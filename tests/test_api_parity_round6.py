@@ -214,3 +214,40 @@ def test_custom_jvp_and_custom_vjp_nondiff_argnames_like_jax():
     )
     with pytest.raises(E.ArgnumsError, match="names no positional parameter"):
         ft.custom_vjp(lambda a, k: a, nondiff_argnames=("z",))
+
+
+# -- transforms check their function on the spot; torch.func's jvp(strict=) ---------------
+
+
+@pytest.mark.parametrize(
+    "transform", ["vmap", "grad", "value_and_grad", "jacrev", "jacfwd", "hessian"]
+)
+def test_transforming_a_non_function_is_a_type_error_at_once_like_jax(transform):
+    """``jax.grad(x)`` raises "Expected a callable value"; ours returned a wrapper that
+    failed later, inside the call, with "'numpy.ndarray' object is not callable"."""
+    with pytest.raises(TypeError):
+        getattr(jax, transform)(X3)
+    with pytest.raises(TypeError, match="expected a function to transform"):
+        getattr(ft, transform)(X3)
+
+
+def test_vjp_jvp_linearize_name_the_call_form_for_a_non_function():
+    for call, form in [
+        (lambda: ft.vjp(X3, X3), r"vjp\(f, x\)"),
+        (lambda: ft.jvp(X3, (X3,), (X3,)), r"jvp\(f, \(x,\), \(t,\)\)"),
+        (lambda: ft.linearize(X3, X3), r"linearize\(f, x\)"),
+    ]:
+        with pytest.raises(TypeError, match=form):
+            call()
+
+
+def test_jvp_strict_like_torch_func():
+    """torch.func.jvp(..., strict=True) raises where an output does not depend on the
+    primals ("This is not allowed with strict=True"); strict=False, its default, gives
+    that output a zero tangent.  ``strict=`` was a TypeError here."""
+    out, t = ft.jvp(lambda a: (a * 2.0, np.ones(2)), (X3,), (X3,), strict=False)
+    close((out, t), ((2.0 * X3, np.ones(2)), (2.0 * X3, np.zeros(2))))
+    close(ft.jvp(np.sin, (X3,), (X3,), strict=True), (np.sin(X3), np.cos(X3) * X3))
+    with pytest.raises(E.GradOutputError, match="output leaf 1 does not depend") as info:
+        ft.jvp(lambda a: (a * 2.0, np.ones(2)), (X3,), (X3,), strict=True)
+    assert isinstance(info.value, RuntimeError)  # torch raises RuntimeError
