@@ -251,3 +251,30 @@ def test_jvp_strict_like_torch_func():
     with pytest.raises(E.GradOutputError, match="output leaf 1 does not depend") as info:
         ft.jvp(lambda a: (a * 2.0, np.ones(2)), (X3,), (X3,), strict=True)
     assert isinstance(info.value, RuntimeError)  # torch raises RuntimeError
+
+
+def test_checkpoint_static_argnames_like_jax():
+    """jax.checkpoint(f, static_argnames=...) was a TypeError (unexpected keyword) here.
+    (JAX 0.10 accepts the option but still traces keyword arguments, so the oracle passes
+    them by position with static_argnums.)"""
+
+    def body(np_):
+        def f(a, n=1, mode="sin"):
+            for _ in range(n):
+                a = np_.sin(a) if mode == "sin" else np_.cos(a)
+            return a
+
+        return f
+
+    ours = ft.checkpoint(body(np), static_argnames=("n", "mode"))
+    theirs = jax.checkpoint(body(jnp), static_argnums=(1, 2))
+    close(
+        ft.grad(lambda a: ours(a, n=3, mode="cos").sum())(X3),
+        j2n(jax.grad(lambda a: theirs(a, 3, "cos").sum())(X3)),
+    )
+    close(
+        ft.vmap(ft.grad(lambda a: ft.checkpoint(body(np), static_argnames="n")(a, n=2)))(X3),
+        j2n(jax.vmap(jax.grad(lambda a: theirs(a, 2, "sin")))(X3)),
+    )
+    with pytest.raises(E.ArgnumsError, match="static_argnames must be a str"):
+        ft.checkpoint(body(np), static_argnames=(1,))
