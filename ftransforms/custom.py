@@ -14,6 +14,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+import numpy
+
 import ftransforms.numpy as fnp
 from ftransforms.api import vjp as _vjp
 from ftransforms.api import vmap
@@ -180,7 +182,7 @@ def _custom_jvp_primitive(fun, rule, in_spec, spec: _Spec, name: str) -> Primiti
         out_leaves, spec.out = tree_flatten(
             transform_outputs(fun(*tree_unflatten(in_spec, leaves)))
         )
-        return tuple(out_leaves)
+        return _array_leaves(xp, out_leaves)
 
     def jvp(tangents, y, *leaves):
         # the rule may write into what it gets (``t = t.copy(); t *= 2``), as a transformed
@@ -202,7 +204,11 @@ def _custom_jvp_primitive(fun, rule, in_spec, spec: _Spec, name: str) -> Primiti
             tangent_leaves = [mutable(t) for t in tangent_leaves]
             given = tuple(tree_unflatten(in_spec, [mutable(x) for x in leaves]))
             _, t_out = rule(given, tuple(tree_unflatten(in_spec, tangent_leaves)))
-            return tuple(tree_flatten(transform_outputs(t_out))[0])
+            t_leaves = tree_flatten(transform_outputs(t_out))[0]
+            return tuple(
+                _like(t, yi, name, f"the JVP rule's tangent output {k}", "primal output")
+                for k, (t, yi) in enumerate(zip(t_leaves, y))
+            )
 
         zeros = [fnp.zeros_like(x) for x in leaves]
         ct = tuple(fnp.zeros_like(yi) if b is None else b for b, yi in zip(y_bar, y))
@@ -216,6 +222,16 @@ def _custom_jvp_primitive(fun, rule, in_spec, spec: _Spec, name: str) -> Primiti
         return outs, (0,) * len(outs)
 
     return Primitive(name, impl, jvp=jvp, vjp=vjp, batch=batch, multiple_results=True)
+
+
+def _array_leaves(xp: Any, leaves: list) -> tuple:
+    """The outputs (and residuals) of a rule's primitive as arrays: a Python or NumPy
+    number (a count kept as a residual, a constant output) becomes a 0-d array, as JAX
+    makes it, so that every interpreter, ``jit``'s recording included, sees arrays."""
+    return tuple(
+        xp.asarray(v) if isinstance(v, (bool, int, float, complex, numpy.generic)) else v
+        for v in leaves
+    )
 
 
 def _like(t, y, name, what, ref):
@@ -325,7 +341,7 @@ def _custom_vjp_primitive(fwd, bwd, in_spec, spec: _Spec, name: str) -> Primitiv
         out_leaves, spec.out = tree_flatten(out)
         res_leaves, spec.res = tree_flatten(res)
         spec.n_out = len(out_leaves)
-        return tuple(out_leaves) + tuple(res_leaves)
+        return _array_leaves(xp, out_leaves + res_leaves)
 
     def jvp(tangents, y, *leaves):
         raise TypeError(

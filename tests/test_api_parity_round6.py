@@ -278,3 +278,47 @@ def test_checkpoint_static_argnames_like_jax():
     )
     with pytest.raises(E.ArgnumsError, match="static_argnames must be a str"):
         ft.checkpoint(body(np), static_argnames=(1,))
+
+
+# -- custom rules: Python numbers among outputs and residuals ------------------------------
+
+
+def _count_residual(np_, custom_vjp):
+    f = custom_vjp(lambda a: a * 2.0)
+    f.defvjp(
+        lambda a: (a * 2.0, (a, 3, {"half": 0.5})),
+        lambda res, g: (g * 2.0 * res[1] * res[2]["half"] + 0.0 * res[0],),
+    )
+    return f
+
+
+def test_custom_vjp_python_number_residuals_under_jit_like_jax():
+    """A count kept as a residual (``(x, 3)``): jit(grad(f)) raised AttributeError
+    "'int' object has no attribute 'shape'" while recording."""
+    f, jf = _count_residual(np, ft.custom_vjp), _count_residual(jnp, jax.custom_vjp)
+    want = j2n(jax.jit(jax.grad(lambda a: jf(a).sum()))(X3))
+    close(ft.jit(ft.grad(lambda a: f(a).sum()))(X3), want)
+    close(ft.grad(lambda a: f(a).sum())(X3), want)
+    A = np.arange(6.0).reshape(2, 3)
+    close(
+        ft.jit(ft.vmap(ft.grad(lambda a: f(a).sum())))(A),
+        j2n(jax.jit(jax.vmap(jax.grad(lambda a: jf(a).sum())))(A)),
+    )
+
+
+def _with_a_count(np_, custom_jvp, zero):
+    f = custom_jvp(lambda a: (np_.sin(a), 3))
+    f.defjvp(lambda p, t: ((np_.sin(p[0]), 3), (np_.cos(p[0]) * t[0], zero)))
+    return f
+
+
+def test_custom_jvp_python_number_output_under_jit_and_grad_like_jax():
+    """jit(grad(f)) of a custom_jvp function returning ``(y, 3)`` raised AttributeError;
+    its reverse mode also refused the rule's float tangent for the integer output."""
+    # the integer output's tangent: JAX wants float0, ours takes zeros of any dtype
+    f = _with_a_count(np, ft.custom_jvp, np.zeros(()))
+    jf = _with_a_count(jnp, jax.custom_jvp, np.zeros((), jax.dtypes.float0))
+    want = j2n(jax.grad(lambda a: jf(a)[0].sum())(X3))
+    close(ft.jit(ft.grad(lambda a: f(a)[0].sum()))(X3), want)
+    close(ft.grad(lambda a: f(a)[0].sum())(X3), want)
+    close(ft.jacrev(lambda a: f(a)[0])(X3), j2n(jax.jacrev(lambda a: jf(a)[0])(X3)))
