@@ -31,6 +31,7 @@ from ftransforms.arguments import (
     check_none_arg,
     check_pair,
     check_randomness,
+    check_reduce_axes,
     check_scalar_output,
     check_zero_tangent,
     dask_error,
@@ -538,7 +539,13 @@ def _strip(tree, interp, cls, attr, where):
     return tree_unflatten(spec, [as_plain(v) for v in out])
 
 
-def vjp(func: Callable, *primals: Any, has_aux: bool = False, holomorphic: bool = False):
+def vjp(
+    func: Callable,
+    *primals: Any,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    reduce_axes: Any = (),
+):
     """Evaluate ``func(*primals)`` and return ``(output, vjp_fn[, aux])``.
 
     ``vjp_fn(cotangent)`` takes a cotangent with the output's structure, shapes and dtypes
@@ -557,6 +564,7 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False, holomorphic: bool 
     """
     check_callable(func, "vjp", "vjp(f, x)")
     where = f"vjp({fname(func)}{', holomorphic=True' if holomorphic else ''})"
+    check_reduce_axes(reduce_axes, where)
     if holomorphic:
         check_holomorphic_inputs(primals, where, lambda: "primals")
     interp, leaves, spec, in_ids, values, out_spec, ids, aux = _vjp(
@@ -598,6 +606,7 @@ def grad_and_value(
     has_aux: bool = False,
     holomorphic: bool = False,
     allow_int: bool = False,
+    reduce_axes: Any = (),
 ) -> Callable:
     """Like :func:`grad`, returning ``(gradient, value)`` (``(gradient, (value, aux))`` with
     ``has_aux``): torch.func's order; :func:`value_and_grad` is JAX's.
@@ -612,6 +621,7 @@ def grad_and_value(
 
     check_callable(func, "grad")
     where = f"grad({fname(func)}{', holomorphic=True' if holomorphic else ''})"
+    check_reduce_axes(reduce_axes, where)
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
@@ -671,6 +681,7 @@ def grad(
     has_aux: bool = False,
     holomorphic: bool = False,
     allow_int: bool = False,
+    reduce_axes: Any = (),
 ) -> Callable:
     """The gradient of a real-scalar-valued ``func`` with respect to ``args[argnums]``.
 
@@ -682,7 +693,8 @@ def grad(
     complex derivative ``f'(z)`` (``2 z`` for ``z ** 2``).  Integer/bool inputs in
     ``argnums`` raise :class:`~ftransforms.errors.NonDifferentiableInputError`; with
     ``allow_int=True`` (JAX's option) their gradient is a zero array of JAX's ``float0``
-    dtype (``ftransforms.arguments.FLOAT0``) and the input's shape.
+    dtype (``ftransforms.arguments.FLOAT0``) and the input's shape.  JAX's deprecated
+    ``reduce_axes`` is accepted empty only.
 
     Example:
         >>> import numpy as np
@@ -692,7 +704,7 @@ def grad(
         >>> complex(grad(lambda z: z ** 2, holomorphic=True)(np.complex128(1 + 2j)))
         (2+4j)
     """
-    gv = grad_and_value(func, argnums, has_aux, holomorphic, allow_int)
+    gv = grad_and_value(func, argnums, has_aux, holomorphic, allow_int, reduce_axes)
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
@@ -708,6 +720,7 @@ def value_and_grad(
     has_aux: bool = False,
     holomorphic: bool = False,
     allow_int: bool = False,
+    reduce_axes: Any = (),
 ) -> Callable:
     """JAX's name and order: ``(value, gradient)``, ``((value, aux), gradient)`` with
     ``has_aux``; otherwise :func:`grad_and_value` (torch.func's ``(gradient, value)``).
@@ -719,7 +732,7 @@ def value_and_grad(
         >>> float(v), g
         (5.0, array([0., 2., 4.]))
     """
-    gv = grad_and_value(func, argnums, has_aux, holomorphic, allow_int)
+    gv = grad_and_value(func, argnums, has_aux, holomorphic, allow_int, reduce_axes)
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:

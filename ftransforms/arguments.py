@@ -32,6 +32,7 @@ from ftransforms.core.errors import (
     OutDimsError,
     RandomnessError,
     TangentMismatchError,
+    UnsupportedOperationError,
 )
 from ftransforms.core.mutation import mutable
 from ftransforms.core.tracer import Tracer
@@ -97,6 +98,17 @@ def check_callable(func: Any, transform: str, usage: str = "") -> None:
             f"{transform}({type(func).__name__}): expected a function to transform, got "
             f"{func!r:.60}; write {usage or transform + '(f)(x)'} with f a function (a "
             f"lambda) of the arguments"
+        )
+
+
+def check_reduce_axes(reduce_axes: Any, where: str) -> None:
+    """JAX's ``reduce_axes`` (deprecated there): accepted when empty, refused otherwise,
+    as JAX refuses it."""
+    if reduce_axes:
+        raise UnsupportedOperationError(
+            f"{where}: reduce_axes={reduce_axes!r} is not supported (JAX deprecated it and "
+            f"refuses it too); sum over the named axis inside the function (ft.lax.psum), "
+            f"and leave reduce_axes out"
         )
 
 

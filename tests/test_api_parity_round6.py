@@ -322,3 +322,36 @@ def test_custom_jvp_python_number_output_under_jit_and_grad_like_jax():
     close(ft.jit(ft.grad(lambda a: f(a)[0].sum()))(X3), want)
     close(ft.grad(lambda a: f(a)[0].sum())(X3), want)
     close(ft.jacrev(lambda a: f(a)[0])(X3), j2n(jax.jacrev(lambda a: jf(a)[0])(X3)))
+
+
+# -- JAX's deprecated reduce_axes ----------------------------------------------------------
+
+
+def test_reduce_axes_is_accepted_empty_and_refused_otherwise_like_jax():
+    """``jax.grad(f, reduce_axes=())`` runs; a non-empty one raises NotImplementedError.
+    Here it was a TypeError (unexpected keyword) on grad, value_and_grad, vjp and
+    linear_transpose."""
+    loss = lambda a: np.sum(a**2)  # noqa: E731
+    jloss = lambda a: jnp.sum(a**2)  # noqa: E731
+    close(ft.grad(loss, reduce_axes=())(X3), j2n(jax.grad(jloss, reduce_axes=())(X3)))
+    close(
+        ft.value_and_grad(loss, reduce_axes=())(X3),
+        j2n(jax.value_and_grad(jloss, reduce_axes=())(X3)),
+    )
+    close(
+        ft.vjp(np.sin, X3, reduce_axes=())[1](X3), j2n(jax.vjp(jnp.sin, X3, reduce_axes=())[1](X3))
+    )
+    close(
+        ft.linear_transpose(lambda a: 2.0 * a, X3, reduce_axes=())(X3),
+        j2n(jax.linear_transpose(lambda a: 2.0 * a, X3, reduce_axes=())(X3)),
+    )
+    with pytest.raises(NotImplementedError):
+        jax.grad(jloss, reduce_axes=("i",))(X3)
+    for call in (
+        lambda: ft.grad(loss, reduce_axes=("i",))(X3),
+        lambda: ft.vjp(np.sin, X3, reduce_axes=("i",)),
+        lambda: ft.linear_transpose(lambda a: 2.0 * a, X3, reduce_axes=("i",)),
+    ):
+        with pytest.raises(E.UnsupportedOperationError, match="reduce_axes=") as info:
+            call()
+        assert isinstance(info.value, NotImplementedError)
