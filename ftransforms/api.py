@@ -139,7 +139,12 @@ def vmap(
         (5,)
     """
     check_callable(func, "vmap")
-    check_randomness(randomness, f"vmap({fname(func)}, randomness={randomness!r})")
+    check_randomness(
+        randomness,
+        f"vmap({fname(func)}, randomness={randomness!r})",
+        "; vmap's fourth positional argument is torch.func's randomness: pass JAX's "
+        "axis_name by keyword (axis_name=...)",
+    )
     check_chunk_size(chunk_size, f"vmap({fname(func)}, chunk_size={chunk_size!r})")
     if chunk_size is not None and axis_name is not None:
         raise ChunkSizeError(

@@ -253,12 +253,12 @@ def replace_args(args: tuple, argnums: tuple[int, ...], values: tuple) -> tuple:
 RANDOMNESS = ("error", "different", "same")
 
 
-def check_randomness(randomness: Any, where: str) -> None:
+def check_randomness(randomness: Any, where: str, hint: str = "") -> None:
     if not isinstance(randomness, str) or randomness not in RANDOMNESS:
         raise RandomnessError(
             f"{where}: randomness must be one of 'error' (drawing random numbers raises), "
             f"'different' (independent draws per batch element) or 'same' (one draw shared "
-            f"by the batch), got {randomness!r}"
+            f"by the batch), got {randomness!r}{hint}"
         )
 
 

@@ -355,3 +355,15 @@ def test_reduce_axes_is_accepted_empty_and_refused_otherwise_like_jax():
         with pytest.raises(E.UnsupportedOperationError, match="reduce_axes=") as info:
             call()
         assert isinstance(info.value, NotImplementedError)
+
+
+def test_vmap_axis_name_given_by_position_says_that_it_goes_by_keyword():
+    """``jax.vmap(f, 0, 0, "batch")``: JAX's fourth positional argument is axis_name,
+    torch.func's (and ours) is randomness; the error names the keyword to use."""
+    jax.vmap(lambda a: a, 0, 0, "batch")(X3)  # JAX: axis_name
+    with pytest.raises(E.RandomnessError, match=r"pass JAX's axis_name by keyword"):
+        ft.vmap(lambda a: a, 0, 0, "batch")
+    close(
+        ft.vmap(lambda a: ft.lax.psum(a, "batch"), 0, 0, axis_name="batch")(X3),
+        np.full(3, X3.sum()),
+    )
