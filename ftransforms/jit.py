@@ -317,7 +317,9 @@ def jit(
     argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
     name = getattr(func, "__name__", "f")
-    argnums, argnames, may_be_absent = _infer_static(func, name, argnums, argnames)
+    may_be_absent = _never
+    if argnums or argnames:  # (reading the signature costs; only static arguments need it)
+        argnums, argnames, may_be_absent = _infer_static(func, name, argnums, argnames)
     cache = _ProgramCache()
     # NOTE [jit's fast path]: a call whose positional arguments are all plain NumPy arrays
     # (or tuples/lists of them) and that has no keyword or static arguments is keyed by
@@ -474,6 +476,11 @@ def _recording_again(name: str, guards: Any, stale: list) -> None:
 _HOW = {True: "eager", False: "never"}
 
 
+def _never(j: int, kwargs: dict) -> bool:
+    """``may_be_absent`` where nothing is known: every static position must be given."""
+    return False
+
+
 def _infer_static(
     func: Callable, name: str, argnums: tuple, argnames: tuple
 ) -> tuple[tuple, tuple, Callable[[int, dict], bool]]:
@@ -485,7 +492,7 @@ def _infer_static(
     try:
         params = list(inspect.signature(func).parameters.values())
     except (TypeError, ValueError):  # a builtin without a signature: nothing to infer
-        return argnums, argnames, lambda j, kwargs: False
+        return argnums, argnames, _never
     kinds = inspect.Parameter
     positional = [
         p for p in params if p.kind in (kinds.POSITIONAL_ONLY, kinds.POSITIONAL_OR_KEYWORD)
@@ -532,7 +539,7 @@ def _split_static(
     kwargs: dict,
     argnums: tuple,
     argnames: tuple,
-    may_be_absent: Callable[[int, dict], bool] = lambda j, kwargs: False,
+    may_be_absent: Callable[[int, dict], bool] = _never,
 ) -> tuple[tuple, tuple, dict]:
     """``((static positional, static keyword), dynamic args, dynamic kwargs)``; the static
     parts are hashable and key the cache.  Dynamic positions of static args hold ``None``.
