@@ -33,6 +33,7 @@ from ftransforms.arguments import (
     check_randomness,
     check_reduce_axes,
     check_scalar_output,
+    check_shape,
     check_zero_tangent,
     dask_error,
     float0_zeros,
@@ -588,6 +589,9 @@ def vjp(
             )
         seeds = {}
         for k, (ct, val, i) in enumerate(zip(ct_leaves, values, ids)):
+            if not is_inexact(val):  # an integer output: no derivative, any cotangent
+                check_shape(ct, val, f"{where} vjp_fn", f"cotangent {k}", "output")
+                continue  # of its shape (JAX's float0 zeros, ones_like(out)) goes nowhere
             ct = check_like(ct, val, f"{where} vjp_fn", f"cotangent {k}", "output")
             if i is not None:  # one value returned twice: its cotangents add up
                 seeds[i] = ct if i not in seeds else fnp.add(seeds[i], ct)

@@ -388,6 +388,18 @@ def check_like(t, ref, where, what, ref_what):
     return t
 
 
+def check_shape(t, ref, where, what, ref_what):
+    """``t`` as an array of ``ref``'s shape (any dtype: the cotangent of an integer
+    output, which carries no derivative), or a TangentMismatchError."""
+    t = to_array(t, where, what)
+    if fnp.shape(t) != fnp.shape(ref):
+        raise TangentMismatchError(
+            f"{where}: {what} has shape {fnp.shape(t)} but the {ref_what} has shape "
+            f"{fnp.shape(ref)}; they must match"
+        )
+    return t
+
+
 def check_zero_tangent(t, ref, where, what, ref_what):
     """The tangent ``t`` of an integer/bool ``ref``, which has no derivative: zeros of its
     shape (any dtype, JAX's ``float0`` too), or a TangentMismatchError; a nonzero one

@@ -7,7 +7,15 @@ Deliberate differences found by the probe and left as they are (documented):
 * ``vjp`` of an integer primal gives a zero cotangent of the primal's dtype (JAX:
   ``float0``); the ``jvp``/``linearize`` tangent of an integer output likewise.
 * ``argnums`` as a list, and a ``has_aux`` function returning a list, raise (torch.func).
-* ``vmap`` does not map keyword arguments (torch.func; JAX maps them over axis 0).
+* ``vmap`` does not map keyword arguments (torch.func; JAX maps them over axis 0), and an
+  explicit int in_dim for a ``None`` argument raises (torch.func; JAX maps nothing).
+* ``vmap``'s fourth positional argument is torch.func's ``randomness`` (JAX's
+  ``axis_name`` goes by keyword); ``custom_jvp`` under ``jvp``/``grad`` returns ``f``'s
+  primal output, not the rule's (JAX returns the rule's; they differ only for a rule
+  inconsistent with ``f``).
+* Lenient where JAX raises: ``in_axes``/``out_axes`` as NumPy integers or lists, a
+  1-tuple ``out_axes`` for a single output, an unhashable static ``jit`` argument,
+  an unknown name in ``custom_jvp(nondiff_argnames=)`` raises where JAX ignores it.
 * ``checkpoint``'s selective policies and ``custom_jvp``/``custom_vjp``'s
   ``symbolic_zeros=True`` raise ``UnsupportedOperationError``.
 """
@@ -367,3 +375,27 @@ def test_vmap_axis_name_given_by_position_says_that_it_goes_by_keyword():
         ft.vmap(lambda a: ft.lax.psum(a, "batch"), 0, 0, axis_name="batch")(X3),
         np.full(3, X3.sum()),
     )
+
+
+def test_vjp_fn_takes_float0_or_any_cotangent_for_an_integer_output_like_jax():
+    """JAX's cotangent for an integer output is float0 zeros (``vjp_fn(tree_map(ones_like,
+    out))`` is accepted too: an integer output has no derivative); ours refused both
+    float0 and a float cotangent there ("cotangent 1 has dtype ...")."""
+
+    def f(np_):
+        return lambda a, n: (a * 2.0, n, np_.argmax(a))
+
+    n = np.arange(3)
+    out, fn = ft.vjp(f(np), X3, n)
+    jout, jfn = jax.vjp(f(jnp), X3, n)
+    want = j2n(jfn((X3, np.zeros(3, jax.dtypes.float0), np.zeros((), jax.dtypes.float0))))[0]
+    for ct_n, ct_k in [
+        (np.zeros(3, jax.dtypes.float0), np.zeros((), jax.dtypes.float0)),
+        (np.ones(3), np.ones(())),
+        (np.ones_like(n), np.ones((), int)),
+    ]:
+        got = fn((X3, ct_n, ct_k))
+        close(got[0], want)
+        assert got[1].dtype == n.dtype and not got[1].any()  # (JAX: float0; listed above)
+    with pytest.raises(E.TangentMismatchError, match="cotangent 1 has shape"):
+        fn((X3, np.zeros(2), np.zeros(())))
