@@ -14,8 +14,8 @@ Deliberate differences found by the probe and left as they are (documented):
   primal output, not the rule's (JAX returns the rule's; they differ only for a rule
   inconsistent with ``f``).
 * Lenient where JAX raises: ``in_axes``/``out_axes`` as NumPy integers or lists, a
-  1-tuple ``out_axes`` for a single output, an unhashable static ``jit`` argument,
-  an unknown name in ``custom_jvp(nondiff_argnames=)`` raises where JAX ignores it.
+  1-tuple ``out_axes`` for a single output, an unhashable static ``jit`` argument.
+  Stricter: an unknown name in ``nondiff_argnames`` raises (JAX ignores it).
 * ``checkpoint``'s selective policies and ``custom_jvp``/``custom_vjp``'s
   ``symbolic_zeros=True`` raise ``UnsupportedOperationError``.
 """
