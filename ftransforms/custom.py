@@ -15,10 +15,12 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy
+import optree
 
 import ftransforms.numpy as fnp
 from ftransforms.api import vjp as _vjp
 from ftransforms.api import vmap
+from ftransforms.arguments import FLOAT0
 from ftransforms.boundary import transform_inputs, transform_outputs
 from ftransforms.core.errors import ArgnumsError, TangentMismatchError, UnsupportedOperationError
 from ftransforms.core.mutation import mutable
@@ -29,9 +31,15 @@ from ftransforms.interpreters.forward import DualTracer
 from ftransforms.interpreters.reverse import ReverseTracer
 from ftransforms.lax import ensure_bdim
 from ftransforms.numpy.helpers import dtype_of
-from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
+from ftransforms.pytree import (
+    NAMESPACE,
+    register_pytree_node,
+    tree_flatten,
+    tree_map,
+    tree_unflatten,
+)
 
-__all__ = ["custom_jvp", "custom_vjp"]
+__all__ = ["SymbolicZero", "custom_jvp", "custom_vjp"]
 
 
 class _Spec:
@@ -92,6 +100,80 @@ def _no_symbolic_zeros(name: str, symbolic_zeros: Any) -> None:
             f"{name}: symbolic_zeros=True is not supported: the rules always get zero "
             f"arrays for the inputs and outputs without a derivative; drop the argument"
         )
+
+
+class SymbolicZero:
+    """A tangent known to be zero, given to a ``custom_jvp`` rule set with
+    ``defjvp(rule, symbolic_zeros=True)`` in place of the zero array of an input that is
+    not differentiated (JAX's ``jax.custom_derivatives.SymbolicZero``).  It has the
+    tangent's ``shape``, ``dtype`` and ``ndim``; the rule may return one as a tangent
+    output too.  ``SymbolicZero.from_primal_value(x)`` makes the one of ``x``.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import custom_jvp, grad
+        >>> f = custom_jvp(lambda x, y: x * y)
+        >>> def f_jvp(primals, tangents):
+        ...     (x, y), (tx, ty) = primals, tangents
+        ...     assert isinstance(ty, SymbolicZero)  # y is not differentiated below
+        ...     return x * y, tx * y
+        >>> _ = f.defjvp(f_jvp, symbolic_zeros=True)
+        >>> float(grad(f)(2.0, 3.0))
+        3.0
+    """
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape: tuple, dtype: Any) -> None:
+        self.shape, self.dtype = tuple(shape), numpy.dtype(dtype)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @staticmethod
+    def from_primal_value(x: Any) -> SymbolicZero:
+        dt = dtype_of(x)
+        return SymbolicZero(fnp.shape(x), dt if dt.kind in "fc" else FLOAT0)
+
+    def __repr__(self) -> str:
+        return f"SymbolicZero(shape={self.shape}, dtype={self.dtype})"
+
+
+# A container with no leaves: vmap passes it through a rule untouched (NOTE [symbolic
+# zeros in custom_jvp rules] below).
+register_pytree_node(
+    SymbolicZero, lambda z: ((), (z.shape, z.dtype)), lambda a, _: SymbolicZero(*a)
+)
+
+
+def _tangent_leaves(t_out: Any, y: tuple, name: str, unbatched: bool) -> tuple:
+    """A rule's tangent outputs as arrays of ``y``'s shapes and dtypes; a
+    ``SymbolicZero`` among them becomes zeros.
+
+    NOTE [symbolic zeros in custom_jvp rules]: with ``symbolic_zeros=True`` the rule gets
+    a ``SymbolicZero`` for each input whose tangent is known to be zero (an input not
+    differentiated: its tangent is ``None`` in the forward rule, and not ``wanted`` in
+    the reverse rule, where the tangent map is linearized in the wanted inputs only).
+    Under ``vmap`` the rule is vmapped: a ``SymbolicZero`` is a pytree without leaves, so
+    it passes through unbatched, with the per-example shape (``unbatched``: the batched
+    rule drops the leading batch axis of the shape it describes)."""
+    t_leaves = optree.tree_leaves(
+        transform_outputs(t_out),
+        is_leaf=lambda v: isinstance(v, SymbolicZero),
+        namespace=NAMESPACE,
+    )
+    return tuple(
+        fnp.zeros_like(yi)
+        if isinstance(t, SymbolicZero)
+        else _like(t, yi, name, f"the JVP rule's tangent output {k}", "primal output")
+        for k, (t, yi) in enumerate(zip(t_leaves, y))
+    )
+
+
+def _symbolic_zero(x: Any, batched: bool) -> SymbolicZero:
+    z = SymbolicZero.from_primal_value(x)
+    return SymbolicZero(z.shape[1:], z.dtype) if batched else z
 
 
 class _CustomBase:
@@ -177,7 +259,9 @@ class _CustomBase:
 # -- custom_jvp --------------------------------------------------------------------------
 
 
-def _custom_jvp_primitive(fun, rule, in_spec, spec: _Spec, name: str) -> Primitive:
+def _custom_jvp_primitive(
+    fun, rule, in_spec, spec: _Spec, name: str, symbolic: bool = False, batched: bool = False
+) -> Primitive:
     def impl(xp, *leaves):
         out_leaves, spec.out = tree_flatten(
             transform_outputs(fun(*tree_unflatten(in_spec, leaves)))
@@ -188,37 +272,45 @@ def _custom_jvp_primitive(fun, rule, in_spec, spec: _Spec, name: str) -> Primiti
         # the rule may write into what it gets (``t = t.copy(); t *= 2``), as a transformed
         # function may: plain arrays as buffers, tracers as new objects (mutation.mutable)
         tangents = [
-            mutable(fnp.zeros_like(x) if t is None else t) for t, x in zip(tangents, leaves)
+            (_symbolic_zero(x, batched) if symbolic else mutable(fnp.zeros_like(x)))
+            if t is None
+            else mutable(t)
+            for t, x in zip(tangents, leaves)
         ]
         primals = tree_unflatten(in_spec, [mutable(x) for x in leaves])
         _, t_out = rule(tuple(primals), tuple(tree_unflatten(in_spec, tangents)))
-        t_leaves, _ = tree_flatten(transform_outputs(t_out))
-        return tuple(
-            _like(t, yi, name, f"the JVP rule's tangent output {k}", "primal output")
-            for k, (t, yi) in enumerate(zip(t_leaves, y))
-        )
+        return _tangent_leaves(t_out, y, name, batched)
 
     def vjp(y_bar, y, *leaves, wanted):
+        # the tangent map is linear in the tangents of the inputs it is pulled back to; with
+        # symbolic zeros, only the wanted ones are its inputs (the others are SymbolicZero)
+        live = [
+            k for k, (w, x) in enumerate(zip(wanted, leaves)) if not symbolic or (w and _inexact(x))
+        ]
 
-        def tangent_map(*tangent_leaves):
-            tangent_leaves = [mutable(t) for t in tangent_leaves]
+        def tangent_map(*live_tangents):
+            tangent_leaves = [_symbolic_zero(x, batched) for x in leaves] if symbolic else []
+            tangent_leaves = tangent_leaves or [None] * len(leaves)
+            for k, t in zip(live, live_tangents):
+                tangent_leaves[k] = mutable(t)
             given = tuple(tree_unflatten(in_spec, [mutable(x) for x in leaves]))
             _, t_out = rule(given, tuple(tree_unflatten(in_spec, tangent_leaves)))
-            t_leaves = tree_flatten(transform_outputs(t_out))[0]
-            return tuple(
-                _like(t, yi, name, f"the JVP rule's tangent output {k}", "primal output")
-                for k, (t, yi) in enumerate(zip(t_leaves, y))
-            )
+            return _tangent_leaves(t_out, y, name, batched)
 
-        zeros = [fnp.zeros_like(x) for x in leaves]
+        zeros = [fnp.zeros_like(leaves[k]) for k in live]
         ct = tuple(fnp.zeros_like(yi) if b is None else b for b, yi in zip(y_bar, y))
         _, pullback = _vjp(tangent_map, *zeros)
-        cts = pullback(ct)
-        return tuple(c if w and _inexact(x) else None for c, w, x in zip(cts, wanted, leaves))
+        cts = dict(zip(live, pullback(ct)))
+        return tuple(
+            cts.get(k) if w and _inexact(x) else None
+            for k, (w, x) in enumerate(zip(wanted, leaves))
+        )
 
     def batch(prim, args, bdims, axis_size):
-        batched = _custom_jvp_primitive(vmap(fun), vmap(rule), in_spec, spec, name + "_batched")
-        outs = batched.bind(*_front(args, bdims, axis_size))
+        batched_prim = _custom_jvp_primitive(
+            vmap(fun), vmap(rule), in_spec, spec, name + "_batched", symbolic, True
+        )
+        outs = batched_prim.bind(*_front(args, bdims, axis_size))
         return outs, (0,) * len(outs)
 
     return Primitive(name, impl, jvp=jvp, vjp=vjp, batch=batch, multiple_results=True)
@@ -275,13 +367,14 @@ class custom_jvp(_CustomBase):  # noqa: N801  (JAX's name)
     ) -> None:
         super().__init__(fun, nondiff_argnums, "custom_jvp", nondiff_argnames)
         self.jvp_rule: Callable | None = None
+        self.symbolic_zeros = False
 
     def defjvp(self, rule: Callable, symbolic_zeros: bool = False) -> Callable:
         """Set ``rule(primals, tangents) -> (primal_out, tangent_out)``; the tangent of an
-        input that has none is a zero array (JAX's ``symbolic_zeros=False``, the only
-        mode)."""
-        _no_symbolic_zeros(self._name, symbolic_zeros)
+        input that has none is a zero array, or with ``symbolic_zeros=True`` (JAX's) a
+        :class:`SymbolicZero`, which the rule may also return."""
         self.jvp_rule = rule
+        self.symbolic_zeros = bool(symbolic_zeros)
         return rule
 
     def defjvps(self, *jvps: Callable | None) -> None:
@@ -306,6 +399,7 @@ class custom_jvp(_CustomBase):  # noqa: N801  (JAX's name)
             return out, tree_map(fnp.zeros_like, out) if total is None else total
 
         self.jvp_rule = rule
+        self.symbolic_zeros = False
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         name = self._name
@@ -327,7 +421,7 @@ class custom_jvp(_CustomBase):  # noqa: N801  (JAX's name)
         if not any(_differentiated(leaves)):
             return transform_outputs(fun(*args))
         spec = _Spec()
-        prim = _custom_jvp_primitive(fun, rule, in_spec, spec, name)
+        prim = _custom_jvp_primitive(fun, rule, in_spec, spec, name, self.symbolic_zeros)
         outs = prim.bind(*leaves)
         return tree_unflatten(spec.out, outs)
 

@@ -12,12 +12,12 @@ Deliberate differences found by the probe and left as they are (documented):
 * ``vmap``'s fourth positional argument is torch.func's ``randomness`` (JAX's
   ``axis_name`` goes by keyword); ``custom_jvp`` under ``jvp``/``grad`` returns ``f``'s
   primal output, not the rule's (JAX returns the rule's; they differ only for a rule
-  inconsistent with ``f``).
+  inconsistent with ``f``, whose second derivatives then differ from JAX's too).
 * Lenient where JAX raises: ``in_axes``/``out_axes`` as NumPy integers or lists, a
   1-tuple ``out_axes`` for a single output, an unhashable static ``jit`` argument.
   Stricter: an unknown name in ``nondiff_argnames`` raises (JAX ignores it).
-* ``checkpoint``'s selective policies and ``custom_jvp``/``custom_vjp``'s
-  ``symbolic_zeros=True`` raise ``UnsupportedOperationError``.
+* ``checkpoint``'s selective policies and ``custom_vjp``'s ``symbolic_zeros=True`` raise
+  ``UnsupportedOperationError`` (``custom_jvp``'s is supported, below).
 """
 
 from __future__ import annotations
@@ -28,9 +28,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from jax.custom_derivatives import SymbolicZero as JaxSymbolicZero
 
 import ftransforms as ft
 from ftransforms import errors as E
+from ftransforms.custom import SymbolicZero
 from ftransforms.program import Program
 from tests.tolerances import assert_tree_close
 
@@ -399,3 +401,58 @@ def test_vjp_fn_takes_float0_or_any_cotangent_for_an_integer_output_like_jax():
         assert got[1].dtype == n.dtype and not got[1].any()  # (JAX: float0; listed above)
     with pytest.raises(E.TangentMismatchError, match="cotangent 1 has shape"):
         fn((X3, np.zeros(2), np.zeros(())))
+
+
+# -- custom_jvp(symbolic_zeros=True) -------------------------------------------------------
+
+
+def _product(np_, custom_jvp, symbolic_zero, seen):
+    f = custom_jvp(lambda a, b: a * b)
+
+    def rule(primals, tangents):
+        (a, b), (ta, tb) = primals, tangents
+        seen.append(tuple(isinstance(t, symbolic_zero) for t in tangents))
+        if isinstance(ta, symbolic_zero) and isinstance(tb, symbolic_zero):
+            return a * b, ta
+        t_out = 0.0
+        if not isinstance(ta, symbolic_zero):
+            t_out = t_out + ta * b
+        if not isinstance(tb, symbolic_zero):
+            assert tb.shape == np_.shape(b)
+            t_out = t_out + a * tb
+        return a * b, t_out
+
+    f.defjvp(rule, symbolic_zeros=True)
+    return f
+
+
+@pytest.mark.parametrize("argnums", [0, 1, (0, 1)])
+def test_custom_jvp_symbolic_zeros_like_jax(argnums):
+    """``defjvp(rule, symbolic_zeros=True)``: the rule gets a SymbolicZero for each input
+    that is not differentiated (it raised UnsupportedOperationError)."""
+    seen_o, seen_j = [], []
+    f = _product(np, ft.custom_jvp, SymbolicZero, seen_o)
+    jf = _product(jnp, jax.custom_jvp, JaxSymbolicZero, seen_j)
+    ours = ft.grad(lambda a, b: f(a, b).sum(), argnums=argnums)(X3, 2.0 * X3)
+    theirs = jax.grad(lambda a, b: jf(a, b).sum(), argnums=argnums)(X3, 2.0 * X3)
+    close(ours, j2n(theirs))
+    assert seen_o == seen_j and seen_o[0] != (True, True)
+
+
+def test_custom_jvp_symbolic_zeros_under_jvp_vmap_jit_and_second_order_like_jax():
+    seen_o, seen_j = [], []
+    f = _product(np, ft.custom_jvp, SymbolicZero, seen_o)
+    jf = _product(jnp, jax.custom_jvp, JaxSymbolicZero, seen_j)
+    A = np.arange(6.0).reshape(2, 3) / 4
+
+    def cases(lib, g):
+        yield "jvp", lambda: lib.jvp(lambda a: g(a, X3), (X3,), (X3,))
+        yield "jacfwd", lambda: lib.jacfwd(lambda b: g(X3, b))(X3)  # a SymbolicZero, vmapped
+        yield "vmap", lambda: lib.vmap(lib.grad(lambda a, b: g(a, b).sum()), (0, None))(A, X3)
+        yield "jit", lambda: lib.jit(lib.grad(lambda a, b: g(a, b).sum()))(X3, X3)
+        yield "hessian", lambda: lib.hessian(lambda a: (g(a, a) ** 2).sum())(X3)
+
+    for (label, ours), (_, theirs) in zip(cases(ft, f), cases(jax, jf)):
+        seen_o.clear(), seen_j.clear()
+        close(ours(), j2n(theirs()))
+        assert seen_o[:1] == seen_j[:1], label
