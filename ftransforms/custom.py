@@ -22,7 +22,7 @@ from ftransforms.api import vjp as _vjp
 from ftransforms.api import vmap
 from ftransforms.arguments import FLOAT0
 from ftransforms.boundary import transform_inputs, transform_outputs
-from ftransforms.core.errors import ArgnumsError, TangentMismatchError, UnsupportedOperationError
+from ftransforms.core.errors import ArgnumsError, TangentMismatchError
 from ftransforms.core.mutation import mutable
 from ftransforms.core.primitive import Primitive
 from ftransforms.core.tracer import Tracer
@@ -39,7 +39,7 @@ from ftransforms.pytree import (
     tree_unflatten,
 )
 
-__all__ = ["SymbolicZero", "custom_jvp", "custom_vjp"]
+__all__ = ["CustomVJPPrimal", "SymbolicZero", "custom_jvp", "custom_vjp"]
 
 
 class _Spec:
@@ -92,14 +92,6 @@ def _differentiated(leaves: list) -> tuple[bool, bool]:
 
 def _inexact(x: Any) -> bool:
     return dtype_of(x).kind in "fc"
-
-
-def _no_symbolic_zeros(name: str, symbolic_zeros: Any) -> None:
-    if symbolic_zeros:
-        raise UnsupportedOperationError(
-            f"{name}: symbolic_zeros=True is not supported: the rules always get zero "
-            f"arrays for the inputs and outputs without a derivative; drop the argument"
-        )
 
 
 class SymbolicZero:
@@ -429,7 +421,9 @@ class custom_jvp(_CustomBase):  # noqa: N801  (JAX's name)
 # -- custom_vjp --------------------------------------------------------------------------
 
 
-def _custom_vjp_primitive(fwd, bwd, in_spec, spec: _Spec, name: str) -> Primitive:
+def _custom_vjp_primitive(
+    fwd, bwd, in_spec, spec: _Spec, name: str, symbolic: bool = False, batched: bool = False
+) -> Primitive:
     def impl(xp, *leaves):
         out, res = transform_outputs(fwd(*tree_unflatten(in_spec, leaves)))
         out_leaves, spec.out = tree_flatten(out)
@@ -446,9 +440,13 @@ def _custom_vjp_primitive(fwd, bwd, in_spec, spec: _Spec, name: str) -> Primitiv
 
     def vjp(y_bar, y, *leaves, wanted):
         n = spec.n_out
-        ct = [fnp.zeros_like(yi) if b is None else b for b, yi in zip(y_bar[:n], y[:n])]
+        ct = [
+            (_symbolic_zero(yi, batched) if symbolic else mutable(fnp.zeros_like(yi)))
+            if b is None
+            else mutable(b)
+            for b, yi in zip(y_bar[:n], y[:n])
+        ]
         res = tree_unflatten(spec.res, [mutable(r) for r in y[n:]])
-        ct = [mutable(c) for c in ct]
         cts = transform_outputs(bwd(res, tree_unflatten(spec.out, ct)))
         if type(cts) is list:  # JAX takes a list as the tuple of cotangents
             cts = tuple(cts)
@@ -457,7 +455,11 @@ def _custom_vjp_primitive(fwd, bwd, in_spec, spec: _Spec, name: str) -> Primitiv
                 f"{name}: the bwd rule must return a tuple with one cotangent per argument, "
                 f"got {type(cts).__name__}"
             )
-        ct_leaves, ct_spec = tree_flatten(cts, none_is_leaf=True)
+        ct_leaves = optree.tree_leaves(
+            cts, is_leaf=lambda v: isinstance(v, SymbolicZero), none_is_leaf=True,
+            namespace=NAMESPACE,
+        )  # fmt: skip
+        ct_leaves = [None if isinstance(c, SymbolicZero) else c for c in ct_leaves]
         if len(ct_leaves) != len(leaves):
             raise TangentMismatchError(
                 f"{name}: the bwd rule returned {len(ct_leaves)} cotangent leaves for "
@@ -475,11 +477,50 @@ def _custom_vjp_primitive(fwd, bwd, in_spec, spec: _Spec, name: str) -> Primitiv
         return tuple(out)
 
     def batch(prim, args, bdims, axis_size):
-        batched = _custom_vjp_primitive(vmap(fwd), vmap(bwd), in_spec, spec, name + "_batched")
-        outs = batched.bind(*_front(args, bdims, axis_size))
+        batched_prim = _custom_vjp_primitive(
+            vmap(fwd), vmap(bwd), in_spec, spec, name + "_batched", symbolic, True
+        )
+        outs = batched_prim.bind(*_front(args, bdims, axis_size))
         return outs, (0,) * len(outs)
 
     return Primitive(name, impl, jvp=jvp, vjp=vjp, batch=batch, multiple_results=True)
+
+
+class CustomVJPPrimal:
+    """An argument leaf of a ``custom_vjp`` function as its ``fwd`` rule gets it under
+    ``defvjp(fwd, bwd, symbolic_zeros=True)`` (JAX's ``CustomVJPPrimal``): ``value`` and
+    ``perturbed``, whether that leaf is differentiated.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import custom_vjp, grad
+        >>> f = custom_vjp(lambda x, y: x * y)
+        >>> def fwd(x, y):
+        ...     assert x.perturbed and not y.perturbed
+        ...     return x.value * y.value, y.value
+        >>> f.defvjp(fwd, lambda y, g: (g * y, None), symbolic_zeros=True)
+        >>> float(grad(f)(2.0, 3.0))
+        3.0
+    """
+
+    __slots__ = ("value", "perturbed")
+
+    def __init__(self, value: Any, perturbed: bool) -> None:
+        self.value, self.perturbed = value, perturbed
+
+    def __repr__(self) -> str:
+        return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed})"
+
+
+def _with_primal_flags(fwd: Callable, in_spec: Any, perturbed: list) -> Callable:
+    """``fwd`` called with each argument leaf wrapped as a :class:`CustomVJPPrimal`."""
+
+    def wrapped(*args: Any) -> Any:
+        leaves = tree_flatten(args)[0]
+        flagged = [CustomVJPPrimal(v, p) for v, p in zip(leaves, perturbed)]
+        return fwd(*tree_unflatten(in_spec, flagged))
+
+    return wrapped
 
 
 def _residual_cotangents(fwd, in_spec, leaves, res_bars, wanted) -> list:
@@ -542,6 +583,7 @@ class custom_vjp(_CustomBase):  # noqa: N801  (JAX's name)
         super().__init__(fun, nondiff_argnums, "custom_vjp", nondiff_argnames)
         self.fwd: Callable | None = None
         self.bwd: Callable | None = None
+        self.symbolic_zeros = False
 
     def defvjp(
         self,
@@ -550,11 +592,14 @@ class custom_vjp(_CustomBase):  # noqa: N801  (JAX's name)
         symbolic_zeros: bool = False,
         optimize_remat: bool = False,
     ) -> None:
-        """Set the forward pass (with residuals) and the backward pass.  JAX's
-        ``symbolic_zeros=False`` is the only mode (``bwd`` gets zero arrays);
+        """Set the forward pass (with residuals) and the backward pass.  With
+        ``symbolic_zeros=True`` (JAX's), ``fwd`` gets each argument leaf as a
+        :class:`CustomVJPPrimal` (``.value``, ``.perturbed``: whether it is
+        differentiated), ``bwd`` gets a :class:`SymbolicZero` for an output whose
+        cotangent is known to be zero, and may return one (or ``None``) for an input.
         ``optimize_remat`` has no effect (nothing is compiled)."""
-        _no_symbolic_zeros(self._name, symbolic_zeros)
         self.fwd, self.bwd = fwd, bwd
+        self.symbolic_zeros = bool(symbolic_zeros)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         name = self._name
@@ -579,7 +624,9 @@ class custom_vjp(_CustomBase):  # noqa: N801  (JAX's name)
         forward, reverse = _differentiated(leaves)
         if not (forward or reverse):
             return transform_outputs(fun(*args))
+        if self.symbolic_zeros:  # fwd gets CustomVJPPrimal(value, perturbed) leaves
+            fwd = _with_primal_flags(fwd, in_spec, [any(_differentiated([x])) for x in leaves])
         spec = _Spec()
-        prim = _custom_vjp_primitive(fwd, bwd, in_spec, spec, name)
+        prim = _custom_vjp_primitive(fwd, bwd, in_spec, spec, name, self.symbolic_zeros)
         outs = prim.bind(*leaves)
         return tree_unflatten(spec.out, outs[: spec.n_out])

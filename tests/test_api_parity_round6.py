@@ -16,8 +16,7 @@ Deliberate differences found by the probe and left as they are (documented):
 * Lenient where JAX raises: ``in_axes``/``out_axes`` as NumPy integers or lists, a
   1-tuple ``out_axes`` for a single output, an unhashable static ``jit`` argument.
   Stricter: an unknown name in ``nondiff_argnames`` raises (JAX ignores it).
-* ``checkpoint``'s selective policies and ``custom_vjp``'s ``symbolic_zeros=True`` raise
-  ``UnsupportedOperationError`` (``custom_jvp``'s is supported, below).
+* ``checkpoint``'s selective policies raise ``UnsupportedOperationError``.
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ from jax.custom_derivatives import SymbolicZero as JaxSymbolicZero
 
 import ftransforms as ft
 from ftransforms import errors as E
-from ftransforms.custom import SymbolicZero
+from ftransforms.custom import CustomVJPPrimal, SymbolicZero
 from ftransforms.program import Program
 from tests.tolerances import assert_tree_close
 
@@ -456,3 +455,50 @@ def test_custom_jvp_symbolic_zeros_under_jvp_vmap_jit_and_second_order_like_jax(
         seen_o.clear(), seen_j.clear()
         close(ours(), j2n(theirs()))
         assert seen_o[:1] == seen_j[:1], label
+
+
+def _sin_and_product(np_, custom_vjp, symbolic_zero, seen):
+    f = custom_vjp(lambda a, b: (a * b, np_.sin(a)))
+
+    def fwd(a, b):
+        seen.append((type(a).__name__, a.perturbed, b.perturbed))
+        return (a.value * b.value, np_.sin(a.value)), (a.value, b.value)
+
+    def bwd(res, g):
+        (a, b), (g_prod, g_sin) = res, g
+        seen.append(tuple(isinstance(c, symbolic_zero) for c in g))
+        g_a = 0.0
+        if not isinstance(g_prod, symbolic_zero):
+            g_a = g_a + g_prod * b
+        if not isinstance(g_sin, symbolic_zero):
+            g_a = g_a + g_sin * np_.cos(a)
+        return g_a, (
+            symbolic_zero.from_primal_value(b) if isinstance(g_prod, symbolic_zero) else g_prod * a
+        )
+
+    f.defvjp(fwd, bwd, symbolic_zeros=True)
+    return f
+
+
+def test_custom_vjp_symbolic_zeros_like_jax():
+    """``defvjp(fwd, bwd, symbolic_zeros=True)`` (an UnsupportedOperationError before):
+    fwd gets CustomVJPPrimal leaves saying which are differentiated, bwd a SymbolicZero
+    for an output without cotangent, and may return one."""
+    seen_o, seen_j = [], []
+    f = _sin_and_product(np, ft.custom_vjp, SymbolicZero, seen_o)
+    jf = _sin_and_product(jnp, jax.custom_vjp, JaxSymbolicZero, seen_j)
+    A = np.arange(6.0).reshape(2, 3) / 4
+
+    def cases(lib, g):
+        yield lambda: lib.grad(lambda a, b: g(a, b)[1].sum())(X3, X3)
+        yield lambda: lib.grad(lambda a, b: g(a, b)[0].sum(), argnums=1)(X3, X3)
+        yield lambda: lib.grad(lambda a, b: sum(o.sum() for o in g(a, b)), argnums=(0, 1))(X3, X3)
+        yield lambda: lib.vmap(lib.grad(lambda a, b: g(a, b)[0].sum()), (0, None))(A, X3)
+        yield lambda: lib.jit(lib.grad(lambda a, b: g(a, b)[1].sum()))(X3, X3)
+        yield lambda: lib.jacrev(lambda a: g(a, X3))(X3)
+
+    for ours, theirs in zip(cases(ft, f), cases(jax, jf)):
+        seen_o.clear(), seen_j.clear()
+        close(ours(), j2n(theirs()))
+        assert seen_o == seen_j
+        assert seen_o[0][0] == CustomVJPPrimal.__name__

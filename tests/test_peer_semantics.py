@@ -850,8 +850,9 @@ def test_custom_rule_registration_keywords_like_jax():
     close(ft.grad(g)(1.0), np.asarray(5.0))
     g.defvjp(lambda x: (x * 2, None), lambda r, c: (c * 7,), optimize_remat=True)
     close(ft.grad(g)(1.0), np.asarray(7.0))
-    with pytest.raises(E.UnsupportedOperationError, match="symbolic_zeros"):
-        g.defvjp(lambda x: (x, None), lambda r, c: (c,), symbolic_zeros=True)
+    # symbolic_zeros=True: fwd gets CustomVJPPrimal leaves (tests/test_api_parity_round6.py)
+    g.defvjp(lambda x: (x.value * 2, None), lambda r, c: (c * 9,), symbolic_zeros=True)
+    close(ft.grad(g)(1.0), np.asarray(9.0))
     with pytest.raises(E.ArgnumsError):
         ft.custom_vjp(lambda x: x, nondiff_argnums=(0.5,))
     h = ft.custom_vjp(lambda n, x: x * n, nondiff_argnums=(3,))
