@@ -21,6 +21,7 @@ from ftransforms.arguments import (
     LazyNames,
     arg_names,
     as_plain,
+    check_callable,
     check_chunk_size,
     check_differentiable,
     check_holomorphic_inputs,
@@ -30,7 +31,9 @@ from ftransforms.arguments import (
     check_none_arg,
     check_pair,
     check_randomness,
+    check_reduce_axes,
     check_scalar_output,
+    check_shape,
     check_zero_tangent,
     dask_error,
     float0_zeros,
@@ -137,7 +140,13 @@ def vmap(
         >>> vmap(lambda x, w: x @ w, in_dims=(0, None))(np.ones((5, 3)), np.ones(3)).shape
         (5,)
     """
-    check_randomness(randomness, f"vmap({fname(func)}, randomness={randomness!r})")
+    check_callable(func, "vmap")
+    check_randomness(
+        randomness,
+        f"vmap({fname(func)}, randomness={randomness!r})",
+        "; vmap's fourth positional argument is torch.func's randomness: pass JAX's "
+        "axis_name by keyword (axis_name=...)",
+    )
     check_chunk_size(chunk_size, f"vmap({fname(func)}, chunk_size={chunk_size!r})")
     if chunk_size is not None and axis_name is not None:
         raise ChunkSizeError(
@@ -537,7 +546,13 @@ def _strip(tree, interp, cls, attr, where):
     return tree_unflatten(spec, [as_plain(v) for v in out])
 
 
-def vjp(func: Callable, *primals: Any, has_aux: bool = False, holomorphic: bool = False):
+def vjp(
+    func: Callable,
+    *primals: Any,
+    has_aux: bool = False,
+    holomorphic: bool = False,
+    reduce_axes: Any = (),
+):
     """Evaluate ``func(*primals)`` and return ``(output, vjp_fn[, aux])``.
 
     ``vjp_fn(cotangent)`` takes a cotangent with the output's structure, shapes and dtypes
@@ -554,7 +569,9 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False, holomorphic: bool 
         >>> vjp_fn(np.ones(2))[0]
         array([1., 1.])
     """
+    check_callable(func, "vjp", "vjp(f, x)")
     where = f"vjp({fname(func)}{', holomorphic=True' if holomorphic else ''})"
+    check_reduce_axes(reduce_axes, where)
     if holomorphic:
         check_holomorphic_inputs(primals, where, lambda: "primals")
     interp, leaves, spec, in_ids, values, out_spec, ids, aux = _vjp(
@@ -573,6 +590,9 @@ def vjp(func: Callable, *primals: Any, has_aux: bool = False, holomorphic: bool 
             )
         seeds = {}
         for k, (ct, val, i) in enumerate(zip(ct_leaves, values, ids)):
+            if not is_inexact(val):  # an integer output: no derivative, any cotangent
+                check_shape(ct, val, f"{where} vjp_fn", f"cotangent {k}", "output")
+                continue  # of its shape (JAX's float0 zeros, ones_like(out)) goes nowhere
             ct = check_like(ct, val, f"{where} vjp_fn", f"cotangent {k}", "output")
             if i is not None:  # one value returned twice: its cotangents add up
                 seeds[i] = ct if i not in seeds else fnp.add(seeds[i], ct)
@@ -616,6 +636,7 @@ def grad_and_value(
     has_aux: bool = False,
     holomorphic: bool = False,
     allow_int: bool = False,
+    reduce_axes: Any = (),
 ) -> Callable:
     """Like :func:`grad`, returning ``(gradient, value)`` (``(gradient, (value, aux))`` with
     ``has_aux``): torch.func's order; :func:`value_and_grad` is JAX's.
@@ -628,7 +649,9 @@ def grad_and_value(
         (array([0., 2., 4.]), 5.0)
     """
 
+    check_callable(func, "grad")
     where = f"grad({fname(func)}{', holomorphic=True' if holomorphic else ''})"
+    check_reduce_axes(reduce_axes, where)
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
@@ -689,6 +712,7 @@ def grad(
     has_aux: bool = False,
     holomorphic: bool = False,
     allow_int: bool = False,
+    reduce_axes: Any = (),
 ) -> Callable:
     """The gradient of a real-scalar-valued ``func`` with respect to ``args[argnums]``.
 
@@ -700,7 +724,8 @@ def grad(
     complex derivative ``f'(z)`` (``2 z`` for ``z ** 2``).  Integer/bool inputs in
     ``argnums`` raise :class:`~ftransforms.errors.NonDifferentiableInputError`; with
     ``allow_int=True`` (JAX's option) their gradient is a zero array of JAX's ``float0``
-    dtype (``ftransforms.arguments.FLOAT0``) and the input's shape.
+    dtype (``ftransforms.arguments.FLOAT0``) and the input's shape.  JAX's deprecated
+    ``reduce_axes`` is accepted empty only.
 
     Example:
         >>> import numpy as np
@@ -710,7 +735,7 @@ def grad(
         >>> complex(grad(lambda z: z ** 2, holomorphic=True)(np.complex128(1 + 2j)))
         (2+4j)
     """
-    gv = grad_and_value(func, argnums, has_aux, holomorphic, allow_int)
+    gv = grad_and_value(func, argnums, has_aux, holomorphic, allow_int, reduce_axes)
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
@@ -727,6 +752,7 @@ def value_and_grad(
     has_aux: bool = False,
     holomorphic: bool = False,
     allow_int: bool = False,
+    reduce_axes: Any = (),
 ) -> Callable:
     """JAX's name and order: ``(value, gradient)``, ``((value, aux), gradient)`` with
     ``has_aux``; otherwise :func:`grad_and_value` (torch.func's ``(gradient, value)``).
@@ -738,7 +764,7 @@ def value_and_grad(
         >>> float(v), g
         (5.0, array([0., 2., 4.]))
     """
-    gv = grad_and_value(func, argnums, has_aux, holomorphic, allow_int)
+    gv = grad_and_value(func, argnums, has_aux, holomorphic, allow_int, reduce_axes)
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
@@ -758,13 +784,16 @@ def jvp(
     *,
     has_aux: bool = False,
     holomorphic: bool = False,
+    strict: bool = False,
 ):
     """Evaluate ``func(*primals)`` and its directional derivative along ``tangents``.
 
     Returns ``(output, jvp_out[, aux])``; ``tangents`` has the structure, shapes and dtypes
     of ``primals`` (both tuples of the positional arguments).  For a holomorphic ``func``
     of complex inputs ``jvp_out`` is ``f'(z) * t``; ``holomorphic=True`` only checks that
-    the inputs and outputs are complex.
+    the inputs and outputs are complex.  ``strict=True`` (torch.func's option) raises
+    :class:`~ftransforms.errors.GradOutputError` where an output does not depend on the
+    primals (by default its tangent is zeros).
 
     Example:
         >>> import numpy as np
@@ -772,6 +801,7 @@ def jvp(
         >>> jvp(np.sin, (np.zeros(2),), (np.ones(2),))[1]
         array([1., 1.])
     """
+    check_callable(func, "jvp", "jvp(f, (x,), (t,))")
     where = f"jvp({fname(func)}{', holomorphic=True' if holomorphic else ''})"
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TangentMismatchError(
@@ -814,6 +844,12 @@ def jvp(
                 primal_out.append(as_plain(leaf.primal))
                 tangent_out.append(as_plain(leaf.tangent))
             else:
+                if strict:
+                    raise GradOutputError(
+                        f"{where[:-1]}, strict=True): output leaf {len(primal_out)} does not "
+                        f"depend on the primals, which strict=True does not allow (as in "
+                        f"torch.func); drop strict=True to get a zero tangent for it"
+                    )
                 leaf = as_plain(to_array(leaf, where, "every output"))
                 primal_out.append(leaf)
                 tangent_out.append(as_plain(fnp.zeros_like(leaf)))
@@ -838,6 +874,7 @@ def linearize(func: Callable, *primals: Any, has_aux: bool = False):
         >>> jvp_fn(np.ones(2))
         array([1., 1.])
     """
+    check_callable(func, "linearize", "linearize(f, x)")
     where = f"linearize({fname(func)})"
     interp, leaves, spec, in_ids, values, out_spec, ids, aux = _vjp(
         func, primals, has_aux, where, copy=True
@@ -960,6 +997,7 @@ def jacrev(
         array([[1., 0.],
                [0., 1.]])
     """
+    check_callable(func, "jacrev")
     check_chunk_size(chunk_size, f"jacrev({fname(func)}, chunk_size={chunk_size!r})")
 
     @functools.wraps(func)
@@ -1054,6 +1092,7 @@ def jacfwd(
         array([[2., 0.],
                [0., 6.]])
     """
+    check_callable(func, "jacfwd")
     check_randomness(randomness, f"jacfwd({fname(func)}, randomness={randomness!r})")
     check_chunk_size(chunk_size, f"jacfwd({fname(func)}, chunk_size={chunk_size!r})")
 
@@ -1135,6 +1174,7 @@ def hessian(
         array([[ 6.,  0.],
                [ 0., 12.]])
     """
+    check_callable(func, "hessian")
     check_chunk_size(chunk_size, f"hessian({fname(func)}, chunk_size={chunk_size!r})")
     inner = jacrev(func, argnums, has_aux, holomorphic)
     return jacfwd(inner, argnums, has_aux, holomorphic, chunk_size=chunk_size)

@@ -32,6 +32,7 @@ from ftransforms.core.errors import (
     OutDimsError,
     RandomnessError,
     TangentMismatchError,
+    UnsupportedOperationError,
 )
 from ftransforms.core.mutation import mutable
 from ftransforms.core.tracer import Tracer
@@ -88,6 +89,27 @@ class LazyNames:
             else:
                 self._names = arg_names(self._func, len(self._args))
         return self._names[i]
+
+
+def check_callable(func: Any, transform: str, usage: str = "") -> None:
+    """A transform is given the function to transform (JAX checks it on the spot too)."""
+    if not callable(func):
+        raise TypeError(
+            f"{transform}({type(func).__name__}): expected a function to transform, got "
+            f"{func!r:.60}; write {usage or transform + '(f)(x)'} with f a function (a "
+            f"lambda) of the arguments"
+        )
+
+
+def check_reduce_axes(reduce_axes: Any, where: str) -> None:
+    """JAX's ``reduce_axes`` (deprecated there): accepted when empty, refused otherwise,
+    as JAX refuses it."""
+    if reduce_axes:
+        raise UnsupportedOperationError(
+            f"{where}: reduce_axes={reduce_axes!r} is not supported (JAX deprecated it and "
+            f"refuses it too); sum over the named axis inside the function (ft.lax.psum), "
+            f"and leave reduce_axes out"
+        )
 
 
 def check_live(value: Any, where: str) -> None:
@@ -231,12 +253,12 @@ def replace_args(args: tuple, argnums: tuple[int, ...], values: tuple) -> tuple:
 RANDOMNESS = ("error", "different", "same")
 
 
-def check_randomness(randomness: Any, where: str) -> None:
+def check_randomness(randomness: Any, where: str, hint: str = "") -> None:
     if not isinstance(randomness, str) or randomness not in RANDOMNESS:
         raise RandomnessError(
             f"{where}: randomness must be one of 'error' (drawing random numbers raises), "
             f"'different' (independent draws per batch element) or 'same' (one draw shared "
-            f"by the batch), got {randomness!r}"
+            f"by the batch), got {randomness!r}{hint}"
         )
 
 
@@ -362,6 +384,18 @@ def check_like(t, ref, where, what, ref_what):
         raise TangentMismatchError(
             f"{where}: {what} has dtype {td} but the {ref_what} has dtype {rd}; cast it "
             f"with .astype({rd.name!r})"
+        )
+    return t
+
+
+def check_shape(t, ref, where, what, ref_what):
+    """``t`` as an array of ``ref``'s shape (any dtype: the cotangent of an integer
+    output, which carries no derivative), or a TangentMismatchError."""
+    t = to_array(t, where, what)
+    if fnp.shape(t) != fnp.shape(ref):
+        raise TangentMismatchError(
+            f"{where}: {what} has shape {fnp.shape(t)} but the {ref_what} has shape "
+            f"{fnp.shape(ref)}; they must match"
         )
     return t
 

@@ -109,6 +109,7 @@ def checkpoint(
     static_argnums: int | tuple[int, ...] = (),
     policy: Any = None,
     prevent_cse: bool = True,
+    static_argnames: str | tuple[str, ...] = (),
 ) -> Callable:
     """``fun`` with its forward values recomputed in the backward pass instead of stored.
 
@@ -122,7 +123,8 @@ def checkpoint(
 
     ``static_argnums`` marks arguments that are not arrays (accepted for JAX
     compatibility: ftransforms runs Python eagerly, so every argument may steer Python
-    control flow).  ``policy`` is ``None`` or ``checkpoint_policies.nothing_saveable``
+    control flow); ``static_argnames`` (JAX's, the same for keyword arguments) is accepted
+    too.  ``policy`` is ``None`` or ``checkpoint_policies.nothing_saveable``
     (keep only the inputs and outputs) or ``checkpoint_policies.everything_saveable``
     (keep everything: ``fun`` itself); selective policies (JAX's ``dots_saveable``,
     ``save_only_these_names``, custom callables) are not supported and raise
@@ -155,6 +157,12 @@ def checkpoint(
             f"policy, or checkpoint smaller pieces of the function to choose what is stored"
         )
     statics = _static_argnums(static_argnums, name)
+    names = (static_argnames,) if isinstance(static_argnames, str) else static_argnames
+    if not isinstance(names, (tuple, list)) or not all(isinstance(n, str) for n in names):
+        raise ArgnumsError(
+            f"checkpoint({name}, static_argnames={static_argnames!r}): static_argnames must "
+            f"be a str or a tuple of str (names of the non-array keyword arguments)"
+        )
     save_all = policy is checkpoint_policies.everything_saveable
 
     @functools.wraps(fun)

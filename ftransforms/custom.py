@@ -14,11 +14,15 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+import numpy
+import optree
+
 import ftransforms.numpy as fnp
 from ftransforms.api import vjp as _vjp
 from ftransforms.api import vmap
+from ftransforms.arguments import FLOAT0
 from ftransforms.boundary import transform_inputs, transform_outputs
-from ftransforms.core.errors import ArgnumsError, UnsupportedOperationError
+from ftransforms.core.errors import ArgnumsError, TangentMismatchError
 from ftransforms.core.mutation import mutable
 from ftransforms.core.primitive import Primitive
 from ftransforms.core.tracer import Tracer
@@ -27,9 +31,15 @@ from ftransforms.interpreters.forward import DualTracer
 from ftransforms.interpreters.reverse import ReverseTracer
 from ftransforms.lax import ensure_bdim
 from ftransforms.numpy.helpers import dtype_of
-from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
+from ftransforms.pytree import (
+    NAMESPACE,
+    register_pytree_node,
+    tree_flatten,
+    tree_map,
+    tree_unflatten,
+)
 
-__all__ = ["custom_jvp", "custom_vjp"]
+__all__ = ["CustomVJPPrimal", "SymbolicZero", "custom_jvp", "custom_vjp"]
 
 
 class _Spec:
@@ -84,19 +94,87 @@ def _inexact(x: Any) -> bool:
     return dtype_of(x).kind in "fc"
 
 
-def _no_symbolic_zeros(name: str, symbolic_zeros: Any) -> None:
-    if symbolic_zeros:
-        raise UnsupportedOperationError(
-            f"{name}: symbolic_zeros=True is not supported: the rules always get zero "
-            f"arrays for the inputs and outputs without a derivative; drop the argument"
-        )
+class SymbolicZero:
+    """A tangent known to be zero, given to a ``custom_jvp`` rule set with
+    ``defjvp(rule, symbolic_zeros=True)`` in place of the zero array of an input that is
+    not differentiated (JAX's ``jax.custom_derivatives.SymbolicZero``).  It has the
+    tangent's ``shape``, ``dtype`` and ``ndim``; the rule may return one as a tangent
+    output too.  ``SymbolicZero.from_primal_value(x)`` makes the one of ``x``.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import custom_jvp, grad
+        >>> f = custom_jvp(lambda x, y: x * y)
+        >>> def f_jvp(primals, tangents):
+        ...     (x, y), (tx, ty) = primals, tangents
+        ...     assert isinstance(ty, SymbolicZero)  # y is not differentiated below
+        ...     return x * y, tx * y
+        >>> _ = f.defjvp(f_jvp, symbolic_zeros=True)
+        >>> float(grad(f)(2.0, 3.0))
+        3.0
+    """
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape: tuple, dtype: Any) -> None:
+        self.shape, self.dtype = tuple(shape), numpy.dtype(dtype)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @staticmethod
+    def from_primal_value(x: Any) -> SymbolicZero:
+        dt = dtype_of(x)
+        return SymbolicZero(fnp.shape(x), dt if dt.kind in "fc" else FLOAT0)
+
+    def __repr__(self) -> str:
+        return f"SymbolicZero(shape={self.shape}, dtype={self.dtype})"
+
+
+# A container with no leaves: vmap passes it through a rule untouched (NOTE [symbolic
+# zeros in custom_jvp rules] below).
+register_pytree_node(
+    SymbolicZero, lambda z: ((), (z.shape, z.dtype)), lambda a, _: SymbolicZero(*a)
+)
+
+
+def _tangent_leaves(t_out: Any, y: tuple, name: str, unbatched: bool) -> tuple:
+    """A rule's tangent outputs as arrays of ``y``'s shapes and dtypes; a
+    ``SymbolicZero`` among them becomes zeros.
+
+    NOTE [symbolic zeros in custom_jvp rules]: with ``symbolic_zeros=True`` the rule gets
+    a ``SymbolicZero`` for each input whose tangent is known to be zero (an input not
+    differentiated: its tangent is ``None`` in the forward rule, and not ``wanted`` in
+    the reverse rule, where the tangent map is linearized in the wanted inputs only).
+    Under ``vmap`` the rule is vmapped: a ``SymbolicZero`` is a pytree without leaves, so
+    it passes through unbatched, with the per-example shape (``unbatched``: the batched
+    rule drops the leading batch axis of the shape it describes)."""
+    t_leaves = optree.tree_leaves(
+        transform_outputs(t_out),
+        is_leaf=lambda v: isinstance(v, SymbolicZero),
+        namespace=NAMESPACE,
+    )
+    return tuple(
+        fnp.zeros_like(yi)
+        if isinstance(t, SymbolicZero)
+        else _like(t, yi, name, f"the JVP rule's tangent output {k}", "primal output")
+        for k, (t, yi) in enumerate(zip(t_leaves, y))
+    )
+
+
+def _symbolic_zero(x: Any, batched: bool) -> SymbolicZero:
+    z = SymbolicZero.from_primal_value(x)
+    return SymbolicZero(z.shape[1:], z.dtype) if batched else z
 
 
 class _CustomBase:
     """What ``custom_jvp`` and ``custom_vjp`` share: keyword arguments resolved to
     positions (with the defaults filled in, as JAX does) and ``nondiff_argnums``."""
 
-    def __init__(self, fun: Callable, nondiff_argnums: Any, kind: str) -> None:
+    def __init__(
+        self, fun: Callable, nondiff_argnums: Any, kind: str, nondiff_argnames: Any = ()
+    ) -> None:
         functools.update_wrapper(self, fun)
         self.fun = fun
         self._name = f"{kind}({getattr(fun, '__name__', 'f')})"
@@ -107,14 +185,24 @@ class _CustomBase:
             raise ArgnumsError(
                 f"{self._name}: nondiff_argnums must be a tuple of ints, got {nondiff_argnums!r}"
             )
-        self.nondiff_argnums = tuple(nums)
         try:
             self._sig: inspect.Signature | None = inspect.signature(fun)
         except (TypeError, ValueError):
             self._sig = None
-        params = self._sig.parameters.values() if self._sig is not None else ()
+        params = list(self._sig.parameters.values()) if self._sig is not None else []
         positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
         self._n_positional = sum(p.kind in positional for p in params)
+        # JAX's nondiff_argnames: the positions of those parameters, added to nondiff_argnums
+        names = (nondiff_argnames,) if isinstance(nondiff_argnames, str) else nondiff_argnames
+        where = {p.name: k for k, p in enumerate(params) if p.kind in positional}
+        unknown = [n for n in names if n not in where]
+        if unknown:
+            raise ArgnumsError(
+                f"{self._name}: nondiff_argnames={tuple(names)!r} names no positional "
+                f"parameter of the function: {unknown} (its positional parameters are "
+                f"{list(where)})"
+            )
+        self.nondiff_argnums = tuple(sorted(set(nums) | {where[n] for n in names}))
 
     def _positional(self, args: tuple, kwargs: dict) -> tuple:
         """``args`` and ``kwargs`` as one tuple of positional arguments."""
@@ -163,49 +251,83 @@ class _CustomBase:
 # -- custom_jvp --------------------------------------------------------------------------
 
 
-def _custom_jvp_primitive(fun, rule, in_spec, spec: _Spec, name: str) -> Primitive:
+def _custom_jvp_primitive(
+    fun, rule, in_spec, spec: _Spec, name: str, symbolic: bool = False, batched: bool = False
+) -> Primitive:
     def impl(xp, *leaves):
         out_leaves, spec.out = tree_flatten(
             transform_outputs(fun(*tree_unflatten(in_spec, leaves)))
         )
-        return tuple(out_leaves)
+        return _array_leaves(xp, out_leaves)
 
     def jvp(tangents, y, *leaves):
         # the rule may write into what it gets (``t = t.copy(); t *= 2``), as a transformed
         # function may: plain arrays as buffers, tracers as new objects (mutation.mutable)
         tangents = [
-            mutable(fnp.zeros_like(x) if t is None else t) for t, x in zip(tangents, leaves)
+            (_symbolic_zero(x, batched) if symbolic else mutable(fnp.zeros_like(x)))
+            if t is None
+            else mutable(t)
+            for t, x in zip(tangents, leaves)
         ]
         primals = tree_unflatten(in_spec, [mutable(x) for x in leaves])
         _, t_out = rule(tuple(primals), tuple(tree_unflatten(in_spec, tangents)))
-        t_leaves, _ = tree_flatten(transform_outputs(t_out))
-        return tuple(_like(t, yi) for t, yi in zip(t_leaves, y))
+        return _tangent_leaves(t_out, y, name, batched)
 
     def vjp(y_bar, y, *leaves, wanted):
+        # the tangent map is linear in the tangents of the inputs it is pulled back to; with
+        # symbolic zeros, only the wanted ones are its inputs (the others are SymbolicZero)
+        live = [
+            k for k, (w, x) in enumerate(zip(wanted, leaves)) if not symbolic or (w and _inexact(x))
+        ]
 
-        def tangent_map(*tangent_leaves):
-            tangent_leaves = [mutable(t) for t in tangent_leaves]
+        def tangent_map(*live_tangents):
+            tangent_leaves = [_symbolic_zero(x, batched) for x in leaves] if symbolic else []
+            tangent_leaves = tangent_leaves or [None] * len(leaves)
+            for k, t in zip(live, live_tangents):
+                tangent_leaves[k] = mutable(t)
             given = tuple(tree_unflatten(in_spec, [mutable(x) for x in leaves]))
             _, t_out = rule(given, tuple(tree_unflatten(in_spec, tangent_leaves)))
-            return tuple(tree_flatten(transform_outputs(t_out))[0])
+            return _tangent_leaves(t_out, y, name, batched)
 
-        zeros = [fnp.zeros_like(x) for x in leaves]
+        zeros = [fnp.zeros_like(leaves[k]) for k in live]
         ct = tuple(fnp.zeros_like(yi) if b is None else b for b, yi in zip(y_bar, y))
         _, pullback = _vjp(tangent_map, *zeros)
-        cts = pullback(ct)
-        return tuple(c if w and _inexact(x) else None for c, w, x in zip(cts, wanted, leaves))
+        cts = dict(zip(live, pullback(ct)))
+        return tuple(
+            cts.get(k) if w and _inexact(x) else None
+            for k, (w, x) in enumerate(zip(wanted, leaves))
+        )
 
     def batch(prim, args, bdims, axis_size):
-        batched = _custom_jvp_primitive(vmap(fun), vmap(rule), in_spec, spec, name + "_batched")
-        outs = batched.bind(*_front(args, bdims, axis_size))
+        batched_prim = _custom_jvp_primitive(
+            vmap(fun), vmap(rule), in_spec, spec, name + "_batched", symbolic, True
+        )
+        outs = batched_prim.bind(*_front(args, bdims, axis_size))
         return outs, (0,) * len(outs)
 
     return Primitive(name, impl, jvp=jvp, vjp=vjp, batch=batch, multiple_results=True)
 
 
-def _like(t, y):
+def _array_leaves(xp: Any, leaves: list) -> tuple:
+    """The outputs (and residuals) of a rule's primitive as arrays: a Python or NumPy
+    number (a count kept as a residual, a constant output) becomes a 0-d array, as JAX
+    makes it, so that every interpreter, ``jit``'s recording included, sees arrays."""
+    return tuple(
+        xp.asarray(v) if isinstance(v, (bool, int, float, complex, numpy.generic)) else v
+        for v in leaves
+    )
+
+
+def _like(t, y, name, what, ref):
+    """A rule's tangent/cotangent ``t`` in the dtype of ``y``, whose shape it must have
+    (as JAX checks: a missing ``.sum()`` or a wrong slice is the user's bug, not a value to
+    broadcast or a NumPy broadcasting error from deep inside the backward pass)."""
     if fnp.shape(t) != fnp.shape(y):
-        t = fnp.broadcast_to(t, fnp.shape(y))
+        raise TangentMismatchError(
+            f"{name}: {what} has shape {fnp.shape(t)} but the {ref} has shape "
+            f"{fnp.shape(y)}; a rule must return one value of that shape per "
+            f"{ref.split()[0]} (reduce or broadcast it in the rule)"
+        )
     return fnp.astype(t, dtype_of(y))
 
 
@@ -232,16 +354,19 @@ class custom_jvp(_CustomBase):  # noqa: N801  (JAX's name)
     ``jvp_i(tangent_i, primal_out, *primals)`` per argument (``None``: no dependence).
     """
 
-    def __init__(self, fun: Callable, nondiff_argnums: Any = ()) -> None:
-        super().__init__(fun, nondiff_argnums, "custom_jvp")
+    def __init__(
+        self, fun: Callable, nondiff_argnums: Any = (), nondiff_argnames: Any = ()
+    ) -> None:
+        super().__init__(fun, nondiff_argnums, "custom_jvp", nondiff_argnames)
         self.jvp_rule: Callable | None = None
+        self.symbolic_zeros = False
 
     def defjvp(self, rule: Callable, symbolic_zeros: bool = False) -> Callable:
         """Set ``rule(primals, tangents) -> (primal_out, tangent_out)``; the tangent of an
-        input that has none is a zero array (JAX's ``symbolic_zeros=False``, the only
-        mode)."""
-        _no_symbolic_zeros(self._name, symbolic_zeros)
+        input that has none is a zero array, or with ``symbolic_zeros=True`` (JAX's) a
+        :class:`SymbolicZero`, which the rule may also return."""
         self.jvp_rule = rule
+        self.symbolic_zeros = bool(symbolic_zeros)
         return rule
 
     def defjvps(self, *jvps: Callable | None) -> None:
@@ -266,6 +391,7 @@ class custom_jvp(_CustomBase):  # noqa: N801  (JAX's name)
             return out, tree_map(fnp.zeros_like, out) if total is None else total
 
         self.jvp_rule = rule
+        self.symbolic_zeros = False
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         name = self._name
@@ -287,7 +413,7 @@ class custom_jvp(_CustomBase):  # noqa: N801  (JAX's name)
         if not any(_differentiated(leaves)):
             return transform_outputs(fun(*args))
         spec = _Spec()
-        prim = _custom_jvp_primitive(fun, rule, in_spec, spec, name)
+        prim = _custom_jvp_primitive(fun, rule, in_spec, spec, name, self.symbolic_zeros)
         outs = prim.bind(*leaves)
         return tree_unflatten(spec.out, outs)
 
@@ -295,13 +421,15 @@ class custom_jvp(_CustomBase):  # noqa: N801  (JAX's name)
 # -- custom_vjp --------------------------------------------------------------------------
 
 
-def _custom_vjp_primitive(fwd, bwd, in_spec, spec: _Spec, name: str) -> Primitive:
+def _custom_vjp_primitive(
+    fwd, bwd, in_spec, spec: _Spec, name: str, symbolic: bool = False, batched: bool = False
+) -> Primitive:
     def impl(xp, *leaves):
         out, res = transform_outputs(fwd(*tree_unflatten(in_spec, leaves)))
         out_leaves, spec.out = tree_flatten(out)
         res_leaves, spec.res = tree_flatten(res)
         spec.n_out = len(out_leaves)
-        return tuple(out_leaves) + tuple(res_leaves)
+        return _array_leaves(xp, out_leaves + res_leaves)
 
     def jvp(tangents, y, *leaves):
         raise TypeError(
@@ -312,9 +440,13 @@ def _custom_vjp_primitive(fwd, bwd, in_spec, spec: _Spec, name: str) -> Primitiv
 
     def vjp(y_bar, y, *leaves, wanted):
         n = spec.n_out
-        ct = [fnp.zeros_like(yi) if b is None else b for b, yi in zip(y_bar[:n], y[:n])]
+        ct = [
+            (_symbolic_zero(yi, batched) if symbolic else mutable(fnp.zeros_like(yi)))
+            if b is None
+            else mutable(b)
+            for b, yi in zip(y_bar[:n], y[:n])
+        ]
         res = tree_unflatten(spec.res, [mutable(r) for r in y[n:]])
-        ct = [mutable(c) for c in ct]
         cts = transform_outputs(bwd(res, tree_unflatten(spec.out, ct)))
         if type(cts) is list:  # JAX takes a list as the tuple of cotangents
             cts = tuple(cts)
@@ -323,16 +455,21 @@ def _custom_vjp_primitive(fwd, bwd, in_spec, spec: _Spec, name: str) -> Primitiv
                 f"{name}: the bwd rule must return a tuple with one cotangent per argument, "
                 f"got {type(cts).__name__}"
             )
-        ct_leaves, ct_spec = tree_flatten(cts, none_is_leaf=True)
+        ct_leaves = optree.tree_leaves(
+            cts, is_leaf=lambda v: isinstance(v, SymbolicZero), none_is_leaf=True,
+            namespace=NAMESPACE,
+        )  # fmt: skip
+        ct_leaves = [None if isinstance(c, SymbolicZero) else c for c in ct_leaves]
         if len(ct_leaves) != len(leaves):
-            raise ValueError(
+            raise TangentMismatchError(
                 f"{name}: the bwd rule returned {len(ct_leaves)} cotangent leaves for "
                 f"{len(leaves)} input leaves; return one per argument, with its structure"
             )
         out = [
-            None if c is None or not w or not _inexact(x) else _like(c, x)
-            for c, w, x in zip(ct_leaves, wanted, leaves)
-        ]
+            None if c is None or not w or not _inexact(x) else
+            _like(c, x, name, f"the bwd rule's cotangent leaf {k}", "input leaf")
+            for k, (c, w, x) in enumerate(zip(ct_leaves, wanted, leaves))
+        ]  # fmt: skip
         res_cts = _residual_cotangents(fwd, in_spec, leaves, y_bar[n:], wanted)
         for i, c in enumerate(res_cts):
             if c is not None:
@@ -340,11 +477,50 @@ def _custom_vjp_primitive(fwd, bwd, in_spec, spec: _Spec, name: str) -> Primitiv
         return tuple(out)
 
     def batch(prim, args, bdims, axis_size):
-        batched = _custom_vjp_primitive(vmap(fwd), vmap(bwd), in_spec, spec, name + "_batched")
-        outs = batched.bind(*_front(args, bdims, axis_size))
+        batched_prim = _custom_vjp_primitive(
+            vmap(fwd), vmap(bwd), in_spec, spec, name + "_batched", symbolic, True
+        )
+        outs = batched_prim.bind(*_front(args, bdims, axis_size))
         return outs, (0,) * len(outs)
 
     return Primitive(name, impl, jvp=jvp, vjp=vjp, batch=batch, multiple_results=True)
+
+
+class CustomVJPPrimal:
+    """An argument leaf of a ``custom_vjp`` function as its ``fwd`` rule gets it under
+    ``defvjp(fwd, bwd, symbolic_zeros=True)`` (JAX's ``CustomVJPPrimal``): ``value`` and
+    ``perturbed``, whether that leaf is differentiated.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import custom_vjp, grad
+        >>> f = custom_vjp(lambda x, y: x * y)
+        >>> def fwd(x, y):
+        ...     assert x.perturbed and not y.perturbed
+        ...     return x.value * y.value, y.value
+        >>> f.defvjp(fwd, lambda y, g: (g * y, None), symbolic_zeros=True)
+        >>> float(grad(f)(2.0, 3.0))
+        3.0
+    """
+
+    __slots__ = ("value", "perturbed")
+
+    def __init__(self, value: Any, perturbed: bool) -> None:
+        self.value, self.perturbed = value, perturbed
+
+    def __repr__(self) -> str:
+        return f"CustomVJPPrimal(value={self.value!r}, perturbed={self.perturbed})"
+
+
+def _with_primal_flags(fwd: Callable, in_spec: Any, perturbed: list) -> Callable:
+    """``fwd`` called with each argument leaf wrapped as a :class:`CustomVJPPrimal`."""
+
+    def wrapped(*args: Any) -> Any:
+        leaves = tree_flatten(args)[0]
+        flagged = [CustomVJPPrimal(v, p) for v, p in zip(leaves, perturbed)]
+        return fwd(*tree_unflatten(in_spec, flagged))
+
+    return wrapped
 
 
 def _residual_cotangents(fwd, in_spec, leaves, res_bars, wanted) -> list:
@@ -370,7 +546,7 @@ def _residual_cotangents(fwd, in_spec, leaves, res_bars, wanted) -> list:
     _, pullback = _vjp(residuals, *leaves)
     cts = pullback(tuple(res_bars[k] for k in picked))
     return [
-        _like(c, x) if w and _inexact(x) and c is not None else None
+        fnp.astype(c, dtype_of(x)) if w and _inexact(x) and c is not None else None
         for c, w, x in zip(cts, wanted, leaves)
     ]
 
@@ -397,14 +573,17 @@ class custom_vjp(_CustomBase):  # noqa: N801  (JAX's name)
 
     As in JAX: keyword arguments are resolved to positions (defaults filled in);
     ``fwd`` takes the same arguments as the function; the arguments in
-    ``nondiff_argnums`` are not differentiated, come first in
-    ``bwd(*nondiff, residuals, g)``, and get no cotangent.
+    ``nondiff_argnums`` (and those ``nondiff_argnames`` names) are not differentiated,
+    come first in ``bwd(*nondiff, residuals, g)``, and get no cotangent.
     """
 
-    def __init__(self, fun: Callable, nondiff_argnums: Any = ()) -> None:
-        super().__init__(fun, nondiff_argnums, "custom_vjp")
+    def __init__(
+        self, fun: Callable, nondiff_argnums: Any = (), nondiff_argnames: Any = ()
+    ) -> None:
+        super().__init__(fun, nondiff_argnums, "custom_vjp", nondiff_argnames)
         self.fwd: Callable | None = None
         self.bwd: Callable | None = None
+        self.symbolic_zeros = False
 
     def defvjp(
         self,
@@ -413,11 +592,14 @@ class custom_vjp(_CustomBase):  # noqa: N801  (JAX's name)
         symbolic_zeros: bool = False,
         optimize_remat: bool = False,
     ) -> None:
-        """Set the forward pass (with residuals) and the backward pass.  JAX's
-        ``symbolic_zeros=False`` is the only mode (``bwd`` gets zero arrays);
+        """Set the forward pass (with residuals) and the backward pass.  With
+        ``symbolic_zeros=True`` (JAX's), ``fwd`` gets each argument leaf as a
+        :class:`CustomVJPPrimal` (``.value``, ``.perturbed``: whether it is
+        differentiated), ``bwd`` gets a :class:`SymbolicZero` for an output whose
+        cotangent is known to be zero, and may return one (or ``None``) for an input.
         ``optimize_remat`` has no effect (nothing is compiled)."""
-        _no_symbolic_zeros(self._name, symbolic_zeros)
         self.fwd, self.bwd = fwd, bwd
+        self.symbolic_zeros = bool(symbolic_zeros)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         name = self._name
@@ -442,7 +624,9 @@ class custom_vjp(_CustomBase):  # noqa: N801  (JAX's name)
         forward, reverse = _differentiated(leaves)
         if not (forward or reverse):
             return transform_outputs(fun(*args))
+        if self.symbolic_zeros:  # fwd gets CustomVJPPrimal(value, perturbed) leaves
+            fwd = _with_primal_flags(fwd, in_spec, [any(_differentiated([x])) for x in leaves])
         spec = _Spec()
-        prim = _custom_vjp_primitive(fwd, bwd, in_spec, spec, name)
+        prim = _custom_vjp_primitive(fwd, bwd, in_spec, spec, name, self.symbolic_zeros)
         outs = prim.bind(*leaves)
         return tree_unflatten(spec.out, outs[: spec.n_out])

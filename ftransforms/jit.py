@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import inspect
 import threading
 import warnings
 from collections import OrderedDict
@@ -33,6 +34,7 @@ from ftransforms.jit_guards import guards_of
 from ftransforms.numpy.helpers import holds_tracer
 from ftransforms.program import Program, freeze
 from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
+from ftransforms.shape_eval import ShapeDtypeStruct
 
 __all__ = ["Program", "jit", "make_jaxpr", "make_program"]
 
@@ -178,11 +180,20 @@ def _trace(
     return program, tree_unflatten(out_spec, values)
 
 
-def make_program(func: Callable, *, optimize: bool = True) -> Callable[..., Program]:
+def make_program(
+    func: Callable,
+    *,
+    optimize: bool = True,
+    static_argnums: int | Sequence[int] = (),
+    return_shape: bool = False,
+) -> Callable[..., Any]:
     """``make_program(f)(*args)``: the program ``jit`` would replay for ``f`` at these
     arguments (like ``jax.make_jaxpr``), for reading what a transformed function computes.
     ``optimize=False`` shows every backend call as recorded, before dead and repeated
-    calls are removed; ``program.source`` is the generated Python.
+    calls are removed; ``program.source`` is the generated Python.  As in
+    ``jax.make_jaxpr``: the positional arguments in ``static_argnums`` are constants of
+    the program, not inputs, and ``return_shape=True`` returns ``(program, shapes)``,
+    the output's pytree of :class:`~ftransforms.ShapeDtypeStruct`.
 
     Example:
         >>> import numpy as np
@@ -195,11 +206,42 @@ def make_program(func: Callable, *, optimize: bool = True) -> Callable[..., Prog
           in ( %3 ) }
     """
 
+    nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+
     @functools.wraps(func)
-    def wrapped(*args: Any, **kwargs: Any) -> Program:
-        return _trace(func, args, kwargs, optimize)[0]
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        fixed = {}
+        for i in nums:
+            if not -len(args) <= i < len(args):
+                raise ValueError(
+                    f"make_jaxpr({getattr(func, '__name__', 'f')}, static_argnums={nums!r}): "
+                    f"the call has {len(args)} positional argument(s), so there is no "
+                    f"argument {i}; static_argnums counts them from 0"
+                )
+            fixed[i % len(args)] = args[i]
+        call, dynamic = func, args
+        if fixed:
+            dynamic = tuple(a for j, a in enumerate(args) if j not in fixed)
+
+            def call(*dyn: Any, **kw: Any) -> Any:
+                rest = iter(dyn)
+                return func(
+                    *[fixed[j] if j in fixed else next(rest) for j in range(len(args))], **kw
+                )
+
+        program, result = _trace(
+            call, dynamic, kwargs, optimize, name=getattr(func, "__name__", None)
+        )
+        if not return_shape:
+            return program
+        shapes = tree_map(lambda v: ShapeDtypeStruct(numpy.shape(v), _dtype(v)), result)
+        return program, shapes
 
     return wrapped
+
+
+def _dtype(value: Any) -> numpy.dtype:
+    return value.dtype if hasattr(value, "dtype") else numpy.asarray(value).dtype
 
 
 #: The name JAX users look for.
@@ -213,6 +255,10 @@ def jit(
     static_argnames: str | Sequence[str] = (),
     max_cached: int = 32,
     compile: bool | None = None,  # noqa: A002 - the name users look for
+    donate_argnums: int | Sequence[int] = (),
+    donate_argnames: str | Sequence[str] = (),
+    keep_unused: bool = False,
+    inline: bool = False,
 ) -> Callable:
     """Compile ``func`` (usually a transformed function) into a replayed flat program.
 
@@ -224,7 +270,12 @@ def jit(
     other leaf (Python numbers, NumPy integers, strings, ...) is static — part of the
     signature, so a new value records again — as are the positional arguments in
     ``static_argnums`` and the keyword arguments in ``static_argnames`` (as
-    in ``jax.jit``; they must be hashable).  At most ``max_cached`` signatures are kept.
+    in ``jax.jit``; they must be hashable).  As in JAX, each of the two is inferred from
+    the other through ``func``'s signature (``static_argnums=1`` also makes that parameter
+    static when it is passed by keyword), and a static parameter with a default may be
+    left out.  At most ``max_cached`` signatures are kept.  JAX's ``donate_argnums``,
+    ``donate_argnames``, ``keep_unused`` and ``inline`` are accepted and have no effect
+    (no buffer is donated: the caller's arrays are never written).
 
     A trace that read a traced value (Python control flow on data, boolean masks, random
     draws, a closure over an enclosing transform's value; see NOTE [value-dependent
@@ -256,12 +307,19 @@ def jit(
             static_argnames=static_argnames,
             max_cached=max_cached,
             compile=compile,
+            donate_argnums=donate_argnums,
+            donate_argnames=donate_argnames,
+            keep_unused=keep_unused,
+            inline=inline,
         )
     if not callable(func):
         raise TypeError(f"jit: expected a function, got {type(func).__name__}")
     argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
     name = getattr(func, "__name__", "f")
+    may_be_absent = _never
+    if argnums or argnames:  # (reading the signature costs; only static arguments need it)
+        argnums, argnames, may_be_absent = _infer_static(func, name, argnums, argnames)
     cache = _ProgramCache()
     # NOTE [jit's fast path]: a call whose positional arguments are all plain NumPy arrays
     # (or tuples/lists of them) and that has no keyword or static arguments is keyed by
@@ -287,7 +345,9 @@ def jit(
         else:
             found = None
         if argnums or argnames:
-            static, dynamic, dyn_kwargs = _split_static(name, args, kwargs, argnums, argnames)
+            static, dynamic, dyn_kwargs = _split_static(
+                name, args, kwargs, argnums, argnames, may_be_absent
+            )
             static_key = freeze(static)
         else:
             static, dynamic, dyn_kwargs, static_key = no_static, args, kwargs, no_static
@@ -416,15 +476,81 @@ def _recording_again(name: str, guards: Any, stale: list) -> None:
 _HOW = {True: "eager", False: "never"}
 
 
+def _never(j: int, kwargs: dict) -> bool:
+    """``may_be_absent`` where nothing is known: every static position must be given."""
+    return False
+
+
+def _infer_static(
+    func: Callable, name: str, argnums: tuple, argnames: tuple
+) -> tuple[tuple, tuple, Callable[[int, dict], bool]]:
+    """JAX's rule: ``static_argnames`` inferred from ``static_argnums`` through ``func``'s
+    signature when only the latter is given, and the other way round; both checked
+    against the signature.  Also returns ``may_be_absent(position, kwargs)``: whether a call
+    may leave that static position out (its parameter came by keyword or has a default,
+    or it is one of ``*args``), as JAX skips it."""
+    try:
+        params = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):  # a builtin without a signature: nothing to infer
+        return argnums, argnames, _never
+    kinds = inspect.Parameter
+    positional = [
+        p for p in params if p.kind in (kinds.POSITIONAL_ONLY, kinds.POSITIONAL_OR_KEYWORD)
+    ]
+    n = len(positional)
+    if not any(p.kind is kinds.VAR_POSITIONAL for p in params):
+        for i in argnums:
+            if not -n <= i < n:
+                raise ValueError(
+                    f"jit({name}, static_argnums={argnums!r}): {name} takes {n} positional "
+                    f"argument(s), so it has no argument {i}; static_argnums counts its "
+                    f"positional parameters from 0"
+                )
+    keyword = [
+        p.name for p in params if p.kind in (kinds.POSITIONAL_OR_KEYWORD, kinds.KEYWORD_ONLY)
+    ]
+    unknown = sorted(set(argnames) - set(keyword))
+    if unknown and not any(p.kind is kinds.VAR_KEYWORD for p in params):
+        raise ValueError(
+            f"jit({name}, static_argnames={argnames!r}): {name} has no parameter(s) "
+            f"{unknown} that can be passed by keyword; its parameters are {keyword}"
+        )
+    by_keyword = {
+        k: p.name for k, p in enumerate(positional) if p.kind is kinds.POSITIONAL_OR_KEYWORD
+    }
+    if argnums and not argnames:
+        argnames = tuple(by_keyword[i % n] for i in argnums if -n <= i < n and i % n in by_keyword)
+    elif argnames and not argnums:
+        argnums = tuple(k for k, name_k in by_keyword.items() if name_k in argnames)
+    var_positional = any(p.kind is kinds.VAR_POSITIONAL for p in params)
+    optional = {k: (p, positional[k].default is not kinds.empty) for k, p in by_keyword.items()}
+
+    def may_be_absent(j: int, kwargs: dict) -> bool:
+        if j in optional:
+            return optional[j][0] in kwargs or optional[j][1]
+        return var_positional and j >= n  # f(x, *args): static_argnums past the call's args
+
+    return argnums, argnames, may_be_absent
+
+
 def _split_static(
-    name: str, args: tuple, kwargs: dict, argnums: tuple, argnames: tuple
+    name: str,
+    args: tuple,
+    kwargs: dict,
+    argnums: tuple,
+    argnames: tuple,
+    may_be_absent: Callable[[int, dict], bool] = _never,
 ) -> tuple[tuple, tuple, dict]:
     """``((static positional, static keyword), dynamic args, dynamic kwargs)``; the static
-    parts are hashable and key the cache.  Dynamic positions of static args hold ``None``."""
+    parts are hashable and key the cache.  Dynamic positions of static args hold ``None``.
+    A static position beyond the call's positional arguments is skipped where
+    ``may_be_absent`` says so (see ``_infer_static``)."""
     n = len(args)
     positions = set()
     for i in argnums:
         j = i + n if i < 0 else i
+        if j >= n and may_be_absent(j, kwargs):
+            continue
         if not 0 <= j < n:
             raise ValueError(
                 f"jit({name}): static_argnums has {i}, but the call has {n} positional argument(s)"

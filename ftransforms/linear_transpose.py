@@ -23,6 +23,7 @@ from typing import Any
 import numpy
 
 from ftransforms.api import vjp
+from ftransforms.arguments import check_reduce_axes
 from ftransforms.backend import namespace_of
 from ftransforms.core.errors import LinearityError, TangentMismatchError
 from ftransforms.core.stack import Interpreter, pushed
@@ -125,7 +126,7 @@ def _aval(x: Any) -> tuple:
     return numpy.shape(x), numpy.result_type(x)
 
 
-def linear_transpose(fun: Callable, *primals: Any) -> Callable:
+def linear_transpose(fun: Callable, *primals: Any, reduce_axes: Any = ()) -> Callable:
     """The transpose of the linear function ``fun`` (``jax.linear_transpose``):
     ``linear_transpose(fun, *primals)(out_cotangent)`` is the tuple of input cotangents
     ``Aᵀ c`` for ``fun(*x) = A x``.
@@ -136,7 +137,8 @@ def linear_transpose(fun: Callable, *primals: Any) -> Callable:
     [linear transpose] in ``ftransforms/linear_transpose.py``); a constant term is
     ignored, as in JAX.  The cotangent must match ``fun``'s output in structure, shapes
     and dtypes (``TangentMismatchError``).  The result composes with ``vmap``, ``grad``
-    and ``jit`` like any function built from primitives.
+    and ``jit`` like any function built from primitives.  JAX's deprecated
+    ``reduce_axes`` is accepted empty only.
 
     Example:
         >>> import numpy as np
@@ -149,6 +151,7 @@ def linear_transpose(fun: Callable, *primals: Any) -> Callable:
     call = f"linear_transpose({fname}, *primals)"
     if not callable(fun):
         raise TypeError(f"{call}: fun must be callable, got {type(fun).__name__}")
+    check_reduce_axes(reduce_axes, call)
     leaves, spec = tree_flatten(primals)
     zeros = [_zeros_like(p) for p in leaves]
     interp = LinearityInterpreter(call, fname)
