@@ -552,6 +552,19 @@ class Tracer:
                 raise self._scipy_conversion_error(*scipy_caller, refusal)
             _warn_slow_scipy(self, *scipy_caller)
         elif dtype is not None and numpy.dtype(dtype).kind != "O":
+            if not self.shape:
+                # np.float64(t), np.int32(t), np.bool_(t): the number of a 0-d tracer,
+                # read where float(t) / int(t) / bool(t) reads one (NOTE [number
+                # conversions]); elsewhere the error below
+                kind = numpy.dtype(dtype).kind
+                try:
+                    number = (
+                        int(self) if kind in "iu" else bool(self) if kind == "b" else self.item()
+                    )
+                except TracerConversionError:
+                    pass
+                else:
+                    return numpy.asarray(number, dtype=dtype)
             raise TracerConversionError(
                 f"{self._interp.name}: numpy.array(..., dtype={numpy.dtype(dtype)}) (or "
                 f".astype) of a tracer or of a list holding one: a {numpy.dtype(dtype)} "

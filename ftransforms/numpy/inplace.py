@@ -31,7 +31,7 @@ from ftransforms.core.errors import (
     InPlaceError,
     UnsupportedOperationError,
 )
-from ftransforms.core.mutation import Buffer, assign, clone, make_view
+from ftransforms.core.mutation import Buffer, assign, clone, make_view, read_only
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.helpers import IN_PLACE_WRITERS, dtype_of, ndim, shape, xp_of
 from ftransforms.numpy.indexing import diagonal, getitem, scatter, take, where
@@ -385,21 +385,17 @@ def imag_view(x: Tracer) -> Any:
     return make_view(x, out, imag, lambda p, v: real(p) + 1j * _cast(v, dtype_of(real(p))))
 
 
-def _read_only(p: Any, v: Any) -> Any:
-    raise ValueError("assignment destination is read-only")  # NumPy's words
-
-
 def diagonal_view(x: Tracer, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
     """``x.diagonal()``: a read-only view, as in NumPy (a write into ``x`` is seen through
     it; writing into it raises NumPy's ValueError)."""
     out = diagonal(x, offset, axis1, axis2)
-    return make_view(x, out, lambda p: diagonal(p, offset, axis1, axis2), _read_only)
+    return make_view(x, out, lambda p: diagonal(p, offset, axis1, axis2), read_only)
 
 
 def broadcast_to_view(array: Tracer, shape: Any, subok: bool = False) -> Any:  # noqa: ARG001
     """``numpy.broadcast_to``: a read-only view, as in NumPy (writing into it raises)."""
     out = broadcast_to(array, shape)
-    return make_view(array, out, lambda p: broadcast_to(p, shape), _read_only)
+    return make_view(array, out, lambda p: broadcast_to(p, shape), read_only)
 
 
 def flip_view(m: Any, axis: Any = None) -> Any:
