@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import inspect
 import threading
 import warnings
 from collections import OrderedDict
@@ -262,6 +263,8 @@ def jit(
     argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
     name = getattr(func, "__name__", "f")
+    if argnums or argnames:
+        argnums, argnames = _static_by_name_and_position(name, func, argnums, argnames)
     cache = _ProgramCache()
     # NOTE [jit's fast path]: a call whose positional arguments are all plain NumPy arrays
     # (or tuples/lists of them) and that has no keyword or static arguments is keyed by
@@ -416,6 +419,38 @@ def _recording_again(name: str, guards: Any, stale: list) -> None:
 _HOW = {True: "eager", False: "never"}
 
 
+def _static_by_name_and_position(
+    name: str, func: Callable, argnums: tuple, argnames: tuple
+) -> tuple[tuple, tuple]:
+    """``static_argnums`` and ``static_argnames`` each completed from the other through
+    ``func``'s signature, as ``jax.jit`` does: a static argument is static whether the call
+    passes it by position or by keyword."""
+    try:
+        params = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return argnums, argnames  # no signature (a builtin): as given
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if not any(p.kind == p.VAR_POSITIONAL for p in params):
+        for i in argnums:
+            if not -len(positional) <= i < len(positional):
+                raise ValueError(
+                    f"jit({name}): static_argnums has {i}, but {name} takes "
+                    f"{len(positional)} positional argument(s)"
+                )
+    names = [p.name for p in positional]
+    by_name = tuple(
+        names[i]
+        for i in argnums
+        if -len(names) <= i < len(names)
+        and positional[i].kind == inspect.Parameter.POSITIONAL_OR_KEYWORD
+    )
+    by_position = tuple(names.index(k) for k in argnames if k in names)
+    return (
+        argnums + tuple(i for i in by_position if i not in argnums),
+        argnames + tuple(k for k in by_name if k not in argnames),
+    )
+
+
 def _split_static(
     name: str, args: tuple, kwargs: dict, argnums: tuple, argnames: tuple
 ) -> tuple[tuple, tuple, dict]:
@@ -425,11 +460,8 @@ def _split_static(
     positions = set()
     for i in argnums:
         j = i + n if i < 0 else i
-        if not 0 <= j < n:
-            raise ValueError(
-                f"jit({name}): static_argnums has {i}, but the call has {n} positional argument(s)"
-            )
-        positions.add(j)
+        if 0 <= j < n:
+            positions.add(j)  # a static argument not passed by position is left out (jax.jit)
     static_pos = tuple((j, args[j]) for j in sorted(positions))
     static_kw = tuple(sorted((k, v) for k, v in kwargs.items() if k in argnames))
     for where, value in [(f"argument {j}", v) for j, v in static_pos] + [
