@@ -371,12 +371,14 @@ def restore(target: Tracer, before: Tracer) -> None:
     refresh(target)
 
 
-def check_write(target: Tracer) -> None:
-    """Raise if ``target`` may not be written now (see NOTE [mutation semantics])."""
+def check_write(target: Tracer, logged: bool = True) -> None:
+    """Raise if ``target`` may not be written now (see NOTE [mutation semantics]).
+    ``logged=False``: a change that :class:`watch_writes` cannot merge by rows (a new
+    shape), left out of its log."""
     if _LOCAL.trial:
         raise TrialWrite
     log = _LOCAL.writes
-    if log is not None and id(target) not in log and _slot(target, "_base") is None:
+    if logged and log is not None and id(target) not in log and _slot(target, "_base") is None:
         log[id(target)] = (target, clone(target))
     if not target._interp.active:
         target._check_live("a write into it")

@@ -326,6 +326,15 @@ def _indexing_with(depth: int) -> bool:
     return frame.f_code.co_code[frame.f_lasti] == _BINARY_SUBSCR
 
 
+#: ``t.shape = new_shape`` (NumPy's in-place reshape): installed by the NumPy layer, which
+#: owns writes (NOTE [mutation semantics]).
+SHAPE_SETTER: list[Any] = []
+
+
+def _set_shape(self: Tracer, value: Any) -> None:
+    SHAPE_SETTER[0](self, value)
+
+
 class Tracer:
     """An array-like value that belongs to one interpreter (``_interp``)."""
 
@@ -357,6 +366,9 @@ class Tracer:
         TRACER_TYPES.add(cls)
         if _OBJECT_ARRAYS_MADE[0]:
             _hide_dtype_in_subclasses(cls)
+        own = cls.__dict__.get("shape")
+        if isinstance(own, property) and own.fset is None:
+            cls.shape = own.setter(_set_shape)  # ``t.shape = (2, 3)``, as NumPy allows
 
     # -- subclasses provide -------------------------------------------------------------
 
@@ -623,6 +635,9 @@ class Tracer:
     # semantics] in core/mutation.py.
 
     __hash__ = None  # type: ignore[assignment]
+
+
+Tracer.shape = Tracer.shape.setter(_set_shape)
 
 
 class ValTracer(Tracer):

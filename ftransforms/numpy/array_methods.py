@@ -240,6 +240,10 @@ class ArrayMethods:
     def flat(self):
         return FlatIter(self)
 
+    @flat.setter
+    def flat(self, value):
+        inplace.flat_assign(self, value)  # ``t.flat = v``
+
     # -- methods --------------------------------------------------------------------------
 
     # Reductions take NumPy's method signatures: ``out=`` (written with NumPy's mutation

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import operator
+import weakref
 from typing import Any
 
 import numpy
@@ -31,8 +32,16 @@ from ftransforms.core.errors import (
     InPlaceError,
     UnsupportedOperationError,
 )
-from ftransforms.core.mutation import Buffer, assign, clone, make_view, read_only
-from ftransforms.core.tracer import Tracer
+from ftransforms.core.mutation import (
+    Buffer,
+    assign,
+    become,
+    check_write,
+    clone,
+    make_view,
+    read_only,
+)
+from ftransforms.core.tracer import SHAPE_SETTER, Tracer
 from ftransforms.numpy.helpers import IN_PLACE_WRITERS, dtype_of, ndim, shape, xp_of
 from ftransforms.numpy.indexing import diagonal, getitem, scatter, take, where
 from ftransforms.numpy.indexing import where as _where
@@ -616,6 +625,46 @@ def put(x: Tracer, indices: Any, values: Any, mode: str = "raise") -> None:
     xshape = shape(x)
     flat = updated(ravel(x), idx, vals)
     assign(x, reshape(flat, xshape))
+
+
+def flat_assign(x: Tracer, v: Any) -> None:
+    """``x.flat = v``: every element of ``x`` in C order, ``v``'s values repeated."""
+    put(x, numpy.arange(math.prod(shape(x))), v)
+
+
+def set_shape(x: Tracer, new_shape: Any) -> None:
+    """``x.shape = new_shape``: ``x`` is reshaped in place, as NumPy does without a copy
+    (also where NumPy would need one and refuses: a strided view whose axes do not split).
+    An array that is a view, or has views, keeps them: ``x`` becomes a reshaped view of
+    an object that takes its old place among them (NOTE [mutation semantics])."""
+    old_shape = shape(x)
+    new_shape = numpy.empty(old_shape, dtype=numpy.bool_).reshape(new_shape).shape  # -1, ints
+    base = getattr(x, "_base", None)
+    # not logged for a batched cond branch: an array made in the branch is reshaped as
+    # NumPy does; one from outside it is reshaped for every row (rows cannot differ in it)
+    check_write(x, logged=False)
+    views = [r for r in (getattr(x, "_views", None) or ()) if r() is not None]
+    if base is None and not views:
+        become(x, reshape(x, new_shape))
+        return
+    old = clone(x)  # x's old self, in x's place among its base and views
+    old._base, old._views = base, views
+    x._base = x._views = None
+    for r in views:
+        r()._base = (old, *r()._base[1:])
+    if base is not None:
+        base[0]._views = [weakref.ref(old) if r() is x else r for r in base[0]._views]
+    become(x, reshape(old, new_shape))
+    make_view(
+        old,
+        x,
+        lambda p: reshape(p, new_shape),
+        lambda p, v: reshape(v, old_shape),
+        reshaped=base is None or base[3],
+    )
+
+
+SHAPE_SETTER.append(set_shape)
 
 
 def flat_setitem(x: Tracer, index: Any, v: Any) -> None:
