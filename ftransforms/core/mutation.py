@@ -556,7 +556,25 @@ def wrapper(*args, **kwargs):
         and from_user_code(1, name)
     ):
         # np.array(t, dtype=float): a cast copy of the traced array, as in NumPy
-        return args[0].astype(args[1] if len(args) == 2 else kwargs["dtype"])"""
+        return args[0].astype(args[1] if len(args) == 2 else kwargs["dtype"])
+    if (
+        args
+        and isinstance(args[0], Tracer)
+        and len(args) <= 2
+        and set(kwargs) <= {"dtype", "copy", "order"}
+        and kwargs.get("copy", True) is not True
+        and kwargs.get("order", "K") in ("K", "A", "C", None)
+        and from_user_code(1, name)
+    ):
+        # np.array(t, copy=False) / copy=None: t itself where no copy is needed (a write
+        # into the result reaches t), as NumPy returns its argument
+        dtype = args[1] if len(args) == 2 else kwargs.get("dtype")
+        if same_dtype(args[0], dtype):
+            return args[0]
+        if casts_to(dtype):
+            if kwargs.get("copy") is False:
+                raise ValueError("Unable to avoid copy while creating an array as requested.")
+            return args[0].astype(dtype)"""
     + _BUFFER_RESULT
 )
 
