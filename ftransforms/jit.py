@@ -32,7 +32,7 @@ from ftransforms.host_random import drew, snapshot
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
 from ftransforms.jit_guards import guards_of
 from ftransforms.numpy.helpers import holds_tracer
-from ftransforms.program import Program, freeze
+from ftransforms.program import LiveOutput, Program, freeze
 from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["Program", "jit", "make_jaxpr", "make_program"]
@@ -154,7 +154,7 @@ def _trace(
                 if isinstance(leaf, Tracer):
                     raise TypeError(f"jit: the function returned a foreign tracer {leaf!r}")
                 refs.append(None)
-                consts.append(leaf)
+                consts.append(LiveOutput(leaf) if id(leaf) in interp.opaque else leaf)
                 values.append(leaf)
     if drew(draws) and not interp.value_dependent:
         interp.value_dependent = True
