@@ -148,3 +148,59 @@ def test_a_shape_set_inside_control_flow_bodies():
         ref = np.stack([f(x) for x in X])
         np.testing.assert_allclose(ft.vmap(f)(X), ref)
         np.testing.assert_allclose(ft.jit(ft.vmap(f))(X), ref)
+
+
+def reads_flags(x):
+    a = x * 1.0
+    flags = [
+        a.flags["C_CONTIGUOUS"],
+        a.flags.c_contiguous,
+        a[::2].flags.c_contiguous,
+        a[1:].flags.owndata,
+        a.flags.owndata,
+        np.diagonal(np.outer(a, a)).flags.writeable,
+        a.flags.writeable,
+        np.isfortran(a),
+    ]
+    return a * np.array(flags, dtype=float).sum()
+
+
+def made_read_only(x):
+    a = x * 1.0
+    v = a[1:]  # a view made before: NumPy still writes through it
+    a.flags.writeable = False
+    try:
+        a[0] = 100.0
+        hit = 0.0
+    except ValueError:
+        hit = 1.0
+    v[0] = 5.0 * v[1]
+    return a * 2 + hit
+
+
+@pytest.mark.parametrize("f", [reads_flags, made_read_only])
+def test_flags_read_and_writeable_follow_numpy(f):
+    check(f)
+
+
+def writeable_again(x):
+    a = x * 1.0
+    a.flags.writeable = False
+    a.flags.writeable = True  # NumPy allows it on an array that owns its data
+    a[0] = 3.0 * a[1]
+    return a
+
+
+def test_an_array_made_read_only_may_be_made_writeable_again():
+    check(writeable_again)
+
+
+def test_writing_through_a_read_only_view_made_writeable_is_refused_clearly():
+    def f(x):
+        d = np.broadcast_to(x, (2, 6))
+        d.flags.writeable = True  # NumPy allows it (writes alias every copy)
+        return d.sum(0)
+
+    with pytest.raises(ft.errors.InPlaceError, match="writeable = True"):
+        ft.vmap(f)(X)
+    np.testing.assert_allclose(ft.vmap(lambda x: x * 2)(X), X * 2)  # the stack is clean

@@ -258,6 +258,10 @@ class ArrayMethods:
     def flat(self, value):
         inplace.flat_assign(self, value)  # ``t.flat = v``
 
+    @property
+    def flags(self):
+        return inplace.TracerFlags(self)
+
     # -- methods --------------------------------------------------------------------------
 
     # Reductions take NumPy's method signatures: ``out=`` (written with NumPy's mutation

@@ -634,34 +634,172 @@ def flat_assign(x: Tracer, v: Any) -> None:
 
 def set_shape(x: Tracer, new_shape: Any) -> None:
     """``x.shape = new_shape``: ``x`` is reshaped in place, as NumPy does without a copy
-    (also where NumPy would need one and refuses: a strided view whose axes do not split).
-    An array that is a view, or has views, keeps them: ``x`` becomes a reshaped view of
-    an object that takes its old place among them (NOTE [mutation semantics])."""
+    (also where NumPy would need one and refuses: a strided view whose axes do not split)."""
     old_shape = shape(x)
     new_shape = numpy.empty(old_shape, dtype=numpy.bool_).reshape(new_shape).shape  # -1, ints
-    base = getattr(x, "_base", None)
     # not logged for a batched cond branch: an array made in the branch is reshaped as
     # NumPy does; one from outside it is reshaped for every row (rows cannot differ in it)
     check_write(x, logged=False)
-    views = [r for r in (getattr(x, "_views", None) or ()) if r() is not None]
-    if base is None and not views:
+    if getattr(x, "_base", None) is None and not _live_views(x):
         become(x, reshape(x, new_shape))
         return
-    old = clone(x)  # x's old self, in x's place among its base and views
+    _rebase(x, lambda p: reshape(p, new_shape), lambda p, v: reshape(v, old_shape))
+
+
+def _live_views(x: Tracer) -> list:
+    return [r for r in (getattr(x, "_views", None) or ()) if r() is not None]
+
+
+def _rebase(x: Tracer, forward: Any, inverse: Any) -> None:
+    """Make ``x`` the view ``forward(old)`` of ``old``, a new object with ``x``'s value that
+    takes ``x``'s place among its base and its views (NOTE [mutation semantics]): so that
+    ``x.shape = s`` and ``x.flags.writeable = False`` change ``x`` and no alias of it."""
+    base = getattr(x, "_base", None)
+    views = _live_views(x)
+    old = clone(x)
     old._base, old._views = base, views
     x._base = x._views = None
     for r in views:
         r()._base = (old, *r()._base[1:])
     if base is not None:
         base[0]._views = [weakref.ref(old) if r() is x else r for r in base[0]._views]
-    become(x, reshape(old, new_shape))
-    make_view(
-        old,
-        x,
-        lambda p: reshape(p, new_shape),
-        lambda p, v: reshape(v, old_shape),
-        reshaped=base is None or base[3],
-    )
+    become(x, forward(old))
+    make_view(old, x, forward, inverse, reshaped=base is None or base[3])
+
+
+def _itself(p: Any) -> Any:
+    return p
+
+
+def _replaced(p: Any, v: Any) -> Any:
+    return v
+
+
+class TracerFlags:
+    """``t.flags`` of a traced array: NumPy's flags as far as a traced array has them.  A
+    traced array is laid out in C order unless it is a view that NumPy would stride (its
+    view record says); ``writeable`` is false for a read-only view (``diagonal``,
+    ``broadcast_to``), and setting it to False makes ``t`` read-only, as in NumPy.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> ft.vmap(lambda x: x * x.flags.c_contiguous + x[::2].flags["C"])(np.ones((1, 3)))
+        array([[1., 1., 1.]])
+    """
+
+    __slots__ = ("_array",)
+
+    _KEYS = {
+        "C": "c_contiguous",
+        "C_CONTIGUOUS": "c_contiguous",
+        "CONTIGUOUS": "c_contiguous",
+        "F": "f_contiguous",
+        "F_CONTIGUOUS": "f_contiguous",
+        "FORTRAN": "f_contiguous",
+        "W": "writeable",
+        "WRITEABLE": "writeable",
+        "O": "owndata",
+        "OWNDATA": "owndata",
+        "A": "aligned",
+        "ALIGNED": "aligned",
+        "X": "writebackifcopy",
+        "WRITEBACKIFCOPY": "writebackifcopy",
+        "B": "behaved",
+        "BEHAVED": "behaved",
+        "CA": "carray",
+        "CARRAY": "carray",
+        "FA": "farray",
+        "FARRAY": "farray",
+        "FNC": "fnc",
+        "FORC": "forc",
+    }
+
+    def __init__(self, array: Tracer) -> None:
+        object.__setattr__(self, "_array", array)
+
+    @property
+    def c_contiguous(self) -> bool:
+        base = getattr(self._array, "_base", None)
+        return base is None or bool(base[3])
+
+    @property
+    def f_contiguous(self) -> bool:
+        return self.c_contiguous and sum(n > 1 for n in shape(self._array)) <= 1
+
+    contiguous = c_contiguous
+
+    @property
+    def writeable(self) -> bool:
+        base = getattr(self._array, "_base", None)
+        return base is None or base[2] is not read_only
+
+    @property
+    def owndata(self) -> bool:
+        return getattr(self._array, "_base", None) is None
+
+    aligned = True
+    writebackifcopy = False
+
+    @property
+    def behaved(self) -> bool:
+        return self.writeable
+
+    @property
+    def carray(self) -> bool:
+        return self.c_contiguous and self.writeable
+
+    @property
+    def farray(self) -> bool:
+        return self.f_contiguous and self.writeable and not self.c_contiguous
+
+    @property
+    def fnc(self) -> bool:
+        return self.f_contiguous and not self.c_contiguous
+
+    @property
+    def forc(self) -> bool:
+        return self.f_contiguous or self.c_contiguous
+
+    def __getitem__(self, key: str) -> bool:
+        name = self._KEYS.get(str(key).upper())
+        if name is None:
+            raise KeyError(f"Unknown flag {key!r}")  # NumPy's words
+        return getattr(self, name)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        name = self._KEYS.get(str(key).upper())
+        if name is None:
+            raise KeyError(f"Unknown flag {key!r}")
+        setattr(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name != "writeable":
+            raise AttributeError(f"t.flags.{name} of a traced array cannot be set")
+        x = self._array
+        base = getattr(x, "_base", None)
+        if value:
+            if self.writeable:
+                return
+            if base[1] is _itself:  # made read-only by the user: writeable again
+                x._base = (base[0], _itself, _replaced, base[3])
+                return
+            raise InPlaceError(
+                f"{x._interp.name}: t.flags.writeable = True on a read-only view of a traced "
+                f"array (diagonal, broadcast_to): writing through such a view is not "
+                f"supported; write into the array it views (np.fill_diagonal(a, v)), or copy "
+                f"the view first"
+            )
+        if self.writeable:
+            check_write(x, logged=False)
+            if base is not None and base[1] is _itself:
+                x._base = (base[0], _itself, read_only, base[3])
+            else:
+                _rebase(x, _itself, read_only)
+
+    def __repr__(self) -> str:
+        names = ("c_contiguous", "f_contiguous", "owndata", "writeable", "aligned")
+        return "\n".join(f"  {n.upper()} : {getattr(self, n)}" for n in names)
 
 
 SHAPE_SETTER.append(set_shape)
