@@ -42,7 +42,15 @@ from ftransforms.core.mutation import (
     read_only,
 )
 from ftransforms.core.tracer import SHAPE_SETTER, Tracer
-from ftransforms.numpy.helpers import IN_PLACE_WRITERS, dtype_of, ndim, shape, xp_of
+from ftransforms.numpy.helpers import (
+    IN_PLACE_WRITERS,
+    array_like,
+    dtype_of,
+    holds_tracer,
+    ndim,
+    shape,
+    xp_of,
+)
 from ftransforms.numpy.indexing import diagonal, getitem, scatter, take, where
 from ftransforms.numpy.indexing import where as _where
 from ftransforms.numpy.manipulation import (
@@ -88,6 +96,8 @@ def _concrete_index(index: Any) -> Any:
 
 def _cast(v: Any, dtype: Any) -> Any:
     """``v`` as NumPy converts a value written into an array of ``dtype`` (unsafe cast)."""
+    if type(v) in (list, tuple) and holds_tracer(v):
+        v = array_like(v)  # a[:2] = [t, 0.0]: NumPy's array of the list, traced
     if isinstance(v, Tracer):
         return v if v.dtype == dtype else astype(v, dtype)
     v = numpy.asarray(v)
