@@ -51,9 +51,24 @@ def int_buffer_takes_the_cast(x):
     return a
 
 
+def numpy_writers_with_lists(x):
+    a = np.zeros(4)
+    np.copyto(a, [x[0], x[1], 1.0, x[2]])
+    np.put(a, [0, 2], [x[3], x[0] * x[1]])
+    a.put([1], [x[2] ** 2])
+    b = np.zeros((2, 2))
+    np.fill_diagonal(b, [x[1], x[3]])
+    c = np.zeros(3)
+    np.add.at(c, [0, 0, 2], [x[0], x[1], x[2]])
+    d = np.zeros(4)
+    d[:] = np.array([x[0], x[1], x[2], 1.0])  # NumPy's object array of the list
+    return np.concatenate([a, b.ravel(), c, d])
+
+
 @pytest.mark.parametrize(
     "f",
     [
+        numpy_writers_with_lists,
         list_into_a_buffer,
         tuple_into_a_slice,
         rows_of_a_jacobian,

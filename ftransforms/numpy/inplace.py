@@ -94,10 +94,20 @@ def _concrete_index(index: Any) -> Any:
     return tuple(out) if isinstance(index, tuple) else out[0]
 
 
+def traced_sequence(v: Any) -> Any:
+    """``v``, or where it is a list, a tuple or an object array holding traced values
+    (``a[:2] = [t, 0.0]``, ``np.put(a, i, [u, v])``), the traced array NumPy would make of
+    it (NOTE [array-likes holding tracers])."""
+    if (type(v) in (list, tuple) or (type(v) is numpy.ndarray and v.dtype.kind == "O")) and (
+        holds_tracer(v)
+    ):
+        return array_like(v)
+    return v
+
+
 def _cast(v: Any, dtype: Any) -> Any:
     """``v`` as NumPy converts a value written into an array of ``dtype`` (unsafe cast)."""
-    if type(v) in (list, tuple) and holds_tracer(v):
-        v = array_like(v)  # a[:2] = [t, 0.0]: NumPy's array of the list, traced
+    v = traced_sequence(v)
     if isinstance(v, Tracer):
         return v if v.dtype == dtype else astype(v, dtype)
     v = numpy.asarray(v)
@@ -590,6 +600,7 @@ def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) ->
     """``numpy.copyto(dst, src)`` with a traced ``dst`` or ``src``."""
     if type(src) is Buffer:
         src = src.val
+    src = traced_sequence(src)
     src_dt = dtype_of(src) if isinstance(src, Tracer) else numpy.asarray(src).dtype
     if not numpy.can_cast(src_dt, dtype_of(dst), casting):
         raise InPlaceError(
@@ -624,6 +635,7 @@ def put(x: Tracer, indices: Any, values: Any, mode: str = "raise") -> None:
         idx = idx % size
     elif mode == "clip":  # NumPy's clip: a negative index is clipped to 0, not wrapped
         idx = numpy.clip(idx, 0, size - 1)
+    values = traced_sequence(values)
     if isinstance(values, Tracer):
         vals = ravel(values)
         n = shape(vals)[0]
@@ -832,7 +844,7 @@ def _plain_target(name: str, a: Any, *values: Any) -> bool:
     does it; a traced value written into it is refused)."""
     if isinstance(a, Tracer):
         return False
-    if any(isinstance(v, Tracer) and type(v) is not Buffer for v in values):
+    if any(holds_tracer(v) and type(v) is not Buffer for v in values):
         raise _out_error(f"numpy.{name}(a, ...)", a).with_traceback(None)
     return True
 
@@ -843,6 +855,7 @@ def _plain(v: Any) -> Any:
 
 def _cycled(values: Any, n: int) -> Any:
     """The first ``n`` of ``values`` repeated (NumPy's rule for put/place/flat writes)."""
+    values = traced_sequence(values)
     flat = ravel(values) if isinstance(values, Tracer) else numpy.ravel(values)
     m = shape(flat)[0]
     return flat if m == n else take(flat, numpy.arange(n) % m)
