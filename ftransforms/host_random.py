@@ -109,9 +109,12 @@ def _state(gen: Any) -> Any:
     )
 
 
-def snapshot(func: Any) -> list:
-    """The generators ``func`` can reach, with their states now."""
-    return [(g, _state(g)) for g in _generators(func)]
+def snapshot(func: Any, args: Any = ()) -> list:
+    """The generators ``func`` can reach, and those among ``args`` (a generator passed as
+    an argument, ``f(x, rng)``), with their states now."""
+    gens = _generators(func)
+    gens += [a for a in args if type(a) in _GENERATORS and all(a is not g for g in gens)]
+    return [(g, _state(g)) for g in gens]
 
 
 def drew(snap: list) -> bool:

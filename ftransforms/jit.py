@@ -130,12 +130,14 @@ def _trace(
     optimize: bool = True,
     name: str | None = None,
     guards: Any = None,
+    statics: tuple = (),
 ) -> tuple[Program, Any]:
     leaves, spec = tree_flatten((args, kwargs))
     interp = TraceInterpreter(f"jit({name or getattr(func, '__name__', 'f')})")
     if guards is not None:
         interp.opaque = guards.array_ids()
-    draws = snapshot(func)  # NOTE [NumPy random draws under jit] (ftransforms/host_random.py)
+    # NOTE [NumPy random draws under jit] (ftransforms/host_random.py)
+    draws = snapshot(func, [*leaves, *statics])
     with _young_collections_only(), pushed(interp):
         wrapped = [interp.new_input(v) if is_array(v) else v for v in leaves]
         n_inputs = interp.n_slots
@@ -333,7 +335,9 @@ def jit(
             # NOTE [values read from outside under jit]: where they are, before the call
             statics = tuple(v for _, v in static[0]) + tuple(v for _, v in static[1])
             guards = guards_of(func, statics)
-            program, result = _trace(call, dynamic, dyn_kwargs, name=name, guards=guards)
+            program, result = _trace(
+                call, dynamic, dyn_kwargs, name=name, guards=guards, statics=statics
+            )
             how = _HOW[compile] if compile is not None else tier.mode()
             if how == "auto" and not program.value_dependent:
                 # attached at the first replay: attaching builds the replay, which the
