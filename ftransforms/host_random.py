@@ -1,13 +1,14 @@
 """NumPy's own random generators, read while ``jit`` records.
 
 NOTE [NumPy random draws under jit]: a draw from NumPy's random generators
-(``np.random.normal``, ``rng.normal`` of a ``np.random.Generator``) happens in NumPy's C
-code, which no tracer sees: its result would enter the recording as a constant, and every
-replay would return the same "random" numbers.  So while ``jit`` records a signature it
-fingerprints the state of the generators the function can reach — NumPy's global
-``RandomState``, and every ``Generator``/``RandomState`` that the function, the
-functions it closes over or names as globals (followed a few levels), and the objects
-of its bound methods hold — and a state that moved during the recording marks the trace
+(``np.random.normal``, ``rng.normal`` of a ``np.random.Generator``; ``random.random()``
+of Python's too) happens in code that no tracer sees: its result would enter the
+recording as a constant, and every replay would return the same "random" numbers.  So
+while ``jit`` records a signature it fingerprints the state of the generators the
+function can reach — NumPy's global ``RandomState``, Python's global ``random.Random``,
+and every generator that the function, the functions it closes over or names as globals
+(followed a few levels), the objects of its bound methods, and its arguments hold — and
+a state that moved during the recording marks the trace
 value-dependent (NOTE [value-dependent traces]): that signature runs eagerly, drawing
 afresh on every call.  It costs only the first call of a signature, never a replay.
 
@@ -22,6 +23,7 @@ wrapped instead.
 from __future__ import annotations
 
 import functools
+import random
 import threading
 import types
 import weakref
@@ -43,12 +45,12 @@ def _fingerprint(state: Any) -> Any:
     return state
 
 
-def _generators(func: Any) -> list:
+def _generators(func: Any, kinds: tuple = _GENERATORS) -> list:
     found: dict[int, Any] = {}
     seen: set[int] = set()
 
     def visit(obj: Any, depth: int) -> None:
-        if isinstance(obj, _GENERATORS):
+        if isinstance(obj, kinds):
             found[id(obj)] = obj
             return
         if depth > _DEPTH or id(obj) in seen:
@@ -58,7 +60,7 @@ def _generators(func: Any) -> list:
             visit(obj.__func__, depth)
             owner = obj.__self__
             for v in getattr(owner, "__dict__", {}).values():
-                if isinstance(v, _GENERATORS):
+                if isinstance(v, kinds):
                     found[id(v)] = v
             return
         wrapped = getattr(obj, "__wrapped__", None)
@@ -102,6 +104,8 @@ def code_names(code: types.CodeType) -> set:
 
 
 def _state(gen: Any) -> Any:
+    if isinstance(gen, random.Random):
+        return gen.getstate()
     return _fingerprint(
         gen.bit_generator.state
         if isinstance(gen, numpy.random.Generator)
@@ -109,12 +113,19 @@ def _state(gen: Any) -> Any:
     )
 
 
+#: What ``jit`` watches: NumPy's generators and Python's (``random.random()`` draws from
+#: the module's hidden ``random.Random``).
+_WATCHED = (*_GENERATORS, random.Random)
+
+
 def snapshot(func: Any, args: Any = ()) -> list:
-    """The generators ``func`` can reach, and those among ``args`` (a generator passed as
-    an argument, ``f(x, rng)``), with their states now."""
-    gens = _generators(func)
-    gens += [a for a in args if type(a) in _GENERATORS and all(a is not g for g in gens)]
-    return [(g, _state(g)) for g in gens]
+    """The generators ``func`` can reach (Python's ``random`` module's too), and those
+    among ``args`` (a generator passed as an argument, ``f(x, rng)``), with their states
+    now."""
+    gens = _generators(func, _WATCHED)
+    gens += [a for a in (random._inst, *args) if isinstance(a, _WATCHED)]
+    unique = {id(g): g for g in gens}
+    return [(g, _state(g)) for g in unique.values()]
 
 
 def drew(snap: list) -> bool:

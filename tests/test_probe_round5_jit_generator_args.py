@@ -58,3 +58,25 @@ def test_a_generator_argument_under_jit_of_vmap_draws_per_call():
         first = jf(np.ones((2, 3)), rng)
         second = jf(np.ones((2, 3)), rng)
     assert not np.allclose(first, second)
+
+
+def test_python_random_module_draws_are_not_replayed():
+    import random
+
+    def dropout_like(x):
+        return x * (2.0 if random.random() < 0.5 else 0.0)
+
+    def gaussian_from_instance(x, r):
+        return x * r.gauss(0.0, 1.0)
+
+    jf, jg = ft.jit(dropout_like), ft.jit(gaussian_from_instance)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        random.seed(3)
+        got = [jf(X) for _ in range(12)]
+        random.seed(3)
+        ref = [dropout_like(X) for _ in range(12)]
+        np.testing.assert_array_equal(got, ref)
+        r_jit, r_eager = random.Random(1), random.Random(1)
+        for _ in range(3):
+            np.testing.assert_array_equal(jg(X, r_jit), gaussian_from_instance(X, r_eager))
