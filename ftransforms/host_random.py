@@ -35,6 +35,11 @@ _GENERATORS = (numpy.random.Generator, numpy.random.RandomState)
 _DEPTH = 4
 
 
+#: What ``jit`` and ``vmap`` watch: NumPy's generators and Python's (``random.random()``
+#: draws from the module's hidden ``random.Random``).
+_WATCHED = (*_GENERATORS, random.Random)
+
+
 def _fingerprint(state: Any) -> Any:
     if isinstance(state, dict):
         return tuple((k, _fingerprint(v)) for k, v in sorted(state.items()))
@@ -53,10 +58,16 @@ def _generators(func: Any, kinds: tuple = _GENERATORS) -> list:
         if isinstance(obj, kinds):
             found[id(obj)] = obj
             return
+        if obj is random and random.Random in kinds:  # random.random(): the module's own
+            found[id(random._inst)] = random._inst
+            return
         if depth > _DEPTH or id(obj) in seen:
             return
         seen.add(id(obj))
         if isinstance(obj, types.MethodType):
+            if isinstance(obj.__self__, kinds):  # ``from random import gauss``
+                found[id(obj.__self__)] = obj.__self__
+                return
             visit(obj.__func__, depth)
             owner = obj.__self__
             for v in getattr(owner, "__dict__", {}).values():
@@ -113,17 +124,12 @@ def _state(gen: Any) -> Any:
     )
 
 
-#: What ``jit`` watches: NumPy's generators and Python's (``random.random()`` draws from
-#: the module's hidden ``random.Random``).
-_WATCHED = (*_GENERATORS, random.Random)
-
-
 def snapshot(func: Any, args: Any = ()) -> list:
     """The generators ``func`` can reach (Python's ``random`` module's too), and those
     among ``args`` (a generator passed as an argument, ``f(x, rng)``), with their states
     now."""
     gens = _generators(func, _WATCHED)
-    gens += [a for a in (random._inst, *args) if isinstance(a, _WATCHED)]
+    gens += [a for a in args if isinstance(a, _WATCHED)]
     unique = {id(g): g for g in gens}
     return [(g, _state(g)) for g in unique.values()]
 
@@ -140,13 +146,13 @@ def held_generators(func: Any, args: list) -> tuple:
     """The generators other than NumPy's global one that ``func`` reaches (found at the
     first call of each function object: a global rebound to a new generator later is
     not seen), and those among ``args``."""
-    passed = tuple(a for a in args if type(a) in _GENERATORS)
+    passed = tuple(a for a in args if isinstance(a, _WATCHED))
     try:
         return _HELD[func] + passed
     except (KeyError, TypeError):
         pass
     glob = numpy.random.mtrand._rand
-    found = tuple(g for g in _generators(func) if g is not glob)
+    found = tuple(g for g in _generators(func, _WATCHED) if g is not glob)
     try:
         _HELD[func] = found
     except TypeError:  # not weakly referable: found again at each call
@@ -155,6 +161,8 @@ def held_generators(func: Any, args: list) -> tuple:
 
 
 def _raw(gen: Any) -> Any:
+    if isinstance(gen, random.Random):
+        return gen.getstate()
     if isinstance(gen, numpy.random.Generator):
         return gen.bit_generator.state
     return gen.get_state(legacy=False)
@@ -196,7 +204,9 @@ def moved(gens: tuple, raw: list, mark: int) -> bool:
 def restore(gens: tuple, raw: list) -> None:
     """Set ``gens`` back to the states ``raw``."""
     for g, state in zip(gens, raw):
-        if isinstance(g, numpy.random.Generator):
+        if isinstance(g, random.Random):
+            g.setstate(state)
+        elif isinstance(g, numpy.random.Generator):
             g.bit_generator.state = state
         else:
             g.set_state(state)

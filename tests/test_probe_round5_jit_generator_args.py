@@ -80,3 +80,20 @@ def test_python_random_module_draws_are_not_replayed():
         r_jit, r_eager = random.Random(1), random.Random(1)
         for _ in range(3):
             np.testing.assert_array_equal(jg(X, r_jit), gaussian_from_instance(X, r_eager))
+
+
+def test_python_random_under_vmap_follows_randomness():
+    import random
+
+    def f(x):
+        return x * random.random()
+
+    with pytest.raises(ft.errors.RandomnessError, match="random"):
+        ft.vmap(f)(np.ones((3, 2)))  # randomness='error' (the default)
+    random.seed(0)
+    got = ft.vmap(f, randomness="different")(np.ones((3, 2)))
+    random.seed(0)
+    ref = np.stack([f(row) for row in np.ones((3, 2))])  # the loop over the rows
+    np.testing.assert_array_equal(got, ref)
+    same = ft.vmap(f, randomness="same")(np.ones((3, 2)))
+    assert np.all(same == same[0, 0])
