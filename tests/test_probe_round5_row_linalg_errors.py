@@ -100,3 +100,18 @@ def test_nested_vmaps_and_an_uncaught_error_name_the_row():
         ft.vmap(np.linalg.inv)(AS)
     assert "row(s) 1" in "".join(getattr(info.value, "__notes__", []))  # the loop's first
     assert current_stack() == ()
+
+
+def test_a_traced_index_out_of_range_in_some_rows_fails_those_rows_only():
+    x = np.arange(5.0)
+
+    def pick(x, i):
+        try:
+            return x[i] * 2
+        except IndexError:
+            return -1.0
+
+    rows = np.array([0, 7, 2, -9, 4])
+    np.testing.assert_allclose(
+        ft.vmap(pick, in_dims=(None, 0))(x, rows), [pick(x, i) for i in rows]
+    )

@@ -337,18 +337,18 @@ class BatchInterpreter(Interpreter):
 # NOTE [errors of some rows]: ``vmap(f)(xs)`` means the loop ``[f(x) for x in xs]``, so an
 # error that a batched kernel raises for the data of some rows only (``np.linalg.inv`` of
 # a stack holding one singular matrix, ``cholesky`` of one matrix that is not positive
-# definite, a value refused under ``np.errstate(all='raise')``) belongs to those rows: a
-# ``try: ... except LinAlgError:`` in ``f`` must take its ``except`` branch for them and
-# not for the whole batch.  So such an error splits the batch in halves (NOTE [splitting
-# the batch] in ftransforms/split.py); each half runs again and splits again where the
-# error persists, until a one-row run raises it into ``f``'s own ``try`` (about 2 log2(n)
-# runs for one failing row of n).  A ``jit`` recording around it is marked value-dependent
-# (which rows fail depends on the data), and inside a masked Python ``while`` loop, or
-# where splitting is refused, the error goes up as it came.  Costs nothing otherwise: the
-# ``try`` around the rule is free until something raises.  (The elementwise fast path in
-# ``process`` has no ``try``: an elementwise error under ``np.errstate(all='raise')`` is
-# not split.)
-_ROW_ERRORS = (numpy.linalg.LinAlgError, FloatingPointError)
+# definite, a value refused under ``np.errstate(all='raise')``, a traced index out of
+# range in some rows) belongs to those rows: a ``try: ... except LinAlgError:`` in ``f``
+# must take its ``except`` branch for them and not for the whole batch.  So such an error
+# splits the batch in halves (NOTE [splitting the batch] in ftransforms/split.py); each
+# half runs again and splits again where the error persists, until a one-row run raises
+# it into ``f``'s own ``try`` (about 2 log2(n) runs for one failing row of n).  A ``jit``
+# recording around it is marked value-dependent (which rows fail depends on the data),
+# and inside a masked Python ``while`` loop, or where splitting is refused, the error goes
+# up as it came.  Costs nothing otherwise: the ``try`` around the rule is free until
+# something raises.  (The elementwise fast path in ``process`` has no ``try``: an
+# elementwise error under ``np.errstate(all='raise')`` is not split.)
+_ROW_ERRORS = (numpy.linalg.LinAlgError, FloatingPointError, IndexError)
 
 
 #: Python scalars: they broadcast against any value without reaching its batch axis.
