@@ -316,6 +316,30 @@ def _user_stacklevel() -> int:
     return level
 
 
+#: The names of NumPy's scalar types (``float64``, ``double``, ``int_``, ``bool_``, ...).
+_NUMPY_SCALAR_NAMES = frozenset(
+    name
+    for name in dir(numpy)
+    if isinstance(getattr(numpy, name, None), type)
+    and issubclass(getattr(numpy, name), numpy.generic)
+)
+
+
+def _calling_a_numpy_scalar_type(depth: int) -> bool:
+    """Whether the Python frame ``depth`` levels up is calling a NumPy scalar type by name
+    (``np.float64(t)``), which converts its argument with ``__array__(dtype=...)``."""
+    # function-local import: core/mutation (which finds the name a call is made through)
+    # imports this module
+    from ftransforms.core.mutation import _callee
+
+    frame = sys._getframe(depth + 1)
+    name = _callee(frame.f_code, frame.f_lasti)
+    if name in _NUMPY_SCALAR_NAMES:
+        return True
+    called = frame.f_locals.get(name, frame.f_globals.get(name))  # ``dt = np.float32``
+    return isinstance(called, type) and issubclass(called, numpy.generic)
+
+
 def _indexing_with(depth: int) -> bool:
     """Whether the Python frame ``depth`` levels up is executing ``a[t]``: NumPy converts
     an index that is no integer with ``__array__``."""
@@ -564,10 +588,10 @@ class Tracer:
                 raise self._scipy_conversion_error(*scipy_caller, refusal)
             _warn_slow_scipy(self, *scipy_caller)
         elif dtype is not None and numpy.dtype(dtype).kind != "O":
-            if not self.shape:
+            if not self.shape and _calling_a_numpy_scalar_type(1):
                 # np.float64(t), np.int32(t), np.bool_(t): the number of a 0-d tracer,
                 # read where float(t) / int(t) / bool(t) reads one (NOTE [number
-                # conversions]); elsewhere the error below
+                # conversions]); elsewhere (np.array([t, 1.0], dtype=float)) the error below
                 kind = numpy.dtype(dtype).kind
                 try:
                     number = (
