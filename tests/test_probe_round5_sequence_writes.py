@@ -95,3 +95,27 @@ def test_a_sequence_of_traced_values_is_written_as_numpy_writes_it(f):
     for x in X:
         fd = [(loss(x + eps * e) - loss(x - eps * e)) / (2 * eps) for e in np.eye(4)]
         np.testing.assert_allclose(ft.grad(loss)(x), fd, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda G, x: np.put(G, [0, 1], [x[0], x[1]]),
+        lambda G, x: np.copyto(G, [x[0], x[1]]),
+        lambda G, x: np.add.at(G, [0, 0], [x[0], x[1]]),
+    ],
+)
+def test_a_list_of_traced_values_into_an_outside_array_is_refused(write):
+    # G[i] = t of a NumPy array from outside raises InPlaceError; NumPy's writers given a
+    # list holding traced values wrote each row's numbers into G (the caller's data)
+    G = np.zeros(2)
+
+    def f(x):
+        write(G, x)
+        return x
+
+    with pytest.raises(ft.errors.InPlaceError):
+        ft.vmap(f)(X)
+    with pytest.raises(ft.errors.InPlaceError):
+        ft.jit(f)(X[0])
+    np.testing.assert_array_equal(G, 0.0)

@@ -44,17 +44,33 @@ def escaped_error(tracer: Tracer, use: str) -> EscapedTracerError:
 
 
 _STORE_SUBSCR = dis.opmap["STORE_SUBSCR"]
+_CALL = dis.opmap.get("CALL", dis.opmap.get("CALL_FUNCTION", -1))
 _BINARY_SUBSCR = dis.opmap.get("BINARY_SUBSCR", -1)
 
 
+#: NumPy's functions that write values into an array (``np.put(G, i, [t, u])`` of a plain
+#: array ``G`` converts the list's tracers with ``float()`` as ``G[i] = t`` does).
+_NUMPY_WRITERS = frozenset({"put", "copyto", "place", "putmask", "fill_diagonal", "at"})
+
+
 def _storing_into_an_array(depth: int) -> bool:
-    """Whether the Python frame ``depth`` levels up is executing ``a[i] = value``: NumPy
-    converts a value written into one of its arrays with ``float()``/``__array__``."""
+    """Whether the Python frame ``depth`` levels up is executing ``a[i] = value`` or
+    calling one of NumPy's writers: NumPy converts a value written into one of its arrays
+    with ``float()``/``__array__``."""
     try:
         frame = sys._getframe(depth + 1)
     except ValueError:  # pragma: no cover  (no such frame)
         return False
-    return frame.f_code.co_code[frame.f_lasti] == _STORE_SUBSCR
+    op = frame.f_code.co_code[frame.f_lasti]
+    if op == _STORE_SUBSCR:
+        return True
+    if op != _CALL:
+        return False
+    # function-local import: core/mutation (which finds the name a call is made through)
+    # imports this module
+    from ftransforms.core.mutation import _callee
+
+    return _callee(frame.f_code, frame.f_lasti) in _NUMPY_WRITERS
 
 
 #: Code objects of NumPy functions that turn the result of their object loops into a NumPy
