@@ -66,9 +66,7 @@ def _storing_into_an_array(depth: int) -> bool:
         return True
     if op != _CALL:
         return False
-    # function-local import: core/mutation (which finds the name a call is made through)
-    # imports this module
-    from ftransforms.core.mutation import _callee
+    from ftransforms.core.mutation import _callee  # late import: mutation imports tracer
 
     return _callee(frame.f_code, frame.f_lasti) in _NUMPY_WRITERS
 
@@ -344,9 +342,7 @@ _NUMPY_SCALAR_NAMES = frozenset(
 def _calling_a_numpy_scalar_type(depth: int) -> bool:
     """Whether the Python frame ``depth`` levels up is calling a NumPy scalar type by name
     (``np.float64(t)``), which converts its argument with ``__array__(dtype=...)``."""
-    # function-local import: core/mutation (which finds the name a call is made through)
-    # imports this module
-    from ftransforms.core.mutation import _callee
+    from ftransforms.core.mutation import _callee  # late import: mutation imports tracer
 
     frame = sys._getframe(depth + 1)
     name = _callee(frame.f_code, frame.f_lasti)
