@@ -349,8 +349,8 @@ def _draws_per_row(func, leaves, spec, dims, size, kwargs, out_dims, randomness,
     loop over the rows (the generators were set back before the first row)."""
     if randomness == "error" or name is not None:
         raise RandomnessError(
-            f"{where}: the function drew random numbers from a NumPy generator it holds "
-            f"(such as rng.normal(...))"
+            f"{where}: the function drew random numbers from a generator it holds "
+            f"(such as rng.normal(...) or Python's random.random())"
             + (f" under vmap(axis_name={name!r}), whose rows cannot run one at a time"
                if name is not None and randomness != "error" else
                ", and random operations are disallowed under vmap(randomness='error') "

@@ -1,13 +1,14 @@
 """NumPy's own random generators, read while ``jit`` records.
 
 NOTE [NumPy random draws under jit]: a draw from NumPy's random generators
-(``np.random.normal``, ``rng.normal`` of a ``np.random.Generator``) happens in NumPy's C
-code, which no tracer sees: its result would enter the recording as a constant, and every
-replay would return the same "random" numbers.  So while ``jit`` records a signature it
-fingerprints the state of the generators the function can reach — NumPy's global
-``RandomState``, and every ``Generator``/``RandomState`` that the function, the
-functions it closes over or names as globals (followed a few levels), and the objects
-of its bound methods hold — and a state that moved during the recording marks the trace
+(``np.random.normal``, ``rng.normal`` of a ``np.random.Generator``; ``random.random()``
+of Python's too) happens in code that no tracer sees: its result would enter the
+recording as a constant, and every replay would return the same "random" numbers.  So
+while ``jit`` records a signature it fingerprints the state of the generators the
+function can reach — NumPy's global ``RandomState``, Python's global ``random.Random``,
+and every generator that the function, the functions it closes over or names as globals
+(followed a few levels), the objects of its bound methods, and its arguments hold — and
+a state that moved during the recording marks the trace
 value-dependent (NOTE [value-dependent traces]): that signature runs eagerly, drawing
 afresh on every call.  It costs only the first call of a signature, never a replay.
 
@@ -22,6 +23,7 @@ wrapped instead.
 from __future__ import annotations
 
 import functools
+import random
 import threading
 import types
 import weakref
@@ -31,6 +33,11 @@ import numpy
 
 _GENERATORS = (numpy.random.Generator, numpy.random.RandomState)
 _DEPTH = 4
+
+
+#: What ``jit`` and ``vmap`` watch: NumPy's generators and Python's (``random.random()``
+#: draws from the module's hidden ``random.Random``).
+_WATCHED = (*_GENERATORS, random.Random)
 
 
 def _fingerprint(state: Any) -> Any:
@@ -43,22 +50,28 @@ def _fingerprint(state: Any) -> Any:
     return state
 
 
-def _generators(func: Any) -> list:
+def _generators(func: Any, kinds: tuple = _GENERATORS) -> list:
     found: dict[int, Any] = {}
     seen: set[int] = set()
 
     def visit(obj: Any, depth: int) -> None:
-        if isinstance(obj, _GENERATORS):
+        if isinstance(obj, kinds):
             found[id(obj)] = obj
+            return
+        if obj is random and random.Random in kinds:  # random.random(): the module's own
+            found[id(random._inst)] = random._inst
             return
         if depth > _DEPTH or id(obj) in seen:
             return
         seen.add(id(obj))
         if isinstance(obj, types.MethodType):
+            if isinstance(obj.__self__, kinds):  # ``from random import gauss``
+                found[id(obj.__self__)] = obj.__self__
+                return
             visit(obj.__func__, depth)
             owner = obj.__self__
             for v in getattr(owner, "__dict__", {}).values():
-                if isinstance(v, _GENERATORS):
+                if isinstance(v, kinds):
                     found[id(v)] = v
             return
         wrapped = getattr(obj, "__wrapped__", None)
@@ -102,6 +115,8 @@ def code_names(code: types.CodeType) -> set:
 
 
 def _state(gen: Any) -> Any:
+    if isinstance(gen, random.Random):
+        return gen.getstate()
     return _fingerprint(
         gen.bit_generator.state
         if isinstance(gen, numpy.random.Generator)
@@ -109,9 +124,14 @@ def _state(gen: Any) -> Any:
     )
 
 
-def snapshot(func: Any) -> list:
-    """The generators ``func`` can reach, with their states now."""
-    return [(g, _state(g)) for g in _generators(func)]
+def snapshot(func: Any, args: Any = ()) -> list:
+    """The generators ``func`` can reach (Python's ``random`` module's too), and those
+    among ``args`` (a generator passed as an argument, ``f(x, rng)``), with their states
+    now."""
+    gens = _generators(func, _WATCHED)
+    gens += [a for a in args if isinstance(a, _WATCHED)]
+    unique = {id(g): g for g in gens}
+    return [(g, _state(g)) for g in unique.values()]
 
 
 def drew(snap: list) -> bool:
@@ -126,13 +146,13 @@ def held_generators(func: Any, args: list) -> tuple:
     """The generators other than NumPy's global one that ``func`` reaches (found at the
     first call of each function object: a global rebound to a new generator later is
     not seen), and those among ``args``."""
-    passed = tuple(a for a in args if type(a) in _GENERATORS)
+    passed = tuple(a for a in args if isinstance(a, _WATCHED))
     try:
         return _HELD[func] + passed
     except (KeyError, TypeError):
         pass
     glob = numpy.random.mtrand._rand
-    found = tuple(g for g in _generators(func) if g is not glob)
+    found = tuple(g for g in _generators(func, _WATCHED) if g is not glob)
     try:
         _HELD[func] = found
     except TypeError:  # not weakly referable: found again at each call
@@ -141,6 +161,8 @@ def held_generators(func: Any, args: list) -> tuple:
 
 
 def _raw(gen: Any) -> Any:
+    if isinstance(gen, random.Random):
+        return gen.getstate()
     if isinstance(gen, numpy.random.Generator):
         return gen.bit_generator.state
     return gen.get_state(legacy=False)
@@ -182,7 +204,9 @@ def moved(gens: tuple, raw: list, mark: int) -> bool:
 def restore(gens: tuple, raw: list) -> None:
     """Set ``gens`` back to the states ``raw``."""
     for g, state in zip(gens, raw):
-        if isinstance(g, numpy.random.Generator):
+        if isinstance(g, random.Random):
+            g.setstate(state)
+        elif isinstance(g, numpy.random.Generator):
             g.bit_generator.state = state
         else:
             g.set_state(state)

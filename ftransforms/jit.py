@@ -32,7 +32,7 @@ from ftransforms.host_random import drew, snapshot
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
 from ftransforms.jit_guards import guards_of
 from ftransforms.numpy.helpers import holds_tracer
-from ftransforms.program import Program, freeze
+from ftransforms.program import LiveOutput, Program, freeze
 from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
 from ftransforms.shape_eval import ShapeDtypeStruct
 
@@ -131,12 +131,14 @@ def _trace(
     optimize: bool = True,
     name: str | None = None,
     guards: Any = None,
+    statics: tuple = (),
 ) -> tuple[Program, Any]:
     leaves, spec = tree_flatten((args, kwargs))
     interp = TraceInterpreter(f"jit({name or getattr(func, '__name__', 'f')})")
     if guards is not None:
         interp.opaque = guards.array_ids()
-    draws = snapshot(func)  # NOTE [NumPy random draws under jit] (ftransforms/host_random.py)
+    # NOTE [NumPy random draws under jit] (ftransforms/host_random.py)
+    draws = snapshot(func, [*leaves, *statics])
     with _young_collections_only(), pushed(interp):
         wrapped = [interp.new_input(v) if is_array(v) else v for v in leaves]
         n_inputs = interp.n_slots
@@ -155,7 +157,7 @@ def _trace(
                 if isinstance(leaf, Tracer):
                     raise TypeError(f"jit: the function returned a foreign tracer {leaf!r}")
                 refs.append(None)
-                consts.append(leaf)
+                consts.append(LiveOutput(leaf) if id(leaf) in interp.opaque else leaf)
                 values.append(leaf)
     if drew(draws) and not interp.value_dependent:
         interp.value_dependent = True
@@ -317,9 +319,8 @@ def jit(
     argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     argnames = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
     name = getattr(func, "__name__", "f")
-    may_be_absent = _never
     if argnums or argnames:  # (reading the signature costs; only static arguments need it)
-        argnums, argnames, may_be_absent = _infer_static(func, name, argnums, argnames)
+        argnums, argnames = _infer_static(func, name, argnums, argnames)
     cache = _ProgramCache()
     # NOTE [jit's fast path]: a call whose positional arguments are all plain NumPy arrays
     # (or tuples/lists of them) and that has no keyword or static arguments is keyed by
@@ -345,9 +346,7 @@ def jit(
         else:
             found = None
         if argnums or argnames:
-            static, dynamic, dyn_kwargs = _split_static(
-                name, args, kwargs, argnums, argnames, may_be_absent
-            )
+            static, dynamic, dyn_kwargs = _split_static(name, args, kwargs, argnums, argnames)
             static_key = freeze(static)
         else:
             static, dynamic, dyn_kwargs, static_key = no_static, args, kwargs, no_static
@@ -390,7 +389,9 @@ def jit(
             # NOTE [values read from outside under jit]: where they are, before the call
             statics = tuple(v for _, v in static[0]) + tuple(v for _, v in static[1])
             guards = guards_of(func, statics)
-            program, result = _trace(call, dynamic, dyn_kwargs, name=name, guards=guards)
+            program, result = _trace(
+                call, dynamic, dyn_kwargs, name=name, guards=guards, statics=statics
+            )
             how = _HOW[compile] if compile is not None else tier.mode()
             if how == "auto" and not program.value_dependent:
                 # attached at the first replay: attaching builds the replay, which the
@@ -476,23 +477,16 @@ def _recording_again(name: str, guards: Any, stale: list) -> None:
 _HOW = {True: "eager", False: "never"}
 
 
-def _never(j: int, kwargs: dict) -> bool:
-    """``may_be_absent`` where nothing is known: every static position must be given."""
-    return False
-
-
 def _infer_static(
     func: Callable, name: str, argnums: tuple, argnames: tuple
-) -> tuple[tuple, tuple, Callable[[int, dict], bool]]:
+) -> tuple[tuple, tuple]:
     """JAX's rule: ``static_argnames`` inferred from ``static_argnums`` through ``func``'s
     signature when only the latter is given, and the other way round; both checked
-    against the signature.  Also returns ``may_be_absent(position, kwargs)``: whether a call
-    may leave that static position out (its parameter came by keyword or has a default,
-    or it is one of ``*args``), as JAX skips it."""
+    against the signature."""
     try:
         params = list(inspect.signature(func).parameters.values())
     except (TypeError, ValueError):  # a builtin without a signature: nothing to infer
-        return argnums, argnames, _never
+        return argnums, argnames
     kinds = inspect.Parameter
     positional = [
         p for p in params if p.kind in (kinds.POSITIONAL_ONLY, kinds.POSITIONAL_OR_KEYWORD)
@@ -502,8 +496,8 @@ def _infer_static(
         for i in argnums:
             if not -n <= i < n:
                 raise ValueError(
-                    f"jit({name}, static_argnums={argnums!r}): {name} takes {n} positional "
-                    f"argument(s), so it has no argument {i}; static_argnums counts its "
+                    f"jit({name}, static_argnums={argnums!r}): static_argnums has {i}, but "
+                    f"{name} takes {n} positional argument(s); static_argnums counts its "
                     f"positional parameters from 0"
                 )
     keyword = [
@@ -522,15 +516,7 @@ def _infer_static(
         argnames = tuple(by_keyword[i % n] for i in argnums if -n <= i < n and i % n in by_keyword)
     elif argnames and not argnums:
         argnums = tuple(k for k, name_k in by_keyword.items() if name_k in argnames)
-    var_positional = any(p.kind is kinds.VAR_POSITIONAL for p in params)
-    optional = {k: (p, positional[k].default is not kinds.empty) for k, p in by_keyword.items()}
-
-    def may_be_absent(j: int, kwargs: dict) -> bool:
-        if j in optional:
-            return optional[j][0] in kwargs or optional[j][1]
-        return var_positional and j >= n  # f(x, *args): static_argnums past the call's args
-
-    return argnums, argnames, may_be_absent
+    return argnums, argnames
 
 
 def _split_static(
@@ -539,23 +525,17 @@ def _split_static(
     kwargs: dict,
     argnums: tuple,
     argnames: tuple,
-    may_be_absent: Callable[[int, dict], bool] = _never,
 ) -> tuple[tuple, tuple, dict]:
     """``((static positional, static keyword), dynamic args, dynamic kwargs)``; the static
     parts are hashable and key the cache.  Dynamic positions of static args hold ``None``.
-    A static position beyond the call's positional arguments is skipped where
-    ``may_be_absent`` says so (see ``_infer_static``)."""
+    A static position beyond the call's positional arguments is skipped, as ``jax.jit``
+    does (a required one left out then gets the function's own TypeError)."""
     n = len(args)
     positions = set()
     for i in argnums:
         j = i + n if i < 0 else i
-        if j >= n and may_be_absent(j, kwargs):
-            continue
-        if not 0 <= j < n:
-            raise ValueError(
-                f"jit({name}): static_argnums has {i}, but the call has {n} positional argument(s)"
-            )
-        positions.add(j)
+        if 0 <= j < n:
+            positions.add(j)  # a static argument not passed by position is left out (jax.jit)
     static_pos = tuple((j, args[j]) for j in sorted(positions))
     static_kw = tuple(sorted((k, v) for k, v in kwargs.items() if k in argnames))
     for where, value in [(f"argument {j}", v) for j, v in static_pos] + [

@@ -16,9 +16,10 @@ replay, :meth:`Guards.hold` checks that every place still holds the same object 
 an equal one); when one does not, the signature records again (``jit`` warns once it has
 happened often: pass such values as arguments). A function that reads no such value gets
 no guards and its replays check nothing. An in-place change of a global array
-(``W[0] = 10``) is not a rebinding: the replay reads the array itself where the recording used it
-directly, but values the recording derived from it (``W.T``, ``W * 2`` of a NumPy array)
-keep the old numbers; pass arrays that change as arguments.
+(``W[0] = 10``) is not a rebinding: the replay reads the array itself where the recording
+used it directly (an operand, or an output returned as it is: ``program.LiveOutput``), but
+values the recording derived from it (``W.T``, ``W * 2`` of a NumPy array) keep the old
+numbers; pass arrays that change as arguments.
 """
 
 from __future__ import annotations

@@ -422,7 +422,9 @@ def generate(
     asarray = global_name(numpy.asarray, "u")
     for r, c in zip(outputs, out_consts):
         if r is None:
-            if arrays_0d and isinstance(c, numpy.generic):
+            if type(c) is LiveOutput:
+                rets.append(global_name(c.value, "c"))
+            elif arrays_0d and isinstance(c, numpy.generic):
                 rets.append(f"{asarray}({global_name(c, 'c')})")
             else:
                 rets.append(global_name(c, "c") + (".copy()" if _is_mutable(c) else ""))
@@ -445,6 +447,21 @@ def generate(
     fn = env["program"]
     fn.source = source
     return fn
+
+
+class LiveOutput:
+    """An output that is an array from outside the arguments, returned as it is (``return
+    loss, W`` with a global ``W``): every replay returns that array itself, as the function
+    does eagerly, so a change made in it since the recording shows (NOTE [values read from
+    outside under jit] in ftransforms/jit_guards.py)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"live {_aval_str(self.value)}"
 
 
 def _is_mutable(value: Any) -> bool:

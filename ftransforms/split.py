@@ -136,9 +136,14 @@ def split_batch(
     if site[:2] not in WARNED_SITES:
         WARNED_SITES.add(site[:2])
         line = linecache.getline(site[0], site[1]).strip()
+        what = (
+            f"the rows of the batch disagree on a Python value at {site[0]}:{site[1]} ({line!r})"
+            if signal.reason is None
+            else f"{signal.reason} was raised for some rows at {site[0]}:{site[1]} "
+            f"({line!r}) (NOTE [errors of some rows])"
+        )
         warnings.warn_explicit(
-            f"{where}: the rows of the batch disagree on a Python value at "
-            f"{site[0]}:{site[1]} ({line!r}), so the batch was split into {len(groups)} "
+            f"{where}: {what}, so the batch was split into {len(groups)} "
             f"groups and the function runs once per group (a Python loop over the "
             f"groups).  To keep one batched program, write the branch with fnp.where or "
             f"ft.cond, the loop with ft.while_loop; silence this with "

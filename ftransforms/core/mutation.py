@@ -371,12 +371,14 @@ def restore(target: Tracer, before: Tracer) -> None:
     refresh(target)
 
 
-def check_write(target: Tracer) -> None:
-    """Raise if ``target`` may not be written now (see NOTE [mutation semantics])."""
+def check_write(target: Tracer, logged: bool = True) -> None:
+    """Raise if ``target`` may not be written now (see NOTE [mutation semantics]).
+    ``logged=False``: a change that :class:`watch_writes` cannot merge by rows (a new
+    shape), left out of its log."""
     if _LOCAL.trial:
         raise TrialWrite
     log = _LOCAL.writes
-    if log is not None and id(target) not in log and _slot(target, "_base") is None:
+    if logged and log is not None and id(target) not in log and _slot(target, "_base") is None:
         log[id(target)] = (target, clone(target))
     if not target._interp.active:
         target._check_live("a write into it")
@@ -554,7 +556,25 @@ def wrapper(*args, **kwargs):
         and from_user_code(1, name)
     ):
         # np.array(t, dtype=float): a cast copy of the traced array, as in NumPy
-        return args[0].astype(args[1] if len(args) == 2 else kwargs["dtype"])"""
+        return args[0].astype(args[1] if len(args) == 2 else kwargs["dtype"])
+    if (
+        args
+        and isinstance(args[0], Tracer)
+        and len(args) <= 2
+        and set(kwargs) <= {"dtype", "copy", "order"}
+        and kwargs.get("copy", True) is not True
+        and kwargs.get("order", "K") in ("K", "A", "C", None)
+        and from_user_code(1, name)
+    ):
+        # np.array(t, copy=False) / copy=None: t itself where no copy is needed (a write
+        # into the result reaches t), as NumPy returns its argument
+        dtype = args[1] if len(args) == 2 else kwargs.get("dtype")
+        if same_dtype(args[0], dtype):
+            return args[0]
+        if casts_to(dtype):
+            if kwargs.get("copy") is False:
+                raise ValueError("Unable to avoid copy while creating an array as requested.")
+            return args[0].astype(dtype)"""
     + _BUFFER_RESULT
 )
 
@@ -573,6 +593,75 @@ def wrapper(a, dtype=None, **kwargs):
             return out.reshape(1) if out.ndim == 0 else out
     return original(a, dtype, **kwargs)
 """
+
+
+_ARANGE_SOURCE = (
+    """
+def wrapper(*args, **kwargs):
+    args, kwargs = numbers_of(args, kwargs)"""
+    + _BUFFER_RESULT
+)
+
+
+def numbers_of(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """``args`` and ``kwargs`` with each traced 0-d value a Python number (``.item()``):
+    ``numpy.arange(n)`` of ``n = np.array(3)`` counts to 3 as ``arange(3)`` does (NumPy
+    would make an object array of a tracer); the read follows NOTE [number conversions]
+    (under ``vmap`` rows that disagree split the batch, under ``jit`` the recording reads
+    data, a float that ``grad`` differentiates refuses)."""
+    if any(isinstance(a, Tracer) for a in args):
+        args = tuple(a.item() if isinstance(a, Tracer) else a for a in args)
+    if kwargs and any(isinstance(a, Tracer) for a in kwargs.values()):
+        kwargs = {k: a.item() if isinstance(a, Tracer) else a for k, a in kwargs.items()}
+    return args, kwargs
+
+
+_REQUIRE_SOURCE = """
+def wrapper(a, dtype=None, requirements=None, **kwargs):
+    if isinstance(a, Tracer) and not kwargs and from_user_code(1, name):
+        if same_dtype(a, dtype) or casts_to(dtype):
+            return required(a, dtype, requirements)
+    return original(a, dtype, requirements, **kwargs)
+"""
+
+#: ``numpy.require``'s flag names, each to its letter.
+_REQUIRE_FLAGS = {
+    **{k: k for k in "CFAWOE"},
+    "C_CONTIGUOUS": "C",
+    "CONTIGUOUS": "C",
+    "F_CONTIGUOUS": "F",
+    "FORTRAN": "F",
+    "ALIGNED": "A",
+    "WRITEABLE": "W",
+    "OWNDATA": "O",
+    "ENSUREARRAY": "E",
+}
+
+
+def read_only(p: Any, v: Any) -> Any:
+    """The ``inverse`` of a read-only view (``diagonal``, ``broadcast_to``)."""
+    raise ValueError("assignment destination is read-only")  # NumPy's words
+
+
+def _required(a: Tracer, dtype: Any, requirements: Any) -> Any:
+    """``numpy.require(a, dtype, requirements)`` of a traced array called by user code: ``a``
+    itself where it meets them, as NumPy returns it (a write into the result reaches
+    ``a``), else a copy (``astype`` when the dtype differs)."""
+    if isinstance(requirements, str):
+        requirements = [requirements]
+    flags = {_REQUIRE_FLAGS[r.upper()] for r in requirements or ()}
+    if flags >= {"C", "F"}:
+        raise ValueError('Cannot specify both "C" and "F" order')  # NumPy's words
+    if not _same_dtype(a, dtype):
+        return a.astype(dtype)
+    base = _slot(a, "_base")
+    if base is not None and (
+        "O" in flags or ("C" in flags and not base[3]) or ("W" in flags and base[2] is read_only)
+    ):
+        return a.copy()
+    if "F" in flags and sum(n > 1 for n in a.shape) > 1:
+        return a.copy()  # a traced array is laid out in C order
+    return a
 
 
 def _same_dtype(a: Any, dtype: Any) -> bool:
@@ -600,6 +689,8 @@ def _creation(name: str, source: str = _WRAPPER_SOURCE) -> Any:
         "Tracer": Tracer,
         "same_dtype": _same_dtype,
         "casts_to": _casts_to,
+        "required": _required,
+        "numbers_of": numbers_of,
         "__name__": "numpy._ftransforms_buffers",
         "original": getattr(numpy, name),
         "local": _LOCAL,
@@ -633,13 +724,14 @@ _WRAPPERS = {
         "copy",
         "eye",
         "identity",
-        "arange",
         "linspace",
     )
 }
 _WRAPPERS["array"] = _creation("array", _ARRAY_SOURCE)
 _WRAPPERS.update({name: _creation(name, _ASARRAY_SOURCE) for name in ("asarray", "asanyarray")})
 _WRAPPERS["ascontiguousarray"] = _creation("ascontiguousarray", _CONTIGUOUS_SOURCE)
+_WRAPPERS["arange"] = _creation("arange", _ARANGE_SOURCE)
+_WRAPPERS["require"] = _creation("require", _REQUIRE_SOURCE)
 
 _ORIGINALS = {name: wrapper.__wrapped__ for name, wrapper in _WRAPPERS.items()}
 

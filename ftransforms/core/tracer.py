@@ -44,17 +44,31 @@ def escaped_error(tracer: Tracer, use: str) -> EscapedTracerError:
 
 
 _STORE_SUBSCR = dis.opmap["STORE_SUBSCR"]
+_CALL = dis.opmap.get("CALL", dis.opmap.get("CALL_FUNCTION", -1))
 _BINARY_SUBSCR = dis.opmap.get("BINARY_SUBSCR", -1)
 
 
+#: NumPy's functions that write values into an array (``np.put(G, i, [t, u])`` of a plain
+#: array ``G`` converts the list's tracers with ``float()`` as ``G[i] = t`` does).
+_NUMPY_WRITERS = frozenset({"put", "copyto", "place", "putmask", "fill_diagonal", "at"})
+
+
 def _storing_into_an_array(depth: int) -> bool:
-    """Whether the Python frame ``depth`` levels up is executing ``a[i] = value``: NumPy
-    converts a value written into one of its arrays with ``float()``/``__array__``."""
+    """Whether the Python frame ``depth`` levels up is executing ``a[i] = value`` or
+    calling one of NumPy's writers: NumPy converts a value written into one of its arrays
+    with ``float()``/``__array__``."""
     try:
         frame = sys._getframe(depth + 1)
     except ValueError:  # pragma: no cover  (no such frame)
         return False
-    return frame.f_code.co_code[frame.f_lasti] == _STORE_SUBSCR
+    op = frame.f_code.co_code[frame.f_lasti]
+    if op == _STORE_SUBSCR:
+        return True
+    if op != _CALL:
+        return False
+    from ftransforms.core.mutation import _callee  # late import: mutation imports tracer
+
+    return _callee(frame.f_code, frame.f_lasti) in _NUMPY_WRITERS
 
 
 #: Code objects of NumPy functions that turn the result of their object loops into a NumPy
@@ -316,6 +330,28 @@ def _user_stacklevel() -> int:
     return level
 
 
+#: The names of NumPy's scalar types (``float64``, ``double``, ``int_``, ``bool_``, ...).
+_NUMPY_SCALAR_NAMES = frozenset(
+    name
+    for name in dir(numpy)
+    if isinstance(getattr(numpy, name, None), type)
+    and issubclass(getattr(numpy, name), numpy.generic)
+)
+
+
+def _calling_a_numpy_scalar_type(depth: int) -> bool:
+    """Whether the Python frame ``depth`` levels up is calling a NumPy scalar type by name
+    (``np.float64(t)``), which converts its argument with ``__array__(dtype=...)``."""
+    from ftransforms.core.mutation import _callee  # late import: mutation imports tracer
+
+    frame = sys._getframe(depth + 1)
+    name = _callee(frame.f_code, frame.f_lasti)
+    if name in _NUMPY_SCALAR_NAMES:
+        return True
+    called = frame.f_locals.get(name, frame.f_globals.get(name))  # ``dt = np.float32``
+    return isinstance(called, type) and issubclass(called, numpy.generic)
+
+
 def _indexing_with(depth: int) -> bool:
     """Whether the Python frame ``depth`` levels up is executing ``a[t]``: NumPy converts
     an index that is no integer with ``__array__``."""
@@ -349,6 +385,15 @@ def _called_by_as_strided(depth: int) -> bool:
     return False
 
 
+#: ``t.shape = new_shape`` (NumPy's in-place reshape): installed by the NumPy layer, which
+#: owns writes (NOTE [mutation semantics]).
+SHAPE_SETTER: list[Any] = []
+
+
+def _set_shape(self: Tracer, value: Any) -> None:
+    SHAPE_SETTER[0](self, value)
+
+
 class Tracer:
     """An array-like value that belongs to one interpreter (``_interp``)."""
 
@@ -380,6 +425,9 @@ class Tracer:
         TRACER_TYPES.add(cls)
         if _OBJECT_ARRAYS_MADE[0]:
             _hide_dtype_in_subclasses(cls)
+        own = cls.__dict__.get("shape")
+        if isinstance(own, property) and own.fset is None:
+            cls.shape = own.setter(_set_shape)  # ``t.shape = (2, 3)``, as NumPy allows
 
     # -- subclasses provide -------------------------------------------------------------
 
@@ -584,6 +632,19 @@ class Tracer:
                 raise self._scipy_conversion_error(*scipy_caller, refusal)
             _warn_slow_scipy(self, *scipy_caller)
         elif dtype is not None and numpy.dtype(dtype).kind != "O":
+            if not self.shape and _calling_a_numpy_scalar_type(1):
+                # np.float64(t), np.int32(t), np.bool_(t): the number of a 0-d tracer,
+                # read where float(t) / int(t) / bool(t) reads one (NOTE [number
+                # conversions]); elsewhere (np.array([t, 1.0], dtype=float)) the error below
+                kind = numpy.dtype(dtype).kind
+                try:
+                    number = (
+                        int(self) if kind in "iu" else bool(self) if kind == "b" else self.item()
+                    )
+                except TracerConversionError:
+                    pass
+                else:
+                    return numpy.asarray(number, dtype=dtype)
             raise TracerConversionError(
                 f"{self._interp.name}: numpy.array(..., dtype={numpy.dtype(dtype)}) (or "
                 f".astype) of a tracer or of a list holding one: a {numpy.dtype(dtype)} "
@@ -642,6 +703,9 @@ class Tracer:
     # semantics] in core/mutation.py.
 
     __hash__ = None  # type: ignore[assignment]
+
+
+Tracer.shape = Tracer.shape.setter(_set_shape)
 
 
 class ValTracer(Tracer):

@@ -19,7 +19,7 @@ import numpy
 import batching_rules.elementwise as _elementwise_rules
 from batching_rules.fallback import loop_and_stack
 from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperationError
-from ftransforms.core.stack import Interpreter
+from ftransforms.core.stack import Interpreter, current_stack
 from ftransforms.core.tracer import Tracer, _storing_into_an_array
 
 
@@ -34,6 +34,7 @@ class BatchSplit(BaseException):
         self.interp = interp
         self.rows = rows
         self.site = _user_site()
+        self.reason: str | None = None  # an error of some rows (NOTE [errors of some rows])
 
 
 #: Packages whose frames are not the user's line that asked for a Python value.
@@ -245,6 +246,24 @@ class BatchInterpreter(Interpreter):
         """Each row's position along this level's named axis (``arange`` batched here)."""
         return BatchTracer(self, self.axis[1].arange(self.axis_size), 0)
 
+    def _split_at_row_error(self, err: BaseException) -> None:
+        """Split the batch in halves at an error of some rows (NOTE [errors of some
+        rows]), or return (the caller re-raises the error)."""
+        if (
+            self.axis_size < 2
+            or not self.split
+            or _REFUSING[0]
+            or (self.loops is not None and self.loops.records)
+        ):
+            return
+        for interp in current_stack():
+            note = getattr(interp, "note_value_read", None)
+            if note is not None:  # jit's recording: which rows fail depends on the data
+                note(f"a {type(err).__name__} raised for some rows of a vmap")
+        signal = BatchSplit(self, numpy.arange(self.axis_size) >= self.axis_size // 2)
+        signal.reason = type(err).__name__
+        raise signal from err
+
     def process(self, prim: Any, args: tuple, params: dict) -> Any:
         rule = prim.batch
         if rule is _elementwise_rules.elementwise:
@@ -305,10 +324,31 @@ class BatchInterpreter(Interpreter):
                     bdims.append(None)
         if rule is None:
             rule = _fallback_rule(prim)
-        out, out_bdim = rule(prim, vals, bdims, self.axis_size, **params)
+        try:
+            out, out_bdim = rule(prim, vals, bdims, self.axis_size, **params)
+        except _ROW_ERRORS as err:  # NOTE [errors of some rows]
+            self._split_at_row_error(err)
+            raise
         if prim.multiple_results:
             return tuple(o if d is None else BatchTracer(self, o, d) for o, d in zip(out, out_bdim))
         return out if out_bdim is None else BatchTracer(self, out, out_bdim)
+
+
+# NOTE [errors of some rows]: ``vmap(f)(xs)`` means the loop ``[f(x) for x in xs]``, so an
+# error that a batched kernel raises for the data of some rows only (``np.linalg.inv`` of
+# a stack holding one singular matrix, ``cholesky`` of one matrix that is not positive
+# definite, a value refused under ``np.errstate(all='raise')``, a traced index out of
+# range in some rows) belongs to those rows: a ``try: ... except LinAlgError:`` in ``f``
+# must take its ``except`` branch for them and not for the whole batch.  So such an error
+# splits the batch in halves (NOTE [splitting the batch] in ftransforms/split.py); each
+# half runs again and splits again where the error persists, until a one-row run raises
+# it into ``f``'s own ``try`` (about 2 log2(n) runs for one failing row of n).  A ``jit``
+# recording around it is marked value-dependent (which rows fail depends on the data),
+# and inside a masked Python ``while`` loop, or where splitting is refused, the error goes
+# up as it came.  Costs nothing otherwise: the ``try`` around the rule is free until
+# something raises.  (The elementwise fast path in ``process`` has no ``try``: an
+# elementwise error under ``np.errstate(all='raise')`` is not split.)
+_ROW_ERRORS = (numpy.linalg.LinAlgError, FloatingPointError, IndexError)
 
 
 #: Python scalars: they broadcast against any value without reaching its batch axis.

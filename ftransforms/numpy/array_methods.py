@@ -63,6 +63,7 @@ from ftransforms.numpy.ufuncs import (
     greater,
     greater_equal,
     invert,
+    left_shift,
     less,
     less_equal,
     logical_not,
@@ -71,6 +72,7 @@ from ftransforms.numpy.ufuncs import (
     not_equal,
     power,
     remainder,
+    right_shift,
     subtract,
 )
 from ftransforms.numpy.ufuncs import divmod as divmod_
@@ -208,6 +210,18 @@ class ArrayMethods:
     def __rxor__(self, other):
         return bitwise_xor(other, self)
 
+    def __lshift__(self, other):
+        return left_shift(self, other)
+
+    def __rlshift__(self, other):
+        return left_shift(other, self)
+
+    def __rshift__(self, other):
+        return right_shift(self, other)
+
+    def __rrshift__(self, other):
+        return right_shift(other, self)
+
     def __eq__(self, other):  # type: ignore[override]
         return equal(self, other)
 
@@ -239,6 +253,14 @@ class ArrayMethods:
     @property
     def flat(self):
         return FlatIter(self)
+
+    @flat.setter
+    def flat(self, value):
+        inplace.flat_assign(self, value)  # ``t.flat = v``
+
+    @property
+    def flags(self):
+        return inplace.TracerFlags(self)
 
     # -- methods --------------------------------------------------------------------------
 

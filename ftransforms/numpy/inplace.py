@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import operator
+import weakref
 from typing import Any
 
 import numpy
@@ -31,12 +32,22 @@ from ftransforms.core.errors import (
     InPlaceError,
     UnsupportedOperationError,
 )
-from ftransforms.core.mutation import Buffer, assign, clone, make_view
-from ftransforms.core.tracer import Tracer
+from ftransforms.core.mutation import (
+    Buffer,
+    assign,
+    become,
+    check_write,
+    clone,
+    make_view,
+    read_only,
+)
+from ftransforms.core.tracer import SHAPE_SETTER, Tracer
 from ftransforms.numpy.helpers import (
     IN_PLACE_WRITERS,
     MEMORY_OVERLAP,
+    array_like,
     dtype_of,
+    holds_tracer,
     ndim,
     shape,
     xp_of,
@@ -84,8 +95,20 @@ def _concrete_index(index: Any) -> Any:
     return tuple(out) if isinstance(index, tuple) else out[0]
 
 
+def traced_sequence(v: Any) -> Any:
+    """``v``, or where it is a list, a tuple or an object array holding traced values
+    (``a[:2] = [t, 0.0]``, ``np.put(a, i, [u, v])``), the traced array NumPy would make of
+    it (NOTE [array-likes holding tracers])."""
+    if (type(v) in (list, tuple) or (type(v) is numpy.ndarray and v.dtype.kind == "O")) and (
+        holds_tracer(v)
+    ):
+        return array_like(v)
+    return v
+
+
 def _cast(v: Any, dtype: Any) -> Any:
     """``v`` as NumPy converts a value written into an array of ``dtype`` (unsafe cast)."""
+    v = traced_sequence(v)
     if isinstance(v, Tracer):
         return v if v.dtype == dtype else astype(v, dtype)
     v = numpy.asarray(v)
@@ -392,21 +415,17 @@ def imag_view(x: Tracer) -> Any:
     return make_view(x, out, imag, lambda p, v: real(p) + 1j * _cast(v, dtype_of(real(p))))
 
 
-def _read_only(p: Any, v: Any) -> Any:
-    raise ValueError("assignment destination is read-only")  # NumPy's words
-
-
 def diagonal_view(x: Tracer, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
     """``x.diagonal()``: a read-only view, as in NumPy (a write into ``x`` is seen through
     it; writing into it raises NumPy's ValueError)."""
     out = diagonal(x, offset, axis1, axis2)
-    return make_view(x, out, lambda p: diagonal(p, offset, axis1, axis2), _read_only)
+    return make_view(x, out, lambda p: diagonal(p, offset, axis1, axis2), read_only)
 
 
 def broadcast_to_view(array: Tracer, shape: Any, subok: bool = False) -> Any:  # noqa: ARG001
     """``numpy.broadcast_to``: a read-only view, as in NumPy (writing into it raises)."""
     out = broadcast_to(array, shape)
-    return make_view(array, out, lambda p: broadcast_to(p, shape), _read_only)
+    return make_view(array, out, lambda p: broadcast_to(p, shape), read_only)
 
 
 def flip_view(m: Any, axis: Any = None) -> Any:
@@ -582,6 +601,7 @@ def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) ->
     """``numpy.copyto(dst, src)`` with a traced ``dst`` or ``src``."""
     if type(src) is Buffer:
         src = src.val
+    src = traced_sequence(src)
     src_dt = dtype_of(src) if isinstance(src, Tracer) else numpy.asarray(src).dtype
     if not numpy.can_cast(src_dt, dtype_of(dst), casting):
         raise InPlaceError(
@@ -616,6 +636,7 @@ def put(x: Tracer, indices: Any, values: Any, mode: str = "raise") -> None:
         idx = idx % size
     elif mode == "clip":  # NumPy's clip: a negative index is clipped to 0, not wrapped
         idx = numpy.clip(idx, 0, size - 1)
+    values = traced_sequence(values)
     if isinstance(values, Tracer):
         vals = ravel(values)
         n = shape(vals)[0]
@@ -627,6 +648,184 @@ def put(x: Tracer, indices: Any, values: Any, mode: str = "raise") -> None:
     xshape = shape(x)
     flat = updated(ravel(x), idx, vals)
     assign(x, reshape(flat, xshape))
+
+
+def flat_assign(x: Tracer, v: Any) -> None:
+    """``x.flat = v``: every element of ``x`` in C order, ``v``'s values repeated."""
+    put(x, numpy.arange(math.prod(shape(x))), v)
+
+
+def set_shape(x: Tracer, new_shape: Any) -> None:
+    """``x.shape = new_shape``: ``x`` is reshaped in place, as NumPy does without a copy
+    (also where NumPy would need one and refuses: a strided view whose axes do not split)."""
+    old_shape = shape(x)
+    new_shape = numpy.empty(old_shape, dtype=numpy.bool_).reshape(new_shape).shape  # -1, ints
+    # not logged for a batched cond branch: an array made in the branch is reshaped as
+    # NumPy does; one from outside it is reshaped for every row (rows cannot differ in it)
+    check_write(x, logged=False)
+    if getattr(x, "_base", None) is None and not _live_views(x):
+        become(x, reshape(x, new_shape))
+        return
+    _rebase(x, lambda p: reshape(p, new_shape), lambda p, v: reshape(v, old_shape))
+
+
+def _live_views(x: Tracer) -> list:
+    return [r for r in (getattr(x, "_views", None) or ()) if r() is not None]
+
+
+def _rebase(x: Tracer, forward: Any, inverse: Any) -> None:
+    """Make ``x`` the view ``forward(old)`` of ``old``, a new object with ``x``'s value that
+    takes ``x``'s place among its base and its views (NOTE [mutation semantics]): so that
+    ``x.shape = s`` and ``x.flags.writeable = False`` change ``x`` and no alias of it."""
+    base = getattr(x, "_base", None)
+    views = _live_views(x)
+    old = clone(x)
+    old._base, old._views = base, views
+    x._base = x._views = None
+    for r in views:
+        r()._base = (old, *r()._base[1:])
+    if base is not None:
+        base[0]._views = [weakref.ref(old) if r() is x else r for r in base[0]._views]
+    become(x, forward(old))
+    make_view(old, x, forward, inverse, reshaped=base is None or base[3])
+
+
+def _itself(p: Any) -> Any:
+    return p
+
+
+def _replaced(p: Any, v: Any) -> Any:
+    return v
+
+
+class TracerFlags:
+    """``t.flags`` of a traced array: NumPy's flags as far as a traced array has them.  A
+    traced array is laid out in C order unless it is a view that NumPy would stride (its
+    view record says); ``writeable`` is false for a read-only view (``diagonal``,
+    ``broadcast_to``), and setting it to False makes ``t`` read-only, as in NumPy.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> ft.vmap(lambda x: x * x.flags.c_contiguous + x[::2].flags["C"])(np.ones((1, 3)))
+        array([[1., 1., 1.]])
+    """
+
+    __slots__ = ("_array",)
+
+    _KEYS = {
+        "C": "c_contiguous",
+        "C_CONTIGUOUS": "c_contiguous",
+        "CONTIGUOUS": "c_contiguous",
+        "F": "f_contiguous",
+        "F_CONTIGUOUS": "f_contiguous",
+        "FORTRAN": "f_contiguous",
+        "W": "writeable",
+        "WRITEABLE": "writeable",
+        "O": "owndata",
+        "OWNDATA": "owndata",
+        "A": "aligned",
+        "ALIGNED": "aligned",
+        "X": "writebackifcopy",
+        "WRITEBACKIFCOPY": "writebackifcopy",
+        "B": "behaved",
+        "BEHAVED": "behaved",
+        "CA": "carray",
+        "CARRAY": "carray",
+        "FA": "farray",
+        "FARRAY": "farray",
+        "FNC": "fnc",
+        "FORC": "forc",
+    }
+
+    def __init__(self, array: Tracer) -> None:
+        object.__setattr__(self, "_array", array)
+
+    @property
+    def c_contiguous(self) -> bool:
+        base = getattr(self._array, "_base", None)
+        return base is None or bool(base[3])
+
+    @property
+    def f_contiguous(self) -> bool:
+        return self.c_contiguous and sum(n > 1 for n in shape(self._array)) <= 1
+
+    contiguous = c_contiguous
+
+    @property
+    def writeable(self) -> bool:
+        base = getattr(self._array, "_base", None)
+        return base is None or base[2] is not read_only
+
+    @property
+    def owndata(self) -> bool:
+        return getattr(self._array, "_base", None) is None
+
+    aligned = True
+    writebackifcopy = False
+
+    @property
+    def behaved(self) -> bool:
+        return self.writeable
+
+    @property
+    def carray(self) -> bool:
+        return self.c_contiguous and self.writeable
+
+    @property
+    def farray(self) -> bool:
+        return self.f_contiguous and self.writeable and not self.c_contiguous
+
+    @property
+    def fnc(self) -> bool:
+        return self.f_contiguous and not self.c_contiguous
+
+    @property
+    def forc(self) -> bool:
+        return self.f_contiguous or self.c_contiguous
+
+    def __getitem__(self, key: str) -> bool:
+        name = self._KEYS.get(str(key).upper())
+        if name is None:
+            raise KeyError(f"Unknown flag {key!r}")  # NumPy's words
+        return getattr(self, name)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        name = self._KEYS.get(str(key).upper())
+        if name is None:
+            raise KeyError(f"Unknown flag {key!r}")
+        setattr(self, name, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name != "writeable":
+            raise AttributeError(f"t.flags.{name} of a traced array cannot be set")
+        x = self._array
+        base = getattr(x, "_base", None)
+        if value:
+            if self.writeable:
+                return
+            if base[1] is _itself:  # made read-only by the user: writeable again
+                x._base = (base[0], _itself, _replaced, base[3])
+                return
+            raise InPlaceError(
+                f"{x._interp.name}: t.flags.writeable = True on a read-only view of a traced "
+                f"array (diagonal, broadcast_to): writing through such a view is not "
+                f"supported; write into the array it views (np.fill_diagonal(a, v)), or copy "
+                f"the view first"
+            )
+        if self.writeable:
+            check_write(x, logged=False)
+            if base is not None and base[1] is _itself:
+                x._base = (base[0], _itself, read_only, base[3])
+            else:
+                _rebase(x, _itself, read_only)
+
+    def __repr__(self) -> str:
+        names = ("c_contiguous", "f_contiguous", "owndata", "writeable", "aligned")
+        return "\n".join(f"  {n.upper()} : {getattr(self, n)}" for n in names)
+
+
+SHAPE_SETTER.append(set_shape)
 
 
 def flat_setitem(x: Tracer, index: Any, v: Any) -> None:
@@ -646,7 +845,7 @@ def _plain_target(name: str, a: Any, *values: Any) -> bool:
     does it; a traced value written into it is refused)."""
     if isinstance(a, Tracer):
         return False
-    if any(isinstance(v, Tracer) and type(v) is not Buffer for v in values):
+    if any(holds_tracer(v) and type(v) is not Buffer for v in values):
         raise _out_error(f"numpy.{name}(a, ...)", a).with_traceback(None)
     return True
 
@@ -657,6 +856,7 @@ def _plain(v: Any) -> Any:
 
 def _cycled(values: Any, n: int) -> Any:
     """The first ``n`` of ``values`` repeated (NumPy's rule for put/place/flat writes)."""
+    values = traced_sequence(values)
     flat = ravel(values) if isinstance(values, Tracer) else numpy.ravel(values)
     m = shape(flat)[0]
     return flat if m == n else take(flat, numpy.arange(n) % m)

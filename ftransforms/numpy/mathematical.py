@@ -12,11 +12,13 @@ import numpy
 
 from ftransforms.core.errors import UFuncTypeError
 from ftransforms.core.stack import current_stack
+from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.creation import as_operand, full, ones, zeros_like
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.dtypes import pi, result_type
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.numpy.indexing import where
+from ftransforms.numpy.inplace import write_out
 from ftransforms.numpy.ufuncs import (
     abs,
     arctan2,
@@ -273,7 +275,10 @@ def nan_to_num(
     neginf = info.min if neginf is None else neginf
     out = where(x == numpy.inf, full((), posinf, dt, like=x), x)
     out = where(x == -numpy.inf, full((), neginf, dt, like=x), out)
-    return where(isnan(x), full((), nan, dt, like=x), out)
+    out = where(isnan(x), full((), nan, dt, like=x), out)
+    if not copy and isinstance(x, Tracer):  # NumPy replaces in x itself and returns x
+        return write_out("numpy.nan_to_num(x, copy=False)", x, out)
+    return out
 
 
 #: The modified Bessel function I0 is summed as its power series up to this |x| and by its

@@ -379,7 +379,7 @@ def _ufunc_at(ufunc: Any, name: str, inputs: tuple) -> Any:
     if update is None or not isinstance(a, Tracer) or not rest:
         raise InPlaceError(_ufunc_at_message(name, inputs))
     b = rest[0]
-    b = b.val if type(b) is Buffer else b
+    b = b.val if type(b) is Buffer else inplace.traced_sequence(b)
     if name == "subtract":
         b = ufuncs.negative(b)
     method = update.split("(")[0]

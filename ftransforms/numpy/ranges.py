@@ -10,7 +10,7 @@ import numpy
 
 import ftransforms.numpy.ufuncs as ufuncs
 from ftransforms.core.errors import UnsupportedOperationError
-from ftransforms.core.mutation import user_array
+from ftransforms.core.mutation import numbers_of, user_array
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.creation import as_operand, asarray
 from ftransforms.numpy.dispatch import implements
@@ -50,6 +50,7 @@ def arange(*args: Any, dtype: Any = None, like: Any = None) -> Any:
         >>> fnp.arange(1.0, 2.0, 0.25).tolist()
         [1.0, 1.25, 1.5, 1.75]
     """
+    args, _ = numbers_of(args, {})  # a traced bound counts as its number, as in NumPy
     return user_array(xp_like(like).arange(*args, dtype=dtype), "arange")
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -463,7 +464,10 @@ def tile(a: Any, reps: Any) -> Any:
         >>> ft.grad(lambda x: fnp.sum(fnp.tile(x, 3)))(np.array([1.0, 2.0]))
         array([3., 3.])
     """
-    reps = (int(reps),) if isinstance(reps, (int, numpy.integer)) else tuple(int(r) for r in reps)
+    if isinstance(reps, (int, numpy.integer)) or helpers.ndim(reps) == 0:
+        reps = (operator.index(reps),)  # an int, or a 0-d array as NumPy takes it
+    else:
+        reps = tuple(int(r) for r in reps)
     shape = helpers.shape(a)
     rank = builtins.max(len(shape), len(reps))
     shape = (1,) * (rank - len(shape)) + shape
