@@ -52,6 +52,8 @@ without masking) when it cannot be sure: a ``break``/``return`` out of the loop 
 frame is found outside the loop's body), a new local, a Python value other than a number
 that changed, a list/dict/object attribute mutated in place, an iterator among the
 locals, or any exception while rows are masked (it might come from a masked row).  A
+loop in a generator or coroutine is not masked at all (the batch splits): each ``yield``
+hands the masked rows' values, one step past their state, to the consumer.  A
 Python number that changes in the loop (a counter) is the same for all active rows; each
 row's own is kept, and at the exit, if the rows' numbers differ, the local becomes a
 batched array of them (a later exception in that run then also gives up).  Globals and
@@ -76,6 +78,7 @@ from __future__ import annotations
 
 import ctypes
 import dis
+import inspect
 import linecache
 import sys
 import types
@@ -267,6 +270,11 @@ def join_groups(outs: list, groups: list, out_dims: Any, where: str) -> Any:
 # -- masking the finished rows of a Python while loop -------------------------------------
 
 _BOOL_CODE = Tracer.__bool__.__code__
+#: Code flags of generators and coroutines, whose frames pass values out at each `yield`.
+_YIELDING = (
+    inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+    | inspect.CO_ITERABLE_COROUTINE
+)  # fmt: skip
 
 
 def _truth(opname: str) -> bool | None:
@@ -438,6 +446,8 @@ class MaskedLoops:
         if site is None or rows.ndim != 1:
             return None
         frame, (start, stop, stay, edge) = site
+        if frame.f_code.co_flags & _YIELDING:  # a `yield` in the loop hands masked rows'
+            return None  # values to the consumer, outside the frame: split instead
         active = self.records[-1].active if self.records else numpy.ones(rows.shape[0], bool)
         loop = _Loop()
         loop.frame, loop.start, loop.stop, loop.edge = frame, start, stop, edge
