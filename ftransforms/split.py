@@ -56,7 +56,9 @@ loop in a generator or coroutine is not masked at all (the batch splits): each `
 hands the masked rows' values, one step past their state, to the consumer.  A
 Python number that changes in the loop (a counter) is the same for all active rows; each
 row's own is kept, and at the exit, if the rows' numbers differ, the local becomes a
-batched array of them (a later exception in that run then also gives up).  Globals and
+batched array of them (a later exception in that run then also gives up, and so does
+``str()``/``repr()``/``f"{n}"`` of a batched value, which the loop over rows would write
+as the row's number: the run goes on as a split).  Globals and
 the caller's state are not checked: as for ``jax.vmap``, ``f`` is taken to be a function
 of its arguments.
 

@@ -44,3 +44,24 @@ def test_while_loop_in_a_generator_does_not_yield_masked_rows():
     grads = ft.vmap(ft.grad(f))(xs)
     np.testing.assert_allclose(grads, np.stack([ft.grad(f)(x) for x in xs]))
     np.testing.assert_allclose(grads[1], [2.0, 0.0, 0.0])
+
+
+def test_a_loop_counter_turned_into_text_after_a_masked_loop():
+    # `n` is a Python int in each row's run; rows finish the loop at different counts, so
+    # under vmap it becomes a batched value at the exit: text made from it is the row's
+    # number, as in the loop (not the repr of a batched array).
+    def f(c, how):
+        x, n = c[0], 0
+        while x > 0.1:
+            x = x * 0.5
+            n += 1
+        text = str(n) if how == "str" else f"{n}" if how == "fstring" else repr(n)
+        return c * len(text) + n
+
+    xs = np.array([[0.3, 1.0], [1000.0, 2.0], [0.05, 1.0], [0.35, 3.0]])
+    for how in ("str", "fstring", "repr"):
+        want = _loop(lambda c: f(c, how), xs)
+        np.testing.assert_allclose(ft.vmap(f, in_dims=(0, None))(xs, how), want)
+        np.testing.assert_allclose(ft.vmap(f, in_dims=(0, None), chunk_size=3)(xs, how), want)
+        grads = ft.vmap(ft.grad(lambda c, h: f(c, h).sum()), in_dims=(0, None))(xs, how)
+        np.testing.assert_allclose(grads[:, 1], [1.0, 2.0, 1.0, 1.0])  # len(text) per row

@@ -212,6 +212,9 @@ class BatchTracer(Tracer):
         return v._physical() if isinstance(v, Tracer) else v
 
     def __repr__(self) -> str:
+        loops = self._interp.loops
+        if loops is not None and loops.promoted:  # str(n), f"{n}" of a loop's counter: text
+            raise SpeculationFailed(self._interp, "a batched value was turned into text")
         return (
             f"BatchTracer(level={self._interp.level}, bdim={self.bdim}, "
             f"batch_size={self._interp.axis_size}, val={self.val!r})"
