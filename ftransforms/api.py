@@ -279,6 +279,11 @@ def _vmap_call(
     # draws from generators the user holds (NOTE [randomness under vmap] in random.py)
     gens = held_generators(func, leaves) if size > 1 and randomness != "same" else ()
     before, mark = (raw_states(gens), len(TRACED_DRAWS.ids)) if gens else (None, 0)
+    held = held_generators(func, leaves) if size > 1 and randomness == "same" else ()
+    held_states = raw_states(held) if held else None  # each rerun starts from these
+    held_seen: set = set()  # ... but those that ftransforms.random replays itself
+    if held:
+        TRACED_DRAWS.watching.append(held_seen)
     try:
         with pushed(interp):
             wrapped = [
@@ -308,11 +313,17 @@ def _vmap_call(
                 name_rows(err, where, rows)
             raise
         signal = None  # rows riding along in a masked loop may have caused it
+    finally:
+        if held:
+            TRACED_DRAWS.watching.remove(held_seen)
+            held, held_states = _raw_drawn(held, held_states, held_seen)
     if signal is _HELD_DRAW:
         return _draws_per_row(
             func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split, rows, name,
         )  # fmt: skip
     if signal is None:  # run again without masking loops
+        if held:
+            restore(held, held_states)
         return _vmap_call(
             func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split, rows,
             False, group, name,
@@ -336,7 +347,43 @@ def _vmap_call(
     if randomness != "same":
         return split_batch(signal, rerun, leaves, dims, rows, out_dims, where)
     with same_randomness_across_chunks():
+        rerun = _sharing_held_draws(rerun, held, held_states)
         return split_batch(signal, rerun, leaves, dims, rows, out_dims, where)
+
+
+def _sharing_held_draws(run: Callable, gens: tuple, states: list | None) -> Callable:
+    """``run`` for each part of a ``vmap(randomness='same')`` that runs in parts (the groups
+    of a split, the chunks of ``chunk_size``): every part starts the generators the
+    function holds (``rng.normal``, which no tracer sees) from ``states``, so all rows
+    share one draw, and they are left where the first part left them, as after one run
+    (NOTE [randomness under vmap] in random.py)."""
+    if not gens:
+        return run
+    held = [gens, states]
+    after: list = []
+
+    def part(*args: Any) -> Any:
+        restore(*held)
+        seen: set = set()
+        TRACED_DRAWS.watching.append(seen)
+        try:
+            return run(*args)
+        finally:
+            TRACED_DRAWS.watching.remove(seen)
+            if after:
+                restore(held[0], after[0])
+            else:
+                held[:] = _raw_drawn(*held, seen)
+                after.append(raw_states(held[0]))
+
+    return part
+
+
+def _raw_drawn(gens: tuple, states: list, seen: set) -> tuple[tuple, list]:
+    """``gens`` and their ``states`` without those ``ftransforms.random`` drew from (ids in
+    ``seen``): it replays them itself (:func:`same_randomness_across_chunks`)."""
+    keep = [k for k, g in enumerate(gens) if id(g) not in seen]
+    return tuple(gens[k] for k in keep), [states[k] for k in keep]
 
 
 _HELD_DRAW = object()
@@ -429,6 +476,9 @@ def _vmap_chunked(
             split, numpy.arange(start, stop),
         )  # fmt: skip
 
+    if randomness == "same":
+        held = held_generators(func, leaves)
+        piece = _sharing_held_draws(piece, held, raw_states(held) if held else None)
     return _chunk_loop(piece, size, chunk, out_dims, randomness, where)
 
 

@@ -176,6 +176,7 @@ def raw_states(gens: tuple) -> list:
 class _TracedDraws(threading.local):
     def __init__(self) -> None:
         self.ids: list[int] = []  # cleared when the thread's last transform returns
+        self.watching: list[set] = []  # sets that collect the ids too, for their owner
 
 
 #: ``id()`` of each generator ``ftransforms.random`` drew from (it follows ``randomness``
@@ -186,6 +187,8 @@ TRACED_DRAWS = _TracedDraws()
 def note_traced_draw(rng: Any) -> None:
     """``ftransforms.random`` drew from ``rng`` (see :func:`moved`)."""
     TRACED_DRAWS.ids.append(id(rng))
+    for seen in TRACED_DRAWS.watching:
+        seen.add(id(rng))
 
 
 def clear_traced_draws() -> None:

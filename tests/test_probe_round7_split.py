@@ -65,3 +65,33 @@ def test_a_loop_counter_turned_into_text_after_a_masked_loop():
         np.testing.assert_allclose(ft.vmap(f, in_dims=(0, None), chunk_size=3)(xs, how), want)
         grads = ft.vmap(ft.grad(lambda c, h: f(c, h).sum()), in_dims=(0, None))(xs, how)
         np.testing.assert_allclose(grads[:, 1], [1.0, 2.0, 1.0, 1.0])  # len(text) per row
+
+
+def _signed_noise(x, rng):
+    u = rng.normal(size=2)  # a draw from a held generator, which no tracer sees
+    if x[0] > 0:
+        return x + u
+    return x - u
+
+
+@pytest.mark.parametrize("kw", [{}, {"chunk_size": 2}, {"chunk_size": 3}])
+def test_randomness_same_with_a_held_generator_shares_one_draw_across_groups(kw):
+    # randomness='same': every row sees the one draw, however the batch runs in parts
+    # (the groups of a split, the chunks); the generator is left one draw further on.
+    xs = np.array([[1.0, 2.0], [-1.0, 3.0], [2.0, -1.0], [-3.0, 1.0]])
+    ref = np.random.default_rng(1)
+    u = ref.normal(size=2)
+    rng = np.random.default_rng(1)
+    out = ft.vmap(_signed_noise, in_dims=(0, None), randomness="same", **kw)(xs, rng)
+    np.testing.assert_allclose(out, np.where(xs[:, :1] > 0, xs + u, xs - u))
+    assert rng.normal() == ref.normal()
+
+
+def test_jit_of_randomness_same_with_a_held_generator_over_batches_that_split_differently():
+    xs = np.array([[1.0, 2.0], [-1.0, 3.0], [2.0, -1.0], [-3.0, 1.0]])
+    f = ft.jit(ft.vmap(_signed_noise, in_dims=(0, None), randomness="same"))
+    ref, rng = np.random.default_rng(2), np.random.default_rng(2)
+    for batch in (xs, xs[::-1], xs[[1, 0, 2, 2]]):
+        u = ref.normal(size=2)
+        out = f(batch, rng)
+        np.testing.assert_allclose(out, np.where(batch[:, :1] > 0, batch + u, batch - u))
