@@ -95,3 +95,28 @@ def test_jit_of_randomness_same_with_a_held_generator_over_batches_that_split_di
         u = ref.normal(size=2)
         out = f(batch, rng)
         np.testing.assert_allclose(out, np.where(batch[:, :1] > 0, batch + u, batch - u))
+
+
+def test_a_row_error_of_a_masked_row_is_not_seen_by_a_try_in_the_loop():
+    # Row 0 leaves the loop first; while it rides along masked, its state goes one step
+    # past its end, where the matrix is singular.  The `except` in the loop belongs to the
+    # rows still looping, which never meet a singular matrix.
+    def f(c):
+        x, total = c[0], c[1] * 0
+        while x > 0.1:
+            x = x - 0.25
+            a = np.stack([np.stack([x + 0.25, 0.0 * x]), np.stack([0.0 * x, 1.0 + 0 * x])])
+            try:
+                total = total + np.linalg.solve(a, np.ones(2)).sum()
+            except np.linalg.LinAlgError:
+                total = total - 100.0
+        return total
+
+    xs = np.array([[0.5, 1.0], [1.0, 1.0], [0.75, 2.0]])
+    want = _loop(f, xs)
+    assert (want > 0).all()
+    np.testing.assert_allclose(ft.vmap(f)(xs), want)
+    np.testing.assert_allclose(ft.vmap(f, chunk_size=2)(xs), want)
+    np.testing.assert_allclose(ft.vmap(ft.vmap(f))(np.stack([xs, xs[::-1]])), [want, want[::-1]])
+    grads = ft.vmap(ft.grad(f))(xs)
+    np.testing.assert_allclose(grads, np.stack([ft.grad(f)(x) for x in xs]))

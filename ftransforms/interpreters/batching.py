@@ -252,13 +252,10 @@ class BatchInterpreter(Interpreter):
     def _split_at_row_error(self, err: BaseException) -> None:
         """Split the batch in halves at an error of some rows (NOTE [errors of some
         rows]), or return (the caller re-raises the error)."""
-        if (
-            self.axis_size < 2
-            or not self.split
-            or _REFUSING[0]
-            or (self.loops is not None and self.loops.records)
-        ):
+        if self.axis_size < 2 or not self.split or _REFUSING[0]:
             return
+        if self.loops is not None and self.loops.records:  # a masked row's data may have
+            raise SpeculationFailed(self, f"a {type(err).__name__} while rows were masked")
         for interp in current_stack():
             note = getattr(interp, "note_value_read", None)
             if note is not None:  # jit's recording: which rows fail depends on the data
@@ -346,10 +343,12 @@ class BatchInterpreter(Interpreter):
 # splits the batch in halves (NOTE [splitting the batch] in ftransforms/split.py); each
 # half runs again and splits again where the error persists, until a one-row run raises
 # it into ``f``'s own ``try`` (about 2 log2(n) runs for one failing row of n).  A ``jit``
-# recording around it is marked value-dependent (which rows fail depends on the data),
-# and inside a masked Python ``while`` loop, or where splitting is refused, the error goes
-# up as it came.  Costs nothing otherwise: the ``try`` around the rule is free until
-# something raises.  (The elementwise fast path in ``process`` has no ``try``: an
+# recording around it is marked value-dependent (which rows fail depends on the data);
+# inside a masked Python ``while`` loop it may come from a masked row (one step past its
+# end), which a ``try`` in the loop must not see, so the call runs again without masking
+# (``SpeculationFailed``); where splitting is refused the error goes up as it came.
+# Costs nothing otherwise: the ``try`` around the rule is free until something raises.
+# (The elementwise fast path in ``process`` has no ``try``: an
 # elementwise error under ``np.errstate(all='raise')`` is not split.)
 _ROW_ERRORS = (numpy.linalg.LinAlgError, FloatingPointError, IndexError)
 
