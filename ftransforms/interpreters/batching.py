@@ -213,7 +213,9 @@ class BatchTracer(Tracer):
 
     def __repr__(self) -> str:
         loops = self._interp.loops
-        if loops is not None and loops.promoted:  # str(n), f"{n}" of a loop's counter: text
+        # str(n), f"{n}" of a loop's counter made batched: the loop over rows writes numbers
+        # (NOTE [splitting the batch], "while loops")
+        if loops is not None and loops.promoted and self._interp.active:
             raise SpeculationFailed(self._interp, "a batched value was turned into text")
         return (
             f"BatchTracer(level={self._interp.level}, bdim={self.bdim}, "
