@@ -52,6 +52,9 @@ without masking) when it cannot be sure: a ``break``/``return`` out of the loop 
 frame is found outside the loop's body), a new local, a Python value other than a number
 that changed, a list/dict/object attribute mutated in place, an iterator among the
 locals, or any exception while rows are masked (it might come from a masked row).  A
+callable among the locals (a callback: ``cb=hist.append``, a bound ``log.add``, a closure
+over a list or a ``nonlocal`` counter) counts as the state it can change: its closure's
+cells (other than the frame's own locals) and the object it is bound to.  A
 loop in a generator or coroutine is not masked at all (the batch splits): each ``yield``
 hands the masked rows' values, one step past their state, to the consumer.  A
 Python number that changes in the loop (a counter) is the same for all active rows; each
@@ -341,18 +344,49 @@ def _write_locals(frame: Any, values: dict) -> None:
     ctypes.pythonapi.PyFrame_LocalsToFast(ctypes.py_object(frame), ctypes.c_int(0))
 
 
-def _shallow(value: Any) -> Any:
-    """What a mutation of a container or an object would change (compared by identity)."""
+def _shallow(value: Any, depth: int = 0, own: tuple = ()) -> Any:
+    """What a mutation of a container or an object would change (compared by identity).
+    ``own``: the loop frame's cell variables (a closure over them sees its locals)."""
     if isinstance(value, (list, tuple, set)):
         return tuple(map(id, value))
     if isinstance(value, dict):
         return tuple((k, id(v)) for k, v in value.items())
     if type(value) is numpy.ndarray and value.dtype.kind == "O":  # np.array([t, u]) holds
         return tuple(map(id, value.flat))  # tracers, written element by element
+    if depth < 2 and isinstance(value, _CALLBACKS):
+        return _callback_state(value, depth + 1, own)
     if isinstance(value, (Tracer, type, types.ModuleType, types.FunctionType)):
         return None
     state = getattr(value, "__dict__", None)
     return None if state is None else tuple((k, id(v)) for k, v in state.items())
+
+
+#: Callables among a loop's locals that can carry state out of it (``cb=hist.append``,
+#: ``log.add``, a closure over a list or a ``nonlocal`` counter).
+_CALLBACKS = (types.FunctionType, types.MethodType, types.BuiltinMethodType)
+
+
+def _callback_state(func: Any, depth: int, own: tuple) -> Any:
+    """What a callback called in a masked loop could change outside its frame: the
+    contents of its closure's cells (rebound or mutated) and of the object it is bound to
+    (and that object's attributes).  A masked row's step must not reach them."""
+    parts: list = []
+    code = getattr(func, "__code__", None)
+    cells = getattr(func, "__closure__", None) or ()
+    for name, cell in zip(code.co_freevars if code else (), cells):
+        if name in own:  # the loop frame's own local, which masking follows
+            continue
+        try:
+            held = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        parts.append((id(held), _shallow(held, depth)))
+    owner = getattr(func, "__self__", None)
+    if owner is not None and not isinstance(owner, (type, types.ModuleType)):
+        parts.append(_shallow(owner, depth))
+        for held in list(getattr(owner, "__dict__", {}).values())[:64]:
+            parts.append(_shallow(held, depth))
+    return tuple(parts) or None
 
 
 def _followable(values: dict) -> bool:
@@ -458,7 +492,8 @@ class MaskedLoops:
         loop.saved = dict(frame.f_locals)
         if not _followable(loop.saved):
             return None
-        loop.shapes = {k: _shallow(v) for k, v in loop.saved.items()}
+        own = frame.f_code.co_cellvars
+        loop.shapes = {k: _shallow(v, 0, own) for k, v in loop.saved.items()}
         loop.values = _values_of(loop.saved, frame)
         loop.numbers = {}
         self.records.append(loop)
@@ -500,7 +535,7 @@ class MaskedLoops:
         for name, value in now.items():
             old = loop.saved[name]
             if value is old:
-                if _shallow(value) != loop.shapes[name]:
+                if _shallow(value, 0, frame.f_code.co_cellvars) != loop.shapes[name]:
                     raise self._fail(f"{name} was mutated in the loop")
                 continue
             if not (isinstance(value, Tracer) or isinstance(old, Tracer)):

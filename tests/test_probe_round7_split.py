@@ -120,3 +120,70 @@ def test_a_row_error_of_a_masked_row_is_not_seen_by_a_try_in_the_loop():
     np.testing.assert_allclose(ft.vmap(ft.vmap(f))(np.stack([xs, xs[::-1]])), [want, want[::-1]])
     grads = ft.vmap(ft.grad(f))(xs)
     np.testing.assert_allclose(grads, np.stack([ft.grad(f)(x) for x in xs]))
+
+
+def _halve_until_small(x, callback):
+    while x > 0.1:
+        x = x * 0.5
+        callback(x)  # a monitor, as scipy.optimize's callback=
+    return x
+
+
+class _Log:
+    def __init__(self):
+        self.items = []
+        self.calls = 0
+
+    def add(self, v):
+        self.items.append(v)
+        self.calls += 1
+
+
+@pytest.mark.parametrize("monitor", ["list_append", "closure", "bound_method", "nonlocal"])
+def test_a_callback_in_a_masked_loop_sees_only_each_rows_own_steps(monitor):
+    # Rows leave the loop after 1, 4, 0 and 5 steps; a row that left must not reach the
+    # callback's state (a list, an object, a nonlocal counter) with its extra steps.
+    def f(c):
+        hist = []
+        count = 0
+        if monitor == "list_append":
+            cb = hist.append
+        elif monitor == "closure":
+
+            def cb(v):
+                hist.append(v)
+        elif monitor == "bound_method":
+            log = _Log()
+            hist = log.items
+            cb = log.add
+        else:
+
+            def cb(v):
+                nonlocal count
+                count += 1
+
+        y = _halve_until_small(c[0], cb)
+        return y + 3 * sum(hist, 0.0) + count * c[1]
+
+    xs = np.array([[0.3, 1.0], [1.0, 2.0], [0.05, 1.0], [2.0, 1.0]])
+    want = _loop(f, xs)
+    np.testing.assert_allclose(ft.vmap(f)(xs), want)
+    np.testing.assert_allclose(ft.vmap(f, chunk_size=3)(xs), want)
+    grads = ft.vmap(ft.grad(f))(xs)
+    np.testing.assert_allclose(grads, np.stack([ft.grad(f)(x) for x in xs]))
+
+
+def test_a_closure_over_the_loops_own_local_still_masks():
+    calls = []
+
+    def newton(a):
+        calls.append(1)
+        x = a
+        residual = lambda: x * x - a  # noqa: E731  (reads the loop's own x)
+        while abs(residual()) > 1e-9 * a:
+            x = 0.5 * (x + a / x)
+        return x
+
+    a = 10.0 ** np.linspace(0, 12, 7)
+    np.testing.assert_allclose(ft.vmap(newton)(a), _loop(newton, a))
+    assert len(calls) == 1 + a.size  # one masked run, then the loop
