@@ -177,6 +177,7 @@ def _trace(
         in_types=[(v.shape, v.dtype) for v in leaves if is_array(v)],
     )
     if guards is not None and not program.value_dependent:
+        guards.settle()
         program.guards, program.opaque = guards, interp.opaque
     values = [numpy.asarray(v) if isinstance(v, numpy.generic) else v for v in values]
     return program, tree_unflatten(out_spec, values)
@@ -388,6 +389,8 @@ def jit(
 
             # NOTE [values read from outside under jit]: where they are, before the call
             statics = tuple(v for _, v in static[0]) + tuple(v for _, v in static[1])
+            # and the objects passed as static leaves (``self`` of an ``@jit`` method)
+            statics += tuple(v for v in leaves if hasattr(v, "__dict__") and not is_array(v))
             guards = guards_of(func, statics)
             program, result = _trace(
                 call, dynamic, dyn_kwargs, name=name, guards=guards, statics=statics

@@ -13,7 +13,8 @@ function, the functions it names as globals or closes over, and the objects of i
 methods hold (followed a few levels, as ``host_random`` does for generators), each as a
 place (a dict entry, a closure cell, a list slot) and the object found there. Before a
 replay, :meth:`Guards.hold` checks that every place still holds the same object (numbers:
-an equal one); when one does not, the signature records again (``jit`` warns once it has
+an equal one; a list or dict: also its length, unless the recording itself changed it, a
+Python side effect); when one does not, the signature records again (``jit`` warns once it has
 happened often: pass such values as arguments). A function that reads no such value gets
 no guards and its replays check nothing. An in-place change of a global array
 (``W[0] = 10``) is not a rebinding: the replay reads the array itself where the recording
@@ -39,6 +40,7 @@ _DEPTH = 4
 _NUMBERS = (bool, int, float, complex, numpy.generic)
 _MISSING = object()
 _CELL = object()  # the key of a closure cell's place
+_LEN = object()  # the key of a list's or dict's length (``holder`` is the list or dict)
 #: Items of a list or dict checked one by one, at most (a larger one: only itself).
 _MAX_ITEMS = 64
 
@@ -77,6 +79,8 @@ class Guards:
                     now = holder.cell_contents
                 except ValueError:  # the cell was emptied (``del``)
                     return False
+            elif key is _LEN:
+                now = len(holder)
             elif type(holder) in (list, tuple):
                 now = holder[key] if key < len(holder) else _MISSING
             else:
@@ -84,6 +88,16 @@ class Guards:
             if now is not value and not _same(now, value):
                 return False
         return True
+
+    def settle(self) -> None:
+        """Drop the length checks of the lists and dicts the recording itself grew or
+        shrank (``calls.append(1)``: a Python side effect, which runs only while
+        recording), which would otherwise fail at every call."""
+        kept = [
+            (c, n) for c, n in zip(self.checks, self.names) if c[1] is not _LEN or len(c[0]) == c[2]
+        ]
+        self.checks = tuple(c for c, _ in kept)
+        self.names = [n for _, n in kept]
 
     def array_ids(self) -> frozenset:
         """The ids of the arrays among the values (the recording must not fold them)."""
@@ -129,6 +143,8 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                     for k, v in inner:  # a list or dict can change in place
                         checks.append((value, k, v))
                         names.append(f"{name}[{k!r}]")
+                    checks.append((value, _LEN, len(value)))  # ``sum(L)`` after an append
+                    names.append(f"len({name})")
 
     def visit(obj: Any, depth: int, name: str) -> None:
         if depth > _DEPTH or id(obj) in seen or _is_data(obj):
