@@ -53,6 +53,8 @@ def _same(now: Any, then: Any) -> bool:
     if now is then:
         return True
     if isinstance(then, _NUMBERS) and type(now) is type(then):
+        if isinstance(then, (float, complex, numpy.inexact)):  # -0.0 is not 0.0; nan is nan
+            return repr(now) == repr(then)
         try:
             return bool(now == then) or (now != now and then != then)
         except Exception:  # noqa: BLE001 - a number type that refuses comparison: changed
@@ -127,24 +129,34 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     seen: set[int] = set()
     seen_fields: set = set()
 
-    def place(holder: Any, key: Any, value: Any, name: str) -> None:
-        """A place that holds ``value``: guarded when it is data or holds data."""
+    def place(holder: Any, key: Any, value: Any, name: str, depth: int = 0) -> bool:
+        """A place that holds ``value``: guarded when it is data or holds data (in
+        nested lists, tuples and dicts too: ``params["layer"]["w"]``)."""
         if _is_data(value):
             checks.append((holder, key, value))
             names.append(name)
-        elif type(value) in (list, tuple, dict) and id(value) not in seen:
-            seen.add(id(value))
-            items = value.items() if type(value) is dict else enumerate(value)
-            inner = [(k, v) for k, v in items if _is_data(v)]
-            if inner:
-                checks.append((holder, key, value))
-                names.append(name)
-                if type(value) is not tuple and len(inner) <= _MAX_ITEMS:
-                    for k, v in inner:  # a list or dict can change in place
-                        checks.append((value, k, v))
-                        names.append(f"{name}[{k!r}]")
-                    checks.append((value, _LEN, len(value)))  # ``sum(L)`` after an append
-                    names.append(f"len({name})")
+            return True
+        if type(value) not in (list, tuple, dict) or id(value) in seen or depth > _DEPTH:
+            return False
+        seen.add(id(value))
+        items = list(value.items() if type(value) is dict else enumerate(value))
+        mark = len(checks)
+        if type(value) is tuple or len(items) > _MAX_ITEMS:
+            held = any(_is_data(v) for _, v in items)
+            for k, v in items:  # the items of a tuple cannot change, but theirs can
+                if type(v) in (list, tuple, dict) and len(items) <= _MAX_ITEMS:
+                    held = place(value, k, v, f"{name}[{k!r}]", depth + 1) or held
+        else:  # a list or dict can change in place
+            held = False
+            for k, v in items:
+                held = place(value, k, v, f"{name}[{k!r}]", depth + 1) or held
+            if held:
+                checks.append((value, _LEN, len(value)))  # ``sum(L)`` after an append
+                names.append(f"len({name})")
+        if held:
+            checks.insert(mark, (holder, key, value))
+            names.insert(mark, name)
+        return held
 
     def visit(obj: Any, depth: int, name: str) -> None:
         if depth > _DEPTH or id(obj) in seen or _is_data(obj):
@@ -152,10 +164,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         seen.add(id(obj))
         if isinstance(obj, types.MethodType):
             visit(obj.__func__, depth, name)
-            owner = getattr(obj.__self__, "__dict__", None)
-            if type(owner) is dict and not _library(obj.__self__):
-                for k, v in list(owner.items()):
-                    place(owner, k, v, f"self.{k}")
+            fields_of(obj.__self__, obj.__func__)
             return
         wrapped = getattr(obj, "__wrapped__", None)
         if wrapped is not None:
@@ -183,6 +192,10 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                     place(fields, k, v, f"{type(obj).__name__}.{k}")
                     visit(v, depth + 1, k)
             visit(type(obj).__dict__.get("__call__"), depth + 1, name)
+            if type(fields) is dict and not _library(obj):
+                call = type(obj).__dict__.get("__call__")
+                if isinstance(call, types.FunctionType):  # ``type(self).k``
+                    fields_read(type(obj), type(obj).__name__, code_names(call.__code__))
         if isinstance(obj, types.FunctionType):
             code = obj.__code__
             for k, v in enumerate(obj.__defaults__ or ()):  # ``def f(x, w=np.ones(3))``
@@ -221,6 +234,24 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         seen_fields.add((id(attrs), "fields"))
         for attr in names & attrs.keys():
             place(attrs, attr, attrs[attr], f"{var}.{attr}")
+            fields_read(attrs[attr], f"{var}.{attr}", names)  # ``cfg.opt.lr``
+        if isinstance(value, (types.ModuleType, type)):
+            return
+        for attr in names - attrs.keys():  # ``model.predict(x)`` reads ``self.w``
+            method = getattr(type(value), attr, None)
+            if isinstance(method, types.FunctionType):
+                visit(method, 1, f"{var}.{attr}")
+                fields_of(value, method)
+
+    def fields_of(obj: Any, method: Any) -> None:
+        """The fields of ``obj`` (``self.w``) and of its class (``type(self).k``) that
+        its method may read."""
+        owner = getattr(obj, "__dict__", None)
+        if type(owner) is dict and not _library(obj):
+            for k, v in list(owner.items()):
+                place(owner, k, v, f"self.{k}")
+            if isinstance(method, types.FunctionType):
+                fields_read(type(obj), type(obj).__name__, code_names(method.__code__))
 
     visit(func, 0, getattr(func, "__name__", "f"))
     for obj in static:

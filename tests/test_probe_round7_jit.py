@@ -58,3 +58,59 @@ def test_a_list_the_function_appends_to_is_a_side_effect_of_the_recording():
     for x in (X, 2 * X, 3 * X):
         np.testing.assert_allclose(jf(x), np.sin(x))
     assert len(calls) == 2
+
+
+def test_nested_containers_objects_and_methods_read_from_outside_are_guarded():
+    import types
+
+    class Model:
+        def __init__(self):
+            self.w = np.ones(3)
+
+        def predict(self, x):
+            return x * self.w
+
+    class Scaled:
+        k = 2.0
+
+        def __call__(self, x):
+            return x * type(self).k
+
+    model = Model()
+    params = {"layer": {"w": 1.0, "b": [0.0]}}
+    cfg = types.SimpleNamespace(opt=types.SimpleNamespace(lr=0.1))
+    scaled = Scaled()
+
+    def uses_method(x):
+        return model.predict(x)
+
+    def uses_params(x):
+        return x * params["layer"]["w"] + params["layer"]["b"][0]
+
+    def uses_cfg(x):
+        return x * cfg.opt.lr
+
+    fs = [uses_method, uses_params, uses_cfg, scaled]
+    jfs = [ft.jit(f) for f in fs]
+    for k in range(3):
+        for f, jf in zip(fs, jfs):
+            for x in (X, X[:2] if f is not uses_method else 2 * X):
+                np.testing.assert_allclose(jf(x), f(x))
+        model.w = np.full(3, 2.0 + k)
+        params["layer"]["w"] = 3.0 + k
+        params["layer"]["b"][0] = 1.0 + k
+        cfg.opt.lr = 0.5 + k
+        Scaled.k = 4.0 + k
+
+
+def test_a_number_rebound_to_minus_zero_records_again():
+    scale = 0.0
+
+    def f(x):
+        return 1.0 / (x * scale)
+
+    jf = ft.jit(f)
+    with np.errstate(divide="ignore"):
+        for s in (0.0, -0.0, 0.0):
+            scale = s
+            np.testing.assert_array_equal(jf(X), f(X))
