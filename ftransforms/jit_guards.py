@@ -246,6 +246,10 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     def fields_of(obj: Any, method: Any) -> None:
         """The fields of ``obj`` (``self.w``) and of its class (``type(self).k``) that
         its method may read."""
+        if isinstance(obj, type) and isinstance(method, types.FunctionType):
+            if not _library(obj):  # a classmethod's ``cls.k``
+                fields_read(obj, obj.__name__, code_names(method.__code__))
+            return
         owner = getattr(obj, "__dict__", None)
         if type(owner) is dict and not _library(obj):
             for k, v in list(owner.items()):

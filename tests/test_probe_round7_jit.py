@@ -114,3 +114,18 @@ def test_a_number_rebound_to_minus_zero_records_again():
         for s in (0.0, -0.0, 0.0):
             scale = s
             np.testing.assert_array_equal(jf(X), f(X))
+
+
+def test_a_jitted_classmethod_reads_the_class_attribute_at_every_call():
+    class Schedule:
+        scale = 2.0
+
+        @classmethod
+        def apply(cls, x):
+            return x * cls.scale
+
+    j = ft.jit(Schedule.apply)
+    for s in (2.0, 7.0, 0.5):
+        Schedule.scale = s
+        for x in (X, X[:2]):
+            np.testing.assert_allclose(j(x), x * s)
