@@ -8,14 +8,14 @@ namespace, a default argument, a ``functools.partial``'s argument) as constants 
 program. ``jax.jit`` replays such constants even after the user rebinds the name; in a
 notebook that is a silent wrong answer (re-run the cell defining ``W``, call the jitted
 function, get the old ``W``). So when ``jit`` records a signature it notes where those
-values live: the arrays and numbers (and lists, tuples and dicts of them) that the
-function, the functions it names as globals or closes over, and the objects of its bound
-methods hold (followed a few levels, as ``host_random`` does for generators), each as a
+values live: the arrays, numbers and settings (strings, ``None``, enum members), and the
+lists, tuples and dicts of them, that the function, the functions it names as globals or
+closes over, and the objects of its bound methods (or of the methods it calls) hold (followed a few levels, as ``host_random`` does for generators), each as a
 place (a dict entry, a closure cell, a list slot) and the object found there. Before a
-replay, :meth:`Guards.hold` checks that every place still holds the same object (numbers:
-an equal one; a list or dict: also its length, unless the recording itself changed it, a
-Python side effect); when one does not, the signature records again (``jit`` warns once it has
-happened often: pass such values as arguments). A function that reads no such value gets
+replay, :meth:`Guards.hold` checks that every place still holds the same object (numbers
+and strings: an equal one; a list or dict: also its length; not a length or setting that
+the recording itself changed, a Python side effect); when one does not, the signature
+records again (``jit`` warns once it has happened often: pass such values as arguments). A function that reads no such value gets
 no guards and its replays check nothing. An in-place change of a global array
 (``W[0] = 10``) is not a rebinding: the replay reads the array itself where the recording
 used it directly (an operand, or an output returned as it is: ``program.LiveOutput``), but
@@ -25,6 +25,7 @@ numbers; pass arrays that change as arguments.
 
 from __future__ import annotations
 
+import enum
 import functools
 import types
 from typing import Any
@@ -49,9 +50,17 @@ def _is_data(v: Any) -> bool:
     return isinstance(v, _NUMBERS) or type(v) is numpy.ndarray or is_array(v)
 
 
+def _is_setting(v: Any) -> bool:
+    """A string, ``None`` or an enum member: a setting (``MODE = "sin"``, ``W = None``)
+    that Python code branches on, guarded like a number."""
+    return v is None or type(v) is str or isinstance(v, enum.Enum)
+
+
 def _same(now: Any, then: Any) -> bool:
     if now is then:
         return True
+    if type(then) is str:
+        return type(now) is str and now == then
     if isinstance(then, _NUMBERS) and type(now) is type(then):
         if isinstance(then, (float, complex, numpy.inexact)):  # -0.0 is not 0.0; nan is nan
             return repr(now) == repr(then)
@@ -60,6 +69,20 @@ def _same(now: Any, then: Any) -> bool:
         except Exception:  # noqa: BLE001 - a number type that refuses comparison: changed
             return False
     return False
+
+
+def _now(holder: Any, key: Any) -> Any:
+    """What the place ``(holder, key)`` of a check holds now."""
+    if key is _CELL:
+        try:
+            return holder.cell_contents
+        except ValueError:  # the cell was emptied (``del``)
+            return _MISSING
+    if key is _LEN:
+        return len(holder)
+    if type(holder) in (list, tuple):
+        return holder[key] if key < len(holder) else _MISSING
+    return holder.get(key, _MISSING)
 
 
 class Guards:
@@ -76,27 +99,19 @@ class Guards:
     def hold(self) -> bool:
         """Whether every place still holds its value."""
         for holder, key, value in self.checks:
-            if key is _CELL:
-                try:
-                    now = holder.cell_contents
-                except ValueError:  # the cell was emptied (``del``)
-                    return False
-            elif key is _LEN:
-                now = len(holder)
-            elif type(holder) in (list, tuple):
-                now = holder[key] if key < len(holder) else _MISSING
-            else:
-                now = holder.get(key, _MISSING)
+            now = _now(holder, key)
             if now is not value and not _same(now, value):
                 return False
         return True
 
     def settle(self) -> None:
-        """Drop the length checks of the lists and dicts the recording itself grew or
-        shrank (``calls.append(1)``: a Python side effect, which runs only while
-        recording), which would otherwise fail at every call."""
+        """Drop the checks of lengths and settings that the recording itself changed
+        (``calls.append(1)``, ``self.last = None`` set to a result: Python side effects,
+        which run only while recording), which would otherwise fail at every call."""
         kept = [
-            (c, n) for c, n in zip(self.checks, self.names) if c[1] is not _LEN or len(c[0]) == c[2]
+            (c, n)
+            for c, n in zip(self.checks, self.names)
+            if not (c[1] is _LEN or _is_setting(c[2])) or _same(_now(c[0], c[1]), c[2])
         ]
         self.checks = tuple(c for c, _ in kept)
         self.names = [n for _, n in kept]
@@ -132,7 +147,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     def place(holder: Any, key: Any, value: Any, name: str, depth: int = 0) -> bool:
         """A place that holds ``value``: guarded when it is data or holds data (in
         nested lists, tuples and dicts too: ``params["layer"]["w"]``)."""
-        if _is_data(value):
+        if _is_data(value) or _is_setting(value):
             checks.append((holder, key, value))
             names.append(name)
             return True
@@ -142,7 +157,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         items = list(value.items() if type(value) is dict else enumerate(value))
         mark = len(checks)
         if type(value) is tuple or len(items) > _MAX_ITEMS:
-            held = any(_is_data(v) for _, v in items)
+            held = any(_is_data(v) or _is_setting(v) for _, v in items)
             for k, v in items:  # the items of a tuple cannot change, but theirs can
                 if type(v) in (list, tuple, dict) and len(items) <= _MAX_ITEMS:
                     held = place(value, k, v, f"{name}[{k!r}]", depth + 1) or held

@@ -129,3 +129,46 @@ def test_a_jitted_classmethod_reads_the_class_attribute_at_every_call():
         Schedule.scale = s
         for x in (X, X[:2]):
             np.testing.assert_allclose(j(x), x * s)
+
+
+def test_string_none_and_enum_settings_read_from_outside_record_again():
+    import enum
+
+    class Act(enum.Enum):
+        TANH = 1
+        SIN = 2
+
+    mode, w, act = "sin", None, Act.TANH
+
+    def by_mode(x):
+        return np.sin(x) if mode == "sin" else np.cos(x)
+
+    def lazy_weight(x):
+        return x if w is None else x * w
+
+    def by_enum(x):
+        return np.tanh(x) if act is Act.TANH else np.sin(x)
+
+    fs = [by_mode, lazy_weight, by_enum]
+    jfs = [ft.jit(f) for f in fs]
+    for mode, w, act in [("sin", None, Act.TANH), ("cos", np.full(3, 2.0), Act.SIN)] * 2:
+        for f, jf in zip(fs, jfs):
+            for x in (X, 2 * X):
+                np.testing.assert_allclose(jf(x), f(x))
+
+
+def test_a_setting_the_function_itself_assigns_stays_a_side_effect_of_the_recording():
+    class Net:
+        def __init__(self):
+            self.last = None
+
+        def __call__(self, x):
+            y = np.tanh(x)
+            self.last = y  # a Python side effect: runs while recording
+            return y
+
+    net = Net()
+    jn = ft.jit(net)
+    for x in (X, 2 * X, 3 * X):
+        np.testing.assert_allclose(jn(x), np.tanh(x))
+    assert len(jn.cache) == 1
