@@ -10,12 +10,14 @@ notebook that is a silent wrong answer (re-run the cell defining ``W``, call the
 function, get the old ``W``). So when ``jit`` records a signature it notes where those
 values live: the arrays, numbers and settings (strings, ``None``, enum members), and the
 lists, tuples and dicts of them, that the function, the functions it names as globals or
-closes over, and the objects of its bound methods (or of the methods it calls) hold (followed a few levels, as ``host_random`` does for generators), each as a
-place (a dict entry, a closure cell, a list slot) and the object found there. Before a
-replay, :meth:`Guards.hold` checks that every place still holds the same object (numbers
-and strings: an equal one; a list or dict: also its length; not a length or setting that
-the recording itself changed, a Python side effect); when one does not, the signature
-records again (``jit`` warns once it has happened often: pass such values as arguments). A function that reads no such value gets
+closes over, and the objects of its bound methods (or of the methods it calls) hold
+(followed a few levels, as ``host_random`` does for generators), each as a place (a dict
+entry, a closure cell, a list slot) and the object found there. Before a replay,
+:meth:`Guards.hold` checks that every place still holds the same object (numbers and
+strings: an equal one; a list or dict: also its length; not a length or setting that the
+recording itself changed, a Python side effect); when one does not, the signature records
+again (``jit`` warns once it has happened often: pass such values as arguments). A
+function that reads no such value gets
 no guards and its replays check nothing. An in-place change of a global array
 (``W[0] = 10``) is not a rebinding: the replay reads the array itself where the recording
 used it directly (an operand, or an output returned as it is: ``program.LiveOutput``), but

@@ -151,7 +151,8 @@ def test_string_none_and_enum_settings_read_from_outside_record_again():
 
     fs = [by_mode, lazy_weight, by_enum]
     jfs = [ft.jit(f) for f in fs]
-    for mode, w, act in [("sin", None, Act.TANH), ("cos", np.full(3, 2.0), Act.SIN)] * 2:
+    for setting in [("sin", None, Act.TANH), ("cos", np.full(3, 2.0), Act.SIN)] * 2:
+        mode, w, act = setting  # rebinds what the functions close over
         for f, jf in zip(fs, jfs):
             for x in (X, 2 * X):
                 np.testing.assert_allclose(jf(x), f(x))
