@@ -10,8 +10,9 @@ notebook that is a silent wrong answer (re-run the cell defining ``W``, call the
 function, get the old ``W``). So when ``jit`` records a signature it notes where those
 values live: the arrays, numbers and settings (strings, ``None``, enum members), and the
 lists, tuples and dicts of them, that the function, the functions it names as globals or
-closes over, and the objects of its bound methods (or of the methods it calls) hold
-(followed a few levels, as ``host_random`` does for generators), each as a place (a dict
+closes over, and the objects of its bound methods (or of the methods it calls) hold, and
+the fields of the user's objects among them (``self.layer.w``; followed a few levels, as
+``host_random`` does for generators), each as a place (a dict
 entry, a closure cell, a list slot) and the object found there. Before a replay,
 :meth:`Guards.hold` checks that every place still holds the same object (numbers and
 strings: an equal one; a list or dict: also its length; not a length or setting that the
@@ -46,6 +47,8 @@ _CELL = object()  # the key of a closure cell's place
 _LEN = object()  # the key of a list's or dict's length (``holder`` is the list or dict)
 #: Items of a list or dict checked one by one, at most (a larger one: only itself).
 _MAX_ITEMS = 64
+#: Guards gathered, after which the fields of further objects are not followed.
+_MAX_CHECKS = 1024
 
 
 def _is_data(v: Any) -> bool:
@@ -145,6 +148,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     names: list = []
     seen: set[int] = set()
     seen_fields: set = set()
+    placed: set[int] = set()  # the user objects whose fields are guarded
 
     def place(holder: Any, key: Any, value: Any, name: str, depth: int = 0) -> bool:
         """A place that holds ``value``: guarded when it is data or holds data (in
@@ -153,6 +157,19 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             checks.append((holder, key, value))
             names.append(name)
             return True
+        if _user_object(value):  # ``self.layer.w``, ``model.layers[1].b``
+            if id(value) in placed or depth > _DEPTH or len(checks) > _MAX_CHECKS:
+                return False
+            placed.add(id(value))
+            fields = value.__dict__
+            mark = len(checks)
+            held = False
+            for k, v in list(fields.items())[:_MAX_ITEMS]:
+                held = place(fields, k, v, f"{name}.{k}", depth + 1) or held
+            if held:
+                checks.insert(mark, (holder, key, value))
+                names.insert(mark, name)
+            return held
         if type(value) not in (list, tuple, dict) or id(value) in seen or depth > _DEPTH:
             return False
         seen.add(id(value))
@@ -282,6 +299,16 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             for k, v in list(fields.items()):
                 place(fields, k, v, f"{type(obj).__name__}.{k}")
     return Guards(checks, names) if checks else None
+
+
+def _user_object(v: Any) -> bool:
+    """An instance of the user's own class (a layer, a config), whose fields hold data."""
+    return (
+        type(getattr(v, "__dict__", None)) is dict
+        and not isinstance(v, (types.FunctionType, types.MethodType, type, types.ModuleType))
+        and not isinstance(v, functools.partial)
+        and not _library(v)
+    )
 
 
 #: Packages whose functions and objects are not the user's: their state is not guarded.

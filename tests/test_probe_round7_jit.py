@@ -173,3 +173,40 @@ def test_a_setting_the_function_itself_assigns_stays_a_side_effect_of_the_record
     for x in (X, 2 * X, 3 * X):
         np.testing.assert_allclose(jn(x), np.tanh(x))
     assert len(jn.cache) == 1
+
+
+def test_fields_of_sub_objects_a_model_reads_are_guarded():
+    class Layer:
+        def __init__(self):
+            self.w, self.b = np.ones(3), 0.0
+
+        def __call__(self, x):
+            return x * self.w + self.b
+
+    class Plain:
+        def __init__(self):
+            self.w = np.ones(3)
+
+    class Model:
+        def __init__(self):
+            self.l1, self.p, self.layers = Layer(), Plain(), [Layer(), Layer()]
+
+        def __call__(self, x):
+            return self.l1(x) * self.p.w + self.layers[1](x)
+
+        def forward(self, x):
+            return self(x)
+
+    m = Model()
+    jm, jf = ft.jit(m), ft.jit(m.forward)
+    changes = [
+        lambda: setattr(m.l1, "w", np.full(3, 2.0)),
+        lambda: setattr(m.p, "w", np.full(3, 3.0)),
+        lambda: setattr(m.layers[1], "b", 5.0),
+        lambda: m.layers.__setitem__(1, Layer()),
+    ]
+    for change in [lambda: None, *changes]:
+        change()
+        for x in (X, 2 * X):
+            np.testing.assert_allclose(jm(x), m(x))
+            np.testing.assert_allclose(jf(x), m(x))
