@@ -389,7 +389,8 @@ def jit(
 
             # NOTE [values read from outside under jit]: where they are, before the call
             statics = tuple(v for _, v in static[0]) + tuple(v for _, v in static[1])
-            # and the objects passed as static leaves (``self`` of an ``@jit`` method)
+            # and the objects passed as static leaves (``self`` of an ``@jit`` method, a
+            # function ``f(x, act)`` calls)
             statics += tuple(v for v in leaves if hasattr(v, "__dict__") and not is_array(v))
             guards = guards_of(func, statics)
             program, result = _trace(

@@ -293,6 +293,8 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
 
     visit(func, 0, getattr(func, "__name__", "f"))
     for obj in static:
+        if callable(obj) and not isinstance(obj, type):  # ``f(x, act)``: what ``act`` reads
+            visit(obj, 1, getattr(obj, "__name__", type(obj).__name__))
         fields = getattr(obj, "__dict__", None)
         if type(fields) is dict and not _library(obj) and id(obj) not in seen:
             seen.add(id(obj))

@@ -210,3 +210,20 @@ def test_fields_of_sub_objects_a_model_reads_are_guarded():
         for x in (X, 2 * X):
             np.testing.assert_allclose(jm(x), m(x))
             np.testing.assert_allclose(jf(x), m(x))
+
+
+def test_a_function_passed_as_an_argument_has_its_outside_values_guarded():
+    box = [2.0]
+
+    def act(v):
+        return v * box[0]
+
+    def apply(x, f):
+        return f(x) + 1
+
+    ja, js = ft.jit(apply), ft.jit(apply, static_argnums=1)
+    for s in (2.0, 3.0, 5.0):
+        box[0] = s
+        for x in (X, X[:2]):
+            np.testing.assert_allclose(ja(x, act), x * s + 1)
+            np.testing.assert_allclose(js(x, act), x * s + 1)
