@@ -116,7 +116,8 @@ class Guards:
         kept = [
             (c, n)
             for c, n in zip(self.checks, self.names)
-            if not (c[1] is _LEN or _is_setting(c[2])) or _same(_now(c[0], c[1]), c[2])
+            if not (c[1] is _LEN or c[2] is _MISSING or _is_setting(c[2]))
+            or _same(_now(c[0], c[1]), c[2])
         ]
         self.checks = tuple(c for c, _ in kept)
         self.names = [n for _, n in kept]
@@ -229,7 +230,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             if type(fields) is dict and not _library(obj):
                 call = type(obj).__dict__.get("__call__")
                 if isinstance(call, types.FunctionType):  # ``type(self).k``
-                    fields_read(type(obj), type(obj).__name__, code_names(call.__code__))
+                    class_fields(type(obj), fields, code_names(call.__code__))
         if isinstance(obj, types.FunctionType):
             code = obj.__code__
             for k, v in enumerate(obj.__defaults__ or ()):  # ``def f(x, w=np.ones(3))``
@@ -282,14 +283,32 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         its method may read."""
         if isinstance(obj, type) and isinstance(method, types.FunctionType):
             if not _library(obj):  # a classmethod's ``cls.k``
-                fields_read(obj, obj.__name__, code_names(method.__code__))
+                class_fields(obj, None, code_names(method.__code__))
             return
         owner = getattr(obj, "__dict__", None)
         if type(owner) is dict and not _library(obj):
             for k, v in list(owner.items()):
                 place(owner, k, v, f"self.{k}")
             if isinstance(method, types.FunctionType):
-                fields_read(type(obj), type(obj).__name__, code_names(method.__code__))
+                class_fields(type(obj), owner, code_names(method.__code__))
+
+    def class_fields(cls: type, owner: dict | None, read: set) -> None:
+        """The class attributes among ``read`` (``self.k``, ``cls.k``, ``type(self).k``),
+        wherever in the class's bases they are found, and that no class before it, nor the
+        instance (``owner``), has set one of the same name (which would shadow it)."""
+        mro = [c for c in cls.__mro__ if c is not object and not _library(c)]
+        for attr in sorted(read):
+            where = next((k for k, c in enumerate(mro) if attr in c.__dict__), None)
+            if where is None:
+                continue
+            value = mro[where].__dict__[attr]
+            if place(mro[where].__dict__, attr, value, f"{mro[where].__name__}.{attr}"):
+                for c in mro[:where]:
+                    checks.append((c.__dict__, attr, _MISSING))
+                    names.append(f"{c.__name__}.{attr}")
+                if owner is not None and attr not in owner:
+                    checks.append((owner, attr, _MISSING))
+                    names.append(f"self.{attr}")
 
     visit(func, 0, getattr(func, "__name__", "f"))
     for obj in static:

@@ -227,3 +227,24 @@ def test_a_function_passed_as_an_argument_has_its_outside_values_guarded():
         for x in (X, X[:2]):
             np.testing.assert_allclose(ja(x, act), x * s + 1)
             np.testing.assert_allclose(js(x, act), x * s + 1)
+
+
+def test_inherited_and_shadowed_class_attributes_are_guarded():
+    class Base:
+        k = 2.0
+
+    class Derived(Base):
+        def f(self, x):
+            return x * self.k
+
+    d = Derived()
+    j = ft.jit(d.f)
+    for change in [
+        lambda: None,
+        lambda: setattr(Base, "k", 3.0),  # inherited
+        lambda: setattr(Derived, "k", 4.0),  # shadowed by the subclass
+        lambda: setattr(d, "k", 5.0),  # shadowed by the instance
+    ]:
+        change()
+        for x in (X, 2 * X):
+            np.testing.assert_allclose(j(x), x * d.k)
