@@ -248,3 +248,18 @@ def test_inherited_and_shadowed_class_attributes_are_guarded():
         change()
         for x in (X, 2 * X):
             np.testing.assert_allclose(j(x), x * d.k)
+
+
+def test_a_dict_in_another_key_order_records_again():
+    def first_minus_second(d):
+        v = list(d.values())
+        return v[0] - v[1]
+
+    def by_kwargs(**kw):
+        return first_minus_second(kw)
+
+    jd, jk = ft.jit(first_minus_second), ft.jit(by_kwargs)
+    for d in [{"a": X, "b": 2 * X}, {"b": 2 * X, "a": X}, {"a": 3 * X, "b": X}]:
+        np.testing.assert_array_equal(jd(d), first_minus_second(d))
+        np.testing.assert_array_equal(jk(**d), first_minus_second(d))
+        assert list(ft.jit(lambda d: d)(d)) == list(d)
