@@ -270,6 +270,8 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         for attr in names & attrs.keys():
             place(attrs, attr, attrs[attr], f"{var}.{attr}")
             fields_read(attrs[attr], f"{var}.{attr}", names)  # ``cfg.opt.lr``
+            if isinstance(attrs[attr], types.FunctionType):  # ``mymodule.helper(x)``
+                visit(attrs[attr], 1, f"{var}.{attr}")
         if isinstance(value, (types.ModuleType, type)):
             return
         for attr in names - attrs.keys():  # ``model.predict(x)`` reads ``self.w``

@@ -263,3 +263,19 @@ def test_a_dict_in_another_key_order_records_again():
         np.testing.assert_array_equal(jd(d), first_minus_second(d))
         np.testing.assert_array_equal(jk(**d), first_minus_second(d))
         assert list(ft.jit(lambda d: d)(d)) == list(d)
+
+
+def test_a_function_of_a_user_module_has_its_module_globals_guarded():
+    import types
+
+    helpers = types.ModuleType("user_helpers")
+    exec("SCALE = 2.0\ndef helper(x):\n    return x * SCALE\n", helpers.__dict__)  # noqa: S102
+
+    def f(x):
+        return helpers.helper(x)
+
+    jf = ft.jit(f)
+    for s in (2.0, 3.0, 4.0):
+        helpers.SCALE = s
+        for x in (X, X[:2]):
+            np.testing.assert_allclose(jf(x), x * s)
