@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import sys
 import types
 from typing import Any
 
@@ -272,7 +273,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             fields_read(attrs[attr], f"{var}.{attr}", names)  # ``cfg.opt.lr``
             if isinstance(attrs[attr], types.FunctionType):  # ``mymodule.helper(x)``
                 visit(attrs[attr], 1, f"{var}.{attr}")
-        if isinstance(value, (types.ModuleType, type)):
+        if not _user_object(value):
             return
         for attr in names - attrs.keys():  # ``model.predict(x)`` reads ``self.w``
             method = getattr(type(value), attr, None)
@@ -325,13 +326,15 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
 
 
 def _user_object(v: Any) -> bool:
-    """An instance of the user's own class (a layer, a config), whose fields hold data."""
-    return (
-        type(getattr(v, "__dict__", None)) is dict
-        and not isinstance(v, (types.FunctionType, types.MethodType, type, types.ModuleType))
-        and not isinstance(v, functools.partial)
-        and not _library(v)
-    )
+    """An instance of the user's own class (a layer, a config; a ``SimpleNamespace``), not
+    of the standard library's (a logger's caches change as it is used)."""
+    if type(getattr(v, "__dict__", None)) is not dict or _library(v):
+        return False
+    if isinstance(v, (types.FunctionType, types.MethodType, type, types.ModuleType)):
+        return False
+    module = type(v).__module__
+    stdlib = isinstance(module, str) and module.partition(".")[0] in sys.stdlib_module_names
+    return not stdlib or type(v) is types.SimpleNamespace
 
 
 #: Packages whose functions and objects are not the user's: their state is not guarded.

@@ -279,3 +279,24 @@ def test_a_function_of_a_user_module_has_its_module_globals_guarded():
         helpers.SCALE = s
         for x in (X, X[:2]):
             np.testing.assert_allclose(jf(x), x * s)
+
+
+def test_standard_library_objects_a_function_uses_are_not_guarded():
+    """A logger's fields and caches change as it is used: following them would record
+    again for nothing."""
+    import logging
+
+    from ftransforms.jit_guards import guards_of
+
+    log = logging.getLogger("probe7")
+
+    def f(x):
+        log.debug("step")
+        return x * 2
+
+    assert guards_of(f) is None
+    jf = ft.jit(f)
+    for x in (X, 2 * X, 3 * X):
+        log.info("between calls")
+        np.testing.assert_array_equal(jf(x), 2 * x)
+    assert len(jf.cache) == 1
