@@ -46,6 +46,12 @@ _NUMBERS = (bool, int, float, complex, numpy.generic)
 _MISSING = object()
 _CELL = object()  # the key of a closure cell's place
 _LEN = object()  # the key of a list's or dict's length (``holder`` is the list or dict)
+
+
+class _Attr(str):
+    """The key of an attribute's place (``f.__defaults__``: ``holder`` is ``f``)."""
+
+
 #: Items of a list or dict checked one by one, at most (a larger one: only itself).
 _MAX_ITEMS = 64
 #: Guards gathered, after which the fields of further objects are not followed.
@@ -86,6 +92,8 @@ def _now(holder: Any, key: Any) -> Any:
             return _MISSING
     if key is _LEN:
         return len(holder)
+    if type(key) is _Attr:
+        return getattr(holder, key, _MISSING)
     if type(holder) in (list, tuple):
         return holder[key] if key < len(holder) else _MISSING
     return holder.get(key, _MISSING)
@@ -234,10 +242,9 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                     class_fields(type(obj), fields, code_names(call.__code__))
         if isinstance(obj, types.FunctionType):
             code = obj.__code__
-            for k, v in enumerate(obj.__defaults__ or ()):  # ``def f(x, w=np.ones(3))``
-                place(obj.__defaults__, k, v, f"{name}.__defaults__[{k}]")
-            for k, v in (obj.__kwdefaults__ or {}).items():
-                place(obj.__kwdefaults__, k, v, f"{name}.__kwdefaults__[{k!r}]")
+            for attr in ("__defaults__", "__kwdefaults__"):  # ``def f(x, w=np.ones(3))``
+                if getattr(obj, attr) is not None:
+                    place(obj, _Attr(attr), getattr(obj, attr), f"{name}.{attr}")
             names = code_names(code)
             for cell, var in zip(obj.__closure__ or (), code.co_freevars):
                 try:

@@ -300,3 +300,14 @@ def test_standard_library_objects_a_function_uses_are_not_guarded():
         log.info("between calls")
         np.testing.assert_array_equal(jf(x), 2 * x)
     assert len(jf.cache) == 1
+
+
+def test_rebinding_a_functions_defaults_records_again():
+    def f(x, a=2.0, *, b=X):
+        return x * a + b
+
+    jf = ft.jit(f)
+    for defaults, kwdefaults in [((2.0,), {"b": np.ones(3)}), ((5.0,), {"b": np.zeros(3)})]:
+        f.__defaults__, f.__kwdefaults__ = defaults, kwdefaults
+        for x in (X, 2 * X):
+            np.testing.assert_allclose(jf(x), f(x))
