@@ -12,14 +12,13 @@ values live: the arrays, numbers and settings (strings, ``None``, enum members),
 lists, tuples and dicts of them, that the function, the functions it names as globals or
 closes over, and the objects of its bound methods (or of the methods it calls) hold, and
 the fields of the user's objects among them (``self.layer.w``; followed a few levels, as
-``host_random`` does for generators), each as a place (a dict
-entry, a closure cell, a list slot) and the object found there. Before a replay,
-:meth:`Guards.hold` checks that every place still holds the same object (numbers and
-strings: an equal one; a list or dict: also its length; not a length or setting that the
-recording itself changed, a Python side effect); when one does not, the signature records
-again (``jit`` warns once it has happened often: pass such values as arguments). A
-function that reads no such value gets
-no guards and its replays check nothing. An in-place change of a global array
+``host_random`` does for generators), each as a place (a dict entry, a closure cell, a
+list slot) and the object found there. Before a replay, :meth:`Guards.hold` checks that
+every place still holds the same object (numbers and strings: an equal one; a list or
+dict: also its length; not a length or setting that the recording itself changed, a
+Python side effect); when one does not, the signature records again (``jit`` warns once
+it has happened often: pass such values as arguments). A function that reads no such
+value gets no guards and its replays check nothing. An in-place change of a global array
 (``W[0] = 10``) is not a rebinding: the replay reads the array itself where the recording
 used it directly (an operand, or an output returned as it is: ``program.LiveOutput``), but
 values the recording derived from it (``W.T``, ``W * 2`` of a NumPy array) keep the old
@@ -322,13 +321,12 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
 
     visit(func, 0, getattr(func, "__name__", "f"))
     for obj in static:
+        fields = getattr(obj, "__dict__", None)
+        if type(fields) is dict and not _library(obj):
+            # a static ``self``: its fields, and its class's that ``func`` reads
+            fields_of(obj, getattr(func, "__func__", func))
         if callable(obj) and not isinstance(obj, type):  # ``f(x, act)``: what ``act`` reads
             visit(obj, 1, getattr(obj, "__name__", type(obj).__name__))
-        fields = getattr(obj, "__dict__", None)
-        if type(fields) is dict and not _library(obj) and id(obj) not in seen:
-            seen.add(id(obj))
-            for k, v in list(fields.items()):
-                place(fields, k, v, f"{type(obj).__name__}.{k}")
     return Guards(checks, names) if checks else None
 
 

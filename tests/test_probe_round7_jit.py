@@ -1,6 +1,8 @@
 """Probe round 7 of ``ft.jit``: a replay gives the eager call's answer (the eager call on
 the same new arguments is the oracle)."""
 
+import functools
+
 import numpy as np
 
 import ftransforms as ft
@@ -311,3 +313,25 @@ def test_rebinding_a_functions_defaults_records_again():
         f.__defaults__, f.__kwdefaults__ = defaults, kwdefaults
         for x in (X, 2 * X):
             np.testing.assert_allclose(jf(x), f(x))
+
+
+def test_a_static_self_has_its_class_attributes_guarded():
+    class Layer:
+        scale = 2.0
+
+        def __init__(self):
+            self.sub = {"w": np.ones(3)}
+
+        @functools.partial(ft.jit, static_argnums=0)
+        def __call__(self, x):
+            return x * self.scale * self.sub["w"]
+
+    layer = Layer()
+    for change in [
+        lambda: None,
+        lambda: setattr(Layer, "scale", 3.0),
+        lambda: layer.sub.__setitem__("w", np.full(3, 0.5)),
+    ]:
+        change()
+        for x in (X, 2 * X):
+            np.testing.assert_allclose(layer(x), x * Layer.scale * layer.sub["w"])
