@@ -68,6 +68,28 @@ def _signature(leaves: list) -> tuple[tuple, list, bool]:
     return tuple(sig), arrays, traced
 
 
+def _dict_orders(tree: Any) -> tuple:
+    """The key orders of the dicts in ``tree`` that are not sorted: the function sees a
+    dict in the caller's order (``list(d.values())``), which the tree structure, equal
+    for ``{"a": .., "b": ..}`` and ``{"b": .., "a": ..}``, does not tell apart."""
+    out = []
+    stack = [tree]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, dict):
+            keys = tuple(t)
+            try:
+                unsorted = list(keys) != sorted(keys)
+            except TypeError:  # keys that do not compare: keep their order
+                unsorted = True
+            if unsorted:
+                out.append(keys)
+            stack.extend(v for v in t.values() if isinstance(v, (dict, list, tuple)))
+        elif isinstance(t, (list, tuple)):
+            stack.extend(v for v in t if isinstance(v, (dict, list, tuple)))
+    return tuple(out)
+
+
 def _fast_key(args: tuple) -> tuple[tuple, list] | None:
     """``(key, leaves)`` for the common call of plain NumPy arrays (and tuples or lists of
     them) as positional arguments, or ``None``: a cache key found in one cheap pass,
@@ -177,6 +199,7 @@ def _trace(
         in_types=[(v.shape, v.dtype) for v in leaves if is_array(v)],
     )
     if guards is not None and not program.value_dependent:
+        guards.settle()
         program.guards, program.opaque = guards, interp.opaque
     values = [numpy.asarray(v) if isinstance(v, numpy.generic) else v for v in values]
     return program, tree_unflatten(out_spec, values)
@@ -373,6 +396,9 @@ def jit(
             args, kwargs = tree_map(detached, (args, kwargs))
             return transform_outputs(func(*args, **kwargs))
         key = (spec, sig, static_key)
+        orders = _dict_orders((dynamic, dyn_kwargs))
+        if orders:
+            key += (orders,)
         program = cache.get(key)
         if program is not None and program.guards is not None and not program.guards.hold():
             # NOTE [values read from outside under jit]: a value f reads from outside its
@@ -388,6 +414,9 @@ def jit(
 
             # NOTE [values read from outside under jit]: where they are, before the call
             statics = tuple(v for _, v in static[0]) + tuple(v for _, v in static[1])
+            # and the objects passed as static leaves (``self`` of an ``@jit`` method, a
+            # function ``f(x, act)`` calls)
+            statics += tuple(v for v in leaves if hasattr(v, "__dict__") and not is_array(v))
             guards = guards_of(func, statics)
             program, result = _trace(
                 call, dynamic, dyn_kwargs, name=name, guards=guards, statics=statics

@@ -8,14 +8,17 @@ namespace, a default argument, a ``functools.partial``'s argument) as constants 
 program. ``jax.jit`` replays such constants even after the user rebinds the name; in a
 notebook that is a silent wrong answer (re-run the cell defining ``W``, call the jitted
 function, get the old ``W``). So when ``jit`` records a signature it notes where those
-values live: the arrays and numbers (and lists, tuples and dicts of them) that the
-function, the functions it names as globals or closes over, and the objects of its bound
-methods hold (followed a few levels, as ``host_random`` does for generators), each as a
-place (a dict entry, a closure cell, a list slot) and the object found there. Before a
-replay, :meth:`Guards.hold` checks that every place still holds the same object (numbers:
-an equal one); when one does not, the signature records again (``jit`` warns once it has
-happened often: pass such values as arguments). A function that reads no such value gets
-no guards and its replays check nothing. An in-place change of a global array
+values live: the arrays, numbers and settings (strings, ``None``, enum members), and the
+lists, tuples and dicts of them, that the function, the functions it names as globals or
+closes over, and the objects of its bound methods (or of the methods it calls) hold, and
+the fields of the user's objects among them (``self.layer.w``; followed a few levels, as
+``host_random`` does for generators), each as a place (a dict entry, a closure cell, a
+list slot) and the object found there. Before a replay, :meth:`Guards.hold` checks that
+every place still holds the same object (numbers and strings: an equal one; a list or
+dict: also its length; not a length or setting that the recording itself changed, a
+Python side effect); when one does not, the signature records again (``jit`` warns once
+it has happened often: pass such values as arguments). A function that reads no such
+value gets no guards and its replays check nothing. An in-place change of a global array
 (``W[0] = 10``) is not a rebinding: the replay reads the array itself where the recording
 used it directly (an operand, or an output returned as it is: ``program.LiveOutput``), but
 values the recording derived from it (``W.T``, ``W * 2`` of a NumPy array) keep the old
@@ -24,7 +27,9 @@ numbers; pass arrays that change as arguments.
 
 from __future__ import annotations
 
+import enum
 import functools
+import sys
 import types
 from typing import Any
 
@@ -39,23 +44,58 @@ _DEPTH = 4
 _NUMBERS = (bool, int, float, complex, numpy.generic)
 _MISSING = object()
 _CELL = object()  # the key of a closure cell's place
+_LEN = object()  # the key of a list's or dict's length (``holder`` is the list or dict)
+
+
+class _Attr(str):
+    """The key of an attribute's place (``f.__defaults__``: ``holder`` is ``f``)."""
+
+
 #: Items of a list or dict checked one by one, at most (a larger one: only itself).
 _MAX_ITEMS = 64
+#: Guards gathered, after which the fields of further objects are not followed.
+_MAX_CHECKS = 1024
 
 
 def _is_data(v: Any) -> bool:
     return isinstance(v, _NUMBERS) or type(v) is numpy.ndarray or is_array(v)
 
 
+def _is_setting(v: Any) -> bool:
+    """A string, ``None`` or an enum member: a setting (``MODE = "sin"``, ``W = None``)
+    that Python code branches on, guarded like a number."""
+    return v is None or type(v) is str or isinstance(v, enum.Enum)
+
+
 def _same(now: Any, then: Any) -> bool:
     if now is then:
         return True
+    if type(then) is str:
+        return type(now) is str and now == then
     if isinstance(then, _NUMBERS) and type(now) is type(then):
+        if isinstance(then, (float, complex, numpy.inexact)):  # -0.0 is not 0.0; nan is nan
+            return repr(now) == repr(then)
         try:
             return bool(now == then) or (now != now and then != then)
         except Exception:  # noqa: BLE001 - a number type that refuses comparison: changed
             return False
     return False
+
+
+def _now(holder: Any, key: Any) -> Any:
+    """What the place ``(holder, key)`` of a check holds now."""
+    if key is _CELL:
+        try:
+            return holder.cell_contents
+        except ValueError:  # the cell was emptied (``del``)
+            return _MISSING
+    if key is _LEN:
+        return len(holder)
+    if type(key) is _Attr:
+        return getattr(holder, key, _MISSING)
+    if type(holder) in (list, tuple):
+        return holder[key] if key < len(holder) else _MISSING
+    return holder.get(key, _MISSING)
 
 
 class Guards:
@@ -72,18 +112,23 @@ class Guards:
     def hold(self) -> bool:
         """Whether every place still holds its value."""
         for holder, key, value in self.checks:
-            if key is _CELL:
-                try:
-                    now = holder.cell_contents
-                except ValueError:  # the cell was emptied (``del``)
-                    return False
-            elif type(holder) in (list, tuple):
-                now = holder[key] if key < len(holder) else _MISSING
-            else:
-                now = holder.get(key, _MISSING)
+            now = _now(holder, key)
             if now is not value and not _same(now, value):
                 return False
         return True
+
+    def settle(self) -> None:
+        """Drop the checks of lengths and settings that the recording itself changed
+        (``calls.append(1)``, ``self.last = None`` set to a result: Python side effects,
+        which run only while recording), which would otherwise fail at every call."""
+        kept = [
+            (c, n)
+            for c, n in zip(self.checks, self.names)
+            if not (c[1] is _LEN or c[2] is _MISSING or _is_setting(c[2]))
+            or _same(_now(c[0], c[1]), c[2])
+        ]
+        self.checks = tuple(c for c, _ in kept)
+        self.names = [n for _, n in kept]
 
     def array_ids(self) -> frozenset:
         """The ids of the arrays among the values (the recording must not fold them)."""
@@ -112,23 +157,49 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     names: list = []
     seen: set[int] = set()
     seen_fields: set = set()
+    placed: set[int] = set()  # the user objects whose fields are guarded
 
-    def place(holder: Any, key: Any, value: Any, name: str) -> None:
-        """A place that holds ``value``: guarded when it is data or holds data."""
-        if _is_data(value):
+    def place(holder: Any, key: Any, value: Any, name: str, depth: int = 0) -> bool:
+        """A place that holds ``value``: guarded when it is data or holds data (in
+        nested lists, tuples and dicts too: ``params["layer"]["w"]``)."""
+        if _is_data(value) or _is_setting(value):
             checks.append((holder, key, value))
             names.append(name)
-        elif type(value) in (list, tuple, dict) and id(value) not in seen:
-            seen.add(id(value))
-            items = value.items() if type(value) is dict else enumerate(value)
-            inner = [(k, v) for k, v in items if _is_data(v)]
-            if inner:
-                checks.append((holder, key, value))
-                names.append(name)
-                if type(value) is not tuple and len(inner) <= _MAX_ITEMS:
-                    for k, v in inner:  # a list or dict can change in place
-                        checks.append((value, k, v))
-                        names.append(f"{name}[{k!r}]")
+            return True
+        if _user_object(value):  # ``self.layer.w``, ``model.layers[1].b``
+            if id(value) in placed or depth > _DEPTH or len(checks) > _MAX_CHECKS:
+                return False
+            placed.add(id(value))
+            fields = value.__dict__
+            mark = len(checks)
+            held = False
+            for k, v in list(fields.items())[:_MAX_ITEMS]:
+                held = place(fields, k, v, f"{name}.{k}", depth + 1) or held
+            if held:
+                checks.insert(mark, (holder, key, value))
+                names.insert(mark, name)
+            return held
+        if type(value) not in (list, tuple, dict) or id(value) in seen or depth > _DEPTH:
+            return False
+        seen.add(id(value))
+        items = list(value.items() if type(value) is dict else enumerate(value))
+        mark = len(checks)
+        if type(value) is tuple or len(items) > _MAX_ITEMS:
+            held = any(_is_data(v) or _is_setting(v) for _, v in items)
+            for k, v in items:  # the items of a tuple cannot change, but theirs can
+                if type(v) in (list, tuple, dict) and len(items) <= _MAX_ITEMS:
+                    held = place(value, k, v, f"{name}[{k!r}]", depth + 1) or held
+        else:  # a list or dict can change in place
+            held = False
+            for k, v in items:
+                held = place(value, k, v, f"{name}[{k!r}]", depth + 1) or held
+            if held:
+                checks.append((value, _LEN, len(value)))  # ``sum(L)`` after an append
+                names.append(f"len({name})")
+        if held:
+            checks.insert(mark, (holder, key, value))
+            names.insert(mark, name)
+        return held
 
     def visit(obj: Any, depth: int, name: str) -> None:
         if depth > _DEPTH or id(obj) in seen or _is_data(obj):
@@ -136,10 +207,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         seen.add(id(obj))
         if isinstance(obj, types.MethodType):
             visit(obj.__func__, depth, name)
-            owner = getattr(obj.__self__, "__dict__", None)
-            if type(owner) is dict and not _library(obj.__self__):
-                for k, v in list(owner.items()):
-                    place(owner, k, v, f"self.{k}")
+            fields_of(obj.__self__, obj.__func__)
             return
         wrapped = getattr(obj, "__wrapped__", None)
         if wrapped is not None:
@@ -167,12 +235,15 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                     place(fields, k, v, f"{type(obj).__name__}.{k}")
                     visit(v, depth + 1, k)
             visit(type(obj).__dict__.get("__call__"), depth + 1, name)
+            if type(fields) is dict and not _library(obj):
+                call = type(obj).__dict__.get("__call__")
+                if isinstance(call, types.FunctionType):  # ``type(self).k``
+                    class_fields(type(obj), fields, code_names(call.__code__))
         if isinstance(obj, types.FunctionType):
             code = obj.__code__
-            for k, v in enumerate(obj.__defaults__ or ()):  # ``def f(x, w=np.ones(3))``
-                place(obj.__defaults__, k, v, f"{name}.__defaults__[{k}]")
-            for k, v in (obj.__kwdefaults__ or {}).items():
-                place(obj.__kwdefaults__, k, v, f"{name}.__kwdefaults__[{k!r}]")
+            for attr in ("__defaults__", "__kwdefaults__"):  # ``def f(x, w=np.ones(3))``
+                if getattr(obj, attr) is not None:
+                    place(obj, _Attr(attr), getattr(obj, attr), f"{name}.{attr}")
             names = code_names(code)
             for cell, var in zip(obj.__closure__ or (), code.co_freevars):
                 try:
@@ -205,15 +276,70 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         seen_fields.add((id(attrs), "fields"))
         for attr in names & attrs.keys():
             place(attrs, attr, attrs[attr], f"{var}.{attr}")
+            fields_read(attrs[attr], f"{var}.{attr}", names)  # ``cfg.opt.lr``
+            if isinstance(attrs[attr], types.FunctionType):  # ``mymodule.helper(x)``
+                visit(attrs[attr], 1, f"{var}.{attr}")
+        if not _user_object(value):
+            return
+        for attr in names - attrs.keys():  # ``model.predict(x)`` reads ``self.w``
+            method = getattr(type(value), attr, None)
+            if isinstance(method, types.FunctionType):
+                visit(method, 1, f"{var}.{attr}")
+                fields_of(value, method)
+
+    def fields_of(obj: Any, method: Any) -> None:
+        """The fields of ``obj`` (``self.w``) and of its class (``type(self).k``) that
+        its method may read."""
+        if isinstance(obj, type) and isinstance(method, types.FunctionType):
+            if not _library(obj):  # a classmethod's ``cls.k``
+                class_fields(obj, None, code_names(method.__code__))
+            return
+        owner = getattr(obj, "__dict__", None)
+        if type(owner) is dict and not _library(obj):
+            for k, v in list(owner.items()):
+                place(owner, k, v, f"self.{k}")
+            if isinstance(method, types.FunctionType):
+                class_fields(type(obj), owner, code_names(method.__code__))
+
+    def class_fields(cls: type, owner: dict | None, read: set) -> None:
+        """The class attributes among ``read`` (``self.k``, ``cls.k``, ``type(self).k``),
+        wherever in the class's bases they are found, and that no class before it, nor the
+        instance (``owner``), has set one of the same name (which would shadow it)."""
+        mro = [c for c in cls.__mro__ if c is not object and not _library(c)]
+        for attr in sorted(read):
+            where = next((k for k, c in enumerate(mro) if attr in c.__dict__), None)
+            if where is None:
+                continue
+            value = mro[where].__dict__[attr]
+            if place(mro[where].__dict__, attr, value, f"{mro[where].__name__}.{attr}"):
+                for c in mro[:where]:
+                    checks.append((c.__dict__, attr, _MISSING))
+                    names.append(f"{c.__name__}.{attr}")
+                if owner is not None and attr not in owner:
+                    checks.append((owner, attr, _MISSING))
+                    names.append(f"self.{attr}")
 
     visit(func, 0, getattr(func, "__name__", "f"))
     for obj in static:
         fields = getattr(obj, "__dict__", None)
-        if type(fields) is dict and not _library(obj) and id(obj) not in seen:
-            seen.add(id(obj))
-            for k, v in list(fields.items()):
-                place(fields, k, v, f"{type(obj).__name__}.{k}")
+        if type(fields) is dict and not _library(obj):
+            # a static ``self``: its fields, and its class's that ``func`` reads
+            fields_of(obj, getattr(func, "__func__", func))
+        if callable(obj) and not isinstance(obj, type):  # ``f(x, act)``: what ``act`` reads
+            visit(obj, 1, getattr(obj, "__name__", type(obj).__name__))
     return Guards(checks, names) if checks else None
+
+
+def _user_object(v: Any) -> bool:
+    """An instance of the user's own class (a layer, a config; a ``SimpleNamespace``), not
+    of the standard library's (a logger's caches change as it is used)."""
+    if type(getattr(v, "__dict__", None)) is not dict or _library(v):
+        return False
+    if isinstance(v, (types.FunctionType, types.MethodType, type, types.ModuleType)):
+        return False
+    module = type(v).__module__
+    stdlib = isinstance(module, str) and module.partition(".")[0] in sys.stdlib_module_names
+    return not stdlib or type(v) is types.SimpleNamespace
 
 
 #: Packages whose functions and objects are not the user's: their state is not guarded.
