@@ -196,4 +196,6 @@ def perturb(tree, rng, scale=0.1):
             return v
         return v + scale * rng.standard_normal(np.shape(v))
 
-    return jax.tree_util.tree_map(move, tree)
+    # the tree's own structure, dict key order included (jax.tree_util sorts the keys, and
+    # a dict in another order is another jit signature: the function sees the order)
+    return ft.tree_map(move, tree)
