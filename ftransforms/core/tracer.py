@@ -267,6 +267,21 @@ def _scipy_refusal(caller: tuple[str, str], dtype: Any) -> str | None:
     return None
 
 
+def takes_every_parameter(theirs: Any, ours: Any, unknown: bool = True) -> bool:
+    """Whether ``ours`` takes every parameter SciPy's ``theirs`` takes (by name; ``ours``
+    with ``**kwargs`` takes any); ``unknown`` where a signature cannot be read (a builtin)."""
+    if isinstance(theirs, numpy.ufunc):
+        return True  # a ufunc's counterpart takes its inputs the same way
+    try:
+        wanted = inspect.signature(theirs).parameters
+        have = inspect.signature(ours).parameters
+    except (TypeError, ValueError):
+        return unknown
+    if any(p.kind is p.VAR_KEYWORD for p in have.values()):
+        return True
+    return all(name in have for name in wanted if name not in ("args", "kwds", "kwargs"))
+
+
 def _same_parameters(module: str, function: str) -> bool:
     """Whether ``ftransforms.<module>.<function>`` takes every parameter SciPy's takes (the
     error path only: ``scipy.optimize.minimize``'s counterpart follows JAX's, a subset)."""
@@ -274,14 +289,7 @@ def _same_parameters(module: str, function: str) -> bool:
     theirs: Any = importlib.import_module(module)
     for part in function.split("."):
         ours, theirs = getattr(ours, part), getattr(theirs, part, None)
-    if isinstance(theirs, numpy.ufunc):
-        return True  # a ufunc's counterpart takes its inputs the same way
-    try:
-        wanted = inspect.signature(theirs).parameters
-        have = inspect.signature(ours).parameters
-    except (TypeError, ValueError):
-        return True  # no signature to compare (a builtin): the counterpart mirrors it
-    return all(name in have for name in wanted if name not in ("args", "kwds", "kwargs"))
+    return takes_every_parameter(theirs, ours)
 
 
 def _scipy_fix(module: str, function: str) -> str:

@@ -44,7 +44,8 @@ import numpy
 
 from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE
 from ftransforms.core.stack import OUTERMOST_HOOKS
-from ftransforms.core.tracer import Tracer
+from ftransforms.core.tracer import takes_every_parameter
+from ftransforms.numpy.helpers import holds_tracer
 
 #: SciPy's submodules whose functions may be answered here (optimize is not: its
 #: counterpart follows jax.scipy.optimize's subset of parameters).
@@ -71,29 +72,8 @@ _LOCK = threading.Lock()
 _MODULES_SEEN = [0]  # len(sys.modules) at the last check: no new module, nothing to do
 
 
-def _holds_tracer(value: Any) -> bool:
-    if isinstance(value, Tracer):
-        return True
-    if isinstance(value, (list, tuple)):
-        return any(_holds_tracer(v) for v in value)
-    if isinstance(value, dict):
-        return any(_holds_tracer(v) for v in value.values())
-    return False
-
-
 def _traced(args: tuple, kwargs: dict) -> bool:
-    return any(_holds_tracer(a) for a in args) or any(_holds_tracer(v) for v in kwargs.values())
-
-
-def _takes_every_parameter(theirs: Any, ours: Any) -> bool:
-    try:
-        wanted = inspect.signature(theirs).parameters
-        have = inspect.signature(ours).parameters
-    except (TypeError, ValueError):
-        return False
-    if any(p.kind is p.VAR_KEYWORD for p in have.values()):
-        return True
-    return all(name in have for name in wanted if name not in ("args", "kwds", "kwargs"))
+    return any(holds_tracer(a) for a in args) or any(holds_tracer(v) for v in kwargs.values())
 
 
 def _function(theirs: Any, ours: Any) -> Any:
@@ -146,7 +126,7 @@ def _patch_module(name: str) -> None:
         ours = getattr(ours_mod, public, None)
         if not inspect.isfunction(theirs) or ours is None or isinstance(ours, type):
             continue  # ufuncs dispatch by themselves; distributions are patched below
-        if isinstance(ours, numpy.ufunc) or not _takes_every_parameter(theirs, ours):
+        if isinstance(ours, numpy.ufunc) or not takes_every_parameter(theirs, ours, unknown=False):
             continue
         wrappers[public], originals[public] = _function(theirs, ours), theirs
     if wrappers:
