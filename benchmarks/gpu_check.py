@@ -393,7 +393,9 @@ def run_profile(backend: str, batch: int, calls: int) -> int:
         sync()
         prof.disable()
         text = io.StringIO()
-        pstats.Stats(prof, stream=text).sort_stats("cumulative").print_stats(14)
+        stats = pstats.Stats(prof, stream=text)
+        stats.sort_stats("cumulative").print_stats(30)
+        stats.sort_stats("tottime").print_stats(16)
         print(f"[first] W3 D=64 {label}: {(time.perf_counter() - t0) * 1e3:.1f} ms (profiled)")
         print("\n".join(text.getvalue().splitlines()[6:]), flush=True)
     if module is not None:  # the backend's own tie rule, which the compiled kernels follow

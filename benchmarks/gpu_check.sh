@@ -131,7 +131,7 @@ EOF
 XDIST=()
 if "$PY" -c "import xdist" 2>/dev/null && [ $DRY = 0 ]; then XDIST=(-n 8); fi
 step tests 110 env JAX_PLATFORMS=cpu "$PY" -m pytest -q -rfE -p no:cacheprovider -m cuda \
-  "${XDIST[@]}" tests/test_cuda.py
+  "${XDIST[@]}" tests/test_cuda.py tests/test_cupy_fallbacks.py
 
 # -- 3. the demo ------------------------------------------------------------------------------
 step demo 40 "$PY" -m ftransforms.demo --device "$DEVICE"
@@ -181,7 +181,7 @@ if [ $DRY = 1 ]; then
   step bench_cpu 60 "$PY" -m benchmarks --device cpu --workloads W1 --peers ftransforms \
     --sizes "W1=64" --reps 2 --passes 1 --json "$PARTS/bench_cpu.json"
 else
-  step bench_cpu 40 "$PY" -m benchmarks --device cpu --workloads W1,W3 \
+  step bench_cpu 100 "$PY" -m benchmarks --device cpu --workloads W1,W3 \
     --peers ftransforms,torch.func --sizes "W1=4096;W3=1024" --reps 3 --passes 1 \
     --json "$PARTS/bench_cpu.json"
 fi

@@ -90,6 +90,12 @@ class _UFunc:
         return _wrap(self._ufunc.accumulate(*_unwrap(args), **_unwrap(kwargs)))
 
 
+#: NumPy names that CuPy (14.2) does not have and that ftransforms' implementations reach
+#: for (seen on a GPU run, 2026-11-27): the stand-in lacks them too, so that the fallbacks
+#: written for CuPy run here.
+CUPY_LACKS = frozenset({"spacing"})
+
+
 class _Namespace(types.ModuleType):
     """A module whose attributes are NumPy's, wrapped for StrictArrays."""
 
@@ -102,7 +108,7 @@ class _Namespace(types.ModuleType):
         return _Namespace(f"{self.__name__}.{module.__name__}", module)
 
     def __getattr__(self, attr: str) -> Any:
-        if attr.startswith("__"):
+        if attr.startswith("__") or (self._source is numpy and attr in CUPY_LACKS):
             raise AttributeError(attr)
         target = getattr(self._source, attr)
         if isinstance(target, numpy.ufunc):

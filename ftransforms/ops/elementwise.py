@@ -1387,7 +1387,7 @@ _INTEGER_UFUNC_DOCS = {
 }
 
 
-def _integer_ufunc(name: str) -> Primitive:
+def _integer_ufunc(name: str, impl: Callable | None = None) -> Primitive:
     what, call, result = _INTEGER_UFUNC_DOCS[name]
     doc = (
         f"``fnp.{name}``: {what}, elementwise with broadcasting, as ``numpy.{name}`` (no "
@@ -1395,12 +1395,35 @@ def _integer_ufunc(name: str) -> Primitive:
         f"    >>> import numpy as np\n    >>> import ftransforms.numpy as fnp\n"
         f"    >>> fnp.{call}.tolist()\n    {result}\n"
     )
-    return defnondiff(name, _backend_ufunc(name), doc=doc)
+    return defnondiff(name, impl or _backend_ufunc(name), doc=doc)
+
+
+def _spacing_impl(xp, x):
+    """``xp.spacing(x)``; where the namespace lacks it (CuPy), NumPy's numbers from
+    ``nextafter``: the signed step away from zero, the smallest subnormal at either zero,
+    NaN at infinities, ``inf`` past the largest finite number.  NumPy's float16 loop
+    differs: its spacing is positive, the step towards ``+inf``.  Steps that are float32
+    subnormals other than the smallest follow the device's flush-to-zero rule."""
+    fn = getattr(xp, "spacing", None)
+    if fn is not None:
+        return fn(x)
+    x = xp.asarray(x)
+    x = x.astype(numpy.promote_types(x.dtype, numpy.float16), copy=False)
+    if x.dtype == numpy.float16:
+        step = xp.abs(xp.nextafter(x, xp.asarray(numpy.inf, x.dtype)) - x)
+        return xp.where(xp.isinf(x), xp.asarray(numpy.nan, x.dtype), step)
+    away = xp.where(xp.signbit(x) & (x != 0), -numpy.inf, numpy.inf).astype(x.dtype)
+    # at zero, a select rather than arithmetic: CuPy's float32 nextafter flushes the
+    # smallest subnormal to zero and answers the smallest normal (seen on an H200)
+    tiny = xp.asarray(numpy.finfo(x.dtype).smallest_subnormal, x.dtype)
+    return xp.where(x == 0, tiny, xp.nextafter(x, away) - x)
 
 
 gcd_p, lcm_p = _integer_ufunc("gcd"), _integer_ufunc("lcm")
 left_shift_p, right_shift_p = _integer_ufunc("left_shift"), _integer_ufunc("right_shift")
-bitwise_count_p, spacing_p = _integer_ufunc("bitwise_count"), _integer_ufunc("spacing")
+bitwise_count_p = _integer_ufunc("bitwise_count")
+spacing_p = _integer_ufunc("spacing", _spacing_impl)
+
 
 # -- select and casts -------------------------------------------------------------------
 
