@@ -54,8 +54,26 @@ from ftransforms.numpy.ufuncs import float_input
 from ftransforms.ops.scipy_ops import scipy_ppf_p
 from ftransforms.scipy import special as fsp
 from ftransforms.scipy.linalg import solve_triangular
+from ftransforms.scipy.stats_summaries import (
+    entropy,
+    gmean,
+    kurtosis,
+    moment,
+    sem,
+    skew,
+    variation,
+    zscore,
+)
 
 __all__ = [
+    "entropy",
+    "gmean",
+    "kurtosis",
+    "moment",
+    "sem",
+    "skew",
+    "variation",
+    "zscore",
     "bernoulli",
     "beta",
     "betabinom",
@@ -69,6 +87,9 @@ __all__ = [
     "geom",
     "gumbel_l",
     "gumbel_r",
+    "halfcauchy",
+    "halfnorm",
+    "invgamma",
     "laplace",
     "logistic",
     "lognorm",
@@ -78,10 +99,12 @@ __all__ = [
     "norm",
     "pareto",
     "poisson",
+    "rayleigh",
     "t",
     "truncnorm",
     "uniform",
     "vonmises",
+    "weibull_min",
     "wrapcauchy",
 ]
 
@@ -1816,6 +1839,207 @@ class _MultivariateNormal(_Dist):
         return mean + fnp.matmul(eps, fnp.transpose(chol))
 
 
+_EULER = 0.5772156649015329  # Euler-Mascheroni constant
+
+
+class _Halfnorm(_Continuous):
+    """The half-normal distribution, ``|Z|`` for a standard normal ``Z``.
+
+    Example:
+        >>> round(float(halfnorm.cdf(1.0)), 6)
+        0.682689
+    """
+
+    name = "halfnorm"
+
+    def _logpdf(self, z):
+        return fnp.where(z >= 0, 0.5 * math.log(2.0 / math.pi) - 0.5 * z * z, -fnp.inf)
+
+    def _cdf(self, z):
+        return fsp.erf(fnp.maximum(z, 0.0) / _SQRT2)
+
+    def _sf(self, z):
+        return fsp.erfc(fnp.maximum(z, 0.0) / _SQRT2)
+
+    def _logsf(self, z):
+        return math.log(2.0) + _log_ndtr(-fnp.maximum(z, 0.0))
+
+    def _ppf(self, q):
+        return _ndtri(0.5 * (1.0 + q))
+
+    def _isf(self, q):
+        return -_ndtri(0.5 * q)
+
+    def _stats(self):
+        return math.sqrt(2.0 / math.pi), 1.0 - 2.0 / math.pi
+
+    def _entropy(self):
+        return 0.5 * math.log(math.pi / 2.0) + 0.5
+
+
+class _Halfcauchy(_Continuous):
+    """The half-Cauchy distribution, ``|C|`` for a standard Cauchy ``C``.
+
+    Example:
+        >>> round(float(halfcauchy.cdf(1.0)), 6)
+        0.5
+    """
+
+    name = "halfcauchy"
+
+    def _logpdf(self, z):
+        return fnp.where(z >= 0, math.log(2.0 / math.pi) - fnp.log1p(z * z), -fnp.inf)
+
+    def _cdf(self, z):
+        return (2.0 / math.pi) * fnp.arctan(fnp.maximum(z, 0.0))
+
+    def _sf(self, z):
+        return (2.0 / math.pi) * fnp.arctan2(1.0, fnp.maximum(z, 0.0))
+
+    def _ppf(self, q):
+        return fnp.tan(0.5 * math.pi * q)
+
+    def _isf(self, q):
+        return 1.0 / fnp.tan(0.5 * math.pi * q)
+
+    def _stats(self):
+        return fnp.inf, fnp.inf
+
+    def _entropy(self):
+        return math.log(2.0 * math.pi)
+
+
+class _Rayleigh(_Continuous):
+    """The Rayleigh distribution, the length of a standard normal 2-vector.
+
+    Example:
+        >>> round(float(rayleigh.sf(1.0)), 6)
+        0.606531
+    """
+
+    name = "rayleigh"
+
+    def _logpdf(self, z):
+        ok = z >= 0
+        zs = fnp.where(ok, z, 1.0)
+        return fnp.where(ok, fnp.log(zs) - 0.5 * zs * zs, -fnp.inf)
+
+    def _cdf(self, z):
+        r = fnp.maximum(z, 0.0)
+        return -fnp.expm1(-0.5 * r * r)
+
+    def _sf(self, z):
+        r = fnp.maximum(z, 0.0)
+        return fnp.exp(-0.5 * r * r)
+
+    def _logsf(self, z):
+        r = fnp.maximum(z, 0.0)
+        return -0.5 * r * r
+
+    def _ppf(self, q):
+        return fnp.sqrt(-2.0 * fnp.log1p(-q))
+
+    def _isf(self, q):
+        return fnp.sqrt(-2.0 * fnp.log(q))
+
+    def _stats(self):
+        return math.sqrt(math.pi / 2.0), (4.0 - math.pi) / 2.0
+
+    def _entropy(self):
+        return _EULER / 2.0 + 1.0 - 0.5 * math.log(2.0)
+
+
+class _WeibullMin(_Continuous):
+    """The Weibull (minimum) distribution with shape ``c``: ``sf(z) = exp(-z**c)``.
+
+    Example:
+        >>> round(float(weibull_min.sf(1.0, 2.0)), 6)
+        0.367879
+    """
+
+    name = "weibull_min"
+    shapes = ("c",)
+
+    def _valid(self, c):
+        return c > 0
+
+    def _logpdf(self, z, c):
+        ok = z >= 0
+        zs = fnp.where(ok, z, 1.0)
+        return fnp.where(ok, fnp.log(c) + fsp.xlogy(c - 1.0, zs) - zs**c, -fnp.inf)
+
+    def _cdf(self, z, c):
+        return -fnp.expm1(-(fnp.maximum(z, 0.0) ** c))
+
+    def _sf(self, z, c):
+        return fnp.exp(-(fnp.maximum(z, 0.0) ** c))
+
+    def _logcdf(self, z, c):
+        pos = z > 0
+        return fnp.where(pos, _log1mexp(-(fnp.where(pos, z, 1.0) ** c)), -fnp.inf)
+
+    def _logsf(self, z, c):
+        return -(fnp.maximum(z, 0.0) ** c)
+
+    def _ppf(self, q, c):
+        return (-fnp.log1p(-q)) ** (1.0 / c)
+
+    def _isf(self, q, c):
+        return (-fnp.log(q)) ** (1.0 / c)
+
+    def _stats(self, c):
+        m = fsp.gamma(1.0 + 1.0 / c)
+        return m, fsp.gamma(1.0 + 2.0 / c) - m * m
+
+    def _entropy(self, c):
+        return -fnp.log(c) + _EULER * (1.0 - 1.0 / c) + 1.0
+
+
+class _Invgamma(_Continuous):
+    """The inverse-gamma distribution with shape ``a``: ``1 / X`` for ``X ~ gamma(a)``.
+
+    Example:
+        >>> round(float(invgamma.cdf(1.0, 1.0)), 6)
+        0.367879
+    """
+
+    name = "invgamma"
+    shapes = ("a",)
+
+    def _valid(self, a):
+        return a > 0
+
+    def _logpdf(self, z, a):
+        ok = z > 0
+        zs = fnp.where(ok, z, 1.0)
+        return fnp.where(ok, -(a + 1.0) * fnp.log(zs) - fsp.gammaln(a) - 1.0 / zs, -fnp.inf)
+
+    def _cdf(self, z, a):
+        ok = z > 0
+        return fnp.where(ok, _special("gammaincc")(a, 1.0 / fnp.where(ok, z, 1.0)), 0.0)
+
+    def _sf(self, z, a):
+        ok = z > 0
+        return fnp.where(ok, _special("gammainc")(a, 1.0 / fnp.where(ok, z, 1.0)), 1.0)
+
+    def _ppf(self, q, a):
+        return _implicit_ppf("invgamma", self, q, a)
+
+    def _isf(self, q, a):
+        return _implicit_ppf("invgamma", self, q, a, method="isf")
+
+    def _stats(self, a):
+        am1 = fnp.where(a > 1, a - 1.0, 1.0)
+        mean = fnp.where(a > 1, 1.0 / am1, fnp.inf)
+        var = fnp.where(a > 2, 1.0 / (am1 * am1 * fnp.where(a > 2, a - 2.0, 1.0)), fnp.inf)
+        return fnp.where(a > 1, mean, fnp.nan), fnp.where(
+            a > 2, var, fnp.where(a > 1, fnp.inf, fnp.nan)
+        )
+
+    def _entropy(self, a):
+        return a - (a + 1.0) * fsp.digamma(a) + fsp.gammaln(a)
+
+
 norm = _Norm()
 cauchy = _Cauchy()
 laplace = _Laplace()
@@ -1841,6 +2065,11 @@ truncnorm = _Truncnorm()
 vonmises = _Vonmises()
 wrapcauchy = _Wrapcauchy()
 gennorm = _Gennorm()
+halfnorm = _Halfnorm()
+halfcauchy = _Halfcauchy()
+rayleigh = _Rayleigh()
+weibull_min = _WeibullMin()
+invgamma = _Invgamma()
 betabinom = _Betabinom()
 multinomial = _Multinomial()
 
