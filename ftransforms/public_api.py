@@ -34,6 +34,7 @@ NAMESPACES = (
     "ftransforms.scipy.signal",
     "ftransforms.scipy.integrate",
     "ftransforms.scipy.optimize",
+    "ftransforms.scipy.fft",
     "ftransforms.lax",
     "ftransforms.distributed",
     "ftransforms.testing",

@@ -1,5 +1,5 @@
 """``ftransforms.scipy``: the part of SciPy's API that works on tracers (like ``jax.scipy``):
-``special``, ``stats``, ``linalg``, ``signal``, ``integrate`` and ``optimize``.
+``special``, ``stats``, ``linalg``, ``signal``, ``integrate``, ``optimize`` and ``fft``.
 
 Importing them needs NumPy only; the functions that SciPy evaluates (some special
 functions, quantiles without a closed form, LU's pivoting order) import it on first use
@@ -14,6 +14,7 @@ Example:
 """
 
 from ftransforms.scipy import (
+    fft,
     integrate,
     linalg,
     optimize,
@@ -23,4 +24,4 @@ from ftransforms.scipy import (
     stats,
 )
 
-__all__ = ["integrate", "linalg", "optimize", "signal", "special", "stats"]
+__all__ = ["fft", "integrate", "linalg", "optimize", "signal", "special", "stats"]

@@ -10,8 +10,9 @@ thread (the same window ``core/mutation.py``'s ``PATCHED_WHILE_ACTIVE`` patches 
 creation functions in) the names reached *through SciPy's modules and distribution
 objects* call them when an argument holds a tracer:
 
-* ``scipy.<special|linalg|signal|integrate|stats>.<name>(...)`` for each function whose
-  counterpart takes every parameter SciPy's takes (SciPy's ufuncs dispatch by themselves);
+* ``scipy.<special|linalg|signal|integrate|stats|fft>.<name>(...)`` for each function
+  whose counterpart takes every parameter SciPy's takes (SciPy's ufuncs dispatch by
+  themselves; ``scipy.fft``'s uarray multimethods are patched like functions);
 * every ``scipy.stats`` distribution's ``pdf``/``logpdf``/``cdf``/... and ``__call__``
   (freezing), through the base classes, when ``ftransforms.scipy.stats`` has that
   distribution; and the multivariate ones it has.
@@ -49,7 +50,7 @@ from ftransforms.numpy.helpers import holds_tracer
 
 #: SciPy's submodules whose functions may be answered here (optimize is not: its
 #: counterpart follows jax.scipy.optimize's subset of parameters).
-MODULES = ("special", "linalg", "signal", "integrate", "stats")
+MODULES = ("special", "linalg", "signal", "integrate", "stats", "fft")
 
 #: The distribution methods answered by the counterpart distribution.
 DIST_METHODS = (
@@ -124,7 +125,12 @@ def _patch_module(name: str) -> None:
     for public in getattr(ours_mod, "__all__", ()):
         theirs = theirs_mod.__dict__.get(public)
         ours = getattr(ours_mod, public, None)
-        if not inspect.isfunction(theirs) or ours is None or isinstance(ours, type):
+        multimethod = type(theirs).__module__ == "uarray"  # scipy.fft's functions
+        if (
+            not (inspect.isfunction(theirs) or multimethod)
+            or ours is None
+            or isinstance(ours, type)
+        ):
             continue  # ufuncs dispatch by themselves; distributions are patched below
         if isinstance(ours, numpy.ufunc) or not takes_every_parameter(theirs, ours, unknown=False):
             continue
