@@ -35,6 +35,7 @@ NAMESPACES = (
     "ftransforms.scipy.integrate",
     "ftransforms.scipy.optimize",
     "ftransforms.scipy.fft",
+    "ftransforms.scipy.spatial.distance",
     "ftransforms.lax",
     "ftransforms.distributed",
     "ftransforms.testing",

@@ -10,9 +10,10 @@ thread (the same window ``core/mutation.py``'s ``PATCHED_WHILE_ACTIVE`` patches 
 creation functions in) the names reached *through SciPy's modules and distribution
 objects* call them when an argument holds a tracer:
 
-* ``scipy.<special|linalg|signal|integrate|stats|fft>.<name>(...)`` for each function
-  whose counterpart takes every parameter SciPy's takes (SciPy's ufuncs dispatch by
-  themselves; ``scipy.fft``'s uarray multimethods are patched like functions);
+* ``scipy.<special|linalg|signal|integrate|stats|fft|spatial.distance>.<name>(...)``
+  for each function whose counterpart takes every parameter SciPy's takes (SciPy's
+  ufuncs dispatch by themselves; ``scipy.fft``'s uarray multimethods are patched like
+  functions);
 * every ``scipy.stats`` distribution's ``pdf``/``logpdf``/``cdf``/... and ``__call__``
   (freezing), through the base classes, when ``ftransforms.scipy.stats`` has that
   distribution; and the multivariate ones it has.
@@ -50,7 +51,7 @@ from ftransforms.numpy.helpers import holds_tracer
 
 #: SciPy's submodules whose functions may be answered here (optimize is not: its
 #: counterpart follows jax.scipy.optimize's subset of parameters).
-MODULES = ("special", "linalg", "signal", "integrate", "stats", "fft")
+MODULES = ("special", "linalg", "signal", "integrate", "stats", "fft", "spatial.distance")
 
 #: The distribution methods answered by the counterpart distribution.
 DIST_METHODS = (
