@@ -49,8 +49,9 @@ from ftransforms.lax import ensure_bdim
 from ftransforms.numpy.helpers import dtype_of, holds_tracer, normalize_axis
 from ftransforms.numpy.ufuncs import float_input
 from ftransforms.pytree import tree_flatten, tree_unflatten
+from ftransforms.scipy.ivp import OdeResult, solve_ivp
 
-__all__ = ["cumulative_trapezoid", "odeint", "trapezoid"]
+__all__ = ["OdeResult", "cumulative_trapezoid", "odeint", "simpson", "solve_ivp", "trapezoid"]
 
 # NOTE [odeint]: the solve is a primitive made per call (like ``custom_vjp``'s), whose
 # operands are ``(y0, t, *args)`` with ``nb`` leading batch axes on every one of them:
@@ -566,3 +567,63 @@ def cumulative_trapezoid(
         first = fnp.zeros(fnp.shape(out)[:-1] + (1,), dtype=dtype_of(out)) + initial
         out = fnp.concatenate([first, out], axis=-1)
     return fnp.moveaxis(out, -1, axis)
+
+
+def _ratio(num: Any, den: Any) -> Any:
+    """``num / den``, 0 where ``den`` is 0 (SciPy's ``true_divide(..., where=den != 0)``)."""
+    nonzero = den != 0
+    return fnp.where(nonzero, num / fnp.where(nonzero, den, 1.0), 0.0)
+
+
+def _simpson_pairs(y: Any, h: Any, dx: float, count: int) -> Any:
+    """Simpson's rule over the first ``count`` samples (odd) of the last axis, on the
+    spacings ``h`` (None: uniform ``dx``)."""
+    y0, y1, y2 = y[..., 0 : count - 2 : 2], y[..., 1 : count - 1 : 2], y[..., 2:count:2]
+    if h is None:
+        return fnp.sum(y0 + 4.0 * y1 + y2, axis=-1) * (dx / 3.0)
+    h0, h1 = h[..., 0 : count - 2 : 2], h[..., 1 : count - 1 : 2]
+    hsum = h0 + h1
+    r = _ratio(h0, h1)
+    terms = (
+        hsum
+        / 6.0
+        * (y0 * (2.0 - _ratio(1.0, r)) + y1 * (hsum * _ratio(hsum, h0 * h1)) + y2 * (2.0 - r))
+    )
+    return fnp.sum(terms, axis=-1)
+
+
+def simpson(y: Any, x: Any = None, *, dx: float = 1.0, axis: int = -1) -> Any:
+    """``scipy.integrate.simpson``: Simpson's rule along ``axis`` on samples at ``x`` (or
+    spaced ``dx``); an even number of samples ends with SciPy's (Cartwright's) correction
+    for the last interval.
+
+    Example:
+        >>> import numpy as np
+        >>> float(simpson(np.array([0.0, 1.0, 4.0, 9.0, 16.0])))  # x**2 on 0..4: 64/3
+        21.333333333333332
+    """
+    y = float_input(y if hasattr(y, "dtype") else fnp.asarray(y), None)
+    axis = normalize_axis(axis, fnp.ndim(y))
+    y = fnp.moveaxis(y, axis, -1)
+    n = fnp.shape(y)[-1]
+    h = None
+    if x is not None:
+        x = float_input(x if hasattr(x, "dtype") else fnp.asarray(x), None)
+        if fnp.ndim(x) != 1 and fnp.ndim(x) != fnp.ndim(y):
+            raise ValueError("simpson: x must be 1-D or have the shape of y")
+        x = x if fnp.ndim(x) == 1 else fnp.moveaxis(x, axis, -1)
+        if fnp.shape(x)[-1] != n:
+            raise ValueError("simpson: x must have y's length along axis")
+        h = fnp.diff(x, axis=-1)
+    if n % 2 == 1:
+        out = _simpson_pairs(y, h, dx, n)
+    elif n == 2:
+        out = 0.5 * (dx if h is None else h[..., -1]) * (y[..., -1] + y[..., -2])
+    else:
+        out = _simpson_pairs(y, h, dx, n - 1)
+        h0, h1 = (dx, dx) if h is None else (h[..., -2], h[..., -1])
+        alpha = _ratio(2.0 * h1 * h1 + 3.0 * h0 * h1, 6.0 * (h1 + h0))
+        beta = _ratio(h1 * h1 + 3.0 * h0 * h1, 6.0 * h0)
+        eta = _ratio(h1**3, 6.0 * h0 * (h0 + h1))
+        out = out + alpha * y[..., -1] + beta * y[..., -2] - eta * y[..., -3]
+    return out
