@@ -1,6 +1,6 @@
 """``ftransforms.scipy``: the part of SciPy's API that works on tracers (like ``jax.scipy``):
-``special``, ``stats``, ``linalg``, ``signal``, ``integrate``, ``optimize``, ``fft`` and
-``spatial.distance``.
+``special``, ``stats``, ``linalg``, ``signal``, ``integrate``, ``optimize``, ``fft``,
+``spatial.distance`` and ``ndimage`` (its linear filters).
 
 Importing them needs NumPy only; the functions that SciPy evaluates (some special
 functions, quantiles without a closed form, LU's pivoting order) import it on first use
@@ -18,6 +18,7 @@ from ftransforms.scipy import (
     fft,
     integrate,
     linalg,
+    ndimage,
     optimize,
     own_names,  # noqa: F401  (NOTE [SciPy's own names under the transforms])
     signal,
@@ -26,4 +27,14 @@ from ftransforms.scipy import (
     stats,
 )
 
-__all__ = ["fft", "integrate", "linalg", "optimize", "signal", "spatial", "special", "stats"]
+__all__ = [
+    "fft",
+    "integrate",
+    "linalg",
+    "ndimage",
+    "optimize",
+    "signal",
+    "spatial",
+    "special",
+    "stats",
+]

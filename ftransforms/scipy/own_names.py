@@ -10,7 +10,7 @@ thread (the same window ``core/mutation.py``'s ``PATCHED_WHILE_ACTIVE`` patches 
 creation functions in) the names reached *through SciPy's modules and distribution
 objects* call them when an argument holds a tracer:
 
-* ``scipy.<special|linalg|signal|integrate|stats|fft|spatial.distance>.<name>(...)``
+* ``scipy.<special|linalg|signal|integrate|stats|fft|spatial.distance|ndimage>.<name>()``
   for each function whose counterpart takes every parameter SciPy's takes (SciPy's
   ufuncs dispatch by themselves; ``scipy.fft``'s uarray multimethods are patched like
   functions);
@@ -51,7 +51,16 @@ from ftransforms.numpy.helpers import holds_tracer
 
 #: SciPy's submodules whose functions may be answered here (optimize is not: its
 #: counterpart follows jax.scipy.optimize's subset of parameters).
-MODULES = ("special", "linalg", "signal", "integrate", "stats", "fft", "spatial.distance")
+MODULES = (
+    "special",
+    "linalg",
+    "signal",
+    "integrate",
+    "stats",
+    "fft",
+    "spatial.distance",
+    "ndimage",
+)
 
 #: The distribution methods answered by the counterpart distribution.
 DIST_METHODS = (

@@ -1,0 +1,460 @@
+"""``ftransforms.scipy.ndimage``: ``scipy.ndimage``'s linear filters on tracers.
+
+``correlate1d``, ``convolve1d``, ``correlate``, ``convolve``, ``gaussian_filter1d``,
+``gaussian_filter`` (derivative orders too), ``uniform_filter1d``, ``uniform_filter``,
+``sobel``, ``prewitt`` and ``laplace``, with SciPy's signatures, boundary modes
+(``reflect``, ``mirror``, ``nearest``, ``wrap``, ``constant`` with ``cval``) and
+``origin``: each is a sum of shifted copies of the edge-extended input, so it is linear,
+differentiable and batchable.  ``output`` may be a dtype or an array to write into.
+
+Example:
+    >>> import numpy as np
+    >>> from ftransforms import grad
+    >>> from ftransforms.scipy.ndimage import uniform_filter1d
+    >>> uniform_filter1d(np.array([1.0, 2.0, 3.0, 4.0]), 3).tolist()
+    [1.3333333333333333, 2.0, 3.0, 3.6666666666666665]
+    >>> grad(lambda x: uniform_filter1d(x, 3)[0])(np.ones(4)).round(4).tolist()
+    [0.6667, 0.3333, 0.0, 0.0]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy
+
+import ftransforms.numpy as fnp
+from ftransforms.numpy.helpers import normalize_axis
+
+__all__ = [
+    "convolve",
+    "convolve1d",
+    "correlate",
+    "correlate1d",
+    "gaussian_filter",
+    "gaussian_filter1d",
+    "laplace",
+    "prewitt",
+    "sobel",
+    "uniform_filter",
+    "uniform_filter1d",
+]
+
+#: SciPy's boundary modes as ``numpy.pad`` modes.
+_PAD = {
+    "reflect": "symmetric",
+    "grid-mirror": "symmetric",
+    "mirror": "reflect",
+    "nearest": "edge",
+    "wrap": "wrap",
+    "grid-wrap": "wrap",
+    "constant": "constant",
+    "grid-constant": "constant",
+}
+
+
+def _pad_mode(mode: str, where: str) -> str:
+    if mode not in _PAD:
+        raise ValueError(f"{where}: unknown mode {mode!r}; use one of {sorted(_PAD)}")
+    return _PAD[mode]
+
+
+def _finish(result: Any, output: Any, dtype: Any) -> Any:
+    """SciPy's ``output``: None (the input's dtype: integers truncated, as SciPy casts),
+    a dtype (the result cast), or an array written into."""
+    if output is None:
+        return result.astype(dtype) if numpy.dtype(dtype).kind in "biu" else result
+    if isinstance(output, (type, numpy.dtype, str)):
+        return result.astype(output)
+    output[...] = result
+    return output
+
+
+def _float(x: Any) -> tuple[Any, Any]:
+    """``x`` as an inexact array (integers and booleans in float64), and its dtype."""
+    x = fnp.asarray(x)
+    return (x.astype(fnp.float64) if x.dtype.kind in "biu" else x), x.dtype
+
+
+def _weights(weights: Any, x: Any) -> Any:
+    """The filter in ``x``'s precision (a float32 image stays float32, as in SciPy)."""
+    if hasattr(weights, "shape") and not isinstance(weights, numpy.ndarray):
+        return weights  # a traced filter: its own dtype
+    w = numpy.asarray(weights, dtype=float)
+    return w.astype(x.dtype) if x.dtype == numpy.float32 else w
+
+
+def _correlate_along(
+    x: Any, weights: Any, axis: int, mode: str, cval: float, origin: int, where: str
+) -> Any:
+    """``out[i] = sum_j w[j] x[i + j - (len(w) // 2 + origin)]`` along ``axis``, the
+    input extended past its edges by ``mode``."""
+    w = _weights(weights, x)
+    size = int(fnp.shape(w)[0])
+    center = size // 2 + origin
+    if not 0 <= center < size:
+        raise ValueError(f"{where}: invalid origin {origin} for a filter of size {size}")
+    axis = normalize_axis(axis, fnp.ndim(x))
+    n = fnp.shape(x)[axis]
+    widths = [(0, 0)] * fnp.ndim(x)
+    widths[axis] = (center, size - 1 - center)
+    pad = _pad_mode(mode, where)
+    kw = {"constant_values": cval} if pad == "constant" else {}
+    padded = fnp.pad(x, widths, mode=pad, **kw)
+
+    def shifted(j: int) -> Any:
+        return fnp.take(padded, numpy.arange(j, j + n), axis=axis)
+
+    if isinstance(w, numpy.ndarray) and size % 2 and origin == 0 and size > 1:
+        # SciPy's order for (anti)symmetric filters: the centre, then pairs around it
+        c = size // 2
+        sign = 1.0 if (w == w[::-1]).all() else -1.0 if (w == -w[::-1]).all() else 0.0
+        if sign:
+            out = shifted(c) * w[c]
+            for j in range(1, c + 1):
+                pair = (
+                    shifted(c + j) + shifted(c - j) if sign > 0 else shifted(c + j) - shifted(c - j)
+                )
+                out = out + pair * w[c + j]
+            return out
+    out = None
+    for j in range(size):
+        piece = shifted(j) * w[j]
+        out = piece if out is None else out + piece
+    return out
+
+
+def correlate1d(
+    input: Any,
+    weights: Any,
+    axis: int = -1,
+    output: Any = None,
+    mode: str = "reflect",
+    cval: float = 0.0,
+    origin: int = 0,
+) -> Any:
+    """``scipy.ndimage.correlate1d``: the 1-D correlation with ``weights`` along ``axis``.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms.scipy.ndimage import correlate1d
+        >>> correlate1d(np.array([1.0, 2.0, 4.0]), np.array([1.0, -1.0])).tolist()
+        [0.0, -1.0, -2.0]
+    """
+    x, dtype = _float(input)
+    result = _correlate_along(x, weights, axis, mode, cval, origin, "correlate1d")
+    return _finish(result, output, dtype)
+
+
+def convolve1d(
+    input: Any,
+    weights: Any,
+    axis: int = -1,
+    output: Any = None,
+    mode: str = "reflect",
+    cval: float = 0.0,
+    origin: int = 0,
+) -> Any:
+    """``scipy.ndimage.convolve1d``: the 1-D convolution with ``weights`` along ``axis``.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms.scipy.ndimage import convolve1d
+        >>> convolve1d(np.array([1.0, 2.0, 4.0]), np.array([1.0, -1.0])).tolist()
+        [1.0, 2.0, 0.0]
+    """
+    weights = fnp.asarray(weights)[::-1]
+    origin = -origin - (0 if fnp.shape(weights)[0] % 2 else 1)
+    return correlate1d(input, weights, axis, output, mode, cval, origin)
+
+
+def _per_axis(value: Any, n: int) -> list:
+    if isinstance(value, (str, int, float)) or value is None or numpy.ndim(value) == 0:
+        return [value] * n
+    value = list(value)
+    if len(value) != n:
+        raise ValueError(
+            f"a sequence argument must have one entry per axis ({n}), got {len(value)}"
+        )
+    return value
+
+
+def _axes(input: Any, axes: Any) -> list[int]:
+    nd = fnp.ndim(input)
+    if axes is None:
+        return list(range(nd))
+    axes = [axes] if isinstance(axes, int) else list(axes)
+    return [normalize_axis(a, nd) for a in axes]
+
+
+def correlate(
+    input: Any,
+    weights: Any,
+    output: Any = None,
+    mode: str = "reflect",
+    cval: float = 0.0,
+    origin: Any = 0,
+    *,
+    axes: Any = None,
+) -> Any:
+    """``scipy.ndimage.correlate``: the N-D correlation with the array ``weights`` (one
+    axis of ``weights`` per axis of ``axes``, every axis by default).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms.scipy.ndimage import correlate
+        >>> correlate(np.eye(2), np.ones((2, 2)), mode="constant").tolist()
+        [[2.0, 1.0], [1.0, 1.0]]
+    """
+    x, dtype = _float(input)
+    axes_ = _axes(x, axes)
+    w = _weights(weights, x)
+    if fnp.ndim(w) != len(axes_):
+        raise ValueError(
+            f"correlate: weights must have one axis per filtered axis ({len(axes_)}), "
+            f"got shape {fnp.shape(w)}"
+        )
+    origins = _per_axis(origin, len(axes_))
+    widths = [(0, 0)] * fnp.ndim(x)
+    centers = []
+    for a, size, o in zip(axes_, fnp.shape(w), origins):
+        center = size // 2 + int(o)
+        if not 0 <= center < size:
+            raise ValueError(f"correlate: invalid origin {o} for a filter of size {size}")
+        centers.append(center)
+        widths[a] = (center, size - 1 - center)
+    pad = _pad_mode(mode, "correlate")
+    padded = fnp.pad(
+        x, widths, mode=pad, **({"constant_values": cval} if pad == "constant" else {})
+    )
+    out = None
+    for offset in numpy.ndindex(*fnp.shape(w)):
+        index = [slice(None)] * fnp.ndim(x)
+        for a, j in zip(axes_, offset):
+            index[a] = slice(j, j + fnp.shape(x)[a])
+        piece = padded[tuple(index)] * w[offset]
+        out = piece if out is None else out + piece
+    return _finish(out, output, dtype)
+
+
+def convolve(
+    input: Any,
+    weights: Any,
+    output: Any = None,
+    mode: str = "reflect",
+    cval: float = 0.0,
+    origin: Any = 0,
+    *,
+    axes: Any = None,
+) -> Any:
+    """``scipy.ndimage.convolve``: the N-D convolution with the array ``weights``.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms.scipy.ndimage import convolve
+        >>> convolve(np.eye(2), np.array([[0.0, 1.0], [0.0, 0.0]]), mode="constant").tolist()
+        [[0.0, 0.0], [1.0, 0.0]]
+    """
+    w = fnp.asarray(weights)
+    flipped = w[(slice(None, None, -1),) * fnp.ndim(w)]
+    origins = _per_axis(origin, fnp.ndim(w))
+    origins = [-int(o) - (0 if size % 2 else 1) for o, size in zip(origins, fnp.shape(w))]
+    return correlate(input, flipped, output, mode, cval, origins, axes=axes)
+
+
+def _gaussian_kernel(sigma: float, order: int, radius: int) -> numpy.ndarray:
+    """The sampled Gaussian (normalised to sum 1) on ``-radius..radius``, times the
+    polynomial of its ``order``-th derivative (built by differentiating ``q(x) phi(x)``
+    ``order`` times: ``q' - x q / sigma**2``)."""
+    x = numpy.arange(-radius, radius + 1, dtype=float)
+    phi = numpy.exp(-0.5 / (sigma * sigma) * x * x)
+    phi /= phi.sum()
+    if order == 0:
+        return phi
+    powers = numpy.arange(order + 1)
+    q = numpy.zeros(order + 1)
+    q[0] = 1.0
+    derivative = numpy.diag(powers[1:].astype(float), 1) + numpy.diag(
+        numpy.full(order, -1.0 / (sigma * sigma)), -1
+    )
+    for _ in range(order):
+        q = derivative @ q
+    return (x[:, None] ** powers) @ q * phi
+
+
+def gaussian_filter1d(
+    input: Any,
+    sigma: float,
+    axis: int = -1,
+    order: int = 0,
+    output: Any = None,
+    mode: str = "reflect",
+    cval: float = 0.0,
+    truncate: float = 4.0,
+    *,
+    radius: int | None = None,
+) -> Any:
+    """``scipy.ndimage.gaussian_filter1d``: the Gaussian filter (``order``: its derivative)
+    along ``axis``, the kernel cut at ``truncate`` standard deviations (or ``radius``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms.scipy.ndimage import gaussian_filter1d
+        >>> gaussian_filter1d(np.array([0.0, 0.0, 1.0, 0.0, 0.0]), 1.0).round(4).tolist()
+        [0.0545, 0.2442, 0.4026, 0.2442, 0.0545]
+    """
+    if order < 0:
+        raise ValueError("gaussian_filter1d: order must be non-negative")
+    sd = float(sigma)
+    lw = int(truncate * sd + 0.5) if radius is None else int(radius)
+    if lw < 0:
+        raise ValueError("gaussian_filter1d: radius must be a non-negative integer")
+    weights = _gaussian_kernel(sd, int(order), lw)[::-1]
+    return correlate1d(input, weights, axis, output, mode, cval, 0)
+
+
+def gaussian_filter(
+    input: Any,
+    sigma: Any,
+    order: Any = 0,
+    output: Any = None,
+    mode: Any = "reflect",
+    cval: float = 0.0,
+    truncate: float = 4.0,
+    *,
+    radius: Any = None,
+    axes: Any = None,
+) -> Any:
+    """``scipy.ndimage.gaussian_filter``: the separable Gaussian filter over ``axes``
+    (every axis by default); ``sigma``, ``order``, ``mode`` and ``radius`` per axis or one
+    for all.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms.scipy.ndimage import gaussian_filter
+        >>> round(float(gaussian_filter(np.eye(3), 1.0).sum()), 6)
+        3.0
+    """
+    x, dtype = _float(input)
+    axes_ = _axes(x, axes)
+    n = len(axes_)
+    settings = zip(
+        axes_, _per_axis(sigma, n), _per_axis(order, n), _per_axis(mode, n), _per_axis(radius, n)
+    )
+    for axis, sd, o, m, r in settings:
+        if float(sd) > 1e-15:
+            x = gaussian_filter1d(x, sd, axis, o, None, m, cval, truncate, radius=r)
+    return _finish(x, output, dtype)
+
+
+def uniform_filter1d(
+    input: Any,
+    size: int,
+    axis: int = -1,
+    output: Any = None,
+    mode: str = "reflect",
+    cval: float = 0.0,
+    origin: int = 0,
+) -> Any:
+    """``scipy.ndimage.uniform_filter1d``: the moving average of ``size`` samples.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms.scipy.ndimage import uniform_filter1d
+        >>> uniform_filter1d(np.array([0.0, 3.0, 0.0]), 3, mode="constant").tolist()
+        [1.0, 1.0, 1.0]
+    """
+    if size < 1:
+        raise ValueError("uniform_filter1d: size must be at least 1")
+    x, dtype = _float(input)
+    total = _correlate_along(x, numpy.ones(int(size)), axis, mode, cval, origin, "uniform_filter1d")
+    return _finish(total / size, output, dtype)  # the window's sum, then one division (SciPy's)
+
+
+def uniform_filter(
+    input: Any,
+    size: Any = 3,
+    output: Any = None,
+    mode: Any = "reflect",
+    cval: float = 0.0,
+    origin: Any = 0,
+    *,
+    axes: Any = None,
+) -> Any:
+    """``scipy.ndimage.uniform_filter``: the moving average over a box of ``size`` along
+    each of ``axes``.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms.scipy.ndimage import uniform_filter
+        >>> float(uniform_filter(np.ones((3, 3)))[1, 1])
+        1.0
+    """
+    x, dtype = _float(input)
+    axes_ = _axes(x, axes)
+    n = len(axes_)
+    for axis, s, m, o in zip(axes_, _per_axis(size, n), _per_axis(mode, n), _per_axis(origin, n)):
+        if int(s) > 1:
+            x = uniform_filter1d(x, int(s), axis, None, m, cval, int(o))
+    return _finish(x, output, dtype)
+
+
+def _derivative_filter(input, axis, output, mode, cval, smooth: Sequence[float]) -> Any:
+    x, dtype = _float(input)
+    axis = normalize_axis(axis, fnp.ndim(x))
+    x = correlate1d(x, numpy.array([-1.0, 0.0, 1.0]), axis, None, mode, cval, 0)
+    for other in range(fnp.ndim(x)):
+        if other != axis:
+            x = correlate1d(x, numpy.array(smooth), other, None, mode, cval, 0)
+    return _finish(x, output, dtype)
+
+
+def sobel(
+    input: Any, axis: int = -1, output: Any = None, mode: str = "reflect", cval: float = 0.0
+) -> Any:
+    """``scipy.ndimage.sobel``: the Sobel derivative along ``axis`` (smoothed ``[1, 2, 1]``
+    along the others).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms.scipy.ndimage import sobel
+        >>> sobel(np.array([0.0, 1.0, 2.0, 3.0])).tolist()
+        [1.0, 2.0, 2.0, 1.0]
+    """
+    return _derivative_filter(input, axis, output, mode, cval, (1.0, 2.0, 1.0))
+
+
+def prewitt(
+    input: Any, axis: int = -1, output: Any = None, mode: str = "reflect", cval: float = 0.0
+) -> Any:
+    """``scipy.ndimage.prewitt``: the Prewitt derivative along ``axis`` (smoothed
+    ``[1, 1, 1]`` along the others).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms.scipy.ndimage import prewitt
+        >>> prewitt(np.array([0.0, 1.0, 2.0, 3.0])).tolist()
+        [1.0, 2.0, 2.0, 1.0]
+    """
+    return _derivative_filter(input, axis, output, mode, cval, (1.0, 1.0, 1.0))
+
+
+def laplace(
+    input: Any, output: Any = None, mode: str = "reflect", cval: float = 0.0, *, axes: Any = None
+) -> Any:
+    """``scipy.ndimage.laplace``: the sum over ``axes`` of the second differences
+    ``[1, -2, 1]``.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms.scipy.ndimage import laplace
+        >>> laplace(np.array([0.0, 1.0, 4.0, 9.0]), mode="nearest").tolist()
+        [1.0, 2.0, 2.0, -5.0]
+    """
+    x, dtype = _float(input)
+    total = None
+    for axis in _axes(x, axes):
+        term = correlate1d(x, numpy.array([1.0, -2.0, 1.0]), axis, None, mode, cval, 0)
+        total = term if total is None else total + term
+    return _finish(x if total is None else total, output, dtype)
