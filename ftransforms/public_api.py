@@ -37,6 +37,7 @@ NAMESPACES = (
     "ftransforms.scipy.fft",
     "ftransforms.scipy.spatial.distance",
     "ftransforms.scipy.ndimage",
+    "ftransforms.scipy.interpolate",
     "ftransforms.lax",
     "ftransforms.distributed",
     "ftransforms.testing",

@@ -293,6 +293,7 @@ def _same_parameters(module: str, function: str) -> bool:
 
 
 def _scipy_fix(module: str, function: str) -> str:
+    function = function.removesuffix(".__init__")  # a class: name the class
     if _has_counterpart(module, function):
         how = (
             "the same signature"

@@ -1,6 +1,6 @@
 """``ftransforms.scipy``: the part of SciPy's API that works on tracers (like ``jax.scipy``):
 ``special``, ``stats``, ``linalg``, ``signal``, ``integrate``, ``optimize``, ``fft``,
-``spatial.distance`` and ``ndimage`` (its linear filters).
+``spatial.distance``, ``ndimage`` (its linear filters) and ``interpolate``.
 
 Importing them needs NumPy only; the functions that SciPy evaluates (some special
 functions, quantiles without a closed form, LU's pivoting order) import it on first use
@@ -17,6 +17,7 @@ Example:
 from ftransforms.scipy import (
     fft,
     integrate,
+    interpolate,
     linalg,
     ndimage,
     optimize,
@@ -30,6 +31,7 @@ from ftransforms.scipy import (
 __all__ = [
     "fft",
     "integrate",
+    "interpolate",
     "linalg",
     "ndimage",
     "optimize",
