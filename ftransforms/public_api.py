@@ -38,6 +38,7 @@ NAMESPACES = (
     "ftransforms.scipy.spatial.distance",
     "ftransforms.scipy.ndimage",
     "ftransforms.scipy.interpolate",
+    "ftransforms.scipy.sparse.linalg",
     "ftransforms.lax",
     "ftransforms.distributed",
     "ftransforms.testing",

@@ -1,6 +1,7 @@
 """``ftransforms.scipy``: the part of SciPy's API that works on tracers (like ``jax.scipy``):
 ``special``, ``stats``, ``linalg``, ``signal``, ``integrate``, ``optimize``, ``fft``,
-``spatial.distance``, ``ndimage`` (its linear filters) and ``interpolate``.
+``spatial.distance``, ``ndimage`` (its linear filters), ``interpolate`` and
+``sparse.linalg`` (its Krylov solvers).
 
 Importing them needs NumPy only; the functions that SciPy evaluates (some special
 functions, quantiles without a closed form, LU's pivoting order) import it on first use
@@ -23,6 +24,7 @@ from ftransforms.scipy import (
     optimize,
     own_names,  # noqa: F401  (NOTE [SciPy's own names under the transforms])
     signal,
+    sparse,
     spatial,
     special,
     stats,
@@ -36,6 +38,7 @@ __all__ = [
     "ndimage",
     "optimize",
     "signal",
+    "sparse",
     "spatial",
     "special",
     "stats",

@@ -10,8 +10,9 @@ thread (the same window ``core/mutation.py``'s ``PATCHED_WHILE_ACTIVE`` patches 
 creation functions in) the names reached *through SciPy's modules and distribution
 objects* call them when an argument holds a tracer:
 
-* ``scipy.<special|linalg|signal|integrate|stats|fft|spatial.distance|ndimage>.<name>()``
-  for each function whose counterpart takes every parameter SciPy's takes (SciPy's
+* ``scipy.<module>.<name>(...)`` (the modules in :data:`MODULES`: special, linalg, signal,
+  integrate, stats, fft, spatial.distance, ndimage, sparse.linalg) for each function
+  whose counterpart takes every parameter SciPy's takes (SciPy's
   ufuncs dispatch by themselves; ``scipy.fft``'s uarray multimethods are patched like
   functions);
 * every ``scipy.stats`` distribution's ``pdf``/``logpdf``/``cdf``/... and ``__call__``
@@ -60,6 +61,7 @@ MODULES = (
     "fft",
     "spatial.distance",
     "ndimage",
+    "sparse.linalg",
 )
 
 #: The distribution methods answered by the counterpart distribution.
