@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import os
 import sys
 import types
 from typing import Any
@@ -45,6 +46,16 @@ _NUMBERS = (bool, int, float, complex, numpy.generic)
 _MISSING = object()
 _CELL = object()  # the key of a closure cell's place
 _LEN = object()  # the key of a list's or dict's length (``holder`` is the list or dict)
+
+
+_WHOLE = object()  # the key of a check of the holder's whole content (``value``: a copy)
+
+#: Names by which code reads the environment (``os.environ["K"]``, ``os.getenv("K")``).
+_ENVIRON_NAMES = frozenset({"environ", "environb", "getenv", "getenvb"})
+
+
+class _Snapshot(dict):
+    """A copy of a holder's content, compared by equality (``os.environ``'s)."""
 
 
 class _Attr(str):
@@ -72,6 +83,12 @@ def _same(now: Any, then: Any) -> bool:
         return True
     if type(then) is str:
         return type(now) is str and now == then
+    if type(then) is _Snapshot:
+        return now == then
+    if type(then) is types.MethodType:  # ``obj.method`` read again: a new bound method
+        return type(now) is types.MethodType and now.__func__ is then.__func__ and (
+            now.__self__ is then.__self__
+        )
     if isinstance(then, _NUMBERS) and type(now) is type(then):
         if isinstance(then, (float, complex, numpy.inexact)):  # -0.0 is not 0.0; nan is nan
             return repr(now) == repr(then)
@@ -91,6 +108,8 @@ def _now(holder: Any, key: Any) -> Any:
             return _MISSING
     if key is _LEN:
         return len(holder)
+    if key is _WHOLE:
+        return holder
     if type(key) is _Attr:
         return getattr(holder, key, _MISSING)
     if type(holder) in (list, tuple):
@@ -164,6 +183,10 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     seen_fields: set = set()
     placed: set[int] = set()  # the user objects whose fields are guarded
 
+    def note(check: tuple, name: str) -> None:
+        checks.append(check)
+        names.append(name)
+
     def place(holder: Any, key: Any, value: Any, name: str, depth: int = 0) -> bool:
         """A place that holds ``value``: guarded when it is data or holds data (in
         nested lists, tuples and dicts too: ``params["layer"]["w"]``)."""
@@ -172,18 +195,22 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             names.append(name)
             return True
         if _user_object(value):  # ``self.layer.w``, ``model.layers[1].b``
+            checks.append((holder, key, value))  # the object itself: rebinding it counts
+            names.append(name)
             if id(value) in placed or depth > _DEPTH or len(checks) > _MAX_CHECKS:
-                return False
+                return True
             placed.add(id(value))
             fields = value.__dict__
-            mark = len(checks)
-            held = False
             for k, v in list(fields.items())[:_MAX_ITEMS]:
-                held = place(fields, k, v, f"{name}.{k}", depth + 1) or held
-            if held:
-                checks.insert(mark, (holder, key, value))
-                names.insert(mark, name)
-            return held
+                place(fields, k, v, f"{name}.{k}", depth + 1)
+            return True
+        if callable(value) and not isinstance(value, types.ModuleType):
+            # ``helper`` redefined by running its cell again, ``ACTS[0] = np.sin``
+            checks.append((holder, key, value))
+            names.append(name)
+            if depth:  # what it reads (a global's or a closure's is visited already)
+                visit(value, 1, name)
+            return True
         if type(value) not in (list, tuple, dict) or id(value) in seen or depth > _DEPTH:
             return False
         seen.add(id(value))
@@ -192,15 +219,19 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         if type(value) is tuple or len(items) > _MAX_ITEMS:
             held = any(_is_data(v) or _is_setting(v) for _, v in items)
             for k, v in items:  # the items of a tuple cannot change, but theirs can
-                if type(v) in (list, tuple, dict) and len(items) <= _MAX_ITEMS:
+                if len(items) <= _MAX_ITEMS and (
+                    type(v) in (list, tuple, dict) or _user_object(v)
+                ):
                     held = place(value, k, v, f"{name}[{k!r}]", depth + 1) or held
         else:  # a list or dict can change in place
-            held = False
             for k, v in items:
-                held = place(value, k, v, f"{name}[{k!r}]", depth + 1) or held
-            if held:
-                checks.append((value, _LEN, len(value)))  # ``sum(L)`` after an append
-                names.append(f"len({name})")
+                place(value, k, v, f"{name}[{k!r}]", depth + 1)
+        if type(value) is not tuple:
+            # ``sum(L)`` after an append, ``D.get(k, 1.0)`` after ``D[k] = 2.0``: a list or
+            # dict (an empty one too) can grow
+            checks.append((value, _LEN, len(value)))
+            names.append(f"len({name})")
+            held = True
         if held:
             checks.insert(mark, (holder, key, value))
             names.insert(mark, name)
@@ -218,10 +249,9 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         if wrapped is not None:
             visit(wrapped, depth + 1, name)
         if isinstance(obj, functools.partial):
-            for k, v in enumerate(obj.args):
-                place(obj.args, k, v, f"{name}.args[{k}]")
-            for k, v in obj.keywords.items():
-                place(obj.keywords, k, v, f"{name}.keywords[{k!r}]")
+            # its arguments, where ``p.keywords["b"] = 1.0`` (a new one too) shows
+            place(obj, _Attr("args"), obj.args, f"{name}.args", 1)
+            place(obj, _Attr("keywords"), obj.keywords, f"{name}.keywords", 1)
             for v in (obj.func, *obj.args, *obj.keywords.values()):
                 if not _is_data(v):
                     visit(v, depth + 1, name)
@@ -250,6 +280,11 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 if getattr(obj, attr) is not None:
                     place(obj, _Attr(attr), getattr(obj, attr), f"{name}.{attr}")
             names = code_names(code)
+            if not names.isdisjoint(_ENVIRON_NAMES) and id(os.environ) not in seen:
+                # ``float(os.environ["SCALE"])``: a number of the recording, set from outside
+                seen.add(id(os.environ))
+                env = getattr(os.environ, "_data", os.environ)  # (CPython's: str -> bytes)
+                note((env, _WHOLE, _Snapshot(env)), "os.environ")
             for cell, var in zip(obj.__closure__ or (), code.co_freevars):
                 try:
                     value = cell.cell_contents
@@ -261,7 +296,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             glb = obj.__globals__
             for var in names:
                 value = glb.get(var, _MISSING)
-                if value is _MISSING:
+                if value is _MISSING or _imported(value):
                     continue
                 place(glb, var, value, var)
                 fields_read(value, var, names)
@@ -333,6 +368,15 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         if callable(obj) and not isinstance(obj, type):  # ``f(x, act)``: what ``act`` reads
             visit(obj, 1, getattr(obj, "__name__", type(obj).__name__))
     return Guards(checks, names) if checks else None
+
+
+def _imported(v: Any) -> bool:
+    """A library's function or class found by name (``from numpy import tanh``): not the
+    user's to rebind, so not guarded there (``jit(helper)`` is the user's function)."""
+    if not callable(v) or not _library(v):
+        return False
+    wrapped = getattr(v, "__wrapped__", None)
+    return wrapped is None or _library(wrapped)
 
 
 def _user_object(v: Any) -> bool:
