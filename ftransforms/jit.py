@@ -26,6 +26,7 @@ from ftransforms.backend import is_array
 from ftransforms.boundary import transform_inputs, transform_outputs
 from ftransforms.compiled import tier
 from ftransforms.core.mutation import Buffer, detached
+from ftransforms.core.outside_operands import routed_to
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
 from ftransforms.host_random import drew, snapshot
@@ -161,7 +162,8 @@ def _trace(
         interp.opaque = guards.array_ids()
     # NOTE [NumPy random draws under jit] (ftransforms/host_random.py)
     draws = snapshot(func, [*leaves, *statics])
-    with _young_collections_only(), pushed(interp):
+    routes = routed_to(interp.opaque, interp)
+    with _young_collections_only(), pushed(interp), routes:
         wrapped = [interp.new_input(v) if is_array(v) else v for v in leaves]
         n_inputs = interp.n_slots
         wrapped_args, wrapped_kwargs = tree_unflatten(spec, wrapped)
@@ -200,6 +202,8 @@ def _trace(
     )
     if guards is not None and not program.value_dependent:
         guards.settle()
+        if routes.read:  # NOTE [outside arrays in rules under jit]
+            guards.hold_contents(routes.read)
         program.guards, program.opaque = guards, interp.opaque
     values = [numpy.asarray(v) if isinstance(v, numpy.generic) else v for v in values]
     return program, tree_unflatten(out_spec, values)

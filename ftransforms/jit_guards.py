@@ -58,6 +58,26 @@ class _Snapshot(dict):
     """A copy of a holder's content, compared by equality (``os.environ``'s)."""
 
 
+class _Contents:
+    """A copy of an array's numbers, which an array holds when it equals them."""
+
+    __slots__ = ("copy",)
+
+    def __init__(self, array: Any) -> None:
+        self.copy = array.copy()
+
+    def __eq__(self, now: Any) -> bool:
+        copy = self.copy
+        if now.shape != copy.shape or now.dtype != copy.dtype:
+            return False
+        same = now == copy
+        if copy.dtype.kind in "fc":  # nan is nan
+            same |= (now != now) & (copy != copy)
+        return bool(same.all())
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 class _Attr(str):
     """The key of an attribute's place (``f.__defaults__``: ``holder`` is ``f``)."""
 
@@ -83,11 +103,13 @@ def _same(now: Any, then: Any) -> bool:
         return True
     if type(then) is str:
         return type(now) is str and now == then
-    if type(then) is _Snapshot:
-        return now == then
+    if type(then) is _Snapshot or type(then) is _Contents:
+        return then == now
     if type(then) is types.MethodType:  # ``obj.method`` read again: a new bound method
-        return type(now) is types.MethodType and now.__func__ is then.__func__ and (
-            now.__self__ is then.__self__
+        return (
+            type(now) is types.MethodType
+            and now.__func__ is then.__func__
+            and (now.__self__ is then.__self__)
         )
     if isinstance(then, _NUMBERS) and type(now) is type(then):
         if isinstance(then, (float, complex, numpy.inexact)):  # -0.0 is not 0.0; nan is nan
@@ -154,6 +176,13 @@ class Guards:
         self.checks = tuple(c for c, _ in kept)
         self.names = [n for _, n in kept]
 
+    def hold_contents(self, arrays: list) -> None:
+        """Check the numbers of ``arrays`` too (each read on the host while recording:
+        NOTE [outside arrays in rules under jit] in ``ftransforms/core/outside_operands.py``)."""
+        new = {id(a): (a, _WHOLE, _Contents(a)) for a in arrays}
+        self.checks += tuple(new.values())
+        self.names += ["the numbers of an array read while recording"] * len(new)
+
     def array_ids(self) -> frozenset:
         """The ids of the arrays among the values (the recording must not fold them)."""
         out = set()
@@ -219,9 +248,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         if type(value) is tuple or len(items) > _MAX_ITEMS:
             held = any(_is_data(v) or _is_setting(v) for _, v in items)
             for k, v in items:  # the items of a tuple cannot change, but theirs can
-                if len(items) <= _MAX_ITEMS and (
-                    type(v) in (list, tuple, dict) or _user_object(v)
-                ):
+                if len(items) <= _MAX_ITEMS and (type(v) in (list, tuple, dict) or _user_object(v)):
                     held = place(value, k, v, f"{name}[{k!r}]", depth + 1) or held
         else:  # a list or dict can change in place
             for k, v in items:
