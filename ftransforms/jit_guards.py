@@ -78,6 +78,25 @@ class _Contents:
     __hash__ = None  # type: ignore[assignment]
 
 
+class _Items:
+    """The objects a large list or dict holds (under its keys), which it holds when the
+    same objects are there (an equal number is not enough: ``L[70] = 5.0`` records again)."""
+
+    __slots__ = ("keys", "items", "ids")
+
+    def __init__(self, container: Any) -> None:
+        self.keys = tuple(container) if type(container) is dict else None
+        self.items = tuple(container.values() if type(container) is dict else container)
+        self.ids = tuple(map(id, self.items))  # (the items are kept: no id is reused)
+
+    def __eq__(self, now: Any) -> bool:
+        if type(now) is dict:
+            return tuple(now) == self.keys and tuple(map(id, now.values())) == self.ids
+        return tuple(map(id, now)) == self.ids
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 class _Attr(str):
     """The key of an attribute's place (``f.__defaults__``: ``holder`` is ``f``)."""
 
@@ -103,7 +122,7 @@ def _same(now: Any, then: Any) -> bool:
         return True
     if type(then) is str:
         return type(now) is str and now == then
-    if type(then) is _Snapshot or type(then) is _Contents:
+    if type(then) is _Snapshot or type(then) is _Contents or type(then) is _Items:
         return then == now
     if type(then) is types.MethodType:  # ``obj.method`` read again: a new bound method
         return (
@@ -229,9 +248,8 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             if id(value) in placed or depth > _DEPTH or len(checks) > _MAX_CHECKS:
                 return True
             placed.add(id(value))
-            fields = value.__dict__
-            for k, v in list(fields.items())[:_MAX_ITEMS]:
-                place(fields, k, v, f"{name}.{k}", depth + 1)
+            for holder_k, k, v in _fields(value)[:_MAX_ITEMS]:
+                place(holder_k, k, v, f"{name}.{k}", depth + 1)
             return True
         if callable(value) and not isinstance(value, types.ModuleType):
             # ``helper`` redefined by running its cell again, ``ACTS[0] = np.sin``
@@ -258,6 +276,9 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             # dict (an empty one too) can grow
             checks.append((value, _LEN, len(value)))
             names.append(f"len({name})")
+            if len(items) > _MAX_ITEMS:  # its items, at once (not followed into)
+                checks.append((value, _WHOLE, _Items(value)))
+                names.append(f"the items of {name}")
             held = True
         if held:
             checks.insert(mark, (holder, key, value))
@@ -300,13 +321,13 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             if type(fields) is dict and not _library(obj):
                 call = type(obj).__dict__.get("__call__")
                 if isinstance(call, types.FunctionType):  # ``type(self).k``
-                    class_fields(type(obj), fields, code_names(call.__code__))
+                    class_fields(type(obj), fields, _names_read(call.__code__))
         if isinstance(obj, types.FunctionType):
             code = obj.__code__
             for attr in ("__defaults__", "__kwdefaults__"):  # ``def f(x, w=np.ones(3))``
                 if getattr(obj, attr) is not None:
                     place(obj, _Attr(attr), getattr(obj, attr), f"{name}.{attr}")
-            names = code_names(code)
+            names = _names_read(code)
             if not names.isdisjoint(_ENVIRON_NAMES) and id(os.environ) not in seen:
                 # ``float(os.environ["SCALE"])``: a number of the recording, set from outside
                 seen.add(id(os.environ))
@@ -348,6 +369,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 visit(attrs[attr], 1, f"{var}.{attr}")
         if not _user_object(value):
             return
+        class_fields(type(value), attrs, names)  # ``c.k`` of a global ``c``: ``C.k``
         for attr in names - attrs.keys():  # ``model.predict(x)`` reads ``self.w``
             method = getattr(type(value), attr, None)
             if isinstance(method, types.FunctionType):
@@ -359,14 +381,15 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         its method may read."""
         if isinstance(obj, type) and isinstance(method, types.FunctionType):
             if not _library(obj):  # a classmethod's ``cls.k``
-                class_fields(obj, None, code_names(method.__code__))
+                class_fields(obj, None, _names_read(method.__code__))
             return
         owner = getattr(obj, "__dict__", None)
+        if not _library(obj):
+            for holder, k, v in _fields(obj):
+                place(holder, k, v, f"self.{k}")
         if type(owner) is dict and not _library(obj):
-            for k, v in list(owner.items()):
-                place(owner, k, v, f"self.{k}")
             if isinstance(method, types.FunctionType):
-                class_fields(type(obj), owner, code_names(method.__code__))
+                class_fields(type(obj), owner, _names_read(method.__code__))
 
     def class_fields(cls: type, owner: dict | None, read: set) -> None:
         """The class attributes among ``read`` (``self.k``, ``cls.k``, ``type(self).k``),
@@ -397,6 +420,46 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     return Guards(checks, names) if checks else None
 
 
+def _names_read(code: types.CodeType) -> set:
+    """The global and attribute names ``code`` (and the functions nested in it) uses, and
+    the names among its string constants (``getattr(cfg, "lr")``)."""
+    names = code_names(code)
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        for k in c.co_consts:
+            if type(k) is str and k.isidentifier():
+                names.add(k)
+            elif isinstance(k, types.CodeType):
+                stack.append(k)
+    return names
+
+
+def _slot_names(cls: type) -> list:
+    """The ``__slots__`` fields of ``cls`` and its bases (an object without ``__dict__``)."""
+    out = []
+    for c in cls.__mro__:
+        slots = c.__dict__.get("__slots__", ())
+        for k in (slots,) if type(slots) is str else slots:
+            if k not in ("__dict__", "__weakref__") and k not in out:
+                out.append(k)
+    return out
+
+
+def _fields(obj: Any) -> list:
+    """``(holder, key, value)`` of each field of ``obj``: its ``__dict__``'s entries, and
+    its ``__slots__`` (``holder`` is ``obj``, the key an attribute)."""
+    out = []
+    fields = getattr(obj, "__dict__", None)
+    if type(fields) is dict:
+        out.extend((fields, k, v) for k, v in list(fields.items()))
+    for k in _slot_names(type(obj)):
+        v = getattr(obj, k, _MISSING)
+        if v is not _MISSING:
+            out.append((obj, _Attr(k), v))
+    return out
+
+
 def _imported(v: Any) -> bool:
     """A library's function or class found by name (``from numpy import tanh``): not the
     user's to rebind, so not guarded there (``jit(helper)`` is the user's function)."""
@@ -407,9 +470,12 @@ def _imported(v: Any) -> bool:
 
 
 def _user_object(v: Any) -> bool:
-    """An instance of the user's own class (a layer, a config; a ``SimpleNamespace``), not
-    of the standard library's (a logger's caches change as it is used)."""
-    if type(getattr(v, "__dict__", None)) is not dict or _library(v):
+    """An instance of the user's own class (a layer, a config; a ``SimpleNamespace``; one
+    with ``__slots__``), not of the standard library's (a logger's caches change as it is
+    used)."""
+    if _library(v):
+        return False
+    if type(getattr(v, "__dict__", None)) is not dict and not _slot_names(type(v)):
         return False
     if isinstance(v, (types.FunctionType, types.MethodType, type, types.ModuleType)):
         return False
