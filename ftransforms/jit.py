@@ -209,7 +209,8 @@ def _trace(
         guards.settle()
         if routes.read:  # NOTE [outside arrays in rules under jit]
             guards.hold_contents(routes.read)
-        program.guards, program.opaque = guards, interp.opaque
+        program.guards = guards if guards.checks else None  # (all side effects: nothing)
+        program.opaque = interp.opaque
     values = [numpy.asarray(v) if isinstance(v, numpy.generic) else v for v in values]
     return program, tree_unflatten(out_spec, values)
 

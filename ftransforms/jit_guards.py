@@ -192,13 +192,14 @@ class Guards:
         return True
 
     def settle(self) -> None:
-        """Drop the checks of lengths and settings that the recording itself changed
-        (``calls.append(1)``, ``self.last = None`` set to a result: Python side effects,
-        which run only while recording), which would otherwise fail at every call."""
+        """Drop the checks of lengths, contents and settings that the recording itself
+        changed (``calls.append(1)``, ``os.environ["K"] = "1"``, ``self.last = None`` set to
+        a result: Python side effects, which run only while recording), which would
+        otherwise fail at every call."""
         kept = [
             (c, n)
             for c, n in zip(self.checks, self.names)
-            if not (c[1] is _LEN or c[2] is _MISSING or _is_setting(c[2]))
+            if not (c[1] is _LEN or c[1] is _WHOLE or c[2] is _MISSING or _is_setting(c[2]))
             or _same(_now(c[0], c[1]), c[2])
         ]
         self.checks = tuple(c for c, _ in kept)

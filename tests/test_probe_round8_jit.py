@@ -396,3 +396,22 @@ def test_a_system_random_the_function_reaches_does_not_break_the_recording():
         return x * 2.0 if sysrand is not None else x
 
     agree(f, [])
+
+
+def test_containers_and_the_environment_changed_by_the_recording_are_side_effects(
+    monkeypatch,
+):
+    """The docs' rule stays for what is guarded now: a change the recording itself makes
+    runs only while recording, and does not make every later call record again."""
+    calls = [0] * 100  # more items than are followed one by one
+    monkeypatch.setenv("FT_PROBE8_SIDE", "0")
+
+    def f(x):
+        calls.append(1)
+        os.environ["FT_PROBE8_SIDE"] = str(len(calls))
+        return np.sin(x)
+
+    jf = ft.jit(f)
+    for x in (X, 2 * X, 3 * X):
+        np.testing.assert_allclose(jf(x), np.sin(x))
+    assert len(calls) == 101 and len(jf.cache) == 1
