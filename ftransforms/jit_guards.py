@@ -106,6 +106,26 @@ class _Items:
     __hash__ = None  # type: ignore[assignment]
 
 
+class _Keys(tuple):
+    """A dict's keys, in order (``for k, v in D.items()``), which it holds when equal."""
+
+    __slots__ = ()
+
+    def __new__(cls, d: dict) -> _Keys:
+        return super().__new__(cls, d)
+
+    def __eq__(self, now: Any) -> bool:
+        return tuple(now) == tuple(self)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class _Members(frozenset):
+    """A set's members, which it holds when equal."""
+
+    __slots__ = ()
+
+
 class _Attr(str):
     """The key of an attribute's place (``f.__defaults__``: ``holder`` is ``f``)."""
 
@@ -131,7 +151,7 @@ def _same(now: Any, then: Any) -> bool:
         return True
     if type(then) is str:
         return type(now) is str and now == then
-    if type(then) is _Snapshot or type(then) is _Contents or type(then) is _Items:
+    if type(then) in _COMPARED:
         return then == now
     if type(then) is types.MethodType:  # ``obj.method`` read again: a new bound method
         return (
@@ -147,6 +167,10 @@ def _same(now: Any, then: Any) -> bool:
         except Exception:  # noqa: BLE001 - a number type that refuses comparison: changed
             return False
     return False
+
+
+#: The kinds of snapshot a check compares the place's content with (``then == now``).
+_COMPARED = frozenset({_Snapshot, _Contents, _Items, _Keys, _Members})
 
 
 def _now(holder: Any, key: Any) -> Any:
@@ -268,6 +292,13 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             if depth:  # what it reads (a global's or a closure's is visited already)
                 visit(value, 1, name)
             return True
+        if type(value) is set or type(value) is frozenset:  # ``len(S)``, ``k in S``
+            checks.append((holder, key, value))
+            names.append(name)
+            if type(value) is set:
+                checks.append((value, _WHOLE, _Members(value)))
+                names.append(f"the members of {name}")
+            return True
         if type(value) not in (list, tuple, dict) or id(value) in seen or depth > _DEPTH:
             return False
         seen.add(id(value))
@@ -281,11 +312,14 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         else:  # a list or dict can change in place
             for k, v in items:
                 place(value, k, v, f"{name}[{k!r}]", depth + 1)
-        if type(value) is not tuple:
-            # ``sum(L)`` after an append, ``D.get(k, 1.0)`` after ``D[k] = 2.0``: a list or
-            # dict (an empty one too) can grow
+        if type(value) is list:
+            # ``sum(L)`` after an append: a list (an empty one too) can grow
             checks.append((value, _LEN, len(value)))
             names.append(f"len({name})")
+        elif type(value) is dict:  # ``D.get(k, 1.0)`` after ``D[k] = 2.0``; its order too
+            checks.append((value, _WHOLE, _Keys(value)))
+            names.append(f"the keys of {name}")
+        if type(value) is not tuple:
             if len(items) > _MAX_ITEMS:  # its items, at once (not followed into)
                 checks.append((value, _WHOLE, _Items(value)))
                 names.append(f"the items of {name}")

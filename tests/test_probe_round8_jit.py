@@ -151,6 +151,21 @@ def test_empty_lists_and_dicts_that_grow_record_again():
     )
 
 
+def test_a_dict_read_in_a_new_order_or_a_set_that_grows_records_again():
+    table = {"a": np.ones(3), "b": np.full(3, 2.0)}
+    members = {1.0}
+
+    def f(x):
+        for v in table.values():
+            x = x * 2.0 - v
+        return x * len(members)
+
+    def reorder():
+        table["a"] = table.pop("a")
+
+    agree(f, [reorder, lambda: members.add(2.0), lambda: members.discard(1.0)])
+
+
 def test_items_of_a_large_list_or_dict_are_guarded():
     big = [np.ones(3) for _ in range(100)]
     numbers = {i: float(i) for i in range(100)}
