@@ -5,32 +5,33 @@ NOTE [values read from outside under jit]: a recording holds what the function r
 outside its arguments (a global ``W``, a closed-over ``scale``, ``self.w`` of a bound
 method, ``params[0]`` of a global list, ``Config.k`` of a class, ``cfg.lr`` of a
 namespace, a default argument, a ``functools.partial``'s argument, a helper function it
-calls by name) as constants of the program. ``jax.jit`` replays such constants even after
-the user rebinds the name; in a notebook that is a silent wrong answer (re-run the cell
-defining ``W`` or ``helper``, call the jitted function, get the old one). So when ``jit``
-records a signature it notes where those values live: the arrays, numbers and settings
-(strings, ``None``, enum members), the functions, classes and other callables (a library
-function only where the user put it: ``ACTS[0] = np.sin``, not ``from numpy import
-tanh``), and the lists, tuples and dicts of them (empty ones too), that the function, the
-functions it names as globals or closes over, and the objects of its bound methods (or of
-the methods it calls) hold, and the fields of the user's objects among them
-(``self.layer.w``, ``__slots__`` too, and the class attributes read through an object;
-names the code reads, as attributes or as strings: ``getattr(cfg, "lr")``; followed a few
-levels, as ``host_random`` does for generators), each as a place (a dict entry, a
-closure cell, a list slot, an attribute) and the object found there; and the environment
-when the code reads it (``os.environ``, ``os.getenv``). Before a replay,
-:meth:`Guards.hold` checks that every place still holds the same object (numbers and
-strings: an equal one; a bound method: the same function of the same object; a list or
-dict: also its length, and for one of more than ``_MAX_ITEMS`` items, the same objects
-in it, which are not followed further; the environment: equal; not a length or setting
-that the recording itself changed, a Python side effect); when one does not, the
-signature records again (``jit`` warns once it has happened often: pass such values as
-arguments). A function that reads no such value gets no guards and its replays check
-nothing. An in-place change of a global array (``W[0] = 10``) is not a rebinding: the
-replay reads the array itself where the recording used it directly (an operand, or an
-output returned as it is: ``program.LiveOutput``) or where a transform's rule computed
-with it (NOTE [outside arrays in rules under jit] in ``core/outside_operands.py``), but
-values the user's code derived from it with NumPy (``W * 2``, ``np.exp(W)``) keep the old
+calls by name) as constants of the program. ``jax.jit`` replays such constants even
+after the user rebinds the name; in a notebook that is a silent wrong answer (re-run the
+cell defining ``W`` or ``helper``, call the jitted function, get the old one). So when
+``jit`` records a signature it notes where those values live: the arrays, numbers and
+settings (strings, ``None``, enum members), the sets, the functions, classes and other
+callables (a library function only where the user put it: ``ACTS[0] = np.sin``, not
+``from numpy import tanh``), and the lists, tuples and dicts of them (empty ones too),
+that the function, the functions it names as globals or closes over, and the objects of
+its bound methods (or of the methods it calls) hold, and the fields of the user's
+objects among them (``self.layer.w``, ``__slots__`` too, and the class attributes read
+through an object; names the code reads, as attributes or as strings: ``getattr(cfg,
+"lr")``; followed a few levels, as ``host_random`` does for generators), each as a place
+(a dict entry, a closure cell, a list slot, an attribute) and the object found there;
+and the environment when the code reads it (``os.environ``, ``os.getenv``). Before a
+replay, :meth:`Guards.hold` checks that every place still holds the same object (numbers
+and strings: an equal one; a bound method: the same function of the same object; a list:
+also its length, a dict its keys in order, a set its members, and for a list or dict of
+more than ``_MAX_ITEMS`` items, the same objects in it, which are not followed further;
+the environment: equal; not a length, content or setting that the recording itself
+changed, a Python side effect); when one does not, the signature records again (``jit``
+warns once it has happened often: pass such values as arguments). A function that reads
+no such value gets no guards and its replays check nothing. An in-place change of a
+global array (``W[0] = 10``) is not a rebinding: the replay reads the array itself where
+the recording used it directly (an operand, or an output returned as it is:
+``program.LiveOutput``) or where a transform's rule computed with it
+(NOTE [outside arrays in rules under jit] in ``core/outside_operands.py``), but values
+the user's code derived from it with NumPy (``W * 2``, ``np.exp(W)``) keep the old
 numbers; pass arrays that change as arguments.
 """
 
