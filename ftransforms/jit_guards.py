@@ -232,7 +232,7 @@ class Guards:
 
     def hold_contents(self, arrays: list) -> None:
         """Check the numbers of ``arrays`` too (each read on the host while recording:
-        NOTE [outside arrays in rules under jit] in ``ftransforms/core/outside_operands.py``)."""
+        NOTE [outside arrays in rules under jit] in ``core/outside_operands.py``)."""
         new = {id(a): (a, _WHOLE, _Contents(a)) for a in arrays}
         self.checks += tuple(new.values())
         self.names += ["the numbers of an array read while recording"] * len(new)

@@ -66,8 +66,8 @@ def bool_to_int_arrays(mask: Any) -> list[Any]:
             ) from None
     else:
         concrete = numpy.asarray(mask) if isinstance(mask, (list, bool)) else mask
-        note_host_read(mask)  # a mask from outside a jit recording: NOTE [outside arrays
-        # in rules under jit]
+        # a mask from outside a jit recording: NOTE [outside arrays in rules under jit]
+        note_host_read(mask)
     return list(concrete.nonzero())
 
 

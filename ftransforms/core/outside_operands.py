@@ -104,8 +104,8 @@ def unrouted(fn: Any, *args: Any, **kwargs: Any) -> Any:
 def note_host_read(value: Any) -> None:
     """Library code reads ``value``'s numbers on the host to decide the recording (a
     boolean mask's positions): if it is an array from outside the recording, ``jit``
-    checks before each replay that it still holds them (NOTE [outside arrays in rules
-    under jit])."""
+    checks before each replay that it still holds them
+    (NOTE [outside arrays in rules under jit])."""
     stack = _ROUTES.stack
     if stack and id(value) in stack[-1][0]:
         stack[-1][2].append(value)

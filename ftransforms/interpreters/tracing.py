@@ -233,11 +233,13 @@ class TraceInterpreter(Interpreter):
                 return ()  # a trial run: neither run nor recorded
             out = ()  # recorded, to run when the recording is replayed
         else:
+            # NOTE [outside arrays in rules under jit]: an implementation (a host
+            # callback's NumPy code) computes on plain values, its binds not routed
             out = (
                 prim.impl(xp, *vals, **params)
                 if not self.opaque
-                else unrouted(prim.impl, xp, *vals, **params)  # NOTE [outside arrays in rules
-            )  # under jit]: a host callback's NumPy code computes on plain values
+                else unrouted(prim.impl, xp, *vals, **params)
+            )
         if constant and all(r is None for r in refs):
             return tuple(out) if prim.multiple_results else out  # constants alone
         consts = tuple(consts)
