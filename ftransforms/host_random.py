@@ -12,6 +12,14 @@ a state that moved during the recording marks the trace
 value-dependent (NOTE [value-dependent traces]): that signature runs eagerly, drawing
 afresh on every call.  It costs only the first call of a signature, never a replay.
 
+A generator made during the recording from fresh entropy (``np.random.default_rng()``,
+``RandomState()``, ``PCG64()`` with no seed, inside the function) is not there to
+fingerprint beforehand: :class:`fresh_entropy` counts the entropy NumPy asks the
+operating system for while the recording runs (``SeedSequence``'s one source; and
+``random.Random()``'s seeding with none, and the draws of a ``random.SystemRandom``,
+which has no state), and any marks the trace value-dependent too (a seeded
+``default_rng(0)`` draws the same numbers at every call and is replayed).
+
 The same fingerprints serve ``vmap`` (NOTE [randomness under vmap] in random.py) for the
 generators a user holds (``rng.normal(...)`` is a method of a C object that nothing can
 wrap): the ``Generator``/``RandomState`` objects a function reaches are found once per
@@ -130,7 +138,8 @@ def snapshot(func: Any, args: Any = ()) -> list:
     now."""
     gens = _generators(func, _WATCHED)
     gens += [a for a in args if isinstance(a, _WATCHED)]
-    unique = {id(g): g for g in gens}
+    # (a random.SystemRandom has no state: its draws are counted, see fresh_entropy)
+    unique = {id(g): g for g in gens if not isinstance(g, random.SystemRandom)}
     return [(g, _state(g)) for g in unique.values()]
 
 
@@ -213,3 +222,88 @@ def restore(gens: tuple, raw: list) -> None:
             g.bit_generator.state = state
         else:
             g.set_state(state)
+
+
+class _Entropy(threading.local):
+    def __init__(self) -> None:
+        self.taken = 0  # fresh seeds NumPy took on this thread while watched
+
+
+_ENTROPY = _Entropy()
+_ENTROPY_LOCK = threading.Lock()
+_ENTROPY_WATCHES = [0, None]  # [recordings watching, NumPy's own source]
+_PYTHON_SEED = random.Random.seed
+
+
+def _counted_randbits(k: int) -> int:
+    _ENTROPY.taken += 1
+    return _ENTROPY_WATCHES[1](k)
+
+
+def _counted_seed(self: random.Random, a: Any = None, *args: Any, **kwargs: Any) -> None:
+    if a is None:  # ``random.Random()``: seeded from the operating system
+        _ENTROPY.taken += 1
+    return _PYTHON_SEED(self, a, *args, **kwargs)
+
+
+#: ``random.SystemRandom``'s draws (every other method draws through these), which read
+#: the operating system's entropy and have no state to fingerprint.
+_SYSTEM_DRAWS = {k: random.SystemRandom.__dict__[k] for k in ("random", "getrandbits")}
+
+
+def _counted_system(name: str) -> Any:
+    draw = _SYSTEM_DRAWS[name]
+
+    def counted(self: random.SystemRandom, *args: Any) -> Any:
+        _ENTROPY.taken += 1
+        return draw(self, *args)
+
+    return counted
+
+
+_COUNTED_SYSTEM = {k: _counted_system(k) for k in _SYSTEM_DRAWS}
+
+
+def _watch_entropy(on: bool) -> None:
+    """Count (``on``) or stop counting the fresh entropy taken (see :class:`fresh_entropy`)."""
+    random.Random.seed = _counted_seed if on else _PYTHON_SEED
+    for k in _SYSTEM_DRAWS:
+        setattr(random.SystemRandom, k, (_COUNTED_SYSTEM if on else _SYSTEM_DRAWS)[k])
+    if _SEED_SOURCE is not None:
+        if on:
+            _ENTROPY_WATCHES[1] = _SEED_SOURCE.randbits
+        _SEED_SOURCE.randbits = _counted_randbits if on else _ENTROPY_WATCHES[1]
+
+
+class fresh_entropy:  # noqa: N801 - used as ``with fresh_entropy() as fresh:``
+    """While the block runs, count the fresh seeds NumPy takes on this thread (a generator
+    made with no seed); ``drew`` says whether it took any (NOTE [NumPy random draws under
+    jit]).  NumPy's entropy source is wrapped only while some thread is in such a block."""
+
+    __slots__ = ("start", "drew")
+
+    def __enter__(self) -> fresh_entropy:
+        with _ENTROPY_LOCK:
+            if _ENTROPY_WATCHES[0] == 0:
+                _watch_entropy(True)
+            _ENTROPY_WATCHES[0] += 1
+        self.start = _ENTROPY.taken
+        self.drew = False
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.drew = _ENTROPY.taken != self.start
+        with _ENTROPY_LOCK:
+            _ENTROPY_WATCHES[0] -= 1
+            if _ENTROPY_WATCHES[0] == 0:
+                _watch_entropy(False)
+
+
+def _seed_source() -> Any:
+    """The module whose ``randbits`` seeds NumPy's generators made with no seed (its
+    ``SeedSequence``), or ``None`` where this NumPy seeds otherwise."""
+    module = getattr(numpy.random, "bit_generator", None)
+    return module if callable(getattr(module, "randbits", None)) else None
+
+
+_SEED_SOURCE = _seed_source()

@@ -26,9 +26,10 @@ from ftransforms.backend import is_array
 from ftransforms.boundary import transform_inputs, transform_outputs
 from ftransforms.compiled import tier
 from ftransforms.core.mutation import Buffer, detached
+from ftransforms.core.outside_operands import routed_to
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
-from ftransforms.host_random import drew, snapshot
+from ftransforms.host_random import drew, fresh_entropy, snapshot
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
 from ftransforms.jit_guards import guards_of
 from ftransforms.numpy.helpers import holds_tracer
@@ -161,7 +162,9 @@ def _trace(
         interp.opaque = guards.array_ids()
     # NOTE [NumPy random draws under jit] (ftransforms/host_random.py)
     draws = snapshot(func, [*leaves, *statics])
-    with _young_collections_only(), pushed(interp):
+    routes = routed_to(interp.opaque, interp)
+    fresh = fresh_entropy()
+    with _young_collections_only(), pushed(interp), routes, fresh:
         wrapped = [interp.new_input(v) if is_array(v) else v for v in leaves]
         n_inputs = interp.n_slots
         wrapped_args, wrapped_kwargs = tree_unflatten(spec, wrapped)
@@ -181,9 +184,13 @@ def _trace(
                 refs.append(None)
                 consts.append(LiveOutput(leaf) if id(leaf) in interp.opaque else leaf)
                 values.append(leaf)
-    if drew(draws) and not interp.value_dependent:
+    if (drew(draws) or fresh.drew) and not interp.value_dependent:
         interp.value_dependent = True
-        interp.reason = "a draw from a NumPy random generator"
+        interp.reason = (
+            "a draw from a NumPy random generator"
+            if not fresh.drew
+            else "a NumPy random generator made with no seed (fresh entropy)"
+        )
     # Inputs that are not arrays are baked in: renumber array inputs to slots 0..n-1.
     in_avals = [f"{v.dtype}{list(v.shape)}" for v in leaves if is_array(v)]
     program = Program(
@@ -200,7 +207,10 @@ def _trace(
     )
     if guards is not None and not program.value_dependent:
         guards.settle()
-        program.guards, program.opaque = guards, interp.opaque
+        if routes.read:  # NOTE [outside arrays in rules under jit]
+            guards.hold_contents(routes.read)
+        program.guards = guards if guards.checks else None  # (all side effects: nothing)
+        program.opaque = interp.opaque
     values = [numpy.asarray(v) if isinstance(v, numpy.generic) else v for v in values]
     return program, tree_unflatten(out_spec, values)
 

@@ -4,24 +4,34 @@ they are still there.
 NOTE [values read from outside under jit]: a recording holds what the function read from
 outside its arguments (a global ``W``, a closed-over ``scale``, ``self.w`` of a bound
 method, ``params[0]`` of a global list, ``Config.k`` of a class, ``cfg.lr`` of a
-namespace, a default argument, a ``functools.partial``'s argument) as constants of the
-program. ``jax.jit`` replays such constants even after the user rebinds the name; in a
-notebook that is a silent wrong answer (re-run the cell defining ``W``, call the jitted
-function, get the old ``W``). So when ``jit`` records a signature it notes where those
-values live: the arrays, numbers and settings (strings, ``None``, enum members), and the
-lists, tuples and dicts of them, that the function, the functions it names as globals or
-closes over, and the objects of its bound methods (or of the methods it calls) hold, and
-the fields of the user's objects among them (``self.layer.w``; followed a few levels, as
-``host_random`` does for generators), each as a place (a dict entry, a closure cell, a
-list slot) and the object found there. Before a replay, :meth:`Guards.hold` checks that
-every place still holds the same object (numbers and strings: an equal one; a list or
-dict: also its length; not a length or setting that the recording itself changed, a
-Python side effect); when one does not, the signature records again (``jit`` warns once
-it has happened often: pass such values as arguments). A function that reads no such
-value gets no guards and its replays check nothing. An in-place change of a global array
-(``W[0] = 10``) is not a rebinding: the replay reads the array itself where the recording
-used it directly (an operand, or an output returned as it is: ``program.LiveOutput``), but
-values the recording derived from it (``W.T``, ``W * 2`` of a NumPy array) keep the old
+namespace, a default argument, a ``functools.partial``'s argument, a helper function it
+calls by name) as constants of the program. ``jax.jit`` replays such constants even
+after the user rebinds the name; in a notebook that is a silent wrong answer (re-run the
+cell defining ``W`` or ``helper``, call the jitted function, get the old one). So when
+``jit`` records a signature it notes where those values live: the arrays, numbers and
+settings (strings, ``None``, enum members), the sets, the functions, classes and other
+callables (a library function only where the user put it: ``ACTS[0] = np.sin``, not
+``from numpy import tanh``), and the lists, tuples and dicts of them (empty ones too),
+that the function, the functions it names as globals or closes over, and the objects of
+its bound methods (or of the methods it calls) hold, and the fields of the user's
+objects among them (``self.layer.w``, ``__slots__`` too, and the class attributes read
+through an object; names the code reads, as attributes or as strings: ``getattr(cfg,
+"lr")``; followed a few levels, as ``host_random`` does for generators), each as a place
+(a dict entry, a closure cell, a list slot, an attribute) and the object found there;
+and the environment when the code reads it (``os.environ``, ``os.getenv``). Before a
+replay, :meth:`Guards.hold` checks that every place still holds the same object (numbers
+and strings: an equal one; a bound method: the same function of the same object; a list:
+also its length, a dict its keys in order, a set its members, and for a list or dict of
+more than ``_MAX_ITEMS`` items, the same objects in it, which are not followed further;
+the environment: equal; not a length, content or setting that the recording itself
+changed, a Python side effect); when one does not, the signature records again (``jit``
+warns once it has happened often: pass such values as arguments). A function that reads
+no such value gets no guards and its replays check nothing. An in-place change of a
+global array (``W[0] = 10``) is not a rebinding: the replay reads the array itself where
+the recording used it directly (an operand, or an output returned as it is:
+``program.LiveOutput``) or where a transform's rule computed with it
+(NOTE [outside arrays in rules under jit] in ``core/outside_operands.py``), but values
+the user's code derived from it with NumPy (``W * 2``, ``np.exp(W)``) keep the old
 numbers; pass arrays that change as arguments.
 """
 
@@ -29,6 +39,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import os
 import sys
 import types
 from typing import Any
@@ -45,6 +56,75 @@ _NUMBERS = (bool, int, float, complex, numpy.generic)
 _MISSING = object()
 _CELL = object()  # the key of a closure cell's place
 _LEN = object()  # the key of a list's or dict's length (``holder`` is the list or dict)
+
+
+_WHOLE = object()  # the key of a check of the holder's whole content (``value``: a copy)
+
+#: Names by which code reads the environment (``os.environ["K"]``, ``os.getenv("K")``).
+_ENVIRON_NAMES = frozenset({"environ", "environb", "getenv", "getenvb"})
+
+
+class _Snapshot(dict):
+    """A copy of a holder's content, compared by equality (``os.environ``'s)."""
+
+
+class _Contents:
+    """A copy of an array's numbers, which an array holds when it equals them."""
+
+    __slots__ = ("copy",)
+
+    def __init__(self, array: Any) -> None:
+        self.copy = array.copy()
+
+    def __eq__(self, now: Any) -> bool:
+        copy = self.copy
+        if now.shape != copy.shape or now.dtype != copy.dtype:
+            return False
+        same = now == copy
+        if copy.dtype.kind in "fc":  # nan is nan
+            same |= (now != now) & (copy != copy)
+        return bool(same.all())
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class _Items:
+    """The objects a large list or dict holds (under its keys), which it holds when the
+    same objects are there (an equal number is not enough: ``L[70] = 5.0`` records again)."""
+
+    __slots__ = ("keys", "items", "ids")
+
+    def __init__(self, container: Any) -> None:
+        self.keys = tuple(container) if type(container) is dict else None
+        self.items = tuple(container.values() if type(container) is dict else container)
+        self.ids = tuple(map(id, self.items))  # (the items are kept: no id is reused)
+
+    def __eq__(self, now: Any) -> bool:
+        if type(now) is dict:
+            return tuple(now) == self.keys and tuple(map(id, now.values())) == self.ids
+        return tuple(map(id, now)) == self.ids
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class _Keys(tuple):
+    """A dict's keys, in order (``for k, v in D.items()``), which it holds when equal."""
+
+    __slots__ = ()
+
+    def __new__(cls, d: dict) -> _Keys:
+        return super().__new__(cls, d)
+
+    def __eq__(self, now: Any) -> bool:
+        return tuple(now) == tuple(self)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class _Members(frozenset):
+    """A set's members, which it holds when equal."""
+
+    __slots__ = ()
 
 
 class _Attr(str):
@@ -72,6 +152,14 @@ def _same(now: Any, then: Any) -> bool:
         return True
     if type(then) is str:
         return type(now) is str and now == then
+    if type(then) in _COMPARED:
+        return then == now
+    if type(then) is types.MethodType:  # ``obj.method`` read again: a new bound method
+        return (
+            type(now) is types.MethodType
+            and now.__func__ is then.__func__
+            and (now.__self__ is then.__self__)
+        )
     if isinstance(then, _NUMBERS) and type(now) is type(then):
         if isinstance(then, (float, complex, numpy.inexact)):  # -0.0 is not 0.0; nan is nan
             return repr(now) == repr(then)
@@ -80,6 +168,10 @@ def _same(now: Any, then: Any) -> bool:
         except Exception:  # noqa: BLE001 - a number type that refuses comparison: changed
             return False
     return False
+
+
+#: The kinds of snapshot a check compares the place's content with (``then == now``).
+_COMPARED = frozenset({_Snapshot, _Contents, _Items, _Keys, _Members})
 
 
 def _now(holder: Any, key: Any) -> Any:
@@ -91,6 +183,8 @@ def _now(holder: Any, key: Any) -> Any:
             return _MISSING
     if key is _LEN:
         return len(holder)
+    if key is _WHOLE:
+        return holder
     if type(key) is _Attr:
         return getattr(holder, key, _MISSING)
     if type(holder) in (list, tuple):
@@ -123,17 +217,25 @@ class Guards:
         return True
 
     def settle(self) -> None:
-        """Drop the checks of lengths and settings that the recording itself changed
-        (``calls.append(1)``, ``self.last = None`` set to a result: Python side effects,
-        which run only while recording), which would otherwise fail at every call."""
+        """Drop the checks of lengths, contents and settings that the recording itself
+        changed (``calls.append(1)``, ``os.environ["K"] = "1"``, ``self.last = None`` set to
+        a result: Python side effects, which run only while recording), which would
+        otherwise fail at every call."""
         kept = [
             (c, n)
             for c, n in zip(self.checks, self.names)
-            if not (c[1] is _LEN or c[2] is _MISSING or _is_setting(c[2]))
+            if not (c[1] is _LEN or c[1] is _WHOLE or c[2] is _MISSING or _is_setting(c[2]))
             or _same(_now(c[0], c[1]), c[2])
         ]
         self.checks = tuple(c for c, _ in kept)
         self.names = [n for _, n in kept]
+
+    def hold_contents(self, arrays: list) -> None:
+        """Check the numbers of ``arrays`` too (each read on the host while recording:
+        NOTE [outside arrays in rules under jit] in ``core/outside_operands.py``)."""
+        new = {id(a): (a, _WHOLE, _Contents(a)) for a in arrays}
+        self.checks += tuple(new.values())
+        self.names += ["the numbers of an array read while recording"] * len(new)
 
     def array_ids(self) -> frozenset:
         """The ids of the arrays among the values (the recording must not fold them)."""
@@ -164,6 +266,10 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     seen_fields: set = set()
     placed: set[int] = set()  # the user objects whose fields are guarded
 
+    def note(check: tuple, name: str) -> None:
+        checks.append(check)
+        names.append(name)
+
     def place(holder: Any, key: Any, value: Any, name: str, depth: int = 0) -> bool:
         """A place that holds ``value``: guarded when it is data or holds data (in
         nested lists, tuples and dicts too: ``params["layer"]["w"]``)."""
@@ -172,18 +278,28 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             names.append(name)
             return True
         if _user_object(value):  # ``self.layer.w``, ``model.layers[1].b``
+            checks.append((holder, key, value))  # the object itself: rebinding it counts
+            names.append(name)
             if id(value) in placed or depth > _DEPTH or len(checks) > _MAX_CHECKS:
-                return False
+                return True
             placed.add(id(value))
-            fields = value.__dict__
-            mark = len(checks)
-            held = False
-            for k, v in list(fields.items())[:_MAX_ITEMS]:
-                held = place(fields, k, v, f"{name}.{k}", depth + 1) or held
-            if held:
-                checks.insert(mark, (holder, key, value))
-                names.insert(mark, name)
-            return held
+            for holder_k, k, v in _fields(value)[:_MAX_ITEMS]:
+                place(holder_k, k, v, f"{name}.{k}", depth + 1)
+            return True
+        if callable(value) and not isinstance(value, types.ModuleType):
+            # ``helper`` redefined by running its cell again, ``ACTS[0] = np.sin``
+            checks.append((holder, key, value))
+            names.append(name)
+            if depth:  # what it reads (a global's or a closure's is visited already)
+                visit(value, 1, name)
+            return True
+        if type(value) is set or type(value) is frozenset:  # ``len(S)``, ``k in S``
+            checks.append((holder, key, value))
+            names.append(name)
+            if type(value) is set:
+                checks.append((value, _WHOLE, _Members(value)))
+                names.append(f"the members of {name}")
+            return True
         if type(value) not in (list, tuple, dict) or id(value) in seen or depth > _DEPTH:
             return False
         seen.add(id(value))
@@ -192,15 +308,23 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         if type(value) is tuple or len(items) > _MAX_ITEMS:
             held = any(_is_data(v) or _is_setting(v) for _, v in items)
             for k, v in items:  # the items of a tuple cannot change, but theirs can
-                if type(v) in (list, tuple, dict) and len(items) <= _MAX_ITEMS:
+                if len(items) <= _MAX_ITEMS and (type(v) in (list, tuple, dict) or _user_object(v)):
                     held = place(value, k, v, f"{name}[{k!r}]", depth + 1) or held
         else:  # a list or dict can change in place
-            held = False
             for k, v in items:
-                held = place(value, k, v, f"{name}[{k!r}]", depth + 1) or held
-            if held:
-                checks.append((value, _LEN, len(value)))  # ``sum(L)`` after an append
-                names.append(f"len({name})")
+                place(value, k, v, f"{name}[{k!r}]", depth + 1)
+        if type(value) is list:
+            # ``sum(L)`` after an append: a list (an empty one too) can grow
+            checks.append((value, _LEN, len(value)))
+            names.append(f"len({name})")
+        elif type(value) is dict:  # ``D.get(k, 1.0)`` after ``D[k] = 2.0``; its order too
+            checks.append((value, _WHOLE, _Keys(value)))
+            names.append(f"the keys of {name}")
+        if type(value) is not tuple:
+            if len(items) > _MAX_ITEMS:  # its items, at once (not followed into)
+                checks.append((value, _WHOLE, _Items(value)))
+                names.append(f"the items of {name}")
+            held = True
         if held:
             checks.insert(mark, (holder, key, value))
             names.insert(mark, name)
@@ -218,10 +342,9 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         if wrapped is not None:
             visit(wrapped, depth + 1, name)
         if isinstance(obj, functools.partial):
-            for k, v in enumerate(obj.args):
-                place(obj.args, k, v, f"{name}.args[{k}]")
-            for k, v in obj.keywords.items():
-                place(obj.keywords, k, v, f"{name}.keywords[{k!r}]")
+            # its arguments, where ``p.keywords["b"] = 1.0`` (a new one too) shows
+            place(obj, _Attr("args"), obj.args, f"{name}.args", 1)
+            place(obj, _Attr("keywords"), obj.keywords, f"{name}.keywords", 1)
             for v in (obj.func, *obj.args, *obj.keywords.values()):
                 if not _is_data(v):
                     visit(v, depth + 1, name)
@@ -243,13 +366,18 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             if type(fields) is dict and not _library(obj):
                 call = type(obj).__dict__.get("__call__")
                 if isinstance(call, types.FunctionType):  # ``type(self).k``
-                    class_fields(type(obj), fields, code_names(call.__code__))
+                    class_fields(type(obj), fields, _names_read(call.__code__))
         if isinstance(obj, types.FunctionType):
             code = obj.__code__
             for attr in ("__defaults__", "__kwdefaults__"):  # ``def f(x, w=np.ones(3))``
                 if getattr(obj, attr) is not None:
                     place(obj, _Attr(attr), getattr(obj, attr), f"{name}.{attr}")
-            names = code_names(code)
+            names = _names_read(code)
+            if not names.isdisjoint(_ENVIRON_NAMES) and id(os.environ) not in seen:
+                # ``float(os.environ["SCALE"])``: a number of the recording, set from outside
+                seen.add(id(os.environ))
+                env = getattr(os.environ, "_data", os.environ)  # (CPython's: str -> bytes)
+                note((env, _WHOLE, _Snapshot(env)), "os.environ")
             for cell, var in zip(obj.__closure__ or (), code.co_freevars):
                 try:
                     value = cell.cell_contents
@@ -261,7 +389,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             glb = obj.__globals__
             for var in names:
                 value = glb.get(var, _MISSING)
-                if value is _MISSING:
+                if value is _MISSING or _imported(value):
                     continue
                 place(glb, var, value, var)
                 fields_read(value, var, names)
@@ -286,6 +414,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 visit(attrs[attr], 1, f"{var}.{attr}")
         if not _user_object(value):
             return
+        class_fields(type(value), attrs, names)  # ``c.k`` of a global ``c``: ``C.k``
         for attr in names - attrs.keys():  # ``model.predict(x)`` reads ``self.w``
             method = getattr(type(value), attr, None)
             if isinstance(method, types.FunctionType):
@@ -297,14 +426,15 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         its method may read."""
         if isinstance(obj, type) and isinstance(method, types.FunctionType):
             if not _library(obj):  # a classmethod's ``cls.k``
-                class_fields(obj, None, code_names(method.__code__))
+                class_fields(obj, None, _names_read(method.__code__))
             return
         owner = getattr(obj, "__dict__", None)
+        if not _library(obj):
+            for holder, k, v in _fields(obj):
+                place(holder, k, v, f"self.{k}")
         if type(owner) is dict and not _library(obj):
-            for k, v in list(owner.items()):
-                place(owner, k, v, f"self.{k}")
             if isinstance(method, types.FunctionType):
-                class_fields(type(obj), owner, code_names(method.__code__))
+                class_fields(type(obj), owner, _names_read(method.__code__))
 
     def class_fields(cls: type, owner: dict | None, read: set) -> None:
         """The class attributes among ``read`` (``self.k``, ``cls.k``, ``type(self).k``),
@@ -335,10 +465,62 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     return Guards(checks, names) if checks else None
 
 
+def _names_read(code: types.CodeType) -> set:
+    """The global and attribute names ``code`` (and the functions nested in it) uses, and
+    the names among its string constants (``getattr(cfg, "lr")``)."""
+    names = code_names(code)
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        for k in c.co_consts:
+            if type(k) is str and k.isidentifier():
+                names.add(k)
+            elif isinstance(k, types.CodeType):
+                stack.append(k)
+    return names
+
+
+def _slot_names(cls: type) -> list:
+    """The ``__slots__`` fields of ``cls`` and its bases (an object without ``__dict__``)."""
+    out = []
+    for c in cls.__mro__:
+        slots = c.__dict__.get("__slots__", ())
+        for k in (slots,) if type(slots) is str else slots:
+            if k not in ("__dict__", "__weakref__") and k not in out:
+                out.append(k)
+    return out
+
+
+def _fields(obj: Any) -> list:
+    """``(holder, key, value)`` of each field of ``obj``: its ``__dict__``'s entries, and
+    its ``__slots__`` (``holder`` is ``obj``, the key an attribute)."""
+    out = []
+    fields = getattr(obj, "__dict__", None)
+    if type(fields) is dict:
+        out.extend((fields, k, v) for k, v in list(fields.items()))
+    for k in _slot_names(type(obj)):
+        v = getattr(obj, k, _MISSING)
+        if v is not _MISSING:
+            out.append((obj, _Attr(k), v))
+    return out
+
+
+def _imported(v: Any) -> bool:
+    """A library's function or class found by name (``from numpy import tanh``): not the
+    user's to rebind, so not guarded there (``jit(helper)`` is the user's function)."""
+    if not callable(v) or not _library(v):
+        return False
+    wrapped = getattr(v, "__wrapped__", None)
+    return wrapped is None or _library(wrapped)
+
+
 def _user_object(v: Any) -> bool:
-    """An instance of the user's own class (a layer, a config; a ``SimpleNamespace``), not
-    of the standard library's (a logger's caches change as it is used)."""
-    if type(getattr(v, "__dict__", None)) is not dict or _library(v):
+    """An instance of the user's own class (a layer, a config; a ``SimpleNamespace``; one
+    with ``__slots__``), not of the standard library's (a logger's caches change as it is
+    used)."""
+    if _library(v):
+        return False
+    if type(getattr(v, "__dict__", None)) is not dict and not _slot_names(type(v)):
         return False
     if isinstance(v, (types.FunctionType, types.MethodType, type, types.ModuleType)):
         return False

@@ -13,6 +13,7 @@ import numpy
 from ftransforms.backend import namespace_of
 from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperationError
 from ftransforms.core.mutation import Buffer
+from ftransforms.core.outside_operands import note_host_read
 from ftransforms.core.tracer import Tracer
 
 
@@ -65,6 +66,8 @@ def bool_to_int_arrays(mask: Any) -> list[Any]:
             ) from None
     else:
         concrete = numpy.asarray(mask) if isinstance(mask, (list, bool)) else mask
+        # a mask from outside a jit recording: NOTE [outside arrays in rules under jit]
+        note_host_read(mask)
     return list(concrete.nonzero())
 
 

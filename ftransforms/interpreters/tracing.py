@@ -47,6 +47,7 @@ import numpy
 
 from ftransforms.backend import is_array, namespace_of
 from ftransforms.core.errors import ControlFlowError
+from ftransforms.core.outside_operands import unrouted
 from ftransforms.core.primitive import REGISTRY
 from ftransforms.core.stack import Interpreter
 from ftransforms.core.tracer import Tracer, ValTracer, _storing_into_an_array
@@ -232,7 +233,13 @@ class TraceInterpreter(Interpreter):
                 return ()  # a trial run: neither run nor recorded
             out = ()  # recorded, to run when the recording is replayed
         else:
-            out = prim.impl(xp, *vals, **params)
+            # NOTE [outside arrays in rules under jit]: an implementation (a host
+            # callback's NumPy code) computes on plain values, its binds not routed
+            out = (
+                prim.impl(xp, *vals, **params)
+                if not self.opaque
+                else unrouted(prim.impl, xp, *vals, **params)
+            )
         if constant and all(r is None for r in refs):
             return tuple(out) if prim.multiple_results else out  # constants alone
         consts = tuple(consts)
