@@ -42,7 +42,8 @@ condition puts the masked rows' state back into the frame's locals (``fnp.where`
 local that changed, written back as a debugger does) and masks the rows that leave then;
 when none is active the loop exits with every row's own final state.  A traced array
 written in place keeps its identity, so the arrays the frame reaches (its locals, the
-globals its code names, and what lists, dicts and objects among them hold) are copied at
+globals its code names, and what lists, dicts and objects among them hold, a few levels
+down, ``__slots__`` included) are copied at
 each evaluation of the condition, and one written since gets the masked rows' values back
 through a write (``where``), which its aliases and views see.  Inside the body a
 Python value is read from the active rows only, so masked rows (one step past their state,
@@ -50,7 +51,8 @@ discarded) never split anything.  The frame's locals are the loop's whole state 
 plain code, so masking gives up (``SpeculationFailed``: the call runs again, splitting
 without masking) when it cannot be sure: a ``break``/``return`` out of the loop (the
 frame is found outside the loop's body), a new local, a Python value other than a number
-that changed, a list/dict/object attribute mutated in place, an iterator among the
+that changed, a list/dict/object attribute mutated in place (``self.trace.append``,
+``hist['err'].append``: looked for the same few levels down), an iterator among the
 locals, or any exception while rows are masked (it might come from a masked row).  A
 callable among the locals (a callback: ``cb=hist.append``, a bound ``log.add``, a closure
 over a list or a ``nonlocal`` counter) counts as the state it can change: its closure's
@@ -344,21 +346,58 @@ def _write_locals(frame: Any, values: dict) -> None:
     ctypes.pythonapi.PyFrame_LocalsToFast(ctypes.py_object(frame), ctypes.c_int(0))
 
 
-def _shallow(value: Any, depth: int = 0, own: tuple = ()) -> Any:
-    """What a mutation of a container or an object would change (compared by identity).
-    ``own``: the loop frame's cell variables (a closure over them sees its locals)."""
-    if isinstance(value, (list, tuple, set)):
-        return tuple(map(id, value))
+#: How far below a loop's local masking looks for state a masked row's step could change
+#: (levels of containers and attributes, items per container, nodes per local).
+_STATE_DEPTH, _STATE_ITEMS, _STATE_NODES = 4, 64, 1024
+
+#: Values whose parts are not state a loop changes by mutation.
+_OPAQUE = (Tracer, type, types.ModuleType, types.FunctionType, types.MethodType)
+
+
+def _parts(value: Any) -> list | None:
+    """(key, item) pairs of a list, tuple, set or dict, or of an object's attributes (its
+    ``__dict__`` and ``__slots__``), the first ``_STATE_ITEMS``; None for anything else."""
+    if isinstance(value, (list, tuple)):
+        return list(enumerate(value[:_STATE_ITEMS]))
     if isinstance(value, dict):
-        return tuple((k, id(v)) for k, v in value.items())
+        return list(value.items())[:_STATE_ITEMS]
+    if isinstance(value, (set, frozenset)):
+        return [(None, v) for v in list(value)[:_STATE_ITEMS]]
+    if isinstance(value, _OPAQUE) or isinstance(value, numpy.ndarray):
+        return None
+    state = getattr(value, "__dict__", None)
+    pairs = list(state.items())[:_STATE_ITEMS] if isinstance(state, dict) else []
+    for cls in type(value).__mro__[:-1]:  # __slots__ (a dataclass(slots=True) state)
+        for name, slot in vars(cls).items():
+            if isinstance(slot, types.MemberDescriptorType):
+                try:
+                    pairs.append((name, slot.__get__(value, cls)))
+                except AttributeError:  # an unset slot
+                    pass
+    return pairs or None
+
+
+def _shallow(value: Any, depth: int = 0, own: tuple = (), budget: list | None = None) -> Any:
+    """What a mutation of a container or an object would change (compared by identity),
+    followed ``_STATE_DEPTH`` levels down (``self.trace.append(e)``, ``hist["err"].append``,
+    a ``__slots__`` attribute).  ``own``: the loop frame's cell variables (a closure over
+    them sees its locals)."""
+    budget = [_STATE_NODES] if budget is None else budget
+    if budget[0] <= 0:
+        return None
+    budget[0] -= 1
     if type(value) is numpy.ndarray and value.dtype.kind == "O":  # np.array([t, u]) holds
         return tuple(map(id, value.flat))  # tracers, written element by element
     if depth < 2 and isinstance(value, _CALLBACKS):
         return _callback_state(value, depth + 1, own)
-    if isinstance(value, (Tracer, type, types.ModuleType, types.FunctionType)):
+    parts = _parts(value)
+    if parts is None:
         return None
-    state = getattr(value, "__dict__", None)
-    return None if state is None else tuple((k, id(v)) for k, v in state.items())
+    size = len(value) if isinstance(value, (list, tuple, set, frozenset, dict)) else len(parts)
+    inner = depth + 1 < _STATE_DEPTH
+    return (size,) + tuple(
+        (k, id(v), _shallow(v, depth + 1, own, budget) if inner else None) for k, v in parts
+    )
 
 
 #: Callables among a loop's locals that can carry state out of it (``cb=hist.append``,
@@ -406,9 +445,10 @@ def _values_of(local_values: dict, frame: Any) -> dict:
     """The traced arrays a loop's frame reaches, by path, with copies of their current
     values (a later write in place into one of them does not reach its copy): its locals,
     the globals its code names, and what lists, tuples, dicts and objects among those
-    hold (one level down)."""
+    hold (``_STATE_DEPTH`` levels down, as :func:`_shallow` looks)."""
     out: dict = {}
     seen: set = set()
+    budget = [_STATE_NODES]
 
     def collect(v: Any, path: tuple, depth: int) -> None:
         if isinstance(v, Tracer):
@@ -416,19 +456,11 @@ def _values_of(local_values: dict, frame: Any) -> dict:
                 seen.add(id(v))
                 out[path] = (v, clone(v))
             return
-        if depth > 1:
+        if depth >= _STATE_DEPTH or budget[0] <= 0:
             return
-        if isinstance(v, (list, tuple)):
-            items: Any = enumerate(v[:64])
-        elif isinstance(v, dict):
-            items = list(v.items())[:64]
-        elif isinstance(getattr(v, "__dict__", None), dict) and not isinstance(
-            v, (type, types.ModuleType, types.FunctionType, types.MethodType)
-        ):
-            items = list(vars(v).items())[:64]
-        else:
-            return
-        for k, e in items:
+        budget[0] -= 1
+        items = _parts(v)
+        for k, e in items or ():
             collect(e, (*path, k), depth + 1)
 
     for name, v in local_values.items():

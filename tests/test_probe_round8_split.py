@@ -1,0 +1,109 @@
+"""Probe round 8 on vmap of per-example Python code (NOTE [splitting the batch] in
+ftransforms/split.py).  Each test compares with the Python loop over the rows (plain
+NumPy), with central differences in float64 for derivatives, and with eager values for
+``jit`` on new inputs.
+
+* A Python ``while`` loop whose rows finish at different trip counts is masked: the rows
+  that left ride along.  Their steps must not reach state the loop mutates below the
+  loop's locals: ``self.trace.append(e)``, ``hist["err"].append(e)``, an attribute of a
+  ``__slots__`` object (a ``dataclass(slots=True)``), an array written in place three
+  containers down.  Masking used to look one level down only (and not into
+  ``__slots__``), so every row got the longest row's history.
+"""
+
+import dataclasses
+import warnings
+
+import numpy as np
+import pytest
+
+import ftransforms as ft
+from ftransforms.core.stack import current_stack
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ft.errors.PerformanceWarning)
+        warnings.filterwarnings("ignore", "jit.*depends on data", RuntimeWarning)
+        yield
+    assert current_stack() == ()
+
+
+def _loop(f, xs):
+    return np.stack([np.asarray(f(x)) for x in xs])
+
+
+def _fd_rows(f, xs, eps=1e-6):
+    """d f(x).sum() / dx per row, by central differences in float64."""
+    out = np.zeros_like(xs)
+    for r, x in enumerate(xs):
+        for k in range(x.size):
+            e = np.zeros_like(x)
+            e[k] = eps
+            out[r, k] = (np.sum(f(x + e)) - np.sum(f(x - e))) / (2 * eps)
+    return out
+
+
+# rows that halve 0, 3, 4 and 1 times (no sum sits on a threshold)
+XS = np.array([[0.3, 0.2], [3.1, 1.0], [10.0, 5.0], [0.9, 0.9]])
+
+
+class _Solver:
+    def __init__(self):
+        self.trace = []
+
+    def run(self, x):
+        y = x
+        while y.sum() > 1:
+            y = y * 0.5
+            self.trace.append(y.sum())
+        return y
+
+
+def history_on_self(x):
+    s = _Solver()
+    y = s.run(x)
+    return y.sum() + len(s.trace) + sum(s.trace)
+
+
+def history_in_a_dict(x):
+    hist = {"err": []}
+    y = x
+    while y.sum() > 1:
+        y = y * 0.5
+        hist["err"].append(y.sum())
+    return y.sum() * len(hist["err"]) + sum(hist["err"])
+
+
+@dataclasses.dataclass(slots=True)
+class _State:
+    y: object
+
+
+def state_in_slots(x):
+    st = _State(x)
+    while st.y.sum() > 1:
+        st.y = st.y * 0.5
+    return st.y
+
+
+def written_three_containers_down(x):
+    cfg = {"a": {"b": {"y": x.copy()}}}
+    while cfg["a"]["b"]["y"].sum() > 1:
+        cfg["a"]["b"]["y"] *= 0.5
+    return cfg["a"]["b"]["y"]
+
+
+@pytest.mark.parametrize(
+    "f", [history_on_self, history_in_a_dict, state_in_slots, written_three_containers_down]
+)
+def test_a_masked_row_does_not_reach_state_below_the_loops_locals(f):
+    want = _loop(f, XS)
+    np.testing.assert_allclose(ft.vmap(f)(XS), want)
+    np.testing.assert_allclose(ft.vmap(f, chunk_size=3)(XS), want)
+    jf = ft.jit(ft.vmap(f))
+    for perm in ([0, 1, 2, 3], [2, 0, 3, 1]):
+        np.testing.assert_allclose(jf(XS[perm]), want[perm])
+    grads = ft.vmap(ft.grad(lambda x: np.sum(f(x))))(XS)
+    np.testing.assert_allclose(grads, _fd_rows(f, XS), rtol=1e-6, atol=1e-8)
