@@ -268,37 +268,41 @@ class BatchInterpreter(Interpreter):
 
     def process(self, prim: Any, args: tuple, params: dict) -> Any:
         rule = prim.batch
-        if rule is _elementwise_rules.elementwise:
-            # NOTE [elementwise under vmap]: the family rule's fast path, decided here
-            # without building the value and batch-axis lists or calling the rule: a unary
-            # op; two values batched on the same axis with the same rank; one batched value
-            # with an unbatched one (a scalar, a bias) too short to reach its batch axis
-            # when right-aligned.  The op maps over the batch axis where it is, and the
-            # result is what the rule (batching_rules/elementwise.py) returns.
-            n = len(args)
-            if n == 1:
-                a = args[0]
-                if type(a) is BatchTracer and a._interp is self:
-                    return BatchTracer(self, prim.bind(a.val, **params), a.bdim)
-            elif n == 2:
-                a, b = args
-                if type(a) is BatchTracer and a._interp is self:
-                    av = a.val
-                    d = a.bdim
-                    if type(b) is BatchTracer and b._interp is self:
+        try:  # NOTE [errors of some rows]: free until something raises
+            if rule is _elementwise_rules.elementwise:
+                # NOTE [elementwise under vmap]: the family rule's fast path, decided here
+                # without building the value and batch-axis lists or calling the rule: a unary
+                # op; two values batched on the same axis with the same rank; one batched value
+                # with an unbatched one (a scalar, a bias) too short to reach its batch axis
+                # when right-aligned.  The op maps over the batch axis where it is, and the
+                # result is what the rule (batching_rules/elementwise.py) returns.
+                n = len(args)
+                if n == 1:
+                    a = args[0]
+                    if type(a) is BatchTracer and a._interp is self:
+                        return BatchTracer(self, prim.bind(a.val, **params), a.bdim)
+                elif n == 2:
+                    a, b = args
+                    if type(a) is BatchTracer and a._interp is self:
+                        av = a.val
+                        d = a.bdim
+                        if type(b) is BatchTracer and b._interp is self:
+                            bv = b.val
+                            if d == b.bdim and av.ndim == bv.ndim:
+                                return BatchTracer(self, prim.bind(av, bv, **params), d)
+                        else:
+                            rank = 0 if type(b) in _SCALARS else getattr(b, "ndim", None)
+                            if rank is not None and rank < av.ndim - d:
+                                return BatchTracer(self, prim.bind(av, b, **params), d)
+                    elif type(b) is BatchTracer and b._interp is self:
                         bv = b.val
-                        if d == b.bdim and av.ndim == bv.ndim:
-                            return BatchTracer(self, prim.bind(av, bv, **params), d)
-                    else:
-                        rank = 0 if type(b) in _SCALARS else getattr(b, "ndim", None)
-                        if rank is not None and rank < av.ndim - d:
-                            return BatchTracer(self, prim.bind(av, b, **params), d)
-                elif type(b) is BatchTracer and b._interp is self:
-                    bv = b.val
-                    d = b.bdim
-                    rank = 0 if type(a) in _SCALARS else getattr(a, "ndim", None)
-                    if rank is not None and rank < bv.ndim - d:
-                        return BatchTracer(self, prim.bind(a, bv, **params), d)
+                        d = b.bdim
+                        rank = 0 if type(a) in _SCALARS else getattr(a, "ndim", None)
+                        if rank is not None and rank < bv.ndim - d:
+                            return BatchTracer(self, prim.bind(a, bv, **params), d)
+        except _ROW_ERRORS as err:  # (np.errstate(divide='raise') and a log(0) row)
+            self._split_at_row_error(err)
+            raise
         if len(args) == 2:  # list displays, not appends (the rules receive lists)
             a, b = args
             if type(a) is BatchTracer and a._interp is self:
@@ -349,9 +353,9 @@ class BatchInterpreter(Interpreter):
 # inside a masked Python ``while`` loop it may come from a masked row (one step past its
 # end), which a ``try`` in the loop must not see, so the call runs again without masking
 # (``SpeculationFailed``); where splitting is refused the error goes up as it came.
-# Costs nothing otherwise: the ``try`` around the rule is free until something raises.
-# (The elementwise fast path in ``process`` has no ``try``: an
-# elementwise error under ``np.errstate(all='raise')`` is not split.)
+# Costs nothing otherwise: the ``try`` around the rule (and around the elementwise fast
+# path, where ``np.errstate(divide='raise')`` makes ``log`` of a zero row raise) is free
+# until something raises.
 _ROW_ERRORS = (numpy.linalg.LinAlgError, FloatingPointError, IndexError)
 
 
