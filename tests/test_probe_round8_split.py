@@ -12,6 +12,8 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
 * ``np.errstate(divide='raise')`` with a ``try: ... except FloatingPointError`` in ``f``:
   an elementwise op on the rule's fast path raised for the whole batch, so every row took
   the ``except`` branch (NOTE [errors of some rows]: now it splits, as other rules do).
+* Rows holding ``0.0`` and ``-0.0`` compared equal, so a Python read (``float()``) gave
+  every row row 0's zero, and ``math.copysign``/``math.atan2`` row 0's answer.
 """
 
 import dataclasses
@@ -144,3 +146,30 @@ def test_a_floating_point_error_of_some_rows_in_an_elementwise_op_is_theirs(f):
     np.testing.assert_allclose(grads, want_grads)
     ok = [0, 2, 4]  # rows away from the singular points: central differences
     np.testing.assert_allclose(grads[ok], _fd_rows(f, xs[ok]), rtol=1e-6)
+
+
+def test_rows_holding_zeros_of_different_signs_are_read_each_as_its_own():
+    # 0.0 == -0.0, so the rows "agreed" and every row read row 0's zero: copysign and
+    # atan2 of the number then gave row 0's answer to a row holding -0.0.
+    import math
+
+    def f(x):
+        s = float(x[0])
+        return x * math.copysign(1.0, s) + math.atan2(0.0, s)
+
+    def g(x):  # complex zeros too
+        return x * math.copysign(1.0, complex(x[0]).imag)
+
+    xs = np.array([[0.0, 1.0], [-0.0, 2.0], [0.0, 3.0]])
+    np.testing.assert_array_equal(ft.vmap(f)(xs), _loop(f, xs))
+    np.testing.assert_array_equal(ft.jit(ft.vmap(f))(xs[::-1]), _loop(f, xs[::-1]))
+    zs = np.array([[0.0, 1.0], [complex(0.0, -0.0), 2.0]])
+    np.testing.assert_array_equal(ft.vmap(g)(zs), _loop(g, zs))
+    calls = []
+
+    def counted(x):
+        calls.append(1)
+        return f(x)
+
+    ft.vmap(counted)(np.array([[0.0, 1.0], [0.0, 2.0]]))
+    assert len(calls) == 1  # equal zeros: one run, no split

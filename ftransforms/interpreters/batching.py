@@ -74,8 +74,9 @@ def uniform_row(c: Any, bdim: int) -> tuple[Any, Any]:
     first = c[(slice(None),) * bdim + (0,)]
     if c.shape[bdim] <= 1:
         return first, None
-    same = c == c[(slice(None),) * bdim + (slice(0, 1),)]
-    if bool(same.all()):
+    head = c[(slice(None),) * bdim + (slice(0, 1),)]
+    same = c == head
+    if bool(same.all()) and _same_zero_signs(c, head):
         return first, None
     rows = _front(c, bdim)
     if c.dtype.kind in "fc":  # NaN rows are equal when their bits are
@@ -83,6 +84,15 @@ def uniform_row(c: Any, bdim: int) -> tuple[Any, Any]:
         if bool((bits == bits[:1]).all()):
             return first, None
     return None, rows
+
+
+def _same_zero_signs(c: Any, head: Any) -> bool:
+    """Whether the equal rows of ``c`` also agree on the signs of their zeros (``0.0 ==
+    -0.0``, but ``math.copysign``, ``math.atan2`` and ``1 / x`` of a read tell them apart)."""
+    kind = c.dtype.kind
+    if kind == "c":
+        return _same_zero_signs(c.real, head.real) and _same_zero_signs(c.imag, head.imag)
+    return kind != "f" or bool((numpy.signbit(c) == numpy.signbit(head)).all())
 
 
 def _front(c: Any, bdim: int) -> Any:
