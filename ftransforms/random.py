@@ -59,7 +59,9 @@ wrapped (nor can Python's ``random.random()``, a method of the module's
 defaults, bound objects; ``host_random.held_generators``, once per function object) and reads
 their states before and after the call.  A state that moved means the batch shared one
 draw: 'error' raises (the states set back), 'different' runs the rows one at a time
-from the states before (the draws of a loop over the rows), 'same' keeps the result;
+from the states before (the draws of a loop over the rows; also where the batch split or
+raised after a shared draw, or a group of a split drew: the groups would draw in group
+order), 'same' keeps the result;
 where a 'same' batch runs in parts (the groups of a split, the chunks of ``chunk_size``)
 each part starts those generators from their states before the first part, and they are
 left where the first part left them (``api._sharing_held_draws``; a generator that

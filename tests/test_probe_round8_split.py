@@ -14,6 +14,10 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
   the ``except`` branch (NOTE [errors of some rows]: now it splits, as other rules do).
 * Rows holding ``0.0`` and ``-0.0`` compared equal, so a Python read (``float()``) gave
   every row row 0's zero, and ``math.copysign``/``math.atan2`` row 0's answer.
+* ``vmap(randomness='different')`` of code drawing from a generator it holds runs the
+  rows one at a time, drawing as the loop over the rows does; where the batch split (a
+  rejection sampler's ``if u < p``) the draws of the abandoned run were lost and the
+  groups drew in group order, so rows got other numbers than the loop's.
 """
 
 import dataclasses
@@ -173,3 +177,58 @@ def test_rows_holding_zeros_of_different_signs_are_read_each_as_its_own():
 
     ft.vmap(counted)(np.array([[0.0, 1.0], [0.0, 2.0]]))
     assert len(calls) == 1  # equal zeros: one run, no split
+
+
+def _signed_draw(x, rng):
+    if x[0] > 0:
+        return x + rng.normal()
+    return x - rng.uniform()
+
+
+def _rejection(x, rng):
+    while True:  # accept u with probability x[0]: per-row trip counts
+        u = rng.uniform()
+        if u < x[0]:
+            return u * x
+
+
+def _draw_then_fail(x, rng):
+    u = rng.normal()
+    if x[0] < 0:
+        raise ValueError("negative row")
+    return x * u
+
+
+@pytest.mark.parametrize(
+    "f, xs",
+    [
+        (_signed_draw, np.array([[1.0, 0.0], [-1.0, 0.0], [2.0, 0.0], [-3.0, 1.0]])),
+        (_rejection, np.array([[0.5, 1.0], [0.1, 2.0], [0.9, 1.0], [0.3, 1.0]])),
+    ],
+)
+@pytest.mark.parametrize("kw", [{}, {"chunk_size": 3}])
+def test_held_generator_draws_with_a_split_are_the_loops_draws(f, xs, kw):
+    # randomness='different' with a generator the function holds: the rows draw one at a
+    # time in row order (NOTE [randomness under vmap]).  Where the batch split (before the
+    # draws: groups in group order; after a shared draw: the draws it abandoned were
+    # lost) the rows got other rows' numbers.
+    rng = np.random.default_rng(7)
+    want = np.stack([f(x, rng) for x in xs])
+    state = rng.bit_generator.state
+    rng = np.random.default_rng(7)
+    got = ft.vmap(f, in_dims=(0, None), randomness="different", **kw)(xs, rng)
+    np.testing.assert_array_equal(got, want)
+    assert rng.bit_generator.state == state
+
+
+def test_held_generator_draws_before_a_row_error_are_the_loops_draws():
+    xs = np.array([[1.0, 2.0], [3.0, 1.0], [-1.0, 0.0], [2.0, 2.0]])
+    rng = np.random.default_rng(3)
+    with pytest.raises(ValueError):
+        [_draw_then_fail(x, rng) for x in xs]
+    state = rng.bit_generator.state  # three draws: the loop stops at row 2
+    rng = np.random.default_rng(3)
+    with pytest.raises(ValueError, match="negative row") as info:
+        ft.vmap(_draw_then_fail, in_dims=(0, None), randomness="different")(xs, rng)
+    assert rng.bit_generator.state == state
+    assert "row(s) 2" in "".join(getattr(info.value, "__notes__", []))
