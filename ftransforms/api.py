@@ -313,7 +313,8 @@ def _vmap_call(
             raise
         signal = None
     except Exception as err:
-        if not drew and (interp.loops is None or not (interp.loops.records or interp.loops.promoted)):
+        masked = interp.loops is not None and (interp.loops.records or interp.loops.promoted)
+        if not drew and not masked:
             if group:  # a group of a split: say which rows
                 name_rows(err, where, rows)
             raise

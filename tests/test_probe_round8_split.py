@@ -18,6 +18,9 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
   rows one at a time, drawing as the loop over the rows does; where the batch split (a
   rejection sampler's ``if u < p``) the draws of the abandoned run were lost and the
   groups drew in group order, so rows got other numbers than the loop's.
+* ``np.bincount`` of a negative count, ``np.choose``/``ravel_multi_index``/
+  ``unravel_index`` of an index out of range: the check looked at the whole batch and
+  raised ValueError for every row; it is read per row now (``helpers.invalid_in_rows``).
 """
 
 import dataclasses
@@ -232,3 +235,43 @@ def test_held_generator_draws_before_a_row_error_are_the_loops_draws():
         ft.vmap(_draw_then_fail, in_dims=(0, None), randomness="different")(xs, rng)
     assert rng.bit_generator.state == state
     assert "row(s) 2" in "".join(getattr(info.value, "__notes__", []))
+
+
+def _counted(x):
+    return np.bincount(x.astype(int), weights=x, minlength=4)[:4]
+
+
+def _chosen(x):
+    return np.choose(x.astype(int), [x, 2 * x, 3 * x])
+
+
+def _raveled(x):
+    return np.ravel_multi_index((x.astype(int),), (3,)) * x
+
+
+def _unraveled(x):
+    return np.unravel_index(x.astype(int), (3,))[0] * x
+
+
+@pytest.mark.parametrize("g", [_counted, _chosen, _raveled, _unraveled])
+def test_numpys_value_errors_for_invalid_rows_are_raised_for_those_rows_only(g):
+    # bincount of a negative count, choose/ravel_multi_index/unravel_index of an index
+    # out of range raise ValueError in NumPy; a check over the whole batch raised it for
+    # every row, so a `try` in f sent every row to its `except` branch.
+    def f(x):
+        try:
+            return g(x)
+        except ValueError:
+            return -np.ones(4) if g is _counted else -x
+
+    xs = np.array([[1.0, 2.0, 0.0], [-1.0, 2.0, 1.0], [2.0, 0.0, 1.0], [0.0, 1.0, 3.0]])
+    want = _loop(f, xs)
+    np.testing.assert_allclose(ft.vmap(f)(xs), want)
+    jf = ft.jit(ft.vmap(f))
+    for perm in ([0, 1, 2, 3], [3, 0, 2, 1], [0, 2, 0, 2]):
+        np.testing.assert_allclose(jf(xs[perm]), want[perm])
+    grads = ft.vmap(ft.grad(lambda x: np.sum(f(x))))(xs)
+    np.testing.assert_allclose(grads, np.stack([ft.grad(lambda x: np.sum(f(x)))(x) for x in xs]))
+    with pytest.raises(ValueError) as info:
+        ft.vmap(g)(xs)
+    assert "row(s) 1" in "".join(getattr(info.value, "__notes__", []))
