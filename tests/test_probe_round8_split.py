@@ -21,6 +21,9 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
 * ``np.bincount`` of a negative count, ``np.choose``/``ravel_multi_index``/
   ``unravel_index`` of an index out of range: the check looked at the whole batch and
   raised ValueError for every row; it is read per row now (``helpers.invalid_in_rows``).
+* A Python counter whose rows leave a masked loop at different counts became an
+  int64/float64 batched array, so ``x * n`` of float32 rows came out float64; where the
+  frame holds narrow-dtype arrays masking now gives up (the batch splits) instead.
 """
 
 import dataclasses
@@ -275,3 +278,37 @@ def test_numpys_value_errors_for_invalid_rows_are_raised_for_those_rows_only(g):
     with pytest.raises(ValueError) as info:
         ft.vmap(g)(xs)
     assert "row(s) 1" in "".join(getattr(info.value, "__notes__", []))
+
+
+def _halvings(x, step):
+    y, n = x, 0 * step
+    while y.sum() > 1:
+        y = y * 0.5
+        n += step
+    return x * n + y
+
+
+@pytest.mark.parametrize("step", [1, 0.5])
+def test_a_loop_counter_keeps_float32_rows_float32(step):
+    # The rows leave the loop at different counts, so a masked run made the Python
+    # counter an int64/float64 batched array, and `x * n` of float32 rows came out float64
+    # (in the loop over rows a Python number leaves float32 alone).
+    def f(x):
+        return _halvings(x, step)
+
+    xs = XS.astype(np.float32)
+    want = _loop(f, xs)
+    assert want.dtype == np.float32
+    for got in (ft.vmap(f)(xs), ft.vmap(f, chunk_size=3)(xs), ft.jit(ft.vmap(f))(xs[::-1])[::-1]):
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(got, want)
+    grads = ft.vmap(ft.grad(lambda x: np.sum(f(x))))(xs)
+    assert grads.dtype == np.float32
+    calls = []
+
+    def counted(x):  # float64 rows: the loop is still masked (one run of f)
+        calls.append(1)
+        return f(x)
+
+    np.testing.assert_allclose(ft.vmap(counted)(XS), _loop(f, XS))
+    assert len(calls) == 1
