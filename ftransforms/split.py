@@ -80,7 +80,8 @@ source line that splits warns once (:class:`~ftransforms.errors.PerformanceWarni
 JAX and torch.func do.  Under ``randomness='different'`` every group draws fresh noise for
 its rows (independent draws, not the numbers an unsplit run would have drawn); under
 ``'same'`` the groups replay the first run's draws, so the whole batch still shares them
-(:func:`~ftransforms.random.same_randomness_across_chunks`, as for ``chunk_size``).
+(``random._DrawLog``: the first run's draws, taken back in order; past them
+:func:`~ftransforms.random.same_randomness_across_chunks`, as for ``chunk_size``).
 """
 
 from __future__ import annotations

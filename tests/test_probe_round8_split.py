@@ -24,6 +24,9 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
 * A Python counter whose rows leave a masked loop at different counts became an
   int64/float64 batched array, so ``x * n`` of float32 rows came out float64; where the
   frame holds narrow-dtype arrays masking now gives up (the batch splits) instead.
+* ``vmap(randomness='same')`` with NumPy's global ``np.random.*`` or ``ftransforms.random``
+  draws and a split: the groups drew past the abandoned first run's draws, so the rows
+  did not share the numbers (the first run's draws are logged and replayed now).
 """
 
 import dataclasses
@@ -312,3 +315,63 @@ def test_a_loop_counter_keeps_float32_rows_float32(step):
 
     np.testing.assert_allclose(ft.vmap(counted)(XS), _loop(f, XS))
     assert len(calls) == 1
+
+
+def _shared_noise(x):
+    u = np.random.uniform()  # NumPy's global generator
+    if x[0] > 0.4:
+        return x * u * np.random.normal()
+    if x[0] > 0.2:
+        return -x * np.random.uniform()
+    return x * np.random.uniform(size=2).sum()
+
+
+def _global_rejection(x):
+    while True:
+        u = np.random.uniform()
+        if u < x[0]:
+            return u * x
+
+
+@pytest.mark.parametrize("f", [_shared_noise, _global_rejection])
+@pytest.mark.parametrize("kw", [{}, {"chunk_size": 2}, {"chunk_size": 3}])
+def test_randomness_same_with_a_split_shares_the_first_runs_draws(f, kw):
+    # randomness='same': every row sees the draws of a run from the same generator state
+    # (the loop over rows, reseeding before each row).  Where the batch split, the groups
+    # used to draw past the abandoned first run's draws, so rows got other numbers.
+    xs = np.array([[0.5, 1.0], [0.1, 2.0], [0.9, 1.0], [0.3, 1.0], [0.45, 0.2]])
+    want = []
+    for x in xs:
+        np.random.seed(5)
+        want.append(f(x))
+    want = np.stack(want)
+    for vf in (ft.vmap(f, randomness="same", **kw), ft.jit(ft.vmap(f, randomness="same", **kw))):
+        np.random.seed(5)
+        np.testing.assert_array_equal(vf(xs), want)
+
+
+def test_randomness_same_with_a_split_shares_ftransforms_random_draws():
+    import ftransforms.random as fr
+
+    state = {}
+
+    def f(x):
+        u = fr.uniform(state["rng"])
+        if x[0] > 0.4:
+            return x * u
+        return -x * fr.normal(state["rng"])
+
+    xs = np.array([[0.5, 1.0], [0.1, 2.0], [0.9, 1.0], [0.3, 1.0]])
+    want = []
+    for x in xs:
+        state["rng"] = np.random.default_rng(0)
+        want.append(f(x))
+    state["rng"] = np.random.default_rng(0)
+    np.testing.assert_array_equal(ft.vmap(f, randomness="same")(xs), np.stack(want))
+    state["rng"] = np.random.default_rng(0)
+    grads = ft.vmap(ft.grad(lambda x: np.sum(f(x))), randomness="same")(xs)
+    want_grads = []
+    for x in xs:
+        state["rng"] = np.random.default_rng(0)
+        want_grads.append(ft.grad(lambda x: np.sum(f(x)))(x))
+    np.testing.assert_array_equal(grads, np.stack(want_grads))
