@@ -61,8 +61,8 @@ loop in a generator or coroutine is not masked at all (the batch splits): each `
 hands the masked rows' values, one step past their state, to the consumer.  A
 Python number that changes in the loop (a counter) is the same for all active rows; each
 row's own is kept, and at the exit, if the rows' numbers differ, the local becomes a
-batched array of them (where the frame holds arrays of a narrow dtype, float32 and the
-like, masking gives up instead: a Python number leaves their dtype alone, an int64/float64
+batched array of them (where it then meets an array of a narrower dtype, float32 and
+the like, masking gives up: a Python number leaves that dtype alone, an int64/float64
 array would widen it; a later exception in that run then also gives up, and so does
 ``str()``/``repr()``/``f"{n}"`` of a batched value, which the loop over rows would write
 as the row's number: the run goes on as a split).  Globals and
@@ -625,10 +625,6 @@ class MaskedLoops:
                 if loop.frame.f_locals[name] is not live[0]:
                     values[name] = live[0]
                 continue
-            if all(type(v) in (int, float, complex) for v in live) and _narrow_company(loop):
-                # a Python number keeps a float32 array float32 (NumPy's weak scalars); an
-                # int64/float64 array of the rows' numbers would widen it
-                raise self._fail(f"the Python number {name} meets arrays of a narrow dtype")
             per_row[~loop.outer] = live[0]  # rows not in the loop: any value, unused
             xp = numpy
             for v in loop.frame.f_locals.values():
@@ -637,20 +633,14 @@ class MaskedLoops:
                     break
             values[name] = BatchTracer(self.interp, xp.asarray(per_row.tolist()), 0)
             self.promoted = True
+            kinds = {type(v) for v in live}
+            if kinds <= {int, float, complex}:  # weak in NumPy: watched where they meet
+                if self.interp.weak is None:  # arrays (BatchInterpreter._process_weak)
+                    self.interp.weak = {}
+                kind = complex if complex in kinds else float if float in kinds else int
+                self.interp.weak[id(values[name])] = (values[name], kind)
         if values:
             _write_locals(loop.frame, values)
-
-
-def _narrow_company(loop: _Loop) -> bool:
-    """Whether a traced array the loop's frame reaches has a dtype that a Python number
-    leaves alone but an int64/float64 array widens (float32, int32, uint64, complex64...)."""
-    tracers = [v for v in loop.frame.f_locals.values() if isinstance(v, Tracer)]
-    tracers += [v for v, _ in loop.values.values()]
-    for v in tracers:
-        d = v.dtype
-        if d.kind == "u" or d.itemsize < (16 if d.kind == "c" else 8 if d.kind in "if" else 0):
-            return True
-    return False
 
 
 def _as_rows(interp: Any, mask: Any) -> Any:

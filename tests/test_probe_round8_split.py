@@ -22,8 +22,9 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
   ``unravel_index`` of an index out of range: the check looked at the whole batch and
   raised ValueError for every row; it is read per row now (``helpers.invalid_in_rows``).
 * A Python counter whose rows leave a masked loop at different counts became an
-  int64/float64 batched array, so ``x * n`` of float32 rows came out float64; where the
-  frame holds narrow-dtype arrays masking now gives up (the batch splits) instead.
+  int64/float64 batched array, so ``x * n`` of float32 rows came out float64 (an int32
+  array plus ``n`` int64); where such a counter meets a narrower array masking now gives
+  up (the batch splits) instead.
 * ``vmap(randomness='same')`` with NumPy's global ``np.random.*`` or ``ftransforms.random``
   draws and a split: the groups drew past the abandoned first run's draws, so the rows
   did not share the numbers (the first run's draws are logged and replayed now).
@@ -291,29 +292,48 @@ def _halvings(x, step):
     return x * n + y
 
 
-@pytest.mark.parametrize("step", [1, 0.5])
-def test_a_loop_counter_keeps_float32_rows_float32(step):
-    # The rows leave the loop at different counts, so a masked run made the Python
-    # counter an int64/float64 batched array, and `x * n` of float32 rows came out float64
-    # (in the loop over rows a Python number leaves float32 alone).
-    def f(x):
-        return _halvings(x, step)
+def _halvings_then_int32(x):
+    y, n = x, 0
+    while y.sum() > 1:
+        y = y * 0.5
+        n += 1
+    return np.zeros(2, dtype=np.int32) + (n + 1) * 2
 
+
+@pytest.mark.parametrize(
+    "f", [lambda x: _halvings(x, 1), lambda x: _halvings(x, 0.5), _halvings_then_int32]
+)
+def test_a_loop_counter_keeps_float32_rows_float32(f):
+    # The rows leave the loop at different counts, so a masked run made the Python
+    # counter an int64/float64 batched array, and `x * n` of float32 rows (or an int32
+    # array plus n) came out float64 / int64: in the loop over rows a Python number
+    # leaves the narrower dtype alone.
     xs = XS.astype(np.float32)
     want = _loop(f, xs)
-    assert want.dtype == np.float32
+    assert want.dtype in (np.float32, np.int32)
     for got in (ft.vmap(f)(xs), ft.vmap(f, chunk_size=3)(xs), ft.jit(ft.vmap(f))(xs[::-1])[::-1]):
-        assert got.dtype == np.float32
+        assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
-    grads = ft.vmap(ft.grad(lambda x: np.sum(f(x))))(xs)
-    assert grads.dtype == np.float32
+    if want.dtype == np.float32:
+        grads = ft.vmap(ft.grad(lambda x: np.sum(f(x))))(xs)
+        assert grads.dtype == np.float32
+
+
+def test_a_loop_counter_that_meets_no_narrow_array_still_masks():
     calls = []
 
-    def counted(x):  # float64 rows: the loop is still masked (one run of f)
+    def f(x):  # float32 rows, but n meets only Python numbers and float64 arrays
         calls.append(1)
-        return f(x)
+        y, n = x, 0
+        while y.sum() > 1:
+            y = y * 0.5
+            n += 1
+        return (n * 2 + 1) * np.ones(2) + y.astype(np.float64)
 
-    np.testing.assert_allclose(ft.vmap(counted)(XS), _loop(f, XS))
+    xs = XS.astype(np.float32)
+    np.testing.assert_array_equal(ft.vmap(f)(xs), _loop(f, xs))
+    calls.clear()
+    ft.vmap(f)(xs)
     assert len(calls) == 1
 
 

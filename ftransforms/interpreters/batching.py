@@ -236,7 +236,7 @@ class BatchTracer(Tracer):
 class BatchInterpreter(Interpreter):
     """One ``vmap`` level: applies each primitive's batching rule."""
 
-    __slots__ = ("axis_size", "randomness", "split", "masking", "loops", "axis")
+    __slots__ = ("axis_size", "randomness", "split", "masking", "loops", "axis", "weak")
 
     def __init__(
         self,
@@ -256,6 +256,8 @@ class BatchInterpreter(Interpreter):
         # ``(axis_name, xp)`` of ``vmap(..., axis_name=)``, else None (NOTE [collectives
         # under vmap] in ftransforms/lax.py)
         self.axis = axis
+        # id -> (value, Python type) of the loop counters a masked loop made batched (split.py)
+        self.weak: dict | None = None
 
     def axis_index(self) -> BatchTracer:
         """Each row's position along this level's named axis (``arange`` batched here)."""
@@ -277,6 +279,8 @@ class BatchInterpreter(Interpreter):
         raise signal from err
 
     def process(self, prim: Any, args: tuple, params: dict) -> Any:
+        if self.weak is not None:
+            return self._process_weak(prim, args, params)
         rule = prim.batch
         try:  # NOTE [errors of some rows]: free until something raises
             if rule is _elementwise_rules.elementwise:
@@ -348,6 +352,40 @@ class BatchInterpreter(Interpreter):
         if prim.multiple_results:
             return tuple(o if d is None else BatchTracer(self, o, d) for o, d in zip(out, out_bdim))
         return out if out_bdim is None else BatchTracer(self, out, out_bdim)
+
+    def _process_weak(self, prim: Any, args: tuple, params: dict) -> Any:
+        """``process`` once a masked loop made a Python number batched (NOTE [splitting the
+        batch], "while loops"): in the loop over rows it is a Python number, which NumPy
+        promotes weakly (``x32 * n`` stays float32), while its batched int64/float64 array
+        would widen a narrower operand; there masking gives up (the run goes on as a
+        split).  A result of such a number and Python numbers is one too."""
+        weak = self.weak
+        kinds = [weak[id(a)][1] for a in args if weak.get(id(a), (None,))[0] is a]
+        self.weak = None
+        try:
+            if kinds:
+                for a in args:
+                    d = getattr(a, "dtype", None)
+                    if d is None or weak.get(id(a), (None,))[0] is a:
+                        continue
+                    d = numpy.dtype(d)
+                    if any(
+                        numpy.result_type(k(0), d) != numpy.result_type(numpy.dtype(k), d)
+                        for k in kinds
+                    ):
+                        raise SpeculationFailed(
+                            self, f"a loop's Python number met a {d} array, which it widens"
+                        )
+            out = self.process(prim, args, params)
+        finally:
+            self.weak = weak
+        if kinds and isinstance(out, Tracer) and not prim.multiple_results:
+            if all(type(a) in _SCALARS or weak.get(id(a), (None,))[0] is a for a in args):
+                weak[id(out)] = (out, complex if complex in kinds else max(kinds, key=_RANK))
+        return out
+
+
+_RANK = {bool: 0, int: 1, float: 2, complex: 3}.get
 
 
 # NOTE [errors of some rows]: ``vmap(f)(xs)`` means the loop ``[f(x) for x in xs]``, so an
