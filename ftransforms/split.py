@@ -93,6 +93,7 @@ import linecache
 import sys
 import types
 import warnings
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -353,6 +354,9 @@ def _write_locals(frame: Any, values: dict) -> None:
 #: (levels of containers and attributes, items per container, nodes per local).
 _STATE_DEPTH, _STATE_ITEMS, _STATE_NODES = 4, 64, 1024
 
+#: Values with no parts at all (the common locals: numbers, strings, None).
+_ATOMS = frozenset({int, float, complex, bool, str, bytes, type(None), numpy.float64})
+
 #: Values whose parts are not state a loop changes by mutation.
 _OPAQUE = (Tracer, type, types.ModuleType, types.FunctionType, types.MethodType)
 
@@ -370,14 +374,28 @@ def _parts(value: Any) -> list | None:
         return None
     state = getattr(value, "__dict__", None)
     pairs = list(state.items())[:_STATE_ITEMS] if isinstance(state, dict) else []
-    for cls in type(value).__mro__[:-1]:  # __slots__ (a dataclass(slots=True) state)
-        for name, slot in vars(cls).items():
-            if isinstance(slot, types.MemberDescriptorType):
-                try:
-                    pairs.append((name, slot.__get__(value, cls)))
-                except AttributeError:  # an unset slot
-                    pass
+    for name, slot in _slots(type(value)):  # a dataclass(slots=True) state
+        try:
+            pairs.append((name, slot.__get__(value)))
+        except AttributeError:  # an unset slot
+            pass
     return pairs or None
+
+
+def _slots(cls: type) -> tuple:
+    """The ``__slots__`` attributes (name, descriptor) of instances of ``cls``."""
+    found = _SLOTS.get(cls)
+    if found is None:
+        found = _SLOTS[cls] = tuple(
+            (name, slot)
+            for c in cls.__mro__[:-1]
+            for name, slot in vars(c).items()
+            if isinstance(slot, types.MemberDescriptorType)
+        )[:_STATE_ITEMS]
+    return found
+
+
+_SLOTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _shallow(value: Any, depth: int = 0, own: tuple = (), budget: list | None = None) -> Any:
@@ -385,6 +403,8 @@ def _shallow(value: Any, depth: int = 0, own: tuple = (), budget: list | None = 
     followed ``_STATE_DEPTH`` levels down (``self.trace.append(e)``, ``hist["err"].append``,
     a ``__slots__`` attribute).  ``own``: the loop frame's cell variables (a closure over
     them sees its locals)."""
+    if type(value) in _ATOMS or isinstance(value, Tracer):
+        return None
     budget = [_STATE_NODES] if budget is None else budget
     if budget[0] <= 0:
         return None
@@ -453,25 +473,25 @@ def _values_of(local_values: dict, frame: Any) -> dict:
     seen: set = set()
     budget = [_STATE_NODES]
 
-    def collect(v: Any, path: tuple, depth: int) -> None:
+    def collect(v: Any, path: tuple, depth: int, limit: int) -> None:
         if isinstance(v, Tracer):
             if id(v) not in seen:
                 seen.add(id(v))
                 out[path] = (v, clone(v))
             return
-        if depth >= _STATE_DEPTH or budget[0] <= 0:
+        if depth >= limit or budget[0] <= 0 or type(v) in _ATOMS:
             return
         budget[0] -= 1
         items = _parts(v)
         for k, e in items or ():
-            collect(e, (*path, k), depth + 1)
+            collect(e, (*path, k), depth + 1, limit)
 
     for name, v in local_values.items():
-        collect(v, (name,), 0)
+        collect(v, (name,), 0, _STATE_DEPTH)
     glob = frame.f_globals
-    for name in frame.f_code.co_names:
-        if name in glob and name not in local_values:
-            collect(glob[name], ("<global>", name), 0)
+    for name in frame.f_code.co_names:  # globals: one level down (a module's objects can
+        if name in glob and name not in local_values:  # be large; f is taken to be a
+            collect(glob[name], ("<global>", name), 0, 2)  # function of its arguments)
     return out
 
 
