@@ -94,7 +94,7 @@ import sys
 import types
 import warnings
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, MutableMapping, MutableSequence, MutableSet
 from typing import Any
 
 import numpy
@@ -357,6 +357,9 @@ _STATE_DEPTH, _STATE_ITEMS, _STATE_NODES = 4, 64, 1024
 #: Values with no parts at all (the common locals: numbers, strings, None).
 _ATOMS = frozenset({int, float, complex, bool, str, bytes, type(None), numpy.float64})
 
+#: Containers other than list/tuple/set/dict whose items a loop may change in place.
+_MUTABLE = (MutableSequence, MutableSet, MutableMapping)
+
 #: Values whose parts are not state a loop changes by mutation.
 _OPAQUE = (Tracer, type, types.ModuleType, types.FunctionType, types.MethodType)
 
@@ -372,6 +375,10 @@ def _parts(value: Any) -> list | None:
         return [(None, v) for v in list(value)[:_STATE_ITEMS]]
     if isinstance(value, _OPAQUE) or isinstance(value, numpy.ndarray):
         return None
+    if isinstance(value, _MUTABLE):  # a deque, bytearray, array.array, a mapping or set
+        if isinstance(value, Mapping):
+            return list(value.items())[:_STATE_ITEMS]
+        return list(enumerate(value))[:_STATE_ITEMS]
     state = getattr(value, "__dict__", None)
     pairs = list(state.items())[:_STATE_ITEMS] if isinstance(state, dict) else []
     for name, slot in _slots(type(value)):  # a dataclass(slots=True) state
@@ -416,7 +423,7 @@ def _shallow(value: Any, depth: int = 0, own: tuple = (), budget: list | None = 
     parts = _parts(value)
     if parts is None:
         return None
-    size = len(value) if isinstance(value, (list, tuple, set, frozenset, dict)) else len(parts)
+    size = len(value) if isinstance(value, (list, tuple, set, frozenset, dict, _MUTABLE)) else -1
     inner = depth + 1 < _STATE_DEPTH
     return (size,) + tuple(
         (k, id(v), _shallow(v, depth + 1, own, budget) if inner else None) for k, v in parts

@@ -6,8 +6,8 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
 * A Python ``while`` loop whose rows finish at different trip counts is masked: the rows
   that left ride along.  Their steps must not reach state the loop mutates below the
   loop's locals: ``self.trace.append(e)``, ``hist["err"].append(e)``, an attribute of a
-  ``__slots__`` object (a ``dataclass(slots=True)``), an array written in place three
-  containers down.  Masking used to look one level down only (and not into
+  ``__slots__`` object (a ``dataclass(slots=True)``), a ``deque``, an array written in
+  place three containers down.  Masking used to look one level down only (and not into
   ``__slots__``), so every row got the longest row's history.
 * ``np.errstate(divide='raise')`` with a ``try: ... except FloatingPointError`` in ``f``:
   an elementwise op on the rule's fast path raised for the whole batch, so every row took
@@ -30,6 +30,7 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
   did not share the numbers (the first run's draws are logged and replayed now).
 """
 
+import collections
 import dataclasses
 import warnings
 
@@ -95,6 +96,15 @@ def history_in_a_dict(x):
     return y.sum() * len(hist["err"]) + sum(hist["err"])
 
 
+def history_in_a_deque(x):
+    hist = collections.deque(maxlen=8)
+    y = x
+    while y.sum() > 1:
+        y = y * 0.5
+        hist.append(y[0])
+    return y * len(hist) + sum(hist)
+
+
 @dataclasses.dataclass(slots=True)
 class _State:
     y: object
@@ -115,7 +125,14 @@ def written_three_containers_down(x):
 
 
 @pytest.mark.parametrize(
-    "f", [history_on_self, history_in_a_dict, state_in_slots, written_three_containers_down]
+    "f",
+    [
+        history_on_self,
+        history_in_a_dict,
+        history_in_a_deque,
+        state_in_slots,
+        written_three_containers_down,
+    ],
 )
 def test_a_masked_row_does_not_reach_state_below_the_loops_locals(f):
     want = _loop(f, XS)
