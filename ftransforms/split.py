@@ -89,6 +89,7 @@ from __future__ import annotations
 import ctypes
 import dis
 import inspect
+import itertools
 import linecache
 import sys
 import types
@@ -376,9 +377,8 @@ def _parts(value: Any) -> list | None:
     if isinstance(value, _OPAQUE) or isinstance(value, numpy.ndarray):
         return None
     if isinstance(value, _MUTABLE):  # a deque, bytearray, array.array, a mapping or set
-        if isinstance(value, Mapping):
-            return list(value.items())[:_STATE_ITEMS]
-        return list(enumerate(value))[:_STATE_ITEMS]
+        items = value.items() if isinstance(value, Mapping) else enumerate(value)
+        return list(itertools.islice(items, _STATE_ITEMS))
     state = getattr(value, "__dict__", None)
     pairs = list(state.items())[:_STATE_ITEMS] if isinstance(state, dict) else []
     for name, slot in _slots(type(value)):  # a dataclass(slots=True) state
