@@ -371,16 +371,16 @@ def _parts(value: Any) -> list | None:
     if isinstance(value, (list, tuple)):
         return list(enumerate(value[:_STATE_ITEMS]))
     if isinstance(value, dict):
-        return list(value.items())[:_STATE_ITEMS]
+        return list(itertools.islice(value.items(), _STATE_ITEMS))
     if isinstance(value, (set, frozenset)):
-        return [(None, v) for v in list(value)[:_STATE_ITEMS]]
+        return [(None, v) for v in itertools.islice(value, _STATE_ITEMS)]
     if isinstance(value, _OPAQUE) or isinstance(value, numpy.ndarray):
         return None
     if isinstance(value, _MUTABLE):  # a deque, bytearray, array.array, a mapping or set
         items = value.items() if isinstance(value, Mapping) else enumerate(value)
         return list(itertools.islice(items, _STATE_ITEMS))
     state = getattr(value, "__dict__", None)
-    pairs = list(state.items())[:_STATE_ITEMS] if isinstance(state, dict) else []
+    pairs = list(itertools.islice(state.items(), _STATE_ITEMS)) if isinstance(state, dict) else []
     for name, slot in _slots(type(value)):  # a dataclass(slots=True) state
         try:
             pairs.append((name, slot.__get__(value)))
