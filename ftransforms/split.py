@@ -576,9 +576,8 @@ class MaskedLoops:
         if site is not None and site[0] is loop.frame and site[1][3] == loop.edge:
             return self._step(loop, rows, site[1][2])
         live = rows[loop.active]
-        same = (live == live[:1]).all() if live.size else True
-        if bool(same):
-            return live[0]
+        if not live.size or batching.uniform_row(live, 0)[1] is None:  # NaN rows agree,
+            return live[0]  # 0.0 and -0.0 do not (as outside masked loops)
         value = self.disagree(tracer, rows, caller) if rows.ndim == 1 else None
         if value is not None:
             return value

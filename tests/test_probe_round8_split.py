@@ -28,6 +28,8 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
 * ``vmap(randomness='same')`` with NumPy's global ``np.random.*`` or ``ftransforms.random``
   draws and a split: the groups drew past the abandoned first run's draws, so the rows
   did not share the numbers (the first run's draws are logged and replayed now).
+* A Python read inside a masked loop compared the active rows with ``==``: NaN rows
+  crashed (AssertionError, a split with one group) and 0.0/-0.0 rows read row 1's zero.
 """
 
 import collections
@@ -412,3 +414,33 @@ def test_randomness_same_with_a_split_shares_ftransforms_random_draws():
         state["rng"] = np.random.default_rng(0)
         want_grads.append(ft.grad(lambda x: np.sum(f(x)))(x))
     np.testing.assert_array_equal(grads, np.stack(want_grads))
+
+
+def test_a_python_read_inside_a_masked_loop_compares_rows_bit_for_bit():
+    # Inside a masked loop a Python read looks at the active rows only; it compared them
+    # with ==, so rows holding NaN "disagreed" with each other (the split that followed
+    # found one group: AssertionError) and 0.0 / -0.0 "agreed" (copysign of row 1's zero
+    # went to every row).
+    import math
+
+    def nan_read(x):
+        y = x
+        while y[0] > 0.5:
+            y = y * 0.5
+            if math.isnan(float(y[1])):
+                y = y * 1.5
+        return y
+
+    def zero_sign(x):
+        y = x
+        while y[0] > 0.5:
+            y = y * 0.5
+            y = y + 0.1 * math.copysign(1.0, float(y[1]))
+        return y
+
+    nans = np.array([[0.3, np.nan], [3.1, np.nan], [10.0, np.nan], [0.9, np.nan]])
+    zeros = np.array([[0.3, 0.0], [3.1, -0.0], [10.0, 0.0], [0.9, -0.0]])
+    for f, xs in ((zero_sign, zeros), (nan_read, nans)):
+        want = _loop(f, xs)
+        np.testing.assert_array_equal(ft.vmap(f)(xs), want)
+        np.testing.assert_array_equal(ft.jit(ft.vmap(f))(xs[::-1]), want[::-1])
