@@ -30,6 +30,10 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
   did not share the numbers (the first run's draws are logged and replayed now).
 * A Python read inside a masked loop compared the active rows with ``==``: NaN rows
   crashed (AssertionError, a split with one group) and 0.0/-0.0 rows read row 1's zero.
+* ``jit`` (of ``vmap``): a recording made where no row raised was replayed under the
+  caller's error handling (``log(0)`` gave -inf where ``np.errstate(divide='raise')`` in
+  the function sends the row to its ``except``), and a replay whose ``np.linalg.inv``
+  met a singular row raised LinAlgError instead of running the function's ``except``.
 """
 
 import collections
@@ -444,3 +448,39 @@ def test_a_python_read_inside_a_masked_loop_compares_rows_bit_for_bit():
         want = _loop(f, xs)
         np.testing.assert_array_equal(ft.vmap(f)(xs), want)
         np.testing.assert_array_equal(ft.jit(ft.vmap(f))(xs[::-1]), want[::-1])
+
+
+def test_jit_replays_keep_numpys_error_handling_set_inside_the_function():
+    # A recording made where no row raised was replayed later under the caller's error
+    # handling: log(0) gave -inf where the function (and so the loop over rows) takes its
+    # `except FloatingPointError` branch.
+    good = np.array([[1.0, 2.0], [3.0, 4.0], [0.5, 0.25]])
+    bad = np.array([[1.0, 2.0], [0.0, 1.0], [3.0, 4.0]])
+    for f in (guarded_log, guarded_reciprocal):
+        for jf, oracle in ((ft.jit(ft.vmap(f)), lambda b: _loop(f, b)), (ft.jit(f), f)):
+            for b in (good, bad, good[::-1], bad[::-1]):
+                arg = b if oracle is not f else b[0]
+                np.testing.assert_allclose(jf(arg), oracle(arg))
+            if oracle is f:
+                np.testing.assert_allclose(jf(bad[1]), f(bad[1]))
+
+
+def test_jit_replay_that_raises_runs_the_function_so_its_try_sees_the_error():
+    # Recorded on invertible matrices, the replay of np.linalg.inv raised LinAlgError for
+    # a batch holding a singular one, where vmap (and the loop over rows) takes the
+    # function's `except` branch for that row.
+    def inverse_or_zero(a):
+        try:
+            return np.linalg.inv(a)
+        except np.linalg.LinAlgError:
+            return a * 0.0
+
+    good = np.stack([np.eye(2), 2 * np.eye(2), [[1.0, 2.0], [3.0, 4.0]]])
+    bad = np.stack([np.eye(2), np.zeros((2, 2)), [[1.0, 2.0], [2.0, 4.0]]])
+    jf = ft.jit(ft.vmap(inverse_or_zero))
+    for b in (good, bad, good, bad[::-1]):
+        np.testing.assert_allclose(jf(b), _loop(inverse_or_zero, b))
+    jg = ft.jit(lambda a: np.linalg.inv(a))  # not caught: raises as without jit
+    jg(good[0])
+    with pytest.raises(np.linalg.LinAlgError):
+        jg(bad[1])
