@@ -79,7 +79,7 @@ from ftransforms.pytree import (
     tree_flatten,
     tree_unflatten,
 )
-from ftransforms.random import same_randomness_across_chunks
+from ftransforms.random import logging_same_draws, same_draw_log, same_randomness_across_chunks
 from ftransforms.split import name_rows, run_groups, split_batch
 
 __all__ = [
@@ -272,6 +272,12 @@ def _vmap_call(
     func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split=True, rows=None,
     masking=True, group=False, name=None,
 ):  # fmt: skip
+    if randomness == "same" and size > 1 and same_draw_log() is None:
+        with logging_same_draws():  # a split replays the first run's draws (random.py)
+            return _vmap_call(
+                func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split, rows,
+                masking, group, name,
+            )  # fmt: skip
     axis = None
     if name is not None:  # NOTE [collectives under vmap] in ftransforms/lax.py
         axis = (name, xp_of(*[leaf for leaf, d in zip(leaves, dims) if d is not None]))
@@ -284,16 +290,21 @@ def _vmap_call(
     held_seen: set = set()  # ... but those that ftransforms.random replays itself
     if held:
         TRACED_DRAWS.watching.append(held_seen)
+    drew = False  # the batch shared a draw from a held generator before a split or error
     try:
         with pushed(interp):
-            wrapped = [
-                mutable(leaf) if d is None else BatchTracer(interp, leaf, d)
-                for leaf, d in zip(leaves, dims)
-            ]
-            out = transform_outputs(func(*tree_unflatten(spec, wrapped), **kwargs))
-            if interp.loops is not None and interp.loops.records:
-                raise SpeculationFailed(interp, "a masked loop was left by return or break")
-            result = _vmap_outputs(interp, out, out_dims, size, where, leaves, dims)
+            try:
+                wrapped = [
+                    mutable(leaf) if d is None else BatchTracer(interp, leaf, d)
+                    for leaf, d in zip(leaves, dims)
+                ]
+                out = transform_outputs(func(*tree_unflatten(spec, wrapped), **kwargs))
+                if interp.loops is not None and interp.loops.records:
+                    raise SpeculationFailed(interp, "a masked loop was left by return or break")
+                result = _vmap_outputs(interp, out, out_dims, size, where, leaves, dims)
+            except (BatchSplit, SpeculationFailed, Exception):
+                drew = bool(gens) and moved(gens, before, mark)
+                raise
             # (inside the block: the draw log is cleared when the last transform returns)
             if not gens or not moved(gens, before, mark):
                 return result
@@ -308,7 +319,8 @@ def _vmap_call(
             raise
         signal = None
     except Exception as err:
-        if interp.loops is None or not (interp.loops.records or interp.loops.promoted):
+        masked = interp.loops is not None and (interp.loops.records or interp.loops.promoted)
+        if not drew and not masked:
             if group:  # a group of a split: say which rows
                 name_rows(err, where, rows)
             raise
@@ -317,13 +329,21 @@ def _vmap_call(
         if held:
             TRACED_DRAWS.watching.remove(held_seen)
             held, held_states = _raw_drawn(held, held_states, held_seen)
+    if drew:  # the rows shared a draw before a split or an error: the loop over the rows
+        restore(gens, before)  # draws row by row (up to the row that fails)
+        signal = _HELD_DRAW
     if signal is _HELD_DRAW:
+        if group:  # a group of a split: the whole batch runs row by row, in row order
+            raise _HeldDrawInGroup(where)
         return _draws_per_row(
             func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split, rows, name,
         )  # fmt: skip
     if signal is None:  # run again without masking loops
         if held:
             restore(held, held_states)
+        log = same_draw_log() if randomness == "same" else None
+        if log is not None and log.recording:  # the new run's draws are the ones to replay
+            log.values.clear()
         return _vmap_call(
             func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split, rows,
             False, group, name,
@@ -345,7 +365,18 @@ def _vmap_call(
         ) from None
     rows = numpy.arange(size) if rows is None else rows
     if randomness != "same":
-        return split_batch(signal, rerun, leaves, dims, rows, out_dims, where)
+        try:
+            return split_batch(signal, rerun, leaves, dims, rows, out_dims, where)
+        except _HeldDrawInGroup:
+            if group:
+                raise
+        restore(gens, before)  # a group drew from a held generator: as the loop over rows
+        return _draws_per_row(  # draws, the rows draw one at a time, in their order
+            func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split, rows, name,
+        )  # fmt: skip
+    log = same_draw_log()
+    if log is not None:  # the groups replay the first run's draws (random.py, _DrawLog)
+        log.recording = False
     with same_randomness_across_chunks():
         rerun = _sharing_held_draws(rerun, held, held_states)
         return split_batch(signal, rerun, leaves, dims, rows, out_dims, where)
@@ -387,6 +418,12 @@ def _raw_drawn(gens: tuple, states: list, seen: set) -> tuple[tuple, list]:
 
 
 _HELD_DRAW = object()
+
+
+class _HeldDrawInGroup(BaseException):
+    """A group of a split drew from a generator the function holds: the vmap call that
+    split runs its rows one at a time instead, so that they draw in row order, as the loop
+    over the rows does (NOTE [randomness under vmap] in random.py)."""
 
 
 def _draws_per_row(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split,
@@ -489,11 +526,13 @@ def _chunk_loop(piece, size, chunk, out_dims, randomness, where):
     # Every chunk must draw the same noise under randomness='same' (see NOTE [randomness
     # under vmap] in ftransforms/random.py).
     if randomness == "same":
-        replay = same_randomness_across_chunks()
+        replay = same_randomness_across_chunks(explicit=True)
     else:
         replay = contextlib.nullcontext()
-    with replay:
+    with replay as group:
         for start in range(0, size, chunk) if size else (0,):
+            if group is not None:  # (a chunk that splits runs one interpreter per group)
+                group.next_chunk()
             pieces.append(piece(start, min(start + chunk, size)))
     if len(pieces) == 1:
         return pieces[0]

@@ -375,7 +375,10 @@ def jit(
             if found is not None:
                 program = fast.get(found[0])
                 if program is not None and (program.guards is None or program.guards.hold()):
-                    return program.call(*found[1])
+                    try:
+                        return program.call(*found[1])
+                    except Exception:  # NOTE [a replay that raises]
+                        return func(*args, **kwargs)
         else:
             found = None
         if argnums or argnames:
@@ -456,7 +459,15 @@ def jit(
             tier.attach(program, "auto")
         if found is not None:
             fast[found[0]] = program
-        return program.call(*arrays)
+        try:
+            return program.call(*arrays)
+        except Exception:
+            # NOTE [a replay that raises]: an error of the data (np.linalg.inv of a singular
+            # matrix, in some rows of a vmap) may be one the function catches (`try: ...
+            # except LinAlgError:`), which a replay cannot run: the call runs eagerly,
+            # where the function's own `try` sees it (and where it does not catch it, it
+            # raises as without jit).  A replay writes nothing the eager run would read.
+            return func(*args, **kwargs)
 
     compiled.cache = cache  # type: ignore[attr-defined]
 

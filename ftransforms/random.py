@@ -59,7 +59,9 @@ wrapped (nor can Python's ``random.random()``, a method of the module's
 defaults, bound objects; ``host_random.held_generators``, once per function object) and reads
 their states before and after the call.  A state that moved means the batch shared one
 draw: 'error' raises (the states set back), 'different' runs the rows one at a time
-from the states before (the draws of a loop over the rows), 'same' keeps the result;
+from the states before (the draws of a loop over the rows; also where the batch split or
+raised after a shared draw, or a group of a split drew: the groups would draw in group
+order), 'same' keeps the result;
 where a 'same' batch runs in parts (the groups of a split, the chunks of ``chunk_size``)
 each part starts those generators from their states before the first part, and they are
 left where the first part left them (``api._sharing_held_draws``; a generator that
@@ -68,7 +70,12 @@ left where the first part left them (``api._sharing_held_draws``; a generator th
 ``vmap(..., chunk_size=n, randomness='same')`` runs the batch in pieces; every piece must
 see the same noise, so api.py wraps the chunk loop in :func:`same_randomness_across_chunks`,
 which replays each generator from its state at its first use (torch resets its global RNG
-state per chunk for the same reason).  ``jacfwd(f, randomness=...)`` passes the setting to
+state per chunk for the same reason).  Where a 'same' batch splits, its first run drew
+before anything was copied (a copy at every call would cost more than the call: 0.1-1 ms
+for a ``Generator``/``RandomState``), so the draws of each 'same' call's first run are
+logged instead (:class:`_DrawLog`, a list append per draw) and every group's run takes
+them back in order; its draws past them go through the same replay as chunks.
+``jacfwd(f, randomness=...)`` passes the setting to
 the vmap over basis vectors, exactly as torch.func does.
 """
 
@@ -248,7 +255,7 @@ def _draw(where: str, rng: Any, make: Any) -> Any:
     levels = _different_levels(where)
     batch = tuple(interp.axis_size for interp in levels)
     note_traced_draw(rng)  # vmap need not rerun rows for it (host_random.moved)
-    return _wrap(make(_replayed(rng), batch), levels)
+    return _wrap(_logged(lambda: make(_replayed(rng), batch)), levels)
 
 
 # -- NumPy's global random functions (np.random.normal, ...) under vmap ------------------
@@ -271,8 +278,12 @@ def _global_draw(name: str) -> Any:
 
     def draw(*args: Any, **kwargs: Any) -> Any:
         levels = _different_levels(where)  # raises under randomness='error'
+        if not levels and name != "shuffle":  # no vmap, or randomness='same': one draw for
+            return _logged(  # the whole batch
+                lambda: getattr(_replayed(numpy.random.mtrand._rand), method)(*args, **kwargs)
+            )
         rng = _replayed(numpy.random.mtrand._rand)
-        if not levels:  # no vmap, or randomness='same': one draw for the whole batch
+        if not levels:
             return getattr(rng, method)(*args, **kwargs)
         if name == "shuffle":
             raise RandomnessError(
@@ -281,11 +292,16 @@ def _global_draw(name: str) -> Any:
                 f"randomness='different'; use x = np.random.permutation(x)."
             )
         batch = tuple(interp.axis_size for interp in levels)
-        rows = [
-            numpy.asarray(getattr(rng, method)(*args, **kwargs)) for _ in range(math.prod(batch))
-        ]
-        raw = numpy.stack(rows) if rows else numpy.empty((0,))
-        return _wrap(raw.reshape(batch + raw.shape[1:]), levels)
+
+        def rows() -> Any:
+            drawn = [
+                numpy.asarray(getattr(rng, method)(*args, **kwargs))
+                for _ in range(math.prod(batch))
+            ]
+            raw = numpy.stack(drawn) if drawn else numpy.empty((0,))
+            return raw.reshape(batch + raw.shape[1:])
+
+        return _wrap(_logged(rows), levels)
 
     draw.__name__ = draw.__qualname__ = name
     draw.__wrapped__ = getattr(numpy.random, name)
@@ -307,11 +323,22 @@ PATCHED_WHILE_ACTIVE.append(
 class _ChunkGroup:
     """One chunked vmap call with randomness='same': each chunk replays the generators."""
 
-    def __init__(self, level: int) -> None:
+    def __init__(self, level: int, explicit: bool = False) -> None:
         self.level = level  # the stack level the chunk interpreters are pushed at
         self.chunk: Any = None  # the interpreter of the chunk now running
         self.snapshots: dict[int, tuple[Any, Any]] = {}  # id(rng) -> (rng, state copy)
         self.replays: dict[int, Any] = {}  # id(rng) -> the copy this chunk draws from
+        # chunks are started by next_chunk() (a chunk whose batch splits runs several
+        # interpreters at its level, one per group), not told apart by the interpreter
+        self.explicit = explicit
+
+    def start(self, chunk: Any) -> None:
+        first = self.chunk is None
+        self.chunk = chunk
+        self.replays = {} if first else {k: None for k in self.snapshots}
+
+    def next_chunk(self) -> None:
+        self.start(object())
 
 
 class _Groups(threading.local):
@@ -323,7 +350,7 @@ _GROUPS = _Groups()
 
 
 @contextmanager
-def same_randomness_across_chunks() -> Iterator[None]:
+def same_randomness_across_chunks(explicit: bool = False) -> Iterator[_ChunkGroup]:
     """Make every chunk of a chunked ``vmap(randomness='same')`` draw the same noise.
 
     Used by ``vmap`` around its chunk loop.  The first chunk draws from the user's
@@ -343,10 +370,10 @@ def same_randomness_across_chunks() -> Iterator[None]:
         >>> float(np.random.default_rng(0).normal())
         0.1257302210933933
     """
-    group = _ChunkGroup(len(current_stack()) + 1)
+    group = _ChunkGroup(len(current_stack()) + 1, explicit)
     _GROUPS.active.append(group)
     try:
-        yield
+        yield group
     finally:
         _GROUPS.active.remove(group)
 
@@ -360,10 +387,8 @@ def _replayed(rng: Any) -> Any:
         if len(stack) < group.level:
             continue
         chunk = stack[group.level - 1]
-        if chunk is not group.chunk:  # a new chunk started: replay from the snapshots
-            first = group.chunk is None
-            group.chunk = chunk
-            group.replays = {} if first else {k: None for k in group.snapshots}
+        if not group.explicit and chunk is not group.chunk:  # a new chunk started: replay
+            group.start(chunk)  # from the snapshots
         key = id(rng)
         if key not in group.snapshots:
             group.snapshots[key] = (rng, copy.deepcopy(rng))
@@ -373,6 +398,81 @@ def _replayed(rng: Any) -> Any:
         if replay is not None:
             rng = replay
     return rng
+
+
+# -- a split vmap(randomness='same') replays its first run's draws ----------------------
+
+
+class _DrawLog:
+    """The draws of the first run of one ``vmap(randomness='same')`` call (level
+    ``level``), in order; where that run splits the batch, the run of each group takes
+    them back in the same order (its path up to the split is the first run's), so every
+    row shares the draws, as in the loop over rows each starting from the same generator
+    state.  Draws past the first run's go through :func:`same_randomness_across_chunks`."""
+
+    __slots__ = ("level", "values", "recording", "run", "pos")
+
+    def __init__(self, level: int) -> None:
+        self.level = level
+        self.values: list = []
+        self.recording = True  # False once the first run split: the groups replay
+        self.run: Any = None  # the interpreter of the group run now replaying
+        self.pos = 0  # the next value it takes
+
+
+class _Logs(threading.local):
+    def __init__(self) -> None:
+        self.active: list[_DrawLog] = []
+
+
+_LOGS = _Logs()
+
+
+@contextmanager
+def logging_same_draws() -> Iterator[_DrawLog]:
+    """Log the draws of the vmap level about to be pushed (``vmap(randomness='same')``,
+    api.py): if its first run splits, the groups replay them (:class:`_DrawLog`)."""
+    log = _DrawLog(len(current_stack()) + 1)
+    _LOGS.active.append(log)
+    try:
+        yield log
+    finally:
+        _LOGS.active.remove(log)
+
+
+def same_draw_log() -> _DrawLog | None:
+    """The draw log of the vmap level about to be pushed, if one is active."""
+    level = len(current_stack()) + 1
+    return next((log for log in _LOGS.active if log.level == level), None)
+
+
+def _logged(draw: Any) -> Any:
+    """``draw()``, or the value a replaying :class:`_DrawLog` holds for this point of the
+    run; recording logs keep it."""
+    logs = _LOGS.active
+    if not logs:
+        return draw()
+    depth = len(current_stack())
+    value = None
+    for log in logs:  # outermost first: its value is the one this point of its run drew
+        if log.recording or depth < log.level:
+            continue
+        run = current_stack()[log.level - 1]
+        if run is not log.run:  # a new group's run: from the start of the log
+            log.run, log.pos = run, 0
+        if log.pos < len(log.values):
+            if value is None:
+                value = log.values[log.pos]
+            log.pos += 1
+    value = draw() if value is None else _copy(value)
+    for log in logs:
+        if log.recording and depth >= log.level:
+            log.values.append(_copy(value))
+    return value
+
+
+def _copy(value: Any) -> Any:
+    return value.copy() if hasattr(value, "copy") else value
 
 
 # -- argument handling ------------------------------------------------------------------

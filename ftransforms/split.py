@@ -42,7 +42,8 @@ condition puts the masked rows' state back into the frame's locals (``fnp.where`
 local that changed, written back as a debugger does) and masks the rows that leave then;
 when none is active the loop exits with every row's own final state.  A traced array
 written in place keeps its identity, so the arrays the frame reaches (its locals, the
-globals its code names, and what lists, dicts and objects among them hold) are copied at
+globals its code names, and what lists, dicts and objects among them hold, a few levels
+down, ``__slots__`` included) are copied at
 each evaluation of the condition, and one written since gets the masked rows' values back
 through a write (``where``), which its aliases and views see.  Inside the body a
 Python value is read from the active rows only, so masked rows (one step past their state,
@@ -50,7 +51,8 @@ discarded) never split anything.  The frame's locals are the loop's whole state 
 plain code, so masking gives up (``SpeculationFailed``: the call runs again, splitting
 without masking) when it cannot be sure: a ``break``/``return`` out of the loop (the
 frame is found outside the loop's body), a new local, a Python value other than a number
-that changed, a list/dict/object attribute mutated in place, an iterator among the
+that changed, a list/dict/object attribute mutated in place (``self.trace.append``,
+``hist['err'].append``: looked for the same few levels down), an iterator among the
 locals, or any exception while rows are masked (it might come from a masked row).  A
 callable among the locals (a callback: ``cb=hist.append``, a bound ``log.add``, a closure
 over a list or a ``nonlocal`` counter) counts as the state it can change: its closure's
@@ -59,7 +61,9 @@ loop in a generator or coroutine is not masked at all (the batch splits): each `
 hands the masked rows' values, one step past their state, to the consumer.  A
 Python number that changes in the loop (a counter) is the same for all active rows; each
 row's own is kept, and at the exit, if the rows' numbers differ, the local becomes a
-batched array of them (a later exception in that run then also gives up, and so does
+batched array of them (where it then meets an array of a narrower dtype, float32 and
+the like, masking gives up: a Python number leaves that dtype alone, an int64/float64
+array would widen it; a later exception in that run then also gives up, and so does
 ``str()``/``repr()``/``f"{n}"`` of a batched value, which the loop over rows would write
 as the row's number: the run goes on as a split).  Globals and
 the caller's state are not checked: as for ``jax.vmap``, ``f`` is taken to be a function
@@ -76,7 +80,8 @@ source line that splits warns once (:class:`~ftransforms.errors.PerformanceWarni
 JAX and torch.func do.  Under ``randomness='different'`` every group draws fresh noise for
 its rows (independent draws, not the numbers an unsplit run would have drawn); under
 ``'same'`` the groups replay the first run's draws, so the whole batch still shares them
-(:func:`~ftransforms.random.same_randomness_across_chunks`, as for ``chunk_size``).
+(``random._DrawLog``: the first run's draws, taken back in order; past them
+:func:`~ftransforms.random.same_randomness_across_chunks`, as for ``chunk_size``).
 """
 
 from __future__ import annotations
@@ -84,11 +89,13 @@ from __future__ import annotations
 import ctypes
 import dis
 import inspect
+import itertools
 import linecache
 import sys
 import types
 import warnings
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Mapping, MutableMapping, MutableSequence, MutableSet
 from typing import Any
 
 import numpy
@@ -344,21 +351,83 @@ def _write_locals(frame: Any, values: dict) -> None:
     ctypes.pythonapi.PyFrame_LocalsToFast(ctypes.py_object(frame), ctypes.c_int(0))
 
 
-def _shallow(value: Any, depth: int = 0, own: tuple = ()) -> Any:
-    """What a mutation of a container or an object would change (compared by identity).
-    ``own``: the loop frame's cell variables (a closure over them sees its locals)."""
-    if isinstance(value, (list, tuple, set)):
-        return tuple(map(id, value))
+#: How far below a loop's local masking looks for state a masked row's step could change
+#: (levels of containers and attributes, items per container, nodes per local).
+_STATE_DEPTH, _STATE_ITEMS, _STATE_NODES = 4, 64, 1024
+
+#: Values with no parts at all (the common locals: numbers, strings, None).
+_ATOMS = frozenset({int, float, complex, bool, str, bytes, type(None), numpy.float64})
+
+#: Containers other than list/tuple/set/dict whose items a loop may change in place.
+_MUTABLE = (MutableSequence, MutableSet, MutableMapping)
+
+#: Values whose parts are not state a loop changes by mutation.
+_OPAQUE = (Tracer, type, types.ModuleType, types.FunctionType, types.MethodType)
+
+
+def _parts(value: Any) -> list | None:
+    """(key, item) pairs of a list, tuple, set or dict, or of an object's attributes (its
+    ``__dict__`` and ``__slots__``), the first ``_STATE_ITEMS``; None for anything else."""
+    if isinstance(value, (list, tuple)):
+        return list(enumerate(value[:_STATE_ITEMS]))
     if isinstance(value, dict):
-        return tuple((k, id(v)) for k, v in value.items())
+        return list(itertools.islice(value.items(), _STATE_ITEMS))
+    if isinstance(value, (set, frozenset)):
+        return [(None, v) for v in itertools.islice(value, _STATE_ITEMS)]
+    if isinstance(value, _OPAQUE) or isinstance(value, numpy.ndarray):
+        return None
+    if isinstance(value, _MUTABLE):  # a deque, bytearray, array.array, a mapping or set
+        items = value.items() if isinstance(value, Mapping) else enumerate(value)
+        return list(itertools.islice(items, _STATE_ITEMS))
+    state = getattr(value, "__dict__", None)
+    pairs = list(itertools.islice(state.items(), _STATE_ITEMS)) if isinstance(state, dict) else []
+    for name, slot in _slots(type(value)):  # a dataclass(slots=True) state
+        try:
+            pairs.append((name, slot.__get__(value)))
+        except AttributeError:  # an unset slot
+            pass
+    return pairs or None
+
+
+def _slots(cls: type) -> tuple:
+    """The ``__slots__`` attributes (name, descriptor) of instances of ``cls``."""
+    found = _SLOTS.get(cls)
+    if found is None:
+        found = _SLOTS[cls] = tuple(
+            (name, slot)
+            for c in cls.__mro__[:-1]
+            for name, slot in vars(c).items()
+            if isinstance(slot, types.MemberDescriptorType)
+        )[:_STATE_ITEMS]
+    return found
+
+
+_SLOTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _shallow(value: Any, depth: int = 0, own: tuple = (), budget: list | None = None) -> Any:
+    """What a mutation of a container or an object would change (compared by identity),
+    followed ``_STATE_DEPTH`` levels down (``self.trace.append(e)``, ``hist["err"].append``,
+    a ``__slots__`` attribute).  ``own``: the loop frame's cell variables (a closure over
+    them sees its locals)."""
+    if type(value) in _ATOMS or isinstance(value, Tracer):
+        return None
+    budget = [_STATE_NODES] if budget is None else budget
+    if budget[0] <= 0:
+        return None
+    budget[0] -= 1
     if type(value) is numpy.ndarray and value.dtype.kind == "O":  # np.array([t, u]) holds
         return tuple(map(id, value.flat))  # tracers, written element by element
     if depth < 2 and isinstance(value, _CALLBACKS):
         return _callback_state(value, depth + 1, own)
-    if isinstance(value, (Tracer, type, types.ModuleType, types.FunctionType)):
+    parts = _parts(value)
+    if parts is None:
         return None
-    state = getattr(value, "__dict__", None)
-    return None if state is None else tuple((k, id(v)) for k, v in state.items())
+    size = len(value) if isinstance(value, (list, tuple, set, frozenset, dict, _MUTABLE)) else -1
+    inner = depth + 1 < _STATE_DEPTH
+    return (size,) + tuple(
+        (k, id(v), _shallow(v, depth + 1, own, budget) if inner else None) for k, v in parts
+    )
 
 
 #: Callables among a loop's locals that can carry state out of it (``cb=hist.append``,
@@ -406,37 +475,30 @@ def _values_of(local_values: dict, frame: Any) -> dict:
     """The traced arrays a loop's frame reaches, by path, with copies of their current
     values (a later write in place into one of them does not reach its copy): its locals,
     the globals its code names, and what lists, tuples, dicts and objects among those
-    hold (one level down)."""
+    hold (``_STATE_DEPTH`` levels down, as :func:`_shallow` looks)."""
     out: dict = {}
     seen: set = set()
+    budget = [_STATE_NODES]
 
-    def collect(v: Any, path: tuple, depth: int) -> None:
+    def collect(v: Any, path: tuple, depth: int, limit: int) -> None:
         if isinstance(v, Tracer):
             if id(v) not in seen:
                 seen.add(id(v))
                 out[path] = (v, clone(v))
             return
-        if depth > 1:
+        if depth >= limit or budget[0] <= 0 or type(v) in _ATOMS:
             return
-        if isinstance(v, (list, tuple)):
-            items: Any = enumerate(v[:64])
-        elif isinstance(v, dict):
-            items = list(v.items())[:64]
-        elif isinstance(getattr(v, "__dict__", None), dict) and not isinstance(
-            v, (type, types.ModuleType, types.FunctionType, types.MethodType)
-        ):
-            items = list(vars(v).items())[:64]
-        else:
-            return
-        for k, e in items:
-            collect(e, (*path, k), depth + 1)
+        budget[0] -= 1
+        items = _parts(v)
+        for k, e in items or ():
+            collect(e, (*path, k), depth + 1, limit)
 
     for name, v in local_values.items():
-        collect(v, (name,), 0)
+        collect(v, (name,), 0, _STATE_DEPTH)
     glob = frame.f_globals
-    for name in frame.f_code.co_names:
-        if name in glob and name not in local_values:
-            collect(glob[name], ("<global>", name), 0)
+    for name in frame.f_code.co_names:  # globals: one level down (a module's objects can
+        if name in glob and name not in local_values:  # be large; f is taken to be a
+            collect(glob[name], ("<global>", name), 0, 2)  # function of its arguments)
     return out
 
 
@@ -514,9 +576,8 @@ class MaskedLoops:
         if site is not None and site[0] is loop.frame and site[1][3] == loop.edge:
             return self._step(loop, rows, site[1][2])
         live = rows[loop.active]
-        same = (live == live[:1]).all() if live.size else True
-        if bool(same):
-            return live[0]
+        if not live.size or batching.uniform_row(live, 0)[1] is None:  # NaN rows agree,
+            return live[0]  # 0.0 and -0.0 do not (as outside masked loops)
         value = self.disagree(tracer, rows, caller) if rows.ndim == 1 else None
         if value is not None:
             return value
@@ -598,6 +659,12 @@ class MaskedLoops:
                     break
             values[name] = BatchTracer(self.interp, xp.asarray(per_row.tolist()), 0)
             self.promoted = True
+            kinds = {type(v) for v in live}
+            if kinds <= {int, float, complex}:  # weak in NumPy: watched where they meet
+                if self.interp.weak is None:  # arrays (BatchInterpreter._process_weak)
+                    self.interp.weak = {}
+                kind = complex if complex in kinds else float if float in kinds else int
+                self.interp.weak[id(values[name])] = (values[name], kind)
         if values:
             _write_locals(loop.frame, values)
 

@@ -74,8 +74,9 @@ def uniform_row(c: Any, bdim: int) -> tuple[Any, Any]:
     first = c[(slice(None),) * bdim + (0,)]
     if c.shape[bdim] <= 1:
         return first, None
-    same = c == c[(slice(None),) * bdim + (slice(0, 1),)]
-    if bool(same.all()):
+    head = c[(slice(None),) * bdim + (slice(0, 1),)]
+    same = c == head
+    if bool(same.all()) and _same_zero_signs(c, head):
         return first, None
     rows = _front(c, bdim)
     if c.dtype.kind in "fc":  # NaN rows are equal when their bits are
@@ -83,6 +84,15 @@ def uniform_row(c: Any, bdim: int) -> tuple[Any, Any]:
         if bool((bits == bits[:1]).all()):
             return first, None
     return None, rows
+
+
+def _same_zero_signs(c: Any, head: Any) -> bool:
+    """Whether the equal rows of ``c`` also agree on the signs of their zeros (``0.0 ==
+    -0.0``, but ``math.copysign``, ``math.atan2`` and ``1 / x`` of a read tell them apart)."""
+    kind = c.dtype.kind
+    if kind == "c":
+        return _same_zero_signs(c.real, head.real) and _same_zero_signs(c.imag, head.imag)
+    return kind != "f" or bool((numpy.signbit(c) == numpy.signbit(head)).all())
 
 
 def _front(c: Any, bdim: int) -> Any:
@@ -226,7 +236,7 @@ class BatchTracer(Tracer):
 class BatchInterpreter(Interpreter):
     """One ``vmap`` level: applies each primitive's batching rule."""
 
-    __slots__ = ("axis_size", "randomness", "split", "masking", "loops", "axis")
+    __slots__ = ("axis_size", "randomness", "split", "masking", "loops", "axis", "weak")
 
     def __init__(
         self,
@@ -246,6 +256,8 @@ class BatchInterpreter(Interpreter):
         # ``(axis_name, xp)`` of ``vmap(..., axis_name=)``, else None (NOTE [collectives
         # under vmap] in ftransforms/lax.py)
         self.axis = axis
+        # id -> (value, Python type) of the loop counters a masked loop made batched (split.py)
+        self.weak: dict | None = None
 
     def axis_index(self) -> BatchTracer:
         """Each row's position along this level's named axis (``arange`` batched here)."""
@@ -267,38 +279,44 @@ class BatchInterpreter(Interpreter):
         raise signal from err
 
     def process(self, prim: Any, args: tuple, params: dict) -> Any:
+        if self.weak is not None:
+            return self._process_weak(prim, args, params)
         rule = prim.batch
-        if rule is _elementwise_rules.elementwise:
-            # NOTE [elementwise under vmap]: the family rule's fast path, decided here
-            # without building the value and batch-axis lists or calling the rule: a unary
-            # op; two values batched on the same axis with the same rank; one batched value
-            # with an unbatched one (a scalar, a bias) too short to reach its batch axis
-            # when right-aligned.  The op maps over the batch axis where it is, and the
-            # result is what the rule (batching_rules/elementwise.py) returns.
-            n = len(args)
-            if n == 1:
-                a = args[0]
-                if type(a) is BatchTracer and a._interp is self:
-                    return BatchTracer(self, prim.bind(a.val, **params), a.bdim)
-            elif n == 2:
-                a, b = args
-                if type(a) is BatchTracer and a._interp is self:
-                    av = a.val
-                    d = a.bdim
-                    if type(b) is BatchTracer and b._interp is self:
+        try:  # NOTE [errors of some rows]: free until something raises
+            if rule is _elementwise_rules.elementwise:
+                # NOTE [elementwise under vmap]: the family rule's fast path, decided here
+                # without building the value and batch-axis lists or calling the rule: a unary
+                # op; two values batched on the same axis with the same rank; one batched value
+                # with an unbatched one (a scalar, a bias) too short to reach its batch axis
+                # when right-aligned.  The op maps over the batch axis where it is, and the
+                # result is what the rule (batching_rules/elementwise.py) returns.
+                n = len(args)
+                if n == 1:
+                    a = args[0]
+                    if type(a) is BatchTracer and a._interp is self:
+                        return BatchTracer(self, prim.bind(a.val, **params), a.bdim)
+                elif n == 2:
+                    a, b = args
+                    if type(a) is BatchTracer and a._interp is self:
+                        av = a.val
+                        d = a.bdim
+                        if type(b) is BatchTracer and b._interp is self:
+                            bv = b.val
+                            if d == b.bdim and av.ndim == bv.ndim:
+                                return BatchTracer(self, prim.bind(av, bv, **params), d)
+                        else:
+                            rank = 0 if type(b) in _SCALARS else getattr(b, "ndim", None)
+                            if rank is not None and rank < av.ndim - d:
+                                return BatchTracer(self, prim.bind(av, b, **params), d)
+                    elif type(b) is BatchTracer and b._interp is self:
                         bv = b.val
-                        if d == b.bdim and av.ndim == bv.ndim:
-                            return BatchTracer(self, prim.bind(av, bv, **params), d)
-                    else:
-                        rank = 0 if type(b) in _SCALARS else getattr(b, "ndim", None)
-                        if rank is not None and rank < av.ndim - d:
-                            return BatchTracer(self, prim.bind(av, b, **params), d)
-                elif type(b) is BatchTracer and b._interp is self:
-                    bv = b.val
-                    d = b.bdim
-                    rank = 0 if type(a) in _SCALARS else getattr(a, "ndim", None)
-                    if rank is not None and rank < bv.ndim - d:
-                        return BatchTracer(self, prim.bind(a, bv, **params), d)
+                        d = b.bdim
+                        rank = 0 if type(a) in _SCALARS else getattr(a, "ndim", None)
+                        if rank is not None and rank < bv.ndim - d:
+                            return BatchTracer(self, prim.bind(a, bv, **params), d)
+        except _ROW_ERRORS as err:  # (np.errstate(divide='raise') and a log(0) row)
+            self._split_at_row_error(err)
+            raise
         if len(args) == 2:  # list displays, not appends (the rules receive lists)
             a, b = args
             if type(a) is BatchTracer and a._interp is self:
@@ -335,6 +353,40 @@ class BatchInterpreter(Interpreter):
             return tuple(o if d is None else BatchTracer(self, o, d) for o, d in zip(out, out_bdim))
         return out if out_bdim is None else BatchTracer(self, out, out_bdim)
 
+    def _process_weak(self, prim: Any, args: tuple, params: dict) -> Any:
+        """``process`` once a masked loop made a Python number batched (NOTE [splitting the
+        batch], "while loops"): in the loop over rows it is a Python number, which NumPy
+        promotes weakly (``x32 * n`` stays float32), while its batched int64/float64 array
+        would widen a narrower operand; there masking gives up (the run goes on as a
+        split).  A result of such a number and Python numbers is one too."""
+        weak = self.weak
+        kinds = [weak[id(a)][1] for a in args if weak.get(id(a), (None,))[0] is a]
+        self.weak = None
+        try:
+            if kinds:
+                for a in args:
+                    d = getattr(a, "dtype", None)
+                    if d is None or weak.get(id(a), (None,))[0] is a:
+                        continue
+                    d = numpy.dtype(d)
+                    if any(
+                        numpy.result_type(k(0), d) != numpy.result_type(numpy.dtype(k), d)
+                        for k in kinds
+                    ):
+                        raise SpeculationFailed(
+                            self, f"a loop's Python number met a {d} array, which it widens"
+                        )
+            out = self.process(prim, args, params)
+        finally:
+            self.weak = weak
+        if kinds and isinstance(out, Tracer) and not prim.multiple_results:
+            if all(type(a) in _SCALARS or weak.get(id(a), (None,))[0] is a for a in args):
+                weak[id(out)] = (out, complex if complex in kinds else max(kinds, key=_RANK))
+        return out
+
+
+_RANK = {bool: 0, int: 1, float: 2, complex: 3}.get
+
 
 # NOTE [errors of some rows]: ``vmap(f)(xs)`` means the loop ``[f(x) for x in xs]``, so an
 # error that a batched kernel raises for the data of some rows only (``np.linalg.inv`` of
@@ -349,9 +401,9 @@ class BatchInterpreter(Interpreter):
 # inside a masked Python ``while`` loop it may come from a masked row (one step past its
 # end), which a ``try`` in the loop must not see, so the call runs again without masking
 # (``SpeculationFailed``); where splitting is refused the error goes up as it came.
-# Costs nothing otherwise: the ``try`` around the rule is free until something raises.
-# (The elementwise fast path in ``process`` has no ``try``: an
-# elementwise error under ``np.errstate(all='raise')`` is not split.)
+# Costs nothing otherwise: the ``try`` around the rule (and around the elementwise fast
+# path, where ``np.errstate(divide='raise')`` makes ``log`` of a zero row raise) is free
+# until something raises.
 _ROW_ERRORS = (numpy.linalg.LinAlgError, FloatingPointError, IndexError)
 
 

@@ -131,6 +131,12 @@ class TraceTracer(ValTracer):
         return f"TraceTracer(%{self.ref}, shape={self.val.shape}, dtype={self.val.dtype})"
 
 
+#: NumPy's context variable of its error handling (np.errstate, np.seterr), read to
+#: notice a change (NOTE [np.errstate under jit]); None where NumPy has none (NumPy 1).
+_ERRSTATE = getattr(getattr(numpy, "_core", None), "umath", None)
+_ERRSTATE = getattr(_ERRSTATE, "_extobj_contextvar", None)
+
+
 class TraceInterpreter(Interpreter):
     """Evaluates and records every backend call made on traced values."""
 
@@ -145,6 +151,7 @@ class TraceInterpreter(Interpreter):
         "captures",
         "quiet",
         "opaque",
+        "errstate",
     )
 
     def __init__(self, name: str) -> None:
@@ -167,6 +174,8 @@ class TraceInterpreter(Interpreter):
         # ids of arrays from outside the arguments (NOTE [values read from outside under
         # jit]): the peepholes never read their values, which the user may change later
         self.opaque: frozenset = frozenset()
+        # NumPy's error handling at the call (NOTE [np.errstate under jit])
+        self.errstate = (_ERRSTATE.get(), numpy.geterr()) if _ERRSTATE is not None else None
 
     def new_input(self, value: Any) -> TraceTracer:
         self.n_slots += 1
@@ -177,6 +186,22 @@ class TraceInterpreter(Interpreter):
         (the sub-program would not see a write into a value from outside the body)."""
         if self.seen is not None:
             raise NotStructurable
+
+    def _errstate_changed(self) -> None:
+        """NOTE [np.errstate under jit]: ``with np.errstate(divide='raise')`` (or
+        ``np.seterr``) inside the function makes NumPy raise FloatingPointError where a
+        ``try`` in the function may catch it (per row under vmap: NOTE [errors of some
+        rows]); a replay runs under the caller's error handling and would return inf/nan
+        instead.  So an operation recorded where NumPy raises (or calls back) and the
+        caller's setting does not makes the trace value-dependent (that signature runs
+        eagerly); ``'ignore'`` set inside (as the library's own code does) changes only
+        warnings.  The other way round, a replay that raises runs eagerly (NOTE [a replay
+        that raises] in jit.py).  Costs one contextvar read per recorded operation."""
+        _, at_call = self.errstate
+        self.errstate = (_ERRSTATE.get(), at_call)
+        now = numpy.geterr()
+        if any(v in ("raise", "call") and at_call.get(k) != v for k, v in now.items()):
+            self.note_value_read("an operation under np.errstate(...='raise') set inside it")
 
     def note_value_read(self, reason: str, subscript: Any = None) -> None:
         if self.captures:  # NOTE [value reads during a capture]
@@ -189,6 +214,8 @@ class TraceInterpreter(Interpreter):
             self.reason = reason
 
     def process(self, prim: Any, args: tuple, params: dict) -> Any:
+        if _ERRSTATE is not None and _ERRSTATE.get() is not self.errstate[0]:
+            self._errstate_changed()
         # One pass over the arguments; the peephole checks below only for the few
         # primitives they concern (the recording is on the first call's critical path).
         vals = []

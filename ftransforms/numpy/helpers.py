@@ -84,6 +84,19 @@ def read_per_row(pred: Any, refused: str) -> bool:
         raise BatchedControlFlowError(refused) from None
 
 
+def invalid_in_rows(bad: Any) -> bool:
+    """Whether the boolean ``bad`` (true at an argument's invalid elements: a negative
+    count, an index out of range) holds anywhere, for a check that raises as NumPy does.
+    A traced ``bad`` is read as the user's own ``if`` would be: under ``vmap`` rows that
+    disagree split the batch (NOTE [splitting the batch]), so the error is raised for the
+    rows it belongs to while the others compute (a ``try`` in ``f`` takes its ``except``
+    for those rows only, as in the loop over the rows); under ``jit`` the read marks the
+    recording value-dependent."""
+    if isinstance(bad, Tracer):
+        return bool(bad.any())
+    return bool(numpy.any(to_host(bad)))
+
+
 def xp_of(*values: Any) -> Any:
     """The array namespace (numpy or cupy) of ``values``, tracers included."""
     return namespace_of(*[physical(v) for v in values])

@@ -701,8 +701,7 @@ def ravel_multi_index(
         elif m == "clip":
             idx = clip(idx, 0, n - 1)
         elif m == "raise":
-            values = to_host(peek(idx))
-            if values.size and bool(((values < 0) | (values >= n)).any()):
+            if helpers.invalid_in_rows((idx < 0) | (idx >= n)):  # per row under vmap
                 raise ValueError("invalid entry in coordinates array")
         else:
             raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {m!r})")
@@ -725,9 +724,9 @@ def unravel_index(indices: Any, shape: Any, order: str = "C") -> tuple[Any, ...]
         raise ValueError("only 'C' or 'F' order is permitted")
     indices = _int_index(indices)
     size = math.prod(dims)
-    values = to_host(peek(indices))
-    bad = values[(values < 0) | (values >= size)] if values.size else values[:0]
-    if bad.size:
+    if helpers.invalid_in_rows((indices < 0) | (indices >= size)):  # per row under vmap
+        values = to_host(peek(indices))
+        bad = values[(values < 0) | (values >= size)]
         raise ValueError(f"index {int(bad[0])} is out of bounds for array with size {size}")
     return unravel(indices, dims, order)
 
@@ -765,8 +764,8 @@ def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Any:
     elif mode == "clip":
         a = clip(a, 0, n - 1)
     elif mode == "raise":
-        host = to_host(peek(a))
-        if host.size and (host.min() < 0 or host.max() >= n):
+        if helpers.invalid_in_rows((a < 0) | (a >= n)):  # per row under vmap
+            host = to_host(peek(a))
             raise ValueError(
                 f"choose(a, choices): a holds {int(host.min())}..{int(host.max())} but there "
                 f"are {n} choices; use mode='wrap' or mode='clip' for indices out of range"

@@ -24,7 +24,6 @@ from ftransforms.numpy.helpers import (
     ndim,
     no_extra_args,
     normalize_axes,
-    peek,
     same_across_batch,
     shape,
     size,
@@ -496,7 +495,7 @@ def bincount(x: Any, /, weights: Any = None, minlength: int = 0) -> Any:
         )
     length = minlength
     if size(x):
-        if bool((to_host(peek(min(x))) < 0).any()):
+        if helpers.invalid_in_rows(x < 0):  # per row under vmap
             raise ValueError("'list' argument must have no negative elements")
         top = maximum(max(x) + 1, minlength)
         length = same_across_batch(
