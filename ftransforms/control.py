@@ -91,7 +91,7 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy as fnp
-from ftransforms import loop_cotangents
+from ftransforms import loop_cotangents, loop_vjp
 from ftransforms.backend import namespace_of
 from ftransforms.core.errors import (
     BranchOutputError,
@@ -820,6 +820,24 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
                 )
             except NotStructurable:
                 pass
+        target = loop_vjp.reverse_level() if rec is None and hi > lo else None
+        if target is not None and _structurable(body_fun):
+            try:  # NOTE [loops under a reverse level in jit]
+                return _arrays(
+                    loop_vjp.record(
+                        target[0],
+                        target[1],
+                        "fori_loop",
+                        lambda val, i, _: (body_fun(i, val), None),
+                        init_val,
+                        [],
+                        None,
+                        range(lo, hi),
+                        _loop_recorder(target[0], op, "fori_loop"),
+                    )[0]
+                )
+            except NotStructurable:
+                pass
         marks = loop_cotangents.begin()
         val = init_val
         for i in range(lo, hi):
@@ -837,6 +855,21 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
         return (i + 1, hi, body_fun(i, val))
 
     return while_loop(keep_going, step, (lower, upper, init_val))[2]
+
+
+def _loop_recorder(rec: TraceInterpreter, op: str, name: str) -> Callable:
+    """``loop(step, init, indices, xs, keep, used)``: a loop recorded by ``rec`` (its carry
+    widened as needed; see ``TraceInterpreter.record_loop``)."""
+
+    def loop(step: Callable, init: Any, indices: range, xs: list, keep: Any, used: Any) -> tuple:
+        def record(v: Any) -> tuple:
+            if used is not None:
+                used.clear()
+            return rec.record_loop(op, step, v, indices, _check_carry, name, xs, keep, used)
+
+        return _structured(record, init)
+
+    return loop
 
 
 def _int(x: Any) -> int:
@@ -907,6 +940,24 @@ def scan(
         try:
             carry, ys = _structured(
                 lambda v: rec.record_loop(op, step, v, steps, _check_carry, "scan"), init
+            )
+            return _arrays(carry), ys
+        except NotStructurable:
+            pass
+    target = loop_vjp.reverse_level() if rec is None and n > 0 else None
+    if target is not None and _structurable(f):
+        try:  # NOTE [loops under a reverse level in jit]
+            steps = range(n - 1, -1, -1) if reverse else range(n)
+            carry, ys = loop_vjp.record(
+                target[0],
+                target[1],
+                "scan",
+                lambda c, i, x: f(c, x),
+                init,
+                x_leaves,
+                x_spec,
+                steps,
+                _loop_recorder(target[0], op, "scan"),
             )
             return _arrays(carry), ys
         except NotStructurable:

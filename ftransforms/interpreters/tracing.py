@@ -586,20 +586,46 @@ class TraceInterpreter(Interpreter):
         indices: range,
         check: Callable,
         name: str,
+        xs: list | None = None,
+        keep: list | None = None,
+        used: list | None = None,
     ) -> tuple[Any, Any]:
         """``scan``/``fori_loop``: ``carry, y = step(carry, i)`` for ``i`` in ``indices``
         recorded once (``i`` a recorded 0-d integer) and replayed per index; the ``y`` of
-        index ``i`` is stored at ``ys[i - min(indices)]``."""
+        index ``i`` is stored at ``ys[i - min(indices)]``.
+
+        With ``xs`` (values stacked along their leading axis, one row per index, in the
+        order of ``ys``) the step is ``step(carry, i, rows)``: each replayed step gets
+        its rows as views of the physical arrays (no recorded indexing), and ``used``
+        (a list) gets one bool per value of ``xs``: whether the step reads it.
+        ``keep`` (one bool per leaf of ``y``, read at every replay after the recording
+        call) says which outputs are stored; the others come back as ``None``.
+        """
         leaves, spec = tree_flatten(init)
         structs, bottoms = self._lower_all(leaves)
         xp = namespace_of(*[_value(b) for b in bottoms])
         values = self._carry_values(bottoms, xp)
         nc = len(values)
         y_box: list = []
+        xs = list(xs or ())
+        x_structs, x_bottoms = self._lower_all(xs)
+        first = indices[0] - min(indices)
+        row_structs, axes = [], []
+        for st in x_structs:
+            row_struct, leaf_axes = _without_axis(st, 0)
+            row_structs.append(row_struct)
+            axes += leaf_axes
+        x_values = self._carry_values(x_bottoms, xp)
+        rows0 = [_row(v, ax, first) for v, ax in zip(x_values, axes)]
+        nx = len(rows0)
 
         def body(ins: list) -> list:
             carry = tree_unflatten(spec, _raise_all(structs, ins[:nc]))
-            out = step(carry, ins[nc])
+            if xs:
+                rows = _raise_all(row_structs, ins[nc + 1 :])
+                out = step(carry, ins[nc], rows)
+            else:
+                out = step(carry, ins[nc])
             if not isinstance(out, tuple) or len(out) != 2:
                 raise NotStructurable
             new, y = out
@@ -610,7 +636,7 @@ class TraceInterpreter(Interpreter):
             y_box.append((y_spec, y_structs))
             return new_bottoms + y_bottoms
 
-        eqns, ins, out, seen = self._capture(body, values + [xp.asarray(indices[0])])
+        eqns, ins, out, seen = self._capture(body, values + [xp.asarray(indices[0])] + rows0)
         _same_avals(out[:nc], values)
         y_avals = []
         for y in out[nc:]:
@@ -620,29 +646,65 @@ class TraceInterpreter(Interpreter):
         in_slots = [t.ref for t in ins]
         free_slots = sorted(self._free(eqns, in_slots, refs))
         index = xp.asarray(indices[0])
-        in_avals = _avals(values + [index] + [seen[s] for s in free_slots])
+        in_avals = _avals(values + [index] + rows0 + [seen[s] for s in free_slots])
         step_fn = compile_subprogram(eqns, in_slots + free_slots, refs, consts, in_avals)
         base, length = min(indices), len(indices)
+        y_spec, y_structs = y_box[-1]
+        # which bottoms of y each leaf of y has (for ``keep``)
+        y_leaf_of = [k for k, st in enumerate(y_structs) for _ in range(_n_bottoms(st))]
+        # the rows the step reads (another row is not sliced: its array may be None)
+        read = {r for e in step_fn.eqns for r in e.refs if r is not None}
+        read.update(r for r in step_fn.out_refs if r is not None)
+        slices = [(j, ax) for j, ax in enumerate(axes) if nc + 1 + j in read]
+        if used is not None:
+            at = nc + 1
+            for st in x_structs:
+                n = _n_bottoms(st)
+                used.append(any(j in read for j in range(at, at + n)))
+                at += n
+        recording = [True]
+        # an output that repeats an earlier one (the same slot) shares its buffer
+        first_of = {}
+        same = [first_of.setdefault(r, j) if r is not None else j for j, r in enumerate(refs[nc:])]
+        shared: dict = {}
+        for j, k in enumerate(same):
+            shared.setdefault(k, []).append(j)
+        steps = [(i, i - base, xp.asarray(i)) for i in indices]  # read-only 0-d indices
 
         def impl(xp: Any, *args: Any) -> tuple:
             carry = list(args[:nc])
-            free = args[nc:]
+            x_arrays = args[nc : nc + nx]
+            free = args[nc + nx :]
             step_fn = node.subprograms["step"]
-            bufs = [xp.empty((length,) + shape, dtype=dtype) for shape, dtype in y_avals]
-            for i in indices:
-                outs = step_fn(*carry, xp.asarray(i), *free)
+            bufs: list = []
+            stores = []
+            for j, (shape, dtype) in enumerate(y_avals):
+                if same[j] != j:
+                    bufs.append(bufs[same[j]])
+                elif recording[0] or keep is None or any(keep[y_leaf_of[k]] for k in shared[j]):
+                    bufs.append(xp.empty((length,) + shape, dtype=dtype))
+                    stores.append((j, bufs[j]))
+                else:
+                    bufs.append(None)
+            rows: list = [None] * nx
+            for _, r, index in steps:
+                for j, ax in slices:
+                    x = x_arrays[j]
+                    rows[j] = x[r] if not ax else x[(slice(None),) * ax + (r,)]
+                outs = step_fn(*carry, index, *rows, *free)
                 carry = outs[:nc]
-                for b, v in zip(bufs, outs[nc:]):
-                    b[i - base] = v
+                for j, b in stores:
+                    b[r] = outs[nc + j]
             return (*carry, *bufs)
 
         node = ControlNode(name, impl, {"step": step_fn})
-        results = impl(xp, *values, *[seen[s] for s in free_slots])
+        results = impl(xp, *values, *x_values, *[seen[s] for s in free_slots])
+        recording[0] = False
         args = [b if type(b) is TraceTracer else v for b, v in zip(bottoms, values)]
+        args += [b if type(b) is TraceTracer else v for b, v in zip(x_bottoms, x_values)]
         args += self._slot_tracers(free_slots, seen)
         tracers = self._emit(node, xp, args, list(results))
         carry = tree_unflatten(spec, _raise_all(structs, tracers[:nc]))
-        y_spec, y_structs = y_box[0]
         stacked = [_stacked(s) for s in y_structs]
         return carry, tree_unflatten(y_spec, _raise_all(stacked, tracers[nc:]))
 
@@ -754,6 +816,34 @@ def _stacked(struct: tuple) -> tuple:
     if struct[0] == "batch":
         return ("batch", struct[1], struct[2] + 1, _stacked(struct[3]))
     return ("dual", struct[1], _stacked(struct[2]), _stacked(struct[3]))
+
+
+def _without_axis(struct: tuple, axis: int) -> tuple[tuple, list]:
+    """The structure of a value with its logical ``axis`` removed, and the physical axis
+    of each of its bottom leaves that this logical axis is."""
+    if struct == _LEAF:
+        return _LEAF, [axis]
+    if struct[0] == "batch":
+        bdim = struct[2]
+        inner_axis = axis if axis < bdim else axis + 1
+        inner, axes = _without_axis(struct[3], inner_axis)
+        return ("batch", struct[1], bdim - 1 if inner_axis < bdim else bdim, inner), axes
+    primal, axes = _without_axis(struct[2], axis)
+    tangent, more = _without_axis(struct[3], axis)
+    return ("dual", struct[1], primal, tangent), axes + more
+
+
+def _n_bottoms(struct: tuple) -> int:
+    if struct == _LEAF:
+        return 1
+    if struct[0] == "batch":
+        return _n_bottoms(struct[3])
+    return _n_bottoms(struct[2]) + _n_bottoms(struct[3])
+
+
+def _row(x: Any, axis: int, r: int) -> Any:
+    """Row ``r`` of ``x`` along its physical ``axis`` (a view)."""
+    return x[(slice(None),) * axis + (r,)]
 
 
 def _value(b: Any) -> Any:
