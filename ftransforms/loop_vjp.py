@@ -55,7 +55,11 @@ from ftransforms.interpreters.tracing import NotStructurable, TraceInterpreter, 
 from ftransforms.loop_cotangents import _Deferring, _group_key, sum_over_steps
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
-__all__ = ["LoopPrimitive", "record", "reverse_level"]
+__all__ = ["STRUCTURED", "LoopPrimitive", "record", "reverse_level"]
+
+#: ``enabled``: record such loops structured (NOTE [loops under a reverse level in jit]);
+#: ``False`` runs them on the eager tape into the recording, as before.
+STRUCTURED: dict[str, bool] = {"enabled": True}
 
 
 def reverse_level() -> tuple[TraceInterpreter, ReverseInterpreter] | None:
@@ -68,7 +72,7 @@ def reverse_level() -> tuple[TraceInterpreter, ReverseInterpreter] | None:
         True
     """
     stack = current_stack()
-    if len(stack) < 2 or type(stack[0]) is not TraceInterpreter:
+    if len(stack) < 2 or type(stack[0]) is not TraceInterpreter or not STRUCTURED["enabled"]:
         return None
     top = stack[-1]
     if type(top) is not ReverseInterpreter or top.recorder is not None:
