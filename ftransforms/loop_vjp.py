@@ -120,7 +120,8 @@ def record(
         start = i.ref - len(rec._lower_all(c_leaves)[1])
         c_in = [level.new_input(c) if _inexact(c) else c for c in c_leaves]
         x_in = [level.new_input(v) if k is not None else v for v, k in zip(x_lo, x_ids)]
-        out = body(tree_unflatten(c_spec, c_in), i, tree_unflatten(x_spec, x_in))
+        x = tree_unflatten(x_spec, x_in) if x_spec is not None else None
+        out = body(tree_unflatten(c_spec, c_in), i, x)
         if not isinstance(out, tuple) or len(out) != 2:
             raise NotStructurable
         new, y = out
@@ -135,6 +136,9 @@ def record(
         y_lo, s.y_ids = _split(level, y_leaves)
         x_keys = {_key(v, start): k for k, v in enumerate(x_lo)}
         residuals = _classify(s, start, first_id, x_keys)
+        for i, leaf in zip(s.new_ids + s.y_ids, new_leaves + y_leaves):
+            if i is not None and i <= first_id:  # a closed-over value returned as it is
+                s.closures[i] = (leaf.value, True)
         box.append(s)
         return tree_unflatten(new_spec, new_lo), (tree_unflatten(y_spec, y_lo), residuals)
 
@@ -153,9 +157,9 @@ def record(
     closure_ids = sorted(s.closures)
     if not init_r and not xs_r and not closure_ids:
         return carry_lo, ys_lo  # nothing of this level goes in: no derivative comes out
-    # the residuals are stored once a backward (or tangent) loop has said it reads them
-    keep[:] = [True] * len(y_leaves) + [False] * len(res_stacks)
-    s.keep = keep[len(y_leaves) :]
+    # every output is stored until a backward (or tangent) loop says which residuals it
+    # reads (a loop around this one may run it before that)
+    keep[:] = [True] * (len(y_leaves) + len(res_stacks))
     layout = {
         "n_carry": len(c_leaves),
         "init_r": init_r,
@@ -202,7 +206,6 @@ class _Step:
         "where",
         "free",
         "hoisted",
-        "keep",
     )
 
 
@@ -370,6 +373,16 @@ class LoopPrimitive:
         self.rec = rec
         self.keep = keep  # the forward loop's stored outputs: its y, then the residuals
         self.n_y = n_y
+        self.decided = False  # whether a backward or tangent loop has said what it reads
+
+    def _reads(self, j: int) -> None:
+        """The forward loop stores residual ``j`` (and, once a loop that reads residuals
+        is recorded, only those that such a loop reads)."""
+        if not self.decided:
+            self.decided = True
+            for k in range(self.n_y, len(self.keep)):
+                self.keep[k] = False
+        self.keep[self.n_y + j] = True
 
     def is_nondiff(self, params: dict) -> bool:
         return False
@@ -385,7 +398,7 @@ class LoopPrimitive:
             return ins.free[j], False
         if kind == "x":
             return ins.xs[j], True
-        self.keep[self.n_y + j] = True  # the forward loop stores it from now on
+        self._reads(j)
         return ins.residuals[j], True
 
     def _run(self, step: Callable, init: Any, indices: range, xs: list) -> tuple:
@@ -402,10 +415,10 @@ class LoopPrimitive:
             else:
                 for j in range(n_res):
                     if used[j]:
-                        self.keep[self.n_y + j] = True
+                        self._reads(j)
                 return out
         for j in range(n_res):
-            self.keep[self.n_y + j] = True
+            self._reads(j)
         carry = init
         base = min(indices)
         rows: list = [None] * len(indices)

@@ -599,7 +599,8 @@ class TraceInterpreter(Interpreter):
         its rows as views of the physical arrays (no recorded indexing), and ``used``
         (a list) gets one bool per value of ``xs``: whether the step reads it.
         ``keep`` (one bool per leaf of ``y``, read at every replay after the recording
-        call) says which outputs are stored; the others come back as ``None``.
+        call) says which outputs are stored; the others come back as zeros (a read-only
+        broadcast).
         """
         leaves, spec = tree_flatten(init)
         structs, bottoms = self._lower_all(leaves)
@@ -607,6 +608,7 @@ class TraceInterpreter(Interpreter):
         values = self._carry_values(bottoms, xp)
         nc = len(values)
         y_box: list = []
+        rows_given = xs is not None
         xs = list(xs or ())
         x_structs, x_bottoms = self._lower_all(xs)
         first = indices[0] - min(indices)
@@ -621,7 +623,7 @@ class TraceInterpreter(Interpreter):
 
         def body(ins: list) -> list:
             carry = tree_unflatten(spec, _raise_all(structs, ins[:nc]))
-            if xs:
+            if rows_given:
                 rows = _raise_all(row_structs, ins[nc + 1 :])
                 out = step(carry, ins[nc], rows)
             else:
@@ -684,8 +686,8 @@ class TraceInterpreter(Interpreter):
                 elif recording[0] or keep is None or any(keep[y_leaf_of[k]] for k in shared[j]):
                     bufs.append(xp.empty((length,) + shape, dtype=dtype))
                     stores.append((j, bufs[j]))
-                else:
-                    bufs.append(None)
+                else:  # not stored: zeros that take no memory (a loop around may copy them)
+                    bufs.append(xp.broadcast_to(xp.zeros((), dtype=dtype), (length,) + shape))
             rows: list = [None] * nx
             for _, r, index in steps:
                 for j, ax in slices:
