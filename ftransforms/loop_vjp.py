@@ -316,7 +316,6 @@ class _Inputs:
         self.free = a[at:]
 
 
-
 def _nodes_at(s: _Step, ins: _Inputs, res_rows: list, x_rows: list, hoist: bool) -> list:
     """The step's nodes with the values of one step (``res_rows``, ``x_rows``: the rows
     of the residuals and of ``xs``) in place of the captured ones; with ``hoist``, the
@@ -477,7 +476,9 @@ class LoopPrimitive:
         cts: dict = dict(zip(acc_ids, acc))
         for (_, k, pos), ybars in zip(s.hoisted, stacked[len(x_rows) :]):
             node = s.nodes[k]
-            others = [None if j == pos else self._over_steps(ins, a) for j, a in enumerate(node.args)]
+            others = [
+                None if j == pos else self._over_steps(ins, a) for j, a in enumerate(node.args)
+            ]
             c = node.parents[pos]
             part = sum_over_steps(_group_key(node, pos), pos, others, ybars, closures[c])
             cts[c] = part if c not in cts else _add(cts[c], part)
