@@ -120,6 +120,8 @@ from ftransforms.interpreters.tracing import (
     NotStructurable,
     TraceInterpreter,
     TraceTracer,
+    _stacked,
+    _without_axis,
 )
 from ftransforms.program import effects_muted
 from ftransforms.pytree import tree_flatten, tree_unflatten
@@ -857,19 +859,56 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
     return while_loop(keep_going, step, (lower, upper, init_val))[2]
 
 
-def _loop_recorder(rec: TraceInterpreter, op: str, name: str) -> Callable:
-    """``loop(step, init, indices, xs, keep, used)``: a loop recorded by ``rec`` (its carry
-    widened as needed; see ``TraceInterpreter.record_loop``)."""
+class _loop_recorder:  # noqa: N801 - used as a function: loop(step, init, indices, ...)
+    """``loop(step, init, indices, xs, keep, used, rows, run)``: a loop recorded by ``rec``
+    (its carry widened as needed; see ``TraceInterpreter.record_loop``); ``loop.emit``
+    records a captured loop on a carry and ``xs`` widened to the captured types."""
 
-    def loop(step: Callable, init: Any, indices: range, xs: list, keep: Any, used: Any) -> tuple:
-        def record(v: Any) -> tuple:
+    def __init__(self, rec: TraceInterpreter, op: str, name: str) -> None:
+        self.rec, self.op, self.name = rec, op, name
+
+    def __call__(
+        self,
+        step: Callable,
+        init: Any,
+        indices: range,
+        xs: Any = None,
+        keep: Any = None,
+        used: Any = None,
+        rows: Any = None,
+        run: bool = True,
+    ) -> Any:
+        def record(v: Any) -> Any:
             if used is not None:
                 used.clear()
-            return rec.record_loop(op, step, v, indices, _check_carry, name, xs, keep, used)
+            return self.rec.record_loop(
+                self.op, step, v, indices, _check_carry, self.name, xs, keep, used, rows, run
+            )
 
         return _structured(record, init)
 
-    return loop
+    def emit(self, capture: Any, keep: Any, init: Any, xs: list) -> tuple:
+        leaves, spec = tree_flatten(init)
+        if len(leaves) != len(capture.structs) or len(xs) != len(capture.row_structs):
+            raise NotStructurable
+        rec = self.rec
+
+        def fit(x: Any, struct: tuple, stacked: bool) -> Any:
+            got = rec._lower_all([x])[0][0]
+            if (_without_axis(got, 0)[0] if stacked else got) == struct:
+                return x  # the same wrappers (a stacked value's rows in any layout)
+            return _promote(x, _stacked(struct) if stacked else struct)
+
+        try:
+            init = tree_unflatten(
+                spec, [fit(x, st, False) for x, st in zip(leaves, capture.structs)]
+            )
+            xs = [fit(x, st, True) for x, st in zip(xs, capture.row_structs)]
+        except NotStructurable:
+            raise
+        except Exception as err:
+            raise NotStructurable from err
+        return capture.emit(keep, init, xs)
 
 
 def _int(x: Any) -> int:

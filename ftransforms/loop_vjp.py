@@ -98,10 +98,11 @@ def record(
     ``i`` of ``x_leaves``), recorded as a forward loop and one tape node of ``level``
     whose VJP records the backward loop (NOTE [loops under a reverse level in jit]).
 
-    ``loop(step, init, indices, xs, keep, used) -> (carry, ys)`` records a loop
-    (``TraceInterpreter.record_loop``: ``step(carry, i, rows)`` with the rows ``i`` of
-    ``xs``, the ``y`` of index ``i`` stored at ``ys[i - min(indices)]``) at the levels
-    below ``level``, and raises ``NotStructurable`` when it cannot: then nothing is left
+    ``loop(step, init, indices, xs, keep, used, rows, run)`` records a loop at the levels
+    below ``level`` (``TraceInterpreter.record_loop``: ``step(carry, i, rows)`` with the
+    rows ``i`` of ``xs``, the ``y`` of index ``i`` stored at ``ys[i - min(indices)]``;
+    with ``run=False`` a ``LoopCapture``, which ``loop.emit(capture, keep, init, xs)``
+    records later), and raises ``NotStructurable`` when it cannot: then nothing is left
     on the tape and the caller runs the loop eagerly.  Returns the final carry and the
     stacked ``y``'s, at ``level``.
     """
@@ -136,30 +137,53 @@ def record(
         y_lo, s.y_ids = _split(level, y_leaves)
         x_keys = {_key(v, start): k for k, v in enumerate(x_lo)}
         residuals = _classify(s, start, first_id, x_keys)
+        s.residuals, s.x_rows, s.y_rows, s.carry_rows = residuals, x_lo, y_lo, c_leaves
         for i, leaf in zip(s.new_ids + s.y_ids, new_leaves + y_leaves):
             if i is not None and i <= first_id:  # a closed-over value returned as it is
                 s.closures[i] = (leaf.value, True)
         box.append(s)
         return tree_unflatten(new_spec, new_lo), (tree_unflatten(y_spec, y_lo), residuals)
 
-    keep: list = []
     try:
-        carry_lo, (ys_lo, res_stacks) = loop(
-            forward, tree_unflatten(init_spec, init_lo), indices, xs_lo, keep, None
-        )
+        captured = loop(forward, tree_unflatten(init_spec, init_lo), indices, xs_lo, run=False)
     finally:
         del level.tape[mark:]
     s = box[0]
-    c_leaves, c_spec = tree_flatten(carry_lo)
-    y_leaves, y_spec = tree_flatten(ys_lo)
     init_r = [k for k, i in enumerate(init_ids) if i is not None]
     xs_r = [k for k, i in enumerate(x_ids) if i is not None]
     closure_ids = sorted(s.closures)
+    n_y = len(captured.y_structs) - len(s.residuals)
+    keep = [True] * len(captured.y_structs)
     if not init_r and not xs_r and not closure_ids:
-        return carry_lo, ys_lo  # nothing of this level goes in: no derivative comes out
-    # every output is stored until a backward (or tangent) loop says which residuals it
-    # reads (a loop around this one may run it before that)
-    keep[:] = [True] * (len(y_leaves) + len(res_stacks))
+        keep[n_y:] = [False] * len(s.residuals)
+        return captured.emit(keep)  # nothing of this level goes in: no derivative comes out
+    backward = range(indices[-1], indices[0] - indices.step, -indices.step)
+    # the backward step captured now (with stand-ins for its inputs): which residuals the
+    # forward loop must store, and (outside other captures) the backward loop to emit
+    live = [k for k, i in enumerate(s.y_ids) if i is not None]
+    bwd_rows = s.residuals + list(s.x_rows) + [s.y_rows[k] for k in live]
+    closures = {c: s.closures[c][0] for c in closure_ids}
+    used: list = []
+    dry = None
+    if not rec.captures:  # inside a capture, a loop stores every residual (as arrays)
+        try:
+            dry = loop(
+                _backward_step(s, s.free, closures, live),
+                _backward_init(s, closures, s.carry_rows),
+                backward,
+                used=used,
+                rows=bwd_rows,
+                run=False,
+            )
+        except NotStructurable:
+            pass  # every residual is stored until a backward loop says what it reads
+    if dry is not None:
+        contracted = _contracted(s)
+        for j in range(len(s.residuals)):
+            keep[n_y + j] = True if j in contracted else "rows" if used[j] else False
+    carry_lo, (ys_lo, res_stacks) = captured.emit(keep)
+    c_leaves, c_spec = tree_flatten(carry_lo)
+    y_leaves, y_spec = tree_flatten(ys_lo)
     layout = {
         "n_carry": len(c_leaves),
         "init_r": init_r,
@@ -169,14 +193,16 @@ def record(
         "n_xs": len(xs_lo),
         "base": min(indices),
         "forward": indices,
-        "backward": range(indices[-1], indices[0] - indices.step, -indices.step),
+        "backward": backward,
+        "live": live,
     }
     args = [init_lo[k] for k in init_r] + [xs_lo[k] for k in xs_r]
     args += [s.closures[c][0] for c in closure_ids]
     args += list(res_stacks) + list(xs_lo) + list(s.free)
     parents = [init_ids[k] for k in init_r] + [x_ids[k] for k in xs_r] + closure_ids
     parents += [None] * (len(args) - len(parents))
-    prim = LoopPrimitive(name, s, layout, loop, rec, keep, len(y_leaves))
+    prim = LoopPrimitive(name, s, layout, loop, rec, keep, len(y_leaves), dry)
+    prim.captured = captured if not rec.captures else None
     outs = tuple(c_leaves) + tuple(y_leaves)  # the VJP reads every one of them
     ids = tuple(range(level.next_id + 1, level.next_id + 1 + len(outs)))
     level.next_id += len(outs)
@@ -206,6 +232,10 @@ class _Step:
         "where",
         "free",
         "hoisted",
+        "residuals",
+        "x_rows",
+        "y_rows",
+        "carry_rows",
     )
 
 
@@ -363,7 +393,15 @@ class LoopPrimitive:
     effectful = False
 
     def __init__(
-        self, name: str, step: _Step, layout: dict, loop: Callable, rec: Any, keep: list, n_y: int
+        self,
+        name: str,
+        step: _Step,
+        layout: dict,
+        loop: Callable,
+        rec: Any,
+        keep: list,
+        n_y: int,
+        dry: Any,
     ) -> None:
         self.name = f"{name} (structured vjp)"
         self.step = step
@@ -372,16 +410,42 @@ class LoopPrimitive:
         self.rec = rec
         self.keep = keep  # the forward loop's stored outputs: its y, then the residuals
         self.n_y = n_y
-        self.decided = False  # whether a backward or tangent loop has said what it reads
+        # whether a backward or tangent loop has said what it reads
+        self.decided = dry is not None
+        self.dry = dry  # the backward loop captured with the forward one (or None)
+        # the residuals whose stacks the recording holds; the forward loop's capture
+        self.recorded = {j for j in range(len(keep) - n_y) if keep[n_y + j]}
+        self.captured = None
 
-    def _reads(self, j: int) -> None:
-        """The forward loop stores residual ``j`` (and, once a loop that reads residuals
-        is recorded, only those that such a loop reads)."""
+    def _reads(self, j: int, how: Any = True) -> None:
+        """The forward loop stores residual ``j`` (``how``: as an array, or ``"rows"``
+        for a loop that reads its rows), and once a loop that reads residuals is
+        recorded, only those that such a loop reads."""
         if not self.decided:
             self.decided = True
             for k in range(self.n_y, len(self.keep)):
                 self.keep[k] = False
-        self.keep[self.n_y + j] = True
+        k = self.n_y + j
+        self.keep[k] = True if how is True or self.keep[k] is True else how
+
+    def _complete(self, xs: list, needed: list) -> list:
+        """``xs`` of a loop that reads the residuals ``needed``: one that the recording
+        does not hold (the forward loop did not store it) comes from the forward loop
+        recorded again, storing those."""
+        missing = [j for j in needed if j not in self.recorded]
+        if not missing:
+            return xs
+        if self.captured is None:  # pragma: no cover - every residual is recorded then
+            raise NotStructurable
+        keep = [False] * len(self.keep)
+        for j in missing:
+            keep[self.n_y + j] = True
+        _, (_, stacks) = self.captured.emit(keep)
+        xs = list(xs)
+        for j in missing:
+            xs[j] = stacks[j]
+        self.recorded.update(missing)
+        return xs
 
     def is_nondiff(self, params: dict) -> bool:
         return False
@@ -408,14 +472,16 @@ class LoopPrimitive:
         if self.rec.active:
             used: list = []
             try:
-                out = self.loop(step, init, indices, xs, None, used)
+                capture = self.loop(step, init, indices, xs, used=used, run=False)
             except NotStructurable:
                 pass
             else:
-                for j in range(n_res):
-                    if used[j]:
-                        self._reads(j)
-                return out
+                needed = [j for j in range(n_res) if used[j]]
+                xs = self._complete(xs, needed)
+                for j in needed:
+                    self._reads(j, "rows")
+                return capture.emit(None, None, xs)
+        xs = self._complete(xs, list(range(n_res)))
         for j in range(n_res):
             self._reads(j)
         carry = init
@@ -430,50 +496,26 @@ class LoopPrimitive:
     def apply_vjp(self, y_bar: tuple, y: tuple, args: Any, wanted: Any, params: dict) -> tuple:
         s, lay = self.step, self.layout
         ins = _Inputs(lay, args)
-        n_carry, n_res, n_xs = lay["n_carry"], lay["n_res"], lay["n_xs"]
-        carry_out = list(y[:n_carry])
-        ct0 = [lax.zeros_like(v) if b is None else b for b, v in zip(y_bar, carry_out)]
+        n_carry = lay["n_carry"]
+        ct0 = [lax.zeros_like(v) if b is None else b for b, v in zip(y_bar, y[:n_carry])]
         ct_ys = list(y_bar[n_carry:])
-        live_ys = [k for k, b in enumerate(ct_ys) if b is not None]
+        live = [k for k, b in enumerate(ct_ys) if b is not None]
         closures = dict(zip(lay["closure_ids"], ins.closures))
         acc_ids = [c for c in lay["closure_ids"] if s.closures[c][1]]
-        acc0 = [lax.zeros_like(closures[c]) for c in acc_ids]
-        x_rows = [k for k, i in enumerate(s.x_in) if i is not None]
-        proxies = [p for p, _, _ in s.hoisted]
-        wanted_ids = [i for i in s.carry_in if i is not None]
-        wanted_ids += [s.x_in[k] for k in x_rows] + acc_ids + proxies
-        xs = ins.residuals + ins.xs + [ct_ys[k] for k in live_ys]
-
-        def step(state: Any, t: Any, rows: list) -> Any:
-            ct_c, acc = state
-            nodes = _nodes_at(s, ins, rows[:n_res], rows[n_res : n_res + n_xs], hoist=True)
-            seeds: dict = {}
-            for i, b in zip(s.new_ids, ct_c):
-                if i is not None:
-                    seeds[i] = b if i not in seeds else _add(seeds[i], b)
-            for k, b in zip(live_ys, rows[n_res + n_xs :]):
-                i = s.y_ids[k]
-                if i is not None:
-                    seeds[i] = b if i not in seeds else _add(seeds[i], b)
-            walker = ReverseInterpreter("a structured loop's step")
-            walker.tape = nodes
-            got = dict(zip(wanted_ids, walker.backward(seeds, wanted_ids)))
-            new_ct = []
-            for i, v in zip(s.carry_in, carry_out):
-                b = got.get(i) if i is not None else None
-                new_ct.append(lax.zeros_like(v) if b is None else b)
-            new_acc = [a if got[c] is None else _add(a, got[c]) for a, c in zip(acc, acc_ids)]
-            outs = []
-            for k in x_rows:
-                b = got[s.x_in[k]]
-                outs.append(lax.zeros_like(rows[n_res + k]) if b is None else b)
-            for p, k, _ in s.hoisted:
-                b = got[p]
-                outs.append(lax.zeros_like(nodes[k].y) if b is None else b)
-            return (new_ct, new_acc), outs
-
-        (ct_c, acc), stacked = self._run(step, (ct0, acc0), lay["backward"], xs)
+        init = (ct0, [lax.zeros_like(closures[c]) for c in acc_ids])
+        xs = ins.residuals + ins.xs + [ct_ys[k] for k in live]
+        out = None
+        if self.dry is not None and live == lay["live"] and self.rec.active:
+            try:
+                out = self.loop.emit(self.dry, None, init, xs)
+            except NotStructurable:
+                out = None
+        if out is None:
+            step = _backward_step(s, ins.free, closures, live)
+            out = self._run(step, init, lay["backward"], xs)
+        (ct_c, acc), stacked = out
         cts: dict = dict(zip(acc_ids, acc))
+        x_rows = [k for k, i in enumerate(s.x_in) if i is not None]
         for (_, k, pos), ybars in zip(s.hoisted, stacked[len(x_rows) :]):
             node = s.nodes[k]
             others = [
@@ -482,10 +524,10 @@ class LoopPrimitive:
             c = node.parents[pos]
             part = sum_over_steps(_group_key(node, pos), pos, others, ybars, closures[c])
             cts[c] = part if c not in cts else _add(cts[c], part)
-        out = [ct_c[k] for k in lay["init_r"]]
-        out += stacked[: len(x_rows)]
-        out += [cts.get(c) for c in lay["closure_ids"]]
-        return tuple(out) + (None,) * (len(args) - len(out))
+        res = [ct_c[k] for k in lay["init_r"]]
+        res += stacked[: len(x_rows)]
+        res += [cts.get(c) for c in lay["closure_ids"]]
+        return tuple(res) + (None,) * (len(args) - len(res))
 
     def apply_jvp(self, primals: Any, tangents: Any, y: Any, params: dict) -> tuple:
         s, lay = self.step, self.layout
@@ -518,6 +560,68 @@ class LoopPrimitive:
 
         c_dot, ys_dot = self._run(step, init_dot, lay["forward"], xs)
         return tuple(c_dot) + tuple(ys_dot)
+
+
+def _contracted(s: _Step) -> set:
+    """The residuals a hoisted cotangent's contraction reads (stacked, after the loop)."""
+    out = set()
+    for _, k, pos in s.hoisted:
+        for j, a in enumerate(s.nodes[k].args):
+            found = s.where.get(id(a))
+            if j != pos and found is not None and found[0] == "r":
+                out.add(found[1])
+    return out
+
+
+def _backward_init(s: _Step, closures: dict, carry: list) -> tuple:
+    """Stand-ins of the backward loop's carry for its capture: the carry's cotangent and
+    the sums of the closed-over values' (their types are what matters)."""
+    return (list(carry), [closures[c] for c in sorted(closures) if s.closures[c][1]])
+
+
+def _backward_step(s: _Step, free: list, closures: dict, live: list) -> Callable:
+    """One step of the backward loop: ``((ct of the carry, sums of the closed-over values'
+    cotangents), t, rows) -> (..., [ct of the rows of xs] + [hoisted y_bar's])`` with rows
+    the residuals, the rows of ``xs`` and of the ``ys``' cotangents that are not zero (the
+    ``y``s of positions ``live``)."""
+    n_res, n_xs = len(s.residuals), len(s.x_in)
+    acc_ids = [c for c in sorted(closures) if s.closures[c][1]]
+    x_rows = [k for k, i in enumerate(s.x_in) if i is not None]
+    proxies = [p for p, _, _ in s.hoisted]
+    wanted_ids = [i for i in s.carry_in if i is not None]
+    wanted_ids += [s.x_in[k] for k in x_rows] + acc_ids + proxies
+    ins = _Inputs.__new__(_Inputs)
+    ins.free = free
+
+    def step(state: Any, t: Any, rows: list) -> Any:
+        ct_c, acc = state
+        nodes = _nodes_at(s, ins, rows[:n_res], rows[n_res : n_res + n_xs], hoist=True)
+        seeds: dict = {}
+        for i, b in zip(s.new_ids, ct_c):
+            if i is not None:
+                seeds[i] = b if i not in seeds else _add(seeds[i], b)
+        for k, b in zip(live, rows[n_res + n_xs :]):
+            i = s.y_ids[k]
+            if i is not None:
+                seeds[i] = b if i not in seeds else _add(seeds[i], b)
+        walker = ReverseInterpreter("a structured loop's step")
+        walker.tape = nodes
+        got = dict(zip(wanted_ids, walker.backward(seeds, wanted_ids)))
+        new_ct = []
+        for i, c in zip(s.carry_in, ct_c):
+            b = got.get(i) if i is not None else None
+            new_ct.append(lax.zeros_like(c) if b is None else b)
+        new_acc = [a if got[c] is None else _add(a, got[c]) for a, c in zip(acc, acc_ids)]
+        outs = []
+        for k in x_rows:
+            b = got[s.x_in[k]]
+            outs.append(lax.zeros_like(rows[n_res + k]) if b is None else b)
+        for p, k, _ in s.hoisted:
+            b = got[p]
+            outs.append(lax.zeros_like(nodes[k].y) if b is None else b)
+        return (new_ct, new_acc), outs
+
+    return step
 
 
 def _dot(got: dict, i: Any, v: Any, rows: bool = False) -> Any:
