@@ -51,7 +51,12 @@ from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
 from ftransforms.interpreters.forward import DualTracer, ForwardInterpreter
 from ftransforms.interpreters.reverse import Node, ReverseInterpreter, ReverseTracer
-from ftransforms.interpreters.tracing import NotStructurable, TraceInterpreter, TraceTracer
+from ftransforms.interpreters.tracing import (
+    NotStructurable,
+    RowReaders,
+    TraceInterpreter,
+    TraceTracer,
+)
 from ftransforms.loop_cotangents import _Deferring, _group_key, sum_over_steps
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
@@ -177,10 +182,11 @@ def record(
             )
         except NotStructurable:
             pass  # every residual is stored until a backward loop says what it reads
+    readers = RowReaders()  # the loops that read residuals by rows, as they are recorded
     if dry is not None:
         contracted = _contracted(s)
         for j in range(len(s.residuals)):
-            keep[n_y + j] = True if j in contracted else "rows" if used[j] else False
+            keep[n_y + j] = True if j in contracted else readers if used[j] else False
     carry_lo, (ys_lo, res_stacks) = captured.emit(keep)
     c_leaves, c_spec = tree_flatten(carry_lo)
     y_leaves, y_spec = tree_flatten(ys_lo)
@@ -201,7 +207,7 @@ def record(
     args += list(res_stacks) + list(xs_lo) + list(s.free)
     parents = [init_ids[k] for k in init_r] + [x_ids[k] for k in xs_r] + closure_ids
     parents += [None] * (len(args) - len(parents))
-    prim = LoopPrimitive(name, s, layout, loop, rec, keep, len(y_leaves), dry)
+    prim = LoopPrimitive(name, s, layout, loop, rec, keep, len(y_leaves), dry, readers)
     prim.captured = captured if not rec.captures else None
     outs = tuple(c_leaves) + tuple(y_leaves)  # the VJP reads every one of them
     ids = tuple(range(level.next_id + 1, level.next_id + 1 + len(outs)))
@@ -402,6 +408,7 @@ class LoopPrimitive:
         keep: list,
         n_y: int,
         dry: Any,
+        readers: RowReaders,
     ) -> None:
         self.name = f"{name} (structured vjp)"
         self.step = step
@@ -413,20 +420,21 @@ class LoopPrimitive:
         # whether a backward or tangent loop has said what it reads
         self.decided = dry is not None
         self.dry = dry  # the backward loop captured with the forward one (or None)
+        self.readers = readers
         # the residuals whose stacks the recording holds; the forward loop's capture
         self.recorded = {j for j in range(len(keep) - n_y) if keep[n_y + j]}
         self.captured = None
 
-    def _reads(self, j: int, how: Any = True) -> None:
-        """The forward loop stores residual ``j`` (``how``: as an array, or ``"rows"``
-        for a loop that reads its rows), and once a loop that reads residuals is
+    def _reads(self, j: int, rows: bool = False) -> None:
+        """The forward loop stores residual ``j`` (as an array, or with ``rows`` for loops
+        that read its rows, a ``RowList``), and once a loop that reads residuals is
         recorded, only those that such a loop reads."""
         if not self.decided:
             self.decided = True
             for k in range(self.n_y, len(self.keep)):
                 self.keep[k] = False
         k = self.n_y + j
-        self.keep[k] = True if how is True or self.keep[k] is True else how
+        self.keep[k] = self.readers if rows and self.keep[k] is not True else True
 
     def _complete(self, xs: list, needed: list) -> list:
         """``xs`` of a loop that reads the residuals ``needed``: one that the recording
@@ -479,7 +487,8 @@ class LoopPrimitive:
                 needed = [j for j in range(n_res) if used[j]]
                 xs = self._complete(xs, needed)
                 for j in needed:
-                    self._reads(j, "rows")
+                    self._reads(j, rows=True)
+                self.readers.count += 1
                 return capture.emit(None, None, xs)
         xs = self._complete(xs, list(range(n_res)))
         for j in range(n_res):
@@ -510,6 +519,8 @@ class LoopPrimitive:
                 out = self.loop.emit(self.dry, None, init, xs)
             except NotStructurable:
                 out = None
+            else:
+                self.readers.count += 1
         if out is None:
             step = _backward_step(s, ins.free, closures, live)
             out = self._run(step, init, lay["backward"], xs)

@@ -601,9 +601,9 @@ class TraceInterpreter(Interpreter):
         its rows as views of the physical arrays (no recorded indexing), and ``used``
         (a list) gets one bool per value of ``xs``: whether the step reads it.
         ``keep`` (one entry per leaf of ``y``, read at every replay) says which outputs
-        are stored: ``True`` as arrays, ``"rows"`` (for a loop that reads them by rows)
-        after the recording call as the list of the steps' arrays, without a copy;
-        ``False`` not at all (zeros, a read-only broadcast).
+        are stored: ``True`` as arrays, a :class:`RowReaders` (for loops that read them by
+        rows) after the recording call as a :class:`RowList` of the steps' arrays, without
+        a copy; ``False`` not at all (zeros, a read-only broadcast).
 
         With ``run=False`` the loop is captured and not run: the result is a
         :class:`LoopCapture`, whose ``emit`` runs and records it, on this carry and ``xs``
@@ -729,7 +729,10 @@ class LoopCapture:
         free_slots = sorted(rec._free(eqns, in_slots, refs))
         index = xp.asarray(indices[0])
         in_avals = _avals(values + [index] + rows0 + [seen[s] for s in free_slots])
-        self.step_fn = compile_subprogram(eqns, in_slots + free_slots, refs, consts, in_avals)
+        # the per-step outputs are copied into the stacks (or kept as rows): no copies
+        self.step_fn = compile_subprogram(
+            eqns, in_slots + free_slots, refs, consts, in_avals, shared_from=nc
+        )
         self.y_spec, self.y_structs = y_box[-1]
         # the rows the step reads (another row is not sliced: its array may be zeros)
         read = {r for e in self.step_fn.eqns for r in e.refs if r is not None}
@@ -791,6 +794,7 @@ class LoopCapture:
         steps = [(i - base, xp.asarray(i)) for i in indices]  # read-only 0-d indices
 
         recording = [True]
+        zeros: dict = {}  # read-only, made once
 
         def impl(xp: Any, *args: Any) -> tuple:
             carry = list(args[:nc])
@@ -805,24 +809,34 @@ class LoopCapture:
                     bufs.append(bufs[same[j]])
                     continue
                 how = True if keep is None else _how(keep[y_leaf_of[k]] for k in shared[j])
-                if how == "rows":
-                    bufs.append([None] * length)
+                if type(how) is RowReaders:
+                    bufs.append(RowList(length, how.count))
                     stores.append((j, bufs[j]))
                     lists.append(j)
                 elif how:
                     bufs.append(xp.empty((length,) + shape, dtype=dtype))
                     stores.append((j, bufs[j]))
                 else:  # not stored: zeros that take no memory (a loop around may copy them)
-                    bufs.append(xp.broadcast_to(xp.zeros((), dtype=dtype), (length,) + shape))
+                    z = zeros.get(j)
+                    if z is None:
+                        z = zeros[j] = xp.broadcast_to(xp.zeros((), dtype), (length,) + shape)
+                    bufs.append(z)
             rows: list = [None] * nx
+            # the last loop to read a RowList lets go of each row once read (NOTE [loops
+            # under a reverse level in jit]): the memory goes back as the steps go
+            last = [j for j, _ in slices if type(x_arrays[j]) is RowList and x_arrays[j].left == 1]
             for r, index in steps:
                 for j, ax in slices:
                     x = x_arrays[j]
                     rows[j] = x[r] if not ax else x[(slice(None),) * ax + (r,)]
+                for j in last:
+                    x_arrays[j][r] = None
                 outs = step_fn(*carry, index, *rows, *free)
                 carry = outs[:nc]
                 for j, b in stores:
                     b[r] = outs[nc + j]
+            for x in {id(x): x for x in x_arrays if type(x) is RowList}.values():
+                x.left -= 1
             if lists and recording[0]:  # the recorder holds arrays
                 for j in lists:
                     bufs[j] = xp.stack(bufs[j])
@@ -937,12 +951,34 @@ def _row(x: Any, axis: int, r: int) -> Any:
     return x[(slice(None),) * axis + (r,)]
 
 
+class RowReaders:
+    """A ``keep`` entry of :meth:`TraceInterpreter.record_loop`: store the output as a
+    :class:`RowList`, read by ``count`` loops (counted as they are recorded)."""
+
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
+class RowList(list):
+    """A loop's stacked output kept as the list of its steps' arrays (row ``r`` is
+    ``x[r]``); ``left``: how many of the loops that read it have still to run."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, length: int, readers: int) -> None:
+        super().__init__([None] * length)
+        self.left = readers
+
+
 def _how(entries: Any) -> Any:
     """How an output shared by several leaves of ``y`` is stored (see ``record_loop``)."""
     entries = list(entries)
     if any(e is True for e in entries):
         return True
-    return "rows" if "rows" in entries else False
+    rows = [e for e in entries if type(e) is RowReaders]
+    return rows[0] if rows else False
 
 
 def _value(b: Any) -> Any:
