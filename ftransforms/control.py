@@ -91,7 +91,7 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy as fnp
-from ftransforms import loop_cotangents
+from ftransforms import loop_cotangents, loop_vjp
 from ftransforms.backend import namespace_of
 from ftransforms.core.errors import (
     BranchOutputError,
@@ -120,6 +120,8 @@ from ftransforms.interpreters.tracing import (
     NotStructurable,
     TraceInterpreter,
     TraceTracer,
+    _stacked,
+    _without_axis,
 )
 from ftransforms.program import effects_muted
 from ftransforms.pytree import tree_flatten, tree_unflatten
@@ -820,6 +822,24 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
                 )
             except NotStructurable:
                 pass
+        target = loop_vjp.reverse_level() if rec is None and hi > lo else None
+        if target is not None and _structurable(body_fun):
+            try:  # NOTE [loops under a reverse level in jit]
+                return _arrays(
+                    loop_vjp.record(
+                        target[0],
+                        target[1],
+                        "fori_loop",
+                        lambda val, i, _: (body_fun(i, val), None),
+                        init_val,
+                        [],
+                        None,
+                        range(lo, hi),
+                        _loop_recorder(target[0], op, "fori_loop"),
+                    )[0]
+                )
+            except NotStructurable:
+                pass
         marks = loop_cotangents.begin()
         val = init_val
         for i in range(lo, hi):
@@ -837,6 +857,58 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
         return (i + 1, hi, body_fun(i, val))
 
     return while_loop(keep_going, step, (lower, upper, init_val))[2]
+
+
+class _loop_recorder:  # noqa: N801 - used as a function: loop(step, init, indices, ...)
+    """``loop(step, init, indices, xs, keep, used, rows, run)``: a loop recorded by ``rec``
+    (its carry widened as needed; see ``TraceInterpreter.record_loop``); ``loop.emit``
+    records a captured loop on a carry and ``xs`` widened to the captured types."""
+
+    def __init__(self, rec: TraceInterpreter, op: str, name: str) -> None:
+        self.rec, self.op, self.name = rec, op, name
+
+    def __call__(
+        self,
+        step: Callable,
+        init: Any,
+        indices: range,
+        xs: Any = None,
+        keep: Any = None,
+        used: Any = None,
+        rows: Any = None,
+        run: bool = True,
+    ) -> Any:
+        def record(v: Any) -> Any:
+            if used is not None:
+                used.clear()
+            return self.rec.record_loop(
+                self.op, step, v, indices, _check_carry, self.name, xs, keep, used, rows, run
+            )
+
+        return _structured(record, init)
+
+    def emit(self, capture: Any, keep: Any, init: Any, xs: list) -> tuple:
+        leaves, spec = tree_flatten(init)
+        if len(leaves) != len(capture.structs) or len(xs) != len(capture.row_structs):
+            raise NotStructurable
+        rec = self.rec
+
+        def fit(x: Any, struct: tuple, stacked: bool) -> Any:
+            got = rec._lower_all([x])[0][0]
+            if (_without_axis(got, 0)[0] if stacked else got) == struct:
+                return x  # the same wrappers (a stacked value's rows in any layout)
+            return _promote(x, _stacked(struct) if stacked else struct)
+
+        try:
+            init = tree_unflatten(
+                spec, [fit(x, st, False) for x, st in zip(leaves, capture.structs)]
+            )
+            xs = [fit(x, st, True) for x, st in zip(xs, capture.row_structs)]
+        except NotStructurable:
+            raise
+        except Exception as err:
+            raise NotStructurable from err
+        return capture.emit(keep, init, xs)
 
 
 def _int(x: Any) -> int:
@@ -907,6 +979,24 @@ def scan(
         try:
             carry, ys = _structured(
                 lambda v: rec.record_loop(op, step, v, steps, _check_carry, "scan"), init
+            )
+            return _arrays(carry), ys
+        except NotStructurable:
+            pass
+    target = loop_vjp.reverse_level() if rec is None and n > 0 else None
+    if target is not None and _structurable(f):
+        try:  # NOTE [loops under a reverse level in jit]
+            steps = range(n - 1, -1, -1) if reverse else range(n)
+            carry, ys = loop_vjp.record(
+                target[0],
+                target[1],
+                "scan",
+                lambda c, i, x: f(c, x),
+                init,
+                x_leaves,
+                x_spec,
+                steps,
+                _loop_recorder(target[0], op, "scan"),
             )
             return _arrays(carry), ys
         except NotStructurable:

@@ -80,7 +80,7 @@ from ftransforms.interpreters.reverse import Node, ReverseInterpreter
 from ftransforms.interpreters.tracing import TraceInterpreter
 from ftransforms.ops._util import unbroadcast
 
-__all__ = ["HOIST", "begin", "end"]
+__all__ = ["HOIST", "begin", "end", "sum_over_steps"]
 
 #: ``enabled``: rewrite loop tapes (NOTE [hoisted loop cotangents]); ``chunk_bytes``: the
 #: most bytes of stacked per-step factors one gather node may hold; ``min_elements``: the
@@ -428,46 +428,8 @@ class _Gather:
         if not live:
             return (None,)
         ys = _stack([b for _, b in live])
-        if kind == "contract":
-            return (self._contract(live, ys, c),)
-        if kind == "multiply":
-            other = self._others(live, 1 - self.pos, lax.ndim(ys) - 1)
-            return (unbroadcast(lax.multiply(ys, other), c),)
-        c_bar = unbroadcast(ys, c)
-        return (lax.negative(c_bar) if kind == "subtract" and self.pos == 1 else c_bar,)
-
-    def _others(self, live: list, j: int, rank: int | None = None) -> Any:
-        """Input ``j`` of the live steps: the value itself when it is one value at every
-        step, else stacked along a new leading axis (padded with size-1 axes up to
-        ``rank`` after it, to line up with the stacked outputs)."""
-        first = live[0][0][j]
-        if isinstance(first, (bool, int, float, complex)) or all(a[j] is first for a, _ in live):
-            return first
-        stacked = _stack([a[j] for a, _ in live])
-        if rank is not None and lax.ndim(stacked) - 1 < rank:
-            pad = (1,) * (rank - lax.ndim(stacked) + 1)
-            stacked = lax.reshape(stacked, lax.shape(stacked)[:1] + pad + lax.shape(stacked)[1:])
-        return stacked
-
-    def _contract(self, live: list, ys: Any, c: Any) -> Any:
-        subscripts = self.key[1]
-        ins, out = subscripts.split("->")
-        ins = ins.split(",")
-        step = next(ch for ch in lax.LETTERS if ch not in subscripts)
-        operands, subs = [], []
-        for j, sub in enumerate(ins):
-            if j == self.pos:
-                continue
-            value = self._others(live, j)
-            operands.append(value)
-            subs.append(sub if value is live[0][0][j] else step + sub)
-        operands.append(ys)
-        subs.append(step + out)
-        if len(operands) == 2:
-            res = _contract_pair(operands[0], subs[0], operands[1], subs[1], ins[self.pos])
-        else:
-            res = lax.einsum(",".join(subs) + "->" + ins[self.pos], *operands, optimize=True)
-        return unbroadcast(res, c)
+        others = [None if j == self.pos else _others(live, j) for j in range(len(live[0][0]))]
+        return (sum_over_steps(self.key, self.pos, others, ys, c),)
 
     def _stacked_slices(self, y_bar: tuple, c: Any) -> Any:
         """The cotangent of ``c`` whose row ``i`` is the ``y_bar`` of the slice ``c[i]``."""
@@ -476,6 +438,60 @@ class _Gather:
         for b, y, index in zip(y_bar, self.ys, self.rows):
             rows[index] = lax.zeros_like(y) if b is None else b
         return unbroadcast(_stack(rows), c)
+
+
+def _others(live: list, j: int) -> tuple:
+    """Input ``j`` of the live steps: ``(value, False)`` when it is one value at every
+    step, else ``(stacked along a new leading axis, True)``."""
+    first = live[0][0][j]
+    if isinstance(first, (bool, int, float, complex)) or all(a[j] is first for a, _ in live):
+        return first, False
+    return _stack([a[j] for a, _ in live]), True
+
+
+def sum_over_steps(key: tuple, pos: int, others: list, ys: Any, c: Any) -> Any:
+    """The cotangent of ``c``, input ``pos`` of one node per step, summed over the steps:
+    ``ys`` their output cotangents stacked along a new leading axis, ``others[j]`` input
+    ``j`` as ``(value, stacked)`` (stacked the same way, or one value at every step);
+    ``key`` is the group's (:func:`_group_key`, not a ``getitem``).  One contraction or
+    elementwise product and one reduction (NOTE [hoisted loop cotangents]).
+
+    Example:
+        >>> import numpy as np
+        >>> w, hs, zbars = np.ones((2, 3)), np.arange(6.0).reshape(2, 3), np.ones((2, 2))
+        >>> key = ("contract", "nk,k->n")
+        >>> sum_over_steps(key, 0, [None, (hs, True)], zbars, w).tolist()
+        [[3.0, 5.0, 7.0], [3.0, 5.0, 7.0]]
+    """
+    kind = key[0]
+    if kind == "contract":
+        subscripts = key[1]
+        ins, out = subscripts.split("->")
+        ins = ins.split(",")
+        step = next(ch for ch in lax.LETTERS if ch not in subscripts)
+        operands, subs = [], []
+        for j, sub in enumerate(ins):
+            if j == pos:
+                continue
+            value, stacked = others[j]
+            operands.append(value)
+            subs.append(step + sub if stacked else sub)
+        operands.append(ys)
+        subs.append(step + out)
+        if len(operands) == 2:
+            res = _contract_pair(operands[0], subs[0], operands[1], subs[1], ins[pos])
+        else:
+            res = lax.einsum(",".join(subs) + "->" + ins[pos], *operands, optimize=True)
+        return unbroadcast(res, c)
+    if kind == "multiply":
+        other, stacked = others[1 - pos]
+        rank = lax.ndim(ys) - 1
+        if stacked and lax.ndim(other) - 1 < rank:
+            pad = (1,) * (rank - lax.ndim(other) + 1)
+            other = lax.reshape(other, lax.shape(other)[:1] + pad + lax.shape(other)[1:])
+        return unbroadcast(lax.multiply(ys, other), c)
+    c_bar = unbroadcast(ys, c)
+    return lax.negative(c_bar) if kind == "subtract" and pos == 1 else c_bar
 
 
 def _stack(values: list) -> Any:

@@ -354,11 +354,14 @@ def generate(
     form: str = "list",
     arrays_0d: bool = False,
     in_dtypes: Sequence | None = None,
+    shared_from: int | None = None,
 ) -> Callable:
     """One Python function running ``eqns`` as straight-line code, each intermediate freed
     (``del``) after its last use.  Returns ``fn(*inputs) -> outputs``: a list, or with
     ``form`` ``"leaf"``/``"tuple"`` the one output / a tuple of them; with ``arrays_0d``
-    0-d NumPy results as arrays (as eagerly).  ``in_shapes``: the inputs' shapes, if known."""
+    0-d NumPy results as arrays (as eagerly).  ``in_shapes``: the inputs' shapes, if known.
+    ``shared_from``: the outputs from this position on may be inputs or repeat another
+    output (their caller copies them: a loop's per-step outputs); the others never are."""
     env: dict[str, Any] = {}
     names: dict[int, str] = {}  # id(object) -> global name
 
@@ -420,7 +423,10 @@ def generate(
     # (two outputs that common-call elimination merged) are copied.
     rets, returned = [], set()
     asarray = global_name(numpy.asarray, "u")
-    for r, c in zip(outputs, out_consts):
+    for k, (r, c) in enumerate(zip(outputs, out_consts)):
+        if shared_from is not None and k >= shared_from and r is not None:
+            rets.append(f"{asarray}(a{r})" if r in numpy_0d else f"a{r}")
+            continue
         if r is None:
             if type(c) is LiveOutput:
                 rets.append(global_name(c.value, "c"))
@@ -506,13 +512,15 @@ def compile_subprogram(
     outputs: list,
     out_consts: list,
     in_avals: Sequence | None = None,
+    shared_from: int | None = None,
 ) -> Callable:
     """``fn(*inputs) -> list of outputs`` running ``eqns`` (a recorded body or branch).
 
     ``inputs`` are the slots the body reads from outside (its carry or operands, then
     the values it closes over), renumbered ``0..n-1``; the body's own slots follow.  The
     same passes as a whole program run on it before it is generated.  ``in_avals``: the
-    inputs' ``(shape, dtype)`` (``None`` where unknown), for the compiled tier.
+    inputs' ``(shape, dtype)`` (``None`` where unknown), for the compiled tier;
+    ``shared_from``: as for :func:`generate`.
     """
     rename = {slot: i for i, slot in enumerate(inputs)}
     n = len(rename)
@@ -530,7 +538,16 @@ def compile_subprogram(
     renamed, out_refs = eliminate_common(renamed, out_refs)
     renamed = eliminate_dead(renamed, {r for r in out_refs if r is not None})
     renamed = materialize_scalars(renamed)
-    fn = generate(renamed, len(inputs), out_refs, list(out_consts))
+    known = in_avals is not None and all(av is not None for av in in_avals)
+    fn = generate(
+        renamed,
+        len(inputs),
+        out_refs,
+        list(out_consts),
+        in_shapes=[tuple(av[0]) for av in in_avals] if known else None,
+        in_dtypes=[numpy.dtype(av[1]) for av in in_avals] if known else None,
+        shared_from=shared_from,
+    )
     fn.eqns, fn.n_inputs, fn.out_refs, fn.out_consts = renamed, len(inputs), out_refs, out_consts
     fn.in_avals = list(in_avals) if in_avals is not None else None
     return fn

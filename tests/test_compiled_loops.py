@@ -1,8 +1,10 @@
 """The compiled tier on loops (NOTE [compiled tier] in ``ftransforms/compiled/__init__.py``).
 
 A loop under ``jit`` is either a control-flow node (``scan``/``fori_loop``/``while_loop``
-recorded once: its body gets a compiled driver of its own) or, under a reverse-mode level
-(``jit(grad(...))``), recorded unrolled: then the steps' slices of the stacked inputs
+recorded once: its body gets a compiled driver of its own; under ``jit(grad(...))`` a
+forward and a backward loop, NOTE [loops under a reverse level in jit]) or, where that
+does not apply (``grad`` of ``grad``, or with ``loop_vjp.STRUCTURED`` off), recorded
+unrolled: then the steps' slices of the stacked inputs
 (static ``getitem``), the gradient's scatter into the gates (``getitem_transpose``) and
 the scheduling of fusible equations decide how many kernel calls a step costs.
 
@@ -17,6 +19,7 @@ import numpy as np
 import pytest
 
 import ftransforms as ft
+from ftransforms import loop_vjp
 from ftransforms.compiled import lowering, tier
 from ftransforms.compiled.numba_backend import kernel_signature, kernel_source
 from ftransforms.pytree import tree_flatten
@@ -119,6 +122,16 @@ def test_static_slices_are_offset_views_or_numpy_views_before_the_kernel():
     assert seg.pre[0].out in seg.inputs
 
 
+@pytest.fixture
+def _unrolled():
+    """Loops under ``jit(grad)`` recorded on the eager tape (unrolled), not as the two
+    loops of NOTE [loops under a reverse level in jit]."""
+    loop_vjp.STRUCTURED["enabled"] = False
+    yield
+    loop_vjp.STRUCTURED["enabled"] = True
+
+
+@pytest.mark.usefixtures("_unrolled")
 def test_the_steps_of_an_unrolled_lstm_gradient_share_a_few_kernels():
     t = 9
     p, x, y = lstm_inputs(2, t, 32, 3, np.float32)  # gates of 64 elements: SIMD exp/tanh
@@ -134,6 +147,7 @@ def test_the_steps_of_an_unrolled_lstm_gradient_share_a_few_kernels():
     assert len(segments) >= 2 * t and len(kinds) <= 12
 
 
+@pytest.mark.usefixtures("_unrolled")
 def test_schedule_respects_dependencies_and_gathers_the_numpy_calls():
     p, x, y = lstm_inputs(2, 4, 4, 3, np.float64)
     prog = ft.make_program(ft.grad(lstm_loss))(p, x[0], y[0])

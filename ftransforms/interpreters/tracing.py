@@ -620,65 +620,36 @@ class TraceInterpreter(Interpreter):
         indices: range,
         check: Callable,
         name: str,
-    ) -> tuple[Any, Any]:
+        xs: list | None = None,
+        keep: list | None = None,
+        used: list | None = None,
+        rows: list | None = None,
+        run: bool = True,
+    ) -> Any:
         """``scan``/``fori_loop``: ``carry, y = step(carry, i)`` for ``i`` in ``indices``
         recorded once (``i`` a recorded 0-d integer) and replayed per index; the ``y`` of
-        index ``i`` is stored at ``ys[i - min(indices)]``."""
-        leaves, spec = tree_flatten(init)
-        structs, bottoms = self._lower_all(leaves)
-        xp = namespace_of(*[_value(b) for b in bottoms])
-        values = self._carry_values(bottoms, xp)
-        nc = len(values)
-        y_box: list = []
+        index ``i`` is stored at ``ys[i - min(indices)]``.  Returns ``(carry, ys)``.
 
-        def body(ins: list) -> list:
-            carry = tree_unflatten(spec, _raise_all(structs, ins[:nc]))
-            out = step(carry, ins[nc])
-            if not isinstance(out, tuple) or len(out) != 2:
-                raise NotStructurable
-            new, y = out
-            what = "f's new carry" if name == "scan" else "body_fun's output"
-            new_bottoms = self._lower_carry(op, check, what, carry, new, spec, structs)
-            y_leaves, y_spec = tree_flatten(y)
-            y_structs, y_bottoms = self._lower_all(y_leaves)
-            y_box.append((y_spec, y_structs))
-            return new_bottoms + y_bottoms
+        With ``xs`` (values stacked along their leading axis, one row per index, in the
+        order of ``ys``) the step is ``step(carry, i, rows)``: each replayed step gets
+        its rows as views of the physical arrays (no recorded indexing), and ``used``
+        (a list) gets one bool per value of ``xs``: whether the step reads it.
+        ``keep`` (one entry per leaf of ``y``, read at every replay) says which outputs
+        are stored: ``True`` as arrays, a :class:`RowReaders` (for loops that read them by
+        rows) after the recording call as a :class:`RowList` of the steps' arrays, without
+        a copy; ``False`` not at all (zeros, a read-only broadcast).
 
-        eqns, ins, out, seen = self._capture(body, values + [xp.asarray(indices[0])])
-        _same_avals(out[:nc], values)
-        y_avals = []
-        for y in out[nc:]:
-            y = _value(y) if hasattr(y, "dtype") else xp.asarray(y)
-            y_avals.append((tuple(y.shape), y.dtype))
-        refs, consts = self._outputs(out)
-        in_slots = [t.ref for t in ins]
-        free_slots = sorted(self._free(eqns, in_slots, refs))
-        index = xp.asarray(indices[0])
-        in_avals = _avals(values + [index] + [seen[s] for s in free_slots])
-        step_fn = compile_subprogram(eqns, in_slots + free_slots, refs, consts, in_avals)
-        base, length = min(indices), len(indices)
-
-        def impl(xp: Any, *args: Any) -> tuple:
-            carry = list(args[:nc])
-            free = args[nc:]
-            step_fn = node.subprograms["step"]
-            bufs = [xp.empty((length,) + shape, dtype=dtype) for shape, dtype in y_avals]
-            for i in indices:
-                outs = step_fn(*carry, xp.asarray(i), *free)
-                carry = outs[:nc]
-                for b, v in zip(bufs, outs[nc:]):
-                    b[i - base] = v
-            return (*carry, *bufs)
-
-        node = ControlNode(name, impl, {"step": step_fn})
-        results = impl(xp, *values, *[seen[s] for s in free_slots])
-        args = [b if type(b) is TraceTracer else v for b, v in zip(bottoms, values)]
-        args += self._slot_tracers(free_slots, seen)
-        tracers = self._emit(node, xp, args, list(results))
-        carry = tree_unflatten(spec, _raise_all(structs, tracers[:nc]))
-        y_spec, y_structs = y_box[0]
-        stacked = [_stacked(s) for s in y_structs]
-        return carry, tree_unflatten(y_spec, _raise_all(stacked, tracers[nc:]))
+        With ``run=False`` the loop is captured and not run: the result is a
+        :class:`LoopCapture`, whose ``emit`` runs and records it, on this carry and ``xs``
+        or on others of the same types; ``rows`` (one row of each value of ``xs``, standing
+        for stacked values given to ``emit`` later) may then replace ``xs``.
+        """
+        capture = LoopCapture(self, op, step, init, indices, check, name, xs, rows)
+        if used is not None:
+            used.extend(capture.used)
+        if not run:
+            return capture
+        return capture.emit(keep)
 
     def _diagonal_sum(self, ref: int, out: Any, params: dict) -> Any:
         """``sum(diag(v), axis=0 or 1)`` is ``v``: jacfwd/hessian multiply the identity
@@ -721,6 +692,202 @@ class TraceInterpreter(Interpreter):
             if _same_aval(getattr(result, "val", result), out):
                 return result
         return None
+
+
+class LoopCapture:
+    """A loop body captured by :meth:`TraceInterpreter.record_loop` (NOTE [control flow
+    under jit]), compiled and ready to be emitted as a ``ControlNode``."""
+
+    def __init__(
+        self,
+        rec: TraceInterpreter,
+        op: str,
+        step: Callable,
+        init: Any,
+        indices: range,
+        check: Callable,
+        name: str,
+        xs: list | None,
+        rows: list | None,
+    ) -> None:
+        self.rec, self.name, self.indices = rec, name, indices
+        leaves, spec = tree_flatten(init)
+        structs, bottoms = rec._lower_all(leaves)
+        xp = namespace_of(*[_value(b) for b in bottoms])
+        values = rec._carry_values(bottoms, xp)
+        nc = len(values)
+        y_box: list = []
+        rows_given = xs is not None or rows is not None
+        first = indices[0] - min(indices)
+        if rows is not None:  # one row of each: its structure and its value
+            row_structs, row_bottoms = rec._lower_all(list(rows))
+            rows0 = rec._carry_values(row_bottoms, xp)
+            axes = None
+            x_bottoms, x_values = None, None
+        else:
+            xs = list(xs or ())
+            x_structs, x_bottoms = rec._lower_all(xs)
+            row_structs, axes = [], []
+            for st in x_structs:
+                row_struct, leaf_axes = _without_axis(st, 0)
+                row_structs.append(row_struct)
+                axes += leaf_axes
+            x_values = rec._carry_values(x_bottoms, xp)
+            rows0 = [_row(v, ax, first) for v, ax in zip(x_values, axes)]
+        nx = len(rows0)
+
+        def body(ins: list) -> list:
+            carry = tree_unflatten(spec, _raise_all(structs, ins[:nc]))
+            if rows_given:
+                out = step(carry, ins[nc], _raise_all(row_structs, ins[nc + 1 :]))
+            else:
+                out = step(carry, ins[nc])
+            if not isinstance(out, tuple) or len(out) != 2:
+                raise NotStructurable
+            new, y = out
+            what = "f's new carry" if name == "scan" else "body_fun's output"
+            new_bottoms = rec._lower_carry(op, check, what, carry, new, spec, structs)
+            y_leaves, y_spec = tree_flatten(y)
+            y_structs, y_bottoms = rec._lower_all(y_leaves)
+            y_box.append((y_spec, y_structs))
+            return new_bottoms + y_bottoms
+
+        eqns, ins, out, seen = rec._capture(body, values + [xp.asarray(indices[0])] + rows0)
+        _same_avals(out[:nc], values)
+        y_avals = []
+        for y in out[nc:]:
+            y = _value(y) if hasattr(y, "dtype") else xp.asarray(y)
+            y_avals.append((tuple(y.shape), y.dtype))
+        refs, consts = rec._outputs(out)
+        in_slots = [t.ref for t in ins]
+        free_slots = sorted(rec._free(eqns, in_slots, refs))
+        index = xp.asarray(indices[0])
+        in_avals = _avals(values + [index] + rows0 + [seen[s] for s in free_slots])
+        # the per-step outputs are copied into the stacks (or kept as rows): no copies
+        self.step_fn = compile_subprogram(
+            eqns, in_slots + free_slots, refs, consts, in_avals, shared_from=nc
+        )
+        self.y_spec, self.y_structs = y_box[-1]
+        # the rows the step reads (another row is not sliced: its array may be zeros)
+        read = {r for e in self.step_fn.eqns for r in e.refs if r is not None}
+        read.update(r for r in self.step_fn.out_refs if r is not None)
+        self.read_rows = [j for j in range(len(rows0)) if nc + 1 + j in read]
+        self.used = []
+        at = nc + 1
+        for st in row_structs:
+            n = _n_bottoms(st)
+            self.used.append(any(j in read for j in range(at, at + n)))
+            at += n
+        # an output that repeats an earlier one (the same slot) shares its buffer
+        first_of: dict = {}
+        self.same = [
+            first_of.setdefault(r, j) if r is not None else j for j, r in enumerate(refs[nc:])
+        ]
+        self.y_avals = y_avals
+        self.y_leaf_of = [k for k, st in enumerate(self.y_structs) for _ in range(_n_bottoms(st))]
+        self.spec, self.structs, self.bottoms, self.values = spec, structs, bottoms, values
+        self.row_structs, self.axes, self.rows0 = row_structs, axes, rows0
+        self.x_bottoms, self.x_values = x_bottoms, x_values
+        self.free_slots, self.seen, self.xp, self.nc, self.nx = free_slots, seen, xp, nc, nx
+
+    def emit(self, keep: list | None, init: Any = None, xs: list | None = None) -> tuple:
+        """Run the loop and record it as one equation: on the carry and ``xs`` it was
+        captured with, or on ``init`` and ``xs`` of the same wrapper structures and types
+        (``NotStructurable`` otherwise).  Returns ``(carry, ys)``."""
+        rec, xp, nc, nx = self.rec, self.xp, self.nc, self.nx
+        bottoms, values = self.bottoms, self.values
+        if init is not None:
+            structs, bottoms = rec._lower_all(tree_flatten(init)[0])
+            if structs != self.structs:
+                raise NotStructurable
+            values = rec._carry_values(bottoms, xp)
+            _same_avals(values, self.values)
+        x_bottoms, x_values, axes = self.x_bottoms, self.x_values, self.axes
+        if xs is not None:
+            x_structs, x_bottoms = rec._lower_all(list(xs))
+            axes = []
+            for st, row_struct in zip(x_structs, self.row_structs):
+                got, leaf_axes = _without_axis(st, 0)
+                if got != row_struct:
+                    raise NotStructurable
+                axes += leaf_axes
+            if len(x_structs) != len(self.row_structs):
+                raise NotStructurable
+            x_values = rec._carry_values(x_bottoms, xp)
+            for v, ax, row in zip(x_values, axes, self.rows0):
+                if v.shape[:ax] + v.shape[ax + 1 :] != row.shape or v.dtype != row.dtype:
+                    raise NotStructurable
+        if x_values is None:
+            raise NotStructurable  # captured from rows: emit needs the stacked values
+        indices, base, length = self.indices, min(self.indices), len(self.indices)
+        y_avals, same, y_leaf_of = self.y_avals, self.same, self.y_leaf_of
+        slices = [(j, axes[j]) for j in self.read_rows]
+        shared: dict = {}
+        for j, k in enumerate(same):
+            shared.setdefault(k, []).append(j)
+        steps = [(i - base, xp.asarray(i)) for i in indices]  # read-only 0-d indices
+
+        recording = [True]
+        zeros: dict = {}  # read-only, made once
+
+        def impl(xp: Any, *args: Any) -> tuple:
+            carry = list(args[:nc])
+            x_arrays = args[nc : nc + nx]
+            free = args[nc + nx :]
+            step_fn = node.subprograms["step"]
+            bufs: list = []
+            stores = []
+            lists = []  # outputs kept as the list of the steps' arrays
+            for j, (shape, dtype) in enumerate(y_avals):
+                if same[j] != j:
+                    bufs.append(bufs[same[j]])
+                    continue
+                how = True if keep is None else _how(keep[y_leaf_of[k]] for k in shared[j])
+                if type(how) is RowReaders:
+                    bufs.append(RowList(length, how.count))
+                    stores.append((j, bufs[j]))
+                    lists.append(j)
+                elif how:
+                    bufs.append(xp.empty((length,) + shape, dtype=dtype))
+                    stores.append((j, bufs[j]))
+                else:  # not stored: zeros that take no memory (a loop around may copy them)
+                    z = zeros.get(j)
+                    if z is None:
+                        z = zeros[j] = xp.broadcast_to(xp.zeros((), dtype), (length,) + shape)
+                    bufs.append(z)
+            rows: list = [None] * nx
+            # the last loop to read a RowList lets go of each row once read (NOTE [loops
+            # under a reverse level in jit]): the memory goes back as the steps go
+            last = [j for j, _ in slices if type(x_arrays[j]) is RowList and x_arrays[j].left == 1]
+            for r, index in steps:
+                for j, ax in slices:
+                    x = x_arrays[j]
+                    rows[j] = x[r] if not ax else x[(slice(None),) * ax + (r,)]
+                for j in last:
+                    x_arrays[j][r] = None
+                outs = step_fn(*carry, index, *rows, *free)
+                carry = outs[:nc]
+                for j, b in stores:
+                    b[r] = outs[nc + j]
+            for x in {id(x): x for x in x_arrays if type(x) is RowList}.values():
+                x.left -= 1
+            if lists and recording[0]:  # the recorder holds arrays
+                for j in lists:
+                    bufs[j] = xp.stack(bufs[j])
+                bufs = [bufs[same[j]] for j in range(len(bufs))]
+            return (*carry, *bufs)
+
+        node = ControlNode(self.name, impl, {"step": self.step_fn})
+        seen, free_slots = self.seen, self.free_slots
+        results = impl(xp, *values, *x_values, *[seen[s] for s in free_slots])
+        recording[0] = False
+        args = [b if type(b) is TraceTracer else v for b, v in zip(bottoms, values)]
+        args += [b if type(b) is TraceTracer else v for b, v in zip(x_bottoms, x_values)]
+        args += rec._slot_tracers(free_slots, seen)
+        tracers = rec._emit(node, xp, args, list(results))
+        carry = tree_unflatten(self.spec, _raise_all(self.structs, tracers[:nc]))
+        stacked = [_stacked(s) for s in self.y_structs]
+        return carry, tree_unflatten(self.y_spec, _raise_all(stacked, tracers[nc:]))
 
 
 #: The primitives :meth:`TraceInterpreter.process` simplifies while recording (see the
@@ -788,6 +955,64 @@ def _stacked(struct: tuple) -> tuple:
     if struct[0] == "batch":
         return ("batch", struct[1], struct[2] + 1, _stacked(struct[3]))
     return ("dual", struct[1], _stacked(struct[2]), _stacked(struct[3]))
+
+
+def _without_axis(struct: tuple, axis: int) -> tuple[tuple, list]:
+    """The structure of a value with its logical ``axis`` removed, and the physical axis
+    of each of its bottom leaves that this logical axis is."""
+    if struct == _LEAF:
+        return _LEAF, [axis]
+    if struct[0] == "batch":
+        bdim = struct[2]
+        inner_axis = axis if axis < bdim else axis + 1
+        inner, axes = _without_axis(struct[3], inner_axis)
+        return ("batch", struct[1], bdim - 1 if inner_axis < bdim else bdim, inner), axes
+    primal, axes = _without_axis(struct[2], axis)
+    tangent, more = _without_axis(struct[3], axis)
+    return ("dual", struct[1], primal, tangent), axes + more
+
+
+def _n_bottoms(struct: tuple) -> int:
+    if struct == _LEAF:
+        return 1
+    if struct[0] == "batch":
+        return _n_bottoms(struct[3])
+    return _n_bottoms(struct[2]) + _n_bottoms(struct[3])
+
+
+def _row(x: Any, axis: int, r: int) -> Any:
+    """Row ``r`` of ``x`` along its physical ``axis`` (a view)."""
+    return x[(slice(None),) * axis + (r,)]
+
+
+class RowReaders:
+    """A ``keep`` entry of :meth:`TraceInterpreter.record_loop`: store the output as a
+    :class:`RowList`, read by ``count`` loops (counted as they are recorded)."""
+
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
+class RowList(list):
+    """A loop's stacked output kept as the list of its steps' arrays (row ``r`` is
+    ``x[r]``); ``left``: how many of the loops that read it have still to run."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, length: int, readers: int) -> None:
+        super().__init__([None] * length)
+        self.left = readers
+
+
+def _how(entries: Any) -> Any:
+    """How an output shared by several leaves of ``y`` is stored (see ``record_loop``)."""
+    entries = list(entries)
+    if any(e is True for e in entries):
+        return True
+    rows = [e for e in entries if type(e) is RowReaders]
+    return rows[0] if rows else False
 
 
 def _value(b: Any) -> Any:
