@@ -16,7 +16,9 @@ transform (NOTE [odeint]):
 
 Derivatives are those of the exact solution, computed to the solver's tolerance (the
 adjoint and the sensitivities are solves too), not the derivatives of the discrete steps.
-``func`` must not close over traced values: pass them through ``*args``.
+A traced value that ``func`` closes over becomes an extra operand (NOTE [closure
+conversion] in ``ftransforms/closures.py``), so ``odeint(lambda y, t: -k * y, ...)`` is
+differentiated in ``k`` as if ``k`` were passed through ``*args``.
 
 Example:
     >>> import numpy as np
@@ -43,6 +45,8 @@ import ftransforms.numpy as fnp
 from ftransforms.api import jvp as _jvp
 from ftransforms.api import vjp as _vjp
 from ftransforms.api import vmap
+from ftransforms.closures import hoist_traced
+from ftransforms.core.mutation import Buffer
 from ftransforms.core.primitive import Primitive
 from ftransforms.core.tracer import Tracer
 from ftransforms.lax import ensure_bdim
@@ -90,11 +94,14 @@ def _batched_func(func: Callable, nb: int) -> Callable:
 
 
 def _check_plain(out: Any, where: str) -> Any:
+    if type(out) is Buffer:  # np.array([...]) made by func while a transform is active
+        return out.val
     if isinstance(out, Tracer):
         raise TypeError(
-            f"{where}: func returned a traced value for plain inputs: it closes over a value "
-            f"that a transform traces.  Pass such values to odeint as extra arguments "
-            f"(odeint(func, y0, t, *args)) instead of closing over them."
+            f"{where}: func returned a traced value for plain inputs: it reaches a value "
+            f"that a transform traces through an object's attribute or a global (traced "
+            f"values in its closure, defaults or partial arguments are found).  Pass such "
+            f"values to odeint as extra arguments (odeint(func, y0, t, *args)) instead."
         )
     return out
 
@@ -500,9 +507,13 @@ def odeint(
         raise ValueError(f"{where}: t must be 1-D, got shape {fnp.shape(t)}")
     if len(args) == 1 and type(args[0]) is tuple and extra_args is None:
         args = _scipy_or_jax_args(func, y0, t, args)
+    # Traced values func closes over become extra operands (NOTE [closure conversion]).
+    func, hoisted = hoist_traced(func)
     # The extra arguments may be pytrees (tuples, dicts of arrays, as in JAX): the
     # primitive takes their leaves, and func gets them rebuilt.
     leaves, args_spec = tree_flatten(args)
+    n_user = len(leaves)
+    leaves = leaves + hoisted
     conv = []
     for k, a in enumerate(leaves):
         if not (isinstance(a, (int, float, complex, bool)) or hasattr(a, "dtype")):
@@ -511,11 +522,11 @@ def odeint(
                 f"{type(a).__name__}; close over other values instead"
             )
         conv.append(a if hasattr(a, "dtype") else fnp.asarray(a, like=y0))
-    if args_spec != tree_flatten(tuple(leaves))[1]:
+    if hoisted or args_spec != tree_flatten(tuple(leaves))[1]:
         tree_func = func
 
         def func(y, t, *flat):
-            return tree_func(y, t, *tree_unflatten(args_spec, flat))
+            return tree_func(y, t, *tree_unflatten(args_spec, flat[:n_user]), *flat[n_user:])
 
         func.__name__ = getattr(tree_func, "__name__", "func")
     name = f"odeint({getattr(func, '__name__', 'func')})"
