@@ -51,9 +51,7 @@ def _value_plan(value: Any, plan: _Plan, depth: int, seen: set) -> Callable | No
             return None
 
         def rebuild(new: Any) -> Any:
-            return tree_unflatten(
-                spec, [p(new) if p else leaf for p, leaf in zip(parts, leaves)]
-            )
+            return tree_unflatten(spec, [p(new) if p else leaf for p, leaf in zip(parts, leaves)])
 
         return rebuild
     return None
@@ -96,9 +94,7 @@ def _function_plan(fn: Any, plan: _Plan, depth: int, seen: set) -> Callable | No
         return None
 
     def rebuild_function(new: Any) -> Any:
-        closure = tuple(
-            types.CellType(p(new)) if p else cell for p, cell in zip(cell_plans, cells)
-        )
+        closure = tuple(types.CellType(p(new)) if p else cell for p, cell in zip(cell_plans, cells))
         new_defaults = defaults(new) if defaults else fn.__defaults__
         g = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, new_defaults, closure)
         g.__kwdefaults__ = kwdefaults(new) if kwdefaults else fn.__kwdefaults__

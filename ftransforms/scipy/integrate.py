@@ -1,5 +1,7 @@
-"""``ftransforms.scipy.integrate``: ``odeint`` with derivatives by the adjoint method, and
-the trapezoidal rules (like ``jax.experimental.ode`` and ``jax.scipy.integrate``).
+"""``ftransforms.scipy.integrate``: ``odeint`` with derivatives by the adjoint method (and
+SciPy's ``solve_ivp`` on it, from :mod:`ftransforms.scipy.ivp`), the trapezoidal rules
+(like ``jax.experimental.ode`` and ``jax.scipy.integrate``), and ``simpson``,
+``fixed_quad`` and ``quad`` (:mod:`ftransforms.scipy.quadrature`).
 
 ``odeint(func, y0, t, *args)`` solves ``dy/dt = func(y, t, *args)`` with an adaptive
 Dormand-Prince 5(4) method (each output time is hit exactly; relative and absolute error
@@ -53,8 +55,19 @@ from ftransforms.lax import ensure_bdim
 from ftransforms.numpy.helpers import dtype_of, holds_tracer, normalize_axis
 from ftransforms.numpy.ufuncs import float_input
 from ftransforms.pytree import tree_flatten, tree_unflatten
+from ftransforms.scipy.ivp import OdeResult, solve_ivp
+from ftransforms.scipy.quadrature import fixed_quad, quad, simpson
 
-__all__ = ["cumulative_trapezoid", "odeint", "trapezoid"]
+__all__ = [
+    "OdeResult",
+    "cumulative_trapezoid",
+    "fixed_quad",
+    "odeint",
+    "quad",
+    "simpson",
+    "solve_ivp",
+    "trapezoid",
+]
 
 # NOTE [odeint]: the solve is a primitive made per call (like ``custom_vjp``'s), whose
 # operands are ``(y0, t, *args)`` with ``nb`` leading batch axes on every one of them:

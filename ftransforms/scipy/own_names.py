@@ -11,7 +11,9 @@ creation functions in) the names reached *through SciPy's modules and distributi
 objects* call them when an argument holds a tracer:
 
 * ``scipy.<special|linalg|signal|integrate|stats>.<name>(...)`` for each function whose
-  counterpart takes every parameter SciPy's takes (SciPy's ufuncs dispatch by themselves);
+  counterpart takes every parameter SciPy's takes (SciPy's ufuncs dispatch by themselves),
+  a tracer in a function argument's closure counting (``scipy.integrate.quad(lambda x:
+  np.exp(-k * x), 0, 1)``: NOTE [closure conversion]);
 * every ``scipy.stats`` distribution's ``pdf``/``logpdf``/``cdf``/... and ``__call__``
   (freezing), through the base classes, when ``ftransforms.scipy.stats`` has that
   distribution; and the multivariate ones it has.
@@ -42,6 +44,7 @@ from typing import Any
 
 import numpy
 
+from ftransforms.closures import closure_tracers
 from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE
 from ftransforms.core.stack import OUTERMOST_HOOKS
 from ftransforms.core.tracer import takes_every_parameter
@@ -72,8 +75,16 @@ _LOCK = threading.Lock()
 _MODULES_SEEN = [0]  # len(sys.modules) at the last check: no new module, nothing to do
 
 
+def _holds(value: Any) -> bool:
+    """Whether ``value`` holds a tracer, a function included (one in its closure, as
+    ``quad(lambda x: np.exp(-k * x), 0, 1)`` under ``grad`` in ``k``)."""
+    if holds_tracer(value):
+        return True
+    return callable(value) and not isinstance(value, type) and bool(closure_tracers(value))
+
+
 def _traced(args: tuple, kwargs: dict) -> bool:
-    return any(holds_tracer(a) for a in args) or any(holds_tracer(v) for v in kwargs.values())
+    return any(_holds(a) for a in args) or any(_holds(v) for v in kwargs.values())
 
 
 def _function(theirs: Any, ours: Any) -> Any:
