@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import types
 import warnings
 from functools import partial
 from typing import Any, NamedTuple
@@ -537,3 +538,594 @@ def test_jax_cookbook_complex_numbers():
     close(np.sum(ours * E), np.sum(theirs * E), LINALG_TOL)
     along = lambda s: p_cholesky_loss(A + s * E)  # noqa: E731
     close(np.sum(ours * E), fd_jacobian(along, (0.0,)), FD_TOL)
+
+
+# ======================================================================================
+# 5. JAX's "Training a simple neural network" (per-example predict, vmap, jit update)
+# ======================================================================================
+
+
+def random_layer_params(m, n, rng, scale=1e-1):
+    return scale * rng.normal(size=(n, m)), scale * rng.normal(size=(n,))
+
+
+def init_network_params(sizes, rng):
+    return [random_layer_params(m, n, rng) for m, n in zip(sizes[:-1], sizes[1:])]
+
+
+def p_relu(x):
+    return np.maximum(0, x)
+
+
+def p_mnist_predict(params, image):
+    # per-example predictions
+    activations = image
+    for w, b in params[:-1]:
+        outputs = np.dot(w, activations) + b
+        activations = p_relu(outputs)
+    final_w, final_b = params[-1]
+    logits = np.dot(final_w, activations) + final_b
+    return logits - logsumexp(logits)
+
+
+batched_predict = vmap(p_mnist_predict, in_axes=(None, 0))
+
+
+def one_hot(x, k, dtype=np.float32):
+    return np.array(x[:, None] == np.arange(k), dtype)
+
+
+def accuracy(params, images, targets):
+    target_class = np.argmax(targets, axis=1)
+    predicted_class = np.argmax(batched_predict(params, images), axis=1)
+    return np.mean(predicted_class == target_class)
+
+
+def mnist_loss(params, images, targets):
+    preds = batched_predict(params, images)
+    return -np.mean(preds * targets)
+
+
+STEP_SIZE = 0.5
+
+
+@jit
+def mnist_update(params, x, y):
+    grads = grad(mnist_loss)(params, x, y)
+    return [(w - STEP_SIZE * dw, b - STEP_SIZE * db) for (w, b), (dw, db) in zip(params, grads)]
+
+
+def test_jax_training_a_simple_neural_network(rng):
+    params = init_network_params([16, 12, 12, 10], rng)
+    image = rng.normal(size=(16,))
+    assert p_mnist_predict(params, image).shape == (10,)
+    images = rng.normal(size=(8, 16))
+    with pytest.raises(ValueError):  # "Invalid shapes!": the per-example code on a batch
+        p_mnist_predict(params, images)
+    check_vmap(p_mnist_predict, (params, images), in_dims=(None, 0))
+    labels = rng.integers(0, 10, size=8)
+    y = one_hot(labels, 10)
+    assert y.dtype == np.float32 and np.array_equal(y.argmax(1), labels)
+    # the gradient through vmap against JAX running the per-example code under jax.vmap
+    jax_loss = lambda p, x, t: -jnp.mean(  # noqa: E731
+        jax.vmap(jaxify(p_mnist_predict), in_axes=(None, 0))(p, x) * t
+    )
+    want = jax_call(jax.grad(jax_loss), params, images, y)
+    close(grad(mnist_loss)(params, images, y), [tuple(map(np.asarray, g)) for g in want])
+    losses = [mnist_loss(params, images, y)]
+    for _ in range(4):
+        new = mnist_update(params, images, y)
+        grads = grad(mnist_loss)(params, images, y)
+        close(new, [(w - STEP_SIZE * dw, b - STEP_SIZE * db) for (w, b), (dw, db) in zip(params, grads)])
+        params = new
+        losses.append(mnist_loss(params, images, y))
+    assert losses[-1] < losses[0]
+    assert 0.0 <= accuracy(params, images, y) <= 1.0
+    (program,) = mnist_update.cache.values()
+    assert not program.value_dependent, program.reason
+
+
+# ======================================================================================
+# 6. JAX 101: working with pytrees, and stateful computations (a NamedTuple of params)
+# ======================================================================================
+
+
+def init_mlp_params(layer_widths, rng):
+    params = []
+    for n_in, n_out in zip(layer_widths[:-1], layer_widths[1:]):
+        params.append(
+            dict(
+                weights=rng.normal(size=(n_in, n_out)) * np.sqrt(2 / n_in),
+                biases=np.ones(shape=(n_out,)),
+            )
+        )
+    return params
+
+
+def p_mlp_forward(params, x):
+    *hidden, last = params
+    for layer in hidden:
+        x = ft.nn.relu(x @ layer["weights"] + layer["biases"])
+    return x @ last["weights"] + last["biases"]
+
+
+def mlp_loss_fn(params, x, y):
+    return np.mean((p_mlp_forward(params, x) - y) ** 2)
+
+
+LEARNING_RATE = 0.0001
+
+
+@jit
+def mlp_update(params, x, y):
+    grads = grad(mlp_loss_fn)(params, x, y)
+    return tree_util.tree_map(lambda p, g: p - LEARNING_RATE * g, params, grads)
+
+
+class MyContainer:
+    """A non-standard Python container (JAX 101's example)."""
+
+    def __init__(self, name: str, a: Any, b: Any, c: Any):
+        self.name = name
+        self.a = a
+        self.b = b
+        self.c = c
+
+
+def flatten_MyContainer(container):  # noqa: N802 (JAX 101's name)
+    flat_contents = [container.a, container.b, container.c]
+    aux_data = container.name
+    return flat_contents, aux_data
+
+
+def unflatten_MyContainer(aux_data, flat_contents):  # noqa: N802
+    return MyContainer(aux_data, *flat_contents)
+
+
+tree_util.register_pytree_node(MyContainer, flatten_MyContainer, unflatten_MyContainer)
+
+
+class MyOtherContainer(NamedTuple):
+    name: str
+    a: Any
+    b: Any
+    c: Any
+
+
+class Params(NamedTuple):
+    weight: np.ndarray
+    bias: np.ndarray
+
+
+def linear_loss(params: Params, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    pred = params.weight * x + params.bias
+    return np.mean((pred - y) ** 2)
+
+
+@jit
+def linear_update(params: Params, x: np.ndarray, y: np.ndarray) -> Params:
+    grad_ = grad(linear_loss)(params, x, y)
+    return tree_util.tree_map(lambda param, g: param - g * 0.05, params, grad_)
+
+
+def test_jax_101_pytrees_and_state(rng):
+    params = init_mlp_params([1, 32, 32, 1], rng)
+    shapes = tree_util.tree_map(lambda x: x.shape, params)
+    assert shapes == [
+        {"weights": (1, 32), "biases": (32,)},
+        {"weights": (32, 32), "biases": (32,)},
+        {"weights": (32, 1), "biases": (1,)},
+    ]
+    xs = rng.normal(size=(32, 1))
+    ys = xs**2
+    g = grad(mlp_loss_fn)(params, xs, ys)
+    jax_forward = types.FunctionType(
+        p_mlp_forward.__code__,
+        {**globals(), "np": jnp, "ft": types.SimpleNamespace(nn=jax.nn)},  # jax.nn.relu
+    )
+    jax_loss = lambda p, x, y: jnp.mean((jax_forward(p, x) - y) ** 2)  # noqa: E731
+    close(g, jax_call(jax.grad(jax_loss), params, xs, ys))
+    new = mlp_update(params, xs, ys)
+    close(new, tree_util.tree_map(lambda p, gg: p - LEARNING_RATE * gg, params, g))
+    moved = perturb(params, rng)
+    close(mlp_update(moved, xs, ys), tree_util.tree_map(lambda p, gg: p - LEARNING_RATE * gg, moved, grad(mlp_loss_fn)(moved, xs, ys)))
+    # a registered container and a NamedTuple: leaves, tree_map, grad through them
+    containers = [MyContainer("Alice", 1, 2, 3), MyContainer("Bob", 4, 5, 6)]
+    assert tree_util.tree_leaves(containers) == [1, 2, 3, 4, 5, 6]
+    bumped = tree_util.tree_map(lambda x: x + 1, containers)
+    assert (bumped[1].name, bumped[1].c) == ("Bob", 7)
+    gc = grad(lambda c: c.a * c.b + np.sin(c.c))(MyContainer("A", 1.0, 2.0, 3.0))
+    assert gc.name == "A"
+    close((gc.a, gc.b, gc.c), (np.array(2.0), np.array(1.0), np.array(np.cos(3.0))))
+    others = [MyOtherContainer("Alice", 1, 2, 3), MyOtherContainer("Bob", 4, 5, 6)]
+    assert tree_util.tree_leaves(others) == ["Alice", 1, 2, 3, "Bob", 4, 5, 6]
+    assert tree_util.tree_leaves([None, None, None]) == []
+    episode_steps = [dict(t=1, obs=3), dict(t=2, obs=4)]
+    transposed = tree_util.tree_transpose(
+        outer_treedef=tree_util.tree_structure([0 for e in episode_steps]),
+        inner_treedef=tree_util.tree_structure(episode_steps[0]),
+        pytree_to_transpose=episode_steps,
+    )
+    assert transposed == {"t": [1, 2], "obs": [3, 4]}
+    # stateful computations: the state is an explicit NamedTuple passed in and out of jit
+    true_w, true_b = 2.0, -1.0
+    x = rng.normal(size=(128, 1))
+    y = x * true_w + true_b + 0.1 * rng.normal(size=(128, 1))
+    state = Params(rng.normal(size=()), rng.normal(size=()))
+    for _ in range(200):
+        state = linear_update(state, x, y)
+    assert type(state) is Params
+    w_ls, b_ls = np.polyfit(x[:, 0], y[:, 0], 1)
+    close((state.weight, state.bias), (np.array(w_ls), np.array(b_ls)), {"rtol": 1e-6, "atol": 1e-6})
+    (program,) = linear_update.cache.values()
+    assert not program.value_dependent, program.reason
+
+
+# ======================================================================================
+# 7. JAX's "Thinking in JAX", JIT and control-flow notes, "Automatic vectorization"
+# ======================================================================================
+
+
+def piecewise(x):
+    if x < 3:
+        return 3.0 * x**2
+    else:
+        return -4 * x
+
+
+def sum_first(x, n):
+    y = 0.0
+    for i in range(n):
+        y = y + x[i]
+    return y
+
+
+def example_fun(length, val):
+    return np.ones((length,)) * val
+
+
+def get_negatives(x):
+    return x[x < 0]
+
+
+def standardize(X):
+    X = X - X.mean(0)
+    return X / X.std(0)
+
+
+def func11(arr, extra):
+    ones = np.ones(arr.shape)
+
+    def body(carry, aelems):
+        ae1, ae2 = aelems
+        return (carry + ae1 * ae2 + extra, carry)
+
+    return ft.scan(body, 0.0, (arr, ones))
+
+
+def p_sum_logistic(x):
+    return np.sum(1.0 / (1.0 + np.exp(-x)))
+
+
+def first_finite_differences(f, x, eps=1e-3):
+    return np.array([(f(x + eps * v) - f(x - eps * v)) / (2 * eps) for v in np.eye(len(x))])
+
+
+def squared_error_with_aux(x, y):
+    return np.sum((x - y) ** 2), x - y
+
+
+def convolve(x, w):
+    output = []
+    for i in range(1, len(x) - 1):
+        output.append(np.dot(x[i - 1 : i + 2], w))
+    return np.array(output)
+
+
+def test_jax_control_flow_jit_and_vectorization(rng):
+    # Python control flow on values: fine under grad; jit runs such a function eagerly
+    # (JAX raises a ConcretizationTypeError), with a warning
+    close(grad(piecewise)(2.0), 12.0)
+    close(grad(piecewise)(4.0), -4.0)
+    jf = jit(piecewise)
+    with pytest.warns(RuntimeWarning, match="runs eagerly"):
+        jf(np.array(2.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for x in (2.0, 4.0, 1.0, 5.0):
+            close(jf(np.array(x)), np.asarray(piecewise(x)))
+    f = jit(sum_first, static_argnums=(1,))
+    x3 = np.array([2.0, 3.0, 4.0])
+    close(f(x3, 2), np.array(5.0))
+    close(f(x3, 3), np.array(9.0))
+    good = jit(example_fun, static_argnums=(0,))
+    close(good(10, 4.0), np.full(10, 4.0))
+    close(good(5, 4.0), np.full(5, 4.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a data-dependent shape: eager
+        for x in (rng.standard_normal(10), rng.standard_normal(10)):
+            close(jit(get_negatives)(x), get_negatives(x))
+    X = rng.standard_normal((50, 4))
+    check_jit(standardize, (X,), (X * 2 + 1,))
+    close(jit(standardize)(X), standardize(X))
+    # scan, fori_loop and while_loop with their derivatives
+    carry, ys = func11(np.arange(4.0), 1.0)
+    close(carry, np.array(10.0))
+    close(ys, np.array([0.0, 1.0, 3.0, 6.0]))
+    close(grad(lambda a, e: func11(a, e)[0], argnums=(0, 1))(np.arange(4.0), 1.0), (np.ones(4), np.array(4.0)))
+    body = lambda i, val: val + i * val * 0.1  # noqa: E731
+    close(ft.fori_loop(0, 10, body, np.array(1.0)), np.prod(1 + 0.1 * np.arange(10)))
+    close(grad(lambda v: ft.fori_loop(0, 10, body, v))(1.0), np.prod(1 + 0.1 * np.arange(10)))
+    # "Automatic differentiation" 101: grad, finite differences, grad of jit of grad
+    x_small = np.arange(3.0)
+    g = grad(p_sum_logistic)(x_small)
+    close(g, first_finite_differences(p_sum_logistic, x_small), {"rtol": 1e-6, "atol": 1e-8})
+    s = scipy.special.expit(1.0)
+    close(grad(jit(grad(jit(grad(p_sum_logistic)))))(1.0), s * (1 - s) * (1 - 6 * s + 6 * s**2))
+    x, y = np.arange(3.0), np.ones(3)
+    close(grad(squared_error_with_aux, has_aux=True)(x, y), (2 * (x - y), x - y))
+    (v, aux), g = value_and_grad(squared_error_with_aux, has_aux=True)(x, y)
+    close((v, aux, g), (np.array(2.0), x - y, 2 * (x - y)))
+    # "Automatic vectorization": a per-example convolution, batched four ways
+    x, w = np.arange(5), np.array([2.0, 3.0, 4.0])
+    close(convolve(x, w), np.array([11.0, 20.0, 29.0]))
+    xs, ws = np.stack([x, x + 1]), np.stack([w, w * 2])
+    want = np.stack([convolve(x, w), convolve(x + 1, w * 2)])
+    close(vmap(convolve)(xs, ws), want)
+    close(vmap(convolve, in_axes=1, out_axes=1)(xs.T, ws.T), want.T)
+    close(vmap(convolve, in_axes=[0, None])(xs, w), np.stack([convolve(x, w), convolve(x + 1, w)]))
+    close(jit(vmap(convolve))(xs, ws), want)
+
+
+# ======================================================================================
+# 8. torch.func tutorials: per-sample gradients, model ensembling
+# ======================================================================================
+
+
+def init_mlp_module(rng):
+    return {
+        "fc1.weight": rng.normal(size=(32, 20)) * 0.2,
+        "fc1.bias": np.zeros(32),
+        "fc2.weight": rng.normal(size=(10, 32)) * 0.2,
+        "fc2.bias": np.zeros(10),
+    }
+
+
+def p_log_softmax(z):
+    z = z - z.max(-1, keepdims=True)
+    return z - np.log(np.sum(np.exp(z), -1, keepdims=True))
+
+
+def p_model(params, x):
+    h = np.maximum(x @ params["fc1.weight"].T + params["fc1.bias"], 0)  # F.relu(fc1(x))
+    return p_log_softmax(h @ params["fc2.weight"].T + params["fc2.bias"])
+
+
+def p_nll_loss(predictions, targets):
+    return -np.mean(predictions[np.arange(len(targets)), targets])
+
+
+def p_compute_loss(params, sample, target):
+    batch = sample[None]  # sample.unsqueeze(0)
+    targets = target[None]
+    predictions = p_model(params, batch)
+    return p_nll_loss(predictions, targets)
+
+
+def stack_module_state(models):
+    return {k: np.stack([m[k] for m in models]) for k in models[0]}
+
+
+def fmodel(params, buffers, x):
+    return p_model(params, x)
+
+
+def test_torch_func_per_sample_gradients(rng):
+    params = init_mlp_module(rng)
+    data, targets = rng.normal(size=(16, 20)), rng.integers(0, 10, size=16)
+    ft_compute_grad = grad(p_compute_loss)
+    ft_compute_sample_grad = vmap(ft_compute_grad, in_dims=(None, 0, 0))
+    per_sample_grads = check_vmap(ft_compute_grad, (params, data, targets), in_dims=(None, 0, 0))
+    close(per_sample_grads, ft_compute_sample_grad(params, data, targets))
+    # the mean of the per-sample gradients is the batch loss's gradient (against JAX)
+    batch_loss = lambda p, x, t: p_nll_loss(p_model(p, x), t)  # noqa: E731
+    close(tree_util.tree_map(lambda g: g.mean(0), per_sample_grads), check_grad(batch_loss, (params, data, targets)))
+    check_jit(ft_compute_sample_grad, (params, data, targets), (perturb(params, rng), data + 1, targets))
+
+
+def test_torch_func_model_ensembling(rng):
+    models = [init_mlp_module(np.random.default_rng(i)) for i in range(5)]
+    minibatches = rng.normal(size=(5, 8, 20))
+    minibatch = minibatches[0]
+    params, buffers = stack_module_state(models), {}
+    loop = np.stack([p_model(m, mb) for m, mb in zip(models, minibatches)])
+    close(vmap(fmodel)(params, buffers, minibatches), loop)
+    same = np.stack([p_model(m, minibatch) for m in models])
+    close(vmap(fmodel, in_dims=(0, 0, None))(params, buffers, minibatch), same)
+    check_jit(vmap(fmodel, in_dims=(0, 0, None)), (params, buffers, minibatch), (perturb(params, rng), buffers, minibatch))
+
+
+# ======================================================================================
+# 9. torch.func tutorials: Jacobians, Hessians, HVPs; the empirical NTK two ways
+# ======================================================================================
+
+
+def p_linear_tanh(weight, bias, x):
+    return np.tanh(x @ weight.T + bias)  # F.linear(x, weight, bias).tanh()
+
+
+def predict_with_output_summed(weight, bias, x):
+    return p_linear_tanh(weight, bias, x).sum(0)
+
+
+def test_torch_func_jacobians_and_hessians(rng):
+    D = 6
+    weight, bias, x = rng.normal(size=(D, D)), rng.normal(size=(D,)), rng.normal(size=(D,))
+    cotangents = tuple(np.eye(D))
+    jacobian = np.stack([vjp(lambda xx: p_linear_tanh(weight, bias, xx), x)[1](v)[0] for v in cotangents])
+    close(jacobian, fd_jacobian(p_linear_tanh, (weight, bias, x), 2), FD_TOL)
+    close(jacrev(p_linear_tanh, argnums=2)(weight, bias, x), jacobian)
+    _, vjp_fn = vjp(lambda xx: p_linear_tanh(weight, bias, xx), x)
+    close(vmap(vjp_fn)(np.eye(D))[0], jacobian)
+    close(jacfwd(p_linear_tanh, argnums=2)(weight, bias, x), jacobian)
+    jw, jb = jacrev(p_linear_tanh, argnums=(0, 1))(weight, bias, x)
+    close(jw, fd_jacobian(p_linear_tanh, (weight, bias, x), 0), FD_TOL)
+    close(jb, fd_jacobian(p_linear_tanh, (weight, bias, x), 1), FD_TOL)
+    hess_api = hessian(p_linear_tanh, argnums=2)(weight, bias, x)
+    close(jacfwd(jacfwd(p_linear_tanh, argnums=2), argnums=2)(weight, bias, x), hess_api)
+    close(jacrev(jacrev(p_linear_tanh, argnums=2), argnums=2)(weight, bias, x), hess_api)
+    close(hess_api, fd_jacobian(jacrev(p_linear_tanh, argnums=2), (weight, bias, x), 2), FD_TOL)
+    # batch Jacobians: vmap of jacrev, and the summed-output trick with movedim
+    weight, bias, xb = rng.normal(size=(5, 4)), rng.normal(size=(5,)), rng.normal(size=(7, 4))
+    batch0 = check_vmap(jacrev(p_linear_tanh, argnums=2), (weight, bias, xb), in_dims=(None, None, 0))
+    batch1 = np.moveaxis(jacrev(predict_with_output_summed, argnums=2)(weight, bias, xb), 1, 0)
+    close(batch0, batch1)
+    check_vmap(hessian(p_linear_tanh, argnums=2), (weight, bias, xb), in_dims=(None, None, 0))
+    # hvp = jvp of grad
+    xs, tangent = rng.normal(size=(64,)), rng.normal(size=(64,))
+    close(hvp_fwd_rev(lambda x: np.sin(x).sum(), (xs,), (tangent,)), tangent * -np.sin(xs))
+
+
+def ntk_init(rng):
+    return {
+        "fc1.weight": rng.normal(size=(8, 12)) * 0.3,
+        "fc2.weight": rng.normal(size=(5, 8)) * 0.3,
+        "fc2.bias": rng.normal(size=5) * 0.1,
+    }
+
+
+def p_ntk_net(params, x):
+    h = np.tanh(x.reshape(x.shape[0], -1) @ params["fc1.weight"].T)
+    return h @ params["fc2.weight"].T + params["fc2.bias"]
+
+
+def p_fnet_single(params, x):
+    return p_ntk_net(params, x[None])[0]  # functional_call(net, params, (x.unsqueeze(0),)).squeeze(0)
+
+
+def empirical_ntk_jacobian_contraction(fnet_single, params, x1, x2):
+    # Compute J(x1)
+    jac1 = vmap(jacrev(fnet_single), (None, 0))(params, x1)
+    jac1 = jac1.values()
+    jac1 = [j.reshape(j.shape[0], j.shape[1], -1) for j in jac1]  # j.flatten(2)
+    # Compute J(x2)
+    jac2 = vmap(jacrev(fnet_single), (None, 0))(params, x2)
+    jac2 = jac2.values()
+    jac2 = [j.reshape(j.shape[0], j.shape[1], -1) for j in jac2]
+    # Compute J(x1) @ J(x2).T
+    result = np.stack([np.einsum("Naf,Mbf->NMab", j1, j2) for j1, j2 in zip(jac1, jac2)])
+    result = result.sum(0)
+    return result
+
+
+def empirical_ntk_ntk_vps(func, params, x1, x2, compute="full"):
+    def get_ntk(x1, x2):
+        def func_x1(params):
+            return func(params, x1)
+
+        def func_x2(params):
+            return func(params, x2)
+
+        output, vjp_fn = vjp(func_x1, params)
+
+        def get_ntk_slice(vec):
+            # This computes vec @ J(x2).T
+            vjps = vjp_fn(vec)
+            # This computes J(X1) @ vjps
+            _, jvps = jvp(func_x2, (params,), vjps)
+            return jvps
+
+        # Here's our identity matrix
+        basis = np.eye(output.size, dtype=output.dtype).reshape(output.size, -1)
+        return vmap(get_ntk_slice)(basis)
+
+    result = vmap(vmap(get_ntk, (None, 0)), (0, None))(x1, x2)
+    if compute == "full":
+        return result
+    if compute == "trace":
+        return np.einsum("NMKK->NM", result)
+    if compute == "diagonal":
+        return np.einsum("NMKK->NMK", result)
+
+
+def test_torch_func_neural_tangent_kernel(rng):
+    params = ntk_init(rng)
+    x_train, x_test = rng.normal(size=(4, 3, 4)), rng.normal(size=(3, 3, 4))
+    result = empirical_ntk_jacobian_contraction(p_fnet_single, params, x_train, x_test)
+    assert result.shape == (4, 3, 5, 5)
+    # the oracle: per pair of points, the flattened Jacobians (JAX) contracted by hand
+    flat, unravel = ft.ravel_pytree(params)
+    jac_one = jax.jacrev(lambda p, x: jaxify(p_fnet_single)(unravel(p), x))
+    jacs = np.asarray(jax_call(jax.vmap(jac_one, in_axes=(None, 0)), flat, np.concatenate([x_train, x_test])))
+    J1, J2 = jacs[:4], jacs[4:]
+    close(result, np.array([[a @ b.T for b in J2] for a in J1]))
+    close(empirical_ntk_ntk_vps(p_fnet_single, params, x_train, x_test), result)
+    close(empirical_ntk_ntk_vps(p_fnet_single, params, x_train, x_test, "trace"), np.einsum("NMKK->NM", result))
+    close(empirical_ntk_ntk_vps(p_fnet_single, params, x_train, x_test, "diagonal"), np.einsum("NMKK->NMK", result))
+
+
+# ======================================================================================
+# 10. torch.func's API documentation examples, with NumPy functions as the functions
+# ======================================================================================
+
+
+def test_torch_func_api_examples(rng):
+    x, y = rng.normal(size=(2, 5)), rng.normal(size=(2, 5))
+    close(vmap(np.dot)(x, y), np.sum(x * y, 1))
+    weights = rng.normal(size=5)
+
+    def model(feature_vec):
+        assert feature_vec.ndim == 1  # the per-example view
+        return np.maximum(feature_vec.dot(weights), 0)
+
+    examples = rng.normal(size=(3, 5))
+    close(vmap(model)(examples), np.maximum(examples @ weights, 0))
+    N = 5
+    xx = rng.normal(size=N)
+    _, vjp_fn = vjp(lambda x: x**2, xx)
+    close(vmap(vjp_fn)(np.eye(N))[0], np.diag(2 * xx))
+    x3, y3 = rng.normal(size=(3, 2, 5)), rng.normal(size=(3, 2, 5))
+    close(vmap(vmap(np.dot))(x3, y3), np.sum(x3 * y3, -1))
+    close(vmap(np.dot, in_dims=1)(x.T, y.T), np.sum(x * y, 1))
+    close(vmap(np.dot, in_dims=(0, None))(x, y[0]), x @ y[0])
+    close(vmap(lambda d: np.dot(d["x"], d["y"]))({"x": x, "y": y}), np.sum(x * y, 1))
+    close(vmap(lambda x: x**2, out_dims=1)(x), (x**2).T)
+
+    def fn(x, scale=4.0):
+        return x * scale
+
+    close(vmap(fn)(x), x * 4)
+    close(vmap(fn)(x, scale=np.arange(5.0)), x * np.arange(5.0))  # keyword: not batched
+    close(grad(np.sin)(0.5), np.cos(0.5))
+    close(grad(grad(lambda x: np.sin(x)))(0.5), -np.sin(0.5))
+
+    def my_loss_func(y, y_pred):
+        loss_per_sample = (0.5 * y_pred - y) ** 2
+        loss = loss_per_sample.mean()
+        return loss, (y_pred, loss_per_sample)
+
+    y_true, y_preds = rng.random(4), rng.random(4)
+    g, (pred, per_sample) = grad(my_loss_func, argnums=1, has_aux=True)(y_true, y_preds)
+    close(g, (0.5 * y_preds - y_true) * 0.5 * 2 / 4)
+    close(per_sample, (0.5 * y_preds - y_true) ** 2)
+    xs = rng.normal(size=5)
+    close(jacrev(np.sin)(xs), np.diag(np.cos(xs)))
+    close(jacrev(np.sin, chunk_size=1)(xs), np.diag(np.cos(xs)))
+    xb = rng.normal(size=(4, 5))
+    close(vmap(jacrev(np.sin))(xb), np.stack([np.diag(np.cos(r)) for r in xb]))
+
+    def f_aux(x):
+        x_sin = np.sin(x)
+        return x_sin, x_sin
+
+    jacobian, aux = jacrev(f_aux, has_aux=True)(xs)
+    close((jacobian, aux), (np.diag(np.cos(xs)), np.sin(xs)))
+    close(jacrev(jacrev(lambda x: np.sin(x).sum()))(xs), np.diag(-np.sin(xs)))
+    output, jvp_fn = linearize(np.sin, np.zeros((3, 3)))
+    close(jvp_fn(np.ones((3, 3))), np.ones((3, 3)))
+    close(jvp(np.sin, (xs,), (np.ones_like(xs),))[1], np.cos(xs))
+    close(jvp(lambda x, y: x * y, (xs, xs), (np.ones(5), np.ones(5)))[1], 2 * xs)
+    _, vjpfunc = vjp(lambda x: (np.sin(x), np.cos(x)), xs)
+    close(vjpfunc((np.ones(5), np.ones(5))), (np.cos(xs) - np.sin(xs),))
+    _, vjpfunc, aux = vjp(lambda x: (np.sin(x), x), xs, has_aux=True)
+    close((vjpfunc(np.ones(5)), aux), ((np.cos(xs),), xs))
