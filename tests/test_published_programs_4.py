@@ -1129,3 +1129,340 @@ def test_torch_func_api_examples(rng):
     close(vjpfunc((np.ones(5), np.ones(5))), (np.cos(xs) - np.sin(xs),))
     _, vjpfunc, aux = vjp(lambda x: (np.sin(x), x), xs, has_aux=True)
     close((vjpfunc(np.ones(5)), aux), ((np.cos(xs),), xs))
+
+
+# ======================================================================================
+# 11. Lorenz-63 by RK4, with the sensitivity to rho by jvp
+# ======================================================================================
+
+
+def p_lorenz(state, sigma=10.0, rho=28.0, beta=8.0 / 3.0):
+    x, y, z = state
+    return np.array([sigma * (y - x), x * (rho - z) - y, x * y - beta * z])
+
+
+def p_rk4_step(f, state, dt, *args):
+    k1 = f(state, *args)
+    k2 = f(state + dt / 2 * k1, *args)
+    k3 = f(state + dt / 2 * k2, *args)
+    k4 = f(state + dt * k3, *args)
+    return state + dt / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+
+def p_integrate_lorenz(state0, rho, n_steps=100, dt=0.01):
+    traj = [state0]
+    state = state0
+    for _ in range(n_steps):
+        state = p_rk4_step(p_lorenz, state, dt, 10.0, rho)
+        traj.append(state)
+    return np.array(traj)
+
+
+def test_lorenz_sensitivity(rng):
+    s0 = np.array([1.0, 1.0, 1.0])
+    traj = p_integrate_lorenz(s0, 28.0)
+    assert traj.shape == (101, 3)
+    final = lambda r: p_integrate_lorenz(s0, r)[-1]  # noqa: E731
+    y, dy = jvp(final, (28.0,), (1.0,))
+    close(y, traj[-1])
+    close(dy, fd_jacobian(final, (28.0,)), {"rtol": 1e-6, "atol": 1e-8})
+    J = jacfwd(lambda s: p_integrate_lorenz(s, 28.0, 50)[-1])(s0)
+    close(J, jacrev(lambda s: p_integrate_lorenz(s, 28.0, 50)[-1])(s0))
+    close(J, fd_jacobian(lambda s: p_integrate_lorenz(s, 28.0, 50)[-1], (s0,)), {"rtol": 1e-6, "atol": 1e-8})
+    starts = s0 + 0.1 * rng.standard_normal((3, 3))
+    check_vmap(lambda s: p_integrate_lorenz(s, 28.0, 20), (starts,), in_dims=(0,))
+
+
+# ======================================================================================
+# 12. Lennard-Jones clusters: energies by pairs (np.triu_indices), by a distance matrix
+#     and by a double loop; forces by grad
+# ======================================================================================
+
+
+def p_lj_energy(positions, epsilon=1.0, sigma=1.0):
+    n = positions.shape[0]
+    i, j = np.triu_indices(n, k=1)
+    diff = positions[i] - positions[j]
+    r2 = np.sum(diff**2, axis=1)
+    sr6 = (sigma**2 / r2) ** 3
+    return np.sum(4 * epsilon * (sr6**2 - sr6))
+
+
+def lj_energy_loop(positions, epsilon=1.0, sigma=1.0):
+    E = 0.0
+    n = len(positions)
+    for a in range(n):
+        for b in range(a + 1, n):
+            r = np.linalg.norm(positions[a] - positions[b])
+            E += 4 * epsilon * ((sigma / r) ** 12 - (sigma / r) ** 6)
+    return E
+
+
+def lj_energy_matrix(positions):
+    d = positions[:, None, :] - positions[None, :, :]
+    r = np.sqrt(np.sum(d**2, -1) + np.eye(len(positions)))  # 1 on the diagonal, masked below
+    inv6 = (1 / r) ** 6
+    e = 4 * (inv6**2 - inv6)
+    return 0.5 * np.sum(e * (1 - np.eye(len(positions))))
+
+
+def test_lennard_jones_forces(rng):
+    grid = np.stack(np.meshgrid(np.arange(3.0), np.arange(2.0), indexing="ij"), -1).reshape(-1, 2)
+    pos = np.concatenate([grid * 1.2, np.zeros((6, 1))], 1) + 0.05 * rng.standard_normal((6, 3))
+    close(lj_energy_loop(pos), p_lj_energy(pos))
+    forces = -check_grad(p_lj_energy, (pos,))
+    close(-grad(lj_energy_loop)(pos), forces)
+    close(-grad(lj_energy_matrix)(pos), forces)
+    close(forces.sum(0), np.zeros(3), {"rtol": 0, "atol": 1e-10})  # Newton's third law
+    confs = pos + 0.01 * rng.standard_normal((4, 6, 3))
+    check_vmap(grad(p_lj_energy), (confs,), in_dims=(0,))
+    check_hessian(p_lj_energy, (pos,))
+    check_jit(grad(p_lj_energy), (pos,), (confs[0],))
+
+
+# ======================================================================================
+# 13. A 2-D heat equation: periodic by np.roll, Dirichlet by an in-place slice stencil
+# ======================================================================================
+
+
+def p_heat_step(u, alpha=0.1):
+    lap = (
+        np.roll(u, 1, axis=0)
+        + np.roll(u, -1, axis=0)
+        + np.roll(u, 1, axis=1)
+        + np.roll(u, -1, axis=1)
+        - 4 * u
+    )
+    return u + alpha * lap
+
+
+def p_heat_loss(u0, target):
+    u = u0
+    for _ in range(10):
+        u = p_heat_step(u)
+    return np.sum((u - target) ** 2)
+
+
+def heat_step_slices(u, alpha=0.1):
+    un = u.copy()
+    un[1:-1, 1:-1] = u[1:-1, 1:-1] + alpha * (
+        u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4 * u[1:-1, 1:-1]
+    )
+    return un
+
+
+def heat_loss_slices(u0):
+    u = u0
+    for _ in range(5):
+        u = heat_step_slices(u)
+    return np.sum(u**2)
+
+
+def test_heat_equation_2d(rng):
+    u0 = rng.standard_normal((6, 6))
+    target = np.zeros((6, 6))
+    target[2:4, 2:4] = 1.0
+    check_fd_grad(p_heat_loss, (u0, target))  # (JAX takes seconds to compile its rolls)
+    check_fd_grad(heat_loss_slices, (u0,))
+    check_vmap(grad(heat_loss_slices), (u0 + rng.standard_normal((3, 6, 6)),), in_dims=(0,))
+    check_jit(grad(p_heat_loss), (u0, target), (u0 + 1, target))
+
+
+# ======================================================================================
+# 14. SciPy's optimizers driven by our derivatives: Rosenbrock, maximum likelihood with
+#     standard errors, logistic regression by Newton, Levenberg-Marquardt by jacfwd
+# ======================================================================================
+
+
+def rosen(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2.0) ** 2.0 + (1 - x[:-1]) ** 2.0)
+
+
+def rosenbrock(x):  # autograd's rosenbrock.py
+    return 100 * (x[1] - x[0] ** 2) ** 2 + (1 - x[0]) ** 2
+
+
+def negloglik(theta, y):
+    mu, log_sigma = theta
+    sigma = np.exp(log_sigma)
+    return np.sum(np.log(sigma) + 0.5 * ((y - mu) / sigma) ** 2) + 0.5 * len(y) * np.log(2 * np.pi)
+
+
+def test_scipy_optimize_with_our_derivatives(rng):
+    x0 = np.array([1.3, 0.7, 0.8, 1.9, 1.2])
+    close(grad(rosen)(x0), scipy.optimize.rosen_der(x0))
+    close(hessian(rosen)(x0), scipy.optimize.rosen_hess(x0))
+    res = scipy.optimize.minimize(rosen, x0, method="BFGS", jac=grad(rosen), options={"gtol": 1e-8})
+    close(res.x, np.ones(5), {"rtol": 1e-6, "atol": 1e-6})
+    res = scipy.optimize.minimize(
+        rosen, x0, method="Newton-CG", jac=grad(rosen), hess=hessian(rosen), options={"xtol": 1e-10}
+    )
+    close(res.x, np.ones(5), {"rtol": 1e-6, "atol": 1e-6})
+    hessp = lambda x, p: jvp(grad(rosen), (x,), (p,))[1]  # noqa: E731
+    close(hessp(x0, x0), scipy.optimize.rosen_hess_prod(x0, x0))
+    res = scipy.optimize.minimize(rosen, x0, method="trust-ncg", jac=jit(grad(rosen)), hessp=hessp)
+    close(res.x, np.ones(5), {"rtol": 1e-4, "atol": 1e-4})
+    result = scipy.optimize.minimize(value_and_grad(rosenbrock), x0=np.array([0.0, 0.0]), jac=True, method="CG")
+    close(result.x, np.ones(2), {"rtol": 1e-4, "atol": 1e-4})
+    # maximum likelihood of a normal sample: the MLE and its standard errors in closed form
+    y = rng.normal(2.0, 1.5, size=200)
+    res = scipy.optimize.minimize(negloglik, np.zeros(2), args=(y,), jac=grad(negloglik), method="BFGS", options={"gtol": 1e-10})
+    close(res.x, np.array([y.mean(), np.log(y.std())]), {"rtol": 1e-7, "atol": 1e-7})
+    se = np.sqrt(np.diag(np.linalg.inv(hessian(negloglik)(res.x, y))))
+    close(se, np.array([y.std() / np.sqrt(200), 1 / np.sqrt(2 * 200)]), {"rtol": 1e-6, "atol": 0})
+    # logistic regression by Newton's method with our gradient and Hessian
+    X = np.column_stack([np.ones(100), rng.normal(size=(100, 2))])
+    labels = (rng.uniform(size=100) < scipy.special.expit(X @ np.array([0.5, -1.0, 2.0]))).astype(float)
+
+    def nll(w):
+        z = X @ w
+        return np.sum(np.logaddexp(0, z) - labels * z)
+
+    w = np.zeros(3)
+    for _ in range(10):
+        w = w - np.linalg.solve(hessian(nll)(w), grad(nll)(w))
+    close(X.T @ (labels - scipy.special.expit(X @ w)), np.zeros(3), {"rtol": 0, "atol": 1e-9})
+    close(hessian(nll)(w), X.T @ (X * (scipy.special.expit(X @ w) * scipy.special.expit(-X @ w))[:, None]))
+    # Levenberg-Marquardt with the Jacobian by jacfwd, against SciPy's least_squares
+    t = np.linspace(0, 4, 30)
+    obs = 2.5 * np.exp(-1.3 * t) + 0.5 + 0.01 * rng.normal(size=30)
+
+    def residuals(p):
+        a, k, c = p
+        return a * np.exp(-k * t) + c - obs
+
+    p, lam = np.array([1.0, 1.0, 0.0]), 1e-2
+    for _ in range(40):
+        r, Jr = residuals(p), jacfwd(residuals)(p)
+        A = Jr.T @ Jr
+        step = np.linalg.solve(A + lam * np.diag(np.diag(A)), -Jr.T @ r)
+        if np.sum(residuals(p + step) ** 2) < np.sum(r**2):
+            p, lam = p + step, lam / 3
+        else:
+            lam *= 3
+    ref = scipy.optimize.least_squares(residuals, np.array([1.0, 1.0, 0.0]), jac=jacfwd(residuals), xtol=1e-12, ftol=1e-12)
+    close(p, ref.x, {"rtol": 1e-6, "atol": 1e-8})
+
+
+# ======================================================================================
+# 15. A Kalman filter's log-likelihood (matrix form and scipy.stats.norm.logpdf form)
+#     and an HMM's forward algorithm with scipy.special.logsumexp
+# ======================================================================================
+
+
+def p_kalman_loglik(params, y):
+    phi, log_q, log_r = params
+    q, r = np.exp(log_q), np.exp(log_r)
+    F, H = np.array([[phi]]), np.array([[1.0]])
+    Q, R = np.array([[q]]), np.array([[r]])
+    x, P = np.zeros(1), np.eye(1)
+    ll = 0.0
+    for t in range(len(y)):
+        x = F @ x
+        P = F @ P @ F.T + Q
+        v = y[t] - H @ x
+        S = H @ P @ H.T + R
+        K = P @ H.T @ np.linalg.inv(S)
+        x = x + K @ v
+        P = (np.eye(1) - K @ H) @ P
+        sign, logdet = np.linalg.slogdet(S)
+        ll += -0.5 * (logdet + v @ np.linalg.solve(S, v) + np.log(2 * np.pi))
+    return ll
+
+
+def kalman_loglik_scipy(params, y):
+    phi, log_q, log_r = params
+    q, r = np.exp(log_q), np.exp(log_r)
+    m, P = 0.0, 1.0
+    ll = 0.0
+    for yt in y:
+        m, P = phi * m, phi**2 * P + q
+        S = P + r
+        ll = ll + scipy.stats.norm.logpdf(yt, loc=m, scale=np.sqrt(S))
+        K = P / S
+        m, P = m + K * (yt - m), (1 - K) * P
+    return ll
+
+
+def hmm_loglik(log_pi, log_A, log_B, obs):
+    alpha = log_pi + log_B[:, obs[0]]
+    for o in obs[1:]:
+        alpha = scipy.special.logsumexp(alpha[:, None] + log_A, axis=0) + log_B[:, o]
+    return scipy.special.logsumexp(alpha)
+
+
+def test_kalman_filter_and_hmm_likelihoods(rng):
+    y = np.cumsum(rng.normal(size=20)) * 0.3
+    p0 = np.array([0.8, np.log(0.5), np.log(0.3)])
+    g = check_fd_grad(p_kalman_loglik, (p0, y))  # (JAX takes seconds to compile the loop)
+    close(kalman_loglik_scipy(p0, y), p_kalman_loglik(p0, y))
+    close(grad(kalman_loglik_scipy)(p0, y), g)  # SciPy's own name, answered by ours
+    check_hessian(kalman_loglik_scipy, (p0, y))
+    K, M = 3, 4
+    log_A = np.log(rng.dirichlet(np.ones(K), size=K))
+    log_B = np.log(rng.dirichlet(np.ones(M), size=K))
+    log_pi, obs = np.log(np.ones(K) / K), rng.integers(0, M, size=12)
+    # the oracle: the forward algorithm in probabilities, by a Python loop
+    alpha = np.exp(log_pi) * np.exp(log_B[:, obs[0]])
+    for o in obs[1:]:
+        alpha = (alpha @ np.exp(log_A)) * np.exp(log_B[:, o])
+    close(hmm_loglik(log_pi, log_A, log_B, obs), np.log(alpha.sum()))
+    dA = grad(hmm_loglik, 1)(log_pi, log_A, log_B, obs)
+    close(dA, fd_jacobian(hmm_loglik, (log_pi, log_A, log_B, obs), 1), FD_TOL)
+    # the expected transition counts: sum over j of dA[i, j] = expected visits of i (not last)
+    close(dA.sum(), np.array(len(obs) - 1.0), {"rtol": 1e-10, "atol": 1e-10})
+
+
+# ======================================================================================
+# 16. Softmax regression on scikit-learn's digits with per-sample gradients (DP-SGD)
+# ======================================================================================
+
+
+def p_softmax(z):
+    z = z - z.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def example_loss(params, x, t):
+    W, b = params
+    p = p_softmax(x @ W + b)
+    return -np.log(p[t])
+
+
+def batch_loss(params, X, T):
+    W, b = params
+    P = p_softmax(X @ W + b)
+    return -np.mean(np.log(P[np.arange(len(T)), T]))
+
+
+def dp_sgd_update(params, X, T, clip=1.0, lr=0.5):
+    """One DP-SGD step: per-example gradients clipped to norm ``clip``, then averaged."""
+    gW, gb = vmap(grad(example_loss), in_dims=(None, 0, 0))(params, X, T)
+    norms = np.sqrt(np.sum(gW**2, axis=(1, 2)) + np.sum(gb**2, axis=1))
+    scale = np.minimum(1.0, clip / norms)
+    return (
+        params[0] - lr * np.mean(gW * scale[:, None, None], 0),
+        params[1] - lr * np.mean(gb * scale[:, None], 0),
+    )
+
+
+def test_digits_softmax_regression_per_sample_gradients(rng):
+    sklearn = pytest.importorskip("sklearn.datasets")
+    X, y = sklearn.load_digits(return_X_y=True)
+    X = (X - X.mean(0)) / (X.std(0) + 1e-8)
+    Xtr, ytr = X[:120], y[:120]
+    params = (0.01 * rng.normal(size=(64, 10)), np.zeros(10))
+    per_ex = check_vmap(grad(example_loss), (params, Xtr[:20], ytr[:20]), in_dims=(None, 0, 0))
+    close(tuple(g.mean(0) for g in per_ex), grad(batch_loss)(params, Xtr[:20], ytr[:20]))
+    close(grad(batch_loss)(params, Xtr, ytr), check_grad(batch_loss, (params, Xtr, ytr)))
+
+    dp_sgd_step = jit(dp_sgd_update)
+    losses = [batch_loss(params, Xtr, ytr)]
+    for _ in range(5):
+        params = dp_sgd_step(params, Xtr, ytr)
+        losses.append(batch_loss(params, Xtr, ytr))
+    assert losses[-1] < losses[0]
+    (program,) = dp_sgd_step.cache.values()
+    assert not program.value_dependent, program.reason
+    check_jit(dp_sgd_update, (params, Xtr[:30], ytr[:30]), (perturb(params, rng), Xtr[30:60], ytr[30:60]))
