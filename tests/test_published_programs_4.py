@@ -1466,3 +1466,115 @@ def test_digits_softmax_regression_per_sample_gradients(rng):
     (program,) = dp_sgd_step.cache.values()
     assert not program.value_dependent, program.reason
     check_jit(dp_sgd_update, (params, Xtr[:30], ytr[:30]), (perturb(params, rng), Xtr[30:60], ytr[30:60]))
+
+
+# ======================================================================================
+# 17. ODE parameter fitting with scipy.integrate.solve_ivp, integrals with quad/simpson
+# ======================================================================================
+
+
+def lotka_volterra(t, z, a, b, c, d):
+    x, y = z
+    return [a * x - b * x * y, -c * y + d * x * y]
+
+
+T_OBS = np.linspace(0.0, 2.0, 5)
+
+
+def lv_loss(p, data):
+    sol = solve_ivp(
+        lotka_volterra, [0, 2], np.array([10.0, 5.0]), t_eval=T_OBS, args=tuple(p), rtol=1e-8, atol=1e-8
+    )
+    return np.sum((sol.y - data) ** 2)
+
+
+def decay_final(k):
+    # the right-hand side closes over the traced rate k
+    sol = solve_ivp(lambda t, y: -k * y, (0.0, 2.0), [1.0], rtol=1e-10, atol=1e-12)
+    return sol.y[0, -1]
+
+
+def test_solve_ivp_parameter_fit(rng):
+    p_true = np.array([1.5, 1.0, 3.0, 1.0])
+    ref = scipy.integrate.solve_ivp(lotka_volterra, [0, 2], [10.0, 5.0], t_eval=T_OBS, args=tuple(p_true), rtol=1e-11, atol=1e-11)
+    ours = solve_ivp(lotka_volterra, [0, 2], [10.0, 5.0], t_eval=T_OBS, args=tuple(p_true), rtol=1e-11, atol=1e-11)
+    assert ours.success and ours.y.shape == (2, 5)
+    close(ours.t, T_OBS)
+    close(ours.y, ref.y, {"rtol": 1e-8, "atol": 1e-8})
+    data = ref.y + 0.1 * rng.standard_normal(ref.y.shape)
+    p0 = p_true * 1.05
+    g = grad(lv_loss)(p0, data)
+    v = rng.standard_normal(4)
+    along = lambda s: lv_loss(p0 + s * v, data)  # noqa: E731
+    close(g @ v, fd_jacobian(along, (0.0,), eps=1e-4), {"rtol": 1e-5, "atol": 1e-5})
+    close(jacfwd(lv_loss)(p0, data), g, {"rtol": 1e-6, "atol": 1e-6})
+    check_vmap(lv_loss, (p0 * np.array([[1.0], [1.02]]), data), in_dims=(0, None), tolerance={"rtol": 1e-7, "atol": 1e-7})
+    assert lv_loss(p0 - 1e-4 * g / np.linalg.norm(g), data) < lv_loss(p0, data)  # descent
+    # a closed-over rate, through our name and through SciPy's own (redirected)
+    close(decay_final(0.5), np.exp(-1.0), {"rtol": 1e-9, "atol": 0})
+    close(grad(decay_final)(0.5), -2 * np.exp(-1.0), {"rtol": 1e-8, "atol": 0})
+
+    def scipy_decay_final(k):
+        sol = scipy.integrate.solve_ivp(lambda t, y: -k * y, (0.0, 2.0), [1.0], rtol=1e-10, atol=1e-12)
+        return sol.y[0, -1]
+
+    close(grad(scipy_decay_final)(0.5), -2 * np.exp(-1.0), {"rtol": 1e-8, "atol": 0})
+    close(vmap(grad(decay_final))(np.array([0.5, 1.0])), -2 * np.exp(-2 * np.array([0.5, 1.0])), {"rtol": 1e-8, "atol": 0})
+    # dense output: sol(t) anywhere, differentiable
+    dense = lambda k: solve_ivp(lambda t, y: -k * y, (0.0, 2.0), [1.0], dense_output=True, rtol=1e-10, atol=1e-12).sol  # noqa: E731
+    close(dense(0.5)(np.array([1.5, 0.5])), np.exp(-0.5 * np.array([[1.5, 0.5]])), {"rtol": 1e-9, "atol": 0})
+    close(grad(lambda k: dense(k)(1.0)[0])(0.5), -np.exp(-0.5), {"rtol": 1e-8, "atol": 0})
+    with pytest.raises(UnsupportedOperationError, match=r"^solve_ivp\(fun, t_span, y0\): events"):
+        solve_ivp(lambda t, y: -y, (0.0, 1.0), [1.0], events=lambda t, y: y[0] - 0.5)
+
+
+def test_odeint_closing_over_traced_values():
+    def final(params):
+        def rhs(y, t):  # a nested helper closing over a dict of traced values
+            return np.array([y[1], -params["w"] ** 2 * y[0]])
+
+        ys = odeint(lambda y, t: rhs(y, t), np.array([1.0, 0.0]), np.array([0.0, 1.0]), rtol=1e-8, atol=1e-8)
+        return ys[-1, 0]
+
+    close(final({"w": 2.0}), np.cos(2.0), {"rtol": 1e-8, "atol": 1e-10})
+    close(grad(final)({"w": 2.0}), {"w": -np.sin(2.0)}, {"rtol": 1e-7, "atol": 1e-9})
+    close(hessian(lambda w: final({"w": w}))(2.0), -np.cos(2.0), {"rtol": 1e-6, "atol": 1e-8})
+    close(vmap(final)({"w": np.array([2.0, 1.0])}), np.cos([2.0, 1.0]), {"rtol": 1e-8, "atol": 1e-10})
+    # SciPy's own odeint, a default argument holding the traced rate
+    g = grad(lambda k: scipy.integrate.odeint(lambda y, t, k=k: -k * y, [1.0], [0.0, 1.0])[-1, 0])
+    close(g(0.5), -np.exp(-0.5), {"rtol": 1e-6, "atol": 0})
+
+
+def p_integrand(x, k):
+    return np.exp(-k * x) * np.cos(x)
+
+
+def test_quad_and_simpson(rng):
+    # values as SciPy's
+    for f, a, b in [(np.cos, 0.0, 1.0), (lambda x: np.exp(-(x**2)), -np.inf, np.inf), (lambda x: 1 / (1 + x**2), 0.0, np.inf)]:
+        close(np.asarray(quad(f, a, b)[0]), np.asarray(scipy.integrate.quad(f, a, b)[0]), {"rtol": 1e-12, "atol": 1e-14})
+    # derivatives in a closed-over parameter, in args, and in the limits
+    integral = lambda k: quad(lambda x: np.exp(-k * x), 0.0, np.inf)[0]  # noqa: E731
+    close(grad(integral)(2.0), -0.25, {"rtol": 1e-9, "atol": 0})
+    with_args = lambda k: quad(p_integrand, 0.0, 2.0, args=(k,))[0]  # noqa: E731
+    close(grad(with_args)(0.7), fd_jacobian(with_args, (0.7,)), FD_TOL)
+    close(jacfwd(with_args)(0.7), grad(with_args)(0.7))
+    close(grad(lambda b: quad(np.cos, 0.0, b)[0])(0.7), np.cos(0.7), {"rtol": 1e-12, "atol": 0})
+    close(grad(lambda a: quad(np.cos, a, 1.0)[0])(0.2), -np.cos(0.2), {"rtol": 1e-12, "atol": 0})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ft.errors.PerformanceWarning)  # the rows split
+        close(vmap(with_args)(np.array([0.5, 1.0])), np.array([with_args(0.5), with_args(1.0)]))
+    # an integrand with Python math and a branch, as SciPy takes it
+    kinked = lambda k: quad(lambda x: k * math.sin(x) if x < 0.5 else 2 * k * math.sin(x), 0, 1, points=[0.5])[0]  # noqa: E731
+    close(grad(kinked)(3.0), np.array((1 - np.cos(0.5)) + 2 * (np.cos(0.5) - np.cos(1.0))), {"rtol": 1e-10, "atol": 0})
+    # SciPy's own names under the transform
+    close(grad(lambda k: scipy.integrate.quad(lambda x: np.exp(-k * x), 0.0, 1.0)[0])(0.5), grad(lambda k: quad(lambda x: np.exp(-k * x), 0.0, 1.0)[0])(0.5))
+    # simpson: SciPy's values (odd and even counts, uneven x, along an axis), derivatives
+    for n in (5, 6, 9):
+        x = np.sort(rng.random(n))
+        ys = rng.standard_normal((3, n))
+        close(simpson(ys, x=x), scipy.integrate.simpson(ys, x=x))
+        close(simpson(ys.T, dx=0.3, axis=0), scipy.integrate.simpson(ys.T, dx=0.3, axis=0))
+    xg = np.linspace(0.0, 1.0, 12)
+    trapped = lambda k: scipy.integrate.simpson(np.exp(-k * xg), x=xg)  # noqa: E731
+    close(grad(trapped)(2.0), fd_jacobian(trapped, (2.0,)), FD_TOL)
