@@ -60,6 +60,7 @@ import warnings
 from functools import partial
 from typing import Any, NamedTuple
 
+import ftransforms.numpy.random as npr
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -70,7 +71,6 @@ import scipy.special
 import scipy.stats
 
 import ftransforms as ft
-import ftransforms.numpy.random as npr
 import ftransforms.tree_util as tree_util
 from ftransforms import (
     custom_jvp,
@@ -377,7 +377,9 @@ def test_jax_stop_gradient_td_and_straight_through(rng):
     batched = [rng.standard_normal((4, 3)), rng.standard_normal(4), rng.standard_normal((4, 3))]
     perex_grads = jit(vmap(grad(td_loss), in_axes=(None, 0, 0, 0)))
     check_vmap(grad(td_loss), (theta, *batched), in_dims=(None, 0, 0, 0))
-    close(perex_grads(theta, *batched), vmap(grad(td_loss), in_axes=(None, 0, 0, 0))(theta, *batched))
+    close(
+        perex_grads(theta, *batched), vmap(grad(td_loss), in_axes=(None, 0, 0, 0))(theta, *batched)
+    )
     moved = perturb(batched, rng)
     close(perex_grads(theta, *moved), vmap(grad(td_loss), in_axes=(None, 0, 0, 0))(theta, *moved))
     close(straight_through_f(3.2), 3.0)
@@ -607,8 +609,10 @@ def test_jax_training_a_simple_neural_network(rng):
     y = one_hot(labels, 10)
     assert y.dtype == np.float32 and np.array_equal(y.argmax(1), labels)
     # the gradient through vmap against JAX running the per-example code under jax.vmap
-    jax_loss = lambda p, x, t: -jnp.mean(  # noqa: E731
-        jax.vmap(jaxify(p_mnist_predict), in_axes=(None, 0))(p, x) * t
+    jax_loss = lambda p, x, t: (
+        -jnp.mean(  # noqa: E731
+            jax.vmap(jaxify(p_mnist_predict), in_axes=(None, 0))(p, x) * t
+        )
     )
     want = jax_call(jax.grad(jax_loss), params, images, y)
     close(grad(mnist_loss)(params, images, y), [tuple(map(np.asarray, g)) for g in want])
@@ -616,7 +620,10 @@ def test_jax_training_a_simple_neural_network(rng):
     for _ in range(4):
         new = mnist_update(params, images, y)
         grads = grad(mnist_loss)(params, images, y)
-        close(new, [(w - STEP_SIZE * dw, b - STEP_SIZE * db) for (w, b), (dw, db) in zip(params, grads)])
+        close(
+            new,
+            [(w - STEP_SIZE * dw, b - STEP_SIZE * db) for (w, b), (dw, db) in zip(params, grads)],
+        )
         params = new
         losses.append(mnist_loss(params, images, y))
     assert losses[-1] < losses[0]
@@ -728,7 +735,12 @@ def test_jax_101_pytrees_and_state(rng):
     new = mlp_update(params, xs, ys)
     close(new, tree_util.tree_map(lambda p, gg: p - LEARNING_RATE * gg, params, g))
     moved = perturb(params, rng)
-    close(mlp_update(moved, xs, ys), tree_util.tree_map(lambda p, gg: p - LEARNING_RATE * gg, moved, grad(mlp_loss_fn)(moved, xs, ys)))
+    close(
+        mlp_update(moved, xs, ys),
+        tree_util.tree_map(
+            lambda p, gg: p - LEARNING_RATE * gg, moved, grad(mlp_loss_fn)(moved, xs, ys)
+        ),
+    )
     # a registered container and a NamedTuple: leaves, tree_map, grad through them
     containers = [MyContainer("Alice", 1, 2, 3), MyContainer("Bob", 4, 5, 6)]
     assert tree_util.tree_leaves(containers) == [1, 2, 3, 4, 5, 6]
@@ -756,7 +768,9 @@ def test_jax_101_pytrees_and_state(rng):
         state = linear_update(state, x, y)
     assert type(state) is Params
     w_ls, b_ls = np.polyfit(x[:, 0], y[:, 0], 1)
-    close((state.weight, state.bias), (np.array(w_ls), np.array(b_ls)), {"rtol": 1e-6, "atol": 1e-6})
+    close(
+        (state.weight, state.bias), (np.array(w_ls), np.array(b_ls)), {"rtol": 1e-6, "atol": 1e-6}
+    )
     (program,) = linear_update.cache.values()
     assert not program.value_dependent, program.reason
 
@@ -852,7 +866,10 @@ def test_jax_control_flow_jit_and_vectorization(rng):
     carry, ys = func11(np.arange(4.0), 1.0)
     close(carry, np.array(10.0))
     close(ys, np.array([0.0, 1.0, 3.0, 6.0]))
-    close(grad(lambda a, e: func11(a, e)[0], argnums=(0, 1))(np.arange(4.0), 1.0), (np.ones(4), np.array(4.0)))
+    close(
+        grad(lambda a, e: func11(a, e)[0], argnums=(0, 1))(np.arange(4.0), 1.0),
+        (np.ones(4), np.array(4.0)),
+    )
     body = lambda i, val: val + i * val * 0.1  # noqa: E731
     close(ft.fori_loop(0, 10, body, np.array(1.0)), np.prod(1 + 0.1 * np.arange(10)))
     close(grad(lambda v: ft.fori_loop(0, 10, body, v))(1.0), np.prod(1 + 0.1 * np.arange(10)))
@@ -929,8 +946,13 @@ def test_torch_func_per_sample_gradients(rng):
     close(per_sample_grads, ft_compute_sample_grad(params, data, targets))
     # the mean of the per-sample gradients is the batch loss's gradient (against JAX)
     batch_loss = lambda p, x, t: p_nll_loss(p_model(p, x), t)  # noqa: E731
-    close(tree_util.tree_map(lambda g: g.mean(0), per_sample_grads), check_grad(batch_loss, (params, data, targets)))
-    check_jit(ft_compute_sample_grad, (params, data, targets), (perturb(params, rng), data + 1, targets))
+    close(
+        tree_util.tree_map(lambda g: g.mean(0), per_sample_grads),
+        check_grad(batch_loss, (params, data, targets)),
+    )
+    check_jit(
+        ft_compute_sample_grad, (params, data, targets), (perturb(params, rng), data + 1, targets)
+    )
 
 
 def test_torch_func_model_ensembling(rng):
@@ -942,7 +964,11 @@ def test_torch_func_model_ensembling(rng):
     close(vmap(fmodel)(params, buffers, minibatches), loop)
     same = np.stack([p_model(m, minibatch) for m in models])
     close(vmap(fmodel, in_dims=(0, 0, None))(params, buffers, minibatch), same)
-    check_jit(vmap(fmodel, in_dims=(0, 0, None)), (params, buffers, minibatch), (perturb(params, rng), buffers, minibatch))
+    check_jit(
+        vmap(fmodel, in_dims=(0, 0, None)),
+        (params, buffers, minibatch),
+        (perturb(params, rng), buffers, minibatch),
+    )
 
 
 # ======================================================================================
@@ -962,7 +988,9 @@ def test_torch_func_jacobians_and_hessians(rng):
     D = 6
     weight, bias, x = rng.normal(size=(D, D)), rng.normal(size=(D,)), rng.normal(size=(D,))
     cotangents = tuple(np.eye(D))
-    jacobian = np.stack([vjp(lambda xx: p_linear_tanh(weight, bias, xx), x)[1](v)[0] for v in cotangents])
+    jacobian = np.stack(
+        [vjp(lambda xx: p_linear_tanh(weight, bias, xx), x)[1](v)[0] for v in cotangents]
+    )
     close(jacobian, fd_jacobian(p_linear_tanh, (weight, bias, x), 2), FD_TOL)
     close(jacrev(p_linear_tanh, argnums=2)(weight, bias, x), jacobian)
     _, vjp_fn = vjp(lambda xx: p_linear_tanh(weight, bias, xx), x)
@@ -977,7 +1005,9 @@ def test_torch_func_jacobians_and_hessians(rng):
     close(hess_api, fd_jacobian(jacrev(p_linear_tanh, argnums=2), (weight, bias, x), 2), FD_TOL)
     # batch Jacobians: vmap of jacrev, and the summed-output trick with movedim
     weight, bias, xb = rng.normal(size=(5, 4)), rng.normal(size=(5,)), rng.normal(size=(7, 4))
-    batch0 = check_vmap(jacrev(p_linear_tanh, argnums=2), (weight, bias, xb), in_dims=(None, None, 0))
+    batch0 = check_vmap(
+        jacrev(p_linear_tanh, argnums=2), (weight, bias, xb), in_dims=(None, None, 0)
+    )
     batch1 = np.moveaxis(jacrev(predict_with_output_summed, argnums=2)(weight, bias, xb), 1, 0)
     close(batch0, batch1)
     check_vmap(hessian(p_linear_tanh, argnums=2), (weight, bias, xb), in_dims=(None, None, 0))
@@ -1000,7 +1030,9 @@ def p_ntk_net(params, x):
 
 
 def p_fnet_single(params, x):
-    return p_ntk_net(params, x[None])[0]  # functional_call(net, params, (x.unsqueeze(0),)).squeeze(0)
+    return p_ntk_net(params, x[None])[
+        0
+    ]  # functional_call(net, params, (x.unsqueeze(0),)).squeeze(0)
 
 
 def empirical_ntk_jacobian_contraction(fnet_single, params, x1, x2):
@@ -1056,12 +1088,20 @@ def test_torch_func_neural_tangent_kernel(rng):
     # the oracle: per pair of points, the flattened Jacobians (JAX) contracted by hand
     flat, unravel = ft.ravel_pytree(params)
     jac_one = jax.jacrev(lambda p, x: jaxify(p_fnet_single)(unravel(p), x))
-    jacs = np.asarray(jax_call(jax.vmap(jac_one, in_axes=(None, 0)), flat, np.concatenate([x_train, x_test])))
+    jacs = np.asarray(
+        jax_call(jax.vmap(jac_one, in_axes=(None, 0)), flat, np.concatenate([x_train, x_test]))
+    )
     J1, J2 = jacs[:4], jacs[4:]
     close(result, np.array([[a @ b.T for b in J2] for a in J1]))
     close(empirical_ntk_ntk_vps(p_fnet_single, params, x_train, x_test), result)
-    close(empirical_ntk_ntk_vps(p_fnet_single, params, x_train, x_test, "trace"), np.einsum("NMKK->NM", result))
-    close(empirical_ntk_ntk_vps(p_fnet_single, params, x_train, x_test, "diagonal"), np.einsum("NMKK->NMK", result))
+    close(
+        empirical_ntk_ntk_vps(p_fnet_single, params, x_train, x_test, "trace"),
+        np.einsum("NMKK->NM", result),
+    )
+    close(
+        empirical_ntk_ntk_vps(p_fnet_single, params, x_train, x_test, "diagonal"),
+        np.einsum("NMKK->NMK", result),
+    )
 
 
 # ======================================================================================
@@ -1168,7 +1208,11 @@ def test_lorenz_sensitivity(rng):
     close(dy, fd_jacobian(final, (28.0,)), {"rtol": 1e-6, "atol": 1e-8})
     J = jacfwd(lambda s: p_integrate_lorenz(s, 28.0, 50)[-1])(s0)
     close(J, jacrev(lambda s: p_integrate_lorenz(s, 28.0, 50)[-1])(s0))
-    close(J, fd_jacobian(lambda s: p_integrate_lorenz(s, 28.0, 50)[-1], (s0,)), {"rtol": 1e-6, "atol": 1e-8})
+    close(
+        J,
+        fd_jacobian(lambda s: p_integrate_lorenz(s, 28.0, 50)[-1], (s0,)),
+        {"rtol": 1e-6, "atol": 1e-8},
+    )
     starts = s0 + 0.1 * rng.standard_normal((3, 3))
     check_vmap(lambda s: p_integrate_lorenz(s, 28.0, 20), (starts,), in_dims=(0,))
 
@@ -1302,17 +1346,28 @@ def test_scipy_optimize_with_our_derivatives(rng):
     close(hessp(x0, x0), scipy.optimize.rosen_hess_prod(x0, x0))
     res = scipy.optimize.minimize(rosen, x0, method="trust-ncg", jac=jit(grad(rosen)), hessp=hessp)
     close(res.x, np.ones(5), {"rtol": 1e-4, "atol": 1e-4})
-    result = scipy.optimize.minimize(value_and_grad(rosenbrock), x0=np.array([0.0, 0.0]), jac=True, method="CG")
+    result = scipy.optimize.minimize(
+        value_and_grad(rosenbrock), x0=np.array([0.0, 0.0]), jac=True, method="CG"
+    )
     close(result.x, np.ones(2), {"rtol": 1e-4, "atol": 1e-4})
     # maximum likelihood of a normal sample: the MLE and its standard errors in closed form
     y = rng.normal(2.0, 1.5, size=200)
-    res = scipy.optimize.minimize(negloglik, np.zeros(2), args=(y,), jac=grad(negloglik), method="BFGS", options={"gtol": 1e-10})
+    res = scipy.optimize.minimize(
+        negloglik,
+        np.zeros(2),
+        args=(y,),
+        jac=grad(negloglik),
+        method="BFGS",
+        options={"gtol": 1e-10},
+    )
     close(res.x, np.array([y.mean(), np.log(y.std())]), {"rtol": 1e-7, "atol": 1e-7})
     se = np.sqrt(np.diag(np.linalg.inv(hessian(negloglik)(res.x, y))))
     close(se, np.array([y.std() / np.sqrt(200), 1 / np.sqrt(2 * 200)]), {"rtol": 1e-6, "atol": 0})
     # logistic regression by Newton's method with our gradient and Hessian
     X = np.column_stack([np.ones(100), rng.normal(size=(100, 2))])
-    labels = (rng.uniform(size=100) < scipy.special.expit(X @ np.array([0.5, -1.0, 2.0]))).astype(float)
+    labels = (rng.uniform(size=100) < scipy.special.expit(X @ np.array([0.5, -1.0, 2.0]))).astype(
+        float
+    )
 
     def nll(w):
         z = X @ w
@@ -1322,7 +1377,10 @@ def test_scipy_optimize_with_our_derivatives(rng):
     for _ in range(10):
         w = w - np.linalg.solve(hessian(nll)(w), grad(nll)(w))
     close(X.T @ (labels - scipy.special.expit(X @ w)), np.zeros(3), {"rtol": 0, "atol": 1e-9})
-    close(hessian(nll)(w), X.T @ (X * (scipy.special.expit(X @ w) * scipy.special.expit(-X @ w))[:, None]))
+    close(
+        hessian(nll)(w),
+        X.T @ (X * (scipy.special.expit(X @ w) * scipy.special.expit(-X @ w))[:, None]),
+    )
     # Levenberg-Marquardt with the Jacobian by jacfwd, against SciPy's least_squares
     t = np.linspace(0, 4, 30)
     obs = 2.5 * np.exp(-1.3 * t) + 0.5 + 0.01 * rng.normal(size=30)
@@ -1340,7 +1398,9 @@ def test_scipy_optimize_with_our_derivatives(rng):
             p, lam = p + step, lam / 3
         else:
             lam *= 3
-    ref = scipy.optimize.least_squares(residuals, np.array([1.0, 1.0, 0.0]), jac=jacfwd(residuals), xtol=1e-12, ftol=1e-12)
+    ref = scipy.optimize.least_squares(
+        residuals, np.array([1.0, 1.0, 0.0]), jac=jacfwd(residuals), xtol=1e-12, ftol=1e-12
+    )
     close(p, ref.x, {"rtol": 1e-6, "atol": 1e-8})
 
 
@@ -1465,7 +1525,9 @@ def test_digits_softmax_regression_per_sample_gradients(rng):
     assert losses[-1] < losses[0]
     (program,) = dp_sgd_step.cache.values()
     assert not program.value_dependent, program.reason
-    check_jit(dp_sgd_update, (params, Xtr[:30], ytr[:30]), (perturb(params, rng), Xtr[30:60], ytr[30:60]))
+    check_jit(
+        dp_sgd_update, (params, Xtr[:30], ytr[:30]), (perturb(params, rng), Xtr[30:60], ytr[30:60])
+    )
 
 
 # ======================================================================================
@@ -1483,7 +1545,13 @@ T_OBS = np.linspace(0.0, 2.0, 5)
 
 def lv_loss(p, data):
     sol = solve_ivp(
-        lotka_volterra, [0, 2], np.array([10.0, 5.0]), t_eval=T_OBS, args=tuple(p), rtol=1e-8, atol=1e-8
+        lotka_volterra,
+        [0, 2],
+        np.array([10.0, 5.0]),
+        t_eval=T_OBS,
+        args=tuple(p),
+        rtol=1e-8,
+        atol=1e-8,
     )
     return np.sum((sol.y - data) ** 2)
 
@@ -1496,8 +1564,24 @@ def decay_final(k):
 
 def test_solve_ivp_parameter_fit(rng):
     p_true = np.array([1.5, 1.0, 3.0, 1.0])
-    ref = scipy.integrate.solve_ivp(lotka_volterra, [0, 2], [10.0, 5.0], t_eval=T_OBS, args=tuple(p_true), rtol=1e-11, atol=1e-11)
-    ours = solve_ivp(lotka_volterra, [0, 2], [10.0, 5.0], t_eval=T_OBS, args=tuple(p_true), rtol=1e-11, atol=1e-11)
+    ref = scipy.integrate.solve_ivp(
+        lotka_volterra,
+        [0, 2],
+        [10.0, 5.0],
+        t_eval=T_OBS,
+        args=tuple(p_true),
+        rtol=1e-11,
+        atol=1e-11,
+    )
+    ours = solve_ivp(
+        lotka_volterra,
+        [0, 2],
+        [10.0, 5.0],
+        t_eval=T_OBS,
+        args=tuple(p_true),
+        rtol=1e-11,
+        atol=1e-11,
+    )
     assert ours.success and ours.y.shape == (2, 5)
     close(ours.t, T_OBS)
     close(ours.y, ref.y, {"rtol": 1e-8, "atol": 1e-8})
@@ -1508,21 +1592,40 @@ def test_solve_ivp_parameter_fit(rng):
     along = lambda s: lv_loss(p0 + s * v, data)  # noqa: E731
     close(g @ v, fd_jacobian(along, (0.0,), eps=1e-4), {"rtol": 1e-5, "atol": 1e-5})
     close(jacfwd(lv_loss)(p0, data), g, {"rtol": 1e-6, "atol": 1e-6})
-    check_vmap(lv_loss, (p0 * np.array([[1.0], [1.02]]), data), in_dims=(0, None), tolerance={"rtol": 1e-7, "atol": 1e-7})
+    check_vmap(
+        lv_loss,
+        (p0 * np.array([[1.0], [1.02]]), data),
+        in_dims=(0, None),
+        tolerance={"rtol": 1e-7, "atol": 1e-7},
+    )
     assert lv_loss(p0 - 1e-4 * g / np.linalg.norm(g), data) < lv_loss(p0, data)  # descent
     # a closed-over rate, through our name and through SciPy's own (redirected)
     close(decay_final(0.5), np.exp(-1.0), {"rtol": 1e-9, "atol": 0})
     close(grad(decay_final)(0.5), -2 * np.exp(-1.0), {"rtol": 1e-8, "atol": 0})
 
     def scipy_decay_final(k):
-        sol = scipy.integrate.solve_ivp(lambda t, y: -k * y, (0.0, 2.0), [1.0], rtol=1e-10, atol=1e-12)
+        sol = scipy.integrate.solve_ivp(
+            lambda t, y: -k * y, (0.0, 2.0), [1.0], rtol=1e-10, atol=1e-12
+        )
         return sol.y[0, -1]
 
     close(grad(scipy_decay_final)(0.5), -2 * np.exp(-1.0), {"rtol": 1e-8, "atol": 0})
-    close(vmap(grad(decay_final))(np.array([0.5, 1.0])), -2 * np.exp(-2 * np.array([0.5, 1.0])), {"rtol": 1e-8, "atol": 0})
+    close(
+        vmap(grad(decay_final))(np.array([0.5, 1.0])),
+        -2 * np.exp(-2 * np.array([0.5, 1.0])),
+        {"rtol": 1e-8, "atol": 0},
+    )
     # dense output: sol(t) anywhere, differentiable
-    dense = lambda k: solve_ivp(lambda t, y: -k * y, (0.0, 2.0), [1.0], dense_output=True, rtol=1e-10, atol=1e-12).sol  # noqa: E731
-    close(dense(0.5)(np.array([1.5, 0.5])), np.exp(-0.5 * np.array([[1.5, 0.5]])), {"rtol": 1e-9, "atol": 0})
+    dense = lambda k: (
+        solve_ivp(
+            lambda t, y: -k * y, (0.0, 2.0), [1.0], dense_output=True, rtol=1e-10, atol=1e-12
+        ).sol
+    )  # noqa: E731
+    close(
+        dense(0.5)(np.array([1.5, 0.5])),
+        np.exp(-0.5 * np.array([[1.5, 0.5]])),
+        {"rtol": 1e-9, "atol": 0},
+    )
     close(grad(lambda k: dense(k)(1.0)[0])(0.5), -np.exp(-0.5), {"rtol": 1e-8, "atol": 0})
     with pytest.raises(UnsupportedOperationError, match=r"^solve_ivp\(fun, t_span, y0\): events"):
         solve_ivp(lambda t, y: -y, (0.0, 1.0), [1.0], events=lambda t, y: y[0] - 0.5)
@@ -1531,15 +1634,19 @@ def test_solve_ivp_parameter_fit(rng):
 def test_odeint_closing_over_traced_values():
     def final(params):
         def rhs(y, t):  # a nested helper closing over a dict of traced values
-            return np.array([y[1], -params["w"] ** 2 * y[0]])
+            return np.array([y[1], -(params["w"] ** 2) * y[0]])
 
-        ys = odeint(lambda y, t: rhs(y, t), np.array([1.0, 0.0]), np.array([0.0, 1.0]), rtol=1e-8, atol=1e-8)
+        ys = odeint(
+            lambda y, t: rhs(y, t), np.array([1.0, 0.0]), np.array([0.0, 1.0]), rtol=1e-8, atol=1e-8
+        )
         return ys[-1, 0]
 
     close(final({"w": 2.0}), np.cos(2.0), {"rtol": 1e-8, "atol": 1e-10})
     close(grad(final)({"w": 2.0}), {"w": -np.sin(2.0)}, {"rtol": 1e-7, "atol": 1e-9})
     close(hessian(lambda w: final({"w": w}))(2.0), -np.cos(2.0), {"rtol": 1e-6, "atol": 1e-8})
-    close(vmap(final)({"w": np.array([2.0, 1.0])}), np.cos([2.0, 1.0]), {"rtol": 1e-8, "atol": 1e-10})
+    close(
+        vmap(final)({"w": np.array([2.0, 1.0])}), np.cos([2.0, 1.0]), {"rtol": 1e-8, "atol": 1e-10}
+    )
     # SciPy's own odeint, a default argument holding the traced rate
     g = grad(lambda k: scipy.integrate.odeint(lambda y, t, k=k: -k * y, [1.0], [0.0, 1.0])[-1, 0])
     close(g(0.5), -np.exp(-0.5), {"rtol": 1e-6, "atol": 0})
@@ -1551,8 +1658,16 @@ def p_integrand(x, k):
 
 def test_quad_and_simpson(rng):
     # values as SciPy's
-    for f, a, b in [(np.cos, 0.0, 1.0), (lambda x: np.exp(-(x**2)), -np.inf, np.inf), (lambda x: 1 / (1 + x**2), 0.0, np.inf)]:
-        close(np.asarray(quad(f, a, b)[0]), np.asarray(scipy.integrate.quad(f, a, b)[0]), {"rtol": 1e-12, "atol": 1e-14})
+    for f, a, b in [
+        (np.cos, 0.0, 1.0),
+        (lambda x: np.exp(-(x**2)), -np.inf, np.inf),
+        (lambda x: 1 / (1 + x**2), 0.0, np.inf),
+    ]:
+        close(
+            np.asarray(quad(f, a, b)[0]),
+            np.asarray(scipy.integrate.quad(f, a, b)[0]),
+            {"rtol": 1e-12, "atol": 1e-14},
+        )
     # derivatives in a closed-over parameter, in args, and in the limits
     integral = lambda k: quad(lambda x: np.exp(-k * x), 0.0, np.inf)[0]  # noqa: E731
     close(grad(integral)(2.0), -0.25, {"rtol": 1e-9, "atol": 0})
@@ -1565,10 +1680,19 @@ def test_quad_and_simpson(rng):
         warnings.simplefilter("ignore", ft.errors.PerformanceWarning)  # the rows split
         close(vmap(with_args)(np.array([0.5, 1.0])), np.array([with_args(0.5), with_args(1.0)]))
     # an integrand with Python math and a branch, as SciPy takes it
-    kinked = lambda k: quad(lambda x: k * math.sin(x) if x < 0.5 else 2 * k * math.sin(x), 0, 1, points=[0.5])[0]  # noqa: E731
-    close(grad(kinked)(3.0), np.array((1 - np.cos(0.5)) + 2 * (np.cos(0.5) - np.cos(1.0))), {"rtol": 1e-10, "atol": 0})
+    kinked = lambda k: quad(
+        lambda x: k * math.sin(x) if x < 0.5 else 2 * k * math.sin(x), 0, 1, points=[0.5]
+    )[0]  # noqa: E731
+    close(
+        grad(kinked)(3.0),
+        np.array((1 - np.cos(0.5)) + 2 * (np.cos(0.5) - np.cos(1.0))),
+        {"rtol": 1e-10, "atol": 0},
+    )
     # SciPy's own names under the transform
-    close(grad(lambda k: scipy.integrate.quad(lambda x: np.exp(-k * x), 0.0, 1.0)[0])(0.5), grad(lambda k: quad(lambda x: np.exp(-k * x), 0.0, 1.0)[0])(0.5))
+    close(
+        grad(lambda k: scipy.integrate.quad(lambda x: np.exp(-k * x), 0.0, 1.0)[0])(0.5),
+        grad(lambda k: quad(lambda x: np.exp(-k * x), 0.0, 1.0)[0])(0.5),
+    )
     # simpson: SciPy's values (odd and even counts, uneven x, along an axis), derivatives
     for n in (5, 6, 9):
         x = np.sort(rng.random(n))
@@ -1578,3 +1702,252 @@ def test_quad_and_simpson(rng):
     xg = np.linspace(0.0, 1.0, 12)
     trapped = lambda k: scipy.integrate.simpson(np.exp(-k * xg), x=xg)  # noqa: E731
     close(grad(trapped)(2.0), fd_jacobian(trapped, (2.0,)), FD_TOL)
+
+
+# ======================================================================================
+# 18. autograd's rnn.py (a list of hidden states, one-hot strings), neural_net_regression
+#     .py, natural_gradient_black_box_svi.py, gplvm.py with data.py's make_pinwheel
+# ======================================================================================
+
+
+def rnn_sigmoid(x):
+    return 0.5 * (np.tanh(x) + 1.0)  # Output ranges from 0 to 1.
+
+
+def concat_and_multiply(weights, *args):
+    cat_state = np.hstack(args + (np.ones((args[0].shape[0], 1)),))
+    return np.dot(cat_state, weights)
+
+
+def create_rnn_params(input_size, state_size, output_size, param_scale=0.01, rs=None):
+    rs = rs if rs is not None else npr.RandomState(0)
+    return {
+        "init hiddens": rs.randn(1, state_size) * param_scale,
+        "change": rs.randn(input_size + state_size + 1, state_size) * param_scale,
+        "predict": rs.randn(state_size + 1, output_size) * param_scale,
+    }
+
+
+def rnn_predict(params, inputs):
+    def update_rnn(input, hiddens):
+        return np.tanh(concat_and_multiply(params["change"], input, hiddens))
+
+    def hiddens_to_output_probs(hiddens):
+        output = concat_and_multiply(params["predict"], hiddens)
+        return output - logsumexp(output, axis=1, keepdims=True)  # Normalize log-probs.
+
+    num_sequences = inputs.shape[1]
+    hiddens = np.repeat(params["init hiddens"], num_sequences, axis=0)
+    output = [hiddens_to_output_probs(hiddens)]
+
+    for input in inputs:  # Iterate over time steps.
+        hiddens = update_rnn(input, hiddens)
+        output.append(hiddens_to_output_probs(hiddens))
+    return output
+
+
+def rnn_log_likelihood(params, inputs, targets):
+    logprobs = rnn_predict(params, inputs)
+    loglik = 0.0
+    num_time_steps, num_examples, _ = inputs.shape
+    for t in range(num_time_steps):
+        loglik += np.sum(logprobs[t] * targets[t])
+    return loglik / (num_time_steps * num_examples)
+
+
+def string_to_one_hot(string, maxchar):
+    """Converts an ASCII string to a one-of-k encoding."""
+    ascii = np.array([ord(c) for c in string]).T
+    return np.array(ascii[:, None] == np.arange(maxchar)[None, :], dtype=int)
+
+
+def one_hot_to_string(one_hot_matrix):
+    return "".join([chr(np.argmax(c)) for c in one_hot_matrix])
+
+
+def test_autograd_rnn():
+    lines = ["def f(x):", "  return x", "import np"]
+    seq_len, num_chars = 6, 128
+    seqs = np.zeros((seq_len, len(lines), num_chars))
+    for ix, line in enumerate(lines):
+        padded_line = (line + " " * seq_len)[:seq_len]
+        seqs[:, ix, :] = string_to_one_hot(padded_line, num_chars)
+    assert one_hot_to_string(seqs[:, 0, :]) == "def f("
+    init_params = create_rnn_params(input_size=128, output_size=128, state_size=6, param_scale=0.01)
+
+    def training_loss(params, iter):
+        return -rnn_log_likelihood(params, seqs, seqs)
+
+    g = grad(training_loss)(init_params, 0)
+    # one entry of each parameter against central differences
+    for key, idx in [("init hiddens", (0, 2)), ("change", (130, 1)), ("predict", (3, 101))]:
+
+        def at(v, key=key, idx=idx):
+            p = {k: a.copy() for k, a in init_params.items()}
+            p[key][idx] = v
+            return training_loss(p, 0)
+
+        close(g[key][idx], fd_jacobian(at, (init_params[key][idx],)), FD_TOL)
+    trained = adam(grad(training_loss), init_params, step_size=0.1, num_iters=5)
+    assert training_loss(trained, 0) < training_loss(init_params, 0)
+    logprobs = np.asarray(rnn_predict(trained, seqs))
+    assert logprobs.shape == (seq_len + 1, len(lines), num_chars)
+    seqs1 = string_to_one_hot("def", num_chars)[:, np.newaxis, :]
+    logprobs1 = rnn_predict(trained, seqs1)[-1].ravel()
+    assert 0 <= npr.RandomState(0).choice(len(logprobs1), p=np.exp(logprobs1)) < 128
+
+
+def nn_init_random_params(scale, layer_sizes, rs=None):
+    """Build a list of (weights, biases) tuples, one for each layer."""
+    rs = rs if rs is not None else npr.RandomState(0)
+    return [
+        (rs.randn(insize, outsize) * scale, rs.randn(outsize) * scale)
+        for insize, outsize in itertools.pairwise(layer_sizes)
+    ]
+
+
+def nn_predict(params, inputs, nonlinearity=np.tanh):
+    for W, b in params:
+        outputs = np.dot(inputs, W) + b
+        inputs = nonlinearity(outputs)
+    return outputs
+
+
+def log_gaussian(params, scale):
+    flat_params, _ = flatten(params)
+    return np.sum(norm.logpdf(flat_params, 0, scale))
+
+
+def nn_logprob(weights, inputs, targets, noise_scale=0.1):
+    predictions = nn_predict(weights, inputs)
+    return np.sum(norm.logpdf(predictions, targets, noise_scale))
+
+
+def build_toy_dataset(n_data=20, noise_std=0.1):
+    rs = npr.RandomState(0)
+    inputs = np.concatenate(
+        [np.linspace(0, 3, num=n_data // 2), np.linspace(6, 8, num=n_data // 2)]
+    )
+    targets = np.cos(inputs) + rs.randn(n_data) * noise_std
+    inputs = (inputs - 4.0) / 2.0
+    inputs = inputs[:, np.newaxis]
+    targets = targets[:, np.newaxis] / 2.0
+    return inputs, targets
+
+
+def test_autograd_neural_net_regression():
+    init_params = nn_init_random_params(0.1, layer_sizes=[1, 4, 4, 1])
+    inputs, targets = build_toy_dataset()
+
+    def objective(weights, t):
+        return -nn_logprob(weights, inputs, targets) - log_gaussian(weights, 10.0)
+
+    flat, unflatten = flatten(init_params)
+    g = grad(objective)(init_params, 0)
+    close(
+        flatten(g)[0],
+        fd_jacobian(lambda v: objective(unflatten(v), 0), (flat,)),
+        {"rtol": 1e-7, "atol": 1e-6},
+    )
+    optimized = adam(grad(objective), init_params, step_size=0.01, num_iters=20)
+    assert objective(optimized, 0) < objective(init_params, 0)
+
+
+def black_box_variational_inference(logprob, D, num_samples):
+    def unpack_params(params):
+        mean, log_std = params[:D], params[D:]
+        return mean, log_std
+
+    def gaussian_entropy(log_std):
+        return 0.5 * D * (1.0 + np.log(2 * np.pi)) + np.sum(log_std)
+
+    rs = npr.RandomState(0)
+
+    def variational_objective(params, t):
+        mean, log_std = unpack_params(params)
+        samples = rs.randn(num_samples, D) * np.exp(log_std) + mean
+        lower_bound = gaussian_entropy(log_std) + np.mean(logprob(samples, t))
+        return -lower_bound
+
+    gradient = grad(variational_objective)
+    return variational_objective, gradient, unpack_params
+
+
+def test_autograd_natural_gradient_black_box_svi():
+    obs_dim = 4
+    rs = npr.RandomState(42)
+    Y = rs.randn(obs_dim, obs_dim).dot(rs.randn(obs_dim))
+
+    def log_density(x, t):
+        mu, log_sigma = x[:, :obs_dim], x[:, obs_dim:]
+        sigma_density = np.sum(norm.logpdf(log_sigma, 0, 1.35), axis=1)
+        mu_density = np.sum(norm.logpdf(Y, mu, np.exp(log_sigma)), axis=1)
+        return sigma_density + mu_density
+
+    D = obs_dim * 2
+    objective, gradient, unpack_params = black_box_variational_inference(
+        log_density, D, num_samples=100
+    )
+
+    def fisher_diag(lam):
+        _mu, log_sigma = unpack_params(lam)
+        return np.concatenate([np.exp(-2.0 * log_sigma), np.ones(len(log_sigma)) * 2])
+
+    natural_gradient = lambda lam, i: (1.0 / fisher_diag(lam)) * gradient(lam, i)  # noqa: E731
+    init_var_params = np.concatenate([-1 * np.ones(D), -5 * np.ones(D)])
+    # the gradient on one fixed draw of samples (the objective redraws per call)
+    eps = npr.RandomState(0).randn(100, D)
+
+    def fixed_objective(params):
+        mean, log_std = unpack_params(params)
+        samples = eps * np.exp(log_std) + mean
+        return -(
+            0.5 * D * (1.0 + np.log(2 * np.pi)) + np.sum(log_std) + np.mean(log_density(samples, 0))
+        )
+
+    close(gradient(init_var_params, 0), check_fd_grad(fixed_objective, (init_var_params,)))
+    # the natural gradient draws again: against a second, identically seeded estimator
+    _, twin_gradient, _ = black_box_variational_inference(log_density, D, num_samples=100)
+    twin_gradient(init_var_params, 0)
+    want = twin_gradient(init_var_params, 0) / fisher_diag(init_var_params)
+    close(natural_gradient(init_var_params, 0), want)
+    elbos = []
+    sgd(
+        natural_gradient,
+        init_var_params,
+        step_size=0.1,
+        num_iters=10,
+        callback=lambda p, t, g: elbos.append(-objective(p, t)),
+        mass=0.001,
+    )
+    assert elbos[-1] > elbos[0]
+
+
+def make_pinwheel(radial_std, tangential_std, num_classes, num_per_class, rate, rs=None):
+    """Based on code by Ryan P. Adams."""
+    rs = rs if rs is not None else npr.RandomState(0)
+    rads = np.linspace(0, 2 * np.pi, num_classes, endpoint=False)
+
+    features = rs.randn(num_classes * num_per_class, 2) * np.array([radial_std, tangential_std])
+    features[:, 0] += 1
+    labels = np.repeat(np.arange(num_classes), num_per_class)
+
+    angles = rads[labels] + rate * np.exp(features[:, 0])
+    rotations = np.stack([np.cos(angles), -np.sin(angles), np.sin(angles), np.cos(angles)])
+    rotations = np.reshape(rotations.T, (-1, 2, 2))
+
+    return np.einsum("ti,tij->tj", features, rotations)
+
+
+def test_autograd_make_pinwheel_under_transforms():
+    data = make_pinwheel(
+        radial_std=0.3, tangential_std=0.05, num_classes=3, num_per_class=5, rate=0.4
+    )
+    assert data.shape == (15, 2)
+    # differentiated in the rate (the in-place += runs on the RandomState's plain draw)
+    along = lambda r: make_pinwheel(0.3, 0.05, 3, 5, r).sum()  # noqa: E731
+    close(grad(along)(0.4), fd_jacobian(along, (0.4,)), FD_TOL)
+    close(
+        vmap(lambda r: make_pinwheel(0.3, 0.05, 3, 5, r))(np.array([0.4, 0.5])),
+        np.stack([data, make_pinwheel(0.3, 0.05, 3, 5, 0.5)]),
+    )
