@@ -34,6 +34,8 @@ NAMESPACES = (
     "ftransforms.scipy.signal",
     "ftransforms.scipy.integrate",
     "ftransforms.scipy.optimize",
+    "ftransforms.scipy.fft",
+    "ftransforms.scipy.spatial.distance",
     "ftransforms.lax",
     "ftransforms.distributed",
     "ftransforms.testing",

@@ -82,6 +82,12 @@ NAMESPACE_PAGES = [
     ("reference/scipy/signal.md", "ftransforms.scipy.signal", "ftransforms.scipy.signal"),
     ("reference/scipy/integrate.md", "ftransforms.scipy.integrate", "ftransforms.scipy.integrate"),
     ("reference/scipy/optimize.md", "ftransforms.scipy.optimize", "ftransforms.scipy.optimize"),
+    ("reference/scipy/fft.md", "ftransforms.scipy.fft", "ftransforms.scipy.fft"),
+    (
+        "reference/scipy/spatial_distance.md",
+        "ftransforms.scipy.spatial.distance",
+        "ftransforms.scipy.spatial.distance",
+    ),
     ("reference/lax.md", "ftransforms.lax (collectives)", "ftransforms.lax"),
     ("reference/distributed.md", "ftransforms.distributed", "ftransforms.distributed"),
     ("reference/testing.md", "ftransforms.testing", "ftransforms.testing"),

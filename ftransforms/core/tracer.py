@@ -13,6 +13,7 @@ from __future__ import annotations
 import dis
 import importlib
 import inspect
+import itertools
 import math
 import sys
 import warnings
@@ -205,8 +206,10 @@ def _scipy_caller(depth: int) -> tuple[str, str] | None:
         frame = frame.f_back
     if found is None:
         return None
-    module = ".".join(p for p in found[0].split(".")[:2] if not p.startswith("_"))
-    return module, found[1]
+    # the public module: the leading parts before the first private one (scipy.integrate
+    # for scipy.integrate._ivp.ivp, scipy.spatial.distance for itself)
+    public = itertools.takewhile(lambda p: not p.startswith("_"), found[0].split("."))
+    return ".".join(public), found[1]
 
 
 # NOTE [SciPy's Python functions on tracers]: SciPy's Python-level functions start with
@@ -255,7 +258,7 @@ def _scipy_refusal(caller: tuple[str, str], dtype: Any) -> str | None:
     module, function = caller
     if dtype is not None and numpy.dtype(dtype).kind != "O":
         return f"converts its input with numpy.asarray(..., dtype={numpy.dtype(dtype)})"
-    if module in _COMPILED_SCIPY_MODULES or (
+    if ".".join(module.split(".")[:2]) in _COMPILED_SCIPY_MODULES or (
         module == "scipy.optimize" and function not in _PYTHON_SCIPY_OPTIMIZE
     ):
         return "hands its input to compiled code that needs float memory"

@@ -1,5 +1,6 @@
 """``ftransforms.scipy``: the part of SciPy's API that works on tracers (like ``jax.scipy``):
-``special``, ``stats``, ``linalg``, ``signal``, ``integrate`` and ``optimize``.
+``special``, ``stats``, ``linalg``, ``signal``, ``integrate``, ``optimize``, ``fft`` and
+``spatial.distance``.
 
 Importing them needs NumPy only; the functions that SciPy evaluates (some special
 functions, quantiles without a closed form, LU's pivoting order) import it on first use
@@ -14,13 +15,15 @@ Example:
 """
 
 from ftransforms.scipy import (
+    fft,
     integrate,
     linalg,
     optimize,
     own_names,  # noqa: F401  (NOTE [SciPy's own names under the transforms])
     signal,
+    spatial,
     special,
     stats,
 )
 
-__all__ = ["integrate", "linalg", "optimize", "signal", "special", "stats"]
+__all__ = ["fft", "integrate", "linalg", "optimize", "signal", "spatial", "special", "stats"]

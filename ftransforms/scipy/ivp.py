@@ -102,8 +102,7 @@ def solve_ivp(
         >>> round(float(final(0.5)), 8), round(float(ft.grad(final)(0.5)), 8)  # e^-k, -e^-k
         (0.60653066, -0.60653066)
     """
-    # a function-local import: integrate.py exports solve_ivp from here
-    from ftransforms.scipy.integrate import odeint  # noqa: PLC0415
+    from ftransforms.scipy.integrate import odeint  # noqa: PLC0415  late import: integrate re-exports this module
 
     where = "solve_ivp(fun, t_span, y0)"
     if events is not None:

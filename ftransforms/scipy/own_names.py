@@ -10,8 +10,9 @@ thread (the same window ``core/mutation.py``'s ``PATCHED_WHILE_ACTIVE`` patches 
 creation functions in) the names reached *through SciPy's modules and distribution
 objects* call them when an argument holds a tracer:
 
-* ``scipy.<special|linalg|signal|integrate|stats>.<name>(...)`` for each function whose
-  counterpart takes every parameter SciPy's takes (SciPy's ufuncs dispatch by themselves),
+* ``scipy.<special|linalg|signal|integrate|stats|fft|spatial.distance>.<name>(...)`` for
+  each function whose counterpart takes every parameter SciPy's takes (SciPy's ufuncs
+  dispatch by themselves),
   a tracer in a function argument's closure counting (``scipy.integrate.quad(lambda x:
   np.exp(-k * x), 0, 1)``: NOTE [closure conversion]);
 * every ``scipy.stats`` distribution's ``pdf``/``logpdf``/``cdf``/... and ``__call__``
@@ -52,7 +53,7 @@ from ftransforms.numpy.helpers import holds_tracer
 
 #: SciPy's submodules whose functions may be answered here (optimize is not: its
 #: counterpart follows jax.scipy.optimize's subset of parameters).
-MODULES = ("special", "linalg", "signal", "integrate", "stats")
+MODULES = ("special", "linalg", "signal", "integrate", "stats", "fft", "spatial.distance")
 
 #: The distribution methods answered by the counterpart distribution.
 DIST_METHODS = (
@@ -135,7 +136,9 @@ def _patch_module(name: str) -> None:
     for public in getattr(ours_mod, "__all__", ()):
         theirs = theirs_mod.__dict__.get(public)
         ours = getattr(ours_mod, public, None)
-        if not inspect.isfunction(theirs) or ours is None or isinstance(ours, type):
+        # scipy.fft's functions are uarray multimethods, not Python functions
+        dispatched = type(theirs).__module__ == "uarray"
+        if not (inspect.isfunction(theirs) or dispatched) or ours is None or isinstance(ours, type):
             continue  # ufuncs dispatch by themselves; distributions are patched below
         if isinstance(ours, numpy.ufunc) or not takes_every_parameter(theirs, ours, unknown=False):
             continue

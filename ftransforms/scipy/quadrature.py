@@ -185,7 +185,7 @@ def _change_of_variable(a: Any, b: Any, a_num: float | None, b_num: float | None
 
 def _integration_warning() -> type:
     try:  # SciPy's class, so that a filter a program sets for SciPy's quad applies here
-        from scipy.integrate import IntegrationWarning  # noqa: PLC0415 (optional SciPy)
+        from scipy.integrate import IntegrationWarning  # noqa: PLC0415  late import: SciPy is optional
     except ImportError:  # pragma: no cover
         return UserWarning
     return IntegrationWarning
