@@ -84,6 +84,11 @@ NAMESPACE_PAGES = [
     ("reference/scipy/optimize.md", "ftransforms.scipy.optimize", "ftransforms.scipy.optimize"),
     ("reference/scipy/fft.md", "ftransforms.scipy.fft", "ftransforms.scipy.fft"),
     (
+        "reference/scipy/sparse_linalg.md",
+        "ftransforms.scipy.sparse.linalg",
+        "ftransforms.scipy.sparse.linalg",
+    ),
+    (
         "reference/scipy/spatial_distance.md",
         "ftransforms.scipy.spatial.distance",
         "ftransforms.scipy.spatial.distance",

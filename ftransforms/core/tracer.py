@@ -170,6 +170,26 @@ def _wrapped_scipy_function(local_vars: dict) -> tuple[str, str] | None:
     return None
 
 
+#: The functions of ``scipy.sparse``'s operators that give way (``NotImplemented``) to the
+#: other operand for a 0-d object array: NOTE [SciPy sparse operands].
+_SPARSE_DISPATCH = frozenset({"_matmul_dispatch", "_rmatmul_dispatch"})
+
+
+def _scipy_sparse_dispatch(depth: int) -> bool:
+    """Whether the caller of ``numpy.asanyarray`` is ``scipy.sparse``'s operator dispatch."""
+    try:
+        frame = sys._getframe(depth + 1)
+    except ValueError:  # pragma: no cover
+        return False
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("numpy"):
+        frame = frame.f_back
+    return (
+        frame is not None
+        and frame.f_code.co_name in _SPARSE_DISPATCH
+        and frame.f_globals.get("__name__", "").startswith("scipy.sparse")
+    )
+
+
 def _scipy_caller(depth: int) -> tuple[str, str] | None:
     """``("scipy.stats", "logpdf")`` when the code that converted a tracer with
     ``numpy.asarray`` is SciPy's (the outermost SciPy frame names the public function and
@@ -636,6 +656,13 @@ class Tracer:
                 f"NumPy would turn the index into a plain array that the transform cannot see.  "
                 f"Write fnp.getitem(a, t) (any index) or fnp.take(a, t, axis=0)."
             )
+        if dtype is None and _scipy_sparse_dispatch(1):
+            # NOTE [SciPy sparse operands] (numpy/sparse_operands.py): SciPy's dispatch
+            # returns NotImplemented for a 0-d object array, so the tracer's reflected
+            # operator computes L @ t
+            out = numpy.empty(1, dtype=object)
+            out[0] = self
+            return out.reshape(())
         scipy_caller = _scipy_caller(1)
         if scipy_caller is not None:
             refusal = _scipy_refusal(scipy_caller, dtype)

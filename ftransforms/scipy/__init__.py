@@ -1,6 +1,6 @@
 """``ftransforms.scipy``: the part of SciPy's API that works on tracers (like ``jax.scipy``):
-``special``, ``stats``, ``linalg``, ``signal``, ``integrate``, ``optimize``, ``fft`` and
-``spatial.distance``.
+``special``, ``stats``, ``linalg``, ``signal``, ``integrate``, ``optimize``, ``fft``,
+``spatial.distance`` and ``sparse.linalg``.
 
 Importing them needs NumPy only; the functions that SciPy evaluates (some special
 functions, quantiles without a closed form, LU's pivoting order) import it on first use
@@ -21,9 +21,20 @@ from ftransforms.scipy import (
     optimize,
     own_names,  # noqa: F401  (NOTE [SciPy's own names under the transforms])
     signal,
+    sparse,
     spatial,
     special,
     stats,
 )
 
-__all__ = ["fft", "integrate", "linalg", "optimize", "signal", "spatial", "special", "stats"]
+__all__ = [
+    "fft",
+    "integrate",
+    "linalg",
+    "optimize",
+    "signal",
+    "sparse",
+    "spatial",
+    "special",
+    "stats",
+]

@@ -10,8 +10,8 @@ thread (the same window ``core/mutation.py``'s ``PATCHED_WHILE_ACTIVE`` patches 
 creation functions in) the names reached *through SciPy's modules and distribution
 objects* call them when an argument holds a tracer:
 
-* ``scipy.<special|linalg|signal|integrate|stats|fft|spatial.distance>.<name>(...)`` for
-  each function whose counterpart takes every parameter SciPy's takes (SciPy's ufuncs
+* ``scipy.<special|linalg|signal|integrate|stats|fft|spatial.distance|sparse.linalg>.<name>
+  (...)`` for each function whose counterpart takes every parameter SciPy's takes (SciPy's ufuncs
   dispatch by themselves),
   a tracer in a function argument's closure counting (``scipy.integrate.quad(lambda x:
   np.exp(-k * x), 0, 1)``: NOTE [closure conversion]);
@@ -53,7 +53,16 @@ from ftransforms.numpy.helpers import holds_tracer
 
 #: SciPy's submodules whose functions may be answered here (optimize is not: its
 #: counterpart follows jax.scipy.optimize's subset of parameters).
-MODULES = ("special", "linalg", "signal", "integrate", "stats", "fft", "spatial.distance")
+MODULES = (
+    "special",
+    "linalg",
+    "signal",
+    "integrate",
+    "stats",
+    "fft",
+    "spatial.distance",
+    "sparse.linalg",
+)
 
 #: The distribution methods answered by the counterpart distribution.
 DIST_METHODS = (
