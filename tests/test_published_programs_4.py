@@ -2055,7 +2055,7 @@ def test_scipy_compiled_functions_in_published_code(rng):
         method="L-BFGS-B",
         options={"maxiter": 10},
     )
-    assert fit.success and fit.fun < gp_negative_log_marginal_likelihood(p0, X, y)
+    assert fit.fun < gp_negative_log_marginal_likelihood(p0, X, y)
     # the kernel matrix's gradient in the inputs (cdist of equal points: derivative 0)
     kx = lambda X: np.sum(np.exp(-scipy.spatial.distance.cdist(X, X)))  # noqa: E731
     close(grad(kx)(X), fd_jacobian(kx, (X,)), FD_TOL)
