@@ -10,11 +10,10 @@ thread (the same window ``core/mutation.py``'s ``PATCHED_WHILE_ACTIVE`` patches 
 creation functions in) the names reached *through SciPy's modules and distribution
 objects* call them when an argument holds a tracer:
 
-* ``scipy.<special|linalg|signal|integrate|stats|fft|spatial.distance|sparse.linalg>.<name>
-  (...)`` for each function whose counterpart takes every parameter SciPy's takes (SciPy's ufuncs
-  dispatch by themselves),
-  a tracer in a function argument's closure counting (``scipy.integrate.quad(lambda x:
-  np.exp(-k * x), 0, 1)``: NOTE [closure conversion]);
+* ``scipy.<module>.<name>(...)``, for the modules of :data:`MODULES`, for each function
+  whose counterpart takes every parameter SciPy's takes (SciPy's ufuncs dispatch by
+  themselves), a tracer in a function argument's closure counting
+  (``scipy.integrate.quad(lambda x: np.exp(-k * x), 0, 1)``: NOTE [closure conversion]);
 * every ``scipy.stats`` distribution's ``pdf``/``logpdf``/``cdf``/... and ``__call__``
   (freezing), through the base classes, when ``ftransforms.scipy.stats`` has that
   distribution; and the multivariate ones it has.
@@ -51,8 +50,8 @@ from ftransforms.core.stack import OUTERMOST_HOOKS
 from ftransforms.core.tracer import takes_every_parameter
 from ftransforms.numpy.helpers import holds_tracer
 
-#: SciPy's submodules whose functions may be answered here (optimize is not: its
-#: counterpart follows jax.scipy.optimize's subset of parameters).
+#: SciPy's submodules whose functions may be answered here (a function only where its
+#: counterpart takes all of SciPy's parameters).
 MODULES = (
     "special",
     "linalg",
@@ -62,6 +61,7 @@ MODULES = (
     "fft",
     "spatial.distance",
     "sparse.linalg",
+    "optimize",  # the root finders; minimize's counterpart takes JAX's subset: not patched
 )
 
 #: The distribution methods answered by the counterpart distribution.
