@@ -32,7 +32,9 @@ dicts of arrays, and the import lines name ``ftransforms``):
   ``jacfwd``; a Kalman filter's log-likelihood; an HMM's forward algorithm with
   ``scipy.special.logsumexp``; softmax regression on scikit-learn's digits with per-sample
   gradients (DP-SGD style); ODE parameter fitting with ``scipy.integrate.solve_ivp`` and
-  integrals with ``quad``/``simpson``.
+  integrals with ``quad``/``simpson``; an RBF-kernel GP by ``cdist``, spectral derivatives
+  by ``scipy.fft``, heat equations on a ``scipy.sparse`` Laplacian; an implied volatility
+  by ``brentq`` and a market equilibrium by ``fsolve``.
 
 Oracles: JAX in float64 on the same code (``jaxify``), float64 central differences,
 Python loops for ``vmap``, eager results for ``jit`` on new inputs, closed forms, SciPy.
@@ -54,6 +56,13 @@ What this round found and fixed (each has a test here that fails without it):
   ``ftransforms.scipy.fft`` (with ``dct``/``idct`` of types 2 and 3),
   ``ftransforms.scipy.spatial.distance`` and ``ftransforms.scipy.sparse.linalg``, and
   SciPy's own names answer with them;
+* SciPy's root finders (``brentq``, ``brenth``, ``ridder``, ``bisect``, ``toms748``,
+  ``newton``, ``root_scalar``, ``fsolve``, ``root``) had no counterparts: now in
+  ``ftransforms.scipy.optimize``, differentiated implicitly (NOTE [root finders on traced
+  parameters]), and answered for SciPy's own names;
+* ``ft.custom_root`` (and ``custom_linear_solve``) returned a silent zero derivative when
+  ``f`` built its output with ``np.array([...])`` of traced values (an object array):
+  such outputs are now one traced array;
 * ``L @ u`` with ``L`` a ``scipy.sparse`` matrix and ``u`` traced raised (SciPy converted
   ``u``): SciPy's dispatch now gives way to the tracer, which computes the product
   (NOTE [SciPy sparse operands]);
@@ -2107,3 +2116,58 @@ def test_scipy_compiled_functions_in_published_code(rng):
     check_vmap(
         lambda u: heat_implicit(u, A), (np.stack([u0, target]),), in_dims=(0,), tolerance=LINALG_TOL
     )
+
+
+# ======================================================================================
+# 20. Root finders in published code: implied volatility by brentq, an equilibrium by
+#     fsolve, Newton's method on an array, root_scalar
+# ======================================================================================
+
+
+def bs_call(S, K, T, r, sigma):
+    d1 = (np.log(S / K) + (r + 0.5 * sigma**2) * T) / (sigma * np.sqrt(T))
+    d2 = d1 - sigma * np.sqrt(T)
+    return S * scipy.stats.norm.cdf(d1) - K * np.exp(-r * T) * scipy.stats.norm.cdf(d2)
+
+
+def implied_vol(price, S=100.0, K=100.0, T=1.0, r=0.01):
+    return scipy.optimize.brentq(lambda sigma: bs_call(S, K, T, r, sigma) - price, 1e-6, 5.0)
+
+
+def market_equilibrium(params):
+    """Two goods, linear demand and supply with a cross-price effect: fsolve the prices."""
+    a, b, c = params
+
+    def excess_demand(p):
+        demand = np.array([a - 2.0 * p[0] + 0.5 * p[1], b + 0.3 * p[0] - 1.5 * p[1]])
+        supply = np.array([c * p[0], p[1] ** 2])
+        return demand - supply
+
+    return scipy.optimize.fsolve(excess_demand, np.ones(2))
+
+
+def test_root_finders_in_published_code():
+    iv = implied_vol(10.0)
+    close(bs_call(100.0, 100.0, 1.0, 0.01, iv), np.asarray(10.0), {"rtol": 1e-12, "atol": 1e-12})
+    vega = grad(bs_call, 4)(100.0, 100.0, 1.0, 0.01, iv)
+    close(grad(implied_vol)(10.0), 1 / vega, {"rtol": 1e-9, "atol": 0})
+    close(jacfwd(implied_vol)(10.0), 1 / vega, {"rtol": 1e-9, "atol": 0})
+    close(grad(implied_vol)(10.0), fd_jacobian(implied_vol, (10.0,)), {"rtol": 1e-7, "atol": 0})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ft.errors.PerformanceWarning)  # the rows solve alone
+        prices = np.array([8.0, 10.0, 12.0])
+        close(vmap(implied_vol)(prices), np.array([implied_vol(p) for p in prices]))
+    params = np.array([10.0, 8.0, 1.0])
+    p_star = market_equilibrium(params)
+    J = jacfwd(market_equilibrium)(params)
+    close(J, fd_jacobian(market_equilibrium, (params,)), {"rtol": 1e-6, "atol": 1e-8})
+    close(jacrev(market_equilibrium)(params), J, {"rtol": 1e-10, "atol": 1e-12})
+    assert p_star.shape == (2,)
+    # Newton elementwise on an array (SciPy's vectorized newton), and root_scalar
+    sqrt_all = lambda a: scipy.optimize.newton(lambda x: x**2 - a, np.ones(3))  # noqa: E731
+    a = np.array([2.0, 3.0, 5.0])
+    close(sqrt_all(a), np.sqrt(a), {"rtol": 1e-10, "atol": 0})
+    close(jacfwd(sqrt_all)(a), np.diag(0.5 / np.sqrt(a)), {"rtol": 1e-8, "atol": 1e-12})
+    cube = lambda a: scipy.optimize.root_scalar(lambda x: x**3 - a, bracket=(0.0, 5.0)).root  # noqa: E731
+    close(grad(cube)(8.0), 1 / 12, {"rtol": 1e-9, "atol": 0})
+    close(hessian(cube)(8.0), -2 / (9 * 8 ** (5 / 3)), {"rtol": 1e-7, "atol": 0})
