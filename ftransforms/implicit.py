@@ -50,6 +50,7 @@ from ftransforms.interpreters.reverse import ReverseInterpreter, ReverseTracer
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
 from ftransforms.lax import dtype_of, ensure_bdim, move_bdim_to_front, xp_of
 from ftransforms.lax import shape as lax_shape
+from ftransforms.numpy.helpers import array_like
 from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["custom_linear_solve", "custom_root"]
@@ -324,6 +325,7 @@ def custom_linear_solve(
     where = f"custom_linear_solve({getattr(matvec, '__name__', 'matvec')})"
     if symmetric:
         transpose_solve = solve
+    matvec = _array_outputs(matvec)
 
     def first(out: Any) -> Any:
         return out[0] if has_aux else out
@@ -360,6 +362,18 @@ def custom_linear_solve(
         depth,
     )
     return (x, aux) if has_aux else x
+
+
+def _array_outputs(fn: Callable) -> Callable:
+    """``fn`` with each output leaf that is a NumPy object array of tracers (what
+    ``np.array([t0, t1])`` gives in user code) made one traced array: as an object array
+    its derivative would be invisible here, a silent zero."""
+
+    def wrapped(*args: Any) -> Any:
+        return tree_map(array_like, fn(*args))
+
+    wrapped.__name__ = getattr(fn, "__name__", "f")
+    return wrapped
 
 
 def _leaves_seen(b: Any, fn: Callable, x: Any) -> list:
@@ -399,6 +413,7 @@ def custom_root(
     def first(out: Any) -> Any:
         return out[0] if has_aux else out
 
+    f = _array_outputs(f)
     out = _with_constants(_outer_levels(), solve)(f, _sg(initial_guess))
     x_star, aux = out if has_aux else (out, None)
     x_star = _sg(tree_map(fnp.asarray, x_star))

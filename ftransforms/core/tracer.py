@@ -13,6 +13,7 @@ from __future__ import annotations
 import dis
 import importlib
 import inspect
+import itertools
 import math
 import sys
 import warnings
@@ -169,6 +170,26 @@ def _wrapped_scipy_function(local_vars: dict) -> tuple[str, str] | None:
     return None
 
 
+#: The functions of ``scipy.sparse``'s operators that give way (``NotImplemented``) to the
+#: other operand for a 0-d object array: NOTE [SciPy sparse operands].
+_SPARSE_DISPATCH = frozenset({"_matmul_dispatch", "_rmatmul_dispatch"})
+
+
+def _scipy_sparse_dispatch(depth: int) -> bool:
+    """Whether the caller of ``numpy.asanyarray`` is ``scipy.sparse``'s operator dispatch."""
+    try:
+        frame = sys._getframe(depth + 1)
+    except ValueError:  # pragma: no cover
+        return False
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("numpy"):
+        frame = frame.f_back
+    return (
+        frame is not None
+        and frame.f_code.co_name in _SPARSE_DISPATCH
+        and frame.f_globals.get("__name__", "").startswith("scipy.sparse")
+    )
+
+
 def _scipy_caller(depth: int) -> tuple[str, str] | None:
     """``("scipy.stats", "logpdf")`` when the code that converted a tracer with
     ``numpy.asarray`` is SciPy's (the outermost SciPy frame names the public function and
@@ -205,8 +226,10 @@ def _scipy_caller(depth: int) -> tuple[str, str] | None:
         frame = frame.f_back
     if found is None:
         return None
-    module = ".".join(p for p in found[0].split(".")[:2] if not p.startswith("_"))
-    return module, found[1]
+    # the public module: the leading parts before the first private one (scipy.integrate
+    # for scipy.integrate._ivp.ivp, scipy.spatial.distance for itself)
+    public = itertools.takewhile(lambda p: not p.startswith("_"), found[0].split("."))
+    return ".".join(public), found[1]
 
 
 # NOTE [SciPy's Python functions on tracers]: SciPy's Python-level functions start with
@@ -255,7 +278,7 @@ def _scipy_refusal(caller: tuple[str, str], dtype: Any) -> str | None:
     module, function = caller
     if dtype is not None and numpy.dtype(dtype).kind != "O":
         return f"converts its input with numpy.asarray(..., dtype={numpy.dtype(dtype)})"
-    if module in _COMPILED_SCIPY_MODULES or (
+    if ".".join(module.split(".")[:2]) in _COMPILED_SCIPY_MODULES or (
         module == "scipy.optimize" and function not in _PYTHON_SCIPY_OPTIMIZE
     ):
         return "hands its input to compiled code that needs float memory"
@@ -634,6 +657,13 @@ class Tracer:
                 f"NumPy would turn the index into a plain array that the transform cannot see.  "
                 f"Write fnp.getitem(a, t) (any index) or fnp.take(a, t, axis=0)."
             )
+        if dtype is None and _scipy_sparse_dispatch(1):
+            # NOTE [SciPy sparse operands] (numpy/sparse_operands.py): SciPy's dispatch
+            # returns NotImplemented for a 0-d object array, so the tracer's reflected
+            # operator computes L @ t
+            out = numpy.empty(1, dtype=object)
+            out[0] = self
+            return out.reshape(())
         scipy_caller = _scipy_caller(1)
         if scipy_caller is not None:
             refusal = _scipy_refusal(scipy_caller, dtype)

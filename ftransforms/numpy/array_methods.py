@@ -48,6 +48,7 @@ from ftransforms.numpy.reductions import (
     var,
 )
 from ftransforms.numpy.sorting import argpartition, argsort, partition, searchsorted
+from ftransforms.numpy.sparse_operands import scipy_sparse_kind, sparse_matmul
 from ftransforms.numpy.ufuncs import (
     abs,
     add,
@@ -79,6 +80,14 @@ from ftransforms.numpy.ufuncs import divmod as divmod_
 from ftransforms.numpy.ufuncs import round as round_
 
 __all__ = []
+
+
+def _sparse_on_right(x: Any, matrix: Any) -> Any:
+    """``x @ matrix`` for a ``scipy.sparse`` ``matrix``: ``(matrix.T @ x.T).T``
+    (NOTE [SciPy sparse operands])."""
+    if x.ndim == 1:
+        return sparse_matmul(matrix.transpose(), x)
+    return sparse_matmul(matrix.transpose(), x.T).T
 
 
 def _out(method: str, out: Any, result: Any) -> Any:
@@ -144,9 +153,13 @@ class ArrayMethods:
         return subtract(other, self)
 
     def __mul__(self, other):
+        if scipy_sparse_kind(other) == "matrix":  # NOTE [SciPy sparse operands]
+            return _sparse_on_right(self, other)
         return multiply(self, other)
 
     def __rmul__(self, other):
+        if scipy_sparse_kind(other) == "matrix":  # a scipy.sparse matrix's * is @
+            return sparse_matmul(other, self)
         return multiply(other, self)
 
     def __truediv__(self, other):
@@ -174,9 +187,13 @@ class ArrayMethods:
         return power(other, self)
 
     def __matmul__(self, other):
+        if scipy_sparse_kind(other) is not None:  # NOTE [SciPy sparse operands]
+            return _sparse_on_right(self, other)
         return matmul(self, other)
 
     def __rmatmul__(self, other):
+        if scipy_sparse_kind(other) is not None:
+            return sparse_matmul(other, self)
         return matmul(other, self)
 
     def __neg__(self):

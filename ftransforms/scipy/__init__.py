@@ -1,7 +1,7 @@
 """``ftransforms.scipy``: the part of SciPy's API that works on tracers (like ``jax.scipy``):
 ``special``, ``stats``, ``linalg``, ``signal``, ``integrate``, ``optimize``, ``fft``,
 ``spatial.distance``, ``ndimage`` (its linear filters), ``interpolate`` and
-``sparse.linalg`` (its Krylov solvers).
+``sparse.linalg`` (``spsolve`` and its Krylov solvers).
 
 Importing them needs NumPy only; the functions that SciPy evaluates (some special
 functions, quantiles without a closed form, LU's pivoting order) import it on first use

@@ -45,6 +45,7 @@ __all__ = [
     "irfft",
     "irfft2",
     "irfftn",
+    "next_fast_len",
     "rfft",
     "rfft2",
     "rfftfreq",
@@ -129,6 +130,32 @@ fftn = _many_axes("fftn", "the N-D discrete Fourier transform", None)
 ifftn = _many_axes("ifftn", "the inverse N-D discrete Fourier transform", None)
 rfftn = _many_axes("rfftn", "the N-D FFT of a real input", None)
 irfftn = _many_axes("irfftn", "the inverse of ``rfftn``", None)
+
+
+def next_fast_len(target: int, real: bool = False) -> int:
+    """``scipy.fft.next_fast_len``: the smallest 5-smooth length (``2**a 3**b 5**c``) at
+    least ``target`` (SciPy's for ``real=True``; a length to pad to, not a traced value).
+
+    Example:
+        >>> from ftransforms.scipy.fft import next_fast_len
+        >>> next_fast_len(7), next_fast_len(11)
+        (8, 12)
+    """
+    target = int(target)
+    if target < 1:
+        raise ValueError(f"next_fast_len(target): target must be positive, got {target}")
+    best = None
+    p5 = 1
+    while p5 < 2 * target:
+        p35 = p5
+        while p35 < 2 * target:
+            n = p35
+            while n < target:
+                n *= 2
+            best = n if best is None else min(best, n)
+            p35 *= 3
+        p5 *= 5
+    return best
 
 
 # -- discrete cosine transforms -----------------------------------------------------------

@@ -1,5 +1,8 @@
-"""``ftransforms.scipy.integrate``: ``odeint`` with derivatives by the adjoint method, and
-the trapezoidal rules (like ``jax.experimental.ode`` and ``jax.scipy.integrate``).
+"""``ftransforms.scipy.integrate``: ``odeint`` with derivatives by the adjoint method,
+SciPy's ``solve_ivp`` (:mod:`ftransforms.scipy.ivp`: ``RK45``/``RK23`` step for step as
+SciPy, the other methods on ``odeint``), the trapezoidal rules
+(like ``jax.experimental.ode`` and ``jax.scipy.integrate``), and ``simpson``,
+``fixed_quad`` and ``quad`` (:mod:`ftransforms.scipy.quadrature`).
 
 ``odeint(func, y0, t, *args)`` solves ``dy/dt = func(y, t, *args)`` with an adaptive
 Dormand-Prince 5(4) method (each output time is hit exactly; relative and absolute error
@@ -16,7 +19,9 @@ transform (NOTE [odeint]):
 
 Derivatives are those of the exact solution, computed to the solver's tolerance (the
 adjoint and the sensitivities are solves too), not the derivatives of the discrete steps.
-``func`` must not close over traced values: pass them through ``*args``.
+A traced value that ``func`` closes over becomes an extra operand (NOTE [closure
+conversion] in ``ftransforms/closures.py``), so ``odeint(lambda y, t: -k * y, ...)`` is
+differentiated in ``k`` as if ``k`` were passed through ``*args``.
 
 Example:
     >>> import numpy as np
@@ -43,6 +48,8 @@ import ftransforms.numpy as fnp
 from ftransforms.api import jvp as _jvp
 from ftransforms.api import vjp as _vjp
 from ftransforms.api import vmap
+from ftransforms.closures import hoist_traced
+from ftransforms.core.mutation import Buffer
 from ftransforms.core.primitive import Primitive
 from ftransforms.core.tracer import Tracer
 from ftransforms.lax import ensure_bdim
@@ -50,8 +57,18 @@ from ftransforms.numpy.helpers import dtype_of, holds_tracer, normalize_axis
 from ftransforms.numpy.ufuncs import float_input
 from ftransforms.pytree import tree_flatten, tree_unflatten
 from ftransforms.scipy.ivp import OdeResult, solve_ivp
+from ftransforms.scipy.quadrature import fixed_quad, quad, simpson
 
-__all__ = ["OdeResult", "cumulative_trapezoid", "odeint", "simpson", "solve_ivp", "trapezoid"]
+__all__ = [
+    "OdeResult",
+    "cumulative_trapezoid",
+    "fixed_quad",
+    "odeint",
+    "quad",
+    "simpson",
+    "solve_ivp",
+    "trapezoid",
+]
 
 # NOTE [odeint]: the solve is a primitive made per call (like ``custom_vjp``'s), whose
 # operands are ``(y0, t, *args)`` with ``nb`` leading batch axes on every one of them:
@@ -91,11 +108,14 @@ def _batched_func(func: Callable, nb: int) -> Callable:
 
 
 def _check_plain(out: Any, where: str) -> Any:
+    if type(out) is Buffer:  # np.array([...]) made by func while a transform is active
+        return out.val
     if isinstance(out, Tracer):
         raise TypeError(
-            f"{where}: func returned a traced value for plain inputs: it closes over a value "
-            f"that a transform traces.  Pass such values to odeint as extra arguments "
-            f"(odeint(func, y0, t, *args)) instead of closing over them."
+            f"{where}: func returned a traced value for plain inputs: it reaches a value "
+            f"that a transform traces through an object's attribute or a global (traced "
+            f"values in its closure, defaults or partial arguments are found).  Pass such "
+            f"values to odeint as extra arguments (odeint(func, y0, t, *args)) instead."
         )
     return out
 
@@ -501,9 +521,13 @@ def odeint(
         raise ValueError(f"{where}: t must be 1-D, got shape {fnp.shape(t)}")
     if len(args) == 1 and type(args[0]) is tuple and extra_args is None:
         args = _scipy_or_jax_args(func, y0, t, args)
+    # Traced values func closes over become extra operands (NOTE [closure conversion]).
+    func, hoisted = hoist_traced(func)
     # The extra arguments may be pytrees (tuples, dicts of arrays, as in JAX): the
     # primitive takes their leaves, and func gets them rebuilt.
     leaves, args_spec = tree_flatten(args)
+    n_user = len(leaves)
+    leaves = leaves + hoisted
     conv = []
     for k, a in enumerate(leaves):
         if not (isinstance(a, (int, float, complex, bool)) or hasattr(a, "dtype")):
@@ -512,11 +536,11 @@ def odeint(
                 f"{type(a).__name__}; close over other values instead"
             )
         conv.append(a if hasattr(a, "dtype") else fnp.asarray(a, like=y0))
-    if args_spec != tree_flatten(tuple(leaves))[1]:
+    if hoisted or args_spec != tree_flatten(tuple(leaves))[1]:
         tree_func = func
 
         def func(y, t, *flat):
-            return tree_func(y, t, *tree_unflatten(args_spec, flat))
+            return tree_func(y, t, *tree_unflatten(args_spec, flat[:n_user]), *flat[n_user:])
 
         func.__name__ = getattr(tree_func, "__name__", "func")
     name = f"odeint({getattr(func, '__name__', 'func')})"
@@ -567,63 +591,3 @@ def cumulative_trapezoid(
         first = fnp.zeros(fnp.shape(out)[:-1] + (1,), dtype=dtype_of(out)) + initial
         out = fnp.concatenate([first, out], axis=-1)
     return fnp.moveaxis(out, -1, axis)
-
-
-def _ratio(num: Any, den: Any) -> Any:
-    """``num / den``, 0 where ``den`` is 0 (SciPy's ``true_divide(..., where=den != 0)``)."""
-    nonzero = den != 0
-    return fnp.where(nonzero, num / fnp.where(nonzero, den, 1.0), 0.0)
-
-
-def _simpson_pairs(y: Any, h: Any, dx: float, count: int) -> Any:
-    """Simpson's rule over the first ``count`` samples (odd) of the last axis, on the
-    spacings ``h`` (None: uniform ``dx``)."""
-    y0, y1, y2 = y[..., 0 : count - 2 : 2], y[..., 1 : count - 1 : 2], y[..., 2:count:2]
-    if h is None:
-        return fnp.sum(y0 + 4.0 * y1 + y2, axis=-1) * (dx / 3.0)
-    h0, h1 = h[..., 0 : count - 2 : 2], h[..., 1 : count - 1 : 2]
-    hsum = h0 + h1
-    r = _ratio(h0, h1)
-    terms = (
-        hsum
-        / 6.0
-        * (y0 * (2.0 - _ratio(1.0, r)) + y1 * (hsum * _ratio(hsum, h0 * h1)) + y2 * (2.0 - r))
-    )
-    return fnp.sum(terms, axis=-1)
-
-
-def simpson(y: Any, x: Any = None, *, dx: float = 1.0, axis: int = -1) -> Any:
-    """``scipy.integrate.simpson``: Simpson's rule along ``axis`` on samples at ``x`` (or
-    spaced ``dx``); an even number of samples ends with SciPy's (Cartwright's) correction
-    for the last interval.
-
-    Example:
-        >>> import numpy as np
-        >>> float(simpson(np.array([0.0, 1.0, 4.0, 9.0, 16.0])))  # x**2 on 0..4: 64/3
-        21.333333333333332
-    """
-    y = float_input(y if hasattr(y, "dtype") else fnp.asarray(y), None)
-    axis = normalize_axis(axis, fnp.ndim(y))
-    y = fnp.moveaxis(y, axis, -1)
-    n = fnp.shape(y)[-1]
-    h = None
-    if x is not None:
-        x = float_input(x if hasattr(x, "dtype") else fnp.asarray(x), None)
-        if fnp.ndim(x) != 1 and fnp.ndim(x) != fnp.ndim(y):
-            raise ValueError("simpson: x must be 1-D or have the shape of y")
-        x = x if fnp.ndim(x) == 1 else fnp.moveaxis(x, axis, -1)
-        if fnp.shape(x)[-1] != n:
-            raise ValueError("simpson: x must have y's length along axis")
-        h = fnp.diff(x, axis=-1)
-    if n % 2 == 1:
-        out = _simpson_pairs(y, h, dx, n)
-    elif n == 2:
-        out = 0.5 * (dx if h is None else h[..., -1]) * (y[..., -1] + y[..., -2])
-    else:
-        out = _simpson_pairs(y, h, dx, n - 1)
-        h0, h1 = (dx, dx) if h is None else (h[..., -2], h[..., -1])
-        alpha = _ratio(2.0 * h1 * h1 + 3.0 * h0 * h1, 6.0 * (h1 + h0))
-        beta = _ratio(h1 * h1 + 3.0 * h0 * h1, 6.0 * h0)
-        eta = _ratio(h1**3, 6.0 * h0 * (h0 + h1))
-        out = out + alpha * y[..., -1] + beta * y[..., -2] - eta * y[..., -3]
-    return out

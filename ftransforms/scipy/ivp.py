@@ -1,5 +1,7 @@
-"""``solve_ivp`` on tracers: SciPy's explicit Runge-Kutta solvers (``RK45``, ``RK23``)
-step for step, written with :mod:`ftransforms.numpy`.
+"""``solve_ivp`` on tracers, with SciPy's signature and result, in two ways.
+
+``RK45`` and ``RK23`` (SciPy's default is ``RK45``) run SciPy's explicit Runge-Kutta
+solvers step for step, written with :mod:`ftransforms.numpy`.
 
 The solver takes SciPy's steps: the same tableaux, initial step, error norm and step-size
 controller, and SciPy's dense output at ``t_eval``, so the values equal
@@ -10,6 +12,13 @@ ecosystem do; the derivative of the result is the derivative of the steps taken
 solver's tolerance.  Under ``vmap`` rows whose step sequences differ run apart (the batch
 splits); under ``jit`` the solve runs eagerly (its trip count is data-dependent).  For an
 adjoint solve whose memory does not grow with the steps, use :func:`odeint`.
+
+The other methods (``DOP853``, ``Radau``, ``BDF``, ``LSODA``), ``dense_output=True`` and
+traced times (``t_span``, ``t_eval``) run on :func:`odeint`'s differentiable solver
+instead (Dormand-Prince 5(4) whichever method is named; a stiff problem is solved
+correctly but with many small steps): values agree with SciPy's to the tolerances, not
+step for step, derivatives are the exact solution's (adjoint), and without ``t_eval``
+the result holds the two ends of ``t_span`` only.
 
 Example:
     >>> import numpy as np
@@ -34,6 +43,9 @@ import numpy
 
 import ftransforms.numpy as fnp
 from ftransforms.core.errors import UnsupportedOperationError
+from ftransforms.core.tracer import Tracer
+from ftransforms.numpy.helpers import dtype_of, holds_tracer
+from ftransforms.numpy.ufuncs import float_input
 
 __all__ = ["OdeResult", "solve_ivp"]
 
@@ -93,6 +105,10 @@ _RK45 = _Tableau(  # Dormand-Prince 5(4), with Shampine's dense output
 )
 
 _METHODS = {"RK45": _RK45, "RK23": _RK23}
+#: the methods answered on odeint's solver
+_ON_ODEINT = ("DOP853", "Radau", "BDF", "LSODA")
+#: options of SciPy's implicit solvers and step control that do not change the solution
+_IGNORED = ("first_step", "min_step", "jac", "jac_sparsity", "lband", "uband")
 
 
 class OdeResult(dict):
@@ -111,6 +127,9 @@ class OdeResult(dict):
             return self[name]
         except KeyError:
             raise AttributeError(name) from None
+
+    def __repr__(self) -> str:
+        return "\n".join(f"{k:>9}: {v!r}" for k, v in self.items())
 
 
 def _value(x: Any) -> float:
@@ -175,10 +194,12 @@ def solve_ivp(
     args: tuple | None = None,
     **options: Any,
 ) -> OdeResult:
-    """Solve ``dy/dt = fun(t, y)`` from ``y(t_span[0]) = y0`` as
-    ``scipy.integrate.solve_ivp`` (methods ``"RK45"`` and ``"RK23"``; options ``rtol``,
-    ``atol``, ``max_step``, ``first_step``), differentiable in ``y0`` and in what ``fun``
-    closes over or takes through ``args``.  ``dense_output`` and ``events`` are refused.
+    """Solve ``dy/dt = fun(t, y, *args)`` from ``y(t_span[0]) = y0`` as
+    ``scipy.integrate.solve_ivp``: ``RK45``/``RK23`` step for step as SciPy (options
+    ``rtol``, ``atol``, ``max_step``, ``first_step``), the other methods,
+    ``dense_output=True`` and traced times on :func:`odeint` (see the module docstring);
+    differentiable in ``y0``, in ``args`` and in what ``fun`` closes over.  ``events``
+    are refused.
 
     Example:
         >>> import numpy as np
@@ -187,20 +208,23 @@ def solve_ivp(
         >>> sol.t.tolist(), sol.y.shape
         ([0.5, 1.0], (1, 2))
     """
-    where = "ftransforms.scipy.integrate.solve_ivp"
-    tab = _METHODS.get(method) if isinstance(method, str) else None
-    if tab is None:
+    where = "solve_ivp(fun, t_span, y0)"
+    if events is not None:
         raise UnsupportedOperationError(
-            f"{where}(method={method!r}): only the explicit Runge-Kutta methods "
-            f"{sorted(_METHODS)} are supported under the transforms; for stiff problems use "
-            f"ftransforms.scipy.integrate.odeint"
+            f"{where}: events are not available under the transforms (where an event "
+            f"happens depends on the values); solve on a t_eval grid and locate the event "
+            f"in the result, or call scipy.integrate.solve_ivp outside the transform"
         )
-    if dense_output or events is not None:
-        raise UnsupportedOperationError(
-            f"{where}: dense_output=True and events are not supported under the transforms; "
-            f"ask for the times you need with t_eval"
+    if not (isinstance(method, str) and method in (*_METHODS, *_ON_ODEINT)):
+        raise ValueError(
+            f"{where}: method must be one of {[*_METHODS, *_ON_ODEINT]}, got {method!r}"
         )
-    unknown = set(options) - {"rtol", "atol", "max_step", "first_step"}
+    if method in _ON_ODEINT or dense_output or holds_tracer(t_span) or holds_tracer(t_eval):
+        return _on_odeint(
+            fun, t_span, y0, method, t_eval, dense_output, None, vectorized, args, **options
+        )
+    tab = _METHODS[method]
+    unknown = set(options) - {"rtol", "atol", "max_step", *_IGNORED}
     if unknown:
         raise TypeError(f"{where}: unexpected options {sorted(unknown)}")
     rtol, atol = options.get("rtol", 1e-3), options.get("atol", 1e-6)
@@ -303,4 +327,111 @@ def solve_ivp(
         status=status,
         message=message,
         success=status >= 0,
+    )
+
+
+class _Dense:
+    """``sol(t)``: the solution at any ``t`` in the range (solved again from ``t_span[0]``,
+    so it is differentiable like the solve)."""
+
+    def __init__(self, solve: Callable, t0: Any) -> None:
+        self.solve, self.t0 = solve, t0
+
+    def __call__(self, t: Any) -> Any:
+        t = float_input(t if hasattr(t, "dtype") else fnp.asarray(t), None)
+        scalar = fnp.ndim(t) == 0
+        ts = fnp.reshape(t, (-1,))
+        order = None
+        if not isinstance(ts, Tracer):  # plain times: solved in order, returned as asked
+            dist = numpy.abs(numpy.asarray(ts) - float(fnp.stop_gradient(self.t0)))
+            order = numpy.argsort(dist, kind="stable")
+            ts = ts[order]
+        ys = self.solve(fnp.concatenate([fnp.reshape(self.t0, (1,)), ts]))[1:]
+        if order is not None:
+            ys = ys[numpy.argsort(order)]
+        out = fnp.moveaxis(ys, 0, -1)
+        return out[..., 0] if scalar else out
+
+
+def _on_odeint(
+    fun: Callable,
+    t_span: Any,
+    y0: Any,
+    method: Any = "RK45",
+    t_eval: Any = None,
+    dense_output: bool = False,
+    events: Any = None,
+    vectorized: bool = False,
+    args: Any = None,
+    **options: Any,
+) -> OdeResult:
+    """SciPy's ``solve_ivp`` on :func:`~ftransforms.scipy.integrate.odeint`'s adjoint
+    solver (Dormand-Prince 5(4) whichever ``method``): for the implicit methods, for
+    ``dense_output=True`` and for traced times; the values agree with SciPy's to the
+    tolerances, and the result holds ``t_eval`` (or the two ends of ``t_span``)."""
+    from ftransforms.scipy.integrate import odeint  # noqa: PLC0415  late import: integrate re-exports this module
+
+    where = "solve_ivp(fun, t_span, y0)"
+    if events is not None:
+        raise UnsupportedOperationError(
+            f"{where}: events are not available under the transforms (where an event "
+            f"happens depends on the values); solve on a t_eval grid and locate the event "
+            f"in the result, or call scipy.integrate.solve_ivp outside the transform"
+        )
+    rtol = options.pop("rtol", 1e-3)
+    atol = options.pop("atol", 1e-6)
+    max_step = options.pop("max_step", numpy.inf)
+    for name in _IGNORED:
+        options.pop(name, None)
+    if options:
+        raise TypeError(
+            f"{where}: unknown options {sorted(options)}; solve_ivp takes rtol, atol, "
+            f"max_step (and SciPy's step and Jacobian settings, which do not change the "
+            f"solution)"
+        )
+    if not callable(fun):
+        raise TypeError(f"{where}: fun must be callable, got {type(fun).__name__}")
+    if args is not None:
+        try:
+            args = tuple(args)
+        except TypeError:
+            raise TypeError(
+                f"{where}: args must be a tuple, got {type(args).__name__}; pass "
+                f"args=(value,) for one extra argument"
+            ) from None
+    else:
+        args = ()
+    if len(t_span) != 2:
+        raise ValueError(f"{where}: t_span must be (t0, tf), got {len(t_span)} values")
+    t0 = float_input(fnp.asarray(t_span[0]), None)
+    tf = float_input(fnp.asarray(t_span[1]), None)
+    y0 = y0 if hasattr(y0, "dtype") else fnp.asarray(y0)
+    if fnp.ndim(y0) != 1:
+        raise ValueError(f"{where}: y0 must be 1-dimensional, got shape {fnp.shape(y0)}")
+    if dtype_of(y0).kind not in "fc":
+        y0 = fnp.astype(y0, numpy.float64)
+
+    def solve(ts: Any) -> Any:
+        return odeint(fun, y0, ts, args=args, rtol=rtol, atol=atol, hmax=max_step, tfirst=True)
+
+    if t_eval is None:
+        t_out = fnp.stack([t0, tf])
+        ys = solve(t_out)
+    else:
+        t_out = float_input(t_eval if hasattr(t_eval, "dtype") else fnp.asarray(t_eval), None)
+        if fnp.ndim(t_out) != 1:
+            raise ValueError(f"{where}: t_eval must be 1-dimensional, got {fnp.shape(t_out)}")
+        ys = solve(fnp.concatenate([fnp.reshape(t0, (1,)), t_out]))[1:]
+    return OdeResult(
+        t=t_out,
+        y=fnp.moveaxis(ys, 0, -1),
+        sol=_Dense(solve, t0) if dense_output else None,
+        t_events=None,
+        y_events=None,
+        nfev=0,
+        njev=0,
+        nlu=0,
+        status=0,
+        message="The solver successfully reached the end of the integration interval.",
+        success=True,
     )

@@ -101,15 +101,37 @@ def _eye_like(a: Any, n: int) -> Any:
 # -- wrappers of fnp.linalg -------------------------------------------------------------------
 
 
-def inv(a: Any, overwrite_a: bool = False, check_finite: bool = True) -> Any:
-    """``scipy.linalg.inv``: the inverse of a square matrix (stacks too).
+def inv(
+    a: Any,
+    overwrite_a: bool = False,
+    check_finite: bool = True,
+    *,
+    assume_a: str | None = None,
+    lower: bool = False,
+) -> Any:
+    """``scipy.linalg.inv``: the inverse of a square matrix (stacks too).  As SciPy's,
+    ``assume_a`` 'sym', 'her' and 'pos' read the ``lower`` (default upper) triangle of
+    ``a``, and 'diagonal', 'lower triangular' and 'upper triangular' read what they name.
 
     Example:
         >>> import numpy as np
         >>> inv(np.array([[2.0, 0.0], [0.0, 4.0]])).tolist()
         [[0.5, 0.0], [0.0, 0.25]]
     """
-    return fnp.linalg.inv(_mat(a, "inv(a)"))
+    a = _mat(a, "inv(a)")
+    kind = assume_a or "gen"
+    if kind in ("sym", "her", "pos", "symmetric", "hermitian", "positive definite"):
+        a = _sym_from(a, lower)
+    elif kind == "diagonal":
+        a = fnp.tril(fnp.triu(a))
+    elif kind in ("lower triangular", "upper triangular"):
+        a = fnp.tril(a) if kind.startswith("lower") else fnp.triu(a)
+    elif kind not in ("gen", "general"):
+        raise UnsupportedOperationError(
+            f"inv(a, assume_a={assume_a!r}): supported: 'gen', 'sym', 'her', 'pos', "
+            f"'diagonal', 'lower triangular', 'upper triangular'"
+        )
+    return fnp.linalg.inv(a)
 
 
 def det(a: Any, overwrite_a: bool = False, check_finite: bool = True) -> Any:

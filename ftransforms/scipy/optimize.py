@@ -1,4 +1,5 @@
-"""``ftransforms.scipy.optimize``: :func:`minimize` (``jax.scipy.optimize.minimize``).
+"""``ftransforms.scipy.optimize``: :func:`minimize` (``jax.scipy.optimize.minimize``), and
+SciPy's root finders with implicit derivatives (:mod:`ftransforms.scipy.roots`).
 
 BFGS is written with ftransforms (gradients by ``value_and_grad``, the loops by
 ``ft.while_loop``, every choice by ``where``), so it runs on NumPy and CuPy arrays and
@@ -42,8 +43,31 @@ from ftransforms.interpreters.forward import DualTracer
 from ftransforms.interpreters.reverse import ReverseTracer
 from ftransforms.numpy.helpers import dtype_of, to_host
 from ftransforms.pytree import tree_flatten
+from ftransforms.scipy.roots import (
+    bisect,
+    brenth,
+    brentq,
+    fsolve,
+    newton,
+    ridder,
+    root,
+    root_scalar,
+    toms748,
+)
 
-__all__ = ["OptimizeResults", "minimize"]
+__all__ = [
+    "OptimizeResults",
+    "bisect",
+    "brenth",
+    "brentq",
+    "fsolve",
+    "minimize",
+    "newton",
+    "ridder",
+    "root",
+    "root_scalar",
+    "toms748",
+]
 
 
 class OptimizeResults(NamedTuple):

@@ -11,10 +11,11 @@ creation functions in) the names reached *through SciPy's modules and distributi
 objects* call them when an argument holds a tracer:
 
 * ``scipy.<module>.<name>(...)`` (the modules in :data:`MODULES`: special, linalg, signal,
-  integrate, stats, fft, spatial.distance, ndimage, sparse.linalg) for each function
-  whose counterpart takes every parameter SciPy's takes (SciPy's
-  ufuncs dispatch by themselves; ``scipy.fft``'s uarray multimethods are patched like
-  functions);
+  integrate, stats, fft, spatial.distance, ndimage, sparse.linalg, optimize's root
+  finders) for each function whose counterpart takes every parameter SciPy's takes
+  (SciPy's ufuncs dispatch by themselves; ``scipy.fft``'s uarray multimethods are
+  patched like functions), a tracer in a function argument's closure counting
+  (``scipy.integrate.quad(lambda x: np.exp(-k * x), 0, 1)``: NOTE [closure conversion]);
 * every ``scipy.stats`` distribution's ``pdf``/``logpdf``/``cdf``/... and ``__call__``
   (freezing), through the base classes, when ``ftransforms.scipy.stats`` has that
   distribution; and the multivariate ones it has.
@@ -45,13 +46,14 @@ from typing import Any
 
 import numpy
 
+from ftransforms.closures import closure_tracers
 from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE
 from ftransforms.core.stack import OUTERMOST_HOOKS
 from ftransforms.core.tracer import takes_every_parameter
 from ftransforms.numpy.helpers import holds_tracer
 
-#: SciPy's submodules whose functions may be answered here (optimize is not: its
-#: counterpart follows jax.scipy.optimize's subset of parameters).
+#: SciPy's submodules whose functions may be answered here (a function only where its
+#: counterpart takes all of SciPy's parameters).
 MODULES = (
     "special",
     "linalg",
@@ -62,6 +64,7 @@ MODULES = (
     "spatial.distance",
     "ndimage",
     "sparse.linalg",
+    "optimize",  # the root finders; minimize's counterpart takes JAX's subset: not patched
 )
 
 #: The distribution methods answered by the counterpart distribution.
@@ -85,8 +88,16 @@ _LOCK = threading.Lock()
 _MODULES_SEEN = [0]  # len(sys.modules) at the last check: no new module, nothing to do
 
 
+def _holds(value: Any) -> bool:
+    """Whether ``value`` holds a tracer, a function included (one in its closure, as
+    ``quad(lambda x: np.exp(-k * x), 0, 1)`` under ``grad`` in ``k``)."""
+    if holds_tracer(value):
+        return True
+    return callable(value) and not isinstance(value, type) and bool(closure_tracers(value))
+
+
 def _traced(args: tuple, kwargs: dict) -> bool:
-    return any(holds_tracer(a) for a in args) or any(holds_tracer(v) for v in kwargs.values())
+    return any(_holds(a) for a in args) or any(_holds(v) for v in kwargs.values())
 
 
 def _function(theirs: Any, ours: Any) -> Any:
@@ -137,12 +148,9 @@ def _patch_module(name: str) -> None:
     for public in getattr(ours_mod, "__all__", ()):
         theirs = theirs_mod.__dict__.get(public)
         ours = getattr(ours_mod, public, None)
-        multimethod = type(theirs).__module__ == "uarray"  # scipy.fft's functions
-        if (
-            not (inspect.isfunction(theirs) or multimethod)
-            or ours is None
-            or isinstance(ours, type)
-        ):
+        # scipy.fft's functions are uarray multimethods, not Python functions
+        dispatched = type(theirs).__module__ == "uarray"
+        if not (inspect.isfunction(theirs) or dispatched) or ours is None or isinstance(ours, type):
             continue  # ufuncs dispatch by themselves; distributions are patched below
         if isinstance(ours, numpy.ufunc) or not takes_every_parameter(theirs, ours, unknown=False):
             continue

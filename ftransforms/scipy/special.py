@@ -205,15 +205,21 @@ def jn(n: Any, x: Any) -> Any:
     return _sp.jv_p.bind(n, x)
 
 
-def zeta(x: Any, q: Any = None) -> Any:
+def zeta(x: Any, q: Any = None, out: Any = None) -> Any:
     """``scipy.special.zeta``: the Hurwitz zeta function ``sum((k + q) ** -x)`` (Riemann's
     for ``q=None``).  Differentiable in ``q`` (``d/dq zeta(x, q) = -x zeta(x + 1, q)``) and,
     to every order, in ``x`` (NOTE [zeta in x] in ``ftransforms/ops/special.py``).
+    ``out=`` is SciPy's output array, not available here.
 
     Example:
         >>> round(float(zeta(2.0)), 6)  # pi**2 / 6
         1.644934
     """
+    if out is not None:
+        raise UnsupportedOperationError(
+            "zeta(x, q, out=...): out= is not available on traced values; use the returned "
+            "array (y = zeta(x, q))"
+        )
     return _sp.zeta_p.bind(x, 1.0 if q is None else q)
 
 
@@ -298,8 +304,10 @@ def sici(x: Any) -> tuple[Any, Any]:
     return _sp.sici_si_p.bind(x), _sp.sici_ci_p.bind(x)
 
 
-def factorial(n: Any, exact: bool = False) -> Any:
-    """``scipy.special.factorial`` (``exact=False``): ``gamma(n + 1)``, 0 for ``n < 0``.
+def factorial(n: Any, exact: bool = False, extend: str = "zero") -> Any:
+    """``scipy.special.factorial`` (``exact=False``): ``gamma(n + 1)``, 0 for ``n < 0``
+    (``extend='zero'``, SciPy's default) or ``gamma(n + 1)`` there too
+    (``extend='complex'``).
 
     Example:
         >>> float(factorial(4.0))
@@ -310,7 +318,11 @@ def factorial(n: Any, exact: bool = False) -> Any:
             "factorial(n, exact=True): exact integer factorials have no derivative and do not "
             "run on tracers; use exact=False (gamma(n + 1)) or scipy.special.factorial."
         )
+    if extend not in ("zero", "complex"):
+        raise ValueError(f"factorial(n, extend={extend!r}): extend must be 'zero' or 'complex'")
     n = float_input(n, None)
+    if extend == "complex":
+        return _sp.gamma_p.bind(n + 1)
     out = _sp.gamma_p.bind(fnp.where(n >= 0, n, fnp.zeros((), dtype_of(n), like=n)) + 1)
     return fnp.where(n >= 0, out, fnp.zeros((), dtype_of(out), like=out))
 

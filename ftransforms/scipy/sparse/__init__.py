@@ -1,5 +1,5 @@
-"""``ftransforms.scipy.sparse``: ``linalg``'s matrix-free Krylov solvers (``cg``,
-``bicgstab``) on tracers.
+"""``ftransforms.scipy.sparse``: ``linalg``'s solvers (``spsolve`` with a constant sparse
+matrix, the Krylov solvers ``cg`` and ``bicgstab``) on tracers.
 
 Example:
     >>> import numpy as np

@@ -1,9 +1,16 @@
-"""``ftransforms.scipy.sparse.linalg``: matrix-free Krylov solvers on tracers (like
-``jax.scipy.sparse.linalg``).
+"""``ftransforms.scipy.sparse.linalg``: solvers on tracers (like ``jax.scipy.sparse.linalg``).
+
+``spsolve`` takes a constant SciPy sparse matrix and a traced right-hand side: the solve
+runs SciPy's sparse factorization on plain arrays (``ft.pure_callback``), and is
+differentiated implicitly (``ft.custom_linear_solve``): the tangent is a solve with the
+same matrix, the cotangent one with its transpose, so ``grad``, ``jvp``, ``vmap`` and
+``jit`` of an implicit time step (``spsolve(I - dt L, u)``) cost solves, not a dense
+inverse.
 
 ``cg`` (symmetric positive definite ``A``) and ``bicgstab`` (general ``A``) take ``A`` as
-an array, a function ``x -> A x``, or an object with ``matvec``, and return ``(x, info)``
-as SciPy does (``info`` 0 when converged, else the iterations made).  The iterations run
+an array, a SciPy sparse matrix, a function ``x -> A x``, or an object with ``matvec``,
+and return ``(x, info)`` as SciPy does (``info`` 0 when converged, else the iterations
+made).  The iterations run
 in :func:`ftransforms.while_loop` (rows of a ``vmap`` stop on their own), and the result is
 differentiated implicitly through :func:`ftransforms.custom_linear_solve`: the derivative
 solves with ``A`` again (``cg``) or with ``A``'s transpose (``bicgstab``), never by
@@ -26,17 +33,25 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy
+
 import ftransforms.numpy as fnp
+from ftransforms.callbacks import pure_callback
 from ftransforms.control import while_loop
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.implicit import custom_linear_solve
+from ftransforms.numpy.helpers import dtype_of
+from ftransforms.numpy.sparse_operands import scipy_sparse_kind, sparse_matmul
+from ftransforms.shape_eval import ShapeDtypeStruct
 
-__all__ = ["bicgstab", "cg"]
+__all__ = ["bicgstab", "cg", "spsolve"]
 
 
 def _operator(A: Any, where: str, what: str = "A") -> Callable:
     if A is None:
         return lambda v: v
+    if scipy_sparse_kind(A) is not None:
+        return lambda v: sparse_matmul(A, v)
     if hasattr(A, "matvec") and not hasattr(A, "__array__"):
         return A.matvec
     if callable(A) and not hasattr(A, "shape"):
@@ -195,3 +210,61 @@ def bicgstab(
         ([1.0, 1.0], 0)
     """
     return _krylov(_bicgstab_steps, "bicgstab", A, b, x0, rtol, atol, maxiter, M, callback, False)
+
+
+def _host_solver(matrix: Any, core_ndim: int, dtype: Any):
+    """``solve(matvec, r)`` for ``custom_linear_solve``: SciPy's ``spsolve`` with
+    ``matrix`` on plain arrays, any leading batch axes of ``r`` folded into columns."""
+    from scipy.sparse.linalg import spsolve as scipy_spsolve  # noqa: PLC0415  late import: SciPy is optional
+
+    def run(r: Any) -> Any:
+        r = numpy.asarray(r)
+        core = r.shape[r.ndim - core_ndim :]  # (n,) or (n, k); the batch axes lead
+        batched = r.reshape((-1,) + core)
+        cols = numpy.moveaxis(batched, 0, -1).reshape(core[0], -1)  # (n, k * batch)
+        x = numpy.asarray(scipy_spsolve(matrix, cols)).reshape(cols.shape)
+        x = numpy.moveaxis(x.reshape(core + (batched.shape[0],)), -1, 0)
+        return x.reshape(r.shape).astype(dtype)
+
+    def solve(matvec: Any, r: Any) -> Any:
+        out = ShapeDtypeStruct(fnp.shape(r), dtype)
+        return pure_callback(run, out, r, vmap_method="broadcast_all")
+
+    return solve
+
+
+def spsolve(A: Any, b: Any, permc_spec: Any = None, use_umfpack: bool = True) -> Any:  # noqa: N803
+    """``scipy.sparse.linalg.spsolve``: ``x`` with ``A @ x = b`` for a constant sparse
+    square ``A`` and ``b`` of shape ``(n,)`` or ``(n, k)`` (traced or not); see the module
+    docstring.  ``permc_spec`` and ``use_umfpack`` are SciPy's solver settings.
+
+    Example:
+        >>> import numpy as np
+        >>> import scipy.sparse
+        >>> A = scipy.sparse.csc_matrix(np.array([[2.0, 0.0], [1.0, 1.0]]))
+        >>> spsolve(A, np.array([2.0, 3.0])).tolist()
+        [1.0, 2.0]
+    """
+    where = "spsolve(A, b)"
+    if scipy_sparse_kind(A) is None:
+        raise TypeError(
+            f"{where}: A must be a scipy.sparse matrix (a constant), got {type(A).__name__}; "
+            f"for a dense or traced matrix use ftransforms.numpy.linalg.solve"
+        )
+    n, m = A.shape
+    if n != m:
+        raise ValueError(f"{where}: A must be square, got shape {A.shape}")
+    b = b if hasattr(b, "dtype") else fnp.asarray(b)
+    if fnp.ndim(b) not in (1, 2) or fnp.shape(b)[0] != n:
+        raise ValueError(f"{where}: b must have shape ({n},) or ({n}, k), got {fnp.shape(b)}")
+    dtype = numpy.result_type(A.dtype, dtype_of(b), numpy.float32)
+    if dtype_of(b) != dtype:
+        b = fnp.astype(b, dtype)
+    csc = A.tocsc()
+    core = fnp.ndim(b)
+    return custom_linear_solve(
+        lambda x: sparse_matmul(csc, x),
+        b,
+        solve=_host_solver(csc, core, dtype),
+        transpose_solve=_host_solver(csc.T.tocsc(), core, dtype),
+    )
