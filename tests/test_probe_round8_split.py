@@ -34,6 +34,8 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
   caller's error handling (``log(0)`` gave -inf where ``np.errstate(divide='raise')`` in
   the function sends the row to its ``except``), and a replay whose ``np.linalg.inv``
   met a singular row raised LinAlgError instead of running the function's ``except``.
+* ``set(x)`` / a ``Counter`` of a row's elements: the TypeError now names the Python
+  number to use as the key (``float(v)``, ``x.tolist()``).
 """
 
 import collections
@@ -484,3 +486,18 @@ def test_jit_replay_that_raises_runs_the_function_so_its_try_sees_the_error():
     jg(good[0])
     with pytest.raises(np.linalg.LinAlgError):
         jg(bad[1])
+
+
+def test_a_traced_value_as_a_dict_key_names_the_python_number_to_use():
+    # x[0] is a hashable NumPy scalar in the loop over rows; a traced 0-d value is an
+    # array, which NumPy does not hash: the TypeError now says so and names the fix.
+    xs = np.array([[1.0, 1.0, 2.0], [1.0, 2.0, 3.0]])
+    with pytest.raises(TypeError, match=r"unhashable type: 'BatchTracer'.*float\(v\)"):
+        ft.vmap(lambda x: x * len(set(x)))(xs)
+    with pytest.raises(TypeError, match=r"^vmap\(.*hash\(\) of a traced value"):
+        ft.vmap(lambda x: x * collections.Counter(x)[x[0]])(xs)
+
+    def distinct(x):  # the fix the message names
+        return x * len(set(x.tolist()))
+
+    np.testing.assert_array_equal(ft.vmap(distinct)(xs), _loop(distinct, xs))
