@@ -299,6 +299,8 @@ def _vmap_call(
                     for leaf, d in zip(leaves, dims)
                 ]
                 out = transform_outputs(func(*tree_unflatten(spec, wrapped), **kwargs))
+                if interp.pending is not None:  # NOTE [a split under SciPy's compiled code]
+                    raise interp.pending
                 if interp.loops is not None and interp.loops.records:
                     raise SpeculationFailed(interp, "a masked loop was left by return or break")
                 result = _vmap_outputs(interp, out, out_dims, size, where, leaves, dims)
@@ -320,11 +322,14 @@ def _vmap_call(
         signal = None
     except Exception as err:
         masked = interp.loops is not None and (interp.loops.records or interp.loops.promoted)
-        if not drew and not masked:
-            if group:  # a group of a split: say which rows
-                name_rows(err, where, rows)
-            raise
-        signal = None  # rows riding along in a masked loop may have caused it
+        if interp.pending is not None and not drew:  # the run went on with row 0's number
+            signal = interp.pending  # after a split it could not raise: split now
+        else:
+            if not drew and not masked:
+                if group:  # a group of a split: say which rows
+                    name_rows(err, where, rows)
+                raise
+            signal = None  # rows riding along in a masked loop may have caused it
     finally:
         if held:
             TRACED_DRAWS.watching.remove(held_seen)

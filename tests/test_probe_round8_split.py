@@ -36,6 +36,9 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
   met a singular row raised LinAlgError instead of running the function's ``except``.
 * ``set(x)`` / a ``Counter`` of a row's elements: the TypeError now names the Python
   number to use as the key (``float(v)``, ``x.tolist()``).
+* ``scipy.optimize.brentq`` (and brenth, ridder, bisect) of a per-row function: the C
+  code dropped the split signal raised where it read the function's float, and the next
+  call failed with SystemError (NOTE [a split under SciPy's compiled code]).
 """
 
 import collections
@@ -501,3 +504,21 @@ def test_a_traced_value_as_a_dict_key_names_the_python_number_to_use():
         return x * len(set(x.tolist()))
 
     np.testing.assert_array_equal(ft.vmap(distinct)(xs), _loop(distinct, xs))
+
+
+@pytest.mark.parametrize("method", ["brentq", "brenth", "ridder", "bisect"])
+def test_scipy_root_finders_on_a_per_row_function_split_the_batch(method):
+    # scipy.optimize.brentq & co. (C) read the float of the function's value and go on
+    # without checking for an error: the split signal raised in that read was lost and the
+    # next call of the function failed with SystemError.
+    import scipy.optimize as so
+
+    def root(x):
+        t = getattr(so, method)(lambda t: t**3 + x[0] * t - x[1], -10 * x[0], 10.0)
+        return x * t
+
+    xs = np.array([[1.0, 2.0], [0.5, 3.0], [2.0, 0.5], [1.0, 2.0]])
+    want = _loop(root, xs)
+    np.testing.assert_allclose(ft.vmap(root)(xs), want, rtol=1e-10)
+    np.testing.assert_allclose(ft.vmap(root, chunk_size=3)(xs), want, rtol=1e-10)
+    np.testing.assert_allclose(ft.jit(ft.vmap(root))(xs[::-1]), want[::-1], rtol=1e-10)
