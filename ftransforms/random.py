@@ -410,12 +410,16 @@ class _DrawLog:
     row shares the draws, as in the loop over rows each starting from the same generator
     state.  Draws past the first run's go through :func:`same_randomness_across_chunks`."""
 
-    __slots__ = ("level", "values", "recording", "run", "pos")
+    __slots__ = ("level", "values", "recording", "frozen", "run", "pos")
 
     def __init__(self, level: int) -> None:
         self.level = level
         self.values: list = []
         self.recording = True  # False once the first run split: the groups replay
+        # a draw in a masked Python loop (rows riding along, split.py) stops the log: a
+        # group whose rows leave the loop sooner draws less there, and its later draws
+        # would take other draws' values (of other sizes)
+        self.frozen = False
         self.run: Any = None  # the interpreter of the group run now replaying
         self.pos = 0  # the next value it takes
 
@@ -466,8 +470,12 @@ def _logged(draw: Any) -> Any:
             log.pos += 1
     value = draw() if value is None else _copy(value)
     for log in logs:
-        if log.recording and depth >= log.level:
-            log.values.append(_copy(value))
+        if log.recording and not log.frozen and depth >= log.level:
+            loops = getattr(current_stack()[log.level - 1], "loops", None)
+            if loops is not None and loops.records:
+                log.frozen = True
+            else:
+                log.values.append(_copy(value))
     return value
 
 

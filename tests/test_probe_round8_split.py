@@ -522,3 +522,25 @@ def test_scipy_root_finders_on_a_per_row_function_split_the_batch(method):
     np.testing.assert_allclose(ft.vmap(root)(xs), want, rtol=1e-10)
     np.testing.assert_allclose(ft.vmap(root, chunk_size=3)(xs), want, rtol=1e-10)
     np.testing.assert_allclose(ft.jit(ft.vmap(root))(xs[::-1]), want[::-1], rtol=1e-10)
+
+
+def test_randomness_same_with_draws_in_a_masked_loop_then_a_split():
+    # The first run draws in a masked loop (rows riding along) and splits after it; a
+    # group whose rows leave the loop sooner draws less there, so replaying the first
+    # run's draws by position gave its normal(size=3) a scalar uniform (a shape error).
+    def f(x):
+        y = x
+        while y.sum() > 1:
+            y = y * np.random.uniform(0.3, 0.6)
+        z = np.random.normal(size=3)
+        if x[0] > 2:
+            return y.sum() + z
+        return y.sum() - z
+
+    xs = np.array([[0.3, 0.2], [3.1, 1.0], [10.0, 5.0], [0.9, 0.9]])
+    np.random.seed(1)
+    out = ft.vmap(f, randomness="same")(xs)
+    assert out.shape == (4, 3)
+    for a, b in ((0, 3), (1, 2)):  # rows of one group share z: their difference is flat
+        d = out[a] - out[b]
+        np.testing.assert_allclose(d, np.full(3, d[0]))
