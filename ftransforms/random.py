@@ -471,9 +471,10 @@ def _logged(draw: Any) -> Any:
     value = draw() if value is None else _copy(value)
     for log in logs:
         if log.recording and not log.frozen and depth >= log.level:
-            loops = getattr(current_stack()[log.level - 1], "loops", None)
-            if loops is not None and loops.records:
-                log.frozen = True
+            interp = current_stack()[log.level - 1]
+            loops = getattr(interp, "loops", None)
+            if (loops is not None and loops.records) or getattr(interp, "pending", None):
+                log.frozen = True  # (or the run goes on past a split it could not raise)
             else:
                 log.values.append(_copy(value))
     return value
