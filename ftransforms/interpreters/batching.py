@@ -250,7 +250,10 @@ class BatchTracer(Tracer):
 class BatchInterpreter(Interpreter):
     """One ``vmap`` level: applies each primitive's batching rule."""
 
-    __slots__ = ("axis_size", "randomness", "split", "masking", "loops", "axis", "weak", "pending")
+    __slots__ = (
+        "axis_size", "randomness", "split", "masking", "loops", "axis", "weak", "pending",
+        "draw_log",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -275,6 +278,7 @@ class BatchInterpreter(Interpreter):
         # a split found where it could not be raised (NOTE [a split under SciPy's compiled
         # code]): the vmap call raises it when the function returns or fails
         self.pending: BatchSplit | None = None
+        self.draw_log = None  # randomness='same': this run's draws (random._DrawLog)
 
     def axis_index(self) -> BatchTracer:
         """Each row's position along this level's named axis (``arange`` batched here)."""
