@@ -79,7 +79,7 @@ from ftransforms.pytree import (
     tree_flatten,
     tree_unflatten,
 )
-from ftransforms.random import logging_same_draws, same_draw_log, same_randomness_across_chunks
+from ftransforms.random import replaying_draws, same_randomness_across_chunks
 from ftransforms.split import name_rows, run_groups, split_batch
 
 __all__ = [
@@ -272,12 +272,6 @@ def _vmap_call(
     func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split=True, rows=None,
     masking=True, group=False, name=None,
 ):  # fmt: skip
-    if randomness == "same" and size > 1 and same_draw_log() is None:
-        with logging_same_draws():  # a split replays the first run's draws (random.py)
-            return _vmap_call(
-                func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split, rows,
-                masking, group, name,
-            )  # fmt: skip
     axis = None
     if name is not None:  # NOTE [collectives under vmap] in ftransforms/lax.py
         axis = (name, xp_of(*[leaf for leaf, d in zip(leaves, dims) if d is not None]))
@@ -299,6 +293,8 @@ def _vmap_call(
                     for leaf, d in zip(leaves, dims)
                 ]
                 out = transform_outputs(func(*tree_unflatten(spec, wrapped), **kwargs))
+                if interp.pending is not None:  # NOTE [a split under SciPy's compiled code]
+                    raise interp.pending
                 if interp.loops is not None and interp.loops.records:
                     raise SpeculationFailed(interp, "a masked loop was left by return or break")
                 result = _vmap_outputs(interp, out, out_dims, size, where, leaves, dims)
@@ -320,11 +316,14 @@ def _vmap_call(
         signal = None
     except Exception as err:
         masked = interp.loops is not None and (interp.loops.records or interp.loops.promoted)
-        if not drew and not masked:
-            if group:  # a group of a split: say which rows
-                name_rows(err, where, rows)
-            raise
-        signal = None  # rows riding along in a masked loop may have caused it
+        if interp.pending is not None and not drew:  # the run went on with row 0's number
+            signal = interp.pending  # after a split it could not raise: split now
+        else:
+            if not drew and not masked:
+                if group:  # a group of a split: say which rows
+                    name_rows(err, where, rows)
+                raise
+            signal = None  # rows riding along in a masked loop may have caused it
     finally:
         if held:
             TRACED_DRAWS.watching.remove(held_seen)
@@ -341,9 +340,6 @@ def _vmap_call(
     if signal is None:  # run again without masking loops
         if held:
             restore(held, held_states)
-        log = same_draw_log() if randomness == "same" else None
-        if log is not None and log.recording:  # the new run's draws are the ones to replay
-            log.values.clear()
         return _vmap_call(
             func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split, rows,
             False, group, name,
@@ -374,10 +370,8 @@ def _vmap_call(
         return _draws_per_row(  # draws, the rows draw one at a time, in their order
             func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split, rows, name,
         )  # fmt: skip
-    log = same_draw_log()
-    if log is not None:  # the groups replay the first run's draws (random.py, _DrawLog)
-        log.recording = False
-    with same_randomness_across_chunks():
+    # the groups replay the first run's draws (random._DrawLog), then replay from copies
+    with replaying_draws(interp), same_randomness_across_chunks():
         rerun = _sharing_held_draws(rerun, held, held_states)
         return split_batch(signal, rerun, leaves, dims, rows, out_dims, where)
 

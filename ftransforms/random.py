@@ -404,60 +404,59 @@ def _replayed(rng: Any) -> Any:
 
 
 class _DrawLog:
-    """The draws of the first run of one ``vmap(randomness='same')`` call (level
-    ``level``), in order; where that run splits the batch, the run of each group takes
-    them back in the same order (its path up to the split is the first run's), so every
-    row shares the draws, as in the loop over rows each starting from the same generator
-    state.  Draws past the first run's go through :func:`same_randomness_across_chunks`."""
+    """The draws of one run of a ``vmap(randomness='same')`` level, in order (kept on its
+    interpreter, made at its first draw); where that run splits the batch, the run of each
+    group takes them back in the same order (its path up to the split is the first run's),
+    so every row shares the draws, as in the loop over rows each starting from the same
+    generator state.  Draws past them go through :func:`same_randomness_across_chunks`."""
 
-    __slots__ = ("level", "values", "recording", "run", "pos")
+    __slots__ = ("level", "values", "frozen", "run", "pos")
 
-    def __init__(self, level: int) -> None:
-        self.level = level
+    def __init__(self) -> None:
+        self.level = 0  # the stack level of the group runs replaying it
         self.values: list = []
-        self.recording = True  # False once the first run split: the groups replay
+        # a draw in a masked Python loop (rows riding along, split.py), or once a split
+        # waits (NOTE [a split under SciPy's compiled code]), stops the log: a group whose
+        # rows leave the loop sooner draws less there, and its later draws would take other
+        # draws' values (of other sizes)
+        self.frozen = False
         self.run: Any = None  # the interpreter of the group run now replaying
         self.pos = 0  # the next value it takes
 
 
 class _Logs(threading.local):
     def __init__(self) -> None:
-        self.active: list[_DrawLog] = []
+        self.active: list[_DrawLog] = []  # the logs being replayed, outermost first
 
 
 _LOGS = _Logs()
 
 
 @contextmanager
-def logging_same_draws() -> Iterator[_DrawLog]:
-    """Log the draws of the vmap level about to be pushed (``vmap(randomness='same')``,
-    api.py): if its first run splits, the groups replay them (:class:`_DrawLog`)."""
-    log = _DrawLog(len(current_stack()) + 1)
+def replaying_draws(interp: Any) -> Iterator[None]:
+    """While the groups of a split of ``interp``'s run (a ``vmap(randomness='same')``
+    level, api.py) run, each group's run takes back that run's draws (:class:`_DrawLog`)."""
+    log = interp.draw_log
+    if log is None:  # it drew nothing
+        yield
+        return
+    log.level = len(current_stack()) + 1
     _LOGS.active.append(log)
     try:
-        yield log
+        yield
     finally:
         _LOGS.active.remove(log)
 
 
-def same_draw_log() -> _DrawLog | None:
-    """The draw log of the vmap level about to be pushed, if one is active."""
-    level = len(current_stack()) + 1
-    return next((log for log in _LOGS.active if log.level == level), None)
-
-
 def _logged(draw: Any) -> Any:
-    """``draw()``, or the value a replaying :class:`_DrawLog` holds for this point of the
-    run; recording logs keep it."""
-    logs = _LOGS.active
-    if not logs:
-        return draw()
-    depth = len(current_stack())
+    """``draw()``, or the value a replayed :class:`_DrawLog` holds for this point of the
+    run; the 'same' vmap levels on the stack log it."""
+    stack = current_stack()
     value = None
-    for log in logs:  # outermost first: its value is the one this point of its run drew
-        if log.recording or depth < log.level:
+    for log in _LOGS.active:  # outermost first: its value is the one its run drew here
+        if len(stack) < log.level:
             continue
-        run = current_stack()[log.level - 1]
+        run = stack[log.level - 1]
         if run is not log.run:  # a new group's run: from the start of the log
             log.run, log.pos = run, 0
         if log.pos < len(log.values):
@@ -465,9 +464,17 @@ def _logged(draw: Any) -> Any:
                 value = log.values[log.pos]
             log.pos += 1
     value = draw() if value is None else _copy(value)
-    for log in logs:
-        if log.recording and depth >= log.level:
-            log.values.append(_copy(value))
+    for interp in stack:
+        if type(interp) is BatchInterpreter and interp.randomness == "same":
+            log = interp.draw_log
+            if log is None:
+                log = interp.draw_log = _DrawLog()
+            if log.frozen:
+                continue
+            if (interp.loops is not None and interp.loops.records) or interp.pending:
+                log.frozen = True
+            else:
+                log.values.append(_copy(value))
     return value
 
 

@@ -34,6 +34,11 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
   caller's error handling (``log(0)`` gave -inf where ``np.errstate(divide='raise')`` in
   the function sends the row to its ``except``), and a replay whose ``np.linalg.inv``
   met a singular row raised LinAlgError instead of running the function's ``except``.
+* ``set(x)`` / a ``Counter`` of a row's elements: the TypeError now names the Python
+  number to use as the key (``float(v)``, ``x.tolist()``).
+* ``scipy.optimize.brentq`` (and brenth, ridder, bisect) of a per-row function: the C
+  code dropped the split signal raised where it read the function's float, and the next
+  call failed with SystemError (NOTE [a split under SciPy's compiled code]).
 """
 
 import collections
@@ -484,3 +489,58 @@ def test_jit_replay_that_raises_runs_the_function_so_its_try_sees_the_error():
     jg(good[0])
     with pytest.raises(np.linalg.LinAlgError):
         jg(bad[1])
+
+
+def test_a_traced_value_as_a_dict_key_names_the_python_number_to_use():
+    # x[0] is a hashable NumPy scalar in the loop over rows; a traced 0-d value is an
+    # array, which NumPy does not hash: the TypeError now says so and names the fix.
+    xs = np.array([[1.0, 1.0, 2.0], [1.0, 2.0, 3.0]])
+    with pytest.raises(TypeError, match=r"unhashable type: 'BatchTracer'.*float\(v\)"):
+        ft.vmap(lambda x: x * len(set(x)))(xs)
+    with pytest.raises(TypeError, match=r"^vmap\(.*hash\(\) of a traced value"):
+        ft.vmap(lambda x: x * collections.Counter(x)[x[0]])(xs)
+
+    def distinct(x):  # the fix the message names
+        return x * len(set(x.tolist()))
+
+    np.testing.assert_array_equal(ft.vmap(distinct)(xs), _loop(distinct, xs))
+
+
+@pytest.mark.parametrize("method", ["brentq", "brenth", "ridder", "bisect"])
+def test_scipy_root_finders_on_a_per_row_function_split_the_batch(method):
+    # scipy.optimize.brentq & co. (C) read the float of the function's value and go on
+    # without checking for an error: the split signal raised in that read was lost and the
+    # next call of the function failed with SystemError.
+    import scipy.optimize as so
+
+    def root(x):
+        t = getattr(so, method)(lambda t: t**3 + x[0] * t - x[1], -10 * x[0], 10.0)
+        return x * t
+
+    xs = np.array([[1.0, 2.0], [0.5, 3.0], [2.0, 0.5], [1.0, 2.0]])
+    want = _loop(root, xs)
+    np.testing.assert_allclose(ft.vmap(root)(xs), want, rtol=1e-10)
+    np.testing.assert_allclose(ft.vmap(root, chunk_size=3)(xs), want, rtol=1e-10)
+    np.testing.assert_allclose(ft.jit(ft.vmap(root))(xs[::-1]), want[::-1], rtol=1e-10)
+
+
+def test_randomness_same_with_draws_in_a_masked_loop_then_a_split():
+    # The first run draws in a masked loop (rows riding along) and splits after it; a
+    # group whose rows leave the loop sooner draws less there, so replaying the first
+    # run's draws by position gave its normal(size=3) a scalar uniform (a shape error).
+    def f(x):
+        y = x
+        while y.sum() > 1:
+            y = y * np.random.uniform(0.3, 0.6)
+        z = np.random.normal(size=3)
+        if x[0] > 2:
+            return y.sum() + z
+        return y.sum() - z
+
+    xs = np.array([[0.3, 0.2], [3.1, 1.0], [10.0, 5.0], [0.9, 0.9]])
+    np.random.seed(1)
+    out = ft.vmap(f, randomness="same")(xs)
+    assert out.shape == (4, 3)
+    for a, b in ((0, 3), (1, 2)):  # rows of one group share z: their difference is flat
+        d = out[a] - out[b]
+        np.testing.assert_allclose(d, np.full(3, d[0]))

@@ -177,7 +177,21 @@ class BatchTracer(Tracer):
     def _one_row(self) -> Any:
         """Row 0 of ``val`` (a lower-level value) once every row holds the same value (the
         first row still looping, while finished rows ride along: see split.py)."""
-        self._concrete()  # splits the batch when the rows differ
+        try:
+            self._concrete()  # splits the batch when the rows differ
+        except BatchSplit as signal:
+            # NOTE [a split under SciPy's compiled code]: ``scipy.optimize.brentq`` (C)
+            # reads the number of the function's result with PyFloat_AsDouble and goes on
+            # without checking for an error: the signal would be lost (and the next call
+            # fail with SystemError).  Under SciPy the split waits instead: this read gets
+            # row 0's number, and the vmap call raises the signal when the function
+            # returns or fails (the run is abandoned; its numbers are never used).
+            module = sys._getframe(2).f_globals.get("__name__", "")
+            if signal.interp is not self._interp or not module.startswith("scipy."):
+                raise
+            if self._interp.pending is None:
+                self._interp.pending = signal
+            return signal.rows[0]
         loops = self._interp.loops
         row = 0 if loops is None or not loops.records else loops.first_active()
         return self.val[(slice(None),) * self.bdim + (row,)]
@@ -236,7 +250,10 @@ class BatchTracer(Tracer):
 class BatchInterpreter(Interpreter):
     """One ``vmap`` level: applies each primitive's batching rule."""
 
-    __slots__ = ("axis_size", "randomness", "split", "masking", "loops", "axis", "weak")
+    __slots__ = (
+        "axis_size", "randomness", "split", "masking", "loops", "axis", "weak", "pending",
+        "draw_log",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -258,6 +275,10 @@ class BatchInterpreter(Interpreter):
         self.axis = axis
         # id -> (value, Python type) of the loop counters a masked loop made batched (split.py)
         self.weak: dict | None = None
+        # a split found where it could not be raised (NOTE [a split under SciPy's compiled
+        # code]): the vmap call raises it when the function returns or fails
+        self.pending: BatchSplit | None = None
+        self.draw_log = None  # randomness='same': this run's draws (random._DrawLog)
 
     def axis_index(self) -> BatchTracer:
         """Each row's position along this level's named axis (``arange`` batched here)."""

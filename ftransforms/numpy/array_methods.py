@@ -245,6 +245,17 @@ class ArrayMethods:
     def __ne__(self, other):  # type: ignore[override]
         return not_equal(self, other)
 
+    def __hash__(self) -> int:
+        # Refused, as for NumPy arrays (hash(np.array(1.0)) raises): a traced value is an
+        # array even where NumPy has a hashable scalar (x[0]); the error names the key.
+        raise TypeError(
+            f"{self._interp.name}: hash() of a traced value (unhashable type: "
+            f"'{type(self).__name__}'), as a dict key, a set element or an lru_cache "
+            f"argument: a traced value is an array, which NumPy does not hash either.  Use a "
+            f"Python number read from it as the key: float(v), int(v) or v.item() (under "
+            f"vmap the rows that hold different numbers then run as separate groups)."
+        )
+
     def __lt__(self, other):
         return less(self, other)
 
