@@ -52,7 +52,7 @@ from ftransforms.numpy.helpers import (
     shape,
     xp_of,
 )
-from ftransforms.numpy.indexing import diagonal, getitem, scatter, take, where
+from ftransforms.numpy.indexing import diagonal, getitem, scatter, take, traced_sequences, where
 from ftransforms.numpy.indexing import where as _where
 from ftransforms.numpy.manipulation import (
     broadcast_to,
@@ -199,6 +199,7 @@ def _batched_index_update(x: Any, index: Any, v: Any) -> Any:
 
 def setitem(x: Tracer, index: Any, v: Any) -> None:
     """``x[index] = v``."""
+    index = traced_sequences(index)
     if type(index) is Buffer:
         index = index.val
     elif isinstance(index, tuple) and any(type(i) is Buffer for i in index):

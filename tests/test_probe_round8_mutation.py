@@ -1,0 +1,123 @@
+"""Probe round 8: NumPy programs that mutate, under the transforms.
+
+* Row swaps with partial pivoting (``A[[k, p]] = A[[p, k]]`` with ``p = np.argmax(...)``):
+  a list index that holds a traced integer is one index array, as NumPy makes it.
+* ``np.lib.stride_tricks.sliding_window_view`` of a traced array is a read-only view, as
+  in NumPy: a later write into the array is seen through the windows, a write into the
+  windows raises.
+
+Oracles: the plain NumPy call, the Python loop over rows for ``vmap``, central differences
+in float64 for derivatives, eager values on new inputs for ``jit``.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ftransforms as ft
+from ftransforms.errors import InPlaceError
+
+RNG = np.random.default_rng(8)
+BATCH = RNG.standard_normal((3, 5))
+X = BATCH[0]
+SWV = np.lib.stride_tricks.sliding_window_view
+
+
+def central_grad(f, x, eps=1e-6):
+    return np.array([(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(x.size)])
+
+
+def check_vmap_grad_jit(f):
+    want = np.stack([f(r.copy()) for r in BATCH])
+    with warnings.catch_warnings():  # splitting the batch, jit running a data-read eagerly
+        warnings.simplefilter("ignore", ft.errors.PerformanceWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)
+        np.testing.assert_allclose(ft.vmap(f)(BATCH.copy()), want)
+        jf = ft.jit(f)
+        for r in BATCH:  # new inputs on the second and third calls
+            np.testing.assert_allclose(jf(r.copy()), f(r.copy()))
+    w = np.linspace(0.5, 1.5, f(X.copy()).size).reshape(f(X.copy()).shape)
+
+    def loss(x):
+        return np.sum(f(x) * w)
+
+    np.testing.assert_allclose(ft.grad(loss)(X.copy()), central_grad(loss, X.copy()), atol=1e-6)
+
+
+# -- a list index holding a traced integer ------------------------------------------------
+
+
+def gauss_elimination_with_pivoting(x):
+    n = x.size
+    A = np.outer(x, x[::-1]) + 2 * np.diag(x) + 0.5 * np.eye(n)
+    b = x + 1.0
+    for k in range(n):
+        p = np.argmax(np.abs(A[k:, k])) + k
+        A[[k, p]] = A[[p, k]]
+        b[[k, p]] = b[[p, k]]
+        for i in range(k + 1, n):
+            m = A[i, k] / A[k, k]
+            A[i, k:] -= m * A[k, k:]
+            b[i] -= m * b[k]
+    sol = np.zeros(n)
+    for i in range(n - 1, -1, -1):
+        sol[i] = (b[i] - A[i, i + 1 :] @ sol[i + 1 :]) / A[i, i]
+    return sol
+
+
+def swap_with_the_largest(x):
+    a = x * 1.0
+    p = np.argmax(a)
+    a[[0, p]] = a[[p, 0]]
+    a[[p, 1]] += 1.0  # repeated when p == 1: added once, as in NumPy
+    return a * x[[p, 2]].sum()
+
+
+@pytest.mark.parametrize("f", [gauss_elimination_with_pivoting, swap_with_the_largest])
+def test_a_list_index_holding_a_traced_integer_is_an_index_array(f):
+    check_vmap_grad_jit(f)
+
+
+# -- sliding_window_view is a read-only view ---------------------------------------------
+
+
+def windows_after_a_write(x):
+    a = x * 1.0
+    w = SWV(a, 3)
+    a[2] = 10.0 * x[0]  # seen through the windows, as in NumPy
+    return w.sum(axis=1)
+
+
+def windows_of_a_buffer(x):
+    b = np.zeros(5)
+    w = SWV(b, 2)
+    b[1:4] = x[:3] ** 2
+    return w @ np.array([1.0, -0.5])
+
+
+@pytest.mark.parametrize("f", [windows_after_a_write, windows_of_a_buffer])
+def test_sliding_window_view_sees_later_writes(f):
+    check_vmap_grad_jit(f)
+
+
+def test_sliding_window_view_is_read_only_as_in_numpy():
+    def write_windows(x):
+        w = SWV(x * 1.0, 3)
+        w[0, 0] = 5.0
+        return w
+
+    with pytest.raises(ValueError, match="read-only"):
+        write_windows(X.copy())
+    with pytest.raises(ValueError, match="read-only"):
+        ft.vmap(write_windows)(BATCH)
+    with pytest.raises(ValueError, match="read-only"):
+        ft.grad(lambda x: write_windows(x).sum())(X)
+
+    def write_writeable_windows(x):
+        w = SWV(x * 1.0, 3, writeable=True)
+        w[0, 0] = 5.0
+        return w
+
+    with pytest.raises(InPlaceError, match="writeable=True"):
+        ft.vmap(write_writeable_windows)(BATCH)
