@@ -535,7 +535,9 @@ def _vjp(func, primals, has_aux, where, copy):
     leaves = _prepare_primals(leaves, where, LazyNames(func, primals), copy)
     interp = ReverseInterpreter(where)
     with pushed(interp):
-        wrapped = [interp.new_input(v) if is_inexact(v) else v for v in leaves]
+        # an integer input is not differentiated: a buffer the function may write into, as
+        # grad's other arguments are (the caller's array is left alone)
+        wrapped = [interp.new_input(v) if is_inexact(v) else mutable(v) for v in leaves]
         in_ids = [w.id if type(w) is ReverseTracer else None for w in wrapped]
         out = transform_outputs(func(*tree_unflatten(spec, wrapped)))
         aux = None
@@ -880,7 +882,7 @@ def jvp(
                 wrapped.append(DualTracer(interp, p, t))
             else:
                 check_zero_tangent(t, p, where, lambda: f"the tangent of {names[k]}", "primal")
-                wrapped.append(p)
+                wrapped.append(mutable(p))  # a buffer: writes leave the caller's array alone
         out = transform_outputs(func(*tree_unflatten(p_spec, wrapped)))
         aux = None
         if has_aux:

@@ -116,6 +116,44 @@ def _fast_key(args: tuple) -> tuple[tuple, list] | None:
     return tuple(key), leaves
 
 
+def _private_copies(tree: Any) -> Any:
+    """``tree`` with its NumPy array leaves copied, for a signature that runs eagerly
+    (NOTE [mutation semantics]: the function may write into its arguments, which a
+    transform never lets reach the caller's arrays, on a recorded call nor on an eager
+    one).  The copies alias each other as the arrays do: one copy for an array passed
+    twice, views of one copied base for views of one base."""
+    leaves, spec = tree_flatten(tree)
+    if not any(type(v) is numpy.ndarray for v in leaves):
+        return tree
+    roots: dict = {}
+    for v in leaves:
+        if type(v) is numpy.ndarray:
+            roots.setdefault(id(_root(v)), []).append(v)
+    copies: dict = {}
+    for views in roots.values():
+        root = _root(views[0])
+        shared = len({id(v) for v in views}) > 1 and root.flags.forc
+        memory = root.copy(order="K") if shared else None
+        for v in views:
+            if id(v) in copies:
+                continue
+            if memory is None:
+                c = v.copy(order="K")
+            else:
+                at = v.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+                c = numpy.ndarray(v.shape, v.dtype, buffer=memory, offset=at, strides=v.strides)
+            c.flags.writeable = v.flags.writeable
+            copies[id(v)] = c
+    return tree_unflatten(spec, [copies.get(id(v), v) for v in leaves])
+
+
+def _root(v: numpy.ndarray) -> numpy.ndarray:
+    """The array whose memory ``v`` views (``v`` itself when it owns its memory)."""
+    while isinstance(v.base, numpy.ndarray):
+        v = v.base
+    return v
+
+
 class _young_collections_only:  # noqa: N801 - used as ``with _young_collections_only():``
     """NOTE [no full collections while recording]: a recording keeps every equation (and
     its tuples) alive until it ends, so the collector's full pass, which a growing heap
@@ -441,7 +479,8 @@ def jit(
                 )
             return result
         if program.value_dependent:
-            return func(*args, **kwargs)
+            # eagerly, on copies: the caller's arrays stay as the recording left them
+            return func(*_private_copies(args), **_private_copies(kwargs))
         if attach_later and attach_later.pop(id(program), None) is not None:
             tier.attach(program, "auto")
         if found is not None:

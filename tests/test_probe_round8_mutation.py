@@ -121,3 +121,56 @@ def test_sliding_window_view_is_read_only_as_in_numpy():
 
     with pytest.raises(InPlaceError, match="writeable=True"):
         ft.vmap(write_writeable_windows)(BATCH)
+
+
+# -- an integer input the function writes into stays the caller's ------------------------
+
+
+def scale_by_a_counter(x, k):
+    k[0] += 5  # an integer array argument, bumped in place
+    return x * k[1] + k[0]
+
+
+@pytest.mark.parametrize(
+    "transform",
+    [
+        lambda x, k: ft.jvp(scale_by_a_counter, (x, k), (np.ones(3), np.zeros(2))),
+        lambda x, k: ft.vmap(lambda t: ft.jvp(scale_by_a_counter, (x, k), (t, np.zeros(2)))[1])(
+            np.eye(3)
+        ),
+        lambda x, k: ft.grad(
+            lambda x, k: scale_by_a_counter(x, k).sum(), argnums=(0, 1), allow_int=True
+        )(x, k),
+        lambda x, k: ft.jacrev(scale_by_a_counter, argnums=(0, 1), allow_int=True)(x, k),
+    ],
+    ids=["jvp", "vmap_of_jvp", "grad_allow_int", "jacrev_allow_int"],
+)
+def test_an_integer_input_written_by_the_function_leaves_the_callers_array(transform):
+    # as grad's other arguments and vmap's in_dims=None ones: the transforms never write
+    # the caller's arrays (NOTE [mutation semantics])
+    x, k = np.array([0.5, -1.0, 2.0]), np.array([1, 2])
+    transform(x, k)
+    np.testing.assert_array_equal(k, [1, 2])
+    out, tangent = ft.jvp(scale_by_a_counter, (x, k), (np.ones(3), np.zeros(2)))
+    np.testing.assert_allclose(out, scale_by_a_counter(x, k.copy()))
+    np.testing.assert_allclose(tangent, 2 * np.ones(3))
+
+
+# -- jit: a signature that runs eagerly leaves the caller's arrays too --------------------
+
+
+def normalise_in_place_then_branch(x):
+    x -= x.mean()
+    if x[0] > 0:  # a Python branch on data: jit runs this signature eagerly
+        x *= 2.0
+    return np.sum(x**2)
+
+
+def test_jit_calls_that_run_eagerly_leave_the_callers_arrays_as_the_first_call_does():
+    jf = ft.jit(normalise_in_place_then_branch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # "runs eagerly"
+        for r in BATCH:  # the first call records, the next ones run eagerly
+            a = r.copy()
+            np.testing.assert_allclose(jf(a), normalise_in_place_then_branch(r.copy()))
+            np.testing.assert_array_equal(a, r)
