@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy
 
+from ftransforms.aliased_arguments import alias_plan, link
 from ftransforms.backend import is_array
 from ftransforms.boundary import transform_inputs, transform_outputs
 from ftransforms.compiled import tier
@@ -93,9 +94,12 @@ def _dict_orders(tree: Any) -> tuple:
 def _fast_key(args: tuple) -> tuple[tuple, list] | None:
     """``(key, leaves)`` for the common call of plain NumPy arrays (and tuples or lists of
     them) as positional arguments, or ``None``: a cache key found in one cheap pass,
-    without flattening the arguments or freezing anything (NOTE [jit's fast path])."""
+    without flattening the arguments or freezing anything (NOTE [jit's fast path]).
+    Arrays that may alias each other (a view, or one array twice: NOTE [aliased
+    arguments]) take the fast path only where they share no memory."""
     key = []
     leaves: list = []
+    views = False
     for a in args:
         t = type(a)
         if t is numpy.ndarray:
@@ -103,17 +107,27 @@ def _fast_key(args: tuple) -> tuple[tuple, list] | None:
                 return None
             key.append((a.shape, a.dtype))
             leaves.append(a)
+            views = views or a.base is not None
         elif t is tuple or t is list:
             sub = []
             for v in a:
                 if type(v) is not numpy.ndarray or v.dtype.hasobject:
                     return None
                 sub.append((v.shape, v.dtype))
+                views = views or v.base is not None
             key.append((t, tuple(sub)))
             leaves.extend(a)
         else:
             return None
+    n = len(leaves)
+    if n > 1 and (views or (leaves[0] is leaves[1] if n == 2 else len(set(map(id, leaves))) < n)):
+        if alias_plan(leaves) is not None:
+            return None
     return tuple(key), leaves
+
+
+def _leaf_names(n: int) -> list[str]:
+    return [f"argument leaf {k}" for k in range(n)]
 
 
 def _private_copies(tree: Any) -> Any:
@@ -192,6 +206,7 @@ def _trace(
     name: str | None = None,
     guards: Any = None,
     statics: tuple = (),
+    aliases: Any = None,
 ) -> tuple[Program, Any]:
     leaves, spec = tree_flatten((args, kwargs))
     interp = TraceInterpreter(f"jit({name or getattr(func, '__name__', 'f')})")
@@ -202,6 +217,8 @@ def _trace(
     with _young_collections_only(), pushed(interp):
         wrapped = [interp.new_input(v) if is_array(v) else v for v in leaves]
         n_inputs = interp.n_slots
+        if aliases is not None:  # NOTE [aliased arguments]
+            wrapped = link(aliases, wrapped, interp.name, lambda: _leaf_names(len(wrapped)))
         wrapped_args, wrapped_kwargs = tree_unflatten(spec, wrapped)
         out = transform_outputs(func(*wrapped_args, **wrapped_kwargs))
         out_leaves, out_spec = tree_flatten(out)
@@ -427,13 +444,22 @@ def jit(
             args, kwargs = transform_inputs((args, kwargs))
             return compiled(*args, **kwargs)
         sig, arrays, traced = _signature(leaves)
+        aliases = alias_plan(leaves)  # NOTE [aliased arguments]
         if traced:
             # Under an enclosing transform (grad(jit(f)), vmap(jit(f)), jit(jit(f))), jit
             # is transparent: f runs under that transform, which sees every operation (on
             # new objects: the caller's values are not written, as at the top level).
-            args, kwargs = tree_map(detached, (args, kwargs))
+            everything, whole = tree_flatten((args, kwargs))
+            if aliases is not None and len(everything) == len(leaves):
+                new = [detached(v) for v in everything]
+                new = link(aliases, new, f"jit({name})", lambda: _leaf_names(len(new)))
+            else:
+                new = [detached(v) for v in everything]
+            args, kwargs = tree_unflatten(whole, new)
             return transform_outputs(func(*args, **kwargs))
         key = (spec, sig, static_key)
+        if aliases is not None:
+            key += (aliases.key,)
         orders = _dict_orders((dynamic, dyn_kwargs))
         if orders:
             key += (orders,)
@@ -457,8 +483,9 @@ def jit(
             statics += tuple(v for v in leaves if hasattr(v, "__dict__") and not is_array(v))
             guards = guards_of(func, statics)
             program, result = _trace(
-                call, dynamic, dyn_kwargs, name=name, guards=guards, statics=statics
-            )
+                call, dynamic, dyn_kwargs, name=name, guards=guards, statics=statics,
+                aliases=aliases,
+            )  # fmt: skip
             how = _HOW[compile] if compile is not None else tier.mode()
             if how == "auto" and not program.value_dependent:
                 # attached at the first replay: attaching builds the replay, which the

@@ -174,3 +174,149 @@ def test_jit_calls_that_run_eagerly_leave_the_callers_arrays_as_the_first_call_d
             a = r.copy()
             np.testing.assert_allclose(jf(a), normalise_in_place_then_branch(r.copy()))
             np.testing.assert_array_equal(a, r)
+
+
+def test_jit_eager_calls_keep_the_aliasing_of_their_arguments():
+    def add_into(out, y):
+        out += y
+        if out[0] > -100:  # runs eagerly
+            out *= 1.0
+        return out + y
+
+    jf = ft.jit(add_into)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for r in BATCH:  # the first call records, the next ones run eagerly
+            a, want = r.copy(), r.copy()
+            np.testing.assert_allclose(jf(a[1:], a[:-1]), add_into(want[1:], want[:-1]))
+            want = r.copy()
+            np.testing.assert_allclose(jf(a, a), add_into(want, want))
+            np.testing.assert_array_equal(a, r)
+
+
+# -- arguments that alias each other in the caller (NOTE [aliased arguments]) ------------
+
+
+def axpy(a, x, y):
+    y += a * x  # x is y in axpy(a, v, v): x sees the write
+    return y * x
+
+
+def relax(interior, full):
+    interior[:] = 0.5 * (full[:-2] + full[2:]) * interior  # relax(u[1:-1], u)
+    return full**2
+
+
+def add_into(out, y):
+    out += y  # add_into(a[1:], a[:-1]): NumPy reads both before writing, then y sees it
+    out *= y
+    return out + y
+
+
+def swap_ends(a, b):
+    a[0], b[1] = b[1] * 2.0, a[0] * 3.0
+    return a * b.sum()
+
+
+ALIASED = [  # (program, the views of one array it is called with)
+    (lambda x, y: axpy(0.5, x, y), lambda r: (r, r)),
+    (relax, lambda r: (r[1:-1], r)),
+    (add_into, lambda r: (r[1:], r[:-1])),
+    (add_into, lambda r: (r[::2], r[:4])),
+    (swap_ends, lambda r: (r, r[::-1])),
+]
+ALIASED_IDS = ["axpy_same_array", "relax_interior", "shifted", "strided", "reversed"]
+
+
+def aliased_numpy(f, views):
+    """The NumPy program on one array ``r`` that ``f`` is called on through ``views``."""
+
+    def program(r):
+        return f(*views(r.copy()))
+
+    return program
+
+
+def central_jacobian(f, x, eps=1e-6):
+    cols = [(f(x + eps * e) - f(x - eps * e)).ravel() / (2 * eps) for e in np.eye(x.size)]
+    return np.stack(cols, -1)
+
+
+@pytest.mark.parametrize("f, views", ALIASED, ids=ALIASED_IDS)
+def test_aliased_arguments_under_vmap_match_the_loop_and_leave_the_caller_alone(f, views):
+    batch = RNG.standard_normal((4, 7))
+    want = np.stack([f(*views(r)) for r in batch.copy()])  # each row's views alias
+    b = batch.copy()
+    batched = tuple(v.T for v in views(b.T))  # the same views of each row
+    np.testing.assert_allclose(ft.vmap(f)(*batched), want)
+    np.testing.assert_allclose(ft.vmap(f, chunk_size=3)(*batched), want)
+    np.testing.assert_array_equal(b, batch)
+
+
+@pytest.mark.parametrize("f, views", ALIASED, ids=ALIASED_IDS)
+def test_aliased_arguments_under_jit_record_their_own_signature(f, views):
+    jf = ft.jit(f)
+    for r in RNG.standard_normal((3, 7)):  # aliased and unaliased calls, alternating
+        a = r.copy()
+        np.testing.assert_allclose(jf(*views(a)), aliased_numpy(f, views)(r))
+        np.testing.assert_array_equal(a, r)
+        copies = [np.array(v) for v in views(r.copy())]
+        np.testing.assert_allclose(jf(*copies), f(*[np.array(v) for v in views(r.copy())]))
+
+
+@pytest.mark.parametrize("f, views", ALIASED, ids=ALIASED_IDS)
+def test_derivatives_of_aliased_arguments_add_up_to_the_numpy_programs(f, views):
+    # each argument keeps its own derivative (as JAX's grad(f, argnums=(0, 1))(x, x)); a
+    # write reaches the others, so their derivatives scattered back onto the one array
+    # are the derivative of the NumPy program with respect to it
+    r = RNG.standard_normal(7)
+    program = aliased_numpy(f, views)
+    jac = central_jacobian(program, r)
+    positions = [np.asarray(v, dtype=int).ravel() for v in views(np.arange(7.0))]
+    t = RNG.standard_normal(7)
+    a = r.copy()
+    out, tangent = ft.jvp(f, views(a), tuple(np.ascontiguousarray(v) for v in views(t)))
+    np.testing.assert_allclose(out, program(r))
+    np.testing.assert_allclose(tangent, jac @ t, atol=1e-6)
+    w = RNG.standard_normal(out.shape)
+    n = len(positions)
+    grads = ft.grad(lambda *v: np.sum(f(*v) * w), argnums=tuple(range(n)))(*views(a))
+    total = np.zeros(7)
+    for g, p in zip(grads, positions):
+        np.add.at(total, p, np.ravel(g))
+    np.testing.assert_allclose(total, w.ravel() @ jac, atol=1e-6)
+    np.testing.assert_array_equal(a, r)
+
+
+def test_the_same_array_as_a_differentiated_and_an_undifferentiated_argument():
+    def scale(x, y):
+        x *= 2.0  # y is x: y sees it
+        return np.sum(y * np.sin(x))
+
+    r = X.copy()
+    g = ft.grad(scale)(r, r)  # y is held fixed, then overwritten through x
+    np.testing.assert_allclose(g, central_grad(lambda q: scale(q, q), r.copy()), atol=1e-6)
+    np.testing.assert_array_equal(r, X)
+    jac = ft.jacrev(lambda x, y: (x.__imul__(3.0), x * y)[1])(r, r)
+    np.testing.assert_allclose(jac, np.diag(18.0 * r), atol=1e-12)
+
+
+def test_pure_functions_keep_per_argument_derivatives_of_one_array():
+    g = ft.grad(lambda x, y: np.sum(x * np.sin(y)), argnums=(0, 1))(X, X)
+    np.testing.assert_allclose(g[0], np.sin(X))
+    np.testing.assert_allclose(g[1], X * np.cos(X))
+
+
+def test_aliasing_the_rows_see_differently_refuses_writes_and_allows_reads():
+    batch = RNG.standard_normal((3, 5))
+
+    def write_first(a, b):
+        a[0] = 1.0
+        return b.sum() + a
+
+    for in_dims, args in [((0, None), (batch, batch)), ((0, 1), (batch[:, :3], batch[:, :3]))]:
+        with pytest.raises(InPlaceError, match="shares memory with b"):
+            ft.vmap(write_first, in_dims=in_dims)(*args)
+    got = ft.vmap(lambda a, b: a * b.sum(), in_dims=(0, None))(batch, batch)
+    np.testing.assert_allclose(got, batch * batch.sum())
+    np.testing.assert_allclose(ft.vmap(lambda a: a * 2)(batch), 2 * batch)  # stack is clean

@@ -43,7 +43,9 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
   value makes it that traced value (``become``), which is how writing a batched value
   into an unbatched buffer makes it batched.  The NumPy arrays a transformed function
   receives untransformed (``grad``'s other arguments, ``vmap``'s ``in_dims=None``) are
-  buffers too, so ``u = u0.copy(); u[1:-1] = ...`` works on them.
+  buffers too, so ``u = u0.copy(); u[1:-1] = ...`` works on them.  Arguments that share
+  memory in the caller (``f(x, x)``, ``f(u[1:-1], u)``) are views of each other inside:
+  NOTE [aliased arguments] in ftransforms/aliased_arguments.py.
   ``np.asarray(t)``/``np.asanyarray(t)`` called by user code return the traced array or
   buffer itself, as NumPy does (called by library code: its value, read-only).  Buffers
   never leave the transform: the outermost boundary turns them back into plain arrays
