@@ -221,6 +221,11 @@ def _trace(
             wrapped = link(aliases, wrapped, interp.name, lambda: _leaf_names(len(wrapped)))
         wrapped_args, wrapped_kwargs = tree_unflatten(spec, wrapped)
         out = transform_outputs(func(*wrapped_args, **wrapped_kwargs))
+        # whether a write reached an argument (NOTE [aliased arguments]): its slot moved on
+        writes_inputs = any(
+            type(w) is not TraceTracer or w.ref != k
+            for k, w in enumerate(w for v, w in zip(leaves, wrapped) if is_array(v))
+        )
         out_leaves, out_spec = tree_flatten(out)
         refs, consts, values = [], [], []
         for leaf in out_leaves:
@@ -253,6 +258,7 @@ def _trace(
         optimize=optimize,
         in_types=[(v.shape, v.dtype) for v in leaves if is_array(v)],
     )
+    program.writes_inputs = writes_inputs
     if guards is not None and not program.value_dependent:
         guards.settle()
         program.guards, program.opaque = guards, interp.opaque
@@ -458,12 +464,15 @@ def jit(
             args, kwargs = tree_unflatten(whole, new)
             return transform_outputs(func(*args, **kwargs))
         key = (spec, sig, static_key)
-        if aliases is not None:
-            key += (aliases.key,)
         orders = _dict_orders((dynamic, dyn_kwargs))
         if orders:
             key += (orders,)
         program = cache.get(key)
+        if aliases is not None and (program is None or getattr(program, "writes_inputs", True)):
+            # NOTE [aliased arguments]: a recording that wrote into an argument holds for
+            # its own aliasing only; one that wrote into none, for any
+            key += (aliases.key,)
+            program = cache.get(key)
         if program is not None and program.guards is not None and not program.guards.hold():
             # NOTE [values read from outside under jit]: a value f reads from outside its
             # arguments was rebound since the recording: record again
@@ -493,6 +502,8 @@ def jit(
                 attach_later[id(program)] = program
             else:
                 tier.attach(program, how)
+            if aliases is not None and not program.writes_inputs:
+                key = key[:-1]  # good for every aliasing of these arguments
             cache[key] = program
             if len(cache) > max_cached:
                 attach_later.pop(id(cache.popitem(last=False)[1]), None)

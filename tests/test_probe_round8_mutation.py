@@ -320,3 +320,18 @@ def test_aliasing_the_rows_see_differently_refuses_writes_and_allows_reads():
     got = ft.vmap(lambda a, b: a * b.sum(), in_dims=(0, None))(batch, batch)
     np.testing.assert_allclose(got, batch * batch.sum())
     np.testing.assert_allclose(ft.vmap(lambda a: a * 2)(batch), 2 * batch)  # stack is clean
+
+
+def test_jit_records_a_pure_function_once_for_aliased_and_unaliased_arguments():
+    pure = ft.jit(lambda x, y: x * y + 1.0)
+    r = X.copy()
+    np.testing.assert_allclose(pure(r, r), r * r + 1.0)
+    np.testing.assert_allclose(pure(r, r + 1.0), r * (r + 1.0) + 1.0)
+    np.testing.assert_allclose(pure(r[::-1], r), r[::-1] * r + 1.0)
+    assert len(pure.cache) == 1  # no write into an argument: any aliasing replays it
+    writes = ft.jit(lambda x, y: axpy(0.5, x, y))
+    for args in [(r, r + 1.0), (r, r), (r + 2.0, r - 1.0), (r, r)]:
+        copies = [a.copy() for a in args] if args[0] is not args[1] else [args[0].copy()] * 2
+        np.testing.assert_allclose(writes(*args), axpy(0.5, *copies))
+    assert len(writes.cache) == 2  # one recording per aliasing
+    np.testing.assert_array_equal(r, X)
