@@ -94,12 +94,9 @@ def _dict_orders(tree: Any) -> tuple:
 def _fast_key(args: tuple) -> tuple[tuple, list] | None:
     """``(key, leaves)`` for the common call of plain NumPy arrays (and tuples or lists of
     them) as positional arguments, or ``None``: a cache key found in one cheap pass,
-    without flattening the arguments or freezing anything (NOTE [jit's fast path]).
-    Arrays that may alias each other (a view, or one array twice: NOTE [aliased
-    arguments]) take the fast path only where they share no memory."""
+    without flattening the arguments or freezing anything (NOTE [jit's fast path])."""
     key = []
     leaves: list = []
-    views = False
     for a in args:
         t = type(a)
         if t is numpy.ndarray:
@@ -107,23 +104,26 @@ def _fast_key(args: tuple) -> tuple[tuple, list] | None:
                 return None
             key.append((a.shape, a.dtype))
             leaves.append(a)
-            views = views or a.base is not None
         elif t is tuple or t is list:
             sub = []
             for v in a:
                 if type(v) is not numpy.ndarray or v.dtype.hasobject:
                     return None
                 sub.append((v.shape, v.dtype))
-                views = views or v.base is not None
             key.append((t, tuple(sub)))
             leaves.extend(a)
         else:
             return None
-    n = len(leaves)
-    if n > 1 and (views or (leaves[0] is leaves[1] if n == 2 else len(set(map(id, leaves))) < n)):
-        if alias_plan(leaves) is not None:
-            return None
     return tuple(key), leaves
+
+
+def _aliased(leaves: list) -> bool:
+    """Whether some of these arrays share memory (NOTE [aliased arguments])."""
+    if len(leaves) < 2:
+        return False
+    if all(a.base is None for a in leaves) and len(set(map(id, leaves))) == len(leaves):
+        return False
+    return alias_plan(leaves) is not None
 
 
 def _leaf_names(n: int) -> list[str]:
@@ -426,7 +426,9 @@ def jit(
             if found is not None:
                 program = fast.get(found[0])
                 if program is not None and (program.guards is None or program.guards.hold()):
-                    return program.call(*found[1])
+                    if not program.writes_inputs or not _aliased(found[1]):
+                        return program.call(*found[1])
+                    found = None  # NOTE [aliased arguments]: a recording of its own
         else:
             found = None
         if argnums or argnames:
@@ -450,12 +452,12 @@ def jit(
             args, kwargs = transform_inputs((args, kwargs))
             return compiled(*args, **kwargs)
         sig, arrays, traced = _signature(leaves)
-        aliases = alias_plan(leaves)  # NOTE [aliased arguments]
         if traced:
             # Under an enclosing transform (grad(jit(f)), vmap(jit(f)), jit(jit(f))), jit
             # is transparent: f runs under that transform, which sees every operation (on
             # new objects: the caller's values are not written, as at the top level).
             everything, whole = tree_flatten((args, kwargs))
+            aliases = alias_plan(leaves)  # NOTE [aliased arguments]
             if aliases is not None and len(everything) == len(leaves):
                 new = [detached(v) for v in everything]
                 new = link(aliases, new, f"jit({name})", lambda: _leaf_names(len(new)))
@@ -468,11 +470,14 @@ def jit(
         if orders:
             key += (orders,)
         program = cache.get(key)
-        if aliases is not None and (program is None or getattr(program, "writes_inputs", True)):
+        aliases = None
+        if program is None or getattr(program, "writes_inputs", True):
             # NOTE [aliased arguments]: a recording that wrote into an argument holds for
             # its own aliasing only; one that wrote into none, for any
-            key += (aliases.key,)
-            program = cache.get(key)
+            aliases = alias_plan(leaves)
+            if aliases is not None:
+                key += (aliases.key,)
+                program = cache.get(key)
         if program is not None and program.guards is not None and not program.guards.hold():
             # NOTE [values read from outside under jit]: a value f reads from outside its
             # arguments was rebound since the recording: record again
@@ -521,7 +526,7 @@ def jit(
             return func(*_private_copies(args), **_private_copies(kwargs))
         if attach_later and attach_later.pop(id(program), None) is not None:
             tier.attach(program, "auto")
-        if found is not None:
+        if found is not None and (aliases is None or not program.writes_inputs):
             fast[found[0]] = program
         return program.call(*arrays)
 
