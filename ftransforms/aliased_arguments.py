@@ -81,20 +81,21 @@ def _hashable(kind: str, data: Any) -> Any:
 def alias_plan(originals: Sequence, dims: Sequence | None = None) -> AliasPlan | None:
     """The aliasing of the caller's argument leaves ``originals`` (``dims``: ``vmap``'s
     in_dim of each, None for the other transforms), or None where no two share memory."""
-    if len(originals) < 2:
+    n = len(originals)
+    if n < 2:
         return None
-    seen = set()
-    for o in originals:  # the common case, nothing shared, in one cheap pass
-        if type(o) is _NDARRAY:
-            if o.base is not None:
-                break
-            if id(o) in seen:
+    if n == 2:  # the common case, nothing shared, in a few tests
+        a, b = originals
+        if a is not b and _owner(a) and _owner(b):
+            return None
+    else:
+        seen = set()
+        for o in originals:
+            if not _owner(o) or id(o) in seen:
                 break
             seen.add(id(o))
-        elif isinstance(o, Tracer):
-            break
-    else:
-        return None
+        else:
+            return None
     roots: dict = {}
     clash = False
     for k, o in enumerate(originals):
@@ -150,6 +151,14 @@ def link(
 
 
 # -- the plan ----------------------------------------------------------------------------
+
+
+def _owner(o: Any) -> bool:
+    """Whether ``o`` views no other array (or is no array): it shares memory only with
+    itself."""
+    if type(o) is _NDARRAY:
+        return o.base is None
+    return getattr(o, "_base", None) is None
 
 
 def _root(o: Any) -> Any:

@@ -253,6 +253,11 @@ def replace_args(
     for i, v in zip(argnums, values):
         new[i] = v
     if len(args) > 1 and len(argnums) < len(args):  # (the differentiated ones: _vjp, jvp)
+        if all(type(a) in LEAF_TYPES or isinstance(a, Tracer) for a in args):
+            aliases = alias_plan(args)  # every argument a leaf: no flattening
+            if aliases is not None:
+                return tuple(link(aliases, new, where, lambda: LazyNames(func, args)))
+            return tuple(new)
         originals, spec = tree_flatten(args, none_is_leaf=True)
         aliases = alias_plan(originals)
         if aliases is not None:
