@@ -335,3 +335,47 @@ def test_jit_records_a_pure_function_once_for_aliased_and_unaliased_arguments():
         np.testing.assert_allclose(writes(*args), axpy(0.5, *copies))
     assert len(writes.cache) == 2  # one recording per aliasing
     np.testing.assert_array_equal(r, X)
+
+
+# -- ufunc.at of any ufunc of one or two inputs -------------------------------------------
+
+
+def negate_at(x):
+    a = x * 1.0
+    np.negative.at(a, [0, 2, 2, 4])  # position 2 twice: negated twice, as in NumPy
+    return a
+
+
+def sin_at_repeated(x):
+    a = x * 1.0
+    np.sin.at(a, [1, 1, 1, 3])  # sin(sin(sin(a[1])))
+    return a
+
+
+def hypot_at(x):
+    a = x * 1.0
+    np.hypot.at(a, [0, 0, 4], x[1:4])
+    return a
+
+
+def logaddexp_at_2d(x):
+    a = np.stack([x[:3], x[2:]])
+    np.logaddexp.at(a, (np.array([0, 1, 0]), np.array([2, 2, 2])), x[:3])
+    return a.ravel()
+
+
+def exp_at_a_buffer(x):
+    a = np.zeros(5)
+    a[:] = x
+    np.exp.at(a, [3, 3])
+    return a
+
+
+@pytest.mark.parametrize(
+    "f", [negate_at, sin_at_repeated, hypot_at, logaddexp_at_2d, exp_at_a_buffer]
+)
+def test_ufunc_at_of_any_ufunc_applies_once_per_occurrence(f):
+    check_vmap_grad_jit(f)
+    jac = ft.jacfwd(f)(X.copy())
+    want = np.stack([(f(X + 1e-6 * e) - f(X - 1e-6 * e)) / 2e-6 for e in np.eye(X.size)], -1)
+    np.testing.assert_allclose(jac, want, atol=1e-6)

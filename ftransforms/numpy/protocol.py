@@ -376,6 +376,8 @@ def _ufunc_at(ufunc: Any, name: str, inputs: tuple) -> Any:
     occurrence (``np.add.at`` accumulates), written into ``a``."""
     a, indices, *rest = inputs
     update = _AT_METHODS.get(name)
+    if isinstance(a, Tracer) and (update is None or not rest) and len(rest) == ufunc.nin - 1:
+        return _ufunc_at_by_rounds(ufunc, name, a, indices, rest, inputs)
     if update is None or not isinstance(a, Tracer) or not rest:
         raise InPlaceError(_ufunc_at_message(name, inputs))
     b = rest[0]
@@ -384,6 +386,39 @@ def _ufunc_at(ufunc: Any, name: str, inputs: tuple) -> Any:
         b = ufuncs.negative(b)
     method = update.split("(")[0]
     inplace.assign(a, getattr(indexing.at(a)[indices], method)(b))
+
+
+def _ufunc_at_by_rounds(
+    ufunc: Any, name: str, a: Tracer, indices: Any, rest: list, inputs: tuple
+) -> None:
+    """``numpy.<ufunc>.at(a, indices[, b])`` for any ufunc of one or two inputs
+    (``np.negative.at``, ``np.hypot.at``): each occurrence of a position applies ``ufunc``
+    once, in order, so the positions' first occurrences are applied together, then their
+    second ones, and so on (as many rounds as a position repeats)."""
+    concrete = inplace._concrete_index(indexing.traced_sequences(indices))
+    if concrete is None:  # indices batched by vmap: positions that differ per row
+        raise InPlaceError(_ufunc_at_message(name, inputs))
+    positions = numpy.arange(helpers.size(a)).reshape(helpers.shape(a))[concrete]
+    flat_positions = positions.ravel()
+    others = []
+    for b in rest:
+        b = b.val if type(b) is Buffer else inplace.traced_sequence(b)
+        others.append(manipulation.ravel(manipulation.broadcast_to(b, positions.shape)))
+    # the occurrence number of each entry among the entries of its position
+    order = numpy.argsort(flat_positions, kind="stable")
+    ranked = flat_positions[order]
+    starts = numpy.r_[0, numpy.flatnonzero(ranked[1:] != ranked[:-1]) + 1]
+    rank = numpy.empty(flat_positions.size, dtype=numpy.intp)
+    rank[order] = numpy.arange(flat_positions.size) - numpy.repeat(
+        starts, numpy.diff(numpy.r_[starts, flat_positions.size])
+    )
+    flat = manipulation.ravel(a)
+    for r in range(int(rank.max()) + 1 if rank.size else 0):
+        entries = numpy.flatnonzero(rank == r)
+        where = flat_positions[entries]
+        args = [indexing.take(flat, where)] + [indexing.take(b, entries) for b in others]
+        flat = inplace.updated(flat, where, ufunc(*args))
+    inplace.assign(a, manipulation.reshape(flat, helpers.shape(a)))
 
 
 def _is_python_ufunc(ufunc: Any) -> bool:
@@ -435,7 +470,8 @@ def _ufunc_at_message(name: str, inputs: tuple) -> str:
     )
     return (
         f"{_call_form(inputs)}numpy.{name}.at(a, indices, ...) updates a in place, and a "
-        f"NumPy array cannot hold a tracer nor can a tracer be written into: {fix}."
+        f"NumPy array from outside the function cannot hold a tracer (nor are traced "
+        f"indices taken by this form): {fix}."
     )
 
 
