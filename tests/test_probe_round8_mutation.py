@@ -379,3 +379,49 @@ def test_ufunc_at_of_any_ufunc_applies_once_per_occurrence(f):
     jac = ft.jacfwd(f)(X.copy())
     want = np.stack([(f(X + 1e-6 * e) - f(X - 1e-6 * e)) / 2e-6 for e in np.eye(X.size)], -1)
     np.testing.assert_allclose(jac, want, atol=1e-6)
+
+
+# -- ndarray.resize and ndarray.setflags on traced arrays ----------------------------------
+
+
+def grow_and_cut(x):
+    a = x * 1.0
+    a.resize((2, 4), refcheck=False)  # zeros after the elements, as NumPy's method
+    b = x * 1.0
+    b.resize(3, refcheck=False)  # the first three
+    return a.sum(axis=0) * b.sum()
+
+
+def frozen_then_thawed(x):
+    a = x * 1.0
+    a.setflags(write=False)
+    try:
+        a[0] = 0.0
+    except ValueError:  # read-only, as in NumPy
+        a.setflags(write=True)
+        a[1] = 2.0 * x[0]
+    return a
+
+
+@pytest.mark.parametrize("f", [grow_and_cut, frozen_then_thawed])
+def test_resize_and_setflags_methods(f):
+    check_vmap_grad_jit(f)
+
+
+def test_resize_of_a_view_or_an_array_with_views_raises_as_in_numpy():
+    def resize_view(x):
+        a = x * 1.0
+        a[1:].resize(2, refcheck=False)
+        return a
+
+    def resize_viewed(x):
+        a = x * 1.0
+        v = a[1:]
+        a.resize(2)
+        return a + v.sum()
+
+    for f, match in [(resize_view, "does not own its data"), (resize_viewed, "referenced")]:
+        with pytest.raises(ValueError, match=match):
+            f(X.copy())
+        with pytest.raises(ValueError, match=match):
+            ft.vmap(f)(BATCH)

@@ -439,6 +439,13 @@ class ArrayMethods:
     def put(self, indices, values, mode="raise"):
         inplace.put(self, indices, values, mode)
 
+    def resize(self, *new_shape, refcheck=True):
+        inplace.resize(self, new_shape)
+
+    def setflags(self, write=None, align=None, uic=None):
+        if write is not None:
+            self.flags.writeable = write
+
 
 class FlatIter:
     """``t.flat`` of a tracer: a read-only view of its elements in C order, as NumPy's

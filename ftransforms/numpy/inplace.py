@@ -56,6 +56,7 @@ from ftransforms.numpy.indexing import diagonal, getitem, scatter, take, traced_
 from ftransforms.numpy.indexing import where as _where
 from ftransforms.numpy.manipulation import (
     broadcast_to,
+    concatenate,
     moveaxis,
     ravel,
     reshape,
@@ -668,6 +669,30 @@ def set_shape(x: Tracer, new_shape: Any) -> None:
         become(x, reshape(x, new_shape))
         return
     _rebase(x, lambda p: reshape(p, new_shape), lambda p, v: reshape(v, old_shape))
+
+
+def resize(x: Tracer, new_shape: Any) -> None:
+    """``x.resize(new_shape)``: ``x`` takes the new shape in place, its elements in C order
+    cut or followed by zeros, as NumPy's method does (not ``np.resize``, which repeats).
+    As in NumPy, a view, or an array with views, cannot be resized."""
+    if len(new_shape) == 1 and numpy.iterable(new_shape[0]):
+        new_shape = tuple(new_shape[0])
+    new_shape = tuple(operator.index(n) for n in new_shape)
+    if getattr(x, "_base", None) is not None:
+        raise ValueError("cannot resize this array: it does not own its data")  # NumPy's
+    if _live_views(x):
+        raise ValueError(
+            "cannot resize an array that references or is referenced\nby another array in "
+            "this way.\nUse the np.resize function or refcheck=False"
+        )
+    check_write(x, logged=False)  # a new shape: not merged by rows (see set_shape)
+    n, flat = math.prod(new_shape), ravel(x)
+    have = math.prod(shape(x))
+    if n <= have:
+        flat = flat[:n]
+    else:
+        flat = concatenate([flat, numpy.zeros(n - have, dtype=dtype_of(x))])
+    become(x, reshape(flat, new_shape))
 
 
 def _live_views(x: Tracer) -> list:
