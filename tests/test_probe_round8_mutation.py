@@ -425,3 +425,24 @@ def test_resize_of_a_view_or_an_array_with_views_raises_as_in_numpy():
             f(X.copy())
         with pytest.raises(ValueError, match=match):
             ft.vmap(f)(BATCH)
+
+
+# -- .imag of a real array is read-only, as in NumPy ---------------------------------------
+
+
+def write_the_imaginary_part_of_a_real_array(x):
+    a = x * 1.0
+    a.real[::2] = 0.0  # a view of a real array: reaches a
+    try:
+        a.imag[0] = 5.0  # NumPy: read-only zeros
+    except ValueError:
+        a[1] = 10.0 * x[1]
+    try:
+        a.imag = 3.0  # NumPy: TypeError, no imaginary part to set
+    except TypeError:
+        a[3] = x[2] ** 2
+    return a
+
+
+def test_the_imaginary_part_of_a_real_traced_array_is_read_only():
+    check_vmap_grad_jit(write_the_imaginary_part_of_a_real_array)

@@ -26,7 +26,7 @@ import ftransforms.numpy.inplace as inplace
 from ftransforms.core.errors import InPlaceError
 from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
 from ftransforms.core.tracer import DTYPE_HIDDEN_FROM, Tracer
-from ftransforms.numpy.helpers import array_like
+from ftransforms.numpy.helpers import array_like, dtype_of
 from ftransforms.numpy.indexing import IndexUpdateHelper, choose, compress, getitem, nonzero, take
 from ftransforms.numpy.manipulation import ravel
 from ftransforms.numpy.products import dot, matmul, trace
@@ -119,6 +119,8 @@ class ArrayMethods:
 
     @imag.setter
     def imag(self, value) -> None:
+        if dtype_of(self).kind != "c":
+            raise TypeError("array does not have imaginary part to set")  # NumPy's words
         inplace.setitem(inplace.imag_view(self), Ellipsis, value)
 
     # -- NumPy protocols ------------------------------------------------------------------

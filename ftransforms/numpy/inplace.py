@@ -412,8 +412,8 @@ def real_view(x: Tracer) -> Any:
 
 def imag_view(x: Tracer) -> Any:
     out = imag(x)
-    if dtype_of(x).kind != "c":
-        return out
+    if dtype_of(x).kind != "c":  # zeros NumPy makes read-only: a write would be lost
+        return make_view(x, out, imag, read_only)
     return make_view(x, out, imag, lambda p, v: real(p) + 1j * _cast(v, dtype_of(real(p))))
 
 
