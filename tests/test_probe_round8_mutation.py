@@ -446,3 +446,30 @@ def write_the_imaginary_part_of_a_real_array(x):
 
 def test_the_imaginary_part_of_a_real_traced_array_is_read_only():
     check_vmap_grad_jit(write_the_imaginary_part_of_a_real_array)
+
+
+# -- ufunc.reduce: where= picks the elements (also with out=), initial= starts ----------
+
+
+COLUMNS = np.array([True, False, True, True, False])
+
+
+def add_reduce_into_out_with_where(x):
+    a = np.outer(x, x[::-1]) - 0.5
+    o = np.full(5, 10.0)
+    np.add.reduce(a, axis=0, out=o, where=COLUMNS)  # masked columns sum nothing: 0
+    return o
+
+
+def maximum_reduce_with_initial_and_where(x):
+    a = np.outer(x, x) - 0.3
+    o = np.full(5, 10.0)
+    np.maximum.reduce(a, axis=1, out=o, where=a < 0.5, initial=-1.0)
+    return o + np.multiply.reduce(a, axis=0, initial=2.0, where=a > -0.2)
+
+
+@pytest.mark.parametrize(
+    "f", [add_reduce_into_out_with_where, maximum_reduce_with_initial_and_where]
+)
+def test_ufunc_reduce_where_and_initial(f):
+    check_vmap_grad_jit(f)

@@ -137,9 +137,13 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
             )
         return _call_with_keywords(ufunc, inputs, kwargs, (None,) * ufunc.nout, form)
     dtype = kwargs.pop("dtype", None)
+    masked: dict = {}  # initial=/where= of a reduce with a NumPy counterpart (np.sum's)
     if method in ("reduce", "accumulate"):
         axis = kwargs.pop("axis", 0)
         keepdims = kwargs.pop("keepdims", False) if method == "reduce" else False
+        if method == "reduce" and name in _REDUCE:
+            takes = ("where",) if _REDUCE[name] in ("all", "any") else ("initial", "where")
+            masked = {k: kwargs.pop(k) for k in takes if k in kwargs}
     if kwargs:
         raise UnsupportedOperationError(
             f"{_call_form(inputs)}numpy.{name}: arguments {sorted(kwargs)} are not supported "
@@ -163,7 +167,7 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
         else:
             raise _unsupported(f"numpy.{name}", inputs)
     elif method == "reduce" and name in _REDUCE:
-        out = NAMESPACE[_REDUCE[name]](inputs[0], axis=axis, keepdims=keepdims)
+        out = NAMESPACE[_REDUCE[name]](inputs[0], axis=axis, keepdims=keepdims, **masked)
     elif method == "accumulate" and name in _ACCUMULATE:
         out = NAMESPACE[_ACCUMULATE[name]](inputs[0], axis=axis)
     elif method in ("reduce", "accumulate", "outer") and ufunc.nin == 2:
@@ -189,7 +193,8 @@ def _ufunc_out(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     rules (NOTE [ufunc keywords on tracers])."""
     kwargs = dict(kwargs)
     outs = kwargs.pop("out")
-    mask = kwargs.pop("where", True)
+    # a reduce's where= picks the elements it reduces (passed on); a call's, the outputs
+    mask = True if method == "reduce" else kwargs.pop("where", True)
     form = f"{_call_form((inputs, outs))}numpy.{ufunc.__name__}(..., out=...)"
     nout = ufunc.nout if method == "__call__" else 1
     if not isinstance(outs, tuple):
