@@ -31,7 +31,7 @@ from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
 from ftransforms.host_random import drew, snapshot
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
-from ftransforms.jit_guards import guards_of
+from ftransforms.jit_guards import fingerprints, guards_of, written
 from ftransforms.numpy.helpers import holds_tracer
 from ftransforms.program import LiveOutput, Program, freeze
 from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
@@ -214,6 +214,8 @@ def _trace(
         interp.opaque = guards.array_ids()
     # NOTE [NumPy random draws under jit] (ftransforms/host_random.py)
     draws = snapshot(func, [*leaves, *statics])
+    # arrays from outside the function: a write into one is repeated only eagerly
+    outside = fingerprints(guards.arrays()) if guards is not None else ()
     with _young_collections_only(), pushed(interp):
         wrapped = [interp.new_input(v) if is_array(v) else v for v in leaves]
         n_inputs = interp.n_slots
@@ -244,6 +246,10 @@ def _trace(
     if drew(draws) and not interp.value_dependent:
         interp.value_dependent = True
         interp.reason = "a draw from a NumPy random generator"
+    changed = written(outside) if outside and not interp.value_dependent else ()
+    if changed:
+        interp.value_dependent = True
+        interp.reason = f"a write into {', '.join(changed)}, an array from outside the function"
     # Inputs that are not arrays are baked in: renumber array inputs to slots 0..n-1.
     in_avals = [f"{v.dtype}{list(v.shape)}" for v in leaves if is_array(v)]
     program = Program(

@@ -22,7 +22,10 @@ value gets no guards and its replays check nothing. An in-place change of a glob
 (``W[0] = 10``) is not a rebinding: the replay reads the array itself where the recording
 used it directly (an operand, or an output returned as it is: ``program.LiveOutput``), but
 values the recording derived from it (``W.T``, ``W * 2`` of a NumPy array) keep the old
-numbers; pass arrays that change as arguments.
+numbers; pass arrays that change as arguments.  A write the function itself makes into
+such an array (``counts[k] += 1``, ``buf[:] = 7.0``) would happen only while recording
+(and a replay would read the array as the caller left it): a recording that changed one
+(:func:`fingerprints` before and after) runs that signature eagerly instead.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import enum
 import functools
 import sys
 import types
+import zlib
 from typing import Any
 
 import numpy
@@ -144,6 +148,16 @@ class Guards:
                 if type(v) is numpy.ndarray or is_array(v):
                     out.add(id(v))
         return frozenset(out)
+
+    def arrays(self) -> list[tuple[str, numpy.ndarray]]:
+        """``(name, array)`` for each NumPy array among the values (once each)."""
+        out: dict = {}
+        for (_, _, value), name in zip(self.checks, self.names):
+            values = value.values() if type(value) is dict else value
+            for v in values if type(value) in (list, tuple, dict) else (value,):
+                if type(v) is numpy.ndarray and id(v) not in out:
+                    out[id(v)] = (name, v)
+        return list(out.values())
 
     def changed(self) -> list[str]:
         """The names of the places that no longer hold their value."""
@@ -372,4 +386,29 @@ def _held(obj: Any) -> list:
     fields = getattr(obj, "__dict__", None)
     if type(fields) is dict:
         out.extend(fields.values())
+    return out
+
+
+def fingerprints(arrays: list) -> list:
+    """``(name, array, fingerprint)`` of writeable NumPy arrays: a checksum of a contiguous
+    one's memory (no copy), a copy of any other."""
+    out = []
+    for name, a in arrays:
+        if a.flags.writeable and a.dtype.kind != "O":
+            if a.flags.c_contiguous:
+                out.append((name, a, zlib.crc32(a)))
+            else:
+                out.append((name, a, a.copy()))
+    return out
+
+
+def written(prints: list) -> list[str]:
+    """The names of the arrays of :func:`fingerprints` whose contents changed since."""
+    out = []
+    for name, a, before in prints:
+        if type(before) is numpy.ndarray:
+            if not numpy.array_equal(a, before, equal_nan=a.dtype.kind in "fc"):
+                out.append(name)
+        elif not a.flags.c_contiguous or zlib.crc32(a) != before:
+            out.append(name)
     return out

@@ -473,3 +473,34 @@ def maximum_reduce_with_initial_and_where(x):
 )
 def test_ufunc_reduce_where_and_initial(f):
     check_vmap_grad_jit(f)
+
+
+# -- jit: a write into an array from outside the function ---------------------------------
+
+COUNTS = np.zeros(3)
+SCRATCH = np.zeros(5)
+
+
+def count_and_scale(x):
+    COUNTS[0] += 1.0  # a plain write into a global array, every call
+    return x * COUNTS[0]
+
+
+def fill_scratch_then_read(x):
+    SCRATCH[:] = 7.0  # the function's own write, then a read of it
+    return x + SCRATCH
+
+
+def test_jit_repeats_a_write_into_an_outside_array_on_every_call():
+    jc = ft.jit(count_and_scale)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # runs eagerly
+        COUNTS[:] = 0.0
+        for k, r in enumerate(BATCH, start=1):
+            np.testing.assert_allclose(jc(r), r * k)
+        assert COUNTS[0] == len(BATCH)
+        js = ft.jit(fill_scratch_then_read)
+        for r in BATCH:
+            SCRATCH[:] = 0.0  # the caller resets it: the function writes it again
+            np.testing.assert_allclose(js(r), r + 7.0)
+            np.testing.assert_array_equal(SCRATCH, 7.0)
