@@ -504,3 +504,87 @@ def test_jit_repeats_a_write_into_an_outside_array_on_every_call():
             SCRATCH[:] = 0.0  # the caller resets it: the function writes it again
             np.testing.assert_allclose(js(r), r + 7.0)
             np.testing.assert_array_equal(SCRATCH, 7.0)
+
+
+# -- np.nditer over traced arrays: 0-d views of the elements -------------------------------
+
+
+def nditer_readwrite(x):
+    a = x * 1.0
+    with np.nditer(a, op_flags=["readwrite"]) as it:
+        for v in it:
+            v[...] = 2 * v + v**2
+    return a
+
+
+def nditer_allocated_output(x):
+    with np.nditer([x, None]) as it:  # the NumPy docs' square()
+        for a, y in it:
+            y[...] = a * a
+        return it.operands[1]
+
+
+def nditer_multi_index_and_index(x):
+    m = x.reshape(1, -1) * np.ones((2, 1))
+    out = np.zeros(m.shape)
+    it = np.nditer(m, flags=["multi_index"])
+    for v in it:
+        i, j = it.multi_index
+        out[i, j] = v * (i + 1) + j
+    it = np.nditer(out, flags=["c_index"], op_flags=["readwrite"])
+    while not it.finished:
+        it[0] = it[0] * it.index
+        it.iternext()
+    return out
+
+
+def nditer_memory_order_and_broadcast(x):
+    m = np.outer(x, x[:2])
+    seen = [v * 1.0 for v in np.nditer(m.T)]  # 'K': m's memory order
+    out = np.zeros(m.shape)
+    for a, b, o in np.nditer([m, x[:2], out], op_flags=[["readonly"], ["readonly"], ["writeonly"]]):
+        o[...] = a - b
+    return np.stack(seen) + out.T.ravel()
+
+
+def nditer_external_loop(x):
+    a = x * 1.0
+    for chunk in np.nditer(a, flags=["external_loop"], op_flags=["readwrite"]):
+        chunk[...] = chunk * 3.0 + 1.0
+    return a
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        nditer_readwrite,
+        nditer_allocated_output,
+        nditer_multi_index_and_index,
+        nditer_memory_order_and_broadcast,
+        nditer_external_loop,
+    ],
+)
+def test_nditer_over_traced_arrays(f):
+    check_vmap_grad_jit(f)
+
+
+def test_nditer_readonly_elements_refuse_writes_and_plain_arrays_keep_numpys_iterator():
+    def write_readonly(x):
+        for v in np.nditer(x * 1.0):
+            v[...] = 0.0
+        return x
+
+    with pytest.raises(ValueError, match="read-only"):
+        write_readonly(X.copy())
+    with pytest.raises(ValueError, match="read-only"):
+        ft.vmap(write_readonly)(BATCH)
+
+    def plain_inside(x):
+        p = np.arange(3.0)
+        with np.nditer(p, op_flags=["readwrite"]) as it:
+            for v in it:
+                v[...] = v + 1.0
+        return x * p.sum()
+
+    np.testing.assert_allclose(ft.vmap(plain_inside)(BATCH), BATCH * 6.0)
+    assert type(np.nditer(np.ones(2))) is np.nditer  # no transform active: NumPy's own
