@@ -21,8 +21,9 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
   ``.T``/``transpose``/``swapaxes``/``moveaxis``/``rollaxis``/``matrix_transpose``,
   ``reshape``/``ravel`` of a contiguous array, ``squeeze``/``expand_dims``/``atleast_*d``,
   ``flip``/``fliplr``/``flipud``, the pieces of ``split``/``array_split``/``h``-``v``-
-  ``dsplit``/``unstack``, ``x.view()``, ``.real``/``.imag``, or ``diagonal`` and
-  ``broadcast_to`` (read-only, as in NumPy) keeps
+  ``dsplit``/``unstack``, ``x.view()``, ``.real``/``.imag``, ``np.nditer``'s elements
+  (numpy/element_iterator.py), or ``diagonal``, ``broadcast_to``, ``sliding_window_view``
+  and a real array's ``.imag`` (read-only, as in NumPy) keeps
   ``_base = (parent, forward, inverse, contiguous)``, and its parent keeps weak references
   to its live views (``_views``).  A write through a view is scattered into its parent
   (``inverse``: an ``.at[].set``), up to the root; a write to an array then regenerates
