@@ -588,3 +588,29 @@ def test_nditer_readonly_elements_refuse_writes_and_plain_arrays_keep_numpys_ite
 
     np.testing.assert_allclose(ft.vmap(plain_inside)(BATCH), BATCH * 6.0)
     assert type(np.nditer(np.ones(2))) is np.nditer  # no transform active: NumPy's own
+
+
+# -- an empty list index; an in-place result of another shape is NumPy's ValueError ------
+
+
+def empty_index_writes(x):
+    a = x * 1.0
+    a[[]] += 1.0  # writes nothing, as in NumPy
+    a[np.array([], dtype=int)] = 5.0
+    return a * a[[]].sum() + a[[]].size + a
+
+
+def widen_in_place_or_fall_back(x):
+    a = x[:3].reshape(3, 1) * 1.0
+    try:
+        a += np.outer(x[:3], x[1:4])  # (3, 1) += (3, 3): NumPy's ValueError
+    except ValueError:
+        a = a * 2.0
+    return a.ravel()
+
+
+@pytest.mark.parametrize("f", [empty_index_writes, widen_in_place_or_fall_back])
+def test_empty_index_and_in_place_shape_errors_follow_numpy(f):
+    check_vmap_grad_jit(f)
+    with pytest.raises(InPlaceError, match="non-broadcastable"):
+        ft.vmap(lambda x: x.reshape(-1, 1).__iadd__(x))(BATCH)

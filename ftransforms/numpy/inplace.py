@@ -92,6 +92,8 @@ def _concrete_index(index: Any) -> Any:
                 return None
         elif isinstance(p, list):
             p = numpy.asarray(p)
+            if p.size == 0 and p.dtype.kind not in "biu":
+                p = p.astype(numpy.intp)  # x[[]]: an empty index, as in NumPy
         out.append(p)
     return tuple(out) if isinstance(index, tuple) else out[0]
 
@@ -239,12 +241,17 @@ def inplace(x: Tracer, op: Any, other: Any, name: str) -> Tracer:
                 )
             new = astype(new, dt)
     if shape(new) != shape(x):
-        raise InPlaceError(
+        raise _OutputShapeError(
             f"x {name}= y: the result has shape {shape(new)} but x has shape {shape(x)} "
             f"(NumPy: non-broadcastable output operand).  Write x = x {name} y."
         )
     assign(x, new)
     return x
+
+
+class _OutputShapeError(InPlaceError, ValueError):
+    """An in-place result of another shape: InPlaceError, and the ValueError NumPy raises
+    (``except ValueError`` in the user's code catches it as it catches NumPy's)."""
 
 
 def _iop(op: Any, name: str) -> Any:
