@@ -614,3 +614,14 @@ def test_empty_index_and_in_place_shape_errors_follow_numpy(f):
     check_vmap_grad_jit(f)
     with pytest.raises(InPlaceError, match="non-broadcastable"):
         ft.vmap(lambda x: x.reshape(-1, 1).__iadd__(x))(BATCH)
+
+
+def test_a_value_of_the_wrong_shape_names_the_shapes_the_user_sees():
+    def write_three_into_two(x):
+        a = x * 1.0
+        a[:2] = x[:3]
+        return a
+
+    for call in (ft.vmap(write_three_into_two), ft.jit(ft.vmap(write_three_into_two))):
+        with pytest.raises(ValueError, match=r"from shape \(3,\) into shape \(2,\)"):
+            call(BATCH)  # not the batched (3, 3) of vmap's arrays

@@ -193,7 +193,12 @@ def scatter(x: Any, index: Any, values: Any) -> Any:
     target = shape(_ix.getitem_p.bind(zeros_like(x), *arrays, index=spec))
     if not isinstance(values, Tracer):
         values = xp_of(x).asarray(values, dtype=dtype_of(x))  # on x's backend, not NumPy's
-    values = astype(broadcast_to(values, target), dtype_of(x))
+    try:
+        values = astype(broadcast_to(values, target), dtype_of(x))
+    except ValueError:  # NumPy's words, with the shapes the user sees (not vmap's)
+        raise ValueError(
+            f"could not broadcast input array from shape {shape(values)} into shape {target}"
+        ) from None
     return _ix.getitem_transpose_p.bind(values, *arrays, index=spec, shape=shape(x))
 
 
