@@ -273,6 +273,9 @@ def _global_draw(name: str) -> Any:
         levels = _different_levels(where)  # raises under randomness='error'
         rng = _replayed(numpy.random.mtrand._rand)
         if not levels:  # no vmap, or randomness='same': one draw for the whole batch
+            if name == "shuffle":  # called by that name: NOTE [shuffling a traced array]
+                shuffle = rng.shuffle
+                return shuffle(*args, **kwargs)
             return getattr(rng, method)(*args, **kwargs)
         if name == "shuffle":
             raise RandomnessError(

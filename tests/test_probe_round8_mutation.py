@@ -625,3 +625,41 @@ def test_a_value_of_the_wrong_shape_names_the_shapes_the_user_sees():
     for call in (ft.vmap(write_three_into_two), ft.jit(ft.vmap(write_three_into_two))):
         with pytest.raises(ValueError, match=r"from shape \(3,\) into shape \(2,\)"):
             call(BATCH)  # not the batched (3, 3) of vmap's arrays
+
+
+# -- shuffling the rows of a traced array (NOTE [shuffling a traced array]) ----------------
+
+
+def shuffle_rows_with_a_generator(x):
+    a = np.outer(x, x[:3]) + x[:, None]
+    rng = np.random.default_rng(42)
+    rng.shuffle(a)  # NumPy's sequence path swaps rows: views would duplicate them
+    return a
+
+
+def shuffle_rows_with_the_global_state(x):
+    a = np.outer(x, x[:2]) * 1.0
+    np.random.seed(7)
+    np.random.shuffle(a)
+    return a
+
+
+@pytest.mark.parametrize("f", [shuffle_rows_with_a_generator, shuffle_rows_with_the_global_state])
+def test_shuffling_the_rows_of_a_traced_array_gives_numpys_order(f):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # NumPy: "not a Sequence"
+        warnings.simplefilter("ignore", RuntimeWarning)  # jit: a draw runs eagerly
+        want = f(X.copy())
+        assert len({tuple(r) for r in want}) == len(want)  # no duplicated rows
+        np.testing.assert_allclose(ft.vmap(f, randomness="same")(BATCH), [f(r) for r in BATCH])
+        np.testing.assert_allclose(ft.jit(f)(X.copy()), want)
+        w = np.linspace(0.5, 1.5, want.size).reshape(want.shape)
+        loss = lambda x: np.sum(f(x) * w)  # noqa: E731
+        np.testing.assert_allclose(ft.grad(loss)(X.copy()), central_grad(loss, X.copy()), atol=1e-6)
+    assert inplace_swapping_is_idle()
+
+
+def inplace_swapping_is_idle():
+    from ftransforms.numpy.inplace import _SWAPPING
+
+    return _SWAPPING[0] is None

@@ -472,6 +472,10 @@ def _callee(code: Any, lasti: int) -> Any:
     return name
 
 
+#: ``_callee`` for the NumPy layer (NOTE [shuffling a traced array] in numpy/inplace.py).
+callee_name = _callee
+
+
 def _from_user_code(depth: int, name: str) -> bool:
     """Whether ``numpy.<name>`` was called by user code: the calling frame is not from a
     library, and is calling ``name`` itself (not a C function, such as NumPy's random

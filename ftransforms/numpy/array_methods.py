@@ -441,6 +441,14 @@ class ArrayMethods:
     def put(self, indices, values, mode="raise"):
         inplace.put(self, indices, values, mode)
 
+    def __len__(self) -> int:
+        shape = self.shape
+        if not shape:
+            raise TypeError("len() of a 0-d array (a tracer of shape ())")
+        if len(shape) > 1:  # NOTE [shuffling a traced array] (numpy/inplace.py)
+            inplace.note_len_call(self, shape[0])
+        return shape[0]
+
     def resize(self, *new_shape, refcheck=True):
         inplace.resize(self, new_shape)
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import operator
+import sys
 import weakref
 from typing import Any
 
@@ -36,6 +37,7 @@ from ftransforms.core.mutation import (
     Buffer,
     assign,
     become,
+    callee_name,
     check_write,
     clone,
     make_view,
@@ -202,6 +204,8 @@ def _batched_index_update(x: Any, index: Any, v: Any) -> Any:
 
 def setitem(x: Tracer, index: Any, v: Any) -> None:
     """``x[index] = v``."""
+    if _SWAPPING[0] is x and _shuffling():
+        _swapped()
     index = traced_sequences(index)
     if type(index) is Buffer:
         index = index.val
@@ -304,7 +308,7 @@ def getitem_view(x: Tracer, index: Any) -> Any:
     """``x[index]``: a view of ``x`` for basic indices (NumPy's rule), else a copy."""
     out = getitem(x, index)
     rank = ndim(x)
-    if not _basic_view(index, rank):
+    if not _basic_view(index, rank) or (_SWAPPING[0] is x and _shuffling()):
         return out
     return make_view(
         x,
@@ -700,6 +704,42 @@ def resize(x: Tracer, new_shape: Any) -> None:
     else:
         flat = concatenate([flat, numpy.zeros(n - have, dtype=dtype_of(x))])
     become(x, reshape(flat, new_shape))
+
+
+#: NOTE [shuffling a traced array]: NumPy's ``Generator.shuffle(x)``/``RandomState.shuffle``
+#: take an array that is no ``ndarray`` (a tracer) as a Python sequence and swap its items,
+#: ``x[i], x[j] = x[j], x[i]``: with rows that are views (NumPy's rule for ``x[i]`` of an
+#: array of 2+ dims) the second write reads the first's result, and rows are duplicated
+#: (NumPy warns it may).  ``len(x)`` is its first call, from C, so the caller's frame is
+#: the user's, calling ``shuffle``: then ``x[i]`` of ``x`` gives copies (NumPy's own
+#: ndarray path swaps the rows' memory) for the ``2 (n - 1)`` writes the swaps make; the
+#: draws are NumPy's.  ``[x, writes left, the calling frame, its instruction]`` while a
+#: shuffle runs (a shuffle that stopped early is noticed: that frame has moved on).
+_SWAPPING: list = [None, 0, None, -1]
+
+
+def note_len_call(x: Tracer, n: int) -> None:
+    """``len(x)`` of a traced array of 2+ dims: if NumPy's shuffle asked, its swaps of the
+    rows are made with copies (NOTE [shuffling a traced array])."""
+    frame = sys._getframe(2)  # len() called from C: the frame that called shuffle
+    if n > 1 and callee_name(frame.f_code, frame.f_lasti) == "shuffle":
+        _SWAPPING[:] = [x, 2 * (n - 1), frame, frame.f_lasti]
+
+
+def _shuffling() -> bool:
+    """Whether the shuffle that set :data:`_SWAPPING` still runs (x[i] and x[i] = v are
+    called from its C loop: their caller's caller is the frame that called it)."""
+    frame = sys._getframe(3)
+    if frame is _SWAPPING[2] and frame.f_lasti == _SWAPPING[3]:
+        return True
+    _SWAPPING[:] = [None, 0, None, -1]
+    return False
+
+
+def _swapped() -> None:
+    _SWAPPING[1] -= 1
+    if _SWAPPING[1] <= 0:
+        _SWAPPING[:] = [None, 0, None, -1]
 
 
 def _live_views(x: Tracer) -> list:
