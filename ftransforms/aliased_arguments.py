@@ -10,8 +10,11 @@ others it is their base (each other leaf its identity view, for the same array, 
 gather of the elements it holds), else the base is a hidden array of the union of their
 elements, built from their values.  Until a write every wrapped leaf keeps its own value
 and its own derivative (``grad(f, argnums=(0, 1))(x, x)`` gives each argument's, as JAX
-does); a write into one reaches the others, as in NumPy (so the derivatives of the leaves
-add up to the derivative of the NumPy program with respect to the memory they share).
+does); a write into one reaches the others, as in NumPy: the written leaf's new value
+(whole) is the others' too.  So the derivatives of the leaves add up to the derivative of
+the NumPy program with respect to the memory they share; how that total splits between
+them after a write follows the leaf written (``b[0] = 5`` through an undifferentiated
+alias ``b`` of ``a`` leaves ``a``'s other elements with ``b``'s constants).
 
 Under ``vmap`` a relation must be the same in every row (one array passed twice with one
 in_dim; ``X`` and ``X[:, 1:]`` with in_dim 0); rows never see each other's writes (the
