@@ -117,6 +117,10 @@ def _fast_key(args: tuple) -> tuple[tuple, list] | None:
     return tuple(key), leaves
 
 
+#: The fast-path key of a recording that writes into an argument (NOTE [aliased arguments]).
+_WRITES = object()
+
+
 def _aliased(leaves: list) -> bool:
     """Whether some of these arrays share memory (NOTE [aliased arguments])."""
     if len(leaves) < 2:
@@ -432,9 +436,13 @@ def jit(
             if found is not None:
                 program = fast.get(found[0])
                 if program is not None and (program.guards is None or program.guards.hold()):
-                    if not program.writes_inputs or not _aliased(found[1]):
-                        return program.call(*found[1])
-                    found = None  # NOTE [aliased arguments]: a recording of its own
+                    return program.call(*found[1])
+                if program is None:  # one that writes into an argument (NOTE [aliased
+                    program = fast.get((_WRITES, found[0]))  # arguments]) holds unaliased
+                    if program is not None and (program.guards is None or program.guards.hold()):
+                        if not _aliased(found[1]):
+                            return program.call(*found[1])
+                        found = None  # a recording of its own
         else:
             found = None
         if argnums or argnames:
@@ -532,8 +540,11 @@ def jit(
             return func(*_private_copies(args), **_private_copies(kwargs))
         if attach_later and attach_later.pop(id(program), None) is not None:
             tier.attach(program, "auto")
-        if found is not None and (aliases is None or not program.writes_inputs):
-            fast[found[0]] = program
+        if found is not None:
+            if not program.writes_inputs:
+                fast[found[0]] = program
+            elif aliases is None:
+                fast[(_WRITES, found[0])] = program
         return program.call(*arrays)
 
     compiled.cache = cache  # type: ignore[attr-defined]
