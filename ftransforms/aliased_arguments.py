@@ -186,6 +186,8 @@ def _group_links(group: list, originals: Sequence, dims: Sequence | None) -> lis
         dims is None or len({_dim(first, dims[k]) for k in group}) == 1
     ):
         return [(k, group[0], "same", None) for k in group[1:]]
+    if all(type(originals[k]) is _NDARRAY for k in group) and not _any_shared(group, originals):
+        return []  # views of one array that share no element (X[:, :3] and X[:, 3:])
     ids = {
         k: _ids(originals[k], None if dims is None else _dim(originals[k], dims[k])) for k in group
     }
@@ -257,6 +259,19 @@ def _union(comp: list, ids: dict) -> Any:
         return None
     shapes = {m: ids[m][0].shape[1:] if batched else ids[m][0].shape for m in comp}
     return members.size, tuple((m, idx, tuple(shapes[m])) for m, idx in placed)
+
+
+def _any_shared(group: list, originals: Sequence) -> bool:
+    """Whether two of these NumPy arrays share memory (NumPy's exact test, bounded; where
+    it gives up, as if they did)."""
+    for i, a in enumerate(group):
+        for b in group[i + 1 :]:
+            try:
+                if numpy.shares_memory(originals[a], originals[b], max_work=1000):
+                    return True
+            except numpy.exceptions.TooHardError:
+                return True
+    return False
 
 
 def _dim(o: Any, d: Any) -> Any:
