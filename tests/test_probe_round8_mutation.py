@@ -663,3 +663,19 @@ def inplace_swapping_is_idle():
     from ftransforms.numpy.inplace import _SWAPPING
 
     return _SWAPPING[0] is None
+
+
+def test_views_of_one_array_that_share_no_element_stay_apart():
+    z = RNG.standard_normal((3, 6))
+
+    def write_left(a, b):
+        a *= 2.0
+        return a.sum() + b
+
+    want = np.stack([write_left(r[:3].copy(), r[3:].copy()) for r in z])
+    np.testing.assert_allclose(ft.vmap(write_left)(z[:, :3], z[:, 3:]), want)
+    np.testing.assert_allclose(
+        ft.vmap(write_left)(z[:, ::2], z[:, 1::2]),
+        np.stack([write_left(r[::2].copy(), r[1::2].copy()) for r in z]),
+    )
+    np.testing.assert_allclose(ft.jit(write_left)(z[0, :3], z[0, 3:]), want[0])
