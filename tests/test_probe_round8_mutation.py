@@ -5,6 +5,15 @@
 * ``np.lib.stride_tricks.sliding_window_view`` of a traced array is a read-only view, as
   in NumPy: a later write into the array is seen through the windows, a write into the
   windows raises.
+* An integer input a function writes into (``jvp``, ``grad(allow_int=True)``) and the
+  arguments of a ``jit`` signature that runs eagerly leave the caller's arrays alone.
+* Arguments that alias in the caller (``axpy(a, v, v)``, ``relax(u[1:-1], u)``,
+  ``add_into(a[1:], a[:-1])``) see each other's writes under every transform (NOTE
+  [aliased arguments]); ``jit`` records per aliasing only where the function writes.
+* ``ufunc.at`` of any ufunc; ``ufunc.reduce``'s ``where=``/``initial=`` (with ``out=``);
+  ``ndarray.resize``/``setflags``; ``.imag`` of a real array is read-only; ``x[[]]``;
+  in-place shape errors are NumPy's ValueError; ``np.nditer`` over traced arrays;
+  ``rng.shuffle`` of 2-D traced arrays; ``jit`` of a function writing a global array.
 
 Oracles: the plain NumPy call, the Python loop over rows for ``vmap``, central differences
 in float64 for derivatives, eager values on new inputs for ``jit``.
