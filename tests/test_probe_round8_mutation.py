@@ -13,7 +13,8 @@
 * ``ufunc.at`` of any ufunc; ``ufunc.reduce``'s ``where=``/``initial=`` (with ``out=``);
   ``ndarray.resize``/``setflags``; ``.imag`` of a real array is read-only; ``x[[]]``;
   in-place shape errors are NumPy's ValueError; ``np.nditer`` over traced arrays;
-  ``rng.shuffle`` of 2-D traced arrays; ``jit`` of a function writing a global array.
+  ``rng.shuffle`` of 2-D traced arrays; ``jit`` of a function writing a global array;
+  ``np.einsum('ii->i', a)`` is a writeable view.
 
 Oracles: the plain NumPy call, the Python loop over rows for ``vmap``, central differences
 in float64 for derivatives, eager values on new inputs for ``jit``.
@@ -688,3 +689,18 @@ def test_views_of_one_array_that_share_no_element_stay_apart():
         np.stack([write_left(r[::2].copy(), r[1::2].copy()) for r in z]),
     )
     np.testing.assert_allclose(ft.jit(write_left)(z[0, :3], z[0, 3:]), want[0])
+
+
+# -- np.einsum that only rearranges one operand is a writeable view, as in NumPy ----------
+
+
+def zero_the_diagonal_through_einsum(x):
+    a = np.outer(x, x) + 1.0
+    np.einsum("ii->i", a)[:] = 0.0  # NumPy's documented writeable diagonal view
+    t = np.einsum("ij->ji", a)
+    t[0] *= x[1]
+    return a * np.einsum("ij", a).sum()
+
+
+def test_einsum_views_are_written_through():
+    check_vmap_grad_jit(zero_the_diagonal_through_einsum)

@@ -21,7 +21,8 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
   ``.T``/``transpose``/``swapaxes``/``moveaxis``/``rollaxis``/``matrix_transpose``,
   ``reshape``/``ravel`` of a contiguous array, ``squeeze``/``expand_dims``/``atleast_*d``,
   ``flip``/``fliplr``/``flipud``, the pieces of ``split``/``array_split``/``h``-``v``-
-  ``dsplit``/``unstack``, ``x.view()``, ``.real``/``.imag``, ``np.nditer``'s elements
+  ``dsplit``/``unstack``, ``x.view()``, ``.real``/``.imag``, an ``einsum`` that only
+  rearranges one operand (``'ii->i'``, ``'ij->ji'``), ``np.nditer``'s elements
   (numpy/element_iterator.py), or ``diagonal``, ``broadcast_to``, ``sliding_window_view``
   and a real array's ``.imag`` (read-only, as in NumPy) keeps
   ``_base = (parent, forward, inverse, contiguous)``, and its parent keeps weak references
