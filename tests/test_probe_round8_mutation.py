@@ -14,7 +14,8 @@
   ``ndarray.resize``/``setflags``; ``.imag`` of a real array is read-only; ``x[[]]``;
   in-place shape errors are NumPy's ValueError; ``np.nditer`` over traced arrays;
   ``rng.shuffle`` of 2-D traced arrays; ``jit`` of a function writing a global array;
-  ``np.einsum('ii->i', a)`` is a writeable view.
+  ``np.einsum('ii->i', a)`` is a writeable view, ``np.diag(a)`` a read-only one, and
+  ``np.ravel(a, order='K')`` of a C-ordered array a view.
 
 Oracles: the plain NumPy call, the Python loop over rows for ``vmap``, central differences
 in float64 for derivatives, eager values on new inputs for ``jit``.
@@ -704,3 +705,23 @@ def zero_the_diagonal_through_einsum(x):
 
 def test_einsum_views_are_written_through():
     check_vmap_grad_jit(zero_the_diagonal_through_einsum)
+
+
+# -- np.diag of a matrix is a read-only view; ravel(order='K'/'A') of a C array a view ----
+
+
+def write_through_diag_and_ravel_orders(x):
+    a = np.outer(x, x[::-1]) * 1.0
+    d = np.diag(a)  # NumPy: a read-only view
+    try:
+        d[0] = 0.0
+    except ValueError:
+        a[0, 0] = 10.0 * x[1]
+    a[1, 1] = x[2] ** 2
+    np.ravel(a, order="K")[2] = -x[3]  # a view of a C-contiguous array
+    a.ravel(order="A")[3] *= 3.0
+    return np.concatenate([a.ravel(), d])
+
+
+def test_diag_view_and_ravel_in_memory_order():
+    check_vmap_grad_jit(write_through_diag_and_ravel_orders)

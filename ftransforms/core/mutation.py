@@ -23,8 +23,8 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
   ``flip``/``fliplr``/``flipud``, the pieces of ``split``/``array_split``/``h``-``v``-
   ``dsplit``/``unstack``, ``x.view()``, ``.real``/``.imag``, an ``einsum`` that only
   rearranges one operand (``'ii->i'``, ``'ij->ji'``), ``np.nditer``'s elements
-  (numpy/element_iterator.py), or ``diagonal``, ``broadcast_to``, ``sliding_window_view``
-  and a real array's ``.imag`` (read-only, as in NumPy) keeps
+  (numpy/element_iterator.py), or ``diagonal``/``diag``, ``broadcast_to``,
+  ``sliding_window_view`` and a real array's ``.imag`` (read-only, as in NumPy) keeps
   ``_base = (parent, forward, inverse, contiguous)``, and its parent keeps weak references
   to its live views (``_views``).  A write through a view is scattered into its parent
   (``inverse``: an ``.at[].set``), up to the root; a write to an array then regenerates

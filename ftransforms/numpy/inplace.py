@@ -66,6 +66,7 @@ from ftransforms.numpy.manipulation import (
     swapaxes,
     transpose,
 )
+from ftransforms.numpy.matrices import diag
 from ftransforms.numpy.sorting import sort
 from ftransforms.numpy.ufuncs import astype, imag, real
 
@@ -403,10 +404,19 @@ _shape = shape  # reshape_view's parameter is NumPy's name
 
 
 def ravel_view(x: Tracer, order: str = "C") -> Any:
+    if order in ("K", "A") and _contiguous(x):
+        order = "C"  # NumPy's memory order of a C-contiguous array: a view too
     out = ravel(x, order=order)
     if order != "C":
         return out
     return _reshape_like(x, out, ravel)
+
+
+def diag_view(v: Any, k: int = 0) -> Any:
+    """``numpy.diag`` of a matrix: its read-only diagonal view, as NumPy returns it."""
+    if isinstance(v, Tracer) and ndim(v) == 2:
+        return diagonal_view(v, k)
+    return diag(v, k)
 
 
 def squeeze_view(x: Tracer, axis: Any = None) -> Any:
@@ -1047,6 +1057,7 @@ VIEW_FUNCTIONS = {
     numpy.real: real_view,
     numpy.imag: imag_view,
     numpy.diagonal: diagonal_view,
+    numpy.diag: diag_view,
     numpy.broadcast_to: broadcast_to_view,
     numpy.flip: flip_view,
     numpy.fliplr: fliplr_view,
