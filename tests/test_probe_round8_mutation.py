@@ -15,7 +15,8 @@
   in-place shape errors are NumPy's ValueError; ``np.nditer`` over traced arrays;
   ``rng.shuffle`` of 2-D traced arrays; ``jit`` of a function writing a global array;
   ``np.einsum('ii->i', a)`` is a writeable view, ``np.diag(a)`` a read-only one, and
-  ``np.ravel(a, order='K')`` of a C-ordered array a view.
+  ``np.ravel(a, order='K')`` of a C-ordered array a view; ``rot90``/``trim_zeros`` are
+  views; ``np.concatenate([a])``, ``np.pad(a, 0)``, ``+a``... are new arrays, not ``a``.
 
 Oracles: the plain NumPy call, the Python loop over rows for ``vmap``, central differences
 in float64 for derivatives, eager values on new inputs for ``jit``.
@@ -725,3 +726,53 @@ def write_through_diag_and_ravel_orders(x):
 
 def test_diag_view_and_ravel_in_memory_order():
     check_vmap_grad_jit(write_through_diag_and_ravel_orders)
+
+
+# -- NumPy functions that return a new array return a new object (NOTE [a new array, not the
+# argument]); rot90 and trim_zeros are views, as in NumPy --------------------------------
+
+
+def writes_into_results_that_are_copies(x):
+    a = x * 1.0
+    for make in (
+        lambda a: np.concatenate([a]),
+        lambda a: np.hstack([a]),
+        lambda a: np.pad(a, 0),
+        lambda a: np.roll(a, 0),
+        lambda a: np.astype(a, a.dtype),
+        lambda a: np.positive(a),
+        lambda a: np.conj(a),
+        lambda a: +a,
+    ):
+        b = make(a)
+        b[0] = 100.0  # a copy in NumPy: a keeps its value
+        a = a + b * 0.01
+    return a
+
+
+def writes_through_rot90_and_trim_zeros(x):
+    m = np.outer(x[:2], x[2:]) * 1.0
+    np.rot90(m)[0, 1] = -x[0]  # a view in NumPy
+    np.rot90(m, 3)[1] *= 2.0
+    v = np.concatenate([[0.0], x, [0.0]])
+    np.trim_zeros(v)[0] = x[1] ** 2  # a slice of v
+    return np.concatenate([m.ravel(), v])
+
+
+@pytest.mark.parametrize(
+    "f", [writes_into_results_that_are_copies, writes_through_rot90_and_trim_zeros]
+)
+def test_copies_stay_copies_and_views_stay_views(f):
+    check_vmap_grad_jit(f)
+
+
+def test_broadcast_to_the_same_shape_is_still_a_read_only_view():
+    def write(x):
+        b = np.broadcast_to(x, x.shape)
+        b[0] = 1.0
+        return b
+
+    with pytest.raises(ValueError, match="read-only"):
+        write(X.copy())
+    with pytest.raises(ValueError, match="read-only"):
+        ft.vmap(write)(BATCH)

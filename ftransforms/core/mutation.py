@@ -21,7 +21,8 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
   ``.T``/``transpose``/``swapaxes``/``moveaxis``/``rollaxis``/``matrix_transpose``,
   ``reshape``/``ravel`` of a contiguous array, ``squeeze``/``expand_dims``/``atleast_*d``,
   ``flip``/``fliplr``/``flipud``, the pieces of ``split``/``array_split``/``h``-``v``-
-  ``dsplit``/``unstack``, ``x.view()``, ``.real``/``.imag``, an ``einsum`` that only
+  ``dsplit``/``unstack``, ``rot90``, ``trim_zeros``, ``x.view()``, ``.real``/``.imag``,
+  an ``einsum`` that only
   rearranges one operand (``'ii->i'``, ``'ij->ji'``), ``np.nditer``'s elements
   (numpy/element_iterator.py), or ``diagonal``/``diag``, ``broadcast_to``,
   ``sliding_window_view`` and a real array's ``.imag`` (read-only, as in NumPy) keeps
@@ -269,7 +270,9 @@ def make_view(
     it ``forward(parent)`` again.  ``reshaped``: a reshape of ``parent`` (still contiguous,
     so NumPy's reshape of it is a view too)."""
     if result is parent:
-        return result  # the same object: writes are shared already
+        if inverse is not read_only:
+            return result  # the same object: writes are shared already
+        result = clone(parent)  # broadcast_to(a, a.shape): a read-only view all the same
     if not isinstance(result, Tracer):
         result = Buffer(buffer_scope(), result)
     elif _slot(result, "_base") is not None or _slot(result, "_views"):

@@ -24,6 +24,7 @@ import numpy
 
 import ftransforms.numpy.inplace as inplace
 from ftransforms.core.errors import InPlaceError
+from ftransforms.core.mutation import clone
 from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
 from ftransforms.core.tracer import DTYPE_HIDDEN_FROM, Tracer
 from ftransforms.numpy.helpers import array_like, dtype_of
@@ -185,7 +186,7 @@ class ArrayMethods:
         return negative(self)
 
     def __pos__(self):
-        return self
+        return clone(self)  # a new array, as NumPy's +a (NOTE [a new array, not the argument])
 
     def __abs__(self):
         return abs(self)

@@ -67,6 +67,7 @@ from ftransforms.numpy.manipulation import (
     transpose,
 )
 from ftransforms.numpy.matrices import diag
+from ftransforms.numpy.rearranging import rot90, trim_index
 from ftransforms.numpy.sorting import sort
 from ftransforms.numpy.ufuncs import astype, imag, real
 
@@ -410,6 +411,18 @@ def ravel_view(x: Tracer, order: str = "C") -> Any:
     if order != "C":
         return out
     return _reshape_like(x, out, ravel)
+
+
+def rot90_view(m: Any, k: int = 1, axes: Any = (0, 1)) -> Any:
+    """``numpy.rot90``: a view (flips and a transpose), as in NumPy."""
+    out = rot90(m, k, axes)
+    return make_view(m, out, lambda p: rot90(p, k, axes), lambda p, v: rot90(v, -k, axes))
+
+
+def trim_zeros_view(filt: Any, trim: str = "fb", axis: Any = None) -> Any:
+    """``numpy.trim_zeros``: a slice of ``filt``, so a view, as in NumPy."""
+    index = trim_index(filt, trim, axis)
+    return filt if index is None else getitem_view(filt, index)
 
 
 def diag_view(v: Any, k: int = 0) -> Any:
@@ -1058,6 +1071,8 @@ VIEW_FUNCTIONS = {
     numpy.imag: imag_view,
     numpy.diagonal: diagonal_view,
     numpy.diag: diag_view,
+    numpy.rot90: rot90_view,
+    numpy.trim_zeros: trim_zeros_view,
     numpy.broadcast_to: broadcast_to_view,
     numpy.flip: flip_view,
     numpy.fliplr: fliplr_view,

@@ -35,7 +35,7 @@ import ftransforms.numpy.statistics as statistics
 import ftransforms.numpy.ufunc_methods as ufunc_methods
 import ftransforms.numpy.ufuncs as ufuncs
 from ftransforms.core.errors import InPlaceError, UFuncTypeError, UnsupportedOperationError
-from ftransforms.core.mutation import Buffer
+from ftransforms.core.mutation import Buffer, clone
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.dispatch import FUNCTIONS
 
@@ -119,7 +119,14 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     if not kwargs and method == "__call__":
         fn = _UFUNC_CALLS.get(ufunc)
         if fn is not None:
-            return fn(*_objects_converted(inputs))
+            out = fn(*_objects_converted(inputs))
+            # NOTE [a new array, not the argument]: np.positive(a), np.conj(real a)
+            return clone(out) if out is inputs[0] else out
+    out = _handle_ufunc(ufunc, method, inputs, kwargs)
+    return clone(out) if inputs and out is inputs[0] and kwargs.get("out") is None else out
+
+
+def _handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     name = ufunc.__name__
     inputs = _objects_converted(inputs)
     if method == "at":
@@ -526,7 +533,53 @@ def handle_function(func: Any, args: tuple, kwargs: dict) -> Any:
     args = _objects_converted(args)
     if kwargs and any(type(v) is numpy.ndarray and v.dtype.kind == "O" for v in kwargs.values()):
         kwargs = {k: creation.from_object_array(v) for k, v in kwargs.items()}
-    return fn(*args, **kwargs)
+    out = fn(*args, **kwargs)
+    if isinstance(out, Tracer) and args and _one_of(out, args[0]) and _copies(func, args, kwargs):
+        return clone(out)  # NOTE [a new array, not the argument]
+    return out
+
+
+# NOTE [a new array, not the argument]: an implementation may return its input itself
+# where it has nothing to do (``concatenate([a])``, ``pad(a, 0)``, ``roll(a, 0)``,
+# ``astype(a, a.dtype)``, ``positive(a)``, ``conj`` of a real ``a``); NumPy returns a new
+# array there, and with writes (NOTE [mutation semantics]) the difference shows: ``b =
+# np.concatenate([a]); b[0] = 1`` must leave ``a``.  So a NumPy function or ufunc called
+# on a tracer that answers with its first argument (or an element of it) gives a new
+# tracer object with that value (``clone``: no array work), except the functions NumPy
+# documents as returning their argument (below; the view functions answer earlier).
+_RETURNS_ITS_ARGUMENT = frozenset(
+    f
+    for f in (
+        numpy.asarray,
+        numpy.asanyarray,
+        numpy.ascontiguousarray,
+        numpy.asfortranarray,
+        numpy.asarray_chkfinite,
+        numpy.require,
+        numpy.real_if_close,
+        numpy.broadcast_arrays,
+        numpy.diff,
+        numpy.linalg.matrix_power,  # n=1
+    )
+    if f is not None
+)
+
+
+def _one_of(out: Any, first: Any) -> bool:
+    if out is first:
+        return True
+    return type(first) in (list, tuple) and any(out is v for v in first)
+
+
+def _copies(func: Any, args: tuple, kwargs: dict) -> bool:
+    """Whether NumPy's ``func(*args, **kwargs)`` returns a new array, not its argument."""
+    if func in _RETURNS_ITS_ARGUMENT:
+        return False
+    if func is numpy.nan_to_num:
+        return (args[1] if len(args) > 1 else kwargs.get("copy", True)) is not False
+    if func is getattr(numpy, "astype", None) or func is numpy.array:
+        return kwargs.get("copy", True) is not False
+    return True
 
 
 def _only_buffers(args: tuple, kwargs: dict) -> bool:
