@@ -15,6 +15,7 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy as fnp
+from ftransforms.aliased_arguments import alias_plan, link
 from ftransforms.arguments import (
     LEAF_TYPES,
     UNSET,
@@ -162,6 +163,7 @@ def vmap(
     def batched(*args: Any, **kwargs: Any) -> Any:
         args = transform_inputs(args)
         leaves, spec, dims, size = _vmap_inputs(func, in_dims, args, where, axis_size)
+        aliases = alias_plan(leaves, dims)  # NOTE [aliased arguments]
         if chunk_size is None or size <= chunk_size:
             return _vmap_call(
                 func,
@@ -175,10 +177,12 @@ def vmap(
                 where,
                 split,
                 name=axis_name,
+                aliases=aliases,
             )
         return _vmap_chunked(
-            func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, chunk_size, split
-        )
+            func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, chunk_size, split,
+            aliases,
+        )  # fmt: skip
 
     return batched
 
@@ -270,7 +274,7 @@ def _vmap_inputs(func, in_dims, args, where, axis_size=None):
 
 def _vmap_call(
     func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split=True, rows=None,
-    masking=True, group=False, name=None,
+    masking=True, group=False, name=None, aliases=None,
 ):  # fmt: skip
     axis = None
     if name is not None:  # NOTE [collectives under vmap] in ftransforms/lax.py
@@ -292,6 +296,13 @@ def _vmap_call(
                     mutable(leaf) if d is None else BatchTracer(interp, leaf, d)
                     for leaf, d in zip(leaves, dims)
                 ]
+                if aliases is not None:  # NOTE [aliased arguments]
+                    wrapped = link(
+                        aliases,
+                        wrapped,
+                        where,
+                        lambda: leaf_names(func, tree_unflatten(spec, leaves)),
+                    )
                 out = transform_outputs(func(*tree_unflatten(spec, wrapped), **kwargs))
                 if interp.pending is not None:  # NOTE [a split under SciPy's compiled code]
                     raise interp.pending
@@ -336,19 +347,20 @@ def _vmap_call(
             raise _HeldDrawInGroup(where)
         return _draws_per_row(
             func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split, rows, name,
+            aliases,
         )  # fmt: skip
     if signal is None:  # run again without masking loops
         if held:
             restore(held, held_states)
         return _vmap_call(
             func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split, rows,
-            False, group, name,
+            False, group, name, aliases,
         )  # fmt: skip
 
     def rerun(sub_leaves, sub_size, sub_rows):
         return _vmap_call(
             func, sub_leaves, spec, dims, sub_size, kwargs, out_dims, randomness, where,
-            split, sub_rows, masking, True, name,
+            split, sub_rows, masking, True, name, aliases,
         )  # fmt: skip
 
     if name is not None:  # a collective needs every row of its axis in one run
@@ -421,7 +433,7 @@ class _HeldDrawInGroup(BaseException):
 
 
 def _draws_per_row(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split,
-                   rows, name):  # fmt: skip
+                   rows, name, aliases=None):  # fmt: skip
     """The function drew from a generator it holds (``rng.normal``), which no tracer sees:
     under randomness='different' each row runs on its own, drawing in the order of a
     loop over the rows (the generators were set back before the first row)."""
@@ -441,7 +453,7 @@ def _draws_per_row(func, leaves, spec, dims, size, kwargs, out_dims, randomness,
     def rerun(sub_leaves, sub_size, sub_rows):
         return _vmap_call(
             func, sub_leaves, spec, dims, sub_size, kwargs, out_dims, randomness, where,
-            split, sub_rows, True, True, name,
+            split, sub_rows, True, True, name, aliases,
         )  # fmt: skip
 
     rows = numpy.arange(size) if rows is None else rows
@@ -495,8 +507,9 @@ def _vmap_outputs(interp, out, out_dims, size, where, in_leaves=(), in_dims=()):
 
 
 def _vmap_chunked(
-    func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, chunk, split=True
-):
+    func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, chunk, split=True,
+    aliases=None,
+):  # fmt: skip
     def piece(start, stop):
         chunk_leaves = [
             leaf if d is None else fnp.getitem(leaf, (slice(None),) * d + (slice(start, stop),))
@@ -504,7 +517,7 @@ def _vmap_chunked(
         ]
         return _vmap_call(
             func, chunk_leaves, spec, dims, stop - start, kwargs, out_dims, randomness, where,
-            split, numpy.arange(start, stop),
+            split, numpy.arange(start, stop), aliases=aliases,
         )  # fmt: skip
 
     if randomness == "same":
@@ -564,11 +577,17 @@ def _prepare_primals(primals_leaves, where, names, copy):
 
 
 def _vjp(func, primals, has_aux, where, copy):
-    leaves, spec = tree_flatten(transform_inputs(primals))
-    leaves = _prepare_primals(leaves, where, LazyNames(func, primals), copy)
+    originals, spec = tree_flatten(transform_inputs(primals))
+    names = LazyNames(func, primals)
+    leaves = _prepare_primals(originals, where, names, copy)
     interp = ReverseInterpreter(where)
     with pushed(interp):
-        wrapped = [interp.new_input(v) if is_inexact(v) else v for v in leaves]
+        # an integer input is not differentiated: a buffer the function may write into, as
+        # grad's other arguments are (the caller's array is left alone)
+        wrapped = [interp.new_input(v) if is_inexact(v) else mutable(v) for v in leaves]
+        aliases = alias_plan(originals)  # NOTE [aliased arguments]
+        if aliases is not None:
+            wrapped = link(aliases, wrapped, where, lambda: names)
         in_ids = [w.id if type(w) is ReverseTracer else None for w in wrapped]
         out = transform_outputs(func(*tree_unflatten(spec, wrapped)))
         aux = None
@@ -749,7 +768,7 @@ def grad_and_value(
                 check_holomorphic_inputs(d, where, lambda: names[i])
 
         def partial(*d):
-            return func(*replace_args(args, nums, d), **kwargs)
+            return func(*replace_args(args, nums, d, where, func), **kwargs)
 
         interp, leaves, spec, in_ids, values, out_spec, ids, aux = _vjp(
             partial, diff, has_aux, where, copy=False
@@ -913,7 +932,10 @@ def jvp(
                 wrapped.append(DualTracer(interp, p, t))
             else:
                 check_zero_tangent(t, p, where, lambda: f"the tangent of {names[k]}", "primal")
-                wrapped.append(p)
+                wrapped.append(mutable(p))  # a buffer: writes leave the caller's array alone
+        aliases = alias_plan(p_leaves)  # NOTE [aliased arguments]
+        if aliases is not None:
+            wrapped = link(aliases, wrapped, where, lambda: names)
         out = transform_outputs(func(*tree_unflatten(p_spec, wrapped)))
         aux = None
         if has_aux:
@@ -1096,7 +1118,7 @@ def jacrev(
                 check_holomorphic_inputs(d, where, lambda: arg_names(func, len(args))[i])
 
         def partial(*d):
-            return func(*replace_args(args, nums, d), **kwargs)
+            return func(*replace_args(args, nums, d, where, func), **kwargs)
 
         interp, leaves, spec, in_ids, values, out_spec, ids, aux = _vjp(
             partial, diff, has_aux, where, copy=False
@@ -1192,7 +1214,7 @@ def jacfwd(
         diff = tree_unflatten(in_spec, in_leaves)
 
         def partial(*d):
-            out = func(*replace_args(args, nums, d), **kwargs)
+            out = func(*replace_args(args, nums, d, where, func), **kwargs)
             return check_pair(out, where) if has_aux else out
 
         def push(*basis_leaves):

@@ -19,6 +19,7 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy as fnp
+from ftransforms.aliased_arguments import alias_plan, link
 from ftransforms.backend import is_array
 from ftransforms.core.errors import (
     ArgnumsError,
@@ -42,6 +43,7 @@ from ftransforms.pytree import (
     path_str,
     tree_flatten,
     tree_flatten_with_path,
+    tree_unflatten,
 )
 
 
@@ -241,12 +243,27 @@ def normalize_argnums(argnums: Any, nargs: int, where: str) -> tuple[tuple[int, 
 _SCALARS = frozenset({int, float, complex, bool, str, type(None)})
 
 
-def replace_args(args: tuple, argnums: tuple[int, ...], values: tuple) -> tuple:
+def replace_args(
+    args: tuple, argnums: tuple[int, ...], values: tuple, where: str = "", func: Any = None
+) -> tuple:
     """``args`` with ``values`` at ``argnums``; the other arguments' NumPy arrays as buffers
-    that the function may write into (NOTE [mutation semantics] in core/mutation.py)."""
+    that the function may write into (NOTE [mutation semantics] in core/mutation.py), and
+    made views of each other where they alias in the caller (NOTE [aliased arguments])."""
     new = [a if type(a) in _SCALARS or i in argnums else mutable(a) for i, a in enumerate(args)]
     for i, v in zip(argnums, values):
         new[i] = v
+    if len(args) > 1 and len(argnums) < len(args):  # (the differentiated ones: _vjp, jvp)
+        if all(type(a) in LEAF_TYPES or isinstance(a, Tracer) for a in args):
+            aliases = alias_plan(args)  # every argument a leaf: no flattening
+            if aliases is not None:
+                return tuple(link(aliases, new, where, lambda: LazyNames(func, args)))
+            return tuple(new)
+        originals, spec = tree_flatten(args, none_is_leaf=True)
+        aliases = alias_plan(originals)
+        if aliases is not None:
+            wrapped = tree_flatten(tuple(new), none_is_leaf=True)[0]
+            wrapped = link(aliases, wrapped, where, lambda: LazyNames(func, args))
+            return tuple(tree_unflatten(spec, wrapped))
     return tuple(new)
 
 

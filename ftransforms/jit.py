@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy
 
+from ftransforms.aliased_arguments import alias_plan, link
 from ftransforms.backend import is_array
 from ftransforms.boundary import transform_inputs, transform_outputs
 from ftransforms.compiled import tier
@@ -31,7 +32,7 @@ from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
 from ftransforms.host_random import drew, fresh_entropy, snapshot
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
-from ftransforms.jit_guards import guards_of
+from ftransforms.jit_guards import fingerprints, guards_of, written
 from ftransforms.numpy.helpers import holds_tracer
 from ftransforms.program import LiveOutput, Program, freeze
 from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
@@ -117,6 +118,61 @@ def _fast_key(args: tuple) -> tuple[tuple, list] | None:
     return tuple(key), leaves
 
 
+#: The fast-path key of a recording that writes into an argument (NOTE [aliased arguments]).
+_WRITES = object()
+
+
+def _aliased(leaves: list) -> bool:
+    """Whether some of these arrays share memory (NOTE [aliased arguments])."""
+    if len(leaves) < 2:
+        return False
+    if all(a.base is None for a in leaves) and len(set(map(id, leaves))) == len(leaves):
+        return False
+    return alias_plan(leaves) is not None
+
+
+def _leaf_names(n: int) -> list[str]:
+    return [f"argument leaf {k}" for k in range(n)]
+
+
+def _private_copies(tree: Any) -> Any:
+    """``tree`` with its NumPy array leaves copied, for a signature that runs eagerly
+    (NOTE [mutation semantics]: the function may write into its arguments, which a
+    transform never lets reach the caller's arrays, on a recorded call nor on an eager
+    one).  The copies alias each other as the arrays do: one copy for an array passed
+    twice, views of one copied base for views of one base."""
+    leaves, spec = tree_flatten(tree)
+    if not any(type(v) is numpy.ndarray for v in leaves):
+        return tree
+    roots: dict = {}
+    for v in leaves:
+        if type(v) is numpy.ndarray:
+            roots.setdefault(id(_root(v)), []).append(v)
+    copies: dict = {}
+    for views in roots.values():
+        root = _root(views[0])
+        shared = len({id(v) for v in views}) > 1 and root.flags.forc
+        memory = root.copy(order="K") if shared else None
+        for v in views:
+            if id(v) in copies:
+                continue
+            if memory is None:
+                c = v.copy(order="K")
+            else:
+                at = v.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+                c = numpy.ndarray(v.shape, v.dtype, buffer=memory, offset=at, strides=v.strides)
+            c.flags.writeable = v.flags.writeable
+            copies[id(v)] = c
+    return tree_unflatten(spec, [copies.get(id(v), v) for v in leaves])
+
+
+def _root(v: numpy.ndarray) -> numpy.ndarray:
+    """The array whose memory ``v`` views (``v`` itself when it owns its memory)."""
+    while isinstance(v.base, numpy.ndarray):
+        v = v.base
+    return v
+
+
 class _young_collections_only:  # noqa: N801 - used as ``with _young_collections_only():``
     """NOTE [no full collections while recording]: a recording keeps every equation (and
     its tuples) alive until it ends, so the collector's full pass, which a growing heap
@@ -155,6 +211,7 @@ def _trace(
     name: str | None = None,
     guards: Any = None,
     statics: tuple = (),
+    aliases: Any = None,
 ) -> tuple[Program, Any]:
     leaves, spec = tree_flatten((args, kwargs))
     interp = TraceInterpreter(f"jit({name or getattr(func, '__name__', 'f')})")
@@ -164,11 +221,20 @@ def _trace(
     draws = snapshot(func, [*leaves, *statics])
     routes = routed_to(interp.opaque, interp)
     fresh = fresh_entropy()
+    # arrays from outside the function: a write into one is repeated only eagerly
+    outside = fingerprints(guards.arrays()) if guards is not None else ()
     with _young_collections_only(), pushed(interp), routes, fresh:
         wrapped = [interp.new_input(v) if is_array(v) else v for v in leaves]
         n_inputs = interp.n_slots
+        if aliases is not None:  # NOTE [aliased arguments]
+            wrapped = link(aliases, wrapped, interp.name, lambda: _leaf_names(len(wrapped)))
         wrapped_args, wrapped_kwargs = tree_unflatten(spec, wrapped)
         out = transform_outputs(func(*wrapped_args, **wrapped_kwargs))
+        # whether a write reached an argument (NOTE [aliased arguments]): its slot moved on
+        writes_inputs = any(
+            type(w) is not TraceTracer or w.ref != k
+            for k, w in enumerate(w for v, w in zip(leaves, wrapped) if is_array(v))
+        )
         out_leaves, out_spec = tree_flatten(out)
         refs, consts, values = [], [], []
         for leaf in out_leaves:
@@ -191,6 +257,10 @@ def _trace(
             if not fresh.drew
             else "a NumPy random generator made with no seed (fresh entropy)"
         )
+    changed = written(outside) if outside and not interp.value_dependent else ()
+    if changed:
+        interp.value_dependent = True
+        interp.reason = f"a write into {', '.join(changed)}, an array from outside the function"
     # Inputs that are not arrays are baked in: renumber array inputs to slots 0..n-1.
     in_avals = [f"{v.dtype}{list(v.shape)}" for v in leaves if is_array(v)]
     program = Program(
@@ -205,6 +275,7 @@ def _trace(
         optimize=optimize,
         in_types=[(v.shape, v.dtype) for v in leaves if is_array(v)],
     )
+    program.writes_inputs = writes_inputs
     if guards is not None and not program.value_dependent:
         guards.settle()
         if routes.read:  # NOTE [outside arrays in rules under jit]
@@ -379,6 +450,12 @@ def jit(
                         return program.call(*found[1])
                     except Exception:  # NOTE [a replay that raises]
                         return func(*args, **kwargs)
+                if program is None:  # one that writes into an argument (NOTE [aliased
+                    program = fast.get((_WRITES, found[0]))  # arguments]) holds unaliased
+                    if program is not None and (program.guards is None or program.guards.hold()):
+                        if not _aliased(found[1]):  # (a write may have happened: no rerun)
+                            return program.call(*found[1])
+                        found = None  # a recording of its own
         else:
             found = None
         if argnums or argnames:
@@ -406,13 +483,28 @@ def jit(
             # Under an enclosing transform (grad(jit(f)), vmap(jit(f)), jit(jit(f))), jit
             # is transparent: f runs under that transform, which sees every operation (on
             # new objects: the caller's values are not written, as at the top level).
-            args, kwargs = tree_map(detached, (args, kwargs))
+            everything, whole = tree_flatten((args, kwargs))
+            aliases = alias_plan(leaves)  # NOTE [aliased arguments]
+            if aliases is not None and len(everything) == len(leaves):
+                new = [detached(v) for v in everything]
+                new = link(aliases, new, f"jit({name})", lambda: _leaf_names(len(new)))
+            else:
+                new = [detached(v) for v in everything]
+            args, kwargs = tree_unflatten(whole, new)
             return transform_outputs(func(*args, **kwargs))
         key = (spec, sig, static_key)
         orders = _dict_orders((dynamic, dyn_kwargs))
         if orders:
             key += (orders,)
         program = cache.get(key)
+        aliases = None
+        if program is None or getattr(program, "writes_inputs", True):
+            # NOTE [aliased arguments]: a recording that wrote into an argument holds for
+            # its own aliasing only; one that wrote into none, for any
+            aliases = alias_plan(leaves)
+            if aliases is not None:
+                key += (aliases.key,)
+                program = cache.get(key)
         if program is not None and program.guards is not None and not program.guards.hold():
             # NOTE [values read from outside under jit]: a value f reads from outside its
             # arguments was rebound since the recording: record again
@@ -432,8 +524,9 @@ def jit(
             statics += tuple(v for v in leaves if hasattr(v, "__dict__") and not is_array(v))
             guards = guards_of(func, statics)
             program, result = _trace(
-                call, dynamic, dyn_kwargs, name=name, guards=guards, statics=statics
-            )
+                call, dynamic, dyn_kwargs, name=name, guards=guards, statics=statics,
+                aliases=aliases,
+            )  # fmt: skip
             how = _HOW[compile] if compile is not None else tier.mode()
             if how == "auto" and not program.value_dependent:
                 # attached at the first replay: attaching builds the replay, which the
@@ -441,6 +534,8 @@ def jit(
                 attach_later[id(program)] = program
             else:
                 tier.attach(program, how)
+            if aliases is not None and not program.writes_inputs:
+                key = key[:-1]  # good for every aliasing of these arguments
             cache[key] = program
             if len(cache) > max_cached:
                 attach_later.pop(id(cache.popitem(last=False)[1]), None)
@@ -454,11 +549,17 @@ def jit(
                 )
             return result
         if program.value_dependent:
-            return func(*args, **kwargs)
+            # eagerly, on copies: the caller's arrays stay as the recording left them
+            return func(*_private_copies(args), **_private_copies(kwargs))
         if attach_later and attach_later.pop(id(program), None) is not None:
             tier.attach(program, "auto")
         if found is not None:
-            fast[found[0]] = program
+            if not program.writes_inputs:
+                fast[found[0]] = program
+            elif aliases is None:
+                fast[(_WRITES, found[0])] = program
+        if program.writes_inputs:  # a write may have happened before an error: no rerun
+            return program.call(*arrays)
         try:
             return program.call(*arrays)
         except Exception:
@@ -466,7 +567,8 @@ def jit(
             # matrix, in some rows of a vmap) may be one the function catches (`try: ...
             # except LinAlgError:`), which a replay cannot run: the call runs eagerly,
             # where the function's own `try` sees it (and where it does not catch it, it
-            # raises as without jit).  A replay writes nothing the eager run would read.
+            # raises as without jit).  A replay that writes nothing into the arguments
+            # leaves nothing the eager run would read.
             return func(*args, **kwargs)
 
     compiled.cache = cache  # type: ignore[attr-defined]

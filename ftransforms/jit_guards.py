@@ -32,7 +32,10 @@ the recording used it directly (an operand, or an output returned as it is:
 ``program.LiveOutput``) or where a transform's rule computed with it
 (NOTE [outside arrays in rules under jit] in ``core/outside_operands.py``), but values
 the user's code derived from it with NumPy (``W * 2``, ``np.exp(W)``) keep the old
-numbers; pass arrays that change as arguments.
+numbers; pass arrays that change as arguments.  A write the function itself makes into
+such an array (``counts[k] += 1``, ``buf[:] = 7.0``) would happen only while recording
+(and a replay would read the array as the caller left it): a recording that changed one
+(:func:`fingerprints` before and after) runs that signature eagerly instead.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ import functools
 import os
 import sys
 import types
+import zlib
 from typing import Any
 
 import numpy
@@ -246,6 +250,16 @@ class Guards:
                 if type(v) is numpy.ndarray or is_array(v):
                     out.add(id(v))
         return frozenset(out)
+
+    def arrays(self) -> list[tuple[str, numpy.ndarray]]:
+        """``(name, array)`` for each NumPy array among the values (once each)."""
+        out: dict = {}
+        for (_, _, value), name in zip(self.checks, self.names):
+            values = value.values() if type(value) is dict else value
+            for v in values if type(value) in (list, tuple, dict) else (value,):
+                if type(v) is numpy.ndarray and id(v) not in out:
+                    out[id(v)] = (name, v)
+        return list(out.values())
 
     def changed(self) -> list[str]:
         """The names of the places that no longer hold their value."""
@@ -554,4 +568,29 @@ def _held(obj: Any) -> list:
     fields = getattr(obj, "__dict__", None)
     if type(fields) is dict:
         out.extend(fields.values())
+    return out
+
+
+def fingerprints(arrays: list) -> list:
+    """``(name, array, fingerprint)`` of writeable NumPy arrays: a checksum of a contiguous
+    one's memory (no copy), a copy of any other."""
+    out = []
+    for name, a in arrays:
+        if a.flags.writeable and a.dtype.kind != "O":
+            if a.flags.c_contiguous:
+                out.append((name, a, zlib.crc32(a)))
+            else:
+                out.append((name, a, a.copy()))
+    return out
+
+
+def written(prints: list) -> list[str]:
+    """The names of the arrays of :func:`fingerprints` whose contents changed since."""
+    out = []
+    for name, a, before in prints:
+        if type(before) is numpy.ndarray:
+            if not numpy.array_equal(a, before, equal_nan=a.dtype.kind in "fc"):
+                out.append(name)
+        elif not a.flags.c_contiguous or zlib.crc32(a) != before:
+            out.append(name)
     return out

@@ -283,8 +283,9 @@ def _global_draw(name: str) -> Any:
                 lambda: getattr(_replayed(numpy.random.mtrand._rand), method)(*args, **kwargs)
             )
         rng = _replayed(numpy.random.mtrand._rand)
-        if not levels:
-            return getattr(rng, method)(*args, **kwargs)
+        if not levels:  # shuffle, with randomness='same' or no vmap
+            shuffle = rng.shuffle  # called by that name: NOTE [shuffling a traced array]
+            return shuffle(*args, **kwargs)
         if name == "shuffle":
             raise RandomnessError(
                 f"{levels[-1].name}: numpy.random.shuffle shuffles one array in place, so "

@@ -347,5 +347,15 @@ def test_sliding_window_view_errors_like_numpy():
         ft.grad(lambda t: SWV(t, 2).sum())(np.ones((3, 3)))
     from ftransforms.errors import InPlaceError
 
+    # writeable=True reads as NumPy's view does; a write through the windows is refused
+    np.testing.assert_allclose(
+        ft.grad(lambda t: SWV(t, 2, writeable=True).sum())(np.ones(3)), [1, 2, 1]
+    )
+
+    def write_windows(t):
+        w = SWV(t * 1.0, 2, writeable=True)
+        w[0, 1] = 5.0
+        return w.sum()
+
     with pytest.raises(InPlaceError, match="writeable"):
-        ft.grad(lambda t: SWV(t, 2, writeable=True).sum())(np.ones(3))
+        ft.grad(write_windows)(np.ones(3))

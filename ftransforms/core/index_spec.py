@@ -102,6 +102,8 @@ def normalize_index(index: Any, rank: int) -> tuple[tuple, list]:
         else:
             if isinstance(entry, (list, tuple, range)):  # x[range(n), y]: a sequence
                 entry = numpy.asarray(entry)
+                if entry.size == 0 and entry.dtype.kind not in "biu":
+                    entry = entry.astype(numpy.intp)  # x[[]]: an empty index, as in NumPy
             if _dtype_of(entry).kind == "b":
                 parts = bool_to_int_arrays(entry)
                 spec.extend([ARRAY] * len(parts))

@@ -21,8 +21,11 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
   ``.T``/``transpose``/``swapaxes``/``moveaxis``/``rollaxis``/``matrix_transpose``,
   ``reshape``/``ravel`` of a contiguous array, ``squeeze``/``expand_dims``/``atleast_*d``,
   ``flip``/``fliplr``/``flipud``, the pieces of ``split``/``array_split``/``h``-``v``-
-  ``dsplit``/``unstack``, ``x.view()``, ``.real``/``.imag``, or ``diagonal`` and
-  ``broadcast_to`` (read-only, as in NumPy) keeps
+  ``dsplit``/``unstack``, ``rot90``, ``trim_zeros``, ``x.view()``, ``.real``/``.imag``,
+  an ``einsum`` that only
+  rearranges one operand (``'ii->i'``, ``'ij->ji'``), ``np.nditer``'s elements
+  (numpy/element_iterator.py), or ``diagonal``/``diag``, ``broadcast_to``,
+  ``sliding_window_view`` and a real array's ``.imag`` (read-only, as in NumPy) keeps
   ``_base = (parent, forward, inverse, contiguous)``, and its parent keeps weak references
   to its live views (``_views``).  A write through a view is scattered into its parent
   (``inverse``: an ``.at[].set``), up to the root; a write to an array then regenerates
@@ -43,7 +46,9 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
   value makes it that traced value (``become``), which is how writing a batched value
   into an unbatched buffer makes it batched.  The NumPy arrays a transformed function
   receives untransformed (``grad``'s other arguments, ``vmap``'s ``in_dims=None``) are
-  buffers too, so ``u = u0.copy(); u[1:-1] = ...`` works on them.
+  buffers too, so ``u = u0.copy(); u[1:-1] = ...`` works on them.  Arguments that share
+  memory in the caller (``f(x, x)``, ``f(u[1:-1], u)``) are views of each other inside:
+  NOTE [aliased arguments] in ftransforms/aliased_arguments.py.
   ``np.asarray(t)``/``np.asanyarray(t)`` called by user code return the traced array or
   buffer itself, as NumPy does (called by library code: its value, read-only).  Buffers
   never leave the transform: the outermost boundary turns them back into plain arrays
@@ -265,7 +270,9 @@ def make_view(
     it ``forward(parent)`` again.  ``reshaped``: a reshape of ``parent`` (still contiguous,
     so NumPy's reshape of it is a view too)."""
     if result is parent:
-        return result  # the same object: writes are shared already
+        if inverse is not read_only:
+            return result  # the same object: writes are shared already
+        result = clone(parent)  # broadcast_to(a, a.shape): a read-only view all the same
     if not isinstance(result, Tracer):
         result = Buffer(buffer_scope(), result)
     elif _slot(result, "_base") is not None or _slot(result, "_views"):
@@ -467,6 +474,10 @@ def _callee(code: Any, lasti: int) -> Any:
                 name = ins.argval
     _CALLEES[key] = name
     return name
+
+
+#: ``_callee`` for the NumPy layer (NOTE [shuffling a traced array] in numpy/inplace.py).
+callee_name = _callee
 
 
 def _from_user_code(depth: int, name: str) -> bool:

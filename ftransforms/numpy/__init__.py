@@ -73,6 +73,7 @@ from numpy import random  # noqa: E402
 
 from ftransforms.numpy import (  # noqa: F401
     array_methods,
+    element_iterator,
     fft,
     linalg,
     protocol,

@@ -24,9 +24,10 @@ import numpy
 
 import ftransforms.numpy.inplace as inplace
 from ftransforms.core.errors import InPlaceError
+from ftransforms.core.mutation import clone
 from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
 from ftransforms.core.tracer import DTYPE_HIDDEN_FROM, Tracer
-from ftransforms.numpy.helpers import array_like
+from ftransforms.numpy.helpers import array_like, dtype_of
 from ftransforms.numpy.indexing import IndexUpdateHelper, choose, compress, getitem, nonzero, take
 from ftransforms.numpy.manipulation import ravel
 from ftransforms.numpy.products import dot, matmul, trace
@@ -128,6 +129,8 @@ class ArrayMethods:
 
     @imag.setter
     def imag(self, value) -> None:
+        if dtype_of(self).kind != "c":
+            raise TypeError("array does not have imaginary part to set")  # NumPy's words
         inplace.setitem(inplace.imag_view(self), Ellipsis, value)
 
     # -- NumPy protocols ------------------------------------------------------------------
@@ -200,7 +203,7 @@ class ArrayMethods:
         return negative(self)
 
     def __pos__(self):
-        return self
+        return clone(self)  # a new array, as NumPy's +a (NOTE [a new array, not the argument])
 
     def __abs__(self):
         return abs(self)
@@ -466,6 +469,21 @@ class ArrayMethods:
 
     def put(self, indices, values, mode="raise"):
         inplace.put(self, indices, values, mode)
+
+    def __len__(self) -> int:
+        shape = self.shape
+        if not shape:
+            raise TypeError("len() of a 0-d array (a tracer of shape ())")
+        if len(shape) > 1:  # NOTE [shuffling a traced array] (numpy/inplace.py)
+            inplace.note_len_call(self, shape[0])
+        return shape[0]
+
+    def resize(self, *new_shape, refcheck=True):
+        inplace.resize(self, new_shape)
+
+    def setflags(self, write=None, align=None, uic=None):
+        if write is not None:
+            self.flags.writeable = write
 
 
 class FlatIter:

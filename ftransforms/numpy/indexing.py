@@ -25,13 +25,16 @@ from ftransforms.core.index_spec import (
     index_arrays_on,
     normalize_index,
 )
+from ftransforms.core.mutation import make_view, read_only
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.creation import as_operand, ones_like, zeros_like
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.dtypes import result_type
 from ftransforms.numpy.helpers import (
     INTP,
+    array_like,
     dtype_of,
+    holds_tracer,
     ndim,
     normalize_axis,
     peek,
@@ -134,8 +137,23 @@ def getitem(x: Any, index: Any) -> Any:
         >>> ft.grad(lambda x: fnp.sum(fnp.getitem(x, np.array([0, 0, 2]))))(np.zeros(3))
         array([2., 0., 1.])
     """
-    spec, arrays = normalize_index(_concrete_bounds(index), ndim(x))
+    spec, arrays = normalize_index(_concrete_bounds(traced_sequences(index)), ndim(x))
     return _ix.getitem_p.bind(x, *index_arrays_on(x, arrays), index=spec)
+
+
+def traced_sequences(index: Any) -> Any:
+    """``index`` with each list or tuple of indices that holds a traced integer (``[k, p]``
+    with ``p = np.argmax(...)``, as row swaps with pivoting write) as one traced index
+    array, as NumPy makes an array of such a list: a plain index is returned as it is."""
+    t = type(index)
+    if t is list:
+        return array_like(index) if holds_tracer(index) else index
+    if t is tuple and builtins.any(type(e) is list or type(e) is tuple for e in index):
+        return tuple(
+            array_like(e) if (type(e) is list or type(e) is tuple) and holds_tracer(e) else e
+            for e in index
+        )
+    return index
 
 
 def _batched(t: Any) -> bool:
@@ -175,7 +193,12 @@ def scatter(x: Any, index: Any, values: Any) -> Any:
     target = shape(_ix.getitem_p.bind(zeros_like(x), *arrays, index=spec))
     if not isinstance(values, Tracer):
         values = xp_of(x).asarray(values, dtype=dtype_of(x))  # on x's backend, not NumPy's
-    values = astype(broadcast_to(values, target), dtype_of(x))
+    try:
+        values = astype(broadcast_to(values, target), dtype_of(x))
+    except ValueError:  # NumPy's words, with the shapes the user sees (not vmap's)
+        raise ValueError(
+            f"could not broadcast input array from shape {shape(values)} into shape {target}"
+        ) from None
     return _ix.getitem_transpose_p.bind(values, *arrays, index=spec, shape=shape(x))
 
 
@@ -851,7 +874,9 @@ def sliding_window_view(
 ) -> Any:
     """``numpy.lib.stride_tricks.sliding_window_view``: every window of ``window_shape``
     along ``axis`` (all axes when None), the windows' own axes last; a gather (NumPy returns
-    a strided view), so it is differentiable and batches like any indexing.
+    a strided view), so it is differentiable and batches like any indexing.  Of a traced
+    array it is a read-only view, as in NumPy: a later write into ``x`` is seen through it,
+    and a write into it raises NumPy's ``ValueError``.
 
     Example:
         >>> import numpy as np
@@ -863,11 +888,7 @@ def sliding_window_view(
         >>> ft.grad(lambda t: swv(t, 3).sum())(x)  # how many windows hold each element
         array([1., 2., 3., 2., 1.])
     """
-    if writeable:
-        raise InPlaceError(
-            "sliding_window_view(..., writeable=True) of a tracer: tracers are immutable, "
-            "there is no view to write through; build the result functionally (fnp.at)"
-        )
+    traced = isinstance(x, Tracer)
     x = as_operand(x)
     rank = len(shape(x))
     windows = tuple(window_shape) if numpy.iterable(window_shape) else (window_shape,)
@@ -888,12 +909,33 @@ def sliding_window_view(
             )
     if builtins.any(int(w) < 0 for w in windows):
         raise ValueError("`window_shape` cannot contain negative values")
-    out = x
+    gathers = []
+    sizes = list(shape(x))
     for ax, w in zip(axes, windows):
-        n, w = shape(out)[ax], int(w)
+        n, w = sizes[ax], int(w)
         if w > n:
             raise ValueError("window shape cannot be larger than input array shape")
-        starts = numpy.arange(n - w + 1)
-        index = starts[:, None] + numpy.arange(w)[None, :]
-        out = moveaxis(take(out, index, axis=ax), ax + 1, -1)
-    return out
+        sizes[ax] = n - w + 1
+        sizes.append(w)
+        gathers.append((ax, numpy.arange(n - w + 1)[:, None] + numpy.arange(w)[None, :]))
+
+    def forward(parent: Any) -> Any:
+        out = parent
+        for ax, index in gathers:
+            out = moveaxis(take(out, index, axis=ax), ax + 1, -1)
+        return out
+
+    out = forward(x)
+    if not traced:
+        return out
+    # a view of a traced array (NOTE [mutation semantics] in core/mutation.py)
+    return make_view(x, out, forward, _windows_written if writeable else read_only)
+
+
+def _windows_written(parent: Any, value: Any) -> Any:
+    """The ``inverse`` of ``sliding_window_view(..., writeable=True)``: refused."""
+    raise InPlaceError(
+        "sliding_window_view(x, ..., writeable=True)[...] = v on a traced array: a write "
+        "through overlapping windows is not supported; write into x itself (the view sees "
+        "the write)"
+    )

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import operator
+import sys
 import weakref
 from typing import Any
 
@@ -36,6 +37,7 @@ from ftransforms.core.mutation import (
     Buffer,
     assign,
     become,
+    callee_name,
     check_write,
     clone,
     make_view,
@@ -52,10 +54,11 @@ from ftransforms.numpy.helpers import (
     shape,
     xp_of,
 )
-from ftransforms.numpy.indexing import diagonal, getitem, scatter, take, where
+from ftransforms.numpy.indexing import diagonal, getitem, scatter, take, traced_sequences, where
 from ftransforms.numpy.indexing import where as _where
 from ftransforms.numpy.manipulation import (
     broadcast_to,
+    concatenate,
     moveaxis,
     ravel,
     reshape,
@@ -63,6 +66,8 @@ from ftransforms.numpy.manipulation import (
     swapaxes,
     transpose,
 )
+from ftransforms.numpy.matrices import diag
+from ftransforms.numpy.rearranging import rot90, trim_index
 from ftransforms.numpy.sorting import sort
 from ftransforms.numpy.ufuncs import astype, imag, real
 
@@ -91,6 +96,8 @@ def _concrete_index(index: Any) -> Any:
                 return None
         elif isinstance(p, list):
             p = numpy.asarray(p)
+            if p.size == 0 and p.dtype.kind not in "biu":
+                p = p.astype(numpy.intp)  # x[[]]: an empty index, as in NumPy
         out.append(p)
     return tuple(out) if isinstance(index, tuple) else out[0]
 
@@ -199,6 +206,9 @@ def _batched_index_update(x: Any, index: Any, v: Any) -> Any:
 
 def setitem(x: Tracer, index: Any, v: Any) -> None:
     """``x[index] = v``."""
+    if _SWAPPING[0] is x and _shuffling():
+        _swapped()
+    index = traced_sequences(index)
     if type(index) is Buffer:
         index = index.val
     elif isinstance(index, tuple) and any(type(i) is Buffer for i in index):
@@ -237,12 +247,17 @@ def inplace(x: Tracer, op: Any, other: Any, name: str) -> Tracer:
                 )
             new = astype(new, dt)
     if shape(new) != shape(x):
-        raise InPlaceError(
+        raise _OutputShapeError(
             f"x {name}= y: the result has shape {shape(new)} but x has shape {shape(x)} "
             f"(NumPy: non-broadcastable output operand).  Write x = x {name} y."
         )
     assign(x, new)
     return x
+
+
+class _OutputShapeError(InPlaceError, ValueError):
+    """An in-place result of another shape: InPlaceError, and the ValueError NumPy raises
+    (``except ValueError`` in the user's code catches it as it catches NumPy's)."""
 
 
 def _iop(op: Any, name: str) -> Any:
@@ -295,7 +310,7 @@ def getitem_view(x: Tracer, index: Any) -> Any:
     """``x[index]``: a view of ``x`` for basic indices (NumPy's rule), else a copy."""
     out = getitem(x, index)
     rank = ndim(x)
-    if not _basic_view(index, rank):
+    if not _basic_view(index, rank) or (_SWAPPING[0] is x and _shuffling()):
         return out
     return make_view(
         x,
@@ -390,10 +405,31 @@ _shape = shape  # reshape_view's parameter is NumPy's name
 
 
 def ravel_view(x: Tracer, order: str = "C") -> Any:
+    if order in ("K", "A") and _contiguous(x):
+        order = "C"  # NumPy's memory order of a C-contiguous array: a view too
     out = ravel(x, order=order)
     if order != "C":
         return out
     return _reshape_like(x, out, ravel)
+
+
+def rot90_view(m: Any, k: int = 1, axes: Any = (0, 1)) -> Any:
+    """``numpy.rot90``: a view (flips and a transpose), as in NumPy."""
+    out = rot90(m, k, axes)
+    return make_view(m, out, lambda p: rot90(p, k, axes), lambda p, v: rot90(v, -k, axes))
+
+
+def trim_zeros_view(filt: Any, trim: str = "fb", axis: Any = None) -> Any:
+    """``numpy.trim_zeros``: a slice of ``filt``, so a view, as in NumPy."""
+    index = trim_index(filt, trim, axis)
+    return filt if index is None else getitem_view(filt, index)
+
+
+def diag_view(v: Any, k: int = 0) -> Any:
+    """``numpy.diag`` of a matrix: its read-only diagonal view, as NumPy returns it."""
+    if isinstance(v, Tracer) and ndim(v) == 2:
+        return diagonal_view(v, k)
+    return diag(v, k)
 
 
 def squeeze_view(x: Tracer, axis: Any = None) -> Any:
@@ -410,8 +446,8 @@ def real_view(x: Tracer) -> Any:
 
 def imag_view(x: Tracer) -> Any:
     out = imag(x)
-    if dtype_of(x).kind != "c":
-        return out
+    if dtype_of(x).kind != "c":  # zeros NumPy makes read-only: a write would be lost
+        return make_view(x, out, imag, read_only)
     return make_view(x, out, imag, lambda p, v: real(p) + 1j * _cast(v, dtype_of(real(p))))
 
 
@@ -667,6 +703,66 @@ def set_shape(x: Tracer, new_shape: Any) -> None:
         become(x, reshape(x, new_shape))
         return
     _rebase(x, lambda p: reshape(p, new_shape), lambda p, v: reshape(v, old_shape))
+
+
+def resize(x: Tracer, new_shape: Any) -> None:
+    """``x.resize(new_shape)``: ``x`` takes the new shape in place, its elements in C order
+    cut or followed by zeros, as NumPy's method does (not ``np.resize``, which repeats).
+    As in NumPy, a view, or an array with views, cannot be resized."""
+    if len(new_shape) == 1 and numpy.iterable(new_shape[0]):
+        new_shape = tuple(new_shape[0])
+    new_shape = tuple(operator.index(n) for n in new_shape)
+    if getattr(x, "_base", None) is not None:
+        raise ValueError("cannot resize this array: it does not own its data")  # NumPy's
+    if _live_views(x):
+        raise ValueError(
+            "cannot resize an array that references or is referenced\nby another array in "
+            "this way.\nUse the np.resize function or refcheck=False"
+        )
+    check_write(x, logged=False)  # a new shape: not merged by rows (see set_shape)
+    n, flat = math.prod(new_shape), ravel(x)
+    have = math.prod(shape(x))
+    if n <= have:
+        flat = flat[:n]
+    else:
+        flat = concatenate([flat, numpy.zeros(n - have, dtype=dtype_of(x))])
+    become(x, reshape(flat, new_shape))
+
+
+#: NOTE [shuffling a traced array]: NumPy's ``Generator.shuffle(x)``/``RandomState.shuffle``
+#: take an array that is no ``ndarray`` (a tracer) as a Python sequence and swap its items,
+#: ``x[i], x[j] = x[j], x[i]``: with rows that are views (NumPy's rule for ``x[i]`` of an
+#: array of 2+ dims) the second write reads the first's result, and rows are duplicated
+#: (NumPy warns it may).  ``len(x)`` is its first call, from C, so the caller's frame is
+#: the user's, calling ``shuffle``: then ``x[i]`` of ``x`` gives copies (NumPy's own
+#: ndarray path swaps the rows' memory) for the ``2 (n - 1)`` writes the swaps make; the
+#: draws are NumPy's.  ``[x, writes left, the calling frame, its instruction]`` while a
+#: shuffle runs (a shuffle that stopped early is noticed: that frame has moved on).
+_SWAPPING: list = [None, 0, None, -1]
+
+
+def note_len_call(x: Tracer, n: int) -> None:
+    """``len(x)`` of a traced array of 2+ dims: if NumPy's shuffle asked, its swaps of the
+    rows are made with copies (NOTE [shuffling a traced array])."""
+    frame = sys._getframe(2)  # len() called from C: the frame that called shuffle
+    if n > 1 and callee_name(frame.f_code, frame.f_lasti) == "shuffle":
+        _SWAPPING[:] = [x, 2 * (n - 1), frame, frame.f_lasti]
+
+
+def _shuffling() -> bool:
+    """Whether the shuffle that set :data:`_SWAPPING` still runs (x[i] and x[i] = v are
+    called from its C loop: their caller's caller is the frame that called it)."""
+    frame = sys._getframe(3)
+    if frame is _SWAPPING[2] and frame.f_lasti == _SWAPPING[3]:
+        return True
+    _SWAPPING[:] = [None, 0, None, -1]
+    return False
+
+
+def _swapped() -> None:
+    _SWAPPING[1] -= 1
+    if _SWAPPING[1] <= 0:
+        _SWAPPING[:] = [None, 0, None, -1]
 
 
 def _live_views(x: Tracer) -> list:
@@ -974,6 +1070,9 @@ VIEW_FUNCTIONS = {
     numpy.real: real_view,
     numpy.imag: imag_view,
     numpy.diagonal: diagonal_view,
+    numpy.diag: diag_view,
+    numpy.rot90: rot90_view,
+    numpy.trim_zeros: trim_zeros_view,
     numpy.broadcast_to: broadcast_to_view,
     numpy.flip: flip_view,
     numpy.fliplr: fliplr_view,

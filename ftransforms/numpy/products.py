@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import builtins
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,10 +14,13 @@ import numpy
 
 from ftransforms import lax
 from ftransforms.core.errors import UnsupportedOperationError
+from ftransforms.core.mutation import make_view
+from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.creation import asarray
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import dtype_of, ndim, no_extra_args, normalize_axis, shape
-from ftransforms.numpy.indexing import diagonal, getitem
+from ftransforms.numpy.indexing import diagonal, getitem, take
+from ftransforms.numpy.inplace import updated
 from ftransforms.numpy.manipulation import moveaxis, ravel, reshape, stack
 from ftransforms.numpy.reductions import sum
 from ftransforms.numpy.ufuncs import conj, multiply
@@ -252,9 +256,32 @@ def einsum(subscripts: Any, *operands: Any, optimize: Any = False, **kw: Any) ->
     if not isinstance(subscripts, str):
         subscripts, operands = _sublist_subscripts((subscripts, *operands))
     operands = tuple(_sequence_as_array(op) for op in operands)
-    return _la.einsum_p.bind(
+    out = _la.einsum_p.bind(
         *operands, subscripts=lax.expand_einsum_subscripts(subscripts, operands), optimize=optimize
     )
+    if len(operands) == 1 and isinstance(operands[0], Tracer):
+        return _einsum_view(subscripts, operands[0], out)
+    return out
+
+
+def _einsum_view(subscripts: str, x: Tracer, out: Any) -> Any:
+    """``out = einsum(subscripts, x)`` as NumPy gives it: a (writeable) view of ``x`` where
+    it only rearranges ``x``'s elements (``'ii->i'``, ``'ij->ji'``: NOTE [mutation
+    semantics] in core/mutation.py), else ``out``.  NumPy's own einsum on the elements'
+    positions says which, and where each element comes from."""
+    ids = numpy.arange(math.prod(shape(x))).reshape(shape(x))
+    at = numpy.einsum(subscripts, ids)
+    if not isinstance(at, numpy.ndarray) or not numpy.shares_memory(at, ids):
+        return out
+    positions = at.ravel()  # (a copy where the view is strided)
+
+    def forward(p: Any) -> Any:
+        return reshape(take(ravel(p), positions), at.shape)
+
+    def inverse(p: Any, v: Any) -> Any:
+        return reshape(updated(ravel(p), positions, ravel(v)), shape(p))
+
+    return make_view(x, out, forward, inverse, reshaped=bool(at.flags.c_contiguous))
 
 
 @implements(numpy.einsum_path)

@@ -35,7 +35,7 @@ import ftransforms.numpy.statistics as statistics
 import ftransforms.numpy.ufunc_methods as ufunc_methods
 import ftransforms.numpy.ufuncs as ufuncs
 from ftransforms.core.errors import InPlaceError, UFuncTypeError, UnsupportedOperationError
-from ftransforms.core.mutation import Buffer
+from ftransforms.core.mutation import Buffer, clone
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.dispatch import FUNCTIONS
 
@@ -119,7 +119,14 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     if not kwargs and method == "__call__":
         fn = _UFUNC_CALLS.get(ufunc)
         if fn is not None:
-            return fn(*_objects_converted(inputs))
+            out = fn(*_objects_converted(inputs))
+            # NOTE [a new array, not the argument]: np.positive(a), np.conj(real a)
+            return clone(out) if out is inputs[0] else out
+    out = _handle_ufunc(ufunc, method, inputs, kwargs)
+    return clone(out) if inputs and out is inputs[0] and kwargs.get("out") is None else out
+
+
+def _handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     name = ufunc.__name__
     inputs = _objects_converted(inputs)
     if method == "at":
@@ -137,9 +144,13 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
             )
         return _call_with_keywords(ufunc, inputs, kwargs, (None,) * ufunc.nout, form)
     dtype = kwargs.pop("dtype", None)
+    masked: dict = {}  # initial=/where= of a reduce with a NumPy counterpart (np.sum's)
     if method in ("reduce", "accumulate"):
         axis = kwargs.pop("axis", 0)
         keepdims = kwargs.pop("keepdims", False) if method == "reduce" else False
+        if method == "reduce" and name in _REDUCE:
+            takes = ("where",) if _REDUCE[name] in ("all", "any") else ("initial", "where")
+            masked = {k: kwargs.pop(k) for k in takes if k in kwargs}
     if kwargs:
         raise UnsupportedOperationError(
             f"{_call_form(inputs)}numpy.{name}: arguments {sorted(kwargs)} are not supported "
@@ -163,7 +174,7 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
         else:
             raise _unsupported(f"numpy.{name}", inputs)
     elif method == "reduce" and name in _REDUCE:
-        out = NAMESPACE[_REDUCE[name]](inputs[0], axis=axis, keepdims=keepdims)
+        out = NAMESPACE[_REDUCE[name]](inputs[0], axis=axis, keepdims=keepdims, **masked)
     elif method == "accumulate" and name in _ACCUMULATE:
         out = NAMESPACE[_ACCUMULATE[name]](inputs[0], axis=axis)
     elif method in ("reduce", "accumulate", "outer") and ufunc.nin == 2:
@@ -189,7 +200,8 @@ def _ufunc_out(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     rules (NOTE [ufunc keywords on tracers])."""
     kwargs = dict(kwargs)
     outs = kwargs.pop("out")
-    mask = kwargs.pop("where", True)
+    # a reduce's where= picks the elements it reduces (passed on); a call's, the outputs
+    mask = True if method == "reduce" else kwargs.pop("where", True)
     form = f"{_call_form((inputs, outs))}numpy.{ufunc.__name__}(..., out=...)"
     nout = ufunc.nout if method == "__call__" else 1
     if not isinstance(outs, tuple):
@@ -376,6 +388,8 @@ def _ufunc_at(ufunc: Any, name: str, inputs: tuple) -> Any:
     occurrence (``np.add.at`` accumulates), written into ``a``."""
     a, indices, *rest = inputs
     update = _AT_METHODS.get(name)
+    if isinstance(a, Tracer) and (update is None or not rest) and len(rest) == ufunc.nin - 1:
+        return _ufunc_at_by_rounds(ufunc, name, a, indices, rest, inputs)
     if update is None or not isinstance(a, Tracer) or not rest:
         raise InPlaceError(_ufunc_at_message(name, inputs))
     b = rest[0]
@@ -384,6 +398,39 @@ def _ufunc_at(ufunc: Any, name: str, inputs: tuple) -> Any:
         b = ufuncs.negative(b)
     method = update.split("(")[0]
     inplace.assign(a, getattr(indexing.at(a)[indices], method)(b))
+
+
+def _ufunc_at_by_rounds(
+    ufunc: Any, name: str, a: Tracer, indices: Any, rest: list, inputs: tuple
+) -> None:
+    """``numpy.<ufunc>.at(a, indices[, b])`` for any ufunc of one or two inputs
+    (``np.negative.at``, ``np.hypot.at``): each occurrence of a position applies ``ufunc``
+    once, in order, so the positions' first occurrences are applied together, then their
+    second ones, and so on (as many rounds as a position repeats)."""
+    concrete = inplace._concrete_index(indexing.traced_sequences(indices))
+    if concrete is None:  # indices batched by vmap: positions that differ per row
+        raise InPlaceError(_ufunc_at_message(name, inputs))
+    positions = numpy.arange(helpers.size(a)).reshape(helpers.shape(a))[concrete]
+    flat_positions = positions.ravel()
+    others = []
+    for b in rest:
+        b = b.val if type(b) is Buffer else inplace.traced_sequence(b)
+        others.append(manipulation.ravel(manipulation.broadcast_to(b, positions.shape)))
+    # the occurrence number of each entry among the entries of its position
+    order = numpy.argsort(flat_positions, kind="stable")
+    ranked = flat_positions[order]
+    starts = numpy.r_[0, numpy.flatnonzero(ranked[1:] != ranked[:-1]) + 1]
+    rank = numpy.empty(flat_positions.size, dtype=numpy.intp)
+    rank[order] = numpy.arange(flat_positions.size) - numpy.repeat(
+        starts, numpy.diff(numpy.r_[starts, flat_positions.size])
+    )
+    flat = manipulation.ravel(a)
+    for r in range(int(rank.max()) + 1 if rank.size else 0):
+        entries = numpy.flatnonzero(rank == r)
+        where = flat_positions[entries]
+        args = [indexing.take(flat, where)] + [indexing.take(b, entries) for b in others]
+        flat = inplace.updated(flat, where, ufunc(*args))
+    inplace.assign(a, manipulation.reshape(flat, helpers.shape(a)))
 
 
 def _is_python_ufunc(ufunc: Any) -> bool:
@@ -435,7 +482,8 @@ def _ufunc_at_message(name: str, inputs: tuple) -> str:
     )
     return (
         f"{_call_form(inputs)}numpy.{name}.at(a, indices, ...) updates a in place, and a "
-        f"NumPy array cannot hold a tracer nor can a tracer be written into: {fix}."
+        f"NumPy array from outside the function cannot hold a tracer (nor are traced "
+        f"indices taken by this form): {fix}."
     )
 
 
@@ -485,7 +533,53 @@ def handle_function(func: Any, args: tuple, kwargs: dict) -> Any:
     args = _objects_converted(args)
     if kwargs and any(type(v) is numpy.ndarray and v.dtype.kind == "O" for v in kwargs.values()):
         kwargs = {k: creation.from_object_array(v) for k, v in kwargs.items()}
-    return fn(*args, **kwargs)
+    out = fn(*args, **kwargs)
+    if isinstance(out, Tracer) and args and _one_of(out, args[0]) and _copies(func, args, kwargs):
+        return clone(out)  # NOTE [a new array, not the argument]
+    return out
+
+
+# NOTE [a new array, not the argument]: an implementation may return its input itself
+# where it has nothing to do (``concatenate([a])``, ``pad(a, 0)``, ``roll(a, 0)``,
+# ``astype(a, a.dtype)``, ``positive(a)``, ``conj`` of a real ``a``); NumPy returns a new
+# array there, and with writes (NOTE [mutation semantics]) the difference shows: ``b =
+# np.concatenate([a]); b[0] = 1`` must leave ``a``.  So a NumPy function or ufunc called
+# on a tracer that answers with its first argument (or an element of it) gives a new
+# tracer object with that value (``clone``: no array work), except the functions NumPy
+# documents as returning their argument (below; the view functions answer earlier).
+_RETURNS_ITS_ARGUMENT = frozenset(
+    f
+    for f in (
+        numpy.asarray,
+        numpy.asanyarray,
+        numpy.ascontiguousarray,
+        numpy.asfortranarray,
+        numpy.asarray_chkfinite,
+        numpy.require,
+        numpy.real_if_close,
+        numpy.broadcast_arrays,
+        numpy.diff,
+        numpy.linalg.matrix_power,  # n=1
+    )
+    if f is not None
+)
+
+
+def _one_of(out: Any, first: Any) -> bool:
+    if out is first:
+        return True
+    return type(first) in (list, tuple) and any(out is v for v in first)
+
+
+def _copies(func: Any, args: tuple, kwargs: dict) -> bool:
+    """Whether NumPy's ``func(*args, **kwargs)`` returns a new array, not its argument."""
+    if func in _RETURNS_ITS_ARGUMENT:
+        return False
+    if func is numpy.nan_to_num:
+        return (args[1] if len(args) > 1 else kwargs.get("copy", True)) is not False
+    if func is getattr(numpy, "astype", None) or func is numpy.array:
+        return kwargs.get("copy", True) is not False
+    return True
 
 
 def _only_buffers(args: tuple, kwargs: dict) -> bool:

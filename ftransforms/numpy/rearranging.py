@@ -342,12 +342,18 @@ def trim_zeros(filt: Any, trim: str = "fb", axis: Any = None) -> Any:
         [1.0, 2.0]
     """
     filt = as_operand(filt)
+    index = trim_index(filt, trim, axis)
+    return filt if index is None else getitem(filt, index)
+
+
+def trim_index(filt: Any, trim: str = "fb", axis: Any = None) -> Any:
+    """The basic index :func:`trim_zeros` takes of ``filt`` (None for a 0-d one)."""
     trim = trim.lower()
     if trim not in ("fb", "bf", "f", "b"):
         raise ValueError(f"unexpected character(s) in `trim`: {trim!r}")
     rank = ndim(filt)
     if rank == 0:
-        return filt
+        return None
     axes = range(rank) if axis is None else (normalize_axis(int(axis), rank),)
     nonzero = not_equal(filt, 0)
     fix = "trim outside vmap, or slice with fixed bounds"
@@ -355,7 +361,7 @@ def trim_zeros(filt: Any, trim: str = "fb", axis: Any = None) -> Any:
     if not same_across_batch(any(nonzero), "trim_zeros(filt)", fix):  # all zeros
         for ax in axes:
             index[ax] = slice(0, 0)
-        return getitem(filt, tuple(index))
+        return tuple(index)
     for ax in axes:
         line = any(nonzero, axis=tuple(i for i in range(rank) if i != ax))
         n = shape(filt)[ax]
@@ -365,7 +371,7 @@ def trim_zeros(filt: Any, trim: str = "fb", axis: Any = None) -> Any:
         if "b" in trim:
             stop = n - same_across_batch(argmax(flip(line)), "trim_zeros(filt)", fix)
         index[ax] = slice(start, stop)
-    return getitem(filt, tuple(index))
+    return tuple(index)
 
 
 def _split_along(a: Any, indices_or_sections: Any, axis: int, name: str, min_ndim: int) -> list:
