@@ -28,11 +28,16 @@ body closes over.  A body that batches (or differentiates) a carry that started 
 recorded again with that carry widened first (``CarryStructureChanged``).  The replay
 evaluates the real predicate (through ``.get()`` on a device) and runs the body as many
 times as the data ask, so a recording never bakes in a branch or a trip count, and a
-scan's recording does not grow with its length.  When that is not possible the operator
-runs eagerly and the ordinary rules apply (a predicate read marks the trace
-value-dependent; a loop with static bounds is recorded unrolled): under a reverse-mode
-level inside ``jit`` (``jit(grad(f))``: the tape of the steps taken is eager), when the
-body reads a traced value itself (NOTE [value reads during a capture]: the capture is
+scan's recording does not grow with its length.  A ``scan`` (or a ``fori_loop`` with
+static bounds) under a reverse-mode level (``jit(grad(f))``, ``jit(vmap(grad(f)))``) is
+recorded as a forward and a backward loop (NOTE [loops under a reverse level in jit] in
+``ftransforms/loop_vjp.py``); a loop's rows of ``xs`` are sliced per step as views of the
+stacked arrays, and its outputs stacked as the steps go (``record_loop``).  When that is
+not possible the operator runs eagerly and the ordinary rules apply (a predicate read
+marks the trace value-dependent; a loop with static bounds is recorded unrolled): under a
+reverse-mode level inside ``jit`` for ``cond``/``switch``/``while_loop`` and where
+``loop_vjp`` falls back (``jit(grad(grad(f)))``: the tape of the steps taken is eager),
+when the body reads a traced value itself (NOTE [value reads during a capture]: the capture is
 dropped at the read, before any of it is used), when a branch raises, or when a step changes the
 carry's physical dtype (a Python-scalar carry or ``fori_loop``'s index promoting a
 float32 carry, which eagerly stays float32).
