@@ -184,9 +184,9 @@ def record(
             pass  # every residual is stored until a backward loop says what it reads
     readers = RowReaders()  # the loops that read residuals by rows, as they are recorded
     if dry is not None:
-        contracted = _contracted(s)
+        arrays = _contracted(s) | {j for j in range(len(s.residuals)) if dry.stacked[j]}
         for j in range(len(s.residuals)):
-            keep[n_y + j] = True if j in contracted else readers if used[j] else False
+            keep[n_y + j] = True if j in arrays else readers if used[j] else False
     carry_lo, (ys_lo, res_stacks) = captured.emit(keep)
     c_leaves, c_spec = tree_flatten(carry_lo)
     y_leaves, y_spec = tree_flatten(ys_lo)
@@ -487,7 +487,7 @@ class LoopPrimitive:
                 needed = [j for j in range(n_res) if used[j]]
                 xs = self._complete(xs, needed)
                 for j in needed:
-                    self._reads(j, rows=True)
+                    self._reads(j, rows=not capture.stacked[j])
                 self.readers.count += 1
                 return capture.emit(None, None, xs)
         xs = self._complete(xs, list(range(n_res)))
