@@ -45,6 +45,8 @@ float32 carry, which eagerly stays float32).
 
 from __future__ import annotations
 
+import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -810,7 +812,7 @@ class LoopCapture:
             rec.captures.append([None, None])  # a value read while replaying: no split
             try:
                 tracers = self._emit_split(keep, bottoms, values, x_bottoms, x_values, axes)
-            except NotStructurable:
+            except Exception:  # noqa: BLE001 - a read or an error: the per-step loop decides
                 del rec.program[mark:]
                 self.split = None  # the whole body at every step from now on
             else:
@@ -940,6 +942,7 @@ class LoopCapture:
 
         recording = [True]
         zeros: dict = {}  # read-only, made once
+        pool = threading.local()
 
         def impl(xp: Any, *args: Any) -> tuple:
             carry = list(args[:nc])
@@ -959,8 +962,14 @@ class LoopCapture:
                     stores.append((j, bufs[j]))
                     lists.append(j)
                 elif how:
-                    bufs.append(xp.empty((length,) + shape, dtype=dtype))
-                    stores.append((j, bufs[j]))
+                    # the buffer of the last call, when nothing holds it any more (a
+                    # buffer per thread: the memory is not handed back and faulted in again)
+                    own = pool.__dict__.setdefault("bufs", {})
+                    b = own.get(j)
+                    if b is None or _getrefcount(b) > 3:
+                        b = own[j] = xp.empty((length,) + shape, dtype=dtype)
+                    bufs.append(b)
+                    stores.append((j, b))
                 else:  # not stored: zeros that take no memory (a loop around may copy them)
                     z = zeros.get(j)
                     if z is None:
@@ -1117,6 +1126,12 @@ def _reads(eqns: list, part: str, sp: Any) -> list:
     """The slots made by the part ``part`` of a split that ``eqns`` read."""
     made = sp.made(part)
     return list(dict.fromkeys(r for e in eqns for r in e.refs if r in made))
+
+
+#: References to an object: a loop's buffer held by its pool, the local name and the call
+#: alone has three (NOTE [parallel work out of recorded loops]'s neighbour: a stacked
+#: output nothing else holds since the last call is written again).
+_getrefcount = sys.getrefcount
 
 
 def _kept(keep: list, leaf_of: list, outputs: list) -> list:
