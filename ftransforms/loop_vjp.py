@@ -9,20 +9,29 @@ carry and the reverse-level rows of ``xs`` enter as fresh tracers of that level,
 tape nodes the step leaves (its *linearization*) are taken off the tape.  Values the body
 closes over that the level tracks (a weight ``W`` of ``W @ h``) are found as the tape
 nodes' inputs from before the step: closure conversion happens as the body runs, as for
-``checkpoint`` (NOTE [checkpoint]).  The forward loop is recorded with the step's values
-that those nodes hold (its *residuals*: every value made inside the step that a node
-keeps) as extra per-step outputs, stacked along the loop axis.  One tape node stands for
-the whole loop; its VJP records a second loop, over the steps in reverse, whose body
-walks the step's nodes backward with the residuals of its step put in place of the
-captured ones: the carry's cotangent is that loop's carry, the cotangents of the rows of
-``xs`` are its stacked outputs.  Both loops are recorded once (JAX's scan transpose,
-with the residuals found by running the step rather than by partial evaluation), so the
-recording holds the body twice whatever the length, where the eager tape held every
-step.  The cotangent of a closed-over value that a step uses in a contraction or an
-elementwise ``add``/``subtract``/``multiply`` is not summed step by step: the backward loop
-stacks that node's output cotangent, and one contraction over the steps follows it (NOTE
-[hoisted loop cotangents]); other uses add up in the backward loop's carry.  The tape
-node's JVP (``linearize``) is a third loop pushing tangents through the same nodes.
+``checkpoint`` (NOTE [checkpoint]).  The step's *residuals* are the values made inside it
+that its nodes hold.  One tape node (:class:`LoopPrimitive`) stands for the whole loop;
+its VJP is a second loop, over the steps in reverse, whose body walks the step's nodes
+backward with the residuals of its step put in place of the captured ones: the carry's
+cotangent is that loop's carry, the cotangents of the rows of ``xs`` are its stacked
+outputs.  That backward step is captured right after the forward one, on stand-ins (the
+captured values), so the forward loop stores only the residuals it reads: as the list of
+the steps' arrays (a ``RowList``, no copy; the last loop to read it lets go of each row
+as it goes) where only loops read them by rows, as stacked arrays where a contraction
+after the loop or its parallel work (NOTE [parallel work out of recorded loops]) reads
+them.  The backward loop recorded when the cotangents come is that capture when they fit
+its types (widened to them where a value is not batched), else a new one; a residual it
+needs that the recording lacks comes from the forward loop recorded again.  Both loops
+are recorded once (JAX's scan transpose, with the residuals found by running the step
+rather than by partial evaluation), so the recording holds the body twice whatever the
+length, where the eager tape held every step.  The cotangent of a closed-over value that
+a step uses in a contraction or an elementwise ``add``/``subtract``/``multiply`` is not
+summed step by step: the backward loop stacks that node's output cotangent, and one
+contraction over the steps follows it (NOTE [hoisted loop cotangents]); other uses add up
+in the backward loop's carry.  The tape node's JVP (``linearize``) is a third loop pushing
+tangents through the same nodes.  Everything a rule of the node reads that a step of an
+enclosing loop could change is among its inputs, so loops nest (a loop inside a loop's
+capture stores all its residuals, as stacked arrays).
 
 What falls back to the eager tape (the loop runs as the Python loop, as before): a body
 with effects, a value read or a random draw in it (NOTE [value reads during a capture]),
@@ -30,9 +39,9 @@ a write into an array from outside it, a carry whose structure or dtype changes,
 node other than a registered primitive's or a nested loop's (``checkpoint``,
 ``custom_vjp``, an eager inner loop's rewritten nodes: they keep values of their own that
 a later step could not replace), another reverse level below the top one (``grad`` of
-``grad``), a ``checkpoint`` recording at that level.  If the backward (or tangent) loop
-cannot be recorded once (a rule reads a value), it runs step by step: the same result,
-a flat recording.
+``grad``), a ``checkpoint`` recording at that level, ``STRUCTURED["enabled"] = False``.
+If the backward (or tangent) loop cannot be recorded once (a rule reads a value), it runs
+step by step: the same result, a flat recording.
 """
 
 from __future__ import annotations
