@@ -170,7 +170,8 @@ def record(
     keep = [True] * len(captured.y_structs)
     if not init_r and not xs_r and not closure_ids:
         keep[n_y:] = [False] * len(s.residuals)
-        return captured.emit(keep)  # nothing of this level goes in: no derivative comes out
+        carry_lo, (ys_lo, _) = captured.emit(keep)
+        return carry_lo, ys_lo  # nothing of this level goes in: no derivative comes out
     backward = range(indices[-1], indices[0] - indices.step, -indices.step)
     # the backward step captured now (with stand-ins for its inputs): which residuals the
     # forward loop must store, and (outside other captures) the backward loop to emit
@@ -361,12 +362,11 @@ class _Inputs:
         self.free = a[at:]
 
 
-def _nodes_at(s: _Step, ins: _Inputs, res_rows: list, x_rows: list, hoist: bool) -> list:
+def _nodes_at(s: _Step, free: list, res_rows: list, x_rows: list, hoist: bool) -> list:
     """The step's nodes with the values of one step (``res_rows``, ``x_rows``: the rows
     of the residuals and of ``xs``) in place of the captured ones; with ``hoist``, the
     hoisted inputs' cotangents go to their proxies."""
     where = s.where
-    free = ins.free
 
     def at_step(x: Any) -> Any:
         found = where.get(id(x))
@@ -572,7 +572,7 @@ class LoopPrimitive:
             for (k, _), d in zip(live, rows[n_res + n_xs :]):
                 seeds[s.x_in[k]] = d
             walker = ReverseInterpreter("a structured loop's step")
-            walker.tape = _nodes_at(s, ins, rows[:n_res], rows[n_res : n_res + n_xs], False)
+            walker.tape = _nodes_at(s, ins.free, rows[:n_res], rows[n_res : n_res + n_xs], False)
             got = dict(zip(wanted, walker.forward(seeds, wanted)))
             new = [_dot(got, i, v) for i, v in zip(s.new_ids, carry_out)]
             outs = [_dot(got, i, v, rows=True) for i, v in zip(s.y_ids, ys_out)]
@@ -610,12 +610,10 @@ def _backward_step(s: _Step, free: list, closures: dict, live: list) -> Callable
     proxies = [p for p, _, _ in s.hoisted]
     wanted_ids = [i for i in s.carry_in if i is not None]
     wanted_ids += [s.x_in[k] for k in x_rows] + acc_ids + proxies
-    ins = _Inputs.__new__(_Inputs)
-    ins.free = free
 
     def step(state: Any, t: Any, rows: list) -> Any:
         ct_c, acc = state
-        nodes = _nodes_at(s, ins, rows[:n_res], rows[n_res : n_res + n_xs], hoist=True)
+        nodes = _nodes_at(s, free, rows[:n_res], rows[n_res : n_res + n_xs], hoist=True)
         seeds: dict = {}
         for i, b in zip(s.new_ids, ct_c):
             if i is not None:

@@ -512,3 +512,15 @@ def test_a_forward_scan_runs_the_work_off_the_carry_outside_the_loop():
         xs[::-1],
     )
     assert_tree_close(got, want, **TOL)
+
+
+def test_a_loop_that_the_derivative_does_not_reach(structured):
+    w, xs = _w_xs(17)
+
+    def f(w, xs):
+        c, ys = ft.scan(lambda c, x: (np.tanh(c + x), c.sum()), xs[0], xs)
+        return (w * 2.0).sum() + ys.sum() + c.sum()
+
+    got, _ = _twice(ft.grad(f), (w, xs), (w * 3.0, xs[::-1]))
+    np.testing.assert_array_equal(got, np.full_like(w, 2.0))
+    assert structured == {"structured": 1, "fell back": 0}
