@@ -32,12 +32,14 @@ class Ours:
     np = np
     scan = staticmethod(ft.scan)
     fori_loop = staticmethod(ft.fori_loop)
+    vmap = staticmethod(ft.vmap)
 
 
 class Jax:
     np = jnp
     scan = staticmethod(jax.lax.scan)
     fori_loop = staticmethod(jax.lax.fori_loop)
+    vmap = staticmethod(jax.vmap)
 
 
 def _r(*shape, seed=0):
@@ -182,7 +184,18 @@ def passthrough(L, w, xs):
     return b.sum() + (x2 * b).sum() + w2.sum() + a2.sum()
 
 
-MODELS = [reverse_pytree, length_only, fori, einsum_closure, nested, passthrough]
+def inner_vmap(L, w, xs):
+    """A ``vmap`` inside the body, over pairs of rows, closing over the carry."""
+
+    def step(c, x):
+        rows = L.vmap(lambda r: L.np.tanh(w @ r + c))(L.np.reshape(x[:2], (2, 1)) * x)
+        return c * 0.5 + rows.sum(0), rows[0] @ c
+
+    c, ys = L.scan(step, L.np.ones(3), xs)
+    return c.sum() + ys.sum()
+
+
+MODELS = [reverse_pytree, length_only, fori, einsum_closure, nested, passthrough, inner_vmap]
 
 
 def _w_xs(seed):
