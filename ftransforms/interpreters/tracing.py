@@ -958,7 +958,7 @@ class LoopCapture:
                     continue
                 how = True if keep is None else _how(_kept(keep, y_leaf_of, shared[j]))
                 if type(how) is RowReaders:
-                    bufs.append(RowList(length, how.count))
+                    bufs.append(RowList([None] * length, how.count))
                     stores.append((j, bufs[j]))
                     lists.append(j)
                 elif how:
@@ -993,7 +993,7 @@ class LoopCapture:
                 x.left -= 1
             if lists and recording[0]:  # the recorder holds arrays
                 for j in lists:
-                    bufs[j] = xp.stack(bufs[j])
+                    bufs[j] = xp.stack(list(bufs[j]))
                 bufs = [bufs[same[j]] for j in range(len(bufs))]
             return (*carry, *bufs)
 
@@ -1117,9 +1117,9 @@ class RowList(list):
 
     __slots__ = ("left",)
 
-    def __init__(self, length: int, readers: int) -> None:
-        super().__init__([None] * length)
-        self.left = readers
+    def __init__(self, rows: Any = (), left: int = 0) -> None:
+        super().__init__(rows)
+        self.left = left
 
 
 def _reads(eqns: list, part: str, sp: Any) -> list:
