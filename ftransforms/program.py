@@ -552,6 +552,7 @@ def compile_subprogram(
         shared_from=shared_from,
     )
     fn.eqns, fn.n_inputs, fn.out_refs, fn.out_consts = renamed, len(inputs), out_refs, out_consts
+    fn.shared_from = shared_from
     fn.in_avals = list(in_avals) if in_avals is not None else None
     return fn
 
