@@ -939,7 +939,9 @@ def scan(
     step by step (NOTE [hoisted loop cotangents] in ``ftransforms/loop_cotangents.py``):
     the backward pass then holds about ``length`` times one step's output cotangent (at
     most ``loop_cotangents.HOIST["chunk_bytes"]`` per weight; longer loops are done in
-    chunks of steps).
+    chunks of steps).  Under ``jit(grad(...))`` the loop is recorded as a forward and a
+    backward loop, each body once (NOTE [loops under a reverse level in jit] in
+    ``ftransforms/loop_vjp.py``).
 
     Example:
         >>> import numpy as np
