@@ -66,7 +66,14 @@ from ftransforms.interpreters.constant_subscripts import (
     undo_all,
 )
 from ftransforms.interpreters.forward import DualTracer
-from ftransforms.program import EFFECT_PRIMITIVES, MUTED, ControlNode, Eqn, compile_subprogram
+from ftransforms.program import (
+    EFFECT_PRIMITIVES,
+    MUTED,
+    ControlNode,
+    Eqn,
+    compile_subprogram,
+    eliminate_dead,
+)
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
 
@@ -737,20 +744,21 @@ class LoopCapture:
         free_slots = sorted(rec._free(eqns, in_slots, refs))
         index = xp.asarray(indices[0])
         in_avals = _avals(values + [index] + rows0 + [seen[s] for s in free_slots])
-        # the per-step outputs are copied into the stacks (or kept as rows): no copies
-        self.step_fn = compile_subprogram(
-            eqns, in_slots + free_slots, refs, consts, in_avals, shared_from=nc
-        )
+        # the whole step, compiled when the loop runs it (not when its work is split)
+        self._step_args = (eqns, in_slots + free_slots, refs, consts, in_avals)
+        self._step_fn: Callable | None = None
         self.y_spec, self.y_structs = y_box[-1]
         # the rows the step reads (another row is not sliced: its array may be zeros)
-        read = {r for e in self.step_fn.eqns for r in e.refs if r is not None}
-        read.update(r for r in self.step_fn.out_refs if r is not None)
-        self.read_rows = [j for j in range(len(rows0)) if nc + 1 + j in read]
+        live = eliminate_dead(eqns, {r for r in refs if r is not None})
+        read = {r for e in live for r in e.refs if r is not None}
+        read.update(r for r in refs if r is not None)
+        row_slots = in_slots[nc + 1 :]
+        self.read_rows = [j for j, slot in enumerate(row_slots) if slot in read]
         self.used = []
-        at = nc + 1
+        at = 0
         for st in row_structs:
             n = _n_bottoms(st)
-            self.used.append(any(j in read for j in range(at, at + n)))
+            self.used.append(any(row_slots[j] in read for j in range(at, at + n)))
             at += n
         # an output that repeats an earlier one (the same slot) shares its buffer
         first_of: dict = {}
@@ -777,6 +785,17 @@ class LoopCapture:
                 n = _n_bottoms(st)
                 self.stacked[k] = any(at <= j < at + n for j in self.split.rows_stacked)
                 at += n
+
+    @property
+    def step_fn(self) -> Callable:
+        """The whole step as one sub-program (the per-step outputs are copied into the
+        stacks or kept as rows: the function does not copy them)."""
+        if self._step_fn is None:
+            eqns, inputs, refs, consts, in_avals = self._step_args
+            self._step_fn = compile_subprogram(
+                eqns, inputs, refs, consts, in_avals, shared_from=self.nc
+            )
+        return self._step_fn
 
     def emit(self, keep: list | None, init: Any = None, xs: list | None = None) -> tuple:
         """Run the loop and record it as one equation: on the carry and ``xs`` it was
