@@ -555,3 +555,35 @@ def test_on_the_strict_cupy_stand_in(structured):
     for g, w in zip(got, want):
         np.testing.assert_allclose(g.get(), w, rtol=1e-12, atol=1e-12)
     assert structured == {"structured": 2, "fell back": 0}  # on the device, then NumPy
+
+
+def _forward_model(w, xs):
+    def step(c, x):
+        c = np.tanh(w @ c + x)
+        return c, np.exp(-(c**2)) * np.cos(x) + np.sin(x) * 2.0
+
+    return ft.scan(step, xs[0], xs)
+
+
+@pytest.mark.parametrize("how", ["too big", "a replay that fails"])
+def test_the_parallel_work_stays_in_the_loop(how, monkeypatch):
+    """White-box: calls whose results over all steps would take more than ``MAX_BYTES``,
+    or whose batched replay fails, stay in the loop body; the values are the same."""
+    from ftransforms.interpreters import parallel_steps
+
+    if how == "too big":
+        monkeypatch.setattr(parallel_steps, "MAX_BYTES", 7 * 3 * 8)  # less than one result
+    else:
+
+        def failing(*args, **kwargs):
+            raise RuntimeError("a batching rule that cannot run here")
+
+        monkeypatch.setattr(parallel_steps.StepSplit, "replay_batched", failing)
+    w, xs = _w_xs(18)
+    program = ft.make_program(_forward_model)(w, xs)
+    (node,) = [e.prim for e in program.eqns if isinstance(e.prim, ControlNode)]
+    assert "exp" in [e.prim.name for e in node.subprograms["step"].eqns]
+    got = ft.jit(_forward_model)(w * 0.7, xs[::-1])
+    monkeypatch.undo()
+    want = ft.jit(_forward_model)(w * 0.7, xs[::-1])  # split, and recorded anew
+    assert_tree_close(got, want, **TOL)

@@ -17,27 +17,35 @@ the sigmoids (``1 - y**2``) read only the forward loop's stored values.  The loo
 keeps the rest, in their order; the values and their types are the same (a batched call
 may sum in another order than the per-step one, so results agree to rounding).
 
-It applies when at least :data:`MIN_CALLS` calls (not counting views) move out and every
-call of the body is a registered primitive with a batching rule and no effect (no nested
-loop, no ``ft.debug``); otherwise, or when a batching rule reads a value while the calls
-are replayed (which would make the recording value-dependent), the loop runs the whole
-body per step, as it was captured.
+It applies when at least :data:`MIN_CALLS` calls (not counting views) move out, the
+results of the calls that move, over all steps, take at most :data:`MAX_BYTES` (a step's
+``outer(x_t, x_t)`` of a long ``x_t`` is done step by step, not held for every step at
+once), and every call of the body is a registered primitive with a batching rule and no
+effect (no nested loop, no ``ft.debug``); otherwise, or when a batching rule reads a value
+while the calls are replayed (which would make the recording value-dependent), the loop
+runs the whole body per step, as it was captured.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
+
+import numpy
 
 from ftransforms.core.primitive import REGISTRY
 from ftransforms.core.stack import pushed
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
 from ftransforms.program import EFFECT_PRIMITIVES, compile_subprogram
 
-__all__ = ["MIN_CALLS", "StepSplit", "plan"]
+__all__ = ["MAX_BYTES", "MIN_CALLS", "StepSplit", "plan"]
 
 #: The fewest calls (views aside) that must leave the loop for the split to be made.
 MIN_CALLS = 2
+
+#: The most bytes the results of the calls run for all steps at once may take together.
+MAX_BYTES = 64 << 20
 
 #: Calls that return views: moving them saves little.
 _VIEWS = frozenset({"reshape", "transpose", "broadcast_to", "getitem"})
@@ -139,6 +147,7 @@ def plan(
     refs: list,
     consts: list,
     avals_of: Callable,
+    length: int,
 ) -> StepSplit | None:
     """The split of a captured step (NOTE [parallel work out of recorded loops]), or
     ``None``.  ``in_slots``: the carry's ``nc`` slots, the index's, the rows'; ``refs``/
@@ -183,6 +192,12 @@ def plan(
         where[k] = part
     moved = sum(e.prim.name not in _VIEWS for e in sp.once + sp.pre + sp.post)
     if moved < MIN_CALLS:
+        return None
+    size = 0
+    for e in sp.pre + sp.post:
+        for shape, dtype in _avals(e):
+            size += math.prod(shape) * numpy.dtype(dtype).itemsize * length
+    if size > MAX_BYTES:
         return None
     part_of = {s: where[k] for s, k in made_by.items()}
     # what the loop reads from before it (its new carry too), and what the calls after

@@ -776,7 +776,7 @@ class LoopCapture:
         known = {s: (tuple(v.shape), v.dtype) for s, v in seen.items() if hasattr(v, "shape")}
         known.update(zip(in_slots, _avals(values + [index] + rows0)))
         avals_of = parallel_steps.aval_table(eqns, known)
-        self.split = parallel_steps.plan(eqns, in_slots, nc, refs, consts, avals_of)
+        self.split = parallel_steps.plan(eqns, in_slots, nc, refs, consts, avals_of, len(indices))
         # the rows (per value of xs) read as stacked arrays, before or after the loop
         self.stacked = [False] * len(row_structs)
         if self.split is not None:
