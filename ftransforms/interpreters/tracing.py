@@ -31,8 +31,10 @@ times as the data ask, so a recording never bakes in a branch or a trip count, a
 scan's recording does not grow with its length.  A ``scan`` (or a ``fori_loop`` with
 static bounds) under a reverse-mode level (``jit(grad(f))``, ``jit(vmap(grad(f)))``) is
 recorded as a forward and a backward loop (NOTE [loops under a reverse level in jit] in
-``ftransforms/loop_vjp.py``); a loop's rows of ``xs`` are sliced per step as views of the
-stacked arrays, and its outputs stacked as the steps go (``record_loop``).  When that is
+``ftransforms/loop_vjp.py``).  A loop's rows of ``xs`` are sliced per step as views of the
+stacked arrays, its outputs stacked as the steps go (into the buffers of the last call
+when nothing else holds them any more), and the body's work that does not follow the
+carry runs once for all steps (NOTE [parallel work out of recorded loops]).  When that is
 not possible the operator runs eagerly and the ordinary rules apply (a predicate read
 marks the trace value-dependent; a loop with static bounds is recorded unrolled): under a
 reverse-mode level inside ``jit`` for ``cond``/``switch``/``while_loop`` and where
@@ -1147,9 +1149,8 @@ def _reads(eqns: list, part: str, sp: Any) -> list:
     return list(dict.fromkeys(r for e in eqns for r in e.refs if r in made))
 
 
-#: References to an object: a loop's buffer held by its pool, the local name and the call
-#: alone has three (NOTE [parallel work out of recorded loops]'s neighbour: a stacked
-#: output nothing else holds since the last call is written again).
+#: ``sys.getrefcount``: a loop's stacked output that only its pool (and the local name and
+#: the call) holds, three references, is free to be written again by the next call.
 _getrefcount = sys.getrefcount
 
 
