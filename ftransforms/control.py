@@ -100,6 +100,7 @@ from ftransforms.core.errors import (
     ScanLengthError,
 )
 from ftransforms.core.mutation import (
+    Buffer,
     TrialWrite,
     assign,
     clone,
@@ -938,7 +939,9 @@ def scan(
     step by step (NOTE [hoisted loop cotangents] in ``ftransforms/loop_cotangents.py``):
     the backward pass then holds about ``length`` times one step's output cotangent (at
     most ``loop_cotangents.HOIST["chunk_bytes"]`` per weight; longer loops are done in
-    chunks of steps).
+    chunks of steps).  Under ``jit(grad(...))`` the loop is recorded as a forward and a
+    backward loop, each body once (NOTE [loops under a reverse level in jit] in
+    ``ftransforms/loop_vjp.py``).
 
     Example:
         >>> import numpy as np
@@ -972,13 +975,15 @@ def scan(
     rec = _recorder()
     if rec is not None and n > 0 and _structurable(f):
 
-        def step(carry: Any, t: Any) -> Any:
-            return f(carry, tree_unflatten(x_spec, [fnp.getitem(leaf, t) for leaf in x_leaves]))
+        def step(carry: Any, t: Any, rows: list) -> Any:
+            return f(carry, tree_unflatten(x_spec, rows))
 
         steps = range(n - 1, -1, -1) if reverse else range(n)
-        try:
+        xs_values = [x.val if type(x) is Buffer else x for x in x_leaves]
+        try:  # each step's rows of xs: views of the stacked arrays (no recorded indexing)
             carry, ys = _structured(
-                lambda v: rec.record_loop(op, step, v, steps, _check_carry, "scan"), init
+                lambda v: rec.record_loop(op, step, v, steps, _check_carry, "scan", xs_values),
+                init,
             )
             return _arrays(carry), ys
         except NotStructurable:

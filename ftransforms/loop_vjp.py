@@ -9,20 +9,29 @@ carry and the reverse-level rows of ``xs`` enter as fresh tracers of that level,
 tape nodes the step leaves (its *linearization*) are taken off the tape.  Values the body
 closes over that the level tracks (a weight ``W`` of ``W @ h``) are found as the tape
 nodes' inputs from before the step: closure conversion happens as the body runs, as for
-``checkpoint`` (NOTE [checkpoint]).  The forward loop is recorded with the step's values
-that those nodes hold (its *residuals*: every value made inside the step that a node
-keeps) as extra per-step outputs, stacked along the loop axis.  One tape node stands for
-the whole loop; its VJP records a second loop, over the steps in reverse, whose body
-walks the step's nodes backward with the residuals of its step put in place of the
-captured ones: the carry's cotangent is that loop's carry, the cotangents of the rows of
-``xs`` are its stacked outputs.  Both loops are recorded once (JAX's scan transpose,
-with the residuals found by running the step rather than by partial evaluation), so the
-recording holds the body twice whatever the length, where the eager tape held every
-step.  The cotangent of a closed-over value that a step uses in a contraction or an
-elementwise ``add``/``subtract``/``multiply`` is not summed step by step: the backward loop
-stacks that node's output cotangent, and one contraction over the steps follows it (NOTE
-[hoisted loop cotangents]); other uses add up in the backward loop's carry.  The tape
-node's JVP (``linearize``) is a third loop pushing tangents through the same nodes.
+``checkpoint`` (NOTE [checkpoint]).  The step's *residuals* are the values made inside it
+that its nodes hold.  One tape node (:class:`LoopPrimitive`) stands for the whole loop;
+its VJP is a second loop, over the steps in reverse, whose body walks the step's nodes
+backward with the residuals of its step put in place of the captured ones: the carry's
+cotangent is that loop's carry, the cotangents of the rows of ``xs`` are its stacked
+outputs.  That backward step is captured right after the forward one, on stand-ins (the
+captured values), so the forward loop stores only the residuals it reads: as the list of
+the steps' arrays (a ``RowList``, no copy; the last loop to read it lets go of each row
+as it goes) where only loops read them by rows, as stacked arrays where a contraction
+after the loop or its parallel work (NOTE [parallel work out of recorded loops]) reads
+them.  The backward loop recorded when the cotangents come is that capture when they fit
+its types (widened to them where a value is not batched), else a new one; a residual it
+needs that the recording lacks comes from the forward loop recorded again.  Both loops
+are recorded once (JAX's scan transpose, with the residuals found by running the step
+rather than by partial evaluation), so the recording holds the body twice whatever the
+length, where the eager tape held every step.  The cotangent of a closed-over value that
+a step uses in a contraction or an elementwise ``add``/``subtract``/``multiply`` is not
+summed step by step: the backward loop stacks that node's output cotangent, and one
+contraction over the steps follows it (NOTE [hoisted loop cotangents]); other uses add up
+in the backward loop's carry.  The tape node's JVP (``linearize``) is a third loop pushing
+tangents through the same nodes.  Everything a rule of the node reads that a step of an
+enclosing loop could change is among its inputs, so loops nest (a loop inside a loop's
+capture stores all its residuals, as stacked arrays).
 
 What falls back to the eager tape (the loop runs as the Python loop, as before): a body
 with effects, a value read or a random draw in it (NOTE [value reads during a capture]),
@@ -30,9 +39,9 @@ a write into an array from outside it, a carry whose structure or dtype changes,
 node other than a registered primitive's or a nested loop's (``checkpoint``,
 ``custom_vjp``, an eager inner loop's rewritten nodes: they keep values of their own that
 a later step could not replace), another reverse level below the top one (``grad`` of
-``grad``), a ``checkpoint`` recording at that level.  If the backward (or tangent) loop
-cannot be recorded once (a rule reads a value), it runs step by step: the same result,
-a flat recording.
+``grad``), a ``checkpoint`` recording at that level, ``STRUCTURED["enabled"] = False``.
+If the backward (or tangent) loop cannot be recorded once (a rule reads a value), it runs
+step by step: the same result, a flat recording.
 """
 
 from __future__ import annotations
@@ -161,7 +170,8 @@ def record(
     keep = [True] * len(captured.y_structs)
     if not init_r and not xs_r and not closure_ids:
         keep[n_y:] = [False] * len(s.residuals)
-        return captured.emit(keep)  # nothing of this level goes in: no derivative comes out
+        carry_lo, (ys_lo, _) = captured.emit(keep)
+        return carry_lo, ys_lo  # nothing of this level goes in: no derivative comes out
     backward = range(indices[-1], indices[0] - indices.step, -indices.step)
     # the backward step captured now (with stand-ins for its inputs): which residuals the
     # forward loop must store, and (outside other captures) the backward loop to emit
@@ -184,9 +194,9 @@ def record(
             pass  # every residual is stored until a backward loop says what it reads
     readers = RowReaders()  # the loops that read residuals by rows, as they are recorded
     if dry is not None:
-        contracted = _contracted(s)
+        arrays = _contracted(s) | {j for j in range(len(s.residuals)) if dry.stacked[j]}
         for j in range(len(s.residuals)):
-            keep[n_y + j] = True if j in contracted else readers if used[j] else False
+            keep[n_y + j] = True if j in arrays else readers if used[j] else False
     carry_lo, (ys_lo, res_stacks) = captured.emit(keep)
     c_leaves, c_spec = tree_flatten(carry_lo)
     y_leaves, y_spec = tree_flatten(ys_lo)
@@ -352,12 +362,11 @@ class _Inputs:
         self.free = a[at:]
 
 
-def _nodes_at(s: _Step, ins: _Inputs, res_rows: list, x_rows: list, hoist: bool) -> list:
+def _nodes_at(s: _Step, free: list, res_rows: list, x_rows: list, hoist: bool) -> list:
     """The step's nodes with the values of one step (``res_rows``, ``x_rows``: the rows
     of the residuals and of ``xs``) in place of the captured ones; with ``hoist``, the
     hoisted inputs' cotangents go to their proxies."""
     where = s.where
-    free = ins.free
 
     def at_step(x: Any) -> Any:
         found = where.get(id(x))
@@ -487,7 +496,7 @@ class LoopPrimitive:
                 needed = [j for j in range(n_res) if used[j]]
                 xs = self._complete(xs, needed)
                 for j in needed:
-                    self._reads(j, rows=True)
+                    self._reads(j, rows=not capture.stacked[j])
                 self.readers.count += 1
                 return capture.emit(None, None, xs)
         xs = self._complete(xs, list(range(n_res)))
@@ -563,7 +572,7 @@ class LoopPrimitive:
             for (k, _), d in zip(live, rows[n_res + n_xs :]):
                 seeds[s.x_in[k]] = d
             walker = ReverseInterpreter("a structured loop's step")
-            walker.tape = _nodes_at(s, ins, rows[:n_res], rows[n_res : n_res + n_xs], False)
+            walker.tape = _nodes_at(s, ins.free, rows[:n_res], rows[n_res : n_res + n_xs], False)
             got = dict(zip(wanted, walker.forward(seeds, wanted)))
             new = [_dot(got, i, v) for i, v in zip(s.new_ids, carry_out)]
             outs = [_dot(got, i, v, rows=True) for i, v in zip(s.y_ids, ys_out)]
@@ -601,12 +610,10 @@ def _backward_step(s: _Step, free: list, closures: dict, live: list) -> Callable
     proxies = [p for p, _, _ in s.hoisted]
     wanted_ids = [i for i in s.carry_in if i is not None]
     wanted_ids += [s.x_in[k] for k in x_rows] + acc_ids + proxies
-    ins = _Inputs.__new__(_Inputs)
-    ins.free = free
 
     def step(state: Any, t: Any, rows: list) -> Any:
         ct_c, acc = state
-        nodes = _nodes_at(s, ins, rows[:n_res], rows[n_res : n_res + n_xs], hoist=True)
+        nodes = _nodes_at(s, free, rows[:n_res], rows[n_res : n_res + n_xs], hoist=True)
         seeds: dict = {}
         for i, b in zip(s.new_ids, ct_c):
             if i is not None:

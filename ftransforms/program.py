@@ -537,6 +537,9 @@ def compile_subprogram(
     out_refs = [None if r is None else rename[r] for r in outputs]
     renamed, out_refs = eliminate_common(renamed, out_refs)
     renamed = eliminate_dead(renamed, {r for r in out_refs if r is not None})
+    from ftransforms import program_rewrites as rw  # late import: it imports Eqn
+
+    renamed = rw.join_scatters(renamed, out_refs)
     renamed = materialize_scalars(renamed)
     known = in_avals is not None and all(av is not None for av in in_avals)
     fn = generate(
@@ -549,6 +552,7 @@ def compile_subprogram(
         shared_from=shared_from,
     )
     fn.eqns, fn.n_inputs, fn.out_refs, fn.out_consts = renamed, len(inputs), out_refs, out_consts
+    fn.shared_from = shared_from
     fn.in_avals = list(in_avals) if in_avals is not None else None
     return fn
 
@@ -682,6 +686,7 @@ class Program:
             from ftransforms import program_rewrites as rw  # late import: it imports Eqn
 
             eqns = rw.drop_broadcasts(eqns, in_types)
+            eqns = rw.join_scatters(eqns, out_refs)
             eqns = rw.factor_scalings(eqns, out_refs, in_types)
             eqns = rw.sink_transposes(eqns, out_refs, in_types)
             eqns, out_refs = eliminate_common(eqns, list(out_refs))

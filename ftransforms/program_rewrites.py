@@ -46,7 +46,7 @@ import numpy
 from ftransforms.core.primitive import REGISTRY
 from ftransforms.program import Eqn, eliminate_dead
 
-__all__ = ["cost", "drop_broadcasts", "factor_scalings", "sink_transposes"]
+__all__ = ["cost", "drop_broadcasts", "factor_scalings", "join_scatters", "sink_transposes"]
 
 #: The per-call cost of a backend call in the cost model, in elements written: about what
 #: NumPy's fixed cost per ufunc call is worth in float32 elements on a CPU.
@@ -140,6 +140,94 @@ def drop_broadcasts(eqns: Sequence[Eqn], in_avals: Sequence | None = None) -> li
             eqn = eqn._replace(refs=tuple(refs))
         out.append(eqn)
     return out
+
+
+def join_scatters(eqns: Sequence[Eqn], outputs: Sequence) -> list[Eqn]:
+    """A sum of ``getitem_transpose`` pieces (each a slice's cotangent scattered into zeros
+    of the whole) whose slices tile one axis: one ``concatenate`` of the pieces.  The
+    gradient of ``z[:, :h], z[:, h:2*h], ...`` (an LSTM's gates) records one zero array
+    and one addition per slice; the values are the same, but for the sign of a zero (an
+    added ``+0.0`` turns a ``-0.0`` into ``0.0``).  The sums and pieces must be read by
+    nothing else.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import grad, make_program
+        >>> f = grad(lambda z: np.sum(np.sin(z[:2]) * np.cos(z[2:])))
+        >>> prog = make_program(f, optimize=False)(np.ones(4))
+        >>> [e.prim.name for e in join_scatters(prog.eqns, prog.out_refs)][-1]
+        'concatenate'
+    """
+    uses: dict[int, int] = {}
+    for eqn in eqns:
+        for r in eqn.refs:
+            if r is not None:
+                uses[r] = uses.get(r, 0) + 1
+    for r in outputs:
+        if r is not None:
+            uses[r] = uses.get(r, 0) + 2  # an output is never folded into a sum
+    # slot -> (axis, shape, dtype, [(start, stop, slot of the piece's values)])
+    parts: dict[int, tuple] = {}
+    joined: dict[int, Eqn] = {}
+    for eqn in eqns:
+        name = eqn.prim.name
+        if name == "getitem_transpose" and len(eqn.refs) == 1 and eqn.refs[0] is not None:
+            shape = tuple(eqn.params["shape"])
+            cut = _one_slice(eqn.params["index"], shape)
+            if cut is not None:
+                axis, start, stop = cut
+                parts[eqn.out] = (axis, shape, eqn.avals[1], [(start, stop, eqn.refs[0])])
+        elif name == "add" and not eqn.params and len(eqn.refs) == 2 and None not in eqn.refs:
+            a, b = (parts.get(r) for r in eqn.refs)
+            if (
+                a is not None
+                and b is not None
+                and a[:3] == b[:3]
+                and all(uses.get(r) == 1 for r in eqn.refs)
+                and type(eqn.out) is not tuple
+            ):
+                pieces = sorted(a[3] + b[3])
+                if all(p[1] <= q[0] for p, q in zip(pieces, pieces[1:])):
+                    parts[eqn.out] = (a[0], a[1], a[2], pieces)
+                    axis, shape = a[0], a[1]
+                    if (
+                        pieces[0][0] == 0
+                        and pieces[-1][1] == shape[axis]
+                        and all(p[1] == q[0] for p, q in zip(pieces, pieces[1:]))
+                    ):
+                        refs = tuple(p[2] for p in pieces)
+                        joined[eqn.out] = Eqn(
+                            REGISTRY["concatenate"],
+                            eqn.xp,
+                            refs,
+                            (None,) * len(refs),
+                            {"axis": axis},
+                            eqn.out,
+                            eqn.avals,
+                        )
+    if not joined:
+        return list(eqns)
+    out = [joined.get(e.out, e) if type(e.out) is not tuple else e for e in eqns]
+    return eliminate_dead(out, {r for r in outputs if r is not None})
+
+
+def _one_slice(index: Any, shape: tuple) -> tuple | None:
+    """``(axis, start, stop)`` of an index that slices one axis (step 1) and takes every
+    other one whole, or ``None``."""
+    if type(index) is not tuple or len(index) > len(shape):
+        return None
+    cut = None
+    for axis, entry in enumerate(index):
+        if type(entry) is not slice:
+            return None
+        start, stop, step = entry.indices(shape[axis])
+        if step != 1:
+            return None
+        if (start, stop) != (0, shape[axis]):
+            if cut is not None or stop <= start:
+                return None
+            cut = (axis, start, stop)
+    return cut
 
 
 def sink_transposes(

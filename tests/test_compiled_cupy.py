@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import ftransforms as ft
+from ftransforms import loop_vjp
 from ftransforms import strict_backend as sb
 from ftransforms.compiled import cupy_backend, cupy_driver, lowering, tier
 from ftransforms.program import ControlNode
@@ -293,10 +294,13 @@ def test_control_flow_bodies_get_kernels():
 
 
 def test_the_steps_of_an_unrolled_loop_share_their_kernels(monkeypatch):
-    """``jit(grad(scan))`` records the loop unrolled: every step's segment reads other
-    slots, yet its kernels are the same source (identifiers numbered in order), so they
-    are made, and compiled by NVRTC on a GPU, once per process, not once per step."""
+    """``jit(grad(scan))`` with the structured loop vjp off (as where it falls back: NOTE
+    [loops under a reverse level in jit]) records the loop unrolled: every step's segment
+    reads other slots, yet its kernels are the same source (identifiers numbered in
+    order), so they are made, and compiled by NVRTC on a GPU, once per process, not once
+    per step."""
     monkeypatch.setattr(cupy_driver, "_KERNELS", {})
+    monkeypatch.setitem(loop_vjp.STRUCTURED, "enabled", False)
     xs = sb.asarray(data(6, 5))
     h0 = tuple(dev(data(5), data(5)))
     loss = lambda h, xs: np.sum(ft.scan(_step, h, xs)[1])

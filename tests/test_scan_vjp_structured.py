@@ -32,12 +32,14 @@ class Ours:
     np = np
     scan = staticmethod(ft.scan)
     fori_loop = staticmethod(ft.fori_loop)
+    vmap = staticmethod(ft.vmap)
 
 
 class Jax:
     np = jnp
     scan = staticmethod(jax.lax.scan)
     fori_loop = staticmethod(jax.lax.fori_loop)
+    vmap = staticmethod(jax.vmap)
 
 
 def _r(*shape, seed=0):
@@ -182,7 +184,18 @@ def passthrough(L, w, xs):
     return b.sum() + (x2 * b).sum() + w2.sum() + a2.sum()
 
 
-MODELS = [reverse_pytree, length_only, fori, einsum_closure, nested, passthrough]
+def inner_vmap(L, w, xs):
+    """A ``vmap`` inside the body, over pairs of rows, closing over the carry."""
+
+    def step(c, x):
+        rows = L.vmap(lambda r: L.np.tanh(w @ r + c))(L.np.reshape(x[:2], (2, 1)) * x)
+        return c * 0.5 + rows.sum(0), rows[0] @ c
+
+    c, ys = L.scan(step, L.np.ones(3), xs)
+    return c.sum() + ys.sum()
+
+
+MODELS = [reverse_pytree, length_only, fori, einsum_closure, nested, passthrough, inner_vmap]
 
 
 def _w_xs(seed):
@@ -407,3 +420,170 @@ def test_compiled_tier_equals_the_replay(tmp_path, monkeypatch):
     got = jitted(*args)
     for g, r in zip(got, replayed):
         np.testing.assert_allclose(g, r, rtol=0, atol=1e-12 * max(1.0, float(np.abs(r).max())))
+
+
+# -- the loop's bookkeeping: stored residuals, buffers, two backward loops ---------------------
+
+
+def test_two_backward_loops_read_the_same_residuals():
+    """A ``vjp_fn`` called twice records two backward loops over one forward loop: the
+    residuals the first reads are still there for the second (RowList release)."""
+    w, xs = _w_xs(12)
+
+    def both(w, c1, c2):
+        _, pullback = ft.vjp(lambda w: reverse_pytree(Ours, w, xs), w)
+        return pullback(c1)[0], pullback(c2)[0]
+
+    got, program = _twice(
+        both, (w, np.array(1.0), np.array(2.0)), (w * 0.9, np.array(3.0), np.array(-1.0))
+    )
+    _, pullback = jax.vjp(lambda w: reverse_pytree(Jax, w, xs), w * 0.9)
+    assert_tree_close(got, (pullback(3.0)[0], pullback(-1.0)[0]), **TOL)
+    assert _scan_nodes(program) == 3  # one forward loop, two backward loops
+
+
+def test_outputs_are_not_written_by_the_next_call():
+    """A loop's stacked output buffer is written again on a later call only when nothing
+    holds it: results a caller keeps stay as they were."""
+    w, xs = _w_xs(13)
+
+    def f(w, xs):
+        return ft.scan(lambda c, x: (np.tanh(w @ c + x), c * x), xs[0], xs)[1]
+
+    g = ft.jit(ft.grad(lambda w, xs: f(w, xs).sum(), argnums=(0, 1)))
+    h = ft.jit(f)
+    kept_g = [np.array(a) for a in g(w, xs)]
+    first_g = g(w, xs)
+    first_h = h(w, xs)
+    kept_h = first_h.copy()
+    for _ in range(3):
+        g(w * 0.5, xs[::-1])
+        h(w * 0.5, xs[::-1])
+    assert_tree_close(list(first_g), kept_g, rtol=0, atol=0)
+    np.testing.assert_array_equal(first_h, kept_h)
+
+
+@pytest.mark.parametrize("how", ["residuals missing", "backward step by step"])
+def test_the_backward_loop_recovers(how, monkeypatch):
+    """White-box: a backward loop that needs residuals the forward loop did not store gets
+    them from the forward loop recorded again; one that cannot be recorded once runs step
+    by step.  Either way the gradient is JAX's."""
+    apply_vjp = loop_vjp.LoopPrimitive.apply_vjp
+
+    def patched(self, *args):
+        self.dry = None
+        if how == "residuals missing":
+            self.recorded = set()
+        else:
+            monkeypatch.setattr(self, "loop", _refusing(self.loop))
+        return apply_vjp(self, *args)
+
+    monkeypatch.setattr(loop_vjp.LoopPrimitive, "apply_vjp", patched)
+    fn = ft.grad(lambda w, xs: reverse_pytree(Ours, w, xs), argnums=(0, 1))
+    got, _ = _twice(fn, _w_xs(14), _w_xs(15))
+    want = jax.grad(lambda w, xs: reverse_pytree(Jax, w, xs), argnums=(0, 1))(*_w_xs(15))
+    assert_tree_close(got, want, **TOL)
+
+
+class _refusing:
+    """A loop recorder whose loops cannot be recorded once (NotStructurable)."""
+
+    def __init__(self, loop):
+        self.emit = loop.emit
+
+    def __call__(self, *args, **kwargs):
+        from ftransforms.interpreters.tracing import NotStructurable
+
+        raise NotStructurable
+
+
+# -- the parallel work of a loop body (NOTE [parallel work out of recorded loops]) -------------
+
+
+def test_a_forward_scan_runs_the_work_off_the_carry_outside_the_loop():
+    w, xs = _w_xs(16)
+
+    def f(w, xs):
+        def step(c, x):
+            c = np.tanh(w @ c + x)  # the recurrence
+            return c, np.exp(-(c**2)) * np.cos(x) + np.sin(x) * 2.0  # not on its path
+
+        return ft.scan(step, xs[0], xs)
+
+    program = ft.make_program(f)(w, xs)
+    (node,) = [e.prim for e in program.eqns if isinstance(e.prim, ControlNode)]
+    body = [e.prim.name for e in node.subprograms["step"].eqns]
+    assert "exp" not in body and "cos" not in body and "sin" not in body
+    assert "tanh" in body
+    got = ft.jit(f)(w * 0.7, xs[::-1])
+    want = jax.lax.scan(
+        lambda c, x: (
+            jnp.tanh(w * 0.7 @ c + x),
+            jnp.exp(-(jnp.tanh(w * 0.7 @ c + x) ** 2)) * jnp.cos(x) + jnp.sin(x) * 2.0,
+        ),
+        xs[::-1][0],
+        xs[::-1],
+    )
+    assert_tree_close(got, want, **TOL)
+
+
+def test_a_loop_that_the_derivative_does_not_reach(structured):
+    w, xs = _w_xs(17)
+
+    def f(w, xs):
+        c, ys = ft.scan(lambda c, x: (np.tanh(c + x), c.sum()), xs[0], xs)
+        return (w * 2.0).sum() + ys.sum() + c.sum()
+
+    got, _ = _twice(ft.grad(f), (w, xs), (w * 3.0, xs[::-1]))
+    np.testing.assert_array_equal(got, np.full_like(w, 2.0))
+    assert structured == {"structured": 1, "fell back": 0}
+
+
+def test_on_the_strict_cupy_stand_in(structured):
+    """The two loops on device arrays (the strict CuPy stand-in refuses any silent trip
+    through NumPy): the results stay on the device and equal the NumPy ones."""
+    from ftransforms import strict_backend as sb
+
+    first, second = lstm_inputs(2, T), lstm_inputs(2, T, seed=5)
+    fn = ft.vmap(ft.grad(lambda p, x, y: lstm(Ours, p, x, y)), in_dims=(None, 0, 0))
+    jitted = ft.jit(fn, compile=False)
+    on_device = [ft.tree_map(sb.asarray, args) for args in (first, second)]
+    jitted(*on_device[0])
+    got = jitted(*on_device[1])
+    assert all(type(g) is sb.StrictArray for g in got)
+    want = ft.jit(fn, compile=False)(*second)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.get(), w, rtol=1e-12, atol=1e-12)
+    assert structured == {"structured": 2, "fell back": 0}  # on the device, then NumPy
+
+
+def _forward_model(w, xs):
+    def step(c, x):
+        c = np.tanh(w @ c + x)
+        return c, np.exp(-(c**2)) * np.cos(x) + np.sin(x) * 2.0
+
+    return ft.scan(step, xs[0], xs)
+
+
+@pytest.mark.parametrize("how", ["too big", "a replay that fails"])
+def test_the_parallel_work_stays_in_the_loop(how, monkeypatch):
+    """White-box: calls whose results over all steps would take more than ``MAX_BYTES``,
+    or whose batched replay fails, stay in the loop body; the values are the same."""
+    from ftransforms.interpreters import parallel_steps
+
+    if how == "too big":
+        monkeypatch.setattr(parallel_steps, "MAX_BYTES", 7 * 3 * 8)  # less than one result
+    else:
+
+        def failing(*args, **kwargs):
+            raise RuntimeError("a batching rule that cannot run here")
+
+        monkeypatch.setattr(parallel_steps.StepSplit, "replay_batched", failing)
+    w, xs = _w_xs(18)
+    program = ft.make_program(_forward_model)(w, xs)
+    (node,) = [e.prim for e in program.eqns if isinstance(e.prim, ControlNode)]
+    assert "exp" in [e.prim.name for e in node.subprograms["step"].eqns]
+    got = ft.jit(_forward_model)(w * 0.7, xs[::-1])
+    monkeypatch.undo()
+    want = ft.jit(_forward_model)(w * 0.7, xs[::-1])  # split, and recorded anew
+    assert_tree_close(got, want, **TOL)

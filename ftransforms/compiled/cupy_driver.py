@@ -169,6 +169,7 @@ def build(
     swaps: list | None = None,
     opaque: frozenset = frozenset(),
     budget: list | None = None,
+    shared_from: int | None = None,
 ) -> Callable | None:
     """The driver of ``eqns`` with its segments as kernel calls (control-flow nodes'
     sub-programs built alike, recorded in ``swaps``), or ``None`` when nothing lowers."""
@@ -177,7 +178,7 @@ def build(
         lowering.build_subprograms(
             eqns,
             swaps,
-            lambda *sub: build(*sub, xp, swaps=swaps, opaque=opaque, budget=budget),
+            lambda *sub, **how: build(*sub, xp, swaps=swaps, opaque=opaque, budget=budget, **how),
         )
     items = lowering.plan(eqns, n_inputs, out_refs, in_avals, xp=xp, opaque=opaque)
     new_eqns: list = []
@@ -213,6 +214,7 @@ def build(
         in_shapes=in_shapes,
         form=form,
         arrays_0d=arrays_0d,
+        shared_from=shared_from,
     )
     fn.n_kernels = n_kernels
     fn.synchronize = synchronizer(xp)

@@ -849,8 +849,16 @@ def build_subprograms(eqns: Sequence[Eqn], swaps: list, build_sub: Callable) -> 
         if isinstance(eqn.prim, ControlNode):
             for name, sub in eqn.prim.subprograms.items():
                 values = [getattr(sub, attr, None) for attr in fields]
-                new = build_sub(*values)
+                avals = values[4]
+                known = avals is not None and all(av is not None for av in avals)
+                shared_from = getattr(sub, "shared_from", None)
+                new = build_sub(
+                    *values,
+                    in_shapes=[tuple(av[0]) for av in avals] if known else None,
+                    shared_from=shared_from,
+                )
                 if new is not None:
                     for attr, value in zip(fields, values):
                         setattr(new, attr, value)
+                    new.shared_from = shared_from
                     swaps.append((eqn.prim, name, sub, new))

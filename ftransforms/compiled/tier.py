@@ -130,10 +130,11 @@ def build(
     in_shapes: Any = None,
     swaps: list | None = None,
     opaque: frozenset = frozenset(),
+    shared_from: int | None = None,
 ) -> Callable | None:
     """The driver of a program's equations with its fusion groups compiled (and its
     control-flow nodes' sub-programs, recorded in ``swaps``), or ``None`` when nothing
-    lowers."""
+    lowers; ``shared_from`` as for ``program.generate``."""
     if swaps is not None:
         lowering.build_subprograms(
             eqns, swaps, functools.partial(build, swaps=swaps, opaque=opaque)
@@ -187,6 +188,7 @@ def build(
         in_shapes=in_shapes,
         form=form,
         arrays_0d=arrays_0d,
+        shared_from=shared_from,
     )
     fn.n_kernels = len(by_seg)
     return fn

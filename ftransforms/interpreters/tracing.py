@@ -28,11 +28,18 @@ body closes over.  A body that batches (or differentiates) a carry that started 
 recorded again with that carry widened first (``CarryStructureChanged``).  The replay
 evaluates the real predicate (through ``.get()`` on a device) and runs the body as many
 times as the data ask, so a recording never bakes in a branch or a trip count, and a
-scan's recording does not grow with its length.  When that is not possible the operator
-runs eagerly and the ordinary rules apply (a predicate read marks the trace
-value-dependent; a loop with static bounds is recorded unrolled): under a reverse-mode
-level inside ``jit`` (``jit(grad(f))``: the tape of the steps taken is eager), when the
-body reads a traced value itself (NOTE [value reads during a capture]: the capture is
+scan's recording does not grow with its length.  A ``scan`` (or a ``fori_loop`` with
+static bounds) under a reverse-mode level (``jit(grad(f))``, ``jit(vmap(grad(f)))``) is
+recorded as a forward and a backward loop (NOTE [loops under a reverse level in jit] in
+``ftransforms/loop_vjp.py``).  A loop's rows of ``xs`` are sliced per step as views of the
+stacked arrays, its outputs stacked as the steps go (into the buffers of the last call
+when nothing else holds them any more), and the body's work that does not follow the
+carry runs once for all steps (NOTE [parallel work out of recorded loops]).  When that is
+not possible the operator runs eagerly and the ordinary rules apply (a predicate read
+marks the trace value-dependent; a loop with static bounds is recorded unrolled): under a
+reverse-mode level inside ``jit`` for ``cond``/``switch``/``while_loop`` and where
+``loop_vjp`` falls back (``jit(grad(grad(f)))``: the tape of the steps taken is eager),
+when the body reads a traced value itself (NOTE [value reads during a capture]: the capture is
 dropped at the read, before any of it is used), when a branch raises, or when a step changes the
 carry's physical dtype (a Python-scalar carry or ``fori_loop``'s index promoting a
 float32 carry, which eagerly stays float32).
@@ -40,6 +47,8 @@ float32 carry, which eagerly stays float32).
 
 from __future__ import annotations
 
+import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -51,6 +60,7 @@ from ftransforms.core.outside_operands import unrouted
 from ftransforms.core.primitive import REGISTRY
 from ftransforms.core.stack import Interpreter
 from ftransforms.core.tracer import Tracer, ValTracer, _storing_into_an_array
+from ftransforms.interpreters import parallel_steps
 from ftransforms.interpreters.batching import BatchTracer
 from ftransforms.interpreters.constant_subscripts import (
     ConstantTracer,
@@ -59,7 +69,14 @@ from ftransforms.interpreters.constant_subscripts import (
     undo_all,
 )
 from ftransforms.interpreters.forward import DualTracer
-from ftransforms.program import EFFECT_PRIMITIVES, MUTED, ControlNode, Eqn, compile_subprogram
+from ftransforms.program import (
+    EFFECT_PRIMITIVES,
+    MUTED,
+    ControlNode,
+    Eqn,
+    compile_subprogram,
+    eliminate_dead,
+)
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
 
@@ -763,20 +780,21 @@ class LoopCapture:
         free_slots = sorted(rec._free(eqns, in_slots, refs))
         index = xp.asarray(indices[0])
         in_avals = _avals(values + [index] + rows0 + [seen[s] for s in free_slots])
-        # the per-step outputs are copied into the stacks (or kept as rows): no copies
-        self.step_fn = compile_subprogram(
-            eqns, in_slots + free_slots, refs, consts, in_avals, shared_from=nc
-        )
+        # the whole step, compiled when the loop runs it (not when its work is split)
+        self._step_args = (eqns, in_slots + free_slots, refs, consts, in_avals)
+        self._step_fn: Callable | None = None
         self.y_spec, self.y_structs = y_box[-1]
         # the rows the step reads (another row is not sliced: its array may be zeros)
-        read = {r for e in self.step_fn.eqns for r in e.refs if r is not None}
-        read.update(r for r in self.step_fn.out_refs if r is not None)
-        self.read_rows = [j for j in range(len(rows0)) if nc + 1 + j in read]
+        live = eliminate_dead(eqns, {r for r in refs if r is not None})
+        read = {r for e in live for r in e.refs if r is not None}
+        read.update(r for r in refs if r is not None)
+        row_slots = in_slots[nc + 1 :]
+        self.read_rows = [j for j, slot in enumerate(row_slots) if slot in read]
         self.used = []
-        at = nc + 1
+        at = 0
         for st in row_structs:
             n = _n_bottoms(st)
-            self.used.append(any(j in read for j in range(at, at + n)))
+            self.used.append(any(row_slots[j] in read for j in range(at, at + n)))
             at += n
         # an output that repeats an earlier one (the same slot) shares its buffer
         first_of: dict = {}
@@ -789,12 +807,37 @@ class LoopCapture:
         self.row_structs, self.axes, self.rows0 = row_structs, axes, rows0
         self.x_bottoms, self.x_values = x_bottoms, x_values
         self.free_slots, self.seen, self.xp, self.nc, self.nx = free_slots, seen, xp, nc, nx
+        self.refs, self.in_slots = refs, in_slots
+        # NOTE [parallel work out of recorded loops]
+        known = {s: (tuple(v.shape), v.dtype) for s, v in seen.items() if hasattr(v, "shape")}
+        known.update(zip(in_slots, _avals(values + [index] + rows0)))
+        avals_of = parallel_steps.aval_table(eqns, known)
+        self.split = parallel_steps.plan(eqns, in_slots, nc, refs, consts, avals_of, len(indices))
+        # the rows (per value of xs) read as stacked arrays, before or after the loop
+        self.stacked = [False] * len(row_structs)
+        if self.split is not None:
+            at = 0
+            for k, st in enumerate(row_structs):
+                n = _n_bottoms(st)
+                self.stacked[k] = any(at <= j < at + n for j in self.split.rows_stacked)
+                at += n
+
+    @property
+    def step_fn(self) -> Callable:
+        """The whole step as one sub-program (the per-step outputs are copied into the
+        stacks or kept as rows: the function does not copy them)."""
+        if self._step_fn is None:
+            eqns, inputs, refs, consts, in_avals = self._step_args
+            self._step_fn = compile_subprogram(
+                eqns, inputs, refs, consts, in_avals, shared_from=self.nc
+            )
+        return self._step_fn
 
     def emit(self, keep: list | None, init: Any = None, xs: list | None = None) -> tuple:
         """Run the loop and record it as one equation: on the carry and ``xs`` it was
         captured with, or on ``init`` and ``xs`` of the same wrapper structures and types
         (``NotStructurable`` otherwise).  Returns ``(carry, ys)``."""
-        rec, xp, nc, nx = self.rec, self.xp, self.nc, self.nx
+        rec, xp, nc = self.rec, self.xp, self.nc
         bottoms, values = self.bottoms, self.values
         if init is not None:
             structs, bottoms = rec._lower_all(tree_flatten(init)[0])
@@ -819,9 +862,134 @@ class LoopCapture:
                     raise NotStructurable
         if x_values is None:
             raise NotStructurable  # captured from rows: emit needs the stacked values
+        if self.split is not None:
+            mark = len(rec.program)
+            rec.captures.append([None, None])  # a value read while replaying: no split
+            try:
+                tracers = self._emit_split(keep, bottoms, values, x_bottoms, x_values, axes)
+            except Exception:  # noqa: BLE001 - a read or an error: the per-step loop decides
+                del rec.program[mark:]
+                self.split = None  # the whole body at every step from now on
+            else:
+                carry = tree_unflatten(self.spec, _raise_all(self.structs, tracers[:nc]))
+                stacked = [_stacked(s) for s in self.y_structs]
+                return carry, tree_unflatten(self.y_spec, _raise_all(stacked, tracers[nc:]))
+            finally:
+                rec.captures.pop()
+        free_values = [self.seen[s] for s in self.free_slots]
+        free_args = rec._slot_tracers(self.free_slots, self.seen)
+        tracers = self._emit_loop(
+            keep,
+            self.step_fn,
+            bottoms,
+            values,
+            x_bottoms,
+            x_values,
+            axes,
+            self.read_rows,
+            free_args,
+            free_values,
+            self.y_avals,
+            self.same,
+            self.y_leaf_of,
+        )
+        carry = tree_unflatten(self.spec, _raise_all(self.structs, tracers[:nc]))
+        stacked = [_stacked(s) for s in self.y_structs]
+        return carry, tree_unflatten(self.y_spec, _raise_all(stacked, tracers[nc:]))
+
+    def _emit_split(
+        self, keep: Any, bottoms: list, values: list, x_bottoms: list, x_values: list, axes: list
+    ) -> list:
+        """The loop with the body's parallel work before and after it (NOTE [parallel work
+        out of recorded loops]): the tracers of the carry's and the ys' bottoms."""
+        rec, xp, nc, sp = self.rec, self.xp, self.nc, self.split
+        length, base = len(self.indices), min(self.indices)
+        row_slots = self.in_slots[nc + 1 :]
+        inside = set(self.in_slots)
+        env: dict = {}
+        for e in sp.once + sp.pre + sp.post:
+            for r in e.refs:
+                if r is not None and r not in inside and r in self.seen and r not in env:
+                    env[r] = TraceTracer(rec, self.seen[r], r)
+        for r in sp.free_slots + sp.new_free:
+            if r in self.seen and r not in env:
+                env[r] = TraceTracer(rec, self.seen[r], r)
+        sp.replay_once(env)
+        x_arg = [b if type(b) is TraceTracer else v for b, v in zip(x_bottoms, x_values)]
+        stacked_rows = {row_slots[j]: (x_arg[j], axes[j]) for j in sp.rows_stacked}
+        want = list(dict.fromkeys(sp.new_rows + _reads(sp.post, "pre", sp) + sp.pre_ys()))
+        pre = sp.replay_batched(sp.pre, env, stacked_rows, length, want) if want else {}
+        # the loop: rows of xs it reads and of what ran before it; values from outside
+        loop_x_args = [x_arg[j] for j in sp.rows_read] + [pre[s] for s in sp.new_rows]
+        loop_x_values = [_value(v) for v in loop_x_args]
+        loop_axes = [axes[j] for j in sp.rows_read] + [0] * len(sp.new_rows)
+        free_args = [env[s] for s in sp.new_free + sp.free_slots]
+        y_avals, leaf_of = [], []
+        for (kind, _), av, leaf in zip(sp.ys, self.y_avals, self.y_leaf_of):
+            if kind == "loop":
+                y_avals.append(av)
+                leaf_of.append(leaf)
+        for r in sp.extra:
+            y_avals.append(sp.aval(r))
+            leaf_of.append(None)  # stored for the calls after the loop
+        first_of: dict = {}
+        same = [
+            first_of.setdefault(r, j) if r is not None else j
+            for j, r in enumerate(sp.loop_refs[nc:])
+        ]
+        tracers = self._emit_loop(
+            keep,
+            sp.step_fn,
+            bottoms,
+            values,
+            loop_x_args,
+            loop_x_values,
+            loop_axes,
+            list(range(len(loop_x_args))),
+            free_args,
+            [_value(v) for v in free_args],
+            y_avals,
+            same,
+            leaf_of,
+        )
+        n_loop_y = len(y_avals) - len(sp.extra)
+        post_in = dict(stacked_rows)
+        for r, t in zip(sp.extra, tracers[nc + n_loop_y :]):
+            post_in[r] = (t, 0)
+        for s_ in _reads(sp.post, "pre", sp):
+            post_in[s_] = (pre[s_], 0)
+        if sp.index_in_post:
+            index = xp.arange(base, base + length, dtype=xp.asarray(self.indices[0]).dtype)
+            post_in[self.in_slots[nc]] = (index, 0)
+        want = [r for kind, r in sp.ys if kind == "post"]
+        post = sp.replay_batched(sp.post, env, post_in, length, want) if want else {}
+        out = list(tracers[:nc])
+        for kind, j in sp.ys:
+            out.append(tracers[nc + j] if kind == "loop" else pre[j] if kind == "pre" else post[j])
+        return out
+
+    def _emit_loop(
+        self,
+        keep: Any,
+        step_fn: Callable,
+        bottoms: list,
+        values: list,
+        x_bottoms: list,
+        x_values: list,
+        axes: list,
+        read_rows: list,
+        free_args: list,
+        free_values: list,
+        y_avals: list,
+        same: list,
+        y_leaf_of: list,
+    ) -> list:
+        """Run the loop of ``step_fn`` and record it as one equation; returns the tracers of
+        its results (the carry's bottoms, then the stacked ys')."""
+        rec, xp, nc = self.rec, self.xp, self.nc
+        nx = len(x_values)
         indices, base, length = self.indices, min(self.indices), len(self.indices)
-        y_avals, same, y_leaf_of = self.y_avals, self.same, self.y_leaf_of
-        slices = [(j, axes[j]) for j in self.read_rows]
+        slices = [(j, axes[j]) for j in read_rows]
         shared: dict = {}
         for j, k in enumerate(same):
             shared.setdefault(k, []).append(j)
@@ -829,6 +997,7 @@ class LoopCapture:
 
         recording = [True]
         zeros: dict = {}  # read-only, made once
+        pool = threading.local()
 
         def impl(xp: Any, *args: Any) -> tuple:
             carry = list(args[:nc])
@@ -842,14 +1011,20 @@ class LoopCapture:
                 if same[j] != j:
                     bufs.append(bufs[same[j]])
                     continue
-                how = True if keep is None else _how(keep[y_leaf_of[k]] for k in shared[j])
+                how = True if keep is None else _how(_kept(keep, y_leaf_of, shared[j]))
                 if type(how) is RowReaders:
-                    bufs.append(RowList(length, how.count))
+                    bufs.append(RowList([None] * length, how.count))
                     stores.append((j, bufs[j]))
                     lists.append(j)
                 elif how:
-                    bufs.append(xp.empty((length,) + shape, dtype=dtype))
-                    stores.append((j, bufs[j]))
+                    # the buffer of the last call, when nothing holds it any more (a
+                    # buffer per thread: the memory is not handed back and faulted in again)
+                    own = pool.__dict__.setdefault("bufs", {})
+                    b = own.get(j)
+                    if b is None or _getrefcount(b) > 3:
+                        b = own[j] = xp.empty((length,) + shape, dtype=dtype)
+                    bufs.append(b)
+                    stores.append((j, b))
                 else:  # not stored: zeros that take no memory (a loop around may copy them)
                     z = zeros.get(j)
                     if z is None:
@@ -873,21 +1048,17 @@ class LoopCapture:
                 x.left -= 1
             if lists and recording[0]:  # the recorder holds arrays
                 for j in lists:
-                    bufs[j] = xp.stack(bufs[j])
+                    bufs[j] = xp.stack(list(bufs[j]))
                 bufs = [bufs[same[j]] for j in range(len(bufs))]
             return (*carry, *bufs)
 
-        node = ControlNode(self.name, impl, {"step": self.step_fn})
-        seen, free_slots = self.seen, self.free_slots
-        results = impl(xp, *values, *x_values, *[seen[s] for s in free_slots])
+        node = ControlNode(self.name, impl, {"step": step_fn})
+        results = impl(xp, *values, *x_values, *free_values)
         recording[0] = False
         args = [b if type(b) is TraceTracer else v for b, v in zip(bottoms, values)]
         args += [b if type(b) is TraceTracer else v for b, v in zip(x_bottoms, x_values)]
-        args += rec._slot_tracers(free_slots, seen)
-        tracers = rec._emit(node, xp, args, list(results))
-        carry = tree_unflatten(self.spec, _raise_all(self.structs, tracers[:nc]))
-        stacked = [_stacked(s) for s in self.y_structs]
-        return carry, tree_unflatten(self.y_spec, _raise_all(stacked, tracers[nc:]))
+        args += free_args
+        return rec._emit(node, xp, args, list(results))
 
 
 #: The primitives :meth:`TraceInterpreter.process` simplifies while recording (see the
@@ -1001,9 +1172,25 @@ class RowList(list):
 
     __slots__ = ("left",)
 
-    def __init__(self, length: int, readers: int) -> None:
-        super().__init__([None] * length)
-        self.left = readers
+    def __init__(self, rows: Any = (), left: int = 0) -> None:
+        super().__init__(rows)
+        self.left = left
+
+
+def _reads(eqns: list, part: str, sp: Any) -> list:
+    """The slots made by the part ``part`` of a split that ``eqns`` read."""
+    made = sp.made(part)
+    return list(dict.fromkeys(r for e in eqns for r in e.refs if r in made))
+
+
+#: ``sys.getrefcount``: a loop's stacked output that only its pool (and the local name and
+#: the call) holds, three references, is free to be written again by the next call.
+_getrefcount = sys.getrefcount
+
+
+def _kept(keep: list, leaf_of: list, outputs: list) -> list:
+    """The ``keep`` entries of loop outputs (``True`` for one no leaf of ``y`` owns)."""
+    return [True if leaf_of[k] is None else keep[leaf_of[k]] for k in outputs]
 
 
 def _how(entries: Any) -> Any:
