@@ -2171,3 +2171,33 @@ def test_root_finders_in_published_code():
     cube = lambda a: scipy.optimize.root_scalar(lambda x: x**3 - a, bracket=(0.0, 5.0)).root  # noqa: E731
     close(grad(cube)(8.0), 1 / 12, {"rtol": 1e-9, "atol": 0})
     close(hessian(cube)(8.0), -2 / (9 * 8 ** (5 / 3)), {"rtol": 1e-7, "atol": 0})
+
+
+def p_fibonacci_like(a):
+    # a JAX-style loop whose body builds its carry with np.array([...]) (jnp.array in JAX)
+    return ft.fori_loop(
+        0, 10, lambda i, c: np.array([c[1], c[0] + a * c[1]]), np.array([0.0, 1.0])
+    )[1]
+
+
+def p_damped_oscillator(k):
+    def body(carry, t):
+        x, v = carry[0], carry[1]
+        new = np.array([x + 0.1 * v, v - 0.1 * (k * x + 0.2 * v)])
+        return new, np.array([x, v])
+
+    final, traj = ft.scan(body, np.array([1.0, 0.0]), np.arange(20.0))
+    return final[0] + np.sum(traj[:, 1])
+
+
+def test_loop_bodies_building_arrays_with_np_array(rng):
+    close(p_fibonacci_like(1.0), np.array(89.0))  # F(11)
+    check_fd_grad(p_fibonacci_like, (1.1,))
+    check_vmap(p_fibonacci_like, (np.array([0.9, 1.0, 1.1]),), in_dims=(0,))
+    check_jit(p_fibonacci_like, (1.0,), (1.2,), replayed=False)
+    check_fd_grad(p_damped_oscillator, (2.0,))
+    check_vmap(grad(p_damped_oscillator), (np.array([1.0, 2.0]),), in_dims=(0,))
+    stop = lambda a: ft.while_loop(
+        lambda c: c[0] < 3, lambda c: np.array([c[0] + 1, c[1] * a]), np.array([0.0, 1.0])
+    )[1]  # noqa: E731
+    close(grad(stop)(2.0), np.array(12.0))
