@@ -697,6 +697,21 @@ def _loop_pred(op: str, cond_fun: Callable, val: Any) -> Any:
 _YS_FIX = "f must return ys of one structure, shape and dtype at every step."
 
 
+def _object_arrays_traced(fn: Callable) -> Callable:
+    """``fn`` with each NumPy object array of tracers in its output made one traced array,
+    for the structured recordings under ``jit`` (run once; the eager loops convert on a
+    failing check, :func:`_check_carry`)."""
+
+    def wrapped(*args: Any) -> Any:
+        return tree_map(_traced_if_object, fn(*args))
+
+    return wrapped
+
+
+def _traced_if_object(v: Any) -> Any:
+    return array_like(v) if type(v) is numpy.ndarray and v.dtype.kind == "O" else v
+
+
 def _check_carry(op: str, old: Any, new: Any, what: str = "body_fun's output") -> Any:
     """``new``, checked against the carry ``old``; a NumPy object array of tracers in it
     (``np.array([c0 + 1, c1 * a])`` in a body) is made one traced array, as
@@ -715,7 +730,10 @@ def _while(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pred: Any)
     if rec is not None and type(pred) is TraceTracer and _structurable(cond_fun, body_fun):
         try:
             return _structured(
-                lambda v: rec.record_while(op, cond_fun, body_fun, v, _check_carry), val
+                lambda v: rec.record_while(
+                    op, cond_fun, _object_arrays_traced(body_fun), v, _check_carry
+                ),
+                val,
             )
         except NotStructurable:
             pass
@@ -823,7 +841,7 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
         rec = _recorder()
         if rec is not None and hi > lo and _structurable(body_fun):
             try:
-                step = lambda val, i: (body_fun(i, val), None)  # noqa: E731
+                step = _object_arrays_traced(lambda val, i: (body_fun(i, val), None))
                 steps = range(lo, hi)
                 return _arrays(
                     _structured(
@@ -913,6 +931,7 @@ def scan(
     rec = _recorder()
     if rec is not None and n > 0 and _structurable(f):
 
+        @_object_arrays_traced
         def step(carry: Any, t: Any) -> Any:
             return f(carry, tree_unflatten(x_spec, [fnp.getitem(leaf, t) for leaf in x_leaves]))
 
@@ -982,8 +1001,11 @@ def _pair(op: str, out: Any) -> tuple:
 
 
 def _stack(values: list) -> Any:
-    """``fnp.stack``, straight to the backend when no value is a tracer."""
-    if any(isinstance(v, Tracer) for v in values):
+    """``fnp.stack``, straight to the backend when no value is a tracer (nor a NumPy
+    object array of tracers: ``np.array([...])`` in a scan body's ys)."""
+    if any(
+        isinstance(v, Tracer) or (type(v) is numpy.ndarray and v.dtype.kind == "O") for v in values
+    ):
         return fnp.stack(values)
     return namespace_of(*values).stack(values)
 

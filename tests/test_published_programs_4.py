@@ -63,6 +63,10 @@ What this round found and fixed (each has a test here that fails without it):
 * ``ft.custom_root`` (and ``custom_linear_solve``) returned a silent zero derivative when
   ``f`` built its output with ``np.array([...])`` of traced values (an object array):
   such outputs are now one traced array;
+* a ``while_loop``/``fori_loop``/``scan`` body building its carry or ``ys`` with
+  ``np.array([...])`` of traced values (``jnp.array`` in JAX programs) raised a
+  CarryError, and under ``jit`` such ``ys`` came back as an object array of the
+  recorder's tracers: they are now one traced array;
 * ``L @ u`` with ``L`` a ``scipy.sparse`` matrix and ``u`` traced raised (SciPy converted
   ``u``): SciPy's dispatch now gives way to the tracer, which computes the product
   (NOTE [SciPy sparse operands]);
@@ -2194,7 +2198,13 @@ def test_loop_bodies_building_arrays_with_np_array(rng):
     close(p_fibonacci_like(1.0), np.array(89.0))  # F(11)
     check_fd_grad(p_fibonacci_like, (1.1,))
     check_vmap(p_fibonacci_like, (np.array([0.9, 1.0, 1.1]),), in_dims=(0,))
-    check_jit(p_fibonacci_like, (1.0,), (1.2,), replayed=False)
+    check_jit(p_fibonacci_like, (np.array(1.0),), (np.array(1.2),))
+    check_jit(p_damped_oscillator, (np.array(2.0),), (np.array(1.5),))
+    # ys made with np.array from the first step: one traced array under jit (they were
+    # returned as an object array of the recorder's tracers)
+    ys_of = lambda a: ft.scan(lambda c, x: (c + a * x, np.array([c * a, x])), a, np.arange(3.0))[1]  # noqa: E731
+    check_jit(ys_of, (np.array(2.0),), (np.array(3.0),))
+    close(ys_of(3.0), np.array([[9.0, 0.0], [9.0, 1.0], [18.0, 2.0]]))
     check_fd_grad(p_damped_oscillator, (2.0,))
     check_vmap(grad(p_damped_oscillator), (np.array([1.0, 2.0]),), in_dims=(0,))
     stop = lambda a: ft.while_loop(
