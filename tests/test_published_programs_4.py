@@ -67,6 +67,9 @@ What this round found and fixed (each has a test here that fails without it):
   ``np.array([...])`` of traced values (``jnp.array`` in JAX programs) raised a
   CarryError, and under ``jit`` such ``ys`` came back as an object array of the
   recorder's tracers: they are now one traced array;
+* ``scipy.stats.weibull_min``, ``invgamma``, ``halfnorm``, ``halfcauchy`` and ``rayleigh``
+  (reliability models, hierarchical priors) had no counterparts: now in
+  ``ftransforms.scipy.stats``;
 * ``L @ u`` with ``L`` a ``scipy.sparse`` matrix and ``u`` traced raised (SciPy converted
   ``u``): SciPy's dispatch now gives way to the tracer, which computes the product
   (NOTE [SciPy sparse operands]);
@@ -2205,3 +2208,82 @@ def test_loop_bodies_building_arrays_with_np_array(rng):
         lambda c: c[0] < 3, lambda c: np.array([c[0] + 1, c[1] * a]), np.array([0.0, 1.0])
     )[1]  # noqa: E731
     close(grad(stop)(2.0), np.array(12.0))
+
+
+# ======================================================================================
+# 21. Statistical models with SciPy's distributions: Weibull reliability by maximum
+#     likelihood, the eight-schools hierarchical model with half-Cauchy/inverse-gamma
+#     priors (scipy.stats names, answered by ours under the transforms)
+# ======================================================================================
+
+
+def weibull_nll(log_params, data):
+    c, lam = np.exp(log_params)
+    return -np.sum(scipy.stats.weibull_min.logpdf(data, c, scale=lam))
+
+
+SCHOOLS_Y = np.array([28.0, 8.0, -3.0, 7.0, -1.0, 1.0, 18.0, 12.0])
+SCHOOLS_SIGMA = np.array([15.0, 10.0, 16.0, 11.0, 9.0, 11.0, 10.0, 18.0])
+
+
+def eight_schools_log_posterior(params):
+    mu, log_tau, theta_tilde = params[0], params[1], params[2:]
+    tau = np.exp(log_tau)
+    theta = mu + tau * theta_tilde  # the non-centred parameterisation
+    lp = scipy.stats.norm.logpdf(mu, 0.0, 5.0)
+    lp += scipy.stats.halfcauchy.logpdf(tau, scale=5.0) + log_tau  # + log|d tau / d log_tau|
+    lp += np.sum(scipy.stats.norm.logpdf(theta_tilde))
+    lp += np.sum(scipy.stats.norm.logpdf(SCHOOLS_Y, theta, SCHOOLS_SIGMA))
+    return lp
+
+
+def test_statistical_models_with_scipy_distributions(rng):
+    data = scipy.stats.weibull_min.rvs(1.7, scale=2.0, size=60, random_state=1)
+    res = scipy.optimize.minimize(
+        weibull_nll,
+        np.zeros(2),
+        args=(data,),
+        jac=grad(weibull_nll),
+        method="BFGS",
+        options={"gtol": 1e-10},
+    )
+    c_fit, _, lam_fit = scipy.stats.weibull_min.fit(data, floc=0)
+    close(np.exp(res.x), np.array([c_fit, lam_fit]), {"rtol": 1e-4, "atol": 0})
+    H = hessian(weibull_nll)(res.x, data)
+    close(H, fd_jacobian(grad(weibull_nll), (res.x, data)), FD_TOL)
+    assert np.all(np.linalg.eigvalsh(H) > 0)
+    p = np.concatenate([[1.0, 0.5], rng.standard_normal(8)])
+    g = check_fd_grad(eight_schools_log_posterior, (p,))
+    close(grad(eight_schools_log_posterior)(p), g)
+    # the new distributions against SciPy (values and a derivative in the shape)
+    x = np.array([0.2, 1.0, 3.0])
+    for name, shapes in [
+        ("weibull_min", (1.5,)),
+        ("invgamma", (2.5,)),
+        ("halfnorm", ()),
+        ("halfcauchy", ()),
+        ("rayleigh", ()),
+    ]:
+        ours = getattr(ft.scipy.stats, name)
+        theirs = getattr(scipy.stats, name)
+        for method in ("logpdf", "cdf", "sf", "logsf"):
+            close(
+                getattr(ours, method)(x, *shapes, scale=1.3),
+                getattr(theirs, method)(x, *shapes, scale=1.3),
+                {"rtol": 1e-10, "atol": 1e-14},
+            )
+        q = np.array([0.1, 0.5, 0.9])
+        close(
+            ours.ppf(q, *shapes, scale=1.3),
+            theirs.ppf(q, *shapes, scale=1.3),
+            {"rtol": 1e-10, "atol": 0},
+        )
+        close(
+            np.asarray(ours.mean(*shapes, scale=1.3)),
+            np.asarray(theirs.mean(*shapes, scale=1.3)),
+            {"rtol": 1e-10, "atol": 0},
+        )
+    at_shape = lambda a: ft.scipy.stats.invgamma.ppf(0.3, a)  # noqa: E731
+    close(
+        grad(at_shape)(2.0), fd_jacobian(lambda a: scipy.stats.invgamma.ppf(0.3, a), (2.0,)), FD_TOL
+    )
