@@ -63,6 +63,7 @@ from ftransforms.autograd_compat import (  # noqa: E402
     make_hvp,
     make_jvp,
     make_vjp,
+    multigrad_dict,
     tensor_jacobian_product,
     vector_jacobian_product,
 )
@@ -103,6 +104,7 @@ __all__ = [
     "make_jvp",
     "make_vjp",
     "misc",
+    "multigrad_dict",
     "tensor_jacobian_product",
     "vector_jacobian_product",
     "tree",

@@ -70,6 +70,7 @@ What this round found and fixed (each has a test here that fails without it):
 * ``scipy.stats.weibull_min``, ``invgamma``, ``halfnorm``, ``halfcauchy`` and ``rayleigh``
   (reliability models, hierarchical priors) had no counterparts: now in
   ``ftransforms.scipy.stats``;
+* autograd's top-level ``multigrad_dict`` was missing: now ``ft.multigrad_dict``;
 * ``L @ u`` with ``L`` a ``scipy.sparse`` matrix and ``u`` traced raised (SciPy converted
   ``u``): SciPy's dispatch now gives way to the tracer, which computes the product
   (NOTE [SciPy sparse operands]);
@@ -2286,4 +2287,25 @@ def test_statistical_models_with_scipy_distributions(rng):
     at_shape = lambda a: ft.scipy.stats.invgamma.ppf(0.3, a)  # noqa: E731
     close(
         grad(at_shape)(2.0), fd_jacobian(lambda a: scipy.stats.invgamma.ppf(0.3, a), (2.0,)), FD_TOL
+    )
+
+
+def test_autograd_multigrad_dict():
+    """autograd's ``multigrad_dict`` (top-level name): every argument's gradient by name."""
+
+    def logprob(mu, log_sigma, x, *extra, prior_scale=10.0):
+        sigma = np.exp(log_sigma)
+        return np.sum(norm.logpdf(x, mu, sigma)) + norm.logpdf(mu, 0.0, prior_scale) + sum(extra)
+
+    x = np.array([0.3, -1.2, 2.0])
+    g = ft.multigrad_dict(logprob)(0.5, 0.1, x, 1.0)
+    assert list(g) == ["mu", "log_sigma", "x", "extra", "prior_scale"]
+    close(g["mu"], grad(logprob, 0)(0.5, 0.1, x, 1.0))
+    close(g["log_sigma"], grad(logprob, 1)(0.5, 0.1, x, 1.0))
+    close(g["x"], grad(logprob, 2)(0.5, 0.1, x, 1.0))
+    close(g["extra"], [np.array(1.0)])
+    close(
+        g["prior_scale"],
+        fd_jacobian(lambda s: logprob(0.5, 0.1, x, 1.0, prior_scale=s), (10.0,)),
+        FD_TOL,
     )
