@@ -35,6 +35,7 @@ NAMESPACES = (
     "ftransforms.scipy.integrate",
     "ftransforms.scipy.optimize",
     "ftransforms.scipy.fft",
+    "ftransforms.scipy.ndimage",
     "ftransforms.scipy.spatial.distance",
     "ftransforms.scipy.sparse.linalg",
     "ftransforms.lax",

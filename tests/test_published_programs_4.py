@@ -34,7 +34,8 @@ dicts of arrays, and the import lines name ``ftransforms``):
   gradients (DP-SGD style); ODE parameter fitting with ``scipy.integrate.solve_ivp`` and
   integrals with ``quad``/``simpson``; an RBF-kernel GP by ``cdist``, spectral derivatives
   by ``scipy.fft``, heat equations on a ``scipy.sparse`` Laplacian; an implied volatility
-  by ``brentq`` and a market equilibrium by ``fsolve``.
+  by ``brentq`` and a market equilibrium by ``fsolve``; image registration through
+  ``scipy.ndimage.map_coordinates`` and ``gaussian_filter``.
 
 Oracles: JAX in float64 on the same code (``jaxify``), float64 central differences,
 Python loops for ``vmap``, eager results for ``jit`` on new inputs, closed forms, SciPy.
@@ -51,11 +52,12 @@ What this round found and fixed (each has a test here that fails without it):
   function argument closes over a tracer;
 * ``odeint`` read a right-hand side returning ``np.array([...])`` under a transform as
   closing over a tracer (the array is a mutable buffer there);
-* ``scipy.fft``'s transforms, ``scipy.spatial.distance``'s ``cdist``/``pdist``/
-  ``squareform`` and ``scipy.sparse.linalg.spsolve`` had no counterparts: now
-  ``ftransforms.scipy.fft`` (with ``dct``/``idct`` of types 2 and 3),
-  ``ftransforms.scipy.spatial.distance`` and ``ftransforms.scipy.sparse.linalg``, and
-  SciPy's own names answer with them;
+* ``scipy.fft``'s transforms, ``scipy.ndimage``'s linear filters and
+  ``map_coordinates``, ``scipy.spatial.distance``'s ``cdist``/``pdist``/``squareform`` and
+  ``scipy.sparse.linalg.spsolve`` had no counterparts: now ``ftransforms.scipy.fft``
+  (with ``dct``/``idct`` of types 2 and 3), ``ftransforms.scipy.ndimage`` (every boundary
+  mode; interpolation of orders 0 and 1), ``ftransforms.scipy.spatial.distance`` and
+  ``ftransforms.scipy.sparse.linalg``, and SciPy's own names answer with them;
 * SciPy's root finders (``brentq``, ``brenth``, ``ridder``, ``bisect``, ``toms748``,
   ``newton``, ``root_scalar``, ``fsolve``, ``root``) had no counterparts: now in
   ``ftransforms.scipy.optimize``, differentiated implicitly (NOTE [root finders on traced
@@ -2309,3 +2311,64 @@ def test_autograd_multigrad_dict():
         fd_jacobian(lambda s: logprob(0.5, 0.1, x, 1.0, prior_scale=s), (10.0,)),
         FD_TOL,
     )
+
+
+# ======================================================================================
+# 22. Image processing with scipy.ndimage: smoothing and edge losses, and image
+#     registration by gradient descent through map_coordinates
+# ======================================================================================
+
+
+def warp(image, shift):
+    rows, cols = image.shape
+    ii, jj = np.meshgrid(np.arange(rows, dtype=float), np.arange(cols, dtype=float), indexing="ij")
+    coords = np.stack([ii - shift[0], jj - shift[1]])
+    return scipy.ndimage.map_coordinates(image, coords, order=1, mode="nearest")
+
+
+def registration_loss(shift, moving, fixed):
+    smooth = lambda im: scipy.ndimage.gaussian_filter(im, 1.0)  # noqa: E731
+    return np.mean((smooth(warp(moving, shift)) - smooth(fixed)) ** 2)
+
+
+def edge_energy(image):
+    gx = scipy.ndimage.sobel(image, axis=0)
+    gy = scipy.ndimage.sobel(image, axis=1)
+    return np.sum(np.hypot(gx, gy) ** 2) + np.sum(scipy.ndimage.laplace(image) ** 2)
+
+
+def test_image_processing_with_ndimage(rng):
+    import scipy.ndimage
+
+    yy, xx = np.mgrid[0:16, 0:16]
+    fixed = np.exp(-((yy - 7.0) ** 2 + (xx - 8.0) ** 2) / 8.0)
+    moving = np.exp(-((yy - 8.2) ** 2 + (xx - 6.9) ** 2) / 8.0)
+    # values as SciPy's, gradients against central differences
+    shift = np.array([-0.5, 0.4])
+    close(
+        warp(moving, shift),
+        scipy.ndimage.map_coordinates(
+            moving, np.stack([yy - shift[0], xx - shift[1]]), order=1, mode="nearest"
+        ),
+    )
+    g = grad(registration_loss)(shift, moving, fixed)
+    close(
+        g,
+        fd_jacobian(registration_loss, (shift, moving, fixed), eps=1e-5),
+        {"rtol": 1e-6, "atol": 1e-9},
+    )
+    for _ in range(60):  # registration by gradient descent recovers the displacement
+        shift = shift - 40.0 * grad(registration_loss)(shift, moving, fixed)
+    close(shift, np.array([-1.2, 1.1]), {"rtol": 0, "atol": 0.05})
+    image = rng.standard_normal((8, 8))
+    check_fd_grad(edge_energy, (image,))
+    check_vmap(grad(edge_energy), (rng.standard_normal((2, 8, 8)),), in_dims=(0,))
+    for mode in ("reflect", "mirror", "nearest", "wrap", "constant"):
+        close(
+            ft.scipy.ndimage.gaussian_filter(image, 1.3, order=1, mode=mode),
+            scipy.ndimage.gaussian_filter(image, 1.3, order=1, mode=mode),
+        )
+        close(
+            ft.scipy.ndimage.uniform_filter(image, (3, 2), mode=mode),
+            scipy.ndimage.uniform_filter(image, (3, 2), mode=mode),
+        )

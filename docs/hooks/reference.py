@@ -83,6 +83,7 @@ NAMESPACE_PAGES = [
     ("reference/scipy/integrate.md", "ftransforms.scipy.integrate", "ftransforms.scipy.integrate"),
     ("reference/scipy/optimize.md", "ftransforms.scipy.optimize", "ftransforms.scipy.optimize"),
     ("reference/scipy/fft.md", "ftransforms.scipy.fft", "ftransforms.scipy.fft"),
+    ("reference/scipy/ndimage.md", "ftransforms.scipy.ndimage", "ftransforms.scipy.ndimage"),
     (
         "reference/scipy/sparse_linalg.md",
         "ftransforms.scipy.sparse.linalg",

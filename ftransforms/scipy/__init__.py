@@ -1,6 +1,6 @@
 """``ftransforms.scipy``: the part of SciPy's API that works on tracers (like ``jax.scipy``):
 ``special``, ``stats``, ``linalg``, ``signal``, ``integrate``, ``optimize``, ``fft``,
-``spatial.distance`` and ``sparse.linalg``.
+``ndimage``, ``spatial.distance`` and ``sparse.linalg``.
 
 Importing them needs NumPy only; the functions that SciPy evaluates (some special
 functions, quantiles without a closed form, LU's pivoting order) import it on first use
@@ -18,6 +18,7 @@ from ftransforms.scipy import (
     fft,
     integrate,
     linalg,
+    ndimage,
     optimize,
     own_names,  # noqa: F401  (NOTE [SciPy's own names under the transforms])
     signal,
@@ -31,6 +32,7 @@ __all__ = [
     "fft",
     "integrate",
     "linalg",
+    "ndimage",
     "optimize",
     "signal",
     "sparse",

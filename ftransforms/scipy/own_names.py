@@ -61,6 +61,7 @@ MODULES = (
     "fft",
     "spatial.distance",
     "sparse.linalg",
+    "ndimage",
     "optimize",  # the root finders; minimize's counterpart takes JAX's subset: not patched
 )
 
