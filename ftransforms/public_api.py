@@ -36,6 +36,7 @@ NAMESPACES = (
     "ftransforms.scipy.optimize",
     "ftransforms.scipy.fft",
     "ftransforms.scipy.ndimage",
+    "ftransforms.scipy.interpolate",
     "ftransforms.scipy.spatial.distance",
     "ftransforms.scipy.sparse.linalg",
     "ftransforms.lax",

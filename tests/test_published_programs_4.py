@@ -35,7 +35,8 @@ dicts of arrays, and the import lines name ``ftransforms``):
   integrals with ``quad``/``simpson``; an RBF-kernel GP by ``cdist``, spectral derivatives
   by ``scipy.fft``, heat equations on a ``scipy.sparse`` Laplacian; an implied volatility
   by ``brentq`` and a market equilibrium by ``fsolve``; image registration through
-  ``scipy.ndimage.map_coordinates`` and ``gaussian_filter``.
+  ``scipy.ndimage.map_coordinates`` and ``gaussian_filter``; a spline fit and a drag
+  table by ``scipy.interpolate``.
 
 Oracles: JAX in float64 on the same code (``jaxify``), float64 central differences,
 Python loops for ``vmap``, eager results for ``jit`` on new inputs, closed forms, SciPy.
@@ -69,6 +70,11 @@ What this round found and fixed (each has a test here that fails without it):
   ``np.array([...])`` of traced values (``jnp.array`` in JAX programs) raised a
   CarryError, and under ``jit`` such ``ys`` came back as an object array of the
   recorder's tracers: they are now one traced array;
+* ``scipy.interpolate`` had no counterparts, and SciPy's interpolators built from plain
+  data could not be called at traced points: now ``ftransforms.scipy.interpolate``
+  (``interp1d``, ``CubicSpline``, ``PPoly``, ``RegularGridInterpolator``; differentiable in
+  the data too), and the ``__call__`` of SciPy's own ``interp1d``, ``PPoly`` family,
+  ``BSpline``, ``UnivariateSpline`` and ``RegularGridInterpolator`` answers with it;
 * ``scipy.stats.weibull_min``, ``invgamma``, ``halfnorm``, ``halfcauchy`` and ``rayleigh``
   (reliability models, hierarchical priors) had no counterparts: now in
   ``ftransforms.scipy.stats``;
@@ -2372,3 +2378,70 @@ def test_image_processing_with_ndimage(rng):
             ft.scipy.ndimage.uniform_filter(image, (3, 2), mode=mode),
             scipy.ndimage.uniform_filter(image, (3, 2), mode=mode),
         )
+
+
+# ======================================================================================
+# 23. Interpolation: a spline through learnable knot values fitted by gradient descent, a
+#     drag-coefficient lookup table by interp1d in an ODE-free ballistics step, and SciPy's
+#     own interpolators evaluated at traced points
+# ======================================================================================
+
+KNOTS = np.linspace(0.0, 2 * np.pi, 7)
+SAMPLES_X = np.linspace(0.1, 6.1, 25)
+
+
+def spline_fit_loss(knot_values, targets):
+    spline = ft.scipy.interpolate.CubicSpline(KNOTS, knot_values, bc_type="natural")
+    return np.mean((spline(SAMPLES_X) - targets) ** 2)
+
+
+MACH = np.array([0.0, 0.5, 0.8, 1.0, 1.2, 2.0, 3.0])
+CD = np.array([0.30, 0.31, 0.35, 0.60, 0.55, 0.40, 0.35])
+
+
+def ballistic_range(v0, angle, dt=0.05, steps=40):
+    drag = scipy.interpolate.interp1d(MACH, CD, kind="linear", fill_value="extrapolate")
+    x, y = 0.0, 0.0
+    vx, vy = v0 * np.cos(angle), v0 * np.sin(angle)
+    for _ in range(steps):
+        speed = np.sqrt(vx**2 + vy**2)
+        k = 0.5 * 1.2 * drag(speed / 340.0) * 0.01 / 1.0
+        vx, vy = vx - dt * k * speed * vx, vy - dt * (9.81 + k * speed * vy)
+        x, y = x + dt * vx, y + dt * vy
+    return x + 0.0 * y
+
+
+def test_interpolation_in_published_code(rng):
+    import scipy.interpolate
+
+    targets = np.sin(SAMPLES_X) + 0.05 * rng.standard_normal(25)
+    values = np.zeros(7)
+    check_fd_grad(spline_fit_loss, (values + 0.1, targets))
+    for _ in range(200):
+        values = values - 2.0 * grad(spline_fit_loss)(values, targets)
+    close(values, np.sin(KNOTS), {"rtol": 0, "atol": 0.15})
+    ours = ft.scipy.interpolate.CubicSpline(KNOTS, values, bc_type="natural")
+    theirs = scipy.interpolate.CubicSpline(KNOTS, values, bc_type="natural")
+    close(ours(SAMPLES_X, 1), theirs(SAMPLES_X, 1))
+    # the lookup table inside a time-stepping loop, differentiated in v0 and the angle
+    args = (400.0, 0.6)
+    g = grad(ballistic_range, argnums=(0, 1))(*args)
+    close(g[0], fd_jacobian(ballistic_range, args, 0, eps=1e-3), {"rtol": 1e-6, "atol": 1e-8})
+    close(g[1], fd_jacobian(ballistic_range, args, 1, eps=1e-5), {"rtol": 1e-6, "atol": 1e-8})
+    # SciPy's own interpolators at traced points: derivatives as SciPy's own derivatives
+    x = np.linspace(0.0, 3.0, 7)
+    cs = scipy.interpolate.CubicSpline(x, np.sin(x))
+    close(grad(cs)(1.3), cs(1.3, 1))
+    bspline = scipy.interpolate.make_interp_spline(x, np.sin(x), k=3)
+    close(grad(bspline)(1.3), bspline(1.3, 1))
+    smooth = scipy.interpolate.UnivariateSpline(x, np.sin(x), s=0.01)
+    close(grad(smooth)(1.3), smooth(1.3, 1))
+    pchip = scipy.interpolate.PchipInterpolator(x, np.sin(x))
+    close(vmap(grad(pchip))(np.array([0.4, 2.2])), pchip(np.array([0.4, 2.2]), 1))
+    grid = scipy.interpolate.RegularGridInterpolator((x, x), np.outer(np.sin(x), np.cos(x)))
+    p = np.array([1.3, 0.7])
+    close(
+        grad(lambda p: grid(p)[0])(p),
+        fd_jacobian(lambda p: grid(p)[0], (p,), eps=1e-6),
+        {"rtol": 1e-7, "atol": 1e-9},
+    )

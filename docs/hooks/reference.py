@@ -85,6 +85,11 @@ NAMESPACE_PAGES = [
     ("reference/scipy/fft.md", "ftransforms.scipy.fft", "ftransforms.scipy.fft"),
     ("reference/scipy/ndimage.md", "ftransforms.scipy.ndimage", "ftransforms.scipy.ndimage"),
     (
+        "reference/scipy/interpolate.md",
+        "ftransforms.scipy.interpolate",
+        "ftransforms.scipy.interpolate",
+    ),
+    (
         "reference/scipy/sparse_linalg.md",
         "ftransforms.scipy.sparse.linalg",
         "ftransforms.scipy.sparse.linalg",

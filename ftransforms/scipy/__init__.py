@@ -1,6 +1,6 @@
 """``ftransforms.scipy``: the part of SciPy's API that works on tracers (like ``jax.scipy``):
 ``special``, ``stats``, ``linalg``, ``signal``, ``integrate``, ``optimize``, ``fft``,
-``ndimage``, ``spatial.distance`` and ``sparse.linalg``.
+``interpolate``, ``ndimage``, ``spatial.distance`` and ``sparse.linalg``.
 
 Importing them needs NumPy only; the functions that SciPy evaluates (some special
 functions, quantiles without a closed form, LU's pivoting order) import it on first use
@@ -17,6 +17,7 @@ Example:
 from ftransforms.scipy import (
     fft,
     integrate,
+    interpolate,
     linalg,
     ndimage,
     optimize,
@@ -31,6 +32,7 @@ from ftransforms.scipy import (
 __all__ = [
     "fft",
     "integrate",
+    "interpolate",
     "linalg",
     "ndimage",
     "optimize",
