@@ -75,6 +75,10 @@ What this round found and fixed (each has a test here that fails without it):
   (``interp1d``, ``CubicSpline``, ``PPoly``, ``RegularGridInterpolator``; differentiable in
   the data too), and the ``__call__`` of SciPy's own ``interp1d``, ``PPoly`` family,
   ``BSpline``, ``UnivariateSpline`` and ``RegularGridInterpolator`` answers with it;
+* ``scipy.signal.lfilter``'s ``zi=`` (initial state, returning the final one too) was
+  refused, and ``filtfilt``, ``sosfilt``, ``sosfiltfilt``, ``lfilter_zi`` and
+  ``sosfilt_zi`` failed inside SciPy (object arrays): now in ``ftransforms.scipy.signal``
+  with SciPy's values, and answered for SciPy's own names;
 * ``scipy.stats.weibull_min``, ``invgamma``, ``halfnorm``, ``halfcauchy`` and ``rayleigh``
   (reliability models, hierarchical priors) had no counterparts: now in
   ``ftransforms.scipy.stats``;
@@ -2445,3 +2449,63 @@ def test_interpolation_in_published_code(rng):
         fd_jacobian(lambda p: grid(p)[0], (p,), eps=1e-6),
         {"rtol": 1e-7, "atol": 1e-9},
     )
+
+
+# ======================================================================================
+# 24. Signal processing: a zero-phase Butterworth band-pass (filtfilt and sosfiltfilt),
+#     and system identification of a first-order filter with a known initial state
+# ======================================================================================
+
+
+def bandpass_power(x, b, a):
+    return np.mean(scipy.signal.filtfilt(b, a, x) ** 2)
+
+
+def first_order_fit_loss(params, u, y_measured, y0):
+    gain, pole = params
+    b, a = np.array([gain]), np.stack([1.0, -pole])
+    zi = scipy.signal.lfilter_zi(b, a) * y0  # start at the measured steady state
+    y, _ = scipy.signal.lfilter(b, a, u, zi=zi)
+    return np.mean((y - y_measured) ** 2)
+
+
+def test_signal_filters_in_published_code(rng):
+    import scipy.signal
+
+    t = np.linspace(0.0, 1.0, 200)
+    x = (
+        np.sin(2 * np.pi * 5 * t)
+        + 0.5 * np.sin(2 * np.pi * 40 * t)
+        + 0.1 * rng.standard_normal(200)
+    )
+    b, a = scipy.signal.butter(3, [0.02, 0.1], btype="band")
+    # (an IIR filter by its impulse response and by SciPy's recursion: to ~1e-10)
+    close(ft.scipy.signal.filtfilt(b, a, x), scipy.signal.filtfilt(b, a, x), LINALG_TOL)
+    g = grad(bandpass_power)(x, b, a)
+    v = rng.standard_normal(200)
+    close(g @ v, fd_jacobian(lambda s: bandpass_power(x + s * v, b, a), (0.0,)), FD_TOL)
+    sos = scipy.signal.butter(4, [0.02, 0.1], btype="band", output="sos")
+    close(ft.scipy.signal.sosfiltfilt(sos, x), scipy.signal.sosfiltfilt(sos, x), LINALG_TOL)
+    energy = lambda x: np.sum(scipy.signal.sosfiltfilt(sos, x) ** 2)  # noqa: E731
+    close(grad(energy)(x) @ v, fd_jacobian(lambda s: energy(x + s * v), (0.0,)), FD_TOL)
+    check_vmap(
+        lambda x: scipy.signal.filtfilt(b, a, x),
+        (np.stack([x, x[::-1]]),),
+        in_dims=(0,),
+        tolerance=LINALG_TOL,
+    )
+    # identification of y[n] = pole y[n-1] + gain u[n] from a known steady state
+    u = rng.standard_normal(50)
+    true = np.array([0.8, 0.6])
+    zi = scipy.signal.lfilter_zi([0.8], [1.0, -0.6]) * 2.0
+    y_measured = scipy.signal.lfilter([0.8], [1.0, -0.6], u, zi=zi)[0]
+    p0 = np.array([0.5, 0.3])
+    check_fd_grad(first_order_fit_loss, (p0, u, y_measured, 2.0))
+    fit = scipy.optimize.minimize(
+        first_order_fit_loss,
+        p0,
+        args=(u, y_measured, 2.0),
+        jac=grad(first_order_fit_loss),
+        method="BFGS",
+    )
+    close(fit.x, true, {"rtol": 1e-5, "atol": 1e-6})
