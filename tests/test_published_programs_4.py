@@ -82,6 +82,11 @@ What this round found and fixed (each has a test here that fails without it):
 * ``scipy.stats.weibull_min``, ``invgamma``, ``halfnorm``, ``halfcauchy`` and ``rayleigh``
   (reliability models, hierarchical priors) had no counterparts: now in
   ``ftransforms.scipy.stats``;
+* ``jax.nn``'s ``selu``, ``celu``, ``glu``, ``mish``, ``hard_tanh``, ``hard_sigmoid``,
+  ``hard_silu``/``hard_swish``, ``soft_sign``, ``squareplus``, ``sparse_plus``,
+  ``sparse_sigmoid``, ``log1mexp``, ``logmeanexp``, ``standardize``, ``identity`` and
+  ``tanh`` were missing from ``ft.nn`` (JAX programs call them by those names): added,
+  with JAX's values and derivatives;
 * autograd's top-level ``multigrad_dict`` was missing: now ``ft.multigrad_dict``;
 * ``L @ u`` with ``L`` a ``scipy.sparse`` matrix and ``u`` traced raised (SciPy converted
   ``u``): SciPy's dispatch now gives way to the tracer, which computes the product
@@ -2509,3 +2514,74 @@ def test_signal_filters_in_published_code(rng):
         method="BFGS",
     )
     close(fit.x, true, {"rtol": 1e-5, "atol": 1e-6})
+
+
+# ======================================================================================
+# 25. JAX's quickstart (selu, jit, hessian = jit(jacfwd(jacrev)), batching a matrix
+#     product) and jax.nn's activations under their names in ft.nn
+# ======================================================================================
+
+
+def quickstart_selu(x, alpha=1.67, lmbda=1.05):
+    return lmbda * np.where(x > 0, x, alpha * np.exp(x) - alpha)
+
+
+def quickstart_hessian(fun):
+    return jit(jacfwd(jacrev(fun)))
+
+
+JAX_NN_NAMES = (
+    "celu",
+    "hard_sigmoid",
+    "hard_silu",
+    "hard_swish",
+    "hard_tanh",
+    "identity",
+    "log1mexp",
+    "mish",
+    "selu",
+    "soft_sign",
+    "sparse_plus",
+    "sparse_sigmoid",
+    "squareplus",
+    "standardize",
+    "tanh",
+    "logmeanexp",
+    "glu",
+)
+
+
+def test_jax_quickstart_and_nn_activations(rng):
+    x = rng.standard_normal(1000)
+    selu_jit = jit(quickstart_selu)
+    close(selu_jit(x), quickstart_selu(x))
+    close(selu_jit(x + 1.0), quickstart_selu(x + 1.0))
+    close(quickstart_hessian(p_sum_logistic)(x[:4]), check_hessian(p_sum_logistic, (x[:4],)))
+    mat = rng.standard_normal((15, 10))
+    batched_x = rng.standard_normal((6, 10))
+    apply_matrix = lambda v: np.dot(mat, v)  # noqa: E731
+    naive = np.stack([apply_matrix(v) for v in batched_x])
+    close(jit(lambda vb: np.dot(vb, mat.T))(batched_x), naive)
+    close(jit(lambda vb: vmap(apply_matrix)(vb))(batched_x), naive)
+    # jax.nn's activations: values and gradients as JAX's (one JAX compile for them all)
+    pts = np.linspace(-3.0, 3.0, 13)[:12] + 0.01  # off the kinks
+    args = {name: np.abs(pts) + 0.1 if name == "log1mexp" else pts for name in JAX_NN_NAMES}
+
+    def jax_all(args):
+        out = {}
+        for name, arg in args.items():
+            fn = getattr(jax.nn, name)
+            out[name] = (fn(arg), jax.grad(lambda v, fn=fn: fn(v).sum())(arg))
+        return out
+
+    want = jax_call(jax_all, args)
+    for name in JAX_NN_NAMES:
+        ours = getattr(ft.nn, name)
+        close(ours(args[name]), want[name][0], msg=name)
+        close(grad(lambda v, ours=ours: ours(v).sum())(args[name]), want[name][1], msg=name)
+    X = rng.standard_normal((3, 4))
+    want = jax_call(
+        lambda X: (jax.nn.logmeanexp(X, axis=1, where=X > 0), jax.nn.standardize(X, axis=0)), X
+    )
+    close(ft.nn.logmeanexp(X, axis=1, where=X > 0), want[0])
+    close(ft.nn.standardize(X, axis=0), want[1])
