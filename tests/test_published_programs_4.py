@@ -87,6 +87,9 @@ What this round found and fixed (each has a test here that fails without it):
   ``sparse_sigmoid``, ``log1mexp``, ``logmeanexp``, ``standardize``, ``identity`` and
   ``tanh`` were missing from ``ft.nn`` (JAX programs call them by those names): added,
   with JAX's values and derivatives;
+* JAX's ``custom_gradient`` and ``closure_convert`` were missing: now ``ft.custom_gradient``
+  (a ``custom_vjp`` carrying the rule's closed-over values as residuals, so ``vmap`` and
+  second derivatives work as in JAX) and ``ft.closure_convert``;
 * autograd's top-level ``multigrad_dict`` was missing: now ``ft.multigrad_dict``;
 * ``L @ u`` with ``L`` a ``scipy.sparse`` matrix and ``u`` traced raised (SciPy converted
   ``u``): SciPy's dispatch now gives way to the tracer, which computes the product
@@ -2585,3 +2588,64 @@ def test_jax_quickstart_and_nn_activations(rng):
     )
     close(ft.nn.logmeanexp(X, axis=1, where=X > 0), want[0])
     close(ft.nn.standardize(X, axis=0), want[1])
+
+
+# ======================================================================================
+# 26. JAX's custom_gradient (the TensorFlow-style one-function form) and closure_convert
+#     (its documented use: a custom_vjp of a higher-order function, here a minimizer
+#     differentiated by the implicit function theorem)
+# ======================================================================================
+
+
+@ft.custom_gradient
+def f_custom_gradient(x):
+    return x**2, lambda g: (g * x,)
+
+
+@partial(custom_vjp, nondiff_argnums=(0,))
+def _minimize(objective_fn, x0, *args):
+    x = x0
+    for _ in range(50):  # Newton's method on a scalar objective
+        g = grad(objective_fn)(x, *args)
+        h = grad(grad(objective_fn))(x, *args)
+        x = x - g / h
+    return x
+
+
+def _minimize_fwd(objective_fn, x0, *args):
+    x_opt = _minimize(objective_fn, x0, *args)
+    return x_opt, (x_opt, args)
+
+
+def _minimize_rev(objective_fn, res, g):
+    x_opt, args = res
+    # d x*/d args = -(d2f/dx2)^-1 d2f/dx dargs at the optimum
+    h = grad(grad(objective_fn))(x_opt, *args)
+    cross = grad(lambda *a: grad(objective_fn)(x_opt, *a), argnums=tuple(range(len(args))))(*args)
+    return (np.zeros_like(x_opt), *[-g * c / h for c in cross])
+
+
+_minimize.defvjp(_minimize_fwd, _minimize_rev)
+
+
+def minimize_closure(objective_fn, x0):
+    converted_fn, aux_args = ft.closure_convert(objective_fn, x0)
+    return _minimize(converted_fn, x0, *aux_args)
+
+
+def test_jax_custom_gradient_and_closure_convert():
+    close(np.asarray(f_custom_gradient(3.0)), np.array(9.0))
+    close(grad(f_custom_gradient)(3.0), np.array(3.0))  # the rule, not 2x
+    close(grad(grad(f_custom_gradient))(3.0), np.array(1.0))  # JAX: 1.0 (d/dx of g * x)
+    close(vmap(grad(f_custom_gradient))(np.arange(3.0)), np.arange(3.0))
+    close(jit(grad(f_custom_gradient))(np.array(3.0)), np.array(3.0))
+
+    def optimum(a):  # the minimizer of (x - a)^2 + x^4 / 4, with a closed over
+        return minimize_closure(lambda x: (x - a) ** 2 + x**4 / 4, 0.5)
+
+    a = 1.3
+    x_star = optimum(a)
+    close(2 * (x_star - a) + x_star**3, np.array(0.0), {"rtol": 0, "atol": 1e-12})
+    # implicit derivative: (2 (x - a) + x^3)' = 0  =>  dx/da = 2 / (2 + 3 x^2)
+    close(grad(optimum)(a), 2 / (2 + 3 * x_star**2), {"rtol": 1e-10, "atol": 0})
+    close(grad(optimum)(a), fd_jacobian(optimum, (a,)), FD_TOL)
