@@ -66,6 +66,13 @@ What this round found and fixed (each has a test here that fails without it):
 * ``ft.custom_root`` (and ``custom_linear_solve``) returned a silent zero derivative when
   ``f`` built its output with ``np.array([...])`` of traced values (an object array):
   such outputs are now one traced array;
+* ``np.linalg.det(np.array([[t, 1.0], [2.0, t]]))`` (a matrix of traced values built with
+  ``np.array``, as hand-written Jacobians and rotation matrices are) raised NumPy's casting
+  error, and so did ``np.fft`` of such an array and ``np.polynomial``'s fits: while a
+  transform runs, ``numpy.linalg``/``numpy.fft`` take such object arrays as traced arrays
+  (NOTE [object arrays into NumPy's compiled functions]); a tracer's arithmetic operators
+  give way to an operand with ``__array_ufunc__ = None`` (NEP 13), so
+  ``np.polynomial.Polynomial`` arithmetic with traced coefficients works;
 * a ``while_loop``/``fori_loop``/``scan`` body building its carry or ``ys`` with
   ``np.array([...])`` of traced values (``jnp.array`` in JAX programs) raised a
   CarryError, and under ``jit`` such ``ys`` came back as an object array of the
@@ -2649,3 +2656,58 @@ def test_jax_custom_gradient_and_closure_convert():
     # implicit derivative: (2 (x - a) + x^3)' = 0  =>  dx/da = 2 / (2 + 3 x^2)
     close(grad(optimum)(a), 2 / (2 + 3 * x_star**2), {"rtol": 1e-10, "atol": 0})
     close(grad(optimum)(a), fd_jacobian(optimum, (a,)), FD_TOL)
+
+
+# ======================================================================================
+# 27. Matrices built with np.array([...]) of traced values in NumPy's compiled functions,
+#     and numpy.polynomial (fits, the Polynomial class) on traced data
+# ======================================================================================
+
+
+def p_rotation_energy(theta, v):
+    R = np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
+    w = np.linalg.solve(R, v)  # R^-1 v
+    return (
+        np.linalg.det(R) * np.sum(w * np.array([1.0, 2.0]))
+        + np.abs(np.fft.fft(np.array([theta, 1.0, 2 * theta]))).sum()
+    )
+
+
+def newton_2d(a, x0, n_iter=8):
+    x = x0
+    for _ in range(n_iter):
+        F = np.array([x[0] ** 2 + x[1] ** 2 - a[0], x[0] * x[1] - a[1]])
+        J = np.array([[2 * x[0], 2 * x[1]], [x[1], x[0]]])  # the hand-written Jacobian
+        x = x - np.linalg.solve(J, F)
+    return x
+
+
+def quadratic_trend(y):
+    t = np.linspace(0.0, 1.0, len(y))
+    return np.polynomial.Polynomial.fit(t, y, 2).convert().coef
+
+
+def test_object_array_matrices_and_numpy_polynomial(rng):
+    v = rng.standard_normal(2)
+    check_fd_grad(p_rotation_energy, (0.7, v))
+    check_vmap(p_rotation_energy, (np.array([0.1, 0.7, 1.3]), v), in_dims=(0, None))
+    a, x0 = np.array([5.0, 2.0]), np.array([2.2, 0.9])
+    close(newton_2d(a, x0), np.array([2.0, 1.0]), {"rtol": 1e-12, "atol": 0})
+    J = jacfwd(newton_2d)(a, x0)
+    close(J, fd_jacobian(newton_2d, (a, x0)), FD_TOL)
+    # at the root: x0^2 + x1^2 = a0, x0 x1 = a1, so dx/da = [[2x0, 2x1], [x1, x0]]^-1
+    close(J, np.linalg.inv(np.array([[4.0, 2.0], [1.0, 2.0]])), {"rtol": 1e-9, "atol": 1e-12})
+    y = 1.0 + 2.0 * np.linspace(0, 1, 9) ** 2 + 0.01 * rng.standard_normal(9)
+    close(
+        quadratic_trend(y), np.polynomial.Polynomial.fit(np.linspace(0, 1, 9), y, 2).convert().coef
+    )
+    close(jacrev(quadratic_trend)(y), fd_jacobian(quadratic_trend, (y,)), FD_TOL)
+    fit = lambda y: np.polynomial.chebyshev.chebfit(np.linspace(-1, 1, 9), y, 3)  # noqa: E731
+    close(jacfwd(fit)(y), fd_jacobian(fit, (y,)), FD_TOL)
+
+    def poly_algebra(c):
+        p = np.polynomial.Polynomial(c)
+        return (p * p)(0.5) + (p + 1.0).deriv()(0.3) + p.integ()(1.0)
+
+    c = np.array([1.0, 2.0, 3.0])
+    close(grad(poly_algebra)(c), fd_jacobian(poly_algebra, (c,)), FD_TOL)

@@ -75,6 +75,7 @@ from ftransforms.numpy import (  # noqa: F401
     array_methods,
     fft,
     linalg,
+    object_array_calls,
     protocol,
     strided,
     ufunc_methods,
