@@ -2711,3 +2711,38 @@ def test_object_array_matrices_and_numpy_polynomial(rng):
 
     c = np.array([1.0, 2.0, 3.0])
     close(grad(poly_algebra)(c), fd_jacobian(poly_algebra, (c,)), FD_TOL)
+
+
+def test_new_counterparts_refuse_what_they_cannot_do_clearly():
+    import scipy.sparse
+
+    fi, fnd = ft.scipy.integrate, ft.scipy.ndimage
+    with pytest.raises(UnsupportedOperationError, match=r"^quad\(func, a, b\): weight='cos'"):
+        fi.quad(np.cos, 0.0, 1.0, weight="cos", wvar=1.0)
+    with pytest.raises(ValueError, match=r"^solve_ivp\(fun, t_span, y0\): y0 must be 1-dim"):
+        fi.solve_ivp(lambda t, y: -y, (0.0, 1.0), np.ones((2, 2)))
+    with pytest.raises(
+        UnsupportedOperationError, match=r"^map_coordinates\(input, coordinates\): order=3"
+    ):
+        fnd.map_coordinates(np.ones((3, 3)), np.zeros((2, 1)))
+    with pytest.raises(ValueError, match=r"^gaussian_filter\(input, sigma\): mode must be"):
+        fnd.gaussian_filter(np.ones(3), 1.0, mode="foo")
+    with pytest.raises(UnsupportedOperationError, match=r"^interp1d\(x, y\): kind='cubic'"):
+        ft.scipy.interpolate.interp1d(np.arange(4.0), np.arange(4.0), kind="cubic")
+    with pytest.raises(
+        ValueError, match=r"^interp1d\(\.\.\.\)\(x_new\): a value in x_new is above"
+    ):
+        ft.scipy.interpolate.interp1d(np.arange(4.0), np.arange(4.0))(5.0)
+    with pytest.raises(UnsupportedOperationError, match=r"^dct\(x\): type=1"):
+        ft.scipy.fft.dct(np.ones(4), type=1)
+    with pytest.raises(UnsupportedOperationError, match=r"^cdist/pdist\(metric='hamming'\)"):
+        ft.scipy.spatial.distance.cdist(np.ones((2, 2)), np.ones((2, 2)), "hamming")
+    with pytest.raises(TypeError, match=r"^spsolve\(A, b\): A must be a scipy.sparse matrix"):
+        ft.scipy.sparse.linalg.spsolve(np.eye(2), np.ones(2))
+    with pytest.raises(ValueError, match=r"^filtfilt\(b, a, x\): the length of the input"):
+        ft.scipy.signal.filtfilt([1.0], [1.0, -0.5], np.ones(4))
+    with pytest.raises(TypeError, match=r"^root_scalar\(f, fprime=True\)"):
+        ft.scipy.optimize.root_scalar(lambda x: x, fprime=True, x0=1.0)
+    # and the interpreter stack is clean afterwards: a transform still runs
+    A = scipy.sparse.identity(2, format="csc") * 2.0
+    close(grad(lambda b: ft.scipy.sparse.linalg.spsolve(A, b).sum())(np.ones(2)), np.full(2, 0.5))

@@ -92,10 +92,7 @@ def _pad_axis(x: Any, axis: int, before: int, after: int, mode: str, cval: float
     pad_mode = _PAD_MODES[mode]
     if pad_mode == "constant":
         return fnp.pad(x, widths, mode="constant", constant_values=cval)
-    n = fnp.shape(x)[axis]
-    if pad_mode in ("symmetric", "reflect", "wrap") and max(before, after) > n:
-        # NumPy's pad repeats the reflection for wide pads, as SciPy's extension does
-        return fnp.pad(x, widths, mode=pad_mode)
+    # (for pads wider than the axis NumPy repeats the reflection, as SciPy extends)
     return fnp.pad(x, widths, mode=pad_mode)
 
 
@@ -321,6 +318,7 @@ def gaussian_filter1d(
         >>> round(float(gaussian_filter1d(np.ones(5), 1.0)[2]), 12)
         1.0
     """
+    _pad_mode("gaussian_filter1d(input, sigma)", mode)
     sd = _sigma("gaussian_filter1d(input, sigma)", sigma)
     lw = int(truncate * sd + 0.5) if radius is None else int(radius)
     weights = _gaussian_kernel1d(sd, order, lw)[::-1]
@@ -358,6 +356,7 @@ def gaussian_filter(
         _per_axis(radius, n),
     )
     for ax, sd, o, m, r in settings:
+        _pad_mode("gaussian_filter(input, sigma)", m)
         if _sigma("gaussian_filter(input, sigma)", sd) > 1e-15:
             x = gaussian_filter1d(x, sd, ax, o, None, m, cval, truncate, radius=r)
     return _check_output("gaussian_filter(input, sigma)", output, x)
@@ -380,6 +379,7 @@ def uniform_filter1d(
         [4.0, 3.3333, 4.0, 1.6667, 2.0]
     """
     size = int(size)
+    _pad_mode("uniform_filter1d(input, size)", mode)
     if size < 1:
         raise RuntimeError("uniform_filter1d(input, size): size must be positive")
     return correlate1d(input, numpy.full(size, 1.0 / size), axis, output, mode, cval, origin)
@@ -406,12 +406,14 @@ def uniform_filter(
     axes_ = _axes(x, axes)
     n = len(axes_)
     for ax, s, m, o in zip(axes_, _per_axis(size, n), _per_axis(mode, n), _per_axis(origin, n)):
+        _pad_mode("uniform_filter(input, size)", m)
         if int(s) > 1:
             x = uniform_filter1d(x, s, ax, None, m, cval, o)
     return _check_output("uniform_filter(input, size)", output, x)
 
 
-def _derivative_filter(where: str, x: Any, axis: int, mode: str, cval: float, smooth: list) -> Any:
+def _derivative_filter(x: Any, axis: int, mode: str, cval: float, smooth: list) -> Any:
+    """``[-1, 0, 1]`` along ``axis``, ``smooth`` along every other axis."""
     x = _image(x)
     axis = normalize_axis(axis, fnp.ndim(x))
     out = _correlate_along(x, numpy.array([-1.0, 0.0, 1.0]), axis, mode, cval, 0)
@@ -437,7 +439,7 @@ def sobel(
         [1.0, 2.0, 2.0, 1.0]
     """
     _pad_mode("sobel(input)", mode)
-    out = _derivative_filter("sobel(input)", input, axis, mode, cval, [1.0, 2.0, 1.0])
+    out = _derivative_filter(input, axis, mode, cval, [1.0, 2.0, 1.0])
     return _check_output("sobel(input)", output, out)
 
 
@@ -457,7 +459,7 @@ def prewitt(
         [1.0, 2.0, 2.0, 1.0]
     """
     _pad_mode("prewitt(input)", mode)
-    out = _derivative_filter("prewitt(input)", input, axis, mode, cval, [1.0, 1.0, 1.0])
+    out = _derivative_filter(input, axis, mode, cval, [1.0, 1.0, 1.0])
     return _check_output("prewitt(input)", output, out)
 
 
@@ -512,12 +514,11 @@ def gaussian_laplace(
     n = len(axes_)
     sigmas, modes = _per_axis(sigma, n), _per_axis(mode, n)
     out = None
-    for i, ax in enumerate(axes_):
+    for i in range(n):
         orders = [0] * n
         orders[i] = 2
         term = gaussian_filter(x, sigmas, orders, None, modes, cval, axes=axes_, **kwargs)
         out = term if out is None else out + term
-        del ax
     return _check_output("gaussian_laplace(input, sigma)", output, out)
 
 
