@@ -73,6 +73,9 @@ What this round found and fixed (each has a test here that fails without it):
   (NOTE [object arrays into NumPy's compiled functions]); a tracer's arithmetic operators
   give way to an operand with ``__array_ufunc__ = None`` (NEP 13), so
   ``np.polynomial.Polynomial`` arithmetic with traced coefficients works;
+* ``np.array([t, 1.0], dtype=float)`` (and ``np.asarray``) of a list holding tracers
+  raised a TracerConversionError: a numeric dtype asks for a numeric array, so it now
+  gives one traced array of that dtype (without ``dtype=`` NumPy's object array stays);
 * a ``while_loop``/``fori_loop``/``scan`` body building its carry or ``ys`` with
   ``np.array([...])`` of traced values (``jnp.array`` in JAX programs) raised a
   CarryError, and under ``jit`` such ``ys`` came back as an object array of the
@@ -2747,3 +2750,30 @@ def test_new_counterparts_refuse_what_they_cannot_do_clearly():
     # and the interpreter stack is clean afterwards: a transform still runs
     A = scipy.sparse.identity(2, format="csc") * 2.0
     close(grad(lambda b: ft.scipy.sparse.linalg.spsolve(A, b).sum())(np.ones(2)), np.full(2, 0.5))
+
+
+def pendulum_rhs(state, t, g, length):
+    theta, omega = state
+    return np.array([omega, -(g / length) * np.sin(theta)], dtype=float)  # as textbooks write
+
+
+def test_np_array_with_a_numeric_dtype_in_a_right_hand_side():
+    state0 = np.array([0.3, 0.0])
+
+    def swing(length):
+        state = state0
+        for _ in range(40):  # explicit Euler steps of the textbook right-hand side
+            state = state + 0.01 * pendulum_rhs(state, 0.0, 9.81, length)
+        return state[0]
+
+    check_fd_grad(swing, (1.2,))
+    check_vmap(swing, (np.array([1.0, 1.5]),), in_dims=(0,))
+    check_jit(swing, (np.array(1.2),), (np.array(0.8),))
+    ys = odeint(pendulum_rhs, state0, np.linspace(0.0, 1.0, 5), args=(9.81, 1.2))
+    close(
+        ys[-1],
+        scipy.integrate.odeint(pendulum_rhs, state0, np.linspace(0.0, 1.0, 5), args=(9.81, 1.2))[
+            -1
+        ],
+        {"rtol": 1e-6, "atol": 1e-8},
+    )
