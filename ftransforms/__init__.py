@@ -47,6 +47,8 @@ from ftransforms.shape_eval import ShapeDtypeStruct, eval_shape  # noqa: E402
 # -- the JAX toolbox, part b (issue 24): collectives, implicit solves, jet, optimize --
 import ftransforms.ops.collectives  # noqa: E402,F401  (the primitives of ft.lax.psum & co.)
 from ftransforms.implicit import custom_linear_solve, custom_root  # noqa: E402
+from ftransforms.closures import closure_convert  # noqa: E402
+from ftransforms.custom_gradient import custom_gradient  # noqa: E402
 from ftransforms.jet import jet  # noqa: E402
 
 # -- for code ported from JAX's tree utilities and HIPS autograd --
@@ -63,6 +65,7 @@ from ftransforms.autograd_compat import (  # noqa: E402
     make_hvp,
     make_jvp,
     make_vjp,
+    multigrad_dict,
     tensor_jacobian_product,
     vector_jacobian_product,
 )
@@ -103,6 +106,7 @@ __all__ = [
     "make_jvp",
     "make_vjp",
     "misc",
+    "multigrad_dict",
     "tensor_jacobian_product",
     "vector_jacobian_product",
     "tree",
@@ -115,7 +119,9 @@ __all__ = [
     "Primitive",
     "checkpoint",
     "checkpoint_policies",
+    "closure_convert",
     "cond",
+    "custom_gradient",
     "custom_jvp",
     "custom_linear_solve",
     "custom_root",

@@ -4,10 +4,10 @@ functions of the same arguments as ``fun``.
 
 ``elementwise_grad``, ``hessian_tensor_product`` (alias ``hessian_vector_product``),
 ``make_hvp``, ``make_vjp``, ``make_jvp``, ``deriv``, ``tensor_jacobian_product`` (alias
-``vector_jacobian_product``), ``grad_and_aux``, ``holomorphic_grad``, ``grad_named`` and
-``make_ggnvp`` as in ``autograd``, and ``flatten`` as in ``autograd.misc`` (also
-``ft.misc.flatten``).  Each is built from ``vjp``/``jvp``/``grad``, so it composes with
-``vmap``, ``jit`` and further derivatives.
+``vector_jacobian_product``), ``grad_and_aux``, ``holomorphic_grad``, ``grad_named``,
+``multigrad_dict`` and ``make_ggnvp`` as in ``autograd``, and ``flatten`` as in
+``autograd.misc`` (also ``ft.misc.flatten``).  Each is built from ``vjp``/``jvp``/
+``grad``, so it composes with ``vmap``, ``jit`` and further derivatives.
 
 Example:
     >>> import numpy as np
@@ -19,6 +19,7 @@ Example:
 from __future__ import annotations
 
 import inspect
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -43,6 +44,7 @@ __all__ = [
     "make_hvp",
     "make_jvp",
     "make_vjp",
+    "multigrad_dict",
     "tensor_jacobian_product",
     "vector_jacobian_product",
 ]
@@ -385,6 +387,47 @@ def grad_named(fun: Callable, argname: str) -> Callable:
             f"parameter {argname!r} (it has {', '.join(names) or 'none'}); pass one of those"
         )
     return grad(fun, argnums=names.index(argname))
+
+
+def multigrad_dict(fun: Callable) -> Callable:
+    """autograd's ``multigrad_dict``: a function of ``fun``'s arguments returning the
+    gradients with respect to every one of them (defaults included), as an ordered dict
+    from parameter name to gradient (``*args``/``**kwargs`` by their names, as lists and
+    dicts).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import multigrad_dict
+        >>> g = multigrad_dict(lambda x, y=2.0: x * y)(3.0)
+        >>> {k: float(v) for k, v in g.items()}
+        {'x': 2.0, 'y': 3.0}
+    """
+    sig = inspect.signature(fun)
+    params = sig.parameters
+    var_pos = [n for n, p in params.items() if p.kind is p.VAR_POSITIONAL]
+    var_kwd = [n for n, p in params.items() if p.kind is p.VAR_KEYWORD]
+    named = [n for n in params if n not in var_pos + var_kwd]
+
+    def gradfun(*args: Any, **kwargs: Any) -> OrderedDict:
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        arguments = dict(bound.arguments)
+        if var_pos:
+            arguments[var_pos[0]] = list(arguments.get(var_pos[0], ()))
+        if var_kwd:
+            arguments[var_kwd[0]] = dict(arguments.get(var_kwd[0], {}))
+
+        def by_name(values: dict) -> Any:
+            extra = tuple(values[var_pos[0]]) if var_pos else ()
+            extra_kw = dict(values[var_kwd[0]]) if var_kwd else {}
+            positional = [n for n in named if params[n].kind is not params[n].KEYWORD_ONLY]
+            keyword = {n: values[n] for n in named if params[n].kind is params[n].KEYWORD_ONLY}
+            return fun(*(values[n] for n in positional), *extra, **keyword, **extra_kw)
+
+        grads = grad(by_name)(arguments)
+        return OrderedDict((name, grads[name]) for name in arguments)
+
+    return gradfun
 
 
 def make_ggnvp(f: Callable, g: Callable | None = None, f_argnum: Argnum = 0) -> Callable:

@@ -21,25 +21,31 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+import numpy
+
 from ftransforms.core.tracer import Tracer
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
-__all__ = ["closure_tracers", "hoist_traced"]
+__all__ = ["closure_convert", "closure_tracers", "hoist_traced"]
 
 _MAX_DEPTH = 8  # nested closures searched: a function's helpers and their helpers
 
 
 class _Plan:
-    """Where the tracers sit in one object, and how to rebuild it with new values."""
+    """Where the tracers sit in one object, and how to rebuild it with new values;
+    ``arrays``: NumPy arrays are hoisted too."""
 
-    def __init__(self) -> None:
+    def __init__(self, arrays: bool = False) -> None:
         self.tracers: list = []
+        self.arrays = arrays
 
 
 def _value_plan(value: Any, plan: _Plan, depth: int, seen: set) -> Callable | None:
     """A rebuild of ``value`` (taking an iterator of the new leaves) if it holds tracers,
     else None."""
-    if isinstance(value, Tracer):
+    if isinstance(value, Tracer) or (
+        plan.arrays and type(value) is numpy.ndarray and value.dtype.kind in "fc"
+    ):
         plan.tracers.append(value)
         return lambda new: next(new)
     if callable(value) and not isinstance(value, type):
@@ -109,20 +115,24 @@ def closure_tracers(fn: Any) -> list:
     """The tracers that ``fn`` closes over (see NOTE [closure conversion]).
 
     Example:
-        >>> import numpy as np
         >>> import ftransforms as ft
-        >>> ft.grad(lambda k: float(len(closure_tracers(lambda y: -k * y))) * k)(2.0)
-        array(1.)
+        >>> def count(k):
+        ...     found = closure_tracers(lambda y: -k * y)
+        ...     return len(found) * k
+        >>> float(ft.grad(count)(2.0))  # one tracer, k
+        1.0
     """
     plan = _Plan()
     _function_plan(fn, plan, 0, set())
     return plan.tracers
 
 
-def hoist_traced(fn: Callable) -> tuple[Callable, list]:
+def hoist_traced(fn: Callable, arrays: bool = False) -> tuple[Callable, list]:
     """``(converted, tracers)``: ``converted(*args, *tracers)`` computes ``fn(*args)``
     with the closed-over tracers replaced by the trailing arguments' values (NOTE
-    [closure conversion]).  Without such tracers, ``(fn, [])``.
+    [closure conversion]).  Without such tracers, ``(fn, [])``.  With ``arrays``, the
+    floating NumPy arrays it closes over are hoisted too (a ``custom_vjp`` residual
+    computed from plain inputs, which a higher derivative re-traces).
 
     Example:
         >>> import numpy as np
@@ -133,7 +143,7 @@ def hoist_traced(fn: Callable) -> tuple[Callable, list]:
         >>> ft.grad(f)(2.0)
         array(-3.)
     """
-    plan = _Plan()
+    plan = _Plan(arrays)
     rebuild = _function_plan(fn, plan, 0, set())
     if rebuild is None:
         return fn, []
@@ -145,3 +155,23 @@ def hoist_traced(fn: Callable) -> tuple[Callable, list]:
 
     converted.__name__ = getattr(fn, "__name__", "func")
     return converted, plan.tracers
+
+
+def closure_convert(fun: Callable, *example_args: Any) -> tuple[Callable, list]:
+    """``jax.closure_convert``: ``(converted, hoisted)`` with ``converted(*args,
+    *hoisted)`` computing ``fun(*args)``, ``hoisted`` the traced values ``fun`` closes over
+    (through its closure, defaults, ``functools.partial`` arguments and the functions
+    they hold: NOTE [closure conversion]), so that a ``custom_vjp`` of a higher-order
+    function can take them as arguments.  ``example_args`` are accepted for JAX's
+    signature (nothing is traced here: the closure is read directly).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> def scaled_sum(w):
+        ...     f, consts = closure_convert(lambda x: np.sum(w * x), np.ones(2))
+        ...     return f(np.ones(2), *consts)
+        >>> ft.grad(scaled_sum)(np.array([1.0, 2.0]))
+        array([1., 1.])
+    """
+    return hoist_traced(fun)

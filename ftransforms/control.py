@@ -124,8 +124,9 @@ from ftransforms.interpreters.tracing import (
     _stacked,
     _without_axis,
 )
+from ftransforms.numpy.helpers import array_like
 from ftransforms.program import effects_muted
-from ftransforms.pytree import tree_flatten, tree_unflatten
+from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
 from ftransforms.shape_eval import ShapeTracer
 
 __all__ = ["cond", "fori_loop", "scan", "switch", "while_loop"]
@@ -696,8 +697,35 @@ def _loop_pred(op: str, cond_fun: Callable, val: Any) -> Any:
     return _as_bool(_check_pred(op, cond_fun(val), "b", "value of cond_fun"))
 
 
-def _check_carry(op: str, old: Any, new: Any, what: str = "body_fun's output") -> None:
-    _check_same(op, "the carry", old, what, new, CarryError, _CARRY_FIX)
+_YS_FIX = "f must return ys of one structure, shape and dtype at every step."
+
+
+def _object_arrays_traced(fn: Callable) -> Callable:
+    """``fn`` with each NumPy object array of tracers in its output made one traced array,
+    for the structured recordings under ``jit`` (run once; the eager loops convert on a
+    failing check, :func:`_check_carry`)."""
+
+    def wrapped(*args: Any) -> Any:
+        return tree_map(_traced_if_object, fn(*args))
+
+    return wrapped
+
+
+def _traced_if_object(v: Any) -> Any:
+    return array_like(v) if type(v) is numpy.ndarray and v.dtype.kind == "O" else v
+
+
+def _check_carry(op: str, old: Any, new: Any, what: str = "body_fun's output") -> Any:
+    """``new``, checked against the carry ``old``; a NumPy object array of tracers in it
+    (``np.array([c0 + 1, c1 * a])`` in a body) is made one traced array, as
+    ``jnp.array`` makes one in JAX (only on the failing check: nothing on the common path)."""
+    try:
+        _check_same(op, "the carry", old, what, new, CarryError, _CARRY_FIX)
+    except CarryError:
+        fixed = tree_map(array_like, new)
+        _check_same(op, "the carry", old, what, fixed, CarryError, _CARRY_FIX)
+        return fixed
+    return new
 
 
 def _while(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pred: Any) -> Any:
@@ -705,7 +733,10 @@ def _while(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pred: Any)
     if rec is not None and type(pred) is TraceTracer and _structurable(cond_fun, body_fun):
         try:
             return _structured(
-                lambda v: rec.record_while(op, cond_fun, body_fun, v, _check_carry), val
+                lambda v: rec.record_while(
+                    op, cond_fun, _object_arrays_traced(body_fun), v, _check_carry
+                ),
+                val,
             )
         except NotStructurable:
             pass
@@ -726,7 +757,7 @@ def _while_steps(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pred
             return val
         first = False
         new = body_fun(val)
-        _check_carry(op, val, new)
+        new = _check_carry(op, val, new)
         val = new
         pred = _loop_pred(op, cond_fun, val)
 
@@ -776,7 +807,7 @@ def _batched_while(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pr
         with numpy.errstate(all="ignore"), watch_writes() as log:
             new = body_fun(tree_unflatten(spec, given))
         writes = _outside_writes(log, given, p)
-        _check_carry(op, val, new)
+        new = _check_carry(op, val, new)
         new_leaves, new_spec = tree_flatten(new)
         for k, x in enumerate(chain):
             if x is not None:
@@ -813,7 +844,7 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
         rec = _recorder()
         if rec is not None and hi > lo and _structurable(body_fun):
             try:
-                step = lambda val, i: (body_fun(i, val), None)  # noqa: E731
+                step = _object_arrays_traced(lambda val, i: (body_fun(i, val), None))
                 steps = range(lo, hi)
                 return _arrays(
                     _structured(
@@ -845,7 +876,7 @@ def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
         val = init_val
         for i in range(lo, hi):
             new = body_fun(i, val)
-            _check_carry(op, val, new)
+            new = _check_carry(op, val, new)
             val = new
         loop_cotangents.end(marks)  # NOTE [hoisted loop cotangents]
         return _arrays(val)
@@ -975,6 +1006,7 @@ def scan(
     rec = _recorder()
     if rec is not None and n > 0 and _structurable(f):
 
+        @_object_arrays_traced
         def step(carry: Any, t: Any, rows: list) -> Any:
             return f(carry, tree_unflatten(x_spec, rows))
 
@@ -1014,21 +1046,18 @@ def scan(
     for t in steps:
         x = tree_unflatten(x_spec, [leaf[t] for leaf in x_leaves])
         new, y = _pair(op, f(carry, x))
-        _check_carry(op, carry, new, "f's new carry")
+        new = _check_carry(op, carry, new, "f's new carry")
         carry = new
         leaves, spec = tree_flatten(y)
         if y_spec is None:
             y_spec, y_first = spec, y
         else:
-            _check_same(
-                op,
-                "the first y",
-                y_first,
-                "a later y",
-                y,
-                CarryError,
-                "f must return ys of one structure, shape and dtype at every step.",
-            )
+            try:
+                _check_same(op, "the first y", y_first, "a later y", y, CarryError, _YS_FIX)
+            except CarryError:  # np.array([...]) of tracers: one traced array (_check_carry)
+                y_first, y = tree_map(array_like, y_first), tree_map(array_like, y)
+                _check_same(op, "the first y", y_first, "a later y", y, CarryError, _YS_FIX)
+                leaves = tree_flatten(y)[0]
         ys[t] = _snapshot(leaves, carry)
     loop_cotangents.end(marks)  # NOTE [hoisted loop cotangents]
     if n == 0:
@@ -1067,8 +1096,11 @@ def _pair(op: str, out: Any) -> tuple:
 
 
 def _stack(values: list) -> Any:
-    """``fnp.stack``, straight to the backend when no value is a tracer."""
-    if any(isinstance(v, Tracer) for v in values):
+    """``fnp.stack``, straight to the backend when no value is a tracer (nor a NumPy
+    object array of tracers: ``np.array([...])`` in a scan body's ys)."""
+    if any(
+        isinstance(v, Tracer) or (type(v) is numpy.ndarray and v.dtype.kind == "O") for v in values
+    ):
         return fnp.stack(values)
     return namespace_of(*values).stack(values)
 

@@ -35,6 +35,8 @@ NAMESPACES = (
     "ftransforms.scipy.integrate",
     "ftransforms.scipy.optimize",
     "ftransforms.scipy.fft",
+    "ftransforms.scipy.ndimage",
+    "ftransforms.scipy.interpolate",
     "ftransforms.scipy.spatial.distance",
     "ftransforms.scipy.ndimage",
     "ftransforms.scipy.interpolate",

@@ -83,6 +83,7 @@ from typing import Any
 import numpy
 
 from ftransforms.core.errors import InPlaceError
+from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
 from ftransforms.core.stack import OUTERMOST_HOOKS, Interpreter, current_stack
 from ftransforms.core.tracer import Tracer, ValTracer
 
@@ -539,6 +540,16 @@ _WRAPPER_SOURCE = "\ndef wrapper(*args, **kwargs):" + _BUFFER_RESULT
 _ASARRAY_SOURCE = """
 def wrapper(a, *args, **kwargs):
     if (
+        type(a) in (list, tuple)
+        and (args or "dtype" in kwargs)
+        and casts_to(args[0] if args else kwargs["dtype"])
+        and from_user_code(1, name)
+    ):
+        # np.asarray([t, 1.0], dtype=float): as np.array's wrapper (one traced array)
+        converted = convert_array_like(a)
+        if converted is not a:
+            return converted.astype(args[0] if args else kwargs["dtype"])
+    if (
         isinstance(a, Tracer)
         and len(args) < 2
         and kwargs.get("copy") is not True
@@ -556,6 +567,20 @@ def wrapper(a, *args, **kwargs):
 _ARRAY_SOURCE = (
     """
 def wrapper(*args, **kwargs):
+    if (
+        args
+        and type(args[0]) in (list, tuple)
+        and (len(args) == 2 or "dtype" in kwargs)
+        and set(kwargs) <= {"dtype", "copy", "order"}
+        and casts_to(args[1] if len(args) == 2 else kwargs["dtype"])
+        and from_user_code(1, name)
+    ):
+        # np.array([t, 1.0], dtype=float): a numeric array is asked for, so a list
+        # holding tracers becomes one traced array of that dtype (NOTE [array-likes
+        # holding tracers]); without dtype= NumPy's object array stays
+        converted = convert_array_like(args[0])
+        if converted is not args[0]:
+            return converted.astype(args[1] if len(args) == 2 else kwargs["dtype"])
     if (
         args
         and isinstance(args[0], Tracer)
@@ -690,6 +715,12 @@ def _casts_to(dtype: Any) -> bool:
         return False
 
 
+def _convert_array_like(value: Any) -> Any:
+    """The NumPy layer's conversion of a list holding tracers into one traced array
+    (``OBJECT_ARRAY_CONVERTER``); ``value`` itself when it holds none."""
+    return OBJECT_ARRAY_CONVERTER[0](value) if OBJECT_ARRAY_CONVERTER else value
+
+
 def _creation(name: str, source: str = _WRAPPER_SOURCE) -> Any:
     """The wrapper of ``numpy.<name>``.  Its globals name a NumPy module, so that the frame
     checks that look for NumPy's own code (``Tracer.__array__``'s) see through it.
@@ -709,6 +740,7 @@ def _creation(name: str, source: str = _WRAPPER_SOURCE) -> Any:
         "from_user_code": _from_user_code,
         "name": name,
         "Buffer": Buffer,
+        "convert_array_like": _convert_array_like,
     }
     exec(compile(source, __file__, "exec"), namespace)  # noqa: S102 - fixed source
     wrapper = namespace["wrapper"]

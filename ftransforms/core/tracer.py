@@ -174,20 +174,30 @@ def _wrapped_scipy_function(local_vars: dict) -> tuple[str, str] | None:
 #: other operand for a 0-d object array: NOTE [SciPy sparse operands].
 _SPARSE_DISPATCH = frozenset({"_matmul_dispatch", "_rmatmul_dispatch"})
 
+#: The ``scipy.sparse`` classes whose operator dispatch gave way to a tracer: the tracer's
+#: reflected ``*`` takes a matrix product only for these (one set lookup otherwise).
+SPARSE_DISPATCHED: set = set()
+
 
 def _scipy_sparse_dispatch(depth: int) -> bool:
-    """Whether the caller of ``numpy.asanyarray`` is ``scipy.sparse``'s operator dispatch."""
+    """Whether the caller of ``numpy.asanyarray`` is ``scipy.sparse``'s operator dispatch
+    (its sparse operand's class is then remembered in :data:`SPARSE_DISPATCHED`)."""
     try:
         frame = sys._getframe(depth + 1)
     except ValueError:  # pragma: no cover
         return False
     while frame is not None and frame.f_globals.get("__name__", "").startswith("numpy"):
         frame = frame.f_back
-    return (
-        frame is not None
-        and frame.f_code.co_name in _SPARSE_DISPATCH
-        and frame.f_globals.get("__name__", "").startswith("scipy.sparse")
-    )
+    if (
+        frame is None
+        or frame.f_code.co_name not in _SPARSE_DISPATCH
+        or not frame.f_globals.get("__name__", "").startswith("scipy.sparse")
+    ):
+        return False
+    owner = frame.f_locals.get("self")
+    if owner is not None:
+        SPARSE_DISPATCHED.add(type(owner))
+    return True
 
 
 def _scipy_caller(depth: int) -> tuple[str, str] | None:

@@ -227,3 +227,233 @@ def softmax(x: Any, axis: int = -1) -> Any:
                [-0.25,  0.25]])
     """
     return _special.softmax(x, axis=axis)
+
+
+# -- the rest of jax.nn's activations -----------------------------------------------------
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(x: Any) -> Any:
+    """The scaled ELU ``scale * elu(x, alpha)`` with the self-normalizing constants.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import nn
+        >>> nn.selu(np.array([-1.0, 0.0, 1.0])).round(6).tolist()
+        [-1.111331, 0.0, 1.050701]
+    """
+    return _SELU_SCALE * elu(x, _SELU_ALPHA)
+
+
+def celu(x: Any, alpha: float = 1.0) -> Any:
+    """``max(x, 0) + alpha * (exp(min(x, 0) / alpha) - 1)``.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import nn
+        >>> nn.celu(np.array([-1.0, 2.0]), alpha=2.0).round(6).tolist()
+        [-0.786939, 2.0]
+    """
+    return fnp.maximum(x, 0.0) + alpha * fnp.expm1(fnp.minimum(x, 0.0) / alpha)
+
+
+def glu(x: Any, axis: int = -1) -> Any:
+    """The gated linear unit: the two halves ``a, b`` of ``x`` along ``axis``, ``a *
+    sigmoid(b)``.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import nn
+        >>> nn.glu(np.array([2.0, 0.0])).tolist()  # 2 * sigmoid(0)
+        [1.0]
+    """
+    a, b = fnp.split(x, 2, axis=axis)
+    return a * sigmoid(b)
+
+
+def hard_tanh(x: Any) -> Any:
+    """``x`` clipped to ``[-1, 1]``.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import nn
+        >>> nn.hard_tanh(np.array([-2.0, 0.5, 3.0])).tolist()
+        [-1.0, 0.5, 1.0]
+    """
+    return fnp.where(x > 1, 1.0, fnp.where(x < -1, -1.0, x))
+
+
+def hard_sigmoid(x: Any) -> Any:
+    """``relu6(x + 3) / 6``.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import nn
+        >>> nn.hard_sigmoid(np.array([-4.0, 0.0, 4.0])).tolist()
+        [0.0, 0.5, 1.0]
+    """
+    return relu6(x + 3.0) / 6.0
+
+
+def hard_silu(x: Any) -> Any:
+    """``x * hard_sigmoid(x)`` (also ``hard_swish``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import nn
+        >>> nn.hard_silu(np.array([-4.0, 1.0, 4.0])).round(6).tolist()
+        [-0.0, 0.666667, 4.0]
+    """
+    return x * hard_sigmoid(x)
+
+
+hard_swish = hard_silu
+
+
+def identity(x: Any) -> Any:
+    """``x`` itself (``jax.nn.identity``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import nn
+        >>> nn.identity(np.array([1.0])).tolist()
+        [1.0]
+    """
+    return x
+
+
+def tanh(x: Any) -> Any:
+    """The hyperbolic tangent (``jax.nn.tanh``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import nn
+        >>> nn.tanh(np.array([0.0])).tolist()
+        [0.0]
+    """
+    return fnp.tanh(x)
+
+
+def soft_sign(x: Any) -> Any:
+    """``x / (|x| + 1)``.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import nn
+        >>> nn.soft_sign(np.array([-1.0, 3.0])).tolist()
+        [-0.5, 0.75]
+    """
+    return x / (fnp.abs(x) + 1.0)
+
+
+def mish(x: Any) -> Any:
+    """``x * tanh(softplus(x))``.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import nn
+        >>> nn.mish(np.array([0.0, 1.0])).round(6).tolist()
+        [0.0, 0.865098]
+    """
+    return x * fnp.tanh(softplus(x))
+
+
+def squareplus(x: Any, b: float = 4.0) -> Any:
+    """``(x + sqrt(x^2 + b)) / 2``, a smooth ReLU.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import nn
+        >>> nn.squareplus(np.array([0.0])).tolist()
+        [1.0]
+    """
+    return (x + fnp.sqrt(x * x + b)) / 2.0
+
+
+def sparse_plus(x: Any) -> Any:
+    """``0`` below -1, ``x`` above 1, ``(x + 1)^2 / 4`` between.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import nn
+        >>> nn.sparse_plus(np.array([-2.0, 0.0, 2.0])).tolist()
+        [0.0, 0.25, 2.0]
+    """
+    return fnp.where(x <= -1.0, 0.0, fnp.where(x >= 1.0, x, (x + 1.0) ** 2 / 4.0))
+
+
+def sparse_sigmoid(x: Any) -> Any:
+    """The derivative of :func:`sparse_plus`: ``0``, ``(x + 1) / 2``, ``1``.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import nn
+        >>> nn.sparse_sigmoid(np.array([-2.0, 0.0, 2.0])).tolist()
+        [0.0, 0.5, 1.0]
+    """
+    return 0.5 * fnp.clip(x + 1.0, 0.0, 2.0)
+
+
+def log1mexp(x: Any) -> Any:
+    """``log(1 - exp(-x))`` for ``x > 0``, accurate near 0 and for large ``x``.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import nn
+        >>> round(float(nn.log1mexp(np.log(2.0))), 12)  # log(1/2)
+        -0.693147180560
+    """
+    near = x < math.log(2.0)
+    xa = fnp.where(near, x, 1.0)
+    xb = fnp.where(near, 1.0, x)
+    return fnp.where(near, fnp.log(-fnp.expm1(-xa)), fnp.log1p(-fnp.exp(-xb)))
+
+
+def logmeanexp(x: Any, axis: Any = None, where: Any = None, keepdims: bool = False) -> Any:
+    """``log(mean(exp(x), axis))`` without overflow (``where`` masks the entries that
+    count, as ``jax.nn.logmeanexp``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import nn
+        >>> round(float(nn.logmeanexp(np.array([0.0, np.log(3.0)]))), 12)  # log 2
+        0.69314718056
+    """
+    if where is None:
+        count = fnp.size(x) if axis is None else _count(x, axis)
+        return logsumexp(x, axis=axis, keepdims=keepdims) - math.log(count)
+    w = fnp.broadcast_to(fnp.asarray(where), fnp.shape(x))
+    masked = fnp.where(w, x, -fnp.inf)
+    count = fnp.sum(w, axis=axis, keepdims=keepdims)
+    return logsumexp(masked, axis=axis, keepdims=keepdims) - fnp.log(count)
+
+
+def _count(x: Any, axis: Any) -> int:
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    return math.prod(fnp.shape(x)[a] for a in axes)
+
+
+def standardize(
+    x: Any,
+    axis: Any = -1,
+    mean: Any = None,
+    variance: Any = None,
+    epsilon: float = 1e-5,
+    where: Any = None,
+) -> Any:
+    """``(x - mean) / sqrt(variance + epsilon)`` along ``axis`` (``jax.nn.standardize``;
+    the variance as ``mean(x^2) - mean(x)^2``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import nn
+        >>> nn.standardize(np.array([1.0, 3.0]), epsilon=0.0).tolist()
+        [-1.0, 1.0]
+    """
+    if mean is None:
+        mean = fnp.mean(x, axis=axis, keepdims=True, where=where)
+    if variance is None:
+        variance = fnp.mean(x * x, axis=axis, keepdims=True, where=where) - mean * mean
+    return (x - mean) / fnp.sqrt(variance + epsilon)

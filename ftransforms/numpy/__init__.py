@@ -76,6 +76,7 @@ from ftransforms.numpy import (  # noqa: F401
     element_iterator,
     fft,
     linalg,
+    object_array_calls,
     protocol,
     strided,
     ufunc_methods,

@@ -26,7 +26,7 @@ import ftransforms.numpy.inplace as inplace
 from ftransforms.core.errors import InPlaceError
 from ftransforms.core.mutation import clone
 from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
-from ftransforms.core.tracer import DTYPE_HIDDEN_FROM, Tracer
+from ftransforms.core.tracer import DTYPE_HIDDEN_FROM, SPARSE_DISPATCHED, Tracer
 from ftransforms.numpy.helpers import array_like, dtype_of
 from ftransforms.numpy.indexing import IndexUpdateHelper, choose, compress, getitem, nonzero, take
 from ftransforms.numpy.manipulation import ravel
@@ -81,6 +81,16 @@ from ftransforms.numpy.ufuncs import divmod as divmod_
 from ftransforms.numpy.ufuncs import round as round_
 
 __all__ = []
+
+
+def _defer(other: Any) -> Any:
+    """``NotImplemented`` for an operand that opts out of NumPy's ufuncs
+    (``__array_ufunc__ = None``, as ``numpy.polynomial.Polynomial``), so that Python asks
+    its reflected operator, as ``ndarray``'s operators do (NEP 13); otherwise the error
+    being handled is raised again."""
+    if getattr(type(other), "__array_ufunc__", False) is None:
+        return NotImplemented
+    raise  # noqa: PLE0704  (re-raises the TypeError the operator is handling)
 
 
 def _sparse_on_right(x: Any, matrix: Any) -> Any:
@@ -144,60 +154,106 @@ class ArrayMethods:
     # -- operators ------------------------------------------------------------------------
 
     def __add__(self, other):
-        return add(self, other)
+        try:
+            return add(self, other)
+        except TypeError:
+            return _defer(other)
 
     def __radd__(self, other):
-        return add(other, self)
+        try:
+            return add(other, self)
+        except TypeError:
+            return _defer(other)
 
     def __sub__(self, other):
-        return subtract(self, other)
+        try:
+            return subtract(self, other)
+        except TypeError:
+            return _defer(other)
 
     def __rsub__(self, other):
-        return subtract(other, self)
+        try:
+            return subtract(other, self)
+        except TypeError:
+            return _defer(other)
 
     def __mul__(self, other):
-        if scipy_sparse_kind(other) == "matrix":  # NOTE [SciPy sparse operands]
-            return _sparse_on_right(self, other)
-        return multiply(self, other)
+        try:
+            return multiply(self, other)
+        except TypeError:
+            return _defer(other)
 
     def __rmul__(self, other):
-        if scipy_sparse_kind(other) == "matrix":  # a scipy.sparse matrix's * is @
-            return sparse_matmul(other, self)
-        return multiply(other, self)
+        if type(other) in SPARSE_DISPATCHED and scipy_sparse_kind(other) == "matrix":
+            return sparse_matmul(other, self)  # a scipy.sparse matrix's * is @
+        try:
+            return multiply(other, self)
+        except TypeError:
+            return _defer(other)
 
     def __truediv__(self, other):
-        return divide(self, other)
+        try:
+            return divide(self, other)
+        except TypeError:
+            return _defer(other)
 
     def __rtruediv__(self, other):
-        return divide(other, self)
+        try:
+            return divide(other, self)
+        except TypeError:
+            return _defer(other)
 
     def __floordiv__(self, other):
-        return floor_divide(self, other)
+        try:
+            return floor_divide(self, other)
+        except TypeError:
+            return _defer(other)
 
     def __rfloordiv__(self, other):
-        return floor_divide(other, self)
+        try:
+            return floor_divide(other, self)
+        except TypeError:
+            return _defer(other)
 
     def __mod__(self, other):
-        return remainder(self, other)
+        try:
+            return remainder(self, other)
+        except TypeError:
+            return _defer(other)
 
     def __rmod__(self, other):
-        return remainder(other, self)
+        try:
+            return remainder(other, self)
+        except TypeError:
+            return _defer(other)
 
     def __pow__(self, other):
-        return power(self, other)
+        try:
+            return power(self, other)
+        except TypeError:
+            return _defer(other)
 
     def __rpow__(self, other):
-        return power(other, self)
+        try:
+            return power(other, self)
+        except TypeError:
+            return _defer(other)
 
     def __matmul__(self, other):
-        if scipy_sparse_kind(other) is not None:  # NOTE [SciPy sparse operands]
-            return _sparse_on_right(self, other)
-        return matmul(self, other)
+        try:
+            return matmul(self, other)
+        except (TypeError, ValueError):  # NOTE [SciPy sparse operands]: only then checked
+            if scipy_sparse_kind(other) is not None:
+                return _sparse_on_right(self, other)
+            raise
 
     def __rmatmul__(self, other):
-        if scipy_sparse_kind(other) is not None:
-            return sparse_matmul(other, self)
-        return matmul(other, self)
+        try:
+            return matmul(other, self)
+        except (TypeError, ValueError):
+            if scipy_sparse_kind(other) is not None:
+                return sparse_matmul(other, self)
+            raise
 
     def __neg__(self):
         return negative(self)

@@ -5,11 +5,15 @@ NOTE [SciPy sparse operands]: ``L @ u`` with ``L`` a ``scipy.sparse`` matrix or 
 first.  SciPy's operator dispatch converts ``u`` with ``numpy.asanyarray`` and, by
 design, returns ``NotImplemented`` when that gives a 0-d object array, so that the other
 operand's reflected operator runs; ``Tracer.__array__`` answers so when the caller is
-that dispatch (``core/tracer.py``), and the tracer's ``__rmatmul__`` (and ``__rmul__``
-for ``scipy.sparse``'s matrices, whose ``*`` is the product) computes the product here,
+that dispatch (``core/tracer.py``, which remembers the sparse class), and the tracer's
+``__rmatmul__`` (and ``__rmul__`` for ``scipy.sparse``'s matrices, whose ``*`` is the
+product) computes the product here,
 with the matrix's nonzeros as constants: a gather of ``u``'s entries and a scatter-add
 into the rows, so every transform differentiates and batches it, and the cost follows
-the number of nonzeros.  ``u @ L`` is ``L.T @ u`` transposed.  A sparse matrix whose
+the number of nonzeros.  ``u @ L`` is ``L.T @ u`` transposed.  The checks cost nothing on
+the common paths: ``@`` looks at its operand only after ``matmul`` failed on it, and the
+reflected ``*`` does one set lookup of the operand's class (``u * L`` with the tracer on
+the left is not a matrix product here).  A sparse matrix whose
 values are traced cannot exist (SciPy stores plain arrays).
 """
 

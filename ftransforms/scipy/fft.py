@@ -203,7 +203,7 @@ def _dct3(x: Any) -> Any:
 def _check_type(type: int, where: str) -> None:
     if type not in (2, 3):
         raise UnsupportedOperationError(
-            f"ftransforms.scipy.fft.{where}(type={type}): only the DCT types 2 and 3 are "
+            f"{where}(x): type={type} is not available: only the DCT types 2 and 3 are "
             f"supported under the transforms (as in jax.scipy.fft); use type=2 or type=3"
         )
 

@@ -2,10 +2,12 @@
 
 ``correlate1d``, ``convolve1d``, ``correlate``, ``convolve``, ``gaussian_filter1d``,
 ``gaussian_filter`` (derivative orders too), ``uniform_filter1d``, ``uniform_filter``,
-``sobel``, ``prewitt`` and ``laplace``, with SciPy's signatures, boundary modes
-(``reflect``, ``mirror``, ``nearest``, ``wrap``, ``constant`` with ``cval``) and
+``sobel``, ``prewitt``, ``laplace`` and ``gaussian_laplace``, with SciPy's signatures,
+boundary modes (``reflect``, ``mirror``, ``nearest``, ``wrap``, ``constant`` with ``cval``) and
 ``origin``: each is a sum of shifted copies of the edge-extended input, so it is linear,
 differentiable and batchable.  ``output`` may be a dtype or an array to write into.
+``map_coordinates`` interpolates at given coordinates with ``order`` 0 or 1 (as
+``jax.scipy.ndimage``), differentiable in the input and the coordinates.
 
 Example:
     >>> import numpy as np
@@ -25,7 +27,8 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy as fnp
-from ftransforms.numpy.helpers import normalize_axis
+from ftransforms.core.errors import UnsupportedOperationError
+from ftransforms.numpy.helpers import dtype_of, normalize_axis
 
 __all__ = [
     "convolve",
@@ -34,7 +37,9 @@ __all__ = [
     "correlate1d",
     "gaussian_filter",
     "gaussian_filter1d",
+    "gaussian_laplace",
     "laplace",
+    "map_coordinates",
     "prewitt",
     "sobel",
     "uniform_filter",
@@ -56,7 +61,7 @@ _PAD = {
 
 def _pad_mode(mode: str, where: str) -> str:
     if mode not in _PAD:
-        raise ValueError(f"{where}: unknown mode {mode!r}; use one of {sorted(_PAD)}")
+        raise ValueError(f"{where}: mode must be one of {sorted(_PAD)}, got {mode!r}")
     return _PAD[mode]
 
 
@@ -339,6 +344,8 @@ def gaussian_filter(
     x, dtype = _float(input)
     axes_ = _axes(x, axes)
     n = len(axes_)
+    for m in _per_axis(mode, n):
+        _pad_mode(m, "gaussian_filter(input, sigma)")
     settings = zip(
         axes_, _per_axis(sigma, n), _per_axis(order, n), _per_axis(mode, n), _per_axis(radius, n)
     )
@@ -394,6 +401,8 @@ def uniform_filter(
     x, dtype = _float(input)
     axes_ = _axes(x, axes)
     n = len(axes_)
+    for m in _per_axis(mode, n):
+        _pad_mode(m, "uniform_filter(input, size)")
     for axis, s, m, o in zip(axes_, _per_axis(size, n), _per_axis(mode, n), _per_axis(origin, n)):
         if int(s) > 1:
             x = uniform_filter1d(x, int(s), axis, None, m, cval, int(o))
@@ -458,3 +467,176 @@ def laplace(
         term = correlate1d(x, numpy.array([1.0, -2.0, 1.0]), axis, None, mode, cval, 0)
         total = term if total is None else total + term
     return _finish(x if total is None else total, output, dtype)
+
+
+def gaussian_laplace(
+    input: Any,  # noqa: A002
+    sigma: Any,
+    output: Any = None,
+    mode: Any = "reflect",
+    cval: float = 0.0,
+    *,
+    axes: Any = None,
+    **kwargs: Any,
+) -> Any:
+    """``scipy.ndimage.gaussian_laplace``: the Laplacian of the Gaussian-smoothed input
+    (second derivatives of the Gaussian along each axis, summed); ``kwargs`` go to the
+    Gaussian filter (``truncate``, ``radius``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms.scipy.ndimage import gaussian_laplace
+        >>> abs(float(gaussian_laplace(np.ones((5, 5)), 1.0)[2, 2])) < 1e-12
+        True
+    """
+    x, dtype = _float(input)
+    axes_ = _axes(x, axes)
+    n = len(axes_)
+    sigmas, modes = _per_axis(sigma, n), _per_axis(mode, n)
+    out = None
+    for i in range(n):
+        orders = [0] * n
+        orders[i] = 2
+        term = gaussian_filter(x, sigmas, orders, None, modes, cval, axes=axes_, **kwargs)
+        out = term if out is None else out + term
+    return _finish(out, output, dtype)
+
+
+# -- interpolation at coordinates --------------------------------------------------------------
+
+
+def _mapped_index(where: str, index: Any, n: int, mode: str) -> tuple[Any, Any]:
+    """``(index inside [0, n), valid)`` for an integer index array and SciPy's ``mode``."""
+    if mode in ("nearest",):
+        return fnp.clip(index, 0, n - 1), None
+    if mode == "grid-wrap":
+        return fnp.mod(index, n), None
+    if mode == "wrap":  # the coordinate was wrapped already (map_coordinates)
+        return fnp.clip(index, 0, n - 1), None
+    if mode in ("mirror",):
+        if n == 1:
+            return fnp.zeros_like(index), None
+        period = 2 * n - 2
+        r = fnp.mod(index, period)
+        return fnp.where(r >= n, period - r, r), None
+    if mode in ("reflect", "grid-mirror"):
+        period = 2 * n
+        r = fnp.mod(index, period)
+        return fnp.where(r >= n, period - 1 - r, r), None
+    if mode in ("constant", "grid-constant"):
+        valid = (index >= 0) & (index <= n - 1)
+        return fnp.clip(index, 0, n - 1), valid
+    raise ValueError(f"{where}: mode must be one of {sorted(_PAD)}, got {mode!r}")
+
+
+def _wrap_coordinate(c: Any, n: int) -> Any:
+    if n <= 1:
+        return 0.0 * c
+    sz = n - 1
+    low = c + sz * (fnp.floor(-c / sz) + 1)
+    high = c - sz * fnp.floor(c / sz)
+    return fnp.where(c < 0, low, fnp.where(c > n - 1, high, c))
+
+
+def _mirror_coordinate(c: Any, n: int) -> Any:
+    if n <= 1:
+        return 0.0 * c
+    sz2 = 2 * n - 2
+    low = sz2 * fnp.floor(-c / sz2) + c
+    low = fnp.where(low <= 1 - n, low + sz2, -low)
+    high = c - sz2 * fnp.floor(c / sz2)
+    high = fnp.where(high >= n, sz2 - high, high)
+    return fnp.where(c < 0, low, fnp.where(c > n - 1, high, c))
+
+
+def _reflect_coordinate(c: Any, n: int) -> Any:
+    sz2 = 2 * n
+    low = fnp.where(c < -sz2, sz2 * fnp.floor(-c / sz2) + c, c)
+    low = fnp.where(low < -n, low + sz2, -low - 1)
+    high = c - sz2 * fnp.floor(c / sz2)
+    high = fnp.where(high >= n, sz2 - high - 1, high)
+    return fnp.where(c < 0, low, fnp.where(c > n - 1, high, c))
+
+
+def map_coordinates(
+    input: Any,  # noqa: A002
+    coordinates: Any,
+    output: Any = None,
+    order: int = 3,
+    mode: str = "constant",
+    cval: float = 0.0,
+    prefilter: bool = True,
+) -> Any:
+    """``scipy.ndimage.map_coordinates`` with ``order`` 0 (nearest) or 1 (linear): the
+    input's values at ``coordinates`` (shape ``(input.ndim, ...)``), differentiable in the
+    input and in the coordinates (linear order).  ``mode='constant'`` gives ``cval`` outside
+    ``[0, n - 1]`` as SciPy does.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms.scipy.ndimage import map_coordinates
+        >>> img = np.arange(9.0).reshape(3, 3)
+        >>> map_coordinates(img, np.array([[0.5, 2.0], [1.0, 1.5]]), order=1).tolist()
+        [2.5, 7.5]
+    """
+    where = "map_coordinates(input, coordinates)"
+    if order not in (0, 1):
+        raise UnsupportedOperationError(
+            f"{where}: order={order} is not available (the spline orders 2-5 need SciPy's "
+            f"prefilter); pass order=1 (linear) or order=0 (nearest), as "
+            f"jax.scipy.ndimage.map_coordinates takes"
+        )
+    x, dtype = _float(input)
+    coords = coordinates if hasattr(coordinates, "dtype") else fnp.asarray(coordinates)
+    coords = fnp.astype(coords, dtype_of(x)) if dtype_of(coords).kind != "f" else coords
+    nd = fnp.ndim(x)
+    if fnp.shape(coords)[0] != nd:
+        raise RuntimeError(
+            f"{where}: coordinates must have input.ndim ({nd}) rows, got {fnp.shape(coords)[0]}"
+        )
+    shape = fnp.shape(x)
+    # per axis: the neighbour indices with their weights
+    per_axis = []
+    outside = None
+    for d in range(nd):
+        c = coords[d]
+        n = shape[d]
+        if mode == "wrap":
+            # SciPy's 'wrap' makes the last sample and the first overlap: a coordinate
+            # outside [0, n - 1] is moved by whole periods n - 1 (ni_interpolation.c's
+            # map_coordinate, its truncations included)
+            c = _wrap_coordinate(c, n)
+        if mode in ("constant",):
+            off = (c < -0.0) | (c > n - 1)  # SciPy's 'constant': no interpolation beyond
+            outside = off if outside is None else outside | off
+        if order == 0:
+            if mode == "mirror":  # the coordinate is reflected before it is rounded
+                c = _mirror_coordinate(c, n)
+            elif mode in ("reflect", "grid-mirror"):
+                c = _reflect_coordinate(c, n)
+            idx = fnp.astype(fnp.floor(c + 0.5), numpy.intp)
+            i, valid = _mapped_index(where, idx, n, mode)
+            per_axis.append([(i, valid, None)])
+        else:
+            lo = fnp.floor(c)
+            frac = c - lo
+            lo_i = fnp.astype(lo, numpy.intp)
+            i0, v0 = _mapped_index(where, lo_i, n, mode)
+            i1, v1 = _mapped_index(where, lo_i + 1, n, mode)
+            per_axis.append([(i0, v0, 1.0 - frac), (i1, v1, frac)])
+    out = None
+    for choice in numpy.ndindex(*[len(p) for p in per_axis]):
+        index = tuple(per_axis[d][k][0] for d, k in enumerate(choice))
+        value = x[index]
+        weight = None
+        for d, k in enumerate(choice):
+            i, valid, w = per_axis[d][k]
+            if valid is not None:
+                value = fnp.where(valid, value, cval)
+            if w is not None:
+                weight = w if weight is None else weight * w
+        term = value if weight is None else value * weight
+        out = term if out is None else out + term
+    if outside is not None:
+        out = fnp.where(outside, cval, out)
+    return _finish(out, output, dtype)

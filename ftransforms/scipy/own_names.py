@@ -18,7 +18,10 @@ objects* call them when an argument holds a tracer:
   (``scipy.integrate.quad(lambda x: np.exp(-k * x), 0, 1)``: NOTE [closure conversion]);
 * every ``scipy.stats`` distribution's ``pdf``/``logpdf``/``cdf``/... and ``__call__``
   (freezing), through the base classes, when ``ftransforms.scipy.stats`` has that
-  distribution; and the multivariate ones it has.
+  distribution; and the multivariate ones it has;
+* the ``__call__`` of ``scipy.interpolate``'s interpolators built from plain data
+  (``interp1d``, ``CubicSpline`` and the ``PPoly`` family, ``BSpline``,
+  ``UnivariateSpline``, ``RegularGridInterpolator``) at traced points.
 
 Calls without a tracer run SciPy's own function, and nothing is patched outside the
 transforms.  A name bound before the transform ran (``from scipy.special import
@@ -64,6 +67,8 @@ MODULES = (
     "spatial.distance",
     "ndimage",
     "sparse.linalg",
+    "ndimage",
+    "interpolate",  # its interpolators' __call__ (below); ours are classes
     "optimize",  # the root finders; minimize's counterpart takes JAX's subset: not patched
 )
 
@@ -179,6 +184,58 @@ def _patch_distributions() -> None:
             PATCHED_WHILE_ACTIVE.append((_ClassAttributes(cls), wrappers, originals))
 
 
+def _patch_interpolators() -> None:
+    """The ``__call__`` of SciPy's interpolators built from plain data (``interp1d``, the
+    ``PPoly`` family with ``CubicSpline``, ``BSpline`` through ``PPoly.from_spline``,
+    ``RegularGridInterpolator``), answered by ``ftransforms.scipy.interpolate``'s
+    evaluation when the query points hold a tracer."""
+    theirs_mod = sys.modules["scipy.interpolate"]
+    ours = importlib.import_module("ftransforms.scipy.interpolate")
+    ppoly_base = next(c for c in theirs_mod.PPoly.__mro__ if "__call__" in c.__dict__)
+    interp1d_base = next(c for c in theirs_mod.interp1d.__mro__ if "__call__" in c.__dict__)
+
+    def as_ppoly(self: Any) -> Any:
+        return self if isinstance(self, theirs_mod.PPoly) else None
+
+    def from_spline(self: Any) -> Any:
+        if not isinstance(self, theirs_mod.BSpline):
+            return None
+        return theirs_mod.PPoly.from_spline(self, self.extrapolate)
+
+    def from_fitpack(self: Any) -> Any:  # UnivariateSpline and its subclasses: (t, c, k)
+        if not isinstance(self, theirs_mod.UnivariateSpline) or getattr(self, "ext", 0) != 0:
+            return None  # (ext 1-3 are not extrapolation: SciPy's own then refuses)
+        return theirs_mod.PPoly.from_spline(self._eval_args, True)
+
+    def as_interp1d(self: Any) -> Any:
+        return self if isinstance(self, theirs_mod.interp1d) else None
+
+    def as_grid(self: Any) -> Any:
+        return self if isinstance(self, theirs_mod.RegularGridInterpolator) else None
+
+    targets = (
+        (ppoly_base, "PPoly", as_ppoly),
+        (theirs_mod.BSpline, "PPoly", from_spline),
+        (theirs_mod.UnivariateSpline, "PPoly", from_fitpack),
+        (interp1d_base, "interp1d", as_interp1d),
+        (theirs_mod.RegularGridInterpolator, "RegularGridInterpolator", as_grid),
+    )
+    for cls, kind, convert in targets:
+        theirs = cls.__dict__["__call__"]
+
+        def call(self, *args, _theirs=theirs, _kind=kind, _convert=convert, **kwargs):
+            if _traced(args, kwargs):
+                instance = _convert(self)
+                if instance is not None:
+                    return ours.scipy_instance_call(_kind, instance, args, kwargs)
+            return _theirs(self, *args, **kwargs)
+
+        functools.update_wrapper(call, theirs)
+        PATCHED_WHILE_ACTIVE.append(
+            (_ClassAttributes(cls), {"__call__": call}, {"__call__": theirs})
+        )
+
+
 def _entered(interp: Any) -> None:  # noqa: ARG001
     """Register the patches of the SciPy modules imported since the last check (before
     ``core/mutation.py``'s hook applies them: this hook runs first)."""
@@ -192,6 +249,8 @@ def _entered(interp: Any) -> None:  # noqa: ARG001
                 _patch_module(name)
                 if name == "stats":
                     _patch_distributions()
+                if name == "interpolate":
+                    _patch_interpolators()
 
 
 OUTERMOST_HOOKS.insert(0, (_entered, lambda: None))

@@ -1,6 +1,7 @@
 """``ftransforms.scipy.signal``: n-dimensional ``convolve``, ``correlate`` and
 ``fftconvolve`` on tracers (like ``jax.scipy.signal``), ``convolve2d``/``correlate2d``
-with SciPy's boundary modes, and the linear filter ``lfilter``.
+with SciPy's boundary modes, and the linear filters ``lfilter`` (with initial states),
+``filtfilt``, ``sosfilt`` and ``sosfiltfilt`` (with ``lfilter_zi``/``sosfilt_zi``).
 
 ``method='direct'`` sums shifted copies of the larger input, one per element of the
 smaller one (cheap for small kernels); ``method='fft'`` multiplies ``fnp.fft`` transforms
@@ -28,7 +29,19 @@ from ftransforms.numpy.helpers import dtype_of
 from ftransforms.numpy.ufuncs import float_input
 from ftransforms.scipy.convolve_axes import convolve_axes
 
-__all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "fftconvolve", "lfilter"]
+__all__ = [
+    "convolve",
+    "convolve2d",
+    "correlate",
+    "correlate2d",
+    "fftconvolve",
+    "filtfilt",
+    "lfilter",
+    "lfilter_zi",
+    "sosfilt",
+    "sosfilt_zi",
+    "sosfiltfilt",
+]
 
 
 def _arr(x: Any) -> Any:
@@ -205,7 +218,9 @@ def fftconvolve(in1: Any, in2: Any, mode: str = "full", axes: Any = None) -> Any
 
 def lfilter(b: Any, a: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
     """``scipy.signal.lfilter``: the IIR/FIR filter ``a[0] y[n] = sum_k b[k] x[n-k] -
-    sum_{k>=1} a[k] y[n-k]`` along ``axis`` (zero initial state; ``zi=`` is not supported).
+    sum_{k>=1} a[k] y[n-k]`` along ``axis``; with ``zi`` (the initial state of SciPy's
+    transposed direct form, shaped like ``x`` with ``max(len(a), len(b)) - 1`` along
+    ``axis``) it returns ``(y, zf)``, the final state too.
 
     The ``b`` part is a sum of shifted copies of ``x``.  With a constant ``a`` (a NumPy
     array or list) the recursion is a convolution with its impulse response, computed once
@@ -223,10 +238,7 @@ def lfilter(b: Any, a: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
         [1.0, 0.5, 0.25]
     """
     if zi is not None:
-        raise UnsupportedOperationError(
-            "lfilter(b, a, x, zi=...): initial conditions are not supported; prepend the "
-            "history to x instead"
-        )
+        return _lfilter_from_state(b, a, x, axis, zi)
     b, a, x = _arr(b), _arr(a), _arr(x)
     if fnp.ndim(b) != 1 or fnp.ndim(a) != 1 or fnp.shape(a)[0] == 0 or fnp.shape(b)[0] == 0:
         raise ValueError(
@@ -269,6 +281,225 @@ def lfilter(b: Any, a: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
                 acc = acc - a_norm[k] * rows[i - k]
             rows.append(acc)
         y = fnp.stack(rows, axis=-1)
+    return fnp.moveaxis(y, -1, axis)
+
+
+def _padded_coefficients(b: Any, a: Any) -> tuple[Any, Any, int]:
+    """``b / a[0]`` and ``a / a[0]`` padded with zeros to the same length ``K``."""
+    b, a = _arr(b), _arr(a)
+    a0 = a[0]
+    b, a = b / a0, a / a0
+    k = max(fnp.shape(a)[0], fnp.shape(b)[0])
+    b = fnp.concatenate([b, fnp.zeros(k - fnp.shape(b)[0], dtype=dtype_of(b))])
+    a = fnp.concatenate([a, fnp.zeros(k - fnp.shape(a)[0], dtype=dtype_of(a))])
+    return b, a, k
+
+
+def _lfilter_from_state(b: Any, a: Any, x: Any, axis: int, zi: Any) -> tuple[Any, Any]:
+    """``lfilter`` from the state ``zi``: the zero-state output plus the zero-input one
+    (the impulse response of ``Z(z) / A(z)``, ``Z`` the state's polynomial), and the final
+    state from the last samples: ``zf[k] = sum_m (b[k+1+m] x[-1-m] - a[k+1+m] y[-1-m])``
+    (plus the initial state's term while fewer samples than taps have come)."""
+    bn, an, k = _padded_coefficients(b, a)
+    x = _arr(x)
+    nd = fnp.ndim(x)
+    axis = axis % nd
+    x = fnp.moveaxis(x, axis, -1)
+    zi = fnp.moveaxis(_arr(zi), axis, -1)
+    if fnp.shape(zi)[-1] != k - 1:
+        raise ValueError(
+            f"lfilter(b, a, x, zi): zi must have max(len(a), len(b)) - 1 = {k - 1} values "
+            f"along axis, got shape {fnp.shape(fnp.moveaxis(zi, -1, axis))}"
+        )
+    n = fnp.shape(x)[-1]
+    y = lfilter(bn, an, x, axis=-1)
+    if k > 1 and n > 0:
+        impulse = numpy.zeros(n)
+        impulse[0] = 1.0
+        lead = fnp.shape(x)[:-1]
+        z = fnp.broadcast_to(zi, lead + (k - 1,))
+        # y_zi[..., t] = sum_j z[..., j] h[t - j], h the impulse response of 1 / A(z)
+        h = lfilter(numpy.ones(1), an, impulse)
+        for j in range(min(k - 1, n)):
+            shifted = fnp.concatenate([fnp.zeros(j, dtype=dtype_of(h)), h[: n - j]])
+            y = y + z[..., j : j + 1] * shifted
+    states = []
+    for idx in range(k - 1):
+        acc = 0.0
+        for m in range(min(k - 2 - idx, n - 1) + 1):
+            acc = acc + bn[idx + 1 + m] * x[..., n - 1 - m] - an[idx + 1 + m] * y[..., n - 1 - m]
+        if idx + n <= k - 2:
+            acc = acc + fnp.broadcast_to(zi, fnp.shape(x)[:-1] + (k - 1,))[..., idx + n]
+        states.append(acc + 0.0 * x[..., 0] if n else acc)
+    zf = fnp.stack(states, axis=-1) if states else fnp.zeros(fnp.shape(x)[:-1] + (0,))
+    return fnp.moveaxis(y, -1, axis), fnp.moveaxis(zf, -1, axis)
+
+
+def lfilter_zi(b: Any, a: Any) -> Any:
+    """``scipy.signal.lfilter_zi``: the state of the filter's step response at steady
+    state (``lfilter(b, a, ones, zi=lfilter_zi(b, a))`` is constant); a linear solve with
+    the companion matrix of ``a``, differentiable in ``b`` and ``a``.
+
+    Example:
+        >>> import numpy as np
+        >>> lfilter_zi([1.0], [1.0, -0.5]).tolist()  # y = 2 at steady state: z = 0.5 y
+        [1.0]
+    """
+    bn, an, k = _padded_coefficients(b, a)
+    if k == 1:
+        return fnp.zeros(0, dtype=dtype_of(bn))
+    # I - companion(a).T: first column -a[1:], ones on the superdiagonal
+    eye = numpy.eye(k - 1)
+    upper = numpy.eye(k - 1, k=1)
+    first_col = numpy.zeros((k - 1, k - 1))
+    first_col[:, 0] = 1.0
+    matrix = eye - upper + first_col * an[1:, None]
+    rhs = bn[1:] - an[1:] * bn[0]
+    return fnp.linalg.solve(matrix, rhs)
+
+
+def _odd_ext(x: Any, n: int) -> Any:
+    left = 2 * x[..., :1] - x[..., n:0:-1]
+    right = 2 * x[..., -1:] - x[..., -2 : -(n + 2) : -1]
+    return fnp.concatenate([left, x, right], axis=-1)
+
+
+def _even_ext(x: Any, n: int) -> Any:
+    return fnp.concatenate([x[..., n:0:-1], x, x[..., -2 : -(n + 2) : -1]], axis=-1)
+
+
+def _const_ext(x: Any, n: int) -> Any:
+    ones = numpy.ones(n)
+    return fnp.concatenate([x[..., :1] * ones, x, x[..., -1:] * ones], axis=-1)
+
+
+def _extend(where: str, x: Any, padtype: Any, padlen: Any, ntaps: int) -> tuple[int, Any]:
+    """SciPy's ``_validate_pad`` on the last axis: ``(edge, extended x)``."""
+    if padtype not in ("even", "odd", "constant", None):
+        raise ValueError(f"{where}: unknown value {padtype!r} given to padtype")
+    edge = 0 if padtype is None else (ntaps * 3 if padlen is None else int(padlen))
+    if fnp.shape(x)[-1] <= edge:
+        raise ValueError(
+            f"{where}: the length of the input vector x must be greater than padlen, "
+            f"which is {edge}"
+        )
+    if padtype is None or edge == 0:
+        return edge, x
+    ext = {"odd": _odd_ext, "even": _even_ext, "constant": _const_ext}[padtype]
+    return edge, ext(x, edge)
+
+
+def filtfilt(
+    b: Any,
+    a: Any,
+    x: Any,
+    axis: int = -1,
+    padtype: Any = "odd",
+    padlen: Any = None,
+    method: str = "pad",
+    irlen: Any = None,
+) -> Any:
+    """``scipy.signal.filtfilt`` (``method='pad'``): the zero-phase forward-backward filter,
+    with SciPy's edge extension and steady-state initial conditions.
+
+    Example:
+        >>> import numpy as np
+        >>> y = filtfilt([0.5], [1.0, -0.5], np.ones(20))  # the DC gain is 1
+        >>> bool(np.allclose(y, 1.0))
+        True
+    """
+    where = "filtfilt(b, a, x)"
+    if method != "pad":
+        raise UnsupportedOperationError(f"{where}: method={method!r}: only 'pad' is available")
+    x = _arr(x)
+    nd = fnp.ndim(x)
+    axis = axis % nd
+    x = fnp.moveaxis(x, axis, -1)
+    ntaps = max(fnp.shape(_arr(a))[0], fnp.shape(_arr(b))[0])
+    edge, ext = _extend(where, x, padtype, padlen, ntaps)
+    zi = lfilter_zi(b, a)
+    y, _ = lfilter(b, a, ext, axis=-1, zi=zi * ext[..., :1])
+    y, _ = lfilter(b, a, y[..., ::-1], axis=-1, zi=zi * y[..., -1:])
+    y = y[..., ::-1]
+    if edge > 0:
+        y = y[..., edge:-edge]
+    return fnp.moveaxis(y, -1, axis)
+
+
+def _sections(sos: Any, where: str) -> Any:
+    sos = _arr(sos)
+    if fnp.ndim(sos) != 2 or fnp.shape(sos)[1] != 6:
+        raise ValueError(f"{where}: sos must have shape (n_sections, 6), got {fnp.shape(sos)}")
+    return sos
+
+
+def sosfilt(sos: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
+    """``scipy.signal.sosfilt``: the cascade of second-order sections (rows ``b0 b1 b2 a0
+    a1 a2``); with ``zi`` (shape ``(n_sections, ..., 2, ...)``) returns ``(y, zf)``.
+
+    Example:
+        >>> import numpy as np
+        >>> sosfilt(np.array([[1.0, 0.0, 0.0, 1.0, -0.5, 0.0]]), np.ones(3)).tolist()
+        [1.0, 1.5, 1.75]
+    """
+    sos = _sections(sos, "sosfilt(sos, x)")
+    y = _arr(x)
+    finals = []
+    for i in range(fnp.shape(sos)[0]):
+        b, a = sos[i, :3], sos[i, 3:]
+        if zi is None:
+            y = lfilter(b, a, y, axis=axis)
+        else:
+            y, zf = lfilter(b, a, y, axis=axis, zi=zi[i])
+            finals.append(zf)
+    return y if zi is None else (y, fnp.stack(finals))
+
+
+def sosfilt_zi(sos: Any) -> Any:
+    """``scipy.signal.sosfilt_zi``: the steady-state initial conditions of each section
+    (shape ``(n_sections, 2)``) for a step input.
+
+    Example:
+        >>> import numpy as np
+        >>> sosfilt_zi(np.array([[1.0, 0.0, 0.0, 1.0, -0.5, 0.0]])).tolist()
+        [[1.0, 0.0]]
+    """
+    sos = _sections(sos, "sosfilt_zi(sos)")
+    rows = []
+    scale = 1.0
+    for i in range(fnp.shape(sos)[0]):
+        b, a = sos[i, :3], sos[i, 3:]
+        rows.append(scale * lfilter_zi(b, a))
+        scale = scale * fnp.sum(b) / fnp.sum(a)
+    return fnp.stack(rows)
+
+
+def sosfiltfilt(sos: Any, x: Any, axis: int = -1, padtype: Any = "odd", padlen: Any = None) -> Any:
+    """``scipy.signal.sosfiltfilt``: the zero-phase forward-backward filter of
+    second-order sections, with SciPy's edge extension and initial conditions.
+
+    Example:
+        >>> import numpy as np
+        >>> sos = np.array([[0.5, 0.0, 0.0, 1.0, -0.5, 0.0]])
+        >>> bool(np.allclose(sosfiltfilt(sos, np.ones(20)), 1.0))
+        True
+    """
+    where = "sosfiltfilt(sos, x)"
+    sos = _sections(sos, where)
+    x = _arr(x)
+    nd = fnp.ndim(x)
+    axis = axis % nd
+    x = fnp.moveaxis(x, axis, -1)
+    n_sections = fnp.shape(sos)[0]
+    plain = numpy.asarray(fnp.stop_gradient(sos)) if not isinstance(sos, numpy.ndarray) else sos
+    ntaps = 2 * n_sections + 1 - min(int((plain[:, 2] == 0).sum()), int((plain[:, 5] == 0).sum()))
+    edge, ext = _extend(where, x, padtype, padlen, ntaps)
+    zi = fnp.reshape(sosfilt_zi(sos), (n_sections,) + (1,) * (fnp.ndim(x) - 1) + (2,))
+    y, _ = sosfilt(sos, ext, axis=-1, zi=zi * ext[..., :1])
+    y, _ = sosfilt(sos, y[..., ::-1], axis=-1, zi=zi * y[..., -1:])
+    y = y[..., ::-1]
+    if edge > 0:
+        y = y[..., edge:-edge]
     return fnp.moveaxis(y, -1, axis)
 
 

@@ -1170,6 +1170,190 @@ class _Gennorm(_Continuous):
         return self._cdf(-z, beta)
 
 
+class _WeibullMin(_Continuous):
+    """The Weibull (minimum) distribution with shape ``c``: ``c z^(c-1) exp(-z^c)``.
+
+    Example:
+        >>> round(float(weibull_min.cdf(1.0, 2.0)), 6)  # 1 - exp(-1)
+        0.632121
+    """
+
+    name = "weibull_min"
+    shapes = ("c",)
+
+    def _valid(self, c):
+        return c > 0
+
+    def _logpdf(self, z, c):
+        ok = z >= 0
+        zs = fnp.where(ok, z, 1.0)
+        return fnp.where(ok, fnp.log(c) + fsp.xlogy(c - 1.0, zs) - zs**c, -fnp.inf)
+
+    def _cdf(self, z, c):
+        return -fnp.expm1(-(fnp.maximum(z, 0.0) ** c))
+
+    def _sf(self, z, c):
+        return fnp.exp(-(fnp.maximum(z, 0.0) ** c))
+
+    def _logsf(self, z, c):
+        return -(fnp.maximum(z, 0.0) ** c)
+
+    def _ppf(self, q, c):
+        return (-fnp.log1p(-q)) ** (1.0 / c)
+
+    def _isf(self, q, c):
+        return (-fnp.log(q)) ** (1.0 / c)
+
+    def _stats(self, c):
+        m = fnp.exp(fsp.gammaln(1.0 + 1.0 / c))
+        return m, fnp.exp(fsp.gammaln(1.0 + 2.0 / c)) - m * m
+
+    def _entropy(self, c):
+        return -fnp.log(c) + numpy.euler_gamma * (1.0 - 1.0 / c) + 1.0
+
+
+class _Invgamma(_Continuous):
+    """The inverse gamma distribution with shape ``a``: ``z^(-a-1) exp(-1/z) / Gamma(a)``.
+
+    Example:
+        >>> round(float(invgamma.cdf(1.0, 1.0)), 6)  # exp(-1)
+        0.367879
+    """
+
+    name = "invgamma"
+    shapes = ("a",)
+
+    def _valid(self, a):
+        return a > 0
+
+    def _logpdf(self, z, a):
+        ok = z > 0
+        zs = fnp.where(ok, z, 1.0)
+        return fnp.where(ok, -(a + 1.0) * fnp.log(zs) - fsp.gammaln(a) - 1.0 / zs, -fnp.inf)
+
+    def _cdf(self, z, a):
+        ok = z > 0
+        return fnp.where(ok, _special("gammaincc")(a, 1.0 / fnp.where(ok, z, 1.0)), 0.0)
+
+    def _sf(self, z, a):
+        ok = z > 0
+        return fnp.where(ok, _special("gammainc")(a, 1.0 / fnp.where(ok, z, 1.0)), 1.0)
+
+    def _ppf(self, q, a):
+        return _implicit_ppf("invgamma", self, q, a)
+
+    def _isf(self, q, a):
+        return _implicit_ppf("invgamma", self, q, a, method="isf")
+
+    def _stats(self, a):
+        mean = fnp.where(a > 1, 1.0 / fnp.where(a > 1, a - 1.0, 1.0), fnp.inf)
+        var = fnp.where(a > 2, mean * mean / fnp.where(a > 2, a - 2.0, 1.0), fnp.inf)
+        return mean, var
+
+    def _entropy(self, a):
+        return a - (a + 1.0) * fsp.digamma(a) + fsp.gammaln(a)
+
+
+class _Halfnorm(_Continuous):
+    """The half-normal distribution: ``|N(0, 1)|``.
+
+    Example:
+        >>> round(float(halfnorm.cdf(1.0)), 6)
+        0.682689
+    """
+
+    name = "halfnorm"
+
+    def _logpdf(self, z):
+        return fnp.where(z >= 0, 0.5 * math.log(2.0 / math.pi) - 0.5 * z * z, -fnp.inf)
+
+    def _cdf(self, z):
+        return fnp.where(z >= 0, 2.0 * _ndtr(fnp.maximum(z, 0.0)) - 1.0, 0.0)
+
+    def _sf(self, z):
+        return fnp.where(z >= 0, 2.0 * _ndtr(-fnp.maximum(z, 0.0)), 1.0)
+
+    def _ppf(self, q):
+        return _ndtri((1.0 + q) / 2.0)
+
+    def _isf(self, q):
+        return -_ndtri(q / 2.0)
+
+    def _stats(self):
+        return math.sqrt(2.0 / math.pi), 1.0 - 2.0 / math.pi
+
+    def _entropy(self):
+        return 0.5 * math.log(math.pi / 2.0) + 0.5
+
+
+class _Halfcauchy(_Continuous):
+    """The half-Cauchy distribution: ``|Cauchy(0, 1)|``.
+
+    Example:
+        >>> float(halfcauchy.cdf(1.0))
+        0.5
+    """
+
+    name = "halfcauchy"
+
+    def _logpdf(self, z):
+        return fnp.where(z >= 0, math.log(2.0 / math.pi) - fnp.log1p(z * z), -fnp.inf)
+
+    def _cdf(self, z):
+        return 2.0 / math.pi * fnp.arctan(fnp.maximum(z, 0.0))
+
+    def _sf(self, z):
+        return 1.0 - self._cdf(z)
+
+    def _ppf(self, q):
+        return fnp.where(q == 1, fnp.inf, fnp.tan(math.pi / 2.0 * q))
+
+    def _isf(self, q):
+        return 1.0 / fnp.tan(math.pi / 2.0 * q)  # 1 / tan(0) = inf at q = 0
+
+    def _stats(self):
+        return math.inf, math.inf
+
+    def _entropy(self):
+        return math.log(2.0 * math.pi)
+
+
+class _Rayleigh(_Continuous):
+    """The Rayleigh distribution: ``z exp(-z^2 / 2)``.
+
+    Example:
+        >>> round(float(rayleigh.cdf(1.0)), 6)  # 1 - exp(-1/2)
+        0.393469
+    """
+
+    name = "rayleigh"
+
+    def _logpdf(self, z):
+        ok = z >= 0
+        return fnp.where(ok, fsp.xlogy(1.0, fnp.where(ok, z, 1.0)) - 0.5 * z * z, -fnp.inf)
+
+    def _cdf(self, z):
+        return -fnp.expm1(-0.5 * fnp.maximum(z, 0.0) ** 2)
+
+    def _sf(self, z):
+        return fnp.exp(-0.5 * fnp.maximum(z, 0.0) ** 2)
+
+    def _logsf(self, z):
+        return -0.5 * fnp.maximum(z, 0.0) ** 2
+
+    def _ppf(self, q):
+        return fnp.sqrt(-2.0 * fnp.log1p(-q))
+
+    def _isf(self, q):
+        return fnp.sqrt(-2.0 * fnp.log(q))
+
+    def _stats(self):
+        return math.sqrt(math.pi / 2.0), (4.0 - math.pi) / 2.0
+
+    def _entropy(self):
+        return numpy.euler_gamma / 2.0 + 1.0 - 0.5 * math.log(2.0)
+
+
 # -- quantiles by SciPy, derivatives by the implicit function theorem ------------------------
 
 
@@ -2072,6 +2256,11 @@ weibull_min = _WeibullMin()
 invgamma = _Invgamma()
 betabinom = _Betabinom()
 multinomial = _Multinomial()
+weibull_min = _WeibullMin()
+invgamma = _Invgamma()
+halfnorm = _Halfnorm()
+halfcauchy = _Halfcauchy()
+rayleigh = _Rayleigh()
 
 
 # NOTE [autograd's stats modules]: HIPS autograd has one module per distribution

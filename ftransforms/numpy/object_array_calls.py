@@ -1,0 +1,78 @@
+"""NumPy's compiled functions called on a NumPy object array of tracers.
+
+NOTE [object arrays into NumPy's compiled functions]: ``np.array([[t, 1.0], [2.0, t]])``
+is a NumPy object array of 0-d tracers (NumPy's semantics: tests/test_object_arrays.py),
+and NumPy's object loops compute on it through the tracers' operators.  The functions of
+``numpy.linalg`` and ``numpy.fft`` have no object loops, and an object array carries no
+``__array_function__`` that could send the call to ``ftransforms.numpy``: NumPy raised its
+own casting error (``np.linalg.det(np.array([[t, 1.0], [2.0, t]]))``, a hand-built
+Jacobian in ``np.linalg.solve``, ``np.polynomial.polynomial.polyfit``'s ``lstsq``).  So
+while a transform is active (the window ``core/mutation.py``'s ``PATCHED_WHILE_ACTIVE``
+opens) those module functions are wrapped: an object-array argument holding a tracer is
+turned into one traced array (``array_like``) and the call made again, which NumPy then
+dispatches to ``ftransforms.numpy``.  Arguments without such an array cost one type test
+each; nothing is wrapped outside the transforms.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> ft.grad(lambda t: np.linalg.det(np.array([[t, 1.0], [2.0, t]])))(3.0)  # 2t
+    array(6.)
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy
+
+from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE
+from ftransforms.numpy.helpers import array_like, holds_tracer
+
+__all__ = ["traced_object_arrays"]
+
+#: The modules whose public functions are wrapped (their compiled loops take no objects).
+_MODULES = (numpy.linalg, numpy.fft)
+
+
+def _object_with_tracer(value: Any) -> bool:
+    return type(value) is numpy.ndarray and value.dtype.kind == "O" and holds_tracer(value)
+
+
+def traced_object_arrays(original: Any) -> Any:
+    """``original`` with its object-array arguments holding tracers made traced arrays
+    (NOTE [object arrays into NumPy's compiled functions]).
+
+    Example:
+        >>> import numpy as np
+        >>> inv = traced_object_arrays(np.linalg.inv)
+        >>> inv(np.eye(2)).tolist()  # plain arguments reach NumPy's own function
+        [[1.0, 0.0], [0.0, 1.0]]
+    """
+
+    @functools.wraps(original)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if any(_object_with_tracer(a) for a in args) or any(
+            _object_with_tracer(v) for v in kwargs.values()
+        ):
+            args = tuple(array_like(a) if _object_with_tracer(a) else a for a in args)
+            kwargs = {k: array_like(v) if _object_with_tracer(v) else v for k, v in kwargs.items()}
+        return original(*args, **kwargs)
+
+    return call
+
+
+for _module in _MODULES:
+    _originals = {
+        name: fn
+        for name, fn in vars(_module).items()
+        if not name.startswith("_") and callable(fn) and not isinstance(fn, type)
+    }
+    PATCHED_WHILE_ACTIVE.append(
+        (
+            vars(_module),
+            {name: traced_object_arrays(fn) for name, fn in _originals.items()},
+            _originals,
+        )
+    )
