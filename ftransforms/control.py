@@ -114,6 +114,7 @@ from ftransforms.core.tracer import Tracer
 from ftransforms.effect_scan import may_have_effects
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
 from ftransforms.interpreters.forward import DualTracer, ForwardInterpreter
+from ftransforms.interpreters.loop_capture import _without_axis
 from ftransforms.interpreters.reverse import ReverseTracer
 from ftransforms.interpreters.tracing import (
     _LEAF,
@@ -122,7 +123,6 @@ from ftransforms.interpreters.tracing import (
     TraceInterpreter,
     TraceTracer,
     _stacked,
-    _without_axis,
 )
 from ftransforms.numpy.helpers import array_like
 from ftransforms.program import effects_muted

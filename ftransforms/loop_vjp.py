@@ -59,13 +59,9 @@ from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
 from ftransforms.interpreters.forward import DualTracer, ForwardInterpreter
+from ftransforms.interpreters.loop_capture import RowReaders
 from ftransforms.interpreters.reverse import Node, ReverseInterpreter, ReverseTracer
-from ftransforms.interpreters.tracing import (
-    NotStructurable,
-    RowReaders,
-    TraceInterpreter,
-    TraceTracer,
-)
+from ftransforms.interpreters.tracing import NotStructurable, TraceInterpreter, TraceTracer
 from ftransforms.loop_cotangents import _Deferring, _group_key, sum_over_steps
 from ftransforms.pytree import tree_flatten, tree_unflatten
 

@@ -587,3 +587,30 @@ def test_the_parallel_work_stays_in_the_loop(how, monkeypatch):
     monkeypatch.undo()
     want = ft.jit(_forward_model)(w * 0.7, xs[::-1])  # split, and recorded anew
     assert_tree_close(got, want, **TOL)
+
+
+def test_integer_rows_carries_and_outputs():
+    """Token ids as ``xs`` picking rows of a closed-over embedding, a step counter in the
+    carry, an ``argmax`` among the ys: the integers ride along, the floats differentiate."""
+
+    def model(L, emb, w, toks):
+        def step(c, t):
+            h, n = c
+            h = L.np.tanh(w @ h + emb[t])
+            return (h, n + 1), (h.sum(), L.np.argmax(h))
+
+        (h, n), (s, _) = L.scan(step, (L.np.zeros(4), 0), toks)
+        return s.sum() + h.sum() + 0.0 * n
+
+    rng = np.random.default_rng(19)
+    emb, w = rng.normal(size=(10, 4)), rng.normal(size=(4, 4)) * 0.5
+    toks = [rng.integers(0, 10, size=(2, 7)) for _ in range(2)]
+    fn = ft.vmap(
+        ft.grad(lambda e, w, t: model(Ours, e, w, t), argnums=(0, 1)), in_dims=(None, None, 0)
+    )
+    got, program = _twice(fn, (emb, w, toks[0]), (emb * 0.5, w, toks[1]))
+    want = jax.vmap(
+        jax.grad(lambda e, w, t: model(Jax, e, w, t), argnums=(0, 1)), in_axes=(None, None, 0)
+    )(emb * 0.5, w, toks[1])
+    assert_tree_close(got, want, **TOL)
+    assert _scan_nodes(program) == 2
