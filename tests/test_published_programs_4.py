@@ -116,7 +116,16 @@ holomorphic function: the convention differs from JAX's, which symmetrises its i
 ``odeint`` of a scalar ``y0`` returns shape ``(len(t),)`` as JAX's does (SciPy's gives
 ``(len(t), 1)``); a tracer reached through an object's attribute inside an ``odeint``
 right-hand side (only closures, defaults and partials are searched); ``jit`` of a
-function with value-dependent Python control flow runs eagerly (JAX raises).
+function with value-dependent Python control flow runs eagerly (JAX raises); JAX's
+selective checkpoint policies (``dots_saveable``, ...: a clear error, by design);
+autograd's bayesian_optimization.py (``value_and_grad`` of a shape-``(1,)`` output, refused
+as JAX and torch.func refuse it) and rkhs.py (autograd's ``Box``/``VSpace`` internals);
+``np.random.normal(mu, ...)`` with a traced ``mu`` (write ``mu + sigma * normal(...)``);
+SciPy's ``welch``/``periodogram``/``detrend``/``savgol_filter``/``medfilt``,
+``interp1d``'s spline kinds and ``map_coordinates`` of ``order > 1`` (clear errors); a
+SciPy function bound before the transform ran (``from scipy.integrate import quad``)
+keeps the error naming the counterpart to import; ``u * L`` with a traced ``u`` on the
+left of a ``scipy.sparse`` matrix (``L @ u``, ``L * u``, ``L.dot(u)`` and ``u @ L`` work).
 """
 
 from __future__ import annotations
