@@ -2141,6 +2141,12 @@ def test_scipy_compiled_functions_in_published_code(rng):
         vmap(lambda u: heat_explicit(u, L))(np.stack([u0, target])),
         np.stack([heat_explicit(u0, Ld), heat_explicit(target, Ld)]),
     )
+    # u @ L and u * L (a sparse matrix's * is @) with u traced on the left; any other
+    # operation with a sparse operand refuses clearly, never an array of matrices
+    close(vmap(lambda u: u * L)(np.stack([u0, target])), np.stack([u0 @ Ld, target @ Ld]))
+    close(grad(lambda u: np.sum((u @ L) ** 2))(u0), grad(lambda u: np.sum((u @ Ld) ** 2))(u0))
+    with pytest.raises(UnsupportedOperationError, match=r"^grad\(<lambda>\): add: a scipy.sparse"):
+        grad(lambda u: np.sum(u + L))(u0)
     A = (scipy.sparse.identity(n) - 1e-3 * L).tocsc()
     Ad = A.toarray()
     implicit = lambda u0: np.sum(heat_implicit(u0, A) * np.arange(n))  # noqa: E731
