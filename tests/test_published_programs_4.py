@@ -124,8 +124,8 @@ as JAX and torch.func refuse it) and rkhs.py (autograd's ``Box``/``VSpace`` inte
 SciPy's ``welch``/``periodogram``/``detrend``/``savgol_filter``/``medfilt``,
 ``interp1d``'s spline kinds and ``map_coordinates`` of ``order > 1`` (clear errors); a
 SciPy function bound before the transform ran (``from scipy.integrate import quad``)
-keeps the error naming the counterpart to import; ``u * L`` with a traced ``u`` on the
-left of a ``scipy.sparse`` matrix (``L @ u``, ``L * u``, ``L.dot(u)`` and ``u @ L`` work).
+keeps the error naming the counterpart to import; a ``scipy.sparse`` matrix in an
+operation other than a product (``u + L``) raises (NumPy would give a dense matrix).
 """
 
 from __future__ import annotations
