@@ -189,8 +189,8 @@ def test_conversions_outside_a_write_are_unchanged():
     # another dtype is a cast of the traced value, as NumPy's conversion makes a new array
     g = grad(lambda t: np.asarray(t, dtype=np.float32).sum())(1.0)
     close(g, 1.0)
-    with pytest.raises(TracerConversionError, match=r"fnp\.array\(\[\.\.\.\], dtype=\.\.\.\)"):
-        grad(lambda t: np.asarray([t, 1.0], dtype=np.float32).sum())(1.0)
+    # a list holding tracers with a numeric dtype: one traced array of that dtype (round 4)
+    close(grad(lambda t: np.asarray([t, 1.0], dtype=np.float32).sum())(1.0), 1.0)
     close(grad(lambda t: np.asarray(t, dtype=float).sum())(1.0), 1.0)  # t itself, as NumPy
     close(grad(lambda t: np.asarray(t).sum())(1.0), 1.0)
 
@@ -357,10 +357,9 @@ def test_numpy_conversions_of_lists_holding_tracers(f, derivative):
     # NumPy converts a list element by element (__array__ on each tracer): an object array
     # of tracers, computed on by NumPy's object loops (tests/test_object_arrays.py).
     close(grad(f)(1.0), derivative)
-    with pytest.raises(
-        TracerConversionError, match=r"^grad\(<lambda>\): .*fnp\.array\(\[\.\.\.\], dtype"
-    ):
-        grad(lambda t: np.array([t, 1.0], dtype=float).sum())(1.0)
+    # with a numeric dtype= the list is one traced array of that dtype (refused before
+    # round 4: tests/test_object_arrays.py)
+    close(grad(lambda t: np.array([t, 1.0], dtype=float).sum())(1.0), 1.0)
 
 
 # -- 3. ndarray protocol members that published code uses -------------------------------

@@ -116,7 +116,16 @@ holomorphic function: the convention differs from JAX's, which symmetrises its i
 ``odeint`` of a scalar ``y0`` returns shape ``(len(t),)`` as JAX's does (SciPy's gives
 ``(len(t), 1)``); a tracer reached through an object's attribute inside an ``odeint``
 right-hand side (only closures, defaults and partials are searched); ``jit`` of a
-function with value-dependent Python control flow runs eagerly (JAX raises).
+function with value-dependent Python control flow runs eagerly (JAX raises); JAX's
+selective checkpoint policies (``dots_saveable``, ...: a clear error, by design);
+autograd's bayesian_optimization.py (``value_and_grad`` of a shape-``(1,)`` output, refused
+as JAX and torch.func refuse it) and rkhs.py (autograd's ``Box``/``VSpace`` internals);
+``np.random.normal(mu, ...)`` with a traced ``mu`` (write ``mu + sigma * normal(...)``);
+SciPy's ``welch``/``periodogram``/``detrend``/``savgol_filter``/``medfilt``,
+``interp1d``'s spline kinds and ``map_coordinates`` of ``order > 1`` (clear errors); a
+SciPy function bound before the transform ran (``from scipy.integrate import quad``)
+keeps the error naming the counterpart to import; a ``scipy.sparse`` matrix in an
+operation other than a product (``u + L``) raises (NumPy would give a dense matrix).
 """
 
 from __future__ import annotations
@@ -2132,6 +2141,12 @@ def test_scipy_compiled_functions_in_published_code(rng):
         vmap(lambda u: heat_explicit(u, L))(np.stack([u0, target])),
         np.stack([heat_explicit(u0, Ld), heat_explicit(target, Ld)]),
     )
+    # u @ L and u * L (a sparse matrix's * is @) with u traced on the left; any other
+    # operation with a sparse operand refuses clearly, never an array of matrices
+    close(vmap(lambda u: u * L)(np.stack([u0, target])), np.stack([u0 @ Ld, target @ Ld]))
+    close(grad(lambda u: np.sum((u @ L) ** 2))(u0), grad(lambda u: np.sum((u @ Ld) ** 2))(u0))
+    with pytest.raises(UnsupportedOperationError, match=r"^grad\(<lambda>\): add: a scipy.sparse"):
+        grad(lambda u: np.sum(u + L))(u0)
     A = (scipy.sparse.identity(n) - 1e-3 * L).tocsc()
     Ad = A.toarray()
     implicit = lambda u0: np.sum(heat_implicit(u0, A) * np.arange(n))  # noqa: E731

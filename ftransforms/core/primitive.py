@@ -42,7 +42,11 @@ from typing import Any
 import numpy
 
 from ftransforms.backend import namespace_of
-from ftransforms.core.errors import EscapedTracerError, MixedBackendError
+from ftransforms.core.errors import (
+    EscapedTracerError,
+    MixedBackendError,
+    UnsupportedOperationError,
+)
 from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import TRACER_TYPES, Tracer, escaped_error
 
@@ -185,6 +189,8 @@ class Primitive:
                     top = interp
             else:
                 plain = False
+                if t.__module__.startswith("scipy.sparse"):  # NOTE [SciPy sparse operands]
+                    raise _sparse_operand(self, a)
         if objects and OBJECT_ARRAY_CONVERTER:
             converted = [OBJECT_ARRAY_CONVERTER[0](b) for b in args]
             if any(c is not b for c, b in zip(converted, args)):
@@ -285,6 +291,19 @@ def _add(a: Any, b: Any) -> Any:
 
 def _escaped(tracer: Tracer, prim: Primitive) -> EscapedTracerError:
     return escaped_error(tracer, f"by {prim.name}")
+
+
+def _sparse_operand(prim: Primitive, matrix: Any) -> UnsupportedOperationError:
+    """A ``scipy.sparse`` matrix given to an array operation: NumPy would make it a 0-d
+    object array, and the result an array of matrices (NOTE [SciPy sparse operands] in
+    ``ftransforms/numpy/sparse_operands.py`` says what works)."""
+    stack = current_stack()
+    where = f"{stack[-1].name}: " if stack else ""
+    return UnsupportedOperationError(
+        f"{where}{prim.name}: a scipy.sparse {type(matrix).__name__} is not an array "
+        f"operand here; multiply with it by L @ u (or L.dot(u)), or convert it with "
+        f"L.toarray()"
+    )
 
 
 def _mixed_backends(prim: Primitive, err: MixedBackendError) -> MixedBackendError:

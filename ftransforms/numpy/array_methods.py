@@ -181,6 +181,11 @@ class ArrayMethods:
         try:
             return multiply(self, other)
         except TypeError:
+            kind = scipy_sparse_kind(other)  # NOTE [SciPy sparse operands]
+            if kind == "matrix":  # a scipy.sparse matrix's * is @
+                return _sparse_on_right(self, other)
+            if kind == "array":  # elementwise: the values of the dense array
+                return multiply(self, other.toarray())
             return _defer(other)
 
     def __rmul__(self, other):

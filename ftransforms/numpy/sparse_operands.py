@@ -10,10 +10,12 @@ that dispatch (``core/tracer.py``, which remembers the sparse class), and the tr
 product) computes the product here,
 with the matrix's nonzeros as constants: a gather of ``u``'s entries and a scatter-add
 into the rows, so every transform differentiates and batches it, and the cost follows
-the number of nonzeros.  ``u @ L`` is ``L.T @ u`` transposed.  The checks cost nothing on
-the common paths: ``@`` looks at its operand only after ``matmul`` failed on it, and the
-reflected ``*`` does one set lookup of the operand's class (``u * L`` with the tracer on
-the left is not a matrix product here).  A sparse matrix whose
+the number of nonzeros.  ``u @ L`` is ``L.T @ u`` transposed, and ``u * L`` is that too
+for a sparse matrix (elementwise, with the dense values, for a sparse array).  Any other
+operation given a sparse matrix raises (``bind``'s general path refuses one), never an
+array of matrices.  The checks cost nothing on the common paths: the operators look at
+their operand only after the operation refused it, and the reflected ``*`` does one set
+lookup of the operand's class.  A sparse matrix whose
 values are traced cannot exist (SciPy stores plain arrays).
 """
 

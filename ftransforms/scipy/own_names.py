@@ -27,7 +27,10 @@ Calls without a tracer run SciPy's own function, and nothing is patched outside 
 transforms.  A name bound before the transform ran (``from scipy.special import
 logsumexp``) is SciPy's function object itself, which cannot be redirected: it keeps the
 clear error.  SciPy's modules are patched only once they are imported (the check runs when
-an outermost transform starts; ftransforms never imports SciPy for it).
+an outermost transform starts; ftransforms never imports SciPy for it).  The price is paid
+per outermost transform call, in and out: about 0.1 us per module function and 0.7 us per
+patched class (a class attribute set invalidates its subclasses' caches); with
+``scipy.stats`` imported (which imports most of SciPy) about 20 us in all.
 
 Example:
     >>> import numpy as np
