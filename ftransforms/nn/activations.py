@@ -403,7 +403,7 @@ def log1mexp(x: Any) -> Any:
         >>> import numpy as np
         >>> from ftransforms import nn
         >>> round(float(nn.log1mexp(np.log(2.0))), 12)  # log(1/2)
-        -0.693147180560
+        -0.69314718056
     """
     near = x < math.log(2.0)
     xa = fnp.where(near, x, 1.0)
