@@ -210,7 +210,7 @@ def correlate(
         >>> import numpy as np
         >>> from ftransforms.scipy.ndimage import correlate
         >>> correlate(np.eye(2), np.ones((2, 2)), mode="constant").tolist()
-        [[2.0, 1.0], [1.0, 1.0]]
+        [[1.0, 1.0], [1.0, 2.0]]
     """
     x, dtype = _float(input)
     axes_ = _axes(x, axes)
@@ -259,7 +259,7 @@ def convolve(
         >>> import numpy as np
         >>> from ftransforms.scipy.ndimage import convolve
         >>> convolve(np.eye(2), np.array([[0.0, 1.0], [0.0, 0.0]]), mode="constant").tolist()
-        [[0.0, 0.0], [1.0, 0.0]]
+        [[0.0, 1.0], [0.0, 0.0]]
     """
     w = fnp.asarray(weights)
     flipped = w[(slice(None, None, -1),) * fnp.ndim(w)]
@@ -307,7 +307,7 @@ def gaussian_filter1d(
         >>> import numpy as np
         >>> from ftransforms.scipy.ndimage import gaussian_filter1d
         >>> gaussian_filter1d(np.array([0.0, 0.0, 1.0, 0.0, 0.0]), 1.0).round(4).tolist()
-        [0.0545, 0.2442, 0.4026, 0.2442, 0.0545]
+        [0.0584, 0.2421, 0.3989, 0.2421, 0.0584]
     """
     if order < 0:
         raise ValueError("gaussian_filter1d: order must be non-negative")
@@ -486,8 +486,8 @@ def gaussian_laplace(
     Example:
         >>> import numpy as np
         >>> from ftransforms.scipy.ndimage import gaussian_laplace
-        >>> abs(float(gaussian_laplace(np.ones((5, 5)), 1.0)[2, 2])) < 1e-12
-        True
+        >>> round(float(gaussian_laplace(np.ones((5, 5)), 1.0)[2, 2]), 6)  # SciPy's too
+        -0.000144
     """
     x, dtype = _float(input)
     axes_ = _axes(x, axes)

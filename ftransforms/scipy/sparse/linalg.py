@@ -25,7 +25,7 @@ Example:
     >>> x.round(6).tolist(), int(info)
     ([0.090909, 0.636364], 0)
     >>> grad(lambda b: cg(A, b, rtol=1e-12)[0].sum())(np.ones(2)).round(6).tolist()
-    [0.090909, 0.272727]
+    [0.181818, 0.272727]
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ Example:
     >>> from ftransforms.scipy.spatial.distance import cdist
     >>> cdist(np.array([[0.0, 0.0]]), np.array([[3.0, 4.0], [0.0, 1.0]])).tolist()
     [[5.0, 1.0]]
-    >>> grad(lambda x: cdist(x, x).sum())(np.array([[0.0, 0.0], [3.0, 4.0]])).tolist()
+    >>> grad(lambda x: cdist(x, x).sum())(np.array([[0.0, 0.0], [3.0, 4.0]])).round(6).tolist()
     [[-1.2, -1.6], [1.2, 1.6]]
 """
 
