@@ -221,6 +221,7 @@ def test_grad_and_vmap_grad(model, structured):
     want_fn = jax.grad(lambda w, xs: model(Jax, w, xs), argnums=(0, 1))
     got, _ = _twice(fn, _w_xs(0), _w_xs(10))
     assert_tree_close(got, want_fn(*_w_xs(10)), **TOL)
+    assert_tree_close(fn(*_w_xs(10)), got, **TOL)  # eager, on the tape
     batched = [np.stack(pair) for pair in zip(_w_xs(20), _w_xs(30))]
     other = [np.stack(pair) for pair in zip(_w_xs(40), _w_xs(50))]
     got, _ = _twice(ft.vmap(fn), batched, other)

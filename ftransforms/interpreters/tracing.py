@@ -66,13 +66,7 @@ from ftransforms.interpreters.constant_subscripts import (
     undo_all,
 )
 from ftransforms.interpreters.forward import DualTracer
-from ftransforms.program import (
-    EFFECT_PRIMITIVES,
-    MUTED,
-    ControlNode,
-    Eqn,
-    compile_subprogram,
-)
+from ftransforms.program import EFFECT_PRIMITIVES, MUTED, ControlNode, Eqn, compile_subprogram
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
 
