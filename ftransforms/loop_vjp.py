@@ -448,8 +448,12 @@ class LoopPrimitive:
         missing = [j for j in needed if j not in self.recorded]
         if not missing:
             return xs
-        if self.captured is None:  # pragma: no cover - every residual is recorded then
-            raise NotStructurable
+        if self.captured is None:  # pragma: no cover - a nested loop records every residual
+            raise RuntimeError(
+                f"{self.name}: the recording lacks residuals {missing} of a loop inside "
+                f"another loop's body (an ftransforms bug: please report it); "
+                f"ftransforms.loop_vjp.STRUCTURED['enabled'] = False avoids it"
+            )
         keep = [False] * len(self.keep)
         for j in missing:
             keep[self.n_y + j] = True
