@@ -4,6 +4,8 @@ a Python loop for vmap; and ``scipy.fft``'s own names reaching them under the tr
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 import scipy.fft as sf
@@ -91,5 +93,7 @@ def test_scipy_fft_own_names_reach_them_under_the_transforms():
     np.testing.assert_allclose(ft.grad(f)(x), fd, rtol=1e-6)
     rows = RNG.normal(size=(3, 4))
     np.testing.assert_allclose(ft.vmap(lambda r: sf.fft(r))(rows), sf.fft(rows), atol=1e-12)
-    # outside the transforms SciPy's own multimethod is in place
-    assert type(sf.fft).__module__ == "uarray"
+    # outside the transforms the wrapper calls SciPy's own multimethod; it pickles by name
+    assert type(sf.fft.__wrapped__).__module__ == "uarray"
+    np.testing.assert_array_equal(sf.fft(rows), sf.fft.__wrapped__(rows))
+    assert pickle.loads(pickle.dumps(sf.fft)) is sf.fft

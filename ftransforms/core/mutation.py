@@ -406,7 +406,9 @@ class _Local(threading.local):
 
 _LOCAL = _Local()
 _LOCK = threading.Lock()
-_ACTIVE = [0]  # threads with an active transform
+#: How many threads have an active transform (wrappers installed for good, like
+#: ``scipy/own_names.py``'s, read it before anything else).
+ACTIVE_THREADS = [0]
 _USER_CODE: dict[Any, bool] = {}
 
 
@@ -421,8 +423,8 @@ def buffer_scope() -> BufferInterpreter:
 def _entered(interp: Interpreter) -> None:
     _LOCAL.scope = BufferInterpreter(interp.name)
     with _LOCK:
-        _ACTIVE[0] += 1
-        if _ACTIVE[0] == 1:
+        ACTIVE_THREADS[0] += 1
+        if ACTIVE_THREADS[0] == 1:
             for namespace, wrappers, _ in PATCHED_WHILE_ACTIVE:  # a dict update each
                 namespace.update(wrappers)
 
@@ -434,8 +436,8 @@ def _exited() -> None:
     scope.active = False
     _LOCAL.scope = None
     with _LOCK:
-        _ACTIVE[0] -= 1
-        if _ACTIVE[0] == 0:
+        ACTIVE_THREADS[0] -= 1
+        if ACTIVE_THREADS[0] == 0:
             for namespace, _, originals in PATCHED_WHILE_ACTIVE:
                 namespace.update(originals)
 

@@ -5,16 +5,15 @@ inputs with ``numpy.asarray`` and hand them to compiled code or to SciPy ufuncs 
 no loop for an object array of tracers, so ``scipy.stats.norm.logpdf(t)`` or
 ``scipy.linalg.solve(A, t)`` cannot compute on a tracer (NOTE [SciPy's Python functions
 on tracers] in ``core/tracer.py`` makes that a clear error naming the counterpart).  The
-counterparts exist, with SciPy's signatures, so while a transform is active on some
-thread (the same window ``core/mutation.py``'s ``PATCHED_WHILE_ACTIVE`` patches NumPy's
-creation functions in) the names reached *through SciPy's modules and distribution
-objects* call them when an argument holds a tracer:
+counterparts exist, with SciPy's signatures, so the names reached *through SciPy's modules
+and distribution objects* call them while a transform is active on some thread
+(``core/mutation.py``'s ``ACTIVE_THREADS``) and an argument holds a tracer:
 
 * ``scipy.<module>.<name>(...)`` (the modules in :data:`MODULES`: special, linalg, signal,
   integrate, stats, fft, spatial.distance, ndimage, sparse.linalg, optimize's root
   finders) for each function whose counterpart takes every parameter SciPy's takes
   (SciPy's ufuncs dispatch by themselves; ``scipy.fft``'s uarray multimethods are
-  patched like functions), a tracer in a function argument's closure counting
+  wrapped like functions), a tracer in a function argument's closure counting
   (``scipy.integrate.quad(lambda x: np.exp(-k * x), 0, 1)``: NOTE [closure conversion]);
 * every ``scipy.stats`` distribution's ``pdf``/``logpdf``/``cdf``/... and ``__call__``
   (freezing), through the base classes, when ``ftransforms.scipy.stats`` has that
@@ -23,14 +22,17 @@ objects* call them when an argument holds a tracer:
   (``interp1d``, ``CubicSpline`` and the ``PPoly`` family, ``BSpline``,
   ``UnivariateSpline``, ``RegularGridInterpolator``) at traced points.
 
-Calls without a tracer run SciPy's own function, and nothing is patched outside the
-transforms.  A name bound before the transform ran (``from scipy.special import
-logsumexp``) is SciPy's function object itself, which cannot be redirected: it keeps the
-clear error.  SciPy's modules are patched only once they are imported (the check runs when
-an outermost transform starts; ftransforms never imports SciPy for it).  The price is paid
-per outermost transform call, in and out: about 0.1 us per module function and 0.7 us per
-patched class (a class attribute set invalidates its subclasses' caches); with
-``scipy.stats`` imported (which imports most of SciPy) about 20 us in all.
+The wrappers are installed once, when the first outermost transform call finds the SciPy
+module imported (ftransforms never imports SciPy for it), and stay: swapping them in and
+out per transform call cost 30-40 us a call with ``scipy.stats`` imported (setting a
+class attribute invalidates the caches of its hundred subclasses), which every
+``grad`` of a scalar function paid.  Outside the transforms a wrapper reads one counter
+and calls SciPy's own function (about 0.1 us on calls that take microseconds); so do
+calls without a tracer inside them.  A wrapper carries SciPy's name, signature and
+``__wrapped__``, and replaces the function in its defining module too, so it pickles by
+reference as SciPy's did.  A name bound before the first transform ran (``from
+scipy.special import logsumexp`` first) is SciPy's function object itself: it keeps the
+clear error.
 
 Example:
     >>> import numpy as np
@@ -53,7 +55,7 @@ from typing import Any
 import numpy
 
 from ftransforms.closures import closure_tracers
-from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE
+from ftransforms.core.mutation import ACTIVE_THREADS
 from ftransforms.core.stack import OUTERMOST_HOOKS
 from ftransforms.core.tracer import takes_every_parameter
 from ftransforms.numpy.helpers import holds_tracer
@@ -70,7 +72,6 @@ MODULES = (
     "spatial.distance",
     "ndimage",
     "sparse.linalg",
-    "ndimage",
     "interpolate",  # its interpolators' __call__ (below); ours are classes
     "optimize",  # the root finders; minimize's counterpart takes JAX's subset: not patched
 )
@@ -92,6 +93,7 @@ DIST_METHODS = (
 )
 
 _DONE: set[str] = set()
+_INSTALLED: set[Any] = set()  # the wrappers (a name re-exported elsewhere is wrapped once)
 _LOCK = threading.Lock()
 _MODULES_SEEN = [0]  # len(sys.modules) at the last check: no new module, nothing to do
 
@@ -111,7 +113,7 @@ def _traced(args: tuple, kwargs: dict) -> bool:
 def _function(theirs: Any, ours: Any) -> Any:
     @functools.wraps(theirs)
     def call(*args: Any, **kwargs: Any) -> Any:
-        if _traced(args, kwargs):
+        if ACTIVE_THREADS[0] and _traced(args, kwargs):
             return ours(*args, **kwargs)
         return theirs(*args, **kwargs)
 
@@ -125,7 +127,7 @@ def _method(theirs: Any, method: str, counterpart: Any = None) -> Any:
 
     @functools.wraps(theirs)
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if _traced(args, kwargs):
+        if ACTIVE_THREADS[0] and _traced(args, kwargs):
             ours = counterpart or getattr(stats, getattr(self, "name", ""), None)
             if ours is not None:
                 if method in ("__call__", "freeze"):
@@ -138,15 +140,22 @@ def _method(theirs: Any, method: str, counterpart: Any = None) -> Any:
     return call
 
 
-class _ClassAttributes:
-    """A class's attributes as ``PATCHED_WHILE_ACTIVE`` updates a namespace."""
+def _install_in_class(cls: type, wrappers: dict) -> None:
+    for name, wrapper in wrappers.items():
+        setattr(cls, name, wrapper)
 
-    def __init__(self, cls: type) -> None:
-        self.cls = cls
 
-    def update(self, values: dict) -> None:
-        for name, value in values.items():
-            setattr(self.cls, name, value)
+def _install_in_module(module: Any, wrappers: dict, originals: dict) -> None:
+    """``wrappers`` in ``module``'s namespace, and in each function's defining module where
+    that holds the same object (so that pickle finds the wrapper by its name)."""
+    for name, wrapper in wrappers.items():
+        theirs = originals[name]
+        module.__dict__[name] = wrapper
+        _INSTALLED.add(wrapper)
+        home = sys.modules.get(getattr(theirs, "__module__", None) or "")
+        qualname = getattr(theirs, "__qualname__", name)
+        if home is not None and "." not in qualname and home.__dict__.get(qualname) is theirs:
+            home.__dict__[qualname] = wrapper
 
 
 def _patch_module(name: str) -> None:
@@ -160,11 +169,12 @@ def _patch_module(name: str) -> None:
         dispatched = type(theirs).__module__ == "uarray"
         if not (inspect.isfunction(theirs) or dispatched) or ours is None or isinstance(ours, type):
             continue  # ufuncs dispatch by themselves; distributions are patched below
-        if isinstance(ours, numpy.ufunc) or not takes_every_parameter(theirs, ours, unknown=False):
+        if isinstance(ours, numpy.ufunc) or theirs in _INSTALLED:  # (re-exported)
+            continue
+        if not takes_every_parameter(theirs, ours, unknown=False):
             continue
         wrappers[public], originals[public] = _function(theirs, ours), theirs
-    if wrappers:
-        PATCHED_WHILE_ACTIVE.append((theirs_mod.__dict__, wrappers, originals))
+    _install_in_module(theirs_mod, wrappers, originals)
 
 
 def _patch_distributions() -> None:
@@ -177,14 +187,12 @@ def _patch_distributions() -> None:
             # multivariate_normal, dirichlet, multinomial: one instance of their own class
             classes.append((type(obj), getattr(ours, name)))
     for cls, counterpart in classes:
-        wrappers, originals = {}, {}
+        wrappers = {}
         for method in DIST_METHODS:
             theirs = cls.__dict__.get(method)
             if inspect.isfunction(theirs):
                 wrappers[method] = _method(theirs, method, counterpart)
-                originals[method] = theirs
-        if wrappers:
-            PATCHED_WHILE_ACTIVE.append((_ClassAttributes(cls), wrappers, originals))
+        _install_in_class(cls, wrappers)
 
 
 def _patch_interpolators() -> None:
@@ -227,21 +235,18 @@ def _patch_interpolators() -> None:
         theirs = cls.__dict__["__call__"]
 
         def call(self, *args, _theirs=theirs, _kind=kind, _convert=convert, **kwargs):
-            if _traced(args, kwargs):
+            if ACTIVE_THREADS[0] and _traced(args, kwargs):
                 instance = _convert(self)
                 if instance is not None:
                     return ours.scipy_instance_call(_kind, instance, args, kwargs)
             return _theirs(self, *args, **kwargs)
 
         functools.update_wrapper(call, theirs)
-        PATCHED_WHILE_ACTIVE.append(
-            (_ClassAttributes(cls), {"__call__": call}, {"__call__": theirs})
-        )
+        _install_in_class(cls, {"__call__": call})
 
 
 def _entered(interp: Any) -> None:  # noqa: ARG001
-    """Register the patches of the SciPy modules imported since the last check (before
-    ``core/mutation.py``'s hook applies them: this hook runs first)."""
+    """Install the wrappers of the SciPy modules imported since the last check."""
     if len(_DONE) == len(MODULES) or len(sys.modules) == _MODULES_SEEN[0]:
         return
     with _LOCK:
