@@ -100,7 +100,7 @@ from ftransforms.core.stack import OUTERMOST_HOOKS, current_stack
 from ftransforms.core.tracer import Tracer
 from ftransforms.host_random import clear_traced_draws, note_traced_draw
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
-from ftransforms.numpy.helpers import dtype_of, normalize_axis, xp_of
+from ftransforms.numpy.helpers import dtype_of, holds_tracer, normalize_axis, xp_of
 
 __all__ = [
     "bernoulli",
@@ -278,6 +278,9 @@ def _global_draw(name: str) -> Any:
 
     def draw(*args: Any, **kwargs: Any) -> Any:
         levels = _different_levels(where)  # raises under randomness='error'
+        if not levels and name == "permutation":  # called by that name: a traced array is
+            permutation = _replayed(numpy.random.mtrand._rand).permutation  # then copied
+            return _logged(lambda: permutation(*args, **kwargs))  # (tracer.py's __array__)
         if not levels and name != "shuffle":  # no vmap, or randomness='same': one draw for
             return _logged(  # the whole batch
                 lambda: getattr(_replayed(numpy.random.mtrand._rand), method)(*args, **kwargs)
@@ -293,6 +296,16 @@ def _global_draw(name: str) -> Any:
                 f"randomness='different'; use x = np.random.permutation(x)."
             )
         batch = tuple(interp.axis_size for interp in levels)
+        if name == "permutation" and args and holds_tracer(args[0]) and not kwargs:
+            # a traced array: each row's order drawn as a loop over the rows draws it
+            # (permutation(len(x)) takes the same draws), then the rows gathered by it
+            n = len(args[0])
+            order = _logged(
+                lambda: numpy.stack([rng.permutation(n) for _ in range(math.prod(batch))]).reshape(
+                    batch + (n,)
+                )
+            )
+            return args[0][_wrap(order, levels)]
 
         def rows() -> Any:
             drawn = [

@@ -74,3 +74,18 @@ add(
     prims=("debug_callback", "multiply"),
     via_numpy=False,
 )
+
+
+def _chkfinite_double(m, x):
+    if m is FNP or m is NP:
+        return m.asarray_chkfinite(x) * 2.0
+    return x * 2.0  # jax.numpy has no asarray_chkfinite (and no data checks)
+
+
+add(
+    "asarray_chkfinite",
+    _chkfinite_double,
+    _samples,
+    prims=("check_finite", "multiply"),
+    funcs=("asarray_chkfinite",),
+)

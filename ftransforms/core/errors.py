@@ -295,8 +295,12 @@ class InPlaceError(FTransformsError, TypeError, RuntimeError):
 
 
 class PerformanceWarning(RuntimeWarning):
-    """Code runs correctly but on a slow path (element by element in Python); the message
-    names the code and the fast alternative.  Shown once per function.
+    """Code runs correctly but on a slow path; the message names the code and the fast
+    alternative.  Shown once per function or source line.  Two sources: a tracer computed
+    on element by element as a NumPy object array (:class:`ObjectArrayWarning`), and a
+    ``vmap`` that split its batch because rows disagree on a Python value (``if``,
+    ``while``, ``int()``, a data-dependent shape), so that the function runs once per
+    group of rows.  Silence it as any warning.
 
     Example:
         >>> import numpy as np
@@ -540,21 +544,4 @@ class SplitOutputError(FTransformsError, ValueError):
         ...     except ft.errors.SplitOutputError as e:
         ...         print(f"{type(e).__name__}: {e}")
         SplitOutputError: vmap(f, in_dims=0): the rows took different Python paths and ...
-    """
-
-
-class PerformanceWarning(UserWarning):
-    """``vmap`` split its batch because rows disagree on a Python value (``if``,
-    ``while``, ``int()``, a data-dependent shape): the function runs once per group of
-    rows.  Issued once per source line; silence it as any warning.
-
-    Example:
-        >>> import numpy as np
-        >>> import ftransforms as ft
-        >>> import warnings
-        >>> with warnings.catch_warnings(record=True) as caught:
-        ...     warnings.simplefilter("always")
-        ...     y = ft.vmap(lambda x: x if x > 0 else -x)(np.array([1.0, -2.0]))
-        >>> y.tolist(), {w.category.__name__ for w in caught} <= {"PerformanceWarning"}
-        ([1.0, 2.0], True)
     """

@@ -394,6 +394,19 @@ def _calling_a_numpy_scalar_type(depth: int) -> bool:
     return isinstance(called, type) and issubclass(called, numpy.generic)
 
 
+def _calling_permutation(depth: int) -> bool:
+    """Whether the Python frame ``depth`` levels up calls a C function named
+    ``permutation`` (``rng.permutation(t)``, ``RandomState.permutation``): it shuffles the
+    array it converts ``t`` to in place and returns that array, a copy of ``t`` (NumPy
+    decides to copy by ``may_share_memory``, which the object array of a tracer fails)."""
+    from ftransforms.core.mutation import _callee  # late import: mutation imports tracer
+
+    frame = sys._getframe(depth + 1)
+    if frame.f_globals.get("__name__") == "numpy._ftransforms_buffers":
+        frame = frame.f_back  # past the wrapper of np.asarray while a transform is active
+    return _callee(frame.f_code, frame.f_lasti) == "permutation"
+
+
 def _indexing_with(depth: int) -> bool:
     """Whether the Python frame ``depth`` levels up is executing ``a[t]``: NumPy converts
     an index that is no integer with ``__array__``."""
@@ -725,10 +738,11 @@ class Tracer:
             for i in range(n):
                 out[i] = flat[i]
         out = out.reshape(self.shape)
-        if copy is not True and scipy_caller is None:
+        if copy is not True and scipy_caller is None and not _calling_permutation(1):
             # np.asarray(t) is t itself in NumPy: a write into it must reach t, which an
             # object array cannot do, so it refuses writes (NumPy's ValueError) instead of
-            # dropping them; np.array(t) asks for a copy, which may be written
+            # dropping them; np.array(t) asks for a copy, which may be written (and so
+            # may the array rng.permutation(t) shuffles: its result is a copy)
             out.flags.writeable = False
         return out
 

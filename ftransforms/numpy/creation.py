@@ -4,22 +4,25 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy
 
 import ftransforms.numpy.helpers as helpers
 from ftransforms.backend import is_array, namespace_of
-from ftransforms.core.mutation import Buffer, detached, user_array
+from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE, Buffer, detached, user_array
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import dtype_of, holds_tracer, xp_like, xp_of
 from ftransforms.numpy.manipulation import broadcast_to, stack
 from ftransforms.numpy.ufuncs import astype
+from ftransforms.ops.checks import check_finite
 from ftransforms.pytree import tree_map
 
 __all__ = [
     "asarray",
+    "asarray_chkfinite",
     "array",
     "zeros",
     "ones",
@@ -56,6 +59,44 @@ def asarray(x: Any, dtype: Any = None, **kw: Any) -> Any:
         return out if dtype is None else astype(out, dtype)
     xp = xp_of(like) if like is not None else namespace_of(x)
     return xp.asarray(x, dtype=dtype)
+
+
+def asarray_chkfinite(a: Any, dtype: Any = None, order: Any = None) -> Any:
+    """``numpy.asarray_chkfinite``: :func:`asarray` (the argument itself when it is an
+    array), raising ``ValueError`` when it holds inf or NaN, under every transform and on
+    every ``jit`` replay (NOTE [finiteness checks] in ``ops/checks.py``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import grad
+        >>> grad(lambda x: (asarray_chkfinite(x) ** 2).sum())(np.array([1.0, 2.0])).tolist()
+        [2.0, 4.0]
+    """
+    out = asarray(a, dtype=dtype)
+    if order not in (None, "C", "F", "A", "K"):
+        raise ValueError(
+            f"asarray_chkfinite(a, order={order!r}): order must be one of 'C', 'F', 'A', 'K'"
+        )
+    check_finite(out)
+    return out
+
+
+def _numpy_asarray_chkfinite(a: Any, dtype: Any = None, order: Any = None) -> Any:
+    if holds_tracer(a):
+        return asarray_chkfinite(a, dtype, order)
+    return _NUMPY_ASARRAY_CHKFINITE(a, dtype, order)
+
+
+# NumPy's asarray_chkfinite does not dispatch (__array_function__): while a transform is
+# active, numpy.asarray_chkfinite answers a tracer with the function above
+_NUMPY_ASARRAY_CHKFINITE = numpy.asarray_chkfinite
+PATCHED_WHILE_ACTIVE.append(
+    (
+        vars(numpy),
+        {"asarray_chkfinite": functools.wraps(numpy.asarray_chkfinite)(_numpy_asarray_chkfinite)},
+        {"asarray_chkfinite": numpy.asarray_chkfinite},
+    )
+)
 
 
 def _first_tracer(x: Any) -> Any:

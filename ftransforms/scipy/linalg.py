@@ -45,6 +45,7 @@ from ftransforms.api import jvp
 from ftransforms.errors import UnsupportedOperationError
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.numpy.ufuncs import float_input
+from ftransforms.ops.checks import check_finite
 from ftransforms.ops.scipy_ops import lu_row_order_p
 
 __all__ = [
@@ -94,6 +95,12 @@ def _mT(a: Any) -> Any:  # noqa: N802
     return fnp.swapaxes(a, -1, -2)
 
 
+def _finite(*arrays: Any) -> None:
+    """SciPy's ``check_finite=True``: ValueError for an argument that holds inf or NaN
+    (NOTE [finiteness checks] in ``ops/checks.py``)."""
+    check_finite(*[fnp.asarray(v) for v in arrays if v is not None])
+
+
 def _eye_like(a: Any, n: int) -> Any:
     return fnp.eye(n, dtype=dtype_of(a), like=a)
 
@@ -118,6 +125,8 @@ def inv(
         >>> inv(np.array([[2.0, 0.0], [0.0, 4.0]])).tolist()
         [[0.5, 0.0], [0.0, 0.25]]
     """
+    if check_finite:
+        _finite(a)
     a = _mat(a, "inv(a)")
     kind = assume_a or "gen"
     if kind in ("sym", "her", "pos", "symmetric", "hermitian", "positive definite"):
@@ -142,6 +151,8 @@ def det(a: Any, overwrite_a: bool = False, check_finite: bool = True) -> Any:
         >>> round(float(det(np.array([[2.0, 1.0], [1.0, 3.0]]))), 12)
         5.0
     """
+    if check_finite:
+        _finite(a)
     return fnp.linalg.det(_mat(a, "det(a)"))
 
 
@@ -173,6 +184,8 @@ def solve(
         >>> solve(np.array([[2.0, 0.0], [0.0, 4.0]]), np.array([1.0, 1.0])).tolist()
         [0.5, 0.25]
     """
+    if check_finite:
+        _finite(a, b)
     a = _mat(a, "solve(a, b)")
     kind = assume_a or "gen"
     if kind in ("sym", "her", "pos", "symmetric", "hermitian", "positive definite"):
@@ -219,6 +232,8 @@ def solve_triangular(
         >>> solve_triangular(a, np.array([2.0, 5.0]), lower=True).tolist()
         [1.0, 1.0]
     """
+    if check_finite:
+        _finite(a, b)
     a = _mat(a, "solve_triangular(a, b)")
     code = _trans_code(trans)
     t = fnp.tril(a) if lower else fnp.triu(a)
@@ -243,6 +258,8 @@ def cholesky(
         >>> cholesky(np.array([[4.0, 2.0], [2.0, 5.0]])).tolist()
         [[2.0, 1.0], [0.0, 2.0]]
     """
+    if check_finite:
+        _finite(a)
     a = _mat(a, "cholesky(a)")
     return fnp.linalg.cholesky(a, upper=not lower)
 
@@ -259,6 +276,8 @@ def cho_factor(
         >>> c.tolist(), low
         ([[2.0, 1.0], [2.0, 2.0]], False)
     """
+    if check_finite:
+        _finite(a)
     a = _mat(a, "cho_factor(a)")
     f = cholesky(a, lower=lower)
     other = fnp.triu(a, 1) if lower else fnp.tril(a, -1)
@@ -276,6 +295,8 @@ def cho_solve(
         >>> cho_solve(cho_factor(a), a @ np.array([1.0, -1.0])).round(12).tolist()
         [1.0, -1.0]
     """
+    if check_finite:
+        _finite(c_and_lower[0], b)
     c, lower = c_and_lower
     c = _mat(c, "cho_solve((c, lower), b)")
     trans = 2 if dtype_of(c).kind == "c" else 1
@@ -343,6 +364,8 @@ def lu(
         >>> bool(np.allclose(p @ l @ u, a))
         True
     """
+    if check_finite:
+        _finite(a)
     a = _mat(a, "lu(a)", square=False)
     order = _row_order(a)[0]
     m = fnp.shape(a)[-2]
@@ -368,6 +391,8 @@ def lu_factor(a: Any, overwrite_a: bool = False, check_finite: bool = True) -> t
         >>> piv.tolist()
         [1, 1]
     """
+    if check_finite:
+        _finite(a)
     a = _mat(a, "lu_factor(a)", square=False)
     order, piv = _row_order(a)
     pa = fnp.take_along_axis(a, order[..., :, None], axis=-2)
@@ -418,6 +443,8 @@ def lu_solve(
         >>> lu_solve(lu_factor(a), a @ np.array([1.0, 2.0])).round(12).tolist()
         [1.0, 2.0]
     """
+    if check_finite:
+        _finite(b)
     packed, piv = lu_and_piv
     packed = _mat(packed, "lu_solve((lu, piv), b)")
     n = fnp.shape(packed)[-1]
@@ -462,6 +489,8 @@ def eigh(
         >>> eigh(np.array([[2.0, 1.0], [1.0, 2.0]]), eigvals_only=True).round(12).tolist()
         [1.0, 3.0]
     """
+    if check_finite:
+        _finite(a, b)
     if type != 1 or subset_by_value is not None:
         raise UnsupportedOperationError(
             "eigh(a, ...): type=1 without subset_by_value is supported; select from w yourself"
@@ -509,6 +538,8 @@ def svd(
         >>> svd(np.diag([3.0, 4.0]), compute_uv=False).tolist()
         [4.0, 3.0]
     """
+    if check_finite:
+        _finite(a)
     a = _mat(a, "svd(a)", square=False)
     return fnp.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
 
@@ -530,6 +561,8 @@ def qr(
         >>> q.shape, r.round(12).tolist()
         ((2, 2), [[-5.0], [0.0]])
     """
+    if check_finite:
+        _finite(a)
     if pivoting:
         raise UnsupportedOperationError(
             "qr(a, pivoting=True): column pivoting is not supported; use pivoting=False"
@@ -635,6 +668,8 @@ def expm_frechet(
         >>> l.round(12).tolist()
         [[1.0, 0.0], [0.0, 1.0]]
     """
+    if check_finite:
+        _finite(A, E)
     a = _mat(A, "expm_frechet(A, E)")
     e = _mat(E, "expm_frechet(A, E)")
     if fnp.shape(a) != fnp.shape(e):
@@ -768,6 +803,8 @@ def solve_banded(
         >>> solve_banded((1, 1), ab, np.array([3.0, 4.0, 3.0])).round(12).tolist()
         [1.0, 1.0, 1.0]
     """
+    if check_finite:
+        _finite(ab, b)
     nl, nu = (int(v) for v in l_and_u)
     ab = float_input(ab if hasattr(ab, "dtype") else fnp.asarray(ab), None)
     if fnp.ndim(ab) != 2 or fnp.shape(ab)[0] != nl + nu + 1:
