@@ -1547,6 +1547,7 @@ from tests import (  # noqa: E402,F401
     op_db_numpy,
     op_db_numpy_more,
     op_db_scipy,
+    op_db_scipy_ufuncs,
     op_db_sets,
     op_db_special,
     op_db_stats,

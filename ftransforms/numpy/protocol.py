@@ -490,15 +490,21 @@ def _ufunc_at_message(name: str, inputs: tuple) -> str:
 #: module name -> {ufunc name: function}: the ufuncs of other libraries whose counterparts
 #: register themselves (``ftransforms.scipy.special`` registers ``scipy.special``'s).
 _FOREIGN_UFUNCS: dict[str, dict[str, Any]] = {}
+#: module name -> ``fallback(ufunc)``: the function for a ufunc of that module that is not
+#: in its table (NOTE [the remaining SciPy ufuncs] in ``ops/scipy_ufuncs.py``).
+_FOREIGN_FALLBACKS: dict[str, Any] = {}
 
 
-def register_foreign_ufuncs(module: str, table: dict[str, Any]) -> None:
-    """Make ``module.<name>(tracer)`` call ``table[name]`` for ufuncs of ``module``.
+def register_foreign_ufuncs(module: str, table: dict[str, Any], fallback: Any = None) -> None:
+    """Make ``module.<name>(tracer)`` call ``table[name]`` for ufuncs of ``module`` (and
+    ``fallback(ufunc)`` for the others, when given).
 
     The module is never imported here: a lookup checks ``sys.modules``, so SciPy is not
     loaded just because ftransforms was.
     """
     _FOREIGN_UFUNCS.setdefault(module, {}).update(table)
+    if fallback is not None:
+        _FOREIGN_FALLBACKS[module] = fallback
 
 
 def _scipy_special_ufunc(ufunc: Any) -> Any:
@@ -506,7 +512,9 @@ def _scipy_special_ufunc(ufunc: Any) -> Any:
     for module, table in _FOREIGN_UFUNCS.items():
         mod = sys.modules.get(module)
         if mod is not None and getattr(mod, ufunc.__name__, None) is ufunc:
-            return table.get(ufunc.__name__)
+            fn = table.get(ufunc.__name__)
+            fallback = _FOREIGN_FALLBACKS.get(module)
+            return fn if fn is not None or fallback is None else fallback(ufunc)
     return None
 
 

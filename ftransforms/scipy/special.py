@@ -16,7 +16,10 @@ functions (``i0``, ``i0e``, ``i1``, ``i1e``, ``iv``, ``ive``, ``k0``, ``k0e``, `
 
 They evaluate with ``scipy.special`` (``cupyx.scipy.special`` for CuPy), imported on first
 use: SciPy is an optional dependency (``pip install 'ftransforms[scipy]'``).  The ufuncs
-among them also dispatch from SciPy itself: ``scipy.special.gammainc(a, tracer)`` works.
+among them also dispatch from SciPy itself: ``scipy.special.gammainc(a, tracer)`` works;
+so does every other ``scipy.special`` ufunc (``stdtr``, ``ellipk``, ``eval_legendre``,
+``huber``, ...), with the derivatives listed in NOTE [the remaining SciPy ufuncs]
+(``ops/scipy_ufuncs.py``).
 
 Derivatives in every argument except: ``betainc`` in ``a`` and ``b``, the Bessel
 functions in their order, ``hyp2f1`` in its parameters, and ``gammainc``/``gammaincc``
@@ -55,6 +58,7 @@ from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.helpers import dtype_of, normalize_axes
 from ftransforms.numpy.protocol import register_foreign_ufuncs
 from ftransforms.numpy.ufuncs import float_input
+from ftransforms.ops import scipy_ufuncs as _su
 from ftransforms.ops import special as _sp
 
 __all__ = [
@@ -509,4 +513,40 @@ UFUNCS = {
         ).split()
     },
 }
-register_foreign_ufuncs("scipy.special", UFUNCS)
+
+
+def _remaining_ufunc(ufunc: numpy.ufunc) -> Any:
+    """``scipy.special``'s other ufuncs on tracers (NOTE [the remaining SciPy ufuncs] in
+    ``ops/scipy_ufuncs.py``)."""
+    name = ufunc.__name__
+    multi = ufunc.nout > 1
+    prim = _su.scipy_ufunc_multi_p if multi else _su.scipy_ufunc_p
+
+    def call(*args: Any) -> Any:
+        if len(args) != ufunc.nin:
+            raise TypeError(f"scipy.special.{name} takes {ufunc.nin} arguments, got {len(args)}")
+        operands = [a if isinstance(a, (int, float, complex)) else fnp.asarray(a) for a in args]
+        out = prim.bind(*operands, name=name)
+        return tuple(out) if multi else out
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = (
+        f"``scipy.special.{name}`` under every transform (NOTE [the remaining SciPy "
+        f"ufuncs] in ``ftransforms/ops/scipy_ufuncs.py``)."
+    )
+    return call
+
+
+def __getattr__(name: str) -> Any:
+    """``ftransforms.scipy.special.<name>`` for each other ufunc of ``scipy.special``
+    (``stdtr``, ``ellipk``, ``eval_legendre``, ...), made on first use."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    theirs = getattr(_sp.scipy_special(numpy), name, None)
+    if not isinstance(theirs, numpy.ufunc):
+        raise AttributeError(f"module 'ftransforms.scipy.special' has no attribute {name!r}")
+    fn = globals()[name] = _remaining_ufunc(theirs)
+    return fn
+
+
+register_foreign_ufuncs("scipy.special", UFUNCS, fallback=_remaining_ufunc)

@@ -1,0 +1,404 @@
+"""Every other ``scipy.special`` ufunc: one primitive each for one and for several outputs,
+evaluated by SciPy, with derivatives from the table :data:`DERIVATIVES`.
+
+NOTE [the remaining SciPy ufuncs]: ``ops/special.py`` declares the special functions
+JAX has, one primitive each.  SciPy has about 230 more ufuncs (distribution functions
+such as ``stdtr``, elliptic integrals, orthogonal polynomials, Struve and Kelvin
+functions, ``huber`` ...).  Any of them called on a tracer binds :data:`scipy_ufunc_p`
+(:data:`scipy_ufunc_multi_p` for ``ellipj``, ``airy`` and the others with several
+outputs) with the ufunc's name as a parameter: elementwise, so ``vmap`` (the elementwise
+family's batching rule), ``jit`` (a recorded equation that calls SciPy) and CuPy (where
+``cupyx.scipy.special`` has the name) need nothing more.  Derivatives come from
+:data:`DERIVATIVES`, ``name -> one entry per argument``: ``d(y, *args)`` gives ``dy/darg``
+written with primitives (other table entries included, so higher orders work), and
+``None`` marks an argument without a rule (an integer order, a shape parameter): a
+derivative asked there raises :class:`UnsupportedOperationError` naming the function and
+the argument, never a silent zero.  The rules are for real arguments (a complex argument
+with a tangent raises).  To add one, add its entry to the table.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from ftransforms.core.errors import UnsupportedOperationError
+from ftransforms.core.primitive import defop, prims
+from ftransforms.ops._util import like_output, unbroadcast
+from ftransforms.ops.elementwise import FAMILY
+from ftransforms.ops.special import scipy_special
+
+_PI = math.pi
+_DEG = _PI / 180.0
+
+
+def _impl(xp: Any, *args: Any, name: str) -> Any:
+    fn = getattr(scipy_special(xp), name, None)
+    if fn is None:
+        raise UnsupportedOperationError(
+            f"scipy.special.{name}: the array module of these arrays has no {name}; move "
+            f"them to the host (NumPy) for this call."
+        )
+    return fn(*args)
+
+
+# -- the functions the rules are written with -----------------------------------------
+
+
+def _u(name: str, *args: Any) -> Any:
+    """``scipy.special.<name>(*args)`` as this module's primitive (any order)."""
+    return scipy_ufunc_p.bind(*args, name=name)
+
+
+def _exp(x: Any) -> Any:
+    return prims.exp.bind(x)
+
+
+def _log(x: Any) -> Any:
+    return prims.log.bind(x)
+
+
+def _sqrt(x: Any) -> Any:
+    return prims.sqrt.bind(x)
+
+
+def _sin(x: Any) -> Any:
+    return prims.sin.bind(x)
+
+
+def _where(c: Any, a: Any, b: Any) -> Any:
+    return prims.select.bind(c, a, b)
+
+
+def _floor(x: Any) -> Any:
+    """An integer parameter that SciPy floors (``pdtr``'s ``k``, ``bdtr``'s ``k``, ``n``)."""
+    return prims.floor.bind(x) if getattr(x, "dtype", None) is None or x.dtype.kind in "fc" else x
+
+
+def _trunc(x: Any) -> Any:
+    """An integer order that SciPy truncates (``kn``'s ``n``)."""
+    return prims.trunc.bind(x) if getattr(x, "dtype", None) is None or x.dtype.kind in "fc" else x
+
+
+def _gammaln(x: Any) -> Any:
+    return prims.gammaln.bind(x)
+
+
+def _betaln(a: Any, b: Any) -> Any:
+    return prims.betaln.bind(a, b)
+
+
+def _t_pdf(df: Any, t: Any) -> Any:
+    half = (df + 1.0) / 2.0
+    return _exp(_gammaln(half) - _gammaln(df / 2.0) - half * _log(1.0 + t * t / df)) / _sqrt(
+        df * _PI
+    )
+
+
+def _gamma_pdf(shape: Any, x: Any) -> Any:  # unit rate
+    return _exp((shape - 1.0) * _log(x) - x - _gammaln(shape))
+
+
+def _beta_pdf(a: Any, b: Any, x: Any) -> Any:
+    return _exp((a - 1.0) * _log(x) + (b - 1.0) * _log(1.0 - x) - _betaln(a, b))
+
+
+def _f_pdf(d1: Any, d2: Any, x: Any) -> Any:
+    return _exp(
+        0.5 * d1 * _log(d1)
+        + 0.5 * d2 * _log(d2)
+        + (0.5 * d1 - 1.0) * _log(x)
+        - 0.5 * (d1 + d2) * _log(d2 + d1 * x)
+        - _betaln(0.5 * d1, 0.5 * d2)
+    )
+
+
+def _lower(n: Any, f: Callable[[Any], Any]) -> Any:
+    """``f(n - 1)`` (a polynomial of degree ``n - 1``), 0 where ``n == 0``."""
+    zero = n == 0
+    return _where(zero, 0.0, f(_where(zero, 1.0, n) - 1.0))
+
+
+def _elliptic_k_dm(y: Any, m: Any) -> Any:
+    e = _u("ellipe", m)
+    safe = _where(m == 0, 0.5, m)
+    return _where(m == 0, _PI / 8.0, (e - (1.0 - safe) * y) / (2.0 * safe * (1.0 - safe)))
+
+
+def _ellipkinc_dm(y: Any, phi: Any, m: Any) -> Any:
+    s = _sin(phi)
+    delta = _sqrt(1.0 - m * s * s)
+    safe = _where(m == 0, 0.5, m)
+    general = (
+        _u("ellipeinc", phi, safe) / (2.0 * safe * (1.0 - safe))
+        - y / (2.0 * safe)
+        - _sin(2.0 * phi) / (4.0 * (1.0 - safe) * delta)
+    )
+    return _where(m == 0, phi / 4.0 - _sin(2.0 * phi) / 8.0, general)
+
+
+def _ellipeinc_dm(y: Any, phi: Any, m: Any) -> Any:
+    safe = _where(m == 0, 0.5, m)
+    general = (y - _u("ellipkinc", phi, safe)) / (2.0 * safe)
+    return _where(m == 0, _sin(2.0 * phi) / 8.0 - phi / 4.0, general)
+
+
+def _voigt_parts(x: Any, sigma: Any, gamma: Any) -> tuple[Any, Any, Any]:
+    """``w(z)``, ``w'(z)`` (Faddeeva) and the scale of ``voigt_profile``, ``z = (x + i
+    gamma) / (sigma sqrt 2)``: ``V = Re w(z) / (sigma sqrt(2 pi))``."""
+    s2 = sigma * math.sqrt(2.0)
+    z = prims.add.bind(x, prims.multiply.bind(gamma, 1j)) / s2
+    w = prims.wofz.bind(z)
+    dw = -2.0 * z * w + 2j / math.sqrt(_PI)
+    return w, dw, sigma * math.sqrt(2.0 * _PI)
+
+
+def _voigt_dx(y: Any, x: Any, sigma: Any, gamma: Any) -> Any:
+    _, dw, scale = _voigt_parts(x, sigma, gamma)
+    return prims.real.bind(dw) / (scale * sigma * math.sqrt(2.0))
+
+
+def _voigt_dgamma(y: Any, x: Any, sigma: Any, gamma: Any) -> Any:
+    _, dw, scale = _voigt_parts(x, sigma, gamma)
+    return -prims.imag.bind(dw) / (scale * sigma * math.sqrt(2.0))
+
+
+def _voigt_dsigma(y: Any, x: Any, sigma: Any, gamma: Any) -> Any:
+    s2 = sigma * math.sqrt(2.0)
+    z = prims.add.bind(x, prims.multiply.bind(gamma, 1j)) / s2
+    _, dw, scale = _voigt_parts(x, sigma, gamma)
+    return -y / sigma - prims.real.bind(dw * z) / (scale * sigma)
+
+
+#: name -> one rule per argument, ``d(y, *args) -> dy/darg`` (``None``: no rule).
+DERIVATIVES: dict[str, tuple[Callable | None, ...]] = {
+    # elementary
+    "cosm1": (lambda y, x: -_sin(x),),
+    "powm1": (
+        lambda y, x, p: p * prims.power.bind(x, p - 1.0),
+        lambda y, x, p: (y + 1.0) * _log(x),
+    ),
+    "exp10": (lambda y, x: y * math.log(10.0),),
+    "exprel": (
+        lambda y, x: _where(
+            prims.abs.bind(x) < 1e-3,
+            0.5 + x / 3.0 + x * x / 8.0,
+            (_exp(x) - y) / _where(x == 0, 1.0, x),
+        ),
+    ),
+    "erfi": (lambda y, x: 2.0 / math.sqrt(_PI) * _exp(x * x),),
+    "radian": (
+        lambda y, d, m, s: _DEG + 0.0 * d,
+        lambda y, d, m, s: _DEG / 60.0 + 0.0 * m,
+        lambda y, d, m, s: _DEG / 3600.0 + 0.0 * s,
+    ),
+    "sindg": (lambda y, x: _u("cosdg", x) * _DEG,),
+    "cosdg": (lambda y, x: -_u("sindg", x) * _DEG,),
+    "tandg": (lambda y, x: (1.0 + y * y) * _DEG,),
+    "cotdg": (lambda y, x: -(1.0 + y * y) * _DEG,),
+    "inv_boxcox": (lambda y, x, lmbda: prims.power.bind(y, 1.0 - lmbda), None),
+    "inv_boxcox1p": (lambda y, x, lmbda: prims.power.bind(y + 1.0, 1.0 - lmbda), None),
+    "huber": (
+        lambda y, delta, r: _where(prims.abs.bind(r) <= delta, 0.0 * r, prims.abs.bind(r) - delta),
+        lambda y, delta, r: _where(prims.abs.bind(r) <= delta, r, delta * prims.sign.bind(r)),
+    ),
+    "pseudo_huber": (
+        lambda y, delta, r: (
+            2.0 * delta * (_sqrt(1.0 + (r / delta) ** 2) - 1.0)
+            - r * r / (delta * _sqrt(1.0 + (r / delta) ** 2))
+        ),
+        lambda y, delta, r: r / _sqrt(1.0 + (r / delta) ** 2),
+    ),
+    "wrightomega": (lambda y, x: y / (1.0 + y),),
+    # elliptic integrals
+    "ellipk": (_elliptic_k_dm,),
+    "ellipe": (
+        lambda y, m: _where(
+            m == 0, -_PI / 8.0, (y - _u("ellipk", m)) / (2.0 * _where(m == 0, 1.0, m))
+        ),
+    ),
+    "ellipkm1": (lambda y, p: -_elliptic_k_dm(y, 1.0 - p),),
+    "ellipkinc": (
+        lambda y, phi, m: 1.0 / _sqrt(1.0 - m * _sin(phi) ** 2),
+        _ellipkinc_dm,
+    ),
+    "ellipeinc": (lambda y, phi, m: _sqrt(1.0 - m * _sin(phi) ** 2), _ellipeinc_dm),
+    "elliprf": (
+        lambda y, x, yy, z: -_u("elliprd", yy, z, x) / 6.0,
+        lambda y, x, yy, z: -_u("elliprd", z, x, yy) / 6.0,
+        lambda y, x, yy, z: -_u("elliprd", x, yy, z) / 6.0,
+    ),
+    "elliprc": (
+        lambda y, x, yy: -_u("elliprd", yy, yy, x) / 6.0,
+        lambda y, x, yy: -_u("elliprd", x, yy, yy) / 3.0,
+    ),
+    # distribution functions, their complements and inverses in the probability
+    "stdtr": (None, lambda y, df, t: _t_pdf(df, t)),
+    "stdtrit": (None, lambda y, df, p: 1.0 / _t_pdf(df, y)),
+    "chdtr": (None, lambda y, v, x: 0.5 * _gamma_pdf(0.5 * v, 0.5 * x)),
+    "chdtrc": (None, lambda y, v, x: -0.5 * _gamma_pdf(0.5 * v, 0.5 * x)),
+    "chdtri": (None, lambda y, v, p: -2.0 / _gamma_pdf(0.5 * v, 0.5 * y)),
+    "gdtr": (
+        lambda y, a, b, x: x * _gamma_pdf(b, a * x),
+        None,
+        lambda y, a, b, x: a * _gamma_pdf(b, a * x),
+    ),
+    "gdtrc": (
+        lambda y, a, b, x: -x * _gamma_pdf(b, a * x),
+        None,
+        lambda y, a, b, x: -a * _gamma_pdf(b, a * x),
+    ),
+    "pdtr": (None, lambda y, k, m: -_gamma_pdf(_floor(k) + 1.0, m)),
+    "pdtrc": (None, lambda y, k, m: _gamma_pdf(_floor(k) + 1.0, m)),
+    "pdtri": (None, lambda y, k, p: -1.0 / _gamma_pdf(_floor(k) + 1.0, y)),
+    "bdtr": (None, None, lambda y, k, n, p: -_beta_pdf(_floor(k) + 1.0, _floor(n) - _floor(k), p)),
+    "bdtrc": (None, None, lambda y, k, n, p: _beta_pdf(_floor(k) + 1.0, _floor(n) - _floor(k), p)),
+    "fdtr": (None, None, lambda y, d1, d2, x: _f_pdf(d1, d2, x)),
+    "fdtrc": (None, None, lambda y, d1, d2, x: -_f_pdf(d1, d2, x)),
+    "fdtri": (None, None, lambda y, d1, d2, p: 1.0 / _f_pdf(d1, d2, y)),
+    "betaincc": (None, None, lambda y, a, b, x: -_beta_pdf(a, b, x)),
+    "betaincinv": (None, None, lambda y, a, b, p: 1.0 / _beta_pdf(a, b, y)),
+    "betainccinv": (None, None, lambda y, a, b, p: -1.0 / _beta_pdf(a, b, y)),
+    "gammaincinv": (None, lambda y, a, p: 1.0 / _gamma_pdf(a, y)),
+    "gammainccinv": (None, lambda y, a, p: -1.0 / _gamma_pdf(a, y)),
+    "voigt_profile": (_voigt_dx, _voigt_dsigma, _voigt_dgamma),
+    # hypergeometric, Struve, Kelvin, Bessel
+    "hyp0f1": (None, lambda y, b, x: _u("hyp0f1", b + 1.0, x) / b),
+    "hyperu": (None, None, lambda y, a, b, x: -a * _u("hyperu", a + 1.0, b + 1.0, x)),
+    "struve": (None, lambda y, v, x: _u("struve", v - 1.0, x) - v / x * y),
+    "modstruve": (None, lambda y, v, x: _u("modstruve", v - 1.0, x) - v / x * y),
+    "itstruve0": (lambda y, x: _u("struve", 0.0, x),),
+    "it2struve0": (lambda y, x: -_u("struve", 0.0, x) / x,),
+    "itmodstruve0": (lambda y, x: _u("modstruve", 0.0, x),),
+    "ber": (lambda y, x: _u("berp", x),),
+    "bei": (lambda y, x: _u("beip", x),),
+    "ker": (lambda y, x: _u("kerp", x),),
+    "kei": (lambda y, x: _u("keip", x),),
+    # x^2 w'' + x w' - i x^2 w = 0 for w = ber + i bei (and ker + i kei)
+    "berp": (lambda y, x: -y / x - _u("bei", x),),
+    "beip": (lambda y, x: -y / x + _u("ber", x),),
+    "kerp": (lambda y, x: -y / x - _u("kei", x),),
+    "keip": (lambda y, x: -y / x + _u("ker", x),),
+    "kn": (
+        None,
+        lambda y, n, x: -0.5 * (prims.kv.bind(_trunc(n) - 1, x) + prims.kv.bind(_trunc(n) + 1, x)),
+    ),
+    "jve": (None, lambda y, v, x: 0.5 * (prims.jv.bind(v - 1.0, x) - prims.jv.bind(v + 1.0, x))),
+    "yve": (None, lambda y, v, x: 0.5 * (prims.yv.bind(v - 1.0, x) - prims.yv.bind(v + 1.0, x))),
+    # orthogonal polynomials, in x (d/dx C_n^(a) = 2 a C_(n-1)^(a+1))
+    "eval_gegenbauer": (
+        None,
+        None,
+        lambda y, n, a, x: 2.0 * a * _lower(n, lambda m: _u("eval_gegenbauer", m, a + 1.0, x)),
+    ),
+    "eval_legendre": (
+        None,
+        lambda y, n, x: _lower(n, lambda m: _u("eval_gegenbauer", m, 1.5, x)),
+    ),
+    "eval_sh_legendre": (
+        None,
+        lambda y, n, x: 2.0 * _lower(n, lambda m: _u("eval_gegenbauer", m, 1.5, 2.0 * x - 1.0)),
+    ),
+    "eval_chebyt": (None, lambda y, n, x: n * _lower(n, lambda m: _u("eval_chebyu", m, x))),
+    "eval_chebyu": (
+        None,
+        lambda y, n, x: 2.0 * _lower(n, lambda m: _u("eval_gegenbauer", m, 2.0, x)),
+    ),
+    "eval_chebyc": (
+        None,
+        lambda y, n, x: n * _lower(n, lambda m: _u("eval_chebyu", m, 0.5 * x)),
+    ),
+    "eval_chebys": (
+        None,
+        lambda y, n, x: _lower(n, lambda m: _u("eval_gegenbauer", m, 2.0, 0.5 * x)),
+    ),
+    "eval_sh_chebyt": (
+        None,
+        lambda y, n, x: 2.0 * n * _lower(n, lambda m: _u("eval_chebyu", m, 2.0 * x - 1.0)),
+    ),
+    "eval_sh_chebyu": (
+        None,
+        lambda y, n, x: 4.0 * _lower(n, lambda m: _u("eval_gegenbauer", m, 2.0, 2.0 * x - 1.0)),
+    ),
+    "eval_laguerre": (
+        None,
+        lambda y, n, x: -_lower(n, lambda m: _u("eval_genlaguerre", m, 1.0, x)),
+    ),
+    "eval_genlaguerre": (
+        None,
+        None,
+        lambda y, n, a, x: -_lower(n, lambda m: _u("eval_genlaguerre", m, a + 1.0, x)),
+    ),
+    "eval_jacobi": (
+        None,
+        None,
+        None,
+        lambda y, n, a, b, x: (
+            0.5 * (n + a + b + 1.0) * _lower(n, lambda m: _u("eval_jacobi", m, a + 1.0, b + 1.0, x))
+        ),
+    ),
+}
+
+
+def _no_rule(name: str, i: int) -> UnsupportedOperationError:
+    return UnsupportedOperationError(
+        f"scipy.special.{name}: its derivative with respect to argument {i} is not "
+        f"implemented (NOTE [the remaining SciPy ufuncs] in ftransforms/ops/scipy_ufuncs.py "
+        f"lists those that are); hold that argument fixed (a constant, or "
+        f"ftransforms.numpy.stop_gradient) or add its rule to the table."
+    )
+
+
+def _rule(name: str, i: int, arg: Any) -> Callable:
+    rules = DERIVATIVES.get(name, ())
+    rule = rules[i] if i < len(rules) else None
+    if rule is None or getattr(arg, "dtype", None) is not None and arg.dtype.kind == "c":
+        raise _no_rule(name, i)
+    return rule
+
+
+def _jvp(tangents: Any, y: Any, *args: Any, name: str) -> Any:
+    out = None
+    for i, t in enumerate(tangents):
+        if t is None:
+            continue
+        term = like_output(t * _rule(name, i, args[i])(y, *args), y)
+        out = term if out is None else out + term
+    return out
+
+
+def _vjp(y_bar: Any, y: Any, *args: Any, wanted: Any, name: str) -> tuple:
+    return tuple(
+        unbroadcast(y_bar * _rule(name, i, a)(y, *args), a) if want else None
+        for i, (a, want) in enumerate(zip(args, wanted))
+    )
+
+
+def _jvp_multi(tangents: Any, ys: Any, *args: Any, name: str) -> Any:
+    i = next(i for i, t in enumerate(tangents) if t is not None)
+    raise _no_rule(name, i)
+
+
+def _vjp_multi(y_bars: Any, ys: Any, *args: Any, wanted: Any, name: str) -> tuple:
+    i = next(i for i, want in enumerate(wanted) if want)
+    raise _no_rule(name, i)
+
+
+scipy_ufunc_p = defop(
+    "scipy_ufunc",
+    _impl,
+    jvp=_jvp,
+    vjp=_vjp,
+    family=FAMILY,
+    doc="A ``scipy.special`` ufunc named by ``name`` (NOTE [the remaining SciPy ufuncs]).",
+)
+
+scipy_ufunc_multi_p = defop(
+    "scipy_ufunc_multi",
+    lambda xp, *args, name: tuple(_impl(xp, *args, name=name)),
+    jvp=_jvp_multi,
+    vjp=_vjp_multi,
+    multiple_results=True,
+    doc="A ``scipy.special`` ufunc with several outputs, named by ``name``.",
+)
