@@ -23,6 +23,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from ftransforms import lax
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.primitive import defop, prims
 from ftransforms.ops._util import like_output, unbroadcast
@@ -51,29 +52,16 @@ def _u(name: str, *args: Any) -> Any:
     return scipy_ufunc_p.bind(*args, name=name)
 
 
-def _exp(x: Any) -> Any:
-    return prims.exp.bind(x)
-
-
-def _log(x: Any) -> Any:
-    return prims.log.bind(x)
-
-
-def _sqrt(x: Any) -> Any:
-    return prims.sqrt.bind(x)
+_exp, _log, _sqrt, _where = lax.exp, lax.log, lax.sqrt, lax.select
 
 
 def _sin(x: Any) -> Any:
     return prims.sin.bind(x)
 
 
-def _where(c: Any, a: Any, b: Any) -> Any:
-    return prims.select.bind(c, a, b)
-
-
 def _floor(x: Any) -> Any:
     """An integer parameter that SciPy floors (``pdtr``'s ``k``, ``bdtr``'s ``k``, ``n``)."""
-    return prims.floor.bind(x) if getattr(x, "dtype", None) is None or x.dtype.kind in "fc" else x
+    return lax.floor(x) if getattr(x, "dtype", None) is None or x.dtype.kind in "fc" else x
 
 
 def _trunc(x: Any) -> Any:
