@@ -81,6 +81,12 @@ def asarray_chkfinite(a: Any, dtype: Any = None, order: Any = None) -> Any:
     return out
 
 
+def check_device(name: str, device: Any) -> None:
+    """NumPy's ``device=`` of the creation functions: only ``"cpu"`` (or None)."""
+    if device not in (None, "cpu"):
+        raise ValueError(f"{name}(..., device={device!r}): NumPy's only device is 'cpu'")
+
+
 def _numpy_asarray_chkfinite(a: Any, dtype: Any = None, order: Any = None) -> Any:
     if holds_tracer(a):
         return asarray_chkfinite(a, dtype, order)
@@ -283,7 +289,15 @@ def identity(n: int, dtype: Any = float, like: Any = None) -> Any:
 
 
 @implements(numpy.zeros_like)
-def zeros_like(x: Any, dtype: Any = None, shape: Any = None) -> Any:  # noqa: A002
+def zeros_like(
+    x: Any,
+    dtype: Any = None,
+    order: str = "K",  # noqa: ARG001  (a traced array has no memory layout)
+    subok: bool = True,  # noqa: ARG001
+    shape: Any = None,  # noqa: A002
+    *,
+    device: Any = None,
+) -> Any:
     """``numpy.zeros_like``: zeros of ``x``'s logical shape and dtype (a constant, even when
     ``x`` is a tracer; under :func:`~ftransforms.vmap` it is one example's shape).
 
@@ -296,12 +310,21 @@ def zeros_like(x: Any, dtype: Any = None, shape: Any = None) -> Any:  # noqa: A0
         >>> ft.vmap(fnp.zeros_like)(np.ones((4, 3))).shape
         (4, 3)
     """
+    check_device("zeros_like", device)
     s = helpers.shape(x) if shape is None else shape
     return user_array(xp_of(x).zeros(s, dtype=dtype or dtype_of(x)), "zeros_like")
 
 
 @implements(numpy.ones_like)
-def ones_like(x: Any, dtype: Any = None, shape: Any = None) -> Any:  # noqa: A002
+def ones_like(
+    x: Any,
+    dtype: Any = None,
+    order: str = "K",  # noqa: ARG001  (a traced array has no memory layout)
+    subok: bool = True,  # noqa: ARG001
+    shape: Any = None,  # noqa: A002
+    *,
+    device: Any = None,
+) -> Any:
     """``numpy.ones_like``: ones of ``x``'s logical shape and dtype (a constant, even when
     ``x`` is a tracer).
 
@@ -311,12 +334,21 @@ def ones_like(x: Any, dtype: Any = None, shape: Any = None) -> Any:  # noqa: A00
         >>> fnp.ones_like(np.array([[1, 2], [3, 4]])).tolist()
         [[1, 1], [1, 1]]
     """
+    check_device("ones_like", device)
     s = helpers.shape(x) if shape is None else shape
     return user_array(xp_of(x).ones(s, dtype=dtype or dtype_of(x)), "ones_like")
 
 
 @implements(numpy.empty_like)
-def empty_like(x: Any, dtype: Any = None, shape: Any = None) -> Any:  # noqa: A002
+def empty_like(
+    x: Any,
+    dtype: Any = None,
+    order: str = "K",  # noqa: ARG001  (a traced array has no memory layout)
+    subok: bool = True,  # noqa: ARG001
+    shape: Any = None,  # noqa: A002
+    *,
+    device: Any = None,
+) -> Any:
     """``numpy.empty_like``: an array of ``x``'s logical shape and dtype; unlike NumPy's,
     it is filled with zeros (it is :func:`zeros_like`), so its values are defined.
 
@@ -326,12 +358,22 @@ def empty_like(x: Any, dtype: Any = None, shape: Any = None) -> Any:  # noqa: A0
         >>> fnp.empty_like(np.array([1.0, 2.0, 3.0])).tolist()
         [0.0, 0.0, 0.0]
     """
+    check_device("empty_like", device)
     s = helpers.shape(x) if shape is None else shape
     return user_array(xp_of(x).zeros(s, dtype=dtype or dtype_of(x)), "empty_like")
 
 
 @implements(numpy.full_like)
-def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:  # noqa: A002
+def full_like(
+    x: Any,
+    fill_value: Any,
+    dtype: Any = None,
+    order: str = "K",  # noqa: ARG001  (a traced array has no memory layout)
+    subok: bool = True,  # noqa: ARG001
+    shape: Any = None,  # noqa: A002
+    *,
+    device: Any = None,
+) -> Any:
     """``numpy.full_like``; a tracer ``fill_value`` is broadcast (and stays traced).
 
     Example:
@@ -343,6 +385,7 @@ def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> 
         >>> float(ft.grad(lambda t: fnp.full_like(np.zeros(4), t).sum())(1.0))
         4.0
     """
+    check_device("full_like", device)
     s = helpers.shape(x) if shape is None else shape
     dt = dtype or dtype_of(x)
     if isinstance(fill_value, Tracer):
@@ -351,7 +394,7 @@ def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> 
 
 
 @implements(numpy.copy)
-def copy(x: Any) -> Any:
+def copy(x: Any, order: str = "K", subok: bool = False) -> Any:  # noqa: ARG001
     """``numpy.copy``: a new array (of a tracer: a new tracer object with its value).
 
     Example:

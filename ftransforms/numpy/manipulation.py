@@ -15,6 +15,7 @@ from ftransforms import lax
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import (
     as_array,
+    dtype_of,
     ndim,
     no_extra_args,
     normalize_axis,
@@ -213,7 +214,7 @@ def expand_dims(x: Any, axis: Any) -> Any:
 
 
 @implements(numpy.broadcast_to)
-def broadcast_to(x: Any, shape: Any) -> Any:  # noqa: A002
+def broadcast_to(x: Any, shape: Any, subok: bool = False) -> Any:  # noqa: A002, ARG001
     """``numpy.broadcast_to``: ``x`` broadcast to ``shape`` (a read-only result, like NumPy's);
     the derivative sums over the broadcast axes.
 
@@ -300,10 +301,35 @@ def atleast_2d(*arys: Any) -> Any:
     return res[0] if len(res) == 1 else tuple(res)
 
 
+def _cast_all(name: str, arrays: list, dtype: Any, casting: str) -> list:
+    """``arrays`` cast to ``dtype`` (when given), as NumPy's ``dtype=``/``casting=``."""
+    if dtype is None:
+        return arrays
+    dtype = numpy.dtype(dtype)
+    out = []
+    for a in arrays:
+        have = dtype_of(a) if hasattr(a, "dtype") else numpy.result_type(a)
+        if not numpy.can_cast(have, dtype, casting=casting):
+            raise TypeError(
+                f"{name}(..., dtype={dtype}): cannot cast array data from {have!r} to "
+                f"{dtype!r} according to the rule {casting!r}"
+            )
+        out.append(lax.convert(a, dtype) if hasattr(a, "dtype") else a)
+    return out
+
+
 @implements(numpy.concatenate)
-def concatenate(arrays: Sequence[Any], axis: int | None = 0, **kw: Any) -> Any:
+def concatenate(
+    arrays: Sequence[Any],
+    axis: int | None = 0,
+    *,
+    dtype: Any = None,
+    casting: str = "same_kind",
+    **kw: Any,
+) -> Any:
     """``numpy.concatenate``: the arrays joined along an existing ``axis`` (flattened first when
-    ``axis`` is None); nested lists are converted with :func:`asarray`.
+    ``axis`` is None); nested lists are converted with :func:`asarray`; ``dtype`` casts
+    them first, by the ``casting`` rule.
 
     Example:
         >>> import numpy as np
@@ -323,6 +349,7 @@ def concatenate(arrays: Sequence[Any], axis: int | None = 0, **kw: Any) -> Any:
         from ftransforms.numpy.creation import asarray  # late import: see the comment above
 
         arrays = [asarray(a) if isinstance(a, (list, tuple)) else a for a in arrays]
+    arrays = _cast_all("concatenate", arrays, dtype, casting)
     if axis is None:
         arrays, axis = [ravel(a) for a in arrays], 0
     if not arrays:
@@ -336,8 +363,16 @@ def concatenate(arrays: Sequence[Any], axis: int | None = 0, **kw: Any) -> Any:
 
 
 @implements(numpy.stack)
-def stack(arrays: Sequence[Any], axis: int = 0, **kw: Any) -> Any:
-    """``numpy.stack``: arrays of one shape joined along a new ``axis``.
+def stack(
+    arrays: Sequence[Any],
+    axis: int = 0,
+    *,
+    dtype: Any = None,
+    casting: str = "same_kind",
+    **kw: Any,
+) -> Any:
+    """``numpy.stack``: arrays of one shape joined along a new ``axis`` (cast to ``dtype``
+    first, by the ``casting`` rule).
 
     Example:
         >>> import numpy as np
@@ -349,7 +384,7 @@ def stack(arrays: Sequence[Any], axis: int = 0, **kw: Any) -> Any:
         array([1., 6.])
     """
     no_extra_args("stack", kw)
-    arrays = list(arrays)
+    arrays = _cast_all("stack", list(arrays), dtype, casting)
     if not arrays:
         raise ValueError("need at least one array to stack")
     shapes = {shape(a) for a in arrays}
@@ -361,7 +396,7 @@ def stack(arrays: Sequence[Any], axis: int = 0, **kw: Any) -> Any:
 
 
 @implements(numpy.vstack)
-def vstack(arrays: Sequence[Any]) -> Any:
+def vstack(arrays: Sequence[Any], *, dtype: Any = None, casting: str = "same_kind") -> Any:
     """``numpy.vstack``: the arrays (1-D ones as rows) joined along the first axis.
 
     Example:
@@ -373,11 +408,11 @@ def vstack(arrays: Sequence[Any]) -> Any:
         >>> ft.grad(lambda x: fnp.sum(fnp.vstack([x, x]) ** 2))(np.array([1.0, 2.0]))  # 4 x
         array([4., 8.])
     """
-    return concatenate([atleast_2d(a) for a in arrays], axis=0)
+    return concatenate([atleast_2d(a) for a in arrays], axis=0, dtype=dtype, casting=casting)
 
 
 @implements(numpy.hstack)
-def hstack(arrays: Sequence[Any]) -> Any:
+def hstack(arrays: Sequence[Any], *, dtype: Any = None, casting: str = "same_kind") -> Any:
     """``numpy.hstack``: the arrays joined along the second axis (along the first for 1-D
     arrays; scalars count as 1-D).
 
@@ -394,7 +429,8 @@ def hstack(arrays: Sequence[Any]) -> Any:
                [2.]])
     """
     arrays = [atleast_1d(a) for a in arrays]
-    return concatenate(arrays, axis=0 if ndim(arrays[0]) == 1 else 1)
+    axis = 0 if ndim(arrays[0]) == 1 else 1
+    return concatenate(arrays, axis=axis, dtype=dtype, casting=casting)
 
 
 @implements(numpy.rollaxis)

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import sys
 from typing import Any
@@ -518,6 +519,31 @@ def _scipy_special_ufunc(ufunc: Any) -> Any:
     return None
 
 
+#: NumPy function -> {NumPy's parameter name: the implementation's} where they differ
+#: (``numpy.transpose(a=t)`` reaches ``transpose(x)``), filled on first use.
+_RENAMES: dict[Any, dict[str, str]] = {}
+
+
+def _parameter_renames(func: Any, fn: Any) -> dict[str, str]:
+    """The parameters NumPy names otherwise than ``fn`` does, matched by position."""
+    try:
+        theirs = list(inspect.signature(func).parameters.values())
+        ours = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return {}
+    names = {p.name for p in ours}
+    renames = {}
+    for a, b in zip(theirs, ours):
+        if a.kind in (a.VAR_POSITIONAL, a.VAR_KEYWORD) or b.kind in (
+            b.VAR_POSITIONAL,
+            b.VAR_KEYWORD,
+        ):
+            break
+        if a.name != b.name and a.name not in names and a.kind != a.KEYWORD_ONLY:
+            renames[a.name] = b.name
+    return renames
+
+
 def handle_function(func: Any, args: tuple, kwargs: dict) -> Any:
     view = inplace.VIEW_FUNCTIONS.get(func)
     if view is not None and args and isinstance(args[0], Tracer):
@@ -541,6 +567,12 @@ def handle_function(func: Any, args: tuple, kwargs: dict) -> Any:
     args = _objects_converted(args)
     if kwargs and any(type(v) is numpy.ndarray and v.dtype.kind == "O" for v in kwargs.values()):
         kwargs = {k: creation.from_object_array(v) for k, v in kwargs.items()}
+    if kwargs:
+        renames = _RENAMES.get(func)
+        if renames is None:
+            renames = _RENAMES[func] = _parameter_renames(func, fn)
+        if renames:
+            kwargs = {renames.get(k, k): v for k, v in kwargs.items()}
     out = fn(*args, **kwargs)
     if isinstance(out, Tracer) and args and _one_of(out, args[0]) and _copies(func, args, kwargs):
         return clone(out)  # NOTE [a new array, not the argument]

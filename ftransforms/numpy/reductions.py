@@ -33,6 +33,7 @@ from ftransforms.numpy.ufuncs import (
     conj,
     float_input,
     isnan,
+    logical_and,
     logical_not,
     maximum,
     minimum,
@@ -247,11 +248,26 @@ def mean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **
     return sum(x, axis=axis, keepdims=keepdims, where=mask) / astype(count, dtype_of(x))
 
 
+_mean = mean  # (var's parameters of these names hide the functions)
+_select = where
+
+
 @implements(numpy.var)
 def var(
-    x: Any, axis: Any = None, dtype: Any = None, ddof: int = 0, keepdims: bool = False, **kw: Any
+    x: Any,
+    axis: Any = None,
+    dtype: Any = None,
+    ddof: Any = 0,
+    keepdims: bool = False,
+    *,
+    where: Any = True,
+    mean: Any = None,
+    correction: Any = None,
+    **kw: Any,
 ) -> Any:
-    """``numpy.var``: the summed squared deviations from the mean, divided by ``N - ddof``.
+    """``numpy.var``: the summed squared deviations from the mean, divided by ``N - ddof``
+    (``correction`` is ``ddof``'s Array-API name); with ``where=``, over the selected
+    elements; ``mean=`` (shaped as with ``keepdims=True``) skips computing the mean.
 
     Example:
         >>> import numpy as np
@@ -260,13 +276,30 @@ def var(
         >>> x = np.array([1.0, 2.0, 3.0, 4.0])
         >>> float(fnp.var(x)), round(float(fnp.var(x, ddof=1)), 4)
         (1.25, 1.6667)
+        >>> float(fnp.var(x, where=x > 1.5))  # of [2, 3, 4]
+        0.6666666666666666
         >>> ft.grad(fnp.var)(x)  # 2 (x - mean) / N
         array([-0.75, -0.25,  0.25,  0.75])
     """
     no_extra_args("var", kw)
+    ddof = _ddof("var", ddof, correction)
     x = float_input(x, dtype)
-    centred = x - mean(x, axis=axis, keepdims=True)
-    return sum(_abs2(centred), axis=axis, keepdims=keepdims) / (_reduced_count(x, axis) - ddof)
+    if mean is None:
+        mean = _mean(x, axis=axis, keepdims=True, where=where)
+    sq = _abs2(x - mean)
+    if where is True:
+        return sum(sq, axis=axis, keepdims=keepdims) / (_reduced_count(x, axis) - ddof)
+    count = sum(broadcast_to(where, shape(x)), axis=axis, keepdims=keepdims)
+    return sum(sq, axis=axis, keepdims=keepdims, where=where) / (astype(count, dtype_of(sq)) - ddof)
+
+
+def _ddof(name: str, ddof: Any, correction: Any) -> Any:
+    """NumPy's ``ddof`` and its Array-API name ``correction`` (at most one of them)."""
+    if correction is None:
+        return ddof
+    if ddof != 0:
+        raise ValueError(f"{name}: ddof and correction can't be provided simultaneously.")
+    return correction
 
 
 def _abs2(c: Any) -> Any:
@@ -278,9 +311,10 @@ def _abs2(c: Any) -> Any:
 
 @implements(numpy.std)
 def std(
-    x: Any, axis: Any = None, dtype: Any = None, ddof: int = 0, keepdims: bool = False, **kw: Any
+    x: Any, axis: Any = None, dtype: Any = None, ddof: Any = 0, keepdims: bool = False, **kw: Any
 ) -> Any:
-    """``numpy.std``: the square root of :func:`var` (with its ``ddof``).
+    """``numpy.std``: the square root of :func:`var` (with its ``ddof``, ``where``,
+    ``mean`` and ``correction``).
 
     Example:
         >>> import numpy as np
@@ -502,9 +536,20 @@ def nanprod(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False)
 
 
 @implements(numpy.nanvar)
-def nanvar(a: Any, axis: Any = None, dtype: Any = None, ddof: int = 0, keepdims: bool = False):
+def nanvar(
+    a: Any,
+    axis: Any = None,
+    dtype: Any = None,
+    ddof: Any = 0,
+    keepdims: bool = False,
+    *,
+    where: Any = True,
+    mean: Any = None,
+    correction: Any = None,
+    **kw: Any,
+):
     """``numpy.nanvar``: the variance of the non-NaN elements (divided by their count minus
-    ``ddof``).
+    ``ddof``), with :func:`var`'s ``where``, ``mean`` and ``correction``.
 
     Example:
         >>> import numpy as np
@@ -515,23 +560,30 @@ def nanvar(a: Any, axis: Any = None, dtype: Any = None, ddof: int = 0, keepdims:
         >>> float(fnp.nanvar(x[0], ddof=1))
         2.0
     """
+    no_extra_args("nanvar", kw)
+    ddof = _ddof("nanvar", ddof, correction)
     valid = logical_not(isnan(a))
+    if where is not True:
+        valid = logical_and(valid, where)
     # Counts in the input's float dtype: an integer count would promote float32 to float64.
     kind = dtype_of(a)
     count_dtype = numpy.finfo(kind).dtype if kind.kind in "fc" else numpy.dtype(numpy.float64)
-    count = sum(valid, axis=axis, keepdims=True, dtype=count_dtype)
-    mean = sum(_nan_to(a, 0.0), axis=axis, keepdims=True) / count
+    if mean is None:
+        count = sum(valid, axis=axis, keepdims=True, dtype=count_dtype)
+        mean = sum(_select(valid, a, 0.0), axis=axis, keepdims=True) / count
     # Mask before squaring: (nan - mean)**2 would put a NaN in the cotangent of every entry.
-    sq = _abs2(where(valid, a - mean, 0.0))
+    sq = _abs2(_select(valid, a - mean, 0.0))
     n = sum(valid, axis=axis, keepdims=keepdims, dtype=count_dtype)
     out = sum(sq, axis=axis, keepdims=keepdims) / (n - ddof)
     return out if dtype is None else astype(out, dtype)
 
 
 @implements(numpy.nanstd)
-def nanstd(a: Any, axis: Any = None, dtype: Any = None, ddof: int = 0, keepdims: bool = False):
+def nanstd(
+    a: Any, axis: Any = None, dtype: Any = None, ddof: Any = 0, keepdims: bool = False, **kw: Any
+):
     """``numpy.nanstd``: the standard deviation of the non-NaN elements (the square root of
-    :func:`nanvar`, with its ``ddof``).
+    :func:`nanvar`, with its ``ddof``, ``where``, ``mean`` and ``correction``).
 
     Example:
         >>> import numpy as np
@@ -540,7 +592,7 @@ def nanstd(a: Any, axis: Any = None, dtype: Any = None, ddof: int = 0, keepdims:
         >>> fnp.nanstd(x, axis=1).tolist()
         [1.0, 0.0]
     """
-    return sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims))
+    return sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, **kw))
 
 
 @implements("numpy.trapezoid")

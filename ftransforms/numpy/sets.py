@@ -109,19 +109,49 @@ def _sorted_pairs(ar1: Any, ar2: Any, assume_unique: bool) -> tuple[Any, Any, An
 
 
 @implements(numpy.intersect1d)
-def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> Any:
-    """``numpy.intersect1d`` (without ``return_indices``): the sorted values in both.
+def intersect1d(
+    ar1: Any, ar2: Any, assume_unique: bool = False, return_indices: bool = False
+) -> Any:
+    """``numpy.intersect1d``: the sorted values in both; with ``return_indices``, also the
+    indices of their first occurrences in the flattened ``ar1`` and ``ar2``.
 
     Example:
         >>> import numpy as np
         >>> intersect1d(np.array([3, 1, 1]), np.array([1, 2, 3])).tolist()
         [1, 3]
+        >>> [v.tolist() for v in intersect1d([4, 2, 7], [7, 4], return_indices=True)]
+        [[4, 7], [0, 2], [1, 0]]
     """
-    _, _, aux = _sorted_pairs(ar1, ar2, assume_unique)
+    if not return_indices:
+        _, _, aux = _sorted_pairs(ar1, ar2, assume_unique)
+        if shape(aux)[0] < 2:
+            return getitem(aux, slice(0, 0))
+        dup = equal(getitem(aux, slice(1, None)), getitem(aux, slice(None, -1)))
+        return take(aux, true_positions(dup, "intersect1d(ar1, ar2)"))
+    ar1 = ravel(as_operand(ar1))
+    ar2 = ravel(as_operand(ar2, ar1))
+    if assume_unique:
+        first1 = first2 = None
+    else:
+        ar1, first1 = unique(ar1, return_index=True)
+        ar2, first2 = unique(ar2, return_index=True)
+    n1 = shape(ar1)[0]
+    aux = concatenate([ar1, ar2])
+    order = astype(argsort(aux, kind="stable"), INTP)
+    aux = take(aux, order)
     if shape(aux)[0] < 2:
-        return getitem(aux, slice(0, 0))
-    dup = equal(getitem(aux, slice(1, None)), getitem(aux, slice(None, -1)))
-    return take(aux, true_positions(dup, "intersect1d(ar1, ar2)"))
+        empty = getitem(order, slice(0, 0))
+        return getitem(aux, slice(0, 0)), empty, empty
+    where_dup = true_positions(
+        equal(getitem(aux, slice(1, None)), getitem(aux, slice(None, -1))),
+        "intersect1d(ar1, ar2, return_indices=True)",
+    )
+    values = take(getitem(aux, slice(None, -1)), where_dup)
+    idx1 = take(getitem(order, slice(None, -1)), where_dup)
+    idx2 = take(getitem(order, slice(1, None)), where_dup) - n1
+    if first1 is not None:
+        idx1, idx2 = take(first1, idx1), take(first2, idx2)
+    return values, idx1, idx2
 
 
 @implements(numpy.setxor1d)

@@ -82,7 +82,13 @@ __all__ = [
 
 
 @implements(numpy.median)
-def median(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
+def median(
+    a: Any,
+    axis: Any = None,
+    out: Any = None,
+    overwrite_input: bool = False,  # noqa: ARG001  (NumPy may overwrite; this never does)
+    keepdims: bool = False,
+) -> Any:
     """``numpy.median`` over ``axis`` (an int, a tuple, or all axes); the derivative goes to the
     middle element, or half to each of the two middle ones (as in JAX).
 
@@ -96,6 +102,7 @@ def median(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
         >>> float(fnp.median(x)), ft.grad(fnp.median)(x).tolist()
         (2.5, [0.0, 0.0, 0.5, 0.5])
     """
+    no_extra_args("median", {"out": out})
     if axis is None:
         flat = ravel(a)
         out = median(flat, axis=0)
