@@ -83,3 +83,27 @@ def test_outside_the_transforms_scipy_computes_as_its_own():
     # plain arguments inside a transform still reach SciPy's own code
     out = ft.grad(lambda v: v.sum() * scipy.stats.norm.logpdf(0.3))(X)
     np.testing.assert_allclose(out, np.full(3, scipy.stats.norm.logpdf(0.3)))
+
+
+MOMENTS = {
+    "norm mean+var+std": lambda m: st_norm(m).mean() + st_norm(m).var() + st_norm(m).std(),
+    "norm entropy in scale": lambda s: scipy.stats.norm(0.0, s).entropy(),
+    "gamma mean and var": lambda a: scipy.stats.gamma(a).mean() + scipy.stats.gamma.var(a),
+    "lognorm median": lambda s: scipy.stats.lognorm.median(s, scale=2.0 + s),
+    "t entropy": lambda df: scipy.stats.t(df).entropy(),
+    "poisson var": lambda mu: scipy.stats.poisson(mu).var(),
+    "uniform std": lambda w: scipy.stats.uniform(0.0, w).std(),
+}
+
+
+def st_norm(m):
+    return scipy.stats.norm(m * m, 2.0)
+
+
+@pytest.mark.parametrize("name", sorted(MOMENTS))
+def test_distribution_moments_and_entropy_on_tracers(name):
+    f = MOMENTS[name]
+    x = 1.5
+    np.testing.assert_allclose(ft.grad(f)(x), (f(x + 1e-6) - f(x - 1e-6)) / 2e-6, rtol=1e-6)
+    xs = np.array([1.2, 1.5, 2.5])
+    np.testing.assert_allclose(ft.vmap(f)(xs), [f(v) for v in xs], rtol=1e-12)

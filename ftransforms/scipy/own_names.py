@@ -15,8 +15,9 @@ and distribution objects* call them while a transform is active on some thread
   (SciPy's ufuncs dispatch by themselves; ``scipy.fft``'s uarray multimethods are
   wrapped like functions), a tracer in a function argument's closure counting
   (``scipy.integrate.quad(lambda x: np.exp(-k * x), 0, 1)``: NOTE [closure conversion]);
-* every ``scipy.stats`` distribution's ``pdf``/``logpdf``/``cdf``/... and ``__call__``
-  (freezing), through the base classes, when ``ftransforms.scipy.stats`` has that
+* every ``scipy.stats`` distribution's ``pdf``/``logpdf``/``cdf``/..., ``mean``/``var``/
+  ``std``/``median``/``entropy`` and ``__call__`` (freezing), through the base classes
+  (frozen distributions call them), when ``ftransforms.scipy.stats`` has that
   distribution; and the multivariate ones it has;
 * the ``__call__`` of ``scipy.interpolate``'s interpolators built from plain data
   (``interp1d``, ``CubicSpline`` and the ``PPoly`` family, ``BSpline``,
@@ -90,6 +91,11 @@ DIST_METHODS = (
     "logpmf",
     "__call__",
     "freeze",
+    "mean",
+    "var",
+    "std",
+    "median",
+    "entropy",
 )
 
 _DONE: set[str] = set()
@@ -186,13 +192,15 @@ def _patch_distributions() -> None:
         if obj is not None and not isinstance(obj, (stats.rv_continuous, stats.rv_discrete)):
             # multivariate_normal, dirichlet, multinomial: one instance of their own class
             classes.append((type(obj), getattr(ours, name)))
+    done: set[tuple[type, str]] = set()
     for cls, counterpart in classes:
-        wrappers = {}
         for method in DIST_METHODS:
-            theirs = cls.__dict__.get(method)
-            if inspect.isfunction(theirs):
-                wrappers[method] = _method(theirs, method, counterpart)
-        _install_in_class(cls, wrappers)
+            # the class that defines it (rv_generic for mean, var, ..., entropy)
+            home = next((k for k in cls.__mro__ if method in k.__dict__), None)
+            theirs = None if home is None else home.__dict__[method]
+            if inspect.isfunction(theirs) and (home, method) not in done:
+                done.add((home, method))
+                _install_in_class(home, {method: _method(theirs, method, counterpart)})
 
 
 def _patch_interpolators() -> None:
