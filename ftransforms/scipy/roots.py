@@ -111,64 +111,32 @@ def _bracket_doc(method: str) -> str:
     )
 
 
-def brentq(
-    f: Callable,
-    a: Any,
-    b: Any,
-    args: tuple = (),
-    xtol: float = _XTOL,
-    rtol: float = _RTOL,
-    maxiter: int = 100,
-    full_output: bool = False,
-    disp: bool = True,
-) -> Any:
-    opts = {"xtol": xtol, "rtol": rtol, "maxiter": maxiter, "disp": disp}
-    return _bracketed("brentq", f, a, b, args, full_output, **opts)
+def _bracketing(method: str) -> Callable:
+    """``scipy.optimize.<method>`` for the methods that share SciPy's signature ``(f, a, b,
+    args, xtol, rtol, maxiter, full_output, disp)``."""
+
+    def solver(
+        f: Callable,
+        a: Any,
+        b: Any,
+        args: tuple = (),
+        xtol: float = _XTOL,
+        rtol: float = _RTOL,
+        maxiter: int = 100,
+        full_output: bool = False,
+        disp: bool = True,
+    ) -> Any:
+        opts = {"xtol": xtol, "rtol": rtol, "maxiter": maxiter, "disp": disp}
+        return _bracketed(method, f, a, b, args, full_output, **opts)
+
+    solver.__name__ = solver.__qualname__ = method
+    return solver
 
 
-def brenth(
-    f: Callable,
-    a: Any,
-    b: Any,
-    args: tuple = (),
-    xtol: float = _XTOL,
-    rtol: float = _RTOL,
-    maxiter: int = 100,
-    full_output: bool = False,
-    disp: bool = True,
-) -> Any:
-    opts = {"xtol": xtol, "rtol": rtol, "maxiter": maxiter, "disp": disp}
-    return _bracketed("brenth", f, a, b, args, full_output, **opts)
-
-
-def ridder(
-    f: Callable,
-    a: Any,
-    b: Any,
-    args: tuple = (),
-    xtol: float = _XTOL,
-    rtol: float = _RTOL,
-    maxiter: int = 100,
-    full_output: bool = False,
-    disp: bool = True,
-) -> Any:
-    opts = {"xtol": xtol, "rtol": rtol, "maxiter": maxiter, "disp": disp}
-    return _bracketed("ridder", f, a, b, args, full_output, **opts)
-
-
-def bisect(
-    f: Callable,
-    a: Any,
-    b: Any,
-    args: tuple = (),
-    xtol: float = _XTOL,
-    rtol: float = _RTOL,
-    maxiter: int = 100,
-    full_output: bool = False,
-    disp: bool = True,
-) -> Any:
-    opts = {"xtol": xtol, "rtol": rtol, "maxiter": maxiter, "disp": disp}
-    return _bracketed("bisect", f, a, b, args, full_output, **opts)
+brentq = _bracketing("brentq")
+brenth = _bracketing("brenth")
+ridder = _bracketing("ridder")
+bisect = _bracketing("bisect")
 
 
 def toms748(
