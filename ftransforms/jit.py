@@ -26,6 +26,7 @@ from ftransforms.aliased_arguments import alias_plan, link
 from ftransforms.backend import is_array
 from ftransforms.boundary import transform_inputs, transform_outputs
 from ftransforms.compiled import tier
+from ftransforms.core.errors import PerformanceWarning
 from ftransforms.core.mutation import Buffer, detached
 from ftransforms.core.outside_operands import routed_to
 from ftransforms.core.stack import pushed
@@ -438,6 +439,7 @@ def jit(
     attach_later: dict = {}  # id -> a recorded program not yet given its compiled tier
 
     no_static = ((), ())
+    number_values: dict = {}  # NOTE [Python numbers are static]
 
     @functools.wraps(func)
     def compiled(*args: Any, **kwargs: Any) -> Any:
@@ -513,6 +515,8 @@ def jit(
             attach_later.pop(id(program), None)
             program = None
         if program is None:
+            if _WARNED not in number_values:
+                _count_number_values(name, spec, sig, leaves, number_values)
 
             def call(*dyn_args: Any, **dyn_kw: Any) -> Any:
                 return func(*_merge_static(dyn_args, static), **dyn_kw, **dict(static[1]))
@@ -610,6 +614,43 @@ class _ProgramCache(OrderedDict):
 #: Recordings made again for rebound outside values after which ``jit`` warns (as
 #: torch.compile's recompile limit): each costs a first call.
 RECORD_AGAIN_WARN = 8
+
+
+# NOTE [Python numbers are static]: a Python ``int``/``float`` argument leaf is part of a
+# signature (code branches and loops on it, sizes arrays by it), so each new value records
+# again; ``jax.jit`` traces Python numbers instead.  A function called with a counter or a
+# schedule (``update(i, state)``, ``step(x, lr)``) would record every call, a few times
+# slower than running eagerly, with no sign why: so ``jit`` warns once the numbers in one
+# arrangement of arguments have taken ``RECORD_AGAIN_WARN`` values, naming them and the
+# fix (an array, ``np.asarray(i)``, is an input).  Counting costs a set insertion per
+# recording, nothing per replay.
+_NUMBER_TYPES = (int, float, complex)
+_WARNED = object()  # the key of ``seen`` set once the function has warned
+
+
+def _count_number_values(name: str, spec: Any, sig: tuple, leaves: list, seen: dict) -> None:
+    numbers = [
+        k
+        for k, v in enumerate(leaves)
+        if isinstance(v, _NUMBER_TYPES) and not isinstance(v, (bool, numpy.generic))
+    ]
+    if not numbers:
+        return
+    where = set(numbers)
+    family = (spec, tuple(type(leaves[k]) if k in where else s for k, s in enumerate(sig)))
+    values = seen.setdefault(family, set())
+    values.add(tuple(leaves[k] for k in numbers))
+    if len(values) == RECORD_AGAIN_WARN:
+        seen[_WARNED] = True
+        kinds = ", ".join(f"leaf {k} ({type(leaves[k]).__name__})" for k in numbers)
+        warnings.warn(
+            f"jit({name}): the Python numbers among the arguments ({kinds}) are static, so "
+            f"each new value records the function again ({len(values)} recordings so "
+            f"far); pass a number that changes from call to call as an array "
+            f"(np.asarray(i)), which is an input, as jax.jit treats Python numbers",
+            PerformanceWarning,
+            stacklevel=3,
+        )
 
 
 def _recording_again(name: str, guards: Any, stale: list) -> None:
