@@ -1,0 +1,247 @@
+"""Published programs, round five: JAX's examples folder, autograd's remaining examples,
+and samplers, physics and optimisation code from papers and blog posts, run unchanged.
+
+Each program lives in its own module under ``tests/published5/`` with its authors' import
+lines, ``jax``/``autograd`` replaced by ``ftransforms`` (``import ftransforms.numpy as
+np`` for ``jax.numpy``/``autograd.numpy``, ``from ftransforms import grad, jit, vmap``),
+``jax.random`` keys replaced by a seeded NumPy generator, and plotting left out; the
+program bodies keep their authors' loops, in-place updates, Python branches and printing.
+Sizes and iteration counts are shrunk to keep this file fast.
+
+Oracles: JAX in float64 running the same module code with its globals rebound to JAX
+(:func:`on_jax`), float64 central differences, Python loops for ``vmap``, closed forms, and
+plain NumPy re-implementations where the program's answer is known.
+"""
+
+from __future__ import annotations
+
+import random
+import types
+
+import jax
+import numpy as np
+import pytest
+import scipy
+import scipy.linalg
+
+import ftransforms as ft
+from tests.program_oracles import FD_TOL, close, fd_jacobian
+from tests.published5 import (
+    jax_control,
+    jax_gaussian_process_regression,
+    jax_newton_bfgs,
+    jax_physical_optimization,
+)
+
+jax.config.update("jax_enable_x64", True)
+
+
+def fd_grad(f):
+    """Float64 central differences of a scalar ``f`` (the oracle for ``grad``)."""
+    return lambda x, *rest: fd_jacobian(f, (np.asarray(x, dtype=float), *rest))
+
+
+def fd_hessian(f):
+    return lambda x: fd_jacobian(fd_grad(f), (np.asarray(x, dtype=float),))
+
+
+def loop_vmap(f):
+    """``vmap`` of one mapped argument, as a Python loop."""
+    return lambda xs: np.stack([f(x) for x in xs])
+
+
+def on_jax(fn, **names):
+    """``fn``'s code run with its module's globals updated by ``names`` (JAX's objects in
+    place of ours); nested functions the code defines see the same globals."""
+    rebound = dict(fn.__globals__)
+    rebound.update(names)
+    return types.FunctionType(fn.__code__, rebound, fn.__name__, fn.__defaults__)
+
+
+# ======================================================================================
+# 1. JAX's examples/physical_optimization.py
+# ======================================================================================
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in sqrt:RuntimeWarning")
+def test_jax_physical_optimization():
+    m = jax_physical_optimization
+    board = m.board.copy()
+    shot = (0, 5, 8.0, 8.5)
+    # the jitted surface builder: a list of [slope, intercept] pairs, replayed on new data
+    lines = m.build_surface(board)
+    assert len(lines) == m.N - 1 and all(len(pair) == 2 for pair in lines)
+    y0, y1 = m.H_0, -m.H_step + m.H_0
+    close(lines[0][0], (y1 - y0) / (board[1] - board[0]))
+    moved = board + 0.01
+    close(m.build_surface(moved)[3][1], m.build_surface.__wrapped__(moved)[3][1])
+    # the loss and its gradient (the Python branches pick the segment the ball hits)
+    loss = m.bounce(board, *shot)
+    assert float(loss) > 0
+    g = ft.grad(m.bounce, 0)(board, *shot)
+    assert np.count_nonzero(g) == 2  # the two ends of the segment hit
+    close(g, fd_jacobian(lambda b: m.bounce(b, *shot), (board,)), FD_TOL, "grad vs FD")
+    # the training loop as written (random shots from Python's `random`), against the same
+    # loop with finite-difference gradients
+    random.seed(1)
+    trained = m.train(board.copy(), 6)
+    random.seed(1)
+    want = board.copy()
+    for _ in range(6):
+        shot = (0, 5, random.uniform(7, 10), random.uniform(7, 10))
+        want += -fd_jacobian(lambda b, s=shot: m.bounce(b, *s), (want,))[...] * 0.1
+    close(trained, want, FD_TOL, "trained board")
+    assert not np.allclose(trained, board)
+
+
+# ======================================================================================
+# 2. JAX's examples/newton_method.py and bfgs_method.py
+# ======================================================================================
+
+
+def test_jax_newton_and_bfgs(capsys):
+    m = jax_newton_bfgs
+    x_newton = m.newton(m.g, m.ini, True)
+    x_bfgs = m.bfgs(m.g, m.ini)
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) >= 4 and printed[0].endswith("\t424.0\t0")
+    # the same programs with float64 finite-difference derivatives (JAX's op-by-op
+    # dispatch is too slow for this file; the iterates converge to the same point)
+    fd = types.SimpleNamespace(grad=fd_grad, hessian=fd_hessian, numpy=np)
+    close(x_newton, on_jax(m.newton, jax=fd, wolfe=on_jax(m.wolfe, jax=fd))(m.g, m.ini), FD_TOL)
+    close(x_bfgs, on_jax(m.bfgs, jax=fd, wolfe=on_jax(m.wolfe, jax=fd))(m.g, m.ini), FD_TOL)
+    # a stationary point of g (Freudenstein-Roth, twice)
+    close(ft.grad(m.g)(x_newton), np.zeros(4), {"rtol": 0, "atol": 1e-6})
+
+
+# ======================================================================================
+# 3. JAX's examples/gaussian_process_regression.py
+# ======================================================================================
+
+
+def test_jax_gaussian_process_regression():
+    m = jax_gaussian_process_regression
+    logged = []
+    params, mu, std, (ml, grad_fun, x, y) = m.main(None, num_steps=60, log=logged.append)
+    assert logged[0].startswith("Step: 0, neg marginal likelihood:") and len(logged) == 2
+
+    # the same program on NumPy and SciPy, with finite-difference gradients of the dict
+    # of hyperparameters and vmap as a loop (JAX's first compile is too slow for this file)
+    def fd_grad_dict(f):
+        def g(params, *rest):
+            return {
+                k: fd_jacobian(lambda v, k=k: f({**params, k: v}, *rest), (params[k],))
+                for k in params
+            }
+
+        return g
+
+    np_main = on_jax(m.main, np=np, scipy=scipy, grad=fd_grad_dict, jit=lambda f: f, vmap=loop_vmap)
+    j_params, j_mu, j_std, _ = np_main(None, num_steps=60, log=lambda s: None)
+    close(params, j_params, {"rtol": 1e-6, "atol": 1e-8})
+    close(mu, j_mu, {"rtol": 1e-6, "atol": 1e-8})
+    close(std, j_std, {"rtol": 1e-6, "atol": 1e-8})
+    assert mu.shape == (200, 1) and std.shape == (200,)
+    # the jitted gradient replays a recording: new hyperparameters, same answer as eager
+    moved = {k: v + 0.1 for k, v in params.items()}
+    close(grad_fun(moved, x, y), ft.grad(ml)(moved, x, y))
+
+
+# ======================================================================================
+# 4. JAX's examples/control.py with the problems of its control_test.py
+# ======================================================================================
+
+
+def one_step_lqr(dim, T):
+    jnp_ = ft.numpy
+    Q = jnp_.stack(T * (jnp_.eye(dim),))
+    q = jnp_.zeros((T, dim))
+    R = jnp_.zeros((T, dim, dim))
+    r = jnp_.zeros((T, dim))
+    M = jnp_.zeros((T, dim, dim))
+    A = jnp_.stack(T * (jnp_.eye(dim),))
+    B = jnp_.stack(T * (jnp_.eye(dim),))
+    return jax_control.LqrSpec(Q, q, R, r, M, A, B)
+
+
+def control_from_lqr(lqr):
+    T, dim, _ = lqr.Q.shape
+    dot = ft.numpy.dot
+
+    def cost(t, x, u):
+        return (
+            dot(dot(lqr.Q[t], x), x)
+            + dot(lqr.q[t], x)
+            + dot(dot(lqr.R[t], u), u)
+            + dot(lqr.r[t], u)
+            + dot(dot(lqr.M[t], u), x)
+        )
+
+    def dynamics(t, x, u):
+        return dot(lqr.A[t], x) + dot(lqr.B[t], u)
+
+    return jax_control.ControlSpec(cost, dynamics, T, dim, dim)
+
+
+def one_step_control(dim, T):
+    def cost(t, x, u):
+        return ft.numpy.dot(x, x)
+
+    def dynamics(t, x, u):
+        return x + u
+
+    return jax_control.ControlSpec(cost, dynamics, T, dim, dim)
+
+
+def test_jax_control(rng):
+    c = jax_control
+    num_states = 3
+
+    def cyclic(t, x, u):
+        return (x + u) % num_states
+
+    T = 10
+    X = c.trajectory(cyclic, np.ones((T, 1)), np.zeros(1))
+    close(X, (np.arange(T + 1) % num_states).reshape(T + 1, 1).astype(float))
+
+    T = 6
+
+    def clip(x, lo, hi):
+        return np.minimum(hi, np.maximum(lo, x))
+
+    def time_varying(t, x, u):
+        return (x + u) * clip(t - T, 0, 1)
+
+    X = c.trajectory(time_varying, np.ones((2 * T, 1)), np.zeros(1))
+    close(X.ravel(), np.concatenate((np.zeros(T + 1), np.arange(T, dtype=float))))
+
+    # the LQR approximation of a quadratic problem: vmap over t of jacfwd(grad) and jacobian
+    dim, T = 2, 10
+    p = one_step_control(dim, T)
+    x0 = rng.normal(size=dim)
+    U = rng.normal(size=(T, dim))
+    X = c.trajectory(p.dynamics, U, x0)
+    close(X, np.vstack([x0, x0 + np.cumsum(U, axis=0)]))
+    spec = c.make_lqr_approx(p)(X, U)
+    close(spec.Q, np.stack((T + 1) * (2 * np.eye(dim),)))
+    close(spec.q, 2 * X)
+    close(spec.R, np.zeros((T, dim, dim)))
+    close(spec.M, np.zeros((T, dim, dim)))
+    close(spec.A, np.stack(T * (np.eye(dim),)))
+    close(spec.B, np.stack(T * (np.eye(dim),)))
+
+    # derivatives and batches through the fori_loop of index updates
+    def final_cost(U, x0):
+        X = c.trajectory(p.dynamics, U, x0)
+        return ft.numpy.sum(np.sin(X) ** 2)
+
+    close(ft.grad(final_cost)(U, x0), fd_jacobian(final_cost, (U, x0)), FD_TOL)
+    x0s = rng.normal(size=(3, dim))
+    close(
+        ft.vmap(lambda x0: c.trajectory(p.dynamics, U, x0))(x0s),
+        np.stack([c.trajectory(p.dynamics, U, v) for v in x0s]),
+    )
+    # lqr_solve reads spec.Q[T + 1] of a spec with T + 1 entries: JAX clamps the index,
+    # NumPy (and so ftransforms) raise IndexError
+    with pytest.raises(IndexError):
+        c.lqr_solve(one_step_lqr(dim, T))
