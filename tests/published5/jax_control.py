@@ -1,3 +1,4 @@
+# ruff: noqa  (a published program in its authors' style)
 """JAX's examples/control.py: model-predictive nonlinear control (iLQR).  Namedtuple
 specs, ``fori_loop`` over functional index updates, ``jacfwd(grad(cost, argnums=2),
 argnums=1)`` and ``jacobian(dynamics, argnums=(1, 2))`` under ``vmap`` over the time

@@ -1,3 +1,4 @@
+# ruff: noqa  (a published program in its authors' style)
 """JAX's examples/gaussian_process_regression.py: hyperparameters in a dict, a covariance
 matrix by nested ``vmap``, ``scipy.linalg.cholesky``/``solve_triangular``, ``jit(grad(...))``
 of a ``partial``, and a hand-written RMSProp-with-momentum loop updating the dicts in place.

@@ -1,3 +1,4 @@
+# ruff: noqa  (a published program in its authors' style)
 """JAX's examples/newton_method.py and examples/bfgs_method.py: Newton's method and a
 Hessian-updating BFGS with a Wolfe line search, ``jax.grad``/``jax.hessian`` called on
 concrete points in Python ``while`` loops, ``x_0 += ...`` on the iterate."""

@@ -1,3 +1,4 @@
+# ruff: noqa  (a published program in its authors' style)
 """JAX's examples/physical_optimization.py: a basketball backboard shaped by gradient
 descent (a jitted surface builder iterating over a traced array, Python branches on traced
 values, chained comparisons, an early ``return`` from a loop).  Plotting left out."""
