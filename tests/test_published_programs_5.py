@@ -27,6 +27,9 @@ import scipy.linalg
 import ftransforms as ft
 from tests.program_oracles import FD_TOL, close, fd_jacobian
 from tests.published5 import (
+    autograd_minimc_hmc,
+    pot_sinkhorn,
+    svgd_dartml,
     jax_control,
     jax_gaussian_process_regression,
     jax_newton_bfgs,
@@ -245,3 +248,139 @@ def test_jax_control(rng):
     # NumPy (and so ftransforms) raise IndexError
     with pytest.raises(IndexError):
         c.lqr_solve(one_step_lqr(dim, T))
+
+
+# ======================================================================================
+# 5. minimc's Hamiltonian Monte Carlo (autograd)
+# ======================================================================================
+
+
+def test_minimc_hamiltonian_monte_carlo(rng):
+    h = autograd_minimc_hmc
+    mu = np.array([0.5, -1.0])
+    sigma = np.array([[1.0, 0.3], [0.3, 0.5]])
+    nlp = h.neg_log_mvnormal(mu, sigma)
+    prec = np.linalg.inv(sigma)
+
+    def exact_dvdq(f):  # the gradient written out: the oracle for grad(negative_log_prob)
+        return lambda x: prec @ (x - mu)
+
+    np.random.seed(3)
+    samples = h.hamiltonian_monte_carlo(8, nlp, np.zeros(2), path_len=1, step_size=0.25)
+    np.random.seed(3)
+    want = on_jax(h.hamiltonian_monte_carlo, grad=exact_dvdq, np=np)(
+        8, nlp, np.zeros(2), path_len=1, step_size=0.25
+    )
+    assert samples.shape == (8, 2)
+    close(samples, want)
+    # the mixture of its distributions module (logsumexp of a list of traced values)
+    mix = h.mixture([h.neg_log_normal(1.0, 0.5), h.neg_log_normal(-1.0, 0.5)], [0.3, 0.7])
+    x = np.array([0.2])
+    close(ft.grad(mix)(x), fd_jacobian(mix, (x,)), FD_TOL)
+    np.random.seed(0)
+    assert h.hamiltonian_monte_carlo(4, mix, x, step_size=0.25).shape == (4, 1)
+    # leapfrog's in-place updates under vmap (chains) and jacfwd (it preserves volume)
+    dvdq = ft.grad(nlp)
+    qs, ps = rng.normal(size=(3, 2)), rng.normal(size=(3, 2))
+    got_q, got_p = ft.vmap(lambda q, p: h.leapfrog(q, p, dvdq, 1, 0.25))(qs, ps)
+    for i in range(3):
+        q_i, p_i = h.leapfrog(qs[i], ps[i], exact_dvdq(None), 1, 0.25)
+        close(got_q[i], q_i)
+        close(got_p[i], p_i)
+
+    def flow(z):
+        return ft.numpy.concatenate(h.leapfrog(z[:2], z[2:], dvdq, 1, 0.25))
+
+    z = rng.normal(size=4)
+    jac = ft.jacfwd(flow)(z)
+    close(jac, fd_jacobian(flow, (z,)), FD_TOL)
+    close(abs(np.linalg.det(jac)), 1.0)
+    close(ft.jacrev(flow)(z), jac)
+
+
+# ======================================================================================
+# 6. DartML's Stein variational gradient descent (plain NumPy and SciPy)
+# ======================================================================================
+
+
+@pytest.mark.filterwarnings("ignore:Importing from numpy.matlib:PendingDeprecationWarning")
+def test_dartml_svgd(rng):
+    m = svgd_dartml
+    x0 = rng.normal(size=(6, 2))
+
+    def final_mean(mu, x0, svgd_module=m):
+        model = svgd_module.MVN(mu, np.array([[1.0, 0.2], [0.2, 0.8]]))
+        theta = svgd_module.SVGD().update(x0, model.dlnprob, n_iter=15, stepsize=0.05)
+        return np.mean(theta**2) + np.sum(np.mean(theta, axis=0) * mu)
+
+    mu = np.array([1.0, -1.0])
+    assert np.isfinite(final_mean(mu, x0))
+    # svgd.py binds SciPy's pdist at import (`from scipy.spatial.distance import pdist`):
+    # the name is SciPy's compiled function, and the error names the counterpart
+    with pytest.raises(ft.errors.TracerConversionError, match="ftransforms.scipy.spatial"):
+        ft.grad(final_mean)(mu, x0)
+    # with the import line the error names, the program runs under the transforms
+    from ftransforms.scipy.spatial import distance
+
+    ours = types.SimpleNamespace(
+        SVGD=type(
+            "SVGD",
+            (),
+            {
+                "svgd_kernel": on_jax(
+                    m.SVGD.svgd_kernel, pdist=distance.pdist, squareform=distance.squareform
+                ),
+                "update": m.SVGD.update,
+            },
+        ),
+        MVN=m.MVN,
+    )
+    # (the median trick's middle pair changes within 1e-3 of mu: a smaller step)
+    g = ft.grad(final_mean)(mu, x0, ours)
+    close(g, fd_jacobian(lambda v: final_mean(v, x0), (mu,), eps=1e-5), FD_TOL, "d/dmu")
+    gx = ft.grad(final_mean, 1)(mu, x0, ours)
+    close(gx, fd_jacobian(lambda v: final_mean(mu, v), (x0,), eps=1e-5), FD_TOL, "d/dx0")
+    batch = rng.normal(size=(3, 6, 2))
+    close(
+        ft.vmap(lambda x: final_mean(mu, x, ours))(batch),
+        np.array([final_mean(mu, x) for x in batch]),
+    )
+    # the target's score by autodiff in place of the written-out dlnprob
+    score = ft.vmap(ft.grad(lambda t: -0.5 * np.sum((t - mu) @ np.eye(2) * (t - mu))))
+    close(
+        m.SVGD().update(x0, score, n_iter=5, stepsize=0.05),
+        m.SVGD().update(x0, m.MVN(mu, np.eye(2)).dlnprob, n_iter=5, stepsize=0.05),
+    )
+
+
+# ======================================================================================
+# 7. POT's Sinkhorn-Knopp (plain NumPy with out= buffers)
+# ======================================================================================
+
+
+def test_pot_sinkhorn_knopp(rng):
+    s = pot_sinkhorn
+    xs, xt = rng.normal(size=(5, 2)), rng.normal(size=(4, 2)) + 1.0
+    a, b = np.full(5, 0.2), np.full(4, 0.25)
+
+    def cost(xs, reg=1.0):
+        M = s.dist(xs, xt)
+        G = s.sinkhorn_knopp(a, b, M, reg)
+        return np.sum(G * M)
+
+    G = s.sinkhorn_knopp(a, b, s.dist(xs, xt), 1.0)
+    close(G.sum(1), a, {"rtol": 1e-6, "atol": 1e-8})
+    close(ft.grad(cost)(xs), fd_jacobian(cost, (xs,)), FD_TOL, "d cost / d xs")
+    close(ft.grad(cost, 1)(xs, 1.0), fd_jacobian(cost, (xs, 1.0), 1), FD_TOL, "d / d reg")
+    # the log dict holds traced errors; the multi-histogram form returns the losses
+    M = s.dist(xs, xt)
+    err_grad = ft.grad(lambda M: s.sinkhorn_knopp(a, b, M, 1.0, log=True)[1]["err"][-1])(M)
+    assert err_grad.shape == M.shape
+    bb = np.stack([b, b[::-1] * 0.5 + 0.125], 1)
+    losses = lambda M: s.sinkhorn_knopp(a, bb, M, 1.0)  # noqa: E731
+    close(ft.jacrev(losses)(M), fd_jacobian(losses, (M,)), FD_TOL, "jacrev, 2 histograms")
+    Ms = np.stack([M, 1.5 * M, M + 0.3])
+    close(
+        ft.vmap(lambda M: s.sinkhorn_knopp(a, b, M, 1.0))(Ms),
+        np.stack([s.sinkhorn_knopp(a, b, M_i, 1.0) for M_i in Ms]),
+    )
