@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 import types
+from functools import partial
 
 import jax
 import numpy as np
@@ -28,12 +29,13 @@ import ftransforms as ft
 from tests.program_oracles import FD_TOL, close, fd_jacobian
 from tests.published5 import (
     autograd_minimc_hmc,
-    pot_sinkhorn,
-    svgd_dartml,
+    jax_lagrangian_nns,
     jax_control,
     jax_gaussian_process_regression,
     jax_newton_bfgs,
     jax_physical_optimization,
+    pot_sinkhorn,
+    svgd_dartml,
 )
 
 jax.config.update("jax_enable_x64", True)
@@ -384,3 +386,50 @@ def test_pot_sinkhorn_knopp(rng):
         ft.vmap(lambda M: s.sinkhorn_knopp(a, b, M, 1.0))(Ms),
         np.stack([s.sinkhorn_knopp(a, b, M_i, 1.0) for M_i in Ms]),
     )
+
+
+# ======================================================================================
+# 8. Lagrangian neural networks (Cranmer et al.): the double pendulum
+# ======================================================================================
+
+
+def test_lagrangian_neural_networks(rng):
+    m = jax_lagrangian_nns
+    L = partial(m.lagrangian, m1=1, m2=1, l1=1, l2=1, g=9.8)
+    states = rng.normal(size=(4, 4))
+    # the Euler-Lagrange equation by pinv(hessian), grad and jacobian(jacobian) against the
+    # hand-derived accelerations, one state at a time and under vmap
+    for s in states:
+        close(m.equation_of_motion(L, s), m.f_analytical(s))
+    close(
+        ft.vmap(partial(m.equation_of_motion, L))(states),
+        np.stack([m.f_analytical(s) for s in states]),
+    )
+    # integrated by odeint inside jit(backend='cpu'), against the analytical forces
+    x0 = np.array([3 * np.pi / 7, 3 * np.pi / 4, 0, 0])
+    times = np.linspace(0, 0.05, 3)
+    close(m.solve_autograd(x0, times), m.solve_analytical(x0, times), {"rtol": 1e-8, "atol": 1e-8})
+    with pytest.raises(ft.errors.UnsupportedOperationError, match=r"jit\(func, backend='gpu'\)"):
+        ft.jit(m.solve_analytical, backend="gpu")
+    # a learned Lagrangian: the loss (jitted) and its gradient (third derivatives of the
+    # network), checked along random directions by central differences
+    params = m.init_random_params(rng, (-1, 4))
+    batch = (states, np.stack([m.f_analytical(s) for s in states]))
+    g = ft.grad(m.loss)(params, batch, None)
+    for _ in range(2):
+        d = [(rng.normal(size=W.shape), rng.normal(size=b.shape)) for W, b in params]
+        along = lambda e: m.loss(  # noqa: E731
+            [(W + e * dW, b + e * db) for (W, b), (dW, db) in zip(params, d)], batch
+        )
+        slope = sum(np.sum(gW * dW) + np.sum(gb * db) for (gW, gb), (dW, db) in zip(g, d))
+        # (pinv of a random network's Hessian bends fast: a small step)
+        close(slope, fd_jacobian(along, (0.0,), eps=1e-5), FD_TOL, "directional derivative")
+    close(m.loss(params, batch, 0.01), ft.jit(m.loss.__wrapped__)(params, batch, 0.01))
+    logged = []
+    trained, train_losses, _ = m.train(params, batch, batch, num_batches=3, log=logged.append)
+    want = params
+    for _ in range(3):
+        gw = ft.grad(m.loss)(want, batch, None)
+        want = [(W - 1e-3 * dW, b - 1e-3 * db) for (W, b), (dW, db) in zip(want, gw)]
+    close(trained, want)
+    assert logged[0].startswith("iteration=0, train_loss=")
