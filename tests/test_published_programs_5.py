@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import random
 import types
+import warnings
 from functools import partial
 
 import numpy as np
@@ -62,8 +63,11 @@ from tests.published5 import (
     jax_newton_bfgs,
     jax_physical_optimization,
     pot_sinkhorn,
-    svgd_dartml,
 )
+
+with warnings.catch_warnings():  # svgd.py imports numpy.matlib (deprecated since NumPy 1.19)
+    warnings.simplefilter("ignore", PendingDeprecationWarning)
+    from tests.published5 import svgd_dartml
 
 
 def fd_grad(f):
