@@ -53,14 +53,18 @@ import scipy
 import scipy.linalg
 
 import ftransforms as ft
+from ftransforms.example_libraries import optimizers
 from tests.program_oracles import FD_TOL, close, fd_jacobian
 from tests.published5 import (
     autograd_minimc_hmc,
     functorch_maml_regression,
     jax_control,
     jax_gaussian_process_regression,
+    jax_hmm_em,
+    jax_kernel_lsq,
     jax_lagrangian_nns,
     jax_newton_bfgs,
+    jax_pca_from_scratch,
     jax_physical_optimization,
     pot_sinkhorn,
 )
@@ -490,3 +494,117 @@ def test_functorch_maml_regression(rng):
     trained, history = f.train(np.random.default_rng(1), list(params), 3, log=logged.append)
     assert logged == [f"Iteration 0 -- Outer Loss: {history[0]:.4f}"] and len(history) == 3
     assert all(np.all(np.isfinite(p)) for p in trained)
+
+
+# ======================================================================================
+# 10. JAX's examples/kernel_lsq.py (jax.example_libraries.optimizers.momentum)
+# ======================================================================================
+
+
+def test_jax_kernel_lsq(capsys):
+    k = jax_kernel_lsq
+    np.random.seed(0)
+    predict, xs, ys, mse = k.main(n=30, d=5, num_steps=100)
+    assert capsys.readouterr().out.startswith("MSE: ")
+    # the same least squares written out: Gram matrix by loops, momentum by hand
+    n = xs.shape[0]
+    gram = np.array([[xs[i] @ xs[j] for j in range(n)] for i in range(n)])
+    close(k.gram(lambda x, y: np.dot(x, y), xs), gram)
+    v, velocity = np.zeros(n), np.zeros(n)
+    for _ in range(100):
+        g = gram.T @ (gram @ v - ys) + 2 * 0.01 * v
+        velocity = 0.9 * velocity + g
+        v = v - 0.000001 * velocity
+    close(predict(xs), gram @ v)
+    close(mse, np.sum((gram @ v - ys) ** 2))
+    # a schedule, a dict of parameters, and an update step under jit replayed on new values
+    opt_init, opt_update, get_params = optimizers.adam(optimizers.exponential_decay(0.1, 10, 0.5))
+    loss = lambda p: np.sum((p["w"] - 1.0) ** 2) + p["b"] ** 2  # noqa: E731
+    state = opt_init({"w": np.zeros(3), "b": np.array(2.0)})
+    step = ft.jit(lambda i, s: opt_update(i, ft.grad(loss)(get_params(s)), s))
+    m_, v_, x_ = np.zeros(3), np.zeros(3), np.zeros(3)
+    for i in range(5):
+        state = step(i, state)
+        g = 2 * (x_ - 1.0)
+        m_, v_ = 0.1 * g + 0.9 * m_, 0.001 * g**2 + 0.999 * v_
+        mhat, vhat = m_ / (1 - 0.9 ** (i + 1)), v_ / (1 - 0.999 ** (i + 1))
+        x_ = x_ - 0.1 * 0.5 ** (i / 10) * mhat / (np.sqrt(vhat) + 1e-8)
+    close(get_params(state)["w"], x_)
+    with pytest.raises(TypeError, match=r"update_fun\(step, grads, opt_state\)"):
+        opt_update(0, [np.zeros(3)], state)
+
+
+# ======================================================================================
+# 11. JAX's examples/hmm_em.py
+# ======================================================================================
+
+
+def forward_backward_moments(params, seq):
+    """Posterior expected counts of an HMM by the forward-backward recursions in NumPy
+    loops: the derivatives of the log normalizer in (log_pi, log_A, log_B)."""
+    log_pi, log_A, log_B = params
+    T, S = len(seq), len(log_pi)
+    A, B = np.exp(log_A), np.exp(log_B)
+    alpha = [np.exp(log_pi)]
+    for obs in seq:
+        alpha.append((alpha[-1] @ A) * B[:, obs])
+    beta = [np.ones(S)]
+    for obs in seq[::-1]:
+        beta.insert(0, A @ (B[:, obs] * beta[0]))
+    Z = alpha[-1].sum()
+    d_pi = alpha[0] * beta[0] / Z
+    d_A = sum(np.outer(alpha[t], B[:, seq[t]] * beta[t + 1]) * A for t in range(T)) / Z
+    d_B = np.zeros_like(B)
+    for t in range(T):
+        d_B[:, seq[t]] += alpha[t + 1] * beta[t + 1] / Z
+    return [d_pi, d_A, d_B]
+
+
+def test_jax_hmm_em(rng):
+    h = jax_hmm_em
+    seq, decodings = h.build_dataset("the quick brown fox jumps over the lazy dog ")
+    assert "".join(decodings[int(i)] for i in seq[:9]) == "the quick"
+    num_states, num_obs = 3, len(decodings)
+    params = [
+        rng.normal(size=(num_states,)),
+        rng.normal(size=(num_states, num_states)),
+        rng.normal(size=(num_states, num_obs)),
+    ]
+    close(
+        ft.grad(h.log_normalizer)(params, seq),
+        forward_backward_moments(params, seq),
+        {"rtol": 1e-9, "atol": 1e-12},
+    )
+    for start in (params, [p + 0.1 for p in params]):  # the second call replays
+        want = start
+        for _ in range(4):
+            want = [
+                np.log(x / x.sum(-1, keepdims=True)) for x in forward_backward_moments(want, seq)
+            ]
+        close(h.EM(start, seq, 4), want, {"rtol": 1e-9, "atol": 1e-10})
+
+
+# ======================================================================================
+# 12. JAX's examples/pca_from_scratch.py
+# ======================================================================================
+
+
+def test_jax_pca_from_scratch():
+    p = jax_pca_from_scratch
+    logged = []
+    X, (X_proj, comp, evr), X_batch, batched = p.main(
+        n_samples=200, n_features=6, batch_size=3, batch_samples=50, log=logged.append
+    )
+    assert logged[-1] == "Output shape of projected batch: (3, 50, 2)"
+
+    def numpy_pca(X, n_components):
+        Xc = X - X.mean(0)
+        _, S, Vt = np.linalg.svd(Xc, full_matrices=False)
+        ev = S**2 / (X.shape[0] - 1)
+        return Xc @ Vt[:n_components].T, Vt[:n_components], ev[:n_components] / ev.sum()
+
+    close((X_proj, comp, evr), numpy_pca(X, 2), {"rtol": 1e-9, "atol": 1e-10})
+    assert evr[0] > 0.5  # the planted direction of largest variance
+    loop = [numpy_pca(Xi, 2) for Xi in X_batch]
+    close(batched, tuple(np.stack(parts) for parts in zip(*loop)), {"rtol": 1e-9, "atol": 1e-10})
+    close(p.pca(X, n_components=3)[2], numpy_pca(X, 3)[2])  # a new static value records anew
