@@ -56,6 +56,7 @@ import ftransforms as ft
 from ftransforms.example_libraries import optimizers
 from tests.program_oracles import FD_TOL, close, fd_jacobian
 from tests.published5 import (
+    autograd_deep_gaussian_process,
     autograd_minimc_hmc,
     functorch_maml_regression,
     jax_control,
@@ -160,7 +161,7 @@ def test_jax_newton_and_bfgs(capsys):
 def test_jax_gaussian_process_regression():
     m = jax_gaussian_process_regression
     logged = []
-    params, mu, std, (ml, grad_fun, x, y) = m.main(None, num_steps=20, log=logged.append)
+    params, mu, std, (ml, grad_fun, x, y) = m.main(None, num_steps=10, log=logged.append)
     assert logged[0].startswith("Step: 0, neg marginal likelihood:") and len(logged) == 1
 
     # the same program on NumPy and SciPy, with finite-difference gradients of the dict
@@ -175,7 +176,7 @@ def test_jax_gaussian_process_regression():
         return g
 
     np_main = on_jax(m.main, np=np, scipy=scipy, grad=fd_grad_dict, jit=lambda f: f, vmap=loop_vmap)
-    j_params, j_mu, j_std, _ = np_main(None, num_steps=20, log=lambda s: None)
+    j_params, j_mu, j_std, _ = np_main(None, num_steps=10, log=lambda s: None)
     close(params, j_params, {"rtol": 1e-6, "atol": 1e-8})
     close(mu, j_mu, {"rtol": 1e-6, "atol": 1e-8})
     close(std, j_std, {"rtol": 1e-6, "atol": 1e-8})
@@ -608,3 +609,33 @@ def test_jax_pca_from_scratch():
     loop = [numpy_pca(Xi, 2) for Xi in X_batch]
     close(batched, tuple(np.stack(parts) for parts in zip(*loop)), {"rtol": 1e-9, "atol": 1e-10})
     close(p.pca(X, n_components=3)[2], numpy_pca(X, 3)[2])  # a new static value records anew
+
+
+# ======================================================================================
+# 13. autograd's examples/deep_gaussian_process.py
+# ======================================================================================
+
+
+def test_autograd_deep_gaussian_process(capsys):
+    d = autograd_deep_gaussian_process
+    assert d.total_num_params == 4 + 4 + d.n_data
+    objective = lambda params: -d.log_marginal_likelihood(params)  # noqa: E731
+    params = 0.1 * np.random.RandomState(0).randn(d.total_num_params)
+    value, g = ft.value_and_grad(objective)(params)
+    close(value, objective(params))
+    close(g, fd_jacobian(objective, (params,)), FD_TOL)
+    # SciPy's CG driven by value_and_grad, against the same run with finite differences
+    init_params, result = d.run(maxiter=1)
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0] == "Optimizing covariance parameters..." and len(printed) == 2
+    assert result.fun < objective(init_params)
+
+    def fd_value_and_grad(f):
+        return lambda p: (f(p), fd_jacobian(f, (p,)))
+
+    _, want = on_jax(d.run, value_and_grad=fd_value_and_grad)(maxiter=1)
+    close(result.x, want.x, {"rtol": 1e-6, "atol": 1e-8})
+    # the end-to-end predictive mean through both layers, differentiated
+    xs = np.linspace(-1, 1, 3).reshape(3, 1)
+    mean_at = lambda p: d.combined_predict_fun(p, d.X, d.y, xs)[0]  # noqa: E731
+    close(ft.jacrev(mean_at)(result.x), fd_jacobian(mean_at, (result.x,)), FD_TOL)
