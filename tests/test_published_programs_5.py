@@ -9,10 +9,12 @@ program bodies keep their authors' loops, in-place updates, Python branches and 
 Sizes and iteration counts are shrunk to keep this file fast.
 
 Programs: JAX's examples ``physical_optimization.py``, ``newton_method.py`` with
-``bfgs_method.py``, ``gaussian_process_regression.py`` and ``control.py`` (with the
-problems of ``control_test.py``); Colin Carroll's minimc HMC (autograd); DartML's SVGD
-(NumPy/SciPy); POT's ``sinkhorn_knopp`` (NumPy with ``out=`` buffers); Cranmer et al.'s
-Lagrangian neural networks (JAX); functorch's MAML regression example (torch.func).
+``bfgs_method.py``, ``gaussian_process_regression.py``, ``control.py`` (with the problems
+of ``control_test.py``), ``kernel_lsq.py``, ``hmm_em.py`` and ``pca_from_scratch.py``;
+autograd's ``deep_gaussian_process.py`` (with ``gaussian_process.py``'s functions); Colin
+Carroll's minimc HMC (autograd); DartML's SVGD (NumPy/SciPy); POT's ``sinkhorn_knopp``
+(NumPy with ``out=`` buffers); Cranmer et al.'s Lagrangian neural networks (JAX);
+functorch's MAML regression example (torch.func).
 
 Oracles: each program's own code run again with its module globals rebound
 (:func:`on_jax`) to float64 central differences for ``grad``/``hessian``, a Python loop
@@ -24,7 +26,9 @@ determinant); directional central differences for networks too large for a full 
 What this round found and fixed: ``jax.device_put`` had no counterpart (now
 ``ft.device_put``); ``jit(f, backend='cpu')`` (the Lagrangian networks' ``@partial(jax.jit,
 backend='cpu')``) was a TypeError (now accepted, another backend or device raises
-``UnsupportedOperationError``).
+``UnsupportedOperationError``); ``jax.example_libraries.optimizers`` (kernel_lsq.py's
+``optimizers.momentum``, and the optimizer of most JAX example programs) had no
+counterpart: now ``ftransforms.example_libraries.optimizers``.
 
 Left as they are: ``x.at[i].set(v)`` on what may be a plain NumPy array is written
 ``jnp.at(x)[i].set(v)`` in control.py (NumPy arrays cannot grow an attribute);
@@ -36,8 +40,10 @@ an integer array, so control_test's ``(t + 1).astype(x.dtype)`` fails outside ``
 bound by ``from scipy.spatial.distance import pdist`` before a transform runs keeps raising
 the error that names ``ftransforms.scipy.spatial.distance.pdist`` (pinned in the SVGD
 test); ``mpc_predict`` (``lax.dynamic_slice_in_dim`` is not in ``ftransforms``) and
-``kernel_lsq.py``/``advi.py`` (``jax.example_libraries.optimizers`` has no counterpart)
-are not run.
+``advi.py`` (``jax.random`` keys in a ``vmap``) are not run; ``jit`` takes a Python ``int``
+argument as static, so kernel_lsq's ``update(i, opt_state)`` records once per step (JAX
+traces ``i``): correct, slower than eager; ``from jax import lax`` reads ``import
+ftransforms as lax`` (``ftransforms.lax`` is the primitive layer, without ``scan``).
 """
 
 from __future__ import annotations
