@@ -14,7 +14,8 @@ of ``control_test.py``), ``kernel_lsq.py``, ``hmm_em.py`` and ``pca_from_scratch
 autograd's ``deep_gaussian_process.py`` (with ``gaussian_process.py``'s functions); Colin
 Carroll's minimc HMC (autograd); DartML's SVGD (NumPy/SciPy); POT's ``sinkhorn_knopp``
 (NumPy with ``out=`` buffers); Cranmer et al.'s Lagrangian neural networks (JAX);
-functorch's MAML regression example (torch.func).
+functorch's MAML regression example (torch.func); a 2-D truss by the stiffness matrix method
+(a MATLAB port with ``numpy.matrix`` products).
 
 Oracles: each program's own code run again with its module globals rebound
 (:func:`on_jax`) to float64 central differences for ``grad``/``hessian``, a Python loop
@@ -28,7 +29,11 @@ What this round found and fixed: ``jax.device_put`` had no counterpart (now
 backend='cpu')``) was a TypeError (now accepted, another backend or device raises
 ``UnsupportedOperationError``); ``jax.example_libraries.optimizers`` (kernel_lsq.py's
 ``optimizers.momentum``, and the optimizer of most JAX example programs) had no
-counterpart: now ``ftransforms.example_libraries.optimizers``.
+counterpart: now ``ftransforms.example_libraries.optimizers``; ``M * t`` and ``t * M`` with
+``M`` a ``numpy.matrix`` (the truss's ``np.transpose(T)*k_local*T``) were elementwise under
+a transform, a silent wrong answer (NumPy takes the matrix product), and a matrix could
+become a tracer's value (``matrix.sum`` then refused ``keepdims`` in a VJP): NOTE [NumPy
+matrix operands].
 
 Left as they are: ``x.at[i].set(v)`` on what may be a plain NumPy array is written
 ``jnp.at(x)[i].set(v)`` in control.py (NumPy arrays cannot grow an attribute);
@@ -74,6 +79,7 @@ from tests.published5 import (
     jax_pca_from_scratch,
     jax_physical_optimization,
     pot_sinkhorn,
+    truss_stiffness_matrix,
 )
 
 with warnings.catch_warnings():  # svgd.py imports numpy.matlib (deprecated since NumPy 1.19)
@@ -645,3 +651,53 @@ def test_autograd_deep_gaussian_process(capsys):
     xs = np.linspace(-1, 1, 3).reshape(3, 1)
     mean_at = lambda p: d.combined_predict_fun(p, d.X, d.y, xs)[0]  # noqa: E731
     close(ft.jacrev(mean_at)(result.x), fd_jacobian(mean_at, (result.x,)), FD_TOL)
+
+
+# ======================================================================================
+# 14. A 2-D truss by the stiffness matrix method (numpy.matrix products)
+# ======================================================================================
+
+
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+def test_truss_stiffness_matrix(rng):
+    t = truss_stiffness_matrix
+    A = np.array([1, np.sqrt(2) / 2, 1, np.sqrt(2) / 2, 1, 1])
+
+    def assembled(A):  # the oracle: the same assembly with 2-d arrays and @
+        k = np.zeros((8, 8))
+        coord = np.array([[20, 20], [20, 0], [0, 20], [0, 0]])
+        for (n1, n2), area in zip([[2, 0], [3, 0], [0, 1], [2, 1], [3, 1], [2, 3]], A):
+            d = coord[n2] - coord[n1]
+            L = np.hypot(*d)
+            c, s = d / L
+            R = np.array([[c, s], [-s, c]])
+            T = np.block([[R, np.zeros((2, 2))], [np.zeros((2, 2)), R]])
+            k_local = (
+                area
+                * (10 * 10 ^ 6)
+                / L
+                * np.array([[1, 0, -1, 0], [0, 0, 0, 0], [-1, 0, 1, 0], [0, 0, 0, 0]])
+            )
+            dofs = [2 * n1, 2 * n1 + 1, 2 * n2, 2 * n2 + 1]
+            k[np.ix_(dofs, dofs)] += T.T @ k_local @ T
+        k[4:, :] = 0
+        k[:, 4:] = 0
+        k[4:, 4:] = np.eye(4)
+        return k
+
+    k, a, f = t.truss(A)
+    close(k, assembled(A))
+
+    def compliance(A):  # f^T u, with u = k^-1 f
+        k, _, f = t.truss(A)
+        return (f.T @ np.linalg.solve(k, f))[0, 0]
+
+    close(ft.grad(compliance)(A), fd_jacobian(compliance, (A,)), FD_TOL)
+    close(ft.jacfwd(lambda A: t.truss(A)[0])(A), fd_jacobian(lambda A: t.truss(A)[0], (A,)), FD_TOL)
+    close(
+        ft.grad(lambda A: np.sum(t.truss(A)[1]))(A),
+        fd_jacobian(lambda A: np.sum(t.truss(A)[1]), (A,)),
+        FD_TOL,
+    )
+    As = A * (1 + 0.1 * rng.uniform(size=(3, 6)))
+    close(ft.vmap(lambda A: t.truss(A)[0])(As), np.stack([assembled(v) for v in As]))
