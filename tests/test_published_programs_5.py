@@ -59,13 +59,13 @@ import warnings
 from functools import partial
 
 import numpy as np
+import optree
 import pytest
 import scipy
 import scipy.linalg
 
 import ftransforms as ft
 from ftransforms.example_libraries import optimizers
-from tests.program_oracles import FD_TOL, close, fd_jacobian
 from tests.published5 import (
     autograd_deep_gaussian_process,
     autograd_minimc_hmc,
@@ -81,10 +81,39 @@ from tests.published5 import (
     pot_sinkhorn,
     truss_stiffness_matrix,
 )
+from tests.tolerances import FD_TOL, assert_tree_close, tol
 
 with warnings.catch_warnings():  # svgd.py imports numpy.matlib (deprecated since NumPy 1.19)
     warnings.simplefilter("ignore", PendingDeprecationWarning)
     from tests.published5 import svgd_dartml
+
+
+TOL = tol(np.float64)
+
+
+def close(actual, expected, tolerance=TOL, msg=""):
+    """``actual`` (what a transform or program returned) is ``expected`` to ``tolerance``."""
+    assert_tree_close(actual, optree.tree_map(np.asarray, expected), err_msg=msg, **tolerance)
+
+
+def fd_jacobian(f, args, argnum=0, eps=1e-3):
+    """4th-order central differences in float64 of ``f`` in ``args[argnum]`` (as
+    ``tests/program_oracles.py``'s, which imports JAX: this file needs no JAX)."""
+    x = np.asarray(args[argnum], dtype=np.float64)
+
+    def at(v):
+        call = list(args)
+        call[argnum] = v
+        return np.asarray(f(*call), dtype=np.float64)
+
+    cols = []
+    for k in range(x.size):
+        e = np.zeros(x.size)
+        e[k] = eps
+        e = e.reshape(x.shape)
+        cols.append((-at(x + 2 * e) + 8 * at(x + e) - 8 * at(x - e) + at(x - 2 * e)) / (12 * eps))
+    out = np.stack(cols, axis=-1)
+    return out.reshape(out.shape[:-1] + x.shape)
 
 
 def fd_grad(f):
