@@ -15,7 +15,8 @@ autograd's ``deep_gaussian_process.py`` (with ``gaussian_process.py``'s function
 Carroll's minimc HMC (autograd); DartML's SVGD (NumPy/SciPy); POT's ``sinkhorn_knopp``
 (NumPy with ``out=`` buffers); Cranmer et al.'s Lagrangian neural networks (JAX);
 functorch's MAML regression example (torch.func); a 2-D truss by the stiffness matrix method
-(a MATLAB port with ``numpy.matrix`` products).
+(a MATLAB port with ``numpy.matrix`` products); SciPy's ``least_squares`` documentation
+example (a hand-written Jacobian into ``np.empty``).
 
 Oracles: each program's own code run again with its module globals rebound
 (:func:`on_jax`) to float64 central differences for ``grad``/``hessian``, a Python loop
@@ -79,6 +80,7 @@ from tests.published5 import (
     jax_pca_from_scratch,
     jax_physical_optimization,
     pot_sinkhorn,
+    scipy_least_squares_enzyme,
     truss_stiffness_matrix,
 )
 from tests.tolerances import FD_TOL, assert_tree_close, tol
@@ -730,3 +732,28 @@ def test_truss_stiffness_matrix(rng):
     )
     As = A * (1 + 0.1 * rng.uniform(size=(3, 6)))
     close(ft.vmap(lambda A: t.truss(A)[0])(As), np.stack([assembled(v) for v in As]))
+
+
+# ======================================================================================
+# 15. SciPy's least_squares example (a hand-written Jacobian into np.empty)
+# ======================================================================================
+
+
+def test_scipy_least_squares_enzyme(capsys):
+    s = scipy_least_squares_enzyme
+    by_hand = s.fit()
+    ours = s.fit(jac=ft.jacfwd(s.fun))
+    printed = capsys.readouterr().out
+    assert printed.count("`ftol` termination condition is satisfied.") == 2
+    close(ours.x, by_hand.x, {"rtol": 1e-10, "atol": 1e-12})
+    assert ours.nfev == by_hand.nfev
+    close(ft.jacrev(s.fun)(ours.x, s.u, s.y), s.jac(ours.x, s.u, s.y))
+    # the hand-written Jacobian (column writes into np.empty) differentiated and batched
+    args = (s.x0, s.u, s.y)
+    close(ft.jacfwd(s.jac)(*args), fd_jacobian(s.jac, args), FD_TOL, "jacfwd(jac)")
+    close(ft.jacrev(s.jac)(*args), ft.jacfwd(s.jac)(*args), msg="jacrev(jac)")
+    xs = s.x0 + np.array([[0.0], [0.1], [0.2]])
+    close(
+        ft.vmap(s.jac, in_dims=(0, None, None))(xs, s.u, s.y),
+        np.stack([s.jac(x, s.u, s.y) for x in xs]),
+    )
