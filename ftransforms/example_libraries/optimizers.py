@@ -466,13 +466,13 @@ def polynomial_decay(
 
 
 def piecewise_constant(boundaries: Any, values: Any) -> Callable:
-    """The schedule ``values[k]`` for ``boundaries[k-1] <= i < boundaries[k]`` (one more
-    value than boundaries).
+    """The schedule ``values[k]`` for ``boundaries[k-1] < i <= boundaries[k]`` (one more
+    value than boundaries; JAX's convention: a boundary step still has the earlier value).
 
     Example:
         >>> from ftransforms.example_libraries.optimizers import piecewise_constant
         >>> s = piecewise_constant([10, 20], [1.0, 0.5, 0.1])
-        >>> float(s(0)), float(s(10)), float(s(25))
+        >>> float(s(10)), float(s(11)), float(s(25))
         (1.0, 0.5, 0.1)
     """
     boundaries = fnp.asarray(boundaries)
@@ -489,7 +489,7 @@ def piecewise_constant(boundaries: Any, values: Any) -> Callable:
         )
 
     def schedule(i: Any) -> Any:
-        return values[fnp.sum(i >= boundaries)]
+        return values[fnp.sum(i > boundaries)]
 
     return schedule
 
