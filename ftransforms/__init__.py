@@ -69,7 +69,7 @@ from ftransforms.autograd_compat import (  # noqa: E402
     tensor_jacobian_product,
     vector_jacobian_product,
 )
-from ftransforms.sync import block_until_ready  # noqa: E402
+from ftransforms.sync import block_until_ready, device_put  # noqa: E402
 from ftransforms.tree_util import (  # noqa: E402
     tree_flatten,
     tree_leaves,
@@ -93,6 +93,7 @@ __all__ = [
     # ported from JAX's tree utilities and HIPS autograd
     "block_until_ready",
     "deriv",
+    "device_put",
     "elementwise_grad",
     "extend",
     "flatten_util",

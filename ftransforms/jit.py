@@ -31,6 +31,7 @@ from ftransforms.core.mutation import Buffer, detached
 from ftransforms.core.outside_operands import routed_to
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
+from ftransforms.errors import UnsupportedOperationError
 from ftransforms.host_random import drew, fresh_entropy, snapshot
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
 from ftransforms.jit_guards import fingerprints, guards_of, written
@@ -366,6 +367,8 @@ def jit(
     donate_argnames: str | Sequence[str] = (),
     keep_unused: bool = False,
     inline: bool = False,
+    backend: str | None = None,
+    device: Any = None,
 ) -> Callable:
     """Compile ``func`` (usually a transformed function) into a replayed flat program.
 
@@ -382,7 +385,10 @@ def jit(
     static when it is passed by keyword), and a static parameter with a default may be
     left out.  At most ``max_cached`` signatures are kept.  JAX's ``donate_argnums``,
     ``donate_argnames``, ``keep_unused`` and ``inline`` are accepted and have no effect
-    (no buffer is donated: the caller's arrays are never written).
+    (no buffer is donated: the caller's arrays are never written); so are
+    ``backend="cpu"`` and ``device="cpu"`` (the program runs where its arrays are: a NumPy
+    program on the CPU), and any other ``backend``/``device`` raises
+    ``UnsupportedOperationError``.
 
     A trace that read a traced value (Python control flow on data, boolean masks, random
     draws, a closure over an enclosing transform's value; see NOTE [value-dependent
@@ -418,7 +424,16 @@ def jit(
             donate_argnames=donate_argnames,
             keep_unused=keep_unused,
             inline=inline,
+            backend=backend,
+            device=device,
         )
+    for what, where in (("backend", backend), ("device", device)):
+        if where is not None and str(where).lower() not in ("cpu", "tfrt_cpu_0", "cpu:0"):
+            raise UnsupportedOperationError(
+                f"jit(func, {what}={where!r}): expected {what}=None or 'cpu'; a jitted "
+                "program runs where its arrays are (NumPy arrays on the CPU, CuPy arrays on "
+                f"their GPU), so leave {what} out and pass CuPy arrays to run on a GPU"
+            )
     if not callable(func):
         raise TypeError(f"jit: expected a function, got {type(func).__name__}")
     argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)

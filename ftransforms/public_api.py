@@ -51,6 +51,8 @@ NAMESPACES = (
     "ftransforms.flatten_util",
     "ftransforms.misc",
     "ftransforms.misc.optimizers",
+    "ftransforms.example_libraries",
+    "ftransforms.example_libraries.optimizers",
     "ftransforms.extend",
 )
 

@@ -1,4 +1,5 @@
-"""Waiting for the device: :func:`block_until_ready` (as ``jax.block_until_ready``).
+"""Waiting for the device: :func:`block_until_ready` (as ``jax.block_until_ready``), and
+:func:`device_put` (as ``jax.device_put``).
 
 Example:
     >>> import numpy as np
@@ -11,10 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ftransforms.core.tracer import Tracer
-from ftransforms.pytree import tree_leaves
+import numpy
 
-__all__ = ["block_until_ready"]
+from ftransforms.core.tracer import Tracer
+from ftransforms.errors import UnsupportedOperationError
+from ftransforms.pytree import tree_leaves, tree_map
+
+__all__ = ["block_until_ready", "device_put"]
 
 
 def block_until_ready(x: Any) -> Any:
@@ -48,3 +52,32 @@ def block_until_ready(x: Any) -> Any:
                 with device:
                     cupy.cuda.get_current_stream().synchronize()
     return x
+
+
+def device_put(x: Any, device: Any = None, *, may_alias: Any = None, donate: Any = None) -> Any:
+    """``x`` with its leaves as arrays, as ``jax.device_put(x)`` (JAX programs call it on
+    the NumPy data they start from).  Arrays stay on their own backend (a NumPy array is
+    returned as is, a CuPy array stays on its GPU); Python scalars and sequences become
+    NumPy arrays; tracers are returned as they are.  ``device`` other than ``None`` or
+    ``"cpu"`` is refused: move data between backends with ``cupy.asarray``/``.get()``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> board = np.random.default_rng(0).random(3)
+        >>> ft.device_put(board) is board, ft.device_put({"b": [1.0, 2.0]})["b"]
+        (True, array([1., 2.]))
+    """
+    if device is not None and str(device).lower() not in ("cpu", "tfrt_cpu_0", "cpu:0"):
+        raise UnsupportedOperationError(
+            f"device_put(x, device={device!r}): expected device=None or 'cpu' (the arrays "
+            "stay on the backend they are on); move data to a GPU with cupy.asarray(x) "
+            "and back with x.get()"
+        )
+
+    def put(leaf: Any) -> Any:
+        if isinstance(leaf, Tracer) or hasattr(leaf, "__array_namespace__"):
+            return leaf
+        return numpy.asarray(leaf)
+
+    return tree_map(put, x)

@@ -114,6 +114,11 @@ NAMESPACE_PAGES = [
         "ftransforms.misc.optimizers",
     ),
     ("reference/extend.md", "ftransforms.extend (autograd.extend)", "ftransforms.extend"),
+    (
+        "reference/example_libraries_optimizers.md",
+        "ftransforms.example_libraries.optimizers (jax.example_libraries.optimizers)",
+        "ftransforms.example_libraries.optimizers",
+    ),
 ]
 
 

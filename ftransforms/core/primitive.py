@@ -191,6 +191,12 @@ class Primitive:
                 plain = False
                 if t.__module__.startswith("scipy.sparse"):  # NOTE [SciPy sparse operands]
                     raise _sparse_operand(self, a)
+                if isinstance(a, numpy.matrix):  # NOTE [NumPy matrix operands]
+                    objects = objects or None  # (None: a matrix, see below)
+        if objects is None and top is not None:  # a tracer's values are never matrices
+            return self.bind(
+                *[numpy.asarray(b) if isinstance(b, numpy.matrix) else b for b in args], **params
+            )
         if objects and OBJECT_ARRAY_CONVERTER:
             converted = [OBJECT_ARRAY_CONVERTER[0](b) for b in args]
             if any(c is not b for c, b in zip(converted, args)):

@@ -177,7 +177,16 @@ class ArrayMethods:
         except TypeError:
             return _defer(other)
 
+    # NOTE [NumPy matrix operands]: ``M * t`` with ``M`` a ``numpy.matrix`` is a matrix
+    # product, as NumPy computes it for matrices (MATLAB ports: ``T.T * k_local * T``):
+    # ``matrix.__mul__`` gives way to a tracer (it has ``__rmul__``), so the tracer's
+    # ``__rmul__`` and ``__mul__`` take ``@`` for a matrix operand.  Every other operation
+    # reads a matrix operand as its 2-d array (``bind``'s general path converts it when a
+    # tracer is among the operands), so a tracer's values are never matrices; the result
+    # is a traced 2-d array where NumPy gives a matrix.
     def __mul__(self, other):
+        if type(other) is numpy.matrix:
+            return matmul(self, numpy.asarray(other))
         try:
             return multiply(self, other)
         except TypeError:
@@ -191,6 +200,8 @@ class ArrayMethods:
     def __rmul__(self, other):
         if type(other) in SPARSE_DISPATCHED and scipy_sparse_kind(other) == "matrix":
             return sparse_matmul(other, self)  # a scipy.sparse matrix's * is @
+        if type(other) is numpy.matrix:  # NOTE [NumPy matrix operands]
+            return matmul(numpy.asarray(other), self)
         try:
             return multiply(other, self)
         except TypeError:
