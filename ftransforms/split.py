@@ -105,6 +105,7 @@ import ftransforms.numpy as fnp
 from ftransforms.arguments import out_dims_per_leaf, structure_str
 from ftransforms.core.errors import PerformanceWarning, SplitOutputError
 from ftransforms.core.mutation import assign, clone, payload
+from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchSplit, BatchTracer, SpeculationFailed
 from ftransforms.numpy.helpers import dtype_of, to_host, xp_of
@@ -185,10 +186,11 @@ def run_groups(
     lowest row is raised, as the loop over the rows would: a group whose first row comes
     before the failed row still runs."""
     outs = []
-    failed = None  # the exception raised for the lowest row so far
+    failed, first = None, 0  # the exception raised for the lowest row so far, that row
+    level = len(current_stack())
     for idx in groups:
         ids = row_ids[idx]
-        if failed is not None and int(ids[0]) > failed._ftransforms_first_row:
+        if failed is not None and int(ids[0]) > first:
             break  # groups come in the order of their first rows
         sub = [
             leaf if d is None else fnp.take(leaf, _index_like(leaf, idx), axis=d)
@@ -197,10 +199,9 @@ def run_groups(
         try:
             outs.append(rerun(sub, idx.size, ids))
         except Exception as err:
-            if not hasattr(err, "_ftransforms_first_row"):
-                err._ftransforms_first_row = int(ids[0])
-            if failed is None or err._ftransforms_first_row < failed._ftransforms_first_row:
-                failed = err
+            row = _rows_of(err).setdefault(level, int(ids[0]))
+            if failed is None or row < first:
+                failed, first = err, row
     if failed is not None:
         raise failed
     return join_groups(outs, groups, out_dims, where)
@@ -208,11 +209,22 @@ def run_groups(
 
 def name_rows(err: BaseException, where: str, row_ids: numpy.ndarray) -> None:
     """Note on ``err`` (raised by ``f`` on part of the batch: a group of a split, or a
-    chunk) which rows it was raised for, once: the innermost part names them."""
-    if not getattr(err, "_ftransforms_rows_named", False):
+    chunk) which rows it was raised for, once per vmap level: the innermost part of that
+    level names them (nested vmaps each name their own rows)."""
+    rows = _rows_of(err)
+    level = len(current_stack())
+    if level not in rows:
         err.add_note(f"{where}: raised for batch row(s) {_rows_text(row_ids)}")
-        err._ftransforms_rows_named = True
-        err._ftransforms_first_row = int(numpy.min(to_host(row_ids)))
+        rows[level] = int(numpy.min(to_host(row_ids)))
+
+
+def _rows_of(err: BaseException) -> dict:
+    """The first row ``err`` was raised for, per vmap level (by the depth of the
+    interpreter stack where that level's parts run: a nested vmap runs deeper)."""
+    rows = getattr(err, "_ftransforms_first_rows", None)
+    if rows is None:
+        rows = err._ftransforms_first_rows = {}
+    return rows
 
 
 def _index_like(value: Any, idx: numpy.ndarray) -> Any:

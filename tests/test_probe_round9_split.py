@@ -1,0 +1,76 @@
+"""Probe round 9 on vmap of per-example Python code (NOTE [splitting the batch] in
+ftransforms/split.py).  Each test compares with the Python loop over the rows (plain
+NumPy), with central differences in float64 for derivatives, and with eager values for
+``jit`` on new inputs.
+
+* Nested vmaps whose rows raise: the inner vmap's note recorded the first failing row in
+  its own numbering, and the outer vmap compared that number with its own rows, so it
+  raised the error of another outer row than the loop's first (outer row 1's error where
+  outer row 0 fails at inner row 3), and named only the inner row.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ftransforms as ft
+from ftransforms.core.stack import current_stack
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ft.errors.PerformanceWarning)
+        warnings.filterwarnings("ignore", "jit.*depends on data", RuntimeWarning)
+        yield
+    assert current_stack() == ()
+
+
+def _loop(f, xs):
+    return np.stack([np.asarray(f(x)) for x in xs])
+
+
+XS = np.array([[0.3, 0.2, 1.1], [3.1, -1.3, 0.5], [-2.2, 5.0, 0.1], [0.9, 0.8, -0.7]])
+
+
+def _refuse_negative(x):
+    if x[2] < 0:
+        raise ValueError(f"negative third entry beside {float(x[1])}")
+    return x
+
+
+def _first_error(f, xss):
+    for xs in xss:
+        for x in xs:
+            try:
+                f(x)
+            except ValueError as err:
+                return str(err)
+    raise AssertionError("no row fails")
+
+
+@pytest.mark.parametrize("form", ["vmap(vmap)", "vmap(inner)", "in_dims=1"])
+def test_nested_vmaps_raise_the_error_of_the_loops_first_row(form):
+    # Outer row 0 fails at inner row 3, outer row 1 at inner row 1: the loop over the
+    # outer rows raises outer row 0's error.  The outer vmap compared the inner row (1 < 3)
+    # with its own rows and raised outer row 1's.
+    mats = np.stack([XS, XS[[0, 3, 2, 1]] * 2.0])
+    if form == "vmap(vmap)":
+        fn, arg, xss = ft.vmap(ft.vmap(_refuse_negative)), mats, mats
+    elif form == "vmap(inner)":
+        fn = ft.vmap(lambda m: ft.vmap(_refuse_negative)(m))
+        arg, xss = mats, mats
+    else:  # the outer vmap over axis 1: outer row 1 (inner row 1) fails first
+        fn = ft.vmap(ft.vmap(_refuse_negative), in_dims=1)
+        arg, xss = mats, mats.transpose(1, 0, 2)
+    want = _first_error(_refuse_negative, xss)
+    with pytest.raises(ValueError) as info:
+        fn(arg)
+    assert str(info.value) == want
+    notes = info.value.__notes__
+    assert len(notes) == 2  # each vmap names its own rows, the inner one first
+    outer = 1 if form == "in_dims=1" else 0
+    inner = 1 if form == "in_dims=1" else 3
+    assert notes[0].endswith(f"raised for batch row(s) {inner}")
+    assert notes[1].endswith(f"raised for batch row(s) {outer}")
