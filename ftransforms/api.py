@@ -327,8 +327,9 @@ def _vmap_call(
         signal = None
     except Exception as err:
         masked = interp.loops is not None and (interp.loops.records or interp.loops.promoted)
-        if interp.pending is not None and not drew:  # the run went on with row 0's number
-            signal = interp.pending  # after a split it could not raise: split now
+        if interp.pending is not None and not drew:  # the run went on after a signal (row
+            pending = interp.pending  # 0's number under SciPy, a `finally` that raised)
+            signal = pending if isinstance(pending, BatchSplit) else None  # split now
         else:
             if not drew and not masked:
                 if group:  # a group of a split: say which rows

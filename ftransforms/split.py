@@ -16,9 +16,13 @@ such read goes through ``BatchTracer._concrete`` (interpreters/batching.py).  Th
   concrete per-row values.  It unwinds every transform inside the vmap (each pops its
   interpreter in ``finally``), and the vmap call that pushed that interpreter catches it
   (:func:`split_batch` below; any other vmap re-raises it: nested vmaps split only their
-  own axis).  The rows are grouped by their value (first row first), ``f`` runs again,
-  vmapped, on each group's rows, and the groups' outputs are put back in row order with
-  ``concatenate`` and a ``take`` by the inverse permutation.  Those are ordinary
+  own axis).  A bare ``except:`` (or ``except BaseException``, ``contextlib.suppress``)
+  would swallow it and a ``finally`` that raises would replace it, so the interpreter
+  keeps the first signal (``pending``), and the vmap call acts on it when the function
+  returns or raises anyway (the run's results are dropped).  The rows are grouped by
+  their value (first row first), ``f`` runs again, vmapped, on each group's rows, and
+  the groups' outputs are put back in row order with ``concatenate`` and a ``take`` by
+  the inverse permutation.  Those are ordinary
   differentiable primitives on the values below the vmap, so a ``grad``/``jvp``/``jit``
   outside sees one program, and ``vmap(grad(f))`` splits the same way (``grad``'s tracers
   read their primal values, which are the batched ones).

@@ -7,6 +7,11 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
   its own numbering, and the outer vmap compared that number with its own rows, so it
   raised the error of another outer row than the loop's first (outer row 1's error where
   outer row 0 fails at inner row 3), and named only the inner row.
+* The split signal is a ``BaseException``: a bare ``except:`` (``except BaseException``,
+  ``contextlib.suppress(BaseException)``) in ``f`` swallowed it, and every row took the
+  ``except`` branch (a silent wrong answer); a ``finally`` that reads a local the ``try``
+  had not bound yet replaced it with UnboundLocalError.  The interpreter now keeps the
+  first signal and the vmap call acts on it when ``f`` returns or raises.
 """
 
 import warnings
@@ -74,3 +79,78 @@ def test_nested_vmaps_raise_the_error_of_the_loops_first_row(form):
     inner = 1 if form == "in_dims=1" else 3
     assert notes[0].endswith(f"raised for batch row(s) {inner}")
     assert notes[1].endswith(f"raised for batch row(s) {outer}")
+
+
+def _bare_except(x):
+    try:
+        k = 2.0 if x[0] > 0 else 3.0
+    except:  # noqa: E722  (the user's code: it catches BaseException)
+        k = 5.0
+    return x * k
+
+
+def _except_base_exception(x):
+    try:
+        return x * 2 if x[0] > 0 else x
+    except BaseException:
+        return x * 0
+
+
+def _suppressed(x):
+    import contextlib
+
+    k = 1.0
+    with contextlib.suppress(BaseException):
+        k = 2.0 if x[0] > 0 else 3.0
+    return x * k
+
+
+def _finally_reads_the_try(x):
+    try:
+        if x[0] < 0:
+            raise RuntimeError("negative")
+        r = x * 2
+    except RuntimeError:
+        r = x * 3
+    finally:
+        r = r + 1  # unbound while the split signal unwinds the `try`
+    return r
+
+
+def _masked_loop_in_a_bare_try(x):
+    try:
+        y, hist = x, []
+        while y.sum() > 1:  # masking gives up at the append (a signal)
+            y = y * 0.5
+            hist.append(1)
+        k = len(hist)
+    except:  # noqa: E722
+        k = -1
+    return y * k
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        _bare_except,
+        _except_base_exception,
+        _suppressed,
+        _finally_reads_the_try,
+        _masked_loop_in_a_bare_try,
+    ],
+)
+def test_a_split_signal_the_function_swallows_still_splits(f):
+    # The split signal is a BaseException; a bare `except:` caught it and every row took
+    # the except branch (a silent wrong answer), and a `finally` reading a local the
+    # `try` had not bound yet replaced it with UnboundLocalError.
+    xs = np.array([[0.3, 0.2, 1.1], [3.1, -1.3, 0.5], [-2.2, 5.0, 0.1], [0.9, 0.8, -0.7]])
+    want = _loop(f, xs)
+    np.testing.assert_array_equal(ft.vmap(f)(xs), want)
+    np.testing.assert_array_equal(ft.vmap(f, chunk_size=3)(xs), want)
+    jf = ft.jit(ft.vmap(f))
+    for perm in ([0, 1, 2, 3], [2, 0, 3, 1]):
+        np.testing.assert_array_equal(jf(xs[perm]), want[perm])
+    mats = np.stack([xs, xs[::-1]])
+    np.testing.assert_array_equal(ft.vmap(ft.vmap(f))(mats), np.stack([want, want[::-1]]))
+    grads = ft.vmap(ft.grad(lambda x: np.sum(f(x))))(xs)
+    np.testing.assert_array_equal(grads, np.stack([ft.grad(lambda x: np.sum(f(x)))(x) for x in xs]))

@@ -35,6 +35,8 @@ class BatchSplit(BaseException):
         self.rows = rows
         self.site = _user_site()
         self.reason: str | None = None  # an error of some rows (NOTE [errors of some rows])
+        if interp.pending is None:  # kept, should f swallow it (a bare ``except:``)
+            interp.pending = self
 
 
 #: Packages whose frames are not the user's line that asked for a Python value.
@@ -113,6 +115,8 @@ class SpeculationFailed(BaseException):
     def __init__(self, interp: BatchInterpreter, why: str) -> None:
         super().__init__(why)
         self.interp = interp
+        if interp.pending is None:  # kept, should f swallow it (as BatchSplit)
+            interp.pending = self
 
 
 class BatchTracer(Tracer):
@@ -276,8 +280,9 @@ class BatchInterpreter(Interpreter):
         # id -> (value, Python type) of the loop counters a masked loop made batched (split.py)
         self.weak: dict | None = None
         # a split found where it could not be raised (NOTE [a split under SciPy's compiled
-        # code]): the vmap call raises it when the function returns or fails
-        self.pending: BatchSplit | None = None
+        # code]), or the first signal raised (the function may swallow it: NOTE [splitting
+        # the batch]): the vmap call raises it when the function returns or fails
+        self.pending: BatchSplit | SpeculationFailed | None = None
         self.draw_log = None  # randomness='same': this run's draws (random._DrawLog)
 
     def axis_index(self) -> BatchTracer:
