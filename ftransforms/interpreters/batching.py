@@ -417,7 +417,8 @@ _RANK = {bool: 0, int: 1, float: 2, complex: 3}.get
 # NOTE [errors of some rows]: ``vmap(f)(xs)`` means the loop ``[f(x) for x in xs]``, so an
 # error that a batched kernel raises for the data of some rows only (``np.linalg.inv`` of
 # a stack holding one singular matrix, ``cholesky`` of one matrix that is not positive
-# definite, a value refused under ``np.errstate(all='raise')``, a traced index out of
+# definite, a value refused under ``np.errstate(all='raise')`` (or a RuntimeWarning made
+# an error by ``warnings.simplefilter('error')``), a traced index out of
 # range in some rows) belongs to those rows: a ``try: ... except LinAlgError:`` in ``f``
 # must take its ``except`` branch for them and not for the whole batch.  So such an error
 # splits the batch in halves (NOTE [splitting the batch] in ftransforms/split.py); each
@@ -430,7 +431,7 @@ _RANK = {bool: 0, int: 1, float: 2, complex: 3}.get
 # Costs nothing otherwise: the ``try`` around the rule (and around the elementwise fast
 # path, where ``np.errstate(divide='raise')`` makes ``log`` of a zero row raise) is free
 # until something raises.
-_ROW_ERRORS = (numpy.linalg.LinAlgError, FloatingPointError, IndexError)
+_ROW_ERRORS = (numpy.linalg.LinAlgError, FloatingPointError, IndexError, RuntimeWarning)
 
 
 #: Python scalars: they broadcast against any value without reaching its batch axis.
