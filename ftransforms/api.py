@@ -81,7 +81,7 @@ from ftransforms.pytree import (
     tree_unflatten,
 )
 from ftransforms.random import replaying_draws, same_randomness_across_chunks
-from ftransforms.split import name_rows, run_groups, split_batch
+from ftransforms.split import name_rows, run_groups, split_batch, unbatched_output
 
 __all__ = [
     "grad",
@@ -524,12 +524,23 @@ def _vmap_chunked(
     if randomness == "same":
         held = held_generators(func, leaves)
         piece = _sharing_held_draws(piece, held, raw_states(held) if held else None)
-    return _chunk_loop(piece, size, chunk, out_dims, randomness, where)
+    return _chunk_loop(piece, size, chunk, out_dims, randomness, where, paths=True)
 
 
-def _chunk_loop(piece, size, chunk, out_dims, randomness, where):
+def _chunk_rows(size: int, chunk: int) -> Callable[[int], str]:
+    """``describe(c)``: chunk ``c`` and its rows, for an error."""
+
+    def describe(c: int) -> str:
+        stop = min((c + 1) * chunk, size)
+        return f"chunk {c} (rows {c * chunk}..{stop - 1})"
+
+    return describe
+
+
+def _chunk_loop(piece, size, chunk, out_dims, randomness, where, paths=False):
     """``piece(start, stop)`` for consecutive chunks of ``range(size)``, joined along each
-    output's ``out_dims`` axis (outputs with out_dim None are taken from the first chunk)."""
+    output's ``out_dims`` axis (outputs with out_dim None are taken from the first chunk;
+    ``paths``: the chunks, which may take different Python paths, must agree on them)."""
     pieces = []
     # Every chunk must draw the same noise under randomness='same' (see NOTE [randomness
     # under vmap] in ftransforms/random.py).
@@ -550,7 +561,9 @@ def _chunk_loop(piece, size, chunk, out_dims, randomness, where):
     joined = []
     for k, d in enumerate(dims_out):
         parts = [leaves_k[k] for leaves_k in all_leaves]
-        if d is None:
+        if d is None and paths:  # the chunks may have taken different Python paths
+            joined.append(unbatched_output(parts, k, where, _chunk_rows(size, chunk)))
+        elif d is None:
             joined.append(parts[0])
         else:
             joined.append(fnp.concatenate(parts, axis=int(d) % fnp.ndim(parts[0])))

@@ -240,6 +240,25 @@ def _describe(groups: list, g: int) -> str:
     return f"group {g} (rows {_rows_text(groups[g])})"
 
 
+def unbatched_output(parts: list, k: int, where: str, describe: Callable[[int], str]) -> Any:
+    """Output ``k`` (out_dim None) of a batch run in parts (the groups of a split, the
+    chunks of ``chunk_size``): the one value every part gave, else SplitOutputError."""
+    shapes = [fnp.shape(p) for p in parts]
+    for g, s in enumerate(shapes[1:], 1):
+        same = s == shapes[0] and bool(
+            numpy.array_equal(
+                to_host(fnp.physical(parts[0])), to_host(fnp.physical(parts[g])), equal_nan=True
+            )
+        )
+        if not same:
+            raise SplitOutputError(
+                f"{where}: output {k} has out_dim None but its value differs between "
+                f"{describe(0)} and {describe(g)}, which took different Python paths; give "
+                f"it an int out_dim"
+            )
+    return parts[0]
+
+
 def join_groups(outs: list, groups: list, out_dims: Any, where: str) -> Any:
     """The groups' outputs as one output of the whole batch, rows in their first order."""
     flat = [tree_flatten(o, none_is_leaf=False) for o in outs]
@@ -262,21 +281,7 @@ def join_groups(outs: list, groups: list, out_dims: Any, where: str) -> Any:
         parts = [leaves[k] for leaves, _ in flat]
         shapes = [fnp.shape(p) for p in parts]
         if d is None:
-            for g, s in enumerate(shapes[1:], 1):
-                same = s == shapes[0] and bool(
-                    numpy.array_equal(
-                        to_host(fnp.physical(parts[0])),
-                        to_host(fnp.physical(parts[g])),
-                        equal_nan=True,
-                    )
-                )
-                if not same:
-                    raise SplitOutputError(
-                        f"{where}: output {k} has out_dim None but its value differs between "
-                        f"{_describe(groups, 0)} and {_describe(groups, g)}, which took "
-                        f"different Python paths; give it an int out_dim"
-                    )
-            joined.append(parts[0])
+            joined.append(unbatched_output(parts, k, where, lambda g: _describe(groups, g)))
             continue
         axis = int(d) % len(shapes[0])
         rest = [s[:axis] + s[axis + 1 :] for s in shapes]

@@ -15,6 +15,10 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
 * ``warnings.simplefilter('error')`` in ``f`` with ``except RuntimeWarning``: NumPy's
   warning (``log`` of a negative row) raised for the whole batch, so every row took the
   ``except`` branch; it splits now, as FloatingPointError under ``np.errstate`` does.
+* ``vmap(f, out_dims=(0, None), chunk_size=k)`` where the chunks took different Python
+  paths and so gave different values for the unbatched output: the first chunk's value
+  was returned (unchunked, the split raises SplitOutputError); the chunks are compared
+  now, as the groups of a split are.
 """
 
 import warnings
@@ -194,3 +198,24 @@ def test_a_runtime_warning_made_an_error_is_raised_for_its_rows_only(f):
         np.testing.assert_array_equal(jf(xs[perm]), want[perm])
     grads = ft.vmap(ft.grad(lambda x: np.sum(f(x))))(xs)
     np.testing.assert_array_equal(grads, np.stack([ft.grad(lambda x: np.sum(f(x)))(x) for x in xs]))
+
+
+def test_chunks_that_disagree_on_an_unbatched_output_raise_as_groups_do():
+    # out_dims=None for a value that depends on the Python path: a split raises
+    # SplitOutputError naming the groups; with chunk_size the chunks (each one path)
+    # were joined silently with the first chunk's value.
+    def f(x):
+        if x[0] > 0:
+            return x * 2, 1
+        return x, 2
+
+    xs = np.array([[0.3, 0.2], [3.1, 1.0], [-10.0, 5.0], [-0.9, 0.9]])
+    with pytest.raises(ft.errors.SplitOutputError, match=r"group 0 \(rows 0, 1\)"):
+        ft.vmap(f, out_dims=(0, None))(xs)
+    for chunk, other in ((2, r"chunk 1 \(rows 2\.\.3\)"), (1, r"chunk 2 \(rows 2\.\.2\)")):
+        with pytest.raises(ft.errors.SplitOutputError, match=rf"^vmap\(f.*and {other}"):
+            ft.vmap(f, out_dims=(0, None), chunk_size=chunk)(xs)
+    # chunks on one path give the one value
+    out, one = ft.vmap(f, out_dims=(0, None), chunk_size=2)(xs[:2])
+    np.testing.assert_array_equal(out, xs[:2] * 2)
+    assert one == 1
