@@ -66,7 +66,14 @@ from ftransforms.core.errors import (
 from ftransforms.core.mutation import detached, mutable
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
-from ftransforms.host_random import TRACED_DRAWS, held_generators, moved, raw_states, restore
+from ftransforms.host_random import (
+    TRACED_DRAWS,
+    held_generators,
+    moved,
+    raw_states,
+    restore,
+    unwatch,
+)
 from ftransforms.interpreters.batching import (
     BatchInterpreter,
     BatchSplit,
@@ -338,7 +345,7 @@ def _vmap_call(
             signal = None  # rows riding along in a masked loop may have caused it
     finally:
         if held:
-            TRACED_DRAWS.watching.remove(held_seen)
+            unwatch(held_seen)
             held, held_states = _raw_drawn(held, held_states, held_seen)
     if drew:  # the rows shared a draw before a split or an error: the loop over the rows
         restore(gens, before)  # draws row by row (up to the row that fails)
@@ -407,7 +414,7 @@ def _sharing_held_draws(run: Callable, gens: tuple, states: list | None) -> Call
         try:
             return run(*args)
         finally:
-            TRACED_DRAWS.watching.remove(seen)
+            unwatch(seen)
             if after:
                 restore(held[0], after[0])
             else:

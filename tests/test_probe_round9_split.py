@@ -19,6 +19,9 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
   paths and so gave different values for the unbatched output: the first chunk's value
   was returned (unchunked, the split raises SplitOutputError); the chunks are compared
   now, as the groups of a split are.
+* ``vmap(randomness='same', chunk_size=k)`` of a function that draws with
+  ``ftransforms.random`` from a generator it holds and splits: ValueError ``list.remove(x):
+  x not in list`` (the runs' watch sets were removed by equality, not identity).
 """
 
 import warnings
@@ -219,3 +222,27 @@ def test_chunks_that_disagree_on_an_unbatched_output_raise_as_groups_do():
     out, one = ft.vmap(f, out_dims=(0, None), chunk_size=2)(xs[:2])
     np.testing.assert_array_equal(out, xs[:2] * 2)
     assert one == 1
+
+
+def _held_draw_or_other(rng):
+    import ftransforms.random as fr
+
+    def f(x):
+        if x[0] > 0:
+            return x + fr.normal(rng, size=2)
+        return x - fr.uniform(rng, size=2)
+
+    return f
+
+
+@pytest.mark.parametrize("chunk", [None, 2, 4])
+def test_randomness_same_with_chunks_that_split_and_ftransforms_random(chunk):
+    # A chunk of a randomness='same' vmap that splits while ftransforms.random draws from
+    # a generator the function holds: the watch sets were removed by equality
+    # (list.remove), so a group's run removed its chunk's equal set and the chunk's
+    # removal raised ValueError: list.remove(x): x not in list.
+    xs = np.array([[0.5, 1.0], [-0.1, 2.0], [0.9, 1.0], [-0.3, 1.0], [0.5, 1.0], [-0.1, 2.0]])
+    want = np.stack([_held_draw_or_other(np.random.default_rng(0))(x) for x in xs])
+    f = _held_draw_or_other(np.random.default_rng(0))
+    got = ft.vmap(f, randomness="same", chunk_size=chunk)(xs)
+    np.testing.assert_array_equal(got, want)
