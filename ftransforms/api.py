@@ -381,8 +381,8 @@ def _vmap_call(
         ) from None
     rows = numpy.arange(size) if rows is None else rows
     if randomness != "same":
-        try:
-            return split_batch(signal, rerun, leaves, dims, rows, out_dims, where)
+        try:  # a group's split is run by the group's caller (split.Regroup)
+            return split_batch(signal, rerun, leaves, dims, rows, out_dims, where, group)
         except _HeldDrawInGroup:
             if group:
                 raise

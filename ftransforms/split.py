@@ -28,9 +28,12 @@ such read goes through ``BatchTracer._concrete`` (interpreters/batching.py).  Th
   read their primal values, which are the batched ones).
 
 Within a group the value that split it is uniform, so the re-run passes that point and may
-split again further on: recursion, one level per disagreeing read.  Each re-run is a fresh
-vmap call, so no record of earlier decisions is needed: a read that came before the split
-point agreed on the whole batch and so agrees on every group.  With k different paths
+split again further on, one level per disagreeing read.  Each re-run is a fresh vmap
+call, so no record of earlier decisions is needed: a read that came before the split
+point agreed on the whole batch and so agrees on every group.  A group's run that splits
+hands its subgroups back to the split that runs it (``Regroup``; not under
+``randomness='same'``, whose groups replay draws level by level), so the Python stack
+does not grow with the number of levels.  With k different paths
 ``f`` runs at most 2k - 1 times (each split abandons one run and starts one per group).
 The price is that each group runs its path from the start (docs/guides/control-flow.md
 has the measured cost and the ways that stay one batched program).
@@ -92,6 +95,7 @@ from __future__ import annotations
 
 import ctypes
 import dis
+import heapq
 import inspect
 import itertools
 import linecache
@@ -138,6 +142,16 @@ def _rows_text(ids: numpy.ndarray) -> str:
     return shown + (f", ... ({ids.size} rows)" if ids.size > 8 else "")
 
 
+class Regroup(BaseException):
+    """A group's run split again: the :func:`run_groups` that ran the group runs the
+    subgroups itself (``groups``: indices into the group's rows), so that splits within
+    splits add no recursion (a staircase of 400 one-row splits ran out of stack)."""
+
+    def __init__(self, groups: list) -> None:
+        super().__init__("a group split again")
+        self.groups = groups
+
+
 def split_batch(
     signal: BatchSplit,
     rerun: Callable[[list, int, numpy.ndarray], Any],
@@ -146,9 +160,12 @@ def split_batch(
     row_ids: numpy.ndarray,
     out_dims: Any,
     where: str,
+    nested: bool = False,
 ) -> Any:
     """The outputs of a vmap whose run raised ``signal``: ``rerun(leaves, size, row_ids)``
-    on each group of rows, joined back in row order (NOTE [splitting the batch])."""
+    on each group of rows, joined back in row order (NOTE [splitting the batch]).
+    ``nested``: this run is itself a group of a split, whose :func:`run_groups` runs the
+    groups (:class:`Regroup`)."""
     groups = group_rows(signal.rows)
     if len(groups) < 2:  # pragma: no cover  (uniform_row said they differ)
         raise AssertionError(f"{where}: a split with one group")
@@ -173,6 +190,8 @@ def split_batch(
             site[1],
             module=site[2] or None,
         )
+    if nested:
+        raise Regroup(groups)
     return run_groups(groups, rerun, leaves, dims, row_ids, out_dims, where)
 
 
@@ -185,30 +204,43 @@ def run_groups(
     out_dims: Any,
     where: str,
 ) -> Any:
-    """``rerun(leaves, size, row_ids)`` on each group of rows (arrays of row indices, in
-    the order they run), joined back in row order.  Where groups raise, the error of the
-    lowest row is raised, as the loop over the rows would: a group whose first row comes
-    before the failed row still runs."""
-    outs = []
+    """``rerun(leaves, size, row_ids)`` on each group of rows (arrays of row indices),
+    in the order of their first rows (a group that splits again, :class:`Regroup`, gives
+    its place to its subgroups), joined back in row order.  Where groups raise, the error
+    of the lowest row is raised, as the loop over the rows would: a group whose first row
+    comes before the failed row still runs."""
+    outs, done = [], []
     failed, first = None, 0  # the exception raised for the lowest row so far, that row
     level = len(current_stack())
-    for idx in groups:
+    queue = [(int(row_ids[idx[0]]), k, idx) for k, idx in enumerate(groups)]
+    heapq.heapify(queue)
+    count = len(queue)
+    while queue:
+        start, _, idx = heapq.heappop(queue)
+        if failed is not None and start > first:
+            break  # the groups come in the order of their first rows
         ids = row_ids[idx]
-        if failed is not None and int(ids[0]) > first:
-            break  # groups come in the order of their first rows
         sub = [
             leaf if d is None else fnp.take(leaf, _index_like(leaf, idx), axis=d)
             for leaf, d in zip(leaves, dims)
         ]
         try:
-            outs.append(rerun(sub, idx.size, ids))
+            out = rerun(sub, idx.size, ids)
+        except Regroup as again:
+            for part in again.groups:
+                heapq.heappush(queue, (int(ids[part[0]]), count, idx[part]))
+                count += 1
+            continue
         except Exception as err:
             row = _rows_of(err).setdefault(level, int(ids[0]))
             if failed is None or row < first:
                 failed, first = err, row
+            continue
+        outs.append(out)
+        done.append(idx)
     if failed is not None:
         raise failed
-    return join_groups(outs, groups, out_dims, where)
+    return join_groups(outs, done, out_dims, where, row_ids)
 
 
 def name_rows(err: BaseException, where: str, row_ids: numpy.ndarray) -> None:
@@ -236,8 +268,9 @@ def _index_like(value: Any, idx: numpy.ndarray) -> Any:
     return idx if isinstance(phys, numpy.ndarray) else xp_of(phys).asarray(idx)
 
 
-def _describe(groups: list, g: int) -> str:
-    return f"group {g} (rows {_rows_text(groups[g])})"
+def _describe(groups: list, g: int, row_ids: Any = None) -> str:
+    rows = groups[g] if row_ids is None else row_ids[groups[g]]
+    return f"group {g} (rows {_rows_text(rows)})"
 
 
 def unbatched_output(parts: list, k: int, where: str, describe: Callable[[int], str]) -> Any:
@@ -259,16 +292,17 @@ def unbatched_output(parts: list, k: int, where: str, describe: Callable[[int], 
     return parts[0]
 
 
-def join_groups(outs: list, groups: list, out_dims: Any, where: str) -> Any:
-    """The groups' outputs as one output of the whole batch, rows in their first order."""
+def join_groups(outs: list, groups: list, out_dims: Any, where: str, row_ids: Any = None) -> Any:
+    """The groups' outputs as one output of the whole batch, rows in their first order
+    (``row_ids``: the batch rows that the groups' indices stand for, in errors)."""
     flat = [tree_flatten(o, none_is_leaf=False) for o in outs]
     spec = flat[0][1]
     for g, (_, s) in enumerate(flat[1:], 1):
         if s != spec:
             raise SplitOutputError(
                 f"{where}: the rows took different Python paths and returned outputs of "
-                f"different structures: {_describe(groups, 0)} returned "
-                f"{structure_str(outs[0])}, {_describe(groups, g)} returned "
+                f"different structures: {_describe(groups, 0, row_ids)} returned "
+                f"{structure_str(outs[0])}, {_describe(groups, g, row_ids)} returned "
                 f"{structure_str(outs[g])}.  Return the same structure on every path (as "
                 f"numpy.stack of the per-row results would need)."
             )
@@ -281,7 +315,9 @@ def join_groups(outs: list, groups: list, out_dims: Any, where: str) -> Any:
         parts = [leaves[k] for leaves, _ in flat]
         shapes = [fnp.shape(p) for p in parts]
         if d is None:
-            joined.append(unbatched_output(parts, k, where, lambda g: _describe(groups, g)))
+            joined.append(
+                unbatched_output(parts, k, where, lambda g: _describe(groups, g, row_ids))
+            )
             continue
         axis = int(d) % len(shapes[0])
         rest = [s[:axis] + s[axis + 1 :] for s in shapes]
@@ -289,8 +325,8 @@ def join_groups(outs: list, groups: list, out_dims: Any, where: str) -> Any:
             if r != rest[0]:
                 raise SplitOutputError(
                     f"{where}: the rows took different Python paths and output {k} has "
-                    f"different shapes: {_describe(groups, 0)} gives per-row shape "
-                    f"{rest[0]}, {_describe(groups, g)} gives {r}.  Return the same shape "
+                    f"different shapes: {_describe(groups, 0, row_ids)} gives per-row shape "
+                    f"{rest[0]}, {_describe(groups, g, row_ids)} gives {r}.  Return the same shape "
                     f"on every path (as numpy.stack of the per-row results would need)."
                 )
         dtype = numpy.result_type(*[dtype_of(p) for p in parts])

@@ -22,6 +22,11 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
 * ``vmap(randomness='same', chunk_size=k)`` of a function that draws with
   ``ftransforms.random`` from a generator it holds and splits: ValueError ``list.remove(x):
   x not in list`` (the runs' watch sets were removed by equality, not identity).
+* A staircase of splits (``for i in range(n): if x[0] > i``, a ``for ... break`` whose
+  rows stop at many different steps) nested one split inside the other: 400 rows ran
+  out of Python's recursion limit (RecursionError).  A group that splits again now hands
+  its subgroups to the split that runs it; the errors of a chunk's groups name the
+  batch's rows (they named the rows within the chunk).
 """
 
 import warnings
@@ -246,3 +251,39 @@ def test_randomness_same_with_chunks_that_split_and_ftransforms_random(chunk):
     f = _held_draw_or_other(np.random.default_rng(0))
     got = ft.vmap(f, randomness="same", chunk_size=chunk)(xs)
     np.testing.assert_array_equal(got, want)
+
+
+def test_a_staircase_of_splits_adds_no_recursion():
+    # `for i in range(n): if x[0] > i` peels one row off the batch at every step: each
+    # split ran its groups from inside the split before it (about 5 frames per level),
+    # so 400 rows ran out of Python's recursion limit.  A group that splits again now
+    # hands its subgroups to the split that runs it.  (Here under a tight limit.)
+    import sys
+
+    n = 60
+
+    def f(x):
+        y = x * 0
+        for i in range(n):
+            if x[0] > i:
+                y = y + 1.0
+        return y
+
+    xs = np.arange(n, dtype=float).reshape(n, 1) + 0.5
+    depth = 0
+    frame = sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(depth + 150)
+    try:
+        got = ft.vmap(f)(xs)
+    finally:
+        sys.setrecursionlimit(limit)
+    np.testing.assert_array_equal(got, _loop(f, xs))
+
+
+def test_a_split_inside_a_later_chunk_names_the_batchs_rows():
+    xs = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [-1.0, 2.0], [2.0, 3.0]])
+    with pytest.raises(ft.errors.SplitOutputError, match=r"group 0 \(rows 3\).*group 1 \(rows 4\)"):
+        ft.vmap(lambda x: x if x[0] > 0 else x[:1], chunk_size=3)(xs)
