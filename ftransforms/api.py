@@ -88,7 +88,7 @@ from ftransforms.pytree import (
     tree_unflatten,
 )
 from ftransforms.random import replaying_draws, same_randomness_across_chunks
-from ftransforms.split import name_rows, run_groups, split_batch, unbatched_output
+from ftransforms.split import join_parts, name_rows, run_groups, split_batch
 
 __all__ = [
     "grad",
@@ -547,7 +547,8 @@ def _chunk_rows(size: int, chunk: int) -> Callable[[int], str]:
 def _chunk_loop(piece, size, chunk, out_dims, randomness, where, paths=False):
     """``piece(start, stop)`` for consecutive chunks of ``range(size)``, joined along each
     output's ``out_dims`` axis (outputs with out_dim None are taken from the first chunk;
-    ``paths``: the chunks, which may take different Python paths, must agree on them)."""
+    ``paths``: the chunks may take different Python paths, so they must agree on the
+    outputs' structure, per-row shapes and out_dim None values, as a split's groups)."""
     pieces = []
     # Every chunk must draw the same noise under randomness='same' (see NOTE [randomness
     # under vmap] in ftransforms/random.py).
@@ -562,15 +563,15 @@ def _chunk_loop(piece, size, chunk, out_dims, randomness, where, paths=False):
             pieces.append(piece(start, min(start + chunk, size)))
     if len(pieces) == 1:
         return pieces[0]
+    if paths:  # the chunks may have taken different Python paths: checked as groups are
+        return join_parts(pieces, out_dims, where, _chunk_rows(size, chunk))
     out_spec = tree_flatten(pieces[0])[1]
     all_leaves = [tree_flatten(p)[0] for p in pieces]
     dims_out = out_dims_per_leaf(out_dims, pieces[0], where)
     joined = []
     for k, d in enumerate(dims_out):
         parts = [leaves_k[k] for leaves_k in all_leaves]
-        if d is None and paths:  # the chunks may have taken different Python paths
-            joined.append(unbatched_output(parts, k, where, _chunk_rows(size, chunk)))
-        elif d is None:
+        if d is None:
             joined.append(parts[0])
         else:
             joined.append(fnp.concatenate(parts, axis=int(d) % fnp.ndim(parts[0])))

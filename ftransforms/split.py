@@ -295,29 +295,37 @@ def unbatched_output(parts: list, k: int, where: str, describe: Callable[[int], 
 def join_groups(outs: list, groups: list, out_dims: Any, where: str, row_ids: Any = None) -> Any:
     """The groups' outputs as one output of the whole batch, rows in their first order
     (``row_ids``: the batch rows that the groups' indices stand for, in errors)."""
+    order = numpy.concatenate(groups)
+    inverse = numpy.empty_like(order)
+    inverse[order] = numpy.arange(order.size)
+    return join_parts(outs, out_dims, where, lambda g: _describe(groups, g, row_ids), inverse)
+
+
+def join_parts(
+    outs: list, out_dims: Any, where: str, describe: Callable[[int], str], inverse: Any = None
+) -> Any:
+    """The outputs of a batch run in parts that may have taken different Python paths (the
+    groups of a split, the chunks of ``chunk_size``) as one output: concatenated along
+    each output's batch axis, rows put back in order by the permutation ``inverse`` (None:
+    they are in order).  Parts that differ in structure or per-row shape raise
+    SplitOutputError naming them (``describe(part)``)."""
     flat = [tree_flatten(o, none_is_leaf=False) for o in outs]
     spec = flat[0][1]
     for g, (_, s) in enumerate(flat[1:], 1):
         if s != spec:
             raise SplitOutputError(
                 f"{where}: the rows took different Python paths and returned outputs of "
-                f"different structures: {_describe(groups, 0, row_ids)} returned "
-                f"{structure_str(outs[0])}, {_describe(groups, g, row_ids)} returned "
-                f"{structure_str(outs[g])}.  Return the same structure on every path (as "
-                f"numpy.stack of the per-row results would need)."
+                f"different structures: {describe(0)} returned {structure_str(outs[0])}, "
+                f"{describe(g)} returned {structure_str(outs[g])}.  Return the same "
+                f"structure on every path (as numpy.stack of the per-row results would need)."
             )
-    order = numpy.concatenate(groups)
-    inverse = numpy.empty_like(order)
-    inverse[order] = numpy.arange(order.size)
     dims = out_dims_per_leaf(out_dims, outs[0], where)
     joined = []
     for k, d in enumerate(dims):
         parts = [leaves[k] for leaves, _ in flat]
         shapes = [fnp.shape(p) for p in parts]
         if d is None:
-            joined.append(
-                unbatched_output(parts, k, where, lambda g: _describe(groups, g, row_ids))
-            )
+            joined.append(unbatched_output(parts, k, where, describe))
             continue
         axis = int(d) % len(shapes[0])
         rest = [s[:axis] + s[axis + 1 :] for s in shapes]
@@ -325,14 +333,16 @@ def join_groups(outs: list, groups: list, out_dims: Any, where: str, row_ids: An
             if r != rest[0]:
                 raise SplitOutputError(
                     f"{where}: the rows took different Python paths and output {k} has "
-                    f"different shapes: {_describe(groups, 0, row_ids)} gives per-row shape "
-                    f"{rest[0]}, {_describe(groups, g, row_ids)} gives {r}.  Return the same shape "
-                    f"on every path (as numpy.stack of the per-row results would need)."
+                    f"different shapes: {describe(0)} gives per-row shape {rest[0]}, "
+                    f"{describe(g)} gives {r}.  Return the same shape on every path (as "
+                    f"numpy.stack of the per-row results would need)."
                 )
         dtype = numpy.result_type(*[dtype_of(p) for p in parts])
         parts = [p if dtype_of(p) == dtype else fnp.astype(p, dtype) for p in parts]
         both = fnp.concatenate(parts, axis=axis)
-        joined.append(fnp.take(both, _index_like(both, inverse), axis=axis))
+        joined.append(
+            both if inverse is None else fnp.take(both, _index_like(both, inverse), axis=axis)
+        )
     return tree_unflatten(spec, joined)
 
 

@@ -18,7 +18,9 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
 * ``vmap(f, out_dims=(0, None), chunk_size=k)`` where the chunks took different Python
   paths and so gave different values for the unbatched output: the first chunk's value
   was returned (unchunked, the split raises SplitOutputError); the chunks are compared
-  now, as the groups of a split are.
+  now, as the groups of a split are; so are their structures and per-row shapes (chunks
+  of one row each: a dict with another key came back under the first chunk's key, a
+  None in place of an array, ragged rows raised NumPy's concatenate ValueError).
 * ``vmap(randomness='same', chunk_size=k)`` of a function that draws with
   ``ftransforms.random`` from a generator it holds and splits: ValueError ``list.remove(x):
   x not in list`` (the runs' watch sets were removed by equality, not identity).
@@ -287,3 +289,23 @@ def test_a_split_inside_a_later_chunk_names_the_batchs_rows():
     xs = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [-1.0, 2.0], [2.0, 3.0]])
     with pytest.raises(ft.errors.SplitOutputError, match=r"group 0 \(rows 3\).*group 1 \(rows 4\)"):
         ft.vmap(lambda x: x if x[0] > 0 else x[:1], chunk_size=3)(xs)
+
+
+@pytest.mark.parametrize(
+    "f, what",
+    [
+        (lambda x: {"a": x} if x[0] > 0 else {"b": x}, "different structures"),
+        (lambda x: (x, None) if x[0] > 0 else (x, x), "different structures"),
+        (lambda x: (x, x) if x[0] > 0 else (x,), "different structures"),
+        (lambda x: x[x > 0], "different shapes"),
+    ],
+)
+def test_chunks_that_took_different_paths_are_joined_as_groups_are(f, what):
+    # With chunk_size=1 no chunk splits, and the chunks were joined by the first chunk's
+    # structure: row 2's {'b': ...} came back under 'a', its (x, x) as (x, None); a
+    # shorter tuple raised IndexError, ragged rows NumPy's concatenate ValueError.
+    xs = np.array([[0.3, 0.2, 1.1], [3.1, -1.3, 0.5], [-2.2, 5.0, 0.1], [0.9, 0.8, -0.7]])
+    with pytest.raises(ft.errors.SplitOutputError, match=what):
+        ft.vmap(f)(xs)
+    with pytest.raises(ft.errors.SplitOutputError, match=rf"{what}: chunk 0 \(rows 0\.\.0\)"):
+        ft.vmap(f, chunk_size=1)(xs)
