@@ -20,7 +20,9 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
   was returned (unchunked, the split raises SplitOutputError); the chunks are compared
   now, as the groups of a split are; so are their structures and per-row shapes (chunks
   of one row each: a dict with another key came back under the first chunk's key, a
-  None in place of an array, ragged rows raised NumPy's concatenate ValueError).
+  None in place of an array, ragged rows raised NumPy's concatenate ValueError).  The
+  blocks of ``fd.vmap``/``fd.map_reduce`` likewise: the outputs are planned from the first
+  example, and a block that took another path was read in that plan's structure.
 * ``vmap(randomness='same', chunk_size=k)`` of a function that draws with
   ``ftransforms.random`` from a generator it holds and splits: ValueError ``list.remove(x):
   x not in list`` (the runs' watch sets were removed by equality, not identity).
@@ -309,3 +311,28 @@ def test_chunks_that_took_different_paths_are_joined_as_groups_are(f, what):
         ft.vmap(f)(xs)
     with pytest.raises(ft.errors.SplitOutputError, match=rf"{what}: chunk 0 \(rows 0\.\.0\)"):
         ft.vmap(f, chunk_size=1)(xs)
+
+
+@pytest.mark.parametrize(
+    "f, what",
+    [
+        (lambda x: {"a": x} if x[0] > 0 else {"b": x}, r"structures: the block of rows 2\.\.2"),
+        (lambda x: (x, None) if x[0] > 0 else (x, x), r"structures: the block of rows 2\.\.2"),
+        (lambda x: x[x > 0] if x[1] < 3 else x[:1], r"shapes: the block of rows 2\.\.2"),
+    ],
+)
+def test_distributed_blocks_that_took_other_paths_than_the_plan_raise(f, what):
+    # fd.vmap / fd.map_reduce plan the outputs from the first example; a block whose rows
+    # took another Python path returned {'b': ...} (read as 'a'), (x, x) (read as
+    # (x, None)), or a ragged row (NumPy's broadcast ValueError at compute; map_reduce
+    # summed it by broadcasting).
+    fd = pytest.importorskip("ftransforms.distributed")
+    pytest.importorskip("dask")
+    xs = np.array([[0.3, 0.2, 1.1], [3.1, 1.3, 0.5], [-2.2, 5.0, 0.1], [0.9, 0.8, 0.7]])
+    for make in (fd.vmap, fd.map_reduce):
+        with pytest.raises(ft.errors.SplitOutputError, match=rf"^fd\.{make.__name__}\(.*{what}"):
+            fd.compute(make(f, chunk_size=1)(xs), scheduler="sync")
+    same = xs[[0, 1, 3]]  # one path: planned and computed alike
+    first = lambda out: out["a"] if isinstance(out, dict) else out[0] if type(out) is tuple else out  # noqa: E731
+    got = fd.compute(fd.vmap(f, chunk_size=1)(same), scheduler="sync")
+    np.testing.assert_array_equal(first(got), _loop(lambda x: first(f(x)), same))
