@@ -471,6 +471,7 @@ add(
     ],
     prims="searchsorted",
     nondiff=True,
+    value_dependent="traced bins are checked for order, per row, as NumPy does (a read)",
 )
 
 

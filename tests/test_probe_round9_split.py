@@ -23,6 +23,9 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
   None in place of an array, ragged rows raised NumPy's concatenate ValueError).  The
   blocks of ``fd.vmap``/``fd.map_reduce`` likewise: the outputs are planned from the first
   example, and a block that took another path was read in that plan's structure.
+* ``np.digitize(x, bins)`` with traced (per-row) bins skipped NumPy's order check: a row
+  with unordered bins got a number instead of its ValueError.  The check reads the rows
+  now (so ``jit`` of digitize with traced bins runs eagerly, as other reading ops do).
 * ``vmap(randomness='same', chunk_size=k)`` of a function that draws with
   ``ftransforms.random`` from a generator it holds and splits: ValueError ``list.remove(x):
   x not in list`` (the runs' watch sets were removed by equality, not identity).
@@ -336,3 +339,26 @@ def test_distributed_blocks_that_took_other_paths_than_the_plan_raise(f, what):
     first = lambda out: out["a"] if isinstance(out, dict) else out[0] if type(out) is tuple else out  # noqa: E731
     got = fd.compute(fd.vmap(f, chunk_size=1)(same), scheduler="sync")
     np.testing.assert_array_equal(first(got), _loop(lambda x: first(f(x)), same))
+
+
+def test_digitize_with_per_row_bins_checks_each_rows_order():
+    # Traced bins skipped NumPy's "bins must be monotonically increasing or decreasing"
+    # check: a row with unordered bins got a number instead of its ValueError (and a `try`
+    # in f never took its `except` for that row).
+    def f(b):
+        try:
+            return np.digitize(0.4, b) * b
+        except ValueError:
+            return -b
+
+    xs = np.array([[0.1, 0.5, 0.9], [0.9, 0.5, 0.1], [0.2, 0.1, 0.3], [0.1, 0.2, 0.3]])
+    want = _loop(f, xs)
+    np.testing.assert_array_equal(ft.vmap(f)(xs), want)
+    np.testing.assert_array_equal(ft.jit(ft.vmap(f))(xs[::-1]), want[::-1])
+    with pytest.raises(ValueError, match="monotonically") as info:
+        ft.vmap(lambda b: np.digitize(0.4, b))(xs)
+    assert info.value.__notes__[-1].endswith("raised for batch row(s) 2")
+    ordered = xs[[0, 1, 3]]
+    np.testing.assert_array_equal(
+        ft.vmap(lambda b: np.digitize(0.4, b))(ordered), [np.digitize(0.4, b) for b in ordered]
+    )

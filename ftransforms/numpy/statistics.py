@@ -539,6 +539,10 @@ def digitize(x: Any, bins: Any, right: bool = False) -> Any:
     up = searchsorted(bins, x, side=side)
     if n < 2:
         return up
+    step_up, step_down = getitem(bins, slice(1, None)), getitem(bins, slice(None, -1))
+    if helpers.invalid_in_rows(any(step_up > step_down) & any(step_up < step_down)):
+        # NumPy's check, per row under vmap (a row's own error, as in the loop over rows)
+        raise ValueError("bins must be monotonically increasing or decreasing")
     down = n - searchsorted(flip(bins), x, side=side)
     return where(getitem(bins, 0) > getitem(bins, -1), down, up)
 
