@@ -26,6 +26,10 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
 * ``np.digitize(x, bins)`` with traced (per-row) bins skipped NumPy's order check: a row
   with unordered bins got a number instead of its ValueError.  The check reads the rows
   now (so ``jit`` of digitize with traced bins runs eagerly, as other reading ops do).
+  Likewise a traced ``q`` of ``quantile``/``percentile`` (and the nan- forms) out of range,
+  traced ``histogram`` edges out of order and a traced ``range`` with min > max or not
+  finite: the checks were skipped for traced values (a number came back, under vmap,
+  grad and jit alike).
 * ``vmap(randomness='same', chunk_size=k)`` of a function that draws with
   ``ftransforms.random`` from a generator it holds and splits: ValueError ``list.remove(x):
   x not in list`` (the runs' watch sets were removed by equality, not identity).
@@ -362,3 +366,41 @@ def test_digitize_with_per_row_bins_checks_each_rows_order():
     np.testing.assert_array_equal(
         ft.vmap(lambda b: np.digitize(0.4, b))(ordered), [np.digitize(0.4, b) for b in ordered]
     )
+
+
+_DATA = np.arange(10.0)
+
+
+@pytest.mark.parametrize(
+    "g, rows",
+    [
+        (lambda q: np.percentile(_DATA, q[0]), [[10.0], [150.0], [90.0]]),
+        (lambda q: np.quantile(_DATA, q[0]), [[0.1], [-0.5], [0.9]]),
+        (lambda q: np.nanpercentile(_DATA, q), [[10.0, 20.0], [50.0, 101.0], [0.0, 100.0]]),
+        (
+            lambda e: np.histogram(np.array([0.5, 1.5]), bins=e)[0],
+            [[0, 1, 2], [0, 2, 1], [0, 1, 3]],
+        ),
+        (
+            lambda r: np.histogram(np.array([0.5, 1.5]), bins=3, range=(r[0], r[1]))[0],
+            [[0.0, 2.0], [2.0, 1.0], [0.0, 3.0]],
+        ),
+    ],
+)
+def test_numpys_value_checks_of_traced_parameters_raise_for_their_rows(g, rows):
+    # A traced q out of range (percentile, quantile), traced histogram edges out of order,
+    # a traced histogram range with min > max: NumPy raises ValueError; the checks were
+    # skipped for traced values, so vmap (and grad, jit) computed a number instead.
+    def f(v):
+        try:
+            return g(v) * 1.0
+        except ValueError:
+            return -np.ones_like(g(np.asarray(rows[0], dtype=float))) * 1.0
+
+    xs = np.asarray(rows, dtype=float)
+    want = _loop(f, xs)
+    np.testing.assert_array_equal(ft.vmap(f)(xs), want)
+    np.testing.assert_array_equal(ft.jit(ft.vmap(f))(xs[::-1]), want[::-1])
+    with pytest.raises(ValueError) as info:
+        ft.vmap(g)(xs)
+    assert info.value.__notes__[-1].endswith("raised for batch row(s) 1")
