@@ -18,8 +18,10 @@ such read goes through ``BatchTracer._concrete`` (interpreters/batching.py).  Th
   (:func:`split_batch` below; any other vmap re-raises it: nested vmaps split only their
   own axis).  A bare ``except:`` (or ``except BaseException``, ``contextlib.suppress``)
   would swallow it and a ``finally`` that raises would replace it, so the interpreter
-  keeps the first signal (``pending``), and the vmap call acts on it when the function
-  returns or raises anyway (the run's results are dropped).  The rows are grouped by
+  keeps the first signal (``pending``): every later read raises it again (the run must not
+  go on with every row in the ``except`` branch, a masked loop around it never ending),
+  and the vmap call acts on it when the function returns or raises anyway (the run's
+  results are dropped).  The rows are grouped by
   their value (first row first), ``f`` runs again, vmapped, on each group's rows, and
   the groups' outputs are put back in row order with ``concatenate`` and a ``take`` by
   the inverse permutation.  Those are ordinary

@@ -11,7 +11,9 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
   ``contextlib.suppress(BaseException)``) in ``f`` swallowed it, and every row took the
   ``except`` branch (a silent wrong answer); a ``finally`` that reads a local the ``try``
   had not bound yet replaced it with UnboundLocalError.  The interpreter now keeps the
-  first signal and the vmap call acts on it when ``f`` returns or raises.
+  first signal and the vmap call acts on it when ``f`` returns or raises; every read after
+  a swallowed signal raises it again (a masked loop around a bare ``except`` went on
+  forever, every row in the ``except`` branch).
 * ``warnings.simplefilter('error')`` in ``f`` with ``except RuntimeWarning``: NumPy's
   warning (``log`` of a negative row) raised for the whole batch, so every row took the
   ``except`` branch; it splits now, as FloatingPointError under ``np.errstate`` does.
@@ -404,3 +406,33 @@ def test_numpys_value_checks_of_traced_parameters_raise_for_their_rows(g, rows):
     with pytest.raises(ValueError) as info:
         ft.vmap(g)(xs)
     assert info.value.__notes__[-1].endswith("raised for batch row(s) 1")
+
+
+def test_a_read_after_a_swallowed_split_signal_raises_it_again():
+    # Inside a masked loop the branch's read raised the split signal, the bare `except`
+    # swallowed it and the run went on with every row in the except branch: without the
+    # cap below the loop never ended (y grows 50x per step); with it the first run took
+    # 40 steps before the call split.  Every read after a swallowed signal now raises it
+    # again, so the run stops at the loop's next condition.
+    steps = []
+
+    def f(x):
+        y, n = x, 0
+        while y.sum() > 1 and n < 40:
+            steps.append(1)
+            y = y * 0.5
+            n += 1
+            try:
+                if y[1] > 1:
+                    y = y * 0.9
+            except:  # noqa: E722
+                y = y * 100
+        return y
+
+    xs = np.array([[0.3, 0.2], [3.1, 1.0], [10.0, 5.0], [0.9, 0.9], [0.5, 1.0]])
+    want = _loop(f, xs)
+    assert len(steps) == 9
+    steps.clear()
+    np.testing.assert_array_equal(ft.vmap(f)(xs), want)
+    assert len(steps) < 20  # (47 steps when the run went on to the cap)
+    np.testing.assert_array_equal(ft.jit(ft.vmap(f))(xs[::-1]), want[::-1])

@@ -35,6 +35,7 @@ class BatchSplit(BaseException):
         self.rows = rows
         self.site = _user_site()
         self.reason: str | None = None  # an error of some rows (NOTE [errors of some rows])
+        self.waiting = False  # caught by the library itself (NOTE [a split under SciPy's ...])
         if interp.pending is None:  # kept, should f swallow it (a bare ``except:``)
             interp.pending = self
 
@@ -149,6 +150,9 @@ class BatchTracer(Tracer):
         v = self.val
         c = v._concrete() if isinstance(v, Tracer) else v  # lower levels read (and split) first
         interp = self._interp
+        pending = interp.pending
+        if pending is not None and not getattr(pending, "waiting", False):
+            raise pending  # f swallowed it (a bare ``except:``): this run is dropped anyway
         if interp.loops is not None and interp.loops.records:  # rows that left a loop ride on
             return interp.loops.read(self, _front(c, self.bdim), sys._getframe(1))
         if c.shape[self.bdim] == 0:
@@ -193,6 +197,7 @@ class BatchTracer(Tracer):
             module = sys._getframe(2).f_globals.get("__name__", "")
             if signal.interp is not self._interp or not module.startswith("scipy."):
                 raise
+            signal.waiting = True
             if self._interp.pending is None:
                 self._interp.pending = signal
             return signal.rows[0]
