@@ -66,7 +66,14 @@ from ftransforms.core.errors import (
 from ftransforms.core.mutation import detached, mutable
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
-from ftransforms.host_random import TRACED_DRAWS, held_generators, moved, raw_states, restore
+from ftransforms.host_random import (
+    TRACED_DRAWS,
+    held_generators,
+    moved,
+    raw_states,
+    restore,
+    unwatch,
+)
 from ftransforms.interpreters.batching import (
     BatchInterpreter,
     BatchSplit,
@@ -81,7 +88,7 @@ from ftransforms.pytree import (
     tree_unflatten,
 )
 from ftransforms.random import replaying_draws, same_randomness_across_chunks
-from ftransforms.split import name_rows, run_groups, split_batch
+from ftransforms.split import join_parts, name_rows, run_groups, split_batch
 
 __all__ = [
     "grad",
@@ -327,8 +334,9 @@ def _vmap_call(
         signal = None
     except Exception as err:
         masked = interp.loops is not None and (interp.loops.records or interp.loops.promoted)
-        if interp.pending is not None and not drew:  # the run went on with row 0's number
-            signal = interp.pending  # after a split it could not raise: split now
+        if interp.pending is not None and not drew:  # the run went on after a signal (row
+            pending = interp.pending  # 0's number under SciPy, a `finally` that raised)
+            signal = pending if isinstance(pending, BatchSplit) else None  # split now
         else:
             if not drew and not masked:
                 if group:  # a group of a split: say which rows
@@ -337,7 +345,7 @@ def _vmap_call(
             signal = None  # rows riding along in a masked loop may have caused it
     finally:
         if held:
-            TRACED_DRAWS.watching.remove(held_seen)
+            unwatch(held_seen)
             held, held_states = _raw_drawn(held, held_states, held_seen)
     if drew:  # the rows shared a draw before a split or an error: the loop over the rows
         restore(gens, before)  # draws row by row (up to the row that fails)
@@ -373,8 +381,8 @@ def _vmap_call(
         ) from None
     rows = numpy.arange(size) if rows is None else rows
     if randomness != "same":
-        try:
-            return split_batch(signal, rerun, leaves, dims, rows, out_dims, where)
+        try:  # a group's split is run by the group's caller (split.Regroup)
+            return split_batch(signal, rerun, leaves, dims, rows, out_dims, where, group)
         except _HeldDrawInGroup:
             if group:
                 raise
@@ -406,7 +414,7 @@ def _sharing_held_draws(run: Callable, gens: tuple, states: list | None) -> Call
         try:
             return run(*args)
         finally:
-            TRACED_DRAWS.watching.remove(seen)
+            unwatch(seen)
             if after:
                 restore(held[0], after[0])
             else:
@@ -523,12 +531,24 @@ def _vmap_chunked(
     if randomness == "same":
         held = held_generators(func, leaves)
         piece = _sharing_held_draws(piece, held, raw_states(held) if held else None)
-    return _chunk_loop(piece, size, chunk, out_dims, randomness, where)
+    return _chunk_loop(piece, size, chunk, out_dims, randomness, where, paths=True)
 
 
-def _chunk_loop(piece, size, chunk, out_dims, randomness, where):
+def _chunk_rows(size: int, chunk: int) -> Callable[[int], str]:
+    """``describe(c)``: chunk ``c`` and its rows, for an error."""
+
+    def describe(c: int) -> str:
+        stop = min((c + 1) * chunk, size)
+        return f"chunk {c} (rows {c * chunk}..{stop - 1})"
+
+    return describe
+
+
+def _chunk_loop(piece, size, chunk, out_dims, randomness, where, paths=False):
     """``piece(start, stop)`` for consecutive chunks of ``range(size)``, joined along each
-    output's ``out_dims`` axis (outputs with out_dim None are taken from the first chunk)."""
+    output's ``out_dims`` axis (outputs with out_dim None are taken from the first chunk;
+    ``paths``: the chunks may take different Python paths, so they must agree on the
+    outputs' structure, per-row shapes and out_dim None values, as a split's groups)."""
     pieces = []
     # Every chunk must draw the same noise under randomness='same' (see NOTE [randomness
     # under vmap] in ftransforms/random.py).
@@ -543,6 +563,8 @@ def _chunk_loop(piece, size, chunk, out_dims, randomness, where):
             pieces.append(piece(start, min(start + chunk, size)))
     if len(pieces) == 1:
         return pieces[0]
+    if paths:  # the chunks may have taken different Python paths: checked as groups are
+        return join_parts(pieces, out_dims, where, _chunk_rows(size, chunk))
     out_spec = tree_flatten(pieces[0])[1]
     all_leaves = [tree_flatten(p)[0] for p in pieces]
     dims_out = out_dims_per_leaf(out_dims, pieces[0], where)

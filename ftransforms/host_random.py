@@ -200,6 +200,15 @@ def note_traced_draw(rng: Any) -> None:
         seen.add(id(rng))
 
 
+def unwatch(seen: set) -> None:
+    """Stop collecting into ``seen`` (by identity: another watcher's set may be equal)."""
+    watching = TRACED_DRAWS.watching
+    for k in range(len(watching) - 1, -1, -1):
+        if watching[k] is seen:
+            del watching[k]
+            return
+
+
 def clear_traced_draws() -> None:
     TRACED_DRAWS.ids.clear()
 

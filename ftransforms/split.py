@@ -16,17 +16,26 @@ such read goes through ``BatchTracer._concrete`` (interpreters/batching.py).  Th
   concrete per-row values.  It unwinds every transform inside the vmap (each pops its
   interpreter in ``finally``), and the vmap call that pushed that interpreter catches it
   (:func:`split_batch` below; any other vmap re-raises it: nested vmaps split only their
-  own axis).  The rows are grouped by their value (first row first), ``f`` runs again,
-  vmapped, on each group's rows, and the groups' outputs are put back in row order with
-  ``concatenate`` and a ``take`` by the inverse permutation.  Those are ordinary
+  own axis).  A bare ``except:`` (or ``except BaseException``, ``contextlib.suppress``)
+  would swallow it and a ``finally`` that raises would replace it, so the interpreter
+  keeps the first signal (``pending``): every later read raises it again (the run must not
+  go on with every row in the ``except`` branch, a masked loop around it never ending),
+  and the vmap call acts on it when the function returns or raises anyway (the run's
+  results are dropped).  The rows are grouped by
+  their value (first row first), ``f`` runs again, vmapped, on each group's rows, and
+  the groups' outputs are put back in row order with ``concatenate`` and a ``take`` by
+  the inverse permutation.  Those are ordinary
   differentiable primitives on the values below the vmap, so a ``grad``/``jvp``/``jit``
   outside sees one program, and ``vmap(grad(f))`` splits the same way (``grad``'s tracers
   read their primal values, which are the batched ones).
 
 Within a group the value that split it is uniform, so the re-run passes that point and may
-split again further on: recursion, one level per disagreeing read.  Each re-run is a fresh
-vmap call, so no record of earlier decisions is needed: a read that came before the split
-point agreed on the whole batch and so agrees on every group.  With k different paths
+split again further on, one level per disagreeing read.  Each re-run is a fresh vmap
+call, so no record of earlier decisions is needed: a read that came before the split
+point agreed on the whole batch and so agrees on every group.  A group's run that splits
+hands its subgroups back to the split that runs it (``Regroup``; not under
+``randomness='same'``, whose groups replay draws level by level), so the Python stack
+does not grow with the number of levels.  With k different paths
 ``f`` runs at most 2k - 1 times (each split abandons one run and starts one per group).
 The price is that each group runs its path from the start (docs/guides/control-flow.md
 has the measured cost and the ways that stay one batched program).
@@ -88,6 +97,7 @@ from __future__ import annotations
 
 import ctypes
 import dis
+import heapq
 import inspect
 import itertools
 import linecache
@@ -105,6 +115,7 @@ import ftransforms.numpy as fnp
 from ftransforms.arguments import out_dims_per_leaf, structure_str
 from ftransforms.core.errors import PerformanceWarning, SplitOutputError
 from ftransforms.core.mutation import assign, clone, payload
+from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchSplit, BatchTracer, SpeculationFailed
 from ftransforms.numpy.helpers import dtype_of, to_host, xp_of
@@ -133,6 +144,16 @@ def _rows_text(ids: numpy.ndarray) -> str:
     return shown + (f", ... ({ids.size} rows)" if ids.size > 8 else "")
 
 
+class Regroup(BaseException):
+    """A group's run split again: the :func:`run_groups` that ran the group runs the
+    subgroups itself (``groups``: indices into the group's rows), so that splits within
+    splits add no recursion (a staircase of 400 one-row splits ran out of stack)."""
+
+    def __init__(self, groups: list) -> None:
+        super().__init__("a group split again")
+        self.groups = groups
+
+
 def split_batch(
     signal: BatchSplit,
     rerun: Callable[[list, int, numpy.ndarray], Any],
@@ -141,9 +162,12 @@ def split_batch(
     row_ids: numpy.ndarray,
     out_dims: Any,
     where: str,
+    nested: bool = False,
 ) -> Any:
     """The outputs of a vmap whose run raised ``signal``: ``rerun(leaves, size, row_ids)``
-    on each group of rows, joined back in row order (NOTE [splitting the batch])."""
+    on each group of rows, joined back in row order (NOTE [splitting the batch]).
+    ``nested``: this run is itself a group of a split, whose :func:`run_groups` runs the
+    groups (:class:`Regroup`)."""
     groups = group_rows(signal.rows)
     if len(groups) < 2:  # pragma: no cover  (uniform_row said they differ)
         raise AssertionError(f"{where}: a split with one group")
@@ -168,6 +192,8 @@ def split_batch(
             site[1],
             module=site[2] or None,
         )
+    if nested:
+        raise Regroup(groups)
     return run_groups(groups, rerun, leaves, dims, row_ids, out_dims, where)
 
 
@@ -180,39 +206,63 @@ def run_groups(
     out_dims: Any,
     where: str,
 ) -> Any:
-    """``rerun(leaves, size, row_ids)`` on each group of rows (arrays of row indices, in
-    the order they run), joined back in row order.  Where groups raise, the error of the
-    lowest row is raised, as the loop over the rows would: a group whose first row comes
-    before the failed row still runs."""
-    outs = []
-    failed = None  # the exception raised for the lowest row so far
-    for idx in groups:
+    """``rerun(leaves, size, row_ids)`` on each group of rows (arrays of row indices),
+    in the order of their first rows (a group that splits again, :class:`Regroup`, gives
+    its place to its subgroups), joined back in row order.  Where groups raise, the error
+    of the lowest row is raised, as the loop over the rows would: a group whose first row
+    comes before the failed row still runs."""
+    outs, done = [], []
+    failed, first = None, 0  # the exception raised for the lowest row so far, that row
+    level = len(current_stack())
+    queue = [(int(row_ids[idx[0]]), k, idx) for k, idx in enumerate(groups)]
+    heapq.heapify(queue)
+    count = len(queue)
+    while queue:
+        start, _, idx = heapq.heappop(queue)
+        if failed is not None and start > first:
+            break  # the groups come in the order of their first rows
         ids = row_ids[idx]
-        if failed is not None and int(ids[0]) > failed._ftransforms_first_row:
-            break  # groups come in the order of their first rows
         sub = [
             leaf if d is None else fnp.take(leaf, _index_like(leaf, idx), axis=d)
             for leaf, d in zip(leaves, dims)
         ]
         try:
-            outs.append(rerun(sub, idx.size, ids))
+            out = rerun(sub, idx.size, ids)
+        except Regroup as again:
+            for part in again.groups:
+                heapq.heappush(queue, (int(ids[part[0]]), count, idx[part]))
+                count += 1
+            continue
         except Exception as err:
-            if not hasattr(err, "_ftransforms_first_row"):
-                err._ftransforms_first_row = int(ids[0])
-            if failed is None or err._ftransforms_first_row < failed._ftransforms_first_row:
-                failed = err
+            row = _rows_of(err).setdefault(level, int(ids[0]))
+            if failed is None or row < first:
+                failed, first = err, row
+            continue
+        outs.append(out)
+        done.append(idx)
     if failed is not None:
         raise failed
-    return join_groups(outs, groups, out_dims, where)
+    return join_groups(outs, done, out_dims, where, row_ids)
 
 
 def name_rows(err: BaseException, where: str, row_ids: numpy.ndarray) -> None:
     """Note on ``err`` (raised by ``f`` on part of the batch: a group of a split, or a
-    chunk) which rows it was raised for, once: the innermost part names them."""
-    if not getattr(err, "_ftransforms_rows_named", False):
+    chunk) which rows it was raised for, once per vmap level: the innermost part of that
+    level names them (nested vmaps each name their own rows)."""
+    rows = _rows_of(err)
+    level = len(current_stack())
+    if level not in rows:
         err.add_note(f"{where}: raised for batch row(s) {_rows_text(row_ids)}")
-        err._ftransforms_rows_named = True
-        err._ftransforms_first_row = int(numpy.min(to_host(row_ids)))
+        rows[level] = int(numpy.min(to_host(row_ids)))
+
+
+def _rows_of(err: BaseException) -> dict:
+    """The first row ``err`` was raised for, per vmap level (by the depth of the
+    interpreter stack where that level's parts run: a nested vmap runs deeper)."""
+    rows = getattr(err, "_ftransforms_first_rows", None)
+    if rows is None:
+        rows = err._ftransforms_first_rows = {}
+    return rows
 
 
 def _index_like(value: Any, idx: numpy.ndarray) -> Any:
@@ -220,47 +270,64 @@ def _index_like(value: Any, idx: numpy.ndarray) -> Any:
     return idx if isinstance(phys, numpy.ndarray) else xp_of(phys).asarray(idx)
 
 
-def _describe(groups: list, g: int) -> str:
-    return f"group {g} (rows {_rows_text(groups[g])})"
+def _describe(groups: list, g: int, row_ids: Any = None) -> str:
+    rows = groups[g] if row_ids is None else row_ids[groups[g]]
+    return f"group {g} (rows {_rows_text(rows)})"
 
 
-def join_groups(outs: list, groups: list, out_dims: Any, where: str) -> Any:
-    """The groups' outputs as one output of the whole batch, rows in their first order."""
+def unbatched_output(parts: list, k: int, where: str, describe: Callable[[int], str]) -> Any:
+    """Output ``k`` (out_dim None) of a batch run in parts (the groups of a split, the
+    chunks of ``chunk_size``): the one value every part gave, else SplitOutputError."""
+    shapes = [fnp.shape(p) for p in parts]
+    for g, s in enumerate(shapes[1:], 1):
+        same = s == shapes[0] and bool(
+            numpy.array_equal(
+                to_host(fnp.physical(parts[0])), to_host(fnp.physical(parts[g])), equal_nan=True
+            )
+        )
+        if not same:
+            raise SplitOutputError(
+                f"{where}: output {k} has out_dim None but its value differs between "
+                f"{describe(0)} and {describe(g)}, which took different Python paths; give "
+                f"it an int out_dim"
+            )
+    return parts[0]
+
+
+def join_groups(outs: list, groups: list, out_dims: Any, where: str, row_ids: Any = None) -> Any:
+    """The groups' outputs as one output of the whole batch, rows in their first order
+    (``row_ids``: the batch rows that the groups' indices stand for, in errors)."""
+    order = numpy.concatenate(groups)
+    inverse = numpy.empty_like(order)
+    inverse[order] = numpy.arange(order.size)
+    return join_parts(outs, out_dims, where, lambda g: _describe(groups, g, row_ids), inverse)
+
+
+def join_parts(
+    outs: list, out_dims: Any, where: str, describe: Callable[[int], str], inverse: Any = None
+) -> Any:
+    """The outputs of a batch run in parts that may have taken different Python paths (the
+    groups of a split, the chunks of ``chunk_size``) as one output: concatenated along
+    each output's batch axis, rows put back in order by the permutation ``inverse`` (None:
+    they are in order).  Parts that differ in structure or per-row shape raise
+    SplitOutputError naming them (``describe(part)``)."""
     flat = [tree_flatten(o, none_is_leaf=False) for o in outs]
     spec = flat[0][1]
     for g, (_, s) in enumerate(flat[1:], 1):
         if s != spec:
             raise SplitOutputError(
                 f"{where}: the rows took different Python paths and returned outputs of "
-                f"different structures: {_describe(groups, 0)} returned "
-                f"{structure_str(outs[0])}, {_describe(groups, g)} returned "
-                f"{structure_str(outs[g])}.  Return the same structure on every path (as "
-                f"numpy.stack of the per-row results would need)."
+                f"different structures: {describe(0)} returned {structure_str(outs[0])}, "
+                f"{describe(g)} returned {structure_str(outs[g])}.  Return the same "
+                f"structure on every path (as numpy.stack of the per-row results would need)."
             )
-    order = numpy.concatenate(groups)
-    inverse = numpy.empty_like(order)
-    inverse[order] = numpy.arange(order.size)
     dims = out_dims_per_leaf(out_dims, outs[0], where)
     joined = []
     for k, d in enumerate(dims):
         parts = [leaves[k] for leaves, _ in flat]
         shapes = [fnp.shape(p) for p in parts]
         if d is None:
-            for g, s in enumerate(shapes[1:], 1):
-                same = s == shapes[0] and bool(
-                    numpy.array_equal(
-                        to_host(fnp.physical(parts[0])),
-                        to_host(fnp.physical(parts[g])),
-                        equal_nan=True,
-                    )
-                )
-                if not same:
-                    raise SplitOutputError(
-                        f"{where}: output {k} has out_dim None but its value differs between "
-                        f"{_describe(groups, 0)} and {_describe(groups, g)}, which took "
-                        f"different Python paths; give it an int out_dim"
-                    )
-            joined.append(parts[0])
+            joined.append(unbatched_output(parts, k, where, describe))
             continue
         axis = int(d) % len(shapes[0])
         rest = [s[:axis] + s[axis + 1 :] for s in shapes]
@@ -268,14 +335,16 @@ def join_groups(outs: list, groups: list, out_dims: Any, where: str) -> Any:
             if r != rest[0]:
                 raise SplitOutputError(
                     f"{where}: the rows took different Python paths and output {k} has "
-                    f"different shapes: {_describe(groups, 0)} gives per-row shape "
-                    f"{rest[0]}, {_describe(groups, g)} gives {r}.  Return the same shape "
-                    f"on every path (as numpy.stack of the per-row results would need)."
+                    f"different shapes: {describe(0)} gives per-row shape {rest[0]}, "
+                    f"{describe(g)} gives {r}.  Return the same shape on every path (as "
+                    f"numpy.stack of the per-row results would need)."
                 )
         dtype = numpy.result_type(*[dtype_of(p) for p in parts])
         parts = [p if dtype_of(p) == dtype else fnp.astype(p, dtype) for p in parts]
         both = fnp.concatenate(parts, axis=axis)
-        joined.append(fnp.take(both, _index_like(both, inverse), axis=axis))
+        joined.append(
+            both if inverse is None else fnp.take(both, _index_like(both, inverse), axis=axis)
+        )
     return tree_unflatten(spec, joined)
 
 

@@ -86,7 +86,14 @@ def quantile_samples(d):
 
 
 sort_prims = ("argsort", "getitem")
-add("quantile", quantile_fn("quantile"), quantile_samples, prims=sort_prims)
+_TRACED_Q = "a traced q is checked for its range, per row, as NumPy does (a read)"
+add(
+    "quantile",
+    quantile_fn("quantile"),
+    quantile_samples,
+    prims=sort_prims,
+    value_dependent=_TRACED_Q,
+)
 
 
 def percentile_samples(d):
@@ -99,7 +106,13 @@ def percentile_samples(d):
     ]
 
 
-add("percentile", quantile_fn("percentile"), percentile_samples, prims=sort_prims)
+add(
+    "percentile",
+    quantile_fn("percentile"),
+    percentile_samples,
+    prims=sort_prims,
+    value_dependent=_TRACED_Q,
+)
 
 
 def nan_samples(d, qs):
@@ -471,6 +484,7 @@ add(
     ],
     prims="searchsorted",
     nondiff=True,
+    value_dependent="traced bins are checked for order, per row, as NumPy does (a read)",
 )
 
 

@@ -418,13 +418,16 @@ def _map(func, in_dims, chunk_size, split_every, reduce, args, kwargs, where, ki
             raise TypeError(f"{where}: the function returned a {type(v).__name__}")
     graph = _Graph(kind, func, token)
     skeleton = tree_unflatten(batch.spec, list(range(len(batch.leaves))))
-    plan = _tasks.Plan(kind, token, in_dims, skeleton, len(batch.leaves), name)
+    row_shapes = tuple(tuple(v.shape[1:]) for v in out_leaves)
+    outputs = (where, arguments.structure_str(probe), row_shapes)
+    plan = _tasks.Plan(kind, token, in_dims, skeleton, len(batch.leaves), name, outputs)
     block_args = _block_args(graph, batch, {})
     task = _tasks.vmap_block if kind == "vmap" else _tasks.reduce_block
     parts = []
     for j, leaf_args in enumerate(block_args):
         key = (graph.name, j)
-        graph.layer[key] = (task, plan, graph.func_key, *leaf_args)
+        rows = _tasks.Literal(batch.bounds[j])
+        graph.layer[key] = (task, plan, graph.func_key, rows, *leaf_args)
         parts.append(key)
     rows = tuple(e - s for s, e in batch.bounds)
     outputs: dict[str, dict] = {}

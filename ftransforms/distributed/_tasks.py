@@ -24,7 +24,9 @@ import optree
 
 import ftransforms.numpy as fnp
 from ftransforms.api import grad, jvp, vjp, vmap
+from ftransforms.arguments import structure_str
 from ftransforms.backend import namespace_of
+from ftransforms.core.errors import SplitOutputError
 from ftransforms.jit import jit
 from ftransforms.pytree import NAMESPACE, tree_flatten, tree_unflatten
 
@@ -61,17 +63,30 @@ class Plan:
     ``(args, kwargs)`` as a skeleton whose leaves are leaf indices (picklable, unlike a
     tree spec of user-registered classes)."""
 
-    __slots__ = ("kind", "token", "in_dims", "skeleton", "n_leaves", "axis_name")
+    __slots__ = ("kind", "token", "in_dims", "skeleton", "n_leaves", "axis_name", "outputs")
 
     def __init__(
-        self, kind: str, token: str, in_dims: Any, skeleton: Any, n_leaves: int, axis_name=None
+        self,
+        kind: str,
+        token: str,
+        in_dims: Any,
+        skeleton: Any,
+        n_leaves: int,
+        axis_name=None,
+        outputs=None,
     ):
         self.kind, self.token, self.in_dims = kind, token, in_dims
         self.skeleton, self.n_leaves = skeleton, n_leaves
         self.axis_name = axis_name  # the block's vmap axis, for collectives (fd.vmap)
+        # (the call form, the outputs' structure text, each leaf's per-row shape) that
+        # every block must give: a block whose rows took another path may not (check_block)
+        self.outputs = outputs
 
     def __reduce__(self):
-        args = (self.kind, self.token, self.in_dims, self.skeleton, self.n_leaves, self.axis_name)
+        args = (
+            self.kind, self.token, self.in_dims, self.skeleton, self.n_leaves, self.axis_name,
+            self.outputs,
+        )  # fmt: skip
         return (Plan, args)
 
     def tree(self, leaves: list) -> Any:
@@ -171,21 +186,51 @@ def _build(plan: Plan, func: Callable) -> Callable:
     return summed
 
 
-def _call_block(plan: Plan, func: Callable, leaf_args: tuple) -> tuple:
+def _call_block(plan: Plan, func: Callable, rows: Literal, leaf_args: tuple) -> tuple:
     leaves = [_leaf_value(a) for a in leaf_args]
     args, kwargs = plan.tree(leaves)
     out = block_function(plan, func)(*args, **kwargs)
-    return tuple(tree_flatten(out)[0])
+    flat = tree_flatten(out)[0]
+    if plan.outputs is not None:
+        check_block(plan, out, flat, rows.value)
+    return tuple(flat)
 
 
-def vmap_block(plan: Plan, func: Callable, *leaf_args: Any) -> tuple:
-    """One block of ``fd.vmap``: the flat output leaves of ``ft.vmap(func)`` on it."""
-    return _call_block(plan, func, leaf_args)
+def check_block(plan: Plan, out: Any, flat: list, rows: tuple[int, int]) -> None:
+    """A block's rows may take another Python path than the example the outputs were
+    planned from (NOTE [splitting the batch] in ftransforms/split.py): its outputs must
+    still have the planned structure and per-row shapes, as numpy.stack of the per-row
+    results would need."""
+    where, structure, row_shapes = plan.outputs
+    text = structure_str(out)
+    if text != structure:
+        raise SplitOutputError(
+            f"{where}: the rows took different Python paths and returned outputs of "
+            f"different structures: the block of rows {rows[0]}..{rows[1] - 1} returned "
+            f"{text}, the planned example {structure}.  Return the same structure on every "
+            f"path (as numpy.stack of the per-row results would need)."
+        )
+    for k, (value, want) in enumerate(zip(flat, row_shapes)):
+        shape = tuple(fnp.shape(value))
+        got = shape[1:] if plan.kind == "vmap" else shape
+        if got != want:
+            raise SplitOutputError(
+                f"{where}: the rows took different Python paths and output {k} has different "
+                f"shapes: the block of rows {rows[0]}..{rows[1] - 1} gives per-row shape "
+                f"{got}, the planned example {want}.  Return the same shape on every path (as "
+                f"numpy.stack of the per-row results would need)."
+            )
 
 
-def reduce_block(plan: Plan, func: Callable, *leaf_args: Any) -> tuple:
+def vmap_block(plan: Plan, func: Callable, rows: Literal, *leaf_args: Any) -> tuple:
+    """One block of ``fd.vmap`` (``rows``: its range in the batch): the flat output leaves
+    of ``ft.vmap(func)`` on it."""
+    return _call_block(plan, func, rows, leaf_args)
+
+
+def reduce_block(plan: Plan, func: Callable, rows: Literal, *leaf_args: Any) -> tuple:
     """One block of ``fd.map_reduce``: the output leaves summed over the block's rows."""
-    return _call_block(plan, func, leaf_args)
+    return _call_block(plan, func, rows, leaf_args)
 
 
 def add_trees(partials: list[tuple]) -> tuple:

@@ -35,6 +35,9 @@ class BatchSplit(BaseException):
         self.rows = rows
         self.site = _user_site()
         self.reason: str | None = None  # an error of some rows (NOTE [errors of some rows])
+        self.waiting = False  # caught by the library itself (NOTE [a split under SciPy's ...])
+        if interp.pending is None:  # kept, should f swallow it (a bare ``except:``)
+            interp.pending = self
 
 
 #: Packages whose frames are not the user's line that asked for a Python value.
@@ -113,6 +116,8 @@ class SpeculationFailed(BaseException):
     def __init__(self, interp: BatchInterpreter, why: str) -> None:
         super().__init__(why)
         self.interp = interp
+        if interp.pending is None:  # kept, should f swallow it (as BatchSplit)
+            interp.pending = self
 
 
 class BatchTracer(Tracer):
@@ -145,6 +150,9 @@ class BatchTracer(Tracer):
         v = self.val
         c = v._concrete() if isinstance(v, Tracer) else v  # lower levels read (and split) first
         interp = self._interp
+        pending = interp.pending
+        if pending is not None and not getattr(pending, "waiting", False):
+            raise pending  # f swallowed it (a bare ``except:``): this run is dropped anyway
         if interp.loops is not None and interp.loops.records:  # rows that left a loop ride on
             return interp.loops.read(self, _front(c, self.bdim), sys._getframe(1))
         if c.shape[self.bdim] == 0:
@@ -189,6 +197,7 @@ class BatchTracer(Tracer):
             module = sys._getframe(2).f_globals.get("__name__", "")
             if signal.interp is not self._interp or not module.startswith("scipy."):
                 raise
+            signal.waiting = True
             if self._interp.pending is None:
                 self._interp.pending = signal
             return signal.rows[0]
@@ -276,8 +285,9 @@ class BatchInterpreter(Interpreter):
         # id -> (value, Python type) of the loop counters a masked loop made batched (split.py)
         self.weak: dict | None = None
         # a split found where it could not be raised (NOTE [a split under SciPy's compiled
-        # code]): the vmap call raises it when the function returns or fails
-        self.pending: BatchSplit | None = None
+        # code]), or the first signal raised (the function may swallow it: NOTE [splitting
+        # the batch]): the vmap call raises it when the function returns or fails
+        self.pending: BatchSplit | SpeculationFailed | None = None
         self.draw_log = None  # randomness='same': this run's draws (random._DrawLog)
 
     def axis_index(self) -> BatchTracer:
@@ -412,7 +422,8 @@ _RANK = {bool: 0, int: 1, float: 2, complex: 3}.get
 # NOTE [errors of some rows]: ``vmap(f)(xs)`` means the loop ``[f(x) for x in xs]``, so an
 # error that a batched kernel raises for the data of some rows only (``np.linalg.inv`` of
 # a stack holding one singular matrix, ``cholesky`` of one matrix that is not positive
-# definite, a value refused under ``np.errstate(all='raise')``, a traced index out of
+# definite, a value refused under ``np.errstate(all='raise')`` (or a RuntimeWarning made
+# an error by ``warnings.simplefilter('error')``), a traced index out of
 # range in some rows) belongs to those rows: a ``try: ... except LinAlgError:`` in ``f``
 # must take its ``except`` branch for them and not for the whole batch.  So such an error
 # splits the batch in halves (NOTE [splitting the batch] in ftransforms/split.py); each
@@ -425,7 +436,7 @@ _RANK = {bool: 0, int: 1, float: 2, complex: 3}.get
 # Costs nothing otherwise: the ``try`` around the rule (and around the elementwise fast
 # path, where ``np.errstate(divide='raise')`` makes ``log`` of a zero row raise) is free
 # until something raises.
-_ROW_ERRORS = (numpy.linalg.LinAlgError, FloatingPointError, IndexError)
+_ROW_ERRORS = (numpy.linalg.LinAlgError, FloatingPointError, IndexError, RuntimeWarning)
 
 
 #: Python scalars: they broadcast against any value without reaching its batch axis.

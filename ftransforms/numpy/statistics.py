@@ -53,6 +53,7 @@ from ftransforms.numpy.ufuncs import (
     divide,
     floor,
     imag,
+    isfinite,
     isnan,
     logical_not,
     maximum,
@@ -166,6 +167,8 @@ def _quantile(
     weak = type(q) in (int, float)
     if isinstance(q, Tracer) or holds_tracer(q):
         q = as_operand(q, a)
+        if helpers.invalid_in_rows(logical_not((q >= 0) & (q <= 1))):  # per row under vmap
+            raise ValueError("Quantiles must be in the range [0, 1]")
     else:
         q = constant_like(q, a)
         if q.size and not bool(((q >= 0) & (q <= 1)).all()):
@@ -296,10 +299,14 @@ def percentile(
 
 
 def _check_percent(q: Any) -> None:
-    if not (isinstance(q, Tracer) or holds_tracer(q)):
-        qa = to_host(q)
-        if qa.size and not bool(((qa >= 0) & (qa <= 100)).all()):
+    if isinstance(q, Tracer) or holds_tracer(q):  # read per row under vmap
+        q = as_operand(q)
+        if helpers.invalid_in_rows(logical_not((q >= 0) & (q <= 100))):
             raise ValueError("Percentiles must be in the range [0, 100]")
+        return
+    qa = to_host(q)
+    if qa.size and not bool(((qa >= 0) & (qa <= 100)).all()):
+        raise ValueError("Percentiles must be in the range [0, 100]")
 
 
 @implements(numpy.nanquantile)
@@ -546,6 +553,10 @@ def digitize(x: Any, bins: Any, right: bool = False) -> Any:
     up = searchsorted(bins, x, side=side)
     if n < 2:
         return up
+    step_up, step_down = getitem(bins, slice(1, None)), getitem(bins, slice(None, -1))
+    if helpers.invalid_in_rows(any(step_up > step_down) & any(step_up < step_down)):
+        # NumPy's check, per row under vmap (a row's own error, as in the loop over rows)
+        raise ValueError("bins must be monotonically increasing or decreasing")
     down = n - searchsorted(flip(bins), x, side=side)
     return where(getitem(bins, 0) > getitem(bins, -1), down, up)
 
@@ -593,6 +604,8 @@ def histogram(
                     raise ValueError("max must be larger than min in range parameter.")
                 if not (numpy.isfinite(first) and numpy.isfinite(last)):
                     raise ValueError(f"supplied range of [{first}, {last}] is not finite")
+            else:  # NumPy's checks, read per row under vmap
+                _check_traced_range(first, last, a)
         elif size(a) == 0:
             first, last = 0.0, 1.0
         else:
@@ -614,7 +627,11 @@ def histogram(
         edges = as_operand(bins, a)
         if ndim(edges) != 1:
             raise ValueError("`bins` must be 1d, when an array")
-        if not isinstance(edges, Tracer) and bool((to_host(edges)[:-1] > to_host(edges)[1:]).any()):
+        if isinstance(edges, Tracer):  # read per row under vmap
+            unordered = getitem(edges, slice(None, -1)) > getitem(edges, slice(1, None))
+            if helpers.invalid_in_rows(unordered):
+                raise ValueError("`bins` must increase monotonically, when an array")
+        elif bool((to_host(edges)[:-1] > to_host(edges)[1:]).any()):
             raise ValueError("`bins` must increase monotonically, when an array")
         nbins = shape(edges)[0] - 1
     index = searchsorted(edges, a, side="right") - 1
@@ -628,6 +645,16 @@ def histogram(
         widths = astype(getitem(edges, slice(1, None)) - getitem(edges, slice(None, -1)), float)
         hist = hist / widths / sum(hist)
     return hist, edges
+
+
+def _check_traced_range(first: Any, last: Any, like: Any) -> None:
+    """``histogram``'s checks of a traced ``range`` (per row under vmap, as the loop over
+    the rows raises them)."""
+    first, last = as_operand(first, like), as_operand(last, like)
+    if helpers.invalid_in_rows(first > last):
+        raise ValueError("max must be larger than min in range parameter.")
+    if helpers.invalid_in_rows(logical_not(isfinite(first) & isfinite(last))):
+        raise ValueError("supplied range is not finite")
 
 
 @implements(numpy.histogram_bin_edges)
@@ -656,7 +683,10 @@ def _dd_edges(c: Any, bins: Any, rng: Any) -> Any:
         raise ValueError("`bins[i]` must be positive, when an integer")
     if rng is not None:
         first, last = rng
-        if not isinstance(first, Tracer) and not isinstance(last, Tracer) and first > last:
+        if not isinstance(first, Tracer) and not isinstance(last, Tracer):
+            if first > last:
+                raise ValueError("max must be larger than min in range parameter.")
+        elif helpers.invalid_in_rows(as_operand(first, c) > as_operand(last, c)):
             raise ValueError("max must be larger than min in range parameter.")
     elif size(c) == 0:
         first, last = 0, 1
