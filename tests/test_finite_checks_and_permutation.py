@@ -135,3 +135,26 @@ def test_global_permutation_of_a_traced_array_matches_numpy_draws():
         expected = np.zeros(4)
         expected[order] = np.arange(4.0)
         np.testing.assert_allclose(gr, expected)
+
+
+def test_scipy_fixed_point_on_traced_parameters():
+    """scipy.optimize.fixed_point (SciPy's array-API code needed x.device of a tracer,
+    then a NumPy array indexed by a traced mask): the counterpart solves with SciPy on
+    plain values and differentiates the root of func(x) - x implicitly."""
+    import scipy.optimize as so
+
+    def f(a):
+        return so.fixed_point(lambda x: np.cos(x) * a, 0.5)
+
+    np.testing.assert_allclose(ft.grad(f)(0.9), (f(0.9 + 1e-6) - f(0.9 - 1e-6)) / 2e-6, rtol=1e-7)
+    np.testing.assert_allclose(ft.jit(f)(0.7), f(0.7))
+    with pytest.warns(ft.errors.PerformanceWarning):  # one host solve per row
+        np.testing.assert_allclose(ft.vmap(f)(np.array([0.8, 0.9])), [f(0.8), f(0.9)])
+
+    def g(c):
+        return so.fixed_point(lambda x, c: np.sqrt(c + x), np.array([1.0, 2.0]), args=(c,))
+
+    c = np.array([2.0, 3.0])
+    fd = np.stack([(g(c + 1e-6 * e) - g(c - 1e-6 * e)) / 2e-6 for e in np.eye(2)], axis=1)
+    np.testing.assert_allclose(ft.jacfwd(g)(c), fd, rtol=1e-6, atol=1e-9)
+    assert ft.grad(lambda x: (x.to_device("cpu") * x).sum())(c).tolist() == (2 * c).tolist()

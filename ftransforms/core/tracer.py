@@ -672,7 +672,7 @@ class Tracer:
                 # recording as reading data (it then runs eagerly, never replaying a stale
                 # index); under vmap, whose rows differ, it raises below.
                 try:
-                    return self._concrete()
+                    return numpy.asarray(self._concrete())  # (NumPy wants an ndarray)
                 except BatchedControlFlowError:
                     pass
             raise TracerConversionError(

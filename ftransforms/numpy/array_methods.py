@@ -23,11 +23,11 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy.inplace as inplace
-from ftransforms.core.errors import InPlaceError
+from ftransforms.core.errors import InPlaceError, UnsupportedOperationError
 from ftransforms.core.mutation import clone
 from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
 from ftransforms.core.tracer import DTYPE_HIDDEN_FROM, SPARSE_DISPATCHED, Tracer
-from ftransforms.numpy.helpers import array_like, dtype_of
+from ftransforms.numpy.helpers import array_like, dtype_of, physical
 from ftransforms.numpy.indexing import IndexUpdateHelper, choose, compress, getitem, nonzero, take
 from ftransforms.numpy.manipulation import ravel
 from ftransforms.numpy.products import dot, matmul, trace
@@ -556,6 +556,21 @@ class ArrayMethods:
     def setflags(self, write=None, align=None, uic=None):
         if write is not None:
             self.flags.writeable = write
+
+    @property
+    def device(self) -> Any:
+        """The Array API's ``x.device``: ``"cpu"`` for NumPy (as ``ndarray.device``), the
+        array's own device for CuPy (what SciPy's array-API code asks of its inputs)."""
+        value = physical(self)
+        return getattr(value, "device", "cpu")
+
+    def to_device(self, device: Any, /, *, stream: Any = None) -> Tracer:
+        if device != self.device:
+            raise UnsupportedOperationError(
+                f"x.to_device({device!r}): a traced array stays on its device "
+                f"({self.device!r}); move the inputs before the transform"
+            )
+        return self
 
 
 class FlatIter:

@@ -37,6 +37,7 @@ __all__ = [
     "bisect",
     "brenth",
     "brentq",
+    "fixed_point",
     "fsolve",
     "newton",
     "ridder",
@@ -277,6 +278,43 @@ def _jacobian_solve(g: Callable, y: Any) -> Any:
     n = fnp.size(y)
     flat = fnp.linalg.solve(fnp.reshape(J, (n, n)), fnp.reshape(y, (n,)))
     return fnp.reshape(flat, fnp.shape(y))
+
+
+def fixed_point(
+    func: Callable,
+    x0: Any,
+    args: tuple = (),
+    xtol: float = 1e-08,
+    maxiter: int = 500,
+    method: str = "del2",
+) -> Any:
+    """``scipy.optimize.fixed_point``: ``x`` with ``func(x, *args) = x`` by SciPy's
+    iteration (Steffensen's ``del2`` or plain ``iteration``), differentiable in ``args`` and
+    the values ``func`` closes over: the root of ``func(x) - x`` (NOTE [root finders on
+    traced parameters]).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> f = lambda a: fixed_point(lambda x: np.cos(x) * a, 0.5)
+        >>> x = f(0.9)
+        >>> bool(np.isclose(x, np.cos(x) * 0.9)), round(float(ft.grad(f)(0.9)), 6)
+        (True, 0.488713)
+    """
+    if not isinstance(args, tuple):
+        args = (args,)
+    x0_plain = _host(x0)
+
+    def residual(x: Any) -> Any:
+        return fnp.asarray(func(x, *args)) - x
+
+    def solve(g: Callable, guess: Any) -> Any:
+        fixed = _scipy_optimize().fixed_point(
+            _plain(lambda x: func(x, *args)), x0_plain, xtol=xtol, maxiter=maxiter, method=method
+        )
+        return fnp.asarray(fixed)
+
+    return custom_root(residual, fnp.asarray(x0_plain), solve, _jacobian_solve)
 
 
 def fsolve(
