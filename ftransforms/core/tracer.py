@@ -200,6 +200,9 @@ def _scipy_sparse_dispatch(depth: int) -> bool:
     return True
 
 
+_NUMPY_FRAMES = ("numpy", "ftransforms.numpy.creation")
+
+
 def _scipy_caller(depth: int) -> tuple[str, str] | None:
     """``("scipy.stats", "logpdf")`` when the code that converted a tracer with
     ``numpy.asarray`` is SciPy's (the outermost SciPy frame names the public function and
@@ -209,8 +212,10 @@ def _scipy_caller(depth: int) -> tuple[str, str] | None:
         frame = sys._getframe(depth + 1)
     except ValueError:  # pragma: no cover
         return None
-    while frame is not None and frame.f_globals.get("__name__", "").startswith("numpy"):
-        frame = frame.f_back  # numpy.asarray_chkfinite and friends, called by SciPy
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(_NUMPY_FRAMES):
+        # numpy.asarray_chkfinite and friends, called by SciPy (and the wrapper that
+        # answers numpy.asarray_chkfinite while a transform is active)
+        frame = frame.f_back
     found = None
     while frame is not None:
         name = frame.f_globals.get("__name__", "")

@@ -11,7 +11,13 @@ import numpy
 
 import ftransforms.numpy.helpers as helpers
 from ftransforms.backend import is_array, namespace_of
-from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE, Buffer, detached, user_array
+from ftransforms.core.mutation import (
+    PATCHED_WHILE_ACTIVE,
+    Buffer,
+    _from_user_code,
+    detached,
+    user_array,
+)
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import dtype_of, holds_tracer, xp_like, xp_of
@@ -88,7 +94,9 @@ def check_device(name: str, device: Any) -> None:
 
 
 def _numpy_asarray_chkfinite(a: Any, dtype: Any = None, order: Any = None) -> Any:
-    if holds_tracer(a):
+    # the user's call; a library's (SciPy's check_finite) keeps NumPy's conversion, whose
+    # object array of a tracer is refused with the counterpart's name (core/tracer.py)
+    if holds_tracer(a) and _from_user_code(1, "asarray_chkfinite"):
         return asarray_chkfinite(a, dtype, order)
     return _NUMPY_ASARRAY_CHKFINITE(a, dtype, order)
 
