@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy
 
-from ftransforms.program import ControlNode, Eqn, forwarded_name, has_effects
+from ftransforms.program import ControlNode, Eqn, eliminate_dead, forwarded_name, has_effects
 
 __all__ = ["ELEMENTWISE", "Nest", "Op", "Segment", "View", "plan"]
 
@@ -150,9 +150,11 @@ class Segment:
     before the kernel, whose results it reads as inputs: the same kernel then serves
     every step of an unrolled loop, whatever step it slices.  ``contiguous``: the inputs
     known to arrive C-contiguous (:func:`mark_contiguous`), which the kernel may index
-    as such."""
+    as such; ``blocks``: groups of outputs of one shape and dtype that the driver
+    allocates as one array (``tier.mark_blocks``), the kernel taking it as one argument."""
 
     __slots__ = (
+        "blocks",
         "items",
         "inputs",
         "outputs",
@@ -174,6 +176,7 @@ class Segment:
         self.post: list[Eqn] = []
         self.pre: list[Eqn] = []
         self.contiguous: frozenset = frozenset()
+        self.blocks: list[list[int]] = []
 
     def __repr__(self) -> str:
         nests = [i for i in self.items if isinstance(i, Nest)]
@@ -849,6 +852,14 @@ def build_subprograms(eqns: Sequence[Eqn], swaps: list, build_sub: Callable) -> 
         if isinstance(eqn.prim, ControlNode):
             for name, sub in eqn.prim.subprograms.items():
                 values = [getattr(sub, attr, None) for attr in fields]
+                unread = eqn.prim.unread() if eqn.prim.unread is not None else ()
+                if unread and values[0] is not None:
+                    # outputs the loop does not store: their work is dropped (the replay
+                    # computes them, they are what the step's other outputs are made of)
+                    out_refs = [None if k in unread else r for k, r in enumerate(values[2])]
+                    out_consts = [None if k in unread else c for k, c in enumerate(values[3])]
+                    live = {r for r in out_refs if r is not None}
+                    values[:4] = [eliminate_dead(values[0], live), values[1], out_refs, out_consts]
                 avals = values[4]
                 known = avals is not None and all(av is not None for av in avals)
                 shared_from = getattr(sub, "shared_from", None)

@@ -236,8 +236,12 @@ class _Writer:
         # internal arrays are allocated before the nests that write them
         allocs = [x for x in self.body if " = np.empty(" in x]
         rest = [x for x in self.body if " = np.empty(" not in x]
-        params = [f"a{s}" for s in seg.inputs] + [f"a{s}" for s in seg.outputs]
-        lines = [f"def {self.name}({', '.join(params)}):", *self.head, *allocs, *rest]
+        in_block = {s for b in seg.blocks for s in b}
+        params = [f"a{s}" for s in seg.inputs]
+        params += [f"a{s}" for s in seg.outputs if s not in in_block]
+        params += [f"b{k}" for k in range(len(seg.blocks))]
+        views = [f"    a{s} = b{k}[{j}]" for k, b in enumerate(seg.blocks) for j, s in enumerate(b)]
+        lines = [f"def {self.name}({', '.join(params)}):", *self.head, *views, *allocs, *rest]
         if len(lines) == 1 + len(self.head):
             lines.append("    pass")
         return "\n".join(lines)
@@ -319,9 +323,14 @@ def kernel_signature(seg: Segment) -> Any:
             ts.append(types.Array(scalar[dtype], len(shape), "C", readonly=True))
         else:
             ts.append(types.Array(scalar[dtype], len(shape), "A", readonly=True, aligned=False))
+    in_block = {s for b in seg.blocks for s in b}
     for s in seg.outputs:
-        shape, dtype = seg.avals[s]
-        ts.append(types.Array(scalar[dtype], len(shape), "C"))
+        if s not in in_block:
+            shape, dtype = seg.avals[s]
+            ts.append(types.Array(scalar[dtype], len(shape), "C"))
+    for b in seg.blocks:  # the outputs allocated together, stacked on a first axis
+        shape, dtype = seg.avals[b[0]]
+        ts.append(types.Array(scalar[dtype], len(shape) + 1, "C"))
     return types.none(*ts)
 
 

@@ -32,6 +32,10 @@ HOT_CALLS = 20
 #: Calls of each tier timed, alternately, before ``auto`` mode keeps the faster one.
 TRIAL_CALLS = 5
 
+#: Outputs of one kernel of at most this many bytes together, of one shape and dtype, that
+#: the program does not return, are allocated as one array (``mark_blocks``).
+MAX_BLOCK_BYTES = 1 << 20
+
 #: Distinct kernels compiled per program at most (the first ones), bounding the compile
 #: time (an unrolled loop's steps share kernels).
 MAX_KERNELS = 48
@@ -74,23 +78,36 @@ class KernelCall:
 
     def impl(self, xp: Any, *args: Any) -> tuple:
         seg = self.seg
-        outs = [numpy.empty(seg.avals[s][0], seg.avals[s][1]) for s in seg.outputs]
+        in_block = {s for b in seg.blocks for s in b}
+        made = {s: numpy.empty(*seg.avals[s]) for s in seg.outputs if s not in in_block}
+        blocks = [numpy.empty((len(b), *seg.avals[b[0]][0]), seg.avals[b[0]][1]) for b in seg.blocks]
+        for b, block in zip(seg.blocks, blocks):
+            made.update(zip(b, block))
         ins = [a[()] if not seg.avals[s][0] else a for a, s in zip(args, seg.inputs)]
-        self.kernel(*ins, *outs)
-        return tuple(outs)
+        self.kernel(*ins, *[made[s] for s in seg.outputs if s not in in_block], *blocks)
+        return tuple(made[s] for s in seg.outputs)
 
     def emit(self, args: list, outs: tuple, global_name: Callable) -> list[str]:
         seg = self.seg
         empty = global_name(numpy.empty, "u")
+        in_block = {s for b in seg.blocks for s in b}
         lines = []
         for s in outs:
-            shape, dtype = seg.avals[s]
-            lines.append(
-                f"a{s} = {empty}({global_name(tuple(shape), 'p')}, {global_name(dtype, 'p')})"
-            )
+            if s not in in_block:
+                shape, dtype = seg.avals[s]
+                lines.append(
+                    f"a{s} = {empty}({global_name(tuple(shape), 'p')}, {global_name(dtype, 'p')})"
+                )
+        blocks = [f"b{b[0]}" for b in seg.blocks]
+        for name, b in zip(blocks, seg.blocks):
+            shape, dtype = seg.avals[b[0]]
+            shape = global_name((len(b), *shape), "p")
+            lines.append(f"{name} = {empty}({shape}, {global_name(dtype, 'p')})")
         call = [f"{a}[()]" if not seg.avals[s][0] else a for a, s in zip(args, seg.inputs)]
-        call += [f"a{s}" for s in outs]
+        call += [f"a{s}" for s in outs if s not in in_block] + blocks
         lines.append(f"{global_name(self.kernel, 'k')}({', '.join(call)})")
+        for name, b in zip(blocks, seg.blocks):  # the views of the block, one per output
+            lines.append(f"{', '.join(f'a{s}' for s in b)}, = {name}")
         return lines
 
 
@@ -111,6 +128,31 @@ class _MakeContiguous:
 
 
 _CONTIGUOUS = _MakeContiguous()
+
+
+def mark_blocks(segments: list, out_refs: list, shared_from: int | None) -> None:
+    """Set each segment's ``blocks``: its outputs of one shape and dtype, two or more,
+    that the driver allocates as one array (one ``empty`` and one kernel argument instead
+    of one each: most of a small kernel's call in a loop step), at most
+    :data:`MAX_BLOCK_BYTES` together.  Never a result the program hands back (it would
+    keep the others' memory and not own its data), except a loop step's per-step outputs
+    (``shared_from``), which the loop copies or keeps for itself."""
+    returned = {
+        r
+        for k, r in enumerate(out_refs)
+        if r is not None and (shared_from is None or k < shared_from)
+    }
+    for seg in segments:
+        groups: dict = {}
+        for s in seg.outputs:
+            shape, dtype = seg.avals[s]
+            if s not in returned and shape:
+                groups.setdefault((tuple(shape), numpy.dtype(dtype)), []).append(s)
+        seg.blocks = [
+            g
+            for (shape, dtype), g in groups.items()
+            if len(g) > 1 and len(g) * dtype.itemsize * numpy.prod(shape) <= MAX_BLOCK_BYTES
+        ]
 
 
 def _kernels(segments: list) -> list:
@@ -144,6 +186,7 @@ def build(
     if not segments:
         return None
     lowering.mark_contiguous(items, eqns, in_avals, n_inputs)
+    mark_blocks(segments, out_refs, shared_from)
     kernels = _kernels(segments)
     if not any(k is not None for k in kernels):
         return None
@@ -155,6 +198,7 @@ def build(
         items = lowering.plan(eqns, n_inputs, out_refs, in_avals, exclude=dropped, opaque=opaque)
         segments = [it for it in items if isinstance(it, lowering.Segment) and it.outputs]
         lowering.mark_contiguous(items, eqns, in_avals, n_inputs)
+        mark_blocks(segments, out_refs, shared_from)
         kernels = _kernels(segments)
         if not segments or None in kernels:
             return None
