@@ -150,8 +150,10 @@ class Segment:
     before the kernel, whose results it reads as inputs: the same kernel then serves
     every step of an unrolled loop, whatever step it slices.  ``contiguous``: the inputs
     known to arrive C-contiguous (:func:`mark_contiguous`), which the kernel may index
-    as such; ``blocks``: groups of outputs of one shape and dtype that the driver
-    allocates as one array (``tier.mark_blocks``), the kernel taking it as one argument."""
+    as such; ``blocks``: ``(outputs, axis, joined)``, outputs of one shape and dtype that
+    the driver allocates as one array stacked along ``axis`` (``tier.mark_blocks``), the
+    kernel taking it as one argument; ``joined``: the slot of their ``concatenate``
+    along that axis (the block reshaped), or None."""
 
     __slots__ = (
         "blocks",
@@ -176,7 +178,7 @@ class Segment:
         self.post: list[Eqn] = []
         self.pre: list[Eqn] = []
         self.contiguous: frozenset = frozenset()
-        self.blocks: list[list[int]] = []
+        self.blocks: list[tuple] = []
 
     def __repr__(self) -> str:
         nests = [i for i in self.items if isinstance(i, Nest)]

@@ -236,15 +236,34 @@ class _Writer:
         # internal arrays are allocated before the nests that write them
         allocs = [x for x in self.body if " = np.empty(" in x]
         rest = [x for x in self.body if " = np.empty(" not in x]
-        in_block = {s for b in seg.blocks for s in b}
+        in_block = {s for b, _, _ in seg.blocks for s in b}
         params = [f"a{s}" for s in seg.inputs]
         params += [f"a{s}" for s in seg.outputs if s not in in_block]
         params += [f"b{k}" for k in range(len(seg.blocks))]
-        views = [f"    a{s} = b{k}[{j}]" for k, b in enumerate(seg.blocks) for j, s in enumerate(b)]
+        views = []
+        for k, (b, axis, _) in enumerate(seg.blocks):
+            if not axis:
+                views += [f"    a{s} = b{k}[{j}]" for j, s in enumerate(b)]
+                continue
+            # stacked along ``axis``: every access indexes the block (C-contiguous) itself
+            for j, s in enumerate(b):
+                rest = [_stacked_access(x, s, k, j, axis) for x in rest]
+                if any(re.search(rf"\ba{s}\b", x) for x in rest):
+                    raise ValueError(f"a{s} is used other than indexed")
         lines = [f"def {self.name}({', '.join(params)}):", *self.head, *views, *allocs, *rest]
         if len(lines) == 1 + len(self.head):
             lines.append("    pass")
         return "\n".join(lines)
+
+
+def _stacked_access(line: str, s: int, k: int, j: int, axis: int) -> str:
+    """``line`` with every ``a{s}[i, ...]`` written ``b{k}[...]`` with ``j`` at ``axis``."""
+
+    def index(m: re.Match) -> str:
+        idx = m.group(1).split(", ")
+        return f"b{k}[{', '.join(idx[:axis] + [str(j)] + idx[axis:])}]"
+
+    return re.sub(rf"\ba{s}\[([^\]]*)\]", index, line)
 
 
 def _update(name: str, r: str, expr: str) -> str:
@@ -323,12 +342,12 @@ def kernel_signature(seg: Segment) -> Any:
             ts.append(types.Array(scalar[dtype], len(shape), "C", readonly=True))
         else:
             ts.append(types.Array(scalar[dtype], len(shape), "A", readonly=True, aligned=False))
-    in_block = {s for b in seg.blocks for s in b}
+    in_block = {s for b, _, _ in seg.blocks for s in b}
     for s in seg.outputs:
         if s not in in_block:
             shape, dtype = seg.avals[s]
             ts.append(types.Array(scalar[dtype], len(shape), "C"))
-    for b in seg.blocks:  # the outputs allocated together, stacked on a first axis
+    for b, _, _ in seg.blocks:  # the outputs allocated together, stacked on an axis
         shape, dtype = seg.avals[b[0]]
         ts.append(types.Array(scalar[dtype], len(shape) + 1, "C"))
     return types.none(*ts)
