@@ -148,9 +148,7 @@ class _MakeContiguous:
 _CONTIGUOUS = _MakeContiguous()
 
 
-def mark_blocks(
-    segments: list, out_refs: list, shared_from: int | None, items: list = ()
-) -> set:
+def mark_blocks(segments: list, out_refs: list, shared_from: int | None, items: list = ()) -> set:
     """Set each segment's ``blocks``: its outputs of one shape and dtype, two or more,
     that the driver allocates as one array (one ``empty`` and one kernel argument instead
     of one each: most of a small kernel's call in a loop step), at most
