@@ -242,13 +242,15 @@ class _Writer:
         params += [f"b{k}" for k in range(len(seg.blocks))]
         views = []
         for k, (b, axis, _) in enumerate(seg.blocks):
-            if not axis:
-                views += [f"    a{s} = b{k}[{j}]" for j, s in enumerate(b)]
-                continue
-            # stacked along ``axis``: every access indexes the block (C-contiguous) itself
+            # every access indexes the block itself (one C-contiguous array: the loops
+            # vectorise with fewer overlap checks than for one view per output)
             for j, s in enumerate(b):
-                rest = [_stacked_access(x, s, k, j, axis) for x in rest]
-                if any(re.search(rf"\ba{s}\b", x) for x in rest):
+                indexed = [_stacked_access(x, s, k, j, axis) for x in rest]
+                if not any(re.search(rf"\ba{s}\b", x) for x in indexed):
+                    rest = indexed
+                elif not axis:
+                    views.append(f"    a{s} = b{k}[{j}]")  # used other than indexed
+                else:
                     raise ValueError(f"a{s} is used other than indexed")
         lines = [f"def {self.name}({', '.join(params)}):", *self.head, *views, *allocs, *rest]
         if len(lines) == 1 + len(self.head):
