@@ -365,3 +365,15 @@ def test_a_loop_step_drops_the_outputs_the_loop_does_not_store():
     step = forward.subprograms["step"]  # its compiled driver
     assert all(step.out_refs[k] is None for k in unread)
     assert any(r is not None for r in step.out_refs)
+
+
+@needs_numba
+def test_a_ufunc_of_a_static_slice_is_known_contiguous():
+    f = lambda a, b: np.tanh(a[:, 2:66]) * 2.0 + b - np.tanh(a[1:, ::2][:, :64]).sum()
+    a, b = data(8, 130), data(8, 64)
+    prog, items = plan_of(f, a, b)
+    lowering.mark_contiguous(items, prog.eqns, [(a.shape, a.dtype), (b.shape, b.dtype)], 2)
+    seg = [i for i in items if isinstance(i, lowering.Segment)][-1]
+    tanh_of_slice = [e.out for e in prog.eqns if e.prim.name == "tanh"][0]
+    assert tanh_of_slice in seg.inputs and tanh_of_slice in seg.contiguous
+    compiled_and_replayed(f, a, b, dtype=np.float64)
