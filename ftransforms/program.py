@@ -489,7 +489,7 @@ class ControlNode:
     one where a program needs it (``name``, ``impl``, ``multiple_results``).
     """
 
-    __slots__ = ("name", "impl", "subprograms", "has_effects")
+    __slots__ = ("name", "impl", "subprograms", "has_effects", "unread")
     multiple_results = True
     effectful = False
 
@@ -497,6 +497,9 @@ class ControlNode:
         self.name = name
         self.impl = impl
         self.subprograms = subprograms
+        # ``unread()``: the positions of a loop step's outputs the loop does not store,
+        # once the recording is complete (the compiled tier drops their work), or None
+        self.unread: Callable | None = None
         # a body or branch that calls ft.debug: kept by the passes like the call itself
         self.has_effects = any(
             has_effects(eqn.prim) for fn in subprograms.values() for eqn in fn.eqns

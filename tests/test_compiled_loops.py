@@ -303,3 +303,77 @@ def test_schedule_of_an_unrolled_matrix_carry_gradient_is_a_valid_order():
 def test_unrolled_matrix_carry_gradient_compiles():
     g = ft.vmap(ft.grad(_matrix_carry_loss, argnums=(0, 1)), in_dims=(None, 0))
     compiled_and_replayed(g, *_matrix_carry_args(), dtype=np.float64)
+
+
+# -- kernel outputs as one array; a loop step's unstored outputs ------------------------
+
+
+def _driver_calls(fn, name):
+    """How many globals of a generated driver are the implementation of ``name``."""
+    from ftransforms.core.primitive import REGISTRY
+
+    impl = REGISTRY[name].impl
+    return sum(v is impl for v in fn.__globals__.values())
+
+
+@needs_numba
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_a_concatenate_of_one_kernels_outputs_is_written_in_place(axis):
+    def f(a, b, w):
+        j = np.concatenate([a * 2.0 + b, a * b - 1.0, b * b * 0.5], axis=axis)
+        return np.tanh(j.reshape(-1, 4) @ w)
+
+    a, b, w = data(4, 4, dtype=np.float32), data(4, 4, dtype=np.float32), data(4, 3)
+    program = compiled_and_replayed(f, a, b, w.astype(np.float32), dtype=np.float32)
+    assert _driver_calls(program._fn, "concatenate") == 0
+
+
+@needs_numba
+def test_a_concatenate_whose_parts_are_read_elsewhere_stays_a_numpy_call():
+    def f(a, b, w):
+        p = a * 2.0 + b
+        j = np.concatenate([p, a * b - 1.0], axis=1)
+        return np.tanh(j @ w) + p.sum()
+
+    program = compiled_and_replayed(f, data(4, 4), data(4, 4), data(8, 3), dtype=np.float64)
+    assert _driver_calls(program._fn, "concatenate") == 1
+
+
+@needs_numba
+def test_kernel_outputs_of_one_shape_are_one_array_and_the_program_owns_its_results():
+    def f(a, b):
+        p, q = a * 2.0 + b, a * b - 1.0  # one kernel, two outputs read by NumPy calls
+        return np.tanh(p) + np.exp(q), p * q  # (64 elements: NumPy's tanh and exp)
+
+    a, b = data(8, 8), data(8, 8)
+    program = compiled_and_replayed(f, a, b, dtype=np.float64)
+    assert " = b" in program._fn.source  # p and q are views of one array
+    for out in program._fn(a, b):
+        assert out.base is None  # a returned result is never a view of such an array
+
+
+@needs_numba
+def test_a_loop_step_drops_the_outputs_the_loop_does_not_store():
+    from ftransforms.program import ControlNode
+
+    p, x, y = lstm_inputs(3, 6, 4, 3, np.float64)  # the shapes above: kernels from the cache
+    g = ft.vmap(ft.grad(lstm_loss), in_dims=(None, 0, 0))
+    program = compiled_and_replayed(g, p, x, y, dtype=np.float64)
+    forward = next(e.prim for e in program.eqns if isinstance(e.prim, ControlNode))
+    unread = forward.unread()
+    assert unread  # the forward loop keeps only what the backward loop reads
+    step = forward.subprograms["step"]  # its compiled driver
+    assert all(step.out_refs[k] is None for k in unread)
+    assert any(r is not None for r in step.out_refs)
+
+
+@needs_numba
+def test_a_ufunc_of_a_static_slice_is_known_contiguous():
+    f = lambda a, b: np.tanh(a[:, 2:66]) * 2.0 + b - np.tanh(a[1:, ::2][:, :64]).sum()
+    a, b = data(8, 130), data(8, 64)
+    prog, items = plan_of(f, a, b)
+    lowering.mark_contiguous(items, prog.eqns, [(a.shape, a.dtype), (b.shape, b.dtype)], 2)
+    seg = [i for i in items if isinstance(i, lowering.Segment)][-1]
+    tanh_of_slice = [e.out for e in prog.eqns if e.prim.name == "tanh"][0]
+    assert tanh_of_slice in seg.inputs and tanh_of_slice in seg.contiguous
+    compiled_and_replayed(f, a, b, dtype=np.float64)

@@ -12,11 +12,13 @@ their zero-padded transposes on float arrays become one loop nest each, whose
 intermediate values stay in registers, inside one kernel per run (``numba_backend.py``:
 explicit loops, operands cast to NumPy's computation dtype, ``error_model="numpy"``).
 Everything else (BLAS, linear algebra, FFT, special functions, indexing with data, random
-draws, control flow) stays the NumPy call it was; a generated Python *driver*
+draws, control flow) stays the NumPy call it was (a ``concatenate`` of one kernel's
+outputs that nothing else reads excepted: the kernel writes it in place; and a kernel's
+outputs of one shape are one allocation, ``tier.mark_blocks``); a generated Python *driver*
 (``program.generate`` with the kernels as pseudo-primitives) calls kernels and NumPy in
 that order, and a control-flow node's sub-programs (a ``scan`` step, a ``while_loop``
 body, ``cond`` branches) get drivers of their own, which the node looks up at every
-replay.
+replay (without the outputs a loop does not store: ``ControlNode.unread``).
 
 When (``tier.py``): never on the first call, which records.  By default a program is
 compiled in a background thread after ``HOT_CALLS`` replays (the replay goes on meanwhile;

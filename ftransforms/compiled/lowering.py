@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy
 
-from ftransforms.program import ControlNode, Eqn, forwarded_name, has_effects
+from ftransforms.program import ControlNode, Eqn, eliminate_dead, forwarded_name, has_effects
 
 __all__ = ["ELEMENTWISE", "Nest", "Op", "Segment", "View", "plan"]
 
@@ -150,9 +150,13 @@ class Segment:
     before the kernel, whose results it reads as inputs: the same kernel then serves
     every step of an unrolled loop, whatever step it slices.  ``contiguous``: the inputs
     known to arrive C-contiguous (:func:`mark_contiguous`), which the kernel may index
-    as such."""
+    as such; ``blocks``: ``(outputs, axis, joined)``, outputs of one shape and dtype that
+    the driver allocates as one array stacked along ``axis`` (``tier.mark_blocks``), the
+    kernel taking it as one argument; ``joined``: the slot of their ``concatenate``
+    along that axis (the block reshaped), or None."""
 
     __slots__ = (
+        "blocks",
         "items",
         "inputs",
         "outputs",
@@ -174,6 +178,7 @@ class Segment:
         self.post: list[Eqn] = []
         self.pre: list[Eqn] = []
         self.contiguous: frozenset = frozenset()
+        self.blocks: list[tuple] = []
 
     def __repr__(self) -> str:
         nests = [i for i in self.items if isinstance(i, Nest)]
@@ -735,9 +740,10 @@ def mark_contiguous(
     kernel is compiled for that layout (loops it can vectorise, about twice as fast as
     for any layout) instead of any.  Known: what a kernel allocated; what NumPy's
     ``matmul``, a reduction, or an elementwise ufunc whose full-shape operands are all
-    known returned (NumPy lays the result out as its operands); and the program's first
-    ``n_inputs`` slots (its inputs), which the driver makes C-contiguous before the first
-    kernel reads them (``tier.build``; a copy only for another layout)."""
+    known returned (NumPy lays the result out as its operands: C-contiguous also where
+    they are static slices of known arrays, whose axes keep C's order); and the program's
+    first ``n_inputs`` slots (its inputs), which the driver makes C-contiguous before the
+    first kernel reads them (``tier.build``; a copy only for another layout)."""
     shapes: dict[int, tuple] = {}
     for k, av in enumerate(in_avals or ()):
         if av is not None:
@@ -746,6 +752,7 @@ def mark_contiguous(
         if type(eqn.out) is not tuple:
             shapes[eqn.out] = tuple(eqn.avals[0])
     known: set[int] = {k for k in range(n_inputs) if shapes.get(k)}
+    ordered: set[int] = set()  # static slices of known arrays: strides in C's order
     for it in items:
         if isinstance(it, Segment):
             it.contiguous = frozenset(s for s in it.inputs if s in known)
@@ -757,6 +764,9 @@ def mark_contiguous(
         out_shape = shapes.get(it.out, ())
         if name in REDUCTIONS and it.refs[0] in known and out_shape:
             known.add(it.out)  # NumPy's reduction of a C-contiguous array
+        elif name == "getitem" and len(it.refs) == 1 and _ordered_slice(it.params):
+            if it.refs[0] in known or it.refs[0] in ordered:
+                ordered.add(it.out)
         elif it.params:
             continue
         elif name == "matmul" and len(it.refs) == 2 and None not in it.refs:
@@ -765,8 +775,19 @@ def mark_contiguous(
                 known.add(it.out)  # NumPy's matmul (not the outer product's multiply)
         elif name in ELEMENTWISE and forwarded_name(it.prim.impl) == name and out_shape:
             full = [r for r in it.refs if r is not None and shapes.get(r) == out_shape]
-            if full and all(r in known for r in full):
+            if full and all(r in known or r in ordered for r in full):
                 known.add(it.out)
+
+
+def _ordered_slice(params: dict) -> bool:
+    """Whether ``getitem``'s ``index`` keeps its operand's axes in order: ints and slices
+    of positive step only (no new axis, no index array)."""
+    index = params.get("index")
+    if set(params) != {"index"} or type(index) is not tuple:
+        return False
+    return all(
+        type(e) is int or (type(e) is slice and (e.step is None or e.step > 0)) for e in index
+    )
 
 
 def plan(
@@ -849,6 +870,14 @@ def build_subprograms(eqns: Sequence[Eqn], swaps: list, build_sub: Callable) -> 
         if isinstance(eqn.prim, ControlNode):
             for name, sub in eqn.prim.subprograms.items():
                 values = [getattr(sub, attr, None) for attr in fields]
+                unread = eqn.prim.unread() if eqn.prim.unread is not None else ()
+                if unread and values[0] is not None:
+                    # outputs the loop does not store: their work is dropped (the replay
+                    # computes them, they are what the step's other outputs are made of)
+                    out_refs = [None if k in unread else r for k, r in enumerate(values[2])]
+                    out_consts = [None if k in unread else c for k, c in enumerate(values[3])]
+                    live = {r for r in out_refs if r is not None}
+                    values[:4] = [eliminate_dead(values[0], live), values[1], out_refs, out_consts]
                 avals = values[4]
                 known = avals is not None and all(av is not None for av in avals)
                 shared_from = getattr(sub, "shared_from", None)

@@ -236,11 +236,36 @@ class _Writer:
         # internal arrays are allocated before the nests that write them
         allocs = [x for x in self.body if " = np.empty(" in x]
         rest = [x for x in self.body if " = np.empty(" not in x]
-        params = [f"a{s}" for s in seg.inputs] + [f"a{s}" for s in seg.outputs]
-        lines = [f"def {self.name}({', '.join(params)}):", *self.head, *allocs, *rest]
+        in_block = {s for b, _, _ in seg.blocks for s in b}
+        params = [f"a{s}" for s in seg.inputs]
+        params += [f"a{s}" for s in seg.outputs if s not in in_block]
+        params += [f"b{k}" for k in range(len(seg.blocks))]
+        views = []
+        for k, (b, axis, _) in enumerate(seg.blocks):
+            # every access indexes the block itself (one C-contiguous array: the loops
+            # vectorise with fewer overlap checks than for one view per output)
+            for j, s in enumerate(b):
+                indexed = [_stacked_access(x, s, k, j, axis) for x in rest]
+                if not any(re.search(rf"\ba{s}\b", x) for x in indexed):
+                    rest = indexed
+                elif not axis:
+                    views.append(f"    a{s} = b{k}[{j}]")  # used other than indexed
+                else:
+                    raise ValueError(f"a{s} is used other than indexed")
+        lines = [f"def {self.name}({', '.join(params)}):", *self.head, *views, *allocs, *rest]
         if len(lines) == 1 + len(self.head):
             lines.append("    pass")
         return "\n".join(lines)
+
+
+def _stacked_access(line: str, s: int, k: int, j: int, axis: int) -> str:
+    """``line`` with every ``a{s}[i, ...]`` written ``b{k}[...]`` with ``j`` at ``axis``."""
+
+    def index(m: re.Match) -> str:
+        idx = m.group(1).split(", ")
+        return f"b{k}[{', '.join(idx[:axis] + [str(j)] + idx[axis:])}]"
+
+    return re.sub(rf"\ba{s}\[([^\]]*)\]", index, line)
 
 
 def _update(name: str, r: str, expr: str) -> str:
@@ -319,9 +344,14 @@ def kernel_signature(seg: Segment) -> Any:
             ts.append(types.Array(scalar[dtype], len(shape), "C", readonly=True))
         else:
             ts.append(types.Array(scalar[dtype], len(shape), "A", readonly=True, aligned=False))
+    in_block = {s for b, _, _ in seg.blocks for s in b}
     for s in seg.outputs:
-        shape, dtype = seg.avals[s]
-        ts.append(types.Array(scalar[dtype], len(shape), "C"))
+        if s not in in_block:
+            shape, dtype = seg.avals[s]
+            ts.append(types.Array(scalar[dtype], len(shape), "C"))
+    for b, _, _ in seg.blocks:  # the outputs allocated together, stacked on an axis
+        shape, dtype = seg.avals[b[0]]
+        ts.append(types.Array(scalar[dtype], len(shape) + 1, "C"))
     return types.none(*ts)
 
 

@@ -32,6 +32,10 @@ HOT_CALLS = 20
 #: Calls of each tier timed, alternately, before ``auto`` mode keeps the faster one.
 TRIAL_CALLS = 5
 
+#: Outputs of one kernel of at most this many bytes together, of one shape and dtype, that
+#: the program does not return, are allocated as one array (``mark_blocks``).
+MAX_BLOCK_BYTES = 1 << 20
+
 #: Distinct kernels compiled per program at most (the first ones), bounding the compile
 #: time (an unrolled loop's steps share kernels).
 MAX_KERNELS = 48
@@ -72,25 +76,56 @@ class KernelCall:
         self.seg = seg
         self.name = f"fused{index}"
 
+    def outputs(self) -> list[int]:
+        """The slots the call hands back: the outputs not joined into a ``concatenate``
+        (``mark_blocks``), then the joined results."""
+        seg = self.seg
+        joined = {s for b, _, out in seg.blocks if out is not None for s in b}
+        return [s for s in seg.outputs if s not in joined] + [
+            out for _, _, out in seg.blocks if out is not None
+        ]
+
     def impl(self, xp: Any, *args: Any) -> tuple:
         seg = self.seg
-        outs = [numpy.empty(seg.avals[s][0], seg.avals[s][1]) for s in seg.outputs]
+        in_block = {s for b, _, _ in seg.blocks for s in b}
+        made = {s: numpy.empty(*seg.avals[s]) for s in seg.outputs if s not in in_block}
+        blocks = []
+        for b, axis, out in seg.blocks:
+            shape, dtype = seg.avals[b[0]]
+            block = numpy.empty((*shape[:axis], len(b), *shape[axis:]), dtype)
+            blocks.append(block)
+            if out is not None:
+                made[out] = block.reshape(seg.avals[out][0])
+            else:
+                made.update(zip(b, block))
         ins = [a[()] if not seg.avals[s][0] else a for a, s in zip(args, seg.inputs)]
-        self.kernel(*ins, *outs)
-        return tuple(outs)
+        self.kernel(*ins, *[made[s] for s in seg.outputs if s not in in_block], *blocks)
+        return tuple(made[s] for s in self.outputs())
 
     def emit(self, args: list, outs: tuple, global_name: Callable) -> list[str]:
         seg = self.seg
         empty = global_name(numpy.empty, "u")
+        in_block = {s for b, _, _ in seg.blocks for s in b}
         lines = []
-        for s in outs:
-            shape, dtype = seg.avals[s]
-            lines.append(
-                f"a{s} = {empty}({global_name(tuple(shape), 'p')}, {global_name(dtype, 'p')})"
-            )
+        for s in seg.outputs:
+            if s not in in_block:
+                shape, dtype = seg.avals[s]
+                lines.append(
+                    f"a{s} = {empty}({global_name(tuple(shape), 'p')}, {global_name(dtype, 'p')})"
+                )
+        names = [f"b{b[0]}" for b, _, _ in seg.blocks]
+        for name, (b, axis, _) in zip(names, seg.blocks):
+            shape, dtype = seg.avals[b[0]]
+            shape = global_name((*shape[:axis], len(b), *shape[axis:]), "p")
+            lines.append(f"{name} = {empty}({shape}, {global_name(dtype, 'p')})")
         call = [f"{a}[()]" if not seg.avals[s][0] else a for a, s in zip(args, seg.inputs)]
-        call += [f"a{s}" for s in outs]
+        call += [f"a{s}" for s in seg.outputs if s not in in_block] + names
         lines.append(f"{global_name(self.kernel, 'k')}({', '.join(call)})")
+        for name, (b, _, out) in zip(names, seg.blocks):
+            if out is not None:  # the concatenate it replaces: the block, reshaped
+                lines.append(f"a{out} = {name}.reshape({global_name(seg.avals[out][0], 'p')})")
+            else:  # the views of the block, one per output
+                lines.append(f"{', '.join(f'a{s}' for s in b)}, = {name}")
         return lines
 
 
@@ -111,6 +146,76 @@ class _MakeContiguous:
 
 
 _CONTIGUOUS = _MakeContiguous()
+
+
+def mark_blocks(segments: list, out_refs: list, shared_from: int | None, items: list = ()) -> set:
+    """Set each segment's ``blocks``: its outputs of one shape and dtype, two or more,
+    that the driver allocates as one array (one ``empty`` and one kernel argument instead
+    of one each: most of a small kernel's call in a loop step), at most
+    :data:`MAX_BLOCK_BYTES` together.  Never a result the program hands back (it would
+    keep the others' memory and not own its data), except a loop step's per-step outputs
+    (``shared_from``), which the loop copies or keeps for itself.  A ``concatenate`` (of
+    the ``items``) of outputs of one kernel that nothing else reads (a gradient's joined
+    slices) is such a block stacked along its axis, which the kernel writes in place:
+    the result is the block reshaped, and the ``id`` of each such equation is returned
+    (the driver leaves it out)."""
+    returned = {
+        r
+        for k, r in enumerate(out_refs)
+        if r is not None and (shared_from is None or k < shared_from)
+    }
+    outputs = {r for r in out_refs if r is not None}
+    owner = {s: seg for seg in segments for s in seg.outputs}
+    joins = [it for it in items if isinstance(it, Eqn) and it.prim.name == "concatenate"]
+    reads: dict[int, int] = {}
+    for it in items:
+        for e in [it] if isinstance(it, Eqn) else [*it.pre, *it.eqns, *it.post]:
+            for r in e.refs:
+                if r is not None:
+                    reads[r] = reads.get(r, 0) + 1
+    for seg in segments:
+        seg.blocks = []
+    joined: set[int] = set()
+    for eqn in joins:
+        refs, seg = eqn.refs, owner.get(eqn.refs[0]) if eqn.refs else None
+        if (
+            seg is None
+            or eqn.xp is not numpy
+            or set(eqn.params) != {"axis"}
+            or type(eqn.out) is tuple
+            or len(set(refs)) != len(refs) < 2
+            or eqn.out in returned
+            or any(owner.get(r) is not seg or r in outputs or reads.get(r) != 1 for r in refs)
+            or any(r in b for b, _, _ in seg.blocks for r in refs)
+        ):
+            continue
+        shape, dtype = seg.avals[refs[0]]
+        if not shape or any(seg.avals[r] != (shape, dtype) for r in refs):
+            continue
+        axis = eqn.params["axis"]
+        if type(axis) is not int or not -len(shape) <= axis < len(shape):
+            continue
+        seg.blocks.append((list(refs), axis % len(shape), eqn.out))
+        seg.avals[eqn.out] = (tuple(eqn.avals[0]), eqn.avals[1])
+        try:
+            numba_backend.kernel_source(seg, "k")  # every access to the slices rewritten
+        except ValueError:
+            seg.blocks.pop()
+        else:
+            joined.add(id(eqn))
+    for seg in segments:
+        taken = {s for b, _, _ in seg.blocks for s in b}
+        groups: dict = {}
+        for s in seg.outputs:
+            shape, dtype = seg.avals[s]
+            if s not in returned and s not in taken and shape:
+                groups.setdefault((tuple(shape), numpy.dtype(dtype)), []).append(s)
+        seg.blocks += [
+            (g, 0, None)
+            for (shape, dtype), g in groups.items()
+            if len(g) > 1 and len(g) * dtype.itemsize * numpy.prod(shape) <= MAX_BLOCK_BYTES
+        ]
+    return joined
 
 
 def _kernels(segments: list) -> list:
@@ -144,6 +249,7 @@ def build(
     if not segments:
         return None
     lowering.mark_contiguous(items, eqns, in_avals, n_inputs)
+    joined = mark_blocks(segments, out_refs, shared_from, items)
     kernels = _kernels(segments)
     if not any(k is not None for k in kernels):
         return None
@@ -155,6 +261,7 @@ def build(
         items = lowering.plan(eqns, n_inputs, out_refs, in_avals, exclude=dropped, opaque=opaque)
         segments = [it for it in items if isinstance(it, lowering.Segment) and it.outputs]
         lowering.mark_contiguous(items, eqns, in_avals, n_inputs)
+        joined = mark_blocks(segments, out_refs, shared_from, items)
         kernels = _kernels(segments)
         if not segments or None in kernels:
             return None
@@ -163,7 +270,8 @@ def build(
     made_contiguous: set[int] = set()
     for k, it in enumerate(items):
         if isinstance(it, Eqn):
-            new_eqns.append(it)
+            if id(it) not in joined:  # else the kernel's block is the concatenation
+                new_eqns.append(it)
         elif id(it) not in by_seg:
             new_eqns.extend(it.eqns)  # not worth a kernel: its NumPy calls as they were
         else:
@@ -174,11 +282,10 @@ def build(
                     new_eqns.append(Eqn(_CONTIGUOUS, numpy, (s,), (None,), {}, s, aval))
             new_eqns.extend(it.pre)
             prim = KernelCall(by_seg[id(it)], it, k)
-            avals = tuple(it.avals[s] for s in it.outputs)
+            outs = tuple(prim.outputs())
+            avals = tuple(it.avals[s] for s in outs)
             refs = tuple(it.inputs)
-            new_eqns.append(
-                Eqn(prim, numpy, refs, (None,) * len(refs), {}, tuple(it.outputs), avals)
-            )
+            new_eqns.append(Eqn(prim, numpy, refs, (None,) * len(refs), {}, outs, avals))
             new_eqns.extend(it.post)
     fn = generate(
         new_eqns,

@@ -379,6 +379,13 @@ class LoopCapture:
             return (*carry, *bufs)
 
         node = ControlNode(self.name, impl, {"step": step_fn})
+        if keep is not None:
+
+            def unread() -> set:  # read when the program is compiled: ``keep`` is final
+                dead = {j for j in shared if _how(_kept(keep, y_leaf_of, shared[j])) is False}
+                return {nc + j for j, k in enumerate(same) if k in dead}
+
+            node.unread = unread
         results = impl(xp, *values, *x_values, *free_values)
         recording[0] = False
         args = [b if type(b) is TraceTracer else v for b, v in zip(bottoms, values)]
