@@ -20,7 +20,7 @@ import optree
 import pytest
 
 import ftransforms as ft
-from tests.published6 import karpathy_min_char_rnn
+from tests.published6 import cs231n_rnn_layers, karpathy_min_char_rnn
 from tests.tolerances import FD_TOL, assert_tree_close, tol
 
 TOL = tol(np.float64)
@@ -106,3 +106,95 @@ def test_min_char_rnn():
         for k, v in saved.items():
             getattr(m, k)[...] = v
     assert after < before
+
+
+# ======================================================================================
+# 2. CS231n's rnn_layers.py: ft.vjp of each forward layer equals the hand-written
+#    backward (h[:, t, :] = ... into np.zeros, np.add.at, a masked softmax loss)
+# ======================================================================================
+
+
+def test_cs231n_rnn_layers(rng):
+    m = cs231n_rnn_layers
+    N, T, D, H, V, M = 2, 4, 3, 5, 7, 6
+    x = rng.normal(size=(N, T, D))
+    h0 = rng.normal(size=(N, H))
+    Wx, Wh, b = rng.normal(size=(D, H)) * 0.5, rng.normal(size=(H, H)) * 0.5, rng.normal(size=H)
+    dh = rng.normal(size=(N, T, H))
+    # the sequence layer
+    h, cache = m.rnn_forward(x, h0, Wx, Wh, b)
+    out, vjp_fn = ft.vjp(lambda *a: m.rnn_forward(*a)[0], x, h0, Wx, Wh, b)
+    close(out, h)
+    close(vjp_fn(dh), m.rnn_backward(dh, cache), msg="rnn_backward")
+    # the word embedding (a repeated index: np.add.at accumulates)
+    words = np.array([[0, 3, 3, 1], [6, 0, 3, 2]])
+    W_embed = rng.normal(size=(V, D))
+    emb, ecache = m.word_embedding_forward(words, W_embed)
+    dout = rng.normal(size=emb.shape)
+    _, evjp = ft.vjp(lambda W: m.word_embedding_forward(words, W)[0], W_embed)
+    close(evjp(dout)[0], m.word_embedding_backward(dout, ecache), msg="word_embedding")
+    # the temporal affine layer
+    w, bb = rng.normal(size=(D, M)), rng.normal(size=M)
+    ta, tcache = m.temporal_affine_forward(x, w, bb)
+    dta = rng.normal(size=ta.shape)
+    _, tvjp = ft.vjp(lambda *a: m.temporal_affine_forward(*a)[0], x, w, bb)
+    close(tvjp(dta), m.temporal_affine_backward(dta, tcache), msg="temporal_affine")
+    # the masked softmax loss: its dx is the gradient
+    scores = rng.normal(size=(N, T, V))
+    y = rng.integers(0, V, size=(N, T))
+    mask = rng.random((N, T)) > 0.3
+    loss, dx = m.temporal_softmax_loss(scores, y, mask)
+    close(ft.grad(lambda s: m.temporal_softmax_loss(s, y, mask)[0])(scores), dx, msg="softmax dx")
+
+    # the captioning model's loss: embedding -> rnn -> affine -> softmax, its gradient by
+    # chaining the backward passes as CaptioningRNN.loss does
+    def caption_loss(W_embed, Wx, Wh, b, w, bb):
+        emb, _ = m.word_embedding_forward(words, W_embed)
+        h, _ = m.rnn_forward(emb, h0, Wx, Wh, b)
+        scores, _ = m.temporal_affine_forward(h, w, bb)
+        return m.temporal_softmax_loss(scores, y, mask)[0]
+
+    wh_out = rng.normal(size=(H, V))
+    emb, ec = m.word_embedding_forward(words, W_embed)
+    h, rc = m.rnn_forward(emb, h0, Wx, Wh, b)
+    sc, tc = m.temporal_affine_forward(h, wh_out, np.zeros(V))
+    _, dsc = m.temporal_softmax_loss(sc, y, mask)
+    dh_, dwo, dbo = m.temporal_affine_backward(dsc, tc)
+    demb, _, dWx, dWh, db = m.rnn_backward(dh_, rc)
+    dWe = m.word_embedding_backward(demb, ec)
+    grads = ft.grad(caption_loss, argnums=(0, 1, 2, 3, 4, 5))(
+        W_embed, Wx, Wh, b, wh_out, np.zeros(V)
+    )
+    close(grads, (dWe, dWx, dWh, db, dwo, dbo), msg="the captioning loss")
+    # per-caption losses by vmap over the batch axis of the words: W[x] with a NumPy W and
+    # a batched index is NumPy's own indexing, which cannot see the tracer, so the rows
+    # run one group each (correct, and said by a PerformanceWarning)
+    with pytest.warns(ft.errors.PerformanceWarning, match="W\\[x\\]"):
+        per = ft.vmap(
+            lambda wd, yy, mk: m.temporal_softmax_loss(
+                m.temporal_affine_forward(
+                    m.rnn_forward(
+                        m.word_embedding_forward(wd[None], W_embed)[0], h0[:1], Wx, Wh, b
+                    )[0],
+                    wh_out,
+                    np.zeros(V),
+                )[0],
+                yy[None],
+                mk[None],
+            )[0]
+        )(words, y, mask)
+    loop = [
+        m.temporal_softmax_loss(
+            m.temporal_affine_forward(
+                m.rnn_forward(
+                    m.word_embedding_forward(words[i : i + 1], W_embed)[0], h0[:1], Wx, Wh, b
+                )[0],
+                wh_out,
+                np.zeros(V),
+            )[0],
+            y[i : i + 1],
+            mask[i : i + 1],
+        )[0]
+        for i in range(N)
+    ]
+    close(per, np.stack(loop), msg="vmap over captions")

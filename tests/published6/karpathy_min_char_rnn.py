@@ -51,7 +51,9 @@ def lossFun(inputs, targets, hprev):
     dhnext = np.zeros_like(hs[0])
     for t in reversed(range(len(inputs))):
         dy = np.copy(ps[t])
-        dy[targets[t]] -= 1  # backprop into y. see http://cs231n.github.io/neural-networks-case-study/#grad if confused here
+        dy[targets[t]] -= (
+            1  # backprop into y. see http://cs231n.github.io/neural-networks-case-study/#grad if confused here
+        )
         dWhy += np.dot(dy, hs[t].T)
         dby += dy
         dh = np.dot(Why.T, dy) + dhnext  # backprop into h
@@ -102,7 +104,9 @@ def train(n_iter):
         smooth_loss = smooth_loss * 0.999 + loss * 0.001
 
         # perform parameter update with Adagrad
-        for param, dparam, mem in zip([Wxh, Whh, Why, bh, by], [dWxh, dWhh, dWhy, dbh, dby], [mWxh, mWhh, mWhy, mbh, mby]):
+        for param, dparam, mem in zip(
+            [Wxh, Whh, Why, bh, by], [dWxh, dWhh, dWhy, dbh, dby], [mWxh, mWhh, mWhy, mbh, mby]
+        ):
             mem += dparam * dparam
             param += -learning_rate * dparam / np.sqrt(mem + 1e-8)  # adagrad update
 
