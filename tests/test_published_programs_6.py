@@ -20,7 +20,7 @@ import optree
 import pytest
 
 import ftransforms as ft
-from tests.published6 import cs231n_rnn_layers, karpathy_min_char_rnn
+from tests.published6 import cs231n_rnn_layers, karpathy_min_char_rnn, vandermaaten_tsne
 from tests.tolerances import FD_TOL, assert_tree_close, tol
 
 TOL = tol(np.float64)
@@ -198,3 +198,67 @@ def test_cs231n_rnn_layers(rng):
         for i in range(N)
     ]
     close(per, np.stack(loop), msg="vmap over captions")
+
+
+# ======================================================================================
+# 3. van der Maaten's tsne.py: vmap of x2p's per-point binary search (Python while/if
+#    on traced entropies, in-place beta[i] = ...), and the program's hand-written
+#    gradient step against ft.grad of the KL cost its own lines compute
+# ======================================================================================
+
+
+def test_tsne(rng, monkeypatch, capsys):
+    m = vandermaaten_tsne
+    Xs = rng.normal(size=(2, 7, 3)) * np.array([1.0, 2.0])[:, None, None]
+    P_loop = np.stack([m.x2p(X, 1e-5, 3.0) for X in Xs])
+    with pytest.warns(ft.errors.PerformanceWarning, match="Hdiff > 0"):  # rows split there
+        P_vmap = ft.vmap(lambda X: m.x2p(X, 1e-5, 3.0))(Xs)
+    close(P_vmap, P_loop, msg="vmap(x2p)")
+    close(P_loop.sum(2), np.ones((2, 7)))
+    # d P / d X at the precisions the search found (the search only compares)
+    X = Xs[0]
+    Pr = lambda X: m.x2p(X, 1e-5, 3.0)[2]  # noqa: E731
+    J = ft.jacrev(Pr)(X)
+
+    def row2(X, beta):  # Hbeta of row 2 at a fixed precision, in the program's lines
+        sum_X = np.sum(np.square(X), 1)
+        D = np.add(np.add(-2 * np.dot(X, X.T), sum_X).T, sum_X)
+        Di = D[2, np.concatenate((np.r_[0:2], np.r_[3:7]))]
+        return np.insert(m.Hbeta(Di, beta)[1], 2, 0.0)
+
+    # the precision the search settled on, read back from P's row: log(P_20 / P_21) =
+    # -beta (D_20 - D_21); at that precision, the row's derivative by differences
+    D = np.add(np.add(-2 * X @ X.T, (X**2).sum(1)).T, (X**2).sum(1))
+    beta = -np.log(Pr(X)[0] / Pr(X)[1]) / (D[2, 0] - D[2, 1])
+    close(row2(X, beta), Pr(X))
+    close(J, fd_jacobian(lambda X: row2(X, beta), (X,)), FD_TOL, "d P / d X")
+    capsys.readouterr()
+
+    # one step of the program's loop: Y1 = Y0 - eta * gains * dY, recentred, where its
+    # dY is a quarter of the gradient of C = sum(P log(P/Q)) when P sums to one; under the
+    # early exaggeration (P sums to 4) the step is the gradient of C less (sum(P) - 1)
+    # log(sum(num)) (the normaliser of Q counted once)
+    monkeypatch.setattr(m, "MAX_ITER", 1)
+    Xd = rng.normal(size=(8, 4))
+    np.random.seed(3)
+    Y1 = m.tsne(Xd, 2, 4, 3.0)
+    np.random.seed(3)
+    Y0 = np.random.randn(8, 2)
+    P = m.x2p(m.pca(Xd, 4).real, 1e-5, 3.0)
+    P = P + np.transpose(P)
+    P = np.maximum(P / np.sum(P) * 4.0, 1e-12)
+
+    def C(Y):
+        n = Y.shape[0]
+        sum_Y = np.sum(np.square(Y), 1)
+        num = -2.0 * np.dot(Y, Y.T)
+        num = 1.0 / (1.0 + np.add(np.add(num, sum_Y).T, sum_Y))
+        num[range(n), range(n)] = 0.0
+        Q = num / np.sum(num)
+        Q = np.maximum(Q, 1e-12)
+        return np.sum(P * np.log(P / Q)) - (np.sum(P) - 1) * np.log(np.sum(num))
+
+    dY = ft.grad(C)(Y0) / 4
+    close(dY, fd_jacobian(C, (Y0,)) / 4, FD_TOL)
+    step = Y0 - 500 * np.where(dY > 0, 1.2, 0.8) * dY
+    close(Y1, step - step.mean(0), msg="the program's step is a quarter of grad C")
