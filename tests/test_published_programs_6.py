@@ -20,7 +20,12 @@ import optree
 import pytest
 
 import ftransforms as ft
-from tests.published6 import cs231n_rnn_layers, karpathy_min_char_rnn, vandermaaten_tsne
+from tests.published6 import (
+    cs231n_rnn_layers,
+    karpathy_min_char_rnn,
+    scipy_cookbook_bundle_adjustment,
+    vandermaaten_tsne,
+)
 from tests.tolerances import FD_TOL, assert_tree_close, tol
 
 TOL = tol(np.float64)
@@ -262,3 +267,45 @@ def test_tsne(rng, monkeypatch, capsys):
     close(dY, fd_jacobian(C, (Y0,)) / 4, FD_TOL)
     step = Y0 - 500 * np.where(dY > 0, 1.2, 0.8) * dY
     close(Y1, step - step.mean(0), msg="the program's step is a quarter of grad C")
+
+
+# ======================================================================================
+# 4. The SciPy cookbook's bundle adjustment: the residuals' Jacobian by jacfwd/jacrev
+#    (Rodrigues under np.errstate + np.nan_to_num, in-place += and *=), inside the
+#    cookbook's sparsity pattern, and least_squares driven by it
+# ======================================================================================
+
+
+def test_bundle_adjustment(rng):
+    import scipy.optimize
+
+    m = scipy_cookbook_bundle_adjustment
+    n_cameras, n_points = 2, 4
+    camera_indices = np.array([0, 0, 0, 0, 1, 1, 1])
+    point_indices = np.array([0, 1, 2, 3, 0, 2, 3])
+    cams = np.zeros((n_cameras, 9))
+    cams[:, :3] = rng.normal(size=(n_cameras, 3)) * 0.1
+    cams[:, 3:6] = rng.normal(size=(n_cameras, 3)) * 0.1 + [0.0, 0.0, -5.0]
+    cams[:, 6] = 1.0 + 0.1 * rng.random(n_cameras)
+    cams[:, 7:] = rng.normal(size=(n_cameras, 2)) * 0.01
+    pts = rng.normal(size=(n_points, 3))
+    truth = np.hstack((cams.ravel(), pts.ravel()))
+    points_2d = m.project(pts[point_indices], cams[camera_indices])
+    args = (n_cameras, n_points, camera_indices, point_indices, points_2d)
+    x0 = truth + rng.normal(size=truth.size) * 0.01
+
+    J = ft.jacfwd(m.fun)(x0, *args)
+    close(J, fd_jacobian(m.fun, (x0, *args)), FD_TOL, "jacfwd(fun)")
+    close(ft.jacrev(m.fun)(x0, *args), J, msg="jacrev = jacfwd")
+    A = m.bundle_adjustment_sparsity(n_cameras, n_points, camera_indices, point_indices)
+    assert not np.any((J != 0) & (A.toarray() == 0)), "a nonzero outside the cookbook's pattern"
+    # a camera without rotation: the errstate/nan_to_num path gives the identity rotation
+    at_rest = np.array([[0.0, 0.0, 0.0], [0.3, -0.2, 0.1]])
+    close(m.rotate(pts[:2], at_rest)[0], pts[0])
+    rot = ft.jacfwd(lambda p: m.rotate(p, at_rest[1:]))(pts[1:2])
+    close(rot, fd_jacobian(lambda p: m.rotate(p, at_rest[1:]), (pts[1:2],)), FD_TOL)
+    # least_squares with our Jacobian reaches the scene (zero residual)
+    res = scipy.optimize.least_squares(
+        m.fun, x0, jac=ft.jacfwd(m.fun), method="trf", x_scale="jac", ftol=1e-12, args=args
+    )
+    assert res.success and res.cost < 1e-8 * 0.5 * np.sum(m.fun(x0, *args) ** 2)
