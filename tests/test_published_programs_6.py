@@ -23,6 +23,7 @@ import ftransforms as ft
 from tests.published6 import (
     cs231n_rnn_layers,
     karpathy_min_char_rnn,
+    langtangen_wave1d,
     scipy_cookbook_bundle_adjustment,
     vandermaaten_tsne,
 )
@@ -309,3 +310,41 @@ def test_bundle_adjustment(rng):
         m.fun, x0, jac=ft.jacfwd(m.fun), method="trf", x_scale="jac", ftol=1e-12, args=args
     )
     assert res.success and res.cost < 1e-8 * 0.5 * np.sum(m.fun(x0, *args) ** 2)
+
+
+# ======================================================================================
+# 5. Langtangen & Linge's wave1D_u0.py / wave1D_u0v.py: the explicit wave scheme with
+#    buffers written element by element and by slices, then copied or swapped
+# ======================================================================================
+
+
+def test_wave1d(rng):
+    m = langtangen_wave1d
+    m.test_quadratic()  # the book's exact-solution test
+    L, c, C, T = 1.0, 1.0, 0.8, 0.5
+    dt = C * (L / 10) / c
+
+    def energy(amps, solver=m.solver):
+        I = lambda x: amps[0] * np.sin(np.pi * x) + amps[1] * np.sin(2 * np.pi * x)  # noqa: E731
+        V = lambda x: amps[2] * x * (L - x)  # noqa: E731
+        seen = []
+        u, x, t, cpu = solver(
+            I, V, 0, c, L, dt, C, T, user_action=lambda u, x, t, n: seen.append(u.max())
+        )
+        return np.sum(u**2) + seen[2]
+
+    amps = np.array([1.0, 0.3, -0.5])
+    assert np.isclose(energy(amps), energy(amps, m.solver_vectorized), rtol=1e-13)
+    g = ft.grad(energy)(amps)
+    close(g, fd_jacobian(energy, (amps,)), FD_TOL, "scalar solver")
+    close(ft.grad(energy)(amps, m.solver_vectorized), g, msg="vectorized solver")
+
+    def final(amps, solver=m.solver_vectorized):
+        I = lambda x: amps[0] * np.sin(np.pi * x) + amps[1] * np.sin(2 * np.pi * x)  # noqa: E731
+        return solver(I, lambda x: amps[2] * x * (L - x), None, c, L, dt, C, T)[0]
+
+    J = ft.jacfwd(final)(amps)
+    close(J, fd_jacobian(final, (amps,)), FD_TOL, "jacfwd of the final wave")
+    close(ft.jacrev(lambda a: final(a, m.solver))(amps), J, msg="jacrev, scalar solver")
+    batch = rng.normal(size=(3, 3))
+    close(ft.vmap(final)(batch), np.stack([final(a) for a in batch]), msg="vmap")
