@@ -24,6 +24,7 @@ from tests.published6 import (
     cs231n_rnn_layers,
     karpathy_min_char_rnn,
     langtangen_wave1d,
+    pythonrobotics_n_joint_arm,
     scipy_cookbook_bundle_adjustment,
     vandermaaten_tsne,
 )
@@ -348,3 +349,53 @@ def test_wave1d(rng):
     close(ft.jacrev(lambda a: final(a, m.solver))(amps), J, msg="jacrev, scalar solver")
     batch = rng.normal(size=(3, 3))
     close(ft.vmap(final)(batch), np.stack([final(a) for a in batch]), msg="vmap")
+
+
+# ======================================================================================
+# 6. PythonRobotics' n-joint arm: forward kinematics in Python scalars, its hand-written
+#    Jacobian (np.zeros with -= and +=, then pinv), and the IK loop's early return
+# ======================================================================================
+
+
+def test_n_joint_arm(rng, capsys):
+    m = pythonrobotics_n_joint_arm
+    links = np.ones(m.N_LINKS)
+    q = rng.uniform(-1, 1, m.N_LINKS)
+    J = ft.jacfwd(m.forward_kinematics, argnums=1)(links, q)
+    close(J, fd_jacobian(m.forward_kinematics, (links, q), 1), FD_TOL, "jacfwd(fk)")
+    close(ft.jacrev(m.forward_kinematics, argnums=(0, 1))(links, q)[1], J)
+    # the program's Jacobian sums the angles before link j (joint_angles[:j]) where the
+    # kinematics sums them through it ([:j + 1]): it is the true Jacobian's columns with
+    # every angle sum shifted back by one joint, which the program's loop tolerates
+    sums = np.concatenate(([0.0], np.cumsum(q)[:-1]))
+    shifted = np.array(
+        [
+            [-np.sum(links[i:] * np.sin(sums[i:])) for i in range(4)],
+            [np.sum(links[i:] * np.cos(sums[i:])) for i in range(4)],
+        ]
+    )
+    close(np.linalg.pinv(shifted), m.jacobian_inverse(links, q))
+    assert not np.allclose(np.linalg.pinv(J), m.jacobian_inverse(links, q))
+    # pinv of the filled buffer, differentiated in the link lengths
+    Jinv_sum = lambda L: m.jacobian_inverse(L, q).sum()  # noqa: E731
+    close(ft.grad(Jinv_sum)(links), fd_jacobian(Jinv_sum, (links,)), FD_TOL, "d pinv / d L")
+    # the IK loop: per goal, by vmap (its early return splits the batch) and by a loop
+    goals = np.array([[1.5, 1.0], [2.5, -0.5]])
+    q0 = np.full(m.N_LINKS, 0.2)
+    loop = [m.inverse_kinematics(links, q0, g) for g in goals]
+    assert all(found for _, found in loop)
+    with pytest.warns(ft.errors.PerformanceWarning, match="distance < 0.1"):
+        qs, found = ft.vmap(lambda g: m.inverse_kinematics(links, q0, g))(goals)
+    close(qs, np.stack([qv for qv, _ in loop]), msg="vmap(inverse_kinematics)")
+    assert found is True or np.all(found)
+    for qv, g in zip(qs, goals):
+        assert np.hypot(*(m.forward_kinematics(links, qv) - g)) < 0.1
+    # how the solution moves with the goal, through the loop's iterations
+    dq = ft.jacfwd(lambda g: m.inverse_kinematics(links, q0, g)[0])(goals[0])
+    close(
+        dq,
+        fd_jacobian(lambda g: m.inverse_kinematics(links, q0, g)[0], (goals[0],), eps=1e-5),
+        {"rtol": 1e-5, "atol": 1e-6},
+    )
+    close(ft.vmap(m.ang_diff)(q, q0), np.stack([m.ang_diff(a, b) for a, b in zip(q, q0)]))
+    capsys.readouterr()
