@@ -22,6 +22,7 @@ import pytest
 import ftransforms as ft
 from tests.published6 import (
     cs231n_rnn_layers,
+    hilpisch_bsm_mcs,
     karpathy_min_char_rnn,
     langtangen_wave1d,
     pythonrobotics_n_joint_arm,
@@ -399,3 +400,64 @@ def test_n_joint_arm(rng, capsys):
     )
     close(ft.vmap(m.ang_diff)(q, q0), np.stack([m.ang_diff(a, b) for a, b in zip(q, q0)]))
     capsys.readouterr()
+
+
+# ======================================================================================
+# 7. Hilpisch's "Python for Finance" Monte Carlo valuation: pathwise greeks by ft.grad
+#    through paths filled row by row, Longstaff-Schwartz (np.polyfit per step), vmap over
+#    strikes with one shared draw, jit of a function that draws
+# ======================================================================================
+
+
+def test_hilpisch_monte_carlo_greeks(monkeypatch):
+    import numpy.random as npr
+
+    m = hilpisch_bsm_mcs
+    monkeypatch.setattr(m, "I", 400)
+    monkeypatch.setattr(m, "M", 10)
+
+    def seeded(f, **names):  # the book seeds once (npr.seed(1000)); each call here
+        g = with_globals(f, **names) if names else f
+
+        def call(*args):
+            npr.seed(1000)
+            return g(*args)
+
+        return call
+
+    def fd(f, x, eps=1e-4):  # the payoffs are piecewise linear: a small central step
+        return (f(x + eps) - f(x - eps)) / (2 * eps)
+
+    for fn in (m.gbm_mcs_stat, m.gbm_mcs_dyna, m.gbm_mcs_amer):
+        dK = ft.grad(seeded(fn))(105.0)
+        close(dK, fd(seeded(fn), 105.0), {"rtol": 1e-7, "atol": 1e-9}, fn.__name__)
+        assert -1 < dK < 0
+    # delta and vega: the parameters are module globals
+    delta = ft.grad(lambda s0: seeded(m.gbm_mcs_dyna, S0=s0)(105.0))(100.0)
+    close(
+        delta,
+        fd(lambda s0: seeded(m.gbm_mcs_dyna, S0=s0)(105.0), 100.0),
+        {"rtol": 1e-7, "atol": 1e-9},
+    )
+    vega = ft.grad(lambda s: seeded(m.gbm_mcs_amer, sigma=s)(95.0, "put"))(0.25)
+    close(
+        vega,
+        fd(lambda s: seeded(m.gbm_mcs_amer, sigma=s)(95.0, "put"), 0.25),
+        {"rtol": 1e-6, "atol": 1e-8},
+    )
+    assert vega > 0
+    # a strike per row, one draw for all (the random numbers do not depend on the row)
+    Ks = np.array([90.0, 100.0, 110.0])
+    npr.seed(1000)
+    by_vmap = ft.vmap(m.gbm_mcs_dyna, randomness="same")(Ks)
+    close(by_vmap, np.stack([seeded(m.gbm_mcs_dyna)(K) for K in Ks]), msg="vmap, randomness='same'")
+    with pytest.raises(ft.errors.RandomnessError, match="standard_normal"):
+        ft.vmap(m.gbm_mcs_dyna)(Ks)
+    # jit: the draw makes the recording depend on data, so every call runs eagerly and
+    # draws anew, as the program does
+    jitted = ft.jit(m.gbm_mcs_dyna)
+    npr.seed(3)
+    with pytest.warns(RuntimeWarning, match="random draw"):
+        first = [jitted(K) for K in Ks]
+    npr.seed(3)
+    close(np.stack(first), np.stack([m.gbm_mcs_dyna(K) for K in Ks]), msg="jit draws anew")
