@@ -25,6 +25,7 @@ from tests.published6 import (
     hilpisch_bsm_mcs,
     karpathy_min_char_rnn,
     langtangen_wave1d,
+    mocz_nbody,
     pythonrobotics_n_joint_arm,
     quantpy_heston,
     scipy_cookbook_bundle_adjustment,
@@ -515,3 +516,56 @@ def test_heston_greeks(monkeypatch):
     theirs = with_globals(m.heston_price, quad=scipy_quad)
     with pytest.raises(ft.errors.TracerConversionError, match="ftransforms.scipy.integrate.quad"):
         ft.grad(theirs)(*args)
+
+
+# ======================================================================================
+# 9. Mocz's nbody.py: forces as -grad of the potential (writes through boolean masks on
+#    traced separations), the leapfrog loop's in-place kicks differentiated in G
+# ======================================================================================
+
+
+def test_mocz_nbody(rng):
+    m = mocz_nbody
+    N = 5
+    pos, vel = rng.normal(size=(N, 3)), rng.normal(size=(N, 3))
+    mass = rng.uniform(0.5, 1.5, size=(N, 1))
+    # the potential takes sqrt of the zero self-separations, which the mask write leaves
+    # in place and np.triu then drops: its derivative there is 0 * inf, NaN, as in JAX
+    with np.errstate(divide="ignore", invalid="ignore"):
+        dPE = ft.grad(lambda p: m.getEnergy(p, vel, mass, 1.0)[1])(pos)
+    assert np.isnan(dPE).all()
+    close(ft.grad(lambda v: m.getEnergy(pos, v, mass, 1.0)[0])(vel), mass * vel)
+    J = ft.jacfwd(m.getAcc)(pos, mass, 1.0, 0.1)
+    close(J, fd_jacobian(m.getAcc, (pos, mass, 1.0, 0.1)), FD_TOL, "jacfwd(getAcc)")
+    close(
+        ft.jacrev(m.getAcc, argnums=3)(pos, mass, 1.0, 0.1),
+        fd_jacobian(m.getAcc, (pos, mass, 1.0, 0.1), 3),
+        FD_TOL,
+    )
+    configs = rng.normal(size=(3, N, 3))
+    close(
+        ft.vmap(lambda p: m.getEnergy(p, vel, mass, 1.0))(configs),
+        tuple(np.stack(e) for e in zip(*[m.getEnergy(p, vel, mass, 1.0) for p in configs])),
+        msg="vmap(getEnergy)",
+    )
+    # the simulation, shrunk: energy is conserved to the scheme's order; the final
+    # positions' derivatives in G and in the softening through every kick and drift
+    pos_save, KE, PE, t = m.main(N=6, tEnd=0.2, dt=0.02)
+    assert pos_save.shape == (6, 3, 11) and abs((KE + PE)[-1] - (KE + PE)[0]) < 1e-2 * abs(PE[0])
+
+    def final(G, soft=0.1):
+        pos_save, KE, PE, t = m.main(N=6, tEnd=0.1, dt=0.02, G=G, softening=soft)
+        return pos_save[:, :, -1]
+
+    # main seeds and draws its initial conditions: jacfwd (a vmap over the tangents, as
+    # torch.func's) needs randomness='same' for that, and refuses without it
+    with pytest.raises(ft.errors.RandomnessError, match="randn"):
+        ft.jacfwd(final)(1.0)
+    close(
+        ft.jacfwd(final, randomness="same")(1.0), fd_jacobian(final, (1.0,)), FD_TOL, "d pos / d G"
+    )
+    close(
+        ft.jacrev(final, 1)(1.0, 0.1), fd_jacobian(final, (1.0, 0.1), 1), FD_TOL, "d pos / d soft"
+    )
+    kinetic = lambda G: m.main(N=6, tEnd=0.1, dt=0.02, G=G)[1][-1]  # noqa: E731
+    close(ft.grad(kinetic)(1.0), fd_jacobian(kinetic, (1.0,)), FD_TOL, "d KE / d G")
