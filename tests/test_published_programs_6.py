@@ -561,9 +561,9 @@ def test_mocz_nbody(rng):
     # torch.func's) needs randomness='same' for that, and refuses without it
     with pytest.raises(ft.errors.RandomnessError, match="randn"):
         ft.jacfwd(final)(1.0)
-    close(
-        ft.jacfwd(final, randomness="same")(1.0), fd_jacobian(final, (1.0,)), FD_TOL, "d pos / d G"
-    )
+    with np.errstate(divide="ignore", invalid="ignore"):  # getEnergy's sqrt(0) tangents
+        dpos = ft.jacfwd(final, randomness="same")(1.0)
+    close(dpos, fd_jacobian(final, (1.0,)), FD_TOL, "d pos / d G")
     close(
         ft.jacrev(final, 1)(1.0, 0.1), fd_jacobian(final, (1.0, 0.1), 1), FD_TOL, "d pos / d soft"
     )
