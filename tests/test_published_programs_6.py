@@ -24,6 +24,7 @@ from tests.published6 import (
     cs231n_rnn_layers,
     hilpisch_bsm_mcs,
     karpathy_min_char_rnn,
+    karpathy_pg_pong,
     langtangen_wave1d,
     mocz_nbody,
     pythonrobotics_n_joint_arm,
@@ -569,3 +570,52 @@ def test_mocz_nbody(rng):
     )
     kinetic = lambda G: m.main(N=6, tEnd=0.1, dt=0.02, G=G)[1][-1]  # noqa: E731
     close(ft.grad(kinetic)(1.0), fd_jacobian(kinetic, (1.0,)), FD_TOL, "d KE / d G")
+
+
+# ======================================================================================
+# 10. Karpathy's pg-pong.py: ft.grad of the episode's advantage-weighted log-likelihood
+#     equals policy_backward (ReLU by h[h<0] = 0, dh[eph <= 0] = 0); vmap of prepro
+# ======================================================================================
+
+
+def test_pg_pong():
+    m = karpathy_pg_pong
+    rs = np.random.RandomState(5)
+    frames = rs.choice(np.array([144, 109, 0, 236, 92], dtype=np.uint8), size=(6, 210, 160, 3))
+    frames[:, 35:195:2, ::2, 0] = rs.choice(
+        np.array([144, 236, 0], dtype=np.uint8), size=(6, 80, 80)
+    )
+    rewards = np.array([0.0, 0.0, -1.0, 0.0, 1.0, 0.0])
+    saved = {k: v.copy() for k, v in m.model.items()}
+    m.model["W1"] = rs.randn(m.H, m.D) * 0.05  # larger weights: some units on, some off
+    try:
+        np.random.seed(1)
+        grad, reward_sum = m.run_episode(frames, rewards, 1)
+        assert reward_sum == 0.0
+        # the same episode, its sampled actions replayed: the objective the program's
+        # gradient ascends, differentiated in the model
+        np.random.seed(1)
+        uniforms = np.random.uniform(size=len(frames))
+        xs = [np.zeros(m.D)] + [m.prepro(frames[t]) - m.prepro(frames[t - 1]) for t in range(1, 6)]
+        adv = m.discount_rewards(rewards[:, None])
+        adv = ((adv - adv.mean()) / adv.std()).ravel()
+
+        def objective(model):
+            total = 0.0
+            for x, u, a in zip(xs, uniforms, adv):
+                p, h = with_globals(m.policy_forward, model=model)(x)
+                taken = u < p  # the action the program sampled
+                total = total + a * np.log(np.where(taken, p, 1 - p))
+            return total
+
+        model = {k: v.copy() for k, v in m.model.items()}
+        # the program updated the model in place only at episode % 10 == 0: not here
+        g = ft.grad(objective)(model)
+        close(g, grad, msg="grad of the objective vs policy_backward")
+        # prepro of a batch of frames by vmap (mask writes into integer views)
+        close(
+            ft.vmap(m.prepro)(frames), np.stack([m.prepro(f) for f in frames]), msg="vmap(prepro)"
+        )
+    finally:
+        for k, v in saved.items():
+            m.model[k] = v
