@@ -21,6 +21,7 @@ import pytest
 
 import ftransforms as ft
 from tests.published6 import (
+    cs231n_fc_net,
     cs231n_rnn_layers,
     hilpisch_bsm_mcs,
     karpathy_min_char_rnn,
@@ -619,3 +620,59 @@ def test_pg_pong():
     finally:
         for k, v in saved.items():
             m.model[k] = v
+
+
+# ======================================================================================
+# 11. CS231n's FullyConnectedNet: ft.grad of its loss (parameters as a dict attribute,
+#     layer norm, seeded inverted dropout, the SVM loss's index writes, L2) equals the
+#     gradients its loss method writes out by hand
+# ======================================================================================
+
+
+def test_cs231n_fully_connected_net():
+    m = cs231n_fc_net
+    np.random.seed(231)
+    N, D, C = 4, 6, 3
+    X = np.random.randn(N, D)
+    y = np.random.randint(C, size=(N,))
+    for normalization, keep in ((None, 1), ("layernorm", 0.7)):
+        np.random.seed(0)
+        net = m.FullyConnectedNet(
+            [5, 4],
+            input_dim=D,
+            num_classes=C,
+            dropout_keep_ratio=keep,
+            normalization=normalization,
+            reg=0.1,
+            weight_scale=0.5,
+            dtype=np.float64,
+            seed=123,
+        )
+        for k in net.params:  # trained biases: no ReLU input sits exactly at its kink
+            if k.startswith("b"):
+                net.params[k] = np.random.randn(*net.params[k].shape)
+        loss, grads = net.loss(X, y)
+
+        def loss_of(params):
+            net.params = params
+            return net.loss(X, y)[0]
+
+        params = dict(net.params)
+        g = ft.grad(loss_of)(params)
+        net.params = params
+        close(g, grads, msg=f"grad vs the net's backward ({normalization}, keep={keep})")
+        close(loss_of(params), loss)
+    # each layer's vjp against its backward
+    x = np.random.randn(N, D)
+    gamma, beta = np.random.randn(D), np.random.randn(D)
+    out, cache = m.layernorm_forward(x, gamma, beta, {})
+    dout = np.random.randn(*out.shape)
+    _, vjp = ft.vjp(lambda *a: m.layernorm_forward(*a, {})[0], x, gamma, beta)
+    close(vjp(dout), m.layernorm_backward(dout, cache), msg="layernorm")
+    scores = np.random.randn(N, C)
+    close(ft.grad(lambda s: m.svm_loss(s, y)[0])(scores), m.svm_loss(scores, y)[1], msg="svm dx")
+    # dropout's mask is seeded per call: per-example calls under vmap share it
+    xs = np.random.randn(3, N, D)
+    dp = {"mode": "train", "p": 0.5, "seed": 7}
+    by_vmap = ft.vmap(lambda x: m.dropout_forward(x, dp)[0], randomness="same")(xs)
+    close(by_vmap, np.stack([m.dropout_forward(x, dp)[0] for x in xs]), msg="vmap(dropout)")
