@@ -24,6 +24,7 @@ from tests.published6 import (
     cs231n_fc_net,
     cs231n_rnn_layers,
     hilpisch_bsm_mcs,
+    homography_dlt,
     karpathy_min_char_rnn,
     karpathy_pg_pong,
     langtangen_wave1d,
@@ -331,7 +332,7 @@ def test_wave1d(rng):
     dt = C * (L / 10) / c
 
     def energy(amps, solver=m.solver):
-        I = lambda x: amps[0] * np.sin(np.pi * x) + amps[1] * np.sin(2 * np.pi * x)  # noqa: E731
+        I = lambda x: amps[0] * np.sin(np.pi * x) + amps[1] * np.sin(2 * np.pi * x)  # noqa: E731, E741
         V = lambda x: amps[2] * x * (L - x)  # noqa: E731
         seen = []
         u, x, t, cpu = solver(
@@ -346,7 +347,7 @@ def test_wave1d(rng):
     close(ft.grad(energy)(amps, m.solver_vectorized), g, msg="vectorized solver")
 
     def final(amps, solver=m.solver_vectorized):
-        I = lambda x: amps[0] * np.sin(np.pi * x) + amps[1] * np.sin(2 * np.pi * x)  # noqa: E731
+        I = lambda x: amps[0] * np.sin(np.pi * x) + amps[1] * np.sin(2 * np.pi * x)  # noqa: E731, E741
         return solver(I, lambda x: amps[2] * x * (L - x), None, c, L, dt, C, T)[0]
 
     J = ft.jacfwd(final)(amps)
@@ -676,3 +677,52 @@ def test_cs231n_fully_connected_net():
     dp = {"mode": "train", "p": 0.5, "seed": 7}
     by_vmap = ft.vmap(lambda x: m.dropout_forward(x, dp)[0], randomness="same")(xs)
     close(by_vmap, np.stack([m.dropout_forward(x, dp)[0] for x in xs]), msg="vmap(dropout)")
+
+
+# ======================================================================================
+# 12. A homography by the DLT: the null vector of np.linalg.svd(A)'s full Vh (a wide 8x9
+#     system for four points, a tall one for five), differentiated in the points
+# ======================================================================================
+
+
+def test_homography_dlt(rng):
+    m = homography_dlt
+    H_true = np.array([[1.1, 0.1, 3.0], [-0.05, 0.95, -2.0], [1e-3, -2e-3, 1.0]])
+    src = rng.uniform(0, 50, size=(6, 2))
+    dst = m.apply_homography(H_true, src)
+    close(m.compute_homography(src[:4], dst[:4]), H_true, {"rtol": 1e-8, "atol": 1e-10})
+    for k in (4, 5):  # A is 8x9 (its null vector is Vh's extra row) or 10x9
+        J = ft.jacfwd(m.compute_homography, argnums=1)(src[:k], dst[:k])
+        close(J, fd_jacobian(m.compute_homography, (src[:k], dst[:k]), 1), FD_TOL, f"{k} points")
+        close(ft.jacrev(m.compute_homography, argnums=1)(src[:k], dst[:k]), J, msg="jacrev")
+
+    # the reprojection error of a noisy fit, in the measured points
+    noisy = dst + rng.normal(size=dst.shape) * 0.1
+
+    def reprojection(noisy):
+        H = m.compute_homography(src, noisy)
+        return np.sum((m.apply_homography(H, src) - noisy) ** 2)
+
+    close(ft.grad(reprojection)(noisy), fd_jacobian(reprojection, (noisy,)), FD_TOL, "reprojection")
+    # with more than one extra singular vector the full factors are not unique: refused
+    with pytest.raises(ft.errors.UnsupportedOperationError, match="full_matrices=False"):
+        ft.jacfwd(lambda d: np.linalg.svd(d.reshape(6, 2))[0])(dst[:6].ravel())
+    # a batch of 4-point fits by vmap, and RANSAC's loop (random samples, a Python if on the
+    # inlier count) differentiated in the destination points
+    batch = np.stack([dst[:4] + rng.normal(size=(4, 2)) * 0.01 for _ in range(3)])
+    close(
+        ft.vmap(lambda d: m.compute_homography(src[:4], d))(batch),
+        np.stack([m.compute_homography(src[:4], d) for d in batch]),
+        msg="vmap over fits",
+    )
+    np.random.seed(0)
+    H, inliers = m.ransac_homography(src, dst, n_iters=5)
+    assert inliers == 6
+    ransac_h = lambda d: m.ransac_homography(src, d, n_iters=3)[0]  # noqa: E731
+    np.random.seed(1)
+    g = ft.jacrev(ransac_h)(dst)
+    np.random.seed(1)
+    idx = np.random.choice(6, 4, replace=False)  # the first sample wins (all are inliers)
+    close(
+        g[:, :, idx], ft.jacrev(m.compute_homography, argnums=1)(src[idx], dst[idx]), msg="ransac"
+    )
