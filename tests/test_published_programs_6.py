@@ -1,14 +1,53 @@
 """Published programs, round six: classic NumPy programs with hand-written backward
-passes, scientific and engineering scripts, and finance code, run unchanged.
+passes, scientific and engineering scripts, computer vision and finance code, run
+unchanged.
 
 Each program lives in its own module under ``tests/published6/`` with its authors' import
-lines (``import numpy as np``; ``jax.numpy``/``autograd.numpy`` would read
-``ftransforms.numpy``), plotting and file I/O left out; the program bodies keep their
-authors' loops, dicts of states, in-place updates, buffers and printing. Sizes and
-iteration counts are shrunk to keep this file fast.
+lines (``import numpy as np``), plotting, data files and environments left out (recorded
+or synthetic data instead); the program bodies keep their authors' loops, dicts of states,
+in-place updates, buffers, module globals and printing. Sizes and iteration counts are
+shrunk to keep this file fast.
+
+Programs: Karpathy's ``min-char-rnn.py`` and ``pg-pong.py``; CS231n's ``rnn_layers.py``
+and assignment 2's ``FullyConnectedNet`` (layer norm, dropout, SVM loss); van der Maaten's
+``tsne.py``; the SciPy cookbook's bundle adjustment; Langtangen & Linge's
+``wave1D_u0.py``/``wave1D_u0v.py``; PythonRobotics' n-joint arm IK; Mocz's ``nbody.py``;
+Hilpisch's Monte Carlo valuation ("Python for Finance", European and Longstaff-Schwartz
+American options); QuantPy's Heston pricing (rectangle rule and ``quad``); a homography by
+the DLT with RANSAC.
 
 Oracles: the programs' own hand-written backward passes (``ft.grad``/``ft.vjp`` must
-reproduce them), float64 central differences, Python loops for ``vmap``, and closed forms.
+reproduce them: min-char-rnn's BPTT, pg-pong's ``policy_backward``, CS231n's layers and
+net, t-SNE's gradient step), float64 central differences, Python loops for ``vmap``,
+exact solutions (the wave scheme's quadratic), and SciPy's own results.
+
+What this round found and fixed (each has a test here that fails without it):
+
+* ``x = np.random.randn(n); x += t`` (Mocz's ``vel += acc * dt/2`` after drawing the
+  velocities; CS231n's dropout mask) raised ``InPlaceError`` under ``grad``/``jacfwd``:
+  numpy.random's global draws made by user code are now buffers, as ``np.zeros``'s are;
+* ``scipy.integrate.quad`` of a complex-valued integrand (Heston's) integrates its real
+  part with a ``ComplexWarning`` in SciPy; ``ftransforms.scipy.integrate.quad`` raised
+  ``TypeError``: it now does as SciPy;
+* SciPy's own ``quad`` (bound by ``from scipy.integrate import quad`` before any transform
+  ran) reading a traced integrand value with ``float()`` gave the generic conversion
+  error: it now names ``ftransforms.scipy.integrate.quad``;
+* ``np.linalg.svd(A)`` (``full_matrices=True``, NumPy's default) of a non-square matrix
+  had no derivative, so the DLT's ``Vh[-1]`` of an 8x9 system was refused (JAX refuses
+  too): a real matrix's one extra singular vector (unique up to its sign) is now
+  differentiated, and the reduced factors always are (NOTE [full_matrices=True singular
+  vectors]); more than one extra vector, or a complex matrix, is still refused.
+
+Left as they are (pinned): ``W[x]`` with a NumPy ``W`` and a batched integer index (the
+captioning model's embedding under ``vmap``) is NumPy's own indexing, which cannot see the
+tracer, so the rows run one group each, with a ``PerformanceWarning``; so do Python
+branches on traced values (x2p's binary search, the IK loop's early ``return``); the
+n-body potential's ``sqrt`` of the zero self-separations has a NaN derivative, as in JAX;
+PythonRobotics' ``jacobian_inverse`` sums the joint angles before each link where its
+kinematics sums them through it (a bug of the program, which its loop tolerates; ``jacfwd``
+gives the true Jacobian); ``jacfwd`` of a function that draws (Mocz's seeded initial
+conditions) needs ``randomness='same'``, as in torch.func; ``jit`` of a function that draws
+runs eagerly, drawing anew on every call.
 """
 
 from __future__ import annotations
