@@ -12,6 +12,7 @@ Programs: Karpathy's ``min-char-rnn.py`` and ``pg-pong.py``; CS231n's ``rnn_laye
 and assignment 2's ``FullyConnectedNet`` (layer norm, dropout, SVM loss); van der Maaten's
 ``tsne.py``; the SciPy cookbook's bundle adjustment; Langtangen & Linge's
 ``wave1D_u0.py``/``wave1D_u0v.py``; PythonRobotics' n-joint arm IK; Mocz's ``nbody.py``;
+"Neural Networks from Scratch"'s chapter-10 training program (Adam on layer objects);
 Hilpisch's Monte Carlo valuation ("Python for Finance", European and Longstaff-Schwartz
 American options); QuantPy's Heston pricing (rectangle rule and ``quad``); a homography by
 the DLT with RANSAC.
@@ -68,6 +69,7 @@ from tests.published6 import (
     karpathy_pg_pong,
     langtangen_wave1d,
     mocz_nbody,
+    nnfs_adam_training,
     pythonrobotics_n_joint_arm,
     quantpy_heston,
     scipy_cookbook_bundle_adjustment,
@@ -764,3 +766,36 @@ def test_homography_dlt(rng):
     close(
         g[:, :, idx], ft.jacrev(m.compute_homography, argnums=1)(src[idx], dst[idx]), msg="ransac"
     )
+
+
+# ======================================================================================
+# 13. "Neural Networks from Scratch" chapter 10: the layers' hand-written backward equals
+#     ft.grad, and the meta-gradient of the loss after Adam's in-place steps (caches made
+#     on the layers with hasattr) in the learning rate
+# ======================================================================================
+
+
+def test_nnfs_adam_training(capsys):
+    m = nnfs_adam_training
+    np.random.seed(0)
+    X, y = m.spiral_data(samples=10, classes=3)
+
+    def run(W1, lr, epochs):
+        np.random.seed(1)
+        dense1, dense2 = m.Layer_Dense(2, 8), m.Layer_Dense(8, 3)
+        dense1.weights = np.copy(W1)  # Adam updates it in place
+        dense2.weights = dense2.weights * 50
+        optimizer = m.Optimizer_Adam(learning_rate=lr, decay=5e-7)
+        return m.train(X, y, dense1, dense2, optimizer, epochs=epochs), dense1
+
+    np.random.seed(2)
+    W1 = np.random.randn(2, 8)
+    # one epoch at learning rate 0: the weights stay, dense1.dweights is the book's gradient
+    loss, dense1 = run(W1, 0.0, 1)
+    close(ft.grad(lambda W: run(W, 0.0, 1)[0])(W1), dense1.dweights, msg="backward vs grad")
+    # five epochs of Adam: d loss / d learning rate, and d loss / d initial weights
+    final = lambda lr: run(W1, lr, 5)[0]  # noqa: E731
+    close(ft.grad(final)(0.05), fd_jacobian(final, (0.05,), eps=1e-5), {"rtol": 1e-6, "atol": 1e-8})
+    final_w = lambda W: run(W, 0.05, 3)[0]  # noqa: E731
+    close(ft.grad(final_w)(W1), fd_jacobian(final_w, (W1,), eps=1e-5), {"rtol": 1e-6, "atol": 1e-8})
+    assert "epoch: 0, acc:" in capsys.readouterr().out
