@@ -13,6 +13,7 @@ and assignment 2's ``FullyConnectedNet`` (layer norm, dropout, SVM loss); van de
 ``tsne.py``; the SciPy cookbook's bundle adjustment; Langtangen & Linge's
 ``wave1D_u0.py``/``wave1D_u0v.py``; PythonRobotics' n-joint arm IK; Mocz's ``nbody.py``;
 "Neural Networks from Scratch"'s chapter-10 training program (Adam on layer objects);
+PythonRobotics' LQR steering (``solve_dare``'s Riccati iteration, ``dlqr``);
 Hilpisch's Monte Carlo valuation ("Python for Finance", European and Longstaff-Schwartz
 American options); QuantPy's Heston pricing (rectangle rule and ``quad``); a homography by
 the DLT with RANSAC.
@@ -48,7 +49,9 @@ PythonRobotics' ``jacobian_inverse`` sums the joint angles before each link wher
 kinematics sums them through it (a bug of the program, which its loop tolerates; ``jacfwd``
 gives the true Jacobian); ``jacfwd`` of a function that draws (Mocz's seeded initial
 conditions) needs ``randomness='same'``, as in torch.func; ``jit`` of a function that draws
-runs eagerly, drawing anew on every call.
+runs eagerly, drawing anew on every call; ``scipy.linalg.eig`` (the LQR program's
+closed-loop eigenvalues) has no counterpart in ``ftransforms.scipy.linalg`` yet, so
+``dlqr`` under a transform is refused with the error that says so.
 """
 
 from __future__ import annotations
@@ -70,6 +73,7 @@ from tests.published6 import (
     langtangen_wave1d,
     mocz_nbody,
     nnfs_adam_training,
+    pythonrobotics_dlqr,
     pythonrobotics_n_joint_arm,
     quantpy_heston,
     scipy_cookbook_bundle_adjustment,
@@ -799,3 +803,32 @@ def test_nnfs_adam_training(capsys):
     final_w = lambda W: run(W, 0.05, 3)[0]  # noqa: E731
     close(ft.grad(final_w)(W1), fd_jacobian(final_w, (W1,), eps=1e-5), {"rtol": 1e-6, "atol": 1e-8})
     assert "epoch: 0, acc:" in capsys.readouterr().out
+
+
+# ======================================================================================
+# 14. PythonRobotics' LQR steering: the Riccati fixed point (la.inv in a loop with an
+#     early break) differentiated in the speed; dlqr's la.eig has no counterpart (pinned)
+# ======================================================================================
+
+
+def test_pythonrobotics_dlqr():
+    m = pythonrobotics_dlqr
+
+    def riccati(v):
+        A, B = m.model_matrices(v)
+        return m.solve_dare(A, B, m.Q, m.R)
+
+    J = ft.jacfwd(riccati)(5.0)
+    close(J, fd_jacobian(riccati, (5.0,), eps=1e-6), {"rtol": 1e-6, "atol": 1e-8}, "dX/dv")
+    close(ft.jacrev(riccati)(5.0), J, msg="jacrev")
+    vs = np.array([2.0, 5.0, 8.0])
+    with pytest.warns(ft.errors.PerformanceWarning, match="max\\(\\) < eps"):  # rows split
+        by_vmap = ft.vmap(riccati)(vs)
+    close(by_vmap, np.stack([riccati(v) for v in vs]), msg="vmap over speeds")
+    # the program's own gain (la.inv on plain arrays) is stabilising
+    K, X, eigs = m.dlqr(*m.model_matrices(5.0), m.Q, m.R)
+    assert np.all(np.abs(eigs) < 1)
+    # dlqr ends with scipy.linalg.eig of the closed loop, which ftransforms.scipy.linalg
+    # does not provide yet (numpy.linalg.eig is differentiable): a clear refusal
+    with pytest.raises(ft.errors.TracerConversionError, match="scipy.linalg.eig"):
+        ft.jacfwd(lambda v: m.dlqr(*m.model_matrices(v), m.Q, m.R)[0])(5.0)
