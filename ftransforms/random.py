@@ -94,7 +94,7 @@ import numpy
 import ftransforms.numpy as fnp
 from ftransforms.backend import is_array
 from ftransforms.core.errors import RandomnessError
-from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE
+from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE, user_array
 from ftransforms.core.primitive import defop
 from ftransforms.core.stack import OUTERMOST_HOOKS, current_stack
 from ftransforms.core.tracer import Tracer
@@ -282,9 +282,12 @@ def _global_draw(name: str) -> Any:
             permutation = _replayed(numpy.random.mtrand._rand).permutation  # then copied
             return _logged(lambda: permutation(*args, **kwargs))  # (tracer.py's __array__)
         if not levels and name != "shuffle":  # no vmap, or randomness='same': one draw for
-            return _logged(  # the whole batch
+            drawn = _logged(  # the whole batch
                 lambda: getattr(_replayed(numpy.random.mtrand._rand), method)(*args, **kwargs)
             )
+            # a new array, as np.zeros makes: user code may write traced values into it
+            # (v = np.random.randn(n); v += t), NOTE [mutation semantics]
+            return user_array(drawn, name)
         rng = _replayed(numpy.random.mtrand._rand)
         if not levels:  # shuffle, with randomness='same' or no vmap
             shuffle = rng.shuffle  # called by that name: NOTE [shuffling a traced array]

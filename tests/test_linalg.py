@@ -692,6 +692,26 @@ def test_errors():
     assert_tree_close(grad(lambda a: fnp.linalg.det(a))(np.eye(2)), np.eye(2), **F64)
 
 
+def test_svd_full_matrices_with_one_extra_singular_vector():
+    # NOTE [full_matrices=True singular vectors]: the extra column of U (a 5x4 matrix) or
+    # row of Vh (a 4x5 one) is unique up to its sign: both modes against differences
+    r = np.random.default_rng(12)
+    for shape, pick in (
+        ((5, 4), lambda u, s, vh: u[:, -1] / u[0, -1]),
+        ((4, 5), lambda u, s, vh: vh[-1] / vh[-1, 0]),
+    ):
+        a = r.standard_normal(shape)
+        f = lambda a: pick(*np.linalg.svd(a)) + 0.1 * np.linalg.svd(a)[1].sum()  # noqa: E731
+        fd = np.stack(
+            [(f(a + e) - f(a - e)) / 2e-6 for e in np.eye(a.size).reshape(-1, *shape) * 1e-6], -1
+        )
+        fd = fd.reshape(fd.shape[0], *shape)
+        assert_tree_close(jacrev(f)(a), fd, rtol=1e-6, atol=1e-7)
+        assert_tree_close(jacfwd(f)(a), fd, rtol=1e-6, atol=1e-7)
+    with pytest.raises(UnsupportedOperationError, match="complex"):
+        grad(lambda a: fnp.abs(np.linalg.svd(a)[0][:, -1]).sum())(general(r, 3, 2) + 1j)
+
+
 def test_jvp_vjp_of_eigh_are_consistent_on_a_batch():
     r = np.random.default_rng(11)
     a = np.stack([sym_distinct(r, 3) for _ in range(2)])

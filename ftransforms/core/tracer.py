@@ -604,6 +604,9 @@ class Tracer:
         if self._reads_as_number():
             self._check_live("float()")
             return float(self._concrete())
+        scipy_caller = _scipy_caller(1)
+        if scipy_caller is not None:  # QUADPACK's float() of an integrand's value
+            raise self._scipy_conversion_error(*scipy_caller, "converts a value with float()")
         raise self._conversion_error("float()")
 
     def __complex__(self) -> complex:

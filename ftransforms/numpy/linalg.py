@@ -342,8 +342,10 @@ def eigvals(a: Any) -> Any:
 def svd(
     a: Any, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False
 ) -> Any:
-    """``numpy.linalg.svd``.  Derivatives of ``U``/``Vh`` need ``full_matrices=False`` for
-    non-square matrices, and distinct nonzero singular values.  ``hermitian=True`` computes
+    """``numpy.linalg.svd``.  Derivatives need distinct nonzero singular values; with
+    ``full_matrices=True`` (the default) a real matrix's extra singular vectors are
+    differentiable when there is one (a DLT's null vector ``vh[-1]`` of an 8x9 system),
+    otherwise only the reduced factors are.  ``hermitian=True`` computes
     it from ``eigh`` (lower triangle read) as NumPy does: ``s = |w|`` in descending order,
     the signs of ``w`` moved into ``Vh``.
 

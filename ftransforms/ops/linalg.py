@@ -519,17 +519,52 @@ def _svd_impl(xp, a, full_matrices, compute_uv):
     return (xp.linalg.svd(a, compute_uv=False),)
 
 
+def _cols(x, start, stop):
+    return lax.getitem(x, (..., slice(None), slice(start, stop)))
+
+
+def _rows(x, start, stop):
+    return lax.getitem(x, (..., slice(start, stop), slice(None)))
+
+
 def _svd_factors(y, a, full_matrices, compute_uv):
-    """``(u, s, vh)`` of the reduced SVD, for the rules."""
+    """``(u, s, vh, u2, vh2)``: the reduced SVD for the rules, and the extra columns of U
+    (``u2``, a tall ``a``) or rows of Vh (``vh2``, a wide one) of ``full_matrices=True``
+    (None otherwise): NOTE [full_matrices=True singular vectors]."""
     m, n = a.shape[-2:]
-    if full_matrices and compute_uv and m != n:
+    if not compute_uv:
+        return (*svd_p.bind(a, full_matrices=False, compute_uv=True), None, None)
+    u, s, vh = y
+    if not full_matrices or m == n:
+        return u, s, vh, None, None
+    if _is_complex(a):
         raise UnsupportedOperationError(
-            f"svd(a, full_matrices=True) of a {m}x{n} matrix has no derivative: the extra "
-            f"singular vectors are not unique.  Use full_matrices=False."
+            f"svd(a, full_matrices=True) of a complex {m}x{n} matrix has no derivative: "
+            f"the phases of the extra singular vectors are not unique.  Use "
+            f"full_matrices=False."
         )
-    if compute_uv:
-        return y
-    return svd_p.bind(a, full_matrices=False, compute_uv=True)
+    if m > n:
+        return _cols(u, 0, n), s, vh, _cols(u, n, m), None
+    return u, s, _rows(vh, 0, m), None, _rows(vh, m, n)
+
+
+def _not_unique(m, n):
+    return UnsupportedOperationError(
+        f"svd(a, full_matrices=True) of a {m}x{n} matrix: the derivative of its "
+        f"{abs(m - n)} extra singular vectors is not unique (more than one spans the "
+        f"complement); use full_matrices=False, or only the factors of the reduced SVD."
+    )
+
+
+# NOTE [full_matrices=True singular vectors]: for a real m x n matrix of full rank, the
+# extra columns U2 of a tall matrix's full U span the complement of range(A), and the
+# extra rows Vh2 of a wide matrix's full Vh its null space (a homography's DLT reads the
+# null vector as ``np.linalg.svd(A)[2][-1]``).  A^T U2 = 0 gives dU2 = -U1 S^-1 V^T dA^T
+# U2, and A V2 = 0 gives dV2 = -V1 S^-1 U^T dA V2 (taking dU2 orthogonal to U2): the
+# derivative when the complement is one vector (unique up to its sign, which LAPACK keeps
+# locally); with a larger complement the basis LAPACK picks is arbitrary, so a tangent
+# or a cotangent on it is refused, while the reduced factors (Vh of a tall matrix, U of a
+# wide one) stay differentiable.
 
 
 def _svd_jvp(tangents, y, a, full_matrices, compute_uv):
@@ -537,7 +572,7 @@ def _svd_jvp(tangents, y, a, full_matrices, compute_uv):
     # dU = U (F * (dS S + S dS^H) + 1j Im(diag(dS)) / s) (+ the part outside range(U)),
     # dV = V (F * (S dS + dS^H S)) (+ the part outside range(V)).
     a_dot = tangents[0]
-    u, s, vh = _svd_factors(y, a, full_matrices, compute_uv)
+    u, s, vh, u2, vh2 = _svd_factors(y, a, full_matrices, compute_uv)
     v = _mH(vh)
     ds_mat = _mm(_mm(_mH(u), a_dot), v)
     ds_full = _diagonal(ds_mat)
@@ -560,18 +595,38 @@ def _svd_jvp(tangents, y, a, full_matrices, compute_uv):
     if n > m:
         dau = _mm(_mH(a_dot), u)
         dv = dv + (dau - _mm(v, _mm(_mH(v), dau))) / s_row
-    return du, ds, _mH(dv)
+    dvh = _mH(dv)
+    if u2 is not None:  # NOTE [full_matrices=True singular vectors]
+        if m - n > 1:
+            raise _not_unique(m, n)
+        du = lax.concatenate([du, -_mm(u, _mm(vh, _mm(_mT(a_dot), u2)) / s_col)], axis=-1)
+    if vh2 is not None:
+        if n - m > 1:
+            raise _not_unique(m, n)
+        dv2 = -_mm(v, _mm(_mT(u), _mm(a_dot, _mT(vh2))) / s_col)
+        dvh = lax.concatenate([dvh, _mT(dv2)], axis=-2)
+    return du, ds, dvh
 
 
 def _svd_vjp(y_bar, y, a, wanted, full_matrices, compute_uv):
     # conj(adjoint(conj(cotangents))) (NOTE [complex linear algebra]), with the adjoint
     # A_bar = U (diag(s_bar) + (J + J^H) S + S (K + K^H) + 1j Im(diag(U^H U_bar)) / s) V^H
     # (+ the parts outside range(U) and range(V)), J = F * (U^H U_bar), K = F * (V^H V_bar).
-    u, s, vh = _svd_factors(y, a, full_matrices, compute_uv)
+    u, s, vh, u2, vh2 = _svd_factors(y, a, full_matrices, compute_uv)
     if compute_uv:
         u_bar, s_bar, vh_bar = y_bar
     else:
         (s_bar,), u_bar, vh_bar = y_bar, None, None
+    m, n = a.shape[-2:]
+    u2_bar = vh2_bar = None  # NOTE [full_matrices=True singular vectors]
+    if u2 is not None and u_bar is not None:
+        u_bar, u2_bar = _cols(u_bar, 0, n), _cols(u_bar, n, m)
+        if m - n > 1:
+            raise _not_unique(m, n)
+    if vh2 is not None and vh_bar is not None:
+        vh_bar, vh2_bar = _rows(vh_bar, 0, m), _rows(vh_bar, m, n)
+        if n - m > 1:
+            raise _not_unique(m, n)
     u_bar = None if u_bar is None else lax.conj(u_bar)
     v_bar = None if vh_bar is None else _mT(vh_bar)  # conj of the adjoint's V_bar = vh_bar^H
     v = _mH(vh)
@@ -591,7 +646,12 @@ def _svd_vjp(y_bar, y, a, wanted, full_matrices, compute_uv):
         t = s_col * (w + _mH(w))
         core = t if core is None else core + t
     a_bar = None if core is None else _mm(_mm(u, core), vh)
-    m, n = a.shape[-2:]
+    if u2_bar is not None:  # the adjoint of dU2 = -U1 S^-1 V^T dA^T U2
+        t = -_mm(_mm(u2, _mm(_mT(u2_bar), u) / s_row), vh)
+        a_bar = t if a_bar is None else a_bar + t
+    if vh2_bar is not None:  # the adjoint of dVh2 = -(V1 S^-1 U^T dA V2)^T
+        t = -_mm(u / s_row, _mm(_mm(vh, _mT(vh2_bar)), vh2))
+        a_bar = t if a_bar is None else a_bar + t
     extra = None
     if m > n and u_bar is not None:
         extra = _mm((u_bar - _mm(u, _mm(_mH(u), u_bar))) / s_row, vh)
@@ -609,7 +669,7 @@ svd_p = defop(
     vjp=_svd_vjp,
     multiple_results=True,
     doc="``(u, s, vh)`` (``compute_uv=True``) or ``(s,)``; derivatives need distinct "
-    "nonzero singular values, and ``full_matrices=False`` for non-square matrices.",
+    "nonzero singular values (NOTE [full_matrices=True singular vectors]).",
 )
 
 # -- qr --------------------------------------------------------------------------------
