@@ -28,7 +28,9 @@ import numpy
 
 import ftransforms.numpy as fnp
 from ftransforms.core.errors import UnsupportedOperationError
-from ftransforms.numpy.helpers import dtype_of, normalize_axis
+from ftransforms.core.tracer import Tracer
+from ftransforms.numpy.helpers import dtype_of, normalize_axis, peek
+from ftransforms.ops.special import scipy_special
 
 __all__ = [
     "convolve",
@@ -39,7 +41,11 @@ __all__ = [
     "gaussian_filter1d",
     "gaussian_laplace",
     "laplace",
+    "affine_transform",
     "map_coordinates",
+    "rotate",
+    "shift",
+    "zoom",
     "prewitt",
     "sobel",
     "uniform_filter",
@@ -558,6 +564,15 @@ def _reflect_coordinate(c: Any, n: int) -> Any:
     return fnp.where(c < 0, low, fnp.where(c > n - 1, high, c))
 
 
+def _check_order(order: int, where: str) -> None:
+    if order not in (0, 1):
+        raise UnsupportedOperationError(
+            f"{where}: order={order} is not available (the spline orders 2-5 need SciPy's "
+            f"prefilter); pass order=1 (linear) or order=0 (nearest), as "
+            f"jax.scipy.ndimage.map_coordinates takes"
+        )
+
+
 def map_coordinates(
     input: Any,  # noqa: A002
     coordinates: Any,
@@ -580,12 +595,7 @@ def map_coordinates(
         [2.5, 7.5]
     """
     where = "map_coordinates(input, coordinates)"
-    if order not in (0, 1):
-        raise UnsupportedOperationError(
-            f"{where}: order={order} is not available (the spline orders 2-5 need SciPy's "
-            f"prefilter); pass order=1 (linear) or order=0 (nearest), as "
-            f"jax.scipy.ndimage.map_coordinates takes"
-        )
+    _check_order(order, where)
     x, dtype = _float(input)
     coords = coordinates if hasattr(coordinates, "dtype") else fnp.asarray(coordinates)
     coords = fnp.astype(coords, dtype_of(x)) if dtype_of(coords).kind != "f" else coords
@@ -640,3 +650,268 @@ def map_coordinates(
     if outside is not None:
         out = fnp.where(outside, cval, out)
     return _finish(out, output, dtype)
+
+
+# -- geometric transforms on map_coordinates ----------------------------------------------------
+
+
+def _concrete(value: Any) -> numpy.ndarray:
+    """The values of a setting that decides a shape (a read of the data when traced:
+    NOTE [value-dependent traces])."""
+    if isinstance(value, Tracer):
+        value = peek(fnp.stop_gradient(value))
+    get = getattr(value, "get", None)
+    return numpy.asarray(
+        get() if get is not None and not isinstance(value, numpy.ndarray) else value
+    )
+
+
+def _grid(shape: tuple, like: Any) -> Any:
+    """The output's index coordinates, ``(len(shape), *shape)`` floats."""
+    return fnp.asarray(numpy.indices(shape, dtype=float), like=like)
+
+
+def _setting(value: Any, like: Any) -> Any:
+    return (
+        value
+        if hasattr(value, "dtype")
+        else fnp.asarray(numpy.asarray(value, dtype=float), like=like)
+    )
+
+
+def affine_transform(
+    input: Any,  # noqa: A002
+    matrix: Any,
+    offset: Any = 0.0,
+    output_shape: Any = None,
+    output: Any = None,
+    order: int = 3,
+    mode: str = "constant",
+    cval: float = 0.0,
+    prefilter: bool = True,
+) -> Any:
+    """``scipy.ndimage.affine_transform``: the output at index ``o`` is the input at
+    ``matrix @ o + offset`` (interpolated by :func:`map_coordinates`: ``order`` 0 or 1).
+    ``matrix`` is ``(ndim, ndim)``, a diagonal ``(ndim,)``, or homogeneous
+    ``(ndim + 1, ndim + 1)``/``(ndim, ndim + 1)``; ``matrix`` and ``offset`` may be traced
+    (differentiable with ``order=1``).
+
+    Example:
+        >>> import numpy as np
+        >>> img = np.arange(4.0).reshape(2, 2)
+        >>> affine_transform(img, np.array([1.0, 1.0]), offset=0.5, order=1).tolist()
+        [[1.5, 0.0], [0.0, 0.0]]
+    """
+    where = "affine_transform(input, matrix)"
+    _check_order(order, where)
+    x = fnp.asarray(input)
+    nd = fnp.ndim(x)
+    if nd < 1:
+        raise RuntimeError(f"{where}: input rank must be > 0")
+    m = _setting(matrix, x)
+    ms = fnp.shape(m)
+    if fnp.ndim(m) not in (1, 2) or ms[0] < 1:
+        raise RuntimeError(f"{where}: no proper affine matrix provided, got shape {ms}")
+    if fnp.ndim(m) == 2 and ms[1] == nd + 1 and ms[0] in (nd, nd + 1):
+        if ms[0] == nd + 1:
+            bottom = _concrete(m)[nd]
+            if not numpy.all(bottom == [0] * nd + [1]):
+                raise ValueError(
+                    f"{where}: expected a homogeneous transformation matrix with shape {ms} "
+                    f"for image shape {fnp.shape(x)}, but its bottom row was not "
+                    f"{[0] * nd + [1]}"
+                )
+        offset = m[:nd, nd]
+        m = m[:nd, :nd]
+        ms = fnp.shape(m)
+    if ms[0] != nd:
+        raise RuntimeError(f"{where}: affine matrix has wrong number of rows: {ms[0]} != {nd}")
+    out_shape = tuple(fnp.shape(x) if output_shape is None else (int(s) for s in output_shape))
+    if output_shape is None and output is not None and hasattr(output, "shape"):
+        out_shape = tuple(output.shape)
+    if fnp.ndim(m) == 2 and ms[1] != len(out_shape):
+        raise RuntimeError(f"{where}: affine matrix has wrong number of columns")
+    off = _setting(offset, x)
+    if fnp.ndim(off) == 0:
+        off = fnp.broadcast_to(off, (nd,))
+    if fnp.shape(off) != (nd,):
+        raise RuntimeError(f"{where}: offset must be a scalar or have {nd} entries")
+    grid = _grid(out_shape, x)
+    if fnp.ndim(m) == 1:  # SciPy's zoom_shift: (o + offset / m) * m
+        extra = (1,) * len(out_shape)
+        coords = (grid + fnp.reshape(off / m, (nd,) + extra)) * fnp.reshape(m, (nd,) + extra)
+    else:
+        coords = _affine_coordinates(m, off, grid)
+    return map_coordinates(x, coords, output, order, mode, cval, prefilter)
+
+
+def _affine_coordinates(m: Any, off: Any, grid: Any) -> Any:
+    """``m @ o + off`` at every output index ``o``, summed in SciPy's order (its
+    ``order=0`` rounding at half-way coordinates sees the same floats)."""
+    rows = []
+    for i in range(fnp.shape(m)[0]):
+        c = off[i]  # SciPy adds the offset first
+        for j in range(fnp.shape(m)[1]):
+            c = c + m[i, j] * grid[j]
+        rows.append(c)
+    return fnp.stack(rows)
+
+
+def shift(
+    input: Any,  # noqa: A002
+    shift: Any,
+    output: Any = None,
+    order: int = 3,
+    mode: str = "constant",
+    cval: float = 0.0,
+    prefilter: bool = True,
+) -> Any:
+    """``scipy.ndimage.shift``: the output at index ``o`` is the input at ``o - shift``
+    (``order`` 0 or 1; ``shift`` may be traced).
+
+    Example:
+        >>> import numpy as np
+        >>> shift(np.array([1.0, 2.0, 3.0]), 1, order=1).tolist()
+        [0.0, 1.0, 2.0]
+    """
+    _check_order(order, "shift(input, shift)")
+    x = fnp.asarray(input)
+    nd = fnp.ndim(x)
+    if nd < 1:
+        raise RuntimeError("shift(input, shift): input rank must be > 0")
+    s = _setting(shift, x)
+    if fnp.ndim(s) == 0:
+        s = fnp.broadcast_to(s, (nd,))
+    if fnp.shape(s) != (nd,):
+        raise RuntimeError(f"shift(input, shift): shift must be a scalar or have {nd} entries")
+    ones = fnp.ones((nd,), dtype=dtype_of(s), like=x)
+    return affine_transform(x, ones, -s, None, output, order, mode, cval, prefilter)
+
+
+def zoom(
+    input: Any,  # noqa: A002
+    zoom: Any,
+    output: Any = None,
+    order: int = 3,
+    mode: str = "constant",
+    cval: float = 0.0,
+    prefilter: bool = True,
+    *,
+    grid_mode: bool = False,
+) -> Any:
+    """``scipy.ndimage.zoom``: resample to ``round(shape * zoom)`` (``order`` 0 or 1).
+    As SciPy's, the first and last samples stay aligned (``grid_mode=True``: the pixel
+    edges are aligned instead, output ``o`` samples the input at
+    ``(o + 0.5) * n_in / n_out - 0.5``).  The output shape reads ``zoom``.
+
+    Example:
+        >>> import numpy as np
+        >>> zoom(np.array([0.0, 2.0]), 2, order=1).round(12).tolist()
+        [0.0, 0.666666666667, 1.333333333333, 2.0]
+    """
+    _check_order(order, "zoom(input, zoom)")
+    x = fnp.asarray(input)
+    nd = fnp.ndim(x)
+    if nd < 1:
+        raise RuntimeError("zoom(input, zoom): input rank must be > 0")
+    factors = numpy.broadcast_to(_concrete(zoom).astype(float), (nd,))
+    in_shape = numpy.array(fnp.shape(x))
+    out_shape = tuple(int(round(n * z)) for n, z in zip(in_shape, factors))
+    if numpy.all(factors == 1) and prefilter:
+        return _finish(_float(x)[0], output, dtype_of(x))
+    num, div = in_shape.astype(float), numpy.array(out_shape, dtype=float)
+    if not grid_mode:
+        num, div = num - 1, div - 1
+    scale = numpy.divide(num, div, out=numpy.ones(nd), where=div != 0)
+    grid = _grid(out_shape, x)
+    extra = (1,) * nd
+    if grid_mode:
+        coords = (grid + 0.5) * numpy.reshape(scale, (nd,) + extra) - 0.5
+    else:
+        coords = grid * numpy.reshape(scale, (nd,) + extra)
+    return map_coordinates(x, coords, output, order, mode, cval, prefilter)
+
+
+def rotate(
+    input: Any,  # noqa: A002
+    angle: Any,
+    axes: Any = (1, 0),
+    reshape: bool = True,
+    output: Any = None,
+    order: int = 3,
+    mode: str = "constant",
+    cval: float = 0.0,
+    prefilter: bool = True,
+) -> Any:
+    """``scipy.ndimage.rotate``: rotate by ``angle`` degrees in the plane of ``axes``
+    (about the centre; ``reshape``: the output grows to hold the whole input), every
+    plane parallel to it alike (``order`` 0 or 1; ``angle`` may be traced).
+
+    Example:
+        >>> import numpy as np
+        >>> rotate(np.array([[1.0, 2.0], [3.0, 4.0]]), 90, order=1).round(12).tolist()
+        [[2.0, 4.0], [1.0, 3.0]]
+    """
+    where = "rotate(input, angle)"
+    _check_order(order, where)
+    x = fnp.asarray(input)
+    nd = fnp.ndim(x)
+    if nd < 2:
+        raise ValueError(f"{where}: input array should be at least 2D")
+    axes = list(axes)
+    if len(axes) != 2:
+        raise ValueError(f"{where}: axes should contain exactly two values")
+    axes = [int(a) + nd if int(a) < 0 else int(a) for a in axes]
+    if not all(0 <= a < nd for a in axes) or axes[0] == axes[1]:
+        raise ValueError(f"{where}: invalid rotation plane specified")
+    axes.sort()
+    if isinstance(angle, Tracer):
+        rad = fnp.deg2rad(angle)
+        c, s = fnp.cos(rad), fnp.sin(rad)
+        c0, s0 = (float(v) for v in _concrete(fnp.stack([c, s])))
+    else:
+        c = s = None
+        deg = float(angle)
+        sp = scipy_special(numpy)  # SciPy's cosdg/sindg: the same floats as its rotate
+        c0, s0 = float(sp.cosdg(deg)), float(sp.sindg(deg))
+    rot0 = numpy.array([[c0, s0], [-s0, c0]])
+    img_shape = numpy.array(fnp.shape(x))
+    in_plane = img_shape[axes]
+    if reshape:
+        iy, ix = in_plane
+        bounds = rot0 @ [[0, 0, iy, iy], [0, ix, 0, ix]]
+        out_plane = (numpy.ptp(bounds, axis=1) + 0.5).astype(int)
+    else:
+        out_plane = in_plane
+    if c is None:
+        rot = rot0
+    else:
+        rot = fnp.stack([fnp.stack([c, s]), fnp.stack([-s, c])])
+    in_center = (in_plane - 1) / 2
+    if c is None:
+        offset = fnp.asarray(in_center - rot0 @ ((out_plane - 1) / 2), like=x)
+    else:
+        offset = in_center - fnp.matmul(rot, (out_plane - 1) / 2)
+    # the rotation plane last, every other axis a batch of planes
+    others = [a for a in range(nd) if a not in axes]
+    moved = fnp.transpose(x, others + axes)
+    lead = fnp.shape(moved)[:-2]
+    planes = fnp.reshape(moved, (-1,) + tuple(int(v) for v in in_plane))
+    out_plane_t = tuple(int(v) for v in out_plane)
+    grid = _grid(out_plane_t, x)
+    coords2 = _affine_coordinates(fnp.asarray(rot, like=x), offset, grid)
+    out = _map_planes(planes, coords2, order, mode, cval, prefilter)
+    out = fnp.reshape(out, lead + out_plane_t)
+    inverse = numpy.argsort(others + axes)
+    return _finish(fnp.transpose(out, tuple(int(i) for i in inverse)), output, dtype_of(x))
+
+
+def _map_planes(
+    planes: Any, coords: Any, order: int, mode: str, cval: float, prefilter: bool
+) -> Any:
+    """``map_coordinates`` of each plane of a stack at the same in-plane coordinates."""
+    outs = [
+        map_coordinates(planes[k], coords, None, order, mode, cval, prefilter)
+        for k in range(fnp.shape(planes)[0])
+    ]
+    return fnp.stack(outs)
