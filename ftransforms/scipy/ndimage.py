@@ -31,8 +31,20 @@ from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.helpers import dtype_of, normalize_axis, peek
 from ftransforms.ops.special import scipy_special
+from ftransforms.scipy.ndimage_measurements import center_of_mass
+from ftransforms.scipy.ndimage_modes import PAD as _PAD
+from ftransforms.scipy.ndimage_modes import pad_mode as _pad_mode
+from ftransforms.scipy.rank_filters import (
+    maximum_filter,
+    median_filter,
+    minimum_filter,
+    percentile_filter,
+    rank_filter,
+)
 
 __all__ = [
+    "affine_transform",
+    "center_of_mass",
     "convolve",
     "convolve1d",
     "correlate",
@@ -41,34 +53,20 @@ __all__ = [
     "gaussian_filter1d",
     "gaussian_laplace",
     "laplace",
-    "affine_transform",
     "map_coordinates",
+    "maximum_filter",
+    "median_filter",
+    "minimum_filter",
+    "percentile_filter",
+    "prewitt",
+    "rank_filter",
     "rotate",
     "shift",
-    "zoom",
-    "prewitt",
     "sobel",
     "uniform_filter",
     "uniform_filter1d",
+    "zoom",
 ]
-
-#: SciPy's boundary modes as ``numpy.pad`` modes.
-_PAD = {
-    "reflect": "symmetric",
-    "grid-mirror": "symmetric",
-    "mirror": "reflect",
-    "nearest": "edge",
-    "wrap": "wrap",
-    "grid-wrap": "wrap",
-    "constant": "constant",
-    "grid-constant": "constant",
-}
-
-
-def _pad_mode(mode: str, where: str) -> str:
-    if mode not in _PAD:
-        raise ValueError(f"{where}: mode must be one of {sorted(_PAD)}, got {mode!r}")
-    return _PAD[mode]
 
 
 def _finish(result: Any, output: Any, dtype: Any) -> Any:
