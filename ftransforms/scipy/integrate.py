@@ -28,9 +28,9 @@ Example:
     >>> from ftransforms import grad
     >>> from ftransforms.scipy.integrate import odeint
     >>> decay = lambda y, t, k: -k * y
-    >>> round(float(odeint(decay, np.array(1.0), np.array([0.0, 1.0]), 1.0)[1]), 6)
+    >>> round(float(odeint(decay, np.array(1.0), np.array([0.0, 1.0]), 1.0)[1, 0]), 6)
     0.367879
-    >>> loss = lambda k: odeint(decay, np.array(1.0), np.array([0.0, 1.0]), k)[1]
+    >>> loss = lambda k: odeint(decay, np.array(1.0), np.array([0.0, 1.0]), k)[1, 0]
     >>> round(float(grad(loss)(1.0)), 6)  # d/dk exp(-k) = -exp(-k)
     -0.367879
 """

@@ -225,8 +225,8 @@ def solve_discrete_are(
     Example:
         >>> import numpy as np
         >>> one = np.ones((1, 1))
-        >>> float(solve_discrete_are(one, one, one, one)[0, 0])  # X^2 = X + 1
-        1.618033988749895
+        >>> round(float(solve_discrete_are(one, one, one, one)[0, 0]), 12)  # X^2 = X + 1
+        1.61803398875
     """
     where = "solve_discrete_are(a, b, q, r)"
     a, b, q, r, e, s = _are_inputs(where, a, b, q, r, e, s)

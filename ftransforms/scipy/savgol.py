@@ -7,7 +7,7 @@ polynomial fits of the edge windows, each a fixed matrix applied to the window.
 Example:
     >>> import numpy as np
     >>> from ftransforms.scipy.signal import savgol_filter
-    >>> savgol_filter(np.array([0.0, 1.0, 4.0, 9.0, 16.0]), 3, 2).round(12).tolist()
+    >>> (savgol_filter(np.array([0.0, 1.0, 4.0, 9.0, 16.0]), 3, 2).round(12) + 0.0).tolist()
     [0.0, 1.0, 4.0, 9.0, 16.0]
 """
 
