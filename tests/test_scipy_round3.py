@@ -101,7 +101,8 @@ def test_riccati_values_and_derivatives(name):
         # continuous equation); the Newton steps recover the solution it finds unbalanced
         want = solve(*args, balanced=False)
         np.testing.assert_allclose(ft.jit(lambda *a: solve(*a))(*args), want, atol=1e-10)
-        for k, v in enumerate(args):
+        for k in (0, 2) if not extra else (1, 3, 4, 5):  # every argument, over the two cases
+            v = args[k]
             d = RNG.normal(size=v.shape)
             if k in (2, 3):  # q and r stay symmetric
                 d = d + d.T
@@ -157,7 +158,7 @@ def test_eig_eigvals_match_scipy_fd_and_jax():
 
     _check_grad(f_vals, G4)
     _check_grad(f_vecs, G4)
-    jg = jax.grad(lambda a: jnp.sum(jnp.abs(jnp.linalg.eigvals(a))))(G4)
+    jg = jax.jit(jax.grad(lambda a: jnp.sum(jnp.abs(jnp.linalg.eigvals(a)))))(G4)
     np.testing.assert_allclose(ft.grad(f_vals)(G4), jg, rtol=1e-8, atol=1e-10)
     stack = RNG.normal(size=(3, 4, 4))
     np.testing.assert_allclose(
@@ -188,9 +189,13 @@ def test_polar_matches_scipy_fd_and_jax(shape, side):
 
     _check_grad(loss, a)
     if side == "right" and shape == (3, 3):  # JAX's polar (one shape: compiling is slow)
-        jg = jax.grad(
-            lambda m: jnp.sum(jsl.polar(m, side, method="svd")[0] * wu)
-            + jnp.sum(jsl.polar(m, side, method="svd")[1] * wp)
+        jg = jax.jit(
+            jax.grad(
+                lambda m: (
+                    jnp.sum(jsl.polar(m, side, method="svd")[0] * wu)
+                    + jnp.sum(jsl.polar(m, side, method="svd")[1] * wp)
+                )
+            )
         )(a)
         np.testing.assert_allclose(ft.grad(loss)(a), jg, rtol=1e-8, atol=1e-10)
 
@@ -247,6 +252,7 @@ def test_schur_hessenberg_values_and_clear_no_derivative_error():
 @pytest.mark.parametrize("name", ["cosm", "sinm", "tanm", "coshm", "sinhm", "tanhm"])
 def test_trigonometric_matrix_functions(name):
     a = 0.4 * G4
+
     def f(m):  # SciPy's own name, looked up at the call
         return getattr(scipy.linalg, name)(m)
 
@@ -340,9 +346,31 @@ def test_geometric_transforms_derivatives():
     np.testing.assert_allclose(ft.jit(lambda x: rot(x))(stack[1]), rot(stack[1]), atol=1e-12)
 
 
-def test_spline_orders_raise_with_the_call_form():
-    with pytest.raises(UnsupportedOperationError, match=r"^zoom\(input, zoom\): order=3"):
-        ft.grad(lambda x: scipy.ndimage.zoom(x, 2).sum())(IMG)
+@pytest.mark.parametrize("mode", ["constant", "nearest", "reflect", "mirror", "grid-constant"])
+def test_spline_orders_are_scipys_map(mode):
+    vol = RNG.normal(size=(3, 4, 5))
+    coords = RNG.uniform(-1.0, 6.0, size=(2, 5))
+    cases = [
+        (lambda x: scipy.ndimage.zoom(x, 1.6, mode=mode, cval=0.3), IMG),  # order=3
+        (lambda x: scipy.ndimage.zoom(x, (0.7, 1.0, 2.0), order=5, mode=mode), vol),
+        (lambda x: scipy.ndimage.shift(x, (0.4, -1.3), order=2, mode=mode, cval=0.3), IMG),
+        (lambda x: scipy.ndimage.rotate(x, 30, mode=mode, cval=0.3), IMG),
+        (lambda x: scipy.ndimage.affine_transform(x, [[0.9, 0.2], [-0.1, 1.1]], mode=mode), IMG),
+        (lambda x: scipy.ndimage.map_coordinates(x, coords, order=4, mode=mode, cval=-1), IMG),
+    ]
+    for f, x in cases:
+        np.testing.assert_allclose(ft.vmap(f)(x[None])[0], f(x), atol=1e-12)
+        w = RNG.normal(size=np.shape(f(x)))
+        _check_grad(lambda v, f=f, w=w: np.sum(f(v) * w), x)
+
+
+def test_spline_orders_refuse_traced_settings_and_big_dense_maps():
+    with pytest.raises(UnsupportedOperationError, match=r"^shift\(input, shift\): order=3"):
+        ft.grad(lambda s: scipy.ndimage.shift(IMG, s).sum())(0.5)
+    with pytest.raises(UnsupportedOperationError, match=r"^rotate\(input, angle\): a spline"):
+        ft.grad(lambda x: scipy.ndimage.rotate(x, 10.0).sum())(np.ones((60, 60)))
+    with pytest.raises(RuntimeError, match=r"^zoom\(input, zoom\): spline order 6"):
+        ft.grad(lambda x: scipy.ndimage.zoom(x, 2, order=6).sum())(IMG)
 
 
 @pytest.mark.parametrize("mode", ["reflect", "constant", "nearest", "mirror", "wrap"])
@@ -357,6 +385,7 @@ def test_rank_filters_match_scipy_and_route_derivatives(mode):
     ]
     w = RNG.normal(size=IMG.shape)
     for name, extra, kw in calls:
+
         def f(*args, name=name, **kwargs):  # SciPy's own name, looked up at the call
             return getattr(scipy.ndimage, name)(*args, **kwargs)
 

@@ -7,7 +7,12 @@ boundary modes (``reflect``, ``mirror``, ``nearest``, ``wrap``, ``constant`` wit
 ``origin``: each is a sum of shifted copies of the edge-extended input, so it is linear,
 differentiable and batchable.  ``output`` may be a dtype or an array to write into.
 ``map_coordinates`` interpolates at given coordinates with ``order`` 0 or 1 (as
-``jax.scipy.ndimage``), differentiable in the input and the coordinates.
+``jax.scipy.ndimage``), differentiable in the input and the coordinates; ``zoom``,
+``shift``, ``rotate`` and ``affine_transform`` build their coordinates as SciPy does and
+interpolate with it (their settings may be traced).  The spline orders 2-5 apply SciPy's
+own map as a fixed linear one (NOTE [spline interpolation as a fixed linear map]): exact
+values and input derivatives, fixed settings.  The rank filters (``median_filter``, ...)
+and ``center_of_mass`` come from ``rank_filters`` and ``ndimage_measurements``.
 
 Example:
     >>> import numpy as np
@@ -29,7 +34,7 @@ import numpy
 import ftransforms.numpy as fnp
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
-from ftransforms.numpy.helpers import dtype_of, normalize_axis, peek
+from ftransforms.numpy.helpers import dtype_of, holds_tracer, normalize_axis, peek
 from ftransforms.ops.special import scipy_special
 from ftransforms.scipy.ndimage_measurements import center_of_mass
 from ftransforms.scipy.ndimage_modes import PAD as _PAD
@@ -562,15 +567,6 @@ def _reflect_coordinate(c: Any, n: int) -> Any:
     return fnp.where(c < 0, low, fnp.where(c > n - 1, high, c))
 
 
-def _check_order(order: int, where: str) -> None:
-    if order not in (0, 1):
-        raise UnsupportedOperationError(
-            f"{where}: order={order} is not available (the spline orders 2-5 need SciPy's "
-            f"prefilter); pass order=1 (linear) or order=0 (nearest), as "
-            f"jax.scipy.ndimage.map_coordinates takes"
-        )
-
-
 def map_coordinates(
     input: Any,  # noqa: A002
     coordinates: Any,
@@ -583,7 +579,8 @@ def map_coordinates(
     """``scipy.ndimage.map_coordinates`` with ``order`` 0 (nearest) or 1 (linear): the
     input's values at ``coordinates`` (shape ``(input.ndim, ...)``), differentiable in the
     input and in the coordinates (linear order).  ``mode='constant'`` gives ``cval`` outside
-    ``[0, n - 1]`` as SciPy does.
+    ``[0, n - 1]`` as SciPy does.  Orders 2-5: SciPy's spline map as a fixed linear map
+    (fixed coordinates, a small input: NOTE [spline interpolation as a fixed linear map]).
 
     Example:
         >>> import numpy as np
@@ -593,7 +590,16 @@ def map_coordinates(
         [2.5, 7.5]
     """
     where = "map_coordinates(input, coordinates)"
-    _check_order(order, where)
+    if _spline_order(order, where) > 1:
+        _static_settings(where, order, coordinates=coordinates)
+        coords = numpy.asarray(coordinates, dtype=float)
+
+        def call(a: Any, c: Any) -> Any:
+            return _scipy_ndimage().map_coordinates(a, coords, None, order, mode, c, prefilter)
+
+        x, dtype = _float(input)
+        out = _spline_dense(x, call, coords.shape[1:], mode, cval, where)
+        return _finish(out, output, dtype)
     x, dtype = _float(input)
     coords = coordinates if hasattr(coordinates, "dtype") else fnp.asarray(coordinates)
     coords = fnp.astype(coords, dtype_of(x)) if dtype_of(coords).kind != "f" else coords
@@ -701,7 +707,20 @@ def affine_transform(
         [[1.5, 0.0], [0.0, 0.0]]
     """
     where = "affine_transform(input, matrix)"
-    _check_order(order, where)
+    if _spline_order(order, where) > 1:
+        _static_settings(where, order, matrix=matrix, offset=offset)
+        shape_out = output_shape
+        if shape_out is None:
+            shape_out = output.shape if hasattr(output, "shape") else fnp.shape(input)
+
+        def call(a: Any, c: Any) -> Any:
+            return _scipy_ndimage().affine_transform(
+                a, matrix, offset, shape_out, None, order, mode, c, prefilter
+            )
+
+        x, dtype = _float(input)
+        out = _spline_dense(x, call, tuple(shape_out), mode, cval, where)
+        return _finish(out, output, dtype)
     x = fnp.asarray(input)
     nd = fnp.ndim(x)
     if nd < 1:
@@ -772,7 +791,15 @@ def shift(
         >>> shift(np.array([1.0, 2.0, 3.0]), 1, order=1).tolist()
         [0.0, 1.0, 2.0]
     """
-    _check_order(order, "shift(input, shift)")
+    if _spline_order(order, "shift(input, shift)") > 1:
+        _static_settings("shift(input, shift)", order, shift=shift)
+        x, dtype = _float(input)
+        per_axis = list(numpy.broadcast_to(numpy.asarray(shift, float), (fnp.ndim(x),)))
+
+        def call(a: Any, s: Any, c: Any) -> Any:
+            return _scipy_ndimage().shift(a, s, None, order, mode, c, prefilter)
+
+        return _finish(_spline_separable(x, call, per_axis, mode, cval), output, dtype)
     x = fnp.asarray(input)
     nd = fnp.ndim(x)
     if nd < 1:
@@ -807,7 +834,19 @@ def zoom(
         >>> zoom(np.array([0.0, 2.0]), 2, order=1).round(12).tolist()
         [0.0, 0.666666666667, 1.333333333333, 2.0]
     """
-    _check_order(order, "zoom(input, zoom)")
+    if _spline_order(order, "zoom(input, zoom)") > 1:
+        _static_settings("zoom(input, zoom)", order, zoom=zoom)
+        x, dtype = _float(input)
+        per_axis = list(numpy.broadcast_to(numpy.asarray(zoom, float), (fnp.ndim(x),)))
+        if all(z == 1 for z in per_axis) and prefilter:
+            return _finish(x, output, dtype)
+
+        def call(a: Any, z: Any, c: Any) -> Any:
+            if numpy.ndim(a) == 1 and z[0] == 1:  # SciPy's nD zoom filters this axis too
+                return _scipy_ndimage().shift(a, 0.0, None, order, mode, c, prefilter)
+            return _scipy_ndimage().zoom(a, z, None, order, mode, c, prefilter, grid_mode=grid_mode)
+
+        return _finish(_spline_separable(x, call, per_axis, mode, cval), output, dtype)
     x = fnp.asarray(input)
     nd = fnp.ndim(x)
     if nd < 1:
@@ -851,7 +890,16 @@ def rotate(
         [[2.0, 4.0], [1.0, 3.0]]
     """
     where = "rotate(input, angle)"
-    _check_order(order, where)
+    if _spline_order(order, where) > 1:
+        _static_settings(where, order, angle=angle)
+
+        def call(a: Any, c: Any) -> Any:
+            return _scipy_ndimage().rotate(a, angle, axes, reshape, None, order, mode, c, prefilter)
+
+        x, dtype = _float(input)
+        shape_out = call(numpy.zeros(fnp.shape(x)), 0.0).shape
+        out = _spline_dense(x, call, shape_out, mode, cval, where)
+        return _finish(out, output, dtype)
     x = fnp.asarray(input)
     nd = fnp.ndim(x)
     if nd < 2:
@@ -913,3 +961,84 @@ def _map_planes(
         for k in range(fnp.shape(planes)[0])
     ]
     return fnp.stack(outs)
+
+
+# -- spline orders 2-5 ---------------------------------------------------------------------------
+#
+# NOTE [spline interpolation as a fixed linear map]: with its settings fixed (the zoom
+# factors, the shift, the matrix, the coordinates), SciPy's spline interpolation is an
+# affine map of the input: the prefilter and the B-spline weights are linear, and ``cval``
+# enters only where SciPy puts it.  So the map is taken from SciPy once, on the host: the
+# per-axis matrices of ``zoom``/``shift`` (separable: SciPy's 1-D map of each basis
+# vector), the whole matrix for ``rotate``/``affine_transform``/
+# ``map_coordinates`` (its response to every basis image: small inputs), and the response
+# to a zero image for ``cval``.  Applying them is a ``tensordot``: every transform works,
+# the values are SciPy's, the derivative in the input is exact; the settings cannot be
+# traced (order 1 differentiates in them).
+
+_DENSE_LIMIT = 1 << 22  # entries of a whole interpolation matrix (32 MiB in float64)
+
+
+def _spline_order(order: Any, where: str) -> int:
+    order = int(order)
+    if not 0 <= order <= 5:
+        raise RuntimeError(f"{where}: spline order {order} not supported (0 to 5)")
+    return order
+
+
+def _static_settings(where: str, order: int, **settings: Any) -> None:
+    for name, value in settings.items():
+        if holds_tracer(value):
+            raise UnsupportedOperationError(
+                f"{where}: order={order} interpolates with a fixed linear map, so {name} "
+                f"cannot be traced; pass order=1 to differentiate in {name}"
+            )
+
+
+def _scipy_ndimage() -> Any:
+    import scipy.ndimage  # noqa: PLC0415  SciPy computes the fixed maps: the optional extra
+
+    return scipy.ndimage
+
+
+def _along(y: Any, matrix: numpy.ndarray, axis: int) -> Any:
+    m = fnp.asarray(matrix, like=y)
+    return fnp.moveaxis(fnp.tensordot(m, y, axes=([1], [axis])), 0, axis)
+
+
+def _spline_separable(x: Any, call: Any, per_axis: list, mode: str, cval: Any) -> Any:
+    """``call(array, factors, cval)`` (SciPy's zoom or shift, one factor per axis) as one
+    fixed matrix per axis (NOTE [spline interpolation as a fixed linear map])."""
+    y = x if dtype_of(x).kind in "fc" else fnp.astype(x, numpy.float64)
+    for d, f in enumerate(per_axis):
+        n = fnp.shape(x)[d]
+        columns = [call(e, (f,), 0.0) for e in numpy.eye(n)]  # SciPy's 1-D map, per basis
+        y = _along(y, numpy.stack(columns, axis=1), d)
+    if mode in ("constant", "grid-constant") and cval != 0:
+        y = y + fnp.asarray(call(numpy.zeros(fnp.shape(x)), tuple(per_axis), cval), like=x)
+    return y
+
+
+def _spline_dense(x: Any, call: Any, out_shape: tuple, mode: str, cval: Any, where: str) -> Any:
+    """``call(array, cval)`` as one fixed matrix from SciPy's response to every basis
+    image (NOTE [spline interpolation as a fixed linear map])."""
+    shape = tuple(fnp.shape(x))
+    n_in, n_out = int(numpy.prod(shape)), int(numpy.prod(out_shape))
+    if n_in * n_out > _DENSE_LIMIT:
+        raise UnsupportedOperationError(
+            f"{where}: a spline order on a traced {shape} input needs a {n_out}x{n_in} "
+            f"interpolation matrix (over {_DENSE_LIMIT} entries); pass order=1 or order=0, "
+            f"or a smaller input"
+        )
+    basis = numpy.zeros(shape)
+    cols = numpy.empty((n_in, n_out))
+    for k in range(n_in):
+        basis.flat[k] = 1.0
+        cols[k] = numpy.ravel(call(basis, 0.0))
+        basis.flat[k] = 0.0
+    y = x if dtype_of(x).kind in "fc" else fnp.astype(x, numpy.float64)
+    flat = fnp.reshape(y, (n_in,))
+    out = fnp.reshape(fnp.matmul(flat, fnp.asarray(cols, like=x)), out_shape)
+    if mode in ("constant", "grid-constant") and cval != 0:
+        out = out + fnp.asarray(call(numpy.zeros(shape), cval), like=x)
+    return out
