@@ -40,6 +40,14 @@ def _check_grad(f, x, d=None, rtol=1e-6, atol=1e-8):
     np.testing.assert_allclose(np.sum(g * d), _dirderiv(f, x, d), rtol=rtol, atol=atol)
 
 
+def _replays(f, *calls, atol=1e-12):
+    """``ft.jit(f)`` recorded on the first argument tuple and replayed on the others,
+    against eager calls."""
+    jf = ft.jit(f)
+    for args in calls:
+        np.testing.assert_allclose(jf(*args), f(*args), rtol=1e-10, atol=atol)
+
+
 def _sym(n):
     m = RNG.normal(size=(n, n))
     return m + m.T
@@ -62,9 +70,8 @@ def test_lyapunov_values_gradients_vmap_jit():
         def ours(a_, q_, name=name):
             return getattr(scipy.linalg, name)(a_, q_)
 
-        got = ft.jit(ours)(a, q)  # first call records, the second replays
-        np.testing.assert_allclose(got, theirs, rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(ft.jit(ours)(a, q), theirs, rtol=1e-12, atol=1e-12)
+        _replays(ours, (a, q), (0.9 * a, 2 * q))
         for k in range(2):
 
             def loss(v, k=k, a=a):
@@ -101,6 +108,12 @@ def test_riccati_values_and_derivatives(name):
         # continuous equation); the Newton steps recover the solution it finds unbalanced
         want = solve(*args, balanced=False)
         np.testing.assert_allclose(ft.jit(lambda *a: solve(*a))(*args), want, atol=1e-10)
+        _replays(
+            lambda *a: solve(*a, balanced=False),
+            args,
+            (args[0], args[1], 2 * args[2], *args[3:]),
+            atol=1e-10,
+        )
         for k in (0, 2) if not extra else (1, 3, 4, 5):  # every argument, over the two cases
             v = args[k]
             d = RNG.normal(size=v.shape)
@@ -142,6 +155,7 @@ G4 = RNG.normal(size=(4, 4))
 
 
 def test_eig_eigvals_match_scipy_fd_and_jax():
+    _replays(lambda a: scipy.linalg.eigvals(a), (G4,), (G4.T,))
     w, v = ft.jit(lambda a: scipy.linalg.eig(a))(G4)
     tw, tv = scipy.linalg.eig(G4)
     np.testing.assert_allclose(w, tw, atol=1e-12)
@@ -234,6 +248,8 @@ def test_schur_hessenberg_values_and_clear_no_derivative_error():
         tt, tz = scipy.linalg.schur(G4, output)
         np.testing.assert_allclose(t[0], tt, atol=1e-12)
         np.testing.assert_allclose(z[0], tz, atol=1e-12)
+    _replays(lambda a: scipy.linalg.schur(a)[0], (G4,), (G4.T,))
+    _replays(lambda a: scipy.linalg.hessenberg(a), (G4,), (G4.T,))
     h, q = ft.jit(lambda a: scipy.linalg.hessenberg(a, calc_q=True))(G4)
     th, tq = scipy.linalg.hessenberg(G4, calc_q=True)
     np.testing.assert_allclose(h, th, atol=1e-12)
@@ -340,10 +356,8 @@ def test_geometric_transforms_derivatives():
         np.stack([scipy.ndimage.shift(IMG, s, order=1) for s in (0.2, 0.5, -1.1)]),
         atol=1e-12,
     )
-    np.testing.assert_allclose(
-        ft.jit(lambda x: rot(x))(stack[0]), rot(stack[0]), atol=1e-12
-    )  # recording
-    np.testing.assert_allclose(ft.jit(lambda x: rot(x))(stack[1]), rot(stack[1]), atol=1e-12)
+    _replays(rot, (stack[0],), (stack[1],))
+    _replays(lambda x: scipy.ndimage.zoom(x, 1.5), (stack[0],), (stack[1],))  # order 3
 
 
 @pytest.mark.parametrize("mode", ["constant", "nearest", "reflect", "mirror", "grid-constant"])
@@ -433,7 +447,7 @@ def test_savgol_filter(mode):
         def f(v, wl=wl, po=po, deriv=deriv, delta=delta, axis=axis):
             return scipy.signal.savgol_filter(v, wl, po, deriv, delta, axis, mode, cval=0.5)
 
-        np.testing.assert_allclose(ft.jit(f)(x), f(x), atol=1e-12)
+        _replays(f, (x,), (2 * x,))
     # linear in x: the gradient of <w, f(x)> is the exact Jacobian's transpose times w
     w = RNG.normal(size=x.shape)
 
