@@ -237,6 +237,10 @@ def test_null_space_and_orth_values_and_projector_derivatives():
 
     _check_grad(null_proj, m, d)
     _check_grad(range_proj, m, d)
+    rows = np.stack([m, m + 0.1 * d])
+    np.testing.assert_allclose(
+        ft.vmap(ft.grad(null_proj))(rows), np.stack([ft.grad(null_proj)(r) for r in rows])
+    )
     n, dn = ft.jvp(scipy.linalg.null_space, (m,), (d,))
     np.testing.assert_allclose(m @ dn + d @ n, 0.0, atol=1e-12)  # A N = 0 kept
     np.testing.assert_allclose(n.T @ dn + dn.T @ n, 0.0, atol=1e-12)  # N^T N = I kept

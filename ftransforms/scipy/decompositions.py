@@ -172,13 +172,23 @@ def polar(a: Any, side: str = "right") -> tuple[Any, Any]:
     return u, p
 
 
-def _rank_cut(s: Any, m: int, n: int, rcond: Any) -> int:
-    """The numerical rank SciPy's ``null_space``/``orth`` use (a read of the data)."""
-    sv = numpy.asarray(peek(fnp.stop_gradient(s)))
+def _rank_cut(s: Any, m: int, n: int, rcond: Any, where: str) -> int:
+    """The numerical rank SciPy's ``null_space``/``orth`` use (a read of the data; under
+    ``vmap`` every row must have the same rank: the bases' shapes depend on it)."""
+    if min(m, n) == 0:
+        return 0
+    s0 = fnp.stop_gradient(s)
     if rcond is None:
-        rcond = numpy.finfo(sv.dtype).eps * max(m, n)
-    top = sv.max() if sv.size else 0.0
-    return int(numpy.sum(sv > rcond * top))
+        rcond = numpy.finfo(dtype_of(s0)).eps * max(m, n)
+    count = fnp.sum(s0 > rcond * fnp.max(s0, axis=-1, keepdims=True), axis=-1)
+    ranks = numpy.asarray(peek(count))
+    if ranks.min() != ranks.max():
+        raise UnsupportedOperationError(
+            f"{where}: the numerical rank differs between the rows of the vmap batch "
+            f"({int(ranks.min())} to {int(ranks.max())}), so the bases differ in shape; "
+            f"loop over the rows instead"
+        )
+    return int(ranks.max())
 
 
 def null_space(
@@ -208,7 +218,7 @@ def null_space(
     m, n = fnp.shape(a)
     a0 = fnp.stop_gradient(a)
     _, s, vh = fnp.linalg.svd(a0, full_matrices=True)
-    rank = _rank_cut(s, m, n, rcond)
+    rank = _rank_cut(s, m, n, rcond, "null_space(A)")
     basis = _mH(vh[rank:, :])
     if not _differentiated(a):
         return basis
@@ -233,7 +243,7 @@ def orth(A: Any, rcond: Any = None) -> Any:  # noqa: N803
     m, n = fnp.shape(a)
     a0 = fnp.stop_gradient(a)
     u, s, _ = fnp.linalg.svd(a0, full_matrices=False)
-    rank = _rank_cut(s, m, n, rcond)
+    rank = _rank_cut(s, m, n, rcond, "orth(A)")
     basis = u[:, :rank]
     if not _differentiated(a):
         return basis
@@ -243,12 +253,12 @@ def orth(A: Any, rcond: Any = None) -> Any:  # noqa: N803
 
 
 def _pinv_rcond(s: Any, rank: int) -> float:
-    """A relative cut between the kept and the dropped singular values."""
-    sv = numpy.asarray(peek(fnp.stop_gradient(s)))
-    if rank == 0 or sv.size == 0:
+    """A relative cut between the kept and the dropped singular values (every row)."""
+    if rank == 0:
         return 1.0
-    low = sv[..., rank - 1].min()
-    return float(low / sv.max() / 2)
+    s0 = fnp.stop_gradient(s)
+    ratio = numpy.asarray(peek(s0[..., rank - 1] / fnp.max(s0, axis=-1)))
+    return float(ratio.min() / 2)
 
 
 def _differentiated(a: Any) -> bool:
