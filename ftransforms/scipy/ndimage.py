@@ -911,24 +911,33 @@ def rotate(
     if not all(0 <= a < nd for a in axes) or axes[0] == axes[1]:
         raise ValueError(f"{where}: invalid rotation plane specified")
     axes.sort()
+    img_shape = numpy.array(fnp.shape(x))
+    in_plane = img_shape[axes]
+    iy, ix = in_plane
+    corners = numpy.array([[0, 0, iy, iy], [0, ix, 0, ix]], dtype=float)
     if isinstance(angle, Tracer):
         rad = fnp.deg2rad(angle)
         c, s = fnp.cos(rad), fnp.sin(rad)
-        c0, s0 = (float(v) for v in _concrete(fnp.stack([c, s])))
+        rot0 = None
+        if reshape:  # the output's size reads the angle: every vmap row must agree
+            rot_t = fnp.stack([fnp.stack([c, s]), fnp.stack([-s, c])])
+            bounds = fnp.matmul(fnp.stop_gradient(rot_t), corners)
+            size = fnp.max(bounds, axis=1) - fnp.min(bounds, axis=1) + 0.5
+            out_plane = numpy.array(
+                [_agreed(fnp.astype(size[k], numpy.int64), where) for k in (0, 1)]
+            )
+        else:
+            out_plane = in_plane
     else:
         c = s = None
         deg = float(angle)
         sp = scipy_special(numpy)  # SciPy's cosdg/sindg: the same floats as its rotate
         c0, s0 = float(sp.cosdg(deg)), float(sp.sindg(deg))
-    rot0 = numpy.array([[c0, s0], [-s0, c0]])
-    img_shape = numpy.array(fnp.shape(x))
-    in_plane = img_shape[axes]
-    if reshape:
-        iy, ix = in_plane
-        bounds = rot0 @ [[0, 0, iy, iy], [0, ix, 0, ix]]
-        out_plane = (numpy.ptp(bounds, axis=1) + 0.5).astype(int)
-    else:
-        out_plane = in_plane
+        rot0 = numpy.array([[c0, s0], [-s0, c0]])
+        if reshape:
+            out_plane = (numpy.ptp(rot0 @ corners, axis=1) + 0.5).astype(int)
+        else:
+            out_plane = in_plane
     if c is None:
         rot = rot0
     else:
@@ -950,6 +959,17 @@ def rotate(
     out = fnp.reshape(out, lead + out_plane_t)
     inverse = numpy.argsort(others + axes)
     return _finish(fnp.transpose(out, tuple(int(i) for i in inverse)), output, dtype_of(x))
+
+
+def _agreed(size: Any, where: str) -> int:
+    """A size read from the data, the same in every ``vmap`` row."""
+    values = numpy.unique(numpy.asarray(peek(size)))
+    if values.size != 1:
+        raise UnsupportedOperationError(
+            f"{where}: with reshape=True the output's shape depends on the angle, and the "
+            f"angles of the vmap rows give different shapes; pass reshape=False or loop"
+        )
+    return int(values[0])
 
 
 def _map_planes(
