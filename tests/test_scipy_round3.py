@@ -285,6 +285,14 @@ def test_trigonometric_matrix_functions(name):
     _check_grad(lambda m: np.sum(f(m) * w), a)
 
 
+def test_funm_of_a_defective_matrix_says_it_is_inaccurate(capsys):
+    jordan = np.array([[1.0, 1.0], [0.0, 1.0]])
+    f, err = ft.vmap(lambda a: scipy.linalg.funm(a, np.exp, disp=False))(jordan[None])
+    assert err[0] > 1e-3  # SciPy's is 1 too: neither result is expm's
+    ft.vmap(lambda a: scipy.linalg.funm(a, np.exp))(jordan[None])
+    assert "funm result may be inaccurate" in capsys.readouterr().out
+
+
 def test_funm_and_fractional_matrix_power():
     a = 0.5 * G4
     for func in (np.sin, np.exp):
