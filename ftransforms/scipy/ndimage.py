@@ -598,7 +598,8 @@ def map_coordinates(
             return _scipy_ndimage().map_coordinates(a, coords, None, order, mode, c, prefilter)
 
         x, dtype = _float(input)
-        out = _spline_dense(x, call, coords.shape[1:], mode, cval, where)
+        key = _settings_key("map_coordinates", coords, order, mode, prefilter)
+        out = _spline_dense(x, call, coords.shape[1:], mode, cval, where, key)
         return _finish(out, output, dtype)
     x, dtype = _float(input)
     coords = coordinates if hasattr(coordinates, "dtype") else fnp.asarray(coordinates)
@@ -719,7 +720,8 @@ def affine_transform(
             )
 
         x, dtype = _float(input)
-        out = _spline_dense(x, call, tuple(shape_out), mode, cval, where)
+        key = _settings_key("affine", matrix, offset, tuple(shape_out), order, mode, prefilter)
+        out = _spline_dense(x, call, tuple(shape_out), mode, cval, where, key)
         return _finish(out, output, dtype)
     x = fnp.asarray(input)
     nd = fnp.ndim(x)
@@ -898,7 +900,8 @@ def rotate(
 
         x, dtype = _float(input)
         shape_out = call(numpy.zeros(fnp.shape(x)), 0.0).shape
-        out = _spline_dense(x, call, shape_out, mode, cval, where)
+        key = _settings_key("rotate", angle, tuple(axes), reshape, order, mode, prefilter)
+        out = _spline_dense(x, call, shape_out, mode, cval, where, key)
         return _finish(out, output, dtype)
     x = fnp.asarray(input)
     nd = fnp.ndim(x)
@@ -1039,9 +1042,26 @@ def _spline_separable(x: Any, call: Any, per_axis: list, mode: str, cval: Any) -
     return y
 
 
-def _spline_dense(x: Any, call: Any, out_shape: tuple, mode: str, cval: Any, where: str) -> Any:
+def _settings_key(*values: Any) -> tuple:
+    """A hashable key of a spline map's settings (arrays by their bytes)."""
+    out = []
+    for v in values:
+        a = numpy.asarray(v)
+        out.append((a.shape, a.dtype.str, a.tobytes()) if a.dtype != object else repr(v))
+    return tuple(out)
+
+
+#: The latest dense spline maps (a training loop calls with the same settings).
+_DENSE_CACHE: dict = {}
+_DENSE_CACHE_SIZE = 4
+
+
+def _spline_dense(
+    x: Any, call: Any, out_shape: tuple, mode: str, cval: Any, where: str, key: tuple
+) -> Any:
     """``call(array, cval)`` as one fixed matrix from SciPy's response to every basis
-    image (NOTE [spline interpolation as a fixed linear map])."""
+    image (NOTE [spline interpolation as a fixed linear map]), kept for the next call
+    with the same settings."""
     shape = tuple(fnp.shape(x))
     n_in, n_out = int(numpy.prod(shape)), int(numpy.prod(out_shape))
     if n_in * n_out > _DENSE_LIMIT:
@@ -1050,12 +1070,18 @@ def _spline_dense(x: Any, call: Any, out_shape: tuple, mode: str, cval: Any, whe
             f"interpolation matrix (over {_DENSE_LIMIT} entries); pass order=1 or order=0, "
             f"or a smaller input"
         )
-    basis = numpy.zeros(shape)
-    cols = numpy.empty((n_in, n_out))
-    for k in range(n_in):
-        basis.flat[k] = 1.0
-        cols[k] = numpy.ravel(call(basis, 0.0))
-        basis.flat[k] = 0.0
+    key = (key, shape)
+    cols = _DENSE_CACHE.pop(key, None)
+    if cols is None:
+        basis = numpy.zeros(shape)
+        cols = numpy.empty((n_in, n_out))
+        for k in range(n_in):
+            basis.flat[k] = 1.0
+            cols[k] = numpy.ravel(call(basis, 0.0))
+            basis.flat[k] = 0.0
+        while len(_DENSE_CACHE) >= _DENSE_CACHE_SIZE:
+            _DENSE_CACHE.pop(next(iter(_DENSE_CACHE)))
+    _DENSE_CACHE[key] = cols  # the most recent last
     y = x if dtype_of(x).kind in "fc" else fnp.astype(x, numpy.float64)
     flat = fnp.reshape(y, (n_in,))
     out = fnp.reshape(fnp.matmul(flat, fnp.asarray(cols, like=x)), out_shape)
