@@ -3,7 +3,8 @@ decomposition and subspace bases on tracers (re-exported by ``ftransforms.scipy.
 
 * ``eig``/``eigvals`` use the ``eig`` primitive (derivatives: eigenvalues always,
   eigenvectors for distinct eigenvalues in NumPy's normalisation, NOTE [eig gauge]).
-* ``polar`` goes through the SVD (derivatives need distinct singular values).
+* ``polar`` goes through the SVD; its derivative solves a Sylvester equation in the
+  singular basis (finite for repeated singular values).
 * ``null_space``/``orth``: SciPy's basis from the SVD of the data, differentiated in the
   gauge where the basis does not rotate within its subspace: ``dN = -A^+ dA N`` and
   ``dU = (I - U U^H) dA A^+ U`` (first derivatives; the projectors ``N N^H``, ``U U^H``
@@ -146,11 +147,44 @@ def eig(
     return (_homogeneous(w) if homogeneous_eigvals else w), v
 
 
+def _polar_tall_value(a: Any) -> tuple[Any, Any]:
+    w, s, vh = fnp.linalg.svd(a, full_matrices=False)
+    return fnp.matmul(w, vh), fnp.matmul(_mH(vh) * s[..., None, :], vh)
+
+
+def _polar_tall_jvp(primals: tuple, tangents: tuple) -> tuple:
+    """The derivative of ``a = u p`` (``a`` tall or square): with ``a = W S V^H`` and
+    ``G = W^H da V``, ``u^H du = V Y V^H`` with ``Y = (G - G^H) / (s_i + s_j)`` (finite for
+    repeated singular values, unlike the SVD's vectors), plus the part of ``da`` outside
+    ``range(W)``; ``dp = du^H a + u^H da``."""
+    (a,), (da,) = primals, tangents
+    w, s, vh = fnp.linalg.svd(a, full_matrices=False)
+    v = _mH(vh)
+    u = fnp.matmul(w, vh)
+    p = fnp.matmul(v * s[..., None, :], vh)
+    da = fnp.astype(da, dtype_of(a))
+    g = fnp.matmul(_mH(w), fnp.matmul(da, v))
+    y = (g - _mH(g)) / (s[..., :, None] + s[..., None, :])
+    du = fnp.matmul(w, fnp.matmul(y, vh))
+    if fnp.shape(a)[-2] > fnp.shape(a)[-1]:  # the part of da outside range(W)
+        dav = fnp.matmul(da, v)
+        outside = dav - fnp.matmul(w, fnp.matmul(_mH(w), dav))
+        du = du + fnp.matmul(outside / s[..., None, :], vh)
+    dp = fnp.matmul(_mH(du), a) + fnp.matmul(_mH(u), da)
+    return (u, p), (du, dp)
+
+
+_polar_tall = custom_jvp(_polar_tall_value)
+_polar_tall.defjvp(_polar_tall_jvp)
+
+
 def polar(a: Any, side: str = "right") -> tuple[Any, Any]:
     """``scipy.linalg.polar``: ``(u, p)`` with ``a = u p`` (``side='right'``) or
     ``a = p u`` (``'left'``), ``u`` with orthonormal columns (rows) and ``p`` Hermitian
-    positive semi-definite, from the SVD ``a = W S V^H``: ``u = W V^H``.  Derivatives need
-    distinct singular values.
+    positive semi-definite, from the SVD ``a = W S V^H``: ``u = W V^H``, ``p = u^H a``
+    (``a u^H``).  The derivative of ``u`` solves ``X P + P X = u^H da - da^H u`` for
+    ``X = u^H du`` (``a`` or ``a^H`` tall): finite for repeated singular values (an
+    orthogonal ``a``), needing ``a`` of full rank.
 
     Example:
         >>> import numpy as np
@@ -163,13 +197,14 @@ def polar(a: Any, side: str = "right") -> tuple[Any, Any]:
     a = _arr(a)
     if fnp.ndim(a) != 2:
         raise ValueError(f"polar(a): a must be a 2-D array, got shape {fnp.shape(a)}")
-    w, s, vh = fnp.linalg.svd(a, full_matrices=False)
-    u = fnp.matmul(w, vh)
-    if side == "right":
-        p = fnp.matmul(_mH(vh) * s[..., None, :], vh)
+    m, n = fnp.shape(a)
+    # u = W V^H for both sides: the tall factor of a or of a^H; p from u
+    if m >= n:
+        u = _polar_tall(a)[0]
     else:
-        p = fnp.matmul(w * s[..., None, :], _mH(w))
-    return u, p
+        u = _mH(_polar_tall(_mH(a))[0])  # a^H = u' p': u = u'^H
+    p = fnp.matmul(_mH(u), a) if side == "right" else fnp.matmul(a, _mH(u))
+    return u, 0.5 * (p + _mH(p))  # Hermitian to the last bit
 
 
 def _rank_cut(s: Any, m: int, n: int, rcond: Any, where: str) -> int:
