@@ -240,6 +240,11 @@ def test_null_space_and_orth_values_and_projector_derivatives():
 
     _check_grad(null_proj, m, d)
     _check_grad(range_proj, m, d)
+    for h in (null_proj, range_proj):  # second order along a rank-keeping direction
+        hv = ft.jvp(ft.grad(h), (m,), (d,))[1]
+        e = 1e-4
+        second = (h(m + e * d) - 2 * h(m) + h(m - e * d)) / e**2
+        np.testing.assert_allclose(np.sum(hv * d), second, rtol=1e-5, atol=1e-5)
     rows = np.stack([m, m + 0.1 * d])
     np.testing.assert_allclose(
         ft.vmap(ft.grad(null_proj))(rows), np.stack([ft.grad(null_proj)(r) for r in rows])
@@ -247,6 +252,7 @@ def test_null_space_and_orth_values_and_projector_derivatives():
     n, dn = ft.jvp(scipy.linalg.null_space, (m,), (d,))
     np.testing.assert_allclose(m @ dn + d @ n, 0.0, atol=1e-12)  # A N = 0 kept
     np.testing.assert_allclose(n.T @ dn + dn.T @ n, 0.0, atol=1e-12)  # N^T N = I kept
+    np.testing.assert_allclose(dn, -np.linalg.pinv(m) @ d @ n, atol=1e-12)  # no rotation
 
 
 def test_schur_hessenberg_values_and_clear_no_derivative_error():

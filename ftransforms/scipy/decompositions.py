@@ -5,10 +5,9 @@ decomposition and subspace bases on tracers (re-exported by ``ftransforms.scipy.
   eigenvectors for distinct eigenvalues in NumPy's normalisation, NOTE [eig gauge]).
 * ``polar`` goes through the SVD; its derivative solves a Sylvester equation in the
   singular basis (finite for repeated singular values).
-* ``null_space``/``orth``: SciPy's basis from the SVD of the data, differentiated in the
-  gauge where the basis does not rotate within its subspace: ``dN = -A^+ dA N`` and
-  ``dU = (I - U U^H) dA A^+ U`` (first derivatives; the projectors ``N N^H``, ``U U^H``
-  have exact derivatives of every order only through these first-order terms).
+* ``null_space``/``orth``: SciPy's basis from the SVD of the data, with the derivatives
+  (every order) of a smooth basis of the same subspace equal to it there (Gram-Schmidt
+  of a projection of SciPy's basis), so the projectors' derivatives are exact.
 * ``schur``/``hessenberg``: SciPy's factors (a host call per ``vmap`` row); their factors
   are not unique, and like JAX's they have no derivative: a clear error.
 
@@ -235,9 +234,10 @@ def null_space(
     lapack_driver: str = "gesdd",
 ) -> Any:
     """``scipy.linalg.null_space``: an orthonormal basis ``N`` (columns) of the null space
-    of ``A``, SciPy's (from the SVD).  Derivative: ``dN = -A^+ dA N``, the basis that
-    does not rotate within the null space (it keeps ``A N = 0`` and ``N^H N = I`` to first
-    order; the rank must not change).
+    of ``A``, SciPy's (from the SVD).  Derivatives (every order, the rank kept): those of
+    the Gram-Schmidt basis of ``(I - A^+ A) N0`` (``N0``: SciPy's basis at this ``A``), a
+    smooth basis of the null space equal to SciPy's here; its first derivative is
+    ``-A^+ dA N``, and the projector ``N N^H``'s derivatives are the subspace's.
 
     Example:
         >>> import numpy as np
@@ -252,19 +252,24 @@ def null_space(
         raise ValueError(f"null_space(A): A must be a 2-D array, got shape {fnp.shape(a)}")
     m, n = fnp.shape(a)
     a0 = fnp.stop_gradient(a)
-    _, s, vh = fnp.linalg.svd(a0, full_matrices=True)
+    u, s, vh = fnp.linalg.svd(a0, full_matrices=True)
     rank = _rank_cut(s, m, n, rcond, "null_space(A)")
     basis = _mH(vh[rank:, :])
-    if not _differentiated(a):
+    if not _differentiated(a) or rank == 0 or rank == n:
         return basis
-    pinv_a = fnp.linalg.pinv(a, rcond=_pinv_rcond(s, rank))
-    return basis - fnp.matmul(pinv_a, fnp.matmul(a - a0, basis))
+    # the row space of A is that of B = U_r^H A (full row rank while the rank is kept)
+    b = fnp.matmul(_mH(u[:, :rank]), a)
+    bn = fnp.matmul(b, basis)
+    moved = basis - fnp.matmul(_mH(b), fnp.linalg.solve(fnp.matmul(b, _mH(b)), bn))
+    return _with_value(basis, _gram_schmidt(moved))
 
 
 def orth(A: Any, rcond: Any = None) -> Any:  # noqa: N803
     """``scipy.linalg.orth``: an orthonormal basis ``U`` (columns) of the range of ``A``,
-    SciPy's (from the SVD).  Derivative: ``dU = (I - U U^H) dA A^+ U``, the basis that
-    does not rotate within the range (the rank must not change).
+    SciPy's (from the SVD).  Derivatives (every order, the rank kept): those of the
+    Gram-Schmidt basis of ``A V0`` (``V0``: the right singular vectors SciPy keeps), a
+    smooth basis of the range equal to SciPy's here; the projector ``U U^H``'s
+    derivatives are the subspace's.
 
     Example:
         >>> import numpy as np
@@ -277,23 +282,27 @@ def orth(A: Any, rcond: Any = None) -> Any:  # noqa: N803
         raise ValueError(f"orth(A): A must be a 2-D array, got shape {fnp.shape(a)}")
     m, n = fnp.shape(a)
     a0 = fnp.stop_gradient(a)
-    u, s, _ = fnp.linalg.svd(a0, full_matrices=False)
+    u, s, vh = fnp.linalg.svd(a0, full_matrices=False)
     rank = _rank_cut(s, m, n, rcond, "orth(A)")
     basis = u[:, :rank]
-    if not _differentiated(a):
+    if not _differentiated(a) or rank == 0:
         return basis
-    pinv_a = fnp.linalg.pinv(a, rcond=_pinv_rcond(s, rank))
-    moved = fnp.matmul(a - a0, fnp.matmul(pinv_a, basis))
-    return basis + moved - fnp.matmul(basis, fnp.matmul(_mH(basis), moved))
+    return _with_value(basis, _gram_schmidt(fnp.matmul(a, _mH(vh[:rank, :]))))
 
 
-def _pinv_rcond(s: Any, rank: int) -> float:
-    """A relative cut between the kept and the dropped singular values (every row)."""
-    if rank == 0:
-        return 1.0
-    s0 = fnp.stop_gradient(s)
-    ratio = numpy.asarray(peek(s0[..., rank - 1] / fnp.max(s0, axis=-1)))
-    return float(ratio.min() / 2)
+def _gram_schmidt(x: Any) -> Any:
+    """The orthonormal ``Q`` of ``x = Q R`` with ``R``'s diagonal positive (smooth in
+    ``x`` of full column rank, at every order)."""
+    q, r = fnp.linalg.qr(x, mode="reduced")
+    d = fnp.diagonal(r, axis1=-2, axis2=-1)
+    phase = d / fnp.abs(d)
+    return q * fnp.conj(phase)[..., None, :] if dtype_of(d).kind == "c" else q * phase[..., None, :]
+
+
+def _with_value(value: Any, smooth: Any) -> Any:
+    """``value`` (SciPy's) with the derivatives of ``smooth`` (equal to it here, up to
+    rounding)."""
+    return value + (smooth - fnp.stop_gradient(smooth))
 
 
 def _differentiated(a: Any) -> bool:
