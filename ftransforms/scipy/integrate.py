@@ -28,9 +28,9 @@ Example:
     >>> from ftransforms import grad
     >>> from ftransforms.scipy.integrate import odeint
     >>> decay = lambda y, t, k: -k * y
-    >>> round(float(odeint(decay, np.array(1.0), np.array([0.0, 1.0]), 1.0)[1]), 6)
+    >>> round(float(odeint(decay, np.array(1.0), np.array([0.0, 1.0]), 1.0)[1, 0]), 6)
     0.367879
-    >>> loss = lambda k: odeint(decay, np.array(1.0), np.array([0.0, 1.0]), k)[1]
+    >>> loss = lambda k: odeint(decay, np.array(1.0), np.array([0.0, 1.0]), k)[1, 0]
     >>> round(float(grad(loss)(1.0)), 6)  # d/dk exp(-k) = -exp(-k)
     -0.367879
 """
@@ -457,7 +457,8 @@ def odeint(
     **scipy_options: Any,
 ) -> Any:
     """Solve ``dy/dt = func(y, t, *args)`` from ``y(t[0]) = y0``; returns ``y`` at every
-    time of ``t`` (shape ``(len(t),) + y0.shape``).  SciPy's ``args=(...)`` keyword works
+    time of ``t`` (shape ``(len(t),) + y0.shape``; ``(len(t), 1)`` for a scalar ``y0``,
+    which ``func`` sees as the vector ``[y]``, as in SciPy).  SciPy's ``args=(...)`` keyword works
     too, and so does ``tfirst=True`` (``func(t, y, *args)``).  The extra arguments may be
     pytrees of arrays (tuples, lists, dicts), as in JAX.  One tuple after ``t`` is read as
     JAX does (one argument) when ``func`` accepts it, else as SciPy's ``args`` tuple (its
@@ -519,6 +520,14 @@ def odeint(
     t = float_input(t if hasattr(t, "dtype") else fnp.asarray(t), None)
     if fnp.ndim(t) != 1:
         raise ValueError(f"{where}: t must be 1-D, got shape {fnp.shape(t)}")
+    if fnp.ndim(y0) == 0:  # SciPy's: a scalar y0 is the vector [y0]: y is (len(t), 1)
+        y0 = fnp.reshape(y0, (1,))
+        scalar_func = func
+
+        def func(y, t, *a):
+            return fnp.reshape(scalar_func(y, t, *a), (1,))
+
+        func.__name__ = getattr(scalar_func, "__name__", "func")
     if len(args) == 1 and type(args[0]) is tuple and extra_args is None:
         args = _scipy_or_jax_args(func, y0, t, args)
     # Traced values func closes over become extra operands (NOTE [closure conversion]).

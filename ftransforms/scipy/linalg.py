@@ -42,11 +42,27 @@ import numpy
 
 import ftransforms.numpy as fnp
 from ftransforms.api import jvp
+from ftransforms.core.tracer import Tracer
 from ftransforms.errors import UnsupportedOperationError
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.numpy.ufuncs import float_input
 from ftransforms.ops.checks import check_finite
 from ftransforms.ops.scipy_ops import lu_row_order_p
+from ftransforms.scipy.decompositions import (
+    eig,
+    eigvals,
+    hessenberg,
+    null_space,
+    orth,
+    polar,
+    schur,
+)
+from ftransforms.scipy.matrix_equations import (
+    solve_continuous_are,
+    solve_continuous_lyapunov,
+    solve_discrete_are,
+    solve_discrete_lyapunov,
+)
 
 __all__ = [
     "block_diag",
@@ -55,12 +71,19 @@ __all__ = [
     "cholesky",
     "circulant",
     "companion",
+    "coshm",
+    "cosm",
     "det",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "expm",
     "expm_frechet",
+    "fractional_matrix_power",
+    "funm",
     "hankel",
+    "hessenberg",
     "inv",
     "logm",
     "lstsq",
@@ -68,14 +91,26 @@ __all__ = [
     "lu_factor",
     "lu_solve",
     "norm",
+    "null_space",
+    "orth",
     "pinv",
+    "polar",
     "qr",
+    "schur",
+    "sinhm",
+    "sinm",
     "solve",
     "solve_banded",
+    "solve_continuous_are",
+    "solve_continuous_lyapunov",
+    "solve_discrete_are",
+    "solve_discrete_lyapunov",
     "solve_sylvester",
     "solve_triangular",
     "sqrtm",
     "svd",
+    "tanhm",
+    "tanm",
     "toeplitz",
 ]
 
@@ -756,6 +791,152 @@ def logm(A: Any, disp: bool = True) -> Any:  # noqa: N803
 def _max_norm_off_identity(a: Any, eye: Any) -> float:
     v = _peek_host(_norm1(a - eye))
     return float(v.max()) if v.size else 0.0
+
+
+def _maybe_real(a: Any, f: Any) -> Any:
+    """SciPy's ``_maybe_real``: the real part of ``f`` when ``a`` is real and ``f``'s
+    imaginary part is negligible (a read of the data: NOTE [value-dependent traces])."""
+    if dtype_of(a).kind == "c" or dtype_of(f).kind != "c":
+        return f
+    im = _peek_host(fnp.abs(fnp.imag(fnp.stop_gradient(f))))
+    re = _peek_host(fnp.abs(fnp.real(fnp.stop_gradient(f))))
+    tol = {numpy.dtype("complex64"): 1e3, numpy.dtype("complex128"): 1e6}.get(dtype_of(f), 1e6)
+    eps = numpy.finfo(dtype_of(f)).eps
+    return fnp.real(f) if not im.size or im.max() <= tol * eps * max(re.max(), 1.0) else f
+
+
+def funm(A: Any, func: Any, disp: bool = True) -> Any:  # noqa: N803
+    """``scipy.linalg.funm``: the matrix function of the scalar ``func`` (applied to the
+    eigenvalues, so it must compute on arrays of tracers, e.g. ``np.sin``), for
+    diagonalizable ``A``: ``V diag(func(w)) V^-1``; real when ``A`` is real and the
+    result's imaginary part is negligible, as SciPy's.  Derivatives need distinct
+    eigenvalues.  ``disp=False`` returns ``(F, errest)`` (``errest``: ``eps`` times the
+    condition number of the eigenvector basis, at most 1: a defective ``A``); with
+    ``disp=True`` a large estimate is printed, as SciPy does.
+
+    Example:
+        >>> import numpy as np
+        >>> funm(np.diag([1.0, 4.0]), np.sqrt).tolist()
+        [[1.0, 0.0], [0.0, 2.0]]
+    """
+    a = _mat(A, "funm(A, func)")
+    w, v = fnp.linalg.eig(a)
+    w = fnp.astype(w, numpy.result_type(dtype_of(w), numpy.complex64))
+    v = fnp.astype(v, dtype_of(w))
+    f = fnp.matmul(v * fnp.asarray(func(w))[..., None, :], fnp.linalg.inv(v))
+    f = _maybe_real(a, f)
+    # the error estimate: eps times the eigenvector basis' condition number (1 for a
+    # defective A, where V is singular and the result is wrong, as SciPy's is then)
+    eps = numpy.finfo(dtype_of(f)).eps
+    err = fnp.minimum(eps * fnp.linalg.cond(fnp.stop_gradient(v)), 1.0)
+    if disp:
+        worst = float(numpy.max(_peek_host(err)))
+        if worst > 1000 * eps:
+            print("funm result may be inaccurate, approximate err =", worst)  # as SciPy's
+        return f
+    return f, err
+
+
+def _expm_i(a: Any, sign: float) -> Any:
+    cdt = numpy.result_type(dtype_of(a), numpy.complex64)
+    return expm(fnp.astype(a, cdt) * (sign * 1j))
+
+
+def cosm(A: Any) -> Any:  # noqa: N803
+    """``scipy.linalg.cosm``: the matrix cosine, ``(expm(iA) + expm(-iA)) / 2`` (the real
+    part of ``expm(iA)`` for real ``A``).
+
+    Example:
+        >>> import numpy as np
+        >>> cosm(np.zeros((2, 2))).tolist()
+        [[1.0, 0.0], [0.0, 1.0]]
+    """
+    a = _mat(A, "cosm(A)")
+    if dtype_of(a).kind != "c":
+        return fnp.real(_expm_i(a, 1.0))
+    return 0.5 * (_expm_i(a, 1.0) + _expm_i(a, -1.0))
+
+
+def sinm(A: Any) -> Any:  # noqa: N803
+    """``scipy.linalg.sinm``: the matrix sine, ``(expm(iA) - expm(-iA)) / 2i`` (the
+    imaginary part of ``expm(iA)`` for real ``A``).
+
+    Example:
+        >>> import numpy as np
+        >>> sinm(np.zeros((2, 2))).tolist()
+        [[0.0, 0.0], [0.0, 0.0]]
+    """
+    a = _mat(A, "sinm(A)")
+    if dtype_of(a).kind != "c":
+        return fnp.imag(_expm_i(a, 1.0))
+    return -0.5j * (_expm_i(a, 1.0) - _expm_i(a, -1.0))
+
+
+def tanm(A: Any) -> Any:  # noqa: N803
+    """``scipy.linalg.tanm``: the matrix tangent, ``cosm(A)^-1 sinm(A)``.
+
+    Example:
+        >>> import numpy as np
+        >>> tanm(np.zeros((2, 2))).tolist()
+        [[0.0, 0.0], [0.0, 0.0]]
+    """
+    a = _mat(A, "tanm(A)")
+    return _maybe_real(a, fnp.linalg.solve(cosm(a), sinm(a)))
+
+
+def coshm(A: Any) -> Any:  # noqa: N803
+    """``scipy.linalg.coshm``: the hyperbolic matrix cosine, ``(expm(A) + expm(-A)) / 2``.
+
+    Example:
+        >>> import numpy as np
+        >>> coshm(np.zeros((2, 2))).tolist()
+        [[1.0, 0.0], [0.0, 1.0]]
+    """
+    a = _mat(A, "coshm(A)")
+    return _maybe_real(a, 0.5 * (expm(a) + expm(-a)))
+
+
+def sinhm(A: Any) -> Any:  # noqa: N803
+    """``scipy.linalg.sinhm``: the hyperbolic matrix sine, ``(expm(A) - expm(-A)) / 2``.
+
+    Example:
+        >>> import numpy as np
+        >>> sinhm(np.zeros((2, 2))).tolist()
+        [[0.0, 0.0], [0.0, 0.0]]
+    """
+    a = _mat(A, "sinhm(A)")
+    return _maybe_real(a, 0.5 * (expm(a) - expm(-a)))
+
+
+def tanhm(A: Any) -> Any:  # noqa: N803
+    """``scipy.linalg.tanhm``: the hyperbolic matrix tangent, ``coshm(A)^-1 sinhm(A)``.
+
+    Example:
+        >>> import numpy as np
+        >>> tanhm(np.zeros((2, 2))).tolist()
+        [[0.0, 0.0], [0.0, 0.0]]
+    """
+    a = _mat(A, "tanhm(A)")
+    return _maybe_real(a, fnp.linalg.solve(coshm(a), sinhm(a)))
+
+
+def fractional_matrix_power(A: Any, t: Any) -> Any:  # noqa: N803
+    """``scipy.linalg.fractional_matrix_power``: ``A^t``; an integer ``t`` by repeated
+    products (its inverse for ``t < 0``), else the principal power ``expm(t logm(A))``
+    for ``A`` with no eigenvalue on the closed negative real axis.  ``t`` may be traced
+    (then always the principal power).
+
+    Example:
+        >>> import numpy as np
+        >>> fractional_matrix_power(np.diag([4.0, 9.0]), 0.5).round(12).tolist()
+        [[2.0, 0.0], [0.0, 3.0]]
+    """
+    a = _mat(A, "fractional_matrix_power(A, t)")
+    if not isinstance(t, Tracer) and numpy.ndim(t) == 0:
+        as_float = float(numpy.asarray(t))
+        if as_float == int(as_float):
+            return fnp.linalg.matrix_power(a, int(as_float))
+    return _maybe_real(a, expm(t * logm(a)))
 
 
 # -- Sylvester, banded -------------------------------------------------------------------------

@@ -7,7 +7,12 @@ boundary modes (``reflect``, ``mirror``, ``nearest``, ``wrap``, ``constant`` wit
 ``origin``: each is a sum of shifted copies of the edge-extended input, so it is linear,
 differentiable and batchable.  ``output`` may be a dtype or an array to write into.
 ``map_coordinates`` interpolates at given coordinates with ``order`` 0 or 1 (as
-``jax.scipy.ndimage``), differentiable in the input and the coordinates.
+``jax.scipy.ndimage``), differentiable in the input and the coordinates; ``zoom``,
+``shift``, ``rotate`` and ``affine_transform`` build their coordinates as SciPy does and
+interpolate with it (their settings may be traced).  The spline orders 2-5 apply SciPy's
+own map as a fixed linear one (NOTE [spline interpolation as a fixed linear map]): exact
+values and input derivatives, fixed settings.  The rank filters (``median_filter``, ...)
+and ``center_of_mass`` come from ``rank_filters`` and ``ndimage_measurements``.
 
 Example:
     >>> import numpy as np
@@ -28,9 +33,23 @@ import numpy
 
 import ftransforms.numpy as fnp
 from ftransforms.core.errors import UnsupportedOperationError
-from ftransforms.numpy.helpers import dtype_of, normalize_axis
+from ftransforms.core.tracer import Tracer
+from ftransforms.numpy.helpers import dtype_of, holds_tracer, normalize_axis, peek
+from ftransforms.ops.special import scipy_special
+from ftransforms.scipy.ndimage_measurements import center_of_mass
+from ftransforms.scipy.ndimage_modes import PAD as _PAD
+from ftransforms.scipy.ndimage_modes import pad_mode as _pad_mode
+from ftransforms.scipy.rank_filters import (
+    maximum_filter,
+    median_filter,
+    minimum_filter,
+    percentile_filter,
+    rank_filter,
+)
 
 __all__ = [
+    "affine_transform",
+    "center_of_mass",
     "convolve",
     "convolve1d",
     "correlate",
@@ -40,29 +59,19 @@ __all__ = [
     "gaussian_laplace",
     "laplace",
     "map_coordinates",
+    "maximum_filter",
+    "median_filter",
+    "minimum_filter",
+    "percentile_filter",
     "prewitt",
+    "rank_filter",
+    "rotate",
+    "shift",
     "sobel",
     "uniform_filter",
     "uniform_filter1d",
+    "zoom",
 ]
-
-#: SciPy's boundary modes as ``numpy.pad`` modes.
-_PAD = {
-    "reflect": "symmetric",
-    "grid-mirror": "symmetric",
-    "mirror": "reflect",
-    "nearest": "edge",
-    "wrap": "wrap",
-    "grid-wrap": "wrap",
-    "constant": "constant",
-    "grid-constant": "constant",
-}
-
-
-def _pad_mode(mode: str, where: str) -> str:
-    if mode not in _PAD:
-        raise ValueError(f"{where}: mode must be one of {sorted(_PAD)}, got {mode!r}")
-    return _PAD[mode]
 
 
 def _finish(result: Any, output: Any, dtype: Any) -> Any:
@@ -570,7 +579,8 @@ def map_coordinates(
     """``scipy.ndimage.map_coordinates`` with ``order`` 0 (nearest) or 1 (linear): the
     input's values at ``coordinates`` (shape ``(input.ndim, ...)``), differentiable in the
     input and in the coordinates (linear order).  ``mode='constant'`` gives ``cval`` outside
-    ``[0, n - 1]`` as SciPy does.
+    ``[0, n - 1]`` as SciPy does.  Orders 2-5: SciPy's spline map as a fixed linear map
+    (fixed coordinates, a small input: NOTE [spline interpolation as a fixed linear map]).
 
     Example:
         >>> import numpy as np
@@ -580,12 +590,17 @@ def map_coordinates(
         [2.5, 7.5]
     """
     where = "map_coordinates(input, coordinates)"
-    if order not in (0, 1):
-        raise UnsupportedOperationError(
-            f"{where}: order={order} is not available (the spline orders 2-5 need SciPy's "
-            f"prefilter); pass order=1 (linear) or order=0 (nearest), as "
-            f"jax.scipy.ndimage.map_coordinates takes"
-        )
+    if _spline_order(order, where) > 1:
+        _static_settings(where, order, coordinates=coordinates)
+        coords = numpy.asarray(coordinates, dtype=float)
+
+        def call(a: Any, c: Any) -> Any:
+            return _scipy_ndimage().map_coordinates(a, coords, None, order, mode, c, prefilter)
+
+        x, dtype = _float(input)
+        key = _settings_key("map_coordinates", coords, order, mode, prefilter)
+        out = _spline_dense(x, call, coords.shape[1:], mode, cval, where, key)
+        return _finish(out, output, dtype)
     x, dtype = _float(input)
     coords = coordinates if hasattr(coordinates, "dtype") else fnp.asarray(coordinates)
     coords = fnp.astype(coords, dtype_of(x)) if dtype_of(coords).kind != "f" else coords
@@ -640,3 +655,436 @@ def map_coordinates(
     if outside is not None:
         out = fnp.where(outside, cval, out)
     return _finish(out, output, dtype)
+
+
+# -- geometric transforms on map_coordinates ----------------------------------------------------
+
+
+def _concrete(value: Any) -> numpy.ndarray:
+    """The values of a setting that decides a shape (a read of the data when traced:
+    NOTE [value-dependent traces])."""
+    if isinstance(value, Tracer):
+        value = peek(fnp.stop_gradient(value))
+    get = getattr(value, "get", None)
+    return numpy.asarray(
+        get() if get is not None and not isinstance(value, numpy.ndarray) else value
+    )
+
+
+def _grid(shape: tuple, like: Any) -> Any:
+    """The output's index coordinates, ``(len(shape), *shape)`` floats."""
+    return fnp.asarray(numpy.indices(shape, dtype=float), like=like)
+
+
+def _setting(value: Any, like: Any) -> Any:
+    return (
+        value
+        if hasattr(value, "dtype")
+        else fnp.asarray(numpy.asarray(value, dtype=float), like=like)
+    )
+
+
+def affine_transform(
+    input: Any,  # noqa: A002
+    matrix: Any,
+    offset: Any = 0.0,
+    output_shape: Any = None,
+    output: Any = None,
+    order: int = 3,
+    mode: str = "constant",
+    cval: float = 0.0,
+    prefilter: bool = True,
+) -> Any:
+    """``scipy.ndimage.affine_transform``: the output at index ``o`` is the input at
+    ``matrix @ o + offset`` (interpolated by :func:`map_coordinates`: ``order`` 0 or 1).
+    ``matrix`` is ``(ndim, ndim)``, a diagonal ``(ndim,)``, or homogeneous
+    ``(ndim + 1, ndim + 1)``/``(ndim, ndim + 1)``; ``matrix`` and ``offset`` may be traced
+    (differentiable with ``order=1``).
+
+    Example:
+        >>> import numpy as np
+        >>> img = np.arange(4.0).reshape(2, 2)
+        >>> affine_transform(img, np.array([1.0, 1.0]), offset=0.5, order=1).tolist()
+        [[1.5, 0.0], [0.0, 0.0]]
+    """
+    where = "affine_transform(input, matrix)"
+    if _spline_order(order, where) > 1:
+        _static_settings(where, order, matrix=matrix, offset=offset)
+        shape_out = output_shape
+        if shape_out is None:
+            shape_out = output.shape if hasattr(output, "shape") else fnp.shape(input)
+
+        def call(a: Any, c: Any) -> Any:
+            return _scipy_ndimage().affine_transform(
+                a, matrix, offset, shape_out, None, order, mode, c, prefilter
+            )
+
+        x, dtype = _float(input)
+        key = _settings_key("affine", matrix, offset, tuple(shape_out), order, mode, prefilter)
+        out = _spline_dense(x, call, tuple(shape_out), mode, cval, where, key)
+        return _finish(out, output, dtype)
+    x = fnp.asarray(input)
+    nd = fnp.ndim(x)
+    if nd < 1:
+        raise RuntimeError(f"{where}: input rank must be > 0")
+    m = _setting(matrix, x)
+    ms = fnp.shape(m)
+    if fnp.ndim(m) not in (1, 2) or ms[0] < 1:
+        raise RuntimeError(f"{where}: no proper affine matrix provided, got shape {ms}")
+    if fnp.ndim(m) == 2 and ms[1] == nd + 1 and ms[0] in (nd, nd + 1):
+        if ms[0] == nd + 1:
+            bottom = _concrete(m)[nd]
+            if not numpy.all(bottom == [0] * nd + [1]):
+                raise ValueError(
+                    f"{where}: expected a homogeneous transformation matrix with shape {ms} "
+                    f"for image shape {fnp.shape(x)}, but its bottom row was not "
+                    f"{[0] * nd + [1]}"
+                )
+        offset = m[:nd, nd]
+        m = m[:nd, :nd]
+        ms = fnp.shape(m)
+    if ms[0] != nd:
+        raise RuntimeError(f"{where}: affine matrix has wrong number of rows: {ms[0]} != {nd}")
+    out_shape = tuple(fnp.shape(x) if output_shape is None else (int(s) for s in output_shape))
+    if output_shape is None and output is not None and hasattr(output, "shape"):
+        out_shape = tuple(output.shape)
+    if fnp.ndim(m) == 2 and ms[1] != len(out_shape):
+        raise RuntimeError(f"{where}: affine matrix has wrong number of columns")
+    off = _setting(offset, x)
+    if fnp.ndim(off) == 0:
+        off = fnp.broadcast_to(off, (nd,))
+    if fnp.shape(off) != (nd,):
+        raise RuntimeError(f"{where}: offset must be a scalar or have {nd} entries")
+    grid = _grid(out_shape, x)
+    if fnp.ndim(m) == 1:  # SciPy's zoom_shift: (o + offset / m) * m
+        extra = (1,) * len(out_shape)
+        coords = (grid + fnp.reshape(off / m, (nd,) + extra)) * fnp.reshape(m, (nd,) + extra)
+    else:
+        coords = _affine_coordinates(m, off, grid)
+    return map_coordinates(x, coords, output, order, mode, cval, prefilter)
+
+
+def _affine_coordinates(m: Any, off: Any, grid: Any) -> Any:
+    """``m @ o + off`` at every output index ``o``, summed in SciPy's order (its
+    ``order=0`` rounding at half-way coordinates sees the same floats)."""
+    rows = []
+    for i in range(fnp.shape(m)[0]):
+        c = off[i]  # SciPy adds the offset first
+        for j in range(fnp.shape(m)[1]):
+            c = c + m[i, j] * grid[j]
+        rows.append(c)
+    return fnp.stack(rows)
+
+
+def shift(
+    input: Any,  # noqa: A002
+    shift: Any,
+    output: Any = None,
+    order: int = 3,
+    mode: str = "constant",
+    cval: float = 0.0,
+    prefilter: bool = True,
+) -> Any:
+    """``scipy.ndimage.shift``: the output at index ``o`` is the input at ``o - shift``
+    (``order`` 0 or 1; ``shift`` may be traced).
+
+    Example:
+        >>> import numpy as np
+        >>> shift(np.array([1.0, 2.0, 3.0]), 1, order=1).tolist()
+        [0.0, 1.0, 2.0]
+    """
+    if _spline_order(order, "shift(input, shift)") > 1:
+        _static_settings("shift(input, shift)", order, shift=shift)
+        x, dtype = _float(input)
+        per_axis = list(numpy.broadcast_to(numpy.asarray(shift, float), (fnp.ndim(x),)))
+
+        def call(a: Any, s: Any, c: Any) -> Any:
+            return _scipy_ndimage().shift(a, s, None, order, mode, c, prefilter)
+
+        return _finish(_spline_separable(x, call, per_axis, mode, cval), output, dtype)
+    x = fnp.asarray(input)
+    nd = fnp.ndim(x)
+    if nd < 1:
+        raise RuntimeError("shift(input, shift): input rank must be > 0")
+    s = _setting(shift, x)
+    if fnp.ndim(s) == 0:
+        s = fnp.broadcast_to(s, (nd,))
+    if fnp.shape(s) != (nd,):
+        raise RuntimeError(f"shift(input, shift): shift must be a scalar or have {nd} entries")
+    ones = fnp.ones((nd,), dtype=dtype_of(s), like=x)
+    return affine_transform(x, ones, -s, None, output, order, mode, cval, prefilter)
+
+
+def zoom(
+    input: Any,  # noqa: A002
+    zoom: Any,
+    output: Any = None,
+    order: int = 3,
+    mode: str = "constant",
+    cval: float = 0.0,
+    prefilter: bool = True,
+    *,
+    grid_mode: bool = False,
+) -> Any:
+    """``scipy.ndimage.zoom``: resample to ``round(shape * zoom)`` (``order`` 0 or 1).
+    As SciPy's, the first and last samples stay aligned (``grid_mode=True``: the pixel
+    edges are aligned instead, output ``o`` samples the input at
+    ``(o + 0.5) * n_in / n_out - 0.5``).  The output shape reads ``zoom``.
+
+    Example:
+        >>> import numpy as np
+        >>> zoom(np.array([0.0, 2.0]), 2, order=1).round(12).tolist()
+        [0.0, 0.666666666667, 1.333333333333, 2.0]
+    """
+    if _spline_order(order, "zoom(input, zoom)") > 1:
+        _static_settings("zoom(input, zoom)", order, zoom=zoom)
+        x, dtype = _float(input)
+        per_axis = list(numpy.broadcast_to(numpy.asarray(zoom, float), (fnp.ndim(x),)))
+        if all(z == 1 for z in per_axis) and prefilter:
+            return _finish(x, output, dtype)
+
+        def call(a: Any, z: Any, c: Any) -> Any:
+            if numpy.ndim(a) == 1 and z[0] == 1:  # SciPy's nD zoom filters this axis too
+                return _scipy_ndimage().shift(a, 0.0, None, order, mode, c, prefilter)
+            return _scipy_ndimage().zoom(a, z, None, order, mode, c, prefilter, grid_mode=grid_mode)
+
+        return _finish(_spline_separable(x, call, per_axis, mode, cval), output, dtype)
+    x = fnp.asarray(input)
+    nd = fnp.ndim(x)
+    if nd < 1:
+        raise RuntimeError("zoom(input, zoom): input rank must be > 0")
+    factors = numpy.broadcast_to(_concrete(zoom).astype(float), (nd,))
+    in_shape = numpy.array(fnp.shape(x))
+    out_shape = tuple(int(round(n * z)) for n, z in zip(in_shape, factors))
+    if numpy.all(factors == 1) and prefilter:
+        return _finish(_float(x)[0], output, dtype_of(x))
+    num, div = in_shape.astype(float), numpy.array(out_shape, dtype=float)
+    if not grid_mode:
+        num, div = num - 1, div - 1
+    scale = numpy.divide(num, div, out=numpy.ones(nd), where=div != 0)
+    grid = _grid(out_shape, x)
+    extra = (1,) * nd
+    if grid_mode:
+        coords = (grid + 0.5) * numpy.reshape(scale, (nd,) + extra) - 0.5
+    else:
+        coords = grid * numpy.reshape(scale, (nd,) + extra)
+    return map_coordinates(x, coords, output, order, mode, cval, prefilter)
+
+
+def rotate(
+    input: Any,  # noqa: A002
+    angle: Any,
+    axes: Any = (1, 0),
+    reshape: bool = True,
+    output: Any = None,
+    order: int = 3,
+    mode: str = "constant",
+    cval: float = 0.0,
+    prefilter: bool = True,
+) -> Any:
+    """``scipy.ndimage.rotate``: rotate by ``angle`` degrees in the plane of ``axes``
+    (about the centre; ``reshape``: the output grows to hold the whole input), every
+    plane parallel to it alike (``order`` 0 or 1; ``angle`` may be traced).
+
+    Example:
+        >>> import numpy as np
+        >>> rotate(np.array([[1.0, 2.0], [3.0, 4.0]]), 90, order=1).round(12).tolist()
+        [[2.0, 4.0], [1.0, 3.0]]
+    """
+    where = "rotate(input, angle)"
+    if _spline_order(order, where) > 1:
+        _static_settings(where, order, angle=angle)
+
+        def call(a: Any, c: Any) -> Any:
+            return _scipy_ndimage().rotate(a, angle, axes, reshape, None, order, mode, c, prefilter)
+
+        x, dtype = _float(input)
+        shape_out = call(numpy.zeros(fnp.shape(x)), 0.0).shape
+        key = _settings_key("rotate", angle, tuple(axes), reshape, order, mode, prefilter)
+        out = _spline_dense(x, call, shape_out, mode, cval, where, key)
+        return _finish(out, output, dtype)
+    x = fnp.asarray(input)
+    nd = fnp.ndim(x)
+    if nd < 2:
+        raise ValueError(f"{where}: input array should be at least 2D")
+    axes = list(axes)
+    if len(axes) != 2:
+        raise ValueError(f"{where}: axes should contain exactly two values")
+    axes = [int(a) + nd if int(a) < 0 else int(a) for a in axes]
+    if not all(0 <= a < nd for a in axes) or axes[0] == axes[1]:
+        raise ValueError(f"{where}: invalid rotation plane specified")
+    axes.sort()
+    img_shape = numpy.array(fnp.shape(x))
+    in_plane = img_shape[axes]
+    iy, ix = in_plane
+    corners = numpy.array([[0, 0, iy, iy], [0, ix, 0, ix]], dtype=float)
+    if isinstance(angle, Tracer):
+        rad = fnp.deg2rad(angle)
+        c, s = fnp.cos(rad), fnp.sin(rad)
+        rot0 = None
+        if reshape:  # the output's size reads the angle: every vmap row must agree
+            rot_t = fnp.stack([fnp.stack([c, s]), fnp.stack([-s, c])])
+            bounds = fnp.matmul(fnp.stop_gradient(rot_t), corners)
+            size = fnp.max(bounds, axis=1) - fnp.min(bounds, axis=1) + 0.5
+            out_plane = numpy.array(
+                [_agreed(fnp.astype(size[k], numpy.int64), where) for k in (0, 1)]
+            )
+        else:
+            out_plane = in_plane
+    else:
+        c = s = None
+        deg = float(angle)
+        sp = scipy_special(numpy)  # SciPy's cosdg/sindg: the same floats as its rotate
+        c0, s0 = float(sp.cosdg(deg)), float(sp.sindg(deg))
+        rot0 = numpy.array([[c0, s0], [-s0, c0]])
+        if reshape:
+            out_plane = (numpy.ptp(rot0 @ corners, axis=1) + 0.5).astype(int)
+        else:
+            out_plane = in_plane
+    if c is None:
+        rot = rot0
+    else:
+        rot = fnp.stack([fnp.stack([c, s]), fnp.stack([-s, c])])
+    in_center = (in_plane - 1) / 2
+    if c is None:
+        offset = fnp.asarray(in_center - rot0 @ ((out_plane - 1) / 2), like=x)
+    else:
+        offset = in_center - fnp.matmul(rot, (out_plane - 1) / 2)
+    # the rotation plane last, every other axis a batch of planes
+    others = [a for a in range(nd) if a not in axes]
+    moved = fnp.transpose(x, others + axes)
+    lead = fnp.shape(moved)[:-2]
+    planes = fnp.reshape(moved, (-1,) + tuple(int(v) for v in in_plane))
+    out_plane_t = tuple(int(v) for v in out_plane)
+    grid = _grid(out_plane_t, x)
+    coords2 = _affine_coordinates(fnp.asarray(rot, like=x), offset, grid)
+    out = _map_planes(planes, coords2, order, mode, cval, prefilter)
+    out = fnp.reshape(out, lead + out_plane_t)
+    inverse = numpy.argsort(others + axes)
+    return _finish(fnp.transpose(out, tuple(int(i) for i in inverse)), output, dtype_of(x))
+
+
+def _agreed(size: Any, where: str) -> int:
+    """A size read from the data, the same in every ``vmap`` row."""
+    values = numpy.unique(numpy.asarray(peek(size)))
+    if values.size != 1:
+        raise UnsupportedOperationError(
+            f"{where}: with reshape=True the output's shape depends on the angle, and the "
+            f"angles of the vmap rows give different shapes; pass reshape=False or loop"
+        )
+    return int(values[0])
+
+
+def _map_planes(
+    planes: Any, coords: Any, order: int, mode: str, cval: float, prefilter: bool
+) -> Any:
+    """``map_coordinates`` of each plane of a stack at the same in-plane coordinates."""
+    outs = [
+        map_coordinates(planes[k], coords, None, order, mode, cval, prefilter)
+        for k in range(fnp.shape(planes)[0])
+    ]
+    return fnp.stack(outs)
+
+
+# -- spline orders 2-5 ---------------------------------------------------------------------------
+#
+# NOTE [spline interpolation as a fixed linear map]: with its settings fixed (the zoom
+# factors, the shift, the matrix, the coordinates), SciPy's spline interpolation is an
+# affine map of the input: the prefilter and the B-spline weights are linear, and ``cval``
+# enters only where SciPy puts it.  So the map is taken from SciPy once, on the host: the
+# per-axis matrices of ``zoom``/``shift`` (separable: SciPy's 1-D map of each basis
+# vector), the whole matrix for ``rotate``/``affine_transform``/
+# ``map_coordinates`` (its response to every basis image: small inputs), and the response
+# to a zero image for ``cval``.  Applying them is a ``tensordot``: every transform works,
+# the values are SciPy's, the derivative in the input is exact; the settings cannot be
+# traced (order 1 differentiates in them).
+
+_DENSE_LIMIT = 1 << 22  # entries of a whole interpolation matrix (32 MiB in float64)
+
+
+def _spline_order(order: Any, where: str) -> int:
+    order = int(order)
+    if not 0 <= order <= 5:
+        raise RuntimeError(f"{where}: spline order {order} not supported (0 to 5)")
+    return order
+
+
+def _static_settings(where: str, order: int, **settings: Any) -> None:
+    for name, value in settings.items():
+        if holds_tracer(value):
+            raise UnsupportedOperationError(
+                f"{where}: order={order} interpolates with a fixed linear map, so {name} "
+                f"cannot be traced; pass order=1 to differentiate in {name}"
+            )
+
+
+def _scipy_ndimage() -> Any:
+    import scipy.ndimage  # noqa: PLC0415  SciPy computes the fixed maps: the optional extra
+
+    return scipy.ndimage
+
+
+def _along(y: Any, matrix: numpy.ndarray, axis: int) -> Any:
+    m = fnp.asarray(matrix, like=y)
+    return fnp.moveaxis(fnp.tensordot(m, y, axes=([1], [axis])), 0, axis)
+
+
+def _spline_separable(x: Any, call: Any, per_axis: list, mode: str, cval: Any) -> Any:
+    """``call(array, factors, cval)`` (SciPy's zoom or shift, one factor per axis) as one
+    fixed matrix per axis (NOTE [spline interpolation as a fixed linear map])."""
+    y = x if dtype_of(x).kind in "fc" else fnp.astype(x, numpy.float64)
+    for d, f in enumerate(per_axis):
+        n = fnp.shape(x)[d]
+        columns = [call(e, (f,), 0.0) for e in numpy.eye(n)]  # SciPy's 1-D map, per basis
+        y = _along(y, numpy.stack(columns, axis=1), d)
+    if mode in ("constant", "grid-constant") and cval != 0:
+        y = y + fnp.asarray(call(numpy.zeros(fnp.shape(x)), tuple(per_axis), cval), like=x)
+    return y
+
+
+def _settings_key(*values: Any) -> tuple:
+    """A hashable key of a spline map's settings (arrays by their bytes)."""
+    out = []
+    for v in values:
+        a = numpy.asarray(v)
+        out.append((a.shape, a.dtype.str, a.tobytes()) if a.dtype != object else repr(v))
+    return tuple(out)
+
+
+#: The latest dense spline maps (a training loop calls with the same settings).
+_DENSE_CACHE: dict = {}
+_DENSE_CACHE_SIZE = 4
+
+
+def _spline_dense(
+    x: Any, call: Any, out_shape: tuple, mode: str, cval: Any, where: str, key: tuple
+) -> Any:
+    """``call(array, cval)`` as one fixed matrix from SciPy's response to every basis
+    image (NOTE [spline interpolation as a fixed linear map]), kept for the next call
+    with the same settings."""
+    shape = tuple(fnp.shape(x))
+    n_in, n_out = int(numpy.prod(shape)), int(numpy.prod(out_shape))
+    if n_in * n_out > _DENSE_LIMIT:
+        raise UnsupportedOperationError(
+            f"{where}: a spline order on a traced {shape} input needs a {n_out}x{n_in} "
+            f"interpolation matrix (over {_DENSE_LIMIT} entries); pass order=1 or order=0, "
+            f"or a smaller input"
+        )
+    key = (key, shape)
+    cols = _DENSE_CACHE.pop(key, None)
+    if cols is None:
+        basis = numpy.zeros(shape)
+        cols = numpy.empty((n_in, n_out))
+        for k in range(n_in):
+            basis.flat[k] = 1.0
+            cols[k] = numpy.ravel(call(basis, 0.0))
+            basis.flat[k] = 0.0
+        while len(_DENSE_CACHE) >= _DENSE_CACHE_SIZE:
+            _DENSE_CACHE.pop(next(iter(_DENSE_CACHE)))
+    _DENSE_CACHE[key] = cols  # the most recent last
+    y = x if dtype_of(x).kind in "fc" else fnp.astype(x, numpy.float64)
+    flat = fnp.reshape(y, (n_in,))
+    out = fnp.reshape(fnp.matmul(flat, fnp.asarray(cols, like=x)), out_shape)
+    if mode in ("constant", "grid-constant") and cval != 0:
+        out = out + fnp.asarray(call(numpy.zeros(shape), cval), like=x)
+    return out

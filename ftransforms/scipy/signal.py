@@ -28,6 +28,7 @@ from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.numpy.ufuncs import float_input
 from ftransforms.scipy.convolve_axes import convolve_axes
+from ftransforms.scipy.savgol import savgol_coeffs, savgol_filter
 
 __all__ = [
     "convolve",
@@ -38,6 +39,8 @@ __all__ = [
     "filtfilt",
     "lfilter",
     "lfilter_zi",
+    "savgol_coeffs",
+    "savgol_filter",
     "sosfilt",
     "sosfilt_zi",
     "sosfiltfilt",
