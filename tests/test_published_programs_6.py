@@ -828,7 +828,19 @@ def test_pythonrobotics_dlqr():
     # the program's own gain (la.inv on plain arrays) is stabilising
     K, X, eigs = m.dlqr(*m.model_matrices(5.0), m.Q, m.R)
     assert np.all(np.abs(eigs) < 1)
-    # dlqr ends with scipy.linalg.eig of the closed loop, which ftransforms.scipy.linalg
-    # does not provide yet (numpy.linalg.eig is differentiable): a clear refusal
-    with pytest.raises(ft.errors.TracerConversionError, match="scipy.linalg.eig"):
-        ft.jacfwd(lambda v: m.dlqr(*m.model_matrices(v), m.Q, m.R)[0])(5.0)
+
+    # dlqr ends with scipy.linalg.eig of the closed loop (ftransforms.scipy.linalg.eig):
+    # the whole program differentiates, gain and closed-loop eigenvalues
+    def gain(v):
+        return m.dlqr(*m.model_matrices(v), m.Q, m.R)[0]
+
+    close(ft.jacfwd(gain)(5.0), fd_jacobian(gain, (5.0,), eps=1e-6), {"rtol": 1e-6, "atol": 1e-8})
+
+    def spectral_radius(v):
+        return np.abs(m.dlqr(*m.model_matrices(v), m.Q, m.R)[2]).max()
+
+    close(
+        ft.grad(spectral_radius)(5.0),
+        (spectral_radius(5.0 + 1e-6) - spectral_radius(5.0 - 1e-6)) / 2e-6,
+        {"rtol": 1e-5, "atol": 1e-8},
+    )
