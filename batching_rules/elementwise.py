@@ -50,7 +50,8 @@ register_family_batch_rule(FAMILY, elementwise)
 def elementwise_multiple_results(prim, args, x_bdims, axis_size, **params):
     """Batch an elementwise op with several outputs (``divmod``, ``modf``, ``frexp``,
     ``threefry2x32``): the family rule above, every output on the batch axis it gives the
-    one output of a single-output op (NOTE [elementwise ops with two outputs] in ``ops/elementwise.py``)."""
+    one output of a single-output op (NOTE [elementwise ops with two outputs] in
+    ``ops/elementwise.py``)."""
     outs, out_bdim = elementwise(prim, args, x_bdims, axis_size, **params)
     return outs, (out_bdim,) * len(outs)
 

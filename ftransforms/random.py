@@ -918,27 +918,27 @@ def _choice_without_replacement(rng: Any, n: int, k: int, shape: tuple, p: Any, 
 # random_keys, so ``ft.random.normal(key, (3,))`` is ``jax.random.normal(key, (3,))``.
 
 from ftransforms import random_keys as _keys  # noqa: E402  (after the Generator functions)
-from ftransforms.random_keys import (  # noqa: E402
-    PRNGKey,
-    bits,
-    categorical,
-    cauchy,
-    clone,
-    exponential,
-    fold_in,
-    gumbel,
-    key,
-    key_data,
-    key_impl,
-    laplace,
-    logistic,
-    lognormal,
-    multivariate_normal,
-    rademacher,
-    split,
-    truncated_normal,
-    wrap_key_data,
-)
+
+# the key-only names of jax.random, public here
+PRNGKey = _keys.PRNGKey
+bits = _keys.bits
+categorical = _keys.categorical
+cauchy = _keys.cauchy
+clone = _keys.clone
+exponential = _keys.exponential
+fold_in = _keys.fold_in
+gumbel = _keys.gumbel
+key = _keys.key
+key_data = _keys.key_data
+key_impl = _keys.key_impl
+laplace = _keys.laplace
+logistic = _keys.logistic
+lognormal = _keys.lognormal
+multivariate_normal = _keys.multivariate_normal
+rademacher = _keys.rademacher
+split = _keys.split
+truncated_normal = _keys.truncated_normal
+wrap_key_data = _keys.wrap_key_data
 
 
 def _accepting_keys(with_generator: Any, with_key: Any) -> Any:

@@ -438,9 +438,7 @@ def normal(key: Any, shape: Any = (), dtype: Any = None) -> Any:
     return _normal_real(key, shape, dtype)
 
 
-def truncated_normal(
-    key: Any, lower: Any, upper: Any, shape: Any = None, dtype: Any = None
-) -> Any:
+def truncated_normal(key: Any, lower: Any, upper: Any, shape: Any = None, dtype: Any = None) -> Any:
     """Standard normal values truncated to ``(lower, upper)``: JAX's
     ``jax.random.truncated_normal``; differentiable in ``lower`` and ``upper``.
 
@@ -810,8 +808,7 @@ def choice(
     key = _check_key("choice", key)
     if not isinstance(shape, Sequence):
         raise PRNGKeyError(
-            f"random.choice(key, a, shape): shape must be a sequence, got {shape!r}; pass "
-            f"e.g. (3,)"
+            f"random.choice(key, a, shape): shape must be a sequence, got {shape!r}; pass e.g. (3,)"
         )
     shape = _shape("choice", shape)
     arr = fnp.asarray(a)

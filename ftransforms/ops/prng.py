@@ -40,20 +40,20 @@ def _threefry2x32_impl(xp: Any, k1: Any, k2: Any, x1: Any, x2: Any) -> tuple[Any
     # would warn about the overflow that the hash relies on).
     size = max(1, int(numpy.prod(shape)))
     k1, k2, x1, x2 = (xp.broadcast_to(a, shape).reshape(size).copy() for a in (k1, k2, x1, x2))
-    ks = (k1, k2, k1 ^ k2 ^ u32(_PARITY))
-    x1 += ks[0]
-    x2 += ks[1]
+    ks = (k1, k2, xp.bitwise_xor(xp.bitwise_xor(k1, k2), u32(_PARITY)))
+    xp.add(x1, ks[0], out=x1)
+    xp.add(x2, ks[1], out=x2)
     tmp = xp.empty_like(x2)
     for i in range(5):
         for r in _ROTATIONS[i % 2]:
-            x1 += x2
+            xp.add(x1, x2, out=x1)
             xp.left_shift(x2, u32(r), out=tmp)
-            x2 >>= u32(32 - r)
-            x2 |= tmp
-            x2 ^= x1
-        x1 += ks[(i + 1) % 3]
-        x2 += ks[(i + 2) % 3]
-        x2 += u32(i + 1)
+            xp.right_shift(x2, u32(32 - r), out=x2)
+            xp.bitwise_or(x2, tmp, out=x2)
+            xp.bitwise_xor(x2, x1, out=x2)
+        xp.add(x1, ks[(i + 1) % 3], out=x1)
+        xp.add(x2, ks[(i + 2) % 3], out=x2)
+        xp.add(x2, u32(i + 1), out=x2)
     return x1.reshape(shape), x2.reshape(shape)
 
 

@@ -1,0 +1,323 @@
+"""JAX's toolbox, round 9: what JAX programs call that ftransforms lacked.
+
+* ``ft.random``'s JAX-style keys (NOTE [random keys] in ``ftransforms/random_keys.py``):
+  ``PRNGKey``/``key``, ``split``, ``fold_in``, ``bits`` and the samplers that take a key,
+  against ``jax.random`` (x64) value by value, under ``vmap`` over keys and over
+  parameters, ``grad`` through the parameters, and ``jit``.
+"""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+
+import ftransforms as ft
+from ftransforms.core.stack import current_stack
+from ftransforms.errors import PRNGKeyError
+
+jax.config.update("jax_enable_x64", True)
+
+R = ft.random
+K, JK = R.PRNGKey(3), jax.random.PRNGKey(3)
+
+
+def same(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, b.shape, a.dtype, b.dtype)
+    np.testing.assert_array_equal(a, b)
+
+
+def close(a, b, rtol=1e-13):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, b.shape, a.dtype, b.dtype)
+    np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol)
+
+
+# -- keys and the samplers JAX programs call most, against JAX ------------------------------
+#
+# Each jax.random call compiles (about 0.3 s here), so the fast tests compare the words
+# (keys, split, fold_in, bits) and the most used samplers with JAX, the vmap results with a
+# loop over keys, the derivatives with finite differences, and the other distributions
+# with SciPy's; test_every_sampler_against_jax (slow) compares every sampler with JAX.
+
+
+@pytest.mark.parametrize("seed", [0, 2**40 + 5, -1, np.int32(-7)])
+def test_prng_key_is_jax_words(seed):
+    same(R.PRNGKey(seed), jax.random.PRNGKey(seed))
+    same(R.key(seed), R.PRNGKey(seed))
+
+
+def test_split_bits_and_the_most_used_samplers_are_jax_values():
+    same(R.split(K, (2, 3)), jax.random.split(JK, (2, 3)))
+    same(R.bits(K, (3, 4)), jax.random.bits(JK, (3, 4)))  # uint64, JAX's x64 default
+    close(R.normal(K, (50,)), jax.random.normal(JK, (50,)))
+    hi = np.array([1, 5, 1000])
+    same(R.randint(K, (2, 3), 0, hi, np.int32), jax.random.randint(JK, (2, 3), 0, hi, np.int32))
+
+
+def test_key_helpers():
+    k = R.key(5)
+    assert R.key_data(k) is k and R.wrap_key_data(k) is k and R.clone(k) is k
+    assert R.key_impl(k) == "threefry2x32"
+    same(R.uniform(R.wrap_key_data(np.array([0, 5], np.uint32))), R.uniform(k))
+
+
+def ks_pvalue(sample, cdf):
+    import scipy.stats  # noqa: PLC0415  (test-only oracle)
+
+    return scipy.stats.kstest(np.asarray(sample), cdf).pvalue
+
+
+def test_distributions_against_scipy():
+    import scipy.stats  # noqa: PLC0415  (test-only oracle)
+
+    n = (4000,)
+    k1, k2, k3 = R.split(K, 3)
+    cases = {
+        "normal": (R.normal(k1, n), scipy.stats.norm.cdf),
+        "exponential": (R.exponential(k1, n), scipy.stats.expon.cdf),
+        "laplace": (R.laplace(k2, n), scipy.stats.laplace.cdf),
+        "logistic": (R.logistic(k2, n), scipy.stats.logistic.cdf),
+        "cauchy": (R.cauchy(k3, n), scipy.stats.cauchy.cdf),
+        "gumbel": (R.gumbel(k3, n), scipy.stats.gumbel_r.cdf),
+        "gumbel_high": (R.gumbel(k1, n, mode="high"), scipy.stats.gumbel_r.cdf),
+        "lognormal": (R.lognormal(k2, 0.5, n), scipy.stats.lognorm(0.5).cdf),
+        "truncated_normal": (
+            R.truncated_normal(k3, -1.0, 2.0, n),
+            scipy.stats.truncnorm(-1.0, 2.0).cdf,
+        ),
+    }
+    for name, (sample, cdf) in cases.items():
+        assert sample.shape == n and sample.dtype == np.float64, name
+        assert ks_pvalue(sample, cdf) > 1e-3, name
+    assert R.normal(k1, (3,), np.float32).dtype == np.float32
+    z = R.normal(k1, (2000,), np.complex128)
+    assert z.dtype == np.complex128 and abs(np.mean(np.abs(z) ** 2) - 1.0) < 0.1
+    signs = R.rademacher(k2, (2000,), np.int32)
+    assert signs.dtype == np.int32 and set(np.unique(signs)) == {-1, 1}
+    assert abs(signs.mean()) < 0.1
+    cov = np.array([[2.0, 0.5], [0.5, 1.0]])
+    for method in ("cholesky", "eigh", "svd"):
+        xs = R.multivariate_normal(k3, np.array([1.0, -1.0]), cov, (4000,), method=method)
+        np.testing.assert_allclose(xs.mean(0), [1.0, -1.0], atol=0.1)
+        np.testing.assert_allclose(np.cov(xs.T), cov, atol=0.15)
+    counts = np.bincount(R.categorical(k1, np.log([0.2, 0.3, 0.5]), shape=(4000,)), minlength=3)
+    np.testing.assert_allclose(counts / 4000, [0.2, 0.3, 0.5], atol=0.03)
+    draws = R.choice(k2, 5, (4000,), p=np.array([0.1, 0.1, 0.2, 0.2, 0.4]))
+    np.testing.assert_allclose(np.bincount(draws) / 4000, [0.1, 0.1, 0.2, 0.2, 0.4], atol=0.03)
+    perm = R.permutation(k3, np.arange(20.0))
+    assert sorted(perm.tolist()) == list(range(20))
+    rows = R.permutation(k3, np.arange(12).reshape(3, 4), 1, independent=True)
+    assert all(
+        sorted(r) == sorted(o) for r, o in zip(rows.tolist(), np.arange(12).reshape(3, 4).tolist())
+    )
+    assert len({tuple(r - r.min()) for r in rows}) > 1  # the rows moved differently
+    ints = R.randint(k1, (4000,), -3, 4, np.int8)
+    assert ints.dtype == np.int8 and ints.min() == -3 and ints.max() == 3
+
+
+# -- under the transforms --------------------------------------------------------------------
+
+
+def loop(f, *batched):
+    return np.stack([f(*row) for row in zip(*batched, strict=True)])
+
+
+def test_vmap_over_keys_is_the_loop_over_keys():
+    ks = R.split(K, 4)
+    hi = np.arange(1, 5) * 10
+    logits = np.linspace(-1.0, 1.0, 20).reshape(4, 5)
+    checks = [
+        (lambda k: R.normal(k, (3,)), (ks,)),
+        (lambda k: R.split(k, 3), (ks,)),
+        (lambda k: R.permutation(k, 8), (ks,)),
+        (lambda k, m: R.randint(k, (3,), 0, m), (ks, hi)),
+        (lambda k, lg: R.categorical(k, lg), (ks, logits)),
+        (lambda k: R.choice(k, 5, (3,), p=np.array([0.1, 0.2, 0.3, 0.2, 0.2])), (ks,)),
+        (lambda k: R.bernoulli(k, 0.4, (3,)), (ks,)),
+        (lambda i: R.fold_in(K, i), (np.arange(4),)),
+        (R.PRNGKey, (np.arange(4),)),
+    ]
+    for f, args in checks:
+        same(ft.vmap(f)(*args), loop(f, *args))
+    k2 = R.split(K, (2, 3))
+    f = ft.vmap(ft.vmap(lambda k: R.uniform(k, (2,))))
+    same(f(k2), np.stack([loop(lambda k: R.uniform(k, (2,)), row) for row in k2]))
+
+
+def test_an_unbatched_key_gives_every_row_the_same_draw():
+    # a key is data: no randomness= flag is needed (the default 'error' is not raised)
+    rows = ft.vmap(lambda x: x + R.normal(K, ()))(np.zeros(3))
+    assert np.unique(rows).size == 1
+    lo = np.linspace(-1.0, 0.0, 4)
+    f = lambda m: R.uniform(K, (2,), minval=m)  # noqa: E731
+    same(ft.vmap(f)(lo), loop(f, lo))
+
+
+def fd(f, x, eps=1e-6):
+    return (f(x + eps) - f(x - eps)) / (2 * eps)
+
+
+def test_grad_through_parameters():
+    u = R.uniform(K, (5,))
+    g = ft.grad(lambda m: R.uniform(K, (5,), minval=m, maxval=2 * m + 3).sum())(0.5)
+    np.testing.assert_allclose(g, np.sum(1 + u), rtol=1e-12)  # d/dm (m + (m + 3) u)
+    tn = lambda a, b: R.truncated_normal(K, a, b, (5,)).sum()  # noqa: E731
+    ga, gb = ft.grad(tn, argnums=(0, 1))(-1.0, 1.5)
+    np.testing.assert_allclose(ga, fd(lambda a: tn(a, 1.5), -1.0), rtol=1e-6)
+    np.testing.assert_allclose(gb, fd(lambda b: tn(-1.0, b), 1.5), rtol=1e-6)
+    logn = lambda s: R.lognormal(K, s, (3,)).sum()  # noqa: E731
+    np.testing.assert_allclose(ft.grad(logn)(0.7), fd(logn, 0.7), rtol=1e-7)
+    cov = np.array([[2.0, 0.5], [0.5, 1.0]])
+    mvn = lambda m: (R.multivariate_normal(K, m, cov, (7,)) ** 2).sum()  # noqa: E731
+    m0 = np.array([1.0, -1.0])
+    np.testing.assert_allclose(
+        ft.grad(mvn)(m0), 2 * R.multivariate_normal(K, m0, cov, (7,)).sum(0), rtol=1e-12
+    )
+    z = R.normal(K, (4,))  # the reparameterised sample: the noise is a constant
+    np.testing.assert_allclose(ft.grad(lambda s: (s * R.normal(K, (4,))).sum())(2.0), z.sum())
+    # per-example: vmap of grad with a key per example
+    ks = R.split(K, 3)
+    per = ft.vmap(ft.grad(lambda m, k: R.uniform(k, (), minval=m, maxval=m + 2.0)), (None, 0))
+    np.testing.assert_allclose(per(0.0, ks), np.ones(3))
+
+
+def test_jit_replays_the_hash_for_new_keys():
+    calls = []
+
+    def f(k, x):
+        calls.append(1)
+        return x * R.normal(k, (3,)) + R.randint(k, (3,), 0, 9)
+
+    jf = ft.jit(f)
+    for k in R.split(K, 3):
+        same(jf(k, 2.0), 2.0 * R.normal(k, (3,)) + R.randint(k, (3,), 0, 9))
+    assert len(calls) == 1
+    k = R.split(K)[1]
+    same(ft.jit(R.split)(k), R.split(k))
+
+
+def test_generator_forms_still_work():
+    rng = np.random.default_rng(0)
+    assert R.normal(rng, 1.0, 2.0, size=3).shape == (3,)
+    assert R.uniform(np.random.default_rng(1), size=2).shape == (2,)
+    assert R.permutation(np.random.default_rng(2), 5).shape == (5,)
+
+
+def test_bad_keys_and_arguments_raise_clear_errors():
+    ks = R.split(K, 3)
+    cases = [
+        (lambda: R.normal(ks, (2,)), "single key"),
+        (lambda: R.split(np.zeros(2)), "uint32"),
+        (lambda: R.split(np.random.default_rng(0)), "must be a key"),
+        (lambda: R.PRNGKey(1.5), "integer"),
+        (lambda: R.PRNGKey(np.arange(2)), "scalar"),
+        (lambda: R.fold_in(K, np.arange(2)), "scalar"),
+        (lambda: R.uniform(K, (2,), np.int32), "float"),
+        (lambda: R.randint(K, (2,), 0, 5, np.float64), "integer"),
+        (lambda: R.bits(K, (2,), np.int32), "unsigned"),
+        (lambda: R.choice(K, 3, (4,), replace=False), "larger sample"),
+        (lambda: R.uniform(K, (2,), minval=np.zeros(3)), "broadcast"),
+        (lambda: R.categorical(K, np.zeros((3, 4)), shape=(2,)), "batch shape"),
+    ]
+    for call, words in cases:
+        with pytest.raises(PRNGKeyError, match=words) as info:
+            call()
+        assert str(info.value).startswith("random."), str(info.value)
+        assert isinstance(info.value, (TypeError, ValueError))
+    with pytest.raises(PRNGKeyError, match="ft.vmap"):
+        ft.grad(lambda x: (x * R.normal(ks, ())).sum())(1.0)
+    assert not current_stack()
+    with pytest.raises(ft.errors.UnsupportedOperationError, match="threefry2x32"):
+        R.key(0, impl="rbg")
+
+
+@pytest.mark.slow
+def test_every_sampler_against_jax():
+    # the exhaustive comparison (about 80 JAX compilations): every sampler and option
+    for seed in (42, np.uint32(2**32 - 1)):
+        k, jk = R.PRNGKey(seed), jax.random.PRNGKey(seed)
+        same(k, jk)
+        same(R.fold_in(k, np.int64(2**33 + 1)), jax.random.fold_in(jk, np.int64(2**33 + 1)))
+        for dt in (np.uint8, np.uint16, np.uint32, np.uint64):
+            same(R.bits(k, (3, 4), dt), jax.random.bits(jk, (3, 4), dt))
+    for dt in (np.float16, np.float32, np.float64):
+        same(R.uniform(K, (500,), dt), jax.random.uniform(JK, (500,), dt))
+    same(
+        R.uniform(K, (500,), np.float16, -2.0, 3.0),
+        jax.random.uniform(JK, (500,), np.float16, -2, 3),
+    )
+    lo = np.linspace(-1.0, 0.0, 4)
+    close(
+        R.uniform(K, (3, 4), minval=lo, maxval=2.0),
+        jax.random.uniform(JK, (3, 4), minval=lo, maxval=2.0),
+    )
+    close(R.normal(K, (2, 3), np.complex128), jax.random.normal(JK, (2, 3), np.complex128))
+    # float32: JAX's erf_inv is a float32 polynomial (a few ulp, more in the tails)
+    close(R.normal(K, (400,), np.float32), jax.random.normal(JK, (400,), np.float32), rtol=1e-5)
+    close(R.lognormal(K, 0.5, (5,)), jax.random.lognormal(JK, 0.5, (5,)))
+    close(
+        R.truncated_normal(K, -1.0, 2.0, (50,)), jax.random.truncated_normal(JK, -1.0, 2.0, (50,))
+    )
+    for name in ("exponential", "laplace", "logistic", "cauchy", "gumbel"):
+        close(getattr(R, name)(K, (50,)), getattr(jax.random, name)(JK, (50,)))
+        close(
+            getattr(R, name)(K, (4,), np.float32),
+            getattr(jax.random, name)(JK, (4,), np.float32),
+            1e-6,
+        )
+    close(R.gumbel(K, (50,), mode="high"), jax.random.gumbel(JK, (50,), mode="high"))
+    cov, mean = np.array([[2.0, 0.5], [0.5, 1.0]]), np.array([1.0, -1.0])
+    for method in ("cholesky", "eigh", "svd"):
+        close(
+            R.multivariate_normal(K, mean, cov, (7,), method=method),
+            jax.random.multivariate_normal(JK, mean, cov, (7,), method=method),
+        )
+    for dt in (np.int8, np.int32, np.int64, np.uint32):
+        lo_i = 0 if dt == np.uint32 else -3
+        same(R.randint(K, (300,), lo_i, 100, dt), jax.random.randint(JK, (300,), lo_i, 100, dt))
+    same(R.bernoulli(K, np.linspace(0, 1, 7)), jax.random.bernoulli(JK, np.linspace(0, 1, 7)))
+    same(R.bernoulli(K, 0.3, (9,), mode="high"), jax.random.bernoulli(JK, 0.3, (9,), mode="high"))
+    same(R.rademacher(K, (20,), np.int32), jax.random.rademacher(JK, (20,), np.int32))
+    same(R.permutation(K, 10), jax.random.permutation(JK, 10))
+    x = np.arange(12.0).reshape(3, 4)
+    same(R.permutation(K, x, 1, True), jax.random.permutation(JK, x, 1, True))
+    a = np.arange(10.0) * 3
+    p = np.random.default_rng(1).random(10)
+    p /= p.sum()
+    same(R.choice(K, a, (4,)), jax.random.choice(JK, a, (4,)))
+    same(R.choice(K, 7, (2, 3)), jax.random.choice(JK, 7, (2, 3)))
+    same(R.choice(K, a, (4,), replace=False), jax.random.choice(JK, a, (4,), replace=False))
+    same(R.choice(K, a, (6,), p=p), jax.random.choice(JK, a, (6,), p=p))
+    same(R.choice(K, x, (2,), False, axis=1), jax.random.choice(JK, x, (2,), False, axis=1))
+    logits = np.random.default_rng(0).normal(size=(3, 5))
+    same(R.categorical(K, logits), jax.random.categorical(JK, logits))
+    same(R.categorical(K, logits, shape=(4, 3)), jax.random.categorical(JK, logits, shape=(4, 3)))
+    same(
+        R.categorical(K, logits, 0, (2, 5), replace=False),
+        jax.random.categorical(JK, logits, 0, (2, 5), replace=False),
+    )
+    same(R.split(K), jax.random.split(JK))
+    same(R.fold_in(K, 7), jax.random.fold_in(JK, 7))
+    same(R.uniform(K, (50,), np.float32, -2, 3), jax.random.uniform(JK, (50,), np.float32, -2, 3))
+    same(R.permutation(K, x, 1), jax.random.permutation(JK, x, 1))
+    same(R.uniform(K, (50,)), jax.random.uniform(JK, (50,)))
+    same(R.bernoulli(K, 0.3, (20,)), jax.random.bernoulli(JK, 0.3, (20,)))
+    same(R.choice(K, 10, (6,), False, p), jax.random.choice(JK, 10, (6,), False, p))
+    same(R.categorical(K, logits, axis=0), jax.random.categorical(JK, logits, axis=0))
+    jga, jgb = jax.grad(
+        lambda a, b: jax.random.truncated_normal(JK, a, b, (5,)).sum(), argnums=(0, 1)
+    )(-1.0, 1.5)
+    ga, gb = ft.grad(lambda a, b: R.truncated_normal(K, a, b, (5,)).sum(), argnums=(0, 1))(
+        -1.0, 1.5
+    )
+    close(ga, jga, 1e-12)
+    close(gb, jgb, 1e-12)
+    ks, jks = R.split(K, 4), jax.random.split(JK, 4)
+    close(
+        ft.vmap(lambda k: R.normal(k, (3,)))(ks),
+        jax.vmap(lambda k: jax.random.normal(k, (3,)))(jks),
+    )
+    same(ft.vmap(lambda k: R.split(k, 3))(ks), jax.vmap(lambda k: jax.random.split(k, 3))(jks))
+    same(ft.vmap(R.PRNGKey)(np.arange(3)), jax.vmap(jax.random.PRNGKey)(np.arange(3)))
