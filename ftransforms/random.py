@@ -935,6 +935,7 @@ laplace = _keys.laplace
 logistic = _keys.logistic
 lognormal = _keys.lognormal
 multivariate_normal = _keys.multivariate_normal
+orthogonal = _keys.orthogonal
 rademacher = _keys.rademacher
 split = _keys.split
 truncated_normal = _keys.truncated_normal

@@ -64,6 +64,7 @@ __all__ = [
     "lognormal",
     "multivariate_normal",
     "normal",
+    "orthogonal",
     "permutation",
     "rademacher",
     "randint",
@@ -530,6 +531,29 @@ def multivariate_normal(
         factor = fnp.linalg.cholesky(cov)
     z = _normal_real(key, (*shape, mean.shape[-1]), dtype)
     return mean + fnp.einsum("...ij,...j->...i", factor, z)
+
+
+def orthogonal(key: Any, n: int, shape: Any = (), dtype: Any = None, m: int | None = None) -> Any:
+    """Matrices of shape ``(*shape, n, m)`` (``m`` defaults to ``n``) drawn uniformly from the
+    orthogonal group (Mezzadri's QR of a normal matrix with the signs of ``R``'s diagonal):
+    JAX's ``jax.random.orthogonal``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> q = ft.random.orthogonal(ft.random.key(0), 3)
+        >>> bool(np.allclose(q @ q.T, np.eye(3)))
+        True
+    """
+    key = _check_key("orthogonal", key)
+    shape, dtype = _shape("orthogonal", shape), _float_dtype("orthogonal", dtype)
+    n = operator.index(n)
+    m = n if m is None else operator.index(m)
+    z = _normal_real(key, (*shape, max(n, m), min(n, m)), dtype)
+    q, r = fnp.linalg.qr(z)
+    d = fnp.diagonal(r, axis1=-2, axis2=-1)
+    x = q * fnp.expand_dims(fnp.sign(d), -2)
+    return fnp.swapaxes(x, -1, -2) if n < m else x
 
 
 def _standard(where: str, key: Any, shape: Any, dtype: Any) -> tuple[Any, tuple, numpy.dtype]:

@@ -1,5 +1,7 @@
 """JAX's toolbox, round 9: what JAX programs call that ftransforms lacked.
 
+* ``ft.nn.initializers`` (``jax.nn.initializers``) on those keys: JAX's parameters for
+  the same key, under ``vmap`` over keys (ensembles).
 * ``ft.random``'s JAX-style keys (NOTE [random keys] in ``ftransforms/random_keys.py``):
   ``PRNGKey``/``key``, ``split``, ``fold_in``, ``bits`` and the samplers that take a key,
   against ``jax.random`` (x64) value by value, under ``vmap`` over keys and over
@@ -233,6 +235,79 @@ def test_bad_keys_and_arguments_raise_clear_errors():
         R.key(0, impl="rbg")
 
 
+# -- nn.initializers ---------------------------------------------------------------------------
+
+FI = ft.nn.initializers
+
+
+@pytest.mark.slow
+def test_initializers_are_jax_parameters():
+    import jax.nn.initializers as ji  # noqa: PLC0415
+
+    k, jk = R.key(2), jax.random.key(2)
+    # the fans of a convolution kernel (receptive field 2x2) and a truncated normal
+    close(FI.he_normal()(k, (2, 2, 3, 4)), ji.he_normal()(jk, (2, 2, 3, 4)))
+    close(FI.orthogonal(column_axis=0)(k, (3, 2, 5)), ji.orthogonal(column_axis=0)(jk, (3, 2, 5)))
+
+
+def test_initializer_formulas():
+    k = R.key(4)
+    n = (300, 200)
+    u = R.uniform(k, n, minval=-1.0)
+    for name, scale, fan in [
+        ("glorot_uniform", 1.0, 250.0),
+        ("lecun_uniform", 1.0, 300.0),
+        ("he_uniform", 2.0, 300.0),
+        ("xavier_uniform", 1.0, 250.0),
+        ("kaiming_uniform", 2.0, 300.0),
+    ]:
+        np.testing.assert_allclose(getattr(FI, name)()(k, n), u * np.sqrt(3 * scale / fan))
+    t = R.truncated_normal(k, -2, 2, n)
+    for name, scale, fan in [("glorot_normal", 1.0, 250.0), ("he_normal", 2.0, 300.0)]:
+        w = getattr(FI, name)()(k, n)
+        np.testing.assert_allclose(w, t * np.sqrt(scale / fan) / 0.87962566103423978)
+        assert abs(w.var() * fan / scale - 1.0) < 0.05  # the variance the name promises
+    fan_geo = FI.variance_scaling(3.0, "fan_geo_avg", "normal", in_axis=0, out_axis=2, batch_axis=1)
+    w = fan_geo(k, (30, 4, 50))
+    np.testing.assert_allclose(w, R.normal(k, (30, 4, 50)) * np.sqrt(3.0 / np.sqrt(30 * 50)))
+    np.testing.assert_allclose(FI.normal(0.5)(k, (3,)), 0.5 * R.normal(k, (3,)))
+    np.testing.assert_allclose(FI.uniform(2.0)(k, (3,)), 2.0 * R.uniform(k, (3,)))
+    np.testing.assert_allclose(
+        FI.truncated_normal(0.3)(k, (3,)), 0.3 * R.truncated_normal(k, -2, 2, (3,))
+    )
+    assert FI.constant(-7)(k, (2,)).tolist() == [-7.0, -7.0]
+    assert FI.zeros(k, (2,), np.float32).dtype == np.float32 and FI.ones(k, (1,)).tolist() == [1.0]
+    q = FI.orthogonal(2.0)(k, (5, 3))
+    np.testing.assert_allclose(q.T @ q, 4.0 * np.eye(3), atol=1e-12)
+    d = FI.delta_orthogonal()(k, (3, 3, 2, 4))
+    np.testing.assert_allclose(d[1, 1] @ d[1, 1].T, np.eye(2), atol=1e-12)
+    assert np.abs(d).sum() == np.abs(d[1, 1]).sum()
+    c = FI.glorot_uniform(dtype=np.complex128)(k, (300, 200))
+    assert c.dtype == np.complex128 and abs(np.mean(np.abs(c) ** 2) * 250 - 1.0) < 0.05
+    assert isinstance(FI.he_normal(), FI.Initializer)
+
+
+def test_initializers_under_vmap_and_errors():
+    ks = R.split(R.key(0), 3)
+    for init, shape in [
+        (FI.glorot_normal(), (3, 4)),
+        (FI.orthogonal(), (4, 3)),
+        (FI.delta_orthogonal(), (3, 2, 4)),
+        (FI.constant(2.0), (2,)),
+    ]:
+        same(ft.vmap(lambda k: init(k, shape))(ks), np.stack([init(k, shape) for k in ks]))
+    for call, words in [
+        (lambda: FI.glorot_normal()(R.key(0), (3,)), "in_axis"),
+        (lambda: FI.variance_scaling(1.0, "fan", "normal"), "mode"),
+        (lambda: FI.variance_scaling(1.0, "fan_in", "gamma"), "distribution"),
+        (lambda: FI.orthogonal()(R.key(0), (3,)), "2 dimensions"),
+        (lambda: FI.delta_orthogonal()(R.key(0), (3, 4, 2)), "fan_in"),
+        (lambda: FI.normal()(np.random.default_rng(0), (3,)), "must be a key"),
+    ]:
+        with pytest.raises(PRNGKeyError, match=words):
+            call()
+
+
 @pytest.mark.slow
 def test_every_sampler_against_jax():
     # the exhaustive comparison (about 80 JAX compilations): every sampler and option
@@ -321,3 +396,16 @@ def test_every_sampler_against_jax():
     )
     same(ft.vmap(lambda k: R.split(k, 3))(ks), jax.vmap(lambda k: jax.random.split(k, 3))(jks))
     same(ft.vmap(R.PRNGKey)(np.arange(3)), jax.vmap(jax.random.PRNGKey)(np.arange(3)))
+    import jax.nn.initializers as ji  # noqa: PLC0415
+
+    k, jk = R.key(2), jax.random.key(2)
+    for name in ("glorot_uniform", "glorot_normal", "lecun_normal", "he_uniform"):
+        for shape in ((3, 5), (2, 2, 3, 4)):
+            close(getattr(FI, name)()(k, shape), getattr(ji, name)()(jk, shape))
+    for dist in ("truncated_normal", "uniform"):
+        close(
+            FI.variance_scaling(1.0, "fan_in", dist)(k, (3, 4), np.complex128),
+            ji.variance_scaling(1.0, "fan_in", dist)(jk, (3, 4), np.complex128),
+        )
+    close(FI.delta_orthogonal()(k, (3, 3, 2, 4)), ji.delta_orthogonal()(jk, (3, 3, 2, 4)))
+    close(R.orthogonal(k, 2, (2,), m=4), jax.random.orthogonal(jk, 2, (2,), m=4))

@@ -75,6 +75,11 @@ NAMESPACE_PAGES = [
     ("reference/numpy/linalg.md", "ftransforms.numpy.linalg", "ftransforms.numpy.linalg"),
     ("reference/numpy/fft.md", "ftransforms.numpy.fft", "ftransforms.numpy.fft"),
     ("reference/nn.md", "ftransforms.nn", "ftransforms.nn"),
+    (
+        "reference/nn_initializers.md",
+        "ftransforms.nn.initializers",
+        "ftransforms.nn.initializers",
+    ),
     ("reference/random.md", "ftransforms.random", "ftransforms.random"),
     ("reference/scipy/special.md", "ftransforms.scipy.special", "ftransforms.scipy.special"),
     ("reference/scipy/stats.md", "ftransforms.scipy.stats", "ftransforms.scipy.stats"),

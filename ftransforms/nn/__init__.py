@@ -36,6 +36,7 @@ layers (:func:`linear`, :func:`mlp`, :func:`conv2d`, :func:`conv_transpose2d`,
 :func:`stack_trees`, :func:`unstack_tree`); optimisers (:func:`sgd`, :func:`adam`).
 """
 
+from ftransforms.nn import initializers  # noqa: F401  (jax.nn.initializers, as nn.initializers)
 from ftransforms.nn.activations import (
     celu,
     elu,
