@@ -70,6 +70,12 @@ from ftransforms.autograd_compat import (  # noqa: E402
     vector_jacobian_product,
 )
 from ftransforms.sync import block_until_ready  # noqa: E402
+
+# -- jax.lax's names under ftransforms.lax (NOTE [jax.lax names in ftransforms.lax]) --
+from ftransforms import jax_lax as _jax_lax  # noqa: E402
+from ftransforms import lax  # noqa: E402
+
+_jax_lax.install(lax)
 from ftransforms.tree_util import (  # noqa: E402
     tree_flatten,
     tree_leaves,

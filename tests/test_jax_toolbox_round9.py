@@ -2,6 +2,9 @@
 
 * ``ft.nn.initializers`` (``jax.nn.initializers``) on those keys: JAX's parameters for
   the same key, under ``vmap`` over keys (ensembles).
+* ``ft.lax``'s ``jax.lax`` names (NOTE [jax.lax names in ftransforms.lax] in
+  ``ftransforms/jax_lax.py``): values against NumPy and JAX, ``vmap`` against the loop,
+  derivatives against finite differences and JAX.
 * ``ft.random``'s JAX-style keys (NOTE [random keys] in ``ftransforms/random_keys.py``):
   ``PRNGKey``/``key``, ``split``, ``fold_in``, ``bits`` and the samplers that take a key,
   against ``jax.random`` (x64) value by value, under ``vmap`` over keys and over
@@ -308,6 +311,150 @@ def test_initializers_under_vmap_and_errors():
             call()
 
 
+# -- lax -------------------------------------------------------------------------------------
+
+L = ft.lax
+
+
+def test_lax_slicing_against_numpy():
+    x = np.arange(24.0).reshape(2, 3, 4)
+    same(L.dynamic_slice(x, (1, 2, 3), (1, 2, 2)), x[1:2, 1:3, 2:4])  # starts clamped
+    same(L.dynamic_slice(x, (-5, 0, 1), (2, 1, 3)), x[0:2, 0:1, 1:4])
+    upd = L.dynamic_update_slice(x, -np.ones((1, 2, 2)), (1, 2, 3))
+    expect = x.copy()
+    expect[1:2, 1:3, 2:4] = -1
+    same(upd, expect)
+    same(L.dynamic_slice_in_dim(x, 1, 2, axis=2), x[:, :, 1:3])
+    same(L.dynamic_index_in_dim(x, 2, 1, keepdims=False), x[:, 2])
+    same(L.dynamic_update_index_in_dim(x, np.zeros((2, 4)), 0, 1)[:, 0], np.zeros((2, 4)))
+    same(L.slice(x, (0, 1, 0), (2, 3, 4), (1, 1, 2)), x[0:2, 1:3, 0:4:2])
+    same(L.slice_in_dim(x, 1, None, axis=2), x[:, :, 1:])
+    same(L.index_in_dim(x, -1, axis=2), x[:, :, -1:])
+    m = np.arange(1.0, 4.0)
+    same(L.pad(m, 0.0, [(2, 1, 1)]), np.array([0, 0, 1, 0, 2, 0, 3, 0.0]))
+    same(L.pad(m, 9.0, [(-1, -1, 2)]), np.array([9, 9, 2, 9, 9.0]))
+    same(L.rev(x, (0, 2)), x[::-1, :, ::-1])
+    same(L.collapse(x, 0, 2), x.reshape(6, 4))
+    same(L.broadcast_in_dim(m, (3, 2), (0,)), np.repeat(m[:, None], 2, axis=1))
+    same(L.broadcast(m, (2,)), np.stack([m, m]))
+    same(L.broadcasted_iota(np.int32, (2, 3), 1), np.tile(np.arange(3, dtype=np.int32), (2, 1)))
+    same(L.iota(np.int16, 4), np.arange(4, dtype=np.int16))
+    same(L.full_like(x, 2, np.int8), np.full(x.shape, 2, np.int8))
+
+
+def test_lax_products_sorting_reductions_against_numpy():
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(5, 2, 3)), rng.normal(size=(5, 3, 4))
+    close(L.dot_general(a, b, (((2,), (1,)), ((0,), (0,)))), a @ b, 1e-12)
+    c = rng.normal(size=(3, 6))
+    close(L.dot_general(a, c, (((2,), (0,)), ((), ()))), np.tensordot(a, c, (2, 0)), 1e-12)
+    close(L.dot(a[0], b[0]), a[0] @ b[0], 1e-12)
+    close(L.batch_matmul(a, b), a @ b, 1e-12)
+    v = np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0, 5.0])
+    vals, idx = L.top_k(v, 4)
+    same(vals, np.array([9.0, 6.0, 5.0, 5.0]))
+    same(idx, np.array([5, 7, 4, 8], np.int32))  # ties: the lower index first
+    same(L.top_k(np.array([2, 7, 7, -3]), 3)[1], np.array([1, 2, 0], np.int32))
+    k1, k2 = np.array([2, 1, 2, 1, 2]), np.array([0.0, 5.0, -1.0, 3.0, -1.0])
+    order = np.lexsort((k2, k1))
+    for got, want in zip(L.sort((k1, k2, np.arange(5.0)), num_keys=2), (k1, k2, np.arange(5.0))):
+        same(got, want[order])
+    keys, values = L.sort_key_val(v, np.arange(9))
+    same(keys, np.sort(v, kind="stable"))
+    same(values, np.argsort(v, kind="stable"))
+    x = rng.normal(size=(3, 4))
+    same(L.reduce_max(x, (0,)), x.max(0))
+    close(L.reduce_sum(x, (0, 1)), x.sum(), 1e-12)
+    same(L.argmin(x, 1, np.int32), x.argmin(1).astype(np.int32))
+    same(L.cummax(v, reverse=True), np.maximum.accumulate(v[::-1])[::-1])
+    close(L.cumlogsumexp(v), np.log(np.cumsum(np.exp(v))), 1e-12)
+    same(L.cumsum(x, axis=1, reverse=True), np.cumsum(x[:, ::-1], axis=1)[:, ::-1])
+
+
+def test_lax_elementwise_against_numpy():
+    ints = np.array([7, -7, 7, -7, 0, 5])
+    dens = np.array([2, 2, -2, -2, 3, 5])
+    same(L.div(ints, dens), np.array([int(a / b) for a, b in zip(ints, dens)]))
+    same(L.rem(ints, dens), np.fmod(ints, dens))
+    same(L.round(np.array([0.5, 1.5, -2.5, 2.4])), np.array([1.0, 2.0, -3.0, 2.0]))
+    same(L.round(np.array([0.5, 1.5, -2.5]), 1), np.array([0.0, 2.0, -2.0]))
+    words = np.array([1, 255, 0, -1, 2**30], np.int32)
+    same(
+        L.clz(words), np.array([32 - int(w).bit_length() if w >= 0 else 0 for w in words], np.int32)
+    )
+    same(
+        L.population_count(words),
+        np.array([bin(int(w) & 0xFFFFFFFF).count("1") for w in words], np.int32),
+    )
+    same(L.shift_right_logical(np.int8(-128), np.int8(4)), np.int8(8))
+    same(L.clamp(0.0, np.array([-1.0, 0.5, 2.0]), 1.0), np.array([0.0, 0.5, 1.0]))
+    same(
+        L.select_n(np.array([0, 2, 1]), np.zeros(3), np.ones(3), np.full(3, 2.0)),
+        np.array([0.0, 2.0, 1.0]),
+    )
+    same(L.select_n(np.array([True, False]), np.zeros(2), np.ones(2)), np.array([1.0, 0.0]))
+    x = np.array([0.25, 4.0])
+    close(L.rsqrt(x), 1 / np.sqrt(x))
+    close(L.logistic(x), 1 / (1 + np.exp(-x)))
+    same(L.integer_pow(x, 3), x**3)
+    assert (
+        L.max is ft.numpy.maximum
+        and L.sub is ft.numpy.subtract
+        and L.erf_inv is ft.scipy.special.erfinv
+    )
+    same(L.complex(1.0, 2.0), np.asarray(1 + 2j))
+    same(L.convert_element_type(np.array([1.7, -1.7]), np.int32), np.array([1, -1], np.int32))
+    assert L.fori_loop(0, 3, lambda i, c: c * 2.0, 1.0, unroll=2) == 8.0
+    assert L.cond(True, lambda a, b: a + b, lambda a, b: a - b, 1.0, 2.0) == 3.0
+    assert L.map(lambda t: t * 2, np.arange(3.0)).tolist() == [0.0, 2.0, 4.0]
+    assert "scan" in dir(L) and "dynamic_slice" in L.__all__
+
+
+def test_lax_under_transforms():
+    v = np.array([3.0, 1.0, 4.0, 1.5, 5.0, 9.0, 2.0, 6.0])
+    starts = np.array([0, 2, 7])
+    f = lambda s: L.dynamic_slice_in_dim(v, s, 3)  # noqa: E731
+    same(ft.vmap(f)(starts), loop(f, starts))
+    g = lambda s: L.dynamic_update_slice(v, -np.ones(2), (s,))  # noqa: E731
+    same(ft.vmap(g)(starts), loop(g, starts))
+    h = lambda x: L.top_k(x, 2)[1]  # noqa: E731
+    xs = np.random.default_rng(1).normal(size=(4, 5))
+    same(ft.vmap(h)(xs), loop(h, xs))
+    loss = lambda x: (L.pad(x, 0.0, [(1, -2, 1)]) ** 2).sum() + L.top_k(x, 3)[0].sum()  # noqa: E731
+    grad = ft.grad(loss)(v)
+    eye = np.eye(v.size)
+    fd_grad = [fd(lambda t: loss(v + t * e), 0.0) for e in eye]
+    np.testing.assert_allclose(grad, fd_grad, rtol=1e-6, atol=1e-6)
+    # the per-example gradient of a dynamic slice, against JAX
+    per = ft.vmap(ft.grad(lambda x, s: (L.dynamic_slice_in_dim(x, s, 3) ** 2).sum()), (None, 0))
+    jper = jax.vmap(
+        jax.grad(lambda x, s: (jax.lax.dynamic_slice_in_dim(x, s, 3) ** 2).sum()), (None, 0)
+    )
+    close(per(v, starts), jper(v, starts))
+    cums = lambda x: (L.cumlogsumexp(x, reverse=True) * np.arange(8.0)).sum()  # noqa: E731
+    np.testing.assert_allclose(
+        ft.grad(cums)(v),
+        [fd(lambda t: cums(v + t * e), 0.0) for e in eye],
+        rtol=1e-6,
+        atol=1e-5,  # finite differences' rounding: |f| ~ 1e4, eps 1e-6
+    )
+
+
+def test_lax_errors():
+    for call in [
+        lambda: L.dynamic_slice(np.zeros(3), (0, 0), (1,)),
+        lambda: L.dynamic_slice(np.zeros(3), (0,), (4,)),
+        lambda: L.pad(np.zeros(3), 0.0, [(1, 1, 0), (0, 0, 0)]),
+        lambda: L.top_k(np.zeros(3), 4),
+        lambda: L.round(np.zeros(2), 5),
+        lambda: L.dot(np.zeros((2, 2, 2)), np.zeros(2)),
+        lambda: L.sort((np.zeros(2),), num_keys=2),
+    ]:
+        with pytest.raises(ft.errors.UnsupportedOperationError, match=r"^lax\."):
+            call()
+    assert not current_stack()
+
+
 @pytest.mark.slow
 def test_every_sampler_against_jax():
     # the exhaustive comparison (about 80 JAX compilations): every sampler and option
@@ -409,3 +556,13 @@ def test_every_sampler_against_jax():
         )
     close(FI.delta_orthogonal()(k, (3, 3, 2, 4)), ji.delta_orthogonal()(jk, (3, 3, 2, 4)))
     close(R.orthogonal(k, 2, (2,), m=4), jax.random.orthogonal(jk, 2, (2,), m=4))
+
+    # jax.lax, name by name
+    jl = jax.lax
+    x = np.arange(24.0).reshape(2, 3, 4)
+    close(L.pad(x[0], -1.0, [(1, -1, 2), (-2, 3, 0)]), jl.pad(x[0], -1.0, [(1, -1, 2), (-2, 3, 0)]))
+    close(L.dynamic_slice(x, (1, 2, 3), (1, 2, 2)), jl.dynamic_slice(x, (1, 2, 3), (1, 2, 2)))
+    v = np.array([3, 1, 4, 1, 5, 9, 2, 6])
+    same(L.top_k(v, 4)[1], jl.top_k(v, 4)[1])
+    same(L.clz(np.array([1, 255, 0, -1], np.int32)), jl.clz(np.array([1, 255, 0, -1], np.int32)))
+    same(L.round(np.array([0.5, 1.5, -2.5])), jl.round(np.array([0.5, 1.5, -2.5])))
