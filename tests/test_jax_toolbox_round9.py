@@ -5,6 +5,8 @@
 * ``ft.lax``'s ``jax.lax`` names (NOTE [jax.lax names in ftransforms.lax] in
   ``ftransforms/jax_lax.py``): values against NumPy and JAX, ``vmap`` against the loop,
   derivatives against finite differences and JAX.
+* ``ft.tree_util``'s registrations with keys, dataclasses and static classes,
+  ``tree_broadcast`` and ``flatten_one_level``, against ``jax.tree_util``.
 * ``ft.random``'s JAX-style keys (NOTE [random keys] in ``ftransforms/random_keys.py``):
   ``PRNGKey``/``key``, ``split``, ``fold_in``, ``bits`` and the samplers that take a key,
   against ``jax.random`` (x64) value by value, under ``vmap`` over keys and over
@@ -453,6 +455,114 @@ def test_lax_errors():
         with pytest.raises(ft.errors.UnsupportedOperationError, match=r"^lax\."):
             call()
     assert not current_stack()
+
+
+# -- tree_util ---------------------------------------------------------------------------------
+
+
+def test_register_dataclass_matches_jax_and_transforms_go_through():
+    import dataclasses  # noqa: PLC0415
+
+    tu, jt = ft.tree_util, jax.tree_util
+
+    @dataclasses.dataclass
+    class Layer:
+        w: np.ndarray
+        b: np.ndarray
+        act: str = dataclasses.field(default="tanh", metadata=dict(static=True))
+
+    assert tu.register_dataclass(Layer) is Layer
+    jt.register_dataclass(Layer)
+    tree = {"l": Layer(np.ones(2), np.zeros(2), "sin"), "z": [1.0]}
+    paths = [tu.keystr(p) for p, _ in tu.tree_leaves_with_path(tree)]
+    assert paths == [jt.keystr(p) for p, _ in jt.tree_leaves_with_path(tree)]
+    assert ft.tree_map(lambda x: x, tree)["l"].act == "sin"
+
+    def loss(p, x):
+        return np.sum(np.tanh(p.w * x + p.b) ** 2)
+
+    layer = Layer(np.array([0.5, -1.0]), np.array([0.1, 0.2]))
+    g = ft.grad(loss)(layer, 2.0)
+    t = np.tanh(layer.w * 2.0 + layer.b)
+    close(g.w, 2 * t * (1 - t**2) * 2.0, 1e-12)  # d/dw of sum(tanh(w x + b)^2)
+    close(g.b, 2 * t * (1 - t**2), 1e-12)
+    assert g.act == "tanh"
+    xs = np.array([1.0, 2.0, 3.0])
+    per = ft.vmap(ft.grad(loss), (None, 0))(layer, xs)
+    same(per.w, loop(lambda x: ft.grad(loss)(layer, x).w, xs))
+    assert ft.jit(loss)(layer, 2.0) == loss(layer, 2.0)
+
+    @dataclasses.dataclass
+    class Split:
+        a: float
+        n: int
+
+    tu.register_dataclass(Split, data_fields=["a"], meta_fields=["n"])
+    assert ft.tree_leaves(Split(1.5, 3)) == [1.5]
+    with pytest.raises(TypeError, match="neither data_fields nor meta_fields"):
+        tu.register_dataclass(Split, data_fields=["a"], meta_fields=[])
+    with pytest.raises(TypeError, match="must be a dataclass"):
+        tu.register_dataclass(type("Plain", (), {}))
+
+
+def test_keyed_and_static_registrations_broadcast_flatten_one_level():
+    tu, jt = ft.tree_util, jax.tree_util
+
+    class Box:
+        def __init__(self, lo, hi):
+            self.lo, self.hi = lo, hi
+
+    tu.register_pytree_with_keys(
+        Box,
+        lambda b: (((tu.DictKey("lo"), b.lo), (tu.GetAttrKey("hi"), b.hi)), None),
+        lambda a, c: Box(*c),
+    )
+    jt.register_pytree_with_keys(
+        Box,
+        lambda b: (((jt.DictKey("lo"), b.lo), (jt.GetAttrKey("hi"), b.hi)), None),
+        lambda a, c: Box(*c),
+    )
+    t = [Box(1.0, 2.0)]
+    assert [tu.keystr(p) for p, _ in tu.tree_leaves_with_path(t)] == [
+        jt.keystr(p) for p, _ in jt.tree_leaves_with_path(t)
+    ]
+    assert float(ft.grad(lambda b: b.lo * b.hi**2)(Box(3.0, 2.0)).hi) == 12.0
+
+    @tu.register_pytree_with_keys_class
+    class Pair:
+        def __init__(self, a, b):
+            self.a, self.b = a, b
+
+        def tree_flatten_with_keys(self):
+            return ((tu.GetAttrKey("a"), self.a), (tu.GetAttrKey("b"), self.b)), None
+
+        @classmethod
+        def tree_unflatten(cls, aux, children):
+            return cls(*children)
+
+    assert ft.tree_map(lambda x: x + 1, Pair(1, 2)).b == 3
+
+    @tu.register_static
+    class Config:
+        def __init__(self, n):
+            self.n = n
+
+        def __hash__(self):
+            return hash(self.n)
+
+        def __eq__(self, other):
+            return isinstance(other, Config) and other.n == self.n
+
+    assert ft.tree_leaves({"c": Config(2), "x": 1.0}) == [1.0]
+    out = ft.vmap(lambda d: d["x"] * d["c"].n)({"c": Config(3), "x": np.arange(2.0)})
+    same(out, np.array([0.0, 3.0]))
+    prefix, full = [1, {"a": 2}], [(3, 4), {"a": [5, 6]}]
+    assert tu.tree_broadcast(prefix, full) == jt.tree_broadcast(prefix, full)
+    assert ft.tree.broadcast(prefix, full) == jt.tree_broadcast(prefix, full)
+    assert tu.flatten_one_level((1, [2]))[0] == jt.flatten_one_level((1, [2]))[0]
+    assert tu.flatten_one_level({"b": 1, "a": 2})[0] == jt.flatten_one_level({"b": 1, "a": 2})[0]
+    with pytest.raises(ValueError, match="leaf"):
+        tu.flatten_one_level(1.0)
 
 
 @pytest.mark.slow
