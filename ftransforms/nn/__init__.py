@@ -69,6 +69,7 @@ from ftransforms.nn.activations import (
     swish,
     tanh,
 )
+from ftransforms.nn.attention import dot_product_attention
 from ftransforms.nn.init import init_conv2d, init_linear, init_mlp
 from ftransforms.nn.layers import (
     adaptive_avg_pool2d,
@@ -107,6 +108,7 @@ __all__ = [
     "conv2d",
     "conv_transpose2d",
     "cross_entropy",
+    "dot_product_attention",
     "dropout",
     "elu",
     "embedding",
