@@ -18,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -518,8 +519,6 @@ def register_dataclass(
         >>> [keystr(p) for p, _ in tree_leaves_with_path(g)]
         ['.w', '.b']
     """
-    import dataclasses  # noqa: PLC0415  (stdlib, needed by this registration only)
-
     if data_fields is None and meta_fields is None:
         if not dataclasses.is_dataclass(nodetype):
             raise TypeError(

@@ -104,7 +104,7 @@ NAMESPACE_PAGES = [
         "ftransforms.scipy.spatial.distance",
         "ftransforms.scipy.spatial.distance",
     ),
-    ("reference/lax.md", "ftransforms.lax (collectives)", "ftransforms.lax"),
+    ("reference/lax.md", "ftransforms.lax (jax.lax)", "ftransforms.lax"),
     ("reference/distributed.md", "ftransforms.distributed", "ftransforms.distributed"),
     ("reference/testing.md", "ftransforms.testing", "ftransforms.testing"),
     ("reference/errors.md", "ftransforms.errors", "ftransforms.errors"),
