@@ -104,6 +104,14 @@ ALIASES: dict[str, Callable] = {
     "erf_inv": _special.erfinv,
     "lgamma": _special.gammaln,
     "digamma": _special.digamma,
+    "zeta": _special.zeta,
+    "polygamma": _special.polygamma,
+    "igamma": _special.gammainc,
+    "igammac": _special.gammaincc,
+    "betainc": _special.betainc,
+    "bessel_i0e": _special.i0e,
+    "bessel_i1e": _special.i1e,
+    "tile": fnp.tile,
     "map": _map,  # under its own name it would shadow Python's map in this module
 }
 
@@ -953,6 +961,27 @@ def sort(operand: Any, dimension: int = -1, is_stable: bool = True, num_keys: in
     return tuple(fnp.take_along_axis(a, order, axis=dimension) for a in arrays)
 
 
+def split(operand: Any, sizes: Sequence[int], axis: int = 0) -> list[Any]:  # noqa: A001
+    """``operand`` cut along ``axis`` into pieces of ``sizes`` (which sum to its length)
+    (``jax.lax.split``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> [p.tolist() for p in lax.split(np.arange(5), (2, 3))]
+        [[0, 1], [2, 3, 4]]
+    """
+    x = fnp.asarray(operand)
+    sizes = [operator.index(n) for n in sizes]
+    if sum(sizes) != x.shape[axis] or any(n < 0 for n in sizes):
+        raise UnsupportedOperationError(
+            f"lax.split(operand, sizes, axis={axis}): the sizes {sizes} must be non-negative and "
+            f"sum to the axis' length {x.shape[axis]}"
+        )
+    cuts = numpy.cumsum(sizes)[:-1].tolist()
+    return list(fnp.split(x, cuts, axis=axis))
+
+
 def sort_key_val(keys: Any, values: Any, dimension: int = -1, is_stable: bool = True) -> Any:
     """``(keys, values)`` sorted by ``keys`` along ``dimension`` (``jax.lax.sort_key_val``).
 
@@ -1047,6 +1076,7 @@ __all__ = sorted(
         "slice_in_dim",
         "sort",
         "sort_key_val",
+        "split",
         "switch",
         "top_k",
         "while_loop",

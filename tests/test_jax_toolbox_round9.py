@@ -422,6 +422,10 @@ def test_lax_elementwise_against_numpy():
     assert L.cond(True, lambda a, b: a + b, lambda a, b: a - b, 1.0, 2.0) == 3.0
     assert L.map(lambda t: t * 2, np.arange(3.0)).tolist() == [0.0, 2.0, 4.0]
     assert "scan" in dir(L) and "dynamic_slice" in L.__all__
+    parts = L.split(np.arange(6).reshape(2, 3), (1, 2), 1)
+    same(parts[1], np.array([[1, 2], [4, 5]]))
+    same(L.tile(np.arange(2), (2,)), np.array([0, 1, 0, 1]))
+    assert L.igamma is ft.scipy.special.gammainc and L.bessel_i0e is ft.scipy.special.i0e
 
 
 def test_lax_under_transforms():
