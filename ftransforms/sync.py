@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from ftransforms.core.tracer import Tracer
-from ftransforms.pytree import tree_leaves
+from ftransforms.pytree import tree_leaves, tree_map
 
-__all__ = ["block_until_ready"]
+__all__ = ["block_until_ready", "device_get"]
 
 
 def block_until_ready(x: Any) -> Any:
@@ -48,3 +48,28 @@ def block_until_ready(x: Any) -> Any:
                 with device:
                     cupy.cuda.get_current_stream().synchronize()
     return x
+
+
+def device_get(x: Any) -> Any:
+    """``x`` with its CuPy leaves copied to host NumPy arrays (``jax.device_get``): what a
+    training loop calls to read metrics; NumPy arrays and Python values are returned as
+    they are.  A tracer (inside a transform) has no value to fetch: ``TypeError``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> ft.device_get({"loss": np.float64(0.5), "w": np.ones(2)})
+        {'loss': np.float64(0.5), 'w': array([1., 1.])}
+    """
+
+    def get(leaf: Any) -> Any:
+        if isinstance(leaf, Tracer):
+            raise TypeError(
+                "device_get(x): a leaf of x is a tracer of an active transform, which has no "
+                "value on a device to fetch; call device_get outside the transformed function"
+            )
+        if type(leaf).__module__.startswith("cupy") and hasattr(leaf, "get"):
+            return leaf.get()
+        return leaf
+
+    return tree_map(get, x)

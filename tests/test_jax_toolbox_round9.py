@@ -643,6 +643,23 @@ def test_dot_product_attention_against_numpy():
         A(q, rng.normal(size=(2, 6, 3, 8)), rng.normal(size=(2, 6, 3, 8)))
 
 
+# -- top-level utilities -------------------------------------------------------------------
+
+
+def test_device_get_named_call_named_scope():
+    tree = {"loss": np.float64(0.5), "w": np.ones(2), "n": 3}
+    out = ft.device_get(tree)
+    assert out["w"] is tree["w"] and out["n"] == 3
+    with pytest.raises(TypeError, match="tracer"):
+        ft.grad(lambda x: ft.device_get(x).sum())(np.ones(2))
+    assert not current_stack()
+    f = ft.named_call(lambda x: (x**2).sum(), name="loss")
+    assert f.__name__ == "loss"
+    with ft.named_scope("block"):
+        g = ft.vmap(ft.grad(f))(np.arange(6.0).reshape(3, 2))
+    same(g, 2 * np.arange(6.0).reshape(3, 2))
+
+
 @pytest.mark.slow
 def test_every_sampler_against_jax():
     # the exhaustive comparison (about 80 JAX compilations): every sampler and option

@@ -44,6 +44,7 @@ TOP_GROUPS = {
     "ftransforms.tree_util": "Pytrees",
     "ftransforms.autograd_compat": "autograd's names",
     "ftransforms.sync": "Devices",
+    "ftransforms.naming": "Debugging",
 }
 
 #: One line per chapter of ``ftransforms.numpy``, in the reference's order.
