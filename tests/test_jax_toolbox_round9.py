@@ -217,6 +217,43 @@ def test_jit_replays_the_hash_for_new_keys():
     same(ft.jit(R.split)(k), R.split(k))
 
 
+def test_keys_in_loop_carries():
+    # JAX's idiom: a key in the carry, split at every step (scan, fori_loop, jit, vmap)
+    def step(carry, _):
+        key, x = carry
+        key, sub = R.split(key)
+        x = x + R.normal(sub, (2,))
+        return (key, x), x.sum()
+
+    def python_loop(key, n):
+        x, ys = np.zeros(2), []
+        for _ in range(n):
+            key, sub = R.split(key)
+            x = x + R.normal(sub, (2,))
+            ys.append(x.sum())
+        return key, np.array(ys)
+
+    k_end, expect = python_loop(K, 5)
+    (k, _), ys = ft.scan(step, (K, np.zeros(2)), None, length=5)
+    same(k, k_end)
+    close(ys, expect)
+    scanned = ft.jit(lambda key: ft.scan(step, (key, np.zeros(2)), None, length=5)[1])
+    for key in R.split(K, 2):
+        close(scanned(key), python_loop(key, 5)[1])
+    ks = R.split(K, 3)
+    close(ft.vmap(scanned)(ks), np.stack([python_loop(key, 5)[1] for key in ks]))
+
+    def loss(w):
+        def body(i, c):
+            key, acc = c
+            key, sub = R.split(key)
+            return key, acc + (w * R.normal(sub, (3,))).sum()
+
+        return ft.fori_loop(0, 4, body, (K, 0.0))[1]
+
+    np.testing.assert_allclose(ft.grad(loss)(1.5), fd(loss, 1.5), rtol=1e-7)
+
+
 def test_generator_forms_still_work():
     rng = np.random.default_rng(0)
     assert R.normal(rng, 1.0, 2.0, size=3).shape == (3,)
