@@ -1,4 +1,6 @@
-"""Random numbers that work under every transform, from an explicit generator.
+"""Random numbers that work under every transform, from an explicit generator or from
+JAX-style keys (``PRNGKey``, ``split``, ``normal(key, shape)``, ...: NOTE [random keys] in
+``ftransforms/random_keys.py``; a call whose first argument is a key goes there).
 
 Each function takes a ``numpy.random.Generator`` (``numpy.random.default_rng(seed)``) or a
 ``cupy.random.Generator`` as its first argument and otherwise mirrors the generator method
