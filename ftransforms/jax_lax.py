@@ -21,8 +21,8 @@ NumPy are NumPy's own functions (``lax.max is ftransforms.numpy.maximum``).
 Differences from JAX: ``precision=``/``preferred_element_type=`` are accepted and have no
 effect beyond the result dtype; ``lax.round`` rounds half away from zero (JAX's default)
 or to even with ``rounding_method=1``; not here: ``conv_general_dilated`` (use
-``ft.nn.conv2d``), ``reduce_window`` (``ft.nn.sliding_windows``), ``reduce``, ``gather``/
-``scatter`` with dimension numbers (use ``x[idx]`` / ``x.at[idx]``).
+``ft.nn.conv2d``), ``reduce``, ``gather``/``scatter`` with dimension numbers (use
+``x[idx]`` / ``x.at[idx]``).
 
 Example:
     >>> import numpy as np
@@ -47,6 +47,7 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy as fnp
+from ftransforms import lax as _lax
 from ftransforms.control import cond, fori_loop, scan, switch, while_loop
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
@@ -858,6 +859,108 @@ def cumlogsumexp(operand: Any, axis: int = 0, reverse: bool = False) -> Any:
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
+def _padding(
+    padding: Any, shape: Sequence[int], window: Sequence[int], strides: Sequence[int]
+) -> list[tuple[int, int]]:
+    """JAX's ``padtype_to_pads``: ``"VALID"``, ``"SAME"``/``"SAME_LOWER"``, or the pairs."""
+    if not isinstance(padding, str):
+        return [tuple(map(int, p)) for p in padding]
+    kind = padding.upper()
+    if kind == "VALID":
+        return [(0, 0)] * len(shape)
+    if kind not in ("SAME", "SAME_LOWER"):
+        raise UnsupportedOperationError(
+            f"lax.reduce_window(..., padding={padding!r}): padding must be 'VALID', 'SAME', "
+            f"'SAME_LOWER' or one (low, high) pair per axis"
+        )
+    pads = []
+    for n, w, st in zip(shape, window, strides, strict=True):
+        total = builtins.max((-(-n // st) - 1) * st + w - n, 0)
+        lo = total // 2 if kind == "SAME" else total - total // 2
+        pads.append((lo, total - lo))
+    return pads
+
+
+_MONOIDS = {  # the computations with a whole-axis NumPy reduction (lax.add is the layer's)
+    id(fnp.add): fnp.sum,
+    id(_lax.add): fnp.sum,
+    id(fnp.maximum): fnp.max,
+    id(_lax.maximum): fnp.max,
+    id(fnp.minimum): fnp.min,
+    id(_lax.minimum): fnp.min,
+    id(fnp.multiply): fnp.prod,
+    id(_lax.multiply): fnp.prod,
+}
+
+
+def reduce_window(
+    operand: Any,
+    init_value: Any,
+    computation: Callable[[Any, Any], Any],
+    window_dimensions: Sequence[int],
+    window_strides: Sequence[int],
+    padding: Any,
+    base_dilation: Sequence[int] | None = None,
+    window_dilation: Sequence[int] | None = None,
+) -> Any:
+    """``computation`` folded over every window of ``operand`` (starting from
+    ``init_value``): pooling.  ``padding`` is ``"VALID"``, ``"SAME"`` or ``(low, high)`` per
+    axis (padded with ``init_value``); dilations as JAX's (``jax.lax.reduce_window``).
+    ``lax.add``/``max``/``min``/``mul`` reduce each window at once; any other binary
+    ``computation`` is folded over the window's entries.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> x = np.arange(16.0).reshape(4, 4)
+        >>> lax.reduce_window(x, -np.inf, lax.max, (2, 2), (2, 2), "VALID").tolist()
+        [[5.0, 7.0], [13.0, 15.0]]
+    """
+    x = fnp.asarray(operand)
+    nd = x.ndim
+    window = [operator.index(w) for w in window_dimensions]
+    strides = [operator.index(st) for st in window_strides]
+    base = [1] * nd if base_dilation is None else [operator.index(b) for b in base_dilation]
+    wdil = [1] * nd if window_dilation is None else [operator.index(d) for d in window_dilation]
+    if not len(window) == len(strides) == len(base) == len(wdil) == nd:
+        raise UnsupportedOperationError(
+            f"lax.reduce_window: window_dimensions, window_strides and the dilations need one "
+            f"entry per axis of the operand ({nd})"
+        )
+    init = fnp.asarray(init_value).astype(x.dtype)
+    if any(b > 1 for b in base):
+        x = pad(x, init, [(0, 0, b - 1) for b in base])
+    span = [(w - 1) * d + 1 for w, d in zip(window, wdil, strict=True)]
+    pads = _padding(padding, x.shape, span, strides)
+    if any(p != (0, 0) for p in pads):
+        x = pad(x, init, [(lo, hi, 0) for lo, hi in pads])
+    out_shape = [
+        builtins.max(0, (n - sp) // st + 1)
+        for n, sp, st in zip(x.shape, span, strides, strict=True)
+    ]
+    # one index array per axis, shaped (*out, *window) by broadcasting
+    index = []
+    for axis in range(nd):
+        starts = numpy.arange(out_shape[axis]) * strides[axis]
+        offsets = numpy.arange(window[axis]) * wdil[axis]
+        shape = [1] * (2 * nd)
+        shape[axis] = out_shape[axis]
+        ix = starts.reshape(shape)
+        shape = [1] * (2 * nd)
+        shape[nd + axis] = window[axis]
+        index.append(ix + offsets.reshape(shape))
+    windows = x[tuple(index)]
+    axes = tuple(range(nd, 2 * nd))
+    whole = _MONOIDS.get(id(computation))
+    if whole is not None:
+        return computation(init, whole(windows, axis=axes))
+    flat = fnp.reshape(windows, (*out_shape, -1))
+    acc = fnp.broadcast_to(init, tuple(out_shape))
+    for j in range(flat.shape[-1]):
+        acc = computation(acc, flat[..., j])
+    return acc
+
+
 def dot_general(
     lhs: Any,
     rhs: Any,
@@ -1066,6 +1169,7 @@ __all__ = sorted(
         "reduce_or",
         "reduce_prod",
         "reduce_sum",
+        "reduce_window",
         "rev",
         "round",
         "rsqrt",

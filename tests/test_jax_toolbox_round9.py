@@ -495,6 +495,36 @@ def test_lax_under_transforms():
     )
 
 
+def test_lax_reduce_window_pooling():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(2, 4, 6, 3))  # NHWC
+    pooled = L.reduce_window(x, -np.inf, L.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+    same(pooled, x.reshape(2, 2, 2, 3, 2, 3).max(axis=(2, 4)))
+    summed = L.reduce_window(x, 0.0, L.add, (1, 2, 3, 1), (1, 2, 3, 1), "VALID")
+    close(summed, x.reshape(2, 2, 2, 2, 3, 3).sum(axis=(2, 4)), 1e-12)
+    # SAME: output ceil(n / stride), padded with init_value (0 adds nothing)
+    same_pad = L.reduce_window(x, 0.0, L.add, (1, 3, 3, 1), (1, 2, 2, 1), "SAME")
+    padded = np.pad(x, [(0, 0), (0, 1), (0, 1), (0, 0)])  # total 1 per axis: (0, 1)
+    expect = np.stack(
+        [
+            np.stack([padded[:, i : i + 3, j : j + 3].sum(axis=(1, 2)) for j in range(0, 6, 2)], 1)
+            for i in range(0, 4, 2)
+        ],
+        1,
+    )
+    close(same_pad, expect, 1e-12)
+    custom = L.reduce_window(x[0, :, :, 0], 1.0, lambda a, b: a * b, (2, 2), (1, 1), "VALID")
+    v = x[0, :, :, 0]
+    close(custom, v[:-1, :-1] * v[1:, :-1] * v[:-1, 1:] * v[1:, 1:], 1e-12)
+    avg = lambda a: (L.reduce_window(a, 0.0, L.add, (1, 3, 3, 1), (1, 2, 2, 1), "SAME") ** 2).sum()  # noqa: E731
+    d = rng.normal(size=x.shape)
+    np.testing.assert_allclose(
+        np.sum(ft.grad(avg)(x) * d), fd(lambda t: avg(x + t * d), 0.0), rtol=1e-6
+    )
+    f = lambda a: L.reduce_window(a, -np.inf, L.max, (2, 2), (2, 2), "VALID")  # noqa: E731
+    same(ft.vmap(f)(x[..., 0]), loop(f, x[..., 0]))
+
+
 def test_lax_errors():
     for call in [
         lambda: L.dynamic_slice(np.zeros(3), (0, 0), (1,)),
@@ -830,3 +860,12 @@ def test_every_sampler_against_jax():
     per = ft.vmap(ft.grad(lambda x, s: (L.dynamic_slice_in_dim(x, s, 3) ** 2).sum()), (None, 0))
     jper = jax.vmap(jax.grad(lambda x, s: (jl.dynamic_slice_in_dim(x, s, 3) ** 2).sum()), (None, 0))
     close(per(v, starts), jper(v, starts))
+    xs = np.random.default_rng(0).normal(size=(2, 5, 6, 3))
+    close(
+        L.reduce_window(
+            xs, 0.0, L.add, (1, 3, 3, 1), (1, 2, 2, 1), "SAME", window_dilation=(1, 2, 1, 1)
+        ),
+        jl.reduce_window(
+            xs, 0.0, jl.add, (1, 3, 3, 1), (1, 2, 2, 1), "SAME", window_dilation=(1, 2, 1, 1)
+        ),
+    )
