@@ -525,6 +525,62 @@ def test_lax_reduce_window_pooling():
     same(ft.vmap(f)(x[..., 0]), loop(f, x[..., 0]))
 
 
+def test_lax_conv_general_dilated():
+    rng = np.random.default_rng(0)
+    x, w = rng.normal(size=(2, 7, 6, 3)), rng.normal(size=(3, 2, 3, 4))  # NHWC, HWIO
+    dn = ("NHWC", "HWIO", "NHWC")
+    nchw, oihw = x.transpose(0, 3, 1, 2), w.transpose(3, 2, 0, 1)
+    conv = ft.nn.conv2d  # the NCHW/OIHW convolution underneath, checked by the op database
+    close(
+        L.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=dn),
+        conv(nchw, oihw, padding=((1, 1), (0, 1))).transpose(0, 2, 3, 1),  # SAME: total 2, 1
+        1e-12,
+    )
+    close(
+        L.conv_general_dilated(
+            x, w, (2, 1), [(2, -1), (1, 0)], rhs_dilation=(1, 2), dimension_numbers=dn
+        ),
+        conv(
+            nchw[:, :, :-1], oihw, stride=(2, 1), padding=((2, 0), (1, 0)), dilation=(1, 2)
+        ).transpose(0, 2, 3, 1),
+        1e-12,
+    )
+    # lhs_dilation: the input with zeros between its entries (a transposed convolution)
+    spread = np.zeros((2, 3, 13, 6))
+    spread[:, :, ::2] = nchw
+    close(
+        L.conv_general_dilated(nchw, oihw, (1, 1), [(1, 1), (0, 0)], lhs_dilation=(2, 1)),
+        conv(spread, oihw, padding=((1, 1), (0, 0))),
+        1e-12,
+    )
+    xg, wg = rng.normal(size=(2, 4, 6, 5)), rng.normal(size=(6, 2, 3, 3))
+    close(
+        L.conv_general_dilated(xg, wg, (1, 1), "VALID", feature_group_count=2),
+        conv(xg, wg, groups=2),
+        1e-12,
+    )
+    x1, w1 = rng.normal(size=(2, 3, 9)), rng.normal(size=(4, 3, 3))
+    expect = np.stack(
+        [
+            [sum(np.correlate(x1[b, c], w1[o, c], "valid") for c in range(3)) for o in range(4)]
+            for b in range(2)
+        ]
+    )
+    close(L.conv_general_dilated(x1, w1, (1,), "VALID"), expect, 1e-12)
+    close(
+        L.conv(xg, wg[:, :2].repeat(2, 1), (1, 1), "VALID"), conv(xg, wg[:, :2].repeat(2, 1)), 1e-12
+    )
+    loss = lambda a, b: (
+        L.conv_general_dilated(a, b, (2, 1), "SAME", dimension_numbers=dn) ** 2
+    ).sum()  # noqa: E731
+    gx, gw = ft.grad(loss, argnums=(0, 1))(x, w)
+    dx, dw = rng.normal(size=x.shape), rng.normal(size=w.shape)
+    np.testing.assert_allclose(np.sum(gx * dx), fd(lambda t: loss(x + t * dx, w), 0.0), rtol=1e-6)
+    np.testing.assert_allclose(np.sum(gw * dw), fd(lambda t: loss(x, w + t * dw), 0.0), rtol=1e-6)
+    with pytest.raises(ft.errors.UnsupportedOperationError, match="pairs"):
+        L.conv_general_dilated(nchw, oihw, (1, 1), "SAME", lhs_dilation=(2, 1))
+
+
 def test_lax_errors():
     for call in [
         lambda: L.dynamic_slice(np.zeros(3), (0, 0), (1,)),
@@ -869,3 +925,14 @@ def test_every_sampler_against_jax():
             xs, 0.0, jl.add, (1, 3, 3, 1), (1, 2, 2, 1), "SAME", window_dilation=(1, 2, 1, 1)
         ),
     )
+    dn = ("NHWC", "HWIO", "NHWC")
+    xc, wc = (
+        np.random.default_rng(0).normal(size=(2, 7, 6, 3)),
+        np.random.default_rng(1).normal(size=(3, 2, 3, 4)),
+    )
+    for kw in ({}, {"rhs_dilation": (2, 1)}, {"window_strides": (2, 2)}):
+        strides = kw.pop("window_strides", (1, 1))
+        close(
+            L.conv_general_dilated(xc, wc, strides, "SAME", dimension_numbers=dn, **kw),
+            jl.conv_general_dilated(xc, wc, strides, "SAME", dimension_numbers=dn, **kw),
+        )
