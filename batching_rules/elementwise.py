@@ -6,6 +6,7 @@ from __future__ import annotations
 from batching_rules.helpers import logical_rank, move_bdim_to_front, pad_rank_after_front
 from ftransforms.core.primitive import register_batch_rule, register_family_batch_rule
 from ftransforms.ops.elementwise import FAMILY, divmod_p, frexp_p, modf_p
+from ftransforms.ops.prng import threefry2x32_p
 from ftransforms.ops.scipy_ufuncs import scipy_ufunc_multi_p
 
 
@@ -48,12 +49,13 @@ register_family_batch_rule(FAMILY, elementwise)
 
 
 def elementwise_multiple_results(prim, args, x_bdims, axis_size, **params):
-    """Batch an elementwise op with several outputs (``divmod``, ``modf``, ``frexp``): the
-    family rule above, every output on the batch axis it gives the one output of a
-    single-output op (NOTE [elementwise ops with two outputs] in ``ops/elementwise.py``)."""
+    """Batch an elementwise op with several outputs (``divmod``, ``modf``, ``frexp``,
+    ``threefry2x32``): the family rule above, every output on the batch axis it gives the
+    one output of a single-output op (NOTE [elementwise ops with two outputs] in
+    ``ops/elementwise.py``)."""
     outs, out_bdim = elementwise(prim, args, x_bdims, axis_size, **params)
     return outs, (out_bdim,) * len(outs)
 
 
-for _prim in (divmod_p, modf_p, frexp_p, scipy_ufunc_multi_p):
+for _prim in (divmod_p, modf_p, frexp_p, threefry2x32_p, scipy_ufunc_multi_p):
     register_batch_rule(_prim, elementwise_multiple_results)

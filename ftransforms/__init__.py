@@ -69,7 +69,14 @@ from ftransforms.autograd_compat import (  # noqa: E402
     tensor_jacobian_product,
     vector_jacobian_product,
 )
-from ftransforms.sync import block_until_ready, device_put  # noqa: E402
+from ftransforms.naming import named_call, named_scope  # noqa: E402
+from ftransforms.sync import block_until_ready, device_get, device_put  # noqa: E402
+
+# -- jax.lax's names under ftransforms.lax (NOTE [jax.lax names in ftransforms.lax]) --
+from ftransforms import jax_lax as _jax_lax  # noqa: E402
+from ftransforms import lax  # noqa: E402
+
+_jax_lax.install(lax)
 from ftransforms.tree_util import (  # noqa: E402
     tree_flatten,
     tree_leaves,
@@ -92,6 +99,9 @@ __all__ = [
     "ravel_pytree",
     # ported from JAX's tree utilities and HIPS autograd
     "block_until_ready",
+    "device_get",
+    "named_call",
+    "named_scope",
     "deriv",
     "device_put",
     "elementwise_grad",

@@ -824,11 +824,14 @@ def _batched_while(op: str, cond_fun: Callable, body_fun: Callable, val: Any, pr
     return _while(op, any_row, step, state, any_row(state))[0]
 
 
-def fori_loop(lower: Any, upper: Any, body_fun: Callable, init_val: Any) -> Any:
+def fori_loop(
+    lower: Any, upper: Any, body_fun: Callable, init_val: Any, *, unroll: int | bool | None = None
+) -> Any:
     """``val = init_val; for i in range(lower, upper): val = body_fun(i, val)``.
 
     With concrete bounds this is a ``scan`` over ``i`` (``jit`` records the body once);
-    with traced bounds a ``while_loop``.
+    with traced bounds a ``while_loop``.  ``unroll`` is accepted for JAX compatibility (the
+    loop runs eagerly; the result is the same).
 
     Example:
         >>> import numpy as np

@@ -373,14 +373,36 @@ def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A001
     return _p.reduce_sum.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
 
 
-def cumsum(x: Any, axis: int) -> Any:
-    """``numpy.cumsum`` along one axis."""
-    return _p.cumsum.bind(x, axis=normalize_axis(axis, ndim(x)))
+def cumsum(x: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """``numpy.cumsum`` along one axis (from the end with ``reverse``: ``jax.lax.cumsum``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms  # declares the primitives
+        >>> from ftransforms import lax
+        >>> lax.cumsum(np.array([1.0, 2.0, 3.0]), reverse=True).tolist()
+        [6.0, 5.0, 3.0]
+    """
+    axis = normalize_axis(axis, ndim(x))
+    if reverse:
+        return reverse_along(_p.cumsum.bind(reverse_along(x, axis), axis=axis), axis)
+    return _p.cumsum.bind(x, axis=axis)
 
 
-def cumprod(x: Any, axis: int) -> Any:
-    """``numpy.cumprod`` along one axis."""
-    return _p.cumprod.bind(x, axis=normalize_axis(axis, ndim(x)))
+def cumprod(x: Any, axis: int = 0, reverse: bool = False) -> Any:
+    """``numpy.cumprod`` along one axis (from the end with ``reverse``: ``jax.lax.cumprod``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms  # declares the primitives
+        >>> from ftransforms import lax
+        >>> lax.cumprod(np.array([1.0, 2.0, 3.0])).tolist()
+        [1.0, 2.0, 6.0]
+    """
+    axis = normalize_axis(axis, ndim(x))
+    if reverse:
+        return reverse_along(_p.cumprod.bind(reverse_along(x, axis), axis=axis), axis)
+    return _p.cumprod.bind(x, axis=axis)
 
 
 # -- indexing --------------------------------------------------------------------------

@@ -26,6 +26,7 @@ NAMESPACES = (
     "ftransforms.numpy.linalg",
     "ftransforms.numpy.fft",
     "ftransforms.nn",
+    "ftransforms.nn.initializers",
     "ftransforms.random",
     "ftransforms.scipy",
     "ftransforms.scipy.special",

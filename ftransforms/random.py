@@ -1,4 +1,6 @@
-"""Random numbers that work under every transform, from an explicit generator.
+"""Random numbers that work under every transform, from an explicit generator or from
+JAX-style keys (``PRNGKey``, ``split``, ``normal(key, shape)``, ...: NOTE [random keys] in
+``ftransforms/random_keys.py``; a call whose first argument is a key goes there).
 
 Each function takes a ``numpy.random.Generator`` (``numpy.random.default_rng(seed)``) or a
 ``cupy.random.Generator`` as its first argument and otherwise mirrors the generator method
@@ -925,3 +927,63 @@ def _choice_without_replacement(rng: Any, n: int, k: int, shape: tuple, p: Any, 
     picks = fnp.astype(fnp.equal(fnp.expand_dims(rank, 0), slots), numpy.int64)  # [r, j]
     idx = fnp.sum(fnp.multiply(picks, numpy.arange(n)), axis=1)  # item of rank r
     return fnp.reshape(idx, shape)
+
+
+# -- JAX-style keys (NOTE [random keys] in ftransforms/random_keys.py) ----------------------
+#
+# normal, uniform, bernoulli, randint, permutation and choice take a Generator first, or a
+# key (a uint32 array); a key hands the whole call to the function of that name in
+# random_keys, so ``ft.random.normal(key, (3,))`` is ``jax.random.normal(key, (3,))``.
+
+from ftransforms import random_keys as _keys  # noqa: E402  (after the Generator functions)
+
+# the key-only names of jax.random, public here
+PRNGKey = _keys.PRNGKey
+bits = _keys.bits
+categorical = _keys.categorical
+cauchy = _keys.cauchy
+clone = _keys.clone
+exponential = _keys.exponential
+fold_in = _keys.fold_in
+gumbel = _keys.gumbel
+key = _keys.key
+key_data = _keys.key_data
+key_impl = _keys.key_impl
+laplace = _keys.laplace
+logistic = _keys.logistic
+lognormal = _keys.lognormal
+multivariate_normal = _keys.multivariate_normal
+orthogonal = _keys.orthogonal
+rademacher = _keys.rademacher
+split = _keys.split
+truncated_normal = _keys.truncated_normal
+wrap_key_data = _keys.wrap_key_data
+
+
+def _accepting_keys(with_generator: Any, with_key: Any) -> Any:
+    def either(rng: Any, *args: Any, **kwargs: Any) -> Any:
+        if type(rng) is not numpy.random.Generator and _keys.is_key(rng):
+            return with_key(rng, *args, **kwargs)
+        return with_generator(rng, *args, **kwargs)
+
+    either.__name__ = either.__qualname__ = with_generator.__name__
+    either.__module__ = __name__
+    either.__wrapped__ = with_generator  # inspect.signature shows the Generator form
+    either.__doc__ = (
+        f"{with_generator.__doc__.rstrip()}\n\n"
+        f"    With a key first (``{with_generator.__name__}(key, ...)``, a ``uint32`` array of "
+        f"shape ``(2,)``)\n    it is :func:`ftransforms.random_keys.{with_key.__name__}`, JAX's "
+        f"``jax.random.{with_key.__name__}``:\n\n"
+        f"    {with_key.__doc__.strip().splitlines()[0]}\n"
+    )
+    return either
+
+
+normal = _accepting_keys(normal, _keys.normal)
+uniform = _accepting_keys(uniform, _keys.uniform)
+bernoulli = _accepting_keys(bernoulli, _keys.bernoulli)
+randint = _accepting_keys(randint, _keys.randint)
+permutation = _accepting_keys(permutation, _keys.permutation)
+choice = _accepting_keys(choice, _keys.choice)
+
+__all__ += [n for n in _keys.__all__ if n not in __all__]

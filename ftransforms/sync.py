@@ -18,7 +18,7 @@ from ftransforms.core.tracer import Tracer
 from ftransforms.errors import UnsupportedOperationError
 from ftransforms.pytree import tree_leaves, tree_map
 
-__all__ = ["block_until_ready", "device_put"]
+__all__ = ["block_until_ready", "device_get", "device_put"]
 
 
 def block_until_ready(x: Any) -> Any:
@@ -81,3 +81,28 @@ def device_put(x: Any, device: Any = None, *, may_alias: Any = None, donate: Any
         return numpy.asarray(leaf)
 
     return tree_map(put, x)
+
+
+def device_get(x: Any) -> Any:
+    """``x`` with its CuPy leaves copied to host NumPy arrays (``jax.device_get``): what a
+    training loop calls to read metrics; NumPy arrays and Python values are returned as
+    they are.  A tracer (inside a transform) has no value to fetch: ``TypeError``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> ft.device_get({"loss": np.float64(0.5), "w": np.ones(2)})
+        {'loss': np.float64(0.5), 'w': array([1., 1.])}
+    """
+
+    def get(leaf: Any) -> Any:
+        if isinstance(leaf, Tracer):
+            raise TypeError(
+                "device_get(x): a leaf of x is a tracer of an active transform, which has no "
+                "value on a device to fetch; call device_get outside the transformed function"
+            )
+        if type(leaf).__module__.startswith("cupy") and hasattr(leaf, "get"):
+            return leaf.get()
+        return leaf
+
+    return tree_map(get, x)

@@ -8,6 +8,7 @@ Example:
 """
 
 from ftransforms.tree_util import tree_all as all  # noqa: A004
+from ftransforms.tree_util import tree_broadcast as broadcast
 from ftransforms.tree_util import tree_flatten as flatten
 from ftransforms.tree_util import tree_flatten_with_path as flatten_with_path
 from ftransforms.tree_util import tree_leaves as leaves
@@ -21,6 +22,7 @@ from ftransforms.tree_util import tree_unflatten as unflatten
 
 __all__ = [
     "all",
+    "broadcast",
     "flatten",
     "flatten_with_path",
     "leaves",

@@ -18,6 +18,7 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -260,6 +261,10 @@ class FlattenedIndexKey:
 
 def _key(entry: optree.PyTreeEntry) -> Any:
     """JAX's key for one entry of an optree accessor."""
+    if isinstance(entry, _KeyEntry):  # registered with keys: the key given
+        return entry.entry
+    if isinstance(entry, _FieldEntry):
+        return GetAttrKey(entry.entry)
     if isinstance(entry, (optree.NamedTupleEntry, optree.StructSequenceEntry)):
         return GetAttrKey(entry.field)
     if isinstance(entry, optree.GetAttrEntry):
@@ -411,3 +416,193 @@ register_pytree_node(
     lambda p: ((p.args, p.keywords), p.func),
     lambda func, children: Partial(func, *children[0], **children[1]),
 )
+
+
+# -- registration with keys, dataclasses, static classes (round 9) -------------------------
+
+
+class _KeyEntry(optree.GetItemEntry):
+    """An optree path entry holding the JAX key object that registration gave a child;
+    :func:`_key` hands that key back (so key paths show ``DictKey``/``GetAttrKey``...)."""
+
+
+class _FieldEntry(optree.GetAttrEntry):
+    """A dataclass field on a path: ``GetAttrKey(name)``, and ``getattr`` to follow it."""
+
+
+def register_pytree_with_keys(
+    nodetype: type,
+    flatten_with_keys: Callable[[Any], tuple[Iterable[tuple[Any, Any]], Any]],
+    unflatten_func: Callable[[Any, Iterable[Any]], Any],
+    flatten_func: Callable[[Any], tuple[Iterable[Any], Any]] | None = None,
+) -> type:
+    """Make ``nodetype`` a container whose children carry keys:
+    ``flatten_with_keys(obj) -> ([(key, child), ...], aux)`` with JAX's key objects
+    (:class:`GetAttrKey`, :class:`DictKey`, ...), ``unflatten_func(aux, children) -> obj``
+    (``jax.tree_util.register_pytree_with_keys``; ``flatten_func`` is accepted, the keyed
+    flatten serves both).
+
+    Example:
+        >>> import ftransforms as ft
+        >>> class Box:
+        ...     def __init__(self, lo, hi):
+        ...         self.lo, self.hi = lo, hi
+        >>> _ = register_pytree_with_keys(
+        ...     Box,
+        ...     lambda b: (((GetAttrKey("lo"), b.lo), (GetAttrKey("hi"), b.hi)), None),
+        ...     lambda aux, ch: Box(*ch),
+        ... )
+        >>> [keystr(p) for p, _ in tree_leaves_with_path(Box(0.0, 1.0))]
+        ['.lo', '.hi']
+        >>> float(ft.grad(lambda b: b.hi * b.lo)(Box(2.0, 3.0)).lo)
+        3.0
+    """
+
+    def flatten(obj: Any) -> tuple[list, Any, list]:
+        pairs, aux = flatten_with_keys(obj)
+        pairs = list(pairs)
+        return [c for _, c in pairs], aux, [k for k, _ in pairs]
+
+    return optree.register_pytree_node(
+        nodetype, flatten, unflatten_func, path_entry_type=_KeyEntry, namespace=NAMESPACE
+    )
+
+
+def register_pytree_with_keys_class(cls: type) -> type:
+    """Class decorator: :func:`register_pytree_with_keys` with the class's
+    ``tree_flatten_with_keys(self)`` method and ``tree_unflatten(cls, aux, children)``
+    classmethod (``jax.tree_util.register_pytree_with_keys_class``).
+
+    Example:
+        >>> @register_pytree_with_keys_class
+        ... class Pair:
+        ...     def __init__(self, a, b):
+        ...         self.a, self.b = a, b
+        ...     def tree_flatten_with_keys(self):
+        ...         return ((GetAttrKey("a"), self.a), (GetAttrKey("b"), self.b)), None
+        ...     @classmethod
+        ...     def tree_unflatten(cls, aux, children):
+        ...         return cls(*children)
+        >>> [keystr(p) for p, _ in tree_leaves_with_path(Pair(1, 2))]
+        ['.a', '.b']
+    """
+    return register_pytree_with_keys(
+        cls, lambda obj: obj.tree_flatten_with_keys(), cls.tree_unflatten
+    )
+
+
+def register_dataclass(
+    nodetype: type,
+    data_fields: Iterable[str] | None = None,
+    meta_fields: Iterable[str] | None = None,
+    drop_fields: Iterable[str] = (),
+) -> type:
+    """Make a dataclass a container: its ``data_fields`` are children (with
+    :class:`GetAttrKey` paths), its ``meta_fields`` part of the structure (hashable,
+    compared by ``==``).  Without the lists, the dataclass's fields decide: a field with
+    ``metadata=dict(static=True)`` is a meta field, the others data fields
+    (``jax.tree_util.register_dataclass``); usable as a decorator.
+
+    Example:
+        >>> import dataclasses
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> @register_dataclass
+        ... @dataclasses.dataclass
+        ... class Layer:
+        ...     w: np.ndarray
+        ...     b: np.ndarray
+        ...     act: str = dataclasses.field(default="tanh", metadata=dict(static=True))
+        >>> g = ft.grad(lambda p: np.tanh(p.w * 2.0 + p.b).sum())(Layer(np.zeros(2), np.zeros(2)))
+        >>> g.w.tolist(), g.act
+        ([2.0, 2.0], 'tanh')
+        >>> [keystr(p) for p, _ in tree_leaves_with_path(g)]
+        ['.w', '.b']
+    """
+    if data_fields is None and meta_fields is None:
+        if not dataclasses.is_dataclass(nodetype):
+            raise TypeError(
+                f"register_dataclass({nodetype.__name__}): without data_fields and meta_fields "
+                f"the class must be a dataclass; decorate it with @dataclasses.dataclass or "
+                f"pass the field lists"
+            )
+        fields = [f for f in dataclasses.fields(nodetype) if f.init]
+        data = [f.name for f in fields if not f.metadata.get("static", False)]
+        meta = [f.name for f in fields if f.metadata.get("static", False)]
+    else:
+        data, meta = list(data_fields or ()), list(meta_fields or ())
+    if dataclasses.is_dataclass(nodetype):
+        init = {f.name for f in dataclasses.fields(nodetype) if f.init}
+        missing = init - set(data) - set(meta) - set(drop_fields)
+        if missing:
+            raise TypeError(
+                f"register_dataclass({nodetype.__name__}): the init fields {sorted(missing)} "
+                f"are in neither data_fields nor meta_fields; list each (or in drop_fields)"
+            )
+
+    def flatten(obj: Any) -> tuple[list, tuple, list]:
+        return [getattr(obj, n) for n in data], tuple(getattr(obj, n) for n in meta), data
+
+    def unflatten(aux: tuple, children: Iterable[Any]) -> Any:
+        return nodetype(**dict(zip(data, children)), **dict(zip(meta, aux)))
+
+    return optree.register_pytree_node(
+        nodetype, flatten, unflatten, path_entry_type=_FieldEntry, namespace=NAMESPACE
+    )
+
+
+def register_static(cls: type) -> type:
+    """Make ``cls`` a container with no children: its instances are part of the
+    structure, never leaves (hashable, compared by ``==``) (``jax.tree_util.register_static``).
+
+    Example:
+        >>> import ftransforms as ft
+        >>> @register_static
+        ... class Config:
+        ...     def __init__(self, n):
+        ...         self.n = n
+        ...     def __hash__(self):
+        ...         return hash(self.n)
+        ...     def __eq__(self, other):
+        ...         return isinstance(other, Config) and other.n == self.n
+        >>> ft.tree_leaves({"cfg": Config(3), "x": 1.0})
+        [1.0]
+    """
+    return optree.register_pytree_node(
+        cls, lambda obj: ((), obj), lambda aux, _: aux, namespace=NAMESPACE
+    )
+
+
+def tree_broadcast(prefix_tree: Any, full_tree: Any, is_leaf: IsLeaf = None) -> Any:
+    """``prefix_tree`` with each of its leaves repeated over the subtree of ``full_tree``
+    at its place (``jax.tree_util.tree_broadcast``).
+
+    Example:
+        >>> tree_broadcast({"a": 0, "b": 1}, {"a": (1, 2), "b": [3]})
+        {'a': (0, 0), 'b': [1]}
+    """
+    return optree.tree_broadcast_prefix(prefix_tree, full_tree, is_leaf, namespace=NAMESPACE)
+
+
+def flatten_one_level(tree: Any) -> tuple[tuple[Any, ...], Any]:
+    """``(children, aux_data)`` of the root of ``tree``; a leaf raises ``ValueError``
+    (``jax.tree_util.flatten_one_level``).
+
+    Example:
+        >>> flatten_one_level({"b": 2, "a": 1})[0]
+        (1, 2)
+    """
+    if optree.treespec_is_leaf(optree.tree_structure(tree, namespace=NAMESPACE)):
+        raise ValueError(f"flatten_one_level: {type(tree).__name__} is a leaf, not a node")
+    out = optree.tree_flatten_one_level(tree, namespace=NAMESPACE)
+    return tuple(out.children), out.metadata
+
+
+__all__ += [
+    "flatten_one_level",
+    "register_dataclass",
+    "register_pytree_with_keys",
+    "register_pytree_with_keys_class",
+    "register_static",
+    "tree_broadcast",
+]

@@ -1546,6 +1546,7 @@ from tests import (  # noqa: E402,F401
     op_db_nn,
     op_db_numpy,
     op_db_numpy_more,
+    op_db_prng,
     op_db_scipy,
     op_db_scipy_ufuncs,
     op_db_sets,

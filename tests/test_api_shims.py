@@ -212,6 +212,7 @@ def test_tree_namespace_and_top_level_are_the_same_functions():
         "flatten_with_path": "tree_flatten_with_path",
         "leaves_with_path": "tree_leaves_with_path",
         "map_with_path": "tree_map_with_path",
+        "broadcast": "tree_broadcast",
     }
     assert sorted(ft.tree.__all__) == sorted(pairs)
     for short, long in pairs.items():

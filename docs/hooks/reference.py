@@ -44,6 +44,7 @@ TOP_GROUPS = {
     "ftransforms.tree_util": "Pytrees",
     "ftransforms.autograd_compat": "autograd's names",
     "ftransforms.sync": "Devices",
+    "ftransforms.naming": "Debugging",
 }
 
 #: One line per chapter of ``ftransforms.numpy``, in the reference's order.
@@ -75,6 +76,11 @@ NAMESPACE_PAGES = [
     ("reference/numpy/linalg.md", "ftransforms.numpy.linalg", "ftransforms.numpy.linalg"),
     ("reference/numpy/fft.md", "ftransforms.numpy.fft", "ftransforms.numpy.fft"),
     ("reference/nn.md", "ftransforms.nn", "ftransforms.nn"),
+    (
+        "reference/nn_initializers.md",
+        "ftransforms.nn.initializers",
+        "ftransforms.nn.initializers",
+    ),
     ("reference/random.md", "ftransforms.random", "ftransforms.random"),
     ("reference/scipy/special.md", "ftransforms.scipy.special", "ftransforms.scipy.special"),
     ("reference/scipy/stats.md", "ftransforms.scipy.stats", "ftransforms.scipy.stats"),
@@ -99,7 +105,7 @@ NAMESPACE_PAGES = [
         "ftransforms.scipy.spatial.distance",
         "ftransforms.scipy.spatial.distance",
     ),
-    ("reference/lax.md", "ftransforms.lax (collectives)", "ftransforms.lax"),
+    ("reference/lax.md", "ftransforms.lax (jax.lax)", "ftransforms.lax"),
     ("reference/distributed.md", "ftransforms.distributed", "ftransforms.distributed"),
     ("reference/testing.md", "ftransforms.testing", "ftransforms.testing"),
     ("reference/errors.md", "ftransforms.errors", "ftransforms.errors"),

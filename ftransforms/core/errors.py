@@ -423,6 +423,22 @@ class RandomnessError(FTransformsError, RuntimeError):
     """
 
 
+class PRNGKeyError(FTransformsError, TypeError, ValueError):
+    """A JAX-style random function got something that is not a single key (a ``uint32``
+    array of shape ``(2,)``), a bad seed, shape or dtype (NOTE [random keys] in
+    ``ftransforms/random_keys.py``).  JAX raises ``TypeError`` or ``ValueError`` here.
+
+    Example:
+        >>> import ftransforms as ft
+        >>> keys = ft.random.split(ft.random.key(0), 3)
+        >>> try:
+        ...     ft.random.normal(keys, (2,))
+        ... except ft.errors.PRNGKeyError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        PRNGKeyError: random.normal: expected a single key, ... got uint32 of shape (3, 2); map ...
+    """
+
+
 # -- ftransforms.distributed (dask) -------------------------------------------------------
 
 

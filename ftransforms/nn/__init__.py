@@ -36,6 +36,7 @@ layers (:func:`linear`, :func:`mlp`, :func:`conv2d`, :func:`conv_transpose2d`,
 :func:`stack_trees`, :func:`unstack_tree`); optimisers (:func:`sgd`, :func:`adam`).
 """
 
+from ftransforms.nn import initializers  # noqa: F401  (jax.nn.initializers, as nn.initializers)
 from ftransforms.nn.activations import (
     celu,
     elu,
@@ -68,6 +69,7 @@ from ftransforms.nn.activations import (
     swish,
     tanh,
 )
+from ftransforms.nn.attention import dot_product_attention
 from ftransforms.nn.init import init_conv2d, init_linear, init_mlp
 from ftransforms.nn.layers import (
     adaptive_avg_pool2d,
@@ -106,6 +108,7 @@ __all__ = [
     "conv2d",
     "conv_transpose2d",
     "cross_entropy",
+    "dot_product_attention",
     "dropout",
     "elu",
     "embedding",
