@@ -17,7 +17,7 @@ import inspect
 import threading
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy
@@ -257,6 +257,11 @@ def _trace(
             if not fresh.drew
             else "a NumPy random generator made with no seed (fresh entropy)"
         )
+    if not interp.value_dependent and any(isinstance(v, Iterator) for v in (*leaves, *statics)):
+        # an iterator passed in (``next(batches)``) gives the function new items at every
+        # call, which a replay would not read: that signature runs eagerly
+        interp.value_dependent = True
+        interp.reason = "an iterator argument, whose next items the function may read"
     changed = written(outside) if outside and not interp.value_dependent else ()
     if changed:
         interp.value_dependent = True

@@ -1,0 +1,88 @@
+"""Probe round 9 of ``ft.jit``: the recording call and its replays.  Every form runs
+``jit(f)`` several times with different data and compares each call (the recording one
+included) with ``f`` called without ``jit`` (the oracle): a replay must never return what
+the recording computed for other data (a stale replay)."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ftransforms as ft
+
+A = np.array([1.0, -2.0, 3.0])
+B = np.array([-1.0, 2.0, 5.0])
+
+
+def agree(f, calls, jf=None):
+    """``jit(f)(*args)`` equals ``f(*args)`` for each of ``calls``, in order."""
+    jf = ft.jit(f) if jf is None else jf
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (runs eagerly: said once)
+        for args in calls:
+            np.testing.assert_array_equal(jf(*args), f(*args))
+    return jf
+
+
+# -- errors the function catches -----------------------------------------------------
+
+
+def test_an_error_of_the_data_that_the_function_catches_is_not_replayed():
+    """``inv`` raised for the recording's singular matrix and the function took its
+    ``except`` branch: a replay for an invertible one must not return that branch's
+    zeros (the error decided the path as an ``if`` on the data would)."""
+
+    def safe_inv(m):
+        try:
+            return np.linalg.inv(m)
+        except np.linalg.LinAlgError:
+            return np.zeros_like(m)
+
+    def checked_sqrt(x):
+        with np.errstate(invalid="raise"):  # the caller's setting is the same: no change
+            try:
+                return np.sqrt(x)
+            except FloatingPointError:
+                return np.full_like(x, -1.0)
+
+    agree(safe_inv, [(np.zeros((2, 2)),), (2 * np.eye(2),), (np.zeros((2, 2)),)])
+    with np.errstate(invalid="raise"):
+        agree(checked_sqrt, [(-A,), (np.abs(B),), (-A,)])
+
+
+def test_a_recording_without_errors_is_still_replayed():
+    calls = []
+
+    def f(m):
+        calls.append(1)
+        try:
+            return np.linalg.inv(m)
+        except np.linalg.LinAlgError:
+            return np.zeros_like(m)
+
+    jf = ft.jit(f)
+    for k in (2.0, 4.0):
+        np.testing.assert_array_equal(jf(k * np.eye(2)), np.eye(2) / k)
+    assert len(calls) == 1  # the second call replayed
+
+
+# -- Python state passed as an argument ------------------------------------------------
+
+
+def test_an_iterator_argument_gives_its_next_item_at_every_call():
+    """``next(batches)`` of an iterator passed in: jax.jit refuses the argument; replaying
+    the first item would be stale, so that signature runs eagerly (with a warning)."""
+
+    def scale(x, it):
+        return x * next(it)
+
+    def items():
+        yield from (1.0, 2.0, 3.0)
+
+    for make in (lambda: iter([1.0, 2.0, 3.0]), items):
+        jf, it, want = ft.jit(scale), make(), make()
+        with pytest.warns(RuntimeWarning, match="iterator argument"):
+            jf(A, it)
+        scale(A, want)
+        for _ in range(2):
+            np.testing.assert_array_equal(jf(A, it), scale(A, want))
