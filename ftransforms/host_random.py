@@ -82,7 +82,7 @@ def _generators(func: Any, kinds: tuple = _GENERATORS) -> list:
                 if isinstance(v, kinds):
                     found[id(v)] = v
             return
-        wrapped = getattr(obj, "__wrapped__", None)
+        wrapped = wrapped_of(obj)
         if wrapped is not None:
             visit(wrapped, depth + 1)
         if isinstance(obj, functools.partial):
@@ -111,6 +111,16 @@ def _generators(func: Any, kinds: tuple = _GENERATORS) -> list:
     visit(func, 0)
     found[id(numpy.random.mtrand._rand)] = numpy.random.mtrand._rand
     return list(found.values())
+
+
+def wrapped_of(obj: Any) -> Any:
+    """``obj.__wrapped__`` (the function a decorator wraps), or ``None``: also for an
+    object whose ``__getattr__`` raises another error than AttributeError for a name it
+    lacks (``__getattr__ = dict.__getitem__`` of an attribute dict raises KeyError)."""
+    try:
+        return getattr(obj, "__wrapped__", None)
+    except Exception:  # noqa: BLE001 - the user's __getattr__: it has no such attribute
+        return None
 
 
 def code_names(code: types.CodeType) -> set:

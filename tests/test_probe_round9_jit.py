@@ -86,3 +86,47 @@ def test_an_iterator_argument_gives_its_next_item_at_every_call():
         scale(A, want)
         for _ in range(2):
             np.testing.assert_array_equal(jf(A, it), scale(A, want))
+
+
+# -- values read from outside: containers that are subclasses ----------------------------
+
+
+def changes_agree(f, changes):
+    """``jit(f)`` and ``f`` agree before and after each change (twice each)."""
+    jf = ft.jit(f)
+    for change in (None, *changes):
+        if change is not None:
+            change()
+        for _ in range(2):
+            np.testing.assert_array_equal(jf(A), f(A))
+
+
+def test_subclasses_of_dict_list_and_tuple_read_from_outside_are_guarded():
+    """An ``OrderedDict`` of parameters, a ``defaultdict``, an attribute dict (whose
+    ``__getattr__`` raises KeyError: it broke the walk over what ``f`` reads, under
+    ``vmap`` too), a list subclass, a ``deque`` and a namedtuple of parameters: changed
+    or rebound, the next call computes with the new values."""
+    import collections
+
+    class AttrDict(dict):
+        __getattr__ = dict.__getitem__
+
+    Params = collections.namedtuple("Params", "w b")
+    cfg = AttrDict(k=2.0)
+    ordered = collections.OrderedDict(w=np.ones(3))
+    counts = collections.defaultdict(float, k=1.0)
+    window = collections.deque([2.0])
+    ns = {"params": Params(np.ones(3), 1.0)}
+    exec("def f(x):\n    return x * params.w + params.b\n", ns)  # noqa: S102 - a global
+
+    changes_agree(lambda x: x * cfg.k, [lambda: cfg.__setitem__("k", 3.0)])
+    np.testing.assert_array_equal(ft.vmap(lambda x: x * cfg.k)(np.ones((2, 3))), 3.0)
+    changes_agree(
+        lambda x: x * ordered["w"] + counts["k"] + window[-1],
+        [
+            lambda: ordered.__setitem__("w", np.full(3, 4.0)),
+            lambda: counts.__setitem__("k", 5.0),
+            lambda: window.append(7.0),
+        ],
+    )
+    changes_agree(ns["f"], [lambda: ns.__setitem__("params", Params(np.full(3, 3.0), 2.0))])
