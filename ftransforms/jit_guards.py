@@ -14,7 +14,8 @@ callables (a library function only where the user put it: ``ACTS[0] = np.sin``, 
 ``from numpy import tanh``), and the lists, tuples and dicts of them (empty ones too;
 their subclasses, a namedtuple or an ``OrderedDict``, and a ``deque`` as well),
 that the function, the functions it names as globals or closes over, and the objects of
-its bound methods (or of the methods it calls) hold, and the fields of the user's
+its bound methods (or of the methods it calls) hold, the fields of the user's modules
+it imports in its body (``import settings``), and the fields of the user's
 objects among them (``self.layer.w``, ``__slots__`` too, and the class attributes read
 through an object; names the code reads, as attributes or as strings: ``getattr(cfg,
 "lr")``; followed a few levels, as ``host_random`` does for generators), each as a place
@@ -421,7 +422,12 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             glb = obj.__globals__
             for var in names:
                 value = glb.get(var, _MISSING)
-                if value is _MISSING or _imported(value):
+                if value is _MISSING:  # ``import settings`` in the function: its fields
+                    module = sys.modules.get(var)
+                    if isinstance(module, types.ModuleType) and _user_module(var):
+                        fields_read(module, var, names)
+                    continue
+                if _imported(value):
                     continue
                 place(glb, var, value, var)
                 fields_read(value, var, names)
@@ -544,6 +550,12 @@ def _imported(v: Any) -> bool:
         return False
     wrapped = getattr(v, "__wrapped__", None)
     return wrapped is None or _library(wrapped)
+
+
+def _user_module(name: str) -> bool:
+    """A module of the user's (not the standard library's nor a library's)."""
+    top = name.partition(".")[0]
+    return top not in sys.stdlib_module_names and top not in _LIBRARIES
 
 
 def _user_object(v: Any) -> bool:

@@ -130,3 +130,30 @@ def test_subclasses_of_dict_list_and_tuple_read_from_outside_are_guarded():
         ],
     )
     changes_agree(ns["f"], [lambda: ns.__setitem__("params", Params(np.full(3, 3.0), 2.0))])
+
+
+def test_a_module_imported_inside_the_function_has_its_fields_guarded():
+    """``import settings`` (or ``from settings import scale``) inside the function: the
+    module is no global of it, but its fields are read from outside all the same."""
+    import sys
+    import types
+
+    settings = types.ModuleType("probe9_settings")
+    settings.scale = 2.0
+    sys.modules["probe9_settings"] = settings
+    try:
+
+        def f(x):
+            import probe9_settings
+
+            return x * probe9_settings.scale
+
+        def g(x):
+            from probe9_settings import scale
+
+            return x + scale
+
+        for fn in (f, g):
+            changes_agree(fn, [lambda: setattr(settings, "scale", settings.scale + 1.0)])
+    finally:
+        del sys.modules["probe9_settings"]
