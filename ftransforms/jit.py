@@ -46,7 +46,7 @@ __all__ = ["Program", "jit", "make_jaxpr", "make_program"]
 _FLOAT_SCALARS = (numpy.floating, numpy.complexfloating)
 
 
-def _signature(leaves: list) -> tuple[tuple, list, bool]:
+def _signature(leaves: list, name: str = "f") -> tuple[tuple, list, bool]:
     """``(key, array leaves, any tracer)`` in one pass over the argument leaves: arrays are
     keyed by type, shape and dtype; every other leaf is static, keyed by its value."""
     sig = []
@@ -64,8 +64,10 @@ def _signature(leaves: list) -> tuple[tuple, list, bool]:
                 sig.append(("static", freeze(leaf)))
             except TypeError:
                 raise TypeError(
-                    f"jit: argument leaves must be arrays or hashable Python values, got "
-                    f"{t.__name__}"
+                    f"jit({name}): an argument leaf must be an array or a hashable Python "
+                    f"value (a static one), got an unhashable {t.__name__}; register "
+                    f"{t.__name__} as a pytree (ft.register_pytree_node) so that its "
+                    f"arrays are inputs, or make it hashable"
                 ) from None
     return tuple(sig), arrays, traced
 
@@ -483,7 +485,7 @@ def jit(
             # np.array([t, 1.0]) of an enclosing transform's tracers: an array of them.
             args, kwargs = transform_inputs((args, kwargs))
             return compiled(*args, **kwargs)
-        sig, arrays, traced = _signature(leaves)
+        sig, arrays, traced = _signature(leaves, name)
         if traced:
             # Under an enclosing transform (grad(jit(f)), vmap(jit(f)), jit(jit(f))), jit
             # is transparent: f runs under that transform, which sees every operation (on

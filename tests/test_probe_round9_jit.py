@@ -157,3 +157,22 @@ def test_a_module_imported_inside_the_function_has_its_fields_guarded():
             changes_agree(fn, [lambda: setattr(settings, "scale", settings.scale + 1.0)])
     finally:
         del sys.modules["probe9_settings"]
+
+
+def test_an_unhashable_non_array_leaf_is_refused_with_the_fix_named():
+    import dataclasses
+
+    from ftransforms.core.stack import current_stack
+
+    @dataclasses.dataclass
+    class Layer:  # (eq=True: unhashable; not a registered pytree: a leaf)
+        w: np.ndarray
+
+    def apply(layer, x):
+        return layer.w * x
+
+    with pytest.raises(TypeError, match=r"^jit\(apply\): .*unhashable Layer.*register_pytree"):
+        ft.jit(apply)(Layer(A), B)
+    assert current_stack() == ()
+    ft.register_pytree_node(Layer, lambda m: ((m.w,), None), lambda _, ch: Layer(*ch))
+    agree(apply, [(Layer(A), B), (Layer(B), A)])
