@@ -176,3 +176,51 @@ def test_an_unhashable_non_array_leaf_is_refused_with_the_fix_named():
     assert current_stack() == ()
     ft.register_pytree_node(Layer, lambda m: ((m.w,), None), lambda _, ch: Layer(*ch))
     agree(apply, [(Layer(A), B), (Layer(B), A)])
+
+
+def _guarded_step(c, x):
+    try:
+        r = np.linalg.inv(np.eye(2) * x)
+    except np.linalg.LinAlgError:  # a singular step: the body's own way out
+        r = np.zeros((2, 2))
+    return c + r.sum() * c, r.sum()
+
+
+def _scan_loss(c, xs):
+    c, ys = ft.scan(_guarded_step, c, xs)
+    return c + ys.sum()
+
+
+def _fori_loss(xs):
+    return ft.fori_loop(0, 3, lambda i, c: _guarded_step(c, xs[i])[0], np.array(1.0))
+
+
+def _one(xs):
+    return (np.array(1.0), xs)
+
+
+def _two(xs):
+    return (np.array(1.0), np.stack([xs, xs + 1.0]))
+
+
+@pytest.mark.parametrize(
+    "fn, make",
+    [
+        (_scan_loss, _one),
+        (ft.grad(_scan_loss), _one),
+        (ft.vmap(_scan_loss, in_dims=(None, 0)), _two),
+        (_fori_loss, lambda xs: (xs,)),
+        (ft.grad(_fori_loss), lambda xs: (xs,)),
+    ],
+    ids=["scan", "grad-scan", "vmap-scan", "fori", "grad-fori"],
+)
+def test_a_loop_whose_body_catches_an_error_of_some_step(fn, make):
+    """The recorded body holds no ``try``: run over the real steps at the recording it
+    raised (scan) or was replayed with the branch of the recording's data (fori_loop).
+    Now such a loop runs step by step, as the body's own code does."""
+    jf = ft.jit(fn)
+    for xs in ([1.0, 0.0, 2.0], [1.0, 4.0, 2.0], [0.0, 1.0, 2.0]):
+        args = make(np.array(xs))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (eagerly; vmap splits the batch)
+            np.testing.assert_allclose(jf(*args), fn(*args), rtol=1e-14)
