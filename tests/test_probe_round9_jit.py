@@ -224,3 +224,56 @@ def test_a_loop_whose_body_catches_an_error_of_some_step(fn, make):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # (eagerly; vmap splits the batch)
             np.testing.assert_allclose(jf(*args), fn(*args), rtol=1e-14)
+
+
+def test_generators_held_in_containers_objects_partials_and_bit_generators_draw_afresh():
+    """A ``Generator`` reached through a global list, a field of an object argument, the
+    same ``functools.partial`` passed at every call, or a ``BitGenerator`` argument: each
+    call draws new numbers, as without ``jit`` (the recording runs eagerly)."""
+    import functools
+
+    class State:
+        pass
+
+    def noise(x, rng):
+        return x + rng.normal(size=3)
+
+    def through_list(x):
+        return x + RNGS[0].normal(size=3)
+
+    def through_field(x, state):
+        return x + state.rng.normal(size=3)
+
+    def through_partial(x, fn):
+        return fn(x)
+
+    def through_bits(x, bits):
+        return x + np.random.Generator(bits).random(3)
+
+    def states(seed):
+        state = State()
+        state.rng = np.random.default_rng(seed)
+        return state
+
+    cases = [
+        (through_list, lambda seed: None),
+        (through_field, states),
+        (through_partial, lambda seed: functools.partial(noise, rng=np.random.default_rng(seed))),
+        (through_bits, lambda seed: np.random.PCG64(seed)),
+    ]
+    global RNGS
+    for fn, make in cases:
+        RNGS = [np.random.default_rng(7)]
+        mine, theirs = make(7), make(7)
+        jf = ft.jit(fn)
+        got = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            for _ in range(3):
+                got.append(jf(A) if mine is None else jf(A, mine))
+        RNGS = [np.random.default_rng(7)]
+        want = [fn(A) if theirs is None else fn(A, theirs) for _ in range(3)]
+        np.testing.assert_array_equal(np.stack(got), np.stack(want))
+
+
+RNGS: list = []
