@@ -278,8 +278,10 @@ class TraceInterpreter(Interpreter):
                 )
             except Exception as err:
                 # NOTE [value-dependent traces]: an error of the data (``inv`` of a singular
-                # matrix) that the function catches decides its path as an ``if`` would
-                self.note_value_read(f"a {type(err).__name__} raised by {prim.name}")
+                # matrix) that the function catches decides its path as an ``if`` would (a
+                # TypeError is one of the operand types, which the signature holds)
+                if not isinstance(err, TypeError):
+                    self.note_value_read(f"a {type(err).__name__} raised by {prim.name}")
                 raise
         if constant and all(r is None for r in refs):
             return tuple(out) if prim.multiple_results else out  # constants alone
