@@ -249,6 +249,15 @@ def _trace(
             else:
                 if isinstance(leaf, Tracer):
                     raise TypeError(f"jit: the function returned a foreign tracer {leaf!r}")
+                if type(leaf) not in _PLAIN_OUTPUTS and _holds_tracer(leaf, 0):
+                    # (a constant of the replay would hold this call's tracers)
+                    kind = type(leaf).__name__
+                    raise TypeError(
+                        f"{interp.name}: an output is a {kind} that holds traced "
+                        f"arrays, and not a pytree; register {kind} with "
+                        f"ft.register_pytree_node so that its arrays are outputs, or return "
+                        f"the arrays (in tuples, lists or dicts)"
+                    )
                 refs.append(None)
                 consts.append(LiveOutput(leaf) if id(leaf) in interp.opaque else leaf)
                 values.append(leaf)
@@ -291,6 +300,28 @@ def _trace(
         program.opaque = interp.opaque
     values = [numpy.asarray(v) if isinstance(v, numpy.generic) else v for v in values]
     return program, tree_unflatten(out_spec, values)
+
+
+#: Output leaves that hold no array (a constant of the recording as they are).
+_PLAIN_OUTPUTS = frozenset({type(None), bool, int, float, complex, str, numpy.ndarray})
+
+
+def _holds_tracer(obj: Any, depth: int) -> bool:
+    """Whether ``obj`` (an output leaf that is no array) holds a tracer in its fields or
+    items, a few levels down (``Result(w=x * 2)`` of a class that is not a pytree)."""
+    if isinstance(obj, Tracer):
+        return True
+    if depth > 3 or type(obj) in _PLAIN_OUTPUTS or isinstance(obj, numpy.generic):
+        return False
+    if isinstance(obj, dict):
+        items = list(obj.values())
+    elif isinstance(obj, (list, tuple, set, frozenset)):
+        items = list(obj)
+    else:
+        fields = getattr(obj, "__dict__", None)
+        items = list(fields.values()) if type(fields) is dict else []
+        items += [getattr(obj, k, None) for k in getattr(type(obj), "__slots__", ())]
+    return any(_holds_tracer(v, depth + 1) for v in items[:64])
 
 
 def make_program(

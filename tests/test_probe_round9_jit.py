@@ -277,3 +277,31 @@ def test_generators_held_in_containers_objects_partials_and_bit_generators_draw_
 
 
 RNGS: list = []
+
+
+def test_an_output_object_that_is_no_pytree_and_holds_arrays_is_refused():
+    """``Result(w=x * 2)`` of an unregistered class was a constant of the recording: the
+    first call returned it holding a tracer, and every replay the same object.  As
+    ``vmap`` and ``grad`` (and ``jax.jit``) do, such an output is refused, naming the fix;
+    objects without arrays (a config returned as it is) stay constants."""
+    import types
+
+    from ftransforms.core.stack import current_stack
+
+    class Result:
+        def __init__(self, w):
+            self.w = w
+
+    def fit(x):
+        return x.sum(), Result(x * 2)
+
+    def namespace(x):
+        return types.SimpleNamespace(w=x * 2)
+
+    for fn, kind in ((fit, "Result"), (namespace, "SimpleNamespace")):
+        with pytest.raises(TypeError, match=rf"^jit\({fn.__name__}\): an output is a {kind}"):
+            ft.jit(fn)(A)
+        assert current_stack() == ()
+    cfg = types.SimpleNamespace(lr=0.1)
+    agree(lambda x: (x * 2, cfg)[0], [(A,), (B,)])
+    assert ft.jit(lambda x: (x * 2, cfg))(A)[1] is cfg
