@@ -305,3 +305,29 @@ def test_an_output_object_that_is_no_pytree_and_holds_arrays_is_refused():
     cfg = types.SimpleNamespace(lr=0.1)
     agree(lambda x: (x * 2, cfg)[0], [(A,), (B,)])
     assert ft.jit(lambda x: (x * 2, cfg))(A)[1] is cfg
+
+
+def test_a_traced_value_kept_past_the_recording_is_not_read_as_a_stale_number():
+    """``self.last = x * 2`` inside a jitted method keeps a tracer of the recording (a
+    Python side effect, which replays do not repeat); reading it later as numbers
+    (``.tolist()``, ``.item()``, ``float()``) gave the recording's values silently.  It
+    is an escaped tracer, refused as every other use of one is."""
+
+    class Model:
+        @ft.jit
+        def __call__(self, x):
+            self.last = x * 2
+            self.total = x.sum() * 1.0
+            return x + 1
+
+    model = Model()
+    model(A)
+    model(B)
+    for read in (
+        lambda: model.last.tolist(),
+        lambda: model.total.item(),
+        lambda: float(model.total),
+        lambda: int(model.total),
+    ):
+        with pytest.raises(ft.errors.EscapedTracerError, match=r"^jit\(__call__\)"):
+            read()

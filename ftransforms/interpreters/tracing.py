@@ -103,6 +103,8 @@ class TraceTracer(ValTracer):
 
     def _concrete(self) -> Any:
         interp = self._interp
+        if not interp.active:  # kept past its recording (``self.last = x * 2``)
+            self._check_live("a Python read of its value")
         # ``R[t]`` of a closed-over array: NOTE [constant subscripts in a capture]
         sub = subscript_being_read() if interp.captures else None
         interp.note_value_read(f"a Python read of a traced value {self!r}", sub)
