@@ -32,7 +32,7 @@ from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
 from ftransforms.host_random import drew, fresh_entropy, snapshot
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
-from ftransforms.jit_guards import fingerprints, guards_of, written
+from ftransforms.jit_guards import fingerprints, guards_of, has_fields, written
 from ftransforms.numpy.helpers import holds_tracer
 from ftransforms.program import LiveOutput, Program, freeze
 from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
@@ -559,7 +559,7 @@ def jit(
             statics = tuple(v for _, v in static[0]) + tuple(v for _, v in static[1])
             # and the objects passed as static leaves (``self`` of an ``@jit`` method, a
             # function ``f(x, act)`` calls)
-            statics += tuple(v for v in leaves if hasattr(v, "__dict__") and not is_array(v))
+            statics += tuple(v for v in leaves if not is_array(v) and has_fields(v))
             guards = guards_of(func, statics)
             program, result = _trace(
                 call, dynamic, dyn_kwargs, name=name, guards=guards, statics=statics,

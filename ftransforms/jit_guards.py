@@ -391,9 +391,9 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             return
         if not isinstance(obj, (types.FunctionType, type)) and callable(obj):
             fields = getattr(obj, "__dict__", None)
-            if type(fields) is dict:  # a callable object (a model): its fields
-                for k, v in list(fields.items()):
-                    place(fields, k, v, f"{type(obj).__name__}.{k}")
+            if not _library(obj):  # a callable object (a model): its fields (slots too)
+                for holder, k, v in _fields(obj):
+                    place(holder, k, v, f"{type(obj).__name__}.{k}")
                     visit(v, depth + 1, k)
             visit(type(obj).__dict__.get("__call__"), depth + 1, name)
             if type(fields) is dict and not _library(obj):
@@ -494,13 +494,18 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
 
     visit(func, 0, getattr(func, "__name__", "f"))
     for obj in static:
-        fields = getattr(obj, "__dict__", None)
-        if type(fields) is dict and not _library(obj):
+        if has_fields(obj) and not _library(obj):
             # a static ``self``: its fields, and its class's that ``func`` reads
             fields_of(obj, getattr(func, "__func__", func))
         if callable(obj) and not isinstance(obj, type):  # ``f(x, act)``: what ``act`` reads
             visit(obj, 1, getattr(obj, "__name__", type(obj).__name__))
     return Guards(checks, names) if checks else None
+
+
+def has_fields(v: Any) -> bool:
+    """Whether ``v`` holds fields (a ``__dict__`` or ``__slots__``) that ``jit`` guards
+    when it is passed as an argument (a static ``self``, a config object)."""
+    return type(getattr(v, "__dict__", None)) is dict or bool(_slot_names(type(v)))
 
 
 def _names_read(code: types.CodeType) -> set:

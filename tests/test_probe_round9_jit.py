@@ -331,3 +331,46 @@ def test_a_traced_value_kept_past_the_recording_is_not_read_as_a_stale_number():
     ):
         with pytest.raises(ft.errors.EscapedTracerError, match=r"^jit\(__call__\)"):
             read()
+
+
+def test_the_fields_of_an_argument_with_slots_are_guarded():
+    """A config or a model with ``__slots__`` passed as an argument (a static leaf, the
+    same object at every call): a field set to a new value, or an array field changed
+    in place, shows at the next call, as for an object with a ``__dict__``."""
+
+    class Config:
+        __slots__ = ("k", "w")
+
+        def __init__(self, k, w):
+            self.k, self.w = k, w
+
+    class Scale:
+        __slots__ = ("k",)
+
+        def __init__(self, k):
+            self.k = k
+
+        def __call__(self, x):
+            return x * self.k
+
+    cfg, scale = Config(2.0, np.ones(3)), Scale(2.0)
+
+    def f(x, c):
+        return x * c.k + c.w
+
+    def g(x, fn):
+        return fn(x)
+
+    jf, jg = ft.jit(f), ft.jit(g)
+    for change in (
+        None,
+        lambda: setattr(cfg, "k", 5.0),
+        lambda: setattr(cfg, "w", np.full(3, 7.0)),
+        lambda: cfg.w.__setitem__(0, 1.0),
+        lambda: setattr(scale, "k", 4.0),
+    ):
+        if change is not None:
+            change()
+        for _ in range(2):
+            np.testing.assert_array_equal(jf(A, cfg), f(A, cfg))
+            np.testing.assert_array_equal(jg(A, scale), g(A, scale))
