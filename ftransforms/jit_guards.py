@@ -45,6 +45,7 @@ from __future__ import annotations
 import collections
 import enum
 import functools
+import inspect
 import os
 import sys
 import types
@@ -494,6 +495,18 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
 
     visit(func, 0, getattr(func, "__name__", "f"))
     for obj in static:
+        if isinstance(obj, type) and not _library(obj):  # a class passed in: ``C.k``,
+            code = getattr(getattr(func, "__func__", func), "__code__", None)
+            read = _names_read(code) if code is not None else set()
+            class_fields(obj, None, read)
+            for attr in sorted(read):  # and what its methods read (``C.apply(x)``)
+                member = inspect.getattr_static(obj, attr, None)
+                if isinstance(member, (classmethod, staticmethod)):
+                    member = member.__func__
+                if isinstance(member, types.FunctionType):
+                    visit(member, 1, f"{obj.__name__}.{attr}")
+                    class_fields(obj, None, _names_read(member.__code__))
+            continue
         if has_fields(obj) and not _library(obj):
             # a static ``self``: its fields, and its class's that ``func`` reads
             fields_of(obj, getattr(func, "__func__", func))
@@ -504,7 +517,9 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
 
 def has_fields(v: Any) -> bool:
     """Whether ``v`` holds fields (a ``__dict__`` or ``__slots__``) that ``jit`` guards
-    when it is passed as an argument (a static ``self``, a config object)."""
+    when it is passed as an argument (a static ``self``, a config object, a class)."""
+    if isinstance(v, type):  # a class passed in: its attributes (``C.k``)
+        return True
     return type(getattr(v, "__dict__", None)) is dict or bool(_slot_names(type(v)))
 
 

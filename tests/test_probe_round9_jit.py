@@ -374,3 +374,23 @@ def test_the_fields_of_an_argument_with_slots_are_guarded():
         for _ in range(2):
             np.testing.assert_array_equal(jf(A, cfg), f(A, cfg))
             np.testing.assert_array_equal(jg(A, scale), g(A, scale))
+
+
+def test_the_attributes_of_a_class_passed_as_an_argument_are_guarded():
+    class Model:
+        w = 2.0
+
+        @classmethod
+        def apply(cls, x):
+            return x * cls.w
+
+    def f(x, model):
+        return model.apply(x) + model.w
+
+    changes_agree_args = [None, lambda: setattr(Model, "w", 3.0)]
+    jf = ft.jit(f)
+    for change in changes_agree_args:
+        if change is not None:
+            change()
+        for _ in range(2):
+            np.testing.assert_array_equal(jf(A, Model), f(A, Model))
