@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+import copy
 import functools
 import gc
 import inspect
@@ -131,6 +132,18 @@ def _aliased(leaves: list) -> bool:
     if all(a.base is None for a in leaves) and len(set(map(id, leaves))) == len(leaves):
         return False
     return alias_plan(leaves) is not None
+
+
+def _kept_spec(spec: Any) -> Any:
+    """The tree structure a recording is keyed by: a copy of ``spec``, so that the data
+    a registered pytree node keeps besides its leaves (a dict or list of settings),
+    changed in place later, no longer equals the recording's (it would, being the same
+    object); ``spec`` itself where a copy is not equal (data compared by identity)."""
+    try:
+        kept = copy.deepcopy(spec)
+    except Exception:  # noqa: BLE001 - data that cannot be copied: compared as it is
+        return spec
+    return kept if kept == spec else spec
 
 
 def _leaf_names(n: int) -> list[str]:
@@ -574,7 +587,7 @@ def jit(
                 tier.attach(program, how)
             if aliases is not None and not program.writes_inputs:
                 key = key[:-1]  # good for every aliasing of these arguments
-            cache[key] = program
+            cache[(_kept_spec(spec), *key[1:])] = program
             if len(cache) > max_cached:
                 attach_later.pop(id(cache.popitem(last=False)[1]), None)
                 fast.clear()

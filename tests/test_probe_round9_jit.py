@@ -394,3 +394,27 @@ def test_the_attributes_of_a_class_passed_as_an_argument_are_guarded():
             change()
         for _ in range(2):
             np.testing.assert_array_equal(jf(A, Model), f(A, Model))
+
+
+def test_the_data_of_a_registered_node_changed_in_place_records_again():
+    """A pytree node whose flatten keeps a dict of settings besides its leaves: the same
+    dict, changed in place, was still equal to the recording's key (it was the same
+    object), so the old setting was replayed."""
+
+    class Layer:
+        def __init__(self, w, cfg):
+            self.w, self.cfg = w, cfg
+
+    ft.register_pytree_node(
+        Layer, lambda m: ((m.w,), m.cfg), lambda cfg, leaves: Layer(leaves[0], cfg)
+    )
+
+    def apply(layer, x):
+        return layer.w * x * layer.cfg["scale"]
+
+    cfg = {"scale": 2.0}
+    jf = ft.jit(apply)
+    for scale in (2.0, 7.0, 7.0, 2.0):
+        cfg["scale"] = scale
+        np.testing.assert_array_equal(jf(Layer(A, cfg), B), apply(Layer(A, cfg), B))
+    assert len(jf.cache) == 2
