@@ -262,6 +262,12 @@ def _trace(
             else:
                 if isinstance(leaf, Tracer):
                     raise TypeError(f"jit: the function returned a foreign tracer {leaf!r}")
+                if isinstance(leaf, Iterator):  # a generator: it computes when iterated,
+                    raise TypeError(  # after the recording (and a replay returns it again)
+                        f"{interp.name}: the function returned a {type(leaf).__name__}, "
+                        f"which computes only when iterated, after jit has recorded the call; "
+                        f"return its values (list(...) or a tuple) instead"
+                    )
                 if type(leaf) not in _PLAIN_OUTPUTS and _holds_tracer(leaf, 0):
                     # (a constant of the replay would hold this call's tracers)
                     kind = type(leaf).__name__

@@ -302,6 +302,14 @@ def test_an_output_object_that_is_no_pytree_and_holds_arrays_is_refused():
         with pytest.raises(TypeError, match=rf"^jit\({fn.__name__}\): an output is a {kind}"):
             ft.jit(fn)(A)
         assert current_stack() == ()
+
+    def rows(x):  # a generator function: its body runs only when iterated
+        yield x * 2
+
+    for fn, kind in ((rows, "generator"), (lambda x: map(np.sin, [x]), "map")):
+        with pytest.raises(TypeError, match=rf"^jit\(.*\): the function returned a {kind}"):
+            ft.jit(fn)(A)
+        assert current_stack() == ()
     cfg = types.SimpleNamespace(lr=0.1)
     agree(lambda x: (x * 2, cfg)[0], [(A,), (B,)])
     assert ft.jit(lambda x: (x * 2, cfg))(A)[1] is cfg
