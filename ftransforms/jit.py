@@ -16,6 +16,7 @@ import functools
 import gc
 import inspect
 import threading
+import types
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
@@ -271,11 +272,16 @@ def _trace(
                 if type(leaf) not in _PLAIN_OUTPUTS and _holds_tracer(leaf, 0):
                     # (a constant of the replay would hold this call's tracers)
                     kind = type(leaf).__name__
+                    fix = (
+                        "call it inside the function and return what it computes"
+                        if callable(leaf)
+                        else f"register {kind} with ft.register_pytree_node so that its "
+                        f"arrays are outputs"
+                    )
                     raise TypeError(
-                        f"{interp.name}: an output is a {kind} that holds traced "
-                        f"arrays, and not a pytree; register {kind} with "
-                        f"ft.register_pytree_node so that its arrays are outputs, or return "
-                        f"the arrays (in tuples, lists or dicts)"
+                        f"{interp.name}: an output is a {kind} that holds traced arrays, "
+                        f"which jit can only return as arrays (in tuples, lists, dicts or "
+                        f"registered pytrees); {fix}"
                     )
                 refs.append(None)
                 consts.append(LiveOutput(leaf) if id(leaf) in interp.opaque else leaf)
@@ -336,11 +342,23 @@ def _holds_tracer(obj: Any, depth: int) -> bool:
         items = list(obj.values())
     elif isinstance(obj, (list, tuple, set, frozenset)):
         items = list(obj)
+    elif isinstance(obj, types.FunctionType):  # ``lambda y: y * x``: its closure
+        items = [c.cell_contents for c in obj.__closure__ or () if _filled(c)]
+    elif isinstance(obj, functools.partial):
+        items = [*obj.args, *obj.keywords.values()]
     else:
         fields = getattr(obj, "__dict__", None)
         items = list(fields.values()) if type(fields) is dict else []
         items += [getattr(obj, k, None) for k in getattr(type(obj), "__slots__", ())]
     return any(_holds_tracer(v, depth + 1) for v in items[:64])
+
+
+def _filled(cell: Any) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018 - an empty cell raises
+    except ValueError:
+        return False
+    return True
 
 
 def make_program(

@@ -306,6 +306,11 @@ def test_an_output_object_that_is_no_pytree_and_holds_arrays_is_refused():
     def rows(x):  # a generator function: its body runs only when iterated
         yield x * 2
 
+    def scaler(x):  # a closure over a traced array
+        return lambda y: y * x
+
+    with pytest.raises(TypeError, match=r"^jit\(scaler\): an output is a function"):
+        ft.jit(scaler)(A)
     for fn, kind in ((rows, "generator"), (lambda x: map(np.sin, [x]), "map")):
         with pytest.raises(TypeError, match=rf"^jit\(.*\): the function returned a {kind}"):
             ft.jit(fn)(A)
