@@ -524,7 +524,7 @@ def jit(
                     try:
                         return program.call(*found[1])
                     except Exception:  # NOTE [a replay that raises]
-                        return func(*args, **kwargs)
+                        return func(*_private_copies(args))
                 if program is None:  # one that writes into an argument (NOTE [aliased
                     program = fast.get((_WRITES, found[0]))  # arguments]) holds unaliased
                     if program is not None and (program.guards is None or program.guards.hold()):
@@ -643,8 +643,9 @@ def jit(
             # except LinAlgError:`), which a replay cannot run: the call runs eagerly,
             # where the function's own `try` sees it (and where it does not catch it, it
             # raises as without jit).  A replay that writes nothing into the arguments
-            # leaves nothing the eager run would read.
-            return func(*args, **kwargs)
+            # leaves nothing the eager run would read; the eager run gets copies, as a
+            # signature that runs eagerly does (its ``except`` may write into them).
+            return func(*_private_copies(args), **_private_copies(kwargs))
 
     compiled.cache = cache  # type: ignore[attr-defined]
 

@@ -431,3 +431,27 @@ def test_the_data_of_a_registered_node_changed_in_place_records_again():
         cfg["scale"] = scale
         np.testing.assert_array_equal(jf(Layer(A, cfg), B), apply(Layer(A, cfg), B))
     assert len(jf.cache) == 2
+
+
+def test_a_replay_that_raises_runs_eagerly_on_copies_of_the_arguments():
+    """The eager run after a replay raised (NOTE [a replay that raises]) got the caller's
+    arrays themselves: an ``except`` branch that regularises its argument in place wrote
+    into them, which no other call of ``jit`` (the recording, a signature that runs
+    eagerly) does."""
+
+    def robust_inv(m):
+        try:
+            return np.linalg.inv(m)
+        except np.linalg.LinAlgError:
+            m[0, 0] = 1.0
+            return np.linalg.inv(m)
+
+    singular = np.array([[0.0, 0.0], [0.0, 1.0]])
+    for jf, call in (
+        (ft.jit(robust_inv), lambda jf, m: jf(m)),  # the fast path
+        (ft.jit(lambda d: robust_inv(d["m"])), lambda jf, m: jf({"m": m})),
+    ):
+        call(jf, np.eye(2))
+        mine = singular.copy()
+        np.testing.assert_array_equal(call(jf, mine), robust_inv(singular.copy()))
+        np.testing.assert_array_equal(mine, singular)
