@@ -485,6 +485,14 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             if where is None:
                 continue
             value = mro[where].__dict__[attr]
+            getter = getattr(value, "fget", None) or getattr(value, "func", None)
+            if isinstance(value, (property, functools.cached_property)) and isinstance(
+                getter, types.FunctionType
+            ):  # ``self.scale`` of a property: what its getter reads
+                if id(getter) not in seen:
+                    visit(getter, 1, f"{mro[where].__name__}.{attr}")
+                    class_fields(cls, owner, _names_read(getter.__code__) - read)
+                continue
             if place(mro[where].__dict__, attr, value, f"{mro[where].__name__}.{attr}"):
                 for c in mro[:where]:
                     checks.append((c.__dict__, attr, _MISSING))

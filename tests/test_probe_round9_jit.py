@@ -455,3 +455,26 @@ def test_a_replay_that_raises_runs_eagerly_on_copies_of_the_arguments():
         mine = singular.copy()
         np.testing.assert_array_equal(call(jf, mine), robust_inv(singular.copy()))
         np.testing.assert_array_equal(mine, singular)
+
+
+def test_what_a_property_getter_reads_is_guarded():
+    """``self.scale`` of a ``property`` whose getter reads a global and a class
+    attribute: rebinding either shows at the next call (as a plain field does)."""
+    ns: dict = {"G": 2.0}
+    exec(  # noqa: S102 - the test's own source: a module whose globals the test rebinds
+        "class Model:\n"
+        "    k = 1.0\n"
+        "    @property\n"
+        "    def scale(self):\n"
+        "        return G * self.k\n"
+        "    def __call__(self, x):\n"
+        "        return x * self.scale\n",
+        ns,
+    )
+    model = ns["Model"]()
+    jm = ft.jit(model)
+    for change in (None, lambda: ns.__setitem__("G", 5.0), lambda: setattr(ns["Model"], "k", 3.0)):
+        if change is not None:
+            change()
+        for _ in range(2):
+            np.testing.assert_array_equal(jm(A), model(A))
