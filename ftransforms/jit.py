@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy
+import optree
 
 from ftransforms.aliased_arguments import alias_plan, link
 from ftransforms.backend import is_array
@@ -37,7 +38,7 @@ from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
 from ftransforms.jit_guards import fingerprints, guards_of, has_fields, written
 from ftransforms.numpy.helpers import holds_tracer
 from ftransforms.program import LiveOutput, Program, freeze
-from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
+from ftransforms.pytree import NAMESPACE, tree_flatten, tree_map, tree_unflatten
 from ftransforms.shape_eval import ShapeDtypeStruct
 
 __all__ = ["Program", "jit", "make_jaxpr", "make_program"]
@@ -136,15 +137,31 @@ def _aliased(leaves: list) -> bool:
 
 
 def _kept_spec(spec: Any) -> Any:
-    """The tree structure a recording is keyed by: a copy of ``spec``, so that the data
-    a registered pytree node keeps besides its leaves (a dict or list of settings),
-    changed in place later, no longer equals the recording's (it would, being the same
-    object); ``spec`` itself where a copy is not equal (data compared by identity)."""
+    """The tree structure a recording is keyed by: where the user registered pytree nodes
+    of their own, a copy of ``spec``, so that the data such a node keeps besides its
+    leaves (a dict or list of settings), changed in place later, no longer equals the
+    recording's (it would, being the same object); ``spec`` itself where a copy is not
+    equal (data compared by identity), and for a large tree (copying one costs about
+    50 us per node)."""
+    if spec.num_nodes > _MAX_KEPT_NODES or not any(
+        not _library_node(t) for t in optree.register_pytree_node.get(namespace=NAMESPACE)
+    ):
+        return spec
     try:
         kept = copy.deepcopy(spec)
     except Exception:  # noqa: BLE001 - data that cannot be copied: compared as it is
         return spec
     return kept if kept == spec else spec
+
+
+#: The largest tree structure :func:`_kept_spec` copies.
+_MAX_KEPT_NODES = 256
+
+
+def _library_node(t: Any) -> bool:
+    """A pytree node type registered by Python, optree or ftransforms, not the user."""
+    module = getattr(t, "__module__", None) or ""
+    return module.partition(".")[0] in ("builtins", "collections", "optree", "ftransforms")
 
 
 def _leaf_names(n: int) -> list[str]:

@@ -17,8 +17,9 @@ that the function, the functions it names as globals or closes over, and the obj
 its bound methods (or of the methods it calls) hold, the fields of the user's modules
 it imports in its body (``import settings``), and the fields of the user's
 objects among them (``self.layer.w``, ``__slots__`` too, and the class attributes read
-through an object, and what a property's getter reads; names the code reads, as attributes or as strings: ``getattr(cfg,
-"lr")``; followed a few levels, as ``host_random`` does for generators), each as a place
+through an object, and what a property's getter reads; names the code reads, as
+attributes or as strings: ``getattr(cfg, "lr")``; followed a few levels, as
+``host_random`` does for generators), each as a place
 (a dict entry, a closure cell, a list slot, an attribute) and the object found there;
 and the environment when the code reads it (``os.environ``, ``os.getenv``). Before a
 replay, :meth:`Guards.hold` checks that every place still holds the same object (numbers
