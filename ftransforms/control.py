@@ -407,18 +407,22 @@ def _promote(x: Any, target: tuple) -> Any:
 def _structured(record: Callable, init: Any) -> Any:
     """``record(init)``, once more with the carry widened if its first step widened it."""
     try:
-        return record(init)
-    except CarryStructureChanged as changed:
-        leaves, spec = tree_flatten(init)
-        if len(leaves) != len(changed.structs):
-            raise NotStructurable from None
         try:
+            return record(init)
+        except CarryStructureChanged as changed:
+            leaves, spec = tree_flatten(init)
+            if len(leaves) != len(changed.structs):
+                raise NotStructurable from None
             wide = [_promote(x, st) for x, st in zip(leaves, changed.structs)]
-        except NotStructurable:
-            raise
-        except Exception as err:
-            raise NotStructurable from err
-        return record(tree_unflatten(spec, wide))
+            return record(tree_unflatten(spec, wide))
+    except NotStructurable:
+        raise
+    except Exception as err:
+        # The recorded loop raised while it ran the real steps (``inv`` of a singular
+        # matrix at a step whose ``try`` in the body would catch it: the recorded body has
+        # no ``try``): the loop runs step by step instead, where the body's own code runs
+        # (and an error it does not catch is raised as without ``jit``).
+        raise NotStructurable from err
 
 
 # -- cond / switch --------------------------------------------------------------------------
@@ -873,8 +877,8 @@ def fori_loop(
                         _loop_recorder(target[0], op, "fori_loop"),
                     )[0]
                 )
-            except NotStructurable:
-                pass
+            except Exception:  # noqa: BLE001 - NotStructurable, or an error of a step: as
+                pass  # in _structured, the steps run one by one
         marks = loop_cotangents.begin()
         val = init_val
         for i in range(lo, hi):
@@ -1039,8 +1043,8 @@ def scan(
                 _loop_recorder(target[0], op, "scan"),
             )
             return _arrays(carry), ys
-        except NotStructurable:
-            pass
+        except Exception:  # noqa: BLE001 - NotStructurable, or an error of a step: as in
+            pass  # _structured, the steps run one by one
     marks = loop_cotangents.begin()
     carry = init
     ys: list = [None] * n

@@ -6,9 +6,10 @@ of Python's too) happens in code that no tracer sees: its result would enter the
 recording as a constant, and every replay would return the same "random" numbers.  So
 while ``jit`` records a signature it fingerprints the state of the generators the
 function can reach — NumPy's global ``RandomState``, Python's global ``random.Random``,
-and every generator that the function, the functions it closes over or names as globals
-(followed a few levels), the objects of its bound methods, and its arguments hold — and
-a state that moved during the recording marks the trace
+and every generator (and ``BitGenerator``) that the function, the functions it closes
+over or names as globals, the objects of its bound methods, and its arguments hold
+(followed a few levels, through lists, tuples, dicts, partials and the fields of the
+user's objects) — and a state that moved during the recording marks the trace
 value-dependent (NOTE [value-dependent traces]): that signature runs eagerly, drawing
 afresh on every call.  It costs only the first call of a signature, never a replay.
 
@@ -46,6 +47,10 @@ _DEPTH = 4
 #: What ``jit`` and ``vmap`` watch: NumPy's generators and Python's (``random.random()``
 #: draws from the module's hidden ``random.Random``).
 _WATCHED = (*_GENERATORS, random.Random)
+#: Items of a container and fields of an object followed, at most (``deep``).
+_MAX_ITEMS = 64
+#: Packages whose objects' fields are not followed (``deep``).
+_LIBRARIES = frozenset({"numpy", "scipy", "ftransforms", "batching_rules", "cupy", "builtins"})
 
 
 def _fingerprint(state: Any) -> Any:
@@ -58,12 +63,19 @@ def _fingerprint(state: Any) -> Any:
     return state
 
 
-def _generators(func: Any, kinds: tuple = _GENERATORS) -> list:
+def _generators(func: Any, kinds: tuple = _GENERATORS, deep: bool = False) -> list:
+    """The generators of ``kinds`` that ``func`` reaches; ``deep`` (``jit``'s recording):
+    also through the items of lists, tuples and dicts, the fields of any object of the
+    user's (not only of a callable one), and ``func`` may be a tuple of objects (the
+    arguments)."""
     found: dict[int, Any] = {}
     seen: set[int] = set()
 
     def visit(obj: Any, depth: int) -> None:
         if isinstance(obj, kinds):
+            found[id(obj)] = obj
+            return
+        if deep and isinstance(obj, numpy.random.BitGenerator):  # ``Generator(bg)`` inside
             found[id(obj)] = obj
             return
         if obj is random and random.Random in kinds:  # random.random(): the module's own
@@ -82,12 +94,22 @@ def _generators(func: Any, kinds: tuple = _GENERATORS) -> list:
                 if isinstance(v, kinds):
                     found[id(v)] = v
             return
-        wrapped = getattr(obj, "__wrapped__", None)
+        wrapped = wrapped_of(obj)
         if wrapped is not None:
             visit(wrapped, depth + 1)
         if isinstance(obj, functools.partial):
             for v in (obj.func, *obj.args, *obj.keywords.values()):
                 visit(v, depth + 1)
+            return
+        if deep and isinstance(obj, (list, tuple, dict)):  # ``RNGS[0]``, ``cfg["rng"]``
+            for v in list(obj.values() if isinstance(obj, dict) else obj)[:_MAX_ITEMS]:
+                visit(v, depth + 1)
+            return
+        if deep and not callable(obj) and not isinstance(obj, types.ModuleType):
+            module = type(obj).__module__  # ``state.rng`` of an object of the user's
+            if isinstance(module, str) and module.partition(".")[0] not in _LIBRARIES:
+                for v in list(getattr(obj, "__dict__", {}).values())[:_MAX_ITEMS]:
+                    visit(v, depth + 1)
             return
         if not isinstance(obj, (types.FunctionType, type)) and callable(obj):
             # a callable object (a model with an ``rng`` attribute): its fields and __call__
@@ -113,6 +135,16 @@ def _generators(func: Any, kinds: tuple = _GENERATORS) -> list:
     return list(found.values())
 
 
+def wrapped_of(obj: Any) -> Any:
+    """``obj.__wrapped__`` (the function a decorator wraps), or ``None``: also for an
+    object whose ``__getattr__`` raises another error than AttributeError for a name it
+    lacks (``__getattr__ = dict.__getitem__`` of an attribute dict raises KeyError)."""
+    try:
+        return getattr(obj, "__wrapped__", None)
+    except Exception:  # noqa: BLE001 - the user's __getattr__: it has no such attribute
+        return None
+
+
 def code_names(code: types.CodeType) -> set:
     """The global (and attribute) names a code object and its nested functions use."""
     names = set(code.co_names)
@@ -125,6 +157,8 @@ def code_names(code: types.CodeType) -> set:
 def _state(gen: Any) -> Any:
     if isinstance(gen, random.Random):
         return gen.getstate()
+    if isinstance(gen, numpy.random.BitGenerator):
+        return _fingerprint(gen.state)
     return _fingerprint(
         gen.bit_generator.state
         if isinstance(gen, numpy.random.Generator)
@@ -136,8 +170,8 @@ def snapshot(func: Any, args: Any = ()) -> list:
     """The generators ``func`` can reach (Python's ``random`` module's too), and those
     among ``args`` (a generator passed as an argument, ``f(x, rng)``), with their states
     now."""
-    gens = _generators(func, _WATCHED)
-    gens += [a for a in args if isinstance(a, _WATCHED)]
+    gens = _generators(func, _WATCHED, deep=True)
+    gens += _generators(tuple(args), _WATCHED, deep=True)  # (NumPy's global again: once)
     # (a random.SystemRandom has no state: its draws are counted, see fresh_entropy)
     unique = {id(g): g for g in gens if not isinstance(g, random.SystemRandom)}
     return [(g, _state(g)) for g in unique.values()]

@@ -11,16 +11,19 @@ Example:
 
 from __future__ import annotations
 
+import copy
 import functools
 import gc
 import inspect
 import threading
+import types
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy
+import optree
 
 from ftransforms.aliased_arguments import alias_plan, link
 from ftransforms.backend import is_array
@@ -34,10 +37,10 @@ from ftransforms.core.tracer import Tracer
 from ftransforms.errors import UnsupportedOperationError
 from ftransforms.host_random import drew, fresh_entropy, snapshot
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
-from ftransforms.jit_guards import fingerprints, guards_of, written
+from ftransforms.jit_guards import fingerprints, guards_of, has_fields, written
 from ftransforms.numpy.helpers import holds_tracer
 from ftransforms.program import LiveOutput, Program, freeze
-from ftransforms.pytree import tree_flatten, tree_map, tree_unflatten
+from ftransforms.pytree import NAMESPACE, tree_flatten, tree_map, tree_unflatten
 from ftransforms.shape_eval import ShapeDtypeStruct
 
 __all__ = ["Program", "jit", "make_jaxpr", "make_program"]
@@ -48,7 +51,7 @@ __all__ = ["Program", "jit", "make_jaxpr", "make_program"]
 _FLOAT_SCALARS = (numpy.floating, numpy.complexfloating)
 
 
-def _signature(leaves: list) -> tuple[tuple, list, bool]:
+def _signature(leaves: list, name: str = "f") -> tuple[tuple, list, bool]:
     """``(key, array leaves, any tracer)`` in one pass over the argument leaves: arrays are
     keyed by type, shape and dtype; every other leaf is static, keyed by its value."""
     sig = []
@@ -66,8 +69,10 @@ def _signature(leaves: list) -> tuple[tuple, list, bool]:
                 sig.append(("static", freeze(leaf)))
             except TypeError:
                 raise TypeError(
-                    f"jit: argument leaves must be arrays or hashable Python values, got "
-                    f"{t.__name__}"
+                    f"jit({name}): an argument leaf must be an array or a hashable Python "
+                    f"value (a static one), got an unhashable {t.__name__}; register "
+                    f"{t.__name__} as a pytree (ft.register_pytree_node) so that its "
+                    f"arrays are inputs, or make it hashable"
                 ) from None
     return tuple(sig), arrays, traced
 
@@ -131,6 +136,34 @@ def _aliased(leaves: list) -> bool:
     if all(a.base is None for a in leaves) and len(set(map(id, leaves))) == len(leaves):
         return False
     return alias_plan(leaves) is not None
+
+
+def _kept_spec(spec: Any) -> Any:
+    """The tree structure a recording is keyed by: where the user registered pytree nodes
+    of their own, a copy of ``spec``, so that the data such a node keeps besides its
+    leaves (a dict or list of settings), changed in place later, no longer equals the
+    recording's (it would, being the same object); ``spec`` itself where a copy is not
+    equal (data compared by identity), and for a large tree (copying one costs about
+    50 us per node)."""
+    if spec.num_nodes > _MAX_KEPT_NODES or not any(
+        not _library_node(t) for t in optree.register_pytree_node.get(namespace=NAMESPACE)
+    ):
+        return spec
+    try:
+        kept = copy.deepcopy(spec)
+    except Exception:  # noqa: BLE001 - data that cannot be copied: compared as it is
+        return spec
+    return kept if kept == spec else spec
+
+
+#: The largest tree structure :func:`_kept_spec` copies.
+_MAX_KEPT_NODES = 256
+
+
+def _library_node(t: Any) -> bool:
+    """A pytree node type registered by Python, optree or ftransforms, not the user."""
+    module = getattr(t, "__module__", None) or ""
+    return module.partition(".")[0] in ("builtins", "collections", "optree", "ftransforms")
 
 
 def _leaf_names(n: int) -> list[str]:
@@ -249,6 +282,26 @@ def _trace(
             else:
                 if isinstance(leaf, Tracer):
                     raise TypeError(f"jit: the function returned a foreign tracer {leaf!r}")
+                if isinstance(leaf, Iterator):  # a generator: it computes when iterated,
+                    raise TypeError(  # after the recording (and a replay returns it again)
+                        f"{interp.name}: the function returned a {type(leaf).__name__}, "
+                        f"which computes only when iterated, after jit has recorded the call; "
+                        f"return its values (list(...) or a tuple) instead"
+                    )
+                if type(leaf) not in _PLAIN_OUTPUTS and _holds_tracer(leaf, 0):
+                    # (a constant of the replay would hold this call's tracers)
+                    kind = type(leaf).__name__
+                    fix = (
+                        "call it inside the function and return what it computes"
+                        if callable(leaf)
+                        else f"register {kind} with ft.register_pytree_node so that its "
+                        f"arrays are outputs"
+                    )
+                    raise TypeError(
+                        f"{interp.name}: an output is a {kind} that holds traced arrays, "
+                        f"which jit can only return as arrays (in tuples, lists, dicts or "
+                        f"registered pytrees); {fix}"
+                    )
                 refs.append(None)
                 consts.append(LiveOutput(leaf) if id(leaf) in interp.opaque else leaf)
                 values.append(leaf)
@@ -259,6 +312,11 @@ def _trace(
             if not fresh.drew
             else "a NumPy random generator made with no seed (fresh entropy)"
         )
+    if not interp.value_dependent and any(isinstance(v, Iterator) for v in (*leaves, *statics)):
+        # an iterator passed in (``next(batches)``) gives the function new items at every
+        # call, which a replay would not read: that signature runs eagerly
+        interp.value_dependent = True
+        interp.reason = "an iterator argument, whose next items the function may read"
     changed = written(outside) if outside and not interp.value_dependent else ()
     if changed:
         interp.value_dependent = True
@@ -286,6 +344,40 @@ def _trace(
         program.opaque = interp.opaque
     values = [numpy.asarray(v) if isinstance(v, numpy.generic) else v for v in values]
     return program, tree_unflatten(out_spec, values)
+
+
+#: Output leaves that hold no array (a constant of the recording as they are).
+_PLAIN_OUTPUTS = frozenset({type(None), bool, int, float, complex, str, numpy.ndarray})
+
+
+def _holds_tracer(obj: Any, depth: int) -> bool:
+    """Whether ``obj`` (an output leaf that is no array) holds a tracer in its fields or
+    items, a few levels down (``Result(w=x * 2)`` of a class that is not a pytree)."""
+    if isinstance(obj, Tracer):
+        return True
+    if depth > 3 or type(obj) in _PLAIN_OUTPUTS or isinstance(obj, numpy.generic):
+        return False
+    if isinstance(obj, dict):
+        items = list(obj.values())
+    elif isinstance(obj, (list, tuple, set, frozenset)):
+        items = list(obj)
+    elif isinstance(obj, types.FunctionType):  # ``lambda y: y * x``: its closure
+        items = [c.cell_contents for c in obj.__closure__ or () if _filled(c)]
+    elif isinstance(obj, functools.partial):
+        items = [*obj.args, *obj.keywords.values()]
+    else:
+        fields = getattr(obj, "__dict__", None)
+        items = list(fields.values()) if type(fields) is dict else []
+        items += [getattr(obj, k, None) for k in getattr(type(obj), "__slots__", ())]
+    return any(_holds_tracer(v, depth + 1) for v in items[:64])
+
+
+def _filled(cell: Any) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018 - an empty cell raises
+    except ValueError:
+        return False
+    return True
 
 
 def make_program(
@@ -466,7 +558,7 @@ def jit(
                     try:
                         return program.call(*found[1])
                     except Exception:  # NOTE [a replay that raises]
-                        return func(*args, **kwargs)
+                        return func(*_private_copies(args))
                 if program is None:  # one that writes into an argument (NOTE [aliased
                     program = fast.get((_WRITES, found[0]))  # arguments]) holds unaliased
                     if program is not None and (program.guards is None or program.guards.hold()):
@@ -495,7 +587,7 @@ def jit(
             # np.array([t, 1.0]) of an enclosing transform's tracers: an array of them.
             args, kwargs = transform_inputs((args, kwargs))
             return compiled(*args, **kwargs)
-        sig, arrays, traced = _signature(leaves)
+        sig, arrays, traced = _signature(leaves, name)
         if traced:
             # Under an enclosing transform (grad(jit(f)), vmap(jit(f)), jit(jit(f))), jit
             # is transparent: f runs under that transform, which sees every operation (on
@@ -540,7 +632,7 @@ def jit(
             statics = tuple(v for _, v in static[0]) + tuple(v for _, v in static[1])
             # and the objects passed as static leaves (``self`` of an ``@jit`` method, a
             # function ``f(x, act)`` calls)
-            statics += tuple(v for v in leaves if hasattr(v, "__dict__") and not is_array(v))
+            statics += tuple(v for v in leaves if not is_array(v) and has_fields(v))
             guards = guards_of(func, statics)
             program, result = _trace(
                 call, dynamic, dyn_kwargs, name=name, guards=guards, statics=statics,
@@ -555,7 +647,7 @@ def jit(
                 tier.attach(program, how)
             if aliases is not None and not program.writes_inputs:
                 key = key[:-1]  # good for every aliasing of these arguments
-            cache[key] = program
+            cache[(_kept_spec(spec), *key[1:])] = program
             if len(cache) > max_cached:
                 attach_later.pop(id(cache.popitem(last=False)[1]), None)
                 fast.clear()
@@ -587,8 +679,9 @@ def jit(
             # except LinAlgError:`), which a replay cannot run: the call runs eagerly,
             # where the function's own `try` sees it (and where it does not catch it, it
             # raises as without jit).  A replay that writes nothing into the arguments
-            # leaves nothing the eager run would read.
-            return func(*args, **kwargs)
+            # leaves nothing the eager run would read; the eager run gets copies, as a
+            # signature that runs eagerly does (its ``except`` may write into them).
+            return func(*_private_copies(args), **_private_copies(kwargs))
 
     compiled.cache = cache  # type: ignore[attr-defined]
 

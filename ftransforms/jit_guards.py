@@ -11,12 +11,15 @@ cell defining ``W`` or ``helper``, call the jitted function, get the old one). S
 ``jit`` records a signature it notes where those values live: the arrays, numbers and
 settings (strings, ``None``, enum members), the sets, the functions, classes and other
 callables (a library function only where the user put it: ``ACTS[0] = np.sin``, not
-``from numpy import tanh``), and the lists, tuples and dicts of them (empty ones too),
+``from numpy import tanh``), and the lists, tuples and dicts of them (empty ones too;
+their subclasses, a namedtuple or an ``OrderedDict``, and a ``deque`` as well),
 that the function, the functions it names as globals or closes over, and the objects of
-its bound methods (or of the methods it calls) hold, and the fields of the user's
+its bound methods (or of the methods it calls) hold, the fields of the user's modules
+it imports in its body (``import settings``), and the fields of the user's
 objects among them (``self.layer.w``, ``__slots__`` too, and the class attributes read
-through an object; names the code reads, as attributes or as strings: ``getattr(cfg,
-"lr")``; followed a few levels, as ``host_random`` does for generators), each as a place
+through an object, and what a property's getter reads; names the code reads, as
+attributes or as strings: ``getattr(cfg, "lr")``; followed a few levels, as
+``host_random`` does for generators), each as a place
 (a dict entry, a closure cell, a list slot, an attribute) and the object found there;
 and the environment when the code reads it (``os.environ``, ``os.getenv``). Before a
 replay, :meth:`Guards.hold` checks that every place still holds the same object (numbers
@@ -40,8 +43,10 @@ such an array (``counts[k] += 1``, ``buf[:] = 7.0``) would happen only while rec
 
 from __future__ import annotations
 
+import collections
 import enum
 import functools
+import inspect
 import os
 import sys
 import types
@@ -51,7 +56,7 @@ from typing import Any
 import numpy
 
 from ftransforms.backend import is_array
-from ftransforms.host_random import code_names
+from ftransforms.host_random import code_names, wrapped_of
 
 __all__ = ["Guards", "guards_of"]
 
@@ -99,12 +104,13 @@ class _Items:
     __slots__ = ("keys", "items", "ids")
 
     def __init__(self, container: Any) -> None:
-        self.keys = tuple(container) if type(container) is dict else None
-        self.items = tuple(container.values() if type(container) is dict else container)
+        is_dict = isinstance(container, dict)
+        self.keys = tuple(container) if is_dict else None
+        self.items = tuple(container.values() if is_dict else container)
         self.ids = tuple(map(id, self.items))  # (the items are kept: no id is reused)
 
     def __eq__(self, now: Any) -> bool:
-        if type(now) is dict:
+        if isinstance(now, dict):
             return tuple(now) == self.keys and tuple(map(id, now.values())) == self.ids
         return tuple(map(id, now)) == self.ids
 
@@ -139,6 +145,18 @@ class _Attr(str):
 _MAX_ITEMS = 64
 #: Guards gathered, after which the fields of further objects are not followed.
 _MAX_CHECKS = 1024
+
+
+def _container(v: Any) -> type | None:
+    """``list``, ``tuple`` or ``dict`` for those and their subclasses (an ``OrderedDict``,
+    a ``defaultdict``, an attribute dict, a namedtuple; a ``deque`` counts as a list),
+    whose items are guarded as theirs are; ``None`` for anything else."""
+    t = type(v)
+    if t is list or t is tuple or t is dict:
+        return t
+    if isinstance(v, (list, collections.deque)):
+        return list
+    return tuple if isinstance(v, tuple) else dict if isinstance(v, dict) else None
 
 
 def _is_data(v: Any) -> bool:
@@ -191,7 +209,7 @@ def _now(holder: Any, key: Any) -> Any:
         return holder
     if type(key) is _Attr:
         return getattr(holder, key, _MISSING)
-    if type(holder) in (list, tuple):
+    if _container(holder) in (list, tuple):
         return holder[key] if key < len(holder) else _MISSING
     return holder.get(key, _MISSING)
 
@@ -245,8 +263,9 @@ class Guards:
         """The ids of the arrays among the values (the recording must not fold them)."""
         out = set()
         for _, _, value in self.checks:
-            values = value.values() if type(value) is dict else value
-            for v in values if type(value) in (list, tuple, dict) else (value,):
+            kind = _container(value)
+            values = value.values() if kind is dict else value
+            for v in values if kind is not None else (value,):
                 if type(v) is numpy.ndarray or is_array(v):
                     out.add(id(v))
         return frozenset(out)
@@ -255,8 +274,9 @@ class Guards:
         """``(name, array)`` for each NumPy array among the values (once each)."""
         out: dict = {}
         for (_, _, value), name in zip(self.checks, self.names):
-            values = value.values() if type(value) is dict else value
-            for v in values if type(value) in (list, tuple, dict) else (value,):
+            kind = _container(value)
+            values = value.values() if kind is dict else value
+            for v in values if kind is not None else (value,):
                 if type(v) is numpy.ndarray and id(v) not in out:
                     out[id(v)] = (name, v)
         return list(out.values())
@@ -291,7 +311,8 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             checks.append((holder, key, value))
             names.append(name)
             return True
-        if _user_object(value):  # ``self.layer.w``, ``model.layers[1].b``
+        kind = _container(value)
+        if kind is None and _user_object(value):  # ``self.layer.w``, ``model.layers[1].b``
             checks.append((holder, key, value))  # the object itself: rebinding it counts
             names.append(name)
             if id(value) in placed or depth > _DEPTH or len(checks) > _MAX_CHECKS:
@@ -300,7 +321,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             for holder_k, k, v in _fields(value)[:_MAX_ITEMS]:
                 place(holder_k, k, v, f"{name}.{k}", depth + 1)
             return True
-        if callable(value) and not isinstance(value, types.ModuleType):
+        if kind is None and callable(value) and not isinstance(value, types.ModuleType):
             # ``helper`` redefined by running its cell again, ``ACTS[0] = np.sin``
             checks.append((holder, key, value))
             names.append(name)
@@ -314,27 +335,27 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 checks.append((value, _WHOLE, _Members(value)))
                 names.append(f"the members of {name}")
             return True
-        if type(value) not in (list, tuple, dict) or id(value) in seen or depth > _DEPTH:
+        if kind is None or id(value) in seen or depth > _DEPTH:
             return False
         seen.add(id(value))
-        items = list(value.items() if type(value) is dict else enumerate(value))
+        items = list(value.items() if kind is dict else enumerate(value))
         mark = len(checks)
-        if type(value) is tuple or len(items) > _MAX_ITEMS:
+        if kind is tuple or len(items) > _MAX_ITEMS:
             held = any(_is_data(v) or _is_setting(v) for _, v in items)
             for k, v in items:  # the items of a tuple cannot change, but theirs can
-                if len(items) <= _MAX_ITEMS and (type(v) in (list, tuple, dict) or _user_object(v)):
+                if len(items) <= _MAX_ITEMS and (_container(v) or _user_object(v)):
                     held = place(value, k, v, f"{name}[{k!r}]", depth + 1) or held
         else:  # a list or dict can change in place
             for k, v in items:
                 place(value, k, v, f"{name}[{k!r}]", depth + 1)
-        if type(value) is list:
+        if kind is list:
             # ``sum(L)`` after an append: a list (an empty one too) can grow
             checks.append((value, _LEN, len(value)))
             names.append(f"len({name})")
-        elif type(value) is dict:  # ``D.get(k, 1.0)`` after ``D[k] = 2.0``; its order too
+        elif kind is dict:  # ``D.get(k, 1.0)`` after ``D[k] = 2.0``; its order too
             checks.append((value, _WHOLE, _Keys(value)))
             names.append(f"the keys of {name}")
-        if type(value) is not tuple:
+        if kind is not tuple:
             if len(items) > _MAX_ITEMS:  # its items, at once (not followed into)
                 checks.append((value, _WHOLE, _Items(value)))
                 names.append(f"the items of {name}")
@@ -352,7 +373,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             visit(obj.__func__, depth, name)
             fields_of(obj.__self__, obj.__func__)
             return
-        wrapped = getattr(obj, "__wrapped__", None)
+        wrapped = wrapped_of(obj)
         if wrapped is not None:
             visit(wrapped, depth + 1, name)
         if isinstance(obj, functools.partial):
@@ -372,9 +393,9 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             return
         if not isinstance(obj, (types.FunctionType, type)) and callable(obj):
             fields = getattr(obj, "__dict__", None)
-            if type(fields) is dict:  # a callable object (a model): its fields
-                for k, v in list(fields.items()):
-                    place(fields, k, v, f"{type(obj).__name__}.{k}")
+            if not _library(obj):  # a callable object (a model): its fields (slots too)
+                for holder, k, v in _fields(obj):
+                    place(holder, k, v, f"{type(obj).__name__}.{k}")
                     visit(v, depth + 1, k)
             visit(type(obj).__dict__.get("__call__"), depth + 1, name)
             if type(fields) is dict and not _library(obj):
@@ -403,7 +424,12 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             glb = obj.__globals__
             for var in names:
                 value = glb.get(var, _MISSING)
-                if value is _MISSING or _imported(value):
+                if value is _MISSING:  # ``import settings`` in the function: its fields
+                    module = sys.modules.get(var)
+                    if isinstance(module, types.ModuleType) and _user_module(var):
+                        fields_read(module, var, names)
+                    continue
+                if _imported(value):
                     continue
                 place(glb, var, value, var)
                 fields_read(value, var, names)
@@ -413,7 +439,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     def fields_read(value: Any, var: str, names: set) -> None:
         """``config.W`` of the user's own module, ``Config.k`` of a class, ``cfg.lr`` of a
         plain object (a namespace): the fields whose names the code reads."""
-        if _is_data(value) or type(value) in (list, tuple, dict) or _library(value):
+        if _is_data(value) or _container(value) or _library(value):
             return
         if not isinstance(value, (types.ModuleType, type)) and callable(value):
             return  # a function or model: visited
@@ -460,6 +486,14 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             if where is None:
                 continue
             value = mro[where].__dict__[attr]
+            getter = getattr(value, "fget", None) or getattr(value, "func", None)
+            if isinstance(value, (property, functools.cached_property)) and isinstance(
+                getter, types.FunctionType
+            ):  # ``self.scale`` of a property: what its getter reads
+                if id(getter) not in seen:
+                    visit(getter, 1, f"{mro[where].__name__}.{attr}")
+                    class_fields(cls, owner, _names_read(getter.__code__) - read)
+                continue
             if place(mro[where].__dict__, attr, value, f"{mro[where].__name__}.{attr}"):
                 for c in mro[:where]:
                     checks.append((c.__dict__, attr, _MISSING))
@@ -470,13 +504,32 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
 
     visit(func, 0, getattr(func, "__name__", "f"))
     for obj in static:
-        fields = getattr(obj, "__dict__", None)
-        if type(fields) is dict and not _library(obj):
+        if isinstance(obj, type) and not _library(obj):  # a class passed in: ``C.k``,
+            code = getattr(getattr(func, "__func__", func), "__code__", None)
+            read = _names_read(code) if code is not None else set()
+            class_fields(obj, None, read)
+            for attr in sorted(read):  # and what its methods read (``C.apply(x)``)
+                member = inspect.getattr_static(obj, attr, None)
+                if isinstance(member, (classmethod, staticmethod)):
+                    member = member.__func__
+                if isinstance(member, types.FunctionType):
+                    visit(member, 1, f"{obj.__name__}.{attr}")
+                    class_fields(obj, None, _names_read(member.__code__))
+            continue
+        if has_fields(obj) and not _library(obj):
             # a static ``self``: its fields, and its class's that ``func`` reads
             fields_of(obj, getattr(func, "__func__", func))
         if callable(obj) and not isinstance(obj, type):  # ``f(x, act)``: what ``act`` reads
             visit(obj, 1, getattr(obj, "__name__", type(obj).__name__))
     return Guards(checks, names) if checks else None
+
+
+def has_fields(v: Any) -> bool:
+    """Whether ``v`` holds fields (a ``__dict__`` or ``__slots__``) that ``jit`` guards
+    when it is passed as an argument (a static ``self``, a config object, a class)."""
+    if isinstance(v, type):  # a class passed in: its attributes (``C.k``)
+        return True
+    return type(getattr(v, "__dict__", None)) is dict or bool(_slot_names(type(v)))
 
 
 def _names_read(code: types.CodeType) -> set:
@@ -526,6 +579,12 @@ def _imported(v: Any) -> bool:
         return False
     wrapped = getattr(v, "__wrapped__", None)
     return wrapped is None or _library(wrapped)
+
+
+def _user_module(name: str) -> bool:
+    """A module of the user's (not the standard library's nor a library's)."""
+    top = name.partition(".")[0]
+    return top not in sys.stdlib_module_names and top not in _LIBRARIES
 
 
 def _user_object(v: Any) -> bool:

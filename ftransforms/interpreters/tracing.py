@@ -7,11 +7,12 @@ Replaying the program runs only the NumPy/CuPy calls, with no tracer and no rule
 
 NOTE [value-dependent traces]: a program is only valid for inputs that take the same
 Python paths.  Any read of a traced value (``bool()``, ``int()``, a boolean mask, a rule
-that peeks at the data such as ``x.at[i].set``'s duplicate check, a random draw) marks the
-trace as value-dependent, and ``jit`` then runs that input signature eagerly instead of
-replaying.  So does an operation on a tracer of an enclosing transform that the jitted
-function closes over (``grad(lambda w: jit(lambda x: x * w)(x0))``): that value changes
-from call to call without being an input.  A read while a control-flow sub-program is
+that peeks at the data such as ``x.at[i].set``'s duplicate check, a random draw, an error
+a backend call raised, which the function may catch) marks the trace as value-dependent,
+and ``jit`` then runs that input signature eagerly instead of replaying.  So does an
+operation on a tracer of an enclosing transform that the jitted function closes over
+(``grad(lambda w: jit(lambda x: x * w)(x0))``): that value changes from call to call
+without being an input.  A read while a control-flow sub-program is
 being captured drops that capture instead (NOTE [value reads during a capture]).
 
 NOTE [control flow under jit]: ``ftransforms.control``'s operators, called while only
@@ -102,6 +103,8 @@ class TraceTracer(ValTracer):
 
     def _concrete(self) -> Any:
         interp = self._interp
+        if not interp.active:  # kept past its recording (``self.last = x * 2``)
+            self._check_live("a Python read of its value")
         # ``R[t]`` of a closed-over array: NOTE [constant subscripts in a capture]
         sub = subscript_being_read() if interp.captures else None
         interp.note_value_read(f"a Python read of a traced value {self!r}", sub)
@@ -269,11 +272,19 @@ class TraceInterpreter(Interpreter):
         else:
             # NOTE [outside arrays in rules under jit]: an implementation (a host
             # callback's NumPy code) computes on plain values, its binds not routed
-            out = (
-                prim.impl(xp, *vals, **params)
-                if not self.opaque
-                else unrouted(prim.impl, xp, *vals, **params)
-            )
+            try:
+                out = (
+                    prim.impl(xp, *vals, **params)
+                    if not self.opaque
+                    else unrouted(prim.impl, xp, *vals, **params)
+                )
+            except Exception as err:
+                # NOTE [value-dependent traces]: an error of the data (``inv`` of a singular
+                # matrix) that the function catches decides its path as an ``if`` would (a
+                # TypeError is one of the operand types, which the signature holds)
+                if not isinstance(err, TypeError):
+                    self.note_value_read(f"a {type(err).__name__} raised by {prim.name}")
+                raise
         if constant and all(r is None for r in refs):
             return tuple(out) if prim.multiple_results else out  # constants alone
         consts = tuple(consts)
