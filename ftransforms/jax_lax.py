@@ -138,7 +138,7 @@ def div(x: Any, y: Any) -> Any:
     Example:
         >>> import numpy as np
         >>> from ftransforms import lax
-        >>> lax.div(np.array([7, -7]), 2).tolist(), lax.div(7.0, 2.0)
+        >>> lax.div(np.array([7, -7]), 2).tolist(), float(lax.div(7.0, 2.0))
         ([3, -3], 3.5)
     """
     if numpy.result_type(fnp.result_type(x), fnp.result_type(y)).kind in "iu":
@@ -286,7 +286,7 @@ def complex(x: Any, y: Any) -> Any:  # noqa: A001  (JAX's name)
 
     Example:
         >>> from ftransforms import lax
-        >>> complex(lax.complex(1.0, 2.0))
+        >>> lax.complex(1.0, 2.0).item()
         (1+2j)
     """
     return fnp.add(x, fnp.multiply(1j, y))
@@ -1341,7 +1341,7 @@ def install(lax_module: types.ModuleType) -> None:
     Example:
         >>> import ftransforms
         >>> from ftransforms import lax
-        >>> "dynamic_slice" in lax.__all__ and lax.rsqrt(4.0) == 0.5
+        >>> "dynamic_slice" in lax.__all__ and bool(lax.rsqrt(4.0) == 0.5)
         True
     """
     given = {n: {**ALIASES, **REEXPORTS}.get(n) or globals()[n] for n in __all__}

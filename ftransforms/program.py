@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 import numpy
 
+from ftransforms.core.primitive import EFFECT_PRIMITIVES  # noqa: F401  (re-exported)
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
 __all__ = ["ControlNode", "Eqn", "Program", "compile_subprogram"]
@@ -62,11 +63,6 @@ def _out_slots(eqn: Eqn) -> tuple:
 
 # -- passes -----------------------------------------------------------------------------
 
-
-#: Primitives called for their effect (``ft.debug.callback``/``ft.debug.print``): every
-#: replay runs them, so they are never dropped as dead nor shared with an equal call
-#: (NOTE [callbacks] in ``ftransforms/callbacks.py``).
-EFFECT_PRIMITIVES: set = set()
 
 #: ``[n]``: while ``n > 0`` a trial call is running (a loop's body run once to learn its
 #: carry's types): effect primitives neither run nor are recorded (:class:`effects_muted`).

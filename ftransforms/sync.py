@@ -66,7 +66,7 @@ def device_put(x: Any, device: Any = None, *, may_alias: Any = None, donate: Any
         >>> import ftransforms as ft
         >>> board = np.random.default_rng(0).random(3)
         >>> ft.device_put(board) is board, ft.device_put({"b": [1.0, 2.0]})["b"]
-        (True, array([1., 2.]))
+        (True, [array(1.), array(2.)])
     """
     if device is not None and str(device).lower() not in ("cpu", "tfrt_cpu_0", "cpu:0"):
         raise UnsupportedOperationError(

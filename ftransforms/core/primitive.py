@@ -69,6 +69,12 @@ REGISTRY: dict[str, Primitive] = {}
 #: The same primitives as attributes (``prims.add``): what ``ftransforms.lax`` binds.
 prims = types.SimpleNamespace()
 
+#: Primitives called for their effect (``ft.debug.callback``/``ft.debug.print``, the
+#: ``check_finite`` of ``ops/checks.py``): every ``jit`` replay runs them, so they are
+#: never dropped as dead nor shared with an equal call (NOTE [callbacks] in
+#: ``ftransforms/callbacks.py``); ``ftransforms.program`` re-exports it.
+EFFECT_PRIMITIVES: set = set()
+
 #: Family batching rules registered by ``batching_rules`` (family name -> rule).
 FAMILY_BATCH_RULES: dict[str, Callable] = {}
 

@@ -96,6 +96,7 @@ __all__ = [
     # creation
     "array",
     "asarray",
+    "asarray_chkfinite",
     "copy",
     "empty",
     "empty_like",

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 from typing import Any
 
 import numpy
@@ -14,7 +15,6 @@ from ftransforms.backend import is_array, namespace_of
 from ftransforms.core.mutation import (
     PATCHED_WHILE_ACTIVE,
     Buffer,
-    _from_user_code,
     detached,
     user_array,
 )
@@ -94,9 +94,10 @@ def check_device(name: str, device: Any) -> None:
 
 
 def _numpy_asarray_chkfinite(a: Any, dtype: Any = None, order: Any = None) -> Any:
-    # the user's call; a library's (SciPy's check_finite) keeps NumPy's conversion, whose
-    # object array of a tracer is refused with the counterpart's name (core/tracer.py)
-    if holds_tracer(a) and _from_user_code(1, "asarray_chkfinite"):
+    # SciPy's own call (its check_finite) keeps NumPy's conversion, whose object array of
+    # a tracer is refused with the counterpart's name (core/tracer.py)
+    caller = sys._getframe(1).f_globals.get("__name__") or ""
+    if holds_tracer(a) and caller.split(".")[0] not in ("scipy", "numpy"):
         return asarray_chkfinite(a, dtype, order)
     return _NUMPY_ASARRAY_CHKFINITE(a, dtype, order)
 

@@ -4,7 +4,7 @@ transform, in a ``jit`` replay).
 NOTE [finiteness checks]: ``np.asarray_chkfinite(x)`` and SciPy's ``check_finite=True``
 (the default of ``scipy.linalg``) raise ``ValueError`` for an input that holds inf or
 NaN.  Under a transform the check is :data:`check_finite_p`, a primitive with no outputs
-that every ``jit`` replay keeps (``program.EFFECT_PRIMITIVES``), so the call whose data
+that every ``jit`` replay keeps (``EFFECT_PRIMITIVES``), so the call whose data
 holds a NaN raises on a replay as the eager call does, instead of computing with it.
 Under ``vmap`` it checks the whole batch at once (a loop over the rows raises the same
 error at the first bad row); it has no derivative (what it checks are primal values).
@@ -26,8 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ftransforms.core.primitive import defop
-from ftransforms.program import EFFECT_PRIMITIVES
+from ftransforms.core.primitive import EFFECT_PRIMITIVES, defop
 
 #: NumPy's and SciPy's message (both raise it from ``numpy.asarray_chkfinite``).
 NOT_FINITE = "array must not contain infs or NaNs"
