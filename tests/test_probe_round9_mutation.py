@@ -1,0 +1,123 @@
+"""Probe round 9: NumPy programs that mutate, under the transforms.
+
+* ``np.lib.stride_tricks.as_strided(a, ...)`` of a traced array: NumPy's result is a
+  writeable view (``as_strided(m, (n,), ((n + 1) * m.itemsize,))[:] = d`` sets a
+  diagonal); a write into it raised NumPy's "assignment destination is read-only" under
+  every transform.  It is written into ``a`` now; a view whose elements overlap (rolling
+  windows) refuses writes with InPlaceError, ``writeable=False`` is read-only as in NumPy.
+
+Oracles: the plain NumPy call, the Python loop over rows for ``vmap``, central differences
+in float64 for derivatives, eager values on new inputs for ``jit``.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ftransforms as ft
+from ftransforms.errors import InPlaceError
+
+RNG = np.random.default_rng(9)
+BATCH = RNG.standard_normal((3, 6))
+X = BATCH[0]
+
+
+def central_grad(f, x, eps=1e-6):
+    return np.array([(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(x.size)])
+
+
+def central_jacobian(f, x, eps=1e-6):
+    cols = [(f(x + eps * e) - f(x - eps * e)).ravel() / (2 * eps) for e in np.eye(x.size)]
+    return np.stack(cols, -1)
+
+
+def check_transforms(f):
+    """vmap against the loop, jit on new inputs, grad/jacfwd/vmap(grad) against central
+    differences; the caller's arrays are left alone."""
+    want = np.stack([f(r.copy()) for r in BATCH])
+    batch = BATCH.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ft.errors.PerformanceWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)  # jit running a signature eagerly
+        np.testing.assert_allclose(ft.vmap(f)(batch), want)
+        jf = ft.jit(f)
+        for r in BATCH:
+            np.testing.assert_allclose(jf(r.copy()), f(r.copy()))
+    np.testing.assert_array_equal(batch, BATCH)
+    w = np.linspace(0.5, 1.5, want[0].size).reshape(want[0].shape)
+
+    def loss(x):
+        return np.sum(f(x) * w)
+
+    x = X.copy()
+    np.testing.assert_allclose(ft.grad(loss)(x), central_grad(loss, X.copy()), atol=1e-6)
+    np.testing.assert_array_equal(x, X)
+    np.testing.assert_allclose(
+        ft.jacfwd(f)(X.copy()).reshape(-1, X.size), central_jacobian(f, X.copy()), atol=1e-6
+    )
+    gb = np.stack([central_grad(loss, r.copy()) for r in BATCH])
+    np.testing.assert_allclose(ft.vmap(ft.grad(loss))(BATCH.copy()), gb, atol=1e-6)
+
+
+# -- as_strided views are written through -------------------------------------------------
+
+
+def as_strided_every_other(x):
+    a = x * 1.0
+    w = np.lib.stride_tricks.as_strided(a, shape=(3,), strides=(2 * a.itemsize,))
+    w[1] = x[0] ** 2
+    w *= 2.0
+    return a
+
+
+def as_strided_diagonal(x):
+    m = np.outer(x[:3], x[3:])
+    d = np.lib.stride_tricks.as_strided(m, shape=(3,), strides=(4 * m.itemsize,))
+    d[:] = x[:3] ** 2  # the classic diagonal trick
+    m[0, 0] += 1.0  # seen through d
+    return np.concatenate([m.ravel(), d])
+
+
+def as_strided_of_a_buffer_row(x):
+    m = np.zeros((2, 4))
+    r = m[1]
+    e = np.lib.stride_tricks.as_strided(r, shape=(2,), strides=(2 * r.itemsize,))
+    e += x[:2]
+    m[0] = x[2:]
+    return m.ravel()
+
+
+@pytest.mark.parametrize(
+    "f", [as_strided_every_other, as_strided_diagonal, as_strided_of_a_buffer_row]
+)
+def test_writes_through_as_strided_views_reach_the_array(f):
+    check_transforms(f)
+
+
+def test_as_strided_views_that_overlap_or_are_read_only_refuse_writes():
+    def write_windows(x):
+        a = x * 1.0
+        w = np.lib.stride_tricks.as_strided(a, shape=(4, 3), strides=(8, 8))
+        w[1] = 0.0
+        return a
+
+    for call, arg in [
+        (ft.vmap(write_windows), BATCH),
+        (ft.jit(write_windows), X),
+        (ft.grad(lambda x: write_windows(x).sum()), X),
+    ]:
+        with pytest.raises(InPlaceError, match=r"as_strided\(x, shape=\(4, 3\).*overlap"):
+            call(arg.copy())
+    assert ft.vmap(lambda x: x * 2)(BATCH).shape == BATCH.shape  # the stack is clean
+
+    def write_read_only(x):
+        a = x * 1.0
+        w = np.lib.stride_tricks.as_strided(a, shape=(3,), strides=(16,), writeable=False)
+        w[0] = 1.0
+        return a
+
+    with pytest.raises(ValueError, match="read-only"):
+        write_read_only(X.copy())
+    with pytest.raises(ValueError, match="read-only"):
+        ft.vmap(write_read_only)(BATCH)
