@@ -121,3 +121,48 @@ def test_as_strided_views_that_overlap_or_are_read_only_refuse_writes():
         write_read_only(X.copy())
     with pytest.raises(ValueError, match="read-only"):
         ft.vmap(write_read_only)(BATCH)
+
+
+# -- asfortranarray / require('F') of a Fortran-contiguous array is that array -------------
+
+
+def write_through_fortran_views(x):
+    a = np.outer(x[:2], x[2:5]) * 1.0
+    np.asfortranarray(a.T)[0, 1] = 7.0 * x[5]  # a.T is F-contiguous: NumPy returns it
+    np.require(a.T, requirements="F")[2, 0] += x[0]
+    b = np.asfortranarray(a)  # a copy in NumPy
+    b[0, 0] = 100.0
+    v = x * 1.0
+    np.asfortranarray(v)[1] = x[2] ** 2  # 1-d: both C and F, v itself
+    return np.concatenate([a.ravel(), v])
+
+
+def test_asfortranarray_returns_a_fortran_contiguous_array_itself():
+    check_transforms(write_through_fortran_views)
+
+    def flags(x):
+        a = np.outer(x[:2], x[2:5])
+        f = [a.T.flags.f_contiguous, a.flags.f_contiguous, np.swapaxes(a, 0, 1).flags["F"]]
+        return x * np.dot(f, [1, 2, 4])
+
+    np.testing.assert_allclose(ft.vmap(flags)(BATCH), BATCH * 5.0)
+
+
+def test_copies_and_casts_take_numpys_order_and_casting_keywords():
+    m = BATCH.reshape(3, 2, 3)
+
+    def copies(a):
+        return (
+            a.copy("F")
+            + np.copy(a, order="F")
+            + a.astype(float, order="F")
+            + a.astype(np.float64, "C", "same_kind")
+            + np.zeros_like(a, float, "F")
+            + np.full_like(a, 2.0, None, "F")
+            + np.ones_like(a, order="C", shape=(2, 3))
+        )
+
+    np.testing.assert_allclose(ft.vmap(copies)(m), np.stack([copies(r) for r in m]))
+    np.testing.assert_allclose(ft.grad(lambda a: copies(a).sum())(m[0]), np.full((2, 3), 4.0))
+    with pytest.raises(TypeError, match="according to the rule 'safe'"):
+        ft.vmap(lambda a: a.astype(np.int32, casting="safe"))(m)

@@ -631,6 +631,32 @@ def wrapper(a, dtype=None, **kwargs):
 """
 
 
+_FORTRAN_SOURCE = """
+def wrapper(a, dtype=None, **kwargs):
+    if isinstance(a, Tracer) and not kwargs and from_user_code(1, name):
+        if same_dtype(a, dtype):
+            # NumPy returns a itself where it is Fortran-contiguous, else a copy
+            out = a if fortran(a) else a.copy()
+            return out.reshape(1) if out.ndim == 0 else out
+        if casts_to(dtype):
+            out = a.astype(dtype)
+            return out.reshape(1) if out.ndim == 0 else out
+    return original(a, dtype, **kwargs)
+"""
+
+
+def f_contiguous(a: Tracer) -> bool:
+    """Whether NumPy lays the traced array ``a`` out in Fortran order: C-contiguous with at
+    most one axis longer than 1, or the transpose that reverses the axes of a C-contiguous
+    array (``a.T``; its view's ``forward`` says so with ``reverses_axes``)."""
+    base = _slot(a, "_base")
+    if base is None or base[3]:
+        return sum(n > 1 for n in a.shape) <= 1
+    parent = base[0]
+    parent_base = _slot(parent, "_base")
+    return getattr(base[1], "reverses_axes", False) and (parent_base is None or parent_base[3])
+
+
 _ARANGE_SOURCE = (
     """
 def wrapper(*args, **kwargs):
@@ -695,8 +721,8 @@ def _required(a: Tracer, dtype: Any, requirements: Any) -> Any:
         "O" in flags or ("C" in flags and not base[3]) or ("W" in flags and base[2] is read_only)
     ):
         return a.copy()
-    if "F" in flags and sum(n > 1 for n in a.shape) > 1:
-        return a.copy()  # a traced array is laid out in C order
+    if "F" in flags and not f_contiguous(a):
+        return a.copy()
     return a
 
 
@@ -724,9 +750,10 @@ def _convert_array_like(value: Any) -> Any:
 def _creation(name: str, source: str = _WRAPPER_SOURCE) -> Any:
     """The wrapper of ``numpy.<name>``.  Its globals name a NumPy module, so that the frame
     checks that look for NumPy's own code (``Tracer.__array__``'s) see through it.
-    ``numpy.asarray``/``asanyarray``/``ascontiguousarray`` called by user code on a
-    traced array (a buffer included) return that array itself, as NumPy does, so that a
-    write into the result reaches it; called by library code they convert as before."""
+    ``numpy.asarray``/``asanyarray``/``ascontiguousarray``/``asfortranarray`` called by
+    user code on a traced array (a buffer included) return that array itself where NumPy
+    does, so that a write into the result reaches it; called by library code they convert
+    as before."""
     namespace = {
         "Tracer": Tracer,
         "same_dtype": _same_dtype,
@@ -741,6 +768,7 @@ def _creation(name: str, source: str = _WRAPPER_SOURCE) -> Any:
         "name": name,
         "Buffer": Buffer,
         "convert_array_like": _convert_array_like,
+        "fortran": f_contiguous,
     }
     exec(compile(source, __file__, "exec"), namespace)  # noqa: S102 - fixed source
     wrapper = namespace["wrapper"]
@@ -773,6 +801,7 @@ _WRAPPERS = {
 _WRAPPERS["array"] = _creation("array", _ARRAY_SOURCE)
 _WRAPPERS.update({name: _creation(name, _ASARRAY_SOURCE) for name in ("asarray", "asanyarray")})
 _WRAPPERS["ascontiguousarray"] = _creation("ascontiguousarray", _CONTIGUOUS_SOURCE)
+_WRAPPERS["asfortranarray"] = _creation("asfortranarray", _FORTRAN_SOURCE)
 _WRAPPERS["arange"] = _creation("arange", _ARANGE_SOURCE)
 _WRAPPERS["require"] = _creation("require", _REQUIRE_SOURCE)
 

@@ -419,7 +419,12 @@ class ArrayMethods:
     def flatten(self, order="C"):
         return inplace.copy_of(ravel(self, order=order))
 
-    def astype(self, dtype, copy=True):
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+        if casting != "unsafe" and not numpy.can_cast(self.dtype, dtype, casting):
+            raise TypeError(  # NumPy's words
+                f"Cannot cast array data from {self.dtype!r} to {numpy.dtype(dtype)!r} "
+                f"according to the rule {casting!r}"
+            )
         out = astype(self, dtype)
         return inplace.copy_of(out) if out is self and copy else out
 

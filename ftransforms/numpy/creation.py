@@ -242,7 +242,15 @@ def identity(n: int, dtype: Any = float, like: Any = None) -> Any:
 
 
 @implements(numpy.zeros_like)
-def zeros_like(x: Any, dtype: Any = None, shape: Any = None) -> Any:  # noqa: A002
+def zeros_like(
+    x: Any,
+    dtype: Any = None,
+    order: str = "K",
+    subok: bool = True,
+    shape: Any = None,
+    *,
+    device: Any = None,
+) -> Any:  # noqa: A002
     """``numpy.zeros_like``: zeros of ``x``'s logical shape and dtype (a constant, even when
     ``x`` is a tracer; under :func:`~ftransforms.vmap` it is one example's shape).
 
@@ -260,7 +268,15 @@ def zeros_like(x: Any, dtype: Any = None, shape: Any = None) -> Any:  # noqa: A0
 
 
 @implements(numpy.ones_like)
-def ones_like(x: Any, dtype: Any = None, shape: Any = None) -> Any:  # noqa: A002
+def ones_like(
+    x: Any,
+    dtype: Any = None,
+    order: str = "K",
+    subok: bool = True,
+    shape: Any = None,
+    *,
+    device: Any = None,
+) -> Any:  # noqa: A002
     """``numpy.ones_like``: ones of ``x``'s logical shape and dtype (a constant, even when
     ``x`` is a tracer).
 
@@ -275,7 +291,15 @@ def ones_like(x: Any, dtype: Any = None, shape: Any = None) -> Any:  # noqa: A00
 
 
 @implements(numpy.empty_like)
-def empty_like(x: Any, dtype: Any = None, shape: Any = None) -> Any:  # noqa: A002
+def empty_like(
+    x: Any,
+    dtype: Any = None,
+    order: str = "K",
+    subok: bool = True,
+    shape: Any = None,
+    *,
+    device: Any = None,
+) -> Any:  # noqa: A002
     """``numpy.empty_like``: an array of ``x``'s logical shape and dtype; unlike NumPy's,
     it is filled with zeros (it is :func:`zeros_like`), so its values are defined.
 
@@ -290,7 +314,16 @@ def empty_like(x: Any, dtype: Any = None, shape: Any = None) -> Any:  # noqa: A0
 
 
 @implements(numpy.full_like)
-def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> Any:  # noqa: A002
+def full_like(
+    x: Any,
+    fill_value: Any,
+    dtype: Any = None,
+    order: str = "K",
+    subok: bool = True,
+    shape: Any = None,
+    *,
+    device: Any = None,
+) -> Any:  # noqa: A002
     """``numpy.full_like``; a tracer ``fill_value`` is broadcast (and stays traced).
 
     Example:
@@ -310,8 +343,9 @@ def full_like(x: Any, fill_value: Any, dtype: Any = None, shape: Any = None) -> 
 
 
 @implements(numpy.copy)
-def copy(x: Any) -> Any:
-    """``numpy.copy``: a new array (of a tracer: a new tracer object with its value).
+def copy(x: Any, order: str = "K", subok: bool = False) -> Any:
+    """``numpy.copy``: a new array (of a tracer: a new tracer object with its value; a
+    traced array's values do not depend on ``order``, the memory layout).
 
     Example:
         >>> import numpy as np
@@ -326,7 +360,7 @@ def copy(x: Any) -> Any:
     """
     if isinstance(x, Tracer):
         return detached(x)
-    return user_array(xp_of(x).array(x, copy=True), "copy")
+    return user_array(xp_of(x).array(x, copy=True, order=order), "copy")
 
 
 def as_operand(x: Any, like: Any = None) -> Any:

@@ -40,6 +40,7 @@ from ftransforms.core.mutation import (
     callee_name,
     check_write,
     clone,
+    f_contiguous,
     make_view,
     read_only,
 )
@@ -328,13 +329,27 @@ def _inverse_axes(axes: Any, n: int) -> tuple[int, ...]:
 
 def transpose_view(x: Tracer, axes: Any = None) -> Any:
     out = transpose(x, axes)
-    inv = _inverse_axes(axes, ndim(x))
+    n = ndim(x)
+    inv = _inverse_axes(axes, n)
+    if inv == tuple(range(n))[::-1]:
+        return make_view(x, out, _reversed_axes, _reversed_axes)
     return make_view(x, out, lambda p: transpose(p, axes), lambda p, v: transpose(v, inv))
 
 
 def swapaxes_view(x: Tracer, a: int, b: int) -> Any:
     out = swapaxes(x, a, b)
+    if ndim(x) == 2 and a % 2 != b % 2:
+        return make_view(x, out, _reversed_axes, _reversed_axes)
     return make_view(x, out, lambda p: swapaxes(p, a, b), lambda p, v: swapaxes(v, a, b))
+
+
+def _reversed_axes(p: Any, v: Any = None) -> Any:
+    """The ``forward`` (and ``inverse``) of ``x.T``: of a C-contiguous ``x`` a
+    Fortran-contiguous view (core/mutation.py's ``f_contiguous`` reads the mark)."""
+    return transpose(p if v is None else v)
+
+
+_reversed_axes.reverses_axes = True  # type: ignore[attr-defined]
 
 
 def moveaxis_view(x: Tracer, source: Any, destination: Any) -> Any:
@@ -844,7 +859,7 @@ class TracerFlags:
 
     @property
     def f_contiguous(self) -> bool:
-        return self.c_contiguous and sum(n > 1 for n in shape(self._array)) <= 1
+        return f_contiguous(self._array)
 
     contiguous = c_contiguous
 
