@@ -166,3 +166,24 @@ def test_copies_and_casts_take_numpys_order_and_casting_keywords():
     np.testing.assert_allclose(ft.grad(lambda a: copies(a).sum())(m[0]), np.full((2, 3), 4.0))
     with pytest.raises(TypeError, match="according to the rule 'safe'"):
         ft.vmap(lambda a: a.astype(np.int32, casting="safe"))(m)
+
+
+# -- NumPy's out passed by position: np.dot(a, b, out), np.clip(a, lo, hi, out) ----------
+
+
+def positional_outs(x):
+    m = np.outer(x[:3], x[3:])
+    o = [np.zeros((3, 3)), np.zeros(3), np.zeros(9), np.zeros((3, 3)), np.zeros(3)]
+    np.dot(m, m.T, o[0])
+    np.sum(m, 0, None, o[1])  # NumPy's (a, axis, dtype, out)
+    np.cumsum(m, None, None, o[2])
+    np.clip(m, -0.5, 0.5, o[3])
+    np.std(m, 1, None, o[4], 1)  # ddof after out
+    c = np.zeros((6, 3))
+    np.concatenate([m, m[::-1]], 0, c)
+    t = np.take(x, [0, 7], 0, np.zeros(2), "clip")  # mode after out
+    return np.concatenate([v.ravel() for v in o] + [c.ravel(), t])
+
+
+def test_out_passed_by_position_is_written_as_numpy_writes_it():
+    check_transforms(positional_outs)
