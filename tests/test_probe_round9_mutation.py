@@ -187,3 +187,73 @@ def positional_outs(x):
 
 def test_out_passed_by_position_is_written_as_numpy_writes_it():
     check_transforms(positional_outs)
+
+
+# -- memory order (NOTE [memory layout]): Fortran-order views, ravel('K'), broadcast_arrays -
+
+
+def write_through_fortran_order_views(x):
+    v = x * 1.0
+    v.reshape(2, 3, order="F")[1, 0] = 10.0 * x[0]  # 1-d: a view in either order
+    a = np.outer(x[:2], x[2:5]) * 1.0
+    a.T.ravel(order="F")[1] = -x[1]  # a.T is Fortran-contiguous: views of a
+    a.T.reshape(6, order="F")[2] *= 3.0
+    a.T.ravel(order="K")[3] += x[5]
+    np.ravel(a.T, "A")[4] = x[2] ** 2
+    a.T.T.ravel()[5] -= 1.0  # a.T.T is C-contiguous again
+    a.T.reshape(6)[0] = 100.0  # a copy
+    return np.concatenate([v, a.ravel()])
+
+
+def memory_order_reads(x):
+    a = np.outer(x[:2], x[2:5])
+    t = a.T
+    return np.concatenate(
+        [
+            t.ravel("K"),  # a's elements in a's order
+            t.flatten("K"),
+            t.flatten("A"),
+            np.ravel(t[:, ::2], "K"),
+            np.ravel(a[:, ::2].T, "K"),
+            np.moveaxis(a[None], 0, -1).ravel("K"),
+            np.flip(t, 0).ravel("K"),
+            t.reshape(6, order="A"),
+        ]
+    )
+
+
+@pytest.mark.parametrize("f", [write_through_fortran_order_views, memory_order_reads])
+def test_memory_order_of_transposed_arrays_follows_numpy(f):
+    check_transforms(f)
+
+
+def test_contiguity_flags_follow_the_transposes():
+    def flags(x):
+        a = np.outer(x[:2], x[2:5])
+        views = [a, a.T, a.T.T, a.T[:, :2], a.T[:2], a.T[:, 0], a[:, 0], np.swapaxes(a, 0, 1)]
+        views += [x.reshape(3, 2, order="F"), np.moveaxis(a[None], 0, -1), a.T[None]]
+        return np.array([[v.flags.c_contiguous, v.flags.f_contiguous] for v in views])
+
+    want = flags(X.copy())
+    assert want[:, 1].sum() >= 6  # the transposes are Fortran-contiguous in NumPy
+    np.testing.assert_array_equal(ft.vmap(flags)(BATCH)[0], want)
+    np.testing.assert_array_equal(ft.jit(flags)(X), want)
+
+
+def broadcast_arrays_see_later_writes(x):
+    a = x[:3] * 1.0
+    p, q, r = np.broadcast_arrays(a, x[3:, None], np.ones((3, 3)))
+    a[0] = 9.0 * x[4]  # p is a view of a in NumPy
+    return np.concatenate([p.ravel(), q.ravel(), r.ravel()])
+
+
+def test_broadcast_arrays_are_views_that_refuse_writes():
+    check_transforms(broadcast_arrays_see_later_writes)
+
+    def write(x):
+        p, _ = np.broadcast_arrays(x[:3], x[3:, None])
+        p[0, 0] = 1.0
+        return p
+
+    with pytest.raises(InPlaceError, match=r"^vmap\(write.*broadcast_arrays"):
+        ft.vmap(write)(BATCH)

@@ -645,16 +645,55 @@ def wrapper(a, dtype=None, **kwargs):
 """
 
 
-def f_contiguous(a: Tracer) -> bool:
-    """Whether NumPy lays the traced array ``a`` out in Fortran order: C-contiguous with at
-    most one axis longer than 1, or the transpose that reverses the axes of a C-contiguous
-    array (``a.T``; its view's ``forward`` says so with ``reverses_axes``)."""
+# NOTE [memory layout]: a traced array holds no memory, but NumPy code reads its layout:
+# ``a.T`` of a C-contiguous ``a`` is Fortran-contiguous, so ``np.asfortranarray(a.T)``,
+# ``a.T.ravel('F')`` and ``a.T.reshape(n, order='F')`` are views of ``a`` (a write through
+# them reaches it) and ``a.T.ravel('K')`` reads ``a``'s elements in ``a``'s order (values
+# differ from C order).  So :func:`layout` derives, from the view records alone, the order
+# of an array's axes in memory and whether its elements fill one block: an array that is no
+# view is C-ordered; a view whose ``forward`` carries a ``layout`` rule (the axis
+# permutations of numpy/inplace.py, a basic index of such a view, a Fortran-order reshape)
+# maps its parent's layout; any other view is C-ordered where it is contiguous
+# (``_base[3]``) and else keeps its parent's order.  ``flags``, ``asfortranarray``,
+# ``require`` and the ``order=`` of ``ravel``/``reshape``/``flatten`` read it, nothing else
+# does (a copy is C-ordered here where NumPy may lay it out in Fortran order: a known gap).
+def layout(a: Tracer) -> tuple[Any, bool]:
+    """NumPy's memory layout of the traced array ``a`` (NOTE [memory layout]): the order of
+    its axes in memory, outermost first, and whether its elements fill one block."""
     base = _slot(a, "_base")
-    if base is None or base[3]:
-        return sum(n > 1 for n in a.shape) <= 1
+    if base is None:
+        return tuple(range(len(a.shape))), True
+    rule = getattr(base[1], "layout", None)
+    if rule is not None:
+        return rule(layout(base[0]))
+    n = len(a.shape)
+    if base[3]:
+        return tuple(range(n)), True
     parent = base[0]
-    parent_base = _slot(parent, "_base")
-    return getattr(base[1], "reverses_axes", False) and (parent_base is None or parent_base[3])
+    if len(parent.shape) == n:  # a flip, a slice, .real: the parent's order
+        return layout(parent)[0], False
+    return tuple(range(n)), False
+
+
+def _orders(a: Tracer) -> tuple[bool, bool]:
+    """Whether ``a`` is C- and whether it is Fortran-contiguous, as NumPy's flags say."""
+    shape = a.shape
+    order, dense = layout(a)
+    if not dense or order is None:
+        return False, False
+    long = [ax for ax in order if shape[ax] != 1]  # axes of length 1 have no stride to keep
+    return long == sorted(long), long == sorted(long, reverse=True)
+
+
+def f_contiguous(a: Tracer) -> bool:
+    """Whether NumPy lays the traced array ``a`` out in Fortran order (``a.T`` of a
+    C-contiguous ``a``, a 1-d array)."""
+    return _orders(a)[1]
+
+
+def c_contiguous(a: Tracer) -> bool:
+    """Whether NumPy lays the traced array ``a`` out in C order (``a.T.T`` included)."""
+    return _orders(a)[0]
 
 
 _ARANGE_SOURCE = (

@@ -417,7 +417,7 @@ class ArrayMethods:
         return inplace.ravel_view(self, order=order)
 
     def flatten(self, order="C"):
-        return inplace.copy_of(ravel(self, order=order))
+        return inplace.copy_of(inplace.memory_ravel(self, order))
 
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
         if casting != "unsafe" and not numpy.can_cast(self.dtype, dtype, casting):

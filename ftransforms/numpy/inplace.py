@@ -37,10 +37,12 @@ from ftransforms.core.mutation import (
     Buffer,
     assign,
     become,
+    c_contiguous,
     callee_name,
     check_write,
     clone,
     f_contiguous,
+    layout,
     make_view,
     read_only,
 )
@@ -313,13 +315,51 @@ def getitem_view(x: Tracer, index: Any) -> Any:
     rank = ndim(x)
     if not _basic_view(index, rank) or (_SWAPPING[0] is x and _shuffling()):
         return out
+
+    def forward(p: Any) -> Any:
+        return getitem(p, index)
+
+    base = getattr(x, "_base", None)
+    if base is not None and hasattr(base[1], "layout"):  # x is laid out in another order
+        forward.layout = _index_layout(index, rank)  # type: ignore[attr-defined]
     return make_view(
         x,
         out,
-        lambda p: getitem(p, index),
+        forward,
         lambda p, v: updated(p, index, v),
         reshaped=_contiguous(x) and _keeps_contiguous(index, rank),
     )
+
+
+def _index_layout(index: Any, rank: int) -> Any:
+    """The layout rule (core/mutation.py's ``layout``) of ``x[index]`` for a basic index:
+    the kept axes in ``x``'s memory order, new axes first; dense where, read in that order,
+    the index keeps a block (leading integers, one step-1 slice, whole axes)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if any(p is Ellipsis for p in parts):
+        k = next(i for i, p in enumerate(parts) if p is Ellipsis)
+        used = sum(1 for p in parts if p is not None and p is not Ellipsis)
+        parts = parts[:k] + (slice(None),) * (rank - used) + parts[k + 1 :]
+    parts = parts + (slice(None),) * (rank - sum(1 for p in parts if p is not None))
+    new_axes, kept, on_axis = [], {}, []
+    view_axis = 0
+    for p in parts:
+        if p is None:
+            new_axes.append(view_axis)
+            view_axis += 1
+            continue
+        if isinstance(p, slice):
+            kept[len(on_axis)] = view_axis
+            view_axis += 1
+        on_axis.append(p)
+
+    def rule(parent: tuple) -> tuple:
+        order, dense = parent
+        in_memory = tuple(on_axis[j] for j in order)
+        dense = dense and _keeps_contiguous(in_memory, rank)
+        return tuple(new_axes) + tuple(kept[j] for j in order if j in kept), dense
+
+    return rule
 
 
 def _inverse_axes(axes: Any, n: int) -> tuple[int, ...]:
@@ -330,36 +370,47 @@ def _inverse_axes(axes: Any, n: int) -> tuple[int, ...]:
 def transpose_view(x: Tracer, axes: Any = None) -> Any:
     out = transpose(x, axes)
     n = ndim(x)
-    inv = _inverse_axes(axes, n)
-    if inv == tuple(range(n))[::-1]:
-        return make_view(x, out, _reversed_axes, _reversed_axes)
-    return make_view(x, out, lambda p: transpose(p, axes), lambda p, v: transpose(v, inv))
+    perm = tuple(range(n))[::-1] if axes is None else tuple(operator.index(a) % n for a in axes)
+    return _permuted_view(x, out, perm)
 
 
 def swapaxes_view(x: Tracer, a: int, b: int) -> Any:
     out = swapaxes(x, a, b)
-    if ndim(x) == 2 and a % 2 != b % 2:
-        return make_view(x, out, _reversed_axes, _reversed_axes)
-    return make_view(x, out, lambda p: swapaxes(p, a, b), lambda p, v: swapaxes(v, a, b))
+    perm = list(range(ndim(x)))
+    a, b = operator.index(a) % len(perm), operator.index(b) % len(perm)
+    perm[a], perm[b] = perm[b], perm[a]
+    return _permuted_view(x, out, tuple(perm))
 
 
-def _reversed_axes(p: Any, v: Any = None) -> Any:
-    """The ``forward`` (and ``inverse``) of ``x.T``: of a C-contiguous ``x`` a
-    Fortran-contiguous view (core/mutation.py's ``f_contiguous`` reads the mark)."""
-    return transpose(p if v is None else v)
+def _permuted_view(x: Tracer, out: Any, perm: tuple[int, ...]) -> Any:
+    """``out = transpose(x, perm)`` as a view of ``x``; its ``forward`` carries the layout
+    rule (core/mutation.py's ``layout``): ``a.T`` of a C-contiguous ``a`` is
+    Fortran-contiguous, ``a.T.T`` C-contiguous again."""
+    inv = tuple(int(i) for i in _inverse_axes(perm, len(perm)))
 
+    def forward(p: Any) -> Any:
+        return transpose(p, perm)
 
-_reversed_axes.reverses_axes = True  # type: ignore[attr-defined]
+    def axes_layout(parent: tuple) -> tuple:
+        order, dense = parent
+        return (None if order is None else tuple(inv[j] for j in order)), dense
+
+    forward.layout = axes_layout  # type: ignore[attr-defined]
+    view = make_view(x, out, forward, lambda p, v: transpose(v, inv))
+    if view is not x and c_contiguous(view):
+        view._base = view._base[:3] + (True,)
+    return view
 
 
 def moveaxis_view(x: Tracer, source: Any, destination: Any) -> Any:
     out = moveaxis(x, source, destination)
-    return make_view(
-        x,
-        out,
-        lambda p: moveaxis(p, source, destination),
-        lambda p, v: moveaxis(v, destination, source),
-    )
+    n = ndim(x)
+    src = [operator.index(a) % n for a in numpy.atleast_1d(source)]
+    dst = [operator.index(a) % n for a in numpy.atleast_1d(destination)]
+    perm = [a for a in range(n) if a not in src]
+    for d, a in sorted(zip(dst, src)):
+        perm.insert(d, a)
+    return _permuted_view(x, out, tuple(perm))
 
 
 def _contiguous(x: Any) -> bool:
@@ -408,23 +459,65 @@ def reshape_view(
     x: Tracer, shape: Any = None, order: str = "C", *, newshape: Any = None, copy: Any = None
 ) -> Any:
     newshape = shape if newshape is None else newshape
+    order = _memory_order_letter(x, order, "reshape")
     out = reshape(x, newshape, order=order)
     if copy:
         return copy_of(out)
-    if order != "C":
-        return out
+    if order == "F":
+        return _fortran_reshape(x, out, lambda p: reshape(p, newshape, order="F"))
     return _reshape_like(x, out, lambda p: reshape(p, newshape))
+
+
+def _memory_order_letter(x: Any, order: Any, where: str) -> Any:
+    """NumPy's ``order='A'`` (and ``'K'`` for a reshape) of ``x``: ``'F'`` for a Fortran-
+    and not C-contiguous array, else ``'C'``."""
+    if order in ("A", "K") and isinstance(x, Tracer):
+        c, f = c_contiguous(x), f_contiguous(x)
+        return "F" if f and not c else "C"
+    return order
+
+
+def _fortran_reshape(x: Any, out: Any, forward: Any) -> Any:
+    """A reshape in Fortran order: of a Fortran-contiguous ``x`` a view (Fortran-contiguous
+    itself), as in NumPy; else the copy ``out``."""
+    if not isinstance(x, Tracer) or not f_contiguous(x):
+        return out
+    xshape = _shape(x)
+    reversed_axes = tuple(range(ndim(out)))[::-1]
+    forward.layout = lambda parent: (reversed_axes, True)  # type: ignore[attr-defined]
+    view = make_view(x, out, forward, lambda p, v: reshape(v, xshape, order="F"))
+    if view is not x and c_contiguous(view):
+        view._base = view._base[:3] + (True,)
+    return view
 
 
 _shape = shape  # reshape_view's parameter is NumPy's name
 
 
+def _ravel_order(x: Any, order: Any) -> tuple[Any, Any]:
+    """NumPy's reading order of ``x.ravel(order)``: ``(letter, None)``, or for ``'K'`` of
+    an array laid out in neither C nor Fortran order ``(None, perm)``: the elements of
+    ``transpose(x, perm)`` in C order (memory order: ``a.T.ravel('K')`` is ``a.ravel()``)."""
+    if order == "K" and isinstance(x, Tracer) and not c_contiguous(x) and not f_contiguous(x):
+        perm = layout(x)[0]
+        if perm != tuple(range(len(perm))):
+            return None, perm
+    return _memory_order_letter(x, order, "ravel"), None
+
+
+def memory_ravel(x: Any, order: Any) -> Any:
+    """The elements of ``x`` in NumPy's ``order`` (``'K'``/``'A'``: as laid out), a value."""
+    order, perm = _ravel_order(x, order)
+    return ravel(transpose(x, perm)) if perm is not None else ravel(x, order=order)
+
+
 def ravel_view(x: Tracer, order: str = "C") -> Any:
-    if order in ("K", "A") and _contiguous(x):
-        order = "C"  # NumPy's memory order of a C-contiguous array: a view too
+    order, perm = _ravel_order(x, order)
+    if perm is not None:
+        return ravel(transpose(x, perm))  # not one block: a copy
     out = ravel(x, order=order)
-    if order != "C":
-        return out
+    if order == "F":
+        return _fortran_reshape(x, out, lambda p: ravel(p, order="F"))
     return _reshape_like(x, out, ravel)
 
 
@@ -477,6 +570,30 @@ def broadcast_to_view(array: Tracer, shape: Any, subok: bool = False) -> Any:  #
     """``numpy.broadcast_to``: a read-only view, as in NumPy (writing into it raises)."""
     out = broadcast_to(array, shape)
     return make_view(array, out, lambda p: broadcast_to(p, shape), read_only)
+
+
+def broadcast_arrays_view(*arrays: Any, subok: bool = False) -> Any:  # noqa: ARG001
+    """``numpy.broadcast_arrays``: of a traced array of another shape a view that sees its
+    later writes (a write into it raises: NumPy deprecates writing into these results,
+    whose elements share memory); of one of the common shape the array itself."""
+    target = numpy.broadcast_shapes(*[shape(a) for a in arrays])
+    out = []
+    for a in arrays:
+        if not isinstance(a, Tracer) or shape(a) == target:
+            out.append(a if isinstance(a, Tracer) else broadcast_to(a, target))
+            continue
+        value = broadcast_to(a, target)
+        out.append(make_view(a, value, lambda p: broadcast_to(p, target), _broadcast_written))
+    return out
+
+
+def _broadcast_written(parent: Any, value: Any) -> Any:
+    raise InPlaceError(
+        f"{parent._interp.name}: numpy.broadcast_arrays(...)[i][...] = v on a traced array "
+        "that was broadcast: its "
+        "elements share memory, and NumPy deprecates writing into them; write into the "
+        "array itself (the result sees the write) or copy the result first"
+    )
 
 
 def flip_view(m: Any, axis: Any = None) -> Any:
@@ -855,7 +972,7 @@ class TracerFlags:
     @property
     def c_contiguous(self) -> bool:
         base = getattr(self._array, "_base", None)
-        return base is None or bool(base[3])
+        return base is None or bool(base[3]) or c_contiguous(self._array)
 
     @property
     def f_contiguous(self) -> bool:
@@ -1089,6 +1206,7 @@ VIEW_FUNCTIONS = {
     numpy.rot90: rot90_view,
     numpy.trim_zeros: trim_zeros_view,
     numpy.broadcast_to: broadcast_to_view,
+    numpy.broadcast_arrays: broadcast_arrays_view,
     numpy.flip: flip_view,
     numpy.fliplr: fliplr_view,
     numpy.flipud: flipud_view,

@@ -511,6 +511,8 @@ def _scipy_special_ufunc(ufunc: Any) -> Any:
     return None
 
 
+_BROADCAST_ARRAYS = numpy.broadcast_arrays  # views of whichever argument is traced
+
 #: NumPy function -> ``(position, names)``: where its signature takes ``out``
 #: positionally, and the names of the parameters from there on (None: no such ``out``).
 _OUT_POSITIONS: dict[Any, Any] = {}
@@ -549,7 +551,7 @@ def _out_by_keyword(func: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
 
 def handle_function(func: Any, args: tuple, kwargs: dict) -> Any:
     view = inplace.VIEW_FUNCTIONS.get(func)
-    if view is not None and args and isinstance(args[0], Tracer):
+    if view is not None and args and (isinstance(args[0], Tracer) or func is _BROADCAST_ARRAYS):
         return view(*args, **kwargs)
     if len(args) > 2:  # np.dot(a, b, out) is the shortest: NumPy's out taken by position
         args, kwargs = _out_by_keyword(func, args, kwargs)

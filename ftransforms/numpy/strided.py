@@ -91,9 +91,10 @@ def as_strided(
 
     def overlapping(parent: Any, value: Any) -> Any:
         raise InPlaceError(
-            f"{where}[...] = v on a traced array: the view's elements overlap (some element of "
-            f"x appears more than once), and NumPy writes such memory element by element, an "
-            f"order the transforms do not keep; write into x itself (the view sees the write)"
+            f"{parent._interp.name}: {where}[...] = v on a traced array: the view's elements "
+            f"overlap (some element of x appears more than once), and NumPy writes such memory "
+            f"element by element, an order the transforms do not keep; write into x itself "
+            f"(the view sees the write)"
         )
 
     if not writeable:
