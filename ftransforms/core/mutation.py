@@ -621,8 +621,7 @@ def wrapper(a, dtype=None, **kwargs):
         if same_dtype(a, dtype):
             # NumPy returns a itself where it is C-contiguous (a view records whether it
             # is: _base[3]), else a copy
-            base = getattr(a, "_base", None)
-            out = a if base is None or base[3] else a.copy()
+            out = a if contiguous(a) else a.copy()
             return out.reshape(1) if out.ndim == 0 else out
         if casts_to(dtype):
             out = a.astype(dtype)
@@ -693,6 +692,11 @@ def f_contiguous(a: Tracer) -> bool:
 
 def c_contiguous(a: Tracer) -> bool:
     """Whether NumPy lays the traced array ``a`` out in C order (``a.T.T`` included)."""
+    base = _slot(a, "_base")
+    if base is None or base[3]:
+        return True
+    if not hasattr(base[1], "layout"):
+        return False
     return _orders(a)[0]
 
 
@@ -757,7 +761,9 @@ def _required(a: Tracer, dtype: Any, requirements: Any) -> Any:
         return a.astype(dtype)
     base = _slot(a, "_base")
     if base is not None and (
-        "O" in flags or ("C" in flags and not base[3]) or ("W" in flags and base[2] is read_only)
+        "O" in flags
+        or ("C" in flags and not c_contiguous(a))
+        or ("W" in flags and base[2] is read_only)
     ):
         return a.copy()
     if "F" in flags and not f_contiguous(a):
@@ -808,6 +814,7 @@ def _creation(name: str, source: str = _WRAPPER_SOURCE) -> Any:
         "Buffer": Buffer,
         "convert_array_like": _convert_array_like,
         "fortran": f_contiguous,
+        "contiguous": c_contiguous,
     }
     exec(compile(source, __file__, "exec"), namespace)  # noqa: S102 - fixed source
     wrapper = namespace["wrapper"]

@@ -384,22 +384,34 @@ def swapaxes_view(x: Tracer, a: int, b: int) -> Any:
 
 def _permuted_view(x: Tracer, out: Any, perm: tuple[int, ...]) -> Any:
     """``out = transpose(x, perm)`` as a view of ``x``; its ``forward`` carries the layout
-    rule (core/mutation.py's ``layout``): ``a.T`` of a C-contiguous ``a`` is
-    Fortran-contiguous, ``a.T.T`` C-contiguous again."""
-    inv = tuple(int(i) for i in _inverse_axes(perm, len(perm)))
+    rule (NOTE [memory layout]): ``a.T`` of a C-contiguous ``a`` is Fortran-contiguous,
+    ``a.T.T`` C-contiguous again."""
+    try:
+        forward, inverse = _PERMUTATIONS[perm]
+    except KeyError:
+        forward, inverse = _PERMUTATIONS[perm] = _permutation(perm)
+    return make_view(x, out, forward, inverse)
+
+
+#: axes permutation -> the ``forward`` and ``inverse`` of its views (made once).
+_PERMUTATIONS: dict[tuple[int, ...], tuple[Any, Any]] = {}
+
+
+def _permutation(perm: tuple[int, ...]) -> tuple[Any, Any]:
+    inv = tuple(int(i) for i in numpy.argsort(perm))
 
     def forward(p: Any) -> Any:
         return transpose(p, perm)
 
+    def inverse(p: Any, v: Any) -> Any:
+        return transpose(v, inv)
+
     def axes_layout(parent: tuple) -> tuple:
         order, dense = parent
-        return (None if order is None else tuple(inv[j] for j in order)), dense
+        return tuple(inv[j] for j in order), dense
 
     forward.layout = axes_layout  # type: ignore[attr-defined]
-    view = make_view(x, out, forward, lambda p, v: transpose(v, inv))
-    if view is not x and c_contiguous(view):
-        view._base = view._base[:3] + (True,)
-    return view
+    return forward, inverse
 
 
 def moveaxis_view(x: Tracer, source: Any, destination: Any) -> Any:
@@ -416,8 +428,7 @@ def moveaxis_view(x: Tracer, source: Any, destination: Any) -> Any:
 def _contiguous(x: Any) -> bool:
     """Whether ``x`` is C-contiguous as NumPy would lay it out, so that NumPy's reshape of
     it is a view: an array that is no view is; a view records it (``_base[3]``)."""
-    base = getattr(x, "_base", None) if isinstance(x, Tracer) else None
-    return base is None or base[3]
+    return c_contiguous(x) if isinstance(x, Tracer) else True
 
 
 def _keeps_contiguous(index: Any, rank: int) -> bool:
@@ -485,10 +496,7 @@ def _fortran_reshape(x: Any, out: Any, forward: Any) -> Any:
     xshape = _shape(x)
     reversed_axes = tuple(range(ndim(out)))[::-1]
     forward.layout = lambda parent: (reversed_axes, True)  # type: ignore[attr-defined]
-    view = make_view(x, out, forward, lambda p, v: reshape(v, xshape, order="F"))
-    if view is not x and c_contiguous(view):
-        view._base = view._base[:3] + (True,)
-    return view
+    return make_view(x, out, forward, lambda p, v: reshape(v, xshape, order="F"))
 
 
 _shape = shape  # reshape_view's parameter is NumPy's name
@@ -971,8 +979,7 @@ class TracerFlags:
 
     @property
     def c_contiguous(self) -> bool:
-        base = getattr(self._array, "_base", None)
-        return base is None or bool(base[3]) or c_contiguous(self._array)
+        return c_contiguous(self._array)
 
     @property
     def f_contiguous(self) -> bool:
