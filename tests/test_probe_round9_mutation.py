@@ -257,3 +257,26 @@ def test_broadcast_arrays_are_views_that_refuse_writes():
 
     with pytest.raises(InPlaceError, match=r"^vmap\(write.*broadcast_arrays"):
         ft.vmap(write)(BATCH)
+
+
+# -- jit inside another transform: a NumPy array argument may be written, as at the top ---
+
+
+def fill_into(a, out):
+    out[:] = a * 2.0  # jit traces out: the caller's array is left alone
+    out[0] += a[1]
+    return out * a
+
+
+JITTED_FILL = ft.jit(fill_into)
+
+
+def jit_writing_its_numpy_argument(x):
+    b = np.zeros(6)  # a buffer of the enclosing transform
+    r = JITTED_FILL(x, b)
+    return r + b + JITTED_FILL(x, np.ones(6))
+
+
+def test_jit_inside_a_transform_lets_the_function_write_its_numpy_arguments():
+    check_transforms(jit_writing_its_numpy_argument)
+    np.testing.assert_allclose(jit_writing_its_numpy_argument(X.copy())[1:], 4.0 * X[1:] ** 2)
