@@ -280,3 +280,56 @@ def jit_writing_its_numpy_argument(x):
 def test_jit_inside_a_transform_lets_the_function_write_its_numpy_arguments():
     check_transforms(jit_writing_its_numpy_argument)
     np.testing.assert_allclose(jit_writing_its_numpy_argument(X.copy())[1:], 4.0 * X[1:] ** 2)
+
+
+# -- custom_jvp / custom_vjp functions that write into their arguments --------------------
+
+
+@ft.custom_jvp
+def softmax_in_place(x):
+    x -= x.max()  # NumPy-style, on the argument itself, which is returned
+    np.exp(x, out=x)
+    x /= x.sum()
+    return x
+
+
+@softmax_in_place.defjvp
+def _softmax_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    y = softmax_in_place(x.copy())
+    return y, y * (t - np.sum(y * t))
+
+
+def caller_reads_the_written_argument(x):
+    a = x * 1.0
+    y = softmax_in_place(a)  # a is y now, as in NumPy
+    return a * 2.0 + y * x
+
+
+def test_a_custom_function_that_writes_and_returns_its_argument():
+    check_transforms(caller_reads_the_written_argument)
+    x = X.copy()
+    _, tangent = ft.jvp(softmax_in_place, (x,), (np.ones(6),))
+    np.testing.assert_array_equal(x, X)  # the caller's array: it was written before
+    np.testing.assert_allclose(tangent, np.zeros(6), atol=1e-12)  # softmax of x + c
+    jac = ft.jacrev(softmax_in_place)(x)
+    np.testing.assert_array_equal(x, X)
+    np.testing.assert_allclose(jac, central_jacobian(softmax_in_place, X.copy()), atol=1e-6)
+
+
+def test_a_custom_rule_function_that_writes_an_argument_it_does_not_return_refuses():
+    @ft.custom_vjp
+    def sum_of_squares(x):
+        x **= 2  # not returned: its new value would have no derivative
+        return x.sum()
+
+    def fwd(x):
+        return sum_of_squares(x), x.copy()
+
+    sum_of_squares.defvjp(fwd, lambda x, g: (2.0 * g * x,))
+
+    x = X.copy()
+    with pytest.raises(InPlaceError, match=r"^custom_vjp\(sum_of_squares\): fwd wrote into"):
+        ft.grad(lambda x: sum_of_squares(x * 1.0) + x.sum())(x)
+    np.testing.assert_array_equal(x, X)
+    np.testing.assert_allclose(sum_of_squares(x.copy()), np.sum(X**2))  # undifferentiated
