@@ -333,3 +333,30 @@ def test_a_custom_rule_function_that_writes_an_argument_it_does_not_return_refus
         ft.grad(lambda x: sum_of_squares(x * 1.0) + x.sum())(x)
     np.testing.assert_array_equal(x, X)
     np.testing.assert_allclose(sum_of_squares(x.copy()), np.sum(X**2))  # undifferentiated
+
+
+# -- checkpoint: the function writes into its arguments, as NumPy code does ---------------
+
+
+@ft.checkpoint
+def scale_in_place(v, w):
+    v *= 2.0  # v may be w, or a view of the caller's array
+    v[0] = v[1] ** 2
+    return np.sum(v * w)
+
+
+def checkpoint_writes_its_arguments(x):
+    a = x * 1.0
+    s = scale_in_place(a[1:4], x[:3])  # a view: the caller's a sees the write
+    b = x * 1.0
+    t = scale_in_place(b, b)  # the same array twice
+    buf = np.zeros(6)
+    u = scale_in_place(buf, x)  # a buffer
+    return np.concatenate([a * s, b * t, buf + u])
+
+
+def test_a_checkpointed_function_writes_into_its_arguments_as_numpy_does():
+    check_transforms(checkpoint_writes_its_arguments)
+    h = ft.hessian(lambda x: np.sum(checkpoint_writes_its_arguments(x) ** 2))(X.copy())
+    g = ft.grad(lambda x: np.sum(checkpoint_writes_its_arguments(x) ** 2))
+    np.testing.assert_allclose(h, central_jacobian(g, X.copy(), 1e-5), rtol=1e-5, atol=1e-4)

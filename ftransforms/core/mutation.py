@@ -249,6 +249,20 @@ def detached(x: Any) -> Any:
     return x
 
 
+def snapshot(t: Any) -> Any:
+    """What :func:`written` compares: a tracer's class and payload objects (None for
+    anything else)."""
+    if not isinstance(t, Tracer):
+        return None
+    return (t.__class__, *(getattr(t, s, None) for s in t._payload))
+
+
+def written(t: Any, before: Any) -> bool:
+    """Whether the tracer ``t`` was written into (it became another value, :func:`become`)
+    since ``before = snapshot(t)``."""
+    return before is not None and any(a is not b for a, b in zip(snapshot(t), before))
+
+
 def mutable(x: Any) -> Any:
     """An argument passed to a transformed function untransformed (``grad``'s other
     arguments, ``vmap``'s ``in_dims=None``): a NumPy array as a buffer, which the function
