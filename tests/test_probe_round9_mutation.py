@@ -360,3 +360,38 @@ def test_a_checkpointed_function_writes_into_its_arguments_as_numpy_does():
     h = ft.hessian(lambda x: np.sum(checkpoint_writes_its_arguments(x) ** 2))(X.copy())
     g = ft.grad(lambda x: np.sum(checkpoint_writes_its_arguments(x) ** 2))
     np.testing.assert_allclose(h, central_jacobian(g, X.copy(), 1e-5), rtol=1e-5, atol=1e-4)
+
+
+# -- host callbacks get arrays they cannot write back through ------------------------------
+
+
+def test_a_callback_that_writes_its_argument_leaves_the_traced_values_and_the_caller():
+    def host(v):
+        v *= 2.0  # NumPy code in the callback; JAX's arrays would rebind
+        return v + 1.0
+
+    def f(x):
+        a = x * 1.0
+        y = ft.pure_callback(
+            host, ft.ShapeDtypeStruct(a.shape, a.dtype), a, vmap_method="sequential"
+        )
+        return a + y  # a as it was: 3x + 1
+
+    x = X.copy()
+    for call in (f, ft.jit(f), ft.jit(lambda v: host_call(host, v))):
+        got = call(x)
+        np.testing.assert_array_equal(x, X)  # jit gave the callback the caller's array
+    np.testing.assert_allclose(f(x), 3.0 * X + 1.0)
+    np.testing.assert_allclose(ft.vmap(f)(BATCH.copy()), 3.0 * BATCH + 1.0)
+    np.testing.assert_allclose(got, 2.0 * X + 1.0)
+
+    def peek(v):
+        v[0] = 0.0
+
+    with pytest.raises(ValueError, match="read-only"):
+        ft.jit(lambda v: (ft.debug.callback(peek, v), v * 1.0)[1])(x)
+    np.testing.assert_array_equal(x, X)
+
+
+def host_call(host, v):
+    return ft.pure_callback(host, ft.ShapeDtypeStruct(v.shape, v.dtype), v)
