@@ -202,7 +202,12 @@ def write_through_fortran_order_views(x):
     np.ravel(a.T, "A")[4] = x[2] ** 2
     a.T.T.ravel()[5] -= 1.0  # a.T.T is C-contiguous again
     a.T.reshape(6)[0] = 100.0  # a copy
-    return np.concatenate([v, a.ravel()])
+    np.ascontiguousarray(a.T.T)[0, 0] *= 2.0  # a itself
+    a.T[None].squeeze(0).ravel("F")[1] += x[3]  # still a.T's layout: a view of a
+    b = np.zeros(6)
+    b.reshape(2, 3, order="F")[0, 1] = x[4]  # a buffer's Fortran-order view
+    np.asfortranarray(b.reshape(3, 2).T)[1, 1] = x[0] * x[1]
+    return np.concatenate([v, a.ravel(), b])
 
 
 def memory_order_reads(x):

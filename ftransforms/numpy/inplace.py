@@ -463,7 +463,26 @@ def _reshape_like(x: Tracer, out: Any, forward: Any, always: bool = False) -> An
     if not contiguous and not always:
         return out
     xshape = _shape(x)
+    if not contiguous:  # squeeze/expand_dims of a.T: the unit axes move, the others stay
+        forward.layout = _unit_axes_layout(xshape, _shape(out))
     return make_view(x, out, forward, lambda p, v: reshape(v, xshape), reshaped=contiguous)
+
+
+def _unit_axes_layout(xshape: tuple, oshape: tuple) -> Any:
+    """The layout rule (NOTE [memory layout]) of a view that only drops or adds axes of
+    length 1: the other axes keep their order in memory."""
+    to_out = dict(
+        zip(
+            [i for i, n in enumerate(xshape) if n != 1], [i for i, n in enumerate(oshape) if n != 1]
+        )
+    )
+    units = tuple(i for i, n in enumerate(oshape) if n == 1)
+
+    def rule(parent: tuple) -> tuple:
+        order, dense = parent
+        return units + tuple(to_out[j] for j in order if j in to_out), dense
+
+    return rule
 
 
 def reshape_view(
