@@ -400,3 +400,25 @@ def test_a_callback_that_writes_its_argument_leaves_the_traced_values_and_the_ca
 
 def host_call(host, v):
     return ft.pure_callback(host, ft.ShapeDtypeStruct(v.shape, v.dtype), v)
+
+
+# -- t.base: NumPy's defensive `if v.base is not None: v = v.copy()` ----------------------
+
+
+def copy_if_a_view(x):
+    a = x * 1.0
+    v = a[1:4]
+    if v.base is not None:  # a view: copy before writing
+        v = v.copy()
+    v[0] = 100.0
+    w = a.reshape(2, 3)
+    w.shape = (3, 2)  # NumPy's w is still a view of a
+    m = np.zeros(3)
+    m.flags.writeable = False  # still owns its elements
+    flags = [a.base is None, v.base is None, w.base is a, a[1:][::2].base is a, m.base is None]
+    return a * np.dot(flags, [1.0, 2.0, 4.0, 8.0, 16.0])
+
+
+def test_base_of_traced_arrays_follows_numpy():
+    check_transforms(copy_if_a_view)
+    np.testing.assert_allclose(copy_if_a_view(X.copy()), X * 31.0)

@@ -354,6 +354,11 @@ class ArrayMethods:
     def flags(self):
         return inplace.TracerFlags(self)
 
+    @property
+    def base(self):
+        # NumPy's: the array a view's elements belong to, None for one that owns them
+        return inplace.numpy_base(self)
+
     # -- methods --------------------------------------------------------------------------
 
     # Reductions take NumPy's method signatures: ``out=`` (written with NumPy's mutation

@@ -942,11 +942,28 @@ def _rebase(x: Tracer, forward: Any, inverse: Any) -> None:
     if base is not None:
         base[0]._views = [weakref.ref(old) if r() is x else r for r in base[0]._views]
     become(x, forward(old))
+    forward.rebased = True  # NumPy's x keeps its own base (numpy_base)
     make_view(old, x, forward, inverse, reshaped=base is None or base[3])
 
 
 def _itself(p: Any) -> Any:
     return p
+
+
+_itself.rebased = True  # type: ignore[attr-defined]
+
+
+def numpy_base(t: Tracer) -> Any:
+    """NumPy's ``t.base``: None for an array that owns its elements, else the array at
+    the root of its views (NumPy collapses chains of views).  The links ``x.shape = s``
+    and ``x.flags.writeable = False`` make (``_rebase``) are no views in NumPy."""
+    base = getattr(t, "_base", None)
+    if base is None:
+        return None
+    above = numpy_base(base[0])
+    if above is not None or getattr(base[1], "rebased", False):
+        return above
+    return base[0]
 
 
 def _replaced(p: Any, v: Any) -> Any:
