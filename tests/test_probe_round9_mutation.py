@@ -95,6 +95,19 @@ def test_writes_through_as_strided_views_reach_the_array(f):
     check_transforms(f)
 
 
+def windows_of_numpys_own_as_strided(x):
+    from numpy.lib.stride_tricks import as_strided  # bound before: NumPy's own function
+
+    a = x * 1.0
+    w = as_strided(a, shape=(4, 3), strides=(a.itemsize, a.itemsize))
+    a[3] = 5.0 * x[0]  # seen through the windows, as in NumPy
+    return (w**2).sum(axis=1)
+
+
+def test_numpys_own_as_strided_sees_later_writes():
+    check_transforms(windows_of_numpys_own_as_strided)
+
+
 def test_as_strided_views_that_overlap_or_are_read_only_refuse_writes():
     def write_windows(x):
         a = x * 1.0
