@@ -435,3 +435,21 @@ def copy_if_a_view(x):
 def test_base_of_traced_arrays_follows_numpy():
     check_transforms(copy_if_a_view)
     np.testing.assert_allclose(copy_if_a_view(X.copy()), X * 31.0)
+
+
+# -- vmap's outputs are the loop's np.stack: never the caller's array itself ---------------
+
+
+def test_vmap_outputs_that_pass_an_input_through_are_new_arrays():
+    def passthrough(x, c):
+        return x, x.T[::-1], c * 1.0
+
+    batch = BATCH.reshape(3, 2, 3).copy()
+    outs = ft.vmap(passthrough, in_dims=(0, None))(batch, np.ones(2))
+    want = [
+        np.stack([passthrough(r, np.ones(2))[k] for r in BATCH.reshape(3, 2, 3)]) for k in (0, 1)
+    ]
+    for o, w in zip(outs, want):
+        np.testing.assert_array_equal(o, w)
+        o[...] = 7.0  # as into np.stack's result
+    np.testing.assert_array_equal(batch, BATCH.reshape(3, 2, 3))
