@@ -453,3 +453,32 @@ def test_vmap_outputs_that_pass_an_input_through_are_new_arrays():
         np.testing.assert_array_equal(o, w)
         o[...] = 7.0  # as into np.stack's result
     np.testing.assert_array_equal(batch, BATCH.reshape(3, 2, 3))
+
+
+# -- copies NumPy lays out in Fortran order (NOTE [memory layout]) ------------------------
+
+
+def fortran_ordered_copies(x):
+    a = np.outer(x[:2], x[2:5])
+    b = np.copy(a.T)  # np.copy keeps a.T's (Fortran) layout
+    b[0, 1] = 100.0 * x[0]
+    c = a.copy("F")
+    d = np.array(a, order="F")
+    e = np.asarray(a.T, order="F")  # a.T itself
+    e[2, 0] = -x[1]
+    f = np.asfortranarray(a)  # a copy, in Fortran order
+    return np.concatenate(
+        [a.ravel(), b.ravel("K"), c.ravel("K"), d.ravel("A"), f.ravel("K"), f.T.ravel()]
+    )
+
+
+def test_copies_in_fortran_order_read_in_memory_order():
+    check_transforms(fortran_ordered_copies)
+
+    def flags(x):
+        a = np.outer(x[:2], x[2:5])
+        copies = [np.copy(a.T), a.copy("F"), np.array(a, order="F"), a.T.copy(), np.copy(a)]
+        f = [c.flags.f_contiguous + 2 * c.flags.c_contiguous for c in copies]
+        return x * np.dot(f, [1, 10, 100, 1000, 10000]) + (np.copy(a.T).base is None)
+
+    np.testing.assert_allclose(ft.vmap(flags)(BATCH), np.stack([flags(r) for r in BATCH]))

@@ -554,6 +554,14 @@ _WRAPPER_SOURCE = "\ndef wrapper(*args, **kwargs):" + _BUFFER_RESULT
 _ASARRAY_SOURCE = """
 def wrapper(a, *args, **kwargs):
     if (
+        isinstance(a, Tracer)
+        and kwargs.get("order") == "F"
+        and len(args) < 2
+        and set(kwargs) <= {"dtype", "copy", "order"}
+        and from_user_code(1, name)
+    ):
+        return in_fortran_order(a, args[0] if args else kwargs.get("dtype"), kwargs.get("copy"))
+    if (
         type(a) in (list, tuple)
         and (args or "dtype" in kwargs)
         and casts_to(args[0] if args else kwargs["dtype"])
@@ -581,6 +589,16 @@ def wrapper(a, *args, **kwargs):
 _ARRAY_SOURCE = (
     """
 def wrapper(*args, **kwargs):
+    if (
+        args
+        and isinstance(args[0], Tracer)
+        and kwargs.get("order") == "F"
+        and len(args) < 3
+        and set(kwargs) <= {"dtype", "copy", "order"}
+        and from_user_code(1, name)
+    ):
+        dtype = args[1] if len(args) == 2 else kwargs.get("dtype")
+        return in_fortran_order(args[0], dtype, kwargs.get("copy", True))
     if (
         args
         and type(args[0]) in (list, tuple)
@@ -649,7 +667,7 @@ def wrapper(a, dtype=None, **kwargs):
     if isinstance(a, Tracer) and not kwargs and from_user_code(1, name):
         if same_dtype(a, dtype):
             # NumPy returns a itself where it is Fortran-contiguous, else a copy
-            out = a if fortran(a) else a.copy()
+            out = a if fortran(a) else a.copy("F")
             return out.reshape(1) if out.ndim == 0 else out
         if casts_to(dtype):
             out = a.astype(dtype)
@@ -696,6 +714,21 @@ def _orders(a: Tracer) -> tuple[bool, bool]:
         return False, False
     long = [ax for ax in order if shape[ax] != 1]  # axes of length 1 have no stride to keep
     return long == sorted(long), long == sorted(long, reverse=True)
+
+
+def _in_fortran_order(a: Tracer, dtype: Any, copy: Any) -> Any:
+    """``np.array(a, order='F')`` / ``np.asarray(a, order='F')`` of a traced array called
+    by user code: ``a`` itself where it is Fortran-contiguous and no copy is asked for,
+    else a copy laid out in Fortran order (NOTE [memory layout])."""
+    if not _same_dtype(a, dtype):
+        if copy is False:
+            raise ValueError("Unable to avoid copy while creating an array as requested.")
+        return a.astype(dtype).copy("F")
+    if copy is not True and f_contiguous(a):
+        return a
+    if copy is False:
+        raise ValueError("Unable to avoid copy while creating an array as requested.")
+    return a.copy("F")
 
 
 def f_contiguous(a: Tracer) -> bool:
@@ -829,6 +862,7 @@ def _creation(name: str, source: str = _WRAPPER_SOURCE) -> Any:
         "convert_array_like": _convert_array_like,
         "fortran": f_contiguous,
         "contiguous": c_contiguous,
+        "in_fortran_order": _in_fortran_order,
     }
     exec(compile(source, __file__, "exec"), namespace)  # noqa: S102 - fixed source
     wrapper = namespace["wrapper"]

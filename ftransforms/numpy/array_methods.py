@@ -434,7 +434,7 @@ class ArrayMethods:
         return inplace.copy_of(out) if out is self and copy else out
 
     def copy(self, order="C"):
-        return inplace.copy_of(self)
+        return inplace.copy_in_order(self, order)
 
     def dot(self, other, out=None):
         return _out("dot", out, dot(self, other))

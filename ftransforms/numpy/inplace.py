@@ -44,6 +44,7 @@ from ftransforms.core.mutation import (
     f_contiguous,
     layout,
     make_view,
+    mutable,
     read_only,
 )
 from ftransforms.core.tracer import SHAPE_SETTER, Tracer
@@ -756,6 +757,28 @@ def copy_of(x: Any) -> Any:
     return clone(x) if isinstance(x, Tracer) else numpy.array(x, copy=True)
 
 
+def copy_in_order(x: Any, order: Any = "K") -> Any:
+    """``x.copy(order)`` / ``np.copy(x, order=...)`` of a tracer: a new array laid out as
+    NumPy lays that copy out (NOTE [memory layout]): in Fortran order for ``'F'``, and for
+    ``'A'``/``'K'`` of a Fortran- and not C-contiguous ``x`` (``np.copy(a.T)``), as the
+    axes-reversing view of a hidden C-ordered array; else :func:`copy_of`."""
+    if type(x) is Buffer:  # a plain array: NumPy's own copy, as a buffer
+        return mutable(numpy.array(x.val, order=order, copy=True))
+    if order == "C" or not isinstance(x, Tracer) or ndim(x) < 2:
+        return copy_of(x)
+    if order != "F" and not (order in ("A", "K") and f_contiguous(x) and not c_contiguous(x)):
+        return copy_of(x)
+    forward, inverse = _permutation(tuple(range(ndim(x)))[::-1])
+    forward.rebased = True  # a new array in NumPy: no base (numpy_base)
+    hidden = transpose(x)
+    return make_view(hidden, transpose(hidden), forward, inverse)
+
+
+def _copy(a: Any, order: Any = "K", subok: bool = False) -> Any:  # noqa: ARG001
+    """``numpy.copy`` of a tracer (``'K'``: ``np.copy(a.T)`` keeps ``a.T``'s layout)."""
+    return copy_in_order(a, order)
+
+
 # -- out=, copyto, fill, put, sort ------------------------------------------------------
 
 
@@ -1250,6 +1273,7 @@ VIEW_FUNCTIONS = {
     numpy.trim_zeros: trim_zeros_view,
     numpy.broadcast_to: broadcast_to_view,
     numpy.broadcast_arrays: broadcast_arrays_view,
+    numpy.copy: _copy,  # a copy, in NumPy's layout
     numpy.flip: flip_view,
     numpy.fliplr: fliplr_view,
     numpy.flipud: flipud_view,
