@@ -685,9 +685,11 @@ def wrapper(a, dtype=None, **kwargs):
 # view is C-ordered; a view whose ``forward`` carries a ``layout`` rule (the axis
 # permutations of numpy/inplace.py, a basic index of such a view, a Fortran-order reshape)
 # maps its parent's layout; any other view is C-ordered where it is contiguous
-# (``_base[3]``) and else keeps its parent's order.  ``flags``, ``asfortranarray``,
-# ``require`` and the ``order=`` of ``ravel``/``reshape``/``flatten`` read it, nothing else
-# does (a copy is C-ordered here where NumPy may lay it out in Fortran order: a known gap).
+# (``_base[3]``) and else keeps its parent's order.  A copy NumPy lays out in Fortran order
+# (``np.copy(a.T)``, ``a.copy('F')``, ``np.array(a, order='F')``) is the axes-reversing
+# view of a hidden C-ordered array (numpy/inplace.py's ``copy_in_order``; its ``base`` is
+# None all the same).  ``flags``, ``asfortranarray``, ``require``, ``.base`` and the
+# ``order=`` of ``ravel``/``reshape``/``flatten`` read the layout, nothing else does.
 def layout(a: Tracer) -> tuple[Any, bool]:
     """NumPy's memory layout of the traced array ``a`` (NOTE [memory layout]): the order of
     its axes in memory, outermost first, and whether its elements fill one block."""

@@ -766,7 +766,7 @@ def copy_in_order(x: Any, order: Any = "K") -> Any:
         return mutable(numpy.array(x.val, order=order, copy=True))
     if order == "C" or not isinstance(x, Tracer) or ndim(x) < 2:
         return copy_of(x)
-    if order != "F" and not (order in ("A", "K") and f_contiguous(x) and not c_contiguous(x)):
+    if order != "F" and not (order in ("A", "K") and not c_contiguous(x) and f_contiguous(x)):
         return copy_of(x)
     forward, inverse = _permutation(tuple(range(ndim(x)))[::-1])
     forward.rebased = True  # a new array in NumPy: no base (numpy_base)
