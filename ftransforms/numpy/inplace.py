@@ -490,7 +490,7 @@ def reshape_view(
     x: Tracer, shape: Any = None, order: str = "C", *, newshape: Any = None, copy: Any = None
 ) -> Any:
     newshape = shape if newshape is None else newshape
-    order = _memory_order_letter(x, order, "reshape")
+    order = _memory_order_letter(x, order)
     out = reshape(x, newshape, order=order)
     if copy:
         return copy_of(out)
@@ -499,7 +499,7 @@ def reshape_view(
     return _reshape_like(x, out, lambda p: reshape(p, newshape))
 
 
-def _memory_order_letter(x: Any, order: Any, where: str) -> Any:
+def _memory_order_letter(x: Any, order: Any) -> Any:
     """NumPy's ``order='A'`` (and ``'K'`` for a reshape) of ``x``: ``'F'`` for a Fortran-
     and not C-contiguous array, else ``'C'``."""
     if order in ("A", "K") and isinstance(x, Tracer):
@@ -530,7 +530,7 @@ def _ravel_order(x: Any, order: Any) -> tuple[Any, Any]:
         perm = layout(x)[0]
         if perm != tuple(range(len(perm))):
             return None, perm
-    return _memory_order_letter(x, order, "ravel"), None
+    return _memory_order_letter(x, order), None
 
 
 def memory_ravel(x: Any, order: Any) -> Any:
@@ -618,9 +618,9 @@ def broadcast_arrays_view(*arrays: Any, subok: bool = False) -> Any:  # noqa: AR
 def _broadcast_written(parent: Any, value: Any) -> Any:
     raise InPlaceError(
         f"{parent._interp.name}: numpy.broadcast_arrays(...)[i][...] = v on a traced array "
-        "that was broadcast: its "
-        "elements share memory, and NumPy deprecates writing into them; write into the "
-        "array itself (the result sees the write) or copy the result first"
+        f"that was broadcast: its elements share memory, and NumPy deprecates writing into "
+        f"them; write into the array itself (the result sees the write) or copy the result "
+        f"first"
     )
 
 
@@ -762,8 +762,8 @@ def copy_in_order(x: Any, order: Any = "K") -> Any:
     NumPy lays that copy out (NOTE [memory layout]): in Fortran order for ``'F'``, and for
     ``'A'``/``'K'`` of a Fortran- and not C-contiguous ``x`` (``np.copy(a.T)``), as the
     axes-reversing view of a hidden C-ordered array; else :func:`copy_of`."""
-    if type(x) is Buffer:  # a plain array: NumPy's own copy, as a buffer
-        return mutable(numpy.array(x.val, order=order, copy=True))
+    if type(x) is Buffer and (order == "F" or not x.val.flags.c_contiguous):
+        return mutable(numpy.array(x.val, order=order, copy=True))  # NumPy's, as a buffer
     if order == "C" or not isinstance(x, Tracer) or ndim(x) < 2:
         return copy_of(x)
     if order != "F" and not (order in ("A", "K") and not c_contiguous(x) and f_contiguous(x)):
