@@ -1,10 +1,23 @@
 """Probe round 9: NumPy programs that mutate, under the transforms.
 
-* ``np.lib.stride_tricks.as_strided(a, ...)`` of a traced array: NumPy's result is a
-  writeable view (``as_strided(m, (n,), ((n + 1) * m.itemsize,))[:] = d`` sets a
-  diagonal); a write into it raised NumPy's "assignment destination is read-only" under
-  every transform.  It is written into ``a`` now; a view whose elements overlap (rolling
-  windows) refuses writes with InPlaceError, ``writeable=False`` is read-only as in NumPy.
+* ``np.lib.stride_tricks.as_strided(a, ...)``: a write into it raised "read-only" (NumPy's
+  is a writeable view: the diagonal trick); it reaches ``a`` now, overlapping windows
+  refuse writes with InPlaceError.  NumPy's own ``as_strided`` bound before the transform
+  kept stale values after a later write into ``a``.
+* Memory layout (NOTE [memory layout]): ``np.asfortranarray(t)`` gave an object array (a
+  write raised); ``a.T.ravel('K')``/``flatten('K')`` read C order (wrong values);
+  ``reshape``/``ravel(order='F')`` of a Fortran-contiguous array, ``require(a.T, 'F')``
+  were copies (a write was lost); ``flags.f_contiguous`` of ``a.T`` was False;
+  ``np.copy(a.T)``/``a.copy('F')``/``np.array(a, order='F')`` were C-ordered (object
+  arrays for ``order='F'``); ``copy``/``astype``/``*_like`` refused ``order=``.
+* ``np.broadcast_arrays`` results did not see later writes.
+* NumPy's ``out`` by position (``np.dot(a, b, out)``, ``np.clip(a, lo, hi, out)``).
+* ``jit`` inside another transform refused traced writes into a NumPy argument.
+* ``custom_jvp``/``custom_vjp`` functions writing their argument wrote the caller's array
+  and left a stale derivative; ``checkpoint`` lost such writes (wrong gradients).
+* ``pure_callback``/debug callbacks could write the traced values (and, under ``jit``, the
+  caller's array).
+* ``t.base`` was missing; ``vmap(lambda x: x)(X)`` returned ``X`` itself.
 
 Oracles: the plain NumPy call, the Python loop over rows for ``vmap``, central differences
 in float64 for derivatives, eager values on new inputs for ``jit``.
