@@ -18,6 +18,8 @@
 * ``pure_callback``/debug callbacks could write the traced values (and, under ``jit``, the
   caller's array).
 * ``t.base`` was missing; ``vmap(lambda x: x)(X)`` returned ``X`` itself.
+* ``np.atleast_1d(s)``/``s.reshape(1)`` of a NumPy scalar (``x.sum()``) were views: a
+  write into them changed ``s``.
 
 Oracles: the plain NumPy call, the Python loop over rows for ``vmap``, central differences
 in float64 for derivatives, eager values on new inputs for ``jit``.
@@ -495,3 +497,23 @@ def test_copies_in_fortran_order_read_in_memory_order():
         return x * np.dot(f, [1, 10, 100, 1000, 10000]) + (np.copy(a.T).base is None)
 
     np.testing.assert_allclose(ft.vmap(flags)(BATCH), np.stack([flags(r) for r in BATCH]))
+
+
+# -- views of a 0-d value that NumPy gives as a scalar are new arrays ---------------------
+
+
+def writes_into_arrays_made_from_scalars(x):
+    s = x.sum() * 1.0  # a NumPy scalar
+    t = np.atleast_1d(s)
+    t[0] = 3.0  # a new array in NumPy: s keeps its value
+    u = s.reshape(1)
+    u *= 2.0
+    v = np.expand_dims(x[2], 0)
+    v[0] = 0.0
+    a = x * 1.0
+    a[()][0] = 5.0 * x[1]  # a[()] of an array is a view of it
+    return np.concatenate([a, [s], t, u, v])
+
+
+def test_views_of_a_numpy_scalar_are_new_arrays():
+    check_transforms(writes_into_arrays_made_from_scalars)

@@ -43,10 +43,10 @@ from ftransforms.core.mutation import (
     clone,
     f_contiguous,
     layout,
-    make_view,
     mutable,
     read_only,
 )
+from ftransforms.core.mutation import make_view as _make_view
 from ftransforms.core.tracer import SHAPE_SETTER, Tracer
 from ftransforms.numpy.helpers import (
     IN_PLACE_WRITERS,
@@ -308,6 +308,22 @@ def _basic_view(index: Any, rank: int) -> bool:
         elif not (ti is slice or i is None or i is Ellipsis):
             return False
     return ints != rank or len(index) != rank
+
+
+def make_view(parent: Any, result: Any, forward: Any, inverse: Any, reshaped: bool = False) -> Any:
+    """core's ``make_view``, except of a 0-d tracer that stands for a NumPy scalar (NOTE [0-d
+    values are NumPy scalars]: no view, no buffer): NumPy's ``np.atleast_1d(s)``,
+    ``s.reshape(1)``, ``s[None]`` of a scalar are new arrays, so a write into them leaves
+    ``s`` (a read-only view stays one: its writes raise)."""
+    if (
+        inverse is not read_only
+        and type(parent) is not Buffer
+        and isinstance(parent, Tracer)
+        and not shape(parent)
+        and getattr(parent, "_base", None) is None
+    ):
+        return clone(result) if result is parent else result
+    return _make_view(parent, result, forward, inverse, reshaped)
 
 
 def getitem_view(x: Tracer, index: Any) -> Any:
