@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy
@@ -497,7 +497,11 @@ def _vmap_outputs(interp, out, out_dims, size, where, in_leaves=(), in_dims=()):
         d = int(d) % rank
         if batched:
             val = value.val
-            results.append(val if value.bdim == d else fnp.moveaxis(val, value.bdim, d))
+            val = val if value.bdim == d else fnp.moveaxis(val, value.bdim, d)
+            if in_leaves and _views_an_input(val, in_leaves):
+                # vmap(lambda x: x)(X) is the loop's np.stack: a new array, not X itself
+                val = val.copy()
+            results.append(val)
         else:
             s = fnp.shape(value)
             expanded = fnp.broadcast_to(
@@ -512,6 +516,23 @@ def _vmap_outputs(interp, out, out_dims, size, where, in_leaves=(), in_dims=()):
                 expanded = xp.array(expanded, copy=True)
             results.append(expanded)
     return tree_unflatten(spec, results)
+
+
+def _views_an_input(v: Any, in_leaves: Sequence) -> bool:
+    """Whether the backend array ``v`` is (a view of) one of the caller's array leaves."""
+    if isinstance(v, Tracer) or not hasattr(v, "base"):
+        return False
+    root = v
+    while getattr(root, "base", None) is not None and hasattr(root.base, "shape"):
+        root = root.base
+    for leaf in in_leaves:
+        if isinstance(leaf, Tracer):
+            continue
+        while getattr(leaf, "base", None) is not None and hasattr(leaf.base, "shape"):
+            leaf = leaf.base
+        if leaf is root:
+            return True
+    return False
 
 
 def _vmap_chunked(

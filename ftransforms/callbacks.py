@@ -111,6 +111,21 @@ def _to_host(x: Any) -> Any:
     return get() if callable(get) else numpy.asarray(x)
 
 
+def _host_argument(x: Any, writeable: bool) -> Any:
+    """A host array the callback may not write back through: the values the transforms
+    hold (and, under ``jit``, the caller's arrays) stay as they are.  A copy where the
+    callback may write into it (NumPy code does, JAX's ``v *= 2`` rebinds), else a
+    read-only view."""
+    x = _to_host(x)
+    if type(x) is not numpy.ndarray:
+        return x
+    if writeable:
+        return x.copy()
+    x = x.view()
+    x.flags.writeable = False
+    return x
+
+
 def _callback_name(callback: FlatCallback) -> str:
     return getattr(callback.fn, "__name__", "callback")
 
@@ -119,7 +134,7 @@ def _callback_name(callback: FlatCallback) -> str:
 
 
 def _pure_impl(xp: Any, *args: Any, callback: FlatCallback, result_avals: tuple, vmap_method):
-    out = callback(*[_to_host(a) for a in args])
+    out = callback(*[_host_argument(a, True) for a in args])
     leaves, _ = tree_flatten(out)
     where = f"pure_callback({_callback_name(callback)}, result_shape_dtypes, ...)"
     if len(leaves) != len(result_avals):
@@ -286,7 +301,7 @@ def _callback_name_of(fn: Any) -> str:
 
 def _debug_impl(xp: Any, *args: Any, callback: FlatCallback) -> tuple:
     if not MUTED[0]:  # not a trial run of a loop body
-        callback(*[_to_host(a) for a in args])
+        callback(*[_host_argument(a, False) for a in args])
     return ()
 
 

@@ -9,7 +9,9 @@ they are freed as soon as the function lets go of them.  When the function retur
 block becomes ONE tape node whose inputs are the level's tracers the function used
 (arguments and closed-over values alike, found as they are used) and whose outputs are the
 values computed inside that are still alive (the return values, and anything else that got
-out: a value stored in a list, a constant of another level's block).  Its VJP replays the
+out: a value stored in a list, a constant of another level's block, an argument the
+function wrote into: it gets its arguments themselves, so the caller's array sees the
+write, as in NumPy).  Its VJP replays the
 block under a fresh reverse interpreter from the saved inputs and runs that small tape
 backward: the forward values of one block exist at a time, during the backward pass.
 
@@ -37,7 +39,7 @@ import numpy
 
 from ftransforms.boundary import transform_outputs
 from ftransforms.core.errors import ArgnumsError, UnsupportedOperationError
-from ftransforms.core.mutation import clone, detached
+from ftransforms.core.mutation import clone
 from ftransforms.core.primitive import Primitive, _add
 from ftransforms.core.stack import current_stack, pushed
 from ftransforms.core.tracer import TRACER_TYPES
@@ -315,7 +317,9 @@ def _run_checkpointed(fun: Callable, args: tuple, kwargs: dict, name: str) -> An
         _begin(interp)
     failed = True
     try:
-        out = transform_outputs(fun(*[detached(a) for a in args], **kwargs))
+        # the arguments themselves: a write into one reaches the caller's, as in NumPy
+        # (aliases and views included); the block records it (``adopt``)
+        out = transform_outputs(fun(*args, **kwargs))
         failed = False
     finally:
         for interp in reversed(levels):

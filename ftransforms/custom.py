@@ -22,8 +22,8 @@ from ftransforms.api import vjp as _vjp
 from ftransforms.api import vmap
 from ftransforms.arguments import FLOAT0
 from ftransforms.boundary import transform_inputs, transform_outputs
-from ftransforms.core.errors import ArgnumsError, TangentMismatchError
-from ftransforms.core.mutation import mutable
+from ftransforms.core.errors import ArgnumsError, InPlaceError, TangentMismatchError
+from ftransforms.core.mutation import Buffer, assign, mutable, snapshot, written
 from ftransforms.core.primitive import Primitive
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchTracer
@@ -92,6 +92,56 @@ def _differentiated(leaves: list) -> tuple[bool, bool]:
 
 def _inexact(x: Any) -> bool:
     return dtype_of(x).kind in "fc"
+
+
+def _arguments_kept(fn: Callable, name: str, what: str, returned: dict, pair: bool) -> Callable:
+    """``fn`` (the function, or ``fwd``, of a differentiated custom function) called on its
+    own copies of its argument leaves: a NumPy array as a buffer, a tracer as a new object
+    (NOTE [mutation semantics]), so that a write inside reaches neither the caller's arrays
+    nor the values the transforms hold.  An argument written into and returned as an
+    output (``x -= x.max(); ...; return x``) is recorded in ``returned`` (argument leaf ->
+    output leaf): the caller's argument becomes that output, derivative included, as NumPy
+    leaves it the returned array.  One written and not returned would have a new value
+    without a derivative (the rules give the outputs' only): InPlaceError.  ``pair``:
+    ``fn`` returns ``(outputs, residuals)`` (``fwd``)."""
+
+    def call(*args: Any) -> Any:
+        leaves, spec = tree_flatten(args)
+        own = [_own_copy(v) for v in leaves]
+        before = [snapshot(v) for v in own]
+        out = fn(*tree_unflatten(spec, own))
+        for k, (v, was) in enumerate(zip(own, before)):
+            if not written(v, was):
+                continue
+            outs = tree_flatten(out[0] if pair else out)[0]
+            j = next((j for j, o in enumerate(outs) if o is v), None)
+            if j is None:
+                raise InPlaceError(
+                    f"{name}: {what} wrote into its argument (leaf {k}) and did not return "
+                    f"it, while it is differentiated; the custom rule gives the derivative of "
+                    f"the outputs only, so the argument's new value would have none; write "
+                    f"into a copy (x = x.copy()) or return the argument as an output"
+                )
+            returned[k] = j
+        return out
+
+    return call
+
+
+def _own_copy(v: Any) -> Any:
+    if type(v) is Buffer:
+        v = v.val
+    out = mutable(v)
+    if out is v and type(v) is numpy.ndarray:
+        return v.copy()  # (no buffer scope: a plain copy, the caller's array kept)
+    return out
+
+
+def _write_back(returned: dict, leaves: list, outs: list) -> None:
+    """The arguments the function wrote into and returned become those outputs."""
+    for k, j in returned.items():
+        if isinstance(leaves[k], Tracer):
+            assign(leaves[k], outs[j])
 
 
 class SymbolicZero:
@@ -412,9 +462,12 @@ class custom_jvp(_CustomBase):  # noqa: N801  (JAX's name)
         leaves, in_spec = _as_arrays(args, name)
         if not any(_differentiated(leaves)):
             return transform_outputs(fun(*args))
+        returned: dict = {}
+        fun = _arguments_kept(fun, name, "the function", returned, False)
         spec = _Spec()
         prim = _custom_jvp_primitive(fun, rule, in_spec, spec, name, self.symbolic_zeros)
         outs = prim.bind(*leaves)
+        _write_back(returned, leaves, outs)
         return tree_unflatten(spec.out, outs)
 
 
@@ -626,7 +679,10 @@ class custom_vjp(_CustomBase):  # noqa: N801  (JAX's name)
             return transform_outputs(fun(*args))
         if self.symbolic_zeros:  # fwd gets CustomVJPPrimal(value, perturbed) leaves
             fwd = _with_primal_flags(fwd, in_spec, [any(_differentiated([x])) for x in leaves])
+        returned: dict = {}
+        fwd = _arguments_kept(fwd, name, "fwd", returned, True)
         spec = _Spec()
         prim = _custom_vjp_primitive(fwd, bwd, in_spec, spec, name, self.symbolic_zeros)
         outs = prim.bind(*leaves)
+        _write_back(returned, leaves, outs)
         return tree_unflatten(spec.out, outs[: spec.n_out])

@@ -30,7 +30,7 @@ from ftransforms.backend import is_array
 from ftransforms.boundary import transform_inputs, transform_outputs
 from ftransforms.compiled import tier
 from ftransforms.core.errors import PerformanceWarning
-from ftransforms.core.mutation import Buffer, detached
+from ftransforms.core.mutation import Buffer, mutable
 from ftransforms.core.outside_operands import routed_to
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
@@ -594,11 +594,11 @@ def jit(
             # new objects: the caller's values are not written, as at the top level).
             everything, whole = tree_flatten((args, kwargs))
             aliases = alias_plan(leaves)  # NOTE [aliased arguments]
+            # a NumPy array (a buffer's included) as a new buffer, which f may write into as
+            # into the traced input jit makes of it at the top level
+            new = [mutable(v.val if type(v) is Buffer else v) for v in everything]
             if aliases is not None and len(everything) == len(leaves):
-                new = [detached(v) for v in everything]
                 new = link(aliases, new, f"jit({name})", lambda: _leaf_names(len(new)))
-            else:
-                new = [detached(v) for v in everything]
             args, kwargs = tree_unflatten(whole, new)
             return transform_outputs(func(*args, **kwargs))
         key = (spec, sig, static_key)

@@ -141,9 +141,18 @@ def test_asarray_of_a_traced_array_is_that_array_as_in_numpy():
 
 def test_an_object_array_of_tracers_refuses_writes():
     def f(x):
-        a = np.asarray(x * 1.0, order="F")  # not the array itself: an object array
+        # a keyword the wrappers leave to NumPy (like=): NumPy's conversion, an object array
+        a = np.asarray(x * 1.0, order="F", like=None)
         a[0] = 5.0
         return x
 
     with pytest.raises(ValueError, match="read-only"):
         ft.vmap(f)(BATCH)
+
+    def g(x):
+        a = x * 1.0
+        b = np.asarray(a, order="F")  # 1-d: Fortran-contiguous, a itself as in NumPy
+        b[0] = 5.0
+        return a
+
+    np.testing.assert_allclose(ft.vmap(g)(BATCH), np.stack([g(r) for r in BATCH]))

@@ -249,6 +249,20 @@ def detached(x: Any) -> Any:
     return x
 
 
+def snapshot(t: Any) -> Any:
+    """What :func:`written` compares: a tracer's class and payload objects (None for
+    anything else)."""
+    if not isinstance(t, Tracer):
+        return None
+    return (t.__class__, *(getattr(t, s, None) for s in t._payload))
+
+
+def written(t: Any, before: Any) -> bool:
+    """Whether the tracer ``t`` was written into (it became another value, :func:`become`)
+    since ``before = snapshot(t)``."""
+    return before is not None and any(a is not b for a, b in zip(snapshot(t), before))
+
+
 def mutable(x: Any) -> Any:
     """An argument passed to a transformed function untransformed (``grad``'s other
     arguments, ``vmap``'s ``in_dims=None``): a NumPy array as a buffer, which the function
@@ -542,6 +556,14 @@ _WRAPPER_SOURCE = "\ndef wrapper(*args, **kwargs):" + _BUFFER_RESULT
 _ASARRAY_SOURCE = """
 def wrapper(a, *args, **kwargs):
     if (
+        isinstance(a, Tracer)
+        and kwargs.get("order") == "F"
+        and len(args) < 2
+        and set(kwargs) <= {"dtype", "copy", "order"}
+        and from_user_code(1, name)
+    ):
+        return in_fortran_order(a, args[0] if args else kwargs.get("dtype"), kwargs.get("copy"))
+    if (
         type(a) in (list, tuple)
         and (args or "dtype" in kwargs)
         and casts_to(args[0] if args else kwargs["dtype"])
@@ -569,6 +591,16 @@ def wrapper(a, *args, **kwargs):
 _ARRAY_SOURCE = (
     """
 def wrapper(*args, **kwargs):
+    if (
+        args
+        and isinstance(args[0], Tracer)
+        and kwargs.get("order") == "F"
+        and len(args) < 3
+        and set(kwargs) <= {"dtype", "copy", "order"}
+        and from_user_code(1, name)
+    ):
+        dtype = args[1] if len(args) == 2 else kwargs.get("dtype")
+        return in_fortran_order(args[0], dtype, kwargs.get("copy", True))
     if (
         args
         and type(args[0]) in (list, tuple)
@@ -623,14 +655,100 @@ def wrapper(a, dtype=None, **kwargs):
         if same_dtype(a, dtype):
             # NumPy returns a itself where it is C-contiguous (a view records whether it
             # is: _base[3]), else a copy
-            base = getattr(a, "_base", None)
-            out = a if base is None or base[3] else a.copy()
+            out = a if contiguous(a) else a.copy()
             return out.reshape(1) if out.ndim == 0 else out
         if casts_to(dtype):
             out = a.astype(dtype)
             return out.reshape(1) if out.ndim == 0 else out
     return original(a, dtype, **kwargs)
 """
+
+
+_FORTRAN_SOURCE = """
+def wrapper(a, dtype=None, **kwargs):
+    if isinstance(a, Tracer) and not kwargs and from_user_code(1, name):
+        if same_dtype(a, dtype):
+            # NumPy returns a itself where it is Fortran-contiguous, else a copy
+            out = a if fortran(a) else a.copy("F")
+            return out.reshape(1) if out.ndim == 0 else out
+        if casts_to(dtype):
+            out = a.astype(dtype)
+            return out.reshape(1) if out.ndim == 0 else out
+    return original(a, dtype, **kwargs)
+"""
+
+
+# NOTE [memory layout]: a traced array holds no memory, but NumPy code reads its layout:
+# ``a.T`` of a C-contiguous ``a`` is Fortran-contiguous, so ``np.asfortranarray(a.T)``,
+# ``a.T.ravel('F')`` and ``a.T.reshape(n, order='F')`` are views of ``a`` (a write through
+# them reaches it) and ``a.T.ravel('K')`` reads ``a``'s elements in ``a``'s order (values
+# differ from C order).  So :func:`layout` derives, from the view records alone, the order
+# of an array's axes in memory and whether its elements fill one block: an array that is no
+# view is C-ordered; a view whose ``forward`` carries a ``layout`` rule (the axis
+# permutations of numpy/inplace.py, a basic index of such a view, a Fortran-order reshape)
+# maps its parent's layout; any other view is C-ordered where it is contiguous
+# (``_base[3]``) and else keeps its parent's order.  A copy NumPy lays out in Fortran order
+# (``np.copy(a.T)``, ``a.copy('F')``, ``np.array(a, order='F')``) is the axes-reversing
+# view of a hidden C-ordered array (numpy/inplace.py's ``copy_in_order``; its ``base`` is
+# None all the same).  ``flags``, ``asfortranarray``, ``require``, ``.base`` and the
+# ``order=`` of ``ravel``/``reshape``/``flatten`` read the layout, nothing else does.
+def layout(a: Tracer) -> tuple[Any, bool]:
+    """NumPy's memory layout of the traced array ``a`` (NOTE [memory layout]): the order of
+    its axes in memory, outermost first, and whether its elements fill one block."""
+    base = _slot(a, "_base")
+    if base is None:
+        return tuple(range(len(a.shape))), True
+    rule = getattr(base[1], "layout", None)
+    if rule is not None:
+        return rule(layout(base[0]))
+    n = len(a.shape)
+    if base[3]:
+        return tuple(range(n)), True
+    parent = base[0]
+    if len(parent.shape) == n:  # a flip, a slice, .real: the parent's order
+        return layout(parent)[0], False
+    return tuple(range(n)), False
+
+
+def _orders(a: Tracer) -> tuple[bool, bool]:
+    """Whether ``a`` is C- and whether it is Fortran-contiguous, as NumPy's flags say."""
+    shape = a.shape
+    order, dense = layout(a)
+    if not dense or order is None:
+        return False, False
+    long = [ax for ax in order if shape[ax] != 1]  # axes of length 1 have no stride to keep
+    return long == sorted(long), long == sorted(long, reverse=True)
+
+
+def _in_fortran_order(a: Tracer, dtype: Any, copy: Any) -> Any:
+    """``np.array(a, order='F')`` / ``np.asarray(a, order='F')`` of a traced array called
+    by user code: ``a`` itself where it is Fortran-contiguous and no copy is asked for,
+    else a copy laid out in Fortran order (NOTE [memory layout])."""
+    if not _same_dtype(a, dtype):
+        if copy is False:
+            raise ValueError("Unable to avoid copy while creating an array as requested.")
+        return a.astype(dtype).copy("F")
+    if copy is not True and f_contiguous(a):
+        return a
+    if copy is False:
+        raise ValueError("Unable to avoid copy while creating an array as requested.")
+    return a.copy("F")
+
+
+def f_contiguous(a: Tracer) -> bool:
+    """Whether NumPy lays the traced array ``a`` out in Fortran order (``a.T`` of a
+    C-contiguous ``a``, a 1-d array)."""
+    return _orders(a)[1]
+
+
+def c_contiguous(a: Tracer) -> bool:
+    """Whether NumPy lays the traced array ``a`` out in C order (``a.T.T`` included)."""
+    base = _slot(a, "_base")
+    if base is None or base[3]:
+        return True
+    if not hasattr(base[1], "layout"):
+        return False
+    return _orders(a)[0]
 
 
 _ARANGE_SOURCE = (
@@ -694,11 +812,13 @@ def _required(a: Tracer, dtype: Any, requirements: Any) -> Any:
         return a.astype(dtype)
     base = _slot(a, "_base")
     if base is not None and (
-        "O" in flags or ("C" in flags and not base[3]) or ("W" in flags and base[2] is read_only)
+        "O" in flags
+        or ("C" in flags and not c_contiguous(a))
+        or ("W" in flags and base[2] is read_only)
     ):
         return a.copy()
-    if "F" in flags and sum(n > 1 for n in a.shape) > 1:
-        return a.copy()  # a traced array is laid out in C order
+    if "F" in flags and not f_contiguous(a):
+        return a.copy()
     return a
 
 
@@ -726,9 +846,10 @@ def _convert_array_like(value: Any) -> Any:
 def _creation(name: str, source: str = _WRAPPER_SOURCE) -> Any:
     """The wrapper of ``numpy.<name>``.  Its globals name a NumPy module, so that the frame
     checks that look for NumPy's own code (``Tracer.__array__``'s) see through it.
-    ``numpy.asarray``/``asanyarray``/``ascontiguousarray`` called by user code on a
-    traced array (a buffer included) return that array itself, as NumPy does, so that a
-    write into the result reaches it; called by library code they convert as before."""
+    ``numpy.asarray``/``asanyarray``/``ascontiguousarray``/``asfortranarray`` called by
+    user code on a traced array (a buffer included) return that array itself where NumPy
+    does, so that a write into the result reaches it; called by library code they convert
+    as before."""
     namespace = {
         "Tracer": Tracer,
         "same_dtype": _same_dtype,
@@ -743,6 +864,9 @@ def _creation(name: str, source: str = _WRAPPER_SOURCE) -> Any:
         "name": name,
         "Buffer": Buffer,
         "convert_array_like": _convert_array_like,
+        "fortran": f_contiguous,
+        "contiguous": c_contiguous,
+        "in_fortran_order": _in_fortran_order,
     }
     exec(compile(source, __file__, "exec"), namespace)  # noqa: S102 - fixed source
     wrapper = namespace["wrapper"]
@@ -775,6 +899,7 @@ _WRAPPERS = {
 _WRAPPERS["array"] = _creation("array", _ARRAY_SOURCE)
 _WRAPPERS.update({name: _creation(name, _ASARRAY_SOURCE) for name in ("asarray", "asanyarray")})
 _WRAPPERS["ascontiguousarray"] = _creation("ascontiguousarray", _CONTIGUOUS_SOURCE)
+_WRAPPERS["asfortranarray"] = _creation("asfortranarray", _FORTRAN_SOURCE)
 _WRAPPERS["arange"] = _creation("arange", _ARANGE_SOURCE)
 _WRAPPERS["require"] = _creation("require", _REQUIRE_SOURCE)
 

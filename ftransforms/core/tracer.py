@@ -741,6 +741,12 @@ class Tracer:
         out = numpy.empty(n, dtype=object)
         if not self.shape:
             out[0] = self  # an element of an object array is stored as it is
+        elif copy is not True and _called_by_as_strided(1):
+            # NumPy's own as_strided (bound before the transform ran) reads the elements
+            # through the windows it makes: 0-d views of the array, which a later write
+            # into it regenerates (NOTE [mutation semantics]), so the windows see it
+            for i, index in enumerate(numpy.ndindex(*self.shape)):
+                out[i] = self[(*index, Ellipsis)]
         else:
             flat = self.reshape(-1) if self.ndim > 1 else self
             for i in range(n):

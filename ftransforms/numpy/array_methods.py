@@ -365,6 +365,11 @@ class ArrayMethods:
     def flags(self):
         return inplace.TracerFlags(self)
 
+    @property
+    def base(self):
+        # NumPy's: the array a view's elements belong to, None for one that owns them
+        return inplace.numpy_base(self)
+
     # -- methods --------------------------------------------------------------------------
 
     # Reductions take NumPy's method signatures: ``out=`` (written with NumPy's mutation
@@ -428,14 +433,19 @@ class ArrayMethods:
         return inplace.ravel_view(self, order=order)
 
     def flatten(self, order="C"):
-        return inplace.copy_of(ravel(self, order=order))
+        return inplace.copy_of(inplace.memory_ravel(self, order))
 
-    def astype(self, dtype, copy=True):
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+        if casting != "unsafe" and not numpy.can_cast(self.dtype, dtype, casting):
+            raise TypeError(  # NumPy's words
+                f"Cannot cast array data from {self.dtype!r} to {numpy.dtype(dtype)!r} "
+                f"according to the rule {casting!r}"
+            )
         out = astype(self, dtype)
         return inplace.copy_of(out) if out is self and copy else out
 
     def copy(self, order="C"):
-        return inplace.copy_of(self)
+        return inplace.copy_in_order(self, order)
 
     def dot(self, other, out=None):
         return _out("dot", out, dot(self, other))

@@ -301,12 +301,12 @@ def identity(n: int, dtype: Any = float, like: Any = None) -> Any:
 def zeros_like(
     x: Any,
     dtype: Any = None,
-    order: str = "K",  # noqa: ARG001  (a traced array has no memory layout)
-    subok: bool = True,  # noqa: ARG001
-    shape: Any = None,  # noqa: A002
+    order: str = "K",
+    subok: bool = True,
+    shape: Any = None,
     *,
     device: Any = None,
-) -> Any:
+) -> Any:  # noqa: A002
     """``numpy.zeros_like``: zeros of ``x``'s logical shape and dtype (a constant, even when
     ``x`` is a tracer; under :func:`~ftransforms.vmap` it is one example's shape).
 
@@ -328,12 +328,12 @@ def zeros_like(
 def ones_like(
     x: Any,
     dtype: Any = None,
-    order: str = "K",  # noqa: ARG001  (a traced array has no memory layout)
-    subok: bool = True,  # noqa: ARG001
-    shape: Any = None,  # noqa: A002
+    order: str = "K",
+    subok: bool = True,
+    shape: Any = None,
     *,
     device: Any = None,
-) -> Any:
+) -> Any:  # noqa: A002
     """``numpy.ones_like``: ones of ``x``'s logical shape and dtype (a constant, even when
     ``x`` is a tracer).
 
@@ -352,12 +352,12 @@ def ones_like(
 def empty_like(
     x: Any,
     dtype: Any = None,
-    order: str = "K",  # noqa: ARG001  (a traced array has no memory layout)
-    subok: bool = True,  # noqa: ARG001
-    shape: Any = None,  # noqa: A002
+    order: str = "K",
+    subok: bool = True,
+    shape: Any = None,
     *,
     device: Any = None,
-) -> Any:
+) -> Any:  # noqa: A002
     """``numpy.empty_like``: an array of ``x``'s logical shape and dtype; unlike NumPy's,
     it is filled with zeros (it is :func:`zeros_like`), so its values are defined.
 
@@ -377,12 +377,12 @@ def full_like(
     x: Any,
     fill_value: Any,
     dtype: Any = None,
-    order: str = "K",  # noqa: ARG001  (a traced array has no memory layout)
-    subok: bool = True,  # noqa: ARG001
-    shape: Any = None,  # noqa: A002
+    order: str = "K",
+    subok: bool = True,
+    shape: Any = None,
     *,
     device: Any = None,
-) -> Any:
+) -> Any:  # noqa: A002
     """``numpy.full_like``; a tracer ``fill_value`` is broadcast (and stays traced).
 
     Example:
@@ -403,8 +403,9 @@ def full_like(
 
 
 @implements(numpy.copy)
-def copy(x: Any, order: str = "K", subok: bool = False) -> Any:  # noqa: ARG001
-    """``numpy.copy``: a new array (of a tracer: a new tracer object with its value).
+def copy(x: Any, order: str = "K", subok: bool = False) -> Any:
+    """``numpy.copy``: a new array (of a tracer: a new tracer object with its value; a
+    traced array's values do not depend on ``order``, the memory layout).
 
     Example:
         >>> import numpy as np
@@ -419,7 +420,7 @@ def copy(x: Any, order: str = "K", subok: bool = False) -> Any:  # noqa: ARG001
     """
     if isinstance(x, Tracer):
         return detached(x)
-    return user_array(xp_of(x).array(x, copy=True), "copy")
+    return user_array(xp_of(x).array(x, copy=True, order=order), "copy")
 
 
 def as_operand(x: Any, like: Any = None) -> Any:

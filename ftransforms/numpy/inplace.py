@@ -37,12 +37,16 @@ from ftransforms.core.mutation import (
     Buffer,
     assign,
     become,
+    c_contiguous,
     callee_name,
     check_write,
     clone,
-    make_view,
+    f_contiguous,
+    layout,
+    mutable,
     read_only,
 )
+from ftransforms.core.mutation import make_view as _make_view
 from ftransforms.core.tracer import SHAPE_SETTER, Tracer
 from ftransforms.numpy.helpers import (
     IN_PLACE_WRITERS,
@@ -306,19 +310,73 @@ def _basic_view(index: Any, rank: int) -> bool:
     return ints != rank or len(index) != rank
 
 
+def make_view(parent: Any, result: Any, forward: Any, inverse: Any, reshaped: bool = False) -> Any:
+    """core's ``make_view``, except of a 0-d tracer that stands for a NumPy scalar (NOTE [0-d
+    values are NumPy scalars]: no view, no buffer): NumPy's ``np.atleast_1d(s)``,
+    ``s.reshape(1)``, ``s[None]`` of a scalar are new arrays, so a write into them leaves
+    ``s`` (a read-only view stays one: its writes raise)."""
+    if (
+        inverse is not read_only
+        and type(parent) is not Buffer
+        and isinstance(parent, Tracer)
+        and not shape(parent)
+        and getattr(parent, "_base", None) is None
+    ):
+        return clone(result) if result is parent else result
+    return _make_view(parent, result, forward, inverse, reshaped)
+
+
 def getitem_view(x: Tracer, index: Any) -> Any:
     """``x[index]``: a view of ``x`` for basic indices (NumPy's rule), else a copy."""
     out = getitem(x, index)
     rank = ndim(x)
     if not _basic_view(index, rank) or (_SWAPPING[0] is x and _shuffling()):
         return out
+
+    def forward(p: Any) -> Any:
+        return getitem(p, index)
+
+    base = getattr(x, "_base", None)
+    if base is not None and hasattr(base[1], "layout"):  # x is laid out in another order
+        forward.layout = _index_layout(index, rank)  # type: ignore[attr-defined]
     return make_view(
         x,
         out,
-        lambda p: getitem(p, index),
+        forward,
         lambda p, v: updated(p, index, v),
         reshaped=_contiguous(x) and _keeps_contiguous(index, rank),
     )
+
+
+def _index_layout(index: Any, rank: int) -> Any:
+    """The layout rule (core/mutation.py's ``layout``) of ``x[index]`` for a basic index:
+    the kept axes in ``x``'s memory order, new axes first; dense where, read in that order,
+    the index keeps a block (leading integers, one step-1 slice, whole axes)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if any(p is Ellipsis for p in parts):
+        k = next(i for i, p in enumerate(parts) if p is Ellipsis)
+        used = sum(1 for p in parts if p is not None and p is not Ellipsis)
+        parts = parts[:k] + (slice(None),) * (rank - used) + parts[k + 1 :]
+    parts = parts + (slice(None),) * (rank - sum(1 for p in parts if p is not None))
+    new_axes, kept, on_axis = [], {}, []
+    view_axis = 0
+    for p in parts:
+        if p is None:
+            new_axes.append(view_axis)
+            view_axis += 1
+            continue
+        if isinstance(p, slice):
+            kept[len(on_axis)] = view_axis
+            view_axis += 1
+        on_axis.append(p)
+
+    def rule(parent: tuple) -> tuple:
+        order, dense = parent
+        in_memory = tuple(on_axis[j] for j in order)
+        dense = dense and _keeps_contiguous(in_memory, rank)
+        return tuple(new_axes) + tuple(kept[j] for j in order if j in kept), dense
+
+    return rule
 
 
 def _inverse_axes(axes: Any, n: int) -> tuple[int, ...]:
@@ -328,30 +386,66 @@ def _inverse_axes(axes: Any, n: int) -> tuple[int, ...]:
 
 def transpose_view(x: Tracer, axes: Any = None) -> Any:
     out = transpose(x, axes)
-    inv = _inverse_axes(axes, ndim(x))
-    return make_view(x, out, lambda p: transpose(p, axes), lambda p, v: transpose(v, inv))
+    n = ndim(x)
+    perm = tuple(range(n))[::-1] if axes is None else tuple(operator.index(a) % n for a in axes)
+    return _permuted_view(x, out, perm)
 
 
 def swapaxes_view(x: Tracer, a: int, b: int) -> Any:
     out = swapaxes(x, a, b)
-    return make_view(x, out, lambda p: swapaxes(p, a, b), lambda p, v: swapaxes(v, a, b))
+    perm = list(range(ndim(x)))
+    a, b = operator.index(a) % len(perm), operator.index(b) % len(perm)
+    perm[a], perm[b] = perm[b], perm[a]
+    return _permuted_view(x, out, tuple(perm))
+
+
+def _permuted_view(x: Tracer, out: Any, perm: tuple[int, ...]) -> Any:
+    """``out = transpose(x, perm)`` as a view of ``x``; its ``forward`` carries the layout
+    rule (NOTE [memory layout]): ``a.T`` of a C-contiguous ``a`` is Fortran-contiguous,
+    ``a.T.T`` C-contiguous again."""
+    try:
+        forward, inverse = _PERMUTATIONS[perm]
+    except KeyError:
+        forward, inverse = _PERMUTATIONS[perm] = _permutation(perm)
+    return make_view(x, out, forward, inverse)
+
+
+#: axes permutation -> the ``forward`` and ``inverse`` of its views (made once).
+_PERMUTATIONS: dict[tuple[int, ...], tuple[Any, Any]] = {}
+
+
+def _permutation(perm: tuple[int, ...]) -> tuple[Any, Any]:
+    inv = tuple(int(i) for i in numpy.argsort(perm))
+
+    def forward(p: Any) -> Any:
+        return transpose(p, perm)
+
+    def inverse(p: Any, v: Any) -> Any:
+        return transpose(v, inv)
+
+    def axes_layout(parent: tuple) -> tuple:
+        order, dense = parent
+        return tuple(inv[j] for j in order), dense
+
+    forward.layout = axes_layout  # type: ignore[attr-defined]
+    return forward, inverse
 
 
 def moveaxis_view(x: Tracer, source: Any, destination: Any) -> Any:
     out = moveaxis(x, source, destination)
-    return make_view(
-        x,
-        out,
-        lambda p: moveaxis(p, source, destination),
-        lambda p, v: moveaxis(v, destination, source),
-    )
+    n = ndim(x)
+    src = [operator.index(a) % n for a in numpy.atleast_1d(source)]
+    dst = [operator.index(a) % n for a in numpy.atleast_1d(destination)]
+    perm = [a for a in range(n) if a not in src]
+    for d, a in sorted(zip(dst, src)):
+        perm.insert(d, a)
+    return _permuted_view(x, out, tuple(perm))
 
 
 def _contiguous(x: Any) -> bool:
     """Whether ``x`` is C-contiguous as NumPy would lay it out, so that NumPy's reshape of
     it is a view: an array that is no view is; a view records it (``_base[3]``)."""
-    base = getattr(x, "_base", None) if isinstance(x, Tracer) else None
-    return base is None or base[3]
+    return c_contiguous(x) if isinstance(x, Tracer) else True
 
 
 def _keeps_contiguous(index: Any, rank: int) -> bool:
@@ -386,30 +480,88 @@ def _reshape_like(x: Tracer, out: Any, forward: Any, always: bool = False) -> An
     if not contiguous and not always:
         return out
     xshape = _shape(x)
+    if not contiguous:  # squeeze/expand_dims of a.T: the unit axes move, the others stay
+        forward.layout = _unit_axes_layout(xshape, _shape(out))
     return make_view(x, out, forward, lambda p, v: reshape(v, xshape), reshaped=contiguous)
+
+
+def _unit_axes_layout(xshape: tuple, oshape: tuple) -> Any:
+    """The layout rule (NOTE [memory layout]) of a view that only drops or adds axes of
+    length 1: the other axes keep their order in memory."""
+    to_out = dict(
+        zip(
+            [i for i, n in enumerate(xshape) if n != 1], [i for i, n in enumerate(oshape) if n != 1]
+        )
+    )
+    units = tuple(i for i, n in enumerate(oshape) if n == 1)
+
+    def rule(parent: tuple) -> tuple:
+        order, dense = parent
+        return units + tuple(to_out[j] for j in order if j in to_out), dense
+
+    return rule
 
 
 def reshape_view(
     x: Tracer, shape: Any = None, order: str = "C", *, newshape: Any = None, copy: Any = None
 ) -> Any:
     newshape = shape if newshape is None else newshape
+    order = _memory_order_letter(x, order)
     out = reshape(x, newshape, order=order)
     if copy:
         return copy_of(out)
-    if order != "C":
-        return out
+    if order == "F":
+        return _fortran_reshape(x, out, lambda p: reshape(p, newshape, order="F"))
     return _reshape_like(x, out, lambda p: reshape(p, newshape))
+
+
+def _memory_order_letter(x: Any, order: Any) -> Any:
+    """NumPy's ``order='A'`` (and ``'K'`` for a reshape) of ``x``: ``'F'`` for a Fortran-
+    and not C-contiguous array, else ``'C'``."""
+    if order in ("A", "K") and isinstance(x, Tracer):
+        c, f = c_contiguous(x), f_contiguous(x)
+        return "F" if f and not c else "C"
+    return order
+
+
+def _fortran_reshape(x: Any, out: Any, forward: Any) -> Any:
+    """A reshape in Fortran order: of a Fortran-contiguous ``x`` a view (Fortran-contiguous
+    itself), as in NumPy; else the copy ``out``."""
+    if not isinstance(x, Tracer) or not f_contiguous(x):
+        return out
+    xshape = _shape(x)
+    reversed_axes = tuple(range(ndim(out)))[::-1]
+    forward.layout = lambda parent: (reversed_axes, True)  # type: ignore[attr-defined]
+    return make_view(x, out, forward, lambda p, v: reshape(v, xshape, order="F"))
 
 
 _shape = shape  # reshape_view's parameter is NumPy's name
 
 
+def _ravel_order(x: Any, order: Any) -> tuple[Any, Any]:
+    """NumPy's reading order of ``x.ravel(order)``: ``(letter, None)``, or for ``'K'`` of
+    an array laid out in neither C nor Fortran order ``(None, perm)``: the elements of
+    ``transpose(x, perm)`` in C order (memory order: ``a.T.ravel('K')`` is ``a.ravel()``)."""
+    if order == "K" and isinstance(x, Tracer) and not c_contiguous(x) and not f_contiguous(x):
+        perm = layout(x)[0]
+        if perm != tuple(range(len(perm))):
+            return None, perm
+    return _memory_order_letter(x, order), None
+
+
+def memory_ravel(x: Any, order: Any) -> Any:
+    """The elements of ``x`` in NumPy's ``order`` (``'K'``/``'A'``: as laid out), a value."""
+    order, perm = _ravel_order(x, order)
+    return ravel(transpose(x, perm)) if perm is not None else ravel(x, order=order)
+
+
 def ravel_view(x: Tracer, order: str = "C") -> Any:
-    if order in ("K", "A") and _contiguous(x):
-        order = "C"  # NumPy's memory order of a C-contiguous array: a view too
+    order, perm = _ravel_order(x, order)
+    if perm is not None:
+        return ravel(transpose(x, perm))  # not one block: a copy
     out = ravel(x, order=order)
-    if order != "C":
-        return out
+    if order == "F":
+        return _fortran_reshape(x, out, lambda p: ravel(p, order="F"))
     return _reshape_like(x, out, ravel)
 
 
@@ -462,6 +614,30 @@ def broadcast_to_view(array: Tracer, shape: Any, subok: bool = False) -> Any:  #
     """``numpy.broadcast_to``: a read-only view, as in NumPy (writing into it raises)."""
     out = broadcast_to(array, shape)
     return make_view(array, out, lambda p: broadcast_to(p, shape), read_only)
+
+
+def broadcast_arrays_view(*arrays: Any, subok: bool = False) -> Any:  # noqa: ARG001
+    """``numpy.broadcast_arrays``: of a traced array of another shape a view that sees its
+    later writes (a write into it raises: NumPy deprecates writing into these results,
+    whose elements share memory); of one of the common shape the array itself."""
+    target = numpy.broadcast_shapes(*[shape(a) for a in arrays])
+    out = []
+    for a in arrays:
+        if not isinstance(a, Tracer) or shape(a) == target:
+            out.append(a if isinstance(a, Tracer) else broadcast_to(a, target))
+            continue
+        value = broadcast_to(a, target)
+        out.append(make_view(a, value, lambda p: broadcast_to(p, target), _broadcast_written))
+    return out
+
+
+def _broadcast_written(parent: Any, value: Any) -> Any:
+    raise InPlaceError(
+        f"{parent._interp.name}: numpy.broadcast_arrays(...)[i][...] = v on a traced array "
+        f"that was broadcast: its elements share memory, and NumPy deprecates writing into "
+        f"them; write into the array itself (the result sees the write) or copy the result "
+        f"first"
+    )
 
 
 def flip_view(m: Any, axis: Any = None) -> Any:
@@ -595,6 +771,28 @@ def identity_view(x: Tracer, dtype: Any = None, type: Any = None) -> Any:  # noq
 def copy_of(x: Any) -> Any:
     """``x.copy()`` / ``np.copy(x)`` of a tracer: a new array object of the same value."""
     return clone(x) if isinstance(x, Tracer) else numpy.array(x, copy=True)
+
+
+def copy_in_order(x: Any, order: Any = "K") -> Any:
+    """``x.copy(order)`` / ``np.copy(x, order=...)`` of a tracer: a new array laid out as
+    NumPy lays that copy out (NOTE [memory layout]): in Fortran order for ``'F'``, and for
+    ``'A'``/``'K'`` of a Fortran- and not C-contiguous ``x`` (``np.copy(a.T)``), as the
+    axes-reversing view of a hidden C-ordered array; else :func:`copy_of`."""
+    if type(x) is Buffer and (order == "F" or not x.val.flags.c_contiguous):
+        return mutable(numpy.array(x.val, order=order, copy=True))  # NumPy's, as a buffer
+    if order == "C" or not isinstance(x, Tracer) or ndim(x) < 2:
+        return copy_of(x)
+    if order != "F" and not (order in ("A", "K") and not c_contiguous(x) and f_contiguous(x)):
+        return copy_of(x)
+    forward, inverse = _permutation(tuple(range(ndim(x)))[::-1])
+    forward.rebased = True  # a new array in NumPy: no base (numpy_base)
+    hidden = transpose(x)
+    return make_view(hidden, transpose(hidden), forward, inverse)
+
+
+def _copy(a: Any, order: Any = "K", subok: bool = False) -> Any:  # noqa: ARG001
+    """``numpy.copy`` of a tracer (``'K'``: ``np.copy(a.T)`` keeps ``a.T``'s layout)."""
+    return copy_in_order(a, order)
 
 
 # -- out=, copyto, fill, put, sort ------------------------------------------------------
@@ -783,11 +981,28 @@ def _rebase(x: Tracer, forward: Any, inverse: Any) -> None:
     if base is not None:
         base[0]._views = [weakref.ref(old) if r() is x else r for r in base[0]._views]
     become(x, forward(old))
+    forward.rebased = True  # NumPy's x keeps its own base (numpy_base)
     make_view(old, x, forward, inverse, reshaped=base is None or base[3])
 
 
 def _itself(p: Any) -> Any:
     return p
+
+
+_itself.rebased = True  # type: ignore[attr-defined]
+
+
+def numpy_base(t: Tracer) -> Any:
+    """NumPy's ``t.base``: None for an array that owns its elements, else the array at
+    the root of its views (NumPy collapses chains of views).  The links ``x.shape = s``
+    and ``x.flags.writeable = False`` make (``_rebase``) are no views in NumPy."""
+    base = getattr(t, "_base", None)
+    if base is None:
+        return None
+    above = numpy_base(base[0])
+    if above is not None or getattr(base[1], "rebased", False):
+        return above
+    return base[0]
 
 
 def _replaced(p: Any, v: Any) -> Any:
@@ -839,12 +1054,11 @@ class TracerFlags:
 
     @property
     def c_contiguous(self) -> bool:
-        base = getattr(self._array, "_base", None)
-        return base is None or bool(base[3])
+        return c_contiguous(self._array)
 
     @property
     def f_contiguous(self) -> bool:
-        return self.c_contiguous and sum(n > 1 for n in shape(self._array)) <= 1
+        return f_contiguous(self._array)
 
     contiguous = c_contiguous
 
@@ -1074,6 +1288,8 @@ VIEW_FUNCTIONS = {
     numpy.rot90: rot90_view,
     numpy.trim_zeros: trim_zeros_view,
     numpy.broadcast_to: broadcast_to_view,
+    numpy.broadcast_arrays: broadcast_arrays_view,
+    numpy.copy: _copy,  # a copy, in NumPy's layout
     numpy.flip: flip_view,
     numpy.fliplr: fliplr_view,
     numpy.flipud: flipud_view,

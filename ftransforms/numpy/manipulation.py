@@ -12,6 +12,8 @@ from typing import Any
 import numpy
 
 from ftransforms import lax
+from ftransforms.core.mutation import c_contiguous, f_contiguous
+from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import (
     as_array,
@@ -55,8 +57,8 @@ __all__ = [
 def reshape(x: Any, shape: Any = None, order: str = "C", **kw: Any) -> Any:  # noqa: A002
     """``numpy.reshape``: the same elements in ``shape`` (one ``-1`` is inferred), read and
     written in C order or, with ``order='F'``, Fortran order (MATLAB's ``reshape``, the
-    ``vec`` of a matrix); ``'A'`` is Fortran order only for a Fortran-contiguous NumPy
-    array (a tracer has no memory layout: C).  NumPy's older ``newshape=`` keyword is
+    ``vec`` of a matrix); ``'A'`` is Fortran order only for a Fortran- and not C-contiguous
+    array (``a.T`` of a C-contiguous ``a``).  NumPy's older ``newshape=`` keyword is
     accepted.
 
     Example:
@@ -85,6 +87,8 @@ def _fortran_order(x: Any, order: Any, where: str) -> bool:
     if order == "F":
         return True
     if order in ("A", "K"):
+        if isinstance(x, Tracer):  # the layout its views record (NOTE [memory layout])
+            return f_contiguous(x) and not c_contiguous(x)
         flags = getattr(x, "flags", None) if type(x) is numpy.ndarray else None
         return bool(flags is not None and flags.f_contiguous and not flags.c_contiguous)
     raise ValueError(f"{where}: order must be one of 'C', 'F', 'A' (or 'K'), got {order!r}")

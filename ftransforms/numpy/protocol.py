@@ -544,10 +544,50 @@ def _parameter_renames(func: Any, fn: Any) -> dict[str, str]:
     return renames
 
 
+_BROADCAST_ARRAYS = numpy.broadcast_arrays  # views of whichever argument is traced
+
+#: NumPy function -> ``(position, names)``: where its signature takes ``out``
+#: positionally, and the names of the parameters from there on (None: no such ``out``).
+_OUT_POSITIONS: dict[Any, Any] = {}
+
+
+def _out_position(func: Any) -> Any:
+    try:
+        params = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    names = []
+    for p in params:
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            break
+        names.append(p.name)
+    if "out" not in names:
+        return None
+    at = names.index("out")
+    return at, tuple(names[at:])
+
+
+def _out_by_keyword(func: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """``np.dot(a, b, out)``, ``np.clip(a, lo, hi, out)``: the arguments from NumPy's
+    positional ``out`` on, as keywords (the ``out=`` path below writes them)."""
+    try:
+        found = _OUT_POSITIONS[func]
+    except KeyError:
+        found = _OUT_POSITIONS[func] = _out_position(func)
+    except TypeError:  # an unhashable callable
+        return args, kwargs
+    if found is None or len(args) <= found[0]:
+        return args, kwargs
+    at, names = found
+    return args[:at], {**kwargs, **dict(zip(names, args[at:]))}
+
+
 def handle_function(func: Any, args: tuple, kwargs: dict) -> Any:
     view = inplace.VIEW_FUNCTIONS.get(func)
-    if view is not None and args and isinstance(args[0], Tracer):
+    if view is not None and args and (isinstance(args[0], Tracer) or func is _BROADCAST_ARRAYS):
         return view(*args, **kwargs)
+    if len(args) > 2:  # np.dot(a, b, out) is the shortest: NumPy's out taken by position
+        args, kwargs = _out_by_keyword(func, args, kwargs)
     if kwargs.get("out") is not None:
         kwargs = dict(kwargs)
         out = kwargs.pop("out")

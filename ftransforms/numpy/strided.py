@@ -4,8 +4,11 @@
 ``sum(i_k * strides_k)``.  A tracer's elements are laid out in C order (``t.strides``
 says so), so on a tracer the view is ``x.ravel()[positions]`` with the element positions
 ``sum(i_k * strides_k // itemsize)``: a gather every transform differentiates, maps and
-records.  The result is a read-only view (writes into ``x`` are seen through it; writing
-into it raises, as it would corrupt the overlapping windows such views usually have).
+records.  The result is a view: writes into ``x`` are seen through it, and a write into
+it (``as_strided(a, (n,), ((n + 1) * a.itemsize,))[:] = 1``, the diagonal) is scattered
+into ``x``'s elements; ``writeable=False`` makes it read-only, as in NumPy.  A view whose
+elements overlap (rolling windows) refuses writes with InPlaceError: NumPy writes (and, for
+``w *= 2``, reads) such memory element by element, an order a whole-view write cannot keep.
 Strides that are not whole elements, or positions outside ``x``, raise instead of reading
 memory NumPy would not own.
 
@@ -33,13 +36,14 @@ from typing import Any
 
 import numpy
 
-from ftransforms.core.errors import UnsupportedOperationError
+from ftransforms.core.errors import InPlaceError, UnsupportedOperationError
 from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE, make_view
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.helpers import dtype_of, size
 from ftransforms.numpy.helpers import shape as shape_of
 from ftransforms.numpy.indexing import getitem
-from ftransforms.numpy.manipulation import ravel
+from ftransforms.numpy.inplace import updated
+from ftransforms.numpy.manipulation import ravel, reshape
 
 __all__: list[str] = []  # nothing joins fnp: numpy.lib.stride_tricks.as_strided is the name
 
@@ -47,7 +51,7 @@ _NUMPY_AS_STRIDED = numpy.lib.stride_tricks.as_strided
 
 
 def _read_only(parent: Any, value: Any) -> Any:
-    raise ValueError("assignment destination is read-only")  # NumPy's words
+    raise ValueError("assignment destination is read-only")  # NumPy's words (writeable=False)
 
 
 def as_strided(
@@ -82,7 +86,22 @@ def as_strided(
     def forward(parent: Any) -> Any:
         return getitem(ravel(parent), positions)
 
-    return make_view(x, forward(x), forward, _read_only)
+    def inverse(parent: Any, value: Any) -> Any:
+        return reshape(updated(ravel(parent), positions, value), shape_of(parent))
+
+    def overlapping(parent: Any, value: Any) -> Any:
+        raise InPlaceError(
+            f"{parent._interp.name}: {where}[...] = v on a traced array: the view's elements "
+            f"overlap (some element of x appears more than once), and NumPy writes such memory "
+            f"element by element, an order the transforms do not keep; write into x itself "
+            f"(the view sees the write)"
+        )
+
+    if not writeable:
+        inverse = _read_only
+    elif numpy.unique(positions).size < positions.size:
+        inverse = overlapping
+    return make_view(x, forward(x), forward, inverse)
 
 
 PATCHED_WHILE_ACTIVE.append(
