@@ -24,7 +24,7 @@ import optree
 import pytest
 
 import ftransforms
-from tests.jaxpr_evaluator import JaxprEvaluator, UnknownPrimitive
+from tests.jaxpr_evaluator import on_jax
 from tests.tolerances import assert_tree_close as _assert_tree_close
 from tests.tolerances import fd_tol, tol
 
@@ -560,16 +560,6 @@ CASES = [pytest.param(c, fname, id=f"{c.name}-{fname}") for c in COMPS for fname
 #: (composition, function) -> (JAX's result, the finite-difference or loop result), both
 #: float64 on the shared inputs; computed once for the two dtypes.
 _ORACLES: dict = {}
-
-
-def on_jax(fn, *args):
-    """``fn(*args)`` of a JAX program, its jaxpr run by :class:`JaxprEvaluator` (else XLA)."""
-    try:
-        closed, shapes = jax.make_jaxpr(fn, return_shape=True)(*args)
-        flat = JaxprEvaluator.run(closed, *jax.tree_util.tree_leaves(args))
-    except UnknownPrimitive:
-        return jax.jit(fn)(*args)
-    return jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(shapes), flat)
 
 
 def oracles(comp, fname):

@@ -21,7 +21,7 @@ from ftransforms import loop_vjp
 from ftransforms.compiled import tier
 from ftransforms.errors import CarryError
 from ftransforms.program import ControlNode
-from tests.jaxpr_evaluator import JaxprEvaluator, UnknownPrimitive
+from tests.jaxpr_evaluator import on_jax
 from tests.tolerances import assert_tree_close, tol
 
 jax.config.update("jax_enable_x64", True)
@@ -65,18 +65,6 @@ def structured():
     loop_vjp.record = counting
     yield counts
     loop_vjp.record = record
-
-
-def on_jax(fn, *args):
-    """``fn(*args)`` of a JAX program: JAX traces it (all of the differentiation and
-    batching is JAX's) and the jaxpr runs on NumPy (NOTE [the JAX oracle without XLA
-    compiles] in tests/jaxpr_evaluator.py), else on XLA under ``jax.jit``."""
-    try:
-        closed, shapes = jax.make_jaxpr(fn, return_shape=True)(*args)
-        flat = JaxprEvaluator.run(closed, *jax.tree_util.tree_leaves(args))
-    except UnknownPrimitive:
-        return jax.jit(fn)(*args)
-    return jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(shapes), flat)
 
 
 def _scan_nodes(program) -> int:
