@@ -819,6 +819,7 @@ _CALLS = {
     "custom_vjp_call_jaxpr": "fun_jaxpr",
     "remat": "jaxpr",
     "checkpoint": "jaxpr",
+    "remat2": "jaxpr",  # jax.checkpoint's primitive in current JAX
 }
 
 
