@@ -819,6 +819,7 @@ _CALLS = {
     "custom_vjp_call_jaxpr": "fun_jaxpr",
     "remat": "jaxpr",
     "checkpoint": "jaxpr",
+    "remat2": "jaxpr",  # jax.checkpoint's primitive in current JAX
 }
 
 
@@ -879,3 +880,19 @@ class JaxprEvaluator:
                 if type(v).__name__ != "DropVar":
                     env[v] = out
         return [np.asarray(read(v)) for v in jaxpr.outvars]
+
+
+def on_jax(fn, *args):
+    """``fn(*args)`` of a JAX program, as the tests' oracle: JAX traces it (all of the
+    differentiation and batching is JAX's) and :class:`JaxprEvaluator` runs the jaxpr on
+    NumPy; a primitive without a rule here runs the program on XLA (``jax.jit``) instead.
+
+    Example: ``on_jax(jax.hessian(f), x)`` is ``jax.hessian(f)(x)`` as NumPy arrays."""
+    import jax  # noqa: PLC0415 - the evaluator itself needs only the jaxpr, not jax
+
+    try:
+        closed, shapes = jax.make_jaxpr(fn, return_shape=True)(*args)
+        flat = JaxprEvaluator.run(closed, *jax.tree_util.tree_leaves(args))
+    except UnknownPrimitive:
+        return jax.tree_util.tree_map(np.asarray, jax.jit(fn)(*args))
+    return jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(shapes), flat)

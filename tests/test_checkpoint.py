@@ -15,6 +15,7 @@ import ftransforms as ft
 from ftransforms.core.stack import current_stack
 from ftransforms.errors import ArgnumsError, UnsupportedOperationError
 from ftransforms.strict_backend import StrictArray, asarray, to_numpy
+from tests.jaxpr_evaluator import on_jax
 from tests.tolerances import assert_tree_close, tol
 
 jax.config.update("jax_enable_x64", True)
@@ -61,7 +62,7 @@ def test_plain_call_is_the_function(x):
 
 def test_grad_matches_jax(x):
     got = ft.grad(chain(ft.checkpoint(block)))(x)
-    want = jax.jit(jax.grad(chain(jax.checkpoint(jblock))))(x.astype(np.float64))
+    want = on_jax(jax.grad(chain(jax.checkpoint(jblock))), x.astype(np.float64))
     assert got.dtype == x.dtype
     assert_tree_close(got, _j(want), **tol(x.dtype))
 
@@ -82,7 +83,7 @@ def test_closed_over_traced_value_gets_its_gradient(x):
 
     w = W.astype(x.dtype)
     got = ft.grad(loss, argnums=(0, 1))(w, x)
-    want = jax.jit(jax.grad(jloss, argnums=(0, 1)))(W, x.astype(np.float64))
+    want = on_jax(jax.grad(jloss, argnums=(0, 1)), W, x.astype(np.float64))
     assert_tree_close(got, tuple(map(_j, want)), **tol(x.dtype))
 
 
@@ -106,7 +107,7 @@ def test_pytrees_ints_and_kwargs():
         return g
 
     got = ft.grad(loss(ft.checkpoint(f)), argnums=(0, 1))(params, x)
-    want = jax.jit(jax.grad(loss(jax.checkpoint(jf)), argnums=(0, 1)))(params, x)
+    want = on_jax(jax.grad(loss(jax.checkpoint(jf)), argnums=(0, 1)), params, x)
     assert_tree_close(got, jax.tree_util.tree_map(np.asarray, want), **tol(np.float64))
 
 
@@ -216,15 +217,8 @@ COMPOSITIONS = {
 
 
 #: Compared with JAX too (the others with the same composition of ftransforms without
-#: checkpoint, itself tested against JAX elsewhere: JAX's compile time dominates here).
-#: The value says whether to jit JAX's side (whichever compiles faster).
-WITH_JAX = {
-    "vmap(grad)": True,
-    "jvp(grad)": False,
-    "grad(jvp)": False,
-    "grad(grad)": False,
-    "hessian": True,
-}
+#: checkpoint, itself tested against JAX elsewhere); JAX's side runs through ``on_jax``.
+WITH_JAX = {"vmap(grad)", "jvp(grad)", "grad(jvp)", "grad(grad)", "hessian"}
 
 
 @pytest.mark.parametrize("name", list(COMPOSITIONS))
@@ -234,7 +228,7 @@ def test_compositions(name):
     assert_tree_close(got, ours(block)(*args), **tol(np.float64))
     if name in WITH_JAX:
         oracle = theirs(jax.checkpoint(jblock))
-        want = (jax.jit(oracle) if WITH_JAX[name] else oracle)(*args)
+        want = on_jax(oracle, *args)
         assert_tree_close(got, jax.tree_util.tree_map(np.asarray, want), **tol(np.float64))
     assert current_stack() == ()
 

@@ -29,6 +29,7 @@ from ftransforms.errors import (
 )
 from ftransforms.strict_backend import asarray as to_strict
 from ftransforms.strict_backend import to_numpy
+from tests.jaxpr_evaluator import on_jax
 from tests.tolerances import assert_tree_close, fd_tol, tol
 
 jax.config.update("jax_enable_x64", True)
@@ -58,8 +59,21 @@ class OursFnp(Ours):
 
 
 def _jitted(transform):
-    """The JAX oracle's transform, compiled: op-by-op JAX is far slower here."""
-    return staticmethod(lambda f, *a, **k: jax.jit(transform(f, *a, **k)))
+    """The JAX oracle's transform, run by tests/jaxpr_evaluator.py (``on_jax``: JAX
+    traces, NumPy runs the jaxpr; op-by-op JAX and XLA compiles are far slower here);
+    inside another JAX transform (``Jax.vmap(Jax.grad(f))``) it is that one's trace."""
+
+    def make(f, *a, **k):
+        g = transform(f, *a, **k)
+
+        def call(*args):
+            if any(isinstance(v, jax.core.Tracer) for v in jax.tree_util.tree_leaves(args)):
+                return g(*args)
+            return on_jax(g, *args)
+
+        return call
+
+    return staticmethod(make)
 
 
 class Jax:

@@ -98,27 +98,25 @@ def _imports(module: str) -> tuple[list[tuple[int, str]], list[tuple[int, str, s
     path = MODULES[module]
     source = path.read_text(encoding="utf-8")
     lines = source.splitlines()
-    tree = ast.parse(source)
-    local_ids: set[int] = set()
-    skipped: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            for sub in ast.walk(node):
-                if isinstance(sub, (ast.Import, ast.ImportFrom)):
-                    local_ids.add(id(sub))
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            for sub in ast.walk(node):
-                skipped.add(id(sub))
     top, local = [], []
     is_package = path.name == "__init__.py"
-    for node in ast.walk(tree):
-        if id(node) in skipped or not isinstance(node, (ast.Import, ast.ImportFrom)):
-            continue
-        for target in _targets(node, module, is_package):
-            if id(node) in local_ids:
-                local.append((node.lineno, target, lines[node.lineno - 1]))
-            else:
-                top.append((node.lineno, target))
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        # one pass over the tree: a TYPE_CHECKING block is skipped whole, an import inside
+        # a function (or lambda) is local
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            return
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for target in _targets(node, module, is_package):
+                if in_function:
+                    local.append((node.lineno, target, lines[node.lineno - 1]))
+                else:
+                    top.append((node.lineno, target))
+        inner = in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        for child in ast.iter_child_nodes(node):
+            visit(child, inner)
+
+    visit(ast.parse(source), False)
     return top, local
 
 

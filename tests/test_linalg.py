@@ -46,6 +46,7 @@ from ftransforms.core.errors import (
 )
 from ftransforms.ops.linalg import fold_lower
 from ftransforms.testing import check_grads, check_vmap
+from tests.jaxpr_evaluator import on_jax
 from tests.tolerances import assert_tree_close, tol
 
 jax.config.update("jax_enable_x64", True)
@@ -558,19 +559,19 @@ def _np(tree):
 @functools.cache
 def jax_oracle(name):
     """JAX's jacobian of the case's outputs and hessian of its weighted sum (all arguments),
-    jitted: one compilation each is much cheaper than JAX's op-by-op compilation.  The
+    through ``on_jax`` (tests/jaxpr_evaluator.py: no XLA compile unless a primitive needs it).  The
     gradient of the weighted sum is computed from the jacobian (the chain rule in NumPy)."""
     c = CASES[name]
     args = sample(c)
     w = _weights(c, args)
     argnums = tuple(range(len(args)))
-    jac = _np(jax.jit(jax.jacrev(_vector(c, jnp), argnums=argnums))(*args))
+    jac = _np(on_jax(jax.jacrev(_vector(c, jnp), argnums=argnums), *args))
     outs = [o for o in optree.tree_leaves(np_ref(c, args)) if np.asarray(o).dtype.kind == "f"]
     seed = np.concatenate([np.ravel(np.cos(o) * wk) for o, wk in zip(outs, w)])
     return {
         "jac": jac,
         "grad": tuple(np.tensordot(seed, j, axes=1) for j in jac),
-        "hessian": _np(jax.jit(jax.hessian(_scalar(c, jnp, w), argnums=argnums))(*args)),
+        "hessian": _np(on_jax(jax.hessian(_scalar(c, jnp, w), argnums=argnums), *args)),
     }
 
 
@@ -604,7 +605,7 @@ def test_vmap_of_grad_vs_jax(name):
     args = batched_args(c, 0)
     w = _weights(c, sample(c))
     f, fj = _scalar(c, fnp, w), _scalar(c, jnp, w)
-    expected = _np(jax.jit(jax.vmap(jax.grad(fj)))(*args))
+    expected = _np(on_jax(jax.vmap(jax.grad(fj)), *args))
     assert_tree_close(vmap(grad(f))(*args), expected, err_msg=f"vmap∘grad {name}", **F64)
 
 
@@ -626,7 +627,7 @@ def test_hessian_of_logdet_and_grad_of_grad():
     def logdet_chol_j(a):
         return 2.0 * jnp.sum(jnp.log(jnp.diagonal(jnp.linalg.cholesky(fold(jnp, a)))))
 
-    expected = _np(jax.jit(jax.hessian(logdet_chol_j))(s))
+    expected = _np(on_jax(jax.hessian(logdet_chol_j), s))
     assert_tree_close(hessian(logdet_chol)(s), expected, **F64)
     # grad of logdet = inv(a).T, whichever route
     inv_t = np.linalg.inv(s).T
@@ -642,7 +643,7 @@ def test_hessian_of_logdet_and_grad_of_grad():
         return gradf(lambda a: m.sum(gradf(logdet)(a) * cw))
 
     got = gg(fnp, grad, lambda a: fnp.linalg.slogdet(a)[1])(s)
-    expected = jax.jit(gg(jnp, jax.grad, lambda a: jnp.linalg.slogdet(a)[1]))(s)
+    expected = on_jax(gg(jnp, jax.grad, lambda a: jnp.linalg.slogdet(a)[1]), s)
     assert_tree_close(got, np.asarray(expected), **F64)
 
 

@@ -34,6 +34,7 @@ import ftransforms.numpy as fnp
 from ftransforms import grad, jit, jvp, vjp, vmap
 from ftransforms.backend import _NAMESPACES, register_backend
 from ftransforms.testing import check_grads
+from tests.jaxpr_evaluator import on_jax
 from tests.tolerances import assert_tree_close, tol
 
 jax.config.update("jax_enable_x64", True)
@@ -338,7 +339,7 @@ def test_grad_matches_jax(name):
     args = _args(name)
     nums = _argnums(args)
     got = grad(_loss(name, fnp), argnums=nums)(*args)
-    ref = jax.jit(jax.grad(_loss(name, jnp), argnums=nums))(*args)
+    ref = on_jax(jax.grad(_loss(name, jnp), argnums=nums), *args)
     for g, e in zip(got, ref):
         assert g.dtype == np.asarray(e).dtype
         assert_tree_close(g, np.asarray(e), **F64, err_msg=name)
@@ -404,7 +405,7 @@ def test_second_order_of_slogdet_and_det_vs_jax():
 
 def _jvp_pair(f_fnp, f_jax, primals, tangents):
     out, t = jvp(f_fnp, primals, tangents)
-    jout, jt = jax.jit(lambda p, t: jax.jvp(f_jax, p, t))(primals, tangents)
+    jout, jt = on_jax(lambda p, t: jax.jvp(f_jax, p, t), primals, tangents)
     assert_tree_close(out, jax.tree.map(np.asarray, jout), **F64)
     assert_tree_close(t, jax.tree.map(np.asarray, jt), **F64)
 
@@ -428,7 +429,7 @@ def test_holomorphic_functions_jvp_and_vjp_match_jax(name):
     _jvp_pair(f, jf, args, tangents)
     out, vjp_fn = vjp(f, *args)
     ct = cplx(r, np.shape(out))
-    jbar = jax.jit(lambda args, ct: jax.vjp(jf, *args)[1](ct))(args, ct)
+    jbar = on_jax(lambda args, ct: jax.vjp(jf, *args)[1](ct), args, ct)
     assert_tree_close(vjp_fn(ct), tuple(np.asarray(x) for x in jbar), **F64)
 
 
@@ -556,7 +557,7 @@ def test_derivatives_at_repeated_eigenvalues_are_finite_where_jaxs_are():
             # derivative along a symmetric direction, where both are defined the same way
             sym = t + t.T
             d = np.sum(np.real(g * sym))
-            jd = np.sum(np.real(np.asarray(jax.jit(jax.grad(jf))(x)) * sym))
+            jd = np.sum(np.real(np.asarray(on_jax(jax.grad(jf), x)) * sym))
             assert np.isfinite(jd)
             np.testing.assert_allclose(d, jd, **F64)
             # forward mode also computes the (unused) eigenvector tangents, which are
@@ -589,7 +590,7 @@ def test_tensorsolve_and_tensorinv_match_numpy_and_jax():
         return re_sum(m, m.linalg.tensorsolve(a, b)) + re_sum(m, m.linalg.tensorinv(a), 1j)
 
     got = grad(lambda a, b: loss(fnp, a, b), argnums=(0, 1))(a, b)
-    ref = jax.jit(jax.grad(lambda a, b: loss(jnp, a, b), argnums=(0, 1)))(a, b)
+    ref = on_jax(jax.grad(lambda a, b: loss(jnp, a, b), argnums=(0, 1)), a, b)
     assert_tree_close(got, tuple(np.asarray(x) for x in ref), **F64)
     got = vmap(lambda a: fnp.linalg.tensorinv(a))(np.stack([a, 2 * a]))
     np.testing.assert_allclose(got, np.stack([np.linalg.tensorinv(x) for x in (a, 2 * a)]), **F64)
@@ -611,7 +612,7 @@ def test_unmodified_numpy_code_on_complex_matrices():
         return jnp.sum(jnp.abs(w) ** 2) + jnp.sum(s) + jnp.linalg.norm(a, "nuc")
 
     g = grad(spectral_loss)(a)
-    assert_tree_close(g, np.asarray(jax.jit(jax.grad(jax_loss))(a)), **F64)
+    assert_tree_close(g, np.asarray(on_jax(jax.grad(jax_loss), a)), **F64)
     batch = np.stack([a, a.T, 1j * a])
     assert_tree_close(
         vmap(grad(spectral_loss))(batch), np.stack([grad(spectral_loss)(x) for x in batch]), **F64
@@ -637,7 +638,7 @@ def test_svd_hermitian_matches_numpy_and_jax():
         return m.sum(s**3) + re_sum(m, recon) + m.sum(m.abs(vh) ** 4)
 
     got = grad(lambda x: loss(fnp, x))(x)
-    assert_tree_close(got, np.asarray(jax.jit(jax.grad(lambda x: loss(jnp, x)))(x)), **F64)
+    assert_tree_close(got, np.asarray(on_jax(jax.grad(lambda x: loss(jnp, x)), x)), **F64)
 
 
 # -- backends and jit -------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from ftransforms import loop_vjp
 from ftransforms.compiled import tier
 from ftransforms.errors import CarryError
 from ftransforms.program import ControlNode
+from tests.jaxpr_evaluator import on_jax
 from tests.tolerances import assert_tree_close, tol
 
 jax.config.update("jax_enable_x64", True)
@@ -209,7 +210,9 @@ def test_lstm_per_sequence_gradients(structured):
     first, second = lstm_inputs(4, T), lstm_inputs(4, T, seed=5)
     fn = ft.vmap(ft.grad(lambda p, x, y: lstm(Ours, p, x, y)), in_dims=(None, 0, 0))
     got, program = _twice(fn, first, second)
-    want = jax.vmap(jax.grad(lambda p, x, y: lstm(Jax, p, x, y)), in_axes=(None, 0, 0))(*second)
+    want = on_jax(
+        jax.vmap(jax.grad(lambda p, x, y: lstm(Jax, p, x, y)), in_axes=(None, 0, 0)), *second
+    )
     assert_tree_close(got, want, **TOL)
     assert structured == {"structured": 1, "fell back": 0}
     assert _scan_nodes(program) == 2  # the forward and the backward loop
@@ -220,12 +223,14 @@ def test_grad_and_vmap_grad(model, structured):
     fn = ft.grad(lambda w, xs: model(Ours, w, xs), argnums=(0, 1))
     want_fn = jax.grad(lambda w, xs: model(Jax, w, xs), argnums=(0, 1))
     got, _ = _twice(fn, _w_xs(0), _w_xs(10))
-    assert_tree_close(got, want_fn(*_w_xs(10)), **TOL)
-    assert_tree_close(fn(*_w_xs(10)), got, **TOL)  # eager, on the tape
     batched = [np.stack(pair) for pair in zip(_w_xs(20), _w_xs(30))]
     other = [np.stack(pair) for pair in zip(_w_xs(40), _w_xs(50))]
+    # both oracles in one compile (eagerly JAX compiles each scan on its own: slower)
+    want, want_batched = on_jax(lambda a, b: (want_fn(*a), jax.vmap(want_fn)(*b)), _w_xs(10), other)
+    assert_tree_close(got, want, **TOL)
+    assert_tree_close(fn(*_w_xs(10)), got, **TOL)  # eager, on the tape
     got, _ = _twice(ft.vmap(fn), batched, other)
-    assert_tree_close(got, jax.vmap(want_fn)(*other), **TOL)
+    assert_tree_close(got, want_batched, **TOL)
     assert structured["fell back"] == 0 and structured["structured"] >= 2
 
 
@@ -242,25 +247,36 @@ def test_transforms_over_the_loop_node(structured):
         return lstm(Jax, p, x, y)
 
     x2 = x[::-1] * 0.7
-    for make, make_jax in [
-        (ft.jacrev, jax.jacrev),
-        (ft.hessian, jax.hessian),
-        (lambda f: ft.jacfwd(ft.grad(f)), lambda f: jax.jacfwd(jax.grad(f))),
+
+    def want(x2, t):  # the five oracles in one program
+        return (
+            jax.jacrev(theirs)(x2),
+            jax.hessian(theirs)(x2),
+            jax.jacfwd(jax.grad(theirs))(x2),
+            jax.jvp(theirs, (x2,), (t,))[1],
+            jax.vjp(theirs, x2)[1](3.0),
+        )
+
+    want_jacrev, want_hessian, want_jacfwd_grad, want_jvp, want_vjp = on_jax(want, x2, x)
+    for make, wanted in [
+        (ft.jacrev, want_jacrev),
+        (ft.hessian, want_hessian),
+        (lambda f: ft.jacfwd(ft.grad(f)), want_jacfwd_grad),
     ]:
         got, _ = _twice(make(ours), (x,), (x2,))
-        assert_tree_close(got, make_jax(theirs)(x2), **TOL)
+        assert_tree_close(got, wanted, **TOL)
 
     def tangent(x, t):
         return ft.linearize(ours, x)[1](t)
 
     got, _ = _twice(tangent, (x, np.ones_like(x)), (x2, x))
-    assert_tree_close(got, jax.jvp(theirs, (x2,), (x,))[1], **TOL)
+    assert_tree_close(got, want_jvp, **TOL)
 
     def pullback(x, c):
         return ft.vjp(ours, x)[1](c)
 
     got, _ = _twice(pullback, (x, np.array(1.0)), (x2, np.array(3.0)))
-    assert_tree_close(got, jax.vjp(theirs, x2)[1](3.0), **TOL)
+    assert_tree_close(got, want_vjp, **TOL)
     assert structured["fell back"] == 0 and structured["structured"] >= 5
 
 
@@ -300,7 +316,7 @@ def test_grad_of_grad_runs_on_the_tape(structured):
 
     got, _ = _twice(ft.grad(ours), (w,), (w * 0.8,))
     jxs = jnp.asarray(xs)
-    want = jax.grad(lambda w: jax.grad(lambda w: fori(Jax, w, jxs))(w).sum())(w * 0.8)
+    want = on_jax(jax.grad(lambda w: jax.grad(lambda w: fori(Jax, w, jxs))(w).sum()), w * 0.8)
     assert_tree_close(got, want, **TOL)
     assert structured["structured"] == 0
 
@@ -438,8 +454,12 @@ def test_two_backward_loops_read_the_same_residuals():
     got, program = _twice(
         both, (w, np.array(1.0), np.array(2.0)), (w * 0.9, np.array(3.0), np.array(-1.0))
     )
-    _, pullback = jax.vjp(lambda w: reverse_pytree(Jax, w, xs), w * 0.9)
-    assert_tree_close(got, (pullback(3.0)[0], pullback(-1.0)[0]), **TOL)
+
+    def want(w):
+        _, pullback = jax.vjp(lambda w: reverse_pytree(Jax, w, xs), w)
+        return pullback(3.0)[0], pullback(-1.0)[0]
+
+    assert_tree_close(got, on_jax(want, w * 0.9), **TOL)
     assert _scan_nodes(program) == 3  # one forward loop, two backward loops
 
 
@@ -482,7 +502,7 @@ def test_the_backward_loop_recovers(how, monkeypatch):
     monkeypatch.setattr(loop_vjp.LoopPrimitive, "apply_vjp", patched)
     fn = ft.grad(lambda w, xs: reverse_pytree(Ours, w, xs), argnums=(0, 1))
     got, _ = _twice(fn, _w_xs(14), _w_xs(15))
-    want = jax.grad(lambda w, xs: reverse_pytree(Jax, w, xs), argnums=(0, 1))(*_w_xs(15))
+    want = on_jax(jax.grad(lambda w, xs: reverse_pytree(Jax, w, xs), argnums=(0, 1)), *_w_xs(15))
     assert_tree_close(got, want, **TOL)
 
 
@@ -610,8 +630,14 @@ def test_integer_rows_carries_and_outputs():
         ft.grad(lambda e, w, t: model(Ours, e, w, t), argnums=(0, 1)), in_dims=(None, None, 0)
     )
     got, program = _twice(fn, (emb, w, toks[0]), (emb * 0.5, w, toks[1]))
-    want = jax.vmap(
-        jax.grad(lambda e, w, t: model(Jax, e, w, t), argnums=(0, 1)), in_axes=(None, None, 0)
-    )(emb * 0.5, w, toks[1])
+    want = on_jax(
+        jax.vmap(
+            jax.grad(lambda e, w, t: model(Jax, e, w, t), argnums=(0, 1)),
+            in_axes=(None, None, 0),
+        ),
+        emb * 0.5,
+        w,
+        toks[1],
+    )
     assert_tree_close(got, want, **TOL)
     assert _scan_nodes(program) == 2
