@@ -23,17 +23,22 @@ from ftransforms.core.errors import MixedBackendError
 # Array type -> namespace module.  numpy first; others are added on first sight.
 _NAMESPACES: dict[type, ModuleType] = {numpy.ndarray: numpy}
 _NUMPY_SCALARS = (numpy.generic, int, float, complex, bool)
+#: Types found to be no array (what ``jit``'s guards ask of every value they hold).
+_NOT_ARRAYS: set[type] = set()
 
 
 def register_backend(array_type: type, namespace: ModuleType) -> None:
     """Make arrays of ``array_type`` run their primitives through ``namespace``."""
     _NAMESPACES[array_type] = namespace
+    _NOT_ARRAYS.clear()
 
 
 def _lookup(t: type) -> ModuleType | None:
     ns = _NAMESPACES.get(t)
     if ns is not None:
         return ns
+    if t in _NOT_ARRAYS:
+        return None
     if t.__module__.startswith("cupy"):
         import cupy  # noqa: PLC0415  (optional dependency, imported on first cupy array)
 
@@ -43,6 +48,7 @@ def _lookup(t: type) -> ModuleType | None:
         if issubclass(t, base):
             _NAMESPACES[t] = ns
             return ns
+    _NOT_ARRAYS.add(t)
     return None
 
 
