@@ -721,6 +721,7 @@ FUZZ = settings(
 )
 
 
+@pytest.mark.slow  # 300 random stacks against JAX: the separate slow step of .ci/run
 @FUZZ
 @given(cases())
 def test_fuzz_compositions(case: Case) -> None:

@@ -61,6 +61,7 @@ def test_committed_notebook_is_executed_and_documented(path):
     assert images, f"{path.name}: the committed copy has no plots"
 
 
+@pytest.mark.slow  # six kernels, ~9 s each: the separate slow step of .ci/run
 @pytest.mark.parametrize("path", _notebooks(), ids=lambda p: p.stem)
 def test_notebook_executes_small(path, tmp_path, monkeypatch):
     copy = tmp_path / path.name
