@@ -135,3 +135,15 @@ def test_numpys_parameter_names_by_keyword():
         ft.grad(lambda v: np.cumsum(a=v, axis=0).sum())(X), [4.0, 3.0, 2.0, 1.0]
     )
     np.testing.assert_array_equal(ft.jit(lambda v: np.vstack(tup=[v, v]))(X), np.vstack([X, X]))
+
+
+def test_settings_are_never_renamed_by_position():
+    """Only the required (array) parameters are matched by position: NumPy's ``out`` sits
+    where ftransforms' ``sum`` has ``keepdims``; ``out=None`` must not become it."""
+    m = ROWS
+    for kw in ({"axis": 0, "out": None, "keepdims": True}, {"keepdims": True, "out": None}):
+        got = ft.jit(lambda v, kw=kw: np.sum(v, **kw))(m)
+        np.testing.assert_array_equal(got, np.sum(m, **kw))
+    np.testing.assert_array_equal(
+        ft.vmap(lambda v: np.take(v, [0, 2], mode="clip", out=None))(m), m[:, [0, 2]]
+    )

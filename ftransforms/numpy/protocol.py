@@ -525,7 +525,9 @@ _RENAMES: dict[Any, dict[str, str]] = {}
 
 
 def _parameter_renames(func: Any, fn: Any) -> dict[str, str]:
-    """The parameters NumPy names otherwise than ``fn`` does, matched by position."""
+    """The required parameters (the arrays: ``a``, ``m``, ``ary``, ``tup``) NumPy names
+    otherwise than ``fn`` does, matched by position; settings with defaults are never
+    renamed (``out`` at a position where ``fn`` has ``keepdims`` is not ``keepdims``)."""
     try:
         theirs = list(inspect.signature(func).parameters.values())
         ours = list(inspect.signature(fn).parameters.values())
@@ -533,13 +535,13 @@ def _parameter_renames(func: Any, fn: Any) -> dict[str, str]:
         return {}
     names = {p.name for p in ours}
     renames = {}
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     for a, b in zip(theirs, ours):
-        if a.kind in (a.VAR_POSITIONAL, a.VAR_KEYWORD) or b.kind in (
-            b.VAR_POSITIONAL,
-            b.VAR_KEYWORD,
-        ):
+        if a.kind not in positional or b.kind not in positional:
             break
-        if a.name != b.name and a.name not in names and a.kind != a.KEYWORD_ONLY:
+        if a.default is not a.empty or b.default is not b.empty:
+            break
+        if a.name != b.name and a.name not in names:
             renames[a.name] = b.name
     return renames
 
