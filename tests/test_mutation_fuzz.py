@@ -81,3 +81,61 @@ def test_random_in_place_programs(seed):
     _, tangent = ft.jvp(f, (x,), (np.ones(N),))
     np.testing.assert_allclose(tangent, fd.sum(), rtol=1e-5, atol=1e-7, err_msg=f"{where}: jvp")
     assert np.isclose(want, f(x.copy()))
+
+
+def _writer(steps):
+    """A function that writes into its argument ``y`` (and an alias and a view of it)."""
+
+    def inner(y, x):
+        alias, view = y, y[1:5]
+        for k, target in steps:
+            t = (y, alias, view)[target]
+            _WRITES[k](t, x[: t.shape[0]] if target == 2 else x)
+        return np.sum(view**2)
+
+    return inner
+
+
+@pytest.mark.parametrize("seed", range(EXAMPLES // 5))
+def test_random_writers_under_checkpoint_and_in_loop_bodies(seed):
+    """The same random writes inside ft.checkpoint (the caller's array and its view see
+    them) and in a fori_loop body: jit's first call and replays equal eager NumPy, grad
+    and jit(grad) equal central differences, vmap equals the loop."""
+    rng = np.random.default_rng(seed)
+    inner = _writer([(int(rng.integers(len(_WRITES))), int(rng.integers(3))) for _ in range(4)])
+
+    def f(x, ckpt=True):
+        y = x.copy()
+        z = y[::2]  # the caller's view of y, read after the writes
+        s = (ft.checkpoint(inner) if ckpt else inner)(y, x)
+        return s + np.sum(y * 1.5) + np.sum(z**3)
+
+    def body(i, c, x):
+        y = c.copy()
+        inner(y, x * (1.0 + 0.1 * i))
+        return y
+
+    def looped(x):
+        return np.sum(ft.fori_loop(0, 3, lambda i, c: body(i, c, x), x) ** 2)
+
+    def looped_np(x):
+        c = x
+        for i in range(3):
+            c = body(i, c, x)
+        return np.sum(c**2)
+
+    x, x2 = rng.uniform(-1, 1, N), rng.uniform(-1, 1, N)
+    plain = lambda v: f(v, ckpt=False)  # noqa: E731
+    for traced, eager in ((f, plain), (looped, looped_np)):
+        fd = np.array([(eager(x + 1e-6 * e) - eager(x - 1e-6 * e)) / 2e-6 for e in np.eye(N)])
+        jf = ft.jit(traced)
+        for a in (x, x2, x):  # the first (recording) call included
+            np.testing.assert_allclose(jf(a.copy()), eager(a.copy()), rtol=1e-12, err_msg=seed)
+        np.testing.assert_allclose(ft.grad(traced)(x), fd, rtol=1e-5, atol=1e-7, err_msg=seed)
+        jg = ft.jit(ft.grad(traced))
+        for _ in range(2):
+            np.testing.assert_allclose(jg(x), fd, rtol=1e-5, atol=1e-7, err_msg=seed)
+        xs = np.stack([x, x2])
+        np.testing.assert_allclose(
+            ft.vmap(traced)(xs), [eager(r.copy()) for r in xs], rtol=1e-12, err_msg=seed
+        )
