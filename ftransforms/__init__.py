@@ -70,6 +70,14 @@ from ftransforms.autograd_compat import (  # noqa: E402
     vector_jacobian_product,
 )
 from ftransforms.naming import named_call, named_scope  # noqa: E402
+
+# -- torch.func's model-state helpers, for model objects whose weights are attributes --
+from ftransforms.module_state import (  # noqa: E402
+    functional_call,
+    functionalize,
+    named_arrays,
+    stack_module_state,
+)
 from ftransforms.sync import block_until_ready, device_get, device_put  # noqa: E402
 
 # -- jax.lax's names under ftransforms.lax (NOTE [jax.lax names in ftransforms.lax]) --
@@ -126,6 +134,11 @@ __all__ = [
     "tree_structure",
     "tree_unflatten",
     "tree_util",
+    # torch.func's model-state helpers
+    "functional_call",
+    "functionalize",
+    "named_arrays",
+    "stack_module_state",
     # the rest
     "Primitive",
     "checkpoint",
