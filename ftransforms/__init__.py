@@ -92,6 +92,10 @@ from ftransforms.tree_util import (  # noqa: E402
     tree_unflatten,
 )
 
+#: ``jax.Array``: the array type, for ``isinstance`` checks that count traced arrays
+#: (the same class as ``ftransforms.numpy.ndarray``).
+Array = numpy.ndarray
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -134,6 +138,7 @@ __all__ = [
     "tree_structure",
     "tree_unflatten",
     "tree_util",
+    "Array",
     # torch.func's model-state helpers
     "functional_call",
     "functionalize",

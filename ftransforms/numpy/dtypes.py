@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy
 
-from ftransforms.backend import is_array
+from ftransforms.backend import _lookup, is_array
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.dispatch import implements
 
@@ -45,7 +45,48 @@ complex64, complex128 = numpy.complex64, numpy.complex128
 int8, int16, int32, int64 = numpy.int8, numpy.int16, numpy.int32, numpy.int64
 uint8, bool_ = numpy.uint8, numpy.bool_
 dtype, finfo, iinfo = numpy.dtype, numpy.finfo, numpy.iinfo
-ndarray = numpy.ndarray
+
+
+class _ArrayType(type):
+    """The metaclass of :class:`ndarray`: instance and subclass checks that count tracers
+    and every backend's arrays; calling the class makes a NumPy array."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, (numpy.ndarray, Tracer)) or is_array(obj)
+
+    def __subclasscheck__(cls, sub: type) -> bool:
+        if sub is cls or issubclass(sub, (numpy.ndarray, Tracer)):
+            return True
+        return not issubclass(sub, numpy.generic) and _backend_array_type(sub)
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> numpy.ndarray:
+        return numpy.ndarray(*args, **kwargs)
+
+
+def _backend_array_type(sub: type) -> bool:
+    return _lookup(sub) is not None  # a registered backend's array type (cupy.ndarray)
+
+
+class ndarray(metaclass=_ArrayType):
+    """The array type as code written for NumPy or ``jax.numpy`` checks it:
+    ``isinstance(x, fnp.ndarray)`` is true for NumPy and CuPy arrays *and* for the traced
+    arrays a transform passes to a function (``jax.numpy.ndarray``/``jax.Array``, which is
+    also ``ftransforms.Array``), so ``if isinstance(x, np.ndarray)`` takes the array branch
+    under the transforms when the code imports ``ftransforms.numpy as np``.  Calling it
+    makes a NumPy array (``numpy.ndarray(shape, dtype)``); ``type(x)`` of a NumPy array is
+    still ``numpy.ndarray``.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> def f(x):
+        ...     return (x**2).sum() if isinstance(x, fnp.ndarray) else x**2
+        >>> ft.grad(f)(np.array([1.0, 2.0]))
+        array([2., 4.])
+        >>> isinstance(np.float64(1.0), fnp.ndarray), fnp.ndarray((2,)).shape
+        (False, (2,))
+    """
 
 
 @implements(numpy.result_type)
