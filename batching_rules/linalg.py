@@ -140,6 +140,7 @@ register_batch_rule(ops.einsum_p, einsum)
 register_batch_rule(ops.solve_p, solve)
 for _prim in (
     ops.inv_p,
+    ops.adjugate_p,
     ops.det_p,
     ops.slogdet_p,
     ops.cholesky_p,

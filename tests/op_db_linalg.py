@@ -107,6 +107,7 @@ add(
     lambda m, a: m.linalg.det(a),
     lambda d: [S("3x3", general(d, 3)), S("2x3x3_negative", -general(d, 3, 3, 2))],
     funcs="linalg.det",
+    prims=("det", "adjugate"),
     **LINALG,
 )
 add(

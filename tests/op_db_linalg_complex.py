@@ -184,11 +184,6 @@ _add(
     lambda m, a: _reim(m, m.linalg.det(a)),
     lambda d: [_s("3x3", _general(d, 3))],
     "linalg.det",
-    # not a derivative error: check_grads compares the VJP's primal outputs bit for bit
-    # between a plain run (NumPy complex scalars: det * cotangent in scalar arithmetic)
-    # and a run under jvp (the multiply ufunc on 0-d arrays), and NumPy's complex
-    # scalar multiply and its ufunc loop round differently (by one ulp)
-    xfail={"test_second_order": _ULP},
 )
 _add(
     "slogdet",

@@ -317,12 +317,63 @@ solve_p = defop(
     "(``ftransforms.numpy.linalg.solve`` handles a vector ``b``).",
 )
 
+
+def _adjugate_impl(xp, a):
+    """``adj(a) = det(a) inv(a)`` where every matrix of the stack is invertible; from the
+    SVD otherwise (NOTE [the adjugate])."""
+    with numpy.errstate(all="ignore"):
+        try:
+            inv = xp.linalg.inv(a)
+        except numpy.linalg.LinAlgError:  # a singular matrix in the stack
+            inv = None
+        if inv is not None:
+            out = xp.linalg.det(a)[..., None, None] * inv
+            if bool(xp.isfinite(out).all()):  # cupy's inv returns inf/nan instead of raising
+                return out
+        u, s, vh = xp.linalg.svd(a)
+        one = xp.ones_like(s[..., :1])
+        before = xp.cumprod(xp.concatenate([one, s[..., :-1]], axis=-1), axis=-1)
+        after = xp.cumprod(xp.concatenate([one, s[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+        phase = xp.linalg.det(u) * xp.linalg.det(vh)
+        v, u_h = xp.conj(xp.swapaxes(vh, -1, -2)), xp.conj(xp.swapaxes(u, -1, -2))
+        return phase[..., None, None] * ((v * (before * after)[..., None, :]) @ u_h)
+
+
+def _adjugate_jvp(a_dot, y, a):
+    t = solve_p.bind(a, a_dot)  # needs a invertible (NOTE [the adjugate])
+    return y * _as_matrix(_trace(t)) - _mm(t, y)
+
+
+def _adjugate_vjp(y_bar, y, a):
+    inv_t = _mT(inv_p.bind(a))
+    inner = lax.einsum("...ij,...ij->...", y_bar, y)
+    return _as_matrix(inner) * inv_t - _mm(_mm(inv_t, y_bar), _mT(y))
+
+
+# NOTE [the adjugate]: d det(a) = tr(adj(a) da), with adj(a) the adjugate (the transposed
+# cofactor matrix), which exists for every square matrix: det's rules use it, so grad,
+# jvp and vmap of det hold at singular matrices too (JAX gives the same; torch too).
+# ``adj(a) = det(a) inv(a)`` for invertible matrices (one LU); when a matrix of the stack
+# is singular, ``adj(a) = det(U) det(Vh) Vh^H diag(c) U^H`` from the SVD ``a = U S Vh``
+# with ``c_i`` the product of the other singular values (prefix times suffix products, no
+# division).  The adjugate's own rules (second derivatives of det) use ``inv(a)`` and
+# need ``a`` invertible: at a singular matrix they raise numpy's LinAlgError.
+adjugate_p = defop(
+    "adjugate",
+    _adjugate_impl,
+    jvp=(_adjugate_jvp,),
+    vjp=(_adjugate_vjp,),
+    doc="The adjugate ``adj(a)`` (``det(a) inv(a)`` for invertible ``a``) of stacks of "
+    "square matrices, defined for singular ones too; its derivative needs ``a`` invertible.",
+)
+
 det_p = defop(
     "det",
     lambda xp, a: xp.linalg.det(a),
-    jvp=(lambda a_dot, y, a: y * _trace(solve_p.bind(a, a_dot)),),
-    vjp=(lambda y_bar, y, a: _as_matrix(y_bar * y) * _mT(inv_p.bind(a)),),
-    doc="``det(a)``; its derivative needs ``a`` invertible.",
+    jvp=(lambda a_dot, y, a: lax.einsum("...ij,...ji->...", adjugate_p.bind(a), a_dot),),
+    vjp=(lambda y_bar, y, a: _as_matrix(y_bar) * _mT(adjugate_p.bind(a)),),
+    doc="``det(a)``; its derivative ``tr(adj(a) da)`` holds at singular ``a`` too "
+    "(NOTE [the adjugate]).",
 )
 
 
@@ -806,6 +857,7 @@ pinv_p = defop(
 )
 
 __all__ = [
+    "adjugate_p",
     "cholesky_p",
     "det_p",
     "eig_p",
