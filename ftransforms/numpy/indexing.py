@@ -99,10 +99,18 @@ __all__ = [
 
 
 @implements(numpy.where)
-def where(condition: Any, x: Any = None, y: Any = None) -> Any:
+def where(
+    condition: Any,
+    x: Any = None,
+    y: Any = None,
+    *,
+    size: int | None = None,
+    fill_value: Any = None,
+) -> Any:
     """``numpy.where(condition, x, y)``: ``x`` where ``condition`` holds, else ``y``
     (broadcast together); the derivative flows to the branch taken.  The one-argument form
-    is :func:`nonzero`; giving only one of ``x``, ``y`` raises ``ValueError``.
+    is :func:`nonzero` (with ``jax.numpy``'s ``size=``/``fill_value=``); giving only one of
+    ``x``, ``y`` raises ``ValueError``.
 
     Example:
         >>> import numpy as np
@@ -115,7 +123,7 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Any:
         array([1., 1., 6.])
     """
     if x is None and y is None:
-        return nonzero(condition)
+        return nonzero(condition, size=size, fill_value=fill_value)
     if x is None or y is None:
         raise ValueError("where: give both x and y, or neither")
     return _ew.select_p.bind(condition, x, y)
@@ -376,10 +384,12 @@ def take(
 
 
 @implements(numpy.nonzero)
-def nonzero(x: Any) -> tuple[Any, ...]:
-    """``numpy.nonzero``: the indices of the nonzero elements, one array per axis.  Their number
-    depends on the values, so on an array batched by ``vmap`` it raises
-    :class:`~ftransforms.errors.BatchedControlFlowError` (use :func:`where` instead).
+def nonzero(x: Any, *, size: int | None = None, fill_value: Any = None) -> tuple[Any, ...]:
+    """``numpy.nonzero``: the indices of the nonzero elements, one array per axis.  Their
+    number depends on the values: under ``vmap`` rows with different counts are run apart
+    (NOTE [splitting the batch]).  ``jax.numpy``'s ``size=`` gives exactly ``size`` indices
+    per axis (the first ones), padded with ``fill_value`` (default 0; a tuple gives one per
+    axis): a fixed shape, which ``vmap`` batches whole.
 
     Example:
         >>> import numpy as np
@@ -389,11 +399,35 @@ def nonzero(x: Any) -> tuple[Any, ...]:
         [[0, 1], [1, 0]]
         >>> ft.grad(lambda x: fnp.sum(x[fnp.nonzero(x)] ** 2))(np.array([0.0, 3.0]))
         array([0., 6.])
+        >>> [i.tolist() for i in fnp.nonzero(np.array([0, 5, 7]), size=3, fill_value=-1)]
+        [[1, 2, -1]]
     """
     mask = x if dtype_of(x).kind == "b" else not_equal(x, 0)
+    if size is not None:
+        return _sized_nonzero(mask, size, fill_value)
     if isinstance(mask, Tracer) and ndim(mask) and _batched(mask):
         return _batched_nonzero(mask, "nonzero(a)")
     return tuple(bool_to_int_arrays(mask))
+
+
+def _sized_nonzero(mask: Any, size: int, fill_value: Any) -> tuple[Any, ...]:
+    # late import: sorting imports this module
+    from ftransforms.numpy.sorting import fill_slots, padded_true_positions
+
+    if ndim(mask) == 0:
+        raise ValueError("nonzero(a, size=...): a must have at least one dimension")
+    positions, filled = padded_true_positions(ravel(mask), size)
+    per_axis = unravel(positions, shape(mask))
+    if isinstance(fill_value, tuple):
+        if len(fill_value) != len(per_axis):
+            raise ValueError(
+                f"nonzero(a, size={size}, fill_value=...): a tuple fill_value needs one value "
+                f"per axis of a ({len(per_axis)}), got {len(fill_value)}"
+            )
+        fills = fill_value
+    else:
+        fills = (fill_value,) * len(per_axis)
+    return tuple(fill_slots(i, filled, f) for i, f in zip(per_axis, fills))
 
 
 def _batched_nonzero(mask: Any, what: str) -> tuple[Any, ...]:

@@ -11,10 +11,10 @@ import numpy
 from ftransforms.numpy.creation import as_operand, full, ones, zeros
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import INTP, dtype_of, no_extra_args, shape, size
-from ftransforms.numpy.indexing import getitem, take
+from ftransforms.numpy.indexing import getitem, take, where
 from ftransforms.numpy.manipulation import concatenate, expand_dims, ravel, reshape
 from ftransforms.numpy.reductions import any, cumsum, diff
-from ftransforms.numpy.sorting import argsort, true_positions
+from ftransforms.numpy.sorting import argsort, padded_true_positions, true_positions
 from ftransforms.numpy.ufuncs import astype, equal, isnan, logical_and, logical_not, not_equal
 
 __all__ = [
@@ -41,17 +41,23 @@ def unique(
     *,
     equal_nan: bool = True,
     sorted: bool = True,  # noqa: A002
+    size: int | None = None,
+    fill_value: Any = None,
 ) -> Any:
     """``numpy.unique`` (``axis=None`` only): the sorted distinct values, and optionally the
     first indices, the inverse (shaped like ``ar``) and the counts.  Their number is read
-    from the values (the same for every ``vmap`` batch element); the values are
-    differentiable by gather (like ``jax.numpy.unique`` with ``size``).
+    from the values (under ``vmap``, rows with different counts are run apart); the values
+    are differentiable by gather.  ``jax.numpy``'s ``size=`` gives exactly ``size`` values
+    (the smallest ones), padded with ``fill_value`` (default: the minimum of ``ar``; the
+    padding's index is the minimum's, its count 0): a fixed shape, batched whole.
 
     Example:
         >>> import numpy as np
         >>> values, counts = unique(np.array([3, 1, 3, 2]), return_counts=True)
         >>> values.tolist(), counts.tolist()
         ([1, 2, 3], [1, 1, 2])
+        >>> unique(np.array([3, 1, 3]), size=3, fill_value=0).tolist()
+        [1, 3, 0]
     """
     if axis is not None:
         raise NotImplementedError("unique: only axis=None is supported")
@@ -59,6 +65,8 @@ def unique(
     in_shape = shape(ar)
     flat = ravel(ar)
     n = shape(flat)[0]
+    if size is not None and n == 0:
+        raise ValueError("unique(ar, size=...): ar is empty, so there is no value to pad with")
     perm = astype(argsort(flat, kind="stable"), INTP)
     s = take(flat, perm)
     if n:
@@ -69,8 +77,15 @@ def unique(
         flags = concatenate([ones((1,), bool, like=flat), new])
     else:
         flags = zeros((0,), bool, like=flat)
-    first = true_positions(flags, "unique(ar)")
-    out = [take(s, first)]
+    if size is None:
+        first = true_positions(flags, "unique(ar)")
+        filled = None
+    else:  # one more slot: where the last kept value's run ends (its count)
+        first, filled = padded_true_positions(flags, size + 1)
+        ends = where(getitem(filled, slice(1, None)), getitem(first, slice(1, None)), n)
+        first, filled = getitem(first, slice(0, size)), getitem(filled, slice(0, size))
+    values = take(s, first)
+    out = [values if filled is None or fill_value is None else where(filled, values, fill_value)]
     if return_index:
         out.append(take(perm, first))
     if return_inverse:
@@ -78,8 +93,11 @@ def unique(
         inverse = take(groups, astype(argsort(perm), INTP))
         out.append(reshape(astype(inverse, INTP), in_shape))
     if return_counts:
-        ends = concatenate([first, full((1,), n, INTP, like=first)])
-        out.append(astype(diff(ends), INTP))
+        if filled is None:
+            ends = concatenate([first, full((1,), n, INTP, like=first)])
+            out.append(astype(diff(ends), INTP))
+        else:
+            out.append(astype(where(filled, ends - first, 0), INTP))
     return out[0] if len(out) == 1 else tuple(out)
 
 

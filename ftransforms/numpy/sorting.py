@@ -5,6 +5,7 @@ counting").
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy
@@ -24,8 +25,16 @@ from ftransforms.numpy.helpers import (
     shape,
     xp_of,
 )
-from ftransforms.numpy.indexing import getitem, nonzero_mask, take, take_along_axis, unravel
-from ftransforms.numpy.manipulation import atleast_1d, ravel, stack
+from ftransforms.numpy.indexing import (
+    getitem,
+    nonzero_mask,
+    take,
+    take_along_axis,
+    unravel,
+    where,
+)
+from ftransforms.numpy.manipulation import atleast_1d, concatenate, ravel, stack
+from ftransforms.numpy.ranges import arange
 from ftransforms.numpy.reductions import count_nonzero
 from ftransforms.numpy.ufuncs import astype, logical_not
 from ftransforms.ops import sorting as _sort
@@ -197,33 +206,84 @@ def true_positions(flat_mask: Any, what: str) -> Any:
     return astype(getitem(order, slice(0, count)), INTP)
 
 
+def padded_true_positions(flat_mask: Any, size: int) -> tuple[Any, Any]:
+    """``jax.numpy``'s ``size=``: the first ``size`` positions of the true elements of a
+    1-d ``flat_mask`` (ascending), and which of those slots hold one (the others are
+    padding, position 0).  Fixed-size, so no value read: ``vmap`` batches it whole."""
+    size = operator.index(size)
+    if size < 0:
+        raise ValueError(f"size must be a non-negative integer, got {size}")
+    n = shape(flat_mask)[0]
+    order = astype(argsort(astype(logical_not(flat_mask), numpy.int8), kind="stable"), INTP)
+    if size <= n:
+        order = getitem(order, slice(0, size))
+    else:
+        order = concatenate([order, zeros_like_index(order, size - n)])
+    slots = arange(size, like=order)
+    filled = slots < count_nonzero(flat_mask)
+    return where(filled, order, 0), filled
+
+
+def zeros_like_index(like: Any, n: int) -> Any:
+    """``n`` zero positions in ``like``'s backend and dtype (the padding of a position list)."""
+    return xp_of(like).zeros((n,), dtype=dtype_of(like))
+
+
+def fill_slots(values: Any, filled: Any, fill_value: Any) -> Any:
+    """``values`` where ``filled``, else ``fill_value`` (0 when None), in ``values``' dtype."""
+    fill = 0 if fill_value is None else fill_value
+    return astype(where(filled, values, fill), dtype_of(values))
+
+
 @implements(numpy.flatnonzero)
-def flatnonzero(a: Any) -> Any:
-    """``numpy.flatnonzero``: indices of the nonzero elements of ``ravel(a)``.
+def flatnonzero(a: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
+    """``numpy.flatnonzero``: indices of the nonzero elements of ``ravel(a)``.  With
+    ``jax.numpy``'s ``size=``, exactly ``size`` indices (the first ones), padded with
+    ``fill_value`` (default 0): a fixed shape, so ``vmap`` need not split the batch.
 
     Example:
         >>> import numpy as np
         >>> flatnonzero(np.array([[0, 2], [3, 0]])).tolist()
         [1, 2]
+        >>> flatnonzero(np.array([[0, 2], [3, 0]]), size=3, fill_value=-1).tolist()
+        [1, 2, -1]
     """
     a = as_operand(a)
-    return true_positions(ravel(nonzero_mask(a)), "flatnonzero(a)")
+    if size is None:
+        return true_positions(ravel(nonzero_mask(a)), "flatnonzero(a)")
+    positions, filled = padded_true_positions(ravel(nonzero_mask(a)), size)
+    return fill_slots(positions, filled, fill_value)
 
 
 @implements(numpy.argwhere)
-def argwhere(a: Any) -> Any:
-    """``numpy.argwhere``: the coordinates of the nonzero elements, one row each.
+def argwhere(a: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
+    """``numpy.argwhere``: the coordinates of the nonzero elements, one row each.  With
+    ``jax.numpy``'s ``size=``, exactly ``size`` rows, padded with ``fill_value``
+    (default 0).
 
     Example:
         >>> import numpy as np
         >>> argwhere(np.array([[0, 2], [3, 0]])).tolist()
         [[0, 1], [1, 0]]
+        >>> argwhere(np.array([[0, 2], [3, 0]]), size=3).tolist()
+        [[0, 1], [1, 0], [0, 0]]
     """
     a = as_operand(a)
     if ndim(a) == 0:
+        if size is not None:
+            raise ValueError("argwhere(a, size=...): a must have at least one dimension")
         return getitem(argwhere(atleast_1d(a)), (slice(None), slice(0, 0)))
-    flat = true_positions(ravel(nonzero_mask(a)), "argwhere(a)")
-    return stack(unravel(flat, shape(a)), axis=1)
+    if size is None:
+        flat = true_positions(ravel(nonzero_mask(a)), "argwhere(a)")
+        return stack(unravel(flat, shape(a)), axis=1)
+    positions, filled = padded_true_positions(ravel(nonzero_mask(a)), size)
+    coords = stack(unravel(positions, shape(a)), axis=1)
+    return fill_slots(coords, reshape_filled(filled), fill_value)
+
+
+def reshape_filled(filled: Any) -> Any:
+    """The ``(size,)`` slot mask as a column, to select whole rows."""
+    return getitem(filled, (slice(None), None))
 
 
 @implements(numpy.sort_complex)
