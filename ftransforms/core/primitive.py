@@ -79,6 +79,43 @@ EFFECT_PRIMITIVES: set = set()
 FAMILY_BATCH_RULES: dict[str, Callable] = {}
 
 
+#: The ufunc methods and attributes a primitive implementing a NumPy ufunc passes on
+#: (NOTE [ufunc methods of ftransforms.numpy's ufuncs]).
+_UFUNC_METHODS = frozenset(
+    {
+        "reduce",
+        "accumulate",
+        "outer",
+        "reduceat",
+        "at",
+        "nin",
+        "nout",
+        "nargs",
+        "ntypes",
+        "types",
+        "identity",
+        "signature",
+    }
+)
+
+
+def _ufunc_at(ufunc: Any) -> Callable[..., Any]:
+    """``ufunc.at`` with ``jax.numpy``'s ``inplace=False`` (a new array, ``a`` untouched)."""
+
+    def at(a: Any, indices: Any, b: Any = None, /, *, inplace: bool = True) -> Any:
+        if not inplace:
+            a = numpy.copy(a)  # a tracer dispatches to ftransforms.numpy.copy
+        if b is None:
+            ufunc.at(a, indices)
+        else:
+            ufunc.at(a, indices, b)
+        return None if inplace else a
+
+    at.__name__ = "at"
+    at.__doc__ = f"``numpy.{ufunc.__name__}.at`` (``inplace=False``: return a new array)."
+    return at
+
+
 class Primitive:
     """An operator with an implementation and rules for every transform.
 
@@ -230,6 +267,23 @@ class Primitive:
         return top.process(self, args, params)
 
     __call__ = bind
+
+    def __getattr__(self, name: str) -> Any:
+        # NOTE [ufunc methods of ftransforms.numpy's ufuncs]: ``fnp.add`` is the ``add``
+        # primitive; code written for NumPy (and jax.numpy) also calls its ufunc methods,
+        # ``np.add.reduce(x)``, ``np.maximum.accumulate(x)``, ``np.subtract.outer(a, b)``,
+        # ``np.add.at(a, i, v)``.  A primitive that implements a NumPy ufunc hands those to
+        # the ufunc itself, which computes plain arrays and dispatches traced ones through
+        # ``__array_ufunc__`` (numpy/protocol.py) as under ``import numpy as np``.  Only
+        # names a primitive lacks come here, so calls and ``bind`` cost nothing more.
+        if name in _UFUNC_METHODS:
+            try:
+                ufunc = object.__getattribute__(self, "ufunc")
+            except AttributeError:
+                ufunc = None
+            if ufunc is not None:
+                return _ufunc_at(ufunc) if name == "at" else getattr(ufunc, name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r}")
 
     # -- rules, applied by the interpreters ------------------------------------------------
 

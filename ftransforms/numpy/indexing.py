@@ -27,7 +27,7 @@ from ftransforms.core.index_spec import (
 )
 from ftransforms.core.mutation import make_view, read_only
 from ftransforms.core.tracer import Tracer
-from ftransforms.numpy.creation import as_operand, ones_like, zeros_like
+from ftransforms.numpy.creation import as_operand, full, ones_like, zeros_like
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.dtypes import result_type
 from ftransforms.numpy.helpers import (
@@ -48,6 +48,7 @@ from ftransforms.numpy.helpers import (
 from ftransforms.numpy.manipulation import (
     broadcast_arrays,
     broadcast_to,
+    concatenate,
     moveaxis,
     ravel,
     reshape,
@@ -210,47 +211,178 @@ def scatter(x: Any, index: Any, values: Any) -> Any:
     return _ix.getitem_transpose_p.bind(values, *arrays, index=spec, shape=shape(x))
 
 
+#: ``jax.numpy``'s out-of-bounds modes for ``x.at[i]`` (NOTE [out-of-bounds modes]).
+_AT_MODES = (None, "promise_in_bounds", "clip", "fill", "drop")
+
+
+def default_fill(dtype: Any) -> Any:
+    """JAX's fill for out-of-bounds reads: NaN for inexact types, the most negative value
+    for signed integers, the largest for unsigned ones, True for booleans."""
+    dtype = numpy.dtype(dtype)
+    if dtype.kind in "fc":
+        return numpy.nan
+    if dtype.kind == "i":
+        return numpy.iinfo(dtype).min
+    if dtype.kind == "u":
+        return numpy.iinfo(dtype).max
+    return True
+
+
+def bounded_index(
+    x: Any, index: Any, mode: str | None, fill: Any, wrap_negative: bool = True, what: str = ""
+) -> tuple[Any, Any, tuple | None]:
+    """NOTE [out-of-bounds modes]: ``jax.numpy``'s ``mode=`` for an index's integers.
+    ``None``/``"promise_in_bounds"``: NumPy's rule (out of bounds raises ``IndexError``).
+    ``"clip"``: each integer is clamped into its axis.  ``"fill"``/``"drop"``: ``x`` gets
+    one more slot at the end of each axis an integer addresses, holding ``fill``, and an
+    out-of-bounds integer points at it; a read there gives ``fill``, a write there is
+    cut off afterwards with the returned ``trim`` (slices back to ``x``'s shape).  Plain
+    gathers and scatters on the padded array, so every transform applies as usual.
+    ``wrap_negative=False`` counts negative integers as out of bounds.  Returns
+    ``(x, index, trim)``."""
+    if mode not in _AT_MODES:
+        raise ValueError(f"{what}: mode must be one of {_AT_MODES[1:]} or None, got {mode!r}")
+    if mode in (None, "promise_in_bounds") and wrap_negative:
+        return x, index, None
+    spec, arrays = normalize_index(index, ndim(x))
+    dims, axis, out, k = shape(x), 0, [], 0
+    padded: list[int] = []
+    for entry in spec:
+        if entry is None:
+            out.append(None)
+            continue
+        if isinstance(entry, slice):
+            out.append(entry)
+        else:
+            n = dims[axis]
+            low = -n if wrap_negative else 0
+            clamp = mode in ("clip", None, "promise_in_bounds")
+            if isinstance(entry, int):  # a Python integer: decided here
+                i = entry + n if entry < 0 and wrap_negative else entry
+                if clamp:
+                    out.append(builtins.min(builtins.max(i, 0), n - 1))
+                else:
+                    out.append(i if low <= entry < n else n)
+                    padded.append(axis)
+            else:
+                i = arrays[k]
+                k += 1
+                wrapped = where(i < 0, i + n, i) if wrap_negative else i
+                if clamp:
+                    out.append(clip(wrapped, 0, n - 1))
+                else:
+                    out.append(where((i >= low) & (i < n), wrapped, n))
+                    padded.append(axis)
+        axis += 1
+    if not padded:
+        return x, tuple(out), None
+    for ax in padded:
+        block = list(shape(x))
+        block[ax] = 1
+        x = concatenate([x, full(tuple(block), fill, dtype=dtype_of(x), like=x)], axis=ax)
+    trim = tuple(slice(0, dims[a]) for a in range(len(dims)))
+    return x, tuple(out), trim
+
+
 class _IndexUpdate:
     def __init__(self, x: Any, index: Any) -> None:
         self.x, self.index = x, index
 
-    def get(self) -> Any:
-        return getitem(self.x, self.index)
+    def _update(self, how: Any, values: Any, mode: str | None, wrap: bool, name: str) -> Any:
+        x, index, trim = bounded_index(
+            self.x, self.index, "drop" if mode == "fill" else mode, 0, wrap, f"x.at[...].{name}"
+        )
+        out = how(x, index, values)
+        return out if trim is None else getitem(out, trim)
 
-    def add(self, values: Any) -> Any:
-        """``x`` with ``values`` added at the index (repeated indices accumulate)."""
-        return self.x + scatter(self.x, self.index, values)
+    def get(
+        self,
+        *,
+        mode: str | None = None,
+        fill_value: Any = None,
+        indices_are_sorted: bool = False,
+        unique_indices: bool = False,
+        wrap_negative_indices: bool = True,
+        out_sharding: Any = None,
+    ) -> Any:
+        """``x[index]``; ``jax.numpy``'s ``mode="fill"`` (or ``"drop"``) reads
+        ``fill_value`` (default: NaN, or the dtype's extreme) at out-of-bounds indices,
+        ``"clip"`` clamps them (NOTE [out-of-bounds modes])."""
+        fill = default_fill(dtype_of(self.x)) if fill_value is None else fill_value
+        mode = "fill" if mode == "drop" else mode
+        x, index, _ = bounded_index(
+            self.x, self.index, mode, fill, wrap_negative_indices, "x.at[...].get"
+        )
+        return getitem(x, index)
 
-    def set(self, values: Any) -> Any:
-        """``x`` with the indexed elements replaced by ``values``."""
-        x = self.x
-        hits = scatter(physical_zeros_like(x), self.index, 1)
-        if (peek(hits) > 1).any():
-            raise UnsupportedOperationError(
-                "x.at[index].set(v) with repeated indices: which value wins is undefined; "
-                "deduplicate the index, or use .add()"
-            )
-        return where(hits > 0, scatter(x, self.index, values), x)
+    def add(self, values: Any, **modes: Any) -> Any:
+        """``x`` with ``values`` added at the index (repeated indices accumulate);
+        ``mode="drop"`` drops out-of-bounds updates, ``"clip"`` clamps their indices."""
+        mode, wrap = _at_modes(modes, "add")
+        return self._update(lambda x, i, v: x + scatter(x, i, v), values, mode, wrap, "add")
 
-    def multiply(self, values: Any) -> Any:
+    def set(self, values: Any, **modes: Any) -> Any:
+        """``x`` with the indexed elements replaced by ``values`` (``mode=`` as in
+        :meth:`add`)."""
+        mode, wrap = _at_modes(modes, "set")
+        return self._update(_set_at, values, mode, wrap, "set")
+
+    def apply(self, func: Any, **modes: Any) -> Any:
+        """``x`` with ``func`` applied to the indexed elements (``mode=`` as in
+        :meth:`add`)."""
+        mode, wrap = _at_modes(modes, "apply")
+        return self._update(
+            lambda x, i, _: _set_at(x, i, func(getitem(x, i))), None, mode, wrap, "apply"
+        )
+
+    def multiply(self, values: Any, **modes: Any) -> Any:
         """``x`` with the indexed elements multiplied by ``values`` (repeats accumulate)."""
-        return combine_at(self.x, self.index, values, multiply, "multiply")
+        return self._combine(values, multiply, "multiply", modes)
 
-    def divide(self, values: Any) -> Any:
+    def divide(self, values: Any, **modes: Any) -> Any:
         """``x`` with the indexed elements divided by ``values`` (repeats accumulate)."""
-        return combine_at(self.x, self.index, values, divide, "divide")
+        return self._combine(values, divide, "divide", modes)
 
-    def power(self, values: Any) -> Any:
+    def power(self, values: Any, **modes: Any) -> Any:
         """``x`` with the indexed elements raised to ``values`` (repeats accumulate)."""
-        return combine_at(self.x, self.index, values, power, "power")
+        return self._combine(values, power, "power", modes)
 
-    def min(self, values: Any) -> Any:  # noqa: A003
+    def min(self, values: Any, **modes: Any) -> Any:  # noqa: A003
         """``x`` with the indexed elements replaced by their minimum with ``values``."""
-        return combine_at(self.x, self.index, values, minimum, "min")
+        return self._combine(values, minimum, "min", modes)
 
-    def max(self, values: Any) -> Any:  # noqa: A003
+    def max(self, values: Any, **modes: Any) -> Any:  # noqa: A003
         """``x`` with the indexed elements replaced by their maximum with ``values``."""
-        return combine_at(self.x, self.index, values, maximum, "max")
+        return self._combine(values, maximum, "max", modes)
+
+    def _combine(self, values: Any, op: Any, name: str, modes: dict) -> Any:
+        mode, wrap = _at_modes(modes, name)
+        return self._update(lambda x, i, v: combine_at(x, i, v, op, name), values, mode, wrap, name)
+
+
+def _set_at(x: Any, index: Any, values: Any) -> Any:
+    hits = scatter(physical_zeros_like(x), index, 1)
+    if (peek(hits) > 1).any():
+        raise UnsupportedOperationError(
+            "x.at[index].set(v) with repeated indices: which value wins is undefined; "
+            "deduplicate the index, or use .add()"
+        )
+    return where(hits > 0, scatter(x, index, values), x)
+
+
+def _at_modes(modes: dict, name: str) -> tuple[str | None, bool]:
+    """``mode`` and ``wrap_negative_indices`` of an update's keywords; JAX's performance
+    hints (``indices_are_sorted``, ``unique_indices``, ``out_sharding``) are accepted."""
+    unknown = set(modes) - {
+        "mode",
+        "wrap_negative_indices",
+        "indices_are_sorted",
+        "unique_indices",
+        "out_sharding",
+    }
+    if unknown:
+        raise TypeError(f"x.at[...].{name}() got unexpected keyword arguments {sorted(unknown)}")
+    return modes.get("mode"), bool(modes.get("wrap_negative_indices", True))
 
 
 class IndexUpdateHelper:
@@ -316,10 +448,13 @@ def physical_zeros_like(x: Any) -> Any:
 
 
 @implements(numpy.take_along_axis)
-def take_along_axis(arr: Any, indices: Any, axis: int | None) -> Any:
+def take_along_axis(
+    arr: Any, indices: Any, axis: int | None = -1, mode: str | None = None, fill_value: Any = None
+) -> Any:
     """``numpy.take_along_axis``: ``arr`` gathered along ``axis`` at ``indices`` (as many
     dimensions as ``arr``; the other axes broadcast), e.g. to apply the result of
-    :func:`argsort`; the derivative scatters back.
+    :func:`argsort`; the derivative scatters back.  ``jax.numpy``'s ``mode="fill"`` reads
+    ``fill_value`` (default NaN) at out-of-bounds indices, ``"clip"`` clamps them.
 
     Example:
         >>> import numpy as np
@@ -345,16 +480,30 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None) -> Any:
             index.append(indices)
         else:
             index.append(xp.arange(n).reshape((1,) * i + (n,) + (1,) * (rank - i - 1)))
-    return getitem(arr, tuple(index))
+    if mode in (None, "raise", "promise_in_bounds"):
+        return getitem(arr, tuple(index))
+    # jax.numpy's modes (NOTE [out-of-bounds modes]); only the gathered axis can be out
+    fill = default_fill(dtype_of(arr)) if fill_value is None else fill_value
+    arr, where_, _ = bounded_index(arr, tuple(index), mode, fill, True, "take_along_axis")
+    return getitem(arr, where_)
 
 
 @implements(numpy.take)
 def take(
-    a: Any, indices: Any, axis: int | None = None, out: Any = None, mode: str = "raise"
+    a: Any,
+    indices: Any,
+    axis: int | None = None,
+    out: Any = None,
+    mode: str | None = "raise",
+    unique_indices: bool = False,
+    indices_are_sorted: bool = False,
+    fill_value: Any = None,
 ) -> Any:
     """``numpy.take``: the elements at ``indices`` along ``axis`` (of the flattened array when
     ``axis`` is None); out-of-range indices raise ``IndexError`` (``mode='raise'``), are
-    clipped to the ends (``'clip'``, negative ones to 0, as NumPy) or wrap (``'wrap'``).
+    clipped to the ends (``'clip'``, negative ones to 0, as NumPy) or wrap (``'wrap'``);
+    ``jax.numpy``'s ``'fill'`` reads ``fill_value`` there (default NaN, or the dtype's
+    extreme) and its hints ``unique_indices``/``indices_are_sorted`` are accepted.
 
     Example:
         >>> import numpy as np
@@ -369,12 +518,25 @@ def take(
     if out is not None:  # written as NumPy's out= is (NOTE [mutation semantics])
         from ftransforms.numpy.inplace import write_out  # noqa: PLC0415  late import: inplace builds on this module
 
-        return write_out("take(..., out=...)", out, take(a, indices, axis, None, mode))
-    if mode not in ("raise", "clip", "wrap"):
-        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+        return write_out(
+            "take(..., out=...)", out, take(a, indices, axis, None, mode, fill_value=fill_value)
+        )
+    if mode in (None, "promise_in_bounds"):
+        mode = "raise"
+    if mode not in ("raise", "clip", "wrap", "fill"):
+        raise ValueError(
+            f"clipmode must be one of 'clip', 'raise', 'wrap' or 'fill' (got {mode!r})"
+        )
     if axis is None:
         a, axis = ravel(a), 0
     axis = normalize_axis(axis, ndim(a))
+    if mode == "fill":  # jax.numpy's mode (NOTE [out-of-bounds modes])
+        if isinstance(indices, (list, tuple)):
+            indices = numpy.asarray(indices)
+        fill = default_fill(dtype_of(a)) if fill_value is None else fill_value
+        index = (slice(None),) * axis + (indices,)
+        a, index, _ = bounded_index(a, index, "fill", fill, True, "take")
+        return getitem(a, index)
     if mode != "raise":
         n = shape(a)[axis]
         if isinstance(indices, (list, tuple)):
