@@ -80,7 +80,7 @@ FAMILY_BATCH_RULES: dict[str, Callable] = {}
 
 
 #: The ufunc methods and attributes a primitive implementing a NumPy ufunc passes on
-#: (NOTE [ufunc methods of ftransforms.numpy's ufuncs]).
+#: (NOTE [ufunc methods of ftransforms.numpy's ufuncs], below the class).
 _UFUNC_METHODS = frozenset(
     {
         "reduce",
@@ -268,23 +268,6 @@ class Primitive:
 
     __call__ = bind
 
-    def __getattr__(self, name: str) -> Any:
-        # NOTE [ufunc methods of ftransforms.numpy's ufuncs]: ``fnp.add`` is the ``add``
-        # primitive; code written for NumPy (and jax.numpy) also calls its ufunc methods,
-        # ``np.add.reduce(x)``, ``np.maximum.accumulate(x)``, ``np.subtract.outer(a, b)``,
-        # ``np.add.at(a, i, v)``.  A primitive that implements a NumPy ufunc hands those to
-        # the ufunc itself, which computes plain arrays and dispatches traced ones through
-        # ``__array_ufunc__`` (numpy/protocol.py) as under ``import numpy as np``.  Only
-        # names a primitive lacks come here, so calls and ``bind`` cost nothing more.
-        if name in _UFUNC_METHODS:
-            try:
-                ufunc = object.__getattribute__(self, "ufunc")
-            except AttributeError:
-                ufunc = None
-            if ufunc is not None:
-                return _ufunc_at(ufunc) if name == "at" else getattr(ufunc, name)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r}")
-
     # -- rules, applied by the interpreters ------------------------------------------------
 
     def is_nondiff(self, params: dict) -> bool:
@@ -376,6 +359,27 @@ def _mixed_backends(prim: Primitive, err: MixedBackendError) -> MixedBackendErro
     stack = current_stack()
     where = f"{stack[-1].name}: " if stack else ""
     return MixedBackendError(f"{where}{prim.name}: {err}")
+
+
+# NOTE [ufunc methods of ftransforms.numpy's ufuncs]: ``fnp.add`` is the ``add`` primitive;
+# code written for NumPy (and jax.numpy) also calls its ufunc methods, ``np.add.reduce(x)``,
+# ``np.maximum.accumulate(x)``, ``np.subtract.outer(a, b)``, ``np.add.at(a, i, v)``.  A
+# primitive that implements a NumPy ufunc hands those to the ufunc itself, which computes
+# plain arrays and dispatches traced ones through ``__array_ufunc__`` (numpy/protocol.py),
+# as under ``import numpy as np``.  They are class properties (a primitive without a ufunc
+# has none of them: AttributeError), so ``bind`` and every other attribute cost nothing more.
+def _ufunc_attribute(name: str) -> property:
+    def get(self: Primitive) -> Any:
+        ufunc = self.ufunc
+        if ufunc is None:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r}")
+        return _ufunc_at(ufunc) if name == "at" else getattr(ufunc, name)
+
+    return property(get, doc=f"The NumPy ufunc's ``{name}`` (for a primitive that has one).")
+
+
+for _name in sorted(_UFUNC_METHODS):
+    setattr(Primitive, _name, _ufunc_attribute(_name))
 
 
 def defop(
