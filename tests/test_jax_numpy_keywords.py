@@ -126,3 +126,101 @@ def test_ufunc_methods_on_traced_arrays_and_their_errors():
         fnp.at(X)[0].set(1.0, mode="bogus")
     with pytest.raises(TypeError, match="unexpected keyword"):
         fnp.at(X)[0].set(1.0, bogus=True)
+
+
+# -- jax.numpy's other keywords -----------------------------------------------------------
+
+KEYWORD_CASES = {
+    "argsort_descending": lambda m: m.argsort(X, descending=True),
+    "argsort_descending_2d": lambda m: m.argsort(
+        np.array([[3, 1, 1], [0, 2, 2]]), axis=0, descending=True
+    ),
+    "sort_descending": lambda m: m.sort(X, descending=True),
+    "repeat_padded": lambda m: m.repeat(X[:4], np.array([1, 0, 2, 1]), total_repeat_length=6),
+    "repeat_cut": lambda m: m.repeat(X[:4], np.array([1, 0, 2, 1]), total_repeat_length=2),
+    "repeat_scalar_count": lambda m: m.repeat(X[:4], 2, total_repeat_length=5),
+    "repeat_axis": lambda m: m.repeat(M, np.array([2, 1, 0]), axis=0, total_repeat_length=4),
+    "bincount_length": lambda m: m.bincount(np.array([0, 1, 1, 7]), length=5),
+    "bincount_length_weights": lambda m: m.bincount(
+        np.array([0, 1, 1]), weights=np.array([0.5, 1.0, 2.0]), length=4
+    ),
+    "fill_diagonal_copy": lambda m: m.fill_diagonal(np.zeros((3, 3)), 1.0, inplace=False),
+    "put_copy": lambda m: m.put(np.zeros(4), np.array([1, 3]), np.array([5.0, 6.0]), inplace=False),
+    "place_copy": lambda m: m.place(
+        np.zeros(4), np.array([1, 0, 1, 0], bool), np.array([7.0]), inplace=False
+    ),
+    "dot_precision": lambda m: m.dot(M, X[:4], precision="highest"),
+    "matmul_preferred": lambda m: m.matmul(M, M.T, preferred_element_type=np.float32),
+    "einsum_preferred": lambda m: m.einsum(
+        "ij,j->i", M, X[:4], precision=None, preferred_element_type=np.float32
+    ),
+    "tensordot_precision": lambda m: m.tensordot(M, M, axes=([0], [0]), precision=None),
+    "convolve_precision": lambda m: m.convolve(X, X[:2], precision=None),
+    "eigh_symmetrized": lambda m: m.linalg.eigh(M[:3, :3] + np.eye(3), symmetrize_input=True)[0],
+    "delete_unique": lambda m: m.delete(X, np.array([1]), assume_unique_indices=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KEYWORD_CASES))
+def test_keywords_equal_to_jax(name):
+    assert_same(KEYWORD_CASES[name](fnp), on_jax(lambda: KEYWORD_CASES[name](jnp)))
+
+
+def test_fixed_lengths_batch_whole_and_differentiate():
+    counts = np.array([[1, 2, 1], [0, 3, 1]])
+    rows = np.stack([X[:3], X[1:4]])
+
+    def f(m):
+        return lambda r, c: (m.repeat(r, c, total_repeat_length=4), m.bincount(c, length=4))
+
+    assert_same(ft.vmap(f(fnp))(rows, counts), on_jax(jax.vmap(f(jnp)), rows, counts))
+    g = ft.grad(lambda r: fnp.repeat(r, np.array([1, 2, 0]), total_repeat_length=4).sum())(X[:3])
+    np.testing.assert_array_equal(g, [1.0, 2.0, 1.0])  # the last element pads the end
+    w = ft.grad(lambda w: (fnp.bincount(np.array([0, 1, 5]), weights=w, length=2) ** 2).sum())
+    np.testing.assert_array_equal(w(np.ones(3)), [2.0, 2.0, 0.0])  # index 5 is dropped
+
+
+def test_searchsorted_and_digitize_accept_jax_methods():
+    a = np.sort(X)
+    np.testing.assert_array_equal(
+        fnp.searchsorted(a, np.array([0.0, 2.5]), method="compare_all"),
+        np.searchsorted(a, np.array([0.0, 2.5])),
+    )
+    bins = np.array([0.0, 2.0, 4.0])
+    np.testing.assert_array_equal(fnp.digitize(X, bins, method="scan"), np.digitize(X, bins))
+    with pytest.raises(ValueError, match="method must be one of"):
+        fnp.searchsorted(a, 1.0, method="bogus")
+
+
+@pytest.mark.parametrize(
+    ("mode", "kw"),
+    [
+        ("linear_ramp", {}),
+        ("linear_ramp", {"end_values": (-4, 10)}),
+        ("mean", {}),
+        ("mean", {"stat_length": (1, 3)}),
+        ("median", {"stat_length": 2}),
+        ("maximum", {}),
+        ("minimum", {"stat_length": 1}),
+    ],
+)
+def test_numpy_pad_modes_values_and_derivatives(mode, kw):
+    rng = np.random.default_rng(3)
+    for x in (np.array([-5, 2, -7, 3]), rng.integers(-9, 9, size=(3, 4)), rng.normal(size=(3, 4))):
+        want = np.pad(x, ((1, 2), (2, 0)) if x.ndim == 2 else (3, 2), mode=mode, **kw)
+        got = fnp.pad(x, ((1, 2), (2, 0)) if x.ndim == 2 else (3, 2), mode=mode, **kw)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-14)
+    v = rng.normal(size=5)
+
+    def f(v):
+        return (np.pad(v, (2, 3), mode=mode, **kw) * np.arange(10.0)).sum()
+
+    h = 1e-6
+    fd = [(f(v + h * e) - f(v - h * e)) / (2 * h) for e in np.eye(5)]
+    np.testing.assert_allclose(ft.grad(f)(v), fd, atol=1e-6)
+    rows = np.stack([v, -v])
+    np.testing.assert_allclose(
+        ft.vmap(lambda r: np.pad(r, (2, 3), mode=mode, **kw))(rows),
+        np.stack([np.pad(r, (2, 3), mode=mode, **kw) for r in rows]),
+    )

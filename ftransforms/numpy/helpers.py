@@ -308,12 +308,18 @@ IN_PLACE_WRITERS: dict[str, Any] = {}
 
 def refuse_in_place(name: str) -> Any:
     """The in-place ``numpy.<name>`` on tracers: the writer registered in
-    :data:`IN_PLACE_WRITERS` (NOTE [mutation semantics]), or InPlaceError with the fix."""
+    :data:`IN_PLACE_WRITERS` (NOTE [mutation semantics]), or InPlaceError with the fix;
+    ``jax.numpy``'s ``inplace=False`` writes into a copy of the array and returns it."""
 
-    def refuse(*args: Any, **kwargs: Any) -> Any:
+    def refuse(*args: Any, inplace: bool = True, **kwargs: Any) -> Any:
         writer = IN_PLACE_WRITERS.get(name)
         if writer is not None:
-            return writer(*args, **kwargs)
+            if inplace:
+                return writer(*args, **kwargs)
+            # jax.numpy's inplace=False: write into a copy and return it
+            target = numpy.copy(args[0])  # a tracer dispatches to ftransforms.numpy.copy
+            writer(target, *args[1:], **kwargs)
+            return target
         raise InPlaceError(
             f"numpy.{name} writes into its array argument, and tracers are immutable; use "
             f"the functional form x = x.at[index].set(v) (or fnp.where(mask, v, x))"

@@ -247,9 +247,15 @@ def _uplo(a: Any, uplo: str) -> Any:
 
 
 @implements(numpy.linalg.eigh)
-def eigh(a: Any, UPLO: str = "L") -> EighResult:  # noqa: N803  (numpy's name)
+def eigh(
+    a: Any,
+    UPLO: str = "L",  # noqa: N803  (numpy's name)
+    symmetrize_input: bool = False,
+) -> EighResult:
     """``numpy.linalg.eigh``: ascending eigenvalues and eigenvectors of a symmetric or
-    Hermitian matrix (its ``UPLO`` triangle is read).  Eigenvector derivatives need distinct
+    Hermitian matrix (its ``UPLO`` triangle is read; ``jax.numpy``'s
+    ``symmetrize_input=True``, JAX's default, uses ``(a + a^H) / 2`` instead, so the
+    gradient is symmetric).  Eigenvector derivatives need distinct
     eigenvalues.  For complex input with ``UPLO='U'`` the eigenvectors may differ from
     NumPy's by a phase per column (LAPACK picks phases per triangle; any is valid).
 
@@ -264,7 +270,10 @@ def eigh(a: Any, UPLO: str = "L") -> EighResult:  # noqa: N803  (numpy's name)
         >>> ft.grad(top)(np.array([[2.0, 0.0], [0.0, 1.0]])).tolist()  # v v^T of its vector
         [[1.0, 0.0], [0.0, 0.0]]
     """
-    a = _uplo(_matrices(a, "eigh"), UPLO)
+    a = _matrices(a, "eigh")
+    if symmetrize_input:  # jax.numpy's keyword (its default): eigh of (a + a^H) / 2
+        a = (a + _mH(a)) / 2
+    a = _uplo(a, UPLO)
     return EighResult(*_la.eigh_p.bind(a, eigenvectors=True))
 
 

@@ -23,7 +23,7 @@ from ftransforms.numpy.indexing import diagonal, getitem, take
 from ftransforms.numpy.inplace import updated
 from ftransforms.numpy.manipulation import moveaxis, ravel, reshape, stack
 from ftransforms.numpy.reductions import sum
-from ftransforms.numpy.ufuncs import conj, multiply
+from ftransforms.numpy.ufuncs import astype, conj, multiply
 from ftransforms.ops import linalg as _la
 
 __all__ = [
@@ -48,7 +48,7 @@ def _sequence_as_array(x: Any) -> Any:
     return asarray(x) if isinstance(x, (list, tuple)) else x
 
 
-def matmul(a: Any, b: Any) -> Any:
+def matmul(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
     """``numpy.matmul`` / ``@``: the matrix product, broadcast over leading axes; a 0-d
     operand raises ``ValueError`` as in NumPy.
 
@@ -62,6 +62,8 @@ def matmul(a: Any, b: Any) -> Any:
         >>> ft.grad(lambda v: fnp.matmul(A, v).sum())(np.zeros(2)).tolist()  # column sums
         [4.0, 6.0]
     """
+    if preferred_element_type is not None:  # jax.numpy's keywords (precision: XLA's)
+        return astype(matmul(a, b), preferred_element_type)
     a, b = _sequence_as_array(a), _sequence_as_array(b)
     ra, rb = ndim(a), ndim(b)
     if ra == 0 or rb == 0:
@@ -70,7 +72,7 @@ def matmul(a: Any, b: Any) -> Any:
 
 
 @implements(numpy.dot)
-def dot(a: Any, b: Any) -> Any:
+def dot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
     """``numpy.dot``: a product for scalars, the inner product of vectors, the matrix
     product of matrices, and the sum over ``a``'s last and ``b``'s second-to-last axes.
 
@@ -83,6 +85,8 @@ def dot(a: Any, b: Any) -> Any:
         >>> ft.grad(lambda x: fnp.dot(x, x))(np.array([1.0, 2.0])).tolist()  # 2 x
         [2.0, 4.0]
     """
+    if preferred_element_type is not None:  # jax.numpy's keywords (precision: XLA's)
+        return astype(dot(a, b), preferred_element_type)
     a, b = _sequence_as_array(a), _sequence_as_array(b)
     ra, rb = ndim(a), ndim(b)
     if ra == 0 or rb == 0:
@@ -93,7 +97,7 @@ def dot(a: Any, b: Any) -> Any:
 
 
 @implements(numpy.vdot)
-def vdot(a: Any, b: Any) -> Any:
+def vdot(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
     """``numpy.vdot``: ``sum(conj(a) * b)`` over the flattened arrays (``a`` is conjugated
     when complex, as in NumPy).
 
@@ -109,12 +113,14 @@ def vdot(a: Any, b: Any) -> Any:
         >>> complex(fnp.vdot(np.array([1j]), np.array([1j])))  # conj(i) * i
         (1+0j)
     """
+    if preferred_element_type is not None:  # jax.numpy's keywords (precision: XLA's)
+        return astype(vdot(a, b), preferred_element_type)
     a, b = _sequence_as_array(a), _sequence_as_array(b)
     return vecdot(ravel(a), ravel(b))
 
 
 @implements(numpy.inner)
-def inner(a: Any, b: Any) -> Any:
+def inner(a: Any, b: Any, *, precision: Any = None, preferred_element_type: Any = None) -> Any:
     """``numpy.inner``: the sum over the last axes of ``a`` and ``b`` (a product if one is
     a scalar).
 
@@ -127,6 +133,8 @@ def inner(a: Any, b: Any) -> Any:
         >>> ft.grad(lambda x: fnp.inner(x, np.array([3.0, 4.0])))(np.zeros(2)).tolist()
         [3.0, 4.0]
     """
+    if preferred_element_type is not None:  # jax.numpy's keywords (precision: XLA's)
+        return astype(inner(a, b), preferred_element_type)
     a, b = _sequence_as_array(a), _sequence_as_array(b)
     if ndim(a) == 0 or ndim(b) == 0:
         return multiply(a, b)
@@ -180,7 +188,9 @@ _LETTERS = lax.LETTERS
 
 
 @implements(numpy.tensordot)
-def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
+def tensordot(
+    a: Any, b: Any, axes: Any = 2, *, precision: Any = None, preferred_element_type: Any = None
+) -> Any:
     """``numpy.tensordot``: the sum over ``a``'s last ``axes`` axes and ``b``'s first (an
     int), or over the pairs of axes in ``axes = (axes_a, axes_b)``.
 
@@ -196,6 +206,8 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
         >>> ft.grad(lambda a: fnp.tensordot(a, A))(np.zeros((2, 2))).tolist()
         [[1.0, 2.0], [3.0, 4.0]]
     """
+    if preferred_element_type is not None:  # jax.numpy's keywords (precision: XLA's)
+        return astype(tensordot(a, b, axes), preferred_element_type)
     a, b = _sequence_as_array(a), _sequence_as_array(b)
     ra, rb = ndim(a), ndim(b)
     if isinstance(axes, (int, numpy.integer)):
@@ -252,6 +264,10 @@ def einsum(subscripts: Any, *operands: Any, optimize: Any = False, **kw: Any) ->
         >>> bool((einsum(a, [0, 1], a, [2, 1], [0, 2]) == a @ a.T).all())
         True
     """
+    kw.pop("precision", None)  # jax.numpy's keywords: XLA's precision has no say here
+    preferred = kw.pop("preferred_element_type", None)
+    if preferred is not None:
+        return astype(einsum(subscripts, *operands, optimize=optimize, **kw), preferred)
     no_extra_args("einsum", kw)
     if not isinstance(subscripts, str):
         subscripts, operands = _sublist_subscripts((subscripts, *operands))

@@ -41,8 +41,11 @@ from ftransforms.numpy.manipulation import (
     reshape,
     transpose,
 )
-from ftransforms.numpy.reductions import any, argmax
-from ftransforms.numpy.ufuncs import astype, not_equal
+from ftransforms.numpy.reductions import any, argmax, cumsum
+from ftransforms.numpy.reductions import max as _max
+from ftransforms.numpy.reductions import mean as _mean
+from ftransforms.numpy.reductions import min as _min
+from ftransforms.numpy.ufuncs import astype, floor, minimum, not_equal
 
 __all__ = [
     "split",
@@ -243,8 +246,11 @@ def _static_index(obj: Any, what: str) -> Any:
 
 
 @implements(numpy.delete)
-def delete(arr: Any, obj: Any, axis: int | None = None) -> Any:
-    """``numpy.delete`` (a traced ``obj`` is read: it must not vary across a vmap batch).
+def delete(
+    arr: Any, obj: Any, axis: int | None = None, *, assume_unique_indices: bool = False
+) -> Any:
+    """``numpy.delete`` (a traced ``obj`` is read: it must not vary across a vmap batch;
+    ``jax.numpy``'s ``assume_unique_indices`` is accepted).
 
     Example:
         >>> import numpy as np
@@ -484,11 +490,15 @@ def tile(a: Any, reps: Any) -> Any:
 
 
 @implements(numpy.repeat)
-def repeat(a: Any, repeats: Any, axis: int | None = None) -> Any:
+def repeat(
+    a: Any, repeats: Any, axis: int | None = None, *, total_repeat_length: int | None = None
+) -> Any:
     """``numpy.repeat``: each element repeated ``repeats`` times along ``axis`` (the flattened
     array when None), ``repeats`` an int or one count per element.  The counts decide the
     result's shape, so they are read as values (a ``vmap``-batched ``repeats`` raises
-    :class:`~ftransforms.errors.BatchedControlFlowError`).
+    :class:`~ftransforms.errors.BatchedControlFlowError`), unless ``jax.numpy``'s
+    ``total_repeat_length=`` fixes the length: then a longer result is cut and a shorter one
+    padded with the last element, and traced counts work under every transform.
 
     Example:
         >>> import numpy as np
@@ -505,6 +515,8 @@ def repeat(a: Any, repeats: Any, axis: int | None = None) -> Any:
         a, axis = ravel(a), 0
     axis = normalize_axis(axis, ndim(a))
     shape = helpers.shape(a)
+    if total_repeat_length is not None:
+        return _repeat_to_length(a, repeats, axis, operator.index(total_repeat_length))
     reps = concrete_arg(repeats, "repeat(a, repeats)")
     reps = numpy.asarray(reps.get() if hasattr(reps, "get") else reps)
     if reps.size == 1:
@@ -514,6 +526,22 @@ def repeat(a: Any, repeats: Any, axis: int | None = None) -> Any:
         return reshape(expanded, shape[:axis] + (shape[axis] * r,) + shape[axis + 1 :])
     index = numpy.repeat(numpy.arange(shape[axis]), reps)
     return take(a, xp_of(a).asarray(index), axis=axis)
+
+
+def _repeat_to_length(a: Any, repeats: Any, axis: int, length: int) -> Any:
+    """``repeat`` with ``jax.numpy``'s ``total_repeat_length``: output slot ``j`` takes the
+    element whose cumulative count first exceeds ``j`` (the last element past the end): a
+    fixed shape, no count read."""
+    from ftransforms.numpy.sorting import searchsorted  # noqa: PLC0415  (sorting imports us)
+
+    if length < 0:
+        raise ValueError(f"repeat: total_repeat_length must be non-negative, got {length}")
+    n = helpers.shape(a)[axis]
+    counts = broadcast_to(as_operand(repeats, a), (n,)) if n else as_operand(repeats, a)
+    ends = cumsum(counts)
+    slots = xp_of(a).arange(length)
+    source = minimum(searchsorted(ends, slots, side="right"), n - 1)
+    return take(a, source, axis=axis)
 
 
 @implements(numpy.fliplr)
@@ -672,14 +700,80 @@ def _pairs(value: Any, rank: int, what: str) -> list[tuple[Any, Any]]:
 
 
 _PAD_GATHER_MODES = ("edge", "reflect", "symmetric", "wrap")
+_PAD_STAT_MODES = ("maximum", "minimum", "mean", "median")
+
+
+def _edge(x: Any, ax: int, start: int, stop: int) -> Any:
+    index = [slice(None)] * ndim(x)
+    index[ax] = slice(start, stop)
+    return getitem(x, tuple(index))
+
+
+def _in_dtype(values: Any, dt: Any) -> Any:
+    """NumPy's cast of a computed pad into an integer array: statistics are rounded."""
+    if numpy.dtype(dt).kind in "iub" and dtype_of(values).kind in "fc":
+        from ftransforms.numpy.ufuncs import rint  # noqa: PLC0415  (small, local)
+
+        values = rint(values)
+    return astype(values, dt)
+
+
+def _ramps(x: Any, ax: int, before: int, after: int, ends: Any, dt: Any) -> list:
+    """``linear_ramp``: from the end value towards the edge, edge excluded (NumPy's
+    ``linspace(end, edge, width, endpoint=False)``; integer ramps truncated as NumPy's)."""
+    n = helpers.shape(x)[ax]
+    blocks: list = [None, None]
+    for side, (width, edge, end) in enumerate(
+        ((before, _edge(x, ax, 0, 1), ends[0]), (after, _edge(x, ax, n - 1, n), ends[1]))
+    ):
+        if not width:
+            continue
+        steps = numpy.arange(width, dtype=numpy.float64) / width
+        if side == 1:
+            steps = steps[::-1]
+        shp = [1] * ndim(x)
+        shp[ax] = width
+        frac = xp_of(x).asarray(steps.reshape(shp))
+        ramp = end + (astype(edge, numpy.float64) - end) * frac
+        if numpy.dtype(dt).kind in "iu":  # NumPy's integer linspace floors
+            ramp = floor(ramp)
+        blocks[side] = astype(ramp, dt)
+    return blocks
+
+
+def _stat_blocks(
+    x: Any, ax: int, before: int, after: int, lengths: Any, mode: str, dt: Any
+) -> list:
+    """``maximum``/``minimum``/``mean``/``median``: each side repeats the statistic of its
+    ``stat_length`` edge elements (the whole axis when None)."""
+    n = helpers.shape(x)[ax]
+    blocks: list = [None, None]
+    for side, (width, length) in enumerate(((before, lengths[0]), (after, lengths[1]))):
+        if not width:
+            continue
+        m = n if length is None else builtins.max(1, builtins.min(int(length), n))
+        part = _edge(x, ax, 0, m) if side == 0 else _edge(x, ax, n - m, n)
+        if mode == "median":
+            from ftransforms.numpy.statistics import median  # noqa: PLC0415  (it imports us)
+
+            stat = median(part, axis=ax, keepdims=True)
+        else:
+            reduce = {"maximum": _max, "minimum": _min, "mean": _mean}[mode]
+            stat = reduce(part, axis=ax, keepdims=True)
+        shp = list(helpers.shape(x))
+        shp[ax] = width
+        blocks[side] = broadcast_to(_in_dtype(stat, dt), tuple(shp))
+    return blocks
 
 
 @implements(numpy.pad)
 def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Any:
     """``numpy.pad`` with modes ``'constant'`` (``constant_values`` may be a traced scalar),
-    ``'edge'``, ``'reflect'``, ``'symmetric'`` and ``'wrap'`` (``reflect_type='even'``); other
-    modes raise :class:`~ftransforms.errors.UnsupportedOperationError`.  ``pad_width`` is
-    static.
+    ``'edge'``, ``'reflect'``, ``'symmetric'`` and ``'wrap'`` (``reflect_type='even'``),
+    ``'linear_ramp'`` (``end_values``), ``'maximum'``, ``'minimum'``, ``'mean'`` and
+    ``'median'`` (``stat_length``; integer results rounded as NumPy) and ``'empty'`` (zeros);
+    a callable mode raises :class:`~ftransforms.errors.UnsupportedOperationError`.
+    ``pad_width`` is static.
 
     Example:
         >>> import numpy as np
@@ -697,12 +791,19 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> An
     widths = [(int(b), int(a)) for b, a in _pairs(pad_width, rank, "pad_width")]
     if builtins.any(b < 0 or a < 0 for b, a in widths):
         raise ValueError("index can't contain negative values")
+    if mode == "empty":  # NumPy leaves the padding undefined: zeros are one such value
+        mode = "constant"
     if mode == "constant":
         consts = _pairs(kwargs.pop("constant_values", 0), rank, "constant_values")
+    elif mode == "linear_ramp":
+        ends = _pairs(kwargs.pop("end_values", 0), rank, "end_values")
+    elif mode in _PAD_STAT_MODES:
+        lengths = _pairs(kwargs.pop("stat_length", None), rank, "stat_length")
     elif mode not in _PAD_GATHER_MODES:
         raise UnsupportedOperationError(
             f"pad: mode={mode!r} is not supported; use 'constant', 'edge', 'reflect', "
-            f"'symmetric' or 'wrap'"
+            f"'symmetric', 'wrap', 'linear_ramp', 'maximum', 'minimum', 'mean', 'median' "
+            f"or 'empty'"
         )
     if kwargs.pop("reflect_type", "even") != "even":
         raise UnsupportedOperationError("pad: only reflect_type='even' is supported")
@@ -720,6 +821,15 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> An
                 shape[ax] = width
                 parts.append(full(tuple(shape), c, dtype=dt, like=array) if width else None)
             out = concatenate([p for p in (parts[0], out, parts[1]) if p is not None], ax)
+        elif mode == "linear_ramp" or mode in _PAD_STAT_MODES:
+            n = helpers.shape(out)[ax]
+            if n == 0:
+                raise ValueError(f"can't extend empty axis {ax} using modes other than 'constant'")
+            if mode == "linear_ramp":
+                blocks = _ramps(out, ax, before, after, ends[ax], dt)
+            else:
+                blocks = _stat_blocks(out, ax, before, after, lengths[ax], mode, dt)
+            out = concatenate([b for b in (blocks[0], out, blocks[1]) if b is not None], ax)
         else:
             n = helpers.shape(out)[ax]
             if n == 0:

@@ -171,7 +171,9 @@ def _prepare_1d(a: Any, v: Any, name: str) -> tuple[Any, Any]:
 
 
 @implements(numpy.convolve)
-def convolve(a: Any, v: Any, mode: str = "full") -> Any:
+def convolve(
+    a: Any, v: Any, mode: str = "full", *, precision: Any = None, preferred_element_type: Any = None
+) -> Any:
     """``numpy.convolve`` of two 1-D sequences (modes 'full', 'same', 'valid').
 
     Example:
@@ -179,6 +181,8 @@ def convolve(a: Any, v: Any, mode: str = "full") -> Any:
         >>> convolve(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5])).tolist()
         [0.0, 1.0, 2.5, 4.0, 1.5]
     """
+    if preferred_element_type is not None:  # jax.numpy's keywords (precision: XLA's)
+        return astype(convolve(a, v, mode), preferred_element_type)
     mode = _mode(mode)
     a, v = _prepare_1d(a, v, "convolve")
     n, m = shape(a)[0], shape(v)[0]
@@ -186,7 +190,14 @@ def convolve(a: Any, v: Any, mode: str = "full") -> Any:
 
 
 @implements(numpy.correlate)
-def correlate(a: Any, v: Any, mode: str = "valid") -> Any:
+def correlate(
+    a: Any,
+    v: Any,
+    mode: str = "valid",
+    *,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> Any:
     """``numpy.correlate``: ``out[k] = sum_n a[n + k] * conj(v[n])`` (modes 'valid',
     'same', 'full').
 
@@ -195,6 +206,8 @@ def correlate(a: Any, v: Any, mode: str = "valid") -> Any:
         >>> correlate(np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, 0.5]), "same").tolist()
         [2.0, 3.5, 3.0]
     """
+    if preferred_element_type is not None:  # jax.numpy's keywords (precision: XLA's)
+        return astype(correlate(a, v, mode), preferred_element_type)
     mode = _mode(mode)
     a, v = _prepare_1d(a, v, "correlate")
     n, m = shape(a)[0], shape(v)[0]

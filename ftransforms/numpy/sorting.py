@@ -35,6 +35,7 @@ from ftransforms.numpy.indexing import (
 )
 from ftransforms.numpy.manipulation import atleast_1d, concatenate, ravel, stack
 from ftransforms.numpy.ranges import arange
+from ftransforms.numpy.rearranging import flip
 from ftransforms.numpy.reductions import count_nonzero
 from ftransforms.numpy.ufuncs import astype, logical_not
 from ftransforms.ops import sorting as _sort
@@ -57,9 +58,18 @@ def _sort_kind(kind: Any, stable: Any) -> Any:
 
 
 @implements(numpy.argsort)
-def argsort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, *, stable=None):
+def argsort(
+    a: Any,
+    axis: int | None = -1,
+    kind: Any = None,
+    order: Any = None,
+    *,
+    stable=None,
+    descending: bool = False,
+):
     """``numpy.argsort``: the indices that sort ``a`` along ``axis`` (the flattened array when
-    None); ``stable=True`` or ``kind='stable'`` keeps tied elements in order.  Integer
+    None); ``stable=True`` or ``kind='stable'`` keeps tied elements in order
+    (``jax.numpy``'s ``descending=True``: largest first, ties still in order).  Integer
     indices, so no derivative; ``order=`` raises
     :class:`~ftransforms.errors.UnsupportedOperationError`.
 
@@ -77,14 +87,27 @@ def argsort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, 
     if axis is None:
         a, axis = ravel(a), 0
     axis = normalize_axis(axis, ndim(a))
+    if descending:  # the stable ascending order of the reversed array, read backwards
+        n = shape(a)[axis]
+        order_ = _sort.argsort_p.bind(flip(a, axis), axis=axis, kind="stable")
+        return (n - 1) - flip(order_, axis)
     return _sort.argsort_p.bind(a, axis=axis, kind=_sort_kind(kind, stable))
 
 
 @implements(numpy.sort)
-def sort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, *, stable=None):
+def sort(
+    a: Any,
+    axis: int | None = -1,
+    kind: Any = None,
+    order: Any = None,
+    *,
+    stable=None,
+    descending: bool = False,
+):
     """``numpy.sort`` along ``axis`` (the flattened array when None).  On tracers it is a
     gather through the stable sorting permutation, so each element keeps its own derivative
-    (tied elements too); ``order=`` raises
+    (tied elements too); ``jax.numpy``'s ``descending=True`` sorts largest first;
+    ``order=`` raises
     :class:`~ftransforms.errors.UnsupportedOperationError`.
 
     Example:
@@ -101,6 +124,8 @@ def sort(a: Any, axis: int | None = -1, kind: Any = None, order: Any = None, *, 
     a = array_like(a)
     if axis is None:
         a, axis = ravel(a), 0
+    if descending:  # jax.numpy's keyword: the ascending sort, reversed
+        return flip(sort(a, axis, kind, stable=stable), axis)
     if not isinstance(a, Tracer):
         return xp_of(a).sort(a, axis=axis, kind=_sort_kind(kind, stable))
     axis = normalize_axis(axis, ndim(a))
@@ -166,11 +191,18 @@ def partition(a: Any, kth: Any, axis: int | None = -1, kind: str = "introselect"
     return take_along_axis(a, perm, axis)
 
 
+#: ``jax.numpy.searchsorted``'s ``method`` values (XLA's strategies; one answer here).
+SEARCH_METHODS = ("scan", "scan_unrolled", "sort", "compare_all")
+
+
 @implements(numpy.searchsorted)
-def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Any:
+def searchsorted(
+    a: Any, v: Any, side: str = "left", sorter: Any = None, *, method: str = "scan"
+) -> Any:
     """``numpy.searchsorted``: where the values ``v`` would go in the sorted 1-D ``a`` to keep
     it sorted (before equal elements for ``side='left'``, after them for ``'right'``).
     Integer indices, so no derivative; under ``vmap`` ``a`` may be batched too.
+    ``jax.numpy``'s ``method=`` (how XLA searches) is accepted; the answer is the same.
 
     Example:
         >>> import numpy as np
@@ -186,6 +218,8 @@ def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Any:
     """
     if side not in ("left", "right"):
         raise ValueError(f"side must be 'left' or 'right' (got {side!r})")
+    if method not in SEARCH_METHODS:
+        raise ValueError(f"searchsorted: method must be one of {SEARCH_METHODS}, got {method!r}")
     if ndim(a) != 1:
         raise ValueError("object too deep for desired array")
     if sorter is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 from typing import Any
 
 import numpy
@@ -30,7 +31,15 @@ from ftransforms.numpy.helpers import (
     to_host,
     weak_result_type,
 )
-from ftransforms.numpy.indexing import diagonal, getitem, scatter, take, take_along_axis, where
+from ftransforms.numpy.indexing import (
+    at,
+    diagonal,
+    getitem,
+    scatter,
+    take,
+    take_along_axis,
+    where,
+)
 from ftransforms.numpy.manipulation import (
     atleast_2d,
     concatenate,
@@ -480,10 +489,13 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None, *
 
 
 @implements(numpy.bincount)
-def bincount(x: Any, /, weights: Any = None, minlength: int = 0) -> Any:
+def bincount(
+    x: Any, /, weights: Any = None, minlength: int = 0, *, length: int | None = None
+) -> Any:
     """``numpy.bincount``; differentiable in ``weights``.  The length, ``max(x) + 1``, is
     read from the values: under ``vmap`` it must be the same for every batch element (or
-    ``minlength`` must cover it).
+    ``minlength`` must cover it).  ``jax.numpy``'s ``length=`` fixes it instead (values
+    at or past ``length`` are dropped), so nothing is read from the values.
 
     Example:
         >>> import numpy as np
@@ -507,6 +519,16 @@ def bincount(x: Any, /, weights: Any = None, minlength: int = 0) -> Any:
             f"Cannot cast array data from {dtype_of(x)!r} to dtype('int64') according to "
             f"the rule 'safe'"
         )
+    if length is not None:  # jax.numpy's fixed length: out-of-range values dropped
+        length = operator.index(length)
+        if length < 0:
+            raise ValueError(f"bincount: length must be non-negative, got {length}")
+        counts = ones_like(x, dtype=numpy.intp) if weights is None else as_operand(weights, x)
+        if shape(counts) != shape(x):
+            raise ValueError("The weights and list don't have the same length.")
+        dtype = numpy.intp if weights is None else numpy.float64  # NumPy's dtypes
+        template = zeros((length,), dtype, like=x)
+        return at(template)[astype(x, numpy.intp)].add(astype(counts, dtype), mode="drop")
     length = minlength
     if size(x):
         if helpers.invalid_in_rows(x < 0):  # per row under vmap
@@ -527,8 +549,9 @@ def bincount(x: Any, /, weights: Any = None, minlength: int = 0) -> Any:
 
 
 @implements(numpy.digitize)
-def digitize(x: Any, bins: Any, right: bool = False) -> Any:
-    """``numpy.digitize`` (no derivative); ``bins`` increasing or decreasing.
+def digitize(x: Any, bins: Any, right: bool = False, *, method: str | None = None) -> Any:
+    """``numpy.digitize`` (no derivative); ``bins`` increasing or decreasing
+    (``jax.numpy``'s ``method=`` is accepted: the answer is the same).
 
     Example:
         >>> import numpy as np
