@@ -45,7 +45,7 @@ from ftransforms.numpy.reductions import any, argmax, cumsum
 from ftransforms.numpy.reductions import max as _max
 from ftransforms.numpy.reductions import mean as _mean
 from ftransforms.numpy.reductions import min as _min
-from ftransforms.numpy.ufuncs import astype, floor, minimum, not_equal
+from ftransforms.numpy.ufuncs import astype, floor, minimum, not_equal, rint
 
 __all__ = [
     "split",
@@ -712,8 +712,6 @@ def _edge(x: Any, ax: int, start: int, stop: int) -> Any:
 def _in_dtype(values: Any, dt: Any) -> Any:
     """NumPy's cast of a computed pad into an integer array: statistics are rounded."""
     if numpy.dtype(dt).kind in "iub" and dtype_of(values).kind in "fc":
-        from ftransforms.numpy.ufuncs import rint  # noqa: PLC0415  (small, local)
-
         values = rint(values)
     return astype(values, dt)
 
