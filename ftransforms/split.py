@@ -70,11 +70,13 @@ loop in a generator or coroutine is not masked at all (the batch splits): each `
 hands the masked rows' values, one step past their state, to the consumer.  A
 Python number that changes in the loop (a counter) is the same for all active rows; each
 row's own is kept, and at the exit, if the rows' numbers differ, the local becomes a
-batched array of them (where it then meets an array of a narrower dtype, float32 and
-the like, masking gives up: a Python number leaves that dtype alone, an int64/float64
-array would widen it; a later exception in that run then also gives up, and so does
-``str()``/``repr()``/``f"{n}"`` of a batched value, which the loop over rows would write
-as the row's number: the run goes on as a split).  Globals and
+batched array of them.  Where the function looks at its type or identity
+(``isinstance(n, int)``, ``type(n) is int``, ``n is m``: read from its code), or where
+it meets an array of a narrower dtype (float32 and the like: a Python number leaves that
+dtype alone, an int64/float64 array would widen it), masking gives up; a later exception
+in that run gives up too, and so does ``repr(n)`` (the loop writes the number's repr;
+``str(n)`` and ``f"{n}"`` read the rows, as for any batched value).  Giving up, the run
+goes on as a split.  Globals and
 the caller's state are not checked: as for ``jax.vmap``, ``f`` is taken to be a function
 of its arguments.
 
@@ -720,6 +722,8 @@ class MaskedLoops:
                 if loop.frame.f_locals[name] is not live[0]:
                     values[name] = live[0]
                 continue
+            if _looks_at_type(loop.frame.f_code, name):  # isinstance(n, int): an array is
+                raise self._fail(f"the type of the Python number {name} is looked at")  # not
             per_row[~loop.outer] = live[0]  # rows not in the loop: any value, unused
             xp = numpy
             for v in loop.frame.f_locals.values():
@@ -736,6 +740,48 @@ class MaskedLoops:
                 self.interp.weak[id(values[name])] = (values[name], kind)
         if values:
             _write_locals(loop.frame, values)
+
+
+#: Builtins whose answer for a Python number differs from theirs for a batched array.
+_TYPE_LOOKS = frozenset({"isinstance", "type", "issubclass", "hasattr", "id", "callable"})
+_LOADS = frozenset(
+    {"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_NAME", "LOAD_FAST_LOAD_FAST"}
+)
+
+
+def _looks_at_type(code: Any, name: str) -> bool:
+    """Whether ``code`` looks at the type or identity of its local ``name``:
+    ``isinstance(name, ...)``, ``type(name)``, ``hasattr(name, ...)``, ``name.__class__``,
+    ``name is ...``.  A Python number made a batched array at a masked loop's exit would
+    answer those as an array does, not as the loop's number (NOTE [splitting the batch],
+    "while loops"): then masking gives up and the batch splits.  Read from the function's
+    own code (a helper it passes the number to is not followed)."""
+    key = (code, name)
+    found = _TYPE_LOOKED.get(key)
+    if found is None:
+        ins = list(dis.get_instructions(code))
+
+        def loads(k: int) -> bool:
+            if not 0 <= k < len(ins) or ins[k].opname not in _LOADS:
+                return False
+            v = ins[k].argval
+            return name in v if isinstance(v, tuple) else v == name
+
+        found = False
+        for k, i in enumerate(ins):
+            op, arg = i.opname, i.argval
+            if (
+                (op in ("LOAD_GLOBAL", "LOAD_NAME") and arg in _TYPE_LOOKS and loads(k + 1))
+                or (op in ("LOAD_ATTR", "LOAD_METHOD") and arg == "__class__" and loads(k - 1))
+                or (op == "IS_OP" and (loads(k - 1) or loads(k - 2)))
+            ):
+                found = True
+                break
+        _TYPE_LOOKED[key] = found
+    return found
+
+
+_TYPE_LOOKED: dict[tuple, bool] = {}
 
 
 def _as_rows(interp: Any, mask: Any) -> Any:

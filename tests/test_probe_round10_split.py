@@ -1,0 +1,216 @@
+"""Probe round 10 on vmap of per-example Python code (NOTE [splitting the batch] in
+ftransforms/split.py).  Each test compares with the Python loop over the rows (plain
+NumPy), with central differences in float64 for derivatives, and with eager values for
+``jit`` on new inputs.
+
+* A Python counter of a ``while`` loop whose rows finish at different trip counts is made
+  a batched array at the loop's exit (masking); ``isinstance(n, int)``, ``type(n) is
+  int`` and ``n is m`` then answered as for an array, and every row took the other
+  branch (a silent wrong answer).  Masking now gives up where the function's code looks
+  at the counter's type or identity, and the batch splits.
+* ``np.asarray_chkfinite`` and SciPy's ``check_finite`` checked the whole batch at once:
+  one row with a NaN made every row take the ``except ValueError`` branch.  The check
+  says which rows fail, and the batch splits there.
+* ``str(x)``, ``f"{x}"``, ``"%s" % x`` and ``print(x)`` of a batched value gave the
+  tracer's repr (the same text, and so the same dict key, for every row); they give the
+  row's own text now, as the loop does (rows with different texts split the batch).
+  ``repr(x)`` stays the debugging form that shows the whole batch.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+import ftransforms as ft
+from ftransforms.core.stack import current_stack
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ft.errors.PerformanceWarning)
+        warnings.filterwarnings("ignore", "jit.*depends on data", RuntimeWarning)
+        yield
+    assert current_stack() == ()
+
+
+def _loop(f, xs, *args):
+    return np.stack([np.asarray(f(x, *args)) for x in xs])
+
+
+def _diff(f, x, eps=1e-6):
+    out = np.zeros_like(x)
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e.flat[i] = eps
+        out.flat[i] = (np.sum(f(x + e)) - np.sum(f(x - e))) / (2 * eps)
+    return out
+
+
+# -- the type of a loop's counter -------------------------------------------------------
+
+
+def _halvings_isinstance(x):
+    n = 0
+    while x > 1:
+        x = x / 2
+        n += 1
+    return x * (2.0 if isinstance(n, int) else 100.0) + n
+
+
+def _halvings_type(x):
+    n = 0
+    while x > 1:
+        x = x / 2
+        n += 1
+    return x * (2.0 if type(n) is int else 100.0)
+
+
+def _halvings_identity(x, zero):
+    n = 0
+    while x > 1:
+        x = x / 2
+        n += 1
+    return x * (3.0 if n is zero else 1.0)
+
+
+def _halvings_class(x):
+    n = 0.0
+    while x > 1:
+        x = x / 2
+        n += 0.5
+    return x * (2.0 if n.__class__ is float else 100.0)
+
+
+@pytest.mark.parametrize(
+    "f, args",
+    [
+        (_halvings_isinstance, ()),
+        (_halvings_type, ()),
+        (_halvings_identity, (0,)),
+        (_halvings_class, ()),
+    ],
+)
+def test_the_type_of_a_loops_counter_is_the_loops(f, args):
+    xs = np.array([0.5, 3.0, 17.0, 2.2])
+    want = _loop(f, xs, *args)
+    dims = (0,) + (None,) * len(args)
+    np.testing.assert_allclose(ft.vmap(f, in_dims=dims)(xs, *args), want)
+    grads = ft.vmap(ft.grad(f), in_dims=dims)(xs, *args)
+    np.testing.assert_allclose(
+        grads, [_diff(lambda v: f(v, *args), np.array([x]))[0] for x in xs], rtol=1e-6
+    )
+
+
+def test_a_counter_whose_type_is_not_looked_at_stays_masked():
+    # the masked loop's counter is still made per-row values (no split) where nothing
+    # asks for its type: the arithmetic equals the loop's
+    def f(x):
+        n = 0
+        while x > 1:
+            x = x / 2
+            n += 1
+        return x + n
+
+    xs = np.array([0.5, 3.0, 17.0, 2.0])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ft.errors.PerformanceWarning)
+        out = ft.vmap(f)(xs)
+    np.testing.assert_allclose(out, _loop(f, xs))
+    assert not [w for w in caught if issubclass(w.category, ft.errors.PerformanceWarning)]
+
+
+# -- finiteness checks per row ----------------------------------------------------------
+
+M = np.array([[1.0, 2.0], [np.inf, 1.0], [3.0, 4.0], [np.nan, 0.0]])
+
+
+def _chkfinite_or(x):
+    try:
+        return np.asarray_chkfinite(x).sum() * 2
+    except ValueError:
+        return x[1] * 0 - 1.0
+
+
+def _solve_or(x):
+    a = np.diag(x) + np.eye(2)
+    try:
+        return scipy.linalg.solve(a, x).sum()
+    except ValueError:
+        return x[1] * 0 - 1.0
+
+
+def _cholesky_or(x):
+    a = np.diag(x) + 3 * np.eye(2)
+    try:
+        return scipy.linalg.cholesky(a).sum()
+    except ValueError:
+        return x[1] * 0 - 1.0
+
+
+@pytest.mark.parametrize("f", [_chkfinite_or, _solve_or, _cholesky_or])
+def test_a_finiteness_check_fails_for_its_own_rows(f):
+    want = _loop(f, M)
+    assert (want == -1).sum() == 2  # rows 1 and 3 only
+    np.testing.assert_allclose(ft.vmap(f)(M), want)
+    np.testing.assert_allclose(ft.vmap(f, chunk_size=3)(M), want)
+    np.testing.assert_allclose(ft.vmap(ft.vmap(f))(np.stack([M, M[::-1]])), [want, want[::-1]])
+    jf = ft.jit(ft.vmap(f))
+    for perm in ([0, 2, 0, 2], [0, 1, 2, 3], [3, 2, 1, 0]):
+        np.testing.assert_allclose(jf(M[perm]), want[perm])
+    grads = ft.vmap(ft.grad(f))(M)
+    np.testing.assert_allclose(grads[[1, 3]], 0.0)
+    np.testing.assert_allclose(grads[0], _diff(f, M[0]), rtol=1e-6)
+
+
+def test_a_finiteness_check_without_try_names_the_failing_rows():
+    with pytest.raises(ValueError, match="must not contain infs or NaNs") as info:
+        ft.vmap(lambda x: np.asarray_chkfinite(x).sum())(M)
+    assert "row(s) 1, 3" in " ".join(info.value.__notes__)
+    # an unbatched argument that holds a NaN fails every row, as in the loop
+    add = ft.vmap(lambda x, y: _chkfinite_or(x + y), in_dims=(0, None))
+    y = np.array([np.nan, 1.0])
+    np.testing.assert_allclose(add(M, y), [_chkfinite_or(x + y) for x in M])
+
+
+# -- text of a per-row value ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [str, lambda v: f"{v}", lambda v: "%s" % v, lambda v: "{}".format(v), format],  # noqa: UP031, UP032
+)
+def test_text_of_a_batched_value_is_the_rows_text(text):
+    def f(x):
+        counts = {}
+        for v in (x, x + 1):
+            counts[text(v)] = counts.get(text(v), 0) + 1
+        return x * len(text(x)) + len(counts)
+
+    xs = np.array([0.5, 3.0, 17.25, 0.5])
+    want = _loop(f, xs)
+    np.testing.assert_allclose(ft.vmap(f)(xs), want)
+    np.testing.assert_allclose(ft.vmap(f, chunk_size=3)(xs), want)
+    jf = ft.jit(ft.vmap(f))
+    for perm in ([0, 3, 0, 3], [0, 1, 2, 3], [2, 1, 0, 3]):
+        np.testing.assert_allclose(jf(xs[perm]), want[perm])
+
+    def g(row):  # a vector row's text, float32 too
+        return len(text(row)) + 0 * row[0]
+
+    for rows in (np.array([[0.5, 3.0], [17.0, 2.0], [1.0, 2.0]]), np.eye(3, dtype=np.float32)):
+        np.testing.assert_allclose(ft.vmap(g)(rows), _loop(g, rows))
+
+
+def test_print_under_vmap_writes_each_rows_value(capsys):
+    # each group of rows prints its value once (the groups run, not each row)
+    ft.vmap(lambda x: print(f"value {x}") or x)(np.array([1.5, 2.5, 1.5]))
+    assert capsys.readouterr().out.split("\n") == ["value 1.5", "value 2.5", ""]
+
+
+def test_repr_of_a_batched_value_shows_the_batch():
+    seen = []
+    ft.vmap(lambda x: seen.append(repr(x)) or x)(np.array([1.5, 2.5, 1.5]))
+    assert len(seen) == 1 and "batch_size=3" in seen[0]
