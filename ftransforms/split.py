@@ -87,7 +87,10 @@ their type and get a note naming the group's rows; of several failing groups the
 the lowest row raises (the loop over rows raises that one).  Groups whose outputs differ in
 structure or shape raise :class:`~ftransforms.errors.SplitOutputError` naming both.  Each
 source line that splits warns once (:class:`~ftransforms.errors.PerformanceWarning`).
-``vmap(f, split=False)`` raises ``BatchedControlFlowError`` at the first disagreement, as
+Warnings are not per row: NumPy's ``RuntimeWarning`` is
+issued once per batched operation (a ``catch_warnings(record=True)`` records one for the
+batch); a warning made an error (``simplefilter('error')``, ``np.errstate``) is raised
+for its rows only (NOTE [errors of some rows]).  ``vmap(f, split=False)`` raises ``BatchedControlFlowError`` at the first disagreement, as
 JAX and torch.func do.  Under ``randomness='different'`` every group draws fresh noise for
 its rows (independent draws, not the numbers an unsplit run would have drawn); under
 ``'same'`` the groups replay the first run's draws, so the whole batch still shares them
