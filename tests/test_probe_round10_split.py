@@ -15,6 +15,10 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
   tracer's repr (the same text, and so the same dict key, for every row); they give the
   row's own text now, as the loop does (rows with different texts split the batch).
   ``repr(x)`` stays the debugging form that shows the whole batch.
+* ``hash()`` of a per-row 0-d value (``D[np.argmax(x)]``, ``set(x)``, ``v in {1.0}``)
+  raised TypeError where the loop's NumPy scalar hashes as its number; it hashes the
+  row's number now (rows that differ split).  A row with axes is refused, as NumPy
+  refuses to hash an array.
 """
 
 import warnings
@@ -214,3 +218,25 @@ def test_repr_of_a_batched_value_shows_the_batch():
     seen = []
     ft.vmap(lambda x: seen.append(repr(x)) or x)(np.array([1.5, 2.5, 1.5]))
     assert len(seen) == 1 and "batch_size=3" in seen[0]
+
+
+# -- hash of a per-row number -----------------------------------------------------------
+
+_WEIGHTS = {0: 1.0, 1: 2.0, 2: 3.0}
+
+
+def _keyed_by_argmax(x):
+    return _WEIGHTS[np.argmax(x)] * x.sum() + len(set(x)) + 10 * (x[0] in {1.0, 3.0})
+
+
+def test_a_per_row_number_hashes_as_the_loops_numpy_scalar():
+    # the loop's np.argmax(x) and x[i] are NumPy scalars, hashable as their numbers
+    xs = np.array([[1.0, 2, 3], [3, 2, 1], [1, 5, 2], [1, 1, 1]])
+    want = _loop(_keyed_by_argmax, xs)
+    np.testing.assert_allclose(ft.vmap(_keyed_by_argmax)(xs), want)
+    np.testing.assert_allclose(ft.vmap(_keyed_by_argmax, chunk_size=3)(xs), want)
+    jf = ft.jit(ft.vmap(_keyed_by_argmax))
+    for perm in ([3, 3, 3, 3], [0, 1, 2, 3], [2, 0, 3, 1]):
+        np.testing.assert_allclose(jf(xs[perm]), want[perm])
+    grads = ft.vmap(ft.grad(lambda x: _WEIGHTS[np.argmax(x)] * x.sum()))(xs)
+    np.testing.assert_allclose(grads, [[_WEIGHTS[int(np.argmax(x))]] * 3 for x in xs])

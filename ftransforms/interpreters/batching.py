@@ -254,6 +254,16 @@ class BatchTracer(Tracer):
         value = self._concrete()
         return str(value[()] if getattr(value, "ndim", None) == 0 else value)
 
+    def __hash__(self) -> int:
+        """``hash()`` of a per-row number (a dict key ``D[np.argmax(x)]``, a set element of
+        ``set(x)``): the loop's row holds a NumPy scalar there (``x[i]``, a reduction),
+        which hashes as its number, so this hashes the row's number (rows that differ
+        split the batch).  A row with axes is an array in the loop too: refused."""
+        if self.ndim:
+            return super().__hash__()
+        self._check_live("hash()")
+        return hash(self._concrete().item())
+
     def __repr__(self) -> str:
         loops = self._interp.loops
         # str(n), f"{n}" of a loop's counter made batched: the loop over rows writes numbers
