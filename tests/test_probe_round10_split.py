@@ -19,6 +19,10 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
   raised TypeError where the loop's NumPy scalar hashes as its number; it hashes the
   row's number now (rows that differ split).  A row with axes is refused, as NumPy
   refuses to hash an array.
+* ``[0.5] * n``, ``"ab" * n``, ``n * (1, 2)`` with ``n`` a per-row integer: the loop's
+  NumPy integer scalar repeats the sequence, the tracer multiplied elementwise (a list
+  of one element where the loop had ``n``: a silent wrong answer).  A 0-d integer tracer
+  repeats the sequence now (rows with different counts split).
 """
 
 import warnings
@@ -240,3 +244,26 @@ def test_a_per_row_number_hashes_as_the_loops_numpy_scalar():
         np.testing.assert_allclose(jf(xs[perm]), want[perm])
     grads = ft.vmap(ft.grad(lambda x: _WEIGHTS[np.argmax(x)] * x.sum()))(xs)
     np.testing.assert_allclose(grads, [[_WEIGHTS[int(np.argmax(x))]] * 3 for x in xs])
+
+
+# -- a sequence repeated by a per-row integer -------------------------------------------
+
+
+def _repeated(n, x):
+    pads = [0.5] * n  # a NumPy integer scalar in the loop: the list is repeated
+    text = "ab" * n
+    return x * len(pads) + len(text) + len(n * (1, 2))
+
+
+def test_a_sequence_times_a_per_row_integer_is_repeated():
+    ns = np.array([3, 1, 4, 3])
+    xs = np.array([1.0, 2.0, 0.5, -1.0])
+    want = np.stack([_repeated(n, x) for n, x in zip(ns, xs)])
+    np.testing.assert_allclose(ft.vmap(_repeated)(ns, xs), want)
+    jf = ft.jit(ft.vmap(_repeated))
+    for perm in ([0, 3, 0, 3], [0, 1, 2, 3], [2, 1, 0, 3]):
+        np.testing.assert_allclose(jf(ns[perm], xs[perm]), want[perm])
+    grads = ft.vmap(ft.grad(_repeated, argnums=1))(ns, xs)
+    np.testing.assert_allclose(grads, ns)
+    # a list times a traced float array stays elementwise (a 0-d array's product)
+    np.testing.assert_allclose(ft.vmap(lambda x: [1.0, 2.0] * x)(xs), xs[:, None] * [1.0, 2.0])
