@@ -23,6 +23,11 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
   NumPy integer scalar repeats the sequence, the tracer multiplied elementwise (a list
   of one element where the loop had ``n``: a silent wrong answer).  A 0-d integer tracer
   repeats the sequence now (rows with different counts split).
+* A generator the function holds as a global, rebound between calls (a notebook cell
+  ``rng = np.random.default_rng(0)`` run again): the generators were found once per
+  function object, so the new one went unwatched and the batch shared one draw under
+  ``randomness='different'`` (and 'error' did not raise).  A rebound global is looked
+  up again.
 """
 
 import warnings
@@ -267,3 +272,27 @@ def test_a_sequence_times_a_per_row_integer_is_repeated():
     np.testing.assert_allclose(grads, ns)
     # a list times a traced float array stays elementwise (a 0-d array's product)
     np.testing.assert_allclose(ft.vmap(lambda x: [1.0, 2.0] * x)(xs), xs[:, None] * [1.0, 2.0])
+
+
+# -- a held generator rebound between calls ---------------------------------------------
+
+_RNG = np.random.default_rng(0)
+
+
+def _signed_draw(x):
+    u = _RNG.normal(size=2)  # the module's generator, rebound between the calls below
+    return x + u if x[0] > 0 else x - u
+
+
+def test_a_rebound_global_generator_is_watched_again():
+    # a notebook's cell `rng = np.random.default_rng(0)` run again: the vmapped function
+    # is the same object, its global now another generator, which must be watched too
+    global _RNG
+    xs = np.array([[1.0, 2.0], [-1.0, 2.5], [0.5, -1.0], [-2.0, 0.3]])
+    for seed in (0, 1):
+        _RNG = np.random.default_rng(seed)
+        want = _loop(_signed_draw, xs)
+        _RNG = np.random.default_rng(seed)
+        np.testing.assert_allclose(ft.vmap(_signed_draw, randomness="different")(xs), want)
+        with pytest.raises(ft.errors.RandomnessError):
+            ft.vmap(_signed_draw)(xs)
