@@ -87,11 +87,11 @@ their type and get a note naming the group's rows; of several failing groups the
 the lowest row raises (the loop over rows raises that one).  Groups whose outputs differ in
 structure or shape raise :class:`~ftransforms.errors.SplitOutputError` naming both.  Each
 source line that splits warns once (:class:`~ftransforms.errors.PerformanceWarning`).
-Warnings are not per row: NumPy's ``RuntimeWarning`` is
-issued once per batched operation (a ``catch_warnings(record=True)`` records one for the
-batch); a warning made an error (``simplefilter('error')``, ``np.errstate``) is raised
-for its rows only (NOTE [errors of some rows]).  ``vmap(f, split=False)`` raises ``BatchedControlFlowError`` at the first disagreement, as
-JAX and torch.func do.  Under ``randomness='different'`` every group draws fresh noise for
+Warnings are not per row: NumPy's ``RuntimeWarning`` is issued once per batched
+operation (a ``catch_warnings(record=True)`` records one for the batch); a warning made
+an error (``simplefilter('error')``, ``np.errstate``) is raised for its rows only (NOTE
+[errors of some rows]).  ``vmap(f, split=False)`` raises ``BatchedControlFlowError`` at
+the first disagreement, as JAX and torch.func do.  Under ``randomness='different'`` every group draws fresh noise for
 its rows (independent draws, not the numbers an unsplit run would have drawn); under
 ``'same'`` the groups replay the first run's draws, so the whole batch still shares them
 (``random._DrawLog``: the first run's draws, taken back in order; past them
@@ -725,8 +725,8 @@ class MaskedLoops:
                 if loop.frame.f_locals[name] is not live[0]:
                     values[name] = live[0]
                 continue
-            if _looks_at_type(loop.frame.f_code, name):  # isinstance(n, int): an array is
-                raise self._fail(f"the type of the Python number {name} is looked at")  # not
+            if _looks_at_type(loop.frame.f_code, name, loop.frame.f_globals):  # an array is no
+                raise self._fail(f"the type of the Python number {name} is looked at")  # int
             per_row[~loop.outer] = live[0]  # rows not in the loop: any value, unused
             xp = numpy
             for v in loop.frame.f_locals.values():
@@ -752,35 +752,46 @@ _LOADS = frozenset(
 )
 
 
-def _looks_at_type(code: Any, name: str) -> bool:
+def _looks_at_type(code: Any, name: str, globals_: dict | None = None, depth: int = 0) -> bool:
     """Whether ``code`` looks at the type or identity of its local ``name``:
     ``isinstance(name, ...)``, ``type(name)``, ``hasattr(name, ...)``, ``name.__class__``,
-    ``name is ...``.  A Python number made a batched array at a masked loop's exit would
-    answer those as an array does, not as the loop's number (NOTE [splitting the batch],
-    "while loops"): then masking gives up and the batch splits.  Read from the function's
-    own code (a helper it passes the number to is not followed)."""
-    key = (code, name)
+    ``name is ...``, or passes it to a function of ``globals_`` whose code looks at the
+    type of one of its parameters (one call deep).  A Python number made a batched array
+    at a masked loop's exit would answer those as an array does, not as the loop's number
+    (NOTE [splitting the batch], "while loops"): then masking gives up and the batch
+    splits.  Read from the code, so it errs on the side of splitting."""
+    key = (code, name, depth)
     found = _TYPE_LOOKED.get(key)
-    if found is None:
-        ins = list(dis.get_instructions(code))
+    if found is not None:
+        return found
+    ins = list(dis.get_instructions(code))
 
-        def loads(k: int) -> bool:
-            if not 0 <= k < len(ins) or ins[k].opname not in _LOADS:
-                return False
-            v = ins[k].argval
-            return name in v if isinstance(v, tuple) else v == name
+    def loads(k: int, local: str = name) -> bool:
+        if not 0 <= k < len(ins) or ins[k].opname not in _LOADS:
+            return False
+        v = ins[k].argval
+        return local in v if isinstance(v, tuple) else v == local
 
-        found = False
-        for k, i in enumerate(ins):
-            op, arg = i.opname, i.argval
-            if (
-                (op in ("LOAD_GLOBAL", "LOAD_NAME") and arg in _TYPE_LOOKS and loads(k + 1))
-                or (op in ("LOAD_ATTR", "LOAD_METHOD") and arg == "__class__" and loads(k - 1))
-                or (op == "IS_OP" and (loads(k - 1) or loads(k - 2)))
-            ):
-                found = True
-                break
-        _TYPE_LOOKED[key] = found
+    found = False
+    for k, i in enumerate(ins):
+        op, arg = i.opname, i.argval
+        if (
+            (op in ("LOAD_GLOBAL", "LOAD_NAME") and arg in _TYPE_LOOKS and loads(k + 1))
+            or (op in ("LOAD_ATTR", "LOAD_METHOD") and arg == "__class__" and loads(k - 1))
+            or (op == "IS_OP" and (loads(k - 1) or loads(k - 2)))
+        ):
+            found = True
+            break
+        helper = globals_.get(arg) if globals_ and op in ("LOAD_GLOBAL", "LOAD_NAME") else None
+        if depth == 0 and isinstance(helper, types.FunctionType):
+            end = next((j for j in range(k + 1, len(ins)) if "CALL" in ins[j].opname), k)
+            if any(loads(j) for j in range(k + 1, end)):  # ``describe(n)``
+                inner = helper.__code__
+                params = inner.co_varnames[: inner.co_argcount + inner.co_kwonlyargcount]
+                if any(_looks_at_type(inner, p, None, 1) for p in params):
+                    found = True
+                    break
+    _TYPE_LOOKED[key] = found
     return found
 
 

@@ -7,7 +7,8 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
   a batched array at the loop's exit (masking); ``isinstance(n, int)``, ``type(n) is
   int`` and ``n is m`` then answered as for an array, and every row took the other
   branch (a silent wrong answer).  Masking now gives up where the function's code looks
-  at the counter's type or identity, and the batch splits.
+  at the counter's type or identity (or passes it to a function that does), and the
+  batch splits.
 * ``np.asarray_chkfinite`` and SciPy's ``check_finite`` checked the whole batch at once:
   one row with a NaN made every row take the ``except ValueError`` branch.  The check
   says which rows fail, and the batch splits there.
@@ -97,10 +98,23 @@ def _halvings_class(x):
     return x * (2.0 if n.__class__ is float else 100.0)
 
 
+def _kind_of(n):
+    return 2.0 if isinstance(n, int) else 100.0
+
+
+def _halvings_helper(x):
+    n = 0
+    while x > 1:
+        x = x / 2
+        n += 1
+    return x * _kind_of(n)
+
+
 @pytest.mark.parametrize(
     "f, args",
     [
         (_halvings_isinstance, ()),
+        (_halvings_helper, ()),
         (_halvings_type, ()),
         (_halvings_identity, (0,)),
         (_halvings_class, ()),
