@@ -91,8 +91,8 @@ Warnings are not per row: NumPy's ``RuntimeWarning`` is issued once per batched
 operation (a ``catch_warnings(record=True)`` records one for the batch); a warning made
 an error (``simplefilter('error')``, ``np.errstate``) is raised for its rows only (NOTE
 [errors of some rows]).  ``vmap(f, split=False)`` raises ``BatchedControlFlowError`` at
-the first disagreement, as JAX and torch.func do.  Under ``randomness='different'`` every group draws fresh noise for
-its rows (independent draws, not the numbers an unsplit run would have drawn); under
+the first disagreement, as JAX and torch.func do.  Under ``randomness='different'``
+every group draws fresh noise for its rows (independent draws, not the numbers an unsplit run would have drawn); under
 ``'same'`` the groups replay the first run's draws, so the whole batch still shares them
 (``random._DrawLog``: the first run's draws, taken back in order; past them
 :func:`~ftransforms.random.same_randomness_across_chunks`, as for ``chunk_size``).
