@@ -80,22 +80,24 @@ goes on as a split.  Globals and
 the caller's state are not checked: as for ``jax.vmap``, ``f`` is taken to be a function
 of its arguments.
 
-Library code that reads counts (a boolean mask's, ``nonzero``'s) reads only the count, so
-rows with equal counts stay one batched run; code with a batched path of its own reads
-under ``refusing_splits()`` and takes that path.  Exceptions raised in a group's run keep
-their type and get a note naming the group's rows; of several failing groups the one with
-the lowest row raises (the loop over rows raises that one).  Groups whose outputs differ in
-structure or shape raise :class:`~ftransforms.errors.SplitOutputError` naming both.  Each
-source line that splits warns once (:class:`~ftransforms.errors.PerformanceWarning`).
-Warnings are not per row: NumPy's ``RuntimeWarning`` is issued once per batched
-operation (a ``catch_warnings(record=True)`` records one for the batch); a warning made
-an error (``simplefilter('error')``, ``np.errstate``) is raised for its rows only (NOTE
-[errors of some rows]).  ``vmap(f, split=False)`` raises ``BatchedControlFlowError`` at
-the first disagreement, as JAX and torch.func do.  Under ``randomness='different'``
-every group draws fresh noise for its rows (independent draws, not the numbers an unsplit run would have drawn); under
-``'same'`` the groups replay the first run's draws, so the whole batch still shares them
-(``random._DrawLog``: the first run's draws, taken back in order; past them
-:func:`~ftransforms.random.same_randomness_across_chunks`, as for ``chunk_size``).
+Library code that reads counts (a boolean mask's, ``nonzero``'s) reads only the count,
+so rows with equal counts stay one batched run; code with a batched path of its own
+reads under ``refusing_splits()`` and takes that path. Exceptions raised in a group's
+run keep their type and get a note naming the group's rows; of several failing groups
+the one with the lowest row raises (the loop over rows raises that one). Groups whose
+outputs differ in structure or shape raise :class:`~ftransforms.errors.SplitOutputError`
+naming both. Each source line that splits warns once
+(:class:`~ftransforms.errors.PerformanceWarning`). Warnings are not per row: NumPy's
+``RuntimeWarning`` is issued once per batched operation (a
+``catch_warnings(record=True)`` records one for the batch); a warning made an error
+(``simplefilter('error')``, ``np.errstate``) is raised for its rows only (NOTE [errors
+of some rows]). ``vmap(f, split=False)`` raises ``BatchedControlFlowError`` at the first
+disagreement, as JAX and torch.func do. Under ``randomness='different'`` every group
+draws fresh noise for its rows (independent draws, not the numbers an unsplit run would
+have drawn); under ``'same'`` the groups replay the first run's draws, so the whole
+batch still shares them (``random._DrawLog``: the first run's draws, taken back in
+order; past them :func:`~ftransforms.random.same_randomness_across_chunks`, as for
+``chunk_size``).
 """
 
 from __future__ import annotations
