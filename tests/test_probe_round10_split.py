@@ -310,3 +310,29 @@ def test_a_rebound_global_generator_is_watched_again():
         np.testing.assert_allclose(ft.vmap(_signed_draw, randomness="different")(xs), want)
         with pytest.raises(ft.errors.RandomnessError):
             ft.vmap(_signed_draw)(xs)
+
+
+def test_a_cache_keyed_on_traced_numbers_across_calls_names_the_fix():
+    # a traced key stored in a cache outlives its vmap: the next call compares with it
+    memo = {}
+
+    def scaled(x):
+        k = x[0]
+        if k not in memo:
+            memo[k] = 2.0
+        return x * memo[k]
+
+    xs = np.array([[1.0, 2, 9], [4, 3, 5], [1, 3, 2]])
+    np.testing.assert_allclose(ft.vmap(scaled)(xs), 2 * xs)
+    with pytest.raises(ft.errors.EscapedTracerError, match=r"lru_cache.*float\(v\)"):
+        ft.vmap(scaled)(xs)
+    memo.clear()
+
+    def scaled_by_number(x):  # the fix the message names
+        k = float(x[0])
+        if k not in memo:
+            memo[k] = k * 2.0
+        return x * memo[k]
+
+    for _ in range(2):
+        np.testing.assert_allclose(ft.vmap(scaled_by_number)(xs), _loop(scaled_by_number, xs))
