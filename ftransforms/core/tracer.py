@@ -37,7 +37,8 @@ def escaped_error(tracer: Tracer, use: str) -> EscapedTracerError:
     returned."""
     key = (
         "  A traced number kept as a dict key, a set element or a functools.lru_cache "
-        "argument from an earlier call is compared by equal: key such a cache on a Python "
+        "argument from an earlier call (or an earlier run of a vmap that split its batch) "
+        "is compared by equal: key such a cache on a Python "
         "number, float(v), int(v) or v.item(), which outlives the transform."
         if use == "by equal"
         else ""
