@@ -29,6 +29,8 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
   function object, so the new one went unwatched and the batch shared one draw under
   ``randomness='different'`` (and 'error' did not raise).  A rebound global is looked
   up again.
+* ``x.is_integer()`` of a per-row number (a NumPy scalar's method in the loop) raised
+  AttributeError; it reads the row's number now (rows that differ split).
 """
 
 import warnings
@@ -336,3 +338,16 @@ def test_a_cache_keyed_on_traced_numbers_across_calls_names_the_fix():
 
     for _ in range(2):
         np.testing.assert_allclose(ft.vmap(scaled_by_number)(xs), _loop(scaled_by_number, xs))
+
+
+def test_is_integer_of_a_per_row_number_is_the_numpy_scalars():
+    def f(x):
+        return x * 2 if x.is_integer() else x
+
+    xs = np.array([1.5, 2.0, np.inf, 3.0, np.nan])
+    np.testing.assert_allclose(ft.vmap(f)(xs), _loop(f, xs))
+    np.testing.assert_allclose(ft.vmap(ft.grad(f))(xs[:2]), [1.0, 2.0])
+    ints = np.array([1, 2])
+    np.testing.assert_array_equal(ft.vmap(f)(ints), _loop(f, ints))
+    with pytest.raises(AttributeError, match="ndarray.*is_integer"):
+        ft.vmap(lambda row: row.is_integer())(np.ones((2, 2)))

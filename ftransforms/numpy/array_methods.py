@@ -537,6 +537,17 @@ class ArrayMethods:
             return int(round_(self, 0))  # a Python int, as round() of a NumPy scalar
         return round_(self, ndigits or 0)
 
+    def is_integer(self) -> bool:
+        """``x.is_integer()`` of a 0-d value, as of a NumPy scalar (``x[i]`` in a loop over
+        rows): a Python bool read from the value (under vmap rows that differ split)."""
+        kind = self.dtype.kind
+        if self.ndim or kind not in "iuf":
+            name = "numpy.ndarray" if self.ndim else f"numpy.{self.dtype}"
+            raise AttributeError(f"'{name}' object has no attribute 'is_integer'")
+        if kind != "f":
+            return True
+        return bool(NAMESPACE["isfinite"](self) & equal(self, NAMESPACE["floor"](self)))
+
     def __divmod__(self, other):
         return divmod_(self, other)
 
