@@ -87,17 +87,15 @@ run keep their type and get a note naming the group's rows; of several failing g
 the one with the lowest row raises (the loop over rows raises that one). Groups whose
 outputs differ in structure or shape raise :class:`~ftransforms.errors.SplitOutputError`
 naming both. Each source line that splits warns once
-(:class:`~ftransforms.errors.PerformanceWarning`). Warnings are not per row: NumPy's
-``RuntimeWarning`` is issued once per batched operation (a
-``catch_warnings(record=True)`` records one for the batch); a warning made an error
-(``simplefilter('error')``, ``np.errstate``) is raised for its rows only (NOTE [errors
-of some rows]). ``vmap(f, split=False)`` raises ``BatchedControlFlowError`` at the first
-disagreement, as JAX and torch.func do. Under ``randomness='different'`` every group
-draws fresh noise for its rows (independent draws, not the numbers an unsplit run would
-have drawn); under ``'same'`` the groups replay the first run's draws, so the whole
-batch still shares them (``random._DrawLog``: the first run's draws, taken back in
-order; past them :func:`~ftransforms.random.same_randomness_across_chunks`, as for
-``chunk_size``).
+(:class:`~ftransforms.errors.PerformanceWarning`). NumPy's floating-point warnings under
+the ``always`` action split the batch as errors of some rows do (NOTE [warnings of some
+rows] in row_warnings.py). ``vmap(f, split=False)`` raises ``BatchedControlFlowError``
+at the first disagreement, as JAX and torch.func do. Under ``randomness='different'``
+every group draws fresh noise for its rows (independent draws, not the numbers an
+unsplit run would have drawn); under ``'same'`` the groups replay the first run's draws,
+so the whole batch still shares them (``random._DrawLog``: the first run's draws, taken
+back in order; past them :func:`~ftransforms.random.same_randomness_across_chunks`, as
+for ``chunk_size``).
 """
 
 from __future__ import annotations
@@ -119,6 +117,7 @@ import numpy
 
 import ftransforms.interpreters.batching as batching
 import ftransforms.numpy as fnp
+import ftransforms.row_warnings  # noqa: F401  (NOTE [warnings of some rows]: its wrapper)
 from ftransforms.arguments import out_dims_per_leaf, structure_str
 from ftransforms.core.errors import PerformanceWarning, SplitOutputError
 from ftransforms.core.mutation import assign, clone, payload

@@ -31,6 +31,12 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
   up again.
 * ``x.is_integer()`` of a per-row number (a NumPy scalar's method in the loop) raised
   AttributeError; it reads the row's number now (rows that differ split).
+* NumPy's floating-point warnings (``np.log`` of a negative row) were issued once for the
+  batch: under ``catch_warnings(record=True)`` with ``simplefilter("always")`` every row
+  recorded one, and ``y if not w else fallback`` took the fallback for every row.  Under
+  the ``always`` action such a warning now splits the batch until a run of one row shows
+  it (NOTE [warnings of some rows] in ftransforms/row_warnings.py); under the default
+  actions the loop shows one warning too, and nothing splits.
 """
 
 import warnings
@@ -351,3 +357,46 @@ def test_is_integer_of_a_per_row_number_is_the_numpy_scalars():
     np.testing.assert_array_equal(ft.vmap(f)(ints), _loop(f, ints))
     with pytest.raises(AttributeError, match="ndarray.*is_integer"):
         ft.vmap(lambda row: row.is_integer())(np.ones((2, 2)))
+
+
+# -- NumPy's warnings of some rows ------------------------------------------------------
+
+
+def _log_or_zero(x):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        y = np.log(x)
+    return y if not caught else 0.0 * x
+
+
+def _warnings_of(x):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        np.sqrt(x)
+        np.log(x - 1)
+    return float(len(caught)) + 0 * x
+
+
+def test_numpy_warnings_recorded_under_always_are_the_rows_own():
+    xs = np.array([1.0, -1.0, np.e, -3.0, 0.5])
+    for f in (_log_or_zero, _warnings_of):
+        want = _loop(f, xs)
+        np.testing.assert_allclose(ft.vmap(f)(xs), want)
+        np.testing.assert_allclose(ft.vmap(f, chunk_size=2)(xs), want)
+        np.testing.assert_allclose(
+            ft.vmap(ft.vmap(f))(np.stack([xs, xs[::-1]])), [want, want[::-1]]
+        )
+    grads = ft.vmap(ft.grad(_log_or_zero))(xs)
+    np.testing.assert_allclose(grads, [1.0, 0.0, 1 / np.e, 0.0, 2.0])
+
+
+def test_numpy_warnings_under_the_default_action_do_not_split():
+    # the loop shows one warning per place under 'default', and so does the batch: no split
+    xs = np.array([1.0, -1.0, np.e, -3.0])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        warnings.simplefilter("always", ft.errors.PerformanceWarning)
+        out = ft.vmap(np.log)(xs)
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_allclose(out, np.log(xs))
+    assert [str(w.message) for w in caught] == ["invalid value encountered in log"]
