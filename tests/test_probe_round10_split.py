@@ -249,6 +249,9 @@ def test_repr_of_a_batched_value_shows_the_batch():
     seen = []
     ft.vmap(lambda x: seen.append(repr(x)) or x)(np.array([1.5, 2.5, 1.5]))
     assert len(seen) == 1 and "batch_size=3" in seen[0]
+    leaked = []  # str of a tracer that leaked out of its vmap: printed to see what it is
+    ft.vmap(lambda x: leaked.append(x) or x)(np.array([1.5, 2.5]))
+    assert "batch_size=2" in str(leaked[0]) and str(leaked[0]) == repr(leaked[0])
 
 
 # -- hash of a per-row number -----------------------------------------------------------

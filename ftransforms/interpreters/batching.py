@@ -249,8 +249,10 @@ class BatchTracer(Tracer):
         """``str(t)``, ``print(t)``, ``f"{t}"``, ``"%s" % t``: the row's own text, as the loop
         over the rows writes it (NumPy's ``str`` of the row: ``0.5``, ``[1. 2.]``); rows
         whose texts differ split the batch (NOTE [splitting the batch]).  ``repr(t)`` stays
-        the debugging form that shows the whole batch."""
-        self._check_live("str()")
+        the debugging form that shows the whole batch (and ``str`` of a tracer whose
+        vmap has returned, printed to see what leaked)."""
+        if not self._interp.active:
+            return self.__repr__()
         value = self._concrete()
         return str(value[()] if getattr(value, "ndim", None) == 0 else value)
 
