@@ -37,6 +37,10 @@ NumPy), with central differences in float64 for derivatives, and with eager valu
   the ``always`` action such a warning now splits the batch until a run of one row shows
   it (NOTE [warnings of some rows] in ftransforms/row_warnings.py); under the default
   actions the loop shows one warning too, and nothing splits.
+* ``np.isscalar(x)`` of a per-row number (``x[i]``, ``x[0]``, ``x.sum()``: NumPy scalars
+  in the loop) said False, so ``x * 2 if np.isscalar(x) else x.sum()`` took the array
+  branch for every row.  While a transform is active it says True for a 0-d value that
+  vmap batches (NOTE [a row's NumPy scalars] in ftransforms/row_scalars.py).
 """
 
 import warnings
@@ -403,3 +407,23 @@ def test_numpy_warnings_under_the_default_action_do_not_split():
     with np.errstate(invalid="ignore"):
         np.testing.assert_allclose(out, np.log(xs))
     assert [str(w.message) for w in caught] == ["invalid value encountered in log"]
+
+
+# -- numpy.isscalar of a per-row number -------------------------------------------------
+
+
+def _doubled_or_summed(x):
+    return x * 2 if np.isscalar(x) else x.sum()
+
+
+def test_isscalar_of_a_per_row_number_is_the_loops():
+    xs = np.array([1.5, 2.0, 3.0])
+    np.testing.assert_allclose(ft.vmap(_doubled_or_summed)(xs), 2 * xs)
+    rows = np.arange(6.0).reshape(3, 2)
+    np.testing.assert_allclose(ft.vmap(_doubled_or_summed)(rows), rows.sum(1))
+    np.testing.assert_allclose(
+        ft.vmap(lambda r: _doubled_or_summed(r[0]) + _doubled_or_summed(r.max()))(rows),
+        _loop(lambda r: _doubled_or_summed(r[0]) + _doubled_or_summed(r.max()), rows),
+    )
+    np.testing.assert_allclose(ft.vmap(ft.grad(_doubled_or_summed))(xs), [2.0, 2.0, 2.0])
+    assert not hasattr(np.isscalar, "__wrapped__")  # NumPy's own outside a transform
