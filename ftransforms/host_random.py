@@ -187,17 +187,31 @@ _HELD: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def held_generators(func: Any, args: list) -> tuple:
     """The generators other than NumPy's global one that ``func`` reaches (found at the
-    first call of each function object: a global rebound to a new generator later is
-    not seen), and those among ``args``."""
+    first call of each function object, and again where a global of ``func`` that held a
+    generator was rebound since: a notebook's cell ``rng = np.random.default_rng(0)`` run
+    again; a generator reached some other way and replaced later is not seen), and those
+    among ``args``."""
     passed = tuple(a for a in args if isinstance(a, _WATCHED))
     try:
-        return _HELD[func] + passed
+        found, globals_held = _HELD[func]
     except (KeyError, TypeError):
         pass
+    else:
+        if not globals_held or all(glb.get(n) is gen for glb, n, gen in globals_held):
+            return found + passed
     glob = numpy.random.mtrand._rand
     found = tuple(g for g in _generators(func, _WATCHED) if g is not glob)
+    glb = getattr(func, "__globals__", None)
+    code = getattr(func, "__code__", None)
+    globals_held = ()
+    if isinstance(glb, dict) and isinstance(code, types.CodeType):
+        globals_held = tuple(
+            (glb, name, glb[name])
+            for name in code_names(code)
+            if isinstance(glb.get(name), _WATCHED)
+        )
     try:
-        _HELD[func] = found
+        _HELD[func] = (found, globals_held)
     except TypeError:  # not weakly referable: found again at each call
         pass
     return found + passed

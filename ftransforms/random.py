@@ -58,7 +58,8 @@ same rule: while a transform is active they are wrapped (with NumPy's creation f
 A ``np.random.Generator`` held by the user (``rng.normal``) is a C object that cannot be
 wrapped (nor can Python's ``random.random()``, a method of the module's
 ``random.Random``): vmap finds the generators the function reaches (closures, globals,
-defaults, bound objects; ``host_random.held_generators``, once per function object) and reads
+defaults, bound objects; ``host_random.held_generators``, once per function object,
+again where a global that held a generator was rebound since) and reads
 their states before and after the call.  A state that moved means the batch shared one
 draw: 'error' raises (the states set back), 'different' runs the rows one at a time
 from the states before (the draws of a loop over the rows; also where the batch split or

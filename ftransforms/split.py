@@ -70,27 +70,32 @@ loop in a generator or coroutine is not masked at all (the batch splits): each `
 hands the masked rows' values, one step past their state, to the consumer.  A
 Python number that changes in the loop (a counter) is the same for all active rows; each
 row's own is kept, and at the exit, if the rows' numbers differ, the local becomes a
-batched array of them (where it then meets an array of a narrower dtype, float32 and
-the like, masking gives up: a Python number leaves that dtype alone, an int64/float64
-array would widen it; a later exception in that run then also gives up, and so does
-``str()``/``repr()``/``f"{n}"`` of a batched value, which the loop over rows would write
-as the row's number: the run goes on as a split).  Globals and
+batched array of them.  Where the function looks at its type or identity
+(``isinstance(n, int)``, ``type(n) is int``, ``n is m``: read from its code), or where
+it meets an array of a narrower dtype (float32 and the like: a Python number leaves that
+dtype alone, an int64/float64 array would widen it), masking gives up; a later exception
+in that run gives up too, and so does ``repr(n)`` (the loop writes the number's repr;
+``str(n)`` and ``f"{n}"`` read the rows, as for any batched value).  Giving up, the run
+goes on as a split.  Globals and
 the caller's state are not checked: as for ``jax.vmap``, ``f`` is taken to be a function
 of its arguments.
 
-Library code that reads counts (a boolean mask's, ``nonzero``'s) reads only the count, so
-rows with equal counts stay one batched run; code with a batched path of its own reads
-under ``refusing_splits()`` and takes that path.  Exceptions raised in a group's run keep
-their type and get a note naming the group's rows; of several failing groups the one with
-the lowest row raises (the loop over rows raises that one).  Groups whose outputs differ in
-structure or shape raise :class:`~ftransforms.errors.SplitOutputError` naming both.  Each
-source line that splits warns once (:class:`~ftransforms.errors.PerformanceWarning`).
-``vmap(f, split=False)`` raises ``BatchedControlFlowError`` at the first disagreement, as
-JAX and torch.func do.  Under ``randomness='different'`` every group draws fresh noise for
-its rows (independent draws, not the numbers an unsplit run would have drawn); under
-``'same'`` the groups replay the first run's draws, so the whole batch still shares them
-(``random._DrawLog``: the first run's draws, taken back in order; past them
-:func:`~ftransforms.random.same_randomness_across_chunks`, as for ``chunk_size``).
+Library code that reads counts (a boolean mask's, ``nonzero``'s) reads only the count,
+so rows with equal counts stay one batched run; code with a batched path of its own
+reads under ``refusing_splits()`` and takes that path. Exceptions raised in a group's
+run keep their type and get a note naming the group's rows; of several failing groups
+the one with the lowest row raises (the loop over rows raises that one). Groups whose
+outputs differ in structure or shape raise :class:`~ftransforms.errors.SplitOutputError`
+naming both. Each source line that splits warns once
+(:class:`~ftransforms.errors.PerformanceWarning`). NumPy's floating-point warnings under
+the ``always`` action split the batch as errors of some rows do (NOTE [warnings of some
+rows] in row_warnings.py). ``vmap(f, split=False)`` raises ``BatchedControlFlowError``
+at the first disagreement, as JAX and torch.func do. Under ``randomness='different'``
+every group draws fresh noise for its rows (independent draws, not the numbers an
+unsplit run would have drawn); under ``'same'`` the groups replay the first run's draws,
+so the whole batch still shares them (``random._DrawLog``: the first run's draws, taken
+back in order; past them :func:`~ftransforms.random.same_randomness_across_chunks`, as
+for ``chunk_size``).
 """
 
 from __future__ import annotations
@@ -112,6 +117,8 @@ import numpy
 
 import ftransforms.interpreters.batching as batching
 import ftransforms.numpy as fnp
+import ftransforms.row_scalars  # noqa: F401  (NOTE [a row's NumPy scalars]: its wrapper)
+import ftransforms.row_warnings  # noqa: F401  (NOTE [warnings of some rows]: its wrapper)
 from ftransforms.arguments import out_dims_per_leaf, structure_str
 from ftransforms.core.errors import PerformanceWarning, SplitOutputError
 from ftransforms.core.mutation import assign, clone, payload
@@ -720,6 +727,8 @@ class MaskedLoops:
                 if loop.frame.f_locals[name] is not live[0]:
                     values[name] = live[0]
                 continue
+            if _looks_at_type(loop.frame.f_code, name, loop.frame.f_globals):  # an array is no
+                raise self._fail(f"the type of the Python number {name} is looked at")  # int
             per_row[~loop.outer] = live[0]  # rows not in the loop: any value, unused
             xp = numpy
             for v in loop.frame.f_locals.values():
@@ -736,6 +745,59 @@ class MaskedLoops:
                 self.interp.weak[id(values[name])] = (values[name], kind)
         if values:
             _write_locals(loop.frame, values)
+
+
+#: Builtins whose answer for a Python number differs from theirs for a batched array.
+_TYPE_LOOKS = frozenset({"isinstance", "type", "issubclass", "hasattr", "id", "callable"})
+_LOADS = frozenset(
+    {"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_NAME", "LOAD_FAST_LOAD_FAST"}
+)
+
+
+def _looks_at_type(code: Any, name: str, globals_: dict | None = None, depth: int = 0) -> bool:
+    """Whether ``code`` looks at the type or identity of its local ``name``:
+    ``isinstance(name, ...)``, ``type(name)``, ``hasattr(name, ...)``, ``name.__class__``,
+    ``name is ...``, or passes it to a function of ``globals_`` whose code looks at the
+    type of one of its parameters (one call deep).  A Python number made a batched array
+    at a masked loop's exit would answer those as an array does, not as the loop's number
+    (NOTE [splitting the batch], "while loops"): then masking gives up and the batch
+    splits.  Read from the code, so it errs on the side of splitting."""
+    key = (code, name, depth)
+    found = _TYPE_LOOKED.get(key)
+    if found is not None:
+        return found
+    ins = list(dis.get_instructions(code))
+
+    def loads(k: int, local: str = name) -> bool:
+        if not 0 <= k < len(ins) or ins[k].opname not in _LOADS:
+            return False
+        v = ins[k].argval
+        return local in v if isinstance(v, tuple) else v == local
+
+    found = False
+    for k, i in enumerate(ins):
+        op, arg = i.opname, i.argval
+        if (
+            (op in ("LOAD_GLOBAL", "LOAD_NAME") and arg in _TYPE_LOOKS and loads(k + 1))
+            or (op in ("LOAD_ATTR", "LOAD_METHOD") and arg == "__class__" and loads(k - 1))
+            or (op == "IS_OP" and (loads(k - 1) or loads(k - 2)))
+        ):
+            found = True
+            break
+        helper = globals_.get(arg) if globals_ and op in ("LOAD_GLOBAL", "LOAD_NAME") else None
+        if depth == 0 and isinstance(helper, types.FunctionType):
+            end = next((j for j in range(k + 1, len(ins)) if "CALL" in ins[j].opname), k)
+            if any(loads(j) for j in range(k + 1, end)):  # ``describe(n)``
+                inner = helper.__code__
+                params = inner.co_varnames[: inner.co_argcount + inner.co_kwonlyargcount]
+                if any(_looks_at_type(inner, p, None, 1) for p in params):
+                    found = True
+                    break
+    _TYPE_LOOKED[key] = found
+    return found
+
+
+_TYPE_LOOKED: dict[tuple, bool] = {}
 
 
 def _as_rows(interp: Any, mask: Any) -> Any:

@@ -35,12 +35,20 @@ from ftransforms.core.stack import note_object_path
 def escaped_error(tracer: Tracer, use: str) -> EscapedTracerError:
     """The error for a tracer used (``use``: "by add", "bool()", ...) after its transform
     returned."""
+    key = (
+        "  A traced number kept as a dict key, a set element or a functools.lru_cache "
+        "argument from an earlier call (or an earlier run of a vmap that split its batch) "
+        "is compared by equal: key such a cache on a Python "
+        "number, float(v), int(v) or v.item(), which outlives the transform."
+        if use == "by equal"
+        else ""
+    )
     return EscapedTracerError(
         f"{tracer._interp.name}: one of its tracers was used ({use}) after that transform "
         f"had returned (an escaped tracer: it was stored in a global, a closure or a "
         f"container during the transform and used later).  Return the value from the "
         f"transformed function instead, or compute with the plain array outside the "
-        f"transform."
+        f"transform.{key}"
     )
 
 

@@ -21,6 +21,7 @@ from batching_rules.fallback import loop_and_stack
 from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperationError
 from ftransforms.core.stack import Interpreter, current_stack
 from ftransforms.core.tracer import Tracer, _storing_into_an_array
+from ftransforms.ops.checks import NotFiniteRows
 
 
 class BatchSplit(BaseException):
@@ -244,6 +245,27 @@ class BatchTracer(Tracer):
         v = self.val
         return v._physical() if isinstance(v, Tracer) else v
 
+    def __str__(self) -> str:
+        """``str(t)``, ``print(t)``, ``f"{t}"``, ``"%s" % t``: the row's own text, as the loop
+        over the rows writes it (NumPy's ``str`` of the row: ``0.5``, ``[1. 2.]``); rows
+        whose texts differ split the batch (NOTE [splitting the batch]).  ``repr(t)`` stays
+        the debugging form that shows the whole batch (and ``str`` of a tracer whose
+        vmap has returned, printed to see what leaked)."""
+        if not self._interp.active:
+            return self.__repr__()
+        value = self._concrete()
+        return str(value[()] if getattr(value, "ndim", None) == 0 else value)
+
+    def __hash__(self) -> int:
+        """``hash()`` of a per-row number (a dict key ``D[np.argmax(x)]``, a set element of
+        ``set(x)``): the loop's row holds a NumPy scalar there (``x[i]``, a reduction),
+        which hashes as its number, so this hashes the row's number (rows that differ
+        split the batch).  A row with axes is an array in the loop too: refused."""
+        if self.ndim:
+            return super().__hash__()
+        self._check_live("hash()")
+        return hash(self._concrete().item())
+
     def __repr__(self) -> str:
         loops = self._interp.loops
         # str(n), f"{n}" of a loop's counter made batched: the loop over rows writes numbers
@@ -305,7 +327,10 @@ class BatchInterpreter(Interpreter):
             note = getattr(interp, "note_value_read", None)
             if note is not None:  # jit's recording: which rows fail depends on the data
                 note(f"a {type(err).__name__} raised for some rows of a vmap")
-        signal = BatchSplit(self, numpy.arange(self.axis_size) >= self.axis_size // 2)
+        rows = getattr(err, "rows", None)  # the rows that fail, where the rule knows them
+        if rows is None:
+            rows = numpy.arange(self.axis_size) >= self.axis_size // 2
+        signal = BatchSplit(self, rows)
         signal.reason = type(err).__name__
         raise signal from err
 
@@ -422,7 +447,9 @@ _RANK = {bool: 0, int: 1, float: 2, complex: 3}.get
 # NOTE [errors of some rows]: ``vmap(f)(xs)`` means the loop ``[f(x) for x in xs]``, so an
 # error that a batched kernel raises for the data of some rows only (``np.linalg.inv`` of
 # a stack holding one singular matrix, ``cholesky`` of one matrix that is not positive
-# definite, a value refused under ``np.errstate(all='raise')`` (or a RuntimeWarning made
+# definite, ``np.asarray_chkfinite`` or SciPy's ``check_finite`` of a batch with a NaN
+# in some rows (NOTE [finiteness checks]: that rule says which rows), a value refused
+# under ``np.errstate(all='raise')`` (or a RuntimeWarning made
 # an error by ``warnings.simplefilter('error')``), a traced index out of
 # range in some rows) belongs to those rows: a ``try: ... except LinAlgError:`` in ``f``
 # must take its ``except`` branch for them and not for the whole batch.  So such an error
@@ -436,7 +463,9 @@ _RANK = {bool: 0, int: 1, float: 2, complex: 3}.get
 # Costs nothing otherwise: the ``try`` around the rule (and around the elementwise fast
 # path, where ``np.errstate(divide='raise')`` makes ``log`` of a zero row raise) is free
 # until something raises.
-_ROW_ERRORS = (numpy.linalg.LinAlgError, FloatingPointError, IndexError, RuntimeWarning)
+_ROW_ERRORS = (
+    numpy.linalg.LinAlgError, FloatingPointError, IndexError, RuntimeWarning, NotFiniteRows
+)  # fmt: skip
 
 
 #: Python scalars: they broadcast against any value without reaching its batch axis.

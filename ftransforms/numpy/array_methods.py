@@ -80,6 +80,9 @@ from ftransforms.numpy.ufuncs import (
 from ftransforms.numpy.ufuncs import divmod as divmod_
 from ftransforms.numpy.ufuncs import round as round_
 
+#: Operands that a NumPy integer scalar repeats under ``*`` (NOTE [repeating a sequence]).
+_SEQUENCES = frozenset({list, tuple, str, bytes})
+
 __all__ = []
 
 
@@ -184,9 +187,15 @@ class ArrayMethods:
     # reads a matrix operand as its 2-d array (``bind``'s general path converts it when a
     # tracer is among the operands), so a tracer's values are never matrices; the result
     # is a traced 2-d array where NumPy gives a matrix.
+    # NOTE [repeating a sequence]: ``[0] * n`` and ``"ab" * n`` with ``n`` a NumPy integer
+    # scalar repeat the sequence (``n`` gives way, as a Python int does), so a 0-d integer
+    # tracer does too: its number is read (``__index__``; under vmap rows with different
+    # counts split the batch), as in the loop over rows, whose ``x[i]`` is such a scalar.
     def __mul__(self, other):
         if type(other) is numpy.matrix:
             return matmul(self, numpy.asarray(other))
+        if type(other) in _SEQUENCES and not self.shape and self.dtype.kind in "iu":
+            return other * self.__index__()
         try:
             return multiply(self, other)
         except TypeError:
@@ -202,6 +211,8 @@ class ArrayMethods:
             return sparse_matmul(other, self)  # a scipy.sparse matrix's * is @
         if type(other) is numpy.matrix:  # NOTE [NumPy matrix operands]
             return matmul(numpy.asarray(other), self)
+        if type(other) in _SEQUENCES and not self.shape and self.dtype.kind in "iu":
+            return other * self.__index__()  # NOTE [repeating a sequence]
         try:
             return multiply(other, self)
         except TypeError:
@@ -525,6 +536,17 @@ class ArrayMethods:
         if ndigits is None and self.ndim == 0:
             return int(round_(self, 0))  # a Python int, as round() of a NumPy scalar
         return round_(self, ndigits or 0)
+
+    def is_integer(self) -> bool:
+        """``x.is_integer()`` of a 0-d value, as of a NumPy scalar (``x[i]`` in a loop over
+        rows): a Python bool read from the value (under vmap rows that differ split)."""
+        kind = self.dtype.kind
+        if self.ndim or kind not in "iuf":
+            name = "numpy.ndarray" if self.ndim else f"numpy.{self.dtype}"
+            raise AttributeError(f"'{name}' object has no attribute 'is_integer'")
+        if kind != "f":
+            return True
+        return bool(NAMESPACE["isfinite"](self) & equal(self, NAMESPACE["floor"](self)))
 
     def __divmod__(self, other):
         return divmod_(self, other)

@@ -6,9 +6,13 @@ NOTE [finiteness checks]: ``np.asarray_chkfinite(x)`` and SciPy's ``check_finite
 NaN.  Under a transform the check is :data:`check_finite_p`, a primitive with no outputs
 that every ``jit`` replay keeps (``EFFECT_PRIMITIVES``), so the call whose data
 holds a NaN raises on a replay as the eager call does, instead of computing with it.
-Under ``vmap`` it checks the whole batch at once (a loop over the rows raises the same
-error at the first bad row); it has no derivative (what it checks are primal values).
-Its cost is NumPy's: one ``isfinite`` pass over the checked arrays.
+Under ``vmap`` it checks the whole batch at once; where only some rows hold inf or NaN it
+raises :class:`NotFiniteRows` (a ``ValueError`` naming which rows), and the vmap splits
+the batch there (NOTE [errors of some rows] in interpreters/batching.py): a ``try: ...
+except ValueError`` in the function takes its ``except`` branch for those rows only, as
+the loop over the rows does.  It has no derivative (what it checks are primal values).
+Its cost is NumPy's: one ``isfinite`` pass over the checked arrays (the rows are looked
+at only when the batch fails).
 
 Example:
     >>> import numpy as np
@@ -26,6 +30,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from ftransforms.core.primitive import EFFECT_PRIMITIVES, defop
 
 #: NumPy's and SciPy's message (both raise it from ``numpy.asarray_chkfinite``).
@@ -39,9 +45,44 @@ def _check_impl(xp: Any, *arrays: Any) -> tuple:
     return ()
 
 
-def _check_batch(prim: Any, vals: Any, bdims: Any, axis_size: int) -> tuple:  # noqa: ARG001
-    prim.bind(*vals)  # every row at once
+class NotFiniteRows(ValueError):
+    """NumPy's ``ValueError`` for a batch of which only some rows hold inf or NaN:
+    ``rows`` (a bool per row, True where the row fails; None: not known) tells the vmap
+    how to split the batch (NOTE [finiteness checks])."""
+
+    def __init__(self, rows: Any) -> None:
+        super().__init__(NOT_FINITE)
+        self.rows = rows
+
+
+def _check_batch(prim: Any, vals: Any, bdims: Any, axis_size: int) -> tuple:
+    try:
+        prim.bind(*vals)  # every row at once
+    except ValueError:
+        if axis_size > 1:
+            rows = _failing_rows(vals, bdims, axis_size)
+            if rows is None or not rows.all():
+                raise NotFiniteRows(rows) from None
+        raise
     return (), ()
+
+
+def _failing_rows(vals: Any, bdims: Any, axis_size: int) -> Any:
+    """Which rows hold inf or NaN (a NumPy bool per row), None where a value is a lower
+    transform's tracer (the vmap then splits the batch in halves)."""
+    bad = numpy.zeros(axis_size, bool)
+    for v, d in zip(vals, bdims):
+        if not isinstance(v, numpy.ndarray) and not hasattr(v, "__cuda_array_interface__"):
+            return None
+        if v.dtype.kind not in "fc":
+            continue
+        host = numpy.asarray(v.get() if hasattr(v, "get") else v)
+        if d is None:
+            bad |= not bool(numpy.isfinite(host).all())
+        else:
+            rows = numpy.moveaxis(numpy.isfinite(host), d, 0).reshape(axis_size, -1)
+            bad |= ~rows.all(axis=1)
+    return bad
 
 
 check_finite_p = defop(
