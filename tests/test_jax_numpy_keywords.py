@@ -224,3 +224,19 @@ def test_numpy_pad_modes_values_and_derivatives(mode, kw):
         ft.vmap(lambda r: np.pad(r, (2, 3), mode=mode, **kw))(rows),
         np.stack([np.pad(r, (2, 3), mode=mode, **kw) for r in rows]),
     )
+
+
+def test_linspace_retstep_and_axis_as_numpy():
+    for args, kw in (
+        ((0.0, 1.0, 5), {"retstep": True}),
+        ((0.0, 1.0, 4), {"endpoint": False, "retstep": True}),
+        ((np.zeros(2), np.ones(2), 3), {"axis": 1}),
+    ):
+        want, got = np.linspace(*args, **kw), fnp.linspace(*args, **kw)
+        assert_same(got, want)
+    # the step of traced end points is differentiable: (t - 0) / 2
+    assert ft.grad(lambda t: fnp.linspace(0.0, t, 3, retstep=True)[1])(2.0) == 0.5
+    assert ft.grad(lambda t: np.linspace(0.0, t, 3, retstep=True)[1])(2.0) == 0.5
+    values, steps = ft.vmap(lambda t: fnp.linspace(0.0, t, 3, retstep=True))(np.array([1.0, 2.0]))
+    np.testing.assert_allclose(steps, [0.5, 1.0])
+    np.testing.assert_allclose(values, [[0.0, 0.5, 1.0], [0.0, 1.0, 2.0]])

@@ -55,7 +55,16 @@ def arange(*args: Any, dtype: Any = None, like: Any = None) -> Any:
 
 
 def linspace(
-    start: Any, stop: Any, num: int = 50, endpoint: bool = True, dtype: Any = None, like: Any = None
+    start: Any,
+    stop: Any,
+    num: int = 50,
+    endpoint: bool = True,
+    retstep: bool = False,
+    dtype: Any = None,
+    axis: int = 0,
+    *,
+    device: Any = None,
+    like: Any = None,
 ) -> Any:
     """``numpy.linspace``: ``num`` evenly spaced values from ``start`` to ``stop``, on
     ``like``'s backend; traced end points go to :func:`linspace_traced` (through NumPy's
@@ -69,9 +78,12 @@ def linspace(
         >>> float(ft.grad(lambda t: fnp.linspace(0.0, t, 3).sum())(2.0))  # 0 + t/2 + t
         1.5
     """
-    return user_array(
-        xp_like(like).linspace(start, stop, num, endpoint=endpoint, dtype=dtype), "linspace"
-    )
+    if isinstance(start, Tracer) or isinstance(stop, Tracer):
+        return linspace_traced(start, stop, num, endpoint, retstep=retstep, dtype=dtype, axis=axis)
+    out = xp_like(like).linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    if retstep:
+        return user_array(out[0], "linspace"), out[1]
+    return user_array(out, "linspace")
 
 
 def _linspace(start: Any, stop: Any, num: int, endpoint: bool, axis: int) -> Any:
@@ -169,7 +181,7 @@ def geomspace(
 @implements(numpy.linspace)
 def linspace_traced(start: Any, stop: Any, num: int = 50, endpoint: bool = True, **kw: Any):
     """``numpy.linspace`` with traced end points (``np.linspace(tracer, ...)``): supports
-    ``num``, ``endpoint``, ``dtype`` and ``axis``; anything else (``retstep``) raises
+    ``num``, ``endpoint``, ``retstep``, ``dtype`` and ``axis``; anything else raises
     ``TypeError``.
 
     Example:
@@ -183,8 +195,10 @@ def linspace_traced(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
     """
     dtype = kw.pop("dtype", None)
     axis = kw.pop("axis", 0)
-    if kw.pop("retstep", False) or kw:
-        raise TypeError("linspace on tracers supports num, endpoint, dtype and axis")
+    retstep = kw.pop("retstep", False)
+    kw.pop("device", None)
+    if kw:
+        raise TypeError(f"linspace: unexpected arguments {sorted(kw)}")
     steps = num - 1 if endpoint else num
     frac = numpy.arange(num, dtype=numpy.float64) / max(steps, 1)
     start, stop = asarray(start), asarray(stop)
@@ -194,7 +208,11 @@ def linspace_traced(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
     )
     out = start + (stop - start) * xp_of(start, stop).asarray(frac)  # on their device
     out = moveaxis(out, 0, axis) if axis else out
-    return out if dtype is None else astype(out, dtype)
+    out = out if dtype is None else astype(out, dtype)
+    if retstep:  # NumPy's step: (stop - start) / steps, NaN for one sample with endpoint
+        step = (stop - start) / steps if steps > 0 else (stop - start) * numpy.nan
+        return out, step
+    return out
 
 
 @implements(numpy.meshgrid)
