@@ -146,7 +146,7 @@ def _handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
         return _call_with_keywords(ufunc, inputs, kwargs, (None,) * ufunc.nout, form)
     dtype = kwargs.pop("dtype", None)
     masked: dict = {}  # initial=/where= of a reduce with a NumPy counterpart (np.sum's)
-    if method in ("reduce", "accumulate"):
+    if method in ("reduce", "accumulate", "reduceat"):
         axis = kwargs.pop("axis", 0)
         keepdims = kwargs.pop("keepdims", False) if method == "reduce" else False
         if method == "reduce" and name in _REDUCE:
@@ -178,7 +178,7 @@ def _handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
         out = NAMESPACE[_REDUCE[name]](inputs[0], axis=axis, keepdims=keepdims, **masked)
     elif method == "accumulate" and name in _ACCUMULATE:
         out = NAMESPACE[_ACCUMULATE[name]](inputs[0], axis=axis)
-    elif method in ("reduce", "accumulate", "outer") and ufunc.nin == 2:
+    elif method in ("reduce", "accumulate", "outer", "reduceat") and ufunc.nin == 2:
         # Any other binary ufunc's methods, from its elementwise counterpart
         # (np.subtract.outer, np.maximum.accumulate, np.logaddexp.reduce, ...).
         fn = NAMESPACE.get(UFUNC_ALIASES.get(name, name)) or _scipy_special_ufunc(ufunc)
@@ -188,6 +188,9 @@ def _handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
             out = ufunc_methods.reduce(fn, inputs[0], axis=axis, keepdims=keepdims)
         elif method == "accumulate":
             out = ufunc_methods.accumulate(fn, inputs[0], axis=axis)
+        elif method == "reduceat":
+            indices = inputs[1]._concrete() if isinstance(inputs[1], Tracer) else inputs[1]
+            out = ufunc_methods.reduceat(fn, inputs[0], helpers.to_host(indices), axis=axis)
         else:
             out = ufunc_methods.outer(fn, *inputs)
     else:

@@ -134,6 +134,9 @@ def median(
     lo = getitem(s, lead + (slice((n - 1) // 2, (n - 1) // 2 + 1),))
     hi = getitem(s, lead + (slice(n // 2, n // 2 + 1),))
     out = (lo + hi) / 2
+    if n and dtype_of(s).kind in "fc":  # NumPy: a NaN on the axis makes the median NaN
+        has_nan = isnan(getitem(s, lead + (slice(n - 1, n),)))  # sorted: NaN comes last
+        out = where(has_nan, numpy.nan, out)
     return out if keepdims else squeeze(out, axis=ax)
 
 

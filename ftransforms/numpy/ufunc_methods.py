@@ -1,7 +1,7 @@
 """NumPy's ufunc methods on traced values, for any binary ``ftransforms.numpy`` function:
 ``outer`` (``np.subtract.outer(x, y)``: pairwise differences), ``reduce``
-(``np.logaddexp.reduce(x)``) and ``accumulate`` (``np.maximum.accumulate(x)``: a running
-maximum, as in drawdowns).
+(``np.logaddexp.reduce(x)``), ``accumulate`` (``np.maximum.accumulate(x)``: a running
+maximum, as in drawdowns) and ``reduceat`` (``np.add.reduceat(x, starts)``: segment sums).
 
 They are compositions of the function itself with broadcasting, slicing and
 concatenation, so every transform (and ``jit``) sees ordinary operations: an associative
@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+
+import numpy
 
 from ftransforms.numpy.creation import as_operand
 from ftransforms.numpy.helpers import ndim, normalize_axis, shape
@@ -174,3 +176,37 @@ def accumulate(fn: Callable, a: Any, axis: int = 0) -> Any:
             rows.append(fn(rows[-1], getitem(x, i)))
         out = stack(rows)
     return moveaxis(out, 0, ax)
+
+
+def reduceat(fn: Callable, a: Any, indices: Any, axis: int = 0) -> Any:
+    """``numpy.<ufunc>.reduceat(a, indices, axis)``: ``fn`` reduced over each segment
+    ``a[indices[i]:indices[i + 1]]`` along ``axis`` (to the end for the last), or
+    ``a[indices[i]]`` itself where ``indices[i] >= indices[i + 1]``, as NumPy.  The indices
+    are static (NumPy numbers).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms.numpy as fnp
+        >>> reduceat(fnp.add, np.arange(8.0), [0, 4, 1, 5]).tolist()
+        [6.0, 4.0, 10.0, 18.0]
+    """
+    a = as_operand(a)
+    if ndim(a) == 0:
+        raise TypeError(f"{_name(fn)}.reduceat: cannot reduce a scalar")
+    ax = normalize_axis(int(axis), ndim(a))
+    x = moveaxis(a, ax, 0)
+    n = shape(x)[0]
+    idx = numpy.asarray(indices)
+    if idx.ndim != 1 or idx.dtype.kind not in "iu":
+        raise TypeError(f"{_name(fn)}.reduceat: indices must be a 1-d array of integers")
+    bad = idx[(idx < 0) | (idx >= n)]
+    if bad.size:
+        raise IndexError(f"index {int(bad[0])} out-of-bounds in {_name(fn)}.reduceat [0, {n})")
+    parts = []
+    for i, start in enumerate(idx.tolist()):
+        end = idx[i + 1] if i + 1 < idx.size else n
+        if start < end:
+            parts.append(reduce(fn, getitem(x, slice(start, int(end))), axis=0))
+        else:
+            parts.append(getitem(x, start))
+    return moveaxis(stack(parts), 0, ax)
