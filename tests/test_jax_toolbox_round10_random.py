@@ -1,6 +1,8 @@
 """JAX's toolbox, round 10, part A: the rest of ``jax.random`` on JAX-style keys
 (``ftransforms/random_distributions.py``, the rejection loops in
-``ftransforms/random_rejection.py``).
+``ftransforms/random_rejection.py``), JAX's top-level runtime names
+(``ftransforms/runtime.py``: ``disable_jit``, ``config``, ``devices``, ...),
+``ftransforms.experimental.ode.odeint`` and the tree utilities' leftovers.
 
 Oracles: SciPy's distributions (Kolmogorov-Smirnov distances with a fixed key, at level
 0.001), the loop over keys or parameters for ``vmap``, eager calls for ``jit``, central
@@ -265,6 +267,115 @@ def test_bad_arguments_raise_clear_errors():
         assert str(info.value).startswith("random."), str(info.value)
     assert not current_stack()
     assert R.key_dtype() == R.key(0).dtype
+
+
+# -- JAX's runtime names -----------------------------------------------------------------------
+
+
+def test_disable_jit_runs_the_python_every_call():
+    calls = []
+
+    def f(x):
+        calls.append(1)
+        return x * 2
+
+    jf = ft.jit(f)
+    x = np.ones(2)
+    jf(x), jf(x)
+    assert len(calls) == 1  # recorded once, then replayed
+    with ft.disable_jit():
+        same(jf(x), 2 * x)
+        with ft.disable_jit(False):  # JAX's argument: this block keeps jit off (outer one)
+            jf(x)
+        assert len(calls) == 3
+    jf(x)
+    assert len(calls) == 3  # replayed again after the block
+    with pytest.raises(ZeroDivisionError), ft.disable_jit():
+        ft.jit(lambda v: 1 / 0)(x)
+    jf(x)
+    assert len(calls) == 3  # the block's exception left jit on
+
+    # a jitted function that writes into its argument leaves the caller's array alone,
+    # with jit on or off
+    def write(v):
+        v[0] = 5.0
+        return v.sum()
+
+    with ft.disable_jit():
+        assert ft.jit(write)(x) == 6.0
+    same(x, np.ones(2))
+    ft.config.update("jax_disable_jit", True)
+    try:
+        jf(x)
+        assert len(calls) == 4
+    finally:
+        ft.config.update("jax_disable_jit", False)
+    jf(x)
+    assert len(calls) == 4
+
+
+def test_clear_caches_and_compile_time_eval():
+    calls = []
+    jf = ft.jit(lambda x: calls.append(1) or x + 1)
+    jf(np.ones(2)), jf(np.ones(2))
+    assert len(calls) == 1 and len(jf.cache) == 1
+    ft.clear_caches()
+    assert len(jf.cache) == 0
+    same(jf(np.ones(2)), np.full(2, 2.0))
+    assert len(calls) == 2
+
+    @ft.jit
+    def g(x):
+        with ft.ensure_compile_time_eval():
+            n = int(np.arange(4).sum())
+        return x * n
+
+    same(g(np.ones(2)), np.full(2, 6.0))
+    same(g(np.full(2, 2.0)), np.full(2, 12.0))
+
+
+def test_devices_and_config():
+    assert ft.default_backend() == "cpu"
+    cpu = ft.devices()[0]
+    assert ft.devices() == ft.local_devices() == [cpu] == ft.devices("cpu")
+    assert (cpu.platform, cpu.id, str(cpu)) == ("cpu", 0, "TFRT_CPU_0")
+    assert ft.device_count() == ft.local_device_count() == 1
+    assert ft.process_index() == 0 and ft.process_count() == 1
+    x = np.ones(2)
+    assert ft.device_put(x, cpu) is x
+    same(ft.jit(lambda v: v + 1, device=cpu)(x), x + 1)
+    with pytest.raises(ft.errors.UnsupportedOperationError, match="tpu"):
+        ft.devices("tpu")
+    # x64: NumPy's dtypes are JAX's with x64 on
+    ft.config.update("jax_enable_x64", True)
+    assert ft.config.jax_enable_x64 is True and ft.config.read("jax_enable_x64") is True
+    with pytest.warns(RuntimeWarning, match="no effect"):
+        ft.config.update("jax_enable_x64", False)
+    assert ft.config.jax_enable_x64 is True
+    assert ft.numpy.asarray(1.0).dtype == np.float64 and ft.numpy.arange(3).dtype == np.int64
+    ft.config.update("jax_platform_name", "cpu")
+    assert ft.config.jax_platform_name == "cpu"
+    with pytest.raises(AttributeError, match="unrecognized"):
+        ft.config.update("jax_no_such_thing", 1)
+    with pytest.raises(AttributeError):
+        ft.config.jax_no_such_thing  # noqa: B018
+
+
+def test_experimental_odeint_is_jaxs_signature_and_gradients():
+    from ftransforms.experimental.ode import odeint
+
+    def solve(y0, t1, k):
+        f = lambda y, t, k: np.stack([y[1], -k * y[0] - 0.1 * y[1]])  # noqa: E731
+        return odeint(f, y0, np.array([0.0, 0.5, t1]), k, rtol=1e-10, atol=1e-10)[-1].sum()
+
+    y0, t1, k = np.array([1.0, 0.0]), 1.3, 2.0
+    gy, gt, gk = ft.grad(solve, argnums=(0, 1, 2))(y0, t1, k)
+    e = np.eye(2) * 1e-6
+    np.testing.assert_allclose(
+        gy, [(solve(y0 + d, t1, k) - solve(y0 - d, t1, k)) / 2e-6 for d in e], rtol=1e-5
+    )
+    np.testing.assert_allclose(gt, fd(lambda s: solve(y0, s, k), t1), rtol=1e-5)
+    np.testing.assert_allclose(gk, fd(lambda s: solve(y0, t1, s), k), rtol=1e-5)
 
 
 # -- against JAX -----------------------------------------------------------------------------
