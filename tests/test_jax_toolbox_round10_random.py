@@ -378,6 +378,74 @@ def test_experimental_odeint_is_jaxs_signature_and_gradients():
     np.testing.assert_allclose(gk, fd(lambda s: solve(y0, t1, s), k), rtol=1e-5)
 
 
+# -- tree utilities' leftovers, against jax.tree_util -------------------------------------------
+
+
+def test_tree_util_leftovers_against_jax():
+    import collections
+    import dataclasses
+    import operator
+
+    jtu = jax.tree_util
+    tu = ft.tree_util
+    point = collections.namedtuple("Point", "x y")
+    trees = [{"b": [2, None], "a": 1}, [5, (6, 7)], point(1, {"k": 2}), (None, 3)]
+    for tree in trees:
+        pairs, aux = tu.flatten_one_level_with_keys(tree)
+        jpairs, _ = jtu.flatten_one_level_with_keys(tree)
+        assert [c for _, c in pairs] == [c for _, c in jpairs]
+        if isinstance(tree, point):  # JAX names both fields x here; its flatten_with_path: x, y
+            assert [k for k, _ in pairs] == [tu.GetAttrKey("x"), tu.GetAttrKey("y")]
+        else:
+            assert [jtu.keystr((k,)) for k, _ in jpairs] == [tu.keystr((k,)) for k, _ in pairs]
+        assert tu.default_registry.flatten_one_level_with_keys(tree) is not None
+    with pytest.raises(ValueError, match="leaf"):
+        tu.flatten_one_level_with_keys(3.0)
+    assert tu.default_registry.flatten_one_level(3.0) is None
+    for typ in (dict, list, tuple, type(None), point, int, float, np.ndarray, str):
+        assert tu.is_tree_node(typ) == jtu.is_tree_node(typ), typ
+    x, y = [1, 2, (3,)], {"k": 3, "j": None}
+    treedef = tu.treedef_tuple([tu.tree_structure(x), tu.tree_structure(y)])
+    assert treedef == tu.tree_structure((x, y))
+    assert (
+        treedef.num_leaves
+        == jtu.treedef_tuple([jtu.tree_structure(x), jtu.tree_structure(y)]).num_leaves
+    )
+    # the balanced order of JAX's reduction, seen through a non-associative operation
+    concat = lambda a, b: f"({a}{b})"  # noqa: E731
+    for tree in ([1, 2, 3, 4, 5], {"a": 1, "b": [2, 3]}, [7]):
+        assert tu.tree_reduce_associative(concat, tree) == jtu.tree_reduce_associative(concat, tree)
+        assert ft.tree.reduce_associative(operator.add, tree) == jax.tree.reduce_associative(
+            operator.add, tree
+        )
+    assert tu.tree_reduce_associative(operator.add, [], identity=0) == 0
+    with pytest.raises(TypeError, match="identity"):
+        tu.tree_reduce_associative(operator.add, [])
+    assert tu.KeyPath == tuple[tu.KeyEntry, ...]
+
+    @tu.register_dataclass
+    @dataclasses.dataclass
+    class Layer:
+        w: np.ndarray
+        act: str = ft.tree.static(default="tanh")
+        note: str = ft.tree.static(default="", metadata={"doc": "kept"})
+
+    layer = Layer(np.ones(2))
+    assert ft.tree.leaves(layer) == [layer.w]
+    assert dataclasses.fields(Layer)[2].metadata == {"static": True, "doc": "kept"}
+    g = ft.grad(lambda p: np.tanh(p.w).sum())(layer)
+    assert isinstance(g, Layer) and g.act == "tanh"
+    np.testing.assert_allclose(g.w, 1 - np.tanh(1.0) ** 2)
+
+    class Box:
+        def __init__(self, v):
+            self.v = v
+
+    tu.default_registry.register_node(Box, lambda b: ((b.v,), None), lambda _, c: Box(*c))
+    assert tu.is_tree_node(Box) and ft.tree.leaves(Box(4.0)) == [4.0]
+    assert tu.default_registry.is_node(Box)
+
+
 # -- against JAX -----------------------------------------------------------------------------
 
 
