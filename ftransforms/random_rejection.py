@@ -71,6 +71,46 @@ def _uniform_rows(k: numpy.ndarray, shape: tuple, dtype: numpy.dtype) -> numpy.n
     return numpy.asarray(_uniform(_per_row(k, len(shape)), shape, dtype, 0.0, 1.0))
 
 
+def _uniform_at(k: numpy.ndarray, index: numpy.ndarray, dtype: numpy.dtype) -> numpy.ndarray:
+    """The entries at the row-major positions ``index`` of ``uniform(key, shape, dtype)``
+    (``minval=0``, ``maxval=1``), for words ``k`` of shape ``(2, len(index))``, one key per
+    entry: the counter of an entry is its position, so a loop that still needs a few
+    entries hashes only those."""
+    index = index.astype(numpy.uint64)
+    hi = (index >> numpy.uint64(32)).astype(_U32)
+    lo = (index & numpy.uint64(0xFFFFFFFF)).astype(_U32)
+    b1, b2 = (numpy.asarray(b) for b in threefry2x32_p(k[0], k[1], hi, lo))
+    info = numpy.finfo(dtype)
+    width = dtype.itemsize * 8
+    if width == 64:
+        bits = (b1.astype(numpy.uint64) << numpy.uint64(32)) | b2.astype(numpy.uint64)
+    else:
+        bits = (b1 ^ b2).astype(numpy.dtype(f"uint{width}"))
+    mantissa = bits >> bits.dtype.type(width - info.nmant)
+    return mantissa.astype(dtype) * dtype.type(2.0**-info.nmant)
+
+
+class _Rows:
+    """The state of a loop that runs, as JAX's ``while_loop`` under ``vmap``, per batch row
+    until none of the row's entries is live: the rows' keys, and the live entries as flat
+    positions in ``(*batch, *shape)``."""
+
+    def __init__(self, k: numpy.ndarray, size: int, live: numpy.ndarray) -> None:
+        self.keys = k.reshape(2, -1).copy()
+        self.size = size  # entries per row
+        self.live = live
+
+    def draw(self, dtype: numpy.dtype, subkey_first: bool) -> numpy.ndarray:
+        """Advance the key of every row that has a live entry (``key, sub = split(key)``,
+        or ``sub, key = split(key)``) and return the live entries' uniform draws."""
+        rows = self.live // self.size
+        looping, where = numpy.unique(rows, return_inverse=True)
+        first, second = _split(self.keys[:, looping], 2)
+        sub, nxt = (first, second) if subkey_first else (second, first)
+        self.keys[:, looping] = nxt
+        return _uniform_at(sub[:, where], self.live % self.size, dtype)
+
+
 # -- gamma: Marsaglia and Tsang, one key per element ------------------------------------------
 
 
@@ -152,9 +192,25 @@ def poisson_draws(keys: Any, lam: Any, dtype: Any) -> numpy.ndarray:
         use_knuth = numpy.isnan(lam) | (lam < 10)
         knuth = _poisson_knuth(k, numpy.where(use_knuth, lam, lam.dtype.type(0)), dtype)
         lam_rej = numpy.where(use_knuth, lam.dtype.type(1e5), lam)
-        rejection = _poisson_rejection(k, lam_rej).astype(dtype)
+        rejection = _rows_needing(_poisson_rejection, ~use_knuth, k, lam_rej).astype(dtype)
     out = numpy.where(use_knuth, knuth, rejection)
     return numpy.where(lam == 0, dtype.type(0), out)
+
+
+def _rows_needing(loop: Any, needed: numpy.ndarray, k: numpy.ndarray, *params: Any) -> Any:
+    """``loop(k, *params)`` run on the batch rows with an entry ``needed`` only (the others'
+    results are discarded by the caller: -1 there).  A row runs whole, its placeholder
+    entries included, since they decide how long JAX's loop over the row goes on."""
+    batch = k.shape[1:]
+    rows = _rows_looping(needed, len(batch)).reshape(-1)
+    out = numpy.full(params[0].shape, -1, params[0].dtype)
+    size = math.prod(params[0].shape[len(batch) :])
+    if not rows.any() or size == 0:
+        return out
+    flat = [p.reshape((-1, size))[rows] for p in params]
+    keys = k.reshape(2, -1)[:, rows]
+    out.reshape((-1, size))[rows] = loop(keys, *flat).reshape(-1, size)
+    return out
 
 
 def _rows_looping(flags: numpy.ndarray, nbatch: int) -> numpy.ndarray:
@@ -168,20 +224,19 @@ def _on_rows(rows: numpy.ndarray, ndim: int) -> numpy.ndarray:
 
 
 def _poisson_knuth(k: numpy.ndarray, lam: numpy.ndarray, dtype: numpy.dtype) -> numpy.ndarray:
-    nbatch = k.ndim - 1
-    shape = lam.shape[nbatch:]
-    count = numpy.zeros(lam.shape, dtype)
-    log_prod = numpy.zeros(lam.shape, numpy.float32)
-    rows = _rows_looping(log_prod > -lam, nbatch)
-    while rows.any():
-        key_next, sub = _split(k, 2)
-        live = _on_rows(rows, len(shape))
-        count = numpy.where(live & (log_prod > -lam), count + dtype.type(1), count)
-        u = _uniform_rows(sub, shape, numpy.dtype(numpy.float32))
-        log_prod = numpy.where(live, log_prod + numpy.log(u), log_prod)
-        k = numpy.where(rows, key_next, k)
-        rows = rows & _rows_looping(log_prod > -lam, nbatch)
-    return (count - dtype.type(1)).astype(dtype)
+    # log_prod only falls, so an entry once done stays done: only the live ones are drawn
+    size = math.prod(lam.shape[k.ndim - 1 :])
+    lam_flat = lam.reshape(-1)
+    count = numpy.zeros(lam_flat.shape, dtype)
+    log_prod = numpy.zeros(lam_flat.shape, numpy.float32)
+    loop = _Rows(k, size, numpy.flatnonzero(log_prod > -lam_flat))
+    while loop.live.size:
+        live = loop.live
+        count[live] += dtype.type(1)
+        u = loop.draw(numpy.dtype(numpy.float32), subkey_first=False)
+        log_prod[live] += numpy.log(u)
+        loop.live = live[log_prod[live] > -lam_flat[live]]
+    return (count - dtype.type(1)).reshape(lam.shape)
 
 
 def _poisson_rejection(k: numpy.ndarray, lam: numpy.ndarray) -> numpy.ndarray:
@@ -267,7 +322,7 @@ def binomial_draws(keys: Any, count: Any, prob: Any) -> numpy.ndarray:
         samples = numpy.where(
             use_inversion,
             _binomial_inversion(k, count_inv, q),
-            _btrs(k, count_btrs, q_btrs),
+            _rows_needing(_btrs, ~use_inversion, k, count_btrs, q_btrs),
         )
         invalid = q_l_0 | q_is_nan | count_nan_or_neg
         samples = numpy.where(invalid, dt(numpy.nan), samples)
@@ -277,22 +332,21 @@ def binomial_draws(keys: Any, count: Any, prob: Any) -> numpy.ndarray:
 
 
 def _binomial_inversion(k: numpy.ndarray, count: numpy.ndarray, prob: numpy.ndarray) -> Any:
-    nbatch = k.ndim - 1
-    shape = prob.shape[nbatch:]
+    # geom_sum only grows, so an entry once past count stays there: only live ones are drawn
     dt = prob.dtype.type
-    log1m = numpy.log1p(-prob)
-    num_geom = numpy.zeros(prob.shape, prob.dtype)
-    geom_sum = numpy.zeros(prob.shape, prob.dtype)
-    rows = _rows_looping(geom_sum <= count, nbatch)
-    while rows.any():
-        sub, key_next = _split(k, 2)
-        live = _on_rows(rows, len(shape))
-        num_geom = numpy.where(live & (geom_sum <= count), num_geom + dt(1), num_geom)
-        u = _uniform_rows(sub, shape, prob.dtype)
-        geom_sum = numpy.where(live, geom_sum + numpy.ceil(numpy.log(u) / log1m), geom_sum)
-        k = numpy.where(rows, key_next, k)
-        rows = rows & _rows_looping(geom_sum <= count, nbatch)
-    return num_geom - dt(1)
+    size = math.prod(prob.shape[k.ndim - 1 :])
+    count_flat = count.reshape(-1)
+    log1m = numpy.log1p(-prob).reshape(-1)
+    num_geom = numpy.zeros(count_flat.shape, prob.dtype)
+    geom_sum = numpy.zeros(count_flat.shape, prob.dtype)
+    loop = _Rows(k, size, numpy.flatnonzero(geom_sum <= count_flat))
+    while loop.live.size:
+        live = loop.live
+        num_geom[live] += dt(1)
+        u = loop.draw(prob.dtype, subkey_first=True)
+        geom_sum[live] += numpy.ceil(numpy.log(u) / log1m[live])
+        loop.live = live[geom_sum[live] <= count_flat[live]]
+    return (num_geom - dt(1)).reshape(prob.shape)
 
 
 def _btrs(k: numpy.ndarray, count: numpy.ndarray, prob: numpy.ndarray) -> numpy.ndarray:

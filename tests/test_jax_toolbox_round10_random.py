@@ -136,6 +136,17 @@ def test_discrete_samplers_against_scipy():
         assert discrete_ks(counts[:, i], st.binom(30, p[i]).cdf) < KS_BOUND
 
 
+def test_empty_shapes_give_empty_draws():
+    # (the hash of no counters: jax.random gives empty arrays)
+    assert R.split(K, 0).shape == (0, 2) and R.uniform(K, (2, 0)).shape == (2, 0)
+    assert R.normal(K, (0,)).shape == (0,)
+    assert R.gamma(K, 2.0, (0, 3)).shape == (0, 3)
+    assert R.poisson(K, 2.0, (0,)).shape == (0,)
+    assert R.binomial(K, 3.0, 0.5, (2, 0)).shape == (2, 0)
+    assert R.dirichlet(K, np.ones(3), (0,)).shape == (0, 3)
+    assert R.ball(K, 2, shape=(0,)).shape == (0, 2)
+
+
 # -- under the transforms --------------------------------------------------------------------
 
 
