@@ -110,7 +110,7 @@ def clear_caches() -> None:
 class Device:
     """A device that arrays live on: the CPU (NumPy) or a CUDA GPU (CuPy), as JAX's
     device objects (``platform``, ``id``, ``device_kind``, ``process_index``); ``str`` of
-    the CPU is JAX's ``"TFRT_CPU_0"``, which :func:`ftransforms.device_put` and ``jit``'s
+    the CPU is JAX's ``"cpu:0"``, which :func:`ftransforms.device_put` and ``jit``'s
     ``device=`` accept.
 
     Example:
@@ -131,7 +131,7 @@ class Device:
         return f"{'CpuDevice' if self.platform == 'cpu' else 'CudaDevice'}(id={self.id})"
 
     def __str__(self) -> str:
-        return f"TFRT_CPU_{self.id}" if self.platform == "cpu" else f"cuda:{self.id}"
+        return f"{'cpu' if self.platform == 'cpu' else 'cuda'}:{self.id}"
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Device) and (other.platform, other.id) == (
@@ -288,9 +288,10 @@ class Config:
     """JAX's ``jax.config``: ``config.update(name, value)`` and ``config.<name>`` for the
     ``jax_*`` settings.  ``jax_enable_x64`` is ``True`` (NumPy's dtypes; turning it off
     warns and changes nothing), ``jax_disable_jit`` turns :func:`ftransforms.jit` off
-    everywhere (see :func:`disable_jit`); the other known settings are stored, with a
-    warning where JAX would compute differently; an unknown name raises
-    ``AttributeError``, as JAX's does.
+    everywhere (see :func:`disable_jit`); the other ``jax_*`` settings are stored, with a
+    warning where JAX would compute differently or where ftransforms does not know the
+    setting; a name without the ``jax_`` prefix raises ``AttributeError``, as JAX's
+    unknown names do.
 
     Example:
         >>> import ftransforms as ft
@@ -309,10 +310,17 @@ class Config:
             >>> import ftransforms as ft
             >>> ft.config.update("jax_platform_name", "cpu")
         """
-        if name not in self.values:
+        if not isinstance(name, str) or not name.startswith("jax_"):
             raise AttributeError(
-                f"config.update({name!r}, ...): unrecognized setting; ftransforms knows "
-                f"{', '.join(sorted(self.values))}"
+                f"config.update({name!r}, ...): unrecognized config option; the settings are "
+                f"JAX's jax_* names, e.g. 'jax_enable_x64'"
+            )
+        if name not in self.values:
+            warnings.warn(
+                f"config.update({name!r}, {value!r}): ftransforms does not know this JAX "
+                f"setting; it is stored and has no effect",
+                RuntimeWarning,
+                stacklevel=2,
             )
         bad = _NO_EFFECT.get(name)
         if bad is not None and value == bad[0]:
@@ -337,14 +345,25 @@ class Config:
         try:
             return self.values[name]
         except KeyError:
-            raise AttributeError(f"config.read({name!r}): unrecognized setting") from None
+            raise AttributeError(f"config.read({name!r}): unrecognized config option") from None
+
+    @property
+    def x64_enabled(self) -> bool:
+        """``True``: NumPy's 64-bit dtypes are the defaults (``jax.config.x64_enabled``).
+
+        Example:
+            >>> import ftransforms as ft
+            >>> ft.config.x64_enabled
+            True
+        """
+        return True
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("jax_"):
             values = self.__dict__.get("values", {})
             if name in values:
                 return values[name]
-        raise AttributeError(f"config has no setting {name!r}")
+        raise AttributeError(f"config has no setting {name!r} (unrecognized config option)")
 
 
 #: ``jax.config``'s counterpart (see :class:`Config`).

@@ -349,7 +349,13 @@ def test_devices_and_config():
     assert ft.default_backend() == "cpu"
     cpu = ft.devices()[0]
     assert ft.devices() == ft.local_devices() == [cpu] == ft.devices("cpu")
-    assert (cpu.platform, cpu.id, str(cpu)) == ("cpu", 0, "TFRT_CPU_0")
+    jcpu = jax.devices("cpu")[0]
+    assert (cpu.platform, cpu.id, str(cpu), repr(cpu)) == (
+        jcpu.platform,
+        jcpu.id,
+        str(jcpu),
+        repr(jcpu),
+    )
     assert ft.device_count() == ft.local_device_count() == 1
     assert ft.process_index() == 0 and ft.process_count() == 1
     x = np.ones(2)
@@ -366,10 +372,15 @@ def test_devices_and_config():
     assert ft.numpy.asarray(1.0).dtype == np.float64 and ft.numpy.arange(3).dtype == np.int64
     ft.config.update("jax_platform_name", "cpu")
     assert ft.config.jax_platform_name == "cpu"
-    with pytest.raises(AttributeError, match="unrecognized"):
-        ft.config.update("jax_no_such_thing", 1)
+    assert ft.config.x64_enabled is True
+    with pytest.raises(AttributeError, match="unrecognized config option"):
+        ft.config.update("enable_x64", True)
     with pytest.raises(AttributeError):
         ft.config.jax_no_such_thing  # noqa: B018
+    with pytest.warns(RuntimeWarning, match="does not know"):
+        ft.config.update("jax_check_tracer_leaks", True)
+    assert ft.config.jax_check_tracer_leaks is True
+    del ft.config.values["jax_check_tracer_leaks"]
 
 
 def test_experimental_odeint_is_jaxs_signature_and_gradients():
