@@ -527,3 +527,23 @@ def test_every_new_sampler_against_jax():
             rtol = {"gamma float32": 1e-4, "loggamma": 1e-11}.get(name, 1e-13)
             rtol = 1e-8 if name.startswith("grad") else rtol
             np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-300, err_msg=name)
+
+
+@pytest.mark.slow
+def test_experimental_odeint_against_jax():
+    from jax.experimental.ode import odeint as jax_odeint
+
+    from ftransforms.experimental.ode import odeint
+
+    def make(solver, np_):
+        def solve(y0, t, k):
+            f = lambda y, s, k: np_.stack([y[1], -k * y[0] - 0.1 * y[1] * s])  # noqa: E731
+            return solver(f, y0, t, k, rtol=1e-10, atol=1e-10)[-1].sum()
+
+        return solve
+
+    y0, t, k = np.array([1.0, 0.0]), np.array([0.0, 0.4, 1.3]), 2.0
+    ours = ft.grad(make(odeint, np), argnums=(0, 1, 2))(y0, t, k)
+    theirs = jax.grad(make(jax_odeint, jax.numpy), argnums=(0, 1, 2))(y0, t, k)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-9)
