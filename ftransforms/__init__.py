@@ -92,6 +92,7 @@ from ftransforms.runtime import (  # noqa: E402
     local_devices,
     process_count,
     process_index,
+    typeof,
 )
 from ftransforms.tree_util import (  # noqa: E402
     tree_flatten,
@@ -195,4 +196,5 @@ __all__ = [
     "local_devices",
     "process_count",
     "process_index",
+    "typeof",
 ]

@@ -345,6 +345,19 @@ def test_clear_caches_and_compile_time_eval():
     same(g(np.full(2, 2.0)), np.full(2, 12.0))
 
 
+def test_typeof():
+    for x in (np.ones((2, 3), np.float32), np.int8(3), 2.0, 7, True):
+        got, want = ft.typeof(x), jax.typeof(x)
+        assert got.shape == want.shape, x
+        assert got.weak_type == want.weak_type, x
+    assert ft.typeof(2.0).dtype == np.float64 and ft.typeof(np.ones(2, np.int32)).dtype == np.int32
+    shapes = []
+    ft.vmap(ft.grad(lambda x: shapes.append(ft.typeof(x)) or (x**2).sum()))(np.ones((4, 3)))
+    assert shapes[0].shape == (3,) and shapes[0].dtype == np.float64
+    with pytest.raises(TypeError, match="tree_map"):
+        ft.typeof({"a": 1.0})
+
+
 def test_devices_and_config():
     assert ft.default_backend() == "cpu"
     cpu = ft.devices()[0]
