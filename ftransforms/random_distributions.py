@@ -12,7 +12,8 @@ on the host (NOTE [rejection samplers on the host] in ``ftransforms/random_rejec
 the others are formulas of ``uniform``/``normal``/``exponential`` draws, so ``grad`` flows
 through their parameters with the noise a constant.  ``gamma``'s derivative in its shape
 ``a`` is JAX's implicit reparameterisation: ``d sample / d a = -(dP/da) / pdf`` at the
-sample, ``P`` the regularised incomplete gamma function (NOTE [gammainc in a]); ``beta``,
+sample, ``P`` the regularised incomplete gamma function, computed on the host
+(``random_rejection.gamma_sample_derivative``); ``beta``,
 ``dirichlet``, ``chisquare``, ``t``, ``f`` and ``generalized_normal`` inherit it.
 
 Example:
@@ -33,9 +34,8 @@ import numpy
 
 import ftransforms.numpy as fnp
 from ftransforms.callbacks import pure_callback
-from ftransforms.core.errors import PRNGKeyError
+from ftransforms.core.errors import PRNGKeyError, UnsupportedOperationError
 from ftransforms.custom import custom_jvp
-from ftransforms.ops.special import gammainc_da_p, gammaln_p
 from ftransforms.random_keys import (
     _U32,
     _as,
@@ -50,7 +50,12 @@ from ftransforms.random_keys import (
     split,
     uniform,
 )
-from ftransforms.random_rejection import binomial_draws, gamma_draws, poisson_draws
+from ftransforms.random_rejection import (
+    binomial_draws,
+    gamma_draws,
+    gamma_sample_derivative,
+    poisson_draws,
+)
 from ftransforms.shape_eval import ShapeDtypeStruct
 
 __all__ = [
@@ -123,11 +128,20 @@ def _draw_loggamma(keys: Any, a: Any) -> Any:
     return gamma_draws(keys, a, True)
 
 
+@custom_jvp
 def _gamma_grad(a: Any, sample: Any) -> Any:
     """``d sample / d a`` of a standard gamma draw, holding its CDF value fixed:
-    ``-(dP/da)(a, x) / pdf(a, x)`` (JAX's ``random_gamma_grad``)."""
-    log_pdf = (a - 1) * fnp.log(sample) - sample - gammaln_p.bind(a)
-    return -gammainc_da_p.bind(a, sample) * fnp.exp(-log_pdf)
+    ``-(dP/da) / pdf`` at the sample (JAX's ``random_gamma_grad``), on the host."""
+    out = ShapeDtypeStruct(tuple(fnp.shape(sample)), sample.dtype)
+    return pure_callback(gamma_sample_derivative, out, a, sample, vmap_method="broadcast_all")
+
+
+@_gamma_grad.defjvp
+def _gamma_grad_jvp(primals: tuple, tangents: tuple) -> tuple:
+    raise UnsupportedOperationError(
+        "random.gamma(key, a): the second derivative of a gamma sample in a is not "
+        "implemented; differentiate it once in a (vmap/jit of the gradient work)"
+    )
 
 
 @custom_jvp
