@@ -105,7 +105,10 @@ class _Rows:
         """Advance the key of every row that has a live entry (``key, sub = split(key)``,
         or ``sub, key = split(key)``) and return the live entries' uniform draws."""
         rows = self.live // self.size
-        looping, where = numpy.unique(rows, return_inverse=True)
+        present = numpy.zeros(self.keys.shape[1], bool)
+        present[rows] = True
+        looping = numpy.flatnonzero(present)
+        where = (numpy.cumsum(present) - 1)[rows]  # each live entry's row among ``looping``
         first, second = _split(self.keys[:, looping], 2)
         sub, nxt = (first, second) if subkey_first else (second, first)
         self.keys[:, looping] = nxt
