@@ -24,6 +24,9 @@ call, and ``grad`` differentiates through the parameters (``minval``, ``mean``, 
 ``bernoulli``, ``randint``, ``permutation`` and ``choice`` in ``ftransforms.random`` hand a
 call whose first argument is a ``uint32`` array to the function of the same name here.
 
+The other samplers of ``jax.random`` (``gamma``, ``beta``, ``poisson``, ``binomial``, ...) are
+in ``ftransforms/random_distributions.py``, on the same bits.
+
 Differences from JAX: ``key(seed)`` returns the raw ``(2,)`` array too (JAX's typed key has
 shape ``()``; ``key_data``/``wrap_key_data`` are the identity here), and only the
 Threefry implementation exists (``impl=`` other than ``"threefry2x32"`` is refused).
