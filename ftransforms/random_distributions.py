@@ -374,9 +374,8 @@ def poisson(key: Any, lam: Any, shape: Any = None, dtype: Any = None) -> Any:
 
 
 def _inexact(value: Any) -> Any:
-    value = fnp.asarray(value) if not hasattr(value, "dtype") else value
-    if isinstance(value, float):
-        return numpy.asarray(value)
+    """``value`` as an array of a float dtype (an integer one becomes ``float64``)."""
+    value = value if hasattr(value, "dtype") else fnp.asarray(value)
     return value if value.dtype.kind in "fc" else value.astype(numpy.float64)
 
 

@@ -608,6 +608,14 @@ def test_every_new_sampler_against_jax():
         "grad dirichlet": lambda m, k: (ft.grad if m is R else jax.grad)(
             lambda s: m.dirichlet(k, s)[0]
         )(a),
+        "grad t f chisquare generalized_normal": lambda m, k: (ft.grad if m is R else jax.grad)(
+            lambda s: (
+                m.t(k, s + 1.0).sum()
+                + m.f(k, s + 1.0, 2.0 * s + 1.0).sum()
+                + m.chisquare(k, s).sum()
+                + m.generalized_normal(k, s[2], (3,)).sum()
+            )
+        )(a),
     }
     expected = jax.jit(lambda k: {n: c(jr, k) for n, c in calls.items()})(jr.PRNGKey(3))
     for name, call in calls.items():
