@@ -36,6 +36,7 @@ import ftransforms.numpy as fnp
 from ftransforms.callbacks import pure_callback
 from ftransforms.core.errors import PRNGKeyError, UnsupportedOperationError
 from ftransforms.custom import custom_jvp
+from ftransforms.numpy.helpers import xp_of
 from ftransforms.random_keys import (
     _U32,
     _as,
@@ -99,8 +100,13 @@ def _out_shape(where: str, shape: Any, *params: Any) -> tuple[int, ...]:
     return shape
 
 
-def _param(value: Any, dtype: numpy.dtype, shape: tuple) -> Any:
+def _param(key: Any, value: Any, dtype: numpy.dtype, shape: tuple) -> Any:
+    """``value`` as ``dtype``, broadcast to ``shape``; a number (Python's or NumPy's, or a
+    0-d NumPy array) is made on the key's backend first, so that the parameters of a
+    sampler called with a CuPy key are CuPy arrays as its draws are."""
     value = _as(value, dtype)
+    if isinstance(value, numpy.generic) or (type(value) is numpy.ndarray and value.ndim == 0):
+        value = xp_of(key).asarray(value)
     return value if tuple(fnp.shape(value)) == shape else fnp.broadcast_to(value, shape)
 
 
@@ -176,7 +182,7 @@ def _gamma_like(where: str, key: Any, a: Any, shape: Any, dtype: Any) -> tuple:
     key = _check_key(where, key)
     dtype = _float_dtype(where, dtype)
     shape = _out_shape(where, shape, a)
-    return key, _param(a, dtype, shape)
+    return key, _param(key, a, dtype, shape)
 
 
 def gamma(key: Any, a: Any, shape: Any = None, dtype: Any = None) -> Any:
@@ -226,7 +232,7 @@ def beta(key: Any, a: Any, b: Any, shape: Any = None, dtype: Any = None) -> Any:
     key = _check_key("beta", key)
     dtype = _float_dtype("beta", dtype)
     shape = _out_shape("beta", shape, a, b)
-    a, b = _param(a, dtype, shape), _param(b, dtype, shape)
+    a, b = _param(key, a, dtype, shape), _param(key, b, dtype, shape)
     key_a, key_b = split(key)
     log_a, log_b = _loggamma(key_a, a), _loggamma(key_b, b)
     log_max = fnp.maximum(log_a, log_b)
@@ -260,7 +266,7 @@ def dirichlet(key: Any, alpha: Any, shape: Any = None, dtype: Any = None) -> Any
         shape = _shape("dirichlet", shape)
         _check_param_shape("dirichlet", shape, numpy.empty(batch))
     full = (*shape, fnp.shape(alpha)[-1])
-    log_g = _loggamma(key, _param(alpha, dtype, full))
+    log_g = _loggamma(key, _param(key, alpha, dtype, full))
     unnormalized = fnp.exp(log_g - fnp.stop_gradient(fnp.max(log_g, axis=-1, keepdims=True)))
     return unnormalized / fnp.sum(unnormalized, axis=-1, keepdims=True)
 
@@ -281,7 +287,7 @@ def chisquare(key: Any, df: Any, shape: Any = None, dtype: Any = None) -> Any:
 
 
 def _chisquare(key: Any, df: Any, shape: tuple) -> Any:
-    half_df = _param(df / df.dtype.type(2), df.dtype, shape)
+    half_df = _param(key, df / df.dtype.type(2), df.dtype, shape)
     return fnp.exp(_loggamma(key, half_df)) * df.dtype.type(2)
 
 
@@ -320,7 +326,7 @@ def t(key: Any, df: Any, shape: Any = None, dtype: Any = None) -> Any:
     key_n, key_g = split(key)
     n = normal(key_n, shape, dtype)
     half_df = df / dtype.type(2)
-    g = _gamma(key_g, _param(half_df, dtype, shape))
+    g = _gamma(key_g, _param(key, half_df, dtype, shape))
     return n * fnp.sqrt(half_df / g)
 
 
@@ -368,13 +374,16 @@ def poisson(key: Any, lam: Any, shape: Any = None, dtype: Any = None) -> Any:
     key = _check_key("poisson", key)
     dtype = _int_dtype("poisson", dtype)
     shape = tuple(fnp.shape(lam)) if shape is None else _out_shape("poisson", shape, lam)
-    lam = _param(fnp.stop_gradient(lam), numpy.dtype(numpy.float32), shape)
+    lam = _param(key, fnp.stop_gradient(lam), numpy.dtype(numpy.float32), shape)
     out = ShapeDtypeStruct(shape, dtype)
     return pure_callback(_PoissonCallback(dtype), out, key, lam, vmap_method="broadcast_all")
 
 
 def _inexact(value: Any) -> Any:
-    """``value`` as an array of a float dtype (an integer one becomes ``float64``)."""
+    """``value`` of a float dtype (an integer one becomes ``float64``; a Python number a
+    NumPy scalar, usable with the keys of any backend)."""
+    if isinstance(value, (int, float)):
+        return numpy.float64(value)
     value = value if hasattr(value, "dtype") else fnp.asarray(value)
     return value if value.dtype.kind in "fc" else value.astype(numpy.float64)
 
@@ -395,8 +404,8 @@ def binomial(key: Any, n: Any, p: Any, shape: Any = None, dtype: Any = None) -> 
     dtype = _float_dtype("binomial", dtype)
     shape = _out_shape("binomial", shape, n, p)
     p = _inexact(fnp.stop_gradient(p))
-    p = _param(p, p.dtype, shape)
-    n = _param(fnp.stop_gradient(n), p.dtype, shape)
+    p = _param(key, p, p.dtype, shape)
+    n = _param(key, fnp.stop_gradient(n), p.dtype, shape)
     out = ShapeDtypeStruct(shape, p.dtype)
     draws = pure_callback(binomial_draws, out, key, n, p, vmap_method="broadcast_all")
     return draws.astype(dtype)
@@ -431,8 +440,8 @@ def multinomial(
     shape = tuple(fnp.shape(p)) if shape is None else _shape("multinomial", shape)
     _check_param_shape("multinomial", shape, p)
     _check_param_shape("multinomial", shape[:-1], n)
-    remainder = fnp.broadcast_to(n, shape[:-1])
-    p = fnp.moveaxis(fnp.broadcast_to(p, shape), -1, 0)
+    remainder = _param(key, n, wide, shape[:-1])
+    p = fnp.moveaxis(_param(key, p, wide, shape), -1, 0)
     remaining = fnp.flip(fnp.cumsum(fnp.flip(p, 0), 0), 0)
     ratios = p / fnp.where(remaining == 0, wide.type(1), remaining)
     keys = split(key, shape[-1])
@@ -464,7 +473,7 @@ def geometric(key: Any, p: Any, shape: Any = None, dtype: Any = None) -> Any:
     p = _inexact(p)
     u = uniform(key, shape, p.dtype)
     u = fnp.where(u == 0, p.dtype.type(1), u)
-    log_one_minus_p = fnp.broadcast_to(fnp.log1p(-p), shape)
+    log_one_minus_p = fnp.log1p(-p)  # (broadcast by the division)
     return (fnp.floor(fnp.log(u) / log_one_minus_p) + p.dtype.type(1)).astype(dtype)
 
 
@@ -497,7 +506,7 @@ def rayleigh(key: Any, scale: Any, shape: Any = None, dtype: Any = None) -> Any:
     dtype = _float_dtype("rayleigh", dtype)
     shape = _out_shape("rayleigh", shape, scale)
     u = uniform(key, shape, dtype)
-    return _param(scale, dtype, shape) * fnp.sqrt(fnp.log(u) * dtype.type(-2))
+    return _param(key, scale, dtype, shape) * fnp.sqrt(fnp.log(u) * dtype.type(-2))
 
 
 def maxwell(key: Any, shape: Any = (), dtype: Any = None) -> Any:
@@ -569,7 +578,7 @@ def wald(key: Any, mean: Any, shape: Any = None, dtype: Any = None) -> Any:
     dtype = _float_dtype("wald", dtype)
     shape = _out_shape("wald", shape, mean)
     k1, k2 = split(key)
-    mean = _param(mean, dtype, shape)
+    mean = _param(key, mean, dtype, shape)
     v = normal(k1, shape, dtype)
     z = uniform(k2, shape, dtype)
     y = v * v
@@ -595,7 +604,7 @@ def triangular(
     key = _check_key("triangular", key)
     dtype = _float_dtype("triangular", dtype)
     shape = _out_shape("triangular", shape, left, mode, right)
-    left, mode, right = (_param(v, dtype, shape) for v in (left, mode, right))
+    left, mode, right = (_param(key, v, dtype, shape) for v in (left, mode, right))
     fc = (mode - left) / (right - left)
     u = uniform(key, shape, dtype)
     low = left + fnp.sqrt(u * (right - left) * (mode - left))
@@ -625,7 +634,7 @@ def generalized_normal(key: Any, p: Any, shape: Any = (), dtype: Any = None) -> 
     p = _as(p, dtype)
     inv_p = dtype.type(1) / p
     key_g, key_r = split(key)
-    g = _gamma(key_g, _param(inv_p, dtype, shape))
+    g = _gamma(key_g, _param(key, inv_p, dtype, shape))
     r = rademacher(key_r, shape, dtype)
     return r * g**inv_p
 

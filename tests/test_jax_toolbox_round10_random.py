@@ -332,6 +332,34 @@ def test_closed_form_samplers_differentiate_through_their_parameters():
         np.testing.assert_allclose(ft.grad(f)(1.7), fd(f, 1.7), rtol=1e-6, err_msg=name)
 
 
+def test_keys_on_the_cupy_stand_in_give_its_arrays():
+    # ftransforms.strict_backend refuses every implicit host transfer, as CuPy does: the
+    # samplers' parameters are made on the key's backend, the host loops' results go back
+    from ftransforms.strict_backend import StrictArray, asarray
+
+    ks = R.split(K, 3)
+    cases = [
+        lambda k: R.uniform(k, (3,), minval=1.0, maxval=2.0),
+        lambda k: R.randint(k, (3,), 0, 7),
+        lambda k: R.gamma(k, 2.0, (3,)),
+        lambda k: R.poisson(k, 2.0, (3,)),
+        lambda k: R.binomial(k, 5.0, 0.5, (3,)),
+        lambda k: R.beta(k, 2.0, 3.0, (3,)),
+        lambda k: R.multinomial(k, 5.0, [0.2, 0.3, 0.5]),
+        lambda k: R.t(k, 3.0, (3,)),
+        lambda k: R.geometric(k, 0.3, (3,)),
+        lambda k: R.wald(k, 1.0, (3,)),
+        lambda k: R.ball(k, 2),
+    ]
+    for f in cases:
+        out = f(asarray(K))
+        assert type(out) is StrictArray
+        same(out.get(), f(K))
+        same(ft.vmap(f)(asarray(ks)).get(), ft.vmap(f)(ks))
+    g = ft.grad(lambda a: R.gamma(asarray(K), a, (3,)).sum())(asarray(np.array(2.0)))
+    np.testing.assert_allclose(g.get(), ft.grad(lambda a: R.gamma(K, a, (3,)).sum())(2.0))
+
+
 def test_bad_arguments_raise_clear_errors():
     ks = R.split(K, 3)
     cases = [
