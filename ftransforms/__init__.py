@@ -85,6 +85,23 @@ from ftransforms import jax_lax as _jax_lax  # noqa: E402
 from ftransforms import lax  # noqa: E402
 
 _jax_lax.install(lax)
+# -- JAX's runtime names (jax.disable_jit, jax.devices, jax.config, ...) --
+from ftransforms import experimental  # noqa: E402
+from ftransforms.runtime import (  # noqa: E402
+    Device,
+    clear_caches,
+    config,
+    default_backend,
+    device_count,
+    devices,
+    disable_jit,
+    ensure_compile_time_eval,
+    local_device_count,
+    local_devices,
+    process_count,
+    process_index,
+    typeof,
+)
 from ftransforms.tree_util import (  # noqa: E402
     tree_flatten,
     tree_leaves,
@@ -183,4 +200,19 @@ __all__ = [
     "vjp",
     "vmap",
     "while_loop",
+    # JAX's runtime names
+    "Device",
+    "clear_caches",
+    "config",
+    "default_backend",
+    "device_count",
+    "devices",
+    "disable_jit",
+    "ensure_compile_time_eval",
+    "experimental",
+    "local_device_count",
+    "local_devices",
+    "process_count",
+    "process_index",
+    "typeof",
 ]

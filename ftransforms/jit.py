@@ -18,6 +18,7 @@ import inspect
 import threading
 import types
 import warnings
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -448,6 +449,21 @@ def _dtype(value: Any) -> numpy.dtype:
 make_jaxpr = make_program
 
 
+# NOTE [disable_jit]: ``ft.disable_jit()`` (a context manager, per thread) and
+# ``ft.config.update("jax_disable_jit", True)`` (everywhere) make every jitted function run
+# its Python eagerly, on private copies of its arguments as an eager run of a
+# value-dependent signature does, so that it can be stepped through with pdb; the test is
+# one attribute read at the top of each jitted call.  ``ft.clear_caches()`` empties the
+# recordings of every jitted function (the caches are held weakly here).
+class _JitOff(threading.local):
+    depth = 0
+
+
+JIT_OFF = _JitOff()
+JIT_OFF_EVERYWHERE = [False]
+PROGRAM_CACHES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # id -> cache
+
+
 def jit(
     func: Callable | None = None,
     *,
@@ -534,6 +550,7 @@ def jit(
     if argnums or argnames:  # (reading the signature costs; only static arguments need it)
         argnums, argnames = _infer_static(func, name, argnums, argnames)
     cache = _ProgramCache()
+    PROGRAM_CACHES[id(cache)] = cache
     # NOTE [jit's fast path]: a call whose positional arguments are all plain NumPy arrays
     # (or tuples/lists of them) and that has no keyword or static arguments is keyed by
     # the arrays' shapes and dtypes alone (``_fast_key``): the same signature the general
@@ -550,6 +567,8 @@ def jit(
 
     @functools.wraps(func)
     def compiled(*args: Any, **kwargs: Any) -> Any:
+        if JIT_OFF.depth or JIT_OFF_EVERYWHERE[0]:  # NOTE [disable_jit]
+            return func(*_private_copies(args), **_private_copies(kwargs))
         if plain and not kwargs:
             found = _fast_key(args)
             if found is not None:

@@ -988,3 +988,42 @@ permutation = _accepting_keys(permutation, _keys.permutation)
 choice = _accepting_keys(choice, _keys.choice)
 
 __all__ += [n for n in _keys.__all__ if n not in __all__]
+
+# the rest of jax.random's samplers (ftransforms/random_distributions.py), loaded on first
+# use: they sit on custom_jvp and pure_callback, which import api, which imports this module
+_DISTRIBUTIONS = (
+    "ball",
+    "beta",
+    "binomial",
+    "chisquare",
+    "dirichlet",
+    "double_sided_maxwell",
+    "f",
+    "gamma",
+    "generalized_normal",
+    "geometric",
+    "key_dtype",
+    "loggamma",
+    "maxwell",
+    "multinomial",
+    "pareto",
+    "poisson",
+    "rayleigh",
+    "t",
+    "triangular",
+    "wald",
+    "weibull_min",
+)
+__all__ += _DISTRIBUTIONS
+
+
+def __getattr__(name: str) -> Any:
+    if name in _DISTRIBUTIONS:
+        # function-local: random_distributions imports custom/callbacks, which import api,
+        # which imports this module
+        from ftransforms import random_distributions  # noqa: PLC0415
+
+        value = getattr(random_distributions, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

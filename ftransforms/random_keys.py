@@ -24,6 +24,9 @@ call, and ``grad`` differentiates through the parameters (``minval``, ``mean``, 
 ``bernoulli``, ``randint``, ``permutation`` and ``choice`` in ``ftransforms.random`` hand a
 call whose first argument is a ``uint32`` array to the function of the same name here.
 
+The other samplers of ``jax.random`` (``gamma``, ``beta``, ``poisson``, ``binomial``, ...) are
+in ``ftransforms/random_distributions.py``, on the same bits.
+
 Differences from JAX: ``key(seed)`` returns the raw ``(2,)`` array too (JAX's typed key has
 shape ``()``; ``key_data``/``wrap_key_data`` are the identity here), and only the
 Threefry implementation exists (``impl=`` other than ``"threefry2x32"`` is refused).
@@ -257,7 +260,8 @@ def _counters(xp: Any, shape: tuple[int, ...]) -> tuple[Any, Any]:
         z = xp.zeros((), _U32)
         return z, z
     idx = xp.arange(math.prod(shape), dtype=numpy.uint64).reshape(shape)
-    return (idx >> numpy.uint64(32)).astype(_U32), (idx & numpy.uint64(0xFFFFFFFF)).astype(_U32)
+    hi = xp.right_shift(idx, numpy.uint64(32)).astype(_U32)
+    return hi, xp.bitwise_and(idx, numpy.uint64(0xFFFFFFFF)).astype(_U32)
 
 
 def _hash(k: Any, shape: tuple[int, ...]) -> tuple[Any, Any]:
@@ -352,7 +356,7 @@ def _float_dtype(where: str, dtype: Any, kinds: str = "f") -> numpy.dtype:
 
 def _as(value: Any, dtype: numpy.dtype) -> Any:
     if isinstance(value, (int, float)):
-        return numpy.asarray(value, dtype)
+        return dtype.type(value)  # a NumPy scalar: usable with the keys of any backend
     return fnp.asarray(value).astype(dtype)
 
 
@@ -754,9 +758,16 @@ def _randint(key: Any, shape: tuple, minval: Any, maxval: Any, dtype: numpy.dtyp
     span = fnp.where(maxval_out_of_range & (maxval > minval), span + uint(1), span)
     multiplier = fnp.remainder(uint(2 ** (nbits // 2)), span)
     multiplier = fnp.remainder(multiplier * multiplier, span)
+    # scalar bounds as NumPy scalars, which combine with the bits of a key on any backend
+    minval, span, multiplier = (_scalar(v) for v in (minval, span, multiplier))
     offset = fnp.remainder(higher, span) * multiplier + fnp.remainder(lower, span)
     offset = fnp.remainder(offset, span)
     return minval + offset.astype(dtype)
+
+
+def _scalar(value: Any) -> Any:
+    """A 0-d NumPy array as a NumPy scalar; anything else as it is."""
+    return value[()] if type(value) is numpy.ndarray and value.ndim == 0 else value
 
 
 def _sort_key_val(sort_keys: Any, x: Any, axis: int) -> Any:

@@ -7,6 +7,9 @@ Example:
     {'a': 2, 'b': (3, None)}
 """
 
+import dataclasses
+from typing import Any
+
 from ftransforms.tree_util import tree_all as all  # noqa: A004
 from ftransforms.tree_util import tree_broadcast as broadcast
 from ftransforms.tree_util import tree_flatten as flatten
@@ -16,6 +19,7 @@ from ftransforms.tree_util import tree_leaves_with_path as leaves_with_path
 from ftransforms.tree_util import tree_map as map  # noqa: A004
 from ftransforms.tree_util import tree_map_with_path as map_with_path
 from ftransforms.tree_util import tree_reduce as reduce
+from ftransforms.tree_util import tree_reduce_associative as reduce_associative
 from ftransforms.tree_util import tree_structure as structure
 from ftransforms.tree_util import tree_transpose as transpose
 from ftransforms.tree_util import tree_unflatten as unflatten
@@ -30,7 +34,30 @@ __all__ = [
     "map",
     "map_with_path",
     "reduce",
+    "reduce_associative",
+    "static",
     "structure",
     "transpose",
     "unflatten",
 ]
+
+
+def static(**kwargs: Any) -> Any:
+    """A dataclass field that is part of the structure, not a child: ``dataclasses.field``
+    with ``metadata={"static": True}`` added, which :func:`ftransforms.tree_util.register_dataclass`
+    reads (``jax.tree.static``).
+
+    Example:
+        >>> import dataclasses
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> @ft.tree_util.register_dataclass
+        ... @dataclasses.dataclass
+        ... class Op:
+        ...     x: np.ndarray
+        ...     kind: str = static(default="add")
+        >>> ft.tree.leaves(Op(np.ones(2))), ft.tree.map(lambda v: v * 2, Op(np.ones(2))).kind
+        ([array([1., 1.])], 'add')
+    """
+    metadata = {"static": True, **(kwargs.pop("metadata", None) or {})}
+    return dataclasses.field(metadata=metadata, **kwargs)

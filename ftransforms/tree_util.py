@@ -22,7 +22,7 @@ import dataclasses
 import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import optree
 
@@ -605,4 +605,162 @@ __all__ += [
     "register_pytree_with_keys_class",
     "register_static",
     "tree_broadcast",
+]
+
+
+# -- the leftovers of jax.tree_util: keys of one level, node types, associative reduce --------
+
+#: A key of one step of a key path (:class:`DictKey`, :class:`SequenceKey`,
+#: :class:`GetAttrKey`, :class:`FlattenedIndexKey` or a registered class's own key), for
+#: type hints, as JAX's ``jax.tree_util.KeyEntry``.
+KeyEntry = TypeVar("KeyEntry", bound=Any)
+#: A key path, a tuple of :data:`KeyEntry` (``jax.tree_util.KeyPath``).
+KeyPath = tuple[KeyEntry, ...]
+
+
+def flatten_one_level_with_keys(tree: Any) -> tuple[tuple[tuple[Any, Any], ...], Any]:
+    """``(((key, child), ...), aux_data)`` of the root of ``tree``, the keys those of
+    :func:`tree_flatten_with_path`; a leaf raises ``ValueError``
+    (``jax.tree_util.flatten_one_level_with_keys``).
+
+    Example:
+        >>> flatten_one_level_with_keys({"b": [2], "a": 1})[0]
+        ((DictKey(key='a'), 1), (DictKey(key='b'), [2]))
+    """
+    children, aux = flatten_one_level(tree)
+    # every node below the root is a leaf here: the root's children with their keys
+    pairs = tree_flatten_with_path(tree, is_leaf=lambda node: node is not tree)[0]
+    return tuple((path[0], child) for (path, _), child in zip(pairs, children)), aux
+
+
+def is_tree_node(typ: type) -> bool:
+    """Whether instances of ``typ`` are containers (built in, a namedtuple, or registered
+    here), not leaves: ``jax.tree_util.is_tree_node``.
+
+    Example:
+        >>> import collections
+        >>> is_tree_node(dict), is_tree_node(collections.namedtuple("P", "x")), is_tree_node(int)
+        (True, True, False)
+    """
+    if not isinstance(typ, type):
+        raise TypeError(f"is_tree_node(typ): expected a type, got {type(typ).__name__}")
+    if optree.is_namedtuple_class(typ) or optree.is_structseq_class(typ):
+        return True
+    return optree.register_pytree_node.get(typ, namespace=NAMESPACE) is not None
+
+
+def treedef_tuple(treedefs: Iterable[PyTreeDef]) -> PyTreeDef:
+    """The structure of a tuple of trees of the structures ``treedefs``:
+    ``jax.tree_util.treedef_tuple``.
+
+    Example:
+        >>> a, b = tree_structure([1, 2]), tree_structure({"k": 3})
+        >>> treedef_tuple([a, b]) == tree_structure(([1, 2], {"k": 3}))
+        True
+    """
+    return optree.treespec_tuple(list(treedefs), namespace=NAMESPACE)
+
+
+class _NoIdentity:
+    def __repr__(self) -> str:
+        return "<no identity>"
+
+
+_NO_IDENTITY = _NoIdentity()
+
+
+def _halves(leaves: list, operation: Callable[[Any, Any], Any], identity: Any) -> Any:
+    if not leaves:
+        if identity is _NO_IDENTITY:
+            raise TypeError(
+                "tree_reduce_associative(operation, tree): the tree has no leaves; pass "
+                "identity= for the value of an empty reduction"
+            )
+        return identity
+    if len(leaves) == 1:
+        return leaves[0]
+    middle = len(leaves) // 2
+    return operation(
+        _halves(leaves[:middle], operation, identity),
+        _halves(leaves[middle:], operation, identity),
+    )
+
+
+def tree_reduce_associative(
+    operation: Callable[[Any, Any], Any],
+    tree: Any,
+    *,
+    identity: Any = _NO_IDENTITY,
+    is_leaf: IsLeaf = None,
+) -> Any:
+    """The leaves of ``tree`` combined with an associative ``operation`` as a balanced
+    tree (each half reduced, then the two combined: the order JAX uses), so the depth is
+    logarithmic; an empty tree gives ``identity`` (``TypeError`` without it):
+    ``jax.tree_util.tree_reduce_associative`` (``jax.tree.reduce_associative``).
+
+    Example:
+        >>> import operator
+        >>> tree_reduce_associative(operator.add, {"a": 1, "b": [2, 3]})
+        6
+        >>> tree_reduce_associative(lambda a, b: f"({a}{b})", [1, 2, 3, 4])
+        '((12)(34))'
+    """
+    return _halves(tree_leaves(tree, is_leaf), operation, identity)
+
+
+class PyTreeRegistry:
+    """JAX's ``jax.tree_util.default_registry`` (its ``PyTreeRegistry``): the registry of
+    container types that ``tree_flatten`` and the transforms use, with JAX's methods
+    ``flatten``, ``flatten_one_level``, ``flatten_one_level_with_keys``,
+    ``flatten_with_path``, ``is_node``, ``register_node`` and ``register_dataclass_node``.
+
+    Example:
+        >>> default_registry.flatten({"a": 1, "b": (2,)})[0]
+        [1, 2]
+        >>> default_registry.flatten_one_level(3) is None  # a leaf
+        True
+    """
+
+    def flatten(self, tree: Any, leaf_predicate: IsLeaf = None) -> tuple[list, PyTreeDef]:
+        return tree_flatten(tree, leaf_predicate)
+
+    def flatten_with_path(self, tree: Any, leaf_predicate: IsLeaf = None) -> tuple:
+        return tree_flatten_with_path(tree, leaf_predicate)
+
+    def flatten_one_level(self, tree: Any) -> tuple | None:
+        return flatten_one_level(tree) if is_tree_node(type(tree)) else None
+
+    def flatten_one_level_with_keys(self, tree: Any) -> tuple | None:
+        return flatten_one_level_with_keys(tree) if is_tree_node(type(tree)) else None
+
+    def is_node(self, typ: type) -> bool:
+        return is_tree_node(typ)
+
+    def register_node(
+        self,
+        nodetype: type,
+        to_iterable: Callable,
+        from_iterable: Callable,
+        to_iterable_with_keys: Callable | None = None,
+    ) -> None:
+        if to_iterable_with_keys is None:
+            register_pytree_node(nodetype, to_iterable, from_iterable)
+        else:
+            register_pytree_with_keys(nodetype, to_iterable_with_keys, from_iterable, to_iterable)
+
+    def register_dataclass_node(
+        self, nodetype: type, data_fields: Iterable[str], meta_fields: Iterable[str], *_: Any
+    ) -> None:
+        register_dataclass(nodetype, data_fields, meta_fields)
+
+
+#: The registry (see :class:`PyTreeRegistry`).
+default_registry = PyTreeRegistry()
+
+__all__ += [
+    "default_registry",
+    "flatten_one_level_with_keys",
+    "is_tree_node",
+    "tree_reduce_associative",
+    "treedef_tuple",
 ]

@@ -213,8 +213,10 @@ def test_tree_namespace_and_top_level_are_the_same_functions():
         "leaves_with_path": "tree_leaves_with_path",
         "map_with_path": "tree_map_with_path",
         "broadcast": "tree_broadcast",
+        "reduce_associative": "tree_reduce_associative",
     }
-    assert sorted(ft.tree.__all__) == sorted(pairs)
+    assert sorted(ft.tree.__all__) == sorted([*pairs, "static"])  # static: a field maker
+    assert hasattr(jax.tree, "static")
     for short, long in pairs.items():
         assert getattr(ft.tree, short) is getattr(tu, long)
         assert hasattr(jax.tree, short)  # the name exists in JAX's namespace too

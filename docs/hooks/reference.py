@@ -45,6 +45,7 @@ TOP_GROUPS = {
     "ftransforms.autograd_compat": "autograd's names",
     "ftransforms.sync": "Devices",
     "ftransforms.naming": "Debugging",
+    "ftransforms.runtime": "Devices",
 }
 
 #: One line per chapter of ``ftransforms.numpy``, in the reference's order.
@@ -106,6 +107,11 @@ NAMESPACE_PAGES = [
         "ftransforms.scipy.spatial.distance",
     ),
     ("reference/lax.md", "ftransforms.lax (jax.lax)", "ftransforms.lax"),
+    (
+        "reference/experimental_ode.md",
+        "ftransforms.experimental.ode (jax.experimental.ode)",
+        "ftransforms.experimental.ode",
+    ),
     ("reference/distributed.md", "ftransforms.distributed", "ftransforms.distributed"),
     ("reference/testing.md", "ftransforms.testing", "ftransforms.testing"),
     ("reference/errors.md", "ftransforms.errors", "ftransforms.errors"),

@@ -38,7 +38,7 @@ def _threefry2x32_impl(xp: Any, k1: Any, k2: Any, x1: Any, x2: Any) -> tuple[Any
     shape = numpy.broadcast_shapes(k1.shape, k2.shape, x1.shape, x2.shape)
     # Work on 1-d copies: uint32 arithmetic wraps silently on arrays (NumPy scalars
     # would warn about the overflow that the hash relies on).
-    size = max(1, int(numpy.prod(shape)))
+    size = int(numpy.prod(shape))  # 1 for a scalar, 0 for an empty shape
     k1, k2, x1, x2 = (xp.broadcast_to(a, shape).reshape(size).copy() for a in (k1, k2, x1, x2))
     ks = (k1, k2, xp.bitwise_xor(xp.bitwise_xor(k1, k2), u32(_PARITY)))
     xp.add(x1, ks[0], out=x1)
