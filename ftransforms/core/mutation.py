@@ -249,6 +249,25 @@ def detached(x: Any) -> Any:
     return x
 
 
+def views_one_of(v: Any, arrays: Any) -> bool:
+    """Whether the backend array ``v`` is (a view of) one of the backend arrays ``arrays``
+    (the caller's arguments): a transform's result that is must be copied, since the
+    caller's arrays are never written through a transform (NOTE [mutation semantics])."""
+    if isinstance(v, Tracer) or not hasattr(v, "base"):
+        return False
+    root = v
+    while getattr(root, "base", None) is not None and hasattr(root.base, "shape"):
+        root = root.base
+    for leaf in arrays:
+        if isinstance(leaf, Tracer):
+            continue
+        while getattr(leaf, "base", None) is not None and hasattr(leaf.base, "shape"):
+            leaf = leaf.base
+        if leaf is root:
+            return True
+    return False
+
+
 def snapshot(t: Any) -> Any:
     """What :func:`written` compares: a tracer's class and payload objects (None for
     anything else)."""

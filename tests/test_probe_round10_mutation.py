@@ -1,0 +1,106 @@
+"""Probe round 10: NumPy programs that mutate, under the transforms.
+
+* Results that alias the caller's arrays: ``jvp`` of ``f(x) = x`` (or ``x[1:]``, ``x.T``)
+  returned the caller's primal and tangent themselves, a ``vjp`` passing a cotangent
+  through returned the caller's cotangent, ``x`` returned as aux by ``grad``/``jvp``/
+  ``jacrev``/``jacfwd``, ``linearize``'s ``jvp_fn`` of an identity, ``vmap`` with
+  ``out_dims=None``, and ``jit`` of ``x[1:].copy()`` or ``x.T * 1`` (a copy is no
+  operation of the recording): a write into the result changed the caller's array.
+
+Oracles: the plain NumPy call, the Python loop over rows for ``vmap``, central differences
+in float64 for derivatives, eager values on new inputs for ``jit``.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ftransforms as ft
+from ftransforms.errors import InPlaceError
+
+RNG = np.random.default_rng(10)
+BATCH = RNG.standard_normal((3, 6))
+X = BATCH[0]
+
+
+def central_grad(f, x, eps=1e-6):
+    return np.array([(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(x.size)])
+
+
+def central_jacobian(f, x, eps=1e-6):
+    cols = [(f(x + eps * e) - f(x - eps * e)).ravel() / (2 * eps) for e in np.eye(x.size)]
+    return np.stack(cols, -1)
+
+
+def check_transforms(f):
+    """vmap against the loop, jit on new inputs, grad/jacfwd/vmap(grad) against central
+    differences; the caller's arrays are left alone."""
+    want = np.stack([f(r.copy()) for r in BATCH])
+    batch = BATCH.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ft.errors.PerformanceWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)  # jit running a signature eagerly
+        np.testing.assert_allclose(ft.vmap(f)(batch), want)
+        jf = ft.jit(f)
+        for r in BATCH:
+            np.testing.assert_allclose(jf(r.copy()), f(r.copy()))
+    np.testing.assert_array_equal(batch, BATCH)
+    w = np.linspace(0.5, 1.5, want[0].size).reshape(want[0].shape)
+
+    def loss(x):
+        return np.sum(f(x) * w)
+
+    x = X.copy()
+    np.testing.assert_allclose(ft.grad(loss)(x), central_grad(loss, X.copy()), atol=1e-6)
+    np.testing.assert_array_equal(x, X)
+    np.testing.assert_allclose(
+        ft.jacfwd(f)(X.copy()).reshape(-1, X.size), central_jacobian(f, X.copy()), atol=1e-6
+    )
+    gb = np.stack([central_grad(loss, r.copy()) for r in BATCH])
+    np.testing.assert_allclose(ft.vmap(ft.grad(loss))(BATCH.copy()), gb, atol=1e-6)
+
+
+# -- a write into a transform's result never reaches the caller's array -----------------
+
+
+def _written_results(x, t):
+    """(name, result, the caller's array it must not alias) for each transform."""
+    p, tt = ft.jvp(lambda x: x, (x,), (t,))
+    yield "jvp primal", p, x
+    yield "jvp tangent", tt, t
+    p, tt = ft.jvp(lambda x: x.reshape(2, 3).T, (x,), (t,))
+    yield "jvp primal of a view", p, x
+    yield "jvp tangent of a view", tt, t
+    yield "jvp aux", ft.jvp(lambda x: (x.sum(), x[1:]), (x,), (t,), has_aux=True)[2], x
+    yield "vjp cotangent", ft.vjp(lambda x: x, x)[1](t)[0], t
+    yield (
+        "vjp cotangent of a view",
+        ft.vjp(lambda x: x.T, x.reshape(2, 3))[1](t.reshape(3, 2))[0],
+        t,
+    )
+    yield "grad aux", ft.grad(lambda x: (x.sum(), x), has_aux=True)(x)[1], x
+    yield "jacrev aux", ft.jacrev(lambda x: (x * 2, x), has_aux=True)(x)[1], x
+    yield "jacfwd aux", ft.jacfwd(lambda x: (x * 2, x), has_aux=True)(x)[1], x
+    yield "linearize jvp_fn", ft.linearize(lambda x: x, x)[1](t), t
+    yield "linear_transpose", ft.linear_transpose(lambda x: x, x)(t)[0], t
+    f = ft.vmap(lambda r, c: c, in_dims=(0, None), out_dims=None)
+    yield "vmap out_dims=None", f(np.ones((2, 6)), x), x
+    for g in (
+        lambda x: x[1:].copy(),
+        lambda x: x.reshape(2, 3).T * 1,
+        lambda x: (x, x[::2].copy()),
+    ):
+        jg = ft.jit(g)
+        for call in range(3):  # the recording and its replays
+            for k, leaf in enumerate(ft.tree_util.tree_leaves(jg(x))):
+                yield f"jit output {k}, call {call}", leaf, x
+
+
+def test_results_of_transforms_never_alias_the_callers_arrays():
+    x, t = X.copy(), np.ones(6)
+    for name, result, arg in _written_results(x, t):
+        assert not np.shares_memory(result, arg), name
+        result[...] = 7.0
+    np.testing.assert_array_equal(x, X)
+    np.testing.assert_array_equal(t, np.ones(6))
