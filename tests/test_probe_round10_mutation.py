@@ -20,7 +20,7 @@ import ftransforms as ft
 from ftransforms.errors import InPlaceError
 
 RNG = np.random.default_rng(10)
-BATCH = RNG.standard_normal((3, 6))
+BATCH = RNG.standard_normal((3, 12))
 X = BATCH[0]
 
 
@@ -98,9 +98,98 @@ def _written_results(x, t):
 
 
 def test_results_of_transforms_never_alias_the_callers_arrays():
-    x, t = X.copy(), np.ones(6)
+    x, t = X[:6].copy(), np.ones(6)
     for name, result, arg in _written_results(x, t):
         assert not np.shares_memory(result, arg), name
         result[...] = 7.0
-    np.testing.assert_array_equal(x, X)
+    np.testing.assert_array_equal(x, X[:6])
     np.testing.assert_array_equal(t, np.ones(6))
+
+
+# -- NumPy's strides of views; reshapes that need no copy are views ----------------------
+
+
+def _views(m):
+    return {
+        "m.T": m.T,
+        "column": m[:, 1],
+        "every other column": m[:, ::2],
+        "reversed rows": m[::-1],
+        "fortran": np.asfortranarray(m),
+        "rows, transposed": m[:2].T,
+        "diagonal": np.diagonal(m),
+        "real part": (m + 0j).real,
+    }
+
+
+def test_strides_of_views_are_numpys():
+    m = np.arange(12.0).reshape(3, 4)
+    want = {k: v.strides for k, v in _views(m).items()}
+    seen = []
+
+    def f(x):
+        seen.append({k: v.strides for k, v in _views(x.reshape(3, 4) * 1.0).items()})
+        return x
+
+    ft.vmap(f)(np.ones((2, 12)))
+    ft.grad(lambda x: f(x).sum())(np.ones(12))
+    ft.jit(f)(np.ones(12))
+    for got in seen:
+        assert got == want
+
+
+def branch_on_strides(x):
+    m = x.reshape(3, 4)[:2].T  # (4, 2) in NumPy's memory order: strides (8, 32)
+    if m.strides[0] < m.strides[1]:
+        return m.sum(0) * 2.0
+    return m.sum(1)
+
+
+def reshape_of_a_strided_view_writes_through(x):
+    a = x * 1.0
+    col = a.reshape(3, 4)[:, 1].reshape(-1, 1)  # a view in NumPy (a unit axis added)
+    col *= 3.0
+    t = a.reshape(3, 4)[:2].T.reshape(4, 2)  # a view in NumPy too
+    t[0] = x[:2] ** 2
+    return a
+
+
+def ravel_of_a_strided_view_is_a_copy(x):
+    a = x * 1.0
+    r = np.ravel(a[::2])  # NumPy copies: not contiguous
+    r[0] = 9.0 * x[2]
+    s = a[::3].ravel()
+    s += 1.0
+    return np.concatenate([a, r, s])
+
+
+def numpys_windows_over_a_transposed_view(x):
+    from numpy.lib.stride_tricks import as_strided as numpys  # bound as NumPy's own
+
+    m = x.reshape(3, 4).T  # strides (8, 32): windows step through a's memory
+    s = m.strides
+    mine = np.lib.stride_tricks.as_strided(m, shape=(3, 2, 3), strides=(s[0], s[0], s[1]))
+    theirs = numpys(m, shape=(3, 2, 3), strides=(s[0], s[0], s[1]))
+    return np.concatenate([mine.ravel(), theirs.ravel()])
+
+
+def write_through_windows_of_a_column(x):
+    a = x.reshape(3, 4) * 1.0
+    col = a[:, 2]
+    w = np.lib.stride_tricks.as_strided(col, shape=(2,), strides=(2 * col.strides[0],))
+    w *= 5.0  # rows 0 and 2 of column 2
+    return a.ravel()
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        branch_on_strides,
+        reshape_of_a_strided_view_writes_through,
+        ravel_of_a_strided_view_is_a_copy,
+        numpys_windows_over_a_transposed_view,
+        write_through_windows_of_a_column,
+    ],
+)
+def test_programs_that_read_strides_follow_numpy(f):
+    check_transforms(f)

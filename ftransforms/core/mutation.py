@@ -85,7 +85,7 @@ import numpy
 from ftransforms.core.errors import InPlaceError
 from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
 from ftransforms.core.stack import OUTERMOST_HOOKS, Interpreter, current_stack
-from ftransforms.core.tracer import Tracer, ValTracer
+from ftransforms.core.tracer import LAID_OUT_OBJECTS, Tracer, ValTracer
 
 #: The level of the buffers' pseudo-interpreter: above every transform, so that ``bind``
 #: hands an operation holding a buffer to it first, and it unwraps the buffer.
@@ -768,6 +768,132 @@ def c_contiguous(a: Tracer) -> bool:
     if not hasattr(base[1], "layout"):
         return False
     return _orders(a)[0]
+
+
+# NOTE [byte strides of views]: ``t.strides`` and whether a reshape of a view that is not
+# contiguous is a view (NumPy's rule: one that needs no copy, ``a[::2].reshape(-1, 1)``,
+# ``a[:2].T.reshape(4, 2)``) come from the byte offsets of the view's elements in its root's
+# memory: :func:`element_offsets` runs the ``forward`` of each view in the chain, from the
+# root down, on a plain integer array of the root's offsets (C order, or a buffer's own
+# strides), so an index, transpose, flip, broadcast, diagonal or strided window maps them
+# as it maps the values.  A ``forward`` that computes values does not keep them evenly
+# spaced: then the strides are unknown (C order is reported, reshapes copy).  Only a read of
+# ``strides`` and a reshape of a view that is not contiguous pay for it.
+def element_offsets(a: Tracer) -> Any:
+    """The byte offsets of the traced array ``a``'s elements in the memory of the array at
+    the root of its views (NOTE [byte strides of views]), a plain integer array; or None."""
+    chain = []
+    t = a
+    while (base := _slot(t, "_base")) is not None:
+        chain.append((base[1], t))
+        t = base[0]
+    offsets = root_offsets(t)
+    for forward, view in reversed(chain):
+        shift = getattr(forward, "byte_offset", None)  # .real/.imag of a complex array
+        try:
+            offsets = offsets + shift if shift is not None else forward(offsets)
+        except Exception:  # noqa: BLE001 - a forward that does not take integers
+            return None
+        if type(offsets) is not numpy.ndarray or offsets.shape != tuple(view.shape):
+            return None
+    return offsets
+
+
+def root_offsets(t: Tracer) -> Any:
+    """The byte offsets of the elements of ``t``, an array that is no view: C order, or a
+    buffer's own layout (NOTE [byte strides of views])."""
+    if type(t) is Buffer:
+        root = t.val
+        offsets = numpy.zeros(root.shape, dtype=numpy.intp)
+        for k, (n, s) in enumerate(zip(root.shape, root.strides)):
+            step = numpy.arange(n, dtype=numpy.intp) * s
+            offsets = offsets + step.reshape((n,) + (1,) * (root.ndim - k - 1))
+        return offsets
+    shape = tuple(t.shape)
+    offsets = numpy.arange(int(numpy.prod(shape)), dtype=numpy.intp).reshape(shape)
+    return offsets * numpy.dtype(t.dtype).itemsize
+
+
+def root_of(t: Tracer) -> Tracer:
+    """The array at the root of the views ``t`` belongs to (``t`` if it is no view)."""
+    while (base := _slot(t, "_base")) is not None:
+        t = base[0]
+    return t
+
+
+def _objects_laid_out(t: Tracer) -> Any:
+    """For NumPy's own ``as_strided`` of a view ``t`` whose strides are not C order's: an
+    object array of 0-d views of the root's elements, in the root's memory order, viewed
+    with ``t``'s offset and strides (NOTE [byte strides of views]); so NumPy's strides
+    reach the elements its memory holds there.  None where C order is right."""
+    strides = strides_of(t)
+    if strides is None or strides == c_strides(t):
+        return None
+    root = root_of(t)
+    itemsize = numpy.dtype(t.dtype).itemsize
+    where = root_offsets(root) // itemsize
+    low = int(where.min()) if where.size else 0
+    memory = numpy.empty(int(where.max()) - low + 1 if where.size else 0, dtype=object)
+    for index in numpy.ndindex(*root.shape):
+        memory[where[index] - low] = root[(*index, Ellipsis)]
+    start = int(element_offsets(t).flat[0]) // itemsize - low
+    step = _OBJECT_ITEMSIZE // itemsize
+    object_strides = tuple(s * step for s in strides)
+    return _AS_STRIDED(memory[start:], tuple(t.shape), object_strides)
+
+
+def c_strides(t: Any) -> tuple[int, ...]:
+    out, step = [], numpy.dtype(t.dtype).itemsize
+    for n in reversed(t.shape):
+        out.append(step)
+        step *= n
+    return tuple(reversed(out))
+
+
+_AS_STRIDED = numpy.lib.stride_tricks.as_strided
+_OBJECT_ITEMSIZE = numpy.dtype(object).itemsize
+LAID_OUT_OBJECTS.append(_objects_laid_out)
+
+
+def strides_of(a: Tracer) -> tuple[int, ...] | None:
+    """NumPy's byte strides of the traced array ``a`` (NOTE [byte strides of views]), or
+    None where they are not known."""
+    offsets = element_offsets(a)
+    if offsets is None or offsets.size == 0:
+        return None
+    n = offsets.ndim
+    strides: list = [None] * n
+    expected = offsets.flat[0]
+    for k, length in enumerate(offsets.shape):
+        if length > 1:
+            step = offsets[(0,) * k + (1,) + (0,) * (n - k - 1)] - offsets.flat[0]
+            strides[k] = int(step)
+            grid = numpy.arange(length, dtype=numpy.intp) * step
+            expected = expected + grid.reshape((length,) + (1,) * (n - k - 1))
+    if not numpy.array_equal(offsets, numpy.broadcast_to(expected, offsets.shape)):
+        return None
+    step = numpy.dtype(a.dtype).itemsize
+    for k in reversed(range(n)):  # an axis of length 1 takes the C stride it would have
+        if strides[k] is None:
+            strides[k] = step
+        step = abs(strides[k]) * max(offsets.shape[k], 1)
+    return tuple(strides)
+
+
+def reshapes_in_place(a: Tracer, shape: Any, order: str = "C") -> bool:
+    """Whether NumPy reshapes the traced array ``a`` to ``shape`` without a copy, by its
+    strides (NOTE [byte strides of views]); False where they are not known."""
+    strides = strides_of(a)
+    if strides is None:
+        return False
+    fake = numpy.lib.stride_tricks.as_strided(
+        numpy.zeros(1, dtype=a.dtype), tuple(a.shape), strides
+    )  # never read: a reshape that needs no copy only computes new strides
+    try:
+        numpy.reshape(fake, shape, order=order, copy=False)
+    except ValueError:
+        return False
+    return True
 
 
 _ARANGE_SOURCE = (

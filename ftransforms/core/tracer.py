@@ -425,6 +425,8 @@ def _indexing_with(depth: int) -> bool:
 #: NumPy's ``as_strided``: it converts its input with ``numpy.array`` and then reads that
 #: array's memory with the caller's byte strides, which fit an object array of tracers
 #: (8-byte pointers) only when the traced dtype has 8-byte elements too.
+#: core/mutation.py's ``_objects_laid_out`` (NOTE [byte strides of views]), set there.
+LAID_OUT_OBJECTS: list = []
 _AS_STRIDED_CODE = getattr(numpy.lib.stride_tricks.as_strided, "__code__", None)
 _OBJECT_ITEMSIZE = numpy.dtype(object).itemsize
 
@@ -742,6 +744,10 @@ class Tracer:
         if not self.shape:
             out[0] = self  # an element of an object array is stored as it is
         elif copy is not True and _called_by_as_strided(1):
+            if getattr(self, "_base", None) is not None and LAID_OUT_OBJECTS:
+                laid_out = LAID_OUT_OBJECTS[0](self)  # a view not in C order (core/mutation)
+                if laid_out is not None:
+                    return laid_out
             # NumPy's own as_strided (bound before the transform ran) reads the elements
             # through the windows it makes: 0-d views of the array, which a later write
             # into it regenerates (NOTE [mutation semantics]), so the windows see it

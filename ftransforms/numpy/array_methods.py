@@ -24,7 +24,7 @@ import numpy
 
 import ftransforms.numpy.inplace as inplace
 from ftransforms.core.errors import InPlaceError, UnsupportedOperationError
-from ftransforms.core.mutation import clone
+from ftransforms.core.mutation import clone, strides_of
 from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
 from ftransforms.core.tracer import DTYPE_HIDDEN_FROM, SPARSE_DISPATCHED, Tracer
 from ftransforms.numpy.helpers import array_like, dtype_of, physical
@@ -470,7 +470,12 @@ class ArrayMethods:
 
     @property
     def strides(self) -> tuple:
-        # C order, as numpy.array(t) lays the elements out (what as_strided reads)
+        # NumPy's strides for a view (NOTE [byte strides of views]); else C order, as
+        # numpy.array(t) lays the elements out
+        if getattr(self, "_base", None) is not None:
+            known = strides_of(self)
+            if known is not None:
+                return known
         out, step = [], self.dtype.itemsize
         for n in reversed(self.shape):
             out.append(step)

@@ -45,6 +45,7 @@ from ftransforms.core.mutation import (
     layout,
     mutable,
     read_only,
+    reshapes_in_place,
 )
 from ftransforms.core.mutation import make_view as _make_view
 from ftransforms.core.tracer import SHAPE_SETTER, Tracer
@@ -471,18 +472,31 @@ def _keeps_contiguous(index: Any, rank: int) -> bool:
     return True
 
 
-def _reshape_like(x: Tracer, out: Any, forward: Any, always: bool = False) -> Any:
+def _reshape_like(
+    x: Tracer, out: Any, forward: Any, always: bool = False, strided: Any = None
+) -> Any:
     """A reshape-like view of ``x`` (NumPy: a view when ``x`` is contiguous, else a copy;
-    ``always``: a view anyway, as squeeze is)."""
+    ``always``: a view anyway, as squeeze is; ``strided``: the ``(shape, order)`` of a
+    reshape, a view where NumPy's needs no copy, NOTE [byte strides of views])."""
     if not isinstance(x, Tracer):
         return out
     contiguous = _contiguous(x)
     if not contiguous and not always:
-        return out
+        return _strided_reshape(x, out, forward, strided)
     xshape = _shape(x)
     if not contiguous:  # squeeze/expand_dims of a.T: the unit axes move, the others stay
         forward.layout = _unit_axes_layout(xshape, _shape(out))
     return make_view(x, out, forward, lambda p, v: reshape(v, xshape), reshaped=contiguous)
+
+
+def _strided_reshape(x: Tracer, out: Any, forward: Any, strided: Any) -> Any:
+    """A reshape of ``x``, which is not contiguous in its order: a view where NumPy's needs
+    no copy (``strided``: its ``(shape, order)``; NOTE [byte strides of views]), else a
+    copy (``ravel`` of ``a[::2]`` too, which ``ravel`` would hand back as it is)."""
+    if strided is not None and reshapes_in_place(x, *strided):
+        xshape = _shape(x)
+        return make_view(x, out, forward, lambda p, v: reshape(v, xshape, order=strided[1]))
+    return copy_of(out) if out is x else out
 
 
 def _unit_axes_layout(xshape: tuple, oshape: tuple) -> Any:
@@ -511,8 +525,9 @@ def reshape_view(
     if copy:
         return copy_of(out)
     if order == "F":
-        return _fortran_reshape(x, out, lambda p: reshape(p, newshape, order="F"))
-    return _reshape_like(x, out, lambda p: reshape(p, newshape))
+        forward = lambda p: reshape(p, newshape, order="F")  # noqa: E731
+        return _fortran_reshape(x, out, forward, (newshape, "F"))
+    return _reshape_like(x, out, lambda p: reshape(p, newshape), strided=(newshape, "C"))
 
 
 def _memory_order_letter(x: Any, order: Any) -> Any:
@@ -524,11 +539,13 @@ def _memory_order_letter(x: Any, order: Any) -> Any:
     return order
 
 
-def _fortran_reshape(x: Any, out: Any, forward: Any) -> Any:
+def _fortran_reshape(x: Any, out: Any, forward: Any, strided: Any = None) -> Any:
     """A reshape in Fortran order: of a Fortran-contiguous ``x`` a view (Fortran-contiguous
-    itself), as in NumPy; else the copy ``out``."""
-    if not isinstance(x, Tracer) or not f_contiguous(x):
+    itself), as in NumPy; else (a view where NumPy's needs no copy, ``strided``) a copy."""
+    if not isinstance(x, Tracer):
         return out
+    if not f_contiguous(x):
+        return _strided_reshape(x, out, forward, strided)
     xshape = _shape(x)
     reversed_axes = tuple(range(ndim(out)))[::-1]
     forward.layout = lambda parent: (reversed_axes, True)  # type: ignore[attr-defined]
@@ -589,18 +606,40 @@ def squeeze_view(x: Tracer, axis: Any = None) -> Any:
     return _reshape_like(x, out, lambda p: squeeze(p, axis), always=True)
 
 
+def _real_part(p: Any) -> Any:
+    return real(p)
+
+
+def _imag_part(itemsize: int) -> Any:
+    """The ``forward`` of ``.imag`` of a complex array of ``itemsize`` bytes (one for each)."""
+    forward = _IMAG_PARTS.get(itemsize)
+    if forward is None:
+
+        def forward(p: Any) -> Any:
+            return imag(p)
+
+        forward.byte_offset = itemsize // 2  # type: ignore[attr-defined]
+        _IMAG_PARTS[itemsize] = forward
+    return forward
+
+
+_IMAG_PARTS: dict = {}
+_real_part.byte_offset = 0  # type: ignore[attr-defined]  # NOTE [byte strides of views]
+
+
 def real_view(x: Tracer) -> Any:
     out = real(x)
     if dtype_of(x).kind != "c":
         return out
-    return make_view(x, out, real, lambda p, v: _cast(v, dtype_of(p)) + 1j * imag(p))
+    return make_view(x, out, _real_part, lambda p, v: _cast(v, dtype_of(p)) + 1j * imag(p))
 
 
 def imag_view(x: Tracer) -> Any:
     out = imag(x)
     if dtype_of(x).kind != "c":  # zeros NumPy makes read-only: a write would be lost
         return make_view(x, out, imag, read_only)
-    return make_view(x, out, imag, lambda p, v: real(p) + 1j * _cast(v, dtype_of(real(p))))
+    forward = _imag_part(dtype_of(x).itemsize)
+    return make_view(x, out, forward, lambda p, v: real(p) + 1j * _cast(v, dtype_of(real(p))))
 
 
 def diagonal_view(x: Tracer, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
