@@ -7,8 +7,9 @@ itemsize)``: a gather every transform differentiates, maps and records.  A view 
 otherwise (``a.T``, ``a[:, 0]``: ``t.strides`` are NumPy's, NOTE [byte strides of views]
 in core/mutation.py) is stepped through its root's memory from its first element, and
 each place reached is the element of ``x`` that NumPy holds there.  The result is a
-view: writes into ``x`` are seen through it, and a write into it (``as_strided(a, (n,), ((n + 1) * a.itemsize,))[:] = 1``, the diagonal) is scattered
-into ``x``'s elements; ``writeable=False`` makes it read-only, as in NumPy.  A view whose
+view: writes into ``x`` are seen through it, and a write into it
+(``as_strided(a, (n,), ((n + 1) * a.itemsize,))[:] = 1``, the diagonal) is scattered into
+``x``'s elements; ``writeable=False`` makes it read-only, as in NumPy.  A view whose
 elements overlap (rolling windows) refuses writes with InPlaceError: NumPy writes (and, for
 ``w *= 2``, reads) such memory element by element, an order a whole-view write cannot keep.
 Strides that are not whole elements, or positions outside ``x``, raise instead of reading
