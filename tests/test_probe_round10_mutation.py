@@ -193,3 +193,31 @@ def write_through_windows_of_a_column(x):
 )
 def test_programs_that_read_strides_follow_numpy(f):
     check_transforms(f)
+
+
+# -- where= of a ufunc: the elements it does not compute give no nan derivative ----------
+
+
+def sqrt_where_positive(x):
+    a = x * 1.0
+    np.sqrt(a, out=a, where=a > 0)
+    return a
+
+
+def divide_where_nonzero(x):
+    b = x[::-1] * (np.abs(x[::-1]) > 0.5)
+    return np.divide(x, b, out=np.zeros_like(x), where=b != 0)
+
+
+def arccos_where_inside(x):
+    out = np.ones_like(x)
+    np.arccos(x, out=out, where=np.abs(x) < 1)
+    return out
+
+
+@pytest.mark.parametrize("f", [sqrt_where_positive, divide_where_nonzero, arccos_where_inside])
+def test_ufunc_where_gives_finite_derivatives_where_it_does_not_compute(f):
+    assert (BATCH <= 0).any() and (np.abs(BATCH) > 1).any()  # both kinds of elements
+    check_transforms(f)
+    h = ft.hessian(lambda x: np.sum(f(x) ** 2))(X.copy())
+    assert np.isfinite(h).all()
