@@ -11,13 +11,13 @@ Oracles: the plain NumPy call, the Python loop over rows for ``vmap``, central d
 in float64 for derivatives, eager values on new inputs for ``jit``.
 """
 
+import re
 import warnings
 
 import numpy as np
 import pytest
 
 import ftransforms as ft
-from ftransforms.errors import InPlaceError
 
 RNG = np.random.default_rng(10)
 BATCH = RNG.standard_normal((3, 12))
@@ -221,3 +221,27 @@ def test_ufunc_where_gives_finite_derivatives_where_it_does_not_compute(f):
     check_transforms(f)
     h = ft.hessian(lambda x: np.sum(f(x) ** 2))(X.copy())
     assert np.isfinite(h).all()
+
+
+# -- setters NumPy has and the transforms cannot follow ---------------------------------
+
+
+def test_dtype_and_strides_setters_raise_a_clear_error():
+    def set_dtype(x):
+        a = x * 1.0
+        a.dtype = np.float64  # the same dtype: nothing to do
+        a.dtype = np.int64
+        return a
+
+    def set_strides(x):
+        a = x * 1.0
+        a.strides = (16,)
+        return a
+
+    for transform in (ft.vmap, ft.grad, ft.jit):
+        for f, words in ((set_dtype, "x.dtype = int64"), (set_strides, "x.strides = (16,)")):
+            g = (lambda x, f=f: f(x).sum()) if transform is ft.grad else f
+            with pytest.raises(ft.errors.UnsupportedOperationError, match=re.escape(words)) as info:
+                transform(g)(BATCH[:, :6].copy() if transform is ft.vmap else X[:6].copy())
+            assert str(info.value).startswith(("vmap(", "grad(", "jit("))
+    np.testing.assert_allclose(ft.grad(lambda x: x.sum())(X), np.ones(X.size))  # clean stack

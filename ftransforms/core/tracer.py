@@ -28,6 +28,7 @@ from ftransforms.core.errors import (
     ObjectArrayWarning,
     PerformanceWarning,
     TracerConversionError,
+    UnsupportedOperationError,
 )
 from ftransforms.core.stack import note_object_path
 
@@ -88,7 +89,7 @@ def _hidden_from_numpy_scalar_casts(prop: property) -> property:
         return fget(self)
 
     dtype.hides_from_numpy = True
-    return property(dtype, doc=prop.__doc__)
+    return property(dtype, prop.fset, doc=prop.__doc__)
 
 
 #: Every subclass of :class:`Tracer` (filled as they are defined): ``Primitive.bind`` tests
@@ -456,6 +457,17 @@ def _set_shape(self: Tracer, value: Any) -> None:
     SHAPE_SETTER[0](self, value)
 
 
+def _set_dtype(self: Tracer, value: Any) -> None:
+    """``t.dtype = d``: NumPy reinterprets the bytes in place, which no transform can."""
+    if numpy.dtype(value) == self.dtype:
+        return
+    raise UnsupportedOperationError(
+        f"{self._interp.name}: x.dtype = {numpy.dtype(value)} on a traced {self.dtype} array "
+        f"reinterprets its bytes in place, which is not supported under a transform; convert "
+        f"the values with x = x.astype({numpy.dtype(value)})"
+    )
+
+
 class Tracer:
     """An array-like value that belongs to one interpreter (``_interp``)."""
 
@@ -490,6 +502,9 @@ class Tracer:
         own = cls.__dict__.get("shape")
         if isinstance(own, property) and own.fset is None:
             cls.shape = own.setter(_set_shape)  # ``t.shape = (2, 3)``, as NumPy allows
+        own = cls.__dict__.get("dtype")
+        if isinstance(own, property) and own.fset is None:
+            cls.dtype = own.setter(_set_dtype)  # a clear error, not "no setter"
 
     # -- subclasses provide -------------------------------------------------------------
 

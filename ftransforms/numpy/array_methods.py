@@ -482,6 +482,15 @@ class ArrayMethods:
             step *= n
         return tuple(reversed(out))
 
+    @strides.setter
+    def strides(self, value) -> None:
+        # NumPy re-reads the memory in place: no transform can
+        raise UnsupportedOperationError(
+            f"{self._interp.name}: x.strides = {tuple(value)} on a traced array re-reads its "
+            f"memory in place, which is not supported under a transform (and deprecated in "
+            f"NumPy); take the view with numpy.lib.stride_tricks.as_strided(x, shape, strides)"
+        )
+
     def __contains__(self, value):
         return bool(any(equal(self, value)))
 
