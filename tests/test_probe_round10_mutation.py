@@ -245,3 +245,26 @@ def test_dtype_and_strides_setters_raise_a_clear_error():
                 transform(g)(BATCH[:, :6].copy() if transform is ft.vmap else X[:6].copy())
             assert str(info.value).startswith(("vmap(", "grad(", "jit("))
     np.testing.assert_allclose(ft.grad(lambda x: x.sum())(X), np.ones(X.size))  # clean stack
+
+
+# -- published in-place algorithms under jit(grad) ---------------------------------------
+
+
+def lu_in_place(x):
+    a = x[:9].reshape(3, 3) + 3.0 * np.eye(3)
+    for i in range(3):  # the last step's trailing block is empty (0 x 0)
+        a[i + 1 :, i] /= a[i, i]
+        a[i + 1 :, i + 1 :] -= np.outer(a[i + 1 :, i], a[i, i + 1 :])
+    return a.ravel()
+
+
+def test_in_place_lu_under_jit_of_grad():
+    w = np.arange(1.0, 10.0)
+
+    def loss(x):
+        return np.sum(lu_in_place(x) * w)
+
+    check_transforms(lu_in_place)
+    g = ft.jit(ft.grad(loss))
+    for r in BATCH:  # the recording, then replays
+        np.testing.assert_allclose(g(r.copy()), central_grad(loss, r.copy()), atol=1e-6)
