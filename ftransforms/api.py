@@ -46,6 +46,7 @@ from ftransforms.arguments import (
     leaf_names,
     normalize_argnums,
     out_dims_per_leaf,
+    mutable_kwargs,
     replace_args,
     structure_str,
     to_array,
@@ -310,7 +311,9 @@ def _vmap_call(
                         where,
                         lambda: leaf_names(func, tree_unflatten(spec, leaves)),
                     )
-                out = transform_outputs(func(*tree_unflatten(spec, wrapped), **kwargs))
+                out = transform_outputs(
+                    func(*tree_unflatten(spec, wrapped), **mutable_kwargs(kwargs))
+                )
                 if interp.pending is not None:  # NOTE [a split under SciPy's compiled code]
                     raise interp.pending
                 if interp.loops is not None and interp.loops.records:
@@ -805,7 +808,7 @@ def grad_and_value(
                 check_holomorphic_inputs(d, where, lambda: names[i])
 
         def partial(*d):
-            return func(*replace_args(args, nums, d, where, func), **kwargs)
+            return func(*replace_args(args, nums, d, where, func), **mutable_kwargs(kwargs))
 
         interp, leaves, spec, in_ids, values, out_spec, ids, aux = _vjp(
             partial, diff, has_aux, where, copy=False
@@ -1157,7 +1160,7 @@ def jacrev(
                 check_holomorphic_inputs(d, where, lambda: arg_names(func, len(args))[i])
 
         def partial(*d):
-            return func(*replace_args(args, nums, d, where, func), **kwargs)
+            return func(*replace_args(args, nums, d, where, func), **mutable_kwargs(kwargs))
 
         interp, leaves, spec, in_ids, values, out_spec, ids, aux = _vjp(
             partial, diff, has_aux, where, copy=False
@@ -1253,7 +1256,7 @@ def jacfwd(
         diff = tree_unflatten(in_spec, in_leaves)
 
         def partial(*d):
-            out = func(*replace_args(args, nums, d, where, func), **kwargs)
+            out = func(*replace_args(args, nums, d, where, func), **mutable_kwargs(kwargs))
             return check_pair(out, where) if has_aux else out
 
         def push(*basis_leaves):

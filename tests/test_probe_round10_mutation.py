@@ -268,3 +268,61 @@ def test_in_place_lu_under_jit_of_grad():
     g = ft.jit(ft.grad(loss))
     for r in BATCH:  # the recording, then replays
         np.testing.assert_allclose(g(r.copy()), central_grad(loss, r.copy()), atol=1e-6)
+
+
+# -- writes into arguments a transform does not transform --------------------------------
+
+
+def writes_into_its_other_arguments(x, params, xs, buf=None, lst=None):
+    params["w"] *= 2.0  # a container of arrays that is not differentiated
+    params["b"] = params["b"] + 1.0  # rebinding an entry
+    xs[0] += 1.0
+    xs[1][0] = 5.0
+    buf[:2] = 0.0  # a keyword argument
+    buf += 1.0
+    lst[0][0] = 9.0
+    lst.append(1.0)
+    return np.sum(x * params["w"] * xs[0]) + xs[1].sum() + np.sum(x**2) * buf[2]
+
+
+def test_writes_into_arguments_that_are_not_transformed_leave_the_caller_alone():
+    def fresh():
+        return {"w": X[:6].copy(), "b": X[:2].copy()}, [X[:6].copy(), X[:6].copy()]
+
+    def run(transform):
+        params, xs = fresh()
+        buf, lst = np.arange(3.0), [np.arange(3.0)]
+        x = BATCH[:, :6].copy() if transform is ft.vmap else X[:6].copy()
+        f = writes_into_its_other_arguments
+        if transform is ft.vmap:
+            got = ft.vmap(f, in_dims=(0, None, None))(x, params, xs, buf=buf, lst=lst)
+            want = [f(r, *fresh(), buf=np.arange(3.0), lst=[np.arange(3.0)]) for r in x]
+        else:
+            got = transform(f)(x, params, xs, buf=buf, lst=lst)
+            want = None
+        np.testing.assert_array_equal(params["w"], X[:6])
+        np.testing.assert_array_equal(params["b"], X[:2])
+        for a in xs:
+            np.testing.assert_array_equal(a, X[:6])
+        np.testing.assert_array_equal(buf, np.arange(3.0))
+        assert len(lst) == 1
+        np.testing.assert_array_equal(lst[0], np.arange(3.0))
+        return got, want
+
+    got, want = run(ft.vmap)
+    np.testing.assert_allclose(got, want)
+
+    def loss(x):
+        return writes_into_its_other_arguments(
+            x,
+            *({"w": X[:6].copy(), "b": X[:2].copy()}, [X[:6].copy(), X[:6].copy()]),
+            buf=np.arange(3.0),
+            lst=[np.arange(3.0)],
+        )
+
+    g = central_grad(loss, X[:6].copy())
+    for transform in (ft.grad, ft.jacrev, ft.jacfwd):
+        np.testing.assert_allclose(run(transform)[0], g, atol=1e-6)
+    h = central_jacobian(lambda z: central_grad(loss, z, 1e-5), X[:6].copy(), 1e-4)
+    np.testing.assert_allclose(run(ft.hessian)[0], h, atol=1e-4)
+    run(ft.jit)
