@@ -801,17 +801,32 @@ def element_offsets(a: Tracer) -> Any:
 
 def root_offsets(t: Tracer) -> Any:
     """The byte offsets of the elements of ``t``, an array that is no view: C order, or a
-    buffer's own layout (NOTE [byte strides of views])."""
-    if type(t) is Buffer:
-        root = t.val
-        offsets = numpy.zeros(root.shape, dtype=numpy.intp)
-        for k, (n, s) in enumerate(zip(root.shape, root.strides)):
-            step = numpy.arange(n, dtype=numpy.intp) * s
-            offsets = offsets + step.reshape((n,) + (1,) * (root.ndim - k - 1))
-        return offsets
+    buffer's own layout (NOTE [byte strides of views]); read-only, kept for reuse (so that
+    a column's offsets, a view of them, cost the column's size, not the array's)."""
     shape = tuple(t.shape)
-    offsets = numpy.arange(int(numpy.prod(shape)), dtype=numpy.intp).reshape(shape)
-    return offsets * numpy.dtype(t.dtype).itemsize
+    itemsize = numpy.dtype(t.dtype).itemsize
+    strides = t.val.strides if type(t) is Buffer else None
+    key = (shape, itemsize, strides)
+    offsets = _ROOT_OFFSETS.get(key)
+    if offsets is not None:
+        return offsets
+    if strides is not None:
+        offsets = numpy.zeros(shape, dtype=numpy.intp)
+        for k, (n, s) in enumerate(zip(shape, strides)):
+            step = numpy.arange(n, dtype=numpy.intp) * s
+            offsets = offsets + step.reshape((n,) + (1,) * (len(shape) - k - 1))
+    else:
+        offsets = numpy.arange(int(numpy.prod(shape)), dtype=numpy.intp).reshape(shape)
+        offsets = offsets * itemsize
+    offsets.flags.writeable = False
+    if len(_ROOT_OFFSETS) >= 32:
+        _ROOT_OFFSETS.clear()
+    _ROOT_OFFSETS[key] = offsets
+    return offsets
+
+
+#: (shape, itemsize, a buffer's strides or None) -> :func:`root_offsets`' array.
+_ROOT_OFFSETS: dict = {}
 
 
 def root_of(t: Tracer) -> Tracer:
@@ -880,9 +895,12 @@ def strides_of(a: Tracer) -> tuple[int, ...] | None:
     return tuple(strides)
 
 
-def reshapes_in_place(a: Tracer, shape: Any, order: str = "C") -> bool:
-    """Whether NumPy reshapes the traced array ``a`` to ``shape`` without a copy, by its
-    strides (NOTE [byte strides of views]); False where they are not known."""
+def reshapes_in_place(a: Tracer, shape: tuple, order: str = "C") -> bool:
+    """Whether NumPy reshapes the traced array ``a`` to ``shape`` (the result's, no -1)
+    without a copy, by its strides (NOTE [byte strides of views]); False where they are
+    not known."""
+    if [n for n in a.shape if n != 1] == [n for n in shape if n != 1]:
+        return True  # only axes of length 1 come or go: never a copy
     strides = strides_of(a)
     if strides is None:
         return False

@@ -493,7 +493,7 @@ def _strided_reshape(x: Tracer, out: Any, forward: Any, strided: Any) -> Any:
     """A reshape of ``x``, which is not contiguous in its order: a view where NumPy's needs
     no copy (``strided``: its ``(shape, order)``; NOTE [byte strides of views]), else a
     copy (``ravel`` of ``a[::2]`` too, which ``ravel`` would hand back as it is)."""
-    if strided is not None and reshapes_in_place(x, *strided):
+    if strided is not None and reshapes_in_place(x, _shape(out), strided[1]):
         xshape = _shape(x)
         return make_view(x, out, forward, lambda p, v: reshape(v, xshape, order=strided[1]))
     return copy_of(out) if out is x else out
