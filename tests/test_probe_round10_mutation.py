@@ -326,3 +326,29 @@ def test_writes_into_arguments_that_are_not_transformed_leave_the_caller_alone()
     h = central_jacobian(lambda z: central_grad(loss, z, 1e-5), X[:6].copy(), 1e-4)
     np.testing.assert_allclose(run(ft.hessian)[0], h, atol=1e-4)
     run(ft.jit)
+
+
+# -- a written value's leading axes of length 1 ------------------------------------------
+
+
+def writes_values_with_leading_unit_axes(x):
+    m = np.zeros((3, 4))
+    m[:, 0] = x[None, :3]  # NumPy drops the value's leading axes of length 1
+    m[1] = x[None, None, 4:8] ** 2
+    m[[2], 1:] += x[None, 9:12]
+    return m.ravel()
+
+
+def test_written_values_drop_leading_axes_of_length_one():
+    check_transforms(writes_values_with_leading_unit_axes)
+
+    def into_one_element(x):
+        a = np.zeros(3)
+        a[1] = x[None, :1]  # NumPy takes only a 0-d value into one element
+        return a
+
+    with pytest.raises(ValueError):
+        into_one_element(X.copy())
+    for transform in (ft.vmap, ft.jit):
+        with pytest.raises(ValueError):
+            transform(into_one_element)(BATCH.copy() if transform is ft.vmap else X.copy())

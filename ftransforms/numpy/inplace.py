@@ -135,7 +135,13 @@ def updated(x: Any, index: Any, v: Any) -> Any:
     """``x`` with ``x[index] = v`` applied (NumPy's rules: ``v`` broadcast and cast to
     ``x``'s dtype; for repeated indices the last write wins), as a new value."""
     v = _cast(v, dtype_of(x))
+    vshape = shape(v)
     xshape = shape(x)
+    if vshape and vshape[0] == 1 and not _one_element(index, len(xshape)):
+        # NumPy drops a value's leading axes of length 1 (m[:, 0] = row[None, :]); into
+        # one element it takes only a 0-d value (its ValueError comes from the broadcast)
+        k = next((i for i, n in enumerate(vshape) if n != 1), len(vshape))
+        v = reshape(v, vshape[k:])
     masked = _traced_mask_write(x, index, v)
     if masked is not None:
         return masked
@@ -165,6 +171,16 @@ def updated(x: Any, index: Any, v: Any) -> Any:
     mask = numpy.zeros(xshape, dtype=bool)
     mask[concrete] = True
     return where(mask, scatter(x, concrete, v), x)
+
+
+def _one_element(index: Any, rank: int) -> bool:
+    """Whether ``index`` picks one element of an array of ``rank`` axes (an integer each)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return len(parts) == rank and all(
+        (isinstance(p, (int, numpy.integer)) and not isinstance(p, bool))
+        or (isinstance(p, Tracer) and not shape(p) and dtype_of(p).kind in "iu")
+        for p in parts
+    )
 
 
 def _traced_mask_write(x: Any, index: Any, v: Any) -> Any:
