@@ -911,6 +911,12 @@ def reshapes_in_place(a: Tracer, shape: tuple, order: str = "C") -> bool:
         numpy.reshape(fake, shape, order=order, copy=False)
     except ValueError:
         return False
+    except TypeError:  # NumPy < 2.1 has no copy=: set the shape of a view in place
+        view = (fake.T if order == "F" else fake).view()
+        try:
+            view.shape = tuple(shape)[::-1] if order == "F" else tuple(shape)
+        except AttributeError:
+            return False
     return True
 
 
