@@ -352,3 +352,50 @@ def test_written_values_drop_leading_axes_of_length_one():
     for transform in (ft.vmap, ft.jit):
         with pytest.raises(ValueError):
             transform(into_one_element)(BATCH.copy() if transform is ft.vmap else X.copy())
+
+
+# -- Generator methods that write into an array (NOTE [generators made under a transform])
+
+
+def draws_into_buffers(x):
+    noise = np.empty(12)
+    rng = np.random.default_rng(1)
+    rng.standard_normal(out=noise)
+    scale = np.zeros((3, 4))
+    rng.random(out=scale[1])  # a view of a buffer
+    rng.standard_exponential(out=scale[2])
+    return x * noise + scale.ravel()
+
+
+def draws_into_a_traced_array(x):
+    m = np.asfortranarray(x.reshape(3, 4) * 1.0)  # NumPy fills out's memory in order
+    rng = np.random.default_rng(2)
+    rng.random(out=m)
+    rng.standard_gamma(2.0, out=m[:, 1])
+    return m.ravel() * x
+
+
+def shuffles_along_an_axis(x):
+    m = x.reshape(3, 4) * 1.0
+    rng = np.random.default_rng(3)
+    rng.shuffle(m, axis=1)
+    rng.permuted(m, axis=0, out=m)
+    return m.ravel()
+
+
+@pytest.mark.parametrize(
+    "f", [draws_into_buffers, draws_into_a_traced_array, shuffles_along_an_axis]
+)
+def test_generators_made_in_the_function_write_into_traced_arrays_and_buffers(f):
+    check_transforms(f)
+
+
+def test_generator_out_keeps_numpys_checks_and_class_outside():
+    assert type(np.random.default_rng(0)) is np.random.Generator
+
+    def wrong_dtype(x):
+        np.random.default_rng(0).random(out=np.empty(3, np.float32))
+        return x
+
+    with pytest.raises(TypeError, match="Supplied output array has the wrong type"):
+        ft.grad(lambda x: wrong_dtype(x).sum())(X.copy())

@@ -539,6 +539,10 @@ def _from_user_code(depth: int, name: str) -> bool:
     return callee is None or callee == name
 
 
+#: :func:`_from_user_code` for the NumPy layer (a wrapper asks about its own caller).
+called_from_user_code = _from_user_code
+
+
 def user_array(out: Any, name: str) -> Any:
     """``out``, made by ``ftransforms.numpy.<name>`` (a creation function), as a buffer
     when user code called it while a transform is active: ``fnp.zeros(n)`` may be filled
