@@ -679,6 +679,13 @@ def _strip(tree, interp, cls, attr, where, inputs=()):
     return tree_unflatten(spec, _unaliased([as_plain(v) for v in out], inputs))
 
 
+def _fresh_aux(aux: Any, args: tuple, kwargs: dict) -> Any:
+    """``aux`` with each array that is (a view of) one of the caller's arguments copied
+    (:func:`_unaliased`): ``grad(f, has_aux=True)(x, y)`` with ``f`` returning ``y``."""
+    leaves, spec = tree_flatten(aux)
+    return tree_unflatten(spec, _unaliased(leaves, tree_flatten((args, kwargs))[0]))
+
+
 def _unaliased(values: list, inputs: Sequence) -> list:
     """``values`` (a transform's outputs), with each array that is (a view of) one of the
     caller's arrays ``inputs`` copied: a write into a transform's result never reaches the
@@ -842,7 +849,9 @@ def grad_and_value(
         g = tree_unflatten(spec, result)
         g = g[0] if single else g
         value = as_plain(value)
-        return (g, (value, aux)) if has_aux else (g, value)
+        if has_aux:
+            return g, (value, _fresh_aux(aux, args, kwargs))
+        return g, value
 
     return wrapped
 
@@ -1180,7 +1189,7 @@ def jacrev(
         cols = _map_basis(pullback, values, where, "output", chunk_size, holomorphic=holomorphic)
         interp.tape.clear()  # done with it, even if a stored tracer outlives this call
         jac = _assemble(values, out_spec, leaves, spec, cols, single, rows_are_outputs=True)
-        return (jac, aux) if has_aux else jac
+        return (jac, _fresh_aux(aux, args, kwargs)) if has_aux else jac
 
     return wrapped
 
@@ -1283,7 +1292,7 @@ def jacfwd(
         jac = _assemble(
             out_leaves, out_spec, in_leaves, in_spec, cols, single, rows_are_outputs=False
         )
-        return (jac, res[2]) if has_aux else jac
+        return (jac, _fresh_aux(res[2], args, kwargs)) if has_aux else jac
 
     return wrapped
 

@@ -64,6 +64,10 @@ def check_transforms(f):
 # -- a write into a transform's result never reaches the caller's array -----------------
 
 
+def aux_of_y(x, y=None):
+    return np.sum(x**2), y
+
+
 def _written_results(x, t):
     """(name, result, the caller's array it must not alias) for each transform."""
     p, tt = ft.jvp(lambda x: x, (x,), (t,))
@@ -82,6 +86,12 @@ def _written_results(x, t):
     yield "grad aux", ft.grad(lambda x: (x.sum(), x), has_aux=True)(x)[1], x
     yield "jacrev aux", ft.jacrev(lambda x: (x * 2, x), has_aux=True)(x)[1], x
     yield "jacfwd aux", ft.jacfwd(lambda x: (x * 2, x), has_aux=True)(x)[1], x
+    y = t  # an argument that is not differentiated, returned as aux
+    yield "grad aux of another argument", ft.grad(aux_of_y, has_aux=True)(x, y)[1], y
+    yield "grad aux of a keyword", ft.grad(aux_of_y, has_aux=True)(x, y=y[1:])[1], y
+    yield "jacrev aux of another argument", ft.jacrev(aux_of_y, has_aux=True)(x, y)[1], y
+    yield "jacfwd aux of another argument", ft.jacfwd(aux_of_y, has_aux=True)(x, y)[1], y
+    yield "hessian aux of another argument", ft.hessian(aux_of_y, has_aux=True)(x, y)[1], y
     yield "linearize jvp_fn", ft.linearize(lambda x: x, x)[1](t), t
     yield "linear_transpose", ft.linear_transpose(lambda x: x, x)(t)[0], t
     f = ft.vmap(lambda r, c: c, in_dims=(0, None), out_dims=None)
