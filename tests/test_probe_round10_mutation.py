@@ -409,3 +409,29 @@ def test_generator_out_keeps_numpys_checks_and_class_outside():
 
     with pytest.raises(TypeError, match="Supplied output array has the wrong type"):
         ft.grad(lambda x: wrong_dtype(x).sum())(X.copy())
+
+
+def test_buffers_made_in_fortran_order_have_numpys_layout():
+    def probe(x):
+        f = np.zeros((3, 4), order="F")
+        f[0] = x[:4]
+        r = f.reshape(-1)  # a copy: f is not C-contiguous
+        r[0] = 5.0
+        k = f.ravel("K")  # a view: f's memory order
+        k[1] = 7.0
+        t = f.T.reshape(-1)  # a view: f.T is C-contiguous
+        t[2] = 9.0
+        flags = (f.flags.f_contiguous, f.flags.c_contiguous, f.T.flags.c_contiguous)
+        return f.ravel(), (f.strides, f.T.strides, f[1].strides) + flags
+
+    want_value, want_layout = probe(X.copy())
+    seen = []
+
+    def f(x):
+        value, lay = probe(x)
+        seen.append(lay)
+        return value
+
+    check_transforms(f)
+    assert seen and all(s == want_layout for s in seen)
+    np.testing.assert_allclose(ft.vmap(f)(BATCH.copy())[0], want_value)

@@ -120,7 +120,7 @@ class BufferInterpreter(Interpreter):
         if type(out) is numpy.ndarray and out.dtype.kind != "O":
             # a new array computed from a buffer (``np.zeros(n) + 1``, ``buf[mask]``) is
             # one NumPy lets the user write into too (``y[idx] += v`` writes into it)
-            return Buffer(self, out)
+            return new_buffer(self, out)
         return out
 
 
@@ -177,6 +177,20 @@ class Buffer(ValTracer):
 
     def __format__(self, spec: str) -> str:
         return format(self.val if self.val.ndim else self.val[()], spec)
+
+
+def new_buffer(scope: BufferInterpreter, out: numpy.ndarray) -> Any:
+    """A buffer holding the plain array ``out``.  One NumPy lays out in Fortran order
+    (``np.zeros(s, order="F")``, a caller's Fortran-ordered argument) is the axes-reversing
+    view of a buffer of ``out.T`` (NOTE [memory layout]), so its layout, strides included,
+    survives a traced write, which makes the buffer a tracer."""
+    if out.ndim > 1 and FORTRAN_VIEW and out.flags.f_contiguous and not out.flags.c_contiguous:
+        return FORTRAN_VIEW[0](Buffer(scope, out.T))
+    return Buffer(scope, out)
+
+
+#: numpy/inplace.py's ``fortran_view``: the axes-reversing view of a buffer (set there).
+FORTRAN_VIEW: list = []
 
 
 # -- become, views ---------------------------------------------------------------------
@@ -289,7 +303,7 @@ def mutable(x: Any) -> Any:
     as a new object (:func:`detached`)."""
     if type(x) is numpy.ndarray:
         if x.dtype.kind != "O" and _LOCAL.scope is not None:
-            return Buffer(_LOCAL.scope, x)
+            return new_buffer(_LOCAL.scope, x)
         return x
     if isinstance(x, Tracer):
         return detached(x)
@@ -554,7 +568,7 @@ def user_array(out: Any, name: str) -> Any:
         and out.dtype.kind != "O"
         and _from_user_code(2, name)
     ):
-        return Buffer(scope, out)
+        return new_buffer(scope, out)
     return out
 
 
@@ -569,7 +583,7 @@ _BUFFER_RESULT = """
         and out.dtype.kind != "O"
         and from_user_code(1, name)
     ):
-        return Buffer(scope, out)
+        return new_buffer(scope, out)
     return out
 """
 
@@ -711,15 +725,20 @@ def wrapper(a, dtype=None, **kwargs):
 # permutations of numpy/inplace.py, a basic index of such a view, a Fortran-order reshape)
 # maps its parent's layout; any other view is C-ordered where it is contiguous
 # (``_base[3]``) and else keeps its parent's order.  A copy NumPy lays out in Fortran order
-# (``np.copy(a.T)``, ``a.copy('F')``, ``np.array(a, order='F')``) is the axes-reversing
-# view of a hidden C-ordered array (numpy/inplace.py's ``copy_in_order``; its ``base`` is
-# None all the same).  ``flags``, ``asfortranarray``, ``require``, ``.base`` and the
+# (``np.copy(a.T)``, ``a.copy('F')``, ``np.array(a, order='F')``), and a buffer of a plain
+# array in Fortran order (``np.zeros(s, order='F')``, an untransformed Fortran-ordered
+# argument: :func:`new_buffer`), is the axes-reversing view of a hidden C-ordered array
+# (numpy/inplace.py's ``fortran_view``; its ``base`` is None all the same).  ``flags``, ``asfortranarray``, ``require``, ``.base`` and the
 # ``order=`` of ``ravel``/``reshape``/``flatten`` read the layout, nothing else does.
 def layout(a: Tracer) -> tuple[Any, bool]:
     """NumPy's memory layout of the traced array ``a`` (NOTE [memory layout]): the order of
     its axes in memory, outermost first, and whether its elements fill one block."""
     base = _slot(a, "_base")
     if base is None:
+        if type(a) is Buffer and not a.val.flags.c_contiguous:  # np.zeros(s, order="F")
+            v = a.val
+            order = tuple(sorted(range(v.ndim), key=lambda k: -abs(v.strides[k])))
+            return order, bool(v.flags.f_contiguous)
         return tuple(range(len(a.shape))), True
     rule = getattr(base[1], "layout", None)
     if rule is not None:
@@ -767,7 +786,9 @@ def f_contiguous(a: Tracer) -> bool:
 def c_contiguous(a: Tracer) -> bool:
     """Whether NumPy lays the traced array ``a`` out in C order (``a.T.T`` included)."""
     base = _slot(a, "_base")
-    if base is None or base[3]:
+    if base is None:
+        return type(a) is not Buffer or bool(a.val.flags.c_contiguous)
+    if base[3]:
         return True
     if not hasattr(base[1], "layout"):
         return False
@@ -1036,6 +1057,7 @@ def _creation(name: str, source: str = _WRAPPER_SOURCE) -> Any:
         "from_user_code": _from_user_code,
         "name": name,
         "Buffer": Buffer,
+        "new_buffer": new_buffer,
         "convert_array_like": _convert_array_like,
         "fortran": f_contiguous,
         "contiguous": c_contiguous,

@@ -24,7 +24,7 @@ import numpy
 
 import ftransforms.numpy.inplace as inplace
 from ftransforms.core.errors import InPlaceError, UnsupportedOperationError
-from ftransforms.core.mutation import clone, strides_of
+from ftransforms.core.mutation import Buffer, clone, strides_of
 from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
 from ftransforms.core.tracer import DTYPE_HIDDEN_FROM, SPARSE_DISPATCHED, Tracer
 from ftransforms.numpy.helpers import array_like, dtype_of, physical
@@ -476,6 +476,8 @@ class ArrayMethods:
             known = strides_of(self)
             if known is not None:
                 return known
+        elif type(self) is Buffer:
+            return self.val.strides  # a plain array's own (np.zeros(s, order="F"))
         out, step = [], self.dtype.itemsize
         for n in reversed(self.shape):
             out.append(step)

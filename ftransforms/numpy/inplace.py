@@ -34,6 +34,7 @@ from ftransforms.core.errors import (
     UnsupportedOperationError,
 )
 from ftransforms.core.mutation import (
+    FORTRAN_VIEW,
     Buffer,
     assign,
     become,
@@ -839,10 +840,19 @@ def copy_in_order(x: Any, order: Any = "K") -> Any:
         return copy_of(x)
     if order != "F" and not (order in ("A", "K") and not c_contiguous(x) and f_contiguous(x)):
         return copy_of(x)
-    forward, inverse = _permutation(tuple(range(ndim(x)))[::-1])
+    return fortran_view(transpose(x))
+
+
+def fortran_view(hidden: Any) -> Any:
+    """The Fortran-ordered array whose transpose is the C-ordered ``hidden`` (a tracer or
+    buffer no one else holds): its axes-reversing view, which NumPy's ``base`` does not
+    show (NOTE [memory layout])."""
+    forward, inverse = _permutation(tuple(range(ndim(hidden)))[::-1])
     forward.rebased = True  # a new array in NumPy: no base (numpy_base)
-    hidden = transpose(x)
     return make_view(hidden, transpose(hidden), forward, inverse)
+
+
+FORTRAN_VIEW.append(fortran_view)
 
 
 def _copy(a: Any, order: Any = "K", subok: bool = False) -> Any:  # noqa: ARG001
