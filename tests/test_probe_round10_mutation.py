@@ -435,3 +435,15 @@ def test_buffers_made_in_fortran_order_have_numpys_layout():
     check_transforms(f)
     assert seen and all(s == want_layout for s in seen)
     np.testing.assert_allclose(ft.vmap(f)(BATCH.copy())[0], want_value)
+
+
+def test_like_arrays_of_a_fortran_ordered_array_are_fortran_ordered():
+    def f(x):
+        a = np.zeros((3, 4), order="F")
+        b = np.zeros_like(a)  # order='K': NumPy lays it out as a
+        b[1] = x[:4]
+        c = np.full_like(x.reshape(3, 4).T, 2.0)  # of a traced Fortran-ordered view
+        c[0] = x[4:7]
+        return np.concatenate([b.ravel("K"), c.ravel("K"), np.ones_like(b, order="C").ravel("K")])
+
+    check_transforms(f)

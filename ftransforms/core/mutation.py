@@ -728,8 +728,10 @@ def wrapper(a, dtype=None, **kwargs):
 # (``np.copy(a.T)``, ``a.copy('F')``, ``np.array(a, order='F')``), and a buffer of a plain
 # array in Fortran order (``np.zeros(s, order='F')``, an untransformed Fortran-ordered
 # argument: :func:`new_buffer`), is the axes-reversing view of a hidden C-ordered array
-# (numpy/inplace.py's ``fortran_view``; its ``base`` is None all the same).  ``flags``, ``asfortranarray``, ``require``, ``.base`` and the
-# ``order=`` of ``ravel``/``reshape``/``flatten`` read the layout, nothing else does.
+# (numpy/inplace.py's ``fortran_view``; its ``base`` is None all the same), as are the
+# ``*_like`` of such an array.  ``flags``, ``asfortranarray``, ``require``, ``.base``, the
+# ``order=`` of ``ravel``/``reshape``/``flatten``/``*_like`` read the layout (``strides``:
+# NOTE [byte strides of views]).
 def layout(a: Tracer) -> tuple[Any, bool]:
     """NumPy's memory layout of the traced array ``a`` (NOTE [memory layout]): the order of
     its axes in memory, outermost first, and whether its elements fill one block."""
