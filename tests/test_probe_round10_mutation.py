@@ -2,10 +2,20 @@
 
 * Results that alias the caller's arrays: ``jvp`` of ``f(x) = x`` (or ``x[1:]``, ``x.T``)
   returned the caller's primal and tangent themselves, a ``vjp`` passing a cotangent
-  through returned the caller's cotangent, ``x`` returned as aux by ``grad``/``jvp``/
-  ``jacrev``/``jacfwd``, ``linearize``'s ``jvp_fn`` of an identity, ``vmap`` with
-  ``out_dims=None``, and ``jit`` of ``x[1:].copy()`` or ``x.T * 1`` (a copy is no
+  through returned the caller's cotangent, an argument returned as aux by ``grad``/``jvp``/
+  ``jacrev``/``jacfwd``/``hessian``, ``linearize``'s ``jvp_fn`` of an identity, ``vmap``
+  with ``out_dims=None``, and ``jit`` of ``x[1:].copy()`` or ``x.T * 1`` (a copy is no
   operation of the recording): a write into the result changed the caller's array.
+* Keyword arguments and undifferentiated containers of arrays were the caller's own: a
+  write into them (``buf[:] = 0``, ``params["w"] *= 2``) changed the caller's arrays.
+* ``t.strides`` of views were C order's (``a.T``, ``a[:, ::2]``, ``a[::-1]``); a reshape
+  NumPy does without a copy (``a[:, 1].reshape(-1, 1)``) was a copy and ``ravel`` of
+  ``a[::2]`` the view itself; Fortran-ordered buffers (``np.zeros(s, order='F')``,
+  ``zeros_like`` of one) lost their layout.
+* ``np.sqrt(a, out=a, where=a > 0)``: nan derivatives from the elements not computed.
+* ``x[i] = v`` with ``v``'s leading axes of length 1 raised; ``t.dtype = d`` and
+  ``t.strides = s`` raised AttributeError; jit(grad) of an in-place LU raised IndexError.
+* ``Generator`` methods with ``out=`` and ``shuffle(x, axis=1)`` refused buffers/tracers.
 
 Oracles: the plain NumPy call, the Python loop over rows for ``vmap``, central differences
 in float64 for derivatives, eager values on new inputs for ``jit``.
