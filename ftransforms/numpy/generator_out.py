@@ -120,7 +120,10 @@ class Generator(_NUMPY_GENERATOR):
 
     def shuffle(self, x: Any, axis: int = 0) -> None:
         if _traced(x) and axis != 0:
-            axis = int(axis) % len(shape_of(x))
+            ndim = len(shape_of(x))
+            if not -ndim <= int(axis) < ndim:
+                raise numpy.exceptions.AxisError(axis, ndim)
+            axis = int(axis) % ndim
             # NumPy's array path: the rows of swapaxes(x, 0, axis), with the same draws
             return super().shuffle(swapaxes_view(x, 0, axis) if axis else x)
         return super().shuffle(x, axis)
