@@ -279,6 +279,12 @@ def mutable_tree(tree: Any) -> Any:
         return _mutable_leaf(tree)
     if type(tree) in _SCALARS:
         return tree
+    kind = type(tree)
+    if kind is tuple or kind is list:  # the common (X, y): no flattening
+        if all(type(v) in LEAF_TYPES or type(v) in _SCALARS for v in tree):
+            if not any(type(v) in (numpy.ndarray, Buffer) for v in tree):
+                return tree
+            return kind(_mutable_leaf(v) if type(v) in LEAF_TYPES else v for v in tree)
     leaves, spec = tree_flatten(tree, none_is_leaf=True)
     if spec.is_leaf() or not any(type(v) in (numpy.ndarray, Buffer) for v in leaves):
         return tree
