@@ -44,6 +44,7 @@ from ftransforms.arguments import (
     is_inexact,
     jax_axes,
     leaf_names,
+    mutable_kwargs,
     normalize_argnums,
     out_dims_per_leaf,
     replace_args,
@@ -63,7 +64,7 @@ from ftransforms.core.errors import (
     RandomnessError,
     TangentMismatchError,
 )
-from ftransforms.core.mutation import detached, mutable
+from ftransforms.core.mutation import detached, mutable, views_one_of
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
 from ftransforms.host_random import (
@@ -310,7 +311,9 @@ def _vmap_call(
                         where,
                         lambda: leaf_names(func, tree_unflatten(spec, leaves)),
                     )
-                out = transform_outputs(func(*tree_unflatten(spec, wrapped), **kwargs))
+                out = transform_outputs(
+                    func(*tree_unflatten(spec, wrapped), **mutable_kwargs(kwargs))
+                )
                 if interp.pending is not None:  # NOTE [a split under SciPy's compiled code]
                     raise interp.pending
                 if interp.loops is not None and interp.loops.records:
@@ -483,7 +486,8 @@ def _vmap_outputs(interp, out, out_dims, size, where, in_leaves=(), in_dims=()):
                     f"give it an int out_dim, or return a value that does not depend on the "
                     f"batched inputs"
                 )
-            results.append(as_plain(leaf))
+            leaf = as_plain(leaf)
+            results.append(leaf.copy() if views_one_of(leaf, in_leaves) else leaf)
             continue
         if not isinstance(d, (int, numpy.integer)) or isinstance(d, bool):
             raise OutDimsError(f"{where}: every out_dims entry must be an int or None, got {d!r}")
@@ -498,7 +502,7 @@ def _vmap_outputs(interp, out, out_dims, size, where, in_leaves=(), in_dims=()):
         if batched:
             val = value.val
             val = val if value.bdim == d else fnp.moveaxis(val, value.bdim, d)
-            if in_leaves and _views_an_input(val, in_leaves):
+            if in_leaves and views_one_of(val, in_leaves):
                 # vmap(lambda x: x)(X) is the loop's np.stack: a new array, not X itself
                 val = val.copy()
             results.append(val)
@@ -516,23 +520,6 @@ def _vmap_outputs(interp, out, out_dims, size, where, in_leaves=(), in_dims=()):
                 expanded = xp.array(expanded, copy=True)
             results.append(expanded)
     return tree_unflatten(spec, results)
-
-
-def _views_an_input(v: Any, in_leaves: Sequence) -> bool:
-    """Whether the backend array ``v`` is (a view of) one of the caller's array leaves."""
-    if isinstance(v, Tracer) or not hasattr(v, "base"):
-        return False
-    root = v
-    while getattr(root, "base", None) is not None and hasattr(root.base, "shape"):
-        root = root.base
-    for leaf in in_leaves:
-        if isinstance(leaf, Tracer):
-            continue
-        while getattr(leaf, "base", None) is not None and hasattr(leaf.base, "shape"):
-            leaf = leaf.base
-        if leaf is root:
-            return True
-    return False
 
 
 def _vmap_chunked(
@@ -647,7 +634,7 @@ def _vjp(func, primals, has_aux, where, copy):
                 values.append(to_array(leaf, where, "every output"))
                 ids.append(None)
         if has_aux:
-            aux = _strip(aux, interp, ReverseTracer, "value", where)
+            aux = _strip(aux, interp, ReverseTracer, "value", where, originals)
     return interp, leaves, spec, in_ids, values, out_spec, ids, aux
 
 
@@ -681,14 +668,31 @@ def _same_layout_copy(v: numpy.ndarray) -> numpy.ndarray:
     return out
 
 
-def _strip(tree, interp, cls, attr, where):
-    """Replace this level's tracers in ``tree`` by their inner values (aux outputs)."""
+def _strip(tree, interp, cls, attr, where, inputs=()):
+    """Replace this level's tracers in ``tree`` by their inner values (aux outputs); one
+    that is (a view of) an array of ``inputs`` is copied (:func:`_unaliased`)."""
     leaves, spec = tree_flatten(tree)
     out = []
     for leaf in leaves:
         check_live(leaf, where)
         out.append(getattr(leaf, attr) if type(leaf) is cls and leaf._interp is interp else leaf)
-    return tree_unflatten(spec, [as_plain(v) for v in out])
+    return tree_unflatten(spec, _unaliased([as_plain(v) for v in out], inputs))
+
+
+def _fresh_aux(aux: Any, args: tuple, kwargs: dict) -> Any:
+    """``aux`` with each array that is (a view of) one of the caller's arguments copied
+    (:func:`_unaliased`): ``grad(f, has_aux=True)(x, y)`` with ``f`` returning ``y``."""
+    leaves, spec = tree_flatten(aux)
+    return tree_unflatten(spec, _unaliased(leaves, tree_flatten((args, kwargs))[0]))
+
+
+def _unaliased(values: list, inputs: Sequence) -> list:
+    """``values`` (a transform's outputs), with each array that is (a view of) one of the
+    caller's arrays ``inputs`` copied: a write into a transform's result never reaches the
+    caller's array (jvp's ``f(x) = x``, a cotangent a vjp passes through, ``x`` as aux)."""
+    if not inputs:
+        return values
+    return [_same_layout_copy(v) if views_one_of(v, inputs) else v for v in values]
 
 
 def vjp(
@@ -748,7 +752,7 @@ def vjp(
         for leaf, i in zip(leaves, in_ids):
             g = next(it) if i is not None else None
             result.append(as_plain(fnp.zeros_like(leaf)) if g is None else as_plain(g))
-        return tuple(tree_unflatten(spec, result))
+        return tuple(tree_unflatten(spec, _unaliased(result, ct_leaves)))
 
     # new arrays: the kept tape holds the values (a write into the output stays outside)
     out = tree_unflatten(out_spec, [_detached_output(as_plain(v)) for v in values])
@@ -811,7 +815,7 @@ def grad_and_value(
                 check_holomorphic_inputs(d, where, lambda: names[i])
 
         def partial(*d):
-            return func(*replace_args(args, nums, d, where, func), **kwargs)
+            return func(*replace_args(args, nums, d, where, func), **mutable_kwargs(kwargs))
 
         interp, leaves, spec, in_ids, values, out_spec, ids, aux = _vjp(
             partial, diff, has_aux, where, copy=False
@@ -845,7 +849,9 @@ def grad_and_value(
         g = tree_unflatten(spec, result)
         g = g[0] if single else g
         value = as_plain(value)
-        return (g, (value, aux)) if has_aux else (g, value)
+        if has_aux:
+            return g, (value, _fresh_aux(aux, args, kwargs))
+        return g, value
 
     return wrapped
 
@@ -983,7 +989,7 @@ def jvp(
         aux = None
         if has_aux:
             out, aux = check_pair(out, where)
-            aux = _strip(aux, interp, DualTracer, "primal", where)
+            aux = _strip(aux, interp, DualTracer, "primal", where, p_leaves + t_leaves)
         out_leaves, out_spec = tree_flatten(out)
         primal_out, tangent_out = [], []
         for leaf in out_leaves:
@@ -1003,6 +1009,8 @@ def jvp(
                 tangent_out.append(as_plain(fnp.zeros_like(leaf)))
     if holomorphic:
         check_holomorphic_outputs(primal_out, where)
+    inputs = p_leaves + t_leaves
+    primal_out, tangent_out = _unaliased(primal_out, inputs), _unaliased(tangent_out, inputs)
     result = (tree_unflatten(out_spec, primal_out), tree_unflatten(out_spec, tangent_out))
     return result + (aux,) if has_aux else result
 
@@ -1047,7 +1055,7 @@ def linearize(func: Callable, *primals: Any, has_aux: bool = False):
         for v, i in zip(values, ids):
             t = next(it) if i is not None else None
             result.append(as_plain(fnp.zeros_like(v)) if t is None else as_plain(t))
-        return tree_unflatten(out_spec, result)
+        return tree_unflatten(out_spec, _unaliased(result, t_leaves))
 
     # new arrays: the kept tape holds the values (a write into the output stays outside)
     out = tree_unflatten(out_spec, [_detached_output(as_plain(v)) for v in values])
@@ -1161,7 +1169,7 @@ def jacrev(
                 check_holomorphic_inputs(d, where, lambda: arg_names(func, len(args))[i])
 
         def partial(*d):
-            return func(*replace_args(args, nums, d, where, func), **kwargs)
+            return func(*replace_args(args, nums, d, where, func), **mutable_kwargs(kwargs))
 
         interp, leaves, spec, in_ids, values, out_spec, ids, aux = _vjp(
             partial, diff, has_aux, where, copy=False
@@ -1181,7 +1189,7 @@ def jacrev(
         cols = _map_basis(pullback, values, where, "output", chunk_size, holomorphic=holomorphic)
         interp.tape.clear()  # done with it, even if a stored tracer outlives this call
         jac = _assemble(values, out_spec, leaves, spec, cols, single, rows_are_outputs=True)
-        return (jac, aux) if has_aux else jac
+        return (jac, _fresh_aux(aux, args, kwargs)) if has_aux else jac
 
     return wrapped
 
@@ -1257,7 +1265,7 @@ def jacfwd(
         diff = tree_unflatten(in_spec, in_leaves)
 
         def partial(*d):
-            out = func(*replace_args(args, nums, d, where, func), **kwargs)
+            out = func(*replace_args(args, nums, d, where, func), **mutable_kwargs(kwargs))
             return check_pair(out, where) if has_aux else out
 
         def push(*basis_leaves):
@@ -1284,7 +1292,7 @@ def jacfwd(
         jac = _assemble(
             out_leaves, out_spec, in_leaves, in_spec, cols, single, rows_are_outputs=False
         )
-        return (jac, res[2]) if has_aux else jac
+        return (jac, _fresh_aux(res[2], args, kwargs)) if has_aux else jac
 
     return wrapped
 

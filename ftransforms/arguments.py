@@ -35,7 +35,7 @@ from ftransforms.core.errors import (
     TangentMismatchError,
     UnsupportedOperationError,
 )
-from ftransforms.core.mutation import mutable
+from ftransforms.core.mutation import Buffer, mutable
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.pytree import (
@@ -249,7 +249,9 @@ def replace_args(
     """``args`` with ``values`` at ``argnums``; the other arguments' NumPy arrays as buffers
     that the function may write into (NOTE [mutation semantics] in core/mutation.py), and
     made views of each other where they alias in the caller (NOTE [aliased arguments])."""
-    new = [a if type(a) in _SCALARS or i in argnums else mutable(a) for i, a in enumerate(args)]
+    new = [
+        a if type(a) in _SCALARS or i in argnums else mutable_tree(a) for i, a in enumerate(args)
+    ]
     for i, v in zip(argnums, values):
         new[i] = v
     if len(args) > 1 and len(argnums) < len(args):  # (the differentiated ones: _vjp, jvp)
@@ -265,6 +267,41 @@ def replace_args(
             wrapped = link(aliases, wrapped, where, lambda: LazyNames(func, args))
             return tuple(tree_unflatten(spec, wrapped))
     return tuple(new)
+
+
+def mutable_tree(tree: Any) -> Any:
+    """An argument the transform does not transform (``grad``'s other arguments, keyword
+    arguments) as the function gets it: a NumPy array as a buffer (:func:`mutable`), and
+    a container holding one rebuilt with its arrays as buffers, so that a write into it
+    (``xs[0] += 1``, ``params["w"] *= 2``, ``xs.append(y)``) leaves the caller's arrays
+    and containers alone (NOTE [mutation semantics] in core/mutation.py)."""
+    if type(tree) in LEAF_TYPES or isinstance(tree, Tracer):
+        return _mutable_leaf(tree)
+    if type(tree) in _SCALARS:
+        return tree
+    kind = type(tree)
+    if kind is tuple or kind is list:  # the common (X, y): no flattening
+        if all(type(v) in LEAF_TYPES or type(v) in _SCALARS for v in tree):
+            if not any(type(v) in (numpy.ndarray, Buffer) for v in tree):
+                return tree
+            return kind(_mutable_leaf(v) if type(v) in LEAF_TYPES else v for v in tree)
+    leaves, spec = tree_flatten(tree, none_is_leaf=True)
+    if spec.is_leaf() or not any(type(v) in (numpy.ndarray, Buffer) for v in leaves):
+        return tree
+    return tree_unflatten(spec, [_mutable_leaf(v) for v in leaves])
+
+
+def _mutable_leaf(v: Any) -> Any:
+    # a buffer of an enclosing transform (hessian's inner jacrev): a new buffer over its
+    # array, never that array itself (which may be the caller's)
+    return mutable(v.val if type(v) is Buffer else v)
+
+
+def mutable_kwargs(kwargs: dict) -> dict:
+    """The keyword arguments a transformed function gets (:func:`mutable_tree`)."""
+    if not kwargs:
+        return kwargs
+    return {k: v if type(v) in _SCALARS else mutable_tree(v) for k, v in kwargs.items()}
 
 
 RANDOMNESS = ("error", "different", "same")

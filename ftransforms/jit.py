@@ -31,7 +31,7 @@ from ftransforms.backend import is_array
 from ftransforms.boundary import transform_inputs, transform_outputs
 from ftransforms.compiled import tier
 from ftransforms.core.errors import PerformanceWarning
-from ftransforms.core.mutation import Buffer, mutable
+from ftransforms.core.mutation import Buffer, mutable, views_one_of
 from ftransforms.core.outside_operands import routed_to
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
@@ -272,14 +272,18 @@ def _trace(
             for k, w in enumerate(w for v, w in zip(leaves, wrapped) if is_array(v))
         )
         out_leaves, out_spec = tree_flatten(out)
-        refs, consts, values = [], [], []
+        refs, consts, values, views_inputs = [], [], [], []
         for leaf in out_leaves:
             if type(leaf) is TraceTracer and leaf._interp is interp:
                 refs.append(leaf.ref)
                 consts.append(None)
                 # An input returned as it is (``x * 1`` is not recorded): a new array, as
                 # eagerly and as on replay, so that updating the result leaves the input be.
-                values.append(leaf.val.copy() if leaf.ref < n_inputs else leaf.val)
+                if leaf.ref >= n_inputs and views_one_of(leaf.val, leaves):
+                    views_inputs.append(len(values))  # (Program.views_inputs)
+                    values.append(leaf.val.copy())
+                else:
+                    values.append(leaf.val.copy() if leaf.ref < n_inputs else leaf.val)
             else:
                 if isinstance(leaf, Tracer):
                     raise TypeError(f"jit: the function returned a foreign tracer {leaf!r}")
@@ -337,6 +341,8 @@ def _trace(
         in_types=[(v.shape, v.dtype) for v in leaves if is_array(v)],
     )
     program.writes_inputs = writes_inputs
+    if views_inputs:
+        program.views_inputs = tuple(views_inputs)
     if guards is not None and not program.value_dependent:
         guards.settle()
         if routes.read:  # NOTE [outside arrays in rules under jit]

@@ -743,9 +743,27 @@ class Program:
     def call(self, *leaves: Any) -> Any:
         """Replay on the array leaves of a call with this program's signature."""
         fn = self._fn if self._fn is not None else self._compiled()
+        if self.views_inputs:
+            return self._call_copying(fn, leaves)
         if self._form is not None:
             return fn(*leaves)
         return tree_unflatten(self.out_spec, fn(*leaves))
+
+    #: The positions of the outputs that the recording saw to be views of an input
+    #: (``x[1:].copy()``, ``x.T * 1``: a copy or ``* 1`` is no operation of the program):
+    #: they are copied, as every output is an array no one else holds (see ``generate``).
+    views_inputs: tuple = ()
+
+    def _call_copying(self, fn: Callable, leaves: tuple) -> Any:
+        out = fn(*leaves)
+        if self._form == "leaf":
+            return out.copy()
+        out = list(out)
+        for k in self.views_inputs:
+            out[k] = out[k].copy()
+        if self._form == "tuple":
+            return tuple(out)
+        return out if self._form == "list" else tree_unflatten(self.out_spec, out)
 
     def run(self, leaves: list) -> Any:
         """Replay on the array leaves (a list) of a call with this program's signature."""

@@ -85,7 +85,7 @@ import numpy
 from ftransforms.core.errors import InPlaceError
 from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
 from ftransforms.core.stack import OUTERMOST_HOOKS, Interpreter, current_stack
-from ftransforms.core.tracer import Tracer, ValTracer
+from ftransforms.core.tracer import LAID_OUT_OBJECTS, Tracer, ValTracer
 
 #: The level of the buffers' pseudo-interpreter: above every transform, so that ``bind``
 #: hands an operation holding a buffer to it first, and it unwraps the buffer.
@@ -120,7 +120,7 @@ class BufferInterpreter(Interpreter):
         if type(out) is numpy.ndarray and out.dtype.kind != "O":
             # a new array computed from a buffer (``np.zeros(n) + 1``, ``buf[mask]``) is
             # one NumPy lets the user write into too (``y[idx] += v`` writes into it)
-            return Buffer(self, out)
+            return new_buffer(self, out)
         return out
 
 
@@ -177,6 +177,20 @@ class Buffer(ValTracer):
 
     def __format__(self, spec: str) -> str:
         return format(self.val if self.val.ndim else self.val[()], spec)
+
+
+def new_buffer(scope: BufferInterpreter, out: numpy.ndarray) -> Any:
+    """A buffer holding the plain array ``out``.  One NumPy lays out in Fortran order
+    (``np.zeros(s, order="F")``, a caller's Fortran-ordered argument) is the axes-reversing
+    view of a buffer of ``out.T`` (NOTE [memory layout]), so its layout, strides included,
+    survives a traced write, which makes the buffer a tracer."""
+    if out.ndim > 1 and FORTRAN_VIEW and out.flags.f_contiguous and not out.flags.c_contiguous:
+        return FORTRAN_VIEW[0](Buffer(scope, out.T))
+    return Buffer(scope, out)
+
+
+#: numpy/inplace.py's ``fortran_view``: the axes-reversing view of a buffer (set there).
+FORTRAN_VIEW: list = []
 
 
 # -- become, views ---------------------------------------------------------------------
@@ -249,6 +263,25 @@ def detached(x: Any) -> Any:
     return x
 
 
+def views_one_of(v: Any, arrays: Any) -> bool:
+    """Whether the backend array ``v`` is (a view of) one of the backend arrays ``arrays``
+    (the caller's arguments): a transform's result that is must be copied, since the
+    caller's arrays are never written through a transform (NOTE [mutation semantics])."""
+    if isinstance(v, Tracer) or not hasattr(v, "base"):
+        return False
+    root = v
+    while getattr(root, "base", None) is not None and hasattr(root.base, "shape"):
+        root = root.base
+    for leaf in arrays:
+        if isinstance(leaf, Tracer):
+            continue
+        while getattr(leaf, "base", None) is not None and hasattr(leaf.base, "shape"):
+            leaf = leaf.base
+        if leaf is root:
+            return True
+    return False
+
+
 def snapshot(t: Any) -> Any:
     """What :func:`written` compares: a tracer's class and payload objects (None for
     anything else)."""
@@ -270,7 +303,7 @@ def mutable(x: Any) -> Any:
     as a new object (:func:`detached`)."""
     if type(x) is numpy.ndarray:
         if x.dtype.kind != "O" and _LOCAL.scope is not None:
-            return Buffer(_LOCAL.scope, x)
+            return new_buffer(_LOCAL.scope, x)
         return x
     if isinstance(x, Tracer):
         return detached(x)
@@ -520,6 +553,10 @@ def _from_user_code(depth: int, name: str) -> bool:
     return callee is None or callee == name
 
 
+#: :func:`_from_user_code` for the NumPy layer (a wrapper asks about its own caller).
+called_from_user_code = _from_user_code
+
+
 def user_array(out: Any, name: str) -> Any:
     """``out``, made by ``ftransforms.numpy.<name>`` (a creation function), as a buffer
     when user code called it while a transform is active: ``fnp.zeros(n)`` may be filled
@@ -531,7 +568,7 @@ def user_array(out: Any, name: str) -> Any:
         and out.dtype.kind != "O"
         and _from_user_code(2, name)
     ):
-        return Buffer(scope, out)
+        return new_buffer(scope, out)
     return out
 
 
@@ -546,7 +583,7 @@ _BUFFER_RESULT = """
         and out.dtype.kind != "O"
         and from_user_code(1, name)
     ):
-        return Buffer(scope, out)
+        return new_buffer(scope, out)
     return out
 """
 
@@ -688,15 +725,22 @@ def wrapper(a, dtype=None, **kwargs):
 # permutations of numpy/inplace.py, a basic index of such a view, a Fortran-order reshape)
 # maps its parent's layout; any other view is C-ordered where it is contiguous
 # (``_base[3]``) and else keeps its parent's order.  A copy NumPy lays out in Fortran order
-# (``np.copy(a.T)``, ``a.copy('F')``, ``np.array(a, order='F')``) is the axes-reversing
-# view of a hidden C-ordered array (numpy/inplace.py's ``copy_in_order``; its ``base`` is
-# None all the same).  ``flags``, ``asfortranarray``, ``require``, ``.base`` and the
-# ``order=`` of ``ravel``/``reshape``/``flatten`` read the layout, nothing else does.
+# (``np.copy(a.T)``, ``a.copy('F')``, ``np.array(a, order='F')``), and a buffer of a plain
+# array in Fortran order (``np.zeros(s, order='F')``, an untransformed Fortran-ordered
+# argument: :func:`new_buffer`), is the axes-reversing view of a hidden C-ordered array
+# (numpy/inplace.py's ``fortran_view``; its ``base`` is None all the same), as are the
+# ``*_like`` of such an array.  ``flags``, ``asfortranarray``, ``require``, ``.base``, the
+# ``order=`` of ``ravel``/``reshape``/``flatten``/``*_like`` read the layout (``strides``:
+# NOTE [byte strides of views]).
 def layout(a: Tracer) -> tuple[Any, bool]:
     """NumPy's memory layout of the traced array ``a`` (NOTE [memory layout]): the order of
     its axes in memory, outermost first, and whether its elements fill one block."""
     base = _slot(a, "_base")
     if base is None:
+        if type(a) is Buffer and not a.val.flags.c_contiguous:  # np.zeros(s, order="F")
+            v = a.val
+            order = tuple(sorted(range(v.ndim), key=lambda k: -abs(v.strides[k])))
+            return order, bool(v.flags.f_contiguous)
         return tuple(range(len(a.shape))), True
     rule = getattr(base[1], "layout", None)
     if rule is not None:
@@ -744,11 +788,163 @@ def f_contiguous(a: Tracer) -> bool:
 def c_contiguous(a: Tracer) -> bool:
     """Whether NumPy lays the traced array ``a`` out in C order (``a.T.T`` included)."""
     base = _slot(a, "_base")
-    if base is None or base[3]:
+    if base is None:
+        return type(a) is not Buffer or bool(a.val.flags.c_contiguous)
+    if base[3]:
         return True
     if not hasattr(base[1], "layout"):
         return False
     return _orders(a)[0]
+
+
+# NOTE [byte strides of views]: ``t.strides`` and whether a reshape of a view that is not
+# contiguous is a view (NumPy's rule: one that needs no copy, ``a[::2].reshape(-1, 1)``,
+# ``a[:2].T.reshape(4, 2)``) come from the byte offsets of the view's elements in its root's
+# memory: :func:`element_offsets` runs the ``forward`` of each view in the chain, from the
+# root down, on a plain integer array of the root's offsets (C order, or a buffer's own
+# strides), so an index, transpose, flip, broadcast, diagonal or strided window maps them
+# as it maps the values.  A ``forward`` that computes values does not keep them evenly
+# spaced: then the strides are unknown (C order is reported, reshapes copy).  Only a read of
+# ``strides`` and a reshape of a view that is not contiguous pay for it.
+def element_offsets(a: Tracer) -> Any:
+    """The byte offsets of the traced array ``a``'s elements in the memory of the array at
+    the root of its views (NOTE [byte strides of views]), a plain integer array; or None."""
+    chain = []
+    t = a
+    while (base := _slot(t, "_base")) is not None:
+        chain.append((base[1], t))
+        t = base[0]
+    offsets = root_offsets(t)
+    for forward, view in reversed(chain):
+        shift = getattr(forward, "byte_offset", None)  # .real/.imag of a complex array
+        try:
+            offsets = offsets + shift if shift is not None else forward(offsets)
+        except Exception:  # noqa: BLE001 - a forward that does not take integers
+            return None
+        if type(offsets) is not numpy.ndarray or offsets.shape != tuple(view.shape):
+            return None
+    return offsets
+
+
+def root_offsets(t: Tracer) -> Any:
+    """The byte offsets of the elements of ``t``, an array that is no view: C order, or a
+    buffer's own layout (NOTE [byte strides of views]); read-only, kept for reuse (so that
+    a column's offsets, a view of them, cost the column's size, not the array's)."""
+    shape = tuple(t.shape)
+    itemsize = numpy.dtype(t.dtype).itemsize
+    strides = t.val.strides if type(t) is Buffer else None
+    key = (shape, itemsize, strides)
+    offsets = _ROOT_OFFSETS.get(key)
+    if offsets is not None:
+        return offsets
+    if strides is not None:
+        offsets = numpy.zeros(shape, dtype=numpy.intp)
+        for k, (n, s) in enumerate(zip(shape, strides)):
+            step = numpy.arange(n, dtype=numpy.intp) * s
+            offsets = offsets + step.reshape((n,) + (1,) * (len(shape) - k - 1))
+    else:
+        offsets = numpy.arange(int(numpy.prod(shape)), dtype=numpy.intp).reshape(shape)
+        offsets = offsets * itemsize
+    offsets.flags.writeable = False
+    if len(_ROOT_OFFSETS) >= 32:
+        _ROOT_OFFSETS.clear()
+    _ROOT_OFFSETS[key] = offsets
+    return offsets
+
+
+#: (shape, itemsize, a buffer's strides or None) -> :func:`root_offsets`' array.
+_ROOT_OFFSETS: dict = {}
+
+
+def root_of(t: Tracer) -> Tracer:
+    """The array at the root of the views ``t`` belongs to (``t`` if it is no view)."""
+    while (base := _slot(t, "_base")) is not None:
+        t = base[0]
+    return t
+
+
+def _objects_laid_out(t: Tracer) -> Any:
+    """For NumPy's own ``as_strided`` of a view ``t`` whose strides are not C order's: an
+    object array of 0-d views of the root's elements, in the root's memory order, viewed
+    with ``t``'s offset and strides (NOTE [byte strides of views]); so NumPy's strides
+    reach the elements its memory holds there.  None where C order is right."""
+    strides = strides_of(t)
+    if strides is None or strides == c_strides(t):
+        return None
+    root = root_of(t)
+    itemsize = numpy.dtype(t.dtype).itemsize
+    where = root_offsets(root) // itemsize
+    low = int(where.min()) if where.size else 0
+    memory = numpy.empty(int(where.max()) - low + 1 if where.size else 0, dtype=object)
+    for index in numpy.ndindex(*root.shape):
+        memory[where[index] - low] = root[(*index, Ellipsis)]
+    start = int(element_offsets(t).flat[0]) // itemsize - low
+    step = _OBJECT_ITEMSIZE // itemsize
+    object_strides = tuple(s * step for s in strides)
+    return _AS_STRIDED(memory[start:], tuple(t.shape), object_strides)
+
+
+def c_strides(t: Any) -> tuple[int, ...]:
+    out, step = [], numpy.dtype(t.dtype).itemsize
+    for n in reversed(t.shape):
+        out.append(step)
+        step *= n
+    return tuple(reversed(out))
+
+
+_AS_STRIDED = numpy.lib.stride_tricks.as_strided
+_OBJECT_ITEMSIZE = numpy.dtype(object).itemsize
+LAID_OUT_OBJECTS.append(_objects_laid_out)
+
+
+def strides_of(a: Tracer) -> tuple[int, ...] | None:
+    """NumPy's byte strides of the traced array ``a`` (NOTE [byte strides of views]), or
+    None where they are not known."""
+    offsets = element_offsets(a)
+    if offsets is None or offsets.size == 0:
+        return None
+    n = offsets.ndim
+    strides: list = [None] * n
+    expected = offsets.flat[0]
+    for k, length in enumerate(offsets.shape):
+        if length > 1:
+            step = offsets[(0,) * k + (1,) + (0,) * (n - k - 1)] - offsets.flat[0]
+            strides[k] = int(step)
+            grid = numpy.arange(length, dtype=numpy.intp) * step
+            expected = expected + grid.reshape((length,) + (1,) * (n - k - 1))
+    if not numpy.array_equal(offsets, numpy.broadcast_to(expected, offsets.shape)):
+        return None
+    step = numpy.dtype(a.dtype).itemsize
+    for k in reversed(range(n)):  # an axis of length 1 takes the C stride it would have
+        if strides[k] is None:
+            strides[k] = step
+        step = abs(strides[k]) * max(offsets.shape[k], 1)
+    return tuple(strides)
+
+
+def reshapes_in_place(a: Tracer, shape: tuple, order: str = "C") -> bool:
+    """Whether NumPy reshapes the traced array ``a`` to ``shape`` (the result's, no -1)
+    without a copy, by its strides (NOTE [byte strides of views]); False where they are
+    not known."""
+    if [n for n in a.shape if n != 1] == [n for n in shape if n != 1]:
+        return True  # only axes of length 1 come or go: never a copy
+    strides = strides_of(a)
+    if strides is None:
+        return False
+    fake = numpy.lib.stride_tricks.as_strided(
+        numpy.zeros(1, dtype=a.dtype), tuple(a.shape), strides
+    )  # never read: a reshape that needs no copy only computes new strides
+    try:
+        numpy.reshape(fake, shape, order=order, copy=False)
+    except ValueError:
+        return False
+    except TypeError:  # NumPy < 2.1 has no copy=: set the shape of a view in place
+        view = (fake.T if order == "F" else fake).view()
+        try:
+            view.shape = tuple(shape)[::-1] if order == "F" else tuple(shape)
+        except AttributeError:
+            return False
+    return True
 
 
 _ARANGE_SOURCE = (
@@ -863,6 +1059,7 @@ def _creation(name: str, source: str = _WRAPPER_SOURCE) -> Any:
         "from_user_code": _from_user_code,
         "name": name,
         "Buffer": Buffer,
+        "new_buffer": new_buffer,
         "convert_array_like": _convert_array_like,
         "fortran": f_contiguous,
         "contiguous": c_contiguous,

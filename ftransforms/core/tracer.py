@@ -28,6 +28,7 @@ from ftransforms.core.errors import (
     ObjectArrayWarning,
     PerformanceWarning,
     TracerConversionError,
+    UnsupportedOperationError,
 )
 from ftransforms.core.stack import note_object_path
 
@@ -96,7 +97,7 @@ def _hidden_from_numpy_scalar_casts(prop: property) -> property:
         return fget(self)
 
     dtype.hides_from_numpy = True
-    return property(dtype, doc=prop.__doc__)
+    return property(dtype, prop.fset, doc=prop.__doc__)
 
 
 #: Every subclass of :class:`Tracer` (filled as they are defined): ``Primitive.bind`` tests
@@ -433,6 +434,8 @@ def _indexing_with(depth: int) -> bool:
 #: NumPy's ``as_strided``: it converts its input with ``numpy.array`` and then reads that
 #: array's memory with the caller's byte strides, which fit an object array of tracers
 #: (8-byte pointers) only when the traced dtype has 8-byte elements too.
+#: core/mutation.py's ``_objects_laid_out`` (NOTE [byte strides of views]), set there.
+LAID_OUT_OBJECTS: list = []
 _AS_STRIDED_CODE = getattr(numpy.lib.stride_tricks.as_strided, "__code__", None)
 _OBJECT_ITEMSIZE = numpy.dtype(object).itemsize
 
@@ -460,6 +463,17 @@ SHAPE_SETTER: list[Any] = []
 
 def _set_shape(self: Tracer, value: Any) -> None:
     SHAPE_SETTER[0](self, value)
+
+
+def _set_dtype(self: Tracer, value: Any) -> None:
+    """``t.dtype = d``: NumPy reinterprets the bytes in place, which no transform can."""
+    if numpy.dtype(value) == self.dtype:
+        return
+    raise UnsupportedOperationError(
+        f"{self._interp.name}: x.dtype = {numpy.dtype(value)} on a traced {self.dtype} array "
+        f"reinterprets its bytes in place, which is not supported under a transform; convert "
+        f"the values with x = x.astype({numpy.dtype(value)})"
+    )
 
 
 class Tracer:
@@ -496,6 +510,9 @@ class Tracer:
         own = cls.__dict__.get("shape")
         if isinstance(own, property) and own.fset is None:
             cls.shape = own.setter(_set_shape)  # ``t.shape = (2, 3)``, as NumPy allows
+        own = cls.__dict__.get("dtype")
+        if isinstance(own, property) and own.fset is None:
+            cls.dtype = own.setter(_set_dtype)  # a clear error, not "no setter"
 
     # -- subclasses provide -------------------------------------------------------------
 
@@ -750,6 +767,10 @@ class Tracer:
         if not self.shape:
             out[0] = self  # an element of an object array is stored as it is
         elif copy is not True and _called_by_as_strided(1):
+            if getattr(self, "_base", None) is not None and LAID_OUT_OBJECTS:
+                laid_out = LAID_OUT_OBJECTS[0](self)  # a view not in C order (core/mutation)
+                if laid_out is not None:
+                    return laid_out
             # NumPy's own as_strided (bound before the transform ran) reads the elements
             # through the windows it makes: 0-d views of the array, which a later write
             # into it regenerates (NOTE [mutation semantics]), so the windows see it

@@ -858,7 +858,7 @@ def _is_identity(c: Any, out: Any) -> bool:
     if getattr(c, "ndim", 0) != 2 or c.shape != (out.shape[0],) * 2 or c.dtype.kind not in "fc":
         return False
     n = c.shape[0]
-    if c[0, 0] != 1 or (n > 1 and c[0, 1] != 0):  # most constants fail here, at no cost
+    if n == 0 or c[0, 0] != 1 or (n > 1 and c[0, 1] != 0):  # most fail here, at no cost
         return False
     if namespace_of(c) is not numpy:
         # one host copy, on the recording call only: on CuPy, count_nonzero and all() are

@@ -75,6 +75,7 @@ from ftransforms.numpy import (  # noqa: F401
     array_methods,
     element_iterator,
     fft,
+    generator_out,
     linalg,
     object_array_calls,
     protocol,

@@ -24,7 +24,7 @@ import numpy
 
 import ftransforms.numpy.inplace as inplace
 from ftransforms.core.errors import InPlaceError, UnsupportedOperationError
-from ftransforms.core.mutation import clone
+from ftransforms.core.mutation import Buffer, clone, strides_of
 from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
 from ftransforms.core.tracer import DTYPE_HIDDEN_FROM, SPARSE_DISPATCHED, Tracer
 from ftransforms.numpy.helpers import array_like, dtype_of, physical
@@ -481,12 +481,28 @@ class ArrayMethods:
 
     @property
     def strides(self) -> tuple:
-        # C order, as numpy.array(t) lays the elements out (what as_strided reads)
+        # NumPy's strides for a view (NOTE [byte strides of views]); else C order, as
+        # numpy.array(t) lays the elements out
+        if getattr(self, "_base", None) is not None:
+            known = strides_of(self)
+            if known is not None:
+                return known
+        elif type(self) is Buffer:
+            return self.val.strides  # a plain array's own (np.zeros(s, order="F"))
         out, step = [], self.dtype.itemsize
         for n in reversed(self.shape):
             out.append(step)
             step *= n
         return tuple(reversed(out))
+
+    @strides.setter
+    def strides(self, value) -> None:
+        # NumPy re-reads the memory in place: no transform can
+        raise UnsupportedOperationError(
+            f"{self._interp.name}: x.strides = {tuple(value)} on a traced array re-reads its "
+            f"memory in place, which is not supported under a transform (and deprecated in "
+            f"NumPy); take the view with numpy.lib.stride_tricks.as_strided(x, shape, strides)"
+        )
 
     def __contains__(self, value):
         return bool(any(equal(self, value)))

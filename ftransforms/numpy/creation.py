@@ -15,7 +15,9 @@ from ftransforms.backend import is_array, namespace_of
 from ftransforms.core.mutation import (
     PATCHED_WHILE_ACTIVE,
     Buffer,
+    c_contiguous,
     detached,
+    f_contiguous,
     user_array,
 )
 from ftransforms.core.tracer import Tracer
@@ -321,7 +323,10 @@ def zeros_like(
     """
     check_device("zeros_like", device)
     s = helpers.shape(x) if shape is None else shape
-    return user_array(xp_of(x).zeros(s, dtype=dtype or dtype_of(x)), "zeros_like")
+    return user_array(
+        xp_of(x).zeros(s, dtype=dtype or dtype_of(x), order=_like_order(x, order, shape)),
+        "zeros_like",
+    )
 
 
 @implements(numpy.ones_like)
@@ -345,7 +350,10 @@ def ones_like(
     """
     check_device("ones_like", device)
     s = helpers.shape(x) if shape is None else shape
-    return user_array(xp_of(x).ones(s, dtype=dtype or dtype_of(x)), "ones_like")
+    return user_array(
+        xp_of(x).ones(s, dtype=dtype or dtype_of(x), order=_like_order(x, order, shape)),
+        "ones_like",
+    )
 
 
 @implements(numpy.empty_like)
@@ -369,7 +377,10 @@ def empty_like(
     """
     check_device("empty_like", device)
     s = helpers.shape(x) if shape is None else shape
-    return user_array(xp_of(x).zeros(s, dtype=dtype or dtype_of(x)), "empty_like")
+    return user_array(
+        xp_of(x).zeros(s, dtype=dtype or dtype_of(x), order=_like_order(x, order, shape)),
+        "empty_like",
+    )
 
 
 @implements(numpy.full_like)
@@ -399,7 +410,23 @@ def full_like(
     dt = dtype or dtype_of(x)
     if isinstance(fill_value, Tracer):
         return astype(broadcast_to(fill_value, s), dt)
-    return user_array(xp_of(x).full(s, fill_value, dtype=dt), "full_like")
+    order = _like_order(x, order, shape)
+    return user_array(xp_of(x).full(s, fill_value, dtype=dt, order=order), "full_like")
+
+
+def _like_order(x: Any, order: Any, shape: Any) -> str:
+    """The memory order of NumPy's ``*_like(x, order=...)``: Fortran for ``'F'``, and for
+    ``'K'``/``'A'`` of ``x`` laid out in Fortran and not C order (NOTE [memory layout])."""
+    if order == "F":
+        return "F"
+    if order not in ("K", "A") or shape is not None or helpers.ndim(x) < 2:
+        return "C"
+    if isinstance(x, Tracer):
+        fortran = f_contiguous(x) and not c_contiguous(x)
+    else:
+        flags = getattr(x, "flags", None)
+        fortran = flags is not None and flags.f_contiguous and not flags.c_contiguous
+    return "F" if fortran else "C"
 
 
 @implements(numpy.copy)

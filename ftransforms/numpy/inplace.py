@@ -34,6 +34,7 @@ from ftransforms.core.errors import (
     UnsupportedOperationError,
 )
 from ftransforms.core.mutation import (
+    FORTRAN_VIEW,
     Buffer,
     assign,
     become,
@@ -45,6 +46,7 @@ from ftransforms.core.mutation import (
     layout,
     mutable,
     read_only,
+    reshapes_in_place,
 )
 from ftransforms.core.mutation import make_view as _make_view
 from ftransforms.core.tracer import SHAPE_SETTER, Tracer
@@ -134,7 +136,13 @@ def updated(x: Any, index: Any, v: Any) -> Any:
     """``x`` with ``x[index] = v`` applied (NumPy's rules: ``v`` broadcast and cast to
     ``x``'s dtype; for repeated indices the last write wins), as a new value."""
     v = _cast(v, dtype_of(x))
+    vshape = shape(v)
     xshape = shape(x)
+    if vshape and vshape[0] == 1 and not _one_element(index, len(xshape)):
+        # NumPy drops a value's leading axes of length 1 (m[:, 0] = row[None, :]); into
+        # one element it takes only a 0-d value (its ValueError comes from the broadcast)
+        k = next((i for i, n in enumerate(vshape) if n != 1), len(vshape))
+        v = reshape(v, vshape[k:])
     masked = _traced_mask_write(x, index, v)
     if masked is not None:
         return masked
@@ -164,6 +172,16 @@ def updated(x: Any, index: Any, v: Any) -> Any:
     mask = numpy.zeros(xshape, dtype=bool)
     mask[concrete] = True
     return where(mask, scatter(x, concrete, v), x)
+
+
+def _one_element(index: Any, rank: int) -> bool:
+    """Whether ``index`` picks one element of an array of ``rank`` axes (an integer each)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return len(parts) == rank and all(
+        (isinstance(p, (int, numpy.integer)) and not isinstance(p, bool))
+        or (isinstance(p, Tracer) and not shape(p) and dtype_of(p).kind in "iu")
+        for p in parts
+    )
 
 
 def _traced_mask_write(x: Any, index: Any, v: Any) -> Any:
@@ -471,18 +489,31 @@ def _keeps_contiguous(index: Any, rank: int) -> bool:
     return True
 
 
-def _reshape_like(x: Tracer, out: Any, forward: Any, always: bool = False) -> Any:
+def _reshape_like(
+    x: Tracer, out: Any, forward: Any, always: bool = False, strided: Any = None
+) -> Any:
     """A reshape-like view of ``x`` (NumPy: a view when ``x`` is contiguous, else a copy;
-    ``always``: a view anyway, as squeeze is)."""
+    ``always``: a view anyway, as squeeze is; ``strided``: the ``(shape, order)`` of a
+    reshape, a view where NumPy's needs no copy, NOTE [byte strides of views])."""
     if not isinstance(x, Tracer):
         return out
     contiguous = _contiguous(x)
     if not contiguous and not always:
-        return out
+        return _strided_reshape(x, out, forward, strided)
     xshape = _shape(x)
     if not contiguous:  # squeeze/expand_dims of a.T: the unit axes move, the others stay
         forward.layout = _unit_axes_layout(xshape, _shape(out))
     return make_view(x, out, forward, lambda p, v: reshape(v, xshape), reshaped=contiguous)
+
+
+def _strided_reshape(x: Tracer, out: Any, forward: Any, strided: Any) -> Any:
+    """A reshape of ``x``, which is not contiguous in its order: a view where NumPy's needs
+    no copy (``strided``: its ``(shape, order)``; NOTE [byte strides of views]), else a
+    copy (``ravel`` of ``a[::2]`` too, which ``ravel`` would hand back as it is)."""
+    if strided is not None and reshapes_in_place(x, _shape(out), strided[1]):
+        xshape = _shape(x)
+        return make_view(x, out, forward, lambda p, v: reshape(v, xshape, order=strided[1]))
+    return copy_of(out) if out is x else out
 
 
 def _unit_axes_layout(xshape: tuple, oshape: tuple) -> Any:
@@ -511,8 +542,9 @@ def reshape_view(
     if copy:
         return copy_of(out)
     if order == "F":
-        return _fortran_reshape(x, out, lambda p: reshape(p, newshape, order="F"))
-    return _reshape_like(x, out, lambda p: reshape(p, newshape))
+        forward = lambda p: reshape(p, newshape, order="F")  # noqa: E731
+        return _fortran_reshape(x, out, forward, (newshape, "F"))
+    return _reshape_like(x, out, lambda p: reshape(p, newshape), strided=(newshape, "C"))
 
 
 def _memory_order_letter(x: Any, order: Any) -> Any:
@@ -524,11 +556,13 @@ def _memory_order_letter(x: Any, order: Any) -> Any:
     return order
 
 
-def _fortran_reshape(x: Any, out: Any, forward: Any) -> Any:
+def _fortran_reshape(x: Any, out: Any, forward: Any, strided: Any = None) -> Any:
     """A reshape in Fortran order: of a Fortran-contiguous ``x`` a view (Fortran-contiguous
-    itself), as in NumPy; else the copy ``out``."""
-    if not isinstance(x, Tracer) or not f_contiguous(x):
+    itself), as in NumPy; else (a view where NumPy's needs no copy, ``strided``) a copy."""
+    if not isinstance(x, Tracer):
         return out
+    if not f_contiguous(x):
+        return _strided_reshape(x, out, forward, strided)
     xshape = _shape(x)
     reversed_axes = tuple(range(ndim(out)))[::-1]
     forward.layout = lambda parent: (reversed_axes, True)  # type: ignore[attr-defined]
@@ -589,18 +623,40 @@ def squeeze_view(x: Tracer, axis: Any = None) -> Any:
     return _reshape_like(x, out, lambda p: squeeze(p, axis), always=True)
 
 
+def _real_part(p: Any) -> Any:
+    return real(p)
+
+
+def _imag_part(itemsize: int) -> Any:
+    """The ``forward`` of ``.imag`` of a complex array of ``itemsize`` bytes (one for each)."""
+    forward = _IMAG_PARTS.get(itemsize)
+    if forward is None:
+
+        def forward(p: Any) -> Any:
+            return imag(p)
+
+        forward.byte_offset = itemsize // 2  # type: ignore[attr-defined]
+        _IMAG_PARTS[itemsize] = forward
+    return forward
+
+
+_IMAG_PARTS: dict = {}
+_real_part.byte_offset = 0  # type: ignore[attr-defined]  # NOTE [byte strides of views]
+
+
 def real_view(x: Tracer) -> Any:
     out = real(x)
     if dtype_of(x).kind != "c":
         return out
-    return make_view(x, out, real, lambda p, v: _cast(v, dtype_of(p)) + 1j * imag(p))
+    return make_view(x, out, _real_part, lambda p, v: _cast(v, dtype_of(p)) + 1j * imag(p))
 
 
 def imag_view(x: Tracer) -> Any:
     out = imag(x)
     if dtype_of(x).kind != "c":  # zeros NumPy makes read-only: a write would be lost
         return make_view(x, out, imag, read_only)
-    return make_view(x, out, imag, lambda p, v: real(p) + 1j * _cast(v, dtype_of(real(p))))
+    forward = _imag_part(dtype_of(x).itemsize)
+    return make_view(x, out, forward, lambda p, v: real(p) + 1j * _cast(v, dtype_of(real(p))))
 
 
 def diagonal_view(x: Tracer, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Any:
@@ -784,10 +840,19 @@ def copy_in_order(x: Any, order: Any = "K") -> Any:
         return copy_of(x)
     if order != "F" and not (order in ("A", "K") and not c_contiguous(x) and f_contiguous(x)):
         return copy_of(x)
-    forward, inverse = _permutation(tuple(range(ndim(x)))[::-1])
+    return fortran_view(transpose(x))
+
+
+def fortran_view(hidden: Any) -> Any:
+    """The Fortran-ordered array whose transpose is the C-ordered ``hidden`` (a tracer or
+    buffer no one else holds): its axes-reversing view, which NumPy's ``base`` does not
+    show (NOTE [memory layout])."""
+    forward, inverse = _permutation(tuple(range(ndim(hidden)))[::-1])
     forward.rebased = True  # a new array in NumPy: no base (numpy_base)
-    hidden = transpose(x)
     return make_view(hidden, transpose(hidden), forward, inverse)
+
+
+FORTRAN_VIEW.append(fortran_view)
 
 
 def _copy(a: Any, order: Any = "K", subok: bool = False) -> Any:  # noqa: ARG001

@@ -222,6 +222,19 @@ def _ufunc_out(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
         )
     inputs = tuple(v.val if type(v) is Buffer else v for v in inputs)
     traced = any(isinstance(v, Tracer) for v in inputs)
+    if mask is not True and traced and method == "__call__":
+        # NOTE [masked-out inputs of where=]: NumPy does not compute the ufunc where the
+        # mask is False (np.sqrt(a, out=a, where=a > 0)); here it is computed and dropped,
+        # and its derivative there (inf or nan) times a zero (co)tangent would be nan.  So
+        # each traced input is where(mask, x, stop_gradient(x)): the same values, and what
+        # flows back from the dropped elements is selected away, never multiplied.
+        m = mask.val if type(mask) is Buffer else mask
+        inputs = tuple(
+            indexing.where(m, v, ufuncs.stop_gradient(v))
+            if isinstance(v, Tracer) and helpers.dtype_of(v).kind in "fc"
+            else v
+            for v in inputs
+        )
     if method == "__call__" and not _is_python_ufunc(ufunc):
         out_dtypes = tuple(None if o is None else helpers.dtype_of(o) for o in outs)
         if traced:

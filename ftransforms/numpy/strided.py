@@ -1,12 +1,15 @@
 """``numpy.lib.stride_tricks.as_strided`` on traced arrays: the strided view as a gather.
 
 ``as_strided(x, shape, strides)`` reads ``x``'s memory at the byte offsets
-``sum(i_k * strides_k)``.  A tracer's elements are laid out in C order (``t.strides``
-says so), so on a tracer the view is ``x.ravel()[positions]`` with the element positions
-``sum(i_k * strides_k // itemsize)``: a gather every transform differentiates, maps and
-records.  The result is a view: writes into ``x`` are seen through it, and a write into
-it (``as_strided(a, (n,), ((n + 1) * a.itemsize,))[:] = 1``, the diagonal) is scattered
-into ``x``'s elements; ``writeable=False`` makes it read-only, as in NumPy.  A view whose
+``sum(i_k * strides_k)``.  A tracer that is no view is laid out in C order, so on it the
+view is ``x.ravel()[positions]`` with the element positions ``sum(i_k * strides_k //
+itemsize)``: a gather every transform differentiates, maps and records.  A view laid out
+otherwise (``a.T``, ``a[:, 0]``: ``t.strides`` are NumPy's, NOTE [byte strides of views]
+in core/mutation.py) is stepped through its root's memory from its first element, and
+each place reached is the element of ``x`` that NumPy holds there.  The result is a
+view: writes into ``x`` are seen through it, and a write into it
+(``as_strided(a, (n,), ((n + 1) * a.itemsize,))[:] = 1``, the diagonal) is scattered into
+``x``'s elements; ``writeable=False`` makes it read-only, as in NumPy.  A view whose
 elements overlap (rolling windows) refuses writes with InPlaceError: NumPy writes (and, for
 ``w *= 2``, reads) such memory element by element, an order a whole-view write cannot keep.
 Strides that are not whole elements, or positions outside ``x``, raise instead of reading
@@ -37,7 +40,13 @@ from typing import Any
 import numpy
 
 from ftransforms.core.errors import InPlaceError, UnsupportedOperationError
-from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE, make_view
+from ftransforms.core.mutation import (
+    PATCHED_WHILE_ACTIVE,
+    c_strides,
+    element_offsets,
+    make_view,
+    strides_of,
+)
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.helpers import dtype_of, size
 from ftransforms.numpy.helpers import shape as shape_of
@@ -77,6 +86,23 @@ def as_strided(
     for axis, (n, s) in enumerate(zip(new_shape, new_strides)):
         steps = numpy.arange(n, dtype=numpy.intp) * (s // itemsize)
         positions = positions + steps.reshape((n,) + (1,) * (len(new_shape) - axis - 1))
+    offsets = element_offsets(x) if getattr(x, "_base", None) is not None else None
+    if offsets is not None and offsets.size and strides_of(x) != c_strides(x):
+        # a view laid out otherwise (x.T, x[:, 0]): the strides step through the root's
+        # memory from x's first element (NOTE [byte strides of views]); the element of x
+        # held at each place is read (an offset x does not hold raises below)
+        flat = offsets.ravel() // itemsize
+        held = numpy.full(int(flat.max()) - int(flat.min()) + 1, -1, dtype=numpy.intp)
+        held[(flat - flat.min())[::-1]] = numpy.arange(flat.size - 1, -1, -1)
+        reached = positions + (flat[0] - flat.min())
+        inside = (reached >= 0) & (reached < held.size)
+        positions = numpy.where(inside, held[numpy.where(inside, reached, 0)], -1)
+        if positions.size and positions.min() < 0:
+            raise ValueError(
+                f"{where}: the view reaches memory that x (a view laid out with strides "
+                f"{strides_of(x)}) does not hold; NumPy would read its base's other "
+                f"elements: take the view of the base array instead"
+            )
     if positions.size and (positions.min() < 0 or positions.max() >= size(x)):
         raise ValueError(
             f"{where}: the view reaches elements {positions.min()}..{positions.max()} of an "
