@@ -63,3 +63,22 @@ def test_reduceat_derivative_and_errors():
     np.testing.assert_allclose(ft.grad(f)(x), fd, rtol=1e-7)
     with pytest.raises(IndexError, match="out-of-bounds"):
         ft.vmap(lambda r: np.add.reduceat(r, [0, 9]))(x[None])
+
+
+@pytest.mark.parametrize(
+    ("a", "x"), [(1e6, 1e6 + 300.0), (1e6, 1e6 - 1000.0), (3e4, 3e4), (1e5, 1.01e5)]
+)
+def test_gammainc_derivative_in_a_for_large_shapes(a, x):
+    """SILENT before: at a = 1e6 the 2000-term series gave 0.92 of dP/da.  Oracle: mpmath's
+    derivative of the regularized incomplete gamma function at 30 digits."""
+    mpmath = pytest.importorskip("mpmath")
+    import ftransforms.scipy.special as fsp
+
+    with mpmath.workdps(30):
+        want = float(mpmath.diff(lambda s: mpmath.gammainc(s, 0, x, regularized=True), a))
+    np.testing.assert_allclose(ft.grad(lambda s: fsp.gammainc(s, x))(a), want, rtol=1e-8)
+    rows = np.array([a, a * 1.001])
+    np.testing.assert_allclose(
+        ft.vmap(ft.grad(lambda s: fsp.gammainc(s, x)))(rows),
+        [ft.grad(lambda s: fsp.gammainc(s, x))(r) for r in rows],
+    )
