@@ -53,6 +53,12 @@ def _arr(x: Any) -> Any:
     return float_input(x, None)
 
 
+def _coef(v: Any) -> Any:
+    """A filter's ``b`` or ``a`` as SciPy reads it: a number is a 1-tap filter
+    (``lfilter(h, 1.0, x)``, SciPy's ``atleast_1d``)."""
+    return fnp.atleast_1d(_arr(v))
+
+
 def _check(in1: Any, in2: Any, mode: str, where: str) -> tuple[Any, Any]:
     in1, in2 = _arr(in1), _arr(in2)
     if fnp.ndim(in1) != fnp.ndim(in2):
@@ -242,7 +248,7 @@ def lfilter(b: Any, a: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
     """
     if zi is not None:
         return _lfilter_from_state(b, a, x, axis, zi)
-    b, a, x = _arr(b), _arr(a), _arr(x)
+    b, a, x = _coef(b), _coef(a), _arr(x)
     if fnp.ndim(b) != 1 or fnp.ndim(a) != 1 or fnp.shape(a)[0] == 0 or fnp.shape(b)[0] == 0:
         raise ValueError(
             f"lfilter(b, a, x): b and a must be non-empty 1-D arrays, got shapes "
@@ -289,7 +295,7 @@ def lfilter(b: Any, a: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
 
 def _padded_coefficients(b: Any, a: Any) -> tuple[Any, Any, int]:
     """``b / a[0]`` and ``a / a[0]`` padded with zeros to the same length ``K``."""
-    b, a = _arr(b), _arr(a)
+    b, a = _coef(b), _coef(a)
     a0 = a[0]
     b, a = b / a0, a / a0
     k = max(fnp.shape(a)[0], fnp.shape(b)[0])
@@ -418,7 +424,7 @@ def filtfilt(
     nd = fnp.ndim(x)
     axis = axis % nd
     x = fnp.moveaxis(x, axis, -1)
-    ntaps = max(fnp.shape(_arr(a))[0], fnp.shape(_arr(b))[0])
+    ntaps = max(fnp.shape(_coef(a))[0], fnp.shape(_coef(b))[0])
     edge, ext = _extend(where, x, padtype, padlen, ntaps)
     zi = lfilter_zi(b, a)
     y, _ = lfilter(b, a, ext, axis=-1, zi=zi * ext[..., :1])
