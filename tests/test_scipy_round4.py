@@ -61,3 +61,17 @@ def test_lfilter_with_a_number_is_fir_filtering():
     _check_all(lambda v: scipy.signal.lfilter([1.0, 2.0], 2.0, v, zi=[0.5])[0], x)
     _check_all(lambda v: scipy.signal.filtfilt([1.0, 1.0], 2.0, v), x)
     _check_all(lambda v: scipy.signal.lfilter(v[:3], 2.0, x), x)  # traced b, a number
+
+
+def test_czt_and_zoom_fft_keep_their_imaginary_parts():
+    # SciPy's czt on a tracer lost the imaginary parts under jit/vmap (a silent wrong value)
+    x = RNG.normal(size=10)
+    for f in (
+        lambda v: scipy.signal.czt(v, 4),
+        lambda v: scipy.signal.czt(v, 7, w=np.exp(-0.3j), a=0.9 * np.exp(0.2j)),
+        lambda v: scipy.signal.zoom_fft(v, [0.1, 0.6], 8),
+        lambda v: scipy.signal.zoom_fft(v, 1.0, endpoint=True, fs=3),
+        lambda v: scipy.signal.czt(v.reshape(2, 5), 3, axis=0),
+    ):
+        _check_all(lambda v, f=f: np.abs(f(v)), x)
+        _check_all(lambda v, f=f: f(v).imag, x)

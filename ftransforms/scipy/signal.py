@@ -1,7 +1,8 @@
 """``ftransforms.scipy.signal``: n-dimensional ``convolve``, ``correlate`` and
 ``fftconvolve`` on tracers (like ``jax.scipy.signal``), ``convolve2d``/``correlate2d``
 with SciPy's boundary modes, and the linear filters ``lfilter`` (with initial states),
-``filtfilt``, ``sosfilt`` and ``sosfiltfilt`` (with ``lfilter_zi``/``sosfilt_zi``).
+``filtfilt``, ``sosfilt`` and ``sosfiltfilt`` (with ``lfilter_zi``/``sosfilt_zi``), and
+the chirp z-transform ``czt``/``zoom_fft``.
 
 ``method='direct'`` sums shifted copies of the larger input, one per element of the
 smaller one (cheap for small kernels); ``method='fft'`` multiplies ``fnp.fft`` transforms
@@ -27,6 +28,7 @@ import ftransforms.numpy as fnp
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.numpy.ufuncs import float_input
+from ftransforms.scipy.chirp_z import czt, zoom_fft
 from ftransforms.scipy.convolve_axes import convolve_axes
 from ftransforms.scipy.savgol import savgol_coeffs, savgol_filter
 
@@ -35,6 +37,7 @@ __all__ = [
     "convolve2d",
     "correlate",
     "correlate2d",
+    "czt",
     "fftconvolve",
     "filtfilt",
     "lfilter",
@@ -44,6 +47,7 @@ __all__ = [
     "sosfilt",
     "sosfilt_zi",
     "sosfiltfilt",
+    "zoom_fft",
 ]
 
 
