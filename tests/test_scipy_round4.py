@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.optimize
 import scipy.signal
 
 import ftransforms as ft
@@ -45,9 +46,7 @@ def _check_all(f, x, rtol=1e-6, atol=1e-8, batch=None):
         np.sum(g * d), _dirderiv(lambda v: np.sum(f(v) * w), x, d), rtol=rtol, atol=atol
     )
     xs = np.stack([x, 0.98 * x - 0.01, 1.02 * x + 0.02]) if batch is None else batch
-    np.testing.assert_allclose(
-        ft.vmap(f)(xs), np.stack([f(v) for v in xs]), rtol=1e-10, atol=1e-12
-    )
+    np.testing.assert_allclose(ft.vmap(f)(xs), np.stack([f(v) for v in xs]), rtol=1e-10, atol=1e-12)
 
 
 # -- scipy.signal ----------------------------------------------------------------------------
@@ -75,3 +74,61 @@ def test_czt_and_zoom_fft_keep_their_imaginary_parts():
     ):
         _check_all(lambda v, f=f: np.abs(f(v)), x)
         _check_all(lambda v, f=f: f(v).imag, x)
+
+
+# -- scipy.optimize: scalar minimizers --------------------------------------------------------
+
+
+def _quartic_argmin_slope(x_star):
+    """``d x*/d c`` for ``x* = argmin (x - c)^2 + x^4``: ``2 / (2 + 12 x*^2)`` (implicit
+    function theorem on ``2 (x - c) + 4 x^3 = 0``)."""
+    return 2.0 / (2.0 + 12.0 * x_star**2)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda f: scipy.optimize.golden(f, tol=1e-12),
+        lambda f: scipy.optimize.brent(f, tol=1e-12),
+        lambda f: scipy.optimize.fminbound(f, -2.0, 2.0, xtol=1e-12),
+        lambda f: scipy.optimize.minimize_scalar(f).x,
+        lambda f: scipy.optimize.minimize_scalar(f, method="golden", tol=1e-12).x,
+        lambda f: (
+            scipy.optimize.minimize_scalar(
+                f, bounds=(-2, 2), method="bounded", options={"xatol": 1e-12}
+            ).x
+        ),
+    ],
+)
+def test_scalar_minimizers_differentiate_the_argmin(call):
+    # golden under grad returned 0 (its bracket points are constants): a silent wrong answer
+    def argmin(c):
+        return call(lambda x: (x - c) ** 2 + x**4)
+
+    for c in (0.7, -0.4):
+        x_star = argmin(c)
+        assert float(ft.jit(argmin)(c)) == float(x_star)
+        np.testing.assert_allclose(ft.grad(argmin)(c), _quartic_argmin_slope(x_star), rtol=1e-6)
+    cs = np.array([0.7, -0.4, 1.3])
+    np.testing.assert_allclose(ft.vmap(argmin)(cs), [argmin(c) for c in cs], rtol=1e-12)
+
+
+def test_scalar_minimizers_args_fval_and_bounds():
+    def fval(c):
+        return scipy.optimize.golden(lambda x, c: (x - c) ** 2 + x**4, args=(c,), full_output=True)[
+            1
+        ]
+
+    c = 0.7
+    x_star = scipy.optimize.golden(lambda x: (x - c) ** 2 + x**4)
+    np.testing.assert_allclose(ft.grad(fval)(c), -2 * (x_star - c), rtol=1e-6)  # envelope
+    res_fun = ft.grad(lambda c: scipy.optimize.minimize_scalar(lambda x: (x - c) ** 2 + x**4).fun)
+    np.testing.assert_allclose(res_fun(c), -2 * (x_star - c), rtol=1e-6)
+
+    def on_bound(v):  # the minimum sits on the upper bound v[1] when v[0] > v[1]
+        return scipy.optimize.fminbound(lambda x: (x - v[0]) ** 2, -2.0, v[1], xtol=1e-12)
+
+    v = np.array([0.7, 0.4])
+    np.testing.assert_allclose(ft.jit(on_bound)(v), on_bound(v), rtol=1e-14)
+    np.testing.assert_allclose(ft.grad(on_bound)(v), [0.0, 1.0], atol=1e-12)
+    np.testing.assert_allclose(ft.grad(on_bound)(np.array([0.2, 0.4])), [1.0, 0.0], atol=1e-9)

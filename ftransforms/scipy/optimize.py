@@ -1,5 +1,6 @@
 """``ftransforms.scipy.optimize``: :func:`minimize` (``jax.scipy.optimize.minimize``), and
-SciPy's root finders with implicit derivatives (:mod:`ftransforms.scipy.roots`).
+SciPy's root finders and scalar minimizers with implicit derivatives
+(:mod:`ftransforms.scipy.roots`, :mod:`ftransforms.scipy.scalar_minimizers`).
 
 BFGS is written with ftransforms (gradients by ``value_and_grad``, the loops by
 ``ft.while_loop``, every choice by ``where``), so it runs on NumPy and CuPy arrays and
@@ -55,15 +56,20 @@ from ftransforms.scipy.roots import (
     root_scalar,
     toms748,
 )
+from ftransforms.scipy.scalar_minimizers import brent, fminbound, golden, minimize_scalar
 
 __all__ = [
     "OptimizeResults",
     "bisect",
     "brenth",
+    "brent",
     "brentq",
     "fixed_point",
+    "fminbound",
     "fsolve",
+    "golden",
     "minimize",
+    "minimize_scalar",
     "newton",
     "ridder",
     "root",
