@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.interpolate
 import scipy.optimize
 import scipy.signal
 
 import ftransforms as ft
+from ftransforms.errors import UnsupportedOperationError
 
 RNG = np.random.default_rng(20261127)
 
@@ -132,3 +134,122 @@ def test_scalar_minimizers_args_fval_and_bounds():
     np.testing.assert_allclose(ft.jit(on_bound)(v), on_bound(v), rtol=1e-14)
     np.testing.assert_allclose(ft.grad(on_bound)(v), [0.0, 1.0], atol=1e-12)
     np.testing.assert_allclose(ft.grad(on_bound)(np.array([0.2, 0.4])), [1.0, 0.0], atol=1e-9)
+
+
+# -- scipy.interpolate: interpolators of traced data ---------------------------------------------
+
+XS = np.linspace(0.0, 3.0, 8)
+YS = np.sin(XS)
+QS = np.array([0.3, 1.1, 2.2, 2.9])
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda y: scipy.interpolate.CubicSpline(XS, y)(QS),
+        lambda y: scipy.interpolate.CubicSpline(XS, y, bc_type="natural").derivative()(QS),
+        lambda y: scipy.interpolate.CubicSpline(XS, y, bc_type=((1, 0.5), (2, 0.0)))(QS, 1),
+        lambda y: np.atleast_1d(scipy.interpolate.CubicSpline(XS, y).integrate(0.1, 2.5)),
+        lambda y: scipy.interpolate.CubicSpline(XS, y).antiderivative()(QS),
+        lambda y: scipy.interpolate.CubicSpline(XS, y).c.ravel(),
+        lambda y: scipy.interpolate.interp1d(XS, y)(QS),
+        lambda y: scipy.interpolate.interp1d(XS, y, kind="quadratic")(QS),
+        lambda y: scipy.interpolate.interp1d(XS, y, bounds_error=False, fill_value=2.0)(QS + 0.5),
+        lambda y: scipy.interpolate.make_interp_spline(XS, y)(QS),
+        lambda y: scipy.interpolate.make_interp_spline(XS, y, k=5).derivative(2)(QS),
+        lambda y: scipy.interpolate.BarycentricInterpolator(XS, y)(QS),
+        lambda y: scipy.interpolate.KroghInterpolator(XS, y)(QS),
+        lambda y: scipy.interpolate.krogh_interpolate(XS, y, QS),
+        lambda y: scipy.interpolate.barycentric_interpolate(XS, y, QS),
+    ],
+)
+def test_1d_interpolators_built_from_traced_data(make):
+    _check_all(make, YS)
+
+
+def test_interpolators_of_traced_data_along_an_axis():
+    y2 = np.stack([YS, np.cos(XS), XS**2])  # the data along axis 1
+    for make in (
+        lambda v: scipy.interpolate.CubicSpline(XS, v.reshape(3, 8), axis=1)(QS[:3]),
+        lambda v: scipy.interpolate.interp1d(XS, v.reshape(3, 8))(QS[:3]),  # axis=-1
+        lambda v: scipy.interpolate.make_interp_spline(XS, v.reshape(3, 8).T)(QS[:3]),
+    ):
+        _check_all(make, y2.ravel())
+
+
+def test_scattered_and_grid_interpolators_of_traced_values():
+    rng = np.random.default_rng(3)
+    pts = rng.uniform(size=(12, 2))
+    xi = np.array([[0.4, 0.5], [0.6, 0.5], [0.3, 0.35]])
+    grid = (np.linspace(0, 1, 4), np.linspace(0, 1, 5))
+    gxi = np.array([[0.2, 0.3], [0.7, 0.9]])
+    for make, data in (
+        (lambda v: scipy.interpolate.griddata(pts, v, xi), rng.normal(size=12)),
+        (lambda v: scipy.interpolate.RBFInterpolator(pts, v)(xi), rng.normal(size=12)),
+        (lambda v: scipy.interpolate.LinearNDInterpolator(pts, v)(xi), rng.normal(size=12)),
+        (
+            lambda v: scipy.interpolate.RegularGridInterpolator(grid, v.reshape(4, 5))(gxi),
+            rng.normal(size=20),
+        ),
+        (
+            lambda v: scipy.interpolate.RegularGridInterpolator(
+                grid, v.reshape(4, 5), method="slinear"
+            )(gxi),
+            rng.normal(size=20),
+        ),
+        (lambda v: scipy.interpolate.interpn(grid, v.reshape(4, 5), gxi), rng.normal(size=20)),
+    ):
+        _check_all(make, data)
+    # Clough-Tocher estimates its gradients by iterations that stop at tol (1e-6): its
+    # answer is affine in the data only to that tolerance
+    v = rng.normal(size=12)
+    ours = ft.jit(lambda v: scipy.interpolate.griddata(pts, v, xi, method="cubic"))(v)
+    np.testing.assert_allclose(
+        ours, scipy.interpolate.griddata(pts, v, xi, method="cubic"), rtol=1e-6
+    )
+    g = ft.grad(lambda v: scipy.interpolate.griddata(pts, v, xi, method="cubic").sum())(v)
+    assert abs(g.sum() - len(xi)) < 1e-6  # the weights of a constant field add up to one
+
+
+def test_traced_values_and_traced_points_together():
+    grid = (np.linspace(0, 1, 4), np.linspace(0, 1, 5))
+    vals = np.random.default_rng(4).normal(size=(4, 5))
+
+    def f(v):  # values and query point both traced: the grid's own evaluation
+        return scipy.interpolate.interpn(grid, vals * v[0], v[1:].reshape(1, 2))
+
+    _check_all(f, np.array([1.5, 0.3, 0.6]))
+
+    def g(v):  # the spline of traced data at traced points
+        return scipy.interpolate.make_interp_spline(XS, YS * v[0])(v[1:])
+
+    _check_all(g, np.array([1.5, 0.3, 2.6]))
+
+
+def test_interpolators_of_traced_data_keep_scipy_instances_outside():
+    import copy
+    import pickle
+
+    ft.grad(lambda y: scipy.interpolate.CubicSpline(XS, y)(1.0))(YS)  # (patches installed)
+    spline = scipy.interpolate.CubicSpline(XS, YS)
+    assert type(spline) is scipy.interpolate.CubicSpline
+    assert type(copy.deepcopy(spline)) is scipy.interpolate.CubicSpline
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(spline))(QS), spline(QS))
+
+    def nodes_in_function(y):  # nodes made inside the function are constants
+        return scipy.interpolate.CubicSpline(np.linspace(0.0, 3.0, 8), y)(QS)
+
+    _check_all(nodes_in_function, YS)
+    # traced nodes: ftransforms' own CubicSpline
+    _check_all(lambda x: scipy.interpolate.CubicSpline(x, YS)(QS), XS)
+    with pytest.raises(UnsupportedOperationError, match="PchipInterpolator"):
+        ft.grad(lambda y: scipy.interpolate.PchipInterpolator(XS, y)(1.0))(YS)
+    with pytest.raises(UnsupportedOperationError, match="iterative"):
+        grid = (np.linspace(0, 1, 4), np.linspace(0, 1, 5))
+        ft.grad(
+            lambda v: scipy.interpolate.RegularGridInterpolator(grid, v, method="cubic")(
+                np.array([0.5, 0.5])
+            ).sum()
+        )(np.ones((4, 5)))
+    with pytest.raises(UnsupportedOperationError, match="roots"):
+        ft.grad(lambda y: scipy.interpolate.CubicSpline(XS, y).roots()[0])(YS)

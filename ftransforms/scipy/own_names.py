@@ -21,7 +21,9 @@ and distribution objects* call them while a transform is active on some thread
   distribution; and the multivariate ones it has;
 * the ``__call__`` of ``scipy.interpolate``'s interpolators built from plain data
   (``interp1d``, ``CubicSpline`` and the ``PPoly`` family, ``BSpline``,
-  ``UnivariateSpline``, ``RegularGridInterpolator``) at traced points.
+  ``UnivariateSpline``, ``RegularGridInterpolator``) at traced points;
+* the construction of ``scipy.interpolate``'s interpolators from traced data (their
+  ``__new__``: NOTE [SciPy's interpolators on traced data] in ``interpolate_data.py``).
 
 The wrappers are installed once, when the first outermost transform call finds the SciPy
 module imported (ftransforms never imports SciPy for it), and stay: swapping them in and
@@ -219,7 +221,14 @@ def _patch_interpolators() -> None:
     def from_spline(self: Any) -> Any:
         if not isinstance(self, theirs_mod.BSpline):
             return None
-        return theirs_mod.PPoly.from_spline(self, self.extrapolate)
+        if self.c.ndim == 1:
+            return theirs_mod.PPoly.from_spline(self, self.extrapolate)
+        # (from_spline takes 1-D coefficients: one piecewise polynomial per column)
+        t, c, k = self.tck
+        flat = c.reshape(c.shape[0], -1)
+        parts = [theirs_mod.PPoly.from_spline((t, flat[:, j], k)) for j in range(flat.shape[1])]
+        coeffs = numpy.stack([p.c for p in parts], axis=-1).reshape(parts[0].c.shape + c.shape[1:])
+        return theirs_mod.PPoly(coeffs, parts[0].x, self.extrapolate)
 
     def from_fitpack(self: Any) -> Any:  # UnivariateSpline and its subclasses: (t, c, k)
         if not isinstance(self, theirs_mod.UnivariateSpline) or getattr(self, "ext", 0) != 0:
@@ -253,6 +262,30 @@ def _patch_interpolators() -> None:
         _install_in_class(cls, {"__call__": call})
 
 
+def _patch_data_constructors() -> None:
+    """SciPy's interpolator classes built from traced data (``CubicSpline(x, y)`` with
+    ``y`` traced): their ``__new__`` answers with ``interpolate_data.construct`` (NOTE
+    [SciPy's interpolators on traced data]); a call without a tracer makes SciPy's
+    instance as before (``copy``/``pickle`` call ``__new__`` with the class alone)."""
+    theirs_mod = sys.modules["scipy.interpolate"]
+    data_mod = importlib.import_module("ftransforms.scipy.interpolate_data")
+    ours = importlib.import_module("ftransforms.scipy.interpolate")
+    for name in data_mod.CONSTRUCTORS:
+        cls = theirs_mod.__dict__.get(name)
+        if not isinstance(cls, type) or "__new__" in cls.__dict__:
+            continue
+        inherited = cls.__new__
+
+        def new(klass, *args, _cls=cls, _name=name, _inherited=inherited, **kwargs):
+            if ACTIVE_THREADS[0] and klass is _cls and _traced(args, kwargs):
+                return data_mod.construct(_name, _cls, args, kwargs, ours)
+            if _inherited is object.__new__:
+                return object.__new__(klass)
+            return _inherited(klass, *args, **kwargs)
+
+        cls.__new__ = staticmethod(new)
+
+
 def _entered(interp: Any) -> None:  # noqa: ARG001
     """Install the wrappers of the SciPy modules imported since the last check."""
     if len(_DONE) == len(MODULES) or len(sys.modules) == _MODULES_SEEN[0]:
@@ -267,6 +300,7 @@ def _entered(interp: Any) -> None:  # noqa: ARG001
                     _patch_distributions()
                 if name == "interpolate":
                     _patch_interpolators()
+                    _patch_data_constructors()
 
 
 OUTERMOST_HOOKS.insert(0, (_entered, lambda: None))
