@@ -253,3 +253,15 @@ def test_interpolators_of_traced_data_keep_scipy_instances_outside():
         )(np.ones((4, 5)))
     with pytest.raises(UnsupportedOperationError, match="roots"):
         ft.grad(lambda y: scipy.interpolate.CubicSpline(XS, y).roots()[0])(YS)
+
+
+def test_spline_integrate_between_traced_bounds():
+    spline = scipy.interpolate.CubicSpline(XS, YS)
+    bspline = scipy.interpolate.make_interp_spline(XS, YS)
+    ab = np.array([0.3, 2.5])
+    _check_all(lambda v: np.atleast_1d(spline.integrate(v[0], v[1])), ab)
+    _check_all(lambda v: np.atleast_1d(bspline.integrate(v[0], v[1])), ab)
+    _check_all(
+        lambda v: np.atleast_1d(scipy.interpolate.CubicSpline(XS, YS * v[0]).integrate(0.2, v[1])),
+        ab,
+    )

@@ -21,7 +21,8 @@ and distribution objects* call them while a transform is active on some thread
   distribution; and the multivariate ones it has;
 * the ``__call__`` of ``scipy.interpolate``'s interpolators built from plain data
   (``interp1d``, ``CubicSpline`` and the ``PPoly`` family, ``BSpline``,
-  ``UnivariateSpline``, ``RegularGridInterpolator``) at traced points;
+  ``UnivariateSpline``, ``RegularGridInterpolator``) at traced points, and their
+  ``integrate`` between traced bounds (extrapolating ones);
 * the construction of ``scipy.interpolate``'s interpolators from traced data (their
   ``__new__``: NOTE [SciPy's interpolators on traced data] in ``interpolate_data.py``).
 
@@ -260,6 +261,18 @@ def _patch_interpolators() -> None:
 
         functools.update_wrapper(call, theirs)
         _install_in_class(cls, {"__call__": call})
+    for cls in (theirs_mod.PPoly, theirs_mod.BSpline):  # integrate(a, b), traced bounds
+        theirs = cls.__dict__["integrate"]
+
+        def integrate(self, a, b, extrapolate=None, _theirs=theirs):
+            if ACTIVE_THREADS[0] and _traced((a, b), {}):
+                if (self.extrapolate if extrapolate is None else extrapolate) is True:
+                    anti = self.antiderivative()  # (its call answers the traced bounds)
+                    return anti(b) - anti(a)
+            return _theirs(self, a, b, extrapolate)
+
+        functools.update_wrapper(integrate, theirs)
+        _install_in_class(cls, {"integrate": integrate})
 
 
 def _patch_data_constructors() -> None:
