@@ -78,6 +78,19 @@ def test_czt_and_zoom_fft_keep_their_imaginary_parts():
         _check_all(lambda v, f=f: f(v).imag, x)
 
 
+def test_median_and_order_filters_zero_padded():
+    x = RNG.normal(size=24)
+    plus = np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]])
+    for f in (
+        lambda v: scipy.signal.medfilt(v),
+        lambda v: scipy.signal.medfilt(v, 5),
+        lambda v: scipy.signal.medfilt2d(v.reshape(4, 6), [3, 5]),
+        lambda v: scipy.signal.order_filter(v.reshape(4, 6), plus, 1),
+        lambda v: scipy.signal.medfilt(v.reshape(2, 3, 4), [1, 3, 3]),
+    ):
+        _check_all(f, x)
+
+
 # -- scipy.optimize: scalar minimizers --------------------------------------------------------
 
 

@@ -2,7 +2,8 @@
 ``fftconvolve`` on tracers (like ``jax.scipy.signal``), ``convolve2d``/``correlate2d``
 with SciPy's boundary modes, and the linear filters ``lfilter`` (with initial states),
 ``filtfilt``, ``sosfilt`` and ``sosfiltfilt`` (with ``lfilter_zi``/``sosfilt_zi``), and
-the chirp z-transform ``czt``/``zoom_fft``.
+the chirp z-transform ``czt``/``zoom_fft``, and the zero-padded median/order filters
+``medfilt``/``medfilt2d``/``order_filter``.
 
 ``method='direct'`` sums shifted copies of the larger input, one per element of the
 smaller one (cheap for small kernels); ``method='fft'`` multiplies ``fnp.fft`` transforms
@@ -30,6 +31,7 @@ from ftransforms.numpy.helpers import dtype_of
 from ftransforms.numpy.ufuncs import float_input
 from ftransforms.scipy.chirp_z import czt, zoom_fft
 from ftransforms.scipy.convolve_axes import convolve_axes
+from ftransforms.scipy.order_filters import medfilt, medfilt2d, order_filter
 from ftransforms.scipy.savgol import savgol_coeffs, savgol_filter
 
 __all__ = [
@@ -42,6 +44,9 @@ __all__ = [
     "filtfilt",
     "lfilter",
     "lfilter_zi",
+    "medfilt",
+    "medfilt2d",
+    "order_filter",
     "savgol_coeffs",
     "savgol_filter",
     "sosfilt",
