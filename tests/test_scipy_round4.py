@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.integrate
 import scipy.interpolate
 import scipy.optimize
 import scipy.signal
+import scipy.spatial
+import scipy.spatial.distance
 
 import ftransforms as ft
 from ftransforms.errors import UnsupportedOperationError
@@ -278,3 +281,36 @@ def test_spline_integrate_between_traced_bounds():
         lambda v: np.atleast_1d(scipy.interpolate.CubicSpline(XS, YS * v[0]).integrate(0.2, v[1])),
         ab,
     )
+
+
+# -- scipy.integrate: romb, cumulative_simpson -------------------------------------------------
+
+
+def test_romb_and_cumulative_simpson_of_traced_samples():
+    y = RNG.normal(size=(3, 9))
+    xs = np.linspace(0.0, 2.0, 9) ** 1.2
+    for f in (
+        lambda v: scipy.integrate.romb(v, dx=0.25),
+        lambda v: scipy.integrate.romb(v.T, axis=0),
+        lambda v: scipy.integrate.cumulative_simpson(v, x=xs),
+        lambda v: scipy.integrate.cumulative_simpson(v, dx=0.3, initial=0),
+        lambda v: scipy.integrate.cumulative_simpson(v.T, dx=0.3, axis=0),
+    ):
+        _check_all(f, y)
+
+
+# -- scipy.spatial: distance_matrix, minkowski_distance, jensenshannon ---------------------------
+
+
+def test_distance_matrix_minkowski_and_jensenshannon():
+    X, Y = RNG.normal(size=(4, 3)), RNG.normal(size=(5, 3))
+    P = np.abs(RNG.normal(size=(4, 3))) + 0.1
+    for f, x in (
+        (lambda v: scipy.spatial.distance_matrix(v, Y), X),
+        (lambda v: scipy.spatial.distance_matrix(v, Y, p=1), X),
+        (lambda v: scipy.spatial.minkowski_distance(v, Y[:4], 3), X),
+        (lambda v: scipy.spatial.minkowski_distance_p(v, Y[:4]), X),
+        (lambda v: np.atleast_1d(scipy.spatial.distance.jensenshannon(v[0], v[1])), P),
+        (lambda v: scipy.spatial.distance.jensenshannon(v, P[::-1], axis=1, base=2), P),
+    ):
+        _check_all(f, x)

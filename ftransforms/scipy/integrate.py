@@ -58,13 +58,16 @@ from ftransforms.numpy.ufuncs import float_input
 from ftransforms.pytree import tree_flatten, tree_unflatten
 from ftransforms.scipy.ivp import OdeResult, solve_ivp
 from ftransforms.scipy.quadrature import fixed_quad, quad, simpson
+from ftransforms.scipy.sampled_integrals import cumulative_simpson, romb
 
 __all__ = [
     "OdeResult",
+    "cumulative_simpson",
     "cumulative_trapezoid",
     "fixed_quad",
     "odeint",
     "quad",
+    "romb",
     "simpson",
     "solve_ivp",
     "trapezoid",

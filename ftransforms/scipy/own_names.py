@@ -10,7 +10,7 @@ and distribution objects* call them while a transform is active on some thread
 (``core/mutation.py``'s ``ACTIVE_THREADS``) and an argument holds a tracer:
 
 * ``scipy.<module>.<name>(...)`` (the modules in :data:`MODULES`: special, linalg, signal,
-  integrate, stats, fft, spatial.distance, ndimage, sparse.linalg, optimize's root
+  integrate, stats, fft, spatial.distance, spatial, ndimage, sparse.linalg, optimize's root
   finders) for each function whose counterpart takes every parameter SciPy's takes
   (SciPy's ufuncs dispatch by themselves; ``scipy.fft``'s uarray multimethods are
   wrapped like functions), a tracer in a function argument's closure counting
@@ -74,6 +74,7 @@ MODULES = (
     "stats",
     "fft",
     "spatial.distance",
+    "spatial",  # distance_matrix, minkowski_distance
     "ndimage",
     "sparse.linalg",
     "interpolate",  # its interpolators' __call__ (below); ours are classes
