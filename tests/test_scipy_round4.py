@@ -267,6 +267,10 @@ def test_interpolators_of_traced_data_keep_scipy_instances_outside():
                 np.array([0.5, 0.5])
             ).sum()
         )(np.ones((4, 5)))
+    with pytest.raises(UnsupportedOperationError, match="at most 2048"):
+        ft.grad(lambda y: scipy.interpolate.make_interp_spline(np.arange(3000.0), y)(1.5))(
+            np.ones(3000)
+        )
     with pytest.raises(UnsupportedOperationError, match="roots"):
         ft.grad(lambda y: scipy.interpolate.CubicSpline(XS, y).roots()[0])(YS)
 
@@ -295,8 +299,13 @@ def test_romb_and_cumulative_simpson_of_traced_samples():
         lambda v: scipy.integrate.cumulative_simpson(v, x=xs),
         lambda v: scipy.integrate.cumulative_simpson(v, dx=0.3, initial=0),
         lambda v: scipy.integrate.cumulative_simpson(v.T, dx=0.3, axis=0),
+        lambda v: scipy.integrate.cumulative_simpson(v[:, :8]),  # an odd number of intervals
     ):
         _check_all(f, y)
+    # traced nodes
+    _check_all(lambda x: scipy.integrate.cumulative_simpson(y, x=x), xs)
+    with pytest.raises(ValueError, match="power of 2"):
+        ft.grad(lambda v: scipy.integrate.romb(v))(np.ones(6))
 
 
 # -- scipy.spatial: distance_matrix, minkowski_distance, jensenshannon ---------------------------

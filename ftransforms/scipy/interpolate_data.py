@@ -13,7 +13,8 @@ is built once on plain data, ``N + 1`` columns: zeros, then the identity, and
 everything it answers, ``f``, is mapped back by ``f(y) = f(0) + sum_i y_i (f(e_i) -
 f(0))``, a contraction that every transform differentiates and batches.  The values are
 SciPy's (the fill values, the spline's boundary conditions and kind are SciPy's own), at
-the cost of ``N + 1`` interpolations instead of one (Clough-Tocher's, ``griddata(...,
+the cost of ``N + 1`` interpolations instead of one (so at most :data:`MAX_DATA` values;
+Clough-Tocher's, ``griddata(...,
 method='cubic')``, to the tolerance of its iterated gradients, ``tol=1e-6``).  What comes back is a
 :class:`DataInterpolant` in place of SciPy's instance: calling it, ``derivative``,
 ``antiderivative``, ``integrate`` and the coefficients ``c`` are answered this way (its
@@ -57,6 +58,9 @@ def traced(value: Any) -> bool:
         return any(traced(v) for v in value)
     return holds_tracer(value)
 
+
+#: The most data values read through basis columns (their ``N * (N + 1)`` numbers).
+MAX_DATA = 2048
 
 #: The methods of SciPy's interpolants whose answers are affine in the data.
 AFFINE_METHODS = ("__call__", "derivative", "antiderivative", "integrate", "partial_derivative")
@@ -202,6 +206,14 @@ def affine_in_data(
     else:
         ax = 0
         moved_shape = tuple(fnp.shape(y)[:n_lead])
+    if math.prod(moved_shape) > MAX_DATA:
+        raise UnsupportedOperationError(
+            f"scipy.interpolate.{name}: {math.prod(moved_shape)} traced data values; this "
+            f"path builds SciPy's interpolant on one basis column per value (N**2 numbers) "
+            f"and takes at most {MAX_DATA}: use ftransforms.scipy.interpolate's CubicSpline, "
+            f"interp1d or RegularGridInterpolator, or numpy.interp (NOTE [SciPy's "
+            f"interpolators on traced data])"
+        )
     values[data] = basis_columns(moved_shape)
     if "bc_type" in values:  # boundary derivatives given as numbers: one per basis column
         values["bc_type"] = _bc_per_column(values["bc_type"], math.prod(moved_shape) + 1)
