@@ -94,6 +94,23 @@ def test_median_and_order_filters_zero_padded():
         _check_all(f, x)
 
 
+def test_upfirdn_resample_poly_and_fir_decimate():
+    x, h = RNG.normal(size=30), RNG.normal(size=5)
+    for f in (
+        lambda v: scipy.signal.upfirdn(h, v, 2, 3),
+        lambda v: scipy.signal.upfirdn(v[:4], x, 1, 2),  # traced filter
+        lambda v: scipy.signal.upfirdn(h, v.reshape(10, 3), 2, 1, axis=0),
+        lambda v: scipy.signal.resample_poly(v, 2, 3),
+        lambda v: scipy.signal.resample_poly(v.reshape(10, 3), 4, 3),
+        lambda v: scipy.signal.resample_poly(v, 3, 2, padtype="median"),
+        lambda v: scipy.signal.resample_poly(v, 2, 1, window=h),
+        lambda v: scipy.signal.decimate(v, 3, ftype="fir"),  # SciPy's, through resample_poly
+    ):
+        _check_all(f, x)
+    with pytest.raises(UnsupportedOperationError, match="padtype='line'"):
+        ft.grad(lambda v: scipy.signal.resample_poly(v, 2, 1, padtype="line").sum())(x)
+
+
 # -- scipy.optimize: scalar minimizers --------------------------------------------------------
 
 

@@ -3,7 +3,7 @@
 with SciPy's boundary modes, and the linear filters ``lfilter`` (with initial states),
 ``filtfilt``, ``sosfilt`` and ``sosfiltfilt`` (with ``lfilter_zi``/``sosfilt_zi``), and
 the chirp z-transform ``czt``/``zoom_fft``, and the zero-padded median/order filters
-``medfilt``/``medfilt2d``/``order_filter``.
+``medfilt``/``medfilt2d``/``order_filter``, and ``upfirdn``/``resample_poly``.
 
 ``method='direct'`` sums shifted copies of the larger input, one per element of the
 smaller one (cheap for small kernels); ``method='fft'`` multiplies ``fnp.fft`` transforms
@@ -32,6 +32,7 @@ from ftransforms.numpy.ufuncs import float_input
 from ftransforms.scipy.chirp_z import czt, zoom_fft
 from ftransforms.scipy.convolve_axes import convolve_axes
 from ftransforms.scipy.order_filters import medfilt, medfilt2d, order_filter
+from ftransforms.scipy.polyphase import resample_poly, upfirdn
 from ftransforms.scipy.savgol import savgol_coeffs, savgol_filter
 
 __all__ = [
@@ -47,11 +48,13 @@ __all__ = [
     "medfilt",
     "medfilt2d",
     "order_filter",
+    "resample_poly",
     "savgol_coeffs",
     "savgol_filter",
     "sosfilt",
     "sosfilt_zi",
     "sosfiltfilt",
+    "upfirdn",
     "zoom_fft",
 ]
 
