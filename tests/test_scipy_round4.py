@@ -111,6 +111,25 @@ def test_upfirdn_resample_poly_and_fir_decimate():
         ft.grad(lambda v: scipy.signal.resample_poly(v, 2, 1, padtype="line").sum())(x)
 
 
+def test_find_peaks_values_differentiate_through_the_indices():
+    x = np.sin(np.linspace(0, 20, 50)) + 0.1 * RNG.normal(size=50)
+    peaks3 = scipy.signal.find_peaks(x, prominence=0.5)[0]
+    batch = np.stack([x, 1.1 * x + 0.02, 0.9 * x])  # the same peaks in every row
+    for f in (
+        lambda v: v[scipy.signal.find_peaks(v)[0]],
+        lambda v: scipy.signal.find_peaks(v, height=0)[1]["peak_heights"],
+        lambda v: scipy.signal.find_peaks(v, prominence=0.1)[1]["prominences"],
+        lambda v: scipy.signal.find_peaks(v, width=1)[1]["widths"],
+        lambda v: scipy.signal.find_peaks(v, width=1, rel_height=0.8)[1]["left_ips"],
+        lambda v: scipy.signal.find_peaks(v, threshold=0)[1]["right_thresholds"],
+        lambda v: scipy.signal.peak_prominences(v, peaks3)[0],
+        lambda v: scipy.signal.peak_widths(v, peaks3, rel_height=1.0)[0],
+        lambda v: v[scipy.signal.argrelmax(v)[0]],
+        lambda v: v[scipy.signal.argrelextrema(v, np.less, order=2)[0]],
+    ):
+        _check_all(f, x, batch=batch)
+
+
 # -- scipy.optimize: scalar minimizers --------------------------------------------------------
 
 

@@ -1,9 +1,10 @@
 """``ftransforms.scipy.signal``: n-dimensional ``convolve``, ``correlate`` and
 ``fftconvolve`` on tracers (like ``jax.scipy.signal``), ``convolve2d``/``correlate2d``
 with SciPy's boundary modes, and the linear filters ``lfilter`` (with initial states),
-``filtfilt``, ``sosfilt`` and ``sosfiltfilt`` (with ``lfilter_zi``/``sosfilt_zi``), and
-the chirp z-transform ``czt``/``zoom_fft``, and the zero-padded median/order filters
-``medfilt``/``medfilt2d``/``order_filter``, and ``upfirdn``/``resample_poly``.
+``filtfilt``, ``sosfilt`` and ``sosfiltfilt`` (with ``lfilter_zi``/``sosfilt_zi``); the
+chirp z-transform ``czt``/``zoom_fft``; the zero-padded median/order filters
+``medfilt``/``medfilt2d``/``order_filter``; ``upfirdn``/``resample_poly``; the peak
+finders ``find_peaks``, ``peak_prominences``, ``peak_widths``, ``argrelextrema``.
 
 ``method='direct'`` sums shifted copies of the larger input, one per element of the
 smaller one (cheap for small kernels); ``method='fft'`` multiplies ``fnp.fft`` transforms
@@ -32,22 +33,36 @@ from ftransforms.numpy.ufuncs import float_input
 from ftransforms.scipy.chirp_z import czt, zoom_fft
 from ftransforms.scipy.convolve_axes import convolve_axes
 from ftransforms.scipy.order_filters import medfilt, medfilt2d, order_filter
+from ftransforms.scipy.peaks import (
+    argrelextrema,
+    argrelmax,
+    argrelmin,
+    find_peaks,
+    peak_prominences,
+    peak_widths,
+)
 from ftransforms.scipy.polyphase import resample_poly, upfirdn
 from ftransforms.scipy.savgol import savgol_coeffs, savgol_filter
 
 __all__ = [
+    "argrelextrema",
+    "argrelmax",
+    "argrelmin",
     "convolve",
     "convolve2d",
     "correlate",
     "correlate2d",
     "czt",
     "fftconvolve",
+    "find_peaks",
     "filtfilt",
     "lfilter",
     "lfilter_zi",
     "medfilt",
     "medfilt2d",
     "order_filter",
+    "peak_prominences",
+    "peak_widths",
     "resample_poly",
     "savgol_coeffs",
     "savgol_filter",
