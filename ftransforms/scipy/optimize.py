@@ -44,6 +44,8 @@ from ftransforms.interpreters.forward import DualTracer
 from ftransforms.interpreters.reverse import ReverseTracer
 from ftransforms.numpy.helpers import dtype_of, to_host
 from ftransforms.pytree import tree_flatten
+from ftransforms.scipy.fitting import curve_fit, least_squares
+from ftransforms.scipy.fitting import minimize as _scipy_minimize
 from ftransforms.scipy.roots import (
     bisect,
     brenth,
@@ -64,10 +66,12 @@ __all__ = [
     "brenth",
     "brent",
     "brentq",
+    "curve_fit",
     "fixed_point",
     "fminbound",
     "fsolve",
     "golden",
+    "least_squares",
     "minimize",
     "minimize_scalar",
     "newton",
@@ -76,6 +80,11 @@ __all__ = [
     "root_scalar",
     "toms748",
 ]
+
+
+#: SciPy's names whose counterpart here has another signature (``minimize`` is JAX's):
+#: the counterparts with SciPy's, answering SciPy's own names under the transforms.
+SCIPY_SIGNATURES = {"minimize": _scipy_minimize}
 
 
 class OptimizeResults(NamedTuple):

@@ -10,8 +10,9 @@ and distribution objects* call them while a transform is active on some thread
 (``core/mutation.py``'s ``ACTIVE_THREADS``) and an argument holds a tracer:
 
 * ``scipy.<module>.<name>(...)`` (the modules in :data:`MODULES`: special, linalg, signal,
-  integrate, stats, fft, spatial.distance, spatial, ndimage, sparse.linalg, optimize's root
-  finders) for each function whose counterpart takes every parameter SciPy's takes
+  integrate, stats, fft, spatial.distance, spatial, ndimage, sparse.linalg, optimize's
+  root finders, minimizers and fits) for each function whose counterpart takes every
+  parameter SciPy's takes (or is listed in that module's ``SCIPY_SIGNATURES``)
   (SciPy's ufuncs dispatch by themselves; ``scipy.fft``'s uarray multimethods are
   wrapped like functions), a tracer in a function argument's closure counting
   (``scipy.integrate.quad(lambda x: np.exp(-k * x), 0, 1)``: NOTE [closure conversion]);
@@ -78,7 +79,7 @@ MODULES = (
     "ndimage",
     "sparse.linalg",
     "interpolate",  # its interpolators' __call__ (below); ours are classes
-    "optimize",  # the root finders; minimize's counterpart takes JAX's subset: not patched
+    "optimize",  # the root finders, minimizers and fits (minimize: SCIPY_SIGNATURES)
 )
 
 #: The distribution methods answered by the counterpart distribution.
@@ -172,9 +173,10 @@ def _patch_module(name: str) -> None:
     theirs_mod = sys.modules[f"scipy.{name}"]
     ours_mod = importlib.import_module(f"ftransforms.scipy.{name}")
     wrappers, originals = {}, {}
+    signatures = getattr(ours_mod, "SCIPY_SIGNATURES", {})  # (minimize: JAX's signature)
     for public in getattr(ours_mod, "__all__", ()):
         theirs = theirs_mod.__dict__.get(public)
-        ours = getattr(ours_mod, public, None)
+        ours = signatures.get(public) or getattr(ours_mod, public, None)
         # scipy.fft's functions are uarray multimethods, not Python functions
         dispatched = type(theirs).__module__ == "uarray"
         if not (inspect.isfunction(theirs) or dispatched) or ours is None or isinstance(ours, type):
