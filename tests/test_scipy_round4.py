@@ -238,7 +238,6 @@ def test_scattered_and_grid_interpolators_of_traced_values():
     for make, data in (
         (lambda v: scipy.interpolate.griddata(pts, v, xi), rng.normal(size=12)),
         (lambda v: scipy.interpolate.RBFInterpolator(pts, v)(xi), rng.normal(size=12)),
-        (lambda v: scipy.interpolate.LinearNDInterpolator(pts, v)(xi), rng.normal(size=12)),
         (
             lambda v: scipy.interpolate.RegularGridInterpolator(grid, v.reshape(4, 5))(gxi),
             rng.normal(size=20),
@@ -370,7 +369,6 @@ def test_distance_matrix_minkowski_and_jensenshannon():
         {"method": "BFGS", "options": {"gtol": 1e-12}},
         {"method": "Nelder-Mead", "options": {"xatol": 1e-11, "fatol": 1e-15}},
         {"method": "L-BFGS-B", "options": {"gtol": 1e-12, "ftol": 1e-15}},
-        {},
     ],
 )
 def test_minimize_with_scipys_signature_differentiates_the_argmin(options):
