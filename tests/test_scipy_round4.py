@@ -491,3 +491,22 @@ def test_curve_fit_nonlinear_model_against_differences():
 
     d = RNG.normal(size=10)
     np.testing.assert_allclose(ft.jacrev(fit)(yd) @ d, _dirderiv(fit, yd, d, eps=1e-4), rtol=1e-5)
+
+
+def test_linear_sum_assignment_and_nnls():
+    C = RNG.normal(size=(4, 5))
+    rows, cols = scipy.optimize.linear_sum_assignment(C)
+    chosen = np.zeros_like(C)
+    chosen[rows, cols] = 1.0
+
+    def best(v):
+        return np.atleast_1d(v[scipy.optimize.linear_sum_assignment(v)].sum())
+
+    _check_all(best, C, batch=np.stack([C, -C, 2 * C]))
+    np.testing.assert_array_equal(ft.grad(lambda v: best(v)[0])(C), chosen)
+    rng = np.random.default_rng(0)
+    A, b = rng.normal(size=(6, 3)), rng.normal(size=6)
+    x = scipy.optimize.nnls(A, b)[0]
+    assert 0 < np.count_nonzero(x) < 3  # a coordinate held at 0, the others free
+    _check_all(lambda v: scipy.optimize.nnls(A, v)[0], b)
+    _check_all(lambda v: np.atleast_1d(scipy.optimize.nnls(v.reshape(6, 3), b)[1]), A.ravel())

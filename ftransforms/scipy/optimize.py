@@ -44,6 +44,7 @@ from ftransforms.interpreters.forward import DualTracer
 from ftransforms.interpreters.reverse import ReverseTracer
 from ftransforms.numpy.helpers import dtype_of, to_host
 from ftransforms.pytree import tree_flatten
+from ftransforms.scipy.assignment import linear_sum_assignment, nnls
 from ftransforms.scipy.fitting import curve_fit, least_squares
 from ftransforms.scipy.fitting import minimize as _scipy_minimize
 from ftransforms.scipy.roots import (
@@ -72,9 +73,11 @@ __all__ = [
     "fsolve",
     "golden",
     "least_squares",
+    "linear_sum_assignment",
     "minimize",
     "minimize_scalar",
     "newton",
+    "nnls",
     "ridder",
     "root",
     "root_scalar",
@@ -84,7 +87,8 @@ __all__ = [
 
 #: SciPy's names whose counterpart here has another signature (``minimize`` is JAX's):
 #: the counterparts with SciPy's, answering SciPy's own names under the transforms.
-SCIPY_SIGNATURES = {"minimize": _scipy_minimize}
+#: (``linear_sum_assignment`` is a compiled function: no signature to compare.)
+SCIPY_SIGNATURES = {"minimize": _scipy_minimize, "linear_sum_assignment": linear_sum_assignment}
 
 
 class OptimizeResults(NamedTuple):

@@ -179,11 +179,12 @@ def _patch_module(name: str) -> None:
         ours = signatures.get(public) or getattr(ours_mod, public, None)
         # scipy.fft's functions are uarray multimethods, not Python functions
         dispatched = type(theirs).__module__ == "uarray"
-        if not (inspect.isfunction(theirs) or dispatched) or ours is None or isinstance(ours, type):
+        listed = public in signatures and callable(theirs)  # (a compiled one too)
+        if not (inspect.isfunction(theirs) or dispatched or listed) or ours is None:
             continue  # ufuncs dispatch by themselves; distributions are patched below
-        if isinstance(ours, numpy.ufunc) or theirs in _INSTALLED:  # (re-exported)
+        if isinstance(ours, (type, numpy.ufunc)) or theirs in _INSTALLED:  # (re-exported)
             continue
-        if not takes_every_parameter(theirs, ours, unknown=False):
+        if not listed and not takes_every_parameter(theirs, ours, unknown=False):
             continue
         wrappers[public], originals[public] = _function(theirs, ours), theirs
     _install_in_module(theirs_mod, wrappers, originals)
