@@ -219,6 +219,26 @@ def test_1d_interpolators_built_from_traced_data(make):
     _check_all(make, YS)
 
 
+def test_pchip_and_akima_of_traced_data():
+    y = np.sin(XS) + 0.3 * np.cos(5 * XS)
+    y3 = np.stack([y, y**2, -y], axis=1).ravel()
+    for f, data in (
+        (lambda v: scipy.interpolate.PchipInterpolator(XS, v)(QS), y),
+        (lambda v: scipy.interpolate.PchipInterpolator(XS, v)(QS, 1), y),
+        (lambda v: scipy.interpolate.pchip_interpolate(XS, v, QS), y),
+        (lambda v: scipy.interpolate.Akima1DInterpolator(XS, v)(QS), y),
+        (lambda v: scipy.interpolate.Akima1DInterpolator(XS, v, method="makima")(QS), y),
+        (lambda v: scipy.interpolate.CubicHermiteSpline(XS, v, np.cos(XS))(QS), y),
+        (lambda v: scipy.interpolate.PchipInterpolator(XS, v.reshape(8, 3).T, axis=1)(QS), y3),
+        (lambda v: scipy.interpolate.Akima1DInterpolator(XS, v.reshape(8, 3))(QS), y3),
+        (lambda v: scipy.interpolate.PchipInterpolator(XS[:2], v[:2])(QS), y),
+    ):
+        _check_all(f, data)
+    # Akima does not extrapolate by default (NaN), as SciPy's
+    out = ft.jit(lambda v: scipy.interpolate.Akima1DInterpolator(XS, v)(np.array([3.5])))(y)
+    assert np.isnan(out).all()
+
+
 def test_interpolators_of_traced_data_along_an_axis():
     y2 = np.stack([YS, np.cos(XS), XS**2])  # the data along axis 1
     for make in (
@@ -293,8 +313,6 @@ def test_interpolators_of_traced_data_keep_scipy_instances_outside():
     _check_all(nodes_in_function, YS)
     # traced nodes: ftransforms' own CubicSpline
     _check_all(lambda x: scipy.interpolate.CubicSpline(x, YS)(QS), XS)
-    with pytest.raises(UnsupportedOperationError, match="PchipInterpolator"):
-        ft.grad(lambda y: scipy.interpolate.PchipInterpolator(XS, y)(1.0))(YS)
     with pytest.raises(UnsupportedOperationError, match="iterative"):
         grid = (np.linspace(0, 1, 4), np.linspace(0, 1, 5))
         ft.grad(

@@ -22,8 +22,9 @@ query points may be traced where SciPy's instance answers traced points: NOTE [S
 own names under the transforms]); a method that is not affine in the data (``roots``)
 raises.  Traced nodes are not affine: ``CubicSpline``/``interp1d``/
 ``RegularGridInterpolator`` then use ``ftransforms.scipy.interpolate``'s own classes,
-the others raise.  ``PchipInterpolator`` and ``Akima1DInterpolator`` are not affine
-either; they raise with the advice to use ``CubicSpline``.
+the others raise.  ``PchipInterpolator``, ``Akima1DInterpolator`` (and
+``CubicHermiteSpline``) are not affine either: they are always built by
+``ftransforms.scipy.hermite_splines``, which computes SciPy's slopes.
 """
 
 from __future__ import annotations
@@ -270,23 +271,17 @@ CONSTRUCTORS: dict[str, tuple] = {
     "LinearNDInterpolator": ("values", None, 1, ()),
     "NearestNDInterpolator": ("y", None, 1, ()),
     "CloughTocher2DInterpolator": ("values", None, 1, ()),
-    "PchipInterpolator": None,
-    "Akima1DInterpolator": None,
+    "PchipInterpolator": ("y", "axis", 1, None),  # None: always ftransforms' own class
+    "Akima1DInterpolator": ("y", "axis", 1, None),
+    "CubicHermiteSpline": ("y", "axis", 1, None),
 }
 
 
-def construct(name: str, cls: type, args: tuple, kwargs: dict, ours: Any) -> Any:
+def construct(name: str, cls: type, args: tuple, kwargs: dict, ours: tuple) -> Any:
     """SciPy's ``cls(*args, **kwargs)`` (one of :data:`CONSTRUCTORS`) with traced
-    arguments: a :class:`DataInterpolant`, or ``ours``' own class (NOTE [SciPy's
-    interpolators on traced data])."""
-    entry = CONSTRUCTORS[name]
-    if entry is None:
-        raise UnsupportedOperationError(
-            f"scipy.interpolate.{name}(x, y): its slopes are not affine in the data, so "
-            f"traced data is not available here; use scipy.interpolate.CubicSpline or "
-            f"make_interp_spline (NOTE [SciPy's interpolators on traced data])"
-        )
-    data, axis, lead, own = entry
+    arguments: a :class:`DataInterpolant`, or the class of that name in the modules
+    ``ours`` (NOTE [SciPy's interpolators on traced data])."""
+    data, axis, lead, own = CONSTRUCTORS[name]
     values = inspect.signature(cls.__init__).bind(None, *args, **kwargs).arguments
     if name == "RegularGridInterpolator" and values.get("method") in ("cubic", "quintic", "pchip"):
         raise UnsupportedOperationError(
@@ -296,7 +291,7 @@ def construct(name: str, cls: type, args: tuple, kwargs: dict, ours: Any) -> Any
             f"iterative solves, pchip is not affine in the data)"
         )
     periodic = name == "CubicSpline" and values.get("bc_type") == "periodic"
-    if any(traced(values[k]) for k in own) or periodic:
+    if own is None or any(traced(values[k]) for k in own) or periodic:
         values.pop("self", None)  # (the basis columns cannot be periodic data)
-        return getattr(ours, name)(**values)
+        return getattr(next(m for m in ours if hasattr(m, name)), name)(**values)
     return affine_in_data(cls, name, args, kwargs, data, axis, lead, init=True)

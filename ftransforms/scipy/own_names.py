@@ -286,7 +286,10 @@ def _patch_data_constructors() -> None:
     instance as before (``copy``/``pickle`` call ``__new__`` with the class alone)."""
     theirs_mod = sys.modules["scipy.interpolate"]
     data_mod = importlib.import_module("ftransforms.scipy.interpolate_data")
-    ours = importlib.import_module("ftransforms.scipy.interpolate")
+    ours = tuple(
+        importlib.import_module(f"ftransforms.scipy.{m}")
+        for m in ("interpolate", "hermite_splines")
+    )
     for name in data_mod.CONSTRUCTORS:
         cls = theirs_mod.__dict__.get(name)
         if not isinstance(cls, type) or "__new__" in cls.__dict__:
