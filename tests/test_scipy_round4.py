@@ -17,6 +17,8 @@ import scipy.integrate
 import scipy.interpolate
 import scipy.optimize
 import scipy.signal
+import scipy.sparse
+import scipy.sparse.linalg
 import scipy.spatial
 import scipy.spatial.distance
 
@@ -528,3 +530,30 @@ def test_linear_sum_assignment_and_nnls():
     assert 0 < np.count_nonzero(x) < 3  # a coordinate held at 0, the others free
     _check_all(lambda v: scipy.optimize.nnls(A, v)[0], b)
     _check_all(lambda v: np.atleast_1d(scipy.optimize.nnls(v.reshape(6, 3), b)[1]), A.ravel())
+
+
+# -- scipy.sparse.linalg.LinearOperator -----------------------------------------------------------
+
+
+def test_linear_operators_apply_to_traced_operands():
+    rng = np.random.default_rng(5)
+    dense = rng.normal(size=(5, 5)) + 5 * np.eye(5)
+    sparse = scipy.sparse.csr_matrix(np.where(np.abs(dense) > 0.8, dense, 0.0))
+    spd = dense @ dense.T
+    lo = scipy.sparse.linalg
+    x = rng.normal(size=5)
+    for f in (
+        lambda v: lo.aslinearoperator(sparse) @ v,
+        lambda v: lo.aslinearoperator(sparse).T @ v,
+        lambda v: lo.aslinearoperator(dense).H.matvec(v),
+        lambda v: lo.aslinearoperator(dense).matmat(np.stack([v, 2 * v], 1)),
+        lambda v: lo.LinearOperator((5, 5), matvec=lambda y: dense @ y)(v),
+        lambda v: lo.LinearOperator(
+            (5, 5), matvec=lambda y: y, rmatvec=lambda y: dense.T @ y
+        ).rmatvec(v),
+        lambda v: (lo.aslinearoperator(sparse) + 2.0 * lo.aslinearoperator(dense)) @ v,
+        lambda v: lo.cg(lo.LinearOperator((5, 5), matvec=lambda y: spd @ y), v, rtol=1e-13)[0],
+    ):
+        _check_all(f, x)
+    with pytest.raises(ValueError, match="dimension mismatch"):
+        ft.grad(lambda v: (lo.aslinearoperator(dense) @ v).sum())(np.ones(4))

@@ -24,6 +24,8 @@ and distribution objects* call them while a transform is active on some thread
   (``interp1d``, ``CubicSpline`` and the ``PPoly`` family, ``BSpline``,
   ``UnivariateSpline``, ``RegularGridInterpolator``) at traced points, and their
   ``integrate`` between traced bounds (extrapolating ones);
+* ``scipy.sparse.linalg.LinearOperator``'s products (``matvec``, ``matmat``, ``dot``,
+  so ``op @ x``) with a traced operand;
 * the construction of ``scipy.interpolate``'s interpolators from traced data (their
   ``__new__``: NOTE [SciPy's interpolators on traced data] in ``interpolate_data.py``).
 
@@ -306,6 +308,25 @@ def _patch_data_constructors() -> None:
         cls.__new__ = staticmethod(new)
 
 
+def _patch_linear_operator() -> None:
+    """``scipy.sparse.linalg.LinearOperator``'s products with a traced operand: its
+    shape checks around the operator's own ``_matvec``/``_matmat``, without SciPy's
+    ``numpy.asarray`` (``ftransforms/scipy/sparse/linear_operator.py``)."""
+    cls = sys.modules["scipy.sparse.linalg"].LinearOperator
+    ours = importlib.import_module("ftransforms.scipy.sparse.linear_operator")
+    for method in ("matvec", "rmatvec", "matmat", "rmatmat", "dot"):
+        theirs = cls.__dict__[method]
+        answer = getattr(ours, f"traced_{method}")
+
+        def call(self, x, _theirs=theirs, _answer=answer):
+            if ACTIVE_THREADS[0] and holds_tracer(x):
+                return _answer(self, x)
+            return _theirs(self, x)
+
+        functools.update_wrapper(call, theirs)
+        _install_in_class(cls, {method: call})
+
+
 def _entered(interp: Any) -> None:  # noqa: ARG001
     """Install the wrappers of the SciPy modules imported since the last check."""
     if len(_DONE) == len(MODULES) or len(sys.modules) == _MODULES_SEEN[0]:
@@ -318,6 +339,8 @@ def _entered(interp: Any) -> None:  # noqa: ARG001
                 _patch_module(name)
                 if name == "stats":
                     _patch_distributions()
+                if name == "sparse.linalg":
+                    _patch_linear_operator()
                 if name == "interpolate":
                     _patch_interpolators()
                     _patch_data_constructors()
