@@ -532,6 +532,21 @@ def test_linear_sum_assignment_and_nnls():
     _check_all(lambda v: np.atleast_1d(scipy.optimize.nnls(v.reshape(6, 3), b)[1]), A.ravel())
 
 
+def test_kdtree_query_distances_at_traced_points():
+    rng = np.random.default_rng(6)
+    data, X = rng.normal(size=(20, 3)), rng.normal(size=(4, 3))
+    tree = scipy.spatial.KDTree(data)
+    for f in (
+        lambda v: tree.query(v)[0],
+        lambda v: tree.query(v, k=3)[0],
+        lambda v: tree.query(v, k=[2, 4], p=1)[0],
+        lambda v: np.atleast_1d(tree.query(v[0])[0]),
+    ):
+        _check_all(f, X)
+    i = tree.query(X, k=2)[1]
+    np.testing.assert_array_equal(ft.jit(lambda v: tree.query(v, k=2)[1])(X), i)
+
+
 # -- scipy.sparse.linalg.LinearOperator -----------------------------------------------------------
 
 

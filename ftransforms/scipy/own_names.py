@@ -24,6 +24,7 @@ and distribution objects* call them while a transform is active on some thread
   (``interp1d``, ``CubicSpline`` and the ``PPoly`` family, ``BSpline``,
   ``UnivariateSpline``, ``RegularGridInterpolator``) at traced points, and their
   ``integrate`` between traced bounds (extrapolating ones);
+* ``scipy.spatial.KDTree.query`` at traced points (differentiable distances);
 * ``scipy.sparse.linalg.LinearOperator``'s products (``matvec``, ``matmat``, ``dot``,
   so ``op @ x``) with a traced operand;
 * the construction of ``scipy.interpolate``'s interpolators from traced data (their
@@ -327,6 +328,22 @@ def _patch_linear_operator() -> None:
         _install_in_class(cls, {method: call})
 
 
+def _patch_kdtree() -> None:
+    """``scipy.spatial.KDTree.query`` at traced points: SciPy's neighbours, the distances
+    recomputed (``ftransforms/scipy/spatial/kdtree_query.py``)."""
+    cls = sys.modules["scipy.spatial"].KDTree
+    ours = importlib.import_module("ftransforms.scipy.spatial.kdtree_query")
+    theirs = cls.__dict__["query"]
+
+    def query(self, x, *args, **kwargs):
+        if ACTIVE_THREADS[0] and holds_tracer(x):
+            return ours.traced_query(self, theirs, x, *args, **kwargs)
+        return theirs(self, x, *args, **kwargs)
+
+    functools.update_wrapper(query, theirs)
+    _install_in_class(cls, {"query": query})
+
+
 def _entered(interp: Any) -> None:  # noqa: ARG001
     """Install the wrappers of the SciPy modules imported since the last check."""
     if len(_DONE) == len(MODULES) or len(sys.modules) == _MODULES_SEEN[0]:
@@ -339,6 +356,8 @@ def _entered(interp: Any) -> None:  # noqa: ARG001
                 _patch_module(name)
                 if name == "stats":
                     _patch_distributions()
+                if name == "spatial":
+                    _patch_kdtree()
                 if name == "sparse.linalg":
                     _patch_linear_operator()
                 if name == "interpolate":
