@@ -241,6 +241,26 @@ def test_pchip_and_akima_of_traced_data():
     assert np.isnan(out).all()
 
 
+def test_fitpack_splines_of_traced_data_and_points():
+    tck = scipy.interpolate.splrep(XS, YS)
+    si = scipy.interpolate
+    for f, data in (
+        (lambda v: si.splev(QS, si.splrep(XS, v)), YS),
+        (lambda v: si.splev(QS, si.splrep(XS, v, t=[1.0, 2.0])), YS),
+        (lambda v: si.splev(v, tck, der=1), QS),
+        (lambda v: si.splev(v + 0.5, tck, ext=1), QS),
+        (lambda v: si.splev(v + 0.5, tck, ext=3), QS),
+        (lambda v: si.InterpolatedUnivariateSpline(XS, v)(QS), YS),
+        (lambda v: si.InterpolatedUnivariateSpline(XS, v).derivative()(QS), YS),
+        (lambda v: np.atleast_1d(si.InterpolatedUnivariateSpline(XS, v).integral(0.2, 2.5)), YS),
+        (lambda v: si.InterpolatedUnivariateSpline(XS, v, k=2).get_coeffs(), YS),
+        (lambda v: si.LSQUnivariateSpline(XS, v, [1.0, 2.0])(QS), YS),
+    ):
+        _check_all(f, data)
+    with pytest.raises(UnsupportedOperationError, match="smoothing"):
+        ft.grad(lambda v: si.splev(1.0, si.splrep(XS, v, s=0.1)))(YS)
+
+
 def test_interpolators_of_traced_data_along_an_axis():
     y2 = np.stack([YS, np.cos(XS), XS**2])  # the data along axis 1
     for make in (

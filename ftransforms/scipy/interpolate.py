@@ -38,6 +38,7 @@ from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.helpers import normalize_axis
 from ftransforms.numpy.ufuncs import float_input
+from ftransforms.scipy.fitpack_data import splev, splrep
 from ftransforms.scipy.interpolate_functions import (
     barycentric_interpolate,
     griddata,
@@ -56,6 +57,8 @@ __all__ = [
     "interpn",
     "krogh_interpolate",
     "make_interp_spline",
+    "splev",
+    "splrep",
 ]
 
 

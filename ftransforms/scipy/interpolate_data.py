@@ -274,6 +274,8 @@ CONSTRUCTORS: dict[str, tuple] = {
     "PchipInterpolator": ("y", "axis", 1, None),  # None: always ftransforms' own class
     "Akima1DInterpolator": ("y", "axis", 1, None),
     "CubicHermiteSpline": ("y", "axis", 1, None),
+    "InterpolatedUnivariateSpline": ("y", None, 1, None),  # (fitpack_data.py)
+    "LSQUnivariateSpline": ("y", None, 1, None),
 }
 
 

@@ -291,7 +291,7 @@ def _patch_data_constructors() -> None:
     data_mod = importlib.import_module("ftransforms.scipy.interpolate_data")
     ours = tuple(
         importlib.import_module(f"ftransforms.scipy.{m}")
-        for m in ("interpolate", "hermite_splines")
+        for m in ("interpolate", "hermite_splines", "fitpack_data")
     )
     for name in data_mod.CONSTRUCTORS:
         cls = theirs_mod.__dict__.get(name)
