@@ -592,3 +592,23 @@ def test_linear_operators_apply_to_traced_operands():
         _check_all(f, x)
     with pytest.raises(ValueError, match="dimension mismatch"):
         ft.grad(lambda v: (lo.aslinearoperator(dense) @ v).sum())(np.ones(4))
+
+
+def test_sparse_constructors_refuse_traced_values_clearly():
+    # diags(traced) raised "Different number of diagonals and offsets"; A * traced number
+    # "dimension mismatch"
+    sp = scipy.sparse
+    for f in (
+        lambda v: (sp.diags(v) @ np.ones(3)).sum(),
+        lambda v: (sp.spdiags(v[None], 0, 3, 3) @ np.ones(3)).sum(),
+        lambda v: ((sp.eye(3) * v[0]) @ v).sum(),
+    ):
+        with pytest.raises(UnsupportedOperationError, match="traced"):
+            ft.grad(f)(np.ones(3))
+    # built inside the function from plain values: SciPy's matrix, as before
+
+    def laplacian_energy(v):
+        lap = sp.diags([np.ones(2), -2 * np.ones(3), np.ones(2)], [-1, 0, 1])
+        return v @ (lap @ v)
+
+    _check_all(lambda v: np.atleast_1d(laplacian_energy(v)), np.array([1.0, 2.0, 0.5]))

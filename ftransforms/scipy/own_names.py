@@ -81,6 +81,7 @@ MODULES = (
     "spatial",  # distance_matrix, minkowski_distance
     "ndimage",
     "sparse.linalg",
+    "sparse",  # diags/spdiags of traced values: a clear error
     "interpolate",  # its interpolators' __call__ (below); ours are classes
     "optimize",  # the root finders, minimizers and fits (minimize: SCIPY_SIGNATURES)
 )
