@@ -550,6 +550,14 @@ def test_linear_sum_assignment_and_nnls():
     assert 0 < np.count_nonzero(x) < 3  # a coordinate held at 0, the others free
     _check_all(lambda v: scipy.optimize.nnls(A, v)[0], b)
     _check_all(lambda v: np.atleast_1d(scipy.optimize.nnls(v.reshape(6, 3), b)[1]), A.ravel())
+    box = (-0.2, 0.3)
+    assert (scipy.optimize.lsq_linear(A, b, bounds=box).active_mask != 0).any()
+    _check_all(lambda v: scipy.optimize.lsq_linear(A, v, bounds=box).x, b)
+    _check_all(lambda v: scipy.optimize.lsq_linear(A, v).x, b)
+    _check_all(
+        lambda v: np.atleast_1d(scipy.optimize.lsq_linear(v.reshape(6, 3), b, bounds=box).cost),
+        A.ravel(),
+    )
 
 
 def test_kdtree_query_distances_at_traced_points():

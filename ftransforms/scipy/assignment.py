@@ -6,7 +6,8 @@ each row alone, under ``jit`` eagerly) and returns its index arrays, so the opti
 cost ``C[rows, cols].sum()`` differentiates through the indexing.  ``nnls`` is SciPy's
 solution; its derivative is that of the least-squares solution on SciPy's passive set
 (the coordinates that are positive; the others stay 0), ``(A_PᵀA_P)⁻¹A_Pᵀb``, and
-``rnorm`` is ``‖Ax - b‖`` at it.
+``rnorm`` is ``‖Ax - b‖`` at it.  ``lsq_linear`` is the same with SciPy's active set
+(the coordinates on a bound stay there).
 
 Example:
     >>> import numpy as np
@@ -25,7 +26,7 @@ import numpy
 import ftransforms.numpy as fnp
 from ftransforms.scipy.roots import _host, _scipy_optimize
 
-__all__ = ["linear_sum_assignment", "nnls"]
+__all__ = ["linear_sum_assignment", "lsq_linear", "nnls"]
 
 
 def _theirs(name: str) -> Any:
@@ -46,6 +47,56 @@ def linear_sum_assignment(cost_matrix: Any, maximize: bool = False) -> tuple:
     return _theirs("linear_sum_assignment")(_host(cost_matrix), maximize=maximize)
 
 
+def _on_free_set(A: Any, b: Any, x_plain: numpy.ndarray, free: numpy.ndarray) -> Any:
+    """SciPy's solution ``x_plain`` with the derivative of the least-squares solution on
+    the ``free`` coordinates (the others held)."""
+    A, b = fnp.asarray(A), fnp.asarray(b)
+    x = fnp.zeros(x_plain.shape, dtype=fnp.result_type(A, b, float)) + x_plain
+    if free.size:
+        held = numpy.setdiff1d(numpy.arange(x_plain.shape[0]), free)
+        rhs = b - fnp.matmul(fnp.take(A, held, axis=1), fnp.take(x, held)) if held.size else b
+        a_f = fnp.take(A, free, axis=1)
+        formula = fnp.linalg.solve(fnp.matmul(a_f.T, a_f), fnp.matmul(a_f.T, rhs))
+        x = fnp.at(x)[free].add(formula - fnp.stop_gradient(formula))
+    return x
+
+
+def lsq_linear(
+    A: Any,
+    b: Any,
+    bounds: Any = (-numpy.inf, numpy.inf),
+    method: str = "trf",
+    tol: float = 1e-10,
+    lsq_solver: Any = None,
+    lsmr_tol: Any = None,
+    max_iter: Any = None,
+    verbose: int = 0,
+    *,
+    lsmr_maxiter: Any = None,
+) -> Any:
+    """``scipy.optimize.lsq_linear``: SciPy's result whose ``x`` (and ``fun``, ``cost``)
+    is differentiable in ``A`` and ``b`` on SciPy's active set (module docstring).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> A = np.array([[1.0, 0.0], [0.0, 1.0]])
+        >>> fit = lambda b: lsq_linear(A, b, bounds=(0.0, 1.0)).x
+        >>> ft.jacrev(fit)(np.array([0.5, 2.0])).tolist()  # the second held at its bound
+        [[1.0, 0.0], [0.0, 0.0]]
+    """
+    plain_bounds = tuple(_host(v) for v in bounds) if isinstance(bounds, tuple) else bounds
+    res = _theirs("lsq_linear")(
+        _host(A), _host(b), bounds=plain_bounds, method=method, tol=tol, lsq_solver=lsq_solver,
+        lsmr_tol=lsmr_tol, max_iter=max_iter, verbose=verbose, lsmr_maxiter=lsmr_maxiter,
+    )  # fmt: skip
+    x = _on_free_set(A, b, res.x, numpy.flatnonzero(res.active_mask == 0))
+    res.x = x
+    res.fun = fnp.matmul(fnp.asarray(A), x) - fnp.asarray(b)
+    res.cost = 0.5 * fnp.sum(res.fun * res.fun)
+    return res
+
+
 def nnls(A: Any, b: Any, maxiter: Any = None, *, atol: Any = None) -> tuple:
     """``scipy.optimize.nnls``: SciPy's ``(x, rnorm)``, differentiable in ``A`` and ``b``
     on SciPy's passive set (module docstring).
@@ -58,12 +109,6 @@ def nnls(A: Any, b: Any, maxiter: Any = None, *, atol: Any = None) -> tuple:
         [[1.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
     """
     x_plain, _ = _theirs("nnls")(_host(A), _host(b), maxiter=maxiter, atol=atol)
-    A, b = fnp.asarray(A), fnp.asarray(b)
-    passive = numpy.flatnonzero(x_plain > 0)
-    x = fnp.zeros(x_plain.shape, dtype=fnp.result_type(A, b, float)) + x_plain
-    if passive.size:
-        a_p = fnp.take(A, passive, axis=1)
-        formula = fnp.linalg.solve(fnp.matmul(a_p.T, a_p), fnp.matmul(a_p.T, b))
-        x = fnp.at(x)[passive].add(formula - fnp.stop_gradient(formula))
-    r = fnp.matmul(A, x) - b
+    x = _on_free_set(A, b, x_plain, numpy.flatnonzero(x_plain > 0))
+    r = fnp.matmul(fnp.asarray(A), x) - fnp.asarray(b)
     return x, fnp.sqrt(fnp.sum(r * r))

@@ -44,7 +44,7 @@ from ftransforms.interpreters.forward import DualTracer
 from ftransforms.interpreters.reverse import ReverseTracer
 from ftransforms.numpy.helpers import dtype_of, to_host
 from ftransforms.pytree import tree_flatten
-from ftransforms.scipy.assignment import linear_sum_assignment, nnls
+from ftransforms.scipy.assignment import linear_sum_assignment, lsq_linear, nnls
 from ftransforms.scipy.fitting import curve_fit, least_squares
 from ftransforms.scipy.fitting import minimize as _scipy_minimize
 from ftransforms.scipy.roots import (
@@ -74,6 +74,7 @@ __all__ = [
     "golden",
     "least_squares",
     "linear_sum_assignment",
+    "lsq_linear",
     "minimize",
     "minimize_scalar",
     "newton",
