@@ -455,6 +455,26 @@ def test_minimize_args_bounds_and_constraints():
         )(c)
 
 
+def test_fmin_differentiates_the_argmin():
+    def argmin(c):
+        return scipy.optimize.fmin(
+            lambda x: np.sum((x - c) ** 2) + np.sum(x**4),
+            np.zeros(2),
+            xtol=1e-11,
+            ftol=1e-15,
+            disp=0,
+        )
+
+    c = np.array([0.7, -0.3])
+    x_star = argmin(c)
+    np.testing.assert_array_equal(ft.jit(argmin)(c), x_star)
+    np.testing.assert_allclose(
+        ft.jacrev(argmin)(c), np.diag(_quartic_argmin_slope(x_star)), rtol=1e-6
+    )
+    cs = np.array([c, 2 * c])
+    np.testing.assert_allclose(ft.vmap(argmin)(cs), [argmin(v) for v in cs], rtol=1e-12)
+
+
 def _weighted_line_fit(t, y, s):
     """The closed form of the weighted linear fit (the oracle): ``(XᵀWX)⁻¹ XᵀW y``."""
     X = np.stack([t, np.ones_like(t)], axis=1)

@@ -32,7 +32,7 @@ from ftransforms.implicit import custom_root
 from ftransforms.pytree import tree_flatten
 from ftransforms.scipy.roots import _host, _scipy_optimize
 
-__all__ = ["curve_fit", "least_squares", "minimize"]
+__all__ = ["curve_fit", "fmin", "least_squares", "minimize"]
 
 
 def _theirs(name: str) -> Callable:
@@ -162,6 +162,56 @@ def minimize(
     if _differentiated(x, args):
         res.fun = value(x)
     return res
+
+
+def fmin(
+    func: Callable,
+    x0: Any,
+    args: tuple = (),
+    xtol: float = 0.0001,
+    ftol: float = 0.0001,
+    maxiter: Any = None,
+    maxfun: Any = None,
+    full_output: int = 0,
+    disp: int = 1,
+    retall: int = 0,
+    callback: Any = None,
+    initial_simplex: Any = None,
+) -> Any:
+    """``scipy.optimize.fmin`` (Nelder-Mead): SciPy's ``xopt`` (and its other outputs)
+    with ``xopt`` differentiable in ``args`` and the values ``func`` closes over, ``fopt``
+    recomputed at it (NOTE [SciPy's optimizers on traced data]).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> argmin = lambda c: fmin(lambda x: ((x - c) ** 2).sum(), np.zeros(1), disp=0)[0]
+        >>> round(float(ft.grad(argmin)(0.5)), 6)
+        1.0
+    """
+    if not isinstance(args, tuple):
+        args = (args,)
+    x0_plain = numpy.atleast_1d(_host(x0)).astype(float)
+    found: dict = {}
+
+    def value(x: Any) -> Any:
+        return func(x, *args)
+
+    def solve(g: Callable, guess: Any) -> Any:
+        out = _theirs("fmin")(
+            _plain_fn(value, scalar=True), x0_plain, xtol=xtol, ftol=ftol, maxiter=maxiter,
+            maxfun=maxfun, full_output=True, disp=disp, retall=retall, callback=callback,
+            initial_simplex=None if initial_simplex is None else _host(initial_simplex),
+        )  # fmt: skip
+        found["out"] = out
+        return fnp.asarray(out[0])
+
+    x = _minimum(value, fnp.asarray(x0_plain), solve, lambda: numpy.zeros(x0_plain.shape, bool))
+    out = found["out"]
+    if not full_output:
+        return (x, out[-1]) if retall else x
+    fopt = value(x) if _differentiated(x, args) else out[1]
+    return (x, fopt, *out[2:])
 
 
 def least_squares(

@@ -45,7 +45,7 @@ from ftransforms.interpreters.reverse import ReverseTracer
 from ftransforms.numpy.helpers import dtype_of, to_host
 from ftransforms.pytree import tree_flatten
 from ftransforms.scipy.assignment import linear_sum_assignment, lsq_linear, nnls
-from ftransforms.scipy.fitting import curve_fit, least_squares
+from ftransforms.scipy.fitting import curve_fit, fmin, least_squares
 from ftransforms.scipy.fitting import minimize as _scipy_minimize
 from ftransforms.scipy.roots import (
     bisect,
@@ -69,6 +69,7 @@ __all__ = [
     "brentq",
     "curve_fit",
     "fixed_point",
+    "fmin",
     "fminbound",
     "fsolve",
     "golden",
