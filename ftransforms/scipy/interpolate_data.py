@@ -14,8 +14,8 @@ everything it answers, ``f``, is mapped back by ``f(y) = f(0) + sum_i y_i (f(e_i
 f(0))``, a contraction that every transform differentiates and batches.  The values are
 SciPy's (the fill values, the spline's boundary conditions and kind are SciPy's own), at
 the cost of ``N + 1`` interpolations instead of one (so at most :data:`MAX_DATA` values;
-Clough-Tocher's, ``griddata(...,
-method='cubic')``, to the tolerance of its iterated gradients, ``tol=1e-6``).  What comes back is a
+Clough-Tocher's, ``griddata(..., method='cubic')``, to the tolerance of its iterated
+gradients, ``tol=1e-6``).  What comes back is a
 :class:`DataInterpolant` in place of SciPy's instance: calling it, ``derivative``,
 ``antiderivative``, ``integrate`` and the coefficients ``c`` are answered this way (its
 query points may be traced where SciPy's instance answers traced points: NOTE [SciPy's
