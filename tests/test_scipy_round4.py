@@ -402,6 +402,28 @@ def test_romb_and_cumulative_simpson_of_traced_samples():
         ft.grad(lambda v: scipy.integrate.romb(v))(np.ones(6))
 
 
+def test_dblquad_tplquad_nquad_with_traced_parameters():
+    # grad raised "scipy.integrate.quad converts a value with float()" (SciPy's iteration
+    # hid the integrand's tracers in a bound method)
+    si = scipy.integrate
+    for f in (
+        lambda k: si.dblquad(lambda y, x: np.exp(-k * x * y), 0, 1, 0, 1)[0],
+        lambda k: si.dblquad(lambda y, x: np.exp(-x * y), 0, k, 0, lambda x: x * k)[0],
+        lambda k: si.dblquad(lambda y, x, c: np.exp(-c * x * y), 0, 1, 0, 1, args=(k,))[0],
+        lambda k: si.nquad(
+            lambda x, y, c: np.exp(-c * x * y), [lambda y, c: (0, y), (0, 1)], args=(k,)
+        )[0],
+    ):
+        _check_all(lambda v, f=f: np.atleast_1d(f(v[0])), np.array([1.3]), rtol=1e-7)
+
+    def triple(k):  # (three nested adaptive rules: one derivative check, ~1 s)
+        return si.tplquad(lambda z, y, x: k * x * y * z + z * z, 0, 1, 0, 1, 0, lambda x, y: x + y)[
+            0
+        ]
+
+    np.testing.assert_allclose(ft.grad(triple)(1.3), _dirderiv(triple, 1.3, 1.0), rtol=1e-7)
+
+
 # -- scipy.spatial: distance_matrix, minkowski_distance, jensenshannon ---------------------------
 
 
