@@ -132,6 +132,30 @@ def test_find_peaks_values_differentiate_through_the_indices():
         _check_all(f, x, batch=batch)
 
 
+def test_freqz_and_freqz_sos_of_traced_coefficients():
+    # (real and imaginary parts: |H| is not smooth where a low-pass H nears 0)
+    b, a = scipy.signal.butter(3, 0.2)
+    sos = scipy.signal.butter(4, 0.2, output="sos")
+    grid = np.linspace(0, 0.5, 7)
+
+    def parts(h):
+        return np.concatenate([h.real, h.imag])
+
+    for f, data in (
+        (lambda v: parts(scipy.signal.freqz(v, a, worN=16)[1]), b),
+        (lambda v: parts(scipy.signal.freqz(b, v, worN=16)[1]), a),
+        (lambda v: parts(scipy.signal.freqz(v, a, worN=grid, fs=1.0)[1]), b),
+        (lambda v: parts(scipy.signal.freqz(v, worN=9, whole=True)[1]), b),
+        (  # the sections' numerators traced (SciPy checks that a[0] is 1)
+            lambda v: parts(
+                scipy.signal.freqz_sos(np.concatenate([v.reshape(2, 3), sos[:, 3:]], 1), worN=16)[1]
+            ),
+            sos[:, :3].ravel(),
+        ),
+    ):
+        _check_all(f, data)
+
+
 # -- scipy.optimize: scalar minimizers --------------------------------------------------------
 
 

@@ -4,7 +4,8 @@ with SciPy's boundary modes, and the linear filters ``lfilter`` (with initial st
 ``filtfilt``, ``sosfilt`` and ``sosfiltfilt`` (with ``lfilter_zi``/``sosfilt_zi``); the
 chirp z-transform ``czt``/``zoom_fft``; the zero-padded median/order filters
 ``medfilt``/``medfilt2d``/``order_filter``; ``upfirdn``/``resample_poly``; the peak
-finders ``find_peaks``, ``peak_prominences``, ``peak_widths``, ``argrelextrema``.
+finders ``find_peaks``, ``peak_prominences``, ``peak_widths``, ``argrelextrema``; the
+frequency responses ``freqz``/``freqz_sos``.
 
 ``method='direct'`` sums shifted copies of the larger input, one per element of the
 smaller one (cheap for small kernels); ``method='fft'`` multiplies ``fnp.fft`` transforms
@@ -32,6 +33,7 @@ from ftransforms.numpy.helpers import dtype_of
 from ftransforms.numpy.ufuncs import float_input
 from ftransforms.scipy.chirp_z import czt, zoom_fft
 from ftransforms.scipy.convolve_axes import convolve_axes
+from ftransforms.scipy.frequency_response import freqz, freqz_sos
 from ftransforms.scipy.order_filters import medfilt, medfilt2d, order_filter
 from ftransforms.scipy.peaks import (
     argrelextrema,
@@ -55,6 +57,8 @@ __all__ = [
     "czt",
     "fftconvolve",
     "find_peaks",
+    "freqz",
+    "freqz_sos",
     "filtfilt",
     "lfilter",
     "lfilter_zi",
