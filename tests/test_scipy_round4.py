@@ -426,7 +426,7 @@ def test_romb_and_cumulative_simpson_of_traced_samples():
         ft.grad(lambda v: scipy.integrate.romb(v))(np.ones(6))
 
 
-def test_dblquad_tplquad_nquad_with_traced_parameters():
+def test_dblquad_tplquad_nquad_quad_vec_with_traced_parameters():
     # grad raised "scipy.integrate.quad converts a value with float()" (SciPy's iteration
     # hid the integrand's tracers in a bound method)
     si = scipy.integrate
@@ -439,6 +439,14 @@ def test_dblquad_tplquad_nquad_with_traced_parameters():
         )[0],
     ):
         _check_all(lambda v, f=f: np.atleast_1d(f(v[0])), np.array([1.3]), rtol=1e-7)
+
+    _check_all(lambda v: si.quad_vec(lambda t: np.exp(-v * t), 0, 1)[0], np.array([1.3, 0.5]))
+    _check_all(
+        lambda k: si.quad_vec(
+            lambda t, c: np.array([[t, c * t * t], [np.sin(c * t), 1.0]]), 0, k[0], args=(k[1],)
+        )[0],
+        np.array([1.5, 0.7]),
+    )
 
     def triple(k):  # (three nested adaptive rules: one derivative check, ~1 s)
         return si.tplquad(lambda z, y, x: k * x * y * z + z * z, 0, 1, 0, 1, 0, lambda x, y: x + y)[

@@ -1,7 +1,8 @@
-"""``scipy.integrate.dblquad``, ``tplquad`` and ``nquad`` with traced integrands, limits
-or ``args``: iterated :func:`ftransforms.scipy.integrate.quad` (the inner integrals are
-integrands of the outer ones, the limits functions of the outer variables), as SciPy
-iterates QUADPACK, so every transform differentiates and batches them.  SciPy's own
+"""``scipy.integrate.dblquad``, ``tplquad``, ``nquad`` and ``quad_vec`` with traced
+integrands, limits or ``args``: :func:`ftransforms.scipy.integrate.quad` iterated (the
+inner integrals are integrands of the outer ones, the limits functions of the outer
+variables), as SciPy iterates QUADPACK, or per component (``quad_vec``), so every
+transform differentiates and batches them.  SciPy's own
 iteration handed its inner ``quad`` a bound method, whose closed-over tracers the
 transforms could not see (``float()`` of a tracer).  ``abserr`` is the outermost
 integral's estimate (this module's ``quad`` estimates its own errors).
@@ -19,9 +20,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy
+
+import ftransforms.numpy as fnp
+from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.scipy.quadrature import quad
 
-__all__ = ["dblquad", "nquad", "tplquad"]
+__all__ = ["dblquad", "nquad", "quad_vec", "tplquad"]
 
 
 def _limit(bound: Any, *outer: Any) -> Any:
@@ -127,3 +132,57 @@ def nquad(
     if full_output:
         return out[0], out[1], {"neval": out[2]["neval"]}
     return out[0], out[1]
+
+
+def quad_vec(
+    f: Callable,
+    a: Any,
+    b: Any,
+    epsabs: float = 1e-200,
+    epsrel: float = 1e-08,
+    norm: str = "2",
+    cache_size: float = 1e8,
+    limit: int = 10000,
+    workers: Any = 1,
+    points: Any = None,
+    quadrature: Any = None,
+    full_output: bool = False,
+    *,
+    args: tuple = (),
+) -> tuple:
+    """``scipy.integrate.quad_vec``: the integral of the array-valued ``f(x, *args)``
+    from ``a`` to ``b``, component by component with :func:`quad` (``f`` is evaluated
+    once per component and point), differentiable in the limits, ``args`` and the traced
+    values ``f`` closes over; ``(result, error)`` with ``error`` the ``norm`` ('2' or
+    'max') of the components' estimates (``cache_size``, ``workers`` and
+    ``quadrature`` pick SciPy's machinery and are ignored here; ``full_output`` is not
+    available).
+
+    Example:
+        >>> import numpy as np
+        >>> res, err = quad_vec(lambda x: np.array([1.0, x]), 0.0, 2.0)
+        >>> res.tolist()
+        [2.0, 2.0]
+    """
+    if full_output:
+        raise UnsupportedOperationError(
+            "quad_vec(..., full_output=True) on traced values: SciPy's info object is not "
+            "available; leave full_output=False"
+        )
+    if norm not in ("2", "max"):
+        raise ValueError(f"quad_vec: norm must be '2' or 'max', got {norm!r}")
+    args = tuple(args) if isinstance(args, (tuple, list)) else (args,)
+    probe = fnp.asarray(f(fnp.asarray(a) * 1.0, *args))  # (the shape of the values)
+    shape = tuple(fnp.shape(probe))
+    opts = {"epsabs": max(epsabs, 1e-300), "epsrel": epsrel, "limit": min(limit, 200)}
+    if points is not None:
+        opts["points"] = points
+    values, errors = [], []
+    for index in numpy.ndindex(*shape):
+        value, error = quad(lambda x, index=index: fnp.asarray(f(x, *args))[index], a, b, **opts)
+        values.append(value)
+        errors.append(error)
+    result = fnp.reshape(fnp.stack(values), shape) if shape else values[0]
+    errs = fnp.stop_gradient(fnp.stack([fnp.asarray(e) for e in errors]))
+    error = fnp.max(errs) if norm == "max" else fnp.sqrt(fnp.sum(errs * errs))
+    return result, error
