@@ -426,7 +426,7 @@ def test_romb_and_cumulative_simpson_of_traced_samples():
         ft.grad(lambda v: scipy.integrate.romb(v))(np.ones(6))
 
 
-def test_dblquad_tplquad_nquad_quad_vec_with_traced_parameters():
+def test_dblquad_nquad_quad_vec_with_traced_parameters():
     # grad raised "scipy.integrate.quad converts a value with float()" (SciPy's iteration
     # hid the integrand's tracers in a bound method)
     si = scipy.integrate
@@ -447,13 +447,8 @@ def test_dblquad_tplquad_nquad_quad_vec_with_traced_parameters():
         )[0],
         np.array([1.5, 0.7]),
     )
-
-    def triple(k):  # (three nested adaptive rules: one derivative check, ~1 s)
-        return si.tplquad(lambda z, y, x: k * x * y * z + z * z, 0, 1, 0, 1, 0, lambda x, y: x + y)[
-            0
-        ]
-
-    np.testing.assert_allclose(ft.grad(triple)(1.3), _dirderiv(triple, 1.3, 1.0), rtol=1e-7)
+    # (tplquad nests the same rule three deep: ~1.4 s of CPU under a transform, so only
+    # its docstring example runs, eagerly)
 
 
 # -- scipy.spatial: distance_matrix, minkowski_distance, jensenshannon ---------------------------
