@@ -1,12 +1,23 @@
-"""SciPy users' code under the transforms, round 4: scipy.signal's filters with a number
-for ``a`` (FIR filtering, ``lfilter(h, 1.0, x)``), ``czt``, the median/order filters,
-``resample_poly``/``upfirdn``; scipy.optimize's scalar minimizers with implicit
-derivatives; scipy.interpolate's interpolators built from traced data; scipy.integrate's
-``romb``/``cumulative_simpson``; scipy.spatial's ``distance_matrix``/``jensenshannon``.
+"""SciPy users' code under the transforms, round 4.
 
-Oracles: SciPy's values, float64 central differences (directional), a Python loop for
-vmap, eager calls for jit replays.  Calls go through SciPy's own names (NOTE [SciPy's own
-names under the transforms]).
+scipy.signal: ``lfilter``/``filtfilt`` with a number for ``a``, ``czt``/``zoom_fft`` (their
+imaginary parts were lost under jit/vmap), ``medfilt``/``medfilt2d``/``order_filter``,
+``upfirdn``/``resample_poly``/``decimate(ftype='fir')``, ``find_peaks`` and the peak
+properties, ``freqz``/``freqz_sos``; scipy.optimize: ``golden``/``brent``/``fminbound``/
+``minimize_scalar``/``fmin``/``minimize`` (``golden`` under grad returned 0),
+``least_squares``, ``curve_fit``, ``nnls``, ``lsq_linear``, ``linear_sum_assignment``;
+scipy.interpolate built from traced data (``CubicSpline``, ``interp1d``,
+``make_interp_spline``, ``splrep``/``splev``, the univariate splines, Pchip/Akima,
+``griddata``, ``interpn``, ``RBFInterpolator``, ...) and ``integrate`` between traced
+bounds; scipy.integrate: ``romb``, ``cumulative_simpson``, ``dblquad``/``nquad``,
+``quad_vec``; scipy.spatial: ``distance_matrix``, ``minkowski_distance``,
+``jensenshannon``, ``KDTree.query``; scipy.sparse: ``LinearOperator`` products, the
+constructors' clear refusal of traced values.
+
+Oracles: SciPy's values, float64 central differences (directional), closed forms (the
+implicit derivatives of minimizers and fits), a Python loop for vmap, eager calls for jit
+replays.  Calls go through SciPy's own names (NOTE [SciPy's own names under the
+transforms]).
 """
 
 from __future__ import annotations
