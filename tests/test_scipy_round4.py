@@ -659,6 +659,19 @@ def test_linear_sum_assignment_and_nnls():
     )
 
 
+def test_procrustes_of_traced_point_sets():
+    rng = np.random.default_rng(8)
+    A = rng.normal(size=(5, 3))
+    B = A @ np.linalg.qr(rng.normal(size=(3, 3)))[0] * 2 + 0.1 * rng.normal(size=(5, 3))
+    for k in range(3):
+        _check_all(
+            lambda v, k=k: np.atleast_1d(scipy.spatial.procrustes(A, v.reshape(5, 3))[k]), B.ravel()
+        )
+        _check_all(
+            lambda v, k=k: np.atleast_1d(scipy.spatial.procrustes(v.reshape(5, 3), B)[k]), A.ravel()
+        )
+
+
 def test_kdtree_query_distances_at_traced_points():
     rng = np.random.default_rng(6)
     data, X = rng.normal(size=(20, 3)), rng.normal(size=(4, 3))
