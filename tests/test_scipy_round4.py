@@ -672,6 +672,22 @@ def test_procrustes_of_traced_point_sets():
         )
 
 
+def test_convex_hull_volume_and_area_of_traced_points():
+    rng = np.random.default_rng(9)
+    for points in (rng.normal(size=(10, 2)), rng.normal(size=(12, 3))):
+        for attr in ("volume", "area"):
+            _check_all(
+                lambda v, attr=attr, s=points.shape: np.atleast_1d(
+                    getattr(scipy.spatial.ConvexHull(v.reshape(s)), attr)
+                ),
+                points.ravel(),
+            )
+    square = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.5, 0.5]])
+    hull = ft.jit(lambda p: scipy.spatial.ConvexHull(p).simplices)(square)
+    np.testing.assert_array_equal(hull, scipy.spatial.ConvexHull(square).simplices)
+    assert type(scipy.spatial.ConvexHull(square)) is scipy.spatial.ConvexHull  # outside
+
+
 def test_kdtree_query_distances_at_traced_points():
     rng = np.random.default_rng(6)
     data, X = rng.normal(size=(20, 3)), rng.normal(size=(4, 3))

@@ -24,7 +24,8 @@ and distribution objects* call them while a transform is active on some thread
   (``interp1d``, ``CubicSpline`` and the ``PPoly`` family, ``BSpline``,
   ``UnivariateSpline``, ``RegularGridInterpolator``) at traced points, and their
   ``integrate`` between traced bounds (extrapolating ones);
-* ``scipy.spatial.KDTree.query`` at traced points (differentiable distances);
+* ``scipy.spatial.KDTree.query`` at traced points (differentiable distances), and
+  ``ConvexHull`` of traced points (``volume``/``area`` differentiable);
 * ``scipy.sparse.linalg.LinearOperator``'s products (``matvec``, ``matmat``, ``dot``,
   so ``op @ x``) with a traced operand;
 * the construction of ``scipy.interpolate``'s interpolators from traced data (their
@@ -331,7 +332,8 @@ def _patch_linear_operator() -> None:
 
 def _patch_kdtree() -> None:
     """``scipy.spatial.KDTree.query`` at traced points: SciPy's neighbours, the distances
-    recomputed (``ftransforms/scipy/spatial/kdtree_query.py``)."""
+    recomputed (``ftransforms/scipy/spatial/kdtree_query.py``); ``ConvexHull`` of traced
+    points (``spatial/convex_hull.py``)."""
     cls = sys.modules["scipy.spatial"].KDTree
     ours = importlib.import_module("ftransforms.scipy.spatial.kdtree_query")
     theirs = cls.__dict__["query"]
@@ -343,6 +345,16 @@ def _patch_kdtree() -> None:
 
     functools.update_wrapper(query, theirs)
     _install_in_class(cls, {"query": query})
+    hull = sys.modules["scipy.spatial"].ConvexHull  # ConvexHull(traced points)
+    if "__new__" not in hull.__dict__ and hull.__new__ is object.__new__:
+        traced_hull = importlib.import_module("ftransforms.scipy.spatial.convex_hull")
+
+        def new(klass, *args, **kwargs):
+            if ACTIVE_THREADS[0] and klass is hull and _traced(args, kwargs):
+                return traced_hull.TracedConvexHull(*args, **kwargs)
+            return object.__new__(klass)
+
+        hull.__new__ = staticmethod(new)
 
 
 def _entered(interp: Any) -> None:  # noqa: ARG001
