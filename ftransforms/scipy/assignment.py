@@ -106,7 +106,7 @@ def nnls(A: Any, b: Any, maxiter: Any = None, *, atol: Any = None) -> tuple:
         >>> import ftransforms as ft
         >>> A = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
         >>> ft.jacrev(lambda b: nnls(A, b)[0])(np.array([1.0, -1.0, 0.0])).tolist()
-        [[1.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+        [[0.5, 0.0, 0.5], [0.0, 0.0, 0.0]]
     """
     x_plain, _ = _theirs("nnls")(_host(A), _host(b), maxiter=maxiter, atol=atol)
     x = _on_free_set(A, b, x_plain, numpy.flatnonzero(x_plain > 0))

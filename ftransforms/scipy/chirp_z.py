@@ -43,7 +43,7 @@ def czt(x: Any, m: int | None = None, w: Any = None, a: Any = 1 + 0j, *, axis: i
         >>> import numpy as np
         >>> import ftransforms as ft
         >>> g = ft.grad(lambda x: czt(x, 3, a=0.5).real.sum())(np.ones(2))
-        >>> np.round(g, 6).tolist()  # the sum over k of the real part of (0.5 w^-k)^-n
+        >>> (np.round(g, 6) + 0.0).tolist()  # the sum over k of the real part of (0.5 w^-k)^-n
         [3.0, 0.0]
     """
     x = fnp.asarray(x)

@@ -150,7 +150,8 @@ def barycentric_interpolate(
 
     Example:
         >>> import numpy as np
-        >>> float(barycentric_interpolate(np.arange(3.0), np.array([0.0, 1.0, 4.0]), 1.5))
+        >>> y = np.array([0.0, 1.0, 4.0])
+        >>> round(float(barycentric_interpolate(np.arange(3.0), y, 1.5)), 12)
         2.25
     """
     kwargs = {"der": der, "rng": rng}

@@ -161,7 +161,7 @@ def quad_vec(
     Example:
         >>> import numpy as np
         >>> res, err = quad_vec(lambda x: np.array([1.0, x]), 0.0, 2.0)
-        >>> res.tolist()
+        >>> np.round(res, 12).tolist()
         [2.0, 2.0]
     """
     if full_output:

@@ -66,8 +66,8 @@ def medfilt2d(input: Any, kernel_size: Any = 3) -> Any:  # noqa: A002  (SciPy's 
 
     Example:
         >>> import numpy as np
-        >>> medfilt2d(np.eye(3)).tolist()
-        [[0.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]]
+        >>> medfilt2d(np.ones((3, 3))).tolist()  # the corners see five zeros
+        [[0.0, 1.0, 0.0], [1.0, 1.0, 1.0], [0.0, 1.0, 0.0]]
     """
     if fnp.ndim(input) != 2:
         raise ValueError(f"medfilt2d(input): input must be 2-D, got {fnp.ndim(input)}-D")

@@ -105,8 +105,10 @@ def resample_poly(
 
     Example:
         >>> import numpy as np
-        >>> y = resample_poly(np.ones(20), 2, 1)
-        >>> y.shape, bool(np.allclose(y[5:-5], 1.0))
+        >>> import scipy.signal
+        >>> x = np.sin(np.linspace(0.0, 6.0, 20))
+        >>> y = resample_poly(x, 2, 1)
+        >>> y.shape, bool(np.allclose(y, scipy.signal.resample_poly(x, 2, 1)))
         ((40,), True)
     """
     where = "resample_poly(x, up, down)"
