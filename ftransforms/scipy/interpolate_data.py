@@ -174,6 +174,7 @@ def affine_in_data(
         >>> float(f(0.5))
         1.0
     """
+    init = init or isinstance(theirs, type)
     if init:  # (the class's own signature would be its patched __new__'s)
         bound = inspect.signature(theirs.__init__).bind(None, *args, **kwargs)
     else:

@@ -308,6 +308,7 @@ def _patch_data_constructors() -> None:
                 return object.__new__(klass)
             return _inherited(klass, *args, **kwargs)
 
+        new.__signature__ = inspect.signature(cls.__init__)  # (the class's, for inspect)
         cls.__new__ = staticmethod(new)
 
 
@@ -354,6 +355,7 @@ def _patch_kdtree() -> None:
                 return traced_hull.TracedConvexHull(*args, **kwargs)
             return object.__new__(klass)
 
+        new.__signature__ = inspect.signature(hull.__init__)  # (the class's, for inspect)
         hull.__new__ = staticmethod(new)
 
 
