@@ -22,6 +22,8 @@ transforms]).
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pytest
 import scipy.integrate
@@ -380,6 +382,7 @@ def test_interpolators_of_traced_data_keep_scipy_instances_outside():
     ft.grad(lambda y: scipy.interpolate.CubicSpline(XS, y)(1.0))(YS)  # (patches installed)
     spline = scipy.interpolate.CubicSpline(XS, YS)
     assert type(spline) is scipy.interpolate.CubicSpline
+    assert str(inspect.signature(scipy.interpolate.CubicSpline)).startswith("(x, y, axis=0")
     assert type(copy.deepcopy(spline)) is scipy.interpolate.CubicSpline
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(spline))(QS), spline(QS))
 
