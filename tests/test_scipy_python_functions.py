@@ -116,6 +116,7 @@ def test_slow_path_warns_once_per_function_naming_it():
 # modules (tests/test_scipy_own_names.py), not these.
 _BOUND_DET = scipy.linalg.det
 _BOUND_NORM_LOGPDF = scipy.stats.norm.logpdf
+_BOUND_MINIMIZE = so.minimize  # (through the module it is answered: tests/test_scipy_round4.py)
 
 
 @pytest.mark.parametrize(
@@ -128,7 +129,7 @@ _BOUND_NORM_LOGPDF = scipy.stats.norm.logpdf
         ),
         # ftransforms.scipy.optimize.minimize follows JAX's signature, a subset of SciPy's
         (
-            lambda x: so.minimize(so.rosen, x).fun,
+            lambda x: _BOUND_MINIMIZE(so.rosen, x).fun,
             "scipy.optimize.minimize",
             "Call ftransforms.scipy.optimize.minimize instead (see its docstring: it takes a "
             "subset of SciPy's parameters)",

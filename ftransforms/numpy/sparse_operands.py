@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy
 
+from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.creation import zeros
 from ftransforms.numpy.helpers import dtype_of, ndim, shape
 from ftransforms.numpy.indexing import at, take
@@ -69,6 +70,12 @@ def sparse_matmul(matrix: Any, x: Any) -> Any:
             f"supported as operands of traced arrays"
         )
     nd = ndim(x)
+    if nd == 0:  # (A * s, a scipy.sparse matrix's * with a traced number)
+        raise UnsupportedOperationError(
+            f"sparse * x: a scipy.sparse ({m_shape[0]}, {m_shape[1]}) matrix times a traced "
+            f"number would be a sparse matrix of traced values, which SciPy cannot hold; "
+            f"scale the product instead: (A @ v) * s"
+        )
     if nd not in (1, 2) or shape(x)[0] != m_shape[1]:
         raise ValueError(
             f"matmul: dimension mismatch: a sparse ({m_shape[0]}, {m_shape[1]}) matrix "

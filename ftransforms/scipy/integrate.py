@@ -57,16 +57,24 @@ from ftransforms.numpy.helpers import dtype_of, holds_tracer, normalize_axis
 from ftransforms.numpy.ufuncs import float_input
 from ftransforms.pytree import tree_flatten, tree_unflatten
 from ftransforms.scipy.ivp import OdeResult, solve_ivp
+from ftransforms.scipy.multiple_quad import dblquad, nquad, quad_vec, tplquad
 from ftransforms.scipy.quadrature import fixed_quad, quad, simpson
+from ftransforms.scipy.sampled_integrals import cumulative_simpson, romb
 
 __all__ = [
     "OdeResult",
+    "cumulative_simpson",
     "cumulative_trapezoid",
+    "dblquad",
     "fixed_quad",
+    "nquad",
     "odeint",
     "quad",
+    "quad_vec",
+    "romb",
     "simpson",
     "solve_ivp",
+    "tplquad",
     "trapezoid",
 ]
 

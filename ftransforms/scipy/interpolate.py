@@ -38,8 +38,28 @@ from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.helpers import normalize_axis
 from ftransforms.numpy.ufuncs import float_input
+from ftransforms.scipy.fitpack_data import splev, splrep
+from ftransforms.scipy.interpolate_functions import (
+    barycentric_interpolate,
+    griddata,
+    interpn,
+    krogh_interpolate,
+    make_interp_spline,
+)
 
-__all__ = ["CubicSpline", "PPoly", "RegularGridInterpolator", "interp1d"]
+__all__ = [
+    "CubicSpline",
+    "PPoly",
+    "RegularGridInterpolator",
+    "barycentric_interpolate",
+    "griddata",
+    "interp1d",
+    "interpn",
+    "krogh_interpolate",
+    "make_interp_spline",
+    "splev",
+    "splrep",
+]
 
 
 def _float(v: Any) -> Any:

@@ -1,5 +1,6 @@
 """``ftransforms.scipy.optimize``: :func:`minimize` (``jax.scipy.optimize.minimize``), and
-SciPy's root finders with implicit derivatives (:mod:`ftransforms.scipy.roots`).
+SciPy's root finders and scalar minimizers with implicit derivatives
+(:mod:`ftransforms.scipy.roots`, :mod:`ftransforms.scipy.scalar_minimizers`).
 
 BFGS is written with ftransforms (gradients by ``value_and_grad``, the loops by
 ``ft.while_loop``, every choice by ``where``), so it runs on NumPy and CuPy arrays and
@@ -43,6 +44,9 @@ from ftransforms.interpreters.forward import DualTracer
 from ftransforms.interpreters.reverse import ReverseTracer
 from ftransforms.numpy.helpers import dtype_of, to_host
 from ftransforms.pytree import tree_flatten
+from ftransforms.scipy.assignment import linear_sum_assignment, lsq_linear, nnls
+from ftransforms.scipy.fitting import curve_fit, fmin, least_squares
+from ftransforms.scipy.fitting import minimize as _scipy_minimize
 from ftransforms.scipy.roots import (
     bisect,
     brenth,
@@ -55,21 +59,38 @@ from ftransforms.scipy.roots import (
     root_scalar,
     toms748,
 )
+from ftransforms.scipy.scalar_minimizers import brent, fminbound, golden, minimize_scalar
 
 __all__ = [
     "OptimizeResults",
     "bisect",
     "brenth",
+    "brent",
     "brentq",
+    "curve_fit",
     "fixed_point",
+    "fmin",
+    "fminbound",
     "fsolve",
+    "golden",
+    "least_squares",
+    "linear_sum_assignment",
+    "lsq_linear",
     "minimize",
+    "minimize_scalar",
     "newton",
+    "nnls",
     "ridder",
     "root",
     "root_scalar",
     "toms748",
 ]
+
+
+#: SciPy's names whose counterpart here has another signature (``minimize`` is JAX's):
+#: the counterparts with SciPy's, answering SciPy's own names under the transforms.
+#: (``linear_sum_assignment`` is a compiled function: no signature to compare.)
+SCIPY_SIGNATURES = {"minimize": _scipy_minimize, "linear_sum_assignment": linear_sum_assignment}
 
 
 class OptimizeResults(NamedTuple):

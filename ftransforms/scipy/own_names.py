@@ -10,8 +10,9 @@ and distribution objects* call them while a transform is active on some thread
 (``core/mutation.py``'s ``ACTIVE_THREADS``) and an argument holds a tracer:
 
 * ``scipy.<module>.<name>(...)`` (the modules in :data:`MODULES`: special, linalg, signal,
-  integrate, stats, fft, spatial.distance, ndimage, sparse.linalg, optimize's root
-  finders) for each function whose counterpart takes every parameter SciPy's takes
+  integrate, stats, fft, spatial.distance, spatial, ndimage, sparse.linalg, optimize's
+  root finders, minimizers and fits) for each function whose counterpart takes every
+  parameter SciPy's takes (or is listed in that module's ``SCIPY_SIGNATURES``)
   (SciPy's ufuncs dispatch by themselves; ``scipy.fft``'s uarray multimethods are
   wrapped like functions), a tracer in a function argument's closure counting
   (``scipy.integrate.quad(lambda x: np.exp(-k * x), 0, 1)``: NOTE [closure conversion]);
@@ -21,7 +22,14 @@ and distribution objects* call them while a transform is active on some thread
   distribution; and the multivariate ones it has;
 * the ``__call__`` of ``scipy.interpolate``'s interpolators built from plain data
   (``interp1d``, ``CubicSpline`` and the ``PPoly`` family, ``BSpline``,
-  ``UnivariateSpline``, ``RegularGridInterpolator``) at traced points.
+  ``UnivariateSpline``, ``RegularGridInterpolator``) at traced points, and their
+  ``integrate`` between traced bounds (extrapolating ones);
+* ``scipy.spatial.KDTree.query`` at traced points (differentiable distances), and
+  ``ConvexHull`` of traced points (``volume``/``area`` differentiable);
+* ``scipy.sparse.linalg.LinearOperator``'s products (``matvec``, ``matmat``, ``dot``,
+  so ``op @ x``) with a traced operand;
+* the construction of ``scipy.interpolate``'s interpolators from traced data (their
+  ``__new__``: NOTE [SciPy's interpolators on traced data] in ``interpolate_data.py``).
 
 The wrappers are installed once, when the first outermost transform call finds the SciPy
 module imported (ftransforms never imports SciPy for it), and stay: swapping them in and
@@ -71,10 +79,12 @@ MODULES = (
     "stats",
     "fft",
     "spatial.distance",
+    "spatial",  # distance_matrix, minkowski_distance
     "ndimage",
     "sparse.linalg",
+    "sparse",  # diags/spdiags of traced values: a clear error
     "interpolate",  # its interpolators' __call__ (below); ours are classes
-    "optimize",  # the root finders; minimize's counterpart takes JAX's subset: not patched
+    "optimize",  # the root finders, minimizers and fits (minimize: SCIPY_SIGNATURES)
 )
 
 #: The distribution methods answered by the counterpart distribution.
@@ -168,16 +178,18 @@ def _patch_module(name: str) -> None:
     theirs_mod = sys.modules[f"scipy.{name}"]
     ours_mod = importlib.import_module(f"ftransforms.scipy.{name}")
     wrappers, originals = {}, {}
+    signatures = getattr(ours_mod, "SCIPY_SIGNATURES", {})  # (minimize: JAX's signature)
     for public in getattr(ours_mod, "__all__", ()):
         theirs = theirs_mod.__dict__.get(public)
-        ours = getattr(ours_mod, public, None)
+        ours = signatures.get(public) or getattr(ours_mod, public, None)
         # scipy.fft's functions are uarray multimethods, not Python functions
         dispatched = type(theirs).__module__ == "uarray"
-        if not (inspect.isfunction(theirs) or dispatched) or ours is None or isinstance(ours, type):
+        listed = public in signatures and callable(theirs)  # (a compiled one too)
+        if not (inspect.isfunction(theirs) or dispatched or listed) or ours is None:
             continue  # ufuncs dispatch by themselves; distributions are patched below
-        if isinstance(ours, numpy.ufunc) or theirs in _INSTALLED:  # (re-exported)
+        if isinstance(ours, (type, numpy.ufunc)) or theirs in _INSTALLED:  # (re-exported)
             continue
-        if not takes_every_parameter(theirs, ours, unknown=False):
+        if not listed and not takes_every_parameter(theirs, ours, unknown=False):
             continue
         wrappers[public], originals[public] = _function(theirs, ours), theirs
     _install_in_module(theirs_mod, wrappers, originals)
@@ -219,7 +231,14 @@ def _patch_interpolators() -> None:
     def from_spline(self: Any) -> Any:
         if not isinstance(self, theirs_mod.BSpline):
             return None
-        return theirs_mod.PPoly.from_spline(self, self.extrapolate)
+        if self.c.ndim == 1:
+            return theirs_mod.PPoly.from_spline(self, self.extrapolate)
+        # (from_spline takes 1-D coefficients: one piecewise polynomial per column)
+        t, c, k = self.tck
+        flat = c.reshape(c.shape[0], -1)
+        parts = [theirs_mod.PPoly.from_spline((t, flat[:, j], k)) for j in range(flat.shape[1])]
+        coeffs = numpy.stack([p.c for p in parts], axis=-1).reshape(parts[0].c.shape + c.shape[1:])
+        return theirs_mod.PPoly(coeffs, parts[0].x, self.extrapolate)
 
     def from_fitpack(self: Any) -> Any:  # UnivariateSpline and its subclasses: (t, c, k)
         if not isinstance(self, theirs_mod.UnivariateSpline) or getattr(self, "ext", 0) != 0:
@@ -251,6 +270,93 @@ def _patch_interpolators() -> None:
 
         functools.update_wrapper(call, theirs)
         _install_in_class(cls, {"__call__": call})
+    for cls in (theirs_mod.PPoly, theirs_mod.BSpline):  # integrate(a, b), traced bounds
+        theirs = cls.__dict__["integrate"]
+
+        def integrate(self, a, b, extrapolate=None, _theirs=theirs):
+            if ACTIVE_THREADS[0] and _traced((a, b), {}):
+                if (self.extrapolate if extrapolate is None else extrapolate) is True:
+                    anti = self.antiderivative()  # (its call answers the traced bounds)
+                    return anti(b) - anti(a)
+            return _theirs(self, a, b, extrapolate)
+
+        functools.update_wrapper(integrate, theirs)
+        _install_in_class(cls, {"integrate": integrate})
+
+
+def _patch_data_constructors() -> None:
+    """SciPy's interpolator classes built from traced data (``CubicSpline(x, y)`` with
+    ``y`` traced): their ``__new__`` answers with ``interpolate_data.construct`` (NOTE
+    [SciPy's interpolators on traced data]); a call without a tracer makes SciPy's
+    instance as before (``copy``/``pickle`` call ``__new__`` with the class alone)."""
+    theirs_mod = sys.modules["scipy.interpolate"]
+    data_mod = importlib.import_module("ftransforms.scipy.interpolate_data")
+    ours = tuple(
+        importlib.import_module(f"ftransforms.scipy.{m}")
+        for m in ("interpolate", "hermite_splines", "fitpack_data")
+    )
+    for name in data_mod.CONSTRUCTORS:
+        cls = theirs_mod.__dict__.get(name)
+        if not isinstance(cls, type) or "__new__" in cls.__dict__:
+            continue
+        inherited = cls.__new__
+
+        def new(klass, *args, _cls=cls, _name=name, _inherited=inherited, **kwargs):
+            if ACTIVE_THREADS[0] and klass is _cls and _traced(args, kwargs):
+                return data_mod.construct(_name, _cls, args, kwargs, ours)
+            if _inherited is object.__new__:
+                return object.__new__(klass)
+            return _inherited(klass, *args, **kwargs)
+
+        new.__signature__ = inspect.signature(cls.__init__)  # (the class's, for inspect)
+        cls.__new__ = staticmethod(new)
+
+
+def _patch_linear_operator() -> None:
+    """``scipy.sparse.linalg.LinearOperator``'s products with a traced operand: its
+    shape checks around the operator's own ``_matvec``/``_matmat``, without SciPy's
+    ``numpy.asarray`` (``ftransforms/scipy/sparse/linear_operator.py``)."""
+    cls = sys.modules["scipy.sparse.linalg"].LinearOperator
+    ours = importlib.import_module("ftransforms.scipy.sparse.linear_operator")
+    for method in ("matvec", "rmatvec", "matmat", "rmatmat", "dot"):
+        theirs = cls.__dict__[method]
+        answer = getattr(ours, f"traced_{method}")
+
+        def call(self, x, _theirs=theirs, _answer=answer):
+            if ACTIVE_THREADS[0] and holds_tracer(x):
+                return _answer(self, x)
+            return _theirs(self, x)
+
+        functools.update_wrapper(call, theirs)
+        _install_in_class(cls, {method: call})
+
+
+def _patch_kdtree() -> None:
+    """``scipy.spatial.KDTree.query`` at traced points: SciPy's neighbours, the distances
+    recomputed (``ftransforms/scipy/spatial/kdtree_query.py``); ``ConvexHull`` of traced
+    points (``spatial/convex_hull.py``)."""
+    cls = sys.modules["scipy.spatial"].KDTree
+    ours = importlib.import_module("ftransforms.scipy.spatial.kdtree_query")
+    theirs = cls.__dict__["query"]
+
+    def query(self, x, *args, **kwargs):
+        if ACTIVE_THREADS[0] and holds_tracer(x):
+            return ours.traced_query(self, theirs, x, *args, **kwargs)
+        return theirs(self, x, *args, **kwargs)
+
+    functools.update_wrapper(query, theirs)
+    _install_in_class(cls, {"query": query})
+    hull = sys.modules["scipy.spatial"].ConvexHull  # ConvexHull(traced points)
+    if "__new__" not in hull.__dict__ and hull.__new__ is object.__new__:
+        traced_hull = importlib.import_module("ftransforms.scipy.spatial.convex_hull")
+
+        def new(klass, *args, **kwargs):
+            if ACTIVE_THREADS[0] and klass is hull and _traced(args, kwargs):
+                return traced_hull.TracedConvexHull(*args, **kwargs)
+            return object.__new__(klass)
+
+        new.__signature__ = inspect.signature(hull.__init__)  # (the class's, for inspect)
+        hull.__new__ = staticmethod(new)
 
 
 def _entered(interp: Any) -> None:  # noqa: ARG001
@@ -265,8 +371,13 @@ def _entered(interp: Any) -> None:  # noqa: ARG001
                 _patch_module(name)
                 if name == "stats":
                     _patch_distributions()
+                if name == "spatial":
+                    _patch_kdtree()
+                if name == "sparse.linalg":
+                    _patch_linear_operator()
                 if name == "interpolate":
                     _patch_interpolators()
+                    _patch_data_constructors()
 
 
 OUTERMOST_HOOKS.insert(0, (_entered, lambda: None))

@@ -1,7 +1,11 @@
 """``ftransforms.scipy.signal``: n-dimensional ``convolve``, ``correlate`` and
 ``fftconvolve`` on tracers (like ``jax.scipy.signal``), ``convolve2d``/``correlate2d``
 with SciPy's boundary modes, and the linear filters ``lfilter`` (with initial states),
-``filtfilt``, ``sosfilt`` and ``sosfiltfilt`` (with ``lfilter_zi``/``sosfilt_zi``).
+``filtfilt``, ``sosfilt`` and ``sosfiltfilt`` (with ``lfilter_zi``/``sosfilt_zi``); the
+chirp z-transform ``czt``/``zoom_fft``; the zero-padded median/order filters
+``medfilt``/``medfilt2d``/``order_filter``; ``upfirdn``/``resample_poly``; the peak
+finders ``find_peaks``, ``peak_prominences``, ``peak_widths``, ``argrelextrema``; the
+frequency responses ``freqz``/``freqz_sos``.
 
 ``method='direct'`` sums shifted copies of the larger input, one per element of the
 smaller one (cheap for small kernels); ``method='fft'`` multiplies ``fnp.fft`` transforms
@@ -27,23 +31,50 @@ import ftransforms.numpy as fnp
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.numpy.ufuncs import float_input
+from ftransforms.scipy.chirp_z import czt, zoom_fft
 from ftransforms.scipy.convolve_axes import convolve_axes
+from ftransforms.scipy.frequency_response import freqz, freqz_sos
+from ftransforms.scipy.order_filters import medfilt, medfilt2d, order_filter
+from ftransforms.scipy.peaks import (
+    argrelextrema,
+    argrelmax,
+    argrelmin,
+    find_peaks,
+    peak_prominences,
+    peak_widths,
+)
+from ftransforms.scipy.polyphase import resample_poly, upfirdn
 from ftransforms.scipy.savgol import savgol_coeffs, savgol_filter
 
 __all__ = [
+    "argrelextrema",
+    "argrelmax",
+    "argrelmin",
     "convolve",
     "convolve2d",
     "correlate",
     "correlate2d",
+    "czt",
     "fftconvolve",
+    "find_peaks",
+    "freqz",
+    "freqz_sos",
     "filtfilt",
     "lfilter",
     "lfilter_zi",
+    "medfilt",
+    "medfilt2d",
+    "order_filter",
+    "peak_prominences",
+    "peak_widths",
+    "resample_poly",
     "savgol_coeffs",
     "savgol_filter",
     "sosfilt",
     "sosfilt_zi",
     "sosfiltfilt",
+    "upfirdn",
+    "zoom_fft",
 ]
 
 
@@ -51,6 +82,12 @@ def _arr(x: Any) -> Any:
     if not hasattr(x, "dtype"):
         x = fnp.asarray(x)
     return float_input(x, None)
+
+
+def _coef(v: Any) -> Any:
+    """A filter's ``b`` or ``a`` as SciPy reads it: a number is a 1-tap filter
+    (``lfilter(h, 1.0, x)``, SciPy's ``atleast_1d``)."""
+    return fnp.atleast_1d(_arr(v))
 
 
 def _check(in1: Any, in2: Any, mode: str, where: str) -> tuple[Any, Any]:
@@ -242,7 +279,7 @@ def lfilter(b: Any, a: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
     """
     if zi is not None:
         return _lfilter_from_state(b, a, x, axis, zi)
-    b, a, x = _arr(b), _arr(a), _arr(x)
+    b, a, x = _coef(b), _coef(a), _arr(x)
     if fnp.ndim(b) != 1 or fnp.ndim(a) != 1 or fnp.shape(a)[0] == 0 or fnp.shape(b)[0] == 0:
         raise ValueError(
             f"lfilter(b, a, x): b and a must be non-empty 1-D arrays, got shapes "
@@ -289,7 +326,7 @@ def lfilter(b: Any, a: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
 
 def _padded_coefficients(b: Any, a: Any) -> tuple[Any, Any, int]:
     """``b / a[0]`` and ``a / a[0]`` padded with zeros to the same length ``K``."""
-    b, a = _arr(b), _arr(a)
+    b, a = _coef(b), _coef(a)
     a0 = a[0]
     b, a = b / a0, a / a0
     k = max(fnp.shape(a)[0], fnp.shape(b)[0])
@@ -418,7 +455,7 @@ def filtfilt(
     nd = fnp.ndim(x)
     axis = axis % nd
     x = fnp.moveaxis(x, axis, -1)
-    ntaps = max(fnp.shape(_arr(a))[0], fnp.shape(_arr(b))[0])
+    ntaps = max(fnp.shape(_coef(a))[0], fnp.shape(_coef(b))[0])
     edge, ext = _extend(where, x, padtype, padlen, ntaps)
     zi = lfilter_zi(b, a)
     y, _ = lfilter(b, a, ext, axis=-1, zi=zi * ext[..., :1])

@@ -1,5 +1,6 @@
 """``ftransforms.scipy.sparse``: ``linalg``'s solvers (``spsolve`` with a constant sparse
-matrix, the Krylov solvers ``cg`` and ``bicgstab``) on tracers.
+matrix, the Krylov solvers ``cg`` and ``bicgstab``) on tracers; ``diags``/``spdiags``
+given traced values refuse clearly (a SciPy sparse matrix holds plain arrays).
 
 Example:
     >>> import numpy as np
@@ -9,5 +10,6 @@ Example:
 """
 
 from ftransforms.scipy.sparse import linalg
+from ftransforms.scipy.sparse.traced_values import diags, diags_array, spdiags
 
-__all__ = ["linalg"]
+__all__ = ["diags", "diags_array", "linalg", "spdiags"]

@@ -1,5 +1,6 @@
 """``ftransforms.scipy.spatial``: the part of ``scipy.spatial`` that works on tracers,
-``distance`` (``cdist``, ``pdist``, ``squareform`` and the two-vector distances).
+``distance`` (``cdist``, ``pdist``, ``squareform`` and the two-vector distances), and
+``distance_matrix``/``minkowski_distance``/``minkowski_distance_p`` and ``procrustes``.
 
 Example:
     >>> import numpy as np
@@ -9,5 +10,17 @@ Example:
 """
 
 from ftransforms.scipy.spatial import distance
+from ftransforms.scipy.spatial.minkowski_distances import (
+    distance_matrix,
+    minkowski_distance,
+    minkowski_distance_p,
+)
+from ftransforms.scipy.spatial.procrustes import procrustes
 
-__all__ = ["distance"]
+__all__ = [
+    "distance",
+    "distance_matrix",
+    "minkowski_distance",
+    "minkowski_distance_p",
+    "procrustes",
+]

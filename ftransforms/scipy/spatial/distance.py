@@ -28,6 +28,7 @@ import numpy
 
 import ftransforms.numpy as fnp
 from ftransforms.api import vmap
+from ftransforms.scipy.special import rel_entr
 
 __all__ = [
     "braycurtis",
@@ -39,6 +40,7 @@ __all__ = [
     "cosine",
     "euclidean",
     "hamming",
+    "jensenshannon",
     "mahalanobis",
     "minkowski",
     "pdist",
@@ -365,3 +367,27 @@ def squareform(X: Any, force: str = "no", checks: bool = True) -> Any:
     i, j = numpy.triu_indices(m, 1)
     position[i, j] = position[j, i] = numpy.arange(1, k + 1)
     return fnp.concatenate([fnp.zeros((1,), dtype=X.dtype), X])[position]
+
+
+def jensenshannon(
+    p: Any, q: Any, base: Any = None, *, axis: int = 0, keepdims: bool = False
+) -> Any:
+    """The Jensen-Shannon distance between the distributions ``p`` and ``q`` along
+    ``axis`` (each normalized to sum 1): ``sqrt((KL(p, m) + KL(q, m)) / 2)``, ``m`` their
+    mean, in nats (or in ``base``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms.scipy.spatial.distance import jensenshannon
+        >>> float(jensenshannon(np.array([1.0, 0.0]), np.array([0.0, 1.0]), base=2))
+        1.0
+    """
+    p, q = _float(p), _float(q)
+    p = p / fnp.sum(p, axis=axis, keepdims=True)
+    q = q / fnp.sum(q, axis=axis, keepdims=True)
+    m = (p + q) / 2.0
+    js = fnp.sum(rel_entr(p, m), axis=axis, keepdims=keepdims)
+    js = js + fnp.sum(rel_entr(q, m), axis=axis, keepdims=keepdims)
+    if base is not None:
+        js = js / numpy.log(base)
+    return _sqrt0(js / 2.0)
