@@ -42,6 +42,8 @@ NAMESPACES = (
     "ftransforms.scipy.ndimage",
     "ftransforms.scipy.interpolate",
     "ftransforms.scipy.sparse.linalg",
+    "ftransforms.scipy.cluster.vq",
+    "ftransforms.image",
     "ftransforms.lax",
     "ftransforms.distributed",
     "ftransforms.testing",

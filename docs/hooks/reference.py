@@ -105,6 +105,12 @@ NAMESPACE_PAGES = [
         "ftransforms.scipy.spatial.distance",
         "ftransforms.scipy.spatial.distance",
     ),
+    (
+        "reference/scipy/cluster_vq.md",
+        "ftransforms.scipy.cluster.vq",
+        "ftransforms.scipy.cluster.vq",
+    ),
+    ("reference/image.md", "ftransforms.image (jax.image)", "ftransforms.image"),
     ("reference/lax.md", "ftransforms.lax (jax.lax)", "ftransforms.lax"),
     ("reference/distributed.md", "ftransforms.distributed", "ftransforms.distributed"),
     ("reference/testing.md", "ftransforms.testing", "ftransforms.testing"),

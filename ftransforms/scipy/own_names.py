@@ -73,6 +73,7 @@ MODULES = (
     "spatial.distance",
     "ndimage",
     "sparse.linalg",
+    "cluster.vq",
     "interpolate",  # its interpolators' __call__ (below); ours are classes
     "optimize",  # the root finders; minimize's counterpart takes JAX's subset: not patched
 )
