@@ -8,6 +8,8 @@ or float64 central differences, ``vmap`` against the loop, ``jit`` against eager
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import jax
 import numpy as np
 import pytest
@@ -270,3 +272,120 @@ def test_vq_transforms_and_scipy_name():
     close(ft.jit(loss)(BOOK, OBS), loss(BOOK, OBS))
     with pytest.raises(ValueError, match=r"vq\(obs, code_book\): .* same number of features"):
         ft.scipy.cluster.vq.vq(np.ones((2, 3)), np.ones((2, 2)))
+
+
+# -- jax.scipy.signal's spectral analysis (and scipy.signal's names on tracers) --------------
+
+SIG = RNG.normal(size=(3, 50))
+SIG2 = RNG.normal(size=50)
+
+
+def same_as_scipy(ours, theirs, tol=1e-10):
+    for a, b in zip(ours, theirs):
+        a, b = np.asarray(a), np.asarray(b)
+        assert a.dtype == b.dtype, (a.dtype, b.dtype)
+        close(a, b, tol)
+
+
+STFT_KW = [
+    dict(nperseg=16),
+    dict(nperseg=16, noverlap=5, nfft=20),
+    dict(nperseg=15, detrend="linear", boundary="odd"),
+    dict(nperseg=16, boundary=None, padded=False),
+    dict(nperseg=16, boundary="even", return_onesided=False),
+    dict(nperseg=16, boundary="constant", scaling="psd", fs=3.0),
+    dict(window=("tukey", 0.3), nperseg=12),
+]
+
+
+def test_stft_and_istft_equal_scipy():
+    import scipy.signal as ss
+
+    for kw in STFT_KW:
+        same_as_scipy(ft.scipy.signal.stft(SIG, **kw), ss.stft(SIG, **kw))
+    same_as_scipy(ft.scipy.signal.stft(SIG.T, nperseg=8, axis=0), ss.stft(SIG.T, nperseg=8, axis=0))
+    x32 = SIG.astype(np.float32)
+    same_as_scipy(ft.scipy.signal.stft(x32, nperseg=8), ss.stft(x32, nperseg=8), 1e-6)
+    for kw in [dict(nperseg=16, noverlap=5, nfft=20), dict(nperseg=15, scaling="psd", fs=3.0)]:
+        Z = ss.stft(SIG, **kw)[2]
+        same_as_scipy(ft.scipy.signal.istft(Z, **kw), ss.istft(Z, **kw))
+    Z = np.moveaxis(ss.stft(SIG, nperseg=16, return_onesided=False)[2], 0, -1)
+    kw = dict(nperseg=16, input_onesided=False, time_axis=1, freq_axis=0)
+    same_as_scipy(ft.scipy.signal.istft(Z, **kw), ss.istft(Z, **kw))
+
+
+def test_welch_csd_detrend_equal_scipy():
+    import scipy.signal as ss
+
+    kws = [
+        dict(nperseg=16),
+        dict(nperseg=16, noverlap=5, nfft=20, detrend="linear"),
+        dict(),  # nperseg 256 > 50: SciPy's warning and nperseg = 50
+        dict(nperseg=16, return_onesided=False, scaling="spectrum", fs=3.0),
+        dict(nperseg=16, average="median"),
+        dict(window=np.hamming(10)),
+        dict(nperseg=16, detrend=lambda d: d - d.mean(axis=-1, keepdims=True)),
+    ]
+    for kw in kws:
+        with pytest.warns(UserWarning) if not kw else nullcontext():
+            ours = ft.scipy.signal.welch(SIG, **kw)
+        with pytest.warns(UserWarning) if not kw else nullcontext():
+            theirs = ss.welch(SIG, **kw)
+        same_as_scipy(ours, theirs)
+        with pytest.warns(UserWarning) if not kw else nullcontext():
+            ours = ft.scipy.signal.csd(SIG, SIG2, **kw)
+        with pytest.warns(UserWarning) if not kw else nullcontext():
+            theirs = ss.csd(SIG, SIG2, **kw)
+        same_as_scipy(ours, theirs)
+    same_as_scipy(
+        ft.scipy.signal.welch(SIG.T, nperseg=8, axis=0), ss.welch(SIG.T, nperseg=8, axis=0)
+    )
+    short = SIG2[None, :40]  # unequal lengths: the shorter is zero-padded
+    same_as_scipy(
+        ft.scipy.signal.csd(SIG[:1], short, nperseg=8), ss.csd(SIG[:1], short, nperseg=8)
+    )
+    for kw in [dict(), dict(type="constant"), dict(bp=[10, 30]), dict(axis=0, bp=2)]:
+        same_as_scipy([ft.scipy.signal.detrend(SIG, **kw)], [ss.detrend(SIG, **kw)])
+    ramp = np.arange(10) ** 2  # integers: float64, as SciPy
+    same_as_scipy([ft.scipy.signal.detrend(ramp)], [ss.detrend(ramp)])
+
+
+def test_spectral_transforms_through_scipy_names():
+    import scipy.signal as ss
+
+    x = SIG[0, :40]
+    w = RNG.normal(size=9)
+    cases = [
+        lambda x: (ss.welch(x, nperseg=16, detrend="linear")[1] * w).sum(),
+        lambda x: (np.abs(ss.stft(x, nperseg=8)[2]) ** 2 * np.arange(5)[:, None]).sum(),
+        lambda x: (
+            ss.istft(ss.stft(x, nperseg=8, noverlap=5)[2], nperseg=8, noverlap=5)[1] ** 3
+        ).sum(),
+        lambda x: np.abs(ss.csd(x, x[::-1] ** 2, nperseg=8, average="median")[1]).sum(),
+        lambda x: (ss.detrend(x, bp=[10, 25]) ** 3).sum(),
+    ]
+    for f in cases:  # SciPy's own names on tracers: grad against differences of SciPy
+        close(ft.grad(f)(x), central(f, x), 1e-7)
+    win = np.hanning(12)  # a traced window
+    f = lambda win: ss.welch(x, window=win)[1].sum()  # noqa: E731
+    close(ft.grad(f)(win), central(f, win), 1e-7)
+    batch = SIG[:, :40]
+    for fn in [
+        lambda x: ft.scipy.signal.welch(x, nperseg=16)[1],
+        lambda x: ft.scipy.signal.istft(ft.scipy.signal.stft(x, nperseg=16)[2], nperseg=16)[1],
+        lambda x: ft.scipy.signal.csd(x, SIG2, nperseg=8)[1],
+        lambda x: ft.scipy.signal.detrend(x),
+    ]:
+        close(ft.vmap(fn)(batch), np.stack([fn(r) for r in batch]))
+        close(ft.jit(fn)(batch[0]), fn(batch[0]))
+
+
+def test_spectral_errors():
+    with pytest.raises(ValueError, match=r"stft: noverlap \(8\) must be less than nperseg"):
+        ft.scipy.signal.stft(SIG, nperseg=8, noverlap=8)
+    with pytest.raises(ValueError, match=r"welch: nfft \(4\) must be at least nperseg"):
+        ft.scipy.signal.welch(SIG, nperseg=8, nfft=4)
+    with pytest.raises(ValueError, match=r"detrend\(type='cubic'\)"):
+        ft.scipy.signal.detrend(SIG, type="cubic")
+    with pytest.raises(ValueError, match=r"istft: Zxx must be at least 2-d"):
+        ft.scipy.signal.istft(np.ones(4))

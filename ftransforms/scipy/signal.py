@@ -29,14 +29,18 @@ from ftransforms.numpy.helpers import dtype_of
 from ftransforms.numpy.ufuncs import float_input
 from ftransforms.scipy.convolve_axes import convolve_axes
 from ftransforms.scipy.savgol import savgol_coeffs, savgol_filter
+from ftransforms.scipy.spectral import csd, detrend, istft, stft, welch
 
 __all__ = [
     "convolve",
     "convolve2d",
     "correlate",
     "correlate2d",
+    "csd",
+    "detrend",
     "fftconvolve",
     "filtfilt",
+    "istft",
     "lfilter",
     "lfilter_zi",
     "savgol_coeffs",
@@ -44,6 +48,8 @@ __all__ = [
     "sosfilt",
     "sosfilt_zi",
     "sosfiltfilt",
+    "stft",
+    "welch",
 ]
 
 
