@@ -8,6 +8,7 @@ or float64 central differences, ``vmap`` against the loop, ``jit`` against eager
 
 from __future__ import annotations
 
+import warnings
 from contextlib import nullcontext
 
 import jax
@@ -341,9 +342,7 @@ def test_welch_csd_detrend_equal_scipy():
         ft.scipy.signal.welch(SIG.T, nperseg=8, axis=0), ss.welch(SIG.T, nperseg=8, axis=0)
     )
     short = SIG2[None, :40]  # unequal lengths: the shorter is zero-padded
-    same_as_scipy(
-        ft.scipy.signal.csd(SIG[:1], short, nperseg=8), ss.csd(SIG[:1], short, nperseg=8)
-    )
+    same_as_scipy(ft.scipy.signal.csd(SIG[:1], short, nperseg=8), ss.csd(SIG[:1], short, nperseg=8))
     for kw in [dict(), dict(type="constant"), dict(bp=[10, 30]), dict(axis=0, bp=2)]:
         same_as_scipy([ft.scipy.signal.detrend(SIG, **kw)], [ss.detrend(SIG, **kw)])
     ramp = np.arange(10) ** 2  # integers: float64, as SciPy
@@ -389,3 +388,159 @@ def test_spectral_errors():
         ft.scipy.signal.detrend(SIG, type="cubic")
     with pytest.raises(ValueError, match=r"istft: Zxx must be at least 2-d"):
         ft.scipy.signal.istft(np.ones(4))
+
+
+# -- jax.scipy.stats: rankdata, mode, gaussian_kde, poisson.entropy --------------------------
+
+TIES = [
+    RNG.integers(0, 4, size=(4, 7)).astype(float),
+    RNG.integers(0, 5, size=(3, 6)),
+    np.array([[3.0, 1, np.nan, 1], [2, 2, 5, 0]]),
+    np.array([[np.nan, np.nan, 1.0, 1.0], [np.nan, 2.0, np.nan, 3.0]]),
+]
+
+
+def test_rankdata_and_mode_equal_scipy():
+    import scipy.stats as ss
+
+    for x in TIES:
+        for method in ["average", "min", "max", "dense", "ordinal"]:
+            for axis in [None, 0, -1]:
+                for policy in ["propagate", "omit"]:
+                    ours = ft.scipy.stats.rankdata(x, method, axis=axis, nan_policy=policy)
+                    theirs = ss.rankdata(x, method, axis=axis, nan_policy=policy)
+                    assert ours.dtype == theirs.dtype, (method, axis, policy)
+                    np.testing.assert_array_equal(ours, theirs)
+        for axis in [None, 0, 1]:
+            for policy in ["propagate", "omit"]:
+                for keepdims in [False, True]:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", RuntimeWarning)  # (SciPy's, on NaN)
+                        theirs = ss.mode(x, axis, policy, keepdims)
+                    ours = ft.scipy.stats.mode(x, axis, policy, keepdims)
+                    for a, b in zip(ours, theirs):
+                        assert np.asarray(a).dtype == np.asarray(b).dtype
+                        np.testing.assert_array_equal(a, b)
+
+
+def test_rankdata_and_mode_transforms_and_scipy_names():
+    import scipy.stats as ss
+
+    x = TIES[0]
+    close(ft.vmap(lambda r: ss.rankdata(r))(x), np.stack([ss.rankdata(r) for r in x]))
+    close(ft.vmap(lambda r: ss.mode(r).mode)(x), np.stack([ss.mode(r).mode for r in x]))
+    # ranks have derivative 0; the mode carries its element's (one per row)
+    g = ft.grad(lambda r: (ss.rankdata(r, axis=1) * r).sum() + ss.mode(r, axis=1).mode.sum())(x)
+    ones = g - ss.rankdata(x, axis=1)
+    assert sorted(np.unique(ones).tolist()) == [0.0, 1.0] and ones.sum() == len(x)
+    assert np.all(x[ones == 1] == ss.mode(x, axis=1).mode)
+    # (integer data: float data with an integer method read the data for NaN, since
+    # SciPy's result dtype depends on them, which runs jit eagerly, with a warning)
+    ints = TIES[1]
+    np.testing.assert_array_equal(
+        ft.jit(lambda r: ft.scipy.stats.rankdata(r, "dense", axis=1))(ints),
+        ss.rankdata(ints, "dense", axis=1),
+    )
+    close(ft.jit(lambda r: ft.scipy.stats.rankdata(r, axis=1))(x), ss.rankdata(x, axis=1))
+    with pytest.raises(ValueError, match=r"rankdata\(method='first'\)"):
+        ft.scipy.stats.rankdata(x, "first")
+    with pytest.raises(ValueError, match=r"rankdata\(nan_policy='raise'\): the input contains NaN"):
+        ft.scipy.stats.rankdata(TIES[2], nan_policy="raise")
+
+
+KDE_DATA = RNG.normal(size=(2, 12))
+KDE_W = RNG.uniform(0.1, 1.0, size=12)
+KDE_PTS = RNG.normal(size=(2, 3))
+
+
+def test_gaussian_kde_equals_scipy():
+    import scipy.stats as ss
+
+    d1 = KDE_DATA[0]
+    cases = [
+        (d1, np.linspace(-2, 2, 5), {}),
+        (d1, np.linspace(-2, 2, 5), dict(bw_method="silverman")),
+        (d1, np.linspace(-2, 2, 5), dict(bw_method=0.3)),
+        (KDE_DATA, KDE_PTS, dict(weights=KDE_W)),
+        (KDE_DATA, KDE_PTS[:, 0], dict(bw_method=lambda k: 0.5 * k.scotts_factor())),
+    ]
+    for data, pts, kw in cases:
+        ours, theirs = ft.scipy.stats.gaussian_kde(data, **kw), ss.gaussian_kde(data, **kw)
+        for name in ["factor", "covariance", "inv_cov", "neff"]:
+            close(getattr(ours, name), getattr(theirs, name))
+        close(ours(pts), theirs(pts))
+        close(ours.logpdf(pts), theirs.logpdf(pts))
+        mean, cov = np.zeros(ours.d), 0.7 * np.eye(ours.d)
+        close(ours.integrate_gaussian(mean, cov), theirs.integrate_gaussian(mean, cov))
+        other = data[..., :5]
+        close(
+            ours.integrate_kde(ft.scipy.stats.gaussian_kde(other)),
+            theirs.integrate_kde(ss.gaussian_kde(other)),
+        )
+        if ours.d == 1:
+            close(ours.integrate_box_1d(-0.5, 1.2), theirs.integrate_box_1d(-0.5, 1.2))
+        else:
+            close(ours.marginal(1)(pts[1]), theirs.marginal(1)(pts[1]))
+        # SciPy's resample draws the same numbers for the same seed
+        close(ours.resample(7, seed=3), theirs.resample(7, seed=3))
+        ours.set_bandwidth("silverman")
+        theirs.set_bandwidth("silverman")
+        close(ours(pts), theirs(pts))
+
+
+def test_gaussian_kde_derivatives_vmap_jit_and_jax_resample():
+    import scipy.stats as ss
+
+    def ours(data, w, pts, bw):
+        return ft.scipy.stats.gaussian_kde(data, bw_method=bw, weights=w).logpdf(pts).sum()
+
+    def theirs(data, w, pts, bw):
+        return ss.gaussian_kde(data, bw_method=bw, weights=w).logpdf(pts).sum()
+
+    args = [KDE_DATA, KDE_W, KDE_PTS, 0.7]
+    grads = ft.grad(ours, argnums=(0, 1, 2, 3))(*args)
+    for i, g in enumerate(grads):
+
+        def along(v, i=i):
+            a = list(args)
+            a[i] = v
+            return theirs(*a)
+
+        close(g, central(along, args[i]), 1e-7)
+    f = lambda d: ft.scipy.stats.gaussian_kde(d).evaluate(KDE_PTS).sum()  # noqa: E731
+    close(
+        ft.grad(f)(KDE_DATA),
+        central(lambda d: ss.gaussian_kde(d).evaluate(KDE_PTS).sum(), KDE_DATA),
+        1e-7,
+    )
+    batch = RNG.normal(size=(3, 2, 12))
+    close(
+        ft.vmap(lambda d: ft.scipy.stats.gaussian_kde(d).logpdf(KDE_PTS))(batch),
+        np.stack([ss.gaussian_kde(d).logpdf(KDE_PTS) for d in batch]),
+    )
+    kde = ft.scipy.stats.gaussian_kde(KDE_DATA, weights=KDE_W)  # a pytree, as JAX's
+    close(ft.jit(lambda k, p: k.logpdf(p))(kde, KDE_PTS), kde.logpdf(KDE_PTS))
+    draws = kde.resample(ft.random.PRNGKey(1), shape=(4, 5))  # JAX's form
+    assert draws.shape == (2, 4, 5)
+
+
+@pytest.mark.slow
+def test_gaussian_kde_resample_with_a_key_equals_jax():
+    kde = ft.scipy.stats.gaussian_kde(KDE_DATA, weights=KDE_W)
+    jkde = jax.scipy.stats.gaussian_kde(KDE_DATA, weights=KDE_W)
+    close(
+        kde.resample(ft.random.PRNGKey(1), shape=(4,)),
+        jkde.resample(jax.random.PRNGKey(1), shape=(4,)),
+    )
+
+
+def test_poisson_entropy():
+    import scipy.stats as ss
+
+    mu = np.array([0.0, 1e-3, 0.5, 3.0, 10.0, 100.0, 399.0, 400.0, 1000.0])
+    close(ft.scipy.stats.poisson.entropy(mu), ss.poisson.entropy(mu), 1e-11)
+    assert np.isnan(ft.scipy.stats.poisson.entropy(-1.0))
+    close(ft.scipy.stats.poisson(3.0, loc=2).entropy(), ss.poisson(3.0, loc=2).entropy())
+    for m in (0.5, 30.0):
+        close(ft.grad(ft.scipy.stats.poisson.entropy)(m), central(ss.poisson.entropy, m), 1e-7)
+    close(ft.vmap(ft.scipy.stats.poisson.entropy)(mu), ss.poisson.entropy(mu), 1e-11)
