@@ -498,8 +498,8 @@ def test_gaussian_kde_derivatives_vmap_jit_and_jax_resample():
         return ss.gaussian_kde(data, bw_method=bw, weights=w).logpdf(pts).sum()
 
     args = [KDE_DATA, KDE_W, KDE_PTS, 0.7]
-    grads = ft.grad(ours, argnums=(0, 1, 2, 3))(*args)
-    for i, g in enumerate(grads):
+    grads = ft.grad(ours, argnums=(1, 2, 3))(*args)  # (the data's: evaluate's, below)
+    for i, g in zip((1, 2, 3), grads):
 
         def along(v, i=i):
             a = list(args)
