@@ -544,3 +544,49 @@ def test_poisson_entropy():
     for m in (0.5, 30.0):
         close(ft.grad(ft.scipy.stats.poisson.entropy)(m), central(ss.poisson.entropy, m), 1e-7)
     close(ft.vmap(ft.scipy.stats.poisson.entropy)(mu), ss.poisson.entropy(mu), 1e-11)
+
+
+# -- jax.scipy.sparse.linalg.gmres ----------------------------------------------------------
+
+GA = RNG.normal(size=(10, 10)) + 5.0 * np.eye(10)
+GB = RNG.normal(size=10)
+
+
+def test_gmres_equals_scipy():
+    import scipy.sparse
+    import scipy.sparse.linalg as sl
+
+    exact = np.linalg.solve(GA, GB)
+    for kw in [dict(rtol=1e-12), dict(rtol=1e-12, restart=4), dict(restart=2, maxiter=3)]:
+        x, info = ft.scipy.sparse.linalg.gmres(GA, GB, **kw)
+        xs, infos = sl.gmres(GA, GB, **kw)
+        assert int(info) == infos  # 0 converged, else the cycles made (3)
+        close(x, xs, 1e-9)
+    assert int(sl.gmres(GA, GB, restart=2, maxiter=3)[1]) == 3
+    for A in [scipy.sparse.csr_matrix(GA), lambda v: GA @ v]:
+        close(ft.scipy.sparse.linalg.gmres(A, GB, rtol=1e-12)[0], exact)
+    x, info = ft.scipy.sparse.linalg.gmres(GA, GB, rtol=1e-12, M=np.diag(1 / np.diag(GA)))
+    close(x, exact)
+    Ac, bc = GA + 1j * np.eye(10)[::-1], GB + 1j * GB[::-1]
+    close(ft.scipy.sparse.linalg.gmres(Ac, bc, rtol=1e-12)[0], np.linalg.solve(Ac, bc))
+    # a breakdown (the Krylov space is invariant after one step): the exact solution
+    d = np.diag([2.0, 3.0, 4.0, 5.0])
+    close(ft.scipy.sparse.linalg.gmres(d, np.eye(4)[0])[0], [0.5, 0.0, 0.0, 0.0])
+    # JAX's spellings: tol, solve_method
+    close(ft.scipy.sparse.linalg.gmres(GA, GB, tol=1e-12, solve_method="incremental")[0], exact)
+
+
+def test_gmres_transforms_and_scipy_name():
+    import scipy.sparse.linalg as sl
+
+    exact = np.linalg.solve(GA, GB)
+    g = ft.grad(lambda b: (sl.gmres(GA, b, rtol=1e-12)[0] ** 2).sum())(GB)
+    close(g, 2 * np.linalg.solve(GA.T, exact))
+    gA = ft.grad(lambda A: ft.scipy.sparse.linalg.gmres(lambda v: A @ v, GB, rtol=1e-12)[0].sum())(
+        GA
+    )
+    close(gA, -np.outer(np.linalg.solve(GA.T, np.ones(10)), exact))
+    B = RNG.normal(size=(3, 10))
+    solve = lambda b: ft.scipy.sparse.linalg.gmres(GA, b, rtol=1e-12)[0]  # noqa: E731
+    close(ft.vmap(solve)(B), np.stack([solve(b) for b in B]))
+    close(ft.jit(solve)(GB), exact)
