@@ -590,3 +590,142 @@ def test_gmres_transforms_and_scipy_name():
     solve = lambda b: ft.scipy.sparse.linalg.gmres(GA, b, rtol=1e-12)[0]  # noqa: E731
     close(ft.vmap(solve)(B), np.stack([solve(b) for b in B]))
     close(ft.jit(solve)(GB), exact)
+
+
+# -- jax.scipy.linalg: eigh_tridiagonal, qr_multiply, rsf2csf, the matrix builders -----------
+
+
+def same_matrix(ours, theirs, tol=1e-12):
+    ours, theirs = np.asarray(ours), np.asarray(theirs)
+    assert ours.shape == theirs.shape and ours.dtype == theirs.dtype, (ours.dtype, theirs.dtype)
+    if ours.dtype == object:
+        assert (ours == theirs).all()
+    else:
+        close(ours, theirs, tol)
+
+
+def test_matrix_builders_equal_scipy():
+    import scipy.linalg as sl
+
+    fl = ft.scipy.linalg
+    for m, n in [(2, 5), (5, 2), (4, 4), (1, 3)]:
+        a = RNG.normal(size=m)
+        for mode in ["full", "same", "valid"]:
+            same_matrix(fl.convolution_matrix(a, n, mode), sl.convolution_matrix(a, n, mode))
+    for k in [1, 2, 3, 6, 7]:
+        a = RNG.normal(size=k)
+        same_matrix(fl.fiedler_companion(a), sl.fiedler_companion(a))
+        same_matrix(fl.fiedler(a), sl.fiedler(a))
+    f, s = RNG.normal(size=4), RNG.normal(size=3)
+    same_matrix(fl.leslie(f, s), sl.leslie(f, s))
+    for n in [0, 1, 5]:
+        for scale in [None, "sqrtn", "n"]:
+            same_matrix(fl.dft(n, scale), sl.dft(n, scale))
+        same_matrix(fl.hilbert(n), sl.hilbert(n))
+        same_matrix(fl.invhilbert(n), sl.invhilbert(n), 1e-9)
+        same_matrix(fl.invhilbert(n, exact=True), sl.invhilbert(n, exact=True))
+    same_matrix(fl.invhilbert(16, exact=True), sl.invhilbert(16, exact=True))  # Python ints
+    for n in [1, 2, 8]:
+        same_matrix(fl.hadamard(n), sl.hadamard(n))
+        same_matrix(fl.hadamard(n, float), sl.hadamard(n, float))
+        same_matrix(fl.helmert(n), sl.helmert(n))
+        same_matrix(fl.helmert(n, True), sl.helmert(n, True))
+    for n in [0, 4, 36]:
+        for kind in ["symmetric", "lower", "upper"]:
+            for exact in [True, False]:
+                same_matrix(fl.pascal(n, kind, exact), sl.pascal(n, kind, exact), 1e-9)
+                same_matrix(fl.invpascal(n, kind, exact), sl.invpascal(n, kind, exact), 1e-9)
+    with pytest.raises(ValueError, match=r"hadamard: n must be a positive power of 2"):
+        fl.hadamard(6)
+
+
+def test_matrix_builders_derivatives():
+    import scipy.linalg as sl
+
+    a = RNG.normal(size=4)
+    weights = RNG.normal(size=(2, 5))
+    for f in [
+        lambda a: (sl.fiedler_companion(a) ** 2).sum(),
+        lambda a: (sl.convolution_matrix(a, 5, "valid") * weights).sum(),
+        lambda a: (sl.fiedler(a) ** 2 * np.arange(16.0).reshape(4, 4)).sum(),
+        lambda a: (sl.leslie(a, a[1:] ** 2) @ np.arange(4.0)).sum(),
+    ]:  # SciPy's own names on tracers
+        close(ft.grad(f)(a), central(f, a), 1e-7)
+    batch = RNG.normal(size=(3, 4))
+    close(
+        ft.vmap(ft.scipy.linalg.fiedler_companion)(batch),
+        np.stack([sl.fiedler_companion(r) for r in batch]),
+    )
+
+
+def test_eigh_tridiagonal_equals_scipy_with_derivatives():
+    import scipy.linalg as sl
+
+    fl = ft.scipy.linalg
+    d, e = RNG.normal(size=6), RNG.normal(size=5)
+    w, v = fl.eigh_tridiagonal(d, e)
+    ws, vs = sl.eigh_tridiagonal(d, e)
+    close(w, ws)
+    close(np.abs(v), np.abs(vs), 1e-10)  # (eigenvectors: up to sign)
+    for kw in [dict(select="i", select_range=(1, 3)), dict(select="v", select_range=(-0.5, 1.0))]:
+        close(fl.eigh_tridiagonal(d, e, True, **kw), sl.eigh_tridiagonal(d, e, True, **kw))
+        close(
+            np.abs(fl.eigh_tridiagonal(d, e, **kw)[1]),
+            np.abs(sl.eigh_tridiagonal(d, e, **kw)[1]),
+            1e-10,
+        )
+    ec = e + 1j * RNG.normal(size=5)  # Hermitian (SciPy takes real only)
+    dense = np.diag(d) + np.diag(ec, 1) + np.diag(ec.conj(), -1)
+    close(fl.eigh_tridiagonal(d, ec, eigvals_only=True), np.linalg.eigvalsh(dense))
+    c = RNG.normal(size=6)
+    f = lambda d: (sl.eigh_tridiagonal(d, e, eigvals_only=True) * c).sum()  # noqa: E731
+    close(ft.grad(f)(d), central(f, d), 1e-7)
+    g = lambda e: (sl.eigh_tridiagonal(d, e)[1][0] ** 2 * c).sum()  # noqa: E731
+    close(ft.grad(g)(e), central(g, e), 1e-7)
+    D = RNG.normal(size=(3, 6))
+    eig = lambda d: fl.eigh_tridiagonal(d, e, eigvals_only=True)  # noqa: E731
+    close(ft.vmap(eig)(D), np.stack([sl.eigh_tridiagonal(r, e, eigvals_only=True) for r in D]))
+    close(ft.jit(eig)(d), ws)
+
+
+def test_qr_multiply_and_rsf2csf_equal_scipy():
+    import scipy.linalg as sl
+
+    fl = ft.scipy.linalg
+    for m, n in [(5, 3), (3, 5)]:
+        a = RNG.normal(size=(m, n))
+        k = min(m, n)
+        for mode, shape in [("left", (k,)), ("left", (k, 2)), ("right", (m,)), ("right", (2, m))]:
+            c = RNG.normal(size=shape)
+            for pivoting in (False, True):
+                ours = fl.qr_multiply(a, c, mode, pivoting, True)
+                theirs = sl.qr_multiply(a, c, mode, pivoting, True)
+                for x, y in zip(ours, theirs, strict=True):
+                    same_matrix(x, y, 1e-10)
+    for n in [3, 6]:
+        T, Z = sl.schur(RNG.normal(size=(n, n)))
+        for x, y in zip(fl.rsf2csf(T, Z), sl.rsf2csf(T, Z)):
+            same_matrix(x, y, 1e-10)
+
+
+def test_qr_multiply_and_rsf2csf_transforms():
+    import scipy.linalg as sl
+
+    a, c, w = RNG.normal(size=(5, 3)), RNG.normal(size=(2, 5)), RNG.normal(size=(2, 3))
+    for pivoting in (False, True):
+        f = lambda a, p=pivoting: (sl.qr_multiply(a, c, "right", p)[0] * w).sum()  # noqa: E731
+        close(ft.grad(f)(a), central(f, a), 1e-7)
+    batch = RNG.normal(size=(3, 5, 3))
+    one = lambda a: ft.scipy.linalg.qr_multiply(a, c, "right", True)[0]  # noqa: E731
+    close(ft.vmap(one)(batch), np.stack([sl.qr_multiply(x, c, "right", True)[0] for x in batch]))
+    close(ft.jit(one)(a), sl.qr_multiply(a, c, "right", True)[0])
+    T, Z = sl.schur(RNG.normal(size=(4, 4)))
+
+    def f(T):
+        t, z = sl.rsf2csf(T, Z)
+        return (t.real + 0.3 * t.imag).sum() + (z.real**2 * np.arange(4.0)).sum()
+
+    # (differences only along the entries that keep T quasi-triangular: a zero
+    # subdiagonal entry made nonzero would start a rotation, a jump)
+    keep = np.triu(np.ones((4, 4), bool)) | (np.abs(np.tril(T, -1)) > 1e-12)
+    close(np.where(keep, ft.grad(f)(T), 0), np.where(keep, central(f, T), 0), 1e-7)
