@@ -729,3 +729,45 @@ def test_qr_multiply_and_rsf2csf_transforms():
     # subdiagonal entry made nonzero would start a rotation, a jump)
     keep = np.triu(np.ones((4, 4), bool)) | (np.abs(np.tril(T, -1)) > 1e-12)
     close(np.where(keep, ft.grad(f)(T), 0), np.where(keep, central(f, T), 0), 1e-7)
+
+
+# -- jax.scipy.special: bernoulli, bessel_jn, sph_harm_y ------------------------------------
+
+
+def test_bernoulli_bessel_jn_sph_harm_y_equal_scipy():
+    import scipy.special as ss
+
+    fs = ft.scipy.special
+    for n in [0, 1, 2, 5, 20, 40]:  # (ours exact to float64; SciPy's by a float recurrence)
+        close(fs.bernoulli(n), ss.bernoulli(n), 1e-12)
+    with pytest.raises(ValueError, match=r"bernoulli: n must be a non-negative integer"):
+        fs.bernoulli(-1)
+    z = np.array([0.1, 1.0, 5.5, 20.0, -3.0])
+    jn = fs.bessel_jn(z, v=4)
+    assert jn.shape == (5, 5)  # (v + 1,) + z.shape, as jax.scipy.special.bessel_jn
+    close(jn, np.stack([ss.jv(k, z) for k in range(5)]))
+    n = np.array([0, 1, 2, 3, 5, 7, 10, 2, 3, 80])
+    m = np.array([0, 1, -2, 3, -4, 5, -10, 3, 0, 40])  # (|m| > n: 0)
+    theta, phi = RNG.uniform(0, np.pi, 10), RNG.uniform(0, 2 * np.pi, 10)
+    close(fs.sph_harm_y(n, m, theta, phi), ss.sph_harm_y(n, m, theta, phi))
+    # JAX's n_max: degrees above it computed at n_max
+    close(fs.sph_harm_y(10, 2, 0.5, 0.1, n_max=6), ss.sph_harm_y(6, 2, 0.5, 0.1))
+
+
+def test_special_integer_orders_transforms():
+    import scipy.special as ss
+
+    fs = ft.scipy.special
+
+    def f(t):  # SciPy's own name (a MultiUFunc) on tracers
+        y = ss.sph_harm_y(3, -2, t, 0.4 * t)
+        return y.real + 2.0 * y.imag
+
+    close(ft.grad(f)(0.9), central(f, 0.9), 1e-7)
+    g = lambda z: fs.bessel_jn(z, v=3)[3]  # noqa: E731
+    close(ft.grad(g)(1.7), (ss.jv(2, 1.7) - ss.jv(4, 1.7)) / 2)
+    n, m = np.arange(30), np.arange(30) // 2
+    ts = np.array([0.3, 0.9])
+    one = lambda t: fs.sph_harm_y(n, m, t, 0.2, n_max=29)  # noqa: E731
+    close(ft.vmap(one)(ts), np.stack([ss.sph_harm_y(n, m, t, 0.2) for t in ts]))
+    close(ft.jit(one)(0.3), ss.sph_harm_y(n, m, 0.3, 0.2))

@@ -172,13 +172,15 @@ def _patch_module(name: str) -> None:
     for public in getattr(ours_mod, "__all__", ()):
         theirs = theirs_mod.__dict__.get(public)
         ours = getattr(ours_mod, public, None)
-        # scipy.fft's functions are uarray multimethods, not Python functions
+        # scipy.fft's functions are uarray multimethods, not Python functions; some of
+        # scipy.special's (sph_harm_y) are MultiUFunc objects with no signature to compare
         dispatched = type(theirs).__module__ == "uarray"
-        if not (inspect.isfunction(theirs) or dispatched) or ours is None or isinstance(ours, type):
+        multi = type(theirs).__name__ == "MultiUFunc"
+        if not (inspect.isfunction(theirs) or dispatched or multi) or ours is None:
             continue  # ufuncs dispatch by themselves; distributions are patched below
-        if isinstance(ours, numpy.ufunc) or theirs in _INSTALLED:  # (re-exported)
+        if isinstance(ours, (numpy.ufunc, type)) or theirs in _INSTALLED:  # (re-exported)
             continue
-        if not takes_every_parameter(theirs, ours, unknown=False):
+        if not multi and not takes_every_parameter(theirs, ours, unknown=False):
             continue
         wrappers[public], originals[public] = _function(theirs, ours), theirs
     _install_in_module(theirs_mod, wrappers, originals)
