@@ -39,6 +39,7 @@ NAMESPACES = (
     "ftransforms.scipy.ndimage",
     "ftransforms.scipy.interpolate",
     "ftransforms.scipy.spatial.distance",
+    "ftransforms.scipy.spatial.transform",
     "ftransforms.scipy.ndimage",
     "ftransforms.scipy.interpolate",
     "ftransforms.scipy.sparse.linalg",

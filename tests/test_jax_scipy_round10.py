@@ -771,3 +771,87 @@ def test_special_integer_orders_transforms():
     one = lambda t: fs.sph_harm_y(n, m, t, 0.2, n_max=29)  # noqa: E731
     close(ft.vmap(one)(ts), np.stack([ss.sph_harm_y(n, m, t, 0.2) for t in ts]))
     close(ft.jit(one)(0.3), ss.sph_harm_y(n, m, 0.3, 0.2))
+
+
+# -- jax.scipy.spatial.transform: Rotation, Slerp -------------------------------------------
+
+
+def test_rotation_equals_scipy():
+    from scipy.spatial.transform import Rotation as SR
+    from scipy.spatial.transform import Slerp as SSlerp
+
+    from ftransforms.scipy.spatial.transform import Rotation, Slerp
+
+    q = RNG.normal(size=(6, 4))
+    for quats in (q, q[0]):
+        ours, theirs = Rotation.from_quat(quats), SR.from_quat(quats)
+        close(ours.as_quat(), theirs.as_quat())
+        close(ours.as_quat(True, scalar_first=True), theirs.as_quat(True, scalar_first=True))
+        close(ours.as_matrix(), theirs.as_matrix())
+        close(ours.as_rotvec(degrees=True), theirs.as_rotvec(degrees=True))
+        close(ours.as_mrp(), theirs.as_mrp())
+        close(ours.magnitude(), theirs.magnitude())
+        for seq in ["xyz", "ZYX", "xyx", "ZXZ", "yzx"]:
+            close(ours.as_euler(seq), theirs.as_euler(seq))
+        matrix = theirs.as_matrix()
+        close(Rotation.from_matrix(matrix).as_quat(True), SR.from_matrix(matrix).as_quat(True))
+        close(Rotation.from_rotvec(theirs.as_rotvec()).as_quat(True), theirs.as_quat(True))
+        close(Rotation.from_mrp(theirs.as_mrp()).as_quat(True), theirs.as_quat(True))
+        v = RNG.normal(size=(len(q) if quats.ndim == 2 else 4, 3))
+        close(ours.apply(v, inverse=True), theirs.apply(v, inverse=True))
+        close(
+            (ours * ours.inv() * ours).as_quat(True), (theirs * theirs.inv() * theirs).as_quat(True)
+        )
+    w = RNG.uniform(size=6)
+    close(Rotation.from_quat(q).mean(w).as_quat(True), SR.from_quat(q).mean(w).as_quat(True))
+    not_orthogonal = SR.from_quat(q[0]).as_matrix() + 0.05 * RNG.normal(size=(3, 3))
+    close(  # SciPy's projection onto the nearest rotation first
+        Rotation.from_matrix(not_orthogonal).as_quat(True),
+        SR.from_matrix(not_orthogonal).as_quat(True),
+    )
+    for seq, angles in [("xyz", RNG.normal(size=3)), ("ZXZ", RNG.normal(size=(5, 3))), ("z", 0.3)]:
+        close(
+            Rotation.from_euler(seq, angles, degrees=True).as_quat(),
+            SR.from_euler(seq, angles, degrees=True).as_quat(),
+        )
+    close(Rotation.random(5, rng=3).as_quat(), SR.random(5, rng=3).as_quat())
+    times = np.array([0.0, 1.0, 3.0, 4.0])
+    at = np.array([0.0, 0.5, 1.0, 2.2, 4.0])
+    close(
+        Slerp(times, Rotation.from_quat(q[:4]))(at).as_quat(True),
+        SSlerp(times, SR.from_quat(q[:4]))(at).as_quat(True),
+    )
+
+
+def test_rotation_transforms():
+    from scipy.spatial.transform import Rotation as SR
+    from scipy.spatial.transform import Slerp as SSlerp
+
+    from ftransforms.scipy.spatial.transform import Rotation, Slerp
+
+    w = RNG.normal(size=3)
+    angles = RNG.normal(size=3)
+    f = lambda a: (Rotation.from_euler("xyz", a).as_euler("ZXZ") * w).sum()  # noqa: E731
+    fs = lambda a: (SR.from_euler("xyz", a).as_euler("ZXZ") * w).sum()  # noqa: E731
+    close(ft.grad(f)(angles), central(fs, angles), 1e-7)
+
+    def g(v):
+        return (Rotation.from_matrix(Rotation.from_rotvec(v).as_matrix()).as_rotvec() * w).sum()
+
+    close(ft.grad(g)(angles), central(g, angles), 1e-7)
+    times, rots = np.array([0.0, 1.0, 3.0]), RNG.normal(size=(3, 4))
+    h = lambda t: (Slerp(times, Rotation.from_quat(rots))(t).as_rotvec() * w).sum()  # noqa: E731
+    hs = lambda t: (SSlerp(times, SR.from_quat(rots))(t).as_rotvec() * w).sum()  # noqa: E731
+    close(ft.grad(h)(np.array([2.2])), central(hs, np.array([2.2])), 1e-7)
+    batch = RNG.normal(size=(4, 3))
+    close(
+        ft.vmap(lambda a: Rotation.from_euler("xyz", a).apply(w))(batch),
+        np.stack([SR.from_euler("xyz", a).apply(w) for a in batch]),
+    )
+    stacked = ft.vmap(lambda a: Rotation.from_euler("xyz", a))(batch)  # a pytree out
+    close(stacked.as_quat(), SR.from_euler("xyz", batch).as_quat())
+    close(
+        ft.jit(lambda a: Rotation.from_euler("xyz", a).as_quat())(angles),
+        SR.from_euler("xyz", angles).as_quat(),
+    )
+    assert Rotation.random(ft.random.PRNGKey(0), 3).as_quat().shape == (3, 4)  # JAX's form

@@ -106,6 +106,11 @@ NAMESPACE_PAGES = [
         "ftransforms.scipy.spatial.distance",
     ),
     (
+        "reference/scipy/spatial_transform.md",
+        "ftransforms.scipy.spatial.transform",
+        "ftransforms.scipy.spatial.transform",
+    ),
+    (
         "reference/scipy/cluster_vq.md",
         "ftransforms.scipy.cluster.vq",
         "ftransforms.scipy.cluster.vq",

@@ -1,5 +1,6 @@
 """``ftransforms.scipy.spatial``: the part of ``scipy.spatial`` that works on tracers,
-``distance`` (``cdist``, ``pdist``, ``squareform`` and the two-vector distances).
+``distance`` (``cdist``, ``pdist``, ``squareform`` and the two-vector distances) and
+``transform`` (``Rotation``, ``Slerp``).
 
 Example:
     >>> import numpy as np
@@ -8,6 +9,6 @@ Example:
     5.0
 """
 
-from ftransforms.scipy.spatial import distance
+from ftransforms.scipy.spatial import distance, transform
 
-__all__ = ["distance"]
+__all__ = ["distance", "transform"]
