@@ -893,3 +893,17 @@ def test_rotation_transforms():
         SR.from_euler("xyz", angles).as_quat(),
     )
     assert Rotation.random(ft.random.PRNGKey(0), 3).as_quat().shape == (3, 4)  # JAX's form
+
+
+def test_scipy_gaussian_kde_on_tracers():
+    import scipy.stats as ss
+
+    data = KDE_DATA[0]
+    f = lambda d: ss.gaussian_kde(d, weights=KDE_W).logpdf(0.3).sum()  # noqa: E731
+    close(ft.grad(f)(data), central(f, data), 1e-7)  # made from traced data: ours
+    kde = ss.gaussian_kde(data)  # made from plain data, evaluated at traced points
+    assert type(kde) is ss.gaussian_kde
+    g = lambda x: kde(x).sum() + kde.logpdf(x).sum() + kde.integrate_box_1d(x[0], 1.0)  # noqa: E731
+    x = np.array([0.1, 0.5])
+    close(ft.grad(g)(x), central(g, x), 1e-7)
+    close(ft.vmap(kde.pdf)(x)[:, 0], kde.pdf(x))

@@ -19,6 +19,8 @@ and distribution objects* call them while a transform is active on some thread
   ``std``/``median``/``entropy`` and ``__call__`` (freezing), through the base classes
   (frozen distributions call them), when ``ftransforms.scipy.stats`` has that
   distribution; and the multivariate ones it has;
+* ``scipy.stats.gaussian_kde`` made from traced data, and the densities of one made
+  from plain data at traced points;
 * the ``__call__`` of ``scipy.interpolate``'s interpolators built from plain data
   (``interp1d``, ``CubicSpline`` and the ``PPoly`` family, ``BSpline``,
   ``UnivariateSpline``, ``RegularGridInterpolator``) at traced points.
@@ -206,6 +208,37 @@ def _patch_distributions() -> None:
                 _install_in_class(home, {method: _method(theirs, method, counterpart)})
 
 
+def _patch_kde() -> None:
+    """``scipy.stats.gaussian_kde`` on tracers: built from traced data (or a traced
+    bandwidth or weights) it is ``ftransforms.scipy.stats.gaussian_kde`` (the class's
+    ``__new__`` answers with ours, so SciPy's ``__init__`` does not run); an estimate of
+    plain data evaluated at traced points is evaluated by ours, made from its dataset,
+    weights and factor."""
+    theirs = sys.modules["scipy.stats"].gaussian_kde
+    ours = importlib.import_module("ftransforms.scipy.stats").gaussian_kde
+
+    def new(cls: type, *args: Any, **kwargs: Any) -> Any:
+        if cls is theirs and ACTIVE_THREADS[0] and _traced(args, kwargs):
+            return ours(*args, **kwargs)
+        return object.__new__(cls)
+
+    theirs.__new__ = new
+    methods = ("evaluate", "__call__", "pdf", "logpdf", "integrate_gaussian", "integrate_box_1d")
+    for name in methods:
+        method = theirs.__dict__.get(name)
+        if not inspect.isfunction(method):
+            continue
+
+        def call(self: Any, *args: Any, _method: Any = method, _name: str = name, **kwargs: Any):
+            if ACTIVE_THREADS[0] and _traced(args, kwargs):
+                twin = ours(self.dataset, bw_method=self.factor, weights=self.weights)
+                return getattr(twin, _name)(*args, **kwargs)
+            return _method(self, *args, **kwargs)
+
+        functools.update_wrapper(call, method)
+        _install_in_class(theirs, {name: call})
+
+
 def _patch_interpolators() -> None:
     """The ``__call__`` of SciPy's interpolators built from plain data (``interp1d``, the
     ``PPoly`` family with ``CubicSpline``, ``BSpline`` through ``PPoly.from_spline``,
@@ -268,6 +301,7 @@ def _entered(interp: Any) -> None:  # noqa: ARG001
                 _patch_module(name)
                 if name == "stats":
                     _patch_distributions()
+                    _patch_kde()
                 if name == "interpolate":
                     _patch_interpolators()
 
