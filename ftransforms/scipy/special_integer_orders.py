@@ -87,7 +87,7 @@ def _as_int(x: Any, where: str, name: str) -> Any:
 
 
 def sph_harm_y(
-    n: Any, m: Any, theta: Any, phi: Any, *, diff_n: int = 0, n_max: int | None = None
+    n: Any, m: Any, theta: Any, phi: Any, diff_n: int | None = 0, n_max: int | None = None
 ) -> Any:
     """The spherical harmonic ``Y_n^m(theta, phi)`` of degree ``n`` and order ``m``
     (``theta`` the polar angle, ``phi`` the azimuth), as ``scipy.special.sph_harm_y``:

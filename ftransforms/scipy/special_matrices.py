@@ -66,13 +66,16 @@ def eigh_tridiagonal(
     check_finite: bool = True,
     tol: Any = 0.0,
     lapack_driver: str = "auto",
+    *,
+    key: Any = None,
 ) -> Any:
     """The eigenvalues (ascending) and, unless ``eigvals_only``, eigenvectors (columns) of
     the Hermitian tridiagonal matrix with diagonal ``d`` and off-diagonal ``e``, as
     ``scipy.linalg.eigh_tridiagonal``: ``select='a'`` all, ``'v'`` those in
     ``(select_range[0], select_range[1]]``, ``'i'`` those of indices
     ``select_range[0]..select_range[1]``.  ``check_finite``, ``tol`` and
-    ``lapack_driver`` are SciPy's solver settings (accepted; the dense ``eigh`` runs).
+    ``lapack_driver`` are SciPy's solver settings, ``key`` JAX's (accepted; the dense
+    ``eigh`` runs).
     Eigenvectors are unique up to sign (phase), as SciPy's.
 
     Example:

@@ -289,6 +289,16 @@ class Rotation:
     # -- reading ------------------------------------------------------------------------
 
     @property
+    def quat(self) -> Any:
+        """The quaternions, scalar last (JAX's field).
+
+        Example:
+            >>> Rotation.identity().quat.tolist()
+            [0.0, 0.0, 0.0, 1.0]
+        """
+        return self._quat
+
+    @property
     def single(self) -> bool:
         """Whether this is one rotation (not a stack).
 
@@ -553,6 +563,17 @@ class Slerp:
         self.times = times
         self.rotations = rotations
         self.rotvecs = (rotations[:-1].inv() * rotations[1:]).as_rotvec()
+
+    @classmethod
+    def init(cls, times: Any, rotations: Rotation) -> Slerp:
+        """``Slerp(times, rotations)`` (JAX's constructor's name).
+
+        Example:
+            >>> import numpy as np
+            >>> len(Slerp.init(np.array([0.0, 1.0]), Rotation.identity(2)).times)
+            2
+        """
+        return cls(times, rotations)
 
     def __call__(self, times: Any) -> Rotation:
         t = _f(times)
