@@ -907,3 +907,25 @@ def test_scipy_gaussian_kde_on_tracers():
     x = np.array([0.1, 0.5])
     close(ft.grad(g)(x), central(g, x), 1e-7)
     close(ft.vmap(kde.pdf)(x)[:, 0], kde.pdf(x))
+
+
+def test_scipy_rotation_names_on_tracers():
+    from scipy.spatial.transform import Rotation as SR
+    from scipy.spatial.transform import Slerp as SSlerp
+
+    a = np.array([0.3, -0.2, 0.5])
+    f = lambda a: (SR.from_euler("xyz", a).as_rotvec() * np.arange(1.0, 4.0)).sum()  # noqa: E731
+    close(ft.grad(f)(a), central(f, a), 1e-7)
+    r = SR.from_euler("z", 0.3)  # plain data: SciPy's; at traced vectors, ours
+    g = lambda v: (r.apply(v) ** 2 * np.arange(3.0)).sum()  # noqa: E731
+    close(ft.grad(g)(a), central(g, a), 1e-7)
+    s = SSlerp(np.array([0.0, 1.0, 3.0]), SR.from_quat(RNG.normal(size=(3, 4))))
+    h = lambda t: (s(t).as_rotvec() * np.arange(1.0, 4.0)).sum()  # noqa: E731
+    close(ft.grad(h)(np.array([2.2])), central(h, np.array([2.2])), 1e-7)
+
+    def k(a):  # a Slerp of traced rotations
+        rots = SR.from_rotvec(np.stack([a, 2 * a]))
+        return SSlerp(np.array([0.0, 1.0]), rots)(np.array([0.4])).as_rotvec().sum()
+
+    close(ft.grad(k)(a), central(k, a), 1e-7)
+    assert type(SR.from_euler("x", 0.1)) is SR and type(s) is SSlerp  # (outside: SciPy's)

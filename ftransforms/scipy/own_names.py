@@ -19,6 +19,8 @@ and distribution objects* call them while a transform is active on some thread
   ``std``/``median``/``entropy`` and ``__call__`` (freezing), through the base classes
   (frozen distributions call them), when ``ftransforms.scipy.stats`` has that
   distribution; and the multivariate ones it has;
+* ``scipy.spatial.transform.Rotation``'s constructors at tracers, its ``apply`` and
+  ``mean`` at traced vectors or weights, and ``Slerp`` (NOTE's rules, in ``_patch_rotations``);
 * ``scipy.stats.gaussian_kde`` made from traced data, and the densities of one made
   from plain data at traced points;
 * the ``__call__`` of ``scipy.interpolate``'s interpolators built from plain data
@@ -76,6 +78,7 @@ MODULES = (
     "ndimage",
     "sparse.linalg",
     "cluster.vq",
+    "spatial.transform",  # its Rotation and Slerp (below); ours are classes
     "interpolate",  # its interpolators' __call__ (below); ours are classes
     "optimize",  # the root finders; minimize's counterpart takes JAX's subset: not patched
 )
@@ -239,6 +242,63 @@ def _patch_kde() -> None:
         _install_in_class(theirs, {name: call})
 
 
+def _patch_rotations() -> None:
+    """``scipy.spatial.transform``'s ``Rotation`` and ``Slerp`` on tracers: the
+    constructors (``from_quat``, ``from_matrix``, ``from_rotvec``, ``from_mrp``,
+    ``from_euler``) given a tracer make ours; ``apply`` and ``mean`` of a SciPy rotation
+    at traced vectors or weights run on ours of the same quaternions; ``Slerp`` of our
+    rotations is ours, and a SciPy ``Slerp`` at traced times interpolates with ours."""
+    module = sys.modules["scipy.spatial.transform"]
+    theirs, theirs_slerp = module.Rotation, module.Slerp
+    ours_mod = importlib.import_module("ftransforms.scipy.spatial.transform")
+    ours, ours_slerp = ours_mod.Rotation, ours_mod.Slerp
+    for name in ("from_quat", "from_matrix", "from_rotvec", "from_mrp", "from_euler"):
+        method = theirs.__dict__.get(name)
+        if not isinstance(method, staticmethod):
+            continue
+
+        def make(*args: Any, _f: Any = method.__func__, _name: str = name, **kwargs: Any):
+            if ACTIVE_THREADS[0] and _traced(args, kwargs):
+                return getattr(ours, _name)(*args, **kwargs)
+            return _f(*args, **kwargs)
+
+        functools.update_wrapper(make, method.__func__)
+        setattr(theirs, name, staticmethod(make))
+    for name in ("apply", "mean"):
+        method = theirs.__dict__.get(name)
+        if not inspect.isfunction(method):
+            continue
+
+        def use(self: Any, *args: Any, _f: Any = method, _name: str = name, **kwargs: Any):
+            if ACTIVE_THREADS[0] and _traced(args, kwargs):
+                return getattr(ours.from_quat(self.as_quat()), _name)(*args, **kwargs)
+            return _f(self, *args, **kwargs)
+
+        functools.update_wrapper(use, method)
+        setattr(theirs, name, use)
+
+    def new(cls: type, *args: Any, **kwargs: Any) -> Any:
+        if cls is theirs_slerp and any(isinstance(a, ours) for a in (*args, *kwargs.values())):
+            return ours_slerp(*args, **kwargs)
+        return object.__new__(cls)
+
+    theirs_slerp.__new__ = new
+    call = theirs_slerp.__dict__["__call__"]
+
+    def interpolate(self: Any, times: Any, _f: Any = call) -> Any:
+        if ACTIVE_THREADS[0] and _traced((times,), {}):
+            # (SciPy keeps the rotations that start the intervals and their steps)
+            twin = object.__new__(ours_slerp)
+            twin.times, twin.timedelta = self.times, self.timedelta
+            twin.rotations = ours.from_quat(self.rotations.as_quat())
+            twin.rotvecs = self.rotvecs
+            return twin(times)
+        return _f(self, times)
+
+    functools.update_wrapper(interpolate, call)
+    theirs_slerp.__call__ = interpolate
+
+
 def _patch_interpolators() -> None:
     """The ``__call__`` of SciPy's interpolators built from plain data (``interp1d``, the
     ``PPoly`` family with ``CubicSpline``, ``BSpline`` through ``PPoly.from_spline``,
@@ -304,6 +364,8 @@ def _entered(interp: Any) -> None:  # noqa: ARG001
                     _patch_kde()
                 if name == "interpolate":
                     _patch_interpolators()
+                if name == "spatial.transform":
+                    _patch_rotations()
 
 
 OUTERMOST_HOOKS.insert(0, (_entered, lambda: None))
