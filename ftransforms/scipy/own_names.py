@@ -10,17 +10,18 @@ and distribution objects* call them while a transform is active on some thread
 (``core/mutation.py``'s ``ACTIVE_THREADS``) and an argument holds a tracer:
 
 * ``scipy.<module>.<name>(...)`` (the modules in :data:`MODULES`: special, linalg, signal,
-  integrate, stats, fft, spatial.distance, ndimage, sparse.linalg, optimize's root
-  finders) for each function whose counterpart takes every parameter SciPy's takes
-  (SciPy's ufuncs dispatch by themselves; ``scipy.fft``'s uarray multimethods are
-  wrapped like functions), a tracer in a function argument's closure counting
+  integrate, stats, fft, spatial.distance, ndimage, sparse.linalg, cluster.vq,
+  optimize's root finders) for each function whose counterpart takes every parameter
+  SciPy's takes (SciPy's ufuncs dispatch by themselves; ``scipy.fft``'s uarray
+  multimethods and ``scipy.special``'s ``MultiUFunc`` objects are wrapped like
+  functions), a tracer in a function argument's closure counting
   (``scipy.integrate.quad(lambda x: np.exp(-k * x), 0, 1)``: NOTE [closure conversion]);
 * every ``scipy.stats`` distribution's ``pdf``/``logpdf``/``cdf``/..., ``mean``/``var``/
   ``std``/``median``/``entropy`` and ``__call__`` (freezing), through the base classes
   (frozen distributions call them), when ``ftransforms.scipy.stats`` has that
   distribution; and the multivariate ones it has;
 * ``scipy.spatial.transform.Rotation``'s constructors at tracers, its ``apply`` and
-  ``mean`` at traced vectors or weights, and ``Slerp`` (NOTE's rules, in ``_patch_rotations``);
+  ``mean`` at traced vectors or weights, and ``Slerp`` (``_patch_rotations``);
 * ``scipy.stats.gaussian_kde`` made from traced data, and the densities of one made
   from plain data at traced points;
 * the ``__call__`` of ``scipy.interpolate``'s interpolators built from plain data
