@@ -26,6 +26,7 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy as fnp
+from ftransforms import random_keys
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.numpy.ufuncs import float_input
@@ -355,13 +356,11 @@ class gaussian_kde:  # noqa: N801  (SciPy's name)
         return self.dataset[:, idx] + fnp.transpose(eps)
 
     def _resample_key(self, key: Any, shape: Any) -> Any:
-        from ftransforms import random  # noqa: PLC0415  (random imports scipy.special)
-
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
-        ind_key, eps_key = random.split(key)
-        ind = random.choice(ind_key, self.n, shape=shape, p=self.weights)
+        ind_key, eps_key = random_keys.split(key)
+        ind = random_keys.choice(ind_key, self.n, shape=shape, p=self.weights)
         zeros = fnp.zeros(self.d, dtype=dtype_of(self.covariance))
-        eps = random.multivariate_normal(eps_key, zeros, self.covariance, shape=shape)
+        eps = random_keys.multivariate_normal(eps_key, zeros, self.covariance, shape=shape)
         eps = fnp.moveaxis(eps.astype(dtype_of(self.dataset)), -1, 0)
         return self.dataset[:, ind] + eps
 

@@ -28,6 +28,7 @@ import ftransforms.numpy as fnp
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.numpy.ufuncs import float_input
+from ftransforms.ops.special import jv_p
 
 __all__ = ["bernoulli", "bessel_jn", "sph_harm_y"]
 
@@ -67,8 +68,6 @@ def bessel_jn(z: Any, *, v: int, n_iter: int = 50) -> Any:
         >>> np.round(bessel_jn(np.array([1.0]), v=2)[:, 0], 6).tolist()
         [0.765198, 0.440051, 0.114903]
     """
-    from ftransforms.scipy.special import jv  # noqa: PLC0415  (special imports this module)
-
     try:
         v = int(v.__index__())
     except (AttributeError, TypeError):
@@ -76,7 +75,7 @@ def bessel_jn(z: Any, *, v: int, n_iter: int = 50) -> Any:
     if v < 0:
         raise ValueError(f"bessel_jn: v must be a non-negative integer, got {v}")
     z = float_input(fnp.asarray(z), None)
-    return fnp.stack([jv(float(k), z) for k in range(v + 1)])
+    return fnp.stack([jv_p.bind(float(k), z) for k in range(v + 1)])
 
 
 def _as_int(x: Any, where: str, name: str) -> Any:

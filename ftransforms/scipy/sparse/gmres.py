@@ -133,8 +133,7 @@ def gmres(
         >>> bool(np.allclose(g, np.linalg.solve(A.T, np.ones(3))))
         True
     """
-    # (a function-local import: sparse.linalg imports this module for its namespace)
-    from ftransforms.scipy.sparse.linalg import _krylov  # noqa: PLC0415
+    from ftransforms.scipy.sparse.linalg import _krylov  # noqa: PLC0415  # late import: sparse.linalg imports this module
 
     if solve_method not in ("batched", "incremental"):
         raise ValueError(

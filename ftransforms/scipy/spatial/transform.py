@@ -28,6 +28,7 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy as fnp
+from ftransforms import random_keys
 from ftransforms.numpy.ufuncs import float_input
 from ftransforms.pytree import register_pytree_node
 from ftransforms.random_keys import is_key
@@ -262,10 +263,8 @@ class Rotation:
             4
         """
         if is_key(num):
-            from ftransforms import random as ft_random  # noqa: PLC0415  (random: user-facing)
-
             shape = (4,) if random_state is None else (int(random_state), 4)
-            return cls(ft_random.normal(num, shape))
+            return cls(random_keys.normal(num, shape))
         seed = rng if rng is not None else random_state
         gen = (
             seed
