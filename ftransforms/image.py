@@ -9,7 +9,7 @@ when shrinking, a low-pass filter), else 1; samples outside ``[-0.5, n - 0.5]`` 
 weight.  The kernels: triangle (``'linear'``), Keys cubic with ``a = -0.5``
 (``'cubic'``), Lanczos of radius 3 or 5, the area overlap (``'area'``) and OpenCV's cubic
 with ``a = -0.75`` and repeated edges (``'cubic-pytorch'`` without antialiasing).  The
-weights are built with ``fnp`` operations and contracted with ``fnp.einsum``, so every
+weights are built with ``fnp`` operations and contracted with ``fnp.tensordot``, so every
 transform applies, to the image and (in ``scale_and_translate``) to ``scale`` and
 ``translation`` too.  ``'nearest'`` gathers input ``floor((i + 0.5) * n_in / n_out)``.
 
@@ -208,15 +208,12 @@ def _inexact(image: Any) -> Any:
 
 
 def _apply(image: Any, shape: tuple, dims: Sequence[int], mats: list) -> Any:
-    """Contract each resized axis ``dims[i]`` of ``image`` with ``mats[i]``."""
-    n = len(shape)
-    spec_in = list(range(n))
-    spec_out = list(range(n))
-    operands: list[Any] = [image, spec_in]
-    for i, (d, w) in enumerate(zip(dims, mats)):
-        operands += [w, [d, n + i]]
-        spec_out[d] = n + i
-    return fnp.einsum(*operands, spec_out)
+    """Contract each resized axis ``dims[i]`` of ``image`` with ``mats[i]``, one axis at a
+    time (a tensordot each: one einsum of every matrix would loop over all the axes at
+    once)."""
+    for d, w in zip(dims, mats):
+        image = fnp.moveaxis(fnp.tensordot(image, w, axes=([d], [0])), -1, d)
+    return image
 
 
 def scale_and_translate(
