@@ -14,6 +14,7 @@ Example:
 import ftransforms.numpy as numpy  # noqa: E402,I001  (the fnp namespace, as ftransforms.numpy)
 import batching_rules  # noqa: F401  (registers the batching rules of the primitives)
 from ftransforms import errors, nn, random, scipy
+from ftransforms import image  # jax.image's resize and scale_and_translate
 from ftransforms.api import (
     grad,
     grad_and_value,
@@ -178,6 +179,7 @@ __all__ = [
     "grad",
     "grad_and_value",
     "hessian",
+    "image",
     "jacfwd",
     "jacobian",
     "jacrev",

@@ -330,3 +330,47 @@ add(
     funcs="special.sinc",
     jax_compositions=False,
 )
+
+
+# jax.scipy.special's bessel_jn (J_0 .. J_v stacked; SciPy: jv per order) and
+# sph_harm_y (complex: its real and imaginary parts; SciPy's is a MultiUFunc, answered by
+# ours on tracers through own_names; the degree bound is read from n's values)
+def bessel_jn(m, z):
+    if m is JNP or not hasattr(m.special, "bessel_jn"):
+        return m.stack([m.special.jv(float(k), z) for k in range(3)])
+    return m.special.bessel_jn(z, v=2)
+
+
+add(
+    "special_bessel_jn",
+    bessel_jn,
+    lambda d: [S("2x3", d.u((2, 3), 0.5, 5.0)), S("scalar", d.u((), 0.5, 5.0))],
+    prims="jv",
+    funcs="special.bessel_jn",
+    jax_compositions=False,
+)
+
+
+def sph_harm_y(m, n, order, theta, phi):
+    y = m.special.sph_harm_y(n, order, theta, phi)
+    return m.real(y), m.imag(y)
+
+
+add(
+    "special_sph_harm_y",
+    sph_harm_y,
+    lambda d: [
+        S("4", d.ints(4, (4,)), d.ints(3, (4,), lo=-2), d.u((4,), 0.2, 2.9), d.u((4,), 0.0, 6.0)),
+        S(
+            "2x1_1x3",
+            d.ints(3, (2, 1), lo=1),
+            d.ints(2, (1, 3), lo=-1),
+            d.u((2, 1), 0.2, 2.9),
+            d.u((1, 3), 0.0, 6.0),
+        ),
+    ],
+    prims=(),
+    funcs="special.sph_harm_y",
+    jax_compositions=False,
+    value_dependent="the degree and order bounds are read from n and m",
+)

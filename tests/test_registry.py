@@ -132,6 +132,7 @@ def test_primitive_has_an_op_db_entry(name):
 
 #: Public names that are not array operations, so have no entry (with the reason).
 NOT_OPERATIONS = {
+    "special.bernoulli": "a table of constants from an integer n (no array operand)",
     # answers about dtypes and contraction orders, not array operations
     "can_cast": "returns a bool about dtypes",
     "common_type": "returns a dtype",

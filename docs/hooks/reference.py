@@ -106,6 +106,17 @@ NAMESPACE_PAGES = [
         "ftransforms.scipy.spatial.distance",
         "ftransforms.scipy.spatial.distance",
     ),
+    (
+        "reference/scipy/spatial_transform.md",
+        "ftransforms.scipy.spatial.transform",
+        "ftransforms.scipy.spatial.transform",
+    ),
+    (
+        "reference/scipy/cluster_vq.md",
+        "ftransforms.scipy.cluster.vq",
+        "ftransforms.scipy.cluster.vq",
+    ),
+    ("reference/image.md", "ftransforms.image (jax.image)", "ftransforms.image"),
     ("reference/lax.md", "ftransforms.lax (jax.lax)", "ftransforms.lax"),
     (
         "reference/experimental_ode.md",

@@ -1,7 +1,7 @@
 """``ftransforms.scipy``: the part of SciPy's API that works on tracers (like ``jax.scipy``):
 ``special``, ``stats``, ``linalg``, ``signal``, ``integrate``, ``optimize``, ``fft``,
 ``spatial.distance``, ``ndimage`` (its linear filters), ``interpolate`` and
-``sparse.linalg`` (``spsolve`` and its Krylov solvers).
+``sparse.linalg`` (``spsolve`` and its Krylov solvers) and ``cluster.vq``.
 
 Importing them needs NumPy only; the functions that SciPy evaluates (some special
 functions, quantiles without a closed form, LU's pivoting order) import it on first use
@@ -16,6 +16,7 @@ Example:
 """
 
 from ftransforms.scipy import (
+    cluster,
     fft,
     integrate,
     interpolate,
@@ -31,6 +32,7 @@ from ftransforms.scipy import (
 )
 
 __all__ = [
+    "cluster",
     "fft",
     "integrate",
     "interpolate",

@@ -10,16 +10,21 @@ and distribution objects* call them while a transform is active on some thread
 (``core/mutation.py``'s ``ACTIVE_THREADS``) and an argument holds a tracer:
 
 * ``scipy.<module>.<name>(...)`` (the modules in :data:`MODULES`: special, linalg, signal,
-  integrate, stats, fft, spatial.distance, spatial, ndimage, sparse.linalg, optimize's
-  root finders, minimizers and fits) for each function whose counterpart takes every
-  parameter SciPy's takes (or is listed in that module's ``SCIPY_SIGNATURES``)
-  (SciPy's ufuncs dispatch by themselves; ``scipy.fft``'s uarray multimethods are
-  wrapped like functions), a tracer in a function argument's closure counting
+  integrate, stats, fft, spatial.distance, spatial, ndimage, sparse.linalg, cluster.vq,
+  optimize's root finders, minimizers and fits) for each function whose counterpart takes
+  every parameter SciPy's takes (or is listed in that module's ``SCIPY_SIGNATURES``)
+  (SciPy's ufuncs dispatch by themselves; ``scipy.fft``'s uarray multimethods and
+  ``scipy.special``'s ``MultiUFunc`` objects are wrapped like functions), a tracer in a
+  function argument's closure counting
   (``scipy.integrate.quad(lambda x: np.exp(-k * x), 0, 1)``: NOTE [closure conversion]);
 * every ``scipy.stats`` distribution's ``pdf``/``logpdf``/``cdf``/..., ``mean``/``var``/
   ``std``/``median``/``entropy`` and ``__call__`` (freezing), through the base classes
   (frozen distributions call them), when ``ftransforms.scipy.stats`` has that
   distribution; and the multivariate ones it has;
+* ``scipy.spatial.transform.Rotation``'s constructors at tracers, its ``apply`` and
+  ``mean`` at traced vectors or weights, and ``Slerp`` (``_patch_rotations``);
+* ``scipy.stats.gaussian_kde`` made from traced data, and the densities of one made
+  from plain data at traced points;
 * the ``__call__`` of ``scipy.interpolate``'s interpolators built from plain data
   (``interp1d``, ``CubicSpline`` and the ``PPoly`` family, ``BSpline``,
   ``UnivariateSpline``, ``RegularGridInterpolator``) at traced points, and their
@@ -83,6 +88,8 @@ MODULES = (
     "ndimage",
     "sparse.linalg",
     "sparse",  # diags/spdiags of traced values: a clear error
+    "cluster.vq",
+    "spatial.transform",  # its Rotation and Slerp (below); ours are classes
     "interpolate",  # its interpolators' __call__ (below); ours are classes
     "optimize",  # the root finders, minimizers and fits (minimize: SCIPY_SIGNATURES)
 )
@@ -182,14 +189,16 @@ def _patch_module(name: str) -> None:
     for public in getattr(ours_mod, "__all__", ()):
         theirs = theirs_mod.__dict__.get(public)
         ours = signatures.get(public) or getattr(ours_mod, public, None)
-        # scipy.fft's functions are uarray multimethods, not Python functions
+        # scipy.fft's functions are uarray multimethods, not Python functions; some of
+        # scipy.special's (sph_harm_y) are MultiUFunc objects with no signature to compare
         dispatched = type(theirs).__module__ == "uarray"
+        multi = type(theirs).__name__ == "MultiUFunc"
         listed = public in signatures and callable(theirs)  # (a compiled one too)
-        if not (inspect.isfunction(theirs) or dispatched or listed) or ours is None:
+        if not (inspect.isfunction(theirs) or dispatched or listed or multi) or ours is None:
             continue  # ufuncs dispatch by themselves; distributions are patched below
         if isinstance(ours, (type, numpy.ufunc)) or theirs in _INSTALLED:  # (re-exported)
             continue
-        if not listed and not takes_every_parameter(theirs, ours, unknown=False):
+        if not (listed or multi) and not takes_every_parameter(theirs, ours, unknown=False):
             continue
         wrappers[public], originals[public] = _function(theirs, ours), theirs
     _install_in_module(theirs_mod, wrappers, originals)
@@ -213,6 +222,94 @@ def _patch_distributions() -> None:
             if inspect.isfunction(theirs) and (home, method) not in done:
                 done.add((home, method))
                 _install_in_class(home, {method: _method(theirs, method, counterpart)})
+
+
+def _patch_kde() -> None:
+    """``scipy.stats.gaussian_kde`` on tracers: built from traced data (or a traced
+    bandwidth or weights) it is ``ftransforms.scipy.stats.gaussian_kde`` (the class's
+    ``__new__`` answers with ours, so SciPy's ``__init__`` does not run); an estimate of
+    plain data evaluated at traced points is evaluated by ours, made from its dataset,
+    weights and factor."""
+    theirs = sys.modules["scipy.stats"].gaussian_kde
+    ours = importlib.import_module("ftransforms.scipy.stats").gaussian_kde
+
+    def new(cls: type, *args: Any, **kwargs: Any) -> Any:
+        if cls is theirs and ACTIVE_THREADS[0] and _traced(args, kwargs):
+            return ours(*args, **kwargs)
+        return object.__new__(cls)
+
+    theirs.__new__ = new
+    methods = ("evaluate", "__call__", "pdf", "logpdf", "integrate_gaussian", "integrate_box_1d")
+    for name in methods:
+        method = theirs.__dict__.get(name)
+        if not inspect.isfunction(method):
+            continue
+
+        def call(self: Any, *args: Any, _method: Any = method, _name: str = name, **kwargs: Any):
+            if ACTIVE_THREADS[0] and _traced(args, kwargs):
+                twin = ours(self.dataset, bw_method=self.factor, weights=self.weights)
+                return getattr(twin, _name)(*args, **kwargs)
+            return _method(self, *args, **kwargs)
+
+        functools.update_wrapper(call, method)
+        _install_in_class(theirs, {name: call})
+
+
+def _patch_rotations() -> None:
+    """``scipy.spatial.transform``'s ``Rotation`` and ``Slerp`` on tracers: the
+    constructors (``from_quat``, ``from_matrix``, ``from_rotvec``, ``from_mrp``,
+    ``from_euler``) given a tracer make ours; ``apply`` and ``mean`` of a SciPy rotation
+    at traced vectors or weights run on ours of the same quaternions; ``Slerp`` of our
+    rotations is ours, and a SciPy ``Slerp`` at traced times interpolates with ours."""
+    module = sys.modules["scipy.spatial.transform"]
+    theirs, theirs_slerp = module.Rotation, module.Slerp
+    ours_mod = importlib.import_module("ftransforms.scipy.spatial.transform")
+    ours, ours_slerp = ours_mod.Rotation, ours_mod.Slerp
+    for name in ("from_quat", "from_matrix", "from_rotvec", "from_mrp", "from_euler"):
+        method = theirs.__dict__.get(name)
+        if not isinstance(method, staticmethod):
+            continue
+
+        def make(*args: Any, _f: Any = method.__func__, _name: str = name, **kwargs: Any):
+            if ACTIVE_THREADS[0] and _traced(args, kwargs):
+                return getattr(ours, _name)(*args, **kwargs)
+            return _f(*args, **kwargs)
+
+        functools.update_wrapper(make, method.__func__)
+        setattr(theirs, name, staticmethod(make))
+    for name in ("apply", "mean"):
+        method = theirs.__dict__.get(name)
+        if not inspect.isfunction(method):
+            continue
+
+        def use(self: Any, *args: Any, _f: Any = method, _name: str = name, **kwargs: Any):
+            if ACTIVE_THREADS[0] and _traced(args, kwargs):
+                return getattr(ours.from_quat(self.as_quat()), _name)(*args, **kwargs)
+            return _f(self, *args, **kwargs)
+
+        functools.update_wrapper(use, method)
+        setattr(theirs, name, use)
+
+    def new(cls: type, *args: Any, **kwargs: Any) -> Any:
+        if cls is theirs_slerp and any(isinstance(a, ours) for a in (*args, *kwargs.values())):
+            return ours_slerp(*args, **kwargs)
+        return object.__new__(cls)
+
+    theirs_slerp.__new__ = new
+    call = theirs_slerp.__dict__["__call__"]
+
+    def interpolate(self: Any, times: Any, _f: Any = call) -> Any:
+        if ACTIVE_THREADS[0] and _traced((times,), {}):
+            # (SciPy keeps the rotations that start the intervals and their steps)
+            twin = object.__new__(ours_slerp)
+            twin.times, twin.timedelta = self.times, self.timedelta
+            twin.rotations = ours.from_quat(self.rotations.as_quat())
+            twin.rotvecs = self.rotvecs
+            return twin(times)
+        return _f(self, times)
+
+    functools.update_wrapper(interpolate, call)
+    theirs_slerp.__call__ = interpolate
 
 
 def _patch_interpolators() -> None:
@@ -371,6 +468,7 @@ def _entered(interp: Any) -> None:  # noqa: ARG001
                 _patch_module(name)
                 if name == "stats":
                     _patch_distributions()
+                    _patch_kde()
                 if name == "spatial":
                     _patch_kdtree()
                 if name == "sparse.linalg":
@@ -378,6 +476,8 @@ def _entered(interp: Any) -> None:  # noqa: ARG001
                 if name == "interpolate":
                     _patch_interpolators()
                     _patch_data_constructors()
+                if name == "spatial.transform":
+                    _patch_rotations()
 
 
 OUTERMOST_HOOKS.insert(0, (_entered, lambda: None))

@@ -45,6 +45,7 @@ from ftransforms.scipy.peaks import (
 )
 from ftransforms.scipy.polyphase import resample_poly, upfirdn
 from ftransforms.scipy.savgol import savgol_coeffs, savgol_filter
+from ftransforms.scipy.spectral import csd, detrend, istft, stft, welch
 
 __all__ = [
     "argrelextrema",
@@ -55,11 +56,14 @@ __all__ = [
     "correlate",
     "correlate2d",
     "czt",
+    "csd",
+    "detrend",
     "fftconvolve",
     "find_peaks",
     "freqz",
     "freqz_sos",
     "filtfilt",
+    "istft",
     "lfilter",
     "lfilter_zi",
     "medfilt",
@@ -75,6 +79,8 @@ __all__ = [
     "sosfiltfilt",
     "upfirdn",
     "zoom_fft",
+    "stft",
+    "welch",
 ]
 
 

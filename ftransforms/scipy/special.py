@@ -60,8 +60,11 @@ from ftransforms.numpy.protocol import register_foreign_ufuncs
 from ftransforms.numpy.ufuncs import float_input
 from ftransforms.ops import scipy_ufuncs as _su
 from ftransforms.ops import special as _sp
+from ftransforms.scipy.special_integer_orders import bernoulli, bessel_jn, sph_harm_y
 
 __all__ = [
+    "bernoulli",
+    "bessel_jn",
     "beta",
     "betainc",
     "betaln",
@@ -126,8 +129,9 @@ __all__ = [
     "sinc",
     "softmax",
     "softplus",
-    "wofz",
     "spence",
+    "sph_harm_y",
+    "wofz",
     "xlog1py",
     "xlogy",
     "y0",

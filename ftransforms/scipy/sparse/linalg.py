@@ -42,9 +42,10 @@ from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.implicit import custom_linear_solve
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.numpy.sparse_operands import scipy_sparse_kind, sparse_matmul
+from ftransforms.scipy.sparse.gmres import gmres
 from ftransforms.shape_eval import ShapeDtypeStruct
 
-__all__ = ["bicgstab", "cg", "spsolve"]
+__all__ = ["bicgstab", "cg", "gmres", "spsolve"]
 
 
 def _operator(A: Any, where: str, what: str = "A") -> Callable:

@@ -1,6 +1,7 @@
 """``ftransforms.scipy.spatial``: the part of ``scipy.spatial`` that works on tracers,
-``distance`` (``cdist``, ``pdist``, ``squareform`` and the two-vector distances), and
-``distance_matrix``/``minkowski_distance``/``minkowski_distance_p`` and ``procrustes``.
+``distance`` (``cdist``, ``pdist``, ``squareform`` and the two-vector distances),
+``distance_matrix``/``minkowski_distance``/``minkowski_distance_p``, ``procrustes`` and
+``transform`` (``Rotation``, ``Slerp``).
 
 Example:
     >>> import numpy as np
@@ -9,7 +10,7 @@ Example:
     5.0
 """
 
-from ftransforms.scipy.spatial import distance
+from ftransforms.scipy.spatial import distance, transform
 from ftransforms.scipy.spatial.minkowski_distances import (
     distance_matrix,
     minkowski_distance,
@@ -23,4 +24,5 @@ __all__ = [
     "minkowski_distance",
     "minkowski_distance_p",
     "procrustes",
+    "transform",
 ]
