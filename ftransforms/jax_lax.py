@@ -46,6 +46,7 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy as fnp
+from ftransforms import jax_lax_gather
 from ftransforms import lax as _lax
 from ftransforms.control import cond, fori_loop, scan, switch, while_loop
 from ftransforms.core.errors import UnsupportedOperationError
@@ -1260,10 +1261,14 @@ def top_k(operand: Any, k: int) -> tuple[Any, Any]:
 
 # -- installing into ftransforms.lax ------------------------------------------------------------
 
+#: The modules next to this one whose ``__all__`` joins ``ftransforms.lax`` too.
+MODULES: tuple[types.ModuleType, ...] = (jax_lax_gather,)
+
 #: The names this module gives ``ftransforms.lax`` (NOTE [jax.lax names in ftransforms.lax]).
 __all__ = sorted(
     [
         *ALIASES,
+        *(name for module in MODULES for name in module.__all__),
         "argmax",
         "argmin",
         "associative_scan",
@@ -1344,7 +1349,8 @@ def install(lax_module: types.ModuleType) -> None:
         >>> "dynamic_slice" in lax.__all__ and bool(lax.rsqrt(4.0) == 0.5)
         True
     """
-    given = {n: {**ALIASES, **REEXPORTS}.get(n) or globals()[n] for n in __all__}
+    defined = {**globals(), **{n: getattr(m, n) for m in MODULES for n in m.__all__}}
+    given = {n: {**ALIASES, **REEXPORTS}.get(n) or defined[n] for n in __all__}
     given = {n: f for n, f in given.items() if n not in vars(lax_module)}
 
     def __getattr__(name: str) -> Any:  # noqa: N807  (PEP 562's module hook)

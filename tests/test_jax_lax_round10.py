@@ -1,0 +1,255 @@
+"""``jax.lax``'s remaining toolbox, round 10, under ``ft.lax``, against JAX itself (x64):
+values, derivatives (``vjp`` with a random cotangent against ``jax.vjp``) and ``vmap``
+(against a Python loop and against ``jax.vmap``).
+
+* general ``gather``/``scatter`` with dimension numbers and modes, the scatter family,
+  ``index_take`` (NOTE [gather and scatter as flat positions] in
+  ``ftransforms/jax_lax_gather.py``).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import ftransforms as ft
+from ftransforms import lax as L
+from ftransforms.core.stack import current_stack
+from ftransforms.errors import DimensionNumbersError
+
+jax.config.update("jax_enable_x64", True)
+JL = jax.lax
+RNG = np.random.default_rng(10)
+
+
+def close(a, b, tol=1e-12):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape and a.dtype == b.dtype, (a.shape, b.shape, a.dtype, b.dtype)
+    np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+# -- gather ----------------------------------------------------------------------------------
+
+# (operand shape, indices, gather dimension numbers as a tuple, slice sizes)
+GATHERS = [
+    ((5, 4), [[3], [0], [7], [-2]], ((1,), (0,), (0,)), (1, 4)),  # x[idx] (rows)
+    ((5, 4), [[2], [3]], ((0,), (1,), (1,)), (5, 1)),  # x[:, idx]
+    ((5, 4), [[1, 2], [4, 3], [0, 9]], ((), (0, 1), (0, 1)), (1, 1)),  # x[i, j]
+    ((6, 5), [[1, 1], [5, 0]], ((1, 2), (), (0, 1)), (2, 3)),  # windows
+    ((3, 5), [[[1], [4]], [[0], [2]], [[3], [3]]], ((), (1,), (1,), (0,), (0,)), (1, 1)),
+    ((4, 6), [[[1], [0], [3]], [[2], [2], [5]]], ((1,), (0,), (0,)), (1, 6)),  # window between
+]
+
+
+def _gdn(t):
+    return L.GatherDimensionNumbers(*t), JL.GatherDimensionNumbers(*t)
+
+
+MODES = (None, "fill")  # "clip" and "promise_in_bounds" clamp as None does: checked below
+
+
+def test_gather_values_modes_and_vjp_match_jax():
+    cases = [(RNG.normal(size=c[0]), np.array(c[1]), *_gdn(c[2]), c[3]) for c in GATHERS]
+    cots = [RNG.normal(size=L.gather(x, i, dn, n).shape) for x, i, dn, _, n in cases]
+    ours = [L.gather(x, i, dn, n, mode=m) for x, i, dn, _, n in cases for m in MODES]
+    ours += [
+        ft.vjp(lambda x, i=i, dn=dn, n=n: L.gather(x, i, dn, n, mode="fill", fill_value=0.5), x)[1](
+            c
+        )[0]
+        for (x, i, dn, _, n), c in zip(cases, cots, strict=True)
+    ]
+
+    def theirs(xs):  # one compiled JAX program (JAX's eager calls compile one by one)
+        out = [
+            JL.gather(x, i, d, n, mode=m) for x, (_, i, _, d, n) in zip(xs, cases) for m in MODES
+        ]
+        return out + [
+            jax.vjp(lambda x, i=i, d=d, n=n: JL.gather(x, i, d, n, mode="fill", fill_value=0.5), x)[
+                1
+            ](c)[0]
+            for x, (_, i, _, d, n), c in zip(xs, cases, cots)
+        ]
+
+    for a, b in zip(ours, jax.jit(theirs)([c[0] for c in cases]), strict=True):
+        close(a, b)
+    for x, i, dn, _, n in cases:
+        close(L.gather(x, i, dn, n, mode="clip"), L.gather(x, i, dn, n))
+        close(L.gather(x, i, dn, n, mode="promise_in_bounds"), L.gather(x, i, dn, n))
+
+
+def test_gather_integer_fill_and_dtypes():
+    dn, jdn = _gdn(((1,), (), (0,)))
+    xs = [np.arange(10).astype(dt) for dt in (np.int32, np.uint8, np.bool_, np.complex128)]
+    i = np.array([[9], [1]])
+    theirs = jax.jit(lambda xs: [JL.gather(x, i, jdn, (3,), mode="fill") for x in xs])(xs)
+    for x, b in zip(xs, theirs, strict=True):
+        close(L.gather(x, i, dn, (3,), mode="fill"), b)
+
+
+def test_gather_under_vmap_of_operand_and_indices_is_the_loop_and_jax():
+    shape, _, t, sizes = GATHERS[3]
+    dn, jdn = _gdn(t)
+    xs = RNG.normal(size=(3, *shape))
+    idxs = RNG.integers(-1, 6, size=(3, 2, 2))
+
+    def f(x, i):
+        return L.gather(x, i, dn, sizes, mode="fill", fill_value=-1.0)
+
+    loop = np.stack([f(x, i) for x, i in zip(xs, idxs, strict=True)])
+    close(ft.vmap(f)(xs, idxs), loop)
+    jf = jax.vmap(lambda x, i: JL.gather(x, i, jdn, sizes, mode="fill", fill_value=-1.0))
+    close(loop, jf(xs, idxs))
+    close(ft.vmap(f, in_dims=(None, 0))(xs[0], idxs), jf(np.stack([xs[0]] * 3), idxs))
+    # grad of a vmapped gather with batched indices (ints are not differentiated)
+    g = ft.grad(lambda x: ft.vmap(lambda i: f(x, i))(idxs).sum())(xs[0])
+    jg = jax.grad(lambda x: jax.vmap(lambda i: JL.gather(x, i, jdn, sizes))(idxs).sum())(xs[0])
+    close(g, jg)
+
+
+def test_gather_under_jit_matches_eager():
+    shape, idx, t, sizes = GATHERS[0]
+    x, idx = RNG.normal(size=shape), np.array(idx)
+    dn, _ = _gdn(t)
+    f = ft.jit(lambda x, i: L.gather(x, i, dn, sizes, mode="fill"))
+    close(f(x, idx), L.gather(x, idx, dn, sizes, mode="fill"))
+    close(f(x + 1, idx[::-1]), L.gather(x + 1, idx[::-1], dn, sizes, mode="fill"))
+
+
+def test_index_take_matches_jax():
+    x = RNG.normal(size=(3, 4, 5))
+    idxs = (np.array([0, 2, -1]), np.array([1, 7, 3]))
+    close(L.index_take(x, idxs, (0, 2)), JL.index_take(x, idxs, (0, 2)))
+
+
+def test_gather_errors_name_the_mismatch():
+    dn, _ = _gdn(((1,), (0,), (0,)))
+    with pytest.raises(DimensionNumbersError, match="index vectors have 2 entries"):
+        L.gather(np.ones((3, 4)), np.zeros((2, 2), int), dn, (1, 4))
+    with pytest.raises(DimensionNumbersError, match="slice_sizes"):
+        L.gather(np.ones((3, 4)), np.zeros((2, 1), int), dn, (1,))
+    with pytest.raises(DimensionNumbersError, match="size 1"):
+        L.gather(np.ones((3, 4)), np.zeros((2, 1), int), dn, (2, 4))
+    assert not current_stack()
+
+
+# -- scatter -------------------------------------------------------------------------------
+
+# (operand shape, indices, scatter dimension numbers as a tuple, updates shape)
+SCATTERS = [
+    ((6,), [[1], [4], [1], [9], [-3]], ((), (0,), (0,)), (5,)),  # x.at[i] with repeats
+    ((5, 3), [[0], [3], [4]], ((1,), (0,), (0,)), (3, 3)),  # rows
+    ((6, 5), [[1, 1], [4, 3], [3, 3]], ((1, 2), (), (0, 1)), (3, 2, 2)),  # windows
+    ((3, 5), [[[1], [4]], [[0], [2]], [[3], [3]]], ((), (1,), (1,), (0,), (0,)), (3, 2)),
+]
+KINDS = {
+    "scatter": (L.scatter, JL.scatter),
+    "scatter_add": (L.scatter_add, JL.scatter_add),
+    "scatter_sub": (L.scatter_sub, JL.scatter_sub),
+    "scatter_mul": (L.scatter_mul, JL.scatter_mul),
+    "scatter_min": (L.scatter_min, JL.scatter_min),
+    "scatter_max": (L.scatter_max, JL.scatter_max),
+}
+
+
+def _sdn(t):
+    return L.ScatterDimensionNumbers(*t), JL.ScatterDimensionNumbers(*t)
+
+
+def test_scatter_family_values_and_vjp_match_jax():
+    cases = [
+        (RNG.normal(size=c[0]), np.array(c[1]), *_sdn(c[2]), RNG.normal(size=c[3]))
+        for c in SCATTERS
+    ]
+    modes = (None, "clip")  # "promise_in_bounds" drops as None does: checked below
+    for x, i, d, _, u in cases:
+        close(L.scatter(x, i, u, d, mode="promise_in_bounds"), L.scatter(x, i, u, d, mode="drop"))
+    ours = [
+        f(x, i, u, d, mode=m) for x, i, d, _, u in cases for f, _ in KINDS.values() for m in modes
+    ]
+    # derivatives where JAX has them: windows that do not repeat
+    names = ("scatter", "scatter_add", "scatter_mul", "scatter_max")
+    unique = [(x, i[:2], d, jd, u[:2]) for x, i, d, jd, u in cases[1:3]]
+    cots = [RNG.normal(size=x.shape) for x, *_ in unique]
+    for (x, i, d, _, u), c in zip(unique, cots, strict=True):
+        ours += [ft.vjp(lambda x, u, n=n: KINDS[n][0](x, i, u, d), x, u)[1](c) for n in names]
+
+    def theirs(xs, us):
+        out = [
+            f(x, i, u, jd, mode=m)
+            for x, u, (_, i, _, jd, _) in zip(xs, us, cases)
+            for _, f in KINDS.values()
+            for m in modes
+        ]
+        for (x, i, _, jd, u), c in zip(unique, cots):
+            out += [
+                jax.vjp(lambda x, u, n=n: KINDS[n][1](x, i, u, jd, unique_indices=True), x, u)[1](c)
+                for n in names
+            ]
+        return out
+
+    theirs = jax.jit(theirs)([c[0] for c in cases], [c[4] for c in cases])
+    for a, b in zip(ours, theirs, strict=True):
+        for p, q in zip(*((a, b) if isinstance(a, tuple) else ((a,), (b,))), strict=True):
+            close(p, q)
+
+
+def test_scatter_with_batched_indices_is_the_loop_and_jax():
+    dn, jdn = _sdn(SCATTERS[0][2])
+    xs = RNG.normal(size=(4, 6))
+    idxs = RNG.integers(-2, 8, size=(4, 5, 1))  # repeats and out-of-bounds rows
+    us = RNG.normal(size=(4, 5))
+    names = ("scatter", "scatter_add", "scatter_min", "scatter_max")
+    theirs = jax.jit(
+        lambda xs, idxs, us: [
+            jax.vmap(lambda x, i, u, n=n: KINDS[n][1](x, i, u, jdn))(xs, idxs, us) for n in names
+        ]
+    )(xs, idxs, us)
+    for name, jout in zip(names, theirs, strict=True):
+        ours = KINDS[name][0]
+        got = ft.vmap(lambda x, i, u, ours=ours: ours(x, i, u, dn))(xs, idxs, us)
+        loop = np.stack([ours(x, i, u, dn) for x, i, u in zip(xs, idxs, us, strict=True)])
+        close(got, loop)
+        close(loop, jout)
+        # the jit-recorded program (traced indices) gives the same
+        close(ft.jit(lambda x, i, u, ours=ours: ours(x, i, u, dn))(xs[0], idxs[0], us[0]), loop[0])
+
+
+def test_scatter_add_grad_under_vmap_matches_jax():
+    dn, jdn = _sdn(SCATTERS[1][2])
+    x, idx = RNG.normal(size=(5, 3)), np.array([[0], [3], [0]])
+    us = RNG.normal(size=(2, 3, 3))
+
+    def loss(f, d, x, u):
+        return (f(x, idx, u, d) ** 2).sum()
+
+    g = ft.vmap(ft.grad(lambda x, u: loss(L.scatter_add, dn, x, u), argnums=(0, 1)), (None, 0))
+    jg = jax.vmap(jax.grad(lambda x, u: loss(JL.scatter_add, jdn, x, u), argnums=(0, 1)), (None, 0))
+    jg = jax.jit(jg)
+    for a, b in zip(g(x, us), jg(x, us), strict=True):
+        close(a, b)
+
+
+def test_scatter_apply_matches_jax():
+    x = RNG.normal(size=(6,))
+    dn, jdn = _sdn(((), (0,), (0,)))
+    for idx in (np.array([[1], [4], [9]]), np.array([[2], [2], [0]])):
+        for mode in (None, "clip"):
+            close(
+                L.scatter_apply(x, idx, ft.numpy.sin, dn, update_shape=(3,), mode=mode),
+                JL.scatter_apply(x, idx, jnp.sin, jdn, update_shape=(3,), mode=mode),
+            )
+    # JAX does not differentiate scatter_apply: the derivative is cos at the hit positions
+    hit = np.array([[1], [4]])
+    g = ft.grad(lambda x: L.scatter_apply(x, hit, ft.numpy.sin, dn, update_shape=(2,)).sum())(x)
+    close(g, np.where(np.isin(np.arange(6), hit), np.cos(x), 1.0))
+
+
+def test_scatter_errors_name_the_mismatch():
+    dn, _ = _sdn(((1,), (0,), (0,)))
+    with pytest.raises(DimensionNumbersError, match="window size 4 on operand axis 1 does not fit"):
+        L.scatter_add(np.ones((5, 3)), np.zeros((2, 1), int), np.ones((2, 4)), dn)
+    with pytest.raises(DimensionNumbersError, match="rank"):
+        L.scatter_add(np.ones((5, 3)), np.zeros((2, 1), int), np.ones(2), dn)
+    assert not current_stack()
