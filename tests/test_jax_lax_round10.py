@@ -253,3 +253,114 @@ def test_scatter_errors_name_the_mismatch():
     with pytest.raises(DimensionNumbersError, match="rank"):
         L.scatter_add(np.ones((5, 3)), np.zeros((2, 1), int), np.ones(2), dn)
     assert not current_stack()
+
+
+# -- convolutions --------------------------------------------------------------------------
+
+
+def test_convolutions_3d_transpose_patches_batch_groups_match_jax():
+    x3, w3 = RNG.normal(size=(2, 6, 5, 4, 3)), RNG.normal(size=(3, 2, 2, 3, 4))
+    dn3 = ("NDHWC", "DHWIO", "NDHWC")
+    xt, wt = RNG.normal(size=(2, 4, 5, 3)), RNG.normal(size=(3, 3, 3, 4))
+    xb, wb = RNG.normal(size=(4, 3, 5, 5)), RNG.normal(size=(6, 3, 2, 2))
+    wg = RNG.normal(size=(3, 2, 2, 1, 6))
+
+    def calls(lax, x3, w3, xt, wt, xb, wb, wg):
+        return [
+            lax.conv_general_dilated(
+                x3, w3, (2, 1, 1), "SAME", rhs_dilation=(1, 2, 1), dimension_numbers=dn3
+            ),
+            lax.conv_general_dilated(
+                x3,
+                w3,
+                (1, 1, 1),
+                [(1, 0), (2, -1), (0, 1)],
+                lhs_dilation=(2, 1, 2),
+                dimension_numbers=dn3,
+            ),
+            lax.conv_general_dilated(
+                x3, wg, (1, 1, 1), "SAME", dimension_numbers=dn3, feature_group_count=3
+            ),
+            lax.conv_general_dilated(xb, wb, (1, 1), "VALID", batch_group_count=2),
+            lax.conv_transpose(xt, wt, (2, 2), "SAME"),
+            lax.conv_transpose(xt, wt, (2, 1), "VALID", rhs_dilation=(1, 2)),
+            lax.conv_transpose(
+                xt, wt[..., :3, :3], (2, 2), [(1, 2), (0, 1)], transpose_kernel=True
+            ),
+            lax.conv_transpose(x3, w3, (2, 1, 2), "SAME", dimension_numbers=dn3),
+            lax.conv_general_dilated_patches(xb, (2, 3), (1, 2), "SAME"),
+            lax.conv_general_dilated_patches(
+                xt, (2, 2), (1, 1), "VALID", dimension_numbers=("NHWC", "HWIO", "NCHW")
+            ),
+        ]
+
+    args = (x3, w3, xt, wt, xb, wb, wg)
+    for a, b in zip(calls(L, *args), jax.jit(lambda *v: calls(JL, *v))(*args), strict=True):
+        close(a, b)
+
+
+def test_conv_3d_and_transpose_derivatives_and_vmap():
+    # oracles without JAX's compile time: central differences for jvp, the inner-product
+    # identity <J t, c> = <t, J^T c> for vjp, the loop for vmap
+    x, w = RNG.normal(size=(1, 2, 4, 4, 3)), RNG.normal(size=(2, 2, 2, 2, 3))
+    dn = ("NCDHW", "OIDHW", "NCDHW")
+
+    def f(x, w):
+        y = L.conv_general_dilated(x, w, (1, 2, 1), "SAME", dimension_numbers=dn)
+        return L.conv_transpose(
+            y, w, (1, 1, 2), "VALID", dimension_numbers=dn, transpose_kernel=True
+        )
+
+    tx, tw = RNG.normal(size=x.shape), RNG.normal(size=w.shape)
+    out, jt = ft.jvp(f, (x, w), (tx, tw))
+    h = 1e-6
+    close(jt, (f(x + h * tx, w + h * tw) - f(x - h * tx, w - h * tw)) / (2 * h), 1e-7)
+    c = RNG.normal(size=out.shape)
+    gx, gw = ft.vjp(f, x, w)[1](c)
+    np.testing.assert_allclose(np.vdot(jt, c), np.vdot(tx, gx) + np.vdot(tw, gw), rtol=1e-12)
+    xs = RNG.normal(size=(3, *x.shape))
+    close(ft.vmap(lambda x: f(x, w))(xs), np.stack([f(xi, w) for xi in xs]))
+
+
+def test_conv_layout_and_shape_helpers_match_jax():
+    dn = ("NHWC", "HWIO", "NHWC")
+    for ours, theirs, args in [
+        (L.conv_dimension_numbers, JL.conv_dimension_numbers, ((1, 5, 5, 3), (3, 3, 3, 8), dn)),
+        (L.conv_dimension_numbers, JL.conv_dimension_numbers, ((1, 2, 5), (4, 2, 3), None)),
+        (L.conv_general_permutations, JL.conv_general_permutations, (("NCHW", "HWIO", "NHWC"),)),
+        (L.conv_shape_tuple, JL.conv_shape_tuple, ((2, 3, 9, 8), (8, 3, 3, 2), (2, 3), "SAME")),
+        (L.conv_shape_tuple, JL.conv_shape_tuple, ((4, 3, 9), (8, 3, 3), (2,), [(1, 2)], 2)),
+        (
+            L.conv_general_shape_tuple,
+            JL.conv_general_shape_tuple,
+            ((1, 8, 7, 3), (3, 2, 3, 4), (2, 1), "VALID", dn),
+        ),
+        (
+            L.conv_transpose_shape_tuple,
+            JL.conv_transpose_shape_tuple,
+            ((1, 4, 5, 3), (3, 2, 3, 2), (2, 3), "SAME", dn),
+        ),
+        (L.padtype_to_pads, JL.padtype_to_pads, ((5, 6), (3, 2), (1, 2), "SAME_LOWER")),
+        (
+            L.reduce_window_shape_tuple,
+            JL.reduce_window_shape_tuple,
+            ((4, 7), (2, 3), (2, 2), ((0, 1), (1, 1)), (2, 1), (1, 2)),
+        ),
+    ]:
+        got, want = ours(*args), theirs(*args)
+        assert np.array(got, dtype=object).tolist() == np.array(want, dtype=object).tolist() or [
+            tuple(map(int, g)) if isinstance(g, tuple) else int(g) for g in got
+        ] == [tuple(map(int, g)) if isinstance(g, tuple) else int(g) for g in want], (got, want)
+    assert tuple(L.conv_dimension_numbers((1, 5, 5, 3), (3, 3, 3, 8), dn)) == tuple(
+        L.conv_dimension_numbers(
+            (1, 5, 5, 3),
+            (3, 3, 3, 8),
+            L.ConvDimensionNumbers((0, 3, 1, 2), (3, 2, 0, 1), (0, 3, 1, 2)),
+        )
+    )
+    with pytest.raises(DimensionNumbersError, match="must name each axis once"):
+        L.conv_general_permutations(("NHWW", "HWIO", "NHWC"))
+    with pytest.raises(DimensionNumbersError, match="feature_group_count=2"):
+        L.conv_general_dilated(
+            np.ones((1, 3, 4, 4)), np.ones((2, 3, 2, 2)), (1, 1), "VALID", feature_group_count=2
+        )
