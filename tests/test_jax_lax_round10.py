@@ -364,3 +364,72 @@ def test_conv_layout_and_shape_helpers_match_jax():
         L.conv_general_dilated(
             np.ones((1, 3, 4, 4)), np.ones((2, 3, 2, 2)), (1, 1), "VALID", feature_group_count=2
         )
+
+
+# -- reduce, shapes, integers, selection, fft ------------------------------------------------
+
+
+def _argmax_pair(lax):
+    def comp(a, b):
+        take_b = (b[0] > a[0]) | ((b[0] == a[0]) & (b[1] < a[1]))
+        return lax.select(take_b, b[0], a[0]), lax.select(take_b, b[1], a[1])
+
+    return comp
+
+
+def test_reduce_and_the_rest_match_jax():
+    x = RNG.normal(size=(3, 5, 4))
+    idx = np.broadcast_to(np.arange(5)[:, None], x.shape).copy()
+    ints = RNG.integers(-(2**40), 2**40, size=(2, 7))
+    rd_l, rd_r, groups = RNG.normal(size=(6, 3)), RNG.normal(size=(3, 3, 2)), np.array([2, 0, 3])
+    c = RNG.normal(size=(3, 4, 5)) + 1j * RNG.normal(size=(3, 4, 5))
+
+    def calls(lax, jnp_like):
+        return [
+            lax.reduce(x, 0.0, lax.add, (0, 2)),
+            lax.reduce(x, 1.0, lambda a, b: a * b, (1,)),  # a computation JAX cannot name
+            lax.reduce(x, -np.inf, lambda a, b: lax.max(a, b), (2, 0)),
+            *lax.reduce((x, idx), (-np.inf, 0), _argmax_pair(lax), (1,)),
+            lax.reduce(x, 0.0, lax.add, ()),
+            lax.reduce_xor(ints, (1,)),
+            lax.reduce_xor(ints > 0, (0,)),
+            lax.mulhi(ints, ints[::-1]),
+            *lax.approx_max_k(x, 2, reduction_dimension=1),
+            *lax.approx_min_k(x, 3),
+            lax.ragged_dot(rd_l, rd_r, groups),
+            lax.fft(c, lax.FftType.FFT, (4, 5)),
+            lax.fft(c, lax.FftType.IFFT, (5,)),
+            lax.fft(x, lax.FftType.RFFT, (5, 4)),
+            lax.fft(c, lax.FftType.IRFFT, (4, 8)),
+            lax.broadcast_to_rank(x[0, 0], 3),
+            lax.broadcast_like(x[0, 0], x),
+            *lax.unstack(x[:, :2], axis=1),
+            lax.optimization_barrier((x, ints))[1],
+        ]
+
+    ours = calls(L, ft.numpy)
+    theirs = jax.jit(lambda: calls(JL, jnp))()
+    for a, b in zip(ours, theirs, strict=True):
+        close(a, b, 1e-10)
+    assert L.broadcast_shapes((2, 1), (3,), ()) == JL.broadcast_shapes((2, 1), (3,), ()) == (2, 3)
+    with pytest.raises(ValueError, match="incompatible"):
+        L.broadcast_shapes((2,), (3,))
+    close(L.empty((2, 3), np.int32), np.asarray(JL.empty((2, 3), np.int32)))
+
+
+def test_reduce_derivatives_vmap_and_jit():
+    x = RNG.normal(size=(4, 6))
+    comp = lambda a, b: a * b  # noqa: E731  (JAX's reduce of a custom product)
+
+    def f(x):
+        return L.reduce(x, 1.0, comp, (1,))
+
+    close(ft.jacrev(f)(x), jax.jit(jax.jacrev(lambda x: JL.reduce(x, 1.0, JL.mul, (1,))))(x))
+    close(ft.vmap(f)(x[None].repeat(2, 0)), np.stack([f(x)] * 2))
+    close(ft.jit(f)(x), f(x))
+    g = ft.grad(
+        lambda x: L.reduce(
+            (x, np.broadcast_to(np.arange(6), x.shape)), (-np.inf, 0), _argmax_pair(L), (1,)
+        )[0].sum()
+    )(x)
+    close(g, (x == x.max(1, keepdims=True)).astype(float))

@@ -1,0 +1,499 @@
+"""More of ``jax.lax`` under ``ftransforms.lax`` (NOTE [jax.lax names in ftransforms.lax] in
+``jax_lax.py``): the general ``reduce`` and ``reduce_xor``, ``optimization_barrier``, the
+shape helpers (``broadcast_shapes``, ``broadcast_to_rank``, ``broadcast_like``,
+``unstack``, ``empty``), ``mulhi``, ``approx_max_k``/``approx_min_k``, ``ragged_dot``,
+``fft`` with :class:`FftType`, and the enums JAX programs pass and CPU ignores
+(:class:`Precision`, :class:`DotAlgorithmPreset`, :class:`RoundingMethod`,
+:class:`RandomAlgorithm`) and the ``DotDimensionNumbers`` type.  All compositions of
+primitives, so every transform goes through them.
+
+Example:
+    >>> import numpy as np
+    >>> from ftransforms import lax
+    >>> lax.reduce(np.arange(6.0).reshape(2, 3), 0.0, lambda a, b: a + b, (1,)).tolist()
+    [3.0, 12.0]
+"""
+
+from __future__ import annotations
+
+import builtins
+import enum
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy
+
+import ftransforms.numpy as fnp
+from ftransforms.core.errors import UnsupportedOperationError
+from ftransforms.jax_lax import _MONOIDS, top_k
+from ftransforms.pytree import tree_flatten, tree_unflatten
+
+
+class Precision(enum.Enum):
+    """The precision of a matrix product on accelerators (``jax.lax.Precision``); accepted
+    by ``dot_general``/``conv_general_dilated`` and ignored, as on JAX's CPU (float64 and
+    float32 products are computed in their own precision).
+
+    Example:
+        >>> from ftransforms import lax
+        >>> lax.Precision.HIGHEST.name
+        'HIGHEST'
+    """
+
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+
+class DotAlgorithmPreset(enum.Enum):
+    """The named algorithms of a matrix product (``jax.lax.DotAlgorithmPreset``); accepted
+    as ``precision=`` and ignored, as on JAX's CPU.
+
+    Example:
+        >>> from ftransforms import lax
+        >>> lax.DotAlgorithmPreset.DEFAULT.name
+        'DEFAULT'
+    """
+
+    DEFAULT = 0
+    ANY_F8_ANY_F8_F32 = 1
+    ANY_F8_ANY_F8_F32_FAST_ACCUM = 2
+    ANY_F8_ANY_F8_ANY = 3
+    ANY_F8_ANY_F8_ANY_FAST_ACCUM = 4
+    F16_F16_F16 = 5
+    F16_F16_F32 = 6
+    BF16_BF16_BF16 = 7
+    BF16_BF16_F32 = 8
+    BF16_BF16_F32_X3 = 9
+    BF16_BF16_F32_X6 = 10
+    BF16_BF16_F32_X9 = 11
+    TF32_TF32_F32 = 12
+    TF32_TF32_F32_X3 = 13
+    F32_F32_F32 = 14
+    F64_F64_F64 = 15
+
+
+class RoundingMethod(enum.IntEnum):
+    """``lax.round``'s ``rounding_method`` (``jax.lax.RoundingMethod``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> lax.round(np.array([2.5]), lax.RoundingMethod.TO_NEAREST_EVEN).tolist()
+        [2.0]
+    """
+
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+class RandomAlgorithm(enum.IntEnum):
+    """The bit generators of XLA (``jax.lax.RandomAlgorithm``), for programs that name them.
+
+    Example:
+        >>> from ftransforms import lax
+        >>> int(lax.RandomAlgorithm.RNG_THREE_FRY)
+        1
+    """
+
+    RNG_DEFAULT = 0
+    RNG_THREE_FRY = 1
+    RNG_PHILOX = 2
+
+
+class FftType(enum.IntEnum):
+    """The kind of ``lax.fft`` (``jax.lax.FftType``): ``FFT``, ``IFFT``, ``RFFT``, ``IRFFT``.
+
+    Example:
+        >>> from ftransforms import lax
+        >>> lax.FftType.RFFT.name
+        'RFFT'
+    """
+
+    FFT = 0
+    IFFT = 1
+    RFFT = 2
+    IRFFT = 3
+
+
+class DotDimensionNumbers(tuple):
+    """``((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))``, the type of
+    ``dot_general``'s ``dimension_numbers`` (``jax.lax.DotDimensionNumbers``, a plain tuple
+    for annotations).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> dn = lax.DotDimensionNumbers((((1,), (0,)), ((), ())))
+        >>> lax.dot_general(np.ones((2, 3)), np.ones((3, 4)), dn).shape
+        (2, 4)
+    """
+
+    __slots__ = ()
+
+
+def fft(x: Any, fft_type: Any, fft_lengths: Sequence[int]) -> Any:
+    """The ``len(fft_lengths)``-dimensional FFT over the last axes of ``x``
+    (``jax.lax.fft``): ``fft_type`` is an :class:`FftType` or its name; for ``IRFFT``
+    ``fft_lengths`` are the real output's lengths.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> lax.fft(np.array([1.0, 0.0, 0.0, 0.0]), "RFFT", (4,)).tolist()
+        [(1+0j), (1+0j), (1+0j)]
+    """
+    kind = fft_type.name if isinstance(fft_type, enum.Enum) else str(fft_type).upper()
+    kind = kind.rsplit(".", 1)[-1]
+    lengths = tuple(operator.index(n) for n in fft_lengths)
+    axes = tuple(range(-len(lengths), 0))
+    if kind == "FFT":
+        return fnp.fft.fftn(fnp.asarray(x).astype(_complex(x)), s=lengths, axes=axes)
+    if kind == "IFFT":
+        return fnp.fft.ifftn(fnp.asarray(x).astype(_complex(x)), s=lengths, axes=axes)
+    if kind == "RFFT":
+        return fnp.fft.rfftn(x, s=lengths, axes=axes)
+    if kind == "IRFFT":
+        return fnp.fft.irfftn(x, s=lengths, axes=axes)
+    raise UnsupportedOperationError(
+        f"lax.fft(x, fft_type={fft_type!r}, ...): fft_type must be FFT, IFFT, RFFT or IRFFT"
+    )
+
+
+def _complex(x: Any) -> numpy.dtype:
+    return numpy.result_type(numpy.dtype(fnp.result_type(x)), numpy.complex64)
+
+
+# -- reductions --------------------------------------------------------------------------------
+
+
+def _fold(computation: Callable, arrays: list[Any], spec: Any) -> list[Any]:
+    """The leaves of ``computation`` applied pairwise along axis 0 of ``arrays`` until one
+    row is left (a tree: ``log2`` calls; the computation is associative and commutative,
+    as JAX and XLA require of a reduction)."""
+    while arrays[0].shape[0] > 1:
+        n = arrays[0].shape[0]
+        half = n // 2
+        a = tree_unflatten(spec, [v[:half] for v in arrays])
+        b = tree_unflatten(spec, [v[half : 2 * half] for v in arrays])
+        combined, _ = tree_flatten(computation(a, b))
+        arrays = [
+            fnp.concatenate([c, v[2 * half :]]) if n % 2 else c
+            for c, v in zip(combined, arrays, strict=True)
+        ]
+    return [v[0] for v in arrays]
+
+
+def reduce(
+    operands: Any,
+    init_values: Any,
+    computation: Callable[[Any, Any], Any],
+    dimensions: Sequence[int],
+    out_sharding: Any = None,
+) -> Any:
+    """The reduction of ``operands`` (an array, or a pytree of arrays of one shape reduced
+    together) over ``dimensions`` by the binary ``computation``, which takes and returns
+    values structured as ``init_values`` (``jax.lax.reduce``).  ``lax.add``/``max``/``min``/
+    ``mul`` reduce at once; any other computation is applied pairwise (a tree of
+    ``log2(n)`` calls), so it must be associative and commutative, as JAX requires.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> x = np.array([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]])
+        >>> lax.reduce(x, -np.inf, lax.max, (1,)).tolist()
+        [3.0, 5.0]
+        >>> def argmax(a, b):  # (value, index) pairs: the larger value wins
+        ...     take_b = b[0] > a[0]
+        ...     return lax.select(take_b, b[0], a[0]), lax.select(take_b, b[1], a[1])
+        >>> idx = np.broadcast_to(np.arange(3), x.shape)
+        >>> [v.tolist() for v in lax.reduce((x, idx), (-np.inf, 0), argmax, (1,))]
+        [[3.0, 5.0], [0, 1]]
+    """
+    leaves, spec = tree_flatten(operands)
+    inits, init_spec = tree_flatten(init_values)
+    if len(leaves) != len(inits) or not leaves:
+        raise UnsupportedOperationError(
+            f"lax.reduce(operands, init_values, computation, dimensions): one init value per "
+            f"operand, got {len(inits)} for {len(leaves)}"
+        )
+    arrays = [fnp.asarray(v) for v in leaves]
+    shape = arrays[0].shape
+    if any(a.shape != shape for a in arrays):
+        raise UnsupportedOperationError(
+            f"lax.reduce: the operands must have one shape, got {[a.shape for a in arrays]}"
+        )
+    nd = len(shape)
+    dims = sorted({operator.index(d) % builtins.max(nd, 1) for d in dimensions})
+    if any(not 0 <= d < nd for d in dimensions):
+        raise UnsupportedOperationError(
+            f"lax.reduce: dimensions {tuple(dimensions)} must be axes of the operand (rank {nd})"
+        )
+    inits = [fnp.asarray(i).astype(a.dtype) for i, a in zip(inits, arrays, strict=True)]
+    kept = tuple(n for a, n in enumerate(shape) if a not in dims)
+    whole = _MONOIDS.get(id(computation)) if len(arrays) == 1 else None
+    if whole is not None and dims:
+        return computation(inits[0], whole(arrays[0], axis=tuple(dims)))
+    rows = 1
+    for d in dims:
+        rows *= shape[d]
+    moved = [
+        fnp.reshape(fnp.moveaxis(a, dims, tuple(range(len(dims)))), (rows, *kept)) for a in arrays
+    ]
+    start = tree_unflatten(init_spec, [fnp.broadcast_to(i, kept) for i in inits])
+    if rows == 0:
+        return tree_unflatten(init_spec, tree_flatten(start)[0])
+    folded = tree_unflatten(spec, _fold(computation, moved, spec))
+    out, _ = tree_flatten(computation(start, folded))
+    return tree_unflatten(init_spec, [o.astype(a.dtype) for o, a in zip(out, arrays, strict=True)])
+
+
+def reduce_xor(operand: Any, axes: Sequence[int]) -> Any:
+    """The bitwise exclusive or over ``axes`` (``jax.lax.reduce_xor``; booleans: odd
+    parity).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> lax.reduce_xor(np.array([[1, 2, 3], [4, 4, 1]]), (1,)).tolist()
+        [0, 1]
+    """
+    x = fnp.asarray(operand)
+    zero = numpy.zeros((), x.dtype)
+    return reduce(x, zero, fnp.bitwise_xor, axes)
+
+
+def optimization_barrier(operand: Any, /) -> Any:
+    """``operand`` (a pytree) unchanged: in JAX a fence for XLA's optimizer, here (eager,
+    no optimizer across it) the identity, transparent to every transform
+    (``jax.lax.optimization_barrier``).
+
+    Example:
+        >>> import ftransforms as ft
+        >>> from ftransforms import lax
+        >>> float(ft.grad(lambda x: lax.optimization_barrier(x) ** 2)(3.0))
+        6.0
+    """
+    return operand
+
+
+# -- shapes ------------------------------------------------------------------------------------
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    """The shape that arrays of ``shapes`` broadcast to (``jax.lax.broadcast_shapes``);
+    ``ValueError`` when they do not.
+
+    Example:
+        >>> from ftransforms import lax
+        >>> lax.broadcast_shapes((2, 1), (3,))
+        (2, 3)
+    """
+    try:
+        return tuple(int(n) for n in numpy.broadcast_shapes(*(tuple(s) for s in shapes)))
+    except ValueError:
+        raise ValueError(
+            f"lax.broadcast_shapes: incompatible shapes for broadcasting: "
+            f"{tuple(map(tuple, shapes))}"
+        ) from None
+
+
+def broadcast_to_rank(x: Any, rank: int) -> Any:
+    """``x`` with leading axes of size 1 added up to ``rank`` axes
+    (``jax.lax.broadcast_to_rank``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> lax.broadcast_to_rank(np.ones(3), 3).shape
+        (1, 1, 3)
+    """
+    x = fnp.asarray(x)
+    rank = operator.index(rank)
+    if x.ndim > rank:
+        raise ValueError(
+            f"lax.broadcast_to_rank(x, rank={rank}): x already has {x.ndim} axes; give a rank "
+            f">= {x.ndim}"
+        )
+    return fnp.reshape(x, (1,) * (rank - x.ndim) + tuple(x.shape))
+
+
+def broadcast_like(arr: Any, like_arr: Any) -> Any:
+    """``arr`` broadcast to the shape of ``like_arr`` (``jax.lax.broadcast_like``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> lax.broadcast_like(np.arange(2), np.zeros((3, 2))).shape
+        (3, 2)
+    """
+    return fnp.broadcast_to(arr, fnp.shape(like_arr))
+
+
+def unstack(x: Any, axis: int = 0) -> tuple[Any, ...]:
+    """The slices of ``x`` along ``axis``, as a tuple (``jax.lax.unstack``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> [a.tolist() for a in lax.unstack(np.arange(4).reshape(2, 2), axis=1)]
+        [[0, 2], [1, 3]]
+    """
+    x = fnp.moveaxis(fnp.asarray(x), axis, 0)
+    return tuple(x[i] for i in range(x.shape[0]))
+
+
+def empty(shape: Sequence[int], dtype: Any, *, out_sharding: Any = None) -> Any:
+    """An array of ``shape`` and ``dtype`` whose values are unspecified (zeros here, as on
+    JAX's CPU) (``jax.lax.empty``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> lax.empty((2,), np.float32).dtype
+        dtype('float32')
+    """
+    return numpy.zeros(tuple(shape), dtype)
+
+
+# -- integer and selection operators -----------------------------------------------------------
+
+
+def mulhi(x: Any, y: Any, /) -> Any:
+    """The high half of the double-width product of integers ``x * y`` (``jax.lax.mulhi``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> lax.mulhi(np.array([2**30, -3], np.int32), np.array([8, 2**30], np.int32)).tolist()
+        [2, -1]
+    """
+    x, y = fnp.asarray(x), fnp.asarray(y)
+    dt = numpy.dtype(numpy.result_type(numpy.dtype(x.dtype), numpy.dtype(y.dtype)))
+    if dt.kind not in "iu":
+        raise UnsupportedOperationError(f"lax.mulhi(x, y): integer operands, got {dt}")
+    bits = dt.itemsize * 8
+    if bits < 64:
+        wide = numpy.dtype(f"{dt.kind}8")
+        return fnp.right_shift(x.astype(wide) * y.astype(wide), bits).astype(dt)
+    u64 = numpy.dtype(numpy.uint64)
+    xu, yu = x.astype(u64), y.astype(u64)
+    low, shift = numpy.uint64(0xFFFFFFFF), numpy.uint64(32)
+    xl, xh, yl, yh = xu & low, xu >> shift, yu & low, yu >> shift
+    cross = ((xl * yl) >> shift) + ((xh * yl) & low) + xl * yh
+    high = xh * yh + ((xh * yl) >> shift) + (cross >> shift)
+    if dt.kind == "u":
+        return high
+    # signed: subtract the other operand where one is negative (two's complement)
+    high = high - fnp.where(x < 0, yu, numpy.uint64(0)) - fnp.where(y < 0, xu, numpy.uint64(0))
+    return high.astype(dt)
+
+
+def approx_max_k(
+    operand: Any,
+    k: int,
+    reduction_dimension: int = -1,
+    recall_target: float = 0.95,
+    reduction_input_size_override: int = -1,
+    aggregate_to_topk: bool = True,
+) -> tuple[Any, Any]:
+    """The ``k`` largest entries along ``reduction_dimension`` and their indices, exactly
+    (as JAX's CPU computes the approximate top-k) (``jax.lax.approx_max_k``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> [a.tolist() for a in lax.approx_max_k(np.array([1.0, 4.0, 2.0]), 2)]
+        [[4.0, 2.0], [1, 2]]
+    """
+    x = fnp.moveaxis(fnp.asarray(operand), reduction_dimension, -1)
+    values, indices = top_k(x, k)
+    return (
+        fnp.moveaxis(values, -1, reduction_dimension),
+        fnp.moveaxis(indices, -1, reduction_dimension),
+    )
+
+
+def approx_min_k(
+    operand: Any,
+    k: int,
+    reduction_dimension: int = -1,
+    recall_target: float = 0.95,
+    reduction_input_size_override: int = -1,
+    aggregate_to_topk: bool = True,
+) -> tuple[Any, Any]:
+    """The ``k`` smallest entries along ``reduction_dimension`` and their indices, exactly
+    (``jax.lax.approx_min_k``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> [a.tolist() for a in lax.approx_min_k(np.array([1.0, 4.0, 2.0]), 2)]
+        [[1.0, 2.0], [0, 2]]
+    """
+    x = fnp.moveaxis(fnp.asarray(operand), reduction_dimension, -1)
+    order = fnp.argsort(x, axis=-1, kind="stable")[..., : operator.index(k)]
+    values = fnp.take_along_axis(x, order, axis=-1)
+    return (
+        fnp.moveaxis(values, -1, reduction_dimension),
+        fnp.moveaxis(order.astype(numpy.int32), -1, reduction_dimension),
+    )
+
+
+def ragged_dot(
+    lhs: Any,
+    rhs: Any,
+    group_sizes: Any,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+    group_offset: Any = None,
+    out_sharding: Any = None,
+) -> Any:
+    """The grouped matrix product: ``lhs`` ``(m, k)`` is cut into consecutive row groups
+    of ``group_sizes`` ``(g,)`` and group ``i`` is multiplied by ``rhs[i]`` ``(k, n)``;
+    rows past the groups are zero (``jax.lax.ragged_dot``, mixture-of-experts layers).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> rhs = np.stack([np.eye(2), 2 * np.eye(2)])
+        >>> lax.ragged_dot(np.ones((3, 2)), rhs, np.array([1, 2])).tolist()
+        [[1.0, 1.0], [2.0, 2.0], [2.0, 2.0]]
+    """
+    if group_offset is not None:
+        raise UnsupportedOperationError("lax.ragged_dot(..., group_offset=...): not supported")
+    a, b = fnp.asarray(lhs), fnp.asarray(rhs)
+    if a.ndim != 2 or b.ndim != 3 or a.shape[1] != b.shape[1]:
+        raise UnsupportedOperationError(
+            f"lax.ragged_dot(lhs, rhs, group_sizes): lhs (m, k) and rhs (g, k, n), got "
+            f"{a.shape} and {b.shape}"
+        )
+    ends = fnp.cumsum(fnp.asarray(group_sizes))
+    group = fnp.sum(fnp.expand_dims(numpy.arange(a.shape[0]), 1) >= ends, axis=1)
+    onehot = fnp.equal(fnp.expand_dims(group, 1), numpy.arange(b.shape[0])).astype(a.dtype)
+    out = fnp.einsum("mk,gkn,mg->mn", a, b, onehot)
+    return out if preferred_element_type is None else out.astype(preferred_element_type)
+
+
+__all__ = [
+    "DotAlgorithmPreset",
+    "DotDimensionNumbers",
+    "FftType",
+    "Precision",
+    "RandomAlgorithm",
+    "RoundingMethod",
+    "approx_max_k",
+    "approx_min_k",
+    "broadcast_like",
+    "broadcast_shapes",
+    "broadcast_to_rank",
+    "empty",
+    "fft",
+    "mulhi",
+    "optimization_barrier",
+    "ragged_dot",
+    "reduce",
+    "reduce_xor",
+    "unstack",
+]
