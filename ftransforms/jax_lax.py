@@ -1203,9 +1203,14 @@ def install(lax_module: types.ModuleType) -> None:
     """
     # The modules next to this one build on it (conv_transpose on pad), so they are
     # imported here, once this module is complete, rather than at its top.
-    from ftransforms import jax_lax_conv, jax_lax_gather, jax_lax_misc  # noqa: PLC0415
+    from ftransforms import (  # noqa: PLC0415
+        jax_lax_collectives,
+        jax_lax_conv,
+        jax_lax_gather,
+        jax_lax_misc,
+    )
 
-    modules = (jax_lax_conv, jax_lax_gather, jax_lax_misc)
+    modules = (jax_lax_collectives, jax_lax_conv, jax_lax_gather, jax_lax_misc)
     defined = {**globals(), **{n: getattr(m, n) for m in modules for n in m.__all__}}
     names = sorted({*__all__, *(n for m in modules for n in m.__all__)})
     given = {n: {**ALIASES, **REEXPORTS}.get(n) or defined[n] for n in names}
