@@ -18,10 +18,14 @@ are already JAX's spellings and stay as they are.  Everything here is a composit
 primitives, so every transform goes through it; the operators JAX names differently from
 NumPy are NumPy's own functions (``lax.max is ftransforms.numpy.maximum``).
 
+The modules next to this one add more of ``jax.lax`` the same way: ``jax_lax_gather``
+(``gather``/``scatter`` with dimension numbers), ``jax_lax_conv`` (the convolutions and
+their layout helpers), ``jax_lax_collectives`` (``ppermute``, ``all_to_all``...) and
+``jax_lax_misc`` (``reduce``, ``fft``, the enums...).
+
 Differences from JAX: ``precision=``/``preferred_element_type=`` are accepted and have no
 effect beyond the result dtype; ``lax.round`` rounds half away from zero (JAX's default)
-or to even with ``rounding_method=1``; not here: 3-d convolutions, ``batch_group_count``,
-``reduce``, ``gather``/``scatter`` with dimension numbers (use ``x[idx]`` / ``x.at[idx]``).
+or to even with ``rounding_method=1``.
 
 Example:
     >>> import numpy as np
@@ -1191,8 +1195,8 @@ ALSO_PUBLIC = ("cumsum", "cumprod")
 
 
 def install(lax_module: types.ModuleType) -> None:
-    """Make the names of :data:`__all__` that ``lax_module`` (``ftransforms.lax``) does not
-    define its attributes, through a module ``__getattr__``, and list them (with
+    """Make the names of :data:`__all__` and of the modules next to this one that
+    ``lax_module`` (``ftransforms.lax``) does not define its attributes, through a module ``__getattr__``, and list them (with
     :data:`ALSO_PUBLIC`) in its ``__all__`` (NOTE [jax.lax names in ftransforms.lax]).
 
     Example:
@@ -1201,14 +1205,7 @@ def install(lax_module: types.ModuleType) -> None:
         >>> "dynamic_slice" in lax.__all__ and bool(lax.rsqrt(4.0) == 0.5)
         True
     """
-    # The modules next to this one build on it (conv_transpose on pad), so they are
-    # imported here, once this module is complete, rather than at its top.
-    from ftransforms import (  # noqa: PLC0415
-        jax_lax_collectives,
-        jax_lax_conv,
-        jax_lax_gather,
-        jax_lax_misc,
-    )
+    from ftransforms import jax_lax_collectives, jax_lax_conv, jax_lax_gather, jax_lax_misc  # noqa: PLC0415, I001  late import: they build on this module (conv on pad, reduce on its monoids)
 
     modules = (jax_lax_collectives, jax_lax_conv, jax_lax_gather, jax_lax_misc)
     defined = {**globals(), **{n: getattr(m, n) for m in modules for n in m.__all__}}
