@@ -1196,8 +1196,9 @@ ALSO_PUBLIC = ("cumsum", "cumprod")
 
 def install(lax_module: types.ModuleType) -> None:
     """Make the names of :data:`__all__` and of the modules next to this one that
-    ``lax_module`` (``ftransforms.lax``) does not define its attributes, through a module ``__getattr__``, and list them (with
-    :data:`ALSO_PUBLIC`) in its ``__all__`` (NOTE [jax.lax names in ftransforms.lax]).
+    ``lax_module`` (``ftransforms.lax``) does not define its attributes, through a module
+    ``__getattr__``, and list them (with :data:`ALSO_PUBLIC`) in its ``__all__``
+    (NOTE [jax.lax names in ftransforms.lax]).
 
     Example:
         >>> import ftransforms
