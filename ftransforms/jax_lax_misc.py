@@ -27,6 +27,7 @@ import numpy
 import ftransforms.numpy as fnp
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.jax_lax import _MONOIDS, top_k
+from ftransforms.ops.bits import bitcast_convert_type_p, reduce_precision_p
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
 
@@ -357,6 +358,64 @@ def empty(shape: Sequence[int], dtype: Any, *, out_sharding: Any = None) -> Any:
     return numpy.zeros(tuple(shape), dtype)
 
 
+# -- bits ------------------------------------------------------------------------------------
+
+
+def bitcast_convert_type(operand: Any, new_dtype: Any) -> Any:
+    """The bits of ``operand`` read as ``new_dtype`` (``jax.lax.bitcast_convert_type``): a
+    smaller item size adds a last axis of ``old // new`` entries, a larger one needs a
+    last axis of ``new // old`` entries and consumes it.  Not differentiable.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> lax.bitcast_convert_type(np.float32(1.0), np.int32).item()
+        1065353216
+        >>> lax.bitcast_convert_type(np.array([1.0]), np.uint32).shape
+        (1, 2)
+    """
+    x = fnp.asarray(operand)
+    new = numpy.dtype(new_dtype)
+    old = numpy.dtype(x.dtype)
+    where = f"lax.bitcast_convert_type(operand, {new})"
+    if new.itemsize > old.itemsize and (x.ndim == 0 or x.shape[-1] != new.itemsize // old.itemsize):
+        raise ValueError(
+            f"{where}: from {old} the operand's last axis must have "
+            f"{new.itemsize // old.itemsize} entries, got shape {x.shape}"
+        )
+    if (new.kind not in "iuf" or old.kind not in "iuf") and new != old:
+        raise UnsupportedOperationError(
+            f"{where}: integer and float dtypes only (as JAX), got {old} to {new}; bool and "
+            f"complex operands only to their own dtype"
+        )
+    return bitcast_convert_type_p.bind(x, new_dtype=new)
+
+
+def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> Any:
+    """``operand`` rounded to the nearest number of a float format with ``exponent_bits``
+    and ``mantissa_bits`` (ties to even; overflow to infinity, below the smallest normal
+    to zero), kept in its dtype (``jax.lax.reduce_precision``: ``(8, 7)`` is bfloat16,
+    ``(5, 10)`` float16).  Its derivative treats it as linear, as JAX's does.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> lax.reduce_precision(np.array([1.0 + 2.0**-9, 70000.0]), 5, 10).tolist()
+        [1.0, inf]
+    """
+    x = fnp.asarray(operand)
+    e, m = operator.index(exponent_bits), operator.index(mantissa_bits)
+    if numpy.dtype(x.dtype).kind not in "fc":
+        raise UnsupportedOperationError(
+            f"lax.reduce_precision(operand, {e}, {m}): a float operand, got {x.dtype}"
+        )
+    if e < 1 or m < 0:
+        raise ValueError(
+            f"lax.reduce_precision(operand, {e}, {m}): exponent_bits >= 1 and mantissa_bits >= 0"
+        )
+    return reduce_precision_p.bind(x, exponent_bits=e, mantissa_bits=m)
+
+
 # -- integer and selection operators -----------------------------------------------------------
 
 
@@ -485,6 +544,7 @@ __all__ = [
     "RoundingMethod",
     "approx_max_k",
     "approx_min_k",
+    "bitcast_convert_type",
     "broadcast_like",
     "broadcast_shapes",
     "broadcast_to_rank",
@@ -494,6 +554,7 @@ __all__ = [
     "optimization_barrier",
     "ragged_dot",
     "reduce",
+    "reduce_precision",
     "reduce_xor",
     "unstack",
 ]
