@@ -405,9 +405,9 @@ def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> An
     """
     x = fnp.asarray(operand)
     e, m = operator.index(exponent_bits), operator.index(mantissa_bits)
-    if numpy.dtype(x.dtype).kind not in "fc":
+    if numpy.dtype(x.dtype).kind != "f":
         raise UnsupportedOperationError(
-            f"lax.reduce_precision(operand, {e}, {m}): a float operand, got {x.dtype}"
+            f"lax.reduce_precision(operand, {e}, {m}): a real float operand (as JAX), got {x.dtype}"
         )
     if e < 1 or m < 0:
         raise ValueError(

@@ -66,17 +66,6 @@ def _float_layout(dtype: numpy.dtype) -> tuple[int, int, numpy.dtype]:
 
 def _reduce_precision_impl(xp: Any, x: Any, *, exponent_bits: int, mantissa_bits: int) -> Any:
     x = xp.asarray(x)
-    if x.dtype.kind == "c":
-        return xp.asarray(
-            _reduce_precision_impl(
-                xp, x.real, exponent_bits=exponent_bits, mantissa_bits=mantissa_bits
-            )
-            + 1j
-            * _reduce_precision_impl(
-                xp, x.imag, exponent_bits=exponent_bits, mantissa_bits=mantissa_bits
-            ),
-            dtype=x.dtype,
-        )
     e_src, m_src, utype = _float_layout(x.dtype)
 
     def u(v: int) -> Any:  # a constant of the unsigned type, on x's backend
