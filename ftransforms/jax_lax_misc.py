@@ -29,6 +29,8 @@ from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.jax_lax import _MONOIDS, top_k
 from ftransforms.ops.bits import bitcast_convert_type_p, reduce_precision_p
 from ftransforms.pytree import tree_flatten, tree_unflatten
+from ftransforms.random_keys import bits as _key_bits
+from ftransforms.random_keys import split as _split_key
 
 
 class Precision(enum.Enum):
@@ -378,15 +380,15 @@ def bitcast_convert_type(operand: Any, new_dtype: Any) -> Any:
     new = numpy.dtype(new_dtype)
     old = numpy.dtype(x.dtype)
     where = f"lax.bitcast_convert_type(operand, {new})"
-    if new.itemsize > old.itemsize and (x.ndim == 0 or x.shape[-1] != new.itemsize // old.itemsize):
-        raise ValueError(
-            f"{where}: from {old} the operand's last axis must have "
-            f"{new.itemsize // old.itemsize} entries, got shape {x.shape}"
-        )
     if (new.kind not in "iuf" or old.kind not in "iuf") and new != old:
         raise UnsupportedOperationError(
             f"{where}: integer and float dtypes only (as JAX), got {old} to {new}; bool and "
             f"complex operands only to their own dtype"
+        )
+    if new.itemsize > old.itemsize and (x.ndim == 0 or x.shape[-1] != new.itemsize // old.itemsize):
+        raise ValueError(
+            f"{where}: from {old} the operand's last axis must have "
+            f"{new.itemsize // old.itemsize} entries, got shape {x.shape}"
         )
     return bitcast_convert_type_p.bind(x, new_dtype=new)
 
@@ -400,7 +402,7 @@ def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> An
     Example:
         >>> import numpy as np
         >>> from ftransforms import lax
-        >>> lax.reduce_precision(np.array([1.0 + 2.0**-9, 70000.0]), 5, 10).tolist()
+        >>> lax.reduce_precision(np.array([1.0 + 2.0**-11, 70000.0]), 5, 10).tolist()
         [1.0, inf]
     """
     x = fnp.asarray(operand)
@@ -414,6 +416,69 @@ def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> An
             f"lax.reduce_precision(operand, {e}, {m}): exponent_bits >= 1 and mantissa_bits >= 0"
         )
     return reduce_precision_p.bind(x, exponent_bits=e, mantissa_bits=m)
+
+
+# -- random bits -------------------------------------------------------------------------------
+
+
+def rng_bit_generator(
+    key: Any,
+    shape: Sequence[int],
+    dtype: Any = numpy.uint32,
+    algorithm: Any = RandomAlgorithm.RNG_DEFAULT,
+    *,
+    out_sharding: Any = None,
+) -> tuple[Any, Any]:
+    """``(new_key, bits)``: uniform random unsigned integers of ``shape`` and ``dtype`` from
+    a ``uint32[4]`` ``key``, and the key for the next call (``jax.lax.rng_bit_generator``).
+    The bits come from the Threefry counter hash of ``ft.random`` (the key's two halves
+    xored into one of its keys), not from XLA's generator: the same key gives the same
+    bits here, but not JAX's bits; ``algorithm`` is accepted.  ``vmap`` over keys works.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> key = np.array([1, 2, 3, 4], np.uint32)
+        >>> new_key, bits = lax.rng_bit_generator(key, (2, 3))
+        >>> new_key.shape, bits.dtype, bool((lax.rng_bit_generator(key, (2, 3))[1] == bits).all())
+        ((4,), dtype('uint32'), True)
+    """
+    k = fnp.asarray(key)
+    if k.shape != (4,) or numpy.dtype(k.dtype) != numpy.uint32:
+        raise ValueError(
+            f"lax.rng_bit_generator(key, shape): key must be uint32[4] (as JAX's), got "
+            f"{k.dtype}{list(k.shape)}"
+        )
+    dt = numpy.dtype(dtype)
+    if dt.kind != "u":
+        raise ValueError(
+            f"lax.rng_bit_generator(key, shape, dtype={dt}): dtype must be an unsigned integer"
+        )
+    folded = fnp.bitwise_xor(k[:2], k[2:])
+    keys = _split_key(folded, 3)
+    new_key = fnp.concatenate([keys[0], keys[1]])
+    return new_key, _key_bits(keys[2], tuple(shape), dt)
+
+
+def rng_uniform(a: Any, b: Any, shape: Sequence[int]) -> Any:
+    """Uniform random numbers in ``[a, b)`` of ``shape``, from NumPy's global generator
+    (``numpy.random.seed`` makes them repeatable) (``jax.lax.rng_uniform``, a stateful
+    generator that JAX discourages; prefer ``ft.random.uniform`` with a key).  The bounds
+    may be traced: the result is differentiable in them.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> np.random.seed(0)
+        >>> u = lax.rng_uniform(2.0, 3.0, (4,))
+        >>> u.shape, bool(((u >= 2.0) & (u < 3.0)).all())
+        ((4,), True)
+    """
+    dt = numpy.result_type(numpy.dtype(fnp.result_type(a)), numpy.dtype(fnp.result_type(b)))
+    if dt.kind != "f":
+        dt = numpy.dtype(numpy.float64)
+    draw = numpy.random.random_sample(tuple(shape)).astype(dt)
+    return fnp.add(a, fnp.multiply(fnp.subtract(b, a), draw)).astype(dt)
 
 
 # -- integer and selection operators -----------------------------------------------------------
@@ -556,5 +621,7 @@ __all__ = [
     "reduce",
     "reduce_precision",
     "reduce_xor",
+    "rng_bit_generator",
+    "rng_uniform",
     "unstack",
 ]

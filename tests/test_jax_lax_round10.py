@@ -258,45 +258,101 @@ def test_scatter_errors_name_the_mismatch():
 # -- convolutions --------------------------------------------------------------------------
 
 
-def test_convolutions_3d_transpose_patches_batch_groups_match_jax():
-    x3, w3 = RNG.normal(size=(2, 6, 5, 4, 3)), RNG.normal(size=(3, 2, 2, 3, 4))
-    dn3 = ("NDHWC", "DHWIO", "NDHWC")
+def _conv_loop(x, w, strides, pads, ldil=None, rdil=None, groups=1):
+    """A NumPy oracle in the NC.../OI... layout: dilate, pad (negative crops), then one
+    dot product per output position, written as loops over the kernel's offsets."""
+    nsp = x.ndim - 2
+    ldil, rdil = ldil or (1,) * nsp, rdil or (1,) * nsp
+    for a, d in enumerate(ldil):  # zeros between the entries
+        shape = list(x.shape)
+        shape[2 + a] = (shape[2 + a] - 1) * d + 1
+        spread = np.zeros(shape)
+        index = [slice(None)] * x.ndim
+        index[2 + a] = slice(None, None, d)
+        spread[tuple(index)] = x
+        x = spread
+    for a, (lo, hi) in enumerate(pads):
+        widths = [(0, 0)] * x.ndim
+        widths[2 + a] = (max(lo, 0), max(hi, 0))
+        x = np.pad(x, widths)
+        index = [slice(None)] * x.ndim
+        index[2 + a] = slice(max(-lo, 0), x.shape[2 + a] - max(-hi, 0))
+        x = x[tuple(index)]
+    span = [(k - 1) * d + 1 for k, d in zip(w.shape[2:], rdil)]
+    out_sp = [(n - s_) // st + 1 for n, s_, st in zip(x.shape[2:], span, strides)]
+    o, cg = w.shape[:2]
+    out = np.zeros((x.shape[0], o, *out_sp))
+    for offset in np.ndindex(*w.shape[2:]):
+        index = tuple(
+            slice(k * d, k * d + (n - 1) * st + 1, st)
+            for k, d, n, st in zip(offset, rdil, out_sp, strides)
+        )
+        window = x[(slice(None), slice(None), *index)]  # (N, C, *out)
+        for g in range(groups):
+            wg = w[(slice(g * (o // groups), (g + 1) * (o // groups)), slice(None), *offset)]
+            xg = window[:, g * cg : (g + 1) * cg]
+            out[:, g * (o // groups) : (g + 1) * (o // groups)] += np.einsum(
+                "oc,nc...->no...", wg, xg
+            )
+    return out
+
+
+def test_conv_3d_matches_a_numpy_loop():
+    x, w = RNG.normal(size=(2, 6, 5, 4, 3)), RNG.normal(size=(3, 2, 2, 3, 4))  # NDHWC, DHWIO
+    dn = ("NDHWC", "DHWIO", "NDHWC")
+    xc, wc = x.transpose(0, 4, 1, 2, 3), w.transpose(4, 3, 0, 1, 2)
+
+    def back(y):
+        return y.transpose(0, 2, 3, 4, 1)
+
+    close(
+        L.conv_general_dilated(
+            x, w, (2, 1, 1), "SAME", rhs_dilation=(1, 2, 1), dimension_numbers=dn
+        ),
+        back(_conv_loop(xc, wc, (2, 1, 1), [(0, 1), (1, 1), (0, 1)], rdil=(1, 2, 1))),  # SAME
+    )
+    pads = [(1, 0), (2, -1), (0, 1)]
+    close(
+        L.conv_general_dilated(x, w, (1, 1, 1), pads, lhs_dilation=(2, 1, 2), dimension_numbers=dn),
+        back(_conv_loop(xc, wc, (1, 1, 1), pads, ldil=(2, 1, 2))),
+    )
+    wg = RNG.normal(size=(6, 1, 2, 2, 1))  # OIDHW, 3 groups
+    close(
+        L.conv_general_dilated(xc, wg, (1, 2, 1), "VALID", feature_group_count=3),
+        _conv_loop(xc, wg, (1, 2, 1), [(0, 0)] * 3, groups=3),
+    )
+
+
+def test_conv_transpose_patches_batch_groups_match_jax():
     xt, wt = RNG.normal(size=(2, 4, 5, 3)), RNG.normal(size=(3, 3, 3, 4))
     xb, wb = RNG.normal(size=(4, 3, 5, 5)), RNG.normal(size=(6, 3, 2, 2))
-    wg = RNG.normal(size=(3, 2, 2, 1, 6))
 
-    def calls(lax, x3, w3, xt, wt, xb, wb, wg):
+    def calls(lax, xt, wt, xb, wb):
         return [
-            lax.conv_general_dilated(
-                x3, w3, (2, 1, 1), "SAME", rhs_dilation=(1, 2, 1), dimension_numbers=dn3
-            ),
-            lax.conv_general_dilated(
-                x3,
-                w3,
-                (1, 1, 1),
-                [(1, 0), (2, -1), (0, 1)],
-                lhs_dilation=(2, 1, 2),
-                dimension_numbers=dn3,
-            ),
-            lax.conv_general_dilated(
-                x3, wg, (1, 1, 1), "SAME", dimension_numbers=dn3, feature_group_count=3
-            ),
             lax.conv_general_dilated(xb, wb, (1, 1), "VALID", batch_group_count=2),
-            lax.conv_transpose(xt, wt, (2, 2), "SAME"),
-            lax.conv_transpose(xt, wt, (2, 1), "VALID", rhs_dilation=(1, 2)),
+            lax.conv_transpose(xt, wt, (2, 1), "SAME", rhs_dilation=(1, 2)),
             lax.conv_transpose(
                 xt, wt[..., :3, :3], (2, 2), [(1, 2), (0, 1)], transpose_kernel=True
             ),
-            lax.conv_transpose(x3, w3, (2, 1, 2), "SAME", dimension_numbers=dn3),
-            lax.conv_general_dilated_patches(xb, (2, 3), (1, 2), "SAME"),
             lax.conv_general_dilated_patches(
-                xt, (2, 2), (1, 1), "VALID", dimension_numbers=("NHWC", "HWIO", "NCHW")
+                xt, (2, 3), (1, 2), "SAME", dimension_numbers=("NHWC", "HWIO", "NCHW")
             ),
         ]
 
-    args = (x3, w3, xt, wt, xb, wb, wg)
+    args = (xt, wt, xb, wb)
     for a, b in zip(calls(L, *args), jax.jit(lambda *v: calls(JL, *v))(*args), strict=True):
         close(a, b)
+    # "VALID" transposes and the 1-d and 3-d default layouts, by shape
+    for shape, k in (((2, 5, 3), (3, 3, 4)), ((1, 3, 3, 2, 3), (2, 2, 2, 3, 4))):
+        x, w = RNG.normal(size=shape), RNG.normal(size=k)
+        strides = (2,) * (len(shape) - 2)
+        assert L.conv_transpose(x, w, strides, "VALID").shape == L.conv_transpose_shape_tuple(
+            shape,
+            k,
+            strides,
+            "VALID",
+            {3: ("NHC", "HIO", "NHC"), 5: ("NHWDC", "HWDIO", "NHWDC")}[len(shape)],
+        )
 
 
 def test_conv_3d_and_transpose_derivatives_and_vmap():
@@ -485,3 +541,53 @@ def test_ppermute_partial_permutation_gives_zeros_and_errors():
     with pytest.raises(ft.errors.UnboundAxisNameError):
         L.axis_size("j")
     assert not current_stack()
+
+
+# -- bits and random bits --------------------------------------------------------------------
+
+
+def test_bitcast_and_reduce_precision_special_values_match_jax():
+    x = RNG.normal(size=40) * np.exp(RNG.normal(size=40) * 30)
+    x[:6] = [np.nan, np.inf, -np.inf, 0.0, -0.0, 5e-324]
+    formats = [(8, 7), (5, 10), (4, 3), (11, 30)]
+    ours = [L.reduce_precision(x, e, m) for e, m in formats]
+    ours += [L.reduce_precision(x.astype(np.float32), 5, 10), L.bitcast_convert_type(x, np.uint16)]
+    ours.append(L.bitcast_convert_type(np.arange(16, dtype=np.int8).reshape(2, 8), np.float64))
+
+    def theirs(x):
+        out = [JL.reduce_precision(x, e, m) for e, m in formats]
+        out += [
+            JL.reduce_precision(x.astype(np.float32), 5, 10),
+            JL.bitcast_convert_type(x, np.uint16),
+        ]
+        out.append(JL.bitcast_convert_type(np.arange(16, dtype=np.int8).reshape(2, 8), np.float64))
+        return out
+
+    for a, b in zip(ours, jax.jit(theirs)(x), strict=True):
+        a, b = np.asarray(a), np.asarray(b)
+        assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
+    # the derivative is JAX's linear rule: the tangent rounded too
+    t = np.array([1.0 + 2.0**-11, 3.0])
+    close(ft.jvp(lambda x: L.reduce_precision(x, 5, 10), (t,), (t,))[1], np.array([1.0, 3.0]))
+    with pytest.raises(ValueError, match="last axis must have 2 entries"):
+        L.bitcast_convert_type(np.ones(3, np.float32), np.float64)
+    with pytest.raises(ft.errors.UnsupportedOperationError, match="integer and float"):
+        L.bitcast_convert_type(np.ones(3), np.complex128)
+
+
+def test_rng_bit_generator_is_a_function_of_the_key_and_maps_over_keys():
+    keys = np.array([[1, 2, 3, 4], [5, 6, 7, 8]], np.uint32)
+    new, bits = ft.vmap(lambda k: L.rng_bit_generator(k, (500,)))(keys)
+    for k, n, b in zip(keys, new, bits, strict=True):
+        n1, b1 = L.rng_bit_generator(k, (500,))
+        close(n1, n)
+        close(b1, b)
+        assert not np.array_equal(n1, k) and b1.dtype == np.uint32
+    assert not np.array_equal(bits[0], bits[1])
+    # uniform words: each of the 32 bits is set about half the time
+    ones = np.unpackbits(bits.view(np.uint8)).mean()
+    assert abs(ones - 0.5) < 0.01
+    assert L.rng_bit_generator(keys[0], (3,), np.uint8)[1].dtype == np.uint8
+    np.random.seed(1)
+    u = L.rng_uniform(-1.0, 2.0, (1000,))
+    assert u.shape == (1000,) and u.min() >= -1.0 and u.max() < 2.0 and abs(u.mean() - 0.5) < 0.1
