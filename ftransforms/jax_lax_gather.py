@@ -266,6 +266,75 @@ def _positions(
     return pos, ok
 
 
+class _Indexing(NamedTuple):
+    """A gather/scatter as NumPy indexing of the operand with some axes moved last
+    (NOTE [gather and scatter as flat positions]): ``x.transpose(order)[index]`` has the
+    indices' batch axes, then the windows of the indexed axes, then the axes the windows
+    take whole (slices); ``to_out`` permutes that to the output's layout."""
+
+    order: tuple[int, ...]
+    index: tuple[Any, ...]
+    to_out: tuple[int, ...]
+    ok: Any  # the windows that fit, in the output's layout (None: all, or clamped)
+
+
+def _indexing(operand_shape: tuple[int, ...], indices: Any, lay: _Layout, clamp: bool) -> _Indexing:
+    out_rank = len(lay.out_shape)
+    nb = len(lay.batch_axes)
+    whole = [d for d in lay.kept if lay.window[d] == operand_shape[d] and d not in lay.index_map]
+    picked = [d for d in range(len(operand_shape)) if d not in whole]
+    windowed = [d for d in lay.kept if d not in whole]
+    rank = nb + len(windowed)
+    batch_shape = tuple(lay.out_shape[a] for a in lay.batch_axes)
+    adv_shape = batch_shape + tuple(lay.window[d] for d in windowed)
+    traced = isinstance(indices, Tracer)
+    idx = indices.astype(numpy.int64) if traced else numpy.asarray(indices, dtype=numpy.int64)
+    tail = (1,) * len(windowed)
+    terms: dict[int, Any] = {}
+    ok: Any = None
+    for k, d in enumerate(lay.index_map):
+        start, high = idx[..., k], operand_shape[d] - lay.window[d]
+        if not clamp:
+            fits = (start >= 0) & (start <= high)
+            ok = fits if ok is None else ok & fits
+        start = fnp.clip(start, 0, high) if traced else numpy.clip(start, 0, high)
+        terms[d] = (
+            fnp.reshape(start, batch_shape + tail) if traced else start.reshape(batch_shape + tail)
+        )
+    for d, b in zip(lay.operand_batching, lay.index_batching, strict=True):
+        shape = [1] * rank
+        shape[b] = operand_shape[d]
+        terms[d] = numpy.arange(operand_shape[d], dtype=numpy.int64).reshape(shape)
+    for j, d in enumerate(windowed):
+        shape = [1] * rank
+        shape[nb + j] = lay.window[d]
+        line = numpy.arange(lay.window[d], dtype=numpy.int64).reshape(shape)
+        terms[d] = terms[d] + line if d in terms else line
+    index = [terms.get(d, numpy.zeros((1,) * rank, numpy.int64)) for d in picked]
+    if index:  # one array of the full shape, for the axes no index array varies along
+        index[0] = fnp.broadcast_to(index[0], adv_shape)
+    positions = [*lay.batch_axes, *(lay.window_axes[lay.kept.index(d)] for d in windowed)]
+    positions += [lay.window_axes[lay.kept.index(d)] for d in whole]
+    if ok is not None:
+        ok = _placed(ok, lay.batch_axes, out_rank)
+    return _Indexing(
+        tuple(picked + whole), tuple(index), tuple(numpy.argsort(positions).tolist()), ok
+    )
+
+
+def _take_windows(x: Any, ix: _Indexing, lay: _Layout) -> Any:
+    xt = fnp.transpose(x, ix.order)
+    if ix.index:
+        taken = fnp.getitem(xt, ix.index)
+    else:  # every axis taken whole: the batch axes are new
+        rank = len(lay.out_shape) - xt.ndim
+        batch = tuple(lay.out_shape[a] for a in lay.batch_axes)
+        taken = fnp.broadcast_to(
+            fnp.reshape(xt, (1,) * rank + tuple(xt.shape)), batch + tuple(xt.shape)
+        )
+    return fnp.transpose(taken, ix.to_out)
+
+
 def _default_fill(dtype: numpy.dtype) -> Any:
     if dtype.kind in "fc":
         return numpy.nan
@@ -331,10 +400,11 @@ def gather(
     if m is GatherScatterMode.ONE_HOT:
         raise UnsupportedOperationError(f"{where}: mode='one_hot' is not supported; use 'clip'")
     fill = m is GatherScatterMode.FILL_OR_DROP
-    pos, ok = _positions(tuple(x.shape), start_indices, lay, clamp=not fill)
+    ix = _indexing(tuple(x.shape), start_indices, lay, clamp=not fill)
     if x.size == 0 or 0 in lay.out_shape:
         return fnp.zeros(lay.out_shape, x.dtype)
-    out = fnp.getitem(fnp.reshape(x, (-1,)), fnp.broadcast_to(pos, lay.out_shape))
+    out = _take_windows(x, ix, lay)
+    ok = ix.ok
     if fill and ok is not None:
         value = _default_fill(numpy.dtype(x.dtype)) if fill_value is None else fill_value
         out = fnp.where(ok, out, fnp.asarray(value).astype(x.dtype))
@@ -411,10 +481,20 @@ def _scatter(
     m = GatherScatterMode.from_any(mode)
     if m is GatherScatterMode.ONE_HOT:
         raise UnsupportedOperationError(f"{where}: mode='one_hot' is not supported; use 'clip'")
-    pos, ok = _positions(tuple(x.shape), scatter_indices, lay, clamp=m is GatherScatterMode.CLIP)
+    clamp = m is GatherScatterMode.CLIP
     if x.size == 0 or u.size == 0:
         return x
     u = u.astype(x.dtype)
+    if kind == "add":  # repeated positions add up: NumPy's indexing as it is
+        ix = _indexing(tuple(x.shape), scatter_indices, lay, clamp)
+        if ix.index:
+            if ix.ok is not None:
+                u = fnp.where(ix.ok, u, fnp.zeros((), x.dtype))
+            xt = fnp.transpose(x, ix.order)
+            ut = fnp.transpose(u, numpy.argsort(ix.to_out).tolist())
+            xt = fnp.at(xt)[ix.index].add(ut)
+            return fnp.transpose(xt, numpy.argsort(ix.order).tolist())
+    pos, ok = _positions(tuple(x.shape), scatter_indices, lay, clamp)
     flat = fnp.reshape(x, (-1,))
     pos = fnp.broadcast_to(pos, u.shape).reshape(-1)
     vals = fnp.reshape(u, (-1,))
