@@ -4,24 +4,24 @@ under ``ftransforms.lax`` (NOTE [jax.lax names in ftransforms.lax] in ``jax_lax.
 
 NOTE [gather and scatter as flat positions]
 -------------------------------------------
-A gather or scatter with dimension numbers is one indexing of the flattened operand:
-every element of the gather's output (of the scatter's ``updates``) has one position in
-``operand.ravel()``, the sum over the operand's axes of ``(start + offset) * stride``.
-The start of an axis is its column of the index vector (``start_index_map`` /
-``scatter_dims_to_operand_dims``, clamped so that the window fits), the element's own
-batch coordinate for a batching axis, or 0; the offset is the element's coordinate along
-its window axis (``offset_dims`` / ``update_window_dims``), or 0 for a collapsed
-(inserted) axis.  The positions are an integer array shaped like the output, built with
-broadcasting, so the gather is ``operand.ravel()[positions]`` and the scatter an
-``.at[positions]`` update of the flat operand: NumPy's indexing, whose derivative and
-batching rules already exist, so every transform goes through.  The modes: ``"clip"``
-clamps the starts; ``"fill"`` (gather) masks the windows that do not fit with
-``fill_value``; ``"drop"`` (scatter's default) leaves out the updates of such windows;
-``"promise_in_bounds"`` clamps in a gather and drops in a scatter, as JAX does on CPU.
-Repeated positions: ``scatter`` keeps the last update (as JAX on CPU), ``scatter_add``
-adds them all, ``scatter_min``/``max`` keep the extreme, through a stable sort of the
-positions when they are traced (batched by ``vmap``) and a NumPy pass when they are
-concrete.
+A gather or scatter with dimension numbers is NumPy indexing.  Every element of the
+gather's output (of the scatter's ``updates``) sits at an operand position whose
+coordinate on each axis is ``start + offset``: the start is that axis' column of the index
+vector (``start_index_map`` / ``scatter_dims_to_operand_dims``, clamped so that the window
+fits), the element's own batch coordinate for a batching axis, or 0; the offset is the
+element's coordinate along its window axis (``offset_dims`` / ``update_window_dims``), or 0
+for a collapsed (inserted) axis.  :func:`_indexing` builds one integer array per operand
+axis by broadcasting (the axes that every window takes whole stay slices, moved last), so
+the gather is ``x.transpose(order)[index]`` and ``scatter_add`` an ``.at[index].add``;
+the other scatters work on the flat positions of ``operand.ravel()``
+(:func:`_positions`).  NumPy's indexing has derivative and batching rules already, so
+every transform goes through.  The modes: ``"clip"`` clamps the starts; ``"fill"``
+(gather) masks the windows that do not fit with ``fill_value``; ``"drop"`` (scatter's
+default) leaves out the updates of such windows; ``"promise_in_bounds"`` clamps in a
+gather and drops in a scatter, as JAX does on CPU.  Repeated positions: ``scatter`` keeps
+the last update (as JAX on CPU), ``scatter_add`` adds them all, ``scatter_min``/``max``
+keep the extreme, through a stable sort of the positions when they are traced (batched by
+``vmap``) and a NumPy pass when they are concrete.
 
 Example:
     >>> import numpy as np
