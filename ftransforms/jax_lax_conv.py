@@ -555,9 +555,60 @@ def conv_general_dilated_patches(
     )
 
 
+def conv_general_dilated_local(
+    lhs: Any,
+    rhs: Any,
+    window_strides: Sequence[int],
+    padding: Any,
+    filter_shape: Sequence[int],
+    lhs_dilation: Sequence[int] | None = None,
+    rhs_dilation: Sequence[int] | None = None,
+    dimension_numbers: Any = None,
+    precision: Any = None,
+) -> Any:
+    """A locally connected convolution: a separate kernel at every output position
+    (``jax.lax.conv_general_dilated_local``).  ``rhs`` has the layout of
+    ``dimension_numbers``' kernel spec, its input-feature axis holding
+    ``C * prod(filter_shape)`` entries (channel major, as :func:`conv_general_dilated_patches`
+    orders them) and its spatial axes the output's spatial shape.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> x = np.ones((1, 2, 4))  # N, C, W
+        >>> w = np.ones((3, 2 * 2, 3))  # O, C * 2, output width 3
+        >>> lax.conv_general_dilated_local(x, w, (1,), "VALID", (2,)).shape
+        (1, 3, 3)
+    """
+    x = fnp.asarray(lhs)
+    filter_shape = tuple(operator.index(k) for k in filter_shape)
+    patches = conv_general_dilated_patches(
+        x, filter_shape, window_strides, padding, lhs_dilation, rhs_dilation, dimension_numbers
+    )
+    dn = conv_dimension_numbers(x.shape, (1, 1, *filter_shape), dimension_numbers)
+    out_spatial, rhs_spatial = list(dn.out_spec[2:]), list(dn.rhs_spec[2:])
+    # pair each spatial axis of the patches (in increasing order) with the kernel's axis
+    pairs = sorted(zip(out_spatial, rhs_spatial))
+    rest = [dn.out_spec[0], dn.out_spec[1]]
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    lp = [""] * patches.ndim
+    rp = [""] * fnp.ndim(rhs)
+    for k, (a, b) in enumerate(pairs):
+        lp[a] = rp[b] = letters[k]
+    lp[rest[0]] = "n"
+    lp[rest[1]] = rp[dn.rhs_spec[1]] = "c"
+    rp[dn.rhs_spec[0]] = "o"
+    out = [""] * patches.ndim
+    out[dn.out_spec[0]], out[dn.out_spec[1]] = "n", "o"
+    for k, (a, _) in enumerate(pairs):
+        out[a] = letters[k]
+    return fnp.einsum(f"{''.join(lp)},{''.join(rp)}->{''.join(out)}", patches, rhs)
+
+
 __all__ = [
     "ConvDimensionNumbers",
     "conv",
+    "conv_general_dilated_local",
     "conv_dimension_numbers",
     "conv_general_dilated",
     "conv_general_dilated_patches",

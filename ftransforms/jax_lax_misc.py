@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import builtins
 import enum
+import functools
 import operator
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -25,7 +26,9 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy as fnp
+from ftransforms.backend import namespace_of
 from ftransforms.core.errors import UnsupportedOperationError
+from ftransforms.core.tracer import Tracer
 from ftransforms.jax_lax import _MONOIDS, top_k
 from ftransforms.ops.bits import bitcast_convert_type_p, reduce_precision_p
 from ftransforms.pytree import tree_flatten, tree_unflatten
@@ -279,6 +282,78 @@ def optimization_barrier(operand: Any, /) -> Any:
         6.0
     """
     return operand
+
+
+def with_sharding_constraint(x: Any, shardings: Any) -> Any:
+    """``x`` (a pytree) unchanged: a layout hint for JAX's compiler across devices, with
+    nothing to do here (``jax.lax.with_sharding_constraint``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> lax.with_sharding_constraint(np.ones(2), None).tolist()
+        [1.0, 1.0]
+    """
+    return x
+
+
+def platform_dependent(
+    *args: Any, default: Callable | None = None, **per_platform: Callable
+) -> Any:
+    """The branch for the platform the arguments live on, called with them: ``cuda``
+    (or ``gpu``) for CuPy arrays, ``cpu`` otherwise, else ``default``
+    (``jax.lax.platform_dependent``).
+
+    Example:
+        >>> from ftransforms import lax
+        >>> float(lax.platform_dependent(2.0, cpu=lambda x: 10 * x, default=lambda x: x))
+        20.0
+    """
+    leaves = [a._physical() if isinstance(a, Tracer) else a for a in tree_flatten(args)[0]]
+    names = ("cuda", "gpu") if namespace_of(*leaves).__name__ == "cupy" else ("cpu",)
+    for name in names:
+        if name in per_platform:
+            return per_platform[name](*args)
+    if default is None:
+        raise UnsupportedOperationError(
+            f"lax.platform_dependent: no branch for platform {names[0]!r} and no default; "
+            f"give {names[0]}= or default="
+        )
+    return default(*args)
+
+
+def composite(decomposition: Callable, name: str, version: int = 0) -> Callable:
+    """``decomposition`` itself, named: in JAX a function that a compiler may replace as
+    a whole, here (no such compiler) the composition of its operations
+    (``jax.lax.composite``).
+
+    Example:
+        >>> import ftransforms as ft
+        >>> from ftransforms import lax
+        >>> add_one = lax.composite(lambda x: x + 1.0, name="my.add_one")
+        >>> float(add_one(1.0)), float(ft.grad(add_one)(1.0))
+        (2.0, 1.0)
+    """
+
+    @functools.wraps(decomposition)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return decomposition(*args, **kwargs)
+
+    call.composite_name, call.composite_version = name, version
+    return call
+
+
+def dtype(x: Any) -> numpy.dtype:
+    """The dtype of an array, tracer or Python scalar (Python scalars: 64-bit, as JAX with
+    x64) (``jax.lax.dtype``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> lax.dtype(1.0), lax.dtype(np.float32(1.0)), lax.dtype(True)
+        (dtype('float64'), dtype('float32'), dtype('bool'))
+    """
+    return numpy.dtype(fnp.result_type(x))
 
 
 # -- shapes ------------------------------------------------------------------------------------
@@ -613,10 +688,13 @@ __all__ = [
     "broadcast_like",
     "broadcast_shapes",
     "broadcast_to_rank",
+    "composite",
+    "dtype",
     "empty",
     "fft",
     "mulhi",
     "optimization_barrier",
+    "platform_dependent",
     "ragged_dot",
     "reduce",
     "reduce_precision",
@@ -624,4 +702,5 @@ __all__ = [
     "rng_bit_generator",
     "rng_uniform",
     "unstack",
+    "with_sharding_constraint",
 ]

@@ -780,3 +780,37 @@ def test_rng_bit_generator_is_a_function_of_the_key_and_maps_over_keys():
     np.random.seed(1)
     u = L.rng_uniform(-1.0, 2.0, (1000,))
     assert u.shape == (1000,) and u.min() >= -1.0 and u.max() < 2.0 and abs(u.mean() - 0.5) < 0.1
+
+
+# -- locally connected convolutions and the names JAX programs pass through ------------------
+
+
+def test_conv_general_dilated_local_is_a_loop_of_dot_products():
+    x, w = RNG.normal(size=(2, 3, 6, 5)), RNG.normal(size=(4, 3 * 6, 5, 2))  # O, C*kh*kw, Ho, Wo
+    out = L.conv_general_dilated_local(x, w, (1, 2), "VALID", (2, 3))
+    want = np.zeros((2, 4, 5, 2))
+    for i, j in np.ndindex(5, 2):
+        patch = x[:, :, i : i + 2, 2 * j : 2 * j + 3].reshape(2, -1)  # channel major
+        want[:, :, i, j] = patch @ w[:, :, i, j].T
+    close(out, want)
+    _check_derivatives(
+        lambda x, w: L.conv_general_dilated_local(x, w, (1, 2), "VALID", (2, 3)), x, w
+    )
+
+
+def test_pass_through_names():
+    x = RNG.normal(size=3)
+    assert L.with_sharding_constraint(x, None) is x
+    assert L.optimization_barrier(x) is x
+    close(ft.vmap(lambda v: L.platform_dependent(v, cpu=lambda u: 3 * u, default=np.sin))(x), 3 * x)
+    close(L.platform_dependent(x, default=np.sin), np.sin(x))
+    with pytest.raises(ft.errors.UnsupportedOperationError, match="no branch for platform 'cpu'"):
+        L.platform_dependent(x, cuda=np.sin)
+    f = L.composite(lambda v: v * v, "my.square")
+    close(ft.grad(lambda v: f(v).sum())(x), 2 * x)
+    assert (L.dtype(1.0), L.dtype(np.int8(1)), L.dtype(x)) == (np.float64, np.int8, np.float64)
+    close(L.round(np.array([2.5, -0.5]), L.RoundingMethod.TO_NEAREST_EVEN), np.array([2.0, -0.0]))
+    a, b = RNG.normal(size=(2, 3)), RNG.normal(size=(3, 4))
+    dn = L.DotDimensionNumbers((((1,), (0,)), ((), ())))
+    close(L.dot_general(a, b, dn, precision=L.Precision.HIGHEST), a @ b)
+    close(L.dot_general(a, b, dn, precision=(L.DotAlgorithmPreset.DEFAULT,) * 2), a @ b)
