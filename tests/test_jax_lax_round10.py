@@ -414,6 +414,32 @@ def test_conv_transpose_is_the_adjoint_of_the_loop_convolution():
         close(L.conv_general_dilated(x, w, strides, padding, dimension_numbers=dn), y)
 
 
+def test_input_dilated_convolutions_are_the_loop():
+    # the transposed-convolution path (pads within the kernel's span) and the padded one
+    for ldil, rdil, pads, groups in [
+        ((2, 3), (1, 2), [(1, 2), (0, 3)], 1),
+        ((3, 1), (2, 1), [(4, -1), (1, 0)], 2),
+        ((2, 2), (1, 1), [(0, 0), (1, 1)], 2),
+    ]:
+        x, w = RNG.normal(size=(2, 4, 3, 4)), RNG.normal(size=(6, 4 // groups, 2, 3))
+        out = L.conv_general_dilated(x, w, (1, 1), pads, ldil, rdil, feature_group_count=groups)
+        close(out, _conv_loop(x, w, (1, 1), pads, ldil, rdil, groups))
+        _check_derivatives(
+            lambda x, w, a=(ldil, rdil): L.conv_general_dilated(
+                x, w, (1, 1), pads, *a, feature_group_count=groups
+            ),
+            x,
+            w,
+        )
+    x1, w1 = RNG.normal(size=(2, 3, 5)), RNG.normal(size=(2, 3, 2))
+    close(
+        L.conv_general_dilated(x1, w1, (1,), [(1, 1)], (2,)),
+        _conv_loop(x1, w1, (1,), [(1, 1)], (2,)),
+    )
+    # a kernel larger than the padded input: an empty result, as JAX's
+    assert L.conv_general_dilated(x1, RNG.normal(size=(2, 3, 7)), (1,), "VALID").shape == (2, 2, 0)
+
+
 def test_patches_and_batch_groups_are_loops():
     x = RNG.normal(size=(2, 3, 5, 4))
     p = L.conv_general_dilated_patches(x, (2, 3), (1, 2), "VALID")
