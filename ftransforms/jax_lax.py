@@ -1206,13 +1206,19 @@ def install(lax_module: types.ModuleType) -> None:
         >>> "dynamic_slice" in lax.__all__ and bool(lax.rsqrt(4.0) == 0.5)
         True
     """
-    from ftransforms import jax_lax_collectives, jax_lax_conv, jax_lax_gather, jax_lax_misc  # noqa: PLC0415, I001  late import: they build on this module (conv on pad, reduce on its monoids)
+    # late import: the modules next to this one build on it (conv on pad, reduce on _MONOIDS)
+    from ftransforms import jax_lax_collectives as collectives  # noqa: PLC0415  late import: above
+    from ftransforms import jax_lax_conv as conv_module  # noqa: PLC0415  late import: above
+    from ftransforms import jax_lax_gather as gather_module  # noqa: PLC0415  late import: above
+    from ftransforms import jax_lax_linalg as linalg  # noqa: PLC0415  late import: above
+    from ftransforms import jax_lax_misc as misc  # noqa: PLC0415  late import: above
 
-    modules = (jax_lax_collectives, jax_lax_conv, jax_lax_gather, jax_lax_misc)
+    modules = (collectives, conv_module, gather_module, misc)
     defined = {**globals(), **{n: getattr(m, n) for m in modules for n in m.__all__}}
     names = sorted({*__all__, *(n for m in modules for n in m.__all__)})
     given = {n: {**ALIASES, **REEXPORTS}.get(n) or defined[n] for n in names}
     given = {n: f for n, f in given.items() if n not in vars(lax_module)}
+    given["linalg"] = linalg  # ft.lax.linalg, as jax.lax.linalg (a namespace)
 
     def __getattr__(name: str) -> Any:  # noqa: N807  (PEP 562's module hook)
         # A module __getattr__, not setattr: lax.py's own code keeps Python's builtins

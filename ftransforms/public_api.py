@@ -43,6 +43,7 @@ NAMESPACES = (
     "ftransforms.scipy.interpolate",
     "ftransforms.scipy.sparse.linalg",
     "ftransforms.lax",
+    "ftransforms.jax_lax_linalg",
     "ftransforms.distributed",
     "ftransforms.testing",
     "ftransforms.errors",

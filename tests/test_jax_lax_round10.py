@@ -840,3 +840,120 @@ def test_pass_through_names():
     dn = L.DotDimensionNumbers((((1,), (0,)), ((), ())))
     close(L.dot_general(a, b, dn, precision=L.Precision.HIGHEST), a @ b)
     close(L.dot_general(a, b, dn, precision=(L.DotAlgorithmPreset.DEFAULT,) * 2), a @ b)
+
+
+# -- ft.lax.linalg (jax.lax.linalg) ----------------------------------------------------------
+
+LL = L.linalg
+
+
+def _spd(*batch, n=4):
+    m = RNG.normal(size=(*batch, n, n))
+    return m @ np.swapaxes(m, -1, -2) + n * np.eye(n)
+
+
+def test_lax_linalg_is_numpy_and_scipy():
+    import scipy.linalg
+
+    a = _spd(2)
+    close(LL.cholesky(a), np.linalg.cholesky(a))
+    v, w = LL.eigh(a)  # JAX's order: eigenvectors first
+    close(w, np.linalg.eigvalsh(a))
+    close(v @ (w[..., None] * np.swapaxes(v, -1, -2)), a)
+    v_up, w_up = LL.eigh(np.triu(a[0]), lower=False, symmetrize_input=False, subset_by_index=(1, 3))
+    close(w_up, np.linalg.eigvalsh(a[0])[1:3])
+    m = RNG.normal(size=(5, 3))
+    lu, piv, perm = LL.lu(m)
+    want_lu, want_piv = scipy.linalg.lu_factor(m)
+    close(lu, want_lu)
+    close(piv, want_piv.astype(np.int32))
+    low, up = np.tril(lu, -1)[:, :3] + np.eye(5, 3), np.triu(lu)[:3]
+    close(m[perm], low @ up)
+    close(
+        LL.lu_pivots_to_permutation(np.array([2, 2, 3], np.int32), 5),
+        np.array([2, 0, 3, 1, 4], np.int32),
+    )
+    t = np.tril(RNG.normal(size=(4, 4))) + 4 * np.eye(4)
+    b = RNG.normal(size=(4, 2))
+    close(LL.triangular_solve(t, b, left_side=True, lower=True), np.linalg.solve(t, b))
+    close(LL.triangular_solve(t, b.T, lower=True, transpose_a=True), np.linalg.solve(t, b).T)
+    unit = np.tril(t, -1) + np.eye(4)
+    close(LL.triangular_solve(t, b.T, lower=True, unit_diagonal=True), b.T @ np.linalg.inv(unit))
+    tc = t + 1j * np.tril(RNG.normal(size=(4, 4)))
+    close(
+        LL.triangular_solve(
+            tc, b + 0j, left_side=True, lower=True, transpose_a=True, conjugate_a=True
+        ),
+        np.linalg.solve(tc.conj().T, b + 0j),
+    )
+    dl, d, du = RNG.normal(size=5), RNG.normal(size=5) + 4, RNG.normal(size=5)
+    dense = np.diag(d) + np.diag(dl[1:], -1) + np.diag(du[:-1], 1)
+    rhs = RNG.normal(size=(5, 2))
+    close(LL.tridiagonal_solve(dl, d, du, rhs), np.linalg.solve(dense, rhs))
+    q, r = LL.qr(m, full_matrices=False)
+    close(q @ r, m)
+    assert LL.qr(m)[0].shape == (5, 5)
+    close(LL.svd(m, compute_uv=False), np.linalg.svd(m, compute_uv=False))
+    u, s, vh = LL.svd(m, full_matrices=False)
+    close((u * s) @ vh, m)
+    close(LL.symmetric_product(m, np.eye(5), alpha=2.0, beta=3.0), 2 * m @ m.T + 3 * np.eye(5))
+    rr = np.linalg.cholesky(a[0]).T
+    wv = RNG.normal(size=4)
+    close(LL.cholesky_update(rr, wv), np.linalg.cholesky(a[0] + np.outer(wv, wv)).T)
+    g = RNG.normal(size=(4, 4))
+    w, vl, vr = LL.eig(g)
+    close(vr @ np.diag(w) @ np.linalg.inv(vr), g + 0j, 1e-10)
+    close(vl.conj().T @ g, np.diag(w) @ vl.conj().T, 1e-10)
+    tt, vs = LL.schur(g)
+    close(vs @ tt @ vs.T, g, 1e-10)
+    assert type(L.linalg).__name__ == "module" and "linalg" not in L.__all__
+
+
+def test_lax_linalg_derivatives_and_vmap():
+    a, b = _spd(), RNG.normal(size=(4, 2))
+    _check_derivatives(lambda a: LL.cholesky(a), a)
+    _check_derivatives(lambda a: LL.eigh(a)[1], a)
+    _check_derivatives(lambda t, b: LL.triangular_solve(t, b, left_side=True, lower=True), a, b)
+    _check_derivatives(
+        lambda d, b: LL.tridiagonal_solve(d / 5, d + 4, d / 3, b), RNG.normal(size=4), b
+    )
+    stack = _spd(3)
+    close(ft.vmap(LL.cholesky)(stack), np.stack([LL.cholesky(s) for s in stack]))
+    perm = ft.vmap(lambda m: LL.lu(m)[2])(RNG.normal(size=(3, 4, 4)))
+    assert perm.dtype == np.int32 and sorted(perm[0].tolist()) == [0, 1, 2, 3]
+
+
+@pytest.mark.slow
+def test_lax_linalg_matches_jax():
+    import jax.lax.linalg as jll
+
+    a, m = _spd(2), RNG.normal(size=(2, 4, 4)) + 4 * np.eye(4)
+    b = RNG.normal(size=(2, 4, 3))
+    calls = [
+        lambda ll: ll.cholesky(a),
+        lambda ll: ll.eigh(a)[1],
+        lambda ll: ll.lu(m),
+        lambda ll: ll.lu_pivots_to_permutation(np.array([2, 2, 3, 3], np.int32), 6),
+        lambda ll: ll.svd(m, compute_uv=False),
+        lambda ll: ll.tridiagonal_solve(m[0, 0], m[0, 1] + 4, m[0, 2], b[0]),
+        lambda ll: ll.symmetric_product(m, a, alpha=2.0, beta=3.0),
+        lambda ll: ll.cholesky_update(np.linalg.cholesky(a[0]).T, m[0, 0]),
+        lambda ll: ll.eig(m[0], compute_left_eigenvectors=False),
+    ]
+    for left in (True, False):
+        for lower in (True, False):
+            for trans in (False, True):
+                calls.append(
+                    lambda ll, left=left, lower=lower, trans=trans: ll.triangular_solve(
+                        m,
+                        b if left else np.swapaxes(b, -1, -2),
+                        left_side=left,
+                        lower=lower,
+                        transpose_a=trans,
+                        unit_diagonal=trans,
+                    )
+                )
+    for call in calls:
+        ours, theirs = call(LL), call(jll)
+        for p, q in zip(jax.tree.leaves(ours), jax.tree.leaves(theirs), strict=True):
+            close(p, q, 1e-10)

@@ -106,6 +106,11 @@ NAMESPACE_PAGES = [
         "ftransforms.scipy.spatial.distance",
     ),
     ("reference/lax.md", "ftransforms.lax (jax.lax)", "ftransforms.lax"),
+    (
+        "reference/lax_linalg.md",
+        "ftransforms.lax.linalg (jax.lax.linalg)",
+        "ftransforms.jax_lax_linalg",
+    ),
     ("reference/distributed.md", "ftransforms.distributed", "ftransforms.distributed"),
     ("reference/testing.md", "ftransforms.testing", "ftransforms.testing"),
     ("reference/errors.md", "ftransforms.errors", "ftransforms.errors"),
