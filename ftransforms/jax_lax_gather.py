@@ -44,7 +44,7 @@ import numpy
 
 import ftransforms.numpy as fnp
 from ftransforms.core.errors import DimensionNumbersError, UnsupportedOperationError
-from ftransforms.core.tracer import Tracer
+from ftransforms.numpy.helpers import xp_of
 
 
 class GatherScatterMode(enum.Enum):
@@ -238,9 +238,15 @@ def _positions(
     which windows fit before clamping (``None`` when ``clamp`` asks for none)."""
     out_rank = len(lay.out_shape)
     strides = numpy.cumprod((1, *operand_shape[::-1]))[:-1][::-1].tolist()
-    traced = isinstance(indices, Tracer)
-    idx = indices.astype(numpy.int64) if traced else numpy.asarray(indices, dtype=numpy.int64)
-    pos: Any = numpy.zeros((1,) * out_rank, numpy.int64)
+    traced = not _on_host(indices)
+    idx = (
+        fnp.asarray(indices).astype(numpy.int64) if traced else numpy.asarray(indices, numpy.int64)
+    )
+
+    def dev(v: Any) -> Any:
+        return _on(idx, v) if traced else v
+
+    pos: Any = dev(numpy.zeros((1,) * out_rank, numpy.int64))
     ok: Any = None
     for k, axis in enumerate(lay.index_map):
         start = idx[..., k]
@@ -254,13 +260,12 @@ def _positions(
         line = numpy.arange(operand_shape[a], dtype=numpy.int64) * strides[a]
         shape = [1] * out_rank
         shape[lay.batch_axes[b]] = operand_shape[a]
-        pos = pos + line.reshape(shape)
+        pos = pos + dev(line.reshape(shape))
     for axis, out_axis in zip(lay.kept, lay.window_axes, strict=True):
         shape = [1] * out_rank
         shape[out_axis] = lay.window[axis]
-        pos = pos + (numpy.arange(lay.window[axis], dtype=numpy.int64) * strides[axis]).reshape(
-            shape
-        )
+        line = numpy.arange(lay.window[axis], dtype=numpy.int64) * strides[axis]
+        pos = pos + dev(line.reshape(shape))
     if ok is not None:
         ok = _placed(ok, lay.batch_axes, out_rank)
     return pos, ok
@@ -287,8 +292,14 @@ def _indexing(operand_shape: tuple[int, ...], indices: Any, lay: _Layout, clamp:
     rank = nb + len(windowed)
     batch_shape = tuple(lay.out_shape[a] for a in lay.batch_axes)
     adv_shape = batch_shape + tuple(lay.window[d] for d in windowed)
-    traced = isinstance(indices, Tracer)
-    idx = indices.astype(numpy.int64) if traced else numpy.asarray(indices, dtype=numpy.int64)
+    traced = not _on_host(indices)
+    idx = (
+        fnp.asarray(indices).astype(numpy.int64) if traced else numpy.asarray(indices, numpy.int64)
+    )
+
+    def dev(v: Any) -> Any:
+        return _on(idx, v) if traced else v
+
     tail = (1,) * len(windowed)
     terms: dict[int, Any] = {}
     ok: Any = None
@@ -304,13 +315,13 @@ def _indexing(operand_shape: tuple[int, ...], indices: Any, lay: _Layout, clamp:
     for d, b in zip(lay.operand_batching, lay.index_batching, strict=True):
         shape = [1] * rank
         shape[b] = operand_shape[d]
-        terms[d] = numpy.arange(operand_shape[d], dtype=numpy.int64).reshape(shape)
+        terms[d] = dev(numpy.arange(operand_shape[d], dtype=numpy.int64).reshape(shape))
     for j, d in enumerate(windowed):
         shape = [1] * rank
         shape[nb + j] = lay.window[d]
-        line = numpy.arange(lay.window[d], dtype=numpy.int64).reshape(shape)
+        line = dev(numpy.arange(lay.window[d], dtype=numpy.int64).reshape(shape))
         terms[d] = terms[d] + line if d in terms else line
-    index = [terms.get(d, numpy.zeros((1,) * rank, numpy.int64)) for d in picked]
+    index = [terms.get(d, dev(numpy.zeros((1,) * rank, numpy.int64))) for d in picked]
     if index:  # one array of the full shape, for the axes no index array varies along
         index[0] = fnp.broadcast_to(index[0], adv_shape)
     positions = [*lay.batch_axes, *(lay.window_axes[lay.kept.index(d)] for d in windowed)]
@@ -333,6 +344,18 @@ def _take_windows(x: Any, ix: _Indexing, lay: _Layout) -> Any:
             fnp.reshape(xt, (1,) * rank + tuple(xt.shape)), batch + tuple(xt.shape)
         )
     return fnp.transpose(taken, ix.to_out)
+
+
+def _on(like: Any, v: Any) -> Any:
+    """The NumPy constant ``v`` on ``like``'s backend (itself for NumPy)."""
+    xp = xp_of(like)
+    return v if xp is numpy else xp.asarray(v)
+
+
+def _on_host(v: Any) -> bool:
+    """Whether ``v`` is concrete NumPy data (else a tracer or a device array, which take
+    the path written with ``ftransforms.numpy``)."""
+    return v is None or isinstance(v, (numpy.ndarray, numpy.generic, list, tuple, int))
 
 
 def _default_fill(dtype: numpy.dtype) -> Any:
@@ -407,7 +430,7 @@ def gather(
     ok = ix.ok
     if fill and ok is not None:
         value = _default_fill(numpy.dtype(x.dtype)) if fill_value is None else fill_value
-        out = fnp.where(ok, out, fnp.asarray(value).astype(x.dtype))
+        out = fnp.where(_on(x, ok), out, fnp.full_like(out, value))
     return out
 
 
@@ -489,7 +512,7 @@ def _scatter(
         ix = _indexing(tuple(x.shape), scatter_indices, lay, clamp)
         if ix.index:
             if ix.ok is not None:
-                u = fnp.where(ix.ok, u, fnp.zeros((), x.dtype))
+                u = fnp.where(_on(x, ix.ok), u, fnp.zeros_like(u))
             xt = fnp.transpose(x, ix.order)
             ut = fnp.transpose(u, numpy.argsort(ix.to_out).tolist())
             xt = fnp.at(xt)[ix.index].add(ut)
@@ -499,7 +522,7 @@ def _scatter(
     pos = fnp.broadcast_to(pos, u.shape).reshape(-1)
     vals = fnp.reshape(u, (-1,))
     ok = None if ok is None else fnp.broadcast_to(ok, u.shape).reshape(-1)
-    if isinstance(pos, Tracer) or isinstance(ok, Tracer):
+    if not (_on_host(pos) and _on_host(ok)):
         out = _scatter_traced(kind, flat, pos, vals, ok)
     else:
         out = _scatter_concrete(kind, flat, numpy.asarray(pos), vals, ok)
@@ -515,7 +538,7 @@ def _scatter_concrete(kind: str, flat: Any, pos: numpy.ndarray, vals: Any, ok: A
         # the last occurrence of each position wins
         _, last_from_end = numpy.unique(p[::-1], return_index=True)
         sel = sel[numpy.sort(p.size - 1 - last_from_end)]
-    p, v = pos[sel], vals[sel]
+    p, v = pos[sel], fnp.getitem(vals, sel)
     at = fnp.at(flat)[p]
     return {
         "set": at.set,
@@ -537,20 +560,20 @@ def _scatter_traced(kind: str, flat: Any, pos: Any, vals: Any, ok: Any) -> Any:
     if kind == "set":
         order = fnp.argsort(key, kind="stable")
         sp = fnp.getitem(key, order)
-        keep = fnp.concatenate([sp[1:] != sp[:-1], numpy.array([True])])
+        keep = fnp.concatenate([sp[1:] != sp[:-1], _on(sp, numpy.array([True]))])
     else:  # min/max: by position, then the extreme value first
         v_key = vals if kind == "min" else _descending(vals)
         order = fnp.argsort(v_key, kind="stable")
         order = fnp.getitem(order, fnp.argsort(fnp.getitem(key, order), kind="stable"))
         sp = fnp.getitem(key, order)
-        keep = fnp.concatenate([numpy.array([True]), sp[1:] != sp[:-1]])
+        keep = fnp.concatenate([_on(sp, numpy.array([True])), sp[1:] != sp[:-1]])
     keep = keep & (sp < n)
     sv = fnp.getitem(vals, order)
     sp = fnp.where(keep, sp, 0)
     if kind != "set":
         combine = fnp.minimum if kind == "min" else fnp.maximum
         sv = combine(fnp.getitem(flat, sp), sv)
-    hits = fnp.at(fnp.zeros(n, numpy.int64))[sp].add(keep.astype(numpy.int64))
+    hits = fnp.at(_on(sp, numpy.zeros(n, numpy.int64)))[sp].add(keep.astype(numpy.int64))
     written = fnp.at(fnp.zeros_like(flat))[sp].add(fnp.where(keep, sv, fnp.zeros_like(sv)))
     return fnp.where(hits > 0, written, flat)
 
@@ -789,7 +812,7 @@ def scatter_apply(
     pos = fnp.broadcast_to(pos, shape).reshape(-1)
     ok = None if ok is None else fnp.broadcast_to(ok, shape).reshape(-1)
     flat = fnp.reshape(x, (-1,))
-    if isinstance(pos, Tracer) or isinstance(ok, Tracer):
+    if not (_on_host(pos) and _on_host(ok)):
         # a traced position that repeats is applied once
         return fnp.reshape(
             _scatter_traced("set", flat, pos, func(fnp.getitem(flat, pos)), ok), x.shape
