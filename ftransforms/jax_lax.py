@@ -55,6 +55,7 @@ from ftransforms.control import cond, fori_loop, scan, switch, while_loop
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
 from ftransforms.implicit import custom_linear_solve, custom_root
+from ftransforms.numpy.helpers import constant_like
 from ftransforms.scans import associative_scan
 from ftransforms.scans import map as _map
 from ftransforms.scipy import special as _special
@@ -470,7 +471,11 @@ def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, in
             f"lax.pad(operand, padding_value, padding_config): one (low, high, interior) per "
             f"axis of the operand ({x.ndim}), got {len(config)}"
         )
-    value = fnp.asarray(padding_value).astype(x.dtype)
+    value = (
+        fnp.asarray(padding_value).astype(x.dtype)
+        if isinstance(padding_value, Tracer)
+        else constant_like(padding_value, x, x.dtype)  # on x's backend
+    )
     for axis, (low, high, interior) in enumerate(config):
         if interior < 0:
             raise UnsupportedOperationError(

@@ -30,6 +30,7 @@ import numpy
 import ftransforms.numpy as fnp
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.lax import _frame, all_gather, axis_index, psum
+from ftransforms.numpy.helpers import constant_like
 from ftransforms.pytree import tree_map
 
 
@@ -88,7 +89,8 @@ def ppermute(x: Any, axis_name: Any, perm: Sequence[tuple[int, int]]) -> Any:
         sources[dst] = src
     if len({s for s, _ in pairs}) != len(pairs):
         raise ValueError(f"{where}: each source may appear once in perm, got {pairs}")
-    src = fnp.take(sources, axis_index(name))
+    index = axis_index(name)
+    src = fnp.take(constant_like(sources, index), index)
 
     def move(leaf: Any) -> Any:
         rows = all_gather(leaf, name)

@@ -34,6 +34,7 @@ import ftransforms.numpy as fnp
 from ftransforms.core.errors import DimensionNumbersError, UnsupportedOperationError
 from ftransforms.jax_lax import _padding, pad
 from ftransforms.nn.layers import conv2d
+from ftransforms.numpy.helpers import constant_like
 from ftransforms.ops.nn import conv_transpose2d_p
 
 
@@ -613,7 +614,7 @@ def conv_general_dilated_patches(
     canonical = tuple(range(x.ndim))
     return conv_general_dilated(
         x,
-        kernel,
+        constant_like(kernel, x),
         window_strides,
         padding,
         lhs_dilation,

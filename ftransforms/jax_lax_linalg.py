@@ -21,6 +21,7 @@ import numpy
 
 import ftransforms.numpy as fnp
 from ftransforms.core.errors import UnsupportedOperationError
+from ftransforms.numpy.helpers import constant_like
 from ftransforms.scipy import linalg as _sl
 
 
@@ -140,7 +141,7 @@ def lu_pivots_to_permutation(pivots: Any, permutation_size: int) -> Any:
     """
     piv = fnp.asarray(pivots)
     n = int(permutation_size)
-    iota = numpy.arange(n, dtype=numpy.int32)
+    iota = constant_like(numpy.arange(n, dtype=numpy.int32), piv)
     perm = fnp.broadcast_to(iota, (*piv.shape[:-1], n))
     for i in range(piv.shape[-1]):
         p = fnp.expand_dims(piv[..., i], -1).astype(numpy.int32)
@@ -265,8 +266,7 @@ def tridiagonal_solve(dl: Any, d: Any, du: Any, b: Any, *, perturb_singular: boo
         [[1.0], [1.0]]
     """
     n = fnp.shape(d)[-1]
-    eye = numpy.eye(n)
-    below, above = numpy.eye(n, k=-1), numpy.eye(n, k=1)
+    eye, below, above = (constant_like(numpy.eye(n, k=k), d) for k in (0, -1, 1))
     a = (
         fnp.expand_dims(d, -1) * eye
         + fnp.expand_dims(dl, -1) * below

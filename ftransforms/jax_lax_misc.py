@@ -30,6 +30,7 @@ from ftransforms.backend import namespace_of
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
 from ftransforms.jax_lax import _MONOIDS, top_k
+from ftransforms.numpy.helpers import constant_like
 from ftransforms.ops.bits import bitcast_convert_type_p, reduce_precision_p
 from ftransforms.pytree import tree_flatten, tree_unflatten
 from ftransforms.random_keys import bits as _key_bits
@@ -578,14 +579,16 @@ def mulhi(x: Any, y: Any, /) -> Any:
         return fnp.right_shift(x.astype(wide) * y.astype(wide), bits).astype(dt)
     u64 = numpy.dtype(numpy.uint64)
     xu, yu = x.astype(u64), y.astype(u64)
-    low, shift = numpy.uint64(0xFFFFFFFF), numpy.uint64(32)
-    xl, xh, yl, yh = xu & low, xu >> shift, yu & low, yu >> shift
-    cross = ((xl * yl) >> shift) + ((xh * yl) & low) + xl * yh
-    high = xh * yh + ((xh * yl) >> shift) + (cross >> shift)
+    low, shift = constant_like(0xFFFFFFFF, xu, u64), constant_like(32, xu, u64)
+    xl, xh = fnp.bitwise_and(xu, low), fnp.right_shift(xu, shift)
+    yl, yh = fnp.bitwise_and(yu, low), fnp.right_shift(yu, shift)
+    cross = fnp.right_shift(xl * yl, shift) + fnp.bitwise_and(xh * yl, low) + xl * yh
+    high = xh * yh + fnp.right_shift(xh * yl, shift) + fnp.right_shift(cross, shift)
     if dt.kind == "u":
         return high
     # signed: subtract the other operand where one is negative (two's complement)
-    high = high - fnp.where(x < 0, yu, numpy.uint64(0)) - fnp.where(y < 0, xu, numpy.uint64(0))
+    zero = fnp.zeros_like(xu)
+    high = high - fnp.where(x < 0, yu, zero) - fnp.where(y < 0, xu, zero)
     return high.astype(dt)
 
 
@@ -669,8 +672,10 @@ def ragged_dot(
             f"{a.shape} and {b.shape}"
         )
     ends = fnp.cumsum(fnp.asarray(group_sizes))
-    group = fnp.sum(fnp.expand_dims(numpy.arange(a.shape[0]), 1) >= ends, axis=1)
-    onehot = fnp.equal(fnp.expand_dims(group, 1), numpy.arange(b.shape[0])).astype(a.dtype)
+    rows = constant_like(numpy.arange(a.shape[0]), a)
+    group = fnp.sum(fnp.expand_dims(rows, 1) >= ends, axis=1)
+    groups = constant_like(numpy.arange(b.shape[0]), a)
+    onehot = fnp.equal(fnp.expand_dims(group, 1), groups).astype(a.dtype)
     out = fnp.einsum("mk,gkn,mg->mn", a, b, onehot)
     return out if preferred_element_type is None else out.astype(preferred_element_type)
 

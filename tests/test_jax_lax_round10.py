@@ -991,3 +991,31 @@ def test_gather_scatter_on_a_device_backend():
         lambda x: (L.gather(x, asarray(idx), gdn, (1, 3), mode="fill", fill_value=0.0) ** 2).sum()
     )(asarray(x))
     close(host(g), 2 * np.where(np.arange(4)[:, None] < 3, x, 0) * (np.arange(4) != 1)[:, None])
+
+
+def test_the_rest_on_a_device_backend():
+    # every constant is made on the operands' backend (the strict CuPy stand-in)
+    from ftransforms.strict_backend import asarray
+
+    x4, w4 = RNG.normal(size=(1, 2, 4, 4)), RNG.normal(size=(3, 2, 2, 2))
+    x5, w5 = RNG.normal(size=(1, 2, 4, 4, 4)), RNG.normal(size=(3, 2, 2, 2, 2))
+    calls = [
+        lambda m: L.conv_general_dilated(m(x5), m(w5), (1, 1, 1), "SAME"),
+        lambda m: L.conv_transpose(
+            m(x4), m(w4), (2, 2), "SAME", dimension_numbers=("NCHW", "OIHW", "NCHW")
+        ),
+        lambda m: L.conv_general_dilated(m(x4), m(w4), (1, 1), [(4, 0), (0, -1)], (2, 2)),
+        lambda m: L.conv_general_dilated_patches(m(x4), (2, 2), (1, 1), "VALID"),
+        lambda m: L.ragged_dot(m(np.ones((3, 2))), m(np.ones((2, 2, 2))), m(np.array([1, 2]))),
+        lambda m: L.mulhi(m(np.array([2**40, -5])), m(np.array([2**40, 7]))),
+        lambda m: ft.vmap(lambda v: L.ppermute(v, "i", [(0, 1), (1, 0)]), axis_name="i")(
+            m(np.arange(2.0))
+        ),
+        lambda m: L.linalg.tridiagonal_solve(
+            m(np.zeros(3)), m(np.full(3, 2.0)), m(np.zeros(3)), m(np.ones((3, 1)))
+        ),
+        lambda m: L.linalg.lu(m(np.eye(3) + 1))[2],
+        lambda m: L.pad(m(np.ones(3)), 0.0, [(1, 1, 1)]),
+    ]
+    for call in calls:
+        close(np.asarray(call(asarray).get()), call(np.asarray))
