@@ -237,10 +237,12 @@ def reduce(
         raise UnsupportedOperationError(
             f"lax.reduce: dimensions {tuple(dimensions)} must be axes of the operand (rank {nd})"
         )
+    if not dims:  # nothing to reduce: the operands as they are (JAX's, init unused)
+        return tree_unflatten(init_spec, arrays)
     inits = [fnp.asarray(i).astype(a.dtype) for i, a in zip(inits, arrays, strict=True)]
     kept = tuple(n for a, n in enumerate(shape) if a not in dims)
     whole = _MONOIDS.get(id(computation)) if len(arrays) == 1 else None
-    if whole is not None and dims:
+    if whole is not None:
         return computation(inits[0], whole(arrays[0], axis=tuple(dims)))
     rows = 1
     for d in dims:
