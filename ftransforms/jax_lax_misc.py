@@ -603,7 +603,9 @@ def approx_max_k(
     aggregate_to_topk: bool = True,
 ) -> tuple[Any, Any]:
     """The ``k`` largest entries along ``reduction_dimension`` and their indices, exactly
-    (as JAX's CPU computes the approximate top-k) (``jax.lax.approx_max_k``).
+    (as JAX's CPU computes the approximate top-k) (``jax.lax.approx_max_k``).  With
+    ``aggregate_to_topk=False`` the candidates are the whole axis, sorted (JAX's CPU gives
+    the same for axes of up to 128 entries, fewer candidates for longer ones).
 
     Example:
         >>> import numpy as np
@@ -612,7 +614,7 @@ def approx_max_k(
         [[4.0, 2.0], [1, 2]]
     """
     x = fnp.moveaxis(fnp.asarray(operand), reduction_dimension, -1)
-    values, indices = top_k(x, k)
+    values, indices = top_k(x, k if aggregate_to_topk else x.shape[-1])
     return (
         fnp.moveaxis(values, -1, reduction_dimension),
         fnp.moveaxis(indices, -1, reduction_dimension),
@@ -628,7 +630,7 @@ def approx_min_k(
     aggregate_to_topk: bool = True,
 ) -> tuple[Any, Any]:
     """The ``k`` smallest entries along ``reduction_dimension`` and their indices, exactly
-    (``jax.lax.approx_min_k``).
+    (``jax.lax.approx_min_k``; ``aggregate_to_topk=False``: the whole axis, sorted).
 
     Example:
         >>> import numpy as np
@@ -637,7 +639,13 @@ def approx_min_k(
         [[1.0, 2.0], [0, 2]]
     """
     x = fnp.moveaxis(fnp.asarray(operand), reduction_dimension, -1)
-    order = fnp.argsort(x, axis=-1, kind="stable")[..., : operator.index(k)]
+    if not 0 <= operator.index(k) <= x.shape[-1]:
+        raise UnsupportedOperationError(
+            f"lax.approx_min_k(operand, k): k must be between 0 and the reduced axis' size "
+            f"{x.shape[-1]}, got {k}"
+        )
+    kept = operator.index(k) if aggregate_to_topk else x.shape[-1]
+    order = fnp.argsort(x, axis=-1, kind="stable")[..., :kept]
     values = fnp.take_along_axis(x, order, axis=-1)
     return (
         fnp.moveaxis(values, -1, reduction_dimension),

@@ -583,6 +583,7 @@ def test_reduce_and_the_rest_are_numpy():
     close(values, -np.sort(-x, axis=1)[:, :2])
     close(order, np.argsort(-x, axis=1, kind="stable")[:, :2].astype(np.int32))
     close(L.approx_min_k(x, 3)[0], np.sort(x, axis=-1)[..., :3])
+    close(L.approx_max_k(x, 2, aggregate_to_topk=False)[0], -np.sort(-x, axis=-1))
     lhs, rhs, groups = RNG.normal(size=(6, 3)), RNG.normal(size=(3, 3, 2)), np.array([2, 0, 3])
     rows = np.repeat(np.arange(3), groups)
     want = np.zeros((6, 2))
