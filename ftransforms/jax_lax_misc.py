@@ -140,6 +140,35 @@ class DotDimensionNumbers(tuple):
     __slots__ = ()
 
 
+class PrecisionLike:
+    """The type of ``precision=`` arguments, for annotations (``jax.lax.PrecisionLike``:
+    ``None``, a :class:`Precision`, a :class:`DotAlgorithmPreset`, a string or a pair).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> def matmul(a, b, precision: lax.PrecisionLike = None):
+        ...     return lax.dot(a, b, precision=precision)
+        >>> matmul(np.eye(2), np.ones(2)).tolist()
+        [1.0, 1.0]
+    """
+
+
+class ConvGeneralDilatedDimensionNumbers:
+    """The type of convolutions' ``dimension_numbers=``, for annotations
+    (``jax.lax.ConvGeneralDilatedDimensionNumbers``: ``None``, three layout strings or a
+    ``ConvDimensionNumbers``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> def conv(x, w, dn: lax.ConvGeneralDilatedDimensionNumbers = None):
+        ...     return lax.conv_general_dilated(x, w, (1,), "VALID", dimension_numbers=dn)
+        >>> conv(np.ones((1, 1, 3)), np.ones((1, 1, 2))).tolist()
+        [[[2.0, 2.0]]]
+    """
+
+
 def fft(x: Any, fft_type: Any, fft_lengths: Sequence[int]) -> Any:
     """The ``len(fft_lengths)``-dimensional FFT over the last axes of ``x``
     (``jax.lax.fft``): ``fft_type`` is an :class:`FftType` or its name; for ``IRFFT``
@@ -691,10 +720,12 @@ def ragged_dot(
 
 
 __all__ = [
+    "ConvGeneralDilatedDimensionNumbers",
     "DotAlgorithmPreset",
     "DotDimensionNumbers",
     "FftType",
     "Precision",
+    "PrecisionLike",
     "RandomAlgorithm",
     "RoundingMethod",
     "approx_max_k",
