@@ -44,6 +44,7 @@ import numpy
 
 import ftransforms.numpy as fnp
 from ftransforms.core.errors import DimensionNumbersError, UnsupportedOperationError
+from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.helpers import xp_of
 
 
@@ -539,6 +540,10 @@ def _scatter_concrete(kind: str, flat: Any, pos: numpy.ndarray, vals: Any, ok: A
         _, last_from_end = numpy.unique(p[::-1], return_index=True)
         sel = sel[numpy.sort(p.size - 1 - last_from_end)]
     p, v = pos[sel], fnp.getitem(vals, sel)
+    if kind == "set" and not isinstance(flat, Tracer) and not isinstance(v, Tracer):
+        out = flat.copy()  # plain arrays, unique positions: NumPy's (CuPy's) assignment
+        out[_on(flat, p)] = v
+        return out
     at = fnp.at(flat)[p]
     return {
         "set": at.set,
