@@ -26,6 +26,7 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy as fnp
+from ftransforms.api import jvp
 from ftransforms.backend import namespace_of
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
@@ -35,6 +36,7 @@ from ftransforms.ops.bits import bitcast_convert_type_p, reduce_precision_p
 from ftransforms.pytree import tree_flatten, tree_unflatten
 from ftransforms.random_keys import bits as _key_bits
 from ftransforms.random_keys import split as _split_key
+from ftransforms.scipy import special as _special
 
 
 class Precision(enum.Enum):
@@ -525,6 +527,38 @@ def reduce_precision(operand: Any, exponent_bits: int, mantissa_bits: int) -> An
     return reduce_precision_p.bind(x, exponent_bits=e, mantissa_bits=m)
 
 
+# -- derivatives of the incomplete gamma function -------------------------------------------------
+
+
+def igamma_grad_a(a: Any, x: Any) -> Any:
+    """The derivative in ``a`` of the regularized lower incomplete gamma function
+    ``gammainc(a, x)``, elementwise (``jax.lax.igamma_grad_a``).
+
+    Example:
+        >>> from ftransforms import lax
+        >>> round(float(lax.igamma_grad_a(1.5, 2.0)), 10)
+        -0.2774335642
+    """
+    a, x = fnp.broadcast_arrays(fnp.asarray(a), fnp.asarray(x))
+    ones = fnp.ones_like(a)
+    return jvp(lambda a: _special.gammainc(a, x), (a,), (ones,))[1]
+
+
+def random_gamma_grad(a: Any, sample: Any) -> Any:
+    """The derivative of a Gamma(``a``, 1) sample in ``a`` at the same uniform draw (the
+    implicit reparameterization ``-dF/da / dF/dx``, ``F`` the distribution function)
+    (``jax.lax.random_gamma_grad``).
+
+    Example:
+        >>> from ftransforms import lax
+        >>> round(float(lax.random_gamma_grad(1.5, 2.0)), 6)
+        1.28463
+    """
+    a, x = fnp.broadcast_arrays(fnp.asarray(a), fnp.asarray(sample))
+    log_density = (a - 1) * fnp.log(x) - x - _special.gammaln(a)
+    return -igamma_grad_a(a, x) / fnp.exp(log_density)
+
+
 # -- random bits -------------------------------------------------------------------------------
 
 
@@ -738,12 +772,14 @@ __all__ = [
     "dtype",
     "empty",
     "fft",
+    "igamma_grad_a",
     "mulhi",
     "optimization_barrier",
     "platform_dependent",
     "ragged_dot",
     "reduce",
     "reduce_precision",
+    "random_gamma_grad",
     "reduce_xor",
     "rng_bit_generator",
     "rng_uniform",
