@@ -231,4 +231,32 @@ def pswapaxes(x: Any, axis_name: Any, axis: int, *, axis_index_groups: Any = Non
     return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
 
 
-__all__ = ["all_to_all", "axis_size", "ppermute", "pshuffle", "psum_scatter", "pswapaxes"]
+def pbroadcast(x: Any, axis_name: Any, source: int) -> Any:
+    """Row ``source``'s ``x`` (a pytree) given to every row of the named axis
+    (``jax.lax.pbroadcast``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import lax
+        >>> ft.vmap(lambda x: lax.pbroadcast(x, "i", 2), axis_name="i")(np.arange(4.0))
+        array([2., 2., 2., 2.])
+    """
+    where = f"pbroadcast(x, {axis_name!r}, {source})"
+    name = _one_name(axis_name, where)
+    n = _frame(name, where).axis_size
+    source = operator.index(source)
+    if not 0 <= source < n:
+        raise ValueError(f"{where}: source must be a row in [0, {n}), got {source}")
+    return tree_map(lambda leaf: all_gather(leaf, name)[source], x)
+
+
+__all__ = [
+    "all_to_all",
+    "axis_size",
+    "pbroadcast",
+    "ppermute",
+    "pshuffle",
+    "psum_scatter",
+    "pswapaxes",
+]
