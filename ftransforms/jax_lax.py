@@ -21,7 +21,8 @@ NumPy are NumPy's own functions (``lax.max is ftransforms.numpy.maximum``).
 The modules next to this one add more of ``jax.lax`` the same way: ``jax_lax_gather``
 (``gather``/``scatter`` with dimension numbers), ``jax_lax_conv`` (the convolutions and
 their layout helpers), ``jax_lax_collectives`` (``ppermute``, ``all_to_all``...) and
-``jax_lax_misc`` (``reduce``, ``fft``, the enums...).
+``jax_lax_misc`` (``reduce``, ``fft``, the enums...); ``jax_lax_linalg`` is the namespace
+``ft.lax.linalg`` (``jax.lax.linalg``).
 
 Differences from JAX: ``precision=``/``preferred_element_type=`` are accepted and have no
 effect beyond the result dtype; ``lax.round`` rounds half away from zero (JAX's default)
