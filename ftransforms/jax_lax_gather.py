@@ -20,8 +20,9 @@ every transform goes through.  The modes: ``"clip"`` clamps the starts; ``"fill"
 default) leaves out the updates of such windows; ``"promise_in_bounds"`` clamps in a
 gather and drops in a scatter, as JAX does on CPU.  Repeated positions: ``scatter`` keeps
 the last update (as JAX on CPU), ``scatter_add`` adds them all, ``scatter_min``/``max``
-keep the extreme, through a stable sort of the positions when they are traced (batched by
-``vmap``) and a NumPy pass when they are concrete.
+keep the extreme and ``scatter_mul`` multiplies them, through a stable sort of the
+positions (a segmented scan of products for ``mul``) when they are traced (batched by
+``vmap``: one batched program, never a split) and a NumPy pass when they are concrete.
 
 Example:
     >>> import numpy as np
@@ -559,10 +560,19 @@ def _scatter_traced(kind: str, flat: Any, pos: Any, vals: Any, ok: Any) -> Any:
     n = flat.shape[0]
     if kind == "add":
         return fnp.at(flat)[pos].add(vals if ok is None else fnp.where(ok, vals, 0))
-    if kind == "mul":
-        return fnp.at(flat)[pos].multiply(vals if ok is None else fnp.where(ok, vals, 1))
     key = pos if ok is None else fnp.where(ok, pos, n)  # dropped updates sort last
-    if kind == "set":
+    if kind == "mul":  # the product of each run of equal positions: a segmented scan
+        order = fnp.argsort(key, kind="stable")
+        sp, sv = fnp.getitem(key, order), fnp.getitem(vals, order)
+        step = 1
+        while step < sp.shape[0]:  # after it, each entry holds its run's product so far
+            same = fnp.concatenate([_on(sp, numpy.zeros(step, bool)), sp[step:] == sp[:-step]])
+            before = fnp.concatenate([fnp.ones_like(sv[:step]), sv[:-step]])
+            sv = sv * fnp.where(same, before, fnp.ones_like(sv))
+            step *= 2
+        keep = fnp.concatenate([sp[1:] != sp[:-1], _on(sp, numpy.array([True]))])
+        order = None
+    elif kind == "set":
         order = fnp.argsort(key, kind="stable")
         sp = fnp.getitem(key, order)
         keep = fnp.concatenate([sp[1:] != sp[:-1], _on(sp, numpy.array([True]))])
@@ -573,10 +583,11 @@ def _scatter_traced(kind: str, flat: Any, pos: Any, vals: Any, ok: Any) -> Any:
         sp = fnp.getitem(key, order)
         keep = fnp.concatenate([_on(sp, numpy.array([True])), sp[1:] != sp[:-1]])
     keep = keep & (sp < n)
-    sv = fnp.getitem(vals, order)
+    if order is not None:
+        sv = fnp.getitem(vals, order)
     sp = fnp.where(keep, sp, 0)
     if kind != "set":
-        combine = fnp.minimum if kind == "min" else fnp.maximum
+        combine = {"min": fnp.minimum, "max": fnp.maximum, "mul": fnp.multiply}[kind]
         sv = combine(fnp.getitem(flat, sp), sv)
     hits = fnp.at(_on(sp, numpy.zeros(n, numpy.int64)))[sp].add(keep.astype(numpy.int64))
     written = fnp.at(fnp.zeros_like(flat))[sp].add(fnp.where(keep, sv, fnp.zeros_like(sv)))

@@ -18,6 +18,8 @@ every call compiles (seconds in all).
 
 from __future__ import annotations
 
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -228,9 +230,11 @@ def test_scatter_derivatives_batched_indices_and_jit():
     dn, t = L.ScatterDimensionNumbers(*SCATTERS[0][2]), SCATTERS[0][2]
     xs, us = RNG.normal(size=(4, 6)), RNG.normal(size=(4, 5))
     idxs = RNG.integers(-2, 8, size=(4, 5, 1))  # repeats and out-of-bounds rows
-    for name in ("scatter", "scatter_add", "scatter_min", "scatter_max"):
+    for name in ("scatter", "scatter_add", "scatter_min", "scatter_max", "scatter_mul"):
         ours, _, combine = KINDS[name]
-        got = ft.vmap(lambda x, i, u, ours=ours: ours(x, i, u, dn))(xs, idxs, us)
+        with warnings.catch_warnings():  # one batched program: the batch is not split
+            warnings.simplefilter("error", ft.errors.PerformanceWarning)
+            got = ft.vmap(lambda x, i, u, ours=ours: ours(x, i, u, dn))(xs, idxs, us)
         loop = np.stack(
             [scatter_loop(x, i, u, t, combine) for x, i, u in zip(xs, idxs, us, strict=True)]
         )
