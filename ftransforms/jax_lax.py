@@ -18,10 +18,15 @@ are already JAX's spellings and stay as they are.  Everything here is a composit
 primitives, so every transform goes through it; the operators JAX names differently from
 NumPy are NumPy's own functions (``lax.max is ftransforms.numpy.maximum``).
 
+The modules next to this one add more of ``jax.lax`` the same way: ``jax_lax_gather``
+(``gather``/``scatter`` with dimension numbers), ``jax_lax_conv`` (the convolutions and
+their layout helpers), ``jax_lax_collectives`` (``ppermute``, ``all_to_all``...) and
+``jax_lax_misc`` (``reduce``, ``fft``, the enums...); ``jax_lax_linalg`` is the namespace
+``ft.lax.linalg`` (``jax.lax.linalg``).
+
 Differences from JAX: ``precision=``/``preferred_element_type=`` are accepted and have no
 effect beyond the result dtype; ``lax.round`` rounds half away from zero (JAX's default)
-or to even with ``rounding_method=1``; not here: 3-d convolutions, ``batch_group_count``,
-``reduce``, ``gather``/``scatter`` with dimension numbers (use ``x[idx]`` / ``x.at[idx]``).
+or to even with ``rounding_method=1``.
 
 Example:
     >>> import numpy as np
@@ -51,7 +56,7 @@ from ftransforms.control import cond, fori_loop, scan, switch, while_loop
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
 from ftransforms.implicit import custom_linear_solve, custom_root
-from ftransforms.nn.layers import conv2d
+from ftransforms.numpy.helpers import constant_like
 from ftransforms.scans import associative_scan
 from ftransforms.scans import map as _map
 from ftransforms.scipy import special as _special
@@ -467,7 +472,11 @@ def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, in
             f"lax.pad(operand, padding_value, padding_config): one (low, high, interior) per "
             f"axis of the operand ({x.ndim}), got {len(config)}"
         )
-    value = fnp.asarray(padding_value).astype(x.dtype)
+    value = (
+        fnp.asarray(padding_value).astype(x.dtype)
+        if isinstance(padding_value, Tracer)
+        else constant_like(padding_value, x, x.dtype)  # on x's backend
+    )
     for axis, (low, high, interior) in enumerate(config):
         if interior < 0:
             raise UnsupportedOperationError(
@@ -961,145 +970,6 @@ def reduce_window(
     return acc
 
 
-def _conv_permutations(dimension_numbers: Any, nd: int) -> tuple[list[int], list[int], list[int]]:
-    """(lhs, rhs, out) permutations to (N, C, spatial...), (O, I, spatial...), (N, C, ...)."""
-    if dimension_numbers is None:
-        default = list(range(nd))
-        return default, default, default
-    lhs, rhs, out = dimension_numbers
-    if isinstance(lhs, str):
-        spatial = [c for c in rhs if c not in "OI"]
-        return (
-            [lhs.index("N"), lhs.index("C")] + [lhs.index(c) for c in spatial],
-            [rhs.index("O"), rhs.index("I")] + [rhs.index(c) for c in spatial],
-            [out.index("N"), out.index("C")] + [out.index(c) for c in spatial],
-        )
-    return list(lhs), list(rhs), list(out)  # ConvDimensionNumbers' integer specs
-
-
-def conv_general_dilated(
-    lhs: Any,
-    rhs: Any,
-    window_strides: Sequence[int],
-    padding: Any,
-    lhs_dilation: Sequence[int] | None = None,
-    rhs_dilation: Sequence[int] | None = None,
-    dimension_numbers: Any = None,
-    feature_group_count: int = 1,
-    batch_group_count: int = 1,
-    precision: Any = None,
-    preferred_element_type: Any = None,
-) -> Any:
-    """A convolution (cross-correlation) with one or two spatial axes: layouts from
-    ``dimension_numbers`` (``None`` is ``NCH(W)``/``OIH(W)``, or strings such as
-    ``("NHWC", "HWIO", "NHWC")``, or JAX's ``ConvDimensionNumbers``), ``padding``
-    ``"VALID"``/``"SAME"``/``(low, high)`` pairs (negative crops), input dilation
-    (``lhs_dilation``: a transposed convolution), kernel dilation and feature groups
-    (``jax.lax.conv_general_dilated``, over ``ft.nn.conv2d``).
-
-    Example:
-        >>> import numpy as np
-        >>> from ftransforms import lax
-        >>> x, w = np.ones((1, 5, 5, 2)), np.ones((3, 3, 2, 4))
-        >>> dn = ("NHWC", "HWIO", "NHWC")
-        >>> lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=dn).shape
-        (1, 5, 5, 4)
-    """
-    x, w = fnp.asarray(lhs), fnp.asarray(rhs)
-    nd = x.ndim
-    spatial = nd - 2
-    if spatial not in (1, 2) or w.ndim != nd:
-        raise UnsupportedOperationError(
-            f"lax.conv_general_dilated: one or two spatial axes are supported, got operands "
-            f"of rank {x.ndim} and {w.ndim}; for 3-d convolutions write the sum of 2-d ones"
-        )
-    if batch_group_count != 1:
-        raise UnsupportedOperationError(
-            f"lax.conv_general_dilated(..., batch_group_count={batch_group_count}): only 1 is "
-            f"supported"
-        )
-    lp, rp, op = _conv_permutations(dimension_numbers, nd)
-    x, w = fnp.transpose(x, lp), fnp.transpose(w, rp)
-    strides = [operator.index(st) for st in window_strides]
-    ldil = [1] * spatial if lhs_dilation is None else [operator.index(d) for d in lhs_dilation]
-    rdil = [1] * spatial if rhs_dilation is None else [operator.index(d) for d in rhs_dilation]
-    if isinstance(padding, str) and any(d > 1 for d in ldil):
-        raise UnsupportedOperationError(
-            f"lax.conv_general_dilated(..., padding={padding!r}, lhs_dilation={tuple(ldil)}): "
-            f"with lhs_dilation give the padding as (low, high) pairs, as JAX requires"
-        )
-    kernel = [(k - 1) * d + 1 for k, d in zip(w.shape[2:], rdil, strict=True)]
-    pads = _padding(padding, x.shape[2:], kernel, strides)
-    config = [(0, 0, 0), (0, 0, 0)] + [
-        (lo, hi, d - 1) for (lo, hi), d in zip(pads, ldil, strict=True)
-    ]
-    if any(c != (0, 0, 0) for c in config):
-        x = pad(x, fnp.zeros((), x.dtype), config)
-    if spatial == 1:
-        x, w = fnp.expand_dims(x, 2), fnp.expand_dims(w, 2)
-        strides, rdil = [1, *strides], [1, *rdil]
-    out = conv2d(
-        x, w, stride=tuple(strides), padding=0, dilation=tuple(rdil), groups=feature_group_count
-    )
-    if spatial == 1:
-        out = fnp.squeeze(out, axis=2)
-    out = fnp.transpose(out, numpy.argsort(op).tolist())
-    return out if preferred_element_type is None else out.astype(preferred_element_type)
-
-
-def conv(
-    lhs: Any,
-    rhs: Any,
-    window_strides: Sequence[int],
-    padding: Any,
-    precision: Any = None,
-    preferred_element_type: Any = None,
-) -> Any:
-    """:func:`conv_general_dilated` in the ``NCHW``/``OIHW`` layout (``jax.lax.conv``).
-
-    Example:
-        >>> import numpy as np
-        >>> from ftransforms import lax
-        >>> out = lax.conv(np.ones((1, 1, 4, 4)), np.ones((2, 1, 3, 3)), (1, 1), "VALID")
-        >>> out[0, :, 0, 0].tolist()
-        [9.0, 9.0]
-    """
-    return conv_general_dilated(
-        lhs, rhs, window_strides, padding, preferred_element_type=preferred_element_type
-    )
-
-
-def conv_with_general_padding(
-    lhs: Any,
-    rhs: Any,
-    window_strides: Sequence[int],
-    padding: Any,
-    lhs_dilation: Sequence[int] | None,
-    rhs_dilation: Sequence[int] | None,
-    precision: Any = None,
-    preferred_element_type: Any = None,
-) -> Any:
-    """:func:`conv_general_dilated` in the ``NCHW``/``OIHW`` layout with dilations
-    (``jax.lax.conv_with_general_padding``).
-
-    Example:
-        >>> import numpy as np
-        >>> from ftransforms import lax
-        >>> x, w = np.ones((1, 1, 4, 4)), np.ones((1, 1, 2, 2))
-        >>> lax.conv_with_general_padding(x, w, (1, 1), [(0, 0), (0, 0)], None, (2, 2)).shape
-        (1, 1, 2, 2)
-    """
-    return conv_general_dilated(
-        lhs,
-        rhs,
-        window_strides,
-        padding,
-        lhs_dilation,
-        rhs_dilation,
-        preferred_element_type=preferred_element_type,
-    )
-
-
 def dot_general(
     lhs: Any,
     rhs: Any,
@@ -1276,9 +1146,6 @@ __all__ = sorted(
         "collapse",
         "complex",
         "cond",
-        "conv",
-        "conv_general_dilated",
-        "conv_with_general_padding",
         "convert_element_type",
         "cumlogsumexp",
         "cummax",
@@ -1334,9 +1201,10 @@ ALSO_PUBLIC = ("cumsum", "cumprod")
 
 
 def install(lax_module: types.ModuleType) -> None:
-    """Make the names of :data:`__all__` that ``lax_module`` (``ftransforms.lax``) does not
-    define its attributes, through a module ``__getattr__``, and list them (with
-    :data:`ALSO_PUBLIC`) in its ``__all__`` (NOTE [jax.lax names in ftransforms.lax]).
+    """Make the names of :data:`__all__` and of the modules next to this one that
+    ``lax_module`` (``ftransforms.lax``) does not define its attributes, through a module
+    ``__getattr__``, and list them (with :data:`ALSO_PUBLIC`) in its ``__all__``
+    (NOTE [jax.lax names in ftransforms.lax]).
 
     Example:
         >>> import ftransforms
@@ -1344,8 +1212,19 @@ def install(lax_module: types.ModuleType) -> None:
         >>> "dynamic_slice" in lax.__all__ and bool(lax.rsqrt(4.0) == 0.5)
         True
     """
-    given = {n: {**ALIASES, **REEXPORTS}.get(n) or globals()[n] for n in __all__}
+    # late import: the modules next to this one build on it (conv on pad, reduce on _MONOIDS)
+    from ftransforms import jax_lax_collectives as collectives  # noqa: PLC0415  late import: above
+    from ftransforms import jax_lax_conv as conv_module  # noqa: PLC0415  late import: above
+    from ftransforms import jax_lax_gather as gather_module  # noqa: PLC0415  late import: above
+    from ftransforms import jax_lax_linalg as linalg  # noqa: PLC0415  late import: above
+    from ftransforms import jax_lax_misc as misc  # noqa: PLC0415  late import: above
+
+    modules = (collectives, conv_module, gather_module, misc)
+    defined = {**globals(), **{n: getattr(m, n) for m in modules for n in m.__all__}}
+    names = sorted({*__all__, *(n for m in modules for n in m.__all__)})
+    given = {n: {**ALIASES, **REEXPORTS}.get(n) or defined[n] for n in names}
     given = {n: f for n, f in given.items() if n not in vars(lax_module)}
+    given["linalg"] = linalg  # ft.lax.linalg, as jax.lax.linalg (a namespace)
 
     def __getattr__(name: str) -> Any:  # noqa: N807  (PEP 562's module hook)
         # A module __getattr__, not setattr: lax.py's own code keeps Python's builtins
@@ -1362,4 +1241,4 @@ def install(lax_module: types.ModuleType) -> None:
 
     lax_module.__getattr__ = __getattr__
     lax_module.__dir__ = __dir__
-    lax_module.__all__ = sorted({*lax_module.__all__, *__all__, *ALSO_PUBLIC})
+    lax_module.__all__ = sorted({*lax_module.__all__, *names, *ALSO_PUBLIC})

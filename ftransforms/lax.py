@@ -243,8 +243,11 @@ def _resolve_shape(new_shape: Any, total: int) -> tuple[int, ...]:
     return new_shape
 
 
-def reshape(x: Any, new_shape: Any) -> Any:
-    """``numpy.reshape`` in C order (``-1`` allowed); ``x`` itself when nothing changes."""
+def reshape(x: Any, new_shape: Any, dimensions: Any = None) -> Any:
+    """``numpy.reshape`` in C order (``-1`` allowed); ``x`` itself when nothing changes.
+    ``dimensions``: ``x``'s axes in this order first (``jax.lax.reshape``'s argument)."""
+    if dimensions is not None:
+        x = transpose(x, dimensions)
     old = shape(x)
     new = _resolve_shape(new_shape, math.prod(old))
     if new == old and not isinstance(x, _SCALARS):
@@ -252,8 +255,11 @@ def reshape(x: Any, new_shape: Any) -> Any:
     return _p.reshape.bind(x, shape=new)
 
 
-def transpose(x: Any, axes: Any = None) -> Any:
-    """``numpy.transpose``; ``x`` itself for the identity permutation."""
+def transpose(x: Any, axes: Any = None, *, permutation: Any = None) -> Any:
+    """``numpy.transpose``; ``x`` itself for the identity permutation (``permutation=``:
+    ``jax.lax.transpose``'s name for ``axes``)."""
+    if permutation is not None:
+        axes = permutation
     rank = ndim(x)
     axes = tuple(reversed(range(rank))) if axes is None else tuple(axes)
     if len(axes) != rank:
@@ -293,8 +299,10 @@ def matrix_transpose(x: Any) -> Any:
     return swapaxes(x, -1, -2)
 
 
-def squeeze(x: Any, axis: Any = None) -> Any:
-    """``numpy.squeeze``."""
+def squeeze(x: Any, axis: Any = None, *, dimensions: Any = None) -> Any:
+    """``numpy.squeeze`` (``dimensions=``: ``jax.lax.squeeze``'s name for ``axis``)."""
+    if dimensions is not None:
+        axis = tuple(dimensions)
     s = shape(x)
     if axis is None:
         axes = tuple(i for i, n in enumerate(s) if n == 1)
@@ -306,8 +314,10 @@ def squeeze(x: Any, axis: Any = None) -> Any:
     return reshape(x, tuple(n for i, n in enumerate(s) if i not in axes))
 
 
-def expand_dims(x: Any, axis: Any) -> Any:
-    """``numpy.expand_dims``."""
+def expand_dims(x: Any, axis: Any = None, *, dimensions: Any = None) -> Any:
+    """``numpy.expand_dims`` (``dimensions=``: ``jax.lax.expand_dims``'s name for ``axis``)."""
+    if dimensions is not None:
+        axis = tuple(dimensions)
     s = shape(x)
     axes = normalize_axes(axis, len(s) + (1 if isinstance(axis, int) else len(axis)))
     it = iter(s)
@@ -324,8 +334,11 @@ def broadcast_to(x: Any, new_shape: Any) -> Any:
     return _p.broadcast_to.bind(x, shape=new_shape)
 
 
-def concatenate(arrays: Sequence[Any], axis: int = 0) -> Any:
-    """``numpy.concatenate`` of arrays of equal rank along ``axis``."""
+def concatenate(arrays: Sequence[Any], axis: int = 0, *, dimension: Any = None) -> Any:
+    """``numpy.concatenate`` of arrays of equal rank along ``axis`` (``dimension=``:
+    ``jax.lax.concatenate``'s name for it)."""
+    if dimension is not None:
+        axis = dimension
     arrays = list(arrays)
     if len(arrays) == 1:
         return arrays[0]

@@ -47,6 +47,7 @@ NAMESPACES = (
     "ftransforms.image",
     "ftransforms.lax",
     "ftransforms.experimental.ode",
+    "ftransforms.jax_lax_linalg",
     "ftransforms.distributed",
     "ftransforms.testing",
     "ftransforms.errors",

@@ -1539,6 +1539,7 @@ add(
 # -- the family modules (each appends its entries to OPS on import) -------------------------
 
 from tests import (  # noqa: E402,F401
+    op_db_bits,
     op_db_callbacks,
     op_db_fft,
     op_db_linalg,

@@ -603,6 +603,24 @@ add(
 # -- the array-API spellings of fnp.linalg ------------------------------------------------------
 
 add(
+    "linalg_cross",
+    lambda m, a, b, **kw: m.linalg.cross(a, b, **kw),
+    lambda d: [
+        S("3_3", d.u((3,)), d.u((3,))),
+        S("2x3x4_3x1_axis0", d.u((3, 2, 4)), d.u((3, 1, 4)), axis=0),
+    ],
+    funcs="linalg.cross",
+)
+add(
+    "linalg_vecdot",
+    lambda m, a, b, **kw: m.linalg.vecdot(a, b, **kw),
+    lambda d: [
+        S("2x3_3", d.u((2, 3)), d.u((3,))),
+        S("3x2_3x2_axis0", d.u((3, 2)), d.u((3, 2)), axis=0),
+    ],
+    funcs="linalg.vecdot",
+)
+add(
     "linalg_diagonal",
     lambda m, x, **kw: m.linalg.diagonal(x, **kw),
     lambda d: [

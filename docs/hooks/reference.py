@@ -123,6 +123,11 @@ NAMESPACE_PAGES = [
         "ftransforms.experimental.ode (jax.experimental.ode)",
         "ftransforms.experimental.ode",
     ),
+    (
+        "reference/lax_linalg.md",
+        "ftransforms.lax.linalg (jax.lax.linalg)",
+        "ftransforms.jax_lax_linalg",
+    ),
     ("reference/distributed.md", "ftransforms.distributed", "ftransforms.distributed"),
     ("reference/testing.md", "ftransforms.testing", "ftransforms.testing"),
     ("reference/errors.md", "ftransforms.errors", "ftransforms.errors"),

@@ -561,3 +561,20 @@ class SplitOutputError(FTransformsError, ValueError):
         ...         print(f"{type(e).__name__}: {e}")
         SplitOutputError: vmap(f, in_dims=0): the rows took different Python paths and ...
     """
+
+
+class DimensionNumbersError(FTransformsError, TypeError, ValueError):
+    """A ``lax.gather``/``scatter``/convolution whose dimension numbers, slice sizes or
+    operand shapes do not fit together (JAX raises ``TypeError`` for the same mistakes).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import lax
+        >>> dn = lax.GatherDimensionNumbers((1,), (), (0,))
+        >>> try:
+        ...     lax.gather(np.arange(5.0), np.array([[1]]), dn, (7,))
+        ... except ft.errors.DimensionNumbersError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        DimensionNumbersError: lax.gather(operand, start_indices, dimension_numbers, ...
+    """

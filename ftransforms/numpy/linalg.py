@@ -56,6 +56,7 @@ __all__ = [
     "LinAlgError",
     "cholesky",
     "cond",
+    "cross",
     "det",
     "diagonal",
     "eig",
@@ -82,6 +83,7 @@ __all__ = [
     "tensorinv",
     "tensorsolve",
     "trace",
+    "vecdot",
     "vector_norm",
 ]
 
@@ -933,6 +935,52 @@ def outer(x1: Any, x2: Any, /) -> Any:
     if helpers.ndim(x1) != 1 or helpers.ndim(x2) != 1:
         raise ValueError("Input arrays must be one-dimensional")
     return products.outer(x1, x2)
+
+
+def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
+    """``numpy.linalg.cross`` / ``jax.numpy.linalg.cross``: the cross product of 3-vectors
+    along ``axis`` (of both inputs, broadcast).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.linalg.cross(np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0])).tolist()
+        [0.0, 0.0, 1.0]
+        >>> ft.grad(lambda a: fnp.linalg.cross(a, np.array([0.0, 0.0, 1.0]))[0])(np.ones(3))
+        array([0., 1., 0.])
+    """
+    if helpers.shape(x1)[axis] != 3 or helpers.shape(x2)[axis] != 3:
+        raise ValueError(
+            f"linalg.cross(x1, x2, axis={axis}): both inputs need size 3 along axis {axis}, "
+            f"got shapes {helpers.shape(x1)} and {helpers.shape(x2)}"
+        )
+    return products.cross(x1, x2, axis=axis)
+
+
+def vecdot(
+    x1: Any,
+    x2: Any,
+    /,
+    *,
+    axis: int = -1,
+    precision: Any = None,
+    preferred_element_type: Any = None,
+) -> Any:
+    """``numpy.linalg.vecdot`` / ``jax.numpy.linalg.vecdot``: ``sum(conj(x1) * x2)``
+    along ``axis`` (``precision`` is accepted and has no effect).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.linalg.vecdot(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([1.0, 1.0])).tolist()
+        [3.0, 7.0]
+        >>> ft.grad(lambda x: fnp.linalg.vecdot(x, np.array([2.0, 3.0])))(np.zeros(2))
+        array([2., 3.])
+    """
+    out = products.vecdot(x1, x2, axis=axis)
+    return out if preferred_element_type is None else out.astype(preferred_element_type)
 
 
 @implements("numpy.linalg.tensordot")
