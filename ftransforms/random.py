@@ -1021,7 +1021,7 @@ def __getattr__(name: str) -> Any:
     if name in _DISTRIBUTIONS:
         # function-local: random_distributions imports custom/callbacks, which import api,
         # which imports this module
-        from ftransforms import random_distributions  # noqa: PLC0415
+        from ftransforms import random_distributions  # noqa: PLC0415  late import: see above
 
         value = getattr(random_distributions, name)
         globals()[name] = value

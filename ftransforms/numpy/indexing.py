@@ -573,8 +573,7 @@ def nonzero(x: Any, *, size: int | None = None, fill_value: Any = None) -> tuple
 
 
 def _sized_nonzero(mask: Any, size: int, fill_value: Any) -> tuple[Any, ...]:
-    # late import: sorting imports this module
-    from ftransforms.numpy.sorting import fill_slots, padded_true_positions
+    from ftransforms.numpy.sorting import fill_slots, padded_true_positions  # noqa: PLC0415  late import: sorting imports this module
 
     if ndim(mask) == 0:
         raise ValueError("nonzero(a, size=...): a must have at least one dimension")

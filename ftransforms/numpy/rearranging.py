@@ -532,7 +532,7 @@ def _repeat_to_length(a: Any, repeats: Any, axis: int, length: int) -> Any:
     """``repeat`` with ``jax.numpy``'s ``total_repeat_length``: output slot ``j`` takes the
     element whose cumulative count first exceeds ``j`` (the last element past the end): a
     fixed shape, no count read."""
-    from ftransforms.numpy.sorting import searchsorted  # noqa: PLC0415  (sorting imports us)
+    from ftransforms.numpy.sorting import searchsorted  # noqa: PLC0415  late import: sorting imports us
 
     if length < 0:
         raise ValueError(f"repeat: total_repeat_length must be non-negative, got {length}")
@@ -752,7 +752,7 @@ def _stat_blocks(
         m = n if length is None else builtins.max(1, builtins.min(int(length), n))
         part = _edge(x, ax, 0, m) if side == 0 else _edge(x, ax, n - m, n)
         if mode == "median":
-            from ftransforms.numpy.statistics import median  # noqa: PLC0415  (it imports us)
+            from ftransforms.numpy.statistics import median  # noqa: PLC0415  late import: statistics imports us
 
             stat = median(part, axis=ax, keepdims=True)
         else:

@@ -33,7 +33,7 @@ def _output_len(len_h: int, n_in: int, up: int, down: int) -> int:
 
 def _upfirdn_last(h: Any, x: Any, up: int, down: int) -> Any:
     """``upfirdn`` along the last axis of ``x`` (zero extension)."""
-    from ftransforms.scipy.signal import fftconvolve  # noqa: PLC0415  (signal imports this)
+    from ftransforms.scipy.signal import fftconvolve  # noqa: PLC0415  late import: signal imports this
 
     n = fnp.shape(x)[-1]
     if up > 1:
