@@ -1,0 +1,151 @@
+"""Published programs, round seven: library code people copy (scikit-learn's Huber loss
+and MLP backpropagation), textbook and course programs, simulation codes and JAX's own
+examples, run unchanged.
+
+Each program lives in its own module under ``tests/published7/`` with its authors' import
+lines (``import numpy as np``; ``jax`` replaced by ``ftransforms``), its bodies verbatim,
+plotting and data files left out. Sizes and iteration counts are shrunk.
+
+Oracles: the programs' own hand-written gradients (scikit-learn's ``grad`` buffer and
+``_backprop``), float64 central differences, Python loops for ``vmap``, plain NumPy for
+values, and JAX (x64) where the program is JAX's.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import optree
+import pytest
+
+import ftransforms as ft
+from tests.published7 import sklearn_huber, sklearn_mlp
+from tests.tolerances import FD_TOL, assert_tree_close, tol
+
+TOL = tol(np.float64)
+
+
+def close(actual, expected, tolerance=TOL, msg=""):
+    """``actual`` (what a transform or program returned) is ``expected`` to ``tolerance``."""
+    assert_tree_close(actual, optree.tree_map(np.asarray, expected), err_msg=msg, **tolerance)
+
+
+def fd_jacobian(f, x, eps=1e-3):
+    """4th-order central differences in float64 of ``f`` at ``x``."""
+    x = np.asarray(x, dtype=np.float64)
+    cols = []
+    for k in range(x.size):
+        e = np.zeros(x.size)
+        e[k] = eps
+        e = e.reshape(x.shape)
+        at = lambda v: np.asarray(f(v), dtype=np.float64)  # noqa: E731
+        cols.append((-at(x + 2 * e) + 8 * at(x + e) - 8 * at(x - e) + at(x - 2 * e)) / (12 * eps))
+    out = np.stack(cols, axis=-1)
+    return out.reshape(out.shape[:-1] + x.shape)
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(7)
+
+
+# ======================================================================================
+# 1. scikit-learn's _huber_loss_and_gradient: ft.grad of the loss equals the hand-written
+#    gradient buffer; vmap splits by the outlier masks and equals the loop; jit
+# ======================================================================================
+
+
+def test_sklearn_huber_loss_and_gradient(rng):
+    f = sklearn_huber._huber_loss_and_gradient
+    X = rng.normal(size=(12, 3))
+    y = X @ np.array([1.0, -2.0, 0.5]) + rng.standard_t(2, size=12)
+    sw = np.ones(12)
+    sw[:3] = 2.0
+    for w in (np.r_[rng.normal(size=3), 0.3, 1.2], np.r_[rng.normal(size=3), 0.8]):
+        loss, grad = f(w, X, y, 1.35, 0.1, sw)
+        assert (
+            0
+            < np.count_nonzero(np.abs(y - X @ w[:3] - (w[3] if w.size == 5 else 0)) > 1.35 * w[-1])
+            < 12
+        )
+
+        def loss_of(w):
+            return f(w, X, y, 1.35, 0.1, sw)[0]
+
+        value, g = ft.value_and_grad(loss_of)(w)
+        close(value, loss)
+        close(g, grad)
+        close(ft.jacfwd(loss_of)(w), grad)
+        # the Hessian of the loss is the Jacobian of the program's own gradient
+        close(ft.hessian(loss_of)(w), ft.jacfwd(lambda w: f(w, X, y, 1.35, 0.1, sw)[1])(w))
+        close(
+            ft.jacrev(lambda w: f(w, X, y, 1.35, 0.1, sw)[1])(w),
+            fd_jacobian(lambda w: f(w, X, y, 1.35, 0.1, sw)[1], w, eps=1e-5),
+            {"rtol": 1e-6, "atol": 1e-6},
+        )
+        W = w + 0.3 * rng.normal(size=(4, w.size))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ft.errors.PerformanceWarning)
+            batched = ft.vmap(lambda w: f(w, X, y, 1.35, 0.1, sw))(W)
+        close(batched, tuple(np.stack(r) for r in zip(*[f(wi, X, y, 1.35, 0.1, sw) for wi in W])))
+        jitted = ft.jit(lambda w: f(w, X, y, 1.35, 0.1, sw))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            for wi in W[:2]:
+                close(jitted(wi), f(wi, X, y, 1.35, 0.1, sw))
+
+
+# ======================================================================================
+# 2. scikit-learn's MLP: activations written in place into a list (np.tanh(X, out=X),
+#    scipy.special.expit(X, out=X), softmax by out= and /=); ft.grad of _backprop's loss
+#    equals its hand-written coef_grads/intercept_grads, vmap over an ensemble the loop
+# ======================================================================================
+
+
+def _mlp_backprop(X, coefs, intercepts, activation, out_activation, loss, y, sw):
+    model = sklearn_mlp.MLP(coefs, intercepts, activation, out_activation, loss, 1e-2)
+    n = len(coefs)
+    return model._backprop(X, y, sw, [X] + [None] * n, [None] * n, [None] * n, [None] * n)
+
+
+@pytest.mark.parametrize(
+    "activation, out_activation, loss, k",
+    [
+        # one output: scikit-learn's squared_loss averages over the outputs too, which its
+        # hand-written gradient leaves out (the two agree for a single output)
+        ("tanh", "identity", "squared_error", 1),
+        ("relu", "softmax", "log_loss", 3),
+        ("logistic", "logistic", "log_loss", 2),
+    ],
+)
+def test_sklearn_mlp_backprop(rng, activation, out_activation, loss, k):
+    n, sizes = 7, [3, 5, k]
+    X = rng.normal(size=(n, 3))
+    coefs = [rng.normal(size=(a, b)) for a, b in zip(sizes[:-1], sizes[1:])]
+    intercepts = [rng.normal(size=b) for b in sizes[1:]]
+    if loss == "squared_error":
+        y = rng.normal(size=(n, k))
+    elif out_activation == "softmax":
+        y = np.eye(k)[rng.integers(0, k, n)]
+    else:
+        y = (rng.random((n, k)) > 0.5) * 1.0
+    saved = [c.copy() for c in coefs]
+    for sw in (None, rng.random(n) + 0.5):
+
+        def run(c, i):
+            return _mlp_backprop(X, c, i, activation, out_activation, loss, y, sw)
+
+        value, coef_grads, intercept_grads = run(coefs, intercepts)
+        g = ft.grad(lambda c, i: run(c, i)[0], argnums=(0, 1))(coefs, intercepts)
+        close(g, (coef_grads, intercept_grads))
+        close(
+            ft.hessian(lambda c: run(c, intercepts)[0])(coefs),
+            ft.jacfwd(lambda c: run(c, intercepts)[1])(coefs),
+        )
+        C = [np.stack([c + 0.1 * rng.normal(size=c.shape) for _ in range(3)]) for c in coefs]
+        batched = ft.vmap(lambda c: run(c, intercepts))(C)
+        loop = [run([c[b] for c in C], intercepts) for b in range(3)]
+        close(batched, optree.tree_map(lambda *v: np.stack(v), *loop))
+    # the in-place activations never wrote into the caller's parameters
+    close(coefs, saved, {"rtol": 0, "atol": 0})
