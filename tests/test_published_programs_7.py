@@ -20,7 +20,7 @@ import optree
 import pytest
 
 import ftransforms as ft
-from tests.published7 import sklearn_huber, sklearn_mlp
+from tests.published7 import nielsen_network, sklearn_huber, sklearn_mlp
 from tests.tolerances import FD_TOL, assert_tree_close, tol
 
 TOL = tol(np.float64)
@@ -149,3 +149,56 @@ def test_sklearn_mlp_backprop(rng, activation, out_activation, loss, k):
         close(batched, optree.tree_map(lambda *v: np.stack(v), *loop))
     # the in-place activations never wrote into the caller's parameters
     close(coefs, saved, {"rtol": 0, "atol": 0})
+
+
+# ======================================================================================
+# 3. Nielsen's network.py: ft.grad of the quadratic cost equals backprop's nabla lists;
+#    vmap of backprop itself over examples; the meta-gradient of update_mini_batch's step
+# ======================================================================================
+
+
+def test_nielsen_network_backprop():
+    m = nielsen_network
+    np.random.seed(0)
+    net = m.Network([4, 5, 3, 2])
+    xs = [np.random.randn(4, 1) for _ in range(5)]
+    ys = [np.eye(2)[[i % 2]].T for i in range(5)]
+
+    def with_params(biases, weights):
+        other = m.Network.__new__(m.Network)
+        other.num_layers, other.sizes = net.num_layers, net.sizes
+        other.biases, other.weights = list(biases), list(weights)
+        return other
+
+    def cost(params, x, y):
+        return 0.5 * np.sum((with_params(*params).feedforward(x) - y) ** 2)
+
+    params = (net.biases, net.weights)
+    for x, y in zip(xs[:2], ys[:2]):
+        close(ft.grad(cost)(params, x, y), net.backprop(x, y))
+    X, Y = np.stack(xs), np.stack(ys)
+    per_example = [net.backprop(x, y) for x, y in zip(xs, ys)]
+    stacked = optree.tree_map(lambda *v: np.stack(v), *per_example)
+    close(ft.vmap(ft.grad(cost), in_dims=(None, 0, 0))(params, X, Y), stacked)
+    close(ft.vmap(net.backprop)(X, Y), stacked)
+    # backprop's Jacobian in the input, against differences
+    close(
+        ft.jacfwd(lambda x: net.backprop(x, ys[0])[1][0])(xs[0]),
+        fd_jacobian(lambda x: net.backprop(x, ys[0])[1][0], xs[0]),
+        FD_TOL,
+    )
+
+    def loss_after_step(eta):
+        other = with_params(*params)
+        other.update_mini_batch(list(zip(xs, ys)), eta)
+        return sum(0.5 * np.sum((other.feedforward(x) - y) ** 2) for x, y in zip(xs, ys))
+
+    close(ft.grad(loss_after_step)(0.5), fd_jacobian(loss_after_step, 0.5), FD_TOL)
+    assert net.weights[0] is params[1][0]  # the program's network was not modified
+
+    def cross_entropy(w0):
+        return m.CrossEntropyCost.fn(m.sigmoid(w0 @ xs[0]), np.full((5, 1), 0.25))
+
+    close(
+        ft.grad(cross_entropy)(net.weights[0]), fd_jacobian(cross_entropy, net.weights[0]), FD_TOL
+    )
