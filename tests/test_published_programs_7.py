@@ -20,7 +20,7 @@ import optree
 import pytest
 
 import ftransforms as ft
-from tests.published7 import nielsen_network, sklearn_huber, sklearn_mlp
+from tests.published7 import barba_cfd, nielsen_network, sklearn_huber, sklearn_mlp
 from tests.tolerances import FD_TOL, assert_tree_close, tol
 
 TOL = tol(np.float64)
@@ -202,3 +202,89 @@ def test_nielsen_network_backprop():
     close(
         ft.grad(cross_entropy)(net.weights[0]), fd_jacobian(cross_entropy, net.weights[0]), FD_TOL
     )
+
+
+# ======================================================================================
+# 4. Barba's "12 steps to Navier-Stokes": step 1's point loop, step 8's 2-D Burgers by
+#    slices, step 9's laplace2d (a while loop on a traced residual), step 11's cavity flow
+# ======================================================================================
+
+
+def test_barba_cfd_python(monkeypatch):
+    m = barba_cfd
+    monkeypatch.setattr(m, "nit", 5)  # the pressure iterations per step (a module global)
+    nx, dt, dx = 11, 0.025, 2 / 10
+    u0 = np.ones(nx)
+    u0[int(0.5 / dx) : int(1 / dx + 1)] = 2
+
+    def step1(u, c=1.0):
+        return m.linear_convection(np.copy(u), 5, nx, c, dt, dx)
+
+    plain = step1(u0)
+    close(ft.jit(step1)(u0), plain)
+    close(ft.jacfwd(step1)(u0), fd_jacobian(step1, u0), FD_TOL)
+    close(ft.jacrev(step1)(u0), fd_jacobian(step1, u0), FD_TOL)
+    close(ft.jacrev(lambda c: step1(u0, c))(0.8), fd_jacobian(lambda c: step1(u0, c), 0.8), FD_TOL)
+    U = np.stack([u0 * s for s in (1.0, 1.5, 2.0)])
+    close(ft.vmap(step1)(U), np.stack([step1(u) for u in U]))
+    assert u0.max() == 2.0 and u0.min() == 1.0  # the caller's array is not written
+
+    n = 9
+    d = 2 / (n - 1)
+    u = np.ones((n, n))
+    u[3:6, 3:6] = 2
+
+    def step8(nu, u=u):
+        return m.burgers2d(np.copy(u), np.copy(u), 3, 0.005, d, d, nu)
+
+    close(ft.jacfwd(step8)(0.05)[1], fd_jacobian(lambda nu: step8(nu)[1], 0.05), FD_TOL)
+    close(
+        ft.grad(lambda u: step8(0.05, u)[0].sum())(u),
+        fd_jacobian(lambda u: step8(0.05, u)[0].sum(), u),
+        FD_TOL,
+    )
+
+    nx, ny = 8, 6
+    y = np.linspace(0, 1, ny)
+
+    def step9(y):
+        return m.laplace2d(np.zeros((ny, nx)), y, 2 / (nx - 1), 1 / (ny - 1), 3e-3)
+
+    with warnings.catch_warnings():
+        # the first residual is 0/0-free but divides by sum(|zeros|), as in NumPy
+        warnings.simplefilter("ignore", RuntimeWarning)
+        p = step9(y)
+        J = ft.jacfwd(step9)(y)
+        close(J, fd_jacobian(step9, y, eps=1e-6), {"rtol": 1e-7, "atol": 1e-8})
+        close(ft.jacrev(step9)(y), J)
+        Y = np.stack([y, 2 * y, y**2])
+        close(ft.vmap(step9)(Y), np.stack([step9(r) for r in Y]))
+        close(ft.jit(step9)(y), p)
+
+    def step11(rho, nu):
+        z = np.zeros((m.ny, m.nx))
+        u, v, p = m.cavity_flow(2, z, np.zeros_like(z), 0.001, 0.2, 0.2, np.zeros_like(z), rho, nu)
+        return u[5], p[5]
+
+    close(
+        ft.jacfwd(step11, argnums=(0, 1))(1.0, 0.1),
+        tuple(
+            tuple(
+                fd_jacobian(g, a)
+                for g, a in ((lambda r: step11(r, 0.1)[k], 1.0), (lambda v: step11(1.0, v)[k], 0.1))
+            )
+            for k in range(2)
+        ),
+        FD_TOL,
+    )
+    close(
+        ft.jacrev(lambda r: step11(r, 0.1)[1])(2.0),
+        fd_jacobian(lambda r: step11(r, 0.1)[1], 2.0),
+        FD_TOL,
+    )
+    rhos = np.array([1.0, 2.0])
+    close(
+        ft.vmap(step11, in_dims=(0, None))(rhos, 0.1),
+        tuple(np.stack(r) for r in zip(*[step11(r, 0.1) for r in rhos])),
+    )
+    close(ft.jit(step11)(1.0, 0.1), step11(1.0, 0.1))
