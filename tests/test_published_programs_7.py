@@ -20,7 +20,13 @@ import optree
 import pytest
 
 import ftransforms as ft
-from tests.published7 import barba_cfd, nielsen_network, sklearn_huber, sklearn_mlp
+from tests.published7 import (
+    barba_cfd,
+    nielsen_network,
+    sklearn_huber,
+    sklearn_mlp,
+    sklearn_tsne_nca,
+)
 from tests.tolerances import FD_TOL, assert_tree_close, tol
 
 TOL = tol(np.float64)
@@ -288,3 +294,50 @@ def test_barba_cfd_python(monkeypatch):
         tuple(np.stack(r) for r in zip(*[step11(r, 0.1) for r in rhos])),
     )
     close(ft.jit(step11)(1.0, 0.1), step11(1.0, 0.1))
+
+
+# ======================================================================================
+# 5. scikit-learn's t-SNE _kl_divergence (SciPy's pdist bound by ``from ... import``
+#    before any transform, modified in place) and NCA's _loss_grad_lbfgs (fill_diagonal,
+#    in-place softmax): ft.grad of the objectives equals their hand-written gradients
+# ======================================================================================
+
+
+def test_sklearn_tsne_and_nca_gradients(rng):
+    m = sklearn_tsne_nca
+    n, d = 6, 2
+    P = rng.random(n * (n - 1) // 2)
+    P /= 2 * P.sum()  # the condensed half of a joint distribution, as t-SNE's P is
+    y = rng.normal(size=n * d)
+    kl, grad = m._kl_divergence(y, P, 1, n, d)
+
+    def objective(y):
+        # skip_num_points=n: the hand-written gradient's rows are not computed, so its
+        # np.ndarray((n, d)) buffer (a constructor no hook can see) is never written
+        return m._kl_divergence(y, P, 1, n, d, skip_num_points=n)[0]
+
+    close(objective(y), kl)
+    close(ft.grad(objective)(y), grad)
+    close(ft.jacfwd(objective)(y), grad)
+    close(ft.hessian(objective)(y), fd_jacobian(ft.grad(objective), y), FD_TOL)
+    Y = np.stack([y, 2 * y, y[::-1]])
+    close(ft.vmap(objective)(Y), np.array([objective(v) for v in Y]))
+    close(ft.jit(objective)(2 * y), objective(2 * y))
+    # the whole program, gradient rows included, writes traced rows into np.ndarray(...)
+    with pytest.raises(ft.errors.InPlaceError, match=r"'grad'.*np\.ndarray\(shape\)"):
+        ft.grad(lambda y: m._kl_divergence(y, P, 1, n, d)[0])(y)
+
+    X = rng.normal(size=(8, 3))
+    labels = rng.integers(0, 2, 8)
+    same = labels[:, None] == labels[None, :]
+    A = rng.normal(size=(2, 3)).ravel()
+
+    def nca(a):
+        return m._loss_grad_lbfgs(None, a, X, same)
+
+    loss, gradient = nca(A)
+    close(ft.grad(lambda a: nca(a)[0])(A), gradient)
+    close(ft.jacrev(lambda a: nca(a)[1])(A), ft.hessian(lambda a: nca(a)[0])(A))
+    close(ft.jacfwd(lambda a: nca(a)[1])(A), fd_jacobian(lambda a: nca(a)[1], A), FD_TOL)
+    As = np.stack([A, 2 * A, -A])
+    close(ft.vmap(nca)(As), tuple(np.stack(r) for r in zip(*[nca(a) for a in As])))
