@@ -319,7 +319,7 @@ def test_fnp_array_and_asarray_take_object_arrays():
 
 def test_large_tracers_warn_once_per_call_site():
     def f(x):
-        return np.sum(np.array(x))  # a copy: an object array (np.asarray(x) is x itself)
+        return np.sum(np.array([x]))  # a list holding a tracer: an object array, as NumPy makes
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("default", ObjectArrayWarning)

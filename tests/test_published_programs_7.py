@@ -341,3 +341,32 @@ def test_sklearn_tsne_and_nca_gradients(rng):
     close(ft.jacfwd(lambda a: nca(a)[1])(A), fd_jacobian(lambda a: nca(a)[1], A), FD_TOL)
     As = np.stack([A, 2 * A, -A])
     close(ft.vmap(nca)(As), tuple(np.stack(r) for r in zip(*[nca(a) for a in As])))
+
+
+def test_np_array_and_asarray_copy_of_a_traced_array_are_traced_copies(rng):
+    """``np.array(t)`` and ``np.asarray(t, copy=True)`` (scikit-learn's softmax, "copy the
+    input first" code) called by user code make a traced copy of ``t``'s dtype and layout,
+    not NumPy's object array of its elements: ``np.finfo(y.dtype)`` works, a write into the
+    copy leaves ``t`` as it is, and ``jit`` records it (no Python read of the values)."""
+
+    def f(x):
+        a = x.reshape(2, 3).T  # a Fortran-ordered view
+        y = np.array(a)
+        z = np.asarray(a, copy=True)
+        w = np.asarray(x, dtype=np.float64, copy=True)
+        y[0, 0] = np.finfo(y.dtype).eps * 0 + 10.0 * z[1, 1]
+        z *= 2.0
+        w[1] = 0.0
+        assert y.dtype == z.dtype == np.float64
+        assert y.flags.f_contiguous and z.flags.f_contiguous  # np.array's order='K'
+        return (y.ravel("K") * np.arange(6.0)).sum() + (z**2).sum() + (w**3).sum() + a[0, 0]
+
+    x = rng.normal(size=6)
+    close(ft.grad(f)(x), fd_jacobian(f, x), FD_TOL)
+    X = rng.normal(size=(3, 6))
+    close(ft.vmap(f)(X), np.array([f(v) for v in X]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # a value-dependent trace warns
+        jf = ft.jit(f)
+        close(jf(x), f(x))
+        close(jf(X[0]), f(X[0]))

@@ -50,7 +50,8 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
   memory in the caller (``f(x, x)``, ``f(u[1:-1], u)``) are views of each other inside:
   NOTE [aliased arguments] in ftransforms/aliased_arguments.py.
   ``np.asarray(t)``/``np.asanyarray(t)`` called by user code return the traced array or
-  buffer itself, as NumPy does (called by library code: its value, read-only).  Buffers
+  buffer itself, as NumPy does (called by library code: its value, read-only), and
+  ``np.array(t)``/``np.asarray(t, copy=True)`` a traced copy in NumPy's layout.  Buffers
   never leave the transform: the outermost boundary turns them back into plain arrays
   (``from_object_arrays``), and one kept in a global raises the escaped-tracer error.
   Other threads see NumPy's own functions' behaviour.
@@ -585,6 +586,19 @@ def wrapper(a, *args, **kwargs):
             return a
         if kwargs.get("copy") is None and casts_to(dtype):
             return a.astype(dtype)  # a new array, as NumPy's cast makes
+    if (
+        isinstance(a, Tracer)
+        and len(args) < 2
+        and kwargs.get("copy") is True
+        and kwargs.get("order", "K") in ("K", "A", None)
+        and from_user_code(1, name)
+    ):
+        # np.asarray(t, copy=True): a copy of the traced array (scikit-learn's softmax)
+        dtype = args[0] if args else kwargs.get("dtype")
+        if same_dtype(a, dtype):
+            return a.copy("K")
+        if casts_to(dtype):
+            return a.astype(dtype)
     return original(a, *args, **kwargs)
 """
 
@@ -627,6 +641,18 @@ def wrapper(*args, **kwargs):
     ):
         # np.array(t, dtype=float): a cast copy of the traced array, as in NumPy
         return args[0].astype(args[1] if len(args) == 2 else kwargs["dtype"])
+    if (
+        len(args) == 1
+        and isinstance(args[0], Tracer)
+        and kwargs.get("dtype") is None
+        and set(kwargs) <= {"dtype", "copy", "order"}
+        and kwargs.get("copy", True) is True
+        and kwargs.get("order", "K") in ("K", "A", None)
+        and from_user_code(1, name)
+    ):
+        # np.array(t): a copy of the traced array in NumPy's layout (not an object array
+        # of its elements), as np.copy(t) makes it
+        return args[0].copy("K")
     if (
         args
         and isinstance(args[0], Tracer)
