@@ -22,6 +22,7 @@ import pytest
 import ftransforms as ft
 from tests.published7 import (
     barba_cfd,
+    jax_advi,
     nielsen_network,
     sklearn_huber,
     sklearn_mlp,
@@ -370,3 +371,53 @@ def test_np_array_and_asarray_copy_of_a_traced_array_are_traced_copies(rng):
         jf = ft.jit(f)
         close(jf(x), f(x))
         close(jf(X[0]), f(X[0]))
+
+
+# ======================================================================================
+# 6. JAX's examples/advi.py: a Monte Carlo ELBO over vmap of split keys, jit with static
+#    arguments as a decorator factory, optimizers.momentum; against NumPy/SciPy with the
+#    same draws and float64 differences
+# ======================================================================================
+
+
+def test_jax_advi():
+    import scipy.stats
+
+    m = jax_advi
+    num_iters, num_samples = 3, 10
+
+    # the standard normal draws of step t's keys, as the program makes them
+    draws = [
+        np.stack(
+            [ft.random.normal(k, (2,)) for k in ft.random.split(ft.random.key(t), num_samples)]
+        )
+        for t in range(num_iters)
+    ]
+
+    def numpy_objective(params, t):
+        mean, log_std = params
+        z = mean + np.exp(log_std) * draws[t]
+        logp = scipy.stats.norm.logpdf(z[:, 0], 0, np.exp(z[:, 1])) + scipy.stats.norm.logpdf(
+            z[:, 1], 0, 1.35
+        )
+        return -np.mean(logp - scipy.stats.norm.logpdf(z, mean, np.exp(log_std)).sum(-1))
+
+    # the optimisation as the program's momentum does it, with differences for gradients
+    params, velocity, bounds = (np.zeros(2), np.zeros(2)), (np.zeros(2), np.zeros(2)), []
+    for t in range(num_iters):
+        flat = np.concatenate(params)
+        g = fd_jacobian(lambda v: numpy_objective((v[:2], v[2:]), t), flat)
+        velocity = tuple(0.9 * v + gi for v, gi in zip(velocity, (g[:2], g[2:])))
+        params = tuple(p - 0.1 * v for p, v in zip(params, velocity))
+        bounds.append(numpy_objective(params, t))
+
+    ours, our_bounds, grids, samples = m.run(num_iters, num_samples)
+    close(ours, params, FD_TOL)
+    close(np.array(our_bounds), np.array(bounds), FD_TOL)
+    # the grids: the funnel density and the fitted Gaussian's, evaluated on 5 x 5 points
+    (X, Y, Z), (_, _, Zq) = grids
+    close(Z, np.exp(scipy.stats.norm.logpdf(X, 0, np.exp(Y)) + scipy.stats.norm.logpdf(Y, 0, 1.35)))
+    xy = np.stack([X, Y], axis=-1)
+    close(Zq, np.exp(scipy.stats.norm.logpdf(xy, ours[0], np.exp(ours[1])).sum(-1)))
+    keys = ft.random.split(ft.random.key(num_iters - 1), num_samples)
+    close(samples, np.stack([m.diag_gaussian_sample(k, *ours) for k in keys]))
