@@ -54,6 +54,7 @@ NAMESPACES = (
     "ftransforms.misc.optimizers",
     "ftransforms.example_libraries",
     "ftransforms.example_libraries.optimizers",
+    "ftransforms.example_libraries.stax",
     "ftransforms.extend",
 )
 

@@ -23,6 +23,7 @@ import ftransforms as ft
 from tests.published7 import (
     barba_cfd,
     jax_advi,
+    jax_dp_sgd,
     nielsen_network,
     sklearn_huber,
     sklearn_mlp,
@@ -421,3 +422,47 @@ def test_jax_advi():
     close(Zq, np.exp(scipy.stats.norm.logpdf(xy, ours[0], np.exp(ours[1])).sum(-1)))
     keys = ft.random.split(ft.random.key(num_iters - 1), num_samples)
     close(samples, np.stack([m.diag_gaussian_sample(k, *ours) for k in keys]))
+
+
+# ======================================================================================
+# 7. JAX's examples/differentially_private_sgd.py on ftransforms.example_libraries.stax:
+#    per-example clipped gradients by vmap, noised with split keys, jitted updates with
+#    fold_in; against a Python loop over the examples
+# ======================================================================================
+
+
+def test_jax_differentially_private_sgd(rng):
+    m = jax_dp_sgd
+    n, clip, noise, lr = 3, 1.0, 1.1, 0.15
+    batches = [(rng.random((n, 784)), np.eye(10)[rng.integers(0, 10, n)]) for _ in range(2)]
+    init, final = m.main(
+        batches, learning_rate=lr, l2_norm_clip=clip, noise_multiplier=noise, batch_size=n
+    )
+
+    params = optree.tree_leaves(init)
+    treedef = optree.tree_structure(init)
+    for i, (images, labels) in enumerate(batches):
+        x, y = m.shape_as_image(images, labels)
+        summed = [np.zeros_like(p) for p in params]
+        for k in range(n):  # each example's gradient, clipped to norm `clip`
+            g = optree.tree_leaves(
+                ft.grad(m.loss)(
+                    optree.tree_unflatten(treedef, params), (x[k : k + 1], y[k : k + 1])
+                )
+            )
+            norm = np.sqrt(sum(np.sum(np.square(a)) for a in g))
+            summed = [s + a / max(norm / clip, 1.0) for s, a in zip(summed, g)]
+        keys = ft.random.split(ft.random.fold_in(ft.random.key(0), i), len(summed))
+        params = [
+            p - lr * (g + clip * noise * ft.random.normal(r, g.shape)) / n
+            for p, g, r in zip(params, summed, keys)
+        ]
+    close(optree.tree_leaves(final), params)
+    # the non-private baseline: plain SGD steps
+    init, final = m.main(batches, learning_rate=lr, batch_size=n, dpsgd=False)
+    params = init
+    for images, labels in batches:
+        g = ft.grad(m.loss)(params, m.shape_as_image(images, labels))
+        params = optree.tree_map(lambda p, d: p - lr * d, params, g)
+    close(final, params)
+    assert 0.0 <= float(m.accuracy(final, m.shape_as_image(*batches[0]))) <= 1.0
