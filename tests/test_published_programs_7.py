@@ -466,3 +466,60 @@ def test_jax_differentially_private_sgd(rng):
         params = optree.tree_map(lambda p, d: p - lr * d, params, g)
     close(final, params)
     assert 0.0 <= float(m.accuracy(final, m.shape_as_image(*batches[0]))) <= 1.0
+
+
+# ======================================================================================
+# 8. scikit-learn's GaussianProcessRegressor.log_marginal_likelihood, the installed
+#    library run unchanged: its kernels' np.full of a traced constant (library code),
+#    SciPy's cholesky/cho_solve bound at scikit-learn's import; against its own gradient
+# ======================================================================================
+
+
+def test_sklearn_gaussian_process_log_marginal_likelihood(rng):
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.gaussian_process.kernels import RBF, WhiteKernel
+    from sklearn.gaussian_process.kernels import ConstantKernel as C
+
+    X = rng.uniform(0, 5, (6, 2))
+    y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=6)
+    with warnings.catch_warnings():
+        # ConstantKernel's dtype=np.array(constant).dtype makes NumPy's object array
+        warnings.simplefilter("ignore", ft.errors.ObjectArrayWarning)
+        for kernel in (C(1.0) * RBF([1.0, 2.0]) + WhiteKernel(0.1), C(2.0) + RBF(1.0)):
+            gp = GaussianProcessRegressor(kernel, optimizer=None).fit(X, y)
+            theta = gp.kernel_.theta
+
+            def lml(t):
+                return gp.log_marginal_likelihood(t)
+
+            value, gradient = gp.log_marginal_likelihood(theta, eval_gradient=True)
+            v, g = ft.value_and_grad(lml)(theta)
+            close(v, value)
+            close(g, gradient, {"rtol": 1e-9, "atol": 1e-10})
+            T = np.stack([theta, theta + 0.1])
+            close(ft.vmap(lml)(T), np.array([lml(t) for t in T]))
+
+
+def test_traced_arrays_as_objects_and_fills_made_by_library_code(rng):
+    """``x.astype(object)`` of a traced array holds its elements (the derivative goes on
+    through them; it was a silent zero), and ``np.full``/``np.full_like`` of a traced fill
+    value called by library code make a traced array (NumPy's own copies it into a plain
+    array it made, which was refused)."""
+    library = {"__name__": "scipy._library_code", "np": np}  # a frame of library code
+    exec(  # noqa: S102 - fixed source, to run from a library's frame
+        "def fill(c, like):\n"
+        "    return np.full((2, 3), c) * np.full_like(like, c, dtype=np.array(c).dtype)\n",
+        library,
+    )
+    fill = library["fill"]
+    x = rng.normal(size=3)
+
+    def f(x):
+        objects = x.astype(object)
+        return (objects * objects).sum() + fill(x[0], np.ones(3)).sum()
+
+    close(ft.grad(f)(x), fd_jacobian(f, x), FD_TOL)
+    X = rng.normal(size=(2, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ft.errors.ObjectArrayWarning)
+        close(ft.vmap(f)(X), np.array([f(v) for v in X]))

@@ -553,6 +553,29 @@ _BUFFER_RESULT = """
 
 _WRAPPER_SOURCE = "\ndef wrapper(*args, **kwargs):" + _BUFFER_RESULT
 
+#: ``numpy.full``/``numpy.full_like`` of a traced fill value, registered by
+#: ``ftransforms.numpy`` (the layer above core that computes them).
+TRACED_FILL: dict[str, Any] = {}
+
+_FULL_SOURCE = (
+    """
+def wrapper(*args, **kwargs):
+    fill = args[1] if len(args) > 1 else kwargs.get("fill_value")
+    if (
+        isinstance(fill, Tracer)
+        and type(fill) is not Buffer
+        and len(args) <= 3
+        and set(kwargs) <= {"shape", "fill_value", "dtype", "order"}
+        and kwargs.get("order", "K") in ("C", "K", "A")
+        and name in traced_fill
+    ):
+        # a new traced array, whoever calls: NumPy's own full copies the fill value into
+        # a plain array it made (scikit-learn's ConstantKernel in a transformed function)
+        kwargs.pop("order", None)
+        return traced_fill[name](*args, **kwargs).copy()"""
+    + _BUFFER_RESULT
+)
+
 
 _ASARRAY_SOURCE = """
 def wrapper(a, *args, **kwargs):
@@ -893,6 +916,7 @@ def _creation(name: str, source: str = _WRAPPER_SOURCE) -> Any:
         "fortran": f_contiguous,
         "contiguous": c_contiguous,
         "in_fortran_order": _in_fortran_order,
+        "traced_fill": TRACED_FILL,
     }
     exec(compile(source, __file__, "exec"), namespace)  # noqa: S102 - fixed source
     wrapper = namespace["wrapper"]
@@ -911,11 +935,9 @@ _WRAPPERS = {
         "zeros",
         "ones",
         "empty",
-        "full",
         "zeros_like",
         "ones_like",
         "empty_like",
-        "full_like",
         "copy",
         "eye",
         "identity",
@@ -923,6 +945,7 @@ _WRAPPERS = {
     )
 }
 _WRAPPERS["array"] = _creation("array", _ARRAY_SOURCE)
+_WRAPPERS.update({name: _creation(name, _FULL_SOURCE) for name in ("full", "full_like")})
 _WRAPPERS.update({name: _creation(name, _ASARRAY_SOURCE) for name in ("asarray", "asanyarray")})
 _WRAPPERS["ascontiguousarray"] = _creation("ascontiguousarray", _CONTIGUOUS_SOURCE)
 _WRAPPERS["asfortranarray"] = _creation("asfortranarray", _FORTRAN_SOURCE)
