@@ -25,6 +25,7 @@ from tests.published7 import (
     jax_advi,
     jax_dp_sgd,
     nielsen_network,
+    sklearn_gmm,
     sklearn_huber,
     sklearn_mlp,
     sklearn_tsne_nca,
@@ -252,7 +253,7 @@ def test_barba_cfd_python(monkeypatch):
         FD_TOL,
     )
 
-    nx, ny = 8, 6
+    nx, ny = 6, 5
     y = np.linspace(0, 1, ny)
 
     def step9(y):
@@ -385,7 +386,7 @@ def test_jax_advi():
     import scipy.stats
 
     m = jax_advi
-    num_iters, num_samples = 3, 10
+    num_iters, num_samples = 2, 6
 
     # the standard normal draws of step t's keys, as the program makes them
     draws = [
@@ -523,3 +524,48 @@ def test_traced_arrays_as_objects_and_fills_made_by_library_code(rng):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ft.errors.ObjectArrayWarning)
         close(ft.vmap(f)(X), np.array([f(v) for v in X]))
+
+
+# ======================================================================================
+# 9. scikit-learn's Gaussian mixture M and E steps (np.empty buffers written per
+#    component, a flat-view +=, scipy.linalg.cholesky/solve_triangular in a try)
+# ======================================================================================
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "diag"])
+def test_sklearn_gaussian_mixture_steps(rng, covariance_type):
+    import scipy.stats
+
+    m = sklearn_gmm
+    X = rng.normal(size=(8, 2))
+    logits = rng.normal(size=(8, 3))
+
+    def em_step(X, logits):
+        resp = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
+        _, means, covariances = m._estimate_gaussian_parameters(X, resp, 1e-3, covariance_type)
+        precisions_chol = m._compute_precision_cholesky(covariances, covariance_type)
+        return m._estimate_log_gaussian_prob(X, means, precisions_chol, covariance_type)
+
+    resp = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
+    _, means, cov = m._estimate_gaussian_parameters(X, resp, 1e-3, covariance_type)
+    covs = cov if covariance_type == "full" else [np.diag(c) for c in cov]
+    expected = np.stack(
+        [scipy.stats.multivariate_normal.logpdf(X, means[k], covs[k]) for k in range(3)], 1
+    )
+    close(em_step(X, logits), expected)
+    g = ft.grad(lambda X: em_step(X, logits).sum())(X)
+    dX = rng.normal(size=X.shape)
+    close(np.vdot(g, dX), fd_jacobian(lambda t: em_step(X + t * dX, logits).sum(), 0.0), FD_TOL)
+    # the Jacobian in the responsibilities' logits, both modes, and one direction of it
+    # against differences (SciPy's tiny triangular solves are slow on a loaded machine)
+    J = ft.jacrev(lambda L: em_step(X, L))(logits)
+    close(ft.jacfwd(lambda L: em_step(X, L))(logits), J)
+    d = rng.normal(size=logits.shape)
+    close(np.tensordot(J, d, 2), fd_jacobian(lambda t: em_step(X, logits + t * d), 0.0), FD_TOL)
+    Xs = np.stack([X, 1.5 * X])
+    close(ft.vmap(lambda X: em_step(X, logits))(Xs), np.stack([em_step(v, logits) for v in Xs]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # 'diag' branches on np.any(...)
+        jitted = ft.jit(lambda X: em_step(X, logits))
+        close(jitted(X), em_step(X, logits))
+        close(jitted(2 * X), em_step(2 * X, logits))
