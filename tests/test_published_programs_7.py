@@ -24,6 +24,7 @@ from tests.published7 import (
     barba_cfd,
     jax_advi,
     jax_dp_sgd,
+    jax_mnist_vae,
     nielsen_network,
     sklearn_gmm,
     sklearn_huber,
@@ -569,3 +570,41 @@ def test_sklearn_gaussian_mixture_steps(rng, covariance_type):
         jitted = ft.jit(lambda X: em_step(X, logits))
         close(jitted(X), em_step(X, logits))
         close(jitted(2 * X), em_step(2 * X, logits))
+
+
+# ======================================================================================
+# 10. JAX's examples/mnist_vae.py: an epoch as lax.fori_loop inside jit (dynamic_slice of
+#     a traced index, bernoulli of pixel values, grad in the body), stax networks,
+#     image_grid over iter() of a traced array; against the loop written out eagerly
+# ======================================================================================
+
+
+def test_jax_mnist_vae(rng, monkeypatch):
+    m = jax_mnist_vae
+    stax = ft.example_libraries.stax
+    # the program's networks with 32 hidden units where it has 512 (module globals)
+    encoder = stax.serial(
+        stax.Dense(32),
+        stax.Relu,
+        stax.FanOut(2),
+        stax.parallel(stax.Dense(10), stax.serial(stax.Dense(10), stax.Softplus)),
+    )
+    decoder = stax.serial(stax.Dense(32), stax.Relu, stax.Dense(28 * 28))
+    for name, value in zip(("encoder_init", "encode", "decoder_init", "decode"), encoder + decoder):
+        monkeypatch.setattr(m, name, value)
+    train, test = rng.random((6, 784)), rng.random((2, 784))
+    init, final, history = m.main(train, test, num_epochs=1, batch_size=3, nrow=1, ncol=2)
+
+    opt_init, opt_update, get_params = ft.example_libraries.optimizers.momentum(0.001, mass=0.9)
+    state = opt_init(init)
+    for i in range(2):  # the epoch's two batches, as run_epoch's body takes them
+        elbo_rng, data_rng = ft.random.split(ft.random.fold_in(ft.random.key(0), i))
+        batch = ft.random.bernoulli(data_rng, train[3 * i : 3 * (i + 1)])
+        g = ft.grad(lambda p: -m.elbo(elbo_rng, p, batch) / 3)(get_params(state))
+        state = opt_update(i, g, state)
+    close(final, get_params(state))
+    test_elbo, images = history[0]
+    elbo_rng, data_rng, image_rng = ft.random.split(ft.random.key(1), 3)
+    close(test_elbo, m.elbo(elbo_rng, final, ft.random.bernoulli(data_rng, test)) / 2)
+    assert images.shape == (56, 28) and set(np.unique(images).tolist()) <= {0, 1}
+    close(images, m.image_sample(image_rng, final, 1, 2))
