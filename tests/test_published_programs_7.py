@@ -608,3 +608,57 @@ def test_jax_mnist_vae(rng, monkeypatch):
     close(test_elbo, m.elbo(elbo_rng, final, ft.random.bernoulli(data_rng, test)) / 2)
     assert images.shape == (56, 28) and set(np.unique(images).tolist()) <= {0, 1}
     close(images, m.image_sample(image_rng, final, 1, 2))
+
+
+# ======================================================================================
+# 11. autograd's minimize_nonlinear_constraint.py: trust-constr with jacobian,
+#     hessian_vector_product and linear_combination_of_hessians (new) of np.array([...])
+# ======================================================================================
+
+
+def test_autograd_minimize_nonlinear_constraint():
+    import importlib
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # trust-constr's own notes
+        m = importlib.import_module("tests.published7.autograd_minimize_nonlinear_constraint")
+    # the same optimisation with the derivatives written by hand
+    import scipy.optimize as so
+
+    hand = so.minimize(
+        lambda x: x[0] ** 2 + x[1] ** 2,
+        [1, 2],
+        method="trust-constr",
+        jac=lambda x: 2 * np.asarray(x, float),
+        hessp=lambda x, p: 2 * np.asarray(p, float),
+        constraints=[
+            so.NonlinearConstraint(
+                lambda x: np.array([x[0] ** 2 - (x[1] - 1) ** 2]),
+                2,
+                np.inf,
+                lambda x: np.array([[2 * x[0], -2 * (x[1] - 1)]]),
+                lambda x, v: v[0] * np.diag([2.0, -2.0]),
+            )
+        ],
+        bounds=so.Bounds([-np.inf, -np.inf], [np.inf, np.inf]),
+    )
+    assert m.result.success and m.result.nit == hand.nit
+    close(m.result.x, hand.x)
+    # the optimum of x0^2 + x1^2 on x0^2 - (x1 - 1)^2 >= 2: x1 = 1/2, x0^2 = 2.25
+    close(np.abs(m.result.x), np.array([1.5, 0.5]), {"rtol": 1e-3, "atol": 1e-3})
+    x, v = np.array([0.7, -1.3]), np.array([2.5])
+    close(m.functionjacobian(x), 2 * x)
+    close(m.functionhvp(x, np.array([1.0, -2.0])), np.array([2.0, -4.0]))
+    close(m.constraintjacobian(x), np.array([[2 * x[0], -2 * (x[1] - 1)]]))
+    close(m.constraintlcoh(x, v), v[0] * np.diag([2.0, -2.0]))
+    # against the Hessians of each output, for a vector-valued function of two arguments
+    g = lambda a, b: np.array([a[0] * a[1] * b, np.sin(a[0]) + b * a[1] ** 2])  # noqa: E731
+    a, b, w = np.array([0.3, 1.1]), 0.7, np.array([1.5, -0.5])
+    H = ft.jacfwd(ft.jacrev(g))(a, b)
+    close(ft.linear_combination_of_hessians(g)(a, b, w), np.tensordot(w, H, axes=1))
+    close(
+        ft.linear_combination_of_hessians(g, argnum=1)(a, b, w),
+        np.tensordot(w, ft.hessian(g, argnums=1)(a, b), axes=1),
+    )
+    with pytest.raises(ft.errors.TangentMismatchError, match="v has shape"):
+        ft.linear_combination_of_hessians(g)(a, b, np.ones(3))
