@@ -21,6 +21,7 @@ import pytest
 
 import ftransforms as ft
 from tests.published7 import (
+    autograd_wing,
     barba_cfd,
     jax_advi,
     jax_dp_sgd,
@@ -662,3 +663,30 @@ def test_autograd_minimize_nonlinear_constraint():
     )
     with pytest.raises(ft.errors.TangentMismatchError, match="v has shape"):
         ft.linear_combination_of_hessians(g)(a, b, np.ones(3))
+
+
+# ======================================================================================
+# 12. autograd's fluidsim/wing.py: lift over drag of stable fluids around an occlusion
+#     (Gauss-Seidel sweeps of np.roll, semi-Lagrangian lookups by floor().astype(int)
+#     indices, buffers written by slices); the gradient against differences, vmap
+# ======================================================================================
+
+
+def test_autograd_wing(rng, monkeypatch):
+    m = autograd_wing
+    monkeypatch.setattr(m, "rows", 14)  # the grid (module globals), 40 x 60 in the original
+    monkeypatch.setattr(m, "cols", 16)
+    occlusion = -np.ones((14, 16))
+    occlusion[5:9, 5:9] = 0.0
+    occlusion = occlusion.ravel() + 0.1 * rng.normal(size=14 * 16)
+
+    def objective(params):
+        return m.objective(params, 1)
+
+    gradient = ft.grad(objective)(occlusion)
+    d = rng.normal(size=occlusion.size)
+    eps = 1e-5  # a central difference (each run of the simulation counts here)
+    slope = (objective(occlusion + eps * d) - objective(occlusion - eps * d)) / (2 * eps)
+    close(np.vdot(gradient, d), slope, {"rtol": 1e-6, "atol": 1e-9})
+    both = np.stack([occlusion, occlusion[::-1]])
+    close(ft.vmap(objective)(both), np.array([objective(p) for p in both]))
