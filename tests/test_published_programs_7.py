@@ -690,3 +690,17 @@ def test_autograd_wing(rng, monkeypatch):
     close(np.vdot(gradient, d), slope, {"rtol": 1e-6, "atol": 1e-9})
     both = np.stack([occlusion, occlusion[::-1]])
     close(ft.vmap(objective)(both), np.array([objective(p) for p in both]))
+
+
+def test_a_numpy_matrix_to_differentiate_is_refused_clearly():
+    """PythonRobotics' older EKF code keeps its state in numpy.matrix (``F * x`` is a
+    matrix product there): differentiating with respect to a matrix argument says so,
+    instead of failing inside NumPy (``matrix.sum()`` has no ``keepdims``) or computing
+    elementwise products of the traced arrays where the program meant matrix products."""
+    m = np.matrix([[1.0], [2.0]])
+    F = np.matrix([[1.0, 0.5], [0.0, 2.0]])
+    for transform in (ft.grad, ft.jacrev, ft.jacfwd):
+        with pytest.raises(TypeError, match=r"is a numpy\.matrix, whose \* is a matrix product"):
+            transform(lambda x: (F * x).sum())(m)
+    # a matrix constant times a traced array is its matrix product (NOTE [NumPy matrix operands])
+    close(ft.grad(lambda x: (F * x).sum())(np.asarray(m)), np.asarray(F.sum(axis=0)).T)
