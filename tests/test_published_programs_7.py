@@ -37,7 +37,7 @@ What this round found and fixed (each has a test here or in the file named):
   was missing;
 * a ``numpy.matrix`` argument to differentiate failed inside NumPy: a clear error now.
 
-Left as they are (pinned): a traced value written into ``np.ndarray(shape)`` (the
+Left as they are: a traced value written into ``np.ndarray(shape)`` (the
 constructor, which no hook sees: t-SNE's gradient rows) or into an array made by an
 installed library's code (scikit-learn's own ``np.empty`` buffers) raises ``InPlaceError``
 naming the array; ``u0.copy()`` of a plain array inside the function is NumPy's C method
