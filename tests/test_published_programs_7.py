@@ -61,6 +61,7 @@ from tests.published7 import (
     jax_dp_sgd,
     jax_mnist_vae,
     nielsen_network,
+    rougier_numpy,
     sklearn_gmm,
     sklearn_huber,
     sklearn_mlp,
@@ -738,3 +739,47 @@ def test_a_numpy_matrix_to_differentiate_is_refused_clearly():
             transform(lambda x: (F * x).sum())(m)
     # a matrix constant times a traced array is its matrix product (NOTE [NumPy matrix operands])
     close(ft.grad(lambda x: (F * x).sum())(np.asarray(m)), np.asarray(F.sum(axis=0)).T)
+
+
+# ======================================================================================
+# 13. Rougier's "From Python to Numpy": the Game of Life on module globals (a mask write
+#     through a slice view, Z[...] = 0) under vmap and jit against the loop, the activity
+#     trace's derivative; Gray-Scott's structured-array fields are refused clearly
+# ======================================================================================
+
+
+def test_rougier_game_of_life_and_gray_scott(rng, monkeypatch):
+    m = rougier_numpy
+    monkeypatch.setattr(m, "Z", None, raising=False)
+    monkeypatch.setattr(m, "M", None, raising=False)
+
+    def step(board, activity):
+        m.Z, m.M = np.copy(board), np.copy(activity)
+        m.update()
+        return m.Z, m.M
+
+    boards, activity = rng.integers(0, 2, (3, 8, 9)), rng.random((3, 8, 9))
+    loop = [step(b, a) for b, a in zip(boards, activity)]
+    assert not np.array_equal(loop[0][0], boards[0])  # the board moved
+    close(ft.vmap(step)(boards, activity), tuple(np.stack(r) for r in zip(*loop)))
+    jitted = ft.jit(step)
+    for i in range(2):  # the recording, then a replay
+        close(jitted(boards[i], activity[i]), loop[i])
+    # the trace M: clipped at 0.25, decayed by 0.995, set to 1 where a cell lives
+    g = ft.grad(lambda a: step(boards[0], a)[1].sum())(activity[0])
+    close(g, 0.995 * (activity[0] <= 0.25) * (loop[0][0] != 1))
+
+    # Gray-Scott keeps its fields in a structured array: refused with the fix named
+    monkeypatch.setattr(m, "F", m.F)
+
+    def gray_scott(F):
+        m.F = F
+        m.setup(6, r=2)
+        m.update_gray_scott(0)
+        return m.V.sum()
+
+    with pytest.raises(
+        ft.errors.UnsupportedOperationError, match=r"a\['U'\]: a field of a structured array"
+    ):
+        ft.grad(gray_scott)(0.035)
+    assert np.isfinite(gray_scott(0.035))  # NumPy runs it
