@@ -1,8 +1,9 @@
 """Published programs, round seven: library code people copy or call (scikit-learn's Huber
 loss, MLP backpropagation, t-SNE and NCA gradients, Gaussian mixture steps, and its
 installed GaussianProcessRegressor), textbook and course programs (Nielsen's network.py,
-Barba's "12 steps to Navier-Stokes"), JAX's examples (advi.py, differentially_private_sgd.py
-and mnist_vae.py on ``ftransforms.example_libraries.stax``) and autograd's
+Barba's "12 steps to Navier-Stokes", Rougier's "From Python to Numpy" Game of Life and
+Gray-Scott), JAX's examples (advi.py, and differentially_private_sgd.py, mnist_vae.py and
+mnist_classifier.py on ``ftransforms.example_libraries.stax``) and autograd's
 (minimize_nonlinear_constraint.py, fluidsim/wing.py), run unchanged.
 
 Each program lives in its own module under ``tests/published7/`` with its authors' import
@@ -35,7 +36,9 @@ What this round found and fixed (each has a test here or in the file named):
   .stax`` (tests/test_example_libraries_stax.py), with JAX's tanh-approximated GELU;
 * autograd's ``linear_combination_of_hessians`` (SciPy's ``NonlinearConstraint(hess=)``)
   was missing;
-* a ``numpy.matrix`` argument to differentiate failed inside NumPy: a clear error now.
+* a ``numpy.matrix`` argument to differentiate failed inside NumPy, and a structured
+  array's field (``Z['U']``, Rougier's Gray-Scott) under a transform raised NumPy's generic
+  invalid-index error: both are refused with errors that name the fix.
 
 Left as they are: a traced value written into ``np.ndarray(shape)`` (the
 constructor, which no hook sees: t-SNE's gradient rows) or into an array made by an
@@ -59,6 +62,7 @@ from tests.published7 import (
     barba_cfd,
     jax_advi,
     jax_dp_sgd,
+    jax_mnist_classifier,
     jax_mnist_vae,
     nielsen_network,
     rougier_numpy,
@@ -783,3 +787,36 @@ def test_rougier_game_of_life_and_gray_scott(rng, monkeypatch):
     ):
         ft.grad(gray_scott)(0.035)
     assert np.isfinite(gray_scott(0.035))  # NumPy runs it
+
+
+# ======================================================================================
+# 14. JAX's examples/mnist_classifier.py: a stax classifier, a jitted momentum update fed
+#     by itertools.count() and a RandomState data stream; against the eager loop
+# ======================================================================================
+
+
+def test_jax_mnist_classifier(rng, monkeypatch):
+    m = jax_mnist_classifier
+    stax = ft.example_libraries.stax
+    # the program's network with 32 hidden units where it has 1024 (module globals)
+    init, predict = stax.serial(
+        stax.Dense(32), stax.Relu, stax.Dense(32), stax.Relu, stax.Dense(10), stax.LogSoftmax
+    )
+    monkeypatch.setattr(m, "init_random_params", init)
+    monkeypatch.setattr(m, "predict", predict)
+    images, labels = rng.random((7, 784)), np.eye(10)[rng.integers(0, 10, 7)]
+    init_params, final, accuracies = m.main(
+        images, labels, images[:3], labels[:3], num_epochs=2, batch_size=3
+    )
+
+    opt_init, opt_update, get_params = ft.example_libraries.optimizers.momentum(0.001, mass=0.9)
+    state, step, perms = opt_init(init_params), 0, np.random.RandomState(0)
+    for _ in range(2):  # the epochs: 3 batches (3, 3, 1) of a permutation each
+        perm = perms.permutation(7)
+        for i in range(3):
+            idx = perm[3 * i : 3 * (i + 1)]
+            g = ft.grad(m.loss)(get_params(state), (images[idx], labels[idx]))
+            state, step = opt_update(step, g, state), step + 1
+    close(final, get_params(state))
+    predicted = np.argmax(predict(final, images), axis=1)
+    close(accuracies[-1][0], np.mean(predicted == np.argmax(labels, axis=1)))
