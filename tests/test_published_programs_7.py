@@ -731,6 +731,7 @@ def test_autograd_wing(rng, monkeypatch):
     close(ft.vmap(objective)(both), np.array([objective(p) for p in both]))
 
 
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # NumPy's note on matrix
 def test_a_numpy_matrix_to_differentiate_is_refused_clearly():
     """PythonRobotics' older EKF code keeps its state in numpy.matrix (``F * x`` is a
     matrix product there): differentiating with respect to a matrix argument says so,
