@@ -147,6 +147,13 @@ def dask_error(where: str, what: Any) -> DaskArrayError:
 def to_array(value: Any, where: str, what: Any) -> Any:
     """``value`` as an array (Python numbers become 0-d arrays); ``what`` names it in the
     error, and may be a zero-argument callable so that the name is only made on error."""
+    if isinstance(value, numpy.matrix):
+        what = what() if callable(what) else what
+        raise TypeError(
+            f"{where}: {what} is a numpy.matrix, whose * is a matrix product where an "
+            f"array's is elementwise, so the traced values inside (arrays) would compute "
+            f"other products; pass np.asarray(m) and write @ for the matrix products"
+        )
     if isinstance(value, Tracer) or is_array(value):
         return value
     if isinstance(value, (bool, int, float, complex, numpy.generic)):

@@ -3,6 +3,7 @@ conventions: an ``argnum`` (an int, or a tuple for several arguments at once) an
 functions of the same arguments as ``fun``.
 
 ``elementwise_grad``, ``hessian_tensor_product`` (alias ``hessian_vector_product``),
+``linear_combination_of_hessians``,
 ``make_hvp``, ``make_vjp``, ``make_jvp``, ``deriv``, ``tensor_jacobian_product`` (alias
 ``vector_jacobian_product``), ``grad_and_aux``, ``holomorphic_grad``, ``grad_named``,
 ``multigrad_dict`` and ``make_ggnvp`` as in ``autograd``, and ``flatten`` as in
@@ -40,6 +41,7 @@ __all__ = [
     "hessian_tensor_product",
     "hessian_vector_product",
     "holomorphic_grad",
+    "linear_combination_of_hessians",
     "make_ggnvp",
     "make_hvp",
     "make_jvp",
@@ -176,6 +178,51 @@ def hessian_tensor_product(fun: Callable, argnum: Argnum = 0) -> Callable:
 
 #: autograd's other name for :func:`hessian_tensor_product`.
 hessian_vector_product = hessian_tensor_product
+
+
+def linear_combination_of_hessians(fun: Callable, argnum: int = 0) -> Callable:
+    """The function ``(*args, v, **kwargs) -> sum_k v[k] * hessian(fun_k)``: the Hessians
+    of the outputs of the vector-valued ``fun`` with respect to argument ``argnum``,
+    weighted by ``v`` (shaped like the output), as SciPy's ``NonlinearConstraint(...,
+    hess=...)`` takes them (autograd's ``minimize_nonlinear_constraint.py``).  Computed as
+    the Hessian of ``v . fun``, without the Hessian of each output.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import linear_combination_of_hessians
+        >>> # the outputs' Hessians are [[2, 0], [0, 0]] and [[0, 1], [1, 0]]
+        >>> f = lambda x: np.array([x[0] ** 2, x[0] * x[1]])
+        >>> linear_combination_of_hessians(f)(np.array([1.0, 2.0]), np.array([3.0, 4.0]))
+        array([[6., 4.],
+               [4., 0.]])
+    """
+
+    def combination(*args: Any, **kwargs: Any) -> Any:
+        where = f"linear_combination_of_hessians({fname(fun)}, argnum={argnum!r})"
+        if not args:
+            raise TypeError(
+                f"{where}: expected the arguments of {fname(fun)} followed by the weights "
+                f"v, got no positional argument; call it as f(*args, v)"
+            )
+        args, v = args[:-1], args[-1]
+        _check_argnum(where, argnum, len(args))
+        unary_f, x = _unary(fun, argnum, args, kwargs)
+
+        weights = fnp.asarray(v)
+
+        def weighted(x: Any) -> Any:
+            out = fnp.asarray(unary_f(x))  # (np.array([...]) of traced values included)
+            if fnp.shape(weights) != fnp.shape(out):
+                raise TangentMismatchError(
+                    f"{where}: v has shape {fnp.shape(weights)} but {fname(fun)} returns "
+                    f"shape {fnp.shape(out)}; pass one weight per output"
+                )
+            return fnp.tensordot(weights, out, axes=fnp.ndim(out))
+
+        return jacobian(grad(weighted))(x)
+
+    combination.__name__ = f"linear_combination_of_hessians_of_{fname(fun)}"
+    return combination
 
 
 def make_hvp(fun: Callable, argnum: Argnum = 0) -> Callable:

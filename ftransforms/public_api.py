@@ -59,6 +59,7 @@ NAMESPACES = (
     "ftransforms.misc.optimizers",
     "ftransforms.example_libraries",
     "ftransforms.example_libraries.optimizers",
+    "ftransforms.example_libraries.stax",
     "ftransforms.extend",
 )
 

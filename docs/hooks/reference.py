@@ -147,6 +147,11 @@ NAMESPACE_PAGES = [
         "ftransforms.example_libraries.optimizers (jax.example_libraries.optimizers)",
         "ftransforms.example_libraries.optimizers",
     ),
+    (
+        "reference/example_libraries_stax.md",
+        "ftransforms.example_libraries.stax (jax.example_libraries.stax)",
+        "ftransforms.example_libraries.stax",
+    ),
 ]
 
 

@@ -45,6 +45,14 @@ def _dtype_of(x: Any) -> Any:
 
 
 def _index_array(entry: Any) -> Any:
+    if isinstance(entry, str) or (
+        isinstance(entry, list) and entry and all(isinstance(e, str) for e in entry)
+    ):
+        raise UnsupportedOperationError(
+            f"a[{entry!r}]: a field of a structured array (a record dtype) is not supported "
+            f"on a traced array or one made inside a transformed function; keep each field "
+            f"as an array of its own (U = np.zeros(shape) for Z['U'])"
+        )
     if _dtype_of(entry).kind not in "iu":
         raise IndexError(
             "only integers, slices (`:`), ellipsis (`...`), None and integer or boolean "

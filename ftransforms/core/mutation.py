@@ -50,7 +50,8 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
   memory in the caller (``f(x, x)``, ``f(u[1:-1], u)``) are views of each other inside:
   NOTE [aliased arguments] in ftransforms/aliased_arguments.py.
   ``np.asarray(t)``/``np.asanyarray(t)`` called by user code return the traced array or
-  buffer itself, as NumPy does (called by library code: its value, read-only).  Buffers
+  buffer itself, as NumPy does (called by library code: its value, read-only), and
+  ``np.array(t)``/``np.asarray(t, copy=True)`` a traced copy in NumPy's layout.  Buffers
   never leave the transform: the outermost boundary turns them back into plain arrays
   (``from_object_arrays``), and one kept in a global raises the escaped-tracer error.
   Other threads see NumPy's own functions' behaviour.
@@ -589,6 +590,29 @@ _BUFFER_RESULT = """
 
 _WRAPPER_SOURCE = "\ndef wrapper(*args, **kwargs):" + _BUFFER_RESULT
 
+#: ``numpy.full``/``numpy.full_like`` of a traced fill value, registered by
+#: ``ftransforms.numpy`` (the layer above core that computes them).
+TRACED_FILL: dict[str, Any] = {}
+
+_FULL_SOURCE = (
+    """
+def wrapper(*args, **kwargs):
+    fill = args[1] if len(args) > 1 else kwargs.get("fill_value")
+    if (
+        isinstance(fill, Tracer)
+        and type(fill) is not Buffer
+        and len(args) <= 3
+        and set(kwargs) <= {"shape", "fill_value", "dtype", "order"}
+        and kwargs.get("order", "K") in ("C", "K", "A")
+        and name in traced_fill
+    ):
+        # a new traced array, whoever calls: NumPy's own full copies the fill value into
+        # a plain array it made (scikit-learn's ConstantKernel in a transformed function)
+        kwargs.pop("order", None)
+        return traced_fill[name](*args, **kwargs).copy()"""
+    + _BUFFER_RESULT
+)
+
 
 _ASARRAY_SOURCE = """
 def wrapper(a, *args, **kwargs):
@@ -622,6 +646,19 @@ def wrapper(a, *args, **kwargs):
             return a
         if kwargs.get("copy") is None and casts_to(dtype):
             return a.astype(dtype)  # a new array, as NumPy's cast makes
+    if (
+        isinstance(a, Tracer)
+        and len(args) < 2
+        and kwargs.get("copy") is True
+        and kwargs.get("order", "K") in ("K", "A", None)
+        and from_user_code(1, name)
+    ):
+        # np.asarray(t, copy=True): a copy of the traced array (scikit-learn's softmax)
+        dtype = args[0] if args else kwargs.get("dtype")
+        if same_dtype(a, dtype):
+            return a.copy("K")
+        if casts_to(dtype):
+            return a.astype(dtype)
     return original(a, *args, **kwargs)
 """
 
@@ -664,6 +701,18 @@ def wrapper(*args, **kwargs):
     ):
         # np.array(t, dtype=float): a cast copy of the traced array, as in NumPy
         return args[0].astype(args[1] if len(args) == 2 else kwargs["dtype"])
+    if (
+        len(args) == 1
+        and isinstance(args[0], Tracer)
+        and kwargs.get("dtype") is None
+        and set(kwargs) <= {"dtype", "copy", "order"}
+        and kwargs.get("copy", True) is True
+        and kwargs.get("order", "K") in ("K", "A", None)
+        and from_user_code(1, name)
+    ):
+        # np.array(t): a copy of the traced array in NumPy's layout (not an object array
+        # of its elements), as np.copy(t) makes it
+        return args[0].copy("K")
     if (
         args
         and isinstance(args[0], Tracer)
@@ -1064,6 +1113,7 @@ def _creation(name: str, source: str = _WRAPPER_SOURCE) -> Any:
         "fortran": f_contiguous,
         "contiguous": c_contiguous,
         "in_fortran_order": _in_fortran_order,
+        "traced_fill": TRACED_FILL,
     }
     exec(compile(source, __file__, "exec"), namespace)  # noqa: S102 - fixed source
     wrapper = namespace["wrapper"]
@@ -1082,11 +1132,9 @@ _WRAPPERS = {
         "zeros",
         "ones",
         "empty",
-        "full",
         "zeros_like",
         "ones_like",
         "empty_like",
-        "full_like",
         "copy",
         "eye",
         "identity",
@@ -1094,6 +1142,7 @@ _WRAPPERS = {
     )
 }
 _WRAPPERS["array"] = _creation("array", _ARRAY_SOURCE)
+_WRAPPERS.update({name: _creation(name, _FULL_SOURCE) for name in ("full", "full_like")})
 _WRAPPERS.update({name: _creation(name, _ASARRAY_SOURCE) for name in ("asarray", "asanyarray")})
 _WRAPPERS["ascontiguousarray"] = _creation("ascontiguousarray", _CONTIGUOUS_SOURCE)
 _WRAPPERS["asfortranarray"] = _creation("asfortranarray", _FORTRAN_SOURCE)

@@ -599,8 +599,9 @@ class Tracer:
         return InPlaceError(
             f"{self._interp.name}: a[i] = t writes a traced value (a tracer) into {what} "
             f"that did not come from inside the transformed function (a global, an "
-            f"untransformed argument, a.copy() of a plain array, or the result of a NumPy "
-            f"function that is not a creation function), which cannot hold what the "
+            f"untransformed argument, a.copy() of a plain array, the constructor "
+            f"np.ndarray(shape), or the result of a NumPy function that is not a creation "
+            f"function), which cannot hold what the "
             f"transform tracks (its derivative or its batch), and writing into it would "
             f"change the caller's data.  Make the array inside the function with "
             f"np.zeros/np.empty/np.full/np.array(...)/np.copy(a) (those can hold traced "

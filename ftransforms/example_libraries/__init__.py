@@ -1,7 +1,9 @@
 """JAX's ``jax.example_libraries``: :mod:`ftransforms.example_libraries.optimizers`, the
 ``(init_fun, update_fun, get_params)`` optimizers that JAX's example programs
 (``kernel_lsq.py``, ``advi.py``, ``mnist_classifier.py``) and tutorials import as ``from
-jax.example_libraries import optimizers``.
+jax.example_libraries import optimizers``, and :mod:`ftransforms.example_libraries.stax`,
+the ``(init_fun, apply_fun)`` layers of ``mnist_classifier.py``, ``mnist_vae.py`` and
+``differentially_private_sgd.py``.
 
 Example:
     >>> from ftransforms.example_libraries import optimizers
@@ -10,6 +12,6 @@ Example:
     True
 """
 
-from ftransforms.example_libraries import optimizers
+from ftransforms.example_libraries import optimizers, stax
 
-__all__ = ["optimizers"]
+__all__ = ["optimizers", "stax"]

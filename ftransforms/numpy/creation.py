@@ -14,6 +14,7 @@ import ftransforms.numpy.helpers as helpers
 from ftransforms.backend import is_array, namespace_of
 from ftransforms.core.mutation import (
     PATCHED_WHILE_ACTIVE,
+    TRACED_FILL,
     Buffer,
     c_contiguous,
     detached,
@@ -468,3 +469,8 @@ def as_operand(x: Any, like: Any = None) -> Any:
     if like is None or holds_tracer(x):
         return asarray(x)
     return xp_of(like).asarray(x)
+
+
+# np.full/np.full_like of a traced fill value, called by any code while a transform is
+# active (core/mutation.py's wrappers), make the traced array these make
+TRACED_FILL.update(full=full, full_like=full_like)

@@ -11,6 +11,7 @@ import numpy
 
 from ftransforms import lax
 from ftransforms.core.errors import UnsupportedOperationError
+from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import as_array, dtype_of
 from ftransforms.ops import elementwise as _ew
@@ -226,6 +227,10 @@ def astype(x: Any, dtype: Any, copy: bool = True) -> Any:
         >>> float(ft.grad(lambda x: x + fnp.astype(x, int))(1.5))  # the int part adds 0
         1.0
     """
+    if isinstance(x, Tracer) and numpy.dtype(dtype).kind == "O":
+        # an object array holds the elements themselves (0-d traced arrays), as NumPy's
+        # holds Python numbers, so the derivative goes on through them
+        return numpy.array(x, dtype=object)
     return lax.convert(x, dtype)
 
 

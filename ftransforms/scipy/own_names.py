@@ -45,8 +45,8 @@ and calls SciPy's own function (about 0.1 us on calls that take microseconds); s
 calls without a tracer inside them.  A wrapper carries SciPy's name, signature and
 ``__wrapped__``, and replaces the function in its defining module too, so it pickles by
 reference as SciPy's did.  A name bound before the first transform ran (``from
-scipy.special import logsumexp`` first) is SciPy's function object itself: it keeps the
-clear error.
+scipy.spatial.distance import pdist`` at the top of a module) is SciPy's function object
+itself: NOTE [SciPy's function objects bound before the first transform] redirects it.
 
 Example:
     >>> import numpy as np
@@ -64,6 +64,7 @@ import importlib
 import inspect
 import sys
 import threading
+import types
 from typing import Any
 
 import numpy
@@ -163,6 +164,69 @@ def _method(theirs: Any, method: str, counterpart: Any = None) -> Any:
     return call
 
 
+# NOTE [SciPy's function objects bound before the first transform]: a module that ran
+# ``from scipy.linalg import cho_solve`` (scikit-learn's, a user's) before any transform
+# holds SciPy's function object, not the module attribute that the wrappers replace.  So
+# that such a name is answered too, the object itself is redirected: SciPy's code moves to
+# a copy of the function (its globals, defaults and closure), which the wrapper calls, and
+# the object's ``__code__`` becomes a trampoline's whose keyword-only default is the
+# wrapper (``__signature__`` keeps SciPy's signature for ``inspect``, ``__wrapped__`` is
+# the copy).  Python accepts a new ``__code__`` with as many free variables as the
+# function's closure has cells (SciPy's decorated functions have some), so there is one
+# trampoline per count, whose free variables are never read.  Every holder of the object
+# then calls the wrapper; outside the transforms that costs one more Python call.
+_REDIRECTED: dict[Any, Any] = {}  # SciPy's function object -> the wrapper it calls
+_TRAMPOLINES: dict[int, Any] = {}  # number of closure cells -> the trampoline's code
+
+
+def _trampoline_code(cells: int) -> Any:
+    code = _TRAMPOLINES.get(cells)
+    if code is None:
+        names = [f"_cell{i}" for i in range(cells)]
+        source = "def cells():\n"
+        source += "".join(f"    {n} = None\n" for n in names) or "    pass\n"
+        source += "    def trampoline(*args, _ftransforms_wrapper_, **kwargs):\n"
+        if names:  # (never true: the names only make them free variables)
+            source += f"        if _ftransforms_wrapper_ is None: return ({', '.join(names)},)\n"
+        source += "        return _ftransforms_wrapper_(*args, **kwargs)\n"
+        source += "    return trampoline\n"
+        namespace: dict[str, Any] = {}
+        exec(compile(source, "<ftransforms redirect>", "exec"), namespace)  # noqa: S102
+        code = _TRAMPOLINES[cells] = namespace["cells"]().__code__
+    return code
+
+
+def _redirectable(theirs: Any) -> bool:
+    return inspect.isfunction(theirs) and theirs.__code__.co_filename != "<ftransforms redirect>"
+
+
+def _copy_of(theirs: Any) -> Any:
+    """A new function object running ``theirs``'s code (NOTE [SciPy's function objects
+    bound before the first transform])."""
+    copy = types.FunctionType(
+        theirs.__code__,
+        theirs.__globals__,
+        theirs.__name__,
+        theirs.__defaults__,
+        theirs.__closure__,
+    )
+    copy.__kwdefaults__ = theirs.__kwdefaults__
+    copy.__qualname__, copy.__module__ = theirs.__qualname__, theirs.__module__
+    copy.__doc__ = theirs.__doc__
+    copy.__dict__.update(theirs.__dict__)
+    return copy
+
+
+def _redirect(theirs: Any, copy: Any, wrapper: Any) -> None:
+    signature = inspect.signature(theirs)
+    theirs.__wrapped__ = copy  # (SciPy's own code, which raises the clear error on tracers)
+    theirs.__code__ = _trampoline_code(len(theirs.__closure__ or ()))
+    theirs.__defaults__ = None
+    theirs.__kwdefaults__ = {"_ftransforms_wrapper_": wrapper}
+    theirs.__signature__ = signature
+    _REDIRECTED[theirs] = wrapper
+
+
 def _install_in_class(cls: type, wrappers: dict) -> None:
     for name, wrapper in wrappers.items():
         setattr(cls, name, wrapper)
@@ -196,11 +260,15 @@ def _patch_module(name: str) -> None:
         listed = public in signatures and callable(theirs)  # (a compiled one too)
         if not (inspect.isfunction(theirs) or dispatched or listed or multi) or ours is None:
             continue  # ufuncs dispatch by themselves; distributions are patched below
-        if isinstance(ours, (type, numpy.ufunc)) or theirs in _INSTALLED:  # (re-exported)
-            continue
+        if isinstance(ours, (type, numpy.ufunc)) or theirs in _INSTALLED or theirs in _REDIRECTED:
+            continue  # (re-exported)
         if not (listed or multi) and not takes_every_parameter(theirs, ours, unknown=False):
             continue
-        wrappers[public], originals[public] = _function(theirs, ours), theirs
+        copy = _copy_of(theirs) if _redirectable(theirs) else None
+        wrapper = _function(theirs if copy is None else copy, ours)
+        wrappers[public], originals[public] = wrapper, theirs
+        if copy is not None:  # NOTE [SciPy's function objects bound before the first transform]
+            _redirect(theirs, copy, wrapper)
     _install_in_module(theirs_mod, wrappers, originals)
 
 
@@ -221,7 +289,12 @@ def _patch_distributions() -> None:
             theirs = None if home is None else home.__dict__[method]
             if inspect.isfunction(theirs) and (home, method) not in done:
                 done.add((home, method))
-                _install_in_class(home, {method: _method(theirs, method, counterpart)})
+                # (a bound method made before the first transform: NOTE above)
+                copy = _copy_of(theirs) if _redirectable(theirs) else None
+                wrapper = _method(theirs if copy is None else copy, method, counterpart)
+                if copy is not None:
+                    _redirect(theirs, copy, wrapper)
+                _install_in_class(home, {method: wrapper})
 
 
 def _patch_kde() -> None:
