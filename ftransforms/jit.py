@@ -338,8 +338,11 @@ def _trace(
     program.writes_inputs = writes_inputs
     if guards is not None and not program.value_dependent:
         guards.settle()
-        if routes.read:  # NOTE [outside arrays in rules under jit]
-            guards.hold_contents(routes.read)
+        # NOTE [outside arrays in rules under jit]; indices and masks whose numbers Python
+        # code may have read (NOTE [values read from outside under jit])
+        read = [*routes.read, *guards.index_arrays()]
+        if read:
+            guards.hold_contents(read)
         program.guards = guards if guards.checks else None  # (all side effects: nothing)
         program.opaque = interp.opaque
     values = [numpy.asarray(v) if isinstance(v, numpy.generic) else v for v in values]

@@ -35,7 +35,11 @@ the recording used it directly (an operand, or an output returned as it is:
 ``program.LiveOutput``) or where a transform's rule computed with it
 (NOTE [outside arrays in rules under jit] in ``core/outside_operands.py``), but values
 the user's code derived from it with NumPy (``W * 2``, ``np.exp(W)``) keep the old
-numbers; pass arrays that change as arguments.  A write the function itself makes into
+numbers; pass arrays that change as arguments.  An integer or boolean array (up to
+``_MAX_INDEX`` elements: an index, a mask, a count, a shape) is the exception: code
+reads its numbers on the host (``x[IDX[0]]``, ``np.delete(x, IDX)``, ``y[IDX] = v``,
+``x.reshape(tuple(SHAPE))``), so the replay checks them as well, and a change records
+again.  A write the function itself makes into
 such an array (``counts[k] += 1``, ``buf[:] = 7.0``) would happen only while recording
 (and a replay would read the array as the caller left it): a recording that changed one
 (:func:`fingerprints` before and after) runs that signature eagerly instead.
@@ -143,6 +147,8 @@ class _Attr(str):
 
 #: Items of a list or dict checked one by one, at most (a larger one: only itself).
 _MAX_ITEMS = 64
+#: The largest integer or boolean array from outside whose numbers are checked.
+_MAX_INDEX = 1 << 14
 #: Guards gathered, after which the fields of further objects are not followed.
 _MAX_CHECKS = 1024
 
@@ -258,6 +264,12 @@ class Guards:
         new = {id(a): (a, _WHOLE, _Contents(a)) for a in arrays}
         self.checks += tuple(new.values())
         self.names += ["the numbers of an array read while recording"] * len(new)
+
+    def index_arrays(self) -> list:
+        """The integer and boolean NumPy arrays among the values, of at most
+        ``_MAX_INDEX`` elements: indices, masks, counts and shapes, whose numbers code
+        reads on the host (``x[:N[0]]``, ``np.delete(x, IDX)``, ``y[IDX] = v``)."""
+        return [a for _, a in self.arrays() if a.dtype.kind in "biu" and a.size <= _MAX_INDEX]
 
     def array_ids(self) -> frozenset:
         """The ids of the arrays among the values (the recording must not fold them)."""
