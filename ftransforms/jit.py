@@ -166,6 +166,23 @@ def _library_node(t: Any) -> bool:
     return module.partition(".")[0] in ("builtins", "collections", "optree", "ftransforms")
 
 
+def _unlike_ndarray(arrays: list) -> str:
+    """NOTE [arrays jit does not record]: a subclass of ``np.ndarray`` other than
+    ``np.memmap`` changes what operations mean (``*`` of two ``np.matrix`` is a matrix
+    product, a masked array's ``mean`` skips the masked entries, a ``recarray`` has fields
+    as attributes), and a structured dtype's fields (``x["a"]``) are no array operations:
+    a recording would compute as for a plain ``ndarray`` (or fail), so such a signature
+    runs eagerly.  Which argument that is, or ``""``; asked only before a recording."""
+    for a in arrays:
+        t = type(a)
+        if t is numpy.ndarray:
+            if a.dtype.names is not None:
+                return f"an argument has the structured dtype {a.dtype}"
+        elif isinstance(a, numpy.ndarray) and not isinstance(a, numpy.memmap):
+            return f"an argument is a {t.__module__}.{t.__name__}, a subclass of np.ndarray"
+    return ""
+
+
 def _leaf_names(n: int) -> list[str]:
     return [f"argument leaf {k}" for k in range(n)]
 
@@ -177,13 +194,15 @@ def _private_copies(tree: Any) -> Any:
     one).  The copies alias each other as the arrays do: one copy for an array passed
     twice, views of one copied base for views of one base."""
     leaves, spec = tree_flatten(tree)
-    if not any(type(v) is numpy.ndarray for v in leaves):
+    if not any(isinstance(v, numpy.ndarray) for v in leaves):
         return tree
     roots: dict = {}
+    copies: dict = {}
     for v in leaves:
         if type(v) is numpy.ndarray:
             roots.setdefault(id(_root(v)), []).append(v)
-    copies: dict = {}
+        elif isinstance(v, numpy.ndarray):  # a subclass (np.matrix, a masked array): its own
+            copies[id(v)] = v.copy()
     for views in roots.values():
         root = _root(views[0])
         shared = len({id(v) for v in views}) > 1 and root.flags.forc
@@ -625,6 +644,19 @@ def jit(
             attach_later.pop(id(program), None)
             program = None
         if program is None:
+            unlike = _unlike_ndarray(arrays)
+            if unlike:  # NOTE [arrays jit does not record]
+                program = Program([], len(arrays), [], [], None, [], value_dependent=True)
+                cache[key] = program
+                if len(cache) > max_cached:
+                    attach_later.pop(id(cache.popitem(last=False)[1]), None)
+                warnings.warn(
+                    f"jit({name}): {unlike}, whose operations jit does not record; this input "
+                    f"signature runs eagerly (pass np.asarray(x) for a plain array)",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+                return func(*_private_copies(args), **_private_copies(kwargs))
             if _WARNED not in number_values:
                 _count_number_values(name, spec, sig, leaves, number_values)
 

@@ -6,6 +6,7 @@ oracle): a replay must never return what the recording computed for other data."
 import warnings
 
 import numpy as np
+import pytest
 
 import ftransforms as ft
 
@@ -59,3 +60,61 @@ def test_numbers_of_an_outside_index_array_changed_in_place_are_read_again():
             SHAPE[:] = [1, 4] if news[k][0] == 2 else [2, 2]
 
         agree(f, [lambda: (np.arange(4.0),)] * len(news), before=before)
+
+
+# -- arrays whose operations a recording would not compute as NumPy does ---------------
+
+
+def _masked(v):
+    return lambda: (np.ma.masked_array([1.0, v, 3.0], mask=[0, 1, 0]),)
+
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # np.matrix
+def test_ndarray_subclasses_and_structured_arrays_run_eagerly():
+    def mm(a, b):
+        return a * b + a  # a matrix product for np.matrix
+
+    m1, m2 = np.matrix([[1.0, 2.0], [3.0, 4.0]]), np.matrix([[0.0, 1.0], [1.0, 0.0]])
+    jf = ft.jit(mm)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for a, b in [(m1, m2), (m2, m1), (np.asarray(m1), np.asarray(m2)), (m1, m1)]:
+            got, expected = jf(a, b), mm(a, b)
+            assert type(got) is type(expected)
+            np.testing.assert_array_equal(got, expected)
+    assert sum("subclass of np.ndarray" in str(w.message) for w in caught) == 1
+
+    for f in [lambda x: x.mean(), lambda x: (x**2).std(), lambda x: x * 2]:
+        jf = ft.jit(f)
+        for make in [_masked(2.0), _masked(7.0)]:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                got = jf(*make())
+            expected = f(*make())
+            np.testing.assert_array_equal(np.ma.getdata(got), np.ma.getdata(expected))
+            np.testing.assert_array_equal(np.ma.getmask(got), np.ma.getmask(expected))
+
+    def fields(r):
+        return r["a"] * 2 + r["b"]
+
+    def rec(v):
+        return lambda: (np.rec.fromarrays([np.arange(3.0) + v, np.ones(3)], names="a,b"),)
+
+    agree(fields, [rec(0), rec(1)])
+    agree(lambda r: r.a * 2, [rec(0), rec(5)])
+    plain = [lambda v=v: (np.asarray(rec(v)()[0]),) for v in (0, 2)]  # a structured dtype
+    agree(fields, plain)
+
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")
+def test_a_write_into_a_subclass_argument_leaves_the_callers_array():
+    def f(x):
+        x[0, 0] = 100.0
+        return x * x
+
+    m = np.matrix([[1.0, 2.0], [3.0, 4.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = ft.jit(f)(m)
+    assert m[0, 0] == 1.0
+    np.testing.assert_array_equal(got, f(m.copy()))
