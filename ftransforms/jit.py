@@ -322,7 +322,7 @@ def _trace(
                         f"registered pytrees); {fix}"
                     )
                 refs.append(None)
-                consts.append(LiveOutput(leaf) if id(leaf) in interp.opaque else leaf)
+                consts.append(LiveOutput(leaf) if _views_outside(leaf, interp.opaque) else leaf)
                 values.append(leaf)
     if (drew(draws) or fresh.drew) and not interp.value_dependent:
         interp.value_dependent = True
@@ -366,6 +366,19 @@ def _trace(
         program.opaque = interp.opaque
     values = [numpy.asarray(v) if isinstance(v, numpy.generic) else v for v in values]
     return program, tree_unflatten(out_spec, values)
+
+
+def _views_outside(leaf: Any, opaque: frozenset) -> bool:
+    """Whether the output ``leaf`` is an array from outside the arguments (of ``opaque``)
+    or a NumPy view of one (``return W[0]``, ``W.T``): returned as it is at every replay,
+    as eagerly, so that a change made in it in place since the recording shows."""
+    while opaque:
+        if id(leaf) in opaque:
+            return True
+        if type(leaf) is not numpy.ndarray:
+            return False
+        leaf = leaf.base
+    return False
 
 
 #: Output leaves that hold no array (a constant of the recording as they are).

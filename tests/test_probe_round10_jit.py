@@ -118,3 +118,23 @@ def test_a_write_into_a_subclass_argument_leaves_the_callers_array():
         got = ft.jit(f)(m)
     assert m[0, 0] == 1.0
     np.testing.assert_array_equal(got, f(m.copy()))
+
+
+# -- outputs that view an array from outside -------------------------------------------
+
+E = np.eye(3)
+
+
+def test_a_returned_view_of_an_outside_array_shows_a_change_made_in_it():
+    def row(x):
+        return x * 2.0, E[0], {"col": E[:, 1].T, "flat": E.ravel()}
+
+    E[...] = np.eye(3)
+    jf = ft.jit(row)
+    for k in range(3):
+        E[0, 0] = E[1, 1] = 10.0 + k
+        got, expected = jf(np.ones(2)), row(np.ones(2))
+        for g, e in zip(ft.tree_leaves(got), ft.tree_leaves(expected)):
+            np.testing.assert_array_equal(g, e, err_msg=f"call {k}")
+    _, view, _ = jf(np.ones(2))
+    assert np.shares_memory(view, E)  # as eagerly: a write into it is one into E
