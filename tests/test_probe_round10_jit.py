@@ -138,3 +138,15 @@ def test_a_returned_view_of_an_outside_array_shows_a_change_made_in_it():
             np.testing.assert_array_equal(g, e, err_msg=f"call {k}")
     _, view, _ = jf(np.ones(2))
     assert np.shares_memory(view, E)  # as eagerly: a write into it is one into E
+
+
+def test_print_in_the_recording_call_shows_the_numbers(capsys):
+    def f(x):
+        print(x)
+        return x * 2.0
+
+    jf = ft.jit(f)
+    np.testing.assert_array_equal(jf(np.array([1.5, -2.25])), [3.0, -4.5])
+    assert "1.5" in capsys.readouterr().out  # as in the eager call (and under grad)
+    np.testing.assert_array_equal(jf(np.array([4.0, 1.0])), [8.0, 2.0])
+    assert capsys.readouterr().out == ""  # a replay: Python side effects do not run
