@@ -19,7 +19,8 @@ it imports in its body (``import settings``), and the fields of the user's
 objects among them (``self.layer.w``, ``__slots__`` too, and the class attributes read
 through an object, and what a property's getter reads; names the code reads, as
 attributes or as strings: ``getattr(cfg, "lr")``; followed a few levels, as
-``host_random`` does for generators), each as a place
+``host_random`` does for generators; the functions called by name, to the end of the
+chain), each as a place
 (a dict entry, a closure cell, a list slot, an attribute) and the object found there;
 and the environment when the code reads it (``os.environ``, ``os.getenv``). Before a
 replay, :meth:`Guards.hold` checks that every place still holds the same object (numbers
@@ -378,7 +379,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         return held
 
     def visit(obj: Any, depth: int, name: str) -> None:
-        if depth > _DEPTH or id(obj) in seen or _is_data(obj):
+        if depth > _DEPTH or id(obj) in seen or _is_data(obj) or len(checks) > _MAX_CHECKS:
             return
         seen.add(id(obj))
         if isinstance(obj, types.MethodType):
@@ -431,7 +432,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 except ValueError:  # an empty cell
                     continue
                 place(cell, _CELL, value, var)
-                visit(value, depth + 1, var)
+                visit(value, _deeper(value, depth), var)
                 fields_read(value, var, names)
             glb = obj.__globals__
             for var in names:
@@ -446,7 +447,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 place(glb, var, value, var)
                 fields_read(value, var, names)
                 if not isinstance(value, types.ModuleType):
-                    visit(value, depth + 1, var)
+                    visit(value, _deeper(value, depth), var)
 
     def fields_read(value: Any, var: str, names: set) -> None:
         """``config.W`` of the user's own module, ``Config.k`` of a class, ``cfg.lr`` of a
@@ -534,6 +535,13 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         if callable(obj) and not isinstance(obj, type):  # ``f(x, act)``: what ``act`` reads
             visit(obj, 1, getattr(obj, "__name__", type(obj).__name__))
     return Guards(checks, names) if checks else None
+
+
+def _deeper(value: Any, depth: int) -> int:
+    """The depth at which a value a function reads by name is visited: a function's is the
+    same (a call chain ``loss -> net -> layer -> dense`` is followed to its end, each
+    function once, up to ``_MAX_CHECKS`` guards), another object's one deeper."""
+    return depth if type(value) is types.FunctionType else depth + 1
 
 
 def has_fields(v: Any) -> bool:

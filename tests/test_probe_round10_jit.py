@@ -150,3 +150,48 @@ def test_print_in_the_recording_call_shows_the_numbers(capsys):
     assert "1.5" in capsys.readouterr().out  # as in the eager call (and under grad)
     np.testing.assert_array_equal(jf(np.array([4.0, 1.0])), [8.0, 2.0])
     assert capsys.readouterr().out == ""  # a replay: Python side effects do not run
+
+
+# -- a long chain of helper functions ----------------------------------------------------
+
+SCALE = 2.0
+W_CHAIN = np.ones(2)
+
+
+def _dense(x):
+    return x * W_CHAIN * SCALE
+
+
+def _block(x):
+    return np.tanh(_dense(x)) + 1.0
+
+
+def _layer(x):
+    return _block(x) * 2.0
+
+
+def _model(x):
+    return _layer(x) - 1.0
+
+
+def _net(x):
+    return _model(x)
+
+
+def _loss(x):
+    return _net(x).sum()
+
+
+def test_a_global_read_at_the_end_of_a_long_call_chain_is_guarded():
+    global SCALE, W_CHAIN
+
+    def before(k):
+        global SCALE, W_CHAIN
+        if k == 2:
+            SCALE = 3.0
+        if k == 3:
+            W_CHAIN = np.full(2, 0.5)
+
+    for f in [_loss, ft.grad(_loss)]:
+        SCALE, W_CHAIN = 2.0, np.ones(2)
+        agree(f, [lambda: (np.array([0.5, -1.0]),)] * 4, before=before)
