@@ -19,7 +19,7 @@ import threading
 import types
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any
 
 import numpy
@@ -306,6 +306,15 @@ def _trace(
                         f"{interp.name}: the function returned a {type(leaf).__name__}, "
                         f"which computes only when iterated, after jit has recorded the call; "
                         f"return its values (list(...) or a tuple) instead"
+                    )
+                if isinstance(leaf, Awaitable):  # ``async def``: computes when awaited
+                    if inspect.iscoroutine(leaf):
+                        leaf.close()  # (never awaited: no warning that it was not)
+                    raise TypeError(
+                        f"{interp.name}: the function returned a {type(leaf).__name__}, "
+                        f"which computes only when awaited, after jit has recorded the call; "
+                        f"jit the synchronous function that computes the arrays, and await "
+                        f"around it"
                     )
                 if type(leaf) not in _PLAIN_OUTPUTS and _holds_tracer(leaf, 0):
                     # (a constant of the replay would hold this call's tracers)

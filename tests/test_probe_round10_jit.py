@@ -195,3 +195,13 @@ def test_a_global_read_at_the_end_of_a_long_call_chain_is_guarded():
     for f in [_loss, ft.grad(_loss)]:
         SCALE, W_CHAIN = 2.0, np.ones(2)
         agree(f, [lambda: (np.array([0.5, -1.0]),)] * 4, before=before)
+
+
+def test_an_async_function_is_refused_with_the_fix_named():
+    async def f(x):
+        return x * 2.0
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (the coroutine is closed: no "never awaited")
+        with pytest.raises(TypeError, match=r"^jit\(f\): the function returned a coroutine"):
+            ft.jit(f)(np.ones(2))
