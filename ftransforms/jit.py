@@ -39,7 +39,7 @@ from ftransforms.host_random import drew, fresh_entropy, snapshot
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
 from ftransforms.jit_guards import fingerprints, guards_of, has_fields, written
 from ftransforms.numpy.helpers import holds_tracer
-from ftransforms.program import LiveOutput, Program, freeze
+from ftransforms.program import LiveOutput, Program, SameOutput, freeze
 from ftransforms.pytree import NAMESPACE, tree_flatten, tree_map, tree_unflatten
 from ftransforms.shape_eval import ShapeDtypeStruct
 
@@ -291,7 +291,15 @@ def _trace(
         )
         out_leaves, out_spec = tree_flatten(out)
         refs, consts, values = [], [], []
-        for leaf in out_leaves:
+        first: dict = {}  # id -> the output that first returned an array object
+        for k, leaf in enumerate(out_leaves):
+            if type(leaf) is TraceTracer or type(leaf) is numpy.ndarray:
+                if id(leaf) in first:  # NOTE [one output object returned twice]
+                    refs.append(None)
+                    consts.append(SameOutput(first[id(leaf)]))
+                    values.append(values[first[id(leaf)]])
+                    continue
+                first[id(leaf)] = k
             if type(leaf) is TraceTracer and leaf._interp is interp:
                 refs.append(leaf.ref)
                 consts.append(None)

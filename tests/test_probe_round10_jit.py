@@ -205,3 +205,17 @@ def test_an_async_function_is_refused_with_the_fix_named():
         warnings.simplefilter("error")  # (the coroutine is closed: no "never awaited")
         with pytest.raises(TypeError, match=r"^jit\(f\): the function returned a coroutine"):
             ft.jit(f)(np.ones(2))
+
+
+def test_one_array_returned_twice_is_one_array_at_every_replay():
+    def f(x):
+        y = x * 2.0
+        c = np.zeros(2)
+        return y, {"again": y, "equal": x * 2.0}, c, c
+
+    jf = ft.jit(f)
+    for _ in range(3):
+        y, d, c1, c2 = jf(np.ones(2))
+        assert d["again"] is y and d["equal"] is not y and c2 is c1  # as eagerly
+        y[0] = 7.0
+        assert d["again"][0] == 7.0 and d["equal"][0] == 2.0
