@@ -219,3 +219,34 @@ def test_one_array_returned_twice_is_one_array_at_every_replay():
         assert d["again"] is y and d["equal"] is not y and c2 is c1  # as eagerly
         y[0] = 7.0
         assert d["again"][0] == 7.0 and d["equal"][0] == 2.0
+
+
+# -- NumPy's error handling at a replay --------------------------------------------------
+
+
+def _chain(x):
+    return np.exp(x) * 2.0 + 1.0 / x
+
+
+def _loop(xs):
+    return ft.scan(lambda c, x: (np.tanh(c * 2.0 + np.exp(x)) * 0.5, c * 1.5), np.zeros(4), xs)
+
+
+def test_errors_numpy_is_set_to_raise_raise_at_replays_of_either_tier():
+    from ftransforms.compiled import tier
+
+    for f, ok, bad in [
+        (_chain, np.ones(4), np.array([1000.0, 1.0, 1.0, 2.0])),
+        (_loop, np.ones((3, 4)), np.full((3, 4), 1000.0)),
+    ]:
+        jf = ft.jit(f, compile=False)
+        jf(ok)
+        (program,) = jf.cache.values()
+        for compiled in (False, True):
+            if compiled and not tier.compile_now(program):
+                continue  # (without the optional compiler: the replay only)
+            with np.errstate(over="raise"), pytest.raises(FloatingPointError):
+                jf(bad)  # as f(bad) does
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                np.testing.assert_allclose(jf(bad)[0], f(bad)[0], rtol=1e-12)
