@@ -138,6 +138,9 @@ class TraceTracer(ValTracer):
         return self.val
 
     def __repr__(self) -> str:
+        return f"TraceTracer(%{self.ref}, shape={self.val.shape}, dtype={self.val.dtype})"
+
+    def __str__(self) -> str:
         # its value, as grad's tracer shows it: ``print(x)`` in the recording call shows
         # the numbers (a Python side effect, not part of the recording: no value read)
         return f"TraceTracer(%{self.ref}, value={self.val!r})"
