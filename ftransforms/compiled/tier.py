@@ -340,16 +340,17 @@ def compile_program(program: Program) -> tuple[Callable, list] | None:
 _ERRSTATE = getattr(
     getattr(getattr(numpy, "_core", None), "umath", None), "_extobj_contextvar", None
 )
-_SEEN: list = [object(), False]
+_SEEN: list = [(object(), False)]
 
 
 def _raising() -> bool:
     """Whether NumPy's error handling here raises (or calls back, or logs) on some error."""
     now = _ERRSTATE.get() if _ERRSTATE is not None else None
-    if now is _SEEN[0] and now is not None:
-        return _SEEN[1]
+    seen = _SEEN[0]  # (one tuple: threads read a consistent pair)
+    if now is seen[0] and now is not None:
+        return seen[1]
     raising = any(v in ("raise", "call", "log") for v in numpy.geterr().values())
-    _SEEN[:] = [now, raising]
+    _SEEN[0] = (now, raising)
     return raising
 
 
