@@ -677,7 +677,7 @@ def jit(
             unlike = _unlike_ndarray(arrays)
             if unlike:  # NOTE [arrays jit does not record]
                 program = Program([], len(arrays), [], [], None, [], value_dependent=True)
-                cache[key] = program
+                cache[(_kept_spec(spec), *key[1:])] = program
                 if len(cache) > max_cached:
                     attach_later.pop(id(cache.popitem(last=False)[1]), None)
                 warnings.warn(
