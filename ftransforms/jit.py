@@ -353,6 +353,14 @@ def _trace(
         # call, which a replay would not read: that signature runs eagerly
         interp.value_dependent = True
         interp.reason = "an iterator argument, whose next items the function may read"
+    if guards is not None:  # NOTE [traced values stored outside under jit]
+        stored = guards.concretize(lambda v: type(v) is TraceTracer and v._interp is interp)
+        if stored and not interp.value_dependent:
+            interp.value_dependent = True
+            interp.reason = (
+                f"a traced value stored in {', '.join(stored)}, outside the function, which "
+                f"a replay would not store"
+            )
     changed = written(outside) if outside and not interp.value_dependent else ()
     if changed:
         interp.value_dependent = True

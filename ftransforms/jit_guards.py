@@ -49,6 +49,7 @@ such an array (``counts[k] += 1``, ``buf[:] = 7.0``) would happen only while rec
 from __future__ import annotations
 
 import collections
+import dis
 import enum
 import functools
 import inspect
@@ -226,11 +227,65 @@ class Guards:
     ``checks`` are ``(holder, key, value)`` with ``holder`` a dict (``holder.get(key)``),
     a list (``holder[key]``) or a closure cell (``key`` is ``_CELL``)."""
 
-    __slots__ = ("checks", "names")
+    __slots__ = ("checks", "names", "stores")
 
-    def __init__(self, checks: list, names: list) -> None:
+    def __init__(self, checks: list, names: list, stores: tuple = ()) -> None:
         self.checks = tuple(checks)
         self.names = names
+        # more holders the code may store into (its globals, cells, fields): (holder, the
+        # names it uses there, or None for all)
+        self.stores = stores
+
+    def concretize(self, ours: Any) -> list[str]:
+        """NOTE [traced values stored outside under jit]: ``global STATE; STATE = STATE +
+        x``, ``self.h = h``, ``HISTORY.append(loss)`` store one of the recording's values
+        (``ours(v)``) where the caller reads it after the call: eagerly an array, here a
+        tracer that raises when used after the recording (an escaped tracer), and a
+        replay would store nothing.  So each such value in a place the recording knows
+        (a holder of its checks, a global or closure cell of its code; in a list, tuple or
+        dict there, a few levels down) is replaced by its array, and the names of the
+        places are returned: that signature then runs eagerly, as NumPy does."""
+        found: list[str] = []
+        # a module's namespace: only the names the code uses (``stores`` has them), not
+        # every global of a notebook; any other holder (an object's fields, a list or a
+        # dict of the user's): all of it
+        names: dict = {}
+        for holder, key, _ in self.checks:
+            if type(key) is str and "__builtins__" in holder:
+                names.setdefault(id(holder), set()).add(key)
+        for holder, used in self.stores:
+            if used is not None:
+                names.setdefault(id(holder), set()).update(used)
+        seen: set[int] = set()
+        for holder in (*(c[0] for c in self.checks), *(h for h, _ in self.stores)):
+            if id(holder) in seen:
+                continue
+            seen.add(id(holder))
+            if type(holder) is types.CellType:
+                try:
+                    value = holder.cell_contents
+                except ValueError:
+                    continue
+                new, held = _concrete(value, ours, 0)
+                if held:
+                    holder.cell_contents = new
+                    found.append("a closed-over variable")
+                continue
+            kind = _container(holder)
+            if kind is dict:
+                used = names.get(id(holder))
+                items = [(k, holder[k]) for k in (holder if used is None else used) if k in holder]
+            elif kind is list and type(holder) is not collections.deque:
+                items = list(enumerate(holder))
+            else:
+                continue
+            for k, value in items:
+                new, held = _concrete(value, ours, 0)
+                if held:
+                    if new is not value:
+                        holder[k] = new
+                    found.append(str(k) if kind is dict else f"a list's item {k}")
+        return found
 
     def hold(self) -> bool:
         """Whether every place still holds its value."""
@@ -312,6 +367,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     seen: set[int] = set()
     seen_fields: set = set()
     placed: set[int] = set()  # the user objects whose fields are guarded
+    stores: dict = {}  # id -> (a namespace, cell or fields the code may store into, names)
 
     def note(check: tuple, name: str) -> None:
         checks.append(check)
@@ -331,6 +387,8 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             if id(value) in placed or depth > _DEPTH or len(checks) > _MAX_CHECKS:
                 return True
             placed.add(id(value))
+            if type(getattr(value, "__dict__", None)) is dict:
+                stores[id(value.__dict__)] = (value.__dict__, None)  # (``model.layer.h = h``)
             for holder_k, k, v in _fields(value)[:_MAX_ITEMS]:
                 place(holder_k, k, v, f"{name}.{k}", depth + 1)
             return True
@@ -406,6 +464,8 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             return
         if not isinstance(obj, (types.FunctionType, type)) and callable(obj):
             fields = getattr(obj, "__dict__", None)
+            if type(fields) is dict and not _library(obj):  # (``self.h = h``)
+                stores[id(fields)] = (fields, None)
             if not _library(obj):  # a callable object (a model): its fields (slots too)
                 for holder, k, v in _fields(obj):
                     place(holder, k, v, f"{type(obj).__name__}.{k}")
@@ -417,6 +477,13 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                     class_fields(type(obj), fields, _names_read(call.__code__))
         if isinstance(obj, types.FunctionType):
             code = obj.__code__
+            stored = _stores(code)  # NOTE [traced values stored outside under jit]
+            if _STORE_GLOBAL in stored:
+                held = stores.setdefault(id(obj.__globals__), (obj.__globals__, set()))
+                held[1].update(_names_read(code))
+            if _STORE_DEREF in stored:  # (``nonlocal h; h = ...``)
+                for cell in obj.__closure__ or ():
+                    stores[id(cell)] = (cell, None)
             for attr in ("__defaults__", "__kwdefaults__"):  # ``def f(x, w=np.ones(3))``
                 if getattr(obj, attr) is not None:
                     place(obj, _Attr(attr), getattr(obj, attr), f"{name}.{attr}")
@@ -486,7 +553,8 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             for holder, k, v in _fields(obj):
                 place(holder, k, v, f"self.{k}")
         if type(owner) is dict and not _library(obj):
-            if isinstance(method, types.FunctionType):
+            stores[id(owner)] = (owner, None)  # ``self.last = h`` (NOTE [traced values stored
+            if isinstance(method, types.FunctionType):  # outside under jit])
                 class_fields(type(obj), owner, _names_read(method.__code__))
 
     def class_fields(cls: type, owner: dict | None, read: set) -> None:
@@ -534,7 +602,28 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             fields_of(obj, getattr(func, "__func__", func))
         if callable(obj) and not isinstance(obj, type):  # ``f(x, act)``: what ``act`` reads
             visit(obj, 1, getattr(obj, "__name__", type(obj).__name__))
-    return Guards(checks, names) if checks else None
+    if checks or stores:
+        return Guards(checks, names, tuple(stores.values()))
+    return None
+
+
+def _concrete(value: Any, ours: Any, depth: int) -> tuple[Any, bool]:
+    """``(value, whether it held one of the recording's tracers)``, the tracers in it
+    replaced by their arrays (a list in place, a tuple or dict by a new one)."""
+    if ours(value):
+        return value.val, True
+    t = type(value)
+    if depth > 2 or not (t is list or t is tuple or t is dict):
+        return value, False
+    items = list(value.values() if t is dict else value)
+    new = [_concrete(v, ours, depth + 1) for v in items]
+    if not any(held for _, held in new):
+        return value, False
+    new = [v for v, _ in new]
+    if t is list:
+        value[:] = new  # (the same list: the caller may hold it)
+        return value, True
+    return (dict(zip(value, new)) if t is dict else tuple(new)), True
 
 
 def _deeper(value: Any, depth: int) -> int:
@@ -542,6 +631,24 @@ def _deeper(value: Any, depth: int) -> int:
     same (a call chain ``loss -> net -> layer -> dense`` is followed to its end, each
     function once, up to ``_MAX_CHECKS`` guards), another object's one deeper."""
     return depth if type(value) is types.FunctionType else depth + 1
+
+
+_STORE_GLOBAL = dis.opmap["STORE_GLOBAL"]
+_STORE_DEREF = dis.opmap["STORE_DEREF"]
+
+
+def _stores(code: types.CodeType) -> set:
+    """Which of ``STORE_GLOBAL`` and ``STORE_DEREF`` ``code`` (or a function nested in it)
+    executes: whether it assigns a global (``global STATE; STATE = ...``) or a variable
+    of a closure (``nonlocal h; h = ...``)."""
+    out = set()
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        ops = c.co_code[::2]
+        out.update(op for op in (_STORE_GLOBAL, _STORE_DEREF) if op in ops)
+        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return out
 
 
 def has_fields(v: Any) -> bool:

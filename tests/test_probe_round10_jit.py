@@ -250,3 +250,57 @@ def test_errors_numpy_is_set_to_raise_raise_at_replays_of_either_tier():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
                 np.testing.assert_allclose(jf(bad)[0], f(bad)[0], rtol=1e-12)
+
+
+# -- values of the call stored outside the function ------------------------------------
+
+STATE = np.zeros(2)
+HISTORY: list = []
+
+
+def _accumulate(x):
+    global STATE
+    STATE = STATE + x
+    return STATE.sum()
+
+
+def _logged(x):
+    loss = (x**2).sum()
+    HISTORY.append(loss)
+    return loss
+
+
+def test_a_value_stored_in_a_global_an_attribute_or_a_cell_is_the_array_numpy_stores():
+    global STATE
+    STATE = np.zeros(2)
+    HISTORY.clear()
+
+    class Net:
+        def __call__(self, x):
+            self.hidden = np.tanh(x)
+            return self.hidden.sum()
+
+    def counter():
+        total = np.zeros(2)
+
+        def add(x):
+            nonlocal total
+            total = total + x
+            return total * 1.0
+
+        return add
+
+    net, add = Net(), counter()
+    jf, jl, jn, ja = ft.jit(_accumulate), ft.jit(_logged), ft.jit(net), ft.jit(add)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for k in range(3):
+            x = np.full(2, float(k + 1))
+            assert jf(x) == 2.0 * sum(range(k + 2)) and STATE.tolist() == [sum(range(k + 2))] * 2
+            assert jl(x) == 2.0 * (k + 1) ** 2
+            jn(x)
+            np.testing.assert_array_equal(net.hidden, np.tanh(x))
+            np.testing.assert_array_equal(ja(x), np.full(2, sum(range(k + 2))))
+    assert [float(h) for h in HISTORY] == [2.0, 8.0, 18.0]
+    assert all(isinstance(h, (np.ndarray, np.generic)) for h in HISTORY)  # no tracers
+    assert sum("a traced value stored in" in str(w.message) for w in caught) == 4
