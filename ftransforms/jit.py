@@ -37,7 +37,7 @@ from ftransforms.core.tracer import Tracer
 from ftransforms.errors import UnsupportedOperationError
 from ftransforms.host_random import drew, fresh_entropy, snapshot
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
-from ftransforms.jit_guards import Guards, fingerprints, guards_of, has_fields, written
+from ftransforms.jit_guards import fingerprints, guards_of, has_fields, written
 from ftransforms.numpy.helpers import holds_tracer
 from ftransforms.program import LiveOutput, Program, SameOutput, freeze
 from ftransforms.pytree import NAMESPACE, tree_flatten, tree_map, tree_unflatten
@@ -269,10 +269,6 @@ def _trace(
 ) -> tuple[Program, Any]:
     leaves, spec = tree_flatten((args, kwargs))
     interp = TraceInterpreter(f"jit({name or getattr(func, '__name__', 'f')})")
-
-    def ours(v: Any) -> bool:  # a value of this recording
-        return type(v) is TraceTracer and v._interp is interp
-
     if guards is not None:
         interp.opaque = guards.array_ids()
     # NOTE [NumPy random draws under jit] (ftransforms/host_random.py)
@@ -288,12 +284,6 @@ def _trace(
             wrapped = link(aliases, wrapped, interp.name, lambda: _leaf_names(len(wrapped)))
         wrapped_args, wrapped_kwargs = tree_unflatten(spec, wrapped)
         out = transform_outputs(func(*wrapped_args, **wrapped_kwargs))
-        # NOTE [traced values stored outside under jit]: values the call stored outside
-        # itself, returned by the replay as one more output where it can store them too
-        places = guards.stored(ours) if guards is not None else ()
-        stores = bool(places) and all(p[4] for p in places)
-        if stores:
-            out = (out, [p[2] for p in places])
         # whether a write reached an argument (NOTE [aliased arguments]): its slot moved on
         writes_inputs = any(
             type(w) is not TraceTracer or w.ref != k
@@ -363,13 +353,13 @@ def _trace(
         # call, which a replay would not read: that signature runs eagerly
         interp.value_dependent = True
         interp.reason = "an iterator argument, whose next items the function may read"
-    if places and not stores:  # NOTE [traced values stored outside under jit]
-        guards.concretize(places, ours)
-        if not interp.value_dependent:
+    if guards is not None:  # NOTE [traced values stored outside under jit]
+        stored = guards.concretize(lambda v: type(v) is TraceTracer and v._interp is interp)
+        if stored and not interp.value_dependent:
             interp.value_dependent = True
             interp.reason = (
-                f"a traced value stored in {', '.join(p[3] for p in places)}, outside the "
-                f"function, where a replay would not store it"
+                f"a traced value stored in {', '.join(stored)}, outside the function, which "
+                f"a replay would not store"
             )
     changed = written(outside) if outside and not interp.value_dependent else ()
     if changed:
@@ -400,26 +390,7 @@ def _trace(
         program.guards = guards if guards.checks else None  # (all side effects: nothing)
         program.opaque = interp.opaque
     values = [numpy.asarray(v) if isinstance(v, numpy.generic) else v for v in values]
-    result = tree_unflatten(out_spec, values)
-    if stores:  # the arrays of the call where it stored its values, at every replay too
-        result, kept = result
-        Guards.put(places, kept)
-        if not program.value_dependent:
-            program.call = _storing(program.call, places)
-    return program, result
-
-
-def _storing(call: Callable, places: list) -> Callable:
-    """A program's ``call`` that stores the values its replay returns besides the
-    function's output where the function stored them (NOTE [traced values stored
-    outside under jit])."""
-
-    def call_and_store(*leaves: Any) -> Any:
-        out, kept = call(*leaves)
-        Guards.put(places, kept)
-        return out
-
-    return call_and_store
+    return program, tree_unflatten(out_spec, values)
 
 
 def _views_outside(leaf: Any, opaque: frozenset) -> bool:

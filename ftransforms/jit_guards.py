@@ -236,23 +236,16 @@ class Guards:
         # names it uses there, or None for all)
         self.stores = stores
 
-    def stored(self, ours: Any) -> list[tuple]:
+    def concretize(self, ours: Any) -> list[str]:
         """NOTE [traced values stored outside under jit]: ``global STATE; STATE = STATE +
         x``, ``self.h = h``, ``HISTORY.append(loss)`` store one of the recording's values
         (``ours(v)``) where the caller reads it after the call: eagerly an array, here a
         tracer that raises when used after the recording (an escaped tracer), and a
-        replay would store nothing.  The places the recording knows (a holder of its
-        checks, a global or closure cell of its code, an object's fields) that hold one,
-        in a list, tuple or dict there too, a few levels down: ``(holder, key, value,
-        name, replayable)``.  A place is replayable when it is a field, a global, a dict
-        entry or a cell that held nothing (or ``None``, a setting) before the call, and
-        its value is such a value or a list, tuple or dict of them and plain data: the
-        replay returns the value as one more output and stores it there
-        (:meth:`put`), as the eager call does.  Any other (an item of a list: an append
-        that a replay would not repeat; a place whose old value the function may have
-        read, ``self.mean = 0.9 * self.mean + ...``) is stored as its array and that
-        signature runs eagerly, as NumPy does."""
-        olds = {(id(h), k): v for h, k, v in self.checks if k is _CELL or type(k) is not object}
+        replay would store nothing.  So each such value in a place the recording knows
+        (a holder of its checks, a global or closure cell of its code; in a list, tuple or
+        dict there, a few levels down) is replaced by its array, and the names of the
+        places are returned: that signature then runs eagerly, as NumPy does."""
+        found: list[str] = []
         # a module's namespace: only the names the code uses (``stores`` has them), not
         # every global of a notebook; any other holder (an object's fields, a list or a
         # dict of the user's): all of it
@@ -263,7 +256,6 @@ class Guards:
         for holder, used in self.stores:
             if used is not None:
                 names.setdefault(id(holder), set()).update(used)
-        found: list[tuple] = []
         seen: set[int] = set()
         for holder in (*(c[0] for c in self.checks), *(h for h, _ in self.stores)):
             if id(holder) in seen:
@@ -271,48 +263,29 @@ class Guards:
             seen.add(id(holder))
             if type(holder) is types.CellType:
                 try:
-                    items = [(_CELL, holder.cell_contents)]
+                    value = holder.cell_contents
                 except ValueError:
                     continue
-                kind = "cell"
+                new, held = _concrete(value, ours, 0)
+                if held:
+                    holder.cell_contents = new
+                    found.append("a closed-over variable")
+                continue
+            kind = _container(holder)
+            if kind is dict:
+                used = names.get(id(holder))
+                items = [(k, holder[k]) for k in (holder if used is None else used) if k in holder]
+            elif kind is list and type(holder) is not collections.deque:
+                items = list(enumerate(holder))
             else:
-                kind = _container(holder)
-                if kind is dict:
-                    used = names.get(id(holder))
-                    keys = holder if used is None else used
-                    items = [(k, holder[k]) for k in list(keys) if k in holder]
-                elif kind is list and type(holder) is not collections.deque:
-                    items = list(enumerate(holder))
-                else:
-                    continue
+                continue
             for k, value in items:
-                if not _concrete(value, ours, 0, dry=True)[1]:
-                    continue
-                old = olds.get((id(holder), k), _MISSING)
-                replayable = (
-                    kind is not list
-                    and (old is _MISSING or _is_setting(old))
-                    and _plain_tree(value, ours, 0)
-                )
-                name = "a closed-over variable" if kind == "cell" else str(k)
-                found.append((holder, k, value, name, replayable))
+                new, held = _concrete(value, ours, 0)
+                if held:
+                    if new is not value:
+                        holder[k] = new
+                    found.append(str(k) if kind is dict else f"a list's item {k}")
         return found
-
-    @staticmethod
-    def put(places: list, values: list) -> None:
-        """Store ``values`` in the places of :meth:`stored`."""
-        for (holder, key, *_), value in zip(places, values):
-            if key is _CELL:
-                holder.cell_contents = value
-            else:
-                holder[key] = value
-
-    def concretize(self, places: list, ours: Any) -> None:
-        """Replace the recording's values in ``places`` by their arrays."""
-        for holder, key, value, *_ in places:
-            new, _ = _concrete(value, ours, 0)
-            if new is not value:
-                Guards.put([(holder, key)], [new])
 
     def hold(self) -> bool:
         """Whether every place still holds its value."""
@@ -634,37 +607,23 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     return None
 
 
-def _concrete(value: Any, ours: Any, depth: int, dry: bool = False) -> tuple[Any, bool]:
+def _concrete(value: Any, ours: Any, depth: int) -> tuple[Any, bool]:
     """``(value, whether it held one of the recording's tracers)``, the tracers in it
-    replaced by their arrays (a list in place, a tuple or dict by a new one); ``dry``:
-    only whether."""
+    replaced by their arrays (a list in place, a tuple or dict by a new one)."""
     if ours(value):
         return value.val, True
     t = type(value)
     if depth > 2 or not (t is list or t is tuple or t is dict):
         return value, False
     items = list(value.values() if t is dict else value)
-    new = [_concrete(v, ours, depth + 1, dry) for v in items]
+    new = [_concrete(v, ours, depth + 1) for v in items]
     if not any(held for _, held in new):
         return value, False
-    if dry:
-        return value, True
     new = [v for v, _ in new]
     if t is list:
         value[:] = new  # (the same list: the caller may hold it)
         return value, True
     return (dict(zip(value, new)) if t is dict else tuple(new)), True
-
-
-def _plain_tree(value: Any, ours: Any, depth: int) -> bool:
-    """Whether ``value`` is one of the recording's values, or a list, tuple or dict of
-    them and plain data (an output a replay can return)."""
-    if ours(value) or _is_data(value) or _is_setting(value):
-        return True
-    t = type(value)
-    if depth > 2 or not (t is list or t is tuple or t is dict):
-        return False
-    return all(_plain_tree(v, ours, depth + 1) for v in (value.values() if t is dict else value))
 
 
 def _deeper(value: Any, depth: int) -> int:
