@@ -304,3 +304,23 @@ def test_a_value_stored_in_a_global_an_attribute_or_a_cell_is_the_array_numpy_st
     assert [float(h) for h in HISTORY] == [2.0, 8.0, 18.0]
     assert all(isinstance(h, (np.ndarray, np.generic)) for h in HISTORY)  # no tracers
     assert sum("a traced value stored in" in str(w.message) for w in caught) == 4
+
+
+def test_state_set_lazily_on_the_first_call_is_read_at_the_next():
+    class RunningNorm:
+        def __init__(self):
+            self.mean = None
+
+        def __call__(self, x):
+            m = x.mean(axis=0)
+            self.mean = m if self.mean is None else 0.9 * self.mean + 0.1 * m
+            return x - self.mean
+
+    eager, jitted = RunningNorm(), RunningNorm()
+    jf = ft.jit(jitted)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for k in range(3):
+            x = np.arange(6.0).reshape(3, 2) * (k + 1)
+            np.testing.assert_allclose(jf(x), eager(x), rtol=1e-12, err_msg=f"call {k}")
+            np.testing.assert_allclose(jitted.mean, eager.mean, rtol=1e-12)
