@@ -27,8 +27,10 @@ replay, :meth:`Guards.hold` checks that every place still holds the same object 
 and strings: an equal one; a bound method: the same function of the same object; a list:
 also its length, a dict its keys in order, a set its members, and for a list or dict of
 more than ``_MAX_ITEMS`` items, the same objects in it, which are not followed further;
-the environment: equal; not a length, content or setting that the recording itself
-changed, a Python side effect); when one does not, the signature records again (``jit``
+the environment: equal; not a length or content that the recording itself changed, a
+Python side effect, but a setting it set, ``self.scale = 2.0`` after ``None``, whose old
+value its path may have followed, and an attribute of ``self`` the code sets that was
+absent); when one does not, the signature records again (``jit``
 warns once it has happened often: pass such values as arguments). A function that reads
 no such value gets no guards and its replays check nothing. An in-place change of a
 global array (``W[0] = 10``) is not a rebinding: the replay reads the array itself where
@@ -301,15 +303,17 @@ class Guards:
         return True
 
     def settle(self) -> None:
-        """Drop the checks of lengths, contents and settings that the recording itself
-        changed (``calls.append(1)``, ``os.environ["K"] = "1"``, ``self.last = None`` set to
-        a result: Python side effects, which run only while recording), which would
-        otherwise fail at every call."""
+        """Drop the checks of lengths and contents that the recording itself changed
+        (``calls.append(1)``, ``os.environ["K"] = "1"``: Python side effects, which run
+        only while recording), which would otherwise fail at every call.  A setting or
+        an absent attribute it set (``if self.scale is None: self.scale = 2.0``) keeps its
+        check: the recording's path followed the old value, so the next call, which sees
+        the new one, records again (once, where the function sets the same value at
+        every call)."""
         kept = [
             (c, n)
             for c, n in zip(self.checks, self.names)
-            if not (c[1] is _LEN or c[1] is _WHOLE or c[2] is _MISSING or _is_setting(c[2]))
-            or _same(_now(c[0], c[1]), c[2])
+            if not (c[1] is _LEN or c[1] is _WHOLE) or _same(_now(c[0], c[1]), c[2])
         ]
         self.checks = tuple(c for c, _ in kept)
         self.names = [n for _, n in kept]
@@ -475,6 +479,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 call = type(obj).__dict__.get("__call__")
                 if isinstance(call, types.FunctionType):  # ``type(self).k``
                     class_fields(type(obj), fields, _names_read(call.__code__))
+                    absent(fields, call.__code__)
         if isinstance(obj, types.FunctionType):
             code = obj.__code__
             stored = _stores(code)  # NOTE [traced values stored outside under jit]
@@ -556,6 +561,15 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             stores[id(owner)] = (owner, None)  # ``self.last = h`` (NOTE [traced values stored
             if isinstance(method, types.FunctionType):  # outside under jit])
                 class_fields(type(obj), owner, _names_read(method.__code__))
+                absent(owner, method.__code__)
+
+    def absent(owner: dict, code: types.CodeType) -> None:
+        """``if not hasattr(self, "k"): self.k = ...``: an attribute the code sets and
+        ``self`` does not have yet is checked to be still absent (the recording's path
+        followed its absence)."""
+        for attr in sorted(_stored_attributes(code) - owner.keys()):
+            checks.append((owner, attr, _MISSING))
+            names.append(f"self.{attr}")
 
     def class_fields(cls: type, owner: dict | None, read: set) -> None:
         """The class attributes among ``read`` (``self.k``, ``cls.k``, ``type(self).k``),
@@ -647,6 +661,18 @@ def _stores(code: types.CodeType) -> set:
         c = stack.pop()
         ops = c.co_code[::2]
         out.update(op for op in (_STORE_GLOBAL, _STORE_DEREF) if op in ops)
+        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return out
+
+
+def _stored_attributes(code: types.CodeType) -> set:
+    """The attribute names ``code`` (and the functions nested in it) assigns
+    (``self.k = ...``)."""
+    out = set()
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        out.update(i.argval for i in dis.get_instructions(c) if i.opname == "STORE_ATTR")
         stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
     return out
 

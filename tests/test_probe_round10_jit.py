@@ -324,3 +324,30 @@ def test_state_set_lazily_on_the_first_call_is_read_at_the_next():
             x = np.arange(6.0).reshape(3, 2) * (k + 1)
             np.testing.assert_allclose(jf(x), eager(x), rtol=1e-12, err_msg=f"call {k}")
             np.testing.assert_allclose(jitted.mean, eager.mean, rtol=1e-12)
+
+
+def test_a_setting_made_lazily_on_the_first_call_is_read_at_the_next():
+    class Scaler:
+        def __init__(self):
+            self.scale = None
+
+        def __call__(self, x):
+            if self.scale is None:
+                self.scale = 2.0
+                return x + 0.0
+            return x * self.scale
+
+    class Lazy:
+        def __call__(self, x):
+            if not hasattr(self, "k"):
+                self.k = 3.0
+                return x + 0.0
+            return x * self.k
+
+    for make in (Scaler, Lazy):
+        eager, jitted = make(), make()
+        jf = ft.jit(jitted)
+        for k in range(4):
+            x = np.array([1.0, -2.0]) * (k + 1)
+            np.testing.assert_array_equal(jf(x), eager(x), err_msg=f"{make.__name__} {k}")
+        assert len(jf.cache) == 1  # recorded again once, for the value set
