@@ -88,15 +88,21 @@ class _Snapshot(dict):
 class _Contents:
     """A copy of an array's numbers, which an array holds when it equals them."""
 
-    __slots__ = ("copy",)
+    __slots__ = ("copy", "data")
 
     def __init__(self, array: Any) -> None:
         self.copy = array.copy()
+        # integers and booleans (an index, a mask): their bytes, compared at C speed
+        self.data = (
+            array.tobytes() if type(array) is numpy.ndarray and array.dtype.kind in "biu" else None
+        )
 
     def __eq__(self, now: Any) -> bool:
         copy = self.copy
         if now.shape != copy.shape or now.dtype != copy.dtype:
             return False
+        if self.data is not None and type(now) is numpy.ndarray:
+            return now.tobytes() == self.data
         same = now == copy
         if copy.dtype.kind in "fc":  # nan is nan
             same |= (now != now) & (copy != copy)
