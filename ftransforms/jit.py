@@ -20,7 +20,7 @@ import types
 import warnings
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any
 
 import numpy
@@ -40,7 +40,7 @@ from ftransforms.host_random import drew, fresh_entropy, snapshot
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
 from ftransforms.jit_guards import fingerprints, guards_of, has_fields, written
 from ftransforms.numpy.helpers import holds_tracer
-from ftransforms.program import LiveOutput, Program, freeze
+from ftransforms.program import LiveOutput, Program, SameOutput, freeze
 from ftransforms.pytree import NAMESPACE, tree_flatten, tree_map, tree_unflatten
 from ftransforms.shape_eval import ShapeDtypeStruct
 
@@ -167,6 +167,23 @@ def _library_node(t: Any) -> bool:
     return module.partition(".")[0] in ("builtins", "collections", "optree", "ftransforms")
 
 
+def _unlike_ndarray(arrays: list) -> str:
+    """NOTE [arrays jit does not record]: a subclass of ``np.ndarray`` other than
+    ``np.memmap`` changes what operations mean (``*`` of two ``np.matrix`` is a matrix
+    product, a masked array's ``mean`` skips the masked entries, a ``recarray`` has fields
+    as attributes), and a structured dtype's fields (``x["a"]``) are no array operations:
+    a recording would compute as for a plain ``ndarray`` (or fail), so such a signature
+    runs eagerly.  Which argument that is, or ``""``; asked only before a recording."""
+    for a in arrays:
+        t = type(a)
+        if t is numpy.ndarray:
+            if a.dtype.names is not None:
+                return f"an argument has the structured dtype {a.dtype}"
+        elif isinstance(a, numpy.ndarray) and not isinstance(a, numpy.memmap):
+            return f"an argument is a {t.__module__}.{t.__name__}, a subclass of np.ndarray"
+    return ""
+
+
 def _leaf_names(n: int) -> list[str]:
     return [f"argument leaf {k}" for k in range(n)]
 
@@ -178,13 +195,15 @@ def _private_copies(tree: Any) -> Any:
     one).  The copies alias each other as the arrays do: one copy for an array passed
     twice, views of one copied base for views of one base."""
     leaves, spec = tree_flatten(tree)
-    if not any(type(v) is numpy.ndarray for v in leaves):
+    if not any(isinstance(v, numpy.ndarray) for v in leaves):
         return tree
     roots: dict = {}
+    copies: dict = {}
     for v in leaves:
         if type(v) is numpy.ndarray:
             roots.setdefault(id(_root(v)), []).append(v)
-    copies: dict = {}
+        elif isinstance(v, numpy.ndarray):  # a subclass (np.matrix, a masked array): its own
+            copies[id(v)] = v.copy()
     for views in roots.values():
         root = _root(views[0])
         shared = len({id(v) for v in views}) > 1 and root.flags.forc
@@ -273,7 +292,15 @@ def _trace(
         )
         out_leaves, out_spec = tree_flatten(out)
         refs, consts, values, views_inputs = [], [], [], []
-        for leaf in out_leaves:
+        first: dict = {}  # id -> the output that first returned an array object
+        for k, leaf in enumerate(out_leaves):
+            if type(leaf) is TraceTracer or type(leaf) is numpy.ndarray:
+                if id(leaf) in first:  # NOTE [one output object returned twice]
+                    refs.append(None)
+                    consts.append(SameOutput(first[id(leaf)]))
+                    values.append(values[first[id(leaf)]])
+                    continue
+                first[id(leaf)] = k
             if type(leaf) is TraceTracer and leaf._interp is interp:
                 refs.append(leaf.ref)
                 consts.append(None)
@@ -293,6 +320,15 @@ def _trace(
                         f"which computes only when iterated, after jit has recorded the call; "
                         f"return its values (list(...) or a tuple) instead"
                     )
+                if isinstance(leaf, Awaitable):  # ``async def``: computes when awaited
+                    if inspect.iscoroutine(leaf):
+                        leaf.close()  # (never awaited: no warning that it was not)
+                    raise TypeError(
+                        f"{interp.name}: the function returned a {type(leaf).__name__}, "
+                        f"which computes only when awaited, after jit has recorded the call; "
+                        f"jit the synchronous function that computes the arrays, and await "
+                        f"around it"
+                    )
                 if type(leaf) not in _PLAIN_OUTPUTS and _holds_tracer(leaf, 0):
                     # (a constant of the replay would hold this call's tracers)
                     kind = type(leaf).__name__
@@ -308,7 +344,7 @@ def _trace(
                         f"registered pytrees); {fix}"
                     )
                 refs.append(None)
-                consts.append(LiveOutput(leaf) if id(leaf) in interp.opaque else leaf)
+                consts.append(LiveOutput(leaf) if _views_outside(leaf, interp.opaque) else leaf)
                 values.append(leaf)
     if (drew(draws) or fresh.drew) and not interp.value_dependent:
         interp.value_dependent = True
@@ -322,6 +358,14 @@ def _trace(
         # call, which a replay would not read: that signature runs eagerly
         interp.value_dependent = True
         interp.reason = "an iterator argument, whose next items the function may read"
+    if guards is not None:  # NOTE [traced values stored outside under jit]
+        stored = guards.concretize(lambda v: type(v) is TraceTracer and v._interp is interp)
+        if stored and not interp.value_dependent:
+            interp.value_dependent = True
+            interp.reason = (
+                f"a traced value stored in {', '.join(stored)}, outside the function, which "
+                f"a replay would not store"
+            )
     changed = written(outside) if outside and not interp.value_dependent else ()
     if changed:
         interp.value_dependent = True
@@ -345,12 +389,28 @@ def _trace(
         program.views_inputs = tuple(views_inputs)
     if guards is not None and not program.value_dependent:
         guards.settle()
-        if routes.read:  # NOTE [outside arrays in rules under jit]
-            guards.hold_contents(routes.read)
+        # NOTE [outside arrays in rules under jit]; indices and masks whose numbers Python
+        # code may have read (NOTE [values read from outside under jit])
+        read = [*routes.read, *guards.index_arrays()]
+        if read:
+            guards.hold_contents(read)
         program.guards = guards if guards.checks else None  # (all side effects: nothing)
         program.opaque = interp.opaque
     values = [numpy.asarray(v) if isinstance(v, numpy.generic) else v for v in values]
     return program, tree_unflatten(out_spec, values)
+
+
+def _views_outside(leaf: Any, opaque: frozenset) -> bool:
+    """Whether the output ``leaf`` is an array from outside the arguments (of ``opaque``)
+    or a NumPy view of one (``return W[0]``, ``W.T``): returned as it is at every replay,
+    as eagerly, so that a change made in it in place since the recording shows."""
+    while opaque:
+        if id(leaf) in opaque:
+            return True
+        if type(leaf) is not numpy.ndarray:
+            return False
+        leaf = leaf.base
+    return False
 
 
 #: Output leaves that hold no array (a constant of the recording as they are).
@@ -647,6 +707,19 @@ def jit(
             attach_later.pop(id(program), None)
             program = None
         if program is None:
+            unlike = _unlike_ndarray(arrays)
+            if unlike:  # NOTE [arrays jit does not record]
+                program = Program([], len(arrays), [], [], None, [], value_dependent=True)
+                cache[(_kept_spec(spec), *key[1:])] = program
+                if len(cache) > max_cached:
+                    attach_later.pop(id(cache.popitem(last=False)[1]), None)
+                warnings.warn(
+                    f"jit({name}): {unlike}, whose operations jit does not record; this input "
+                    f"signature runs eagerly (pass np.asarray(x) for a plain array)",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+                return func(*_private_copies(args), **_private_copies(kwargs))
             if _WARNED not in number_values:
                 _count_number_values(name, spec, sig, leaves, number_values)
 

@@ -19,15 +19,18 @@ it imports in its body (``import settings``), and the fields of the user's
 objects among them (``self.layer.w``, ``__slots__`` too, and the class attributes read
 through an object, and what a property's getter reads; names the code reads, as
 attributes or as strings: ``getattr(cfg, "lr")``; followed a few levels, as
-``host_random`` does for generators), each as a place
+``host_random`` does for generators; the functions called by name, to the end of the
+chain), each as a place
 (a dict entry, a closure cell, a list slot, an attribute) and the object found there;
 and the environment when the code reads it (``os.environ``, ``os.getenv``). Before a
 replay, :meth:`Guards.hold` checks that every place still holds the same object (numbers
 and strings: an equal one; a bound method: the same function of the same object; a list:
 also its length, a dict its keys in order, a set its members, and for a list or dict of
 more than ``_MAX_ITEMS`` items, the same objects in it, which are not followed further;
-the environment: equal; not a length, content or setting that the recording itself
-changed, a Python side effect); when one does not, the signature records again (``jit``
+the environment: equal; not a length or content that the recording itself changed, a
+Python side effect, but a setting it set, ``self.scale = 2.0`` after ``None``, whose old
+value its path may have followed, and an attribute of ``self`` the code sets that was
+absent); when one does not, the signature records again (``jit``
 warns once it has happened often: pass such values as arguments). A function that reads
 no such value gets no guards and its replays check nothing. An in-place change of a
 global array (``W[0] = 10``) is not a rebinding: the replay reads the array itself where
@@ -35,7 +38,11 @@ the recording used it directly (an operand, or an output returned as it is:
 ``program.LiveOutput``) or where a transform's rule computed with it
 (NOTE [outside arrays in rules under jit] in ``core/outside_operands.py``), but values
 the user's code derived from it with NumPy (``W * 2``, ``np.exp(W)``) keep the old
-numbers; pass arrays that change as arguments.  A write the function itself makes into
+numbers; pass arrays that change as arguments.  An integer or boolean array (up to
+``_MAX_INDEX`` elements: an index, a mask, a count, a shape) is the exception: code
+reads its numbers on the host (``x[IDX[0]]``, ``np.delete(x, IDX)``, ``y[IDX] = v``,
+``x.reshape(tuple(SHAPE))``), so the replay checks them as well, and a change records
+again.  A write the function itself makes into
 such an array (``counts[k] += 1``, ``buf[:] = 7.0``) would happen only while recording
 (and a replay would read the array as the caller left it): a recording that changed one
 (:func:`fingerprints` before and after) runs that signature eagerly instead.
@@ -44,6 +51,7 @@ such an array (``counts[k] += 1``, ``buf[:] = 7.0``) would happen only while rec
 from __future__ import annotations
 
 import collections
+import dis
 import enum
 import functools
 import inspect
@@ -80,15 +88,21 @@ class _Snapshot(dict):
 class _Contents:
     """A copy of an array's numbers, which an array holds when it equals them."""
 
-    __slots__ = ("copy",)
+    __slots__ = ("copy", "data")
 
     def __init__(self, array: Any) -> None:
         self.copy = array.copy()
+        # integers and booleans (an index, a mask): their bytes, compared at C speed
+        self.data = (
+            array.tobytes() if type(array) is numpy.ndarray and array.dtype.kind in "biu" else None
+        )
 
     def __eq__(self, now: Any) -> bool:
         copy = self.copy
         if now.shape != copy.shape or now.dtype != copy.dtype:
             return False
+        if self.data is not None and type(now) is numpy.ndarray:
+            return now.tobytes() == self.data
         same = now == copy
         if copy.dtype.kind in "fc":  # nan is nan
             same |= (now != now) & (copy != copy)
@@ -143,6 +157,8 @@ class _Attr(str):
 
 #: Items of a list or dict checked one by one, at most (a larger one: only itself).
 _MAX_ITEMS = 64
+#: The largest integer or boolean array from outside whose numbers are checked.
+_MAX_INDEX = 1 << 14
 #: Guards gathered, after which the fields of further objects are not followed.
 _MAX_CHECKS = 1024
 
@@ -219,11 +235,65 @@ class Guards:
     ``checks`` are ``(holder, key, value)`` with ``holder`` a dict (``holder.get(key)``),
     a list (``holder[key]``) or a closure cell (``key`` is ``_CELL``)."""
 
-    __slots__ = ("checks", "names")
+    __slots__ = ("checks", "names", "stores")
 
-    def __init__(self, checks: list, names: list) -> None:
+    def __init__(self, checks: list, names: list, stores: tuple = ()) -> None:
         self.checks = tuple(checks)
         self.names = names
+        # more holders the code may store into (its globals, cells, fields): (holder, the
+        # names it uses there, or None for all)
+        self.stores = stores
+
+    def concretize(self, ours: Any) -> list[str]:
+        """NOTE [traced values stored outside under jit]: ``global STATE; STATE = STATE +
+        x``, ``self.h = h``, ``HISTORY.append(loss)`` store one of the recording's values
+        (``ours(v)``) where the caller reads it after the call: eagerly an array, here a
+        tracer that raises when used after the recording (an escaped tracer), and a
+        replay would store nothing.  So each such value in a place the recording knows
+        (a holder of its checks, a global or closure cell of its code; in a list, tuple or
+        dict there, a few levels down) is replaced by its array, and the names of the
+        places are returned: that signature then runs eagerly, as NumPy does."""
+        found: list[str] = []
+        # a module's namespace: only the names the code uses (``stores`` has them), not
+        # every global of a notebook; any other holder (an object's fields, a list or a
+        # dict of the user's): all of it
+        names: dict = {}
+        for holder, key, _ in self.checks:
+            if type(key) is str and "__builtins__" in holder:
+                names.setdefault(id(holder), set()).add(key)
+        for holder, used in self.stores:
+            if used is not None:
+                names.setdefault(id(holder), set()).update(used)
+        seen: set[int] = set()
+        for holder in (*(c[0] for c in self.checks), *(h for h, _ in self.stores)):
+            if id(holder) in seen:
+                continue
+            seen.add(id(holder))
+            if type(holder) is types.CellType:
+                try:
+                    value = holder.cell_contents
+                except ValueError:
+                    continue
+                new, held = _concrete(value, ours, 0)
+                if held:
+                    holder.cell_contents = new
+                    found.append("a closed-over variable")
+                continue
+            kind = _container(holder)
+            if kind is dict:
+                used = names.get(id(holder))
+                items = [(k, holder[k]) for k in (holder if used is None else used) if k in holder]
+            elif kind is list and type(holder) is not collections.deque:
+                items = list(enumerate(holder))
+            else:
+                continue
+            for k, value in items:
+                new, held = _concrete(value, ours, 0)
+                if held:
+                    if new is not value:
+                        holder[k] = new
+                    found.append(str(k) if kind is dict else f"a list's item {k}")
+        return found
 
     def hold(self) -> bool:
         """Whether every place still holds its value."""
@@ -239,15 +309,17 @@ class Guards:
         return True
 
     def settle(self) -> None:
-        """Drop the checks of lengths, contents and settings that the recording itself
-        changed (``calls.append(1)``, ``os.environ["K"] = "1"``, ``self.last = None`` set to
-        a result: Python side effects, which run only while recording), which would
-        otherwise fail at every call."""
+        """Drop the checks of lengths and contents that the recording itself changed
+        (``calls.append(1)``, ``os.environ["K"] = "1"``: Python side effects, which run
+        only while recording), which would otherwise fail at every call.  A setting or
+        an absent attribute it set (``if self.scale is None: self.scale = 2.0``) keeps its
+        check: the recording's path followed the old value, so the next call, which sees
+        the new one, records again (once, where the function sets the same value at
+        every call)."""
         kept = [
             (c, n)
             for c, n in zip(self.checks, self.names)
-            if not (c[1] is _LEN or c[1] is _WHOLE or c[2] is _MISSING or _is_setting(c[2]))
-            or _same(_now(c[0], c[1]), c[2])
+            if not (c[1] is _LEN or c[1] is _WHOLE) or _same(_now(c[0], c[1]), c[2])
         ]
         self.checks = tuple(c for c, _ in kept)
         self.names = [n for _, n in kept]
@@ -258,6 +330,12 @@ class Guards:
         new = {id(a): (a, _WHOLE, _Contents(a)) for a in arrays}
         self.checks += tuple(new.values())
         self.names += ["the numbers of an array read while recording"] * len(new)
+
+    def index_arrays(self) -> list:
+        """The integer and boolean NumPy arrays among the values, of at most
+        ``_MAX_INDEX`` elements: indices, masks, counts and shapes, whose numbers code
+        reads on the host (``x[:N[0]]``, ``np.delete(x, IDX)``, ``y[IDX] = v``)."""
+        return [a for _, a in self.arrays() if a.dtype.kind in "biu" and a.size <= _MAX_INDEX]
 
     def array_ids(self) -> frozenset:
         """The ids of the arrays among the values (the recording must not fold them)."""
@@ -299,6 +377,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     seen: set[int] = set()
     seen_fields: set = set()
     placed: set[int] = set()  # the user objects whose fields are guarded
+    stores: dict = {}  # id -> (a namespace, cell or fields the code may store into, names)
 
     def note(check: tuple, name: str) -> None:
         checks.append(check)
@@ -318,6 +397,8 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             if id(value) in placed or depth > _DEPTH or len(checks) > _MAX_CHECKS:
                 return True
             placed.add(id(value))
+            if type(getattr(value, "__dict__", None)) is dict:
+                stores[id(value.__dict__)] = (value.__dict__, None)  # (``model.layer.h = h``)
             for holder_k, k, v in _fields(value)[:_MAX_ITEMS]:
                 place(holder_k, k, v, f"{name}.{k}", depth + 1)
             return True
@@ -366,7 +447,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         return held
 
     def visit(obj: Any, depth: int, name: str) -> None:
-        if depth > _DEPTH or id(obj) in seen or _is_data(obj):
+        if depth > _DEPTH or id(obj) in seen or _is_data(obj) or len(checks) > _MAX_CHECKS:
             return
         seen.add(id(obj))
         if isinstance(obj, types.MethodType):
@@ -393,6 +474,8 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             return
         if not isinstance(obj, (types.FunctionType, type)) and callable(obj):
             fields = getattr(obj, "__dict__", None)
+            if type(fields) is dict and not _library(obj):  # (``self.h = h``)
+                stores[id(fields)] = (fields, None)
             if not _library(obj):  # a callable object (a model): its fields (slots too)
                 for holder, k, v in _fields(obj):
                     place(holder, k, v, f"{type(obj).__name__}.{k}")
@@ -402,8 +485,16 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 call = type(obj).__dict__.get("__call__")
                 if isinstance(call, types.FunctionType):  # ``type(self).k``
                     class_fields(type(obj), fields, _names_read(call.__code__))
+                    absent(fields, call.__code__)
         if isinstance(obj, types.FunctionType):
             code = obj.__code__
+            stored = _stores(code)  # NOTE [traced values stored outside under jit]
+            if _STORE_GLOBAL in stored:
+                held = stores.setdefault(id(obj.__globals__), (obj.__globals__, set()))
+                held[1].update(_names_read(code))
+            if _STORE_DEREF in stored:  # (``nonlocal h; h = ...``)
+                for cell in obj.__closure__ or ():
+                    stores[id(cell)] = (cell, None)
             for attr in ("__defaults__", "__kwdefaults__"):  # ``def f(x, w=np.ones(3))``
                 if getattr(obj, attr) is not None:
                     place(obj, _Attr(attr), getattr(obj, attr), f"{name}.{attr}")
@@ -419,7 +510,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 except ValueError:  # an empty cell
                     continue
                 place(cell, _CELL, value, var)
-                visit(value, depth + 1, var)
+                visit(value, _deeper(value, depth), var)
                 fields_read(value, var, names)
             glb = obj.__globals__
             for var in names:
@@ -434,7 +525,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 place(glb, var, value, var)
                 fields_read(value, var, names)
                 if not isinstance(value, types.ModuleType):
-                    visit(value, depth + 1, var)
+                    visit(value, _deeper(value, depth), var)
 
     def fields_read(value: Any, var: str, names: set) -> None:
         """``config.W`` of the user's own module, ``Config.k`` of a class, ``cfg.lr`` of a
@@ -473,8 +564,18 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             for holder, k, v in _fields(obj):
                 place(holder, k, v, f"self.{k}")
         if type(owner) is dict and not _library(obj):
-            if isinstance(method, types.FunctionType):
+            stores[id(owner)] = (owner, None)  # ``self.last = h`` (NOTE [traced values stored
+            if isinstance(method, types.FunctionType):  # outside under jit])
                 class_fields(type(obj), owner, _names_read(method.__code__))
+                absent(owner, method.__code__)
+
+    def absent(owner: dict, code: types.CodeType) -> None:
+        """``if not hasattr(self, "k"): self.k = ...``: an attribute the code sets and
+        ``self`` does not have yet is checked to be still absent (the recording's path
+        followed its absence)."""
+        for attr in sorted(_stored_attributes(code) - owner.keys()):
+            checks.append((owner, attr, _MISSING))
+            names.append(f"self.{attr}")
 
     def class_fields(cls: type, owner: dict | None, read: set) -> None:
         """The class attributes among ``read`` (``self.k``, ``cls.k``, ``type(self).k``),
@@ -521,7 +622,65 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             fields_of(obj, getattr(func, "__func__", func))
         if callable(obj) and not isinstance(obj, type):  # ``f(x, act)``: what ``act`` reads
             visit(obj, 1, getattr(obj, "__name__", type(obj).__name__))
-    return Guards(checks, names) if checks else None
+    if checks or stores:
+        return Guards(checks, names, tuple(stores.values()))
+    return None
+
+
+def _concrete(value: Any, ours: Any, depth: int) -> tuple[Any, bool]:
+    """``(value, whether it held one of the recording's tracers)``, the tracers in it
+    replaced by their arrays (a list in place, a tuple or dict by a new one)."""
+    if ours(value):
+        return value.val, True
+    t = type(value)
+    if depth > 2 or not (t is list or t is tuple or t is dict):
+        return value, False
+    items = list(value.values() if t is dict else value)
+    new = [_concrete(v, ours, depth + 1) for v in items]
+    if not any(held for _, held in new):
+        return value, False
+    new = [v for v, _ in new]
+    if t is list:
+        value[:] = new  # (the same list: the caller may hold it)
+        return value, True
+    return (dict(zip(value, new)) if t is dict else tuple(new)), True
+
+
+def _deeper(value: Any, depth: int) -> int:
+    """The depth at which a value a function reads by name is visited: a function's is the
+    same (a call chain ``loss -> net -> layer -> dense`` is followed to its end, each
+    function once, up to ``_MAX_CHECKS`` guards), another object's one deeper."""
+    return depth if type(value) is types.FunctionType else depth + 1
+
+
+_STORE_GLOBAL = dis.opmap["STORE_GLOBAL"]
+_STORE_DEREF = dis.opmap["STORE_DEREF"]
+
+
+def _stores(code: types.CodeType) -> set:
+    """Which of ``STORE_GLOBAL`` and ``STORE_DEREF`` ``code`` (or a function nested in it)
+    executes: whether it assigns a global (``global STATE; STATE = ...``) or a variable
+    of a closure (``nonlocal h; h = ...``)."""
+    out = set()
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        ops = c.co_code[::2]
+        out.update(op for op in (_STORE_GLOBAL, _STORE_DEREF) if op in ops)
+        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return out
+
+
+def _stored_attributes(code: types.CodeType) -> set:
+    """The attribute names ``code`` (and the functions nested in it) assigns
+    (``self.k = ...``)."""
+    out = set()
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        out.update(i.argval for i in dis.get_instructions(c) if i.opname == "STORE_ATTR")
+        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return out
 
 
 def has_fields(v: Any) -> bool:

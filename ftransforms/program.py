@@ -426,6 +426,8 @@ def generate(
         if r is None:
             if type(c) is LiveOutput:
                 rets.append(global_name(c.value, "c"))
+            elif type(c) is SameOutput:
+                rets.append("")  # (named below)
             elif arrays_0d and isinstance(c, numpy.generic):
                 rets.append(f"{asarray}({global_name(c, 'c')})")
             else:
@@ -438,6 +440,12 @@ def generate(
             rets.append(f"a{r}")
         if r is not None:
             returned.add(r)
+    repeated = sorted({c.index for c in out_consts if type(c) is SameOutput})
+    for j in repeated:  # NOTE [one output object returned twice]
+        lines.append(f"    o{j} = {rets[j]}")
+        rets[j] = f"o{j}"
+    if repeated:
+        rets = [f"o{c.index}" if type(c) is SameOutput else r for r, c in zip(rets, out_consts)]
     if form == "leaf" and len(rets) == 1:
         lines.append(f"    return {rets[0]}")
     elif form == "tuple":
@@ -449,6 +457,22 @@ def generate(
     fn = env["program"]
     fn.source = source
     return fn
+
+
+class SameOutput:
+    """NOTE [one output object returned twice]: ``y = x * 2; return y, y`` returns one
+    array twice, so that a write into one is a write into the other; a recording notes
+    the output it repeats (``index``) and every replay returns that array again, where
+    two outputs of equal value (``return x * 2, x * 2``, merged by common-call
+    elimination) are two arrays."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"output {self.index}"
 
 
 class LiveOutput:

@@ -17,6 +17,7 @@ import os
 import queue
 import threading
 import time
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -329,7 +330,55 @@ def compile_program(program: Program) -> tuple[Callable, list] | None:
         fn = replay
         if xp is not None:
             fn.synchronize = cupy_driver.synchronizer(xp)
+    if xp is None:
+        fn = _under_errstate(fn, replay, swaps)
     return fn, swaps
+
+
+#: NumPy's context variable of its error handling (None on NumPy 1), and the last value
+#: seen with whether it raises (NOTE [compiled tier under np.errstate]).
+_ERRSTATE = getattr(
+    getattr(getattr(numpy, "_core", None), "umath", None), "_extobj_contextvar", None
+)
+_SEEN: list = [(object(), False)]
+
+
+def _raising() -> bool:
+    """Whether NumPy's error handling here raises (or calls back, or logs) on some error."""
+    now = _ERRSTATE.get() if _ERRSTATE is not None else None
+    seen = _SEEN[0]  # (one tuple: threads read a consistent pair)
+    if now is seen[0] and now is not None:
+        return seen[1]
+    raising = any(v in ("raise", "call", "log") for v in numpy.geterr().values())
+    _SEEN[0] = (now, raising)
+    return raising
+
+
+def _under_errstate(fn: Callable, replay: Callable, swaps: list) -> Callable:
+    """NOTE [compiled tier under np.errstate]: numba's kernels compute inf and nan where
+    NumPy's ufuncs report the error by its error handling; under ``np.seterr(all="raise")``
+    or ``with np.errstate(over="raise")`` around the call NumPy raises FloatingPointError
+    (a ``try`` around the call may count on it), so there the replay runs instead, its
+    loop bodies too (one context-variable read per call).  Warnings ('warn', the default)
+    are not repeated by the kernels."""
+
+    def driver(*args: Any) -> Any:
+        if not _raising():
+            return fn(*args)
+        for node, name, old, _ in swaps:
+            node.subprograms[name] = old
+        try:
+            return replay(*args)
+        finally:
+            for node, name, _, new in swaps:
+                node.subprograms[name] = new
+
+    # in the generated driver's own namespace, so that it reads as the driver it runs
+    env = fn.__globals__
+    env["_raising"] = _raising
+    out = types.FunctionType(driver.__code__, env, "program", None, driver.__closure__)
+    out.__dict__.update(fn.__dict__)  # (its source, its count of kernels)
+    return out
 
 
 def _activate(program: Program, compiled: tuple) -> None:

@@ -140,6 +140,11 @@ class TraceTracer(ValTracer):
     def __repr__(self) -> str:
         return f"TraceTracer(%{self.ref}, shape={self.val.shape}, dtype={self.val.dtype})"
 
+    def __str__(self) -> str:
+        # its value, as grad's tracer shows it: ``print(x)`` in the recording call shows
+        # the numbers (a Python side effect, not part of the recording: no value read)
+        return f"TraceTracer(%{self.ref}, value={self.val!r})"
+
 
 #: NumPy's context variable of its error handling (np.errstate, np.seterr), read to
 #: notice a change (NOTE [np.errstate under jit]); None where NumPy has none (NumPy 1).
