@@ -130,6 +130,7 @@ class Buffer(ValTracer):
 
     __slots__ = ()
     _payload = ("_interp", "val")
+    _plain_after_scope = True  # NOTE [buffers after their transform] (core/tracer.py)
 
     def __init__(self, interp: BufferInterpreter, val: Any) -> None:
         self._interp = interp

@@ -79,6 +79,14 @@ EFFECT_PRIMITIVES: set = set()
 FAMILY_BATCH_RULES: dict[str, Callable] = {}
 
 
+def _after_scope(a: Any) -> Any:
+    """An operand whose transform has returned, as what it stands for when that is a
+    plain array (NOTE [buffers after their transform])."""
+    if isinstance(a, Tracer) and a._plain_after_scope and not a._interp.active:
+        return a.val
+    return a
+
+
 #: The ufunc methods and attributes a primitive implementing a NumPy ufunc passes on
 #: (NOTE [ufunc methods of ftransforms.numpy's ufuncs], below the class).
 _UFUNC_METHODS = frozenset(
@@ -227,6 +235,8 @@ class Primitive:
             if isinstance(a, Tracer):
                 interp = a._interp
                 if not interp.active:
+                    if a._plain_after_scope:  # NOTE [buffers after their transform]
+                        return self.bind(*[_after_scope(b) for b in args], **params)
                     raise _escaped(a, self)
                 if top is None or interp.level > top.level:
                     top = interp

@@ -560,9 +560,17 @@ class Tracer:
         "if the number is only for control flow or printing."
     )
 
+    #: NOTE [buffers after their transform]: a tracer that stands for a plain array (a
+    #: buffer: an array made inside the function, or a copy of an argument that is not
+    #: transformed, which holds no derivative and no batch) stays readable after its
+    #: transform returned, as that array: a closure that keeps it (``custom_root``'s ``f``,
+    #: re-run by the backward pass; a callback) computes with its values.  Other tracers
+    #: raise :class:`EscapedTracerError` then.  Checked only once a transform has returned.
+    _plain_after_scope = False
+
     def _check_live(self, use: str) -> None:
         """Raise :class:`EscapedTracerError` if this tracer's transform has returned."""
-        if not self._interp.active:
+        if not self._interp.active and not self._plain_after_scope:
             raise escaped_error(self, use)
 
     def _conversion_error(self, what: str) -> TracerConversionError:
