@@ -524,6 +524,9 @@ make_jaxpr = make_program
 class _JitOff(threading.local):
     depth = 0
 
+    def __reduce__(self) -> str:
+        return "JIT_OFF"  # pickled by name (a jitted function sent to dask workers holds it)
+
 
 JIT_OFF = _JitOff()
 JIT_OFF_EVERYWHERE = [False]
