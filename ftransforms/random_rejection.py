@@ -420,7 +420,7 @@ def gamma_sample_derivative(a: Any, x: Any) -> numpy.ndarray:
     Example:
         >>> import numpy as np
         >>> gamma_sample_derivative(np.array([1.0]), np.array([0.5])).round(6).tolist()
-        [0.5]
+        [0.806979]
     """
     a, x = numpy.broadcast_arrays(numpy.asarray(a), numpy.asarray(x))
     dtype = numpy.result_type(a.dtype, x.dtype, numpy.float32)

@@ -946,7 +946,6 @@ def test_ufunc_with_an_unsupported_keyword():
     [
         (np.packbits, "numpy.packbits"),
         (np.unpackbits, "numpy.unpackbits"),
-        (lambda x: np.add.reduceat(x, [0, 1]), "numpy.add.reduceat"),
     ],
 )
 def test_numpy_function_without_a_rule(fn, name):

@@ -337,10 +337,10 @@ class UnsupportedOperationError(FTransformsError, NotImplementedError, TypeError
         >>> import numpy as np
         >>> import ftransforms as ft
         >>> try:
-        ...     ft.vmap(lambda x: np.add.reduceat(x, [0, 2]))(np.ones((2, 3)))
+        ...     ft.vmap(lambda x: np.unpackbits(x))(np.ones((2, 3), np.uint8))
         ... except ft.errors.UnsupportedOperationError as e:
         ...     print(f"{type(e).__name__}: {e}")
-        UnsupportedOperationError: vmap(<lambda>, in_dims=0): numpy.add.reduceat has no ...
+        UnsupportedOperationError: vmap(<lambda>, in_dims=0): numpy.unpackbits has no ...
     """
 
 

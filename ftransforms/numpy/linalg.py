@@ -937,6 +937,7 @@ def outer(x1: Any, x2: Any, /) -> Any:
     return products.outer(x1, x2)
 
 
+@implements(numpy.linalg.cross)
 def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
     """``numpy.linalg.cross`` / ``jax.numpy.linalg.cross``: the cross product of 3-vectors
     along ``axis`` (of both inputs, broadcast).
@@ -958,6 +959,7 @@ def cross(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
     return products.cross(x1, x2, axis=axis)
 
 
+@implements(numpy.linalg.vecdot)
 def vecdot(
     x1: Any,
     x2: Any,

@@ -343,7 +343,7 @@ def trace(
     return sum(diagonal(a, int(offset), axis1, axis2), axis=-1, dtype=dtype)
 
 
-@implements(numpy.cross, "numpy.linalg.cross")
+@implements(numpy.cross)
 def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: Any = None):
     """``numpy.cross`` of 3-vectors (along ``axisa``/``axisb``/``axisc``, or ``axis``); 2-D
     vectors raise ``ValueError``.
@@ -369,7 +369,7 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axi
     return moveaxis(out, -1, axisc)
 
 
-@implements("numpy.linalg.vecdot", "numpy.vecdot")
+@implements("numpy.vecdot")
 def vecdot(x1: Any, x2: Any, axis: int = -1) -> Any:
     """``numpy.linalg.vecdot`` / ``numpy.vecdot``: sum(conj(x1) * x2) along ``axis``.
 
