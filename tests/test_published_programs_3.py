@@ -90,7 +90,7 @@ from ftransforms import (
 )
 from ftransforms import elementwise_grad as egrad
 from ftransforms.builtins import tuple as atuple
-from ftransforms.errors import ArgnumsError, EscapedTracerError, TracerConversionError
+from ftransforms.errors import ArgnumsError, TracerConversionError
 from ftransforms.extend import defvjp, primitive
 from ftransforms.misc import flatten
 from ftransforms.misc.fixed_points import fixed_point

@@ -28,7 +28,10 @@ def project(vx, vy, occlusion):
     using a few iterations of Gauss-Seidel."""
     p = np.zeros(vx.shape)
     div = -0.5 * (
-        np.roll(vx, -1, axis=1) - np.roll(vx, 1, axis=1) + np.roll(vy, -1, axis=0) - np.roll(vy, 1, axis=0)
+        np.roll(vx, -1, axis=1)
+        - np.roll(vx, 1, axis=1)
+        + np.roll(vy, -1, axis=0)
+        - np.roll(vy, 1, axis=0)
     )
     div = make_continuous(div, occlusion)
 

@@ -20,40 +20,36 @@ nit = 20
 
 
 def linear_convection(u, nt, nx, c, dt, dx):
-    un = numpy.ones(nx) #initialize a temporary array
+    un = numpy.ones(nx)  # initialize a temporary array
 
-    for n in range(nt):  #loop for values of n from 0 to nt, so it will run nt times
-        un = u.copy() ##copy the existing values of u into un
-        for i in range(1, nx): ## you can try commenting this line and...
-        #for i in range(nx): ## ... uncommenting this line and see what happens!
-            u[i] = un[i] - c * dt / dx * (un[i] - un[i-1])
+    for n in range(nt):  # loop for values of n from 0 to nt, so it will run nt times
+        un = u.copy()  ##copy the existing values of u into un
+        for i in range(1, nx):  ## you can try commenting this line and...
+            # for i in range(nx): ## ... uncommenting this line and see what happens!
+            u[i] = un[i] - c * dt / dx * (un[i] - un[i - 1])
     return u
 
 
 def burgers2d(u, v, nt, dt, dx, dy, nu):
-    for n in range(nt + 1): ##loop across number of time steps
+    for n in range(nt + 1):  ##loop across number of time steps
         un = u.copy()
         vn = v.copy()
 
-        u[1:-1, 1:-1] = (un[1:-1, 1:-1] -
-                         dt / dx * un[1:-1, 1:-1] *
-                         (un[1:-1, 1:-1] - un[1:-1, 0:-2]) -
-                         dt / dy * vn[1:-1, 1:-1] *
-                         (un[1:-1, 1:-1] - un[0:-2, 1:-1]) +
-                         nu * dt / dx**2 *
-                         (un[1:-1,2:] - 2 * un[1:-1, 1:-1] + un[1:-1, 0:-2]) +
-                         nu * dt / dy**2 *
-                         (un[2:, 1:-1] - 2 * un[1:-1, 1:-1] + un[0:-2, 1:-1]))
+        u[1:-1, 1:-1] = (
+            un[1:-1, 1:-1]
+            - dt / dx * un[1:-1, 1:-1] * (un[1:-1, 1:-1] - un[1:-1, 0:-2])
+            - dt / dy * vn[1:-1, 1:-1] * (un[1:-1, 1:-1] - un[0:-2, 1:-1])
+            + nu * dt / dx**2 * (un[1:-1, 2:] - 2 * un[1:-1, 1:-1] + un[1:-1, 0:-2])
+            + nu * dt / dy**2 * (un[2:, 1:-1] - 2 * un[1:-1, 1:-1] + un[0:-2, 1:-1])
+        )
 
-        v[1:-1, 1:-1] = (vn[1:-1, 1:-1] -
-                         dt / dx * un[1:-1, 1:-1] *
-                         (vn[1:-1, 1:-1] - vn[1:-1, 0:-2]) -
-                         dt / dy * vn[1:-1, 1:-1] *
-                        (vn[1:-1, 1:-1] - vn[0:-2, 1:-1]) +
-                         nu * dt / dx**2 *
-                         (vn[1:-1, 2:] - 2 * vn[1:-1, 1:-1] + vn[1:-1, 0:-2]) +
-                         nu * dt / dy**2 *
-                         (vn[2:, 1:-1] - 2 * vn[1:-1, 1:-1] + vn[0:-2, 1:-1]))
+        v[1:-1, 1:-1] = (
+            vn[1:-1, 1:-1]
+            - dt / dx * un[1:-1, 1:-1] * (vn[1:-1, 1:-1] - vn[1:-1, 0:-2])
+            - dt / dy * vn[1:-1, 1:-1] * (vn[1:-1, 1:-1] - vn[0:-2, 1:-1])
+            + nu * dt / dx**2 * (vn[1:-1, 2:] - 2 * vn[1:-1, 1:-1] + vn[1:-1, 0:-2])
+            + nu * dt / dy**2 * (vn[2:, 1:-1] - 2 * vn[1:-1, 1:-1] + vn[0:-2, 1:-1])
+        )
 
         u[0, :] = 1
         u[-1, :] = 1
@@ -73,29 +69,29 @@ def laplace2d(p, y, dx, dy, l1norm_target):
 
     while l1norm > l1norm_target:
         pn = p.copy()
-        p[1:-1, 1:-1] = ((dy**2 * (pn[1:-1, 2:] + pn[1:-1, 0:-2]) +
-                         dx**2 * (pn[2:, 1:-1] + pn[0:-2, 1:-1])) /
-                        (2 * (dx**2 + dy**2)))
+        p[1:-1, 1:-1] = (
+            dy**2 * (pn[1:-1, 2:] + pn[1:-1, 0:-2]) + dx**2 * (pn[2:, 1:-1] + pn[0:-2, 1:-1])
+        ) / (2 * (dx**2 + dy**2))
 
         p[:, 0] = 0  # p = 0 @ x = 0
         p[:, -1] = y  # p = y @ x = 2
         p[0, :] = p[1, :]  # dp/dy = 0 @ y = 0
         p[-1, :] = p[-2, :]  # dp/dy = 0 @ y = 1
-        l1norm = (numpy.sum(numpy.abs(p[:]) - numpy.abs(pn[:])) /
-                numpy.sum(numpy.abs(pn[:])))
+        l1norm = numpy.sum(numpy.abs(p[:]) - numpy.abs(pn[:])) / numpy.sum(numpy.abs(pn[:]))
 
     return p
 
 
 def build_up_b(b, rho, dt, u, v, dx, dy):
 
-    b[1:-1, 1:-1] = (rho * (1 / dt *
-                    ((u[1:-1, 2:] - u[1:-1, 0:-2]) /
-                     (2 * dx) + (v[2:, 1:-1] - v[0:-2, 1:-1]) / (2 * dy)) -
-                    ((u[1:-1, 2:] - u[1:-1, 0:-2]) / (2 * dx))**2 -
-                      2 * ((u[2:, 1:-1] - u[0:-2, 1:-1]) / (2 * dy) *
-                           (v[1:-1, 2:] - v[1:-1, 0:-2]) / (2 * dx))-
-                          ((v[2:, 1:-1] - v[0:-2, 1:-1]) / (2 * dy))**2))
+    b[1:-1, 1:-1] = rho * (
+        1
+        / dt
+        * ((u[1:-1, 2:] - u[1:-1, 0:-2]) / (2 * dx) + (v[2:, 1:-1] - v[0:-2, 1:-1]) / (2 * dy))
+        - ((u[1:-1, 2:] - u[1:-1, 0:-2]) / (2 * dx)) ** 2
+        - 2 * ((u[2:, 1:-1] - u[0:-2, 1:-1]) / (2 * dy) * (v[1:-1, 2:] - v[1:-1, 0:-2]) / (2 * dx))
+        - ((v[2:, 1:-1] - v[0:-2, 1:-1]) / (2 * dy)) ** 2
+    )
 
     return b
 
@@ -106,16 +102,14 @@ def pressure_poisson(p, dx, dy, b):
 
     for q in range(nit):
         pn = p.copy()
-        p[1:-1, 1:-1] = (((pn[1:-1, 2:] + pn[1:-1, 0:-2]) * dy**2 +
-                          (pn[2:, 1:-1] + pn[0:-2, 1:-1]) * dx**2) /
-                          (2 * (dx**2 + dy**2)) -
-                          dx**2 * dy**2 / (2 * (dx**2 + dy**2)) *
-                          b[1:-1,1:-1])
+        p[1:-1, 1:-1] = (
+            (pn[1:-1, 2:] + pn[1:-1, 0:-2]) * dy**2 + (pn[2:, 1:-1] + pn[0:-2, 1:-1]) * dx**2
+        ) / (2 * (dx**2 + dy**2)) - dx**2 * dy**2 / (2 * (dx**2 + dy**2)) * b[1:-1, 1:-1]
 
-        p[:, -1] = p[:, -2] # dp/dx = 0 at x = 2
-        p[0, :] = p[1, :]   # dp/dy = 0 at y = 0
-        p[:, 0] = p[:, 1]   # dp/dx = 0 at x = 0
-        p[-1, :] = 0        # p = 0 at y = 2
+        p[:, -1] = p[:, -2]  # dp/dx = 0 at x = 2
+        p[0, :] = p[1, :]  # dp/dy = 0 at y = 0
+        p[:, 0] = p[:, 1]  # dp/dx = 0 at x = 0
+        p[-1, :] = 0  # p = 0 at y = 2
 
     return p
 
@@ -132,36 +126,37 @@ def cavity_flow(nt, u, v, dt, dx, dy, p, rho, nu):
         b = build_up_b(b, rho, dt, u, v, dx, dy)
         p = pressure_poisson(p, dx, dy, b)
 
-        u[1:-1, 1:-1] = (un[1:-1, 1:-1]-
-                         un[1:-1, 1:-1] * dt / dx *
-                        (un[1:-1, 1:-1] - un[1:-1, 0:-2]) -
-                         vn[1:-1, 1:-1] * dt / dy *
-                        (un[1:-1, 1:-1] - un[0:-2, 1:-1]) -
-                         dt / (2 * rho * dx) * (p[1:-1, 2:] - p[1:-1, 0:-2]) +
-                         nu * (dt / dx**2 *
-                        (un[1:-1, 2:] - 2 * un[1:-1, 1:-1] + un[1:-1, 0:-2]) +
-                         dt / dy**2 *
-                        (un[2:, 1:-1] - 2 * un[1:-1, 1:-1] + un[0:-2, 1:-1])))
+        u[1:-1, 1:-1] = (
+            un[1:-1, 1:-1]
+            - un[1:-1, 1:-1] * dt / dx * (un[1:-1, 1:-1] - un[1:-1, 0:-2])
+            - vn[1:-1, 1:-1] * dt / dy * (un[1:-1, 1:-1] - un[0:-2, 1:-1])
+            - dt / (2 * rho * dx) * (p[1:-1, 2:] - p[1:-1, 0:-2])
+            + nu
+            * (
+                dt / dx**2 * (un[1:-1, 2:] - 2 * un[1:-1, 1:-1] + un[1:-1, 0:-2])
+                + dt / dy**2 * (un[2:, 1:-1] - 2 * un[1:-1, 1:-1] + un[0:-2, 1:-1])
+            )
+        )
 
-        v[1:-1,1:-1] = (vn[1:-1, 1:-1] -
-                        un[1:-1, 1:-1] * dt / dx *
-                       (vn[1:-1, 1:-1] - vn[1:-1, 0:-2]) -
-                        vn[1:-1, 1:-1] * dt / dy *
-                       (vn[1:-1, 1:-1] - vn[0:-2, 1:-1]) -
-                        dt / (2 * rho * dy) * (p[2:, 1:-1] - p[0:-2, 1:-1]) +
-                        nu * (dt / dx**2 *
-                       (vn[1:-1, 2:] - 2 * vn[1:-1, 1:-1] + vn[1:-1, 0:-2]) +
-                        dt / dy**2 *
-                       (vn[2:, 1:-1] - 2 * vn[1:-1, 1:-1] + vn[0:-2, 1:-1])))
+        v[1:-1, 1:-1] = (
+            vn[1:-1, 1:-1]
+            - un[1:-1, 1:-1] * dt / dx * (vn[1:-1, 1:-1] - vn[1:-1, 0:-2])
+            - vn[1:-1, 1:-1] * dt / dy * (vn[1:-1, 1:-1] - vn[0:-2, 1:-1])
+            - dt / (2 * rho * dy) * (p[2:, 1:-1] - p[0:-2, 1:-1])
+            + nu
+            * (
+                dt / dx**2 * (vn[1:-1, 2:] - 2 * vn[1:-1, 1:-1] + vn[1:-1, 0:-2])
+                + dt / dy**2 * (vn[2:, 1:-1] - 2 * vn[1:-1, 1:-1] + vn[0:-2, 1:-1])
+            )
+        )
 
-        u[0, :]  = 0
-        u[:, 0]  = 0
+        u[0, :] = 0
+        u[:, 0] = 0
         u[:, -1] = 0
-        u[-1, :] = 1    # set velocity on cavity lid equal to 1
-        v[0, :]  = 0
+        u[-1, :] = 1  # set velocity on cavity lid equal to 1
+        v[0, :] = 0
         v[-1, :] = 0
-        v[:, 0]  = 0
+        v[:, 0] = 0
         v[:, -1] = 0
-
 
     return u, v, p

@@ -21,18 +21,22 @@ import ftransforms.scipy.stats.norm as norm
 
 # ========= Functions to define the evidence lower bound. =========
 
+
 def diag_gaussian_sample(rng, mean, log_std):
     # Take a single sample from a diagonal multivariate Gaussian.
     return mean + jnp.exp(log_std) * random.normal(rng, mean.shape)
+
 
 def diag_gaussian_logpdf(x, mean, log_std):
     # Evaluate a single point on a diagonal multivariate Gaussian.
     return jnp.sum(vmap(norm.logpdf)(x, mean, jnp.exp(log_std)))
 
+
 def elbo(logprob, rng, mean, log_std):
     # Single-sample Monte Carlo estimate of the variational lower bound.
     sample = diag_gaussian_sample(rng, mean, log_std)
     return logprob(sample) - diag_gaussian_logpdf(sample, mean, log_std)
+
 
 def batch_elbo(logprob, rng, params, num_samples):
     # Average over a batch of random samples.
@@ -42,6 +46,7 @@ def batch_elbo(logprob, rng, params, num_samples):
 
 
 # ========= Helper function for plotting. =========
+
 
 @jit(static_argnums=(0, 1, 2, 4))
 def _mesh_eval(func, x_limits, y_limits, params, num_ticks):
@@ -53,14 +58,16 @@ def _mesh_eval(func, x_limits, y_limits, params, num_ticks):
     zs = vmap(func, in_axes=(0, None))(xy_vec, params)
     return X, Y, zs.reshape(X.shape)
 
+
 def mesh_eval(func, x_limits, y_limits, params, num_ticks=101):
     return _mesh_eval(func, x_limits, y_limits, params, num_ticks)
 
+
 # ========= Define an intractable unnormalized density =========
 
+
 def funnel_log_density(params):
-    return norm.logpdf(params[0], 0, jnp.exp(params[1])) + \
-           norm.logpdf(params[1], 0, 1.35)
+    return norm.logpdf(params[0], 0, jnp.exp(params[1])) + norm.logpdf(params[1], 0, 1.35)
 
 
 def run(num_iters=100, num_samples=40):
@@ -75,7 +82,7 @@ def run(num_iters=100, num_samples=40):
     # Set up optimizer.
     D = 2
     init_mean = jnp.zeros(D)
-    init_std  = jnp.zeros(D)
+    init_std = jnp.zeros(D)
     init_params = (init_mean, init_std)
     opt_init, opt_update, get_params = optimizers.momentum(step_size=0.1, mass=0.9)
     opt_state = opt_init(init_params)
@@ -94,8 +101,10 @@ def run(num_iters=100, num_samples=40):
         bounds.append(objective(params, t))
     x_limits = (-2, 2)
     y_limits = (-4, 2)
-    grids = (mesh_eval(target_dist, x_limits, y_limits, 1, 5),
-             mesh_eval(approx_dist, x_limits, y_limits, params, 5))
+    grids = (
+        mesh_eval(target_dist, x_limits, y_limits, 1, 5),
+        mesh_eval(approx_dist, x_limits, y_limits, params, 5),
+    )
     rngs = random.split(random.key(num_iters - 1), num_samples)
     samples = vmap(diag_gaussian_sample, in_axes=(0, None, None))(rngs, *params)
     return params, bounds, grids, samples

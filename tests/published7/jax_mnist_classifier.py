@@ -20,58 +20,61 @@ from ftransforms.example_libraries.stax import Dense, Relu, LogSoftmax
 
 
 def loss(params, batch):
-  inputs, targets = batch
-  preds = predict(params, inputs)
-  return -jnp.mean(jnp.sum(preds * targets, axis=1))
+    inputs, targets = batch
+    preds = predict(params, inputs)
+    return -jnp.mean(jnp.sum(preds * targets, axis=1))
+
 
 def accuracy(params, batch):
-  inputs, targets = batch
-  target_class = jnp.argmax(targets, axis=1)
-  predicted_class = jnp.argmax(predict(params, inputs), axis=1)
-  return jnp.mean(predicted_class == target_class)
+    inputs, targets = batch
+    target_class = jnp.argmax(targets, axis=1)
+    predicted_class = jnp.argmax(predict(params, inputs), axis=1)
+    return jnp.mean(predicted_class == target_class)
+
 
 init_random_params, predict = stax.serial(
-    Dense(1024), Relu,
-    Dense(1024), Relu,
-    Dense(10), LogSoftmax)
+    Dense(1024), Relu, Dense(1024), Relu, Dense(10), LogSoftmax
+)
+
 
 def main(train_images, train_labels, test_images, test_labels, num_epochs=10, batch_size=128):
-  rng = random.key(0)
+    rng = random.key(0)
 
-  step_size = 0.001
-  momentum_mass = 0.9
+    step_size = 0.001
+    momentum_mass = 0.9
 
-  num_train = train_images.shape[0]
-  num_complete_batches, leftover = divmod(num_train, batch_size)
-  num_batches = num_complete_batches + bool(leftover)
+    num_train = train_images.shape[0]
+    num_complete_batches, leftover = divmod(num_train, batch_size)
+    num_batches = num_complete_batches + bool(leftover)
 
-  def data_stream():
-    rng = npr.RandomState(0)
-    while True:
-      perm = rng.permutation(num_train)
-      for i in range(num_batches):
-        batch_idx = perm[i * batch_size:(i + 1) * batch_size]
-        yield train_images[batch_idx], train_labels[batch_idx]
-  batches = data_stream()
+    def data_stream():
+        rng = npr.RandomState(0)
+        while True:
+            perm = rng.permutation(num_train)
+            for i in range(num_batches):
+                batch_idx = perm[i * batch_size : (i + 1) * batch_size]
+                yield train_images[batch_idx], train_labels[batch_idx]
 
-  opt_init, opt_update, get_params = optimizers.momentum(step_size, mass=momentum_mass)
+    batches = data_stream()
 
-  @jit
-  def update(i, opt_state, batch):
-    params = get_params(opt_state)
-    return opt_update(i, grad(loss)(params, batch), opt_state)
+    opt_init, opt_update, get_params = optimizers.momentum(step_size, mass=momentum_mass)
 
-  _, init_params = init_random_params(rng, (-1, 28 * 28))
-  opt_state = opt_init(init_params)
-  itercount = itertools.count()
+    @jit
+    def update(i, opt_state, batch):
+        params = get_params(opt_state)
+        return opt_update(i, grad(loss)(params, batch), opt_state)
 
-  accuracies = []
-  for epoch in range(num_epochs):
-    for _ in range(num_batches):
-      opt_state = update(next(itercount), opt_state, next(batches))
+    _, init_params = init_random_params(rng, (-1, 28 * 28))
+    opt_state = opt_init(init_params)
+    itercount = itertools.count()
 
-    params = get_params(opt_state)
-    train_acc = accuracy(params, (train_images, train_labels))
-    test_acc = accuracy(params, (test_images, test_labels))
-    accuracies.append((train_acc, test_acc))
-  return init_params, get_params(opt_state), accuracies
+    accuracies = []
+    for epoch in range(num_epochs):
+        for _ in range(num_batches):
+            opt_state = update(next(itercount), opt_state, next(batches))
+
+        params = get_params(opt_state)
+        train_acc = accuracy(params, (train_images, train_labels))
+        test_acc = accuracy(params, (test_images, test_labels))
+        accuracies.append((train_acc, test_acc))
+    return init_params, get_params(opt_state), accuracies

@@ -80,9 +80,7 @@ DERIVATIVES = {
 
 
 def squared_loss(y_true, y_pred, sample_weight=None):
-    return (
-        0.5 * np.average((y_true - y_pred) ** 2, weights=sample_weight, axis=0).mean()
-    )
+    return 0.5 * np.average((y_true - y_pred) ** 2, weights=sample_weight, axis=0).mean()
 
 
 def log_loss(y_true, y_prob, sample_weight=None):
@@ -141,9 +139,7 @@ class MLP:
 
         return activations
 
-    def _backprop(
-        self, X, y, sample_weight, activations, deltas, coef_grads, intercept_grads
-    ):
+    def _backprop(self, X, y, sample_weight, activations, deltas, coef_grads, intercept_grads):
         n_samples = X.shape[0]
 
         # Forward propagate
@@ -173,9 +169,7 @@ class MLP:
             deltas[last] *= sample_weight.reshape(-1, 1)
 
         # Compute gradient for the last layer
-        self._compute_loss_grad(
-            last, sw_sum, activations, deltas, coef_grads, intercept_grads
-        )
+        self._compute_loss_grad(last, sw_sum, activations, deltas, coef_grads, intercept_grads)
 
         inplace_derivative = DERIVATIVES[self.activation]
         # Iterate over the hidden layers
@@ -183,15 +177,11 @@ class MLP:
             deltas[i - 1] = safe_sparse_dot(deltas[i], self.coefs_[i].T)
             inplace_derivative(activations[i], deltas[i - 1])
 
-            self._compute_loss_grad(
-                i - 1, sw_sum, activations, deltas, coef_grads, intercept_grads
-            )
+            self._compute_loss_grad(i - 1, sw_sum, activations, deltas, coef_grads, intercept_grads)
 
         return loss, coef_grads, intercept_grads
 
-    def _compute_loss_grad(
-        self, layer, sw_sum, activations, deltas, coef_grads, intercept_grads
-    ):
+    def _compute_loss_grad(self, layer, sw_sum, activations, deltas, coef_grads, intercept_grads):
         coef_grads[layer] = safe_sparse_dot(activations[layer].T, deltas[layer])
         coef_grads[layer] += self.alpha * self.coefs_[layer]
         coef_grads[layer] /= sw_sum
