@@ -76,6 +76,7 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
 from __future__ import annotations
 
 import dis
+import math
 import sys
 import threading
 import weakref
@@ -855,7 +856,13 @@ def c_contiguous(a: Tracer) -> bool:
 # strides), so an index, transpose, flip, broadcast, diagonal or strided window maps them
 # as it maps the values.  A ``forward`` that computes values does not keep them evenly
 # spaced: then the strides are unknown (C order is reported, reshapes copy).  Only a read of
-# ``strides`` and a reshape of a view that is not contiguous pay for it.
+# ``strides`` and a reshape of a view that is not contiguous pay for it, O(the root's size):
+# above ``MAX_OFFSET_ELEMENTS`` elements in the root (``eval_shape`` of a 20000 x 20000
+# stand-in, large batches) the strides are unknown too, rather than an index array as large
+# as the data.
+MAX_OFFSET_ELEMENTS = 1 << 20
+
+
 def element_offsets(a: Tracer) -> Any:
     """The byte offsets of the traced array ``a``'s elements in the memory of the array at
     the root of its views (NOTE [byte strides of views]), a plain integer array; or None."""
@@ -864,6 +871,8 @@ def element_offsets(a: Tracer) -> Any:
     while (base := _slot(t, "_base")) is not None:
         chain.append((base[1], t))
         t = base[0]
+    if math.prod(t.shape) > MAX_OFFSET_ELEMENTS:
+        return None
     offsets = root_offsets(t)
     for forward, view in reversed(chain):
         shift = getattr(forward, "byte_offset", None)  # .real/.imag of a complex array
