@@ -159,6 +159,10 @@ class _Attr(str):
 _MAX_ITEMS = 64
 #: The largest integer or boolean array from outside whose numbers are checked.
 _MAX_INDEX = 1 << 14
+#: Lists and dicts the code reads with more items than this are searched for stored
+#: values only in what the recording added to them (NOTE [traced values stored outside
+#: under jit]): walking an op database's lists on every recording cost 25 ms.
+_WALKED_ITEMS = 64
 #: Guards gathered, after which the fields of further objects are not followed.
 _MAX_CHECKS = 1024
 
@@ -264,6 +268,9 @@ class Guards:
         for holder, used in self.stores:
             if used is not None:
                 names.setdefault(id(holder), set()).update(used)
+        # a large list or dict the code read: only what the recording added to it (its
+        # length or keys at the recording's start are checks); a small one: all of it
+        before: dict = {id(h): k_v for h, k, k_v in self.checks if k is _LEN or k is _WHOLE}
         seen: set[int] = set()
         for holder in (*(c[0] for c in self.checks), *(h for h, _ in self.stores)):
             if id(holder) in seen:
@@ -280,11 +287,19 @@ class Guards:
                     found.append("a closed-over variable")
                 continue
             kind = _container(holder)
+            old = before.get(id(holder))
+            if not ((kind is dict and type(old) is _Keys) or (kind is list and type(old) is int)):
+                old = None
+            large = old is not None and (len(old) if kind is dict else old) > _WALKED_ITEMS
             if kind is dict:
                 used = names.get(id(holder))
+                if used is None and large:
+                    known = set(old)
+                    used = [k for k in holder if k not in known]
                 items = [(k, holder[k]) for k in (holder if used is None else used) if k in holder]
             elif kind is list and type(holder) is not collections.deque:
-                items = list(enumerate(holder))
+                start = old if large else 0
+                items = [(k, holder[k]) for k in range(start, len(holder))]
             else:
                 continue
             for k, value in items:
