@@ -31,7 +31,7 @@ from ftransforms.backend import is_array
 from ftransforms.boundary import transform_inputs, transform_outputs
 from ftransforms.compiled import tier
 from ftransforms.core.errors import PerformanceWarning
-from ftransforms.core.mutation import Buffer, mutable, views_one_of
+from ftransforms.core.mutation import Buffer, live_buffer_scope, mutable, views_one_of
 from ftransforms.core.outside_operands import routed_to
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
@@ -285,6 +285,7 @@ def _trace(
             wrapped = link(aliases, wrapped, interp.name, lambda: _leaf_names(len(wrapped)))
         wrapped_args, wrapped_kwargs = tree_unflatten(spec, wrapped)
         out = transform_outputs(func(*wrapped_args, **wrapped_kwargs))
+        scope = live_buffer_scope()  # the arrays the call made (buffers) belong to it
         # whether a write reached an argument (NOTE [aliased arguments]): its slot moved on
         writes_inputs = any(
             type(w) is not TraceTracer or w.ref != k
@@ -359,7 +360,15 @@ def _trace(
         interp.value_dependent = True
         interp.reason = "an iterator argument, whose next items the function may read"
     if guards is not None:  # NOTE [traced values stored outside under jit]
-        stored = guards.concretize(lambda v: type(v) is TraceTracer and v._interp is interp)
+
+        def ours(v: Any) -> bool:  # a value of this call: traced, or an array it made
+
+            t = type(v)
+            return (t is TraceTracer and v._interp is interp) or (
+                t is Buffer and v._interp is scope
+            )
+
+        stored = guards.concretize(ours)
         if stored and not interp.value_dependent:
             interp.value_dependent = True
             interp.reason = (

@@ -12,6 +12,7 @@ seed; ``FTRANSFORMS_MUTATION_FUZZ_EXAMPLES`` runs more.
 from __future__ import annotations
 
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -139,3 +140,56 @@ def test_random_writers_under_checkpoint_and_in_loop_bodies(seed):
         np.testing.assert_allclose(
             ft.vmap(traced)(xs), [eager(r.copy()) for r in xs], rtol=1e-12, err_msg=seed
         )
+
+
+@pytest.mark.parametrize("seed", range(EXAMPLES // 5))
+def test_random_writes_into_a_buffer_the_caller_keeps(seed):
+    """A buffer made inside the function, written through an alias and a view by random
+    writes, kept outside (``history.append``) and read after the call (NOTE [buffers after
+    their transform]): what the caller holds equals eager NumPy's under grad, jvp and vmap;
+    every jit call (the first included) equals eager and keeps as many values, as eager
+    does (NOTE [traced values stored outside under jit]); a write into a kept buffer
+    raises EscapedTracerError instead of reaching a finished transform's array."""
+    rng = np.random.default_rng(500 + seed)
+    steps = [(int(rng.integers(len(_WRITES))), int(rng.integers(3))) for _ in range(4)]
+    consts = rng.uniform(-1, 1, N)
+    kept: list = []
+
+    def f(x):
+        b = np.zeros(N)
+        alias, view = b, b[1:5]
+        for k, target in steps:
+            t = (b, alias, view)[target]
+            _WRITES[k](t, consts[: t.shape[0]] if target == 2 else consts)
+        kept.append((alias, view))
+        return np.sum(b * x) + np.sum(view**2)
+
+    x = rng.uniform(-1, 1, N)
+    f(x.copy())
+    want_alias, want_view = (np.array(a) for a in kept.pop())
+    where = f"seed {seed}, writes {steps}"
+    for name, run in (
+        ("grad", lambda: ft.grad(f)(x)),
+        ("jvp", lambda: ft.jvp(f, (x,), (np.ones(N),))),
+        ("vmap", lambda: ft.vmap(f)(np.stack([x, x]))),
+    ):
+        run()
+        alias, view = kept.pop()
+        np.testing.assert_allclose(np.asarray(alias), want_alias, err_msg=f"{where}: {name}")
+        np.testing.assert_allclose(np.asarray(view), want_view, err_msg=f"{where}: {name}")
+        np.testing.assert_allclose(alias[1:5] + 0.0, view + 0.0, err_msg=f"{where}: {name}")
+        if not isinstance(alias, np.ndarray):
+            with pytest.raises(ft.errors.EscapedTracerError):
+                alias[0] = 1.0
+            mine = alias.copy()  # NumPy's copy: the caller's to write into
+            mine[0] = 7.0
+            np.testing.assert_allclose(np.asarray(alias), want_alias, err_msg=f"{where}: {name}")
+    jf = ft.jit(f)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # that signature runs eagerly, and says so
+        for k, arg in enumerate((x, rng.uniform(-1, 1, N), x)):
+            np.testing.assert_allclose(jf(arg.copy()), f(arg.copy()), rtol=1e-12, err_msg=where)
+            assert len(kept) == 2 * (k + 1), f"{where}: jit call {k} kept {len(kept)}"
+    for alias, view in kept:
+        np.testing.assert_allclose(np.asarray(alias), want_alias, err_msg=f"{where}: jit")
+        np.testing.assert_allclose(np.asarray(view), want_view, err_msg=f"{where}: jit")

@@ -87,7 +87,7 @@ import numpy
 from ftransforms.core.errors import InPlaceError
 from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
 from ftransforms.core.stack import OUTERMOST_HOOKS, Interpreter, current_stack
-from ftransforms.core.tracer import LAID_OUT_OBJECTS, Tracer, ValTracer
+from ftransforms.core.tracer import LAID_OUT_OBJECTS, Tracer, ValTracer, escaped_error
 
 #: The level of the buffers' pseudo-interpreter: above every transform, so that ``bind``
 #: hands an operation holding a buffer to it first, and it unwraps the buffer.
@@ -325,6 +325,11 @@ def make_view(
             return result  # the same object: writes are shared already
         result = clone(parent)  # broadcast_to(a, a.shape): a read-only view all the same
     if not isinstance(result, Tracer):
+        if _LOCAL.scope is None:  # a view of a buffer kept past its transform: its values
+            if type(result) is numpy.ndarray:  # (NOTE [buffers after their transform]),
+                result = result.view()  # read-only as that buffer is
+                result.flags.writeable = False
+            return result
         result = Buffer(buffer_scope(), result)
     elif _slot(result, "_base") is not None or _slot(result, "_views"):
         result = clone(result)  # an existing object (a recorder's folded chain)
@@ -438,8 +443,8 @@ def check_write(target: Tracer, logged: bool = True) -> None:
     log = _LOCAL.writes
     if logged and log is not None and id(target) not in log and _slot(target, "_base") is None:
         log[id(target)] = (target, clone(target))
-    if not target._interp.active:
-        target._check_live("a write into it")
+    if not target._interp.active:  # a buffer too: it reads as its array, but a write into
+        raise escaped_error(target, "a write into it")  # it could not turn it into one
     for interp in current_stack():
         interp.before_write(target)
 
@@ -460,6 +465,11 @@ _LOCK = threading.Lock()
 #: ``scipy/own_names.py``'s, read it before anything else).
 ACTIVE_THREADS = [0]
 _USER_CODE: dict[Any, bool] = {}
+
+
+def live_buffer_scope() -> BufferInterpreter | None:
+    """The current thread's buffer pseudo-interpreter, or None outside the transforms."""
+    return _LOCAL.scope
 
 
 def buffer_scope() -> BufferInterpreter:

@@ -834,6 +834,8 @@ def copy_in_order(x: Any, order: Any = "K") -> Any:
     NumPy lays that copy out (NOTE [memory layout]): in Fortran order for ``'F'``, and for
     ``'A'``/``'K'`` of a Fortran- and not C-contiguous ``x`` (``np.copy(a.T)``), as the
     axes-reversing view of a hidden C-ordered array; else :func:`copy_of`."""
+    if type(x) is Buffer and not x._interp.active:  # kept past its transform: NumPy's copy
+        return numpy.array(x.val, order=order, copy=True)  # (NOTE [buffers after their transform])
     if type(x) is Buffer and (order == "F" or not x.val.flags.c_contiguous):
         return mutable(numpy.array(x.val, order=order, copy=True))  # NumPy's, as a buffer
     if order == "C" or not isinstance(x, Tracer) or ndim(x) < 2:
