@@ -47,6 +47,7 @@ import ftransforms.numpy as fnp
 from ftransforms.core.errors import DimensionNumbersError, UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.helpers import xp_of
+from ftransforms.numpy.indexing import default_fill
 
 
 class GatherScatterMode(enum.Enum):
@@ -360,16 +361,6 @@ def _on_host(v: Any) -> bool:
     return v is None or isinstance(v, (numpy.ndarray, numpy.generic, list, tuple, int))
 
 
-def _default_fill(dtype: numpy.dtype) -> Any:
-    if dtype.kind in "fc":
-        return numpy.nan
-    if dtype.kind == "i":
-        return numpy.iinfo(dtype).min
-    if dtype.kind == "u":
-        return numpy.iinfo(dtype).max
-    return True
-
-
 def gather(
     operand: Any,
     start_indices: Any,
@@ -431,7 +422,7 @@ def gather(
     out = _take_windows(x, ix, lay)
     ok = ix.ok
     if fill and ok is not None:
-        value = _default_fill(numpy.dtype(x.dtype)) if fill_value is None else fill_value
+        value = default_fill(x.dtype) if fill_value is None else fill_value
         out = fnp.where(_on(x, ok), out, fnp.full_like(out, value))
     return out
 

@@ -236,8 +236,13 @@ def true_positions(flat_mask: Any, what: str) -> Any:
         "the number of nonzero elements must be the same for every batch element "
         "(or use fnp.where(mask, x, 0) / a sum weighted by the mask instead)",
     )
-    order = argsort(astype(logical_not(flat_mask), numpy.int8), kind="stable")
-    return astype(getitem(order, slice(0, count)), INTP)
+    return getitem(_trues_first(flat_mask), slice(0, count))
+
+
+def _trues_first(flat_mask: Any) -> Any:
+    """The positions of a 1-d boolean mask, its true elements first, each part ascending
+    (a stable sort of ``~mask``)."""
+    return astype(argsort(astype(logical_not(flat_mask), numpy.int8), kind="stable"), INTP)
 
 
 def padded_true_positions(flat_mask: Any, size: int) -> tuple[Any, Any]:
@@ -248,19 +253,14 @@ def padded_true_positions(flat_mask: Any, size: int) -> tuple[Any, Any]:
     if size < 0:
         raise ValueError(f"size must be a non-negative integer, got {size}")
     n = shape(flat_mask)[0]
-    order = astype(argsort(astype(logical_not(flat_mask), numpy.int8), kind="stable"), INTP)
+    order = _trues_first(flat_mask)
     if size <= n:
         order = getitem(order, slice(0, size))
     else:
-        order = concatenate([order, zeros_like_index(order, size - n)])
+        order = concatenate([order, xp_of(order).zeros((size - n,), dtype=dtype_of(order))])
     slots = arange(size, like=order)
     filled = slots < count_nonzero(flat_mask)
     return where(filled, order, 0), filled
-
-
-def zeros_like_index(like: Any, n: int) -> Any:
-    """``n`` zero positions in ``like``'s backend and dtype (the padding of a position list)."""
-    return xp_of(like).zeros((n,), dtype=dtype_of(like))
 
 
 def fill_slots(values: Any, filled: Any, fill_value: Any) -> Any:
