@@ -41,6 +41,12 @@ AT_CASES = {
         mode="fill", wrap_negative_indices=False, fill_value=0.0
     ),
     "set_drop": lambda m: arr(m, X)[np.array([0, 9])].set(7.0, mode="drop"),
+    "set_no_negative_wrap": lambda m: arr(m, X)[np.array([1, -1])].set(
+        9.0, wrap_negative_indices=False
+    ),
+    "get_no_negative_wrap_default": lambda m: arr(m, X)[np.array([1, -1])].get(
+        wrap_negative_indices=False
+    ),
     "add_drop_repeated": lambda m: arr(m, X)[np.array([0, 9, 9, 0])].add(7.0, mode="drop"),
     "set_clip": lambda m: arr(m, X)[np.array([0, 9])].set(7.0, mode="clip"),
     "scalar_index_drop": lambda m: arr(m, X)[7].set(7.0, mode="drop"),

@@ -289,9 +289,11 @@ class _IndexUpdate:
         self.x, self.index = x, index
 
     def _update(self, how: Any, values: Any, mode: str | None, wrap: bool, name: str) -> Any:
-        x, index, trim = bounded_index(
-            self.x, self.index, "drop" if mode == "fill" else mode, 0, wrap, f"x.at[...].{name}"
-        )
+        # "fill" is "drop" for a write, and so is NumPy's rule once negative indices count as
+        # out of bounds (wrap_negative_indices=False: JAX drops such writes)
+        if mode == "fill" or (mode in (None, "promise_in_bounds") and not wrap):
+            mode = "drop"
+        x, index, trim = bounded_index(self.x, self.index, mode, 0, wrap, f"x.at[...].{name}")
         out = how(x, index, values)
         return out if trim is None else getitem(out, trim)
 
