@@ -545,8 +545,9 @@ def eigh(
     symmetric/Hermitian ``a`` (its ``lower``, default, or upper triangle), or of the
     generalized problem ``a v = w b v`` (``b`` positive definite; ``v^H b v = I``).
     ``subset_by_index=[lo, hi]`` keeps eigenpairs ``lo..hi`` (inclusive).  Derivatives need
-    distinct eigenvalues and are those of ``(a + a^H) / 2`` (a symmetric gradient, as in
-    JAX); eigenvector signs may differ from SciPy's.
+    distinct eigenvalues and are those of SciPy's function, which reads one triangle of
+    ``a`` and ``b`` (the gradient is triangular, as ``cholesky``'s: NOTE [numpy reads one
+    triangle]); eigenvector signs may differ from SciPy's.
 
     Example:
         >>> import numpy as np
@@ -559,11 +560,11 @@ def eigh(
         raise UnsupportedOperationError(
             "eigh(a, ...): type=1 without subset_by_value is supported; select from w yourself"
         )
-    a = _sym_grad(_mat(a, "eigh(a)"), lower)
+    a = _sym_from(_mat(a, "eigh(a)"), lower)
     if b is None:
         w, v = fnp.linalg.eigh(a)
     else:
-        chol = fnp.linalg.cholesky(_sym_grad(_mat(b, "eigh(a, b)"), lower))
+        chol = fnp.linalg.cholesky(_sym_from(_mat(b, "eigh(a, b)"), lower))
         c = solve_triangular(chol, a, lower=True)
         c = _mT(fnp.conj(solve_triangular(chol, fnp.conj(_mT(c)), lower=True)))
         w, y = fnp.linalg.eigh(_sym_from(c, True))
@@ -577,14 +578,6 @@ def eigh(
             )
         w, v = w[..., lo : hi + 1], v[..., lo : hi + 1]
     return w if eigvals_only else (w, v)
-
-
-def _sym_grad(a: Any, lower: bool) -> Any:
-    """``a``'s ``lower`` (or upper) triangle reflected, SciPy's value, with the derivative
-    of ``(a + a^H) / 2`` (a symmetric gradient, as JAX's and torch's ``eigh``; the same
-    as the triangle's in every symmetric direction)."""
-    sym = 0.5 * (a + fnp.conj(_mT(a)))
-    return sym + fnp.stop_gradient(_sym_from(a, lower) - sym)
 
 
 def svd(
