@@ -6,6 +6,9 @@ differences of the library's own function.
   ``scipy.linalg.cholesky`` and ``numpy.linalg.eigh``; its gradient was the symmetric one
   of ``(a + a^T) / 2`` (JAX's), which differs from the differences of SciPy's function
   entry by entry (by 1.1 at an off-diagonal entry here).
+* SciPy's solvers (``least_squares``, ``root``, ``minimize``...) under ``vmap`` received a
+  residual function's ``np.array([x[0] - p[0], ...])`` (NumPy's object array of traced
+  values) as it was, and SciPy wrote tracers into its own buffers (InPlaceError).
 """
 
 from __future__ import annotations
@@ -53,3 +56,32 @@ def test_scipy_eigh_gradient_is_that_of_the_triangle_it_reads(lower):
         (vector, m),
     ):
         np.testing.assert_allclose(ft.grad(f)(x), _central(f, x), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.filterwarnings("ignore::ftransforms.errors.PerformanceWarning")  # a row per solve
+def test_scipy_solvers_read_residuals_written_as_np_array_of_traced_values():
+    # np.array([x[0] - p[0], ...]) of traced values is NumPy's object array; SciPy's own
+    # code received it as such under vmap and wrote tracers into its Jacobian buffer
+    # (InPlaceError).
+    import scipy.optimize
+
+    def fit(p):
+        def residuals(x):
+            return np.array([x[0] - p[0], x[1] - p[1], 0.5 * x[0] * x[1]])
+
+        return scipy.optimize.least_squares(
+            residuals, np.ones(2), xtol=1e-15, ftol=1e-15, gtol=1e-15
+        ).x
+
+    def root(p):
+        return scipy.optimize.root(
+            lambda x: np.array([x[0] ** 3 + p[0], x[1] - p[1]]), np.ones(2)
+        ).x
+
+    ps = np.array([[0.5, 1.1], [0.8, -0.4], [1.2, 0.3]])
+    for f in (fit, root):
+        np.testing.assert_allclose(ft.vmap(f)(ps), np.stack([f(p) for p in ps]), rtol=1e-7)
+        s = lambda p: f(p).sum()  # noqa: E731
+        np.testing.assert_allclose(
+            ft.grad(s)(ps[0]), _central(s, ps[0], eps=1e-4), rtol=1e-5, atol=1e-7
+        )

@@ -31,7 +31,7 @@ import ftransforms.numpy as fnp
 from ftransforms.api import jacfwd
 from ftransforms.core.tracer import Tracer
 from ftransforms.implicit import custom_root
-from ftransforms.numpy.helpers import to_host
+from ftransforms.numpy.helpers import array_like, to_host
 
 __all__ = [
     "bisect",
@@ -57,7 +57,9 @@ def _scipy_optimize() -> Any:
 
 def _host(value: Any) -> numpy.ndarray:
     """The plain value of ``value`` (the concrete-value path of the transforms: NOTE [root
-    finders on traced parameters])."""
+    finders on traced parameters]).  ``np.array([t, 1.0])``, NumPy's object array of a
+    function's traced values, is read as the array it stands for."""
+    value = array_like(value)
     value = fnp.stop_gradient(value) if isinstance(value, Tracer) else value
     if isinstance(value, Tracer):
         value = value._concrete()
