@@ -54,6 +54,8 @@ from ftransforms.jet import jet  # noqa: E402
 
 # -- for code ported from JAX's tree utilities and HIPS autograd --
 from ftransforms import extend, flatten_util, misc, tree, tree_util  # noqa: E402
+from ftransforms import custom_derivatives, dtypes, typing  # noqa: E402,A004  (JAX's module paths)
+from ftransforms.dtypes import float0  # noqa: E402,F401  (jax.float0: a dtype, no docstring)
 from ftransforms.autograd_compat import (  # noqa: E402
     deriv,
     elementwise_grad,
@@ -136,6 +138,8 @@ __all__ = [
     "deriv",
     "device_put",
     "elementwise_grad",
+    "custom_derivatives",
+    "dtypes",
     "extend",
     "flatten_util",
     "grad_and_aux",
@@ -158,6 +162,7 @@ __all__ = [
     "tree_structure",
     "tree_unflatten",
     "tree_util",
+    "typing",
     "Array",
     # torch.func's model-state helpers
     "functional_call",

@@ -85,3 +85,28 @@ def test_scipy_solvers_read_residuals_written_as_np_array_of_traced_values():
         np.testing.assert_allclose(
             ft.grad(s)(ps[0]), _central(s, ps[0], eps=1e-4), rtol=1e-5, atol=1e-7
         )
+
+
+def test_jax_module_paths_of_ported_code():
+    # ``import ftransforms as jax`` and JAX's own submodule paths
+    import jax
+    from jax.experimental.jet import jet as jax_jet
+
+    import ftransforms.custom_derivatives
+    import ftransforms.typing  # noqa: F401
+    from ftransforms.experimental.jet import jet
+
+    @ftransforms.custom_derivatives.custom_jvp
+    def f(x):
+        return np.sin(x)
+
+    f.defjvp(lambda p, t: (np.sin(p[0]), 2.0 * t[0]))
+    assert ft.grad(f)(0.3) == 2.0
+    g = ft.grad(lambda x, n: x * n, argnums=1, allow_int=True)(2.0, 3)
+    assert g.dtype == ft.float0 == ft.dtypes.float0 == jax.dtypes.float0
+    assert ft.dtypes.scalar_type_of(np.float32(1)) is float
+    assert ft.dtypes.canonicalize_dtype(np.int64) == np.dtype(np.int64)
+    ours = jet(np.exp, (0.5,), ((1.0, 0.25),))
+    theirs = jax_jet(jax.numpy.exp, (0.5,), ((1.0, 0.25),))
+    np.testing.assert_allclose(ours[0], theirs[0])
+    np.testing.assert_allclose(ours[1], theirs[1])

@@ -124,6 +124,17 @@ NAMESPACE_PAGES = [
         "ftransforms.experimental.ode",
     ),
     (
+        "reference/experimental_jet.md",
+        "ftransforms.experimental.jet (jax.experimental.jet)",
+        "ftransforms.experimental.jet",
+    ),
+    ("reference/dtypes.md", "ftransforms.dtypes (jax.dtypes)", "ftransforms.dtypes"),
+    (
+        "reference/custom_derivatives.md",
+        "ftransforms.custom_derivatives (jax.custom_derivatives)",
+        "ftransforms.custom_derivatives",
+    ),
+    (
         "reference/lax_linalg.md",
         "ftransforms.lax.linalg (jax.lax.linalg)",
         "ftransforms.jax_lax_linalg",

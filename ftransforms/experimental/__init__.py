@@ -1,4 +1,5 @@
-"""JAX's ``jax.experimental`` names that JAX programs import: :mod:`ftransforms.experimental.ode`.
+"""JAX's ``jax.experimental`` names that JAX programs import:
+:mod:`ftransforms.experimental.ode` and :mod:`ftransforms.experimental.jet`.
 
 Example:
     >>> import ftransforms.experimental.ode
@@ -6,6 +7,6 @@ Example:
     True
 """
 
-from ftransforms.experimental import ode
+from ftransforms.experimental import jet, ode
 
-__all__ = ["ode"]
+__all__ = ["jet", "ode"]
