@@ -110,3 +110,14 @@ def test_jax_module_paths_of_ported_code():
     theirs = jax_jet(jax.numpy.exp, (0.5,), ((1.0, 0.25),))
     np.testing.assert_allclose(ours[0], theirs[0])
     np.testing.assert_allclose(ours[1], theirs[1])
+
+
+def test_jax_numpy_names_numpy_2_dropped():
+    import jax.numpy as jnp
+
+    import ftransforms.numpy as fnp
+
+    for name in ("float_", "complex_", "ComplexWarning"):
+        assert getattr(fnp, name) is getattr(jnp, name) or np.dtype(getattr(fnp, name)) == np.dtype(
+            getattr(jnp, name)
+        ), name

@@ -467,10 +467,22 @@ __all__ = [
 # ``np.pow``, ``np.concat``), ``np.errstate``, ``np.vectorize``, scalar types.  Those
 # work on tracers the way they do under ``import numpy as np``: through the NumPy
 # protocols.  A module ``__getattr__`` runs only for names not found, so the names
-# defined here cost nothing more.
+# defined here cost nothing more.  ``jax.numpy``'s names that NumPy 2 dropped
+# (``jnp.float_``, ``jnp.complex_``, ``jnp.ComplexWarning``) are NumPy's objects too.
+_JAX_NUMPY_ALIASES = {
+    "float_": "float64",
+    "complex_": "complex128",
+    "ComplexWarning": "exceptions.ComplexWarning",
+}
+
+
 def __getattr__(name: str) -> object:
     if not name.startswith("__"):
         value = getattr(_numpy, name, __getattr__)
+        if value is __getattr__ and name in _JAX_NUMPY_ALIASES:
+            value = _numpy
+            for part in _JAX_NUMPY_ALIASES[name].split("."):
+                value = getattr(value, part)
         if value is not __getattr__:
             return value
     raise AttributeError(f"module 'ftransforms.numpy' has no attribute {name!r} (nor has NumPy)")
