@@ -121,3 +121,47 @@ def test_jax_numpy_names_numpy_2_dropped():
         assert getattr(fnp, name) is getattr(jnp, name) or np.dtype(getattr(fnp, name)) == np.dtype(
             getattr(jnp, name)
         ), name
+
+
+def test_scipy_ndimage_measurements_filters_and_gradient_magnitude():
+    import scipy.ndimage as nd
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(4, 5))
+    lab = np.array([[0, 1, 1, 2, 2], [2, -1, 0, 1, 4], [3, 3, 2, 0, 4], [1, 1, 0, 3, 2]])
+    for name in (
+        "sum_labels",
+        "sum",
+        "mean",
+        "variance",
+        "standard_deviation",
+        "maximum",
+        "minimum",
+    ):
+        fn = getattr(nd, name)
+        for args in ((), (lab,), (lab, 2), (lab, [1, 2, 5]), (lab, np.array([[1], [3]]))):
+            got = ft.jit(lambda x: fn(x, *args))(x)  # noqa: B023
+            np.testing.assert_allclose(got, fn(x, *args), err_msg=f"{name}{args[1:]}")
+            assert np.shape(got) == np.shape(fn(x, *args))
+        s = lambda x: np.sum(np.nan_to_num(fn(x, lab, [1, 2, 3])) * [1.0, -2.0, 0.5])  # noqa: B023,E731
+        np.testing.assert_allclose(ft.grad(s)(x), _central(s, x), atol=1e-7, err_msg=name)
+    filters = (
+        lambda x: nd.gaussian_gradient_magnitude(x, (1.0, 0.7), mode="nearest"),
+        lambda x: nd.generic_filter(x, np.ptp, size=3),
+        lambda x: nd.generic_filter(
+            x,
+            lambda v, a: v.mean() * a,
+            footprint=[[1, 0, 1], [0, 1, 0]],
+            mode="constant",
+            cval=0.3,
+            extra_arguments=(2.0,),
+        ),
+        lambda x: nd.minimum_filter1d(x, 3, axis=0),
+        lambda x: nd.maximum_filter1d(x, 2, mode="wrap", origin=-1),
+        lambda x: nd.map_coordinates(x, np.array([[0.5, 2.3], [1.2, 3.3]]), order=3),
+    )
+    xs = np.stack([x, x[::-1] * 2.0])
+    for f in filters:
+        np.testing.assert_allclose(ft.vmap(f)(xs), np.stack([f(r) for r in xs]), atol=1e-12)
+        s = lambda x: np.sum(f(x) * np.cos(np.arange(f(x).size)).reshape(f(x).shape))  # noqa: B023,E731
+        np.testing.assert_allclose(ft.grad(s)(x), _central(s, x), atol=1e-7)

@@ -24,6 +24,7 @@ from ftransforms.core.errors import (
     InPlaceError,
     UnsupportedOperationError,
 )
+from ftransforms.core.mutation import Buffer
 from ftransforms.core.stack import current_stack as _current_stack
 from ftransforms.core.tracer import Tracer
 from ftransforms.lax import normalize_axes, normalize_axis  # noqa: F401  (re-exported)
@@ -193,6 +194,26 @@ def holds_tracer(x: Any) -> bool:
     if type(x) is numpy.ndarray and x.dtype.kind == "O":  # np.array([t, 1.0])
         return holds_tracer(x.tolist())
     return False
+
+
+def holds_traced_value(x: Any) -> bool:
+    """:func:`holds_tracer`, except that a plain array made inside the transformed function
+    (a buffer: ``np.array([0.5, 2.0])`` or ``np.linspace`` in the function) is a constant:
+    the test for a setting that must be concrete (a filter's coordinates, a grid).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> ft.grad(lambda x: x * holds_traced_value(np.array([1.0])))(2.0)
+        array(0.)
+    """
+    if type(x) is Buffer:
+        return False
+    if isinstance(x, (list, tuple)):
+        return builtins.any(holds_traced_value(v) for v in x)
+    if type(x) is numpy.ndarray and x.dtype.kind == "O":
+        return holds_traced_value(x.tolist())
+    return isinstance(x, Tracer)
 
 
 def array_like(x: Any) -> Any:

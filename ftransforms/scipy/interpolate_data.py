@@ -39,7 +39,7 @@ import numpy
 import ftransforms.numpy as fnp
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.mutation import Buffer
-from ftransforms.numpy.helpers import holds_tracer, normalize_axis
+from ftransforms.numpy.helpers import holds_traced_value, normalize_axis
 
 __all__ = ["DataInterpolant", "affine_in_data", "basis_columns", "traced"]
 
@@ -53,11 +53,7 @@ def traced(value: Any) -> bool:
         >>> traced(np.ones(2)), traced([1.0, 2.0])
         (False, False)
     """
-    if type(value) is Buffer:
-        return False
-    if isinstance(value, (list, tuple)):
-        return any(traced(v) for v in value)
-    return holds_tracer(value)
+    return holds_traced_value(value)
 
 
 #: The most data values read through basis columns (their ``N * (N + 1)`` numbers).

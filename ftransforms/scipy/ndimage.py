@@ -2,7 +2,8 @@
 
 ``correlate1d``, ``convolve1d``, ``correlate``, ``convolve``, ``gaussian_filter1d``,
 ``gaussian_filter`` (derivative orders too), ``uniform_filter1d``, ``uniform_filter``,
-``sobel``, ``prewitt``, ``laplace`` and ``gaussian_laplace``, with SciPy's signatures,
+``sobel``, ``prewitt``, ``laplace``, ``gaussian_laplace`` and
+``gaussian_gradient_magnitude``, with SciPy's signatures,
 boundary modes (``reflect``, ``mirror``, ``nearest``, ``wrap``, ``constant`` with ``cval``) and
 ``origin``: each is a sum of shifted copies of the edge-extended input, so it is linear,
 differentiable and batchable.  ``output`` may be a dtype or an array to write into.
@@ -11,8 +12,9 @@ differentiable and batchable.  ``output`` may be a dtype or an array to write in
 ``shift``, ``rotate`` and ``affine_transform`` build their coordinates as SciPy does and
 interpolate with it (their settings may be traced).  The spline orders 2-5 apply SciPy's
 own map as a fixed linear one (NOTE [spline interpolation as a fixed linear map]): exact
-values and input derivatives, fixed settings.  The rank filters (``median_filter``, ...)
-and ``center_of_mass`` come from ``rank_filters`` and ``ndimage_measurements``.
+values and input derivatives, fixed settings.  The rank filters (``median_filter``, ...,
+``generic_filter``) and the measurements (``center_of_mass``, ``sum_labels``/``sum``,
+``mean``, ``variance``, ...) come from ``rank_filters`` and ``ndimage_measurements``.
 
 Example:
     >>> import numpy as np
@@ -34,15 +36,26 @@ import numpy
 import ftransforms.numpy as fnp
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
-from ftransforms.numpy.helpers import dtype_of, holds_tracer, normalize_axis, peek
+from ftransforms.numpy.helpers import dtype_of, holds_traced_value, normalize_axis, peek
 from ftransforms.ops.special import scipy_special
-from ftransforms.scipy.ndimage_measurements import center_of_mass
+from ftransforms.scipy.ndimage_measurements import (
+    center_of_mass,
+    maximum,
+    mean,
+    minimum,
+    standard_deviation,
+    sum_labels,
+    variance,
+)
 from ftransforms.scipy.ndimage_modes import PAD as _PAD
 from ftransforms.scipy.ndimage_modes import pad_mode as _pad_mode
 from ftransforms.scipy.rank_filters import (
+    generic_filter,
     maximum_filter,
+    maximum_filter1d,
     median_filter,
     minimum_filter,
+    minimum_filter1d,
     percentile_filter,
     rank_filter,
 )
@@ -56,22 +69,35 @@ __all__ = [
     "correlate1d",
     "gaussian_filter",
     "gaussian_filter1d",
+    "gaussian_gradient_magnitude",
     "gaussian_laplace",
+    "generic_filter",
     "laplace",
     "map_coordinates",
+    "maximum",
     "maximum_filter",
+    "maximum_filter1d",
+    "mean",
     "median_filter",
+    "minimum",
     "minimum_filter",
+    "minimum_filter1d",
     "percentile_filter",
     "prewitt",
     "rank_filter",
     "rotate",
     "shift",
     "sobel",
+    "standard_deviation",
+    "sum",
+    "sum_labels",
     "uniform_filter",
     "uniform_filter1d",
+    "variance",
     "zoom",
 ]
+
+sum = sum_labels  # noqa: A001  (SciPy's older name)
 
 
 def _finish(result: Any, output: Any, dtype: Any) -> Any:
@@ -512,6 +538,40 @@ def gaussian_laplace(
 
 
 # -- interpolation at coordinates --------------------------------------------------------------
+
+
+def gaussian_gradient_magnitude(
+    input: Any,  # noqa: A002
+    sigma: Any,
+    output: Any = None,
+    mode: Any = "reflect",
+    cval: float = 0.0,
+    *,
+    axes: Any = None,
+    **kwargs: Any,
+) -> Any:
+    """``scipy.ndimage.gaussian_gradient_magnitude``: ``sqrt(sum_d g_d**2)``, ``g_d``
+    the input filtered with the first derivative of the Gaussian along axis ``d``;
+    ``kwargs`` go to the Gaussian filter (``truncate``, ``radius``).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms.scipy.ndimage import gaussian_gradient_magnitude
+        >>> x = np.arange(5.0)[:, None] * np.ones((5, 5))  # slope 1 along axis 0
+        >>> round(float(gaussian_gradient_magnitude(x, 1.0)[2, 2]), 6)  # SciPy's too
+        0.970125
+    """
+    x, dtype = _float(input)
+    axes_ = _axes(x, axes)
+    n = len(axes_)
+    sigmas, modes = _per_axis(sigma, n), _per_axis(mode, n)
+    total = None
+    for i in range(n):
+        orders = [0] * n
+        orders[i] = 1
+        g = gaussian_filter(x, sigmas, orders, None, modes, cval, axes=axes_, **kwargs)
+        total = g * g if total is None else total + g * g
+    return _finish(fnp.sqrt(total), output, dtype)
 
 
 def _mapped_index(where: str, index: Any, n: int, mode: str) -> tuple[Any, Any]:
@@ -1011,7 +1071,7 @@ def _spline_order(order: Any, where: str) -> int:
 
 def _static_settings(where: str, order: int, **settings: Any) -> None:
     for name, value in settings.items():
-        if holds_tracer(value):
+        if holds_traced_value(value):
             raise UnsupportedOperationError(
                 f"{where}: order={order} interpolates with a fixed linear map, so {name} "
                 f"cannot be traced; pass order=1 to differentiate in {name}"

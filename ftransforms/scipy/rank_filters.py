@@ -23,6 +23,7 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy as fnp
+from ftransforms.api import vmap
 from ftransforms.numpy.helpers import normalize_axis
 from ftransforms.scipy.ndimage_modes import pad_mode
 
@@ -276,3 +277,80 @@ def percentile_filter(
         return r - 1 if r == count else r
 
     return _ranked(input, rank_of, size, footprint, output, mode, cval, origin, axes, where)
+
+
+def _along_axis(input: Any, axis: int) -> list[int]:  # noqa: A002
+    return [normalize_axis(axis, fnp.ndim(input))]
+
+
+def maximum_filter1d(
+    input: Any,  # noqa: A002
+    size: int,
+    axis: int = -1,
+    output: Any = None,
+    mode: str = "reflect",
+    cval: float = 0.0,
+    origin: int = 0,
+) -> Any:
+    """``scipy.ndimage.maximum_filter1d``: :func:`maximum_filter` with a window of
+    ``size`` along ``axis`` only.
+
+    Example:
+        >>> import numpy as np
+        >>> maximum_filter1d(np.array([1.0, 3.0, 2.0, 0.0]), 2).tolist()
+        [1.0, 3.0, 3.0, 2.0]
+    """
+    axes = _along_axis(input, axis)
+    return maximum_filter(input, size, None, output, mode, cval, origin, axes=axes)
+
+
+def minimum_filter1d(
+    input: Any,  # noqa: A002
+    size: int,
+    axis: int = -1,
+    output: Any = None,
+    mode: str = "reflect",
+    cval: float = 0.0,
+    origin: int = 0,
+) -> Any:
+    """``scipy.ndimage.minimum_filter1d``: :func:`minimum_filter` with a window of
+    ``size`` along ``axis`` only.
+
+    Example:
+        >>> import numpy as np
+        >>> minimum_filter1d(np.array([1.0, 3.0, 2.0, 0.0]), 2).tolist()
+        [1.0, 1.0, 2.0, 0.0]
+    """
+    axes = _along_axis(input, axis)
+    return minimum_filter(input, size, None, output, mode, cval, origin, axes=axes)
+
+
+def generic_filter(
+    input: Any,  # noqa: A002
+    function: Any,
+    size: Any = None,
+    footprint: Any = None,
+    output: Any = None,
+    mode: str = "reflect",
+    cval: float = 0.0,
+    origin: Any = 0,
+    extra_arguments: tuple = (),
+    extra_keywords: dict | None = None,
+    *,
+    axes: Any = None,
+) -> Any:
+    """``scipy.ndimage.generic_filter``: ``function(values)`` of the 1-d array of the
+    values under the footprint around every element (a Python function returning a
+    number, as SciPy calls it), here called once on all the windows through ``vmap``.
+
+    Example:
+        >>> import numpy as np
+        >>> generic_filter(np.array([1.0, 3.0, 2.0, 0.0]), np.ptp, size=3).tolist()
+        [2.0, 2.0, 3.0, 2.0]
+    """
+    where = "generic_filter(input, function, size)"
+    stack, x = _windows(input, size, footprint, mode, cval, origin, axes, where)
+    kw = dict(extra_keywords or {})
+    rows = fnp.reshape(stack, (-1, fnp.shape(stack)[-1]))
+    values = vmap(lambda w: fnp.asarray(function(w, *extra_arguments, **kw)))(rows)
+    return _finish(fnp.reshape(values, fnp.shape(x)), x, output)
