@@ -165,3 +165,56 @@ def test_scipy_ndimage_measurements_filters_and_gradient_magnitude():
         np.testing.assert_allclose(ft.vmap(f)(xs), np.stack([f(r) for r in xs]), atol=1e-12)
         s = lambda x: np.sum(f(x) * np.cos(np.arange(f(x).size)).reshape(f(x).shape))  # noqa: B023,E731
         np.testing.assert_allclose(ft.grad(s)(x), _central(s, x), atol=1e-7)
+
+
+def test_scipy_stats_tests_and_correlations_on_traced_data():
+    # scipy.stats' own code for these goes through its array-API layer, which took a
+    # traced array for an object array ('ObjectDType' object has no attribute 'dtype')
+    import scipy.stats as st
+
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=9) + 2.0
+    y = rng.normal(size=9) + 0.5 * x
+    z = rng.uniform(0.5, 2, size=9)
+    calls = {
+        "pearsonr": lambda a: st.pearsonr(a, y),
+        "pearsonr less": lambda a: st.pearsonr(a, y, alternative="less"),
+        "spearmanr": lambda a: st.spearmanr(a, y),
+        "linregress": lambda a: (
+            tuple(st.linregress(a, y)) + (st.linregress(a, y).intercept_stderr,)
+        ),
+        "ttest_ind": lambda a: st.ttest_ind(a, y),
+        "welch": lambda a: st.ttest_ind(a, y[:6], equal_var=False)[:1],
+        "ttest_rel": lambda a: st.ttest_rel(a, y, alternative="greater"),
+        "ttest_1samp": lambda a: st.ttest_1samp(a, 1.5),
+        "f_oneway": lambda a: st.f_oneway(a, y, z),
+        "chisquare": lambda a: st.chisquare(np.abs(a) + 1),
+        "describe": lambda a: st.describe(a)[2:],
+        "iqr": lambda a: st.iqr(a, scale="normal"),
+        "tmean": lambda a: st.tmean(a, (1.0, 3.0)),
+        "tvar": lambda a: st.tvar(a, (1.0, None), (False, True)),
+        "hmean": lambda a: st.hmean(np.abs(a) + 0.1, weights=z),
+        "wasserstein": lambda a: st.wasserstein_distance(a, y, z, z),
+        "energy": lambda a: st.energy_distance(a, y[:4]),
+        "boxcox_llf": lambda a: st.boxcox_llf(0.5, np.abs(a) + 0.1),
+        "binned mean": lambda a: st.binned_statistic(y, a, bins=3).statistic,
+        "norm.fit": lambda a: st.norm.fit(a),
+    }
+    for name, f in calls.items():
+
+        def flat(a, f=f):
+            out = f(a)
+            return np.hstack([np.ravel(v) for v in (out if isinstance(out, tuple) else (out,))])
+
+        np.testing.assert_allclose(ft.jit(flat)(x), flat(x), rtol=1e-10, err_msg=name)
+        xs = np.stack([x, x * 1.1 + 0.2])
+        np.testing.assert_allclose(ft.vmap(flat)(xs), np.stack([flat(r) for r in xs]), err_msg=name)
+        s = lambda a: flat(a) @ np.cos(np.arange(flat(x).size))  # noqa: B023,E731
+        np.testing.assert_allclose(
+            ft.grad(s)(x), _central(s, x), rtol=1e-5, atol=1e-7, err_msg=name
+        )
+    res = st.pearsonr(x, y)
+    r, p = ft.jit(lambda a: st.pearsonr(a, y))(x)
+    assert res.statistic == pytest.approx(r) and res.pvalue == pytest.approx(p)
+    res = ft.vmap(lambda a: st.linregress(a, y))(np.stack([x, x]))
+    assert len(res) == 5 and res.intercept_stderr.shape == (2,)

@@ -114,6 +114,7 @@ DIST_METHODS = (
     "std",
     "median",
     "entropy",
+    "fit",
 )
 
 _DONE: set[str] = set()
@@ -281,6 +282,8 @@ def _patch_distributions() -> None:
         if obj is not None and not isinstance(obj, (stats.rv_continuous, stats.rv_discrete)):
             # multivariate_normal, dirichlet, multinomial: one instance of their own class
             classes.append((type(obj), getattr(ours, name)))
+        elif obj is not None:  # a method its class defines anew (norm_gen.fit)
+            classes.append((type(obj), None))
     done: set[tuple[type, str]] = set()
     for cls, counterpart in classes:
         for method in DIST_METHODS:

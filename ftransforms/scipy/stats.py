@@ -66,8 +66,50 @@ from ftransforms.scipy.stats_summaries import (
     variation,
     zscore,
 )
+from ftransforms.scipy.stats_tests import (
+    binned_statistic,
+    boxcox_llf,
+    chisquare,
+    describe,
+    energy_distance,
+    f_oneway,
+    hmean,
+    iqr,
+    linregress,
+    pearsonr,
+    spearmanr,
+    tmax,
+    tmean,
+    tmin,
+    tstd,
+    ttest_1samp,
+    ttest_ind,
+    ttest_rel,
+    tvar,
+    wasserstein_distance,
+)
 
 __all__ = [
+    "binned_statistic",
+    "boxcox_llf",
+    "chisquare",
+    "describe",
+    "energy_distance",
+    "f_oneway",
+    "hmean",
+    "iqr",
+    "linregress",
+    "pearsonr",
+    "spearmanr",
+    "tmax",
+    "tmean",
+    "tmin",
+    "tstd",
+    "ttest_1samp",
+    "ttest_ind",
+    "ttest_rel",
+    "tvar",
+    "wasserstein_distance",
     "entropy",
     "gaussian_kde",
     "gmean",
@@ -514,6 +556,28 @@ class _Norm(_Continuous):
 
     def _entropy(self):
         return 0.5 * (_LOG_2PI + 1.0)
+
+    def fit(
+        self, data: Any, *args: Any, floc: Any = None, fscale: Any = None, **kwds: Any
+    ) -> tuple:
+        """``norm.fit``: the maximum-likelihood ``(loc, scale)`` of ``data`` (its mean and
+        its ``ddof=0`` standard deviation; ``floc``/``fscale`` hold one fixed), as SciPy's
+        closed form; differentiable in ``data``.
+
+        Example:
+            >>> import numpy as np
+            >>> [float(v) for v in norm.fit(np.array([1.0, 2.0, 3.0, 6.0]))]
+            [3.0, 1.8708286933869707]
+        """
+        if args or kwds.get("method", "MLE") not in ("MLE", "MM") or set(kwds) - {"method"}:
+            raise UnsupportedOperationError(
+                "ftransforms.scipy.stats.norm.fit(data, floc=, fscale=, method='MLE'): "
+                f"got {args} {kwds}; starting guesses and optimizers are not supported"
+            )
+        x = fnp.ravel(fnp.asarray(data))
+        loc = fnp.mean(x) if floc is None else fnp.asarray(floc)
+        scale = fnp.sqrt(fnp.mean((x - loc) ** 2)) if fscale is None else fnp.asarray(fscale)
+        return loc, scale
 
     def _rvs(self, rng, size):
         return _random().normal(rng, size=size)
