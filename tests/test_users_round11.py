@@ -13,6 +13,8 @@ differences of the library's own function.
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 import scipy.linalg
@@ -218,3 +220,24 @@ def test_scipy_stats_tests_and_correlations_on_traced_data():
     assert res.statistic == pytest.approx(r) and res.pvalue == pytest.approx(p)
     res = ft.vmap(lambda a: st.linregress(a, y))(np.stack([x, x]))
     assert len(res) == 5 and res.intercept_stderr.shape == (2,)
+
+
+def test_scipy_spectrogram_every_mode():
+    import scipy.signal as sg
+
+    x = np.random.default_rng(0).normal(size=(2, 64))
+    for kw in (
+        {},
+        {"nperseg": 16, "mode": "magnitude"},
+        {"nperseg": 16, "mode": "phase"},
+        {"nperseg": 20, "noverlap": 5, "scaling": "spectrum", "axis": -1},
+    ):
+        f = lambda x: sg.spectrogram(x, **kw)[2]  # noqa: B023,E731
+        with pytest.warns(UserWarning) if not kw else contextlib.nullcontext():
+            want = [sg.spectrogram(r, **kw) for r in x]
+            got = ft.vmap(lambda r: sg.spectrogram(r, **kw))(x)  # noqa: B023
+        np.testing.assert_allclose(got[2], np.stack([w[2] for w in want]), atol=1e-12)
+        np.testing.assert_allclose(got[0][0], want[0][0])
+        if kw.get("mode") != "phase":
+            s = lambda r: np.sum(f(r) * np.cos(np.arange(f(x[0]).size)).reshape(f(x[0]).shape))  # noqa: B023,E731
+            np.testing.assert_allclose(ft.grad(s)(x[0]), _central(s, x[0]), rtol=1e-6, atol=1e-8)

@@ -45,7 +45,7 @@ from ftransforms.scipy.peaks import (
 )
 from ftransforms.scipy.polyphase import resample_poly, upfirdn
 from ftransforms.scipy.savgol import savgol_coeffs, savgol_filter
-from ftransforms.scipy.spectral import csd, detrend, istft, stft, welch
+from ftransforms.scipy.spectral import csd, detrend, istft, spectrogram, stft, welch
 
 __all__ = [
     "argrelextrema",
@@ -80,6 +80,7 @@ __all__ = [
     "upfirdn",
     "zoom_fft",
     "stft",
+    "spectrogram",
     "welch",
 ]
 

@@ -27,7 +27,7 @@ import numpy
 import ftransforms.numpy as fnp
 from ftransforms.numpy.helpers import dtype_of
 
-__all__ = ["csd", "detrend", "istft", "stft", "welch"]
+__all__ = ["csd", "detrend", "istft", "spectrogram", "stft", "welch"]
 
 
 def _float(x: Any) -> Any:
@@ -454,6 +454,55 @@ def welch(
         x, None, fs, window, nperseg, noverlap, nfft, detrend, return_onesided, scaling, axis,
         average, "welch",
     )  # fmt: skip
+
+
+def spectrogram(
+    x: Any,
+    fs: float = 1.0,
+    window: Any = ("tukey", 0.25),
+    nperseg: Any = None,
+    noverlap: Any = None,
+    nfft: Any = None,
+    detrend: Any = "constant",
+    return_onesided: bool = True,
+    scaling: str = "density",
+    axis: int = -1,
+    mode: str = "psd",
+) -> tuple[Any, Any, Any]:
+    """``(f, t, Sxx)``: the spectrogram of ``x`` as ``scipy.signal.spectrogram`` (segments
+    overlapping by ``nperseg // 8`` by default, no boundary extension), ``mode`` 'psd'
+    (the periodogram of each segment), 'complex', 'magnitude', 'angle' or 'phase'
+    (the angle unwrapped along the frequencies).
+
+    Example:
+        >>> import numpy as np
+        >>> f, t, s = spectrogram(np.cos(np.pi * np.arange(64) / 4), nperseg=16)
+        >>> s.shape, float(f[np.argmax(s[:, 0])])
+        ((9, 4), 0.125)
+    """
+    where = "spectrogram"
+    if mode not in ("psd", "complex", "magnitude", "angle", "phase"):
+        raise ValueError(
+            f"{where}(mode={mode!r}): unknown value for mode, must be one of "
+            f"'psd', 'complex', 'magnitude', 'angle', 'phase'"
+        )
+    if noverlap is None:
+        length = fnp.shape(x)[int(axis)]
+        with warnings.catch_warnings():  # (_spectral warns once, below)
+            warnings.simplefilter("ignore", UserWarning)
+            noverlap = _window(window, nperseg, length, where, 256)[1] // 8
+    helper_mode = "psd" if mode == "psd" else "stft"
+    freqs, times, sxx = _spectral(
+        x, None, fs, window, nperseg, noverlap, nfft, detrend, return_onesided, scaling, axis,
+        helper_mode, None, False, where,
+    )  # fmt: skip
+    if mode == "magnitude":
+        sxx = fnp.abs(sxx)
+    elif mode in ("angle", "phase"):
+        sxx = fnp.angle(sxx)
+        if mode == "phase":
+            sxx = fnp.unwrap(sxx, axis=int(axis) - 1 if int(axis) < 0 else int(axis))
+    return freqs, times, sxx
 
 
 def _median_bias(n: int) -> float:
