@@ -104,3 +104,191 @@ def test_structure_and_shape_mismatches_are_runtime_errors_like_torch():
         ft.jvp(np.sin, (np.ones(3),), (np.ones(4),))
     with pytest.raises(ValueError):  # JAX's type for the same mistake
         ft.jvp(np.sin, (np.ones(3),), (np.ones(4),))
+
+
+# -- torch.func's tutorials, ported to NumPy + ftransforms, against JAX (x64) ----------
+
+
+def _jax():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    return jax, jax.numpy
+
+
+def _tree_close(a, b, jax):
+    la, lb = jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b)
+    assert jax.tree_util.tree_structure(a) == jax.tree_util.tree_structure(b)
+    for p, q in zip(la, lb):
+        assert np.shape(p) == np.shape(q)
+        np.testing.assert_allclose(np.asarray(p), np.asarray(q), rtol=1e-10, atol=1e-12)
+
+
+def test_jacobians_hessians_hvp_vhp_tutorial_like_jax():
+    jax, jnp = _jax()
+    rng = np.random.default_rng(0)
+    D = 4
+    weight, bias, x = rng.normal(size=(D, D)), rng.normal(size=D), rng.normal(size=D)
+    xb, t = rng.normal(size=(3, D)), rng.normal(size=D)
+    argnums_list = (2, (0, 1), (-1, 0))
+
+    def predict(weight, bias, x):
+        return np.tanh(x @ weight.T + bias)
+
+    def f(x):  # for the Hessian-vector products
+        return (np.sin(x) * x).sum()
+
+    def ours():
+        jacs = [
+            jac(predict, argnums=a)(weight, bias, x)
+            for a in argnums_list
+            for jac in (ft.jacrev, ft.jacfwd)
+        ]
+        summed = ft.jacrev(lambda w, b, x: predict(w, b, x).sum(0), argnums=2)(weight, bias, xb)
+        return (
+            jacs,
+            ft.hessian(predict, argnums=2)(weight, bias, x),
+            # batch Jacobian two ways: vmap(jacrev), jacrev of the sum over the batch
+            ft.vmap(ft.jacrev(predict, argnums=2), in_dims=(None, None, 0))(weight, bias, xb),
+            np.moveaxis(summed, 1, 0),
+            ft.vmap(ft.hessian(predict, argnums=2), in_dims=(None, None, 0))(weight, bias, xb),
+            # hvp: forward-over-reverse, reverse-over-reverse (vhp), the Hessian times t
+            ft.jvp(ft.grad(f), (x,), (t,))[1],
+            ft.vjp(ft.grad(f), x)[1](t)[0],
+            ft.hessian(f)(x) @ t,
+        )
+
+    @jax.jit  # one compilation for every reference (op by op, JAX takes seconds)
+    def theirs(weight, bias, x, xb, t):
+        def predict(weight, bias, x):
+            return jnp.tanh(x @ weight.T + bias)
+
+        jacs = [
+            jac(predict, argnums=a)(weight, bias, x)
+            for a in argnums_list
+            for jac in (jax.jacrev, jax.jacfwd)
+        ]
+        batched = jax.vmap(jax.jacrev(predict, argnums=2), in_axes=(None, None, 0))(
+            weight, bias, xb
+        )
+        hvp = jax.jvp(jax.grad(lambda x: (jnp.sin(x) * x).sum()), (x,), (t,))[1]
+        return (
+            jacs,
+            jax.hessian(predict, argnums=2)(weight, bias, x),
+            batched,
+            batched,
+            jax.vmap(jax.hessian(predict, argnums=2), in_axes=(None, None, 0))(weight, bias, xb),
+            hvp,
+            hvp,
+            hvp,
+        )
+
+    _tree_close(ours(), theirs(weight, bias, x, xb, t), jax)
+
+
+class _TwoLayer:
+    def __init__(self, seed):
+        rng = np.random.default_rng(seed)
+        self.fc1 = {"W": rng.normal(size=(6, 5)) * 0.5, "b": rng.normal(size=6) * 0.1}
+        self.fc2 = {"W": rng.normal(size=(3, 6)) * 0.5, "b": rng.normal(size=3) * 0.1}
+
+    def __call__(self, x):
+        h = np.tanh(x @ self.fc1["W"].T + self.fc1["b"])
+        logits = h @ self.fc2["W"].T + self.fc2["b"]
+        m = logits.max(-1, keepdims=True)
+        return logits - m - np.log(np.exp(logits - m).sum(-1, keepdims=True))
+
+
+def _jax_two_layer(jnp, p, x):
+    h = jnp.tanh(x @ p["fc1.W"].T + p["fc1.b"])
+    logits = h @ p["fc2.W"].T + p["fc2.b"]
+    return logits - jnp.log(jnp.exp(logits).sum(-1, keepdims=True))
+
+
+def test_per_sample_grads_tutorial_like_jax():
+    # compute_loss(params, buffers, sample, target): sample[None], functional_call, nll
+    jax, jnp = _jax()
+    rng = np.random.default_rng(1)
+    model = _TwoLayer(0)
+    params = ft.named_arrays(model)
+    data, targets = rng.normal(size=(6, 5)), rng.integers(0, 3, size=6)
+
+    def compute_loss(params, buffers, sample, target):
+        pred = ft.functional_call(model, (params, buffers), (sample[None],))
+        return -pred[np.arange(1), target[None]].mean()
+
+    grads = ft.vmap(ft.grad(compute_loss), in_dims=(None, None, 0, 0))(params, {}, data, targets)
+
+    def jloss(p, s, t):
+        return -_jax_two_layer(jnp, p, s)[t]
+
+    expected = jax.jit(jax.vmap(jax.grad(jloss), in_axes=(None, 0, 0)))(params, data, targets)
+    _tree_close(grads, expected, jax)
+    loop = [ft.grad(compute_loss)(params, {}, s, t) for s, t in zip(data, targets)]
+    for k in params:
+        np.testing.assert_allclose(grads[k], np.stack([g[k] for g in loop]), rtol=1e-12)
+
+
+def test_model_ensembling_tutorial_like_jax():
+    jax, jnp = _jax()
+    models = [_TwoLayer(s) for s in range(4)]
+    params, buffers = ft.stack_module_state(models)
+    assert sorted(params) == ["fc1.W", "fc1.b", "fc2.W", "fc2.b"] and buffers == {}
+    base = copy.deepcopy(models[0])
+
+    def fmodel(params, buffers, x):
+        return ft.functional_call(base, (params, buffers), (x,))
+
+    rng = np.random.default_rng(2)
+    minibatch = rng.normal(size=(7, 5))
+    minibatches = rng.normal(size=(4, 7, 5))
+    same = ft.vmap(fmodel, in_dims=(0, 0, None))(params, buffers, minibatch)
+    diff = ft.vmap(fmodel)(params, buffers, minibatches)
+    jf = lambda p, x: _jax_two_layer(jnp, p, x)  # noqa: E731
+    both = jax.jit(lambda p, x, xs: (jax.vmap(jf, in_axes=(0, None))(p, x), jax.vmap(jf)(p, xs)))
+    _tree_close((same, diff), both(params, minibatch, minibatches), jax)
+    np.testing.assert_allclose(same, np.stack([m(minibatch) for m in models]), rtol=1e-12)
+
+
+def test_neural_tangent_kernel_tutorial_like_jax():
+    jax, jnp = _jax()
+    model = _TwoLayer(3)
+    params = ft.named_arrays(model)
+    rng = np.random.default_rng(3)
+    x1, x2 = rng.normal(size=(3, 5)), rng.normal(size=(2, 5))
+
+    def fnet_single(params, x):
+        return ft.functional_call(model, params, (x[None],))[0]
+
+    def ntk_jacobian_contraction(x1, x2):
+        jac1 = ft.vmap(ft.jacrev(fnet_single), (None, 0))(params, x1)
+        jac2 = ft.vmap(ft.jacrev(fnet_single), (None, 0))(params, x2)
+        return sum(
+            np.einsum("Naf,Mbf->NMab", jac1[k].reshape(3, 3, -1), jac2[k].reshape(2, 3, -1))
+            for k in params
+        )
+
+    def ntk_vps(x1, x2):
+        def get_ntk(x1, x2):
+            out, vjp_fn = ft.vjp(lambda p: fnet_single(p, x1), params)
+
+            def get_ntk_slice(vec):
+                (vjps,) = vjp_fn(vec)
+                return ft.jvp(lambda p: fnet_single(p, x2), (params,), (vjps,))[1]
+
+            return ft.vmap(get_ntk_slice)(np.eye(out.size))
+
+        return ft.vmap(ft.vmap(get_ntk, (None, 0)), (0, None))(x1, x2)
+
+    @jax.jit
+    def jax_ntk(params, x1, x2):
+        jf = lambda p, x: _jax_two_layer(jnp, p, x[None])[0]  # noqa: E731
+        j1 = jax.vmap(jax.jacrev(jf), (None, 0))(params, x1)
+        j2 = jax.vmap(jax.jacrev(jf), (None, 0))(params, x2)
+        return sum(
+            jnp.einsum("Naf,Mbf->NMab", j1[k].reshape(3, 3, -1), j2[k].reshape(2, 3, -1))
+            for k in params
+        )
+
+    expected = jax_ntk(params, x1, x2)
+    _tree_close(ntk_jacobian_contraction(x1, x2), expected, jax)
+    _tree_close(ntk_vps(x1, x2), expected, jax)
