@@ -292,3 +292,19 @@ def test_neural_tangent_kernel_tutorial_like_jax():
     expected = jax_ntk(params, x1, x2)
     _tree_close(ntk_jacobian_contraction(x1, x2), expected, jax)
     _tree_close(ntk_vps(x1, x2), expected, jax)
+
+
+def test_out_dims_out_of_range_is_an_index_error_like_torch():
+    # torch.func's test_out_dim_out_of_bounds_err_msg: IndexError "Dimension out of range"
+    x = np.ones((2, 3, 5))
+    for out_dims in (3, -4):
+        with pytest.raises(IndexError, match="out of range"):
+            ft.vmap(lambda x: x, out_dims=out_dims)(x)
+    with pytest.raises(ValueError):  # JAX's type
+        ft.vmap(lambda x: x, out_dims=3)(x)
+    # and the in-range ones move the batch axis as torch's tests say
+    y = np.random.default_rng(0).normal(size=(2, 3, 5, 7))
+    out = ft.vmap(lambda y: ft.vmap(lambda x: x, out_dims=-1)(y), out_dims=-1)(y)
+    np.testing.assert_array_equal(out, y.transpose(2, 3, 1, 0))
+    r0, r1, r2, r3 = ft.vmap(lambda a, b: (a, a, a, a * b), out_dims=(-1, 0, 1, 2))(x, x)
+    assert (r0.shape, r1.shape, r2.shape, r3.shape) == ((3, 5, 2), (2, 3, 5), (3, 2, 5), (3, 5, 2))

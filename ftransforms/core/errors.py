@@ -39,8 +39,9 @@ class InDimsError(FTransformsError, ValueError):
     """
 
 
-class OutDimsError(FTransformsError, ValueError):
-    """``out_dims`` does not fit the outputs.
+class OutDimsError(FTransformsError, ValueError, IndexError):
+    """``out_dims`` does not fit the outputs (an out-of-range ``out_dim`` is an
+    ``IndexError`` in torch.func, a ``ValueError`` in JAX: this is both).
 
     Example:
         >>> import numpy as np
