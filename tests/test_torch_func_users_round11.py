@@ -308,3 +308,19 @@ def test_out_dims_out_of_range_is_an_index_error_like_torch():
     np.testing.assert_array_equal(out, y.transpose(2, 3, 1, 0))
     r0, r1, r2, r3 = ft.vmap(lambda a, b: (a, a, a, a * b), out_dims=(-1, 0, 1, 2))(x, x)
     assert (r0.shape, r1.shape, r2.shape, r3.shape) == ((3, 5, 2), (2, 3, 5), (3, 2, 5), (3, 5, 2))
+
+
+def test_a_random_draw_under_jacfwd_names_jacfwd_and_its_randomness_setting():
+    # torch.func: jacfwd(f, randomness='error') raises for a random op like vmap does; the
+    # message names jacfwd (it named an internal function, "vmap(push, ...)")
+    rng = np.random.default_rng(0)
+
+    def f(v):
+        return v * rng.normal(size=3)
+
+    with pytest.raises(RuntimeError, match=r"^vmap\(jacfwd\(f\), in_dims=0\): .*randomness"):
+        ft.jacfwd(f)(np.ones(3))
+    with pytest.raises(ft.errors.RandomnessError, match=r"jacfwd\(<lambda>\)"):
+        ft.hessian(lambda v: f(v).sum())(np.ones(3))
+    jac = ft.jacfwd(f, randomness="same")(np.ones(3))
+    assert np.count_nonzero(jac - np.diag(np.diag(jac))) == 0  # one draw, on the diagonal
