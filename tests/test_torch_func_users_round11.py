@@ -324,3 +324,39 @@ def test_a_random_draw_under_jacfwd_names_jacfwd_and_its_randomness_setting():
         ft.hessian(lambda v: f(v).sum())(np.ones(3))
     jac = ft.jacfwd(f, randomness="same")(np.ones(3))
     assert np.count_nonzero(jac - np.diag(np.diag(jac))) == 0  # one draw, on the diagonal
+
+
+class _Noisy:
+    def __init__(self):
+        self.rng = np.random.default_rng(0)
+
+    def __call__(self, mean):
+        return self.rng.normal(mean, 1.0)  # torch.normal(mean, 1.0)
+
+
+def test_a_held_generator_given_a_traced_parameter_is_a_random_op_like_torch():
+    # torch.func: vmap(lambda m: torch.normal(m, 1.0))(means) raises the randomness error
+    # (default 'error'); NumPy's rng.normal(loc=t) converted t to float64 and raised
+    # "numpy.array(..., dtype=float64) ... use fnp.array", which is no randomness error
+    rng = np.random.default_rng(0)
+    means = np.arange(3.0)
+    with pytest.raises(RuntimeError, match=r"^vmap\(<lambda>, in_dims=0\): rng\.normal\(\.\.\.\)"):
+        ft.vmap(lambda m: rng.normal(loc=m))(means)
+    with pytest.raises(ft.errors.RandomnessError, match=r"self\.rng\.normal.*randomness="):
+        ft.vmap(_Noisy())(means)
+    with pytest.raises(ft.errors.RandomnessError, match=r"jacfwd"):
+        ft.jacfwd(lambda m: rng.uniform(m, m + 1.0))(means)
+    # other modes, and grad: NumPy's generator cannot take the tracer; the error names the
+    # forms that work
+    for run in (
+        lambda: ft.vmap(lambda m: rng.normal(loc=m), randomness="different")(means),
+        lambda: ft.grad(lambda m: rng.normal(loc=m).sum())(means),
+    ):
+        with pytest.raises(ft.errors.TracerConversionError, match=r"ft\.random\.normal\(rng"):
+            run()
+    # ... and those forms work: the noise drawn alone follows the loop over the rows
+    state = copy.deepcopy(rng.bit_generator.state)
+    out = ft.vmap(lambda m: m + rng.standard_normal(np.shape(m)), randomness="different")(means)
+    rng.bit_generator.state = state
+    np.testing.assert_array_equal(out, [m + rng.standard_normal(()) for m in means])
+    assert ft.vmap(lambda m: ft.random.normal(rng, loc=m), randomness="same")(means).shape == (3,)
