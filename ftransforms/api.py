@@ -1114,6 +1114,8 @@ def _map_basis(
     of basis rows is built inside the chunk loop, so that memory is bounded by the chunk
     (the basis alone is n x n)."""
     fn.__name__ = fn.__qualname__ = where  # errors inside say "vmap(jacfwd(f), ...): "
+    if not leaves:  # no output (jacrev) / input (jacfwd) leaves: a Jacobian of no blocks
+        return vmap(fn, out_dims=out_dims, randomness=randomness, axis_size=0)()
     total = sum(fnp.size(v) for v in leaves)
     if chunk_size is None or total <= chunk_size:
         basis = _basis(leaves, where, what, holomorphic=holomorphic)

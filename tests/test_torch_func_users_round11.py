@@ -360,3 +360,19 @@ def test_a_held_generator_given_a_traced_parameter_is_a_random_op_like_torch():
     rng.bit_generator.state = state
     np.testing.assert_array_equal(out, [m + rng.standard_normal(()) for m in means])
     assert ft.vmap(lambda m: ft.random.normal(rng, loc=m), randomness="same")(means).shape == (3,)
+
+
+@pytest.mark.parametrize("jac", [ft.jacrev, ft.jacfwd])
+def test_jacobians_with_no_output_or_no_input_leaves_are_empty_trees(jac):
+    # torch.func's test_outputs_can_any_pytree/test_empty_output: an output with no arrays
+    # (None, ()) has a Jacobian of no blocks; jacrev raised "vmap(...): no argument is
+    # batched" (its vmap over zero output basis vectors), jacfwd the same for no inputs
+    x = np.arange(3.0)
+    assert jac(lambda a: ())(x) == ()
+    assert jac(lambda a: None)(x) is None
+    assert jac(lambda a, b: {"u": (), "v": None}, argnums=(0, 1))(x, x) == {"u": (), "v": None}
+    out, aux = jac(lambda a: ((), np.sin(a)), has_aux=True)(x)
+    assert out == () and np.allclose(aux, np.sin(x))
+    # no input leaves: per output leaf the (empty) input structure
+    assert jac(lambda d, y: {"a": y * 2.0, "b": ()}, argnums=0)({}, x) == {"a": {}, "b": ()}
+    assert jac(lambda d: np.sin(x))({}) == {}
