@@ -318,6 +318,12 @@ def stack_module_state(models: Sequence[Any]) -> tuple[dict[str, Any], dict[str,
     models = list(models)
     if not models:
         raise ModuleStateError("stack_module_state(models): expected at least one model, got none")
+    modes = {getattr(m, "training", None) for m in models}  # a train/eval flag, as torch's
+    if len(modes) > 1:
+        raise ModuleStateError(
+            "stack_module_state(models): the models have different training flags "
+            f"({sorted(modes, key=repr)}); set one mode on all (model.training = ...)"
+        )
     classes = sorted({type(m).__name__ for m in models})
     if len(classes) > 1:
         raise ModuleStateError(

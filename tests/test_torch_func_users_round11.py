@@ -79,6 +79,10 @@ def test_stack_module_state_refuses_models_of_different_classes_like_torch():
     assert isinstance(info.value, RuntimeError)  # torch: "of the same class"
     with pytest.raises(RuntimeError, match="at least one"):
         ft.stack_module_state([])
+    a, b = _Linear(0), _Linear(1)
+    a.training, b.training = True, False  # torch: "same training/eval mode"
+    with pytest.raises(RuntimeError, match="training"):
+        ft.stack_module_state([a, b])
     # one class: the ensembling tutorial, against the loop over the models
     models = [_TiedNet(s) for s in range(3)]
     params, buffers = ft.stack_module_state(models)
