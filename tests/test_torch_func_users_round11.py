@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import ftransforms as ft
+from ftransforms.core.stack import current_stack
 from ftransforms.errors import ModuleStateError, TangentMismatchError
 
 
@@ -350,6 +351,7 @@ def test_a_held_generator_given_a_traced_parameter_is_a_random_op_like_torch():
         ft.vmap(_Noisy())(means)
     with pytest.raises(ft.errors.RandomnessError, match=r"jacfwd"):
         ft.jacfwd(lambda m: rng.uniform(m, m + 1.0))(means)
+    assert current_stack() == ()  # the interpreter stack is clean after the error
     # other modes, and grad: NumPy's generator cannot take the tracer; the error names the
     # forms that work
     for run in (
