@@ -382,3 +382,25 @@ def test_jacobians_with_no_output_or_no_input_leaves_are_empty_trees(jac):
     # no input leaves: per output leaf the (empty) input structure
     assert jac(lambda d, y: {"a": y * 2.0, "b": ()}, argnums=0)({}, x) == {"a": {}, "b": ()}
     assert jac(lambda d: np.sin(x))({}) == {}
+
+
+def test_binary_cross_entropy_with_logits_takes_torchs_pos_weight():
+    # F.binary_cross_entropy_with_logits(x, y, weight, reduction=..., pos_weight=p):
+    # -w (p y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))); pos_weight was refused
+    from ftransforms import nn
+
+    rng = np.random.default_rng(4)
+    x, y = rng.normal(size=(5, 3)) * 3, rng.uniform(size=(5, 3))
+    p, w = np.array([0.5, 2.0, 3.0]), rng.uniform(size=(5, 3))
+    sig = 1.0 / (1.0 + np.exp(-x))
+    ref = -w * (p * y * np.log(sig) + (1 - y) * np.log(1 - sig))
+    got = nn.binary_cross_entropy_with_logits(x, y, w, reduction="none", pos_weight=p)
+    np.testing.assert_allclose(got, ref, rtol=1e-12)
+    loss = lambda x: nn.binary_cross_entropy_with_logits(x, y, w, pos_weight=p)  # noqa: E731
+    g, h = ft.grad(loss)(x), 1e-6
+    e = np.zeros_like(x)
+    e[2, 1] = h
+    np.testing.assert_allclose(g[2, 1], (loss(x + e) - loss(x - e)) / (2 * h), rtol=1e-6)
+    # finite for huge logits, as without pos_weight
+    big = nn.binary_cross_entropy_with_logits(np.array([1e4, -1e4]), np.ones(2), pos_weight=2.0)
+    assert np.isfinite(big)
