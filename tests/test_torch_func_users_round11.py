@@ -404,3 +404,31 @@ def test_binary_cross_entropy_with_logits_takes_torchs_pos_weight():
     # finite for huge logits, as without pos_weight
     big = nn.binary_cross_entropy_with_logits(np.array([1e4, -1e4]), np.ones(2), pos_weight=2.0)
     assert np.isfinite(big)
+
+
+def test_adaptive_avg_pool2d_with_sizes_that_do_not_divide_like_torch():
+    # torch's bins: rows floor(i H / oh) .. ceil((i + 1) H / oh); raised NotImplementedError
+    from ftransforms import nn
+
+    x = np.random.default_rng(6).normal(size=(2, 3, 7, 5))
+
+    def reference(x, oh, ow):
+        H, W = x.shape[-2:]
+        out = np.zeros(x.shape[:-2] + (oh, ow))
+        for i in range(oh):
+            for j in range(ow):
+                h0, h1 = (i * H) // oh, -(-((i + 1) * H) // oh)
+                w0, w1 = (j * W) // ow, -(-((j + 1) * W) // ow)
+                out[..., i, j] = x[..., h0:h1, w0:w1].mean((-2, -1))
+        return out
+
+    for size in ((3, 2), (4, 4), (7, 3), 2):
+        oh, ow = (size, size) if isinstance(size, int) else size
+        np.testing.assert_allclose(nn.adaptive_avg_pool2d(x, size), reference(x, oh, ow))
+    # per-sample under vmap, and its gradient against differences
+    loss = lambda x: (nn.adaptive_avg_pool2d(x, (3, 2)) ** 2).sum()  # noqa: E731
+    per = ft.vmap(ft.grad(loss))(x)
+    e, h = np.zeros_like(x[0]), 1e-6
+    e[1, 4, 2] = h
+    np.testing.assert_allclose(per[0][1, 4, 2], (loss(x[0] + e) - loss(x[0] - e)) / (2 * h))
+    assert nn.adaptive_avg_pool2d(x.astype(np.float32), (3, 2)).dtype == np.float32
