@@ -128,66 +128,56 @@ def _tree_close(a, b, jax):
         np.testing.assert_allclose(np.asarray(p), np.asarray(q), rtol=1e-10, atol=1e-12)
 
 
-def test_jacobians_hessians_hvp_vhp_tutorial_like_jax():
-    jax, jnp = _jax()
+def test_jacobians_hessians_hvp_vhp_tutorial_against_closed_forms():
+    # the tutorial's predict = tanh(W x + b); its derivatives in closed form (plain NumPy:
+    # with y = predict, s = 1 - y**2): d/dx = s W, d/dW[i, j, k] = s_i [i = j] x_k,
+    # d/db = diag(s), d2/dx2[i, j, k] = -2 y_i s_i W_ij W_ik
     rng = np.random.default_rng(0)
     D = 4
     weight, bias, x = rng.normal(size=(D, D)), rng.normal(size=D), rng.normal(size=D)
     xb, t = rng.normal(size=(3, D)), rng.normal(size=D)
-    argnums_list = (2, (0, 1), (-1, 0))
 
     def predict(weight, bias, x):
         return np.tanh(x @ weight.T + bias)
 
-    def f(x):  # for the Hessian-vector products
+    def d_x(x):
+        s = 1 - predict(weight, bias, x) ** 2
+        return s[:, None] * weight
+
+    def d_wb(x):
+        s = 1 - predict(weight, bias, x) ** 2
+        return np.einsum("i,ij,k->ijk", s, np.eye(D), x), np.diag(s)
+
+    def d2_x(x):
+        y = predict(weight, bias, x)
+        return np.einsum("i,ij,ik->ijk", -2 * y * (1 - y**2), weight, weight)
+
+    for jac in (ft.jacrev, ft.jacfwd):
+        np.testing.assert_allclose(jac(predict, argnums=2)(weight, bias, x), d_x(x))
+        for got, want in zip(jac(predict, argnums=(0, 1))(weight, bias, x), d_wb(x)):
+            np.testing.assert_allclose(got, want, atol=1e-15)
+        got_x, got_w = jac(predict, argnums=(-1, 0))(weight, bias, x)
+        np.testing.assert_allclose(got_x, d_x(x))
+        np.testing.assert_allclose(got_w, d_wb(x)[0], atol=1e-15)
+    np.testing.assert_allclose(ft.hessian(predict, argnums=2)(weight, bias, x), d2_x(x))
+    # batch Jacobian two ways: vmap(jacrev), jacrev of the sum over the batch
+    want = np.stack([d_x(r) for r in xb])
+    got = ft.vmap(ft.jacrev(predict, argnums=2), in_dims=(None, None, 0))(weight, bias, xb)
+    np.testing.assert_allclose(got, want)
+    summed = ft.jacrev(lambda w, b, x: predict(w, b, x).sum(0), argnums=2)(weight, bias, xb)
+    np.testing.assert_allclose(np.moveaxis(summed, 1, 0), want)
+    got = ft.vmap(ft.hessian(predict, argnums=2), in_dims=(None, None, 0))(weight, bias, xb)
+    np.testing.assert_allclose(got, np.stack([d2_x(r) for r in xb]))
+
+    # hvp of f = sum(x sin x), whose Hessian is diag(2 cos x - x sin x): forward-over-
+    # reverse, reverse-over-reverse (vhp), and the Hessian times t
+    def f(x):
         return (np.sin(x) * x).sum()
 
-    def ours():
-        jacs = [
-            jac(predict, argnums=a)(weight, bias, x)
-            for a in argnums_list
-            for jac in (ft.jacrev, ft.jacfwd)
-        ]
-        summed = ft.jacrev(lambda w, b, x: predict(w, b, x).sum(0), argnums=2)(weight, bias, xb)
-        return (
-            jacs,
-            ft.hessian(predict, argnums=2)(weight, bias, x),
-            # batch Jacobian two ways: vmap(jacrev), jacrev of the sum over the batch
-            ft.vmap(ft.jacrev(predict, argnums=2), in_dims=(None, None, 0))(weight, bias, xb),
-            np.moveaxis(summed, 1, 0),
-            ft.vmap(ft.hessian(predict, argnums=2), in_dims=(None, None, 0))(weight, bias, xb),
-            # hvp: forward-over-reverse, reverse-over-reverse (vhp), the Hessian times t
-            ft.jvp(ft.grad(f), (x,), (t,))[1],
-            ft.vjp(ft.grad(f), x)[1](t)[0],
-            ft.hessian(f)(x) @ t,
-        )
-
-    @jax.jit  # one compilation for every reference (op by op, JAX takes seconds)
-    def theirs(weight, bias, x, xb, t):
-        def predict(weight, bias, x):
-            return jnp.tanh(x @ weight.T + bias)
-
-        jacs = [
-            jac(predict, argnums=a)(weight, bias, x)
-            for a in argnums_list
-            for jac in (jax.jacrev, jax.jacfwd)
-        ]
-        batched = jax.vmap(jax.jacrev(predict, argnums=2), in_axes=(None, None, 0))(
-            weight, bias, xb
-        )
-        hvp = jax.jvp(jax.grad(lambda x: (jnp.sin(x) * x).sum()), (x,), (t,))[1]
-        return (
-            jacs,
-            jax.hessian(predict, argnums=2)(weight, bias, x),
-            batched,
-            batched,
-            jax.vmap(jax.hessian(predict, argnums=2), in_axes=(None, None, 0))(weight, bias, xb),
-            hvp,
-            hvp,
-            hvp,
-        )
-
-    _tree_close(ours(), theirs(weight, bias, x, xb, t), jax)
+    want = (2 * np.cos(x) - x * np.sin(x)) * t
+    np.testing.assert_allclose(ft.jvp(ft.grad(f), (x,), (t,))[1], want)
+    np.testing.assert_allclose(ft.vjp(ft.grad(f), x)[1](t)[0], want)
+    np.testing.assert_allclose(ft.hessian(f)(x) @ t, want)
 
 
 class _TwoLayer:
@@ -254,8 +244,7 @@ def test_model_ensembling_tutorial_like_jax():
     np.testing.assert_allclose(same, np.stack([m(minibatch) for m in models]), rtol=1e-12)
 
 
-def test_neural_tangent_kernel_tutorial_like_jax():
-    jax, jnp = _jax()
+def test_neural_tangent_kernel_tutorial_against_differences():
     model = _TwoLayer(3)
     params = ft.named_arrays(model)
     rng = np.random.default_rng(3)
@@ -284,19 +273,25 @@ def test_neural_tangent_kernel_tutorial_like_jax():
 
         return ft.vmap(ft.vmap(get_ntk, (None, 0)), (0, None))(x1, x2)
 
-    @jax.jit
-    def jax_ntk(params, x1, x2):
-        jf = lambda p, x: _jax_two_layer(jnp, p, x[None])[0]  # noqa: E731
-        j1 = jax.vmap(jax.jacrev(jf), (None, 0))(params, x1)
-        j2 = jax.vmap(jax.jacrev(jf), (None, 0))(params, x2)
-        return sum(
-            jnp.einsum("Naf,Mbf->NMab", j1[k].reshape(3, 3, -1), j2[k].reshape(2, 3, -1))
-            for k in params
-        )
+    # oracle: the Jacobians by central differences over every parameter (float64)
+    flat = np.concatenate([params[k].ravel() for k in params])
 
-    expected = jax_ntk(params, x1, x2)
-    _tree_close(ntk_jacobian_contraction(x1, x2), expected, jax)
-    _tree_close(ntk_vps(x1, x2), expected, jax)
+    def outputs(theta, x):
+        pieces, start = {}, 0
+        for k, v in params.items():
+            pieces[k] = theta[start : start + v.size].reshape(v.shape)
+            start += v.size
+        return ft.functional_call(model, pieces, (x,))
+
+    h = 1e-6
+    steps = np.eye(flat.size) * h
+    j1, j2 = (
+        np.stack([(outputs(flat + e, x) - outputs(flat - e, x)) / (2 * h) for e in steps], -1)
+        for x in (x1, x2)
+    )
+    expected = np.einsum("Naf,Mbf->NMab", j1, j2)
+    np.testing.assert_allclose(ntk_jacobian_contraction(x1, x2), expected, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(ntk_vps(x1, x2), expected, rtol=1e-6, atol=1e-8)
 
 
 def test_out_dims_out_of_range_is_an_index_error_like_torch():
