@@ -427,3 +427,18 @@ def test_adaptive_avg_pool2d_with_sizes_that_do_not_divide_like_torch():
     e[1, 4, 2] = h
     np.testing.assert_allclose(per[0][1, 4, 2], (loss(x[0] + e) - loss(x[0] - e)) / (2 * h))
     assert nn.adaptive_avg_pool2d(x.astype(np.float32), (3, 2)).dtype == np.float32
+
+
+def test_softmax_and_log_softmax_take_torchs_dim_keyword():
+    # F.softmax(x, dim=0) / F.log_softmax(x, dim=0): raised "unexpected keyword 'dim'"
+    from ftransforms import nn
+
+    x = np.random.default_rng(7).normal(size=(3, 4))
+    e = np.exp(x - x.max(0))
+    np.testing.assert_allclose(nn.softmax(x, dim=0), e / e.sum(0))
+    np.testing.assert_allclose(nn.log_softmax(x, dim=0), np.log(e / e.sum(0)))
+    np.testing.assert_allclose(nn.softmax(x, dim=-1), nn.softmax(x))
+    g = ft.vmap(ft.grad(lambda r: nn.log_softmax(r, dim=0)[1]))(x)
+    np.testing.assert_allclose(g, np.eye(4)[1] - nn.softmax(x, dim=1))
+    with pytest.raises(TypeError, match="not both"):
+        nn.softmax(x, 0, dim=1)
