@@ -223,8 +223,7 @@ def test_per_sample_grads_tutorial_like_jax():
         np.testing.assert_allclose(grads[k], np.stack([g[k] for g in loop]), rtol=1e-12)
 
 
-def test_model_ensembling_tutorial_like_jax():
-    jax, jnp = _jax()
+def test_model_ensembling_tutorial_against_the_loop_over_models():
     models = [_TwoLayer(s) for s in range(4)]
     params, buffers = ft.stack_module_state(models)
     assert sorted(params) == ["fc1.W", "fc1.b", "fc2.W", "fc2.b"] and buffers == {}
@@ -238,10 +237,11 @@ def test_model_ensembling_tutorial_like_jax():
     minibatches = rng.normal(size=(4, 7, 5))
     same = ft.vmap(fmodel, in_dims=(0, 0, None))(params, buffers, minibatch)
     diff = ft.vmap(fmodel)(params, buffers, minibatches)
-    jf = lambda p, x: _jax_two_layer(jnp, p, x)  # noqa: E731
-    both = jax.jit(lambda p, x, xs: (jax.vmap(jf, in_axes=(0, None))(p, x), jax.vmap(jf)(p, xs)))
-    _tree_close((same, diff), both(params, minibatch, minibatches), jax)
     np.testing.assert_allclose(same, np.stack([m(minibatch) for m in models]), rtol=1e-12)
+    np.testing.assert_allclose(
+        diff, np.stack([m(x) for m, x in zip(models, minibatches)]), rtol=1e-12
+    )
+    assert all(type(v) is np.ndarray for v in ft.named_arrays(base).values())
 
 
 def test_neural_tangent_kernel_tutorial_against_differences():
