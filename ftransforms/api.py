@@ -1113,6 +1113,9 @@ def _map_basis(
     """``vmap(fn, out_dims, randomness)(*_basis(leaves))``; with ``chunk_size``, each chunk
     of basis rows is built inside the chunk loop, so that memory is bounded by the chunk
     (the basis alone is n x n)."""
+    fn.__name__ = fn.__qualname__ = where  # errors inside say "vmap(jacfwd(f), ...): "
+    if not leaves:  # no output (jacrev) / input (jacfwd) leaves: a Jacobian of no blocks
+        return vmap(fn, out_dims=out_dims, randomness=randomness, axis_size=0)()
     total = sum(fnp.size(v) for v in leaves)
     if chunk_size is None or total <= chunk_size:
         basis = _basis(leaves, where, what, holomorphic=holomorphic)

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import functools
 import types
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy
 
 import ftransforms.numpy as fnp
 from ftransforms.backend import is_array
+from ftransforms.core.errors import ModuleStateError
 from ftransforms.core.tracer import Tracer
 
 __all__ = ["functional_call", "functionalize", "named_arrays", "stack_module_state"]
@@ -158,30 +159,52 @@ def _swap(holder: Any, part: str, value: Any, call: str) -> Any:
     return old
 
 
-def _merged(dicts: Mapping[str, Any] | Sequence[Mapping[str, Any]], call: str) -> list:
+def _merged(dicts: Any, call: str) -> list:
+    """``(name, array, the dict it came from)`` for a dict, a sequence of dicts (params,
+    buffers) or an iterable of ``(name, array)`` pairs (``named_arrays(m).items()``), as
+    torch.func's ``functional_call`` takes them; a pair's dict is None (nothing to write
+    back into)."""
     if isinstance(dicts, Mapping):
         dicts = (dicts,)
-    entries: list[tuple[str, Any, Mapping]] = []
-    seen: dict[str, int] = {}
-    for d in dicts:
-        if not isinstance(d, Mapping):
-            raise TypeError(
-                f"{call}: parameter_and_buffer_dicts must be a dict of arrays or a sequence "
-                f"of such dicts, got {type(d).__name__}"
-            )
-        for key, value in d.items():
-            if key in seen:
-                raise ValueError(
-                    f"{call}: {key!r} appears in more than one of the dicts; give each name once"
+    elif isinstance(dicts, Iterable) and not isinstance(dicts, (str, bytes)):
+        items = list(dicts)
+        if not all(isinstance(d, Mapping) for d in items):
+            if any(isinstance(d, Mapping) for d in items) or not all(
+                isinstance(d, tuple) and len(d) == 2 and isinstance(d[0], str) for d in items
+            ):
+                raise ModuleStateError(
+                    f"{call}: parameter_and_buffer_dicts must be a dict of arrays, a sequence "
+                    f"of such dicts, or an iterable of (name, array) pairs, got items "
+                    f"{sorted({type(d).__name__ for d in items})}; pass e.g. "
+                    "ft.named_arrays(model) or (params, buffers)"
                 )
-            seen[key] = len(entries)
+            dicts = (None,)
+            pairs = items
+    else:
+        raise ModuleStateError(
+            f"{call}: parameter_and_buffer_dicts must be a dict of arrays, a sequence of such "
+            f"dicts, or an iterable of (name, array) pairs, got {type(dicts).__name__}; pass "
+            "e.g. ft.named_arrays(model) or (params, buffers)"
+        )
+    entries: list[tuple[str, Any, Mapping | None]] = []
+    seen: set[str] = set()
+    for d in dicts:
+        for key, value in d.items() if d is not None else pairs:
+            if key in seen:
+                raise ModuleStateError(
+                    f"{call}: {key!r} appears in more than one of the dicts (or of the pairs); "
+                    "give each name once"
+                )
+            seen.add(key)
             entries.append((key, value, d))
     return entries
 
 
 def functional_call(
     module: Any,
-    parameter_and_buffer_dicts: Mapping[str, Any] | Sequence[Mapping[str, Any]],
+    parameter_and_buffer_dicts: Mapping[str, Any]
+    | Sequence[Mapping[str, Any]]
+    | Iterable[tuple[str, Any]],
     args: Any = None,
     kwargs: Mapping[str, Any] | None = None,
     *,
@@ -194,13 +217,15 @@ def functional_call(
     ``module`` is any callable object whose weights are attributes (or entries of lists and
     dicts it holds); ``parameter_and_buffer_dicts`` maps dotted names (``"fc1.W"``,
     ``"layers.0.b"``, as :func:`named_arrays` lists them) to the arrays to use, or is a
-    sequence of such dicts (params, buffers).  A single non-tuple ``args`` is the one
-    positional argument.  ``tie_weights``: an array the model holds under two names
-    (``self.out.W = self.emb.W``) is replaced under both when one is given.  ``strict``:
-    the names must be exactly the model's arrays.  A name the model rebinds during the
-    call (``self.count = self.count + 1``) is written back into the dict it came from, as
-    torch does.  Under :func:`vmap`/:func:`grad` this is how a model object is called with
-    batched or differentiated weights.
+    sequence of such dicts (params, buffers), or an iterable of ``(name, array)`` pairs
+    (``named_arrays(model).items()``, as torch takes ``model.named_parameters()``).  A
+    single non-tuple ``args`` is the one positional argument.  ``tie_weights``: an array
+    the model holds under two names (``self.out.W = self.emb.W``) is replaced under both
+    when one is given.  ``strict``: the names must be exactly the model's arrays (a tied
+    name counts as given when its twin is, unless ``tie_weights=False``).  A name the model
+    rebinds during the call (``self.count = self.count + 1``) is written back into the
+    dict it came from, as torch does.  Under :func:`vmap`/:func:`grad` this is how a model
+    object is called with batched or differentiated weights.
 
     Example:
         >>> import numpy as np, ftransforms as ft
@@ -221,14 +246,6 @@ def functional_call(
     given = {key for key, _, _ in entries}
     if strict or tie_weights:
         current = _all_named_arrays(module)
-    if strict:
-        names = {name for name, _ in current}
-        missing, unexpected = sorted(names - given), sorted(given - names)
-        if missing or unexpected:
-            raise ValueError(
-                f"{call}: strict=True needs exactly the model's arrays: missing "
-                f"{missing}, unexpected {unexpected}; pass strict=False to replace some"
-            )
     if tie_weights:
         by_id: dict[int, list[str]] = {}
         for name, value in current:
@@ -239,7 +256,7 @@ def functional_call(
                 continue
             chosen = [e for e in entries if e[0] in tied]
             if len({id(e[1]) for e in chosen}) > 1:
-                raise ValueError(
+                raise ModuleStateError(
                     f"{call}: {', '.join(repr(e[0]) for e in chosen)} are tied (one array in "
                     "the model) but were given different values; give one of them, or pass "
                     "tie_weights=False"
@@ -247,6 +264,15 @@ def functional_call(
             if chosen:
                 extra += [(name, chosen[0][1], None) for name in tied if name not in given]
         entries = entries + extra
+    if strict:  # checked after tying: a tied name counts as given with its twin (as torch)
+        names = {name for name, _ in current}
+        given = {key for key, _, _ in entries}
+        missing, unexpected = sorted(names - given), sorted(given - names)
+        if missing or unexpected:
+            raise ModuleStateError(
+                f"{call}: strict=True needs exactly the model's arrays: missing "
+                f"{missing}, unexpected {unexpected}; pass strict=False to replace some"
+            )
     if args is None:
         args = ()
     elif not isinstance(args, tuple):
@@ -291,12 +317,24 @@ def stack_module_state(models: Sequence[Any]) -> tuple[dict[str, Any], dict[str,
     """
     models = list(models)
     if not models:
-        raise ValueError("stack_module_state(models): expected at least one model, got none")
+        raise ModuleStateError("stack_module_state(models): expected at least one model, got none")
+    modes = {getattr(m, "training", None) for m in models}  # a train/eval flag, as torch's
+    if len(modes) > 1:
+        raise ModuleStateError(
+            "stack_module_state(models): the models have different training flags "
+            f"({sorted(modes, key=repr)}); set one mode on all (model.training = ...)"
+        )
+    classes = sorted({type(m).__name__ for m in models})
+    if len(classes) > 1:
+        raise ModuleStateError(
+            f"stack_module_state(models): the models are of different classes {classes}; "
+            "an ensemble stacks models of one architecture (one class)"
+        )
     states = [named_arrays(m) for m in models]
     names = list(states[0])
     for i, state in enumerate(states[1:], 1):
         if list(state) != names:
-            raise ValueError(
+            raise ModuleStateError(
                 f"stack_module_state(models): model {i} holds arrays "
                 f"{sorted(set(state) ^ set(names))} that model 0 does not (or the other way "
                 "round); all models must share one architecture"
@@ -307,7 +345,7 @@ def stack_module_state(models: Sequence[Any]) -> tuple[dict[str, Any], dict[str,
         values = [state[name] for state in states]
         shapes = {numpy.shape(v) for v in values}
         if len(shapes) > 1:
-            raise ValueError(
+            raise ModuleStateError(
                 f"stack_module_state(models): {name!r} has different shapes across the "
                 f"models: {sorted(shapes)}; all models must share one architecture"
             )

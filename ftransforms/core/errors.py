@@ -39,8 +39,9 @@ class InDimsError(FTransformsError, ValueError):
     """
 
 
-class OutDimsError(FTransformsError, ValueError):
-    """``out_dims`` does not fit the outputs.
+class OutDimsError(FTransformsError, ValueError, IndexError):
+    """``out_dims`` does not fit the outputs (an out-of-range ``out_dim`` is an
+    ``IndexError`` in torch.func, a ``ValueError`` in JAX: this is both).
 
     Example:
         >>> import numpy as np
@@ -123,7 +124,7 @@ class AuxError(FTransformsError, TypeError, RuntimeError):
     """
 
 
-class TangentMismatchError(FTransformsError, ValueError, TypeError):
+class TangentMismatchError(FTransformsError, ValueError, TypeError, RuntimeError):
     """Tangents or cotangents whose structure, shape or dtype differ from the primals.
 
     Example:
@@ -291,6 +292,27 @@ class InPlaceError(FTransformsError, TypeError, RuntimeError):
         ... except ft.errors.InPlaceError as e:
         ...     print(f"{type(e).__name__}: {e}")
         InPlaceError: vmap(f, in_dims=0): numpy.exp(..., out=...): out= is a NumPy array ...
+    """
+
+
+class ModuleStateError(FTransformsError, ValueError, RuntimeError):
+    """Arrays that do not fit a model object: ``functional_call`` with ``strict=True`` and
+    missing or unexpected names, tied names given different values, a name in two of the
+    dicts; ``stack_module_state`` of models of different classes or shapes.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> class Linear:
+        ...     def __init__(self):
+        ...         self.W, self.b = np.ones((2, 3)), np.zeros(2)
+        ...     def __call__(self, x):
+        ...         return self.W @ x + self.b
+        >>> try:
+        ...     ft.functional_call(Linear(), {"W": np.zeros((2, 3))}, np.ones(3), strict=True)
+        ... except ft.errors.ModuleStateError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        ModuleStateError: functional_call(Linear): strict=True needs exactly the model's ...
     """
 
 

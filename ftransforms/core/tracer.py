@@ -27,10 +27,11 @@ from ftransforms.core.errors import (
     InPlaceError,
     ObjectArrayWarning,
     PerformanceWarning,
+    RandomnessError,
     TracerConversionError,
     UnsupportedOperationError,
 )
-from ftransforms.core.stack import note_object_path
+from ftransforms.core.stack import current_stack, note_object_path
 
 
 def escaped_error(tracer: Tracer, use: str) -> EscapedTracerError:
@@ -421,6 +422,56 @@ def _calling_permutation(depth: int) -> bool:
     return _callee(frame.f_code, frame.f_lasti) == "permutation"
 
 
+_GENERATORS = (numpy.random.Generator, numpy.random.RandomState)
+_CALL_CHAINS: dict = {}
+
+
+def _generator_method_called(depth: int) -> str | None:
+    """``"rng.normal"`` when the Python frame ``depth`` levels up calls a method of a NumPy
+    random generator it holds (``rng.normal(loc=t)``, ``self.rng.uniform(t)``): the C
+    method converts a traced parameter with ``__array__(dtype=float64)``
+    (NOTE [traced parameters of a held generator]); else None."""
+    frame = sys._getframe(depth + 1)
+    key = (frame.f_code, frame.f_lasti)
+    chain = _CALL_CHAINS.get(key)
+    if chain is None:
+        chain = _CALL_CHAINS[key] = _called_name_chain(frame.f_code, frame.f_lasti)
+    if len(chain) < 2:
+        return None
+    first, *attrs, method = chain
+    scope = frame.f_locals
+    obj = scope[first] if first in scope else frame.f_globals.get(first)
+    for attr in attrs:
+        obj = getattr(obj, attr, None)
+    if not isinstance(obj, _GENERATORS):
+        return None
+    return f"{'.'.join(chain[:-1])}.{method}"
+
+
+def _called_name_chain(code: Any, lasti: int) -> tuple:
+    """The names loaded at the start of the call at ``lasti`` (``("self", "rng",
+    "normal")`` for ``self.rng.normal(t)``), or () where they are not plain names."""
+    instructions = list(dis.get_instructions(code))
+    call = next((i for i in instructions if i.offset == lasti), None)
+    start = getattr(call, "positions", None)
+    if start is None or start.lineno is None:
+        return ()
+    chain = []
+    for ins in instructions:
+        if ins.offset >= lasti:
+            break
+        pos = ins.positions
+        if pos is None or (pos.lineno, pos.col_offset) != (start.lineno, start.col_offset):
+            continue
+        if ins.opname in ("LOAD_FAST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_NAME"):
+            chain = [ins.argval]  # a name starts the chain anew
+        elif ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and chain:
+            chain.append(ins.argval)
+        elif ins.opname not in ("PUSH_NULL", "CACHE", "PRECALL", "KW_NAMES"):
+            chain = []  # a call or subscript inside the chain: not a plain attribute path
+    return tuple(chain)
+
+
 def _indexing_with(depth: int) -> bool:
     """Whether the Python frame ``depth`` levels up is executing ``a[t]``: NumPy converts
     an index that is no integer with ``__array__``."""
@@ -600,6 +651,44 @@ class Tracer:
                 f"do: build the array with fnp.array([...]) so that its rules apply.)"
             ) from None
 
+    def _generator_parameter_error(self, drawing: str) -> Exception:
+        """NOTE [traced parameters of a held generator]: ``rng.normal(loc=t)`` hands a
+        tracer to NumPy's C generator, which can only convert it to float64 (losing the
+        batch or the derivative).  Under a vmap with randomness='error' that is a random
+        operation like any other (RandomnessError, as torch.func raises for
+        ``torch.normal(mean=batched)``); elsewhere the error names the two forms that
+        work: the noise drawn alone and combined with the parameter (then the vmap's
+        randomness rule applies to the draw), or ``ftransforms.random``'s functions,
+        which take traced parameters."""
+        method = drawing.rsplit(".", 1)[1]
+        ours = method if method in ("normal", "uniform", "integers", "choice") else None
+        fix = (
+            "draw the noise alone and combine it with the parameter (loc + scale * "
+            "rng.standard_normal(np.shape(loc)), low + (high - low) * "
+            "rng.random(np.shape(low)))"
+            + (
+                f", or use ft.random.{ours}({drawing.rsplit('.', 1)[0]}, ...), which takes "
+                "traced parameters"
+                if ours
+                else ""
+            )  # fmt: skip
+        )
+        for interp in reversed(current_stack()):
+            if getattr(interp, "randomness", None) == "error":
+                return RandomnessError(
+                    f"{interp.name}: {drawing}(...) draws random numbers, and random "
+                    f"operations are disallowed under vmap(randomness='error') (the "
+                    f"default).  Pass randomness='different' (an independent draw per batch "
+                    f"element) or randomness='same' (one draw shared by the whole batch) to "
+                    f"vmap (or to jacfwd); and as NumPy's generator cannot take a traced "
+                    f"parameter, {fix}."
+                )
+        return TracerConversionError(
+            f"{self._interp.name}: {drawing}(...) was given a traced parameter, which "
+            f"NumPy's generator converts to a float64 array that cannot hold what the "
+            f"transform tracks (its derivative or its batch); {fix}."
+        )
+
     def _written_into_array_error(self) -> InPlaceError:
         self._check_live("a[i] = t")
         name = _stored_array_name(3)
@@ -749,6 +838,9 @@ class Tracer:
                     pass
                 else:
                     return numpy.asarray(number, dtype=dtype)
+            drawing = _generator_method_called(1)
+            if drawing is not None:
+                raise self._generator_parameter_error(drawing) from None
             raise TracerConversionError(
                 f"{self._interp.name}: numpy.array(..., dtype={numpy.dtype(dtype)}) (or "
                 f".astype) of a tracer or of a list holding one: a {numpy.dtype(dtype)} "

@@ -198,8 +198,9 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     return _special.logsumexp(x, axis=axis, keepdims=keepdims)
 
 
-def log_softmax(x: Any, axis: int = -1) -> Any:
-    """``x - logsumexp(x, axis)`` (default: the last axis, like ``jax.nn``).
+def log_softmax(x: Any, axis: int = -1, *, dim: int | None = None) -> Any:
+    """``x - logsumexp(x, axis)`` (default: the last axis, like ``jax.nn``; torch's
+    ``dim=`` is accepted for ``axis``).
 
     Example:
         >>> import numpy as np
@@ -210,11 +211,12 @@ def log_softmax(x: Any, axis: int = -1) -> Any:
         >>> ft.grad(lambda x: nn.log_softmax(x)[0])(np.array([0.0, 0.0]))  # e_0 - softmax
         array([ 0.5, -0.5])
     """
-    return _special.log_softmax(x, axis=axis)
+    return _special.log_softmax(x, axis=_axis_or_dim(axis, dim, "log_softmax"))
 
 
-def softmax(x: Any, axis: int = -1) -> Any:
-    """``exp(x) / sum(exp(x), axis)`` without overflow (default: the last axis).
+def softmax(x: Any, axis: int = -1, *, dim: int | None = None) -> Any:
+    """``exp(x) / sum(exp(x), axis)`` without overflow (default: the last axis; torch's
+    ``dim=`` is accepted for ``axis``).
 
     Example:
         >>> import numpy as np
@@ -226,7 +228,16 @@ def softmax(x: Any, axis: int = -1) -> Any:
         array([[ 0.25, -0.25],
                [-0.25,  0.25]])
     """
-    return _special.softmax(x, axis=axis)
+    return _special.softmax(x, axis=_axis_or_dim(axis, dim, "softmax"))
+
+
+def _axis_or_dim(axis: Any, dim: Any, name: str) -> Any:
+    """``dim`` (torch.nn.functional's name) when given, else ``axis``; not both."""
+    if dim is None:
+        return axis
+    if axis != -1:
+        raise TypeError(f"{name}(x, axis={axis!r}, dim={dim!r}): give axis or dim, not both")
+    return dim
 
 
 # -- the rest of jax.nn's activations -----------------------------------------------------

@@ -410,8 +410,9 @@ def _window_counts(region, kernel, stride, pads, in_size):
 
 
 def adaptive_avg_pool2d(x: Any, output_size: Any) -> Any:
-    """``torch.nn.functional.adaptive_avg_pool2d`` for output sizes that divide the input
-    (the common ``(1, 1)`` global pooling); other sizes raise ``NotImplementedError``.
+    """``torch.nn.functional.adaptive_avg_pool2d``: output cell ``(i, j)`` is the mean of
+    rows ``floor(i H / oh)`` to ``ceil((i + 1) H / oh)`` (exclusive) and the same for the
+    columns, torch's bins (they overlap where ``oh`` does not divide ``H``).
 
     Example:
         >>> import numpy as np
@@ -422,16 +423,32 @@ def adaptive_avg_pool2d(x: Any, output_size: Any) -> Any:
         array([[[[7.5]]]])
         >>> nn.adaptive_avg_pool2d(x, (2, 1)).ravel()  # row blocks 0..7 and 8..15
         array([ 3.5, 11.5])
+        >>> nn.adaptive_avg_pool2d(x[..., :1, :3], (1, 2)).ravel()  # bins [0, 2), [1, 3)
+        array([0.5, 1.5])
         >>> float(ft.grad(lambda x: nn.adaptive_avg_pool2d(x, 1).sum())(x)[0, 0, 0, 0])  # 1/16
         0.0625
     """
     oh, ow = positive_pair(output_size, "output_size", "adaptive_avg_pool2d(x, output_size)")
     h, w = fnp.shape(x)[-2:]
-    if h % oh or w % ow:
-        raise NotImplementedError(
-            f"adaptive_avg_pool2d: output size {(oh, ow)} must divide the input size {(h, w)}"
-        )
-    return avg_pool2d(x, (h // oh, w // ow))
+    if h % oh == 0 and w % ow == 0:
+        return avg_pool2d(x, (h // oh, w // ow))
+    if dtype_of(x).kind not in "fc":
+        x = fnp.astype(x, numpy.float64)
+    # a mean over a rectangle is a mean over its rows of means over its columns: one
+    # averaging matrix per axis, out = P_h x P_w^T
+    rows, cols = (
+        fnp.asarray(_adaptive_bins(n, m, dtype_of(x)), like=x) for n, m in ((h, oh), (w, ow))
+    )
+    return fnp.einsum("ih,...hw,jw->...ij", rows, x, cols)
+
+
+def _adaptive_bins(n: int, m: int, dtype: Any) -> Any:
+    """The ``(m, n)`` matrix averaging torch's adaptive bins of ``n`` cells into ``m``."""
+    out = numpy.zeros((m, n), dtype=dtype)
+    for i in range(m):
+        start, stop = (i * n) // m, -(-((i + 1) * n) // m)
+        out[i, start:stop] = 1.0 / (stop - start)
+    return out
 
 
 # -- normalisation -------------------------------------------------------------------------

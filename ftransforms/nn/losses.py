@@ -161,10 +161,12 @@ def _cross_entropy_probs(logp, target, weight, reduction, label_smoothing, axis,
 
 
 def binary_cross_entropy_with_logits(
-    logits: Any, target: Any, weight: Any = None, reduction: str = "mean"
+    logits: Any, target: Any, weight: Any = None, reduction: str = "mean", pos_weight: Any = None
 ) -> Any:
     """``-(y log sigmoid(x) + (1 - y) log(1 - sigmoid(x)))`` computed stably as
     ``softplus(x) - y x`` (finite for any finite logit), then ``weight``-ed and reduced.
+    ``pos_weight`` (torch's, broadcast along the last axis) weighs the positive term:
+    ``-(p y log sigmoid(x) + (1 - y) log(1 - sigmoid(x)))``.
 
     Example:
         >>> import numpy as np
@@ -178,7 +180,11 @@ def binary_cross_entropy_with_logits(
     """
     where = "binary_cross_entropy_with_logits(logits, target)"
     _check_reduction(reduction, where)
-    losses = softplus_p.bind(logits) - target * logits
+    if pos_weight is None:
+        losses = softplus_p.bind(logits) - target * logits
+    else:  # (1 - y) x + (1 + (p - 1) y) softplus(-x)
+        scale = 1.0 + (pos_weight - 1.0) * target
+        losses = (1.0 - target) * logits + scale * softplus_p.bind(-logits)
     if weight is not None:
         losses = losses * weight
     return _reduce(losses, reduction)
