@@ -35,7 +35,7 @@ from ftransforms.numpy.helpers import holds_traced_value, peek
 from ftransforms.pytree import register_pytree_node
 from ftransforms.scipy import special as fsp
 from ftransforms.scipy.stats_ranks import rankdata
-from ftransforms.scipy.stats_summaries import kurtosis, skew
+from ftransforms.scipy.stats_summaries import _propagate, kurtosis, skew
 
 __all__ = [
     "binned_statistic",
@@ -100,15 +100,6 @@ DescribeResult = _result(
     "DescribeResult", ("nobs", "minmax", "mean", "variance", "skewness", "kurtosis"), 6
 )
 BinnedStatisticResult = _result("BinnedStatisticResult", ("statistic", "bin_edges", "binnumber"), 3)
-
-
-def _propagate(nan_policy: str, where: str) -> None:
-    if nan_policy != "propagate":
-        raise UnsupportedOperationError(
-            f"scipy.stats.{where}(nan_policy={nan_policy!r}) on traced values: only "
-            f"'propagate' is supported (the result's shape would depend on the values); "
-            f"drop the NaNs first with fnp.where"
-        )
 
 
 def _float(a: Any) -> Any:
