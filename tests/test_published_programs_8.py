@@ -4,7 +4,10 @@ lines (``import numpy as np``; ``jax``/``autograd`` replaced by ``ftransforms``)
 Each program lives in its own module under ``tests/published8/`` with its bodies
 verbatim, plotting and data files left out. Sizes and iteration counts are shrunk.
 
-Programs: HIPS autograd's ``bayesian_optimization.py``.
+Programs: HIPS autograd's ``bayesian_optimization.py``; Saito's "Deep Learning from
+Scratch" (``common/``'s layers with hand-written backward passes, im2col/col2im, the
+optimizers; ch07's ``SimpleConvNet``; ``MultiLayerNetExtend`` with batch norm and
+dropout).
 
 Oracles: the programs' own hand-written gradients, float64 central differences, Python
 loops for ``vmap``, plain NumPy/SciPy for values.
@@ -19,6 +22,9 @@ What this round found and fixed (each has a test here):
 
 from __future__ import annotations
 
+import copy
+from collections import OrderedDict
+
 import numpy as np
 import optree
 import pytest
@@ -26,7 +32,12 @@ import scipy.optimize
 import scipy.stats
 
 import ftransforms as ft
-from tests.published8 import autograd_bayesian_optimization
+from tests.published8 import (
+    autograd_bayesian_optimization,
+    dlfs_common,
+    dlfs_multi_layer_net_extend,
+    dlfs_simple_convnet,
+)
 from tests.tolerances import FD_TOL, assert_tree_close, tol
 
 TOL = tol(np.float64)
@@ -139,3 +150,214 @@ def test_autograd_compat_grad_takes_outputs_of_one_element(rng):
     with pytest.raises(ft.errors.ArgnumsError):
         grad(f, argnum=1)(x)
     close(grad(f)(x), g)  # the stack is clean after the errors
+
+
+# ======================================================================================
+# 2. "Deep Learning from Scratch": the layer classes' hand-written backward passes
+#    (Convolution by im2col/col2im with stride and padding, Pooling by argmax,
+#    BatchNormalization, Relu by a masked write) against ft.vjp of their forward passes
+# ======================================================================================
+
+
+def test_dlfs_layers_backward(rng):
+    c = dlfs_common
+    x, W, b = rng.normal(size=(2, 2, 5, 5)), rng.normal(size=(3, 2, 3, 3)), rng.normal(size=3)
+    conv = c.Convolution(W, b, stride=2, pad=1)
+    out = conv.forward(x)
+    dout = rng.normal(size=out.shape)
+    dx = conv.backward(dout)
+
+    def conv_forward(x, W, b):
+        return c.Convolution(W, b, stride=2, pad=1).forward(x)
+
+    value, vjp_fn = ft.vjp(conv_forward, x, W, b)
+    close(value, out)
+    close(vjp_fn(dout), (dx, conv.dW, conv.db))
+    tx = rng.normal(size=x.shape)
+    close(
+        ft.jvp(lambda x: conv_forward(x, W, b), (x,), (tx,))[1],
+        fd_jacobian(lambda s: conv_forward(x + s * tx, W, b), 0.0),
+        FD_TOL,
+    )
+    X = rng.normal(size=(3, 1, 2, 5, 5))  # vmap over mini-batches of one image
+    close(
+        ft.vmap(conv_forward, in_dims=(0, None, None))(X, W, b),
+        np.stack([conv_forward(xi, W, b) for xi in X]),
+    )
+    # im2col's adjoint is col2im
+    cols = c.im2col(x, 3, 3, 2, 1)
+    dcol = rng.normal(size=cols.shape)
+    close(
+        ft.vjp(lambda x: c.im2col(x, 3, 3, 2, 1), x)[1](dcol)[0],
+        c.col2im(dcol, x.shape, 3, 3, 2, 1),
+    )
+
+    pool = c.Pooling(2, 2, stride=2)
+    xp = rng.normal(size=(2, 3, 4, 4))
+    out = pool.forward(xp)
+    dout = rng.normal(size=out.shape)
+    value, vjp_fn = ft.vjp(lambda x: c.Pooling(2, 2, stride=2).forward(x), xp)
+    close(value, out)
+    close(vjp_fn(dout)[0], pool.backward(dout))
+
+    bn = c.BatchNormalization(rng.normal(size=4), rng.normal(size=4))
+    xb = rng.normal(size=(6, 4))
+    out = bn.forward(xb)
+    dout = rng.normal(size=out.shape)
+    dxb = bn.backward(dout)
+    value, vjp_fn = ft.vjp(
+        lambda x, g, be: c.BatchNormalization(g, be).forward(x), xb, bn.gamma, bn.beta
+    )
+    close(value, out)
+    close(vjp_fn(dout), (dxb, bn.dgamma, bn.dbeta))
+
+    relu = c.Relu()
+    xr = rng.normal(size=(3, 4))
+    out = relu.forward(xr)
+    dout = rng.normal(size=(3, 4))
+    value, vjp_fn = ft.vjp(lambda x: c.Relu().forward(x), xr)
+    close(value, out)
+    close(vjp_fn(dout)[0], relu.backward(dout.copy()))
+    close(ft.vmap(lambda x: c.Relu().forward(x))(xr), np.maximum(xr, 0))  # per-row masks
+
+
+# ======================================================================================
+# 3. "Deep Learning from Scratch"'s SimpleConvNet (ch07) and MultiLayerNetExtend (batch
+#    norm, dropout, weight decay): ft.grad of net.loss equals the book's gradient (its
+#    backprop leaves out cross_entropy_error's log(y + 1e-7): about 1e-6 apart) and its
+#    numerical_gradient; vmap over mini-batches and over an ensemble; jit
+# ======================================================================================
+
+
+def _with_params(net, params):
+    """A copy of ``net`` whose layers use ``params``, as the book's ``load_params`` sets
+    them (copies, so that the layers' saved inputs stay out of ``net``)."""
+    other = copy.copy(net)
+    other.params = dict(params)
+    other.layers = OrderedDict((k, copy.copy(v)) for k, v in net.layers.items())
+    other.last_layer = copy.copy(net.last_layer)
+    for key, layer in other.layers.items():
+        for prefix, names in (
+            ("Conv", ("W", "b")),
+            ("Affine", ("W", "b")),
+            ("BatchNorm", ("gamma", "beta")),
+        ):
+            if key.startswith(prefix):
+                i = int(key[len(prefix) :])
+                if isinstance(net, dlfs_simple_convnet.SimpleConvNet) and prefix == "Affine":
+                    i += 1  # SimpleConvNet's Conv1/Affine1/Affine2 use W1/W2/W3
+                for name in names:
+                    setattr(layer, name, other.params[name + str(i)])
+    return other
+
+
+BACKPROP_EPS = {"rtol": 1e-5, "atol": 2e-6}  # the book's backprop leaves out the 1e-7
+
+
+def test_dlfs_simple_convnet(rng):
+    np.random.seed(0)
+    net = dlfs_simple_convnet.SimpleConvNet(
+        input_dim=(2, 6, 6),
+        conv_param={"filter_num": 3, "filter_size": 3, "pad": 0, "stride": 1},
+        hidden_size=5,
+        output_size=3,
+        weight_init_std=0.3,
+    )
+    x, t = rng.normal(size=(4, 2, 6, 6)), np.array([0, 2, 1, 2])
+
+    def loss_of(params, x, t):
+        return _with_params(net, params).loss(x, t)
+
+    close(loss_of(net.params, x, t), net.loss(x, t))
+    g = ft.grad(loss_of)(net.params, x, t)
+    close(g, net.gradient(x, t), BACKPROP_EPS)
+    close(g, net.numerical_gradient(x, t), {"rtol": 1e-6, "atol": 1e-8})
+    X = rng.normal(size=(3, 4, 2, 6, 6))
+    close(
+        ft.vmap(ft.grad(loss_of), in_dims=(None, 0, None))(net.params, X, t),
+        optree.tree_map(lambda *v: np.stack(v), *[ft.grad(loss_of)(net.params, xi, t) for xi in X]),
+    )
+    P = {
+        k: np.stack([v + 0.1 * rng.normal(size=v.shape) for _ in range(3)])
+        for k, v in net.params.items()
+    }
+    close(
+        ft.vmap(loss_of, in_dims=(0, None, None))(P, x, t),
+        np.array([loss_of({k: v[i] for k, v in P.items()}, x, t) for i in range(3)]),
+    )
+    jitted = ft.jit(loss_of)
+    for xi in (x, X[0], X[1]):
+        close(jitted(net.params, xi, t), net.loss(xi, t))
+
+
+def test_dlfs_multi_layer_net_extend(rng):
+    np.random.seed(1)
+    net = dlfs_multi_layer_net_extend.MultiLayerNetExtend(
+        6,
+        [5, 4],
+        3,
+        weight_decay_lambda=0.1,
+        use_dropout=True,
+        dropout_ration=0.3,
+        use_batchnorm=True,
+    )
+    x, t = rng.normal(size=(8, 6)), np.eye(3)[rng.integers(0, 3, 8)]
+
+    def loss_of(params, x, t):
+        np.random.seed(5)  # the same dropout masks in every call
+        return _with_params(net, params).loss(x, t, train_flg=True)
+
+    g = ft.grad(loss_of)(net.params, x, t)
+    np.random.seed(5)
+    close(g, net.gradient(x, t), BACKPROP_EPS)
+    assert set(g) == {"W1", "b1", "gamma1", "beta1", "W2", "b2", "gamma2", "beta2", "W3", "b3"}
+    X = rng.normal(size=(2, 8, 6))
+    close(  # every call seeds numpy.random alike: one draw for the batch is the loop's
+        ft.vmap(ft.grad(loss_of), in_dims=(None, 0, None), randomness="same")(net.params, X, t),
+        optree.tree_map(lambda *v: np.stack(v), *[ft.grad(loss_of)(net.params, xi, t) for xi in X]),
+    )
+    # the network's own layers kept their plain running statistics (from net.gradient)
+    assert type(net.layers["BatchNorm1"].running_mean) is np.ndarray
+
+
+# ======================================================================================
+# 4. "Deep Learning from Scratch"'s optimizers (ch06/optimizer_compare_naive.py's loop):
+#    trajectories with ft.grad equal those with the hand-written df; the gradient of
+#    the final loss in the starting point through 30 in-place updates, against differences
+# ======================================================================================
+
+
+def test_dlfs_optimizers_unrolled():
+    c = dlfs_common
+
+    def f(x, y):
+        return x**2 / 20.0 + y**2
+
+    def df(x, y):
+        return x / 10.0, 2.0 * y
+
+    def run(optimizer, gradient, x0, y0):
+        params, grads = {}, {}
+        params["x"], params["y"] = x0, y0
+        history = []
+        for _ in range(30):
+            history.append((params["x"], params["y"]))
+            grads["x"], grads["y"] = gradient(params["x"], params["y"])
+            optimizer.update(params, grads)
+        return f(params["x"], params["y"]), np.array(history, dtype=float)
+
+    makers = {
+        "SGD": lambda: c.SGD(lr=0.95),
+        "Momentum": lambda: c.Momentum(lr=0.1),
+        "Nesterov": lambda: c.Nesterov(lr=0.1),
+        "AdaGrad": lambda: c.AdaGrad(lr=1.5),
+        "RMSprop": lambda: c.RMSprop(lr=0.3),
+        "Adam": lambda: c.Adam(lr=0.3),
+    }
+    for name, make in makers.items():
+        close(
+            run(make(), ft.grad(f, argnums=(0, 1)), -7.0, 2.0), run(make(), df, -7.0, 2.0), msg=name
+        )
+        meta = ft.grad(lambda p: run(make(), df, p[0], p[1])[0])(np.array([-7.0, 2.0]))
+        fd = fd_jacobian(lambda p: run(make(), df, p[0], p[1])[0], np.array([-7.0, 2.0]), eps=1e-4)
+        close(meta, fd, {"rtol": 1e-6, "atol": 1e-9}, msg=name)
