@@ -7,10 +7,18 @@ verbatim, plotting and data files left out. Sizes and iteration counts are shrun
 Programs: HIPS autograd's ``bayesian_optimization.py``; Saito's "Deep Learning from
 Scratch" (``common/``'s layers with hand-written backward passes, im2col/col2im, the
 optimizers; ch07's ``SimpleConvNet``; ``MultiLayerNetExtend`` with batch norm and
-dropout).
+dropout); Linder-Norén's "Machine Learning From Scratch" ``deep_learning`` layers
+(``Conv2D`` by fancy-index im2col and ``np.add.at``, a vanilla ``RNN`` with BPTT, batch
+norm, activations, losses) and a small network's training step.
 
 Oracles: the programs' own hand-written gradients, float64 central differences, Python
-loops for ``vmap``, plain NumPy/SciPy for values.
+loops for ``vmap``, plain NumPy/SciPy for values.  Where a program's own backward pass is
+not the derivative of its forward pass, the test says so and checks ours against
+differences: Deep Learning from Scratch's ``SoftmaxWithLoss.backward`` leaves out
+``cross_entropy_error``'s ``log(y + 1e-7)`` (about 1e-6 apart), Machine Learning From
+Scratch's ``RNN`` input gradient keeps only the path through output ``t``, its
+``UpSampling2D`` backward subsamples where the adjoint of ``repeat`` sums, and its pooling
+layers' ``backward_pass`` raises (``column_to_image(..., 0)``).
 
 What this round found and fixed (each has a test here):
 
@@ -23,6 +31,7 @@ What this round found and fixed (each has a test here):
 from __future__ import annotations
 
 import copy
+import warnings
 from collections import OrderedDict
 
 import numpy as np
@@ -37,6 +46,7 @@ from tests.published8 import (
     dlfs_common,
     dlfs_multi_layer_net_extend,
     dlfs_simple_convnet,
+    mlfs_deep_learning,
 )
 from tests.tolerances import FD_TOL, assert_tree_close, tol
 
@@ -361,3 +371,179 @@ def test_dlfs_optimizers_unrolled():
         meta = ft.grad(lambda p: run(make(), df, p[0], p[1])[0])(np.array([-7.0, 2.0]))
         fd = fd_jacobian(lambda p: run(make(), df, p[0], p[1])[0], np.array([-7.0, 2.0]), eps=1e-4)
         close(meta, fd, {"rtol": 1e-6, "atol": 1e-9}, msg=name)
+
+
+# ======================================================================================
+# 5. "Machine Learning From Scratch"'s deep_learning layers: each backward_pass (which
+#    updates the weights through the optimizer: SGD with learning_rate=1 leaves
+#    W - dW) against ft.vjp of its forward_pass; a whole network's training step
+# ======================================================================================
+
+MLFS_WEIGHTS = ("W", "w0", "U", "V", "gamma", "beta")
+
+
+def _mlfs_build(layers, input_shape=None):
+    """``NeuralNetwork.add``'s set-up (that class needs ``progressbar``): each layer's input
+    shape from the layer before, weights from ``initialize`` with SGD at rate 1."""
+    optimizer = mlfs_deep_learning.StochasticGradientDescent(learning_rate=1.0)
+    built = []
+    for layer in layers:
+        if built:
+            layer.set_input_shape(shape=built[-1].output_shape())
+        elif input_shape is not None:
+            layer.set_input_shape(input_shape)
+        if hasattr(layer, "initialize"):
+            layer.initialize(optimizer=optimizer)
+        built.append(layer)
+    return built
+
+
+def _mlfs_weights(layers):
+    return [{k: getattr(layer, k) for k in MLFS_WEIGHTS if hasattr(layer, k)} for layer in layers]
+
+
+def _mlfs_forward(layers, weights, X, training=True):
+    """``NeuralNetwork._forward_pass`` on copies of ``layers`` holding ``weights``."""
+    layer_output = X
+    for layer, w in zip(layers, weights):
+        layer = copy.deepcopy(layer)
+        for k, v in w.items():
+            setattr(layer, k, v)
+        layer_output = layer.forward_pass(layer_output, training)
+    return layer_output
+
+
+def _mlfs_backprop(layers, X, dout, training=True):
+    """The program's own pass: forward, ``backward_pass`` in reverse; (input gradient,
+    weight gradients read off SGD's ``W - 1 * dW``)."""
+    layers = copy.deepcopy(layers)
+    before = _mlfs_weights(layers)
+    out = X
+    for layer in layers:
+        out = layer.forward_pass(out, training)
+    for layer in reversed(layers):
+        dout = layer.backward_pass(dout)
+    after = _mlfs_weights(layers)
+    return dout, [{k: b[k] - a[k] for k in b} for b, a in zip(before, after)]
+
+
+def test_mlfs_layers_backward(rng):
+    m = mlfs_deep_learning
+    np.random.seed(0)
+    X4, X2, X3 = rng.normal(size=(2, 2, 6, 6)), rng.normal(size=(5, 4)), rng.normal(size=(2, 4, 3))
+    cases = [
+        (m.Conv2D(3, (3, 3), input_shape=(2, 6, 6), padding="same"), X4),
+        (m.Conv2D(3, (3, 2), input_shape=(2, 6, 6), padding="valid", stride=2), X4),
+        (m.ZeroPadding2D((1, 2)), X4),
+        (m.Flatten(), X4),
+        (m.Dense(3, input_shape=(4,)), X2),
+        (m.BatchNormalization(), X2),
+        (m.RNN(5, input_shape=(4, 3), bptt_trunc=5), X3),  # no truncation in 4 steps
+    ]
+    cases += [
+        (m.Activation(a), X2)
+        for a in ("relu", "sigmoid", "selu", "elu", "leaky_relu", "tanh", "softplus")
+    ]
+    for layer, X in cases:
+        (layer,) = _mlfs_build([layer], X.shape[1:])
+        w = _mlfs_weights([layer])
+        out = _mlfs_forward([layer], w, X)
+        dout = rng.normal(size=out.shape)
+        value, vjp_fn = ft.vjp(lambda X, w: _mlfs_forward([layer], w, X), X, w)
+        close(value, out)
+        dX, dw = vjp_fn(dout)
+        hand_dX, hand_dw = _mlfs_backprop([layer], X, dout)
+        name = type(layer).__name__
+        close(dw, hand_dw, {"rtol": 1e-12, "atol": 1e-14}, msg=name)
+        if isinstance(layer, m.RNN):
+            # the program's input gradient keeps only the path through output t (its
+            # grad_wrt_state before the inner BPTT loop): differences are the oracle
+            close(dX, ft.grad(lambda X: np.sum(_mlfs_forward([layer], w, X) * dout))(X))
+            fd = fd_jacobian(
+                lambda s: np.sum(_mlfs_forward([layer], w, X + s * dout[..., :3]) * dout), 0.0
+            )
+            close(np.sum(dX * dout[..., :3]), fd, FD_TOL)
+            assert not np.allclose(dX, hand_dX)
+        else:
+            close(dX, hand_dX, {"rtol": 1e-12, "atol": 1e-14}, msg=name)
+    # UpSampling2D's backward_pass subsamples the output gradient; the adjoint of
+    # X.repeat(2, axis=2).repeat(2, axis=3) sums each 2 x 2 block
+    (up,) = _mlfs_build([m.UpSampling2D()], (2, 6, 6))
+    dout = rng.normal(size=(2, 2, 12, 12))
+    dX = ft.vjp(lambda X: _mlfs_forward([up], [{}], X), X4)[1](dout)[0]
+    close(dX, dout.reshape(2, 2, 6, 2, 6, 2).sum(axis=(3, 5)))
+    # the pooling layers' backward_pass calls column_to_image(..., 0), which has no
+    # padding rule for 0 (a TypeError in the program): forward-mode against differences
+    for pool in (
+        m.MaxPooling2D(pool_shape=(2, 2), stride=2, padding="valid"),
+        m.AveragePooling2D(),
+    ):
+        (pool,) = _mlfs_build([pool], (2, 6, 6))
+        if isinstance(pool, m.AveragePooling2D):
+            pool.padding = "valid"
+        t = rng.normal(size=X4.shape)
+        close(
+            ft.jvp(lambda X: _mlfs_forward([pool], [{}], X), (X4,), (t,))[1],
+            fd_jacobian(lambda s: _mlfs_forward([pool], [{}], X4 + s * t), 0.0),
+            FD_TOL,
+        )
+        close(
+            ft.vmap(lambda X: _mlfs_forward([pool], [{}], X))(X4[:, None]),
+            np.stack([_mlfs_forward([pool], [{}], x[None]) for x in X4]),
+        )
+    # elementwise activations' gradient() and the losses' gradient()
+    for name, cls in m.activation_functions.items():
+        if name != "softmax":
+            act = cls()
+            close(ft.elementwise_grad(act)(X2), act.gradient(X2), msg=name)
+    soft = m.Softmax()  # its gradient() is the Jacobian's diagonal
+    close(soft.gradient(X2), np.stack([np.diag(ft.jacrev(soft)(x)) for x in X2]))
+    y, p = (rng.random((5, 3)) > 0.5) * 1.0, rng.uniform(0.05, 0.95, size=(5, 3))
+    for loss in (m.SquareLoss(), m.CrossEntropy()):
+        close(ft.grad(lambda p: np.sum(loss.loss(y, p)))(p), loss.gradient(y, p))
+
+
+def test_mlfs_network_training_step(rng):
+    m = mlfs_deep_learning
+    np.random.seed(1)
+    layers = _mlfs_build(
+        [
+            m.Conv2D(
+                n_filters=2, filter_shape=(3, 3), stride=1, input_shape=(1, 6, 6), padding="same"
+            ),
+            m.Activation("relu"),
+            m.Dropout(0.25),
+            m.BatchNormalization(),
+            m.Flatten(),
+            m.Dense(5),
+            m.Activation("tanh"),
+            m.Dense(3),
+            m.Activation("sigmoid"),
+        ]
+    )
+    X, y = rng.normal(size=(4, 1, 6, 6)), np.eye(3)[rng.integers(0, 3, 4)]
+    loss_function = m.CrossEntropy()
+    weights = _mlfs_weights(layers)
+
+    def loss_of(weights, X):
+        np.random.seed(3)  # Dropout's mask
+        # train_on_batch reports np.mean of the loss, and backpropagates the sum's gradient
+        return np.sum(loss_function.loss(y, _mlfs_forward(layers, weights, X)))
+
+    np.random.seed(3)
+    y_pred = _mlfs_forward(layers, weights, X)
+    np.random.seed(3)
+    _, hand = _mlfs_backprop(layers, X, loss_function.gradient(y, y_pred))
+    g = ft.grad(loss_of)(weights, X)
+    close(g, hand)
+    Xs = rng.normal(size=(2, 4, 1, 6, 6))
+    close(
+        ft.vmap(ft.grad(loss_of), in_dims=(None, 0), randomness="same")(weights, Xs),
+        optree.tree_map(lambda *v: np.stack(v), *[ft.grad(loss_of)(weights, x) for x in Xs]),
+    )
+    jitted = ft.jit(loss_of)
+    with warnings.catch_warnings():
+        # Dropout's numpy.random draw: jit runs this signature eagerly, and says so
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for x in (X, Xs[0]):
+            close(jitted(weights, x), loss_of(weights, x))
