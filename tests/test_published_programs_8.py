@@ -9,7 +9,8 @@ Scratch" (``common/``'s layers with hand-written backward passes, im2col/col2im,
 optimizers; ch07's ``SimpleConvNet``; ``MultiLayerNetExtend`` with batch norm and
 dropout); Linder-Norén's "Machine Learning From Scratch" ``deep_learning`` layers
 (``Conv2D`` by fancy-index im2col and ``np.add.at``, a vanilla ``RNN`` with BPTT, batch
-norm, activations, losses) and a small network's training step.
+norm, activations, losses) and a small network's training step; Jay Mody's picoGPT
+(``gpt2.py``: GPT-2's forward pass and greedy ``generate``).
 
 Oracles: the programs' own hand-written gradients, float64 central differences, Python
 loops for ``vmap``, plain NumPy/SciPy for values.  Where a program's own backward pass is
@@ -47,6 +48,7 @@ from tests.published8 import (
     dlfs_multi_layer_net_extend,
     dlfs_simple_convnet,
     mlfs_deep_learning,
+    picogpt_gpt2,
 )
 from tests.tolerances import FD_TOL, assert_tree_close, tol
 
@@ -547,3 +549,113 @@ def test_mlfs_network_training_step(rng):
         warnings.simplefilter("ignore", RuntimeWarning)
         for x in (X, Xs[0]):
             close(jitted(weights, x), loss_of(weights, x))
+
+
+# ======================================================================================
+# 6. picoGPT's gpt2.py: GPT-2's forward pass (heads as a Python list of np.split pieces)
+#    and its greedy generate loop (int(np.argmax(...)) appended to a list): the loss's
+#    gradient against differences, vmap over sequences and over an ensemble of models
+#    against loops (the token ids index a plain array: rows are split), jit, and
+#    generate under vmap and grad
+# ======================================================================================
+
+
+def _gpt2_params(rng, n_vocab=11, n_ctx=8, n_embd=8, n_layer=2):
+    def lin(i, o):
+        return {"w": 0.3 * rng.normal(size=(i, o)), "b": 0.1 * rng.normal(size=o)}
+
+    def ln():
+        return {"g": 1 + 0.1 * rng.normal(size=n_embd), "b": 0.1 * rng.normal(size=n_embd)}
+
+    blocks = [
+        {
+            "mlp": {"c_fc": lin(n_embd, 4 * n_embd), "c_proj": lin(4 * n_embd, n_embd)},
+            "attn": {"c_attn": lin(n_embd, 3 * n_embd), "c_proj": lin(n_embd, n_embd)},
+            "ln_1": ln(),
+            "ln_2": ln(),
+        }
+        for _ in range(n_layer)
+    ]
+    return {
+        "wte": rng.normal(size=(n_vocab, n_embd)),
+        "wpe": 0.3 * rng.normal(size=(n_ctx, n_embd)),
+        "blocks": blocks,
+        "ln_f": ln(),
+    }
+
+
+def _tree_axpy(a, x, y):
+    return optree.tree_map(lambda u, v: u + a * v, y, x)
+
+
+def test_picogpt_gpt2(rng, capsys):
+    g, n_head = picogpt_gpt2, 2
+    params = _gpt2_params(rng)
+    inputs, targets = [3, 1, 4, 1, 5], np.array([1, 4, 1, 5, 9])
+
+    def loss(params, inputs, targets):
+        logits = g.gpt2(inputs, **params, n_head=n_head)
+        logp = logits - np.log(np.sum(np.exp(logits), axis=-1, keepdims=True))
+        return -np.mean(logp[np.arange(len(targets)), targets])
+
+    grads = ft.grad(loss)(params, inputs, targets)
+    direction = optree.tree_map(lambda v: rng.normal(size=v.shape), params)
+    along = sum(
+        np.vdot(a, b) for a, b in zip(optree.tree_leaves(grads), optree.tree_leaves(direction))
+    )
+    fd = fd_jacobian(
+        lambda s: loss(_tree_axpy(s, direction, params), inputs, targets), 0.0, eps=1e-4
+    )
+    close(along, fd, FD_TOL)
+    close(
+        grads["ln_f"]["g"],
+        fd_jacobian(
+            lambda v: loss(dict(params, ln_f={"g": v, "b": params["ln_f"]["b"]}), inputs, targets),
+            params["ln_f"]["g"],
+        ),
+        FD_TOL,
+    )
+
+    def forward(params, ids):
+        return g.gpt2(ids, **params, n_head=n_head)
+
+    batch = np.array([[3, 1, 4, 1, 5], [2, 7, 1, 8, 2], [1, 6, 1, 8, 0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ft.errors.PerformanceWarning)  # wte[ids]: split rows
+        close(
+            ft.vmap(forward, in_dims=(None, 0))(params, batch),
+            np.stack([forward(params, list(ids)) for ids in batch]),
+        )
+    ensemble = optree.tree_map(lambda v: np.stack([v, v + 0.05 * rng.normal(size=v.shape)]), params)
+    members = [optree.tree_map(lambda v: v[i], ensemble) for i in range(2)]
+    close(
+        ft.vmap(forward, in_dims=(0, None))(ensemble, inputs),
+        np.stack([forward(p, inputs) for p in members]),
+    )
+    jitted = ft.jit(forward)
+    for ids in batch:
+        close(jitted(params, ids), forward(params, list(ids)))
+
+    # the greedy decode loop: int(next_id) per row splits an ensemble by its choices
+    def generated(wte):
+        return np.array(g.generate(list(inputs), dict(params, wte=wte), n_head, 3))
+
+    wtes = rng.normal(size=(4,) + params["wte"].shape)
+    loop = np.stack([generated(w) for w in wtes])
+    assert len({tuple(r) for r in loop}) > 1  # the members disagree
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ft.errors.PerformanceWarning)
+        close(ft.vmap(generated)(wtes), loop)
+
+    def loss_after_generating(wte):
+        p = dict(params, wte=wte)
+        ids = g.generate(list(inputs), p, n_head, 2)
+        return loss(p, inputs + ids[:-1], np.array(inputs[1:] + ids))
+
+    direction = rng.normal(size=params["wte"].shape)
+    close(
+        np.vdot(ft.grad(loss_after_generating)(params["wte"]), direction),
+        fd_jacobian(lambda s: loss_after_generating(params["wte"] + s * direction), 0.0, eps=1e-4),
+        FD_TOL,
+    )
+    capsys.readouterr()  # tqdm's progress bars
