@@ -10,7 +10,8 @@ optimizers; ch07's ``SimpleConvNet``; ``MultiLayerNetExtend`` with batch norm an
 dropout); Linder-Norén's "Machine Learning From Scratch" ``deep_learning`` layers
 (``Conv2D`` by fancy-index im2col and ``np.add.at``, a vanilla ``RNN`` with BPTT, batch
 norm, activations, losses) and a small network's training step; Jay Mody's picoGPT
-(``gpt2.py``: GPT-2's forward pass and greedy ``generate``).
+(``gpt2.py``: GPT-2's forward pass and greedy ``generate``); JAX's notebook
+"Autobatching log-densities" (``vmapped_log_probs``).
 
 Oracles: the programs' own hand-written gradients, float64 central differences, Python
 loops for ``vmap``, plain NumPy/SciPy for values.  Where a program's own backward pass is
@@ -47,6 +48,7 @@ from tests.published8 import (
     dlfs_common,
     dlfs_multi_layer_net_extend,
     dlfs_simple_convnet,
+    jax_vmapped_log_probs,
     mlfs_deep_learning,
     picogpt_gpt2,
 )
@@ -659,3 +661,54 @@ def test_picogpt_gpt2(rng, capsys):
         FD_TOL,
     )
     capsys.readouterr()  # tqdm's progress bars
+
+
+# ======================================================================================
+# 7. JAX's notebook "Autobatching log-densities": vmap of the one-beta log-joint equals
+#    the hand-batched one and plain NumPy/SciPy; the jitted value_and_grad of the ELBO
+#    (through jit(vmap(jit(log_joint)))) against differences; SGD steps replay jit
+# ======================================================================================
+
+
+def test_jax_vmapped_log_probs(capsys):
+    m = jax_vmapped_log_probs  # its cells ran at import
+    x, y = m.all_x.astype(np.float64), m.y
+
+    def numpy_log_joint(beta, scale):
+        prior = np.sum(scipy.stats.norm.logpdf(beta, loc=0.0, scale=scale))
+        return prior + np.sum(-np.log(1 + np.exp(-(2 * y - 1) * (x @ beta))))
+
+    expected = np.array([numpy_log_joint(b, 1.0) for b in m.batched_test_beta])
+    close(m.autobatched, expected, {"rtol": 1e-6, "atol": 1e-6})  # all_x is float32
+    close(m.autobatched, m.manually_batched)
+    close(
+        m.vmap_batched_log_joint(m.batched_test_beta),
+        np.array([m.non_batched_log_joint(b) for b in m.batched_test_beta]),
+    )
+    with pytest.raises(ValueError, match="could not be broadcast"):  # the notebook's point
+        m.non_batched_log_joint(m.batched_test_beta)
+
+    rng = np.random.default_rng(3)
+    loc, log_scale = 0.3 * rng.normal(size=10), -0.5 + 0.1 * rng.normal(size=10)
+    epsilon = rng.normal(size=(6, 10))
+    value, (g_loc, g_log_scale) = m.elbo_val_and_grad(loc, log_scale, epsilon)
+
+    def numpy_elbo(loc, log_scale):
+        samples = loc + np.exp(log_scale) * epsilon
+        return np.mean([numpy_log_joint(b, 10.0) for b in samples]) + np.sum(
+            log_scale - 0.5 * np.log(2 * np.pi)
+        )
+
+    close(value, numpy_elbo(loc, log_scale), {"rtol": 1e-6, "atol": 1e-6})
+    close(g_loc, fd_jacobian(lambda v: numpy_elbo(v, log_scale), loc), {"rtol": 1e-6, "atol": 1e-6})
+    close(
+        g_log_scale,
+        fd_jacobian(lambda v: numpy_elbo(loc, v), log_scale),
+        {"rtol": 1e-6, "atol": 1e-6},
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # a jit running eagerly would warn
+        beta_loc, beta_log_scale = m.optimize(21)
+    assert beta_loc.dtype == np.float32 and beta_log_scale.dtype == np.float32
+    elbos = [float(line.split("\t")[1]) for line in capsys.readouterr().out.splitlines()]
+    assert len(elbos) == 3 and elbos[0] < elbos[1] < elbos[2]
