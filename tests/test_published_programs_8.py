@@ -11,7 +11,8 @@ dropout); Linder-Norén's "Machine Learning From Scratch" ``deep_learning`` laye
 (``Conv2D`` by fancy-index im2col and ``np.add.at``, a vanilla ``RNN`` with BPTT, batch
 norm, activations, losses) and a small network's training step; Jay Mody's picoGPT
 (``gpt2.py``: GPT-2's forward pass and greedy ``generate``); JAX's notebook
-"Autobatching log-densities" (``vmapped_log_probs``).
+"Autobatching log-densities" (``vmapped_log_probs``); the ``rmsd`` package's Kabsch and
+quaternion RMSDs.
 
 Oracles: the programs' own hand-written gradients, float64 central differences, Python
 loops for ``vmap``, plain NumPy/SciPy for values.  Where a program's own backward pass is
@@ -45,6 +46,7 @@ import scipy.stats
 import ftransforms as ft
 from tests.published8 import (
     autograd_bayesian_optimization,
+    charnley_rmsd,
     dlfs_common,
     dlfs_multi_layer_net_extend,
     dlfs_simple_convnet,
@@ -712,3 +714,54 @@ def test_jax_vmapped_log_probs(capsys):
     assert beta_loc.dtype == np.float32 and beta_log_scale.dtype == np.float32
     elbos = [float(line.split("\t")[1]) for line in capsys.readouterr().out.splitlines()]
     assert len(elbos) == 3 and elbos[0] < elbos[1] < elbos[2]
+
+
+# ======================================================================================
+# 8. The rmsd package's Kabsch, weighted Kabsch and quaternion RMSDs: the three agree;
+#    their gradients against the closed form 2/N (P U - Q) U^T (the rotation is
+#    optimal) and differences; vmap (the det-sign branch splits rows) and jit
+# ======================================================================================
+
+
+def test_charnley_rmsd(rng):
+    m = charnley_rmsd
+    P, Q = rng.normal(size=(6, 3)), rng.normal(size=(6, 3))
+    P, Q = P - m.centroid(P), Q - m.centroid(Q)
+    rmsds = {
+        "kabsch": lambda P: m.kabsch_rmsd(P, Q),
+        "translate": lambda P: m.kabsch_rmsd(P, Q, translate=True),
+        "weighted": lambda P: m.kabsch_weighted_rmsd(P, Q),
+        "quaternion": lambda P: m.quaternion_rmsd(P, Q),
+    }
+    U = m.kabsch(P, Q)
+    value = np.sqrt(np.sum((P @ U - Q) ** 2) / 6)
+    closed_form = (P @ U - Q) @ U.T / (6 * value)  # d/dP of sqrt(|P U - Q|^2 / N)
+    for name, f in rmsds.items():
+        close(f(P), value, {"rtol": 1e-12, "atol": 0}, msg=name)
+        g = ft.grad(f)(P)
+        close(g, closed_form, {"rtol": 1e-9, "atol": 1e-12}, msg=name)
+        close(g, fd_jacobian(f, P), FD_TOL, msg=name)
+    # kabsch_fit's coordinates: their Jacobian against differences
+    close(
+        ft.jacfwd(lambda P: m.kabsch_fit(P, Q))(P),
+        fd_jacobian(lambda P: m.kabsch_fit(P, Q), P),
+        FD_TOL,
+    )
+    Ps = rng.normal(size=(5, 6, 3))
+    for name in ("translate", "weighted", "quaternion"):
+        f = rmsds[name]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ft.errors.PerformanceWarning)  # if d: splits
+            close(ft.vmap(f)(Ps), np.array([f(p) for p in Ps]), msg=name)
+            close(ft.vmap(ft.grad(f))(Ps), np.stack([ft.grad(f)(p) for p in Ps]), msg=name)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # if d: jit runs eagerly
+            jitted = ft.jit(f)
+            for p in Ps[:2]:
+                close(jitted(p), f(p), msg=name)
+
+    def reflected(p):  # kabsch's `d`: the branch taken
+        V, S, W = np.linalg.svd((p - m.centroid(p)).T @ Q)
+        return bool(np.linalg.det(V) * np.linalg.det(W) < 0)
+
+    assert len({reflected(p) for p in Ps}) == 2  # the rows disagree: vmap split them
