@@ -12,7 +12,8 @@ dropout); Linder-Norén's "Machine Learning From Scratch" ``deep_learning`` laye
 norm, activations, losses) and a small network's training step; Jay Mody's picoGPT
 (``gpt2.py``: GPT-2's forward pass and greedy ``generate``); JAX's notebook
 "Autobatching log-densities" (``vmapped_log_probs``); the ``rmsd`` package's Kabsch and
-quaternion RMSDs.
+quaternion RMSDs; scikit-image's ``structural_similarity``, ``richardson_lucy`` and
+``wiener``.
 
 Oracles: the programs' own hand-written gradients, float64 central differences, Python
 loops for ``vmap``, plain NumPy/SciPy for values.  Where a program's own backward pass is
@@ -21,7 +22,9 @@ differences: Deep Learning from Scratch's ``SoftmaxWithLoss.backward`` leaves ou
 ``cross_entropy_error``'s ``log(y + 1e-7)`` (about 1e-6 apart), Machine Learning From
 Scratch's ``RNN`` input gradient keeps only the path through output ``t``, its
 ``UpSampling2D`` backward subsamples where the adjoint of ``repeat`` sums, and its pooling
-layers' ``backward_pass`` raises (``column_to_image(..., 0)``).
+layers' ``backward_pass`` raises (``column_to_image(..., 0)``); scikit-image's SSIM
+``gradient=True`` leaves out the sample covariance's ``NP / (NP - 1)`` (exact with
+``use_sample_covariance=False``).
 
 What this round found and fixed (each has a test here):
 
@@ -53,6 +56,7 @@ from tests.published8 import (
     jax_vmapped_log_probs,
     mlfs_deep_learning,
     picogpt_gpt2,
+    skimage_ssim_deconvolution,
 )
 from tests.tolerances import FD_TOL, assert_tree_close, tol
 
@@ -765,3 +769,112 @@ def test_charnley_rmsd(rng):
         return bool(np.linalg.det(V) * np.linalg.det(W) < 0)
 
     assert len({reflected(p) for p in Ps}) == 2  # the rows disagree: vmap split them
+
+
+# ======================================================================================
+# 9. scikit-image's structural_similarity (its gradient=True is Avanaki's hand-written
+#    gradient of the full SSIM map's mean), richardson_lucy and wiener: against the
+#    hand-written gradient, differences, loops and jit
+# ======================================================================================
+
+
+def test_skimage_structural_similarity(rng):
+    m = skimage_ssim_deconvolution
+    a = rng.random((14, 13))
+    b = np.clip(a + 0.2 * rng.normal(size=a.shape), 0, 1)
+
+    def full_mean(y, **kw):
+        return m.structural_similarity(a, y, data_range=1.0, full=True, **kw)[1].mean()
+
+    # population covariance: the hand-written gradient is exact, edges included
+    _, hand = m.structural_similarity(
+        a, b, data_range=1.0, gradient=True, use_sample_covariance=False
+    )
+    close(ft.grad(full_mean)(b, use_sample_covariance=False), hand, {"rtol": 1e-10, "atol": 1e-15})
+    # the default sample covariance scales variances by NP / (NP - 1), which that
+    # gradient leaves out: ours is the derivative (differences), the program's is not
+    _, hand = m.structural_similarity(a, b, data_range=1.0, gradient=True)
+    g = ft.grad(full_mean)(b)
+    close(g, fd_jacobian(full_mean, b), FD_TOL)
+    assert not np.allclose(g, hand, rtol=1e-3, atol=1e-6)
+
+    def mssim(y):  # the returned value: the mean over the map cropped by the window
+        return m.structural_similarity(a, y, data_range=1.0)
+
+    close(ft.grad(mssim)(b), fd_jacobian(mssim, b), FD_TOL)
+    B = np.clip(b + 0.05 * rng.normal(size=(3,) + b.shape), 0, 1)
+    close(ft.vmap(mssim)(B), np.array([mssim(y) for y in B]))
+    jitted = ft.jit(mssim)
+    for y in B[:2]:
+        close(jitted(y), mssim(y))
+    # channels (a loop writing each channel's result into np.empty), Gaussian weights
+    A = rng.random((11, 11, 2))
+    Bc = np.clip(A + 0.1 * rng.normal(size=A.shape), 0, 1)
+    _, hand, _ = m.structural_similarity(
+        A,
+        Bc,
+        data_range=1.0,
+        channel_axis=-1,
+        gradient=True,
+        full=True,
+        use_sample_covariance=False,
+    )
+    close(
+        ft.grad(
+            lambda y: m.structural_similarity(
+                A, y, data_range=1.0, channel_axis=-1, full=True, use_sample_covariance=False
+            )[1].mean()
+        )(Bc),
+        hand / 2,  # the mean over both channels' maps
+        {"rtol": 1e-10, "atol": 1e-15},
+    )
+
+    def gaussian_mssim(y):
+        return m.structural_similarity(
+            A, y, data_range=1.0, channel_axis=-1, gaussian_weights=True, sigma=1.0
+        )
+
+    t = rng.normal(size=Bc.shape)
+    close(
+        ft.jvp(gaussian_mssim, (Bc,), (t,))[1],
+        fd_jacobian(lambda s: gaussian_mssim(Bc + s * t), 0.0),
+        FD_TOL,
+    )
+
+
+def test_skimage_deconvolution(rng):
+    m = skimage_ssim_deconvolution
+    img, psf = rng.random((10, 10)), np.ones((3, 3)) / 9 + 0.01 * rng.random((3, 3))
+
+    def rl(img, psf):
+        return m.richardson_lucy(img, psf, num_iter=5)
+
+    assert 0 < np.count_nonzero(m.richardson_lucy(img, psf, num_iter=5, clip=False) > 1) < img.size
+    t = rng.normal(size=img.shape)
+    close(
+        ft.jvp(lambda x: rl(x, psf), (img,), (t,))[1],
+        fd_jacobian(lambda s: rl(img + s * t, psf), 0.0),
+        FD_TOL,
+    )
+    close(
+        ft.grad(lambda p: np.sum(rl(img, p) ** 2))(psf),
+        fd_jacobian(lambda p: np.sum(rl(img, p) ** 2), psf),
+        {"rtol": 1e-6, "atol": 1e-8},
+    )
+    imgs = np.stack([img, 0.5 * img, img**2])
+    close(ft.vmap(rl, in_dims=(0, None))(imgs, psf), np.stack([rl(x, psf) for x in imgs]))
+    jitted = ft.jit(rl)
+    for x in imgs[:2]:
+        close(jitted(x, psf), rl(x, psf))
+
+    def wiener_energy(x, balance):
+        return np.sum(m.wiener(x, psf, balance) ** 2)
+
+    close(
+        ft.grad(wiener_energy, argnums=(0, 1))(img, 0.1),
+        (
+            fd_jacobian(lambda x: wiener_energy(x, 0.1), img),
+            fd_jacobian(lambda b: wiener_energy(img, b), 0.1),
+        ),
+        {"rtol": 1e-6, "atol": 1e-8},
+    )
