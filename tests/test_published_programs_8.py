@@ -28,6 +28,13 @@ layers' ``backward_pass`` raises (``column_to_image(..., 0)``); scikit-image's S
 
 What this round found and fixed (each has a test here):
 
+* a SciPy module imported while a transform runs (``from scipy.spatial.distance import
+  pdist`` inside the function, or ``import scipy`` at the top and ``scipy.linalg.expm(t)``
+  / ``scipy.special.logsumexp(t)`` inside, which SciPy imports lazily) kept SciPy's own
+  functions for that call: the first call raised ``TracerConversionError`` and the
+  second worked.  Such a module is now patched as soon as it has run (NOTE [SciPy modules
+  imported while a transform runs] in ``ftransforms/scipy/own_names.py``);
+
 * autograd's ``grad``/``value_and_grad`` differentiate an output of one element of any
   shape (bayesian_optimization.py's acquisition returns shape ``(1,)``), which ``ft.grad``
   refuses as JAX does: ``ftransforms.autograd_compat`` now has autograd's ``grad`` and
@@ -37,6 +44,7 @@ What this round found and fixed (each has a test here):
 from __future__ import annotations
 
 import copy
+import sys
 import warnings
 from collections import OrderedDict
 
@@ -878,3 +886,32 @@ def test_skimage_deconvolution(rng):
         ),
         {"rtol": 1e-6, "atol": 1e-8},
     )
+
+
+# ======================================================================================
+# 10. A SciPy module imported while a transform runs (a function's own ``from scipy...
+#     import``, or ``import scipy`` and a submodule SciPy loads lazily) is answered in
+#     that first call, not only from the next one on
+# ======================================================================================
+
+
+def test_scipy_module_imported_inside_the_transformed_function(monkeypatch, rng):
+    import scipy.spatial.distance as imported_before
+
+    from ftransforms.scipy import own_names
+
+    ft.grad(lambda x: x * x)(1.0)  # a transform has run: the module above is patched
+    # as if scipy.spatial.distance were imported for the first time, inside f
+    monkeypatch.setattr(own_names, "_DONE", own_names._DONE - {"spatial.distance"})
+    monkeypatch.delitem(sys.modules, "scipy.spatial.distance")
+    monkeypatch.setattr(sys.modules["scipy.spatial"], "distance", imported_before)
+
+    def f(x):
+        from scipy.spatial.distance import pdist
+
+        return np.sum(pdist(x) ** 2)
+
+    x = rng.normal(size=(4, 2))
+    g = ft.grad(f)(x)  # the first call (it raised TracerConversionError)
+    assert sys.modules["scipy.spatial.distance"] is not imported_before  # imported in f
+    close(g, fd_jacobian(f, x), FD_TOL)
