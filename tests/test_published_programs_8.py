@@ -34,6 +34,13 @@ What this round found and fixed (each has a test here):
   functions for that call: the first call raised ``TracerConversionError`` and the
   second worked.  Such a module is now patched as soon as it has run (NOTE [SciPy modules
   imported while a transform runs] in ``ftransforms/scipy/own_names.py``);
+* a ``scipy.stats`` distribution that ``ftransforms.scipy.stats`` lacks (``skewnorm``,
+  ``genextreme``, ``zipf``, ... 72 continuous and most discrete ones) with a traced shape
+  parameter computed on object arrays and failed deep inside SciPy with NumPy's
+  ``TypeError`` (``ufunc 'isfinite' not supported``), or a ``RecursionError``: its
+  density, probability and moment methods now raise ``TracerConversionError`` naming the
+  method and the fix, as with a traced ``x`` or ``loc`` (NOTE [SciPy's Python functions
+  on tracers]);
 
 * autograd's ``grad``/``value_and_grad`` differentiate an output of one element of any
   shape (bayesian_optimization.py's acquisition returns shape ``(1,)``), which ``ft.grad``
@@ -915,3 +922,28 @@ def test_scipy_module_imported_inside_the_transformed_function(monkeypatch, rng)
     g = ft.grad(f)(x)  # the first call (it raised TracerConversionError)
     assert sys.modules["scipy.spatial.distance"] is not imported_before  # imported in f
     close(g, fd_jacobian(f, x), FD_TOL)
+
+
+# ======================================================================================
+# 11. A scipy.stats distribution that ftransforms.scipy.stats lacks, at a traced shape
+#     parameter: a clear TracerConversionError (it was NumPy's TypeError from deep inside
+#     SciPy, or a RecursionError for zipf); the distributions it has still answer
+# ======================================================================================
+
+
+def test_scipy_stats_distribution_without_a_counterpart_at_a_traced_shape():
+    cases = [
+        ("skewnorm.logpdf", lambda a: scipy.stats.skewnorm.logpdf(0.3, a), 1.5),
+        ("genextreme.logpdf", lambda c: scipy.stats.genextreme(c).logpdf(0.3), 0.2),  # frozen
+        ("skewnorm.mean", lambda a: scipy.stats.skewnorm.mean(a), 1.5),
+        ("zipf.logpmf", lambda a: scipy.stats.zipf.logpmf(2, a), 2.5),
+    ]
+    for name, f, a in cases:
+        with pytest.raises(
+            ft.errors.TracerConversionError, match=r"^grad\(<lambda>\): scipy\.stats\." + name
+        ) as info:
+            ft.grad(f)(a)
+        assert "no counterpart" in str(info.value) and "ftransforms.numpy" in str(info.value)
+    # a distribution with a counterpart, traced shape and location
+    g = ft.grad(lambda a: scipy.stats.gamma.logpdf(1.3, a, loc=0.1 * a))(1.5)
+    close(g, fd_jacobian(lambda a: scipy.stats.gamma.logpdf(1.3, a, loc=0.1 * a), 1.5), FD_TOL)
