@@ -13,7 +13,7 @@ norm, activations, losses) and a small network's training step; Jay Mody's picoG
 (``gpt2.py``: GPT-2's forward pass and greedy ``generate``); JAX's notebook
 "Autobatching log-densities" (``vmapped_log_probs``); the ``rmsd`` package's Kabsch and
 quaternion RMSDs; scikit-image's ``structural_similarity``, ``richardson_lucy`` and
-``wiener``.
+``wiener``; PythonRobotics' ICP matching.
 
 Oracles: the programs' own hand-written gradients, float64 central differences, Python
 loops for ``vmap``, plain NumPy/SciPy for values.  Where a program's own backward pass is
@@ -71,6 +71,7 @@ from tests.published8 import (
     jax_vmapped_log_probs,
     mlfs_deep_learning,
     picogpt_gpt2,
+    pythonrobotics_icp,
     skimage_ssim_deconvolution,
 )
 from tests.tolerances import FD_TOL, assert_tree_close, tol
@@ -893,6 +894,56 @@ def test_skimage_deconvolution(rng):
         ),
         {"rtol": 1e-6, "atol": 1e-8},
     )
+
+
+# ======================================================================================
+# 9b. PythonRobotics' ICP matching: a while loop on the traced residual, nearest
+#     neighbours by argmin, the motion by SVD, slices written into np.zeros; Jacobians
+#     against differences, vmap over motions (their iteration counts differ) against
+#     the loop
+# ======================================================================================
+
+
+def test_pythonrobotics_icp(rng, capsys):
+    m = pythonrobotics_icp
+    px, py = (rng.random(15) - 0.5) * 10, (rng.random(15) - 0.5) * 10
+    previous_points = np.vstack((px, py))
+
+    def moved(motion):
+        c, s = np.cos(motion[2]), np.sin(motion[2])
+        return np.vstack((c * px - s * py + motion[0], s * px + c * py + motion[1]))
+
+    motion = np.array([0.2, 0.4, np.deg2rad(-5.0)])  # small: ICP finds the motion
+    current_points = moved(motion)
+    R, T = m.icp_matching(previous_points, current_points)
+    c, s = np.cos(motion[2]), np.sin(motion[2])
+    close(R, np.array([[c, s], [-s, c]]), {"rtol": 0, "atol": 1e-10})  # the inverse motion
+    assert "Converge" in capsys.readouterr().out
+
+    def translation(points):
+        return m.icp_matching(previous_points, points)[1]
+
+    close(ft.jacfwd(translation)(current_points), fd_jacobian(translation, current_points), FD_TOL)
+    close(
+        ft.grad(lambda points: np.sum(m.icp_matching(previous_points, points)[0] ** 3))(
+            current_points
+        ),
+        fd_jacobian(
+            lambda points: np.sum(m.icp_matching(previous_points, points)[0] ** 3), current_points
+        ),
+        FD_TOL,
+    )
+    batch = np.stack([moved(motion * k) for k in (1.0, 0.3, 1.6)])
+    loop = [m.icp_matching(previous_points, points) for points in batch]
+    counts = [
+        line.rsplit(" ", 1)[1] for line in capsys.readouterr().out.splitlines() if "onverge" in line
+    ]
+    assert len(set(counts)) > 1  # the rows take different numbers of iterations
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ft.errors.PerformanceWarning)
+        batched = ft.vmap(lambda points: m.icp_matching(previous_points, points))(batch)
+    close(batched, tuple(np.stack(r) for r in zip(*loop)))
+    capsys.readouterr()
 
 
 # ======================================================================================
