@@ -116,8 +116,8 @@ def test_autograd_bayesian_optimization(monkeypatch, capsys):
 
     def recording_minimize(fun, x0, *args, **kwargs):
         calls.append((fun, np.array(x0, dtype=float), kwargs["method"]))
-        if kwargs["method"] == "L-BFGS-B":  # shrunk: 3 iterations per start, not 10
-            kwargs["options"] = {"maxiter": 3}
+        if kwargs["method"] == "L-BFGS-B":  # shrunk: 2 iterations per start, not 10
+            kwargs["options"] = {"maxiter": 2}
         return scipy.optimize.minimize(fun, x0, *args, **kwargs)
 
     monkeypatch.setattr(m, "minimize", recording_minimize)
