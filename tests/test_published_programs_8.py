@@ -13,7 +13,8 @@ norm, activations, losses) and a small network's training step; Jay Mody's picoG
 (``gpt2.py``: GPT-2's forward pass and greedy ``generate``); JAX's notebook
 "Autobatching log-densities" (``vmapped_log_probs``); the ``rmsd`` package's Kabsch and
 quaternion RMSDs; scikit-image's ``structural_similarity``, ``richardson_lucy`` and
-``wiener``; PythonRobotics' ICP matching.
+``wiener``; PythonRobotics' ICP matching; Rougier's "100 NumPy exercises" (the answers
+that define functions).
 
 Oracles: the programs' own hand-written gradients, float64 central differences, Python
 loops for ``vmap``, plain NumPy/SciPy for values.  Where a program's own backward pass is
@@ -41,6 +42,11 @@ What this round found and fixed (each has a test here):
   density, probability and moment methods now raise ``TracerConversionError`` naming the
   method and the fix, as with a traced ``x`` or ``loc`` (NOTE [SciPy's Python functions
   on tracers]);
+* ``t.view(np.ndarray)`` / ``t.view(type=np.ndarray)`` of a traced array (library code's
+  way to drop a subclass) raised "reinterpreting an array's bits as another dtype" (NumPy
+  reads ``np.dtype(np.ndarray)`` as ``object``): it is a plain view, as ``t.view()``; a
+  view as another ndarray subclass (#85's ``.view(Symetric)``) is refused with an error
+  that names the subclass;
 
 * autograd's ``grad``/``value_and_grad`` differentiate an output of one element of any
   shape (bayesian_optimization.py's acquisition returns shape ``(1,)``), which ``ft.grad``
@@ -72,6 +78,7 @@ from tests.published8 import (
     mlfs_deep_learning,
     picogpt_gpt2,
     pythonrobotics_icp,
+    rougier_numpy100,
     skimage_ssim_deconvolution,
 )
 from tests.tolerances import FD_TOL, assert_tree_close, tol
@@ -944,6 +951,60 @@ def test_pythonrobotics_icp(rng, capsys):
         batched = ft.vmap(lambda points: m.icp_matching(previous_points, points))(batch)
     close(batched, tuple(np.stack(r) for r in zip(*loop)))
     capsys.readouterr()
+
+
+# ======================================================================================
+# 9c. Rougier's "100 NumPy exercises": the answers that define functions, against
+#     differences and loops; #85's ndarray subclass view of a traced array is refused
+#     with an error naming the subclass, x.view(np.ndarray) is a plain view
+# ======================================================================================
+
+
+def test_rougier_numpy100(rng):
+    m = rougier_numpy100
+    P0, P1 = rng.uniform(-10, 10, (6, 2)), rng.uniform(-10, 10, (6, 2))
+    p, points = rng.uniform(-10, 10, (1, 2)), rng.uniform(-10, 10, (4, 2))
+    a = rng.random(10)
+    cases = [
+        (lambda a: m.moving_average(a, 3), a),
+        (lambda a: m.rolling(a, 3), a),
+        (lambda P0: m.distance_faster(P0, P1, p), P0),
+        (lambda P0: m.distance_slower(P0, P1, p), P0),
+        (lambda points: m.distance_points_to_lines(points, P0, P1), points),
+    ]
+    close(m.distance_faster(P0, P1, p), m.distance_slower(P0, P1, p))
+    close(
+        m.distance_points_to_lines(points, P0, P1)[:, :1],
+        np.stack([m.distance_slower(P0[:1], P1[:1], q[None]) for q in points]),
+    )
+    for f, x in cases:
+        close(ft.jacrev(f)(x), fd_jacobian(f, x), FD_TOL)
+        close(ft.jacfwd(f)(x), ft.jacrev(f)(x))
+        batch = np.stack([x, 1.1 * x, 0.9 * x])
+        close(ft.vmap(f)(batch), np.stack([f(b) for b in batch]))
+    Z = rng.random((5, 5))
+    with pytest.raises(
+        ft.errors.UnsupportedOperationError,
+        match=r"^x\.view\(Symetric\) of a tracer: .*ndarray subclass",
+    ):
+        ft.grad(lambda Z: m.symetric(Z).sum())(Z)
+
+    def through_a_view(t, make):
+        v = make(t)
+        v[0] = 5.0  # writes into t too
+        return np.sum(t**2)
+
+    x = np.array([1.0, 2.0, 3.0])
+    for make in (
+        lambda t: t.view(np.ndarray),
+        lambda t: t.view(type=np.ndarray),
+        lambda t: t.view(t.dtype, np.ndarray),
+    ):
+        close(ft.grad(through_a_view)(x, make), np.array([0.0, 4.0, 6.0]))
+        close(
+            ft.vmap(through_a_view, in_dims=(0, None))(np.stack([x, 2 * x]), make),
+            np.array([38.0, 77.0]),
+        )
 
 
 # ======================================================================================
