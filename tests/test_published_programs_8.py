@@ -47,6 +47,9 @@ What this round found and fixed (each has a test here):
   reads ``np.dtype(np.ndarray)`` as ``object``): it is a plain view, as ``t.view()``; a
   view as another ndarray subclass (#85's ``.view(Symetric)``) is refused with an error
   that names the subclass;
+* ``scipy.stats.pearsonr`` of a traced array failed inside SciPy with an
+  ``AttributeError``: ``ftransforms.scipy.stats.pearsonr`` (new, with SciPy's signature,
+  its p-values and ``confidence_interval``) answers it;
 
 * autograd's ``grad``/``value_and_grad`` differentiate an output of one element of any
   shape (bayesian_optimization.py's acquisition returns shape ``(1,)``), which ``ft.grad``
@@ -1059,3 +1062,32 @@ def test_scipy_stats_distribution_without_a_counterpart_at_a_traced_shape():
     # a distribution with a counterpart, traced shape and location
     g = ft.grad(lambda a: scipy.stats.gamma.logpdf(1.3, a, loc=0.1 * a))(1.5)
     close(g, fd_jacobian(lambda a: scipy.stats.gamma.logpdf(1.3, a, loc=0.1 * a), 1.5), FD_TOL)
+
+
+def test_scipy_stats_pearsonr_under_the_transforms(rng):
+    # SciPy's own pearsonr on a tracer failed inside SciPy (AttributeError: 'ObjectDType'
+    # object has no attribute 'dtype'); ftransforms.scipy.stats.pearsonr answers it
+    import ftransforms.scipy.stats as fstats
+
+    x, y = rng.normal(size=8), rng.normal(size=8)
+    for alternative in ("two-sided", "less", "greater"):
+        theirs, ours = (
+            scipy.stats.pearsonr(x, y, alternative=alternative),
+            fstats.pearsonr(x, y, alternative=alternative),
+        )
+        close(
+            (ours.statistic, ours.pvalue),
+            (theirs.statistic, theirs.pvalue),
+            {"rtol": 1e-12, "atol": 1e-15},
+        )
+        ci, their_ci = ours.confidence_interval(0.9), theirs.confidence_interval(0.9)
+        close((ci.low, ci.high), (their_ci.low, their_ci.high), {"rtol": 1e-12, "atol": 1e-15})
+    X, Y = rng.normal(size=(3, 8)), rng.normal(size=(3, 8))
+    theirs, ours = scipy.stats.pearsonr(X, Y, axis=1), fstats.pearsonr(X, Y, axis=1)
+    close(tuple(ours), tuple(theirs), {"rtol": 1e-12, "atol": 1e-15})
+    for part in (0, 1):  # statistic, pvalue
+        f = lambda y, part=part: scipy.stats.pearsonr(x, y)[part]  # noqa: E731
+        close(ft.grad(f)(y), fd_jacobian(f, y), FD_TOL)
+        close(ft.vmap(f)(Y), np.array([f(v) for v in Y]))
+    r, p = ft.jit(lambda y: scipy.stats.pearsonr(x, y))(y)
+    close((r, p), tuple(scipy.stats.pearsonr(x, y)))
