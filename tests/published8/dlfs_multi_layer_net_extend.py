@@ -12,9 +12,10 @@ from collections import OrderedDict
 from tests.published8.dlfs_common import *
 from tests.published8.dlfs_common import numerical_gradient
 
+
 class MultiLayerNetExtend:
     """拡張版の全結合による多層ニューラルネットワーク
-    
+
     Weiht Decay、Dropout、Batch Normalizationの機能を持つ
 
     Parameters
@@ -31,9 +32,19 @@ class MultiLayerNetExtend:
     dropout_ration : Dropoutの割り合い
     use_batchNorm: Batch Normalizationを使用するかどうか
     """
-    def __init__(self, input_size, hidden_size_list, output_size,
-                 activation='relu', weight_init_std='relu', weight_decay_lambda=0, 
-                 use_dropout = False, dropout_ration = 0.5, use_batchnorm=False):
+
+    def __init__(
+        self,
+        input_size,
+        hidden_size_list,
+        output_size,
+        activation="relu",
+        weight_init_std="relu",
+        weight_decay_lambda=0,
+        use_dropout=False,
+        dropout_ration=0.5,
+        use_batchnorm=False,
+    ):
         self.input_size = input_size
         self.output_size = output_size
         self.hidden_size_list = hidden_size_list
@@ -47,23 +58,28 @@ class MultiLayerNetExtend:
         self.__init_weight(weight_init_std)
 
         # レイヤの生成
-        activation_layer = {'sigmoid': Sigmoid, 'relu': Relu}
+        activation_layer = {"sigmoid": Sigmoid, "relu": Relu}
         self.layers = OrderedDict()
-        for idx in range(1, self.hidden_layer_num+1):
-            self.layers['Affine' + str(idx)] = Affine(self.params['W' + str(idx)],
-                                                      self.params['b' + str(idx)])
+        for idx in range(1, self.hidden_layer_num + 1):
+            self.layers["Affine" + str(idx)] = Affine(
+                self.params["W" + str(idx)], self.params["b" + str(idx)]
+            )
             if self.use_batchnorm:
-                self.params['gamma' + str(idx)] = np.ones(hidden_size_list[idx-1])
-                self.params['beta' + str(idx)] = np.zeros(hidden_size_list[idx-1])
-                self.layers['BatchNorm' + str(idx)] = BatchNormalization(self.params['gamma' + str(idx)], self.params['beta' + str(idx)])
-                
-            self.layers['Activation_function' + str(idx)] = activation_layer[activation]()
-            
+                self.params["gamma" + str(idx)] = np.ones(hidden_size_list[idx - 1])
+                self.params["beta" + str(idx)] = np.zeros(hidden_size_list[idx - 1])
+                self.layers["BatchNorm" + str(idx)] = BatchNormalization(
+                    self.params["gamma" + str(idx)], self.params["beta" + str(idx)]
+                )
+
+            self.layers["Activation_function" + str(idx)] = activation_layer[activation]()
+
             if self.use_dropout:
-                self.layers['Dropout' + str(idx)] = Dropout(dropout_ration)
+                self.layers["Dropout" + str(idx)] = Dropout(dropout_ration)
 
         idx = self.hidden_layer_num + 1
-        self.layers['Affine' + str(idx)] = Affine(self.params['W' + str(idx)], self.params['b' + str(idx)])
+        self.layers["Affine" + str(idx)] = Affine(
+            self.params["W" + str(idx)], self.params["b" + str(idx)]
+        )
 
         self.last_layer = SoftmaxWithLoss()
 
@@ -79,12 +95,14 @@ class MultiLayerNetExtend:
         all_size_list = [self.input_size] + self.hidden_size_list + [self.output_size]
         for idx in range(1, len(all_size_list)):
             scale = weight_init_std
-            if str(weight_init_std).lower() in ('relu', 'he'):
+            if str(weight_init_std).lower() in ("relu", "he"):
                 scale = np.sqrt(2.0 / all_size_list[idx - 1])  # ReLUを使う場合に推奨される初期値
-            elif str(weight_init_std).lower() in ('sigmoid', 'xavier'):
+            elif str(weight_init_std).lower() in ("sigmoid", "xavier"):
                 scale = np.sqrt(1.0 / all_size_list[idx - 1])  # sigmoidを使う場合に推奨される初期値
-            self.params['W' + str(idx)] = scale * np.random.randn(all_size_list[idx-1], all_size_list[idx])
-            self.params['b' + str(idx)] = np.zeros(all_size_list[idx])
+            self.params["W" + str(idx)] = scale * np.random.randn(
+                all_size_list[idx - 1], all_size_list[idx]
+            )
+            self.params["b" + str(idx)] = np.zeros(all_size_list[idx])
 
     def predict(self, x, train_flg=False):
         for key, layer in self.layers.items():
@@ -103,7 +121,7 @@ class MultiLayerNetExtend:
 
         weight_decay = 0
         for idx in range(1, self.hidden_layer_num + 2):
-            W = self.params['W' + str(idx)]
+            W = self.params["W" + str(idx)]
             weight_decay += 0.5 * self.weight_decay_lambda * np.sum(W**2)
 
         return self.last_layer.forward(y, t) + weight_decay
@@ -111,7 +129,8 @@ class MultiLayerNetExtend:
     def accuracy(self, x, t):
         y = self.predict(x, train_flg=False)
         y = np.argmax(y, axis=1)
-        if t.ndim != 1 : t = np.argmax(t, axis=1)
+        if t.ndim != 1:
+            t = np.argmax(t, axis=1)
 
         accuracy = np.sum(y == t) / float(x.shape[0])
         return accuracy
@@ -133,16 +152,20 @@ class MultiLayerNetExtend:
         loss_W = lambda W: self.loss(x, t, train_flg=True)
 
         grads = {}
-        for idx in range(1, self.hidden_layer_num+2):
-            grads['W' + str(idx)] = numerical_gradient(loss_W, self.params['W' + str(idx)])
-            grads['b' + str(idx)] = numerical_gradient(loss_W, self.params['b' + str(idx)])
-            
-            if self.use_batchnorm and idx != self.hidden_layer_num+1:
-                grads['gamma' + str(idx)] = numerical_gradient(loss_W, self.params['gamma' + str(idx)])
-                grads['beta' + str(idx)] = numerical_gradient(loss_W, self.params['beta' + str(idx)])
+        for idx in range(1, self.hidden_layer_num + 2):
+            grads["W" + str(idx)] = numerical_gradient(loss_W, self.params["W" + str(idx)])
+            grads["b" + str(idx)] = numerical_gradient(loss_W, self.params["b" + str(idx)])
+
+            if self.use_batchnorm and idx != self.hidden_layer_num + 1:
+                grads["gamma" + str(idx)] = numerical_gradient(
+                    loss_W, self.params["gamma" + str(idx)]
+                )
+                grads["beta" + str(idx)] = numerical_gradient(
+                    loss_W, self.params["beta" + str(idx)]
+                )
 
         return grads
-        
+
     def gradient(self, x, t):
         # forward
         self.loss(x, t, train_flg=True)
@@ -158,12 +181,15 @@ class MultiLayerNetExtend:
 
         # 設定
         grads = {}
-        for idx in range(1, self.hidden_layer_num+2):
-            grads['W' + str(idx)] = self.layers['Affine' + str(idx)].dW + self.weight_decay_lambda * self.params['W' + str(idx)]
-            grads['b' + str(idx)] = self.layers['Affine' + str(idx)].db
+        for idx in range(1, self.hidden_layer_num + 2):
+            grads["W" + str(idx)] = (
+                self.layers["Affine" + str(idx)].dW
+                + self.weight_decay_lambda * self.params["W" + str(idx)]
+            )
+            grads["b" + str(idx)] = self.layers["Affine" + str(idx)].db
 
-            if self.use_batchnorm and idx != self.hidden_layer_num+1:
-                grads['gamma' + str(idx)] = self.layers['BatchNorm' + str(idx)].dgamma
-                grads['beta' + str(idx)] = self.layers['BatchNorm' + str(idx)].dbeta
+            if self.use_batchnorm and idx != self.hidden_layer_num + 1:
+                grads["gamma" + str(idx)] = self.layers["BatchNorm" + str(idx)].dgamma
+                grads["beta" + str(idx)] = self.layers["BatchNorm" + str(idx)].dbeta
 
         return grads

@@ -40,39 +40,43 @@ y = (np.random.rand(num_points) < sp.special.expit(all_x.dot(true_beta))).astype
 
 # ### Non-batched
 
+
 def log_joint(beta):
-    result = 0.
+    result = 0.0
     # Note that no `axis` parameter is provided to `jnp.sum`.
-    result = result + jnp.sum(jsp.stats.norm.logpdf(beta, loc=0., scale=1.))
-    result = result + jnp.sum(-jnp.log(1 + jnp.exp(-(2*y-1) * jnp.dot(all_x, beta))))
+    result = result + jnp.sum(jsp.stats.norm.logpdf(beta, loc=0.0, scale=1.0))
+    result = result + jnp.sum(-jnp.log(1 + jnp.exp(-(2 * y - 1) * jnp.dot(all_x, beta))))
     return result
+
 
 log_joint(np.random.randn(num_features))
 
 # This doesn't work, because we didn't write `log_prob()` to handle batching.
 try:
-  batch_size = 10
-  batched_test_beta = np.random.randn(batch_size, num_features)
+    batch_size = 10
+    batched_test_beta = np.random.randn(batch_size, num_features)
 
-  log_joint(np.random.randn(batch_size, num_features))
+    log_joint(np.random.randn(batch_size, num_features))
 except ValueError as e:
-  print("Caught expected exception " + str(e))
+    print("Caught expected exception " + str(e))
 
 # ### Manually batched
 
+
 def batched_log_joint(beta):
-    result = 0.
+    result = 0.0
     # Here (and below) `sum` needs an `axis` parameter. At best, forgetting to set axis
     # or setting it incorrectly yields an error; at worst, it silently changes the
     # semantics of the model.
-    result = result + jnp.sum(jsp.stats.norm.logpdf(beta, loc=0., scale=1.),
-                           axis=-1)
+    result = result + jnp.sum(jsp.stats.norm.logpdf(beta, loc=0.0, scale=1.0), axis=-1)
     # Note the multiple transposes. Getting this right is not rocket science,
     # but it's also not totally mindless. (I didn't get it right on the first
     # try.)
-    result = result + jnp.sum(-jnp.log(1 + jnp.exp(-(2*y-1) * jnp.dot(all_x, beta.T).T)),
-                           axis=-1)
+    result = result + jnp.sum(
+        -jnp.log(1 + jnp.exp(-(2 * y - 1) * jnp.dot(all_x, beta.T).T)), axis=-1
+    )
     return result
+
 
 batch_size = 10
 batched_test_beta = np.random.randn(batch_size, num_features)
@@ -88,31 +92,39 @@ autobatched = vmap_batched_log_joint(batched_test_beta)
 
 non_batched_log_joint = log_joint  # (the notebook rebinds the name below)
 
+
 @jax.jit
 def log_joint(beta):
-    result = 0.
+    result = 0.0
     # Note that no `axis` parameter is provided to `jnp.sum`.
-    result = result + jnp.sum(jsp.stats.norm.logpdf(beta, loc=0., scale=10.))
-    result = result + jnp.sum(-jnp.log(1 + jnp.exp(-(2*y-1) * jnp.dot(all_x, beta))))
+    result = result + jnp.sum(jsp.stats.norm.logpdf(beta, loc=0.0, scale=10.0))
+    result = result + jnp.sum(-jnp.log(1 + jnp.exp(-(2 * y - 1) * jnp.dot(all_x, beta))))
     return result
+
 
 batched_log_joint = jax.jit(jax.vmap(log_joint))
 
 # ### Define the ELBO and its gradient
 
+
 def elbo(beta_loc, beta_log_scale, epsilon):
     beta_sample = beta_loc + jnp.exp(beta_log_scale) * epsilon
-    return jnp.mean(batched_log_joint(beta_sample), 0) + jnp.sum(beta_log_scale - 0.5 * np.log(2*np.pi))
- 
+    return jnp.mean(batched_log_joint(beta_sample), 0) + jnp.sum(
+        beta_log_scale - 0.5 * np.log(2 * np.pi)
+    )
+
+
 elbo = jax.jit(elbo)
 elbo_val_and_grad = jax.jit(jax.value_and_grad(elbo, argnums=(0, 1)))
 
 # ### Optimize the ELBO using SGD
 
+
 def normal_sample(key, shape):
     """Convenience function for quasi-stateful RNG."""
     new_key, sub_key = random.split(key)
     return new_key, random.normal(sub_key, shape)
+
 
 normal_sample = jax.jit(normal_sample, static_argnums=(1,))
 
@@ -129,9 +141,10 @@ def optimize(num_steps=1000):
     for i in range(num_steps):
         key, epsilon = normal_sample(key, epsilon_shape)
         elbo_val, (beta_loc_grad, beta_log_scale_grad) = elbo_val_and_grad(
-            beta_loc, beta_log_scale, epsilon)
+            beta_loc, beta_log_scale, epsilon
+        )
         beta_loc += step_size * beta_loc_grad
         beta_log_scale += step_size * beta_log_scale_grad
         if i % 10 == 0:
-            print('{}\t{}'.format(i, elbo_val))
+            print("{}\t{}".format(i, elbo_val))
     return beta_loc, beta_log_scale

@@ -23,8 +23,9 @@ import numpy as np
 
 # ---- utils/data_operation.py ----
 
+
 def accuracy_score(y_true, y_pred):
-    """ Compare y_true to y_pred and return the accuracy """
+    """Compare y_true to y_pred and return the accuracy"""
     accuracy = np.sum(y_true == y_pred, axis=0) / len(y_true)
     return accuracy
 
@@ -34,14 +35,16 @@ def accuracy_score(y_true, y_pred):
 # Collection of activation functions
 # Reference: https://en.wikipedia.org/wiki/Activation_function
 
-class Sigmoid():
+
+class Sigmoid:
     def __call__(self, x):
         return 1 / (1 + np.exp(-x))
 
     def gradient(self, x):
         return self.__call__(x) * (1 - self.__call__(x))
 
-class Softmax():
+
+class Softmax:
     def __call__(self, x):
         e_x = np.exp(x - np.max(x, axis=-1, keepdims=True))
         return e_x / np.sum(e_x, axis=-1, keepdims=True)
@@ -50,21 +53,24 @@ class Softmax():
         p = self.__call__(x)
         return p * (1 - p)
 
-class TanH():
+
+class TanH:
     def __call__(self, x):
-        return 2 / (1 + np.exp(-2*x)) - 1
+        return 2 / (1 + np.exp(-2 * x)) - 1
 
     def gradient(self, x):
         return 1 - np.power(self.__call__(x), 2)
 
-class ReLU():
+
+class ReLU:
     def __call__(self, x):
         return np.where(x >= 0, x, 0)
 
     def gradient(self, x):
         return np.where(x >= 0, 1, 0)
 
-class LeakyReLU():
+
+class LeakyReLU:
     def __init__(self, alpha=0.2):
         self.alpha = alpha
 
@@ -74,9 +80,10 @@ class LeakyReLU():
     def gradient(self, x):
         return np.where(x >= 0, 1, self.alpha)
 
-class ELU():
+
+class ELU:
     def __init__(self, alpha=0.1):
-        self.alpha = alpha 
+        self.alpha = alpha
 
     def __call__(self, x):
         return np.where(x >= 0.0, x, self.alpha * (np.exp(x) - 1))
@@ -84,20 +91,22 @@ class ELU():
     def gradient(self, x):
         return np.where(x >= 0.0, 1, self.__call__(x) + self.alpha)
 
-class SELU():
+
+class SELU:
     # Reference : https://arxiv.org/abs/1706.02515,
     # https://github.com/bioinf-jku/SNNs/blob/master/SelfNormalizingNetworks_MLP_MNIST.ipynb
     def __init__(self):
         self.alpha = 1.6732632423543772848170429916717
-        self.scale = 1.0507009873554804934193349852946 
+        self.scale = 1.0507009873554804934193349852946
 
     def __call__(self, x):
-        return self.scale * np.where(x >= 0.0, x, self.alpha*(np.exp(x)-1))
+        return self.scale * np.where(x >= 0.0, x, self.alpha * (np.exp(x) - 1))
 
     def gradient(self, x):
         return self.scale * np.where(x >= 0.0, 1, self.alpha * np.exp(x))
 
-class SoftPlus():
+
+class SoftPlus:
     def __call__(self, x):
         return np.log(1 + np.exp(x))
 
@@ -106,6 +115,7 @@ class SoftPlus():
 
 
 # ---- deep_learning/loss_functions.py ----
+
 
 class Loss(object):
     def loss(self, y_true, y_pred):
@@ -117,8 +127,10 @@ class Loss(object):
     def acc(self, y, y_pred):
         return 0
 
+
 class SquareLoss(Loss):
-    def __init__(self): pass
+    def __init__(self):
+        pass
 
     def loss(self, y, y_pred):
         return 0.5 * np.power((y - y_pred), 2)
@@ -126,13 +138,15 @@ class SquareLoss(Loss):
     def gradient(self, y, y_pred):
         return -(y - y_pred)
 
+
 class CrossEntropy(Loss):
-    def __init__(self): pass
+    def __init__(self):
+        pass
 
     def loss(self, y, p):
         # Avoid division by zero
         p = np.clip(p, 1e-15, 1 - 1e-15)
-        return - y * np.log(p) - (1 - y) * np.log(1 - p)
+        return -y * np.log(p) - (1 - y) * np.log(1 - p)
 
     def acc(self, y, p):
         return accuracy_score(np.argmax(y, axis=1), np.argmax(p, axis=1))
@@ -140,19 +154,20 @@ class CrossEntropy(Loss):
     def gradient(self, y, p):
         # Avoid division by zero
         p = np.clip(p, 1e-15, 1 - 1e-15)
-        return - (y / p) + (1 - y) / (1 - p)
+        return -(y / p) + (1 - y) / (1 - p)
 
 
 # ---- deep_learning/optimizers.py ----
 
-# Optimizers for models that use gradient based methods for finding the 
+# Optimizers for models that use gradient based methods for finding the
 # weights that minimizes the loss.
-# A great resource for understanding these methods: 
+# A great resource for understanding these methods:
 # http://sebastianruder.com/optimizing-gradient-descent/index.html
 
-class StochasticGradientDescent():
+
+class StochasticGradientDescent:
     def __init__(self, learning_rate=0.01, momentum=0):
-        self.learning_rate = learning_rate 
+        self.learning_rate = learning_rate
         self.momentum = momentum
         self.w_updt = None
 
@@ -165,9 +180,10 @@ class StochasticGradientDescent():
         # Move against the gradient to minimize loss
         return w - self.learning_rate * self.w_updt
 
-class NesterovAcceleratedGradient():
+
+class NesterovAcceleratedGradient:
     def __init__(self, learning_rate=0.001, momentum=0.4):
-        self.learning_rate = learning_rate 
+        self.learning_rate = learning_rate
         self.momentum = momentum
         self.w_updt = np.array([])
 
@@ -182,10 +198,11 @@ class NesterovAcceleratedGradient():
         # Move against the gradient to minimize loss
         return w - self.w_updt
 
-class Adagrad():
+
+class Adagrad:
     def __init__(self, learning_rate=0.01):
         self.learning_rate = learning_rate
-        self.G = None # Sum of squares of the gradients
+        self.G = None  # Sum of squares of the gradients
         self.eps = 1e-8
 
     def update(self, w, grad_wrt_w):
@@ -197,11 +214,12 @@ class Adagrad():
         # Adaptive gradient with higher learning rate for sparse data
         return w - self.learning_rate * grad_wrt_w / np.sqrt(self.G + self.eps)
 
-class Adadelta():
+
+class Adadelta:
     def __init__(self, rho=0.95, eps=1e-6):
-        self.E_w_updt = None # Running average of squared parameter updates
-        self.E_grad = None   # Running average of the squared gradient of w
-        self.w_updt = None   # Parameter update
+        self.E_w_updt = None  # Running average of squared parameter updates
+        self.E_grad = None  # Running average of the squared gradient of w
+        self.w_updt = None  # Parameter update
         self.eps = eps
         self.rho = rho
 
@@ -214,7 +232,7 @@ class Adadelta():
 
         # Update average of gradients at w
         self.E_grad = self.rho * self.E_grad + (1 - self.rho) * np.power(grad_wrt_w, 2)
-        
+
         RMS_delta_w = np.sqrt(self.E_w_updt + self.eps)
         RMS_grad = np.sqrt(self.E_grad + self.eps)
 
@@ -229,10 +247,11 @@ class Adadelta():
 
         return w - self.w_updt
 
-class RMSprop():
+
+class RMSprop:
     def __init__(self, learning_rate=0.01, rho=0.9):
         self.learning_rate = learning_rate
-        self.Eg = None # Running average of the square gradients at w
+        self.Eg = None  # Running average of the square gradients at w
         self.eps = 1e-8
         self.rho = rho
 
@@ -245,9 +264,10 @@ class RMSprop():
 
         # Divide the learning rate for a weight by a running average of the magnitudes of recent
         # gradients for that weight
-        return w - self.learning_rate *  grad_wrt_w / np.sqrt(self.Eg + self.eps)
+        return w - self.learning_rate * grad_wrt_w / np.sqrt(self.Eg + self.eps)
 
-class Adam():
+
+class Adam:
     def __init__(self, learning_rate=0.001, b1=0.9, b2=0.999):
         self.learning_rate = learning_rate
         self.eps = 1e-8
@@ -262,7 +282,7 @@ class Adam():
         if self.m is None:
             self.m = np.zeros(np.shape(grad_wrt_w))
             self.v = np.zeros(np.shape(grad_wrt_w))
-        
+
         self.m = self.b1 * self.m + (1 - self.b1) * grad_wrt_w
         self.v = self.b2 * self.v + (1 - self.b2) * np.power(grad_wrt_w, 2)
 
@@ -276,34 +296,34 @@ class Adam():
 
 # ---- deep_learning/layers.py ----
 
-class Layer(object):
 
+class Layer(object):
     def set_input_shape(self, shape):
-        """ Sets the shape that the layer expects of the input in the forward
-        pass method """
+        """Sets the shape that the layer expects of the input in the forward
+        pass method"""
         self.input_shape = shape
 
     def layer_name(self):
-        """ The name of the layer. Used in model summary. """
+        """The name of the layer. Used in model summary."""
         return self.__class__.__name__
 
     def parameters(self):
-        """ The number of trainable parameters used by the layer """
+        """The number of trainable parameters used by the layer"""
         return 0
 
     def forward_pass(self, X, training):
-        """ Propogates the signal forward in the network """
+        """Propogates the signal forward in the network"""
         raise NotImplementedError()
 
     def backward_pass(self, accum_grad):
-        """ Propogates the accumulated gradient backwards in the network.
+        """Propogates the accumulated gradient backwards in the network.
         If the has trainable weights then these weights are also tuned in this method.
         As input (accum_grad) it receives the gradient with respect to the output of the layer and
-        returns the gradient with respect to the output of the previous layer. """
+        returns the gradient with respect to the output of the previous layer."""
         raise NotImplementedError()
 
     def output_shape(self):
-        """ The shape of the output produced by forward_pass """
+        """The shape of the output produced by forward_pass"""
         raise NotImplementedError()
 
 
@@ -318,6 +338,7 @@ class Dense(Layer):
         the number of features of the input. Must be specified if it is the first layer in
         the network.
     """
+
     def __init__(self, n_units, input_shape=None):
         self.layer_input = None
         self.input_shape = input_shape
@@ -329,10 +350,10 @@ class Dense(Layer):
     def initialize(self, optimizer):
         # Initialize the weights
         limit = 1 / math.sqrt(self.input_shape[0])
-        self.W  = np.random.uniform(-limit, limit, (self.input_shape[0], self.n_units))
+        self.W = np.random.uniform(-limit, limit, (self.input_shape[0], self.n_units))
         self.w0 = np.zeros((1, self.n_units))
         # Weight optimizers
-        self.W_opt  = copy.copy(optimizer)
+        self.W_opt = copy.copy(optimizer)
         self.w0_opt = copy.copy(optimizer)
 
     def parameters(self):
@@ -361,7 +382,7 @@ class Dense(Layer):
         return accum_grad
 
     def output_shape(self):
-        return (self.n_units, )
+        return (self.n_units,)
 
 
 class RNN(Layer):
@@ -384,26 +405,27 @@ class RNN(Layer):
     Reference:
     http://www.wildml.com/2015/09/recurrent-neural-networks-tutorial-part-2-implementing-a-language-model-rnn-with-python-numpy-and-theano/
     """
-    def __init__(self, n_units, activation='tanh', bptt_trunc=5, input_shape=None):
+
+    def __init__(self, n_units, activation="tanh", bptt_trunc=5, input_shape=None):
         self.input_shape = input_shape
         self.n_units = n_units
         self.activation = activation_functions[activation]()
         self.trainable = True
         self.bptt_trunc = bptt_trunc
-        self.W = None # Weight of the previous state
-        self.V = None # Weight of the output
-        self.U = None # Weight of the input
+        self.W = None  # Weight of the previous state
+        self.V = None  # Weight of the output
+        self.U = None  # Weight of the input
 
     def initialize(self, optimizer):
         timesteps, input_dim = self.input_shape
         # Initialize the weights
         limit = 1 / math.sqrt(input_dim)
-        self.U  = np.random.uniform(-limit, limit, (self.n_units, input_dim))
+        self.U = np.random.uniform(-limit, limit, (self.n_units, input_dim))
         limit = 1 / math.sqrt(self.n_units)
         self.V = np.random.uniform(-limit, limit, (input_dim, self.n_units))
-        self.W  = np.random.uniform(-limit, limit, (self.n_units, self.n_units))
+        self.W = np.random.uniform(-limit, limit, (self.n_units, self.n_units))
         # Weight optimizers
-        self.U_opt  = copy.copy(optimizer)
+        self.U_opt = copy.copy(optimizer)
         self.V_opt = copy.copy(optimizer)
         self.W_opt = copy.copy(optimizer)
 
@@ -416,14 +438,14 @@ class RNN(Layer):
 
         # Save these values for use in backprop.
         self.state_input = np.zeros((batch_size, timesteps, self.n_units))
-        self.states = np.zeros((batch_size, timesteps+1, self.n_units))
+        self.states = np.zeros((batch_size, timesteps + 1, self.n_units))
         self.outputs = np.zeros((batch_size, timesteps, input_dim))
 
         # Set last time step to zero for calculation of the state_input at time step zero
         self.states[:, -1] = np.zeros((batch_size, self.n_units))
         for t in range(timesteps):
             # Input to state_t is the current input and output of previous states
-            self.state_input[:, t] = X[:, t].dot(self.U.T) + self.states[:, t-1].dot(self.W.T)
+            self.state_input[:, t] = X[:, t].dot(self.U.T) + self.states[:, t - 1].dot(self.W.T)
             self.states[:, t] = self.activation(self.state_input[:, t])
             self.outputs[:, t] = self.states[:, t].dot(self.V.T)
 
@@ -445,16 +467,20 @@ class RNN(Layer):
             # Update gradient w.r.t V at time step t
             grad_V += accum_grad[:, t].T.dot(self.states[:, t])
             # Calculate the gradient w.r.t the state input
-            grad_wrt_state = accum_grad[:, t].dot(self.V) * self.activation.gradient(self.state_input[:, t])
+            grad_wrt_state = accum_grad[:, t].dot(self.V) * self.activation.gradient(
+                self.state_input[:, t]
+            )
             # Gradient w.r.t the layer input
             accum_grad_next[:, t] = grad_wrt_state.dot(self.U)
             # Update gradient w.r.t W and U by backprop. from time step t for at most
             # self.bptt_trunc number of time steps
-            for t_ in reversed(np.arange(max(0, t - self.bptt_trunc), t+1)):
+            for t_ in reversed(np.arange(max(0, t - self.bptt_trunc), t + 1)):
                 grad_U += grad_wrt_state.T.dot(self.layer_input[:, t_])
-                grad_W += grad_wrt_state.T.dot(self.states[:, t_-1])
+                grad_W += grad_wrt_state.T.dot(self.states[:, t_ - 1])
                 # Calculate gradient w.r.t previous state
-                grad_wrt_state = grad_wrt_state.dot(self.W) * self.activation.gradient(self.state_input[:, t_-1])
+                grad_wrt_state = grad_wrt_state.dot(self.W) * self.activation.gradient(
+                    self.state_input[:, t_ - 1]
+                )
 
         # Update weights
         self.U = self.U_opt.update(self.U, grad_U)
@@ -465,6 +491,7 @@ class RNN(Layer):
 
     def output_shape(self):
         return self.input_shape
+
 
 class Conv2D(Layer):
     """A 2D Convolution Layer.
@@ -485,7 +512,8 @@ class Conv2D(Layer):
     stride: int
         The stride length of the filters during the convolution over the input.
     """
-    def __init__(self, n_filters, filter_shape, input_shape=None, padding='same', stride=1):
+
+    def __init__(self, n_filters, filter_shape, input_shape=None, padding="same", stride=1):
         self.n_filters = n_filters
         self.filter_shape = filter_shape
         self.padding = padding
@@ -498,10 +526,12 @@ class Conv2D(Layer):
         filter_height, filter_width = self.filter_shape
         channels = self.input_shape[0]
         limit = 1 / math.sqrt(np.prod(self.filter_shape))
-        self.W  = np.random.uniform(-limit, limit, size=(self.n_filters, channels, filter_height, filter_width))
+        self.W = np.random.uniform(
+            -limit, limit, size=(self.n_filters, channels, filter_height, filter_width)
+        )
         self.w0 = np.zeros((self.n_filters, 1))
         # Weight optimizers
-        self.W_opt  = copy.copy(optimizer)
+        self.W_opt = copy.copy(optimizer)
         self.w0_opt = copy.copy(optimizer)
 
     def parameters(self):
@@ -512,15 +542,17 @@ class Conv2D(Layer):
         self.layer_input = X
         # Turn image shape into column shape
         # (enables dot product between input and weights)
-        self.X_col = image_to_column(X, self.filter_shape, stride=self.stride, output_shape=self.padding)
+        self.X_col = image_to_column(
+            X, self.filter_shape, stride=self.stride, output_shape=self.padding
+        )
         # Turn weights into column shape
         self.W_col = self.W.reshape((self.n_filters, -1))
         # Calculate output
         output = self.W_col.dot(self.X_col) + self.w0
         # Reshape into (n_filters, out_height, out_width, batch_size)
-        output = output.reshape(self.output_shape() + (batch_size, ))
+        output = output.reshape(self.output_shape() + (batch_size,))
         # Redistribute axises so that batch size comes first
-        return output.transpose(3,0,1,2)
+        return output.transpose(3, 0, 1, 2)
 
     def backward_pass(self, accum_grad):
         # Reshape accumulated gradient into column shape
@@ -540,11 +572,13 @@ class Conv2D(Layer):
         # Recalculate the gradient which will be propogated back to prev. layer
         accum_grad = self.W_col.T.dot(accum_grad)
         # Reshape from column shape to image shape
-        accum_grad = column_to_image(accum_grad,
-                                self.layer_input.shape,
-                                self.filter_shape,
-                                stride=self.stride,
-                                output_shape=self.padding)
+        accum_grad = column_to_image(
+            accum_grad,
+            self.layer_input.shape,
+            self.filter_shape,
+            stride=self.stride,
+            output_shape=self.padding,
+        )
 
         return accum_grad
 
@@ -557,8 +591,8 @@ class Conv2D(Layer):
 
 
 class BatchNormalization(Layer):
-    """Batch normalization.
-    """
+    """Batch normalization."""
+
     def __init__(self, momentum=0.99):
         self.momentum = momentum
         self.trainable = True
@@ -568,10 +602,10 @@ class BatchNormalization(Layer):
 
     def initialize(self, optimizer):
         # Initialize the parameters
-        self.gamma  = np.ones(self.input_shape)
+        self.gamma = np.ones(self.input_shape)
         self.beta = np.zeros(self.input_shape)
         # parameter optimizers
-        self.gamma_opt  = copy.copy(optimizer)
+        self.gamma_opt = copy.copy(optimizer)
         self.beta_opt = copy.copy(optimizer)
 
     def parameters(self):
@@ -619,11 +653,18 @@ class BatchNormalization(Layer):
         batch_size = accum_grad.shape[0]
 
         # The gradient of the loss with respect to the layer inputs (use weights and statistics from forward pass)
-        accum_grad = (1 / batch_size) * gamma * self.stddev_inv * (
-            batch_size * accum_grad
-            - np.sum(accum_grad, axis=0)
-            - self.X_centered * self.stddev_inv**2 * np.sum(accum_grad * self.X_centered, axis=0)
+        accum_grad = (
+            (1 / batch_size)
+            * gamma
+            * self.stddev_inv
+            * (
+                batch_size * accum_grad
+                - np.sum(accum_grad, axis=0)
+                - self.X_centered
+                * self.stddev_inv**2
+                * np.sum(accum_grad * self.X_centered, axis=0)
             )
+        )
 
         return accum_grad
 
@@ -632,8 +673,8 @@ class BatchNormalization(Layer):
 
 
 class PoolingLayer(Layer):
-    """A parent class of MaxPooling2D and AveragePooling2D
-    """
+    """A parent class of MaxPooling2D and AveragePooling2D"""
+
     def __init__(self, pool_shape=(2, 2), stride=1, padding=0):
         self.pool_shape = pool_shape
         self.stride = stride
@@ -647,7 +688,7 @@ class PoolingLayer(Layer):
 
         _, out_height, out_width = self.output_shape()
 
-        X = X.reshape(batch_size*channels, 1, height, width)
+        X = X.reshape(batch_size * channels, 1, height, width)
         X_col = image_to_column(X, self.pool_shape, self.stride, self.padding)
 
         # MaxPool or AveragePool specific method
@@ -666,7 +707,13 @@ class PoolingLayer(Layer):
         # MaxPool or AveragePool specific method
         accum_grad_col = self._pool_backward(accum_grad)
 
-        accum_grad = column_to_image(accum_grad_col, (batch_size * channels, 1, height, width), self.pool_shape, self.stride, 0)
+        accum_grad = column_to_image(
+            accum_grad_col,
+            (batch_size * channels, 1, height, width),
+            self.pool_shape,
+            self.stride,
+            0,
+        )
         accum_grad = accum_grad.reshape((batch_size,) + self.input_shape)
 
         return accum_grad
@@ -693,6 +740,7 @@ class MaxPooling2D(PoolingLayer):
         accum_grad_col[arg_max, range(accum_grad.size)] = accum_grad
         return accum_grad_col
 
+
 class AveragePooling2D(PoolingLayer):
     def _pool_forward(self, X_col):
         output = np.mean(X_col, axis=0)
@@ -700,7 +748,7 @@ class AveragePooling2D(PoolingLayer):
 
     def _pool_backward(self, accum_grad):
         accum_grad_col = np.zeros((np.prod(self.pool_shape), accum_grad.size))
-        accum_grad_col[:, range(accum_grad.size)] = 1. / accum_grad_col.shape[0] * accum_grad
+        accum_grad_col[:, range(accum_grad.size)] = 1.0 / accum_grad_col.shape[0] * accum_grad
         return accum_grad_col
 
 
@@ -718,6 +766,7 @@ class ConstantPadding2D(Layer):
     padding_value: int or tuple
         The value the is added as padding.
     """
+
     def __init__(self, padding, padding_value=0):
         self.padding = padding
         self.trainable = True
@@ -728,16 +777,18 @@ class ConstantPadding2D(Layer):
         self.padding_value = padding_value
 
     def forward_pass(self, X, training=True):
-        output = np.pad(X,
-            pad_width=((0,0), (0,0), self.padding[0], self.padding[1]),
+        output = np.pad(
+            X,
+            pad_width=((0, 0), (0, 0), self.padding[0], self.padding[1]),
             mode="constant",
-            constant_values=self.padding_value)
+            constant_values=self.padding_value,
+        )
         return output
 
     def backward_pass(self, accum_grad):
         pad_top, pad_left = self.padding[0][0], self.padding[1][0]
         height, width = self.input_shape[1], self.input_shape[2]
-        accum_grad = accum_grad[:, :, pad_top:pad_top+height, pad_left:pad_left+width]
+        accum_grad = accum_grad[:, :, pad_top : pad_top + height, pad_left : pad_left + width]
         return accum_grad
 
     def output_shape(self):
@@ -758,6 +809,7 @@ class ZeroPadding2D(ConstantPadding2D):
         If ((pad_h0, pad_h1), (pad_w0, pad_w1)) the specified padding is added to beginning and end of
         the height and width dimension.
     """
+
     def __init__(self, padding):
         self.padding = padding
         if isinstance(padding[0], int):
@@ -768,7 +820,8 @@ class ZeroPadding2D(ConstantPadding2D):
 
 
 class Flatten(Layer):
-    """ Turns a multidimensional matrix into two-dimensional """
+    """Turns a multidimensional matrix into two-dimensional"""
+
     def __init__(self, input_shape=None):
         self.prev_shape = None
         self.trainable = True
@@ -786,7 +839,7 @@ class Flatten(Layer):
 
 
 class UpSampling2D(Layer):
-    """ Nearest neighbor up sampling of the input. Repeats the rows and
+    """Nearest neighbor up sampling of the input. Repeats the rows and
     columns of the data by size[0] and size[1] respectively.
 
     Parameters:
@@ -794,7 +847,8 @@ class UpSampling2D(Layer):
     size: tuple
         (size_y, size_x) - The number of times each axis will be repeated.
     """
-    def __init__(self, size=(2,2), input_shape=None):
+
+    def __init__(self, size=(2, 2), input_shape=None):
         self.prev_shape = None
         self.trainable = True
         self.size = size
@@ -808,7 +862,7 @@ class UpSampling2D(Layer):
 
     def backward_pass(self, accum_grad):
         # Down sample input to previous shape
-        accum_grad = accum_grad[:, :, ::self.size[0], ::self.size[1]]
+        accum_grad = accum_grad[:, :, :: self.size[0], :: self.size[1]]
         return accum_grad
 
     def output_shape(self):
@@ -817,13 +871,14 @@ class UpSampling2D(Layer):
 
 
 class Reshape(Layer):
-    """ Reshapes the input tensor into specified shape
+    """Reshapes the input tensor into specified shape
 
     Parameters:
     -----------
     shape: tuple
         The shape which the input shall be reshaped to.
     """
+
     def __init__(self, shape, input_shape=None):
         self.prev_shape = None
         self.trainable = True
@@ -832,7 +887,7 @@ class Reshape(Layer):
 
     def forward_pass(self, X, training=True):
         self.prev_shape = X.shape
-        return X.reshape((X.shape[0], ) + self.shape)
+        return X.reshape((X.shape[0],) + self.shape)
 
     def backward_pass(self, accum_grad):
         return accum_grad.reshape(self.prev_shape)
@@ -850,6 +905,7 @@ class Dropout(Layer):
     p: float
         The probability that unit x is set to zero.
     """
+
     def __init__(self, p=0.2):
         self.p = p
         self._mask = None
@@ -859,7 +915,7 @@ class Dropout(Layer):
         self.trainable = True
 
     def forward_pass(self, X, training=True):
-        c = (1 - self.p)
+        c = 1 - self.p
         if training:
             self._mask = np.random.uniform(size=X.shape) > self.p
             c = self._mask
@@ -871,16 +927,18 @@ class Dropout(Layer):
     def output_shape(self):
         return self.input_shape
 
+
 activation_functions = {
-    'relu': ReLU,
-    'sigmoid': Sigmoid,
-    'selu': SELU,
-    'elu': ELU,
-    'softmax': Softmax,
-    'leaky_relu': LeakyReLU,
-    'tanh': TanH,
-    'softplus': SoftPlus
+    "relu": ReLU,
+    "sigmoid": Sigmoid,
+    "selu": SELU,
+    "elu": ELU,
+    "softmax": Softmax,
+    "leaky_relu": LeakyReLU,
+    "tanh": TanH,
+    "softplus": SoftPlus,
 }
+
 
 class Activation(Layer):
     """A layer that applies an activation operation to the input.
@@ -925,10 +983,10 @@ def determine_padding(filter_shape, output_shape="same"):
         # output_height = (height + pad_h - filter_height) / stride + 1
         # In this case output_height = height and stride = 1. This gives the
         # expression for the padding below.
-        pad_h1 = int(math.floor((filter_height - 1)/2))
-        pad_h2 = int(math.ceil((filter_height - 1)/2))
-        pad_w1 = int(math.floor((filter_width - 1)/2))
-        pad_w2 = int(math.ceil((filter_width - 1)/2))
+        pad_h1 = int(math.floor((filter_height - 1) / 2))
+        pad_h2 = int(math.ceil((filter_height - 1) / 2))
+        pad_w1 = int(math.floor((filter_width - 1) / 2))
+        pad_w2 = int(math.ceil((filter_width - 1) / 2))
 
         return (pad_h1, pad_h2), (pad_w1, pad_w2)
 
@@ -958,13 +1016,13 @@ def get_im2col_indices(images_shape, filter_shape, padding, stride=1):
 # Method which turns the image shaped input to column shape.
 # Used during the forward pass.
 # Reference: CS231n Stanford
-def image_to_column(images, filter_shape, stride, output_shape='same'):
+def image_to_column(images, filter_shape, stride, output_shape="same"):
     filter_height, filter_width = filter_shape
 
     pad_h, pad_w = determine_padding(filter_shape, output_shape)
 
     # Add padding to the image
-    images_padded = np.pad(images, ((0, 0), (0, 0), pad_h, pad_w), mode='constant')
+    images_padded = np.pad(images, ((0, 0), (0, 0), pad_h, pad_w), mode="constant")
 
     # Calculate the indices where the dot products are to be applied between weights
     # and the image
@@ -978,11 +1036,10 @@ def image_to_column(images, filter_shape, stride, output_shape='same'):
     return cols
 
 
-
 # Method which turns the column shaped input to image shape.
 # Used during the backward pass.
 # Reference: CS231n Stanford
-def column_to_image(cols, images_shape, filter_shape, stride, output_shape='same'):
+def column_to_image(cols, images_shape, filter_shape, stride, output_shape="same"):
     batch_size, channels, height, width = images_shape
     pad_h, pad_w = determine_padding(filter_shape, output_shape)
     height_padded = height + np.sum(pad_h)
@@ -999,4 +1056,4 @@ def column_to_image(cols, images_shape, filter_shape, stride, output_shape='same
     np.add.at(images_padded, (slice(None), k, i, j), cols)
 
     # Return image without padding
-    return images_padded[:, :, pad_h[0]:height+pad_h[0], pad_w[0]:width+pad_w[0]]
+    return images_padded[:, :, pad_h[0] : height + pad_h[0], pad_w[0] : width + pad_w[0]]

@@ -39,7 +39,7 @@ def icp_matching(previous_points, current_points):
     if show_animation:
         fig = plt.figure()
         if previous_points.shape[0] == 3:
-           fig.add_subplot(111, projection='3d')
+            fig.add_subplot(111, projection="3d")
 
     while dError >= EPS:
         count += 1
@@ -99,8 +99,11 @@ def nearest_neighbor_association(previous_points, current_points):
     error = sum(d)
 
     # calc index with nearest neighbor assosiation
-    d = np.linalg.norm(np.repeat(current_points, previous_points.shape[1], axis=1)
-                       - np.tile(previous_points, (1, current_points.shape[1])), axis=0)
+    d = np.linalg.norm(
+        np.repeat(current_points, previous_points.shape[1], axis=1)
+        - np.tile(previous_points, (1, current_points.shape[1])),
+        axis=0,
+    )
     indexes = np.argmin(d.reshape(current_points.shape[1], previous_points.shape[1]), axis=1)
 
     return indexes, error

@@ -16,15 +16,17 @@ from numpy.lib import stride_tricks
 # 75.
 # Author: Jaime Fernández del Río
 
-def moving_average(a, n=3) :
+
+def moving_average(a, n=3):
     ret = np.cumsum(a, dtype=float)
     ret[n:] = ret[n:] - ret[:-n]
-    return ret[n - 1:] / n
+    return ret[n - 1 :] / n
 
 
 # 76.
 # Author: Joe Kington / Erik Rigtorp
 from numpy.lib import stride_tricks
+
 
 def rolling(a, window):
     shape = (a.size - window + 1, window)
@@ -33,26 +35,27 @@ def rolling(a, window):
 
 
 # 78.
-def distance_faster(P0,P1,p):
-    #Author: Hemanth Pasupuleti
-    #Reference: https://mathworld.wolfram.com/Point-LineDistance2-Dimensional.html
+def distance_faster(P0, P1, p):
+    # Author: Hemanth Pasupuleti
+    # Reference: https://mathworld.wolfram.com/Point-LineDistance2-Dimensional.html
 
-    v = P1- P0 
-    v[:,[0,1]] = v[:,[1,0]]
-    v[:,1]*=-1 
-    norm = np.linalg.norm(v,axis=1)   
+    v = P1 - P0
+    v[:, [0, 1]] = v[:, [1, 0]]
+    v[:, 1] *= -1
+    norm = np.linalg.norm(v, axis=1)
     r = P0 - p
-    d = np.abs(np.einsum("ij,ij->i",r,v)) / norm 
+    d = np.abs(np.einsum("ij,ij->i", r, v)) / norm
 
     return d
+
 
 ##--------------- OR ---------------##
 def distance_slower(P0, P1, p):
     T = P1 - P0
     L = (T**2).sum(axis=1)
-    U = -((P0[:,0]-p[...,0])*T[:,0] + (P0[:,1]-p[...,1])*T[:,1]) / L
-    U = U.reshape(len(U),1)
-    D = P0 + U*T - p
+    U = -((P0[:, 0] - p[..., 0]) * T[:, 0] + (P0[:, 1] - p[..., 1]) * T[:, 1]) / L
+    U = U.reshape(len(U), 1)
+    D = P0 + U * T - p
     return np.sqrt((D**2).sum(axis=1))
 
 
@@ -86,11 +89,13 @@ def distance_points_to_lines(p: np.ndarray, p_1: np.ndarray, p_2: np.ndarray) ->
 # Author: Eric O. Lebigot
 # Note: only works for 2d array and value setting using indices
 
+
 class Symetric(np.ndarray):
     def __setitem__(self, index, value):
-        i,j = index
-        super(Symetric, self).__setitem__((i,j), value)
-        super(Symetric, self).__setitem__((j,i), value)
+        i, j = index
+        super(Symetric, self).__setitem__((i, j), value)
+        super(Symetric, self).__setitem__((j, i), value)
+
 
 def symetric(Z):
     return np.asarray(Z + Z.T - np.diag(Z.diagonal())).view(Symetric)

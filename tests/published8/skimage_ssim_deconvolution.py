@@ -57,11 +57,12 @@ utils = uft = sys.modules[__name__]
 
 # ---- _shared/utils.py ----
 
+
 def check_shape_equality(*images):
     """Check that all images have the same shape"""
     image0 = images[0]
     if not all(image0.shape == image.shape for image in images[1:]):
-        raise ValueError('Input images must have the same dimensions.')
+        raise ValueError("Input images must have the same dimensions.")
     return
 
 
@@ -98,8 +99,8 @@ new_float_type = {
     np.complex128().dtype.char: np.complex128,
     # altered types
     np.float16().dtype.char: np.float32,
-    'g': np.float64,  # np.float128 ; doesn't exist on windows
-    'G': np.complex128,  # np.complex256 ; doesn't exist on windows
+    "g": np.float64,  # np.float128 ; doesn't exist on windows
+    "G": np.complex128,  # np.complex256 ; doesn't exist on windows
 }
 
 
@@ -129,14 +130,15 @@ def _supported_float_type(input_dtype, allow_complex=False):
     if isinstance(input_dtype, tuple):
         return np.result_type(*(_supported_float_type(d) for d in input_dtype))
     input_dtype = np.dtype(input_dtype)
-    if not allow_complex and input_dtype.kind == 'c':
+    if not allow_complex and input_dtype.kind == "c":
         raise ValueError("complex valued input is not supported")
     return new_float_type.get(input_dtype.char, np.float64)
 
 
 # ---- util/arraycrop.py ----
 
-def crop(ar, crop_width, copy=False, order='K'):
+
+def crop(ar, crop_width, copy=False, order="K"):
     """Crop array `ar` by `crop_width` along each dimension.
 
     Parameters
@@ -176,9 +178,9 @@ def crop(ar, crop_width, copy=False, order='K'):
             crops = [crop_width] * ar.ndim
         else:
             raise ValueError(
-                f'crop_width has an invalid length: {len(crop_width)}\n'
-                f'crop_width should be a sequence of N pairs, '
-                f'a single pair, or a single integer'
+                f"crop_width has an invalid length: {len(crop_width)}\n"
+                f"crop_width should be a sequence of N pairs, "
+                f"a single pair, or a single integer"
             )
     elif len(crop_width) == 1:
         crops = [crop_width[0]] * ar.ndim
@@ -186,9 +188,9 @@ def crop(ar, crop_width, copy=False, order='K'):
         crops = crop_width
     else:
         raise ValueError(
-            f'crop_width has an invalid length: {len(crop_width)}\n'
-            f'crop_width should be a sequence of N pairs, '
-            f'a single pair, or a single integer'
+            f"crop_width has an invalid length: {len(crop_width)}\n"
+            f"crop_width should be a sequence of N pairs, "
+            f"a single pair, or a single integer"
         )
 
     slices = tuple(slice(a, ar.shape[i] - b) for i, (a, b) in enumerate(crops))
@@ -200,6 +202,7 @@ def crop(ar, crop_width, copy=False, order='K'):
 
 
 # ---- metrics/_structural_similarity.py ----
+
 
 def structural_similarity(
     im1,
@@ -347,16 +350,16 @@ def structural_similarity(
         else:
             return mssim
 
-    K1 = kwargs.pop('K1', 0.01)
-    K2 = kwargs.pop('K2', 0.03)
-    sigma = kwargs.pop('sigma', 1.5)
+    K1 = kwargs.pop("K1", 0.01)
+    K2 = kwargs.pop("K2", 0.03)
+    sigma = kwargs.pop("sigma", 1.5)
     if K1 < 0:
         raise ValueError("K1 must be positive")
     if K2 < 0:
         raise ValueError("K2 must be positive")
     if sigma < 0:
         raise ValueError("sigma must be positive")
-    use_sample_covariance = kwargs.pop('use_sample_covariance', True)
+    use_sample_covariance = kwargs.pop("use_sample_covariance", True)
 
     if gaussian_weights:
         # Set to give an 11-tap filter with the default sigma of 1.5 to match
@@ -373,28 +376,26 @@ def structural_similarity(
 
     if np.any((np.asarray(im1.shape) - win_size) < 0):
         raise ValueError(
-            'win_size exceeds image extent. '
-            'Either ensure that your images are '
-            'at least 7x7; or pass win_size explicitly '
-            'in the function call, with an odd value '
-            'less than or equal to the smaller side of your '
-            'images. If your images are multichannel '
-            '(with color channels), set channel_axis to '
-            'the axis number corresponding to the channels.'
+            "win_size exceeds image extent. "
+            "Either ensure that your images are "
+            "at least 7x7; or pass win_size explicitly "
+            "in the function call, with an odd value "
+            "less than or equal to the smaller side of your "
+            "images. If your images are multichannel "
+            "(with color channels), set channel_axis to "
+            "the axis number corresponding to the channels."
         )
 
     if not (win_size % 2 == 1):
-        raise ValueError('Window size must be odd.')
+        raise ValueError("Window size must be odd.")
 
     if data_range is None:
-        if np.issubdtype(im1.dtype, np.floating) or np.issubdtype(
-            im2.dtype, np.floating
-        ):
+        if np.issubdtype(im1.dtype, np.floating) or np.issubdtype(im2.dtype, np.floating):
             raise ValueError(
-                'Since image dtype is floating point, you must specify '
-                'the data_range parameter. Please read the documentation '
-                'carefully (including the note). It is recommended that '
-                'you always specify the data_range anyway.'
+                "Since image dtype is floating point, you must specify "
+                "the data_range parameter. Please read the documentation "
+                "carefully (including the note). It is recommended that "
+                "you always specify the data_range anyway."
             )
         if im1.dtype != im2.dtype:
             warn(
@@ -415,10 +416,10 @@ def structural_similarity(
 
     if gaussian_weights:
         filter_func = gaussian
-        filter_args = {'sigma': sigma, 'truncate': truncate, 'mode': 'reflect'}
+        filter_args = {"sigma": sigma, "truncate": truncate, "mode": "reflect"}
     else:
         filter_func = uniform_filter
-        filter_args = {'size': win_size}
+        filter_args = {"size": win_size}
 
     # ndimage filters need floating point data
     im1 = im1.astype(float_type, copy=False)
@@ -483,6 +484,7 @@ def structural_similarity(
 
 # ---- restoration/py ----
 
+
 def ufftn(inarray, dim=None):
     """N-dimensional unitary Fourier transform.
 
@@ -510,7 +512,7 @@ def ufftn(inarray, dim=None):
     """
     if dim is None:
         dim = inarray.ndim
-    outarray = fft.fftn(inarray, axes=range(-dim, 0), norm='ortho')
+    outarray = fft.fftn(inarray, axes=range(-dim, 0), norm="ortho")
     return outarray
 
 
@@ -542,7 +544,7 @@ def uifftn(inarray, dim=None):
     """
     if dim is None:
         dim = inarray.ndim
-    outarray = fft.ifftn(inarray, axes=range(-dim, 0), norm='ortho')
+    outarray = fft.ifftn(inarray, axes=range(-dim, 0), norm="ortho")
     return outarray
 
 
@@ -582,7 +584,7 @@ def urfftn(inarray, dim=None):
     """
     if dim is None:
         dim = inarray.ndim
-    outarray = fft.rfftn(inarray, axes=range(-dim, 0), norm='ortho')
+    outarray = fft.rfftn(inarray, axes=range(-dim, 0), norm="ortho")
     return outarray
 
 
@@ -626,7 +628,7 @@ def uirfftn(inarray, dim=None, shape=None):
     """
     if dim is None:
         dim = inarray.ndim
-    outarray = fft.irfftn(inarray, shape, axes=range(-dim, 0), norm='ortho')
+    outarray = fft.irfftn(inarray, shape, axes=range(-dim, 0), norm="ortho")
     return outarray
 
 
@@ -899,9 +901,7 @@ def laplacian(ndim, shape, is_real=True):
     """
     impr = np.zeros([3] * ndim)
     for dim in range(ndim):
-        idx = tuple(
-            [slice(1, 2)] * dim + [slice(None)] + [slice(1, 2)] * (ndim - dim - 1)
-        )
+        idx = tuple([slice(1, 2)] * dim + [slice(None)] + [slice(1, 2)] * (ndim - dim - 1))
         impr[idx] = np.array([-1.0, 0.0, -1.0]).reshape(
             [-1 if i == dim else 1 for i in range(ndim)]
         )
@@ -910,6 +910,7 @@ def laplacian(ndim, shape, is_real=True):
 
 
 # ---- restoration/deconvolution.py ----
+
 
 def wiener(image, psf, balance, reg=None, is_real=True, clip=True):
     r"""Restore image using Wiener–Hunt deconvolution.
@@ -1029,9 +1030,7 @@ def wiener(image, psf, balance, reg=None, is_real=True, clip=True):
     else:
         trans_func = psf
 
-    wiener_filter = np.conj(trans_func) / (
-        np.abs(trans_func) ** 2 + balance * np.abs(reg) ** 2
-    )
+    wiener_filter = np.conj(trans_func) / (np.abs(trans_func) ** 2 + balance * np.abs(reg) ** 2)
     if is_real:
         deconv = uft.uirfftn(wiener_filter * uft.urfftn(image), shape=image.shape)
     else:
@@ -1096,12 +1095,12 @@ def richardson_lucy(image, psf, num_iter=50, clip=True, filter_epsilon=None):
     eps = 1e-12
 
     for _ in range(num_iter):
-        conv = convolve(im_deconv, psf, mode='same') + eps
+        conv = convolve(im_deconv, psf, mode="same") + eps
         if filter_epsilon:
             relative_blur = np.where(conv < filter_epsilon, 0, image / conv)
         else:
             relative_blur = image / conv
-        im_deconv *= convolve(relative_blur, psf_mirror, mode='same')
+        im_deconv *= convolve(relative_blur, psf_mirror, mode="same")
 
     if clip:
         im_deconv[im_deconv > 1] = 1
