@@ -37,7 +37,8 @@ and distribution objects* call them while a transform is active on some thread
   ``__new__``: NOTE [SciPy's interpolators on traced data] in ``interpolate_data.py``).
 
 The wrappers are installed once, when the first outermost transform call finds the SciPy
-module imported (ftransforms never imports SciPy for it), and stay: swapping them in and
+module imported, or as soon as it is imported after that (NOTE [SciPy modules imported
+while a transform runs]; ftransforms never imports SciPy for it), and stay: swapping them in and
 out per transform call cost 30-40 us a call with ``scipy.stats`` imported (setting a
 class attribute invalidates the caches of its hundred subclasses), which every
 ``grad`` of a scalar function paid.  Outside the transforms a wrapper reads one counter
