@@ -27,7 +27,8 @@ from typing import Any
 import optree
 
 import ftransforms.numpy as fnp
-from ftransforms.api import grad, jacobian, jvp, vjp
+from ftransforms.api import grad as scalar_grad
+from ftransforms.api import grad_and_value, jacobian, jvp, vjp
 from ftransforms.arguments import fname
 from ftransforms.errors import ArgnumsError, GradOutputError, TangentMismatchError
 from ftransforms.pytree import NAMESPACE, tree_flatten, tree_map, tree_unflatten
@@ -36,6 +37,7 @@ __all__ = [
     "deriv",
     "elementwise_grad",
     "flatten",
+    "grad",
     "grad_and_aux",
     "grad_named",
     "hessian_tensor_product",
@@ -48,6 +50,7 @@ __all__ = [
     "make_vjp",
     "multigrad_dict",
     "tensor_jacobian_product",
+    "value_and_grad",
     "vector_jacobian_product",
 ]
 
@@ -112,6 +115,82 @@ def _like(where: str, what: str, v: Any, x: Any) -> Any:
     return tree_unflatten(spec, out)
 
 
+# NOTE [autograd's size-one outputs]: autograd's ``grad`` differentiates any real output
+# with one element (a shape-``(1,)`` or ``(1, 1)`` array: a GP's predictive mean at one
+# point), seeding the reverse pass with ones of that shape and returning the value as it
+# came; JAX's and torch.func's rule (``ft.grad``) asks for a scalar.  Programs that import
+# ``grad``/``value_and_grad`` from ``autograd`` get autograd's rule from this module: the
+# one element is reshaped to a scalar for ``ft.grad`` (whose checks of dtypes, structures
+# and inputs apply) and the value is given back in its own shape.
+
+
+def _size_one_as_scalar(where: str, fun: Callable, shapes: list) -> Callable:
+    """``fun`` with an array output of one element reshaped to a scalar (its shape kept in
+    ``shapes``); an array of another size raises; any other output is left to ``ft.grad``."""
+
+    def scalar_f(*args: Any, **kwargs: Any) -> Any:
+        out = fun(*args, **kwargs)
+        if hasattr(out, "shape") and fnp.ndim(out) > 0:
+            if fnp.size(out) != 1:
+                raise GradOutputError(
+                    f"{where}: the output must be a real scalar or an array of one element, "
+                    f"got shape {fnp.shape(out)}; reduce it with .sum(), or use "
+                    f"elementwise_grad or jacobian"
+                )
+            shapes.append(fnp.shape(out))
+            return fnp.reshape(out, ())
+        return out
+
+    scalar_f.__name__ = fname(fun)  # the errors of ft.grad name the user's function
+    return scalar_f
+
+
+def value_and_grad(fun: Callable, argnum: Argnum = 0) -> Callable:
+    """autograd's ``value_and_grad``: ``(value, gradient)`` of ``fun`` in argument
+    ``argnum`` (an int, or a tuple for a tuple of gradients), for a real output with one
+    element of any shape, given back in its shape (NOTE [autograd's size-one outputs]).
+    An output of another size raises ``GradOutputError`` (a ``TypeError``, as autograd).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms.autograd_compat import value_and_grad
+        >>> value_and_grad(lambda x: x[:1] * x[1:])(np.array([2.0, 3.0]))
+        (array([6.]), array([3., 2.]))
+    """
+
+    def gradfun(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        where = f"value_and_grad({fname(fun)}, argnum={argnum!r})"
+        _check_argnum(where, argnum, len(args))
+        shapes: list = []
+        nums = tuple(argnum) if isinstance(argnum, list) else argnum
+        g, value = grad_and_value(_size_one_as_scalar(where, fun, shapes), argnums=nums)(
+            *args, **kwargs
+        )
+        return (fnp.reshape(value, shapes[-1]) if shapes else value), g
+
+    gradfun.__name__ = f"value_and_grad_of_{fname(fun)}"
+    return gradfun
+
+
+def grad(fun: Callable, argnum: Argnum = 0) -> Callable:
+    """autograd's ``grad``: the gradient of ``fun`` in argument ``argnum`` (an int, or a
+    tuple for a tuple of gradients) for a real output with one element of any shape
+    (NOTE [autograd's size-one outputs]); ``ft.grad`` asks for a scalar, as JAX does.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms.autograd_compat import grad
+        >>> grad(lambda x: np.sin(x) * 2.0)(np.array([[0.0]]))
+        array([[2.]])
+    """
+
+    def gradfun(*args: Any, **kwargs: Any) -> Any:
+        return value_and_grad(fun, argnum)(*args, **kwargs)[1]
+
+    gradfun.__name__ = f"grad_of_{fname(fun)}"
+    return gradfun
+
+
 def elementwise_grad(fun: Callable, argnum: Argnum = 0) -> Callable:
     """The gradient of the sum of ``fun``'s outputs with respect to argument ``argnum``:
     the vector-Jacobian product with ones, one reverse pass.  For a function that works
@@ -170,7 +249,7 @@ def hessian_tensor_product(fun: Callable, argnum: Argnum = 0) -> Callable:
         args, tensor = args[:-1], args[-1]
         _check_argnum(where, argnum, len(args))
         unary_f, x = _unary(fun, argnum, args, kwargs)
-        return jvp(grad(unary_f), (x,), (_like(where, "the tensor", tensor, x),))[1]
+        return jvp(scalar_grad(unary_f), (x,), (_like(where, "the tensor", tensor, x),))[1]
 
     hvp.__name__ = f"hessian_tensor_product_of_{fname(fun)}"
     return hvp
@@ -219,7 +298,7 @@ def linear_combination_of_hessians(fun: Callable, argnum: int = 0) -> Callable:
                 )
             return fnp.tensordot(weights, out, axes=fnp.ndim(out))
 
-        return jacobian(grad(weighted))(x)
+        return jacobian(scalar_grad(weighted))(x)
 
     combination.__name__ = f"linear_combination_of_hessians_of_{fname(fun)}"
     return combination
@@ -243,7 +322,7 @@ def make_hvp(fun: Callable, argnum: Argnum = 0) -> Callable:
         where = f"make_hvp({fname(fun)}, argnum={argnum!r})"
         _check_argnum(where, argnum, len(args))
         unary_f, x = _unary(fun, argnum, args, kwargs)
-        g, vjp_fn = vjp(grad(unary_f), x)
+        g, vjp_fn = vjp(scalar_grad(unary_f), x)
 
         def hvp(v: Any) -> Any:
             return vjp_fn(_like(f"{where} hvp(v)", "v", v, g))[0]
@@ -385,7 +464,7 @@ def grad_and_aux(fun: Callable, argnum: Argnum = 0) -> Callable:
         where = f"grad_and_aux({fname(fun)}, argnum={argnum!r})"
         _check_argnum(where, argnum, len(args))
         nums = tuple(argnum) if isinstance(argnum, list) else argnum
-        return grad(fun, argnums=nums, has_aux=True)(*args, **kwargs)
+        return scalar_grad(fun, argnums=nums, has_aux=True)(*args, **kwargs)
 
     gradfun.__name__ = f"grad_and_aux_of_{fname(fun)}"
     return gradfun
@@ -407,7 +486,7 @@ def holomorphic_grad(fun: Callable, argnum: Argnum = 0) -> Callable:
         where = f"holomorphic_grad({fname(fun)}, argnum={argnum!r})"
         _check_argnum(where, argnum, len(args))
         nums = tuple(argnum) if isinstance(argnum, list) else argnum
-        return grad(lambda *a, **k: fnp.real(fun(*a, **k)), argnums=nums)(*args, **kwargs)
+        return scalar_grad(lambda *a, **k: fnp.real(fun(*a, **k)), argnums=nums)(*args, **kwargs)
 
     gradfun.__name__ = f"holomorphic_grad_of_{fname(fun)}"
     return gradfun
@@ -433,7 +512,7 @@ def grad_named(fun: Callable, argname: str) -> Callable:
             f"grad_named({fname(fun)}, {argname!r}): {fname(fun)} has no positional "
             f"parameter {argname!r} (it has {', '.join(names) or 'none'}); pass one of those"
         )
-    return grad(fun, argnums=names.index(argname))
+    return scalar_grad(fun, argnums=names.index(argname))
 
 
 def multigrad_dict(fun: Callable) -> Callable:
@@ -471,7 +550,7 @@ def multigrad_dict(fun: Callable) -> Callable:
             keyword = {n: values[n] for n in named if params[n].kind is params[n].KEYWORD_ONLY}
             return fun(*(values[n] for n in positional), *extra, **keyword, **extra_kw)
 
-        grads = grad(by_name)(arguments)
+        grads = scalar_grad(by_name)(arguments)
         return OrderedDict((name, grads[name]) for name in arguments)
 
     return gradfun

@@ -266,10 +266,11 @@ def _scipy_caller(depth: int) -> tuple[str, str] | None:
 # it.  The conversion raises TracerConversionError naming the function and the fix instead
 # where SciPy asks for float memory (``numpy.asarray(x, dtype=float)``), where the function
 # belongs to a module whose work is compiled code (linear algebra, FFT, interpolation,
-# sparse, ...), and where ``ftransforms.scipy`` has a counterpart of it (its distributions
+# sparse, ...), where ``ftransforms.scipy`` has a counterpart of it (its distributions
 # and special functions go on to call SciPy ufuncs and ``numpy.isnan``, which have no
-# object loops): there an object array would only fail later with NumPy's own error, and
-# the counterpart is exact and fast.
+# object loops), and in the density, probability and moment methods of the distributions
+# it lacks (for the same reason): there an object array would only fail later with
+# NumPy's own error, and the counterpart is exact and fast.
 
 #: SciPy modules whose public functions hand their arrays to compiled routines.
 _COMPILED_SCIPY_MODULES = frozenset(
@@ -297,6 +298,13 @@ _PYTHON_SCIPY_OPTIMIZE = frozenset({"rosen", "rosen_der", "rosen_hess", "rosen_h
 SLOW_SCIPY_WARNED: set[str] = set()
 
 
+#: The methods of SciPy's distributions that compute a density, a probability or a moment.
+_DISTRIBUTION_METHODS = frozenset(
+    {"pdf", "logpdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf", "pmf", "logpmf"}
+    | {"mean", "var", "std", "median", "entropy", "moment", "stats", "interval"}
+)
+
+
 def _scipy_refusal(caller: tuple[str, str], dtype: Any) -> str | None:
     """Why the SciPy function ``caller`` may not get an object array of tracers (None
     when it may): NOTE [SciPy's Python functions on tracers]."""
@@ -311,6 +319,14 @@ def _scipy_refusal(caller: tuple[str, str], dtype: Any) -> str | None:
         return (
             "converts its input with numpy.asarray and computes with SciPy ufuncs that have "
             "no loop for an object array of tracers"
+        )
+    if module == "scipy.stats" and function.rpartition(".")[2] in _DISTRIBUTION_METHODS:
+        # a distribution ftransforms.scipy.stats lacks (skewnorm.logpdf at a traced shape
+        # parameter): its code goes on to SciPy's compiled ufuncs (xlogy, ndtr, ...) and
+        # numpy.isfinite, whose NumPy TypeError would name none of this
+        return (
+            "computes with SciPy ufuncs and numpy.isfinite, which have no loop for an "
+            "object array of tracers"
         )
     return None
 

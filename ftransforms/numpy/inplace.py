@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import builtins
 import math
 import operator
 import sys
@@ -814,9 +815,19 @@ def unstack_view(x: Any, axis: int = 0) -> tuple:
 
 
 def identity_view(x: Tracer, dtype: Any = None, type: Any = None) -> Any:  # noqa: A002
-    """``x.view()``: a new array object that shares ``x``'s data (another dtype or class,
-    a reinterpretation of the bits, is not supported)."""
-    if (dtype is not None and numpy.dtype(dtype) != dtype_of(x)) or type is not None:
+    """``x.view()``, ``x.view(x.dtype)``, ``x.view(np.ndarray)``: a new array object that
+    shares ``x``'s data (another dtype, a reinterpretation of the bits, or an ndarray
+    subclass is not supported)."""
+    if isinstance(dtype, builtins.type) and issubclass(dtype, numpy.ndarray):
+        dtype, type = None, dtype  # NumPy's x.view(SubClass)
+    if type is not None and type is not numpy.ndarray:
+        raise UnsupportedOperationError(
+            f"x.view({getattr(type, '__name__', type)}) of a tracer: a traced array cannot "
+            f"become an instance of an ndarray subclass under a transform; use the array "
+            f"itself (x.view() or x.view(np.ndarray) share its data), and make the "
+            f"subclass's object outside the transformed function."
+        )
+    if dtype is not None and numpy.dtype(dtype) != dtype_of(x):
         raise UnsupportedOperationError(
             "x.view(dtype) of a tracer: reinterpreting an array's bits as another dtype is "
             "not supported under a transform; convert the values with x.astype(dtype)."

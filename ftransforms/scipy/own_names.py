@@ -37,7 +37,8 @@ and distribution objects* call them while a transform is active on some thread
   ``__new__``: NOTE [SciPy's interpolators on traced data] in ``interpolate_data.py``).
 
 The wrappers are installed once, when the first outermost transform call finds the SciPy
-module imported (ftransforms never imports SciPy for it), and stay: swapping them in and
+module imported, or as soon as it is imported after that (NOTE [SciPy modules imported
+while a transform runs]; ftransforms never imports SciPy for it), and stay: swapping them in and
 out per transform call cost 30-40 us a call with ``scipy.stats`` imported (setting a
 class attribute invalidates the caches of its hundred subclasses), which every
 ``grad`` of a scalar function paid.  Outside the transforms a wrapper reads one counter
@@ -61,6 +62,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.machinery
 import inspect
 import sys
 import threading
@@ -119,7 +121,7 @@ DIST_METHODS = (
 
 _DONE: set[str] = set()
 _INSTALLED: set[Any] = set()  # the wrappers (a name re-exported elsewhere is wrapped once)
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()  # (a patch may import a SciPy module that the finder patches)
 _MODULES_SEEN = [0]  # len(sys.modules) at the last check: no new module, nothing to do
 
 
@@ -532,28 +534,87 @@ def _patch_kdtree() -> None:
         hull.__new__ = staticmethod(new)
 
 
+def _patch(name: str) -> None:
+    """Install the wrappers of ``scipy.<name>`` (imported), once; the caller holds _LOCK."""
+    if name in _DONE:
+        return
+    _DONE.add(name)
+    _patch_module(name)
+    if name == "stats":
+        _patch_distributions()
+        _patch_kde()
+    if name == "spatial":
+        _patch_kdtree()
+    if name == "sparse.linalg":
+        _patch_linear_operator()
+    if name == "interpolate":
+        _patch_interpolators()
+        _patch_data_constructors()
+    if name == "spatial.transform":
+        _patch_rotations()
+
+
+# NOTE [SciPy modules imported while a transform runs]: ``_entered`` patches the SciPy
+# modules imported before an outermost transform call.  One imported during the call (a
+# function's own ``from scipy.spatial.distance import cdist``, or ``import scipy`` and then
+# ``scipy.linalg.expm(t)``, which SciPy imports lazily on that attribute) kept SciPy's
+# names until the next call: the first call raised TracerConversionError, the second
+# worked.  So the first ``_entered`` that finds new modules (the slow path, which every
+# process's first transform call takes) also puts this finder at the front of
+# ``sys.meta_path``.  For the modules of MODULES it asks the finders behind it for the
+# module's spec and wraps that spec's file loader's ``exec_module``: once the module has
+# run, its names are patched, before the import statement binds them.  Any other import
+# costs one string test; a finder of a SciPy module already patched steps aside.
+class _PatchAfterImport:
+    """The meta path finder of NOTE [SciPy modules imported while a transform runs]."""
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> Any:
+        name = fullname[6:]
+        if not fullname.startswith("scipy.") or name not in MODULES or name in _DONE:
+            return None
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            if finder is self or find is None:
+                continue
+            spec = find(fullname, path, target)
+            if spec is None:
+                continue
+            if isinstance(spec.loader, _FILE_LOADERS):
+                run = spec.loader.exec_module
+
+                def exec_module(module: Any, _run: Any = run, _name: str = name) -> None:
+                    _run(module)
+                    # (not blocking: a thread inside _entered patches it on its next check)
+                    if _LOCK.acquire(blocking=False):
+                        try:
+                            _patch(_name)
+                        finally:
+                            _LOCK.release()
+
+                spec.loader.exec_module = exec_module  # (this spec's own loader object)
+            return spec
+        return None
+
+
+_FINDER = _PatchAfterImport()
+_FILE_LOADERS = (
+    importlib.machinery.SourceFileLoader,
+    importlib.machinery.SourcelessFileLoader,
+    importlib.machinery.ExtensionFileLoader,
+)
+
+
 def _entered(interp: Any) -> None:  # noqa: ARG001
     """Install the wrappers of the SciPy modules imported since the last check."""
     if len(_DONE) == len(MODULES) or len(sys.modules) == _MODULES_SEEN[0]:
         return
     with _LOCK:
+        if _FINDER not in sys.meta_path:
+            sys.meta_path.insert(0, _FINDER)
         _MODULES_SEEN[0] = len(sys.modules)
         for name in MODULES:
             if name not in _DONE and f"scipy.{name}" in sys.modules:
-                _DONE.add(name)
-                _patch_module(name)
-                if name == "stats":
-                    _patch_distributions()
-                    _patch_kde()
-                if name == "spatial":
-                    _patch_kdtree()
-                if name == "sparse.linalg":
-                    _patch_linear_operator()
-                if name == "interpolate":
-                    _patch_interpolators()
-                    _patch_data_constructors()
-                if name == "spatial.transform":
-                    _patch_rotations()
+                _patch(name)
 
 
 OUTERMOST_HOOKS.insert(0, (_entered, lambda: None))

@@ -55,6 +55,7 @@ from ftransforms.ops.scipy_ops import scipy_ppf_p
 from ftransforms.scipy import special as fsp
 from ftransforms.scipy.kde import gaussian_kde
 from ftransforms.scipy.linalg import solve_triangular
+from ftransforms.scipy.stats_correlation import pearsonr
 from ftransforms.scipy.stats_ranks import mode, rankdata
 from ftransforms.scipy.stats_summaries import (
     entropy,
@@ -116,6 +117,7 @@ __all__ = [
     "kurtosis",
     "mode",
     "moment",
+    "pearsonr",
     "rankdata",
     "sem",
     "skew",
