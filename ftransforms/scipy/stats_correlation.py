@@ -69,6 +69,11 @@ class PearsonRResult(tuple):
     def pvalue(self) -> Any:
         return self[1]
 
+    @property
+    def correlation(self) -> Any:
+        """SciPy's older name of ``statistic``."""
+        return self[0]
+
     def confidence_interval(self, confidence_level: float = 0.95) -> ConfidenceInterval:
         """``(low, high)``: the interval of the coefficient at ``confidence_level``."""
         z = fnp.arctanh(self.statistic)

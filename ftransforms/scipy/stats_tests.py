@@ -1,6 +1,6 @@
-"""``scipy.stats``' correlations, tests and descriptive statistics on tracers:
-``pearsonr``, ``spearmanr``, ``linregress``, ``ttest_ind``, ``ttest_rel``, ``ttest_1samp``,
-``f_oneway``, ``chisquare``, ``describe``, ``iqr``, ``tmean``/``tvar``/``tstd``/``tmin``/
+"""``scipy.stats``' correlations, tests and descriptive statistics on tracers
+(``pearsonr`` is in :mod:`~ftransforms.scipy.stats_correlation`): ``spearmanr``,
+``linregress``, ``ttest_ind``, ``ttest_rel``, ``ttest_1samp``, ``f_oneway``, ``chisquare``, ``describe``, ``iqr``, ``tmean``/``tvar``/``tstd``/``tmin``/
 ``tmax``, ``hmean``, ``wasserstein_distance``, ``energy_distance``, ``boxcox_llf`` and
 ``binned_statistic``, with SciPy's signatures and result objects (``res.statistic``,
 ``res.pvalue``, and unpacking as SciPy's: ``r, p = pearsonr(x, y)``).
@@ -34,6 +34,7 @@ from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.numpy.helpers import holds_traced_value, peek
 from ftransforms.pytree import register_pytree_node
 from ftransforms.scipy import special as fsp
+from ftransforms.scipy.stats_correlation import pearsonr
 from ftransforms.scipy.stats_ranks import rankdata
 from ftransforms.scipy.stats_summaries import _propagate, kurtosis, skew
 
@@ -47,7 +48,6 @@ __all__ = [
     "hmean",
     "iqr",
     "linregress",
-    "pearsonr",
     "spearmanr",
     "tmax",
     "tmean",
@@ -88,7 +88,6 @@ def _result(name: str, fields: tuple, n: int = 2) -> type:
     )
 
 
-PearsonRResult = _result("PearsonRResult", ("statistic", "pvalue"))
 SignificanceResult = _result("SignificanceResult", ("statistic", "pvalue"))
 TtestResult = _result("TtestResult", ("statistic", "pvalue", "df"))
 F_onewayResult = _result("F_onewayResult", ("statistic", "pvalue"))  # noqa: N816  (SciPy's)
@@ -120,41 +119,6 @@ def _t_pvalue(t: Any, df: Any, alternative: str, where: str) -> Any:
 
 def _moved(a: Any, axis: int) -> Any:
     return fnp.moveaxis(_float(a), axis, -1)
-
-
-def pearsonr(
-    x: Any, y: Any, *, alternative: str = "two-sided", method: Any = None, axis: int = 0
-) -> Any:
-    """``scipy.stats.pearsonr``: Pearson's ``r`` and its p-value (the t test with
-    ``n - 2`` degrees of freedom, SciPy's exact beta distribution), along ``axis``.
-
-    Example:
-        >>> import numpy as np
-        >>> res = pearsonr(np.array([1.0, 2.0, 3.0]), np.array([2.0, 4.0, 7.0]))
-        >>> round(float(res.statistic), 6)
-        0.993399
-    """
-    if method is not None:
-        raise UnsupportedOperationError(
-            "scipy.stats.pearsonr(..., method=...) on traced values: the permutation and "
-            "bootstrap methods resample; the default (method=None) is supported"
-        )
-    x, y = _moved(x, axis), _moved(y, axis)
-    n = fnp.shape(x)[-1]
-    if n < 2:
-        raise ValueError("pearsonr(x, y): x and y must have length at least 2")
-    dx = x - fnp.mean(x, axis=-1, keepdims=True)
-    dy = y - fnp.mean(y, axis=-1, keepdims=True)
-    r = fnp.sum(dx * dy, axis=-1) / fnp.sqrt(fnp.sum(dx * dx, axis=-1) * fnp.sum(dy * dy, axis=-1))
-    r = fnp.clip(r, -1.0, 1.0)
-    if n == 2:
-        p = fnp.ones_like(r)
-    else:
-        t = r * fnp.sqrt((n - 2) / fnp.maximum((1.0 - r) * (1.0 + r), 0.0))
-        p = _t_pvalue(t, float(n - 2), alternative, "pearsonr(x, y)")
-    out = PearsonRResult(statistic=r, pvalue=p)
-    out.__dict__["correlation"] = r
-    return out
 
 
 def spearmanr(
