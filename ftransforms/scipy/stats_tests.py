@@ -1,7 +1,8 @@
 """``scipy.stats``' correlations, tests and descriptive statistics on tracers
 (``pearsonr`` is in :mod:`~ftransforms.scipy.stats_correlation`): ``spearmanr``,
-``linregress``, ``ttest_ind``, ``ttest_rel``, ``ttest_1samp``, ``f_oneway``, ``chisquare``, ``describe``, ``iqr``, ``tmean``/``tvar``/``tstd``/``tmin``/
-``tmax``, ``hmean``, ``wasserstein_distance``, ``energy_distance``, ``boxcox_llf`` and
+``linregress``, ``ttest_ind``, ``ttest_rel``, ``ttest_1samp``, ``f_oneway``,
+``chisquare``, ``describe``, ``iqr``, ``tmean``/``tvar``/``tstd``/``tmin``/``tmax``,
+``hmean``, ``wasserstein_distance``, ``energy_distance``, ``boxcox_llf`` and
 ``binned_statistic``, with SciPy's signatures and result objects (``res.statistic``,
 ``res.pvalue``, and unpacking as SciPy's: ``r, p = pearsonr(x, y)``).
 
