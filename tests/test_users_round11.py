@@ -241,3 +241,32 @@ def test_scipy_spectrogram_every_mode():
         if kw.get("mode") != "phase":
             s = lambda r: np.sum(f(r) * np.cos(np.arange(f(x[0]).size)).reshape(f(x[0]).shape))  # noqa: B023,E731
             np.testing.assert_allclose(ft.grad(s)(x[0]), _central(s, x[0]), rtol=1e-6, atol=1e-8)
+
+
+def test_x_at_on_numpy_arrays_outside_transforms_is_jax_s():
+    # NOTE [x.at on NumPy arrays]: JAX code does img = jnp.zeros(...); img = img.at[...].set(v)
+    import jax.numpy as jnp
+
+    import ftransforms.numpy as fnp
+
+    x = fnp.arange(6.0)
+    j = jnp.arange(6.0)
+    idx = np.array([0, 0, 4])
+    ops = (
+        lambda a: a.at[1].set(3.0),
+        lambda a: a.at[idx].add(1.0),
+        lambda a: a.at[np.array([3, 0, 4])].set(np.array([1.0, 2.0, 3.0])),
+        lambda a: a.at[::2].multiply(2.0),
+        lambda a: a.at[-1].min(-2.0),
+        lambda a: a.at[1:3].max(1.5),
+        lambda a: a.at[1:3].get(),
+        lambda a: a.at[9].get(mode="fill", fill_value=-1.0),
+        lambda a: a.at[9].set(7.0, mode="drop"),
+        lambda a: a.at[2].apply(np.sin if isinstance(a, np.ndarray) else jnp.sin),
+    )
+    for op in ops:
+        got = op(x)
+        assert type(got) is np.ndarray or np.ndim(got) == 0
+        np.testing.assert_allclose(got, np.asarray(op(j)))
+    np.testing.assert_array_equal(x, np.arange(6.0))  # never written
+    assert ft.grad(lambda t: (np.zeros(3).at[1].set(t) * np.arange(3.0)).sum())(2.0) == 1.0

@@ -1136,3 +1136,31 @@ def _windows_written(parent: Any, value: Any) -> Any:
         "through overlapping windows is not supported; write into x itself (the view sees "
         "the write)"
     )
+
+
+# NOTE [x.at on NumPy arrays]: JAX code updates arrays functionally, ``x = x.at[i].set(v)``,
+# also outside any transform (``img = jnp.zeros((8, 8)); img = img.at[2:4].set(1.0)``).
+# Here ``jnp.zeros`` is NumPy's array, which has no ``at``: so importing ftransforms gives
+# ``numpy.ndarray`` the read-only property ``at`` (the same helper as ``fnp.at(x)`` and a
+# tracer's ``.at``: a new array, ``x`` left as it was), unless NumPy has an ``at`` of its
+# own.  A name NumPy does not use is added to its type's dictionary (its method cache is
+# reset through ``PyType_Modified``); nothing else of NumPy changes, and no call pays
+# anything.  Where the interpreter does not allow it (not CPython), ``x.at`` stays an
+# AttributeError and ``fnp.at(x)`` is the portable spelling.
+def _install_ndarray_at() -> None:
+    import ctypes  # noqa: PLC0415  late import: used once, here
+    import gc  # noqa: PLC0415
+
+    if hasattr(numpy.ndarray, "at"):
+        return
+    try:
+        namespace = gc.get_referents(numpy.ndarray.__dict__)[0]
+        if not isinstance(namespace, dict):
+            return
+        namespace["at"] = property(at, doc="``fnp.at(x)``: JAX's ``x.at[i].set(v)`` & co.")
+        ctypes.pythonapi.PyType_Modified(ctypes.py_object(numpy.ndarray))
+    except (AttributeError, TypeError, ValueError):  # (an interpreter without these hooks)
+        return
+
+
+_install_ndarray_at()
