@@ -256,32 +256,124 @@ def forwarded_name(impl: Callable) -> str | None:
 
 #: Outputs from this many elements get an outer-product ``multiply`` spelled as ``einsum``.
 _OUTER_EINSUM_MIN_SIZE = 2048
+#: ... and from this many, also in the recording call (where the operands are checked).
+_OUTER_EINSUM_RECORDING_MIN_SIZE = 1 << 16
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def outer_product_subscripts(a: tuple, b: tuple, a_dtype: Any, b_dtype: Any) -> str | None:
+    """The ``einsum`` subscripts of the elementwise product of arrays of shapes ``a`` and
+    ``b`` when both are float32 or both float64, each broadcast along an axis the other
+    spans (``(B, 1, n) * (B, m, 1)``, a matmul over one term), else ``None``."""
+    if a == b:
+        return None
+    dtype = numpy.dtype(a_dtype)
+    if dtype.char not in "fd" or numpy.dtype(b_dtype) != dtype:
+        return None
+    n = max(len(a), len(b))
+    if n > len(_LETTERS):
+        return None
+    pa, pb = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    if not (any(i == 1 < j for i, j in zip(pa, pb)) and any(j == 1 < i for i, j in zip(pa, pb))):
+        return None
+    if any(i != j and 1 not in (i, j) for i, j in zip(pa, pb)):
+        return None  # (NumPy raises: not broadcastable)
+    out = _LETTERS[:n]
+    return f"{out[n - len(a) :]},{out[n - len(b) :]}->{out}"
 
 
 def _outer_product(eqn: Eqn, shapes: dict, dtypes: dict) -> str | None:
     """The ``einsum`` subscripts of ``eqn``'s elementwise product when it multiplies two
     float32/float64 arrays of the output's dtype, each broadcast along an axis the other
-    spans (``(B, 1, n) * (B, m, 1)``, a matmul over one term), else ``None``: NumPy's
-    ufunc loops then run along a stride-0 operand, which ``einsum`` (the same products,
-    no sums) does up to twice as fast up to a few MB; beyond, both are bound by memory."""
+    spans, else ``None``: NumPy's ufunc loops then run along a stride-0 operand, which
+    ``einsum`` (the same products, no sums) does up to twice as fast up to a few MB;
+    beyond, both are bound by memory (NOTE [outer products as einsum])."""
     a, b = shapes.get(eqn.refs[0]), shapes.get(eqn.refs[1])
-    if a is None or b is None or a == b:
+    if a is None or b is None or math.prod(eqn.avals[0]) < _OUTER_EINSUM_MIN_SIZE:
         return None
-    dtype = numpy.dtype(eqn.avals[1])
-    if dtype.char not in "fd" or dtypes.get(eqn.refs[0]) != dtype:
+    if dtypes.get(eqn.refs[0]) != numpy.dtype(eqn.avals[1]) or len(eqn.avals[0]) != max(
+        len(a), len(b)
+    ):
         return None
-    if dtypes.get(eqn.refs[1]) != dtype or math.prod(eqn.avals[0]) < _OUTER_EINSUM_MIN_SIZE:
+    return outer_product_subscripts(a, b, dtypes.get(eqn.refs[0]), dtypes.get(eqn.refs[1]))
+
+
+#: NumPy's context variable of its error handling (None on NumPy 1), and the last value
+#: seen with whether it raises (NOTE [compiled tier under np.errstate]).
+_ERRSTATE = getattr(
+    getattr(getattr(numpy, "_core", None), "umath", None), "_extobj_contextvar", None
+)
+_SEEN: list = [(object(), False)]
+
+
+def numpy_errors_raise() -> bool:
+    """Whether NumPy's error handling here raises (or calls back, or logs) on some error."""
+    now = _ERRSTATE.get() if _ERRSTATE is not None else None
+    seen = _SEEN[0]  # (one tuple: threads read a consistent pair)
+    if now is seen[0] and now is not None:
+        return seen[1]
+    raising = any(v in ("raise", "call", "log") for v in numpy.geterr().values())
+    _SEEN[0] = (now, raising)
+    return raising
+
+
+def outer_product(subscripts: str, a: Any, b: Any) -> Any:
+    """``a * b`` of an outer product (:func:`outer_product_subscripts`) in a replay.
+
+    NOTE [outer products as einsum]: NumPy's ``multiply`` of ``(B, m, 1)`` by ``(B, 1,
+    n)`` (what ``vmap(grad)`` computes for per-example weight gradients) calls its inner
+    loop once per row of ``n`` along a stride-0 operand; ``einsum`` with no summed index
+    makes the same products 1.2-2x faster, but as sums started at zero: a product that
+    is -0.0 comes out +0.0, and it sets no floating-point flags.  A replay uses it (from
+    2048 elements) unless NumPy's error handling raises (``np.errstate(invalid="raise")``
+    around the call: then ``multiply``, which raises as NumPy does); so a replay may warn
+    less than NumPy and give +0.0 for -0.0, as the compiled tier's kernels warn less.  The
+    recording call (``jit``'s first, whose results are the eager call's) uses it from
+    65536 elements only where every product is a normal finite number
+    (:func:`recorded_outer_product`): there the two are the same, bit for bit and flag
+    for flag."""
+    if numpy_errors_raise():
+        return numpy.multiply(a, b)
+    return numpy.einsum(subscripts, a, b)
+
+
+def _magnitudes(a: Any) -> tuple[float, float]:
+    """The smallest and largest ``|a|`` (NaN when ``a`` holds one)."""
+    m = numpy.abs(a)
+    return float(m.min()), float(m.max())
+
+
+def recorded_outer_product(a: Any, b: Any) -> Any:
+    """``a * b`` as ``einsum`` for the recording call (NOTE [outer products as einsum]),
+    or ``None`` where ``multiply`` must compute it: not an outer product of NumPy float
+    arrays, under 65536 elements, or a product that is not a normal finite number (a
+    zero, which may be -0.0; an underflow, overflow, inf or NaN, which NumPy flags).
+
+    Example:
+        >>> import numpy as np
+        >>> a, b = np.ones((64, 1, 256), np.float32), np.full((64, 256, 1), 2.0, np.float32)
+        >>> recorded_outer_product(a, b).shape
+        (64, 256, 256)
+        >>> recorded_outer_product(a, b * 0.0) is None
+        True
+    """
+    if type(a) is not numpy.ndarray or type(b) is not numpy.ndarray:
         return None
-    n = len(eqn.avals[0])
-    if n > len(_LETTERS) or max(len(a), len(b)) != n:
+    if a.size * b.size < _OUTER_EINSUM_RECORDING_MIN_SIZE:
+        return None  # (the output has at most a.size * b.size elements)
+    subscripts = outer_product_subscripts(a.shape, b.shape, a.dtype, b.dtype)
+    if subscripts is None:
         return None
-    pa, pb = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
-    if not (any(i == 1 < j for i, j in zip(pa, pb)) and any(j == 1 < i for i, j in zip(pa, pb))):
+    n = max(a.ndim, b.ndim)
+    pa, pb = (1,) * (n - a.ndim) + a.shape, (1,) * (n - b.ndim) + b.shape
+    if math.prod(max(i, j) for i, j in zip(pa, pb)) < _OUTER_EINSUM_RECORDING_MIN_SIZE:
         return None
-    out = _LETTERS[:n]
-    return f"{out[n - len(a) :]},{out[n - len(b) :]}->{out}"
+    (a_lo, a_hi), (b_lo, b_hi) = _magnitudes(a), _magnitudes(b)
+    info = numpy.finfo(a.dtype)
+    if not (a_lo * b_lo >= 2.0 * float(info.tiny) and a_hi * b_hi <= 0.5 * float(info.max)):
+        return None  # (also False for NaN)
+    return numpy.einsum(subscripts, a, b)
 
 
 def _direct_call(
@@ -313,7 +405,7 @@ def _direct_call(
             subscripts = _outer_product(eqn, shapes, dtypes)
             if subscripts is None:
                 return None
-            return f"{global_name(numpy.einsum, 'u')}({subscripts!r}, {args[0]}, {args[1]})"
+            return f"{global_name(outer_product, 'u')}({subscripts!r}, {args[0]}, {args[1]})"
         return f"{global_name(matmul, 'u')}({args[0]}, {args[1]})"
     if (
         name == "multiply"
@@ -324,7 +416,7 @@ def _direct_call(
         and dtypes is not None
         and (subscripts := _outer_product(eqn, shapes, dtypes)) is not None
     ):
-        return f"{global_name(numpy.einsum, 'u')}({subscripts!r}, {args[0]}, {args[1]})"
+        return f"{global_name(outer_product, 'u')}({subscripts!r}, {args[0]}, {args[1]})"
     if (
         name == "reduce_sum"
         and eqn.xp is numpy

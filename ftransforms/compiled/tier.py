@@ -24,7 +24,7 @@ from typing import Any
 import numpy
 
 from ftransforms.compiled import cupy_driver, lowering, numba_backend
-from ftransforms.program import Eqn, Program, generate
+from ftransforms.program import Eqn, Program, generate, numpy_errors_raise
 
 __all__ = ["HOT_CALLS", "attach", "available", "compile_program", "mode"]
 
@@ -335,23 +335,7 @@ def compile_program(program: Program) -> tuple[Callable, list] | None:
     return fn, swaps
 
 
-#: NumPy's context variable of its error handling (None on NumPy 1), and the last value
-#: seen with whether it raises (NOTE [compiled tier under np.errstate]).
-_ERRSTATE = getattr(
-    getattr(getattr(numpy, "_core", None), "umath", None), "_extobj_contextvar", None
-)
-_SEEN: list = [(object(), False)]
-
-
-def _raising() -> bool:
-    """Whether NumPy's error handling here raises (or calls back, or logs) on some error."""
-    now = _ERRSTATE.get() if _ERRSTATE is not None else None
-    seen = _SEEN[0]  # (one tuple: threads read a consistent pair)
-    if now is seen[0] and now is not None:
-        return seen[1]
-    raising = any(v in ("raise", "call", "log") for v in numpy.geterr().values())
-    _SEEN[0] = (now, raising)
-    return raising
+_raising = numpy_errors_raise  # (read in the drivers' namespace: NOTE below)
 
 
 def _under_errstate(fn: Callable, replay: Callable, swaps: list) -> Callable:
