@@ -256,8 +256,6 @@ def forwarded_name(impl: Callable) -> str | None:
 
 #: Outputs from this many elements get an outer-product ``multiply`` spelled as ``einsum``.
 _OUTER_EINSUM_MIN_SIZE = 2048
-#: ... and from this many, also in the recording call (where the operands are checked).
-_OUTER_EINSUM_RECORDING_MIN_SIZE = 1 << 16
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -329,50 +327,11 @@ def outer_product(subscripts: str, a: Any, b: Any) -> Any:
     2048 elements) unless NumPy's error handling raises (``np.errstate(invalid="raise")``
     around the call: then ``multiply``, which raises as NumPy does); so a replay may warn
     less than NumPy and give +0.0 for -0.0, as the compiled tier's kernels warn less.  The
-    recording call (``jit``'s first, whose results are the eager call's) uses it from
-    65536 elements only where every product is a normal finite number
-    (:func:`recorded_outer_product`): there the two are the same, bit for bit and flag
-    for flag."""
+    recording call (``jit``'s first) is the eager call: ``multiply``, NumPy's values,
+    warnings and errors (an ``einsum`` there where every product is a normal finite number
+    was measured: 1-5% of W1's first call, within the noise, so it was not kept)."""
     if numpy_errors_raise():
         return numpy.multiply(a, b)
-    return numpy.einsum(subscripts, a, b)
-
-
-def _magnitudes(a: Any) -> tuple[float, float]:
-    """The smallest and largest ``|a|`` (NaN when ``a`` holds one)."""
-    m = numpy.abs(a)
-    return float(m.min()), float(m.max())
-
-
-def recorded_outer_product(a: Any, b: Any) -> Any:
-    """``a * b`` as ``einsum`` for the recording call (NOTE [outer products as einsum]),
-    or ``None`` where ``multiply`` must compute it: not an outer product of NumPy float
-    arrays, under 65536 elements, or a product that is not a normal finite number (a
-    zero, which may be -0.0; an underflow, overflow, inf or NaN, which NumPy flags).
-
-    Example:
-        >>> import numpy as np
-        >>> a, b = np.ones((64, 1, 256), np.float32), np.full((64, 256, 1), 2.0, np.float32)
-        >>> recorded_outer_product(a, b).shape
-        (64, 256, 256)
-        >>> recorded_outer_product(a, b * 0.0) is None
-        True
-    """
-    if type(a) is not numpy.ndarray or type(b) is not numpy.ndarray:
-        return None
-    if a.size * b.size < _OUTER_EINSUM_RECORDING_MIN_SIZE:
-        return None  # (the output has at most a.size * b.size elements)
-    subscripts = outer_product_subscripts(a.shape, b.shape, a.dtype, b.dtype)
-    if subscripts is None:
-        return None
-    n = max(a.ndim, b.ndim)
-    pa, pb = (1,) * (n - a.ndim) + a.shape, (1,) * (n - b.ndim) + b.shape
-    if math.prod(max(i, j) for i, j in zip(pa, pb)) < _OUTER_EINSUM_RECORDING_MIN_SIZE:
-        return None
-    (a_lo, a_hi), (b_lo, b_hi) = _magnitudes(a), _magnitudes(b)
-    info = numpy.finfo(a.dtype)
-    if not (a_lo * b_lo >= 2.0 * float(info.tiny) and a_hi * b_hi <= 0.5 * float(info.max)):
-        return None  # (also False for NaN)
     return numpy.einsum(subscripts, a, b)
 
 

@@ -211,48 +211,6 @@ def _outer_operands(dtype=np.float32):
     return rng.normal(size=(32, 1, 64)).astype(dtype), rng.normal(size=(32, 64, 1)).astype(dtype)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_the_recording_call_makes_large_outer_products_as_einsum(dtype, monkeypatch):
-    # NOTE [outer products as einsum]: the first call's values are NumPy's, bit for bit
-    calls = []
-    einsum = np.einsum
-    monkeypatch.setattr(np, "einsum", lambda *a, **k: calls.append(a[0]) or einsum(*a, **k))
-    a, b = _outer_operands(dtype)
-    a.flat[0], b.flat[0] = -1e-3, 3.0
-    f = ft.jit(lambda a, b: (a * b, np.sin(a) * b), compile=False)
-    first = f(a, b)
-    assert len(calls) == 2, "the recording multiplied with NumPy's multiply"
-    np.testing.assert_array_equal(first[0], a * b)
-    np.testing.assert_array_equal(first[1], np.sin(a) * b)
-    assert first[0].dtype == dtype
-    assert [e.prim.name for e in _program(f).eqns].count("multiply") == 2  # what tiers lower
-    a2, b2 = a[::-1] * 2.0, b[::-1]
-    for got, want in zip(f(a2, b2), (a2 * b2, np.sin(a2) * b2)):
-        np.testing.assert_array_equal(got, want)
-
-
-@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan, 1e30, -0.0, 1e-30])
-def test_the_recording_call_warns_raises_and_signs_zeros_as_numpy(bad):
-    a, b = _outer_operands(np.float32)
-    # a product multiply flags (inf * 0, 1e30 * 1e30, 1e-30 * 1e-30 underflows to -0.0)
-    # or signs (-0.0 * 3.0): NumPy's multiply makes it, as eagerly
-    a.flat[5], b.flat[:2] = bad, {1e30: 1e30, -0.0: 3.0, 1e-30: -1e-30}.get(bad, 0.0)
-    with np.errstate(all="ignore"):
-        want = a * b
-    f = ft.jit(lambda a, b: a * b, compile=False)
-    if bad in (np.inf, -np.inf, 1e30):
-        with pytest.warns(RuntimeWarning, match="encountered in multiply"):
-            np.testing.assert_array_equal(f(a, b), want)
-        with np.errstate(all="raise"), pytest.raises(FloatingPointError):
-            ft.jit(lambda a, b: a * b, compile=False)(a, b)
-    else:
-        got = f(a, b)
-        np.testing.assert_array_equal(got, want)
-        assert np.array_equal(np.signbit(got), np.signbit(want))
-        assert bad != 1e-30 or np.signbit(got).any()  # (the case checks a -0.0)
-    assert ft.program.recorded_outer_product(a, b) is None
-
-
 def test_an_outer_product_replay_raises_under_errstate_as_numpy():
     # the replay spells it einsum, which sets no flags: under np.errstate(...="raise")
     # around the call it multiplies, and raises where NumPy raises
@@ -268,20 +226,3 @@ def test_an_outer_product_replay_raises_under_errstate_as_numpy():
         f(a, b)
     with np.errstate(invalid="ignore"):
         np.testing.assert_array_equal(f(a, b), a * b)
-
-
-@pytest.mark.parametrize(
-    "a, b",
-    [
-        (np.ones((4, 1, 8), np.float32), np.ones((4, 8, 1), np.float32)),  # small
-        (np.ones((32, 1, 64)), np.ones((32, 64, 1), np.float32)),  # mixed dtypes
-        (np.ones((32, 1, 64), np.int64), np.ones((32, 64, 1), np.int64)),  # not float
-        (np.ones((32, 64, 64)), np.ones((32, 64, 1))),  # one-sided broadcast
-        (np.ma.ones((32, 1, 64)), np.ones((32, 64, 1))),  # a subclass: NumPy's multiply
-    ],
-)
-@pytest.mark.filterwarnings("ignore:jit.*MaskedArray:RuntimeWarning")  # (runs eagerly)
-def test_other_products_in_the_recording_call_stay_multiply(a, b):
-    assert ft.program.recorded_outer_product(a, b) is None
-    f = ft.jit(lambda a, b: a * b, compile=False)
-    np.testing.assert_array_equal(f(a, b), a * b)

@@ -67,14 +67,7 @@ from ftransforms.interpreters.constant_subscripts import (
     undo_all,
 )
 from ftransforms.interpreters.forward import DualTracer
-from ftransforms.program import (
-    EFFECT_PRIMITIVES,
-    MUTED,
-    ControlNode,
-    Eqn,
-    compile_subprogram,
-    recorded_outer_product,
-)
+from ftransforms.program import EFFECT_PRIMITIVES, MUTED, ControlNode, Eqn, compile_subprogram
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
 
@@ -157,8 +150,6 @@ class TraceTracer(ValTracer):
 #: notice a change (NOTE [np.errstate under jit]); None where NumPy has none (NumPy 1).
 _ERRSTATE = getattr(getattr(numpy, "_core", None), "umath", None)
 _ERRSTATE = getattr(_ERRSTATE, "_extobj_contextvar", None)
-#: The ``multiply`` primitive (NOTE [outer products as einsum]).
-_MULTIPLY = REGISTRY["multiply"]
 
 
 class TraceInterpreter(Interpreter):
@@ -287,18 +278,11 @@ class TraceInterpreter(Interpreter):
             # NOTE [outside arrays in rules under jit]: an implementation (a host
             # callback's NumPy code) computes on plain values, its binds not routed
             try:
-                # NOTE [outer products as einsum] (program.py): the same values, faster
                 out = (
-                    recorded_outer_product(*vals)
-                    if prim is _MULTIPLY and xp is numpy and len(vals) == 2 and not params
-                    else None
+                    prim.impl(xp, *vals, **params)
+                    if not self.opaque
+                    else unrouted(prim.impl, xp, *vals, **params)
                 )
-                if out is None:
-                    out = (
-                        prim.impl(xp, *vals, **params)
-                        if not self.opaque
-                        else unrouted(prim.impl, xp, *vals, **params)
-                    )
             except Exception as err:
                 # NOTE [value-dependent traces]: an error of the data (``inv`` of a singular
                 # matrix) that the function catches decides its path as an ``if`` would (a
