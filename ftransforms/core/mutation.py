@@ -68,8 +68,9 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
   hooked), or into ``out=`` such an array, raises :class:`~ftransforms.errors.InPlaceError`
   naming the array and the fix; an in-place operator whose result NumPy would not cast
   back (``int += float``) raises it too.  Known gaps: a reshape of an array that NumPy
-  lays out non-contiguously for its own reasons (an ufunc's result on a transposed input)
-  is a view here and a copy in NumPy; ``isinstance(buffer, numpy.ndarray)`` is false, and
+  lays out non-contiguously for its own reasons (a reduction's result over a transposed
+  input; elementwise results follow NOTE [layout of elementwise results]) is a view here
+  and a copy in NumPy; ``isinstance(buffer, numpy.ndarray)`` is false, and
   C code that demands a true ``ndarray`` (typed Cython arguments) needs ``np.asarray``.
 """
 
@@ -189,7 +190,17 @@ def new_buffer(scope: BufferInterpreter, out: numpy.ndarray) -> Any:
     survives a traced write, which makes the buffer a tracer."""
     if out.ndim > 1 and FORTRAN_VIEW and out.flags.f_contiguous and not out.flags.c_contiguous:
         return FORTRAN_VIEW[0](Buffer(scope, out.T))
-    return Buffer(scope, out)
+    buf = Buffer(scope, out)
+    if out.ndim > 1 and not out.flags.c_contiguous:
+        NOT_IN_C_ORDER.add(id(buf))  # NOTE [layout of elementwise results]
+    return buf
+
+
+#: The ids of the tracers that may be laid out in memory other than in C order (a view
+#: through a permutation or of such a view, a buffer that NumPy laid out so): NOTE [layout
+#: of elementwise results] in numpy/result_layout.py.  An id outlives its object until no
+#: transform is active (then the set is cleared); a stale one only costs the exact check.
+NOT_IN_C_ORDER: set = set()
 
 
 #: numpy/inplace.py's ``fortran_view``: the axes-reversing view of a buffer (set there).
@@ -334,6 +345,8 @@ def make_view(
     elif _slot(result, "_base") is not None or _slot(result, "_views"):
         result = clone(result)  # an existing object (a recorder's folded chain)
     result._base = (parent, forward, inverse, reshaped)
+    if hasattr(forward, "layout") or id(parent) in NOT_IN_C_ORDER:
+        NOT_IN_C_ORDER.add(id(result))  # NOTE [layout of elementwise results]
     views = _slot(parent, "_views")
     if views is None:
         parent._views = [weakref.ref(result)]
@@ -500,6 +513,7 @@ def _exited() -> None:
         if ACTIVE_THREADS[0] == 0:
             for namespace, _, originals in PATCHED_WHILE_ACTIVE:
                 namespace.update(originals)
+            NOT_IN_C_ORDER.clear()
 
 
 OUTERMOST_HOOKS.append((_entered, _exited))

@@ -24,7 +24,7 @@ import numpy
 
 import ftransforms.numpy.inplace as inplace
 from ftransforms.core.errors import InPlaceError, UnsupportedOperationError
-from ftransforms.core.mutation import Buffer, clone, strides_of
+from ftransforms.core.mutation import NOT_IN_C_ORDER, Buffer, clone, strides_of
 from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
 from ftransforms.core.tracer import DTYPE_HIDDEN_FROM, SPARSE_DISPATCHED, Tracer
 from ftransforms.numpy.helpers import array_like, dtype_of, physical
@@ -48,6 +48,7 @@ from ftransforms.numpy.reductions import (
     sum,
     var,
 )
+from ftransforms.numpy.result_layout import in_order_of, laid_out_as_numpy
 from ftransforms.numpy.sorting import argpartition, argsort, partition, searchsorted
 from ftransforms.numpy.sparse_operands import scipy_sparse_kind, sparse_matmul
 from ftransforms.numpy.ufuncs import (
@@ -113,6 +114,14 @@ def _out(method: str, out: Any, result: Any) -> Any:
     return inplace.write_out(f"x.{method}(..., out=...)", out, result)
 
 
+def _numpys_layout(out: Any, a: Any, b: Any) -> Any:
+    """``out``, the result of an operator on ``a`` and ``b`` (None for a unary one), laid out
+    as NumPy lays it out (NOTE [layout of elementwise results] in numpy/result_layout.py)."""
+    if NOT_IN_C_ORDER or type(b) is numpy.ndarray:
+        return laid_out_as_numpy(out, (a,) if b is None else (a, b))
+    return out
+
+
 class ArrayMethods:
     """The members :func:`install` copies onto :class:`Tracer` (never instantiated)."""
 
@@ -158,25 +167,25 @@ class ArrayMethods:
 
     def __add__(self, other):
         try:
-            return add(self, other)
+            return _numpys_layout(add(self, other), self, other)
         except TypeError:
             return _defer(other)
 
     def __radd__(self, other):
         try:
-            return add(other, self)
+            return _numpys_layout(add(other, self), self, other)
         except TypeError:
             return _defer(other)
 
     def __sub__(self, other):
         try:
-            return subtract(self, other)
+            return _numpys_layout(subtract(self, other), self, other)
         except TypeError:
             return _defer(other)
 
     def __rsub__(self, other):
         try:
-            return subtract(other, self)
+            return _numpys_layout(subtract(other, self), self, other)
         except TypeError:
             return _defer(other)
 
@@ -197,7 +206,7 @@ class ArrayMethods:
         if type(other) in _SEQUENCES and not self.shape and self.dtype.kind in "iu":
             return other * self.__index__()
         try:
-            return multiply(self, other)
+            return _numpys_layout(multiply(self, other), self, other)
         except TypeError:
             kind = scipy_sparse_kind(other)  # NOTE [SciPy sparse operands]
             if kind == "matrix":  # a scipy.sparse matrix's * is @
@@ -214,55 +223,55 @@ class ArrayMethods:
         if type(other) in _SEQUENCES and not self.shape and self.dtype.kind in "iu":
             return other * self.__index__()  # NOTE [repeating a sequence]
         try:
-            return multiply(other, self)
+            return _numpys_layout(multiply(other, self), self, other)
         except TypeError:
             return _defer(other)
 
     def __truediv__(self, other):
         try:
-            return divide(self, other)
+            return _numpys_layout(divide(self, other), self, other)
         except TypeError:
             return _defer(other)
 
     def __rtruediv__(self, other):
         try:
-            return divide(other, self)
+            return _numpys_layout(divide(other, self), self, other)
         except TypeError:
             return _defer(other)
 
     def __floordiv__(self, other):
         try:
-            return floor_divide(self, other)
+            return _numpys_layout(floor_divide(self, other), self, other)
         except TypeError:
             return _defer(other)
 
     def __rfloordiv__(self, other):
         try:
-            return floor_divide(other, self)
+            return _numpys_layout(floor_divide(other, self), self, other)
         except TypeError:
             return _defer(other)
 
     def __mod__(self, other):
         try:
-            return remainder(self, other)
+            return _numpys_layout(remainder(self, other), self, other)
         except TypeError:
             return _defer(other)
 
     def __rmod__(self, other):
         try:
-            return remainder(other, self)
+            return _numpys_layout(remainder(other, self), self, other)
         except TypeError:
             return _defer(other)
 
     def __pow__(self, other):
         try:
-            return power(self, other)
+            return _numpys_layout(power(self, other), self, other)
         except TypeError:
             return _defer(other)
 
     def __rpow__(self, other):
         try:
-            return power(other, self)
+            return _numpys_layout(power(other, self), self, other)
         except TypeError:
             return _defer(other)
 
@@ -283,53 +292,56 @@ class ArrayMethods:
             raise
 
     def __neg__(self):
-        return negative(self)
+        return _numpys_layout(negative(self), self, None)
 
     def __pos__(self):
-        return clone(self)  # a new array, as NumPy's +a (NOTE [a new array, not the argument])
+        return _numpys_layout(
+            clone(self), self, None
+        )  # a new array, as NumPy's +a (NOTE [a new array, not the argument])
 
     def __abs__(self):
-        return abs(self)
+        return _numpys_layout(abs(self), self, None)
 
     def __invert__(self):
-        return logical_not(self) if self.dtype.kind == "b" else invert(self)
+        out = logical_not(self) if self.dtype.kind == "b" else invert(self)
+        return _numpys_layout(out, self, None)
 
     # NumPy's &, |, ^: bitwise (logical on booleans), never a silent bool on integers.
     def __and__(self, other):
-        return bitwise_and(self, other)
+        return _numpys_layout(bitwise_and(self, other), self, other)
 
     def __rand__(self, other):
-        return bitwise_and(other, self)
+        return _numpys_layout(bitwise_and(other, self), self, other)
 
     def __or__(self, other):
-        return bitwise_or(self, other)
+        return _numpys_layout(bitwise_or(self, other), self, other)
 
     def __ror__(self, other):
-        return bitwise_or(other, self)
+        return _numpys_layout(bitwise_or(other, self), self, other)
 
     def __xor__(self, other):
-        return bitwise_xor(self, other)
+        return _numpys_layout(bitwise_xor(self, other), self, other)
 
     def __rxor__(self, other):
-        return bitwise_xor(other, self)
+        return _numpys_layout(bitwise_xor(other, self), self, other)
 
     def __lshift__(self, other):
-        return left_shift(self, other)
+        return _numpys_layout(left_shift(self, other), self, other)
 
     def __rlshift__(self, other):
-        return left_shift(other, self)
+        return _numpys_layout(left_shift(other, self), self, other)
 
     def __rshift__(self, other):
-        return right_shift(self, other)
+        return _numpys_layout(right_shift(self, other), self, other)
 
     def __rrshift__(self, other):
-        return right_shift(other, self)
+        return _numpys_layout(right_shift(other, self), self, other)
 
     def __eq__(self, other):  # type: ignore[override]
-        return equal(self, other)
+        return _numpys_layout(equal(self, other), self, other)
 
     def __ne__(self, other):  # type: ignore[override]
-        return not_equal(self, other)
+        return _numpys_layout(not_equal(self, other), self, other)
 
     def __hash__(self) -> int:
         # Refused, as for NumPy arrays (hash(np.array(1.0)) raises): a traced value is an
@@ -343,16 +355,16 @@ class ArrayMethods:
         )
 
     def __lt__(self, other):
-        return less(self, other)
+        return _numpys_layout(less(self, other), self, other)
 
     def __le__(self, other):
-        return less_equal(self, other)
+        return _numpys_layout(less_equal(self, other), self, other)
 
     def __gt__(self, other):
-        return greater(self, other)
+        return _numpys_layout(greater(self, other), self, other)
 
     def __ge__(self, other):
-        return greater_equal(self, other)
+        return _numpys_layout(greater_equal(self, other), self, other)
 
     def __getitem__(self, index):
         return inplace.getitem_view(self, index)
@@ -453,7 +465,9 @@ class ArrayMethods:
                 f"according to the rule {casting!r}"
             )
         out = astype(self, dtype)
-        return inplace.copy_of(out) if out is self and copy else out
+        if out is self:
+            return inplace.copy_in_order(self, order) if copy else out
+        return in_order_of(out, self, order)  # NOTE [layout of elementwise results]
 
     def copy(self, order="C"):
         return inplace.copy_in_order(self, order)

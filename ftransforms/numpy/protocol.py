@@ -39,6 +39,7 @@ from ftransforms.core.errors import InPlaceError, UFuncTypeError, UnsupportedOpe
 from ftransforms.core.mutation import Buffer, clone
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.dispatch import FUNCTIONS
+from ftransforms.numpy.result_layout import laid_out_as_numpy
 
 __all__ = ["FUNCTIONS", "handle_function", "handle_ufunc"]
 
@@ -122,9 +123,14 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
         if fn is not None:
             out = fn(*_objects_converted(inputs))
             # NOTE [a new array, not the argument]: np.positive(a), np.conj(real a)
-            return clone(out) if out is inputs[0] else out
+            # NOTE [layout of elementwise results]: NumPy's memory order of the result
+            return laid_out_as_numpy(clone(out) if out is inputs[0] else out, inputs)
     out = _handle_ufunc(ufunc, method, inputs, kwargs)
-    return clone(out) if inputs and out is inputs[0] and kwargs.get("out") is None else out
+    if kwargs.get("out") is not None:
+        return out
+    if inputs and out is inputs[0]:
+        out = clone(out)
+    return laid_out_as_numpy(out, inputs) if method == "__call__" else out
 
 
 def _handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:

@@ -1,0 +1,180 @@
+"""NumPy's memory layout of the new arrays that elementwise operations make.
+
+NOTE [layout of elementwise results]: NumPy allocates the result of an elementwise
+operation (a ufunc, an operator, ``astype``, ``copy('K')``) in the memory order that its
+iterator picks from the operands (``order='K'``): ``np.exp(a.T)``, ``a.T * 2``, ``-a.T``
+are Fortran-ordered, ``c.transpose(1, 0, 2) + 1`` keeps that axis order, and where the
+operands disagree (``a.T + b``) C order wins.  The iterator sorts the axes by stride with a
+stable insertion sort, innermost first: two axes swap where an operand with a nonzero
+stride on both (not broadcast, not of length 1) says so and none says otherwise
+(:func:`iteration_order` does the same with the operands' axis orders of NOTE [memory
+layout] in core/mutation.py).  Code reads that layout (``y.ravel('K')``,
+``y.reshape(-1, order='A')``, ``y.strides``, ``y.flags``) and a reshape of a result laid
+out otherwise copies, so a write through it must not reach ``y``.  A traced result laid out
+other than in C order is therefore made the permuted view of a hidden C-ordered array
+(:func:`in_memory_order`), as a Fortran-ordered copy is.  Operations on buffers alone are
+NumPy's own and lay their results out themselves.  The cost where every operand is laid
+out in C order (no view, or a plain C-contiguous array): one slot read per operand.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> def f(x):
+    ...     return np.exp(x.reshape(2, 3).T).ravel("K")  # Fortran-ordered: memory order
+    >>> x = np.arange(6.0)
+    >>> bool(np.allclose(ft.vmap(f)(x[None]), f(x)))
+    True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from ftransforms.core.mutation import (
+    NOT_IN_C_ORDER,
+    Buffer,
+    c_contiguous,
+    f_contiguous,
+    layout,
+    make_view,
+)
+from ftransforms.core.tracer import Tracer
+from ftransforms.numpy.manipulation import transpose
+
+__all__ = [
+    "in_memory_order",
+    "in_order_of",
+    "iteration_order",
+    "laid_out_as_numpy",
+    "permutation_rules",
+]
+
+_NDARRAY = numpy.ndarray
+_REBASED: dict = {}  # perm -> (forward, inverse) of a view that NumPy shows as a new array
+
+
+def laid_out_as_numpy(out: Any, operands: Any) -> Any:
+    """``out``, the new traced result of an elementwise operation on ``operands``, laid out
+    in memory as NumPy lays out that result (NOTE [layout of elementwise results])."""
+    for a in operands:
+        if type(a) is _NDARRAY:
+            if a.ndim > 1 and not a.flags.c_contiguous:
+                break
+        elif NOT_IN_C_ORDER and isinstance(a, Tracer) and id(a) in NOT_IN_C_ORDER:
+            break
+    else:
+        return out
+    if (
+        not isinstance(out, Tracer)
+        or type(out) is Buffer
+        or getattr(out, "_base", None) is not None
+        or any(out is a for a in operands)
+    ):
+        return out
+    shape = tuple(out.shape)
+    if len(shape) < 2:
+        return out
+    order = iteration_order(shape, operands)
+    return out if order is None else in_memory_order(out, order)
+
+
+def _sort_keys(a: Any, shape: tuple) -> list | None:
+    """Per axis of the result, a key that orders ``a``'s strides (bigger: outer), 0 where
+    ``a`` broadcasts or has length 1; None for an operand with no axes."""
+    n = len(shape)
+    if isinstance(a, Tracer):
+        own = tuple(a.shape)
+        order = layout(a)[0] if len(own) > 1 else None
+        if order is None:
+            order = range(len(own))
+        rank = {ax: len(own) - pos for pos, ax in enumerate(order)}
+        keys = [rank[ax] if d != 1 else 0 for ax, d in enumerate(own)]
+    elif type(a) is _NDARRAY:
+        keys = [abs(s) if d != 1 else 0 for s, d in zip(a.strides, a.shape)]
+    else:
+        return None
+    if not keys:
+        return None
+    return [0] * (n - len(keys)) + keys
+
+
+def iteration_order(shape: tuple, operands: Any) -> tuple | None:
+    """The order in memory (outermost axis first) of the array NumPy allocates for an
+    elementwise operation on ``operands`` with result ``shape``; None for C order."""
+    n = len(shape)
+    keys = [k for k in (_sort_keys(a, shape) for a in operands) if k is not None]
+    perm = list(range(n))  # iterator positions, innermost first; axis j is numpy's n-1-j
+    for i0 in range(1, n):
+        j0 = perm[i0]
+        ipos = i0
+        for i1 in range(i0 - 1, -1, -1):
+            j1 = perm[i1]
+            ambiguous, swap = True, False
+            for k in keys:
+                s0, s1 = k[n - 1 - j0], k[n - 1 - j1]
+                if s0 and s1:
+                    if s1 <= s0:
+                        swap = False  # where operands disagree, C order wins
+                    elif ambiguous:
+                        swap = True
+                    ambiguous = False
+            if not ambiguous:
+                if not swap:
+                    break
+                ipos = i1
+        if ipos != i0:
+            perm[ipos + 1 : i0 + 1] = perm[ipos:i0]
+            perm[ipos] = j0
+    order = tuple(n - 1 - j for j in reversed(perm))
+    return None if order == tuple(range(n)) else order
+
+
+def in_memory_order(value: Any, order: tuple) -> Any:
+    """A new traced array of ``value``'s values whose axes lie in memory in ``order``
+    (outermost first): the permuted view of a hidden C-ordered array, which NumPy's
+    ``base`` does not show (NOTE [layout of elementwise results])."""
+    perm = tuple(int(i) for i in numpy.argsort(order))
+    try:
+        forward, inverse = _REBASED[perm]
+    except KeyError:
+        forward, inverse = permutation_rules(perm)
+        forward.rebased = True  # a new array in NumPy: no base (numpy_base)
+        _REBASED[perm] = forward, inverse
+    hidden = transpose(value, order)
+    return make_view(hidden, transpose(hidden, perm), forward, inverse)
+
+
+def in_order_of(out: Any, x: Any, order: str) -> Any:
+    """``out``, a new traced array of ``x``'s shape made from ``x`` (a copy, a cast), laid
+    out as NumPy lays out ``x.copy(order)`` / ``x.astype(dtype, order)``: ``'C'``,
+    ``'F'``, ``'A'`` (Fortran where ``x`` is Fortran- and not C-contiguous) or ``'K'``
+    (``x``'s own order; NOTE [layout of elementwise results])."""
+    n = len(out.shape)
+    if n < 2 or order == "C":
+        return out
+    if order == "K":
+        return laid_out_as_numpy(out, (x,))
+    if order == "F" or (order == "A" and not c_contiguous(x) and f_contiguous(x)):
+        return in_memory_order(out, tuple(range(n))[::-1])
+    return out
+
+
+def permutation_rules(perm: tuple[int, ...]) -> tuple[Any, Any]:
+    """The ``forward``/``inverse`` of the view ``transpose(x, perm)``; ``forward`` carries
+    the layout rule of NOTE [memory layout] (core/mutation.py)."""
+    inv = tuple(int(i) for i in numpy.argsort(perm))
+
+    def forward(p: Any) -> Any:
+        return transpose(p, perm)
+
+    def inverse(p: Any, v: Any) -> Any:
+        return transpose(v, inv)
+
+    def axes_layout(parent: tuple) -> tuple:
+        order, dense = parent
+        return tuple(inv[j] for j in order), dense
+
+    forward.layout = axes_layout  # type: ignore[attr-defined]
+    return forward, inverse

@@ -1,0 +1,126 @@
+"""Probe round 11: NumPy programs that mutate, under the transforms.
+
+* Elementwise results of transposed arrays (``np.exp(a.T)``, ``a.T * 2``, ``-a.T``,
+  ``a.T.astype(t)``, ``np.copy(c.transpose(1, 0, 2))``) were laid out in C order where
+  NumPy lays them out in the operands' order (NOTE [layout of elementwise results]):
+  ``ravel('K')``/``reshape(order='A')`` read other values, ``strides``/``flags`` differed,
+  and a reshape NumPy copies was a view (a write through it reached the result).
+* ``y.resize(n)`` of a Fortran-ordered array raised (NumPy keeps its memory order).
+
+Oracles: the plain NumPy call, the Python loop over rows for ``vmap``, central differences
+in float64 for derivatives, eager values on new inputs for ``jit``.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ftransforms as ft
+
+RNG = np.random.default_rng(11)
+BATCH = RNG.standard_normal((3, 12))
+X = BATCH[0]
+
+
+def central_grad(f, x, eps=1e-6):
+    return np.array([(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(x.size)])
+
+
+def central_jacobian(f, x, eps=1e-6):
+    cols = [(f(x + eps * e) - f(x - eps * e)).ravel() / (2 * eps) for e in np.eye(x.size)]
+    return np.stack(cols, -1)
+
+
+def check_transforms(f, derivatives=True):
+    """vmap against the loop, jit on new inputs, grad/jacfwd/vmap(grad) against central
+    differences; the caller's arrays are left alone."""
+    want = np.stack([f(r.copy()) for r in BATCH])
+    batch = BATCH.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ft.errors.PerformanceWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)  # jit running a signature eagerly
+        np.testing.assert_allclose(ft.vmap(f)(batch), want)
+        jf = ft.jit(f)
+        for r in BATCH:
+            np.testing.assert_allclose(jf(r.copy()), f(r.copy()))
+    np.testing.assert_array_equal(batch, BATCH)
+    if not derivatives:
+        return
+    w = np.linspace(0.5, 1.5, want[0].size).reshape(want[0].shape)
+
+    def loss(x):
+        return np.sum(f(x) * w)
+
+    np.testing.assert_allclose(ft.grad(loss)(X.copy()), central_grad(loss, X.copy()), atol=1e-6)
+    np.testing.assert_allclose(
+        ft.jacfwd(f)(X.copy()).reshape(-1, X.size), central_jacobian(f, X.copy()), atol=1e-6
+    )
+    gb = np.stack([central_grad(loss, r.copy()) for r in BATCH])
+    np.testing.assert_allclose(ft.vmap(ft.grad(loss))(BATCH.copy()), gb, atol=1e-6)
+
+
+# -- elementwise results are laid out as NumPy lays them out ----------------------------
+
+
+def ravel_in_memory_order_of_results(x):
+    a = x.reshape(3, 4)
+    c = x.reshape(3, 2, 2).transpose(1, 0, 2)
+    b = x[::-1].reshape(4, 3)
+    parts = [
+        np.exp(a.T),  # Fortran-ordered
+        a.T * 2.0,
+        -a.T,
+        +a.T,
+        np.abs(c) + 1.0,  # c's axis order
+        (c > 0) * 1.0,
+        a.T + b,  # the operands disagree: C order
+        b + a.T,
+        a.T + x[:3],  # a broadcast operand has no say
+        x[:4, None] * a.T,
+        a.T.astype(np.float64),
+        np.copy(c),  # order='K'
+        c.copy("K"),
+    ]
+    return np.concatenate([p.ravel("K") for p in parts] + [np.exp(a.T).reshape(-1, order="A")])
+
+
+def write_through_reshapes_of_a_fortran_ordered_result(x):
+    y = x.reshape(3, 4).T * 2.0  # Fortran-ordered
+    r = y.reshape(-1)  # a copy in NumPy
+    r[0] = 100.0 * x[5]
+    t = y.T.reshape(-1)  # a view in NumPy: y.T is C-contiguous
+    t[1] = -7.0 * x[2]
+    return np.concatenate([y.ravel(), r])
+
+
+def reads_strides_and_flags_of_results(x):
+    y = np.sin(x.reshape(3, 4).T)
+    z = x.reshape(2, 3, 2).transpose(2, 0, 1) ** 2
+    s, u = y.strides, z.strides
+    flags = (y.flags.f_contiguous, y.flags.c_contiguous, z.flags.c_contiguous)
+    return x * (s[0] + 3 * s[1] + u[0] - u[2]) + 10.0 * sum(flags)
+
+
+def resize_keeps_memory_order(x):
+    y = x.reshape(3, 4).T * 2.0
+    y.resize(20)  # NumPy: y's elements in memory order, then zeros
+    z = np.zeros((2, 3), order="F")
+    z[0] = x[:3]
+    z.resize(7)
+    w = x[:6] * 1.0
+    w.resize((2, 4))
+    return np.concatenate([y, z, w.ravel()])
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        ravel_in_memory_order_of_results,
+        write_through_reshapes_of_a_fortran_ordered_result,
+        reads_strides_and_flags_of_results,
+        resize_keeps_memory_order,
+    ],
+)
+def test_elementwise_results_are_laid_out_as_numpy_lays_them_out(f):
+    check_transforms(f)
