@@ -124,3 +124,49 @@ def resize_keeps_memory_order(x):
 )
 def test_elementwise_results_are_laid_out_as_numpy_lays_them_out(f):
     check_transforms(f)
+
+
+# -- arguments the caller laid out in Fortran order --------------------------------------
+
+
+def reads_its_arguments_layout(m):
+    k = m.ravel("K")  # memory order
+    a = m.reshape(-1, order="A")
+    r = m.reshape(-1)  # a copy in NumPy: m is not C-contiguous
+    r[0] = 100.0
+    flags = [m.flags.f_contiguous * 1.0, m.flags.c_contiguous * 1.0]
+    return np.concatenate([k * 1.0, a**2, m.ravel() * (1.0 + m.T.flags.c_contiguous), flags])
+
+
+def test_fortran_ordered_arguments_keep_their_layout():
+    f = reads_its_arguments_layout
+    m = np.asfortranarray(X.reshape(3, 4))
+    want = f(m.copy(order="K"))
+    w = np.linspace(0.5, 1.5, want.size)
+
+    def loss(m):
+        return np.sum(f(m) * w)
+
+    eps = 1e-6
+    g = np.zeros((3, 4))
+    for i in np.ndindex(3, 4):
+        e = np.zeros((3, 4))
+        e[i] = eps
+        g[i] = (loss(np.asfortranarray(m + e)) - loss(np.asfortranarray(m - e))) / (2 * eps)
+    np.testing.assert_allclose(ft.grad(loss)(m), g, atol=1e-6)
+    for jac in (ft.jacrev, ft.jacfwd):
+        np.testing.assert_allclose(np.tensordot(w, jac(f)(m), 1), g, atol=1e-6)
+    np.testing.assert_allclose(ft.vjp(f, m)[0], want)
+    t = np.asfortranarray(BATCH[1].reshape(3, 4))
+    primal, tangent = ft.jvp(f, (m,), (t,))
+    np.testing.assert_allclose(primal, want)
+    np.testing.assert_allclose(np.sum(tangent * w), np.sum(g * t), atol=1e-6)
+    np.testing.assert_array_equal(m, X.reshape(3, 4))  # the caller's array is left alone
+    # vmap: the rows of a Fortran-ordered batch are Fortran-ordered (not contiguous)
+    batch = np.asfortranarray(BATCH.reshape(3, 3, 4))
+    fresh = batch.copy(order="K")
+    want = np.stack([f(row) for row in fresh])
+    np.testing.assert_allclose(ft.vmap(f)(batch), want)
+    np.testing.assert_allclose(
+        ft.vmap(ft.grad(loss))(batch), np.stack([ft.grad(loss)(row) for row in batch])
+    )

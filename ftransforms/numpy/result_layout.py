@@ -47,6 +47,7 @@ __all__ = [
     "in_memory_order",
     "in_order_of",
     "iteration_order",
+    "laid_out_arguments",
     "laid_out_as_numpy",
     "permutation_rules",
 ]
@@ -131,19 +132,38 @@ def iteration_order(shape: tuple, operands: Any) -> tuple | None:
     return None if order == tuple(range(n)) else order
 
 
-def in_memory_order(value: Any, order: tuple) -> Any:
+def in_memory_order(value: Any, order: tuple, dense: bool = True) -> Any:
     """A new traced array of ``value``'s values whose axes lie in memory in ``order``
     (outermost first): the permuted view of a hidden C-ordered array, which NumPy's
-    ``base`` does not show (NOTE [layout of elementwise results])."""
+    ``base`` does not show (NOTE [layout of elementwise results]).  ``dense=False``: its
+    elements do not fill one block (a row of a Fortran-ordered batch): it is contiguous in
+    no order and its strides are unknown (NOTE [byte strides of views])."""
     perm = tuple(int(i) for i in numpy.argsort(order))
     try:
-        forward, inverse = _REBASED[perm]
+        forward, inverse = _REBASED[perm, dense]
     except KeyError:
         forward, inverse = permutation_rules(perm)
+        if not dense:
+            forward = _strided(forward)
         forward.rebased = True  # a new array in NumPy: no base (numpy_base)
-        _REBASED[perm] = forward, inverse
+        _REBASED[perm, dense] = forward, inverse
     hidden = transpose(value, order)
     return make_view(hidden, transpose(hidden, perm), forward, inverse)
+
+
+def _strided(forward: Any) -> Any:
+    """``forward`` of a view whose elements lie apart in memory, by strides not known."""
+
+    def strided(p: Any) -> Any:
+        if type(p) is _NDARRAY:  # element_offsets' plain offsets: strides unknown
+            raise TypeError("the strides of this view are not known")
+        return forward(p)
+
+    def axes_layout(parent: tuple) -> tuple:
+        return forward.layout(parent)[0], False
+
+    strided.layout = axes_layout  # type: ignore[attr-defined]
+    return strided
 
 
 def in_order_of(out: Any, x: Any, order: str) -> Any:
@@ -178,3 +198,41 @@ def permutation_rules(perm: tuple[int, ...]) -> tuple[Any, Any]:
 
     forward.layout = axes_layout  # type: ignore[attr-defined]
     return forward, inverse
+
+
+def laid_out_arguments(originals: Any, wrapped: list, dims: Any = None) -> list:
+    """``wrapped``, what a transform passes its function for the caller's argument leaves
+    ``originals`` (``dims``: ``vmap``'s in_dim of each), with each tracer whose leaf the
+    caller laid out other than in C order (``np.asfortranarray(m)``, ``m.T``; under ``vmap``
+    the rows of such a batch) made the permuted view of a hidden C-ordered array, as NumPy
+    code sees that leaf's layout (NOTE [layout of elementwise results])."""
+    out = None
+    for k, o in enumerate(originals):
+        d = None if dims is None else dims[k]
+        if type(o) is _NDARRAY:
+            if o.ndim < (2 if d is None else 3) or o.flags.c_contiguous:
+                continue
+            if d is not None:
+                d %= o.ndim
+                if not o.shape[d]:
+                    continue
+                o = o[(slice(None),) * d + (0,)]  # the first row: every row's strides
+            order = iteration_order(o.shape, (o,))
+            dense = order is None or o.transpose(order).flags.c_contiguous
+        elif NOT_IN_C_ORDER and d is None and isinstance(o, Tracer) and id(o) in NOT_IN_C_ORDER:
+            order = iteration_order(tuple(o.shape), (o,)) if len(o.shape) > 1 else None
+            dense = layout(o)[1]
+        else:
+            continue
+        w = wrapped[k]
+        if (
+            order is None
+            or not isinstance(w, Tracer)
+            or type(w) is Buffer
+            or getattr(w, "_base", None) is not None  # linked to an alias already
+        ):
+            continue
+        if out is None:
+            out = list(wrapped)
+        out[k] = in_memory_order(w, order, dense)
+    return wrapped if out is None else out
