@@ -170,3 +170,65 @@ def test_fortran_ordered_arguments_keep_their_layout():
     np.testing.assert_allclose(
         ft.vmap(ft.grad(loss))(batch), np.stack([ft.grad(loss)(row) for row in batch])
     )
+
+
+# -- where= of a ufunc: the elements it does not compute raise no warning ----------------
+
+
+def sqrt_where_positive(x):
+    a = x * 1.0
+    np.sqrt(a, out=a, where=a > 0)
+    return a
+
+
+def divide_where_nonzero(x):
+    b = x[::-1] * (np.abs(x[::-1]) > 0.5)  # zeros
+    return np.divide(x, b, out=np.zeros_like(x), where=b != 0)
+
+
+def log_where_positive_into_a_view(x):
+    out = np.ones((2, 6))
+    np.log(x.reshape(2, 6), out=out[:, ::-1], where=x.reshape(2, 6) > 0)
+    return out.ravel()
+
+
+def _transformed_calls(f):
+    def loss(x):
+        return np.sum(f(x) ** 2)
+
+    yield "vmap", lambda: ft.vmap(f)(BATCH.copy())
+    yield "jit", lambda: ft.jit(f)(X.copy())
+    yield "grad", lambda: ft.grad(loss)(X.copy())
+    yield "jvp", lambda: ft.jvp(f, (X.copy(),), (np.ones(12),))
+    yield "hessian", lambda: ft.hessian(loss)(X.copy())
+    yield "vmap(grad)", lambda: ft.vmap(ft.grad(loss))(BATCH.copy())
+
+
+@pytest.mark.parametrize(
+    "f", [sqrt_where_positive, divide_where_nonzero, log_where_positive_into_a_view]
+)
+def test_ufunc_where_warns_only_as_numpy_warns(f):
+    assert (BATCH <= 0).any()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # NumPy computes no masked-out element
+        for r in BATCH:
+            f(r.copy())
+    for name, call in _transformed_calls(f):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            call()
+        assert not seen, (name, [str(w.message) for w in seen])
+    check_transforms(f)
+
+
+def test_ufunc_where_still_warns_for_the_elements_it_computes():
+    def f(x):
+        out = np.ones_like(x)
+        np.log(x, out=out, where=x >= 0)  # log(0): computed, NumPy warns
+        return out
+
+    x = np.array([-1.0, 0.0, 2.0])
+    with pytest.warns(RuntimeWarning, match="divide by zero"):
+        f(x)
+    with pytest.warns(RuntimeWarning, match="divide by zero"):
+        np.testing.assert_array_equal(ft.jit(f)(x), f(x))

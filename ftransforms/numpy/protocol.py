@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import math
 import sys
 from typing import Any
 
@@ -233,14 +234,12 @@ def _ufunc_out(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
         # mask is False (np.sqrt(a, out=a, where=a > 0)); here it is computed and dropped,
         # and its derivative there (inf or nan) times a zero (co)tangent would be nan.  So
         # each traced input is where(mask, x, stop_gradient(x)): the same values, and what
-        # flows back from the dropped elements is selected away, never multiplied.
+        # flows back from the dropped elements is selected away, never multiplied.  The
+        # dropped elements of every input are the inputs' values at one element that is
+        # computed: NumPy warns of no invalid value there (sqrt of a negative) unless it
+        # warns for that element too.
         m = mask.val if type(mask) is Buffer else mask
-        inputs = tuple(
-            indexing.where(m, v, ufuncs.stop_gradient(v))
-            if isinstance(v, Tracer) and helpers.dtype_of(v).kind in "fc"
-            else v
-            for v in inputs
-        )
+        inputs = _computed_values_where_dropped(inputs, m)
     if method == "__call__" and not _is_python_ufunc(ufunc):
         out_dtypes = tuple(None if o is None else helpers.dtype_of(o) for o in outs)
         if traced:
@@ -270,9 +269,34 @@ def _ufunc_out(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     return written if len(written) > 1 else written[0]
 
 
-def _broadcast_shape(a: tuple, b: tuple) -> tuple | None:
+def _is_array(v: Any) -> bool:
+    return isinstance(v, (Tracer, numpy.ndarray))
+
+
+def _computed_values_where_dropped(inputs: tuple, mask: Any) -> tuple:
+    """The ufunc's ``inputs`` with the elements ``where=mask`` drops replaced by the inputs'
+    values at the first element it keeps (NOTE [masked-out inputs of where=]); traced
+    inputs pass no derivative through the replaced elements."""
+    shapes = [helpers.shape(v) for v in inputs if _is_array(v)]
+    shape = _broadcast_shape(helpers.shape(mask), *shapes) if shapes else None
+    if shape is None or not math.prod(shape):
+        return inputs
+    keep = manipulation.broadcast_to(mask, shape)
+    first = reductions.argmax(manipulation.reshape(keep, (-1,)))
+    out = []
+    for v in inputs:
+        if _is_array(v) and helpers.dtype_of(v).kind in "biufc":
+            flat = manipulation.reshape(manipulation.broadcast_to(v, shape), (-1,))
+            fill = indexing.take(flat, first)
+            traced = isinstance(v, Tracer) and helpers.dtype_of(v).kind in "fc"
+            v = indexing.where(keep, v, ufuncs.stop_gradient(fill) if traced else fill)
+        out.append(v)
+    return tuple(out)
+
+
+def _broadcast_shape(*shapes: tuple) -> tuple | None:
     try:
-        return numpy.broadcast_shapes(a, b)
+        return numpy.broadcast_shapes(*shapes)
     except ValueError:
         return None
 
