@@ -5,7 +5,12 @@
   NumPy lays them out in the operands' order (NOTE [layout of elementwise results]):
   ``ravel('K')``/``reshape(order='A')`` read other values, ``strides``/``flags`` differed,
   and a reshape NumPy copies was a view (a write through it reached the result).
+  NumPy functions that lay their result out as their operand (``np.where``, ``np.clip``,
+  ``np.cumsum``, ``np.sort``, ``np.diff``, reductions over some axes) did not either.
 * ``y.resize(n)`` of a Fortran-ordered array raised (NumPy keeps its memory order).
+* Fortran-ordered arguments (and the rows of a Fortran-ordered batch) were C-ordered under
+  grad/vjp/jvp/jacrev/jacfwd/vmap (``jit`` still passes them in C order).
+* ``np.sqrt(a, out=a, where=a > 0)`` warned of the negative elements it does not compute.
 
 Oracles: the plain NumPy call, the Python loop over rows for ``vmap``, central differences
 in float64 for derivatives, eager values on new inputs for ``jit``.
@@ -113,10 +118,32 @@ def resize_keeps_memory_order(x):
     return np.concatenate([y, z, w.ravel()])
 
 
+def functions_keep_their_operands_layout(x):
+    a = x.reshape(3, 4).T  # Fortran-ordered
+    c = x.reshape(3, 2, 2).transpose(2, 1, 0)
+    parts = [
+        np.where(a > 0, a, 0.0),
+        np.clip(a, -0.5, 0.5),
+        a.clip(-0.5, 0.5),
+        np.round(a, 1),
+        np.cumsum(a, 0),
+        a.cumsum(1),
+        np.sort(a, 0),
+        np.diff(a, axis=0),
+        c.sum(1),  # a reduction keeps the order of the axes it keeps
+        np.mean(c, axis=2),
+        c.max(1, keepdims=True),
+        np.std(c, axis=1),
+    ]
+    flags = [p.flags.f_contiguous for p in parts]
+    return np.concatenate([p.ravel("K") for p in parts] + [flags])
+
+
 @pytest.mark.parametrize(
     "f",
     [
         ravel_in_memory_order_of_results,
+        functions_keep_their_operands_layout,
         write_through_reshapes_of_a_fortran_ordered_result,
         reads_strides_and_flags_of_results,
         resize_keeps_memory_order,

@@ -48,7 +48,11 @@ from ftransforms.numpy.reductions import (
     sum,
     var,
 )
-from ftransforms.numpy.result_layout import in_order_of, laid_out_as_numpy
+from ftransforms.numpy.result_layout import (
+    in_order_of,
+    laid_out_as_numpy,
+    laid_out_as_numpy_function,
+)
 from ftransforms.numpy.sorting import argpartition, argsort, partition, searchsorted
 from ftransforms.numpy.sparse_operands import scipy_sparse_kind, sparse_matmul
 from ftransforms.numpy.ufuncs import (
@@ -633,6 +637,25 @@ class ArrayMethods:
                 f"({self.device!r}); move the inputs before the transform"
             )
         return self
+
+
+def _method_in_numpys_layout(method: Any) -> Any:
+    """A method of :class:`ArrayMethods` whose new result is laid out as NumPy's function of
+    that name lays it out (NOTE [layout of elementwise results] in numpy/result_layout.py)."""
+
+    def laid_out(self, *args, **kwargs):
+        out = method(self, *args, **kwargs)
+        if not NOT_IN_C_ORDER:
+            return out
+        return laid_out_as_numpy_function(method.__name__, out, (self, *args), kwargs)
+
+    laid_out.__name__ = laid_out.__qualname__ = method.__name__
+    laid_out.__doc__ = method.__doc__
+    return laid_out
+
+
+for _name in "sum mean prod max min var std any all cumsum cumprod clip round".split():
+    setattr(ArrayMethods, _name, _method_in_numpys_layout(vars(ArrayMethods)[_name]))
 
 
 class FlatIter:

@@ -37,10 +37,10 @@ import ftransforms.numpy.statistics as statistics
 import ftransforms.numpy.ufunc_methods as ufunc_methods
 import ftransforms.numpy.ufuncs as ufuncs
 from ftransforms.core.errors import InPlaceError, UFuncTypeError, UnsupportedOperationError
-from ftransforms.core.mutation import Buffer, clone
+from ftransforms.core.mutation import NOT_IN_C_ORDER, Buffer, clone
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.dispatch import FUNCTIONS
-from ftransforms.numpy.result_layout import laid_out_as_numpy
+from ftransforms.numpy.result_layout import laid_out_as_numpy, laid_out_as_numpy_function
 
 __all__ = ["FUNCTIONS", "handle_function", "handle_ufunc"]
 
@@ -663,7 +663,9 @@ def handle_function(func: Any, args: tuple, kwargs: dict) -> Any:
             kwargs = {renames.get(k, k): v for k, v in kwargs.items()}
     out = fn(*args, **kwargs)
     if isinstance(out, Tracer) and args and _one_of(out, args[0]) and _copies(func, args, kwargs):
-        return clone(out)  # NOTE [a new array, not the argument]
+        out = clone(out)  # NOTE [a new array, not the argument]
+    if NOT_IN_C_ORDER and isinstance(out, Tracer):  # NOTE [layout of elementwise results]
+        return laid_out_as_numpy_function(func.__name__, out, args, kwargs)
     return out
 
 

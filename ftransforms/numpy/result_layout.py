@@ -48,6 +48,7 @@ __all__ = [
     "in_order_of",
     "iteration_order",
     "laid_out_arguments",
+    "laid_out_as_numpy_function",
     "laid_out_as_numpy",
     "permutation_rules",
 ]
@@ -236,3 +237,63 @@ def laid_out_arguments(originals: Any, wrapped: list, dims: Any = None) -> list:
             out = list(wrapped)
         out[k] = in_memory_order(w, order, dense)
     return wrapped if out is None else out
+
+
+def _elementwise(out: Any, args: tuple, kwargs: dict) -> Any:
+    arrays = [a for a in (*args, *kwargs.values()) if isinstance(a, (Tracer, _NDARRAY))]
+    return laid_out_as_numpy(out, arrays)
+
+
+def _along_axes(out: Any, args: tuple, kwargs: dict) -> Any:
+    x = args[0]
+    if len(out.shape) != len(getattr(x, "shape", ())):
+        return out  # flattened (axis=None)
+    return laid_out_as_numpy(out, (x,))
+
+
+def _reduction(out: Any, args: tuple, kwargs: dict) -> Any:
+    x = args[0]
+    if kwargs.get("keepdims", False):
+        return _along_axes(out, args, kwargs)
+    n, m = len(getattr(x, "shape", ())), len(out.shape)
+    if m < 2 or m >= n or not isinstance(x, Tracer) or id(x) not in NOT_IN_C_ORDER:
+        return out
+    order = iteration_order(tuple(x.shape), (x,))
+    axis = args[1] if len(args) > 1 else kwargs.get("axis")
+    if order is None or axis is None:
+        return out
+    dropped = {int(a) % n for a in numpy.atleast_1d(axis)}
+    kept = [a - sum(d < a for d in dropped) for a in order if a not in dropped]
+    if len(kept) != m or kept == sorted(kept):
+        return out
+    return in_memory_order(out, tuple(kept))
+
+
+#: NOTE [layout of elementwise results]: how a NumPy function lays out its result from
+#: its operands' layout, by the function (``_elementwise``: as a ufunc; ``_along_axes``: as
+#: its first operand; ``_reduction``: the first operand's order of the axes it keeps).
+FUNCTION_LAYOUTS: dict = {
+    **dict.fromkeys(("where", "clip", "nan_to_num", "round", "around"), _elementwise),
+    **dict.fromkeys(("cumsum", "cumprod", "nancumsum", "nancumprod", "sort", "diff"), _along_axes),
+    **dict.fromkeys(
+        "sum mean prod max min amax amin std var any all nansum nanmean nanprod nanmax nanmin "
+        "nanstd nanvar ptp".split(),
+        _reduction,
+    ),
+}
+
+
+def laid_out_as_numpy_function(name: str, out: Any, args: tuple, kwargs: dict) -> Any:
+    """``out``, the new traced result of ``numpy.<name>(*args, **kwargs)`` (or of the method
+    of that name), laid out as NumPy lays it out (NOTE [layout of elementwise results])."""
+    rule = FUNCTION_LAYOUTS.get(name)
+    if (
+        rule is None
+        or not args
+        or not isinstance(out, Tracer)
+        or type(out) is Buffer
+        or getattr(out, "_base", None) is not None
+        or any(out is a for a in (*args, *kwargs.values()))
+    ):
+        return out
+    return rule(out, args, kwargs)
