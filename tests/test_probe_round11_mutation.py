@@ -6,7 +6,8 @@
   ``ravel('K')``/``reshape(order='A')`` read other values, ``strides``/``flags`` differed,
   and a reshape NumPy copies was a view (a write through it reached the result).
   NumPy functions that lay their result out as their operand (``np.where``, ``np.clip``,
-  ``np.cumsum``, ``np.sort``, ``np.diff``, reductions over some axes) did not either.
+  ``np.cumsum``, ``np.sort``, ``np.diff``, reductions over some axes, ``np.concatenate``,
+  ``np.stack``, ``np.pad``) did not either.
 * ``y.resize(n)`` of a Fortran-ordered array raised (NumPy keeps its memory order).
 * Fortran-ordered arguments (and the rows of a Fortran-ordered batch) were C-ordered under
   grad/vjp/jvp/jacrev/jacfwd/vmap (``jit`` still passes them in C order).
@@ -134,6 +135,11 @@ def functions_keep_their_operands_layout(x):
         np.mean(c, axis=2),
         c.max(1, keepdims=True),
         np.std(c, axis=1),
+        np.concatenate([a, a]),  # the arrays' order
+        np.concatenate([c, c], axis=2),
+        np.stack([a, a], axis=1),  # the new axis innermost here
+        np.stack([c, c]),
+        np.pad(a, 1),
     ]
     flags = [p.flags.f_contiguous for p in parts]
     return np.concatenate([p.ravel("K") for p in parts] + [flags])

@@ -269,6 +269,72 @@ def _reduction(out: Any, args: tuple, kwargs: dict) -> Any:
     return in_memory_order(out, tuple(kept))
 
 
+def _sorted_by_strides(n: int, keys: list) -> tuple | None:
+    """NumPy's order of the axes of a new array that several arrays of ``n`` axes are
+    copied into (``concatenate``): a stable insertion sort from the outermost axis, by the
+    arrays' stride keys (:func:`_sort_keys`; an axis of length 1 says nothing, and where
+    the arrays disagree C order wins); None for C order."""
+    perm = list(range(n))
+    for i0 in range(1, n):
+        j0 = perm[i0]
+        ipos = i0
+        for i1 in range(i0 - 1, -1, -1):
+            j1 = perm[i1]
+            ambiguous, swap = True, False
+            for k in keys:
+                if k[j0] and k[j1]:
+                    if k[j0] <= k[j1]:
+                        swap = False
+                    elif ambiguous:
+                        swap = True
+                    ambiguous = False
+            if not ambiguous:
+                if not swap:
+                    break
+                ipos = i1
+        if ipos != i0:
+            perm[ipos + 1 : i0 + 1] = perm[ipos:i0]
+            perm[ipos] = j0
+    return None if perm == sorted(perm) else tuple(perm)
+
+
+def _joined(out: Any, args: tuple, kwargs: dict, stacked: bool) -> Any:
+    arrays = list(args[0]) if isinstance(args[0], (list, tuple)) else None
+    n = len(out.shape)
+    if not arrays or n < 2:
+        return out
+    if not any(
+        isinstance(a, Tracer)
+        and id(a) in NOT_IN_C_ORDER
+        or type(a) is _NDARRAY
+        and not a.flags.c_contiguous
+        for a in arrays
+    ):
+        return out
+    keys = [_sort_keys(a, tuple(a.shape)) for a in arrays if isinstance(a, (Tracer, _NDARRAY))]
+    keys = [[0] * (n - stacked - len(k)) + k for k in keys if k is not None]
+    if stacked:  # each array with a new axis of length 1 (numpy.expand_dims)
+        axis = args[1] if len(args) > 1 else kwargs.get("axis", 0)
+        axis = int(axis) % n
+        keys = [[*k[:axis], 0, *k[axis:]] for k in keys]
+    if any(len(k) != n for k in keys):
+        return out
+    order = _sorted_by_strides(n, keys)
+    return out if order is None else in_memory_order(out, order)
+
+
+def _concatenated(out: Any, args: tuple, kwargs: dict) -> Any:
+    return _joined(out, args, kwargs, False)
+
+
+def _stacked(out: Any, args: tuple, kwargs: dict) -> Any:
+    return _joined(out, args, kwargs, True)
+
+
+def _padded(out: Any, args: tuple, kwargs: dict) -> Any:
+    return in_order_of(out, args[0], "A")  # numpy.pad: Fortran order for a Fortran array
+
+
 #: NOTE [layout of elementwise results]: how a NumPy function lays out its result from
 #: its operands' layout, by the function (``_elementwise``: as a ufunc; ``_along_axes``: as
 #: its first operand; ``_reduction``: the first operand's order of the axes it keeps).
@@ -280,6 +346,9 @@ FUNCTION_LAYOUTS: dict = {
         "nanstd nanvar ptp".split(),
         _reduction,
     ),
+    **dict.fromkeys(("concatenate", "vstack", "hstack", "row_stack"), _concatenated),
+    "stack": _stacked,
+    "pad": _padded,
 }
 
 
