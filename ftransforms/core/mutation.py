@@ -197,10 +197,54 @@ def new_buffer(scope: BufferInterpreter, out: numpy.ndarray) -> Any:
 
 
 #: The ids of the tracers that may be laid out in memory other than in C order (a view
-#: through a permutation or of such a view, a buffer that NumPy laid out so): NOTE [layout
-#: of elementwise results] in numpy/result_layout.py.  An id outlives its object until no
-#: transform is active (then the set is cleared); a stale one only costs the exact check.
+#: through a permutation or of such a view, a buffer that NumPy laid out so, an array of
+#: :data:`ROOT_LAYOUTS`): NOTE [layout of elementwise results] in numpy/result_layout.py.
+#: An id leaves when its object dies (a weak reference's callback) or when no transform is
+#: active (then the set is cleared); one that stays (a buffer's) only costs the exact check.
 NOT_IN_C_ORDER: set = set()
+
+#: NOTE [layout of elementwise results]: the traced arrays that are no views and that NumPy
+#: lays out other than in C order (an elementwise result of a transposed array, an argument
+#: the caller laid out in Fortran order), by id: ``(weak reference, the order of its axes
+#: in memory, outermost first, whether its elements fill one block)``.
+ROOT_LAYOUTS: dict = {}
+
+
+def set_root_layout(t: Tracer, order: tuple, dense: bool = True) -> None:
+    """Record that NumPy lays the traced array ``t`` (no view, a new object) out with its
+    axes in memory in ``order`` (NOTE [layout of elementwise results])."""
+    key = id(t)
+    ref = _KeyedRef(t, _forget_layout)
+    ref.key = key
+    ROOT_LAYOUTS[key] = (ref, tuple(order), dense)
+    NOT_IN_C_ORDER.add(key)
+
+
+class _KeyedRef(weakref.ref):
+    """A weak reference that knows its :data:`ROOT_LAYOUTS` key."""
+
+    __slots__ = ("key",)
+
+
+def _forget_layout(ref: _KeyedRef) -> None:
+    """The object of ``ref`` died: its id may be another object's next."""
+    entry = ROOT_LAYOUTS.get(ref.key)
+    if entry is not None and entry[0] is ref:
+        del ROOT_LAYOUTS[ref.key]
+    NOT_IN_C_ORDER.discard(ref.key)
+
+
+def root_layout(t: Tracer) -> tuple[tuple, bool] | None:
+    """The ``(order, dense)`` recorded for ``t`` by :func:`set_root_layout`, or None."""
+    entry = ROOT_LAYOUTS.get(id(t))
+    if entry is None or entry[0]() is not t or len(entry[1]) != len(t.shape):
+        return None
+    return entry[1], entry[2]
+
+
+def forget_root_layout(t: Tracer) -> None:
+    """``t`` was reshaped in place (``t.shape = s``, ``t.resize(n)``): C order again."""
+    ROOT_LAYOUTS.pop(id(t), None)
 
 
 #: numpy/inplace.py's ``fortran_view``: the axes-reversing view of a buffer (set there).
@@ -346,14 +390,18 @@ def make_view(
         result = clone(result)  # an existing object (a recorder's folded chain)
     result._base = (parent, forward, inverse, reshaped)
     if hasattr(forward, "layout") or id(parent) in NOT_IN_C_ORDER:
-        NOT_IN_C_ORDER.add(id(result))  # NOTE [layout of elementwise results]
+        ref = _KeyedRef(result, _forget_layout)  # NOTE [layout of elementwise results]
+        ref.key = id(result)
+        NOT_IN_C_ORDER.add(ref.key)
+    else:
+        ref = weakref.ref(result)
     views = _slot(parent, "_views")
     if views is None:
-        parent._views = [weakref.ref(result)]
+        parent._views = [ref]
     else:
         if len(views) > 16:
             views[:] = [r for r in views if r() is not None]
-        views.append(weakref.ref(result))
+        views.append(ref)
     return result
 
 
@@ -514,6 +562,7 @@ def _exited() -> None:
             for namespace, _, originals in PATCHED_WHILE_ACTIVE:
                 namespace.update(originals)
             NOT_IN_C_ORDER.clear()
+            ROOT_LAYOUTS.clear()
 
 
 OUTERMOST_HOOKS.append((_entered, _exited))
@@ -816,6 +865,10 @@ def layout(a: Tracer) -> tuple[Any, bool]:
             v = a.val
             order = tuple(sorted(range(v.ndim), key=lambda k: -abs(v.strides[k])))
             return order, bool(v.flags.f_contiguous)
+        if NOT_IN_C_ORDER and id(a) in ROOT_LAYOUTS:
+            found = root_layout(a)  # NOTE [layout of elementwise results]
+            if found is not None:
+                return found
         return tuple(range(len(a.shape))), True
     rule = getattr(base[1], "layout", None)
     if rule is not None:
@@ -864,6 +917,8 @@ def c_contiguous(a: Tracer) -> bool:
     """Whether NumPy lays the traced array ``a`` out in C order (``a.T.T`` included)."""
     base = _slot(a, "_base")
     if base is None:
+        if NOT_IN_C_ORDER and id(a) in ROOT_LAYOUTS and root_layout(a) is not None:
+            return _orders(a)[0]
         return type(a) is not Buffer or bool(a.val.flags.c_contiguous)
     if base[3]:
         return True
@@ -897,6 +952,8 @@ def element_offsets(a: Tracer) -> Any:
         t = base[0]
     if math.prod(t.shape) > MAX_OFFSET_ELEMENTS:
         return None
+    if NOT_IN_C_ORDER and id(t) in ROOT_LAYOUTS and not (root_layout(t) or ((), True))[1]:
+        return None  # a row of a Fortran-ordered batch: its strides are not known
     offsets = root_offsets(t)
     for forward, view in reversed(chain):
         shift = getattr(forward, "byte_offset", None)  # .real/.imag of a complex array
@@ -916,6 +973,14 @@ def root_offsets(t: Tracer) -> Any:
     shape = tuple(t.shape)
     itemsize = numpy.dtype(t.dtype).itemsize
     strides = t.val.strides if type(t) is Buffer else None
+    found = root_layout(t) if NOT_IN_C_ORDER and id(t) in ROOT_LAYOUTS else None
+    if found is not None:  # NOTE [layout of elementwise results]: dense in that order
+        strides = [0] * len(shape)
+        step = itemsize
+        for k in reversed(found[0]):
+            strides[k] = step
+            step *= shape[k]
+        strides = tuple(strides)
     key = (shape, itemsize, strides)
     offsets = _ROOT_OFFSETS.get(key)
     if offsets is not None:

@@ -118,11 +118,16 @@ def _out(method: str, out: Any, result: Any) -> Any:
     return inplace.write_out(f"x.{method}(..., out=...)", out, result)
 
 
+_NDARRAY = numpy.ndarray
+
+
 def _numpys_layout(out: Any, a: Any, b: Any) -> Any:
     """``out``, the result of an operator on ``a`` and ``b`` (None for a unary one), laid out
     as NumPy lays it out (NOTE [layout of elementwise results] in numpy/result_layout.py)."""
-    if NOT_IN_C_ORDER or type(b) is numpy.ndarray:
+    if NOT_IN_C_ORDER and (id(a) in NOT_IN_C_ORDER or id(b) in NOT_IN_C_ORDER):
         return laid_out_as_numpy(out, (a,) if b is None else (a, b))
+    if type(b) is numpy.ndarray and b.ndim > 1 and not b.flags.c_contiguous:
+        return laid_out_as_numpy(out, (a, b))
     return out
 
 
@@ -171,25 +176,37 @@ class ArrayMethods:
 
     def __add__(self, other):
         try:
-            return _numpys_layout(add(self, other), self, other)
+            out = add(self, other)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
     def __radd__(self, other):
         try:
-            return _numpys_layout(add(other, self), self, other)
+            out = add(other, self)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
     def __sub__(self, other):
         try:
-            return _numpys_layout(subtract(self, other), self, other)
+            out = subtract(self, other)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
     def __rsub__(self, other):
         try:
-            return _numpys_layout(subtract(other, self), self, other)
+            out = subtract(other, self)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
@@ -210,7 +227,10 @@ class ArrayMethods:
         if type(other) in _SEQUENCES and not self.shape and self.dtype.kind in "iu":
             return other * self.__index__()
         try:
-            return _numpys_layout(multiply(self, other), self, other)
+            out = multiply(self, other)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             kind = scipy_sparse_kind(other)  # NOTE [SciPy sparse operands]
             if kind == "matrix":  # a scipy.sparse matrix's * is @
@@ -227,55 +247,82 @@ class ArrayMethods:
         if type(other) in _SEQUENCES and not self.shape and self.dtype.kind in "iu":
             return other * self.__index__()  # NOTE [repeating a sequence]
         try:
-            return _numpys_layout(multiply(other, self), self, other)
+            out = multiply(other, self)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
     def __truediv__(self, other):
         try:
-            return _numpys_layout(divide(self, other), self, other)
+            out = divide(self, other)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
     def __rtruediv__(self, other):
         try:
-            return _numpys_layout(divide(other, self), self, other)
+            out = divide(other, self)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
     def __floordiv__(self, other):
         try:
-            return _numpys_layout(floor_divide(self, other), self, other)
+            out = floor_divide(self, other)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
     def __rfloordiv__(self, other):
         try:
-            return _numpys_layout(floor_divide(other, self), self, other)
+            out = floor_divide(other, self)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
     def __mod__(self, other):
         try:
-            return _numpys_layout(remainder(self, other), self, other)
+            out = remainder(self, other)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
     def __rmod__(self, other):
         try:
-            return _numpys_layout(remainder(other, self), self, other)
+            out = remainder(other, self)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
     def __pow__(self, other):
         try:
-            return _numpys_layout(power(self, other), self, other)
+            out = power(self, other)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
     def __rpow__(self, other):
         try:
-            return _numpys_layout(power(other, self), self, other)
+            out = power(other, self)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
@@ -296,7 +343,10 @@ class ArrayMethods:
             raise
 
     def __neg__(self):
-        return _numpys_layout(negative(self), self, None)
+        out = negative(self)
+        if NOT_IN_C_ORDER:
+            return _numpys_layout(out, self, None)
+        return out
 
     def __pos__(self):
         return _numpys_layout(
@@ -304,48 +354,89 @@ class ArrayMethods:
         )  # a new array, as NumPy's +a (NOTE [a new array, not the argument])
 
     def __abs__(self):
-        return _numpys_layout(abs(self), self, None)
+        out = abs(self)
+        if NOT_IN_C_ORDER:
+            return _numpys_layout(out, self, None)
+        return out
 
     def __invert__(self):
         out = logical_not(self) if self.dtype.kind == "b" else invert(self)
-        return _numpys_layout(out, self, None)
+        if NOT_IN_C_ORDER:
+            return _numpys_layout(out, self, None)
+        return out
 
     # NumPy's &, |, ^: bitwise (logical on booleans), never a silent bool on integers.
     def __and__(self, other):
-        return _numpys_layout(bitwise_and(self, other), self, other)
+        out = bitwise_and(self, other)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __rand__(self, other):
-        return _numpys_layout(bitwise_and(other, self), self, other)
+        out = bitwise_and(other, self)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __or__(self, other):
-        return _numpys_layout(bitwise_or(self, other), self, other)
+        out = bitwise_or(self, other)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __ror__(self, other):
-        return _numpys_layout(bitwise_or(other, self), self, other)
+        out = bitwise_or(other, self)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __xor__(self, other):
-        return _numpys_layout(bitwise_xor(self, other), self, other)
+        out = bitwise_xor(self, other)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __rxor__(self, other):
-        return _numpys_layout(bitwise_xor(other, self), self, other)
+        out = bitwise_xor(other, self)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __lshift__(self, other):
-        return _numpys_layout(left_shift(self, other), self, other)
+        out = left_shift(self, other)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __rlshift__(self, other):
-        return _numpys_layout(left_shift(other, self), self, other)
+        out = left_shift(other, self)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __rshift__(self, other):
-        return _numpys_layout(right_shift(self, other), self, other)
+        out = right_shift(self, other)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __rrshift__(self, other):
-        return _numpys_layout(right_shift(other, self), self, other)
+        out = right_shift(other, self)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __eq__(self, other):  # type: ignore[override]
-        return _numpys_layout(equal(self, other), self, other)
+        out = equal(self, other)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __ne__(self, other):  # type: ignore[override]
-        return _numpys_layout(not_equal(self, other), self, other)
+        out = not_equal(self, other)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __hash__(self) -> int:
         # Refused, as for NumPy arrays (hash(np.array(1.0)) raises): a traced value is an
@@ -359,16 +450,28 @@ class ArrayMethods:
         )
 
     def __lt__(self, other):
-        return _numpys_layout(less(self, other), self, other)
+        out = less(self, other)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __le__(self, other):
-        return _numpys_layout(less_equal(self, other), self, other)
+        out = less_equal(self, other)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __gt__(self, other):
-        return _numpys_layout(greater(self, other), self, other)
+        out = greater(self, other)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __ge__(self, other):
-        return _numpys_layout(greater_equal(self, other), self, other)
+        out = greater_equal(self, other)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __getitem__(self, index):
         return inplace.getitem_view(self, index)
@@ -501,8 +604,8 @@ class ArrayMethods:
     def strides(self) -> tuple:
         # NumPy's strides for a view (NOTE [byte strides of views]); else C order, as
         # numpy.array(t) lays the elements out
-        if getattr(self, "_base", None) is not None:
-            known = strides_of(self)
+        if getattr(self, "_base", None) is not None or id(self) in NOT_IN_C_ORDER:
+            known = strides_of(self)  # (NOTE [layout of elementwise results]: roots too)
             if known is not None:
                 return known
         elif type(self) is Buffer:
@@ -645,8 +748,8 @@ def _method_in_numpys_layout(method: Any) -> Any:
 
     def laid_out(self, *args, **kwargs):
         out = method(self, *args, **kwargs)
-        if not NOT_IN_C_ORDER:
-            return out
+        if not NOT_IN_C_ORDER or (id(self) not in NOT_IN_C_ORDER and method.__name__ != "clip"):
+            return out  # (clip: its bounds may be the arrays laid out otherwise)
         return laid_out_as_numpy_function(method.__name__, out, (self, *args), kwargs)
 
     laid_out.__name__ = laid_out.__qualname__ = method.__name__

@@ -36,6 +36,7 @@ from ftransforms.core.errors import (
 from ftransforms.core.mutation import (
     FORTRAN_VIEW,
     NOT_IN_C_ORDER,
+    ROOT_LAYOUTS,
     Buffer,
     assign,
     become,
@@ -44,6 +45,7 @@ from ftransforms.core.mutation import (
     check_write,
     clone,
     f_contiguous,
+    forget_root_layout,
     layout,
     mutable,
     read_only,
@@ -358,7 +360,9 @@ def getitem_view(x: Tracer, index: Any) -> Any:
         return getitem(p, index)
 
     base = getattr(x, "_base", None)
-    if base is not None and hasattr(base[1], "layout"):  # x is laid out in another order
+    if (base is not None and hasattr(base[1], "layout")) or (
+        base is None and id(x) in ROOT_LAYOUTS  # NOTE [layout of elementwise results]
+    ):  # x is laid out in another order
         forward.layout = _index_layout(index, rank)  # type: ignore[attr-defined]
     return make_view(
         x,
@@ -948,6 +952,7 @@ def set_shape(x: Tracer, new_shape: Any) -> None:
     # not logged for a batched cond branch: an array made in the branch is reshaped as
     # NumPy does; one from outside it is reshaped for every row (rows cannot differ in it)
     check_write(x, logged=False)
+    forget_root_layout(x)  # NOTE [layout of elementwise results]
     if getattr(x, "_base", None) is None and not _live_views(x):
         become(x, reshape(x, new_shape))
         return
@@ -972,7 +977,8 @@ def resize(x: Tracer, new_shape: Any) -> None:
     check_write(x, logged=False)  # a new shape: not merged by rows (see set_shape)
     # NumPy keeps the elements in memory order (a Fortran-ordered array's, NOTE [layout of
     # elementwise results]): such an array is a view here, whose link the new shape ends
-    flat = ravel(x) if base is None else memory_ravel(x, "K")
+    flat = ravel(x) if id(x) not in NOT_IN_C_ORDER else memory_ravel(x, "K")
+    forget_root_layout(x)
     if base is not None:
         base[0]._views = [r for r in base[0]._views if r() is not x]
         x._base = None

@@ -124,8 +124,15 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
         if fn is not None:
             out = fn(*_objects_converted(inputs))
             # NOTE [a new array, not the argument]: np.positive(a), np.conj(real a)
-            # NOTE [layout of elementwise results]: NumPy's memory order of the result
-            return laid_out_as_numpy(clone(out) if out is inputs[0] else out, inputs)
+            if out is inputs[0]:
+                out = clone(out)
+            if not NOT_IN_C_ORDER:  # NOTE [layout of elementwise results]
+                for a in inputs:
+                    if type(a) is numpy.ndarray:
+                        break
+                else:
+                    return out  # every operand a tracer in C order or no array
+            return laid_out_as_numpy(out, inputs)
     out = _handle_ufunc(ufunc, method, inputs, kwargs)
     if kwargs.get("out") is not None:
         return out

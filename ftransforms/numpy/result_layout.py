@@ -8,13 +8,24 @@ operands disagree (``a.T + b``) C order wins.  The iterator sorts the axes by st
 stable insertion sort, innermost first: two axes swap where an operand with a nonzero
 stride on both (not broadcast, not of length 1) says so and none says otherwise
 (:func:`iteration_order` does the same with the operands' axis orders of NOTE [memory
-layout] in core/mutation.py).  Code reads that layout (``y.ravel('K')``,
-``y.reshape(-1, order='A')``, ``y.strides``, ``y.flags``) and a reshape of a result laid
-out otherwise copies, so a write through it must not reach ``y``.  A traced result laid out
-other than in C order is therefore made the permuted view of a hidden C-ordered array
-(:func:`in_memory_order`), as a Fortran-ordered copy is.  Operations on buffers alone are
-NumPy's own and lay their results out themselves.  The cost where every operand is laid
-out in C order (no view, or a plain C-contiguous array): one slot read per operand.
+layout] in core/mutation.py).  NumPy functions that allocate their result in their
+operands' order follow :data:`FUNCTION_LAYOUTS` (``np.where``, ``np.clip``, ``np.cumsum``,
+``np.sort``, ``np.diff``; a reduction keeps the order of the axes it keeps; ``np.concatenate``
+and ``np.stack`` sort the axes from the outermost, :func:`_sorted_by_strides`), and so do
+the methods of those names.  Code reads that layout (``y.ravel('K')``,
+``y.reshape(-1, order='A')``, ``y.strides``, ``y.flags``), and a reshape of a result laid out
+otherwise copies, so a write through it must not reach ``y``.  Such a traced result is no
+view: core/mutation.py's ``ROOT_LAYOUTS`` records its axis order by id (a weak reference
+with it), which :func:`~ftransforms.core.mutation.layout`, the strides and contiguity read.
+The arguments a transform passes its function are laid out as the caller's were
+(:func:`laid_out_arguments`: a Fortran-ordered array, ``a.T``; under ``vmap`` the rows of
+such a batch, which fill no one block); ``jit`` keys its recordings by shapes and dtypes
+and passes them in C order.  Operations on buffers alone are NumPy's own and lay their
+results out themselves.  Cost: the tracers that may be laid out otherwise are known by id
+(``NOT_IN_C_ORDER``, filled where such views, buffers and results are made, emptied as
+they die), so an operation on others reads one set's truth value (and, while some exist,
+looks its operands up in it); one on such an array finds its order and records it (about
+a microsecond).
 
 Example:
     >>> import numpy as np
@@ -34,11 +45,12 @@ import numpy
 
 from ftransforms.core.mutation import (
     NOT_IN_C_ORDER,
+    ROOT_LAYOUTS,
     Buffer,
     c_contiguous,
     f_contiguous,
     layout,
-    make_view,
+    set_root_layout,
 )
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.manipulation import transpose
@@ -54,32 +66,43 @@ __all__ = [
 ]
 
 _NDARRAY = numpy.ndarray
-_REBASED: dict = {}  # perm -> (forward, inverse) of a view that NumPy shows as a new array
 
 
 def laid_out_as_numpy(out: Any, operands: Any) -> Any:
     """``out``, the new traced result of an elementwise operation on ``operands``, laid out
     in memory as NumPy lays out that result (NOTE [layout of elementwise results])."""
+    laid_out = False
+    arrays = 0
+    single = None
     for a in operands:
+        if a is out:
+            return out  # an operand itself: no new array
         if type(a) is _NDARRAY:
+            arrays += 1
+            single = a
             if a.ndim > 1 and not a.flags.c_contiguous:
-                break
-        elif NOT_IN_C_ORDER and isinstance(a, Tracer) and id(a) in NOT_IN_C_ORDER:
-            break
-    else:
-        return out
-    if (
-        not isinstance(out, Tracer)
-        or type(out) is Buffer
-        or getattr(out, "_base", None) is not None
-        or any(out is a for a in operands)
-    ):
+                laid_out = True
+        elif isinstance(a, Tracer):
+            arrays += 1
+            single = a
+            if NOT_IN_C_ORDER and id(a) in NOT_IN_C_ORDER:
+                laid_out = True
+    if not laid_out or not isinstance(out, Tracer) or type(out) is Buffer:
         return out
     shape = tuple(out.shape)
-    if len(shape) < 2:
+    n = len(shape)
+    if n < 2:
         return out
-    order = iteration_order(shape, operands)
-    return out if order is None else in_memory_order(out, order)
+    if arrays == 1 and isinstance(single, Tracer):  # ``a.T * 2``: its own order
+        entry = ROOT_LAYOUTS.get(id(single))  # (no view's lookup of ``_base`` needed)
+        order = entry[1] if entry is not None and entry[0]() is single else layout(single)[0]
+        if order is None or list(order) == sorted(order):
+            return out
+    else:
+        order = iteration_order(shape, operands)
+        if order is None:
+            return out
+    return in_memory_order(out, order)
 
 
 def _sort_keys(a: Any, shape: tuple) -> list | None:
@@ -134,37 +157,12 @@ def iteration_order(shape: tuple, operands: Any) -> tuple | None:
 
 
 def in_memory_order(value: Any, order: tuple, dense: bool = True) -> Any:
-    """A new traced array of ``value``'s values whose axes lie in memory in ``order``
-    (outermost first): the permuted view of a hidden C-ordered array, which NumPy's
-    ``base`` does not show (NOTE [layout of elementwise results]).  ``dense=False``: its
-    elements do not fill one block (a row of a Fortran-ordered batch): it is contiguous in
-    no order and its strides are unknown (NOTE [byte strides of views])."""
-    perm = tuple(int(i) for i in numpy.argsort(order))
-    try:
-        forward, inverse = _REBASED[perm, dense]
-    except KeyError:
-        forward, inverse = permutation_rules(perm)
-        if not dense:
-            forward = _strided(forward)
-        forward.rebased = True  # a new array in NumPy: no base (numpy_base)
-        _REBASED[perm, dense] = forward, inverse
-    hidden = transpose(value, order)
-    return make_view(hidden, transpose(hidden, perm), forward, inverse)
-
-
-def _strided(forward: Any) -> Any:
-    """``forward`` of a view whose elements lie apart in memory, by strides not known."""
-
-    def strided(p: Any) -> Any:
-        if type(p) is _NDARRAY:  # element_offsets' plain offsets: strides unknown
-            raise TypeError("the strides of this view are not known")
-        return forward(p)
-
-    def axes_layout(parent: tuple) -> tuple:
-        return forward.layout(parent)[0], False
-
-    strided.layout = axes_layout  # type: ignore[attr-defined]
-    return strided
+    """``value``, a new traced array no one else holds, recorded as laid out in memory with
+    its axes in ``order`` (outermost first; NOTE [layout of elementwise results]).
+    ``dense=False``: its elements do not fill one block (a row of a Fortran-ordered batch):
+    it is contiguous in no order and its strides are not known."""
+    set_root_layout(value, order, dense)
+    return value
 
 
 def in_order_of(out: Any, x: Any, order: str) -> Any:
