@@ -40,6 +40,7 @@ from ftransforms.host_random import drew, fresh_entropy, snapshot
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
 from ftransforms.jit_guards import fingerprints, guards_of, has_fields, written
 from ftransforms.numpy.helpers import holds_tracer
+from ftransforms.numpy.result_layout import laid_out_arguments
 from ftransforms.program import LiveOutput, Program, SameOutput, freeze
 from ftransforms.pytree import NAMESPACE, tree_flatten, tree_map, tree_unflatten
 from ftransforms.shape_eval import ShapeDtypeStruct
@@ -696,6 +697,7 @@ def jit(
             new = [mutable(v.val if type(v) is Buffer else v) for v in everything]
             if aliases is not None and len(everything) == len(leaves):
                 new = link(aliases, new, f"jit({name})", lambda: _leaf_names(len(new)))
+            new = laid_out_arguments(everything, new)  # NOTE [layout of elementwise results]
             args, kwargs = tree_unflatten(whole, new)
             return transform_outputs(func(*args, **kwargs))
         key = (spec, sig, static_key)

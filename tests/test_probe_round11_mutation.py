@@ -187,6 +187,7 @@ def test_fortran_ordered_arguments_keep_their_layout():
         e[i] = eps
         g[i] = (loss(np.asfortranarray(m + e)) - loss(np.asfortranarray(m - e))) / (2 * eps)
     np.testing.assert_allclose(ft.grad(loss)(m), g, atol=1e-6)
+    np.testing.assert_allclose(ft.grad(ft.jit(loss))(m), g, atol=1e-6)  # jit inside: traced
     for jac in (ft.jacrev, ft.jacfwd):
         np.testing.assert_allclose(np.tensordot(w, jac(f)(m), 1), g, atol=1e-6)
     np.testing.assert_allclose(ft.vjp(f, m)[0], want)
