@@ -100,6 +100,22 @@ def write_through_reshapes_of_a_fortran_ordered_result(x):
     return np.concatenate([y.ravel(), r])
 
 
+def writes_into_a_fortran_ordered_result_and_its_views(x):
+    y = x.reshape(3, 4).T * 2.0
+    v = y[0]
+    v[:] = 5.0 * x[:3]
+    y += 1.0  # y keeps its layout
+    t = y.T.reshape(-1)  # a view in NumPy: y.T is C-contiguous
+    t[2] = -x[7]
+    y[1:, 1] = x[8:11]
+    c = x.reshape(2, 3, 2).transpose(2, 0, 1) * 1.0
+    d = c.reshape(-1)  # a copy
+    d[:] = 0.0
+    e = c.transpose(1, 2, 0).reshape(-1)  # a view: C order again
+    e[3] = 100.0 * x[4]
+    return np.concatenate([y.ravel("K"), y.ravel(), t, c.ravel("K"), c.ravel()])
+
+
 def reads_strides_and_flags_of_results(x):
     y = np.sin(x.reshape(3, 4).T)
     z = x.reshape(2, 3, 2).transpose(2, 0, 1) ** 2
@@ -151,6 +167,7 @@ def functions_keep_their_operands_layout(x):
         ravel_in_memory_order_of_results,
         functions_keep_their_operands_layout,
         write_through_reshapes_of_a_fortran_ordered_result,
+        writes_into_a_fortran_ordered_result_and_its_views,
         reads_strides_and_flags_of_results,
         resize_keeps_memory_order,
     ],
