@@ -283,3 +283,38 @@ def test_ufunc_where_still_warns_for_the_elements_it_computes():
         f(x)
     with pytest.warns(RuntimeWarning, match="divide by zero"):
         np.testing.assert_array_equal(ft.jit(f)(x), f(x))
+
+
+def reads_and_writes_a_strided_argument(m):
+    r = m.reshape(-1)  # a view where m's strides allow one, else a copy
+    r[0] = 100.0
+    flags = [m.flags.c_contiguous, m.flags.f_contiguous]
+    strides = [s / m.itemsize for s in m.strides]
+    return np.concatenate([m.ravel("K"), m.reshape(-1, order="A") ** 2, m.ravel(), flags, strides])
+
+
+@pytest.mark.parametrize(
+    "make, in_dims",
+    [
+        (lambda: np.moveaxis(np.arange(24.0).reshape(2, 3, 4), 0, -1).copy(), 2),  # a view
+        (lambda: np.arange(48.0).reshape(3, 2, 8)[:, :, ::2], 1),  # a copy
+        (lambda: np.asfortranarray(np.arange(24.0).reshape(2, 3, 4)), 0),
+    ],
+)
+def test_rows_that_are_not_contiguous_keep_numpys_strides(make, in_dims):
+    f = reads_and_writes_a_strided_argument
+    batch = make()
+    rows = [batch[(slice(None),) * in_dims + (i,)] for i in range(batch.shape[in_dims])]
+    want = np.stack([f(r) for r in rows])
+    np.testing.assert_allclose(ft.vmap(f, in_dims=in_dims)(make()), want)
+    np.testing.assert_allclose(ft.jvp(f, (rows[1],), (np.ones(rows[1].shape),))[0], want[1])
+    w = np.linspace(0.5, 1.5, want.shape[1])
+    np.testing.assert_allclose(
+        ft.vmap(ft.grad(lambda m: np.sum(f(m) * w)), in_dims=in_dims)(make()),
+        np.stack(
+            [
+                ft.grad(lambda m: np.sum(f(m) * w))(make()[(slice(None),) * in_dims + (i,)])
+                for i in range(len(rows))
+            ]
+        ),
+    )

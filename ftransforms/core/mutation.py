@@ -210,14 +210,18 @@ NOT_IN_C_ORDER: set = set()
 ROOT_LAYOUTS: dict = {}
 
 
-def set_root_layout(t: Tracer, order: tuple, dense: bool = True) -> None:
+def set_root_layout(
+    t: Tracer, order: tuple, dense: bool = True, strides: tuple | None = None
+) -> None:
     """Record that NumPy lays the traced array ``t`` (no view, a new object) out with its
-    axes in memory in ``order`` (NOTE [layout of elementwise results])."""
+    axes in memory in ``order`` (NOTE [layout of elementwise results]); ``strides``: its
+    byte strides where its elements do not fill one block (an argument ``x[:, ::2]``)."""
     key = id(t)
     ref = _KeyedRef(t, _forget_layout)
     ref.key = key
-    ROOT_LAYOUTS[key] = (ref, tuple(order), dense)
-    NOT_IN_C_ORDER.add(key)
+    ROOT_LAYOUTS[key] = (ref, tuple(order), dense, strides)
+    if list(order) != sorted(order):  # (C order but not dense: elementwise results of it
+        NOT_IN_C_ORDER.add(key)  # are C-ordered; its views, reshapes, flags know it)
 
 
 class _KeyedRef(weakref.ref):
@@ -865,7 +869,7 @@ def layout(a: Tracer) -> tuple[Any, bool]:
             v = a.val
             order = tuple(sorted(range(v.ndim), key=lambda k: -abs(v.strides[k])))
             return order, bool(v.flags.f_contiguous)
-        if NOT_IN_C_ORDER and id(a) in ROOT_LAYOUTS:
+        if ROOT_LAYOUTS and id(a) in ROOT_LAYOUTS:
             found = root_layout(a)  # NOTE [layout of elementwise results]
             if found is not None:
                 return found
@@ -917,7 +921,7 @@ def c_contiguous(a: Tracer) -> bool:
     """Whether NumPy lays the traced array ``a`` out in C order (``a.T.T`` included)."""
     base = _slot(a, "_base")
     if base is None:
-        if NOT_IN_C_ORDER and id(a) in ROOT_LAYOUTS and root_layout(a) is not None:
+        if ROOT_LAYOUTS and id(a) in ROOT_LAYOUTS and root_layout(a) is not None:
             return _orders(a)[0]
         return type(a) is not Buffer or bool(a.val.flags.c_contiguous)
     if base[3]:
@@ -952,8 +956,9 @@ def element_offsets(a: Tracer) -> Any:
         t = base[0]
     if math.prod(t.shape) > MAX_OFFSET_ELEMENTS:
         return None
-    if NOT_IN_C_ORDER and id(t) in ROOT_LAYOUTS and not (root_layout(t) or ((), True))[1]:
-        return None  # a row of a Fortran-ordered batch: its strides are not known
+    entry = ROOT_LAYOUTS.get(id(t)) if ROOT_LAYOUTS else None
+    if entry is not None and not entry[2] and entry[3] is None and root_layout(t) is not None:
+        return None  # elements apart, by strides not known
     offsets = root_offsets(t)
     for forward, view in reversed(chain):
         shift = getattr(forward, "byte_offset", None)  # .real/.imag of a complex array
@@ -973,8 +978,10 @@ def root_offsets(t: Tracer) -> Any:
     shape = tuple(t.shape)
     itemsize = numpy.dtype(t.dtype).itemsize
     strides = t.val.strides if type(t) is Buffer else None
-    found = root_layout(t) if NOT_IN_C_ORDER and id(t) in ROOT_LAYOUTS else None
-    if found is not None:  # NOTE [layout of elementwise results]: dense in that order
+    found = root_layout(t) if ROOT_LAYOUTS and id(t) in ROOT_LAYOUTS else None
+    if found is not None and ROOT_LAYOUTS[id(t)][3] is not None:
+        strides = ROOT_LAYOUTS[id(t)][3]  # an argument's own (NOTE [layout of elementwise
+    elif found is not None:  # results]); else dense in that order
         strides = [0] * len(shape)
         step = itemsize
         for k in reversed(found[0]):

@@ -24,7 +24,7 @@ import numpy
 
 import ftransforms.numpy.inplace as inplace
 from ftransforms.core.errors import InPlaceError, UnsupportedOperationError
-from ftransforms.core.mutation import NOT_IN_C_ORDER, Buffer, clone, strides_of
+from ftransforms.core.mutation import NOT_IN_C_ORDER, ROOT_LAYOUTS, Buffer, clone, strides_of
 from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
 from ftransforms.core.tracer import DTYPE_HIDDEN_FROM, SPARSE_DISPATCHED, Tracer
 from ftransforms.numpy.helpers import array_like, dtype_of, physical
@@ -604,7 +604,7 @@ class ArrayMethods:
     def strides(self) -> tuple:
         # NumPy's strides for a view (NOTE [byte strides of views]); else C order, as
         # numpy.array(t) lays the elements out
-        if getattr(self, "_base", None) is not None or id(self) in NOT_IN_C_ORDER:
+        if getattr(self, "_base", None) is not None or id(self) in ROOT_LAYOUTS:
             known = strides_of(self)  # (NOTE [layout of elementwise results]: roots too)
             if known is not None:
                 return known

@@ -51,6 +51,7 @@ from ftransforms.core.mutation import (
     f_contiguous,
     layout,
     set_root_layout,
+    strides_of,
 )
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.manipulation import transpose
@@ -203,38 +204,48 @@ def laid_out_arguments(originals: Any, wrapped: list, dims: Any = None) -> list:
     """``wrapped``, what a transform passes its function for the caller's argument leaves
     ``originals`` (``dims``: ``vmap``'s in_dim of each), with each tracer whose leaf the
     caller laid out other than in C order (``np.asfortranarray(m)``, ``m.T``; under ``vmap``
-    the rows of such a batch) made the permuted view of a hidden C-ordered array, as NumPy
-    code sees that leaf's layout (NOTE [layout of elementwise results])."""
-    out = None
+    the rows of such a batch) or not contiguous (``x[:, ::2]``, the rows of ``in_dims=1``)
+    recorded so, as NumPy code sees that leaf's layout (NOTE [layout of elementwise
+    results])."""
     for k, o in enumerate(originals):
         d = None if dims is None else dims[k]
         if type(o) is _NDARRAY:
-            if o.ndim < (2 if d is None else 3) or o.flags.c_contiguous:
+            if o.ndim < (2 if d is None else 3):
                 continue
+            if o.flags.c_contiguous and (d is None or d % o.ndim == 0):
+                continue  # (the rows of a C-ordered batch on its first axis are too)
             if d is not None:
                 d %= o.ndim
                 if not o.shape[d]:
                     continue
                 o = o[(slice(None),) * d + (0,)]  # the first row: every row's strides
             order = iteration_order(o.shape, (o,))
-            dense = order is None or o.transpose(order).flags.c_contiguous
-        elif NOT_IN_C_ORDER and d is None and isinstance(o, Tracer) and id(o) in NOT_IN_C_ORDER:
-            order = iteration_order(tuple(o.shape), (o,)) if len(o.shape) > 1 else None
+            dense = o.transpose(order).flags.c_contiguous if order else o.flags.c_contiguous
+            strides = None if dense else o.strides
+        elif (
+            d is None
+            and isinstance(o, Tracer)
+            and (id(o) in NOT_IN_C_ORDER or id(o) in ROOT_LAYOUTS)
+            and len(o.shape) > 1
+        ):
+            order = iteration_order(tuple(o.shape), (o,))
             dense = layout(o)[1]
+            strides = None if dense else strides_of(o)
         else:
             continue
+        if order is None:
+            if dense:
+                continue
+            order = tuple(range(len(o.shape)))  # C order, its elements apart (x[:, ::2])
         w = wrapped[k]
         if (
-            order is None
-            or not isinstance(w, Tracer)
+            not isinstance(w, Tracer)
             or type(w) is Buffer
             or getattr(w, "_base", None) is not None  # linked to an alias already
         ):
             continue
-        if out is None:
-            out = list(wrapped)
-        out[k] = in_memory_order(w, order, dense)
-    return wrapped if out is None else out
+        set_root_layout(w, order, dense, strides)
+    return wrapped
 
 
 def _elementwise(out: Any, args: tuple, kwargs: dict) -> Any:

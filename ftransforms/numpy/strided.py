@@ -41,8 +41,8 @@ import numpy
 
 from ftransforms.core.errors import InPlaceError, UnsupportedOperationError
 from ftransforms.core.mutation import (
-    NOT_IN_C_ORDER,
     PATCHED_WHILE_ACTIVE,
+    ROOT_LAYOUTS,
     c_strides,
     element_offsets,
     make_view,
@@ -87,7 +87,7 @@ def as_strided(
     for axis, (n, s) in enumerate(zip(new_shape, new_strides)):
         steps = numpy.arange(n, dtype=numpy.intp) * (s // itemsize)
         positions = positions + steps.reshape((n,) + (1,) * (len(new_shape) - axis - 1))
-    laid_out = getattr(x, "_base", None) is not None or id(x) in NOT_IN_C_ORDER
+    laid_out = getattr(x, "_base", None) is not None or id(x) in ROOT_LAYOUTS
     offsets = element_offsets(x) if laid_out else None  # (NOTE [layout of elementwise results])
     if offsets is not None and offsets.size and strides_of(x) != c_strides(x):
         # a view laid out otherwise (x.T, x[:, 0]): the strides step through the root's
