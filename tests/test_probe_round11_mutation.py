@@ -10,7 +10,9 @@
   ``np.stack``, ``np.pad``) did not either.
 * ``y.resize(n)`` of a Fortran-ordered array raised (NumPy keeps its memory order).
 * Fortran-ordered arguments (and the rows of a Fortran-ordered batch) were C-ordered under
-  grad/vjp/jvp/jacrev/jacfwd/vmap (``jit`` still passes them in C order).
+  every transform, and arguments whose elements lie apart (``x[:, ::2]``, the rows of
+  ``vmap(f, in_dims=1)``) contiguous: their strides, flags and whether a reshape of them is
+  a view (a write through it) differed from NumPy's.
 * ``np.sqrt(a, out=a, where=a > 0)`` warned of the negative elements it does not compute.
 
 Oracles: the plain NumPy call, the Python loop over rows for ``vmap``, central differences
@@ -318,3 +320,16 @@ def test_rows_that_are_not_contiguous_keep_numpys_strides(make, in_dims):
             ]
         ),
     )
+
+
+def test_jit_records_each_layout_of_its_arguments():
+    f = reads_and_writes_a_strided_argument
+    jf = ft.jit(f)
+    makes = [
+        lambda: np.arange(12.0).reshape(3, 4),
+        lambda: np.asfortranarray(np.arange(12.0).reshape(3, 4)),
+        lambda: np.arange(24.0).reshape(3, 8)[:, ::2],
+        lambda: np.moveaxis(np.arange(24.0).reshape(2, 3, 4), 0, -1).copy()[:, :, 1],
+    ]
+    for make in makes * 2:  # recordings, then replays (the fast path for C order)
+        np.testing.assert_allclose(jf(make()), f(make()))

@@ -19,13 +19,15 @@ view: core/mutation.py's ``ROOT_LAYOUTS`` records its axis order by id (a weak r
 with it), which :func:`~ftransforms.core.mutation.layout`, the strides and contiguity read.
 The arguments a transform passes its function are laid out as the caller's were
 (:func:`laid_out_arguments`: a Fortran-ordered array, ``a.T``; under ``vmap`` the rows of
-such a batch, which fill no one block); ``jit`` keys its recordings by shapes and dtypes
-and passes them in C order.  Operations on buffers alone are NumPy's own and lay their
-results out themselves.  Cost: the tracers that may be laid out otherwise are known by id
-(``NOT_IN_C_ORDER``, filled where such views, buffers and results are made, emptied as
-they die), so an operation on others reads one set's truth value (and, while some exist,
-looks its operands up in it); one on such an array finds its order and records it (about
-a microsecond).
+such a batch, which fill no one block, the rows of ``in_dims=1`` and ``x[:, ::2]``, whose
+strides are recorded); ``jit`` keys the recording of an array argument that is not
+C-contiguous by its strides too (its fast path takes C-contiguous arrays only).
+Operations on buffers alone are NumPy's own and lay their results out themselves.  Cost:
+the tracers that may be laid out otherwise are known by id (``NOT_IN_C_ORDER``, filled
+where such views, buffers and results are made, emptied as they die), so an operation on
+others reads one set's truth value (and, while some exist, looks its operands up in it);
+one on such an array finds its order and records it (a few microseconds:
+``python -m benchmarks.result_layout``).
 
 Example:
     >>> import numpy as np
