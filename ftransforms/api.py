@@ -84,6 +84,7 @@ from ftransforms.interpreters.batching import (
 from ftransforms.interpreters.forward import DualTracer, ForwardInterpreter
 from ftransforms.interpreters.reverse import ReverseInterpreter, ReverseTracer
 from ftransforms.numpy.helpers import dtype_of, xp_of
+from ftransforms.numpy.result_layout import laid_out_arguments
 from ftransforms.pytree import (
     tree_flatten,
     tree_unflatten,
@@ -311,7 +312,8 @@ def _vmap_call(
                         where,
                         lambda: leaf_names(func, tree_unflatten(spec, leaves)),
                     )
-                out = transform_outputs(
+                wrapped = laid_out_arguments(leaves, wrapped, dims)  # NOTE [layout of
+                out = transform_outputs(  # elementwise results]
                     func(*tree_unflatten(spec, wrapped), **mutable_kwargs(kwargs))
                 )
                 if interp.pending is not None:  # NOTE [a split under SciPy's compiled code]
@@ -619,6 +621,7 @@ def _vjp(func, primals, has_aux, where, copy):
         if aliases is not None:
             wrapped = link(aliases, wrapped, where, lambda: names)
         in_ids = [w.id if type(w) is ReverseTracer else None for w in wrapped]
+        wrapped = laid_out_arguments(originals, wrapped)  # NOTE [layout of elementwise results]
         out = transform_outputs(func(*tree_unflatten(spec, wrapped)))
         aux = None
         if has_aux:
@@ -985,6 +988,7 @@ def jvp(
         aliases = alias_plan(p_leaves)  # NOTE [aliased arguments]
         if aliases is not None:
             wrapped = link(aliases, wrapped, where, lambda: names)
+        wrapped = laid_out_arguments(p_leaves, wrapped)  # NOTE [layout of elementwise results]
         out = transform_outputs(func(*tree_unflatten(p_spec, wrapped)))
         aux = None
         if has_aux:

@@ -40,6 +40,7 @@ from ftransforms.host_random import drew, fresh_entropy, snapshot
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
 from ftransforms.jit_guards import fingerprints, guards_of, has_fields, written
 from ftransforms.numpy.helpers import holds_tracer
+from ftransforms.numpy.result_layout import laid_out_arguments
 from ftransforms.program import LiveOutput, Program, SameOutput, freeze
 from ftransforms.pytree import NAMESPACE, tree_flatten, tree_map, tree_unflatten
 from ftransforms.shape_eval import ShapeDtypeStruct
@@ -61,7 +62,11 @@ def _signature(leaves: list, name: str = "f") -> tuple[tuple, list, bool]:
     for leaf in leaves:
         t = type(leaf)
         if t is numpy.ndarray or is_array(leaf):
-            sig.append((t, leaf.shape, leaf.dtype))
+            if t is numpy.ndarray and leaf.ndim > 1 and not leaf.flags.c_contiguous:
+                # NOTE [layout of elementwise results]: f sees the caller's layout
+                sig.append((t, leaf.shape, leaf.dtype, leaf.strides))
+            else:
+                sig.append((t, leaf.shape, leaf.dtype))
             arrays.append(leaf)
         elif isinstance(leaf, Tracer):
             traced = True
@@ -109,14 +114,16 @@ def _fast_key(args: tuple) -> tuple[tuple, list] | None:
     for a in args:
         t = type(a)
         if t is numpy.ndarray:
-            if a.dtype.hasobject:
-                return None
+            if a.dtype.hasobject or (a.ndim > 1 and not a.flags.c_contiguous):
+                return None  # (not C-contiguous: keyed by its strides too, in _signature)
             key.append((a.shape, a.dtype))
             leaves.append(a)
         elif t is tuple or t is list:
             sub = []
             for v in a:
                 if type(v) is not numpy.ndarray or v.dtype.hasobject:
+                    return None
+                if v.ndim > 1 and not v.flags.c_contiguous:
                     return None
                 sub.append((v.shape, v.dtype))
             key.append((t, tuple(sub)))
@@ -283,6 +290,7 @@ def _trace(
         n_inputs = interp.n_slots
         if aliases is not None:  # NOTE [aliased arguments]
             wrapped = link(aliases, wrapped, interp.name, lambda: _leaf_names(len(wrapped)))
+        laid_out_arguments(leaves, wrapped)  # NOTE [layout of elementwise results]
         wrapped_args, wrapped_kwargs = tree_unflatten(spec, wrapped)
         out = transform_outputs(func(*wrapped_args, **wrapped_kwargs))
         scope = live_buffer_scope()  # the arrays the call made (buffers) belong to it
@@ -696,6 +704,7 @@ def jit(
             new = [mutable(v.val if type(v) is Buffer else v) for v in everything]
             if aliases is not None and len(everything) == len(leaves):
                 new = link(aliases, new, f"jit({name})", lambda: _leaf_names(len(new)))
+            new = laid_out_arguments(everything, new)  # NOTE [layout of elementwise results]
             args, kwargs = tree_unflatten(whole, new)
             return transform_outputs(func(*args, **kwargs))
         key = (spec, sig, static_key)

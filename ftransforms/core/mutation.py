@@ -68,8 +68,9 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
   hooked), or into ``out=`` such an array, raises :class:`~ftransforms.errors.InPlaceError`
   naming the array and the fix; an in-place operator whose result NumPy would not cast
   back (``int += float``) raises it too.  Known gaps: a reshape of an array that NumPy
-  lays out non-contiguously for its own reasons (an ufunc's result on a transposed input)
-  is a view here and a copy in NumPy; ``isinstance(buffer, numpy.ndarray)`` is false, and
+  lays out non-contiguously for its own reasons (a reduction's result over a transposed
+  input; elementwise results follow NOTE [layout of elementwise results]) is a view here
+  and a copy in NumPy; ``isinstance(buffer, numpy.ndarray)`` is false, and
   C code that demands a true ``ndarray`` (typed Cython arguments) needs ``np.asarray``.
 """
 
@@ -189,7 +190,65 @@ def new_buffer(scope: BufferInterpreter, out: numpy.ndarray) -> Any:
     survives a traced write, which makes the buffer a tracer."""
     if out.ndim > 1 and FORTRAN_VIEW and out.flags.f_contiguous and not out.flags.c_contiguous:
         return FORTRAN_VIEW[0](Buffer(scope, out.T))
-    return Buffer(scope, out)
+    buf = Buffer(scope, out)
+    if out.ndim > 1 and not out.flags.c_contiguous:
+        NOT_IN_C_ORDER.add(id(buf))  # NOTE [layout of elementwise results]
+    return buf
+
+
+#: The ids of the tracers that may be laid out in memory other than in C order (a view
+#: through a permutation or of such a view, a buffer that NumPy laid out so, an array of
+#: :data:`ROOT_LAYOUTS`): NOTE [layout of elementwise results] in numpy/result_layout.py.
+#: An id leaves when its object dies (a weak reference's callback) or when no transform is
+#: active (then the set is cleared); one that stays (a buffer's) only costs the exact check.
+NOT_IN_C_ORDER: set = set()
+
+#: NOTE [layout of elementwise results]: the traced arrays that are no views and that NumPy
+#: lays out other than in C order (an elementwise result of a transposed array, an argument
+#: the caller laid out in Fortran order), by id: ``(weak reference, the order of its axes
+#: in memory, outermost first, whether its elements fill one block)``.
+ROOT_LAYOUTS: dict = {}
+
+
+def set_root_layout(
+    t: Tracer, order: tuple, dense: bool = True, strides: tuple | None = None
+) -> None:
+    """Record that NumPy lays the traced array ``t`` (no view, a new object) out with its
+    axes in memory in ``order`` (NOTE [layout of elementwise results]); ``strides``: its
+    byte strides where its elements do not fill one block (an argument ``x[:, ::2]``)."""
+    key = id(t)
+    ref = _KeyedRef(t, _forget_layout)
+    ref.key = key
+    ROOT_LAYOUTS[key] = (ref, tuple(order), dense, strides)
+    if list(order) != sorted(order):  # (C order but not dense: elementwise results of it
+        NOT_IN_C_ORDER.add(key)  # are C-ordered; its views, reshapes, flags know it)
+
+
+class _KeyedRef(weakref.ref):
+    """A weak reference that knows its :data:`ROOT_LAYOUTS` key."""
+
+    __slots__ = ("key",)
+
+
+def _forget_layout(ref: _KeyedRef) -> None:
+    """The object of ``ref`` died: its id may be another object's next."""
+    entry = ROOT_LAYOUTS.get(ref.key)
+    if entry is not None and entry[0] is ref:
+        del ROOT_LAYOUTS[ref.key]
+    NOT_IN_C_ORDER.discard(ref.key)
+
+
+def root_layout(t: Tracer) -> tuple[tuple, bool] | None:
+    """The ``(order, dense)`` recorded for ``t`` by :func:`set_root_layout`, or None."""
+    entry = ROOT_LAYOUTS.get(id(t))
+    if entry is None or entry[0]() is not t or len(entry[1]) != len(t.shape):
+        return None
+    return entry[1], entry[2]
+
+
+def forget_root_layout(t: Tracer) -> None:
+    """``t`` was reshaped in place (``t.shape = s``, ``t.resize(n)``): C order again."""
+    ROOT_LAYOUTS.pop(id(t), None)
 
 
 #: numpy/inplace.py's ``fortran_view``: the axes-reversing view of a buffer (set there).
@@ -334,13 +393,19 @@ def make_view(
     elif _slot(result, "_base") is not None or _slot(result, "_views"):
         result = clone(result)  # an existing object (a recorder's folded chain)
     result._base = (parent, forward, inverse, reshaped)
+    if hasattr(forward, "layout") or id(parent) in NOT_IN_C_ORDER:
+        ref = _KeyedRef(result, _forget_layout)  # NOTE [layout of elementwise results]
+        ref.key = id(result)
+        NOT_IN_C_ORDER.add(ref.key)
+    else:
+        ref = weakref.ref(result)
     views = _slot(parent, "_views")
     if views is None:
-        parent._views = [weakref.ref(result)]
+        parent._views = [ref]
     else:
         if len(views) > 16:
             views[:] = [r for r in views if r() is not None]
-        views.append(weakref.ref(result))
+        views.append(ref)
     return result
 
 
@@ -500,6 +565,8 @@ def _exited() -> None:
         if ACTIVE_THREADS[0] == 0:
             for namespace, _, originals in PATCHED_WHILE_ACTIVE:
                 namespace.update(originals)
+            NOT_IN_C_ORDER.clear()
+            ROOT_LAYOUTS.clear()
 
 
 OUTERMOST_HOOKS.append((_entered, _exited))
@@ -802,6 +869,10 @@ def layout(a: Tracer) -> tuple[Any, bool]:
             v = a.val
             order = tuple(sorted(range(v.ndim), key=lambda k: -abs(v.strides[k])))
             return order, bool(v.flags.f_contiguous)
+        if ROOT_LAYOUTS and id(a) in ROOT_LAYOUTS:
+            found = root_layout(a)  # NOTE [layout of elementwise results]
+            if found is not None:
+                return found
         return tuple(range(len(a.shape))), True
     rule = getattr(base[1], "layout", None)
     if rule is not None:
@@ -850,6 +921,8 @@ def c_contiguous(a: Tracer) -> bool:
     """Whether NumPy lays the traced array ``a`` out in C order (``a.T.T`` included)."""
     base = _slot(a, "_base")
     if base is None:
+        if ROOT_LAYOUTS and id(a) in ROOT_LAYOUTS and root_layout(a) is not None:
+            return _orders(a)[0]
         return type(a) is not Buffer or bool(a.val.flags.c_contiguous)
     if base[3]:
         return True
@@ -883,6 +956,9 @@ def element_offsets(a: Tracer) -> Any:
         t = base[0]
     if math.prod(t.shape) > MAX_OFFSET_ELEMENTS:
         return None
+    entry = ROOT_LAYOUTS.get(id(t)) if ROOT_LAYOUTS else None
+    if entry is not None and not entry[2] and entry[3] is None and root_layout(t) is not None:
+        return None  # elements apart, by strides not known
     offsets = root_offsets(t)
     for forward, view in reversed(chain):
         shift = getattr(forward, "byte_offset", None)  # .real/.imag of a complex array
@@ -902,6 +978,16 @@ def root_offsets(t: Tracer) -> Any:
     shape = tuple(t.shape)
     itemsize = numpy.dtype(t.dtype).itemsize
     strides = t.val.strides if type(t) is Buffer else None
+    found = root_layout(t) if ROOT_LAYOUTS and id(t) in ROOT_LAYOUTS else None
+    if found is not None and ROOT_LAYOUTS[id(t)][3] is not None:
+        strides = ROOT_LAYOUTS[id(t)][3]  # an argument's own (NOTE [layout of elementwise
+    elif found is not None:  # results]); else dense in that order
+        strides = [0] * len(shape)
+        step = itemsize
+        for k in reversed(found[0]):
+            strides[k] = step
+            step *= shape[k]
+        strides = tuple(strides)
     key = (shape, itemsize, strides)
     offsets = _ROOT_OFFSETS.get(key)
     if offsets is not None:

@@ -884,8 +884,8 @@ class Tracer:
         if not self.shape:
             out[0] = self  # an element of an object array is stored as it is
         elif copy is not True and _called_by_as_strided(1):
-            if getattr(self, "_base", None) is not None and LAID_OUT_OBJECTS:
-                laid_out = LAID_OUT_OBJECTS[0](self)  # a view not in C order (core/mutation)
+            if LAID_OUT_OBJECTS:  # a view, or an array, not in C order (core/mutation)
+                laid_out = LAID_OUT_OBJECTS[0](self)
                 if laid_out is not None:
                     return laid_out
             # NumPy's own as_strided (bound before the transform ran) reads the elements

@@ -24,7 +24,7 @@ import numpy
 
 import ftransforms.numpy.inplace as inplace
 from ftransforms.core.errors import InPlaceError, UnsupportedOperationError
-from ftransforms.core.mutation import Buffer, clone, strides_of
+from ftransforms.core.mutation import NOT_IN_C_ORDER, ROOT_LAYOUTS, Buffer, clone, strides_of
 from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
 from ftransforms.core.tracer import DTYPE_HIDDEN_FROM, SPARSE_DISPATCHED, Tracer
 from ftransforms.numpy.helpers import array_like, dtype_of, physical
@@ -47,6 +47,11 @@ from ftransforms.numpy.reductions import (
     std,
     sum,
     var,
+)
+from ftransforms.numpy.result_layout import (
+    in_order_of,
+    laid_out_as_numpy,
+    laid_out_as_numpy_function,
 )
 from ftransforms.numpy.sorting import argpartition, argsort, partition, searchsorted
 from ftransforms.numpy.sparse_operands import scipy_sparse_kind, sparse_matmul
@@ -113,6 +118,19 @@ def _out(method: str, out: Any, result: Any) -> Any:
     return inplace.write_out(f"x.{method}(..., out=...)", out, result)
 
 
+_NDARRAY = numpy.ndarray
+
+
+def _numpys_layout(out: Any, a: Any, b: Any) -> Any:
+    """``out``, the result of an operator on ``a`` and ``b`` (None for a unary one), laid out
+    as NumPy lays it out (NOTE [layout of elementwise results] in numpy/result_layout.py)."""
+    if NOT_IN_C_ORDER and (id(a) in NOT_IN_C_ORDER or id(b) in NOT_IN_C_ORDER):
+        return laid_out_as_numpy(out, (a,) if b is None else (a, b))
+    if type(b) is numpy.ndarray and b.ndim > 1 and not b.flags.c_contiguous:
+        return laid_out_as_numpy(out, (a, b))
+    return out
+
+
 class ArrayMethods:
     """The members :func:`install` copies onto :class:`Tracer` (never instantiated)."""
 
@@ -158,25 +176,37 @@ class ArrayMethods:
 
     def __add__(self, other):
         try:
-            return add(self, other)
+            out = add(self, other)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
     def __radd__(self, other):
         try:
-            return add(other, self)
+            out = add(other, self)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
     def __sub__(self, other):
         try:
-            return subtract(self, other)
+            out = subtract(self, other)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
     def __rsub__(self, other):
         try:
-            return subtract(other, self)
+            out = subtract(other, self)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
@@ -197,7 +227,10 @@ class ArrayMethods:
         if type(other) in _SEQUENCES and not self.shape and self.dtype.kind in "iu":
             return other * self.__index__()
         try:
-            return multiply(self, other)
+            out = multiply(self, other)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             kind = scipy_sparse_kind(other)  # NOTE [SciPy sparse operands]
             if kind == "matrix":  # a scipy.sparse matrix's * is @
@@ -214,55 +247,82 @@ class ArrayMethods:
         if type(other) in _SEQUENCES and not self.shape and self.dtype.kind in "iu":
             return other * self.__index__()  # NOTE [repeating a sequence]
         try:
-            return multiply(other, self)
+            out = multiply(other, self)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
     def __truediv__(self, other):
         try:
-            return divide(self, other)
+            out = divide(self, other)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
     def __rtruediv__(self, other):
         try:
-            return divide(other, self)
+            out = divide(other, self)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
     def __floordiv__(self, other):
         try:
-            return floor_divide(self, other)
+            out = floor_divide(self, other)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
     def __rfloordiv__(self, other):
         try:
-            return floor_divide(other, self)
+            out = floor_divide(other, self)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
     def __mod__(self, other):
         try:
-            return remainder(self, other)
+            out = remainder(self, other)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
     def __rmod__(self, other):
         try:
-            return remainder(other, self)
+            out = remainder(other, self)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
     def __pow__(self, other):
         try:
-            return power(self, other)
+            out = power(self, other)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
     def __rpow__(self, other):
         try:
-            return power(other, self)
+            out = power(other, self)
+            if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+                return _numpys_layout(out, self, other)
+            return out
         except TypeError:
             return _defer(other)
 
@@ -283,53 +343,100 @@ class ArrayMethods:
             raise
 
     def __neg__(self):
-        return negative(self)
+        out = negative(self)
+        if NOT_IN_C_ORDER:
+            return _numpys_layout(out, self, None)
+        return out
 
     def __pos__(self):
-        return clone(self)  # a new array, as NumPy's +a (NOTE [a new array, not the argument])
+        return _numpys_layout(
+            clone(self), self, None
+        )  # a new array, as NumPy's +a (NOTE [a new array, not the argument])
 
     def __abs__(self):
-        return abs(self)
+        out = abs(self)
+        if NOT_IN_C_ORDER:
+            return _numpys_layout(out, self, None)
+        return out
 
     def __invert__(self):
-        return logical_not(self) if self.dtype.kind == "b" else invert(self)
+        out = logical_not(self) if self.dtype.kind == "b" else invert(self)
+        if NOT_IN_C_ORDER:
+            return _numpys_layout(out, self, None)
+        return out
 
     # NumPy's &, |, ^: bitwise (logical on booleans), never a silent bool on integers.
     def __and__(self, other):
-        return bitwise_and(self, other)
+        out = bitwise_and(self, other)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __rand__(self, other):
-        return bitwise_and(other, self)
+        out = bitwise_and(other, self)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __or__(self, other):
-        return bitwise_or(self, other)
+        out = bitwise_or(self, other)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __ror__(self, other):
-        return bitwise_or(other, self)
+        out = bitwise_or(other, self)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __xor__(self, other):
-        return bitwise_xor(self, other)
+        out = bitwise_xor(self, other)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __rxor__(self, other):
-        return bitwise_xor(other, self)
+        out = bitwise_xor(other, self)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __lshift__(self, other):
-        return left_shift(self, other)
+        out = left_shift(self, other)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __rlshift__(self, other):
-        return left_shift(other, self)
+        out = left_shift(other, self)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __rshift__(self, other):
-        return right_shift(self, other)
+        out = right_shift(self, other)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __rrshift__(self, other):
-        return right_shift(other, self)
+        out = right_shift(other, self)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __eq__(self, other):  # type: ignore[override]
-        return equal(self, other)
+        out = equal(self, other)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __ne__(self, other):  # type: ignore[override]
-        return not_equal(self, other)
+        out = not_equal(self, other)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __hash__(self) -> int:
         # Refused, as for NumPy arrays (hash(np.array(1.0)) raises): a traced value is an
@@ -343,16 +450,28 @@ class ArrayMethods:
         )
 
     def __lt__(self, other):
-        return less(self, other)
+        out = less(self, other)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __le__(self, other):
-        return less_equal(self, other)
+        out = less_equal(self, other)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __gt__(self, other):
-        return greater(self, other)
+        out = greater(self, other)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __ge__(self, other):
-        return greater_equal(self, other)
+        out = greater_equal(self, other)
+        if NOT_IN_C_ORDER or type(other) is _NDARRAY:
+            return _numpys_layout(out, self, other)
+        return out
 
     def __getitem__(self, index):
         return inplace.getitem_view(self, index)
@@ -453,7 +572,9 @@ class ArrayMethods:
                 f"according to the rule {casting!r}"
             )
         out = astype(self, dtype)
-        return inplace.copy_of(out) if out is self and copy else out
+        if out is self:
+            return inplace.copy_in_order(self, order) if copy else out
+        return in_order_of(out, self, order)  # NOTE [layout of elementwise results]
 
     def copy(self, order="C"):
         return inplace.copy_in_order(self, order)
@@ -483,8 +604,8 @@ class ArrayMethods:
     def strides(self) -> tuple:
         # NumPy's strides for a view (NOTE [byte strides of views]); else C order, as
         # numpy.array(t) lays the elements out
-        if getattr(self, "_base", None) is not None:
-            known = strides_of(self)
+        if getattr(self, "_base", None) is not None or id(self) in ROOT_LAYOUTS:
+            known = strides_of(self)  # (NOTE [layout of elementwise results]: roots too)
             if known is not None:
                 return known
         elif type(self) is Buffer:
@@ -619,6 +740,25 @@ class ArrayMethods:
                 f"({self.device!r}); move the inputs before the transform"
             )
         return self
+
+
+def _method_in_numpys_layout(method: Any) -> Any:
+    """A method of :class:`ArrayMethods` whose new result is laid out as NumPy's function of
+    that name lays it out (NOTE [layout of elementwise results] in numpy/result_layout.py)."""
+
+    def laid_out(self, *args, **kwargs):
+        out = method(self, *args, **kwargs)
+        if not NOT_IN_C_ORDER or (id(self) not in NOT_IN_C_ORDER and method.__name__ != "clip"):
+            return out  # (clip: its bounds may be the arrays laid out otherwise)
+        return laid_out_as_numpy_function(method.__name__, out, (self, *args), kwargs)
+
+    laid_out.__name__ = laid_out.__qualname__ = method.__name__
+    laid_out.__doc__ = method.__doc__
+    return laid_out
+
+
+for _name in "sum mean prod max min var std any all cumsum cumprod clip round".split():
+    setattr(ArrayMethods, _name, _method_in_numpys_layout(vars(ArrayMethods)[_name]))
 
 
 class FlatIter:

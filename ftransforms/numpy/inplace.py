@@ -36,6 +36,8 @@ from ftransforms.core.errors import (
 )
 from ftransforms.core.mutation import (
     FORTRAN_VIEW,
+    NOT_IN_C_ORDER,
+    ROOT_LAYOUTS,
     Buffer,
     assign,
     become,
@@ -44,6 +46,7 @@ from ftransforms.core.mutation import (
     check_write,
     clone,
     f_contiguous,
+    forget_root_layout,
     layout,
     mutable,
     read_only,
@@ -75,6 +78,8 @@ from ftransforms.numpy.manipulation import (
 )
 from ftransforms.numpy.matrices import diag
 from ftransforms.numpy.rearranging import rot90, trim_index
+from ftransforms.numpy.result_layout import in_order_of
+from ftransforms.numpy.result_layout import permutation_rules as _permutation
 from ftransforms.numpy.sorting import sort
 from ftransforms.numpy.ufuncs import astype, imag, real
 
@@ -356,7 +361,9 @@ def getitem_view(x: Tracer, index: Any) -> Any:
         return getitem(p, index)
 
     base = getattr(x, "_base", None)
-    if base is not None and hasattr(base[1], "layout"):  # x is laid out in another order
+    if (base is not None and hasattr(base[1], "layout")) or (
+        base is None and id(x) in ROOT_LAYOUTS  # NOTE [layout of elementwise results]
+    ):  # x is laid out in another order
         forward.layout = _index_layout(index, rank)  # type: ignore[attr-defined]
     return make_view(
         x,
@@ -431,23 +438,6 @@ def _permuted_view(x: Tracer, out: Any, perm: tuple[int, ...]) -> Any:
 
 #: axes permutation -> the ``forward`` and ``inverse`` of its views (made once).
 _PERMUTATIONS: dict[tuple[int, ...], tuple[Any, Any]] = {}
-
-
-def _permutation(perm: tuple[int, ...]) -> tuple[Any, Any]:
-    inv = tuple(int(i) for i in numpy.argsort(perm))
-
-    def forward(p: Any) -> Any:
-        return transpose(p, perm)
-
-    def inverse(p: Any, v: Any) -> Any:
-        return transpose(v, inv)
-
-    def axes_layout(parent: tuple) -> tuple:
-        order, dense = parent
-        return tuple(inv[j] for j in order), dense
-
-    forward.layout = axes_layout  # type: ignore[attr-defined]
-    return forward, inverse
 
 
 def moveaxis_view(x: Tracer, source: Any, destination: Any) -> Any:
@@ -851,9 +841,7 @@ def copy_in_order(x: Any, order: Any = "K") -> Any:
         return mutable(numpy.array(x.val, order=order, copy=True))  # NumPy's, as a buffer
     if order == "C" or not isinstance(x, Tracer) or ndim(x) < 2:
         return copy_of(x)
-    if order != "F" and not (order in ("A", "K") and not c_contiguous(x) and f_contiguous(x)):
-        return copy_of(x)
-    return fortran_view(transpose(x))
+    return in_order_of(copy_of(x), x, order)  # NOTE [layout of elementwise results]
 
 
 def fortran_view(hidden: Any) -> Any:
@@ -975,6 +963,7 @@ def set_shape(x: Tracer, new_shape: Any) -> None:
     # not logged for a batched cond branch: an array made in the branch is reshaped as
     # NumPy does; one from outside it is reshaped for every row (rows cannot differ in it)
     check_write(x, logged=False)
+    forget_root_layout(x)  # NOTE [layout of elementwise results]
     if getattr(x, "_base", None) is None and not _live_views(x):
         become(x, reshape(x, new_shape))
         return
@@ -988,7 +977,8 @@ def resize(x: Tracer, new_shape: Any) -> None:
     if len(new_shape) == 1 and numpy.iterable(new_shape[0]):
         new_shape = tuple(new_shape[0])
     new_shape = tuple(operator.index(n) for n in new_shape)
-    if getattr(x, "_base", None) is not None:
+    base = getattr(x, "_base", None)
+    if base is not None and numpy_base(x) is not None:
         raise ValueError("cannot resize this array: it does not own its data")  # NumPy's
     if _live_views(x):
         raise ValueError(
@@ -996,7 +986,15 @@ def resize(x: Tracer, new_shape: Any) -> None:
             "this way.\nUse the np.resize function or refcheck=False"
         )
     check_write(x, logged=False)  # a new shape: not merged by rows (see set_shape)
-    n, flat = math.prod(new_shape), ravel(x)
+    # NumPy keeps the elements in memory order (a Fortran-ordered array's, NOTE [layout of
+    # elementwise results]): such an array is a view here, whose link the new shape ends
+    flat = ravel(x) if id(x) not in NOT_IN_C_ORDER else memory_ravel(x, "K")
+    forget_root_layout(x)
+    if base is not None:
+        base[0]._views = [r for r in base[0]._views if r() is not x]
+        x._base = None
+        NOT_IN_C_ORDER.discard(id(x))
+    n = math.prod(new_shape)
     have = math.prod(shape(x))
     if n <= have:
         flat = flat[:n]

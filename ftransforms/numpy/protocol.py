@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import math
 import sys
 from typing import Any
 
@@ -36,9 +37,10 @@ import ftransforms.numpy.statistics as statistics
 import ftransforms.numpy.ufunc_methods as ufunc_methods
 import ftransforms.numpy.ufuncs as ufuncs
 from ftransforms.core.errors import InPlaceError, UFuncTypeError, UnsupportedOperationError
-from ftransforms.core.mutation import Buffer, clone
+from ftransforms.core.mutation import NOT_IN_C_ORDER, Buffer, clone
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.dispatch import FUNCTIONS
+from ftransforms.numpy.result_layout import laid_out_as_numpy, laid_out_as_numpy_function
 
 __all__ = ["FUNCTIONS", "handle_function", "handle_ufunc"]
 
@@ -122,9 +124,21 @@ def handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
         if fn is not None:
             out = fn(*_objects_converted(inputs))
             # NOTE [a new array, not the argument]: np.positive(a), np.conj(real a)
-            return clone(out) if out is inputs[0] else out
+            if out is inputs[0]:
+                out = clone(out)
+            if not NOT_IN_C_ORDER:  # NOTE [layout of elementwise results]
+                for a in inputs:
+                    if type(a) is numpy.ndarray:
+                        break
+                else:
+                    return out  # every operand a tracer in C order or no array
+            return laid_out_as_numpy(out, inputs)
     out = _handle_ufunc(ufunc, method, inputs, kwargs)
-    return clone(out) if inputs and out is inputs[0] and kwargs.get("out") is None else out
+    if kwargs.get("out") is not None:
+        return out
+    if inputs and out is inputs[0]:
+        out = clone(out)
+    return laid_out_as_numpy(out, inputs) if method == "__call__" else out
 
 
 def _handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
@@ -227,14 +241,12 @@ def _ufunc_out(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
         # mask is False (np.sqrt(a, out=a, where=a > 0)); here it is computed and dropped,
         # and its derivative there (inf or nan) times a zero (co)tangent would be nan.  So
         # each traced input is where(mask, x, stop_gradient(x)): the same values, and what
-        # flows back from the dropped elements is selected away, never multiplied.
+        # flows back from the dropped elements is selected away, never multiplied.  The
+        # dropped elements of every input are the inputs' values at one element that is
+        # computed: NumPy warns of no invalid value there (sqrt of a negative) unless it
+        # warns for that element too.
         m = mask.val if type(mask) is Buffer else mask
-        inputs = tuple(
-            indexing.where(m, v, ufuncs.stop_gradient(v))
-            if isinstance(v, Tracer) and helpers.dtype_of(v).kind in "fc"
-            else v
-            for v in inputs
-        )
+        inputs = _computed_values_where_dropped(inputs, m)
     if method == "__call__" and not _is_python_ufunc(ufunc):
         out_dtypes = tuple(None if o is None else helpers.dtype_of(o) for o in outs)
         if traced:
@@ -264,9 +276,34 @@ def _ufunc_out(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     return written if len(written) > 1 else written[0]
 
 
-def _broadcast_shape(a: tuple, b: tuple) -> tuple | None:
+def _is_array(v: Any) -> bool:
+    return isinstance(v, (Tracer, numpy.ndarray))
+
+
+def _computed_values_where_dropped(inputs: tuple, mask: Any) -> tuple:
+    """The ufunc's ``inputs`` with the elements ``where=mask`` drops replaced by the inputs'
+    values at the first element it keeps (NOTE [masked-out inputs of where=]); traced
+    inputs pass no derivative through the replaced elements."""
+    shapes = [helpers.shape(v) for v in inputs if _is_array(v)]
+    shape = _broadcast_shape(helpers.shape(mask), *shapes) if shapes else None
+    if shape is None or not math.prod(shape):
+        return inputs
+    keep = manipulation.broadcast_to(mask, shape)
+    first = reductions.argmax(manipulation.reshape(keep, (-1,)))
+    out = []
+    for v in inputs:
+        if _is_array(v) and helpers.dtype_of(v).kind in "biufc":
+            flat = manipulation.reshape(manipulation.broadcast_to(v, shape), (-1,))
+            fill = indexing.take(flat, first)
+            traced = isinstance(v, Tracer) and helpers.dtype_of(v).kind in "fc"
+            v = indexing.where(keep, v, ufuncs.stop_gradient(fill) if traced else fill)
+        out.append(v)
+    return tuple(out)
+
+
+def _broadcast_shape(*shapes: tuple) -> tuple | None:
     try:
-        return numpy.broadcast_shapes(a, b)
+        return numpy.broadcast_shapes(*shapes)
     except ValueError:
         return None
 
@@ -633,7 +670,9 @@ def handle_function(func: Any, args: tuple, kwargs: dict) -> Any:
             kwargs = {renames.get(k, k): v for k, v in kwargs.items()}
     out = fn(*args, **kwargs)
     if isinstance(out, Tracer) and args and _one_of(out, args[0]) and _copies(func, args, kwargs):
-        return clone(out)  # NOTE [a new array, not the argument]
+        out = clone(out)  # NOTE [a new array, not the argument]
+    if NOT_IN_C_ORDER and isinstance(out, Tracer):  # NOTE [layout of elementwise results]
+        return laid_out_as_numpy_function(func.__name__, out, args, kwargs)
     return out
 
 

@@ -42,6 +42,7 @@ import numpy
 from ftransforms.core.errors import InPlaceError, UnsupportedOperationError
 from ftransforms.core.mutation import (
     PATCHED_WHILE_ACTIVE,
+    ROOT_LAYOUTS,
     c_strides,
     element_offsets,
     make_view,
@@ -86,7 +87,8 @@ def as_strided(
     for axis, (n, s) in enumerate(zip(new_shape, new_strides)):
         steps = numpy.arange(n, dtype=numpy.intp) * (s // itemsize)
         positions = positions + steps.reshape((n,) + (1,) * (len(new_shape) - axis - 1))
-    offsets = element_offsets(x) if getattr(x, "_base", None) is not None else None
+    laid_out = getattr(x, "_base", None) is not None or id(x) in ROOT_LAYOUTS
+    offsets = element_offsets(x) if laid_out else None  # (NOTE [layout of elementwise results])
     if offsets is not None and offsets.size and strides_of(x) != c_strides(x):
         # a view laid out otherwise (x.T, x[:, 0]): the strides step through the root's
         # memory from x's first element (NOTE [byte strides of views]); the element of x
@@ -99,7 +101,7 @@ def as_strided(
         positions = numpy.where(inside, held[numpy.where(inside, reached, 0)], -1)
         if positions.size and positions.min() < 0:
             raise ValueError(
-                f"{where}: the view reaches memory that x (a view laid out with strides "
+                f"{where}: the view reaches memory that x (laid out with strides "
                 f"{strides_of(x)}) does not hold; NumPy would read its base's other "
                 f"elements: take the view of the base array instead"
             )
