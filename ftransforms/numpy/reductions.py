@@ -12,7 +12,6 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy.helpers as helpers
-from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.creation import as_operand, full, full_like
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.dtypes import iinfo, inf
@@ -24,7 +23,6 @@ from ftransforms.numpy.helpers import (
     normalize_axis,
     shape,
     size,
-    to_host,
 )
 from ftransforms.numpy.indexing import getitem, where
 from ftransforms.numpy.manipulation import broadcast_to, concatenate, ravel, reshape
@@ -85,6 +83,16 @@ def _prepare(x: Any, dtype: Any) -> Any:
     return x if dtype is None else astype(as_operand(x), dtype)
 
 
+def _in_dtype(out: Any, dtype: Any) -> Any:
+    """A sum or product (running or not) in the requested ``dtype=``: NumPy accumulates
+    in it, so ``sum(int8s, dtype=np.int8)`` wraps; the primitives accumulate a narrow
+    integer in int64 (NumPy's default accumulator), and integer ``+``/``*`` wrap alike
+    modulo ``2**bits``, so the cast of that result is NumPy's wrapped value."""
+    if dtype is None or dtype_of(out) == numpy.dtype(dtype):
+        return out
+    return astype(out, dtype)
+
+
 @implements(numpy.sum)
 def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **kw: Any) -> Any:  # noqa: A001
     """``numpy.sum`` over ``axis`` (all axes by default), with ``where=`` and ``initial=``.
@@ -103,7 +111,7 @@ def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **k
     x, initial = _masked("sum", x, kw, 0)
     no_extra_args("sum", kw)
     out = _red.reduce_sum_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
-    return out if initial is None else out + initial
+    return _in_dtype(out if initial is None else out + initial, dtype)
 
 
 @implements(numpy.prod)
@@ -125,7 +133,7 @@ def prod(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **
     x, initial = _masked("prod", x, kw, 1)
     no_extra_args("prod", kw)
     out = _red.reduce_prod_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
-    return out if initial is None else out * initial
+    return _in_dtype(out if initial is None else out * initial, dtype)
 
 
 @implements(numpy.amax, numpy.max)
@@ -242,6 +250,12 @@ def mean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **
     mask = kw.pop("where", None)
     no_extra_args("mean", kw)
     x = float_input(x, dtype)
+    if dtype is not None and numpy.dtype(dtype).kind in "biu":
+        # NumPy: the sum in dtype (it wraps), divided, the quotient cast back (truncated)
+        mask = True if mask is None else mask
+        count = sum(broadcast_to(mask, shape(x)), axis=axis, keepdims=keepdims)
+        total = sum(x, axis=axis, dtype=dtype, keepdims=keepdims, where=mask)
+        return astype(total / count, dtype)
     if mask is None or mask is True:
         return sum(x, axis=axis, keepdims=keepdims) / _reduced_count(x, axis)
     count = sum(broadcast_to(mask, shape(x)), axis=axis, keepdims=keepdims)
@@ -390,7 +404,7 @@ def cumsum(x: Any, axis: int | None = None, dtype: Any = None) -> Any:
     x = _prepare(x, dtype)
     if axis is None:
         x, axis = ravel(x), 0
-    return _red.cumsum_p.bind(x, axis=normalize_axis(axis, ndim(x)))
+    return _in_dtype(_red.cumsum_p.bind(x, axis=normalize_axis(axis, ndim(x))), dtype)
 
 
 def _masked(name: str, x: Any, kw: dict, identity: Any) -> tuple[Any, Any]:
@@ -514,10 +528,6 @@ def _cumulative(fn, initial, x, axis, dtype, include_initial):
     return out
 
 
-def _nan_to(x: Any, value: float) -> Any:
-    return where(isnan(x), value, x)
-
-
 @implements(numpy.nanprod)
 def nanprod(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
     """``numpy.nanprod``: the product with NaNs counted as 1 (they get derivative 0).
@@ -532,7 +542,7 @@ def nanprod(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False)
         >>> ft.grad(fnp.nanprod)(x)
         array([3., 0., 2.])
     """
-    return prod(_nan_to(a, 1.0), axis=axis, dtype=dtype, keepdims=keepdims)
+    return prod(_nan_filled(a, 1.0), axis=axis, dtype=dtype, keepdims=keepdims)
 
 
 @implements(numpy.nanvar)
@@ -640,7 +650,7 @@ def cumprod(x: Any, axis: int | None = None, dtype: Any = None) -> Any:
     x = _prepare(x, dtype)
     if axis is None:
         x, axis = ravel(x), 0
-    return _red.cumprod_p.bind(x, axis=normalize_axis(axis, ndim(x)))
+    return _in_dtype(_red.cumprod_p.bind(x, axis=normalize_axis(axis, ndim(x))), dtype)
 
 
 @implements(numpy.ptp)
@@ -750,6 +760,10 @@ def nanmean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False,
         array([0.5, 0. , 0.5])
     """
     no_extra_args("nanmean", kw)
+    if dtype_of(x).kind not in "fc":  # no NaN to skip (NumPy calls mean)
+        return mean(x, axis=axis, dtype=dtype, keepdims=keepdims, **kw)
+    if dtype is not None and numpy.dtype(dtype).kind not in "fc":
+        raise TypeError("If a is inexact, then dtype must be inexact")
     x = float_input(x, dtype)
     count = sum(~isnan(x), axis=axis, keepdims=keepdims)
     total = sum(_nan_filled(x, 0.0), axis=axis, keepdims=keepdims)
@@ -805,12 +819,11 @@ def _nanarg(reduce: Any, fill: float, a: Any, axis: Any, keepdims: bool) -> Any:
         return reduce(a, axis=axis, keepdims=keepdims)
     nans = isnan(a)
     out = reduce(where(nans, fill, a), axis=axis, keepdims=keepdims)
-    all_nan = all(nans, axis=axis, keepdims=keepdims)
-    if not isinstance(a, Tracer):
-        if bool(to_host(all_nan).any()):
-            raise ValueError("All-NaN slice encountered")
-        return out
-    return where(all_nan, -1, out)
+    # NumPy raises for an all-NaN slice; a traced one is read per row (under vmap the rows
+    # that hold one raise, as in the loop over the rows)
+    if helpers.invalid_in_rows(all(nans, axis=axis, keepdims=keepdims)):
+        raise ValueError("All-NaN slice encountered")
+    return out
 
 
 @implements(numpy.nanargmax)

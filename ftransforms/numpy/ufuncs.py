@@ -280,7 +280,10 @@ def conj(x: Any) -> Any:
         >>> float(ft.grad(lambda x: fnp.imag(fnp.conjugate((1 + 2j) * x)))(1.0))  # -2 x
         -2.0
     """
-    return lax.conj(as_array(x))
+    x = as_array(x)
+    if dtype_of(x).kind == "b":  # NumPy's conjugate has no bool loop: int8's is used
+        x = astype(x, numpy.int8)
+    return lax.conj(x)
 
 
 conjugate = conj
@@ -299,3 +302,14 @@ def to_float(x: Any) -> Any:
     """``x`` cast to float64 when it is an integer or bool (NumPy's float ufunc loops)."""
     x = as_array(x)
     return astype(x, numpy.float64) if dtype_of(x).kind in "biu" else x
+
+
+def loop_dtype(ufunc: Any, *xs: Any) -> Any:
+    """The dtype of the loop NumPy's ``ufunc`` runs for ``xs`` (Python numbers weak): the
+    smallest float that holds the integers, so int8/uint8/bool give float16 and
+    int16/uint16 float32 (``np.deg2rad(np.int8(1))`` is float16)."""
+    types = tuple(type(x) if type(x) in (bool, int, float, complex) else dtype_of(x) for x in xs)
+    try:
+        return numpy.dtype(ufunc.resolve_dtypes(types + (None,) * ufunc.nout)[0])
+    except (TypeError, ValueError):  # no loop: the caller's float64 rule
+        return numpy.result_type(*[dtype_of(x) for x in xs], numpy.float64)
