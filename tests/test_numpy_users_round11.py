@@ -46,7 +46,9 @@ def test_trace_and_nanprod_of_integers_keep_numpy_dtype(mod):
 
 
 @pytest.mark.parametrize("mod", MODULES)
-@pytest.mark.parametrize("name", ["deg2rad", "rad2deg", "radians", "degrees", "copysign", "heaviside"])
+@pytest.mark.parametrize(
+    "name", ["deg2rad", "rad2deg", "radians", "degrees", "copysign", "heaviside"]
+)
 @pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.bool_, np.int16, np.float16, np.float32])
 def test_float_ufuncs_of_small_types_use_numpy_loop(mod, name, dtype):
     """SILENT before: int8/uint8/bool gave float64 (NumPy: float16), int16 float64 (float32);
@@ -78,3 +80,118 @@ def test_nanarg_of_an_all_nan_slice_raises_under_transforms(mod, name):
     # the rows that hold a number compute as the loop does
     ok = rows[:1]
     _same(ft.vmap(f)(ok), _loop(lambda r: getattr(np, name)(r), ok))
+
+
+QUANTILE_METHODS = [
+    "inverted_cdf",
+    "averaged_inverted_cdf",
+    "closest_observation",
+    "interpolated_inverted_cdf",
+    "hazen",
+    "weibull",
+    "median_unbiased",
+    "normal_unbiased",
+    "lower",
+    "higher",
+    "midpoint",
+    "nearest",
+    "linear",
+]
+DATA = np.random.default_rng(11).standard_normal((3, 7))
+
+
+def _fd_grad(f, x, h=1e-6):
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = h
+        g[i] = (f(x + e) - f(x - e)) / (2 * h)
+    return g
+
+
+@pytest.mark.parametrize("method", QUANTILE_METHODS)
+def test_every_quantile_method_equals_numpy_loop_and_differences(method):
+    """Before: eight of NumPy's thirteen methods raised UnsupportedOperationError."""
+    x = DATA.copy()
+    x[1, 3] = np.nan
+    q = [0.0, 0.1, 0.37, 0.5, 0.9, 1.0]
+    for mod in MODULES:
+        for name, qq in (("quantile", q), ("nanpercentile", [100 * v for v in q])):
+            f = lambda r: getattr(mod, name)(r, qq, method=method)  # noqa: E731
+            want = _loop(lambda r: getattr(np, name)(r, qq, method=method), x)
+            _same(ft.vmap(f)(x), want)
+        got = mod.nanquantile(x, 0.3, axis=(0, 1), method=method, keepdims=True)
+        _same(got, np.nanquantile(x, 0.3, axis=(0, 1), method=method, keepdims=True))
+    c = np.arange(1.0, 7.0)
+    f = lambda r: (np.quantile(r, q, method=method) * c).sum()  # noqa: E731
+    np.testing.assert_allclose(ft.grad(f)(DATA[0]), _fd_grad(f, DATA[0]), atol=1e-8)
+
+
+def test_quantile_values_to_the_bit_in_numpy_dtypes():
+    """SILENT before: a Python-number q on float32 data was turned into float32 before the
+    index was computed (NumPy: float64, the weight then weak), so percentile(x32, 30) was
+    off in the last bit; integer q arrays keep an integer gamma as NumPy's."""
+    x32 = (DATA * np.array([[1.0], [1.1], [1.2]])).astype(np.float32)
+    for q in (30, 37.5, 12.5):
+        for mod in MODULES:
+            _same(
+                ft.vmap(lambda r: mod.percentile(r, q))(x32),
+                _loop(lambda r: np.percentile(r, q), x32),
+            )
+    ints = np.arange(12).reshape(3, 4) * 3 - 7
+    for method in ("weibull", "averaged_inverted_cdf", "linear", "hazen"):
+        _same(
+            fnp.quantile(ints, np.array([0, 1]), axis=1, method=method),
+            np.quantile(ints, np.array([0, 1]), axis=1, method=method),
+        )
+        _same(
+            fnp.quantile(x32, np.float32(0.35), method=method),
+            np.quantile(x32, np.float32(0.35), method=method),
+        )
+
+
+@pytest.mark.parametrize("mod", MODULES)
+def test_quantile_weights_as_numpy(mod):
+    """Before: weights= raised UnsupportedOperationError."""
+    x = DATA.copy()
+    x[2, 1] = np.nan
+    w = np.abs(DATA[::-1]) + 0.1
+    w[0, :2] = 0.0  # leading zero weights
+    q = [0.0, 0.25, 0.5, 0.8, 1.0]
+    kw = dict(method="inverted_cdf")
+    _same(mod.quantile(x, q, axis=1, weights=w, **kw), np.quantile(x, q, axis=1, weights=w, **kw))
+    _same(
+        mod.nanpercentile(x, 40, axis=1, weights=w, **kw),
+        np.nanpercentile(x, 40, axis=1, weights=w, **kw),
+    )
+    _same(
+        mod.quantile(x, 0.3, axis=0, weights=w[:, 0], **kw),
+        np.quantile(x, 0.3, axis=0, weights=w[:, 0], **kw),
+    )
+    _same(mod.quantile(x, q, weights=w, **kw), np.quantile(x, q, weights=w, **kw))
+    # vmap over the weights equals the loop; the derivative in the data is one-hot
+    ws = np.abs(DATA) + 0.2
+    f = lambda ww: mod.quantile(DATA[0], q, weights=ww, **kw)  # noqa: E731
+    _same(ft.vmap(f)(ws), _loop(lambda ww: np.quantile(DATA[0], q, weights=ww, **kw), ws))
+    g = lambda r: mod.quantile(r, 0.5, weights=ws[0], **kw)  # noqa: E731
+    np.testing.assert_allclose(ft.grad(g)(DATA[0]), _fd_grad(g, DATA[0]), atol=1e-8)
+    for bad, err, msg in (
+        (dict(method="linear"), ValueError, "Only method 'inverted_cdf' supports weights"),
+        (dict(method="inverted_cdf", w=-w), ValueError, "Weights must be non-negative"),
+        (dict(method="inverted_cdf", w=0 * w), ValueError, "Weights included NaN, inf or were"),
+        (dict(method="inverted_cdf", w=w[0], axis=None), TypeError, "Axis must be specified"),
+    ):
+        ww, ax = bad.pop("w", w), bad.pop("axis", 1)
+        with pytest.raises(err, match=msg):
+            np.quantile(x, 0.5, axis=ax, weights=ww, **bad)
+        with pytest.raises(err, match=msg):
+            ft.vmap(
+                lambda r, ww=ww, ax=ax, bad=bad: mod.quantile(r, 0.5, axis=ax, weights=ww, **bad)
+            )(x[None])
+
+
+def test_nanquantile_of_an_all_nan_slice_warns_as_numpy():
+    x = np.array([[1.0, np.nan, 3.0], [np.nan] * 3])
+    with pytest.warns(RuntimeWarning, match="All-NaN slice encountered"):
+        got = ft.vmap(lambda r: np.nanquantile(r, 0.5))(x)
+    _same(got, np.array([2.0, np.nan]))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+import warnings
 from typing import Any
 
 import numpy
@@ -25,6 +26,7 @@ from ftransforms.numpy.helpers import (
     ndim,
     no_extra_args,
     normalize_axes,
+    normalize_axes_ordered,
     same_across_batch,
     shape,
     size,
@@ -42,6 +44,7 @@ from ftransforms.numpy.indexing import (
 )
 from ftransforms.numpy.manipulation import (
     atleast_2d,
+    broadcast_to,
     concatenate,
     expand_dims,
     ravel,
@@ -52,8 +55,8 @@ from ftransforms.numpy.manipulation import (
 from ftransforms.numpy.products import matmul
 from ftransforms.numpy.ranges import arange
 from ftransforms.numpy.rearranging import flip
-from ftransforms.numpy.reductions import any, average, max, mean, min, sum
-from ftransforms.numpy.sorting import searchsorted, sort
+from ftransforms.numpy.reductions import any, average, cumsum, max, mean, min, sum
+from ftransforms.numpy.sorting import argsort, searchsorted, sort
 from ftransforms.numpy.ufuncs import (
     astype,
     ceil,
@@ -68,6 +71,7 @@ from ftransforms.numpy.ufuncs import (
     maximum,
     minimum,
     real,
+    remainder,
     rint,
     sqrt,
     true_divide,
@@ -140,51 +144,68 @@ def median(
     return out if keepdims else squeeze(out, axis=ax)
 
 
-_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
-_NUMPY_ONLY_METHODS = (
+_METHODS = (
     "inverted_cdf",
     "averaged_inverted_cdf",
     "closest_observation",
     "interpolated_inverted_cdf",
     "hazen",
     "weibull",
+    "linear",
     "median_unbiased",
     "normal_unbiased",
+    "lower",
+    "higher",
+    "midpoint",
+    "nearest",
 )
+#: Hyndman & Fan's continuous methods: the virtual index ``n q + alpha + q (1 - alpha -
+#: beta) - 1`` (NumPy's ``_compute_virtual_index``, the same operations in q's dtype).
+_ALPHA_BETA = {
+    "interpolated_inverted_cdf": (0.0, 1.0),
+    "hazen": (0.5, 0.5),
+    "weibull": (0.0, 0.0),
+    "median_unbiased": (1 / 3.0, 1 / 3.0),
+    "normal_unbiased": (3 / 8.0, 3 / 8.0),
+}
+
+
+#: Methods whose virtual index, and so gamma, stays integer for an integer ``q`` array.
+_INTEGER_INDEX_WITH_INTEGER_Q = ("averaged_inverted_cdf", "interpolated_inverted_cdf", "weibull")
 
 
 def _quantile(
     a: Any, q: Any, axis: Any, method: str, keepdims: bool, nan: bool, name: str, kw: dict
 ) -> Any:
-    """Shared by quantile/percentile and their NaN-skipping forms (``q`` in [0, 1])."""
+    """Shared by quantile/percentile and their NaN-skipping forms (``q`` in [0, 1]): every
+    method of ``numpy.quantile``, and ``weights=`` (method 'inverted_cdf')."""
     interpolation = kw.pop("interpolation", None)
     if interpolation is not None:  # NumPy's deprecated spelling
         method = interpolation
     kw.pop("overwrite_input", None)  # nothing is ever overwritten
-    if kw.pop("weights", None) is not None:
-        raise UnsupportedOperationError(f"{name}: weights= is not supported")
+    weights = kw.pop("weights", None)
+    weak = kw.pop("weak_q", type(q) in (int, float))
     no_extra_args(name, kw)
     if method not in _METHODS:
-        if method in _NUMPY_ONLY_METHODS:
-            raise UnsupportedOperationError(
-                f"{name}: method={method!r} is not supported; use one of {_METHODS}"
-            )
-        raise ValueError(f"'{method}' is not a valid method. Use one of: {_METHODS}")
+        raise ValueError(f"{method!r} is not a valid method. Use one of: {_METHODS}")
+    if weights is not None and method != "inverted_cdf":
+        raise ValueError(f"Only method 'inverted_cdf' supports weights. Got: {method}.")
     a = as_operand(a)
     adt = dtype_of(a)
     if adt.kind == "c":
         raise TypeError("a must be an array of real numbers")
-    # As NumPy: the indices and weights are computed in q's dtype, and a Python scalar q
-    # is weak (the result keeps a's float dtype).
-    weak = type(q) in (int, float)
+    # As NumPy: the indices are computed in q's dtype (float64 for a Python number), and a
+    # Python number q is weak (the interpolation weight is a Python float: the result
+    # keeps a's float dtype).
     if isinstance(q, Tracer) or holds_tracer(q):
         q = as_operand(q, a)
         if helpers.invalid_in_rows(logical_not((q >= 0) & (q <= 1))):  # per row under vmap
             raise ValueError("Quantiles must be in the range [0, 1]")
     else:
-        q = constant_like(q, a)
+        q = constant_like(q, a, numpy.float64 if type(q) is float else None)
         if q.size and not bool(((q >= 0) & (q <= 1)).all()):
             raise ValueError("Quantiles must be in the range [0, 1]")
+    int_q = dtype_of(q).kind in "biu"
     qdt = dtype_of(q) if dtype_of(q).kind == "f" else numpy.dtype(numpy.float64)
     cdt = adt if weak else numpy.result_type(adt, qdt)
     if cdt.kind != "f":
@@ -195,41 +216,34 @@ def _quantile(
     shape = helpers.shape(a)
     lead = tuple(shape[i] for i in rest)
     n = math.prod(shape[i] for i in axes)
-    x = reshape(transpose(a, rest + list(axes)), lead + (n,))
-    s = sort(x, axis=-1)  # NaNs sort last
+
+    def flat(v: Any) -> Any:  # the reduced axes last, as one
+        return reshape(transpose(v, rest + list(axes)), lead + (n,))
+
+    x = flat(a)
     qshape = helpers.shape(q)
     k = math.prod(qshape)
     qf = reshape(astype(q, qdt), (k,))
     float_a = adt.kind == "f"
-    if nan and float_a:
-        count = sum(logical_not(isnan(x)), axis=-1, keepdims=True)
-        index = qf * (astype(count, qdt) - 1)  # lead + (k,)
-        last = count - 1
+    if weights is not None:
+        w = _quantile_weights(weights, a, axis, axes, flat)
+        out = _weighted_inverted_cdf(x, w, qf, nan and float_a)
     else:
-        index = qf * (n - 1)  # (k,)
-        last = n - 1
-
-    def clamp(i: Any) -> Any:
-        return maximum(minimum(astype(i, numpy.intp), last), 0)
-
-    def gather(i: Any) -> Any:
-        if ndim(i) == 1:
-            return take(s, i, axis=-1)
-        return take_along_axis(s, i, axis=-1)
-
-    if method == "nearest":
-        out = gather(clamp(rint(index)))  # NumPy rounds half to even
-    else:
-        low = floor(index)
-        lo_i, hi_i = clamp(low), clamp(ceil(index))
-        if method == "lower":
-            out = gather(lo_i)
-        elif method == "higher":
-            out = gather(hi_i)
+        s = sort(x, axis=-1)  # NaNs sort last
+        if nan and float_a:
+            count = sum(logical_not(isnan(x)), axis=-1, keepdims=True)
+            size_ = astype(count, qdt)  # lead + (1,): the indices become lead + (k,)
+            last = count - 1
         else:
-            lo, hi = gather(lo_i), gather(hi_i)
-            t = (index - low) if method == "linear" else where(index == low, 0.0, 0.5)
-            out = _lerp(lo, hi, astype(t, cdt), cdt)
+            size_ = n
+            last = n - 1
+        out = _order_statistic(s, qf, size_, last, method, int_q, cdt)
+        if int_q and not weak and method in _INTEGER_INDEX_WITH_INTEGER_Q:
+            out = astype(out, numpy.result_type(adt, dtype_of(q)))  # NumPy's integer gamma
+    if nan and float_a:
+        all_nan = logical_not(any(logical_not(isnan(x)), axis=-1))
+        if size(all_nan) and numpy.any(to_host(helpers.peek(all_nan))):  # once, as the loop
+            warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
     if float_a and not nan:  # NumPy: NaN wherever the slice holds one
         has_nan = any(isnan(x), axis=-1, keepdims=True)
         out = where(has_nan, numpy.nan, out)
@@ -242,12 +256,102 @@ def _quantile(
     return out
 
 
+def _order_statistic(s: Any, qf: Any, n: Any, last: Any, method: str, int_q: bool, cdt: Any) -> Any:
+    """The ``method``'s quantiles ``qf`` of the sorted rows ``s`` (``n`` values each, the
+    last at ``last``), as NumPy's ``_quantile`` computes them: a virtual index in q's dtype,
+    its neighbours clamped to the row, and the interpolation weight gamma."""
+
+    def gather(i: Any) -> Any:
+        i = maximum(minimum(astype(i, numpy.intp), last), 0)
+        return take(s, i, axis=-1) if ndim(i) == 1 else take_along_axis(s, i, axis=-1)
+
+    def discrete(index: Any, keep_previous: Any) -> Any:  # NumPy's boundary rounding
+        previous = floor(index)
+        return gather(where(keep_previous(index - previous, previous), previous, previous + 1))
+
+    if method == "lower" or (method == "linear" and int_q):  # an integer index: no weight
+        return gather(floor((n - 1) * qf))
+    if method == "higher":
+        return gather(ceil((n - 1) * qf))
+    if method == "nearest":
+        return gather(rint((n - 1) * qf))  # NumPy rounds half to even
+    if method == "inverted_cdf":
+        return discrete(n * qf - 1, lambda g, p: g == 0)
+    if method == "closest_observation":  # the nearest even order statistic (1-based) at g=0
+        return discrete(n * qf - 1 - 0.5, lambda g, p: (g == 0) & (remainder(p, 2) == 1))
+    if method == "linear":
+        virtual = (n - 1) * qf
+    elif method == "midpoint":
+        virtual = 0.5 * (floor((n - 1) * qf) + ceil((n - 1) * qf))
+    elif method == "averaged_inverted_cdf":
+        virtual = n * qf - 1
+    else:
+        alpha, beta = _ALPHA_BETA[method]
+        virtual = n * qf + (alpha + qf * (1 - alpha - beta)) - 1
+    above = virtual >= n - 1
+    below = virtual < 0
+    previous = where(above, -1.0, where(below, 0.0, floor(virtual)))  # NumPy's, -1 the last
+    lo_i = where(above, last, previous)
+    hi_i = where(above | below, lo_i, previous + 1)
+    gamma = virtual - previous
+    if method == "midpoint":
+        gamma = where(remainder(virtual, 1) == 0, 0.0, 0.5)
+    elif method == "averaged_inverted_cdf":
+        gamma = where(gamma == 0, 0.5, 1.0)
+    # gamma in the index's dtype (NumPy makes it a Python float for a Python number q:
+    # float64), its 1 - gamma too, before the data's dtype meets them
+    return _lerp(gather(lo_i), gather(hi_i), astype(gamma, dtype_of(virtual)), cdt)
+
+
+def _quantile_weights(weights: Any, a: Any, axis: Any, axes: list, flat: Any) -> Any:
+    """NumPy's checks of quantile's ``weights`` (the shape of ``a``, or of its reduced
+    axes), broadcast to ``a`` and laid out as its rows."""
+    w = as_operand(weights, a)
+    ashape, wshape = helpers.shape(a), helpers.shape(w)
+    if wshape != ashape:
+        if axis is None:
+            raise TypeError("Axis must be specified when shapes of a and weights differ.")
+        given = normalize_axes_ordered(axis, len(ashape))
+        if wshape != tuple(ashape[i] for i in given):
+            raise ValueError(
+                "Shape of weights must be consistent with shape of a along specified axis."
+            )
+        w = transpose(w, [given.index(i) for i in sorted(given)])
+        w = broadcast_to(
+            reshape(w, tuple(d if i in given else 1 for i, d in enumerate(ashape))), ashape
+        )
+    if helpers.invalid_in_rows(w < 0):
+        raise ValueError("Weights must be non-negative.")
+    return flat(w)
+
+
+def _weighted_inverted_cdf(x: Any, w: Any, qf: Any, skip_nan: bool) -> Any:
+    """NumPy's weighted 'inverted_cdf': the first sorted value whose normalized cumulative
+    weight reaches q (the cumulative sums in float64, then in q's dtype)."""
+    order = argsort(x, axis=-1, kind="stable")
+    xs, ws = take_along_axis(x, order, axis=-1), take_along_axis(w, order, axis=-1)
+    if skip_nan:  # NaNs sort last; nanquantile drops them with their weights
+        ws = where(isnan(xs), 0, ws)
+    cdf = cumsum(ws, axis=-1, dtype=numpy.float64)
+    cdf = cdf / getitem(cdf, (..., slice(-1, None)))
+    bad = isnan(getitem(cdf, (..., slice(-1, None))))  # weights all zero, NaN or inf
+    if skip_nan:  # an all-NaN slice gives NaN before its weights are looked at
+        bad = bad & any(logical_not(isnan(xs)), axis=-1, keepdims=True)
+    if helpers.invalid_in_rows(bad):
+        raise ValueError("Weights included NaN, inf or were all zero.")
+    cdf = astype(cdf, dtype_of(qf))
+    cdf = where(cdf == 0, -1.0, cdf)  # leading zero weights: q = 0 takes the first weighted
+    index = sum(expand_dims(cdf, -2) < expand_dims(qf, -1), axis=-1)  # searchsorted, left
+    n = helpers.shape(x)[-1]
+    return take_along_axis(xs, minimum(index, n - 1), axis=-1)
+
+
 def _lerp(a: Any, b: Any, t: Any, dt: Any) -> Any:
     """NumPy's ``_lerp`` (the difference taken in the data's dtype, and from the nearer end
     point), so that values match NumPy's to the last bit."""
     d = astype(b - a, dt)
     a, b = astype(a, dt), astype(b, dt)
-    return where(t >= 0.5, b - d * (1 - t), a + d * t)
+    return where(t >= 0.5, b - d * astype(1 - t, dt), a + d * astype(t, dt))
 
 
 @implements(numpy.quantile)
@@ -261,8 +365,9 @@ def quantile(
     keepdims: bool = False,
     **kw: Any,
 ) -> Any:
-    """``numpy.quantile`` (methods 'linear', 'lower', 'higher', 'nearest', 'midpoint');
-    ``q`` may be traced.
+    """``numpy.quantile`` with each of NumPy's 13 methods (Hyndman & Fan's nine, and
+    'lower', 'higher', 'midpoint', 'nearest'), and ``weights=`` (method 'inverted_cdf');
+    values and dtypes as NumPy's; ``q`` may be traced.
 
     Example:
         >>> import numpy as np
@@ -280,7 +385,7 @@ def quantile(
 def _div100(q: Any, a: Any) -> Any:
     """``q / 100`` in q's own float dtype, as NumPy's percentile computes it."""
     if type(q) in (int, float):
-        return q / 100
+        return numpy.float64(q) / 100  # NumPy's true_divide, weak for the result: weak_q
     q = as_operand(q, as_operand(a))
     if dtype_of(q).kind not in "fc":
         q = astype(q, numpy.float64)
@@ -305,7 +410,7 @@ def percentile(
         >>> percentile(np.array([[1.0, 2.0, 3.0], [4.0, 8.0, 6.0]]), [25, 50], axis=1).tolist()
         [[1.5, 5.0], [2.0, 6.0]]
     """
-    kw.update(out=out, overwrite_input=overwrite_input)
+    kw.update(out=out, overwrite_input=overwrite_input, weak_q=type(q) in (int, float))
     _check_percent(q)
     return _quantile(a, _div100(q, a), axis, method, keepdims, False, "percentile", kw)
 
@@ -362,7 +467,7 @@ def nanpercentile(
         >>> float(nanpercentile(np.array([1.0, np.nan, 3.0, 5.0]), 75))
         4.0
     """
-    kw.update(out=out, overwrite_input=overwrite_input)
+    kw.update(out=out, overwrite_input=overwrite_input, weak_q=type(q) in (int, float))
     _check_percent(q)
     return _quantile(a, _div100(q, a), axis, method, keepdims, True, "nanpercentile", kw)
 
