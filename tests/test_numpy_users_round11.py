@@ -195,3 +195,42 @@ def test_nanquantile_of_an_all_nan_slice_warns_as_numpy():
     with pytest.warns(RuntimeWarning, match="All-NaN slice encountered"):
         got = ft.vmap(lambda r: np.nanquantile(r, 0.5))(x)
     _same(got, np.array([2.0, np.nan]))
+
+
+@pytest.mark.parametrize("mod", MODULES)
+def test_diff_of_booleans_is_not_equal(mod):
+    """Before: TypeError (NumPy's diff of bools compares with !=)."""
+    x = np.array([[0.5, -1.0, 2.0, 3.0], [1.0, 1.0, -2.0, 0.0]])
+    for kw in ({}, {"n": 2}, {"prepend": True}, {"axis": 0}):
+        f = lambda r, kw=kw: mod.diff(r > 0, **kw)  # noqa: E731
+        _same(ft.vmap(f)(x[None])[0], np.diff(x > 0, **kw))
+
+
+def test_numpy_testing_assertions_inside_transforms():
+    """Before: np.testing.assert_allclose on a tracer raised TypeError (isfinite of an object
+    array), assert_equal/assert_almost_equal ValueError; now they check the values as the
+    eager function (the loop over the rows under vmap) and raise AssertionError."""
+    from numpy.testing import assert_allclose
+
+    def f(x):
+        np.testing.assert_allclose(np.sin(x) ** 2 + np.cos(x) ** 2, 1.0)
+        assert_allclose(x, x, rtol=0)
+        np.testing.assert_equal(x, x)
+        np.testing.assert_almost_equal(x.sum(), np.sum(x))
+        np.testing.assert_array_less(x, 10.0)
+        return (np.sin(x) * x).sum()
+
+    x = np.array([0.3, 1.0, 2.0])
+    np.testing.assert_allclose(ft.grad(f)(x), np.sin(x) + x * np.cos(x))
+    rows = np.stack([x, 2 * x])
+    np.testing.assert_allclose(ft.vmap(f)(rows), [f(r) for r in rows])
+
+    def checked(r):
+        np.testing.assert_allclose(r, 1.0)
+        return r
+
+    with pytest.raises(AssertionError):
+        ft.grad(lambda r: checked(r).sum())(x)
+    with pytest.raises(AssertionError), pytest.warns(ft.errors.PerformanceWarning):
+        ft.vmap(checked)(np.array([[1.0, 1.0], [1.0, 2.0]]))  # the second row fails
+    _same(ft.vmap(checked)(np.ones((2, 2))), np.ones((2, 2)))

@@ -457,7 +457,8 @@ def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = 
     a = concatenate(parts, axis=axis) if len(parts) > 1 else a
     lead = (slice(None),) * axis
     for _ in range(n):
-        a = getitem(a, lead + (slice(1, None),)) - getitem(a, lead + (slice(None, -1),))
+        hi, lo = getitem(a, lead + (slice(1, None),)), getitem(a, lead + (slice(None, -1),))
+        a = not_equal(hi, lo) if dtype_of(a).kind == "b" else hi - lo  # NumPy: bools by !=
     return a
 
 
