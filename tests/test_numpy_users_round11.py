@@ -234,3 +234,27 @@ def test_numpy_testing_assertions_inside_transforms():
     with pytest.raises(AssertionError), pytest.warns(ft.errors.PerformanceWarning):
         ft.vmap(checked)(np.array([[1.0, 1.0], [1.0, 2.0]]))  # the second row fails
     _same(ft.vmap(checked)(np.ones((2, 2))), np.ones((2, 2)))
+
+
+def test_array_printing_of_tracers_is_the_eager_text():
+    """Before: np.array2string/array_repr/array_str of a tracer raised
+    UnsupportedOperationError; now the text of the values (each row's under vmap)."""
+    rows = np.array([[1.234, 2.345], [3.0, 4.0]])
+    texts = []
+
+    def f(a):
+        texts.append(np.array2string(a, precision=2))
+        texts.append(np.array_repr(a))
+        with np.printoptions(precision=1, suppress=True):
+            texts.append(np.array_str(a))
+        return a.sum()
+
+    with pytest.warns(ft.errors.PerformanceWarning):  # the rows' texts differ: split
+        ft.vmap(f)(rows)
+    ft.grad(f)(rows[0])
+    eager = []
+    for r in (*rows, rows[0]):
+        eager += [np.array2string(r, precision=2), np.array_repr(r)]
+        with np.printoptions(precision=1, suppress=True):
+            eager.append(np.array_str(r))
+    assert texts == eager

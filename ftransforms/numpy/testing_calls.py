@@ -1,4 +1,5 @@
-"""``numpy.testing``'s assertions called on tracers inside a transformed function.
+"""``numpy.testing``'s assertions, and NumPy's array printing, called on tracers inside a
+transformed function.
 
 NOTE [numpy.testing on tracers]: ``np.testing.assert_allclose(x, ref)`` in a function
 under ``grad``/``vmap`` (a check a user leaves in the code) turned the tracer into an
@@ -11,6 +12,8 @@ array assertions (``assert_array_compare``) and the generic ones are given the c
 values of the tracers: the primal under ``grad``/``jvp``; under ``vmap`` a row's value,
 as in the loop over the rows (rows that differ split the batch, NOTE [splitting the
 batch], so each row is checked, and a failing row raises AssertionError as the loop does).
+NumPy's array printing (``array2string``, ``array_repr``, ``array_str``, which raised
+"no rule") is given the concrete values likewise: the text the eager function prints.
 Arguments without a tracer cost one type test each; nothing is wrapped outside the
 transforms.
 
@@ -80,3 +83,12 @@ for _module in (_utils, numpy.testing):
             _originals,
         )
     )
+
+
+# Text of an array, as ``str(t)`` (interpreters/batching.py's ``__str__``): the values the
+# eager function (under vmap: the row) would print, in NumPy's own format and print
+# options (NOTE [numpy.testing on tracers] for how the values are read).
+_PRINTING = {name: vars(numpy)[name] for name in ("array2string", "array_repr", "array_str")}
+PATCHED_WHILE_ACTIVE.append(
+    (vars(numpy), {name: with_concrete_values(fn) for name, fn in _PRINTING.items()}, _PRINTING)
+)
