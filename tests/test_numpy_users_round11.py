@@ -258,3 +258,50 @@ def test_array_printing_of_tracers_is_the_eager_text():
         with np.printoptions(precision=1, suppress=True):
             eager.append(np.array_str(r))
     assert texts == eager
+
+
+def _warnings_of(f):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = f()
+    return out, sorted({(w.category.__name__, str(w.message)) for w in caught})
+
+
+@pytest.mark.parametrize("mod", MODULES)
+@pytest.mark.parametrize("ddof", [1, 2, 3])
+@pytest.mark.parametrize("name", ["var", "std", "nanvar", "nanstd"])
+def test_variance_with_ddof_past_the_count_as_numpy(mod, name, ddof):
+    """SILENT before: var([1, 2], ddof=3) gave -0.5 (NumPy: inf, N - ddof clipped at 0),
+    nanvar gave -0.5 or inf (NumPy: NaN); with NumPy's 'Degrees of freedom' warning."""
+    rows = np.array([[1.0, 2.0], [4.0, 0.5]])
+    want, want_w = _warnings_of(lambda: _loop(lambda r: getattr(np, name)(r, ddof=ddof), rows))
+    got, got_w = _warnings_of(lambda: ft.vmap(lambda r: getattr(mod, name)(r, ddof=ddof))(rows))
+    _same(got, want)
+    assert [m for m in got_w if "freedom" in m[1]] == [m for m in want_w if "freedom" in m[1]]
+
+
+@pytest.mark.parametrize("mod", MODULES)
+@pytest.mark.parametrize(
+    "name", ["nanmean", "nanvar", "nanstd", "nanmax", "nanmin", "nanmedian", "nanpercentile"]
+)
+def test_nan_functions_warn_as_numpy_on_empty_slices(mod, name):
+    """Before: 'invalid value encountered in divide' (nanmean/nanvar) or no warning
+    (nanmax/nanmin/nanmedian) where NumPy warns 'Mean of empty slice', 'Degrees of freedom
+    <= 0 for slice.', 'All-NaN slice encountered'; the values are NumPy's."""
+    x = np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, np.nan], [0.5, 2.0, np.nan]])
+    extra = (50,) if name == "nanpercentile" else ()
+    want, want_w = _warnings_of(lambda: getattr(np, name)(x, *extra, axis=1))
+    got, got_w = _warnings_of(
+        lambda: ft.vmap(lambda a: getattr(mod, name)(a, *extra, axis=1))(x[None])
+    )
+    _same(got[0], want)
+    assert got_w == want_w
+    # the loop over the rows, and grad, warn the same way
+    _, loop_w = _warnings_of(lambda: ft.vmap(lambda r: getattr(mod, name)(r, *extra))(x))
+    assert loop_w == want_w
+    jitted = ft.jit(lambda a: getattr(mod, name)(a, *extra, axis=1))
+    jitted(x)  # a jit recording does not read the data for a warning: replays stay compiled
+    _, jit_w = _warnings_of(lambda: jitted(x[::-1].copy()))
+    assert not [w for w in jit_w if "depends on data" in w[1]]

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import builtins
 import math
+import warnings
 from typing import Any
 
 import numpy
 
 import ftransforms.numpy.helpers as helpers
+from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.creation import as_operand, full, full_like
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.dtypes import iinfo, inf
@@ -302,9 +304,16 @@ def var(
         mean = _mean(x, axis=axis, keepdims=True, where=where)
     sq = _abs2(x - mean)
     if where is True:
-        return sum(sq, axis=axis, keepdims=keepdims) / (_reduced_count(x, axis) - ddof)
+        dof = _reduced_count(x, axis) - ddof
+        if not isinstance(dof, Tracer):  # NumPy: N - ddof clipped at 0 (inf, not < 0)
+            if dof <= 0:
+                warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
+            return sum(sq, axis=axis, keepdims=keepdims) / builtins.max(dof, 0)
+        return sum(sq, axis=axis, keepdims=keepdims) / maximum(dof, 0)
     count = sum(broadcast_to(where, shape(x)), axis=axis, keepdims=keepdims)
-    return sum(sq, axis=axis, keepdims=keepdims, where=where) / (astype(count, dtype_of(sq)) - ddof)
+    dof = astype(count, dtype_of(sq)) - ddof
+    helpers.warn_for_data(dof <= 0, "Degrees of freedom <= 0 for slice")
+    return sum(sq, axis=axis, keepdims=keepdims, where=where) / maximum(dof, 0)
 
 
 def _ddof(name: str, ddof: Any, correction: Any) -> Any:
@@ -581,11 +590,16 @@ def nanvar(
     count_dtype = numpy.finfo(kind).dtype if kind.kind in "fc" else numpy.dtype(numpy.float64)
     if mean is None:
         count = sum(valid, axis=axis, keepdims=True, dtype=count_dtype)
-        mean = sum(_select(valid, a, 0.0), axis=axis, keepdims=True) / count
+        with numpy.errstate(divide="ignore", invalid="ignore"):  # an all-NaN slice: below
+            mean = sum(_select(valid, a, 0.0), axis=axis, keepdims=True) / count
     # Mask before squaring: (nan - mean)**2 would put a NaN in the cotangent of every entry.
     sq = _abs2(_select(valid, a - mean, 0.0))
-    n = sum(valid, axis=axis, keepdims=keepdims, dtype=count_dtype)
-    out = sum(sq, axis=axis, keepdims=keepdims) / (n - ddof)
+    dof = sum(valid, axis=axis, keepdims=keepdims, dtype=count_dtype) - ddof
+    with numpy.errstate(divide="ignore", invalid="ignore"):  # NumPy: NaN, one warning
+        out = sum(sq, axis=axis, keepdims=keepdims) / dof
+    bad = dof <= 0
+    helpers.warn_for_data(bad, "Degrees of freedom <= 0 for slice.")
+    out = _select(bad, numpy.nan, out)
     return out if dtype is None else astype(out, dtype)
 
 
@@ -768,7 +782,9 @@ def nanmean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False,
     x = float_input(x, dtype)
     count = sum(~isnan(x), axis=axis, keepdims=keepdims)
     total = sum(_nan_filled(x, 0.0), axis=axis, keepdims=keepdims)
-    return total / astype(count, dtype_of(x))
+    helpers.warn_for_data(count == 0, "Mean of empty slice")
+    with numpy.errstate(divide="ignore", invalid="ignore"):  # NumPy: NaN, one warning
+        return total / astype(count, dtype_of(x))
 
 
 def _nan_extremum(reduce, fill, x, axis, keepdims, kw, name):
@@ -777,7 +793,9 @@ def _nan_extremum(reduce, fill, x, axis, keepdims, kw, name):
         return reduce(x, axis=axis, keepdims=keepdims)
     nans = isnan(x)
     out = reduce(where(nans, fill, x), axis=axis, keepdims=keepdims)
-    return where(all(nans, axis=axis, keepdims=keepdims), numpy.nan, out)
+    all_nan = all(nans, axis=axis, keepdims=keepdims)
+    helpers.warn_for_data(all_nan, "All-NaN slice encountered")
+    return where(all_nan, numpy.nan, out)
 
 
 @implements(numpy.nanmax)

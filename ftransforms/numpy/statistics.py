@@ -8,7 +8,6 @@ from __future__ import annotations
 import builtins
 import math
 import operator
-import warnings
 from typing import Any
 
 import numpy
@@ -242,8 +241,7 @@ def _quantile(
             out = astype(out, numpy.result_type(adt, dtype_of(q)))  # NumPy's integer gamma
     if nan and float_a:
         all_nan = logical_not(any(logical_not(isnan(x)), axis=-1))
-        if size(all_nan) and numpy.any(to_host(helpers.peek(all_nan))):  # once, as the loop
-            warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
+        helpers.warn_for_data(all_nan, "All-NaN slice encountered")
     if float_a and not nan:  # NumPy: NaN wherever the slice holds one
         has_nan = any(isnan(x), axis=-1, keepdims=True)
         out = where(has_nan, numpy.nan, out)
