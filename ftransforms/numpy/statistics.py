@@ -8,12 +8,12 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+import warnings
 from typing import Any
 
 import numpy
 
 import ftransforms.numpy.helpers as helpers
-from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.creation import as_operand, ones_like, zeros
 from ftransforms.numpy.dispatch import implements
@@ -54,9 +54,10 @@ from ftransforms.numpy.manipulation import (
 from ftransforms.numpy.products import matmul
 from ftransforms.numpy.ranges import arange
 from ftransforms.numpy.rearranging import flip
-from ftransforms.numpy.reductions import any, average, cumsum, max, mean, min, sum
+from ftransforms.numpy.reductions import any, argmin, average, cumsum, max, mean, min, std, sum
 from ftransforms.numpy.sorting import argsort, searchsorted, sort
 from ftransforms.numpy.ufuncs import (
+    abs,
     astype,
     ceil,
     clip,
@@ -66,6 +67,7 @@ from ftransforms.numpy.ufuncs import (
     imag,
     isfinite,
     isnan,
+    log2,
     logical_not,
     maximum,
     minimum,
@@ -703,7 +705,9 @@ def _edges_linspace(first: Any, last: Any, num: int, dt: Any, out_dt: Any, like:
 def histogram(
     a: Any, bins: Any = 10, range: Any = None, density: Any = None, weights: Any = None
 ) -> tuple[Any, Any]:  # noqa: A002
-    """``numpy.histogram`` with a number of bins or explicit edges: ``(hist, bin_edges)``.
+    """``numpy.histogram`` with a number of bins, explicit edges, or the name of NumPy's
+    estimator of the number ('auto', 'fd', 'doane', 'scott', 'stone', 'rice', 'sturges',
+    'sqrt'; under ``vmap`` rows whose counts differ split the batch): ``(hist, bin_edges)``.
     The counts have no derivative; a weighted histogram is differentiable in the weights,
     and automatic edges in the extremes of ``a``.
 
@@ -721,7 +725,7 @@ def histogram(
         weights = ravel(weights)
     a = ravel(a)
     if isinstance(bins, str):
-        raise UnsupportedOperationError("histogram: bins given as a string are not supported")
+        bins = _estimated_bin_count(a, bins, range, weights)
     if ndim(bins) == 0:
         nbins = int(bins)
         if nbins < 1:
@@ -774,6 +778,110 @@ def histogram(
         widths = astype(getitem(edges, slice(1, None)) - getitem(edges, slice(None, -1)), float)
         hist = hist / widths / sum(hist)
     return hist, edges
+
+
+def _bin_width(x: Any, name: str, outer: tuple) -> Any:
+    """NumPy's estimator ``name`` of the bin width for the data ``x`` (``numpy.histogram``'s
+    ``_hist_bin_<name>``), computed with the same operations on the (traced) data."""
+    n = size(x)
+    ptp = max(x) - min(x)
+    if name == "sqrt":
+        return ptp / numpy.sqrt(n)
+    if name == "sturges":
+        return ptp / (numpy.log2(n) + 1.0)
+    if name == "rice":
+        return ptp / (2.0 * n ** (1.0 / 3))
+    if name == "scott":
+        return (24.0 * numpy.pi**0.5 / n) ** (1.0 / 3.0) * std(x)
+    if name == "doane":
+        if n <= 2:
+            return 0.0
+        sg1 = numpy.sqrt(6.0 * (n - 2) / ((n + 1.0) * (n + 3)))
+        sigma = std(x)
+        g1 = mean(((x - mean(x)) / sigma) ** 3)
+        width = ptp / (1.0 + numpy.log2(n) + log2(1.0 + abs(g1) / sg1))
+        return where(sigma > 0.0, width, 0.0)
+    if name == "stone":
+        return 0 if n <= 1 else where(ptp == 0, 0, ptp / _stone_bins(x, outer, ptp))
+    quartiles = percentile(x, [75, 25])
+    fd = 2.0 * (getitem(quartiles, 0) - getitem(quartiles, 1)) * n ** (-1.0 / 3.0)
+    if name == "fd":
+        return fd
+    # 'auto' (NumPy 2.x): Freedman-Diaconis, at least half of 'sqrt's, at most 'sturges's
+    return minimum(maximum(fd, ptp / numpy.sqrt(n) / 2), ptp / (numpy.log2(n) + 1.0))
+
+
+def _stone_bins(x: Any, outer: tuple, ptp: Any) -> Any:
+    """Stone's number of bins: the ``k`` in 1..max(100, sqrt(n)) that minimizes NumPy's
+    ``(2 - (n + 1) p.p) / (ptp / k)``, ``p`` the bin frequencies of ``histogram(x, k,
+    range=outer)`` — all ``k`` at once: the left edges ``j step_k + first`` (NumPy's
+    linspace), a value's bin the number of left edges at or below it (the last edge
+    closed), the frequencies from one comparison."""
+    n = size(x)
+    upper = builtins.max(100, int(numpy.sqrt(n)))
+    first, last = (as_operand(v, x) for v in outer)
+    dt = numpy.result_type(dtype_of(first), dtype_of(last))
+    dt = dt if dt.kind == "f" else numpy.dtype(numpy.float64)
+    first, last = astype(first, dt), astype(last, dt)
+    ks = arange(1, upper + 1, like=x)
+    j = arange(upper, like=x)
+    steps = (last - first) / astype(ks, dt)
+    left = astype(
+        expand_dims(astype(j, dt), 0) * expand_dims(steps, 1) + first,
+        weak_result_type(first, last, x),
+    )
+    left = where(expand_dims(j, 0) < expand_dims(ks, 1), left, numpy.inf)  # (k, j): k bins
+    index = sum(expand_dims(left, -1) <= x, axis=1) - 1  # (k, n)
+    index = where(x == last, expand_dims(ks, 1) - 1, index)
+    counts = sum(expand_dims(index, -1) == j, axis=1)  # (k, j)
+    p = counts / n
+    jhat = (2 - (n + 1) * sum(p * p, axis=1)) / (ptp / ks)
+    best = argmin(jhat) + 1
+    if same_across_batch(best, "histogram(bins='stone')", "pass a number of bins") == upper:
+        warnings.warn(
+            "The number of bins estimated may be suboptimal.", RuntimeWarning, stacklevel=5
+        )
+    return best
+
+
+_BIN_ESTIMATORS = ("stone", "auto", "doane", "fd", "rice", "scott", "sqrt", "sturges")
+
+
+def _estimated_bin_count(a: Any, name: str, rng: Any, weights: Any) -> int:
+    """``numpy.histogram``'s number of bins for ``bins=name`` ('auto', 'fd', ...): its
+    estimator on the data (within ``range``), then ``ceil((last - first) / width)``.  The
+    count decides the result's shape: under ``vmap`` rows whose counts differ split the
+    batch (``same_across_batch``), as the loop over the rows gives them their own."""
+    if name not in _BIN_ESTIMATORS:
+        raise ValueError(f"{name!r} is not a valid estimator for `bins`")
+    if weights is not None:
+        raise TypeError(
+            "Automated estimation of the number of bins is not supported for weighted data"
+        )
+    data = helpers.peek(a)  # the data, batch axes included (a jit recording notes the read)
+    if name == "stone" and tuple(data.shape) == shape(a):  # no batch: NumPy's own search
+        return len(numpy.histogram_bin_edges(to_host(data), bins=name, range=rng)) - 1
+    if rng is not None:
+        first, last = rng
+        if first > last:
+            raise ValueError("max must be larger than min in range parameter.")
+        a = getitem(a, (a >= first) & (a <= last))
+    elif size(a) == 0:
+        first, last = 0.0, 1.0
+    else:
+        first, last = min(a), max(a)
+        if helpers.invalid_in_rows(logical_not(isfinite(first) & isfinite(last))):
+            raise ValueError("autodetected range of the data is not finite")
+    same = first == last
+    first, last = where(same, first - 0.5, first), where(same, last + 0.5, last)
+    if size(a) == 0:
+        return 1
+    width = _bin_width(a, name, (first, last))
+    if dtype_of(a).kind in "iub":  # a nonzero width of integers is at least 1
+        width = where((width != 0) & (width < 1), 1, width)
+    safe = where(width != 0, width, 1.0)
+    count = where(width != 0, ceil((last - first) / safe), 1)
+    return same_across_batch(count, f"histogram(bins={name!r})", "pass a number of bins")
 
 
 def _check_traced_range(first: Any, last: Any, like: Any) -> None:
