@@ -344,3 +344,37 @@ def test_histogram_with_estimated_bins_as_numpy(mod, bins):
         ft.grad(lambda r: mod.histogram(r, bins=bins, weights=r)[0].sum())(x)
     with pytest.raises(ValueError, match="not a valid estimator"):
         ft.grad(lambda r: mod.histogram(r, bins=bins + "x")[1].sum())(x)
+
+
+@pytest.mark.parametrize("mod", MODULES)
+def test_einsum_dtype_and_casting_as_numpy(mod):
+    """Before: einsum(..., dtype=, casting=) raised UnsupportedOperationError."""
+    s = DATA[:, :3]
+    for kw in (
+        {"dtype": np.float32, "casting": "same_kind"},
+        {"dtype": np.complex128},
+        {"order": "C"},
+    ):
+        want = np.einsum("ij,jk->ik", s, s, **kw)
+        _same(ft.vmap(lambda a, kw=kw: mod.einsum("ij,jk->ik", a, s, **kw))(s[None])[0], want)
+    with pytest.raises(TypeError, match="according to the rule 'safe'"):
+        ft.vmap(lambda a: mod.einsum("ij,jk->ik", a, s, dtype=np.float32))(s[None])
+
+
+@pytest.mark.parametrize("mod", MODULES)
+def test_weighted_histogram_sums_float32_weights_in_double_as_numpy(mod):
+    """SILENT before: float32 weights were summed in float32 (NumPy's equal bins sum them in
+    double precision, then cast), off in the last bits."""
+    rng = np.random.default_rng(2)
+    x, w = rng.standard_normal(200), rng.uniform(0.5, 2, (3, 200)).astype(np.float32)
+    f = lambda ww: mod.histogram(x, bins=7, weights=ww)[0]  # noqa: E731
+    _same(ft.vmap(f)(w), _loop(lambda ww: np.histogram(x, bins=7, weights=ww)[0], w))
+
+
+@pytest.mark.parametrize("mod", MODULES)
+def test_fabs_of_small_integers_uses_numpy_float_loop(mod):
+    """SILENT before: fabs of int8/uint8/bool/int16 kept the integer dtype."""
+    for dt in (np.int8, np.uint8, np.bool_, np.int16, np.int64):
+        x = np.array([-3, 0, 5]).astype(dt)
+        _same(ft.vmap(mod.fabs)(x[None])[0], np.fabs(x))
+    np.testing.assert_allclose(ft.grad(lambda v: mod.fabs(v).sum())(np.array([-2.0, 3.0])), [-1, 1])

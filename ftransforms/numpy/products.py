@@ -268,10 +268,22 @@ def einsum(subscripts: Any, *operands: Any, optimize: Any = False, **kw: Any) ->
     preferred = kw.pop("preferred_element_type", None)
     if preferred is not None:
         return astype(einsum(subscripts, *operands, optimize=optimize, **kw), preferred)
+    dtype, casting = kw.pop("dtype", None), kw.pop("casting", "safe")
+    if kw.get("order", "K") in ("K", "C", "F", "A"):  # memory layout: nothing to do here
+        kw.pop("order", None)
     no_extra_args("einsum", kw)
     if not isinstance(subscripts, str):
         subscripts, operands = _sublist_subscripts((subscripts, *operands))
     operands = tuple(_sequence_as_array(op) for op in operands)
+    if dtype is not None:  # NumPy computes in dtype, each operand cast by the casting rule
+        dtype = numpy.dtype(dtype)
+        for i, op in enumerate(operands):
+            if not numpy.can_cast(dtype_of(op), dtype, casting):
+                raise TypeError(
+                    f"Iterator operand {i} dtype could not be cast from {dtype_of(op)!r} to "
+                    f"{dtype!r} according to the rule '{casting}'"
+                )
+        operands = tuple(astype(op, dtype) for op in operands)
     out = _la.einsum_p.bind(
         *operands, subscripts=lax.expand_einsum_subscripts(subscripts, operands), optimize=optimize
     )

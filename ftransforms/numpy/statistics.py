@@ -772,6 +772,11 @@ def histogram(
     hits = expand_dims(index, -1) == arange(nbins, like=a)  # (len(a), nbins)
     if weights is None:
         hist = sum(hits, axis=0)
+    elif ndim(bins) == 0 and dtype_of(weights).kind in "fc":
+        # NumPy's equal bins sum the weights in double precision (bincount), then cast
+        wide = astype(weights, numpy.result_type(dtype_of(weights), numpy.float64))
+        hist = sum(where(hits, expand_dims(wide, -1), 0), axis=0)
+        hist = astype(hist, dtype_of(weights))
     else:
         hist = sum(where(hits, expand_dims(weights, -1), 0), axis=0)
     if density:

@@ -114,7 +114,7 @@ sin, cos, tan = _ew.sin_p, _ew.cos_p, _ew.tan_p
 arcsin, arccos, arctan = _ew.arcsin_p, _ew.arccos_p, _ew.arctan_p
 sinh, cosh, tanh = _ew.sinh_p, _ew.cosh_p, _ew.tanh_p
 arcsinh, arccosh, arctanh = _ew.arcsinh_p, _ew.arccosh_p, _ew.arctanh_p
-abs = absolute = fabs = _ew.abs_p  # noqa: A001
+abs = absolute = _ew.abs_p  # noqa: A001
 sign, floor, ceil, trunc, rint = _ew.sign_p, _ew.floor_p, _ew.ceil_p, _ew.trunc_p, _ew.rint_p
 fix = trunc
 implements(numpy.fix)(fix)  # numpy.fix is no ufunc: it dispatches by __array_function__
@@ -287,6 +287,23 @@ def conj(x: Any) -> Any:
 
 
 conjugate = conj
+
+
+def fabs(x: Any) -> Any:
+    """``numpy.fabs``: the absolute value in NumPy's float loop (int8/uint8/bool give
+    float16, int16/uint16 float32, wider integers float64); complex input gives its modulus
+    (NumPy's ``fabs`` refuses it).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.fabs(np.array([-3, 2], np.int8))
+        array([3., 2.], dtype=float16)
+    """
+    x = as_array(x)
+    if dtype_of(x).kind in "biu":
+        x = astype(x, loop_dtype(numpy.fabs, x))
+    return abs(x)
 
 
 def float_input(x: Any, dtype: Any) -> Any:
