@@ -378,3 +378,20 @@ def test_fabs_of_small_integers_uses_numpy_float_loop(mod):
         x = np.array([-3, 0, 5]).astype(dt)
         _same(ft.vmap(mod.fabs)(x[None])[0], np.fabs(x))
     np.testing.assert_allclose(ft.grad(lambda v: mod.fabs(v).sum())(np.array([-2.0, 3.0])), [-1, 1])
+
+
+def test_np_interp_with_traced_left_right_or_period():
+    """Before: with x, xp, fp plain, NumPy's own interp ran on a traced left/right/period:
+    TracerConversionError under grad, and a batch split per row under vmap."""
+    import warnings
+
+    xp, fp = np.linspace(0.0, 5.0, 6), np.array([1.0, 3.0, 2.0, 0.5, 4.0, 2.5])
+    x = np.array([-1.0, 0.5, 2.2, 6.0])
+    f = lambda e: np.interp(x, xp, fp, left=e[0] * 2, right=e[1])  # noqa: E731
+    ends = np.array([[0.5, -1.0], [2.0, 3.0], [1.5, 1.5]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ft.errors.PerformanceWarning)  # one batched program
+        _same(ft.vmap(f)(ends), _loop(f, ends))
+    np.testing.assert_allclose(ft.jacfwd(f)(ends[0]), [[2, 0], [0, 0], [0, 0], [0, 1]])
+    g = lambda p: np.interp(x, xp, fp, period=p).sum()  # noqa: E731
+    np.testing.assert_allclose(ft.grad(g)(6.5), _fd_grad(g, np.array(6.5)), rtol=1e-6)
