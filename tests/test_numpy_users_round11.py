@@ -395,3 +395,26 @@ def test_np_interp_with_traced_left_right_or_period():
     np.testing.assert_allclose(ft.jacfwd(f)(ends[0]), [[2, 0], [0, 0], [0, 0], [0, 1]])
     g = lambda p: np.interp(x, xp, fp, period=p).sum()  # noqa: E731
     np.testing.assert_allclose(ft.grad(g)(6.5), _fd_grad(g, np.array(6.5)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("mod", MODULES)
+def test_unique_along_an_axis_as_numpy(mod):
+    """Before: unique(ar, axis=...) raised NotImplementedError."""
+    m = np.array([[1, 2], [3, 4], [1, 2], [0, 0]])
+    cube = np.random.default_rng(0).integers(0, 2, (3, 4, 2))
+    nan_rows = np.array([[1.0, np.nan], [1.0, np.nan], [0.5, 2.0], [-0.0, 1.0], [0.0, 1.0]])
+    flags = dict(return_index=True, return_inverse=True, return_counts=True)
+    for a, axis in ((m, 0), (m.T, 1), (cube, 1), (cube, -1), (nan_rows, 0), (np.zeros((3, 0)), 0)):
+        want = np.unique(a, axis=axis, **flags)
+        for g, w in zip(mod.unique(a, axis=axis, **flags), want):
+            _same(g, w)
+        batched = ft.vmap(lambda r, axis=axis: mod.unique(r, axis=axis, **flags))(a[None])
+        for g, w in zip(batched, want):
+            _same(g[0], w)
+    # rows with different numbers of distinct slices run apart, as the loop
+    batch = np.stack([m, np.array([[1, 2], [1, 2], [1, 2], [1, 2]]), m[::-1]])
+    f = lambda r: mod.unique(r, axis=0).sum(axis=0)  # noqa: E731
+    _same(ft.vmap(f)(batch), _loop(lambda r: np.unique(r, axis=0).sum(axis=0), batch))
+    x = np.array([[0.5, 2.0], [-1.0, 3.0], [0.25, 1.0]])
+    g = lambda v: (mod.unique(v, axis=0) * np.arange(6.0).reshape(3, 2)).sum()  # noqa: E731
+    np.testing.assert_allclose(ft.grad(g)(x), _fd_grad(g, x), atol=1e-8)
