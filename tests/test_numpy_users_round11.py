@@ -418,3 +418,21 @@ def test_unique_along_an_axis_as_numpy(mod):
     x = np.array([[0.5, 2.0], [-1.0, 3.0], [0.25, 1.0]])
     g = lambda v: (mod.unique(v, axis=0) * np.arange(6.0).reshape(3, 2)).sum()  # noqa: E731
     np.testing.assert_allclose(ft.grad(g)(x), _fd_grad(g, x), atol=1e-8)
+
+
+@pytest.mark.parametrize("mod", MODULES)
+def test_var_and_std_with_an_integer_dtype_as_numpy(mod):
+    """SILENT before: var(int8s, dtype=np.int8) gave the float64 variance (NumPy: the mean
+    truncated, deviations, squares and sums wrapping in int8, the quotient cast back)."""
+    a = np.array([[100, 100, -50, 7], [1, 2, 3, 4]], np.int8)
+    for x, axis, dt in ((a, None, np.int8), (a, 1, np.int16), (a.astype(float), None, np.int8)):
+        for name in ("var", "std") if axis is None else ("var",):
+            want = getattr(np, name)(x, axis=axis, dtype=dt)
+            _same(getattr(mod, name)(x, axis=axis, dtype=dt), want)
+    rows = a.astype(np.uint8)
+    _same(
+        ft.vmap(lambda r: mod.std(r, dtype=np.uint8))(rows),
+        _loop(lambda r: np.std(r, dtype=np.uint8), rows),
+    )
+    with pytest.raises(TypeError):  # NumPy's sqrt refuses to write floats into the int array
+        mod.std(a, axis=1, dtype=np.int8)

@@ -13,6 +13,7 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy.helpers as helpers
+from ftransforms.core.errors import UFuncTypeError
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.creation import as_operand, full, full_like
 from ftransforms.numpy.dispatch import implements
@@ -299,6 +300,8 @@ def var(
     """
     no_extra_args("var", kw)
     ddof = _ddof("var", ddof, correction)
+    if dtype is not None and numpy.dtype(dtype).kind in "biu" and mean is None:
+        return _integer_var(as_operand(x), axis, numpy.dtype(dtype), ddof, keepdims, where)
     x = float_input(x, dtype)
     if mean is None:
         mean = _mean(x, axis=axis, keepdims=True, where=where)
@@ -314,6 +317,19 @@ def var(
     dof = astype(count, dtype_of(sq)) - ddof
     helpers.warn_for_data(dof <= 0, "Degrees of freedom <= 0 for slice")
     return sum(sq, axis=axis, keepdims=keepdims, where=where) / maximum(dof, 0)
+
+
+def _integer_var(x: Any, axis: Any, dt: Any, ddof: Any, keepdims: bool, where: Any) -> Any:
+    """``numpy.var`` with an integer ``dtype=``, as NumPy computes it: the mean is the sum in
+    ``dt`` (wrapping) divided and cast back (truncated), the squared deviations wrap, their
+    sum is in ``dt``, and the quotient is cast back."""
+    mask = broadcast_to(where, shape(x))
+    count = sum(mask, axis=axis, keepdims=True)
+    mean = astype(sum(x, axis=axis, dtype=dt, keepdims=True, where=where) / count, dt)
+    deviation = x - mean
+    total = sum(deviation * deviation, axis=axis, dtype=dt, keepdims=keepdims, where=where)
+    dof = maximum(sum(mask, axis=axis, keepdims=keepdims) - ddof, 0)
+    return astype(total / dof, dt)
 
 
 def _ddof(name: str, ddof: Any, correction: Any) -> Any:
@@ -349,7 +365,16 @@ def std(
         >>> ft.grad(fnp.std)(x)  # (x - mean) / (N std)
         array([-0.5,  0.5])
     """
-    return sqrt(var(x, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, **kw))
+    out = var(x, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, **kw)
+    if dtype is not None and numpy.dtype(dtype).kind in "biu":  # NumPy: sqrt cast back
+        if ndim(out):  # (NumPy's sqrt into the integer array refuses the cast)
+            raise UFuncTypeError(
+                f"std(..., dtype={numpy.dtype(dtype)}): NumPy's sqrt cannot write its float "
+                f"result into the {numpy.dtype(dtype)} array under casting='same_kind'; "
+                f"pass a float dtype"
+            )
+        return astype(sqrt(out), dtype)
+    return sqrt(out)
 
 
 def _arg_extremum(prim, x, axis, keepdims):
