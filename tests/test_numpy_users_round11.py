@@ -436,3 +436,20 @@ def test_var_and_std_with_an_integer_dtype_as_numpy(mod):
     )
     with pytest.raises(TypeError):  # NumPy's sqrt refuses to write floats into the int array
         mod.std(a, axis=1, dtype=np.int8)
+
+
+@pytest.mark.parametrize("mod", MODULES)
+def test_cross_of_two_vectors_as_numpy(mod):
+    """Before: 2-vectors (deprecated in NumPy 2 but computed, with a DeprecationWarning)
+    raised ValueError."""
+    rng = np.random.default_rng(4)
+    s, v = rng.standard_normal((3, 3)), rng.standard_normal(3)
+    for a, b in ((s[:, :2], v[:2]), (s[:, :2], v), (s, v[:2]), (np.array([[1, 2], [3, 4]]), -v)):
+        with pytest.warns(DeprecationWarning, match="2-dimensional vectors"):
+            want = np.cross(a, b)
+        with pytest.warns(DeprecationWarning, match="2-dimensional vectors"):
+            got = ft.vmap(lambda r, b=b: mod.cross(r, b))(a[None])[0]
+        _same(got, want)
+    with pytest.warns(DeprecationWarning):
+        jac = ft.jacfwd(lambda r: mod.cross(r, v[:2]))(s[0, :2])
+    np.testing.assert_allclose(jac, [v[1], -v[0]])
