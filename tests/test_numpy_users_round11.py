@@ -453,3 +453,18 @@ def test_cross_of_two_vectors_as_numpy(mod):
     with pytest.warns(DeprecationWarning):
         jac = ft.jacfwd(lambda r: mod.cross(r, v[:2]))(s[0, :2])
     np.testing.assert_allclose(jac, [v[1], -v[0]])
+
+
+@pytest.mark.parametrize("mod", MODULES)
+def test_vectorize_without_otypes_whose_first_result_is_a_number(mod):
+    """Before: NumPy took float64 from the first result (a plain 2.0) and cast the object
+    array of results with float(), which a tracer refuses (TracerConversionError under
+    grad/jvp); now the first result's dtype as NumPy, the others traced."""
+    a = np.array([[-0.5, 1.0, 3.0], [2.0, -0.3, 0.25]])
+    f = lambda x: mod.vectorize(lambda u, v: u * v if u > 0 else v)(x, 2.0)  # noqa: E731
+    _same(ft.jvp(f, (a,), (a,))[0], f(a))
+    np.testing.assert_allclose(ft.grad(lambda x: f(x).sum())(a), np.where(a > 0, 2.0, 0.0))
+    _same(ft.vmap(f)(a), _loop(f, a))  # (the branch splits the batch)
+    pair = lambda x: mod.vectorize(lambda u: (u * 2, 1) if u > 0 else (0.5, 0))(x)  # noqa: E731
+    for g, w in zip(ft.jvp(pair, (a,), (a,))[0], pair(a)):
+        _same(g, w)
