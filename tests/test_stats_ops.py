@@ -19,7 +19,6 @@ from ftransforms.core.errors import (
     BatchedControlFlowError,
     PerformanceWarning,
     SplitOutputError,
-    UnsupportedOperationError,
 )
 
 jax.config.update("jax_enable_x64", True)
@@ -192,8 +191,8 @@ def test_errors():
         ft.grad(lambda x: np.percentile(x, [-1.0, 50.0]))(x)
     with pytest.raises(ValueError, match="not a valid method"):
         ft.grad(lambda x: np.quantile(x, 0.5, method="bogus"))(x)
-    with pytest.raises(UnsupportedOperationError, match="hazen"):
-        ft.grad(lambda x: np.quantile(x, 0.5, method="hazen"))(x)
+    with pytest.raises(ValueError, match="Only method 'inverted_cdf' supports weights"):
+        ft.grad(lambda x: np.quantile(x, 0.5, method="hazen", weights=np.ones(5)))(x)
     with pytest.raises(ValueError, match="cannot include zero"):
         fnp.geomspace(0.0, 1.0, 3)
     with pytest.raises(ValueError, match="negative"):

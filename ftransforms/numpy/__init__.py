@@ -80,6 +80,7 @@ from ftransforms.numpy import (  # noqa: F401
     object_array_calls,
     protocol,
     strided,
+    testing_calls,
     ufunc_methods,
 )
 

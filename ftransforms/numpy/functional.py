@@ -240,7 +240,31 @@ def _vectorize_call(self: Any, func: Callable, args: tuple) -> Any:
             return _vectorize_signature(self, func, args)
         if self.otypes:
             return _vectorize_otypes(self, func, args)
+        return _vectorize_inferred(func, args)
     return _NUMPY_VECTORIZE_CALL(self, func, args)
+
+
+def _vectorize_inferred(func: Callable, args: tuple) -> Any:
+    """``numpy.vectorize`` without ``otypes`` on tracers: NumPy's rule, the output dtypes
+    are those of the first element's results (a traced result: its dtype), then the
+    object loop (the first results reused, as NumPy's cache does) cast to them.  NumPy
+    would cast with ``float()`` of each element, which a tracer refuses when the first
+    result was a plain number (``lambda u: u * 2 if u > 0 else 0.0``)."""
+    objs = [numpy.asanyarray(a, dtype=object) for a in args]
+    if builtins.any(o.size == 0 for o in objs):
+        raise ValueError("cannot call `vectorize` on size 0 inputs unless `otypes` is set")
+    first = func(*[o.flat[0] for o in objs])
+    firsts = first if isinstance(first, tuple) else (first,)
+    otypes = [dtype_of(r) for r in firsts]
+    cache = [first]
+
+    def call(*values: Any) -> Any:
+        return cache.pop() if cache else func(*values)
+
+    outputs = numpy.frompyfunc(call, len(objs), len(firsts))(*objs)
+    if len(firsts) == 1:
+        return _cast(outputs, otypes[0])
+    return tuple(_cast(o, t) for o, t in zip(outputs, otypes))
 
 
 if _NUMPY_VECTORIZE_CALL is not None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import warnings
 from typing import Any
 
 import numpy
@@ -72,6 +73,21 @@ def peek(x: Any) -> Any:
                 note("a rule that reads the data (fnp.peek)")
         return x._physical()
     return x
+
+
+def warn_for_data(bad: Any, message: str) -> None:
+    """NumPy's ``RuntimeWarning(message)`` where the boolean ``bad`` holds anywhere (an
+    all-NaN slice, an empty one): read over the whole batch at once, so ``vmap`` warns
+    once, as the loop over the rows does under the default filters, and splits nothing.
+    A ``jit`` recording does not read the data for a warning (that would make every call
+    run eagerly): it stays silent."""
+    stack = _current_stack()
+    if builtins.any(getattr(interp, "note_value_read", None) is not None for interp in stack):
+        return
+    if isinstance(bad, Tracer):
+        bad = bad._physical()
+    if bool(numpy.any(to_host(bad))):
+        warnings.warn(message, RuntimeWarning, stacklevel=4)
 
 
 def read_per_row(pred: Any, refused: str) -> bool:

@@ -15,7 +15,7 @@ from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.creation import as_operand, full, ones, zeros_like
 from ftransforms.numpy.dispatch import implements
-from ftransforms.numpy.dtypes import pi, result_type
+from ftransforms.numpy.dtypes import pi
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.numpy.indexing import where
 from ftransforms.numpy.inplace import write_out
@@ -26,6 +26,7 @@ from ftransforms.numpy.ufuncs import (
     exp,
     imag,
     isnan,
+    loop_dtype,
     power,
     real,
     signbit,
@@ -93,8 +94,7 @@ def copysign(x1: Any, x2: Any) -> Any:
         >>> float(ft.grad(lambda x: fnp.copysign(x, -1.0))(2.0))  # -|x| at x = 2
         -1.0
     """
-    dt = result_type(x1, x2)
-    x1 = astype(x1, dt if dt.kind in "fc" else numpy.float64)
+    x1 = astype(x1, loop_dtype(numpy.copysign, x1, x2))
     mag = abs(x1)
     return where(signbit(x2), -mag, mag)
 
@@ -172,9 +172,7 @@ def heaviside(x1: Any, x2: Any) -> Any:
         >>> float(ft.grad(lambda h: fnp.heaviside(0.0, h))(0.5))  # at zero it is x2
         1.0
     """
-    dt = result_type(x1, x2)
-    if dt.kind not in "fc":
-        dt = numpy.dtype(numpy.float64)
+    dt = loop_dtype(numpy.heaviside, x1, x2)
     x1, x2 = astype(x1, dt), astype(x2, dt)
     at_zero = where(x1 == 0, x2, x1)  # x1 itself only where it is NaN
     return where(x1 > 0, ones((), dt, like=x1), where(x1 < 0, 0.0, at_zero))
@@ -208,7 +206,7 @@ def deg2rad(x: Any) -> Any:
         >>> round(float(ft.grad(fnp.radians)(1.0)), 6)  # pi / 180
         0.017453
     """
-    return to_float(x) * (math.pi / 180.0)
+    return _scaled(numpy.deg2rad, x, math.pi, 180.0)
 
 
 def rad2deg(x: Any) -> Any:
@@ -223,10 +221,21 @@ def rad2deg(x: Any) -> Any:
         >>> round(float(ft.grad(fnp.degrees)(1.0)), 4)  # 180 / pi
         57.2958
     """
-    return to_float(x) * (180.0 / math.pi)
+    return _scaled(numpy.rad2deg, x, 180.0, math.pi)
 
 
 radians, degrees = deg2rad, rad2deg
+
+
+def _scaled(ufunc: Any, x: Any, num: float, den: float) -> Any:
+    """``x * (num / den)`` as NumPy's loops compute it: the factor rounded in the loop's
+    float (float32's ``(float)pi / 180.0f``), half precision computed in float32."""
+    x = as_operand(x)
+    dt = loop_dtype(ufunc, x)
+    if dt.itemsize > 4 or dt.kind != "f":
+        return astype(x, dt) * (num / den)
+    factor = float(numpy.float32(num) / numpy.float32(den))
+    return astype(astype(x, numpy.float32) * numpy.float32(factor), dt)
 
 
 @implements(numpy.sinc)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -268,10 +269,22 @@ def einsum(subscripts: Any, *operands: Any, optimize: Any = False, **kw: Any) ->
     preferred = kw.pop("preferred_element_type", None)
     if preferred is not None:
         return astype(einsum(subscripts, *operands, optimize=optimize, **kw), preferred)
+    dtype, casting = kw.pop("dtype", None), kw.pop("casting", "safe")
+    if kw.get("order", "K") in ("K", "C", "F", "A"):  # memory layout: nothing to do here
+        kw.pop("order", None)
     no_extra_args("einsum", kw)
     if not isinstance(subscripts, str):
         subscripts, operands = _sublist_subscripts((subscripts, *operands))
     operands = tuple(_sequence_as_array(op) for op in operands)
+    if dtype is not None:  # NumPy computes in dtype, each operand cast by the casting rule
+        dtype = numpy.dtype(dtype)
+        for i, op in enumerate(operands):
+            if not numpy.can_cast(dtype_of(op), dtype, casting):
+                raise TypeError(
+                    f"Iterator operand {i} dtype could not be cast from {dtype_of(op)!r} to "
+                    f"{dtype!r} according to the rule '{casting}'"
+                )
+        operands = tuple(astype(op, dtype) for op in operands)
     out = _la.einsum_p.bind(
         *operands, subscripts=lax.expand_einsum_subscripts(subscripts, operands), optimize=optimize
     )
@@ -345,8 +358,8 @@ def trace(
 
 @implements(numpy.cross)
 def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: Any = None):
-    """``numpy.cross`` of 3-vectors (along ``axisa``/``axisb``/``axisc``, or ``axis``); 2-D
-    vectors raise ``ValueError``.
+    """``numpy.cross`` of 3-vectors (along ``axisa``/``axisb``/``axisc``, or ``axis``), and
+    NumPy's deprecated 2-vectors (a missing z is 0; two 2-vectors give the z component).
 
     Example:
         >>> import numpy as np
@@ -361,12 +374,31 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axi
         axisa = axisb = axisc = axis
     a = moveaxis(a, axisa, -1)
     b = moveaxis(b, axisb, -1)
-    if shape(a)[-1] != 3 or shape(b)[-1] != 3:
-        raise ValueError("cross: only 3-vectors are supported (the last axis must have size 3)")
-    a0, a1, a2 = (getitem(a, (Ellipsis, i)) for i in range(3))
-    b0, b1, b2 = (getitem(b, (Ellipsis, i)) for i in range(3))
-    out = stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
-    return moveaxis(out, -1, axisc)
+    na, nb = shape(a)[-1], shape(b)[-1]
+    if na not in (2, 3) or nb not in (2, 3):
+        raise ValueError("incompatible dimensions for cross product\n(dimension must be 2 or 3)")
+    if na == 2 or nb == 2:  # NumPy's deprecated 2-vectors: a missing z is 0
+        warnings.warn(
+            "Arrays of 2-dimensional vectors are deprecated. Use arrays of 3-dimensional "
+            "vectors instead. (deprecated in NumPy 2.0)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+    a0, a1 = getitem(a, (Ellipsis, 0)), getitem(a, (Ellipsis, 1))
+    b0, b1 = getitem(b, (Ellipsis, 0)), getitem(b, (Ellipsis, 1))
+    z = a0 * b1 - a1 * b0
+    if na == 2 and nb == 2:
+        return z
+    if na == 2:  # NumPy's operations for a2 = 0 (signs of zeros included)
+        b2 = getitem(b, (Ellipsis, 2))
+        out = [a1 * b2, -(a0 * b2), z]
+    elif nb == 2:
+        a2 = getitem(a, (Ellipsis, 2))
+        out = [-(a2 * b1), a2 * b0, z]
+    else:
+        a2, b2 = getitem(a, (Ellipsis, 2)), getitem(b, (Ellipsis, 2))
+        out = [a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, z]
+    return moveaxis(stack(out, axis=-1), -1, axisc)
 
 
 @implements("numpy.vecdot")

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import builtins
 import math
+import warnings
 from typing import Any
 
 import numpy
 
 import ftransforms.numpy.helpers as helpers
+from ftransforms.core.errors import UFuncTypeError
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.creation import as_operand, full, full_like
 from ftransforms.numpy.dispatch import implements
@@ -24,7 +26,6 @@ from ftransforms.numpy.helpers import (
     normalize_axis,
     shape,
     size,
-    to_host,
 )
 from ftransforms.numpy.indexing import getitem, where
 from ftransforms.numpy.manipulation import broadcast_to, concatenate, ravel, reshape
@@ -85,6 +86,16 @@ def _prepare(x: Any, dtype: Any) -> Any:
     return x if dtype is None else astype(as_operand(x), dtype)
 
 
+def _in_dtype(out: Any, dtype: Any) -> Any:
+    """A sum or product (running or not) in the requested ``dtype=``: NumPy accumulates
+    in it, so ``sum(int8s, dtype=np.int8)`` wraps; the primitives accumulate a narrow
+    integer in int64 (NumPy's default accumulator), and integer ``+``/``*`` wrap alike
+    modulo ``2**bits``, so the cast of that result is NumPy's wrapped value."""
+    if dtype is None or dtype_of(out) == numpy.dtype(dtype):
+        return out
+    return astype(out, dtype)
+
+
 @implements(numpy.sum)
 def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **kw: Any) -> Any:  # noqa: A001
     """``numpy.sum`` over ``axis`` (all axes by default), with ``where=`` and ``initial=``.
@@ -103,7 +114,7 @@ def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **k
     x, initial = _masked("sum", x, kw, 0)
     no_extra_args("sum", kw)
     out = _red.reduce_sum_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
-    return out if initial is None else out + initial
+    return _in_dtype(out if initial is None else out + initial, dtype)
 
 
 @implements(numpy.prod)
@@ -125,7 +136,7 @@ def prod(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **
     x, initial = _masked("prod", x, kw, 1)
     no_extra_args("prod", kw)
     out = _red.reduce_prod_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
-    return out if initial is None else out * initial
+    return _in_dtype(out if initial is None else out * initial, dtype)
 
 
 @implements(numpy.amax, numpy.max)
@@ -242,6 +253,12 @@ def mean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **
     mask = kw.pop("where", None)
     no_extra_args("mean", kw)
     x = float_input(x, dtype)
+    if dtype is not None and numpy.dtype(dtype).kind in "biu":
+        # NumPy: the sum in dtype (it wraps), divided, the quotient cast back (truncated)
+        mask = True if mask is None else mask
+        count = sum(broadcast_to(mask, shape(x)), axis=axis, keepdims=keepdims)
+        total = sum(x, axis=axis, dtype=dtype, keepdims=keepdims, where=mask)
+        return astype(total / count, dtype)
     if mask is None or mask is True:
         return sum(x, axis=axis, keepdims=keepdims) / _reduced_count(x, axis)
     count = sum(broadcast_to(mask, shape(x)), axis=axis, keepdims=keepdims)
@@ -283,14 +300,36 @@ def var(
     """
     no_extra_args("var", kw)
     ddof = _ddof("var", ddof, correction)
+    if dtype is not None and numpy.dtype(dtype).kind in "biu" and mean is None:
+        return _integer_var(as_operand(x), axis, numpy.dtype(dtype), ddof, keepdims, where)
     x = float_input(x, dtype)
     if mean is None:
         mean = _mean(x, axis=axis, keepdims=True, where=where)
     sq = _abs2(x - mean)
     if where is True:
-        return sum(sq, axis=axis, keepdims=keepdims) / (_reduced_count(x, axis) - ddof)
+        dof = _reduced_count(x, axis) - ddof
+        if not isinstance(dof, Tracer):  # NumPy: N - ddof clipped at 0 (inf, not < 0)
+            if dof <= 0:
+                warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
+            return sum(sq, axis=axis, keepdims=keepdims) / builtins.max(dof, 0)
+        return sum(sq, axis=axis, keepdims=keepdims) / maximum(dof, 0)
     count = sum(broadcast_to(where, shape(x)), axis=axis, keepdims=keepdims)
-    return sum(sq, axis=axis, keepdims=keepdims, where=where) / (astype(count, dtype_of(sq)) - ddof)
+    dof = astype(count, dtype_of(sq)) - ddof
+    helpers.warn_for_data(dof <= 0, "Degrees of freedom <= 0 for slice")
+    return sum(sq, axis=axis, keepdims=keepdims, where=where) / maximum(dof, 0)
+
+
+def _integer_var(x: Any, axis: Any, dt: Any, ddof: Any, keepdims: bool, where: Any) -> Any:
+    """``numpy.var`` with an integer ``dtype=``, as NumPy computes it: the mean is the sum in
+    ``dt`` (wrapping) divided and cast back (truncated), the squared deviations wrap, their
+    sum is in ``dt``, and the quotient is cast back."""
+    mask = broadcast_to(where, shape(x))
+    count = sum(mask, axis=axis, keepdims=True)
+    mean = astype(sum(x, axis=axis, dtype=dt, keepdims=True, where=where) / count, dt)
+    deviation = x - mean
+    total = sum(deviation * deviation, axis=axis, dtype=dt, keepdims=keepdims, where=where)
+    dof = maximum(sum(mask, axis=axis, keepdims=keepdims) - ddof, 0)
+    return astype(total / dof, dt)
 
 
 def _ddof(name: str, ddof: Any, correction: Any) -> Any:
@@ -326,7 +365,16 @@ def std(
         >>> ft.grad(fnp.std)(x)  # (x - mean) / (N std)
         array([-0.5,  0.5])
     """
-    return sqrt(var(x, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, **kw))
+    out = var(x, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, **kw)
+    if dtype is not None and numpy.dtype(dtype).kind in "biu":  # NumPy: sqrt cast back
+        if ndim(out):  # (NumPy's sqrt into the integer array refuses the cast)
+            raise UFuncTypeError(
+                f"std(..., dtype={numpy.dtype(dtype)}): NumPy's sqrt cannot write its float "
+                f"result into the {numpy.dtype(dtype)} array under casting='same_kind'; "
+                f"pass a float dtype"
+            )
+        return astype(sqrt(out), dtype)
+    return sqrt(out)
 
 
 def _arg_extremum(prim, x, axis, keepdims):
@@ -390,7 +438,7 @@ def cumsum(x: Any, axis: int | None = None, dtype: Any = None) -> Any:
     x = _prepare(x, dtype)
     if axis is None:
         x, axis = ravel(x), 0
-    return _red.cumsum_p.bind(x, axis=normalize_axis(axis, ndim(x)))
+    return _in_dtype(_red.cumsum_p.bind(x, axis=normalize_axis(axis, ndim(x))), dtype)
 
 
 def _masked(name: str, x: Any, kw: dict, identity: Any) -> tuple[Any, Any]:
@@ -443,7 +491,8 @@ def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = 
     a = concatenate(parts, axis=axis) if len(parts) > 1 else a
     lead = (slice(None),) * axis
     for _ in range(n):
-        a = getitem(a, lead + (slice(1, None),)) - getitem(a, lead + (slice(None, -1),))
+        hi, lo = getitem(a, lead + (slice(1, None),)), getitem(a, lead + (slice(None, -1),))
+        a = not_equal(hi, lo) if dtype_of(a).kind == "b" else hi - lo  # NumPy: bools by !=
     return a
 
 
@@ -514,10 +563,6 @@ def _cumulative(fn, initial, x, axis, dtype, include_initial):
     return out
 
 
-def _nan_to(x: Any, value: float) -> Any:
-    return where(isnan(x), value, x)
-
-
 @implements(numpy.nanprod)
 def nanprod(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
     """``numpy.nanprod``: the product with NaNs counted as 1 (they get derivative 0).
@@ -532,7 +577,7 @@ def nanprod(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False)
         >>> ft.grad(fnp.nanprod)(x)
         array([3., 0., 2.])
     """
-    return prod(_nan_to(a, 1.0), axis=axis, dtype=dtype, keepdims=keepdims)
+    return prod(_nan_filled(a, 1.0), axis=axis, dtype=dtype, keepdims=keepdims)
 
 
 @implements(numpy.nanvar)
@@ -570,11 +615,16 @@ def nanvar(
     count_dtype = numpy.finfo(kind).dtype if kind.kind in "fc" else numpy.dtype(numpy.float64)
     if mean is None:
         count = sum(valid, axis=axis, keepdims=True, dtype=count_dtype)
-        mean = sum(_select(valid, a, 0.0), axis=axis, keepdims=True) / count
+        with numpy.errstate(divide="ignore", invalid="ignore"):  # an all-NaN slice: below
+            mean = sum(_select(valid, a, 0.0), axis=axis, keepdims=True) / count
     # Mask before squaring: (nan - mean)**2 would put a NaN in the cotangent of every entry.
     sq = _abs2(_select(valid, a - mean, 0.0))
-    n = sum(valid, axis=axis, keepdims=keepdims, dtype=count_dtype)
-    out = sum(sq, axis=axis, keepdims=keepdims) / (n - ddof)
+    dof = sum(valid, axis=axis, keepdims=keepdims, dtype=count_dtype) - ddof
+    with numpy.errstate(divide="ignore", invalid="ignore"):  # NumPy: NaN, one warning
+        out = sum(sq, axis=axis, keepdims=keepdims) / dof
+    bad = dof <= 0
+    helpers.warn_for_data(bad, "Degrees of freedom <= 0 for slice.")
+    out = _select(bad, numpy.nan, out)
     return out if dtype is None else astype(out, dtype)
 
 
@@ -640,7 +690,7 @@ def cumprod(x: Any, axis: int | None = None, dtype: Any = None) -> Any:
     x = _prepare(x, dtype)
     if axis is None:
         x, axis = ravel(x), 0
-    return _red.cumprod_p.bind(x, axis=normalize_axis(axis, ndim(x)))
+    return _in_dtype(_red.cumprod_p.bind(x, axis=normalize_axis(axis, ndim(x))), dtype)
 
 
 @implements(numpy.ptp)
@@ -750,10 +800,16 @@ def nanmean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False,
         array([0.5, 0. , 0.5])
     """
     no_extra_args("nanmean", kw)
+    if dtype_of(x).kind not in "fc":  # no NaN to skip (NumPy calls mean)
+        return mean(x, axis=axis, dtype=dtype, keepdims=keepdims, **kw)
+    if dtype is not None and numpy.dtype(dtype).kind not in "fc":
+        raise TypeError("If a is inexact, then dtype must be inexact")
     x = float_input(x, dtype)
     count = sum(~isnan(x), axis=axis, keepdims=keepdims)
     total = sum(_nan_filled(x, 0.0), axis=axis, keepdims=keepdims)
-    return total / astype(count, dtype_of(x))
+    helpers.warn_for_data(count == 0, "Mean of empty slice")
+    with numpy.errstate(divide="ignore", invalid="ignore"):  # NumPy: NaN, one warning
+        return total / astype(count, dtype_of(x))
 
 
 def _nan_extremum(reduce, fill, x, axis, keepdims, kw, name):
@@ -762,7 +818,9 @@ def _nan_extremum(reduce, fill, x, axis, keepdims, kw, name):
         return reduce(x, axis=axis, keepdims=keepdims)
     nans = isnan(x)
     out = reduce(where(nans, fill, x), axis=axis, keepdims=keepdims)
-    return where(all(nans, axis=axis, keepdims=keepdims), numpy.nan, out)
+    all_nan = all(nans, axis=axis, keepdims=keepdims)
+    helpers.warn_for_data(all_nan, "All-NaN slice encountered")
+    return where(all_nan, numpy.nan, out)
 
 
 @implements(numpy.nanmax)
@@ -805,12 +863,11 @@ def _nanarg(reduce: Any, fill: float, a: Any, axis: Any, keepdims: bool) -> Any:
         return reduce(a, axis=axis, keepdims=keepdims)
     nans = isnan(a)
     out = reduce(where(nans, fill, a), axis=axis, keepdims=keepdims)
-    all_nan = all(nans, axis=axis, keepdims=keepdims)
-    if not isinstance(a, Tracer):
-        if bool(to_host(all_nan).any()):
-            raise ValueError("All-NaN slice encountered")
-        return out
-    return where(all_nan, -1, out)
+    # NumPy raises for an all-NaN slice; a traced one is read per row (under vmap the rows
+    # that hold one raise, as in the loop over the rows)
+    if helpers.invalid_in_rows(all(nans, axis=axis, keepdims=keepdims)):
+        raise ValueError("All-NaN slice encountered")
+    return out
 
 
 @implements(numpy.nanargmax)

@@ -4,17 +4,27 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy
 
 from ftransforms.numpy.creation import as_operand, full, ones, zeros
 from ftransforms.numpy.dispatch import implements
-from ftransforms.numpy.helpers import INTP, dtype_of, no_extra_args, shape, size
+from ftransforms.numpy.helpers import (
+    INTP,
+    dtype_of,
+    ndim,
+    no_extra_args,
+    normalize_axis,
+    shape,
+    size,
+)
 from ftransforms.numpy.indexing import getitem, take, where
-from ftransforms.numpy.manipulation import concatenate, expand_dims, ravel, reshape
+from ftransforms.numpy.manipulation import concatenate, expand_dims, moveaxis, ravel, reshape
+from ftransforms.numpy.ranges import arange
 from ftransforms.numpy.reductions import any, cumsum, diff
-from ftransforms.numpy.sorting import argsort, padded_true_positions, true_positions
+from ftransforms.numpy.sorting import argsort, lexsort, padded_true_positions, true_positions
 from ftransforms.numpy.ufuncs import astype, equal, isnan, logical_and, logical_not, not_equal
 
 __all__ = [
@@ -44,7 +54,7 @@ def unique(
     size: int | None = None,
     fill_value: Any = None,
 ) -> Any:
-    """``numpy.unique`` (``axis=None`` only): the sorted distinct values, and optionally the
+    """``numpy.unique``: the sorted distinct values (or slices along ``axis``), and optionally the
     first indices, the inverse (shaped like ``ar``) and the counts.  Their number is read
     from the values (under ``vmap``, rows with different counts are run apart); the values
     are differentiable by gather.  ``jax.numpy``'s ``size=`` gives exactly ``size`` values
@@ -60,7 +70,9 @@ def unique(
         [1, 3, 0]
     """
     if axis is not None:
-        raise NotImplementedError("unique: only axis=None is supported")
+        if size is not None:
+            raise NotImplementedError("unique(ar, axis=..., size=...) is not supported")
+        return _unique_along(ar, axis, return_index, return_inverse, return_counts)
     ar = as_operand(ar)
     in_shape = shape(ar)
     flat = ravel(ar)
@@ -98,6 +110,45 @@ def unique(
             out.append(astype(diff(ends), INTP))
         else:
             out.append(astype(where(filled, ends - first, 0), INTP))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _unique_along(
+    ar: Any,
+    axis: int,
+    return_index: bool,
+    return_inverse: bool,
+    return_counts: bool,
+) -> Any:
+    """``numpy.unique(ar, axis=axis)``: the distinct slices along ``axis``, in NumPy's order
+    (lexicographic over the slice's elements in C order), with the first indices, the 1-d
+    inverse and the counts.  The slices are gathered, so they are differentiable; their
+    number is read from the values (under ``vmap``, rows with different counts run apart)."""
+    ar = as_operand(ar)
+    axis = normalize_axis(axis, ndim(ar))
+    moved = moveaxis(ar, axis, 0)
+    n = shape(moved)[0]
+    rows = reshape(moved, (n, math.prod(shape(moved)[1:])))
+    columns = [getitem(rows, (slice(None), j)) for j in range(shape(rows)[1])]
+    perm = lexsort(columns[::-1]) if columns else arange(n, dtype=INTP, like=rows)
+    s = take(rows, perm, axis=0)
+    if n:  # NumPy compares the slices as records: a NaN never equals (equal_nan aside)
+        prev, cur = getitem(s, slice(None, -1)), getitem(s, slice(1, None))
+        new = any(not_equal(cur, prev), axis=1)
+        flags = concatenate([ones((1,), bool, like=rows), new])
+    else:
+        flags = zeros((0,), bool, like=rows)
+    first = true_positions(flags, "unique(ar, axis=...)")
+    values = reshape(take(s, first, axis=0), (shape(first)[0], *shape(moved)[1:]))
+    out = [moveaxis(values, 0, axis)]
+    if return_index:
+        out.append(take(perm, first))
+    if return_inverse:
+        groups = cumsum(astype(flags, INTP)) - 1
+        out.append(astype(take(groups, astype(argsort(perm), INTP)), INTP))
+    if return_counts:
+        ends = concatenate([first, full((1,), n, INTP, like=first)])
+        out.append(astype(diff(ends), INTP))
     return out[0] if len(out) == 1 else tuple(out)
 
 

@@ -6,11 +6,13 @@ correlating").
 from __future__ import annotations
 
 import builtins
+import functools
 from typing import Any
 
 import numpy
 
 import ftransforms.numpy.creation as creation
+from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.creation import as_operand, ones
 from ftransforms.numpy.dispatch import implements
@@ -125,6 +127,26 @@ def interp(
     above = getitem(fp, -1) if right is None else astype(as_operand(right, fp), cdt)
     f = where(x < first, below, f)
     return where(x > last, above, f)
+
+
+# NumPy's ``interp`` dispatches on ``x``, ``xp`` and ``fp`` only: with those plain and a
+# traced ``left``/``right``/``period`` its own code ran and asked ``float()`` of the
+# tracer (TracerConversionError under grad, the batch split per row under vmap).  While a
+# transform is active (``core/mutation.py``'s ``PATCHED_WHILE_ACTIVE``) such a call comes
+# here; others cost three type tests.
+_NUMPY_INTERP = numpy.interp
+
+
+@functools.wraps(_NUMPY_INTERP)
+def _interp_traced_ends(x, xp, fp, left=None, right=None, period=None):  # noqa: ANN001, ANN202
+    if isinstance(left, Tracer) or isinstance(right, Tracer) or isinstance(period, Tracer):
+        return interp(x, xp, fp, left=left, right=right, period=period)
+    return _NUMPY_INTERP(x, xp, fp, left=left, right=right, period=period)
+
+
+PATCHED_WHILE_ACTIVE.append(
+    (vars(numpy), {"interp": _interp_traced_ends}, {"interp": _NUMPY_INTERP})
+)
 
 
 def _conv_full(a: Any, v: Any) -> Any:

@@ -8,12 +8,12 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+import warnings
 from typing import Any
 
 import numpy
 
 import ftransforms.numpy.helpers as helpers
-from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.creation import as_operand, ones_like, zeros
 from ftransforms.numpy.dispatch import implements
@@ -25,6 +25,7 @@ from ftransforms.numpy.helpers import (
     ndim,
     no_extra_args,
     normalize_axes,
+    normalize_axes_ordered,
     same_across_batch,
     shape,
     size,
@@ -42,6 +43,7 @@ from ftransforms.numpy.indexing import (
 )
 from ftransforms.numpy.manipulation import (
     atleast_2d,
+    broadcast_to,
     concatenate,
     expand_dims,
     ravel,
@@ -52,9 +54,10 @@ from ftransforms.numpy.manipulation import (
 from ftransforms.numpy.products import matmul
 from ftransforms.numpy.ranges import arange
 from ftransforms.numpy.rearranging import flip
-from ftransforms.numpy.reductions import any, average, max, mean, min, sum
-from ftransforms.numpy.sorting import searchsorted, sort
+from ftransforms.numpy.reductions import any, argmin, average, cumsum, max, mean, min, std, sum
+from ftransforms.numpy.sorting import argsort, searchsorted, sort
 from ftransforms.numpy.ufuncs import (
+    abs,
     astype,
     ceil,
     clip,
@@ -64,10 +67,12 @@ from ftransforms.numpy.ufuncs import (
     imag,
     isfinite,
     isnan,
+    log2,
     logical_not,
     maximum,
     minimum,
     real,
+    remainder,
     rint,
     sqrt,
     true_divide,
@@ -140,51 +145,68 @@ def median(
     return out if keepdims else squeeze(out, axis=ax)
 
 
-_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
-_NUMPY_ONLY_METHODS = (
+_METHODS = (
     "inverted_cdf",
     "averaged_inverted_cdf",
     "closest_observation",
     "interpolated_inverted_cdf",
     "hazen",
     "weibull",
+    "linear",
     "median_unbiased",
     "normal_unbiased",
+    "lower",
+    "higher",
+    "midpoint",
+    "nearest",
 )
+#: Hyndman & Fan's continuous methods: the virtual index ``n q + alpha + q (1 - alpha -
+#: beta) - 1`` (NumPy's ``_compute_virtual_index``, the same operations in q's dtype).
+_ALPHA_BETA = {
+    "interpolated_inverted_cdf": (0.0, 1.0),
+    "hazen": (0.5, 0.5),
+    "weibull": (0.0, 0.0),
+    "median_unbiased": (1 / 3.0, 1 / 3.0),
+    "normal_unbiased": (3 / 8.0, 3 / 8.0),
+}
+
+
+#: Methods whose virtual index, and so gamma, stays integer for an integer ``q`` array.
+_INTEGER_INDEX_WITH_INTEGER_Q = ("averaged_inverted_cdf", "interpolated_inverted_cdf", "weibull")
 
 
 def _quantile(
     a: Any, q: Any, axis: Any, method: str, keepdims: bool, nan: bool, name: str, kw: dict
 ) -> Any:
-    """Shared by quantile/percentile and their NaN-skipping forms (``q`` in [0, 1])."""
+    """Shared by quantile/percentile and their NaN-skipping forms (``q`` in [0, 1]): every
+    method of ``numpy.quantile``, and ``weights=`` (method 'inverted_cdf')."""
     interpolation = kw.pop("interpolation", None)
     if interpolation is not None:  # NumPy's deprecated spelling
         method = interpolation
     kw.pop("overwrite_input", None)  # nothing is ever overwritten
-    if kw.pop("weights", None) is not None:
-        raise UnsupportedOperationError(f"{name}: weights= is not supported")
+    weights = kw.pop("weights", None)
+    weak = kw.pop("weak_q", type(q) in (int, float))
     no_extra_args(name, kw)
     if method not in _METHODS:
-        if method in _NUMPY_ONLY_METHODS:
-            raise UnsupportedOperationError(
-                f"{name}: method={method!r} is not supported; use one of {_METHODS}"
-            )
-        raise ValueError(f"'{method}' is not a valid method. Use one of: {_METHODS}")
+        raise ValueError(f"{method!r} is not a valid method. Use one of: {_METHODS}")
+    if weights is not None and method != "inverted_cdf":
+        raise ValueError(f"Only method 'inverted_cdf' supports weights. Got: {method}.")
     a = as_operand(a)
     adt = dtype_of(a)
     if adt.kind == "c":
         raise TypeError("a must be an array of real numbers")
-    # As NumPy: the indices and weights are computed in q's dtype, and a Python scalar q
-    # is weak (the result keeps a's float dtype).
-    weak = type(q) in (int, float)
+    # As NumPy: the indices are computed in q's dtype (float64 for a Python number), and a
+    # Python number q is weak (the interpolation weight is a Python float: the result
+    # keeps a's float dtype).
     if isinstance(q, Tracer) or holds_tracer(q):
         q = as_operand(q, a)
         if helpers.invalid_in_rows(logical_not((q >= 0) & (q <= 1))):  # per row under vmap
             raise ValueError("Quantiles must be in the range [0, 1]")
     else:
-        q = constant_like(q, a)
+        q = constant_like(q, a, numpy.float64 if type(q) is float else None)
         if q.size and not bool(((q >= 0) & (q <= 1)).all()):
             raise ValueError("Quantiles must be in the range [0, 1]")
+    int_q = dtype_of(q).kind in "biu"
     qdt = dtype_of(q) if dtype_of(q).kind == "f" else numpy.dtype(numpy.float64)
     cdt = adt if weak else numpy.result_type(adt, qdt)
     if cdt.kind != "f":
@@ -195,41 +217,33 @@ def _quantile(
     shape = helpers.shape(a)
     lead = tuple(shape[i] for i in rest)
     n = math.prod(shape[i] for i in axes)
-    x = reshape(transpose(a, rest + list(axes)), lead + (n,))
-    s = sort(x, axis=-1)  # NaNs sort last
+
+    def flat(v: Any) -> Any:  # the reduced axes last, as one
+        return reshape(transpose(v, rest + list(axes)), lead + (n,))
+
+    x = flat(a)
     qshape = helpers.shape(q)
     k = math.prod(qshape)
     qf = reshape(astype(q, qdt), (k,))
     float_a = adt.kind == "f"
-    if nan and float_a:
-        count = sum(logical_not(isnan(x)), axis=-1, keepdims=True)
-        index = qf * (astype(count, qdt) - 1)  # lead + (k,)
-        last = count - 1
+    if weights is not None:
+        w = _quantile_weights(weights, a, axis, axes, flat)
+        out = _weighted_inverted_cdf(x, w, qf, nan and float_a)
     else:
-        index = qf * (n - 1)  # (k,)
-        last = n - 1
-
-    def clamp(i: Any) -> Any:
-        return maximum(minimum(astype(i, numpy.intp), last), 0)
-
-    def gather(i: Any) -> Any:
-        if ndim(i) == 1:
-            return take(s, i, axis=-1)
-        return take_along_axis(s, i, axis=-1)
-
-    if method == "nearest":
-        out = gather(clamp(rint(index)))  # NumPy rounds half to even
-    else:
-        low = floor(index)
-        lo_i, hi_i = clamp(low), clamp(ceil(index))
-        if method == "lower":
-            out = gather(lo_i)
-        elif method == "higher":
-            out = gather(hi_i)
+        s = sort(x, axis=-1)  # NaNs sort last
+        if nan and float_a:
+            count = sum(logical_not(isnan(x)), axis=-1, keepdims=True)
+            size_ = astype(count, qdt)  # lead + (1,): the indices become lead + (k,)
+            last = count - 1
         else:
-            lo, hi = gather(lo_i), gather(hi_i)
-            t = (index - low) if method == "linear" else where(index == low, 0.0, 0.5)
-            out = _lerp(lo, hi, astype(t, cdt), cdt)
+            size_ = n
+            last = n - 1
+        out = _order_statistic(s, qf, size_, last, method, int_q, cdt)
+        if int_q and not weak and method in _INTEGER_INDEX_WITH_INTEGER_Q:
+            out = astype(out, numpy.result_type(adt, dtype_of(q)))  # NumPy's integer gamma
+    if nan and float_a:
+        all_nan = logical_not(any(logical_not(isnan(x)), axis=-1))
+        helpers.warn_for_data(all_nan, "All-NaN slice encountered")
     if float_a and not nan:  # NumPy: NaN wherever the slice holds one
         has_nan = any(isnan(x), axis=-1, keepdims=True)
         out = where(has_nan, numpy.nan, out)
@@ -242,12 +256,102 @@ def _quantile(
     return out
 
 
+def _order_statistic(s: Any, qf: Any, n: Any, last: Any, method: str, int_q: bool, cdt: Any) -> Any:
+    """The ``method``'s quantiles ``qf`` of the sorted rows ``s`` (``n`` values each, the
+    last at ``last``), as NumPy's ``_quantile`` computes them: a virtual index in q's dtype,
+    its neighbours clamped to the row, and the interpolation weight gamma."""
+
+    def gather(i: Any) -> Any:
+        i = maximum(minimum(astype(i, numpy.intp), last), 0)
+        return take(s, i, axis=-1) if ndim(i) == 1 else take_along_axis(s, i, axis=-1)
+
+    def discrete(index: Any, keep_previous: Any) -> Any:  # NumPy's boundary rounding
+        previous = floor(index)
+        return gather(where(keep_previous(index - previous, previous), previous, previous + 1))
+
+    if method == "lower" or (method == "linear" and int_q):  # an integer index: no weight
+        return gather(floor((n - 1) * qf))
+    if method == "higher":
+        return gather(ceil((n - 1) * qf))
+    if method == "nearest":
+        return gather(rint((n - 1) * qf))  # NumPy rounds half to even
+    if method == "inverted_cdf":
+        return discrete(n * qf - 1, lambda g, p: g == 0)
+    if method == "closest_observation":  # the nearest even order statistic (1-based) at g=0
+        return discrete(n * qf - 1 - 0.5, lambda g, p: (g == 0) & (remainder(p, 2) == 1))
+    if method == "linear":
+        virtual = (n - 1) * qf
+    elif method == "midpoint":
+        virtual = 0.5 * (floor((n - 1) * qf) + ceil((n - 1) * qf))
+    elif method == "averaged_inverted_cdf":
+        virtual = n * qf - 1
+    else:
+        alpha, beta = _ALPHA_BETA[method]
+        virtual = n * qf + (alpha + qf * (1 - alpha - beta)) - 1
+    above = virtual >= n - 1
+    below = virtual < 0
+    previous = where(above, -1.0, where(below, 0.0, floor(virtual)))  # NumPy's, -1 the last
+    lo_i = where(above, last, previous)
+    hi_i = where(above | below, lo_i, previous + 1)
+    gamma = virtual - previous
+    if method == "midpoint":
+        gamma = where(remainder(virtual, 1) == 0, 0.0, 0.5)
+    elif method == "averaged_inverted_cdf":
+        gamma = where(gamma == 0, 0.5, 1.0)
+    # gamma in the index's dtype (NumPy makes it a Python float for a Python number q:
+    # float64), its 1 - gamma too, before the data's dtype meets them
+    return _lerp(gather(lo_i), gather(hi_i), astype(gamma, dtype_of(virtual)), cdt)
+
+
+def _quantile_weights(weights: Any, a: Any, axis: Any, axes: list, flat: Any) -> Any:
+    """NumPy's checks of quantile's ``weights`` (the shape of ``a``, or of its reduced
+    axes), broadcast to ``a`` and laid out as its rows."""
+    w = as_operand(weights, a)
+    ashape, wshape = helpers.shape(a), helpers.shape(w)
+    if wshape != ashape:
+        if axis is None:
+            raise TypeError("Axis must be specified when shapes of a and weights differ.")
+        given = normalize_axes_ordered(axis, len(ashape))
+        if wshape != tuple(ashape[i] for i in given):
+            raise ValueError(
+                "Shape of weights must be consistent with shape of a along specified axis."
+            )
+        w = transpose(w, [given.index(i) for i in sorted(given)])
+        w = broadcast_to(
+            reshape(w, tuple(d if i in given else 1 for i, d in enumerate(ashape))), ashape
+        )
+    if helpers.invalid_in_rows(w < 0):
+        raise ValueError("Weights must be non-negative.")
+    return flat(w)
+
+
+def _weighted_inverted_cdf(x: Any, w: Any, qf: Any, skip_nan: bool) -> Any:
+    """NumPy's weighted 'inverted_cdf': the first sorted value whose normalized cumulative
+    weight reaches q (the cumulative sums in float64, then in q's dtype)."""
+    order = argsort(x, axis=-1, kind="stable")
+    xs, ws = take_along_axis(x, order, axis=-1), take_along_axis(w, order, axis=-1)
+    if skip_nan:  # NaNs sort last; nanquantile drops them with their weights
+        ws = where(isnan(xs), 0, ws)
+    cdf = cumsum(ws, axis=-1, dtype=numpy.float64)
+    cdf = cdf / getitem(cdf, (..., slice(-1, None)))
+    bad = isnan(getitem(cdf, (..., slice(-1, None))))  # weights all zero, NaN or inf
+    if skip_nan:  # an all-NaN slice gives NaN before its weights are looked at
+        bad = bad & any(logical_not(isnan(xs)), axis=-1, keepdims=True)
+    if helpers.invalid_in_rows(bad):
+        raise ValueError("Weights included NaN, inf or were all zero.")
+    cdf = astype(cdf, dtype_of(qf))
+    cdf = where(cdf == 0, -1.0, cdf)  # leading zero weights: q = 0 takes the first weighted
+    index = sum(expand_dims(cdf, -2) < expand_dims(qf, -1), axis=-1)  # searchsorted, left
+    n = helpers.shape(x)[-1]
+    return take_along_axis(xs, minimum(index, n - 1), axis=-1)
+
+
 def _lerp(a: Any, b: Any, t: Any, dt: Any) -> Any:
     """NumPy's ``_lerp`` (the difference taken in the data's dtype, and from the nearer end
     point), so that values match NumPy's to the last bit."""
     d = astype(b - a, dt)
     a, b = astype(a, dt), astype(b, dt)
-    return where(t >= 0.5, b - d * (1 - t), a + d * t)
+    return where(t >= 0.5, b - d * astype(1 - t, dt), a + d * astype(t, dt))
 
 
 @implements(numpy.quantile)
@@ -261,8 +365,9 @@ def quantile(
     keepdims: bool = False,
     **kw: Any,
 ) -> Any:
-    """``numpy.quantile`` (methods 'linear', 'lower', 'higher', 'nearest', 'midpoint');
-    ``q`` may be traced.
+    """``numpy.quantile`` with each of NumPy's 13 methods (Hyndman & Fan's nine, and
+    'lower', 'higher', 'midpoint', 'nearest'), and ``weights=`` (method 'inverted_cdf');
+    values and dtypes as NumPy's; ``q`` may be traced.
 
     Example:
         >>> import numpy as np
@@ -280,7 +385,7 @@ def quantile(
 def _div100(q: Any, a: Any) -> Any:
     """``q / 100`` in q's own float dtype, as NumPy's percentile computes it."""
     if type(q) in (int, float):
-        return q / 100
+        return numpy.float64(q) / 100  # NumPy's true_divide, weak for the result: weak_q
     q = as_operand(q, as_operand(a))
     if dtype_of(q).kind not in "fc":
         q = astype(q, numpy.float64)
@@ -305,7 +410,7 @@ def percentile(
         >>> percentile(np.array([[1.0, 2.0, 3.0], [4.0, 8.0, 6.0]]), [25, 50], axis=1).tolist()
         [[1.5, 5.0], [2.0, 6.0]]
     """
-    kw.update(out=out, overwrite_input=overwrite_input)
+    kw.update(out=out, overwrite_input=overwrite_input, weak_q=type(q) in (int, float))
     _check_percent(q)
     return _quantile(a, _div100(q, a), axis, method, keepdims, False, "percentile", kw)
 
@@ -362,7 +467,7 @@ def nanpercentile(
         >>> float(nanpercentile(np.array([1.0, np.nan, 3.0, 5.0]), 75))
         4.0
     """
-    kw.update(out=out, overwrite_input=overwrite_input)
+    kw.update(out=out, overwrite_input=overwrite_input, weak_q=type(q) in (int, float))
     _check_percent(q)
     return _quantile(a, _div100(q, a), axis, method, keepdims, True, "nanpercentile", kw)
 
@@ -600,7 +705,9 @@ def _edges_linspace(first: Any, last: Any, num: int, dt: Any, out_dt: Any, like:
 def histogram(
     a: Any, bins: Any = 10, range: Any = None, density: Any = None, weights: Any = None
 ) -> tuple[Any, Any]:  # noqa: A002
-    """``numpy.histogram`` with a number of bins or explicit edges: ``(hist, bin_edges)``.
+    """``numpy.histogram`` with a number of bins, explicit edges, or the name of NumPy's
+    estimator of the number ('auto', 'fd', 'doane', 'scott', 'stone', 'rice', 'sturges',
+    'sqrt'; under ``vmap`` rows whose counts differ split the batch): ``(hist, bin_edges)``.
     The counts have no derivative; a weighted histogram is differentiable in the weights,
     and automatic edges in the extremes of ``a``.
 
@@ -618,7 +725,7 @@ def histogram(
         weights = ravel(weights)
     a = ravel(a)
     if isinstance(bins, str):
-        raise UnsupportedOperationError("histogram: bins given as a string are not supported")
+        bins = _estimated_bin_count(a, bins, range, weights)
     if ndim(bins) == 0:
         nbins = int(bins)
         if nbins < 1:
@@ -665,12 +772,121 @@ def histogram(
     hits = expand_dims(index, -1) == arange(nbins, like=a)  # (len(a), nbins)
     if weights is None:
         hist = sum(hits, axis=0)
+    elif ndim(bins) == 0 and dtype_of(weights).kind in "fc":
+        # NumPy's equal bins sum the weights in double precision (bincount), then cast
+        wide = astype(weights, numpy.result_type(dtype_of(weights), numpy.float64))
+        hist = sum(where(hits, expand_dims(wide, -1), 0), axis=0)
+        hist = astype(hist, dtype_of(weights))
     else:
         hist = sum(where(hits, expand_dims(weights, -1), 0), axis=0)
     if density:
         widths = astype(getitem(edges, slice(1, None)) - getitem(edges, slice(None, -1)), float)
         hist = hist / widths / sum(hist)
     return hist, edges
+
+
+def _bin_width(x: Any, name: str, outer: tuple) -> Any:
+    """NumPy's estimator ``name`` of the bin width for the data ``x`` (``numpy.histogram``'s
+    ``_hist_bin_<name>``), computed with the same operations on the (traced) data."""
+    n = size(x)
+    ptp = max(x) - min(x)
+    if name == "sqrt":
+        return ptp / numpy.sqrt(n)
+    if name == "sturges":
+        return ptp / (numpy.log2(n) + 1.0)
+    if name == "rice":
+        return ptp / (2.0 * n ** (1.0 / 3))
+    if name == "scott":
+        return (24.0 * numpy.pi**0.5 / n) ** (1.0 / 3.0) * std(x)
+    if name == "doane":
+        if n <= 2:
+            return 0.0
+        sg1 = numpy.sqrt(6.0 * (n - 2) / ((n + 1.0) * (n + 3)))
+        sigma = std(x)
+        g1 = mean(((x - mean(x)) / sigma) ** 3)
+        width = ptp / (1.0 + numpy.log2(n) + log2(1.0 + abs(g1) / sg1))
+        return where(sigma > 0.0, width, 0.0)
+    if name == "stone":
+        return 0 if n <= 1 else where(ptp == 0, 0, ptp / _stone_bins(x, outer, ptp))
+    quartiles = percentile(x, [75, 25])
+    fd = 2.0 * (getitem(quartiles, 0) - getitem(quartiles, 1)) * n ** (-1.0 / 3.0)
+    if name == "fd":
+        return fd
+    # 'auto' (NumPy 2.x): Freedman-Diaconis, at least half of 'sqrt's, at most 'sturges's
+    return minimum(maximum(fd, ptp / numpy.sqrt(n) / 2), ptp / (numpy.log2(n) + 1.0))
+
+
+def _stone_bins(x: Any, outer: tuple, ptp: Any) -> Any:
+    """Stone's number of bins: the ``k`` in 1..max(100, sqrt(n)) that minimizes NumPy's
+    ``(2 - (n + 1) p.p) / (ptp / k)``, ``p`` the bin frequencies of ``histogram(x, k,
+    range=outer)`` — all ``k`` at once: the left edges ``j step_k + first`` (NumPy's
+    linspace), a value's bin the number of left edges at or below it (the last edge
+    closed), the frequencies from one comparison."""
+    n = size(x)
+    upper = builtins.max(100, int(numpy.sqrt(n)))
+    first, last = (as_operand(v, x) for v in outer)
+    dt = numpy.result_type(dtype_of(first), dtype_of(last))
+    dt = dt if dt.kind == "f" else numpy.dtype(numpy.float64)
+    first, last = astype(first, dt), astype(last, dt)
+    ks = arange(1, upper + 1, like=x)
+    j = arange(upper, like=x)
+    steps = (last - first) / astype(ks, dt)
+    left = astype(
+        expand_dims(astype(j, dt), 0) * expand_dims(steps, 1) + first,
+        weak_result_type(first, last, x),
+    )
+    left = where(expand_dims(j, 0) < expand_dims(ks, 1), left, numpy.inf)  # (k, j): k bins
+    index = sum(expand_dims(left, -1) <= x, axis=1) - 1  # (k, n)
+    index = where(x == last, expand_dims(ks, 1) - 1, index)
+    counts = sum(expand_dims(index, -1) == j, axis=1)  # (k, j)
+    p = counts / n
+    jhat = (2 - (n + 1) * sum(p * p, axis=1)) / (ptp / ks)
+    best = argmin(jhat) + 1
+    if same_across_batch(best, "histogram(bins='stone')", "pass a number of bins") == upper:
+        warnings.warn(
+            "The number of bins estimated may be suboptimal.", RuntimeWarning, stacklevel=5
+        )
+    return best
+
+
+_BIN_ESTIMATORS = ("stone", "auto", "doane", "fd", "rice", "scott", "sqrt", "sturges")
+
+
+def _estimated_bin_count(a: Any, name: str, rng: Any, weights: Any) -> int:
+    """``numpy.histogram``'s number of bins for ``bins=name`` ('auto', 'fd', ...): its
+    estimator on the data (within ``range``), then ``ceil((last - first) / width)``.  The
+    count decides the result's shape: under ``vmap`` rows whose counts differ split the
+    batch (``same_across_batch``), as the loop over the rows gives them their own."""
+    if name not in _BIN_ESTIMATORS:
+        raise ValueError(f"{name!r} is not a valid estimator for `bins`")
+    if weights is not None:
+        raise TypeError(
+            "Automated estimation of the number of bins is not supported for weighted data"
+        )
+    data = helpers.peek(a)  # the data, batch axes included (a jit recording notes the read)
+    if name == "stone" and tuple(data.shape) == shape(a):  # no batch: NumPy's own search
+        return len(numpy.histogram_bin_edges(to_host(data), bins=name, range=rng)) - 1
+    if rng is not None:
+        first, last = rng
+        if first > last:
+            raise ValueError("max must be larger than min in range parameter.")
+        a = getitem(a, (a >= first) & (a <= last))
+    elif size(a) == 0:
+        first, last = 0.0, 1.0
+    else:
+        first, last = min(a), max(a)
+        if helpers.invalid_in_rows(logical_not(isfinite(first) & isfinite(last))):
+            raise ValueError("autodetected range of the data is not finite")
+    same = first == last
+    first, last = where(same, first - 0.5, first), where(same, last + 0.5, last)
+    if size(a) == 0:
+        return 1
+    width = _bin_width(a, name, (first, last))
+    if dtype_of(a).kind in "iub":  # a nonzero width of integers is at least 1
+        width = where((width != 0) & (width < 1), 1, width)
+    safe = where(width != 0, width, 1.0)
+    count = where(width != 0, ceil((last - first) / safe), 1)
+    return same_across_batch(count, f"histogram(bins={name!r})", "pass a number of bins")
 
 
 def _check_traced_range(first: Any, last: Any, like: Any) -> None:

@@ -114,7 +114,7 @@ sin, cos, tan = _ew.sin_p, _ew.cos_p, _ew.tan_p
 arcsin, arccos, arctan = _ew.arcsin_p, _ew.arccos_p, _ew.arctan_p
 sinh, cosh, tanh = _ew.sinh_p, _ew.cosh_p, _ew.tanh_p
 arcsinh, arccosh, arctanh = _ew.arcsinh_p, _ew.arccosh_p, _ew.arctanh_p
-abs = absolute = fabs = _ew.abs_p  # noqa: A001
+abs = absolute = _ew.abs_p  # noqa: A001
 sign, floor, ceil, trunc, rint = _ew.sign_p, _ew.floor_p, _ew.ceil_p, _ew.trunc_p, _ew.rint_p
 fix = trunc
 implements(numpy.fix)(fix)  # numpy.fix is no ufunc: it dispatches by __array_function__
@@ -280,10 +280,30 @@ def conj(x: Any) -> Any:
         >>> float(ft.grad(lambda x: fnp.imag(fnp.conjugate((1 + 2j) * x)))(1.0))  # -2 x
         -2.0
     """
-    return lax.conj(as_array(x))
+    x = as_array(x)
+    if dtype_of(x).kind == "b":  # NumPy's conjugate has no bool loop: int8's is used
+        x = astype(x, numpy.int8)
+    return lax.conj(x)
 
 
 conjugate = conj
+
+
+def fabs(x: Any) -> Any:
+    """``numpy.fabs``: the absolute value in NumPy's float loop (int8/uint8/bool give
+    float16, int16/uint16 float32, wider integers float64); complex input gives its modulus
+    (NumPy's ``fabs`` refuses it).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms.numpy as fnp
+        >>> fnp.fabs(np.array([-3, 2], np.int8))
+        array([3., 2.], dtype=float16)
+    """
+    x = as_array(x)
+    if dtype_of(x).kind in "biu":
+        x = astype(x, loop_dtype(numpy.fabs, x))
+    return abs(x)
 
 
 def float_input(x: Any, dtype: Any) -> Any:
@@ -299,3 +319,14 @@ def to_float(x: Any) -> Any:
     """``x`` cast to float64 when it is an integer or bool (NumPy's float ufunc loops)."""
     x = as_array(x)
     return astype(x, numpy.float64) if dtype_of(x).kind in "biu" else x
+
+
+def loop_dtype(ufunc: Any, *xs: Any) -> Any:
+    """The dtype of the loop NumPy's ``ufunc`` runs for ``xs`` (Python numbers weak): the
+    smallest float that holds the integers, so int8/uint8/bool give float16 and
+    int16/uint16 float32 (``np.deg2rad(np.int8(1))`` is float16)."""
+    types = tuple(type(x) if type(x) in (bool, int, float, complex) else dtype_of(x) for x in xs)
+    try:
+        return numpy.dtype(ufunc.resolve_dtypes(types + (None,) * ufunc.nout)[0])
+    except (TypeError, ValueError):  # no loop: the caller's float64 rule
+        return numpy.result_type(*[dtype_of(x) for x in xs], numpy.float64)
