@@ -1,0 +1,96 @@
+"""Probe round 11 of ``ft.jit``: the recording call and its replays.  Every form runs
+``jit(f)`` several times with different data or outside state and compares each call
+(the recording one included) with ``f`` called without ``jit`` on fresh arguments (the
+oracle): a replay must never return what the recording computed for other data."""
+
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+import ftransforms as ft
+
+
+def outcome(f, args):
+    """``("value", result)`` or ``("error", exception type)`` of ``f(*args)``."""
+    try:
+        return "value", f(*args)
+    except Exception as e:  # noqa: BLE001 - the oracle's error is part of the answer
+        return "error", type(e)
+
+
+def agree(f, calls, jf=None, before=None):
+    """``jit(f)`` equals ``f`` at each of ``calls`` (argument makers, so that each side
+    gets fresh arrays), errors included; ``before(k)`` changes outside state before
+    call ``k``."""
+    jf = ft.jit(f) if jf is None else jf
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (runs eagerly: said once)
+        for k, make in enumerate(calls):
+            if before is not None:
+                before(k)
+            kind, expected = outcome(f, make())
+            got_kind, got = outcome(jf, make())
+            assert got_kind == kind, f"call {k}: {got_kind} {got} != {kind} {expected}"
+            if kind == "error":
+                assert got is expected, f"call {k}"
+                continue
+            for g, e in zip(ft.tree_leaves(got), ft.tree_leaves(expected)):
+                np.testing.assert_array_equal(g, e, err_msg=f"call {k}")
+                assert np.asarray(g).dtype == np.asarray(e).dtype, f"call {k}"
+    return jf
+
+
+def ones_zeros(n=4):
+    return [lambda k=k: (np.full(2, float(k % 2 == 0)),) for k in range(n)]
+
+
+# -- warnings filters set inside the function ------------------------------------------
+
+
+def _error_filter(x):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            return np.log(x)
+        except RuntimeWarning:  # divide by zero, as an exception
+            return np.zeros_like(x) - 1.0
+
+
+def _recorded(x):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        y = np.log(x)
+    return y * 0.0 - 2.0 if caught else y
+
+
+def _sqrt_or_abs(x):
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", category=RuntimeWarning)
+        try:
+            return np.sqrt(x)
+        except RuntimeWarning:
+            return np.abs(x)
+
+
+def _silenced(x):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return np.log(x) * 2.0
+
+
+@pytest.mark.parametrize("f", [_error_filter, _recorded, _sqrt_or_abs])
+def test_warnings_turned_into_errors_or_collected_inside_are_as_eager(f):
+    """A replay runs under the caller's filters and reads no list of warnings: it returned
+    the recording's branch (``-inf``) where the eager call caught an error or branched on
+    a warning (NOTE [warnings set inside under jit])."""
+    data = [lambda s=s: (np.array([1.0, 2.0]) * s,) for s in (1.0, 0.0, -1.0, 1.0, 0.0)]
+    agree(f, data)
+    agree(f, data[1:])  # the recording's data warns
+
+
+def test_warnings_silenced_inside_are_still_replayed():
+    jf = agree(_silenced, [lambda: (np.ones(2),), lambda: (np.zeros(2),)] * 2)
+    (program,) = jf.cache.values()
+    assert not program.value_dependent
