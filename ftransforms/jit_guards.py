@@ -57,6 +57,7 @@ import functools
 import inspect
 import os
 import sys
+import threading
 import types
 import zlib
 from typing import Any
@@ -554,7 +555,10 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             return
         seen_fields.add((id(attrs), "fields"))
         for attr in names & attrs.keys():
-            place(attrs, attr, attrs[attr], f"{var}.{attr}")
+            if isinstance(value, threading.local):  # NOTE [thread-local settings under jit]
+                place(value, _Attr(attr), attrs[attr], f"{var}.{attr}")
+            else:
+                place(attrs, attr, attrs[attr], f"{var}.{attr}")
             fields_read(attrs[attr], f"{var}.{attr}", names)  # ``cfg.opt.lr``
             if isinstance(attrs[attr], types.FunctionType):  # ``mymodule.helper(x)``
                 visit(attrs[attr], 1, f"{var}.{attr}")
@@ -737,7 +741,14 @@ def _fields(obj: Any) -> list:
     its ``__slots__`` (``holder`` is ``obj``, the key an attribute)."""
     out = []
     fields = getattr(obj, "__dict__", None)
-    if type(fields) is dict:
+    if type(fields) is dict and isinstance(obj, threading.local):
+        # NOTE [thread-local settings under jit]: the fields of a ``threading.local``
+        # (``SETTINGS.scale``, per thread) are in a dict of the thread that reads
+        # ``obj.__dict__``: a check on that dict would compare the recording thread's
+        # value at a replay in another thread, which set its own.  So its places are
+        # attributes of the object, ``getattr(obj, k)``, read in the replaying thread.
+        out.extend((obj, _Attr(k), v) for k, v in list(fields.items()))
+    elif type(fields) is dict:
         out.extend((fields, k, v) for k, v in list(fields.items()))
     for k in _slot_names(type(obj)):
         v = getattr(obj, k, _MISSING)

@@ -94,3 +94,39 @@ def test_warnings_silenced_inside_are_still_replayed():
     jf = agree(_silenced, [lambda: (np.ones(2),), lambda: (np.zeros(2),)] * 2)
     (program,) = jf.cache.values()
     assert not program.value_dependent
+
+
+# -- values from outside: thread-local settings, deeply nested containers --------------
+
+LOCAL = threading.local()
+LOCAL.scale = 2.0
+
+
+class _Settings(threading.local):
+    def __init__(self):
+        self.scale = 2.0
+
+
+SETTINGS = _Settings()
+
+
+def test_thread_local_settings_are_read_in_the_replaying_thread():
+    """A check on ``LOCAL.__dict__`` compared the recording thread's value at a replay
+    in another thread, which had set its own (NOTE [thread-local settings under jit])."""
+    for f in (lambda x: x * LOCAL.scale, lambda x: x * SETTINGS.scale):
+        LOCAL.scale = SETTINGS.scale = 2.0
+        jf = agree(f, [lambda: (np.ones(2),)] * 2)
+        seen = {}
+
+        def other(f=f, jf=jf):
+            LOCAL.scale = SETTINGS.scale = 3.0
+            seen["jit"], seen["eager"] = jf(np.ones(2)), f(np.ones(2))
+            seen["again"] = jf(np.ones(2))
+
+        worker = threading.Thread(target=other)
+        worker.start()
+        worker.join()
+        np.testing.assert_array_equal(seen["eager"], [3.0, 3.0])
+        np.testing.assert_array_equal(seen["jit"], seen["eager"])
+        np.testing.assert_array_equal(seen["again"], seen["eager"])
+        np.testing.assert_array_equal(jf(np.ones(2)), [2.0, 2.0])  # this thread's again
