@@ -70,6 +70,8 @@ from ftransforms.host_random import code_names, wrapped_of
 __all__ = ["Guards", "guards_of"]
 
 _DEPTH = 4
+#: Containers in containers followed, at most (NOTE [nested containers under jit]).
+_NESTING = 16
 _NUMBERS = (bool, int, float, complex, numpy.generic)
 _MISSING = object()
 _CELL = object()  # the key of a closure cell's place
@@ -399,7 +401,9 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         checks.append(check)
         names.append(name)
 
-    def place(holder: Any, key: Any, value: Any, name: str, depth: int = 0) -> bool:
+    def place(
+        holder: Any, key: Any, value: Any, name: str, depth: int = 0, nesting: int = 0
+    ) -> bool:
         """A place that holds ``value``: guarded when it is data or holds data (in
         nested lists, tuples and dicts too: ``params["layer"]["w"]``)."""
         if _is_data(value) or _is_setting(value):
@@ -432,19 +436,25 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 checks.append((value, _WHOLE, _Members(value)))
                 names.append(f"the members of {name}")
             return True
-        if kind is None or id(value) in seen or depth > _DEPTH:
+        if kind is None or id(value) in seen or nesting > _NESTING:
             return False
         seen.add(id(value))
+        # NOTE [nested containers under jit]: a config of dicts in dicts
+        # (``CFG["model"]["enc"]["l1"]["attn"]["heads"]``) is followed to its leaves: a
+        # container's items are one level deeper than it for the first container only
+        # (the depth that bounds following objects' fields and functions), and containers
+        # in it are followed up to ``_NESTING`` levels (a change deeper was replayed stale)
+        inner = depth + 1 if nesting == 0 else depth
         items = list(value.items() if kind is dict else enumerate(value))
         mark = len(checks)
         if kind is tuple or len(items) > _MAX_ITEMS:
             held = any(_is_data(v) or _is_setting(v) for _, v in items)
             for k, v in items:  # the items of a tuple cannot change, but theirs can
                 if len(items) <= _MAX_ITEMS and (_container(v) or _user_object(v)):
-                    held = place(value, k, v, f"{name}[{k!r}]", depth + 1) or held
+                    held = place(value, k, v, f"{name}[{k!r}]", inner, nesting + 1) or held
         else:  # a list or dict can change in place
             for k, v in items:
-                place(value, k, v, f"{name}[{k!r}]", depth + 1)
+                place(value, k, v, f"{name}[{k!r}]", inner, nesting + 1)
         if kind is list:
             # ``sum(L)`` after an append: a list (an empty one too) can grow
             checks.append((value, _LEN, len(value)))

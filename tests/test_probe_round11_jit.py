@@ -130,3 +130,41 @@ def test_thread_local_settings_are_read_in_the_replaying_thread():
         np.testing.assert_array_equal(seen["jit"], seen["eager"])
         np.testing.assert_array_equal(seen["again"], seen["eager"])
         np.testing.assert_array_equal(jf(np.ones(2)), [2.0, 2.0])  # this thread's again
+
+
+class _Layer:
+    def __init__(self, k):
+        self.k = k
+
+
+CFG = {}
+NESTED = []
+
+
+def _deep_config(x):
+    return x * CFG["a"]["b"]["c"]["d"]["e"]["f"]["g"] + CFG["a"]["b"]["c"]["d"]["e"]["layer"].k
+
+
+def _deep_list(x):
+    return x * NESTED[0][0][0][0][0][0][0]
+
+
+def test_containers_nested_deeper_than_five_levels_are_guarded():
+    """A value six or more containers down was unguarded: a change replayed the old one
+    (NOTE [nested containers under jit])."""
+    global CFG, NESTED
+    CFG = {"a": {"b": {"c": {"d": {"e": {"f": {"g": 2.0}, "layer": _Layer(1.0)}}}}}}
+    NESTED = [[[[[[[3.0]]]]]]]
+    inner = CFG["a"]["b"]["c"]["d"]["e"]
+
+    def before(k):
+        if k == 2:
+            inner["f"]["g"] = 5.0
+        if k == 3:
+            inner["layer"].k = -1.0  # a field of an object that deep
+        if k == 4:
+            inner["f"]["new"] = 1.0  # a key added (read nowhere: replayed or recorded)
+        NESTED[0][0][0][0][0][0][0] = float(k // 2)
+
+    agree(_deep_config, [lambda: (np.ones(2),)] * 5, before=before)
+    agree(_deep_list, [lambda: (np.ones(2),)] * 5, before=before)
