@@ -35,7 +35,7 @@ from ftransforms.core.mutation import Buffer, live_buffer_scope, mutable, views_
 from ftransforms.core.outside_operands import routed_to
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
-from ftransforms.errors import UnsupportedOperationError
+from ftransforms.errors import ArgnumsError, UnsupportedOperationError
 from ftransforms.host_random import drew, fresh_entropy, snapshot
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
 from ftransforms.jit_guards import fingerprints, guards_of, has_fields, written
@@ -954,8 +954,8 @@ def _split_static(
     ]:
         try:
             freeze(value)
-        except TypeError:
-            raise TypeError(
+        except TypeError:  # (a ValueError too, as jax.jit raises)
+            raise ArgnumsError(
                 f"jit({name}): static {where} must be hashable, got "
                 f"{type(value).__name__}; pass arrays as ordinary (traced) arguments"
             ) from None

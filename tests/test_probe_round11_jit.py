@@ -168,3 +168,15 @@ def test_containers_nested_deeper_than_five_levels_are_guarded():
 
     agree(_deep_config, [lambda: (np.ones(2),)] * 5, before=before)
     agree(_deep_list, [lambda: (np.ones(2),)] * 5, before=before)
+
+
+# -- arguments ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("static", [{"static_argnums": 1}, {"static_argnames": "n"}])
+def test_an_unhashable_static_argument_raises_the_value_error_jax_raises(static):
+    jf = ft.jit(lambda x, n: x * len(n), **static)
+    for bad in ({"a": 1}, np.ones(2), {1, 2}):
+        with pytest.raises(ValueError, match=r"^jit\(<lambda>\): static argument .* hashable"):
+            jf(np.ones(2), n=bad)
+    np.testing.assert_array_equal(jf(np.ones(2), n=(1, 2)), [2.0, 2.0])
