@@ -592,6 +592,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         if not _library(obj):
             for holder, k, v in _fields(obj):
                 place(holder, k, v, f"self.{k}")
+                visit(v, 1, f"self.{k}")  # ``self.layer(x)``: what the layer reads
         if type(owner) is dict and not _library(obj):
             stores[id(owner)] = (owner, None)  # ``self.last = h`` (NOTE [traced values stored
             if isinstance(method, types.FunctionType):  # outside under jit])
@@ -631,6 +632,12 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 if owner is not None and attr not in owner:
                     checks.append((owner, attr, _MISSING))
                     names.append(f"self.{attr}")
+            # ``self.helper(x)``, ``self.act(x)`` of a staticmethod, ``cls.make(x)``: what
+            # the method reads (a global, ``Model.scale``, ``self.k`` of the class)
+            method = value.__func__ if isinstance(value, (staticmethod, classmethod)) else value
+            if isinstance(method, types.FunctionType) and id(method) not in seen:
+                visit(method, 1, f"{mro[where].__name__}.{attr}")
+                class_fields(cls, owner, _names_read(method.__code__) - read)
 
     visit(func, 0, getattr(func, "__name__", "f"))
     for obj in static:

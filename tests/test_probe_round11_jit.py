@@ -180,3 +180,63 @@ def test_an_unhashable_static_argument_raises_the_value_error_jax_raises(static)
         with pytest.raises(ValueError, match=r"^jit\(<lambda>\): static argument .* hashable"):
             jf(np.ones(2), n=bad)
     np.testing.assert_array_equal(jf(np.ones(2), n=(1, 2)), [2.0, 2.0])
+
+
+# -- what methods called through ``self`` read ------------------------------------------
+
+GAIN = 2.0
+
+
+class _SubLayer:
+    k = 1.0
+
+    def __init__(self):
+        self.w = np.ones(2)
+
+    def __call__(self, x):
+        return x * self.w * GAIN * self.k
+
+
+class _Model:
+    scale = 2.0
+
+    def __init__(self):
+        self.layer = _SubLayer()
+
+    def helper(self, x):
+        return x * GAIN
+
+    @staticmethod
+    def act(x):
+        return np.tanh(x) * _Model.scale
+
+    @classmethod
+    def shift(cls, x):
+        return x + cls.scale
+
+    def __call__(self, x):
+        return self.helper(x) + self.act(x) + self.shift(x) + self.layer(x)
+
+
+def test_what_methods_called_through_self_read_is_guarded():
+    """``self.helper(x)`` reading a global, ``self.act(x)`` of a staticmethod reading
+    ``Model.scale``, ``self.shift(x)`` of a classmethod reading ``cls.scale``, and
+    ``self.layer(x)`` of a sub-model, under ``jit(model)``, ``jit(model.__call__)`` and a
+    static ``model`` argument: a change to any was replayed stale."""
+    global GAIN
+
+    def before(k):
+        global GAIN
+        GAIN = 3.0 if k >= 1 else 2.0
+        _Model.scale = 4.0 if k >= 2 else 2.0
+        _SubLayer.k = 5.0 if k >= 3 else 1.0
+        model.layer.w[0] = 9.0 if k >= 4 else 1.0
+
+    try:
+        for make_jit in (ft.jit, lambda m: ft.jit(m.__call__)):
+            model = _Model()
+            agree(model, [lambda: (np.ones(2),)] * 5, jf=make_jit(model), before=before)
+        model = _Model()
+        agree(lambda x, m: m(x), [lambda: (np.ones(2), model)] * 5, before=before)
+    finally:
+        GAIN, _Model.scale, _SubLayer.k = 2.0, 2.0, 1.0
