@@ -38,11 +38,12 @@ from ftransforms.core.tracer import Tracer
 from ftransforms.errors import ArgnumsError, UnsupportedOperationError
 from ftransforms.host_random import drew, fresh_entropy, snapshot
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
+from ftransforms.jit_aot import lower
 from ftransforms.jit_guards import fingerprints, guards_of, has_fields, written
 from ftransforms.numpy.helpers import holds_tracer
 from ftransforms.program import LiveOutput, Program, SameOutput, freeze
 from ftransforms.pytree import NAMESPACE, tree_flatten, tree_map, tree_unflatten
-from ftransforms.shape_eval import ShapeDtypeStruct
+from ftransforms.shape_eval import ShapeDtypeStruct, eval_shape
 
 __all__ = ["Program", "jit", "make_jaxpr", "make_program"]
 
@@ -592,6 +593,10 @@ def jit(
     background), ``compile=False`` never, and ``jit(f).compile()`` compiles the recorded
     signatures here and now (docs/guides/jit.md, NOTE [compiled tier]).
 
+    As ``jax.jit``'s, the jitted function has ``lower(*args)`` (recording now; its
+    ``.compile()`` takes arguments of those types, static ones left out),
+    ``eval_shape(*args)`` and ``clear_cache()`` (NOTE [jit's ahead-of-time API]).
+
     Example:
         >>> import numpy as np
         >>> from ftransforms import grad
@@ -800,6 +805,16 @@ def jit(
         return sum(tier.compile_now(p) for p in list(cache.values()) if not p.value_dependent)
 
     compiled.compile = compile_all  # type: ignore[attr-defined]
+    # NOTE [jit's ahead-of-time API] (ftransforms/jit_aot.py): jax.jit's methods
+    compiled.lower = lower(compiled, cache, name, argnums, argnames)  # type: ignore[attr-defined]
+    compiled.eval_shape = functools.partial(eval_shape, compiled)  # type: ignore[attr-defined]
+
+    def clear_cache() -> None:
+        """Forget every recording (``jax.jit(f).clear_cache()``): the next call records."""
+        cache.clear()
+        attach_later.clear()
+
+    compiled.clear_cache = clear_cache  # type: ignore[attr-defined]
     return compiled
 
 

@@ -240,3 +240,43 @@ def test_what_methods_called_through_self_read_is_guarded():
         agree(lambda x, m: m(x), [lambda: (np.ones(2), model)] * 5, before=before)
     finally:
         GAIN, _Model.scale, _SubLayer.k = 2.0, 2.0, 1.0
+
+
+# -- jax.jit's ahead-of-time methods ---------------------------------------------------
+
+
+def test_lower_compile_eval_shape_and_clear_cache_as_jax_jit_has_them():
+    calls = []
+
+    def f(x, n):
+        calls.append(1)
+        return {"y": np.tanh(x) * n, "s": x.sum()}
+
+    jf = ft.jit(f, static_argnums=1)
+    lowered = jf.lower(np.zeros(3), 2)  # records (runs f once, as JAX's trace does)
+    assert len(calls) == 1 and "tanh" in lowered.as_text()
+    compiled = lowered.compile()
+    for x in (np.ones(3), np.arange(3.0)):
+        got, expected = compiled(x), f(x, 2)
+        np.testing.assert_array_equal(got["y"], expected["y"])
+        np.testing.assert_array_equal(got["s"], expected["s"])
+    assert len(calls) == 3  # the two eager calls: the compiled ones replay
+    assert lowered.out_info["y"] == ft.ShapeDtypeStruct((3,), np.float64)
+    with pytest.raises(TypeError, match=r"^jit\(f\)\.lower\(\.\.\.\)\.compile\(\): argument leaf 0"):
+        compiled(np.ones(4))  # jax.jit: "Argument types differ ..."
+    with pytest.raises(TypeError, match="lowered for"):
+        compiled(np.ones(3), 2)  # the static argument is part of it
+    assert jf.eval_shape(np.ones((2, 5)), 3)["y"] == ft.ShapeDtypeStruct((2, 5), np.float64)
+
+    del calls[:]
+    abstract = jf.lower(ft.ShapeDtypeStruct((2,), np.float32), 3)  # nothing to run on
+    assert not calls and abstract.out_info["s"].dtype == np.float32
+    x32 = np.ones(2, np.float32)
+    np.testing.assert_array_equal(abstract.compile()(x32)["y"], f(x32, 3)["y"])
+
+    assert len(jf.cache) == 2
+    jf.clear_cache()
+    assert len(jf.cache) == 0
+    del calls[:]
+    jf(np.ones(3), 2)
+    assert len(calls) == 1  # recorded again
