@@ -360,6 +360,12 @@ def _trace(
         # call, which a replay would not read: that signature runs eagerly
         interp.value_dependent = True
         interp.reason = "an iterator argument, whose next items the function may read"
+    if not interp.value_dependent and guards is not None and guards.iterators:
+        interp.value_dependent = True  # NOTE [iterators read from outside] (jit_guards.py)
+        interp.reason = (
+            f"the iterator {', '.join(guards.iterators)} read from outside the function, "
+            f"whose next items it may read"
+        )
     if guards is not None:  # NOTE [traced values stored outside under jit]
 
         def ours(v: Any) -> bool:  # a value of this call: traced, or an array it made

@@ -244,14 +244,18 @@ class Guards:
     ``checks`` are ``(holder, key, value)`` with ``holder`` a dict (``holder.get(key)``),
     a list (``holder[key]``) or a closure cell (``key`` is ``_CELL``)."""
 
-    __slots__ = ("checks", "names", "stores")
+    __slots__ = ("checks", "names", "stores", "iterators")
 
-    def __init__(self, checks: list, names: list, stores: tuple = ()) -> None:
+    def __init__(
+        self, checks: list, names: list, stores: tuple = (), iterators: tuple = ()
+    ) -> None:
         self.checks = tuple(checks)
         self.names = names
         # more holders the code may store into (its globals, cells, fields): (holder, the
         # names it uses there, or None for all)
         self.stores = stores
+        # the names of the iterators it can reach (NOTE [iterators read from outside])
+        self.iterators = iterators
 
     def concretize(self, ours: Any) -> list[str]:
         """NOTE [traced values stored outside under jit]: ``global STATE; STATE = STATE +
@@ -398,6 +402,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     seen_fields: set = set()
     placed: set[int] = set()  # the user objects whose fields are guarded
     stores: dict = {}  # id -> (a namespace, cell or fields the code may store into, names)
+    iterators: list = []  # NOTE [iterators read from outside]
 
     def note(check: tuple, name: str) -> None:
         checks.append(check)
@@ -412,6 +417,14 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             checks.append((holder, key, value))
             names.append(name)
             return True
+        if getattr(type(value), "__next__", None) is not None and not _user_object(value):
+            # NOTE [iterators read from outside]: ``next(BATCHES)`` of a global generator,
+            # ``itertools.count()`` or ``cycle(schedule)`` gives a new item at every eager
+            # call, which a replay would not read (nor could a check see it change: its
+            # state is not Python fields): the recording runs that signature eagerly, as
+            # for an iterator passed as an argument
+            iterators.append(name)
+            return False
         kind = _container(value)
         if kind is None and _user_object(value):  # ``self.layer.w``, ``model.layers[1].b``
             checks.append((holder, key, value))  # the object itself: rebinding it counts
@@ -660,8 +673,8 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             fields_of(obj, getattr(func, "__func__", func))
         if callable(obj) and not isinstance(obj, type):  # ``f(x, act)``: what ``act`` reads
             visit(obj, 1, getattr(obj, "__name__", type(obj).__name__))
-    if checks or stores:
-        return Guards(checks, names, tuple(stores.values()))
+    if checks or stores or iterators:
+        return Guards(checks, names, tuple(stores.values()), tuple(iterators))
     return None
 
 

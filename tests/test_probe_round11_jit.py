@@ -280,3 +280,38 @@ def test_lower_compile_eval_shape_and_clear_cache_as_jax_jit_has_them():
     del calls[:]
     jf(np.ones(3), 2)
     assert len(calls) == 1  # recorded again
+
+
+# -- state that changes and that no check sees -----------------------------------------
+
+
+def test_an_iterator_read_from_outside_gives_its_next_item_at_every_call():
+    """``next(COUNTER)`` of a global ``itertools.count()``, a generator in a closure, a
+    ``cycle`` of learning rates in a field of ``self``: each eager call reads a new item,
+    and the replay gave the recording's (NOTE [iterators read from outside])."""
+    import itertools
+
+    counter = itertools.count()
+
+    def numbers():
+        k = 0
+        while True:
+            k += 1
+            yield float(k)
+
+    gen = numbers()
+
+    class Trainer:
+        def __init__(self):
+            self.rates = itertools.cycle([0.1, 0.2, 0.3])
+
+        def __call__(self, x):
+            return x * next(self.rates)
+
+    jf = ft.jit(lambda x: x * next(counter))
+    jg = ft.jit(lambda x: x + next(gen))
+    jt = ft.jit(Trainer())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        got = [(jf(np.ones(2))[0], jg(np.zeros(1))[0], jt(np.ones(1))[0]) for _ in range(4)]
+    assert got == [(0.0, 1.0, 0.1), (1.0, 2.0, 0.2), (2.0, 3.0, 0.3), (3.0, 4.0, 0.1)]
