@@ -39,7 +39,7 @@ from ftransforms.errors import ArgnumsError, UnsupportedOperationError
 from ftransforms.host_random import drew, fresh_entropy, snapshot
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
 from ftransforms.jit_aot import lower
-from ftransforms.jit_guards import fingerprints, guards_of, has_fields, written
+from ftransforms.jit_guards import fingerprints, guards_of, has_fields, same_fields, written
 from ftransforms.numpy.helpers import holds_tracer
 from ftransforms.program import LiveOutput, Program, SameOutput, freeze
 from ftransforms.pytree import NAMESPACE, tree_flatten, tree_map, tree_unflatten
@@ -416,6 +416,29 @@ def _trace(
     return program, tree_unflatten(out_spec, values)
 
 
+def _static_objects(static: tuple, leaves: list) -> tuple:
+    """The static arguments and the objects passed as static leaves (``self`` of an
+    ``@jit`` method, a function ``f(x, act)`` calls), whose fields a recording guards."""
+    out = tuple(v for _, v in static[0]) + tuple(v for _, v in static[1])
+    return out + tuple(v for v in leaves if not is_array(v) and has_fields(v))
+
+
+# NOTE [equal static objects under jit]: a static object whose class defines ``__eq__``
+# (and ``__hash__``) by some of its fields (``Model("mlp", w)`` equal by name, a config)
+# keys the cache by value, so a call with another object equal to the recording's finds
+# its program, whose guards check the recording's object: ``b.scale`` of the new one was
+# never read, and the replay computed with ``a.scale``.  So such objects are kept with
+# the program, and a call with another one replays only where its fields are the same
+# values as theirs (``_same_objects``); else it records again.  Objects compared by
+# identity (the default) cost nothing: an equal key is the same object.
+def _equal_by_value(v: Any) -> bool:
+    return not isinstance(v, type) and type(v).__eq__ is not object.__eq__ and has_fields(v)
+
+
+def _same_objects(then: tuple, now: tuple) -> bool:
+    return len(then) == len(now) and all(a is b or same_fields(a, b) for a, b in zip(then, now))
+
+
 def _views_outside(leaf: Any, opaque: frozenset) -> bool:
     """Whether the output ``leaf`` is an array from outside the arguments (of ``opaque``)
     or a NumPy view of one (``return W[0]``, ``W.T``): returned as it is at every replay,
@@ -722,7 +745,17 @@ def jit(
             if aliases is not None:
                 key += (aliases.key,)
                 program = cache.get(key)
-        if program is not None and program.guards is not None and not program.guards.hold():
+        if (
+            program is not None
+            and program.guards is not None
+            and (
+                not program.guards.hold()
+                or (  # NOTE [equal static objects under jit]
+                    getattr(program, "static_objects", None)
+                    and not _same_objects(program.static_objects, _static_objects(static, leaves))
+                )
+            )
+        ):
             # NOTE [values read from outside under jit]: a value f reads from outside its
             # arguments was rebound since the recording: record again
             _recording_again(name, program.guards, stale)
@@ -750,15 +783,16 @@ def jit(
                 return func(*_merge_static(dyn_args, static), **dyn_kw, **dict(static[1]))
 
             # NOTE [values read from outside under jit]: where they are, before the call
-            statics = tuple(v for _, v in static[0]) + tuple(v for _, v in static[1])
-            # and the objects passed as static leaves (``self`` of an ``@jit`` method, a
-            # function ``f(x, act)`` calls)
-            statics += tuple(v for v in leaves if not is_array(v) and has_fields(v))
+            statics = _static_objects(static, leaves)
             guards = guards_of(func, statics)
             program, result = _trace(
                 call, dynamic, dyn_kwargs, name=name, guards=guards, statics=statics,
                 aliases=aliases,
             )  # fmt: skip
+            if program.guards is not None:  # NOTE [equal static objects under jit]
+                by_value = tuple(v for v in statics if _equal_by_value(v))
+                if by_value:
+                    program.static_objects = by_value
             how = _HOW[compile] if compile is not None else tier.mode()
             if how == "auto" and not program.value_dependent:
                 # attached at the first replay: attaching builds the replay, which the

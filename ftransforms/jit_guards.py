@@ -789,6 +789,18 @@ def _fields(obj: Any) -> list:
     return out
 
 
+def same_fields(then: Any, now: Any) -> bool:
+    """Whether ``now`` is of ``then``'s class and has the same fields, each the same
+    object (numbers and strings: an equal one), as ``then`` (NOTE [equal static objects
+    under jit] in ``jit.py``)."""
+    if type(then) is not type(now):
+        return False
+    a, b = _fields(then), _fields(now)
+    return [k for _, k, _ in a] == [k for _, k, _ in b] and all(
+        x is y or _same(y, x) for (_, _, x), (_, _, y) in zip(a, b)
+    )
+
+
 def _imported(v: Any) -> bool:
     """A library's function or class found by name (``from numpy import tanh``): not the
     user's to rebind, so not guarded there (``jit(helper)`` is the user's function)."""

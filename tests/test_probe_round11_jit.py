@@ -20,11 +20,11 @@ def outcome(f, args):
         return "error", type(e)
 
 
-def agree(f, calls, jf=None, before=None):
+def agree(f, calls, jf=None, before=None, **jit_kwargs):
     """``jit(f)`` equals ``f`` at each of ``calls`` (argument makers, so that each side
     gets fresh arrays), errors included; ``before(k)`` changes outside state before
     call ``k``."""
-    jf = ft.jit(f) if jf is None else jf
+    jf = ft.jit(f, **jit_kwargs) if jf is None else jf
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # (runs eagerly: said once)
         for k, make in enumerate(calls):
@@ -315,3 +315,43 @@ def test_an_iterator_read_from_outside_gives_its_next_item_at_every_call():
         warnings.simplefilter("ignore", RuntimeWarning)
         got = [(jf(np.ones(2))[0], jg(np.zeros(1))[0], jt(np.ones(1))[0]) for _ in range(4)]
     assert got == [(0.0, 1.0, 0.1), (1.0, 2.0, 0.2), (2.0, 3.0, 0.3), (3.0, 4.0, 0.1)]
+
+
+class _Named:
+    """Equal (and hashed) by name only, as some models and configs are."""
+
+    def __init__(self, name, w):
+        self.name, self.w = name, w
+
+    def __eq__(self, other):
+        return isinstance(other, _Named) and other.name == self.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+    @ft.jit
+    def apply(self, x):
+        return x * self.w
+
+
+def test_an_equal_static_object_with_other_fields_is_not_replayed_with_the_old_ones():
+    """The cache is keyed by the static object's value; a call with another object equal
+    to the recording's replayed the recording's fields (NOTE [equal static objects under
+    jit]).  A fresh object with the same fields (a config made at every call) replays."""
+    a, b = _Named("m", np.ones(2)), _Named("m", np.full(2, 4.0))
+    for obj in (a, b, a, b):
+        np.testing.assert_array_equal(obj.apply(np.ones(2)), obj.w)
+    for static in ({}, {"static_argnums": 1}):
+        calls = []
+
+        def f(x, cfg, calls=calls):
+            calls.append(1)
+            return x * cfg.w
+
+        agree(f, [lambda o=o: (np.ones(2), o) for o in (a, b, a)], **static)
+        w = np.full(2, 3.0)
+        jf = ft.jit(f, **static)
+        del calls[:]
+        for _ in range(3):
+            np.testing.assert_array_equal(jf(np.ones(2), _Named("m", w)), w)
+        assert len(calls) == 1  # the same fields: replayed
