@@ -355,3 +355,15 @@ def test_an_equal_static_object_with_other_fields_is_not_replayed_with_the_old_o
         for _ in range(3):
             np.testing.assert_array_equal(jf(np.ones(2), _Named("m", w)), w)
         assert len(calls) == 1  # the same fields: replayed
+
+
+def _deprecations_raise(x):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)  # (no data raises one)
+        return np.log(x) * 2.0
+
+
+def test_a_filter_for_warnings_no_data_raises_keeps_the_replay():
+    jf = agree(_deprecations_raise, [lambda: (np.ones(2),), lambda: (np.full(2, 3.0),)])
+    (program,) = jf.cache.values()
+    assert not program.value_dependent

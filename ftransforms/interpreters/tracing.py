@@ -159,6 +159,14 @@ def _warning_hooks() -> tuple:
     return (warnings.showwarning, getattr(warnings, "_showwarnmsg_impl", None))
 
 
+def _numeric(category: Any) -> bool:
+    """Whether a filter of ``category`` applies to the warnings data raise (``divide by
+    zero``, ``Mean of empty slice``: ``RuntimeWarning`` and its subclasses)."""
+    return isinstance(category, type) and (
+        issubclass(RuntimeWarning, category) or issubclass(category, RuntimeWarning)
+    )
+
+
 class TraceInterpreter(Interpreter):
     """Evaluates and records every backend call made on traced values."""
 
@@ -238,7 +246,8 @@ class TraceInterpreter(Interpreter):
         it would return the values the recording's data led to (``-inf``) where the eager
         call catches an error or branches on a warning.  So an operation recorded where
         the warnings are collected, or turned into errors by a filter the caller does not
-        have, makes the trace value-dependent (that signature runs eagerly); a filter
+        have (of ``RuntimeWarning``, which data raise, or a class above it), makes the
+        trace value-dependent (that signature runs eagerly); a filter
         ``"ignore"`` set inside changes only which warnings show.  Costs one attribute read
         per recorded operation (the filters' list is replaced on entering the block)."""
         _, (at_call, hooks) = self.warning_state
@@ -249,7 +258,7 @@ class TraceInterpreter(Interpreter):
                 "an operation under warnings.catch_warnings(record=True) set inside it, "
                 "whose warnings the function may read"
             )
-        elif any(w[0] == "error" and w not in at_call for w in now):
+        elif any(w[0] == "error" and w not in at_call and _numeric(w[2]) for w in now):
             self.note_value_read("an operation under a warnings filter 'error' set inside it")
 
     def note_value_read(self, reason: str, subscript: Any = None) -> None:
