@@ -185,8 +185,14 @@ def lower(
             jitted(*args, **kwargs)  # the recording (the first call of this signature)
             new = [p for p in cache.values() if id(p) not in before]
             if not new:  # recorded before: the program of these argument types
-                types = [(a.shape, a.dtype) for a in tree_flatten((args, kwargs))[0] if is_array(a)]
-                new = [p for p in cache.values() if getattr(p, "in_types", None) == types]
+                arrays = [a for a in tree_flatten((args, kwargs))[0] if is_array(a)]
+                shapes = [tuple(a.shape) for a in arrays]
+                dtypes = [a.dtype for a in arrays]
+                new = [
+                    p
+                    for p in cache.values()
+                    if getattr(p, "in_shapes", None) == shapes and p.in_dtypes == dtypes
+                ]
             program = new[0] if len(new) == 1 else None
         return Lowered(jitted, name, args, kwargs, (positions, names), program)
 

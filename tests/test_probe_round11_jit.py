@@ -262,6 +262,7 @@ def test_lower_compile_eval_shape_and_clear_cache_as_jax_jit_has_them():
         np.testing.assert_array_equal(got["s"], expected["s"])
     assert len(calls) == 3  # the two eager calls: the compiled ones replay
     assert lowered.out_info["y"] == ft.ShapeDtypeStruct((3,), np.float64)
+    assert "tanh" in jf.lower(np.ones(3), 2).as_text()  # recorded already: its program
     with pytest.raises(TypeError, match=r"^jit\(f\)\.lower\(\.\.\.\)\.compile\(\): argument leaf"):
         compiled(np.ones(4))  # jax.jit: "Argument types differ ..."
     with pytest.raises(TypeError, match="lowered for"):
