@@ -402,7 +402,8 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     seen_fields: set = set()
     placed: set[int] = set()  # the user objects whose fields are guarded
     stores: dict = {}  # id -> (a namespace, cell or fields the code may store into, names)
-    iterators: list = []  # NOTE [iterators read from outside]
+    iterators: list = []  # NOTE [iterators read from outside]: (name, key of its place)
+    read: set = set()  # the names the code visited reads
 
     def note(check: tuple, name: str) -> None:
         checks.append(check)
@@ -423,7 +424,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             # call, which a replay would not read (nor could a check see it change: its
             # state is not Python fields): the recording runs that signature eagerly, as
             # for an iterator passed as an argument
-            iterators.append(name)
+            iterators.append((name, key))
             return False
         kind = _container(value)
         if kind is None and _user_object(value):  # ``self.layer.w``, ``model.layers[1].b``
@@ -540,6 +541,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 if getattr(obj, attr) is not None:
                     place(obj, _Attr(attr), getattr(obj, attr), f"{name}.{attr}")
             names = _names_read(code)
+            read.update(names)
             if not names.isdisjoint(_ENVIRON_NAMES) and id(os.environ) not in seen:
                 # ``float(os.environ["SCALE"])``: a number of the recording, set from outside
                 seen.add(id(os.environ))
@@ -673,8 +675,11 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             fields_of(obj, getattr(func, "__func__", func))
         if callable(obj) and not isinstance(obj, type):  # ``f(x, act)``: what ``act`` reads
             visit(obj, 1, getattr(obj, "__name__", type(obj).__name__))
-    if checks or stores or iterators:
-        return Guards(checks, names, tuple(stores.values()), tuple(iterators))
+    # an iterator in a field or global the code names (``next(self.rates)``), not one an
+    # object merely holds (``self.loader`` of a trainer whose jitted step does not use it)
+    used = tuple(n for n, k in iterators if not isinstance(k, str) or k in read)
+    if checks or stores or used:
+        return Guards(checks, names, tuple(stores.values()), used)
     return None
 
 

@@ -368,3 +368,21 @@ def test_a_filter_for_warnings_no_data_raises_keeps_the_replay():
     jf = agree(_deprecations_raise, [lambda: (np.ones(2),), lambda: (np.full(2, 3.0),)])
     (program,) = jf.cache.values()
     assert not program.value_dependent
+
+
+def test_an_iterator_an_object_holds_but_the_function_does_not_name_keeps_the_replay():
+    class Trainer:
+        def __init__(self):
+            self.loader = iter([np.ones(2)] * 10)  # the data, read outside the step
+            self.lr = 0.5
+
+        def step(self, w, x):
+            return w - self.lr * x
+
+    trainer = Trainer()
+    jstep = ft.jit(trainer.step)
+    for _ in range(3):
+        x = next(trainer.loader)
+        np.testing.assert_array_equal(jstep(np.zeros(2), x), np.full(2, -0.5))
+    (program,) = jstep.cache.values()
+    assert not program.value_dependent
