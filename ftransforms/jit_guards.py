@@ -72,6 +72,9 @@ from ftransforms.host_random import code_names, wrapped_of
 __all__ = ["Guards", "guards_of"]
 
 _DEPTH = 4
+#: Levels of the user's objects (and the containers between them) whose fields are
+#: followed: ``model.blocks[1].attn.proj.inner.k`` (bounded by ``_MAX_CHECKS`` too).
+_OBJECT_DEPTH = 8
 #: Containers in containers followed, at most (NOTE [nested containers under jit]).
 _NESTING = 16
 _NUMBERS = (bool, int, float, complex, numpy.generic)
@@ -430,7 +433,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         if kind is None and _user_object(value):  # ``self.layer.w``, ``model.layers[1].b``
             checks.append((holder, key, value))  # the object itself: rebinding it counts
             names.append(name)
-            if id(value) in placed or depth > _DEPTH or len(checks) > _MAX_CHECKS:
+            if id(value) in placed or depth > _OBJECT_DEPTH or len(checks) > _MAX_CHECKS:
                 return True
             placed.add(id(value))
             if type(getattr(value, "__dict__", None)) is dict:

@@ -386,3 +386,38 @@ def test_an_iterator_an_object_holds_but_the_function_does_not_name_keeps_the_re
         np.testing.assert_array_equal(jstep(np.zeros(2), x), np.full(2, -0.5))
     (program,) = jstep.cache.values()
     assert not program.value_dependent
+
+
+class _NS:
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+
+class _Net:
+    def __init__(self):
+        self.blocks = [
+            _NS(attn=_NS(proj=_NS(w=np.ones(2), scale=1.0, inner=_NS(k=1.0)))) for _ in range(2)
+        ]
+
+    def __call__(self, x):
+        p = self.blocks[1].attn.proj
+        return x * p.w * p.scale * p.inner.k
+
+
+NET = _Net()
+
+
+def _global_net(x):
+    return NET(x)
+
+
+def test_fields_deep_in_a_model_read_through_a_global_are_guarded():
+    """``NET.blocks[1].attn.proj.inner.k``, six levels below the global ``NET``: a change
+    there was replayed stale."""
+
+    def before(k):
+        p = NET.blocks[1].attn.proj
+        p.scale = 2.0 if k >= 1 else 1.0
+        p.inner.k = 3.0 if k >= 2 else 1.0
+
+    agree(_global_net, [lambda: (np.ones(2),)] * 4, before=before)
