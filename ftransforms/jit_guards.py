@@ -173,6 +173,8 @@ _MAX_INDEX = 1 << 14
 _WALKED_ITEMS = 64
 #: Guards gathered, after which the fields of further objects are not followed.
 _MAX_CHECKS = 1024
+#: ... and after which the named fields of objects in long lists are not guarded.
+_LONG_LIST_CHECKS = 4 * _MAX_CHECKS
 
 
 def _container(v: Any) -> type | None:
@@ -407,6 +409,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     stores: dict = {}  # id -> (a namespace, cell or fields the code may store into, names)
     iterators: list = []  # NOTE [iterators read from outside]: (name, key of its place)
     read: set = set()  # the names the code visited reads
+    long_lists: list = []  # NOTE [objects in long lists under jit]
 
     def note(check: tuple, name: str) -> None:
         checks.append(check)
@@ -467,6 +470,8 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         items = list(value.items() if kind is dict else enumerate(value))
         mark = len(checks)
         if kind is tuple or len(items) > _MAX_ITEMS:
+            if len(items) > _MAX_ITEMS:  # NOTE [objects in long lists under jit]
+                long_lists.append((items, name, inner))
             held = any(_is_data(v) or _is_setting(v) for _, v in items)
             for k, v in items:  # the items of a tuple cannot change, but theirs can
                 if len(items) <= _MAX_ITEMS and (_container(v) or _user_object(v)):
@@ -678,6 +683,19 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             fields_of(obj, getattr(func, "__func__", func))
         if callable(obj) and not isinstance(obj, type):  # ``f(x, act)``: what ``act`` reads
             visit(obj, 1, getattr(obj, "__name__", type(obj).__name__))
+    # NOTE [objects in long lists under jit]: a list of more than ``_MAX_ITEMS`` items is
+    # checked to hold the same objects, not followed into (an op database's lists); but a
+    # model's 100 layers (``for l in self.layers: x = l(x)``), whose ``l.w`` a training
+    # loop rebinds, would then replay the old weights.  So the fields of the user's objects
+    # in such lists are guarded where the code names them (``w``), up to a budget.
+    for items, where, depth in long_lists:
+        for k, v in items:
+            if len(checks) > _LONG_LIST_CHECKS:
+                break
+            if _user_object(v):
+                for holder, attr, field in _fields(v):
+                    if attr in read:
+                        place(holder, attr, field, f"{where}[{k!r}].{attr}", depth + 1)
     # an iterator in a field or global the code names (``next(self.rates)``), not one an
     # object merely holds (``self.loader`` of a trainer whose jitted step does not use it)
     used = tuple(n for n, k in iterators if not isinstance(k, str) or k in read)

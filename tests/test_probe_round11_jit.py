@@ -421,3 +421,29 @@ def test_fields_deep_in_a_model_read_through_a_global_are_guarded():
         p.inner.k = 3.0 if k >= 2 else 1.0
 
     agree(_global_net, [lambda: (np.ones(2),)] * 4, before=before)
+
+
+class _Deep:
+    def __init__(self, n):
+        self.layers = [_NS(w=np.full(2, 0.5)) for _ in range(n)]
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = np.tanh(x * layer.w)
+        return x
+
+
+def test_weights_rebound_in_a_long_list_of_layers_record_again():
+    """``for l in model.layers: l.w = l.w - lr * g`` over more than 64 layers: the list
+    held the same objects, and the replay computed with the old weights (NOTE [objects
+    in long lists under jit])."""
+    model = _Deep(100)
+
+    def before(k):
+        if k == 2:
+            for layer in model.layers:
+                layer.w = layer.w * 2.0
+        if k == 3:
+            model.layers[-1].w = np.full(2, -1.0)
+
+    agree(model, [lambda: (np.ones(2),)] * 4, before=before)
