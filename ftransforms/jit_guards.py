@@ -686,16 +686,24 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     # NOTE [objects in long lists under jit]: a list of more than ``_MAX_ITEMS`` items is
     # checked to hold the same objects, not followed into (an op database's lists); but a
     # model's 100 layers (``for l in self.layers: x = l(x)``), whose ``l.w`` a training
-    # loop rebinds, would then replay the old weights.  So the fields of the user's objects
-    # in such lists are guarded where the code names them (``w``), up to a budget.
-    for items, where, depth in long_lists:
+    # loop rebinds, would then replay the old weights.  So the arrays and numbers in the
+    # fields of the user's objects in such lists are guarded where the code names them
+    # (``w``), up to a budget, and not followed further (an op database's functions).
+    wanted: dict = {}  # a class -> the names of its objects' fields the code reads
+    for items, where, _ in long_lists:
         for k, v in items:
             if len(checks) > _LONG_LIST_CHECKS:
                 break
-            if _user_object(v):
-                for holder, attr, field in _fields(v):
-                    if attr in read:
-                        place(holder, attr, field, f"{where}[{k!r}].{attr}", depth + 1)
+            fields = getattr(v, "__dict__", None)
+            if type(fields) is not dict:
+                continue
+            attrs = wanted.get(type(v))
+            if attrs is None:
+                attrs = wanted[type(v)] = sorted(read & fields.keys()) if _user_object(v) else []
+            for attr in attrs:
+                field = fields.get(attr, _MISSING)
+                if field is not _MISSING and _is_data(field):
+                    note((fields, attr, field), f"{where}[{k!r}].{attr}")
     # an iterator in a field or global the code names (``next(self.rates)``), not one an
     # object merely holds (``self.loader`` of a trainer whose jitted step does not use it)
     used = tuple(n for n, k in iterators if not isinstance(k, str) or k in read)
