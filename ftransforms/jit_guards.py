@@ -72,8 +72,8 @@ from ftransforms.host_random import code_names, wrapped_of
 __all__ = ["Guards", "guards_of"]
 
 _DEPTH = 4
-#: Levels of the user's objects (and the containers between them) whose fields are
-#: followed: ``model.blocks[1].attn.proj.inner.k`` (bounded by ``_MAX_CHECKS`` too).
+#: Levels of the user's objects (and the containers between them) whose fields the code
+#: names are followed: ``model.blocks[1].attn.proj.inner.k`` (all fields: ``_DEPTH``).
 _OBJECT_DEPTH = 8
 #: Containers in containers followed, at most (NOTE [nested containers under jit]).
 _NESTING = 16
@@ -410,6 +410,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     iterators: list = []  # NOTE [iterators read from outside]: (name, key of its place)
     read: set = set()  # the names the code visited reads
     long_lists: list = []  # NOTE [objects in long lists under jit]
+    deep: list = []  # (a user object below _DEPTH, its name, its depth)
 
     def note(check: tuple, name: str) -> None:
         checks.append(check)
@@ -436,7 +437,10 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         if kind is None and _user_object(value):  # ``self.layer.w``, ``model.layers[1].b``
             checks.append((holder, key, value))  # the object itself: rebinding it counts
             names.append(name)
-            if id(value) in placed or depth > _OBJECT_DEPTH or len(checks) > _MAX_CHECKS:
+            if id(value) in placed or len(checks) > _MAX_CHECKS:
+                return True
+            if depth > _DEPTH:  # deeper: only the fields the code names, at the end
+                deep.append((value, name, depth))
                 return True
             placed.add(id(value))
             if type(getattr(value, "__dict__", None)) is dict:
@@ -689,6 +693,17 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     # loop rebinds, would then replay the old weights.  So the arrays and numbers in the
     # fields of the user's objects in such lists are guarded where the code names them
     # (``w``), up to a budget, and not followed further (an op database's functions).
+    # the user's objects below ``_DEPTH`` (``NET.blocks[1].attn.proj.inner.k``): the fields
+    # the code names, down to ``_OBJECT_DEPTH``, so that deep data that no code reads
+    # does not spend the budget of the places that follow
+    while deep and len(checks) <= _MAX_CHECKS:
+        value, where, depth = deep.pop()
+        if id(value) in placed or depth > _OBJECT_DEPTH:
+            continue
+        placed.add(id(value))
+        for holder, k, v in _fields(value)[:_MAX_ITEMS]:
+            if k in read:
+                place(holder, k, v, f"{where}.{k}", depth + 1)
     wanted: dict = {}  # a class -> the names of its objects' fields the code reads
     for items, where, _ in long_lists:
         for k, v in items:
