@@ -57,6 +57,7 @@ import dis
 import enum
 import functools
 import inspect
+import io
 import os
 import sys
 import threading
@@ -425,7 +426,11 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             checks.append((holder, key, value))
             names.append(name)
             return True
-        if getattr(type(value), "__next__", None) is not None and not _user_object(value):
+        if (
+            getattr(type(value), "__next__", None) is not None
+            and not _user_object(value)
+            and not isinstance(value, io.IOBase)  # (a log file it writes to)
+        ):
             # NOTE [iterators read from outside]: ``next(BATCHES)`` of a global generator,
             # ``itertools.count()`` or ``cycle(schedule)`` gives a new item at every eager
             # call, which a replay would not read (nor could a check see it change: its
