@@ -35,15 +35,16 @@ from ftransforms.core.mutation import Buffer, live_buffer_scope, mutable, views_
 from ftransforms.core.outside_operands import routed_to
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
-from ftransforms.errors import UnsupportedOperationError
+from ftransforms.errors import ArgnumsError, UnsupportedOperationError
 from ftransforms.host_random import drew, fresh_entropy, snapshot
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
-from ftransforms.jit_guards import fingerprints, guards_of, has_fields, written
+from ftransforms.jit_aot import lower
+from ftransforms.jit_guards import fingerprints, guards_of, has_fields, same_fields, written
 from ftransforms.numpy.helpers import holds_tracer
 from ftransforms.numpy.result_layout import laid_out_arguments
 from ftransforms.program import LiveOutput, Program, SameOutput, freeze
 from ftransforms.pytree import NAMESPACE, tree_flatten, tree_map, tree_unflatten
-from ftransforms.shape_eval import ShapeDtypeStruct
+from ftransforms.shape_eval import ShapeDtypeStruct, eval_shape
 
 __all__ = ["Program", "jit", "make_jaxpr", "make_program"]
 
@@ -367,6 +368,12 @@ def _trace(
         # call, which a replay would not read: that signature runs eagerly
         interp.value_dependent = True
         interp.reason = "an iterator argument, whose next items the function may read"
+    if not interp.value_dependent and guards is not None and guards.iterators:
+        interp.value_dependent = True  # NOTE [iterators read from outside] (jit_guards.py)
+        interp.reason = (
+            f"the iterator {', '.join(guards.iterators)} read from outside the function, "
+            f"whose next items it may read"
+        )
     if guards is not None:  # NOTE [traced values stored outside under jit]
 
         def ours(v: Any) -> bool:  # a value of this call: traced, or an array it made
@@ -415,6 +422,29 @@ def _trace(
         program.opaque = interp.opaque
     values = [numpy.asarray(v) if isinstance(v, numpy.generic) else v for v in values]
     return program, tree_unflatten(out_spec, values)
+
+
+def _static_objects(static: tuple, leaves: list) -> tuple:
+    """The static arguments and the objects passed as static leaves (``self`` of an
+    ``@jit`` method, a function ``f(x, act)`` calls), whose fields a recording guards."""
+    out = tuple(v for _, v in static[0]) + tuple(v for _, v in static[1])
+    return out + tuple(v for v in leaves if not is_array(v) and has_fields(v))
+
+
+# NOTE [equal static objects under jit]: a static object whose class defines ``__eq__``
+# (and ``__hash__``) by some of its fields (``Model("mlp", w)`` equal by name, a config)
+# keys the cache by value, so a call with another object equal to the recording's finds
+# its program, whose guards check the recording's object: ``b.scale`` of the new one was
+# never read, and the replay computed with ``a.scale``.  So such objects are kept with
+# the program, and a call with another one replays only where its fields are the same
+# values as theirs (``_same_objects``); else it records again.  Objects compared by
+# identity (the default) cost nothing: an equal key is the same object.
+def _equal_by_value(v: Any) -> bool:
+    return not isinstance(v, type) and type(v).__eq__ is not object.__eq__ and has_fields(v)
+
+
+def _same_objects(then: tuple, now: tuple) -> bool:
+    return len(then) == len(now) and all(a is b or same_fields(a, b) for a, b in zip(then, now))
 
 
 def _views_outside(leaf: Any, opaque: frozenset) -> bool:
@@ -600,6 +630,10 @@ def jit(
     background), ``compile=False`` never, and ``jit(f).compile()`` compiles the recorded
     signatures here and now (docs/guides/jit.md, NOTE [compiled tier]).
 
+    As ``jax.jit``'s, the jitted function has ``lower(*args)`` (recording now; its
+    ``.compile()`` takes arguments of those types, static ones left out),
+    ``eval_shape(*args)`` and ``clear_cache()`` (NOTE [jit's ahead-of-time API]).
+
     Example:
         >>> import numpy as np
         >>> from ftransforms import grad
@@ -720,7 +754,17 @@ def jit(
             if aliases is not None:
                 key += (aliases.key,)
                 program = cache.get(key)
-        if program is not None and program.guards is not None and not program.guards.hold():
+        if (
+            program is not None
+            and program.guards is not None
+            and (
+                not program.guards.hold()
+                or (  # NOTE [equal static objects under jit]
+                    getattr(program, "static_objects", None)
+                    and not _same_objects(program.static_objects, _static_objects(static, leaves))
+                )
+            )
+        ):
             # NOTE [values read from outside under jit]: a value f reads from outside its
             # arguments was rebound since the recording: record again
             _recording_again(name, program.guards, stale)
@@ -748,15 +792,16 @@ def jit(
                 return func(*_merge_static(dyn_args, static), **dyn_kw, **dict(static[1]))
 
             # NOTE [values read from outside under jit]: where they are, before the call
-            statics = tuple(v for _, v in static[0]) + tuple(v for _, v in static[1])
-            # and the objects passed as static leaves (``self`` of an ``@jit`` method, a
-            # function ``f(x, act)`` calls)
-            statics += tuple(v for v in leaves if not is_array(v) and has_fields(v))
+            statics = _static_objects(static, leaves)
             guards = guards_of(func, statics)
             program, result = _trace(
                 call, dynamic, dyn_kwargs, name=name, guards=guards, statics=statics,
                 aliases=aliases,
             )  # fmt: skip
+            if program.guards is not None:  # NOTE [equal static objects under jit]
+                by_value = tuple(v for v in statics if _equal_by_value(v))
+                if by_value:
+                    program.static_objects = by_value
             how = _HOW[compile] if compile is not None else tier.mode()
             if how == "auto" and not program.value_dependent:
                 # attached at the first replay: attaching builds the replay, which the
@@ -809,6 +854,16 @@ def jit(
         return sum(tier.compile_now(p) for p in list(cache.values()) if not p.value_dependent)
 
     compiled.compile = compile_all  # type: ignore[attr-defined]
+    # NOTE [jit's ahead-of-time API] (ftransforms/jit_aot.py): jax.jit's methods
+    compiled.lower = lower(compiled, cache, name, argnums, argnames)  # type: ignore[attr-defined]
+    compiled.eval_shape = functools.partial(eval_shape, compiled)  # type: ignore[attr-defined]
+
+    def clear_cache() -> None:
+        """Forget every recording (``jax.jit(f).clear_cache()``): the next call records."""
+        cache.clear()
+        attach_later.clear()
+
+    compiled.clear_cache = clear_cache  # type: ignore[attr-defined]
     return compiled
 
 
@@ -963,8 +1018,8 @@ def _split_static(
     ]:
         try:
             freeze(value)
-        except TypeError:
-            raise TypeError(
+        except TypeError:  # (a ValueError too, as jax.jit raises)
+            raise ArgnumsError(
                 f"jit({name}): static {where} must be hashable, got "
                 f"{type(value).__name__}; pass arrays as ordinary (traced) arguments"
             ) from None

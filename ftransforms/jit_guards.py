@@ -14,7 +14,9 @@ callables (a library function only where the user put it: ``ACTS[0] = np.sin``, 
 ``from numpy import tanh``), and the lists, tuples and dicts of them (empty ones too;
 their subclasses, a namedtuple or an ``OrderedDict``, and a ``deque`` as well),
 that the function, the functions it names as globals or closes over, and the objects of
-its bound methods (or of the methods it calls) hold, the fields of the user's modules
+its bound methods (or of the methods it calls, through ``self`` too: ``self.helper(x)``,
+a staticmethod's ``Model.k``, a sub-model's ``self.layer(x)``) hold, the fields of the
+user's modules
 it imports in its body (``import settings``), and the fields of the user's
 objects among them (``self.layer.w``, ``__slots__`` too, and the class attributes read
 through an object, and what a property's getter reads; names the code reads, as
@@ -55,8 +57,10 @@ import dis
 import enum
 import functools
 import inspect
+import io
 import os
 import sys
+import threading
 import types
 import zlib
 from typing import Any
@@ -69,6 +73,11 @@ from ftransforms.host_random import code_names, wrapped_of
 __all__ = ["Guards", "guards_of"]
 
 _DEPTH = 4
+#: Levels of the user's objects (and the containers between them) whose fields the code
+#: names are followed: ``model.blocks[1].attn.proj.inner.k`` (all fields: ``_DEPTH``).
+_OBJECT_DEPTH = 8
+#: Containers in containers followed, at most (NOTE [nested containers under jit]).
+_NESTING = 16
 _NUMBERS = (bool, int, float, complex, numpy.generic)
 _MISSING = object()
 _CELL = object()  # the key of a closure cell's place
@@ -165,6 +174,8 @@ _MAX_INDEX = 1 << 14
 _WALKED_ITEMS = 64
 #: Guards gathered, after which the fields of further objects are not followed.
 _MAX_CHECKS = 1024
+#: ... and after which the named fields of objects in long lists are not guarded.
+_LONG_LIST_CHECKS = 4 * _MAX_CHECKS
 
 
 def _container(v: Any) -> type | None:
@@ -239,14 +250,18 @@ class Guards:
     ``checks`` are ``(holder, key, value)`` with ``holder`` a dict (``holder.get(key)``),
     a list (``holder[key]``) or a closure cell (``key`` is ``_CELL``)."""
 
-    __slots__ = ("checks", "names", "stores")
+    __slots__ = ("checks", "names", "stores", "iterators")
 
-    def __init__(self, checks: list, names: list, stores: tuple = ()) -> None:
+    def __init__(
+        self, checks: list, names: list, stores: tuple = (), iterators: tuple = ()
+    ) -> None:
         self.checks = tuple(checks)
         self.names = names
         # more holders the code may store into (its globals, cells, fields): (holder, the
         # names it uses there, or None for all)
         self.stores = stores
+        # the names of the iterators it can reach (NOTE [iterators read from outside])
+        self.iterators = iterators
 
     def concretize(self, ours: Any) -> list[str]:
         """NOTE [traced values stored outside under jit]: ``global STATE; STATE = STATE +
@@ -393,23 +408,44 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     seen_fields: set = set()
     placed: set[int] = set()  # the user objects whose fields are guarded
     stores: dict = {}  # id -> (a namespace, cell or fields the code may store into, names)
+    iterators: list = []  # NOTE [iterators read from outside]: (name, key of its place)
+    read: set = set()  # the names the code visited reads
+    long_lists: list = []  # NOTE [objects in long lists under jit]
+    deep: list = []  # (a user object below _DEPTH, its name, its depth)
 
     def note(check: tuple, name: str) -> None:
         checks.append(check)
         names.append(name)
 
-    def place(holder: Any, key: Any, value: Any, name: str, depth: int = 0) -> bool:
+    def place(
+        holder: Any, key: Any, value: Any, name: str, depth: int = 0, nesting: int = 0
+    ) -> bool:
         """A place that holds ``value``: guarded when it is data or holds data (in
         nested lists, tuples and dicts too: ``params["layer"]["w"]``)."""
         if _is_data(value) or _is_setting(value):
             checks.append((holder, key, value))
             names.append(name)
             return True
+        if (
+            getattr(type(value), "__next__", None) is not None
+            and not _user_object(value)
+            and not isinstance(value, io.IOBase)  # (a log file it writes to)
+        ):
+            # NOTE [iterators read from outside]: ``next(BATCHES)`` of a global generator,
+            # ``itertools.count()`` or ``cycle(schedule)`` gives a new item at every eager
+            # call, which a replay would not read (nor could a check see it change: its
+            # state is not Python fields): the recording runs that signature eagerly, as
+            # for an iterator passed as an argument
+            iterators.append((name, key))
+            return False
         kind = _container(value)
         if kind is None and _user_object(value):  # ``self.layer.w``, ``model.layers[1].b``
             checks.append((holder, key, value))  # the object itself: rebinding it counts
             names.append(name)
-            if id(value) in placed or depth > _DEPTH or len(checks) > _MAX_CHECKS:
+            if id(value) in placed or len(checks) > _MAX_CHECKS:
+                return True
+            if depth > _DEPTH:  # deeper: only the fields the code names, at the end
+                deep.append((value, name, depth))
                 return True
             placed.add(id(value))
             if type(getattr(value, "__dict__", None)) is dict:
@@ -431,19 +467,27 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 checks.append((value, _WHOLE, _Members(value)))
                 names.append(f"the members of {name}")
             return True
-        if kind is None or id(value) in seen or depth > _DEPTH:
+        if kind is None or id(value) in seen or nesting > _NESTING:
             return False
         seen.add(id(value))
+        # NOTE [nested containers under jit]: a config of dicts in dicts
+        # (``CFG["model"]["enc"]["l1"]["attn"]["heads"]``) is followed to its leaves: a
+        # container's items are one level deeper than it for the first container only
+        # (the depth that bounds following objects' fields and functions), and containers
+        # in it are followed up to ``_NESTING`` levels (a change deeper was replayed stale)
+        inner = depth + 1 if nesting == 0 else depth
         items = list(value.items() if kind is dict else enumerate(value))
         mark = len(checks)
         if kind is tuple or len(items) > _MAX_ITEMS:
+            if len(items) > _MAX_ITEMS:  # NOTE [objects in long lists under jit]
+                long_lists.append((items, name, inner))
             held = any(_is_data(v) or _is_setting(v) for _, v in items)
             for k, v in items:  # the items of a tuple cannot change, but theirs can
                 if len(items) <= _MAX_ITEMS and (_container(v) or _user_object(v)):
-                    held = place(value, k, v, f"{name}[{k!r}]", depth + 1) or held
+                    held = place(value, k, v, f"{name}[{k!r}]", inner, nesting + 1) or held
         else:  # a list or dict can change in place
             for k, v in items:
-                place(value, k, v, f"{name}[{k!r}]", depth + 1)
+                place(value, k, v, f"{name}[{k!r}]", inner, nesting + 1)
         if kind is list:
             # ``sum(L)`` after an append: a list (an empty one too) can grow
             checks.append((value, _LEN, len(value)))
@@ -514,6 +558,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 if getattr(obj, attr) is not None:
                     place(obj, _Attr(attr), getattr(obj, attr), f"{name}.{attr}")
             names = _names_read(code)
+            read.update(names)
             if not names.isdisjoint(_ENVIRON_NAMES) and id(os.environ) not in seen:
                 # ``float(os.environ["SCALE"])``: a number of the recording, set from outside
                 seen.add(id(os.environ))
@@ -554,7 +599,10 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             return
         seen_fields.add((id(attrs), "fields"))
         for attr in names & attrs.keys():
-            place(attrs, attr, attrs[attr], f"{var}.{attr}")
+            if isinstance(value, threading.local):  # NOTE [thread-local settings under jit]
+                place(value, _Attr(attr), attrs[attr], f"{var}.{attr}")
+            else:
+                place(attrs, attr, attrs[attr], f"{var}.{attr}")
             fields_read(attrs[attr], f"{var}.{attr}", names)  # ``cfg.opt.lr``
             if isinstance(attrs[attr], types.FunctionType):  # ``mymodule.helper(x)``
                 visit(attrs[attr], 1, f"{var}.{attr}")
@@ -578,6 +626,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         if not _library(obj):
             for holder, k, v in _fields(obj):
                 place(holder, k, v, f"self.{k}")
+                visit(v, 1, f"self.{k}")  # ``self.layer(x)``: what the layer reads
         if type(owner) is dict and not _library(obj):
             stores[id(owner)] = (owner, None)  # ``self.last = h`` (NOTE [traced values stored
             if isinstance(method, types.FunctionType):  # outside under jit])
@@ -617,6 +666,12 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 if owner is not None and attr not in owner:
                     checks.append((owner, attr, _MISSING))
                     names.append(f"self.{attr}")
+            # ``self.helper(x)``, ``self.act(x)`` of a staticmethod, ``cls.make(x)``: what
+            # the method reads (a global, ``Model.scale``, ``self.k`` of the class)
+            method = value.__func__ if isinstance(value, (staticmethod, classmethod)) else value
+            if isinstance(method, types.FunctionType) and id(method) not in seen:
+                visit(method, 1, f"{mro[where].__name__}.{attr}")
+                class_fields(cls, owner, _names_read(method.__code__) - read)
 
     visit(func, 0, getattr(func, "__name__", "f"))
     for obj in static:
@@ -637,8 +692,43 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             fields_of(obj, getattr(func, "__func__", func))
         if callable(obj) and not isinstance(obj, type):  # ``f(x, act)``: what ``act`` reads
             visit(obj, 1, getattr(obj, "__name__", type(obj).__name__))
-    if checks or stores:
-        return Guards(checks, names, tuple(stores.values()))
+    # NOTE [objects in long lists under jit]: a list of more than ``_MAX_ITEMS`` items is
+    # checked to hold the same objects, not followed into (an op database's lists); but a
+    # model's 100 layers (``for l in self.layers: x = l(x)``), whose ``l.w`` a training
+    # loop rebinds, would then replay the old weights.  So the arrays and numbers in the
+    # fields of the user's objects in such lists are guarded where the code names them
+    # (``w``), up to a budget, and not followed further (an op database's functions).
+    # the user's objects below ``_DEPTH`` (``NET.blocks[1].attn.proj.inner.k``): the fields
+    # the code names, down to ``_OBJECT_DEPTH``, so that deep data that no code reads
+    # does not spend the budget of the places that follow
+    while deep and len(checks) <= _MAX_CHECKS:
+        value, where, depth = deep.pop()
+        if id(value) in placed or depth > _OBJECT_DEPTH:
+            continue
+        placed.add(id(value))
+        for holder, k, v in _fields(value)[:_MAX_ITEMS]:
+            if k in read:
+                place(holder, k, v, f"{where}.{k}", depth + 1)
+    wanted: dict = {}  # a class -> the names of its objects' fields the code reads
+    for items, where, _ in long_lists:
+        for k, v in items:
+            if len(checks) > _LONG_LIST_CHECKS:
+                break
+            fields = getattr(v, "__dict__", None)
+            if type(fields) is not dict:
+                continue
+            attrs = wanted.get(type(v))
+            if attrs is None:
+                attrs = wanted[type(v)] = sorted(read & fields.keys()) if _user_object(v) else []
+            for attr in attrs:
+                field = fields.get(attr, _MISSING)
+                if field is not _MISSING and _is_data(field):
+                    note((fields, attr, field), f"{where}[{k!r}].{attr}")
+    # an iterator in a field or global the code names (``next(self.rates)``), not one an
+    # object merely holds (``self.loader`` of a trainer whose jitted step does not use it)
+    used = tuple(n for n, k in iterators if not isinstance(k, str) or k in read)
+    if checks or stores or used:
+        return Guards(checks, names, tuple(stores.values()), used)
     return None
 
 
@@ -737,13 +827,32 @@ def _fields(obj: Any) -> list:
     its ``__slots__`` (``holder`` is ``obj``, the key an attribute)."""
     out = []
     fields = getattr(obj, "__dict__", None)
-    if type(fields) is dict:
+    if type(fields) is dict and isinstance(obj, threading.local):
+        # NOTE [thread-local settings under jit]: the fields of a ``threading.local``
+        # (``SETTINGS.scale``, per thread) are in a dict of the thread that reads
+        # ``obj.__dict__``: a check on that dict would compare the recording thread's
+        # value at a replay in another thread, which set its own.  So its places are
+        # attributes of the object, ``getattr(obj, k)``, read in the replaying thread.
+        out.extend((obj, _Attr(k), v) for k, v in list(fields.items()))
+    elif type(fields) is dict:
         out.extend((fields, k, v) for k, v in list(fields.items()))
     for k in _slot_names(type(obj)):
         v = getattr(obj, k, _MISSING)
         if v is not _MISSING:
             out.append((obj, _Attr(k), v))
     return out
+
+
+def same_fields(then: Any, now: Any) -> bool:
+    """Whether ``now`` is of ``then``'s class and has the same fields, each the same
+    object (numbers and strings: an equal one), as ``then`` (NOTE [equal static objects
+    under jit] in ``jit.py``)."""
+    if type(then) is not type(now):
+        return False
+    a, b = _fields(then), _fields(now)
+    return [k for _, k, _ in a] == [k for _, k, _ in b] and all(
+        x is y or _same(y, x) for (_, _, x), (_, _, y) in zip(a, b)
+    )
 
 
 def _imported(v: Any) -> bool:

@@ -97,7 +97,8 @@ class NonDifferentiableInputError(FTransformsError, TypeError, RuntimeError):
 
 
 class ArgnumsError(FTransformsError, ValueError, TypeError, RuntimeError):
-    """``argnums`` out of range, duplicated or of the wrong type.
+    """``argnums`` out of range, duplicated or of the wrong type (or an argument that
+    ``jit``'s ``static_argnums`` makes static and that is not hashable).
 
     Example:
         >>> import numpy as np

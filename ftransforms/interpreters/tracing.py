@@ -48,6 +48,7 @@ float32 carry, which eagerly stays float32).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -152,6 +153,20 @@ _ERRSTATE = getattr(getattr(numpy, "_core", None), "umath", None)
 _ERRSTATE = getattr(_ERRSTATE, "_extobj_contextvar", None)
 
 
+def _warning_hooks() -> tuple:
+    """What shows a warning (``catch_warnings(record=True)`` replaces both: NOTE
+    [warnings set inside under jit])."""
+    return (warnings.showwarning, getattr(warnings, "_showwarnmsg_impl", None))
+
+
+def _numeric(category: Any) -> bool:
+    """Whether a filter of ``category`` applies to the warnings data raise (``divide by
+    zero``, ``Mean of empty slice``: ``RuntimeWarning`` and its subclasses)."""
+    return isinstance(category, type) and (
+        issubclass(RuntimeWarning, category) or issubclass(category, RuntimeWarning)
+    )
+
+
 class TraceInterpreter(Interpreter):
     """Evaluates and records every backend call made on traced values."""
 
@@ -167,6 +182,7 @@ class TraceInterpreter(Interpreter):
         "quiet",
         "opaque",
         "errstate",
+        "warning_state",
     )
 
     def __init__(self, name: str) -> None:
@@ -191,6 +207,8 @@ class TraceInterpreter(Interpreter):
         self.opaque: frozenset = frozenset()
         # NumPy's error handling at the call (NOTE [np.errstate under jit])
         self.errstate = (_ERRSTATE.get(), numpy.geterr()) if _ERRSTATE is not None else None
+        # the warnings filters now, and at the call (NOTE [warnings set inside under jit])
+        self.warning_state = (warnings.filters, (warnings.filters, _warning_hooks()))
 
     def new_input(self, value: Any) -> TraceTracer:
         self.n_slots += 1
@@ -218,6 +236,31 @@ class TraceInterpreter(Interpreter):
         if any(v in ("raise", "call") and at_call.get(k) != v for k, v in now.items()):
             self.note_value_read("an operation under np.errstate(...='raise') set inside it")
 
+    def _warnings_changed(self) -> None:
+        """NOTE [warnings set inside under jit]: ``warnings.catch_warnings()`` inside the
+        function (as ``np.testing.suppress_warnings``) puts a new list of filters in place,
+        and a filter ``"error"`` set in it turns NumPy's ``RuntimeWarning`` (``divide by
+        zero``) into an exception that the function's own ``try`` may catch; with
+        ``record=True`` the warnings are collected in a list that the function may read
+        (``if caught: ...``).  A replay runs under the caller's filters and reads no list:
+        it would return the values the recording's data led to (``-inf``) where the eager
+        call catches an error or branches on a warning.  So an operation recorded where
+        the warnings are collected, or turned into errors by a filter the caller does not
+        have (of ``RuntimeWarning``, which data raise, or a class above it), makes the
+        trace value-dependent (that signature runs eagerly); a filter
+        ``"ignore"`` set inside changes only which warnings show.  Costs one attribute read
+        per recorded operation (the filters' list is replaced on entering the block)."""
+        _, (at_call, hooks) = self.warning_state
+        now = warnings.filters
+        self.warning_state = (now, (at_call, hooks))
+        if _warning_hooks() != hooks:
+            self.note_value_read(
+                "an operation under warnings.catch_warnings(record=True) set inside it, "
+                "whose warnings the function may read"
+            )
+        elif any(w[0] == "error" and w not in at_call and _numeric(w[2]) for w in now):
+            self.note_value_read("an operation under a warnings filter 'error' set inside it")
+
     def note_value_read(self, reason: str, subscript: Any = None) -> None:
         if self.captures:  # NOTE [value reads during a capture]
             read = self.captures[-1]
@@ -231,6 +274,8 @@ class TraceInterpreter(Interpreter):
     def process(self, prim: Any, args: tuple, params: dict) -> Any:
         if _ERRSTATE is not None and _ERRSTATE.get() is not self.errstate[0]:
             self._errstate_changed()
+        if warnings.filters is not self.warning_state[0]:
+            self._warnings_changed()
         # One pass over the arguments; the peephole checks below only for the few
         # primitives they concern (the recording is on the first call's critical path).
         vals = []
