@@ -230,8 +230,8 @@ def check_jit(name: str, k: int, dtype: np.dtype, kind: str) -> None:
     assert_replayed(new, want_new, f"{label}: replay, new values")
     assert_replayed(strided, want_strided, f"{label}: replay, non-contiguous new values")
 
-    if eager:
-        return
+    if eager or np.dtype(dtype) != np.float64:
+        return  # (the passes' check: once per op and sample, in float64)
     unoptimized = ft.make_program(fn, optimize=False)(*args)
     optimized = ft.make_program(fn)(*args)
     assert len(unoptimized) >= len(optimized), f"{label}: {unoptimized}\nvs\n{optimized}"
@@ -253,6 +253,8 @@ def params(kind: str) -> list:
                 label = f"{kind}-{op.name}-{s.name}-{dt.name}"
                 reason = op.xfail_reason(f"test_jit_{kind}", s)
                 marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+                if dt == np.float32 and kind != "f":
+                    marks.append(pytest.mark.slow)  # (CI's slow step; float32 'f' runs here)
                 out.append(pytest.param(op.name, k, dt, kind, id=label, marks=marks))
     return out
 

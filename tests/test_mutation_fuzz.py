@@ -6,7 +6,8 @@ then applies random writes to one of the three (augmented operators, slice and f
 assignment, ``out=``); it returns a value that reads all three.  Oracles: the same
 program on plain NumPy (value), the loop over rows (vmap), central differences in float64
 (grad), and eager ftransforms (every jit call, the first included).  A failure names its
-seed; ``FTRANSFORMS_MUTATION_FUZZ_EXAMPLES`` runs more.
+seed; ``FTRANSFORMS_MUTATION_FUZZ_EXAMPLES`` runs more (half of the seeds are marked
+``slow``: CI's slow step runs them).
 """
 
 from __future__ import annotations
@@ -21,6 +22,12 @@ import ftransforms as ft
 
 N = 6
 EXAMPLES = int(os.environ.get("FTRANSFORMS_MUTATION_FUZZ_EXAMPLES", "120"))
+FAST = 60  # seeds run in the default suite; the rest in CI's slow step (-m slow)
+
+
+def _seeds(n: int) -> list:
+    return [s if s < n * FAST // 120 else pytest.param(s, marks=pytest.mark.slow) for s in range(n)]
+
 
 _WRITES = (
     lambda t, r: t.__iadd__(r * 0.5),
@@ -51,7 +58,7 @@ def make_program(seed: int):
     return f, steps
 
 
-@pytest.mark.parametrize("seed", range(EXAMPLES))
+@pytest.mark.parametrize("seed", _seeds(EXAMPLES))
 def test_random_in_place_programs(seed):
     f, steps = make_program(seed)
     rng = np.random.default_rng(1000 + seed)
@@ -97,7 +104,7 @@ def _writer(steps):
     return inner
 
 
-@pytest.mark.parametrize("seed", range(EXAMPLES // 5))
+@pytest.mark.parametrize("seed", _seeds(EXAMPLES // 5))
 def test_random_writers_under_checkpoint_and_in_loop_bodies(seed):
     """The same random writes inside ft.checkpoint (the caller's array and its view see
     them) and in a fori_loop body: jit's first call and replays equal eager NumPy, grad
@@ -142,7 +149,7 @@ def test_random_writers_under_checkpoint_and_in_loop_bodies(seed):
         )
 
 
-@pytest.mark.parametrize("seed", range(EXAMPLES // 5))
+@pytest.mark.parametrize("seed", _seeds(EXAMPLES // 5))
 def test_random_writes_into_a_buffer_the_caller_keeps(seed):
     """A buffer made inside the function, written through an alias and a view by random
     writes, kept outside (``history.append``) and read after the call (NOTE [buffers after
