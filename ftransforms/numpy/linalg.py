@@ -300,10 +300,25 @@ def eigvalsh(a: Any, UPLO: str = "L") -> Any:  # noqa: N803
 
 def _numpy_real_if_all_real(a: Any, outs: tuple) -> tuple:
     """NumPy's rule for ``eig``/``eigvals`` of a real input: the results are real when every
-    eigenvalue is (a decision on the data, over the whole stack as in NumPy)."""
-    if _is_complex(a) or (helpers.peek(ufuncs.imag(outs[0])) != 0).any():
+    eigenvalue is (a decision on the data, over the whole stack as in NumPy).  Under
+    ``vmap`` each batch element decides for itself, as in the loop over the elements:
+    elements that disagree split the batch (NOTE [splitting the batch])."""
+    if _is_complex(a):
         return outs
-    return tuple(ufuncs.real(o) for o in outs)
+    if not isinstance(outs[0], Tracer):
+        complex_ = bool((helpers.to_host(ufuncs.imag(outs[0])) != 0).any())
+    else:
+        some = reductions.any(ufuncs.not_equal(ufuncs.imag(outs[0]), 0))  # per element
+        flags = helpers.to_host(helpers.peek(some))
+        complex_ = bool(flags.all())
+        if flags.any() and not flags.all():
+            complex_ = helpers.read_per_row(
+                some,
+                "linalg.eig under vmap(split=False): the eigenvalues are complex for some "
+                "batch elements and real for others, so NumPy would give them different "
+                "dtypes; take .astype(complex) of the input, or drop split=False",
+            )
+    return outs if complex_ else tuple(ufuncs.real(o) for o in outs)
 
 
 @implements(numpy.linalg.eig)
