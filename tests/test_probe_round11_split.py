@@ -7,7 +7,15 @@ NumPy), with central differences in float64 for derivatives.
   one row with complex eigenvalues made every row's complex: ``np.iscomplexobj(w)`` and
   ``w.dtype.kind`` answered True for the rows whose loop answer is False (a silent wrong
   answer), and ``math.sqrt(w[0])`` raised for them.  Each row decides now (rows that
-  disagree split the batch).
+  disagree split the batch).  Likewise ``scipy.linalg.eig``'s eigenvectors (real when
+  every eigenvalue is) and ``np.poly`` of roots in conjugate pairs (real coefficients).
+* ``scipy.linalg.null_space``/``orth`` of rows of different numerical rank, and
+  ``scipy.ndimage.rotate(reshape=True)`` of rows with different angles, raised
+  UnsupportedOperationError where the loop gives each row its own shape (used through
+  ``.shape[1]`` or a sum, the rows agree again); rows of other shapes split the batch now.
+* ``scipy.ndimage.rotate`` with a traced angle (``vmap``/``grad``/``jvp`` in the angle)
+  took ``cos(deg2rad(90))`` = 6e-17 where SciPy takes ``cosdg(90)`` = 0: pixels on the
+  border came out 0 (a sum of 540 where SciPy gives 570).
 """
 
 import math
@@ -15,6 +23,8 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.linalg
+import scipy.ndimage
 
 import ftransforms as ft
 import ftransforms.numpy as fnp
@@ -75,3 +85,62 @@ def test_eig_decides_real_or_complex_per_row():
     assert fnp.linalg.eigvals(ROTATIONS[1:3]).dtype == np.float64
     with pytest.raises(ft.errors.BatchedControlFlowError, match="complex for some"):
         ft.vmap(_eig_kind, split=False)(ROTATIONS)
+
+
+def _scipy_eig_kind(m):
+    w, v = scipy.linalg.eig(m)
+    return float(np.iscomplexobj(v)) + w.real.sum()
+
+
+def _poly_kind(r):
+    c = np.poly(r)
+    return float(np.iscomplexobj(c)) + c.real.sum()
+
+
+def test_scipy_eig_and_poly_decide_real_or_complex_per_row():
+    np.testing.assert_allclose(
+        ft.vmap(_scipy_eig_kind)(ROTATIONS), _loop(_scipy_eig_kind, ROTATIONS)
+    )
+    roots = np.array([[1j, -1j], [1.0, 2.0], [1 + 1j, 2.0], [0.5 + 2j, 0.5 - 2j]])
+    np.testing.assert_allclose(ft.vmap(_poly_kind)(roots), _loop(_poly_kind, roots))
+    assert fnp.poly(roots[2]).dtype == np.complex128 and fnp.poly(roots[0]).dtype == np.float64
+
+
+# -- shapes read from the data, per row -------------------------------------------------
+
+SINGULAR = np.array(
+    [[[1.0, 2], [2, 4]], [[1.0, 0], [0, 1]], [[0.0, 0], [0, 0]], [[3.0, 1], [6, 2]]]
+)
+
+
+def _nullity(a):
+    return scipy.linalg.null_space(a).shape[1] + scipy.linalg.orth(a).sum() ** 2
+
+
+def test_bases_of_rows_of_different_rank_split():
+    want = _loop(_nullity, SINGULAR)
+    np.testing.assert_allclose(ft.vmap(_nullity)(SINGULAR), want)
+    np.testing.assert_allclose(ft.vmap(_nullity, chunk_size=3)(SINGULAR), want)
+    with pytest.raises(ft.errors.SplitOutputError, match="different shapes"):
+        ft.vmap(scipy.linalg.null_space)(SINGULAR)
+
+
+IMAGE = np.arange(20.0).reshape(4, 5)
+
+
+def _rotated(angle):
+    out = scipy.ndimage.rotate(IMAGE * angle / 30, angle, reshape=True, order=1)
+    return out.sum() + out.shape[0]
+
+
+def test_rotate_with_per_row_angles_of_other_shapes():
+    angles = np.array([0.0, 30.0, 90.0, 30.0, 180.0])
+    want = _loop(_rotated, angles)
+    np.testing.assert_allclose(ft.vmap(_rotated)(angles), want, rtol=1e-12)
+    eps = 1e-6
+    np.testing.assert_allclose(
+        ft.vmap(ft.grad(_rotated))(np.array([10.0, 30.0])),
+        [(_rotated(a + eps) - _rotated(a - eps)) / (2 * eps) for a in (10.0, 30.0)],
+        rtol=1e-6,
+    )
+    np.testing.assert_allclose(ft.jvp(_rotated, (90.0,), (1.0,))[0], _rotated(90.0))

@@ -308,16 +308,12 @@ def _numpy_real_if_all_real(a: Any, outs: tuple) -> tuple:
     if not isinstance(outs[0], Tracer):
         complex_ = bool((helpers.to_host(ufuncs.imag(outs[0])) != 0).any())
     else:
-        some = reductions.any(ufuncs.not_equal(ufuncs.imag(outs[0]), 0))  # per element
-        flags = helpers.to_host(helpers.peek(some))
-        complex_ = bool(flags.all())
-        if flags.any() and not flags.all():
-            complex_ = helpers.read_per_row(
-                some,
-                "linalg.eig under vmap(split=False): the eigenvalues are complex for some "
-                "batch elements and real for others, so NumPy would give them different "
-                "dtypes; take .astype(complex) of the input, or drop split=False",
-            )
+        complex_ = helpers.read_per_row(
+            reductions.any(ufuncs.not_equal(ufuncs.imag(outs[0]), 0)),  # per element
+            "linalg.eig under vmap(split=False): the eigenvalues are complex for some "
+            "batch elements and real for others, so NumPy would give them different "
+            "dtypes; take .astype(complex) of the input, or drop split=False",
+        )
     return outs if complex_ else tuple(ufuncs.real(o) for o in outs)
 
 
