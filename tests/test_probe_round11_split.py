@@ -16,6 +16,11 @@ NumPy), with central differences in float64 for derivatives.
 * ``scipy.ndimage.rotate`` with a traced angle (``vmap``/``grad``/``jvp`` in the angle)
   took ``cos(deg2rad(90))`` = 6e-17 where SciPy takes ``cosdg(90)`` = 0: pixels on the
   border came out 0 (a sum of 540 where SciPy gives 570).
+* Cost: ``int(x)`` of a float row split the batch by the row's number, not by the int it
+  gives (1000 distinct floats: 1000 runs of ``f`` where 100 integers among them need
+  100), and ``if n:`` by the number, not its truth (counts 0..9: ten groups where two
+  paths need two).  A read now groups rows by the Python value it gives (NOTE [the
+  Python value a read gives] in ftransforms/core/tracer.py).
 """
 
 import math
@@ -144,3 +149,44 @@ def test_rotate_with_per_row_angles_of_other_shapes():
         rtol=1e-6,
     )
     np.testing.assert_allclose(ft.jvp(_rotated, (90.0,), (1.0,))[0], _rotated(90.0))
+
+
+# -- the rows a read groups together ----------------------------------------------------
+
+
+def test_int_and_bool_reads_group_rows_by_the_python_value_they_give():
+    runs = []
+
+    def frac(x):
+        runs.append(1)
+        return x - int(x)
+
+    xs = np.random.default_rng(0).uniform(-5, 5, 200)
+    np.testing.assert_allclose(ft.vmap(frac)(xs), _loop(frac, xs))
+    runs.clear()
+    ft.vmap(frac)(xs)
+    assert len(runs) == 1 + len({int(x) for x in xs})  # one run per integer among them, not per row
+
+    def scaled(x):
+        runs.append(1)
+        n = np.count_nonzero(x > 1.0)
+        return x.sum() * n if n else -x.sum()
+
+    rows = np.random.default_rng(1).normal(size=(200, 8))
+    np.testing.assert_allclose(ft.vmap(scaled)(rows), _loop(scaled, rows))
+    runs.clear()
+    ft.vmap(scaled)(rows)
+    assert len(runs) == 3  # two paths, whatever the counts
+    # the Python values are the loop's: truth of NaN and of -0.0, int of -0.5 and of 2.99
+    odd = np.array([-0.5, 0.5, -1.5, 2.99, 3.0, -0.0, 0.0, np.nan, 7.0])
+
+    def both(x):
+        return (x * 2 if x else x + 1) + (int(x) if x == x else 0)
+
+    np.testing.assert_array_equal(ft.vmap(both)(odd), _loop(both, odd))
+    with pytest.raises(ValueError, match="NaN"):
+        ft.vmap(lambda x: x * int(x))(odd)
+    grads = ft.vmap(ft.grad(lambda x: x * int(x * 10)))(np.array([0.15, 0.25, 0.17]))
+    np.testing.assert_allclose(grads, [1.0, 2.0, 1.0])
+    nested = ft.vmap(ft.vmap(lambda x: x * int(x * 10)))(np.array([[0.15, 0.25], [0.17, 0.31]]))
+    np.testing.assert_allclose(nested, [[0.15, 0.5], [0.17, 0.93]])
