@@ -16,6 +16,10 @@ NumPy), with central differences in float64 for derivatives.
 * ``scipy.ndimage.rotate`` with a traced angle (``vmap``/``grad``/``jvp`` in the angle)
   took ``cos(deg2rad(90))`` = 6e-17 where SciPy takes ``cosdg(90)`` = 0: pixels on the
   border came out 0 (a sum of 540 where SciPy gives 570).
+* ``scipy.linalg.sqrtm``/``logm`` of a real matrix with a real eigenvalue <= 0 (SciPy:
+  a complex result) gave a wrong real matrix under every transform (``sqrtm(diag(-1,
+  4))`` came out ``diag(-0.58, 2.31)``).  They raise now, naming the eigendecomposition
+  to use, for those rows only (``try``/``except`` in ``f`` takes the loop's path).
 * Cost: ``int(x)`` of a float row split the batch by the row's number, not by the int it
   gives (1000 distinct floats: 1000 runs of ``f`` where 100 integers among them need
   100), and ``if n:`` by the number, not its truth (counts 0..9: ten groups where two
@@ -190,3 +194,27 @@ def test_int_and_bool_reads_group_rows_by_the_python_value_they_give():
     np.testing.assert_allclose(grads, [1.0, 2.0, 1.0])
     nested = ft.vmap(ft.vmap(lambda x: x * int(x * 10)))(np.array([[0.15, 0.25], [0.17, 0.31]]))
     np.testing.assert_allclose(nested, [[0.15, 0.5], [0.17, 0.93]])
+
+
+# -- matrix functions of matrices with eigenvalues on the negative axis -----------------
+
+
+def test_sqrtm_and_logm_refuse_a_negative_real_eigenvalue_per_row():
+    mats = np.array(
+        [[[4.0, 0], [0, 9]], [[-1.0, 0], [0, 4]], [[2.0, 1], [1, 2]], [[0, 1], [-1, 0]]]
+    )
+
+    def root_or(m):
+        try:
+            return scipy.linalg.sqrtm(m).sum() + scipy.linalg.logm(m).sum()
+        except ft.errors.UnsupportedOperationError:
+            return -1.0
+
+    want = [-1.0 if i == 1 else root_or(m) for i, m in enumerate(mats)]
+    np.testing.assert_allclose(ft.vmap(root_or)(mats), want, atol=1e-10)
+    for fn in (scipy.linalg.sqrtm, scipy.linalg.logm):
+        with pytest.raises(ft.errors.UnsupportedOperationError, match="eigenvalue <= 0") as info:
+            ft.vmap(fn)(mats)
+        assert "row(s) 1" in " ".join(info.value.__notes__)
+        with pytest.raises(ft.errors.UnsupportedOperationError, match="np.linalg.eig"):
+            ft.grad(lambda m, fn=fn: fn(m).real.sum())(mats[1])

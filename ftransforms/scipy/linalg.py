@@ -44,7 +44,7 @@ import ftransforms.numpy as fnp
 from ftransforms.api import jvp
 from ftransforms.core.tracer import Tracer
 from ftransforms.errors import UnsupportedOperationError
-from ftransforms.numpy.helpers import dtype_of
+from ftransforms.numpy.helpers import dtype_of, invalid_in_rows
 from ftransforms.numpy.ufuncs import float_input
 from ftransforms.ops.checks import check_finite
 from ftransforms.ops.scipy_ops import lu_row_order_p
@@ -783,7 +783,25 @@ def sqrtm(A: Any, disp: bool = True, blocksize: int = 64) -> Any:  # noqa: N803
         [[2.0, 0.0], [0.0, 3.0]]
     """
     a = _mat(A, "sqrtm(A)")
+    _real_root_exists(a, "sqrtm(A)", "sqrt")
     return _db_sqrt(a)
+
+
+def _real_root_exists(a: Any, where: str, fn: str) -> None:
+    """Raise where a real ``a`` has a real eigenvalue <= 0: SciPy's principal square root
+    or logarithm is complex there (or does not exist), and the real iteration would give a
+    wrong real matrix.  Read per row under ``vmap`` (the other rows compute)."""
+    if dtype_of(a).kind == "c":
+        return
+    w = fnp.linalg.eigvals(fnp.astype(fnp.stop_gradient(a), numpy.complex128))
+    bad = (fnp.real(w) <= 0) & (fnp.imag(w) == 0)
+    if invalid_in_rows(fnp.any(bad)):
+        raise UnsupportedOperationError(
+            f"{where}: A has a real eigenvalue <= 0, where the principal {fn} is complex "
+            f"(or does not exist); this version computes real results only.  Compute it "
+            f"from the eigendecomposition: w, v = np.linalg.eig(A.astype(complex)); "
+            f"v @ np.diag(np.{fn}(w)) @ np.linalg.inv(v)"
+        )
 
 
 # Gauss-Legendre nodes and weights on [0, 1] for log(I + X) = int_0^1 X (I + t X)^-1 dt.
@@ -804,6 +822,7 @@ def logm(A: Any, disp: bool = True) -> Any:  # noqa: N803
         [[0.0, 0.0], [0.0, 1.0]]
     """
     a = _mat(A, "logm(A)")
+    _real_root_exists(a, "logm(A)", "log")
     n = fnp.shape(a)[-1]
     eye = _eye_like(a, n)
     k = 0
