@@ -16,6 +16,7 @@ import inspect
 import itertools
 import math
 import sys
+import threading
 import warnings
 from typing import Any
 
@@ -480,14 +481,18 @@ def _set_dtype(self: Tracer, value: Any) -> None:
 # ------------------------------------
 # ``bool(t)`` and ``int(t)`` of a 0-d number give fewer Python values than the number
 # has: under ``vmap`` rows that give the same Python value need not be told apart.  So
-# while they read, ``READ_KEY[0]`` holds what the read keeps of a row's value (its truth,
+# while they read, ``READ_KEY.key`` holds what the read keeps of a row's value (its truth,
 # its truncation), and the lowest ``vmap`` level reads that instead of the number
-# (``BatchTracer._concrete``): ``if count:`` with counts 1..9 splits into two groups, not
+# (``BatchTracer._concrete``): ``if count:`` with counts 0..9 splits into two groups, not
 # nine, and ``int(x)`` of 1000 distinct floats into as many groups as there are integers
 # among them, not 1000 (NOTE [splitting the batch] in ftransforms/split.py).  The level
 # that applies it clears it, so a read nested in that read (a masked loop's bookkeeping)
 # reads numbers.
-READ_KEY: list = [None]
+class _ReadKey(threading.local):
+    key: Any = None  # per thread: another thread's vmap reads numbers meanwhile
+
+
+READ_KEY = _ReadKey()
 
 
 def truth_of(c: Any) -> Any:
@@ -614,11 +619,11 @@ class Tracer:
         try:
             if self.ndim or self.dtype.kind == "b":
                 return bool(self._concrete())
-            READ_KEY[0] = truth_of  # NOTE [the Python value a read gives]
+            READ_KEY.key = truth_of  # NOTE [the Python value a read gives]
             try:
                 return bool(self._concrete())
             finally:
-                READ_KEY[0] = None
+                READ_KEY.key = None
         except BatchedControlFlowError as err:
             if not _called_from_numpy(1):
                 raise
@@ -688,11 +693,11 @@ class Tracer:
         self._check_live("int()")
         if kind != "f" or self.ndim:
             return int(self._concrete())  # NOTE [number conversions]
-        READ_KEY[0] = truncation_of  # NOTE [the Python value a read gives]
+        READ_KEY.key = truncation_of  # NOTE [the Python value a read gives]
         try:
             return int(self._concrete())
         finally:
-            READ_KEY[0] = None
+            READ_KEY.key = None
 
     def __index__(self) -> int:
         if self.dtype.kind not in "iub":

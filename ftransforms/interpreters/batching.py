@@ -150,9 +150,9 @@ class BatchTracer(Tracer):
         # row holds the same one; otherwise the vmap that owns this axis splits its rows.
         v = self.val
         c = v._concrete() if isinstance(v, Tracer) else v  # lower levels read (and split) first
-        key = READ_KEY[0]
+        key = READ_KEY.key
         if key is not None:  # NOTE [the Python value a read gives] (core/tracer.py)
-            READ_KEY[0] = None
+            READ_KEY.key = None
             c = key(c)
         interp = self._interp
         pending = interp.pending
@@ -228,11 +228,11 @@ class BatchTracer(Tracer):
         self._check_live("int()")
         if self.ndim or self.dtype.kind != "f":
             return int(self._one_row())
-        READ_KEY[0] = truncation_of  # NOTE [the Python value a read gives] (core/tracer.py)
+        READ_KEY.key = truncation_of  # NOTE [the Python value a read gives] (core/tracer.py)
         try:
             return int(self._one_row())
         finally:
-            READ_KEY[0] = None
+            READ_KEY.key = None
 
     def __index__(self) -> int:
         self._check_live("operator.index()")
