@@ -321,8 +321,9 @@ def _numpy_real_if_all_real(a: Any, outs: tuple) -> tuple:
 def eig(a: Any) -> EigResult:
     """``numpy.linalg.eig``: eigenvalues and unit-norm right eigenvectors of a general
     square matrix.  As in NumPy, the results are complex unless the input is real and
-    every eigenvalue is real (a decision on the data: under ``vmap`` it is taken over the
-    whole batch, as NumPy takes it over a stack, and ``jit`` replays only for this data).
+    every eigenvalue is real (a decision on the data, over a whole stack as in NumPy;
+    under ``vmap`` each batch element decides, as in the loop over them, and ``jit``
+    replays only for this data).
 
     Derivatives: eigenvalues always (holomorphic in ``a``); eigenvectors need distinct
     eigenvalues and follow NumPy's normalisation (unit 2-norm, largest component real),

@@ -775,7 +775,8 @@ def _db_sqrt(a: Any, max_iter: int = 60) -> Any:
 def sqrtm(A: Any, disp: bool = True, blocksize: int = 64) -> Any:  # noqa: N803
     """``scipy.linalg.sqrtm``: the principal square root ``X`` with ``X @ X = A``, for
     matrices with no eigenvalue on the closed negative real axis (scaled Denman-Beavers
-    iteration; derivatives by composition).
+    iteration; derivatives by composition); a real matrix with a real eigenvalue <= 0,
+    whose root SciPy gives complex, raises UnsupportedOperationError.
 
     Example:
         >>> import numpy as np
@@ -814,7 +815,8 @@ def logm(A: Any, disp: bool = True) -> Any:  # noqa: N803
     """``scipy.linalg.logm``: the principal matrix logarithm, for matrices with no
     eigenvalue on the closed negative real axis (inverse scaling and squaring: square
     roots until ``||A - I||_1 <= 1/4``, then a 12-point Gauss-Legendre rule for
-    ``log(I + X)``; derivatives by composition).
+    ``log(I + X)``; derivatives by composition); a real matrix with a real eigenvalue
+    <= 0, whose logarithm SciPy gives complex, raises UnsupportedOperationError.
 
     Example:
         >>> import numpy as np
