@@ -20,6 +20,12 @@ NumPy), with central differences in float64 for derivatives.
   a complex result) gave a wrong real matrix under every transform (``sqrtm(diag(-1,
   4))`` came out ``diag(-0.58, 2.31)``).  They raise now, naming the eigendecomposition
   to use, for those rows only (``try``/``except`` in ``f`` takes the loop's path).
+* ``np.random.seed(int(seed))`` of a row under ``vmap(randomness='different')``: two rows
+  with the same seed drew the seed's first and second numbers (the loop draws the first
+  for both: a silent difference).  Rows that reseed now share the draws that follow
+  (NOTE [seeds of some rows] in ftransforms/row_seeds.py); ``np.random.seed(t)`` and
+  ``np.random.default_rng(t)`` of a traced seed read the row's number (NumPy raised
+  TypeError).
 * Cost: ``int(x)`` of a float row split the batch by the row's number, not by the int it
   gives (1000 distinct floats: 1000 runs of ``f`` where 100 integers among them need
   100), and ``if n:`` by the number, not its truth (counts 0..9: ten groups where two
@@ -218,3 +224,32 @@ def test_sqrtm_and_logm_refuse_a_negative_real_eigenvalue_per_row():
         assert "row(s) 1" in " ".join(info.value.__notes__)
         with pytest.raises(ft.errors.UnsupportedOperationError, match="np.linalg.eig"):
             ft.grad(lambda m, fn=fn: fn(m).real.sum())(mats[1])
+
+
+# -- NumPy's generators seeded per row --------------------------------------------------
+
+
+def _augmented(x, seed):
+    np.random.seed(int(seed))
+    noise = np.random.normal(size=2)
+    return x + noise if x[0] > 0 else x - np.random.uniform()
+
+
+def _from_own_generator(x, seed):
+    return x + np.random.default_rng(seed).normal(size=2)
+
+
+def test_rows_that_seed_numpys_generator_draw_as_the_loop():
+    xs = np.array([[1.0, 2.0], [0.5, -1.0], [-1.0, 0.5], [2.0, 2.0], [-3.0, 1.0]])
+    seeds = np.array([3, 5, 3, 3, 5])
+    for f in (_augmented, _from_own_generator):
+        want = np.stack([f(x, s) for x, s in zip(xs, seeds)])
+        got = ft.vmap(f, randomness="different")(xs, seeds)
+        np.testing.assert_allclose(got, want)
+        np.testing.assert_allclose(
+            ft.vmap(f, randomness="different", chunk_size=2)(xs, seeds), want
+        )
+    grads = ft.vmap(ft.grad(lambda x, s: _augmented(x, s).sum()), randomness="different")(xs, seeds)
+    np.testing.assert_allclose(grads, np.ones_like(xs))
+    with pytest.raises(ft.errors.RandomnessError):
+        ft.vmap(_augmented)(xs, seeds)
