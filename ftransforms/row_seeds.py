@@ -18,8 +18,8 @@ follow give each row the same numbers (one draw serves the level, as under 'same
 as the loop gives them.  ``numpy.random.default_rng`` of a seed read from a row takes
 the row's number the same way (NumPy refused the tracer; the classes ``RandomState``
 and ``SeedSequence`` are left alone: code checks isinstance against them).  Costs
-nothing while no transform is active (installed with NumPy's patched functions,
-``core/mutation.py``'s ``PATCHED_WHILE_ACTIVE``).
+nothing while no transform is active (installed with NumPy's global draws, in the same
+patch: ``random._GLOBAL_WRAPPERS``).
 
 Example:
     >>> import numpy as np
@@ -41,7 +41,6 @@ from typing import Any
 
 import numpy
 
-from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE
 from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchInterpreter
@@ -77,14 +76,6 @@ def _seeded(make: Any) -> Any:
     return seeded
 
 
-_WRAPPED = {
-    "seed": _seed,
-    "default_rng": _seeded(numpy.random.default_rng),
-}
-PATCHED_WHILE_ACTIVE.append(
-    (
-        vars(numpy.random),
-        _WRAPPED,
-        {name: getattr(numpy.random, name) for name in _WRAPPED},
-    )
-)
+#: NumPy's seeding functions while a transform is active (merged into the global draws'
+#: patch in ftransforms/random.py: one dict update for both).
+SEED_WRAPPERS = {"seed": _seed, "default_rng": _seeded(numpy.random.default_rng)}
