@@ -9,6 +9,10 @@ NumPy), with central differences in float64 for derivatives.
   answer), and ``math.sqrt(w[0])`` raised for them.  Each row decides now (rows that
   disagree split the batch).  Likewise ``scipy.linalg.eig``'s eigenvectors (real when
   every eigenvalue is) and ``np.poly`` of roots in conjugate pairs (real coefficients).
+* ``scipy.linalg.funm`` (and the matrix functions built on SciPy's ``_maybe_real``:
+  ``tanm``, ``coshm``, ``sinhm``, ``tanhm``, ``fractional_matrix_power``) returned a
+  complex matrix for every row once one row's result was complex (``funm(A, np.sqrt)``
+  with one negative eigenvalue in the batch); each row decides now.
 * ``scipy.linalg.null_space``/``orth`` of rows of different numerical rank, and
   ``scipy.ndimage.rotate(reshape=True)`` of rows with different angles, raised
   UnsupportedOperationError where the loop gives each row its own shape (used through
@@ -119,6 +123,17 @@ def test_scipy_eig_and_poly_decide_real_or_complex_per_row():
     roots = np.array([[1j, -1j], [1.0, 2.0], [1 + 1j, 2.0], [0.5 + 2j, 0.5 - 2j]])
     np.testing.assert_allclose(ft.vmap(_poly_kind)(roots), _loop(_poly_kind, roots))
     assert fnp.poly(roots[2]).dtype == np.complex128 and fnp.poly(roots[0]).dtype == np.float64
+
+
+def _funm_kind(m):
+    f = scipy.linalg.funm(m, np.sqrt)
+    return float(np.iscomplexobj(f)) + f.real.sum()
+
+
+def test_funm_decides_real_or_complex_per_row():
+    want = _loop(_funm_kind, ROTATIONS)
+    np.testing.assert_allclose(ft.vmap(_funm_kind)(ROTATIONS), want)
+    np.testing.assert_allclose(ft.vmap(_funm_kind, chunk_size=3)(ROTATIONS), want)
 
 
 # -- shapes read from the data, per row -------------------------------------------------

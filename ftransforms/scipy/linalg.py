@@ -44,7 +44,7 @@ import ftransforms.numpy as fnp
 from ftransforms.api import jvp
 from ftransforms.core.tracer import Tracer
 from ftransforms.errors import UnsupportedOperationError
-from ftransforms.numpy.helpers import dtype_of, invalid_in_rows
+from ftransforms.numpy.helpers import dtype_of, invalid_in_rows, read_per_row
 from ftransforms.numpy.ufuncs import float_input
 from ftransforms.ops.checks import check_finite
 from ftransforms.ops.scipy_ops import lu_row_order_p
@@ -848,11 +848,21 @@ def _maybe_real(a: Any, f: Any) -> Any:
     imaginary part is negligible (a read of the data: NOTE [value-dependent traces])."""
     if dtype_of(a).kind == "c" or dtype_of(f).kind != "c":
         return f
-    im = _peek_host(fnp.abs(fnp.imag(fnp.stop_gradient(f))))
-    re = _peek_host(fnp.abs(fnp.real(fnp.stop_gradient(f))))
+    if not fnp.size(f):
+        return fnp.real(f)
+    f0 = fnp.stop_gradient(f)
     tol = {numpy.dtype("complex64"): 1e3, numpy.dtype("complex128"): 1e6}.get(dtype_of(f), 1e6)
     eps = numpy.finfo(dtype_of(f)).eps
-    return fnp.real(f) if not im.size or im.max() <= tol * eps * max(re.max(), 1.0) else f
+    small = fnp.max(fnp.abs(fnp.imag(f0))) <= tol * eps * fnp.maximum(
+        fnp.max(fnp.abs(fnp.real(f0))), 1.0
+    )  # per row under vmap: each row decides, rows that disagree split the batch
+    real = read_per_row(
+        small,
+        "a matrix function under vmap(split=False): the result is real for some batch "
+        "elements and complex for others, so SciPy would give them different dtypes; "
+        "take .real of the result (or use complex input), or drop split=False",
+    )
+    return fnp.real(f) if real else f
 
 
 def funm(A: Any, func: Any, disp: bool = True) -> Any:  # noqa: N803
