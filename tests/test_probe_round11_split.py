@@ -13,6 +13,10 @@ NumPy), with central differences in float64 for derivatives.
   ``tanm``, ``coshm``, ``sinhm``, ``tanhm``, ``fractional_matrix_power``) returned a
   complex matrix for every row once one row's result was complex (``funm(A, np.sqrt)``
   with one negative eigenvalue in the batch); each row decides now.
+* ``np.nanargmax``/``nanargmin`` of a row that is all NaN gave -1 on tracers (NumPy
+  raises ValueError "All-NaN slice encountered"), so ``try: i = np.nanargmax(x) except
+  ValueError: ...`` took ``x[-1]`` for that row.  The row raises now (the others
+  compute).
 * ``scipy.linalg.null_space``/``orth`` of rows of different numerical rank, and
   ``scipy.ndimage.rotate(reshape=True)`` of rows with different angles, raised
   UnsupportedOperationError where the loop gives each row its own shape (used through
@@ -134,6 +138,22 @@ def test_funm_decides_real_or_complex_per_row():
     want = _loop(_funm_kind, ROTATIONS)
     np.testing.assert_allclose(ft.vmap(_funm_kind)(ROTATIONS), want)
     np.testing.assert_allclose(ft.vmap(_funm_kind, chunk_size=3)(ROTATIONS), want)
+
+
+def _best_or_first(x):
+    try:
+        return x[np.nanargmax(x)] * 2
+    except ValueError:
+        return x[0] * 0 + 1.0
+
+
+def test_nanargmax_of_an_all_nan_row_raises_for_that_row():
+    xs = np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, np.nan], [np.nan, 5.0, 4.0]])
+    want = _loop(_best_or_first, xs)
+    np.testing.assert_allclose(ft.vmap(_best_or_first)(xs), want)
+    np.testing.assert_allclose(ft.vmap(ft.grad(_best_or_first))(xs[[0, 2]]), [[0, 0, 2], [0, 2, 0]])
+    with pytest.raises(ValueError, match="All-NaN"):
+        ft.grad(lambda x: x[np.nanargmin(x)])(xs[1])
 
 
 # -- shapes read from the data, per row -------------------------------------------------

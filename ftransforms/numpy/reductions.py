@@ -12,19 +12,18 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy.helpers as helpers
-from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.creation import as_operand, full, full_like
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.dtypes import iinfo, inf
 from ftransforms.numpy.helpers import (
     dtype_of,
+    invalid_in_rows,
     ndim,
     no_extra_args,
     normalize_axes,
     normalize_axis,
     shape,
     size,
-    to_host,
 )
 from ftransforms.numpy.indexing import getitem, where
 from ftransforms.numpy.manipulation import broadcast_to, concatenate, ravel, reshape
@@ -806,11 +805,9 @@ def _nanarg(reduce: Any, fill: float, a: Any, axis: Any, keepdims: bool) -> Any:
     nans = isnan(a)
     out = reduce(where(nans, fill, a), axis=axis, keepdims=keepdims)
     all_nan = all(nans, axis=axis, keepdims=keepdims)
-    if not isinstance(a, Tracer):
-        if bool(to_host(all_nan).any()):
-            raise ValueError("All-NaN slice encountered")
-        return out
-    return where(all_nan, -1, out)
+    if invalid_in_rows(all_nan):  # read per row under vmap: the loop raises for those rows
+        raise ValueError("All-NaN slice encountered")
+    return out
 
 
 @implements(numpy.nanargmax)
