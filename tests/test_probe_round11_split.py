@@ -17,6 +17,10 @@ NumPy), with central differences in float64 for derivatives.
   raises ValueError "All-NaN slice encountered"), so ``try: i = np.nanargmax(x) except
   ValueError: ...`` took ``x[-1]`` for that row.  The row raises now (the others
   compute).
+* NumPy's checks of traced values were skipped: ``np.geomspace`` with a start of 0,
+  ``np.cov`` with negative ``aweights`` or non-integer ``fweights`` gave numbers where
+  NumPy raises (every row, and the rows a ``try`` in ``f`` should send to ``except``).
+  They are read per row now.
 * ``scipy.linalg.null_space``/``orth`` of rows of different numerical rank, and
   ``scipy.ndimage.rotate(reshape=True)`` of rows with different angles, raised
   UnsupportedOperationError where the loop gives each row its own shape (used through
@@ -154,6 +158,33 @@ def test_nanargmax_of_an_all_nan_row_raises_for_that_row():
     np.testing.assert_allclose(ft.vmap(ft.grad(_best_or_first))(xs[[0, 2]]), [[0, 0, 2], [0, 2, 0]])
     with pytest.raises(ValueError, match="All-NaN"):
         ft.grad(lambda x: x[np.nanargmin(x)])(xs[1])
+
+
+def _geomspace_or(start):
+    try:
+        return np.geomspace(start, 10.0, 3)
+    except ValueError:
+        return np.zeros(3)
+
+
+def _cov_or(x, aweights, fweights):
+    try:
+        return np.cov(x, aweights=aweights, fweights=fweights)
+    except (ValueError, TypeError) as err:
+        return np.full((2, 2), 1.0 if isinstance(err, ValueError) else 2.0)
+
+
+def test_numpys_checks_of_traced_values_raise_for_their_rows():
+    starts = np.array([1.0, 0.0, 2.0])
+    np.testing.assert_allclose(ft.vmap(_geomspace_or)(starts), _loop(_geomspace_or, starts))
+    xs = np.random.default_rng(0).normal(size=(3, 2, 5))
+    aw = np.array([[1.0, 2, 1, 1, 1], [1, -1, 1, 1, 1], [1, 1, 1, 1, 3]])
+    fw = np.array([[1.0, 2, 1, 1, 1], [1, 1, 1, 1, 1], [1, 1.5, 1, 1, 3]])
+    want = np.stack([_cov_or(x, a, f.copy()) for x, a, f in zip(xs, aw, fw)])  # NumPy's cov
+    # multiplies float fweights by aweights in place
+    np.testing.assert_allclose(ft.vmap(_cov_or)(xs, aw, fw), want)
+    with pytest.raises(ValueError, match="cannot include zero"):
+        ft.grad(lambda s: np.geomspace(s, 10.0, 3).sum())(0.0)
 
 
 # -- shapes read from the data, per row -------------------------------------------------
