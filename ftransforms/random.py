@@ -104,6 +104,7 @@ from ftransforms.core.tracer import Tracer
 from ftransforms.host_random import clear_traced_draws, note_traced_draw
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
 from ftransforms.numpy.helpers import dtype_of, holds_tracer, normalize_axis, xp_of
+from ftransforms.row_seeds import RESEEDED, SEED_WRAPPERS
 
 __all__ = [
     "bernoulli",
@@ -281,6 +282,8 @@ def _global_draw(name: str) -> Any:
 
     def draw(*args: Any, **kwargs: Any) -> Any:
         levels = _different_levels(where)  # raises under randomness='error'
+        if RESEEDED:  # rows that reseeded draw the same numbers (NOTE [seeds of some rows])
+            levels = [interp for interp in levels if interp not in RESEEDED]
         if not levels and name == "permutation":  # called by that name: a traced array is
             permutation = _replayed(numpy.random.mtrand._rand).permutation  # then copied
             return _logged(lambda: permutation(*args, **kwargs))  # (tracer.py's __array__)
@@ -332,6 +335,7 @@ def _global_draw(name: str) -> Any:
 OUTERMOST_HOOKS.append((lambda interp: None, clear_traced_draws))
 
 _GLOBAL_WRAPPERS = {name: _global_draw(name) for name in _GLOBAL_DRAWS}
+_GLOBAL_WRAPPERS.update(SEED_WRAPPERS)  # NOTE [seeds of some rows]
 PATCHED_WHILE_ACTIVE.append(
     (vars(numpy.random), _GLOBAL_WRAPPERS, {n: w.__wrapped__ for n, w in _GLOBAL_WRAPPERS.items()})
 )

@@ -85,7 +85,7 @@ for name, prim in (("nanargmax", "argmax"), ("nanargmin", "argmin")):
         nan_samples,
         prims=(prim, "isnan"),
         nondiff=True,
-        value_dependent="raises ValueError on an all-NaN slice, as NumPy (reads the data)",
+        value_dependent="an all-NaN slice raises as in NumPy (read per vmap row)",
     )
 
 

@@ -184,6 +184,7 @@ add(
     lambda m, x, y=None, aweights=None, **kw: m.cov(x, y, aweights=aweights, **kw),
     cov_samples,
     prims=("matmul", "subtract"),
+    value_dependent="negative aweights raise as in NumPy (read per vmap row)",
 )
 add(
     "corrcoef",
@@ -436,6 +437,7 @@ add(
         ),
     ],
     prims=("power", "log10"),
+    value_dependent="a start or stop of zero raises as in NumPy (read per vmap row)",
 )
 
 # -- counting and binning ---------------------------------------------------------------

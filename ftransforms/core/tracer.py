@@ -16,6 +16,7 @@ import inspect
 import itertools
 import math
 import sys
+import threading
 import warnings
 from typing import Any
 
@@ -543,6 +544,32 @@ def _set_dtype(self: Tracer, value: Any) -> None:
     )
 
 
+# NOTE [the Python value a read gives]
+# ------------------------------------
+# ``bool(t)`` and ``int(t)`` of a 0-d number give fewer Python values than the number
+# has: under ``vmap`` rows that give the same Python value need not be told apart.  So
+# while they read, ``READ_KEY.key`` holds what the read keeps of a row's value (its truth,
+# its truncation), and the lowest ``vmap`` level reads that instead of the number
+# (``BatchTracer._concrete``): ``if count:`` with counts 0..9 splits into two groups, not
+# nine, and ``int(x)`` of 1000 distinct floats into as many groups as there are integers
+# among them, not 1000 (NOTE [splitting the batch] in ftransforms/split.py).  The level
+# that applies it clears it, so a read nested in that read (a masked loop's bookkeeping)
+# reads numbers.
+class _ReadKey(threading.local):
+    key: Any = None  # per thread: another thread's vmap reads numbers meanwhile
+
+
+READ_KEY = _ReadKey()
+
+
+def truth_of(c: Any) -> Any:
+    return c != 0  # NaN is true, as bool(nan) is
+
+
+def truncation_of(c: Any) -> Any:
+    return numpy.trunc(c) + 0.0  # int(-0.5) == int(0.5): -0.0 + 0.0 is 0.0
+
+
 class Tracer:
     """An array-like value that belongs to one interpreter (``_interp``)."""
 
@@ -657,7 +684,13 @@ class Tracer:
     def __bool__(self) -> bool:
         self._check_live("bool()")
         try:
-            return bool(self._concrete())
+            if self.ndim or self.dtype.kind == "b":
+                return bool(self._concrete())
+            READ_KEY.key = truth_of  # NOTE [the Python value a read gives]
+            try:
+                return bool(self._concrete())
+            finally:
+                READ_KEY.key = None
         except BatchedControlFlowError as err:
             if not _called_from_numpy(1):
                 raise
@@ -763,7 +796,13 @@ class Tracer:
         if kind == "c" and not self._value_only:
             raise self._conversion_error("int()")
         self._check_live("int()")
-        return int(self._concrete())  # NOTE [number conversions]
+        if kind != "f" or self.ndim:
+            return int(self._concrete())  # NOTE [number conversions]
+        READ_KEY.key = truncation_of  # NOTE [the Python value a read gives]
+        try:
+            return int(self._concrete())
+        finally:
+            READ_KEY.key = None
 
     def __index__(self) -> int:
         if self.dtype.kind not in "iub":

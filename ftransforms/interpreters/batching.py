@@ -20,7 +20,7 @@ import batching_rules.elementwise as _elementwise_rules
 from batching_rules.fallback import loop_and_stack
 from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperationError
 from ftransforms.core.stack import Interpreter, current_stack
-from ftransforms.core.tracer import Tracer, _storing_into_an_array
+from ftransforms.core.tracer import READ_KEY, Tracer, _storing_into_an_array, truncation_of
 from ftransforms.ops.checks import NotFiniteRows
 
 
@@ -150,6 +150,10 @@ class BatchTracer(Tracer):
         # row holds the same one; otherwise the vmap that owns this axis splits its rows.
         v = self.val
         c = v._concrete() if isinstance(v, Tracer) else v  # lower levels read (and split) first
+        key = READ_KEY.key
+        if key is not None:  # NOTE [the Python value a read gives] (core/tracer.py)
+            READ_KEY.key = None
+            c = key(c)
         interp = self._interp
         pending = interp.pending
         if pending is not None and not getattr(pending, "waiting", False):
@@ -222,7 +226,13 @@ class BatchTracer(Tracer):
         if _storing_into_an_array(1):
             raise self._written_into_array_error()
         self._check_live("int()")
-        return int(self._one_row())
+        if self.ndim or self.dtype.kind != "f":
+            return int(self._one_row())
+        READ_KEY.key = truncation_of  # NOTE [the Python value a read gives] (core/tracer.py)
+        try:
+            return int(self._one_row())
+        finally:
+            READ_KEY.key = None
 
     def __index__(self) -> int:
         self._check_live("operator.index()")

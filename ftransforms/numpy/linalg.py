@@ -300,18 +300,30 @@ def eigvalsh(a: Any, UPLO: str = "L") -> Any:  # noqa: N803
 
 def _numpy_real_if_all_real(a: Any, outs: tuple) -> tuple:
     """NumPy's rule for ``eig``/``eigvals`` of a real input: the results are real when every
-    eigenvalue is (a decision on the data, over the whole stack as in NumPy)."""
-    if _is_complex(a) or (helpers.peek(ufuncs.imag(outs[0])) != 0).any():
+    eigenvalue is (a decision on the data, over the whole stack as in NumPy).  Under
+    ``vmap`` each batch element decides for itself, as in the loop over the elements:
+    elements that disagree split the batch (NOTE [splitting the batch])."""
+    if _is_complex(a):
         return outs
-    return tuple(ufuncs.real(o) for o in outs)
+    if not isinstance(outs[0], Tracer):
+        complex_ = bool((helpers.to_host(ufuncs.imag(outs[0])) != 0).any())
+    else:
+        complex_ = helpers.read_per_row(
+            reductions.any(ufuncs.not_equal(ufuncs.imag(outs[0]), 0)),  # per element
+            "linalg.eig under vmap(split=False): the eigenvalues are complex for some "
+            "batch elements and real for others, so NumPy would give them different "
+            "dtypes; take .astype(complex) of the input, or drop split=False",
+        )
+    return outs if complex_ else tuple(ufuncs.real(o) for o in outs)
 
 
 @implements(numpy.linalg.eig)
 def eig(a: Any) -> EigResult:
     """``numpy.linalg.eig``: eigenvalues and unit-norm right eigenvectors of a general
     square matrix.  As in NumPy, the results are complex unless the input is real and
-    every eigenvalue is real (a decision on the data: under ``vmap`` it is taken over the
-    whole batch, as NumPy takes it over a stack, and ``jit`` replays only for this data).
+    every eigenvalue is real (a decision on the data, over a whole stack as in NumPy;
+    under ``vmap`` each batch element decides, as in the loop over them, and ``jit``
+    replays only for this data).
 
     Derivatives: eigenvalues always (holomorphic in ``a``); eigenvectors need distinct
     eigenvalues and follow NumPy's normalisation (unit 2-norm, largest component real),

@@ -34,9 +34,11 @@ from ftransforms.numpy.manipulation import (
 from ftransforms.numpy.matrices import vander
 from ftransforms.numpy.products import matmul, outer
 from ftransforms.numpy.ranges import arange
+from ftransforms.numpy.reductions import all as all_
 from ftransforms.numpy.reductions import sum
 from ftransforms.numpy.signal import convolve
-from ftransforms.numpy.ufuncs import astype, real, sqrt, true_divide
+from ftransforms.numpy.sorting import sort
+from ftransforms.numpy.ufuncs import astype, conj, equal, real, sqrt, true_divide
 
 __all__ = [
     "polyval",
@@ -190,10 +192,14 @@ def poly(seq_of_zeros: Any) -> Any:
     for k in range(shape(z)[0]):
         factor = concatenate([ones((1,), dt, like=z), reshape(-getitem(z, k), (1,))])
         out = convolve(out, factor)
-    if dt.kind == "c":
-        roots = to_host(peek(z))
-        pairs = numpy.sort(roots, axis=-1) == numpy.sort(roots.conj(), axis=-1)
-        if pairs.all():
+    if dt.kind == "c":  # each vmap row decides (rows that disagree split the batch)
+        pairs = all_(equal(sort(z), sort(conj(z))))
+        if read_per_row(
+            pairs,
+            "poly under vmap(split=False): the roots come in conjugate pairs for some "
+            "batch elements and not others, so NumPy would give them different dtypes; "
+            "take .real of the result, or drop split=False",
+        ):
             out = real(out)
     return out
 

@@ -17,9 +17,9 @@ from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import (
     dtype_of,
     first_array,
+    invalid_in_rows,
     ndim,
     shape,
-    to_host,
     weak_result_type,
     xp_like,
     xp_of,
@@ -152,7 +152,7 @@ def geomspace(
     like = first_array(start, stop)
     start, stop = as_operand(start, like), as_operand(stop, like)
     for v in (start, stop):
-        if not isinstance(v, Tracer) and bool((to_host(v) == 0).any()):
+        if invalid_in_rows(v == 0):  # read per row under vmap (the loop's rows raise)
             raise ValueError("Geometric sequence cannot include zero")
     dt = numpy.result_type(dtype_of(start), dtype_of(stop), float(num), numpy.float64)
     if dt.kind == "c":

@@ -20,6 +20,7 @@ from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.dtypes import iinfo, inf
 from ftransforms.numpy.helpers import (
     dtype_of,
+    invalid_in_rows,
     ndim,
     no_extra_args,
     normalize_axes,
@@ -863,9 +864,8 @@ def _nanarg(reduce: Any, fill: float, a: Any, axis: Any, keepdims: bool) -> Any:
         return reduce(a, axis=axis, keepdims=keepdims)
     nans = isnan(a)
     out = reduce(where(nans, fill, a), axis=axis, keepdims=keepdims)
-    # NumPy raises for an all-NaN slice; a traced one is read per row (under vmap the rows
-    # that hold one raise, as in the loop over the rows)
-    if helpers.invalid_in_rows(all(nans, axis=axis, keepdims=keepdims)):
+    all_nan = all(nans, axis=axis, keepdims=keepdims)
+    if invalid_in_rows(all_nan):  # read per row under vmap: the loop raises for those rows
         raise ValueError("All-NaN slice encountered")
     return out
 

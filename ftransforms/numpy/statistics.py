@@ -22,6 +22,7 @@ from ftransforms.numpy.helpers import (
     dtype_of,
     first_array,
     holds_tracer,
+    invalid_in_rows,
     ndim,
     no_extra_args,
     normalize_axes,
@@ -534,9 +535,7 @@ def cov(
     w = None
     if fweights is not None:
         fw = as_operand(fweights, m)
-        if not isinstance(fw, Tracer) and not bool(
-            (to_host(fw) == numpy.around(to_host(fw))).all()
-        ):
+        if invalid_in_rows(fw != rint(fw)):  # read per row under vmap
             raise TypeError("fweights must be integer")
         _check_weights(fw, nobs, "fweights")
         w = astype(fw, numpy.float64)
@@ -569,7 +568,7 @@ def _check_weights(w: Any, n: int, name: str) -> None:
         raise RuntimeError(f"cannot handle multidimensional {name}")
     if shape(w)[0] != n:
         raise RuntimeError(f"incompatible numbers of samples and {name}")
-    if not isinstance(w, Tracer) and bool((to_host(w) < 0).any()):
+    if invalid_in_rows(w < 0):  # read per row under vmap (the loop's rows raise)
         raise ValueError(f"{name} cannot be negative")
 
 

@@ -29,7 +29,7 @@ from ftransforms.callbacks import pure_callback
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
 from ftransforms.custom import custom_jvp
-from ftransforms.numpy.helpers import dtype_of, peek
+from ftransforms.numpy.helpers import dtype_of, read_per_row, same_across_batch
 from ftransforms.numpy.ufuncs import float_input
 from ftransforms.ops import linalg as _la
 from ftransforms.ops.checks import check_finite as _check_finite
@@ -59,10 +59,17 @@ def _finite(*arrays: Any) -> None:
 
 
 def _all_real(w: Any) -> bool:
-    """Whether every eigenvalue is real (a read of the data, over a whole ``vmap`` batch
-    as NumPy decides over a stack)."""
-    v = numpy.asarray(peek(fnp.stop_gradient(fnp.imag(w))))
-    return not numpy.any(v)
+    """Whether every eigenvalue is real (a read of the data; under ``vmap`` each row
+    decides, as in the loop over the rows: rows that disagree split the batch, NOTE
+    [splitting the batch])."""
+    if not isinstance(w, Tracer):
+        return not numpy.any(numpy.asarray(fnp.imag(w)))
+    return read_per_row(
+        fnp.all(fnp.stop_gradient(fnp.imag(w)) == 0),
+        "eig(a) under vmap(split=False): the eigenvalues are real for some batch elements "
+        "and complex for others, so SciPy would give their eigenvectors different dtypes; "
+        "take .astype(complex) of the input, or drop split=False",
+    )
 
 
 def _homogeneous(w: Any) -> Any:
@@ -208,21 +215,20 @@ def polar(a: Any, side: str = "right") -> tuple[Any, Any]:
 
 def _rank_cut(s: Any, m: int, n: int, rcond: Any, where: str) -> int:
     """The numerical rank SciPy's ``null_space``/``orth`` use (a read of the data; under
-    ``vmap`` every row must have the same rank: the bases' shapes depend on it)."""
+    ``vmap`` each row has its own: rows of other ranks split the batch, as the bases'
+    shapes depend on it)."""
     if min(m, n) == 0:
         return 0
     s0 = fnp.stop_gradient(s)
     if rcond is None:
         rcond = numpy.finfo(dtype_of(s0)).eps * max(m, n)
     count = fnp.sum(s0 > rcond * fnp.max(s0, axis=-1, keepdims=True), axis=-1)
-    ranks = numpy.asarray(peek(count))
-    if ranks.min() != ranks.max():
-        raise UnsupportedOperationError(
-            f"{where}: the numerical rank differs between the rows of the vmap batch "
-            f"({int(ranks.min())} to {int(ranks.max())}), so the bases differ in shape; "
-            f"loop over the rows instead"
-        )
-    return int(ranks.max())
+    return same_across_batch(  # rows of other ranks split the batch
+        count,
+        where,
+        "the numerical rank differs between the batch elements, so the bases differ in "
+        "shape; loop over the rows, or drop split=False",
+    )
 
 
 def null_space(

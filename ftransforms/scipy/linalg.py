@@ -44,7 +44,7 @@ import ftransforms.numpy as fnp
 from ftransforms.api import jvp
 from ftransforms.core.tracer import Tracer
 from ftransforms.errors import UnsupportedOperationError
-from ftransforms.numpy.helpers import dtype_of
+from ftransforms.numpy.helpers import dtype_of, invalid_in_rows, read_per_row
 from ftransforms.numpy.ufuncs import float_input
 from ftransforms.ops.checks import check_finite
 from ftransforms.ops.scipy_ops import lu_row_order_p
@@ -768,7 +768,8 @@ def _db_sqrt(a: Any, max_iter: int = 60) -> Any:
 def sqrtm(A: Any, disp: bool = True, blocksize: int = 64) -> Any:  # noqa: N803
     """``scipy.linalg.sqrtm``: the principal square root ``X`` with ``X @ X = A``, for
     matrices with no eigenvalue on the closed negative real axis (scaled Denman-Beavers
-    iteration; derivatives by composition).
+    iteration; derivatives by composition); a real matrix with a real eigenvalue <= 0,
+    whose root SciPy gives complex, raises UnsupportedOperationError.
 
     Example:
         >>> import numpy as np
@@ -776,7 +777,25 @@ def sqrtm(A: Any, disp: bool = True, blocksize: int = 64) -> Any:  # noqa: N803
         [[2.0, 0.0], [0.0, 3.0]]
     """
     a = _mat(A, "sqrtm(A)")
+    _real_root_exists(a, "sqrtm(A)", "sqrt")
     return _db_sqrt(a)
+
+
+def _real_root_exists(a: Any, where: str, fn: str) -> None:
+    """Raise where a real ``a`` has a real eigenvalue <= 0: SciPy's principal square root
+    or logarithm is complex there (or does not exist), and the real iteration would give a
+    wrong real matrix.  Read per row under ``vmap`` (the other rows compute)."""
+    if dtype_of(a).kind == "c":
+        return
+    w = fnp.linalg.eigvals(fnp.astype(fnp.stop_gradient(a), numpy.complex128))
+    bad = (fnp.real(w) <= 0) & (fnp.imag(w) == 0)
+    if invalid_in_rows(fnp.any(bad)):
+        raise UnsupportedOperationError(
+            f"{where}: A has a real eigenvalue <= 0, where the principal {fn} is complex "
+            f"(or does not exist); this version computes real results only.  Compute it "
+            f"from the eigendecomposition: w, v = np.linalg.eig(A.astype(complex)); "
+            f"v @ np.diag(np.{fn}(w)) @ np.linalg.inv(v)"
+        )
 
 
 # Gauss-Legendre nodes and weights on [0, 1] for log(I + X) = int_0^1 X (I + t X)^-1 dt.
@@ -789,7 +808,8 @@ def logm(A: Any, disp: bool = True) -> Any:  # noqa: N803
     """``scipy.linalg.logm``: the principal matrix logarithm, for matrices with no
     eigenvalue on the closed negative real axis (inverse scaling and squaring: square
     roots until ``||A - I||_1 <= 1/4``, then a 12-point Gauss-Legendre rule for
-    ``log(I + X)``; derivatives by composition).
+    ``log(I + X)``; derivatives by composition); a real matrix with a real eigenvalue
+    <= 0, whose logarithm SciPy gives complex, raises UnsupportedOperationError.
 
     Example:
         >>> import numpy as np
@@ -797,6 +817,7 @@ def logm(A: Any, disp: bool = True) -> Any:  # noqa: N803
         [[0.0, 0.0], [0.0, 1.0]]
     """
     a = _mat(A, "logm(A)")
+    _real_root_exists(a, "logm(A)", "log")
     n = fnp.shape(a)[-1]
     eye = _eye_like(a, n)
     k = 0
@@ -820,11 +841,21 @@ def _maybe_real(a: Any, f: Any) -> Any:
     imaginary part is negligible (a read of the data: NOTE [value-dependent traces])."""
     if dtype_of(a).kind == "c" or dtype_of(f).kind != "c":
         return f
-    im = _peek_host(fnp.abs(fnp.imag(fnp.stop_gradient(f))))
-    re = _peek_host(fnp.abs(fnp.real(fnp.stop_gradient(f))))
+    if not fnp.size(f):
+        return fnp.real(f)
+    f0 = fnp.stop_gradient(f)
     tol = {numpy.dtype("complex64"): 1e3, numpy.dtype("complex128"): 1e6}.get(dtype_of(f), 1e6)
     eps = numpy.finfo(dtype_of(f)).eps
-    return fnp.real(f) if not im.size or im.max() <= tol * eps * max(re.max(), 1.0) else f
+    small = fnp.max(fnp.abs(fnp.imag(f0))) <= tol * eps * fnp.maximum(
+        fnp.max(fnp.abs(fnp.real(f0))), 1.0
+    )  # per row under vmap: each row decides, rows that disagree split the batch
+    real = read_per_row(
+        small,
+        "a matrix function under vmap(split=False): the result is real for some batch "
+        "elements and complex for others, so SciPy would give them different dtypes; "
+        "take .real of the result (or use complex input), or drop split=False",
+    )
+    return fnp.real(f) if real else f
 
 
 def funm(A: Any, func: Any, disp: bool = True) -> Any:  # noqa: N803

@@ -34,9 +34,16 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy as fnp
+import ftransforms.scipy.special as _special
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
-from ftransforms.numpy.helpers import dtype_of, holds_traced_value, normalize_axis, peek
+from ftransforms.numpy.helpers import (
+    dtype_of,
+    holds_traced_value,
+    normalize_axis,
+    peek,
+    same_across_batch,
+)
 from ftransforms.ops.special import scipy_special
 from ftransforms.scipy.ndimage_measurements import (
     center_of_mass,
@@ -979,10 +986,9 @@ def rotate(
     iy, ix = in_plane
     corners = numpy.array([[0, 0, iy, iy], [0, ix, 0, ix]], dtype=float)
     if isinstance(angle, Tracer):
-        rad = fnp.deg2rad(angle)
-        c, s = fnp.cos(rad), fnp.sin(rad)
+        c, s = _special.cosdg(angle), _special.sindg(angle)  # exact at multiples of 90
         rot0 = None
-        if reshape:  # the output's size reads the angle: every vmap row must agree
+        if reshape:  # the output's size reads the angle: vmap rows that disagree split
             rot_t = fnp.stack([fnp.stack([c, s]), fnp.stack([-s, c])])
             bounds = fnp.matmul(fnp.stop_gradient(rot_t), corners)
             size = fnp.max(bounds, axis=1) - fnp.min(bounds, axis=1) + 0.5
@@ -1025,14 +1031,14 @@ def rotate(
 
 
 def _agreed(size: Any, where: str) -> int:
-    """A size read from the data, the same in every ``vmap`` row."""
-    values = numpy.unique(numpy.asarray(peek(size)))
-    if values.size != 1:
-        raise UnsupportedOperationError(
-            f"{where}: with reshape=True the output's shape depends on the angle, and the "
-            f"angles of the vmap rows give different shapes; pass reshape=False or loop"
-        )
-    return int(values[0])
+    """A size read from the data; ``vmap`` rows of other sizes split the batch (NOTE
+    [splitting the batch]), as each row of the loop gets its own shape."""
+    return same_across_batch(
+        size,
+        where,
+        "with reshape=True the output's shape depends on the angle; pass reshape=False, "
+        "or drop split=False",
+    )
 
 
 def _map_planes(
