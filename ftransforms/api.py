@@ -123,6 +123,7 @@ def vmap(
     out_axes: Any = UNSET,
     axis_size: int | None = None,
     split: bool = True,
+    spmd_axis_name: Any = None,
 ) -> Callable:
     """Vectorize ``func`` over a batch axis of its inputs.
 
@@ -134,6 +135,8 @@ def vmap(
     is batched (every in_dim None).  ``axis_name`` (any hashable) names the batch axis
     for the collectives ``ft.lax.psum``/``pmean``/``pmax``/``pmin``/``all_gather``/
     ``axis_index`` inside ``func``, as in JAX (an inner ``vmap`` may name an outer axis).
+    JAX's ``spmd_axis_name`` (a mesh axis to shard the batch over) is accepted and has no
+    effect: there is one device.
 
     ``func`` may be any per-example code: where it turns a batched value into a Python
     value (``if``, ``while``, ``int()``, ``.item()``, a boolean mask's size) and the rows

@@ -183,8 +183,24 @@ def gelu(x: Any, approximate: Any = "none") -> Any:
     return 0.5 * x * (1 + erf_p.bind(x * _SQRT_HALF))
 
 
-def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
-    """``log(sum(exp(x), axis))`` without overflow (``ftransforms.scipy.special``'s).
+def _masked(x: Any, where: Any) -> Any:
+    """``x`` with ``-inf`` where ``where`` is False (those entries then count for nothing in
+    a ``logsumexp``/``softmax``); no derivative flows to them."""
+    x = fnp.asarray(x)
+    return fnp.where(where, x, fnp.full((), -fnp.inf, dtype=fnp.result_type(x, 1.0)))
+
+
+def logsumexp(
+    x: Any,
+    axis: Any = None,
+    b: Any = None,
+    keepdims: bool = False,
+    return_sign: bool = False,
+    where: Any = None,
+) -> Any:
+    """``log(sum(b * exp(x), axis))`` without overflow (``jax.nn.logsumexp``: the weights
+    ``b``, ``return_sign`` giving ``(log|s|, sign(s))``, and ``where`` masking the entries
+    that count).
 
     Example:
         >>> import numpy as np
@@ -194,12 +210,17 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
         1000.6931471805599
         >>> ft.grad(nn.logsumexp)(np.array([0.0, 0.0]))  # the gradient is the softmax
         array([0.5, 0.5])
+        >>> nn.logsumexp(np.array([0.0, 0.0]), b=np.array([1.0, -2.0]), return_sign=True)
+        (array(0.), array(-1.))
     """
-    return _special.logsumexp(x, axis=axis, keepdims=keepdims)
+    if where is not None:
+        x = _masked(x, where)
+    return _special.logsumexp(x, axis=axis, b=b, keepdims=keepdims, return_sign=return_sign)
 
 
-def log_softmax(x: Any, axis: int = -1) -> Any:
-    """``x - logsumexp(x, axis)`` (default: the last axis, like ``jax.nn``).
+def log_softmax(x: Any, axis: Any = -1, where: Any = None) -> Any:
+    """``x - logsumexp(x, axis)`` (default: the last axis, like ``jax.nn``); with ``where``
+    only those entries count, and the others are ``-inf`` (as in JAX).
 
     Example:
         >>> import numpy as np
@@ -209,12 +230,17 @@ def log_softmax(x: Any, axis: int = -1) -> Any:
         array([-1000.,     0.])
         >>> ft.grad(lambda x: nn.log_softmax(x)[0])(np.array([0.0, 0.0]))  # e_0 - softmax
         array([ 0.5, -0.5])
+        >>> nn.log_softmax(np.array([0.0, 0.0, 5.0]), where=np.array([True, True, False]))
+        array([-0.69314718, -0.69314718,        -inf])
     """
-    return _special.log_softmax(x, axis=axis)
+    if where is None:
+        return _special.log_softmax(x, axis=axis)
+    return fnp.where(where, _special.log_softmax(_masked(x, where), axis=axis), -fnp.inf)
 
 
-def softmax(x: Any, axis: int = -1) -> Any:
-    """``exp(x) / sum(exp(x), axis)`` without overflow (default: the last axis).
+def softmax(x: Any, axis: Any = -1, where: Any = None) -> Any:
+    """``exp(x) / sum(exp(x), axis)`` without overflow (default: the last axis); with
+    ``where`` only those entries count, and the others are 0 (as in JAX).
 
     Example:
         >>> import numpy as np
@@ -225,8 +251,12 @@ def softmax(x: Any, axis: int = -1) -> Any:
         >>> ft.jacfwd(nn.softmax)(np.array([0.0, 0.0]))  # diag(s) - s s^T
         array([[ 0.25, -0.25],
                [-0.25,  0.25]])
+        >>> nn.softmax(np.array([0.0, 0.0, 5.0]), where=np.array([True, True, False]))
+        array([0.5, 0.5, 0. ])
     """
-    return _special.softmax(x, axis=axis)
+    if where is None:
+        return _special.softmax(x, axis=axis)
+    return fnp.where(where, _special.softmax(_masked(x, where), axis=axis), 0.0)
 
 
 # -- the rest of jax.nn's activations -----------------------------------------------------

@@ -1,0 +1,129 @@
+"""JAX users' programs, round 11: the transforms' corners and their libraries as JAX's own
+tests use them (``import ftransforms as jax``), each compared with JAX itself (x64).
+
+Each test failed before the change it names:
+
+* ``nn.softmax``/``nn.log_softmax`` take ``where=`` (masked entries are 0 / -inf and get no
+  derivative), ``nn.logsumexp`` takes ``b=``, ``return_sign=`` and ``where=``;
+  ``nn.one_hot`` takes ``axis=``;
+* ``lax.cond(pred, t, f, operand=x)`` (JAX's keyword form), ``vmap(spmd_axis_name=)``;
+* ``lax.axis_index`` of a tuple of names (the flattened position, row-major);
+
+Deliberate differences seen and left (the project chose them earlier, see
+tests/test_api_parity_round6.py and tests/test_peer_semantics*.py): reverse mode through
+``while_loop`` works (JAX raises), ``vmap`` does not map keyword arguments, ``nn.gelu``
+defaults to the exact form (torch; JAX defaults to ``approximate=True``), the cotangent /
+tangent of an integer value is integer zeros under ``vjp``/``jvp`` (JAX: ``float0``).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import ftransforms as ft
+
+jax.config.update("jax_enable_x64", True)
+
+M = np.array([[1.0, 2.0, 3.0], [-1.0, 0.5, 4.0]])
+MASK = M > 0
+
+
+def close(a, b, tol=1e-12):
+    la, ta = jax.tree_util.tree_flatten(a)
+    lb, tb = jax.tree_util.tree_flatten(b)
+    assert ta == tb, (ta, tb)
+    for x, y in zip(la, lb):
+        x, y = np.asarray(x), np.asarray(y)
+        assert x.shape == y.shape and x.dtype == y.dtype, (x.shape, y.shape, x.dtype, y.dtype)
+        np.testing.assert_allclose(x, y, rtol=tol, atol=tol)
+
+
+# -- jax.nn ---------------------------------------------------------------------------------
+
+
+def fd_grad(f, x, eps=1e-6):
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        d = np.zeros_like(x)
+        d[i] = eps
+        g[i] = (f(x + d) - f(x - d)) / (2 * eps)
+    return g
+
+
+def np_softmax(x, axis, where):
+    m = np.max(x, axis=axis, keepdims=True, where=where, initial=-np.inf)
+    e = np.where(where, np.exp(x - m), 0.0)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def test_softmax_and_log_softmax_where():
+    # JAX's convention: masked entries are 0 (softmax) and -inf (log_softmax)
+    for axis in (-1, 0, None):
+        want = np_softmax(M, axis, MASK)
+        close(ft.nn.softmax(M, axis=axis, where=MASK), want)
+        with np.errstate(divide="ignore"):
+            close(
+                ft.nn.log_softmax(M, axis=axis, where=MASK), np.where(MASK, np.log(want), -np.inf)
+            )
+    w = np.arange(6.0).reshape(2, 3)
+    for name in ("softmax", "log_softmax"):
+        f = getattr(ft.nn, name)
+        g = ft.grad(lambda a: (np.where(MASK, f(a, where=MASK), 0.0) * w).sum())(M)
+        close(g, fd_grad(lambda a: (np.where(MASK, f(a, where=MASK), 0.0) * w).sum(), M), 1e-8)
+        assert not g[~MASK].any()  # no derivative to a masked entry
+        rows = ft.vmap(lambda r, m: f(r, where=m))(M, MASK)
+        close(rows, np.stack([f(r, where=m) for r, m in zip(M, MASK)]))
+
+
+def test_logsumexp_weights_sign_and_where():
+    b = np.array([1.0, -1.0, 2.0])
+    s = (b * np.exp(M)).sum(1)
+    close(ft.nn.logsumexp(M, axis=1, b=b, return_sign=True), (np.log(np.abs(s)), np.sign(s)))
+    want = np.log(np.where(MASK, np.exp(M), 0.0).sum(0, keepdims=True))
+    close(ft.nn.logsumexp(M, axis=0, keepdims=True, where=MASK), want)
+    close(ft.nn.logsumexp(M, where=MASK), np.log(np.exp(M[MASK]).sum()))
+
+    def f(a):
+        return ft.nn.logsumexp(a, axis=1, b=np.abs(b), where=MASK).sum()
+
+    close(ft.grad(f)(M), fd_grad(f, M), 1e-8)
+
+
+def test_one_hot_axis():
+    labels = np.array([[0, 2, -1], [1, 5, 2]])
+    last = (labels[..., None] == np.arange(3)).astype(np.float32)
+    for axis in (-1, 0, 1, -2, 2):
+        close(ft.nn.one_hot(labels, 3, axis=axis), np.moveaxis(last, -1, axis))
+    close(ft.nn.one_hot(labels, 3, axis=1), jax.nn.one_hot(labels, 3, axis=1, dtype=jnp.float32))
+    close(
+        ft.vmap(lambda lab: ft.nn.one_hot(lab, 3, axis=0))(labels),
+        np.stack([ft.nn.one_hot(lab, 3, axis=0) for lab in labels]),
+    )
+    with pytest.raises(ValueError, match="axis"):
+        ft.nn.one_hot(labels, 3, axis=3)
+
+
+# -- control flow and vmap's JAX keywords ----------------------------------------------------
+
+
+def test_cond_operand_keyword_and_vmap_spmd_axis_name():
+    for pred in (True, False):
+        got = ft.lax.cond(pred, lambda a: a + 1, lambda a: a * 3, operand=M)
+        close(got, M + 1 if pred else M * 3)
+    with pytest.raises(TypeError, match="operand="):
+        ft.lax.cond(True, lambda a, b: a, lambda a, b: b, M, operand=M)
+    close(ft.vmap(lambda a: a * 2, spmd_axis_name="d")(M), M * 2)
+
+
+def test_axis_index_of_a_tuple_of_names():
+    z = np.zeros((2, 3, 4))
+
+    def f(lax):
+        return lambda a: a + lax.axis_index(("i", "j")) * 10 + lax.axis_index(("j", "i"))
+
+    got = ft.vmap(ft.vmap(f(ft.lax), axis_name="j"), axis_name="i")(z)
+    i, j = np.meshgrid(np.arange(2), np.arange(3), indexing="ij")
+    close(got, np.broadcast_to(((i * 3 + j) * 10 + (j * 2 + i))[..., None], z.shape) + 0.0)
