@@ -127,3 +127,46 @@ def test_axis_index_of_a_tuple_of_names():
     got = ft.vmap(ft.vmap(f(ft.lax), axis_name="j"), axis_name="i")(z)
     i, j = np.meshgrid(np.arange(2), np.arange(3), indexing="ij")
     close(got, np.broadcast_to(((i * 3 + j) * 10 + (j * 2 + i))[..., None], z.shape) + 0.0)
+
+
+# -- example_libraries.optimizers ------------------------------------------------------------
+
+
+def np_sm3(x, grad, steps, lr, momentum):
+    """JAX's sm3 for one array, in NumPy: an accumulator per axis (a 0-d array: one of
+    shape (1,)), accum = min of them broadcast + g**2, each axis keeps its max over the
+    others."""
+    shape, x = x.shape, np.atleast_1d(x).astype(float)
+    vs, m = [np.zeros(n) for n in x.shape], np.zeros_like(x)
+    for _ in range(steps):
+        g = np.atleast_1d(grad(x.reshape(shape)))
+        along = [v.reshape((1,) * j + (-1,) + (1,) * (x.ndim - j - 1)) for j, v in enumerate(vs)]
+        accum = np.minimum.reduce(np.broadcast_arrays(*along)) + g * g
+        inv = np.where(accum > 0, 1 / np.sqrt(np.where(accum > 0, accum, 1)), 0)
+        m = (1 - momentum) * g * inv + momentum * m
+        x = x - lr * m
+        vs = [accum.max(axis=tuple(k for k in range(x.ndim) if k != j)) for j in range(x.ndim)]
+    return x.reshape(shape)
+
+
+def test_sm3_steps():
+    from ftransforms.example_libraries import optimizers as opt
+
+    params = {
+        "s": np.array(0.5),
+        "v": np.array([1.0, -2.0]),
+        "t": np.arange(12.0).reshape(2, 3, 2) / 7,
+    }
+    init, update, get = opt.sm3(0.1, momentum=0.5)
+    state = init(params)
+    for i in range(3):
+        state = update(i, ft.tree_map(np.sin, get(state)), state)
+    close(get(state), {k: np_sm3(v, np.sin, 3, 0.1, 0.5) for k, v in params.items()})
+    # an update step maps over a batch of parameter trees like the loop over them
+    init, update, get = opt.sm3(0.1)
+    batch = np.stack([np.ones((2, 3)), -np.arange(6.0).reshape(2, 3)])
+
+    def one(p):
+        return get(update(0, np.cos(p), init(p)))
+
+    close(ft.vmap(one)(batch), np.stack([one(p) for p in batch]))
