@@ -54,6 +54,7 @@ from ftransforms.jet import jet  # noqa: E402
 
 # -- for code ported from JAX's tree utilities and HIPS autograd --
 from ftransforms import extend, flatten_util, misc, tree, tree_util  # noqa: E402
+from ftransforms import custom_derivatives, dtypes  # noqa: E402  (jax.custom_derivatives, jax.dtypes)
 from ftransforms.autograd_compat import (  # noqa: E402
     deriv,
     elementwise_grad,
@@ -136,6 +137,8 @@ __all__ = [
     "deriv",
     "device_put",
     "elementwise_grad",
+    "custom_derivatives",
+    "dtypes",
     "extend",
     "flatten_util",
     "grad_and_aux",

@@ -8,6 +8,9 @@ Each test failed before the change it names:
   ``nn.one_hot`` takes ``axis=``;
 * ``lax.cond(pred, t, f, operand=x)`` (JAX's keyword form), ``vmap(spmd_axis_name=)``;
 * ``lax.axis_index`` of a tuple of names (the flattened position, row-major);
+* ``example_libraries.optimizers.sm3``;
+* the modules ``jax.custom_derivatives`` (``SymbolicZero``, ``zero_from_primal``...) and
+  ``jax.dtypes`` (``float0``) under their JAX names.
 
 Deliberate differences seen and left (the project chose them earlier, see
 tests/test_api_parity_round6.py and tests/test_peer_semantics*.py): reverse mode through
@@ -170,3 +173,42 @@ def test_sm3_steps():
         return get(update(0, np.cos(p), init(p)))
 
     close(ft.vmap(one)(batch), np.stack([one(p) for p in batch]))
+
+
+# -- jax.custom_derivatives and jax.dtypes under their JAX names ------------------------------
+
+
+def test_custom_derivatives_module_symbolic_zeros():
+    jax_ = ft  # the test as JAX's custom_api_test writes it, with ``import ftransforms as jax``
+
+    @jax_.custom_jvp
+    def f(x, y):
+        return x * y
+
+    def f_jvp(primals, tangents):
+        x, y = primals
+        xd, yd = tangents
+        out = 0.0
+        if type(xd) is not jax_.custom_derivatives.SymbolicZero:
+            out = out + xd * y
+        if type(yd) is not jax_.custom_derivatives.SymbolicZero:
+            out = out + 100 * yd
+        return f(x, y), out
+
+    f.defjvp(f_jvp, symbolic_zeros=True)
+    close(jax_.grad(f, argnums=(0, 1))(2.0, 3.0), (np.array(3.0), np.array(100.0)))
+    close(jax_.grad(f, argnums=1)(2.0, 3.0), np.array(100.0))  # x's tangent is symbolic
+    z = jax_.custom_derivatives.zero_from_primal({"a": np.ones(2), "n": 3}, symbolic_zeros=True)
+    assert z["a"].shape == (2,) and z["n"].dtype == jax.dtypes.float0
+    close(jax_.custom_derivatives.zero_from_primal({"a": np.ones(2)}), {"a": np.zeros(2)})
+    assert jax_.custom_derivatives.custom_vjp is ft.custom_vjp
+
+
+def test_dtypes_float0_as_jax_tests_write_it():
+    float0 = ft.dtypes.float0
+    assert float0 == jax.dtypes.float0
+    g = ft.grad(lambda x, i: x[i], argnums=(0, 1), allow_int=True)(np.ones(2), 1)
+    close(g[0], np.array([0.0, 1.0]))
+    assert g[1].dtype == float0 and g[1].shape == ()
+    out = ft.jvp(lambda x, n: x * n, (2.0, 3), (1.0, np.zeros((), dtype=float0)))
+    close(out, (np.array(6.0), np.array(3.0)))
