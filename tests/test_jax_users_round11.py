@@ -212,3 +212,35 @@ def test_dtypes_float0_as_jax_tests_write_it():
     assert g[1].dtype == float0 and g[1].shape == ()
     out = ft.jvp(lambda x, n: x * n, (2.0, 3), (1.0, np.zeros((), dtype=float0)))
     close(out, (np.array(6.0), np.array(3.0)))
+
+
+# -- example_libraries.stax ------------------------------------------------------------------
+
+
+def np_conv1d_transpose_valid(x, w, s):
+    """JAX's conv_transpose (kernel not flipped), 'VALID', NHC/HIO, in its scatter form:
+    out[n, i*s + t, o] += x[n, i, c] * w[k - 1 - t, c, o], of length n*s + max(k - s, 0)."""
+    n, length, _ = x.shape
+    k = w.shape[0]
+    out = np.zeros((n, length * s + max(k - s, 0), w.shape[2]))
+    for i in range(length):
+        for t in range(k):
+            out[:, i * s + t] += x[:, i] @ w[k - 1 - t]
+    return out
+
+
+def test_stax_conv_transpose_layers():
+    from ftransforms.example_libraries import stax
+
+    x = np.random.default_rng(11).normal(size=(2, 5, 3))
+    for stride in (1, 2, 4):
+        init, apply = stax.Conv1DTranspose(2, (3,), strides=(stride,))
+        shape, (w, b) = init(ft.random.PRNGKey(1), (-1, 5, 3))
+        assert w.shape == (3, 3, 2) and b.shape == (1, 1, 2)
+        want = np_conv1d_transpose_valid(x, w, stride) + b
+        assert shape == (-1,) + want.shape[1:]
+        close(apply((w, b), x), want, 1e-12)
+    init, apply = stax.ConvTranspose(4, (3, 2), strides=(2, 1), padding="SAME")
+    shape, (w, b) = init(ft.random.PRNGKey(1), (-1, 5, 4, 3))
+    assert shape == (-1, 10, 4, 4) and w.shape == (3, 2, 3, 4)
+    assert apply((w, b), np.ones((2, 5, 4, 3))).shape == (2, 10, 4, 4)
