@@ -35,6 +35,7 @@ from ftransforms.pytree import (
     NAMESPACE,
     register_pytree_node,
     tree_flatten,
+    tree_leaves,
     tree_map,
     tree_unflatten,
 )
@@ -205,12 +206,36 @@ def _tangent_leaves(t_out: Any, y: tuple, name: str, unbatched: bool) -> tuple:
         is_leaf=lambda v: isinstance(v, SymbolicZero),
         namespace=NAMESPACE,
     )
+    if len(t_leaves) != len(y):
+        raise TangentMismatchError(
+            f"{name}: the JVP rule returned {len(t_leaves)} tangent output leaves for "
+            f"{len(y)} primal output leaves; return one tangent per output, with its structure"
+        )
     return tuple(
         fnp.zeros_like(yi)
         if isinstance(t, SymbolicZero)
         else _like(t, yi, name, f"the JVP rule's tangent output {k}", "primal output")
         for k, (t, yi) in enumerate(zip(t_leaves, y))
     )
+
+
+def _rule_tangents(result: Any, y: tuple, name: str) -> Any:
+    """The tangent half of a JVP rule's ``(primal_out, tangent_out)``, once its primal half
+    is checked against the function's outputs (as many leaves, the same shapes: as JAX
+    checks); the primal values used are the function's own."""
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
+        raise TypeError(
+            f"{name}: the JVP rule must return a pair (primal_out, tangent_out), got "
+            f"{type(result).__name__}"
+        )
+    p_leaves = tree_leaves(transform_outputs(result[0]))
+    if len(p_leaves) != len(y) or any(fnp.shape(p) != fnp.shape(v) for p, v in zip(p_leaves, y)):
+        raise TangentMismatchError(
+            f"{name}: the JVP rule's primal output has {len(p_leaves)} leaves of shapes "
+            f"{[fnp.shape(p) for p in p_leaves]}, but the function returns {len(y)} of shapes "
+            f"{[fnp.shape(v) for v in y]}; return f(*primals) (or the same values) first"
+        )
+    return result[1]
 
 
 def _symbolic_zero(x: Any, batched: bool) -> SymbolicZero:
@@ -320,8 +345,8 @@ def _custom_jvp_primitive(
             for t, x in zip(tangents, leaves)
         ]
         primals = tree_unflatten(in_spec, [mutable(x) for x in leaves])
-        _, t_out = rule(tuple(primals), tuple(tree_unflatten(in_spec, tangents)))
-        return _tangent_leaves(t_out, y, name, batched)
+        result = rule(tuple(primals), tuple(tree_unflatten(in_spec, tangents)))
+        return _tangent_leaves(_rule_tangents(result, y, name), y, name, batched)
 
     def vjp(y_bar, y, *leaves, wanted):
         # the tangent map is linear in the tangents of the inputs it is pulled back to; with
@@ -336,8 +361,8 @@ def _custom_jvp_primitive(
             for k, t in zip(live, live_tangents):
                 tangent_leaves[k] = mutable(t)
             given = tuple(tree_unflatten(in_spec, [mutable(x) for x in leaves]))
-            _, t_out = rule(given, tuple(tree_unflatten(in_spec, tangent_leaves)))
-            return _tangent_leaves(t_out, y, name, batched)
+            result = rule(given, tuple(tree_unflatten(in_spec, tangent_leaves)))
+            return _tangent_leaves(_rule_tangents(result, y, name), y, name, batched)
 
         zeros = [fnp.zeros_like(leaves[k]) for k in live]
         ct = tuple(fnp.zeros_like(yi) if b is None else b for b, yi in zip(y_bar, y))

@@ -244,3 +244,30 @@ def test_stax_conv_transpose_layers():
     shape, (w, b) = init(ft.random.PRNGKey(1), (-1, 5, 4, 3))
     assert shape == (-1, 10, 4, 4) and w.shape == (3, 2, 3, 4)
     assert apply((w, b), np.ones((2, 5, 4, 3))).shape == (2, 10, 4, 4)
+
+
+def test_custom_jvp_rule_outputs_checked_like_jax():
+    """A rule whose primal output has another structure than the function's, or fewer
+    tangent leaves, raises (JAX: TypeError); it used to pass (the primal half was dropped,
+    and a short tangent list was cut by zip)."""
+
+    @ft.custom_jvp
+    def f(x):
+        return x * 2
+
+    f.defjvp(lambda p, t: ((f(p[0]), f(p[0])), t[0]))
+    with pytest.raises(ft.errors.TangentMismatchError, match="primal output has 2 leaves"):
+        ft.jvp(f, (M,), (M,))
+
+    @ft.custom_jvp
+    def g(x):
+        return x * 2, x
+
+    g.defjvp(lambda p, t: (g(p[0]), (t[0],)))
+    with pytest.raises(ft.errors.TangentMismatchError, match="1 tangent output leaves for 2"):
+        ft.jvp(g, (M,), (M,))
+    with pytest.raises(ft.errors.TangentMismatchError):
+        ft.grad(lambda a: g(a)[0].sum())(M)
+    f.defjvp(lambda p, t: f(p[0]))
+    with pytest.raises(TypeError, match="pair"):
+        ft.jvp(f, (M,), (M,))
