@@ -8,6 +8,7 @@ Each test failed before the change it names:
   ``nn.one_hot`` takes ``axis=``;
 * ``lax.cond(pred, t, f, operand=x)`` (JAX's keyword form), ``vmap(spmd_axis_name=)``;
 * ``lax.axis_index`` of a tuple of names (the flattened position, row-major);
+  ``lax.psum`` of int8..int32 keeps the dtype (was widened to int64, JAX keeps it);
 * ``example_libraries.optimizers.sm3``;
 * the modules ``jax.custom_derivatives`` (``SymbolicZero``, ``zero_from_primal``...) and
   ``jax.dtypes`` (``float0``) under their JAX names.
@@ -130,6 +131,15 @@ def test_axis_index_of_a_tuple_of_names():
     got = ft.vmap(ft.vmap(f(ft.lax), axis_name="j"), axis_name="i")(z)
     i, j = np.meshgrid(np.arange(2), np.arange(3), indexing="ij")
     close(got, np.broadcast_to(((i * 3 + j) * 10 + (j * 2 + i))[..., None], z.shape) + 0.0)
+
+
+def test_psum_keeps_integer_dtypes_like_jax():
+    for dt in (np.int8, np.int32, np.uint16):
+        z = np.arange(6, dtype=dt).reshape(2, 3)
+        got = ft.vmap(lambda r: ft.lax.psum(r, "i"), axis_name="i")(z)
+        close(got, np.broadcast_to(z.sum(0, dtype=dt), z.shape))
+        inner = ft.vmap(ft.vmap(lambda r: ft.lax.psum(r, "i"), axis_name="j"), axis_name="i")(z)
+        close(inner, np.broadcast_to(z.sum(0, dtype=dt), z.shape))
 
 
 # -- example_libraries.optimizers ------------------------------------------------------------
