@@ -1,6 +1,7 @@
 """``jax.dtypes`` under its JAX name: ``float0`` (the dtype of the derivative of an
 integer input, as ``grad(..., allow_int=True)`` returns it and ``jvp`` accepts it as the
-tangent of one) and NumPy's dtype helpers.
+tangent of one) and NumPy's dtype helpers (``issubdtype``, ``result_type``, ``finfo``,
+``iinfo``).
 
 Example:
     >>> import numpy as np
@@ -16,11 +17,18 @@ from __future__ import annotations
 from typing import Any
 
 import numpy
-from numpy import issubdtype, result_type
+from numpy import finfo, iinfo, issubdtype, result_type
 
 from ftransforms.arguments import FLOAT0 as float0
 
-__all__ = ["canonicalize_dtype", "float0", "issubdtype", "result_type"]
+__all__ = [
+    "canonicalize_dtype",
+    "finfo",
+    "float0",
+    "iinfo",
+    "issubdtype",
+    "result_type",
+]
 
 
 def canonicalize_dtype(dtype: Any) -> numpy.dtype:
