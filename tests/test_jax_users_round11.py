@@ -5,7 +5,11 @@ Each test failed before the change it names:
 
 * ``nn.softmax``/``nn.log_softmax`` take ``where=`` (masked entries are 0 / -inf and get no
   derivative), ``nn.logsumexp`` takes ``b=``, ``return_sign=`` and ``where=``;
-  ``nn.one_hot`` takes ``axis=``;
+  ``nn.one_hot`` takes ``axis=``; a fully masked row gives 0 / -inf without a 0/0 warning;
+  ``softmax``/``log_softmax`` of an empty array is empty (was a ValueError);
+* ``nn.sigmoid``/``silu``/``glu``/``gelu`` keep a float16 input's dtype (SciPy's
+  ``expit``/``erf`` returned float64); ``nn.standardize`` takes ``algorithm=`` and clips
+  the fast variance at 0, as JAX does;
 * ``lax.cond(pred, t, f, operand=x)`` (JAX's keyword form), ``vmap(spmd_axis_name=)``;
 * ``lax.axis_index`` of a tuple of names (the flattened position, row-major);
   ``lax.psum`` of int8..int32 keeps the dtype (was widened to int64, JAX keeps it);
@@ -94,6 +98,43 @@ def test_logsumexp_weights_sign_and_where():
         return ft.nn.logsumexp(a, axis=1, b=np.abs(b), where=MASK).sum()
 
     close(ft.grad(f)(M), fd_grad(f, M), 1e-8)
+
+
+def test_masked_softmax_edge_cases_and_empty_arrays():
+    x = np.array([5.5, 1.3, -4.2, 0.9])
+    with np.errstate(all="raise"):  # an all-masked row: no 0/0 on the way
+        close(ft.nn.softmax(x, where=np.zeros(4, bool)), np.zeros(4))
+        close(ft.nn.log_softmax(x, where=np.zeros(4, bool)), np.full(4, -np.inf))
+        big = np.array([36.0, 10000.0])
+        g = ft.grad(lambda a: ft.nn.softmax(a, where=a < 1000)[0])(big)
+        close(g, np.zeros(2))
+    for f in (ft.nn.softmax, ft.nn.log_softmax):
+        close(f(np.array([])), np.array([]))
+        close(f(np.zeros((0, 3)), axis=0), np.zeros((0, 3)))
+
+
+@pytest.mark.parametrize("name", ["sigmoid", "silu", "glu", "gelu"])
+def test_activations_keep_float16(name):
+    f = getattr(ft.nn, name)
+    x = np.linspace(-3, 3, 8).astype(np.float16)
+    ref = f(x.astype(np.float64))
+    for kw in [{}] + ([{"approximate": True}, {"approximate": False}] if name == "gelu" else []):
+        got = f(x, **kw)
+        assert got.dtype == np.float16
+        ref = f(x.astype(np.float64), **kw)
+        np.testing.assert_allclose(got, ref.astype(np.float16), rtol=2e-3, atol=2e-3)
+
+
+def test_standardize_algorithms_like_jax():
+    x = np.array([-11.0, -11.0, -11.0]) + 3e-6
+    assert not np.isnan(ft.nn.standardize(x.astype(np.float32))).any()
+    y = np.array([1e6, 1e6 + 1, 1e6 + 2])
+    d = y - y.mean()
+    close(ft.nn.standardize(y, algorithm="stable"), d / np.sqrt((d * d).mean() + 1e-5))
+    fast = np.maximum((y * y).mean() - y.mean() ** 2, 0)
+    close(ft.nn.standardize(y), (y - y.mean()) / np.sqrt(fast + 1e-5))
+    with pytest.raises(ValueError, match="algorithm"):
+        ft.nn.standardize(y, algorithm="exact")
 
 
 def test_one_hot_axis():
