@@ -13,6 +13,10 @@ Each test failed before the change it names:
 * ``lax.cond(pred, t, f, operand=x)`` (JAX's keyword form), ``vmap(spmd_axis_name=)``;
 * ``lax.axis_index`` of a tuple of names (the flattened position, row-major);
   ``lax.psum`` of int8..int32 keeps the dtype (was widened to int64, JAX keeps it);
+* ``linear_transpose`` of an integer -> integer function is its transpose (it returned
+  zeros: the VJP of integers), a mixed integer/float one raises TypeError (as in JAX);
+* ``InDimsError``/``OutDimsError`` are TypeErrors too (JAX raises TypeError for an
+  ``in_axes``/``out_axes`` entry that is not an int or None);
 * ``example_libraries.optimizers.sm3``;
 * the modules ``jax.custom_derivatives`` (``SymbolicZero``, ``zero_from_primal``...) and
   ``jax.dtypes`` (``float0``) under their JAX names.
@@ -181,6 +185,33 @@ def test_psum_keeps_integer_dtypes_like_jax():
         close(got, np.broadcast_to(z.sum(0, dtype=dt), z.shape))
         inner = ft.vmap(ft.vmap(lambda r: ft.lax.psum(r, "i"), axis_name="j"), axis_name="i")(z)
         close(inner, np.broadcast_to(z.sum(0, dtype=dt), z.shape))
+
+
+def test_linear_transpose_of_integer_functions_like_jax():
+    (ct,) = ft.linear_transpose(lambda x: 2 * x, 1)(3)
+    assert ct == 6 and ct.dtype.kind == "i"
+    f = ft.linear_transpose(
+        lambda x, y: {"a": 3 * x + y[0] - 2 * y[2], "b": -y},
+        np.int32(1),
+        np.arange(3, dtype=np.int32),
+    )
+    out = f({"a": np.int32(2), "b": np.array([1, 2, 3], np.int32)})
+    close(out, (np.array(6, np.int32), np.array([1, -2, -7], np.int32)))
+    cts = {"a": np.arange(2, dtype=np.int32), "b": np.ones((2, 3), np.int32)}
+    rows = [f({"a": cts["a"][k], "b": cts["b"][k]}) for k in range(2)]
+    close(ft.vmap(f)(cts), tuple(np.stack(r) for r in zip(*rows)))
+    with pytest.raises(TypeError, match="integer -> integer"):
+        ft.linear_transpose(lambda x: 2.0 * x, 1)
+
+
+def test_in_axes_and_out_axes_type_errors_are_type_errors():
+    for bad in (False, np.array([1.0, 2.0])):
+        with pytest.raises(TypeError, match="must be an int or None"):
+            ft.vmap(lambda a: a, in_axes=(bad,))(np.ones(2))
+        with pytest.raises(TypeError, match="must be an int or None"):
+            ft.vmap(lambda a: a, out_axes=(bad,))(np.ones(2))
+    with pytest.raises(ValueError):  # still a ValueError, for the size mismatches
+        ft.vmap(lambda a, b: a + b)(np.ones(2), np.ones(3))
 
 
 # -- example_libraries.optimizers ------------------------------------------------------------

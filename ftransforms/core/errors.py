@@ -25,8 +25,9 @@ class FTransformsError(Exception):
     """
 
 
-class InDimsError(FTransformsError, ValueError):
-    """``in_dims`` does not fit the arguments, or the batch sizes disagree.
+class InDimsError(FTransformsError, ValueError, TypeError):
+    """``in_dims`` does not fit the arguments, or the batch sizes disagree (a ValueError,
+    and a TypeError too: JAX raises that for an entry that is not an int or None).
 
     Example:
         >>> import numpy as np
@@ -39,8 +40,9 @@ class InDimsError(FTransformsError, ValueError):
     """
 
 
-class OutDimsError(FTransformsError, ValueError):
-    """``out_dims`` does not fit the outputs.
+class OutDimsError(FTransformsError, ValueError, TypeError):
+    """``out_dims`` does not fit the outputs (a ValueError, and a TypeError as JAX raises
+    for an entry that is not an int or None).
 
     Example:
         >>> import numpy as np
