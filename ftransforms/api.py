@@ -732,8 +732,16 @@ def vjp(
     if holomorphic:
         check_holomorphic_outputs(values, where)
 
-    def vjp_fn(cotangents: Any) -> tuple:
-        ct_leaves, ct_spec = tree_flatten(transform_inputs(cotangents))
+    def vjp_fn(*args: Any) -> tuple:
+        if len(args) != 1:
+            name = fname(func)
+            raise TypeError(
+                f"{where} vjp_fn: the function that vjp applied to {name} returned takes one "
+                f"cotangent (shaped like the output), but the vjp_fn of {name} was called "
+                f"with {len(args)} arguments; pass one pytree (vjp_fn((ct0, ct1)) for a "
+                f"function that returns a pair)"
+            )
+        ct_leaves, ct_spec = tree_flatten(transform_inputs(args[0]))
         if ct_spec != out_spec:
             raise TangentMismatchError(
                 f"{where} vjp_fn: the cotangent's structure {structure_str(spec=ct_spec)} "

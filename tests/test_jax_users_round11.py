@@ -17,6 +17,8 @@ Each test failed before the change it names:
   zeros: the VJP of integers), a mixed integer/float one raises TypeError (as in JAX);
 * ``InDimsError``/``OutDimsError`` are TypeErrors too (JAX raises TypeError for an
   ``in_axes``/``out_axes`` entry that is not an int or None);
+* ``vjp``'s ``vjp_fn`` called with several cotangents raises a TypeError that names the
+  function and the count (JAX's wording), not Python's "takes 1 positional argument";
 * ``example_libraries.optimizers.sm3``;
 * the modules ``jax.custom_derivatives`` (``SymbolicZero``, ``zero_from_primal``...) and
   ``jax.dtypes`` (``float0``) under their JAX names.
@@ -212,6 +214,19 @@ def test_in_axes_and_out_axes_type_errors_are_type_errors():
             ft.vmap(lambda a: a, out_axes=(bad,))(np.ones(2))
     with pytest.raises(ValueError):  # still a ValueError, for the size mismatches
         ft.vmap(lambda a, b: a + b)(np.ones(2), np.ones(3))
+
+
+def test_vjp_fn_called_with_several_cotangents():
+    def foo(x):
+        return x, x
+
+    _, f_vjp = ft.vjp(foo, 1.0)
+    with pytest.raises(TypeError, match="applied to foo") as info:
+        f_vjp(1.0, 1.0)
+    assert "foo was called with 2 arguments" in str(info.value)
+    with pytest.raises(TypeError, match="called with 0 arguments"):
+        f_vjp()
+    close(f_vjp((1.0, 2.0)), (np.array(3.0),))
 
 
 # -- example_libraries.optimizers ------------------------------------------------------------
