@@ -403,6 +403,13 @@ def _like(t, y, name, what, ref):
             f"{fnp.shape(y)}; a rule must return one value of that shape per "
             f"{ref.split()[0]} (reduce or broadcast it in the rule)"
         )
+    if dtype_of(t) == FLOAT0:  # JAX's zero of an integer value (zero_from_primal)
+        if _inexact(y):
+            raise TangentMismatchError(
+                f"{name}: {what} has JAX's float0 dtype (the zero of an integer value) but "
+                f"the {ref} has dtype {dtype_of(y)}; return zeros of that dtype"
+            )
+        return fnp.zeros_like(y)
     return fnp.astype(t, dtype_of(y))
 
 
@@ -533,10 +540,7 @@ def _custom_vjp_primitive(
                 f"{name}: the bwd rule must return a tuple with one cotangent per argument, "
                 f"got {type(cts).__name__}"
             )
-        ct_leaves = optree.tree_leaves(
-            cts, is_leaf=lambda v: isinstance(v, SymbolicZero), none_is_leaf=True,
-            namespace=NAMESPACE,
-        )  # fmt: skip
+        ct_leaves = _cotangent_leaves(cts, in_spec)
         ct_leaves = [None if isinstance(c, SymbolicZero) else c for c in ct_leaves]
         if len(ct_leaves) != len(leaves):
             raise TangentMismatchError(
@@ -562,6 +566,26 @@ def _custom_vjp_primitive(
         return outs, (0,) * len(outs)
 
     return Primitive(name, impl, jvp=jvp, vjp=vjp, batch=batch, multiple_results=True)
+
+
+def _cotangent_leaves(ct: Any, spec: Any) -> list:
+    """The bwd rule's cotangents ``ct`` as one leaf per input leaf of ``spec``: a ``None``
+    standing for a whole argument or subtree means zeros for all of its leaves (JAX's
+    rule); ``SymbolicZero``s are kept as leaves."""
+    if ct is None:
+        return [None] * spec.num_leaves
+    if spec.is_leaf() or isinstance(ct, SymbolicZero):
+        return [ct]
+    children, _ = optree.tree_flatten(
+        ct, is_leaf=lambda v: v is not ct, none_is_leaf=True, namespace=NAMESPACE
+    )
+    subspecs = spec.children()
+    if len(children) != len(subspecs):  # a structure mismatch: counted (and reported) later
+        return optree.tree_leaves(
+            ct, is_leaf=lambda v: isinstance(v, SymbolicZero), none_is_leaf=True,
+            namespace=NAMESPACE,
+        )  # fmt: skip
+    return [leaf for c, sub in zip(children, subspecs) for leaf in _cotangent_leaves(c, sub)]
 
 
 class CustomVJPPrimal:

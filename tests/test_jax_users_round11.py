@@ -19,6 +19,10 @@ Each test failed before the change it names:
   ``in_axes``/``out_axes`` entry that is not an int or None);
 * ``vjp``'s ``vjp_fn`` called with several cotangents raises a TypeError that names the
   function and the count (JAX's wording), not Python's "takes 1 positional argument";
+* a ``custom_vjp`` bwd rule's ``None`` for a whole pytree argument (or subtree) is zeros
+  for all of its leaves (it raised "2 cotangent leaves for 3 input leaves"); a
+  ``custom_jvp`` rule's float0 tangent (``zero_from_primal``) for an integer output is
+  accepted (it raised a ValueError from a cast);
 * ``example_libraries.optimizers.sm3``;
 * the modules ``jax.custom_derivatives`` (``SymbolicZero``, ``zero_from_primal``...) and
   ``jax.dtypes`` (``float0``) under their JAX names.
@@ -299,6 +303,41 @@ def test_custom_derivatives_module_symbolic_zeros():
     assert z["a"].shape == (2,) and z["n"].dtype == jax.dtypes.float0
     close(jax_.custom_derivatives.zero_from_primal({"a": np.ones(2)}), {"a": np.zeros(2)})
     assert jax_.custom_derivatives.custom_vjp is ft.custom_vjp
+
+
+def test_custom_vjp_bwd_none_for_a_pytree_argument_like_jax():
+    @ft.custom_vjp
+    def f(xs, y):
+        return xs[0] * xs[1] * np.sin(y)
+
+    f.defvjp(lambda xs, y: (f(xs, y), np.cos(y)), lambda c, g: (None, 2 * c * g))
+    x = np.array([1.0, 2.0, 3.0])
+    close(ft.grad(lambda a: f((a, a), a).sum())(x), 2 * np.cos(x))
+    close(ft.vmap(ft.grad(lambda a: f((a, a), a)))(x), 2 * np.cos(x))
+
+    @ft.custom_vjp
+    def h(a, d):
+        return a * d["p"][0] + d["q"]
+
+    h.defvjp(lambda a, d: (h(a, d), (a, d)), lambda r, g: (g * r[1]["p"][0], {"p": None, "q": g}))
+    g = ft.grad(h, argnums=(0, 1))(2.0, {"p": (3.0, 4.0), "q": 1.0})
+    close(g, (np.array(3.0), {"p": (np.array(0.0), np.array(0.0)), "q": np.array(1.0)}))
+
+
+def test_custom_jvp_rule_float0_tangent_for_an_integer_output():
+    @ft.custom_jvp
+    def f(x, n):
+        return x * 2, n
+
+    def f_jvp(p, t):
+        return f(*p), (2 * t[0], ft.custom_derivatives.zero_from_primal(p[1]))
+
+    f.defjvp(f_jvp)
+    out, tan = ft.jvp(f, (2.0, 3), (1.0, np.zeros((), ft.dtypes.float0)))
+    close(out, (np.array(4.0), np.array(3)))
+    close(tan[0], np.array(2.0))
+    assert not np.any(tan[1])
+    close(ft.grad(lambda x: f(x, 3)[0])(2.0), np.array(2.0))
 
 
 def test_dtypes_float0_as_jax_tests_write_it():
