@@ -23,6 +23,9 @@ Each test failed before the change it names:
   for all of its leaves (it raised "2 cotangent leaves for 3 input leaves"); a
   ``custom_jvp`` rule's float0 tangent (``zero_from_primal``) for an integer output is
   accepted (it raised a ValueError from a cast);
+* ``ravel_pytree``'s ``unravel`` of a tree whose leaves share one dtype keeps the flat
+  array's dtype, whatever it is (JAX #7809; it raised), and names the expected dtype
+  ("but expected dtype") when the leaves have several;
 * ``example_libraries.optimizers.sm3``;
 * the modules ``jax.custom_derivatives`` (``SymbolicZero``, ``zero_from_primal``...) and
   ``jax.dtypes`` (``float0``) under their JAX names.
@@ -338,6 +341,22 @@ def test_custom_jvp_rule_float0_tangent_for_an_integer_output():
     close(tan[0], np.array(2.0))
     assert not np.any(tan[1])
     close(ft.grad(lambda x: f(x, 3)[0])(2.0), np.array(2.0))
+
+
+def test_unravel_is_dtype_polymorphic_for_one_dtype_like_jax():
+    flat, unravel = ft.ravel_pytree(
+        {"a": np.arange(4.0, dtype=np.float32), "b": np.ones((2, 2), np.float32)}
+    )
+    back = unravel(flat < 2.5)
+    assert back["a"].dtype == np.bool_ and back["b"].shape == (2, 2)
+    close(back, {"a": np.arange(4.0) < 2.5, "b": np.ones((2, 2)) < 2.5})
+    close(
+        ft.vmap(unravel)(np.stack([flat, -flat]).astype(np.float64))["a"],
+        np.stack([np.arange(4.0), -np.arange(4.0)]),
+    )
+    _, unravel = ft.ravel_pytree((np.arange(3, dtype=np.float32), np.arange(3, dtype=np.int32)))
+    with pytest.raises(TypeError, match="but expected dtype float32"):
+        unravel(np.zeros(6) < 1)
 
 
 def test_dtypes_float0_as_jax_tests_write_it():
