@@ -26,6 +26,7 @@ Each test failed before the change it names:
 * ``ravel_pytree``'s ``unravel`` of a tree whose leaves share one dtype keeps the flat
   array's dtype, whatever it is (JAX #7809; it raised), and names the expected dtype
   ("but expected dtype") when the leaves have several;
+* ``tree_util.flatten_one_level`` of a leaf says "can't tree-flatten type" (JAX's words);
 * ``example_libraries.optimizers.sm3``;
 * the modules ``jax.custom_derivatives`` (``SymbolicZero``, ``zero_from_primal``...) and
   ``jax.dtypes`` (``float0``) under their JAX names.
@@ -357,6 +358,12 @@ def test_unravel_is_dtype_polymorphic_for_one_dtype_like_jax():
     _, unravel = ft.ravel_pytree((np.arange(3, dtype=np.float32), np.arange(3, dtype=np.int32)))
     with pytest.raises(TypeError, match="but expected dtype float32"):
         unravel(np.zeros(6) < 1)
+
+
+def test_flatten_one_level_of_a_leaf_in_jax_words():
+    for leaf in (1, np.arange(2)):
+        with pytest.raises(ValueError, match="can't tree-flatten type"):
+            ft.tree_util.flatten_one_level(leaf)
 
 
 def test_dtypes_float0_as_jax_tests_write_it():
