@@ -54,7 +54,7 @@ from ftransforms.jet import jet  # noqa: E402
 
 # -- for code ported from JAX's tree utilities and HIPS autograd --
 from ftransforms import extend, flatten_util, misc, tree, tree_util  # noqa: E402
-from ftransforms import custom_derivatives, dtypes  # noqa: E402  (jax.custom_derivatives, jax.dtypes)
+from ftransforms import ad_checkpoint, custom_derivatives, dtypes  # noqa: E402  (jax.ad_checkpoint, ...)
 from ftransforms.autograd_compat import (  # noqa: E402
     deriv,
     elementwise_grad,
@@ -137,6 +137,7 @@ __all__ = [
     "deriv",
     "device_put",
     "elementwise_grad",
+    "ad_checkpoint",
     "custom_derivatives",
     "dtypes",
     "extend",

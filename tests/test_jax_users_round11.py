@@ -28,6 +28,8 @@ Each test failed before the change it names:
   ("but expected dtype") when the leaves have several;
 * ``tree_util.flatten_one_level`` of a leaf says "can't tree-flatten type" (JAX's words);
 * ``example_libraries.optimizers.sm3``;
+* ``jax.ad_checkpoint.checkpoint_name`` (the identity here: model code that names values
+  for a checkpoint policy runs unchanged);
 * the modules ``jax.custom_derivatives`` (``SymbolicZero``, ``zero_from_primal``...) and
   ``jax.dtypes`` (``float0``) under their JAX names.
 
@@ -364,6 +366,18 @@ def test_flatten_one_level_of_a_leaf_in_jax_words():
     for leaf in (1, np.arange(2)):
         with pytest.raises(ValueError, match="can't tree-flatten type"):
             ft.tree_util.flatten_one_level(leaf)
+
+
+def test_ad_checkpoint_checkpoint_name_in_model_code():
+    def layer(w, x):
+        h = ft.ad_checkpoint.checkpoint_name(np.tanh(x @ w), "hidden")
+        return np.sum(h**2)
+
+    w, x = np.arange(6.0).reshape(3, 2) / 7, np.ones((4, 3))
+    g = ft.grad(ft.ad_checkpoint.checkpoint(layer))(w, x)
+    close(g, fd_grad(lambda v: layer(v, x), w), 1e-8)
+    with pytest.raises(TypeError, match="name must be a str"):
+        ft.ad_checkpoint.checkpoint_name(x, 3)
 
 
 def test_dtypes_float0_as_jax_tests_write_it():
