@@ -27,7 +27,8 @@ Each test failed before the change it names:
   array's dtype, whatever it is (JAX #7809; it raised), and names the expected dtype
   ("but expected dtype") when the leaves have several;
 * ``tree_util.flatten_one_level`` of a leaf says "can't tree-flatten type" (JAX's words);
-* ``example_libraries.optimizers.sm3``;
+* ``example_libraries.optimizers.sm3``; ``OptimizerState`` compares equal as JAX's
+  namedtuple does (``pack_optimizer_state(unpack_optimizer_state(s)) == s``);
 * ``jax.ad_checkpoint.checkpoint_name`` (the identity here: model code that names values
   for a checkpoint policy runs unchanged);
 * the modules ``jax.custom_derivatives`` (``SymbolicZero``, ``zero_from_primal``...) and
@@ -388,6 +389,17 @@ def test_dtypes_float0_as_jax_tests_write_it():
     assert g[1].dtype == float0 and g[1].shape == ()
     out = ft.jvp(lambda x, n: x * n, (2.0, 3), (1.0, np.zeros((), dtype=float0)))
     close(out, (np.array(6.0), np.array(3.0)))
+
+
+def test_optimizer_state_pack_unpack_round_trip_compares_equal():
+    from ftransforms.example_libraries import optimizers as opt
+
+    init, update, get = opt.momentum(0.1, mass=0.9)
+    state = init([{"w": np.ones((1, 2)), "bias": np.zeros(2)}])
+    assert opt.pack_optimizer_state(opt.unpack_optimizer_state(state)) == state
+    assert state != init([{"w": np.ones((1, 2))}])
+    later = ft.jit(update)(0, [{"w": np.ones((1, 2)), "bias": np.ones(2)}], state)
+    close(get(later), [{"bias": np.full(2, -0.1), "w": np.full((1, 2), 0.9)}])
 
 
 # -- example_libraries.stax ------------------------------------------------------------------

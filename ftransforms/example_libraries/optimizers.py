@@ -77,6 +77,13 @@ class OptimizerState:
     def __iter__(self) -> Any:  # ``packed_state, tree_def, subtree_defs = opt_state``
         return iter((self.packed_state, self.tree_def, self.subtree_defs))
 
+    def __eq__(self, other: object) -> bool:  # as JAX's namedtuple compares
+        if not isinstance(other, OptimizerState):
+            return NotImplemented
+        return tuple(self) == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]  (mutable lists inside, as JAX's)
+
     def __repr__(self) -> str:
         return f"OptimizerState(packed_state={self.packed_state!r}, tree_def={self.tree_def!r})"
 
