@@ -27,6 +27,10 @@ Each test failed before the change it names:
   array's dtype, whatever it is (JAX #7809; it raised), and names the expected dtype
   ("but expected dtype") when the leaves have several;
 * ``tree_util.flatten_one_level`` of a leaf says "can't tree-flatten type" (JAX's words);
+* ``nn.initializers`` keep float16 (``truncated_normal`` and the ``*_normal`` families
+  drew float32: SciPy's erfinv; ``orthogonal``/``delta_orthogonal`` raised: NumPy's QR
+  has no float16) and ``random.truncated_normal``/``orthogonal`` with them; a 1-d shape
+  for ``variance_scaling`` gives JAX's message;
 * ``example_libraries.optimizers.sm3``; ``OptimizerState`` compares equal as JAX's
   namedtuple does (``pack_optimizer_state(unpack_optimizer_state(s)) == s``);
 * ``jax.ad_checkpoint.checkpoint_name`` (the identity here: model code that names values
@@ -166,6 +170,40 @@ def test_one_hot_axis():
     )
     with pytest.raises(ValueError, match="axis"):
         ft.nn.one_hot(labels, 3, axis=3)
+
+
+@pytest.mark.parametrize(
+    "name,shape",
+    [
+        ("truncated_normal", (3, 4)),
+        ("he_normal", (3, 4)),
+        ("glorot_normal", (2, 3, 4)),
+        ("orthogonal", (3, 2)),
+        ("delta_orthogonal", (3, 3, 2, 4)),
+    ],
+)
+def test_initializers_keep_float16(name, shape):
+    init = getattr(ft.nn.initializers, name)()
+    w = init(ft.random.PRNGKey(0), shape, np.float16)
+    assert w.shape == shape and w.dtype == np.float16 and np.isfinite(w).all()
+    w = w.astype(np.float64)
+    if name == "truncated_normal":  # stddev 0.01, truncated at two of them
+        assert (np.abs(w) < 0.02).all() and w.std() > 0.002
+    elif name == "orthogonal":
+        np.testing.assert_allclose(w.T @ w, np.eye(2), atol=3e-3)
+    elif name == "delta_orthogonal":
+        np.testing.assert_allclose(w[1, 1] @ w[1, 1].T, np.eye(2), atol=3e-3)
+        assert not w[0].any()
+    else:  # truncated at two standard deviations of sqrt(scale / fan)
+        assert (w != 0).any() and np.abs(w).max() < 2 * np.sqrt(2.0 / 3) / 0.8796 + 1e-2
+
+
+def test_variance_scaling_1d_shape_message_like_jax():
+    init = ft.nn.initializers.variance_scaling(1.0, "fan_avg", "truncated_normal")
+    with pytest.raises(ValueError, match="Can't compute input and output sizes of a 1-dimensional"):
+        init(ft.random.PRNGKey(0), (5,))
+    t = ft.random.truncated_normal(ft.random.PRNGKey(1), -1.0, 1.0, (50,), np.float16)
+    assert t.dtype == np.float16 and (np.abs(t) < 1).all()
 
 
 # -- control flow and vmap's JAX keywords ----------------------------------------------------
