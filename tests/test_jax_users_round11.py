@@ -31,6 +31,8 @@ Each test failed before the change it names:
   drew float32: SciPy's erfinv; ``orthogonal``/``delta_orthogonal`` raised: NumPy's QR
   has no float16) and ``random.truncated_normal``/``orthogonal`` with them; a 1-d shape
   for ``variance_scaling`` gives JAX's message;
+* the derivative of ``abs`` of a complex 0 is 0 (JAX's convention), not 0/0 = nan: the
+  gradient of ``|z|**2`` at a zero residual was nan (a silent wrong answer);
 * ``example_libraries.optimizers.sm3``; ``OptimizerState`` compares equal as JAX's
   namedtuple does (``pack_optimizer_state(unpack_optimizer_state(s)) == s``);
 * ``jax.ad_checkpoint.checkpoint_name`` (the identity here: model code that names values
@@ -68,6 +70,19 @@ def close(a, b, tol=1e-12):
         x, y = np.asarray(x), np.asarray(y)
         assert x.shape == y.shape and x.dtype == y.dtype, (x.shape, y.shape, x.dtype, y.dtype)
         np.testing.assert_allclose(x, y, rtol=tol, atol=tol)
+
+
+def test_abs_of_complex_zero_has_derivative_zero_like_jax():
+    z = np.array([0j, 1 + 1j, 0j, -2 + 0.5j])
+    with np.errstate(all="raise"):
+        g = ft.grad(lambda a: (np.abs(a) ** 2).sum())(z)
+        close(g, 2 * np.conj(z))  # d|z|^2 = 2 conj(z): 0 at 0
+        close(
+            ft.vmap(ft.grad(np.abs))(z),
+            np.where(z == 0, 0, np.conj(z) / np.where(z == 0, 1, np.abs(z))),
+        )
+        _, t = ft.jvp(np.abs, (z,), (np.ones(4, complex),))
+        close(t, np.where(z == 0, 0, z.real / np.where(z == 0, 1, np.abs(z))))
 
 
 # -- jax.nn ---------------------------------------------------------------------------------
