@@ -1100,12 +1100,15 @@ def _basis(
         if holomorphic and dt.kind != "c":
             error = GradOutputError if what == "output" else NonDifferentiableInputError
             raise error(
-                f"{where}: holomorphic=True needs complex {what}s, got an {what} of dtype "
-                f"{dt}; make it complex (x.astype(np.complex128)), or drop holomorphic=True"
+                f"{where}: {where.split('(', 1)[0]} with holomorphic=True requires {what}s "
+                f"with complex dtype, but got {dt}: holomorphic=True needs complex {what}s; "
+                f"make it complex (x.astype(np.complex128)), or drop holomorphic=True"
             )
         if dt.kind == "c" and not holomorphic:
             raise GradOutputError(
-                f"{where}: this Jacobian would need complex {what}s as basis directions, which "
+                f"{where}: {where.split('(', 1)[0]} requires real-valued {what}s ({what} dtype "
+                f"that is a sub-dtype of np.floating), but got {dt}: "
+                f"this Jacobian would need complex {what}s as basis directions, which "
                 f"is not defined for non-holomorphic functions (as in JAX); pass "
                 f"holomorphic=True if the function is holomorphic, else split complex "
                 f"values into real and imaginary parts, or use vjp/jvp directly"

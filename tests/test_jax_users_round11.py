@@ -33,6 +33,10 @@ Each test failed before the change it names:
   for ``variance_scaling`` gives JAX's message;
 * the derivative of ``abs`` of a complex 0 is 0 (JAX's convention), not 0/0 = nan: the
   gradient of ``|z|**2`` at a zero residual was nan (a silent wrong answer);
+* the transforms' dtype errors carry JAX's sentences too ("grad requires real-valued
+  outputs (output dtype that is a sub-dtype of np.floating), but got complex128", "jacfwd
+  with holomorphic=True requires inputs with complex dtype, but got float64", ...), which
+  JAX's api_test matches;
 * ``example_libraries.optimizers.sm3``; ``OptimizerState`` compares equal as JAX's
   namedtuple does (``pack_optimizer_state(unpack_optimizer_state(s)) == s``);
 * ``jax.ad_checkpoint.checkpoint_name`` (the identity here: model code that names values
@@ -278,6 +282,51 @@ def test_in_axes_and_out_axes_type_errors_are_type_errors():
             ft.vmap(lambda a: a, out_axes=(bad,))(np.ones(2))
     with pytest.raises(ValueError):  # still a ValueError, for the size mismatches
         ft.vmap(lambda a, b: a + b)(np.ones(2), np.ones(3))
+
+
+def test_dtype_errors_carry_jax_sentences():
+    """The regular expressions of JAX's api_test, on ftransforms' messages."""
+    cases = [
+        (
+            lambda: ft.grad(lambda x: x**2 + 1j)(1.0),
+            r"grad requires real-valued outputs \(output dtype "
+            r"that is a sub-dtype of np.floating\), but got complex",
+        ),
+        (
+            lambda: ft.grad(lambda x: (x > 0).astype(int))(1.0),
+            r"grad requires real-valued outputs "
+            r"\(output dtype that is a sub-dtype of np.floating\), but got int",
+        ),
+        (
+            lambda: ft.grad(lambda x: x**2)(3),
+            r"grad requires real- or complex-valued inputs \(input "
+            r"dtype that is a sub-dtype of np.inexact\), but got int.*.",
+        ),
+        (
+            lambda: ft.jacfwd(lambda x: x**2)(1j),
+            r"jacfwd requires real-valued inputs \(input dtype "
+            r"that is a sub-dtype of np.floating\), but got complex",
+        ),
+        (lambda: ft.grad(lambda x: (1, 2, 3), has_aux=True)(1.0), "two-element tuple"),
+        (lambda: ft.grad(lambda x: x, has_aux=True)(1.0), "two-element tuple"),
+    ]
+    for t in ("grad", "jacrev", "jacfwd"):
+        f = getattr(ft, t)(lambda x: x**2, holomorphic=True)
+        cases.append(
+            (
+                lambda f=f: f(1.0),
+                rf"{t} with holomorphic=True requires inputs with complex dtype, but got float",
+            )
+        )
+    cases.append(
+        (
+            lambda: ft.grad(lambda z: z.real, holomorphic=True)(1j),
+            "grad with holomorphic=True requires outputs with complex dtype",
+        )
+    )
+    for call, pattern in cases:
+        with pytest.raises(TypeError, match=pattern):
+            call()
 
 
 def test_vjp_fn_called_with_several_cotangents():
