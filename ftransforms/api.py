@@ -278,7 +278,8 @@ def _vmap_inputs(func, in_dims, args, where, axis_size=None):
         listing = ", ".join(f"{names[i]} has {n}" for i, n in sizes)
         raise InDimsError(
             f"{where}: arguments have different sizes on their batch axes: {listing}.  "
-            f"Batch them to one size, or mark the unbatched ones with in_dim None."
+            f"Batch them to one size, or mark the unbatched ones with in_dim None (JAX: vmap "
+            f"got inconsistent sizes for array axes to be mapped)."
         )
     return leaves, spec, dims, size
 

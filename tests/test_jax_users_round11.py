@@ -280,8 +280,8 @@ def test_in_axes_and_out_axes_type_errors_are_type_errors():
             ft.vmap(lambda a: a, in_axes=(bad,))(np.ones(2))
         with pytest.raises(TypeError, match="must be an int or None"):
             ft.vmap(lambda a: a, out_axes=(bad,))(np.ones(2))
-    with pytest.raises(ValueError):  # still a ValueError, for the size mismatches
-        ft.vmap(lambda a, b: a + b)(np.ones(2), np.ones(3))
+    with pytest.raises(ValueError, match="vmap got inconsistent sizes for array axes to be mapped"):
+        ft.vmap(lambda a, b: a + b)(np.ones(2), np.ones(3))  # still a ValueError
 
 
 def test_dtype_errors_carry_jax_sentences():
