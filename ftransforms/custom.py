@@ -393,6 +393,13 @@ def _array_leaves(xp: Any, leaves: list) -> tuple:
     )
 
 
+def _check_cotangent_shape(c, x, name, k) -> None:
+    """A cotangent nobody asked for (an input not differentiated) must still fit its input
+    (JAX checks every one); it is dropped."""
+    if fnp.shape(c) != fnp.shape(x):
+        _like(c, x, name, f"the bwd rule's cotangent leaf {k}", "input leaf")
+
+
 def _like(t, y, name, what, ref):
     """A rule's tangent/cotangent ``t`` in the dtype of ``y``, whose shape it must have
     (as JAX checks: a missing ``.sum()`` or a wrong slice is the user's bug, not a value to
@@ -547,9 +554,11 @@ def _custom_vjp_primitive(
                 f"{name}: the bwd rule returned {len(ct_leaves)} cotangent leaves for "
                 f"{len(leaves)} input leaves; return one per argument, with its structure"
             )
+        # every cotangent is checked (JAX checks them all), the wanted ones are kept
         out = [
-            None if c is None or not w or not _inexact(x) else
+            None if c is None or not _inexact(x) else
             _like(c, x, name, f"the bwd rule's cotangent leaf {k}", "input leaf")
+            if w else _check_cotangent_shape(c, x, name, k)
             for k, (c, w, x) in enumerate(zip(ct_leaves, wanted, leaves))
         ]  # fmt: skip
         res_cts = _residual_cotangents(fwd, in_spec, leaves, y_bar[n:], wanted)

@@ -22,7 +22,8 @@ Each test failed before the change it names:
 * a ``custom_vjp`` bwd rule's ``None`` for a whole pytree argument (or subtree) is zeros
   for all of its leaves (it raised "2 cotangent leaves for 3 input leaves"); a
   ``custom_jvp`` rule's float0 tangent (``zero_from_primal``) for an integer output is
-  accepted (it raised a ValueError from a cast);
+  accepted (it raised a ValueError from a cast); a bwd cotangent of the wrong shape for an
+  input that is not differentiated raises, as JAX checks them all (it was dropped);
 * ``ravel_pytree``'s ``unravel`` of a tree whose leaves share one dtype keeps the flat
   array's dtype, whatever it is (JAX #7809; it raised), and names the expected dtype
   ("but expected dtype") when the leaves have several;
@@ -431,6 +432,20 @@ def test_custom_vjp_bwd_none_for_a_pytree_argument_like_jax():
     h.defvjp(lambda a, d: (h(a, d), (a, d)), lambda r, g: (g * r[1]["p"][0], {"p": None, "q": g}))
     g = ft.grad(h, argnums=(0, 1))(2.0, {"p": (3.0, 4.0), "q": 1.0})
     close(g, (np.array(3.0), {"p": (np.array(0.0), np.array(0.0)), "q": np.array(1.0)}))
+
+
+def test_custom_vjp_bwd_cotangent_shapes_checked_for_every_input():
+    @ft.custom_vjp
+    def f(a, y):
+        return np.sin(a) * y
+
+    f.defvjp(
+        lambda a, y: (f(a, y), (np.cos(a), np.sin(a), y)), lambda r, g: (r[0] * g * r[2], r[1] * g)
+    )
+    x = np.array([0.1, 0.2, 0.3])
+    close(ft.grad(lambda a: f(a, np.full(3, 3.0)).sum())(x), 3 * np.cos(x))
+    with pytest.raises(ft.errors.TangentMismatchError, match="cotangent leaf 1 has shape"):
+        ft.grad(lambda a: f(a, y=3.0).sum())(x)  # y's cotangent has a's shape (3,)
 
 
 def test_custom_jvp_rule_float0_tangent_for_an_integer_output():
