@@ -54,7 +54,7 @@ from ftransforms.jet import jet  # noqa: E402
 
 # -- for code ported from JAX's tree utilities and HIPS autograd --
 from ftransforms import extend, flatten_util, misc, tree, tree_util  # noqa: E402
-from ftransforms import custom_derivatives, dtypes, typing  # noqa: E402,A004  (JAX's module paths)
+from ftransforms import ad_checkpoint, custom_derivatives, dtypes, typing  # noqa: E402,A004  (JAX's module paths)
 from ftransforms.dtypes import float0  # noqa: E402,F401  (jax.float0: a dtype, no docstring)
 from ftransforms.autograd_compat import (  # noqa: E402
     deriv,
@@ -138,6 +138,7 @@ __all__ = [
     "deriv",
     "device_put",
     "elementwise_grad",
+    "ad_checkpoint",
     "custom_derivatives",
     "dtypes",
     "extend",

@@ -124,6 +124,7 @@ def vmap(
     out_axes: Any = UNSET,
     axis_size: int | None = None,
     split: bool = True,
+    spmd_axis_name: Any = None,
 ) -> Callable:
     """Vectorize ``func`` over a batch axis of its inputs.
 
@@ -135,6 +136,8 @@ def vmap(
     is batched (every in_dim None).  ``axis_name`` (any hashable) names the batch axis
     for the collectives ``ft.lax.psum``/``pmean``/``pmax``/``pmin``/``all_gather``/
     ``axis_index`` inside ``func``, as in JAX (an inner ``vmap`` may name an outer axis).
+    JAX's ``spmd_axis_name`` (a mesh axis to shard the batch over) is accepted and has no
+    effect: there is one device.
 
     ``func`` may be any per-example code: where it turns a batched value into a Python
     value (``if``, ``while``, ``int()``, ``.item()``, a boolean mask's size) and the rows
@@ -276,7 +279,8 @@ def _vmap_inputs(func, in_dims, args, where, axis_size=None):
         listing = ", ".join(f"{names[i]} has {n}" for i, n in sizes)
         raise InDimsError(
             f"{where}: arguments have different sizes on their batch axes: {listing}.  "
-            f"Batch them to one size, or mark the unbatched ones with in_dim None."
+            f"Batch them to one size, or mark the unbatched ones with in_dim None (JAX: vmap "
+            f"got inconsistent sizes for array axes to be mapped)."
         )
     return leaves, spec, dims, size
 
@@ -732,8 +736,16 @@ def vjp(
     if holomorphic:
         check_holomorphic_outputs(values, where)
 
-    def vjp_fn(cotangents: Any) -> tuple:
-        ct_leaves, ct_spec = tree_flatten(transform_inputs(cotangents))
+    def vjp_fn(*args: Any) -> tuple:
+        if len(args) != 1:
+            name = fname(func)
+            raise TypeError(
+                f"{where} vjp_fn: the function that vjp applied to {name} returned takes one "
+                f"cotangent (shaped like the output), but the vjp_fn of {name} was called "
+                f"with {len(args)} arguments; pass one pytree (vjp_fn((ct0, ct1)) for a "
+                f"function that returns a pair)"
+            )
+        ct_leaves, ct_spec = tree_flatten(transform_inputs(args[0]))
         if ct_spec != out_spec:
             raise TangentMismatchError(
                 f"{where} vjp_fn: the cotangent's structure {structure_str(spec=ct_spec)} "
@@ -1093,12 +1105,15 @@ def _basis(
         if holomorphic and dt.kind != "c":
             error = GradOutputError if what == "output" else NonDifferentiableInputError
             raise error(
-                f"{where}: holomorphic=True needs complex {what}s, got an {what} of dtype "
-                f"{dt}; make it complex (x.astype(np.complex128)), or drop holomorphic=True"
+                f"{where}: {where.split('(', 1)[0]} with holomorphic=True requires {what}s "
+                f"with complex dtype, but got {dt}: holomorphic=True needs complex {what}s; "
+                f"make it complex (x.astype(np.complex128)), or drop holomorphic=True"
             )
         if dt.kind == "c" and not holomorphic:
             raise GradOutputError(
-                f"{where}: this Jacobian would need complex {what}s as basis directions, which "
+                f"{where}: {where.split('(', 1)[0]} requires real-valued {what}s ({what} dtype "
+                f"that is a sub-dtype of np.floating), but got {dt}: "
+                f"this Jacobian would need complex {what}s as basis directions, which "
                 f"is not defined for non-holomorphic functions (as in JAX); pass "
                 f"holomorphic=True if the function is holomorphic, else split complex "
                 f"values into real and imaginary parts, or use vjp/jvp directly"

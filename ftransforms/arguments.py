@@ -178,8 +178,9 @@ def check_holomorphic_inputs(tree: Any, where: str, name: Callable[[], str]) -> 
         dt = dtype_of(to_array(leaf, where, lambda: f"{name()}{path_str(path)}"))
         if dt.kind != "c":
             raise NonDifferentiableInputError(
-                f"{where}: holomorphic=True needs complex inputs, but {name()}{path_str(path)} "
-                f"has dtype {dt}; pass it as complex (x.astype(np.complex128)), or drop "
+                f"{where}: {_transform(where)} with holomorphic=True requires inputs with "
+                f"complex dtype, but got {dt} ({name()}{path_str(path)}): holomorphic=True "
+                f"needs complex inputs; pass it as complex (x.astype(np.complex128)), or drop "
                 f"holomorphic=True to differentiate a real input"
             )
 
@@ -191,10 +192,16 @@ def check_holomorphic_outputs(leaves: list, where: str) -> None:
         if dt.kind != "c":
             what = "the output" if len(leaves) == 1 else f"output leaf {k}"
             raise GradOutputError(
-                f"{where}: holomorphic=True needs complex outputs, but {what} has dtype {dt}; "
-                f"return a complex value (out.astype(np.complex128)), or drop "
+                f"{where}: {_transform(where)} with holomorphic=True requires outputs with "
+                f"complex dtype, but got {dt} ({what}): holomorphic=True needs complex "
+                f"outputs; return a complex value (out.astype(np.complex128)), or drop "
                 f"holomorphic=True to differentiate a real output"
             )
+
+
+def _transform(where: str) -> str:
+    """``grad`` of ``grad(f, holomorphic=True)``: messages carry JAX's sentence too."""
+    return where.split("(", 1)[0]
 
 
 def structure_str(tree: Any = None, spec: Any = None, none_is_leaf: bool = False) -> str:
@@ -214,8 +221,8 @@ def check_pair(out: Any, where: str) -> tuple[Any, Any]:
         else:
             got = type(out).__name__
         raise AuxError(
-            f"{where}: has_aux=True requires the function to return a pair (output, aux), "
-            f"got {got}; return (output, aux) or drop has_aux"
+            f"{where}: has_aux=True requires the function to return a pair (output, aux) "
+            f"(a two-element tuple), got {got}; return (output, aux) or drop has_aux"
         )
     return out
 
@@ -496,8 +503,11 @@ def check_differentiable(arg, where, name):
         dt = dtype_of(leaf) if (isinstance(leaf, Tracer) or hasattr(leaf, "dtype")) else None
         if isinstance(leaf, (bool, int)) or (dt is not None and dt.kind in "biu"):
             kind = type(leaf).__name__ if dt is None else f"dtype {dt}"
+            got = numpy.result_type(leaf) if dt is None else dt
             raise NonDifferentiableInputError(
-                f"{where}: {name()}{path_str(path)} is an integer/bool input ({kind}); "
+                f"{where}: {_transform(where)} requires real- or complex-valued inputs (input "
+                f"dtype that is a sub-dtype of np.inexact), but got {got}: "
+                f"{name()}{path_str(path)} is an integer/bool input ({kind}); "
                 f"differentiation needs floating-point inputs: pass it as float (e.g. "
                 f"x.astype(np.float32)), or leave it out of argnums"
             )
@@ -531,11 +541,14 @@ def check_scalar_output(value, where, holomorphic=False):
         return
     if dt.kind == "c":
         raise GradOutputError(
-            f"{where}: the output is complex ({dt}); grad needs a real scalar: take .real, "
-            f"abs(...) or abs(...)**2 of it, or pass holomorphic=True if func is holomorphic"
+            f"{where}: grad requires real-valued outputs (output dtype that is a sub-dtype of "
+            f"np.floating), but got {dt}: the output is complex; grad needs a real scalar: "
+            f"take .real, abs(...) or abs(...)**2 of it, or pass holomorphic=True if func is "
+            f"holomorphic"
         )
     if dt.kind not in "f":
         raise GradOutputError(
-            f"{where}: the output has dtype {dt}; grad needs a floating-point scalar output "
-            f"(an integer output has no derivative)"
+            f"{where}: grad requires real-valued outputs (output dtype that is a sub-dtype of "
+            f"np.floating), but got {dt}: the output has dtype {dt}; grad needs a "
+            f"floating-point scalar output (an integer output has no derivative)"
         )

@@ -428,11 +428,17 @@ def _structured(record: Callable, init: Any) -> Any:
 # -- cond / switch --------------------------------------------------------------------------
 
 
-def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> Any:
+_NO_OPERAND = object()
+
+
+def cond(
+    pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any, operand: Any = _NO_OPERAND
+) -> Any:
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``, under every transform.
 
     ``pred`` is a boolean (or number) scalar; under ``vmap`` it may differ per row, and
-    each row then gets the result of its own branch (NOTE [batched cond]).
+    each row then gets the result of its own branch (NOTE [batched cond]).  JAX's older
+    keyword form ``cond(pred, true_fun, false_fun, operand=x)`` passes one operand.
 
     Example:
         >>> import numpy as np
@@ -444,6 +450,13 @@ def cond(pred: Any, true_fun: Callable, false_fun: Callable, *operands: Any) -> 
     op = "cond(pred, true_fun, false_fun, *operands)"
     if not callable(true_fun) or not callable(false_fun):
         raise TypeError(f"{op}: true_fun and false_fun must be callable")
+    if operand is not _NO_OPERAND:
+        if operands:
+            raise TypeError(
+                f"{op}: got both positional operands and operand=; pass the operands "
+                f"positionally only"
+            )
+        operands = (operand,)
     pred = _as_bool(_check_pred(op, pred, "biuf", "predicate"))
     return _arrays(_branch(op, pred, [false_fun, true_fun], operands, "boolean"))
 

@@ -35,6 +35,7 @@ from ftransforms.pytree import (
     NAMESPACE,
     register_pytree_node,
     tree_flatten,
+    tree_leaves,
     tree_map,
     tree_unflatten,
 )
@@ -205,12 +206,36 @@ def _tangent_leaves(t_out: Any, y: tuple, name: str, unbatched: bool) -> tuple:
         is_leaf=lambda v: isinstance(v, SymbolicZero),
         namespace=NAMESPACE,
     )
+    if len(t_leaves) != len(y):
+        raise TangentMismatchError(
+            f"{name}: the JVP rule returned {len(t_leaves)} tangent output leaves for "
+            f"{len(y)} primal output leaves; return one tangent per output, with its structure"
+        )
     return tuple(
         fnp.zeros_like(yi)
         if isinstance(t, SymbolicZero)
         else _like(t, yi, name, f"the JVP rule's tangent output {k}", "primal output")
         for k, (t, yi) in enumerate(zip(t_leaves, y))
     )
+
+
+def _rule_tangents(result: Any, y: tuple, name: str) -> Any:
+    """The tangent half of a JVP rule's ``(primal_out, tangent_out)``, once its primal half
+    is checked against the function's outputs (as many leaves, the same shapes: as JAX
+    checks); the primal values used are the function's own."""
+    if not isinstance(result, (tuple, list)) or len(result) != 2:
+        raise TypeError(
+            f"{name}: the JVP rule must return a pair (primal_out, tangent_out), got "
+            f"{type(result).__name__}"
+        )
+    p_leaves = tree_leaves(transform_outputs(result[0]))
+    if len(p_leaves) != len(y) or any(fnp.shape(p) != fnp.shape(v) for p, v in zip(p_leaves, y)):
+        raise TangentMismatchError(
+            f"{name}: the JVP rule's primal output has {len(p_leaves)} leaves of shapes "
+            f"{[fnp.shape(p) for p in p_leaves]}, but the function returns {len(y)} of shapes "
+            f"{[fnp.shape(v) for v in y]}; return f(*primals) (or the same values) first"
+        )
+    return result[1]
 
 
 def _symbolic_zero(x: Any, batched: bool) -> SymbolicZero:
@@ -320,8 +345,8 @@ def _custom_jvp_primitive(
             for t, x in zip(tangents, leaves)
         ]
         primals = tree_unflatten(in_spec, [mutable(x) for x in leaves])
-        _, t_out = rule(tuple(primals), tuple(tree_unflatten(in_spec, tangents)))
-        return _tangent_leaves(t_out, y, name, batched)
+        result = rule(tuple(primals), tuple(tree_unflatten(in_spec, tangents)))
+        return _tangent_leaves(_rule_tangents(result, y, name), y, name, batched)
 
     def vjp(y_bar, y, *leaves, wanted):
         # the tangent map is linear in the tangents of the inputs it is pulled back to; with
@@ -336,8 +361,8 @@ def _custom_jvp_primitive(
             for k, t in zip(live, live_tangents):
                 tangent_leaves[k] = mutable(t)
             given = tuple(tree_unflatten(in_spec, [mutable(x) for x in leaves]))
-            _, t_out = rule(given, tuple(tree_unflatten(in_spec, tangent_leaves)))
-            return _tangent_leaves(t_out, y, name, batched)
+            result = rule(given, tuple(tree_unflatten(in_spec, tangent_leaves)))
+            return _tangent_leaves(_rule_tangents(result, y, name), y, name, batched)
 
         zeros = [fnp.zeros_like(leaves[k]) for k in live]
         ct = tuple(fnp.zeros_like(yi) if b is None else b for b, yi in zip(y_bar, y))
@@ -368,6 +393,13 @@ def _array_leaves(xp: Any, leaves: list) -> tuple:
     )
 
 
+def _check_cotangent_shape(c, x, name, k) -> None:
+    """A cotangent nobody asked for (an input not differentiated) must still fit its input
+    (JAX checks every one); it is dropped."""
+    if fnp.shape(c) != fnp.shape(x):
+        _like(c, x, name, f"the bwd rule's cotangent leaf {k}", "input leaf")
+
+
 def _like(t, y, name, what, ref):
     """A rule's tangent/cotangent ``t`` in the dtype of ``y``, whose shape it must have
     (as JAX checks: a missing ``.sum()`` or a wrong slice is the user's bug, not a value to
@@ -378,6 +410,13 @@ def _like(t, y, name, what, ref):
             f"{fnp.shape(y)}; a rule must return one value of that shape per "
             f"{ref.split()[0]} (reduce or broadcast it in the rule)"
         )
+    if dtype_of(t) == FLOAT0:  # JAX's zero of an integer value (zero_from_primal)
+        if _inexact(y):
+            raise TangentMismatchError(
+                f"{name}: {what} has JAX's float0 dtype (the zero of an integer value) but "
+                f"the {ref} has dtype {dtype_of(y)}; return zeros of that dtype"
+            )
+        return fnp.zeros_like(y)
     return fnp.astype(t, dtype_of(y))
 
 
@@ -508,19 +547,18 @@ def _custom_vjp_primitive(
                 f"{name}: the bwd rule must return a tuple with one cotangent per argument, "
                 f"got {type(cts).__name__}"
             )
-        ct_leaves = optree.tree_leaves(
-            cts, is_leaf=lambda v: isinstance(v, SymbolicZero), none_is_leaf=True,
-            namespace=NAMESPACE,
-        )  # fmt: skip
+        ct_leaves = _cotangent_leaves(cts, in_spec)
         ct_leaves = [None if isinstance(c, SymbolicZero) else c for c in ct_leaves]
         if len(ct_leaves) != len(leaves):
             raise TangentMismatchError(
                 f"{name}: the bwd rule returned {len(ct_leaves)} cotangent leaves for "
                 f"{len(leaves)} input leaves; return one per argument, with its structure"
             )
+        # every cotangent is checked (JAX checks them all), the wanted ones are kept
         out = [
-            None if c is None or not w or not _inexact(x) else
+            None if c is None or not _inexact(x) else
             _like(c, x, name, f"the bwd rule's cotangent leaf {k}", "input leaf")
+            if w else _check_cotangent_shape(c, x, name, k)
             for k, (c, w, x) in enumerate(zip(ct_leaves, wanted, leaves))
         ]  # fmt: skip
         res_cts = _residual_cotangents(fwd, in_spec, leaves, y_bar[n:], wanted)
@@ -537,6 +575,26 @@ def _custom_vjp_primitive(
         return outs, (0,) * len(outs)
 
     return Primitive(name, impl, jvp=jvp, vjp=vjp, batch=batch, multiple_results=True)
+
+
+def _cotangent_leaves(ct: Any, spec: Any) -> list:
+    """The bwd rule's cotangents ``ct`` as one leaf per input leaf of ``spec``: a ``None``
+    standing for a whole argument or subtree means zeros for all of its leaves (JAX's
+    rule); ``SymbolicZero``s are kept as leaves."""
+    if ct is None:
+        return [None] * spec.num_leaves
+    if spec.is_leaf() or isinstance(ct, SymbolicZero):
+        return [ct]
+    children, _ = optree.tree_flatten(
+        ct, is_leaf=lambda v: v is not ct, none_is_leaf=True, namespace=NAMESPACE
+    )
+    subspecs = spec.children()
+    if len(children) != len(subspecs):  # a structure mismatch: counted (and reported) later
+        return optree.tree_leaves(
+            ct, is_leaf=lambda v: isinstance(v, SymbolicZero), none_is_leaf=True,
+            namespace=NAMESPACE,
+        )  # fmt: skip
+    return [leaf for c, sub in zip(children, subspecs) for leaf in _cotangent_leaves(c, sub)]
 
 
 class CustomVJPPrimal:

@@ -592,7 +592,8 @@ def _collective(prim_name: str, x: Any, axis_name: Any, where: str, **params: An
 
 
 def axis_index(axis_name: Any) -> Any:
-    """The position of each row along the named ``vmap`` axis (``jax.lax.axis_index``).
+    """The position of each row along the named ``vmap`` axis (``jax.lax.axis_index``); for
+    a tuple of names, the position in those axes flattened in that order (row-major).
 
     Example:
         >>> import numpy as np
@@ -600,7 +601,13 @@ def axis_index(axis_name: Any) -> Any:
         >>> ft.vmap(lambda x: x * ft.lax.axis_index("i"), axis_name="i")(np.ones(3))
         array([0., 1., 2.])
     """
-    return _frame(axis_name, f"axis_index({axis_name!r})").axis_index()
+    where = f"axis_index({axis_name!r})"
+    index = None
+    for name in _names(axis_name):
+        frame = _frame(name, where)
+        i = frame.axis_index()
+        index = i if index is None else index * frame.axis_size + i
+    return index
 
 
 def stop_gradient(x: Any) -> Any:

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy
 
+import ftransforms.numpy as fnp
 from ftransforms.api import vjp
 from ftransforms.arguments import check_reduce_axes
 from ftransforms.backend import namespace_of
@@ -158,8 +159,14 @@ def linear_transpose(fun: Callable, *primals: Any, reduce_axes: Any = ()) -> Cal
     with pushed(interp):
         wrapped = tree_unflatten(spec, [LinearTracer(interp, z) for z in zeros])
         fun(*wrapped)
-    out, pullback = vjp(fun, *tree_unflatten(spec, zeros))
-    out_leaves, out_spec = tree_flatten(out)
+    integer = _integer_map(fun, spec, zeros, call)
+    if integer:  # integer -> integer: transposed in float64, exact for integer coefficients
+        out_leaves, out_spec = tree_flatten(fun(*tree_unflatten(spec, zeros)))
+        zeros = [z.astype(numpy.float64) for z in zeros]
+        out, pullback = vjp(fun, *tree_unflatten(spec, zeros))
+    else:
+        out, pullback = vjp(fun, *tree_unflatten(spec, zeros))
+        out_leaves, out_spec = tree_flatten(out)
     out_avals = [_aval(o) for o in out_leaves]
 
     def transposed(out_cotangent: Any) -> tuple:
@@ -178,6 +185,33 @@ def linear_transpose(fun: Callable, *primals: Any, reduce_axes: Any = ()) -> Cal
                     f"{ct_dtype}, but fun's output has shape {shape} and dtype {dtype}; pass "
                     f"a cotangent shaped like the output"
                 )
-        return pullback(out_cotangent)
+        if not integer:
+            return pullback(out_cotangent)
+        float_ct = tree_unflatten(
+            ct_spec, [fnp.astype(fnp.asarray(c), numpy.float64) for c in ct_leaves]
+        )
+        in_cts, in_spec = tree_flatten(pullback(float_ct))
+        return tree_unflatten(
+            in_spec, [fnp.astype(fnp.rint(c), z.dtype) for c, z in zip(in_cts, in_dtypes)]
+        )
 
+    in_dtypes = [_zeros_like(p) for p in leaves]
     return transposed
+
+
+def _integer_map(fun: Callable, spec: Any, zeros: list, call: str) -> bool:
+    """Whether ``fun`` maps integer inputs to integer outputs (JAX transposes those, and
+    [float or complex] -> [float or complex] functions; a mix is a TypeError)."""
+    in_int = [numpy.dtype(z.dtype).kind in "iu" for z in zeros]
+    if not any(in_int):
+        return False
+    out_leaves, _ = tree_flatten(fun(*tree_unflatten(spec, zeros)))
+    out_int = [_aval(o)[1].kind in "iu" for o in out_leaves]
+    if not all(in_int) or not all(out_int):
+        raise TypeError(
+            f"{call}: linear_transpose supports [float or complex] -> [float or complex] "
+            f"and integer -> integer functions, got inputs of dtypes "
+            f"{[str(z.dtype) for z in zeros]} and outputs of dtypes "
+            f"{[str(_aval(o)[1]) for o in out_leaves]}; cast the inputs to float"
+        )
+    return True

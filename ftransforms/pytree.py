@@ -114,7 +114,8 @@ def ravel_pytree(tree: Any) -> tuple[Any, Callable[[Any], Any]]:
     type give that float type; Python numbers count as float64/int64).  ``unravel``
     casts each piece back to its leaf's dtype and works on tracers, so ``grad``,
     ``vmap`` and ``jit`` go through it; it checks what it gets: a 1-d array of the same
-    length (``ValueError``) and dtype (``TypeError``), as JAX's does.  An empty tree
+    length (``ValueError``) and dtype (``TypeError``), as JAX's does; when every leaf
+    has one dtype, any dtype is accepted and kept (JAX's too: ``unravel(flat < 0)``).  An empty tree
     gives an empty float64 array.
 
     Example:
@@ -152,6 +153,8 @@ def ravel_pytree(tree: Any) -> tuple[Any, Callable[[Any], Any]]:
     else:
         flat = xp.concatenate(pieces) if pieces else xp.zeros(0, dtype=dtype)
     n = sum(sizes)
+    # leaves of one dtype: unravel keeps the flat array's dtype, whatever it is (JAX's)
+    one_dtype = len(set(dtypes)) == 1
     offsets = [0]
     for s in sizes:
         offsets.append(offsets[-1] + s)
@@ -165,15 +168,16 @@ def ravel_pytree(tree: Any) -> tuple[Any, Callable[[Any], Any]]:
                 f"returned"
             )
         got = numpy.dtype(arr.dtype)
-        if got != dtype:
+        if got != dtype and not one_dtype:
             raise TypeError(
-                f"ravel_pytree's unravel(flat): expected an array of dtype {dtype}, got "
-                f"{got}; cast it with .astype({dtype}) first"
+                f"ravel_pytree's unravel(flat): got an array of dtype {got}, but expected "
+                f"dtype {dtype} (the leaves have several dtypes); cast it with "
+                f".astype({dtype}) first"
             )
         parts = []
         for i, (shp, dt) in enumerate(zip(shapes, dtypes)):
             piece = arr[offsets[i] : offsets[i + 1]].reshape(shp)
-            if piece.dtype != dt:
+            if piece.dtype != dt and not one_dtype:
                 if numpy.dtype(dt).kind != "c" and piece.dtype.kind == "c":
                     piece = piece.real  # JAX drops the imaginary part as well
                 piece = piece.astype(dt)

@@ -44,7 +44,7 @@ import numpy
 import ftransforms.numpy as fnp
 from ftransforms.core.errors import PRNGKeyError, UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
-from ftransforms.numpy.helpers import xp_of
+from ftransforms.numpy.helpers import dtype_of, xp_of
 from ftransforms.ops.prng import threefry2x32_p
 from ftransforms.ops.special import erf_p, erfinv_p
 
@@ -464,6 +464,7 @@ def truncated_normal(key: Any, lower: Any, upper: Any, shape: Any = None, dtype:
     lower, upper = _as(lower, dtype), _as(upper, dtype)
     a, b = erf_p(lower / sqrt2), erf_p(upper / sqrt2)
     out = sqrt2 * erfinv_p(_uniform(key, shape, dtype, a, b))
+    out = out if dtype_of(out) == dtype else fnp.astype(out, dtype)  # SciPy's float16 erfinv
     lo = fnp.nextafter(fnp.stop_gradient(lower), dtype.type(numpy.inf))
     hi = fnp.nextafter(fnp.stop_gradient(upper), dtype.type(-numpy.inf))
     return fnp.clip(out, lo, hi)
@@ -554,9 +555,11 @@ def orthogonal(key: Any, n: int, shape: Any = (), dtype: Any = None, m: int | No
     n = operator.index(n)
     m = n if m is None else operator.index(m)
     z = _normal_real(key, (*shape, max(n, m), min(n, m)), dtype)
+    if dtype.itemsize < 4:  # NumPy's linalg has no float16: the QR runs in float32
+        z = fnp.astype(z, numpy.float32)
     q, r = fnp.linalg.qr(z)
     d = fnp.diagonal(r, axis1=-2, axis2=-1)
-    x = q * fnp.expand_dims(fnp.sign(d), -2)
+    x = fnp.astype(q * fnp.expand_dims(fnp.sign(d), -2), dtype)
     return fnp.swapaxes(x, -1, -2) if n < m else x
 
 

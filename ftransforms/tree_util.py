@@ -593,7 +593,10 @@ def flatten_one_level(tree: Any) -> tuple[tuple[Any, ...], Any]:
         (1, 2)
     """
     if optree.treespec_is_leaf(optree.tree_structure(tree, namespace=NAMESPACE)):
-        raise ValueError(f"flatten_one_level: {type(tree).__name__} is a leaf, not a node")
+        raise ValueError(
+            f"flatten_one_level: can't tree-flatten type {type(tree).__name__}: it is a leaf, "
+            f"not a node (JAX's wording); pass a container or a registered pytree node"
+        )
     out = optree.tree_flatten_one_level(tree, namespace=NAMESPACE)
     return tuple(out.children), out.metadata
 

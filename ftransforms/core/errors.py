@@ -25,8 +25,9 @@ class FTransformsError(Exception):
     """
 
 
-class InDimsError(FTransformsError, ValueError):
-    """``in_dims`` does not fit the arguments, or the batch sizes disagree.
+class InDimsError(FTransformsError, ValueError, TypeError):
+    """``in_dims`` does not fit the arguments, or the batch sizes disagree (a ValueError,
+    and a TypeError too: JAX raises that for an entry that is not an int or None).
 
     Example:
         >>> import numpy as np
@@ -39,9 +40,10 @@ class InDimsError(FTransformsError, ValueError):
     """
 
 
-class OutDimsError(FTransformsError, ValueError, IndexError):
-    """``out_dims`` does not fit the outputs (an out-of-range ``out_dim`` is an
-    ``IndexError`` in torch.func, a ``ValueError`` in JAX: this is both).
+class OutDimsError(FTransformsError, ValueError, IndexError, TypeError):
+    """``out_dims`` does not fit the outputs (a ValueError; an out-of-range ``out_dim`` is
+    an ``IndexError`` in torch.func, and an entry that is not an int or None a TypeError in
+    JAX: this is all three).
 
     Example:
         >>> import numpy as np

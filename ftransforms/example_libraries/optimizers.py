@@ -50,6 +50,7 @@ __all__ = [
     "rmsprop",
     "rmsprop_momentum",
     "sgd",
+    "sm3",
     "unpack_optimizer_state",
 ]
 
@@ -75,6 +76,13 @@ class OptimizerState:
 
     def __iter__(self) -> Any:  # ``packed_state, tree_def, subtree_defs = opt_state``
         return iter((self.packed_state, self.tree_def, self.subtree_defs))
+
+    def __eq__(self, other: object) -> bool:  # as JAX's namedtuple compares
+        if not isinstance(other, OptimizerState):
+            return NotImplemented
+        return tuple(self) == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]  (mutable lists inside, as JAX's)
 
     def __repr__(self) -> str:
         return f"OptimizerState(packed_state={self.packed_state!r}, tree_def={self.tree_def!r})"
@@ -386,6 +394,51 @@ def adamax(step_size: Any, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8
         u = fnp.maximum(b2 * u, fnp.abs(g))
         x = x - (step_size(i) / (1 - fnp.asarray(b1, m.dtype) ** (i + 1))) * m / (u + eps)
         return x, m, u
+
+    def get_params(state: tuple) -> Any:
+        return state[0]
+
+    return init, update, get_params
+
+
+@optimizer
+def sm3(step_size: Any, momentum: float = 0.9) -> tuple:
+    """SM3 (memory-efficient adaptive steps, Anil et al. 2019): one accumulator per axis
+    of each parameter; the step's accumulator is ``min`` over the axes' (broadcast) plus
+    ``g**2``, each axis then keeps the ``max`` of it over the other axes, and
+    ``m = (1 - momentum) g / sqrt(accum) + momentum m``, ``x - step_size(i) * m``.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms.example_libraries import optimizers
+        >>> init, update, get = optimizers.sm3(0.1, momentum=0.0)
+        >>> get(update(0, np.array([[3.0, -4.0]]), init(np.zeros((1, 2)))))
+        array([[-0.1,  0.1]])
+    """
+    step_size = make_schedule(step_size)
+
+    def init(x0: Any) -> tuple:
+        shape = fnp.shape(x0)
+        dtype = fnp.result_type(x0)
+        vs = [fnp.zeros(n, dtype=dtype) for n in shape] if shape else [fnp.zeros((), dtype)]
+        return x0, fnp.zeros_like(x0), vs
+
+    def update(i: Any, g: Any, state: tuple) -> tuple:
+        x, m, vs = state
+        nd = fnp.ndim(g)
+        if nd == 0:
+            accum = vs[0] + g * g
+            vs = [accum]
+        else:
+            along = [
+                fnp.reshape(v, (1,) * j + (-1,) + (1,) * (nd - j - 1)) for j, v in enumerate(vs)
+            ]
+            accum = functools.reduce(fnp.minimum, along) + g * g
+            vs = [fnp.max(accum, axis=tuple(k for k in range(nd) if k != j)) for j in range(nd)]
+        positive = accum > 0
+        inv_sqrt = fnp.where(positive, 1 / fnp.sqrt(fnp.where(positive, accum, 1)), 0)
+        m = (1 - momentum) * (g * inv_sqrt) + momentum * m
+        return x - step_size(i) * m, m, vs
 
     def get_params(state: tuple) -> Any:
         return state[0]

@@ -45,6 +45,8 @@ __all__ = [
     "AvgPool",
     "BatchNorm",
     "Conv",
+    "Conv1DTranspose",
+    "ConvTranspose",
     "Dense",
     "Dropout",
     "Elu",
@@ -55,6 +57,7 @@ __all__ = [
     "Flatten",
     "Gelu",
     "GeneralConv",
+    "GeneralConvTranspose",
     "Identity",
     "LeakyRelu",
     "LogSoftmax",
@@ -283,6 +286,84 @@ Example:
     >>> shape, (W, b) = init(ft.random.key(0), (-1, 28, 28, 1))
     >>> shape, W.shape, apply((W, b), np.ones((2, 28, 28, 1))).shape
     ((-1, 14, 14, 8), (3, 3, 1, 8), (2, 14, 14, 8))
+"""
+
+
+def GeneralConvTranspose(  # noqa: N802  (JAX's name)
+    dimension_numbers: tuple[str, str, str],
+    out_chan: int,
+    filter_shape: Sequence[int],
+    strides: Sequence[int] | None = None,
+    padding: Any = "VALID",
+    W_init: Callable[..., Any] | None = None,  # noqa: N803
+    b_init: Callable[..., Any] = normal(1e-6),  # noqa: B008
+) -> Layer:
+    """``stax.GeneralConvTranspose``: a transposed convolution by ``lax.conv_transpose``
+    with the layouts ``dimension_numbers = (lhs_spec, rhs_spec, out_spec)``, plus a bias
+    broadcast over the output's channel axis.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms.example_libraries import stax
+        >>> init, apply = stax.GeneralConvTranspose(("NHWC", "HWIO", "NHWC"), 4, (3, 3), (2, 2))
+        >>> shape, params = init(ft.random.key(0), (2, 5, 5, 1))
+        >>> shape, apply(params, np.ones((2, 5, 5, 1))).shape
+        ((2, 11, 11, 4), (2, 11, 11, 4))
+    """
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
+    strides = tuple(strides or (1,) * len(filter_shape))
+    W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))  # noqa: N806
+
+    def init_fun(rng: Any, input_shape: Sequence[int]) -> Any:
+        sizes = iter(filter_shape)
+        kernel_shape = [
+            out_chan if c == "O" else input_shape[lhs_spec.index("C")] if c == "I" else next(sizes)
+            for c in rhs_spec
+        ]
+        output_shape = lax.conv_transpose_shape_tuple(
+            input_shape, kernel_shape, strides, padding, dimension_numbers
+        )
+        bias_shape = [out_chan if c == "C" else 1 for c in out_spec]
+        k1, k2 = random.split(rng)
+        return output_shape, (W_init(k1, kernel_shape), b_init(k2, bias_shape))
+
+    def apply_fun(params: Any, inputs: Any, **kwargs: Any) -> Any:  # noqa: ARG001
+        W, b = params  # noqa: N806
+        out = lax.conv_transpose(inputs, W, strides, padding, dimension_numbers=dimension_numbers)
+        return out + b
+
+    return init_fun, apply_fun
+
+
+ConvTranspose = functools.partial(GeneralConvTranspose, ("NHWC", "HWIO", "NHWC"))
+ConvTranspose.__doc__ = """``stax.ConvTranspose(out_chan, filter_shape, strides=None,
+padding='VALID', W_init=None, b_init=normal(1e-6))``: :func:`GeneralConvTranspose` on
+``('NHWC', 'HWIO', 'NHWC')`` layouts.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> from ftransforms.example_libraries import stax
+    >>> init, apply = stax.ConvTranspose(3, (2, 2), strides=(2, 2))
+    >>> shape, (W, b) = init(ft.random.key(0), (-1, 4, 4, 1))
+    >>> shape, W.shape, apply((W, b), np.ones((2, 4, 4, 1))).shape
+    ((-1, 8, 8, 3), (2, 2, 1, 3), (2, 8, 8, 3))
+"""
+
+Conv1DTranspose = functools.partial(GeneralConvTranspose, ("NHC", "HIO", "NHC"))
+Conv1DTranspose.__doc__ = """``stax.Conv1DTranspose(out_chan, filter_shape, strides=None,
+padding='VALID', W_init=None, b_init=normal(1e-6))``: :func:`GeneralConvTranspose` on
+``('NHC', 'HIO', 'NHC')`` layouts (one spatial axis).
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> from ftransforms.example_libraries import stax
+    >>> init, apply = stax.Conv1DTranspose(2, (3,), padding="SAME")
+    >>> shape, params = init(ft.random.key(0), (-1, 6, 3))
+    >>> shape, apply(params, np.ones((2, 6, 3))).shape
+    ((-1, 6, 2), (2, 6, 2))
 """
 
 

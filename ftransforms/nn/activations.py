@@ -13,9 +13,17 @@ import math
 from typing import Any
 
 import ftransforms.numpy as fnp
+from ftransforms.numpy.helpers import dtype_of
 from ftransforms.ops.nn import relu_p, softplus_p
 from ftransforms.ops.special import erf_p, expit_p
 from ftransforms.scipy import special as _special
+
+
+def _in_dtype_of(y: Any, x: Any) -> Any:
+    """``y`` in ``x``'s floating dtype: SciPy's ``expit``/``erf`` have no float16 loop and
+    compute it in float32/float64, while ``jax.nn``'s activations keep the input's dtype."""
+    dt = dtype_of(x)
+    return fnp.astype(y, dt) if dt.kind == "f" and dtype_of(y) != dt else y
 
 
 def relu(x: Any) -> Any:
@@ -93,7 +101,7 @@ def sigmoid(x: Any) -> Any:
         >>> float(ft.grad(nn.sigmoid)(0.0))  # sigmoid(0) * (1 - sigmoid(0))
         0.25
     """
-    return expit_p.bind(x)
+    return _in_dtype_of(expit_p.bind(x), x)
 
 
 def log_sigmoid(x: Any) -> Any:
@@ -144,7 +152,7 @@ def silu(x: Any) -> Any:
         >>> float(ft.grad(nn.silu)(0.0))  # sigmoid(0) + 0 * sigmoid'(0)
         0.5
     """
-    return x * expit_p.bind(x)
+    return x * _in_dtype_of(expit_p.bind(x), x)
 
 
 swish = silu
@@ -180,11 +188,37 @@ def gelu(x: Any, approximate: Any = "none") -> Any:
         return 0.5 * x * (1 + fnp.tanh(inner))
     if approximate not in ("none", False):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
-    return 0.5 * x * (1 + erf_p.bind(x * _SQRT_HALF))
+    return 0.5 * x * (1 + _in_dtype_of(erf_p.bind(x * _SQRT_HALF), x))
 
 
-def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
-    """``log(sum(exp(x), axis))`` without overflow (``ftransforms.scipy.special``'s).
+def _masked(x: Any, where: Any) -> Any:
+    """``x`` with ``-inf`` where ``where`` is False (those entries then count for nothing in
+    a ``logsumexp``/``softmax``); no derivative flows to them."""
+    x = fnp.asarray(x)
+    return fnp.where(where, x, fnp.full((), -fnp.inf, dtype=fnp.result_type(x, 1.0)))
+
+
+def _masked_exp_sum(x: Any, axis: Any, where: Any) -> tuple:
+    """``x`` masked and shifted by its maximum, and the sum of its exponentials along
+    ``axis`` (1 where nothing is kept, so that an all-masked row gives 0 / -inf without a
+    0/0)."""
+    masked = _masked(x, where)
+    shifted = masked - _special._max_shift(masked, axis)
+    total = fnp.sum(fnp.exp(shifted), axis=axis, keepdims=True)
+    return shifted, fnp.where(total > 0, total, 1.0)
+
+
+def logsumexp(
+    x: Any,
+    axis: Any = None,
+    b: Any = None,
+    keepdims: bool = False,
+    return_sign: bool = False,
+    where: Any = None,
+) -> Any:
+    """``log(sum(b * exp(x), axis))`` without overflow (``jax.nn.logsumexp``: the weights
+    ``b``, ``return_sign`` giving ``(log|s|, sign(s))``, and ``where`` masking the entries
+    that count).
 
     Example:
         >>> import numpy as np
@@ -194,13 +228,18 @@ def logsumexp(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
         1000.6931471805599
         >>> ft.grad(nn.logsumexp)(np.array([0.0, 0.0]))  # the gradient is the softmax
         array([0.5, 0.5])
+        >>> nn.logsumexp(np.array([0.0, 0.0]), b=np.array([1.0, -2.0]), return_sign=True)
+        (array(0.), array(-1.))
     """
-    return _special.logsumexp(x, axis=axis, keepdims=keepdims)
+    if where is not None:
+        x = _masked(x, where)
+    return _special.logsumexp(x, axis=axis, b=b, keepdims=keepdims, return_sign=return_sign)
 
 
-def log_softmax(x: Any, axis: int = -1, *, dim: int | None = None) -> Any:
+def log_softmax(x: Any, axis: Any = -1, where: Any = None, *, dim: int | None = None) -> Any:
     """``x - logsumexp(x, axis)`` (default: the last axis, like ``jax.nn``; torch's
-    ``dim=`` is accepted for ``axis``).
+    ``dim=`` is accepted for ``axis``); with ``where`` only those entries count, and the
+    others are ``-inf`` (as in JAX).
 
     Example:
         >>> import numpy as np
@@ -210,13 +249,20 @@ def log_softmax(x: Any, axis: int = -1, *, dim: int | None = None) -> Any:
         array([-1000.,     0.])
         >>> ft.grad(lambda x: nn.log_softmax(x)[0])(np.array([0.0, 0.0]))  # e_0 - softmax
         array([ 0.5, -0.5])
+        >>> nn.log_softmax(np.array([0.0, 0.0, 5.0]), where=np.array([True, True, False]))
+        array([-0.69314718, -0.69314718,        -inf])
     """
-    return _special.log_softmax(x, axis=_axis_or_dim(axis, dim, "log_softmax"))
+    axis = _axis_or_dim(axis, dim, "log_softmax")
+    if where is None:
+        return _special.log_softmax(x, axis=axis)
+    shifted, total = _masked_exp_sum(x, axis, where)
+    return fnp.where(where, shifted - fnp.log(total), -fnp.inf)
 
 
-def softmax(x: Any, axis: int = -1, *, dim: int | None = None) -> Any:
+def softmax(x: Any, axis: Any = -1, where: Any = None, *, dim: int | None = None) -> Any:
     """``exp(x) / sum(exp(x), axis)`` without overflow (default: the last axis; torch's
-    ``dim=`` is accepted for ``axis``).
+    ``dim=`` is accepted for ``axis``); with ``where`` only those entries count, and the
+    others are 0 (as in JAX).
 
     Example:
         >>> import numpy as np
@@ -227,8 +273,14 @@ def softmax(x: Any, axis: int = -1, *, dim: int | None = None) -> Any:
         >>> ft.jacfwd(nn.softmax)(np.array([0.0, 0.0]))  # diag(s) - s s^T
         array([[ 0.25, -0.25],
                [-0.25,  0.25]])
+        >>> nn.softmax(np.array([0.0, 0.0, 5.0]), where=np.array([True, True, False]))
+        array([0.5, 0.5, 0. ])
     """
-    return _special.softmax(x, axis=_axis_or_dim(axis, dim, "softmax"))
+    axis = _axis_or_dim(axis, dim, "softmax")
+    if where is None:
+        return _special.softmax(x, axis=axis)
+    shifted, total = _masked_exp_sum(x, axis, where)
+    return fnp.where(where, fnp.exp(shifted) / total, 0.0)
 
 
 def _axis_or_dim(axis: Any, dim: Any, name: str) -> Any:
@@ -453,9 +505,12 @@ def standardize(
     variance: Any = None,
     epsilon: float = 1e-5,
     where: Any = None,
+    *,
+    algorithm: str = "fast",
 ) -> Any:
-    """``(x - mean) / sqrt(variance + epsilon)`` along ``axis`` (``jax.nn.standardize``;
-    the variance as ``mean(x^2) - mean(x)^2``).
+    """``(x - mean) / sqrt(variance + epsilon)`` along ``axis`` (``jax.nn.standardize``).
+    The variance is ``mean(x^2) - mean(x)^2`` clipped at 0 (``algorithm="fast"``, JAX's
+    default) or the two-pass ``mean((x - mean)^2)`` (``algorithm="stable"``).
 
     Example:
         >>> import numpy as np
@@ -463,8 +518,18 @@ def standardize(
         >>> nn.standardize(np.array([1.0, 3.0]), epsilon=0.0).tolist()
         [-1.0, 1.0]
     """
+    if algorithm not in ("fast", "stable"):
+        raise ValueError(
+            f"nn.standardize(x, algorithm={algorithm!r}): unknown algorithm; expected "
+            f"'fast' or 'stable'"
+        )
     if mean is None:
         mean = fnp.mean(x, axis=axis, keepdims=True, where=where)
     if variance is None:
-        variance = fnp.mean(x * x, axis=axis, keepdims=True, where=where) - mean * mean
+        if algorithm == "stable":
+            d = x - mean
+            variance = fnp.mean(d * d, axis=axis, keepdims=True, where=where)
+        else:
+            variance = fnp.mean(x * x, axis=axis, keepdims=True, where=where) - mean * mean
+            variance = fnp.maximum(variance, 0)  # rounding can make it negative
     return (x - mean) / fnp.sqrt(variance + epsilon)

@@ -182,9 +182,9 @@ def _fans(shape: tuple, in_axis: Axes, out_axis: Axes, batch_axis: Axes) -> tupl
     """JAX's ``_compute_fans``: the in and out sizes times the receptive field."""
     if isinstance(in_axis, int) and in_axis == -2 and len(shape) <= 1:
         raise PRNGKeyError(
-            f"nn.initializers.variance_scaling: cannot read the fans of a "
-            f"{len(shape)}-dimensional shape {shape} with the default in_axis=-2; give a "
-            f"shape of at least 2 dimensions or pass in_axis"
+            f"nn.initializers.variance_scaling: Can't compute input and output sizes of a "
+            f"{len(shape)}-dimensional weights tensor with default in_axis (shape {shape}). "
+            f"Must be at least 2D or specify in_axis explicitly (JAX's words)."
         )
     in_size, out_size = _size(shape, in_axis), _size(shape, out_axis)
     receptive = math.prod(shape) / in_size / out_size / _size(shape, batch_axis)

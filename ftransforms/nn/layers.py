@@ -628,9 +628,12 @@ def embedding(weight: Any, idx: Any) -> Any:
     return fnp.take(weight, idx, axis=0)
 
 
-def one_hot(labels: Any, num_classes: int = -1, dtype: Any = numpy.float32) -> Any:
-    """``labels.shape + (num_classes,)``: 1 at each label, 0 elsewhere (a constant).
-    ``num_classes=-1`` takes ``labels.max() + 1`` (concrete labels only).
+def one_hot(
+    labels: Any, num_classes: int = -1, dtype: Any = numpy.float32, *, axis: int = -1
+) -> Any:
+    """1 at each label, 0 elsewhere (a constant), with the new axis of size ``num_classes``
+    at ``axis`` (default: last, ``labels.shape + (num_classes,)``).  ``num_classes=-1``
+    takes ``labels.max() + 1`` (concrete labels only); an out-of-range label gives zeros.
 
     Example:
         >>> import numpy as np
@@ -642,13 +645,24 @@ def one_hot(labels: Any, num_classes: int = -1, dtype: Any = numpy.float32) -> A
         >>> ft.vmap(lambda label: nn.one_hot(label, 3))(np.array([1, 0]))
         array([[0., 1., 0.],
                [1., 0., 0.]], dtype=float32)
+        >>> nn.one_hot(np.array([0, 2]), 3, axis=0).shape
+        (3, 2)
     """
     if dtype_of(labels).kind not in "iu":
         raise TypeError(f"one_hot: labels must be integers, got dtype {dtype_of(labels)}")
     if num_classes == -1:
         num_classes = int(fnp.max(labels)) + 1
+    out_ndim = fnp.ndim(labels) + 1
+    if not -out_ndim <= axis < out_ndim:
+        raise ValueError(
+            f"one_hot(labels, {num_classes}, axis={axis}): axis is out of range for labels "
+            f"of rank {out_ndim - 1} (the result has rank {out_ndim}); use an axis in "
+            f"[{-out_ndim}, {out_ndim})"
+        )
+    axis %= out_ndim
     classes = fnp.arange(num_classes, like=labels)
-    return fnp.astype(fnp.expand_dims(labels, -1) == classes, dtype)
+    classes = fnp.reshape(classes, (num_classes,) + (1,) * (out_ndim - 1 - axis))
+    return fnp.astype(fnp.expand_dims(labels, axis) == classes, dtype)
 
 
 def flatten(x: Any, start_dim: int = 1, end_dim: int = -1) -> Any:

@@ -44,11 +44,17 @@ def _psum_transpose(y_bar: Any, x: Any, index: Any) -> Any:
     return psum_p.bind(y_bar, index)
 
 
+def _sum_keeping_ints(x: Any, d: int) -> Any:
+    # NumPy's sum widens int8..int32 to int64; JAX's psum keeps the integer dtype
+    total = lax.sum(x, axis=d)
+    return lax.convert(total, lax.dtype_of(x)) if lax.dtype_of(x).kind in "iu" else total
+
+
 psum_p = Primitive(
     "psum",
     _unbound,
     transpose=_psum_transpose,
-    batch=_reduce_or_pass(lambda x, d: lax.sum(x, axis=d), lambda x, n: x * n),
+    batch=_reduce_or_pass(_sum_keeping_ints, lambda x, n: x * n),
 )
 
 

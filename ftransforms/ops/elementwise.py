@@ -470,15 +470,21 @@ arctanh_p = defunary(
 )
 
 
+def _nonzero_modulus(y):
+    # |z| with 0 replaced by 1: at z = 0 the derivative conj(z) / |z| is taken as 0 (JAX's
+    # convention; 0 / 0 gave nan, e.g. for the gradient of |z|**2 at a zero residual)
+    return select_p.bind(y == 0, 1.0, y).astype(y.dtype)
+
+
 def _abs_jvp(x_dot, y, x):
     if x.dtype.kind == "c":  # d|z| = Re(conj(z) dz) / |z|
-        return real_p.bind(conj_p.bind(x) * x_dot) / y
+        return real_p.bind(conj_p.bind(x) * x_dot) / _nonzero_modulus(y)
     return x_dot * select_p.bind(x >= 0, 1.0, -1.0).astype(y.dtype)
 
 
 def _abs_vjp(y_bar, y, x):
     if x.dtype.kind == "c":  # the transpose of the map above: y_bar * conj(z) / |z|
-        return y_bar * conj_p.bind(x) / y
+        return y_bar * conj_p.bind(x) / _nonzero_modulus(y)
     return y_bar * select_p.bind(x >= 0, 1.0, -1.0).astype(y.dtype)
 
 

@@ -408,7 +408,10 @@ def logit(x: Any) -> Any:
 
 
 def _max_shift(a: Any, axis: Any) -> Any:
-    """The maximum over ``axis`` (kept), without derivative, 0 where it is not finite."""
+    """The maximum over ``axis`` (kept), without derivative, 0 where it is not finite (and
+    for an empty ``a``, which has no maximum: ``softmax`` of it is empty, as in JAX)."""
+    if fnp.size(a) == 0:
+        return fnp.zeros_like(fnp.sum(fnp.stop_gradient(a), axis=axis, keepdims=True))
     m = fnp.max(fnp.stop_gradient(a), axis=axis, keepdims=True)
     return fnp.where(fnp.isfinite(m), m, fnp.zeros((), dtype_of(m), like=m))
 
@@ -487,6 +490,8 @@ def log_softmax(x: Any, axis: Any = None) -> Any:
         [0.5, -0.5]
     """
     x = float_input(x, None)
+    if fnp.size(x) == 0:
+        return x
     shifted = x - _max_shift(x, axis)
     return shifted - fnp.log(fnp.sum(fnp.exp(shifted), axis=axis, keepdims=True))
 
