@@ -41,7 +41,7 @@ from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
 from ftransforms.jit_aot import lower
 from ftransforms.jit_guards import fingerprints, guards_of, has_fields, same_fields, written
 from ftransforms.numpy.helpers import holds_tracer
-from ftransforms.numpy.result_layout import laid_out_arguments
+from ftransforms.numpy.result_layout import iteration_order, laid_out_arguments
 from ftransforms.program import LiveOutput, Program, SameOutput, freeze
 from ftransforms.pytree import NAMESPACE, tree_flatten, tree_map, tree_unflatten
 from ftransforms.shape_eval import ShapeDtypeStruct, eval_shape
@@ -64,8 +64,11 @@ def _signature(leaves: list, name: str = "f") -> tuple[tuple, list, bool]:
         t = type(leaf)
         if t is numpy.ndarray or is_array(leaf):
             if t is numpy.ndarray and leaf.ndim > 1 and not leaf.flags.c_contiguous:
-                # NOTE [layout of elementwise results]: f sees the caller's layout
-                sig.append((t, leaf.shape, leaf.dtype, leaf.strides))
+                # NOTE [layout of elementwise results]: f sees the caller's layout: the order
+                # of its axes in memory (a.T, asfortranarray) and that it is not contiguous
+                # (x[:, ::2]: its reshapes copy); views with other steps share a recording
+                order = iteration_order(leaf.shape, (leaf,))
+                sig.append((t, leaf.shape, leaf.dtype, order, leaf.flags.f_contiguous))
             else:
                 sig.append((t, leaf.shape, leaf.dtype))
             arrays.append(leaf)
@@ -116,7 +119,7 @@ def _fast_key(args: tuple) -> tuple[tuple, list] | None:
         t = type(a)
         if t is numpy.ndarray:
             if a.dtype.hasobject or (a.ndim > 1 and not a.flags.c_contiguous):
-                return None  # (not C-contiguous: keyed by its strides too, in _signature)
+                return None  # (not C-contiguous: keyed by its layout too, in _signature)
             key.append((a.shape, a.dtype))
             leaves.append(a)
         elif t is tuple or t is list:

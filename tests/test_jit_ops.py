@@ -39,6 +39,7 @@ import ftransforms.scipy.special as fsp
 from ftransforms.core.primitive import REGISTRY, defop
 from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
+from ftransforms.jit import _signature as jit_signature
 from ftransforms.pytree import tree_flatten
 from tests.op_db import BY_NAME, FNP, OPS
 from tests.test_ops import bind, operand_positions
@@ -195,6 +196,11 @@ def _array_leaves(args) -> list:
     return [v for v in tree_flatten(list(args))[0] if isinstance(v, np.ndarray)]
 
 
+def _layout_key(args) -> tuple:
+    """What jit keys a recording by (shapes, dtypes, layouts), without the values."""
+    return jit_signature(tree_flatten(list(args))[0])[0]
+
+
 def check_jit(name: str, k: int, dtype: np.dtype, kind: str) -> None:
     fn, args, new_args = build(name, k, np.dtype(dtype), kind)
     saved = [np.copy(a) for a in _array_leaves(args) + _array_leaves(new_args)]
@@ -208,7 +214,8 @@ def check_jit(name: str, k: int, dtype: np.dtype, kind: str) -> None:
         first = compiled(*args)  # traced
         again = compiled(*args)  # replayed
         new = compiled(*new_args)  # replayed on new values
-        strided = compiled(*strided_args)  # ... laid out differently
+        strided = compiled(*strided_args)  # ... laid out differently (a recording of its own)
+        strided_again = compiled(*strided_args)  # ... replayed
     want_new = fn(*new_args)
     want_strided = fn(*strided_args)
 
@@ -219,7 +226,9 @@ def check_jit(name: str, k: int, dtype: np.dtype, kind: str) -> None:
             f"with value_dependent='<reason>' in its entry in tests/op_db*.py"
         )
         assert issubclass(eager[0].category, RuntimeWarning)
-    assert len(compiled.cache) == 1, f"{label}: recorded {len(compiled.cache)} times"
+    # one recording per layout of the arguments (NOTE [layout of elementwise results])
+    layouts = {_layout_key(a) for a in (args, new_args, strided_args)}
+    assert len(compiled.cache) == len(layouts), f"{label}: recorded {len(compiled.cache)} times"
     assert current_stack() == ()
     for before, after in zip(saved, _array_leaves(args) + _array_leaves(new_args)):
         np.testing.assert_array_equal(after, before, err_msg=f"{label}: an input was written")
@@ -228,7 +237,8 @@ def check_jit(name: str, k: int, dtype: np.dtype, kind: str) -> None:
     assert_replayed(first, want, f"{label}: first (tracing) call")
     assert_replayed(again, want, f"{label}: replay, same inputs")
     assert_replayed(new, want_new, f"{label}: replay, new values")
-    assert_replayed(strided, want_strided, f"{label}: replay, non-contiguous new values")
+    assert_replayed(strided, want_strided, f"{label}: non-contiguous new values")
+    assert_replayed(strided_again, want_strided, f"{label}: replay, non-contiguous new values")
 
     if eager or np.dtype(dtype) != np.float64:
         return  # (the passes' check: once per op and sample, in float64)
