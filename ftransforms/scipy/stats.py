@@ -517,6 +517,32 @@ class _Continuous(_Dist):
         return _safe_log(self._sf(z, *shape))
 
 
+def _fit_fixed(name: str, args: tuple, kwds: dict, shapes: tuple = ()) -> tuple:
+    """The fixed values ``(*fshapes, floc, fscale)`` of a closed-form ``fit`` call (SciPy's
+    keyword spellings ``f0``/``fa``/``fix_a``; ``loc``/``scale``/``optimizer`` are starting
+    guesses its closed forms ignore too); anything else is a clear error."""
+    kwds = dict(kwds)
+    method = kwds.pop("method", "MLE")
+    for ignored in ("loc", "scale", "optimizer"):
+        kwds.pop(ignored, None)
+    fixed = []
+    for j, s in enumerate(shapes):
+        names = [n for n in (f"f{j}", f"f{s}", f"fix_{s}") if n in kwds]
+        fixed.append(kwds.pop(names[0]) if names else None)
+        for n in names[1:]:
+            kwds.pop(n)
+    floc, fscale = kwds.pop("floc", None), kwds.pop("fscale", None)
+    call = f"ftransforms.scipy.stats.{name}.fit(data, floc=, fscale=, method='MLE')"
+    if str(method).upper() != "MLE" or kwds or len(args) > len(shapes):
+        raise UnsupportedOperationError(
+            f"{call}: got extra arguments {args} {kwds} method={method!r}; only the closed-form "
+            "maximum-likelihood fit is supported on traced data (fit plain data with SciPy)"
+        )
+    if None not in (*fixed, floc, fscale):
+        raise RuntimeError(f"{call}: all parameters fixed; there is nothing to optimize")
+    return (*fixed, floc, fscale)
+
+
 # -- continuous distributions -------------------------------------------------------------
 
 
@@ -669,6 +695,23 @@ class _Laplace(_Continuous):
     def _isf(self, q):
         return -self._ppf(q)
 
+    def fit(self, data: Any, *args: Any, **kwds: Any) -> tuple:
+        """``laplace.fit``: the maximum-likelihood ``(loc, scale)``: the median and the mean
+        absolute deviation from it (``floc``/``fscale`` hold one fixed), as SciPy's closed
+        form; differentiable in ``data``.
+
+        Example:
+            >>> import numpy as np
+            >>> [float(v) for v in laplace.fit(np.array([1.0, 2.0, 3.0, 6.0]))]
+            [2.5, 1.5]
+        """
+        floc, fscale = _fit_fixed("laplace", args, kwds)
+        x = fnp.asarray(data)
+        loc = fnp.median(x) if floc is None else fnp.asarray(floc)
+        if fscale is not None:
+            return loc, fnp.asarray(fscale)
+        return loc, fnp.sum(fnp.abs(x - loc)) / (x.shape[0] if x.ndim else 1)
+
 
 class _Logistic(_Continuous):
     """The logistic distribution.
@@ -747,6 +790,21 @@ class _Expon(_Continuous):
     def _entropy(self):
         return 1.0
 
+    def fit(self, data: Any, *args: Any, **kwds: Any) -> tuple:
+        """``expon.fit``: the maximum-likelihood ``(loc, scale)``: the data's minimum and its
+        mean less ``loc`` (``floc``/``fscale`` hold one fixed), as SciPy's closed form;
+        differentiable in ``data``.
+
+        Example:
+            >>> import numpy as np
+            >>> [float(v) for v in expon.fit(np.array([1.0, 2.0, 3.0, 6.0]))]
+            [1.0, 2.0]
+        """
+        floc, fscale = _fit_fixed("expon", args, kwds)
+        x = fnp.asarray(data)
+        loc = fnp.min(x) if floc is None else fnp.asarray(floc)
+        return loc, fnp.mean(x) - loc if fscale is None else fnp.asarray(fscale)
+
 
 class _Uniform(_Continuous):
     """The uniform distribution on ``[loc, loc + scale]``.
@@ -776,6 +834,24 @@ class _Uniform(_Continuous):
 
     def _entropy(self):
         return 0.0
+
+    def fit(self, data: Any, *args: Any, **kwds: Any) -> tuple:
+        """``uniform.fit``: the maximum-likelihood ``(loc, scale)``: the data's minimum and
+        range; with ``floc``, ``max - floc``; with ``fscale``, the support centred over the
+        data, as SciPy's closed form; differentiable in ``data``.
+
+        Example:
+            >>> import numpy as np
+            >>> [float(v) for v in uniform.fit(np.array([1.0, 2.0, 3.0, 6.0]))]
+            [1.0, 5.0]
+        """
+        floc, fscale = _fit_fixed("uniform", args, kwds)
+        x = fnp.asarray(data)
+        lo, hi = fnp.min(x), fnp.max(x)
+        if fscale is not None:
+            return lo - 0.5 * (fnp.asarray(fscale) - (hi - lo)), fnp.asarray(fscale)
+        loc = lo if floc is None else fnp.asarray(floc)
+        return loc, hi - loc
 
 
 class _Lognorm(_Continuous):
@@ -829,6 +905,31 @@ class _Lognorm(_Continuous):
 
     def _entropy(self, s):
         return 0.5 * (_LOG_2PI + 1.0) + fnp.log(s)
+
+    def fit(self, data: Any, *args: Any, **kwds: Any) -> tuple:
+        """``lognorm.fit(data, floc=...)``: the maximum-likelihood ``(s, loc, scale)`` for a
+        fixed ``loc``: ``scale = exp(mean(log(x - loc)))`` and ``s`` the ``ddof=0`` standard
+        deviation of ``log(x - loc)`` (``f0``/``fscale`` hold one fixed), as SciPy's closed
+        form; differentiable in ``data``.  A free ``loc`` (SciPy's root search) is an error.
+
+        Example:
+            >>> import numpy as np
+            >>> s, loc, scale = lognorm.fit(np.array([1.0, np.e, np.e ** 2]), floc=0)
+            >>> round(float(s), 6), float(loc), round(float(scale), 6)
+            (0.816497, 0.0, 2.718282)
+        """
+        fs, floc, fscale = _fit_fixed("lognorm", args, kwds, ("s",))
+        if floc is None:
+            raise UnsupportedOperationError(
+                "ftransforms.scipy.stats.lognorm.fit(data, floc=...): got no floc; on traced "
+                "data only the closed form for a fixed location is supported (pass floc=0 "
+                "for the two-parameter log-normal)"
+            )
+        loc = fnp.asarray(floc)
+        lx = fnp.log(fnp.asarray(data) - loc)
+        scale = fnp.exp(fnp.mean(lx)) if fscale is None else fnp.asarray(fscale)
+        s = fnp.sqrt(fnp.mean((lx - fnp.log(scale)) ** 2)) if fs is None else fnp.asarray(fs)
+        return s, loc, scale
 
 
 class _T(_Continuous):
