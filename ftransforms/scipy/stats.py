@@ -59,13 +59,17 @@ from ftransforms.scipy.stats_ranks import mode, rankdata
 from ftransforms.scipy.stats_summaries import (
     entropy,
     gmean,
+    gstd,
     kurtosis,
     moment,
     sem,
     skew,
     variation,
+    zmap,
     zscore,
 )
+from ftransforms.scipy.stats_circular import circmean, circstd, circvar
+from ftransforms.scipy.stats_normality import jarque_bera, kurtosistest, normaltest, skewtest
 from ftransforms.scipy.stats_tests import (
     binned_statistic,
     boxcox_llf,
@@ -110,6 +114,15 @@ __all__ = [
     "ttest_rel",
     "tvar",
     "wasserstein_distance",
+    "circmean",
+    "circstd",
+    "circvar",
+    "gstd",
+    "jarque_bera",
+    "kurtosistest",
+    "normaltest",
+    "skewtest",
+    "zmap",
     "entropy",
     "gaussian_kde",
     "gmean",
