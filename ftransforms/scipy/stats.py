@@ -55,6 +55,8 @@ from ftransforms.ops.scipy_ops import scipy_ppf_p
 from ftransforms.scipy import special as fsp
 from ftransforms.scipy.kde import gaussian_kde
 from ftransforms.scipy.linalg import solve_triangular
+from ftransforms.scipy.stats_circular import circmean, circstd, circvar
+from ftransforms.scipy.stats_normality import jarque_bera, kurtosistest, normaltest, skewtest
 from ftransforms.scipy.stats_ranks import mode, rankdata
 from ftransforms.scipy.stats_summaries import (
     entropy,
@@ -68,8 +70,6 @@ from ftransforms.scipy.stats_summaries import (
     zmap,
     zscore,
 )
-from ftransforms.scipy.stats_circular import circmean, circstd, circvar
-from ftransforms.scipy.stats_normality import jarque_bera, kurtosistest, normaltest, skewtest
 from ftransforms.scipy.stats_tests import (
     binned_statistic,
     boxcox_llf,
