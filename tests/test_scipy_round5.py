@@ -105,3 +105,49 @@ def test_circular_statistics_gstd_and_zmap():
     _check_all(lambda v: st.zmap(v, c), x)
     _check_all(lambda v: st.zmap(v, c, axis=None, ddof=1), x)
     _check_all(lambda v: st.zmap(c[:3], v * 2.0, axis=1), x)
+
+
+# -- scipy.stats: rank tests (read, derivative zero) and the one-sample KS test -----------
+
+
+def test_rank_tests_equal_scipy_and_differentiate_to_zero():
+    # SciPy's own code raised on the object array ('isnan not supported', 'must be real')
+    st = scipy.stats
+    x = RNG.normal(size=(2, 9))
+    y = RNG.normal(size=(2, 7)) + 0.3
+    fns = [
+        lambda v: st.mannwhitneyu(v, y, axis=1),
+        lambda v: st.mannwhitneyu(v.T, y.T, alternative="less", method="asymptotic"),
+        lambda v: st.kruskal(v, y, v * 0.5 + 1.0, axis=1),
+        lambda v: st.wilcoxon(v, axis=1),
+        lambda v: st.wilcoxon(v[:, :7], y, axis=1, method="approx", correction=True),
+        lambda v: st.ansari(v, y, axis=1, keepdims=True),
+        lambda v: st.fligner(v[0], y[0], v[1]),
+        lambda v: st.friedmanchisquare(v[0], v[1], 2 * v[0] - v[1]),
+        lambda v: st.mood(v, y, axis=1),
+    ]
+    for fn in fns:
+        f = lambda v, fn=fn: ft.numpy.stack(tuple(fn(v)))  # noqa: E731
+        _check_all(f, x)
+        assert not np.any(ft.grad(lambda v, fn=fn: fn(v).statistic.sum())(x))
+    u = ft.jit(lambda v: st.mannwhitneyu(v, y, axis=1))(x)
+    assert u.statistic.shape == (2,) and tuple(u) == (u.statistic, u.pvalue)
+
+
+def test_kstest_against_a_cdf_is_differentiable():
+    # SciPy's kstest raised on the object array ('isnan not supported')
+    st = scipy.stats
+    x = RNG.normal(size=(2, 12)) * 1.3 + 0.2
+    _check_all(lambda v: ft.numpy.stack(st.kstest(v, "norm", axis=1)[:2]), x)
+    _check_all(lambda v: ft.numpy.stack(st.kstest(v, st.norm.cdf, args=(0.3,), axis=1)[:2]), x)
+    _check_all(lambda v: st.ks_1samp(v, st.logistic.cdf, axis=1, alternative="greater").pvalue, x)
+    _check_all(lambda v: st.ks_1samp(v[0], st.norm.cdf, alternative="less").pvalue, x)
+    _check_all(lambda v: st.kstest(v.T, "norm", method="asymp", keepdims=True).pvalue, x)
+    _check_all(lambda v: st.kstest(v[0], "norm", args=(v[1, 0], 2.0)).statistic, x)
+    res = ft.jit(lambda v: st.kstest(v[0], "norm"))(x)
+    ref = st.kstest(x[0], "norm")
+    assert res.statistic_location == ref.statistic_location
+    assert res.statistic_sign == ref.statistic_sign and res.statistic_sign.dtype == np.int8
+    # the two-sample form is SciPy's ks_2samp
+    y = RNG.normal(size=9)
+    _check_all(lambda v: ft.numpy.stack(st.kstest(v[0], y)[:2]), x)

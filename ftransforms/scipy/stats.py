@@ -57,6 +57,18 @@ from ftransforms.scipy.kde import gaussian_kde
 from ftransforms.scipy.linalg import solve_triangular
 from ftransforms.scipy.stats_circular import circmean, circstd, circvar
 from ftransforms.scipy.stats_normality import jarque_bera, kurtosistest, normaltest, skewtest
+from ftransforms.scipy.stats_rank_tests import (
+    ansari,
+    brunnermunzel,
+    fligner,
+    friedmanchisquare,
+    kruskal,
+    ks_1samp,
+    kstest,
+    mannwhitneyu,
+    mood,
+    wilcoxon,
+)
 from ftransforms.scipy.stats_ranks import mode, rankdata
 from ftransforms.scipy.stats_summaries import (
     entropy,
@@ -123,6 +135,16 @@ __all__ = [
     "normaltest",
     "skewtest",
     "zmap",
+    "ansari",
+    "brunnermunzel",
+    "fligner",
+    "friedmanchisquare",
+    "kruskal",
+    "ks_1samp",
+    "kstest",
+    "mannwhitneyu",
+    "mood",
+    "wilcoxon",
     "entropy",
     "gaussian_kde",
     "gmean",
