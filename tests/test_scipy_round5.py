@@ -151,3 +151,64 @@ def test_kstest_against_a_cdf_is_differentiable():
     # the two-sample form is SciPy's ks_2samp
     y = RNG.normal(size=9)
     _check_all(lambda v: ft.numpy.stack(st.kstest(v[0], y)[:2]), x)
+
+
+# -- scipy.ndimage: the spline prefilter and the Fourier-domain filters ----------------------
+
+
+def test_spline_filter_is_scipys_fixed_linear_map():
+    # SciPy's spline_filter handed the tracer to compiled code (TracerConversionError)
+    nd = scipy.ndimage
+    img = RNG.normal(size=(5, 6))
+    _check_all(lambda v: nd.spline_filter(v), img)
+    _check_all(lambda v: nd.spline_filter(v, order=5, mode="nearest"), img)
+    _check_all(lambda v: nd.spline_filter1d(v, order=2, axis=0, mode="wrap"), img)
+    _check_all(lambda v: nd.spline_filter1d(v, 4, mode="reflect"), img)
+    _check_all(lambda v: nd.spline_filter1d(v, order=1), img)
+    with pytest.raises(RuntimeError, match="order"):  # as SciPy's
+        ft.grad(lambda v: nd.spline_filter(v, order=1).sum())(img)
+    for args in ((), (2,)):
+        got = ft.jit(lambda v, args=args: nd.spline_filter(v, *args))(img.astype(np.float32))
+        want = nd.spline_filter(img.astype(np.float32), *args)
+        assert got.dtype == want.dtype == np.float64
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    got = ft.jit(lambda v: nd.spline_filter1d(v, output=np.float32))(img)
+    assert got.dtype == np.float32
+
+
+def test_fourier_filters_equal_scipy():
+    # SciPy's fourier_* handed the tracer to compiled code (TracerConversionError)
+    nd = scipy.ndimage
+    img = RNG.normal(size=(5, 6))
+
+    def spectral(filt, *args, **kw):
+        def f(v):
+            out = filt(ft.numpy.fft.fft2(v), *args, **kw)
+            return ft.numpy.real(ft.numpy.fft.ifft2(out))
+
+        return f
+
+    _check_all(spectral(nd.fourier_gaussian, 1.3), img)
+    _check_all(spectral(nd.fourier_gaussian, (0.5, 2.0)), img)
+    _check_all(spectral(nd.fourier_uniform, (2.0, 3.5)), img)
+    _check_all(spectral(nd.fourier_shift, (1.5, -0.25)), img)
+    # a real transform along axis 0 of a 9-long signal (n > 0)
+    half = lambda filt, a: (
+        lambda v: ft.numpy.fft.irfft(  # noqa: E731
+            filt(ft.numpy.fft.rfft(v, axis=0), a, n=9, axis=0), n=9, axis=0
+        )
+    )
+    sig = RNG.normal(size=(9, 3))
+    _check_all(half(nd.fourier_gaussian, 1.1), sig)
+    _check_all(half(nd.fourier_shift, 0.7), sig)
+    _check_all(half(nd.fourier_uniform, 2.5), sig)
+    # SciPy's dtypes: real input stays real (float32 too), fourier_shift is complex
+    for x in (img, img.astype(np.float32), img + 1j * img, (img + 1j).astype(np.complex64)):
+        for filt in (nd.fourier_gaussian, nd.fourier_uniform, nd.fourier_shift):
+            got, want = ft.jit(lambda v, filt=filt: filt(v, 1.5))(x), filt(x, 1.5)
+            assert got.dtype == want.dtype, (filt.__name__, x.dtype)
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    # the filter's own parameter may be traced
+    g = ft.grad(lambda s: ft.numpy.real(nd.fourier_gaussian(np.fft.fft(img[0]), s)).sum())(0.8)
+    num = _dirderiv(lambda s: np.real(nd.fourier_gaussian(np.fft.fft(img[0]), s)).sum(), 0.8, 1.0)
+    np.testing.assert_allclose(g, num, rtol=1e-6)
