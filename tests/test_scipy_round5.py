@@ -212,3 +212,29 @@ def test_fourier_filters_equal_scipy():
     g = ft.grad(lambda s: ft.numpy.real(nd.fourier_gaussian(np.fft.fft(img[0]), s)).sum())(0.8)
     num = _dirderiv(lambda s: np.real(nd.fourier_gaussian(np.fft.fft(img[0]), s)).sum(), 0.8, 1.0)
     np.testing.assert_allclose(g, num, rtol=1e-6)
+
+
+# -- scipy.signal.lombscargle ----------------------------------------------------------------
+
+
+def test_lombscargle_equals_scipy_in_every_normalization():
+    # SciPy's lombscargle converted the tracer with numpy.asarray(..., dtype=float64)
+    import scipy.signal
+
+    ls = scipy.signal.lombscargle
+    t = np.sort(RNG.uniform(0.0, 10.0, 15))
+    y = np.sin(1.7 * t) + 0.3 * RNG.normal(size=15) + 0.5
+    w = RNG.uniform(0.5, 2.0, 15)
+    fr = np.linspace(0.4, 3.0, 5)
+    _check_all(lambda v: ls(t, v, fr), y)
+    _check_all(lambda v: ls(t, v, fr, normalize=True, floating_mean=True), y)
+    _check_all(lambda v: ls(t, v, fr, normalize="power", weights=w), y)
+    _check_all(lambda v: ls(v, y, fr, normalize=True), t)  # in the sample times
+    _check_all(lambda v: ls(t, y, v, floating_mean=True, weights=w), fr)  # in the frequencies
+    _check_all(lambda v: ls(t, y, fr, weights=v * v + 0.1), w)  # in the weights
+    _check_all(lambda v: ft.numpy.real(ls(t, v, fr, normalize="amplitude")), y)
+    _check_all(lambda v: ft.numpy.imag(ls(t, v, fr, normalize="amplitude", floating_mean=True)), y)
+    one = ft.jit(lambda v: ls(t, v, fr[:1], normalize="amplitude"))(y)
+    want = ls(t, y, fr[:1], normalize="amplitude")
+    assert one.shape == want.shape == () and one.dtype == want.dtype
+    np.testing.assert_allclose(one, want, rtol=1e-12)
