@@ -238,3 +238,40 @@ def test_lombscargle_equals_scipy_in_every_normalization():
     want = ls(t, y, fr[:1], normalize="amplitude")
     assert one.shape == want.shape == () and one.dtype == want.dtype
     np.testing.assert_allclose(one, want, rtol=1e-12)
+
+
+# -- scipy.spatial.distance: the remaining metrics and SciPy's aliases ------------------------
+
+
+def test_cdist_pdist_jensenshannon_boolean_metrics_and_aliases():
+    # 'jensenshannon', the boolean metrics and SciPy's short names raised 'unknown metric'
+    import scipy.spatial.distance as dist
+
+    P = RNG.uniform(0.1, 1.0, size=(3, 5))
+    Q = RNG.uniform(0.1, 1.0, size=(4, 5))
+    _check_all(lambda v: dist.cdist(v, Q, "jensenshannon"), P)
+    _check_all(lambda v: dist.pdist(v, "js"), P)
+    for alias in ("e", "sqe", "cos", "cb", "cheb", "co", "m"):
+        _check_all(lambda v, a=alias: dist.cdist(v, Q, a), P)
+    _check_all(lambda v: dist.pdist(v, "se"), P)
+    # boolean metrics read the entries as booleans (as SciPy's cdist converts them)
+    A = (RNG.random((5, 6)) > 0.5).astype(float)
+    B = (RNG.random((4, 6)) > 0.6).astype(float)
+    A[0], B[0] = 0.0, 0.0  # an all-false pair: SciPy's 0 (jaccard, yule) and NaN (dice)
+    w = RNG.uniform(0.5, 2.0, 6)
+    metrics = ("jaccard", "dice", "rogerstanimoto", "russellrao", "sokalsneath", "yule")
+    for metric in metrics + ("hamming",):
+        for kw in ({}, {"w": w}):
+            with np.errstate(all="ignore"):
+                want = dist.cdist(A, B, metric, **kw)
+                got = ft.jit(lambda v, m=metric, kw=kw: dist.cdist(v, B, m, **kw))(A)
+                batch = ft.vmap(lambda v, m=metric, kw=kw: dist.pdist(v, m, **kw))(
+                    np.stack([A, B[:4].repeat(2, 0)[:5]])
+                )
+                loop = [dist.pdist(v, metric, **kw) for v in (A, B[:4].repeat(2, 0)[:5])]
+                g = ft.grad(lambda v, m=metric, kw=kw: ft.numpy.nansum(dist.cdist(v, B, m, **kw)))(
+                    A
+                )
+            np.testing.assert_allclose(got, want, rtol=1e-12)
+            np.testing.assert_allclose(batch, np.stack(loop), rtol=1e-12)
+            assert got.dtype == want.dtype and not np.any(g)
