@@ -275,3 +275,34 @@ def test_cdist_pdist_jensenshannon_boolean_metrics_and_aliases():
             np.testing.assert_allclose(got, want, rtol=1e-12)
             np.testing.assert_allclose(batch, np.stack(loop), rtol=1e-12)
             assert got.dtype == want.dtype and not np.any(g)
+
+
+# -- scipy.special.hyp2f1 in its parameters ---------------------------------------------------
+
+
+def test_hyp2f1_parameter_derivatives_from_its_series():
+    # its derivative in a, b, c was refused; JAX differentiates its own series (its
+    # gradient at p, [0.53944153, 0.24574797, -0.13702914, 0.61518303], takes 10 s to
+    # compile: differences are the oracle here)
+    import scipy.special
+
+    def f(v):
+        return scipy.special.hyp2f1(v[..., 0], v[..., 1], v[..., 2], v[..., 3])
+
+    p = np.array([0.5, 1.2, 2.3, 0.6])
+    polynomial, negative = np.array([-3.0, 1.2, 2.3, 0.5]), np.array([0.5, 1.2, 2.3, -0.85])
+    for q in (p, polynomial, negative):
+        for d in np.eye(4):
+            np.testing.assert_allclose(ft.grad(f)(q) @ d, _dirderiv(f, q, d), rtol=1e-7)
+    ps = np.stack([p, 0.9 * p, np.array([2.5, 1.2, 1.3, 0.85])])
+    np.testing.assert_allclose(ft.vmap(ft.grad(f))(ps), np.stack([ft.grad(f)(v) for v in ps]))
+    np.testing.assert_allclose(ft.jit(ft.grad(f))(0.9 * p), ft.grad(f)(0.9 * p), rtol=1e-12)
+    # the mixed derivative d/dz d/da is closed (2F1(a+1, b+1; c+1; z))
+    hyp = scipy.special.hyp2f1
+    dadz = ft.grad(lambda z: ft.grad(lambda a: hyp(a, 1.2, 2.3, z))(0.5))(0.6)
+    num = _dirderiv(lambda z: ft.grad(lambda a: hyp(a, 1.2, 2.3, z))(0.5), 0.6, 1.0)
+    np.testing.assert_allclose(dadz, num, rtol=1e-6)
+    with pytest.raises(UnsupportedOperationError, match=r"hyp2f1\(a, b, c, z\).*\|z\| <= 0\.9"):
+        ft.grad(f)(np.array([0.5, 1.2, 2.3, 0.95]))
+    with pytest.raises(UnsupportedOperationError, match="second order"):
+        ft.hessian(f)(p)
