@@ -306,3 +306,9 @@ def test_hyp2f1_parameter_derivatives_from_its_series():
         ft.grad(f)(np.array([0.5, 1.2, 2.3, 0.95]))
     with pytest.raises(UnsupportedOperationError, match="second order"):
         ft.hessian(f)(p)
+
+
+def test_moment_takes_scipys_older_keyword():
+    # scipy.stats.moment(a, moment=3) raised 'unexpected keyword argument' under the transforms
+    x = RNG.normal(size=(3, 7))
+    _check_all(lambda v: scipy.stats.moment(v, moment=3, axis=1), x)

@@ -157,9 +157,10 @@ def moment(
     *,
     center: Any = None,
     keepdims: bool = False,
+    moment: int | None = None,
 ) -> Any:
     """The ``order``-th moment about ``center`` (the mean by default, so the first is 0),
-    as ``scipy.stats.moment``.
+    as ``scipy.stats.moment`` (``moment=``: SciPy's older name of ``order``).
 
     Example:
         >>> import numpy as np
@@ -168,6 +169,8 @@ def moment(
         1.25
     """
     _propagate(nan_policy, "moment")
+    if moment is not None:
+        order = moment
     src, asked = a, axis
     a, axis = _flat(a, axis)
     if center is None:
