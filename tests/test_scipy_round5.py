@@ -312,3 +312,26 @@ def test_moment_takes_scipys_older_keyword():
     # scipy.stats.moment(a, moment=3) raised 'unexpected keyword argument' under the transforms
     x = RNG.normal(size=(3, 7))
     _check_all(lambda v: scipy.stats.moment(v, moment=3, axis=1), x)
+
+
+# -- scipy.stats: Theil-Sen and Siegel slopes -------------------------------------------------
+
+
+def test_theilslopes_and_siegelslopes_equal_scipy():
+    # SciPy's theilslopes read float() of the tracer; siegelslopes went to pythran code
+    st = scipy.stats
+    t = np.array([0.0, 1.0, 2.0, 2.0, 3.5, 4.0, 5.0, 6.5])  # a tie in x
+    y = 0.7 * t + RNG.normal(size=8) * 0.3
+    _check_all(lambda v: ft.numpy.stack(st.theilslopes(v)), y)
+    _check_all(lambda v: ft.numpy.stack(st.theilslopes(v, t, 0.9, method="joint")), y)
+    _check_all(lambda v: ft.numpy.stack(st.theilslopes(v, t, alpha=0.2)), y)
+    _check_all(lambda v: ft.numpy.stack(st.theilslopes(y, v)), t + RNG.normal(size=8) * 0.05)
+    _check_all(lambda v: ft.numpy.stack(st.siegelslopes(v, t)), y)
+    _check_all(lambda v: ft.numpy.stack(st.siegelslopes(v, method="separate")), y)
+    _check_all(
+        lambda v: ft.numpy.stack(st.siegelslopes(y, v, method="separate")), t + 0.1 * np.arange(8.0)
+    )
+    res = ft.jit(lambda v: st.theilslopes(v, t))(np.round(y, 1))  # ties in y too
+    want = st.theilslopes(np.round(y, 1), t)
+    assert len(res) == 4
+    np.testing.assert_allclose(np.array(res, dtype=float), np.array(want, dtype=float), rtol=1e-12)

@@ -70,6 +70,7 @@ from ftransforms.scipy.stats_rank_tests import (
     wilcoxon,
 )
 from ftransforms.scipy.stats_ranks import mode, rankdata
+from ftransforms.scipy.stats_slopes import siegelslopes, theilslopes
 from ftransforms.scipy.stats_summaries import (
     entropy,
     gmean,
@@ -145,6 +146,8 @@ __all__ = [
     "mannwhitneyu",
     "mood",
     "wilcoxon",
+    "siegelslopes",
+    "theilslopes",
     "entropy",
     "gaussian_kde",
     "gmean",
