@@ -192,6 +192,12 @@ def test_fourier_filters_equal_scipy():
     _check_all(spectral(nd.fourier_gaussian, (0.5, 2.0)), img)
     _check_all(spectral(nd.fourier_uniform, (2.0, 3.5)), img)
     _check_all(spectral(nd.fourier_shift, (1.5, -0.25)), img)
+    _check_all(spectral(nd.fourier_ellipsoid, (2.0, 3.5)), img)
+    _check_all(lambda v: ft.numpy.real(nd.fourier_ellipsoid(ft.numpy.fft.fft(v), 2.5)), img[0])
+    cube = RNG.normal(size=(3, 4, 5))
+    _check_all(lambda v: ft.numpy.real(nd.fourier_ellipsoid(ft.numpy.fft.fftn(v), 1.7)), cube)
+    with pytest.raises(NotImplementedError, match="3-dimensional"):  # as SciPy's
+        ft.jit(lambda v: nd.fourier_ellipsoid(v, 1.0))(np.ones((2, 2, 2, 2)))
     # a real transform along axis 0 of a 9-long signal (n > 0)
     half = lambda filt, a: (
         lambda v: ft.numpy.fft.irfft(  # noqa: E731
@@ -204,7 +210,12 @@ def test_fourier_filters_equal_scipy():
     _check_all(half(nd.fourier_uniform, 2.5), sig)
     # SciPy's dtypes: real input stays real (float32 too), fourier_shift is complex
     for x in (img, img.astype(np.float32), img + 1j * img, (img + 1j).astype(np.complex64)):
-        for filt in (nd.fourier_gaussian, nd.fourier_uniform, nd.fourier_shift):
+        for filt in (
+            nd.fourier_gaussian,
+            nd.fourier_uniform,
+            nd.fourier_shift,
+            nd.fourier_ellipsoid,
+        ):
             got, want = ft.jit(lambda v, filt=filt: filt(v, 1.5))(x), filt(x, 1.5)
             assert got.dtype == want.dtype, (filt.__name__, x.dtype)
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

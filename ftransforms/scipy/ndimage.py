@@ -38,7 +38,12 @@ from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.helpers import dtype_of, holds_traced_value, normalize_axis, peek
 from ftransforms.ops.special import scipy_special
-from ftransforms.scipy.ndimage_fourier import fourier_gaussian, fourier_shift, fourier_uniform
+from ftransforms.scipy.ndimage_fourier import (
+    fourier_ellipsoid,
+    fourier_gaussian,
+    fourier_shift,
+    fourier_uniform,
+)
 from ftransforms.scipy.ndimage_measurements import (
     center_of_mass,
     maximum,
@@ -68,6 +73,7 @@ __all__ = [
     "convolve1d",
     "correlate",
     "correlate1d",
+    "fourier_ellipsoid",
     "fourier_gaussian",
     "fourier_shift",
     "fourier_uniform",

@@ -1,5 +1,5 @@
 """``scipy.ndimage``'s Fourier-domain filters on tracers: ``fourier_gaussian``,
-``fourier_uniform`` and ``fourier_shift``, with SciPy's signatures.
+``fourier_uniform``, ``fourier_shift`` and ``fourier_ellipsoid``, with SciPy's signatures.
 
 Each multiplies the (complex or real) Fourier transform ``input`` by a separable factor,
 one per axis, of the sample frequencies: ``fftfreq(s)`` along a full transform's axis, and
@@ -25,8 +25,9 @@ import numpy
 
 import ftransforms.numpy as fnp
 from ftransforms.numpy.helpers import normalize_axis
+from ftransforms.scipy.special import j1
 
-__all__ = ["fourier_gaussian", "fourier_shift", "fourier_uniform"]
+__all__ = ["fourier_ellipsoid", "fourier_gaussian", "fourier_shift", "fourier_uniform"]
 
 
 def _per_axis(value: Any, nd: int, where: str) -> list:
@@ -111,3 +112,42 @@ def fourier_shift(input: Any, shift: Any, n: int = -1, axis: int = -1, output: A
     kind = x.dtype if x.dtype in (numpy.complex64, numpy.complex128) else numpy.complex128
     out = _filtered(x.astype(kind), shift, n, axis, None, "fourier_shift(input, shift)", factor)
     return out.astype(kind if output is None else output)
+
+
+def fourier_ellipsoid(
+    input: Any, size: Any, n: int = -1, axis: int = -1, output: Any = None
+) -> Any:
+    """``scipy.ndimage.fourier_ellipsoid``: the transform times the transform of an
+    ellipsoid of semi-axes ``size / 2`` (1-3 dimensions): with ``r = pi |f * size|``,
+    ``sin(r) / r``, ``2 J1(r) / r`` or ``3 (sin r - r cos r) / r**3``.
+
+    Example:
+        >>> import numpy as np
+        >>> fourier_ellipsoid(np.ones(4), 2.0).round(4).tolist()
+        [1.0, 0.6366, 0.0, 0.6366]
+    """
+    x = fnp.asarray(input)
+    nd = fnp.ndim(x)
+    if not 1 <= nd <= 3:
+        raise NotImplementedError(
+            f"fourier_ellipsoid(input, size): only 1-, 2- and 3-dimensional inputs are "
+            f"supported (as SciPy's), got {nd} dimensions"
+        )
+    axis = normalize_axis(axis, nd)
+    sizes = _per_axis(size, nd, "fourier_ellipsoid(input, size)")
+    r2 = 0.0
+    for d, s in enumerate(fnp.shape(x)):
+        f = numpy.arange(s) / n if n > 0 and d == axis else numpy.fft.fftfreq(s)
+        shape = [1] * nd
+        shape[d] = s
+        r2 = r2 + fnp.reshape((f * sizes[d]) ** 2, shape)
+    zero = r2 == 0
+    r = math.pi * fnp.sqrt(fnp.where(zero, 1.0, r2))
+    if nd == 1:
+        factor = fnp.sin(r) / r
+    elif nd == 2:
+        factor = 2.0 * j1(r) / r
+    else:
+        factor = 3.0 * (fnp.sin(r) - r * fnp.cos(r)) / r**3
+    out = x * fnp.where(zero, 1.0, factor)
+    return out.astype(_real_dtype(input) if output is None else output)
