@@ -346,3 +346,19 @@ def test_theilslopes_and_siegelslopes_equal_scipy():
     want = st.theilslopes(np.round(y, 1), t)
     assert len(res) == 4
     np.testing.assert_allclose(np.array(res, dtype=float), np.array(want, dtype=float), rtol=1e-12)
+
+
+def test_bartlett_levene_pointbiserialr_equal_scipy():
+    # SciPy's code raised on the object array ('no callable log method', 'fdtrc')
+    st = scipy.stats
+    x = RNG.normal(size=(2, 9))
+    y = RNG.normal(size=(2, 6)) * 2.0
+    _check_all(lambda v: ft.numpy.stack(tuple(st.bartlett(v, y, axis=1))), x)
+    _check_all(lambda v: ft.numpy.stack(tuple(st.bartlett(v[0], y[0], v[1] * 1.5))), x)
+    _check_all(lambda v: ft.numpy.stack(tuple(st.levene(v, y, axis=1))), x)
+    _check_all(lambda v: ft.numpy.stack(tuple(st.levene(v.T, y.T, center="mean"))), x)
+    _check_all(lambda v: ft.numpy.stack(tuple(st.bartlett(v, y[:, :2].T, axis=None))), x)
+    b = np.arange(9) % 2
+    _check_all(lambda v: ft.numpy.stack(tuple(st.pointbiserialr(b, v[0]))), x)
+    res = ft.jit(lambda v: st.pointbiserialr(b, v))(x[1])
+    np.testing.assert_allclose(res.correlation, st.pointbiserialr(b, x[1]).correlation)

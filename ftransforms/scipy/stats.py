@@ -105,6 +105,7 @@ from ftransforms.scipy.stats_tests import (
     tvar,
     wasserstein_distance,
 )
+from ftransforms.scipy.stats_variance_tests import bartlett, levene, pointbiserialr
 
 __all__ = [
     "binned_statistic",
@@ -148,6 +149,9 @@ __all__ = [
     "wilcoxon",
     "siegelslopes",
     "theilslopes",
+    "bartlett",
+    "levene",
+    "pointbiserialr",
     "entropy",
     "gaussian_kde",
     "gmean",
