@@ -362,3 +362,21 @@ def test_bartlett_levene_pointbiserialr_equal_scipy():
     _check_all(lambda v: ft.numpy.stack(tuple(st.pointbiserialr(b, v[0]))), x)
     res = ft.jit(lambda v: st.pointbiserialr(b, v))(x[1])
     np.testing.assert_allclose(res.correlation, st.pointbiserialr(b, x[1]).correlation)
+
+
+def test_fits_refuse_data_outside_a_fixed_support_as_scipy():
+    # expon.fit(data, floc=2) with data below 2 returned a scale (SciPy: FitDataError)
+    st = scipy.stats
+    x = np.arange(1.0, 5.0)
+    for fit in (
+        lambda v: st.expon.fit(v, floc=2.0)[1],
+        lambda v: st.uniform.fit(v, floc=2.0)[1],
+        lambda v: st.uniform.fit(v, fscale=2.0)[0],
+        lambda v: st.lognorm.fit(v, floc=2.0)[0],
+    ):
+        with pytest.raises(ValueError):
+            fit(x)
+        with pytest.raises(ValueError, match="invalid values in data"):
+            ft.grad(fit)(x)
+        with pytest.raises(ValueError, match="invalid values in data"):
+            ft.vmap(fit)(np.stack([x + 2.0, x]))  # one bad row

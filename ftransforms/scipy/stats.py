@@ -49,7 +49,7 @@ from ftransforms.api import vjp as _vjp
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.primitive import FAMILY_BATCH_RULES, Primitive
 from ftransforms.core.tracer import Tracer
-from ftransforms.numpy.helpers import dtype_of
+from ftransforms.numpy.helpers import dtype_of, peek
 from ftransforms.numpy.ufuncs import float_input
 from ftransforms.ops.scipy_ops import scipy_ppf_p
 from ftransforms.scipy import special as fsp
@@ -559,6 +559,16 @@ class _Continuous(_Dist):
         return _safe_log(self._sf(z, *shape))
 
 
+def _fit_check(ok: Any, name: str, needs: str) -> None:
+    """SciPy's ``FitDataError`` (a ValueError) where data lie outside a fixed ``floc``/
+    ``fscale``'s support: read from the values (only on the calls that fix one)."""
+    if not numpy.all(peek(ok)):
+        raise ValueError(
+            f"ftransforms.scipy.stats.{name}.fit(data, ...): invalid values in data; maximum "
+            f"likelihood estimation with {name!r} requires {needs} (as SciPy's FitDataError)"
+        )
+
+
 def _fit_fixed(name: str, args: tuple, kwds: dict, shapes: tuple = ()) -> tuple:
     """The fixed values ``(*fshapes, floc, fscale)`` of a closed-form ``fit`` call (SciPy's
     keyword spellings ``f0``/``fa``/``fix_a``; ``loc``/``scale``/``optimizer`` are starting
@@ -844,6 +854,8 @@ class _Expon(_Continuous):
         """
         floc, fscale = _fit_fixed("expon", args, kwds)
         x = fnp.asarray(data)
+        if floc is not None:
+            _fit_check(fnp.min(x) >= floc, "expon", "every x >= floc")
         loc = fnp.min(x) if floc is None else fnp.asarray(floc)
         return loc, fnp.mean(x) - loc if fscale is None else fnp.asarray(fscale)
 
@@ -891,7 +903,10 @@ class _Uniform(_Continuous):
         x = fnp.asarray(data)
         lo, hi = fnp.min(x), fnp.max(x)
         if fscale is not None:
+            _fit_check(hi - lo <= fscale, "uniform", "np.ptp(data) <= fscale")
             return lo - 0.5 * (fnp.asarray(fscale) - (hi - lo)), fnp.asarray(fscale)
+        if floc is not None:
+            _fit_check(lo >= floc, "uniform", "every x >= floc")
         loc = lo if floc is None else fnp.asarray(floc)
         return loc, hi - loc
 
@@ -968,6 +983,7 @@ class _Lognorm(_Continuous):
                 "for the two-parameter log-normal)"
             )
         loc = fnp.asarray(floc)
+        _fit_check(fnp.min(fnp.asarray(data)) > loc, "lognorm", "every x > floc")
         lx = fnp.log(fnp.asarray(data) - loc)
         scale = fnp.exp(fnp.mean(lx)) if fscale is None else fnp.asarray(fscale)
         s = fnp.sqrt(fnp.mean((lx - fnp.log(scale)) ** 2)) if fs is None else fnp.asarray(fs)
