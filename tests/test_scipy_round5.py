@@ -380,3 +380,26 @@ def test_fits_refuse_data_outside_a_fixed_support_as_scipy():
             ft.grad(fit)(x)
         with pytest.raises(ValueError, match="invalid values in data"):
             ft.vmap(fit)(np.stack([x + 2.0, x]))  # one bad row
+
+
+def test_float32_data_keep_scipys_result_dtypes():
+    # the rank tests and kstest's p-value came back float64 for float32 data, expon.fit float32
+    st = scipy.stats
+    x = RNG.normal(size=9).astype(np.float32)
+    y = (RNG.normal(size=7) + 1.0).astype(np.float32)
+    for f in (
+        lambda a: st.mannwhitneyu(a, y),
+        lambda a: st.kruskal(a, y),
+        lambda a: st.wilcoxon(a),
+        lambda a: st.kstest(a, "norm")[:2],
+        lambda a: st.ks_1samp(a, st.norm.cdf, alternative="less")[:2],
+        lambda a: st.expon.fit(a),
+        lambda a: st.uniform.fit(a),
+        lambda a: st.uniform.fit(a, fscale=10.0),
+        lambda a: st.laplace.fit(a),
+    ):
+        want, got = f(x), ft.jit(f)(x)
+        assert [np.asarray(v).dtype for v in got] == [np.asarray(v).dtype for v in want]
+        np.testing.assert_allclose(
+            np.array(got, dtype=float), np.array(want, dtype=float), rtol=1e-6
+        )

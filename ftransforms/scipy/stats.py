@@ -857,7 +857,8 @@ class _Expon(_Continuous):
         if floc is not None:
             _fit_check(fnp.min(x) >= floc, "expon", "every x >= floc")
         loc = fnp.min(x) if floc is None else fnp.asarray(floc)
-        return loc, fnp.mean(x) - loc if fscale is None else fnp.asarray(fscale)
+        scale = fnp.mean(x) - loc if fscale is None else fnp.asarray(fscale)
+        return fnp.astype(loc, numpy.float64), fnp.astype(scale, numpy.float64)  # SciPy's floats
 
 
 class _Uniform(_Continuous):
@@ -904,11 +905,12 @@ class _Uniform(_Continuous):
         lo, hi = fnp.min(x), fnp.max(x)
         if fscale is not None:
             _fit_check(hi - lo <= fscale, "uniform", "np.ptp(data) <= fscale")
-            return lo - 0.5 * (fnp.asarray(fscale) - (hi - lo)), fnp.asarray(fscale)
+            loc, scale = lo - 0.5 * (fnp.asarray(fscale) - (hi - lo)), fnp.asarray(fscale)
+            return fnp.astype(loc, numpy.float64), fnp.astype(scale, numpy.float64)
         if floc is not None:
             _fit_check(lo >= floc, "uniform", "every x >= floc")
         loc = lo if floc is None else fnp.asarray(floc)
-        return loc, hi - loc
+        return fnp.astype(loc, numpy.float64), fnp.astype(hi - loc, numpy.float64)
 
 
 class _Lognorm(_Continuous):

@@ -91,11 +91,13 @@ def _by_scipy(name: str, result: type, samples: tuple, kwargs: dict, keepdims: b
     _propagate(kwargs.get("nan_policy", "propagate"), name)
     samples = tuple(stop_gradient(fnp.asarray(s)) for s in samples)
     shape = _out_shape(samples, kwargs.get("axis", 0), keepdims)
-    out = ShapeDtypeStruct(shape, numpy.float64)
+    dt = numpy.result_type(*(s.dtype for s in samples))  # SciPy's: float32 stays float32
+    dt = dt if dt.kind == "f" else numpy.dtype(numpy.float64)
+    out = ShapeDtypeStruct(shape, dt)
 
     def call(*values: Any) -> tuple:
         res = getattr(_scipy_stats(), name)(*values, keepdims=keepdims, **kwargs)
-        return tuple(numpy.asarray(v, dtype=numpy.float64) for v in (res[0], res[1]))
+        return tuple(numpy.asarray(v, dtype=dt) for v in (res[0], res[1]))
 
     stat, p = pure_callback(call, (out, out), *samples, vmap_method="sequential")
     return result(statistic=stat, pvalue=p)
@@ -393,6 +395,7 @@ def ks_1samp(
         else:
             p = 2 * _ks_sf("ksone", d, n)
         p = fnp.clip(p, 0.0, 1.0)
+    p = p.astype(x.dtype)  # (SciPy's p-value has the data's precision)
     if keepdims:
         ax = axis % fnp.ndim(src) if numpy.ndim(src) else 0
         kept = (1,) * fnp.ndim(src) if fnp.ndim(src) != fnp.ndim(x) else None
