@@ -403,3 +403,19 @@ def test_float32_data_keep_scipys_result_dtypes():
         np.testing.assert_allclose(
             np.array(got, dtype=float), np.array(want, dtype=float), rtol=1e-6
         )
+
+
+def test_power_transforms_at_a_given_lambda():
+    # boxcox/yeojohnson/yeojohnson_llf raised on the object array ('boxcox not supported')
+    st = scipy.stats
+    x = RNG.normal(size=8) * 2.0
+    pos = np.abs(x) + 0.2
+    for lam in (0.0, 0.5, 2.0, -1.3):
+        _check_all(lambda v, lam=lam: st.yeojohnson(v, lam), x)
+        _check_all(lambda v, lam=lam: st.boxcox(v, lam), pos)
+        _check_all(lambda v, lam=lam: st.yeojohnson_llf(lam, v.reshape(2, 4), axis=1), x)
+    _check_all(lambda v: st.yeojohnson(x, v[0]), np.array([0.7]))  # traced lambda
+    _check_all(lambda v: st.yeojohnson_llf(v[0], x), np.array([1.4]))
+    _check_all(lambda v: st.boxcox(pos, v[0]), np.array([0.3]))
+    with pytest.raises(UnsupportedOperationError, match=r"lmbda=None.*pass lmbda"):
+        ft.grad(lambda v: st.boxcox(v)[0].sum())(pos)

@@ -57,6 +57,7 @@ from ftransforms.scipy.kde import gaussian_kde
 from ftransforms.scipy.linalg import solve_triangular
 from ftransforms.scipy.stats_circular import circmean, circstd, circvar
 from ftransforms.scipy.stats_normality import jarque_bera, kurtosistest, normaltest, skewtest
+from ftransforms.scipy.stats_power_transforms import boxcox, yeojohnson, yeojohnson_llf
 from ftransforms.scipy.stats_rank_tests import (
     ansari,
     brunnermunzel,
@@ -152,6 +153,9 @@ __all__ = [
     "bartlett",
     "levene",
     "pointbiserialr",
+    "boxcox",
+    "yeojohnson",
+    "yeojohnson_llf",
     "entropy",
     "gaussian_kde",
     "gmean",
