@@ -419,3 +419,36 @@ def test_power_transforms_at_a_given_lambda():
     _check_all(lambda v: st.boxcox(pos, v[0]), np.array([0.3]))
     with pytest.raises(UnsupportedOperationError, match=r"lmbda=None.*pass lmbda"):
         ft.grad(lambda v: st.boxcox(v)[0].sum())(pos)
+
+
+def test_power_divergence_and_chi2_contingency():
+    # SciPy's code raised on the object array ('xlogy not supported', ObjectDType)
+    st = scipy.stats
+    obs = RNG.uniform(2.0, 9.0, size=(2, 5))
+    share = np.array([0.1, 0.3, 0.2, 0.25, 0.15])
+    exp = obs.sum(axis=1, keepdims=True) * share
+    for lam in (None, "log-likelihood", "freeman-tukey", "mod-log-likelihood", "neyman", 0.4):
+        _check_all(
+            lambda v, lam=lam: ft.numpy.stack(tuple(st.power_divergence(v, axis=1, lambda_=lam))),
+            obs,
+        )
+        _check_all(
+            lambda v, lam=lam: st.power_divergence(v, v.sum(1, keepdims=True) * share, 1, 1, lam)[
+                0
+            ],
+            obs,
+        )
+    _check_all(lambda v: st.power_divergence(v.T, keepdims=True).pvalue, obs)
+    with pytest.raises(ValueError, match="sum of the observed"):
+        ft.grad(lambda v: st.power_divergence(v, exp * 1.1, axis=1).statistic.sum())(obs)
+    for table, kw in (
+        (obs, {}),
+        (obs[:, :2], {}),  # one degree of freedom: Yates' correction
+        (obs[:, :2], {"correction": False}),
+        (obs, {"lambda_": "log-likelihood"}),
+        (obs[:, :4].reshape(2, 2, 2), {}),
+    ):
+        _check_all(lambda v, kw=kw: ft.numpy.stack(tuple(st.chi2_contingency(v, **kw))[:2]), table)
+        _check_all(lambda v, kw=kw: st.chi2_contingency(v, **kw).expected_freq, table)
+        res = ft.jit(lambda v, kw=kw: st.chi2_contingency(v, **kw))(table)
+        assert res.dof == st.chi2_contingency(table, **kw).dof

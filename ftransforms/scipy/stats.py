@@ -56,6 +56,7 @@ from ftransforms.scipy import special as fsp
 from ftransforms.scipy.kde import gaussian_kde
 from ftransforms.scipy.linalg import solve_triangular
 from ftransforms.scipy.stats_circular import circmean, circstd, circvar
+from ftransforms.scipy.stats_contingency import chi2_contingency, power_divergence
 from ftransforms.scipy.stats_normality import jarque_bera, kurtosistest, normaltest, skewtest
 from ftransforms.scipy.stats_power_transforms import boxcox, yeojohnson, yeojohnson_llf
 from ftransforms.scipy.stats_rank_tests import (
@@ -156,6 +157,8 @@ __all__ = [
     "boxcox",
     "yeojohnson",
     "yeojohnson_llf",
+    "chi2_contingency",
+    "power_divergence",
     "entropy",
     "gaussian_kde",
     "gmean",
