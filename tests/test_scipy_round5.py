@@ -452,3 +452,13 @@ def test_power_divergence_and_chi2_contingency():
         _check_all(lambda v, kw=kw: st.chi2_contingency(v, **kw).expected_freq, table)
         res = ft.jit(lambda v, kw=kw: st.chi2_contingency(v, **kw))(table)
         assert res.dof == st.chi2_contingency(table, **kw).dof
+
+
+def test_tsem_equals_scipy():
+    # SciPy's tsem took the tracers for an object array ('ObjectDType has no attribute dtype')
+    st = scipy.stats
+    x = RNG.normal(size=(3, 8))
+    _check_all(lambda v: st.tsem(v), x)
+    _check_all(lambda v: st.tsem(v, axis=1, ddof=0), x)
+    _check_all(lambda v: st.tsem(v, (-1.0, 1.5), (False, True), axis=None), x)
+    _check_all(lambda v: st.tsem(v[0], (-1.0, 1.5)), x)

@@ -107,7 +107,7 @@ from ftransforms.scipy.stats_tests import (
     tvar,
     wasserstein_distance,
 )
-from ftransforms.scipy.stats_variance_tests import bartlett, levene, pointbiserialr
+from ftransforms.scipy.stats_variance_tests import bartlett, levene, pointbiserialr, tsem
 
 __all__ = [
     "binned_statistic",
@@ -154,6 +154,7 @@ __all__ = [
     "bartlett",
     "levene",
     "pointbiserialr",
+    "tsem",
     "boxcox",
     "yeojohnson",
     "yeojohnson_llf",

@@ -1,6 +1,7 @@
 """``scipy.stats``' tests of equal variances and the point-biserial correlation on
 tracers: ``bartlett``, ``levene`` (``center='median'`` or ``'mean'``) and
-``pointbiserialr``, with SciPy's signatures and result objects.
+``pointbiserialr``, and the trimmed standard error of the mean ``tsem``, with SciPy's
+signatures and result objects.
 
 Each is SciPy's closed form in the samples' variances (or absolute deviations from their
 centres), the p-values through ``chdtrc``/``fdtrc``, written with
@@ -20,9 +21,17 @@ from typing import Any
 import ftransforms.numpy as fnp
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.scipy import special as fsp
-from ftransforms.scipy.stats_tests import SignificanceResult, _moved, _propagate, _result, pearsonr
+from ftransforms.scipy.stats_tests import (
+    SignificanceResult,
+    _moved,
+    _propagate,
+    _result,
+    _trimmed,
+    pearsonr,
+    tvar,
+)
 
-__all__ = ["bartlett", "levene", "pointbiserialr"]
+__all__ = ["bartlett", "levene", "pointbiserialr", "tsem"]
 
 BartlettResult = _result("BartlettResult", ("statistic", "pvalue"))
 LeveneResult = _result("LeveneResult", ("statistic", "pvalue"))
@@ -123,3 +132,28 @@ def pointbiserialr(
     out = SignificanceResult(statistic=r.statistic, pvalue=r.pvalue)
     out.__dict__["correlation"] = r.statistic
     return out
+
+
+def tsem(
+    a: Any,
+    limits: Any = None,
+    inclusive: tuple = (True, True),
+    axis: Any = 0,
+    ddof: int = 1,
+    *,
+    nan_policy: str = "propagate",
+    keepdims: bool = False,
+) -> Any:
+    """``scipy.stats.tsem``: the standard error of the mean of the elements inside
+    ``limits``, ``sqrt(tvar / count)``.
+
+    Example:
+        >>> import numpy as np
+        >>> round(float(tsem(np.arange(10.0), (2, 7))), 6)
+        0.763763
+    """
+    _propagate(nan_policy, "tsem")
+    _, _, (count, ax) = _trimmed(a, limits, inclusive, axis)
+    var = tvar(a, limits, inclusive, axis, ddof, keepdims=True)
+    out = fnp.sqrt(var / count)
+    return out if keepdims else fnp.squeeze(out, ax)
