@@ -462,3 +462,20 @@ def test_tsem_equals_scipy():
     _check_all(lambda v: st.tsem(v, axis=1, ddof=0), x)
     _check_all(lambda v: st.tsem(v, (-1.0, 1.5), (False, True), axis=None), x)
     _check_all(lambda v: st.tsem(v[0], (-1.0, 1.5)), x)
+
+
+def test_gamma_fit_with_a_fixed_location():
+    # SciPy's gamma.fit raised on the object array ('isfinite not supported')
+    st = scipy.stats
+    x = RNG.gamma(2.5, 1.3, size=10) + 0.5
+    _check_all(lambda v: ft.numpy.stack(st.gamma.fit(v, floc=0)[::2]), x)
+    _check_all(lambda v: ft.numpy.stack(st.gamma.fit(v, floc=0.2)[::2]), x)
+    _check_all(lambda v: st.gamma.fit(v, 1.0, floc=0.2, f0=3.0)[2], x)
+    g2 = ft.hessian(lambda v: st.gamma.fit(v, floc=0)[0])(x)  # the implicit rule, twice
+    da = ft.grad(lambda v: st.gamma.fit(v, floc=0)[0])
+    num = (da(x + 1e-6 * np.eye(10)[3]) - da(x - 1e-6 * np.eye(10)[3])) / 2e-6
+    np.testing.assert_allclose(g2[3], num, rtol=1e-5, atol=1e-8)
+    with pytest.raises(UnsupportedOperationError, match="floc"):
+        ft.grad(lambda v: st.gamma.fit(v)[0])(x)
+    with pytest.raises(ValueError, match="invalid values"):
+        ft.grad(lambda v: st.gamma.fit(v, floc=float(x.min()) + 0.01)[0])(x)

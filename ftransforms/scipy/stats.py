@@ -57,6 +57,7 @@ from ftransforms.scipy.kde import gaussian_kde
 from ftransforms.scipy.linalg import solve_triangular
 from ftransforms.scipy.stats_circular import circmean, circstd, circvar
 from ftransforms.scipy.stats_contingency import chi2_contingency, power_divergence
+from ftransforms.scipy.stats_gamma_fit import gamma_shape
 from ftransforms.scipy.stats_normality import jarque_bera, kurtosistest, normaltest, skewtest
 from ftransforms.scipy.stats_power_transforms import boxcox, yeojohnson, yeojohnson_llf
 from ftransforms.scipy.stats_rank_tests import (
@@ -1090,6 +1091,33 @@ class _Gamma(_Continuous):
 
     def _entropy(self, a):
         return a + fsp.gammaln(a) + (1.0 - a) * fsp.digamma(a)
+
+    def fit(self, data: Any, *args: Any, **kwds: Any) -> tuple:
+        """``gamma.fit(data, floc=...)``: the maximum-likelihood ``(a, loc, scale)`` for a
+        fixed location, as SciPy's: ``a`` solves ``log(a) - digamma(a) = log(mean(x)) -
+        mean(log(x))`` (SciPy's root, differentiated implicitly), ``scale = mean(x) / a``
+        (``f0`` fixes ``a``).  A free ``loc``, a fixed ``fscale`` and ``method='MM'`` are
+        errors on traced data.
+
+        Example:
+            >>> import numpy as np
+            >>> a, loc, scale = gamma.fit(np.array([1.0, 2.0, 4.0, 8.0]), floc=0)
+            >>> round(float(a), 6), round(float(scale), 6)
+            (1.922771, 1.95031)
+        """
+        fa, floc, fscale = _fit_fixed("gamma", args, kwds, ("a",))
+        if floc is None or fscale is not None:
+            raise UnsupportedOperationError(
+                "ftransforms.scipy.stats.gamma.fit(data, floc=..., f0=...): on traced data "
+                "only a fixed location with a free scale is supported (SciPy's closed form "
+                f"and root); got floc={floc!r}, fscale={fscale!r}"
+            )
+        x = fnp.asarray(data)
+        _fit_check(fnp.min(x) > floc, "gamma", "every x > floc")
+        x = fnp.ravel(x - floc)
+        xbar = fnp.mean(x)
+        a = fnp.asarray(fa) if fa is not None else gamma_shape(fnp.log(xbar) - fnp.mean(fnp.log(x)))
+        return a, floc, xbar / a
 
 
 class _Chi2(_Continuous):
