@@ -479,3 +479,12 @@ def test_gamma_fit_with_a_fixed_location():
         ft.grad(lambda v: st.gamma.fit(v)[0])(x)
     with pytest.raises(ValueError, match="invalid values"):
         ft.grad(lambda v: st.gamma.fit(v, floc=float(x.min()) + 0.01)[0])(x)
+
+
+def test_fit_without_a_closed_form_is_a_clear_error():
+    # t.fit on traced data ran SciPy's optimizer on the object array ('isfinite not supported')
+    x = RNG.normal(size=6)
+    with pytest.raises(UnsupportedOperationError, match=r"t\.fit\(data, \.\.\.\).*minimize"):
+        ft.grad(lambda v: scipy.stats.t.fit(v)[0])(x)
+    with pytest.raises(UnsupportedOperationError, match=r"gumbel_r\.fit"):
+        ft.vmap(lambda v: scipy.stats.gumbel_r.fit(v)[0])(x[None])

@@ -429,6 +429,29 @@ def _split(x: Any, args: tuple, kwargs: dict, shapes: tuple, extras: tuple, wher
 class _Continuous(_Dist):
     """A continuous distribution with ``loc`` and ``scale``."""
 
+    def fit(self, data: Any, *args: Any, **kwds: Any) -> tuple:
+        """``<distribution>.fit`` where SciPy has no closed form: SciPy maximises the
+        likelihood with an optimizer, which traced data cannot go through; a clear error
+        (``norm``, ``expon``, ``laplace``, ``uniform``, ``lognorm``/``gamma`` with ``floc``
+        have their closed forms).
+
+        Example:
+            >>> import numpy as np
+            >>> from ftransforms.scipy.stats import t
+            >>> try:
+            ...     t.fit(np.array([1.0, 2.0, 4.0]))
+            ... except NotImplementedError as err:
+            ...     print(type(err).__name__)
+            UnsupportedOperationError
+        """
+        raise UnsupportedOperationError(
+            f"ftransforms.scipy.stats.{self.name}.fit(data, ...): on traced data only the "
+            "closed-form fits are supported (norm, expon, laplace, uniform, and lognorm or "
+            "gamma with floc=); minimise the negative log-likelihood yourself, e.g. "
+            f"ftransforms.scipy.optimize.minimize(lambda p: -{self.name}.logpdf(data, *p).sum(), "
+            "p0), which is differentiable in data"
+        )
+
     def _args(self, method: str, x: Any, args: tuple, kwargs: dict) -> tuple:
         where = f"{self.name}.{method}"
         x, *shape, loc, scale = _split(x, args, kwargs, self.shapes, ("loc", "scale"), where)
