@@ -20,7 +20,8 @@ operand.  Integer orders (``jn``, ``yn``, ``expn``) are integer operands.  gamma
 gammaincc have two entries each: in ``x`` (``a`` fixed), and in ``a`` (``x`` fixed; the
 derivative in ``a`` is computed by the ``gammainc_da`` primitive, and its own derivative
 in ``a`` is refused); so has hyp1f1 (in ``x``; in ``a`` and ``b`` through
-``hyp1f1_dparam``).
+``hyp1f1_dparam``), and hyp2f1 (in ``z``; in ``a``, ``b`` and ``c`` through
+``hyp2f1_dparam``).
 
 Domains keep away from poles, branch cuts and the places where a value is NaN; samples are
 few and small (each one runs through every generic sweep).
@@ -175,6 +176,19 @@ entries["hyp1f1_in_ab"] = (
         "xfail": {
             "test_second_order": "second derivatives of hyp1f1 in a and b are refused "
             "(NOTE [hyp1f1 in its parameters])"
+        },
+    },
+)
+entries["hyp2f1_in_abc"] = (
+    nary((0.2, 2.0), (0.2, 2.0), (1.0, 3.0), (-0.5, 0.5)),
+    {
+        "fixed": (3,),
+        "function": "hyp2f1",
+        "prims": ("hyp2f1", "hyp2f1_dparam"),
+        "jax": False,
+        "xfail": {
+            "test_second_order": "second derivatives of hyp2f1 in a, b and c are refused "
+            "(NOTE [hyp2f1 in its parameters])"
         },
     },
 )

@@ -226,9 +226,10 @@ polygamma_p = defop(
 #
 # NOTE [special parameter derivatives]: a derivative that has no closed form in terms of
 # the primitives here (betainc in ``a`` and ``b``, the Bessel functions in their order
-# ``v``, hyp2f1 in its parameters, and the second derivatives of gammainc/gammaincc in
-# ``a`` and of hyp1f1 in ``a`` and ``b``, whose first derivatives are computed numerically:
-# NOTE [gammainc in a], NOTE [hyp1f1 in its parameters]) is refused with an
+# ``v``, hyp2f1 in its parameters for |z| > 0.9, and the second derivatives of
+# gammainc/gammaincc in ``a``, of hyp1f1 in ``a`` and ``b`` and of hyp2f1 in ``a``, ``b``,
+# ``c``, whose first derivatives are computed numerically: NOTE [gammainc in a], NOTE
+# [hyp1f1 in its parameters], NOTE [hyp2f1 in its parameters]) is refused with an
 # UnsupportedOperationError when it is asked for (a tangent or cotangent reaches that
 # argument), never silently returned as 0.  Integer orders (``jn``, ``yn``, ``expn``,
 # ``polygamma``'s ``n``) are not differentiable at all.
@@ -1609,8 +1610,9 @@ hyp1f1_p = _binary_op(
 
 _HYP2F1_DOC = """``ftransforms.scipy.special.hyp2f1(a, b, c, z)``: the Gauss hypergeometric function
 ``2F1(a, b; c; z)``, elementwise with broadcasting, as ``scipy.special.hyp2f1`` (evaluated with
-SciPy); its derivative in ``z`` is ``a b / c * 2F1(a + 1, b + 1; c + 1; z)``; a derivative in ``a``,
-``b`` or ``c`` raises :class:`~ftransforms.errors.UnsupportedOperationError`.
+SciPy); its derivative in ``z`` is ``a b / c * 2F1(a + 1, b + 1; c + 1; z)``; in ``a``, ``b`` and
+``c`` it is the power series' own derivative for ``|z| <= 0.9`` (to first order; elsewhere
+:class:`~ftransforms.errors.UnsupportedOperationError`: NOTE [hyp2f1 in its parameters]).
 
 Example:
     >>> import ftransforms as ft
@@ -1619,17 +1621,103 @@ Example:
     2.0
     >>> round(float(ft.grad(hyp2f1, argnums=3)(1.0, 1.0, 1.0, 0.5)), 6)  # a (1 - z)**(-a - 1)
     4.0
+    >>> round(float(ft.grad(hyp2f1)(1.0, 1.0, 1.0, 0.5)), 6)  # -(1 - z)**-a log(1 - z)
+    1.386294
 """
 hyp2f1_p = _binary_op(
     "hyp2f1",
     _sp_call("hyp2f1"),
     (
-        _refusing("hyp2f1(a, b, c, z)", "a"),
-        _refusing("hyp2f1(a, b, c, z)", "b"),
-        _refusing("hyp2f1(a, b, c, z)", "c"),
+        lambda out, a, b, c, z: hyp2f1_dparam_p.bind(a, b, c, z, wrt=0),
+        lambda out, a, b, c, z: hyp2f1_dparam_p.bind(a, b, c, z, wrt=1),
+        lambda out, a, b, c, z: hyp2f1_dparam_p.bind(a, b, c, z, wrt=2),
         lambda out, a, b, c, z: a * b / c * hyp2f1_p.bind(a + 1, b + 1, c + 1, z),
     ),
     doc=_HYP2F1_DOC,
+)
+
+# NOTE [hyp2f1 in its parameters]: d/da, d/db and d/dc of 2F1(a, b; c; z) = sum_n
+# (a)_n (b)_n z**n / ((c)_n n!) have no closed form; ``hyp2f1_dparam(a, b, c, z, wrt=0, 1
+# or 2)`` carries each term T_n = T_{n-1} r_n, r_n = (a+n-1)(b+n-1) z / ((c+n-1) n), and
+# its derivative dT_n = dT_{n-1} r_n + T_{n-1} dr_n through the series (as JAX
+# differentiates its own series), where it converges well: |z| <= _HYP2F1_MAX_Z.  Elsewhere
+# (the analytic continuation SciPy evaluates) the derivative is refused with a clear error,
+# never an unconverged sum.  A polynomial (a or b a non-positive integer) has a derivative
+# in that parameter past its last term, which the recurrence keeps.  Its derivative in z is
+# closed (d/dz 2F1 = ab/c 2F1(a+1, b+1; c+1; z)); a second derivative in the parameters is
+# refused.
+
+_HYP2F1_MAX_Z = 0.9
+_HYP2F1_MAX_TERMS = 2000
+
+
+def _hyp2f1_dparam_impl(xp, a, b, c, z, wrt=0):
+    dt = numpy.result_type(*(_float_dtype(v) for v in (a, b, c, z)))
+    work = numpy.complex128 if dt.kind == "c" else numpy.float64
+    a, b, c, z = xp.broadcast_arrays(*(xp.asarray(v, dtype=work) for v in (a, b, c, z)))
+    if bool(xp.any(xp.abs(z) > _HYP2F1_MAX_Z)):
+        raise UnsupportedOperationError(
+            f"hyp2f1(a, b, c, z): the derivative in {'abc'[wrt]} is computed from the power "
+            f"series, which converges well only for |z| <= {_HYP2F1_MAX_Z}; got |z| up to "
+            f"{float(xp.max(xp.abs(z)))} (see NOTE [hyp2f1 in its parameters]); hold "
+            f"{'abc'[wrt]} fixed there, or transform z (a linear transformation such as "
+            f"Pfaff's 2F1(a, b; c; z) = (1 - z)**-a 2F1(a, c - b; c; z / (z - 1)))"
+        )
+    t = xp.ones_like(z)
+    dtn = xp.zeros_like(z)
+    deriv = dtn
+    with numpy.errstate(all="ignore"):
+        for n in range(1, _HYP2F1_MAX_TERMS + 1):
+            an, bn, cn = a + (n - 1), b + (n - 1), c + (n - 1)
+            q = z / (cn * n)
+            r = an * bn * q
+            dr = (bn * q, an * q, -r / cn)[wrt]
+            dtn = dtn * r + t * dr
+            t = t * r
+            deriv = deriv + dtn
+            small = xp.abs(dtn) <= 1e-17 * xp.abs(deriv) + 1e-300
+            small = small & (xp.abs(t) <= 1e-17)
+            if _converged(xp, ~small, n):
+                break
+    out = deriv if dt.kind == "c" else xp.real(deriv)
+    return xp.asarray(out).astype(dt)
+
+
+def _hyp2f1_dparam_dz(out, a, b, c, z, wrt=0):
+    # d/dz d/dp 2F1(a, b; c; z) = d/dp [ab/c 2F1(a+1, b+1; c+1; z)]
+    shifted = hyp2f1_p.bind(a + 1, b + 1, c + 1, z)
+    dp = hyp2f1_dparam_p.bind(a + 1, b + 1, c + 1, z, wrt=wrt)
+    k = a * b / c
+    own = (b / c, a / c, -a * b / (c * c))[wrt]
+    return own * shifted + k * dp
+
+
+_refuse_hyp2f1_twice = _refuse(
+    "hyp2f1(a, b, c, z)",
+    "a, b or c to second order",
+    "differentiate once in a, b and c (the mixed derivatives with z work)",
+)
+_refuse_hyp2f1_twice.refuses = True
+
+
+def _hyp2f1_dparam_rule(kind):
+    def jvp(t, out, a, b, c, z, wrt=0):
+        return like_output(t * _hyp2f1_dparam_dz(out, a, b, c, z, wrt=wrt), out)
+
+    def vjp(g, out, a, b, c, z, wrt=0):
+        return unbroadcast(g * _hyp2f1_dparam_dz(out, a, b, c, z, wrt=wrt), z)
+
+    return jvp if kind == "jvp" else vjp
+
+
+hyp2f1_dparam_p = defop(
+    "hyp2f1_dparam",
+    _hyp2f1_dparam_impl,
+    jvp=(_refuse_hyp2f1_twice,) * 3 + (_hyp2f1_dparam_rule("jvp"),),
+    vjp=(_refuse_hyp2f1_twice,) * 3 + (_hyp2f1_dparam_rule("vjp"),),
+    family=_ew.FAMILY,
+    doc="``d/da`` (wrt=0), ``d/db`` (wrt=1) or ``d/dc`` (wrt=2) of ``hyp2f1(a, b, c, z)``; "
+    "see NOTE [hyp2f1 in its parameters].",
 )
 
 # -- Fresnel and sine/cosine integrals (one primitive per output) ----------------------------

@@ -45,6 +45,12 @@ from ftransforms.numpy.helpers import (
     same_across_batch,
 )
 from ftransforms.ops.special import scipy_special
+from ftransforms.scipy.ndimage_fourier import (
+    fourier_ellipsoid,
+    fourier_gaussian,
+    fourier_shift,
+    fourier_uniform,
+)
 from ftransforms.scipy.ndimage_measurements import (
     center_of_mass,
     maximum,
@@ -74,6 +80,10 @@ __all__ = [
     "convolve1d",
     "correlate",
     "correlate1d",
+    "fourier_ellipsoid",
+    "fourier_gaussian",
+    "fourier_shift",
+    "fourier_uniform",
     "gaussian_filter",
     "gaussian_filter1d",
     "gaussian_gradient_magnitude",
@@ -95,6 +105,8 @@ __all__ = [
     "rotate",
     "shift",
     "sobel",
+    "spline_filter",
+    "spline_filter1d",
     "standard_deviation",
     "sum",
     "sum_labels",
@@ -1154,3 +1166,58 @@ def _spline_dense(
     if mode in ("constant", "grid-constant") and cval != 0:
         out = out + fnp.asarray(call(numpy.zeros(shape), cval), like=x)
     return out
+
+
+#: SciPy's prefilter matrices, by (length, order, mode) (a training loop repeats them).
+_PREFILTERS: dict = {}
+
+
+def _prefilter_matrix(n: int, order: int, mode: str) -> numpy.ndarray:
+    key = (n, order, mode)
+    m = _PREFILTERS.get(key)
+    if m is None:
+        f = _scipy_ndimage().spline_filter1d
+        m = numpy.stack([f(e, order, -1, numpy.float64, mode) for e in numpy.eye(n)], axis=1)
+        _PREFILTERS[key] = m
+    return m
+
+
+def spline_filter1d(
+    input: Any, order: int = 3, axis: int = -1, output: Any = numpy.float64, mode: str = "mirror"
+) -> Any:
+    """``scipy.ndimage.spline_filter1d``: the B-spline prefilter (interpolation
+    coefficients) of ``order`` along ``axis``, SciPy's fixed 1-D map as a matrix (NOTE
+    [spline interpolation as a fixed linear map]); orders 0 and 1 copy the input.
+
+    Example:
+        >>> import numpy as np
+        >>> spline_filter1d(np.array([0.0, 1.0, 0.0, 0.0]), 3).round(4).tolist()
+        [-0.9333, 1.8667, -0.5333, 0.2667]
+    """
+    where = "spline_filter1d(input, order, axis)"
+    order = _spline_order(order, where)
+    x, dtype = _float(input)
+    if order > 1 and fnp.ndim(x):
+        axis = normalize_axis(axis, fnp.ndim(x))
+        x = _along(x, _prefilter_matrix(fnp.shape(x)[axis], order, mode), axis)
+    return _finish(x, output, dtype)
+
+
+def spline_filter(
+    input: Any, order: int = 3, output: Any = numpy.float64, mode: str = "mirror"
+) -> Any:
+    """``scipy.ndimage.spline_filter``: :func:`spline_filter1d` along every axis.
+
+    Example:
+        >>> import numpy as np
+        >>> spline_filter(np.eye(2), 2).round(4).tolist()
+        [[2.5, -1.5], [-1.5, 2.5]]
+    """
+    if not 2 <= int(order) <= 5:  # (SciPy's spline_filter1d copies at orders 0 and 1)
+        raise RuntimeError(
+            f"spline_filter(input, order): spline order {order} not supported (2 to 5)"
+        )
+    x, dtype = _float(input)
+    for axis in range(fnp.ndim(x)):
+        x = _along(x, _prefilter_matrix(fnp.shape(x)[axis], int(order), mode), axis)
+    return _finish(x, output, dtype)

@@ -34,6 +34,7 @@ from ftransforms.numpy.ufuncs import float_input
 from ftransforms.scipy.chirp_z import czt, zoom_fft
 from ftransforms.scipy.convolve_axes import convolve_axes
 from ftransforms.scipy.frequency_response import freqz, freqz_sos
+from ftransforms.scipy.lombscargle import lombscargle
 from ftransforms.scipy.order_filters import medfilt, medfilt2d, order_filter
 from ftransforms.scipy.peaks import (
     argrelextrema,
@@ -65,6 +66,7 @@ __all__ = [
     "filtfilt",
     "istft",
     "lfilter",
+    "lombscargle",
     "lfilter_zi",
     "medfilt",
     "medfilt2d",

@@ -22,9 +22,10 @@ so does every other ``scipy.special`` ufunc (``stdtr``, ``ellipk``, ``eval_legen
 (``ops/scipy_ufuncs.py``).
 
 Derivatives in every argument except: ``betainc`` in ``a`` and ``b``, the Bessel
-functions in their order, ``hyp2f1`` in its parameters, and ``gammainc``/``gammaincc``
-in ``a`` and ``hyp1f1`` in ``a`` and ``b`` to second order (their first derivatives there
-are computed numerically, by series carried in forward mode; ``zeta``'s in ``x``, to
+functions in their order, ``hyp2f1`` in its parameters where ``|z| > 0.9``, and
+``gammainc``/``gammaincc`` in ``a``, ``hyp1f1`` in ``a`` and ``b`` and ``hyp2f1`` in ``a``,
+``b``, ``c`` to second order (their first derivatives there are computed numerically,
+by series carried in forward mode; ``zeta``'s in ``x``, to
 every order, by Euler-Maclaurin summation); asking for one of those raises
 :class:`~ftransforms.errors.UnsupportedOperationError` (never a silent 0).  Integer orders
 (``jn``, ``yn``, ``expn``, ``polygamma``) are not differentiated.  At points where a

@@ -49,22 +49,42 @@ from ftransforms.api import vjp as _vjp
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.primitive import FAMILY_BATCH_RULES, Primitive
 from ftransforms.core.tracer import Tracer
-from ftransforms.numpy.helpers import dtype_of
+from ftransforms.numpy.helpers import dtype_of, peek
 from ftransforms.numpy.ufuncs import float_input
 from ftransforms.ops.scipy_ops import scipy_ppf_p
 from ftransforms.scipy import special as fsp
 from ftransforms.scipy.kde import gaussian_kde
 from ftransforms.scipy.linalg import solve_triangular
+from ftransforms.scipy.stats_circular import circmean, circstd, circvar
+from ftransforms.scipy.stats_contingency import chi2_contingency, power_divergence
 from ftransforms.scipy.stats_correlation import pearsonr
+from ftransforms.scipy.stats_gamma_fit import gamma_shape
+from ftransforms.scipy.stats_normality import jarque_bera, kurtosistest, normaltest, skewtest
+from ftransforms.scipy.stats_power_transforms import boxcox, yeojohnson, yeojohnson_llf
+from ftransforms.scipy.stats_rank_tests import (
+    ansari,
+    brunnermunzel,
+    fligner,
+    friedmanchisquare,
+    kruskal,
+    ks_1samp,
+    kstest,
+    mannwhitneyu,
+    mood,
+    wilcoxon,
+)
 from ftransforms.scipy.stats_ranks import mode, rankdata
+from ftransforms.scipy.stats_slopes import siegelslopes, theilslopes
 from ftransforms.scipy.stats_summaries import (
     entropy,
     gmean,
+    gstd,
     kurtosis,
     moment,
     sem,
     skew,
     variation,
+    zmap,
     zscore,
 )
 from ftransforms.scipy.stats_tests import (
@@ -88,6 +108,7 @@ from ftransforms.scipy.stats_tests import (
     tvar,
     wasserstein_distance,
 )
+from ftransforms.scipy.stats_variance_tests import bartlett, levene, pointbiserialr, tsem
 
 __all__ = [
     "binned_statistic",
@@ -109,6 +130,36 @@ __all__ = [
     "ttest_rel",
     "tvar",
     "wasserstein_distance",
+    "circmean",
+    "circstd",
+    "circvar",
+    "gstd",
+    "jarque_bera",
+    "kurtosistest",
+    "normaltest",
+    "skewtest",
+    "zmap",
+    "ansari",
+    "brunnermunzel",
+    "fligner",
+    "friedmanchisquare",
+    "kruskal",
+    "ks_1samp",
+    "kstest",
+    "mannwhitneyu",
+    "mood",
+    "wilcoxon",
+    "siegelslopes",
+    "theilslopes",
+    "bartlett",
+    "levene",
+    "pointbiserialr",
+    "tsem",
+    "boxcox",
+    "yeojohnson",
+    "yeojohnson_llf",
+    "chi2_contingency",
+    "power_divergence",
     "entropy",
     "gaussian_kde",
     "gmean",
@@ -378,6 +429,29 @@ def _split(x: Any, args: tuple, kwargs: dict, shapes: tuple, extras: tuple, wher
 class _Continuous(_Dist):
     """A continuous distribution with ``loc`` and ``scale``."""
 
+    def fit(self, data: Any, *args: Any, **kwds: Any) -> tuple:
+        """``<distribution>.fit`` where SciPy has no closed form: SciPy maximises the
+        likelihood with an optimizer, which traced data cannot go through; a clear error
+        (``norm``, ``expon``, ``laplace``, ``uniform``, ``lognorm``/``gamma`` with ``floc``
+        have their closed forms).
+
+        Example:
+            >>> import numpy as np
+            >>> from ftransforms.scipy.stats import t
+            >>> try:
+            ...     t.fit(np.array([1.0, 2.0, 4.0]))
+            ... except NotImplementedError as err:
+            ...     print(type(err).__name__)
+            UnsupportedOperationError
+        """
+        raise UnsupportedOperationError(
+            f"ftransforms.scipy.stats.{self.name}.fit(data, ...): on traced data only the "
+            "closed-form fits are supported (norm, expon, laplace, uniform, and lognorm or "
+            "gamma with floc=); minimise the negative log-likelihood yourself, e.g. "
+            f"ftransforms.scipy.optimize.minimize(lambda p: -{self.name}.logpdf(data, *p).sum(), "
+            "p0), which is differentiable in data"
+        )
+
     def _args(self, method: str, x: Any, args: tuple, kwargs: dict) -> tuple:
         where = f"{self.name}.{method}"
         x, *shape, loc, scale = _split(x, args, kwargs, self.shapes, ("loc", "scale"), where)
@@ -515,6 +589,42 @@ class _Continuous(_Dist):
 
     def _logsf(self, z: Any, *shape: Any) -> Any:
         return _safe_log(self._sf(z, *shape))
+
+
+def _fit_check(ok: Any, name: str, needs: str) -> None:
+    """SciPy's ``FitDataError`` (a ValueError) where data lie outside a fixed ``floc``/
+    ``fscale``'s support: read from the values (only on the calls that fix one)."""
+    if not numpy.all(peek(ok)):
+        raise ValueError(
+            f"ftransforms.scipy.stats.{name}.fit(data, ...): invalid values in data; maximum "
+            f"likelihood estimation with {name!r} requires {needs} (as SciPy's FitDataError)"
+        )
+
+
+def _fit_fixed(name: str, args: tuple, kwds: dict, shapes: tuple = ()) -> tuple:
+    """The fixed values ``(*fshapes, floc, fscale)`` of a closed-form ``fit`` call (SciPy's
+    keyword spellings ``f0``/``fa``/``fix_a``; ``loc``/``scale``/``optimizer`` are starting
+    guesses its closed forms ignore too); anything else is a clear error."""
+    kwds = dict(kwds)
+    method = kwds.pop("method", "MLE")
+    for ignored in ("loc", "scale", "optimizer"):
+        kwds.pop(ignored, None)
+    fixed = []
+    for j, s in enumerate(shapes):
+        names = [n for n in (f"f{j}", f"f{s}", f"fix_{s}") if n in kwds]
+        fixed.append(kwds.pop(names[0]) if names else None)
+        for n in names[1:]:
+            kwds.pop(n)
+    floc, fscale = kwds.pop("floc", None), kwds.pop("fscale", None)
+    call = f"ftransforms.scipy.stats.{name}.fit(data, floc=, fscale=, method='MLE')"
+    if str(method).upper() != "MLE" or kwds or len(args) > len(shapes):
+        raise UnsupportedOperationError(
+            f"{call}: got extra arguments {args} {kwds} method={method!r}; only the closed-form "
+            "maximum-likelihood fit is supported on traced data (fit plain data with SciPy)"
+        )
+    if None not in (*fixed, floc, fscale):
+        raise RuntimeError(f"{call}: all parameters fixed; there is nothing to optimize")
+    return (*fixed, floc, fscale)
 
 
 # -- continuous distributions -------------------------------------------------------------
@@ -669,6 +779,23 @@ class _Laplace(_Continuous):
     def _isf(self, q):
         return -self._ppf(q)
 
+    def fit(self, data: Any, *args: Any, **kwds: Any) -> tuple:
+        """``laplace.fit``: the maximum-likelihood ``(loc, scale)``: the median and the mean
+        absolute deviation from it (``floc``/``fscale`` hold one fixed), as SciPy's closed
+        form; differentiable in ``data``.
+
+        Example:
+            >>> import numpy as np
+            >>> [float(v) for v in laplace.fit(np.array([1.0, 2.0, 3.0, 6.0]))]
+            [2.5, 1.5]
+        """
+        floc, fscale = _fit_fixed("laplace", args, kwds)
+        x = fnp.asarray(data)
+        loc = fnp.median(x) if floc is None else fnp.asarray(floc)
+        if fscale is not None:
+            return loc, fnp.asarray(fscale)
+        return loc, fnp.sum(fnp.abs(x - loc)) / (x.shape[0] if x.ndim else 1)
+
 
 class _Logistic(_Continuous):
     """The logistic distribution.
@@ -747,6 +874,24 @@ class _Expon(_Continuous):
     def _entropy(self):
         return 1.0
 
+    def fit(self, data: Any, *args: Any, **kwds: Any) -> tuple:
+        """``expon.fit``: the maximum-likelihood ``(loc, scale)``: the data's minimum and its
+        mean less ``loc`` (``floc``/``fscale`` hold one fixed), as SciPy's closed form;
+        differentiable in ``data``.
+
+        Example:
+            >>> import numpy as np
+            >>> [float(v) for v in expon.fit(np.array([1.0, 2.0, 3.0, 6.0]))]
+            [1.0, 2.0]
+        """
+        floc, fscale = _fit_fixed("expon", args, kwds)
+        x = fnp.asarray(data)
+        if floc is not None:
+            _fit_check(fnp.min(x) >= floc, "expon", "every x >= floc")
+        loc = fnp.min(x) if floc is None else fnp.asarray(floc)
+        scale = fnp.mean(x) - loc if fscale is None else fnp.asarray(fscale)
+        return fnp.astype(loc, numpy.float64), fnp.astype(scale, numpy.float64)  # SciPy's floats
+
 
 class _Uniform(_Continuous):
     """The uniform distribution on ``[loc, loc + scale]``.
@@ -776,6 +921,28 @@ class _Uniform(_Continuous):
 
     def _entropy(self):
         return 0.0
+
+    def fit(self, data: Any, *args: Any, **kwds: Any) -> tuple:
+        """``uniform.fit``: the maximum-likelihood ``(loc, scale)``: the data's minimum and
+        range; with ``floc``, ``max - floc``; with ``fscale``, the support centred over the
+        data, as SciPy's closed form; differentiable in ``data``.
+
+        Example:
+            >>> import numpy as np
+            >>> [float(v) for v in uniform.fit(np.array([1.0, 2.0, 3.0, 6.0]))]
+            [1.0, 5.0]
+        """
+        floc, fscale = _fit_fixed("uniform", args, kwds)
+        x = fnp.asarray(data)
+        lo, hi = fnp.min(x), fnp.max(x)
+        if fscale is not None:
+            _fit_check(hi - lo <= fscale, "uniform", "np.ptp(data) <= fscale")
+            loc, scale = lo - 0.5 * (fnp.asarray(fscale) - (hi - lo)), fnp.asarray(fscale)
+            return fnp.astype(loc, numpy.float64), fnp.astype(scale, numpy.float64)
+        if floc is not None:
+            _fit_check(lo >= floc, "uniform", "every x >= floc")
+        loc = lo if floc is None else fnp.asarray(floc)
+        return fnp.astype(loc, numpy.float64), fnp.astype(hi - loc, numpy.float64)
 
 
 class _Lognorm(_Continuous):
@@ -829,6 +996,32 @@ class _Lognorm(_Continuous):
 
     def _entropy(self, s):
         return 0.5 * (_LOG_2PI + 1.0) + fnp.log(s)
+
+    def fit(self, data: Any, *args: Any, **kwds: Any) -> tuple:
+        """``lognorm.fit(data, floc=...)``: the maximum-likelihood ``(s, loc, scale)`` for a
+        fixed ``loc``: ``scale = exp(mean(log(x - loc)))`` and ``s`` the ``ddof=0`` standard
+        deviation of ``log(x - loc)`` (``f0``/``fscale`` hold one fixed), as SciPy's closed
+        form; differentiable in ``data``.  A free ``loc`` (SciPy's root search) is an error.
+
+        Example:
+            >>> import numpy as np
+            >>> s, loc, scale = lognorm.fit(np.array([1.0, np.e, np.e ** 2]), floc=0)
+            >>> round(float(s), 6), float(loc), round(float(scale), 6)
+            (0.816497, 0.0, 2.718282)
+        """
+        fs, floc, fscale = _fit_fixed("lognorm", args, kwds, ("s",))
+        if floc is None:
+            raise UnsupportedOperationError(
+                "ftransforms.scipy.stats.lognorm.fit(data, floc=...): got no floc; on traced "
+                "data only the closed form for a fixed location is supported (pass floc=0 "
+                "for the two-parameter log-normal)"
+            )
+        loc = fnp.asarray(floc)
+        _fit_check(fnp.min(fnp.asarray(data)) > loc, "lognorm", "every x > floc")
+        lx = fnp.log(fnp.asarray(data) - loc)
+        scale = fnp.exp(fnp.mean(lx)) if fscale is None else fnp.asarray(fscale)
+        s = fnp.sqrt(fnp.mean((lx - fnp.log(scale)) ** 2)) if fs is None else fnp.asarray(fs)
+        return s, loc, scale
 
 
 class _T(_Continuous):
@@ -921,6 +1114,33 @@ class _Gamma(_Continuous):
 
     def _entropy(self, a):
         return a + fsp.gammaln(a) + (1.0 - a) * fsp.digamma(a)
+
+    def fit(self, data: Any, *args: Any, **kwds: Any) -> tuple:
+        """``gamma.fit(data, floc=...)``: the maximum-likelihood ``(a, loc, scale)`` for a
+        fixed location, as SciPy's: ``a`` solves ``log(a) - digamma(a) = log(mean(x)) -
+        mean(log(x))`` (SciPy's root, differentiated implicitly), ``scale = mean(x) / a``
+        (``f0`` fixes ``a``).  A free ``loc``, a fixed ``fscale`` and ``method='MM'`` are
+        errors on traced data.
+
+        Example:
+            >>> import numpy as np
+            >>> a, loc, scale = gamma.fit(np.array([1.0, 2.0, 4.0, 8.0]), floc=0)
+            >>> round(float(a), 6), round(float(scale), 6)
+            (1.922771, 1.95031)
+        """
+        fa, floc, fscale = _fit_fixed("gamma", args, kwds, ("a",))
+        if floc is None or fscale is not None:
+            raise UnsupportedOperationError(
+                "ftransforms.scipy.stats.gamma.fit(data, floc=..., f0=...): on traced data "
+                "only a fixed location with a free scale is supported (SciPy's closed form "
+                f"and root); got floc={floc!r}, fscale={fscale!r}"
+            )
+        x = fnp.asarray(data)
+        _fit_check(fnp.min(x) > floc, "gamma", "every x > floc")
+        x = fnp.ravel(x - floc)
+        xbar = fnp.mean(x)
+        a = fnp.asarray(fa) if fa is not None else gamma_shape(fnp.log(xbar) - fnp.mean(fnp.log(x)))
+        return a, floc, xbar / a
 
 
 class _Chi2(_Continuous):

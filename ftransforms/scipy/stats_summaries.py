@@ -25,7 +25,18 @@ import ftransforms.numpy as fnp
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.scipy import special as fsp
 
-__all__ = ["entropy", "gmean", "kurtosis", "moment", "sem", "skew", "variation", "zscore"]
+__all__ = [
+    "entropy",
+    "gmean",
+    "gstd",
+    "kurtosis",
+    "moment",
+    "sem",
+    "skew",
+    "variation",
+    "zmap",
+    "zscore",
+]
 
 
 def _propagate(nan_policy: str, where: str) -> None:
@@ -146,9 +157,10 @@ def moment(
     *,
     center: Any = None,
     keepdims: bool = False,
+    moment: int | None = None,
 ) -> Any:
     """The ``order``-th moment about ``center`` (the mean by default, so the first is 0),
-    as ``scipy.stats.moment``.
+    as ``scipy.stats.moment`` (``moment=``: SciPy's older name of ``order``).
 
     Example:
         >>> import numpy as np
@@ -157,6 +169,8 @@ def moment(
         1.25
     """
     _propagate(nan_policy, "moment")
+    if moment is not None:
+        order = moment
     src, asked = a, axis
     a, axis = _flat(a, axis)
     if center is None:
@@ -275,3 +289,46 @@ def gmean(
     w = fnp.ravel(weights) if fnp.ndim(weights) != fnp.ndim(a) else weights
     total = fnp.sum(w * logs, axis=axis, keepdims=keepdims)
     return _kept(fnp.exp(total / fnp.sum(w, axis=axis, keepdims=keepdims)), src, asked, keepdims)
+
+
+def zmap(
+    scores: Any, compare: Any, axis: int | None = 0, ddof: int = 0, nan_policy: str = "propagate"
+) -> Any:
+    """``(scores - mean(compare)) / std(compare)`` along ``axis``, as ``scipy.stats.zmap``.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms.scipy.stats import zmap
+        >>> zmap(np.array([2.0, 4.0]), np.array([1.0, 2.0, 3.0])).round(4).tolist()
+        [0.0, 2.4495]
+    """
+    _propagate(nan_policy, "zmap")
+    scores, compare = fnp.asarray(scores), fnp.asarray(compare)
+    if scores.dtype.kind in "biu":
+        scores = scores.astype(fnp.float64)
+    if compare.dtype.kind in "biu":
+        compare = compare.astype(fnp.float64)
+    if axis is None:
+        mean, std = fnp.mean(compare), fnp.std(compare, ddof=ddof)
+    else:
+        mean = fnp.mean(compare, axis=axis, keepdims=True)
+        std = fnp.std(compare, axis=axis, ddof=ddof, keepdims=True)
+    return (scores - mean) / std
+
+
+def gstd(
+    a: Any, axis: int | None = 0, ddof: int = 1, *, keepdims: bool = False, nan_policy="propagate"
+) -> Any:
+    """The geometric standard deviation ``exp(std(log(a), ddof))``, as ``scipy.stats.gstd``.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms.scipy.stats import gstd
+        >>> round(float(gstd(np.array([1.0, np.e, np.e**2]))), 6)
+        2.718282
+    """
+    _propagate(nan_policy, "gstd")
+    src = a
+    a, ax = _flat(a, axis)
+    out = fnp.exp(fnp.std(fnp.log(a), axis=ax, ddof=ddof, keepdims=keepdims and axis is not None))
+    return _kept(out, src, axis, keepdims)

@@ -246,7 +246,69 @@ def hamming(u: Any, v: Any, w: Any = None) -> Any:
     return _average(differ, None if w is None else fnp.asarray(w))
 
 
+def _counts(u: Any, v: Any, w: Any) -> tuple:
+    """The (weighted) counts of true-true, true-false, false-true and false-false entries
+    of two boolean vectors (SciPy's boolean metrics; no derivative: they are counts)."""
+    a, b = fnp.asarray(u).astype(bool), fnp.asarray(v).astype(bool)
+
+    def count(m: Any) -> Any:
+        return _sum(m.astype(fnp.float64), None if w is None else fnp.asarray(w))
+
+    return count(a & b), count(a & ~b), count(~a & b), count(~a & ~b)
+
+
+def _ratio(num: Any, den: Any) -> Any:
+    """``num / den``, 0 where both are 0 (SciPy's boolean metrics of all-false pairs)."""
+    zero = den == 0
+    return fnp.where(zero, 0.0, num / fnp.where(zero, 1.0, den))
+
+
+def _jaccard(u: Any, v: Any, w: Any = None) -> Any:
+    ntt, ntf, nft, _ = _counts(u, v, w)
+    return _ratio(ntf + nft, ntt + ntf + nft)
+
+
+def _dice(u: Any, v: Any, w: Any = None) -> Any:
+    ntt, ntf, nft, _ = _counts(u, v, w)
+    return (ntf + nft) / (2.0 * ntt + ntf + nft)
+
+
+def _rogerstanimoto(u: Any, v: Any, w: Any = None) -> Any:
+    ntt, ntf, nft, nff = _counts(u, v, w)
+    r = 2.0 * (ntf + nft)
+    return r / (ntt + nff + r)
+
+
+def _russellrao(u: Any, v: Any, w: Any = None) -> Any:
+    ntt, ntf, nft, nff = _counts(u, v, w)
+    n = ntt + ntf + nft + nff
+    return (n - ntt) / n
+
+
+def _sokalsneath(u: Any, v: Any, w: Any = None) -> Any:
+    ntt, ntf, nft, _ = _counts(u, v, w)
+    r = 2.0 * (ntf + nft)
+    return r / (ntt + r)
+
+
+def _yule(u: Any, v: Any, w: Any = None) -> Any:
+    ntt, ntf, nft, nff = _counts(u, v, w)
+    half = ntf * nft
+    return _ratio(2.0 * half, ntt * nff + half)
+
+
+def _jensenshannon_rows(u: Any, v: Any, base: Any = None) -> Any:
+    return jensenshannon(u, v, base, axis=-1)
+
+
 _METRICS: dict[str, Callable] = {
+    "dice": _dice,
+    "jaccard": _jaccard,
+    "jensenshannon": _jensenshannon_rows,
+    "rogerstanimoto": _rogerstanimoto,
+    "russellrao": _russellrao,
+    "sokalsneath": _sokalsneath,
+    "yule": _yule,
     "braycurtis": braycurtis,
     "canberra": canberra,
     "chebyshev": chebyshev,
@@ -264,13 +326,31 @@ _METRICS: dict[str, Callable] = {
 }
 
 
+#: SciPy's other spellings of the metric names.
+_ALIASES = {
+    **dict.fromkeys(("ch", "cheby", "cheb", "c"), "chebyshev"),
+    **dict.fromkeys(("cblock", "cb"), "cityblock"),
+    "co": "correlation",
+    "cos": "cosine",
+    **dict.fromkeys(("euclid", "e", "eu"), "euclidean"),
+    **dict.fromkeys(("matching", "ha", "hamm", "h"), "hamming"),
+    **dict.fromkeys(("jacc", "ja", "j"), "jaccard"),
+    "js": "jensenshannon",
+    **dict.fromkeys(("mahal", "mah"), "mahalanobis"),
+    **dict.fromkeys(("pnorm", "m", "mi"), "minkowski"),
+    **dict.fromkeys(("se", "s"), "seuclidean"),
+    **dict.fromkeys(("sqe", "sqeuclid"), "sqeuclidean"),
+}
+
+
 def _metric(metric: Any, stacked: Any, kwargs: dict, where: str) -> Callable:
     """The pair function ``d(U, V)`` on broadcast stacks, with SciPy's defaults for
     ``seuclidean``'s ``V`` and ``mahalanobis``' ``VI`` (from all the points given)."""
     if callable(metric):
         pairwise = vmap(lambda u, v: metric(u, v, **kwargs))
         return lambda U, V: _each(pairwise, U, V)
-    fn = _METRICS.get(str(metric).lower())
+    name = str(metric).lower()
+    fn = _METRICS.get(_ALIASES.get(name, name))
     if fn is None:
         raise ValueError(
             f"{where}: unknown metric {metric!r} under the transforms; use one of "
