@@ -435,7 +435,7 @@ def kstest(
         )
     kw = dict(alternative=alternative, method=method, axis=axis, nan_policy=nan_policy)
     if isinstance(cdf, str):
-        from ftransforms.scipy import stats  # noqa: PLC0415  (stats imports this module)
+        from ftransforms.scipy import stats  # noqa: PLC0415  late import: stats imports this module
 
         dist = getattr(stats, cdf, None)
         if dist is None or not hasattr(dist, "cdf"):
