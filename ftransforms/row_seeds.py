@@ -44,6 +44,7 @@ import numpy
 from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchInterpreter
+from ftransforms.numpy.generator_out import SEED_READERS
 
 #: The 'different' vmap levels (interpreters) whose rows reseeded NumPy's global generator.
 RESEEDED: weakref.WeakSet = weakref.WeakSet()
@@ -68,14 +69,8 @@ def _seed(seed: Any = None) -> None:
     _SEED(seed)
 
 
-def _seeded(make: Any) -> Any:
-    @functools.wraps(make)
-    def seeded(seed: Any = None, *args: Any, **kwargs: Any) -> Any:
-        return make(row_seed(seed), *args, **kwargs)
-
-    return seeded
-
-
 #: NumPy's seeding functions while a transform is active (merged into the global draws'
-#: patch in ftransforms/random.py: one dict update for both).
-SEED_WRAPPERS = {"seed": _seed, "default_rng": _seeded(numpy.random.default_rng)}
+#: patch in ftransforms/random.py: one dict update for both); ``default_rng`` is patched by
+#: ftransforms/numpy/generator_out.py, which reads a row's seed with ``row_seed``.
+SEED_WRAPPERS = {"seed": _seed}
+SEED_READERS.append(row_seed)

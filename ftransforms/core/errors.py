@@ -94,7 +94,7 @@ class NonDifferentiableInputError(FTransformsError, TypeError, RuntimeError):
         ...     ft.grad(lambda n: n * 2.0)(3)  # an int input
         ... except ft.errors.NonDifferentiableInputError as e:
         ...     print(f"{type(e).__name__}: {e}")
-        NonDifferentiableInputError: grad(<lambda>): n is an integer/bool input (int); ...
+        NonDifferentiableInputError: grad(<lambda>): grad requires real- or complex-valued ...
     """
 
 

@@ -752,7 +752,7 @@ def _method_in_numpys_layout(method: Any) -> Any:
             return out  # (clip: its bounds may be the arrays laid out otherwise)
         return laid_out_as_numpy_function(method.__name__, out, (self, *args), kwargs)
 
-    laid_out.__name__ = laid_out.__qualname__ = method.__name__
+    laid_out.__name__, laid_out.__qualname__ = method.__name__, method.__qualname__
     laid_out.__doc__ = method.__doc__
     return laid_out
 

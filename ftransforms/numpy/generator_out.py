@@ -129,10 +129,17 @@ class Generator(_NUMPY_GENERATOR):
         return super().shuffle(x, axis)
 
 
+#: How a seed read from a vmap row is taken: ftransforms/row_seeds.py registers its reader
+#: (NOTE [seeds of some rows]); one patch of ``default_rng`` serves both.
+SEED_READERS: list = []
+
+
 def default_rng(seed: Any = None) -> Any:
     """``numpy.random.default_rng`` while a transform is active: for user code a
     :class:`Generator` over NumPy's bit generator (NOTE [generators made under a
     transform]); NumPy's own otherwise."""
+    for read in SEED_READERS:
+        seed = read(seed)
     rng = _NUMPY_DEFAULT_RNG(seed)
     if (
         type(rng) is _NUMPY_GENERATOR
