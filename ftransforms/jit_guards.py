@@ -885,18 +885,42 @@ def _user_object(v: Any) -> bool:
     return not stdlib or type(v) is types.SimpleNamespace
 
 
-#: Packages whose functions and objects are not the user's: their state is not guarded.
-_LIBRARIES = frozenset({"ftransforms", "batching_rules", "numpy", "scipy", "cupy", "optree"})
+#: Packages whose functions and objects are not the user's: their state is not guarded
+#: (the test runner's too: a rewritten ``assert`` in the user's code names pytest's
+#: helpers, whose globals reach every test report of the session).
+_LIBRARIES = frozenset(
+    {"ftransforms", "batching_rules", "numpy", "scipy", "cupy", "optree", "_pytest", "pytest"}
+)
+#: ... and the code of the standard library and of installed packages (functions and
+#: modules: a package's own counters and caches, numba's ``_ir_dump_counter``), but not
+#: their objects (a ``SimpleNamespace`` of settings, a fitted estimator are the user's).
+_STDLIB = frozenset(sys.stdlib_module_names)
+_INSTALLED: dict = {}  # module name -> whether its file is in an installed package
+
+
+def _installed(module: str, where: str) -> bool:
+    found = _INSTALLED.get(module)
+    if found is None:
+        found = _INSTALLED[module] = "site-packages" in where or "dist-packages" in where
+    return found
 
 
 def _library(obj: Any) -> bool:
+    where = None
     if isinstance(obj, types.FunctionType):  # where it was defined (``wraps`` copies the
         module = obj.__globals__.get("__name__")  # wrapped function's ``__module__``)
+        where = obj.__code__.co_filename
     elif isinstance(obj, types.ModuleType):
         module = obj.__name__
+        where = getattr(obj, "__file__", None) or ""
     else:
         module = type(obj).__module__
-    return isinstance(module, str) and module.partition(".")[0] in _LIBRARIES
+    if not isinstance(module, str):
+        return False
+    root = module.partition(".")[0]
+    if root in _LIBRARIES:
+        return True
+    return where is not None and (root in _STDLIB or _installed(module, where))
 
 
 def _held(obj: Any) -> list:
