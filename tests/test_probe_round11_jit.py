@@ -447,3 +447,32 @@ def test_weights_rebound_in_a_long_list_of_layers_record_again():
             model.layers[-1].w = np.full(2, -1.0)
 
     agree(model, [lambda: (np.ones(2),)] * 4, before=before)
+
+
+def test_the_guard_walk_stops_at_library_code():
+    # a jitted function calling the standard library's (or an installed package's, or
+    # pytest's through a rewritten assert) functions: their modules' globals are not
+    # walked (late in a test session pytest's helpers reached every test report: 0.24 s
+    # per recording), while the user's own globals still are
+    import json
+    import sys
+
+    scale = {"k": 2.0}
+
+    def f(x):
+        assert x.shape == (2,)  # (rewritten by pytest: names pytest's helpers)
+        return x * len(json.dumps([1])) * scale["k"]
+
+    jf = ft.jit(f)
+    jf(np.ones(2))
+    np.testing.assert_allclose(jf(np.ones(2)), np.full(2, 6.0))
+    (program,) = jf.cache.values()
+    modules = [
+        h.get("__name__", "")
+        for h, _, _ in program.guards.checks
+        if isinstance(h, dict) and "__builtins__" in h
+    ]
+    roots = {m.partition(".")[0] for m in modules}
+    assert not roots & (set(sys.stdlib_module_names) | {"_pytest", "pytest"}), modules
+    scale["k"] = 3.0  # the user's state is still guarded
+    np.testing.assert_allclose(jf(np.ones(2)), np.full(2, 9.0))
