@@ -476,3 +476,26 @@ def test_the_guard_walk_stops_at_library_code():
     assert not roots & (set(sys.stdlib_module_names) | {"_pytest", "pytest"}), modules
     scale["k"] = 3.0  # the user's state is still guarded
     np.testing.assert_allclose(jf(np.ones(2)), np.full(2, 9.0))
+
+
+def test_a_warnings_filter_inserted_in_place_inside_the_function_is_seen():
+    # warnings.simplefilter("error") without a catch_warnings block inserts into the
+    # filters' list in place: the recording (on data that raise nothing) kept replaying
+    # -inf where the eager call catches the error and returns -1
+    import warnings
+
+    def f(x):
+        warnings.simplefilter("error", RuntimeWarning)
+        try:
+            y = np.log(x)
+        except RuntimeWarning:
+            y = np.full_like(x, -1.0)
+        finally:
+            warnings.filters.pop(0)
+        return y
+
+    jf = ft.jit(f)
+    for x in (np.array([1.0, 2.0]), np.array([1.0, 2.0]), np.array([0.0, 2.0])):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # (jit's eager-run warning)
+            np.testing.assert_array_equal(jf(x.copy()), f(x.copy()))

@@ -182,7 +182,8 @@ class TraceInterpreter(Interpreter):
         "quiet",
         "opaque",
         "errstate",
-        "warning_state",
+        "warning_filters",
+        "warnings_at_call",
     )
 
     def __init__(self, name: str) -> None:
@@ -207,8 +208,10 @@ class TraceInterpreter(Interpreter):
         self.opaque: frozenset = frozenset()
         # NumPy's error handling at the call (NOTE [np.errstate under jit])
         self.errstate = (_ERRSTATE.get(), numpy.geterr()) if _ERRSTATE is not None else None
-        # the warnings filters now, and at the call (NOTE [warnings set inside under jit])
-        self.warning_state = (warnings.filters, (warnings.filters, _warning_hooks()))
+        # the warnings filters seen last (the list and its length), and at the call with
+        # what shows a warning (NOTE [warnings set inside under jit])
+        self.warning_filters = (warnings.filters, len(warnings.filters))
+        self.warnings_at_call = (tuple(warnings.filters), _warning_hooks())
 
     def new_input(self, value: Any) -> TraceTracer:
         self.n_slots += 1
@@ -249,10 +252,11 @@ class TraceInterpreter(Interpreter):
         have (of ``RuntimeWarning``, which data raise, or a class above it), makes the
         trace value-dependent (that signature runs eagerly); a filter
         ``"ignore"`` set inside changes only which warnings show.  Costs one attribute read
-        per recorded operation (the filters' list is replaced on entering the block)."""
-        _, (at_call, hooks) = self.warning_state
+        per recorded operation: the filters' list is replaced on entering the block, and
+        ``warnings.simplefilter("error")`` called without one inserts into it in place."""
+        at_call, hooks = self.warnings_at_call
         now = warnings.filters
-        self.warning_state = (now, (at_call, hooks))
+        self.warning_filters = (now, len(now))
         if _warning_hooks() != hooks:
             self.note_value_read(
                 "an operation under warnings.catch_warnings(record=True) set inside it, "
@@ -274,7 +278,8 @@ class TraceInterpreter(Interpreter):
     def process(self, prim: Any, args: tuple, params: dict) -> Any:
         if _ERRSTATE is not None and _ERRSTATE.get() is not self.errstate[0]:
             self._errstate_changed()
-        if warnings.filters is not self.warning_state[0]:
+        filters, count = self.warning_filters
+        if warnings.filters is not filters or len(filters) != count:
             self._warnings_changed()
         # One pass over the arguments; the peephole checks below only for the few
         # primitives they concern (the recording is on the first call's critical path).
