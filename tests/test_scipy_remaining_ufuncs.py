@@ -139,3 +139,18 @@ def test_front_ends_in_ftransforms_scipy_special():
     assert fsp.eval_legendre.__name__ == "eval_legendre"
     with pytest.raises(AttributeError, match="no attribute 'not_a_function'"):
         fsp.not_a_function  # noqa: B018
+
+
+def test_a_backend_module_without_the_function_gives_the_backends_clear_error(monkeypatch):
+    """CuPy's ``cupyx.scipy.special`` lacks most of these ufuncs (stdtr, eval_legendre in
+    CuPy 14): the error names that module, as the special functions of ops/special.py do,
+    so that a user (and tests/test_cuda.py) can tell a missing CuPy function from a bug."""
+    import types
+
+    import ftransforms.ops.special as special
+
+    lacking = types.SimpleNamespace(__name__="cupyx.scipy.special")
+    monkeypatch.setattr(special, "scipy_special", lambda xp: lacking)
+    with pytest.raises(UnsupportedOperationError, match=r"cupyx\.scipy\.special has no stdtr"):
+        ft.vmap(sp.stdtr)(np.array([2.0, 3.0]), np.array([0.4, 0.7]))
+    assert len(current_stack()) == 0

@@ -28,20 +28,14 @@ from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.primitive import defop, prims
 from ftransforms.ops._util import like_output, unbroadcast
 from ftransforms.ops.elementwise import FAMILY
-from ftransforms.ops.special import scipy_special
+from ftransforms.ops.special import scipy_function
 
 _PI = math.pi
 _DEG = _PI / 180.0
 
 
 def _impl(xp: Any, *args: Any, name: str) -> Any:
-    fn = getattr(scipy_special(xp), name, None)
-    if fn is None:
-        raise UnsupportedOperationError(
-            f"scipy.special.{name}: the array module of these arrays has no {name}; move "
-            f"them to the host (NumPy) for this call."
-        )
-    return fn(*args)
+    return scipy_function(xp, name)(*args)
 
 
 # -- the functions the rules are written with -----------------------------------------

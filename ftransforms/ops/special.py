@@ -257,7 +257,7 @@ def _hold(arg: str) -> str:
     )
 
 
-def _scipy_function(xp, name: str):
+def scipy_function(xp, name: str):
     """``scipy.special.<name>``, or a clear error where the backend's module lacks it
     (``cupyx.scipy.special`` has fewer functions than SciPy)."""
     sp = scipy_special(xp)
@@ -288,7 +288,7 @@ def _sp_call(name: str):
     """``impl(xp, *args)``: ``scipy.special.<name>`` (or ``cupyx.scipy.special.<name>``)."""
 
     def impl(xp, *args):
-        return _keep_float32(_scipy_function(xp, name)(*args), args)
+        return _keep_float32(scipy_function(xp, name)(*args), args)
 
     impl.__name__ = f"{name}_impl"
     return impl
@@ -1725,7 +1725,7 @@ hyp2f1_dparam_p = defop(
 
 def _part(name: str, k: int):
     def impl(xp, x):
-        return _scipy_function(xp, name)(x)[k]
+        return scipy_function(xp, name)(x)[k]
 
     impl.__name__ = f"{name}_{k}_impl"
     return impl
