@@ -457,6 +457,94 @@ def run_profile(backend: str, batch: int, calls: int) -> int:
     return 0
 
 
+def run_host_costs(backend: str, calls: int) -> int:
+    """The host's cost of each kind of call a CuPy program makes (microseconds per call:
+    ``calls`` calls enqueued back to back, then one synchronize; the device work of each
+    is a few microseconds, so this is the dispatch cost that bounds a small-batch
+    program), and the same chain of kernels launched as one CUDA graph: what a tier
+    built on RawKernels or graphs could gain over ElementwiseKernels."""
+    if backend != "cupy":
+        print("[host] the host costs are CuPy's: nothing to measure on the stand-in")
+        return 0
+    import cupy
+
+    sync = cupy.cuda.Device().synchronize
+    rng = np.random.default_rng(0)
+    a = cupy.asarray(rng.normal(size=(32, 256)).astype(np.float32))
+    w = cupy.asarray(rng.normal(size=(256, 256)).astype(np.float32))
+    ab = cupy.asarray(rng.normal(size=(32, 256, 1)).astype(np.float32))
+    bb = cupy.asarray(rng.normal(size=(32, 1, 256)).astype(np.float32))
+    outs = [cupy.empty_like(a) for _ in range(4)]
+    ew2 = cupy.ElementwiseKernel("float32 x, float32 y", "float32 z", "z = x * y + 1.0f", "ft_h2")
+    ew8 = cupy.ElementwiseKernel(
+        ", ".join(f"float32 x{i}" for i in range(8)),
+        ", ".join(f"float32 z{i}" for i in range(4)),
+        "\n".join(f"z{i} = x{2 * i} * x{2 * i + 1};" for i in range(4)),
+        "ft_h8",
+    )
+    raw = cupy.RawKernel(
+        r"""extern "C" __global__ void ft_raw(const float* x, const float* y, float* z, int n) {
+            int i = blockDim.x * blockIdx.x + threadIdx.x;
+            if (i < n) z[i] = x[i] * y[i] + 1.0f;
+        }""",
+        "ft_raw",
+    )
+    n = a.size
+    grid, block = ((n + 255) // 256,), (256,)
+    ints = np.int32(n)
+    cases = {
+        "ufunc multiply (32, 256)": lambda: cupy.multiply(a, a),
+        "ufunc multiply, out=": lambda: cupy.multiply(a, a, out=outs[0]),
+        "ElementwiseKernel 2 in, 1 out": lambda: ew2(a, a, outs[0]),
+        "ElementwiseKernel 8 in, 4 out": lambda: ew8(*([a] * 8), *outs),
+        "RawKernel 2 in, 1 out": lambda: raw(grid, block, (a, a, outs[0], ints)),
+        "empty (32, 256)": lambda: cupy.empty((32, 256), np.float32),
+        "matmul (32, 256) @ (256, 256)": lambda: cupy.matmul(a, w),
+        "a @ w.T": lambda: a @ w.T,
+        "dot (32, 256) . (256, 256)": lambda: cupy.dot(a, w),
+        "outer product (32,256,1) * (32,1,256)": lambda: ab * bb,
+        "sum(axis=0) of (32, 256)": lambda: a.sum(axis=0),
+        "reshape + transpose (views)": lambda: a.reshape(32, 16, 16).transpose(0, 2, 1),
+    }
+    rows = {}
+    for label, fn in cases.items():
+        for _ in range(20):
+            fn()
+        sync()
+        best = float("inf")
+        for _ in range(5):
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            sync()
+            best = min(best, (time.perf_counter() - t0) / calls)
+        rows[label] = best * 1e6
+        print(f"[host] {label:40s} {best * 1e6:8.2f} us per call", flush=True)
+    stream = cupy.cuda.Stream(non_blocking=True)
+    with stream:
+        ew2(a, a, outs[0])
+        stream.synchronize()
+        stream.begin_capture()
+        for _ in range(8):
+            ew2(a, outs[0], outs[1])
+            ew2(outs[1], a, outs[0])
+        graph = stream.end_capture()
+        graph.launch(stream)
+        stream.synchronize()
+        t_graph = _median_seconds(lambda: graph.launch(stream), stream.synchronize, 200)
+        t_eager = _median_seconds(
+            lambda: [(ew2(a, outs[0], outs[1]), ew2(outs[1], a, outs[0])) for _ in range(8)],
+            stream.synchronize,
+            200,
+        )
+    print(
+        f"[host] 16 ElementwiseKernel calls: {t_eager * 1e6:.1f} us, as one CUDA graph "
+        f"{t_graph * 1e6:.1f} us ({t_graph / t_eager:.2f}x)",
+        flush=True,
+    )
+    return 0
+
+
 def summarise(directory: Path) -> int:
     """Gather the steps' results (``parts/*.json``, from gpu_check.sh) into ``summary.json``."""
     summary: dict[str, Any] = {"steps": {}}
@@ -491,6 +579,9 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--backend", choices=["cupy", "strict"], default="cupy")
     f.add_argument("--batch", type=int, default=32)
     f.add_argument("--calls", type=int, default=200)
+    h = sub.add_parser("host", help="the host's cost of each kind of CuPy call")
+    h.add_argument("--backend", choices=["cupy", "strict"], default="cupy")
+    h.add_argument("--calls", type=int, default=200)
     s = sub.add_parser("summary", help="write OUTDIR/summary.json from the steps' files")
     s.add_argument("--dir", required=True)
     args = p.parse_args(argv)
@@ -501,6 +592,8 @@ def main(argv: list[str] | None = None) -> int:
         return run_compiled(args.backend, Path(args.json), sizes, args.reps)
     if args.cmd == "profile":
         return run_profile(args.backend, args.batch, args.calls)
+    if args.cmd == "host":
+        return run_host_costs(args.backend, args.calls)
     return summarise(Path(args.dir))
 
 

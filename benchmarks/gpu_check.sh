@@ -18,6 +18,8 @@
 #                 (python -m benchmarks.gpu_check compiled; compiled.json)
 #   4c. profile:  cProfile of the replay and the compiled tier, and one CUDA-graph capture
 #                 (python -m benchmarks.gpu_check profile; log.txt)
+#   4d. host:     the host's microseconds per CuPy call kind (ufunc, ElementwiseKernel,
+#                 RawKernel, empty, matmul, sum, views) and 16 kernels as one CUDA graph
 #   5. bench_gpu: W1 B=32..4096, W3 (D=64..1024), W4 MAML, W6 LSTM on CuPy, side by side
 #                 with torch.func on CUDA and jax.jit on the GPU (bench_gpu_w1.json,
 #                 bench_gpu_w34.json, bench_gpu_w6.json: one step each, so a slow one
@@ -155,6 +157,9 @@ if [ $DRY = 1 ]; then
 else
   step profile 45 "$PY" -m benchmarks.gpu_check profile --backend cupy --batch 32 --calls 200
 fi
+
+# -- 4d. the host's cost of each kind of CuPy call (what bounds small batches) -------------
+step host 40 "$PY" -m benchmarks.gpu_check host --backend "$BACKEND" --calls 200
 
 # -- 5. the benchmarks on the GPU, side by side -----------------------------------------------
 PEERS=ftransforms,ftransforms.jit,ftransforms.compiled,torch.func,jax.jit,numpy
