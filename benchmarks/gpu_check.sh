@@ -20,6 +20,8 @@
 #                 (python -m benchmarks.gpu_check profile; log.txt)
 #   4d. host:     the host's microseconds per CuPy call kind (ufunc, ElementwiseKernel,
 #                 RawKernel, empty, matmul, sum, views) and 16 kernels as one CUDA graph
+#   4e. graph:    W1's replay captured as one CUDA graph, its matmuls called through cuBLAS
+#                 on CuPy's handle (CuPy refuses cuBLAS while capturing; a probe, GPU only)
 #   5. bench_gpu: W1 B=32..4096, W3 (D=64..1024), W4 MAML, W6 LSTM on CuPy, side by side
 #                 with torch.func on CUDA and jax.jit on the GPU (bench_gpu_w1.json,
 #                 bench_gpu_w34.json, bench_gpu_w6.json: one step each, so a slow one
@@ -160,6 +162,11 @@ fi
 
 # -- 4d. the host's cost of each kind of CuPy call (what bounds small batches) -------------
 step host 40 "$PY" -m benchmarks.gpu_check host --backend "$BACKEND" --calls 200
+
+# -- 4e. W1's replay as one CUDA graph, its matrix products through cuBLAS (a probe) -------
+if [ $DRY = 0 ]; then
+  step graph 40 "$PY" -m benchmarks.gpu_graph_probe --batch 32
+fi
 
 # -- 5. the benchmarks on the GPU, side by side -----------------------------------------------
 PEERS=ftransforms,ftransforms.jit,ftransforms.compiled,torch.func,jax.jit,numpy
