@@ -168,3 +168,34 @@ def test_odeint_takes_jaxs_steps():
     rows = np.array([1.5, 2.0, 3.0])
     batched = ft.vmap(final, in_dims=(None, 0))(y0, rows)
     close(batched, np.array([final(y0, a) for a in rows]), 1e-13, 1e-15)
+
+
+# ======================================================================================
+# 3. JAX's "Complex numbers and differentiation": grad(holomorphic=True) of a Cholesky
+# ======================================================================================
+
+
+def test_cholesky_symmetrize_input_as_jax():
+    """The docs' example with ``jnp.linalg.cholesky(X, symmetrize_input=True)`` (JAX's
+    keyword, its default): the Hermitian gradient JAX gives.  Without the keyword
+    ``ftransforms.numpy`` reads the lower triangle as NumPy does (NOTE [numpy reads one
+    triangle]), which gives the lower-triangular gradient of that function."""
+    import ftransforms.numpy as fnp
+
+    A = np.array([[5.0, 2.0 + 3j, 5j], [2.0 - 3j, 7.0, 1.0 + 7j], [-5j, 1.0 - 7j, 12.0]])
+
+    def f(xp, **kw):
+        def loss(X):
+            L = xp.linalg.cholesky(X, **kw)
+            return xp.sum((L - xp.sin(L)) ** 2)
+
+        return loss
+
+    want = jax.grad(f(jnp), holomorphic=True)(A)
+    got = ft.grad(f(fnp, symmetrize_input=True), holomorphic=True)(A)
+    close(got, want, 1e-12, 1e-12)
+    lower = ft.grad(f(fnp), holomorphic=True)(A)
+    close(np.triu(lower, 1), np.zeros((3, 3)), 0.0)  # the default reads one triangle
+    real = A.real + 3 * np.eye(3)
+    got = ft.grad(f(fnp, symmetrize_input=True, upper=True))(real)
+    close(got, jax.grad(f(jnp, upper=True))(real), 1e-12, 1e-12)
