@@ -199,3 +199,19 @@ def test_cholesky_symmetrize_input_as_jax():
     real = A.real + 3 * np.eye(3)
     got = ft.grad(f(fnp, symmetrize_input=True, upper=True))(real)
     close(got, jax.grad(f(jnp, upper=True))(real), 1e-12, 1e-12)
+
+
+# ======================================================================================
+# 4. JAX's "Key concepts" / "Transformations" pages: printing jax.typeof
+# ======================================================================================
+
+
+def test_typeof_prints_as_jax():
+    """``print(jax.typeof(x))`` (the docs print the type of a value inside a transform)
+    prints JAX's ``float64[3,3]``, weakly typed Python numbers with ``~``."""
+    for x in (np.ones((3, 3)), 2.0, np.arange(3), np.ones(2, np.float32), True, np.int8(3)):
+        assert str(ft.typeof(x)) == str(jax.typeof(x)), x
+        assert repr(ft.typeof(x)) == repr(jax.typeof(x)), x
+    seen = []
+    ft.vmap(lambda v: seen.append(str(ft.typeof(v))) or v * 2)(np.arange(3.0))
+    assert seen == ["float64[]"]
