@@ -238,3 +238,30 @@ def test_typeof_prints_as_jax():
     seen = []
     ft.vmap(lambda v: seen.append(str(ft.typeof(v))) or v * 2)(np.arange(3.0))
     assert seen == ["float64[]"]
+
+
+# ======================================================================================
+# 5. jax.scipy.sparse.linalg's keyword: cg(A, b, tol=...) with the import swapped
+# ======================================================================================
+
+
+def test_krylov_solvers_take_jaxs_tol():
+    """``jax.scipy.sparse.linalg.cg/bicgstab(A, b, tol=1e-10)`` (JAX's name for SciPy's
+    ``rtol``) run with ``ftransforms.scipy.sparse.linalg``: the same solve as ``rtol=``;
+    both at once is an error naming them."""
+    import pytest
+
+    from ftransforms.scipy.sparse import linalg as fsl
+
+    rng = np.random.default_rng(9)
+    M = rng.standard_normal((8, 8))
+    A, b = M @ M.T + 2.0 * np.eye(8), rng.standard_normal(8)
+    for solve in (fsl.cg, fsl.bicgstab, fsl.gmres):
+        x, info = solve(A, b, tol=1e-10)
+        assert int(info) == 0
+        close(x, np.linalg.solve(A, b), 1e-8, 1e-10, solve.__name__)
+        close(x, solve(A, b, rtol=1e-10)[0], 0.0)
+        loose = solve(A, b, tol=1e-2)[0]
+        assert np.linalg.norm(A @ loose - b) <= 1e-2 * np.linalg.norm(b)
+    with pytest.raises(TypeError, match="tol"):
+        fsl.cg(A, b, tol=1e-3, rtol=1e-4)
