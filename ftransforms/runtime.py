@@ -27,7 +27,7 @@ import numpy
 
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.jit import JIT_OFF, JIT_OFF_EVERYWHERE, PROGRAM_CACHES
-from ftransforms.shape_eval import ShapeDtypeStruct
+from ftransforms.shape_eval import ShapedArray, ShapeDtypeStruct
 
 __all__ = [
     "Device",
@@ -75,27 +75,30 @@ def disable_jit(disable: bool = True) -> Iterator[None]:
 
 def typeof(x: Any) -> ShapeDtypeStruct:
     """The shape and dtype of ``x`` (an array, a tracer inside a transform, or a Python or
-    NumPy scalar) as a :class:`ftransforms.ShapeDtypeStruct`: JAX's ``jax.typeof`` (a
-    Python number is ``weak_type``, its dtype NumPy's: ``float64``/``int64``).
+    NumPy scalar) as a :class:`ftransforms.ShapeDtypeStruct` that prints as JAX's
+    ``jax.typeof`` does (``float32[2,3]``; a Python number is ``weak_type``, its dtype
+    NumPy's: ``float64``/``int64``).
 
     Example:
         >>> import numpy as np
         >>> import ftransforms as ft
         >>> ft.typeof(np.ones((2, 3), np.float32))
-        ShapeDtypeStruct(shape=(2, 3), dtype=float32)
+        ShapedArray(float32[2,3])
+        >>> print(ft.typeof(2.0))
+        ~float64[]
         >>> ft.vmap(lambda row: ft.typeof(row).shape[0] * row)(np.ones((2, 3)))[0].tolist()
         [3.0, 3.0, 3.0]
     """
     if isinstance(x, (bool, int, float, complex)):
         weak = not isinstance(x, bool)  # (JAX's bool is not weakly typed)
-        return ShapeDtypeStruct((), numpy.result_type(type(x)), weak_type=weak)
+        return ShapedArray((), numpy.result_type(type(x)), weak_type=weak)
     shape, dtype = getattr(x, "shape", None), getattr(x, "dtype", None)
     if shape is None or dtype is None:
         raise TypeError(
             f"typeof(x): expected an array, a tracer or a scalar, got {type(x).__name__}; "
             f"map over a pytree with ft.tree_util.tree_map(ft.typeof, tree)"
         )
-    return ShapeDtypeStruct(shape, dtype)
+    return ShapedArray(shape, dtype)
 
 
 @contextlib.contextmanager

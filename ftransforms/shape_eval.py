@@ -91,6 +91,32 @@ class ShapeDtypeStruct:
         return hash((self.shape, self.dtype))
 
 
+class ShapedArray(ShapeDtypeStruct):
+    """What :func:`ftransforms.typeof` returns: a :class:`ShapeDtypeStruct` printed as JAX
+    prints ``jax.typeof``'s ``ShapedArray`` (``float64[3,3]``, ``~float64[]`` when weakly
+    typed), so a program printing the types of its values prints what JAX prints.
+
+    Example:
+        >>> import numpy as np
+        >>> t = ShapedArray((3, 3), np.float64)
+        >>> print(t)
+        float64[3,3]
+        >>> t
+        ShapedArray(float64[3,3])
+    """
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        dims = ",".join(str(d) for d in self.shape)
+        return f"{'~' if self.weak_type else ''}{self.dtype.name}[{dims}]"
+
+    def __repr__(self) -> str:
+        dims = ",".join(str(d) for d in self.shape)
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.dtype.name}[{dims}]{weak})"
+
+
 def _dummy(shape: tuple, dtype: Any, eye: bool = False) -> numpy.ndarray:
     """A read-only array of ``shape`` and ``dtype`` with one element of memory (ones), or
     with ``eye`` one identity matrix of memory, for the operators that a singular

@@ -219,9 +219,11 @@ def slogdet(a: Any) -> SlogdetResult:
 
 
 @implements(numpy.linalg.cholesky)
-def cholesky(a: Any, /, *, upper: bool = False) -> Any:
+def cholesky(a: Any, /, *, upper: bool = False, symmetrize_input: bool = False) -> Any:
     """``numpy.linalg.cholesky``: reads the lower (``upper=True``: upper) triangle only,
     and so does its derivative (NOTE [numpy reads one triangle] in ``ops/linalg.py``).
+    ``jax.numpy``'s ``symmetrize_input=True`` (JAX's default) factors ``(a + a^H) / 2``
+    instead, so the gradient is symmetric (Hermitian), as JAX's.
 
     Example:
         >>> import numpy as np
@@ -236,6 +238,8 @@ def cholesky(a: Any, /, *, upper: bool = False) -> Any:
         1.0
     """
     a = _matrices(a, "cholesky")
+    if symmetrize_input:  # jax.numpy's keyword: the factor of (a + a^H) / 2
+        a = (a + _mH(a)) / 2
     if upper:
         return _mH(_la.cholesky_p.bind(_mH(a)))
     return _la.cholesky_p.bind(a)

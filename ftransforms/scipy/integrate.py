@@ -5,9 +5,9 @@ SciPy, the other methods on ``odeint``), the trapezoidal rules
 ``fixed_quad`` and ``quad`` (:mod:`ftransforms.scipy.quadrature`).
 
 ``odeint(func, y0, t, *args)`` solves ``dy/dt = func(y, t, *args)`` with an adaptive
-Dormand-Prince 5(4) method (each output time is hit exactly; relative and absolute error
-control with ``rtol``/``atol``).  The solve is one operation with a rule for every
-transform (NOTE [odeint]):
+Dormand-Prince 5(4) method taking JAX's ``odeint``'s steps (relative and absolute error
+control with ``rtol``/``atol``; the output times are interpolated).  The solve is one
+operation with a rule for every transform (NOTE [odeint]):
 
 * reverse mode (``grad``, ``vjp``, ``jacrev``): the adjoint method, which integrates the
   adjoint system backwards between output times (``vjp`` of ``func`` inside), giving the
@@ -86,6 +86,18 @@ __all__ = [
 # primitives on augmented systems (state = ``y`` and its tangent; ``y``, its cotangent and
 # the cotangents of ``t0`` and ``args``), so they are transformable in turn.
 
+# NOTE [odeint steps as JAX's]: the solver takes the steps ``jax.experimental.ode.odeint``
+# takes, so a JAX program run with the import swapped prints JAX's numbers (to rounding,
+# where a differently-written solver agrees only to the tolerance, about 1e-7): Hairer,
+# Norsett & Wanner's starting step with 2-norms; Dormand-Prince 5 with the embedded pair
+# whose last weight is 1/60 for the error, the RMS of ``err / (atol + rtol * max(|y0|,
+# |y1|))`` over the whole state accepting at ``<= 1``; the next step ``h * min(10,
+# max(0.9 * err**-0.2, 1 if err < 1 else 0.2))`` (10 h when the error is 0), clipped to
+# ``hmax``; steps run past an output time, whose value is the quartic through the step's
+# ends, slopes and Shampine's midpoint.  The adjoint state is JAX's too: ``(y, y_bar,
+# t0_bar, args_bar)`` flattened.  Unlike JAX, more than ``mxstep`` steps between two
+# output times give NaN and a warning, and decreasing times integrate backwards.
+
 _DOPRI_C = (0.0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1.0, 1.0)
 _DOPRI_A = (
     (),
@@ -97,8 +109,19 @@ _DOPRI_A = (
     (35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84),
 )
 _DOPRI_B = (35 / 384, 0.0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0.0)
-_DOPRI_B4 = (5179 / 57600, 0.0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40)
+# the embedded 4th-order solution of JAX's odeint (its error estimate is B - B4)
+_DOPRI_B4 = (1951 / 21600, 0.0, 22642 / 50085, 451 / 720, -12231 / 42400, 649 / 6300, 1 / 60)
 _DOPRI_E = tuple(b - b4 for b, b4 in zip(_DOPRI_B, _DOPRI_B4))
+# y at the middle of a step (Shampine's dense output), for the interpolating quartic
+_DOPRI_MID = (
+    6025192743 / 30085553152 / 2,
+    0.0,
+    51252292925 / 65400821598 / 2,
+    -2691868925 / 45128329728 / 2,
+    187940372067 / 1594534317056 / 2,
+    -1776094331 / 19743644256 / 2,
+    11237099 / 235043384 / 2,
+)
 
 _DEFAULT_TOL = 1.49012e-8  # SciPy's rtol and atol
 
@@ -142,7 +165,8 @@ def _bcast(v, like):
 
 def _solve(xp, f, y0, ts, rtol, atol, mxstep, hmax, where):
     """Dormand-Prince 5(4) for ``B`` independent problems: ``y0`` ``(B, *S)``, ``ts``
-    ``(B, T)`` monotonic per row; returns ``(B, T, *S)``."""
+    ``(B, T)`` monotonic per row; returns ``(B, T, *S)``.  JAX's scheme step for step
+    (NOTE [odeint steps as JAX's])."""
     big, n_t = ts.shape
     direction = xp.where(ts[:, -1] >= ts[:, 0], 1.0, -1.0) if n_t else xp.ones(big)
     # integrate in s = direction * t, where the times increase
@@ -163,27 +187,18 @@ def _solve(xp, f, y0, ts, rtol, atol, mxstep, hmax, where):
         return out
     s = ss[:, 0].copy()
     fy = g(y, s)
-    scale = atol + rtol * xp.abs(y)
-    d0, d1 = _rms(xp, y / scale), _rms(xp, fy / scale)
-    h = xp.where((d0 < 1e-5) | (d1 < 1e-5), 1e-6, 0.01 * d0 / xp.maximum(d1, 1e-300))
-    y1 = y + _bcast(h, y) * fy
-    d2 = _rms(xp, (g(y1, s + h) - fy) / scale) / h
-    h1 = xp.where(
-        xp.maximum(d1, d2) <= 1e-15,
-        xp.maximum(1e-6, h * 1e-3),
-        (0.01 / xp.maximum(xp.maximum(d1, d2), 1e-300)) ** 0.2,
-    )
-    h = xp.minimum(xp.minimum(100 * h, h1), hmax)
+    h = xp.clip(_initial_step(xp, g, y, fy, s, rtol, atol), 0.0, hmax)
+    last_s = s.copy()
+    coeffs = xp.stack([y] * 5)  # the interpolating quartic of the last accepted step
     failed = xp.zeros(big, dtype=bool)
     for i in range(1, n_t):
         target = ss[:, i]
         steps = 0
         while True:
-            active = (s < target) & ~failed
+            active = (s < target) & (h > 0) & ~failed
             if not bool(xp.any(active)):
                 break
-            steps += 1
-            if steps > mxstep:
+            if steps >= mxstep:
                 failed |= active
                 warnings.warn(
                     f"{where}: more than mxstep={mxstep} steps between two output times; "
@@ -192,7 +207,8 @@ def _solve(xp, f, y0, ts, rtol, atol, mxstep, hmax, where):
                     stacklevel=4,
                 )
                 break
-            dt = xp.where(active, xp.minimum(h, target - s), 0.0)
+            steps += 1
+            dt = xp.where(active, h, 0.0)
             dtb = _bcast(dt, y).astype(y.dtype)
             k = [fy]
             for j in range(1, 7):
@@ -202,20 +218,68 @@ def _solve(xp, f, y0, ts, rtol, atol, mxstep, hmax, where):
             err_vec = dtb * sum(e * kk for e, kk in zip(_DOPRI_E, k) if e)
             tol = atol + rtol * xp.maximum(xp.abs(y), xp.abs(y_new))
             err = _rms(xp, err_vec / tol)
+            y_mid = y + dtb * sum(m * kk for m, kk in zip(_DOPRI_MID, k) if m)
+            fit = _quartic(y, y_new, y_mid, k[0] * dtb, k[6] * dtb)
             accept = active & (err <= 1.0)
             ab = _bcast(accept, y)
+            coeffs = xp.where(ab[None], fit, coeffs)
             y = xp.where(ab, y_new, y)
             fy = xp.where(ab, k[6], fy)
-            last = accept & (dt >= target - s)
-            s = xp.where(accept, xp.where(last, target, s + dt), s)
-            with numpy.errstate(divide="ignore"):
-                factor = xp.clip(0.9 * xp.where(err > 0, err, 1e-10) ** -0.2, 0.2, 10.0)
-            # a step shortened to hit the output time does not shrink h
-            grown = xp.minimum(xp.maximum(dt, xp.where(last, h, dt)) * factor, hmax)
-            h = xp.where(active, xp.where(accept & last, xp.maximum(h, grown), grown), h)
-            h = xp.where(active & (h <= 0), 1e-12, h)
-        out[:, i] = xp.where(_bcast(failed, y), xp.nan, y)
+            last_s = xp.where(accept, s, last_s)
+            s = xp.where(accept, s + dt, s)
+            h = xp.where(active, xp.clip(_next_step(xp, dt, err), 0.0, hmax), h)
+        # the quartic of the step that passed the output time, at that time
+        moved = s > last_s
+        r = xp.where(moved, (target - last_s) / xp.where(moved, s - last_s, 1.0), 0.0)
+        rb = _bcast(r, y).astype(y.dtype)
+        at = coeffs[0]
+        for c in coeffs[1:]:
+            at = at * rb + c
+        out[:, i] = xp.where(_bcast(failed, y), xp.nan, at)
     return out
+
+
+def _norm(xp, x):
+    """The 2-norm of each row (every axis but the first)."""
+    flat = x.reshape(x.shape[0], -1)
+    return xp.sqrt(xp.sum(xp.abs(flat) ** 2, axis=1))
+
+
+def _initial_step(xp, g, y, fy, s, rtol, atol):
+    """Hairer, Norsett & Wanner's starting step (Sec. II.4) for order 4, with 2-norms."""
+    scale = atol + rtol * xp.abs(y)
+    d0, d1 = _norm(xp, y / scale), _norm(xp, fy / scale)
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        h0 = xp.where((d0 < 1e-5) | (d1 < 1e-5), 1e-6, 0.01 * d0 / d1)
+        y1 = y + _bcast(h0, y).astype(y.dtype) * fy
+        d2 = _norm(xp, (g(y1, s + h0) - fy) / scale) / h0
+        h1 = xp.where(
+            (d1 <= 1e-15) & (d2 <= 1e-15),
+            xp.maximum(1e-6, h0 * 1e-3),
+            (0.01 / xp.maximum(d1, d2)) ** 0.2,
+        )
+    return xp.minimum(100.0 * h0, h1)
+
+
+def _next_step(xp, h, err):
+    """The next step size after a step of size ``h`` with error ratio ``err``: it never
+    shrinks after an accepted step (safety 0.9, growth at most 10, shrink at most 5)."""
+    with numpy.errstate(divide="ignore"):
+        factor = xp.minimum(10.0, xp.maximum(0.9 * err**-0.2, xp.where(err < 1, 1.0, 0.2)))
+    return xp.where(err == 0, 10.0 * h, h * factor)
+
+
+def _quartic(y0, y1, y_mid, h_dy0, h_dy1):
+    """The coefficients (highest power first) of the quartic in ``r = (t - t0) / h``
+    through ``y0``, ``y_mid`` (at ``r = 1/2``) and ``y1`` with slopes ``h * dy0`` and
+    ``h * dy1`` at the ends."""
+    return (
+        -2.0 * h_dy0 + 2.0 * h_dy1 - 8.0 * y0 - 8.0 * y1 + 16.0 * y_mid,
+        5.0 * h_dy0 - 3.0 * h_dy1 + 18.0 * y0 + 14.0 * y1 - 32.0 * y_mid,
+        -4.0 * h_dy0 + h_dy1 - 11.0 * y0 - 5.0 * y1 + 16.0 * y_mid,
+        h_dy0,
+        y0,
+    )
 
 
 # -- the primitive ---------------------------------------------------------------------------

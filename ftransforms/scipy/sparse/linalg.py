@@ -138,6 +138,15 @@ def _bicgstab_steps(matvec, precond, b, x0, rtol, atol, maxiter):
     return out[0], out[-1], _norm(out[1]) <= tol
 
 
+def _jax_tol(tol: float | None, rtol: float, name: str) -> float:
+    """``rtol``, or JAX's ``tol`` (its name for it, SciPy's before 1.14) when given."""
+    if tol is None:
+        return rtol
+    if rtol != 1e-5:
+        raise TypeError(f"{name}: got both tol={tol!r} (JAX's name) and rtol={rtol!r}; pass one")
+    return tol
+
+
 def _krylov(steps, name, A, b, x0, rtol, atol, maxiter, M, callback, symmetric):
     b = _checks(b, callback, name)
     matvec = _operator(A, name)
@@ -175,9 +184,11 @@ def cg(
     maxiter: int | None = None,
     M: Any = None,
     callback: Any = None,
+    tol: float | None = None,
 ) -> tuple[Any, Any]:
     """``scipy.sparse.linalg.cg``: conjugate gradients for ``A x = b`` (``A`` symmetric
     positive definite), stopping when ``|r| <= max(atol, rtol |b|)``; ``M`` preconditions.
+    ``tol`` is ``rtol`` under JAX's name (``jax.scipy.sparse.linalg.cg``'s keyword).
 
     Example:
         >>> import numpy as np
@@ -186,6 +197,7 @@ def cg(
         >>> x.tolist(), int(info)
         ([1.0, 2.0], 0)
     """
+    rtol = _jax_tol(tol, rtol, "cg")
     return _krylov(_cg_steps, "cg", A, b, x0, rtol, atol, maxiter, M, callback, True)
 
 
@@ -199,8 +211,10 @@ def bicgstab(
     maxiter: int | None = None,
     M: Any = None,
     callback: Any = None,
+    tol: float | None = None,
 ) -> tuple[Any, Any]:
-    """``scipy.sparse.linalg.bicgstab``: BiCGSTAB for a general ``A x = b``.
+    """``scipy.sparse.linalg.bicgstab``: BiCGSTAB for a general ``A x = b`` (``tol`` is
+    ``rtol`` under JAX's name).
 
     Example:
         >>> import numpy as np
@@ -210,6 +224,7 @@ def bicgstab(
         >>> x.round(6).tolist(), int(info)
         ([1.0, 1.0], 0)
     """
+    rtol = _jax_tol(tol, rtol, "bicgstab")
     return _krylov(_bicgstab_steps, "bicgstab", A, b, x0, rtol, atol, maxiter, M, callback, False)
 
 
