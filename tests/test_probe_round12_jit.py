@@ -1,0 +1,147 @@
+"""Probe round 12 of ``ft.jit``: the recording call and its replays.  A stateful function
+is run as a sequence of calls twice, with fresh state: once without ``jit`` (the oracle)
+and once jitted; each call of the jitted sequence must equal the eager one."""
+
+import warnings
+
+import numpy as np
+
+import ftransforms as ft
+
+
+def same_sequence(make, n=4, arg=lambda k: (np.ones(2),)):
+    """``make()`` returns a function with fresh state; its eager and jitted sequences of
+    ``n`` calls agree.  Returns the jitted function."""
+    f = make()
+    expected = [f(*arg(k)) for k in range(n)]
+    jf = ft.jit(make())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (runs eagerly: said once)
+        got = [jf(*arg(k)) for k in range(n)]
+    for k, (g, e) in enumerate(zip(got, expected)):
+        np.testing.assert_array_equal(g, e, err_msg=f"call {k}")
+    return jf
+
+
+# -- containers the recording changes (NOTE [containers the recording changes]) ---------
+
+LOG = []
+CFG = {"log": []}
+
+
+def _global_log():
+    del LOG[:]
+
+    def f(x):
+        LOG.append(1)
+        return x * len(LOG)
+
+    return f
+
+
+def _closure_list():
+    hist = []
+
+    def f(x):
+        hist.append(2.0)
+        return x + sum(hist)
+
+    return f
+
+
+def _dict_grows():
+    cache = {}
+
+    def f(x):
+        cache[len(cache)] = 1
+        return x * len(cache)
+
+    return f
+
+
+def _set_grows():
+    seen = set()
+
+    def f(x):
+        seen.add(len(seen))
+        return x * len(seen)
+
+    return f
+
+
+def _string_key_log():
+    CFG["log"] = []
+
+    def f(x):
+        CFG["log"].append("step")
+        return x * len(CFG["log"])
+
+    return f
+
+
+def _default_list():
+    def f(x, calls=[]):  # noqa: B006 - the mutable default is the point
+        calls.append(1)
+        return x * len(calls)
+
+    return f
+
+
+class _Counter:
+    def __init__(self):
+        self.steps = 0
+
+    def __call__(self, x):
+        self.steps += 1
+        return x * self.steps
+
+
+def test_a_container_the_function_changes_and_reads_is_not_replayed_stale():
+    """``LOG.append(1); return x * len(LOG)``: the recording's change was dropped as a
+    side effect, and every replay computed with the recording's length (1, 1, 1 for 1,
+    2, 3)."""
+    for make in (_global_log, _closure_list, _dict_grows, _set_grows, _string_key_log):
+        same_sequence(make)
+    same_sequence(_default_list)
+    same_sequence(_Counter)
+
+
+def test_a_counter_the_function_changes_at_every_call_runs_eagerly_after_one_try():
+    """A change of its own at every call records again once, then runs eagerly (no
+    recording per call, no warning that a value read from outside keeps changing)."""
+    jf = same_sequence(_Counter, n=6)
+    (program,) = jf.cache.values()
+    assert program.value_dependent and "a change it makes at every call" in program.reason
+
+
+def test_a_memo_the_recording_fills_once_replays_after_one_more_recording():
+    memo = {}
+    recorded = []
+
+    def f(x):
+        recorded.append(1)
+        if "n" not in memo:
+            memo["n"] = x.shape[0] // 2
+        return x[: memo["n"]] * 2.0
+
+    jf = ft.jit(f)
+    for k in range(4):
+        np.testing.assert_array_equal(jf(np.full(4, float(k))), np.full(2, 2.0 * k))
+    assert len(recorded) == 2  # the second call follows the filled memo, then replays
+
+
+def test_a_container_the_function_only_changes_is_a_side_effect_of_the_recording():
+    """``calls.append(1)`` counts recordings, as under jax.jit (docs/guides/jit.md)."""
+    calls, names = [], {}
+
+    def f(x):
+        calls.append(1)
+        names["k"] = "v"
+        CFG["log"].append("step")
+        return x * 2.0
+
+    CFG["log"] = []
+    jf = ft.jit(f)
+    for _ in range(3):
+        np.testing.assert_array_equal(jf(np.ones(2)), [2.0, 2.0])
+    assert len(calls) == 1 and len(CFG["log"]) == 1
