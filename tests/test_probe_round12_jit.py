@@ -145,3 +145,92 @@ def test_a_container_the_function_only_changes_is_a_side_effect_of_the_recording
     for _ in range(3):
         np.testing.assert_array_equal(jf(np.ones(2)), [2.0, 2.0])
     assert len(calls) == 1 and len(CFG["log"]) == 1
+
+
+# -- NumPy's error handling and warnings filters set inside ------------------------------
+
+
+def _errstate_ignore(x):
+    with np.errstate(divide="ignore"):
+        return np.log(x)
+
+
+def _filter_ignore(x):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return np.log(x)
+
+
+def _seterr_ignore(x):
+    old = np.seterr(divide="ignore")
+    try:
+        return np.log(x)
+    finally:
+        np.seterr(**old)
+
+
+def _part_ignored(x):
+    with np.errstate(divide="ignore"):
+        a = np.log(x)
+    return a + np.log(x - 1.0)  # x = 1: divide by zero, shown
+
+
+def _message_ignored(x):
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="divide by zero")
+        return np.log(x) + np.sqrt(x - 2.0)  # x = 0: invalid value, shown
+
+
+def warned(f, x):
+    """``(result, NumPy's warnings)`` of ``f(x)`` under the filter ``"always"``."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = f(x)
+    return out, sorted(str(w.message) for w in caught if "jit(" not in str(w.message))
+
+
+def test_error_handling_and_filters_set_inside_hold_in_the_replay():
+    """A replay ran under the caller's settings: ``divide by zero`` printed (and recorded
+    by a caller's ``catch_warnings(record=True)``) where the eager call set
+    ``np.errstate(divide="ignore")`` or a filter ``"ignore"`` (NOTE [error handling set
+    inside under jit]); the operations outside the block still warn."""
+    for f in (_errstate_ignore, _filter_ignore, _seterr_ignore, _part_ignored, _message_ignored):
+        jf = ft.jit(f)
+        for v in (3.0, 1.0, 0.0, 0.0, 1.0):
+            x = np.full(2, v)
+            (got, got_w), (want, want_w) = warned(jf, x), warned(f, x)
+            np.testing.assert_array_equal(got, want, err_msg=f"{f.__name__}({v})")
+            assert got_w == want_w, f"{f.__name__}({v})"
+        assert not any(p.value_dependent for p in jf.cache.values())
+
+
+def test_ignore_set_inside_holds_under_the_callers_raise_and_error_filter():
+    """Under the caller's ``np.seterr(all="raise")`` or filter ``"error"``, a replay
+    raised where the eager call ignores (and only the fallback's eager run hid it)."""
+    jf = ft.jit(_errstate_ignore)
+    jf(np.ones(2))
+    (program,) = jf.cache.values()
+    zeros = np.zeros(2)
+    with np.errstate(all="raise"):
+        np.testing.assert_array_equal(program.call(zeros), _errstate_ignore(zeros))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(program.call(zeros), _errstate_ignore(zeros))
+
+
+def test_a_loop_body_captured_under_the_librarys_errstate_keeps_the_callers():
+    """The library runs a ``while_loop`` body and an untaken ``cond`` branch under its own
+    ``np.errstate(all="ignore")`` while capturing them: that setting is not the function's
+    and is not replayed (the body still warns as eagerly)."""
+
+    def f(x):
+        return ft.while_loop(lambda c: np.sum(c) > 1.0, np.log, x)
+
+    jf = ft.jit(f)
+    jf(np.full(2, 30.0))
+    (program,) = jf.cache.values()
+    assert "while_loop" in str(program) and "@inside" not in str(program)
+    x = np.array([0.0, 5.0])
+    got, want = warned(jf, x), warned(f, x)
+    np.testing.assert_array_equal(got[0], want[0])
+    assert got[1] == want[1] != []
