@@ -625,6 +625,12 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                         fields_read(module, var, names)
                     continue
                 if _imported(value):
+                    # ``ACT = np.tanh`` (``from numpy import tanh as ACT``), rebound to
+                    # np.sin by a notebook cell: the name is guarded (not the library's
+                    # code); a name that is the function's own (``from numpy import
+                    # tanh``) is taken as an import, not a setting: no check
+                    if var != getattr(value, "__name__", var):
+                        note((glb, var, value), var)
                     continue
                 place(glb, var, value, var)
                 fields_read(value, var, names)
@@ -973,8 +979,9 @@ def same_fields(then: Any, now: Any) -> bool:
 
 
 def _imported(v: Any) -> bool:
-    """A library's function or class found by name (``from numpy import tanh``): not the
-    user's to rebind, so not guarded there (``jit(helper)`` is the user's function)."""
+    """A library's function or class found by name (``from numpy import tanh``): its
+    name is guarded, but what it reads is not the user's (``jit(helper)`` is the user's
+    function)."""
     if not callable(v) or not _library(v):
         return False
     wrapped = getattr(v, "__wrapped__", None)

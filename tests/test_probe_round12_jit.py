@@ -234,3 +234,26 @@ def test_a_loop_body_captured_under_the_librarys_errstate_keeps_the_callers():
     got, want = warned(jf, x), warned(f, x)
     np.testing.assert_array_equal(got[0], want[0])
     assert got[1] == want[1] != []
+
+
+# -- a global bound to a library function ------------------------------------------------
+
+ACT = np.tanh
+
+
+def _activation(x):
+    return ACT(x) * 2.0
+
+
+def test_a_global_bound_to_a_library_function_and_rebound_records_again():
+    """``ACT = np.tanh``, then ``ACT = np.sin`` in a notebook cell: a library's function
+    found by name was not guarded at all, and the replay kept computing ``tanh`` (a
+    plain ``from numpy import tanh`` still gets no check)."""
+    global ACT
+    jf = ft.jit(_activation)
+    try:
+        for act in (np.tanh, np.tanh, np.sin, np.cos, np.sin):
+            ACT = act
+            np.testing.assert_array_equal(jf(np.ones(3)), _activation(np.ones(3)))
+    finally:
+        ACT = np.tanh
