@@ -397,6 +397,14 @@ def _trace(
                 f"a traced value stored in {', '.join(stored)}, outside the function, which "
                 f"a replay would not store"
             )
+    if writes_inputs and not interp.value_dependent and interp.raises_inside:
+        # NOTE [error handling set inside under jit] (program.py): a replay that raises is
+        # run again eagerly only where it wrote into no argument
+        interp.value_dependent = True
+        interp.reason = (
+            "an operation under np.errstate(...='raise') or a warnings filter 'error' set "
+            "inside a function that writes into its arguments"
+        )
     changed = written(outside) if outside and not interp.value_dependent else ()
     if changed:
         interp.value_dependent = True

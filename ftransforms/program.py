@@ -243,18 +243,28 @@ class Inside:
     with ``whole`` the whole list where the function replaced it), and records each
     operation made under a difference as an :class:`InsidePrimitive`, which the replay
     runs under the same difference applied to the caller's settings at the replay (the
-    generated code opens one ``with`` block per run of such operations).  The other
-    way round (``"raise"``, a filter ``"error"`` or ``record=True`` set inside) the
-    signature runs eagerly (NOTE [np.errstate under jit], NOTE [warnings set inside
-    under jit] in ``interpreters/tracing.py``).  Nothing is recorded differently where
-    the settings do not change, and a recorded operation pays nothing for it."""
+    generated code opens one ``with`` block per run of such operations).  The same holds
+    for ``"raise"`` and a filter ``"error"`` set inside, whose errors the function may
+    catch (``try: ... except FloatingPointError``): a replay that raises one runs the
+    call eagerly (NOTE [a replay that raises] in ``jit.py``), and operations recorded
+    under such a setting are effects (kept where their results are unused); a function
+    that writes into its arguments (whose replay is not run again) or collects its
+    warnings (``record=True``) runs eagerly (NOTE [np.errstate under jit], NOTE
+    [warnings set inside under jit] in ``interpreters/tracing.py``).  Nothing is
+    recorded differently where the settings do not change, and a recorded operation
+    pays nothing for it."""
 
-    __slots__ = ("errstate", "filters", "whole")
+    __slots__ = ("errstate", "filters", "whole", "raises")
 
     def __init__(self, errstate: tuple, filters: tuple | None, whole: bool) -> None:
         self.errstate = errstate  # ((key, value), ...) for np.errstate
         self.filters = filters  # warnings.filters entries, in order, or None
         self.whole = whole
+        # whether an error of the data raises under it (``"raise"``, a filter ``"error"``):
+        # its operations are kept where their results are unused (``try: np.log(x)``)
+        self.raises = any(v == "raise" for _, v in errstate) or any(
+            f[0] == "error" for f in filters or ()
+        )
 
     def __call__(self) -> _InsideBlock:
         """A fresh context manager that applies the settings (one per replay)."""
@@ -308,7 +318,7 @@ class InsidePrimitive(Primitive):
     under jit]): named ``<name>@inside``, so that no rewrite nor the compiled tier takes
     it for ``inner``; :func:`generate` calls ``inner`` in a ``with state():`` block."""
 
-    __slots__ = ("inner", "state")
+    __slots__ = ("inner", "state", "has_effects")
 
 
 _INSIDE: dict = {}  # (primitive, state) -> its InsidePrimitive
@@ -327,7 +337,7 @@ def inside(prim: Primitive, state: Inside) -> InsidePrimitive:
         wrapped = InsidePrimitive(
             f"{prim.name}@inside", impl, multiple_results=prim.multiple_results
         )
-        wrapped.inner, wrapped.state = prim, state
+        wrapped.inner, wrapped.state, wrapped.has_effects = prim, state, state.raises
         _INSIDE[(prim, state)] = wrapped
     return wrapped
 

@@ -257,3 +257,60 @@ def test_a_global_bound_to_a_library_function_and_rebound_records_again():
             np.testing.assert_array_equal(jf(np.ones(3)), _activation(np.ones(3)))
     finally:
         ACT = np.tanh
+
+
+# -- "raise" and "error" set inside replay, a raising replay runs eagerly ----------------
+
+
+def _checked_log(x):
+    with np.errstate(all="raise"):
+        try:
+            _ = np.log(x)  # (its result unused: the check is the point)
+            return x * 2.0
+        except FloatingPointError:
+            return x * 0.0 - 1.0
+
+
+def _sqrt_or_abs(x):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        try:
+            return np.sqrt(x)
+        except RuntimeWarning:
+            return np.abs(x)
+
+
+def _loop_under_raise(x):
+    with np.errstate(invalid="raise"):
+        try:
+            return ft.fori_loop(0, 3, lambda i, c: np.sqrt(c - 1.0), x)
+        except FloatingPointError:
+            return x * 0.0
+
+
+def _writes_under_raise(x):
+    with np.errstate(divide="raise"):
+        try:
+            x[0] = 1.0 / x[1]
+        except FloatingPointError:
+            x[0] = -1.0
+    return x * 1.0
+
+
+def test_raise_and_error_set_inside_replay_and_a_raising_replay_runs_eagerly():
+    """A ``np.errstate(all="raise")`` or a filter ``"error"`` set inside made the
+    signature run eagerly for good; it replays under the same setting now, and only a
+    replay that raises runs the call eagerly (the function's ``try`` sees the error).
+    An operation whose result is unused is kept under such a setting: it may raise."""
+    data = [lambda v=v: (np.full(2, v),) for v in (5.0, 0.0, 4.0, -1.0, 0.0, 100.0)]
+    for f in (_checked_log, _sqrt_or_abs, _loop_under_raise):
+        jf = ft.jit(f)
+        for make in data:
+            np.testing.assert_array_equal(jf(*make()), f(*make()), err_msg=f.__name__)
+        assert not any(p.value_dependent for p in jf.cache.values()), f.__name__
+    jw = ft.jit(_writes_under_raise)  # a replay that wrote into x is not run again
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (runs eagerly: said once)
+        for make in data:
+            np.testing.assert_array_equal(jw(*make()), _writes_under_raise(*make()))
+    assert all(p.value_dependent for p in jw.cache.values())

@@ -214,6 +214,7 @@ class TraceInterpreter(Interpreter):
         "warnings_at_call",
         "inside",
         "errbase",
+        "raises_inside",
     )
 
     def __init__(self, name: str) -> None:
@@ -248,6 +249,7 @@ class TraceInterpreter(Interpreter):
         # inside a capture run under the library's own np.errstate: (NumPy's settings
         # there, the entries the function had set outside it), which the delta is of
         self.errbase: tuple | None = None
+        self.raises_inside = False  # an operation recorded under a setting that raises
 
     def new_input(self, value: Any) -> TraceTracer:
         self.n_slots += 1
@@ -264,18 +266,19 @@ class TraceInterpreter(Interpreter):
         ``np.seterr``) inside the function makes NumPy raise FloatingPointError where a
         ``try`` in the function may catch it (per row under vmap: NOTE [errors of some
         rows]); a replay runs under the caller's error handling and would return inf/nan
-        instead.  So an operation recorded where NumPy raises (or calls back) and the
-        caller's setting does not makes the trace value-dependent (that signature runs
-        eagerly); ``'ignore'`` set inside changes only warnings, and the operations
-        recorded under it replay under it (NOTE [error handling set inside under jit] in
-        program.py).  The other way round, a replay that raises runs eagerly (NOTE [a
-        replay that raises] in jit.py).  Costs one contextvar read per recorded
-        operation."""
+        instead.  So the operations recorded under a setting made inside replay under it
+        (NOTE [error handling set inside under jit] in program.py): a replay that raises
+        there runs the call eagerly (NOTE [a replay that raises] in jit.py), where the
+        function's ``try`` sees the error, and a replay that does not raise is what the
+        eager call computes; an operation recorded where NumPy calls back (``'call'``,
+        ``'log'``: a function of the user's, which may record what it is called with)
+        makes the trace value-dependent (that signature runs eagerly).  Costs one
+        contextvar read per recorded operation."""
         _, at_call = self.errstate
         self.errstate = (_ERRSTATE.get(), at_call)
         now = numpy.geterr()
-        if any(v in ("raise", "call") and at_call.get(k) != v for k, v in now.items()):
-            self.note_value_read("an operation under np.errstate(...='raise') set inside it")
+        if any(v in ("call", "log") and at_call.get(k) != v for k, v in now.items()):
+            self.note_value_read("an operation under np.errstate(...='call') set inside it")
         if self.errbase is None:
             errstate = tuple(sorted((k, v) for k, v in now.items() if at_call.get(k) != v))
         else:  # under the library's own setting (``_quiet_capture``): the function's on top
@@ -311,12 +314,11 @@ class TraceInterpreter(Interpreter):
         (``if caught: ...``).  A replay runs under the caller's filters and reads no list:
         it would return the values the recording's data led to (``-inf``) where the eager
         call catches an error or branches on a warning.  So an operation recorded where
-        the warnings are collected, or turned into errors by a filter the caller does not
-        have (of ``RuntimeWarning``, which data raise, or a class above it), makes the
-        trace value-dependent (that signature runs eagerly); a filter
-        ``"ignore"`` set inside changes only which warnings show, and the operations
-        recorded under it replay under it (NOTE [error handling set inside under jit] in
-        program.py).  Costs one attribute read
+        the warnings are collected makes the trace value-dependent (that signature runs
+        eagerly); the filters of ``RuntimeWarning`` (which data raise, or a class above
+        it) set inside, ``"error"`` and ``"ignore"``, are replayed with the operations
+        recorded under them (NOTE [error handling set inside under jit] in program.py):
+        a replay that raises runs the call eagerly.  Costs one attribute read
         per recorded operation: the filters' list is replaced on entering the block, and
         ``warnings.simplefilter("error")`` called without one inserts into it in place."""
         at_call, hooks = self.warnings_at_call
@@ -327,8 +329,6 @@ class TraceInterpreter(Interpreter):
                 "an operation under warnings.catch_warnings(record=True) set inside it, "
                 "whose warnings the function may read"
             )
-        elif any(w[0] == "error" and w not in at_call and _numeric(w[2]) for w in now):
-            self.note_value_read("an operation under a warnings filter 'error' set inside it")
         self._set_inside(None, _filters_set(at_call, now))
 
     def _set_inside(self, errstate: tuple | None, filters: tuple | None) -> None:
@@ -347,6 +347,7 @@ class TraceInterpreter(Interpreter):
             if state is None:
                 state = _INSIDE_STATES[key] = Inside(errstate, *filters)
             self.inside = state
+            self.raises_inside = self.raises_inside or state.raises
 
     def _inside(self, prim: Any) -> Any:
         """``prim`` as recorded under the settings set inside (NOTE [error handling set
