@@ -278,7 +278,11 @@ def _trace(
     guards: Any = None,
     statics: tuple = (),
     aliases: Any = None,
+    again: bool = False,
 ) -> tuple[Program, Any]:
+    """Record ``func`` on these arguments: ``(program, result)``.  ``again``: the call
+    records again because a check the last recording itself made fail fails (NOTE
+    [containers the recording changes] in ``jit_guards.py``)."""
     leaves, spec = tree_flatten((args, kwargs))
     interp = TraceInterpreter(f"jit({name or getattr(func, '__name__', 'f')})")
     if guards is not None:
@@ -393,6 +397,14 @@ def _trace(
                 f"a traced value stored in {', '.join(stored)}, outside the function, which "
                 f"a replay would not store"
             )
+    if writes_inputs and not interp.value_dependent and interp.raises_inside:
+        # NOTE [error handling set inside under jit] (program.py): a replay that raises is
+        # run again eagerly only where it wrote into no argument
+        interp.value_dependent = True
+        interp.reason = (
+            "an operation under np.errstate(...='raise') or a warnings filter 'error' set "
+            "inside a function that writes into its arguments"
+        )
     changed = written(outside) if outside and not interp.value_dependent else ()
     if changed:
         interp.value_dependent = True
@@ -414,8 +426,14 @@ def _trace(
     program.writes_inputs = writes_inputs
     if views_inputs:
         program.views_inputs = tuple(views_inputs)
+    itself = guards.settle() if guards is not None and not program.value_dependent else ()
+    if itself and again:  # NOTE [containers the recording changes] (jit_guards.py)
+        program.value_dependent = True
+        program.reason = (
+            f"a change it makes at every call to {', '.join(itself)}, read from outside "
+            f"the function, which a replay would not make"
+        )
     if guards is not None and not program.value_dependent:
-        guards.settle()
         # NOTE [outside arrays in rules under jit]; indices and masks whose numbers Python
         # code may have read (NOTE [values read from outside under jit])
         read = [*routes.read, *guards.index_arrays()]
@@ -750,6 +768,7 @@ def jit(
             key += (orders,)
         program = cache.get(key)
         aliases = None
+        again = False
         if program is None or getattr(program, "writes_inputs", True):
             # NOTE [aliased arguments]: a recording that wrote into an argument holds for
             # its own aliasing only; one that wrote into none, for any
@@ -770,7 +789,9 @@ def jit(
         ):
             # NOTE [values read from outside under jit]: a value f reads from outside its
             # arguments was rebound since the recording: record again
-            _recording_again(name, program.guards, stale)
+            again = program.guards.changed_itself()
+            if not again:
+                _recording_again(name, program.guards, stale)
             del cache[key]
             attach_later.pop(id(program), None)
             program = None
@@ -799,7 +820,7 @@ def jit(
             guards = guards_of(func, statics)
             program, result = _trace(
                 call, dynamic, dyn_kwargs, name=name, guards=guards, statics=statics,
-                aliases=aliases,
+                aliases=aliases, again=again,
             )  # fmt: skip
             if program.guards is not None:  # NOTE [equal static objects under jit]
                 by_value = tuple(v for v in statics if _equal_by_value(v))

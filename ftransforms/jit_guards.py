@@ -250,10 +250,16 @@ class Guards:
     ``checks`` are ``(holder, key, value)`` with ``holder`` a dict (``holder.get(key)``),
     a list (``holder[key]``) or a closure cell (``key`` is ``_CELL``)."""
 
-    __slots__ = ("checks", "names", "stores", "iterators")
+    __slots__ = ("checks", "names", "stores", "iterators", "codes", "idents", "itself")
 
     def __init__(
-        self, checks: list, names: list, stores: tuple = (), iterators: tuple = ()
+        self,
+        checks: list,
+        names: list,
+        stores: tuple = (),
+        iterators: tuple = (),
+        codes: tuple = (),
+        idents: dict | None = None,
     ) -> None:
         self.checks = tuple(checks)
         self.names = names
@@ -262,6 +268,12 @@ class Guards:
         self.stores = stores
         # the names of the iterators it can reach (NOTE [iterators read from outside])
         self.iterators = iterators
+        # NOTE [containers the recording changes]: the code visited, and the name by which
+        # it reaches each container (id -> ``"LOG"``, ``"hist"``; ``None``: an item of a
+        # list); the checks the recording itself made fail and kept (``settle``)
+        self.codes = codes
+        self.idents = idents or {}
+        self.itself: tuple = ()
 
     def concretize(self, ours: Any) -> list[str]:
         """NOTE [traced values stored outside under jit]: ``global STATE; STATE = STATE +
@@ -338,21 +350,41 @@ class Guards:
                 return False
         return True
 
-    def settle(self) -> None:
-        """Drop the checks of lengths and contents that the recording itself changed
-        (``calls.append(1)``, ``os.environ["K"] = "1"``: Python side effects, which run
-        only while recording), which would otherwise fail at every call.  A setting or
-        an absent attribute it set (``if self.scale is None: self.scale = 2.0``) keeps its
-        check: the recording's path followed the old value, so the next call, which sees
-        the new one, records again (once, where the function sets the same value at
-        every call)."""
-        kept = [
-            (c, n)
-            for c, n in zip(self.checks, self.names)
-            if not (c[1] is _LEN or c[1] is _WHOLE) or _same(_now(c[0], c[1]), c[2])
-        ]
+    def settle(self) -> list[str]:
+        """Drop the checks of lengths and contents that the recording itself changed in
+        a container the code only changes (``calls.append(1)``, ``os.environ["K"] =
+        "1"``: Python side effects, which run only while recording), which would
+        otherwise fail at every call.  The other checks the recording made fail are kept,
+        and their names returned (NOTE [containers the recording changes]): a setting or
+        an absent attribute it set (``if self.scale is None: self.scale = 2.0``), whose
+        old value the recording's path followed, so the next call, which sees the new
+        one, records again (once, where the function sets the same value at every
+        call); and a container the code also reads (``LOG.append(1); return x *
+        len(LOG)``), where a replay would compute with the length of the recording."""
+        kept, itself = [], []
+        reads = None
+        for c, n in zip(self.checks, self.names):
+            now = _now(c[0], c[1])
+            if now is c[2] or _same(now, c[2]):
+                kept.append((c, n))
+                continue
+            if c[1] is _LEN or c[1] is _WHOLE:
+                if reads is None:
+                    reads = names_read_back(self.codes)
+                ident = self.idents.get(id(c[0]))
+                if ident is not None and ident not in reads:
+                    continue  # only changed by the code: a side effect of the recording
+            kept.append((c, n))
+            itself.append((c, n))
         self.checks = tuple(c for c, _ in kept)
         self.names = [n for _, n in kept]
+        self.itself = tuple(c for c, _ in itself)
+        return [n for _, n in itself]
+
+    def changed_itself(self) -> bool:
+        """Whether a check that the recording itself made fail (``settle``) fails now:
+        the call records again because of the recording's own change."""
+        return any(not Guards([c], [""]).hold() for c in self.itself)
 
     def hold_contents(self, arrays: list) -> None:
         """Check the numbers of ``arrays`` too (each read on the host while recording:
@@ -412,6 +444,8 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     read: set = set()  # the names the code visited reads
     long_lists: list = []  # NOTE [objects in long lists under jit]
     deep: list = []  # (a user object below _DEPTH, its name, its depth)
+    codes: list = []  # the code visited
+    idents: dict = {}  # id(container) -> the name the code reaches it by, or None
 
     def note(check: tuple, name: str) -> None:
         checks.append(check)
@@ -464,6 +498,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             checks.append((holder, key, value))
             names.append(name)
             if type(value) is set:
+                idents[id(value)] = _ident(key, name)
                 checks.append((value, _WHOLE, _Members(value)))
                 names.append(f"the members of {name}")
             return True
@@ -488,6 +523,8 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         else:  # a list or dict can change in place
             for k, v in items:
                 place(value, k, v, f"{name}[{k!r}]", inner, nesting + 1)
+        if kind is not tuple:
+            idents[id(value)] = _ident(key, name)  # NOTE [containers the recording changes]
         if kind is list:
             # ``sum(L)`` after an append: a list (an empty one too) can grow
             checks.append((value, _LEN, len(value)))
@@ -547,6 +584,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                     absent(fields, call.__code__)
         if isinstance(obj, types.FunctionType):
             code = obj.__code__
+            codes.append(code)
             stored = _stores(code)  # NOTE [traced values stored outside under jit]
             if _STORE_GLOBAL in stored:
                 held = stores.setdefault(id(obj.__globals__), (obj.__globals__, set()))
@@ -557,6 +595,11 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             for attr in ("__defaults__", "__kwdefaults__"):  # ``def f(x, w=np.ones(3))``
                 if getattr(obj, attr) is not None:
                     place(obj, _Attr(attr), getattr(obj, attr), f"{name}.{attr}")
+            if obj.__defaults__:  # ``def f(x, calls=[])``: ``calls`` names the list
+                first = code.co_argcount - len(obj.__defaults__)
+                for param, v in zip(code.co_varnames[first:], obj.__defaults__):
+                    if id(v) in idents:
+                        idents[id(v)] = param
             names = _names_read(code)
             read.update(names)
             if not names.isdisjoint(_ENVIRON_NAMES) and id(os.environ) not in seen:
@@ -564,6 +607,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 seen.add(id(os.environ))
                 env = getattr(os.environ, "_data", os.environ)  # (CPython's: str -> bytes)
                 note((env, _WHOLE, _Snapshot(env)), "os.environ")
+                idents[id(env)] = "environ"
             for cell, var in zip(obj.__closure__ or (), code.co_freevars):
                 try:
                     value = cell.cell_contents
@@ -581,6 +625,12 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                         fields_read(module, var, names)
                     continue
                 if _imported(value):
+                    # ``ACT = np.tanh`` (``from numpy import tanh as ACT``), rebound to
+                    # np.sin by a notebook cell: the name is guarded (not the library's
+                    # code); a name that is the function's own (``from numpy import
+                    # tanh``) is taken as an import, not a setting: no check
+                    if var != getattr(value, "__name__", var):
+                        note((glb, var, value), var)
                     continue
                 place(glb, var, value, var)
                 fields_read(value, var, names)
@@ -728,7 +778,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     # object merely holds (``self.loader`` of a trainer whose jitted step does not use it)
     used = tuple(n for n, k in iterators if not isinstance(k, str) or k in read)
     if checks or stores or used:
-        return Guards(checks, names, tuple(stores.values()), used)
+        return Guards(checks, names, tuple(stores.values()), used, tuple(codes), idents)
     return None
 
 
@@ -784,6 +834,79 @@ def _stored_attributes(code: types.CodeType) -> set:
     while stack:
         c = stack.pop()
         out.update(i.argval for i in dis.get_instructions(c) if i.opname == "STORE_ATTR")
+        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return out
+
+
+# NOTE [containers the recording changes]: a recording runs the function's Python once;
+# a change it makes to a container from outside (``LOG.append(1)``, ``S.add(k)``,
+# ``CACHE[k] = v``) is a side effect a replay does not repeat, and when the code only
+# changes the container, that is the rule (``calls.append(1)`` counts recordings, as under
+# ``jax.jit``): its check, which the change made fail, is dropped.  But where the code also
+# reads it (``return x * len(LOG)``, ``sum(hist)``, ``CACHE.get(k)``), the replay would
+# compute with the recording's length or items, where the eager call sees its own change:
+# the check is kept, so the next call records again (a memo cache filled once then
+# replays), and a recording made again for such a change of its own that changes it once
+# more (a counter, ``self.steps += 1``, a log it reads) runs that signature eagerly.
+# Which names the code reads is found in its bytecode (:func:`names_read_back`), only
+# when a recording changed a container.
+#: Methods that change a container and return nothing of it (``LOG.append(1)``).
+_MUTATORS = frozenset(
+    {"append", "extend", "insert", "add", "update", "appendleft", "extendleft", "clear"}
+    | {"discard", "remove"}
+)
+_NAME_LOADS = frozenset(
+    {"LOAD_GLOBAL", "LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_ATTR", "LOAD_NAME", "LOAD_FAST"}
+)
+
+
+def _ident(key: Any, name: str) -> str | None:
+    """The name code reaches the container at ``key`` by: a global's, an attribute's or
+    a string key's, a closure cell's (``name``); ``None`` for a list's item."""
+    if key is _CELL:
+        return name
+    return str(key) if isinstance(key, str) else None
+
+
+def names_read_back(codes: tuple) -> set:
+    """The names ``codes`` (and the functions nested in them) load for a use other than
+    changing what they name: ``len(LOG)``, ``sum(self.hist)``, ``CFG["log"][0]``,
+    ``CACHE.get(k)``, but not ``LOG.append(1)``, ``CFG["log"].append(1)``, ``S.add(k)``
+    or ``D["k"] = v`` (NOTE [containers the recording changes])."""
+    out: set = set()
+    stack = list(codes)
+    seen: set = set()
+    while stack:
+        c = stack.pop()
+        if id(c) in seen:
+            continue
+        seen.add(id(c))
+        ins = list(dis.get_instructions(c))
+        n = len(ins)
+        for k, i in enumerate(ins):
+            if i.opname in _NAME_LOADS and type(i.argval) is str:
+                name, after = i.argval, k + 1
+            elif (
+                i.opname == "LOAD_CONST"
+                and type(i.argval) is str
+                and k + 1 < n
+                and ins[k + 1].opname == "BINARY_SUBSCR"
+            ):
+                name, after = i.argval, k + 2  # ``CFG["log"]``
+            else:
+                continue
+            use = ins[after] if after < n else None
+            if use is not None and use.opname in ("LOAD_METHOD", "LOAD_ATTR"):
+                if use.argval in _MUTATORS:
+                    continue
+            elif (
+                use is not None
+                and use.opname in ("LOAD_CONST", "LOAD_FAST")
+                and after + 1 < n
+                and ins[after + 1].opname in ("STORE_SUBSCR", "DELETE_SUBSCR")
+            ):
+                continue  # ``D["k"] = v``
+            out.add(name)
         stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
     return out
 
@@ -856,8 +979,9 @@ def same_fields(then: Any, now: Any) -> bool:
 
 
 def _imported(v: Any) -> bool:
-    """A library's function or class found by name (``from numpy import tanh``): not the
-    user's to rebind, so not guarded there (``jit(helper)`` is the user's function)."""
+    """A library's function or class found by name (``from numpy import tanh``): its
+    name is guarded, but what it reads is not the user's (``jit(helper)`` is the user's
+    function)."""
     if not callable(v) or not _library(v):
         return False
     wrapped = getattr(v, "__wrapped__", None)

@@ -21,15 +21,24 @@ from __future__ import annotations
 import keyword
 import math
 import threading
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import numpy
 
-from ftransforms.core.primitive import EFFECT_PRIMITIVES  # noqa: F401  (re-exported)
+from ftransforms.core.primitive import EFFECT_PRIMITIVES, Primitive
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
-__all__ = ["ControlNode", "Eqn", "Program", "compile_subprogram"]
+__all__ = [
+    "ControlNode",
+    "Eqn",
+    "Inside",
+    "InsidePrimitive",
+    "Program",
+    "compile_subprogram",
+    "inside",
+]
 
 #: Outputs up to this many elements get scalar operands pre-broadcast to full arrays:
 #: for small arrays NumPy spends more time converting a Python scalar than computing.
@@ -216,6 +225,121 @@ def materialize_scalars(eqns: Sequence[Eqn]) -> list:
         )
         out.append(eqn._replace(consts=consts))
     return out
+
+
+# -- NumPy's error handling and warnings filters set inside -------------------------------
+
+
+class Inside:
+    """NOTE [error handling set inside under jit]: ``with np.errstate(divide="ignore")``,
+    ``np.seterr(...)`` or ``warnings.simplefilter("ignore")`` (in a ``catch_warnings``
+    block or not) inside the function changes which of NumPy's floating-point warnings
+    its operations show (or raise); a replay runs under the caller's settings, so it
+    printed ``divide by zero`` where the eager call was silent, and raised (then ran
+    eagerly) under the caller's ``np.seterr(all="raise")`` or filter ``"error"``.  So
+    the tracing interpreter notes, when the settings change during a recording, what
+    differs from those at the call (``errstate``: the error handling's changed entries;
+    ``filters``: the filters for ``RuntimeWarning`` put in front of the caller's, or
+    with ``whole`` the whole list where the function replaced it), and records each
+    operation made under a difference as an :class:`InsidePrimitive`, which the replay
+    runs under the same difference applied to the caller's settings at the replay (the
+    generated code opens one ``with`` block per run of such operations).  The same holds
+    for ``"raise"`` and a filter ``"error"`` set inside, whose errors the function may
+    catch (``try: ... except FloatingPointError``): a replay that raises one runs the
+    call eagerly (NOTE [a replay that raises] in ``jit.py``), and operations recorded
+    under such a setting are effects (kept where their results are unused); a function
+    that writes into its arguments (whose replay is not run again) or collects its
+    warnings (``record=True``) runs eagerly (NOTE [np.errstate under jit], NOTE
+    [warnings set inside under jit] in ``interpreters/tracing.py``).  Nothing is
+    recorded differently where the settings do not change, and a recorded operation
+    pays nothing for it."""
+
+    __slots__ = ("errstate", "filters", "whole", "raises")
+
+    def __init__(self, errstate: tuple, filters: tuple | None, whole: bool) -> None:
+        self.errstate = errstate  # ((key, value), ...) for np.errstate
+        self.filters = filters  # warnings.filters entries, in order, or None
+        self.whole = whole
+        # whether an error of the data raises under it (``"raise"``, a filter ``"error"``):
+        # its operations are kept where their results are unused (``try: np.log(x)``)
+        self.raises = any(v == "raise" for _, v in errstate) or any(
+            f[0] == "error" for f in filters or ()
+        )
+
+    def __call__(self) -> _InsideBlock:
+        """A fresh context manager that applies the settings (one per replay)."""
+        return _InsideBlock(self)
+
+    def __repr__(self) -> str:
+        parts = []
+        if self.errstate:
+            parts.append(",".join(f"{k}={v}" for k, v in self.errstate))
+        if self.filters is not None:
+            parts.append("warnings:" + ",".join(f[0] for f in self.filters))
+        return ";".join(parts)
+
+
+class _InsideBlock:
+    __slots__ = ("state", "err", "caught")
+
+    def __init__(self, state: Inside) -> None:
+        self.state = state
+        self.err: Any = None
+        self.caught: Any = None
+
+    def __enter__(self) -> None:
+        state = self.state
+        if state.errstate:
+            self.err = numpy.errstate(**dict(state.errstate))
+            self.err.__enter__()
+        if state.filters is not None:
+            self.caught = warnings.catch_warnings()
+            self.caught.__enter__()
+            if state.whole:
+                warnings.resetwarnings()
+            for action, message, category, module, lineno in reversed(state.filters):
+                warnings.filterwarnings(
+                    action,
+                    message.pattern if message is not None else "",
+                    category,
+                    module.pattern if module is not None else "",
+                    lineno,
+                )
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.caught is not None:
+            self.caught.__exit__(*exc)
+        if self.err is not None:
+            self.err.__exit__(*exc)
+
+
+class InsidePrimitive(Primitive):
+    """``inner`` recorded under the settings ``state`` (NOTE [error handling set inside
+    under jit]): named ``<name>@inside``, so that no rewrite nor the compiled tier takes
+    it for ``inner``; :func:`generate` calls ``inner`` in a ``with state():`` block."""
+
+    __slots__ = ("inner", "state", "has_effects")
+
+
+_INSIDE: dict = {}  # (primitive, state) -> its InsidePrimitive
+
+
+def inside(prim: Primitive, state: Inside) -> InsidePrimitive:
+    """The one :class:`InsidePrimitive` of ``prim`` under ``state``."""
+    wrapped = _INSIDE.get((prim, state))
+    if wrapped is None:
+        inner_impl = prim.impl
+
+        def impl(xp: Any, *args: Any, **params: Any) -> Any:
+            with state():
+                return inner_impl(xp, *args, **params)
+
+        wrapped = InsidePrimitive(
+            f"{prim.name}@inside", impl, multiple_results=prim.multiple_results
+        )
+        wrapped.inner, wrapped.state, wrapped.has_effects = prim, state, state.raises
+        _INSIDE[(prim, state)] = wrapped
+    return wrapped
 
 
 # -- code generation ----------------------------------------------------------------------
@@ -436,14 +560,24 @@ def generate(
             if r is not None:
                 last_use[r] = i
     lines = ["def program(" + ", ".join(f"a{i}" for i in range(n_inputs)) + "):"]
+    block = None  # the settings of the open ``with`` block (NOTE [error handling set inside
+    pad = "    "  # under jit])
     for i, eqn in enumerate(eqns):
+        state = eqn.prim.state if type(eqn.prim) is InsidePrimitive else None
+        if state is not block:
+            block, pad = state, "    "
+            if state is not None:
+                lines.append(f"    with {global_name(state, 's')}():")
+                pad = "        "
+        if state is not None:
+            eqn = eqn._replace(prim=eqn.prim.inner)
         args = [
             f"a{r}" if r is not None else global_name(c, "c") for r, c in zip(eqn.refs, eqn.consts)
         ]
         emit = getattr(eqn.prim, "emit", None)  # a compiled kernel (NOTE [compiled tier])
         call = _direct_call(eqn, args, shapes, global_name, dtypes) if emit is None else None
         if emit is not None:
-            lines.extend("    " + x for x in emit(args, _out_slots(eqn), global_name))
+            lines.extend(pad + x for x in emit(args, _out_slots(eqn), global_name))
         elif call is None:
             direct = None if eqn.params else forwarded_name(eqn.prim.impl)
             fn = getattr(eqn.xp, direct, None) if direct else None
@@ -459,12 +593,12 @@ def generate(
         slots = _out_slots(eqn)
         if emit is None:
             target = ", ".join(f"a{s}" for s in slots) + ("," if type(eqn.out) is tuple else "")
-            lines.append(f"    {target} = {call}" if slots else f"    {call}")
+            lines.append(f"{pad}{target} = {call}" if slots else f"{pad}{call}")
         dead = [r for r in set(eqn.refs) if r is not None and last_use[r] == i]
         dead += [s for s in slots if s not in last_use]  # results nobody reads
         dead = [r for r in dead if r not in out_slots]
         if dead:
-            lines.append("    del " + ", ".join(f"a{r}" for r in sorted(dead)))
+            lines.append(pad + "del " + ", ".join(f"a{r}" for r in sorted(dead)))
     # The caller may update a result in place, so every result is an array no one else
     # holds: constants, inputs (``x * 1`` is recorded as ``x``) and a slot returned twice
     # (two outputs that common-call elimination merged) are copied.

@@ -57,7 +57,7 @@ import numpy
 from ftransforms.backend import is_array, namespace_of
 from ftransforms.core.errors import ControlFlowError
 from ftransforms.core.outside_operands import unrouted
-from ftransforms.core.primitive import REGISTRY
+from ftransforms.core.primitive import REGISTRY, Primitive
 from ftransforms.core.stack import Interpreter
 from ftransforms.core.tracer import Tracer, ValTracer, _storing_into_an_array
 from ftransforms.interpreters.batching import BatchTracer
@@ -68,7 +68,15 @@ from ftransforms.interpreters.constant_subscripts import (
     undo_all,
 )
 from ftransforms.interpreters.forward import DualTracer
-from ftransforms.program import EFFECT_PRIMITIVES, MUTED, ControlNode, Eqn, compile_subprogram
+from ftransforms.program import (
+    EFFECT_PRIMITIVES,
+    MUTED,
+    ControlNode,
+    Eqn,
+    Inside,
+    compile_subprogram,
+    inside,
+)
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
 
@@ -167,6 +175,26 @@ def _numeric(category: Any) -> bool:
     )
 
 
+def _filters_set(at_call: tuple, now: list) -> tuple:
+    """``(filters, whole)``: the warnings filters of ``RuntimeWarning`` (what NumPy's
+    operations warn with) that the function put in front of the caller's (or, with
+    ``whole``, the whole list, where it removed or reordered some), or ``(None,
+    False)`` where they do not differ (NOTE [error handling set inside under jit])."""
+    mine = tuple(w for w in now if _numeric(w[2]))
+    theirs = tuple(w for w in at_call if _numeric(w[2]))
+    if mine == theirs:
+        return None, False
+    front = len(mine) - len(theirs)
+    if front > 0 and mine[front:] == theirs:
+        return mine[:front], False
+    return mine, True
+
+
+#: The settings seen set inside (NOTE [error handling set inside under jit]), one object
+#: each: equal operations recorded under them are one primitive.
+_INSIDE_STATES: dict = {}
+
+
 class TraceInterpreter(Interpreter):
     """Evaluates and records every backend call made on traced values."""
 
@@ -184,6 +212,9 @@ class TraceInterpreter(Interpreter):
         "errstate",
         "warning_filters",
         "warnings_at_call",
+        "inside",
+        "errbase",
+        "raises_inside",
     )
 
     def __init__(self, name: str) -> None:
@@ -212,6 +243,13 @@ class TraceInterpreter(Interpreter):
         # what shows a warning (NOTE [warnings set inside under jit])
         self.warning_filters = (warnings.filters, len(warnings.filters))
         self.warnings_at_call = (tuple(warnings.filters), _warning_hooks())
+        # NOTE [error handling set inside under jit] (program.py): what the function set
+        # that differs from the call, as (np.errstate entries, filters), and its Inside
+        self.inside: Any = None
+        # inside a capture run under the library's own np.errstate: (NumPy's settings
+        # there, the entries the function had set outside it), which the delta is of
+        self.errbase: tuple | None = None
+        self.raises_inside = False  # an operation recorded under a setting that raises
 
     def new_input(self, value: Any) -> TraceTracer:
         self.n_slots += 1
@@ -228,16 +266,44 @@ class TraceInterpreter(Interpreter):
         ``np.seterr``) inside the function makes NumPy raise FloatingPointError where a
         ``try`` in the function may catch it (per row under vmap: NOTE [errors of some
         rows]); a replay runs under the caller's error handling and would return inf/nan
-        instead.  So an operation recorded where NumPy raises (or calls back) and the
-        caller's setting does not makes the trace value-dependent (that signature runs
-        eagerly); ``'ignore'`` set inside (as the library's own code does) changes only
-        warnings.  The other way round, a replay that raises runs eagerly (NOTE [a replay
-        that raises] in jit.py).  Costs one contextvar read per recorded operation."""
+        instead.  So the operations recorded under a setting made inside replay under it
+        (NOTE [error handling set inside under jit] in program.py): a replay that raises
+        there runs the call eagerly (NOTE [a replay that raises] in jit.py), where the
+        function's ``try`` sees the error, and a replay that does not raise is what the
+        eager call computes; an operation recorded where NumPy calls back (``'call'``,
+        ``'log'``: a function of the user's, which may record what it is called with)
+        makes the trace value-dependent (that signature runs eagerly).  Costs one
+        contextvar read per recorded operation."""
         _, at_call = self.errstate
         self.errstate = (_ERRSTATE.get(), at_call)
         now = numpy.geterr()
-        if any(v in ("raise", "call") and at_call.get(k) != v for k, v in now.items()):
-            self.note_value_read("an operation under np.errstate(...='raise') set inside it")
+        if any(v in ("call", "log") and at_call.get(k) != v for k, v in now.items()):
+            self.note_value_read("an operation under np.errstate(...='call') set inside it")
+        if self.errbase is None:
+            errstate = tuple(sorted((k, v) for k, v in now.items() if at_call.get(k) != v))
+        else:  # under the library's own setting (``_quiet_capture``): the function's on top
+            base, outer = self.errbase
+            entries = dict(outer)
+            entries.update((k, v) for k, v in now.items() if base.get(k) != v)
+            errstate = tuple(sorted(entries.items()))
+        self._set_inside(errstate, None)
+
+    def _quiet_capture(self, fn: Callable, values: list) -> tuple:
+        """``self._capture(fn, values)`` under ``np.errstate(all="ignore")``, for a body
+        that may run on values it will not get at a replay (a branch not taken, a loop's
+        body past its end); the setting is the library's, so it is not recorded (NOTE
+        [error handling set inside under jit] in program.py), what the function sets
+        inside is."""
+        saved, errstate = self.errbase, self.errstate
+        with numpy.errstate(all="ignore"):
+            if errstate is not None:
+                outer = self.inside.errstate if self.inside is not None else ()
+                self.errbase = (numpy.geterr(), outer)
+                self.errstate = (_ERRSTATE.get(), errstate[1])
+            try:
+                return self._capture(fn, values)
+            finally:
+                self.errbase = saved
 
     def _warnings_changed(self) -> None:
         """NOTE [warnings set inside under jit]: ``warnings.catch_warnings()`` inside the
@@ -248,10 +314,11 @@ class TraceInterpreter(Interpreter):
         (``if caught: ...``).  A replay runs under the caller's filters and reads no list:
         it would return the values the recording's data led to (``-inf``) where the eager
         call catches an error or branches on a warning.  So an operation recorded where
-        the warnings are collected, or turned into errors by a filter the caller does not
-        have (of ``RuntimeWarning``, which data raise, or a class above it), makes the
-        trace value-dependent (that signature runs eagerly); a filter
-        ``"ignore"`` set inside changes only which warnings show.  Costs one attribute read
+        the warnings are collected makes the trace value-dependent (that signature runs
+        eagerly); the filters of ``RuntimeWarning`` (which data raise, or a class above
+        it) set inside, ``"error"`` and ``"ignore"``, are replayed with the operations
+        recorded under them (NOTE [error handling set inside under jit] in program.py):
+        a replay that raises runs the call eagerly.  Costs one attribute read
         per recorded operation: the filters' list is replaced on entering the block, and
         ``warnings.simplefilter("error")`` called without one inserts into it in place."""
         at_call, hooks = self.warnings_at_call
@@ -262,8 +329,32 @@ class TraceInterpreter(Interpreter):
                 "an operation under warnings.catch_warnings(record=True) set inside it, "
                 "whose warnings the function may read"
             )
-        elif any(w[0] == "error" and w not in at_call and _numeric(w[2]) for w in now):
-            self.note_value_read("an operation under a warnings filter 'error' set inside it")
+        self._set_inside(None, _filters_set(at_call, now))
+
+    def _set_inside(self, errstate: tuple | None, filters: tuple | None) -> None:
+        """NOTE [error handling set inside under jit] (program.py): the settings that
+        differ from the call's now (``None``: that part has not changed since)."""
+        old = self.inside
+        if errstate is None:
+            errstate = old.errstate if old is not None else ()
+        if filters is None:
+            filters = (old.filters, old.whole) if old is not None else (None, False)
+        if not errstate and filters[0] is None:
+            self.inside = None
+        elif old is None or (errstate, *filters) != (old.errstate, old.filters, old.whole):
+            key = (errstate, *filters)
+            state = _INSIDE_STATES.get(key)
+            if state is None:
+                state = _INSIDE_STATES[key] = Inside(errstate, *filters)
+            self.inside = state
+            self.raises_inside = self.raises_inside or state.raises
+
+    def _inside(self, prim: Any) -> Any:
+        """``prim`` as recorded under the settings set inside (NOTE [error handling set
+        inside under jit]); effects keep their primitive (they warn about no data)."""
+        if type(prim) is not Primitive or prim.effectful or prim in EFFECT_PRIMITIVES:
+            return prim
+        return inside(prim, self.inside)
 
     def note_value_read(self, reason: str, subscript: Any = None) -> None:
         if self.captures:  # NOTE [value reads during a capture]
@@ -346,8 +437,9 @@ class TraceInterpreter(Interpreter):
         if prim.multiple_results:
             outs = tuple(self.new_input(o) for o in out)
             avals = tuple((o.shape, o.dtype) for o in out)
+            recorded = prim if self.inside is None else self._inside(prim)
             self.program.append(
-                Eqn(prim, xp, tuple(refs), consts, params, tuple(o.ref for o in outs), avals)
+                Eqn(recorded, xp, tuple(refs), consts, params, tuple(o.ref for o in outs), avals)
             )
             return outs
         name = prim.name
@@ -359,6 +451,8 @@ class TraceInterpreter(Interpreter):
             # the common case: record and return
             ref = self.n_slots
             self.n_slots = ref + 1
+            if self.inside is not None:
+                prim = self._inside(prim)
             self.program.append(
                 _new_eqn(Eqn, (prim, xp, tuple(refs), consts, params, ref, (out.shape, out.dtype)))
             )
@@ -392,7 +486,8 @@ class TraceInterpreter(Interpreter):
             refs, consts = [inner.ref], (None,)
         o = self.new_input(out)
         aval = (out.shape, out.dtype)
-        self.program.append(Eqn(prim, xp, tuple(refs), consts, params, o.ref, aval))
+        recorded = prim if self.inside is None else self._inside(prim)
+        self.program.append(Eqn(recorded, xp, tuple(refs), consts, params, o.ref, aval))
         if prim.name in ("transpose", "reshape") and refs[0] is not None:
             source = chained[1] if chained is not None else args[0]
             self.chain[o.ref] = (prim.name, source, params.get("axes"))
@@ -576,8 +671,7 @@ class TraceInterpreter(Interpreter):
             if k == taken:
                 recorded.append(self._capture(call, values, quiet=False))
             else:
-                with numpy.errstate(all="ignore"):
-                    recorded.append(self._capture(call, values))
+                recorded.append(self._quiet_capture(call, values))
         check(op, out_struct_box)
         out_spec, out_structs, _ = recorded[0][2]
         if any(r[2][0] != out_spec or r[2][1] != out_structs for r in recorded):
@@ -655,8 +749,7 @@ class TraceInterpreter(Interpreter):
             return self._lower_carry(op, check, "body_fun's output", carry, new, spec, structs)
 
         c_eqns, c_ins, c_out, c_seen = self._capture(pred_of, values)
-        with numpy.errstate(all="ignore"):
-            b_eqns, b_ins, b_out, b_seen = self._capture(body_of, values)
+        b_eqns, b_ins, b_out, b_seen = self._quiet_capture(body_of, values)
         _same_avals(b_out, values)
         c_refs, c_consts = self._outputs(c_out)
         b_refs, b_consts = self._outputs(b_out)
