@@ -1,0 +1,120 @@
+"""Probe round 12 on vmap of per-example Python code (NOTE [splitting the batch] in
+ftransforms/split.py).  Each test compares with the Python loop over the rows (plain
+NumPy), with central differences in float64 for derivatives.
+
+* ``np.array([x[0] ** 2, 1.0])`` in user code was a NumPy object array of 0-d tracers
+  where the loop has a float64 array: ``a.dtype.kind == "f"`` answered False for every
+  row (a silent wrong answer), and ``np.sin(a)``/``np.exp(a)`` raised NumPy's TypeError
+  ('float has no callable sin method').  Such a list of tracers and numbers is one traced
+  array of NumPy's dtype now (NOTE [lists holding tracers into numpy.array] in
+  ftransforms/core/mutation.py).
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ftransforms as ft
+from ftransforms.core.stack import current_stack
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ft.errors.PerformanceWarning)
+        warnings.filterwarnings("ignore", "jit.*depends on data", RuntimeWarning)
+        yield
+    assert current_stack() == ()
+
+
+def _loop(f, xs, *args):
+    return np.stack([np.asarray(f(x, *args)) for x in xs])
+
+
+def _diff(f, x, eps=1e-6):
+    out = np.zeros_like(x)
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e.flat[i] = eps
+        out.flat[i] = (np.sum(f(x + e)) - np.sum(f(x - e))) / (2 * eps)
+    return out
+
+
+def _same(got, want):
+    got = np.asarray(got)
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+XS = np.array([[0.3, -1.2, 0.5], [1.5, 0.4, -0.2], [-0.7, 2.0, 0.9]])
+
+
+# -- np.array of a list of tracers and numbers: the loop's numeric array -----------------
+
+
+def _sin_of_list(x):
+    return np.sin(np.array([x[0] ** 2, 1.0]))
+
+
+def _exp_of_tuple(x):
+    return np.exp(np.asarray((x[0], x[1], 3.0))).sum()
+
+
+def _kind_branch(x):
+    a = np.array([x[0] * x[1], x[2]])
+    return a.sum() * 2 if a.dtype.kind == "f" else a.sum()
+
+
+def _nested_cos(x):
+    m = np.array([[x[0], 1.0], [0.5, x[1]]])
+    return np.cos(m) @ np.array([1, x[2]])
+
+
+def _written(x):
+    a = np.array([x[0], 1.0, 2.0])
+    a[1] = np.tanh(a[0]) * x[1]
+    a[2] *= x[2]
+    return np.log1p(a**2)
+
+
+@pytest.mark.parametrize("f", [_sin_of_list, _exp_of_tuple, _kind_branch, _nested_cos, _written])
+def test_list_of_tracers_and_numbers_is_the_loops_array(f):
+    want = _loop(f, XS)
+    _same(ft.vmap(f)(XS), want)
+    _same(ft.jit(ft.vmap(f))(XS), want)
+    _same(ft.vmap(f, in_dims=1, out_dims=-1)(XS.T), np.moveaxis(want, 0, -1))
+    _same(ft.vmap(ft.vmap(f))(np.stack([XS, XS[::-1]])), np.stack([want, want[::-1]]))
+    grads = np.stack([_diff(f, x) for x in XS])
+    np.testing.assert_allclose(ft.vmap(ft.grad(lambda x: np.sum(f(x))))(XS), grads, atol=1e-7)
+    np.testing.assert_allclose(ft.grad(lambda xs: np.sum(ft.vmap(f)(xs)))(XS), grads, atol=1e-7)
+    jac = ft.jacrev(ft.vmap(f))(XS)
+    np.testing.assert_allclose(jac.reshape(want.size, XS.size).sum(0), grads.reshape(-1), atol=1e-7)
+
+
+def test_list_dtypes_follow_numpy():
+    cases = [
+        (np.int32, lambda x: np.array([x[0], 1])),  # int64, as np.array([np.int32(1), 1])
+        (np.float32, lambda x: np.array([x[0], 1.0])),  # a Python float counts as float64
+        (np.float32, lambda x: np.array([x[0], x[1]])),
+        (np.float32, lambda x: np.array([x[0], True])),
+        (np.float64, lambda x: np.array([x[0], 1j])),
+        (np.float64, lambda x: np.array((x[:2], np.ones(2)))),
+    ]
+    for dtype, f in cases:
+        xs = (np.arange(6).reshape(2, 3) + 1).astype(dtype)
+        got, want = np.asarray(ft.vmap(f)(xs)), _loop(f, xs)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+
+
+def test_object_dtype_and_non_numbers_keep_numpy_object_arrays():
+    def f(x):
+        a = np.array([x[0], 1.0], dtype=object)
+        b = np.array([x[0], "label"])  # not numbers: NumPy's conversion (kept)
+        assert a.dtype == object and b.shape == (2,)
+        return a.sum() + len(b)
+
+    np.testing.assert_allclose(ft.vmap(f)(XS), XS[:, 0] + 3.0)
+    with pytest.raises(TypeError, match="no callable sin method"):  # as NumPy's own
+        ft.grad(lambda x: np.sin(np.array([x[0], 1.0], dtype=object)).sum())(XS[0])
