@@ -8,9 +8,18 @@ NumPy), with central differences in float64 for derivatives.
   ('float has no callable sin method').  Such a list of tracers and numbers is one traced
   array of NumPy's dtype now (NOTE [lists holding tracers into numpy.array] in
   ftransforms/core/mutation.py).
+* ``statistics.mean``/``variance``/``stdev``/``pvariance``/``pstdev`` of a traced row
+  raised "can't convert type 'BatchTracer' to numerator/denominator" (the module sums
+  exact fractions); ``fmean``/``geometric_mean`` split the batch into one run per row
+  (``float()``) and raised under ``grad``.  They compute with ``ftransforms.numpy`` on
+  floating traced data now, also as ``vmap(statistics.mean)`` and after ``from statistics
+  import stdev`` (NOTE [the statistics module on tracers] in
+  ftransforms/numpy/statistics_calls.py).
 """
 
+import statistics
 import warnings
+from statistics import stdev as bound_stdev
 
 import numpy as np
 import pytest
@@ -118,3 +127,42 @@ def test_object_dtype_and_non_numbers_keep_numpy_object_arrays():
     np.testing.assert_allclose(ft.vmap(f)(XS), XS[:, 0] + 3.0)
     with pytest.raises(TypeError, match="no callable sin method"):  # as NumPy's own
         ft.grad(lambda x: np.sin(np.array([x[0], 1.0], dtype=object)).sum())(XS[0])
+
+
+# -- the statistics module on traced rows ------------------------------------------------
+
+STATS = {
+    "mean": statistics.mean,
+    "stdev_bound_early": bound_stdev,
+    "variance_of_generator": lambda x: statistics.variance(v * v for v in x),
+    "pvariance_mu": lambda x: statistics.pvariance(x, statistics.mean(x)),
+    "pstdev_list": lambda x: statistics.pstdev([x[0], x[1] * 2, 0.5]),
+    "fmean_weights": lambda x: statistics.fmean(x, weights=[1.0, 2.0, 0.5]),
+    "geometric_mean": lambda x: statistics.geometric_mean(np.abs(x) + 0.1),
+}
+
+
+@pytest.mark.parametrize("name", list(STATS))
+def test_statistics_module_on_traced_rows(name):
+    f = STATS[name]
+    want = _loop(f, XS)
+    _same(ft.vmap(f)(XS), want)
+    _same(ft.jit(ft.vmap(f))(XS), want)
+    _same(ft.vmap(ft.vmap(f))(np.stack([XS, XS[::-1]])), np.stack([want, want[::-1]]))
+    grads = np.stack([_diff(f, x) for x in XS])
+    np.testing.assert_allclose(ft.vmap(ft.grad(f))(XS), grads, atol=1e-7)
+    np.testing.assert_allclose(ft.grad(lambda xs: ft.vmap(f)(xs).sum())(XS), grads, atol=1e-7)
+
+
+def test_statistics_dtypes_and_errors_follow_the_loop():
+    xs = XS.astype(np.float32)
+    for f in (statistics.mean, statistics.variance, statistics.stdev, statistics.fmean):
+        got, want = np.asarray(ft.vmap(f)(xs)), _loop(f, xs)
+        assert got.dtype == want.dtype, (f.__name__, got.dtype, want.dtype)
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    with pytest.raises(statistics.StatisticsError, match="at least two data points"):
+        ft.vmap(statistics.stdev)(XS[:, :1])
+    with pytest.raises(statistics.StatisticsError, match="positive numbers"):
+        ft.vmap(statistics.geometric_mean)(XS)  # rows 0-2 hold a negative number
+    assert statistics.mean([1.0, 2.0, 4.5]) == 2.5  # plain data: the module's own code
+    assert statistics.stdev.__wrapped__([1.0, 2.0]) == statistics.stdev([1.0, 2.0])
