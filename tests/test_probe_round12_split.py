@@ -15,6 +15,9 @@ NumPy), with central differences in float64 for derivatives.
   floating traced data now, also as ``vmap(statistics.mean)`` and after ``from statistics
   import stdev`` (NOTE [the statistics module on tracers] in
   ftransforms/numpy/statistics_calls.py).
+* ``np.sin([x[0], 2.0])`` (a list straight into a NumPy ufunc: NumPy converts it in C, to
+  an object array) still raises NumPy's "float which has no callable sin method"; the
+  error now carries a note naming the object array and the fix (``np.array([...])``).
 """
 
 import statistics
@@ -166,3 +169,11 @@ def test_statistics_dtypes_and_errors_follow_the_loop():
         ft.vmap(statistics.geometric_mean)(XS)  # rows 0-2 hold a negative number
     assert statistics.mean([1.0, 2.0, 4.5]) == 2.5  # plain data: the module's own code
     assert statistics.stdev.__wrapped__([1.0, 2.0]) == statistics.stdev([1.0, 2.0])
+
+
+def test_object_array_into_a_ufunc_names_the_fix():
+    with pytest.raises(TypeError, match="no callable sin method") as caught:
+        ft.vmap(lambda x: np.sin([x[0], 2.0]).sum())(XS)
+    assert any("np.array([...])" in note for note in caught.value.__notes__)
+    good = ft.vmap(lambda x: np.sin(np.array([x[0], 2.0])).sum())(XS)
+    np.testing.assert_allclose(good, np.sin(XS[:, 0]) + np.sin(2.0))
