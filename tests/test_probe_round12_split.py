@@ -18,6 +18,12 @@ NumPy), with central differences in float64 for derivatives.
 * ``np.sin([x[0], 2.0])`` (a list straight into a NumPy ufunc: NumPy converts it in C, to
   an object array) still raises NumPy's "float which has no callable sin method"; the
   error now carries a note naming the object array and the fix (``np.array([...])``).
+* ``grad`` of a sum over ``vmap`` of a per-row ``scipy.optimize.fsolve``/``brentq``
+  whose residual's derivative in the unknown does not depend on the row
+  (``t**2 - x[0] - x[1]``) raised EscapedTracerError: the implicit derivative looked for
+  the vmap levels it must revive in the linearization only (``2 t``), so the backward
+  pass after the vmap returned ran the residual on the finished vmap's values.  The
+  residual at the solution is looked at too (ftransforms/implicit.py).
 """
 
 import statistics
@@ -26,6 +32,7 @@ from statistics import stdev as bound_stdev
 
 import numpy as np
 import pytest
+import scipy.optimize
 
 import ftransforms as ft
 from ftransforms.core.stack import current_stack
@@ -177,3 +184,21 @@ def test_object_array_into_a_ufunc_names_the_fix():
     assert any("np.array([...])" in note for note in caught.value.__notes__)
     good = ft.vmap(lambda x: np.sin(np.array([x[0], 2.0])).sum())(XS)
     np.testing.assert_allclose(good, np.sin(XS[:, 0]) + np.sin(2.0))
+
+
+def _fsolve_row(x):
+    return scipy.optimize.fsolve(lambda t: t**2 - x[0] - x[1], 1.0)[0]
+
+
+def _brentq_row(x):
+    return scipy.optimize.brentq(lambda t: t**2 - x[0] - x[1], 0.0, 5.0)
+
+
+@pytest.mark.parametrize("f", [_fsolve_row, _brentq_row])
+def test_grad_of_a_sum_over_vmap_of_a_per_row_root(f):
+    xs = np.abs(XS) + 0.1
+    exact = np.zeros_like(xs)
+    exact[:, :2] = (0.5 / np.sqrt(xs[:, 0] + xs[:, 1]))[:, None]  # t = sqrt(x0 + x1)
+    np.testing.assert_allclose(ft.vmap(f)(xs), np.sqrt(xs[:, 0] + xs[:, 1]), rtol=1e-9)
+    np.testing.assert_allclose(ft.grad(lambda v: ft.vmap(f)(v).sum())(xs), exact, rtol=1e-7)
+    np.testing.assert_allclose(ft.vmap(ft.grad(f))(xs), exact, rtol=1e-7)
