@@ -24,8 +24,7 @@ answered too (as NOTE [SciPy's function objects bound before the first transform
 for SciPy's): the module's code moves to a copy of the function, and the object's
 ``__code__`` becomes a trampoline whose keyword-only default is the wrapper
 (``__signature__`` keeps the module's signature, ``__wrapped__`` is the copy).  Outside
-the transforms that costs one more Python call and a type test of the data (a list's
-elements are walked, as the module's own exact sum walks them).
+the transforms that costs one more Python call and one test (is a transform running?).
 
 Example:
     >>> import statistics
@@ -49,10 +48,17 @@ import numpy
 import ftransforms.numpy.creation as creation
 import ftransforms.numpy.reductions as reductions
 import ftransforms.numpy.ufuncs as ufuncs
+from ftransforms.core.mutation import ACTIVE_THREADS
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.helpers import array_like, dtype_of, holds_tracer
 
 __all__ = ["on_traced_data"]
+
+
+#: Element types that hold no tracer.
+_NUMBERS = frozenset(
+    {int, float, bool, numpy.float64, numpy.float32, numpy.int64, numpy.int32, numpy.bool_}
+)
 
 
 def _floating_values(data: Any) -> tuple[Any, Any]:
@@ -64,6 +70,8 @@ def _floating_values(data: Any) -> tuple[Any, Any]:
         return (data if ok else None), data
     if not isinstance(data, (list, tuple, numpy.ndarray)):
         data = list(data)
+    if type(data) in (list, tuple) and set(map(type, data)) <= _NUMBERS:
+        return None, data  # (the common case, at C speed)
     if not holds_tracer(data):
         return None, data
     try:
@@ -152,6 +160,8 @@ def on_traced_data(original: Callable, traced: Callable) -> Callable:
 
     @functools.wraps(original)
     def call(data: Any, *args: Any, **kwargs: Any) -> Any:
+        if not ACTIVE_THREADS[0]:  # no transform is running: no data holds a tracer
+            return original(data, *args, **kwargs)
         values, data = _floating_values(data)
         if values is None and (holds_tracer(args) or holds_tracer(list(kwargs.values()))):
             plain = creation.asarray(data)
