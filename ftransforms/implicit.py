@@ -253,12 +253,13 @@ def _front_of(o: Any, interp: BatchInterpreter, axis_size: int) -> Any:
     return ensure_bdim(o, None, axis_size)
 
 
-def _closure_vmaps(fn: Callable, like: Any) -> tuple[list, list]:
+def _closure_vmaps(fn: Callable, like: Any, *seen: Any) -> tuple[list, list]:
     """The enclosing vmap levels that batch what ``fn`` closes over (the batch levels of
-    ``fn`` on a plain zero), and their markers (NOTE [implicit differentiation])."""
+    ``fn`` on a plain zero, and of the values ``seen``), and their markers (NOTE
+    [implicit differentiation])."""
     zeros = tree_map(lambda a: xp_of(a).zeros(lax_shape(a), dtype_of(a)), like)
     found = []
-    for leaf in tree_flatten(fn(zeros))[0]:
+    for leaf in tree_flatten((fn(zeros), seen))[0]:
         while isinstance(leaf, (BatchTracer, DualTracer, ReverseTracer)):
             if type(leaf) is BatchTracer:
                 if leaf._interp not in found:
@@ -283,7 +284,9 @@ def _note_eager(what: str) -> None:
 def _implicit(name, x_star, residual, closure, body, tbody, in_like, depth):
     """``x*`` refined ``depth`` times by ``x += L(residual(x))`` (the NOTE)."""
     _note_eager(name)
-    interps, markers = _closure_vmaps(closure, x_star)
+    # the residual at the solution too: a linearization in x need not see the batched
+    # values the residual closes over (t**2 - x[0] has the derivative 2 t)
+    interps, markers = _closure_vmaps(closure, x_star, residual(x_star))
     levels = _outer_levels()
     avals = (_avals(in_like), _avals(x_star))
     op = _Inverse(name, body, tbody, avals, interps, markers, levels, True)

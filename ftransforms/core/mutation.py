@@ -738,11 +738,21 @@ def wrapper(a, *args, **kwargs):
             return a.copy("K")
         if casts_to(dtype):
             return a.astype(dtype)
-    return original(a, *args, **kwargs)
+    out = original(a, *args, **kwargs)
+    if (
+        type(out) is ndarray
+        and out.dtype.kind == "O"
+        and type(a) in (list, tuple)
+        and listed_numbers(a, args, kwargs)
+        and from_user_code(1, name)
+    ):
+        # np.asarray([t, 1.0]): the loop's numeric array (NOTE [lists holding tracers
+        # into numpy.array])
+        return convert_array_like(a)
+    return out
 """
 
-_ARRAY_SOURCE = (
-    """
+_ARRAY_SOURCE = """
 def wrapper(*args, **kwargs):
     if (
         args
@@ -809,8 +819,20 @@ def wrapper(*args, **kwargs):
         if casts_to(dtype):
             if kwargs.get("copy") is False:
                 raise ValueError("Unable to avoid copy while creating an array as requested.")
-            return args[0].astype(dtype)"""
-    + _BUFFER_RESULT
+            return args[0].astype(dtype)
+    out = original(*args, **kwargs)
+    if (
+        type(out) is ndarray
+        and out.dtype.kind == "O"
+        and args
+        and type(args[0]) in (list, tuple)
+        and listed_numbers(args[0], args[1:], kwargs)
+        and from_user_code(1, name)
+    ):
+        # np.array([t, 1.0]): the loop's numeric array (NOTE [lists holding tracers into
+        # numpy.array])
+        return convert_array_like(args[0])""" + _BUFFER_RESULT.replace(
+    "out = original(*args, **kwargs)", "", 1
 )
 
 
@@ -1194,6 +1216,63 @@ def _convert_array_like(value: Any) -> Any:
     return OBJECT_ARRAY_CONVERTER[0](value) if OBJECT_ARRAY_CONVERTER else value
 
 
+# NOTE [lists holding tracers into numpy.array]
+# ---------------------------------------------
+# ``np.array([x[0] ** 2, 1.0])`` in the loop over the rows is a float64 array.  NumPy
+# hands such a list to no protocol, so on tracers it made an object array of 0-d tracers:
+# its dtype (``a.dtype.kind == "f"`` answered False: a silent difference) and NumPy's
+# named ufuncs (``np.sin(a)`` calls ``.sin()`` on the Python float 1.0: TypeError) were
+# not the loop's.  So while a transform is active, ``numpy.array``/``asarray``/
+# ``asanyarray`` called by user code, with no ``dtype=``, on a (nested) list or tuple that
+# holds a tracer and otherwise only numbers and numeric NumPy scalars and arrays, give one
+# traced array of NumPy's dtype for the same data (``array_like``, NOTE [array-likes
+# holding tracers]).  ``dtype=object``, lists holding anything else (strings, None,
+# Python ints past int64) and library code (SciPy's ``np.asarray(x)``) keep NumPy's
+# object array.  NumPy converts first and only an object result is looked at, so a list
+# of numbers costs one dtype test (the object array made on the way warns no
+# ``ObjectArrayWarning``: ``_listed`` in core/tracer.py).
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _numeric_list(value: Any) -> bool:
+    """Whether ``value``, a (nested) list or tuple, holds a tracer and otherwise only what
+    NumPy makes a numeric array of (numbers, numeric NumPy scalars and arrays): the lists
+    that ``numpy.array`` without ``dtype=`` gives a number dtype in the loop over the rows
+    (NOTE [lists holding tracers into numpy.array])."""
+    found = False
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        t = type(v)
+        if t is list or t is tuple:
+            stack.extend(v)
+        elif isinstance(v, Tracer):
+            found = True
+        elif t is float or t is bool or t is complex:
+            continue
+        elif t is int:
+            if not _INT64[0] <= v <= _INT64[1]:
+                return False  # NumPy makes an object array of a Python int past int64
+        elif not (isinstance(v, (numpy.generic, numpy.ndarray)) and v.dtype.kind in "biufc"):
+            return False
+    return found
+
+
+def listed_numbers(value: Any, args: tuple, kwargs: dict) -> bool:
+    """Whether ``numpy.array(value, *args, **kwargs)`` (or ``asarray``) asks for the
+    numeric array of a list holding tracers: no ``dtype=`` or other setting that the
+    traced array would not honour, and :func:`_numeric_list` (NOTE [lists holding tracers
+    into numpy.array])."""
+    return (
+        not args
+        and kwargs.get("dtype") is None
+        and set(kwargs) <= {"dtype", "copy", "order"}
+        and kwargs.get("copy", True) in (True, None)
+        and kwargs.get("order", "K") in ("K", "A", "C", None)
+        and _numeric_list(value)
+    )
+
+
 def _creation(name: str, source: str = _WRAPPER_SOURCE) -> Any:
     """The wrapper of ``numpy.<name>``.  Its globals name a NumPy module, so that the frame
     checks that look for NumPy's own code (``Tracer.__array__``'s) see through it.
@@ -1216,6 +1295,7 @@ def _creation(name: str, source: str = _WRAPPER_SOURCE) -> Any:
         "Buffer": Buffer,
         "new_buffer": new_buffer,
         "convert_array_like": _convert_array_like,
+        "listed_numbers": listed_numbers,
         "fortran": f_contiguous,
         "contiguous": c_contiguous,
         "in_fortran_order": _in_fortran_order,

@@ -96,6 +96,8 @@ class pushed:  # noqa: N801 - used as ``with pushed(interp) as interp:``, like a
                 _note_object_paths(exc[1])
             if not stack:
                 _STACK.object_paths.clear()
+        if type(exc[1]) is TypeError and not stack and "which has no callable" in str(exc[1]):
+            _note_object_ufunc(exc[1])
         if type(exc[1]) is ValueError and isinstance(exc[1].__cause__, FTransformsError):
             # NumPy's ``a[i] = t`` wraps the error of ``float(t)`` (a traced value written
             # into a plain array) in "setting an array element with a sequence"
@@ -117,6 +119,22 @@ def _note_object_paths(err: BaseException) -> None:
         f"through numpy.asarray); the error above may come from code in it that takes no "
         f"object arrays (a SciPy ufunc, a compiled routine, a dtype check).  Write it with "
         f"ftransforms.numpy, or give it rules with ftransforms.custom_vjp / custom_jvp."
+    )
+    if note not in getattr(err, "__notes__", ()):
+        err.add_note(note)
+
+
+def _note_object_ufunc(err: BaseException) -> None:
+    """NumPy's "loop of ufunc does not support argument 0 of type float which has no
+    callable sin method": a NumPy ufunc given an object array that holds tracers and plain
+    numbers calls ``.sin()`` on each element (NOTE [lists holding tracers into
+    numpy.array] in core/mutation.py says which lists stay object arrays)."""
+    note = (
+        "ftransforms: a NumPy ufunc got a NumPy object array holding tracers and plain "
+        "numbers (a list straight into the ufunc, np.sin([t, 1.0]), or an array made with "
+        "dtype=object or by library code), and calls a method of that name on each "
+        "element, which a Python number lacks.  Make the list one array first: "
+        "np.array([...]) in your code, or fnp.asarray([...])."
     )
     if note not in getattr(err, "__notes__", ()):
         err.add_note(note)

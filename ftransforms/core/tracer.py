@@ -508,6 +508,20 @@ _AS_STRIDED_CODE = getattr(numpy.lib.stride_tricks.as_strided, "__code__", None)
 _OBJECT_ITEMSIZE = numpy.dtype(object).itemsize
 
 
+def _listed(depth: int) -> bool:
+    """Whether the wrapper of ``numpy.array``/``asarray`` (core/mutation.py) is converting
+    a list or tuple with no ``dtype=``: one holding only tracers and numbers becomes one
+    traced array afterwards (NOTE [lists holding tracers into numpy.array]), so the object
+    array made on the way is not the user's."""
+    frame = sys._getframe(depth + 1)
+    if frame.f_globals.get("__name__") != "numpy._ftransforms_buffers":
+        return False
+    local = frame.f_locals
+    args = local.get("args", ())
+    first = local["a"] if "a" in local else args[0] if args else None
+    return type(first) in (list, tuple) and local.get("kwargs", {}).get("dtype") is None
+
+
 def _called_by_as_strided(depth: int) -> bool:
     """Whether ``numpy.lib.stride_tricks.as_strided`` is converting (directly, or through
     the creation-function wrapper of NOTE [mutation semantics])."""
@@ -907,7 +921,7 @@ class Tracer:
             _OBJECT_ARRAYS_MADE[0] = True
             _hide_dtype_in_subclasses(Tracer)
         n = self.size
-        if n > self.object_array_warn_size and scipy_caller is None:
+        if n > self.object_array_warn_size and scipy_caller is None and not _listed(1):
             warnings.warn(
                 f"{self._interp.name}: a traced array of shape {self.shape} was turned into "
                 f"a NumPy object array (numpy.array/numpy.asarray of a tracer or of a list "

@@ -79,6 +79,7 @@ from ftransforms.numpy import (  # noqa: F401
     linalg,
     object_array_calls,
     protocol,
+    statistics_calls,
     strided,
     testing_calls,
     ufunc_methods,
