@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.linalg as sl
 import scipy.special as sp
 import scipy.stats as st
 
@@ -91,3 +92,76 @@ def test_welch_t_test_p_value_differentiates_in_the_samples():
     # and the t distribution's cdf in df
     got = ft.grad(lambda df: st.t.cdf(1.3, df))(4.5)
     assert got == pytest.approx(_central(lambda df: st.t.cdf(1.3, df), 4.5, 1e-5), rel=1e-6)
+
+
+# -- pinv / lstsq across a cut of non-zero singular values -------------------------------------
+
+
+def _with_singular_values(s, shape, seed):
+    rng = np.random.default_rng(seed)
+    q1, _ = np.linalg.qr(rng.normal(size=(shape[0], shape[0])))
+    q2, _ = np.linalg.qr(rng.normal(size=(shape[1], shape[1])))
+    d = np.zeros(shape)
+    np.fill_diagonal(d, s)
+    return q1 @ d @ q2.T
+
+
+def _central_grad(f, a, h=1e-6):
+    g = np.zeros_like(a)
+    for i in np.ndindex(a.shape):
+        e = np.zeros_like(a)
+        e[i] = h
+        g[i] = (f(a + e) - f(a - e)) / (2 * h)
+    return g
+
+
+PINV_CUTS = [
+    ("np.pinv rcond", lambda a: np.linalg.pinv(a, rcond=0.1)),
+    ("scipy pinv atol", lambda a: sl.pinv(a, atol=0.1)),
+    ("scipy pinv rtol", lambda a: sl.pinv(a, rtol=0.1)),
+    ("np.lstsq rcond", lambda a: np.linalg.lstsq(a, np.arange(1.0, 6.0), rcond=0.1)[0]),
+    ("scipy lstsq cond", lambda a: sl.lstsq(a, np.arange(1.0, 6.0), cond=0.1)[0]),
+]
+
+
+@pytest.mark.parametrize("name,fn", PINV_CUTS, ids=[c[0] for c in PINV_CUTS])
+def test_pinv_derivative_across_dropped_nonzero_singular_values(name, fn):
+    # singular values 0.05 and 0.02 fall under the cut: the pseudo-inverse is that of the
+    # rank-2 truncation, and its derivative couples the kept and the dropped directions
+    a = _with_singular_values([3.0, 1.0, 0.05, 0.02], (5, 4), seed=1)
+    w = np.random.default_rng(2).normal(size=fn(a).shape)
+
+    def f(a):
+        return (fn(a) * w).sum()
+
+    want = _central_grad(f, a)
+    np.testing.assert_allclose(ft.grad(f)(a), want, rtol=1e-7, atol=1e-8)
+    d = np.random.default_rng(3).normal(size=a.shape)
+    assert ft.jvp(f, (a,), (d,))[1] == pytest.approx((want * d).sum(), rel=1e-7)
+
+
+def test_pinv_derivative_at_repeated_singular_values_and_under_vmap_and_jit():
+    w = np.random.default_rng(4).normal(size=(4, 4))
+
+    def f(a, fn=sl.pinv):
+        return (fn(a) * w).sum()
+
+    # scipy.linalg.pinv composed from the SVD divided by s_i**2 - s_j**2 = 0 (9.56 for 5.95)
+    a = _with_singular_values([1.0, 1.0, 1.0, 1.0], (4, 4), seed=5)
+    np.testing.assert_allclose(ft.grad(f)(a), _central_grad(f, a), rtol=1e-7, atol=1e-8)
+    b = _with_singular_values([2.0, 2.0, 1e-3, 1e-3], (4, 4), seed=6)
+    fb = lambda a: f(a, lambda a: sl.pinv(a, rtol=0.1))  # noqa: E731
+    np.testing.assert_allclose(ft.grad(fb)(b), _central_grad(fb, b), rtol=1e-6, atol=1e-8)
+    # a batch with one matrix cut and one not, and a jit recording replayed on the other
+    g = lambda a: (np.linalg.pinv(a, rcond=0.1) * w).sum()  # noqa: E731
+    batch = np.stack(
+        [
+            _with_singular_values([3.0, 1.0, 0.5, 0.2], (4, 4), seed=7),
+            _with_singular_values([3.0, 1.0, 0.05, 0.02], (4, 4), seed=8),
+        ]
+    )
+    want = np.stack([_central_grad(g, m) for m in batch])
+    np.testing.assert_allclose(ft.vmap(ft.grad(g))(batch), want, rtol=1e-7, atol=1e-8)
+    jg = ft.jit(ft.grad(g))
+    jg(batch[0])
+    np.testing.assert_allclose(jg(batch[1]), want[1], rtol=1e-7, atol=1e-8)
