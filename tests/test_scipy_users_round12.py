@@ -165,3 +165,51 @@ def test_pinv_derivative_at_repeated_singular_values_and_under_vmap_and_jit():
     jg = ft.jit(ft.grad(g))
     jg(batch[0])
     np.testing.assert_allclose(jg(batch[1]), want[1], rtol=1e-7, atol=1e-8)
+
+
+# -- scipy.stats.f and skewnorm on tracers --------------------------------------------------------
+
+DIST_CASES = [
+    ("f", 1.3, (4.0, 7.0)),
+    ("f", 0.2, (1.5, 3.0)),
+    ("skewnorm", 0.3, (1.5,)),
+    ("skewnorm", -1.1, (-2.5,)),
+]
+
+
+@pytest.mark.parametrize("name,x,shapes", DIST_CASES)
+def test_f_and_skewnorm_methods_in_every_parameter(name, x, shapes):
+    dist = getattr(st, name)
+    loc, scale = 0.2, 1.3
+    for method in ("logpdf", "cdf", "sf", "logsf", "ppf", "isf"):
+        at = 0.3 if method in ("ppf", "isf") else x * scale + loc
+        params = [at, *shapes, loc, scale]
+
+        def f(*p, method=method):
+            return getattr(dist, method)(*p[:-2], loc=p[-2], scale=p[-1])
+
+        for i in range(len(params)):
+
+            def along(t, i=i, f=f):
+                return f(*params[:i], t, *params[i + 1 :])
+
+            h = 1e-6 * max(1.0, abs(params[i]))
+            got = ft.grad(along)(params[i])
+            assert got == pytest.approx(_central(along, params[i], h), rel=1e-6, abs=1e-9), (
+                method,
+                i,
+            )
+    xs = np.array([-1.0, 0.0, 0.5, 2.0, 6.0])
+    for method in ("logpdf", "cdf", "sf"):
+        got = ft.vmap(lambda v, method=method: getattr(dist, method)(v, *shapes))(xs)
+        want = [getattr(dist, method)(v, *shapes) for v in xs]
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-300)
+
+
+def test_f_test_p_value_differentiates_in_the_degrees_of_freedom():
+    def p(dfn, dfd):
+        return st.f.sf(2.7, dfn, dfd)
+
+    gn, gd = ft.grad(p, argnums=(0, 1))(3.0, 12.0)
+    assert gn == pytest.approx(_central(lambda v: p(v, 12.0), 3.0, 1e-5), rel=1e-6)
+    assert gd == pytest.approx(_central(lambda v: p(3.0, v), 12.0, 1e-5), rel=1e-6)
