@@ -213,3 +213,23 @@ def test_f_test_p_value_differentiates_in_the_degrees_of_freedom():
     gn, gd = ft.grad(p, argnums=(0, 1))(3.0, 12.0)
     assert gn == pytest.approx(_central(lambda v: p(v, 12.0), 3.0, 1e-5), rel=1e-6)
     assert gd == pytest.approx(_central(lambda v: p(3.0, v), 12.0, 1e-5), rel=1e-6)
+
+
+# -- scipy.interpolate.lagrange with a zero data value ---------------------------------------------
+
+
+def test_lagrange_keeps_the_derivative_of_a_zero_data_value():
+    import scipy.interpolate as si
+
+    x = np.linspace(0.0, 1.5, 4)
+    y = np.sin(x) + 0.1 * x  # y[0] == 0.0: SciPy's poly1d(w[0]) drops it
+
+    def at(w):
+        return si.lagrange(x, w)(1.3)
+
+    # the gradient is the Lagrange basis at 1.3: prod_k (1.3 - x_k) / (x_j - x_k)
+    want = [np.prod([(1.3 - x[k]) / (x[j] - x[k]) for k in range(4) if k != j]) for j in range(4)]
+    np.testing.assert_allclose(ft.grad(at)(y), want, rtol=1e-12)
+    rows = np.stack([y, y[::-1]])
+    got = ft.vmap(lambda w: si.lagrange(x, w).coeffs)(rows)
+    np.testing.assert_array_equal(got, [si.lagrange(x, r).coeffs for r in rows])
