@@ -233,3 +233,36 @@ def test_lagrange_keeps_the_derivative_of_a_zero_data_value():
     rows = np.stack([y, y[::-1]])
     got = ft.vmap(lambda w: si.lagrange(x, w).coeffs)(rows)
     np.testing.assert_array_equal(got, [si.lagrange(x, r).coeffs for r in rows])
+
+
+# -- scipy.stats.lmoment and cramervonmises on tracers ---------------------------------------------
+
+
+def _grad_matches_central(f, x, rtol):
+    want = np.array([_central(lambda t: f(x + t * e), 0.0, 1e-6) for e in np.eye(x.size)])
+    np.testing.assert_allclose(ft.grad(f)(x), want, rtol=rtol, atol=1e-9)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"order": [1, 2]}, {"order": 3, "standardize": False}])
+def test_lmoment_values_derivatives_and_batches(kwargs):
+    x = np.random.default_rng(5).normal(size=10)
+    weights = np.arange(1.0, 1.0 + np.size(st.lmoment(x, **kwargs)))
+    _grad_matches_central(lambda v: (st.lmoment(v, **kwargs) * weights).sum(), x, 1e-6)
+    m = np.random.default_rng(6).normal(size=(2, 3, 6))
+    for axis, keepdims in [(1, False), (0, True), (None, False)]:
+        got = ft.vmap(lambda a: st.lmoment(a, axis=axis, keepdims=keepdims, **kwargs))(m)
+        want = [st.lmoment(a, axis=axis, keepdims=keepdims, **kwargs) for a in m]
+        np.testing.assert_allclose(got, want, rtol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("n,shift", [(12, 0.0), (12, 0.8), (5, 0.3), (40, 0.2)])
+def test_cramervonmises_statistic_and_p_value(n, shift):
+    x = np.random.default_rng(n).normal(size=n) + shift
+    for field in ("statistic", "pvalue"):
+        _grad_matches_central(
+            lambda v, field=field: getattr(st.cramervonmises(v, "norm"), field), x, 1e-6
+        )
+    rows = np.stack([x, 1.3 * x + 0.1])
+    got = ft.vmap(lambda r: st.cramervonmises(r, st.norm.cdf, args=(0.1, 1.2)).pvalue)(rows)
+    want = [st.cramervonmises(r, st.norm.cdf, args=(0.1, 1.2)).pvalue for r in rows]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
