@@ -266,3 +266,18 @@ def test_cramervonmises_statistic_and_p_value(n, shift):
     got = ft.vmap(lambda r: st.cramervonmises(r, st.norm.cdf, args=(0.1, 1.2)).pvalue)(rows)
     want = [st.cramervonmises(r, st.norm.cdf, args=(0.1, 1.2)).pvalue for r in rows]
     np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "name,f,x",
+    [
+        ("nbdtr", lambda p: sp.nbdtr(3, 5, p), 0.4),
+        ("nbdtrc", lambda p: sp.nbdtrc(3, 5, p), 0.4),
+        ("ndtri_exp", sp.ndtri_exp, -0.4),
+        ("ndtri_exp far", sp.ndtri_exp, -30.0),
+    ],
+)
+def test_nbdtr_and_ndtri_exp_derivatives_to_second_order(name, f, x):
+    h = 1e-6 * max(1.0, abs(x))
+    assert ft.grad(f)(x) == pytest.approx(_central(f, x, h), rel=1e-7)
+    assert ft.grad(ft.grad(f))(x) == pytest.approx(_central(ft.grad(f), x, h), rel=1e-7)

@@ -285,6 +285,11 @@ DERIVATIVES: dict[str, tuple[Callable | None, ...]] = {
     "pdtrc": (None, lambda y, k, m: _gamma_pdf(_floor(k) + 1.0, m)),
     "pdtri": (None, lambda y, k, p: -1.0 / _gamma_pdf(_floor(k) + 1.0, y)),
     "bdtr": (None, None, lambda y, k, n, p: -_beta_pdf(_floor(k) + 1.0, _floor(n) - _floor(k), p)),
+    # nbdtr(k, n, p) = betainc(n, k + 1, p), nbdtrc = betainc(k + 1, n, 1 - p)
+    "nbdtr": (None, None, lambda y, k, n, p: _beta_pdf(_floor(n), _floor(k) + 1.0, p)),
+    "nbdtrc": (None, None, lambda y, k, n, p: -_beta_pdf(_floor(n), _floor(k) + 1.0, p)),
+    # ndtri_exp(y) = ndtri(exp(y)): dx/dy = exp(y) / phi(x)
+    "ndtri_exp": (lambda x, y: _exp(y + 0.5 * x * x) * math.sqrt(2.0 * _PI),),
     "bdtrc": (None, None, lambda y, k, n, p: _beta_pdf(_floor(k) + 1.0, _floor(n) - _floor(k), p)),
     "fdtr": (
         lambda y, d1, d2, x: _fdtr_dd(0)(d1, d2, x),
