@@ -281,3 +281,16 @@ def test_nbdtr_and_ndtri_exp_derivatives_to_second_order(name, f, x):
     h = 1e-6 * max(1.0, abs(x))
     assert ft.grad(f)(x) == pytest.approx(_central(f, x, h), rel=1e-7)
     assert ft.grad(ft.grad(f))(x) == pytest.approx(_central(ft.grad(f), x, h), rel=1e-7)
+
+
+def test_hypergeom_on_traced_counts():
+    ks = np.array([-1.0, 0.0, 1.0, 2.0, 3.0, 4.0, 7.0])
+    for args in [(20, 7, 12), (10, 4, 3), (5, 5, 2)]:
+        for method in ("logpmf", "pmf", "cdf", "sf"):
+            got = ft.vmap(lambda k, m=method, a=args: getattr(st.hypergeom, m)(k, *a))(ks)
+            want = getattr(st.hypergeom, method)(ks, *args)
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+    draws = np.array([3.0, 4.0])
+    np.testing.assert_allclose(
+        ft.vmap(lambda n: st.hypergeom.var(20, 7, n))(draws), st.hypergeom.var(20, 7, draws)
+    )

@@ -192,6 +192,7 @@ __all__ = [
     "gumbel_r",
     "halfcauchy",
     "halfnorm",
+    "hypergeom",
     "invgamma",
     "laplace",
     "logistic",
@@ -1899,6 +1900,58 @@ class _Betabinom(_Discrete):
         )
 
 
+class _Hypergeom(_Discrete):
+    """The hypergeometric distribution: successes in ``N`` draws without replacement from
+    ``M`` objects of which ``n`` are successes (SciPy's names).  Its parameters are
+    integers: the pmf is SciPy's formula in ``betaln``, the cdf and sf are SciPy's values
+    (integer steps in ``k``: no derivative).
+
+    Example:
+        >>> round(float(hypergeom.pmf(1, 10, 4, 3)), 6)  # C(4,1) C(6,2) / C(10,3)
+        0.5
+    """
+
+    name = "hypergeom"
+    shapes = ("M", "n", "N")
+
+    def _valid(self, M, n, N):  # noqa: N803  (SciPy's names)
+        whole = (M == fnp.floor(M)) & (n == fnp.floor(n)) & (N == fnp.floor(N))
+        return whole & (M >= 0) & (n >= 0) & (N >= 0) & (n <= M) & (N <= M)
+
+    def _in_support(self, k, M, n, N):  # noqa: N803
+        return (k >= fnp.maximum(N - (M - n), 0.0)) & (k <= fnp.minimum(n, N))
+
+    def _inside(self, M, n, N):  # noqa: N803
+        return fnp.maximum(N - (M - n), 0.0)
+
+    def _logpmf(self, k, M, n, N):  # noqa: N803
+        bad = M - n
+        return (
+            _betaln(n + 1.0, 1.0)
+            + _betaln(bad + 1.0, 1.0)
+            + _betaln(M - N + 1.0, N + 1.0)
+            - _betaln(k + 1.0, n - k + 1.0)
+            - _betaln(N - k + 1.0, bad - N + k + 1.0)
+            - _betaln(M + 1.0, 1.0)
+        )
+
+    def _scipy(self, method, k, M, n, N):  # noqa: N803
+        args = fnp.broadcast_arrays(
+            *_like_all(k, (fnp.stop_gradient(k), *(fnp.stop_gradient(v) for v in (M, n, N))))
+        )
+        return scipy_ppf_p.bind(*args, dist="hypergeom", method=method)
+
+    def _cdf(self, k, M, n, N):  # noqa: N803
+        return self._scipy("cdf", k, M, n, N)
+
+    def _sf(self, k, M, n, N):  # noqa: N803
+        return self._scipy("sf", k, M, n, N)
+
+    def _stats(self, M, n, N):  # noqa: N803
+        mean = N * n / M
+        return mean, mean * (M - n) * (M - N) / (M * fnp.maximum(M - 1.0, 1.0))
+
+
 class _Multinomial(_Dist):
     """The multinomial distribution: counts ``x`` (last axis) of ``n`` draws with
     probabilities ``p``.
@@ -2490,6 +2543,7 @@ invgamma = _Invgamma()
 f = _F()
 skewnorm = _Skewnorm()
 betabinom = _Betabinom()
+hypergeom = _Hypergeom()
 multinomial = _Multinomial()
 
 
