@@ -451,8 +451,9 @@ def qr(a: Any, mode: str = "reduced") -> Any:
 
 @implements(numpy.linalg.pinv)
 def pinv(a: Any, rcond: Any = None, hermitian: bool = False, *, rtol: Any = _NO_VALUE) -> Any:
-    """``numpy.linalg.pinv`` (a scalar ``rcond``/``rtol``); the derivative holds where the
-    rank is locally constant.
+    """``numpy.linalg.pinv`` (a scalar ``rcond``/``rtol``); the derivative is that of the
+    pseudo-inverse of the truncated matrix where ``rcond`` drops non-zero singular values
+    (NOTE [pinv with cut singular values]), the constant-rank one where they are zero.
 
     Example:
         >>> import numpy as np

@@ -12,6 +12,9 @@ import numpy
 from ftransforms import lax
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.primitive import defop
+from ftransforms.core.stack import current_stack
+from ftransforms.core.tracer import Tracer
+from ftransforms.ops import elementwise as _ew
 from ftransforms.ops import reductions as _reductions
 from ftransforms.ops._util import unbroadcast
 
@@ -817,24 +820,101 @@ qr_p = defop(
 )
 
 # -- pinv ------------------------------------------------------------------------------
+#
+# NOTE [pinv with cut singular values]: pinv(A) keeps the singular values above
+# ``atol + rcond * max(s)`` and drops the rest.  Where every dropped one is exactly zero
+# (A of rank k), the constant-rank formula
+#     dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P
+# is the derivative (JAX's and torch's rule).  Where a dropped singular value s_j is not
+# zero, P is the pseudo-inverse of A's rank-k truncation, and its derivative has one more
+# term coupling each kept pair (u_i, v_i) with each dropped one (u_j, v_j): in the basis
+# of the reduced SVD, C = U^H dA V, it is V X U^H with
+#     X = A1 * C + B1 * conj(C)^T,
+#     A1_ij = A1_ji = s_j / (s_i (s_i^2 - s_j^2)),  B1_ij = B1_ji = s_j^2 / (s_i^2 (s_i^2 - s_j^2))
+# for i kept and j dropped, 0 elsewhere (the constant-rank formula is this derivative with
+# the dropped s_j set to 0).  It divides only by s_i and the gap s_i^2 - s_j^2 across the
+# cut, so repeated singular values on either side cost nothing (an SVD-composed pinv
+# divides by s_i^2 - s_j^2 within them: a wrong number at repeated kept values).  The rule
+# computes the reduced SVD of A; the evaluation itself is NumPy's pinv.  The coupling is
+# below s_j / s_i <= ||A - A P A|| ||P|| relative to the rest: outside a jit recording
+# (whose replay must hold for other data) the rule reads those two norms over the whole
+# (batched) data and skips the SVD where the bound is under _PINV_CUT_NEGLIGIBLE (a full-rank
+# A, a rank-deficient one with rounding-level dropped values): the rule then costs what the
+# constant-rank formula costs.
 
 
-def _pinv_impl(xp, a, rcond):
-    return xp.linalg.pinv(a, rcond=rcond)
+def _pinv_impl(xp, a, rcond, atol=0.0):
+    if not atol:
+        return xp.linalg.pinv(a, rcond=rcond)
+    u, s, vh = xp.linalg.svd(a, full_matrices=False)
+    keep = s > atol + rcond * xp.max(s, axis=-1, keepdims=True)
+    s_inv = xp.where(keep, 1 / xp.where(keep, s, 1), 0)
+    return xp.matmul(xp.conj(xp.swapaxes(vh, -1, -2)) * s_inv[..., None, :], _xp_mH(xp, u))
 
 
-def _pinv_jvp(a_dot, p, a, rcond):
-    # dP = -P dA P + P P^H dA^H (I - A P) + (I - P A) dA^H P^H P  (constant rank).
+def _xp_mH(xp, x):  # noqa: N802
+    return xp.conj(xp.swapaxes(x, -1, -2))
+
+
+#: Below this bound on the coupling's relative size the rule skips it (NOTE [pinv with cut
+#: singular values]).
+_PINV_CUT_NEGLIGIBLE = 1e-10
+
+
+def _pinv_cut_negligible(a, p, right):
+    """Whether ``||A - A P A||_F ||P||_F`` (``A - A P A = A @ right``) is under
+    :data:`_PINV_CUT_NEGLIGIBLE` (read from the data; never inside a jit recording)."""
+    if isinstance(a, Tracer) or isinstance(p, Tracer):
+        if any(getattr(i, "note_value_read", None) is not None for i in current_stack()):
+            return False
+        r, p = (v._physical() if isinstance(v, Tracer) else v for v in (_mm(a, right), p))
+    else:  # the plain arrays of an eager derivative
+        r = a @ right
+    r, p = r.ravel(), p.ravel()
+    squares = abs(lax.xp_of(r, p).vdot(r, r) * lax.xp_of(r, p).vdot(p, p))
+    return float(squares) < _PINV_CUT_NEGLIGIBLE**2
+
+
+def _pinv_cut_coupling(a, rcond, atol):
+    """``(u, vh, A1, B1)`` of NOTE [pinv with cut singular values]."""
+    u, s, vh = svd_p.bind(a, full_matrices=False, compute_uv=True)
+    s_max = _reductions.reduce_max_p.bind(lax.stop_gradient(s), axis=(s.ndim - 1,), keepdims=True)
+    keep = _ew.greater_p.bind(lax.stop_gradient(s), atol + rcond * s_max)
+    ki, kj = lax.expand_dims(keep, -1), lax.expand_dims(keep, -2)
+    si, sj = lax.expand_dims(s, -1), lax.expand_dims(s, -2)
+    across = lax.logical_or(
+        lax.logical_and(ki, _ew.logical_not_p.bind(kj)),
+        lax.logical_and(_ew.logical_not_p.bind(ki), kj),
+    )
+    # the kept value and the dropped one of each pair across the cut
+    hi, lo = lax.select(ki, si, sj), lax.select(ki, sj, si)
+    hi = lax.select(across, hi, lax.ones_like(hi))
+    lo = lax.select(across, lo, lax.zeros_like(lo))
+    gap = hi * hi - lo * lo
+    a1 = lo / (hi * gap)
+    b1 = lo * lo / (hi * hi * gap)
+    return u, vh, a1, b1
+
+
+def _pinv_jvp(a_dot, p, a, rcond, atol=0.0):
+    # The constant-rank formula, and the coupling across the cut (NOTE [pinv with cut
+    # singular values]).
     m, n = a.shape[-2:]
     a_dot_h = _mH(a_dot)
     left = _eye(m, p) - _mm(a, p)
     right = _eye(n, p) - _mm(p, a)
     out = -_mm(_mm(p, a_dot), p)
     out = out + _mm(_mm(p, _mm(_mH(p), a_dot_h)), left)
-    return out + _mm(right, _mm(a_dot_h, _mm(_mH(p), p)))
+    out = out + _mm(right, _mm(a_dot_h, _mm(_mH(p), p)))
+    if _pinv_cut_negligible(a, p, right):
+        return out
+    u, vh, a1, b1 = _pinv_cut_coupling(a, rcond, atol)
+    c = _mm(_mm(_mH(u), a_dot), _mH(vh))
+    x = a1 * c + b1 * _mH(c)
+    return out + _mm(_mm(_mH(vh), x), _mH(u))
 
 
-def _pinv_vjp(y_bar, p, a, rcond):
+def _pinv_vjp(y_bar, p, a, rcond, atol=0.0):
     # The transpose of the map above, term by term (X -> B1 X^H B2 transposes to
     # G -> conj(B2 G^T B1)).
     m, n = a.shape[-2:]
@@ -844,7 +924,13 @@ def _pinv_vjp(y_bar, p, a, rcond):
     p_t, p_c = _mT(p), lax.conj(p)
     out = -_mm(_mm(p_t, y_bar), p_t)
     out = out + _mm(_mm(lax.conj(left), g_h), _mm(p_c, p_t))
-    return out + _mm(_mm(p_t, p_c), _mm(g_h, lax.conj(right)))
+    out = out + _mm(_mm(p_t, p_c), _mm(g_h, lax.conj(right)))
+    if _pinv_cut_negligible(a, p, right):
+        return out
+    u, vh, a1, b1 = _pinv_cut_coupling(a, rcond, atol)
+    x_bar = _mm(_mm(lax.conj(vh), y_bar), lax.conj(u))
+    c_bar = a1 * x_bar + lax.conj(_mT(b1 * x_bar))
+    return out + _mm(_mm(lax.conj(u), c_bar), lax.conj(vh))
 
 
 pinv_p = defop(
@@ -852,8 +938,9 @@ pinv_p = defop(
     _pinv_impl,
     jvp=(_pinv_jvp,),
     vjp=(_pinv_vjp,),
-    doc="Moore-Penrose pseudo-inverse (singular values <= ``rcond * max`` dropped); the "
-    "derivative holds where the rank is locally constant.",
+    doc="Moore-Penrose pseudo-inverse (singular values <= ``atol + rcond * max`` dropped); "
+    "its derivative is that of the pseudo-inverse of the rank-k truncation (NOTE [pinv with "
+    "cut singular values]).",
 )
 
 __all__ = [

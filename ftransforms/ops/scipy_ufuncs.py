@@ -96,6 +96,42 @@ def _f_pdf(d1: Any, d2: Any, x: Any) -> Any:
     )
 
 
+def _betainc_da(a: Any, b: Any, x: Any) -> Any:
+    return prims.betainc_da.bind(a, b, x)
+
+
+def _betainc_db(a: Any, b: Any, x: Any) -> Any:
+    return prims.betainc_db.bind(a, b, x)
+
+
+def _gammainc_da(a: Any, x: Any) -> Any:
+    return prims.gammainc_da.bind(a, x)
+
+
+def _stdtr_ddf(df: Any, t: Any) -> Any:
+    """d/d df of ``stdtr(df, t)``: the tail ``I_z(df/2, 1/2) / 2``, ``z = df / (df + t**2)``,
+    is below ``t < 0`` and above it ``1 -`` that."""
+    t2 = t * t
+    z = df / (df + t2)
+    dz = t2 / ((df + t2) * (df + t2))
+    dtail = 0.25 * _betainc_da(0.5 * df, 0.5, z) + 0.5 * _beta_pdf(0.5 * df, 0.5, z) * dz
+    return _where(t > 0, -dtail, dtail)
+
+
+def _fdtr_dd(which: int) -> Callable[..., Any]:
+    """d/d d1 (``which`` 0) or d/d d2 (1) of ``fdtr(d1, d2, x) = I_z(d1/2, d2/2)``,
+    ``z = d1 x / (d1 x + d2)``."""
+
+    def rule(d1: Any, d2: Any, x: Any) -> Any:
+        den = d1 * x + d2
+        z = d1 * x / den
+        dz = x * d2 / (den * den) if which == 0 else -d1 * x / (den * den)
+        da = (_betainc_da if which == 0 else _betainc_db)(0.5 * d1, 0.5 * d2, z)
+        return 0.5 * da + _beta_pdf(0.5 * d1, 0.5 * d2, z) * dz
+
+    return rule
+
+
 def _lower(n: Any, f: Callable[[Any], Any]) -> Any:
     """``f(n - 1)`` (a polynomial of degree ``n - 1``), 0 where ``n == 0``."""
     zero = n == 0
@@ -216,34 +252,83 @@ DERIVATIVES: dict[str, tuple[Callable | None, ...]] = {
         lambda y, x, yy: -_u("elliprd", x, yy, yy) / 3.0,
     ),
     # distribution functions, their complements and inverses in the probability
-    "stdtr": (None, lambda y, df, t: _t_pdf(df, t)),
-    "stdtrit": (None, lambda y, df, p: 1.0 / _t_pdf(df, y)),
-    "chdtr": (None, lambda y, v, x: 0.5 * _gamma_pdf(0.5 * v, 0.5 * x)),
-    "chdtrc": (None, lambda y, v, x: -0.5 * _gamma_pdf(0.5 * v, 0.5 * x)),
-    "chdtri": (None, lambda y, v, p: -2.0 / _gamma_pdf(0.5 * v, 0.5 * y)),
+    # in a shape parameter through betainc_da / betainc_db / gammainc_da (NOTE [betainc in
+    # a and b], NOTE [gammainc in a]), and the inverses by the implicit function theorem
+    "stdtr": (lambda y, df, t: _stdtr_ddf(df, t), lambda y, df, t: _t_pdf(df, t)),
+    "stdtrit": (
+        lambda y, df, p: -_stdtr_ddf(df, y) / _t_pdf(df, y),
+        lambda y, df, p: 1.0 / _t_pdf(df, y),
+    ),
+    "chdtr": (
+        lambda y, v, x: 0.5 * _gammainc_da(0.5 * v, 0.5 * x),
+        lambda y, v, x: 0.5 * _gamma_pdf(0.5 * v, 0.5 * x),
+    ),
+    "chdtrc": (
+        lambda y, v, x: -0.5 * _gammainc_da(0.5 * v, 0.5 * x),
+        lambda y, v, x: -0.5 * _gamma_pdf(0.5 * v, 0.5 * x),
+    ),
+    "chdtri": (
+        lambda y, v, p: -_gammainc_da(0.5 * v, 0.5 * y) / _gamma_pdf(0.5 * v, 0.5 * y),
+        lambda y, v, p: -2.0 / _gamma_pdf(0.5 * v, 0.5 * y),
+    ),
     "gdtr": (
         lambda y, a, b, x: x * _gamma_pdf(b, a * x),
-        None,
+        lambda y, a, b, x: _gammainc_da(b, a * x),
         lambda y, a, b, x: a * _gamma_pdf(b, a * x),
     ),
     "gdtrc": (
         lambda y, a, b, x: -x * _gamma_pdf(b, a * x),
-        None,
+        lambda y, a, b, x: -_gammainc_da(b, a * x),
         lambda y, a, b, x: -a * _gamma_pdf(b, a * x),
     ),
     "pdtr": (None, lambda y, k, m: -_gamma_pdf(_floor(k) + 1.0, m)),
     "pdtrc": (None, lambda y, k, m: _gamma_pdf(_floor(k) + 1.0, m)),
     "pdtri": (None, lambda y, k, p: -1.0 / _gamma_pdf(_floor(k) + 1.0, y)),
     "bdtr": (None, None, lambda y, k, n, p: -_beta_pdf(_floor(k) + 1.0, _floor(n) - _floor(k), p)),
+    # nbdtr(k, n, p) = betainc(n, k + 1, p), nbdtrc = betainc(k + 1, n, 1 - p)
+    "nbdtr": (None, None, lambda y, k, n, p: _beta_pdf(_floor(n), _floor(k) + 1.0, p)),
+    "nbdtrc": (None, None, lambda y, k, n, p: -_beta_pdf(_floor(n), _floor(k) + 1.0, p)),
+    # ndtri_exp(y) = ndtri(exp(y)): dx/dy = exp(y) / phi(x)
+    "ndtri_exp": (lambda x, y: _exp(y + 0.5 * x * x) * math.sqrt(2.0 * _PI),),
     "bdtrc": (None, None, lambda y, k, n, p: _beta_pdf(_floor(k) + 1.0, _floor(n) - _floor(k), p)),
-    "fdtr": (None, None, lambda y, d1, d2, x: _f_pdf(d1, d2, x)),
-    "fdtrc": (None, None, lambda y, d1, d2, x: -_f_pdf(d1, d2, x)),
-    "fdtri": (None, None, lambda y, d1, d2, p: 1.0 / _f_pdf(d1, d2, y)),
-    "betaincc": (None, None, lambda y, a, b, x: -_beta_pdf(a, b, x)),
-    "betaincinv": (None, None, lambda y, a, b, p: 1.0 / _beta_pdf(a, b, y)),
-    "betainccinv": (None, None, lambda y, a, b, p: -1.0 / _beta_pdf(a, b, y)),
-    "gammaincinv": (None, lambda y, a, p: 1.0 / _gamma_pdf(a, y)),
-    "gammainccinv": (None, lambda y, a, p: -1.0 / _gamma_pdf(a, y)),
+    "fdtr": (
+        lambda y, d1, d2, x: _fdtr_dd(0)(d1, d2, x),
+        lambda y, d1, d2, x: _fdtr_dd(1)(d1, d2, x),
+        lambda y, d1, d2, x: _f_pdf(d1, d2, x),
+    ),
+    "fdtrc": (
+        lambda y, d1, d2, x: -_fdtr_dd(0)(d1, d2, x),
+        lambda y, d1, d2, x: -_fdtr_dd(1)(d1, d2, x),
+        lambda y, d1, d2, x: -_f_pdf(d1, d2, x),
+    ),
+    "fdtri": (
+        lambda y, d1, d2, p: -_fdtr_dd(0)(d1, d2, y) / _f_pdf(d1, d2, y),
+        lambda y, d1, d2, p: -_fdtr_dd(1)(d1, d2, y) / _f_pdf(d1, d2, y),
+        lambda y, d1, d2, p: 1.0 / _f_pdf(d1, d2, y),
+    ),
+    "betaincc": (
+        lambda y, a, b, x: -_betainc_da(a, b, x),
+        lambda y, a, b, x: -_betainc_db(a, b, x),
+        lambda y, a, b, x: -_beta_pdf(a, b, x),
+    ),
+    "betaincinv": (
+        lambda y, a, b, p: -_betainc_da(a, b, y) / _beta_pdf(a, b, y),
+        lambda y, a, b, p: -_betainc_db(a, b, y) / _beta_pdf(a, b, y),
+        lambda y, a, b, p: 1.0 / _beta_pdf(a, b, y),
+    ),
+    "betainccinv": (
+        lambda y, a, b, p: -_betainc_da(a, b, y) / _beta_pdf(a, b, y),
+        lambda y, a, b, p: -_betainc_db(a, b, y) / _beta_pdf(a, b, y),
+        lambda y, a, b, p: -1.0 / _beta_pdf(a, b, y),
+    ),
+    "gammaincinv": (
+        lambda y, a, p: -_gammainc_da(a, y) / _gamma_pdf(a, y),
+        lambda y, a, p: 1.0 / _gamma_pdf(a, y),
+    ),
+    "gammainccinv": (
+        lambda y, a, p: -_gammainc_da(a, y) / _gamma_pdf(a, y),
+        lambda y, a, p: -1.0 / _gamma_pdf(a, y),
+    ),
     "voigt_profile": (_voigt_dx, _voigt_dsigma, _voigt_dgamma),
     # hypergeometric, Struve, Kelvin, Bessel
     "hyp0f1": (None, lambda y, b, x: _u("hyp0f1", b + 1.0, x) / b),

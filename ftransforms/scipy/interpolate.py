@@ -44,6 +44,7 @@ from ftransforms.scipy.interpolate_functions import (
     griddata,
     interpn,
     krogh_interpolate,
+    lagrange,
     make_interp_spline,
 )
 
@@ -56,6 +57,7 @@ __all__ = [
     "interp1d",
     "interpn",
     "krogh_interpolate",
+    "lagrange",
     "make_interp_spline",
     "splev",
     "splrep",

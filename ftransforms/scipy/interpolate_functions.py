@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy
 
+import ftransforms.numpy as fnp
 from ftransforms.scipy.interpolate_data import affine_in_data
 from ftransforms.scipy.interpolate_data import traced as holds_tracer
 
@@ -27,6 +28,7 @@ __all__ = [
     "griddata",
     "interpn",
     "krogh_interpolate",
+    "lagrange",
     "make_interp_spline",
 ]
 
@@ -161,3 +163,33 @@ def barycentric_interpolate(
     return affine_in_data(
         theirs, "barycentric_interpolate", (xi, yi, x, axis), kwargs, "yi", "axis", result="values"
     )
+
+
+def lagrange(x: Any, w: Any) -> Any:
+    """``scipy.interpolate.lagrange`` of traced ``w`` (or ``x``): the interpolating
+    :class:`numpy.poly1d`, by SciPy's sums of products in SciPy's order.  SciPy builds each
+    term as ``poly1d(w[j])``, which drops a ``w[j]`` that is exactly 0 (its derivative with
+    it: a zero gradient for ``y[0] = sin(0)``); here each term keeps it.  The result is a
+    ``poly1d`` (leading zeros of the values trimmed, as SciPy's).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> x = np.array([0.0, 0.5, 1.0])
+        >>> w = np.array([0.0, 1.0, 0.0])  # w[0] == 0 keeps its derivative
+        >>> ft.grad(lambda w: lagrange(x, w)(0.25))(w).round(12).tolist()
+        [0.375, 0.75, -0.125]
+    """
+    if not (holds_tracer(w) or holds_tracer(x)):
+        return _scipy_interpolate().lagrange(x, w)
+    x, w = fnp.asarray(x), fnp.asarray(w)
+    m = len(x)
+    total = fnp.zeros((1,), dtype=fnp.result_type(x, w, 1.0))
+    for j in range(m):
+        term = fnp.reshape(w[j], (1,))
+        for k in range(m):
+            if k != j:
+                term = fnp.convolve(term, fnp.stack([fnp.ones_like(x[k]), -x[k]]) / (x[j] - x[k]))
+        pad = fnp.shape(term)[0] - fnp.shape(total)[0]
+        total = fnp.concatenate([fnp.zeros((pad,), dtype=total.dtype), total]) + term
+    return numpy.poly1d(total)

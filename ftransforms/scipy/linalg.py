@@ -46,6 +46,7 @@ from ftransforms.core.tracer import Tracer
 from ftransforms.errors import UnsupportedOperationError
 from ftransforms.numpy.helpers import dtype_of, invalid_in_rows, read_per_row
 from ftransforms.numpy.ufuncs import float_input
+from ftransforms.ops import linalg as _la
 from ftransforms.ops.checks import check_finite
 from ftransforms.ops.scipy_ops import lu_row_order_p
 from ftransforms.scipy.decompositions import (
@@ -1167,7 +1168,8 @@ def companion(a: Any) -> Any:
 def pinv(a: Any, *, atol: Any = None, rtol: Any = None, return_rank: bool = False, **_: Any) -> Any:
     """``scipy.linalg.pinv``: the Moore-Penrose pseudo-inverse, by the SVD (singular
     values below ``atol + rtol * max(s)`` are dropped; ``rtol`` defaults to
-    ``max(m, n) * eps``).
+    ``max(m, n) * eps``); differentiable across the cut (NOTE [pinv with cut singular
+    values]) and at repeated singular values.
 
     Example:
         >>> import numpy as np
@@ -1176,15 +1178,17 @@ def pinv(a: Any, *, atol: Any = None, rtol: Any = None, return_rank: bool = Fals
     """
     a = _mat(a, "pinv(a)", square=False)
     m, n = fnp.shape(a)[-2:]
-    u, s, vh = fnp.linalg.svd(a, full_matrices=False)
-    eps = numpy.finfo(dtype_of(s)).eps
+    eps = numpy.finfo(numpy.result_type(dtype_of(a), numpy.float32)).eps
     rt = max(m, n) * eps if rtol is None else rtol
     at = 0.0 if atol is None else atol
-    cut = at + rt * fnp.max(fnp.stop_gradient(s), axis=-1, keepdims=True)
-    keep = s > cut
-    s_inv = fnp.where(keep, 1.0 / fnp.where(keep, s, 1.0), 0.0)
-    out = fnp.matmul(fnp.conj(_mT(vh)) * s_inv[..., None, :], fnp.conj(_mT(u)))
-    return (out, fnp.sum(keep, axis=-1)) if return_rank else out
+    if numpy.ndim(rt) != 0 or numpy.ndim(at) != 0 or at < 0 or rt < 0:
+        raise ValueError("atol and rtol values must be positive.")
+    # the derivative across the cut: NOTE [pinv with cut singular values]
+    out = _la.pinv_p.bind(a, rcond=float(rt), atol=float(at))
+    if not return_rank:
+        return out
+    s = fnp.stop_gradient(fnp.linalg.svd(a, compute_uv=False))
+    return out, fnp.sum(s > at + rt * fnp.max(s, axis=-1, keepdims=True), axis=-1)
 
 
 def lstsq(a: Any, b: Any, cond: Any = None, **_: Any) -> tuple[Any, Any, Any, Any]:

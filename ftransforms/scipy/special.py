@@ -21,8 +21,9 @@ so does every other ``scipy.special`` ufunc (``stdtr``, ``ellipk``, ``eval_legen
 ``huber``, ...), with the derivatives listed in NOTE [the remaining SciPy ufuncs]
 (``ops/scipy_ufuncs.py``).
 
-Derivatives in every argument except: ``betainc`` in ``a`` and ``b``, the Bessel
+Derivatives in every argument except: the Bessel
 functions in their order, ``hyp2f1`` in its parameters where ``|z| > 0.9``, and
+``betainc`` in ``a`` and ``b``,
 ``gammainc``/``gammaincc`` in ``a``, ``hyp1f1`` in ``a`` and ``b`` and ``hyp2f1`` in ``a``,
 ``b``, ``c`` to second order (their first derivatives there are computed numerically,
 by series carried in forward mode; ``zeta``'s in ``x``, to

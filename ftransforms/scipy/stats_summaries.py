@@ -21,6 +21,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy
+
 import ftransforms.numpy as fnp
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.scipy import special as fsp
@@ -30,6 +32,7 @@ __all__ = [
     "gmean",
     "gstd",
     "kurtosis",
+    "lmoment",
     "moment",
     "sem",
     "skew",
@@ -332,3 +335,64 @@ def gstd(
     a, ax = _flat(a, axis)
     out = fnp.exp(fnp.std(fnp.log(a), axis=ax, ddof=ddof, keepdims=keepdims and axis is not None))
     return _kept(out, src, axis, keepdims)
+
+
+def lmoment(
+    sample: Any,
+    order: Any = None,
+    *,
+    axis: int | None = 0,
+    sorted: bool = False,  # noqa: A002  (SciPy's name)
+    standardize: bool = True,
+    nan_policy: str = "propagate",
+    keepdims: bool = False,
+) -> Any:
+    """``scipy.stats.lmoment``: the sample L-moments of the given orders (1 to 4 by default;
+    the ratios ``l_k / l_2`` for ``k > 2`` with ``standardize``), from the probability
+    weighted moments ``b_r = sum_j C(j, r) / C(n-1, r) x_(j) / n`` of the sorted sample and
+    the shifted Legendre coefficients, as SciPy computes them (NaN for orders above ``n``).
+
+    Example:
+        >>> import numpy as np
+        >>> lmoment(np.array([1.0, 2.0, 4.0]), order=[1, 2]).round(6).tolist()
+        [2.333333, 1.0]
+    """
+    _propagate(nan_policy, "lmoment")
+    rank = fnp.ndim(sample)
+    sample, ax = _flat(sample, axis)
+    orders = numpy.arange(1, 5) if order is None else numpy.asarray(order)
+    if orders.dtype.kind not in "iu" or orders.size == 0 or orders.ndim > 1 or (orders <= 0).any():
+        raise ValueError("`order` must be a scalar or a non-empty array of positive integers.")
+    x = fnp.moveaxis(sample, ax, -1)
+    x = x if sorted else fnp.sort(x, axis=-1)
+    n = fnp.shape(x)[-1]
+    m = int(orders.max())
+    # b_r = x @ w[:, r], w[j, r] = C(j, r) / C(n - 1, r) / n (0 for r >= n, as SciPy's)
+    w = numpy.array(
+        [
+            [math.comb(j, r) / math.comb(n - 1, r) / n if r < n else 0.0 for r in range(m)]
+            for j in range(n)
+        ]
+    ).reshape(n, m)
+    # l_(k+1) = sum_r p*_(k, r) b_r, p*_(k, r) = (-1)**(k-r) C(k, r) C(k+r, r)
+    p = numpy.array(
+        [
+            [(-1.0) ** (k - r) * math.comb(k, r) * math.comb(k + r, r) for k in range(m)]
+            for r in range(m)
+        ]
+    ).reshape(m, m)
+    b = fnp.matmul(x, fnp.asarray(w, dtype=x.dtype, like=x))
+    lmoms = fnp.moveaxis(fnp.matmul(b, fnp.asarray(p, dtype=x.dtype, like=x)), -1, 0)
+    if standardize and m > 2:
+        lmoms = fnp.concatenate([lmoms[:2], lmoms[2:] / lmoms[1]], axis=0)
+    if n < m:
+        lmoms = fnp.concatenate([lmoms[:n], fnp.full_like(lmoms[n:], fnp.nan)], axis=0)
+    out = lmoms[orders - 1] if orders.ndim else lmoms[int(orders) - 1]
+    if keepdims:
+        lead = fnp.shape(out)[:1] if orders.ndim else ()
+        rest = (1,) * rank if axis is None else None
+        if rest is not None:
+            out = fnp.reshape(out, lead + rest)
+        else:
+            out = fnp.expand_dims(out, len(lead) + (axis % rank))
+    return out
