@@ -210,8 +210,16 @@ def clamp(min: Any, x: Any, max: Any) -> Any:  # noqa: A002  (JAX's parameter na
         >>> from ftransforms import lax
         >>> lax.clamp(0.0, np.array([-1.0, 0.5, 2.0]), 1.0).tolist()
         [0.0, 0.5, 1.0]
+
+    The derivative is JAX's: ``x``'s flows only where ``min < x < max``, ``min``'s where
+    ``x < min``, ``max``'s where ``x > max``; at a tie nothing flows (``minimum``/``maximum``
+    would split it, 1/2 each).  ``min > max`` gives ``max`` everywhere, as XLA's clamp.
     """
-    return fnp.minimum(fnp.maximum(x, min), max)
+    below, above = fnp.less(x, min), fnp.greater(x, max)
+    inside = fnp.logical_and(fnp.greater(x, min), fnp.less(x, max))
+    tie = fnp.stop_gradient(x)  # a value at a bound: equal to it, with no derivative
+    low = fnp.where(fnp.less_equal(min, max), min, max)  # x < min: XLA gives min(min, max)
+    return fnp.where(inside, x, fnp.where(below, low, fnp.where(above, max, tie)))
 
 
 def round(x: Any, rounding_method: int = 0) -> Any:  # noqa: A001  (JAX's name)
@@ -567,16 +575,19 @@ def index_in_dim(operand: Any, index: int, axis: int = 0, keepdims: bool = True)
 
 
 def _clamped_start(start: Any, dim: int, size: int) -> Any:
-    """The start moved into ``[0, dim - size]``: an int, or a traced 0-d array."""
+    """The start as JAX reads it: a negative one counts from the end (``-1`` is ``dim -
+    1``), then it is moved into ``[0, dim - size]``; an int, or a traced 0-d array."""
     if isinstance(start, Tracer):
-        return fnp.clip(start, 0, dim - size)
-    return builtins.max(0, builtins.min(operator.index(start), dim - size))
+        return fnp.clip(fnp.where(start < 0, start + dim, start), 0, dim - size)
+    start = operator.index(start)
+    start = start + dim if start < 0 else start
+    return builtins.max(0, builtins.min(start, dim - size))
 
 
 def dynamic_slice(operand: Any, start_indices: Sequence[Any], slice_sizes: Sequence[int]) -> Any:
     """``operand[start:start + size]`` on every axis, with starts that may be traced (batched
-    under ``vmap``) and are clamped so that the slice fits, as in JAX
-    (``jax.lax.dynamic_slice``).
+    under ``vmap``); as in JAX a negative start counts from the end, and the start is then
+    clamped so that the slice fits (``jax.lax.dynamic_slice``).
 
     Example:
         >>> import numpy as np
@@ -608,7 +619,8 @@ def dynamic_slice(operand: Any, start_indices: Sequence[Any], slice_sizes: Seque
 
 def dynamic_update_slice(operand: Any, update: Any, start_indices: Sequence[Any]) -> Any:
     """``operand`` with the block at ``start_indices`` replaced by ``update``; traced starts
-    allowed, clamped so that the block fits (``jax.lax.dynamic_update_slice``).
+    allowed; a negative one counts from the end, then each is clamped so that the block
+    fits, as in JAX (``jax.lax.dynamic_update_slice``).
 
     Example:
         >>> import numpy as np
