@@ -47,9 +47,9 @@ Each test failed before the change it names:
 
 Deliberate differences seen and left (the project chose them earlier, see
 tests/test_api_parity_round6.py and tests/test_peer_semantics*.py): reverse mode through
-``while_loop`` works (JAX raises), ``vmap`` does not map keyword arguments, ``nn.gelu``
-defaults to the exact form (torch; JAX defaults to ``approximate=True``), the cotangent /
-tangent of an integer value is integer zeros under ``vjp``/``jvp`` (JAX: ``float0``).
+``while_loop`` works (JAX raises), ``vmap`` does not map keyword arguments.  (``nn.gelu``'s
+exact-form default and the integer zeros for an integer value's cotangent / tangent, listed
+here then, are JAX's since round 12: ``approximate=True`` and ``float0``.)
 """
 
 from __future__ import annotations
