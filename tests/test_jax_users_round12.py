@@ -8,6 +8,8 @@ itself (x64).  Each test failed before the change it names:
   a tie (``minimum``/``maximum`` split it 1/2 each: a silent difference);
 * ``nn.gelu(x)`` is ``jax.nn.gelu(x)``: the tanh form by default (was the exact form, off
   by up to 5e-4); ``nn.one_hot`` gives float64 (was float32) and takes float labels;
+  ``nn.relu6`` of integers is float and ``nn.hard_tanh`` keeps them (the dtypes were
+  swapped);
 * ``vjp``'s cotangent of an integer/bool primal and the ``jvp``/``linearize`` tangent of an
   integer/bool output are ``float0`` zeros, as JAX's (were zeros of the integer dtype),
   under ``vmap`` too; ``jacfwd`` still gives integer zeros there, as JAX's;
@@ -142,6 +144,17 @@ def test_one_hot_dtype_and_float_labels_like_jax():
     )
     with pytest.raises(TypeError, match="labels"):
         ft.nn.one_hot(np.array([True, False]), 2)
+
+
+def test_relu6_and_hard_tanh_result_dtypes_like_jax():
+    ints = np.array([-2, -1, 0, 1, 3, 6, 7])
+    close(ft.nn.relu6(ints), np.clip(ints, 0, 6).astype(np.float64))  # JAX: float
+    close(ft.nn.hard_tanh(ints), np.clip(ints, -1, 1))  # JAX: keeps the integers
+    for dt in (np.float16, np.float32):
+        close(ft.nn.relu6(ints.astype(dt)), np.clip(ints, 0, 6).astype(dt))
+        close(ft.nn.hard_tanh(ints.astype(dt)), np.clip(ints, -1, 1).astype(dt))
+    grads = ft.vmap(ft.grad(ft.nn.relu6))(ints * 1.0)
+    close(grads, ((ints > 0) & (ints < 6)) * 1.0)  # none at the kinks 0 and 6, as JAX
 
 
 X = np.array([1.5, -2.0, 0.5])

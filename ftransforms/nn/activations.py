@@ -55,7 +55,7 @@ def relu6(x: Any) -> Any:
         >>> ft.vmap(ft.grad(nn.relu6))(x)
         array([0., 1., 0.])
     """
-    return fnp.where(x <= 0, 0, fnp.where(x >= 6, 6, x))
+    return fnp.where(x <= 0, 0.0, fnp.where(x >= 6, 6.0, x))  # float for ints, as JAX
 
 
 def leaky_relu(x: Any, negative_slope: float = 0.01) -> Any:
@@ -348,7 +348,7 @@ def hard_tanh(x: Any) -> Any:
         >>> nn.hard_tanh(np.array([-2.0, 0.5, 3.0])).tolist()
         [-1.0, 0.5, 1.0]
     """
-    return fnp.where(x > 1, 1.0, fnp.where(x < -1, -1.0, x))
+    return fnp.where(x > 1, 1, fnp.where(x < -1, -1, x))  # keeps an int dtype, as JAX
 
 
 def hard_sigmoid(x: Any) -> Any:
