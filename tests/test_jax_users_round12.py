@@ -4,6 +4,10 @@ itself (x64).  Each test failed before the change it names:
 * ``lax.dynamic_slice``/``dynamic_update_slice`` and their ``_in_dim`` forms read a negative
   start from the end before clamping, as JAX does (``dynamic_slice(x, (-1,), (3,))`` gave
   the first block: a silent wrong answer), under ``vmap``, ``jit`` and ``grad`` too;
+* ``lax.reduce_window`` combines ``init_value`` once with each window's operand entries and
+  skips the padding and the base dilation's holes, as JAX does (they were filled with
+  ``init_value``: ``add`` with ``init_value=1`` and ``"SAME"`` padding gave 32 for JAX's
+  31, a silent wrong answer wherever ``init_value`` is not the reduction's identity);
 * ``lax.clamp``'s derivative is JAX's: ``x``'s only strictly inside ``(min, max)``, none at
   a tie (``minimum``/``maximum`` split it 1/2 each: a silent difference);
 * ``nn.gelu(x)`` is ``jax.nn.gelu(x)``: the tanh form by default (was the exact form, off
@@ -110,6 +114,50 @@ def test_clamp_derivatives_at_the_bounds_like_jax():
     close(ft.lax.clamp(0, np.arange(-2, 5), 3), np.clip(np.arange(-2, 5), 0, 3))
     x32 = x.astype(np.float32)
     close(ft.lax.clamp(np.float32(1), x32, np.float32(3)), np.clip(x32, 1, 3))
+
+
+def test_reduce_window_combines_init_once_and_skips_the_padding_like_jax():
+    x = np.arange(1.0, 7.0) * 10
+
+    def loop(init, fold, lo, hi):
+        """Each window of 3 (stride 1, padding (lo, hi)): init folded with its real entries."""
+        out = []
+        for start in range(-lo, len(x) + hi - 2):
+            acc = init
+            for i in range(start, start + 3):
+                if 0 <= i < len(x):
+                    acc = fold(acc, x[i])
+            out.append(acc)
+        return np.array(out)
+
+    folds = [
+        (ft.lax.add, np.add),
+        (ft.lax.mul, np.multiply),
+        (ft.lax.max, np.maximum),
+        (ft.lax.min, np.minimum),
+        (lambda a, b: a + 2 * b, lambda a, b: a + 2 * b),  # a computation of the user's
+    ]
+    for init in (0.0, 1.0, 100.0):
+        for ours, fold in folds:
+            for padding, (lo, hi) in [("SAME", (1, 1)), ([(2, 1)], (2, 1)), ("VALID", (0, 0))]:
+                got = ft.lax.reduce_window(x, init, ours, (3,), (1,), padding)
+                close(got, loop(init, fold, lo, hi))
+    # base and window dilations, integers, vmap and jit, against JAX itself
+    m = np.arange(1.0, 21.0).reshape(4, 5)
+    kw = dict(padding=((1, 0), (0, 2)), base_dilation=(2, 1), window_dilation=(1, 2))
+    close(
+        ft.lax.reduce_window(m, 1.0, ft.lax.add, (2, 2), (1, 2), **kw),
+        jax.lax.reduce_window(m, 1.0, jax.lax.add, (2, 2), (1, 2), **kw),
+    )
+    close(
+        ft.lax.reduce_window(np.arange(6), 3, ft.lax.max, (3,), (2,), "SAME"),
+        np.array([3, 4, 5]),  # windows [0 1 2], [2 3 4], [4 5 pad]
+    )
+    rows = ft.vmap(lambda r: ft.lax.reduce_window(r, 1.0, ft.lax.add, (2,), (1,), "SAME"))(m)
+    close(rows, np.stack([ft.lax.reduce_window(r, 1.0, ft.lax.add, (2,), (1,), "SAME") for r in m]))
+    close(rows[0], np.array([4.0, 6.0, 8.0, 10.0, 6.0]))
+    jitted = ft.jit(lambda r: ft.lax.reduce_window(r, 1.0, ft.lax.add, (2,), (1,), "SAME"))
+    close(jitted(x), np.array([31.0, 51.0, 71.0, 91.0, 111.0, 61.0]))
 
 
 def test_gelu_default_is_jax_s_tanh_form():
