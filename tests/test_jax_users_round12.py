@@ -18,7 +18,9 @@ itself (x64).  Each test failed before the change it names:
   integer/bool output are ``float0`` zeros, as JAX's (were zeros of the integer dtype),
   under ``vmap`` too; ``jacfwd`` still gives integer zeros there, as JAX's;
 * ``jacrev`` of an integer output and ``jacfwd`` of an integer input raise with JAX's
-  sentences.
+  sentences;
+* ``jnp.setdiff1d``/``union1d`` take ``size=``/``fill_value=``, ``jnp.sum``/``prod`` take
+  ``promote_integers=False`` (they raised).
 """
 
 from __future__ import annotations
@@ -203,6 +205,34 @@ def test_relu6_and_hard_tanh_result_dtypes_like_jax():
         close(ft.nn.hard_tanh(ints.astype(dt)), np.clip(ints, -1, 1).astype(dt))
     grads = ft.vmap(ft.grad(ft.nn.relu6))(ints * 1.0)
     close(grads, ((ints > 0) & (ints < 6)) * 1.0)  # none at the kinks 0 and 6, as JAX
+
+
+def test_set_routines_size_and_promote_integers_like_jax():
+    import jax.numpy as jnp
+
+    import ftransforms.numpy as fnp
+
+    a, b = np.array([5, 2, 3, 4, 2]), np.array([2, 9])
+    # (the values jnp.setdiff1d/union1d give: their oracles cost JAX 4 s of compiling)
+    close(fnp.setdiff1d(a, b, size=5, fill_value=-1), np.array([3, 4, 5, -1, -1]))
+    close(fnp.union1d(a, b, size=6), np.array([2, 3, 4, 5, 9, 2]))  # padded with the min
+    close(fnp.setdiff1d(a, b, size=2), np.array([3, 4]))  # the first ones
+    close(fnp.setdiff1d(a, b, size=4), np.array([3, 4, 5, 0]))  # JAX pads with 0
+    close(fnp.union1d(a, b, size=2, fill_value=0), np.array([2, 3]))
+    close(fnp.setdiff1d(a[:4], b, assume_unique=True, size=4), np.array([5, 3, 4, 0]))
+    close(fnp.setdiff1d(b[:1], b, size=2), np.zeros(2, int))  # nothing left: all padding
+    rows = np.array([[1, 2, 3], [2, 2, 2]])  # rows whose differences have different sizes
+    with pytest.warns(ft.errors.PerformanceWarning):  # the rows run apart, then stack
+        got = ft.vmap(lambda r: fnp.setdiff1d(r, b, size=3))(rows)
+    close(got, np.array([[1, 3, 0], [0, 0, 0]]))
+    # promote_integers=False: in the input's dtype (JAX: bool in int32), wrapping as JAX
+    x = (np.arange(1, 40) % 7).astype(np.int8)
+    close(fnp.sum(x, promote_integers=False), jnp.sum(x, promote_integers=False))
+    for dt, acc in [(np.int8, np.int8), (np.uint8, np.uint8), (np.bool_, np.int32)]:
+        for reduce in ("sum", "prod"):
+            ours = getattr(fnp, reduce)(x.astype(dt), promote_integers=False)
+            close(ours, getattr(np, reduce)(x.astype(dt), dtype=acc))
+    close(fnp.sum(x, promote_integers=True), np.sum(x))  # NumPy's (and JAX's) int64
 
 
 X = np.array([1.5, -2.0, 0.5])
