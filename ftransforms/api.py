@@ -17,6 +17,7 @@ import numpy
 import ftransforms.numpy as fnp
 from ftransforms.aliased_arguments import alias_plan, link
 from ftransforms.arguments import (
+    FLOAT0,
     LEAF_TYPES,
     UNSET,
     LazyNames,
@@ -87,6 +88,7 @@ from ftransforms.numpy.helpers import dtype_of, xp_of
 from ftransforms.numpy.result_layout import laid_out_arguments
 from ftransforms.pytree import (
     tree_flatten,
+    tree_map,
     tree_unflatten,
 )
 from ftransforms.random import replaying_draws, same_randomness_across_chunks
@@ -766,7 +768,7 @@ def vjp(
         result = []
         for leaf, i in zip(leaves, in_ids):
             g = next(it) if i is not None else None
-            result.append(as_plain(fnp.zeros_like(leaf)) if g is None else as_plain(g))
+            result.append(float0_zeros(leaf) if g is None else as_plain(g))
         return tuple(tree_unflatten(spec, _unaliased(result, ct_leaves)))
 
     # new arrays: the kept tape holds the values (a write into the output stays outside)
@@ -1012,7 +1014,9 @@ def jvp(
             check_live(leaf, where)
             if type(leaf) is DualTracer and leaf._interp is interp:
                 primal_out.append(as_plain(leaf.primal))
-                tangent_out.append(as_plain(leaf.tangent))
+                tangent_out.append(
+                    as_plain(leaf.tangent) if is_inexact(leaf.primal) else float0_zeros(leaf)
+                )
             else:
                 if strict:
                     raise GradOutputError(
@@ -1022,7 +1026,7 @@ def jvp(
                     )
                 leaf = as_plain(to_array(leaf, where, "every output"))
                 primal_out.append(leaf)
-                tangent_out.append(as_plain(fnp.zeros_like(leaf)))
+                tangent_out.append(float0_zeros(leaf))
     if holomorphic:
         check_holomorphic_outputs(primal_out, where)
     inputs = p_leaves + t_leaves
@@ -1070,7 +1074,10 @@ def linearize(func: Callable, *primals: Any, has_aux: bool = False):
         result = []
         for v, i in zip(values, ids):
             t = next(it) if i is not None else None
-            result.append(as_plain(fnp.zeros_like(v)) if t is None else as_plain(t))
+            if t is None or not is_inexact(v):  # an integer output: JAX's float0 zeros
+                result.append(float0_zeros(v))
+            else:
+                result.append(as_plain(t))
         return tree_unflatten(out_spec, _unaliased(result, t_leaves))
 
     # new arrays: the kept tape holds the values (a write into the output stays outside)
@@ -1099,8 +1106,10 @@ def _basis(
         dt = dtype_of(v)
         if dt.kind not in "fc":
             raise GradOutputError(
-                f"{where}: a Jacobian needs floating-point {what}s, got an {what} of dtype "
-                f"{dt}, which has no derivative; cast it to float (x.astype(np.float64))"
+                f"{where}: {where.split('(', 1)[0]} requires real-valued {what}s ({what} dtype "
+                f"that is a sub-dtype of np.floating), but got {dt}: a Jacobian needs "
+                f"floating-point {what}s, and an {what} of dtype {dt} has no derivative; cast "
+                f"it to float (x.astype(np.float64)), or use vjp/jvp directly"
             )
         if holomorphic and dt.kind != "c":
             error = GradOutputError if what == "output" else NonDifferentiableInputError
@@ -1294,6 +1303,8 @@ def jacfwd(
             tangents = tree_unflatten(in_spec, list(basis_leaves))
             res = jvp(partial, diff, tangents, has_aux=has_aux)
             out, t_out = res[0], res[1]
+            # an integer output's column is zeros of its dtype (JAX's jacfwd), not float0
+            t_out = tree_map(_int_zeros_for_float0, t_out, out)
             return (t_out, out, res[2]) if has_aux else (t_out, out)
 
         # NOTE [jacfwd randomness]: under randomness='different' the primal output and aux
@@ -1317,6 +1328,12 @@ def jacfwd(
         return (jac, _fresh_aux(res[2], args, kwargs)) if has_aux else jac
 
     return wrapped
+
+
+def _int_zeros_for_float0(t: Any, out: Any) -> Any:
+    """``t``, or zeros like ``out`` where ``t`` is ``jvp``'s float0 tangent of an integer
+    output (a Jacobian holds zeros of the output's dtype there, as JAX's ``jacfwd``)."""
+    return fnp.zeros_like(out) if dtype_of(t) == FLOAT0 else t
 
 
 def _first_of_batch(tree: Any) -> Any:

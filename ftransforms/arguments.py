@@ -504,9 +504,15 @@ def check_differentiable(arg, where, name):
         if isinstance(leaf, (bool, int)) or (dt is not None and dt.kind in "biu"):
             kind = type(leaf).__name__ if dt is None else f"dtype {dt}"
             got = numpy.result_type(leaf) if dt is None else dt
+            # JAX's sentence: jacfwd's says np.floating (complex needs holomorphic=True)
+            wanted = (
+                "real-valued inputs (input dtype that is a sub-dtype of np.floating)"
+                if _transform(where) == "jacfwd"
+                else "real- or complex-valued inputs (input dtype that is a sub-dtype of "
+                "np.inexact)"
+            )
             raise NonDifferentiableInputError(
-                f"{where}: {_transform(where)} requires real- or complex-valued inputs (input "
-                f"dtype that is a sub-dtype of np.inexact), but got {got}: "
+                f"{where}: {_transform(where)} requires {wanted}, but got {got}: "
                 f"{name()}{path_str(path)} is an integer/bool input ({kind}); "
                 f"differentiation needs floating-point inputs: pass it as float (e.g. "
                 f"x.astype(np.float32)), or leave it out of argnums"

@@ -210,8 +210,16 @@ def clamp(min: Any, x: Any, max: Any) -> Any:  # noqa: A002  (JAX's parameter na
         >>> from ftransforms import lax
         >>> lax.clamp(0.0, np.array([-1.0, 0.5, 2.0]), 1.0).tolist()
         [0.0, 0.5, 1.0]
+
+    The derivative is JAX's: ``x``'s flows only where ``min < x < max``, ``min``'s where
+    ``x < min``, ``max``'s where ``x > max``; at a tie nothing flows (``minimum``/``maximum``
+    would split it, 1/2 each).  ``min > max`` gives ``max`` everywhere, as XLA's clamp.
     """
-    return fnp.minimum(fnp.maximum(x, min), max)
+    below, above = fnp.less(x, min), fnp.greater(x, max)
+    inside = fnp.logical_and(fnp.greater(x, min), fnp.less(x, max))
+    tie = fnp.stop_gradient(x)  # a value at a bound: equal to it, with no derivative
+    low = fnp.where(fnp.less_equal(min, max), min, max)  # x < min: XLA gives min(min, max)
+    return fnp.where(inside, x, fnp.where(below, low, fnp.where(above, max, tie)))
 
 
 def round(x: Any, rounding_method: int = 0) -> Any:  # noqa: A001  (JAX's name)
@@ -567,16 +575,19 @@ def index_in_dim(operand: Any, index: int, axis: int = 0, keepdims: bool = True)
 
 
 def _clamped_start(start: Any, dim: int, size: int) -> Any:
-    """The start moved into ``[0, dim - size]``: an int, or a traced 0-d array."""
+    """The start as JAX reads it: a negative one counts from the end (``-1`` is ``dim -
+    1``), then it is moved into ``[0, dim - size]``; an int, or a traced 0-d array."""
     if isinstance(start, Tracer):
-        return fnp.clip(start, 0, dim - size)
-    return builtins.max(0, builtins.min(operator.index(start), dim - size))
+        return fnp.clip(fnp.where(start < 0, start + dim, start), 0, dim - size)
+    start = operator.index(start)
+    start = start + dim if start < 0 else start
+    return builtins.max(0, builtins.min(start, dim - size))
 
 
 def dynamic_slice(operand: Any, start_indices: Sequence[Any], slice_sizes: Sequence[int]) -> Any:
     """``operand[start:start + size]`` on every axis, with starts that may be traced (batched
-    under ``vmap``) and are clamped so that the slice fits, as in JAX
-    (``jax.lax.dynamic_slice``).
+    under ``vmap``); as in JAX a negative start counts from the end, and the start is then
+    clamped so that the slice fits (``jax.lax.dynamic_slice``).
 
     Example:
         >>> import numpy as np
@@ -608,7 +619,8 @@ def dynamic_slice(operand: Any, start_indices: Sequence[Any], slice_sizes: Seque
 
 def dynamic_update_slice(operand: Any, update: Any, start_indices: Sequence[Any]) -> Any:
     """``operand`` with the block at ``start_indices`` replaced by ``update``; traced starts
-    allowed, clamped so that the block fits (``jax.lax.dynamic_update_slice``).
+    allowed; a negative one counts from the end, then each is clamped so that the block
+    fits, as in JAX (``jax.lax.dynamic_update_slice``).
 
     Example:
         >>> import numpy as np
@@ -902,6 +914,36 @@ _MONOIDS = {  # the computations with a whole-axis NumPy reduction (lax.add is t
 }
 
 
+def _identity(whole: Callable, dtype: numpy.dtype) -> Any:
+    """The entry that changes nothing in the whole-axis reduction ``whole`` (``fnp.sum``,
+    ``prod``, ``max``, ``min``) of ``dtype``."""
+    if whole is fnp.sum:
+        return 0
+    if whole is fnp.prod:
+        return 1
+    if dtype.kind == "b":
+        return whole is fnp.min
+    top = numpy.inf if dtype.kind in "fc" else numpy.iinfo(dtype).max
+    bottom = -numpy.inf if dtype.kind in "fc" else numpy.iinfo(dtype).min
+    return bottom if whole is fnp.max else top
+
+
+def _real_entries(shape: tuple, base: list, pads: list, index: tuple) -> Any:
+    """Per window entry (``index``'s layout), whether it is an operand entry: False at the
+    padding and at the base dilation's holes, which JAX's ``reduce_window`` skips (only
+    ``init_value`` and the operand's entries are combined); None where every entry is."""
+    if all(b == 1 for b in base) and all(p == (0, 0) for p in pads):
+        return None
+    real = numpy.ones(shape, dtype=bool)
+    if any(b > 1 for b in base):
+        dilated = numpy.zeros([(n - 1) * b + 1 if n else 0 for n, b in zip(shape, base)], bool)
+        dilated[tuple(builtins.slice(None, None, b) for b in base)] = real
+        real = dilated
+    real = numpy.pad(real, pads)
+    real = real[index]
+    return None if real.all() else real
+
+
 def reduce_window(
     operand: Any,
     init_value: Any,
@@ -914,7 +956,9 @@ def reduce_window(
 ) -> Any:
     """``computation`` folded over every window of ``operand`` (starting from
     ``init_value``): pooling.  ``padding`` is ``"VALID"``, ``"SAME"`` or ``(low, high)`` per
-    axis (padded with ``init_value``); dilations as JAX's (``jax.lax.reduce_window``).
+    axis; dilations as JAX's (``jax.lax.reduce_window``).  As in JAX, each window combines
+    ``init_value`` once with the operand's entries in it: the padding and the base
+    dilation's holes count for nothing.
     ``lax.add``/``max``/``min``/``mul`` reduce each window at once; any other binary
     ``computation`` is folded over the window's entries.
 
@@ -937,6 +981,7 @@ def reduce_window(
             f"entry per axis of the operand ({nd})"
         )
     init = fnp.asarray(init_value).astype(x.dtype)
+    operand_shape = x.shape
     if any(b > 1 for b in base):
         x = pad(x, init, [(0, 0, b - 1) for b in base])
     span = [(w - 1) * d + 1 for w, d in zip(window, wdil, strict=True)]
@@ -960,13 +1005,26 @@ def reduce_window(
         index.append(ix + offsets.reshape(shape))
     windows = x[tuple(index)]
     axes = tuple(range(nd, 2 * nd))
+    # NOTE [reduce_window's padding]: JAX (XLA) combines init_value once with the operand's
+    # entries of each window and skips the padding and the base dilation's holes.  They are
+    # filled with init_value above, which is the same where init_value is the reduction's
+    # identity (0 for add, -inf for max: pooling); otherwise they are masked out here.
     whole = _MONOIDS.get(id(computation))
+    neutral = None if whole is None else _identity(whole, x.dtype)
+    if whole is not None and not isinstance(init, Tracer) and bool(numpy.all(init == neutral)):
+        real = None  # the common case, pooling: nothing to mask
+    else:
+        real = _real_entries(operand_shape, base, pads, tuple(index))
     if whole is not None:
+        if real is not None:
+            windows = fnp.where(real, windows, neutral)
         return computation(init, whole(windows, axis=axes))
     flat = fnp.reshape(windows, (*out_shape, -1))
+    real = None if real is None else numpy.reshape(real, (*out_shape, -1))
     acc = fnp.broadcast_to(init, tuple(out_shape))
     for j in range(flat.shape[-1]):
-        acc = computation(acc, flat[..., j])
+        step = computation(acc, flat[..., j])
+        acc = step if real is None else fnp.where(real[..., j], step, acc)
     return acc
 
 

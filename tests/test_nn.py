@@ -241,9 +241,9 @@ def test_integer_max_pool():
 
 def test_one_hot_and_embedding():
     labels = np.array([[0, 2], [1, 3]])
-    oh = nn.one_hot(labels, 4)
-    assert oh.dtype == np.float32 and oh.shape == (2, 2, 4)
-    np.testing.assert_array_equal(oh, np.eye(4, dtype=np.float32)[labels])
+    oh = nn.one_hot(labels, 4)  # jax.nn.one_hot's default dtype (x64)
+    assert oh.dtype == np.float64 and oh.shape == (2, 2, 4)
+    np.testing.assert_array_equal(oh, np.eye(4)[labels])
     np.testing.assert_array_equal(nn.one_hot(np.array([1, 0]), dtype=np.int64), [[0, 1], [1, 0]])
     weight = np.random.default_rng(5).normal(size=(4, 3))
     np.testing.assert_array_equal(nn.embedding(weight, labels), weight[labels])
@@ -281,11 +281,8 @@ ACTIVATIONS = {
     "log_sigmoid": (nn.log_sigmoid, jax.nn.log_sigmoid),
     "softplus": (nn.softplus, jax.nn.softplus),
     "silu": (nn.silu, jax.nn.silu),
-    "gelu": (nn.gelu, lambda v: jax.nn.gelu(v, approximate=False)),
-    "gelu_tanh": (
-        lambda v: nn.gelu(v, approximate="tanh"),
-        lambda v: jax.nn.gelu(v, approximate=True),
-    ),
+    "gelu": (lambda v: nn.gelu(v, approximate="none"), lambda v: jax.nn.gelu(v, approximate=False)),
+    "gelu_tanh": (nn.gelu, jax.nn.gelu),  # JAX's default: the tanh form
 }
 #: values, with the kinks of relu/relu6/leaky_relu/elu (0, 6) and far tails
 ACT_X = np.array([-800.0, -40.0, -6.0, -2.5, -1.0, -0.3, 0.0, 0.5, 2.0, 6.0, 7.0, 40.0, 800.0])
@@ -495,7 +492,7 @@ def test_activations_and_one_hot_match_torch(torch):
     F = torch.nn.functional
     x = np.linspace(-5, 5, 41)
     tx = _t(torch, x)
-    assert_tree_close(nn.gelu(x), F.gelu(tx).numpy(), **tol(F64))
+    assert_tree_close(nn.gelu(x, approximate="none"), F.gelu(tx).numpy(), **tol(F64))
     assert_tree_close(
         nn.gelu(x, approximate="tanh"), F.gelu(tx, approximate="tanh").numpy(), **tol(F64)
     )
@@ -768,7 +765,7 @@ def cnn(p, x):
     """(N, 1, 8, 8) -> (N, 3), or one (1, 8, 8) image -> (3,)."""
     x = nn.relu(nn.conv2d(x, p["c1"]["w"], p["c1"]["b"], padding=1))
     x = nn.max_pool2d(x, 2)
-    x = nn.gelu(nn.conv2d(x, p["c2"]["w"], p["c2"]["b"], padding=1, groups=2))
+    x = nn.gelu(nn.conv2d(x, p["c2"]["w"], p["c2"]["b"], padding=1, groups=2), approximate=False)
     x = nn.avg_pool2d(x, 2)
     return nn.linear(p["fc"], nn.flatten(x, fnp.ndim(x) - 3))
 

@@ -5,6 +5,11 @@ per-example gradients are ``vmap(grad(loss), in_dims=(None, 0, 0))``, an ensembl
 
 Layouts and semantics are torch's (``torch.nn.functional``): NCHW images, ``(out, in)``
 linear weights, ``(out, in/groups, kh, kw)`` kernels, the same losses and initialisers.
+The functions that ``jax.nn`` has (the activations, ``softmax``, ``logsumexp``,
+``one_hot``, ``standardize``, ``initializers``, ``dot_product_attention``) take its
+arguments and defaults, since ``import ftransforms as jax`` makes them ``jax.nn``'s:
+``gelu`` is the tanh approximation unless ``approximate=False`` (torch's default is the
+exact form), ``one_hot`` gives float64 (torch: int64).
 
 Example:
     >>> import numpy as np

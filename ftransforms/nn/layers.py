@@ -628,12 +628,12 @@ def embedding(weight: Any, idx: Any) -> Any:
     return fnp.take(weight, idx, axis=0)
 
 
-def one_hot(
-    labels: Any, num_classes: int = -1, dtype: Any = numpy.float32, *, axis: int = -1
-) -> Any:
+def one_hot(labels: Any, num_classes: int = -1, dtype: Any = None, *, axis: int = -1) -> Any:
     """1 at each label, 0 elsewhere (a constant), with the new axis of size ``num_classes``
     at ``axis`` (default: last, ``labels.shape + (num_classes,)``).  ``num_classes=-1``
-    takes ``labels.max() + 1`` (concrete labels only); an out-of-range label gives zeros.
+    takes ``labels.max() + 1`` (concrete labels only); a label outside ``[0,
+    num_classes)`` gives zeros.  As ``jax.nn.one_hot`` (with x64): the default ``dtype``
+    is float64 and float labels are compared with the classes (``1.0`` is class 1).
 
     Example:
         >>> import numpy as np
@@ -641,15 +641,19 @@ def one_hot(
         >>> from ftransforms import nn
         >>> nn.one_hot(np.array([0, 2]), 3)
         array([[1., 0., 0.],
-               [0., 0., 1.]], dtype=float32)
-        >>> ft.vmap(lambda label: nn.one_hot(label, 3))(np.array([1, 0]))
+               [0., 0., 1.]])
+        >>> ft.vmap(lambda label: nn.one_hot(label, 3, dtype=np.float32))(np.array([1, 0]))
         array([[0., 1., 0.],
                [1., 0., 0.]], dtype=float32)
         >>> nn.one_hot(np.array([0, 2]), 3, axis=0).shape
         (3, 2)
     """
-    if dtype_of(labels).kind not in "iu":
-        raise TypeError(f"one_hot: labels must be integers, got dtype {dtype_of(labels)}")
+    dtype = numpy.float64 if dtype is None else dtype
+    if dtype_of(labels).kind not in "iuf":
+        raise TypeError(
+            f"one_hot: labels must be integers (or floats holding them), got dtype "
+            f"{dtype_of(labels)}"
+        )
     if num_classes == -1:
         num_classes = int(fnp.max(labels)) + 1
     out_ndim = fnp.ndim(labels) + 1

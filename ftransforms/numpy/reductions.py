@@ -87,6 +87,18 @@ def _prepare(x: Any, dtype: Any) -> Any:
     return x if dtype is None else astype(as_operand(x), dtype)
 
 
+def _unpromoted(x: Any, dtype: Any, kw: dict) -> Any:
+    """``jax.numpy``'s ``promote_integers=False`` (popped from ``kw``): a sum/product of
+    integers in their own dtype (bool in int32, as JAX), where NumPy widens them to
+    int64.  The default ``True`` is NumPy's rule."""
+    if kw.pop("promote_integers", True) or dtype is not None:
+        return dtype
+    kind = dtype_of(as_operand(x)).kind
+    if kind == "b":
+        return numpy.int32
+    return dtype_of(as_operand(x)) if kind in "iu" else None
+
+
 def _in_dtype(out: Any, dtype: Any) -> Any:
     """A sum or product (running or not) in the requested ``dtype=``: NumPy accumulates
     in it, so ``sum(int8s, dtype=np.int8)`` wraps; the primitives accumulate a narrow
@@ -99,7 +111,8 @@ def _in_dtype(out: Any, dtype: Any) -> Any:
 
 @implements(numpy.sum)
 def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **kw: Any) -> Any:  # noqa: A001
-    """``numpy.sum`` over ``axis`` (all axes by default), with ``where=`` and ``initial=``.
+    """``numpy.sum`` over ``axis`` (all axes by default), with ``where=`` and ``initial=``
+    (and ``jax.numpy``'s ``promote_integers=False``: integers summed in their own dtype).
 
     Example:
         >>> import numpy as np
@@ -111,6 +124,7 @@ def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **k
         >>> ft.grad(lambda x: fnp.sum(x ** 2))(np.array([1.0, 2.0, 3.0]))
         array([2., 4., 6.])
     """
+    dtype = _unpromoted(x, dtype, kw)
     x = _prepare(x, dtype)
     x, initial = _masked("sum", x, kw, 0)
     no_extra_args("sum", kw)
@@ -122,7 +136,7 @@ def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **k
 def prod(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **kw: Any) -> Any:
     """``numpy.prod``: the product over ``axis``; its derivative is exact where elements are
     zero (the product of the other elements, not a division by zero); ``where=`` and
-    ``initial=`` as NumPy.
+    ``initial=`` as NumPy, ``promote_integers=`` as ``jax.numpy``.
 
     Example:
         >>> import numpy as np
@@ -133,6 +147,7 @@ def prod(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **
         >>> ft.grad(fnp.prod)(np.array([2.0, 0.0, 4.0]))
         array([0., 8., 0.])
     """
+    dtype = _unpromoted(x, dtype, kw)
     x = _prepare(x, dtype)
     x, initial = _masked("prod", x, kw, 1)
     no_extra_args("prod", kw)

@@ -153,16 +153,33 @@ def _unique_along(
 
 
 @implements(numpy.union1d)
-def union1d(ar1: Any, ar2: Any) -> Any:
-    """``numpy.union1d``: the sorted distinct values of both arrays.
+def union1d(ar1: Any, ar2: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
+    """``numpy.union1d``: the sorted distinct values of both arrays; ``jax.numpy``'s
+    ``size=``/``fill_value=`` as :func:`unique`'s (the padding defaults to the minimum).
 
     Example:
         >>> import numpy as np
         >>> union1d(np.array([3, 1]), np.array([2, 1])).tolist()
         [1, 2, 3]
+        >>> union1d(np.array([3, 1]), np.array([2, 1]), size=5, fill_value=-1).tolist()
+        [1, 2, 3, -1, -1]
     """
     ar1 = as_operand(ar1)
-    return unique(concatenate([ravel(ar1), ravel(as_operand(ar2, ar1))]))
+    both = concatenate([ravel(ar1), ravel(as_operand(ar2, ar1))])
+    return unique(both, size=size, fill_value=fill_value)
+
+
+def _to_size(values: Any, size: int | None, fill_value: Any) -> Any:
+    """``jax.numpy``'s ``size=``: the first ``size`` of the 1-d ``values``, padded at the
+    end with ``fill_value`` (default 0) when there are fewer; ``values`` without ``size``."""
+    if size is None:
+        return values
+    n = shape(values)[0]
+    if n >= size:
+        return getitem(values, slice(0, size))
+    fill = 0 if fill_value is None else fill_value
+    pad = astype(full((size - n,), fill, like=values), dtype_of(values))
+    return concatenate([values, pad])
 
 
 def _sorted_pairs(ar1: Any, ar2: Any, assume_unique: bool) -> tuple[Any, Any, Any]:
@@ -243,15 +260,31 @@ def setxor1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> Any:
 
 
 @implements(numpy.setdiff1d)
-def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> Any:
+def setdiff1d(
+    ar1: Any,
+    ar2: Any,
+    assume_unique: bool = False,
+    *,
+    size: int | None = None,
+    fill_value: Any = None,
+) -> Any:
     """``numpy.setdiff1d``: the values of ``ar1`` not in ``ar2`` (sorted and distinct
-    unless ``assume_unique``, which keeps ``ar1``'s order).
+    unless ``assume_unique``, which keeps ``ar1``'s order).  ``jax.numpy``'s ``size=``
+    keeps the first ``size`` of them, padded with ``fill_value`` (default 0): a fixed
+    shape.
 
     Example:
         >>> import numpy as np
         >>> setdiff1d(np.array([4, 1, 2, 1]), np.array([2, 5])).tolist()
         [1, 4]
+        >>> setdiff1d(np.array([4, 1, 2, 1]), np.array([2, 5]), size=3).tolist()
+        [1, 4, 0]
     """
+    return _to_size(_setdiff1d(ar1, ar2, assume_unique), size, fill_value)
+
+
+def _setdiff1d(ar1: Any, ar2: Any, assume_unique: bool) -> Any:
+    """:func:`setdiff1d` without ``size``."""
     a1 = ravel(as_operand(ar1))
     a2 = ravel(as_operand(ar2, a1))
     if not assume_unique:
