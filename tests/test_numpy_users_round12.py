@@ -1,0 +1,87 @@
+"""NumPy users' code under the transforms (round 12 probes), with ``import numpy as np``
+(the protocols) and ``import ftransforms.numpy``: values and dtypes as eager NumPy's, vmap
+as the loop over the rows, derivatives as float64 central differences."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ftransforms as ft
+import ftransforms.numpy as fnp
+
+MODULES = [np, fnp]
+
+
+def _loop(f, rows):
+    return np.stack([np.asarray(f(r)) for r in rows])
+
+
+def _same(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    np.testing.assert_array_equal(got, want)
+
+
+# -- np.emath: complex results outside the real domain ----------------------------------------
+
+EMATH_UNARY = ["sqrt", "log", "log2", "log10", "arccos", "arcsin", "arctanh"]
+#: rows where some need the complex function and some not (|x| > 1 and x < 0 both mixed)
+EMATH_ROWS = np.array([[-4.0, 2.0], [0.25, 0.5], [0.75, 3.0], [-0.5, -2.0]])
+
+
+@pytest.mark.parametrize("mod", MODULES)
+@pytest.mark.parametrize("name", EMATH_UNARY)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int8, np.float16])
+def test_emath_under_vmap_is_the_loop_over_the_rows(mod, name, dtype):
+    """Missing before (UnsupportedOperationError).  The loop decides real or complex per
+    row and stacks: complex for the batch, the real rows by the real function (to the
+    bit: the complex function of a real argument differs by a few ulps)."""
+    rows = (EMATH_ROWS * (4 if dtype is np.int8 else 1)).astype(dtype)
+    f = getattr(mod.emath, name)
+    with np.errstate(all="ignore"):
+        for some in (rows, rows[1:3], rows[[0, 3]]):  # mixed, all real, all complex
+            _same(ft.vmap(f)(some), _loop(getattr(np.emath, name), some))
+        _same(f(rows[0]), getattr(np.emath, name)(rows[0]))
+
+
+@pytest.mark.parametrize("mod", MODULES)
+def test_emath_power_and_logn_decide_each_argument_per_row(mod):
+    x = np.array([[-8.0, 2.0], [4.0, 0.5]])
+    p = np.array([2, -1])  # an integer exponent: the negative one is made float (p * 1.0)
+    ints = np.array([[2, 3], [4, 1]])
+    cases = [
+        (lambda r: mod.emath.power(r, 0.5), x),
+        (lambda q: mod.emath.power(np.array([-2.0, 3.0]), q), p),
+        (lambda q: mod.emath.power(np.array([2, 3]), q), p),  # int ** int stays int per row
+        (lambda r: mod.emath.power(r, np.float32(0.5)), ints.astype(np.int8)),
+        (lambda r: mod.emath.logn(3, r), x),
+        (lambda r: mod.emath.logn(r, 2.0), x),
+        (lambda r: mod.emath.logn(r[0], r), x.astype(np.float32)),
+    ]
+    with np.errstate(all="ignore"):
+        for f, rows in cases:
+            _same(ft.vmap(f)(rows), _loop(f, rows))
+
+
+@pytest.mark.parametrize("name", EMATH_UNARY)
+@pytest.mark.parametrize("x0", [-2.5, -0.3, 0.4])
+def test_emath_derivatives_are_central_differences(name, x0):
+    """R -> C: jacfwd is the complex derivative along the real line, jacrev of the real and
+    imaginary parts the same; under vmap each row differentiates its own function."""
+    f = getattr(np.emath, name)
+    h = 1e-6
+    x = np.array([x0])
+    fd = (f(x + h) - f(x - h))[0] / (2 * h)
+    np.testing.assert_allclose(ft.jacfwd(f)(x)[0, 0], fd, rtol=1e-7)
+    np.testing.assert_allclose(ft.grad(lambda t: f(t).real.sum())(x)[0], fd.real, atol=1e-8)
+    np.testing.assert_allclose(ft.grad(lambda t: f(t).imag.sum())(x)[0], fd.imag, atol=1e-8)
+    rows = np.array([[x0, 0.5], [0.25, 0.5]])  # a complex row and a real one
+    g = lambda r: (f(r).real ** 2 + f(r).imag).sum()  # noqa: E731
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no NaN, no warning from the side a row does not use
+        got = ft.vmap(ft.grad(g))(rows)
+    np.testing.assert_allclose(got, _loop(ft.grad(g), rows), rtol=1e-12)
