@@ -85,3 +85,51 @@ def test_emath_derivatives_are_central_differences(name, x0):
         warnings.simplefilter("error")  # no NaN, no warning from the side a row does not use
         got = ft.vmap(ft.grad(g))(rows)
     np.testing.assert_allclose(got, _loop(ft.grad(g), rows), rtol=1e-12)
+
+
+# -- np.array of a list of numbers and tracers -------------------------------------------------
+
+
+def _fd_grad(f, x, h=1e-6):
+    e = np.eye(x.size)
+    return np.array([(f(x + h * e[i]) - f(x - h * e[i])) / (2 * h) for i in range(x.size)])
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda x: np.array([x[0] ** 2, 1.0]),
+        lambda x: np.asarray((x[1], 2, x[0] * x[1])),
+        lambda x: np.array([[x[0], 1.0], [np.float64(2.0), x[1]]]),
+        lambda x: np.array([x, np.ones(2)]),
+    ],
+)
+def test_np_array_of_numbers_and_tracers_is_numpy_numeric_array(build):
+    """Error before: an object array, whose dtype was object and on which ``np.sin`` called
+    ``1.0.sin()`` (TypeError 'loop of ufunc does not support argument')."""
+    x = np.array([1.5, -0.7])
+
+    def f(x):
+        a = build(x)
+        assert a.dtype == np.float64, a.dtype  # NumPy's dtype, seen inside the function
+        return np.sin(a).sum() + np.exp(a).max()
+
+    np.testing.assert_allclose(ft.grad(f)(x), _fd_grad(f, x), rtol=1e-7)
+    rows = np.array([[1.5, -0.7], [0.3, 2.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # np.max of it stays one batched call: no split
+        np.testing.assert_allclose(ft.vmap(f, split=False)(rows), _loop(f, rows), rtol=1e-14)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "other"),
+    [(np.float32, 1.0), (np.float32, np.float32(2)), (np.int8, 1), (np.int8, 300), (np.bool_, 2)],
+)
+def test_np_array_of_a_traced_scalar_and_a_number_has_numpy_dtype(dtype, other):
+    rows = np.array([1, 0, 3]).astype(dtype)
+    f = lambda t: np.array([t, other])  # noqa: E731
+    _same(ft.vmap(f)(rows), _loop(f, rows))
+    _same(
+        ft.vmap(lambda t: np.array([t, other]).astype(np.float32))(rows),
+        _loop(f, rows).astype(np.float32),
+    )

@@ -297,7 +297,9 @@ def test_custom_jvp_sees_arrays():
 
 def test_elements_are_zero_d_tracers_and_results_tracers():
     def f(x):
-        a = np.array([x[0], 1.0])
+        # (without dtype=object, a list of numbers and tracers is one traced array, as
+        # NumPy's array of numbers: tests/test_numpy_users_round12.py)
+        a = np.array([x[0], 1.0], dtype=object)
         assert a.dtype == object and isinstance(a[0], Tracer) and a[0].shape == ()
         assert a[1] == 1.0 and type(a[1]) is float
         s = np.sum(a)
@@ -319,7 +321,7 @@ def test_fnp_array_and_asarray_take_object_arrays():
 
 def test_large_tracers_warn_once_per_call_site():
     def f(x):
-        return np.sum(np.array([x]))  # a list holding a tracer: an object array, as NumPy makes
+        return np.sum(np.array([x], dtype=object))  # an object array, as NumPy makes
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("default", ObjectArrayWarning)
@@ -361,7 +363,7 @@ def test_astype_of_an_object_array_is_refused_by_numpy():
     # NumPy calls float() on each element and wraps what that raises in its own
     # ValueError; the transform raises the wrapped error, which names the fix.
     with pytest.raises(TracerConversionError, match=r"fnp\.array\(\[\.\.\.\], dtype=\.\.\.\)"):
-        grad(lambda x: np.array([x[0], 1.0]).astype(float).sum())(X)
+        grad(lambda x: np.array([x[0], 1.0], dtype=object).astype(float).sum())(X)
 
 
 def test_writes_into_numpy_arrays_made_inside_hold_traced_values():
@@ -397,13 +399,15 @@ def test_numpy_comparisons_of_batched_elements_name_fnp_array():
     # np.max of an object array compares elements with bool(): fine under grad, impossible
     # for a batched value.
     with pytest.raises(BatchedControlFlowError, match=r"fnp\.array\(\[\.\.\.\]\)"):
-        vmap(lambda x: np.max(np.array([x[0], x[1]])), split=False)(np.stack([X, -X]))
+        vmap(lambda x: np.max(np.array([x[0], x[1]], dtype=object)), split=False)(np.stack([X, -X]))
     with pytest.raises(BatchedControlFlowError, match=r"fnp\.array\(\[\.\.\.\]\)"):
-        vmap(lambda x: np.sort(np.array([x[0], x[1]])), split=False)(np.stack([X, -X]))
+        vmap(lambda x: np.sort(np.array([x[0], x[1]], dtype=object)), split=False)(
+            np.stack([X, -X])
+        )
     # by default the rows that compare differently run as groups: the per-row results
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PerformanceWarning)
-        got = vmap(lambda x: np.max(np.array([x[0], x[1]])))(np.stack([X, -X]))
+        got = vmap(lambda x: np.max(np.array([x[0], x[1]], dtype=object)))(np.stack([X, -X]))
     close(got, [max(X[0], X[1]), max(-X[0], -X[1])])
     close(vmap(lambda x: np.max(fnp.array([x[0], x[1]])))(np.stack([X, -X])), [X[0], -X[1]])
 
@@ -412,7 +416,9 @@ def test_named_ufuncs_need_every_element_traced():
     # NumPy applies np.exp to an object array by calling .exp() on each element: a Python
     # float has none (NumPy's own TypeError).  fnp.array([...]) is the fix.
     with pytest.raises(TypeError, match="no callable exp method"):
-        grad(lambda x: np.exp(np.array([x[0], 1.0])).sum())(X)
+        grad(lambda x: np.exp(np.array([x[0], 1.0], dtype=object)).sum())(X)
+    # without dtype=object the list of numbers and tracers is one traced array
+    close(grad(lambda x: np.exp(np.array([x[0], 1.0])).sum())(X), [np.exp(X[0]), 0.0, 0.0])
     close(grad(lambda x: np.exp(fnp.array([x[0], 1.0])).sum())(X), [np.exp(X[0]), 0.0, 0.0])
 
 
@@ -427,7 +433,7 @@ def test_escaped_tracer_in_an_object_array():
     leaked = []
 
     def f(x):
-        leaked.append(np.array([x[0], 1.0]))
+        leaked.append(np.array([x[0], 1.0], dtype=object))
         return x.sum()
 
     grad(f)(X)

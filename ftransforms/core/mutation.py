@@ -88,7 +88,14 @@ import numpy
 from ftransforms.core.errors import InPlaceError
 from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
 from ftransforms.core.stack import OUTERMOST_HOOKS, Interpreter, current_stack
-from ftransforms.core.tracer import LAID_OUT_OBJECTS, Tracer, ValTracer, escaped_error
+from ftransforms.core.tracer import (
+    LAID_OUT_OBJECTS,
+    LIST_PROBE,
+    HoldsTracer,
+    Tracer,
+    ValTracer,
+    escaped_error,
+)
 
 #: The level of the buffers' pseudo-interpreter: above every transform, so that ``bind``
 #: hands an operation holding a buffer to it first, and it unwraps the buffer.
@@ -714,6 +721,15 @@ def wrapper(a, *args, **kwargs):
         if converted is not a:
             return converted.astype(args[0] if args else kwargs["dtype"])
     if (
+        type(a) in (list, tuple)
+        and not args
+        and kwargs.get("dtype") is None
+        and set(kwargs) <= {"dtype", "order"}
+        and kwargs.get("order", "K") in ("K", "A", "C", None)
+        and from_user_code(1, name)
+    ):
+        return numeric_list(original, a, kwargs)  # np.asarray([t, 1.0]), as np.array's
+    if (
         isinstance(a, Tracer)
         and len(args) < 2
         and kwargs.get("copy") is not True
@@ -768,6 +784,20 @@ def wrapper(*args, **kwargs):
         converted = convert_array_like(args[0])
         if converted is not args[0]:
             return converted.astype(args[1] if len(args) == 2 else kwargs["dtype"])
+    if (
+        len(args) == 1
+        and type(args[0]) in (list, tuple)
+        and kwargs.get("dtype") is None
+        and set(kwargs) <= {"dtype", "copy", "order"}
+        and kwargs.get("copy", True) is not False
+        and kwargs.get("order", "K") in ("K", "A", "C", None)
+        and from_user_code(1, name)
+    ):
+        # np.array([t, 1.0]): NOTE [a list of numbers and tracers is a numeric array]
+        out = numeric_list(original, args[0], kwargs)
+        if local.scope is not None and type(out) is ndarray and out.dtype.kind != "O":
+            return new_buffer(local.scope, out)
+        return out
     if (
         args
         and isinstance(args[0], Tracer)
@@ -1194,6 +1224,63 @@ def _convert_array_like(value: Any) -> Any:
     return OBJECT_ARRAY_CONVERTER[0](value) if OBJECT_ARRAY_CONVERTER else value
 
 
+# NOTE [a list of numbers and tracers is a numeric array]: ``np.array([x[0] ** 2, 1.0])``
+# in user code gives, eagerly, a float64 array; NumPy hands the list to no protocol, and
+# the tracers' ``__array__`` alone would make an object array of 0-d tracers, whose dtype
+# is ``object`` and on which ``np.sin`` calls ``1.0.sin()`` (NumPy's TypeError).  So while
+# a transform is active, ``numpy.array``/``numpy.asarray`` called by user code without
+# ``dtype=`` on a (nested) list or tuple that holds a tracer, and otherwise only numbers,
+# NumPy scalars and numeric arrays, give one traced array of NumPy's dtype for the same
+# data (NOTE [array-likes holding tracers]): the eager array's dtype, values and shape.
+# A list with anything else (a string, None, an object) stays NumPy's object array, as
+# does a call from library code (``np.mean([t, u])`` computes on it through the tracers'
+# operators).  NumPy converts the list first, with the tracers' ``__array__`` raising
+# ``HoldsTracer`` (``LIST_PROBE``, per thread): a list of numbers costs what it did, and
+# only a list that holds a tracer is walked in Python.
+
+
+def _numeric_leaf(v: Any) -> bool:
+    if isinstance(v, int):  # one past int64 makes NumPy's object array
+        return -(2**63) <= v < 2**63
+    if isinstance(v, (float, complex, Tracer)):
+        return True
+    dtype = getattr(v, "dtype", None)
+    return isinstance(dtype, numpy.dtype) and dtype.kind in "biufc"
+
+
+def _numeric_with_tracer(value: Any) -> bool | None:
+    """True: the nested list holds a tracer and only numeric leaves; None: no tracer, all
+    numeric; False: a leaf that is not numeric."""
+    found = False
+    for v in value:
+        if type(v) in (list, tuple):
+            inner = _numeric_with_tracer(v)
+            if inner is False:
+                return False
+            found = found or inner is True
+        elif isinstance(v, Tracer):
+            found = True
+        elif not _numeric_leaf(v):
+            return False
+    return True if found else None
+
+
+def _numeric_list(original: Any, value: Any, kwargs: dict) -> Any:
+    """``original(value, **kwargs)`` (NumPy's ``array``/``asarray``) for a list that holds
+    no tracer; one traced array for a list of numbers and tracers (NOTE [a list of numbers
+    and tracers is a numeric array]); NumPy's object array for any other list."""
+    LIST_PROBE.active = True  # a tracer's __array__ raises HoldsTracer
+    try:
+        return original(value, **kwargs)
+    except HoldsTracer:
+        pass
+    finally:
+        LIST_PROBE.active = False
+    if _numeric_with_tracer(value) is True:
+        return _convert_array_like(value)
+    return original(value, **kwargs)
+
+
 def _creation(name: str, source: str = _WRAPPER_SOURCE) -> Any:
     """The wrapper of ``numpy.<name>``.  Its globals name a NumPy module, so that the frame
     checks that look for NumPy's own code (``Tracer.__array__``'s) see through it.
@@ -1216,6 +1303,7 @@ def _creation(name: str, source: str = _WRAPPER_SOURCE) -> Any:
         "Buffer": Buffer,
         "new_buffer": new_buffer,
         "convert_array_like": _convert_array_like,
+        "numeric_list": _numeric_list,
         "fortran": f_contiguous,
         "contiguous": c_contiguous,
         "in_fortran_order": _in_fortran_order,

@@ -570,6 +570,19 @@ def truncation_of(c: Any) -> Any:
     return numpy.trunc(c) + 0.0  # int(-0.5) == int(0.5): -0.0 + 0.0 is 0.0
 
 
+class HoldsTracer(Exception):  # noqa: N818 - a signal, not an error a user sees
+    """Raised by ``Tracer.__array__`` while ``LIST_PROBE.active``: NumPy's conversion of a
+    list met a tracer (NOTE [a list of numbers and tracers is a numeric array] in
+    ``core/mutation.py``)."""
+
+
+class _ListProbe(threading.local):
+    active: bool = False  # per thread: another thread's np.array converts as before
+
+
+LIST_PROBE = _ListProbe()
+
+
 class Tracer:
     """An array-like value that belongs to one interpreter (``_interp``)."""
 
@@ -839,6 +852,8 @@ class Tracer:
         """``np.array([t, 1.0])``, ``np.asarray(t)``: an object array of the tracer's shape
         whose elements are 0-d tracers, so NumPy's object loops compute through the
         tracers' operators (the transforms turn such arrays back into tracers)."""
+        if LIST_PROBE.active:
+            raise HoldsTracer
         if _storing_into_an_array(1):
             raise self._written_into_array_error()
         self._check_live("numpy.asarray()")
