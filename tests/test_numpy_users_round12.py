@@ -133,3 +133,20 @@ def test_np_array_of_a_traced_scalar_and_a_number_has_numpy_dtype(dtype, other):
         ft.vmap(lambda t: np.array([t, other]).astype(np.float32))(rows),
         _loop(f, rows).astype(np.float32),
     )
+
+
+# -- np.polynomial's series with traced coefficients ------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["Polynomial", "Chebyshev", "Legendre", "HermiteE"])
+def test_series_roots_are_a_numeric_array(kind):
+    """SILENT before: ``Polynomial(c).roots()`` was an object array of 0-d complex tracers,
+    so ``np.real`` of it did nothing: complex128 where NumPy gives float64."""
+    cls = getattr(np.polynomial, kind)
+    rows = np.array([[0.3, -1.2, 0.5, 3.0], [-0.4, 0.1, -2.0, 1.0], [1.0, 2.0, 0.7, 0.9]])
+    f = lambda c: np.sort(np.real(cls(c).roots()))  # noqa: E731
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ft.errors.PerformanceWarning)  # chebroots reads data
+        _same(ft.vmap(f)(rows), _loop(f, rows))
+    g = lambda c: np.sum(np.abs(cls(c).roots()) ** 2)  # noqa: E731
+    np.testing.assert_allclose(ft.grad(g)(rows[0]), _fd_grad(g, rows[0]), rtol=1e-6, atol=1e-8)
