@@ -150,3 +150,33 @@ def test_series_roots_are_a_numeric_array(kind):
         _same(ft.vmap(f)(rows), _loop(f, rows))
     g = lambda c: np.sum(np.abs(cls(c).roots()) ** 2)  # noqa: E731
     np.testing.assert_allclose(ft.grad(g)(rows[0]), _fd_grad(g, rows[0]), rtol=1e-6, atol=1e-8)
+
+
+# -- einsum's derivative where a size-1 axis broadcasts ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("subscripts", "shapes"),
+    [
+        ("ij,j->i", [(2, 2), (1,)]),
+        ("ij,j->i", [(2, 1), (3,)]),
+        ("ij,kj->ik", [(2, 2), (3, 1)]),
+        ("i,i->", [(3,), (1,)]),
+        ("ii,i->i", [(2, 2), (1,)]),
+        ("ij,j->", [(2, 1), (4,)]),
+        ("ij,jk,k->i", [(2, 3), (3, 1), (4,)]),
+    ],
+)
+def test_einsum_gradient_with_a_broadcast_axis(subscripts, shapes):
+    """Error before: ``grad`` of ``np.einsum('ij,j->i', A, b)`` with ``b`` of shape (1,)
+    (NumPy broadcasts it) raised 'cannot reshape array of size 2 into shape (2, 2)'."""
+    rng = np.random.default_rng(0)
+    ops = [rng.normal(size=s) for s in shapes]
+    for i in range(len(ops)):
+
+        def f(x, i=i):
+            return np.sin(np.einsum(subscripts, *ops[:i], x, *ops[i + 1 :])).sum()
+
+        want = _fd_grad(lambda v: f(v.reshape(shapes[i])), ops[i].ravel()).reshape(shapes[i])
+        np.testing.assert_allclose(ft.grad(f)(ops[i]), want, rtol=1e-7, atol=1e-9)
+        np.testing.assert_allclose(ft.jacfwd(f)(ops[i]), want, rtol=1e-7, atol=1e-9)
