@@ -204,3 +204,24 @@ def test_nanmedian_along_a_long_axis_is_numpy_mean_of_two():
     rows[:, :, ::7] = np.nan
     f = lambda a: np.nanmedian(a, axis=1)  # noqa: E731
     _same(ft.vmap(f)(rows), _loop(f, rows))
+
+
+# -- the mean of float16 ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mod", MODULES)
+@pytest.mark.parametrize(
+    "kw", [{}, {"axis": 0}, {"axis": 1, "keepdims": True}, {"where": "positive"}]
+)
+def test_float16_mean_is_computed_in_float32_as_numpy(mod, kw):
+    """SILENT before: the float16 sum was rounded to float16 before the division (NumPy
+    divides the float32 sum and rounds once): np.mean gave -9.805 where NumPy gives -9.8."""
+    rows = (np.random.default_rng(7).normal(size=(40, 3, 6)) * 30).astype(np.float16)
+
+    def f(v):
+        kws = {**kw, "where": v > 0} if "where" in kw else kw
+        return mod.mean(v, **kws)
+
+    _same(ft.vmap(f)(rows), _loop(f, rows))
+    _same(ft.vmap(lambda v: v.mean())(rows), _loop(lambda v: v.mean(), rows))
+    _same(ft.vmap(lambda v: mod.var(v, axis=0))(rows), _loop(lambda v: np.var(v, axis=0), rows))
