@@ -225,3 +225,27 @@ def test_float16_mean_is_computed_in_float32_as_numpy(mod, kw):
     _same(ft.vmap(f)(rows), _loop(f, rows))
     _same(ft.vmap(lambda v: v.mean())(rows), _loop(lambda v: v.mean(), rows))
     _same(ft.vmap(lambda v: mod.var(v, axis=0))(rows), _loop(lambda v: np.var(v, axis=0), rows))
+
+
+# -- np.clip of integers with Python int bounds past the dtype --------------------------------
+
+
+@pytest.mark.parametrize("mod", MODULES)
+@pytest.mark.parametrize(
+    "bounds", [(-1, 300), (-1000, 1000), (2, 300), (-1, 3), (-300, None), (None, 1000), (3, 2)]
+)
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8])
+def test_clip_of_small_integers_with_far_python_bounds(mod, bounds, dtype):
+    """Error before: ``np.clip(u8, -1, 300)`` raised OverflowError under the transforms;
+    NumPy drops a Python int bound past the dtype's range."""
+    rows = np.array([[0, 5, 127], [100, 3, 1]], dtype)
+    f = lambda v: mod.clip(v, *bounds)  # noqa: E731
+    _same(ft.vmap(f)(rows), _loop(lambda v: np.clip(v, *bounds), rows))
+    _same(ft.vmap(lambda v: v.clip(*bounds))(rows), _loop(lambda v: v.clip(*bounds), rows))
+
+
+def test_clip_bound_on_the_far_side_still_overflows_as_numpy():
+    with pytest.raises(OverflowError):
+        np.clip(np.zeros(2, np.uint8), 300, 400)
+    with pytest.raises(OverflowError):
+        ft.vmap(lambda v: np.clip(v, 300, 400))(np.zeros((2, 2), np.uint8))
