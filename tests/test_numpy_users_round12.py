@@ -263,3 +263,27 @@ def test_complex_arccos_arcsin_derivative_on_the_branch_cut(name, x, im):
     z = np.array(complex(x, im))
     np.testing.assert_allclose(ft.jvp(f, (z,), (np.array(1 + 0j),))[1], fd, rtol=1e-6)
     np.testing.assert_allclose(ft.jacfwd(f, holomorphic=True)(z), fd, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda c: divmod(np.polynomial.Polynomial(c), np.polynomial.Polynomial([1.0, 2.0]))[0].coef,
+        lambda c: (np.polynomial.Chebyshev(c) // np.polynomial.Chebyshev([0.5, 2.0])).coef,
+        lambda c: (np.polynomial.Legendre(c) % np.polynomial.Legendre([0.5, 2.0])).coef,
+        lambda c: np.polynomial.Legendre.fit(np.linspace(-1, 1, 4), c, 2).convert().coef,
+        lambda c: np.polynomial.Hermite(c).convert(kind=np.polynomial.Polynomial).coef,
+    ],
+)
+def test_series_division_and_conversion_with_traced_coefficients(op):
+    """Errors and a SILENT one before: an object array of numbers met a tracer and made a
+    traced array of dtype object: vmap returned an object array, grad raised
+    AttributeError ('float' object has no attribute 'shape'), jvp a TypeError."""
+    rows = np.array([[1.0, 2.0, 3.0, 4.0], [2.0, 1.0, 0.5, 3.0]])
+    got, want = ft.vmap(op)(rows), _loop(op, rows)
+    assert type(got) is np.ndarray and got.dtype == want.dtype == np.float64
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-14)  # (fit: a batched lstsq)
+    f = lambda c: np.sum(op(c) ** 2)  # noqa: E731
+    np.testing.assert_allclose(ft.grad(f)(rows[0]), _fd_grad(f, rows[0]), rtol=1e-6, atol=1e-8)
+    _, tangent = ft.jvp(f, (rows[0],), (rows[1],))
+    np.testing.assert_allclose(tangent, _fd_grad(f, rows[0]) @ rows[1], rtol=1e-6)
