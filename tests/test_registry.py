@@ -247,9 +247,10 @@ def _dispatch_table() -> dict:
 
 
 def _exported() -> dict[int, str]:
-    """id(function) -> its public path, over fnp, fnp.linalg and fnp.fft."""
+    """id(function) -> its public path, over fnp, fnp.linalg, fnp.fft and fnp.emath."""
     out: dict[int, str] = {}
-    for prefix, module in (("", fnp), ("linalg.", fnp.linalg), ("fft.", fnp.fft)):
+    spaces = (("", fnp), ("linalg.", fnp.linalg), ("fft.", fnp.fft), ("emath.", fnp.emath))
+    for prefix, module in spaces:
         for n in dir(module):
             if not n.startswith("_"):
                 out.setdefault(id(getattr(module, n)), prefix + n)
@@ -259,6 +260,7 @@ def _exported() -> dict[int, str]:
 def _numpy_name(func) -> str:
     module = getattr(func, "__module__", "numpy") or "numpy"
     prefix = "numpy.linalg" if "linalg" in module else "numpy.fft" if "fft" in module else "numpy"
+    prefix = "numpy.emath" if "scimath" in module else prefix
     return f"{prefix}.{func.__name__}"
 
 

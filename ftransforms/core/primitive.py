@@ -219,7 +219,7 @@ class Primitive:
                         return interp.process(self, args, params)
         return self._bind_general(args, params)
 
-    def _bind_general(self, args: tuple, params: dict) -> Any:
+    def _bind_general(self, args: tuple, params: dict) -> Any:  # noqa: C901
         """``bind`` for any arguments (see NOTE [bind fast paths])."""
         top = None
         plain = True  # only numpy arrays and Python/NumPy scalars so far
@@ -252,6 +252,8 @@ class Primitive:
             )
         if objects and OBJECT_ARRAY_CONVERTER:
             converted = [OBJECT_ARRAY_CONVERTER[0](b) for b in args]
+            if top is not None:  # NOTE [an object array of numbers meets a tracer]
+                converted = [_numeric_if_numbers(c) for c in converted]
             if any(c is not b for c, b in zip(converted, args)):
                 return self.bind(*converted, **params)
             if any(type(b) is list or type(b) is tuple for b in args):
@@ -490,3 +492,25 @@ def register_family_batch_rule(family: str, rule: Callable) -> None:
     for prim in REGISTRY.values():
         if prim.family == family and prim.batch is None:
             prim.batch = rule
+
+
+# NOTE [an object array of numbers meets a tracer]: NumPy code that computes on object
+# arrays of tracers (np.polynomial's series once a coefficient is traced) makes object
+# arrays of plain numbers beside them (``c2 = c2[:-1] / scl`` of a float divisor), and an
+# operation of such an array with a tracer would make a traced array of dtype object,
+# which no transform can differentiate or batch (a Python float where a cotangent should
+# be, an object array returned by vmap).  So, where a tracer is among the operands, an
+# object array that holds only numbers computes as NumPy's array of those numbers.
+_NUMBER_TYPES = (bool, int, float, complex, numpy.number, numpy.bool_)
+
+
+def _numeric_if_numbers(b: Any) -> Any:
+    if type(b) is not numpy.ndarray or b.dtype is not _OBJECT or not b.size:
+        return b
+    items = b.ravel().tolist()
+    if not all(isinstance(v, _NUMBER_TYPES) for v in items):
+        return b
+    try:
+        return numpy.array(items).reshape(b.shape)
+    except (OverflowError, ValueError):  # a Python int past int64: NumPy's object array
+        return b

@@ -74,6 +74,7 @@ from numpy import random  # noqa: E402
 from ftransforms.numpy import (  # noqa: F401
     array_methods,
     element_iterator,
+    emath,
     fft,
     generator_out,
     linalg,

@@ -28,8 +28,10 @@ import functools
 from typing import Any
 
 import numpy
+import numpy.polynomial.polyutils
 
 from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE
+from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.helpers import array_like, holds_tracer
 
 __all__ = ["traced_object_arrays"]
@@ -95,3 +97,24 @@ for _module, _names in _COMPILED.items():
             _originals,
         )
     )
+
+
+def _mapdomain(x: Any, old: Any, new: Any) -> Any:
+    """``numpy.polynomial.polyutils.mapdomain`` (the affine map behind a series' ``roots()``,
+    ``__call__`` and ``linspace``) of a traced ``x`` or an object array holding tracers:
+    the traced array mapped (NumPy's ``asanyarray`` would make an object array of 0-d
+    tracers, on which ``np.real`` of complex roots does nothing)."""
+    if isinstance(x, Tracer) or _object_with_tracer(x):
+        off, scl = numpy.polynomial.polyutils.mapparms(old, new)
+        return off + scl * array_like(x)
+    return _MAPDOMAIN(x, old, new)
+
+
+_MAPDOMAIN = numpy.polynomial.polyutils.mapdomain
+PATCHED_WHILE_ACTIVE.append(
+    (
+        vars(numpy.polynomial.polyutils),
+        {"mapdomain": functools.wraps(_MAPDOMAIN)(_mapdomain)},
+        {"mapdomain": _MAPDOMAIN},
+    )
+)

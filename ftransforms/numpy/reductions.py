@@ -266,6 +266,17 @@ def mean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **
         >>> ft.grad(fnp.mean)(np.array([1.0, 2.0, 3.0, 4.0]))
         array([0.25, 0.25, 0.25, 0.25])
     """
+    if dtype is None and dtype_of(x) == numpy.float16:
+        # NumPy's mean sums and divides float16 in float32 and rounds the quotient once
+        # (its var and std take their mean in float16: _mean_in_dtype)
+        return astype(_mean_in_dtype(x, axis, numpy.float32, keepdims, **kw), numpy.float16)
+    return _mean_in_dtype(x, axis, dtype, keepdims, **kw)
+
+
+def _mean_in_dtype(
+    x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **kw: Any
+) -> Any:
+    """:func:`mean` computed in ``dtype`` (the input's float dtype when None)."""
     mask = kw.pop("where", None)
     no_extra_args("mean", kw)
     x = float_input(x, dtype)
@@ -281,7 +292,7 @@ def mean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **
     return sum(x, axis=axis, keepdims=keepdims, where=mask) / astype(count, dtype_of(x))
 
 
-_mean = mean  # (var's parameters of these names hide the functions)
+_mean = _mean_in_dtype  # (var's parameters of these names hide the functions)
 _select = where
 
 

@@ -186,6 +186,7 @@ def _quantile(
         method = interpolation
     kw.pop("overwrite_input", None)  # nothing is ever overwritten
     weights = kw.pop("weights", None)
+    two_middle = kw.pop("two_middle", None)  # nanmedian's: NOTE [nanmedian's two middle values]
     weak = kw.pop("weak_q", type(q) in (int, float))
     no_extra_args(name, kw)
     if method not in _METHODS:
@@ -239,7 +240,7 @@ def _quantile(
         else:
             size_ = n
             last = n - 1
-        out = _order_statistic(s, qf, size_, last, method, int_q, cdt)
+        out = _order_statistic(s, qf, size_, last, method, int_q, cdt, two_middle)
         if int_q and not weak and method in _INTEGER_INDEX_WITH_INTEGER_Q:
             out = astype(out, numpy.result_type(adt, dtype_of(q)))  # NumPy's integer gamma
     if nan and float_a:
@@ -257,7 +258,16 @@ def _quantile(
     return out
 
 
-def _order_statistic(s: Any, qf: Any, n: Any, last: Any, method: str, int_q: bool, cdt: Any) -> Any:
+def _order_statistic(
+    s: Any,
+    qf: Any,
+    n: Any,
+    last: Any,
+    method: str,
+    int_q: bool,
+    cdt: Any,
+    two_middle: str | None = None,
+) -> Any:
     """The ``method``'s quantiles ``qf`` of the sorted rows ``s`` (``n`` values each, the
     last at ``last``), as NumPy's ``_quantile`` computes them: a virtual index in q's dtype,
     its neighbours clamped to the row, and the interpolation weight gamma."""
@@ -295,6 +305,12 @@ def _order_statistic(s: Any, qf: Any, n: Any, last: Any, method: str, int_q: boo
     lo_i = where(above, last, previous)
     hi_i = where(above | below, lo_i, previous + 1)
     gamma = virtual - previous
+    if two_middle is not None:  # NOTE [nanmedian's two middle values]
+        odd = remainder(virtual, 1) == 0  # one middle value: NumPy takes it twice
+        lo, hi = gather(lo_i), gather(where(odd, lo_i, hi_i))
+        if two_middle == "mean" and cdt == numpy.float16:  # np.mean's float32 accumulator
+            return astype((astype(lo, numpy.float32) + astype(hi, numpy.float32)) / 2, cdt)
+        return (astype(lo, cdt) + astype(hi, cdt)) / 2
     if method == "midpoint":
         gamma = where(remainder(virtual, 1) == 0, 0.0, 0.5)
     elif method == "averaged_inverted_cdf":
@@ -484,7 +500,17 @@ def nanmedian(
         >>> nanmedian(np.array([[1.0, np.nan, 3.0], [4.0, 5.0, 9.0]]), axis=1).tolist()
         [2.0, 5.0]
     """
-    kw = {"out": out, "overwrite_input": overwrite_input}
+    # NOTE [nanmedian's two middle values]: NumPy's nanmedian is not its quantile: it
+    # averages the two middle values, ``(lo + hi) / 2`` (both the same one for an odd
+    # count), where the 'midpoint' quantile interpolates, ``hi - (hi - lo) * 0.5``, which
+    # differs in the last bit.  Along an axis shorter than 600 it is np.ma.median's sum of
+    # the two divided by 2, in the data's dtype; over the whole array, a 1-d one or a long
+    # axis, np.median's np.mean of the two (float16 summed in float32).
+    a = as_operand(a)
+    dims = ndim(a)
+    reduced = math.prod(helpers.shape(a)[i] for i in normalize_axes(axis, dims)) if dims else 1
+    small = axis is not None and dims > 1 and reduced < 600
+    kw = {"out": out, "overwrite_input": overwrite_input, "two_middle": "sum" if small else "mean"}
     return _quantile(a, 0.5, axis, "midpoint", bool(keepdims), True, "nanmedian", kw)
 
 

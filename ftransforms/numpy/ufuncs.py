@@ -205,6 +205,15 @@ def clip(a: Any, a_min: Any = None, a_max: Any = None, **kwargs: Any) -> Any:
     if kwargs:
         raise UnsupportedOperationError(f"clip: unsupported arguments {sorted(kwargs)}")
     a = as_array(a)
+    dt = dtype_of(a)
+    if dt.kind in "iu":
+        # NumPy's clip drops a Python int bound past the integer dtype's range (a bound
+        # on the far side stays, and its cast raises NumPy's OverflowError)
+        info = numpy.iinfo(dt)
+        if type(a_min) is int and a_min <= info.min:
+            a_min = None
+        if type(a_max) is int and a_max >= info.max:
+            a_max = None
     if a_min is not None:
         a = maximum(a, a_min)
     if a_max is not None:

@@ -334,8 +334,23 @@ Example:
     >>> float(ft.grad(fnp.arcsin)(0.0))
     1.0
 """
+
+
+def _one_minus_square(x):
+    # NOTE [1 - z**2 on a branch cut]: arcsin/arccos of a complex z = x + 0j with |x| > 1
+    # lie on their branch cut, where NumPy's value is the limit from the side of the zero's
+    # sign, and so is the derivative along the real line (the central difference of
+    # np.emath.arccos at 1.7 is -0.727j).  ``1 - z*z`` makes the zero imaginary part +0
+    # whatever the side (0 - 0), and the square root then takes the other branch;
+    # ``-(z*z - 1)`` keeps the sign (-(+0 - 0) is -0), and for real x it is the same number.
+    return -(x * x - 1)
+
+
 arcsin_p = defunary(
-    "arcsin", lambda xp, x: xp.arcsin(x), lambda y, x: 1 / sqrt_p.bind(1 - x * x), doc=_ARCSIN_DOC
+    "arcsin",
+    lambda xp, x: xp.arcsin(x),
+    lambda y, x: 1 / sqrt_p.bind(_one_minus_square(x)),
+    doc=_ARCSIN_DOC,
 )
 
 _ARCCOS_DOC = """``fnp.arccos(x)``: the inverse cosine, in ``[0, pi]`` (NaN outside ``[-1, 1]``),
@@ -352,7 +367,10 @@ Example:
     -1.0
 """
 arccos_p = defunary(
-    "arccos", lambda xp, x: xp.arccos(x), lambda y, x: -1 / sqrt_p.bind(1 - x * x), doc=_ARCCOS_DOC
+    "arccos",
+    lambda xp, x: xp.arccos(x),
+    lambda y, x: -1 / sqrt_p.bind(_one_minus_square(x)),  # NOTE [1 - z**2 on a branch cut]
+    doc=_ARCCOS_DOC,
 )
 
 _ARCTAN_DOC = """``fnp.arctan(x)``: the inverse tangent, in ``(-pi/2, pi/2)``, elementwise, as
