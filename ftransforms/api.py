@@ -69,6 +69,7 @@ from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
 from ftransforms.host_random import (
     TRACED_DRAWS,
+    entropy_taken,
     held_generators,
     moved,
     raw_states,
@@ -294,14 +295,16 @@ def _vmap_call(
         axis = (name, xp_of(*[leaf for leaf, d in zip(leaves, dims) if d is not None]))
     interp = BatchInterpreter(where, size, randomness, split, masking, axis)
     # draws from generators the user holds (NOTE [randomness under vmap] in random.py)
-    gens = held_generators(func, leaves) if size > 1 and randomness != "same" else ()
-    before, mark = (raw_states(gens), len(TRACED_DRAWS.ids)) if gens else (None, 0)
+    watch = size > 1 and randomness != "same"
+    gens = held_generators(func, leaves) if watch else ()
+    before, mark = (raw_states(gens), len(TRACED_DRAWS.ids)) if gens else ([], 0)
+    seeds = entropy_taken() if watch else -1  # NOTE [fresh entropy under vmap]
     held = held_generators(func, leaves) if size > 1 and randomness == "same" else ()
     held_states = raw_states(held) if held else None  # each rerun starts from these
     held_seen: set = set()  # ... but those that ftransforms.random replays itself
     if held:
         TRACED_DRAWS.watching.append(held_seen)
-    drew = False  # the batch shared a draw from a held generator before a split or error
+    drew = ""  # the batch shared a draw from a held generator before a split or error
     try:
         with pushed(interp):
             try:
@@ -326,13 +329,15 @@ def _vmap_call(
                     raise SpeculationFailed(interp, "a masked loop was left by return or break")
                 result = _vmap_outputs(interp, out, out_dims, size, where, leaves, dims)
             except (BatchSplit, SpeculationFailed, Exception):
-                drew = bool(gens) and moved(gens, before, mark)
+                drew = _held_drew(gens, before, mark, seeds)
                 raise
             # (inside the block: the draw log is cleared when the last transform returns)
-            if not gens or not moved(gens, before, mark):
+            drew = _held_drew(gens, before, mark, seeds)
+            if not drew:
                 return result
         restore(gens, before)
         signal = _HELD_DRAW
+        drew, held_draw = "", drew
     except BatchSplit as caught:  # NOTE [splitting the batch] (ftransforms/split.py)
         if caught.interp is not interp:
             raise
@@ -358,13 +363,13 @@ def _vmap_call(
             held, held_states = _raw_drawn(held, held_states, held_seen)
     if drew:  # the rows shared a draw before a split or an error: the loop over the rows
         restore(gens, before)  # draws row by row (up to the row that fails)
-        signal = _HELD_DRAW
+        signal, held_draw = _HELD_DRAW, drew
     if signal is _HELD_DRAW:
         if group:  # a group of a split: the whole batch runs row by row, in row order
-            raise _HeldDrawInGroup(where)
+            raise _HeldDrawInGroup(held_draw)
         return _draws_per_row(
             func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split, rows, name,
-            aliases,
+            aliases, held_draw,
         )  # fmt: skip
     if signal is None:  # run again without masking loops
         if held:
@@ -392,17 +397,29 @@ def _vmap_call(
     if randomness != "same":
         try:  # a group's split is run by the group's caller (split.Regroup)
             return split_batch(signal, rerun, leaves, dims, rows, out_dims, where, group)
-        except _HeldDrawInGroup:
+        except _HeldDrawInGroup as in_group:
             if group:
                 raise
+            held_draw = in_group.args[0]
         restore(gens, before)  # a group drew from a held generator: as the loop over rows
         return _draws_per_row(  # draws, the rows draw one at a time, in their order
             func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split, rows, name,
+            None, held_draw,
         )  # fmt: skip
     # the groups replay the first run's draws (random._DrawLog), then replay from copies
     with replaying_draws(interp), same_randomness_across_chunks():
         rerun = _sharing_held_draws(rerun, held, held_states)
         return split_batch(signal, rerun, leaves, dims, rows, out_dims, where)
+
+
+def _held_drew(gens: tuple, before: list, mark: int, seeds: int) -> str:
+    """Whether a batched call drew where no tracer sees it: ``'held'`` from a generator
+    the function holds (``gens``, states ``before``), ``'fresh'`` from one it made with no
+    seed (NumPy took a fresh seed since the count was ``seeds``; -1: not watched), or ``''``.
+    """
+    if gens and moved(gens, before, mark):
+        return "held"
+    return "fresh" if seeds >= 0 and entropy_taken() != seeds else ""
 
 
 def _sharing_held_draws(run: Callable, gens: tuple, states: list | None) -> Callable:
@@ -450,14 +467,17 @@ class _HeldDrawInGroup(BaseException):
 
 
 def _draws_per_row(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split,
-                   rows, name, aliases=None):  # fmt: skip
+                   rows, name, aliases=None, held_draw="held"):  # fmt: skip
     """The function drew from a generator it holds (``rng.normal``), which no tracer sees:
     under randomness='different' each row runs on its own, drawing in the order of a
-    loop over the rows (the generators were set back before the first row)."""
-    if randomness == "error" or name is not None:
+    loop over the rows (the generators were set back before the first row).  A generator
+    it made with no seed (``held_draw == 'fresh'``) is its own, as in the loop: the rows
+    run one at a time under 'error' too (NOTE [fresh entropy under vmap])."""
+    if (randomness == "error" and held_draw != "fresh") or name is not None:
         raise RandomnessError(
-            f"{where}: the function drew random numbers from a generator it holds "
-            f"(such as rng.normal(...) or Python's random.random())"
+            f"{where}: the function drew random numbers from a generator it "
+            + ("made with no seed (np.random.default_rng())" if held_draw == "fresh" else
+               "holds (such as rng.normal(...) or Python's random.random())")
             + (f" under vmap(axis_name={name!r}), whose rows cannot run one at a time"
                if name is not None and randomness != "error" else
                ", and random operations are disallowed under vmap(randomness='error') "

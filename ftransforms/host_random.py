@@ -40,6 +40,8 @@ from typing import Any
 
 import numpy
 
+from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE
+
 _GENERATORS = (numpy.random.Generator, numpy.random.RandomState)
 _DEPTH = 4
 
@@ -364,3 +366,32 @@ def _seed_source() -> Any:
 
 
 _SEED_SOURCE = _seed_source()
+
+
+def _counted_while_active(k: int) -> int:
+    _ENTROPY.taken += 1
+    return _NUMPY_RANDBITS(k)
+
+
+# NOTE [fresh entropy under vmap]: a generator the function makes with no seed
+# (``np.random.default_rng()``, ``RandomState()``, ``PCG64()``) has no state before the call
+# to compare, and its draws are those of one call, shared by the whole batch; a loop over
+# the rows makes a generator per row.  So while a transform is active NumPy's seed source
+# also counts the seeds it hands out (one more entry of core/mutation.py's window, a dict
+# update at the outermost call), and ``vmap`` (randomness 'error' or 'different') whose call
+# took one runs its rows one at a time, as the loop does (api._draws_per_row).  Under
+# 'error' too, without raising: ``RandomState(seed)`` takes a fresh seed before it sets its
+# own, and cannot be told apart from ``RandomState()`` here; one row at a time is right for
+# both (a seeded generator per row draws what the shared one drew).  Under 'same' the
+# batch keeps its one draw.
+if _SEED_SOURCE is not None:
+    _NUMPY_RANDBITS = _SEED_SOURCE.randbits
+    PATCHED_WHILE_ACTIVE.append(
+        (vars(_SEED_SOURCE), {"randbits": _counted_while_active}, {"randbits": _NUMPY_RANDBITS})
+    )
+
+
+def entropy_taken() -> int:
+    """How many fresh seeds NumPy took on this thread while watched (NOTE [fresh entropy
+    under vmap]); compare two readings."""
+    return _ENTROPY.taken

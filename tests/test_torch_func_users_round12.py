@@ -1,0 +1,63 @@
+"""Round 12: torch.func users' semantics (vmap's randomness, in_dims/out_dims, grad's
+argnums and has_aux, jacobians, hessians, NTK and ensembling idioms), translated to NumPy
+arrays and ftransforms' names, each checked against torch.func's documented behaviour, a
+plain loop over the rows or finite differences."""
+
+import numpy as np
+import pytest
+
+import ftransforms as ft
+from ftransforms.core.stack import current_stack
+
+
+@pytest.mark.parametrize("make", ["default_rng", "RandomState", "Generator(PCG64())"])
+@pytest.mark.parametrize("randomness", ["error", "different"])
+def test_a_generator_made_with_no_seed_inside_draws_per_row_like_the_loop(make, randomness):
+    # a generator made inside the function from fresh entropy is the row's own, as in a
+    # loop over the rows: each row draws different numbers (it drew once for the batch,
+    # every row the same numbers)
+    new = {
+        "default_rng": lambda: np.random.default_rng(),
+        "RandomState": lambda: np.random.RandomState(),
+        "Generator(PCG64())": lambda: np.random.Generator(np.random.PCG64()),
+    }[make]
+
+    def noisy(a):
+        return a * 0.0 + new().normal(size=a.shape)
+
+    out = ft.vmap(noisy, randomness=randomness)(np.zeros((4, 3)))
+    assert out.shape == (4, 3)
+    assert len({tuple(row) for row in out}) == 4
+    assert len(current_stack()) == 0
+
+
+def test_a_seeded_generator_made_inside_still_draws_the_same_rows():
+    # RandomState(seed) takes a fresh seed before setting its own: the rows still agree
+    # with the loop (each row seeds 0), under every randomness, and 'error' does not raise
+    x = np.arange(6.0).reshape(3, 2)
+    f = lambda a: a + np.random.RandomState(0).normal(size=2)  # noqa: E731
+    g = lambda a: a + np.random.default_rng(0).normal(size=2)  # noqa: E731
+    for fn in (f, g):
+        loop = np.stack([fn(a) for a in x])
+        for randomness in ("error", "different", "same"):
+            assert np.array_equal(ft.vmap(fn, randomness=randomness)(x), loop)
+
+
+def test_same_randomness_shares_a_fresh_generator_draw_across_the_batch():
+    out = ft.vmap(lambda a: a + np.random.default_rng().normal(size=3), randomness="same")(
+        np.zeros((4, 3))
+    )
+    assert np.all(out == out[0])
+
+
+def test_nested_vmaps_with_a_fresh_generator_follow_each_levels_randomness():
+    def draw(a):
+        return a + np.random.default_rng().random()
+
+    x = np.zeros((3, 4))
+    inner_same = ft.vmap(ft.vmap(draw, randomness="same"), randomness="different")(x)
+    assert np.all(inner_same == inner_same[:, :1])  # the inner rows share a draw
+    assert len(set(inner_same[:, 0])) == 3  # the outer rows differ
+    outer_same = ft.vmap(ft.vmap(draw, randomness="different"), randomness="same")(x)
+    assert np.all(outer_same == outer_same[:1])
+    assert len(set(outer_same[0])) == 4
