@@ -68,7 +68,9 @@ from ftransforms.core.mutation import detached, mutable, views_one_of
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
 from ftransforms.host_random import (
+    NO_REPLAY,
     TRACED_DRAWS,
+    SeedReplay,
     entropy_taken,
     held_generators,
     moved,
@@ -304,9 +306,12 @@ def _vmap_call(
     held_seen: set = set()  # ... but those that ftransforms.random replays itself
     if held:
         TRACED_DRAWS.watching.append(held_seen)
+    # the fresh seeds of a 'same' batch, which its groups replay (NOTE [fresh entropy under
+    # vmap] in host_random.py)
+    same_seeds = SeedReplay() if size > 1 and randomness == "same" else NO_REPLAY
     drew = ""  # the batch shared a draw from a held generator before a split or error
     try:
-        with pushed(interp):
+        with pushed(interp), same_seeds:
             try:
                 wrapped = [
                     mutable(leaf) if d is None else BatchTracer(interp, leaf, d)
@@ -408,7 +413,7 @@ def _vmap_call(
         )  # fmt: skip
     # the groups replay the first run's draws (random._DrawLog), then replay from copies
     with replaying_draws(interp), same_randomness_across_chunks():
-        rerun = _sharing_held_draws(rerun, held, held_states)
+        rerun = _sharing_held_draws(rerun, held, held_states, same_seeds)
         return split_batch(signal, rerun, leaves, dims, rows, out_dims, where)
 
 
@@ -422,14 +427,22 @@ def _held_drew(gens: tuple, before: list, mark: int, seeds: int) -> str:
     return "fresh" if seeds >= 0 and entropy_taken() != seeds else ""
 
 
-def _sharing_held_draws(run: Callable, gens: tuple, states: list | None) -> Callable:
+def _sharing_held_draws(
+    run: Callable, gens: tuple, states: list | None, seeds: SeedReplay | None = None
+) -> Callable:
     """``run`` for each part of a ``vmap(randomness='same')`` that runs in parts (the groups
     of a split, the chunks of ``chunk_size``): every part starts the generators the
     function holds (``rng.normal``, which no tracer sees) from ``states``, so all rows
     share one draw, and they are left where the first part left them, as after one run
     (NOTE [randomness under vmap] in random.py)."""
+    seeds = SeedReplay() if seeds is None else seeds  # NOTE [fresh entropy under vmap]
     if not gens:
-        return run
+
+        def replayed(*args: Any) -> Any:
+            with seeds:
+                return run(*args)
+
+        return replayed
     held = [gens, states]
     after: list = []
 
@@ -438,7 +451,8 @@ def _sharing_held_draws(run: Callable, gens: tuple, states: list | None) -> Call
         seen: set = set()
         TRACED_DRAWS.watching.append(seen)
         try:
-            return run(*args)
+            with seeds:
+                return run(*args)
         finally:
             unwatch(seen)
             if after:

@@ -286,6 +286,7 @@ def restore(gens: tuple, raw: list) -> None:
 class _Entropy(threading.local):
     def __init__(self) -> None:
         self.taken = 0  # fresh seeds NumPy took on this thread while watched
+        self.replays: list = []  # the SeedReplay of each running 'same' part, outermost first
 
 
 _ENTROPY = _Entropy()
@@ -370,7 +371,75 @@ _SEED_SOURCE = _seed_source()
 
 def _counted_while_active(k: int) -> int:
     _ENTROPY.taken += 1
-    return _NUMPY_RANDBITS(k)
+    replays = _ENTROPY.replays
+    return _replayed_seed(replays, len(replays) - 1, k) if replays else _NUMPY_RANDBITS(k)
+
+
+def _replayed_seed(replays: list, level: int, k: int) -> int:
+    """The next seed of the 'same' batch at ``level``: the one its first part took there,
+    or a new one (from the batch around it, if any), logged for the parts after."""
+    if level < 0:
+        return _NUMPY_RANDBITS(k)
+    replay = replays[level]
+    log, at = replay.log, replay.at
+    if at < len(log) and log[at][0] == k:
+        seed = log[at][1]
+    else:
+        seed = _replayed_seed(replays, level - 1, k)
+        del log[at:]
+        log.append((k, seed))
+    replay.at = at + 1
+    return seed
+
+
+class SeedReplay:
+    """While a ``with`` block runs, the fresh seeds NumPy hands out on this thread are those
+    the first block with this object took, in order (new ones past them are logged), so a
+    generator made with no seed inside draws the same numbers in every part of a
+    ``vmap(randomness='same')`` that runs in parts: the groups of a split, the chunks of
+    ``chunk_size`` (NOTE [fresh entropy under vmap]).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms.host_random import SeedReplay
+        >>> replay = SeedReplay()
+        >>> draw = ft.vmap(lambda x: x + np.random.default_rng().random(), randomness="same")
+        >>> with replay:
+        ...     a = draw(np.zeros(2))
+        >>> with replay:
+        ...     b = draw(np.zeros(2))
+        >>> bool((a == b).all())
+        True
+    """
+
+    __slots__ = ("log", "at")
+
+    def __init__(self) -> None:
+        self.log: list[tuple[int, int]] = []
+        self.at = 0
+
+    def __enter__(self) -> SeedReplay:
+        self.at = 0
+        _ENTROPY.replays.append(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _ENTROPY.replays.pop()
+
+
+class _NoReplay:
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+#: The ``with`` of a batch that replays no seeds.
+NO_REPLAY = _NoReplay()
 
 
 # NOTE [fresh entropy under vmap]: a generator the function makes with no seed
@@ -383,7 +452,8 @@ def _counted_while_active(k: int) -> int:
 # 'error' too, without raising: ``RandomState(seed)`` takes a fresh seed before it sets its
 # own, and cannot be told apart from ``RandomState()`` here; one row at a time is right for
 # both (a seeded generator per row draws what the shared one drew).  Under 'same' the
-# batch keeps its one draw.
+# batch keeps its one draw, and where it runs in parts (chunk_size, the groups of a split)
+# every part is handed the seeds the first part took (:class:`SeedReplay`).
 if _SEED_SOURCE is not None:
     _NUMPY_RANDBITS = _SEED_SOURCE.randbits
     PATCHED_WHILE_ACTIVE.append(

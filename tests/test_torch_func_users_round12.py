@@ -61,3 +61,32 @@ def test_nested_vmaps_with_a_fresh_generator_follow_each_levels_randomness():
     outer_same = ft.vmap(ft.vmap(draw, randomness="different"), randomness="same")(x)
     assert np.all(outer_same == outer_same[:1])
     assert len(set(outer_same[0])) == 4
+
+
+def test_same_randomness_in_parts_hands_every_part_the_same_fresh_draw():
+    # torch.func: chunk_size does not change 'same' (every row one draw); here the chunks
+    # and the groups of a split each made their own generator, each with a new seed
+    def fresh(a):
+        return a * 0.0 + np.random.default_rng().random(2)
+
+    def branchy(a):
+        r = np.random.default_rng().random(2)
+        if a.sum() > 10:  # the rows disagree: the batch runs in two groups
+            return a * 0.0 + r
+        return a * 0.0 + r + 0.0
+
+    x = np.arange(12.0).reshape(6, 2)
+    with pytest.warns(ft.errors.PerformanceWarning):
+        runs = [
+            ft.vmap(fresh, randomness="same", chunk_size=4)(x),
+            ft.vmap(fresh, randomness="same", chunk_size=1)(x),
+            ft.vmap(branchy, randomness="same")(x),
+            ft.vmap(branchy, randomness="same", chunk_size=4)(x),
+        ]
+    for out in runs:
+        assert np.all(out == out[0])
+    inner = ft.vmap(fresh, randomness="different", chunk_size=1)
+    out = ft.vmap(inner, randomness="same", chunk_size=2)(np.zeros((4, 3, 2)))
+    assert np.all(out == out[0])  # the outer rows share, the inner rows differ
+    assert len({tuple(r) for r in out[0]}) == 3
+    assert len(current_stack()) == 0
