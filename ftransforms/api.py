@@ -310,6 +310,7 @@ def _vmap_call(
     # vmap] in host_random.py)
     same_seeds = SeedReplay() if size > 1 and randomness == "same" else NO_REPLAY
     drew = ""  # the batch shared a draw from a held generator before a split or error
+    first = _HELD_DRAW  # the batch's result, where it drew (from a generator made inside)
     try:
         with pushed(interp), same_seeds:
             try:
@@ -342,7 +343,7 @@ def _vmap_call(
                 return result
         restore(gens, before)
         signal = _HELD_DRAW
-        drew, held_draw = "", drew
+        drew, held_draw, first = "", drew, result
     except BatchSplit as caught:  # NOTE [splitting the batch] (ftransforms/split.py)
         if caught.interp is not interp:
             raise
@@ -370,6 +371,12 @@ def _vmap_call(
         restore(gens, before)  # draws row by row (up to the row that fails)
         signal, held_draw = _HELD_DRAW, drew
     if signal is _HELD_DRAW:
+        if held_draw == "fresh" and randomness == "error" and first is not _HELD_DRAW:
+            again = _vmap_call(  # the same batch, with new seeds: did they matter?
+                func, leaves, spec, dims, size, kwargs, out_dims, "same", where, split, rows,
+                masking, group, name, aliases,
+            )  # fmt: skip
+            return _unseeded_draws_unused(first, again, where)
         if group:  # a group of a split: the whole batch runs row by row, in row order
             raise _HeldDrawInGroup(held_draw)
         return _draws_per_row(
@@ -415,6 +422,32 @@ def _vmap_call(
     with replaying_draws(interp), same_randomness_across_chunks():
         rerun = _sharing_held_draws(rerun, held, held_states, same_seeds)
         return split_batch(signal, rerun, leaves, dims, rows, out_dims, where)
+
+
+def _unseeded_draws_unused(first: Any, again: Any, where: str) -> Any:
+    """``first``, where a second run of the batch (new fresh seeds) returned the same:
+    the function made a generator with no seed but its result does not depend on the
+    draws (``RandomState(seed)`` takes a fresh seed before setting its own); otherwise
+    randomness='error' raises (NOTE [fresh entropy under vmap] in host_random.py)."""
+    a, b = tree_flatten(first)[0], tree_flatten(again)[0]
+    if len(a) == len(b) and all(_same_values(x, y) for x, y in zip(a, b)):
+        return first
+    raise RandomnessError(
+        f"{where}: the function drew random numbers from a NumPy generator it made with no "
+        f"seed (np.random.default_rng(), np.random.RandomState()), and random operations "
+        f"are disallowed under vmap(randomness='error') (the default).  Pass "
+        f"randomness='different' (each batch element its own generator, as a loop over "
+        f"the rows makes them) or randomness='same' (one draw shared by the batch), or "
+        f"seed the generator (np.random.default_rng(seed))."
+    )
+
+
+def _same_values(x: Any, y: Any) -> bool:
+    """Whether two output leaves of a batch hold the same values (NaN equal to NaN)."""
+    if not is_array(x) or not is_array(y):
+        return type(x) is type(y) and bool(x == y)
+    nan = x.dtype.kind in "fc"
+    return x.shape == y.shape and bool(xp_of(x, y).array_equal(x, y, equal_nan=nan))
 
 
 def _held_drew(gens: tuple, before: list, mark: int, seeds: int) -> str:
@@ -485,8 +518,9 @@ def _draws_per_row(func, leaves, spec, dims, size, kwargs, out_dims, randomness,
     """The function drew from a generator it holds (``rng.normal``), which no tracer sees:
     under randomness='different' each row runs on its own, drawing in the order of a
     loop over the rows (the generators were set back before the first row).  A generator
-    it made with no seed (``held_draw == 'fresh'``) is its own, as in the loop: the rows
-    run one at a time under 'error' too (NOTE [fresh entropy under vmap])."""
+    it made with no seed (``held_draw == 'fresh'``) is its own, as in the loop; under
+    'error' the rows come here only where the batch split or raised after making one
+    (NOTE [fresh entropy under vmap] in host_random.py)."""
     if (randomness == "error" and held_draw != "fresh") or name is not None:
         raise RandomnessError(
             f"{where}: the function drew random numbers from a generator it "

@@ -447,13 +447,15 @@ NO_REPLAY = _NoReplay()
 # to compare, and its draws are those of one call, shared by the whole batch; a loop over
 # the rows makes a generator per row.  So while a transform is active NumPy's seed source
 # also counts the seeds it hands out (one more entry of core/mutation.py's window, a dict
-# update at the outermost call), and ``vmap`` (randomness 'error' or 'different') whose call
-# took one runs its rows one at a time, as the loop does (api._draws_per_row).  Under
-# 'error' too, without raising: ``RandomState(seed)`` takes a fresh seed before it sets its
-# own, and cannot be told apart from ``RandomState()`` here; one row at a time is right for
-# both (a seeded generator per row draws what the shared one drew).  Under 'same' the
-# batch keeps its one draw, and where it runs in parts (chunk_size, the groups of a split)
-# every part is handed the seeds the first part took (:class:`SeedReplay`).
+# update at the outermost call), and a ``vmap`` call that took one:
+#   'different'  runs its rows one at a time, as the loop does (api._draws_per_row);
+#   'error'      runs the batch once more, with new seeds, and raises RandomnessError if the
+#                result changed (``RandomState(seed)`` takes a fresh seed before it sets
+#                its own, and cannot be told apart from ``RandomState()`` here: its second
+#                run returns the same, which is kept; api._unseeded_draws_unused);
+#   'same'       keeps its one draw; where it runs in parts (chunk_size, the groups of a
+#                split) every part is handed the seeds the first part took
+#                (:class:`SeedReplay`).
 if _SEED_SOURCE is not None:
     _NUMPY_RANDBITS = _SEED_SOURCE.randbits
     PATCHED_WHILE_ACTIVE.append(

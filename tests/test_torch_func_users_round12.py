@@ -9,26 +9,42 @@ import pytest
 import ftransforms as ft
 from ftransforms.core.stack import current_stack
 
+_FRESH = {
+    "default_rng": lambda: np.random.default_rng(),
+    "RandomState": lambda: np.random.RandomState(),
+    "Generator(PCG64())": lambda: np.random.Generator(np.random.PCG64()),
+}
 
-@pytest.mark.parametrize("make", ["default_rng", "RandomState", "Generator(PCG64())"])
-@pytest.mark.parametrize("randomness", ["error", "different"])
-def test_a_generator_made_with_no_seed_inside_draws_per_row_like_the_loop(make, randomness):
+
+@pytest.mark.parametrize("make", sorted(_FRESH))
+def test_a_generator_made_with_no_seed_inside_draws_per_row_like_the_loop(make):
     # a generator made inside the function from fresh entropy is the row's own, as in a
-    # loop over the rows: each row draws different numbers (it drew once for the batch,
-    # every row the same numbers)
-    new = {
-        "default_rng": lambda: np.random.default_rng(),
-        "RandomState": lambda: np.random.RandomState(),
-        "Generator(PCG64())": lambda: np.random.Generator(np.random.PCG64()),
-    }[make]
-
+    # loop over the rows: under 'different' each row draws different numbers (it drew
+    # once for the batch, every row the same numbers)
     def noisy(a):
-        return a * 0.0 + new().normal(size=a.shape)
+        return a * 0.0 + _FRESH[make]().normal(size=a.shape)
 
-    out = ft.vmap(noisy, randomness=randomness)(np.zeros((4, 3)))
+    out = ft.vmap(noisy, randomness="different")(np.zeros((4, 3)))
     assert out.shape == (4, 3)
     assert len({tuple(row) for row in out}) == 4
     assert len(current_stack()) == 0
+
+
+@pytest.mark.parametrize("make", sorted(_FRESH))
+def test_a_generator_made_with_no_seed_inside_is_a_random_op_under_error(make):
+    # torch.func: any random operation under randomness='error' raises (here every row
+    # silently got the same numbers); jacfwd's vmap over the basis too (its columns would
+    # mix draws)
+    x = np.arange(3.0)
+    with pytest.raises(ft.errors.RandomnessError, match="no seed") as info:
+        ft.vmap(lambda a: a + _FRESH[make]().normal(size=3))(np.zeros((4, 3)))
+    assert isinstance(info.value, RuntimeError)  # torch's type
+    with pytest.raises(ft.errors.RandomnessError, match="randomness='error'"):
+        ft.jacfwd(lambda a: a * _FRESH[make]().normal(size=3))(x)
+    assert len(current_stack()) == 0
+    # a seed makes it a function of the inputs: jacfwd's columns agree with jacrev's
+    seeded = lambda a: a * np.random.default_rng(7).normal(size=3)  # noqa: E731
+    assert np.array_equal(ft.jacfwd(seeded)(x), ft.jacrev(seeded)(x))
 
 
 def test_a_seeded_generator_made_inside_still_draws_the_same_rows():
