@@ -106,3 +106,21 @@ def test_same_randomness_in_parts_hands_every_part_the_same_fresh_draw():
     assert np.all(out == out[0])  # the outer rows share, the inner rows differ
     assert len({tuple(r) for r in out[0]}) == 3
     assert len(current_stack()) == 0
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: ft.vmap(lambda a: "done")(np.ones(3)),
+        lambda: ft.vmap(lambda a: (a, object()))(np.ones(3)),
+        lambda: ft.grad(lambda a: "loss")(np.ones(3)),
+        lambda: ft.jacrev(lambda a: (i for i in a))(np.ones(3)),
+        lambda: ft.jvp(lambda a: a, ("x",), ("t",)),
+    ],
+)
+def test_a_value_that_is_not_an_array_is_torchs_value_error_and_jaxs_type_error(call):
+    # torch.func: ValueError "must only return Tensors"; JAX: TypeError
+    with pytest.raises(ft.errors.NotAnArrayError, match="must be an array") as info:
+        call()
+    assert isinstance(info.value, ValueError) and isinstance(info.value, TypeError)
+    assert len(current_stack()) == 0
