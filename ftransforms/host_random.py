@@ -40,10 +40,14 @@ from typing import Any
 
 import numpy
 
+from ftransforms.backend import is_array
 from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE
+from ftransforms.core.tracer import Tracer
 
 _GENERATORS = (numpy.random.Generator, numpy.random.RandomState)
 _DEPTH = 4
+#: Argument leaves that hold no generator (not walked by :func:`held_generators`).
+_PLAIN_LEAVES = (bool, int, float, complex, str, bytes, type(None), numpy.generic, Tracer)
 
 
 #: What ``jit`` and ``vmap`` watch: NumPy's generators and Python's (``random.random()``
@@ -194,6 +198,9 @@ def held_generators(func: Any, args: list) -> tuple:
     again; a generator reached some other way and replaced later is not seen), and those
     among ``args``."""
     passed = tuple(a for a in args if isinstance(a, _WATCHED))
+    objects = tuple(a for a in args if not isinstance(a, _PLAIN_LEAVES) and not is_array(a))
+    if objects:  # ``f(x, state)`` with ``state.rng``: walked at every call
+        passed += tuple(g for g in _generators(objects, _WATCHED, deep=True) if _stateful(g))
     try:
         found, globals_held = _HELD[func]
     except (KeyError, TypeError):
@@ -202,7 +209,9 @@ def held_generators(func: Any, args: list) -> tuple:
         if not globals_held or all(glb.get(n) is gen for glb, n, gen in globals_held):
             return found + passed
     glob = numpy.random.mtrand._rand
-    found = tuple(g for g in _generators(func, _WATCHED) if g is not glob)
+    found = tuple(
+        g for g in _generators(func, _WATCHED, deep=True) if g is not glob and _stateful(g)
+    )
     glb = getattr(func, "__globals__", None)
     code = getattr(func, "__code__", None)
     globals_held = ()
@@ -219,11 +228,19 @@ def held_generators(func: Any, args: list) -> tuple:
     return found + passed
 
 
+def _stateful(gen: Any) -> bool:
+    """Whether ``gen``'s state can be read and set back (a ``random.SystemRandom`` has none:
+    its draws are counted, see :class:`fresh_entropy`)."""
+    return not isinstance(gen, random.SystemRandom)
+
+
 def _raw(gen: Any) -> Any:
     if isinstance(gen, random.Random):
         return gen.getstate()
     if isinstance(gen, numpy.random.Generator):
         return gen.bit_generator.state
+    if isinstance(gen, numpy.random.BitGenerator):  # ``Generator(bg)`` made inside
+        return gen.state
     return gen.get_state(legacy=False)
 
 
@@ -279,6 +296,8 @@ def restore(gens: tuple, raw: list) -> None:
             g.setstate(state)
         elif isinstance(g, numpy.random.Generator):
             g.bit_generator.state = state
+        elif isinstance(g, numpy.random.BitGenerator):
+            g.state = state
         else:
             g.set_state(state)
 

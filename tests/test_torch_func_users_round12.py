@@ -124,3 +124,45 @@ def test_a_value_that_is_not_an_array_is_torchs_value_error_and_jaxs_type_error(
         call()
     assert isinstance(info.value, ValueError) and isinstance(info.value, TypeError)
     assert len(current_stack()) == 0
+
+
+class _State:  # a plain (not callable) object of the user's holding generators
+    def __init__(self):
+        self.rng = np.random.default_rng(0)
+        self.pool = [np.random.default_rng(1)]
+
+
+_CFG = {"rng": np.random.default_rng(2)}
+_STATE = _State()
+
+
+@pytest.mark.parametrize(
+    "where", ["global dict", "global object", "global object's list", "argument object"]
+)
+def test_a_generator_held_in_a_container_or_object_follows_randomness(where):
+    # vmap found generators reached through closures, defaults and callable objects only:
+    # cfg["rng"], state.rng (a plain object) or an object argument drew once for the batch
+    state = _State()
+    draw = {
+        "global dict": lambda a, s: a + _CFG["rng"].normal(size=3),
+        "global object": lambda a, s: a + _STATE.rng.normal(size=3),
+        "global object's list": lambda a, s: a + _STATE.pool[0].normal(size=3),
+        "argument object": lambda a, s: a + s.rng.normal(size=3),
+    }[where]
+    x = np.zeros((4, 3))
+    with pytest.raises(ft.errors.RandomnessError, match="holds"):
+        ft.vmap(draw, in_dims=(0, None))(x, state)
+    assert len(current_stack()) == 0
+    gen = {
+        "global dict": _CFG["rng"],
+        "global object": _STATE.rng,
+        "global object's list": _STATE.pool[0],
+        "argument object": state.rng,
+    }[where]
+    start = gen.bit_generator.state
+    out = ft.vmap(draw, in_dims=(0, None), randomness="different")(x, state)
+    gen.bit_generator.state = start
+    loop = np.stack([draw(a, state) for a in x])  # the loop over the rows draws in order
+    np.testing.assert_array_equal(out, loop)
+    same = ft.vmap(draw, in_dims=(0, None), randomness="same")(x, state)
+    assert np.all(same == same[0])
