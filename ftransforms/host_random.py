@@ -46,8 +46,13 @@ from ftransforms.core.tracer import Tracer
 
 _GENERATORS = (numpy.random.Generator, numpy.random.RandomState)
 _DEPTH = 4
-#: Argument leaves that hold no generator (not walked by :func:`held_generators`).
-_PLAIN_LEAVES = (bool, int, float, complex, str, bytes, type(None), numpy.generic, Tracer)
+#: Types of argument leaves that hold no generator (not walked by :func:`held_generators`).
+_PLAIN_TYPES = frozenset((numpy.ndarray, bool, int, float, complex, str, bytes, type(None)))
+
+
+def _may_hold(leaf: Any) -> bool:
+    """Whether an argument leaf may hold a generator: not an array, a tracer or a scalar."""
+    return not isinstance(leaf, (Tracer, numpy.generic)) and not is_array(leaf)
 
 
 #: What ``jit`` and ``vmap`` watch: NumPy's generators and Python's (``random.random()``
@@ -197,8 +202,9 @@ def held_generators(func: Any, args: list) -> tuple:
     generator was rebound since: a notebook's cell ``rng = np.random.default_rng(0)`` run
     again; a generator reached some other way and replaced later is not seen), and those
     among ``args``."""
-    passed = tuple(a for a in args if isinstance(a, _WATCHED))
-    objects = tuple(a for a in args if not isinstance(a, _PLAIN_LEAVES) and not is_array(a))
+    others = [a for a in args if type(a) not in _PLAIN_TYPES]  # (arrays: one set lookup)
+    passed = tuple(a for a in others if isinstance(a, _WATCHED))
+    objects = tuple(a for a in others if not isinstance(a, _WATCHED) and _may_hold(a))
     if objects:  # ``f(x, state)`` with ``state.rng``: walked at every call
         passed += tuple(g for g in _generators(objects, _WATCHED, deep=True) if _stateful(g))
     try:
