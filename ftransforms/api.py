@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import numbers
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -443,11 +444,16 @@ def _unseeded_draws_unused(first: Any, again: Any, where: str) -> Any:
 
 
 def _same_values(x: Any, y: Any) -> bool:
-    """Whether two output leaves of a batch hold the same values (NaN equal to NaN)."""
-    if not is_array(x) or not is_array(y):
-        return type(x) is type(y) and bool(x == y)
-    nan = x.dtype.kind in "fc"
-    return x.shape == y.shape and bool(xp_of(x, y).array_equal(x, y, equal_nan=nan))
+    """Whether two output leaves of a batch hold the same values (NaN equal to NaN; the
+    arrays under an outer transform's tracers; where there are none, eval_shape's, yes)."""
+    x = x._physical() if isinstance(x, Tracer) else x
+    y = y._physical() if isinstance(y, Tracer) else y
+    if is_array(x) and is_array(y):
+        nan = x.dtype.kind in "fc"
+        return x.shape == y.shape and bool(xp_of(x, y).array_equal(x, y, equal_nan=nan))
+    if is_array(x) or is_array(y):
+        return False
+    return not isinstance(x, numbers.Number) or bool(x == y or (x != x and y != y))
 
 
 def _held_drew(gens: tuple, before: list, mark: int, seeds: int) -> str:

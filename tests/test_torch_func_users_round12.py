@@ -42,9 +42,15 @@ def test_a_generator_made_with_no_seed_inside_is_a_random_op_under_error(make):
     with pytest.raises(ft.errors.RandomnessError, match="randomness='error'"):
         ft.jacfwd(lambda a: a * _FRESH[make]().normal(size=3))(x)
     assert len(current_stack()) == 0
+    # under an outer transform too (the two runs' outputs are its tracers)
+    with pytest.raises(ft.errors.RandomnessError, match="no seed"):
+        ft.grad(lambda p: ft.vmap(lambda a: (a * p * _FRESH[make]().random(3)).sum())(x).sum())(x)
     # a seed makes it a function of the inputs: jacfwd's columns agree with jacrev's
     seeded = lambda a: a * np.random.default_rng(7).normal(size=3)  # noqa: E731
     assert np.array_equal(ft.jacfwd(seeded)(x), ft.jacrev(seeded)(x))
+    legacy = lambda p: ft.vmap(lambda a: (a * p * np.random.RandomState(0).rand(3)).sum())  # noqa: E731
+    g = ft.grad(lambda p: legacy(p)(np.ones((4, 3))).sum())(x)
+    np.testing.assert_allclose(g, 4 * np.random.RandomState(0).rand(3), rtol=1e-14)
 
 
 def test_a_seeded_generator_made_inside_still_draws_the_same_rows():
