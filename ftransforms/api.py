@@ -1219,6 +1219,9 @@ def _map_basis(
         basis = _basis(leaves, where, what, slice(start, stop), holomorphic)
         return vmap(fn, out_dims=out_dims, randomness=randomness)(*basis)
 
+    if randomness == "same":  # every chunk the same draws, as one vmap's parts
+        held = held_generators(fn, leaves)
+        piece = _sharing_held_draws(piece, held, raw_states(held) if held else None)
     return _chunk_loop(piece, total, chunk_size, out_dims, randomness, where)
 
 

@@ -172,3 +172,25 @@ def test_a_generator_held_in_a_container_or_object_follows_randomness(where):
     np.testing.assert_array_equal(out, loop)
     same = ft.vmap(draw, in_dims=(0, None), randomness="same")(x, state)
     assert np.all(same == same[0])
+
+
+def test_jacfwd_in_chunks_with_same_randomness_gives_every_column_the_same_draw():
+    # jacfwd(chunk_size=...) runs one vmap per chunk of basis vectors: under 'same' a
+    # generator the function holds, or makes with no seed, drew anew in every chunk, and
+    # the Jacobian's columns mixed draws
+    rng = np.random.default_rng(0)
+    x = np.arange(1.0, 6.0)
+    for noise in (
+        lambda: rng.normal(size=1),
+        lambda: np.random.default_rng().normal(size=1),
+    ):
+        for chunk_size in (1, 2):
+            jac = ft.jacfwd(lambda a: a * noise(), randomness="same", chunk_size=chunk_size)(x)
+            d = np.diag(jac)
+            assert np.all(d == d[0]) and np.count_nonzero(jac - np.diag(d)) == 0
+    start = rng.bit_generator.state
+    ft.jacfwd(lambda a: a * rng.normal(size=1), randomness="same", chunk_size=2)(x)
+    after_chunks = rng.bit_generator.state
+    rng.bit_generator.state = start
+    ft.jacfwd(lambda a: a * rng.normal(size=1), randomness="same")(x)
+    assert rng.bit_generator.state == after_chunks  # left where one run leaves it
