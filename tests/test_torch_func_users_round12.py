@@ -194,3 +194,27 @@ def test_jacfwd_in_chunks_with_same_randomness_gives_every_column_the_same_draw(
     rng.bit_generator.state = start
     ft.jacfwd(lambda a: a * rng.normal(size=1), randomness="same")(x)
     assert rng.bit_generator.state == after_chunks  # left where one run leaves it
+
+
+def test_global_and_held_draws_together_under_different_match_the_loop():
+    # the rows rerun one at a time after a held generator moved: NumPy's global one, drawn
+    # per row in the first run, was not set back, so the rows drew its next numbers
+    rng = np.random.default_rng(0)
+
+    def f(a):
+        return a + np.random.normal(size=2) + 10 * rng.normal(size=2)
+
+    x = np.zeros((4, 2))
+    results = []
+    for run in (
+        lambda: ft.vmap(f, randomness="different")(x),
+        lambda: ft.vmap(f, randomness="different", chunk_size=3)(x),
+        lambda: np.stack([f(a) for a in x]),
+    ):
+        np.random.seed(5)
+        rng.bit_generator.state = np.random.default_rng(0).bit_generator.state
+        results.append((run(), np.random.normal()))
+    (out, after), (chunked, after_c), (loop, after_loop) = results
+    np.testing.assert_array_equal(out, loop)
+    np.testing.assert_array_equal(chunked, loop)
+    assert after == after_c == after_loop  # the global generator left where the loop leaves it
