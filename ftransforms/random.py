@@ -58,13 +58,15 @@ same rule: while a transform is active they are wrapped (with NumPy's creation f
 A ``np.random.Generator`` held by the user (``rng.normal``) is a C object that cannot be
 wrapped (nor can Python's ``random.random()``, a method of the module's
 ``random.Random``): vmap finds the generators the function reaches (closures, globals,
-defaults, bound objects; ``host_random.held_generators``, once per function object,
-again where a global that held a generator was rebound since) and reads
-their states before and after the call.  A state that moved means the batch shared one
-draw: 'error' raises (the states set back), 'different' runs the rows one at a time
-from the states before (the draws of a loop over the rows; also where the batch split or
-raised after a shared draw, or a group of a split drew: the groups would draw in group
-order), 'same' keeps the result;
+defaults, bound objects, the items of containers and the fields of the user's objects,
+object arguments; ``host_random.held_generators``, once per function object, again
+where a global that held a generator was rebound since) and reads their states before
+and after the call.  A state that moved means the batch shared one draw: 'error' raises
+(the states set back), 'different' runs the rows one at a time from the states before
+(NumPy's global one set back too: the draws of a loop over the rows; also where the
+batch split or raised after a shared draw, or a group of a split drew: the groups would
+draw in group order), 'same' keeps the result; a generator made inside with no seed:
+NOTE [fresh entropy under vmap] in host_random.py;
 where a 'same' batch runs in parts (the groups of a split, the chunks of ``chunk_size``)
 each part starts those generators from their states before the first part, and they are
 left where the first part left them (``api._sharing_held_draws``; a generator that
