@@ -77,7 +77,10 @@ from ftransforms.host_random import (
     moved,
     raw_states,
     restore,
+    restore_global,
     unwatch,
+    unwatch_global,
+    watch_global,
 )
 from ftransforms.interpreters.batching import (
     BatchInterpreter,
@@ -300,10 +303,9 @@ def _vmap_call(
     # draws from generators the user holds (NOTE [randomness under vmap] in random.py)
     watch = size > 1 and randomness != "same"
     gens = held_generators(func, leaves) if watch else ()
+    before, mark = (raw_states(gens), len(TRACED_DRAWS.ids)) if gens else ([], 0)
     # ... set back with NumPy's global one (drawn per row already) where the rows rerun
-    # one at a time; ``moved`` compares ``gens`` only (zip stops there)
-    kept = (*gens, numpy.random.mtrand._rand) if gens else ()
-    before, mark = (raw_states(kept), len(TRACED_DRAWS.ids)) if gens else ([], 0)
+    glob = watch_global() if gens else None  # one at a time
     seeds = entropy_taken() if watch else -1  # NOTE [fresh entropy under vmap]
     held = held_generators(func, leaves) if size > 1 and randomness == "same" else ()
     held_states = raw_states(held) if held else None  # each rerun starts from these
@@ -345,7 +347,8 @@ def _vmap_call(
             drew = _held_drew(gens, before, mark, seeds)
             if not drew:
                 return result
-        restore(kept, before)
+        restore(gens, before)
+        restore_global(glob)
         signal = _HELD_DRAW
         drew, held_draw, first = "", drew, result
     except BatchSplit as caught:  # NOTE [splitting the batch] (ftransforms/split.py)
@@ -368,11 +371,14 @@ def _vmap_call(
                 raise
             signal = None  # rows riding along in a masked loop may have caused it
     finally:
+        if glob is not None:
+            unwatch_global(glob)
         if held:
             unwatch(held_seen)
             held, held_states = _raw_drawn(held, held_states, held_seen)
     if drew:  # the rows shared a draw before a split or an error: the loop over the rows
-        restore(kept, before)  # draws row by row (up to the row that fails)
+        restore(gens, before)  # draws row by row (up to the row that fails)
+        restore_global(glob)
         signal, held_draw = _HELD_DRAW, drew
     if signal is _HELD_DRAW:
         if held_draw == "fresh" and randomness == "error" and first is not _HELD_DRAW:
@@ -417,7 +423,8 @@ def _vmap_call(
             if group:
                 raise
             held_draw = in_group.args[0]
-        restore(kept, before)  # a group drew from a held generator: as the loop over rows
+        restore(gens, before)  # a group drew from a held generator: as the loop over rows
+        restore_global(glob)
         return _draws_per_row(  # draws, the rows draw one at a time, in their order
             func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split, rows, name,
             None, held_draw,

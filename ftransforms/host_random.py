@@ -250,6 +250,46 @@ def _raw(gen: Any) -> Any:
     return gen.get_state(legacy=False)
 
 
+class _GlobalSlots(threading.local):
+    def __init__(self) -> None:
+        self.slots: list[list] = []  # one per vmap call watching NumPy's global generator
+
+
+_GLOBAL_SLOTS = _GlobalSlots()
+
+
+def watch_global() -> list:
+    """A slot that receives the state of NumPy's global generator before the first draw
+    from it (``np.random.normal`` & co., ``random.py``'s wrappers call
+    :func:`before_global_draw`) until :func:`unwatch_global`: a ``vmap`` whose rows may
+    rerun one at a time sets it back from there, as the loop over the rows draws (its
+    state costs 0.1-0.3 ms to read, so it is read only where a draw comes)."""
+    slot: list = [None]
+    _GLOBAL_SLOTS.slots.append(slot)
+    return slot
+
+
+def unwatch_global(slot: list) -> None:
+    _GLOBAL_SLOTS.slots.remove(slot)
+
+
+def before_global_draw() -> None:
+    """NumPy's global generator is about to draw: fill the watching slots still empty."""
+    slots = _GLOBAL_SLOTS.slots
+    if slots:
+        state = None
+        for slot in slots:
+            if slot[0] is None:
+                state = _raw(numpy.random.mtrand._rand) if state is None else state
+                slot[0] = state
+
+
+def restore_global(slot: list | None) -> None:
+    """Set NumPy's global generator back to the state ``slot`` received, if any."""
+    if slot is not None and slot[0] is not None:
+        numpy.random.mtrand._rand.set_state(slot[0])
+
+
 def raw_states(gens: tuple) -> list:
     """The states of ``gens`` now, as :func:`restore` takes them back."""
     return [_raw(g) for g in gens]

@@ -103,7 +103,7 @@ from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE, user_array
 from ftransforms.core.primitive import defop
 from ftransforms.core.stack import OUTERMOST_HOOKS, current_stack
 from ftransforms.core.tracer import Tracer
-from ftransforms.host_random import clear_traced_draws, note_traced_draw
+from ftransforms.host_random import before_global_draw, clear_traced_draws, note_traced_draw
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
 from ftransforms.numpy.helpers import dtype_of, holds_tracer, normalize_axis, xp_of
 from ftransforms.row_seeds import RESEEDED, SEED_WRAPPERS
@@ -284,6 +284,7 @@ def _global_draw(name: str) -> Any:
 
     def draw(*args: Any, **kwargs: Any) -> Any:
         levels = _different_levels(where)  # raises under randomness='error'
+        before_global_draw()  # a vmap whose rows may rerun sets it back from here
         if RESEEDED:  # rows that reseeded draw the same numbers (NOTE [seeds of some rows])
             levels = [interp for interp in levels if interp not in RESEEDED]
         if not levels and name == "permutation":  # called by that name: a traced array is
