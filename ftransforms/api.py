@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import numbers
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -69,12 +70,18 @@ from ftransforms.core.mutation import detached, mutable, views_one_of
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
 from ftransforms.host_random import (
+    NO_REPLAY,
     TRACED_DRAWS,
+    SeedReplay,
+    entropy_taken,
     held_generators,
     moved,
     raw_states,
     restore,
+    restore_global,
     unwatch,
+    unwatch_global,
+    watch_global,
 )
 from ftransforms.interpreters.batching import (
     BatchInterpreter,
@@ -296,16 +303,24 @@ def _vmap_call(
         axis = (name, xp_of(*[leaf for leaf, d in zip(leaves, dims) if d is not None]))
     interp = BatchInterpreter(where, size, randomness, split, masking, axis)
     # draws from generators the user holds (NOTE [randomness under vmap] in random.py)
-    gens = held_generators(func, leaves) if size > 1 and randomness != "same" else ()
-    before, mark = (raw_states(gens), len(TRACED_DRAWS.ids)) if gens else (None, 0)
+    watch = size > 1 and randomness != "same"
+    gens = held_generators(func, leaves) if watch else ()
+    before, mark = (raw_states(gens), len(TRACED_DRAWS.ids)) if gens else ([], 0)
+    # ... set back with NumPy's global one (drawn per row already) where the rows rerun
+    glob = watch_global() if gens else None  # one at a time
+    seeds = entropy_taken() if watch else -1  # NOTE [fresh entropy under vmap]
     held = held_generators(func, leaves) if size > 1 and randomness == "same" else ()
     held_states = raw_states(held) if held else None  # each rerun starts from these
     held_seen: set = set()  # ... but those that ftransforms.random replays itself
     if held:
         TRACED_DRAWS.watching.append(held_seen)
-    drew = False  # the batch shared a draw from a held generator before a split or error
+    # the fresh seeds of a 'same' batch, which its groups replay (NOTE [fresh entropy under
+    # vmap] in host_random.py)
+    same_seeds = SeedReplay() if size > 1 and randomness == "same" else NO_REPLAY
+    drew = ""  # the batch shared a draw from a held generator before a split or error
+    first = _HELD_DRAW  # the batch's result, where it drew (from a generator made inside)
     try:
-        with pushed(interp):
+        with pushed(interp), same_seeds:
             try:
                 wrapped = [
                     mutable(leaf) if d is None else BatchTracer(interp, leaf, d)
@@ -328,13 +343,16 @@ def _vmap_call(
                     raise SpeculationFailed(interp, "a masked loop was left by return or break")
                 result = _vmap_outputs(interp, out, out_dims, size, where, leaves, dims)
             except (BatchSplit, SpeculationFailed, Exception):
-                drew = bool(gens) and moved(gens, before, mark)
+                drew = _held_drew(gens, before, mark, seeds)
                 raise
             # (inside the block: the draw log is cleared when the last transform returns)
-            if not gens or not moved(gens, before, mark):
+            drew = _held_drew(gens, before, mark, seeds)
+            if not drew:
                 return result
         restore(gens, before)
+        restore_global(glob)
         signal = _HELD_DRAW
+        drew, held_draw, first = "", drew, result
     except BatchSplit as caught:  # NOTE [splitting the batch] (ftransforms/split.py)
         if caught.interp is not interp:
             raise
@@ -355,18 +373,27 @@ def _vmap_call(
                 raise
             signal = None  # rows riding along in a masked loop may have caused it
     finally:
+        if glob is not None:
+            unwatch_global(glob)
         if held:
             unwatch(held_seen)
             held, held_states = _raw_drawn(held, held_states, held_seen)
     if drew:  # the rows shared a draw before a split or an error: the loop over the rows
         restore(gens, before)  # draws row by row (up to the row that fails)
-        signal = _HELD_DRAW
+        restore_global(glob)
+        signal, held_draw = _HELD_DRAW, drew
     if signal is _HELD_DRAW:
+        if held_draw == "fresh" and randomness == "error" and first is not _HELD_DRAW:
+            again = _vmap_call(  # the same batch, with new seeds: did they matter?
+                func, leaves, spec, dims, size, kwargs, out_dims, "same", where, split, rows,
+                masking, group, name, aliases,
+            )  # fmt: skip
+            return _unseeded_draws_unused(first, again, where)
         if group:  # a group of a split: the whole batch runs row by row, in row order
-            raise _HeldDrawInGroup(where)
+            raise _HeldDrawInGroup(held_draw)
         return _draws_per_row(
             func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split, rows, name,
-            aliases,
+            aliases, held_draw,
         )  # fmt: skip
     if signal is None:  # run again without masking loops
         if held:
@@ -394,27 +421,79 @@ def _vmap_call(
     if randomness != "same":
         try:  # a group's split is run by the group's caller (split.Regroup)
             return split_batch(signal, rerun, leaves, dims, rows, out_dims, where, group)
-        except _HeldDrawInGroup:
+        except _HeldDrawInGroup as in_group:
             if group:
                 raise
+            held_draw = in_group.args[0]
         restore(gens, before)  # a group drew from a held generator: as the loop over rows
+        restore_global(glob)
         return _draws_per_row(  # draws, the rows draw one at a time, in their order
             func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split, rows, name,
+            None, held_draw,
         )  # fmt: skip
     # the groups replay the first run's draws (random._DrawLog), then replay from copies
     with replaying_draws(interp), same_randomness_across_chunks():
-        rerun = _sharing_held_draws(rerun, held, held_states)
+        rerun = _sharing_held_draws(rerun, held, held_states, same_seeds)
         return split_batch(signal, rerun, leaves, dims, rows, out_dims, where)
 
 
-def _sharing_held_draws(run: Callable, gens: tuple, states: list | None) -> Callable:
+def _unseeded_draws_unused(first: Any, again: Any, where: str) -> Any:
+    """``first``, where a second run of the batch (new fresh seeds) returned the same:
+    the function made a generator with no seed but its result does not depend on the
+    draws (``RandomState(seed)`` takes a fresh seed before setting its own); otherwise
+    randomness='error' raises (NOTE [fresh entropy under vmap] in host_random.py)."""
+    a, b = tree_flatten(first)[0], tree_flatten(again)[0]
+    if len(a) == len(b) and all(_same_values(x, y) for x, y in zip(a, b)):
+        return first
+    raise RandomnessError(
+        f"{where}: the function drew random numbers from a NumPy generator it made with no "
+        f"seed (np.random.default_rng(), np.random.RandomState()), and random operations "
+        f"are disallowed under vmap(randomness='error') (the default).  Pass "
+        f"randomness='different' (each batch element its own generator, as a loop over "
+        f"the rows makes them) or randomness='same' (one draw shared by the batch), or "
+        f"seed the generator (np.random.default_rng(seed))."
+    )
+
+
+def _same_values(x: Any, y: Any) -> bool:
+    """Whether two output leaves of a batch hold the same values (NaN equal to NaN; the
+    arrays under an outer transform's tracers; where there are none, eval_shape's, yes)."""
+    x = x._physical() if isinstance(x, Tracer) else x
+    y = y._physical() if isinstance(y, Tracer) else y
+    if is_array(x) and is_array(y):
+        nan = x.dtype.kind in "fc"
+        return x.shape == y.shape and bool(xp_of(x, y).array_equal(x, y, equal_nan=nan))
+    if is_array(x) or is_array(y):
+        return False
+    return not isinstance(x, numbers.Number) or bool(x == y or (x != x and y != y))
+
+
+def _held_drew(gens: tuple, before: list, mark: int, seeds: int) -> str:
+    """Whether a batched call drew where no tracer sees it: ``'held'`` from a generator
+    the function holds (``gens``, states ``before``), ``'fresh'`` from one it made with no
+    seed (NumPy took a fresh seed since the count was ``seeds``; -1: not watched), or ``''``.
+    """
+    if gens and moved(gens, before, mark):
+        return "held"
+    return "fresh" if seeds >= 0 and entropy_taken() != seeds else ""
+
+
+def _sharing_held_draws(
+    run: Callable, gens: tuple, states: list | None, seeds: SeedReplay | None = None
+) -> Callable:
     """``run`` for each part of a ``vmap(randomness='same')`` that runs in parts (the groups
     of a split, the chunks of ``chunk_size``): every part starts the generators the
     function holds (``rng.normal``, which no tracer sees) from ``states``, so all rows
     share one draw, and they are left where the first part left them, as after one run
     (NOTE [randomness under vmap] in random.py)."""
+    seeds = SeedReplay() if seeds is None else seeds  # NOTE [fresh entropy under vmap]
     if not gens:
-        return run
+
+        def replayed(*args: Any) -> Any:
+            with seeds:
+                return run(*args)
+
+        return replayed
     held = [gens, states]
     after: list = []
 
@@ -423,7 +502,8 @@ def _sharing_held_draws(run: Callable, gens: tuple, states: list | None) -> Call
         seen: set = set()
         TRACED_DRAWS.watching.append(seen)
         try:
-            return run(*args)
+            with seeds:
+                return run(*args)
         finally:
             unwatch(seen)
             if after:
@@ -452,14 +532,18 @@ class _HeldDrawInGroup(BaseException):
 
 
 def _draws_per_row(func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split,
-                   rows, name, aliases=None):  # fmt: skip
+                   rows, name, aliases=None, held_draw="held"):  # fmt: skip
     """The function drew from a generator it holds (``rng.normal``), which no tracer sees:
     under randomness='different' each row runs on its own, drawing in the order of a
-    loop over the rows (the generators were set back before the first row)."""
-    if randomness == "error" or name is not None:
+    loop over the rows (the generators were set back before the first row).  A generator
+    it made with no seed (``held_draw == 'fresh'``) is its own, as in the loop; under
+    'error' the rows come here only where the batch split or raised after making one
+    (NOTE [fresh entropy under vmap] in host_random.py)."""
+    if (randomness == "error" and held_draw != "fresh") or name is not None:
         raise RandomnessError(
-            f"{where}: the function drew random numbers from a generator it holds "
-            f"(such as rng.normal(...) or Python's random.random())"
+            f"{where}: the function drew random numbers from a generator it "
+            + ("made with no seed (np.random.default_rng())" if held_draw == "fresh" else
+               "holds (such as rng.normal(...) or Python's random.random())")
             + (f" under vmap(axis_name={name!r}), whose rows cannot run one at a time"
                if name is not None and randomness != "error" else
                ", and random operations are disallowed under vmap(randomness='error') "
@@ -1154,6 +1238,9 @@ def _map_basis(
         basis = _basis(leaves, where, what, slice(start, stop), holomorphic)
         return vmap(fn, out_dims=out_dims, randomness=randomness)(*basis)
 
+    if randomness == "same":  # every chunk the same draws, as one vmap's parts
+        held = held_generators(fn, leaves)
+        piece = _sharing_held_draws(piece, held, raw_states(held) if held else None)
     return _chunk_loop(piece, total, chunk_size, out_dims, randomness, where)
 
 

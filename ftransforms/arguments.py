@@ -30,6 +30,7 @@ from ftransforms.core.errors import (
     GradOutputError,
     InDimsError,
     NonDifferentiableInputError,
+    NotAnArrayError,
     OutDimsError,
     RandomnessError,
     TangentMismatchError,
@@ -149,7 +150,7 @@ def to_array(value: Any, where: str, what: Any) -> Any:
     error, and may be a zero-argument callable so that the name is only made on error."""
     if isinstance(value, numpy.matrix):
         what = what() if callable(what) else what
-        raise TypeError(
+        raise NotAnArrayError(
             f"{where}: {what} is a numpy.matrix, whose * is a matrix product where an "
             f"array's is elementwise, so the traced values inside (arrays) would compute "
             f"other products; pass np.asarray(m) and write @ for the matrix products"
@@ -161,7 +162,7 @@ def to_array(value: Any, where: str, what: Any) -> Any:
     if is_dask(value):
         raise dask_error(where, what)
     what = what() if callable(what) else what
-    raise TypeError(
+    raise NotAnArrayError(
         f"{where}: {what} must be an array or a Python number, got {type(value).__name__}; "
         f"pass numpy/cupy arrays (or pytrees of them)"
     )

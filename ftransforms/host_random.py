@@ -40,8 +40,19 @@ from typing import Any
 
 import numpy
 
+from ftransforms.backend import is_array
+from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE
+from ftransforms.core.tracer import Tracer
+
 _GENERATORS = (numpy.random.Generator, numpy.random.RandomState)
 _DEPTH = 4
+#: Types of argument leaves that hold no generator (not walked by :func:`held_generators`).
+_PLAIN_TYPES = frozenset((numpy.ndarray, bool, int, float, complex, str, bytes, type(None)))
+
+
+def _may_hold(leaf: Any) -> bool:
+    """Whether an argument leaf may hold a generator: not an array, a tracer or a scalar."""
+    return not isinstance(leaf, (Tracer, numpy.generic)) and not is_array(leaf)
 
 
 #: What ``jit`` and ``vmap`` watch: NumPy's generators and Python's (``random.random()``
@@ -191,7 +202,11 @@ def held_generators(func: Any, args: list) -> tuple:
     generator was rebound since: a notebook's cell ``rng = np.random.default_rng(0)`` run
     again; a generator reached some other way and replaced later is not seen), and those
     among ``args``."""
-    passed = tuple(a for a in args if isinstance(a, _WATCHED))
+    others = [a for a in args if type(a) not in _PLAIN_TYPES]  # (arrays: one set lookup)
+    passed = tuple(a for a in others if isinstance(a, _WATCHED))
+    objects = tuple(a for a in others if not isinstance(a, _WATCHED) and _may_hold(a))
+    if objects:  # ``f(x, state)`` with ``state.rng``: walked at every call
+        passed += tuple(g for g in _generators(objects, _WATCHED, deep=True) if _stateful(g))
     try:
         found, globals_held = _HELD[func]
     except (KeyError, TypeError):
@@ -200,7 +215,9 @@ def held_generators(func: Any, args: list) -> tuple:
         if not globals_held or all(glb.get(n) is gen for glb, n, gen in globals_held):
             return found + passed
     glob = numpy.random.mtrand._rand
-    found = tuple(g for g in _generators(func, _WATCHED) if g is not glob)
+    found = tuple(
+        g for g in _generators(func, _WATCHED, deep=True) if g is not glob and _stateful(g)
+    )
     glb = getattr(func, "__globals__", None)
     code = getattr(func, "__code__", None)
     globals_held = ()
@@ -217,12 +234,60 @@ def held_generators(func: Any, args: list) -> tuple:
     return found + passed
 
 
+def _stateful(gen: Any) -> bool:
+    """Whether ``gen``'s state can be read and set back (a ``random.SystemRandom`` has none:
+    its draws are counted, see :class:`fresh_entropy`)."""
+    return not isinstance(gen, random.SystemRandom)
+
+
 def _raw(gen: Any) -> Any:
     if isinstance(gen, random.Random):
         return gen.getstate()
     if isinstance(gen, numpy.random.Generator):
         return gen.bit_generator.state
+    if isinstance(gen, numpy.random.BitGenerator):  # ``Generator(bg)`` made inside
+        return gen.state
     return gen.get_state(legacy=False)
+
+
+class _GlobalSlots(threading.local):
+    def __init__(self) -> None:
+        self.slots: list[list] = []  # one per vmap call watching NumPy's global generator
+
+
+_GLOBAL_SLOTS = _GlobalSlots()
+
+
+def watch_global() -> list:
+    """A slot that receives the state of NumPy's global generator before the first draw
+    from it (``np.random.normal`` & co., ``random.py``'s wrappers call
+    :func:`before_global_draw`) until :func:`unwatch_global`: a ``vmap`` whose rows may
+    rerun one at a time sets it back from there, as the loop over the rows draws (its
+    state costs 0.1-0.3 ms to read, so it is read only where a draw comes)."""
+    slot: list = [None]
+    _GLOBAL_SLOTS.slots.append(slot)
+    return slot
+
+
+def unwatch_global(slot: list) -> None:
+    _GLOBAL_SLOTS.slots.remove(slot)
+
+
+def before_global_draw() -> None:
+    """NumPy's global generator is about to draw: fill the watching slots still empty."""
+    slots = _GLOBAL_SLOTS.slots
+    if slots:
+        state = None
+        for slot in slots:
+            if slot[0] is None:
+                state = _raw(numpy.random.mtrand._rand) if state is None else state
+                slot[0] = state
+
+
+def restore_global(slot: list | None) -> None:
+    """Set NumPy's global generator back to the state ``slot`` received, if any."""
+    if slot is not None and slot[0] is not None:
+        numpy.random.mtrand._rand.set_state(slot[0])
 
 
 def raw_states(gens: tuple) -> list:
@@ -277,6 +342,8 @@ def restore(gens: tuple, raw: list) -> None:
             g.setstate(state)
         elif isinstance(g, numpy.random.Generator):
             g.bit_generator.state = state
+        elif isinstance(g, numpy.random.BitGenerator):
+            g.state = state
         else:
             g.set_state(state)
 
@@ -284,6 +351,7 @@ def restore(gens: tuple, raw: list) -> None:
 class _Entropy(threading.local):
     def __init__(self) -> None:
         self.taken = 0  # fresh seeds NumPy took on this thread while watched
+        self.replays: list = []  # the SeedReplay of each running 'same' part, outermost first
 
 
 _ENTROPY = _Entropy()
@@ -364,3 +432,103 @@ def _seed_source() -> Any:
 
 
 _SEED_SOURCE = _seed_source()
+
+
+def _counted_while_active(k: int) -> int:
+    _ENTROPY.taken += 1
+    replays = _ENTROPY.replays
+    return _replayed_seed(replays, len(replays) - 1, k) if replays else _NUMPY_RANDBITS(k)
+
+
+def _replayed_seed(replays: list, level: int, k: int) -> int:
+    """The next seed of the 'same' batch at ``level``: the one its first part took there,
+    or a new one (from the batch around it, if any), logged for the parts after."""
+    if level < 0:
+        return _NUMPY_RANDBITS(k)
+    replay = replays[level]
+    log, at = replay.log, replay.at
+    if at < len(log) and log[at][0] == k:
+        seed = log[at][1]
+    else:
+        seed = _replayed_seed(replays, level - 1, k)
+        del log[at:]
+        log.append((k, seed))
+    replay.at = at + 1
+    return seed
+
+
+class SeedReplay:
+    """While a ``with`` block runs, the fresh seeds NumPy hands out on this thread are those
+    the first block with this object took, in order (new ones past them are logged), so a
+    generator made with no seed inside draws the same numbers in every part of a
+    ``vmap(randomness='same')`` that runs in parts: the groups of a split, the chunks of
+    ``chunk_size`` (NOTE [fresh entropy under vmap]).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms.host_random import SeedReplay
+        >>> replay = SeedReplay()
+        >>> draw = ft.vmap(lambda x: x + np.random.default_rng().random(), randomness="same")
+        >>> with replay:
+        ...     a = draw(np.zeros(2))
+        >>> with replay:
+        ...     b = draw(np.zeros(2))
+        >>> bool((a == b).all())
+        True
+    """
+
+    __slots__ = ("log", "at")
+
+    def __init__(self) -> None:
+        self.log: list[tuple[int, int]] = []
+        self.at = 0
+
+    def __enter__(self) -> SeedReplay:
+        self.at = 0
+        _ENTROPY.replays.append(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _ENTROPY.replays.pop()
+
+
+class _NoReplay:
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+#: The ``with`` of a batch that replays no seeds.
+NO_REPLAY = _NoReplay()
+
+
+# NOTE [fresh entropy under vmap]: a generator the function makes with no seed
+# (``np.random.default_rng()``, ``RandomState()``, ``PCG64()``) has no state before the call
+# to compare, and its draws are those of one call, shared by the whole batch; a loop over
+# the rows makes a generator per row.  So while a transform is active NumPy's seed source
+# also counts the seeds it hands out (one more entry of core/mutation.py's window, a dict
+# update at the outermost call), and a ``vmap`` call that took one:
+#   'different'  runs its rows one at a time, as the loop does (api._draws_per_row);
+#   'error'      runs the batch once more, with new seeds, and raises RandomnessError if the
+#                result changed (``RandomState(seed)`` takes a fresh seed before it sets
+#                its own, and cannot be told apart from ``RandomState()`` here: its second
+#                run returns the same, which is kept; api._unseeded_draws_unused);
+#   'same'       keeps its one draw; where it runs in parts (chunk_size, the groups of a
+#                split) every part is handed the seeds the first part took
+#                (:class:`SeedReplay`).
+if _SEED_SOURCE is not None:
+    _NUMPY_RANDBITS = _SEED_SOURCE.randbits
+    PATCHED_WHILE_ACTIVE.append(
+        (vars(_SEED_SOURCE), {"randbits": _counted_while_active}, {"randbits": _NUMPY_RANDBITS})
+    )
+
+
+def entropy_taken() -> int:
+    """How many fresh seeds NumPy took on this thread while watched (NOTE [fresh entropy
+    under vmap]); compare two readings."""
+    return _ENTROPY.taken

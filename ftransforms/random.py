@@ -58,13 +58,15 @@ same rule: while a transform is active they are wrapped (with NumPy's creation f
 A ``np.random.Generator`` held by the user (``rng.normal``) is a C object that cannot be
 wrapped (nor can Python's ``random.random()``, a method of the module's
 ``random.Random``): vmap finds the generators the function reaches (closures, globals,
-defaults, bound objects; ``host_random.held_generators``, once per function object,
-again where a global that held a generator was rebound since) and reads
-their states before and after the call.  A state that moved means the batch shared one
-draw: 'error' raises (the states set back), 'different' runs the rows one at a time
-from the states before (the draws of a loop over the rows; also where the batch split or
-raised after a shared draw, or a group of a split drew: the groups would draw in group
-order), 'same' keeps the result;
+defaults, bound objects, the items of containers and the fields of the user's objects,
+object arguments; ``host_random.held_generators``, once per function object, again
+where a global that held a generator was rebound since) and reads their states before
+and after the call.  A state that moved means the batch shared one draw: 'error' raises
+(the states set back), 'different' runs the rows one at a time from the states before
+(NumPy's global one set back too: the draws of a loop over the rows; also where the
+batch split or raised after a shared draw, or a group of a split drew: the groups would
+draw in group order), 'same' keeps the result; a generator made inside with no seed:
+NOTE [fresh entropy under vmap] in host_random.py;
 where a 'same' batch runs in parts (the groups of a split, the chunks of ``chunk_size``)
 each part starts those generators from their states before the first part, and they are
 left where the first part left them (``api._sharing_held_draws``; a generator that
@@ -101,7 +103,7 @@ from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE, user_array
 from ftransforms.core.primitive import defop
 from ftransforms.core.stack import OUTERMOST_HOOKS, current_stack
 from ftransforms.core.tracer import Tracer
-from ftransforms.host_random import clear_traced_draws, note_traced_draw
+from ftransforms.host_random import before_global_draw, clear_traced_draws, note_traced_draw
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
 from ftransforms.numpy.helpers import dtype_of, holds_tracer, normalize_axis, xp_of
 from ftransforms.row_seeds import RESEEDED, SEED_WRAPPERS
@@ -282,6 +284,7 @@ def _global_draw(name: str) -> Any:
 
     def draw(*args: Any, **kwargs: Any) -> Any:
         levels = _different_levels(where)  # raises under randomness='error'
+        before_global_draw()  # a vmap whose rows may rerun sets it back from here
         if RESEEDED:  # rows that reseeded draw the same numbers (NOTE [seeds of some rows])
             levels = [interp for interp in levels if interp not in RESEEDED]
         if not levels and name == "permutation":  # called by that name: a traced array is

@@ -603,3 +603,19 @@ class DimensionNumbersError(FTransformsError, TypeError, ValueError):
         ...     print(f"{type(e).__name__}: {e}")
         DimensionNumbersError: lax.gather(operand, start_indices, dimension_numbers, ...
     """
+
+
+class NotAnArrayError(FTransformsError, TypeError, ValueError):
+    """An input or output of a transform is neither an array, a Python number nor a pytree
+    of them (a string, an arbitrary object, a generator).  JAX raises ``TypeError`` there,
+    torch.func ``ValueError`` ("must only return Tensors"); this is both.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> try:
+        ...     ft.vmap(lambda x: "done")(np.ones(3))
+        ... except ft.errors.NotAnArrayError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        NotAnArrayError: vmap(<lambda>, in_dims=0): every output must be an array or a ...
+    """
