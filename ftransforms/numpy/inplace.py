@@ -51,6 +51,7 @@ from ftransforms.core.mutation import (
     mutable,
     read_only,
     reshapes_in_place,
+    strides_of,
 )
 from ftransforms.core.mutation import make_view as _make_view
 from ftransforms.core.tracer import SHAPE_SETTER, Tracer
@@ -956,10 +957,18 @@ def flat_assign(x: Tracer, v: Any) -> None:
 
 
 def set_shape(x: Tracer, new_shape: Any) -> None:
-    """``x.shape = new_shape``: ``x`` is reshaped in place, as NumPy does without a copy
-    (also where NumPy would need one and refuses: a strided view whose axes do not split)."""
+    """``x.shape = new_shape``: ``x`` is reshaped in place, as NumPy does without a copy;
+    where NumPy would need one (a Fortran-ordered array, a strided view whose axes do not
+    split) it raises NumPy's AttributeError (not where ``x``'s strides are not known)."""
     old_shape = shape(x)
     new_shape = numpy.empty(old_shape, dtype=numpy.bool_).reshape(new_shape).shape  # -1, ints
+    if new_shape == tuple(old_shape):
+        return  # NumPy keeps the strides: x keeps its layout
+    if not c_contiguous(x) and strides_of(x) is not None and not reshapes_in_place(x, new_shape):
+        raise AttributeError(
+            "Incompatible shape for in-place modification. Use `.reshape()` to make a copy "
+            "with the desired shape."
+        )  # NumPy's words
     # not logged for a batched cond branch: an array made in the branch is reshaped as
     # NumPy does; one from outside it is reshaped for every row (rows cannot differ in it)
     check_write(x, logged=False)

@@ -1,0 +1,102 @@
+"""Probe round 12: NumPy programs that mutate, under the transforms.
+
+* ``y.shape = s`` of a Fortran-ordered result reshaped it in C order where NumPy raises
+  AttributeError (it cannot reshape it without a copy); ``y.shape = y.shape`` made a
+  Fortran-ordered ``y`` C-ordered.
+
+Oracles: the plain NumPy call, the Python loop over rows for ``vmap``, central differences
+in float64 for derivatives, eager values on new inputs for ``jit``.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ftransforms as ft
+
+RNG = np.random.default_rng(12)
+BATCH = RNG.standard_normal((3, 6))
+X = BATCH[0]
+
+
+def central_grad(f, x, eps=1e-6):
+    return np.array([(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(x.size)])
+
+
+def transforms(f):
+    """The transformed forms of ``f`` (one row ``x``) whose result is ``f(x)``'s."""
+
+    def loss(x):
+        return np.sum(f(x) * np.linspace(0.5, 1.5, np.size(f(x))).reshape(np.shape(f(x))))
+
+    return {
+        "vmap": lambda x: ft.vmap(f)(x[None])[0],
+        "jit": ft.jit(f),
+        "jit(vmap)": lambda x: ft.jit(ft.vmap(f))(x[None])[0],
+        "grad": lambda x: (ft.grad(loss)(x), f(x))[1],
+        "jvp": lambda x: ft.jvp(f, (x,), (np.ones_like(x),))[0],
+    }
+
+
+def check_values(f, derivatives=True):
+    """vmap against the loop, jit on new inputs, grad/vmap(grad) against central
+    differences; the caller's arrays are left alone."""
+    want = np.stack([f(r.copy()) for r in BATCH])
+    batch = BATCH.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ft.errors.PerformanceWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)  # jit running a signature eagerly
+        np.testing.assert_allclose(ft.vmap(f)(batch), want)
+        jf = ft.jit(f)
+        for r in BATCH:
+            np.testing.assert_allclose(jf(r.copy()), f(r.copy()))
+        np.testing.assert_allclose(ft.jit(ft.vmap(f))(batch), want)
+    np.testing.assert_array_equal(batch, BATCH)
+    if not derivatives:
+        return
+    w = np.linspace(0.5, 1.5, want[0].size).reshape(want[0].shape)
+
+    def loss(x):
+        return np.sum(f(x) * w)
+
+    np.testing.assert_allclose(ft.grad(loss)(X.copy()), central_grad(loss, X.copy()), atol=1e-6)
+    gb = np.stack([central_grad(loss, r.copy()) for r in BATCH])
+    np.testing.assert_allclose(ft.vmap(ft.grad(loss))(BATCH.copy()), gb, atol=1e-6)
+
+
+def check_raises(f, exc, match):
+    """f raises ``exc`` eagerly, and so under each transform."""
+    with pytest.raises(exc, match=match):
+        f(X.copy())
+    for name, g in transforms(f).items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(exc, match=match):
+                g(X.copy())
+            assert name
+
+
+# -- x.shape = s ------------------------------------------------------------------------
+
+
+def set_shape_of_a_fortran_ordered_result(x):
+    y = x.reshape(3, 2).T * 1.0  # Fortran-ordered: NumPy cannot reshape it in place
+    y.shape = (6,)
+    return y
+
+
+def test_set_shape_of_a_fortran_ordered_result_raises_numpys_error():
+    check_raises(set_shape_of_a_fortran_ordered_result, AttributeError, "Incompatible shape")
+
+
+def set_shape_to_its_own_shape(x):
+    y = x.reshape(3, 2).T * 1.0
+    y.shape = (2, 3)  # nothing changes: y stays Fortran-ordered
+    z = y.T  # so z is C-contiguous
+    z.shape = (6,)
+    return np.concatenate([z, y.ravel("K"), [y.flags.f_contiguous]])
+
+
+def test_set_shape_to_its_own_shape_keeps_the_layout():
+    check_values(set_shape_to_its_own_shape)
