@@ -100,3 +100,56 @@ def set_shape_to_its_own_shape(x):
 
 def test_set_shape_to_its_own_shape_keeps_the_layout():
     check_values(set_shape_to_its_own_shape)
+
+
+# -- the layout of advanced-indexing results --------------------------------------------
+
+
+def write_through_a_reshape_of_a_column_selection(x):
+    a = x.reshape(2, 3) * 1.0
+    y = a[:, [0, 2]]  # NumPy: index axis outermost, so Fortran-ordered
+    r = y.reshape(-1)  # a copy in NumPy: the write does not reach y
+    r[0] = 100.0 * x[1]
+    return np.concatenate([y.ravel(), y.ravel("K"), r, [y.flags.c_contiguous]])
+
+
+def test_a_reshape_of_a_column_selection_is_a_copy():
+    check_values(write_through_a_reshape_of_a_column_selection)
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        np.s_[:, [0, 2]],
+        np.s_[[1, 0]],
+        np.s_[:, :, [0, 1]],
+        np.s_[:, [0, 2], 1:3],
+        np.s_[:, [[0, 1], [1, 2]]],
+        np.s_[:, [0, 1], [0, 1]],
+        np.s_[[0, 1], :, [0, 1]],
+        np.s_[:, np.array([True, False, True])],
+        np.s_[..., [0, 1]],
+        np.s_[:, [1, 0], ::-1],
+    ],
+)
+@pytest.mark.parametrize("source", ["C", "F", "permuted", "reversed"])
+def test_advanced_indexing_results_are_laid_out_as_numpys(index, source):
+    make = {
+        "C": lambda x: x.reshape(2, 3, 4) * 1.0,
+        "F": lambda x: x.reshape(4, 3, 2).T * 1.0,
+        "permuted": lambda x: x.reshape(3, 2, 4).transpose(1, 0, 2),
+        "reversed": lambda x: (x.reshape(2, 3, 4) * 1.0)[:, ::-1],
+    }[source]
+
+    def f(x):
+        y = make(x)[index]
+        strides = [s if n > 1 else 0 for s, n in zip(y.strides, y.shape)]
+        flags = [y.flags.c_contiguous, y.flags.f_contiguous]
+        return np.concatenate([y.ravel("K"), flags, np.array(strides, float)])
+
+    x = np.arange(24.0)
+    want = f(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        np.testing.assert_array_equal(ft.vmap(f)(x[None])[0], want)
+        np.testing.assert_array_equal(ft.jit(f)(x), want)

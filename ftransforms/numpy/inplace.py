@@ -79,7 +79,7 @@ from ftransforms.numpy.manipulation import (
 )
 from ftransforms.numpy.matrices import diag
 from ftransforms.numpy.rearranging import rot90, trim_index
-from ftransforms.numpy.result_layout import in_order_of
+from ftransforms.numpy.result_layout import advanced_index_layout, in_order_of
 from ftransforms.numpy.result_layout import permutation_rules as _permutation
 from ftransforms.numpy.sorting import sort
 from ftransforms.numpy.ufuncs import astype, imag, real
@@ -355,7 +355,9 @@ def getitem_view(x: Tracer, index: Any) -> Any:
     """``x[index]``: a view of ``x`` for basic indices (NumPy's rule), else a copy."""
     out = getitem(x, index)
     rank = ndim(x)
-    if not _basic_view(index, rank) or (_SWAPPING[0] is x and _shuffling()):
+    if not _basic_view(index, rank):
+        return advanced_index_layout(out, x, index)  # NOTE [layout of elementwise results]
+    if _SWAPPING[0] is x and _shuffling():
         return out
 
     def forward(p: Any) -> Any:
