@@ -1,5 +1,10 @@
 """Probe round 12: NumPy programs that mutate, under the transforms.
 
+* ``int_array += 0.5`` and ``np.add(i, 0.5, out=i)`` raised InPlaceError/UFuncTypeError,
+  which ``except np._core._exceptions.UFuncTypeError`` (NumPy's class there) missed.
+* ``m[:, idx]`` (advanced indexing after a slice) was C-ordered where NumPy puts the index
+  arrays' axes outermost: a reshape of it was a view (a write through it reached ``m[:, idx]``),
+  and ``ravel('K')``, strides, flags differed; ``a[:, [0, 1]]`` of a Fortran ``a`` too.
 * ``y.shape = s`` of a Fortran-ordered result reshaped it in C order where NumPy raises
   AttributeError (it cannot reshape it without a copy); ``y.shape = y.shape`` made a
   Fortran-ordered ``y`` C-ordered.
@@ -153,3 +158,48 @@ def test_advanced_indexing_results_are_laid_out_as_numpys(index, source):
         warnings.simplefilter("ignore", RuntimeWarning)
         np.testing.assert_array_equal(ft.vmap(f)(x[None])[0], want)
         np.testing.assert_array_equal(ft.jit(f)(x), want)
+
+
+# -- in-place casting errors are NumPy's class too --------------------------------------
+
+NUMPY_UFUNC_TYPE_ERROR = type(
+    pytest.raises(TypeError, np.add, np.arange(2), 0.5, out=np.arange(2)).value
+).__mro__[2]  # numpy._core._exceptions.UFuncTypeError, by whatever path this NumPy has
+
+
+def count_plus_float(x):
+    count = np.arange(6)
+    try:
+        count += x  # float64 into int64: NumPy refuses
+    except NUMPY_UFUNC_TYPE_ERROR:
+        return x * 0.0 - 1.0
+    return count * 1.0
+
+
+def count_plus_float_out(x):
+    count = np.arange(6)
+    try:
+        np.add(count, x, out=count)
+    except NUMPY_UFUNC_TYPE_ERROR:
+        return x * 0.0 - 1.0
+    return count * 1.0
+
+
+@pytest.mark.parametrize("f", [count_plus_float, count_plus_float_out])
+def test_an_in_place_cast_numpy_refuses_raises_numpys_error_class(f):
+    assert NUMPY_UFUNC_TYPE_ERROR.__name__ == "UFuncTypeError"
+    check_values(f)
+
+
+def add_float_into_int(x):
+    count = np.arange(6)
+    count += x
+    return count
+
+
+def test_an_in_place_cast_error_is_still_inplace_and_ufunc_type_error():
+    with pytest.raises(NUMPY_UFUNC_TYPE_ERROR) as info:
+        ft.vmap(add_float_into_int)(BATCH)
+    assert isinstance(info.value, ft.errors.InPlaceError)
+    assert isinstance(info.value, ft.errors.UFuncTypeError)
+    assert "same_kind" in str(info.value)

@@ -32,6 +32,7 @@ import numpy
 from ftransforms.core.errors import (
     BatchedControlFlowError,
     InPlaceError,
+    OutputCastingError,
     UnsupportedOperationError,
 )
 from ftransforms.core.mutation import (
@@ -269,7 +270,7 @@ def inplace(x: Tracer, op: Any, other: Any, name: str) -> Tracer:
         new_dt = dtype_of(new)
         if new_dt != dt:
             if not numpy.can_cast(new_dt, dt, "same_kind"):
-                raise InPlaceError(
+                raise OutputCastingError(
                     f"x {name}= y: NumPy refuses to cast the result from {new_dt} to x's "
                     f"dtype {dt} with casting rule 'same_kind' (numpy raises UFuncTypeError "
                     f"here too).  Write x = x {name} y (a new array), or cast y first."

@@ -36,7 +36,12 @@ import ftransforms.numpy.sorting as sorting
 import ftransforms.numpy.statistics as statistics
 import ftransforms.numpy.ufunc_methods as ufunc_methods
 import ftransforms.numpy.ufuncs as ufuncs
-from ftransforms.core.errors import InPlaceError, UFuncTypeError, UnsupportedOperationError
+from ftransforms.core.errors import (
+    InPlaceError,
+    OutputCastingError,
+    UFuncTypeError,
+    UnsupportedOperationError,
+)
 from ftransforms.core.mutation import NOT_IN_C_ORDER, Buffer, clone
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.dispatch import FUNCTIONS
@@ -400,7 +405,8 @@ def _loop_dtypes(ufunc: Any, inputs: tuple, kwargs: dict, out_dtypes: tuple, for
             return ufunc.resolve_dtypes(operands, casting=casting)
         return ufunc.resolve_dtypes(operands, signature=signature, casting=casting)
     except (TypeError, ValueError) as err:
-        raise UFuncTypeError(_loop_error(form, ufunc, operands, casting, err)) from None
+        error = OutputCastingError if hasattr(err, "out_i") else UFuncTypeError
+        raise error(_loop_error(form, ufunc, operands, casting, err)) from None
 
 
 def _loop_error(form: Any, ufunc: Any, operands: tuple, casting: str, err: Exception) -> str:
