@@ -5,6 +5,12 @@
 * ``m[:, idx]`` (advanced indexing after a slice) was C-ordered where NumPy puts the index
   arrays' axes outermost: a reshape of it was a view (a write through it reached ``m[:, idx]``),
   and ``ravel('K')``, strides, flags differed; ``a[:, [0, 1]]`` of a Fortran ``a`` too.
+* A read-only argument (``x.flags.writeable = False``, ``np.broadcast_to``, ``frombuffer``;
+  ``vmap``'s rows of one, ``in_dims=None`` and ``grad``'s other arguments too) was written
+  into under the transforms where NumPy raises ValueError; ``jit`` shared one recording
+  between a read-only and a writeable argument.  ``b += t`` into a read-only plain array
+  raised InPlaceError, not NumPy's ValueError.
+* ``y.flags.writeable = False`` of a Fortran-ordered result made it C-ordered.
 * ``y.shape = s`` of a Fortran-ordered result reshaped it in C order where NumPy raises
   AttributeError (it cannot reshape it without a copy); ``y.shape = y.shape`` made a
   Fortran-ordered ``y`` C-ordered.
@@ -203,3 +209,95 @@ def test_an_in_place_cast_error_is_still_inplace_and_ufunc_type_error():
     assert isinstance(info.value, ft.errors.InPlaceError)
     assert isinstance(info.value, ft.errors.UFuncTypeError)
     assert "same_kind" in str(info.value)
+
+
+# -- read-only arguments ----------------------------------------------------------------
+
+
+def write_first(x):
+    x[0] = 5.0
+    return x * 2.0
+
+
+def add_in_place(x):
+    x += 1.0
+    return x
+
+
+def add_out(x):
+    np.add(x, 1.0, out=x)
+    return x
+
+
+def read_only(a):
+    a = np.array(a)
+    a.flags.writeable = False
+    return a
+
+
+@pytest.mark.parametrize("f", [write_first, add_in_place, add_out])
+def test_a_read_only_argument_is_read_only_under_the_transforms(f):
+    x = read_only(X)
+    with pytest.raises(ValueError, match="read-only"):
+        f(x)
+    batch = read_only(BATCH)
+    for call in [
+        lambda: ft.vmap(f)(batch),
+        lambda: ft.vmap(f)(np.broadcast_to(X, (2, X.size))),
+        lambda: ft.grad(lambda x: f(x).sum())(x),
+        lambda: ft.jvp(f, (x,), (x,)),
+        lambda: ft.jit(f)(x),
+        lambda: ft.jit(ft.vmap(f))(batch),
+        lambda: ft.vmap(lambda x, c: x + f(c), in_dims=(0, None))(BATCH.copy(), x),
+        lambda: ft.grad(lambda x, c: (x * f(c)).sum())(X.copy(), x),
+    ]:
+        with pytest.raises(ValueError, match="read-only"):
+            call()
+    np.testing.assert_array_equal(x, X)
+
+
+def test_jit_keys_a_read_only_argument_apart():
+    jf = ft.jit(write_first)
+    np.testing.assert_array_equal(jf(X.copy()), write_first(X.copy()))
+    with pytest.raises(ValueError, match="read-only"):
+        jf(read_only(X))
+    with pytest.raises(ValueError, match="read-only"):
+        jf([read_only(X)][0])
+    np.testing.assert_array_equal(jf(X.copy()), write_first(X.copy()))
+
+
+def reads_a_read_only_argument(x):
+    y = x.copy()
+    y[0] = 7.0
+    return y + np.asarray(x) + x.reshape(2, 3).T.ravel()
+
+
+def test_a_read_only_argument_is_read_as_any_other():
+    def f(x):
+        return reads_a_read_only_argument(read_only(x))
+
+    check_values(f)
+    np.testing.assert_allclose(
+        ft.vmap(reads_a_read_only_argument)(read_only(BATCH)),
+        np.stack([reads_a_read_only_argument(r) for r in BATCH]),
+    )
+
+
+def add_traced_into_bytes(x):
+    b = np.frombuffer(b"\x00" * 48, dtype=np.float64)  # read-only
+    b += x
+    return b
+
+
+def test_a_traced_write_into_a_read_only_plain_array_raises_numpys_error():
+    check_raises(add_traced_into_bytes, ValueError, "read-only")
+
+
+def read_only_fortran_result(x):
+    y = x.reshape(3, 2).T * 1.0  # Fortran-ordered
+    y.flags.writeable = False  # keeps its layout
+    return np.concatenate([y.ravel("K"), [y.flags.f_contiguous, y.flags.writeable]])
+
+
+def test_making_a_fortran_ordered_result_read_only_keeps_its_layout():
+    check_values(read_only_fortran_result)

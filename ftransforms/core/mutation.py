@@ -16,7 +16,10 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
   differentiates with respect to the original inputs (their ids are read when they are
   wrapped), ``jit``'s recorder sees a mutated object move on to a new slot, and the
   caller's arrays are never modified (the transforms also give the function shallow
-  copies, :func:`detached`, of the tracers it receives).
+  copies, :func:`detached`, of the tracers it receives).  An argument the caller made
+  read-only (``flags.writeable = False``, ``np.broadcast_to``, ``np.frombuffer``) is
+  read-only inside, traced or a buffer, so a write into it raises NumPy's ValueError
+  (numpy/result_layout.py's ``laid_out_arguments``, :func:`mutable`; ``jit`` keys it apart).
 * **Views** (torch's functionalization is the model): a view made by basic indexing,
   ``.T``/``transpose``/``swapaxes``/``moveaxis``/``rollaxis``/``matrix_transpose``,
   ``reshape``/``ravel`` of a contiguous array, ``squeeze``/``expand_dims``/``atleast_*d``,
@@ -365,7 +368,10 @@ def mutable(x: Any) -> Any:
     as a new object (:func:`detached`)."""
     if type(x) is numpy.ndarray:
         if x.dtype.kind != "O" and _LOCAL.scope is not None:
-            return new_buffer(_LOCAL.scope, x)
+            buf = new_buffer(_LOCAL.scope, x)
+            if not x.flags.writeable:  # read-only as the caller's array (np.broadcast_to,
+                buf.flags.writeable = False  # frombuffer): a write raises NumPy's ValueError
+            return buf
         return x
     if isinstance(x, Tracer):
         return detached(x)

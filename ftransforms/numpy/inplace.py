@@ -52,6 +52,7 @@ from ftransforms.core.mutation import (
     mutable,
     read_only,
     reshapes_in_place,
+    set_root_layout,
     strides_of,
 )
 from ftransforms.core.mutation import make_view as _make_view
@@ -868,7 +869,11 @@ def _copy(a: Any, order: Any = "K", subok: bool = False) -> Any:  # noqa: ARG001
 # -- out=, copyto, fill, put, sort ------------------------------------------------------
 
 
-def _out_error(form: str, out: Any) -> InPlaceError:
+def _out_error(form: str, out: Any) -> Exception:
+    """The error of a traced value written into the plain NumPy array ``out``: NumPy's
+    ValueError where ``out`` is read-only (NumPy checks that first), else InPlaceError."""
+    if type(out) is numpy.ndarray and not out.flags.writeable:
+        return ValueError("output array is read-only")  # NumPy's words
     return InPlaceError(
         f"{form}: out= is a NumPy array of shape {numpy.shape(out)} that did not come from "
         f"inside the transformed function (a global, or an argument that is not "
@@ -1061,8 +1066,12 @@ def _rebase(x: Tracer, forward: Any, inverse: Any) -> None:
     ``x.shape = s`` and ``x.flags.writeable = False`` change ``x`` and no alias of it."""
     base = getattr(x, "_base", None)
     views = _live_views(x)
+    contiguous = base[3] if base is not None else c_contiguous(x)
     old = clone(x)
     old._base, old._views = base, views
+    entry = ROOT_LAYOUTS.get(id(x)) if base is None and ROOT_LAYOUTS else None
+    if entry is not None and entry[0]() is x:  # NOTE [layout of elementwise results]:
+        set_root_layout(old, *entry[1:])  # x, now a view of old, keeps its layout
     x._base = x._views = None
     for r in views:
         r()._base = (old, *r()._base[1:])
@@ -1070,7 +1079,7 @@ def _rebase(x: Tracer, forward: Any, inverse: Any) -> None:
         base[0]._views = [weakref.ref(old) if r() is x else r for r in base[0]._views]
     become(x, forward(old))
     forward.rebased = True  # NumPy's x keeps its own base (numpy_base)
-    make_view(old, x, forward, inverse, reshaped=base is None or base[3])
+    make_view(old, x, forward, inverse, reshaped=contiguous)
 
 
 def _itself(p: Any) -> Any:
@@ -1078,6 +1087,7 @@ def _itself(p: Any) -> Any:
 
 
 _itself.rebased = True  # type: ignore[attr-defined]
+_itself.layout = lambda parent: parent  # type: ignore[attr-defined]  (the same memory)
 
 
 def numpy_base(t: Tracer) -> Any:

@@ -55,6 +55,7 @@ from ftransforms.core.mutation import (
     c_contiguous,
     f_contiguous,
     layout,
+    read_only,
     set_root_layout,
     strides_of,
 )
@@ -295,10 +296,18 @@ def laid_out_arguments(originals: Any, wrapped: list, dims: Any = None) -> list:
     caller laid out other than in C order (``np.asfortranarray(m)``, ``m.T``; under ``vmap``
     the rows of such a batch) or not contiguous (``x[:, ::2]``, the rows of ``in_dims=1``)
     recorded so, as NumPy code sees that leaf's layout (NOTE [layout of elementwise
-    results])."""
+    results]).  The tracer of a read-only leaf (``x.flags.writeable = False``,
+    ``np.broadcast_to``, ``np.frombuffer`` of bytes; under ``vmap`` the rows of such a
+    batch) is read-only too, so a write into it raises NumPy's ValueError."""
+    frozen = None
     for k, o in enumerate(originals):
         d = None if dims is None else dims[k]
+        base = getattr(o, "_base", None)  # an enclosing transform's read-only tracer
+        if base is not None and base[2] is read_only:
+            frozen = [*(frozen or ()), k]
         if type(o) is _NDARRAY:
+            if not o.flags.writeable:
+                frozen = [*(frozen or ()), k]
             if o.ndim < (2 if d is None else 3):
                 continue
             if o.flags.c_contiguous and (d is None or d % o.ndim == 0):
@@ -334,6 +343,10 @@ def laid_out_arguments(originals: Any, wrapped: list, dims: Any = None) -> list:
         ):
             continue
         set_root_layout(w, order, dense, strides)
+    if frozen is not None:
+        for k in frozen:
+            if isinstance(wrapped[k], Tracer) and wrapped[k].flags.writeable:
+                wrapped[k].flags.writeable = False  # (a view of the array it was)
     return wrapped
 
 
