@@ -11,6 +11,10 @@
   between a read-only and a writeable argument.  ``b += t`` into a read-only plain array
   raised InPlaceError, not NumPy's ValueError.
 * ``y.flags.writeable = False`` of a Fortran-ordered result made it C-ordered.
+* ``np.fromiter`` of a generator over a traced array raised under ``grad`` (NumPy's C code
+  converts each element with ``float``) and split ``vmap``'s batch; the arrays
+  ``np.fromiter``, ``np.tri``, ``np.indices``, ``np.logspace``, ``np.geomspace`` make
+  refused a traced write (InPlaceError) where ``np.zeros``'s take one.
 * ``y.shape = s`` of a Fortran-ordered result reshaped it in C order where NumPy raises
   AttributeError (it cannot reshape it without a copy); ``y.shape = y.shape`` made a
   Fortran-ordered ``y`` C-ordered.
@@ -301,3 +305,46 @@ def read_only_fortran_result(x):
 
 def test_making_a_fortran_ordered_result_read_only_keeps_its_layout():
     check_values(read_only_fortran_result)
+
+
+# -- more creation functions make buffers -----------------------------------------------
+
+
+def squares_from_a_generator(x):
+    return np.fromiter((t * t for t in x), dtype=float, count=x.size)
+
+
+def sines_from_a_generator(x):
+    return np.fromiter((np.sin(t) for t in x), np.float64) * 2.0
+
+
+def filled_made_arrays(x):
+    n = x.size
+    parts = [
+        np.fromiter(range(n), dtype=np.float64),
+        np.tri(n)[-1],
+        np.indices((n,))[0] * 1.0,
+        np.logspace(0.0, 1.0, n),
+        np.geomspace(1.0, 4.0, n),
+    ]
+    for k, b in enumerate(parts):
+        b[k] = x[k] * 3.0
+        b += x
+    return np.concatenate(parts)
+
+
+@pytest.mark.parametrize(
+    "f", [squares_from_a_generator, sines_from_a_generator, filled_made_arrays]
+)
+def test_more_creation_functions_take_traced_values(f):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ft.errors.PerformanceWarning)  # the batch not split
+        ft.vmap(f)(BATCH.copy())
+    check_values(f)
+
+
+def test_fromiter_too_short_raises_numpys_error():
+    def f(x):
+        return np.fromiter(iter([1.0]), float, count=3) * x[:3]
+
+    check_raises(f, ValueError, "iterator too short")

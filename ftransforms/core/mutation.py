@@ -80,6 +80,7 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
 from __future__ import annotations
 
 import dis
+import itertools
 import math
 import sys
 import threading
@@ -1129,6 +1130,24 @@ def numbers_of(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     return args, kwargs
 
 
+_FROMITER_SOURCE = (
+    """
+def wrapper(iterable, dtype, count=-1, **kwargs):
+    if not kwargs and casts_to(dtype) and from_user_code(1, name):
+        # the elements read first (count of them), so that traced ones (a generator over
+        # a traced array's rows) make one traced array of that dtype, as np.array does
+        items = list(iterable if count < 0 else islice(iterable, count))
+        if count > len(items):
+            raise ValueError(f"iterator too short: Expected {count} but iterator had only "
+                             f"{len(items)} items.")
+        converted = convert_array_like(items)
+        if converted is not items:
+            return converted.astype(dtype)
+        iterable = items
+    args = (iterable, dtype, count)"""
+    + _BUFFER_RESULT
+)
+
 _REQUIRE_SOURCE = """
 def wrapper(a, dtype=None, requirements=None, **kwargs):
     if isinstance(a, Tracer) and not kwargs and from_user_code(1, name):
@@ -1222,6 +1241,7 @@ def _creation(name: str, source: str = _WRAPPER_SOURCE) -> Any:
         "Buffer": Buffer,
         "new_buffer": new_buffer,
         "convert_array_like": _convert_array_like,
+        "islice": itertools.islice,
         "fortran": f_contiguous,
         "contiguous": c_contiguous,
         "in_fortran_order": _in_fortran_order,
@@ -1251,8 +1271,13 @@ _WRAPPERS = {
         "eye",
         "identity",
         "linspace",
+        "logspace",
+        "geomspace",
+        "tri",
+        "indices",
     )
 }
+_WRAPPERS["fromiter"] = _creation("fromiter", _FROMITER_SOURCE)
 _WRAPPERS["array"] = _creation("array", _ARRAY_SOURCE)
 _WRAPPERS.update({name: _creation(name, _FULL_SOURCE) for name in ("full", "full_like")})
 _WRAPPERS.update({name: _creation(name, _ASARRAY_SOURCE) for name in ("asarray", "asanyarray")})
