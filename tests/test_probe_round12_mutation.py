@@ -15,6 +15,8 @@
   converts each element with ``float``) and split ``vmap``'s batch; the arrays
   ``np.fromiter``, ``np.tri``, ``np.indices``, ``np.logspace``, ``np.geomspace`` make
   refused a traced write (InPlaceError) where ``np.zeros``'s take one.
+* ``np.meshgrid`` and ``np.tile`` of arrays made in the function returned read-only
+  arrays (a write raised ValueError) where NumPy returns new ones.
 * ``y.shape = s`` of a Fortran-ordered result reshaped it in C order where NumPy raises
   AttributeError (it cannot reshape it without a copy); ``y.shape = y.shape`` made a
   Fortran-ordered ``y`` C-ordered.
@@ -348,3 +350,19 @@ def test_fromiter_too_short_raises_numpys_error():
         return np.fromiter(iter([1.0]), float, count=3) * x[:3]
 
     check_raises(f, ValueError, "iterator too short")
+
+
+# -- NumPy functions of arrays made in the function -------------------------------------
+
+
+def filled_grids(x):
+    gx, gy = np.meshgrid(np.arange(3.0), np.zeros(2))  # copies: writeable
+    gx[0] = x[:3]
+    gy += x[3:5, None]
+    t = np.tile(np.zeros(2), 3)
+    t[1::2] = x[:3] ** 2
+    return np.concatenate([gx.ravel(), gy.ravel(), t])
+
+
+def test_meshgrid_and_tile_of_made_arrays_can_be_written():
+    check_values(filled_grids)
