@@ -9,7 +9,9 @@
   ``vmap``'s rows of one, ``in_dims=None`` and ``grad``'s other arguments too) was written
   into under the transforms where NumPy raises ValueError; ``jit`` shared one recording
   between a read-only and a writeable argument.  ``b += t`` into a read-only plain array
-  raised InPlaceError, not NumPy's ValueError.
+  raised InPlaceError, not NumPy's ValueError; ``x += 1`` / ``out=x`` into a read-only
+  traced array said "assignment destination is read-only" where NumPy says "output array
+  is read-only".
 * ``y.flags.writeable = False`` of a Fortran-ordered result made it C-ordered.
 * ``np.fromiter`` of a generator over a traced array raised under ``grad`` (NumPy's C code
   converts each element with ``float``) and split ``vmap``'s batch; the arrays
@@ -366,3 +368,14 @@ def filled_grids(x):
 
 def test_meshgrid_and_tile_of_made_arrays_can_be_written():
     check_values(filled_grids)
+
+
+@pytest.mark.parametrize("f", [add_in_place, add_out])
+def test_a_read_only_output_raises_numpys_message(f):
+    x = read_only(X)
+    with pytest.raises(ValueError, match="output array is read-only"):
+        f(x)
+    with pytest.raises(ValueError, match="output array is read-only"):
+        ft.vmap(f)(read_only(BATCH))
+    with pytest.raises(ValueError, match="output array is read-only"):
+        ft.grad(lambda x: f(np.broadcast_to(x, (2, x.size))).sum())(X.copy())

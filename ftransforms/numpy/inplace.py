@@ -257,6 +257,7 @@ def inplace(x: Tracer, op: Any, other: Any, name: str) -> Tracer:
     in-place ufuncs do (``same_kind`` casting), then written into ``x``."""
     if type(other) is Buffer:
         other = other.val
+    _check_output_writeable(x)
     new = op(x, other)
     if type(x) is not Buffer and shape(x) == () and getattr(x, "_base", None) is None:
         # NOTE [0-d values are NumPy scalars]: NumPy gives a scalar, not a 0-d array,
@@ -284,6 +285,13 @@ def inplace(x: Tracer, op: Any, other: Any, name: str) -> Tracer:
         )
     assign(x, new)
     return x
+
+
+def _check_output_writeable(x: Any) -> None:
+    """NumPy's error for a ufunc's output (``x += y``, ``out=x``) that is read-only."""
+    base = getattr(x, "_base", None)
+    if base is not None and base[2] is read_only:
+        raise ValueError("output array is read-only")  # NumPy's words
 
 
 class _OutputShapeError(InPlaceError, ValueError):
@@ -888,6 +896,7 @@ def write_out(form: str, out: Any, result: Any) -> Any:
     """Write ``result`` into ``out`` (a tracer or buffer; a plain array when ``result``
     is plain) as ``out=`` does; returns ``out``."""
     if isinstance(out, Tracer):
+        _check_output_writeable(out)
         if shape(result) != shape(out):
             result = broadcast_to(result, shape(out))
         result = _cast(result, dtype_of(out))

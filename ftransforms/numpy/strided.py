@@ -46,6 +46,7 @@ from ftransforms.core.mutation import (
     c_strides,
     element_offsets,
     make_view,
+    read_only,
     strides_of,
 )
 from ftransforms.core.tracer import Tracer
@@ -58,10 +59,6 @@ from ftransforms.numpy.manipulation import ravel, reshape
 __all__: list[str] = []  # nothing joins fnp: numpy.lib.stride_tricks.as_strided is the name
 
 _NUMPY_AS_STRIDED = numpy.lib.stride_tricks.as_strided
-
-
-def _read_only(parent: Any, value: Any) -> Any:
-    raise ValueError("assignment destination is read-only")  # NumPy's words (writeable=False)
 
 
 def as_strided(
@@ -126,7 +123,7 @@ def as_strided(
         )
 
     if not writeable:
-        inverse = _read_only
+        inverse = read_only  # NumPy's ValueError on a write
     elif numpy.unique(positions).size < positions.size:
         inverse = overlapping
     return make_view(x, forward(x), forward, inverse)
