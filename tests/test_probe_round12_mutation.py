@@ -19,6 +19,9 @@
   refused a traced write (InPlaceError) where ``np.zeros``'s take one.
 * ``np.meshgrid`` and ``np.tile`` of arrays made in the function returned read-only
   arrays (a write raised ValueError) where NumPy returns new ones.
+* A write through ``sliding_window_view(y, n, writeable=True)`` or overlapping
+  ``as_strided`` windows raised InPlaceError where NumPy writes through (element by
+  element: a shared place takes the last value written there).
 * ``y.shape = s`` of a Fortran-ordered result reshaped it in C order where NumPy raises
   AttributeError (it cannot reshape it without a copy); ``y.shape = y.shape`` made a
   Fortran-ordered ``y`` C-ordered.
@@ -379,3 +382,34 @@ def test_a_read_only_output_raises_numpys_message(f):
         ft.vmap(f)(read_only(BATCH))
     with pytest.raises(ValueError, match="output array is read-only"):
         ft.grad(lambda x: f(np.broadcast_to(x, (2, x.size))).sum())(X.copy())
+
+
+# -- writes through overlapping windows ---------------------------------------------------
+
+SWV = np.lib.stride_tricks.sliding_window_view
+
+
+def written_windows(x):
+    y = x * 1.0
+    w = SWV(y, 3, writeable=True)
+    w[0, 1] = 10.0 * x[0]  # y[1]: w[1, 0] and w[0, 1] are the same place
+    w[2] = x[:3] ** 2
+    w[1] += x[3:]
+    w[:, 0] *= 2.0
+    return np.concatenate([y, w.ravel()])
+
+
+def windows_written_whole(x):
+    y = x * 1.0
+    w = SWV(y, 2, writeable=True)
+    w += np.arange(10.0).reshape(5, 2)  # each shared place: its last window's value
+    v = np.lib.stride_tricks.as_strided(y, shape=(3, 2), strides=(y.strides[0],) * 2)
+    v[v > 2.0] = 0.0
+    np.multiply(v, x[:2], out=v)
+    SWV(y, 3, writeable=True)[1:3].fill(x[0])
+    return y
+
+
+@pytest.mark.parametrize("f", [written_windows, windows_written_whole])
+def test_writes_through_overlapping_windows_are_numpys(f):
+    check_values(f)

@@ -429,6 +429,12 @@ def assign(target: Tracer, new: Any) -> None:
     check_write(target)
     base = _slot(target, "_base")
     if base is not None:
+        if through_overlap(base):  # NOTE [writes through overlapping views]
+            found = overlap_positions(target)
+            if found is not None and numpy.unique(found[1]).size == found[1].size:
+                root, positions = found
+                assign(root, FLAT_WRITE[0](root, positions.ravel(), new))
+                return
         parent, _forward, inverse, _ = base
         assign(parent, inverse(parent, new))
         if _slot(target, "_base") is base and _still_a_view(parent, target):
@@ -437,6 +443,50 @@ def assign(target: Tracer, new: Any) -> None:
         return
     become(target, new)
     refresh(target)
+
+
+#: numpy/inplace.py's ``flat_written(root, positions, values)``: ``root`` with its elements
+#: at the flat ``positions`` set to ``values``, the last of repeated ones winning (set there;
+#: NOTE [writes through overlapping views]).
+FLAT_WRITE: list = []
+
+
+def through_overlap(base: tuple) -> bool:
+    """Whether a view with ``base`` is, or is a view of, one whose elements overlap (its
+    ``inverse`` says ``overlapping``: rolling windows)."""
+    while base is not None:
+        if getattr(base[2], "overlapping", False):
+            return True
+        base = _slot(base[0], "_base")
+    return False
+
+
+def overlap_positions(target: Tracer) -> tuple | None:
+    """NOTE [writes through overlapping views]: NumPy writes a view whose elements share
+    memory (``sliding_window_view(x, 3, writeable=True)``, ``as_strided`` windows) element
+    by element in C order: a place shared by several elements takes the last value written
+    there, and they all see it.  Scattered through such a view's ``inverse``, the elements
+    that share a written place but were not written would carry their old values back over
+    it, so a write into such a view or a view of one goes straight into the root of its
+    views at the places its elements occupy there (their byte offsets, NOTE [byte strides
+    of views]): ``x[index] = v`` (numpy/inplace.py's ``setitem``) and ``x op= v`` scatter
+    the elements they write, the last of repeated places winning; any other write only
+    where ``target``'s places do not repeat (else the view's ``inverse`` refuses it).
+    Returns ``(root, the flat position in root of each element of target)``, or None
+    where those places are not known."""
+    root = root_of(target)
+    if not FLAT_WRITE or numpy.dtype(target.dtype) != numpy.dtype(root.dtype):
+        return None
+    offsets = element_offsets(target)
+    if offsets is None:
+        return None
+    held = root_offsets(root).ravel()
+    order = numpy.argsort(held, kind="stable")
+    at = numpy.minimum(numpy.searchsorted(held[order], offsets.ravel()), held.size - 1)
+    positions = order[at]
+    if not numpy.array_equal(held[positions], offsets.ravel()):
+        return None  # a place the root does not hold
+    return root, positions.reshape(offsets.shape)
 
 
 def _still_a_view(parent: Tracer, view: Tracer) -> bool:

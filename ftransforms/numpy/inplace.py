@@ -36,6 +36,7 @@ from ftransforms.core.errors import (
     UnsupportedOperationError,
 )
 from ftransforms.core.mutation import (
+    FLAT_WRITE,
     FORTRAN_VIEW,
     NOT_IN_C_ORDER,
     ROOT_LAYOUTS,
@@ -50,10 +51,12 @@ from ftransforms.core.mutation import (
     forget_root_layout,
     layout,
     mutable,
+    overlap_positions,
     read_only,
     reshapes_in_place,
     set_root_layout,
     strides_of,
+    through_overlap,
 )
 from ftransforms.core.mutation import make_view as _make_view
 from ftransforms.core.tracer import SHAPE_SETTER, Tracer
@@ -183,6 +186,17 @@ def updated(x: Any, index: Any, v: Any) -> Any:
     return where(mask, scatter(x, concrete, v), x)
 
 
+def flat_written(root: Any, positions: Any, values: Any) -> Any:
+    """``root`` with its elements at the flat ``positions`` (C order) set to ``values`` (of
+    the positions' shape), the last of repeated positions winning (NOTE [writes through
+    overlapping views] in core/mutation.py)."""
+    values = reshape(values, (-1,)) if shape(values) else values
+    return reshape(updated(ravel(root), positions, values), shape(root))
+
+
+FLAT_WRITE.append(flat_written)
+
+
 def _one_element(index: Any, rank: int) -> bool:
     """Whether ``index`` picks one element of an array of ``rank`` axes (an integer each)."""
     parts = index if isinstance(index, tuple) else (index,)
@@ -246,7 +260,27 @@ def setitem(x: Tracer, index: Any, v: Any) -> None:
         index = tuple(i.val if type(i) is Buffer else i for i in index)
     if type(v) is Buffer:
         v = v.val
+    base = getattr(x, "_base", None)
+    if base is not None and through_overlap(base) and _overlap_written(x, index, v):
+        return
     assign(x, updated(x, index, v))
+
+
+def _overlap_written(x: Tracer, index: Any, v: Any) -> bool:
+    """``x[index] = v`` into a view whose elements share places in memory (or a view of
+    one): the written elements' places in the root set, the last repeated one winning
+    (NOTE [writes through overlapping views] in core/mutation.py); False where those
+    places are not known (an index batched by ``vmap``)."""
+    found = overlap_positions(x)
+    concrete = index if _is_basic(index) else _concrete_index(index)
+    if found is None or concrete is None:
+        return False
+    root, positions = found
+    check_write(x)
+    picked = positions[concrete]
+    v = broadcast_to(_cast(v, dtype_of(x)), numpy.shape(picked))
+    assign(root, flat_written(root, numpy.ravel(picked), v))
+    return True
 
 
 # -- augmented assignment --------------------------------------------------------------
@@ -283,8 +317,23 @@ def inplace(x: Tracer, op: Any, other: Any, name: str) -> Tracer:
             f"x {name}= y: the result has shape {shape(new)} but x has shape {shape(x)} "
             f"(NumPy: non-broadcastable output operand).  Write x = x {name} y."
         )
-    assign(x, new)
+    assign_whole(x, new)
     return x
+
+
+def assign_whole(x: Tracer, new: Any) -> None:
+    """A write of every element of ``x``: ``assign``, except into a view whose elements
+    share places in memory (or a view of one), where each repeated place takes its last
+    element's value (NOTE [writes through overlapping views] in core/mutation.py)."""
+    base = getattr(x, "_base", None)
+    if base is not None and through_overlap(base):
+        found = overlap_positions(x)
+        if found is not None:
+            root, positions = found
+            check_write(x)
+            assign(root, flat_written(root, positions.ravel(), new))
+            return
+    assign(x, new)
 
 
 def _check_output_writeable(x: Any) -> None:
@@ -900,7 +949,7 @@ def write_out(form: str, out: Any, result: Any) -> Any:
         if shape(result) != shape(out):
             result = broadcast_to(result, shape(out))
         result = _cast(result, dtype_of(out))
-        assign(out, result)
+        assign_whole(out, result)
         return out
     if isinstance(result, Tracer) and type(result) is not Buffer:
         if type(out) is numpy.ndarray and out.dtype.kind == "O":
@@ -939,7 +988,7 @@ def fill(x: Tracer, value: Any) -> None:
     """``x.fill(value)``."""
     if type(value) is Buffer:
         value = value.val
-    assign(x, broadcast_to(_cast(value, dtype_of(x)), shape(x)))
+    assign_whole(x, broadcast_to(_cast(value, dtype_of(x)), shape(x)))
 
 
 def put(x: Tracer, indices: Any, values: Any, mode: str = "raise") -> None:
