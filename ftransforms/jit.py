@@ -71,6 +71,8 @@ def _signature(leaves: list, name: str = "f") -> tuple[tuple, list, bool]:
                 sig.append((t, leaf.shape, leaf.dtype, order, leaf.flags.f_contiguous))
             else:
                 sig.append((t, leaf.shape, leaf.dtype))
+            if t is numpy.ndarray and not leaf.flags.writeable:  # f sees it read-only: a
+                sig.append("read-only")  # write into it raises (laid_out_arguments)
             arrays.append(leaf)
         elif isinstance(leaf, Tracer):
             traced = True
@@ -118,8 +120,11 @@ def _fast_key(args: tuple) -> tuple[tuple, list] | None:
     for a in args:
         t = type(a)
         if t is numpy.ndarray:
-            if a.dtype.hasobject or (a.ndim > 1 and not a.flags.c_contiguous):
+            flags = a.flags
+            if a.dtype.hasobject or (a.ndim > 1 and not flags.c_contiguous):
                 return None  # (not C-contiguous: keyed by its layout too, in _signature)
+            if not flags.writeable:
+                return None  # (keyed as read-only too, in _signature)
             key.append((a.shape, a.dtype))
             leaves.append(a)
         elif t is tuple or t is list:
@@ -127,7 +132,8 @@ def _fast_key(args: tuple) -> tuple[tuple, list] | None:
             for v in a:
                 if type(v) is not numpy.ndarray or v.dtype.hasobject:
                     return None
-                if v.ndim > 1 and not v.flags.c_contiguous:
+                flags = v.flags
+                if (v.ndim > 1 and not flags.c_contiguous) or not flags.writeable:
                     return None
                 sub.append((v.shape, v.dtype))
             key.append((t, tuple(sub)))

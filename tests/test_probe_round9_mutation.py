@@ -130,13 +130,14 @@ def test_as_strided_views_that_overlap_or_are_read_only_refuse_writes():
         w[1] = 0.0
         return a
 
-    for call, arg in [
-        (ft.vmap(write_windows), BATCH),
-        (ft.jit(write_windows), X),
-        (ft.grad(lambda x: write_windows(x).sum()), X),
-    ]:
-        with pytest.raises(InPlaceError, match=r"as_strided\(x, shape=\(4, 3\).*overlap"):
-            call(arg.copy())
+    # written through, as NumPy writes (round 12; it raised InPlaceError)
+    np.testing.assert_allclose(
+        ft.vmap(write_windows)(BATCH.copy()), np.stack([write_windows(r.copy()) for r in BATCH])
+    )
+    np.testing.assert_allclose(ft.jit(write_windows)(X.copy()), write_windows(X.copy()))
+    np.testing.assert_allclose(
+        ft.grad(lambda x: write_windows(x).sum())(X.copy()), (write_windows(X.copy()) != 0) * 1.0
+    )
     assert ft.vmap(lambda x: x * 2)(BATCH).shape == BATCH.shape  # the stack is clean
 
     def write_read_only(x):

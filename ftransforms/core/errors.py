@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import pickle
 
+import numpy
+
 
 class FTransformsError(Exception):
     """Base class of every error ftransforms raises on purpose.
@@ -384,6 +386,46 @@ class UFuncTypeError(FTransformsError, TypeError, ValueError):
         ...     print(f"{type(e).__name__}: {e}")
         UFuncTypeError: vmap(<lambda>, in_dims=0): numpy.add(..., dtype=...): cannot cast ...
     """
+
+
+def _numpy_output_casting_error() -> type:
+    """NumPy's exception class for a ufunc result that ``same_kind`` casting cannot write
+    into its output (``numpy._core._exceptions._UFuncOutputCastingError``: private, so
+    found by having NumPy raise it on empty arrays)."""
+    out = numpy.zeros(0, dtype=numpy.int64)
+    try:
+        numpy.add(out, numpy.zeros(0), out=out)
+    except TypeError as err:
+        return type(err)
+    return TypeError  # pragma: no cover  (a NumPy that casts float to int in place)
+
+
+class OutputCastingError(InPlaceError, UFuncTypeError, _numpy_output_casting_error()):
+    """An in-place operation whose result NumPy would not cast back to the written array's
+    dtype (``int_array += 0.5``, ``np.add(i, 0.5, out=i)``): InPlaceError and
+    UFuncTypeError, and NumPy's own exception class there (``except TypeError`` and
+    ``except np._core._exceptions.UFuncTypeError`` in the user's code catch it as they
+    catch NumPy's).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> def f(x):
+        ...     count = np.arange(3)
+        ...     count += x  # float into int: NumPy refuses too
+        ...     return count
+        >>> try:
+        ...     ft.vmap(f)(np.ones((2, 3)))
+        ... except TypeError as e:
+        ...     print(type(e).__name__)
+        OutputCastingError
+    """
+
+    def __init__(self, message: str) -> None:
+        Exception.__init__(self, message)  # (NumPy's class takes the ufunc and dtypes)
+
+    def __str__(self) -> str:
+        return Exception.__str__(self)
 
 
 class CallbackError(FTransformsError, ValueError):

@@ -16,7 +16,10 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
   differentiates with respect to the original inputs (their ids are read when they are
   wrapped), ``jit``'s recorder sees a mutated object move on to a new slot, and the
   caller's arrays are never modified (the transforms also give the function shallow
-  copies, :func:`detached`, of the tracers it receives).
+  copies, :func:`detached`, of the tracers it receives).  An argument the caller made
+  read-only (``flags.writeable = False``, ``np.broadcast_to``, ``np.frombuffer``) is
+  read-only inside, traced or a buffer, so a write into it raises NumPy's ValueError
+  (numpy/result_layout.py's ``laid_out_arguments``, :func:`mutable`; ``jit`` keys it apart).
 * **Views** (torch's functionalization is the model): a view made by basic indexing,
   ``.T``/``transpose``/``swapaxes``/``moveaxis``/``rollaxis``/``matrix_transpose``,
   ``reshape``/``ravel`` of a contiguous array, ``squeeze``/``expand_dims``/``atleast_*d``,
@@ -77,6 +80,7 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
 from __future__ import annotations
 
 import dis
+import itertools
 import math
 import sys
 import threading
@@ -365,7 +369,10 @@ def mutable(x: Any) -> Any:
     as a new object (:func:`detached`)."""
     if type(x) is numpy.ndarray:
         if x.dtype.kind != "O" and _LOCAL.scope is not None:
-            return new_buffer(_LOCAL.scope, x)
+            buf = new_buffer(_LOCAL.scope, x)
+            if not x.flags.writeable:  # read-only as the caller's array (np.broadcast_to,
+                buf.flags.writeable = False  # frombuffer): a write raises NumPy's ValueError
+            return buf
         return x
     if isinstance(x, Tracer):
         return detached(x)
@@ -422,6 +429,12 @@ def assign(target: Tracer, new: Any) -> None:
     check_write(target)
     base = _slot(target, "_base")
     if base is not None:
+        if through_overlap(base):  # NOTE [writes through overlapping views]
+            found = overlap_positions(target)
+            if found is not None and numpy.unique(found[1]).size == found[1].size:
+                root, positions = found
+                assign(root, FLAT_WRITE[0](root, positions.ravel(), new))
+                return
         parent, _forward, inverse, _ = base
         assign(parent, inverse(parent, new))
         if _slot(target, "_base") is base and _still_a_view(parent, target):
@@ -430,6 +443,50 @@ def assign(target: Tracer, new: Any) -> None:
         return
     become(target, new)
     refresh(target)
+
+
+#: numpy/inplace.py's ``flat_written(root, positions, values)``: ``root`` with its elements
+#: at the flat ``positions`` set to ``values``, the last of repeated ones winning (set there;
+#: NOTE [writes through overlapping views]).
+FLAT_WRITE: list = []
+
+
+def through_overlap(base: tuple) -> bool:
+    """Whether a view with ``base`` is, or is a view of, one whose elements overlap (its
+    ``inverse`` says ``overlapping``: rolling windows)."""
+    while base is not None:
+        if getattr(base[2], "overlapping", False):
+            return True
+        base = _slot(base[0], "_base")
+    return False
+
+
+def overlap_positions(target: Tracer) -> tuple | None:
+    """NOTE [writes through overlapping views]: NumPy writes a view whose elements share
+    memory (``sliding_window_view(x, 3, writeable=True)``, ``as_strided`` windows) element
+    by element in C order: a place shared by several elements takes the last value written
+    there, and they all see it.  Scattered through such a view's ``inverse``, the elements
+    that share a written place but were not written would carry their old values back over
+    it, so a write into such a view or a view of one goes straight into the root of its
+    views at the places its elements occupy there (their byte offsets, NOTE [byte strides
+    of views]): ``x[index] = v`` (numpy/inplace.py's ``setitem``) and ``x op= v`` scatter
+    the elements they write, the last of repeated places winning; any other write only
+    where ``target``'s places do not repeat (else the view's ``inverse`` refuses it).
+    Returns ``(root, the flat position in root of each element of target)``, or None
+    where those places are not known."""
+    root = root_of(target)
+    if not FLAT_WRITE or numpy.dtype(target.dtype) != numpy.dtype(root.dtype):
+        return None
+    offsets = element_offsets(target)
+    if offsets is None:
+        return None
+    held = root_offsets(root).ravel()
+    order = numpy.argsort(held, kind="stable")
+    at = numpy.minimum(numpy.searchsorted(held[order], offsets.ravel()), held.size - 1)
+    positions = order[at]
+    if not numpy.array_equal(held[positions], offsets.ravel()):
+        return None  # a place the root does not hold
+    return root, positions.reshape(offsets.shape)
 
 
 def _still_a_view(parent: Tracer, view: Tracer) -> bool:
@@ -1145,6 +1202,24 @@ def numbers_of(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     return args, kwargs
 
 
+_FROMITER_SOURCE = (
+    """
+def wrapper(iterable, dtype, count=-1, **kwargs):
+    if not kwargs and casts_to(dtype) and from_user_code(1, name):
+        # the elements read first (count of them), so that traced ones (a generator over
+        # a traced array's rows) make one traced array of that dtype, as np.array does
+        items = list(iterable if count < 0 else islice(iterable, count))
+        if count > len(items):
+            raise ValueError(f"iterator too short: Expected {count} but iterator had only "
+                             f"{len(items)} items.")
+        converted = convert_array_like(items)
+        if converted is not items:
+            return converted.astype(dtype)
+        iterable = items
+    args = (iterable, dtype, count)"""
+    + _BUFFER_RESULT
+)
+
 _REQUIRE_SOURCE = """
 def wrapper(a, dtype=None, requirements=None, **kwargs):
     if isinstance(a, Tracer) and not kwargs and from_user_code(1, name):
@@ -1295,6 +1370,7 @@ def _creation(name: str, source: str = _WRAPPER_SOURCE) -> Any:
         "Buffer": Buffer,
         "new_buffer": new_buffer,
         "convert_array_like": _convert_array_like,
+        "islice": itertools.islice,
         "listed_numbers": listed_numbers,
         "fortran": f_contiguous,
         "contiguous": c_contiguous,
@@ -1325,8 +1401,13 @@ _WRAPPERS = {
         "eye",
         "identity",
         "linspace",
+        "logspace",
+        "geomspace",
+        "tri",
+        "indices",
     )
 }
+_WRAPPERS["fromiter"] = _creation("fromiter", _FROMITER_SOURCE)
 _WRAPPERS["array"] = _creation("array", _ARRAY_SOURCE)
 _WRAPPERS.update({name: _creation(name, _FULL_SOURCE) for name in ("full", "full_like")})
 _WRAPPERS.update({name: _creation(name, _ASARRAY_SOURCE) for name in ("asarray", "asanyarray")})

@@ -1130,12 +1130,17 @@ def sliding_window_view(
 
 
 def _windows_written(parent: Any, value: Any) -> Any:
-    """The ``inverse`` of ``sliding_window_view(..., writeable=True)``: refused."""
+    """The ``inverse`` of ``sliding_window_view(..., writeable=True)``: its writes go to the
+    root of its views (NOTE [writes through overlapping views] in core/mutation.py); this
+    refuses one whose places there are not known."""
     raise InPlaceError(
         "sliding_window_view(x, ..., writeable=True)[...] = v on a traced array: a write "
         "through overlapping windows is not supported; write into x itself (the view sees "
         "the write)"
     )
+
+
+_windows_written.overlapping = True  # type: ignore[attr-defined]
 
 
 # NOTE [x.at on NumPy arrays]: JAX code updates arrays functionally, ``x = x.at[i].set(v)``,

@@ -32,9 +32,11 @@ import numpy
 from ftransforms.core.errors import (
     BatchedControlFlowError,
     InPlaceError,
+    OutputCastingError,
     UnsupportedOperationError,
 )
 from ftransforms.core.mutation import (
+    FLAT_WRITE,
     FORTRAN_VIEW,
     NOT_IN_C_ORDER,
     ROOT_LAYOUTS,
@@ -49,8 +51,12 @@ from ftransforms.core.mutation import (
     forget_root_layout,
     layout,
     mutable,
+    overlap_positions,
     read_only,
     reshapes_in_place,
+    set_root_layout,
+    strides_of,
+    through_overlap,
 )
 from ftransforms.core.mutation import make_view as _make_view
 from ftransforms.core.tracer import SHAPE_SETTER, Tracer
@@ -78,7 +84,7 @@ from ftransforms.numpy.manipulation import (
 )
 from ftransforms.numpy.matrices import diag
 from ftransforms.numpy.rearranging import rot90, trim_index
-from ftransforms.numpy.result_layout import in_order_of
+from ftransforms.numpy.result_layout import advanced_index_layout, in_order_of
 from ftransforms.numpy.result_layout import permutation_rules as _permutation
 from ftransforms.numpy.sorting import sort
 from ftransforms.numpy.ufuncs import astype, imag, real
@@ -180,6 +186,17 @@ def updated(x: Any, index: Any, v: Any) -> Any:
     return where(mask, scatter(x, concrete, v), x)
 
 
+def flat_written(root: Any, positions: Any, values: Any) -> Any:
+    """``root`` with its elements at the flat ``positions`` (C order) set to ``values`` (of
+    the positions' shape), the last of repeated positions winning (NOTE [writes through
+    overlapping views] in core/mutation.py)."""
+    values = reshape(values, (-1,)) if shape(values) else values
+    return reshape(updated(ravel(root), positions, values), shape(root))
+
+
+FLAT_WRITE.append(flat_written)
+
+
 def _one_element(index: Any, rank: int) -> bool:
     """Whether ``index`` picks one element of an array of ``rank`` axes (an integer each)."""
     parts = index if isinstance(index, tuple) else (index,)
@@ -243,7 +260,27 @@ def setitem(x: Tracer, index: Any, v: Any) -> None:
         index = tuple(i.val if type(i) is Buffer else i for i in index)
     if type(v) is Buffer:
         v = v.val
+    base = getattr(x, "_base", None)
+    if base is not None and through_overlap(base) and _overlap_written(x, index, v):
+        return
     assign(x, updated(x, index, v))
+
+
+def _overlap_written(x: Tracer, index: Any, v: Any) -> bool:
+    """``x[index] = v`` into a view whose elements share places in memory (or a view of
+    one): the written elements' places in the root set, the last repeated one winning
+    (NOTE [writes through overlapping views] in core/mutation.py); False where those
+    places are not known (an index batched by ``vmap``)."""
+    found = overlap_positions(x)
+    concrete = index if _is_basic(index) else _concrete_index(index)
+    if found is None or concrete is None:
+        return False
+    root, positions = found
+    check_write(x)
+    picked = positions[concrete]
+    v = broadcast_to(_cast(v, dtype_of(x)), numpy.shape(picked))
+    assign(root, flat_written(root, numpy.ravel(picked), v))
+    return True
 
 
 # -- augmented assignment --------------------------------------------------------------
@@ -254,6 +291,7 @@ def inplace(x: Tracer, op: Any, other: Any, name: str) -> Tracer:
     in-place ufuncs do (``same_kind`` casting), then written into ``x``."""
     if type(other) is Buffer:
         other = other.val
+    _check_output_writeable(x)
     new = op(x, other)
     if type(x) is not Buffer and shape(x) == () and getattr(x, "_base", None) is None:
         # NOTE [0-d values are NumPy scalars]: NumPy gives a scalar, not a 0-d array,
@@ -268,7 +306,7 @@ def inplace(x: Tracer, op: Any, other: Any, name: str) -> Tracer:
         new_dt = dtype_of(new)
         if new_dt != dt:
             if not numpy.can_cast(new_dt, dt, "same_kind"):
-                raise InPlaceError(
+                raise OutputCastingError(
                     f"x {name}= y: NumPy refuses to cast the result from {new_dt} to x's "
                     f"dtype {dt} with casting rule 'same_kind' (numpy raises UFuncTypeError "
                     f"here too).  Write x = x {name} y (a new array), or cast y first."
@@ -279,8 +317,30 @@ def inplace(x: Tracer, op: Any, other: Any, name: str) -> Tracer:
             f"x {name}= y: the result has shape {shape(new)} but x has shape {shape(x)} "
             f"(NumPy: non-broadcastable output operand).  Write x = x {name} y."
         )
-    assign(x, new)
+    assign_whole(x, new)
     return x
+
+
+def assign_whole(x: Tracer, new: Any) -> None:
+    """A write of every element of ``x``: ``assign``, except into a view whose elements
+    share places in memory (or a view of one), where each repeated place takes its last
+    element's value (NOTE [writes through overlapping views] in core/mutation.py)."""
+    base = getattr(x, "_base", None)
+    if base is not None and through_overlap(base):
+        found = overlap_positions(x)
+        if found is not None:
+            root, positions = found
+            check_write(x)
+            assign(root, flat_written(root, positions.ravel(), new))
+            return
+    assign(x, new)
+
+
+def _check_output_writeable(x: Any) -> None:
+    """NumPy's error for a ufunc's output (``x += y``, ``out=x``) that is read-only."""
+    base = getattr(x, "_base", None)
+    if base is not None and base[2] is read_only:
+        raise ValueError("output array is read-only")  # NumPy's words
 
 
 class _OutputShapeError(InPlaceError, ValueError):
@@ -354,7 +414,9 @@ def getitem_view(x: Tracer, index: Any) -> Any:
     """``x[index]``: a view of ``x`` for basic indices (NumPy's rule), else a copy."""
     out = getitem(x, index)
     rank = ndim(x)
-    if not _basic_view(index, rank) or (_SWAPPING[0] is x and _shuffling()):
+    if not _basic_view(index, rank):
+        return advanced_index_layout(out, x, index)  # NOTE [layout of elementwise results]
+    if _SWAPPING[0] is x and _shuffling():
         return out
 
     def forward(p: Any) -> Any:
@@ -864,7 +926,11 @@ def _copy(a: Any, order: Any = "K", subok: bool = False) -> Any:  # noqa: ARG001
 # -- out=, copyto, fill, put, sort ------------------------------------------------------
 
 
-def _out_error(form: str, out: Any) -> InPlaceError:
+def _out_error(form: str, out: Any) -> Exception:
+    """The error of a traced value written into the plain NumPy array ``out``: NumPy's
+    ValueError where ``out`` is read-only (NumPy checks that first), else InPlaceError."""
+    if type(out) is numpy.ndarray and not out.flags.writeable:
+        return ValueError("output array is read-only")  # NumPy's words
     return InPlaceError(
         f"{form}: out= is a NumPy array of shape {numpy.shape(out)} that did not come from "
         f"inside the transformed function (a global, or an argument that is not "
@@ -879,10 +945,11 @@ def write_out(form: str, out: Any, result: Any) -> Any:
     """Write ``result`` into ``out`` (a tracer or buffer; a plain array when ``result``
     is plain) as ``out=`` does; returns ``out``."""
     if isinstance(out, Tracer):
+        _check_output_writeable(out)
         if shape(result) != shape(out):
             result = broadcast_to(result, shape(out))
         result = _cast(result, dtype_of(out))
-        assign(out, result)
+        assign_whole(out, result)
         return out
     if isinstance(result, Tracer) and type(result) is not Buffer:
         if type(out) is numpy.ndarray and out.dtype.kind == "O":
@@ -921,7 +988,7 @@ def fill(x: Tracer, value: Any) -> None:
     """``x.fill(value)``."""
     if type(value) is Buffer:
         value = value.val
-    assign(x, broadcast_to(_cast(value, dtype_of(x)), shape(x)))
+    assign_whole(x, broadcast_to(_cast(value, dtype_of(x)), shape(x)))
 
 
 def put(x: Tracer, indices: Any, values: Any, mode: str = "raise") -> None:
@@ -956,10 +1023,18 @@ def flat_assign(x: Tracer, v: Any) -> None:
 
 
 def set_shape(x: Tracer, new_shape: Any) -> None:
-    """``x.shape = new_shape``: ``x`` is reshaped in place, as NumPy does without a copy
-    (also where NumPy would need one and refuses: a strided view whose axes do not split)."""
+    """``x.shape = new_shape``: ``x`` is reshaped in place, as NumPy does without a copy;
+    where NumPy would need one (a Fortran-ordered array, a strided view whose axes do not
+    split) it raises NumPy's AttributeError (not where ``x``'s strides are not known)."""
     old_shape = shape(x)
     new_shape = numpy.empty(old_shape, dtype=numpy.bool_).reshape(new_shape).shape  # -1, ints
+    if new_shape == tuple(old_shape):
+        return  # NumPy keeps the strides: x keeps its layout
+    if not c_contiguous(x) and strides_of(x) is not None and not reshapes_in_place(x, new_shape):
+        raise AttributeError(
+            "Incompatible shape for in-place modification. Use `.reshape()` to make a copy "
+            "with the desired shape."
+        )  # NumPy's words
     # not logged for a batched cond branch: an array made in the branch is reshaped as
     # NumPy does; one from outside it is reshaped for every row (rows cannot differ in it)
     check_write(x, logged=False)
@@ -1049,8 +1124,12 @@ def _rebase(x: Tracer, forward: Any, inverse: Any) -> None:
     ``x.shape = s`` and ``x.flags.writeable = False`` change ``x`` and no alias of it."""
     base = getattr(x, "_base", None)
     views = _live_views(x)
+    contiguous = base[3] if base is not None else c_contiguous(x)
     old = clone(x)
     old._base, old._views = base, views
+    entry = ROOT_LAYOUTS.get(id(x)) if base is None and ROOT_LAYOUTS else None
+    if entry is not None and entry[0]() is x:  # NOTE [layout of elementwise results]:
+        set_root_layout(old, *entry[1:])  # x, now a view of old, keeps its layout
     x._base = x._views = None
     for r in views:
         r()._base = (old, *r()._base[1:])
@@ -1058,7 +1137,7 @@ def _rebase(x: Tracer, forward: Any, inverse: Any) -> None:
         base[0]._views = [weakref.ref(old) if r() is x else r for r in base[0]._views]
     become(x, forward(old))
     forward.rebased = True  # NumPy's x keeps its own base (numpy_base)
-    make_view(old, x, forward, inverse, reshaped=base is None or base[3])
+    make_view(old, x, forward, inverse, reshaped=contiguous)
 
 
 def _itself(p: Any) -> Any:
@@ -1066,6 +1145,7 @@ def _itself(p: Any) -> Any:
 
 
 _itself.rebased = True  # type: ignore[attr-defined]
+_itself.layout = lambda parent: parent  # type: ignore[attr-defined]  (the same memory)
 
 
 def numpy_base(t: Tracer) -> Any:

@@ -36,8 +36,13 @@ import ftransforms.numpy.sorting as sorting
 import ftransforms.numpy.statistics as statistics
 import ftransforms.numpy.ufunc_methods as ufunc_methods
 import ftransforms.numpy.ufuncs as ufuncs
-from ftransforms.core.errors import InPlaceError, UFuncTypeError, UnsupportedOperationError
-from ftransforms.core.mutation import NOT_IN_C_ORDER, Buffer, clone
+from ftransforms.core.errors import (
+    InPlaceError,
+    OutputCastingError,
+    UFuncTypeError,
+    UnsupportedOperationError,
+)
+from ftransforms.core.mutation import NOT_IN_C_ORDER, Buffer, buffer_scope, clone, new_buffer
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.dispatch import FUNCTIONS
 from ftransforms.numpy.result_layout import laid_out_as_numpy, laid_out_as_numpy_function
@@ -400,7 +405,8 @@ def _loop_dtypes(ufunc: Any, inputs: tuple, kwargs: dict, out_dtypes: tuple, for
             return ufunc.resolve_dtypes(operands, casting=casting)
         return ufunc.resolve_dtypes(operands, signature=signature, casting=casting)
     except (TypeError, ValueError) as err:
-        raise UFuncTypeError(_loop_error(form, ufunc, operands, casting, err)) from None
+        error = OutputCastingError if hasattr(err, "out_i") else UFuncTypeError
+        raise error(_loop_error(form, ufunc, operands, casting, err)) from None
 
 
 def _loop_error(form: Any, ufunc: Any, operands: tuple, casting: str, err: Exception) -> str:
@@ -651,9 +657,16 @@ def handle_function(func: Any, args: tuple, kwargs: dict) -> Any:
             f"{_call_form(args)}numpy.{func.__name__}(..., out=...)", out, result
         )
     fn = FUNCTIONS.get(func)
-    if fn is None and _only_buffers(args, kwargs):
-        # NumPy's own function on the buffers' values (no tracer involved)
-        return func(*_plain_all(args), **dict(zip(kwargs, _plain_all(kwargs.values()))))
+    if _only_buffers(args, kwargs):
+        # NumPy's own function on the buffers' values (no tracer involved): its new arrays
+        # as NumPy makes them (np.meshgrid's and np.tile's copies may be written into); a
+        # view of a buffer's array is left to the function's rule (a view of the buffer)
+        values = _plain_all(args)
+        out = func(*values, **dict(zip(kwargs, _plain_all(kwargs.values()))))
+        if fn is None:
+            return out
+        if not _views_any(out, values):
+            return _buffers_of(out)
     if fn is None:
         # The public module: numpy.linalg for numpy.linalg._linalg, numpy for numpy._core.
         parts = (getattr(func, "__module__", None) or "numpy").split(".")
@@ -727,6 +740,28 @@ def _only_buffers(args: tuple, kwargs: dict) -> bool:
         elif isinstance(v, Tracer) or (isinstance(v, (list, tuple)) and helpers.holds_tracer(v)):
             return False
     return found
+
+
+def _views_any(out: Any, values: list) -> bool:
+    """Whether an array in ``out`` (a result of NumPy's own function) views one of
+    ``values``."""
+    if type(out) in (tuple, list):
+        return any(_views_any(o, values) for o in out)
+    return (
+        type(out) is numpy.ndarray
+        and out.base is not None
+        and any(type(v) is numpy.ndarray and numpy.may_share_memory(out, v) for v in values)
+    )
+
+
+def _buffers_of(out: Any) -> Any:
+    """``out``, new arrays NumPy's own function made of buffers' values, as buffers: user
+    code may write traced values into them, as into an operation's result on buffers."""
+    if type(out) in (tuple, list):
+        return type(out)(_buffers_of(o) for o in out)
+    if type(out) is not numpy.ndarray or out.dtype.kind == "O":
+        return out
+    return new_buffer(buffer_scope(), out)
 
 
 def _plain_all(values: Any) -> list:

@@ -12,11 +12,14 @@ layout] in core/mutation.py).  NumPy functions that allocate their result in the
 operands' order follow :data:`FUNCTION_LAYOUTS` (``np.where``, ``np.clip``, ``np.cumsum``,
 ``np.sort``, ``np.diff``; a reduction keeps the order of the axes it keeps; ``np.concatenate``
 and ``np.stack`` sort the axes from the outermost, :func:`_sorted_by_strides`), and so do
-the methods of those names.  Code reads that layout (``y.ravel('K')``,
-``y.reshape(-1, order='A')``, ``y.strides``, ``y.flags``), and a reshape of a result laid out
-otherwise copies, so a write through it must not reach ``y``.  Such a traced result is no
-view: core/mutation.py's ``ROOT_LAYOUTS`` records its axis order by id (a weak reference
-with it), which :func:`~ftransforms.core.mutation.layout`, the strides and contiguity read.
+the methods of those names.  Advanced indexing puts the index arrays' axes outermost and the
+axes its slices keep inside, in the source's order (:func:`advanced_index_layout`):
+``m[:, [0, 2]]`` of a C-ordered matrix is Fortran-ordered.  Code reads that layout
+(``y.ravel('K')``, ``y.reshape(-1, order='A')``, ``y.strides``, ``y.flags``), and a
+reshape of a result laid out otherwise copies, so a write through it must not reach
+``y``.  Such a traced result is no view: core/mutation.py's ``ROOT_LAYOUTS`` records its
+axis order by id (a weak reference with it), which
+:func:`~ftransforms.core.mutation.layout`, the strides and contiguity read.
 The arguments a transform passes its function are laid out as the caller's were
 (:func:`laid_out_arguments`: a Fortran-ordered array, ``a.T``; under ``vmap`` the rows of
 such a batch, which fill no one block, the rows of ``in_dims=1`` and ``x[:, ::2]``, whose
@@ -52,6 +55,7 @@ from ftransforms.core.mutation import (
     c_contiguous,
     f_contiguous,
     layout,
+    read_only,
     set_root_layout,
     strides_of,
 )
@@ -59,6 +63,7 @@ from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.manipulation import transpose
 
 __all__ = [
+    "advanced_index_layout",
     "in_memory_order",
     "in_order_of",
     "iteration_order",
@@ -168,6 +173,89 @@ def in_memory_order(value: Any, order: tuple, dense: bool = True) -> Any:
     return value
 
 
+def _index_axes(index: Any, rank: int) -> Any:
+    """For ``x[index]`` with index arrays in ``index``: the axis of ``x`` each slice keeps
+    (None for a new axis), in the result's order, and where the index arrays' axes go among
+    them (their count: ``before``); None without index arrays or with a Python bool."""
+    parts = index if type(index) is tuple else (index,)
+    kept: list = []  # the source axis of each slice, None for a new axis
+    before = -1  # how many of ``kept`` precede the first index array or integer
+    last = -1  # the position in ``parts`` of the last index array or integer
+    together = True
+    arrays = False
+    axis = 0
+    for k, p in enumerate(parts):
+        if p is None:
+            kept.append(None)
+            continue
+        if type(p) is slice:
+            kept.append(axis)
+            axis += 1
+            continue
+        if p is Ellipsis:
+            rest = rank - axis - sum(_axes_taken(q) for q in parts[k + 1 :])
+            kept.extend(range(axis, axis + rest))
+            axis += rest
+            continue
+        if type(p) is bool:
+            return None  # x[True]: rare, left in C order
+        takes = _axes_taken(p)
+        arrays = arrays or not isinstance(p, (int, numpy.integer))
+        if before < 0:
+            before = len(kept)
+        elif last != k - 1:
+            together = False
+        last = k
+        axis += takes
+    if not arrays:
+        return None
+    kept.extend(range(axis, rank))
+    return kept, before if together else 0
+
+
+def _axes_taken(p: Any) -> int:
+    """How many axes of ``x`` the index part ``p`` (no slice, None or Ellipsis) takes."""
+    if p is None or p is Ellipsis:
+        return 0
+    if type(p) is slice or isinstance(p, (int, numpy.integer)):
+        return 1
+    dtype = getattr(p, "dtype", None)
+    if dtype is None:
+        p = numpy.asarray(p)  # a list
+        dtype = p.dtype
+    return len(numpy.shape(p)) if getattr(dtype, "kind", None) == "b" else 1
+
+
+def advanced_index_layout(out: Any, x: Any, index: Any) -> Any:
+    """``out = x[index]`` for an advanced ``index``, laid out as NumPy allocates it: the
+    axes of the broadcast index arrays outermost (in C order among themselves), then the
+    axes the slices keep in ``x``'s memory order (NOTE [layout of elementwise results]).
+    ``a[:, [0, 2]]`` of a C-ordered ``a`` of shape ``(2, 3, 4)`` is not C-contiguous, so
+    its reshape copies; ``m[:, [0, 1]]`` of a Fortran-ordered ``m`` is Fortran-ordered."""
+    c_order = not NOT_IN_C_ORDER or id(x) not in NOT_IN_C_ORDER
+    if c_order:  # so is the result, unless a slice or new axis precedes the index arrays
+        first = index[0] if type(index) is tuple and index else index
+        if not (first is None or first is Ellipsis or type(first) is slice):
+            return out
+    n = len(out.shape)
+    if n < 2 or type(out) is Buffer or not isinstance(out, Tracer) or out is x:
+        return out
+    found = _index_axes(index, len(x.shape))
+    if found is None:
+        return out
+    kept, before = found
+    index_dims = n - len(kept)
+    new_axes = [k if k < before else k + index_dims for k, a in enumerate(kept) if a is None]
+    slices = [(a, k if k < before else k + index_dims) for k, a in enumerate(kept) if a is not None]
+    if not c_order:  # the slices' axes in x's memory order
+        rank_of = {a: r for r, a in enumerate(layout(x)[0])}
+        slices.sort(key=lambda s: rank_of[s[0]])
+    order = (*range(before, before + index_dims), *new_axes, *(r for _, r in slices))
+    if order != tuple(range(n)):
+        set_root_layout(out, order)
+    return out
+
+
 def in_order_of(out: Any, x: Any, order: str) -> Any:
     """``out``, a new traced array of ``x``'s shape made from ``x`` (a copy, a cast), laid
     out as NumPy lays out ``x.copy(order)`` / ``x.astype(dtype, order)``: ``'C'``,
@@ -208,10 +296,18 @@ def laid_out_arguments(originals: Any, wrapped: list, dims: Any = None) -> list:
     caller laid out other than in C order (``np.asfortranarray(m)``, ``m.T``; under ``vmap``
     the rows of such a batch) or not contiguous (``x[:, ::2]``, the rows of ``in_dims=1``)
     recorded so, as NumPy code sees that leaf's layout (NOTE [layout of elementwise
-    results])."""
+    results]).  The tracer of a read-only leaf (``x.flags.writeable = False``,
+    ``np.broadcast_to``, ``np.frombuffer`` of bytes; under ``vmap`` the rows of such a
+    batch) is read-only too, so a write into it raises NumPy's ValueError."""
+    frozen = None
     for k, o in enumerate(originals):
         d = None if dims is None else dims[k]
+        base = getattr(o, "_base", None)  # an enclosing transform's read-only tracer
+        if base is not None and base[2] is read_only:
+            frozen = [*(frozen or ()), k]
         if type(o) is _NDARRAY:
+            if not o.flags.writeable:
+                frozen = [*(frozen or ()), k]
             if o.ndim < (2 if d is None else 3):
                 continue
             if o.flags.c_contiguous and (d is None or d % o.ndim == 0):
@@ -247,6 +343,10 @@ def laid_out_arguments(originals: Any, wrapped: list, dims: Any = None) -> list:
         ):
             continue
         set_root_layout(w, order, dense, strides)
+    if frozen is not None:
+        for k in frozen:
+            if isinstance(wrapped[k], Tracer) and wrapped[k].flags.writeable:
+                wrapped[k].flags.writeable = False  # (a view of the array it was)
     return wrapped
 
 

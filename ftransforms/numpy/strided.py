@@ -9,9 +9,10 @@ in core/mutation.py) is stepped through its root's memory from its first element
 each place reached is the element of ``x`` that NumPy holds there.  The result is a
 view: writes into ``x`` are seen through it, and a write into it
 (``as_strided(a, (n,), ((n + 1) * a.itemsize,))[:] = 1``, the diagonal) is scattered into
-``x``'s elements; ``writeable=False`` makes it read-only, as in NumPy.  A view whose
-elements overlap (rolling windows) refuses writes with InPlaceError: NumPy writes (and, for
-``w *= 2``, reads) such memory element by element, an order a whole-view write cannot keep.
+``x``'s elements; ``writeable=False`` makes it read-only, as in NumPy.  A write into a
+view whose elements overlap (rolling windows) goes to the places they share as NumPy's
+element-by-element write leaves them (NOTE [writes through overlapping views] in
+core/mutation.py); where those places are not known it raises InPlaceError.
 Strides that are not whole elements, or positions outside ``x``, raise instead of reading
 memory NumPy would not own.
 
@@ -46,6 +47,7 @@ from ftransforms.core.mutation import (
     c_strides,
     element_offsets,
     make_view,
+    read_only,
     strides_of,
 )
 from ftransforms.core.tracer import Tracer
@@ -58,10 +60,6 @@ from ftransforms.numpy.manipulation import ravel, reshape
 __all__: list[str] = []  # nothing joins fnp: numpy.lib.stride_tricks.as_strided is the name
 
 _NUMPY_AS_STRIDED = numpy.lib.stride_tricks.as_strided
-
-
-def _read_only(parent: Any, value: Any) -> Any:
-    raise ValueError("assignment destination is read-only")  # NumPy's words (writeable=False)
 
 
 def as_strided(
@@ -117,8 +115,8 @@ def as_strided(
     def inverse(parent: Any, value: Any) -> Any:
         return reshape(updated(ravel(parent), positions, value), shape_of(parent))
 
-    def overlapping(parent: Any, value: Any) -> Any:
-        raise InPlaceError(
+    def overlapping(parent: Any, value: Any) -> Any:  # (NOTE [writes through overlapping
+        raise InPlaceError(  # views]: called only where the places are not known)
             f"{parent._interp.name}: {where}[...] = v on a traced array: the view's elements "
             f"overlap (some element of x appears more than once), and NumPy writes such memory "
             f"element by element, an order the transforms do not keep; write into x itself "
@@ -126,9 +124,10 @@ def as_strided(
         )
 
     if not writeable:
-        inverse = _read_only
+        inverse = read_only  # NumPy's ValueError on a write
     elif numpy.unique(positions).size < positions.size:
         inverse = overlapping
+        overlapping.overlapping = True  # type: ignore[attr-defined]
     return make_view(x, forward(x), forward, inverse)
 
 
