@@ -830,9 +830,7 @@ def cramervonmises(
     """
     _propagate(nan_policy, "cramervonmises")
     if isinstance(cdf, str):
-        from ftransforms.scipy import (
-            stats,
-        )  # late import: ftransforms.scipy.stats imports this module
+        import ftransforms.scipy.stats as stats  # late import: stats imports this module
 
         cdf = getattr(stats, cdf).cdf
     x = fnp.asarray(rvs)
