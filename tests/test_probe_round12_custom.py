@@ -98,3 +98,19 @@ def test_written_argument_still_written_back_when_only_the_rule_runs():
         np.testing.assert_allclose(
             ft.jvp(_reads_written_argument, (X3,), (np.ones(3),))[1], fd.sum(), atol=1e-7
         )
+
+
+@pytest.mark.parametrize("transform", ["vjp", "linearize"])
+def test_jit_returning_the_vjp_function_says_what_to_do(transform):
+    """JAX's ``jit(lambda x: vjp(f, x))`` returns a Partial; here the function holds the
+    recording, so jit refuses it with the two ways that work (both checked below)."""
+    t = getattr(ft, transform)
+    x = np.array([0.5, 1.0, 2.0])
+    with pytest.raises(TypeError, match=rf"ft\.{transform} returns .*ft\.{transform}\(ft\.jit"):
+        ft.jit(lambda v: t(np.sin, v))(x)
+    np.testing.assert_allclose(
+        ft.jit(lambda v, c: t(np.sin, v)[1](c))(x, X3)[0 if transform == "vjp" else ()],
+        np.cos(x) * X3,
+    )
+    np.testing.assert_allclose(np.ravel(t(ft.jit(np.sin), x)[1](X3)), np.cos(x) * X3)
+    np.testing.assert_allclose(ft.grad(lambda v: np.sin(v).sum())(x), np.cos(x))  # stack clean
