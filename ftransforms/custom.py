@@ -95,7 +95,9 @@ def _inexact(x: Any) -> bool:
     return dtype_of(x).kind in "fc"
 
 
-def _arguments_kept(fn: Callable, name: str, what: str, returned: dict, pair: bool) -> Callable:
+def _arguments_kept(
+    fn: Callable, name: str, what: str, returned: dict, pair: bool, ran: list | None = None
+) -> Callable:
     """``fn`` (the function, or ``fwd``, of a differentiated custom function) called on its
     own copies of its argument leaves: a NumPy array as a buffer, a tracer as a new object
     (NOTE [mutation semantics]), so that a write inside reaches neither the caller's arrays
@@ -104,7 +106,8 @@ def _arguments_kept(fn: Callable, name: str, what: str, returned: dict, pair: bo
     output leaf): the caller's argument becomes that output, derivative included, as NumPy
     leaves it the returned array.  One written and not returned would have a new value
     without a derivative (the rules give the outputs' only): InPlaceError.  ``pair``:
-    ``fn`` returns ``(outputs, residuals)`` (``fwd``)."""
+    ``fn`` returns ``(outputs, residuals)`` (``fwd``); ``ran`` (if given) gets an entry
+    each time ``fn`` runs to its end."""
 
     def call(*args: Any) -> Any:
         leaves, spec = tree_flatten(args)
@@ -124,6 +127,8 @@ def _arguments_kept(fn: Callable, name: str, what: str, returned: dict, pair: bo
                     f"into a copy (x = x.copy()) or return the argument as an output"
                 )
             returned[k] = j
+        if ran is not None:
+            ran.append(True)
         return out
 
     return call
@@ -219,15 +224,19 @@ def _tangent_leaves(t_out: Any, y: tuple, name: str, unbatched: bool) -> tuple:
     )
 
 
-def _rule_tangents(result: Any, y: tuple, name: str) -> Any:
-    """The tangent half of a JVP rule's ``(primal_out, tangent_out)``, once its primal half
-    is checked against the function's outputs (as many leaves, the same shapes: as JAX
-    checks); the primal values used are the function's own."""
+def _rule_pair(result: Any, name: str) -> None:
     if not isinstance(result, (tuple, list)) or len(result) != 2:
         raise TypeError(
             f"{name}: the JVP rule must return a pair (primal_out, tangent_out), got "
             f"{type(result).__name__}"
         )
+
+
+def _rule_tangents(result: Any, y: tuple, name: str) -> Any:
+    """The tangent half of a JVP rule's ``(primal_out, tangent_out)``, once its primal half
+    is checked against the function's outputs (as many leaves, the same shapes: as JAX
+    checks); the primal values used are the function's own."""
+    _rule_pair(result, name)
     p_leaves = tree_leaves(transform_outputs(result[0]))
     if len(p_leaves) != len(y) or any(fnp.shape(p) != fnp.shape(v) for p, v in zip(p_leaves, y)):
         raise TangentMismatchError(
@@ -327,7 +336,14 @@ class _CustomBase:
 
 
 def _custom_jvp_primitive(
-    fun, rule, in_spec, spec: _Spec, name: str, symbolic: bool = False, batched: bool = False
+    fun,
+    rule,
+    in_spec,
+    spec: _Spec,
+    name: str,
+    symbolic: bool = False,
+    batched: bool = False,
+    joint: bool = False,
 ) -> Primitive:
     def impl(xp, *leaves):
         out_leaves, spec.out = tree_flatten(
@@ -335,7 +351,7 @@ def _custom_jvp_primitive(
         )
         return _array_leaves(xp, out_leaves)
 
-    def jvp(tangents, y, *leaves):
+    def call_rule(tangents, leaves):
         # the rule may write into what it gets (``t = t.copy(); t *= 2``), as a transformed
         # function may: plain arrays as buffers, tracers as new objects (mutation.mutable)
         tangents = [
@@ -345,10 +361,54 @@ def _custom_jvp_primitive(
             for t, x in zip(tangents, leaves)
         ]
         primals = tree_unflatten(in_spec, [mutable(x) for x in leaves])
-        result = rule(tuple(primals), tuple(tree_unflatten(in_spec, tangents)))
+        return rule(tuple(primals), tuple(tree_unflatten(in_spec, tangents)))
+
+    def jvp(tangents, y, *leaves, pullback=None):
+        result = call_rule(tangents, leaves)
         return _tangent_leaves(_rule_tangents(result, y, name), y, name, batched)
 
-    def vjp(y_bar, y, *leaves, wanted):
+    def jvp_joint(primals, tangents):
+        # NOTE [custom_jvp calls only its rule under differentiation]: as in JAX, jvp and
+        # vjp of a custom_jvp function run the rule alone and take the outputs from its
+        # primal half (forward mode: ``jvp_joint``; reverse mode: ``vjp_joint``, which
+        # linearizes the rule in its live tangents once and keeps the pullback on the
+        # tape); running the function as well would double the cost and repeat its side
+        # effects.  One thing only the function tells: which arguments it writes into and
+        # returns (NumPy code, ``x -= x.max(); ...; return x``), which the caller's arrays
+        # then become.  So the first differentiated call for an input structure runs the
+        # function and then the rule (``impl`` + ``jvp``/``vjp``), learning that in
+        # ``custom_jvp._writes``; the later ones use the joint rules and write back what
+        # was learnt.  Undifferentiated calls and ``vmap`` alone run the function only.
+        result = call_rule(tangents, primals)
+        _rule_pair(result, name)
+        y_leaves, spec.out = tree_flatten(transform_outputs(result[0]))
+        y = tuple(fnp.asarray(v) if not isinstance(v, Tracer) else v for v in y_leaves)
+        return y, _tangent_leaves(result[1], y, name, batched)
+
+    def vjp_joint(leaves, wanted):
+        # (NOTE [custom_jvp calls only its rule under differentiation])
+        live = [k for k, (w, x) in enumerate(zip(wanted, leaves)) if w and _inexact(x)]
+        held: list = []
+
+        def tangent_map(*live_tangents):
+            tangent_leaves = [None] * len(leaves)
+            for k, t in zip(live, live_tangents):
+                tangent_leaves[k] = t
+            result = call_rule(tangent_leaves, leaves)
+            _rule_pair(result, name)
+            y_leaves, spec.out = tree_flatten(transform_outputs(result[0]))
+            held[:] = [fnp.asarray(v) if not isinstance(v, Tracer) else v for v in y_leaves]
+            return _tangent_leaves(result[1], tuple(held), name, batched)
+
+        _, pullback = _vjp(tangent_map, *[fnp.zeros_like(leaves[k]) for k in live])
+        return tuple(held), (live, pullback)
+
+    def vjp(y_bar, y, *leaves, wanted, pullback=None):
+        if pullback is not None:  # from vjp_joint
+            live, back = pullback
+            ct = tuple(fnp.zeros_like(yi) if b is None else b for b, yi in zip(y_bar, y))
+            cts = dict(zip(live, back(ct)))
+            return tuple(cts.get(k) if w else None for k, w in enumerate(wanted))
         # the tangent map is linear in the tangents of the inputs it is pulled back to; with
         # symbolic zeros, only the wanted ones are its inputs (the others are SymbolicZero)
         live = [
@@ -375,12 +435,21 @@ def _custom_jvp_primitive(
 
     def batch(prim, args, bdims, axis_size):
         batched_prim = _custom_jvp_primitive(
-            vmap(fun), vmap(rule), in_spec, spec, name + "_batched", symbolic, True
+            vmap(fun), vmap(rule), in_spec, spec, name + "_batched", symbolic, True, joint
         )
         outs = batched_prim.bind(*_front(args, bdims, axis_size))
         return outs, (0,) * len(outs)
 
-    return Primitive(name, impl, jvp=jvp, vjp=vjp, batch=batch, multiple_results=True)
+    return Primitive(
+        name,
+        impl,
+        jvp=jvp,
+        jvp_joint=jvp_joint if joint else None,
+        vjp=vjp,
+        vjp_joint=vjp_joint if joint else None,
+        batch=batch,
+        multiple_results=True,
+    )
 
 
 def _array_leaves(xp: Any, leaves: list) -> tuple:
@@ -449,6 +518,9 @@ class custom_jvp(_CustomBase):  # noqa: N801  (JAX's name)
         super().__init__(fun, nondiff_argnums, "custom_jvp", nondiff_argnames)
         self.jvp_rule: Callable | None = None
         self.symbolic_zeros = False
+        # input structure -> the arguments the function writes and returns (NOTE
+        # [custom_jvp calls only its rule under differentiation])
+        self._writes: dict = {}
 
     def defjvp(self, rule: Callable, symbolic_zeros: bool = False) -> Callable:
         """Set ``rule(primals, tangents) -> (primal_out, tangent_out)``; the tangent of an
@@ -501,12 +573,18 @@ class custom_jvp(_CustomBase):  # noqa: N801  (JAX's name)
         leaves, in_spec = _as_arrays(args, name)
         if not any(_differentiated(leaves)):
             return transform_outputs(fun(*args))
+        known = self._writes.get(in_spec)
         returned: dict = {}
-        fun = _arguments_kept(fun, name, "the function", returned, False)
+        ran: list = []
+        fun = _arguments_kept(fun, name, "the function", returned, False, ran)
         spec = _Spec()
-        prim = _custom_jvp_primitive(fun, rule, in_spec, spec, name, self.symbolic_zeros)
+        prim = _custom_jvp_primitive(
+            fun, rule, in_spec, spec, name, self.symbolic_zeros, joint=known is not None
+        )
         outs = prim.bind(*leaves)
-        _write_back(returned, leaves, outs)
+        if ran:
+            self._writes[in_spec] = known = dict(returned)
+        _write_back(known or returned, leaves, outs)
         return tree_unflatten(spec.out, outs)
 
 

@@ -275,6 +275,21 @@ _GC_STATE: list = []
 _GC_LOCK = threading.Lock()
 
 
+def _returned_function_fix(fn: Callable) -> str:
+    """What to do instead of returning ``fn`` (which holds traced arrays) from ``jit``."""
+    made_by = {"vjp.<locals>.vjp_fn": "vjp", "linearize.<locals>.jvp_fn": "linearize"}
+    transform = made_by.get(getattr(fn, "__qualname__", ""))
+    if transform is None or getattr(fn, "__module__", None) != "ftransforms.api":
+        return "call it inside the function and return what it computes"
+    arg = "ct" if transform == "vjp" else "t"
+    return (
+        f"the function that ft.{transform} returns holds the recorded computation, not "
+        f"arrays (JAX returns a Partial there; here it cannot be a jit output): jit the "
+        f"whole computation, ft.jit(lambda x, {arg}: ft.{transform}(f, x)[1]({arg})), or "
+        f"apply ft.{transform} outside to the jitted function, ft.{transform}(ft.jit(f), x)"
+    )
+
+
 def _trace(
     func: Callable,
     args: tuple,
@@ -356,7 +371,7 @@ def _trace(
                     # (a constant of the replay would hold this call's tracers)
                     kind = type(leaf).__name__
                     fix = (
-                        "call it inside the function and return what it computes"
+                        _returned_function_fix(leaf)
                         if callable(leaf)
                         else f"register {kind} with ft.register_pytree_node so that its "
                         f"arrays are outputs"

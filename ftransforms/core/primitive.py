@@ -138,6 +138,8 @@ class Primitive:
         "name",
         "impl",
         "jvp_rules",
+        "jvp_joint",
+        "vjp_joint",
         "vjp_rules",
         "transpose",
         "batch",
@@ -154,6 +156,15 @@ class Primitive:
         self.name = name
         self.impl = impl
         self.jvp_rules = rules.get("jvp")
+        # ``jvp_joint(primals, tangents, **params) -> (out, out_dot)``: a rule of a
+        # multiple-result primitive that computes the outputs itself, used by forward mode
+        # instead of ``impl`` + ``jvp`` (a ``custom_jvp`` function, whose rule gives its
+        # primal output: NOTE [custom_jvp calls only its rule under differentiation]).
+        self.jvp_joint = rules.get("jvp_joint")
+        # ``vjp_joint(args, wanted, **params) -> (out, pullback)``: the same for reverse
+        # mode; the tape keeps ``pullback`` as the node's parameter of that name, which the
+        # ``vjp`` (and ``jvp``) rules then receive.
+        self.vjp_joint = rules.get("vjp_joint")
         self.vjp_rules = rules.get("vjp")
         self.transpose = rules.get("transpose")
         self.batch = rules.get("batch")

@@ -47,6 +47,9 @@ class ForwardInterpreter(Interpreter):
             else:
                 primals.append(a)
                 tangents.append(None)
+        if any_tangent and prim.jvp_joint is not None:
+            out, out_dot = prim.jvp_joint(primals, tangents, **params)
+            return tuple(o if t is None else DualTracer(self, o, t) for o, t in zip(out, out_dot))
         out = prim.bind(*primals, **params)
         if not any_tangent or prim.is_nondiff(params):
             return out

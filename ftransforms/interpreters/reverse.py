@@ -90,6 +90,8 @@ class ReverseInterpreter(Interpreter):
     def process(self, prim: Any, args: tuple, params: dict) -> Any:
         if self.recorder is not None:
             return self.recorder.process(self, prim, args, params)
+        if prim.vjp_joint is not None:
+            return self._process_joint(prim, args, params)
         # One and two arguments spelled out (nearly every call): tuples instead of lists,
         # and no star-unpacking into ``bind`` (see NOTE [bind fast paths]).
         n = len(args)
@@ -152,6 +154,22 @@ class ReverseInterpreter(Interpreter):
         i = self.next_id = self.next_id + 1
         self.tape.append(Node(prim, params, vals, parents, out, i))
         return ReverseTracer(self, out, i)
+
+    def _process_joint(self, prim: Any, args: tuple, params: dict) -> Any:
+        """A primitive with a ``vjp_joint`` rule (multiple results): its outputs and their
+        pullback come from one call, which the tape keeps (``Primitive.vjp_joint``)."""
+        vals = [a.value if type(a) is ReverseTracer and a._interp is self else a for a in args]
+        ps = [a.id if type(a) is ReverseTracer and a._interp is self else None for a in args]
+        if all(p is None for p in ps):
+            return prim.bind(*vals, **params)
+        out, pullback = prim.vjp_joint(vals, [p is not None for p in ps], **params)
+        vals = tuple(
+            clone(v) if p is None and type(v) in TRACER_TYPES else v for v, p in zip(vals, ps)
+        )
+        ids = tuple(range(self.next_id + 1, self.next_id + 1 + len(out)))
+        self.next_id += len(out)
+        self.tape.append(Node(prim, {**params, "pullback": pullback}, vals, tuple(ps), out, ids))
+        return tuple(ReverseTracer(self, o, i) for o, i in zip(out, ids))
 
     def backward(self, seeds: dict[int, Any], wanted: list[int], consume: bool = False) -> list:
         """Cotangents of the ids in ``wanted`` given output cotangents ``seeds``.
