@@ -1,0 +1,70 @@
+"""Round-12 numerics probes: derivatives through NumPy's legacy ``poly1d``, warnings of
+derivative rules, branch cuts, masked arrays."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.interpolate
+
+import ftransforms as ft
+
+
+def central_differences(f, x, eps=1e-6):
+    """float64 central differences of a scalar ``f`` at ``x``."""
+    x = np.asarray(x, dtype=float)
+    out = np.empty_like(x)
+    for i in np.ndindex(x.shape):
+        step = np.zeros_like(x)
+        step[i] = eps
+        out[i] = (f(x + step) - f(x - step)) / (2 * eps)
+    return out
+
+
+# -- NOTE [poly1d of traced coefficients keeps its leading zeros] -----------------------------
+
+
+def test_grad_of_lagrange_on_linear_data_keeps_the_zero_cubic_coefficient():
+    # linear data: the interpolating cubic's leading coefficient is exactly 0
+    x = np.array([0.0, 0.5, 1.0, 1.5])
+
+    def f(w):
+        return scipy.interpolate.lagrange(x, w)(1.3)
+
+    w = np.array([1.0, 2.0, 3.0, 4.0])
+    np.testing.assert_allclose(ft.grad(f)(w), central_differences(f, w), atol=1e-7)
+
+
+POLY1D_USES = {
+    "call": lambda c: np.poly1d(c)(1.7),
+    "deriv": lambda c: np.poly1d(c).deriv()(1.7),
+    "integ": lambda c: np.poly1d(c).integ()(1.7),
+    "mul": lambda c: (np.poly1d(c) * np.poly1d([1.0, 2.0]))(1.7),
+    "pow": lambda c: (np.poly1d(c) ** 2)(1.7),
+    "polyval": lambda c: np.polyval(np.poly1d(c), 1.7),
+    "of_a_list": lambda c: np.poly1d([c[0], c[1], c[2]])(1.7),
+}
+
+
+@pytest.mark.parametrize("name", sorted(POLY1D_USES))
+def test_poly1d_derivatives_with_leading_zero_coefficients(name):
+    f = POLY1D_USES[name]
+    c = np.array([0.0, 0.0, 2.0])
+    expected = central_differences(f, c)
+    np.testing.assert_allclose(ft.grad(f)(c), expected, atol=1e-7)
+    tangent = np.array([1.0, -2.0, 0.5])
+    _, jvp_out = ft.jvp(f, (c,), (tangent,))
+    np.testing.assert_allclose(jvp_out, expected @ tangent, atol=1e-7)
+
+
+def test_vmap_of_poly1d_when_some_rows_lead_with_zero_is_one_batch():
+    rows = np.array([[0.0, 1.0, 2.0], [1.0, 1.0, 2.0], [0.0, 0.0, 3.0]])
+    f = POLY1D_USES["call"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ft.errors.PerformanceWarning)  # no split batch
+        got = ft.vmap(f)(rows)
+        grads = ft.vmap(ft.grad(f))(rows)
+    np.testing.assert_allclose(got, [f(r) for r in rows])
+    np.testing.assert_allclose(grads, [central_differences(f, r) for r in rows], atol=1e-7)
