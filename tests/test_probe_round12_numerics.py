@@ -68,3 +68,39 @@ def test_vmap_of_poly1d_when_some_rows_lead_with_zero_is_one_batch():
         grads = ft.vmap(ft.grad(f))(rows)
     np.testing.assert_allclose(got, [f(r) for r in rows])
     np.testing.assert_allclose(grads, [central_differences(f, r) for r in rows], atol=1e-7)
+
+
+# -- NOTE [1 - z**2 on a branch cut]: arccosh and arcsinh -------------------------------------
+
+
+def complex_derivative(f, z, h=1e-7):
+    """f'(z) by central differences along the real line, or along the imaginary one for a
+    z on the imaginary axis (arcsinh's cut), keeping the signed zero of the other part."""
+    z = complex(z)
+    if z.real == 0:
+        plus = np.complex128(complex(z.real, z.imag + h))
+        minus = np.complex128(complex(z.real, z.imag - h))
+        return (f(plus) - f(minus)) / (2j * h)
+    plus = np.complex128(complex(z.real + h, z.imag))
+    minus = np.complex128(complex(z.real - h, z.imag))
+    return (f(plus) - f(minus)) / (2 * h)
+
+
+@pytest.mark.parametrize("f", [np.arccosh, np.arcsinh], ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    "z",
+    [
+        complex(-2.0, 0.0),  # arccosh's cut, from above
+        complex(-2.0, -0.0),  # and from below
+        -2 + 1j,  # the left half-plane (arccosh's 1/sqrt(z*z - 1) had the wrong sign)
+        -0.5 - 3j,
+        complex(0.0, 2.0),  # arcsinh's cut, right of it
+        complex(-0.0, 2.0),  # and left of it
+        complex(0.0, -2.0),
+        3 - 0.5j,
+    ],
+)
+def test_complex_derivatives_of_arccosh_and_arcsinh_match_numpys_side_of_the_cut(f, z):
+    z = np.complex128(z)
+    _, got = ft.jvp(f, (z,), (np.complex128(1.0),))
+    np.testing.assert_allclose(got, complex_derivative(f, z), rtol=1e-6)
