@@ -104,3 +104,43 @@ def test_complex_derivatives_of_arccosh_and_arcsinh_match_numpys_side_of_the_cut
     z = np.complex128(z)
     _, got = ft.jvp(f, (z,), (np.complex128(1.0),))
     np.testing.assert_allclose(got, complex_derivative(f, z), rtol=1e-6)
+
+
+# -- NOTE [floating-point warnings of derivatives] --------------------------------------------
+
+
+def test_gradient_of_sqrt_at_zero_is_inf_without_a_warning():
+    x = np.array([0.0, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        got = ft.grad(lambda v: np.sqrt(v).sum())(x)
+        _, tangent = ft.jvp(np.sqrt, (x,), (np.ones(2),))
+    np.testing.assert_array_equal(got, [np.inf, 0.5 / np.sqrt(2.0)])
+    np.testing.assert_array_equal(tangent, got)
+
+
+def test_errstate_of_the_forward_log_is_not_undone_by_its_derivative():
+    def f(v):
+        with np.errstate(all="ignore"):
+            return np.log(v).sum()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        got = ft.grad(f)(np.array([0.0, 2.0]))
+    np.testing.assert_array_equal(got, [np.inf, 0.5])
+
+
+def test_jacfwd_through_an_infinite_derivative_keeps_one_batch():
+    x = np.array([0.0, 2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # neither a RuntimeWarning nor a split batch
+        got = ft.jacfwd(np.sqrt)(x)
+    assert got[0, 0] == np.inf and got[1, 1] == 0.5 / np.sqrt(2.0) and got[1, 0] == 0.0
+
+
+def test_warnings_of_the_users_forward_code_remain():
+    def f(v):
+        return (np.log(v) * 0.0).sum()  # -inf * 0: NumPy warns in the user's code
+
+    with pytest.warns(RuntimeWarning):
+        ft.grad(f)(np.array([0.0, 2.0]))
