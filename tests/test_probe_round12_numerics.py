@@ -70,6 +70,22 @@ def test_vmap_of_poly1d_when_some_rows_lead_with_zero_is_one_batch():
     np.testing.assert_allclose(grads, [central_differences(f, r) for r in rows], atol=1e-7)
 
 
+POLYNOMIAL = np.polynomial.polynomial
+SERIES_USES = {
+    "polyadd": lambda c: POLYNOMIAL.polyval(1.7, POLYNOMIAL.polyadd(c, [1.0])),
+    "polymul": lambda c: POLYNOMIAL.polyval(1.7, POLYNOMIAL.polymul(c, [1.0, 1.0])),
+    "Polynomial+1": lambda c: (np.polynomial.Polynomial(c) + 1)(1.7),
+    "Chebyshev+1": lambda c: (np.polynomial.Chebyshev(c) + 1)(0.3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SERIES_USES))
+def test_numpy_polynomial_series_keep_a_zero_highest_coefficient(name):
+    f = SERIES_USES[name]
+    c = np.array([1.0, 2.0, 0.0])  # trimseq drops the trailing zero
+    np.testing.assert_allclose(ft.grad(f)(c), central_differences(f, c), atol=1e-7)
+
+
 # -- NOTE [1 - z**2 on a branch cut]: arccosh and arcsinh -------------------------------------
 
 

@@ -8,6 +8,7 @@ import functools
 from typing import Any
 
 import numpy
+import numpy.polynomial.polyutils
 
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE
@@ -401,8 +402,11 @@ def roots(p: Any) -> Any:
 # array holding tracers, ``poly1d([a, b, c])``): such a ``poly1d`` keeps every
 # coefficient it was given (its ``order`` counts the leading zeros; JAX's ``polyval``
 # and ``polymul`` keep them too).  Its values, ``deriv``, ``integ``, arithmetic and
-# ``roots`` (which skips leading zeros itself) are NumPy's.  Plain coefficients are
-# trimmed as NumPy trims them.
+# ``roots`` (which skips leading zeros itself) are NumPy's.  The same holds for the
+# trailing (highest-degree) zeros that ``numpy.polynomial``'s ``polyutils.trimseq``
+# drops from the results of ``polyadd``/``polysub``/``polymul``/``polydiv`` (and so of
+# ``Polynomial(c) + 1``, ``Chebyshev`` arithmetic, ...): a traced series keeps them.
+# Plain coefficients are trimmed as NumPy trims them.
 _POLY1D_GLOBALS = numpy.poly1d.__init__.__globals__
 _NUMPY_TRIM_ZEROS = _POLY1D_GLOBALS["trim_zeros"]
 
@@ -416,4 +420,20 @@ def _poly1d_trim_zeros(filt: Any, trim: str = "fb", axis: Any = None) -> Any:
 
 PATCHED_WHILE_ACTIVE.append(
     (_POLY1D_GLOBALS, {"trim_zeros": _poly1d_trim_zeros}, {"trim_zeros": _NUMPY_TRIM_ZEROS})
+)
+
+
+_POLYUTILS_GLOBALS = numpy.polynomial.polyutils.__dict__
+_NUMPY_TRIMSEQ = _POLYUTILS_GLOBALS["trimseq"]
+
+
+@functools.wraps(_NUMPY_TRIMSEQ)
+def _trimseq(seq: Any) -> Any:
+    if holds_tracer(seq):  # NOTE [poly1d of traced coefficients keeps its leading zeros]
+        return seq
+    return _NUMPY_TRIMSEQ(seq)
+
+
+PATCHED_WHILE_ACTIVE.append(
+    (_POLYUTILS_GLOBALS, {"trimseq": _trimseq}, {"trimseq": _NUMPY_TRIMSEQ})
 )
