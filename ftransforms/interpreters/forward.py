@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ftransforms.core.primitive import end_quiet_derivatives, quiet_derivatives
 from ftransforms.core.stack import Interpreter
 from ftransforms.core.tracer import PrimalTracer
 
@@ -53,7 +54,11 @@ class ForwardInterpreter(Interpreter):
         out = prim.bind(*primals, **params)
         if not any_tangent or prim.is_nondiff(params):
             return out
-        out_dot = prim.apply_jvp(primals, tangents, out, params)
+        quiet = quiet_derivatives()  # NOTE [floating-point warnings of derivatives]
+        try:
+            out_dot = prim.apply_jvp(primals, tangents, out, params)
+        finally:
+            end_quiet_derivatives(quiet)
         if prim.multiple_results:
             return tuple(o if t is None else DualTracer(self, o, t) for o, t in zip(out, out_dot))
         return out if out_dot is None else DualTracer(self, out, out_dot)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ftransforms.core.mutation import clone
-from ftransforms.core.primitive import _add
+from ftransforms.core.primitive import _add, end_quiet_derivatives, quiet_derivatives
 from ftransforms.core.stack import Interpreter
 from ftransforms.core.tracer import TRACER_TYPES, Tracer
 
@@ -176,8 +176,16 @@ class ReverseInterpreter(Interpreter):
 
         ``None`` in the result is a symbolic zero.  ``consume=True`` (``grad``: one
         backward pass) pops each node once it is done, so the forward values it holds
-        are freed as the walk goes instead of all at the end.
+        are freed as the walk goes instead of all at the end.  Runs under NOTE
+        [floating-point warnings of derivatives].
         """
+        quiet = quiet_derivatives()
+        try:
+            return self._backward(seeds, wanted, consume)
+        finally:
+            end_quiet_derivatives(quiet)
+
+    def _backward(self, seeds: dict[int, Any], wanted: list[int], consume: bool) -> list:
         cts: dict[int, Any] = {}
         for i, ct in seeds.items():
             cts[i] = ct if i not in cts else _add(cts[i], ct)
@@ -215,7 +223,15 @@ class ReverseInterpreter(Interpreter):
         return [cts.get(i) for i in wanted]
 
     def forward(self, tangents: dict[int, Any], wanted: list[int]) -> list[Any]:
-        """Push input tangents through the recorded tape (``linearize``)."""
+        """Push input tangents through the recorded tape (``linearize``), under NOTE
+        [floating-point warnings of derivatives]."""
+        quiet = quiet_derivatives()
+        try:
+            return self._forward(tangents, wanted)
+        finally:
+            end_quiet_derivatives(quiet)
+
+    def _forward(self, tangents: dict[int, Any], wanted: list[int]) -> list[Any]:
         tans = dict(tangents)
         for node in self.tape:
             in_tans = [None if p is None else tans.get(p) for p in node.parents]

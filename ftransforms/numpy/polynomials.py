@@ -4,16 +4,20 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy
+import numpy.polynomial.polyutils
 
 from ftransforms.core.errors import UnsupportedOperationError
+from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE
 from ftransforms.numpy.creation import as_operand, ones, zeros
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import (
     dtype_of,
     first_array,
+    holds_tracer,
     ndim,
     peek,
     read_per_row,
@@ -384,3 +388,52 @@ def roots(p: Any) -> Any:
     if trailing:
         found = concatenate([found, zeros((trailing,), dtype_of(found), like=p)])
     return found
+
+
+# NOTE [poly1d of traced coefficients keeps its leading zeros]: ``numpy.poly1d(c)``
+# trims the leading coefficients that are exactly 0 (``trim_zeros(c, trim='f')`` in its
+# ``__init__``).  The polynomial's values do not change, but a trimmed coefficient's
+# derivative does not vanish: d/dc[0] of ``poly1d(c)(x)`` is ``x**n`` at ``c[0] == 0``
+# too, so ``grad`` through ``scipy.interpolate.lagrange(x, y)`` (linear data: a leading 0)
+# or ``poly1d(c)(x)`` silently lost it; under ``vmap`` rows with a leading zero and rows
+# without split the batch.  While a transform is active the ``trim_zeros`` that
+# ``poly1d.__init__`` calls (a global of NumPy's polynomial module, which only
+# ``poly1d`` uses) trims nothing from a traced ``c`` (or an object
+# array holding tracers, ``poly1d([a, b, c])``): such a ``poly1d`` keeps every
+# coefficient it was given (its ``order`` counts the leading zeros; JAX's ``polyval``
+# and ``polymul`` keep them too).  Its values, ``deriv``, ``integ``, arithmetic and
+# ``roots`` (which skips leading zeros itself) are NumPy's.  The same holds for the
+# trailing (highest-degree) zeros that ``numpy.polynomial``'s ``polyutils.trimseq``
+# drops from the results of ``polyadd``/``polysub``/``polymul``/``polydiv`` (and so of
+# ``Polynomial(c) + 1``, ``Chebyshev`` arithmetic, ...): a traced series keeps them.
+# Plain coefficients are trimmed as NumPy trims them.
+_POLY1D_GLOBALS = numpy.poly1d.__init__.__globals__
+_NUMPY_TRIM_ZEROS = _POLY1D_GLOBALS["trim_zeros"]
+
+
+@functools.wraps(_NUMPY_TRIM_ZEROS)
+def _poly1d_trim_zeros(filt: Any, trim: str = "fb", axis: Any = None) -> Any:
+    if holds_tracer(filt):  # NOTE [poly1d of traced coefficients keeps its leading zeros]
+        return filt
+    return _NUMPY_TRIM_ZEROS(filt, trim, axis)
+
+
+PATCHED_WHILE_ACTIVE.append(
+    (_POLY1D_GLOBALS, {"trim_zeros": _poly1d_trim_zeros}, {"trim_zeros": _NUMPY_TRIM_ZEROS})
+)
+
+
+_POLYUTILS_GLOBALS = numpy.polynomial.polyutils.__dict__
+_NUMPY_TRIMSEQ = _POLYUTILS_GLOBALS["trimseq"]
+
+
+@functools.wraps(_NUMPY_TRIMSEQ)
+def _trimseq(seq: Any) -> Any:
+    if holds_tracer(seq):  # NOTE [poly1d of traced coefficients keeps its leading zeros]
+        return seq
+    return _NUMPY_TRIMSEQ(seq)
+
+
+PATCHED_WHILE_ACTIVE.append(
+    (_POLYUTILS_GLOBALS, {"trimseq": _trimseq}, {"trimseq": _NUMPY_TRIMSEQ})
+)

@@ -346,6 +346,24 @@ def _one_minus_square(x):
     return -(x * x - 1)
 
 
+def _arcsinh_derivative(y, x):
+    # NOTE [1 - z**2 on a branch cut]: on arcsinh's cut (z = +-0 + iy, |y| > 1) z*z is
+    # -y**2 + 1 with an imaginary part of zero's sign; ``z*z + 1`` would make it +0 (-0 + 0),
+    # ``z*z - (-1)`` keeps it (the constant is -1 + 0j, and -0 - 0 is -0)
+    return 1 / sqrt_p.bind(x * x - (-1))
+
+
+def _arccosh_derivative(y, x):
+    # NOTE [1 - z**2 on a branch cut]: NumPy's arccosh of a complex z is
+    # 2*log(sqrt((z+1)/2) + sqrt((z-1)/2)), whose derivative is 1/(sqrt(z-1)*sqrt(z+1));
+    # 1/sqrt(z*z - 1) is its negative wherever Re z < 0 (a sign flip over half the plane,
+    # the cut x + 0j with x < -1 included).  ``z - (-1)`` keeps a zero imaginary part's
+    # sign, as above.  A real x keeps 1/sqrt(x*x - 1) (JAX's and torch's, finite at x < -1).
+    if x.dtype.kind == "c":
+        return 1 / (sqrt_p.bind(x - 1) * sqrt_p.bind(x - (-1)))
+    return 1 / sqrt_p.bind(x * x - 1)
+
+
 arcsin_p = defunary(
     "arcsin",
     lambda xp, x: xp.arcsin(x),
@@ -446,13 +464,13 @@ Example:
 arcsinh_p = defunary(
     "arcsinh",
     lambda xp, x: xp.arcsinh(x),
-    lambda y, x: 1 / sqrt_p.bind(x * x + 1),
+    _arcsinh_derivative,
     doc=_ARCSINH_DOC,
 )
 
 _ARCCOSH_DOC = """``fnp.arccosh(x)``: the inverse hyperbolic cosine (NaN for ``x < 1``),
 elementwise, as ``numpy.arccosh`` (no ``out``/``where``/``dtype`` keywords); its derivative is
-``1 / sqrt(x**2 - 1)``.
+``1 / sqrt(x**2 - 1)`` (``1 / (sqrt(z - 1) * sqrt(z + 1))`` for a complex ``z``).
 
 Example:
     >>> import numpy as np
@@ -466,7 +484,7 @@ Example:
 arccosh_p = defunary(
     "arccosh",
     lambda xp, x: xp.arccosh(x),
-    lambda y, x: 1 / sqrt_p.bind(x * x - 1),
+    _arccosh_derivative,
     doc=_ARCCOSH_DOC,
 )
 

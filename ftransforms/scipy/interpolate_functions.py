@@ -170,7 +170,8 @@ def lagrange(x: Any, w: Any) -> Any:
     :class:`numpy.poly1d`, by SciPy's sums of products in SciPy's order.  SciPy builds each
     term as ``poly1d(w[j])``, which drops a ``w[j]`` that is exactly 0 (its derivative with
     it: a zero gradient for ``y[0] = sin(0)``); here each term keeps it.  The result is a
-    ``poly1d`` (leading zeros of the values trimmed, as SciPy's).
+    ``poly1d`` that keeps every coefficient (NOTE [poly1d of traced coefficients keeps its
+    leading zeros] in ``ftransforms/numpy/polynomials.py``).
 
     Example:
         >>> import numpy as np
