@@ -353,12 +353,19 @@ class Primitive:
 # no longer splits a ``vmap`` batch (``jacfwd``: NOTE [warnings of some rows]).  The
 # setting is NumPy's context variable, set and reset directly: about 0.2 us per JVP rule
 # and per backward pass (``numpy.errstate`` costs 1.7 us); NumPy 1 has no such variable
-# and takes ``numpy.seterr``.
+# and takes ``numpy.seterr``.  ``jit``'s recording does not take this setting for one
+# made inside the function (``TracingInterpreter._errstate_changed``): the derivative
+# operations are recorded as plain ones, so the replay and the compiled tier run them
+# as any other (under the caller's error handling: a replay may warn where the recording
+# call did not, as every call did before).
 _EXTOBJ = getattr(getattr(numpy, "_core", None), "umath", None)
 _EXTOBJ = getattr(_EXTOBJ, "_extobj_contextvar", None)
 if _EXTOBJ is not None:
     with numpy.errstate(all="ignore"):
         _QUIET = _EXTOBJ.get()
+    #: The error handling the derivatives run under, as NumPy's context variable holds it
+    #: (``jit``'s recording tells it from a setting made inside the function by identity).
+    QUIET_ERRSTATE: Any = _QUIET
 
     def quiet_derivatives() -> Any:
         """Enter NOTE [floating-point warnings of derivatives]; returns the token for
@@ -370,6 +377,7 @@ if _EXTOBJ is not None:
         _EXTOBJ.reset(token)
 
 else:  # NumPy 1
+    QUIET_ERRSTATE = None
 
     def quiet_derivatives() -> Any:
         """Enter NOTE [floating-point warnings of derivatives]; returns the token for

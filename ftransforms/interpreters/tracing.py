@@ -57,7 +57,7 @@ import numpy
 from ftransforms.backend import is_array, namespace_of
 from ftransforms.core.errors import ControlFlowError
 from ftransforms.core.outside_operands import unrouted
-from ftransforms.core.primitive import REGISTRY, Primitive
+from ftransforms.core.primitive import QUIET_ERRSTATE, REGISTRY, Primitive
 from ftransforms.core.stack import Interpreter
 from ftransforms.core.tracer import Tracer, ValTracer, _storing_into_an_array
 from ftransforms.interpreters.batching import BatchTracer
@@ -275,7 +275,10 @@ class TraceInterpreter(Interpreter):
         makes the trace value-dependent (that signature runs eagerly).  Costs one
         contextvar read per recorded operation."""
         _, at_call = self.errstate
-        self.errstate = (_ERRSTATE.get(), at_call)
+        current = _ERRSTATE.get()
+        self.errstate = (current, at_call)
+        if current is QUIET_ERRSTATE:  # NOTE [floating-point warnings of derivatives]
+            return  # the derivative rules' own setting, not the function's
         now = numpy.geterr()
         if any(v in ("call", "log") and at_call.get(k) != v for k, v in now.items()):
             self.note_value_read("an operation under np.errstate(...='call') set inside it")
