@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import random
+import sys
 import threading
 import types
 import weakref
@@ -41,7 +42,7 @@ from typing import Any
 import numpy
 
 from ftransforms.backend import is_array
-from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE
+from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE, frame_is_user_code
 from ftransforms.core.tracer import Tracer
 
 _GENERATORS = (numpy.random.Generator, numpy.random.RandomState)
@@ -434,7 +435,23 @@ def _seed_source() -> Any:
 _SEED_SOURCE = _seed_source()
 
 
+_OWN_ROOTS = frozenset({"ftransforms", "numpy"})
+
+
+def _made_by_user_code(frame: Any) -> bool:
+    """Whether the first frame above NumPy's and this library's (``np.random.default_rng``
+    is wrapped here) is the user's code, not a library's (NOTE [fresh entropy under
+    vmap])."""
+    while frame is not None and (frame.f_globals.get("__name__") or "").split(".")[0] in (
+        _OWN_ROOTS
+    ):
+        frame = frame.f_back
+    return frame is not None and frame_is_user_code(frame)
+
+
 def _counted_while_active(k: int) -> int:
+    if not _made_by_user_code(sys._getframe(1)):
+        return _NUMPY_RANDBITS(k)  # a library's own generator
     _ENTROPY.taken += 1
     replays = _ENTROPY.replays
     return _replayed_seed(replays, len(replays) - 1, k) if replays else _NUMPY_RANDBITS(k)
@@ -521,6 +538,10 @@ NO_REPLAY = _NoReplay()
 #   'same'       keeps its one draw; where it runs in parts (chunk_size, the groups of a
 #                split) every part is handed the seeds the first part took
 #                (:class:`SeedReplay`).
+# Only the user's own generators count: one that a library makes for itself with no seed
+# (SciPy's BarycentricInterpolator permutes its nodes with one) is part of how that
+# function computes, as it is in the loop, so its seed is not counted (the first Python
+# frame above NumPy's seed source is the library's).
 if _SEED_SOURCE is not None:
     _NUMPY_RANDBITS = _SEED_SOURCE.randbits
     PATCHED_WHILE_ACTIVE.append(

@@ -346,9 +346,7 @@ def test_sliding_window_view_errors_like_numpy():
         ft.grad(lambda t: SWV(t, 4).sum())(np.ones(3))
     with pytest.raises(ValueError, match="window_shape for all dimensions"):
         ft.grad(lambda t: SWV(t, 2).sum())(np.ones((3, 3)))
-    from ftransforms.errors import InPlaceError
-
-    # writeable=True reads as NumPy's view does; a write through the windows is refused
+    # writeable=True reads as NumPy's view does
     np.testing.assert_allclose(
         ft.grad(lambda t: SWV(t, 2, writeable=True).sum())(np.ones(3)), [1, 2, 1]
     )
@@ -358,5 +356,7 @@ def test_sliding_window_view_errors_like_numpy():
         w[0, 1] = 5.0
         return w.sum()
 
-    with pytest.raises(InPlaceError, match="writeable"):
-        ft.grad(write_windows)(np.ones(3))
+    # since round 12 a write through the windows lands where NumPy's does (NOTE [writes
+    # through overlapping views]): element 1, shared by both windows, is the constant 5
+    assert write_windows(np.ones(3)) == 12.0
+    np.testing.assert_allclose(ft.grad(write_windows)(np.ones(3)), [1.0, 0.0, 1.0])

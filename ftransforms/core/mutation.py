@@ -672,6 +672,15 @@ def _from_user_code(depth: int, name: str) -> bool:
     library, and is calling ``name`` itself (not a C function, such as NumPy's random
     generators, that calls NumPy's Python functions with no frame of its own)."""
     frame = sys._getframe(depth + 1)
+    if not frame_is_user_code(frame):
+        return False
+    callee = _callee(frame.f_code, frame.f_lasti)
+    return callee is None or callee == name
+
+
+def frame_is_user_code(frame: Any) -> bool:
+    """Whether ``frame`` runs the user's code: not NumPy's, SciPy's, this library's, an
+    installed package's or the standard library's (cached per code object)."""
     code = frame.f_code
     known = _USER_CODE.get(code)
     if known is None:
@@ -684,10 +693,7 @@ def _from_user_code(depth: int, name: str) -> bool:
             or filename.startswith("<frozen")
         )
         _USER_CODE[code] = known
-    if not known:
-        return False
-    callee = _callee(code, frame.f_lasti)
-    return callee is None or callee == name
+    return known
 
 
 #: :func:`_from_user_code` for the NumPy layer (a wrapper asks about its own caller).
