@@ -409,14 +409,26 @@ def _trace(
     if changed:
         interp.value_dependent = True
         interp.reason = f"a write into {', '.join(changed)}, an array from outside the function"
+    reads = interp.reads
+    if reads and writes_inputs and not interp.value_dependent:
+        interp.value_dependent = True  # (a replay that wrote into an argument cannot rerun)
+        interp.reason = (
+            f"a Python read of a traced value {reads[0][1]!r} in a function that writes "
+            f"into its arguments"
+        )
     # Inputs that are not arrays are baked in: renumber array inputs to slots 0..n-1.
     in_avals = [f"{v.dtype}{list(v.shape)}" for v in leaves if is_array(v)]
-    program = Program(
+    checked = bool(reads) and not interp.value_dependent
+    if checked:  # NOTE [checked value reads under jit]: the values read are outputs too
+        program_spec = tree_flatten(
+            (tree_unflatten(out_spec, values), [v for _, v in reads])
+        )[1]
+    program = (CheckedProgram if checked else Program)(
         interp.program,
         n_inputs,
-        refs,
-        consts,
-        out_spec,
+        [*refs, *(r for r, _ in reads)] if checked else refs,
+        [*consts, *(None for _ in reads)] if checked else consts,
+        program_spec if checked else out_spec,
         in_avals,
         value_dependent=interp.value_dependent,
         reason=interp.reason,
@@ -424,6 +436,8 @@ def _trace(
         in_types=[(v.shape, v.dtype) for v in leaves if is_array(v)],
     )
     program.writes_inputs = writes_inputs
+    if checked:
+        program.expected = tuple(v for _, v in reads)
     if views_inputs:
         program.views_inputs = tuple(views_inputs)
     itself = guards.settle() if guards is not None and not program.value_dependent else ()
@@ -443,6 +457,40 @@ def _trace(
         program.opaque = interp.opaque
     values = [numpy.asarray(v) if isinstance(v, numpy.generic) else v for v in values]
     return program, tree_unflatten(out_spec, values)
+
+
+# NOTE [checked value reads under jit]: a recording whose Python code read a recorded
+# value (``if x.sum() > 0:``, ``float(loss)``, ``int(n)``, ``.item()``, the boolean mask
+# of ``x[x > 0]``, whose elements decide which and how many are taken) is replayed all the
+# same: each value read (a small array: at most ``_CHECKED_READ_SIZE`` elements) is an
+# extra output of the program, with the value the recording saw beside it, and a replay
+# returns only where every one equals its recorded value exactly; then the Python code
+# would have read the same values and taken the same path, so the recording is that call's
+# program.  Where one differs, the replay raises ``ReadChanged`` and the call runs eagerly,
+# as any replay that raises does (NOTE [a replay that raises]): the replay is pure (it
+# writes into nothing: a recording that wrote into an argument and read a value runs
+# eagerly instead), so the results it computed are simply dropped.  A recording with no
+# such read is a plain ``Program``: nothing on its path checks anything.  Reads a replay
+# cannot check (``fnp.peek``, a read inside a control-flow body or a capture, a large
+# array's ``tolist()``) still make the signature run eagerly.
+
+
+class ReadChanged(Exception):
+    """A replay found a value the recording's Python code read to differ now."""
+
+
+class CheckedProgram(Program):
+    """A recording whose last outputs are the values its Python code read, which a
+    replay checks against ``expected`` (NOTE [checked value reads under jit])."""
+
+    expected: tuple = ()
+
+    def call(self, *leaves: Any) -> Any:
+        out, seen = Program.call(self, *leaves)
+        for now, then in zip(seen, self.expected):
+            if not numpy.array_equal(now, then):
+                raise ReadChanged
+        return out
 
 
 def _static_objects(static: tuple, leaves: list) -> tuple:
