@@ -475,8 +475,34 @@ def _trace(
 # array's ``tolist()``) still make the signature run eagerly.
 
 
+#
+# Branches: the recordings of one signature agree up to the first value read whose value
+# differs (the same Python ran on the same kinds of arguments), so where read ``j`` differs
+# and reads ``0..j-1`` matched, the recording for this call's value of read ``j`` is found
+# under ``(j, that value)`` in ``others`` (and is itself checked); a value not seen yet
+# records once more (``ReadChanged.point``), up to ``_BRANCHES`` recordings per signature,
+# after which such calls run eagerly.  (``jax.jit`` would record nothing: it refuses the read.)
+
+#: The most recordings one signature keeps for the paths its value reads take.
+_BRANCHES = 8
+
+
+class _Branch(threading.local):
+    """The branch a call's recording is for, handed from a replay to the call it makes."""
+
+    point: tuple | None = None
+
+
+_BRANCH = _Branch()
+
+
 class ReadChanged(Exception):
-    """A replay found a value the recording's Python code read to differ now."""
+    """A replay found a value the recording's Python code read to differ now; ``point``:
+    ``(program, key)`` where a recording of this call belongs, or None (run eagerly)."""
+
+    def __init__(self, point: tuple | None) -> None:
+        super().__init__()
+        self.point = point
 
 
 class CheckedProgram(Program):
@@ -484,13 +510,34 @@ class CheckedProgram(Program):
     replay checks against ``expected`` (NOTE [checked value reads under jit])."""
 
     expected: tuple = ()
+    others: dict | None = None  # (j, the value of read j) -> the recording for it
+    count: list | None = None  # [recordings of this signature], shared by its branches
 
     def call(self, *leaves: Any) -> Any:
         out, seen = Program.call(self, *leaves)
-        for now, then in zip(seen, self.expected):
+        for j, (now, then) in enumerate(zip(seen, self.expected)):
             if not numpy.array_equal(now, then):
-                raise ReadChanged
+                now = numpy.asarray(now)
+                key = (j, now.dtype.str, now.shape, now.tobytes())
+                other = self.others.get(key) if self.others is not None else None
+                if other is not None:
+                    if other.value_dependent:
+                        raise ReadChanged(None)
+                    return other.call(*leaves)
+                count = self.count if self.count is not None else [1]
+                raise ReadChanged((self, key) if count[0] < _BRANCHES else None)
         return out
+
+    def add_branch(self, key: tuple, program: Program) -> None:
+        """Keep ``program``, recorded where read ``key[0]`` gave the value in ``key``."""
+        if self.count is None:
+            self.count = [1]
+        if self.others is None:
+            self.others = {}
+        if isinstance(program, CheckedProgram):
+            program.count = self.count
+        self.others[key] = program
+        self.count[0] += 1
 
 
 def _static_objects(static: tuple, leaves: list) -> tuple:
@@ -758,13 +805,18 @@ def jit(
     def compiled(*args: Any, **kwargs: Any) -> Any:
         if JIT_OFF.depth or JIT_OFF_EVERYWHERE[0]:  # NOTE [disable_jit]
             return func(*_private_copies(args), **_private_copies(kwargs))
-        if plain and not kwargs:
+        point = None  # where a recording of a new branch goes (NOTE [checked value reads
+        if plain and not kwargs:  # under jit])
             found = _fast_key(args)
             if found is not None:
                 program = fast.get(found[0])
                 if program is not None and (program.guards is None or program.guards.hold()):
                     try:
                         return program.call(*found[1])
+                    except ReadChanged as err:  # NOTE [checked value reads under jit]
+                        if err.point is None:
+                            return func(*_private_copies(args))
+                        point, found = err.point, None
                     except Exception:  # NOTE [a replay that raises]
                         return func(*_private_copies(args))
                 if program is None:  # one that writes into an argument (NOTE [aliased
@@ -775,6 +827,8 @@ def jit(
                         found = None  # a recording of its own
         else:
             found = None
+        if _BRANCH.point is not None:  # (set by the replay below, for the call it makes)
+            point, _BRANCH.point = _BRANCH.point, None
         if argnums or argnames:
             static, dynamic, dyn_kwargs = _split_static(name, args, kwargs, argnums, argnames)
             static_key = freeze(static)
@@ -837,12 +891,15 @@ def jit(
         ):
             # NOTE [values read from outside under jit]: a value f reads from outside its
             # arguments was rebound since the recording: record again
+            point = None  # (a branch of a recording that no longer holds: a recording)
             again = program.guards.changed_itself()
             if not again:
                 _recording_again(name, program.guards, stale)
             del cache[key]
             attach_later.pop(id(program), None)
             program = None
+        if point is not None:
+            program = None  # a recording of a new branch (NOTE [checked value reads under jit])
         if program is None:
             unlike = _unlike_ndarray(arrays)
             if unlike:  # NOTE [arrays jit does not record]
@@ -870,6 +927,16 @@ def jit(
                 call, dynamic, dyn_kwargs, name=name, guards=guards, statics=statics,
                 aliases=aliases, again=again,
             )  # fmt: skip
+            if point is not None:  # NOTE [checked value reads under jit]: a new branch
+                parent, at = point
+                j = at[0]
+                if program.value_dependent or (
+                    isinstance(program, CheckedProgram)
+                    and len(program.expected) > j
+                    and not numpy.array_equal(program.expected[j], parent.expected[j])
+                ):  # (otherwise not a branch of this parent: it stands for this call only)
+                    parent.add_branch(at, program)
+                return result
             if program.guards is not None:  # NOTE [equal static objects under jit]
                 by_value = tuple(v for v in statics if _equal_by_value(v))
                 if by_value:
@@ -909,6 +976,14 @@ def jit(
             return program.call(*arrays)
         try:
             return program.call(*arrays)
+        except ReadChanged as err:  # NOTE [checked value reads under jit]
+            if err.point is None or point is not None:
+                return func(*_private_copies(args), **_private_copies(kwargs))
+            _BRANCH.point = err.point
+            try:
+                return compiled(*args, **kwargs)
+            finally:
+                _BRANCH.point = None
         except Exception:
             # NOTE [a replay that raises]: an error of the data (np.linalg.inv of a singular
             # matrix, in some rows of a vmap) may be one the function catches (`try: ...
