@@ -279,6 +279,7 @@ def _trace(
     statics: tuple = (),
     aliases: Any = None,
     again: bool = False,
+    check_reads: bool = True,
 ) -> tuple[Program, Any]:
     """Record ``func`` on these arguments: ``(program, result)``.  ``again``: the call
     records again because a check the last recording itself made fail fails (NOTE
@@ -410,6 +411,9 @@ def _trace(
         interp.value_dependent = True
         interp.reason = f"a write into {', '.join(changed)}, an array from outside the function"
     reads = interp.reads
+    if reads and not check_reads and not interp.value_dependent:
+        interp.value_dependent = True  # (make_program shows the program jit replays)
+        interp.reason = f"a Python read of a traced value {reads[0][1]!r}"
     if reads and writes_inputs and not interp.value_dependent:
         interp.value_dependent = True  # (a replay that wrote into an argument cannot rerun)
         interp.reason = (
@@ -660,8 +664,9 @@ def make_program(
                 )
 
         program, result = _trace(
-            call, dynamic, kwargs, optimize, name=getattr(func, "__name__", None)
-        )
+            call, dynamic, kwargs, optimize, name=getattr(func, "__name__", None),
+            check_reads=False,
+        )  # fmt: skip
         if not return_shape:
             return program
         shapes = tree_map(lambda v: ShapeDtypeStruct(numpy.shape(v), _dtype(v)), result)
