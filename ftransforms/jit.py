@@ -424,9 +424,7 @@ def _trace(
     in_avals = [f"{v.dtype}{list(v.shape)}" for v in leaves if is_array(v)]
     checked = bool(reads) and not interp.value_dependent
     if checked:  # NOTE [checked value reads under jit]: the values read are outputs too
-        program_spec = tree_flatten(
-            (tree_unflatten(out_spec, values), [v for _, v in reads])
-        )[1]
+        program_spec = tree_flatten((tree_unflatten(out_spec, values), [v for _, v in reads]))[1]
     program = (CheckedProgram if checked else Program)(
         interp.program,
         n_inputs,
@@ -441,7 +439,9 @@ def _trace(
     )
     program.writes_inputs = writes_inputs
     if checked:
-        program.expected = tuple(v for _, v in reads)
+        program.expected = tuple(v.item() if v.ndim == 0 else v for _, v in reads)
+        program.user_spec, program.n_user = out_spec, len(refs)
+        program.user_leaf = out_spec == tree_flatten(0)[1]
     if views_inputs:
         program.views_inputs = tuple(views_inputs)
     itself = guards.settle() if guards is not None and not program.value_dependent else ()
@@ -517,10 +517,19 @@ class CheckedProgram(Program):
     others: dict | None = None  # (j, the value of read j) -> the recording for it
     count: list | None = None  # [recordings of this signature], shared by its branches
 
+    user_spec: Any = None  # the function's output structure (``out_spec`` holds the reads)
+    n_user = 0  # how many leaves it has: the reads are the program's outputs after them
+    user_leaf = False  # whether the function returns one array
+
     def call(self, *leaves: Any) -> Any:
-        out, seen = Program.call(self, *leaves)
-        for j, (now, then) in enumerate(zip(seen, self.expected)):
-            if not numpy.array_equal(now, then):
+        fn = self._fn if self._fn is not None else self._compiled()
+        flat = fn(*leaves)  # (a list: the output structure is never a plain one)
+        n = self.n_user
+        for j, then in enumerate(self.expected):
+            now = flat[n + j]
+            # a 0-d read as a Python number (``then``); NaN differs from itself: eagerly
+            if not (now.item() == then if type(then) is not numpy.ndarray else
+                    numpy.array_equal(now, then)):  # fmt: skip
                 now = numpy.asarray(now)
                 key = (j, now.dtype.str, now.shape, now.tobytes())
                 other = self.others.get(key) if self.others is not None else None
@@ -530,7 +539,15 @@ class CheckedProgram(Program):
                     return other.call(*leaves)
                 count = self.count if self.count is not None else [1]
                 raise ReadChanged((self, key) if count[0] < _BRANCHES else None)
-        return out
+        if self.views_inputs:
+            out = list(flat[:n])
+            for k in self.views_inputs:
+                out[k] = out[k].copy()
+        elif self.user_leaf:
+            return flat[0]
+        else:
+            out = flat[:n]
+        return tree_unflatten(self.user_spec, out)
 
     def add_branch(self, key: tuple, program: Program) -> None:
         """Keep ``program``, recorded where read ``key[0]`` gave the value in ``key``."""
