@@ -533,11 +533,14 @@ class CheckedProgram(Program):
                 now = numpy.asarray(now)
                 key = (j, now.dtype.str, now.shape, now.tobytes())
                 other = self.others.get(key) if self.others is not None else None
+                count = self.count if self.count is not None else [1]
                 if other is not None:
                     if other.value_dependent:
                         raise ReadChanged(None)
-                    return other.call(*leaves)
-                count = self.count if self.count is not None else [1]
+                    if other.guards is None or other.guards.hold():
+                        return other.call(*leaves)
+                    del self.others[key]  # it read a value from outside that was rebound:
+                    count[0] -= 1  # record this branch again
                 raise ReadChanged((self, key) if count[0] < _BRANCHES else None)
         if self.views_inputs:
             out = list(flat[:n])
