@@ -755,10 +755,12 @@ def jit(
     program on the CPU), and any other ``backend``/``device`` raises
     ``UnsupportedOperationError``.
 
-    A trace that read a traced value (Python control flow on data, boolean masks, random
-    draws, a closure over an enclosing transform's value; see NOTE [value-dependent
-    traces]) is not replayed: that signature keeps running eagerly, with a warning the
-    first time; such a read inside a ``cond``/``switch`` branch or a loop body makes only
+    A trace whose Python read a small traced value (``if x.sum() > 0:``, ``float(loss)``,
+    a boolean mask) is replayed checking each value read, and a call whose values differ
+    gets a recording of its own path (NOTE [checked value reads under jit]).  One that
+    read data otherwise (random draws, a closure over an enclosing transform's value; see
+    NOTE [value-dependent traces]) is not replayed: that signature keeps running eagerly,
+    with a warning the first time; such a read inside a ``cond``/``switch`` branch or a loop body makes only
     that operator run eagerly (NOTE [value reads during a capture]), and ``R[i]`` of a
     closed-over NumPy array by a loop's step is recorded as a gather (NOTE [constant
     subscripts in a capture]).  Inside another transform (``grad(jit(f))``,
