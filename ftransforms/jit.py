@@ -760,10 +760,10 @@ def jit(
     gets a recording of its own path (NOTE [checked value reads under jit]).  One that
     read data otherwise (random draws, a closure over an enclosing transform's value; see
     NOTE [value-dependent traces]) is not replayed: that signature keeps running eagerly,
-    with a warning the first time; such a read inside a ``cond``/``switch`` branch or a loop body makes only
-    that operator run eagerly (NOTE [value reads during a capture]), and ``R[i]`` of a
-    closed-over NumPy array by a loop's step is recorded as a gather (NOTE [constant
-    subscripts in a capture]).  Inside another transform (``grad(jit(f))``,
+    with a warning the first time; such a read inside a ``cond``/``switch`` branch or a
+    loop body makes only that operator run eagerly (NOTE [value reads during a
+    capture]), and ``R[i]`` of a closed-over NumPy array by a loop's step is recorded as
+    a gather (NOTE [constant subscripts in a capture]).  Inside another transform (``grad(jit(f))``,
     ``vmap(jit(f))``) ``jit`` is transparent: ``f`` runs under that transform, so put
     ``jit`` outermost for speed.  Use it as ``jit(f)`` or ``@jit``.
 
