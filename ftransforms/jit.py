@@ -500,6 +500,10 @@ class _Branch(threading.local):
 _BRANCH = _Branch()
 
 
+#: What a replay that reads a value whose recording read another runs: eagerly.
+_EAGER = Program([], 0, [], [], None, [], value_dependent=True)
+
+
 class ReadChanged(Exception):
     """A replay found a value the recording's Python code read to differ now; ``point``:
     ``(program, key)`` where a recording of this call belongs, or None (run eagerly)."""
@@ -961,8 +965,10 @@ def jit(
                     isinstance(program, CheckedProgram)
                     and len(program.expected) > j
                     and not numpy.array_equal(program.expected[j], parent.expected[j])
-                ):  # (otherwise not a branch of this parent: it stands for this call only)
+                ):
                     parent.add_branch(at, program)
+                else:  # the recording read what its parent read (the replay computed the
+                    parent.add_branch(at, _EAGER)  # value differently): such calls run eagerly
                 return result
             if program.guards is not None:  # NOTE [equal static objects under jit]
                 by_value = tuple(v for v in statics if _equal_by_value(v))

@@ -167,3 +167,19 @@ def test_a_read_in_a_function_that_writes_its_argument_runs_eagerly():
         got = jf(x.copy())
     np.testing.assert_array_equal(got, f(x.copy()))
     np.testing.assert_array_equal(jf(y.copy()), f(y.copy()))
+
+
+def test_many_values_read_stop_recording_at_the_limit(recordings):
+    def f(x):
+        return x * float(x.sum())
+
+    jf = ft.jit(f)
+    ctx = _quiet()
+    try:
+        for k in range(12):
+            x = np.full(2, float(k))
+            np.testing.assert_array_equal(jf(x), f(x))
+        np.testing.assert_array_equal(jf(np.full(2, 3.0)), f(np.full(2, 3.0)))  # replayed
+    finally:
+        ctx.__exit__(None, None, None)
+    assert recordings[0] == jit_module._BRANCHES  # then the calls run eagerly
