@@ -500,6 +500,27 @@ class _Branch(threading.local):
 _BRANCH = _Branch()
 
 
+#: NumPy's error state (NumPy 2: a context variable) and one that counts each floating
+#: point error in ``_HITS`` instead of warning: a replay of a path the call does not take
+#: must not warn (``np.log`` of the negative numbers the other branch keeps), so a
+#: checked replay runs under it and, where its reads hold and it counted an error, runs
+#: again under the caller's own (a replay is pure).  Where NumPy has no such variable
+#: (NumPy 1) the replay warns as it computes.
+_UMATH = getattr(getattr(numpy, "_core", None), "umath", None)
+_EXTOBJ = getattr(_UMATH, "_extobj_contextvar", None)
+_HITS = [0]
+
+
+def _count_error(kind: str, flag: int) -> None:  # noqa: ARG001 - NumPy's errcall signature
+    _HITS[0] += 1
+
+
+_COLLECT = (
+    _UMATH._make_extobj(all="call", call=_count_error)
+    if _EXTOBJ is not None and hasattr(_UMATH, "_make_extobj")
+    else None
+)
+
 #: What a replay that reads a value whose recording read another runs: eagerly.
 _EAGER = Program([], 0, [], [], None, [], value_dependent=True)
 
@@ -527,7 +548,16 @@ class CheckedProgram(Program):
 
     def call(self, *leaves: Any) -> Any:
         fn = self._fn if self._fn is not None else self._compiled()
-        flat = fn(*leaves)  # (a list: the output structure is never a plain one)
+        if _COLLECT is not None:  # NumPy's warnings counted, not shown, until checked
+            hits = _HITS[0]
+            token = _EXTOBJ.set(_COLLECT)
+            try:
+                flat = fn(*leaves)  # (a list: the output structure is never a plain one)
+            finally:
+                _EXTOBJ.reset(token)
+            warned = _HITS[0] != hits
+        else:
+            flat, warned = fn(*leaves), False
         n = self.n_user
         for j, then in enumerate(self.expected):
             now = flat[n + j]
@@ -546,6 +576,8 @@ class CheckedProgram(Program):
                     del self.others[key]  # it read a value from outside that was rebound:
                     count[0] -= 1  # record this branch again
                 raise ReadChanged((self, key) if count[0] < _BRANCHES else None)
+        if warned:  # this path's own warnings (or errors): again, under the caller's state
+            flat = fn(*leaves)
         if self.views_inputs:
             out = list(flat[:n])
             for k in self.views_inputs:

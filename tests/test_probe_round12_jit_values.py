@@ -183,3 +183,29 @@ def test_many_values_read_stop_recording_at_the_limit(recordings):
     finally:
         ctx.__exit__(None, None, None)
     assert recordings[0] == jit_module._BRANCHES  # then the calls run eagerly
+
+
+def logged(x):
+    if x.min() >= 0:
+        return np.log(x)
+    return x
+
+
+def test_a_replay_of_the_branch_not_taken_does_not_warn():
+    jf = ft.jit(logged)
+    jf(np.ones(2))
+    jf(np.ones(2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # eagerly nothing warns: -1 takes the other branch
+        for _ in range(3):
+            np.testing.assert_array_equal(jf(-np.ones(2)), logged(-np.ones(2)))
+
+
+def test_the_branch_taken_still_warns_and_raises_as_eagerly():
+    jf = ft.jit(logged)
+    jf(np.ones(2))
+    jf(-np.ones(2))
+    with pytest.warns(RuntimeWarning, match="divide by zero encountered in log"):
+        np.testing.assert_array_equal(jf(np.zeros(2)), [-np.inf, -np.inf])
+    with np.errstate(divide="raise"), pytest.raises(FloatingPointError, match="divide by zero"):
+        jf(np.zeros(2))
