@@ -470,22 +470,22 @@ def _trace(
 # extra output of the program, with the value the recording saw beside it, and a replay
 # returns only where every one equals its recorded value exactly; then the Python code
 # would have read the same values and taken the same path, so the recording is that call's
-# program.  Where one differs, the replay raises ``ReadChanged`` and the call runs eagerly,
-# as any replay that raises does (NOTE [a replay that raises]): the replay is pure (it
-# writes into nothing: a recording that wrote into an argument and read a value runs
-# eagerly instead), so the results it computed are simply dropped.  A recording with no
-# such read is a plain ``Program``: nothing on its path checks anything.  Reads a replay
-# cannot check (``fnp.peek``, a read inside a control-flow body or a capture, a large
-# array's ``tolist()``) still make the signature run eagerly.
-
-
+# program.  Where one differs, the replay raises ``ReadChanged`` and the call runs eagerly
+# or records (below), as any replay that raises runs eagerly (NOTE [a replay that
+# raises]): the replay is pure (it writes into nothing: a recording that wrote into an
+# argument and read a value runs eagerly instead), so its results are simply dropped, and
+# NumPy's floating-point warnings of it are counted, not shown, until its reads are checked
+# (``_COLLECT``).  A recording with no such read is a plain ``Program``: nothing on its
+# path checks anything.  Reads a replay cannot check (``fnp.peek``, a read inside a
+# control-flow body or a capture, a large array's ``tolist()``) still make the signature
+# run eagerly.
 #
 # Branches: the recordings of one signature agree up to the first value read whose value
 # differs (the same Python ran on the same kinds of arguments), so where read ``j`` differs
 # and reads ``0..j-1`` matched, the recording for this call's value of read ``j`` is found
-# under ``(j, that value)`` in ``others`` (and is itself checked); a value not seen yet
-# records once more (``ReadChanged.point``), up to ``_BRANCHES`` recordings per signature,
-# after which such calls run eagerly.  (``jax.jit`` would record nothing: it refuses the read.)
+# under ``(j, that value)`` in ``others`` (and is itself checked in full); a value not seen
+# yet records once more (``ReadChanged.point``), up to ``_BRANCHES`` recordings per
+# signature, after which such calls run eagerly.  (``jax.jit`` refuses such reads.)
 
 #: The most recordings one signature keeps for the paths its value reads take.
 _BRANCHES = 8
