@@ -300,6 +300,7 @@ def _trace(
     statics: tuple = (),
     aliases: Any = None,
     again: bool = False,
+    check_reads: bool = True,
 ) -> tuple[Program, Any]:
     """Record ``func`` on these arguments: ``(program, result)``.  ``again``: the call
     records again because a check the last recording itself made fail fails (NOTE
@@ -430,14 +431,27 @@ def _trace(
     if changed:
         interp.value_dependent = True
         interp.reason = f"a write into {', '.join(changed)}, an array from outside the function"
+    reads = interp.reads
+    if reads and not check_reads and not interp.value_dependent:
+        interp.value_dependent = True  # (make_program shows the program jit replays)
+        interp.reason = f"a Python read of a traced value {reads[0][1]!r}"
+    if reads and writes_inputs and not interp.value_dependent:
+        interp.value_dependent = True  # (a replay that wrote into an argument cannot rerun)
+        interp.reason = (
+            f"a Python read of a traced value {reads[0][1]!r} in a function that writes "
+            f"into its arguments"
+        )
     # Inputs that are not arrays are baked in: renumber array inputs to slots 0..n-1.
     in_avals = [f"{v.dtype}{list(v.shape)}" for v in leaves if is_array(v)]
-    program = Program(
+    checked = bool(reads) and not interp.value_dependent
+    if checked:  # NOTE [checked value reads under jit]: the values read are outputs too
+        program_spec = tree_flatten((tree_unflatten(out_spec, values), [v for _, v in reads]))[1]
+    program = (CheckedProgram if checked else Program)(
         interp.program,
         n_inputs,
-        refs,
-        consts,
-        out_spec,
+        [*refs, *(r for r, _ in reads)] if checked else refs,
+        [*consts, *(None for _ in reads)] if checked else consts,
+        program_spec if checked else out_spec,
         in_avals,
         value_dependent=interp.value_dependent,
         reason=interp.reason,
@@ -445,6 +459,10 @@ def _trace(
         in_types=[(v.shape, v.dtype) for v in leaves if is_array(v)],
     )
     program.writes_inputs = writes_inputs
+    if checked:
+        program.expected = tuple(v.item() if v.ndim == 0 else v for _, v in reads)
+        program.user_spec, program.n_user = out_spec, len(refs)
+        program.user_leaf = out_spec == tree_flatten(0)[1]
     if views_inputs:
         program.views_inputs = tuple(views_inputs)
     itself = guards.settle() if guards is not None and not program.value_dependent else ()
@@ -464,6 +482,143 @@ def _trace(
         program.opaque = interp.opaque
     values = [numpy.asarray(v) if isinstance(v, numpy.generic) else v for v in values]
     return program, tree_unflatten(out_spec, values)
+
+
+# NOTE [checked value reads under jit]: a recording whose Python code read a recorded
+# value (``if x.sum() > 0:``, ``float(loss)``, ``int(n)``, ``.item()``, the boolean mask
+# of ``x[x > 0]``, whose elements decide which and how many are taken) is replayed all the
+# same: each value read (a small array: at most ``_CHECKED_READ_SIZE`` elements) is an
+# extra output of the program, with the value the recording saw beside it, and a replay
+# returns only where every one equals its recorded value exactly; then the Python code
+# would have read the same values and taken the same path, so the recording is that call's
+# program.  Where one differs, the replay raises ``ReadChanged`` and the call runs eagerly
+# or records (below), as any replay that raises runs eagerly (NOTE [a replay that
+# raises]): the replay is pure (it writes into nothing: a recording that wrote into an
+# argument and read a value runs eagerly instead), so its results are simply dropped, and
+# NumPy's floating-point warnings of it are counted, not shown, until its reads are checked
+# (``_COLLECT``).  A recording with no such read is a plain ``Program``: nothing on its
+# path checks anything.  Reads a replay cannot check (``fnp.peek``, a read inside a
+# control-flow body or a capture, a large array's ``tolist()``) still make the signature
+# run eagerly.
+#
+# Branches: the recordings of one signature agree up to the first value read whose value
+# differs (the same Python ran on the same kinds of arguments), so where read ``j`` differs
+# and reads ``0..j-1`` matched, the recording for this call's value of read ``j`` is found
+# under ``(j, that value)`` in ``others`` (and is itself checked in full); a value not seen
+# yet records once more (``ReadChanged.point``), up to ``_BRANCHES`` recordings per
+# signature, after which such calls run eagerly.  (``jax.jit`` refuses such reads.)
+
+#: The most recordings one signature keeps for the paths its value reads take.
+_BRANCHES = 8
+
+
+class _Branch(threading.local):
+    """The branch a call's recording is for, handed from a replay to the call it makes."""
+
+    point: tuple | None = None
+
+
+_BRANCH = _Branch()
+
+
+#: NumPy's error state (NumPy 2: a context variable) and one that counts each floating
+#: point error in ``_HITS`` instead of warning: a replay of a path the call does not take
+#: must not warn (``np.log`` of the negative numbers the other branch keeps), so a
+#: checked replay runs under it and, where its reads hold and it counted an error, runs
+#: again under the caller's own (a replay is pure).  Where NumPy has no such variable
+#: (NumPy 1) the replay warns as it computes.
+_UMATH = getattr(getattr(numpy, "_core", None), "umath", None)
+_EXTOBJ = getattr(_UMATH, "_extobj_contextvar", None)
+_HITS = [0]
+
+
+def _count_error(kind: str, flag: int) -> None:  # noqa: ARG001 - NumPy's errcall signature
+    _HITS[0] += 1
+
+
+_COLLECT = (
+    _UMATH._make_extobj(all="call", call=_count_error)
+    if _EXTOBJ is not None and hasattr(_UMATH, "_make_extobj")
+    else None
+)
+
+#: What a replay that reads a value whose recording read another runs: eagerly.
+_EAGER = Program([], 0, [], [], None, [], value_dependent=True)
+
+
+class ReadChanged(Exception):
+    """A replay found a value the recording's Python code read to differ now; ``point``:
+    ``(program, key)`` where a recording of this call belongs, or None (run eagerly)."""
+
+    def __init__(self, point: tuple | None) -> None:
+        super().__init__()
+        self.point = point
+
+
+class CheckedProgram(Program):
+    """A recording whose last outputs are the values its Python code read, which a
+    replay checks against ``expected`` (NOTE [checked value reads under jit])."""
+
+    expected: tuple = ()
+    others: dict | None = None  # (j, the value of read j) -> the recording for it
+    count: list | None = None  # [recordings of this signature], shared by its branches
+
+    user_spec: Any = None  # the function's output structure (``out_spec`` holds the reads)
+    n_user = 0  # how many leaves it has: the reads are the program's outputs after them
+    user_leaf = False  # whether the function returns one array
+
+    def call(self, *leaves: Any) -> Any:
+        fn = self._fn if self._fn is not None else self._compiled()
+        if _COLLECT is not None:  # NumPy's warnings counted, not shown, until checked
+            hits = _HITS[0]
+            token = _EXTOBJ.set(_COLLECT)
+            try:
+                flat = fn(*leaves)  # (a list: the output structure is never a plain one)
+            finally:
+                _EXTOBJ.reset(token)
+            warned = _HITS[0] != hits
+        else:
+            flat, warned = fn(*leaves), False
+        n = self.n_user
+        for j, then in enumerate(self.expected):
+            now = flat[n + j]
+            # a 0-d read as a Python number (``then``); NaN differs from itself: eagerly
+            if not (now.item() == then if type(then) is not numpy.ndarray else
+                    numpy.array_equal(now, then)):  # fmt: skip
+                now = numpy.asarray(now)
+                key = (j, now.dtype.str, now.shape, now.tobytes())
+                other = self.others.get(key) if self.others is not None else None
+                count = self.count if self.count is not None else [1]
+                if other is not None:
+                    if other.value_dependent:
+                        raise ReadChanged(None)
+                    if other.guards is None or other.guards.hold():
+                        return other.call(*leaves)
+                    del self.others[key]  # it read a value from outside that was rebound:
+                    count[0] -= 1  # record this branch again
+                raise ReadChanged((self, key) if count[0] < _BRANCHES else None)
+        if warned:  # this path's own warnings (or errors): again, under the caller's state
+            flat = fn(*leaves)
+        if self.views_inputs:
+            out = list(flat[:n])
+            for k in self.views_inputs:
+                out[k] = out[k].copy()
+        elif self.user_leaf:
+            return flat[0]
+        else:
+            out = flat[:n]
+        return tree_unflatten(self.user_spec, out)
+
+    def add_branch(self, key: tuple, program: Program) -> None:
+        """Keep ``program``, recorded where read ``key[0]`` gave the value in ``key``."""
+        if self.count is None:
+            self.count = [1]
+        if self.others is None:
+            self.others = {}
+        if isinstance(program, CheckedProgram):
+            program.count = self.count
+        self.others[key] = program
+        self.count[0] += 1
 
 
 def _static_objects(static: tuple, leaves: list) -> tuple:
@@ -586,8 +741,9 @@ def make_program(
                 )
 
         program, result = _trace(
-            call, dynamic, kwargs, optimize, name=getattr(func, "__name__", None)
-        )
+            call, dynamic, kwargs, optimize, name=getattr(func, "__name__", None),
+            check_reads=False,
+        )  # fmt: skip
         if not return_shape:
             return program
         shapes = tree_map(lambda v: ShapeDtypeStruct(numpy.shape(v), _dtype(v)), result)
@@ -656,13 +812,15 @@ def jit(
     program on the CPU), and any other ``backend``/``device`` raises
     ``UnsupportedOperationError``.
 
-    A trace that read a traced value (Python control flow on data, boolean masks, random
-    draws, a closure over an enclosing transform's value; see NOTE [value-dependent
-    traces]) is not replayed: that signature keeps running eagerly, with a warning the
-    first time; such a read inside a ``cond``/``switch`` branch or a loop body makes only
-    that operator run eagerly (NOTE [value reads during a capture]), and ``R[i]`` of a
-    closed-over NumPy array by a loop's step is recorded as a gather (NOTE [constant
-    subscripts in a capture]).  Inside another transform (``grad(jit(f))``,
+    A trace whose Python read a small traced value (``if x.sum() > 0:``, ``float(loss)``,
+    a boolean mask) is replayed checking each value read, and a call whose values differ
+    gets a recording of its own path (NOTE [checked value reads under jit]).  One that
+    read data otherwise (random draws, a closure over an enclosing transform's value; see
+    NOTE [value-dependent traces]) is not replayed: that signature keeps running eagerly,
+    with a warning the first time; such a read inside a ``cond``/``switch`` branch or a
+    loop body makes only that operator run eagerly (NOTE [value reads during a
+    capture]), and ``R[i]`` of a closed-over NumPy array by a loop's step is recorded as
+    a gather (NOTE [constant subscripts in a capture]).  Inside another transform (``grad(jit(f))``,
     ``vmap(jit(f))``) ``jit`` is transparent: ``f`` runs under that transform, so put
     ``jit`` outermost for speed.  Use it as ``jit(f)`` or ``@jit``.
 
@@ -731,13 +889,18 @@ def jit(
     def compiled(*args: Any, **kwargs: Any) -> Any:
         if JIT_OFF.depth or JIT_OFF_EVERYWHERE[0]:  # NOTE [disable_jit]
             return func(*_private_copies(args), **_private_copies(kwargs))
-        if plain and not kwargs:
+        point = None  # where a recording of a new branch goes (NOTE [checked value reads
+        if plain and not kwargs:  # under jit])
             found = _fast_key(args)
             if found is not None:
                 program = fast.get(found[0])
                 if program is not None and (program.guards is None or program.guards.hold()):
                     try:
                         return program.call(*found[1])
+                    except ReadChanged as err:  # NOTE [checked value reads under jit]
+                        if err.point is None:
+                            return func(*_private_copies(args))
+                        point, found = err.point, None
                     except Exception:  # NOTE [a replay that raises]
                         return func(*_private_copies(args))
                 if program is None:  # one that writes into an argument (NOTE [aliased
@@ -748,6 +911,8 @@ def jit(
                         found = None  # a recording of its own
         else:
             found = None
+        if _BRANCH.point is not None:  # (set by the replay below, for the call it makes)
+            point, _BRANCH.point = _BRANCH.point, None
         if argnums or argnames:
             static, dynamic, dyn_kwargs = _split_static(name, args, kwargs, argnums, argnames)
             static_key = freeze(static)
@@ -810,12 +975,15 @@ def jit(
         ):
             # NOTE [values read from outside under jit]: a value f reads from outside its
             # arguments was rebound since the recording: record again
+            point = None  # (a branch of a recording that no longer holds: a recording)
             again = program.guards.changed_itself()
             if not again:
                 _recording_again(name, program.guards, stale)
             del cache[key]
             attach_later.pop(id(program), None)
             program = None
+        if point is not None:
+            program = None  # a recording of a new branch (NOTE [checked value reads under jit])
         if program is None:
             unlike = _unlike_ndarray(arrays)
             if unlike:  # NOTE [arrays jit does not record]
@@ -843,6 +1011,18 @@ def jit(
                 call, dynamic, dyn_kwargs, name=name, guards=guards, statics=statics,
                 aliases=aliases, again=again,
             )  # fmt: skip
+            if point is not None:  # NOTE [checked value reads under jit]: a new branch
+                parent, at = point
+                j = at[0]
+                if program.value_dependent or (
+                    isinstance(program, CheckedProgram)
+                    and len(program.expected) > j
+                    and not numpy.array_equal(program.expected[j], parent.expected[j])
+                ):
+                    parent.add_branch(at, program)
+                else:  # the recording read what its parent read (the replay computed the
+                    parent.add_branch(at, _EAGER)  # value differently): such calls run eagerly
+                return result
             if program.guards is not None:  # NOTE [equal static objects under jit]
                 by_value = tuple(v for v in statics if _equal_by_value(v))
                 if by_value:
@@ -882,6 +1062,14 @@ def jit(
             return program.call(*arrays)
         try:
             return program.call(*arrays)
+        except ReadChanged as err:  # NOTE [checked value reads under jit]
+            if err.point is None or point is not None:
+                return func(*_private_copies(args), **_private_copies(kwargs))
+            _BRANCH.point = err.point
+            try:
+                return compiled(*args, **kwargs)
+            finally:
+                _BRANCH.point = None
         except Exception:
             # NOTE [a replay that raises]: an error of the data (np.linalg.inv of a singular
             # matrix, in some rows of a vmap) may be one the function catches (`try: ...

@@ -243,6 +243,10 @@ def check_jit(name: str, k: int, dtype: np.dtype, kind: str) -> None:
     if eager or np.dtype(dtype) != np.float64:
         return  # (the passes' check: once per op and sample, in float64)
     unoptimized = ft.make_program(fn, optimize=False)(*args)
+    if unoptimized.value_dependent:
+        # (jit replays it checking the values its Python read: NOTE [checked value reads
+        # under jit]; make_program shows one path, which need not hold for new values)
+        return
     optimized = ft.make_program(fn)(*args)
     assert len(unoptimized) >= len(optimized), f"{label}: {unoptimized}\nvs\n{optimized}"
     assert unoptimized.recorded == optimized.recorded == len(unoptimized)

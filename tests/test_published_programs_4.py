@@ -914,16 +914,14 @@ def convolve(x, w):
 
 
 def test_jax_control_flow_jit_and_vectorization(rng):
-    # Python control flow on values: fine under grad; jit runs such a function eagerly
-    # (JAX raises a ConcretizationTypeError), with a warning
+    # Python control flow on values: fine under grad; jit records each branch and checks
+    # the values read at every replay (JAX raises a ConcretizationTypeError)
     close(grad(piecewise)(2.0), 12.0)
     close(grad(piecewise)(4.0), -4.0)
     jf = jit(piecewise)
-    with pytest.warns(RuntimeWarning, match="runs eagerly"):
-        jf(np.array(2.0))
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        for x in (2.0, 4.0, 1.0, 5.0):
+        warnings.simplefilter("error", RuntimeWarning)
+        for x in (2.0, 4.0, 1.0, 5.0, 2.0, 4.0):
             close(jf(np.array(x)), np.asarray(piecewise(x)))
     f = jit(sum_first, static_argnums=(1,))
     x3 = np.array([2.0, 3.0, 4.0])

@@ -98,6 +98,11 @@ class CarryStructureChanged(NotStructurable):
         self.structs = structs
 
 
+#: The most elements a Python read of a recorded value may have for a replay to check it
+#: (NOTE [checked value reads under jit] in ftransforms/jit.py); a larger one runs eagerly.
+_CHECKED_READ_SIZE = 4096
+
+
 class TraceTracer(ValTracer):
     """A concrete array known to the recorder as slot ``ref``."""
 
@@ -116,8 +121,20 @@ class TraceTracer(ValTracer):
             self._check_live("a Python read of its value")
         # ``R[t]`` of a closed-over array: NOTE [constant subscripts in a capture]
         sub = subscript_being_read() if interp.captures else None
+        val = self.val
+        if (
+            not interp.captures
+            and interp.seen is None
+            and not interp.quiet
+            and (type(val) is numpy.ndarray or isinstance(val, numpy.generic))
+            and val.size <= _CHECKED_READ_SIZE
+            and val.dtype.kind in "biuf"
+        ):
+            # NOTE [checked value reads under jit] (ftransforms/jit.py): a replay checks it
+            interp.reads.append((self.ref, val.copy()))
+            return val
         interp.note_value_read(f"a Python read of a traced value {self!r}", sub)
-        return self.val
+        return val
 
     # A Python number read from a recording is a read of the data, as bool() is: the
     # recording becomes value-dependent (never replayed); the value below decides, so a
@@ -215,6 +232,7 @@ class TraceInterpreter(Interpreter):
         "inside",
         "errbase",
         "raises_inside",
+        "reads",
     )
 
     def __init__(self, name: str) -> None:
@@ -227,6 +245,8 @@ class TraceInterpreter(Interpreter):
         self.n_slots = 0
         self.value_dependent = False
         self.reason = ""
+        # NOTE [checked value reads under jit] (ftransforms/jit.py): [(slot, value read)]
+        self.reads: list = []
         # While a control-flow body is recorded: slot -> value of every slot it reads.
         self.seen: dict[int, Any] | None = None
         # Per capture in progress, innermost last: [first value read in it, its subscript].
