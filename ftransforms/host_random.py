@@ -442,11 +442,13 @@ def _made_by_user_code(frame: Any) -> bool:
     """Whether the first frame above NumPy's and this library's (``np.random.default_rng``
     is wrapped here) is the user's code, not a library's (NOTE [fresh entropy under
     vmap])."""
-    while frame is not None and (frame.f_globals.get("__name__") or "").split(".")[0] in (
-        _OWN_ROOTS
-    ):
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<doctest"):
+            return True  # a docstring's example is the user's code
+        if (frame.f_globals.get("__name__") or "").split(".")[0] not in _OWN_ROOTS:
+            return frame_is_user_code(frame)
         frame = frame.f_back
-    return frame is not None and frame_is_user_code(frame)
+    return False
 
 
 def _counted_while_active(k: int) -> int:

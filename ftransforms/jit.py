@@ -517,6 +517,9 @@ class _Branch(threading.local):
 
     point: tuple | None = None
 
+    def __reduce__(self) -> str:
+        return "_BRANCH"  # pickled by name (a jitted function sent to dask workers holds it)
+
 
 _BRANCH = _Branch()
 
