@@ -60,8 +60,24 @@ def _wrap(value: Any) -> Any:
     return value
 
 
+def _no_sequences(name: str, args: tuple) -> None:
+    """CuPy's ufuncs (``where`` is one) take arrays and scalars, not Python sequences:
+    ``cupy.add((a, b), c)`` raises ``TypeError: Unsupported type <class 'tuple'>``."""
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            raise TypeError(f"{name}: Unsupported type {type(a)} (CuPy's ufuncs take no sequences)")
+
+
+#: NumPy functions that CuPy implements as ufuncs (their operands: no sequences).
+_UFUNC_LIKE = frozenset({"where"})
+
+
 def _wrapped(fn: Any) -> Any:
+    name = getattr(fn, "__name__", "fn")
+
     def call(*args: Any, **kwargs: Any) -> Any:
+        if name in _UFUNC_LIKE:
+            _no_sequences(name, args)
         return _wrap(fn(*_unwrap(args), **_unwrap(kwargs)))
 
     call.__name__ = getattr(fn, "__name__", "fn")
@@ -77,6 +93,7 @@ class _UFunc:
         self.__name__ = ufunc.__name__
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        _no_sequences(self.__name__, args)
         return _wrap(self._ufunc(*_unwrap(args), **_unwrap(kwargs)))
 
     def at(self, a: StrictArray, indices: Any, b: Any = None) -> None:

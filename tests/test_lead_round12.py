@@ -63,3 +63,17 @@ def test_an_errstate_set_inside_still_replays_inside_around_derivatives():
     for g in got:
         np.testing.assert_allclose(g, want)
     assert any(n.endswith("@inside") for n in _names(f))
+
+
+def test_the_strict_stand_in_refuses_sequences_in_ufuncs_as_cupy():
+    """CuPy's ufuncs (and ``cupy.where``, one of them) raise ``TypeError: Unsupported type
+    <class 'tuple'>`` for a tuple operand where NumPy converts it; the H200 run caught
+    odeint's ``xp.where(mask, (c0, c1, ...), coeffs)`` that the stand-in had let through."""
+    from ftransforms import strict_backend as sb
+
+    a = sb.asarray(np.ones(3))
+    with pytest.raises(TypeError, match="Unsupported type"):
+        sb.xp.where(a > 0, (a, a), a)
+    with pytest.raises(TypeError, match="Unsupported type"):
+        sb.xp.add([1.0, 2.0, 3.0], a)
+    np.testing.assert_array_equal(sb.to_numpy(sb.xp.where(a > 0, a, 0.0)), np.ones(3))

@@ -222,7 +222,7 @@ def _solve(xp, f, y0, ts, rtol, atol, mxstep, hmax, where):
             fit = _quartic(y, y_new, y_mid, k[0] * dtb, k[6] * dtb)
             accept = active & (err <= 1.0)
             ab = _bcast(accept, y)
-            coeffs = xp.where(ab[None], fit, coeffs)
+            coeffs = xp.where(ab[None], xp.stack(fit), coeffs)
             y = xp.where(ab, y_new, y)
             fy = xp.where(ab, k[6], fy)
             last_s = xp.where(accept, s, last_s)
