@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import statistics
 import sys
-import time
 from typing import Any
 
 import numpy as np
+
+from benchmarks.gpu_check import _median_seconds
 
 _OP_N, _OP_T = 0, 1
 
@@ -90,18 +90,6 @@ class CapturableGemm:
         return c
 
 
-def _median(fn: Any, sync: Any, reps: int) -> float:
-    fn()
-    sync()
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        sync()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.gpu_graph_probe")
     p.add_argument("--batch", type=int, default=32)
@@ -120,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     gemm = CapturableGemm(cupy)
     replay = ft.jit(fn, compile=False)
     want = [cupy.asnumpy(g) for g in replay(*call)]
-    t_replay = _median(lambda: replay(*call), cupy.cuda.Device().synchronize, args.reps)
+    t_replay = _median_seconds(lambda: replay(*call), cupy.cuda.Device().synchronize, args.reps)
     stream = cupy.cuda.Stream(non_blocking=True)
     cupy.matmul = gemm  # before the recording: the generated program binds its matmul
     jf = ft.jit(fn, compile=False)
@@ -136,8 +124,8 @@ def main(argv: list[str] | None = None) -> int:
                 graph = stream.end_capture()
             graph.launch(stream)
             stream.synchronize()
-            t_graph = _median(lambda: graph.launch(stream), stream.synchronize, args.reps)
-            t_direct = _median(lambda: jf(*call), stream.synchronize, args.reps)
+            t_graph = _median_seconds(lambda: graph.launch(stream), stream.synchronize, args.reps)
+            t_direct = _median_seconds(lambda: jf(*call), stream.synchronize, args.reps)
     except Exception as err:  # noqa: BLE001 - the probe reports what capture refused
         print(f"[graph+cublas] W1 B={args.batch}: failed: {type(err).__name__}: {err}")
         return 1
