@@ -20,8 +20,9 @@
 #                 (python -m benchmarks.gpu_check profile; log.txt)
 #   4d. host:     the host's microseconds per CuPy call kind (ufunc, ElementwiseKernel,
 #                 RawKernel, empty, matmul, sum, views) and 16 kernels as one CUDA graph
-#   4e. graph:    W1's replay captured as one CUDA graph, its matmuls called through cuBLAS
-#                 on CuPy's handle (CuPy refuses cuBLAS while capturing; a probe, GPU only)
+#   4e. graph:    the CUDA-graph tier (FTRANSFORMS_JIT_CUDA_GRAPHS=always) on W1/W3/W4/W6:
+#                 each graph result against the replay's on three input sets, and the times
+#                 (python -m benchmarks.gpu_graph_probe; log.txt; exit 1 on a difference)
 #   5. bench_gpu: W1 B=32..4096, W3 (D=64..1024), W4 MAML, W6 LSTM on CuPy, side by side
 #                 with torch.func on CUDA and jax.jit on the GPU (bench_gpu_w1.json,
 #                 bench_gpu_w34.json, bench_gpu_w6.json: one step each, so a slow one
@@ -163,9 +164,9 @@ fi
 # -- 4d. the host's cost of each kind of CuPy call (what bounds small batches) -------------
 step host 40 "$PY" -m benchmarks.gpu_check host --backend "$BACKEND" --calls 200
 
-# -- 4e. W1's replay as one CUDA graph, its matrix products through cuBLAS (a probe) -------
+# -- 4e. the CUDA-graph tier against the replay (NOTE [CUDA graphs]) ------------------------
 if [ $DRY = 0 ]; then
-  step graph 40 "$PY" -m benchmarks.gpu_graph_probe --batch 32
+  step graph 60 "$PY" -m benchmarks.gpu_graph_probe --reps 50
 fi
 
 # -- 5. the benchmarks on the GPU, side by side -----------------------------------------------

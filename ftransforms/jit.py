@@ -27,10 +27,10 @@ import numpy
 import optree
 
 from ftransforms.aliased_arguments import alias_plan, link
-from ftransforms.backend import is_array
+from ftransforms.backend import is_array, namespace_of
 from ftransforms.boundary import transform_inputs, transform_outputs
 from ftransforms.compiled import tier
-from ftransforms.core.errors import PerformanceWarning
+from ftransforms.core.errors import MixedBackendError, PerformanceWarning
 from ftransforms.core.mutation import Buffer, live_buffer_scope, mutable, views_one_of
 from ftransforms.core.outside_operands import routed_to
 from ftransforms.core.stack import pushed
@@ -928,7 +928,7 @@ def jit(
         if any(isinstance(v, _FLOAT_SCALARS) for v in leaves):
             # A NumPy float scalar (``prices[i]``) is an input, as a 0-d array (jax.jit's
             # rule), not a static value that records again for every new number.
-            leaves = [numpy.asarray(v) if isinstance(v, _FLOAT_SCALARS) else v for v in leaves]
+            leaves = _scalars_as_arrays(leaves)
             dynamic, dyn_kwargs = tree_unflatten(spec, leaves)
         if any(
             type(v) is numpy.ndarray and v.dtype.kind == "O" and holds_tracer(v) for v in leaves
@@ -1101,6 +1101,19 @@ def jit(
 
     compiled.clear_cache = clear_cache  # type: ignore[attr-defined]
     return compiled
+
+
+def _scalars_as_arrays(leaves: list) -> list:
+    """The NumPy float scalars of ``leaves`` as 0-d arrays: on the device of the call's
+    device arrays where there are some (``cupy_x * np.float64(2)`` is CuPy's own
+    arithmetic eagerly; a NumPy 0-d array beside a CuPy array would be a mixed call)."""
+    xp = numpy
+    if any(is_array(v) and type(v) is not numpy.ndarray for v in leaves):
+        try:
+            xp = namespace_of(*leaves)
+        except MixedBackendError:  # the function itself raises on such arguments
+            xp = numpy
+    return [xp.asarray(v) if isinstance(v, _FLOAT_SCALARS) else v for v in leaves]
 
 
 class _ProgramCache(OrderedDict):

@@ -23,6 +23,7 @@ PEERS: dict[str, tuple[str, str]] = {
     "ftransforms": ("benchmarks.peers.ftransforms_peer", "FtransformsPeer"),
     "ftransforms.jit": ("benchmarks.peers.ftransforms_peer", "FtransformsJitPeer"),
     "ftransforms.compiled": ("benchmarks.peers.ftransforms_peer", "FtransformsCompiledPeer"),
+    "ftransforms.graph": ("benchmarks.peers.ftransforms_peer", "FtransformsGraphPeer"),
     "loop": ("benchmarks.peers.ftransforms_peer", "LoopPeer"),
     "torch.func": ("benchmarks.peers.torch_peer", "TorchPeer"),
     "jax": ("benchmarks.peers.jax_peer", "JaxPeer"),
@@ -33,6 +34,7 @@ PEERS: dict[str, tuple[str, str]] = {
 ALIASES = {
     "ft.jit": "ftransforms.jit",
     "ft.compiled": "ftransforms.compiled",
+    "ft.graph": "ftransforms.graph",
     "torch": "torch.func",
     "jit": "jax.jit",
     "jax-jit": "jax.jit",
@@ -46,6 +48,8 @@ DESCRIPTIONS = {
     "ftransforms.jit": "the same under ftransforms.jit: recorded once, replayed as flat NumPy",
     "ftransforms.compiled": "ftransforms.jit's compiled tier (numba), compiled after the first "
     "call by jit(f).compile() (not timed: see the compiled-tier table)",
+    "ftransforms.graph": "ftransforms.jit's replay as one CUDA graph per signature "
+    "(FTRANSFORMS_JIT_CUDA_GRAPHS=always; CuPy only: elsewhere the replay)",
     "loop": "naive Python loop: ftransforms.grad/vjp/jvp per example, task or basis vector",
     "torch.func": "torch.func transforms on CPU tensors, CUDA ones with --device cuda (float32 "
     "matmuls at full precision there, no TF32) (the x-torch.func baseline)",

@@ -178,6 +178,19 @@ class FtransformsJitPeer(FtransformsPeer):
         return self.ft.jit(f, compile=False)  # the replay tier; see FtransformsCompiledPeer
 
 
+class FtransformsGraphPeer(FtransformsJitPeer):
+    """``ftransforms.jit``'s replay captured as one CUDA graph per signature (NOTE [CUDA
+    graphs], opt-in): on CuPy, the first replay captures; elsewhere it is the replay."""
+
+    name = "ftransforms.graph"
+
+    def setup(self, device: str, threads: int) -> None:
+        import os
+
+        os.environ["FTRANSFORMS_JIT_CUDA_GRAPHS"] = "always"  # (each peer: its own process)
+        super().setup(device, threads)
+
+
 class FtransformsCompiledPeer(FtransformsPeer):
     """``ftransforms.jit``'s compiled tier: the first call records (the ``first call``
     column, as for the replay), then ``jit(f).compile()`` compiles what it recorded,

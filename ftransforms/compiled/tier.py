@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy
 
-from ftransforms.compiled import cupy_driver, lowering, numba_backend
+from ftransforms.compiled import cuda_graph, cupy_driver, lowering, numba_backend
 from ftransforms.program import Eqn, Program, generate, numpy_errors_raise
 
 __all__ = ["HOT_CALLS", "attach", "available", "compile_program", "mode"]
@@ -475,7 +475,13 @@ def attach(program: Program, how: str) -> None:
     faster), ``"eager"`` (compile in the background now, use it when ready), ``"always"``
     (compile now, here) or ``"never"``."""
     program.tier = "replay"
-    if how == "never" or program.value_dependent:
+    if program.value_dependent:
+        return
+    if cuda_graph.mode() == "always" and any(e.xp is not numpy for e in program.eqns):
+        xp = cupy_driver.device_namespace(program)
+        if xp is not None and cuda_graph.attach(program, xp):
+            return  # NOTE [CUDA graphs]
+    if how == "never":
         return
     if any(e.xp is not numpy for e in program.eqns):
         if cupy_driver.device_namespace(program) is None:
