@@ -118,9 +118,9 @@ def fake(monkeypatch):
     real_matmul = sb.xp.matmul
     monkeypatch.setattr(sb.xp, "matmul", refuse("cupy.matmul", real_matmul))
 
-    class Gemm:  # the capturable product: 2-D only, as the real one
+    class Gemm:  # the capturable product: 2-D or 3-D, as the real one
         def __call__(self, a, b, *args, **kwargs):
-            if a.ndim != 2 or b.ndim != 2 or args or kwargs:
+            if a.ndim not in (2, 3) or b.ndim not in (2, 3) or args or kwargs:
                 return sb.xp.matmul(a, b, *args, **kwargs)
             f.gemm_calls += 1
             return real_matmul(a, b)
@@ -129,7 +129,7 @@ def fake(monkeypatch):
     real_capture = cuda_graph._capture_driver
 
     def capture_driver(program, xp):
-        driver = real_capture(program, xp)
+        driver, swaps = real_capture(program, xp)
 
         def recording(*inputs):
             out = driver(*inputs)
@@ -137,7 +137,7 @@ def fake(monkeypatch):
                 f.captures[-1] = (driver, inputs, out)
             return out
 
-        return recording
+        return recording, swaps
 
     monkeypatch.setattr(cuda_graph, "_capture_driver", capture_driver)
     return f
@@ -219,11 +219,11 @@ def test_a_host_read_inside_falls_back_to_the_replay(fake):
     assert fake.launches == 0
 
 
-def test_a_batched_product_falls_back(fake):
+def test_a_product_it_does_not_take_falls_back(fake):
     jf = ft.jit(lambda a, b: np.matmul(a, b) + 1.0)
     rng = np.random.default_rng(2)
     for _ in range(3):
-        a, b = rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 4, 5))
+        a, b = rng.normal(size=(2, 2, 3, 4)), rng.normal(size=(2, 2, 4, 5))
         np.testing.assert_allclose(jf(sb.asarray(a), sb.asarray(b)).get(), a @ b + 1.0)
     assert next(iter(jf.cache.values())).tier.startswith("replay (no CUDA graph")
 
@@ -270,3 +270,93 @@ def test_numpy_float_scalar_beside_a_device_array_under_jit():
             assert type(got) is sb.StrictArray and got.dtype == want.dtype
             np.testing.assert_array_equal(got.get(), want.get())
     np.testing.assert_array_equal(jf(np.ones(2), np.float64(3.0)), np.full(2, 4.0))
+
+
+def test_a_scan_with_products_in_its_body_is_captured(fake):
+    """A recurrent net's step (``scan``) multiplies matrices: the body's own driver takes
+    the capturable product while capturing, and the replay's body is put back after."""
+
+    def loss(p, xs):
+        wx, wh = p
+
+        def step(h, x):
+            h = np.tanh(x @ wx + h @ wh)
+            return h, np.sum(h)
+
+        h, ys = ft.lax.scan(step, np.zeros_like(wh[0]), xs)
+        return np.sum(ys) + np.sum(h**2)
+
+    f = ft.vmap(ft.grad(loss), in_dims=(None, 0))
+    jf = ft.jit(f, compile=False)
+    rng = np.random.default_rng(3)
+    p = (sb.asarray(rng.normal(size=(3, 4)) * 0.5), sb.asarray(rng.normal(size=(4, 4)) * 0.5))
+    for _ in range(3):
+        xs = sb.asarray(rng.normal(size=(2, 5, 3)))
+        assert_tree_close(sb.to_numpy(jf(p, xs)), sb.to_numpy(f(p, xs)), **TOL)
+    program = next(iter(jf.cache.values()))
+    assert program.tier == "cuda graph"
+    assert fake.gemm_calls > 0 and fake.launches == 2
+    nodes = [e.prim for e in program.eqns if hasattr(e.prim, "subprograms")]
+    assert nodes
+    for node in nodes:  # the replay's own bodies, not the capture's
+        for sub in node.subprograms.values():
+            assert all(e.xp is sb.xp for e in sub.eqns if e.prim.name == "matmul")
+
+
+def _column_major(x, rows, cols, ld, op, batch, stride):
+    """The (batch of) matrices cuBLAS reads at ``x``'s first element: column-major
+    ``rows x cols`` with leading dimension ``ld`` (transposed first where ``op`` is T)."""
+    it = x.itemsize
+    if op == 0:
+        return np.lib.stride_tricks.as_strided(x, (batch, rows, cols), (stride * it, it, ld * it))
+    stored = np.lib.stride_tricks.as_strided(x, (batch, cols, rows), (stride * it, it, ld * it))
+    return stored.transpose(0, 2, 1)
+
+
+def _layouts(rng, shape):
+    """An array of ``shape`` in several memory layouts: C, F, per-matrix transposed, a
+    column slice, a strided batch."""
+    base = rng.normal(size=shape).astype(np.float32)
+    yield base
+    yield np.asfortranarray(base)
+    t = np.ascontiguousarray(np.swapaxes(base, -1, -2))
+    yield np.swapaxes(t, -1, -2)
+    wide = rng.normal(size=(*shape[:-1], shape[-1] + 3)).astype(np.float32)
+    yield wide[..., 1 : 1 + shape[-1]]
+    if len(shape) == 3:
+        yield rng.normal(size=(2 * shape[0], *shape[1:])).astype(np.float32)[::2]
+
+
+@pytest.mark.parametrize(
+    "a_shape, b_shape",
+    [((3, 4), (4, 5)), ((2, 3, 4), (2, 4, 5)), ((3, 4), (2, 4, 5)), ((2, 3, 4), (4, 5)),
+     ((1, 4), (4, 1)), ((3, 1), (1, 5))],
+)  # fmt: skip
+def test_gemm_plan_reads_what_matmul_multiplies(a_shape, b_shape):
+    """The arguments the capturable product gives cuBLAS, read back as cuBLAS reads memory
+    (column-major, leading dimensions, batch strides), multiply to ``a @ b``."""
+    rng = np.random.default_rng(4)
+    for a in _layouts(rng, a_shape):
+        for b in _layouts(rng, b_shape):
+            plan = cuda_graph.gemm_plan(a, b)
+            if not all(x.itemsize in x.strides[-2:] for x in (a, b)):
+                assert plan is None  # (a 3-D F-ordered array: no matrix axis of unit stride)
+                continue
+            assert plan is not None, (a.strides, b.strides)
+            batch, op_b, op_a, n, m, k, ldb, sb_, lda, sa = plan
+            bm = _column_major(b, n, k, ldb, op_b, batch, sb_)  # b^T: n x k
+            am = _column_major(a, k, m, lda, op_a, batch, sa)  # a^T: k x m
+            got = np.matmul(bm, am).transpose(0, 2, 1)  # (c^T)^T, row-major
+            want = np.matmul(a, b)
+            np.testing.assert_allclose(got.reshape(want.shape), want, rtol=1e-5, atol=1e-6)
+
+
+def test_gemm_plan_leaves_other_products_to_cupy():
+    x = np.ones((3, 4), np.float32)
+    assert cuda_graph.gemm_plan(x, np.ones((4, 5), np.float64)) is None  # mixed dtypes
+    assert cuda_graph.gemm_plan(x.astype(np.complex64), x.T.astype(np.complex64)) is None
+    assert (
+        cuda_graph.gemm_plan(np.ones((2, 3, 4), np.float32), np.ones((3, 4, 5), np.float32)) is None
+    )
+    assert cuda_graph.gemm_plan(x[:, ::2], np.ones((2, 5), np.float32)) is None  # no unit stride
+    assert cuda_graph.gemm_plan(np.ones((2, 2, 3, 4), np.float32), x.T) is None  # 4-D

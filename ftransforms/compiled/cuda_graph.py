@@ -20,8 +20,11 @@ A graph replays with the addresses it was captured with, so for one recorded pro
   fixed workspace, which stream capture needs; CuPy refuses its cuBLAS calls while a
   stream captures).
 
-Anything that cannot be captured (a host read, cuSOLVER, random draws, a batched or
-``einsum`` product, a loop body's matrix products) makes the capture fail; that program
+Loop bodies and branches (a ``scan``'s step) get drivers of their own with their products
+through it too, swapped in while the program is captured (``lowering.build_subprograms``,
+as the compiled tier swaps its own).  Anything that cannot be captured (a host read, such
+as a ``while_loop``'s predicate, cuSOLVER, random draws, a batched or ``einsum`` product)
+makes the capture fail; that program
 then stays the replay, with the reason in ``program.tier``.  Programs with host callbacks,
 arguments written in place, host (NumPy) arguments or value checks are not captured.
 
@@ -45,9 +48,18 @@ from typing import Any
 
 import numpy
 
+from ftransforms.compiled import lowering
 from ftransforms.program import ControlNode, Program, generate
 
-__all__ = ["CapturableGemm", "GraphedProgram", "attach", "capture", "eligible", "mode"]
+__all__ = [
+    "CapturableGemm",
+    "GraphedProgram",
+    "attach",
+    "capture",
+    "eligible",
+    "gemm_plan",
+    "mode",
+]
 
 _OP_N, _OP_T = 0, 1
 #: Bytes of cuBLAS workspace fixed for captured products (cuBLAS's own recommendation for
@@ -72,10 +84,57 @@ def _libcublas() -> ctypes.CDLL:
     raise RuntimeError("libcublas is not loaded: call a CuPy matmul first")
 
 
+def _layout(x: Any) -> tuple[int, int, int] | None:
+    """``(op, leading dimension, batch stride)`` in elements of a 2-D or 3-D array's
+    matrices as cuBLAS reads them (column-major: a row-major matrix is read transposed,
+    which the row-major product ``C = A B``, computed as ``C^T = B^T A^T``, wants), or
+    ``None`` where its matrices are not strided so (cuBLAS needs unit stride on one axis)."""
+    size = x.itemsize
+    rows, cols = x.shape[-2:]
+    s_rows, s_cols = x.strides[-2:]
+    if s_cols == size and s_rows % size == 0 and s_rows // size >= max(cols, 1):
+        op, ld = _OP_N, s_rows // size
+    elif s_rows == size and s_cols % size == 0 and s_cols // size >= max(rows, 1):
+        op, ld = _OP_T, s_cols // size
+    else:
+        return None
+    batch = x.strides[0] if x.ndim == 3 else 0
+    if batch % size or batch < 0:
+        return None
+    return op, ld, batch // size
+
+
+def gemm_plan(a: Any, b: Any) -> tuple | None:
+    """The cuBLAS arguments of ``a @ b`` (2-D or 3-D with one batch size, float32/float64,
+    nonempty): ``(batch, op_b, op_a, n, m, k, ldb, stride_b, lda, stride_a)`` for the
+    column-major product ``c^T = b^T a^T`` of a row-major ``(batch,) m x n`` result;
+    ``None`` where CuPy's ``matmul`` should do it."""
+    if not (
+        a.ndim in (2, 3)
+        and b.ndim in (2, 3)
+        and a.dtype == b.dtype
+        and a.dtype in (numpy.float32, numpy.float64)
+        and a.shape[-1] == b.shape[-2]
+        and min(a.shape + b.shape) > 0
+    ):
+        return None
+    batch = max(a.shape[0] if a.ndim == 3 else 1, b.shape[0] if b.ndim == 3 else 1)
+    if any(x.ndim == 3 and x.shape[0] != batch for x in (a, b)):
+        return None  # broadcast batches: CuPy's
+    la, lb = _layout(a), _layout(b)
+    if la is None or lb is None:
+        return None
+    m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
+    return batch, lb[0], la[0], n, m, k, lb[1], lb[2], la[1], la[2]
+
+
 class CapturableGemm:
-    """``matmul(a, b)`` of 2-D float32/float64 arrays through cuBLAS on CuPy's handle,
-    callable while a stream captures; every other case goes to CuPy's ``matmul``.
-    Making one fixes the handle's workspace (kept alive with this object)."""
+    """``matmul(a, b)`` of 2-D or 3-D (batched) float32/float64 arrays through cuBLAS on
+    CuPy's handle, callable while a stream captures; every other case goes to CuPy's
+    ``matmul``.  Each layout's first call outside a capture is checked against CuPy's
+    ``matmul`` (a difference raises: the program then stays the replay), and a layout not
+    checked yet goes to CuPy's while capturing.  Making one fixes the handle's workspace
+    (kept alive with this object)."""
 
     def __init__(self, cupy: Any) -> None:
         self.cupy, self.original = cupy, cupy.matmul
@@ -90,44 +149,49 @@ class CapturableGemm:
         )
         if rc:
             raise RuntimeError(f"cublasSetWorkspace_v2 returned {rc}")
+        self.checked: set = set()
         self.calls = 0
 
     def __call__(self, a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
         cupy = self.cupy
-        ok = (
-            not args
-            and not kwargs
-            and type(a) is cupy.ndarray
-            and type(b) is cupy.ndarray
-            and a.ndim == 2
-            and b.ndim == 2
-            and a.dtype == b.dtype
-            and a.dtype in (numpy.float32, numpy.float64)
-            and a.shape[1] == b.shape[0]
-            and min(a.shape + b.shape) > 0
-            and (a.flags.c_contiguous or a.flags.f_contiguous)
-            and (b.flags.c_contiguous or b.flags.f_contiguous)
-        )
-        if not ok:
+        plan = None
+        if not args and not kwargs and type(a) is cupy.ndarray and type(b) is cupy.ndarray:
+            plan = gemm_plan(a, b)
+        if plan is None:
             return self.original(a, b, *args, **kwargs)
-        m, k = a.shape
-        n = b.shape[1]
-        c = cupy.empty((m, n), a.dtype)
-        # row-major C = A B is column-major C^T = B^T A^T
-        op_b, ldb = (_OP_N, n) if b.flags.c_contiguous else (_OP_T, k)
-        op_a, lda = (_OP_N, k) if a.flags.c_contiguous else (_OP_T, m)
-        scalar = ctypes.c_float if a.dtype == numpy.float32 else ctypes.c_double
-        gemm = self.lib.cublasSgemm_v2 if a.dtype == numpy.float32 else self.lib.cublasDgemm_v2
+        batch, op_b, op_a, n, m, k, ldb, sb, lda, sa = plan
+        key = (a.dtype.char, a.ndim, b.ndim, op_a, op_b)
+        capturing = cupy.cuda.get_current_stream().is_capturing()
+        if key not in self.checked and capturing:
+            return self.original(a, b)  # (refused while capturing: the program stays a replay)
+        c = cupy.empty((batch, m, n) if max(a.ndim, b.ndim) == 3 else (m, n), a.dtype)
+        f32 = a.dtype == numpy.float32
+        scalar = ctypes.c_float if f32 else ctypes.c_double
+        alpha, beta = scalar(1.0), scalar(0.0)
         stream = ctypes.c_void_p(cupy.cuda.get_current_stream().ptr)
         self.lib.cublasSetStream_v2(self.handle, stream)
-        alpha, beta = scalar(1.0), scalar(0.0)
-        rc = gemm(
-            self.handle, op_b, op_a, n, m, k, ctypes.byref(alpha),
-            ctypes.c_void_p(b.data.ptr), ldb, ctypes.c_void_p(a.data.ptr), lda,
-            ctypes.byref(beta), ctypes.c_void_p(c.data.ptr), n,
-        )  # fmt: skip
+        ptr = lambda x: ctypes.c_void_p(x.data.ptr)  # noqa: E731
+        if c.ndim == 2:
+            gemm = self.lib.cublasSgemm_v2 if f32 else self.lib.cublasDgemm_v2
+            rc = gemm(
+                self.handle, op_b, op_a, n, m, k, ctypes.byref(alpha), ptr(b), ldb, ptr(a),
+                lda, ctypes.byref(beta), ptr(c), n,
+            )  # fmt: skip
+        else:
+            gemm = self.lib.cublasSgemmStridedBatched if f32 else self.lib.cublasDgemmStridedBatched
+            wide = ctypes.c_longlong
+            rc = gemm(
+                self.handle, op_b, op_a, n, m, k, ctypes.byref(alpha), ptr(b), ldb, wide(sb),
+                ptr(a), lda, wide(sa), ctypes.byref(beta), ptr(c), n, wide(m * n), batch,
+            )  # fmt: skip
         if rc:
             raise RuntimeError(f"cuBLAS gemm returned status {rc}")
+        if key not in self.checked:
+            want = self.original(a, b)
+            scale = float(cupy.max(cupy.abs(want))) or 1.0
+            if float(cupy.max(cupy.abs(c - want))) > scale * (1e-4 if f32 else 1e-10):
+                raise RuntimeError(f"the capturable gemm differs from cupy.matmul for {key}")
+            self.checked.add(key)
         self.calls += 1
         return c
 
@@ -178,12 +242,46 @@ def eligible(program: Program, xp: Any) -> str | None:
     return None
 
 
-def _capture_driver(program: Program, xp: Any) -> Callable:
-    """The program's replay with its top-level matrix products through the gemm above."""
+def _products_through(eqns: list, space: _CaptureNamespace) -> list:
+    return [e._replace(xp=space) if e.prim.name == "matmul" else e for e in eqns]
+
+
+def _sub_builder(space: _CaptureNamespace, swaps: list) -> Callable:
+    """``lowering.build_subprograms``'s builder: a loop body's or branch's driver with its
+    products through the capturable gemm (nested nodes alike), recorded in ``swaps``."""
+
+    def build(
+        eqns: list,
+        n_inputs: int,
+        out_refs: list,
+        out_consts: list,
+        in_avals: Any,
+        *,
+        in_shapes: Any = None,
+        shared_from: int | None = None,
+    ) -> Callable:
+        lowering.build_subprograms(eqns, swaps, build)
+        return generate(
+            _products_through(eqns, space),
+            n_inputs,
+            out_refs,
+            list(out_consts),
+            in_shapes=in_shapes,
+            shared_from=shared_from,
+        )
+
+    return build
+
+
+def _capture_driver(program: Program, xp: Any) -> tuple[Callable, list]:
+    """The program's replay with its matrix products through the gemm above, and the
+    ``(node, name, old, new)`` swaps of its control-flow nodes' sub-programs that do the
+    same in loop bodies and branches (swapped in while it is captured)."""
     space = _CaptureNamespace(xp, _gemm(xp))
-    eqns = [e._replace(xp=space) if e.prim.name == "matmul" else e for e in program.eqns]
-    return generate(
-        eqns,
+    swaps: list = []
+    lowering.build_subprograms(program.eqns, swaps, _sub_builder(space, swaps))
+    driver = generate(
+        _products_through(program.eqns, space),
         program.n_inputs,
         program.out_refs,
         program.out_consts,
@@ -192,6 +290,7 @@ def _capture_driver(program: Program, xp: Any) -> Callable:
         arrays_0d=True,
         in_dtypes=program.in_dtypes,
     )
+    return driver, swaps
 
 
 class GraphedProgram:
@@ -266,7 +365,14 @@ class GraphedProgram:
 
 def capture(program: Program, xp: Any, leaves: tuple) -> GraphedProgram:
     """``program`` captured on the arguments ``leaves`` (raises where it cannot be)."""
-    return GraphedProgram(xp, _capture_driver(program, xp), leaves, program._form or "list")
+    driver, swaps = _capture_driver(program, xp)
+    for node, name, _, new in swaps:
+        node.subprograms[name] = new
+    try:
+        return GraphedProgram(xp, driver, leaves, program._form or "list")
+    finally:  # the graph calls no Python: the replay's sub-programs go back
+        for node, name, old, _ in swaps:
+            node.subprograms[name] = old
 
 
 def attach(program: Program, xp: Any) -> bool:
