@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -360,3 +361,29 @@ def test_gemm_plan_leaves_other_products_to_cupy():
     )
     assert cuda_graph.gemm_plan(x[:, ::2], np.ones((2, 5), np.float32)) is None  # no unit stride
     assert cuda_graph.gemm_plan(np.ones((2, 2, 3, 4), np.float32), x.T) is None  # 4-D
+
+
+def _op_cases():
+    from tests.test_ops_strict import _cases
+
+    return _cases("test_forward_on_strict_backend")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", _op_cases())
+def test_the_op_database_through_the_graph_tier(fake, name):
+    """Every entry the stand-in runs, jitted with the tier on: the recording, the first
+    launch (same values) and a launch on the next sample's values equal eager NumPy."""
+    from tests.op_db import FNP
+    from tests.test_ops import bind
+    from tests.test_ops_strict import BY_NAME, F64, _assert_on_device_and_equal, _strict
+
+    op = BY_NAME[name]
+    f, operands = bind(op, FNP, op.samples(F64, 0)[0])
+    _, new = bind(op, FNP, op.samples(F64, 1)[0])  # (its static parameters are f's)
+    jf = ft.jit(f)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (value-dependent entries say so: they stay eager)
+        got = [jf(*[_strict(a) for a in args]) for args in (operands, operands, new)]
+    for g, args, what in zip(got[1:], (operands, new), ("same values", "new values")):
+        _assert_on_device_and_equal(g, f(*args), op, f"graph tier, {what}: {name}")
