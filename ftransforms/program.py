@@ -933,18 +933,23 @@ class Program:
         """The generated Python source that :meth:`run` executes."""
         return self._compiled().source
 
+    def generate_with(self, eqns: list[Eqn]) -> Callable:
+        """The replay's function for ``eqns`` in place of this program's equations (the
+        same inputs, outputs and output structure)."""
+        return generate(
+            eqns,
+            self.n_inputs,
+            self.out_refs,
+            self.out_consts,
+            in_shapes=self.in_shapes,
+            form=self._form or "list",
+            arrays_0d=True,
+            in_dtypes=self.in_dtypes,
+        )
+
     def _compiled(self) -> Callable:
         if self._replay is None:
-            self._replay = generate(
-                self.eqns,
-                self.n_inputs,
-                self.out_refs,
-                self.out_consts,
-                in_shapes=self.in_shapes,
-                form=self._form or "list",
-                arrays_0d=True,
-                in_dtypes=self.in_dtypes,
-            )
+            self._replay = self.generate_with(self.eqns)
             if self._fn is None:
                 self._fn = self._replay
         return self._replay

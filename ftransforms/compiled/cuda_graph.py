@@ -280,17 +280,7 @@ def _capture_driver(program: Program, xp: Any) -> tuple[Callable, list]:
     space = _CaptureNamespace(xp, _gemm(xp))
     swaps: list = []
     lowering.build_subprograms(program.eqns, swaps, _sub_builder(space, swaps))
-    driver = generate(
-        _products_through(program.eqns, space),
-        program.n_inputs,
-        program.out_refs,
-        program.out_consts,
-        in_shapes=program.in_shapes,
-        form=program._form or "list",
-        arrays_0d=True,
-        in_dtypes=program.in_dtypes,
-    )
-    return driver, swaps
+    return program.generate_with(_products_through(program.eqns, space)), swaps
 
 
 class GraphedProgram:
