@@ -7,8 +7,16 @@ NumPy), with central differences in float64 for derivatives.
   a number, not ``'0.3'`` (a silent wrong answer), and ``dtype=str``/``"U5"`` raised.  A
   list of tracers, numbers and strings is one traced string array of NumPy's dtype now,
   as ``t.astype(str)`` (NOTE [lists holding tracers into numpy.array]).
+* The ``statistics`` module (NOTE [the statistics module on tracers]):
+  ``harmonic_mean`` and ``NormalDist.from_samples`` of a traced row raised "can't convert
+  type 'BatchTracer' to numerator/denominator"; so did ``mean``/``variance``/... of
+  integer rows (the module sums them exactly; the loop truncates the mean of ``np.int64``
+  values to an integer).  The mean and variance of float32 rows were float32 sums (the
+  module sums exactly and rounds once: 0.79999995 where the loop has 0.8) and ``fmean``
+  of them had float32 precision in a float64 result (off by 6e-8).
 """
 
+import statistics
 import warnings
 
 import numpy as np
@@ -67,3 +75,83 @@ def test_a_list_of_tracers_and_strings_is_numpys_string_array(name):
     _same(ft.vmap(f)(XS), _loop(f, XS))
     g = ft.grad(lambda x: (f(x), np.sum(x**2))[1])  # text holds no derivative
     np.testing.assert_allclose(g(XS[1]), 2 * XS[1])
+
+
+# -- the statistics module -----------------------------------------------------------------
+
+POSITIVE = np.abs(XS) + 0.1
+STATISTICS = {
+    "harmonic_mean": statistics.harmonic_mean,
+    "harmonic_mean_weights": lambda x: statistics.harmonic_mean(x, weights=[1, 0, 2.5]),
+    "harmonic_mean_traced_weights": lambda x: statistics.harmonic_mean(x, weights=x * x),
+    "from_samples_mean": lambda x: statistics.NormalDist.from_samples(x).mean,
+    "from_samples_stdev": lambda x: statistics.NormalDist.from_samples(x).stdev,
+    "mean": statistics.mean,
+    "variance": statistics.variance,
+    "variance_xbar": lambda x: statistics.variance(x, x[0]),
+    "pstdev": statistics.pstdev,
+    "fmean": statistics.fmean,
+    "fmean_weights": lambda x: statistics.fmean(x, weights=x),
+    "geometric_mean": statistics.geometric_mean,
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", list(STATISTICS))
+def test_statistics_of_floating_rows_are_the_loops(name, dtype):
+    f, xs = STATISTICS[name], POSITIVE.astype(dtype)
+    # float32 rows: the module's exact sums rounded once, bit for bit
+    _same(ft.vmap(f)(xs), _loop(f, xs), rtol=1e-15 if dtype == np.float64 else 0.0)
+
+
+def _diff(f, x, eps=1e-6):
+    out = np.zeros_like(x)
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e.flat[i] = eps
+        out.flat[i] = (f(x + e) - f(x - e)) / (2 * eps)
+    return out
+
+
+@pytest.mark.parametrize("name", ["harmonic_mean", "harmonic_mean_traced_weights"])
+def test_harmonic_mean_differentiates(name):
+    f = STATISTICS[name]
+    want = np.stack([_diff(f, x) for x in POSITIVE])
+    np.testing.assert_allclose(ft.vmap(ft.grad(f))(POSITIVE), want, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(ft.grad(lambda xs: ft.vmap(f)(xs).sum())(POSITIVE), want, rtol=1e-7)
+
+
+def test_harmonic_mean_of_a_zero_or_negative_value_is_the_loops():
+    rows = np.array([[1.0, 0.0, 2.0], [3.0, 4.0, 5.0], [0.0, 0.0, 0.0]])
+    with np.errstate(divide="ignore"):  # NumPy's 1 / 0.0 in the loop
+        _same(ft.vmap(statistics.harmonic_mean)(rows), _loop(statistics.harmonic_mean, rows))
+    negative = np.array([[1.0, 0.0, 2.0], [1.0, 0.0, -2.0]])  # raised on the row, zero or not
+    with pytest.raises(statistics.StatisticsError, match="negative values") as caught:
+        with np.errstate(divide="ignore"):
+            ft.vmap(statistics.harmonic_mean)(negative)
+    assert "row(s) 1" in caught.value.__notes__[-1]
+    with pytest.raises(statistics.StatisticsError, match="must be positive"):
+        ft.vmap(lambda x: statistics.harmonic_mean(x, weights=[0, 0, 0]))(rows[1:2])
+
+
+INTEGER_ROWS = np.array([[1, 2, 3], [4, 5, 7], [2, 2, 9], [1, 2, 3]])
+
+
+@pytest.mark.parametrize(
+    "name", ["mean", "variance", "harmonic_mean", "fmean", "from_samples_stdev"]
+)
+@pytest.mark.parametrize("dtype", [np.int64, np.int32])
+def test_statistics_of_integer_rows_are_the_loops(name, dtype):
+    f, xs = STATISTICS[name], INTEGER_ROWS.astype(dtype)
+    _same(ft.vmap(f)(xs), _loop(f, xs))
+    _same(ft.vmap(lambda x: f(list(x)))(xs), _loop(lambda x: f(list(x)), xs))
+
+
+@pytest.mark.parametrize("name", ["stdev", "from_samples_mean"])
+def test_statistics_errors_on_integer_rows_are_the_loops(name):
+    f = getattr(statistics, name, None) or STATISTICS[name]
+    rows = np.array([[1, 2, 3], [3, 3, 3]])  # Python's own errors on np.int64 data
+    with pytest.raises((AttributeError, ZeroDivisionError)) as want:
+        _loop(f, rows)
+    with pytest.raises(type(want.value), match=str(want.value)):
+        ft.vmap(f)(rows)
