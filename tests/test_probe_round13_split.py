@@ -14,6 +14,9 @@ NumPy), with central differences in float64 for derivatives.
   values to an integer).  The mean and variance of float32 rows were float32 sums (the
   module sums exactly and rounds once: 0.79999995 where the loop has 0.8) and ``fmean``
   of them had float32 precision in a float64 result (off by 6e-8).
+* ``str(x)``/``print(x)`` of ``grad``'s or ``jvp``'s tracer under ``vmap`` showed the whole
+  batch (``value=BatchTracer(..., val=array([[...], [...]]))``) where the loop prints the
+  row's value (NOTE [the text of a tracer over a batch] in core/tracer.py).
 """
 
 import statistics
@@ -155,3 +158,38 @@ def test_statistics_errors_on_integer_rows_are_the_loops(name):
         _loop(f, rows)
     with pytest.raises(type(want.value), match=str(want.value)):
         ft.vmap(f)(rows)
+
+
+# -- str() of a derivative's tracer over a batch --------------------------------------------
+
+
+def _texts(run, *args):
+    seen = []
+
+    def f(x):
+        seen.append(f"{x} | {x[0]}")
+        return np.sum(x**2)
+
+    run(f, *args)
+    return [text.replace("level=2", "level=1") for text in seen]  # (vmap is level 1)
+
+
+TEXT_TRANSFORMS = {  # (the transform on one row, under vmap)
+    "grad": (lambda f, x: ft.grad(f)(x), lambda f, xs: ft.vmap(ft.grad(f))(xs)),
+    "jvp": (
+        lambda f, x: ft.jvp(f, (x,), (x,)),
+        lambda f, xs: ft.vmap(lambda x: ft.jvp(f, (x,), (x,)))(xs),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(TEXT_TRANSFORMS))
+def test_str_of_a_derivatives_tracer_under_vmap_is_the_rows(name):
+    one, batched = TEXT_TRANSFORMS[name]
+    rows = XS[:3]
+    want = [t for row in rows for t in _texts(one, row)]  # the loop over the rows
+    assert "array([ 0.3, -1.2,  0.5])" in want[0] and "np.float64(0.3)" in want[0]
+    assert _texts(batched, rows) == want
+    leaked = []  # a tracer whose vmap returned keeps showing the batch it held
+    ft.vmap(ft.grad(lambda x: leaked.append(x) or np.sum(x)))(rows)
+    assert "batch_size=3" in str(leaked[0])
