@@ -119,6 +119,7 @@ import ftransforms.interpreters.batching as batching
 import ftransforms.numpy as fnp
 import ftransforms.row_scalars  # noqa: F401  (NOTE [a row's NumPy scalars]: its wrapper)
 import ftransforms.row_warnings  # noqa: F401  (NOTE [warnings of some rows]: its wrapper)
+import ftransforms.whole_lines  # noqa: F401  (NOTE [a printed line is written whole])
 from ftransforms.arguments import out_dims_per_leaf, structure_str
 from ftransforms.core.errors import PerformanceWarning, SplitOutputError
 from ftransforms.core.mutation import assign, clone, payload

@@ -17,8 +17,13 @@ NumPy), with central differences in float64 for derivatives.
 * ``str(x)``/``print(x)`` of ``grad``'s or ``jvp``'s tracer under ``vmap`` showed the whole
   batch (``value=BatchTracer(..., val=array([[...], [...]]))``) where the loop prints the
   row's value (NOTE [the text of a tracer over a batch] in core/tracer.py).
+* ``print("x =", x)`` under ``vmap`` wrote ``x = x = 0.0``: ``print`` writes argument by
+  argument, and ``str(x)`` split the batch after ``"x = "`` was out.  The line is made
+  whole before it is written now (NOTE [a printed line is written whole] in
+  ftransforms/whole_lines.py).
 """
 
+import builtins
 import statistics
 import warnings
 
@@ -193,3 +198,35 @@ def test_str_of_a_derivatives_tracer_under_vmap_is_the_rows(name):
     leaked = []  # a tracer whose vmap returned keeps showing the batch it held
     ft.vmap(ft.grad(lambda x: leaked.append(x) or np.sum(x)))(rows)
     assert "batch_size=3" in str(leaked[0])
+
+
+# -- print writes whole lines -----------------------------------------------------------
+
+
+def test_print_of_several_arguments_writes_each_rows_line_once(capsys):
+    def f(x):
+        print("x =", x[0], "y", x[1] if x[0] > 0 else -1, sep=" ", end=";\n")
+        return x
+
+    ft.vmap(f)(XS[:3])
+    lines = capsys.readouterr().out
+    for x in XS[:3]:
+        f(x)
+    assert lines == capsys.readouterr().out  # the loop's lines (a group per distinct row)
+
+
+def test_print_under_vmap_writes_through_a_print_the_user_installed(capsys):
+    original = builtins.print
+
+    def tagged(*args, **kwargs):
+        original("tag:", *args, **kwargs)
+
+    builtins.print = tagged
+    try:
+        ft.vmap(lambda x: print("x =", x) or x)(np.array([0.5, 1.5]))
+        assert builtins.print is tagged
+    finally:
+        builtins.print = original
+    assert capsys.readouterr().out == "tag: x = 0.5\ntag: x = 1.5\n"
+    with pytest.raises(TypeError, match="sep must be None or a string"):
+        ft.vmap(lambda x: print("x", x, sep=3) or x)(np.array([0.5, 1.5]))
