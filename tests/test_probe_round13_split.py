@@ -20,7 +20,8 @@ NumPy), with central differences in float64 for derivatives.
 * ``print("x =", x)`` under ``vmap`` wrote ``x = x = 0.0``: ``print`` writes argument by
   argument, and ``str(x)`` split the batch after ``"x = "`` was out.  The line is made
   whole before it is written now (NOTE [a printed line is written whole] in
-  ftransforms/whole_lines.py).
+  ftransforms/whole_lines.py); ``print([x[0], x[1]])`` (a list's ``str`` is its elements'
+  ``repr``) showed the whole batch per element, and writes the row's values now.
 """
 
 import builtins
@@ -213,6 +214,19 @@ def test_print_of_several_arguments_writes_each_rows_line_once(capsys):
     for x in XS[:3]:
         f(x)
     assert lines == capsys.readouterr().out  # the loop's lines (a group per distinct row)
+
+
+def test_print_of_containers_holding_batched_values_writes_the_rows(capsys):
+    def f(x):
+        print([x[0], x[1] * 2], {"s": x.sum()}, (x[:2],))
+        return x
+
+    ft.vmap(f)(XS[:3])
+    got = capsys.readouterr().out
+    for x in XS[:3]:
+        f(x)
+    assert got == capsys.readouterr().out
+    assert "batch_size" not in got
 
 
 def test_print_under_vmap_writes_through_a_print_the_user_installed(capsys):
