@@ -22,6 +22,9 @@ NumPy), with central differences in float64 for derivatives.
   whole before it is written now (NOTE [a printed line is written whole] in
   ftransforms/whole_lines.py); ``print([x[0], x[1]])`` (a list's ``str`` is its elements'
   ``repr``) showed the whole batch per element, and writes the row's values now.
+* ``D[x[0]]`` with a key missing for some rows raised ``KeyError: BatchTracer(level=1,
+  ..., val=array([1.5]))``; an exception's argument that is a batched value is the
+  failing row's value now, as the loop raises it (``KeyError: np.float64(1.5)``).
 """
 
 import builtins
@@ -244,3 +247,24 @@ def test_print_under_vmap_writes_through_a_print_the_user_installed(capsys):
     assert capsys.readouterr().out == "tag: x = 0.5\ntag: x = 1.5\n"
     with pytest.raises(TypeError, match="sep must be None or a string"):
         ft.vmap(lambda x: print("x", x, sep=3) or x)(np.array([0.5, 1.5]))
+
+
+# -- an exception's batched arguments ------------------------------------------------------
+
+TABLE = {0.3: 1.0, -0.7: 2.0}
+RAISING = {
+    "missing_key": lambda x: TABLE[x[0]] * x[1],
+    "missing_for_all": lambda x: TABLE[x[0] * 0 + 7.0],
+    "raise_with_row": lambda x: x if x[0] < 1 else (_ for _ in ()).throw(ValueError(x)),
+    "nested": lambda x: ft.vmap(lambda r: TABLE[r])(x[:1]),
+}
+
+
+@pytest.mark.parametrize("name", list(RAISING))
+def test_an_exceptions_batched_arguments_are_the_failing_rows(name):
+    f = RAISING[name]
+    with pytest.raises((KeyError, ValueError)) as want:
+        _loop(f, XS)
+    with pytest.raises(type(want.value)) as got:
+        ft.vmap(f)(XS)
+    assert str(got.value) == str(want.value)
