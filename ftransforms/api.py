@@ -99,7 +99,7 @@ from ftransforms.pytree import (
     tree_unflatten,
 )
 from ftransforms.random import replaying_draws, same_randomness_across_chunks
-from ftransforms.split import join_parts, name_rows, run_groups, split_batch
+from ftransforms.split import join_parts, name_rows, row_arguments, run_groups, split_batch
 
 __all__ = [
     "grad",
@@ -368,6 +368,7 @@ def _vmap_call(
             signal = pending if isinstance(pending, BatchSplit) else None  # split now
         else:
             if not drew and not masked:
+                row_arguments(err, interp)  # KeyError(x[0]): the row's key, as the loop's
                 if group:  # a group of a split: say which rows
                     name_rows(err, where, rows)
                 raise

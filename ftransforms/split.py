@@ -83,7 +83,9 @@ of its arguments.
 Library code that reads counts (a boolean mask's, ``nonzero``'s) reads only the count,
 so rows with equal counts stay one batched run; code with a batched path of its own
 reads under ``refusing_splits()`` and takes that path. Exceptions raised in a group's
-run keep their type and get a note naming the group's rows; of several failing groups
+run keep their type and get a note naming the group's rows (an argument of the
+exception that is a batched value, ``KeyError(x[0])``, becomes the first failing row's
+value, as the loop raises it: ``row_arguments``); of several failing groups
 the one with the lowest row raises (the loop over rows raises that one). Groups whose
 outputs differ in structure or shape raise :class:`~ftransforms.errors.SplitOutputError`
 naming both. Each source line that splits warns once
@@ -119,6 +121,7 @@ import ftransforms.interpreters.batching as batching
 import ftransforms.numpy as fnp
 import ftransforms.row_scalars  # noqa: F401  (NOTE [a row's NumPy scalars]: its wrapper)
 import ftransforms.row_warnings  # noqa: F401  (NOTE [warnings of some rows]: its wrapper)
+import ftransforms.whole_lines  # noqa: F401  (NOTE [a printed line is written whole])
 from ftransforms.arguments import out_dims_per_leaf, structure_str
 from ftransforms.core.errors import PerformanceWarning, SplitOutputError
 from ftransforms.core.mutation import assign, clone, payload
@@ -261,6 +264,25 @@ def name_rows(err: BaseException, where: str, row_ids: numpy.ndarray) -> None:
     if level not in rows:
         err.add_note(f"{where}: raised for batch row(s) {_rows_text(row_ids)}")
         rows[level] = int(numpy.min(to_host(row_ids)))
+
+
+def row_arguments(err: BaseException, interp: Any) -> None:
+    """The arguments of ``err`` (raised by ``f`` for every row of this run) that are values
+    batched by ``interp`` become their first row's value, the row the loop over the rows
+    raises for: ``KeyError(x[0])`` says ``np.float64(1.5)``, not the batch (the vmap has
+    returned when the error is shown, so its tracers would show the whole batch)."""
+    args = err.args
+    if not any(type(a) is BatchTracer and a._interp is interp for a in args):
+        return
+    try:
+        err.args = tuple(
+            a.val[(slice(None),) * a.bdim + (0,)]
+            if type(a) is BatchTracer and a._interp is interp
+            else a
+            for a in args
+        )
+    except Exception:  # noqa: BLE001, S110 - an exception class whose args are fixed
+        pass
 
 
 def _rows_of(err: BaseException) -> dict:

@@ -1284,9 +1284,10 @@ def _same_dtype(a: Any, dtype: Any) -> bool:
 
 
 def _casts_to(dtype: Any) -> bool:
-    """Whether ``dtype`` names a dtype a traced array can be cast to (not object)."""
+    """Whether ``dtype`` names a dtype a traced array can be cast to (not object; strings
+    are: ``t.astype(str)`` is a traced array of the elements' text)."""
     try:
-        return dtype is not None and numpy.dtype(dtype).kind not in "OVSUM"
+        return dtype is not None and numpy.dtype(dtype).kind not in "OVM"
     except TypeError:
         return False
 
@@ -1305,21 +1306,23 @@ def _convert_array_like(value: Any) -> Any:
 # named ufuncs (``np.sin(a)`` calls ``.sin()`` on the Python float 1.0: TypeError) were
 # not the loop's.  So while a transform is active, ``numpy.array``/``asarray``/
 # ``asanyarray`` called by user code, with no ``dtype=``, on a (nested) list or tuple that
-# holds a tracer and otherwise only numbers and numeric NumPy scalars and arrays, give one
-# traced array of NumPy's dtype for the same data (``array_like``, NOTE [array-likes
-# holding tracers]).  ``dtype=object``, lists holding anything else (strings, None,
-# Python ints past int64) and library code (SciPy's ``np.asarray(x)``) keep NumPy's
-# object array.  NumPy converts first and only an object result is looked at, so a list
-# of numbers costs one dtype test (the object array made on the way warns no
-# ``ObjectArrayWarning``: ``_listed`` in core/tracer.py).
+# holds a tracer and otherwise only numbers, strings and numeric or string NumPy scalars
+# and arrays, give one traced array of NumPy's dtype for the same data (``array_like``,
+# NOTE [array-likes holding tracers]): ``np.array([x[0], "label"])`` is the loop's
+# ``<U32`` array, each number as its text (the loop's ``a[0]`` is ``'0.3'``, not a number),
+# as ``t.astype(str)`` makes it; ``dtype=str``/``"U5"`` cast so.  ``dtype=object``, lists
+# holding anything else (None, Python ints past int64) and library code (SciPy's
+# ``np.asarray(x)``) keep NumPy's object array.  NumPy converts first and only an object
+# result is looked at, so a list of numbers costs one dtype test (the object array made
+# on the way warns no ``ObjectArrayWarning``: ``_listed`` in core/tracer.py).
 _INT64 = (-(2**63), 2**63 - 1)
 
 
 def _numeric_list(value: Any) -> bool:
     """Whether ``value``, a (nested) list or tuple, holds a tracer and otherwise only what
-    NumPy makes a numeric array of (numbers, numeric NumPy scalars and arrays): the lists
-    that ``numpy.array`` without ``dtype=`` gives a number dtype in the loop over the rows
-    (NOTE [lists holding tracers into numpy.array])."""
+    NumPy makes a numeric or string array of (numbers, strings, such NumPy scalars and
+    arrays): the lists that ``numpy.array`` without ``dtype=`` gives a number or string
+    dtype in the loop over the rows (NOTE [lists holding tracers into numpy.array])."""
     found = False
     stack = [value]
     while stack:
@@ -1329,12 +1332,12 @@ def _numeric_list(value: Any) -> bool:
             stack.extend(v)
         elif isinstance(v, Tracer):
             found = True
-        elif t is float or t is bool or t is complex:
+        elif t is float or t is bool or t is complex or t is str or t is bytes:
             continue
         elif t is int:
             if not _INT64[0] <= v <= _INT64[1]:
                 return False  # NumPy makes an object array of a Python int past int64
-        elif not (isinstance(v, (numpy.generic, numpy.ndarray)) and v.dtype.kind in "biufc"):
+        elif not (isinstance(v, (numpy.generic, numpy.ndarray)) and v.dtype.kind in "biufcSU"):
             return False
     return found
 

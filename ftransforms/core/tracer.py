@@ -576,6 +576,23 @@ class _ReadKey(threading.local):
 READ_KEY = _ReadKey()
 
 
+# NOTE [the text of a tracer over a batch]
+# -----------------------------------------
+# ``str(t)`` of a tracer is its ``repr``, which shows what it stands for: ``grad``'s
+# ``ReverseTracer(level=1, id=1, value=array([0.3, -1.2]))``.  Under ``vmap(grad(f))``
+# the value is a batched tracer, whose ``repr`` shows the whole batch, where the loop over
+# the rows prints the row's.  So while ``str()`` writes a tracer, ``ROW_TEXT.on`` is set
+# and a batched value of a live ``vmap`` in it writes its row's ``repr``
+# (``BatchTracer.__repr__``: rows whose texts differ split the batch, as ``str`` of the
+# batched value itself does).  ``repr(t)`` called as such stays the debugging form that
+# shows the batch.
+class _RowText(threading.local):
+    on = False  # per thread: another thread's repr shows its batch meanwhile
+
+
+ROW_TEXT = _RowText()
+
+
 def truth_of(c: Any) -> Any:
     return c != 0  # NaN is true, as bool(nan) is
 
@@ -713,6 +730,17 @@ class Tracer:
                 f"holding tracers, as np.max/np.min/np.sort/np.argmax of np.array([...]) "
                 f"do: build the array with fnp.array([...]) so that its rules apply.)"
             ) from None
+
+    def __str__(self) -> str:
+        """``str(t)``, ``print(t)``: the ``repr``, with a batched value in it written as its
+        row's (NOTE [the text of a tracer over a batch])."""
+        if ROW_TEXT.on:
+            return repr(self)
+        ROW_TEXT.on = True
+        try:
+            return repr(self)
+        finally:
+            ROW_TEXT.on = False
 
     def _generator_parameter_error(self, drawing: str) -> Exception:
         """NOTE [traced parameters of a held generator]: ``rng.normal(loc=t)`` hands a

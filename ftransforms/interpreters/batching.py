@@ -20,7 +20,13 @@ import batching_rules.elementwise as _elementwise_rules
 from batching_rules.fallback import loop_and_stack
 from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperationError
 from ftransforms.core.stack import Interpreter, current_stack
-from ftransforms.core.tracer import READ_KEY, Tracer, _storing_into_an_array, truncation_of
+from ftransforms.core.tracer import (
+    READ_KEY,
+    ROW_TEXT,
+    Tracer,
+    _storing_into_an_array,
+    truncation_of,
+)
 from ftransforms.ops.checks import NotFiniteRows
 
 
@@ -282,6 +288,9 @@ class BatchTracer(Tracer):
         # (NOTE [splitting the batch], "while loops")
         if loops is not None and loops.promoted and self._interp.active:
             raise SpeculationFailed(self._interp, "a batched value was turned into text")
+        if ROW_TEXT.on and self._interp.active:  # NOTE [the text of a tracer over a batch]
+            value = self._concrete()
+            return repr(value[()] if getattr(value, "ndim", None) == 0 else value)
         return (
             f"BatchTracer(level={self._interp.level}, bdim={self.bdim}, "
             f"batch_size={self._interp.axis_size}, val={self.val!r})"
