@@ -34,7 +34,12 @@ from typing import Any
 
 import numpy
 
-from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE, Buffer, called_from_user_code
+from ftransforms.core.mutation import (
+    PATCHED_WHILE_ACTIVE,
+    Buffer,
+    called_from_user_code,
+    user_array,
+)
 from ftransforms.core.mutation import c_contiguous as _c_contiguous
 from ftransforms.core.mutation import f_contiguous as _f_contiguous
 from ftransforms.core.tracer import Tracer
@@ -85,12 +90,12 @@ class Generator(_NUMPY_GENERATOR):
 
     def random(self, size: Any = None, dtype: Any = numpy.float64, out: Any = None) -> Any:
         if not _traced(out):
-            return super().random(size, dtype, out)
+            return user_array(super().random(size, dtype, out), "random")
         return _draw_into(out, size, dtype, lambda s: super(Generator, self).random(s, dtype))
 
     def standard_normal(self, size: Any = None, dtype: Any = numpy.float64, out: Any = None) -> Any:
         if not _traced(out):
-            return super().standard_normal(size, dtype, out)
+            return user_array(super().standard_normal(size, dtype, out), "standard_normal")
         draw = lambda s: super(Generator, self).standard_normal(s, dtype)  # noqa: E731
         return _draw_into(out, size, dtype, draw)
 
@@ -98,7 +103,8 @@ class Generator(_NUMPY_GENERATOR):
         self, size: Any = None, dtype: Any = numpy.float64, method: str = "zig", out: Any = None
     ) -> Any:
         if not _traced(out):
-            return super().standard_exponential(size, dtype, method, out)
+            drawn = super().standard_exponential(size, dtype, method, out)
+            return user_array(drawn, "standard_exponential")
         draw = lambda s: super(Generator, self).standard_exponential(s, dtype, method)  # noqa: E731
         return _draw_into(out, size, dtype, draw)
 
@@ -106,13 +112,13 @@ class Generator(_NUMPY_GENERATOR):
         self, shape: Any, size: Any = None, dtype: Any = numpy.float64, out: Any = None
     ) -> Any:
         if not _traced(out):
-            return super().standard_gamma(shape, size, dtype, out)
+            return user_array(super().standard_gamma(shape, size, dtype, out), "standard_gamma")
         draw = lambda s: super(Generator, self).standard_gamma(shape, s, dtype)  # noqa: E731
         return _draw_into(out, size, dtype, draw)
 
     def permuted(self, x: Any, *, axis: Any = None, out: Any = None) -> Any:
         if not _traced(out):
-            return super().permuted(x, axis=axis, out=out)
+            return user_array(super().permuted(x, axis=axis, out=out), "permuted")
         if tuple(shape_of(out)) != tuple(shape_of(x)):
             raise ValueError("out must have the same shape as x")
         out[...] = super().permuted(x, axis=axis)  # NumPy's draws for a copy of x
@@ -127,6 +133,30 @@ class Generator(_NUMPY_GENERATOR):
             # NumPy's array path: the rows of swapaxes(x, 0, axis), with the same draws
             return super().shuffle(swapaxes_view(x, 0, axis) if axis else x)
         return super().shuffle(x, axis)
+
+
+def _drawing_method(name: str) -> Any:
+    """NumPy's ``Generator.<name>``, whose new array is a buffer for user code."""
+    method = getattr(_NUMPY_GENERATOR, name)
+
+    def draw(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return user_array(method(self, *args, **kwargs), name)
+
+    draw.__name__ = draw.__qualname__ = name
+    draw.__doc__ = method.__doc__
+    return draw
+
+
+#: The methods that return new arrays and write into none (the others are defined above).
+_DRAWS = (
+    "beta binomial chisquare choice dirichlet exponential f gamma geometric gumbel "
+    "hypergeometric integers laplace logistic lognormal logseries multinomial "
+    "multivariate_hypergeometric multivariate_normal negative_binomial noncentral_chisquare "
+    "noncentral_f normal pareto permutation poisson power rayleigh standard_cauchy standard_t "
+    "triangular uniform vonmises wald weibull zipf"
+).split()
+for _name in _DRAWS:
+    setattr(Generator, _name, _drawing_method(_name))
 
 
 #: How a seed read from a vmap row is taken: ftransforms/row_seeds.py registers its reader
