@@ -105,6 +105,7 @@ from ftransforms.core.stack import OUTERMOST_HOOKS, current_stack
 from ftransforms.core.tracer import Tracer
 from ftransforms.host_random import before_global_draw, clear_traced_draws, note_traced_draw
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
+from ftransforms.numpy.generator_out import traced_choice
 from ftransforms.numpy.helpers import dtype_of, holds_tracer, normalize_axis, xp_of
 from ftransforms.row_seeds import RESEEDED, SEED_WRAPPERS
 
@@ -285,6 +286,8 @@ def _global_draw(name: str) -> Any:
     def draw(*args: Any, **kwargs: Any) -> Any:
         levels = _different_levels(where)  # raises under randomness='error'
         before_global_draw()  # a vmap whose rows may rerun sets it back from here
+        if name == "choice" and any(isinstance(v, Tracer) for v in (*args, *kwargs.values())):
+            return _traced_choice(levels, *args, **kwargs)
         if RESEEDED:  # rows that reseeded draw the same numbers (NOTE [seeds of some rows])
             levels = [interp for interp in levels if interp not in RESEEDED]
         if not levels and name == "permutation":  # called by that name: a traced array is
@@ -333,6 +336,28 @@ def _global_draw(name: str) -> Any:
     draw.__wrapped__ = getattr(numpy.random, name)
     draw.__doc__ = draw.__wrapped__.__doc__
     return draw
+
+
+def _traced_choice(
+    levels: list, a: Any, size: Any = None, replace: bool = True, p: Any = None
+) -> Any:
+    """``numpy.random.choice`` with a traced population or probabilities (NOTE [choices
+    among traced values] in ftransforms/numpy/generator_out.py)."""
+    if isinstance(a, Tracer) and a.ndim > 1:
+        raise ValueError("a must be 1-dimensional")  # NumPy's words (RandomState's choice)
+    if RESEEDED:  # NOTE [seeds of some rows]
+        levels = [interp for interp in levels if interp not in RESEEDED]
+    rng = _replayed(numpy.random.mtrand._rand)
+    if not levels:  # one draw for the batch (no vmap, or randomness='same')
+        draw = lambda n, q: _logged(lambda: rng.choice(n, size, replace, q))  # noqa: E731
+        return traced_choice(a, p, 0, draw)
+
+    def rows(n: Any, q: Any) -> Any:  # randomness='different': each row its own draw
+        drawn = [numpy.asarray(rng.choice(n, size, replace, q)) for _ in range(math.prod(batch))]
+        return numpy.stack(drawn).reshape(batch + drawn[0].shape)
+
+    batch = tuple(interp.axis_size for interp in levels)
+    return traced_choice(a, p, 0, lambda n, q: _wrap(_logged(lambda: rows(n, q)), levels))
 
 
 OUTERMOST_HOOKS.append((lambda interp: None, clear_traced_draws))

@@ -45,6 +45,7 @@ from ftransforms.core.mutation import f_contiguous as _f_contiguous
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.numpy.helpers import shape as shape_of
+from ftransforms.numpy.indexing import take
 from ftransforms.numpy.inplace import swapaxes_view
 
 __all__: list[str] = []  # numpy.random.default_rng is the name
@@ -124,6 +125,30 @@ class Generator(_NUMPY_GENERATOR):
         out[...] = super().permuted(x, axis=axis)  # NumPy's draws for a copy of x
         return out
 
+    def choice(
+        self,
+        a: Any,
+        size: Any = None,
+        replace: bool = True,
+        p: Any = None,
+        axis: int = 0,
+        shuffle: bool = True,
+    ) -> Any:
+        if not isinstance(a, Tracer) and not isinstance(p, Tracer):
+            return user_array(super().choice(a, size, replace, p, axis, shuffle), "choice")
+        # NOTE [choices among traced values]
+        draw = lambda n, q: super(Generator, self).choice(n, size, replace, q, 0, shuffle)  # noqa: E731
+        return traced_choice(a, p, axis, draw)
+
+    def permutation(self, x: Any, axis: int = 0) -> Any:
+        if not isinstance(x, Tracer) or not x.ndim:
+            return user_array(super().permutation(x, axis), "permutation")
+        # the rows of x in the order NumPy's shuffle of a copy gives (the same draws)
+        ndim = x.ndim
+        if not -ndim <= int(axis) < ndim:
+            raise numpy.exceptions.AxisError(axis, ndim)
+        return take(x, super().permutation(shape_of(x)[int(axis)]), axis=int(axis))
+
     def shuffle(self, x: Any, axis: int = 0) -> None:
         if _traced(x) and axis != 0:
             ndim = len(shape_of(x))
@@ -133,6 +158,34 @@ class Generator(_NUMPY_GENERATOR):
             # NumPy's array path: the rows of swapaxes(x, 0, axis), with the same draws
             return super().shuffle(swapaxes_view(x, 0, axis) if axis else x)
         return super().shuffle(x, axis)
+
+
+#: NOTE [choices among traced values]: ``rng.choice(n, p=probs)`` with traced
+#: probabilities (k-means++ seeding: ``p = d2 / d2.sum()`` of the data) and
+#: ``rng.choice(x, ...)`` of a traced ``x`` met NumPy's C code, which refused the tracer.
+#: The indices drawn are integers, with no derivative, so NumPy draws them from ``p``'s
+#: values (read as ``int()`` reads a value: under ``jit`` the recording is marked
+#: value-dependent, under ``vmap`` rows with other probabilities split the batch, each
+#: group drawing as the loop's row does), with the population's size for ``a``; a traced
+#: ``a`` is then indexed by them (``take`` along ``axis``), which is what NumPy's choice
+#: of an array does with the same draws (a 0-d ``a`` is the population's size).  Used by
+#: this module's :class:`Generator` and by ``numpy.random.choice`` (ftransforms/random.py).
+
+
+def traced_choice(a: Any, p: Any, axis: int, draw: Any) -> Any:
+    """``choice(a, ..., p=p, axis=axis)`` with ``a`` or ``p`` traced, the indices made by
+    ``draw(population, p)`` (NumPy's choice of an integer population); NOTE [choices among
+    traced values]."""
+    if isinstance(p, Tracer):
+        p = p._concrete()  # the draws' probabilities: no derivative flows into an index
+    if not isinstance(a, Tracer) or not a.ndim:
+        population = a._concrete() if isinstance(a, Tracer) else a
+        return draw(population, p)
+    ndim = a.ndim
+    if not -ndim <= int(axis) < ndim:
+        raise numpy.exceptions.AxisError(axis, ndim)
+    idx = draw(shape_of(a)[int(axis)], p)
+    return take(a, idx, axis=int(axis))
 
 
 def _drawing_method(name: str) -> Any:
@@ -149,10 +202,10 @@ def _drawing_method(name: str) -> Any:
 
 #: The methods that return new arrays and write into none (the others are defined above).
 _DRAWS = (
-    "beta binomial chisquare choice dirichlet exponential f gamma geometric gumbel "
+    "beta binomial chisquare dirichlet exponential f gamma geometric gumbel "
     "hypergeometric integers laplace logistic lognormal logseries multinomial "
     "multivariate_hypergeometric multivariate_normal negative_binomial noncentral_chisquare "
-    "noncentral_f normal pareto permutation poisson power rayleigh standard_cauchy standard_t "
+    "noncentral_f normal pareto poisson power rayleigh standard_cauchy standard_t "
     "triangular uniform vonmises wald weibull zipf"
 ).split()
 for _name in _DRAWS:
