@@ -43,7 +43,7 @@ from ftransforms.core.mutation import (
 from ftransforms.core.mutation import c_contiguous as _c_contiguous
 from ftransforms.core.mutation import f_contiguous as _f_contiguous
 from ftransforms.core.tracer import Tracer
-from ftransforms.numpy.helpers import dtype_of
+from ftransforms.numpy.helpers import dtype_of, invalid_in_rows
 from ftransforms.numpy.helpers import shape as shape_of
 from ftransforms.numpy.indexing import take
 from ftransforms.numpy.inplace import swapaxes_view
@@ -188,11 +188,83 @@ def traced_choice(a: Any, p: Any, axis: int, draw: Any) -> Any:
     return take(a, idx, axis=int(axis))
 
 
+#: NOTE [draws with traced parameters]: NumPy's ``normal``, ``uniform``, ``exponential``
+#: and ``lognormal`` (a ``Generator``'s and ``RandomState``'s) compute each number from
+#: one standard draw: ``loc + scale * z``, ``low + (high - low) * u``, ``scale * e`` and
+#: ``exp(mean + sigma * z)``, ``z``/``u``/``e`` drawn in C order over the result's shape.
+#: A traced parameter (a particle filter's ``rng.normal(f(x), sigma)``, a reparameterised
+#: sample) met NumPy's C code, which refused the tracer; now the standard numbers are drawn
+#: as NumPy draws them (the same calls on the bit generator: bit-identical values) and
+#: mapped by the traced parameters, so ``grad`` differentiates the sample along its path
+#: (the derivative finite differences with the seed fixed give) and ``vmap`` maps the
+#: parameters over one draw, as the loop's rows, each starting from the same state, draw.
+#: NumPy's checks of the parameters and of ``size`` raise NumPy's errors.
+TRACED_PARAMETER_DRAWS = {
+    # name: (parameters with their defaults, the standard draw's kind)
+    "normal": ((("loc", 0.0), ("scale", 1.0)), "normal"),
+    "uniform": ((("low", 0.0), ("high", 1.0)), "uniform"),
+    "exponential": ((("scale", 1.0),), "exponential"),
+    "lognormal": ((("mean", 0.0), ("sigma", 1.0)), "normal"),
+}
+
+
+def traced_parameter_draw(name: str, standard: Any, args: tuple, kwargs: dict) -> Any:
+    """NumPy's ``<name>(*args, **kwargs)`` of :data:`TRACED_PARAMETER_DRAWS` with a traced
+    parameter, ``standard(kind, shape)`` drawing the standard numbers (NOTE [draws with
+    traced parameters])."""
+    spec, kind = TRACED_PARAMETER_DRAWS[name]
+    names = [n for n, _ in spec]
+    if len(args) > len(names) + 1:
+        raise TypeError(f"{name}() takes at most {len(names) + 1} positional arguments")
+    bound = dict(zip([*names, "size"], args))
+    for key, value in kwargs.items():
+        if key not in names and key != "size" or key in bound:
+            raise TypeError(f"{name}() got an unexpected or repeated keyword argument {key!r}")
+        bound[key] = value
+    params = [bound.get(n, default) for n, default in spec]
+    shapes = [tuple(shape_of(v)) for v in params]
+    size = bound.get("size")
+    broadcast = numpy.broadcast_shapes(*shapes)  # NumPy's error where they do not broadcast
+    shape = broadcast if size is None else tuple(int(n) for n in numpy.atleast_1d(size))
+    if size is not None and numpy.broadcast_shapes(shape, broadcast) != shape:
+        raise ValueError(
+            f"Output size {shape} is not compatible with broadcast dimensions of inputs "
+            f"{broadcast}."
+        )
+    if name == "uniform":
+        low, high = params
+        if invalid_in_rows(~numpy.isfinite(high - low)):
+            raise OverflowError("Range exceeds valid bounds")
+        return low + (high - low) * standard(kind, shape)
+    if invalid_in_rows(params[-1] < 0):
+        raise ValueError(f"{names[-1]} < 0")  # NumPy's words
+    if name == "exponential":
+        return params[0] * standard(kind, shape)
+    sample = params[0] + params[1] * standard(kind, shape)
+    return numpy.exp(sample) if name == "lognormal" else sample
+
+
+#: The Generator's methods drawing the standard numbers of each kind.
+_STANDARD_DRAWS = {
+    "normal": "standard_normal",
+    "uniform": "random",
+    "exponential": "standard_exponential",
+}
+
+
 def _drawing_method(name: str) -> Any:
     """NumPy's ``Generator.<name>``, whose new array is a buffer for user code."""
     method = getattr(_NUMPY_GENERATOR, name)
 
+    def standard(self: Any, kind: str, shape: tuple) -> Any:
+        return getattr(_NUMPY_GENERATOR, _STANDARD_DRAWS[kind])(self, shape)
+
     def draw(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if name in TRACED_PARAMETER_DRAWS and any(
+            isinstance(v, Tracer) for v in (*args, *kwargs.values())
+        ):  # NOTE [draws with traced parameters]
+            call = lambda kind, shape: standard(self, kind, shape)  # noqa: E731
+            return traced_parameter_draw(name, call, args, kwargs)
         return user_array(method(self, *args, **kwargs), name)
 
     draw.__name__ = draw.__qualname__ = name
