@@ -10,7 +10,9 @@ import numpy as np
 
 
 def transition(x, t, rng, sigma_v):
-    return 0.5 * x + 25 * x / (1 + x**2) + 8 * np.cos(1.2 * t) + sigma_v * rng.standard_normal(x.shape)
+    return (
+        0.5 * x + 25 * x / (1 + x**2) + 8 * np.cos(1.2 * t) + sigma_v * rng.standard_normal(x.shape)
+    )
 
 
 def simulate(T, sigma_v, sigma_w, seed=0):
@@ -19,7 +21,9 @@ def simulate(T, sigma_v, sigma_w, seed=0):
     y = np.zeros(T)
     xt = 0.1
     for t in range(T):
-        xt = 0.5 * xt + 25 * xt / (1 + xt**2) + 8 * np.cos(1.2 * t) + sigma_v * rng.standard_normal()
+        xt = (
+            0.5 * xt + 25 * xt / (1 + xt**2) + 8 * np.cos(1.2 * t) + sigma_v * rng.standard_normal()
+        )
         x[t] = xt
         y[t] = xt**2 / 20 + sigma_w * rng.standard_normal()
     return x, y
@@ -43,8 +47,9 @@ def effective_sample_size(weights):
     return 1.0 / np.sum(np.square(weights))
 
 
-def bootstrap_filter(y, n_particles, sigma_v, sigma_w, seed=0, resample=systematic_resample,
-                     ess_threshold=0.5):
+def bootstrap_filter(
+    y, n_particles, sigma_v, sigma_w, seed=0, resample=systematic_resample, ess_threshold=0.5
+):
     rng = np.random.default_rng(seed)
     T = len(y)
     particles = 0.1 + np.sqrt(5.0) * rng.standard_normal(n_particles)
@@ -53,7 +58,9 @@ def bootstrap_filter(y, n_particles, sigma_v, sigma_w, seed=0, resample=systemat
     log_evidence = 0.0
     for t in range(T):
         particles = transition(particles, t, rng, sigma_v)
-        log_w = -0.5 * ((y[t] - particles**2 / 20) / sigma_w) ** 2 - np.log(np.sqrt(2 * np.pi) * sigma_w)
+        log_w = -0.5 * ((y[t] - particles**2 / 20) / sigma_w) ** 2 - np.log(
+            np.sqrt(2 * np.pi) * sigma_w
+        )
         log_w += np.log(weights)
         max_log_w = np.max(log_w)
         w = np.exp(log_w - max_log_w)
