@@ -268,7 +268,7 @@ def _drawing_method(name: str) -> Any:
         return user_array(method(self, *args, **kwargs), name)
 
     draw.__name__ = draw.__qualname__ = name
-    draw.__doc__ = method.__doc__
+    draw.__doc__ = f"NumPy's ``Generator.{name}`` (its new array a buffer for user code)."
     return draw
 
 
