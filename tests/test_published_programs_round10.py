@@ -36,6 +36,9 @@ What this round found and fixed (each has a test here that fails without it):
   in NumPy's C code (``TracerConversionError``): the indices are drawn from ``p``'s values
   (rows with other probabilities split a ``vmap`` batch) and a traced population is
   indexed by them (NOTE [choices among traced values]);
+* the same with the legacy ``np.random.RandomState(seed)`` made inside (CS231n's
+  ``W = 0.01 * rng.randn(D, H)``): while a transform is active the name is a subclass
+  whose draws are buffers too (``isinstance`` still holds for NumPy's own instances);
 * ``rng.normal(loc, scale)``, ``uniform``, ``exponential`` and ``lognormal`` with a traced
   parameter (a particle filter's ``rng.normal(f(x), sigma)``), from a generator made
   inside and from ``np.random``'s global functions, raised ``TracerConversionError``: the
@@ -148,6 +151,30 @@ def test_generator_draws_made_inside_are_buffers():
     x = np.array([0.5, -1.0, 2.0])
     check_fd_grad(f, (x,))
     check_vmap(f, (np.stack([x, 2 * x]),), (0,))
+
+
+def test_legacy_random_state_made_inside():
+    # CS231n-style initialisation with the legacy class, then in-place SGD; its
+    # normal/choice/permutation with traced arguments; NumPy's draws, bit for bit
+    before = np.random.RandomState(0)
+
+    def f(x):
+        rng = np.random.RandomState(1)
+        assert isinstance(before, np.random.RandomState)  # a generator made before
+        W = 0.1 * rng.randn(3, 3)
+        b = np.zeros(3)
+        for _ in range(3):
+            g = W @ x + b
+            W -= 0.1 * np.outer(g, x)
+            b -= 0.1 * g
+        noise = rng.normal(x, 0.5) + x[rng.permutation(3)]
+        noise += rng.choice(x, 3, p=np.abs(x) / np.abs(x).sum())
+        return (W**2).sum() + noise.sum() + b.sum()
+
+    x = np.array([0.5, -1.0, 2.0])
+    close(ft.vmap(f)(x[None]), np.array([f(x)]), msg="the eager value")
+    check_fd_grad(f, (x,))
+    check_vmap(f, (np.stack([x, 1.2 * x, -x]),), (0,))
 
 
 # ======================================================================================

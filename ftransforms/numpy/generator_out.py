@@ -13,8 +13,10 @@ generator, in the same order) into a new array and write it into the traced arra
 buffer (``out[...] = draws``, so a batched or differentiated ``out`` takes plain draws as
 any write does); ``shuffle(x, axis=k)`` shuffles ``swapaxes(x, 0, k)``, a view of ``x``,
 as NumPy's own array path does.  Anything else, and every call on plain arrays, is NumPy's.
-A generator made elsewhere (at import, before the transform, or with
-``np.random.Generator(PCG64(...))``) keeps NumPy's class: an ``out=`` that is traced then
+``numpy.random.RandomState(seed)`` called while a transform is active returns
+:class:`RandomState`, a subclass whose draws are buffers in the same way.  A generator made
+elsewhere (at import, before the transform, or with ``np.random.Generator(PCG64(...))``)
+keeps NumPy's class: an ``out=`` that is traced then
 raises NumPy's ValueError ("Supplied output array must be contiguous, ...").
 
 Example:
@@ -252,12 +254,14 @@ _STANDARD_DRAWS = {
 }
 
 
-def _drawing_method(name: str) -> Any:
-    """NumPy's ``Generator.<name>``, whose new array is a buffer for user code."""
-    method = getattr(_NUMPY_GENERATOR, name)
+def _drawing_method(base: type, name: str, standards: dict) -> Any:
+    """NumPy's ``<base>.<name>``, whose new array is a buffer for user code, taking traced
+    parameters where :data:`TRACED_PARAMETER_DRAWS` has it (``standards``: the methods
+    drawing each kind's standard numbers)."""
+    method = getattr(base, name)
 
     def standard(self: Any, kind: str, shape: tuple) -> Any:
-        return getattr(_NUMPY_GENERATOR, _STANDARD_DRAWS[kind])(self, shape)
+        return getattr(base, standards[kind])(self, shape)
 
     def draw(self: Any, *args: Any, **kwargs: Any) -> Any:
         if name in TRACED_PARAMETER_DRAWS and any(
@@ -268,7 +272,7 @@ def _drawing_method(name: str) -> Any:
         return user_array(method(self, *args, **kwargs), name)
 
     draw.__name__ = draw.__qualname__ = name
-    draw.__doc__ = f"NumPy's ``Generator.{name}`` (its new array a buffer for user code)."
+    draw.__doc__ = f"NumPy's ``{base.__name__}.{name}`` (its new array a buffer for user code)."
     return draw
 
 
@@ -281,7 +285,69 @@ _DRAWS = (
     "triangular uniform vonmises wald weibull zipf"
 ).split()
 for _name in _DRAWS:
-    setattr(Generator, _name, _drawing_method(_name))
+    setattr(Generator, _name, _drawing_method(_NUMPY_GENERATOR, _name, _STANDARD_DRAWS))
+
+
+_NUMPY_RANDOM_STATE = numpy.random.RandomState
+
+
+class _NumPysClass(type):
+    """The class of :class:`RandomState`: ``isinstance``/``issubclass`` against it answer
+    for NumPy's ``RandomState`` (the name it replaces while a transform is active), so a
+    generator made before the transform is still one."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, _NUMPY_RANDOM_STATE)
+
+    def __subclasscheck__(cls, sub: Any) -> bool:
+        return issubclass(sub, _NUMPY_RANDOM_STATE)
+
+
+class RandomState(_NUMPY_RANDOM_STATE, metaclass=_NumPysClass):
+    """NumPy's legacy ``RandomState`` made while a transform is active
+    (``rng = np.random.RandomState(0); W = 0.01 * rng.randn(n, m)``): its draws are
+    buffers for user code, as :class:`Generator`'s are, and its ``normal``, ``uniform``,
+    ``exponential``, ``lognormal``, ``choice`` and ``permutation`` take traced arguments
+    (NOTE [draws with traced parameters], NOTE [choices among traced values]).  NumPy's
+    draws, bit for bit; ``isinstance(x, np.random.RandomState)`` holds for NumPy's own."""
+
+    def __init__(self, seed: Any = None) -> None:
+        for read in SEED_READERS:  # a seed read from a vmap row (NOTE [seeds of some rows])
+            seed = read(seed)
+        super().__init__(seed)
+
+    def choice(self, a: Any, size: Any = None, replace: bool = True, p: Any = None) -> Any:
+        if not isinstance(a, Tracer) and not isinstance(p, Tracer):
+            return user_array(super().choice(a, size, replace, p), "choice")
+        if isinstance(a, Tracer) and a.ndim > 1:
+            raise ValueError("a must be 1-dimensional")  # NumPy's words
+        draw = lambda n, q: super(RandomState, self).choice(n, size, replace, q)  # noqa: E731
+        return traced_choice(a, p, 0, draw)
+
+    def permutation(self, x: Any) -> Any:
+        if not isinstance(x, Tracer) or not x.ndim:
+            return user_array(super().permutation(x), "permutation")
+        return take(x, super().permutation(shape_of(x)[0]), axis=0)  # NumPy's order
+
+
+#: RandomState's methods drawing each kind's standard numbers.
+_LEGACY_STANDARD_DRAWS = {
+    "normal": "standard_normal",
+    "uniform": "random_sample",
+    "exponential": "standard_exponential",
+}
+_LEGACY_DRAWS = (
+    "beta binomial chisquare dirichlet exponential f gamma geometric gumbel hypergeometric "
+    "laplace logistic lognormal logseries multinomial multivariate_normal negative_binomial "
+    "noncentral_chisquare noncentral_f normal pareto poisson power rand randint randn random "
+    "random_integers random_sample rayleigh standard_cauchy standard_exponential "
+    "standard_gamma standard_normal standard_t tomaxint triangular uniform vonmises wald "
+    "weibull zipf"
+).split()
+for _name in _LEGACY_DRAWS:
+    if hasattr(_NUMPY_RANDOM_STATE, _name):
+        _legacy = _drawing_method(_NUMPY_RANDOM_STATE, _name, _LEGACY_STANDARD_DRAWS)
+        setattr(RandomState, _name, _legacy)
 
 
 #: How a seed read from a vmap row is taken: ftransforms/row_seeds.py registers its reader
@@ -306,5 +372,9 @@ def default_rng(seed: Any = None) -> Any:
 
 
 PATCHED_WHILE_ACTIVE.append(
-    (vars(numpy.random), {"default_rng": default_rng}, {"default_rng": _NUMPY_DEFAULT_RNG})
+    (
+        vars(numpy.random),
+        {"default_rng": default_rng, "RandomState": RandomState},
+        {"default_rng": _NUMPY_DEFAULT_RNG, "RandomState": _NUMPY_RANDOM_STATE},
+    )
 )
