@@ -105,6 +105,11 @@ from ftransforms.core.stack import OUTERMOST_HOOKS, current_stack
 from ftransforms.core.tracer import Tracer
 from ftransforms.host_random import before_global_draw, clear_traced_draws, note_traced_draw
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
+from ftransforms.numpy.generator_out import (
+    TRACED_PARAMETER_DRAWS,
+    traced_choice,
+    traced_parameter_draw,
+)
 from ftransforms.numpy.helpers import dtype_of, holds_tracer, normalize_axis, xp_of
 from ftransforms.row_seeds import RESEEDED, SEED_WRAPPERS
 
@@ -285,6 +290,10 @@ def _global_draw(name: str) -> Any:
     def draw(*args: Any, **kwargs: Any) -> Any:
         levels = _different_levels(where)  # raises under randomness='error'
         before_global_draw()  # a vmap whose rows may rerun sets it back from here
+        if name in _TRACED_ARGUMENTS and any(
+            isinstance(v, Tracer) for v in (*args, *kwargs.values())
+        ):
+            return _TRACED_ARGUMENTS[name](name, levels, args, kwargs)
         if RESEEDED:  # rows that reseeded draw the same numbers (NOTE [seeds of some rows])
             levels = [interp for interp in levels if interp not in RESEEDED]
         if not levels and name == "permutation":  # called by that name: a traced array is
@@ -333,6 +342,57 @@ def _global_draw(name: str) -> Any:
     draw.__wrapped__ = getattr(numpy.random, name)
     draw.__doc__ = draw.__wrapped__.__doc__
     return draw
+
+
+def _global_drawer(levels: list) -> Any:
+    """``drawer(call)``: ``call(rng)``'s draws from NumPy's global generator as a global
+    draw makes them: one draw for the batch (no vmap, or randomness='same'), or one per
+    row of the 'different' levels among ``levels`` (a batched value)."""
+    if RESEEDED:  # NOTE [seeds of some rows]
+        levels = [interp for interp in levels if interp not in RESEEDED]
+    rng = _replayed(numpy.random.mtrand._rand)
+    if not levels:
+        return lambda call: _logged(lambda: call(rng))
+    batch = tuple(interp.axis_size for interp in levels)
+
+    def rows(call: Any) -> Any:
+        drawn = [numpy.asarray(call(rng)) for _ in range(math.prod(batch))]
+        return numpy.stack(drawn).reshape(batch + drawn[0].shape)
+
+    return lambda call: _wrap(_logged(lambda: rows(call)), levels)
+
+
+def _traced_choice(name: str, levels: list, args: tuple, kwargs: dict) -> Any:
+    """``numpy.random.choice`` with a traced population or probabilities (NOTE [choices
+    among traced values] in ftransforms/numpy/generator_out.py)."""
+
+    def choice(a: Any, size: Any = None, replace: bool = True, p: Any = None) -> Any:
+        if isinstance(a, Tracer) and a.ndim > 1:
+            raise ValueError("a must be 1-dimensional")  # NumPy's words (RandomState's)
+        drawer = _global_drawer(levels)
+        return traced_choice(a, p, 0, lambda n, q: drawer(lambda r: r.choice(n, size, replace, q)))
+
+    return choice(*args, **kwargs)
+
+
+_STANDARD_DRAWS = {
+    "normal": "standard_normal",
+    "uniform": "random_sample",
+    "exponential": "standard_exponential",
+}
+
+
+def _traced_parameters(name: str, levels: list, args: tuple, kwargs: dict) -> Any:
+    """``numpy.random.<name>`` with a traced parameter (NOTE [draws with traced
+    parameters] in ftransforms/numpy/generator_out.py)."""
+    drawer = _global_drawer(levels)
+    standard = lambda kind, shape: drawer(lambda r: getattr(r, _STANDARD_DRAWS[kind])(shape))  # noqa: E731
+    return traced_parameter_draw(name, standard, args, kwargs)
+
+
+#: The global draws that take traced arguments (the others refuse them, as NumPy does).
+_TRACED_ARGUMENTS = {"choice": _traced_choice}
+_TRACED_ARGUMENTS.update(dict.fromkeys(TRACED_PARAMETER_DRAWS, _traced_parameters))
 
 
 OUTERMOST_HOOKS.append((lambda interp: None, clear_traced_draws))

@@ -16,8 +16,10 @@ ftransforms/split.py), and the 'different' vmap levels active at the call are ma
 as reseeded: every row of them starts from the same state, so the global draws that
 follow give each row the same numbers (one draw serves the level, as under 'same'),
 as the loop gives them.  ``numpy.random.default_rng`` of a seed read from a row takes
-the row's number the same way (NumPy refused the tracer; the classes ``RandomState``
-and ``SeedSequence`` are left alone: code checks isinstance against them).  Costs
+the row's number the same way (NumPy refused the tracer), and so does
+``numpy.random.RandomState(seed)``, whose name is a subclass while a transform is active
+(ftransforms/numpy/generator_out.py; ``isinstance`` against it answers for NumPy's class;
+``SeedSequence`` is left alone).  Costs
 nothing while no transform is active (installed with NumPy's global draws, in the same
 patch: ``random._GLOBAL_WRAPPERS``).
 

@@ -750,7 +750,10 @@ class Tracer:
         ``torch.normal(mean=batched)``); elsewhere the error names the two forms that
         work: the noise drawn alone and combined with the parameter (then the vmap's
         randomness rule applies to the draw), or ``ftransforms.random``'s functions,
-        which take traced parameters."""
+        which take traced parameters.  (A generator made inside the function by
+        ``np.random.default_rng`` and NumPy's global functions take traced parameters of
+        ``normal``/``uniform``/``exponential``/``lognormal``/``choice``: NOTE [draws with
+        traced parameters] in ftransforms/numpy/generator_out.py.)"""
         method = drawing.rsplit(".", 1)[1]
         ours = method if method in ("normal", "uniform", "integers", "choice") else None
         fix = (

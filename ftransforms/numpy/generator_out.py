@@ -13,8 +13,10 @@ generator, in the same order) into a new array and write it into the traced arra
 buffer (``out[...] = draws``, so a batched or differentiated ``out`` takes plain draws as
 any write does); ``shuffle(x, axis=k)`` shuffles ``swapaxes(x, 0, k)``, a view of ``x``,
 as NumPy's own array path does.  Anything else, and every call on plain arrays, is NumPy's.
-A generator made elsewhere (at import, before the transform, or with
-``np.random.Generator(PCG64(...))``) keeps NumPy's class: an ``out=`` that is traced then
+``numpy.random.RandomState(seed)`` called while a transform is active returns
+:class:`RandomState`, a subclass whose draws are buffers in the same way.  A generator made
+elsewhere (at import, before the transform, or with ``np.random.Generator(PCG64(...))``)
+keeps NumPy's class: an ``out=`` that is traced then
 raises NumPy's ValueError ("Supplied output array must be contiguous, ...").
 
 Example:
@@ -34,12 +36,18 @@ from typing import Any
 
 import numpy
 
-from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE, Buffer, called_from_user_code
+from ftransforms.core.mutation import (
+    PATCHED_WHILE_ACTIVE,
+    Buffer,
+    called_from_user_code,
+    user_array,
+)
 from ftransforms.core.mutation import c_contiguous as _c_contiguous
 from ftransforms.core.mutation import f_contiguous as _f_contiguous
 from ftransforms.core.tracer import Tracer
-from ftransforms.numpy.helpers import dtype_of
+from ftransforms.numpy.helpers import dtype_of, invalid_in_rows
 from ftransforms.numpy.helpers import shape as shape_of
+from ftransforms.numpy.indexing import take
 from ftransforms.numpy.inplace import swapaxes_view
 
 __all__: list[str] = []  # numpy.random.default_rng is the name
@@ -85,12 +93,12 @@ class Generator(_NUMPY_GENERATOR):
 
     def random(self, size: Any = None, dtype: Any = numpy.float64, out: Any = None) -> Any:
         if not _traced(out):
-            return super().random(size, dtype, out)
+            return user_array(super().random(size, dtype, out), "random")
         return _draw_into(out, size, dtype, lambda s: super(Generator, self).random(s, dtype))
 
     def standard_normal(self, size: Any = None, dtype: Any = numpy.float64, out: Any = None) -> Any:
         if not _traced(out):
-            return super().standard_normal(size, dtype, out)
+            return user_array(super().standard_normal(size, dtype, out), "standard_normal")
         draw = lambda s: super(Generator, self).standard_normal(s, dtype)  # noqa: E731
         return _draw_into(out, size, dtype, draw)
 
@@ -98,7 +106,8 @@ class Generator(_NUMPY_GENERATOR):
         self, size: Any = None, dtype: Any = numpy.float64, method: str = "zig", out: Any = None
     ) -> Any:
         if not _traced(out):
-            return super().standard_exponential(size, dtype, method, out)
+            drawn = super().standard_exponential(size, dtype, method, out)
+            return user_array(drawn, "standard_exponential")
         draw = lambda s: super(Generator, self).standard_exponential(s, dtype, method)  # noqa: E731
         return _draw_into(out, size, dtype, draw)
 
@@ -106,17 +115,41 @@ class Generator(_NUMPY_GENERATOR):
         self, shape: Any, size: Any = None, dtype: Any = numpy.float64, out: Any = None
     ) -> Any:
         if not _traced(out):
-            return super().standard_gamma(shape, size, dtype, out)
+            return user_array(super().standard_gamma(shape, size, dtype, out), "standard_gamma")
         draw = lambda s: super(Generator, self).standard_gamma(shape, s, dtype)  # noqa: E731
         return _draw_into(out, size, dtype, draw)
 
     def permuted(self, x: Any, *, axis: Any = None, out: Any = None) -> Any:
         if not _traced(out):
-            return super().permuted(x, axis=axis, out=out)
+            return user_array(super().permuted(x, axis=axis, out=out), "permuted")
         if tuple(shape_of(out)) != tuple(shape_of(x)):
             raise ValueError("out must have the same shape as x")
         out[...] = super().permuted(x, axis=axis)  # NumPy's draws for a copy of x
         return out
+
+    def choice(
+        self,
+        a: Any,
+        size: Any = None,
+        replace: bool = True,
+        p: Any = None,
+        axis: int = 0,
+        shuffle: bool = True,
+    ) -> Any:
+        if not isinstance(a, Tracer) and not isinstance(p, Tracer):
+            return user_array(super().choice(a, size, replace, p, axis, shuffle), "choice")
+        # NOTE [choices among traced values]
+        draw = lambda n, q: super(Generator, self).choice(n, size, replace, q, 0, shuffle)  # noqa: E731
+        return traced_choice(a, p, axis, draw)
+
+    def permutation(self, x: Any, axis: int = 0) -> Any:
+        if not isinstance(x, Tracer) or not x.ndim:
+            return user_array(super().permutation(x, axis), "permutation")
+        # the rows of x in the order NumPy's shuffle of a copy gives (the same draws)
+        ndim = x.ndim
+        if not -ndim <= int(axis) < ndim:
+            raise numpy.exceptions.AxisError(axis, ndim)
+        return take(x, super().permutation(shape_of(x)[int(axis)]), axis=int(axis))
 
     def shuffle(self, x: Any, axis: int = 0) -> None:
         if _traced(x) and axis != 0:
@@ -127,6 +160,194 @@ class Generator(_NUMPY_GENERATOR):
             # NumPy's array path: the rows of swapaxes(x, 0, axis), with the same draws
             return super().shuffle(swapaxes_view(x, 0, axis) if axis else x)
         return super().shuffle(x, axis)
+
+
+#: NOTE [choices among traced values]: ``rng.choice(n, p=probs)`` with traced
+#: probabilities (k-means++ seeding: ``p = d2 / d2.sum()`` of the data) and
+#: ``rng.choice(x, ...)`` of a traced ``x`` met NumPy's C code, which refused the tracer.
+#: The indices drawn are integers, with no derivative, so NumPy draws them from ``p``'s
+#: values (read as ``int()`` reads a value: under ``jit`` the recording is marked
+#: value-dependent, under ``vmap`` rows with other probabilities split the batch, each
+#: group drawing as the loop's row does), with the population's size for ``a``; a traced
+#: ``a`` is then indexed by them (``take`` along ``axis``), which is what NumPy's choice
+#: of an array does with the same draws (a 0-d ``a`` is the population's size).  Used by
+#: this module's :class:`Generator` and by ``numpy.random.choice`` (ftransforms/random.py).
+
+
+def traced_choice(a: Any, p: Any, axis: int, draw: Any) -> Any:
+    """``choice(a, ..., p=p, axis=axis)`` with ``a`` or ``p`` traced, the indices made by
+    ``draw(population, p)`` (NumPy's choice of an integer population); NOTE [choices among
+    traced values]."""
+    if isinstance(p, Tracer):
+        p = p._concrete()  # the draws' probabilities: no derivative flows into an index
+    if not isinstance(a, Tracer) or not a.ndim:
+        population = a._concrete() if isinstance(a, Tracer) else a
+        return draw(population, p)
+    ndim = a.ndim
+    if not -ndim <= int(axis) < ndim:
+        raise numpy.exceptions.AxisError(axis, ndim)
+    idx = draw(shape_of(a)[int(axis)], p)
+    return take(a, idx, axis=int(axis))
+
+
+#: NOTE [draws with traced parameters]: NumPy's ``normal``, ``uniform``, ``exponential``
+#: and ``lognormal`` (a ``Generator``'s and ``RandomState``'s) compute each number from
+#: one standard draw: ``loc + scale * z``, ``low + (high - low) * u``, ``scale * e`` and
+#: ``exp(mean + sigma * z)``, ``z``/``u``/``e`` drawn in C order over the result's shape.
+#: A traced parameter (a particle filter's ``rng.normal(f(x), sigma)``, a reparameterised
+#: sample) met NumPy's C code, which refused the tracer; now the standard numbers are drawn
+#: as NumPy draws them (the same calls on the bit generator: bit-identical values) and
+#: mapped by the traced parameters, so ``grad`` differentiates the sample along its path
+#: (the derivative finite differences with the seed fixed give) and ``vmap`` maps the
+#: parameters over one draw, as the loop's rows, each starting from the same state, draw.
+#: NumPy's checks of the parameters and of ``size`` raise NumPy's errors.
+TRACED_PARAMETER_DRAWS = {
+    # name: (parameters with their defaults, the standard draw's kind)
+    "normal": ((("loc", 0.0), ("scale", 1.0)), "normal"),
+    "uniform": ((("low", 0.0), ("high", 1.0)), "uniform"),
+    "exponential": ((("scale", 1.0),), "exponential"),
+    "lognormal": ((("mean", 0.0), ("sigma", 1.0)), "normal"),
+}
+
+
+def traced_parameter_draw(name: str, standard: Any, args: tuple, kwargs: dict) -> Any:
+    """NumPy's ``<name>(*args, **kwargs)`` of :data:`TRACED_PARAMETER_DRAWS` with a traced
+    parameter, ``standard(kind, shape)`` drawing the standard numbers (NOTE [draws with
+    traced parameters])."""
+    spec, kind = TRACED_PARAMETER_DRAWS[name]
+    names = [n for n, _ in spec]
+    if len(args) > len(names) + 1:
+        raise TypeError(f"{name}() takes at most {len(names) + 1} positional arguments")
+    bound = dict(zip([*names, "size"], args))
+    for key, value in kwargs.items():
+        if key not in names and key != "size" or key in bound:
+            raise TypeError(f"{name}() got an unexpected or repeated keyword argument {key!r}")
+        bound[key] = value
+    params = [bound.get(n, default) for n, default in spec]
+    shapes = [tuple(shape_of(v)) for v in params]
+    size = bound.get("size")
+    broadcast = numpy.broadcast_shapes(*shapes)  # NumPy's error where they do not broadcast
+    shape = broadcast if size is None else tuple(int(n) for n in numpy.atleast_1d(size))
+    if size is not None and numpy.broadcast_shapes(shape, broadcast) != shape:
+        raise ValueError(
+            f"Output size {shape} is not compatible with broadcast dimensions of inputs "
+            f"{broadcast}."
+        )
+    if name == "uniform":
+        low, high = params
+        if invalid_in_rows(~numpy.isfinite(high - low)):
+            raise OverflowError("Range exceeds valid bounds")
+        return low + (high - low) * standard(kind, shape)
+    if invalid_in_rows(params[-1] < 0):
+        raise ValueError(f"{names[-1]} < 0")  # NumPy's words
+    if name == "exponential":
+        return params[0] * standard(kind, shape)
+    sample = params[0] + params[1] * standard(kind, shape)
+    return numpy.exp(sample) if name == "lognormal" else sample
+
+
+#: The Generator's methods drawing the standard numbers of each kind.
+_STANDARD_DRAWS = {
+    "normal": "standard_normal",
+    "uniform": "random",
+    "exponential": "standard_exponential",
+}
+
+
+def _drawing_method(base: type, name: str, standards: dict) -> Any:
+    """NumPy's ``<base>.<name>``, whose new array is a buffer for user code, taking traced
+    parameters where :data:`TRACED_PARAMETER_DRAWS` has it (``standards``: the methods
+    drawing each kind's standard numbers)."""
+    method = getattr(base, name)
+
+    def standard(self: Any, kind: str, shape: tuple) -> Any:
+        return getattr(base, standards[kind])(self, shape)
+
+    def draw(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if name in TRACED_PARAMETER_DRAWS and any(
+            isinstance(v, Tracer) for v in (*args, *kwargs.values())
+        ):  # NOTE [draws with traced parameters]
+            call = lambda kind, shape: standard(self, kind, shape)  # noqa: E731
+            return traced_parameter_draw(name, call, args, kwargs)
+        return user_array(method(self, *args, **kwargs), name)
+
+    draw.__name__ = draw.__qualname__ = name
+    draw.__doc__ = f"NumPy's ``{base.__name__}.{name}`` (its new array a buffer for user code)."
+    return draw
+
+
+#: The methods that return new arrays and write into none (the others are defined above).
+_DRAWS = (
+    "beta binomial chisquare dirichlet exponential f gamma geometric gumbel "
+    "hypergeometric integers laplace logistic lognormal logseries multinomial "
+    "multivariate_hypergeometric multivariate_normal negative_binomial noncentral_chisquare "
+    "noncentral_f normal pareto poisson power rayleigh standard_cauchy standard_t "
+    "triangular uniform vonmises wald weibull zipf"
+).split()
+for _name in _DRAWS:
+    setattr(Generator, _name, _drawing_method(_NUMPY_GENERATOR, _name, _STANDARD_DRAWS))
+
+
+_NUMPY_RANDOM_STATE = numpy.random.RandomState
+
+
+class _NumPysClass(type):
+    """The class of :class:`RandomState`: ``isinstance``/``issubclass`` against it answer
+    for NumPy's ``RandomState`` (the name it replaces while a transform is active), so a
+    generator made before the transform is still one."""
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, _NUMPY_RANDOM_STATE)
+
+    def __subclasscheck__(cls, sub: Any) -> bool:
+        return issubclass(sub, _NUMPY_RANDOM_STATE)
+
+
+class RandomState(_NUMPY_RANDOM_STATE, metaclass=_NumPysClass):
+    """NumPy's legacy ``RandomState`` made while a transform is active
+    (``rng = np.random.RandomState(0); W = 0.01 * rng.randn(n, m)``): its draws are
+    buffers for user code, as :class:`Generator`'s are, and its ``normal``, ``uniform``,
+    ``exponential``, ``lognormal``, ``choice`` and ``permutation`` take traced arguments
+    (NOTE [draws with traced parameters], NOTE [choices among traced values]).  NumPy's
+    draws, bit for bit; ``isinstance(x, np.random.RandomState)`` holds for NumPy's own."""
+
+    def __init__(self, seed: Any = None) -> None:
+        for read in SEED_READERS:  # a seed read from a vmap row (NOTE [seeds of some rows])
+            seed = read(seed)
+        super().__init__(seed)
+
+    def choice(self, a: Any, size: Any = None, replace: bool = True, p: Any = None) -> Any:
+        if not isinstance(a, Tracer) and not isinstance(p, Tracer):
+            return user_array(super().choice(a, size, replace, p), "choice")
+        if isinstance(a, Tracer) and a.ndim > 1:
+            raise ValueError("a must be 1-dimensional")  # NumPy's words
+        draw = lambda n, q: super(RandomState, self).choice(n, size, replace, q)  # noqa: E731
+        return traced_choice(a, p, 0, draw)
+
+    def permutation(self, x: Any) -> Any:
+        if not isinstance(x, Tracer) or not x.ndim:
+            return user_array(super().permutation(x), "permutation")
+        return take(x, super().permutation(shape_of(x)[0]), axis=0)  # NumPy's order
+
+
+#: RandomState's methods drawing each kind's standard numbers.
+_LEGACY_STANDARD_DRAWS = {
+    "normal": "standard_normal",
+    "uniform": "random_sample",
+    "exponential": "standard_exponential",
+}
+_LEGACY_DRAWS = (
+    "beta binomial chisquare dirichlet exponential f gamma geometric gumbel hypergeometric "
+    "laplace logistic lognormal logseries multinomial multivariate_normal negative_binomial "
+    "noncentral_chisquare noncentral_f normal pareto poisson power rand randint randn random "
+    "random_integers random_sample rayleigh standard_cauchy standard_exponential "
+    "standard_gamma standard_normal standard_t tomaxint triangular uniform vonmises wald "
+    "weibull zipf"
+).split()
+for _name in _LEGACY_DRAWS:
+    if hasattr(_NUMPY_RANDOM_STATE, _name):
+        _legacy = _drawing_method(_NUMPY_RANDOM_STATE, _name, _LEGACY_STANDARD_DRAWS)
+        setattr(RandomState, _name, _legacy)
 
 
 #: How a seed read from a vmap row is taken: ftransforms/row_seeds.py registers its reader
@@ -151,5 +372,9 @@ def default_rng(seed: Any = None) -> Any:
 
 
 PATCHED_WHILE_ACTIVE.append(
-    (vars(numpy.random), {"default_rng": default_rng}, {"default_rng": _NUMPY_DEFAULT_RNG})
+    (
+        vars(numpy.random),
+        {"default_rng": default_rng, "RandomState": RandomState},
+        {"default_rng": _NUMPY_DEFAULT_RNG, "RandomState": _NUMPY_RANDOM_STATE},
+    )
 )
