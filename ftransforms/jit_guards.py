@@ -10,11 +10,11 @@ after the user rebinds the name; in a notebook that is a silent wrong answer (re
 cell defining ``W`` or ``helper``, call the jitted function, get the old one). So when
 ``jit`` records a signature it notes where those values live: the arrays, numbers and
 settings (strings, ``None``, enum members), the sets, the functions, classes and other
-callables (a library function only where the user put it: ``ACTS[0] = np.sin``, not
-``from numpy import tanh``), and the lists, tuples and dicts of them (empty ones too;
-their subclasses, a namedtuple or an ``OrderedDict``, and a ``deque`` as well),
-that the function, the functions it names as globals or closes over, and the objects of
-its bound methods (or of the methods it calls, through ``self`` too: ``self.helper(x)``,
+callables (a library function by the name the code reads: ``ACTS[0] = np.sin``, and
+``tanh`` of ``from numpy import tanh``, rebound by ``tanh = np.sin``), and the lists,
+tuples and dicts of them (empty ones too; their subclasses, a namedtuple or an
+``OrderedDict``, and a ``deque`` as well), that the function, the functions it names
+as globals or closes over, and the objects of its bound methods (or of the methods it calls, through ``self`` too: ``self.helper(x)``,
 a staticmethod's ``Model.k``, a sub-model's ``self.layer(x)``) hold, the fields of the
 user's modules
 it imports in its body (``import settings``), and the fields of the user's
@@ -625,12 +625,10 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                         fields_read(module, var, names)
                     continue
                 if _imported(value):
-                    # ``ACT = np.tanh`` (``from numpy import tanh as ACT``), rebound to
-                    # np.sin by a notebook cell: the name is guarded (not the library's
-                    # code); a name that is the function's own (``from numpy import
-                    # tanh``) is taken as an import, not a setting: no check
-                    if var != getattr(value, "__name__", var):
-                        note((glb, var, value), var)
+                    # ``ACT = np.tanh``, ``from numpy import tanh`` (as ``ACT`` or not),
+                    # rebound by a notebook cell (``tanh = np.sin``): the name is guarded
+                    # (one dict look-up per replay), not the library's code
+                    note((glb, var, value), var)
                     continue
                 place(glb, var, value, var)
                 fields_read(value, var, names)

@@ -1,0 +1,46 @@
+"""Round 13 probes of ``jit``'s recording call and replay: each replay must compute what
+calling the undecorated function again computes (a replay that differs is a silent
+wrong answer)."""
+
+import types
+
+import numpy as np
+
+import ftransforms as ft
+
+X = np.array([0.3, -1.2, 2.5])
+
+
+def agree(f, changes, jf=None, args=(X,)):
+    """``jit(f)`` and ``f`` before and after each change, twice each (a recording and a
+    replay), compared exactly."""
+    jf = ft.jit(f) if jf is None else jf
+    for change in (None, *changes):
+        if change is not None:
+            change()
+        for _ in range(2):
+            np.testing.assert_array_equal(jf(*args), f(*args))
+    return jf
+
+
+def module(source):
+    """A fresh module running ``source``: the functions' globals are its namespace."""
+    m = types.ModuleType("probe13_module")
+    exec(source, m.__dict__)  # noqa: S102 - the test's own source
+    return m
+
+
+# -- a library function imported under its own name, rebound --------------------------
+
+
+def test_from_numpy_import_tanh_rebound_to_another_function_records_again():
+    """``from numpy import tanh`` then ``tanh = np.sin`` in a notebook cell: the name was
+    taken as an import and not checked, so the replay kept computing ``tanh``."""
+    m = module(
+        "import numpy as np\nfrom numpy import tanh\ndef f(x):\n    return tanh(np.sin(x)) * 2.0\n"
+    )
+
+    def rebind(fn):
+        return lambda: setattr(m, "tanh", fn)
+
+    agree(m.f, [rebind(np.sin), rebind(np.cos), rebind(np.tanh)])
