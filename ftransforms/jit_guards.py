@@ -14,10 +14,9 @@ callables (a library function by the name the code reads: ``ACTS[0] = np.sin``, 
 ``tanh`` of ``from numpy import tanh``, rebound by ``tanh = np.sin``), and the lists,
 tuples and dicts of them (empty ones too; their subclasses, a namedtuple or an
 ``OrderedDict``, and a ``deque`` as well), that the function, the functions it names
-as globals or closes over, and the objects of its bound methods (or of the methods it calls, through ``self`` too: ``self.helper(x)``,
-a staticmethod's ``Model.k``, a sub-model's ``self.layer(x)``) hold, the fields of the
-user's modules
-it imports in its body (``import settings``), and the fields of the user's
+as globals or closes over, and the objects of its bound methods (or of the methods it
+calls, through ``self`` too: ``self.helper(x)``, a staticmethod's ``Model.k``, a
+sub-model's ``self.layer(x)``) hold, the fields of the user's modules it imports in its body (``import settings``), and the fields of the user's
 objects among them (``self.layer.w``, ``__slots__`` too, and the class attributes read
 through an object, and what a property's getter reads; names the code reads, as
 attributes or as strings: ``getattr(cfg, "lr")``; followed a few levels, as
