@@ -16,34 +16,33 @@ tuples and dicts of them (empty ones too; their subclasses, a namedtuple or an
 ``OrderedDict``, and a ``deque`` as well), that the function, the functions it names
 as globals or closes over, and the objects of its bound methods (or of the methods it
 calls, through ``self`` too: ``self.helper(x)``, a staticmethod's ``Model.k``, a
-sub-model's ``self.layer(x)``) hold, the fields of the user's modules it imports in its body (``import settings``), and the fields of the user's
-objects among them (``self.layer.w``, ``__slots__`` too, and the class attributes read
-through an object, and what a property's getter reads; names the code reads, as
-attributes or as strings: ``getattr(cfg, "lr")``; followed a few levels, as
-``host_random`` does for generators; the functions called by name, to the end of the
-chain), each as a place
-(a dict entry, a closure cell, a list slot, an attribute) and the object found there;
-and the environment when the code reads it (``os.environ``, ``os.getenv``). Before a
-replay, :meth:`Guards.hold` checks that every place still holds the same object (numbers
-and strings: an equal one; a bound method: the same function of the same object; a list:
+sub-model's ``self.layer(x)``) hold, the fields of the user's modules it imports in
+its body (``import settings``), and the fields of the user's objects among them
+(``self.layer.w``, ``__slots__`` too, and the class attributes read through an object,
+and what a property's getter reads; names the code reads, as attributes or as strings:
+``getattr(cfg, "lr")``; followed a few levels, as ``host_random`` does for generators;
+the functions called by name, to the end of the chain), each as a place (a dict entry,
+a closure cell, a list slot, an attribute) and the object found there; and the
+environment when the code reads it (``os.environ``, ``os.getenv``). Before a replay,
+:meth:`Guards.hold` checks that every place still holds the same object (numbers and
+strings: an equal one; a bound method: the same function of the same object; a list:
 also its length, a dict its keys in order, a set its members, and for a list or dict of
 more than ``_MAX_ITEMS`` items, the same objects in it, which are not followed further;
 the environment: equal; not a length or content that the recording itself changed, a
 Python side effect, but a setting it set, ``self.scale = 2.0`` after ``None``, whose old
 value its path may have followed, and an attribute of ``self`` the code sets that was
-absent); when one does not, the signature records again (``jit``
-warns once it has happened often: pass such values as arguments). A function that reads
-no such value gets no guards and its replays check nothing. An in-place change of a
-global array (``W[0] = 10``) is not a rebinding: the replay reads the array itself where
-the recording used it directly (an operand, or an output returned as it is:
-``program.LiveOutput``) or where a transform's rule computed with it
-(NOTE [outside arrays in rules under jit] in ``core/outside_operands.py``), but values
-the user's code derived from it with NumPy (``W * 2``, ``np.exp(W)``) keep the old
-numbers; pass arrays that change as arguments.  An integer or boolean array (up to
-``_MAX_INDEX`` elements: an index, a mask, a count, a shape) is the exception: code
-reads its numbers on the host (``x[IDX[0]]``, ``np.delete(x, IDX)``, ``y[IDX] = v``,
-``x.reshape(tuple(SHAPE))``), so the replay checks them as well, and a change records
-again.  A write the function itself makes into
+absent); when one does not, the signature records again (``jit`` warns once it has
+happened often: pass such values as arguments). A function that reads no such value gets
+no guards and its replays check nothing. An in-place change of a global array (``W[0] =
+10``) is not a rebinding: the replay reads the array itself where the recording used it
+directly (an operand, or an output returned as it is: ``program.LiveOutput``) or where a
+transform's rule computed with it (NOTE [outside arrays in rules under jit] in
+``core/outside_operands.py``), but values the user's code derived from it with NumPy
+(``W * 2``, ``np.exp(W)``) keep the old numbers; pass arrays that change as arguments.
+An integer or boolean array (up to ``_MAX_INDEX`` elements: an index, a mask, a count, a
+shape) is the exception: code reads its numbers on the host (``x[IDX[0]]``,
+``np.delete(x, IDX)``, ``y[IDX] = v``, ``x.reshape(tuple(SHAPE))``), so the replay
+checks them as well, and a change records again.  A write the function itself makes into
 such an array (``counts[k] += 1``, ``buf[:] = 7.0``) would happen only while recording
 (and a replay would read the array as the caller left it): a recording that changed one
 (:func:`fingerprints` before and after) runs that signature eagerly instead.
