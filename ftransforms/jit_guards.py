@@ -88,6 +88,32 @@ _WHOLE = object()  # the key of a check of the holder's whole content (``value``
 _ENVIRON_NAMES = frozenset({"environ", "environb", "getenv", "getenvb"})
 
 
+def _environment_objects() -> tuple:
+    return tuple(
+        getattr(os, n) for n in ("environ", "environb", "getenv", "getenvb") if hasattr(os, n)
+    )
+
+
+def _reads_environment(fn: types.FunctionType, names: set) -> bool:
+    """Whether ``fn``'s code reads the environment: by the names ``os`` gives it, or
+    through a global or closed-over name bound to it (``from os import environ`` in an
+    enclosing function, ``ENV = os.environ``)."""
+    if not names.isdisjoint(_ENVIRON_NAMES):
+        return True
+    objects = _environment_objects()
+    glb = fn.__globals__
+    if any(any(glb.get(n) is o for o in objects) for n in names):
+        return True
+    for cell in fn.__closure__ or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if any(value is o for o in objects):
+            return True
+    return False
+
+
 class _Snapshot(dict):
     """A copy of a holder's content, compared by equality (``os.environ``'s)."""
 
@@ -600,7 +626,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                         idents[id(v)] = param
             names = _names_read(code)
             read.update(names)
-            if not names.isdisjoint(_ENVIRON_NAMES) and id(os.environ) not in seen:
+            if id(os.environ) not in seen and _reads_environment(obj, names):
                 # ``float(os.environ["SCALE"])``: a number of the recording, set from outside
                 seen.add(id(os.environ))
                 env = getattr(os.environ, "_data", os.environ)  # (CPython's: str -> bytes)

@@ -44,3 +44,35 @@ def test_from_numpy_import_tanh_rebound_to_another_function_records_again():
         return lambda: setattr(m, "tanh", fn)
 
     agree(m.f, [rebind(np.sin), rebind(np.cos), rebind(np.tanh)])
+
+
+# -- the environment read through a name of the user's ---------------------------------
+
+
+def test_the_environment_read_through_a_closed_over_or_renamed_name_records_again(
+    monkeypatch,
+):
+    """``from os import environ`` inside an enclosing function (a closure cell), or a
+    global ``ENV = os.environ``: only the names ``environ``/``getenv`` were taken as a
+    read of the environment, so setting the variable replayed the old number."""
+    from os import environ  # a closure cell of ``scaled``
+
+    def scaled(x):
+        return x * float(environ.get("FT_PROBE13_SCALE", "1"))
+
+    m = module(
+        "import os\nENV = os.environ\nget = os.getenv\n"
+        "def f(x):\n"
+        "    return x * float(ENV['FT_PROBE13_SCALE']) + float(get('FT_PROBE13_B', '0'))\n"
+    )
+    monkeypatch.setenv("FT_PROBE13_SCALE", "2")
+    for fn in (scaled, m.f):
+        agree(
+            fn,
+            [
+                lambda: monkeypatch.setenv("FT_PROBE13_SCALE", "3"),
+                lambda: monkeypatch.setenv("FT_PROBE13_B", "5"),
+                lambda: monkeypatch.setenv("FT_PROBE13_SCALE", "2"),
+                lambda: monkeypatch.delenv("FT_PROBE13_B"),
+            ],
+        )
