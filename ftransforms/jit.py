@@ -290,6 +290,16 @@ def _returned_function_fix(fn: Callable) -> str:
     )
 
 
+def _of_call(interp: TraceInterpreter, scope: Any) -> Callable[[Any], bool]:
+    """Whether a value is one of the recording's: traced, or an array the call made."""
+
+    def ours(v: Any) -> bool:
+        t = type(v)
+        return (t is TraceTracer and v._interp is interp) or (t is Buffer and v._interp is scope)
+
+    return ours
+
+
 def _trace(
     func: Callable,
     args: tuple,
@@ -322,7 +332,13 @@ def _trace(
             wrapped = link(aliases, wrapped, interp.name, lambda: _leaf_names(len(wrapped)))
         laid_out_arguments(leaves, wrapped)  # NOTE [layout of elementwise results]
         wrapped_args, wrapped_kwargs = tree_unflatten(spec, wrapped)
-        out = transform_outputs(func(*wrapped_args, **wrapped_kwargs))
+        try:
+            out = transform_outputs(func(*wrapped_args, **wrapped_kwargs))
+        except BaseException:
+            if guards is not None:  # NOTE [traced values stored outside under jit]: also
+                # where the function raised after storing one (eagerly: an array)
+                guards.concretize(_of_call(interp, live_buffer_scope()))
+            raise
         scope = live_buffer_scope()  # the arrays the call made (buffers) belong to it
         # whether a write reached an argument (NOTE [aliased arguments]): its slot moved on
         writes_inputs = any(
@@ -404,15 +420,7 @@ def _trace(
             f"whose next items it may read"
         )
     if guards is not None:  # NOTE [traced values stored outside under jit]
-
-        def ours(v: Any) -> bool:  # a value of this call: traced, or an array it made
-
-            t = type(v)
-            return (t is TraceTracer and v._interp is interp) or (
-                t is Buffer and v._interp is scope
-            )
-
-        stored = guards.concretize(ours)
+        stored = guards.concretize(_of_call(interp, scope))
         if stored and not interp.value_dependent:
             interp.value_dependent = True
             interp.reason = (

@@ -76,3 +76,30 @@ def test_the_environment_read_through_a_closed_over_or_renamed_name_records_agai
                 lambda: monkeypatch.delenv("FT_PROBE13_B"),
             ],
         )
+
+
+# -- a recording that raises ------------------------------------------------------------
+
+STORE = {}
+
+
+def _store_then_check(x):
+    STORE["last"] = x * 2.0
+    if x[0] > 0:
+        raise ValueError("positive")
+    return x
+
+
+def test_a_value_stored_outside_before_the_recording_raises_is_an_array():
+    """``STORE["last"] = x * 2.0`` and then an error: the stored value stayed a tracer of
+    the failed recording (EscapedTracerError at its next use), where NumPy stores an
+    array; after a successful call it was already an array."""
+    jf = ft.jit(_store_then_check)
+    for _ in range(2):
+        STORE.clear()
+        try:
+            jf(X)
+        except ValueError:
+            pass
+        assert type(STORE["last"]) is np.ndarray
+        np.testing.assert_array_equal(STORE["last"] + 1.0, X * 2.0 + 1.0)
