@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 import copy
+import enum
 import functools
 import gc
 import inspect
@@ -348,6 +349,7 @@ def _trace(
         out_leaves, out_spec = tree_flatten(out)
         refs, consts, values, views_inputs = [], [], [], []
         first: dict = {}  # id -> the output that first returned an array object
+        made = ""  # a mutable object among the outputs that the call made
         for k, leaf in enumerate(out_leaves):
             if type(leaf) is TraceTracer or type(leaf) is numpy.ndarray:
                 if id(leaf) in first:  # NOTE [one output object returned twice]
@@ -398,9 +400,21 @@ def _trace(
                         f"which jit can only return as arrays (in tuples, lists, dicts or "
                         f"registered pytrees); {fix}"
                     )
+                if (
+                    type(leaf) not in _PLAIN_OUTPUTS
+                    and not made
+                    and _made_by_call(leaf, guards, (*leaves, *statics))
+                ):
+                    made = type(leaf).__name__  # NOTE [mutable objects returned under jit]
                 refs.append(None)
                 consts.append(LiveOutput(leaf) if _views_outside(leaf, interp.opaque) else leaf)
                 values.append(leaf)
+    if made and not interp.value_dependent:
+        interp.value_dependent = True
+        interp.reason = (
+            f"an output that is a {made} the call made, a new one at every call, which a "
+            f"replay would return again (return arrays or immutable values instead)"
+        )
     if (drew(draws) or fresh.drew) and not interp.value_dependent:
         interp.value_dependent = True
         interp.reason = (
@@ -670,6 +684,50 @@ def _views_outside(leaf: Any, opaque: frozenset) -> bool:
 
 #: Output leaves that hold no array (a constant of the recording as they are).
 _PLAIN_OUTPUTS = frozenset({type(None), bool, int, float, complex, str, numpy.ndarray})
+
+# NOTE [mutable objects returned under jit]: a replay returns an output leaf that is no
+# array as the recording's constant, the same object at every call.  For a value that
+# cannot change (a number, a string, ``None``, a function, a class, a dtype, an enum
+# member, a frozen dataclass) and for an object from outside the call (``return loss,
+# self``; an argument; an object the guards of NOTE [values read from outside under jit]
+# know), that is what the function returns eagerly.  A mutable object the call made
+# (``return y, set()``, a ``Stats()`` the caller then updates) is a new one at every eager
+# call, while every replay would return the one the caller changed: such a signature runs
+# eagerly.  Checked once per recording, for output leaves that are not plain values.
+_IMMUTABLE_OUTPUTS = (
+    bytes,
+    frozenset,
+    range,
+    slice,
+    type(Ellipsis),
+    type,
+    numpy.generic,
+    numpy.dtype,
+    numpy.ufunc,
+    enum.Enum,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    types.ModuleType,
+    functools.partial,
+    ShapeDtypeStruct,
+)
+
+
+def _made_by_call(leaf: Any, guards: Any, given: tuple) -> bool:
+    """Whether the output ``leaf`` (no array, nor a plain value) is a mutable object that
+    the call made (NOTE [mutable objects returned under jit])."""
+    if isinstance(leaf, _IMMUTABLE_OUTPUTS) or is_array(leaf):
+        return False
+    params = getattr(type(leaf), "__dataclass_params__", None)
+    if params is not None and params.frozen:
+        return False
+    outside = {id(v) for v in given}
+    if guards is not None:
+        for holder, _, value in guards.checks:
+            outside.add(id(holder))
+            outside.add(id(value))
+    return id(leaf) not in outside and id(getattr(leaf, "__dict__", None)) not in outside
 
 
 def _holds_tracer(obj: Any, depth: int) -> bool:

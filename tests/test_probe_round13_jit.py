@@ -103,3 +103,58 @@ def test_a_value_stored_outside_before_the_recording_raises_is_an_array():
             pass
         assert type(STORE["last"]) is np.ndarray
         np.testing.assert_array_equal(STORE["last"] + 1.0, X * 2.0 + 1.0)
+
+
+# -- mutable objects among the outputs ---------------------------------------------------
+
+
+class _Stats:
+    def __init__(self):
+        self.seen = 0
+
+
+def test_a_mutable_object_the_call_makes_is_a_new_one_at_every_call():
+    """``return y, set()`` or a ``Stats()`` the caller then updates: every replay returned
+    the recording's object, with the caller's earlier changes in it, where each eager call
+    returns a new one."""
+    import warnings
+
+    def tagged(x):
+        return x * 2.0, set()
+
+    def counted(x):
+        return np.sin(x), _Stats()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (runs eagerly, says so once)
+        jt, jc = ft.jit(tagged), ft.jit(counted)
+        for _ in range(3):
+            y, tags = jt(X)
+            assert tags == set()
+            tags.add("seen")
+            np.testing.assert_array_equal(y, X * 2.0)
+            y, stats = jc(X)
+            assert stats.seen == 0
+            stats.seen += 1
+            np.testing.assert_array_equal(y, np.sin(X))
+
+
+def test_an_object_from_outside_returned_as_it_is_still_replays():
+    """``return y, self`` (the same object at every eager call): replayed, not eager."""
+    calls = []
+
+    class Model:
+        def __init__(self):
+            self.w = np.ones(3)
+
+        def step(self, x):
+            calls.append(1)
+            return x * self.w, self
+
+    m = Model()
+    jf = ft.jit(m.step)
+    for _ in range(3):
+        y, back = jf(X)
+        assert back is m
+        np.testing.assert_array_equal(y, X)
+    assert len(calls) == 1
