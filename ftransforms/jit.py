@@ -291,6 +291,26 @@ def _returned_function_fix(fn: Callable) -> str:
     )
 
 
+def _held_arrays(eqns: list, out_consts: list) -> set:
+    """The ids of the arrays the equations (their loop bodies and branches too) and the
+    outputs hold as constants, and of the arrays those view (NOTE [values derived from
+    outside arrays under jit] in ``jit_guards.py``)."""
+    live: set = set()
+    stack = [(eqns, out_consts)]
+    while stack:
+        body, outs = stack.pop()
+        for c in (*(c for e in body for c in e.consts), *outs):
+            if type(c) is LiveOutput:
+                c = c.value
+            while type(c) is numpy.ndarray and id(c) not in live:
+                live.add(id(c))
+                c = c.base
+        for e in body:
+            for fn in getattr(e.prim, "subprograms", {}).values():
+                stack.append((fn.eqns, getattr(fn, "out_consts", ())))
+    return live
+
+
 def _of_call(interp: TraceInterpreter, scope: Any) -> Callable[[Any], bool]:
     """Whether a value is one of the recording's: traced, or an array the call made."""
 
@@ -498,6 +518,7 @@ def _trace(
         # NOTE [outside arrays in rules under jit]; indices and masks whose numbers Python
         # code may have read (NOTE [values read from outside under jit])
         read = [*routes.read, *guards.index_arrays()]
+        read += guards.derived_arrays(_held_arrays(interp.program, consts))
         if read:
             guards.hold_contents(read)
         program.guards = guards if guards.checks else None  # (all side effects: nothing)

@@ -37,8 +37,9 @@ no guards and its replays check nothing. An in-place change of a global array (`
 10``) is not a rebinding: the replay reads the array itself where the recording used it
 directly (an operand, or an output returned as it is: ``program.LiveOutput``) or where a
 transform's rule computed with it (NOTE [outside arrays in rules under jit] in
-``core/outside_operands.py``), but values the user's code derived from it with NumPy
-(``W * 2``, ``np.exp(W)``) keep the old numbers; pass arrays that change as arguments.
+``core/outside_operands.py``); values the user's code derived from it with NumPy
+(``np.exp(W)``) are checked where no equation holds the array itself (NOTE [values
+derived from outside arrays under jit]).
 An integer or boolean array (up to ``_MAX_INDEX`` elements: an index, a mask, a count, a
 shape) is the exception: code reads its numbers on the host (``x[IDX[0]]``,
 ``np.delete(x, IDX)``, ``y[IDX] = v``, ``x.reshape(tuple(SHAPE))``), so the replay
@@ -125,9 +126,12 @@ class _Contents:
 
     def __init__(self, array: Any) -> None:
         self.copy = array.copy()
-        # integers and booleans (an index, a mask): their bytes, compared at C speed
+        # numbers (an index, a mask, a scale): their bytes, compared at C speed (a float's
+        # -0.0 differs from 0.0 there: a recording again, never a stale replay)
         self.data = (
-            array.tobytes() if type(array) is numpy.ndarray and array.dtype.kind in "biu" else None
+            array.tobytes()
+            if type(array) is numpy.ndarray and array.dtype.kind in "biufc"
+            else None
         )
 
     def __eq__(self, now: Any) -> bool:
@@ -192,6 +196,10 @@ class _Attr(str):
 _MAX_ITEMS = 64
 #: The largest integer or boolean array from outside whose numbers are checked.
 _MAX_INDEX = 1 << 14
+#: The largest outside array checked for the values derived from it (NOTE [values
+#: derived from outside arrays under jit]): a replay compares at most this many bytes
+#: per array (about 30 us).
+_MAX_DERIVED = 1 << 20
 #: Lists and dicts the code reads with more items than this are searched for stored
 #: values only in what the recording added to them (NOTE [traced values stored outside
 #: under jit]): walking an op database's lists on every recording cost 25 ms.
@@ -422,6 +430,41 @@ class Guards:
         ``_MAX_INDEX`` elements: indices, masks, counts and shapes, whose numbers code
         reads on the host (``x[:N[0]]``, ``np.delete(x, IDX)``, ``y[IDX] = v``)."""
         return [a for _, a in self.arrays() if a.dtype.kind in "biu" and a.size <= _MAX_INDEX]
+
+    def derived_arrays(self, live: set) -> list:
+        """NOTE [values derived from outside arrays under jit]: a value the user's own
+        NumPy code computes from an outside array (``np.exp(self.log_std)``, ``x *
+        A.sum()``, ``np.linalg.inv(W)``) never reaches the recorder: it is a constant of
+        the recording, and an in-place change of the array (``log_std -= lr * g``) was
+        replayed with the old numbers.  A read of an array's values cannot be seen, but
+        an array the recording used as an operand (``x @ W``, ``W.T``: ``live``, the ids
+        of the arrays the recording's equations hold, and the arrays they view) is read
+        by every replay, and an array the code does not name is not read at all.  The
+        others, the arrays the code names (an attribute, a global, a string key among
+        the names it reads; a closed-over one; an item of a container it reads) that no
+        equation holds, of at most ``_MAX_DERIVED`` bytes, are the ones such a value may
+        have come from: their numbers are checked before each replay (a copy's bytes
+        against theirs), and a change records again.  An array both used as an operand
+        and read by NumPy code (``x @ W + np.linalg.norm(W)``), or a larger one, keeps
+        the old derived value (documented: pass it as an argument)."""
+        read: set = set()
+        for code in self.codes:
+            read |= _names_read(code)
+        out: dict = {}
+        for _, key, value in self.checks:
+            if type(key) is str and key not in read:
+                continue  # (``self.emb`` of a model whose method does not name it)
+            kind = _container(value)
+            values = value.values() if kind is dict else value
+            for v in values if kind is not None else (value,):
+                if (
+                    type(v) is numpy.ndarray
+                    and id(v) not in live
+                    and v.dtype.kind != "O"
+                    and v.nbytes <= _MAX_DERIVED
+                ):
+                    out[id(v)] = v
+        return list(out.values())
 
     def array_ids(self) -> frozenset:
         """The ids of the arrays among the values (the recording must not fold them)."""

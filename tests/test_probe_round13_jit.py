@@ -158,3 +158,47 @@ def test_an_object_from_outside_returned_as_it_is_still_replays():
         assert back is m
         np.testing.assert_array_equal(y, X)
     assert len(calls) == 1
+
+
+# -- values the user's NumPy code derives from an outside array --------------------------
+
+
+class _Gaussian:
+    def __init__(self):
+        self.mean = np.array([0.5, -0.5, 1.0])
+        self.log_std = np.zeros(3)
+
+    def sample(self, eps):
+        return self.mean + np.exp(self.log_std) * eps  # exp by NumPy: a constant
+
+
+A_GLOBAL = np.array([[2.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.5, 4.0]])
+
+
+def _solve_with_global(x):
+    return np.linalg.inv(A_GLOBAL) @ x  # inv by NumPy, the product recorded
+
+
+def test_a_value_numpy_derives_from_an_outside_array_changed_in_place_records_again():
+    """``np.exp(self.log_std)``, ``A.sum()`` of a closed-over array, ``np.linalg.inv(A)``
+    of a global: the user's NumPy computes them before any traced operation, so the
+    recording held their old values, and an in-place update (``log_std -= lr * g``)
+    replayed stale numbers."""
+    model = _Gaussian()
+    closed = np.ones(3)
+
+    def scaled(x):
+        return x * closed.sum()
+
+    def step_std():
+        model.log_std -= 0.25
+
+    def step_closed():
+        closed[0] += 2.0
+
+    def step_global():
+        A_GLOBAL[0, 0] += 1.0
+
+    agree(model.sample, [step_std, step_std])
+    agree(scaled, [step_closed, step_closed])
+    agree(_solve_with_global, [step_global, step_global])
