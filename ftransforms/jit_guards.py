@@ -448,12 +448,16 @@ class Guards:
         and read by NumPy code (``x @ W + np.linalg.norm(W)``), or a larger one, keeps
         the old derived value (documented: pass it as an argument)."""
         read: set = set()
+        loaded: set = set()  # the names read as globals (``W``, not ``self.W``)
         for code in self.codes:
             read |= _names_read(code)
+            loaded |= _globals_loaded(code)
         out: dict = {}
-        for _, key, value in self.checks:
+        for holder, key, value in self.checks:
             if type(key) is str and key not in read:
                 continue  # (``self.emb`` of a model whose method does not name it)
+            if type(key) is str and "__builtins__" in holder and key not in loaded:
+                continue  # (a global ``W`` where the code reads ``self.W``)
             kind = _container(value)
             values = value.values() if kind is dict else value
             for v in values if kind is not None else (value,):
@@ -684,6 +688,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 visit(value, _deeper(value, depth), var)
                 fields_read(value, var, names)
             glb = obj.__globals__
+            loaded = None  # the names the code reads as globals, where needed
             for var in names:
                 value = glb.get(var, _MISSING)
                 if value is _MISSING:  # ``import settings`` in the function: its fields
@@ -694,8 +699,12 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 if _imported(value):
                     # ``ACT = np.tanh``, ``from numpy import tanh`` (as ``ACT`` or not),
                     # rebound by a notebook cell (``tanh = np.sin``): the name is guarded
-                    # (one dict look-up per replay), not the library's code
-                    note((glb, var, value), var)
+                    # (one dict look-up per replay), not the library's code; where the
+                    # code reads it as a global (not ``np.tanh``'s attribute)
+                    if loaded is None:
+                        loaded = _globals_loaded(code)
+                    if var in loaded:
+                        note((glb, var, value), var)
                     continue
                 place(glb, var, value, var)
                 fields_read(value, var, names)
@@ -996,6 +1005,19 @@ def _names_read(code: types.CodeType) -> set:
                 names.add(k)
             elif isinstance(k, types.CodeType):
                 stack.append(k)
+    return names
+
+
+def _globals_loaded(code: types.CodeType) -> set:
+    """The names ``code`` (and the functions nested in it) reads as globals."""
+    names = set()
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        for ins in dis.get_instructions(c):
+            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+                names.add(ins.argval)
+        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
     return names
 
 
