@@ -202,3 +202,15 @@ def test_a_value_numpy_derives_from_an_outside_array_changed_in_place_records_ag
     agree(model.sample, [step_std, step_std])
     agree(scaled, [step_closed, step_closed])
     agree(_solve_with_global, [step_global, step_global])
+
+
+def test_an_attribute_named_like_an_imported_function_adds_no_check():
+    """``np.tanh`` in a module that also has ``from numpy import tanh``: the attribute's
+    name is no read of the global, which gets no check (nothing to pay per replay)."""
+    from ftransforms.jit_guards import guards_of
+
+    m = module(
+        "import numpy as np\nfrom numpy import tanh\n"
+        "def f(x):\n    return np.tanh(np.sin(x)) * 2.0\n"
+    )
+    assert guards_of(m.f) is None
