@@ -716,6 +716,10 @@ _PLAIN_OUTPUTS = frozenset({type(None), bool, int, float, complex, str, numpy.nd
 # call, while every replay would return the one the caller changed: such a signature runs
 # eagerly.  Checked once per recording, for output leaves that are not plain values.
 _IMMUTABLE_OUTPUTS = (
+    str,
+    int,
+    float,
+    complex,
     bytes,
     frozenset,
     range,
