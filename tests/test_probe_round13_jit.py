@@ -214,3 +214,38 @@ def test_an_attribute_named_like_an_imported_function_adds_no_check():
         "def f(x):\n    return np.tanh(np.sin(x)) * 2.0\n"
     )
     assert guards_of(m.f) is None
+
+
+def test_immutable_objects_among_the_outputs_replay_as_they_are():
+    """A class (``np.float32``, whose ``copy`` is an unbound method: the recording raised
+    a TypeError), a dtype, an enum member, a frozen dataclass, a builtin, a str subclass:
+    returned as they are at every replay, which replays (no eager run, no warning)."""
+    import dataclasses
+    import enum
+    import warnings
+
+    class Mode(enum.Enum):
+        TRAIN = 1
+
+    class Tag(str):
+        pass
+
+    @dataclasses.dataclass(frozen=True)
+    class Meta:
+        n: int
+
+    outs = (np.float32, np.dtype("f4"), Mode.TRAIN, Meta(3), len, Tag("t"), frozenset({1}))
+    calls = []
+
+    def f(x):
+        calls.append(1)
+        return x * 2.0, outs
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        jf = ft.jit(f)
+        for _ in range(3):
+            y, back = jf(X)
+            np.testing.assert_array_equal(y, X * 2.0)
+            assert all(a is b for a, b in zip(back, outs))
+    assert len(calls) == 1
