@@ -61,6 +61,7 @@ import os
 import sys
 import threading
 import types
+import weakref
 import zlib
 from typing import Any
 
@@ -1008,8 +1009,19 @@ def _names_read(code: types.CodeType) -> set:
     return names
 
 
-def _globals_loaded(code: types.CodeType) -> set:
-    """The names ``code`` (and the functions nested in it) reads as globals."""
+def _globals_loaded(code: types.CodeType) -> frozenset:
+    """The names ``code`` (and the functions nested in it) reads as globals (cached while
+    the code lives: it does not change, and reading its instructions costs tens of us)."""
+    found = _LOADED.get(code)
+    if found is None:
+        found = _LOADED[code] = _read_globals_loaded(code)
+    return found
+
+
+_LOADED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _read_globals_loaded(code: types.CodeType) -> frozenset:
     names = set()
     stack = [code]
     while stack:
@@ -1018,7 +1030,7 @@ def _globals_loaded(code: types.CodeType) -> set:
             if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
                 names.add(ins.argval)
         stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
-    return names
+    return frozenset(names)
 
 
 def _slot_names(cls: type) -> list:
