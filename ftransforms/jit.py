@@ -1044,6 +1044,8 @@ def jit(
             return transform_outputs(func(*args, **kwargs))
         key = (spec, sig, static_key)
         orders = _dict_orders((dynamic, dyn_kwargs))
+        if static[1]:  # the keyword arguments in the caller's order, static ones among
+            orders += (tuple(kwargs),)  # them (``**kw`` sees it), not sorted ones last
         if orders:
             key += (orders,)
         program = cache.get(key)
@@ -1096,7 +1098,10 @@ def jit(
                 _count_number_values(name, spec, sig, leaves, number_values)
 
             def call(*dyn_args: Any, **dyn_kw: Any) -> Any:
-                return func(*_merge_static(dyn_args, static), **dyn_kw, **dict(static[1]))
+                if not static[1]:
+                    return func(*_merge_static(dyn_args, static), **dyn_kw)
+                given = {**dyn_kw, **dict(static[1])}
+                return func(*_merge_static(dyn_args, static), **{k: given[k] for k in kwargs})
 
             # NOTE [values read from outside under jit]: where they are, before the call
             statics = _static_objects(static, leaves)

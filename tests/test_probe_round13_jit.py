@@ -249,3 +249,29 @@ def test_immutable_objects_among_the_outputs_replay_as_they_are():
             np.testing.assert_array_equal(y, X * 2.0)
             assert all(a is b for a, b in zip(back, outs))
     assert len(calls) == 1
+
+
+# -- static keyword arguments in the caller's order ----------------------------------------
+
+
+def test_static_keyword_arguments_reach_kwargs_in_the_callers_order():
+    """``f(x, b=2.0, a=1.0)`` with ``static_argnames=("a", "b")``: the function got the
+    static keyword arguments sorted and after the others, so ``**kw`` saw ``a`` first
+    and the replay computed with it; eagerly ``b`` is first.  (``jax.jit`` sorts every
+    keyword argument, by its pytree flattening; ``jit`` keeps the order of the call, as
+    it does for the other keyword arguments, so that it computes what ``f`` does.)"""
+
+    def first(x, **kw):
+        return x * next(iter(kw.values()))
+
+    def names(x, **kw):
+        return x * len("".join(kw)[:1] * (2 if next(iter(kw)) == "s" else 1))
+
+    jf = ft.jit(first, static_argnames=("a", "b"))
+    jn = ft.jit(names, static_argnames="s")
+    y = np.full(3, 3.0)
+    for _ in range(2):
+        for kw in ({"b": 2.0, "a": 1.0}, {"a": 1.0, "b": 2.0}):
+            np.testing.assert_array_equal(jf(X, **kw), first(X, **kw))
+        for kw in ({"s": 1, "y": y}, {"y": y, "s": 1}):
+            np.testing.assert_array_equal(jn(X, **kw), names(X, **kw))
