@@ -199,6 +199,15 @@ def test_a_value_numpy_derives_from_an_outside_array_changed_in_place_records_ag
     def step_global():
         A_GLOBAL[0, 0] += 1.0
 
+    threshold = np.array([3.0])
+
+    def gated(x):  # a Python branch on an outside float array's number
+        return x * 2.0 if threshold[0] > 1.0 else -x
+
+    def lower():
+        threshold[0] -= 2.5
+
+    agree(gated, [lower, lower])
     agree(model.sample, [step_std, step_std])
     agree(scaled, [step_closed, step_closed])
     agree(_solve_with_global, [step_global, step_global])
