@@ -2,32 +2,12 @@
 calling the undecorated function again computes (a replay that differs is a silent
 wrong answer)."""
 
-import types
-
 import numpy as np
 
 import ftransforms as ft
+from tests.test_probe_round8_jit import agree, module
 
 X = np.array([0.3, -1.2, 2.5])
-
-
-def agree(f, changes, jf=None, args=(X,)):
-    """``jit(f)`` and ``f`` before and after each change, twice each (a recording and a
-    replay), compared exactly."""
-    jf = ft.jit(f) if jf is None else jf
-    for change in (None, *changes):
-        if change is not None:
-            change()
-        for _ in range(2):
-            np.testing.assert_array_equal(jf(*args), f(*args))
-    return jf
-
-
-def module(source):
-    """A fresh module running ``source``: the functions' globals are its namespace."""
-    m = types.ModuleType("probe13_module")
-    exec(source, m.__dict__)  # noqa: S102 - the test's own source
-    return m
 
 
 # -- a library function imported under its own name, rebound --------------------------
