@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 import copy
+import enum
 import functools
 import gc
 import inspect
@@ -290,6 +291,36 @@ def _returned_function_fix(fn: Callable) -> str:
     )
 
 
+def _held_arrays(eqns: list, out_consts: list) -> set:
+    """The ids of the arrays the equations (their loop bodies and branches too) and the
+    outputs hold as constants, and of the arrays those view (NOTE [values derived from
+    outside arrays under jit] in ``jit_guards.py``)."""
+    live: set = set()
+    stack = [(eqns, out_consts)]
+    while stack:
+        body, outs = stack.pop()
+        for c in (*(c for e in body for c in e.consts), *outs):
+            if type(c) is LiveOutput:
+                c = c.value
+            while type(c) is numpy.ndarray and id(c) not in live:
+                live.add(id(c))
+                c = c.base
+        for e in body:
+            for fn in getattr(e.prim, "subprograms", {}).values():
+                stack.append((fn.eqns, getattr(fn, "out_consts", ())))
+    return live
+
+
+def _of_call(interp: TraceInterpreter, scope: Any) -> Callable[[Any], bool]:
+    """Whether a value is one of the recording's: traced, or an array the call made."""
+
+    def ours(v: Any) -> bool:
+        t = type(v)
+        return (t is TraceTracer and v._interp is interp) or (t is Buffer and v._interp is scope)
+
+    return ours
+
+
 def _trace(
     func: Callable,
     args: tuple,
@@ -322,7 +353,13 @@ def _trace(
             wrapped = link(aliases, wrapped, interp.name, lambda: _leaf_names(len(wrapped)))
         laid_out_arguments(leaves, wrapped)  # NOTE [layout of elementwise results]
         wrapped_args, wrapped_kwargs = tree_unflatten(spec, wrapped)
-        out = transform_outputs(func(*wrapped_args, **wrapped_kwargs))
+        try:
+            out = transform_outputs(func(*wrapped_args, **wrapped_kwargs))
+        except BaseException:
+            if guards is not None:  # NOTE [traced values stored outside under jit]: also
+                # where the function raised after storing one (eagerly: an array)
+                guards.concretize(_of_call(interp, live_buffer_scope()))
+            raise
         scope = live_buffer_scope()  # the arrays the call made (buffers) belong to it
         # whether a write reached an argument (NOTE [aliased arguments]): its slot moved on
         writes_inputs = any(
@@ -332,6 +369,7 @@ def _trace(
         out_leaves, out_spec = tree_flatten(out)
         refs, consts, values, views_inputs = [], [], [], []
         first: dict = {}  # id -> the output that first returned an array object
+        made = ""  # a mutable object among the outputs that the call made
         for k, leaf in enumerate(out_leaves):
             if type(leaf) is TraceTracer or type(leaf) is numpy.ndarray:
                 if id(leaf) in first:  # NOTE [one output object returned twice]
@@ -382,9 +420,21 @@ def _trace(
                         f"which jit can only return as arrays (in tuples, lists, dicts or "
                         f"registered pytrees); {fix}"
                     )
+                if (
+                    type(leaf) not in _PLAIN_OUTPUTS
+                    and not made
+                    and _made_by_call(leaf, guards, (*leaves, *statics))
+                ):
+                    made = type(leaf).__name__  # NOTE [mutable objects returned under jit]
                 refs.append(None)
                 consts.append(LiveOutput(leaf) if _views_outside(leaf, interp.opaque) else leaf)
                 values.append(leaf)
+    if made and not interp.value_dependent:
+        interp.value_dependent = True
+        interp.reason = (
+            f"an output that is a {made} the call made, a new one at every call, which a "
+            f"replay would return again (return arrays or immutable values instead)"
+        )
     if (drew(draws) or fresh.drew) and not interp.value_dependent:
         interp.value_dependent = True
         interp.reason = (
@@ -404,15 +454,7 @@ def _trace(
             f"whose next items it may read"
         )
     if guards is not None:  # NOTE [traced values stored outside under jit]
-
-        def ours(v: Any) -> bool:  # a value of this call: traced, or an array it made
-
-            t = type(v)
-            return (t is TraceTracer and v._interp is interp) or (
-                t is Buffer and v._interp is scope
-            )
-
-        stored = guards.concretize(ours)
+        stored = guards.concretize(_of_call(interp, scope))
         if stored and not interp.value_dependent:
             interp.value_dependent = True
             interp.reason = (
@@ -476,6 +518,7 @@ def _trace(
         # NOTE [outside arrays in rules under jit]; indices and masks whose numbers Python
         # code may have read (NOTE [values read from outside under jit])
         read = [*routes.read, *guards.index_arrays()]
+        read += guards.derived_arrays(_held_arrays(interp.program, consts))
         if read:
             guards.hold_contents(read)
         program.guards = guards if guards.checks else None  # (all side effects: nothing)
@@ -662,6 +705,54 @@ def _views_outside(leaf: Any, opaque: frozenset) -> bool:
 
 #: Output leaves that hold no array (a constant of the recording as they are).
 _PLAIN_OUTPUTS = frozenset({type(None), bool, int, float, complex, str, numpy.ndarray})
+
+# NOTE [mutable objects returned under jit]: a replay returns an output leaf that is no
+# array as the recording's constant, the same object at every call.  For a value that
+# cannot change (a number, a string, ``None``, a function, a class, a dtype, an enum
+# member, a frozen dataclass) and for an object from outside the call (``return loss,
+# self``; an argument; an object the guards of NOTE [values read from outside under jit]
+# know), that is what the function returns eagerly.  A mutable object the call made
+# (``return y, set()``, a ``Stats()`` the caller then updates) is a new one at every eager
+# call, while every replay would return the one the caller changed: such a signature runs
+# eagerly.  Checked once per recording, for output leaves that are not plain values.
+_IMMUTABLE_OUTPUTS = (
+    str,
+    int,
+    float,
+    complex,
+    bytes,
+    frozenset,
+    range,
+    slice,
+    type(Ellipsis),
+    type,
+    numpy.generic,
+    numpy.dtype,
+    numpy.ufunc,
+    enum.Enum,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    types.ModuleType,
+    functools.partial,
+    ShapeDtypeStruct,
+)
+
+
+def _made_by_call(leaf: Any, guards: Any, given: tuple) -> bool:
+    """Whether the output ``leaf`` (no array, nor a plain value) is a mutable object that
+    the call made (NOTE [mutable objects returned under jit])."""
+    if isinstance(leaf, _IMMUTABLE_OUTPUTS) or is_array(leaf):
+        return False
+    params = getattr(type(leaf), "__dataclass_params__", None)
+    if params is not None and params.frozen:
+        return False
+    outside = {id(v) for v in given}
+    if guards is not None:
+        for holder, _, value in guards.checks:
+            outside.add(id(holder))
+            outside.add(id(value))
+    return id(leaf) not in outside and id(getattr(leaf, "__dict__", None)) not in outside
 
 
 def _holds_tracer(obj: Any, depth: int) -> bool:
@@ -953,6 +1044,8 @@ def jit(
             return transform_outputs(func(*args, **kwargs))
         key = (spec, sig, static_key)
         orders = _dict_orders((dynamic, dyn_kwargs))
+        if static[1]:  # the keyword arguments in the caller's order, static ones among
+            orders += (tuple(kwargs),)  # them (``**kw`` sees it), not sorted ones last
         if orders:
             key += (orders,)
         program = cache.get(key)
@@ -1005,7 +1098,10 @@ def jit(
                 _count_number_values(name, spec, sig, leaves, number_values)
 
             def call(*dyn_args: Any, **dyn_kw: Any) -> Any:
-                return func(*_merge_static(dyn_args, static), **dyn_kw, **dict(static[1]))
+                if not static[1]:
+                    return func(*_merge_static(dyn_args, static), **dyn_kw)
+                given = {**dyn_kw, **dict(static[1])}
+                return func(*_merge_static(dyn_args, static), **{k: given[k] for k in kwargs})
 
             # NOTE [values read from outside under jit]: where they are, before the call
             statics = _static_objects(static, leaves)

@@ -10,41 +10,40 @@ after the user rebinds the name; in a notebook that is a silent wrong answer (re
 cell defining ``W`` or ``helper``, call the jitted function, get the old one). So when
 ``jit`` records a signature it notes where those values live: the arrays, numbers and
 settings (strings, ``None``, enum members), the sets, the functions, classes and other
-callables (a library function only where the user put it: ``ACTS[0] = np.sin``, not
-``from numpy import tanh``), and the lists, tuples and dicts of them (empty ones too;
-their subclasses, a namedtuple or an ``OrderedDict``, and a ``deque`` as well),
-that the function, the functions it names as globals or closes over, and the objects of
-its bound methods (or of the methods it calls, through ``self`` too: ``self.helper(x)``,
-a staticmethod's ``Model.k``, a sub-model's ``self.layer(x)``) hold, the fields of the
-user's modules
-it imports in its body (``import settings``), and the fields of the user's
-objects among them (``self.layer.w``, ``__slots__`` too, and the class attributes read
-through an object, and what a property's getter reads; names the code reads, as
-attributes or as strings: ``getattr(cfg, "lr")``; followed a few levels, as
-``host_random`` does for generators; the functions called by name, to the end of the
-chain), each as a place
-(a dict entry, a closure cell, a list slot, an attribute) and the object found there;
-and the environment when the code reads it (``os.environ``, ``os.getenv``). Before a
-replay, :meth:`Guards.hold` checks that every place still holds the same object (numbers
-and strings: an equal one; a bound method: the same function of the same object; a list:
+callables (a library function by the name the code reads: ``ACTS[0] = np.sin``, and
+``tanh`` of ``from numpy import tanh``, rebound by ``tanh = np.sin``), and the lists,
+tuples and dicts of them (empty ones too; their subclasses, a namedtuple or an
+``OrderedDict``, and a ``deque`` as well), that the function, the functions it names
+as globals or closes over, and the objects of its bound methods (or of the methods it
+calls, through ``self`` too: ``self.helper(x)``, a staticmethod's ``Model.k``, a
+sub-model's ``self.layer(x)``) hold, the fields of the user's modules it imports in
+its body (``import settings``), and the fields of the user's objects among them
+(``self.layer.w``, ``__slots__`` too, and the class attributes read through an object,
+and what a property's getter reads; names the code reads, as attributes or as strings:
+``getattr(cfg, "lr")``; followed a few levels, as ``host_random`` does for generators;
+the functions called by name, to the end of the chain), each as a place (a dict entry,
+a closure cell, a list slot, an attribute) and the object found there; and the
+environment when the code reads it (``os.environ``, ``os.getenv``). Before a replay,
+:meth:`Guards.hold` checks that every place still holds the same object (numbers and
+strings: an equal one; a bound method: the same function of the same object; a list:
 also its length, a dict its keys in order, a set its members, and for a list or dict of
 more than ``_MAX_ITEMS`` items, the same objects in it, which are not followed further;
 the environment: equal; not a length or content that the recording itself changed, a
 Python side effect, but a setting it set, ``self.scale = 2.0`` after ``None``, whose old
 value its path may have followed, and an attribute of ``self`` the code sets that was
-absent); when one does not, the signature records again (``jit``
-warns once it has happened often: pass such values as arguments). A function that reads
-no such value gets no guards and its replays check nothing. An in-place change of a
-global array (``W[0] = 10``) is not a rebinding: the replay reads the array itself where
-the recording used it directly (an operand, or an output returned as it is:
-``program.LiveOutput``) or where a transform's rule computed with it
-(NOTE [outside arrays in rules under jit] in ``core/outside_operands.py``), but values
-the user's code derived from it with NumPy (``W * 2``, ``np.exp(W)``) keep the old
-numbers; pass arrays that change as arguments.  An integer or boolean array (up to
-``_MAX_INDEX`` elements: an index, a mask, a count, a shape) is the exception: code
-reads its numbers on the host (``x[IDX[0]]``, ``np.delete(x, IDX)``, ``y[IDX] = v``,
-``x.reshape(tuple(SHAPE))``), so the replay checks them as well, and a change records
-again.  A write the function itself makes into
+absent); when one does not, the signature records again (``jit`` warns once it has
+happened often: pass such values as arguments). A function that reads no such value gets
+no guards and its replays check nothing. An in-place change of a global array (``W[0] =
+10``) is not a rebinding: the replay reads the array itself where the recording used it
+directly (an operand, or an output returned as it is: ``program.LiveOutput``) or where a
+transform's rule computed with it (NOTE [outside arrays in rules under jit] in
+``core/outside_operands.py``); values the user's code derived from it with NumPy
+(``np.exp(W)``) are checked where no equation holds the array itself (NOTE [values
+derived from outside arrays under jit]).
+An integer or boolean array (up to ``_MAX_INDEX`` elements: an index, a mask, a count, a
+shape) is the exception: code reads its numbers on the host (``x[IDX[0]]``,
+``np.delete(x, IDX)``, ``y[IDX] = v``, ``x.reshape(tuple(SHAPE))``), so the replay
+checks them as well, and a change records again.  A write the function itself makes into
 such an array (``counts[k] += 1``, ``buf[:] = 7.0``) would happen only while recording
 (and a replay would read the array as the caller left it): a recording that changed one
 (:func:`fingerprints` before and after) runs that signature eagerly instead.
@@ -62,6 +61,7 @@ import os
 import sys
 import threading
 import types
+import weakref
 import zlib
 from typing import Any
 
@@ -90,6 +90,32 @@ _WHOLE = object()  # the key of a check of the holder's whole content (``value``
 _ENVIRON_NAMES = frozenset({"environ", "environb", "getenv", "getenvb"})
 
 
+def _environment_objects() -> tuple:
+    return tuple(
+        getattr(os, n) for n in ("environ", "environb", "getenv", "getenvb") if hasattr(os, n)
+    )
+
+
+def _reads_environment(fn: types.FunctionType, names: set) -> bool:
+    """Whether ``fn``'s code reads the environment: by the names ``os`` gives it, or
+    through a global or closed-over name bound to it (``from os import environ`` in an
+    enclosing function, ``ENV = os.environ``)."""
+    if not names.isdisjoint(_ENVIRON_NAMES):
+        return True
+    objects = _environment_objects()
+    glb = fn.__globals__
+    if any(any(glb.get(n) is o for o in objects) for n in names):
+        return True
+    for cell in fn.__closure__ or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if any(value is o for o in objects):
+            return True
+    return False
+
+
 class _Snapshot(dict):
     """A copy of a holder's content, compared by equality (``os.environ``'s)."""
 
@@ -101,9 +127,12 @@ class _Contents:
 
     def __init__(self, array: Any) -> None:
         self.copy = array.copy()
-        # integers and booleans (an index, a mask): their bytes, compared at C speed
+        # numbers (an index, a mask, a scale): their bytes, compared at C speed (a float's
+        # -0.0 differs from 0.0 there: a recording again, never a stale replay)
         self.data = (
-            array.tobytes() if type(array) is numpy.ndarray and array.dtype.kind in "biu" else None
+            array.tobytes()
+            if type(array) is numpy.ndarray and array.dtype.kind in "biufc"
+            else None
         )
 
     def __eq__(self, now: Any) -> bool:
@@ -168,6 +197,10 @@ class _Attr(str):
 _MAX_ITEMS = 64
 #: The largest integer or boolean array from outside whose numbers are checked.
 _MAX_INDEX = 1 << 14
+#: The largest outside array checked for the values derived from it (NOTE [values
+#: derived from outside arrays under jit]): a replay compares at most this many bytes
+#: per array (about 30 us).
+_MAX_DERIVED = 1 << 20
 #: Lists and dicts the code reads with more items than this are searched for stored
 #: values only in what the recording added to them (NOTE [traced values stored outside
 #: under jit]): walking an op database's lists on every recording cost 25 ms.
@@ -399,6 +432,45 @@ class Guards:
         reads on the host (``x[:N[0]]``, ``np.delete(x, IDX)``, ``y[IDX] = v``)."""
         return [a for _, a in self.arrays() if a.dtype.kind in "biu" and a.size <= _MAX_INDEX]
 
+    def derived_arrays(self, live: set) -> list:
+        """NOTE [values derived from outside arrays under jit]: a value the user's own
+        NumPy code computes from an outside array (``np.exp(self.log_std)``, ``x *
+        A.sum()``, ``np.linalg.inv(W)``) never reaches the recorder: it is a constant of
+        the recording, and an in-place change of the array (``log_std -= lr * g``) was
+        replayed with the old numbers.  A read of an array's values cannot be seen, but
+        an array the recording used as an operand (``x @ W``, ``W.T``: ``live``, the ids
+        of the arrays the recording's equations hold, and the arrays they view) is read
+        by every replay, and an array the code does not name is not read at all.  The
+        others, the arrays the code names (an attribute, a global, a string key among
+        the names it reads; a closed-over one; an item of a container it reads) that no
+        equation holds, of at most ``_MAX_DERIVED`` bytes, are the ones such a value may
+        have come from: their numbers are checked before each replay (a copy's bytes
+        against theirs), and a change records again.  An array both used as an operand
+        and read by NumPy code (``x @ W + np.linalg.norm(W)``), or a larger one, keeps
+        the old derived value (documented: pass it as an argument)."""
+        read: set = set()
+        loaded: set = set()  # the names read as globals (``W``, not ``self.W``)
+        for code in self.codes:
+            read |= _names_read(code)
+            loaded |= _globals_loaded(code)
+        out: dict = {}
+        for holder, key, value in self.checks:
+            if type(key) is str and key not in read:
+                continue  # (``self.emb`` of a model whose method does not name it)
+            if type(key) is str and "__builtins__" in holder and key not in loaded:
+                continue  # (a global ``W`` where the code reads ``self.W``)
+            kind = _container(value)
+            values = value.values() if kind is dict else value
+            for v in values if kind is not None else (value,):
+                if (
+                    type(v) is numpy.ndarray
+                    and id(v) not in live
+                    and v.dtype.kind != "O"
+                    and v.nbytes <= _MAX_DERIVED
+                ):
+                    out[id(v)] = v
+        return list(out.values())
+
     def array_ids(self) -> frozenset:
         """The ids of the arrays among the values (the recording must not fold them)."""
         out = set()
@@ -602,7 +674,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                         idents[id(v)] = param
             names = _names_read(code)
             read.update(names)
-            if not names.isdisjoint(_ENVIRON_NAMES) and id(os.environ) not in seen:
+            if id(os.environ) not in seen and _reads_environment(obj, names):
                 # ``float(os.environ["SCALE"])``: a number of the recording, set from outside
                 seen.add(id(os.environ))
                 env = getattr(os.environ, "_data", os.environ)  # (CPython's: str -> bytes)
@@ -617,6 +689,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 visit(value, _deeper(value, depth), var)
                 fields_read(value, var, names)
             glb = obj.__globals__
+            loaded = None  # the names the code reads as globals, where needed
             for var in names:
                 value = glb.get(var, _MISSING)
                 if value is _MISSING:  # ``import settings`` in the function: its fields
@@ -625,11 +698,13 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                         fields_read(module, var, names)
                     continue
                 if _imported(value):
-                    # ``ACT = np.tanh`` (``from numpy import tanh as ACT``), rebound to
-                    # np.sin by a notebook cell: the name is guarded (not the library's
-                    # code); a name that is the function's own (``from numpy import
-                    # tanh``) is taken as an import, not a setting: no check
-                    if var != getattr(value, "__name__", var):
+                    # ``ACT = np.tanh``, ``from numpy import tanh`` (as ``ACT`` or not),
+                    # rebound by a notebook cell (``tanh = np.sin``): the name is guarded
+                    # (one dict look-up per replay), not the library's code; where the
+                    # code reads it as a global (not ``np.tanh``'s attribute)
+                    if loaded is None:
+                        loaded = _globals_loaded(code)
+                    if var in loaded:
                         note((glb, var, value), var)
                     continue
                 place(glb, var, value, var)
@@ -932,6 +1007,30 @@ def _names_read(code: types.CodeType) -> set:
             elif isinstance(k, types.CodeType):
                 stack.append(k)
     return names
+
+
+def _globals_loaded(code: types.CodeType) -> frozenset:
+    """The names ``code`` (and the functions nested in it) reads as globals (cached while
+    the code lives: it does not change, and reading its instructions costs tens of us)."""
+    found = _LOADED.get(code)
+    if found is None:
+        found = _LOADED[code] = _read_globals_loaded(code)
+    return found
+
+
+_LOADED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _read_globals_loaded(code: types.CodeType) -> frozenset:
+    names = set()
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        for ins in dis.get_instructions(c):
+            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+                names.add(ins.argval)
+        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return frozenset(names)
 
 
 def _slot_names(cls: type) -> list:

@@ -676,9 +676,12 @@ class LiveOutput:
 
 
 def _is_mutable(value: Any) -> bool:
-    """An array (NumPy or CuPy, 0-d included), not an immutable scalar."""
+    """An array (NumPy or CuPy, 0-d included), not an immutable scalar (nor a class, such
+    as ``np.float32``, whose ``shape`` and ``copy`` are its methods)."""
     return (
-        hasattr(value, "shape") and hasattr(value, "copy") and not isinstance(value, numpy.generic)
+        hasattr(value, "shape")
+        and hasattr(value, "copy")
+        and not isinstance(value, (numpy.generic, type))
     )
 
 

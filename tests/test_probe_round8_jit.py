@@ -281,9 +281,7 @@ def test_environment_variables_read_by_the_function_record_again(monkeypatch):
 def test_functions_that_read_no_outside_value_still_get_no_guards():
     from ftransforms.jit_guards import guards_of
 
-    m = module(
-        "import numpy as np\nfrom numpy import tanh\ndef f(x):\n    return tanh(np.sin(x)) * 2.0\n"
-    )
+    m = module("import numpy as np\ndef f(x):\n    return np.tanh(np.sin(x)) * 2.0\n")
     assert guards_of(m.f) is None
 
 

@@ -15,7 +15,7 @@ switched on (``Primitive.bind`` swapped, process-wide, as long as one such recor
 on some thread) only then, so no other call pays for it; a thread whose innermost
 recording is not one of these takes the ordinary path.  A value the user's own NumPy
 code computes from ``W`` (``W * 2`` with NumPy) never reaches ``bind`` and stays a
-constant, as documented.
+constant (NOTE [values derived from outside arrays under jit] in ``jit_guards.py``).
 """
 
 from __future__ import annotations
