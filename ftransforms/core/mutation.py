@@ -65,11 +65,14 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
   be one of its outputs.  Under ``jit``'s structured control flow a body that writes runs
   eagerly (the recorder's ``before_write``): a write into a value from outside the body
   would not be in the body's sub-program.
+* **Plain arrays only the function holds** (``np.r_[...]``, ``init.copy()`` of a global,
+  ``init * 2``: made by other NumPy functions, methods and operators, which cannot be
+  hooked) take ``a[i] = t`` too: NOTE [traced writes into private NumPy arrays] in
+  core/private_arrays.py.
 * **Where the exact semantics cannot be kept**, an error says so: a traced value written
-  into a plain NumPy array that did not come from a creation function (a global, an array
-  made by another NumPy function, ``a.copy()`` of a plain array: a C method that cannot be
-  hooked), or into ``out=`` such an array, raises :class:`~ftransforms.errors.InPlaceError`
-  naming the array and the fix; an in-place operator whose result NumPy would not cast
+  into a plain NumPy array that something outside the function may see (a global, an
+  alias, a view) or into ``out=`` a plain array, raises
+  :class:`~ftransforms.errors.InPlaceError` naming the array and the fix; an in-place operator whose result NumPy would not cast
   back (``int += float``) raises it too.  Known gaps: a reshape of an array that NumPy
   lays out non-contiguously for its own reasons (a reduction's result over a transposed
   input; elementwise results follow NOTE [layout of elementwise results]) is a view here

@@ -212,19 +212,19 @@ class BatchTracer(Tracer):
 
     def __float__(self) -> float:
         if _storing_into_an_array(1):
-            raise self._written_into_array_error()
+            return self._stored_into_array(0.0)
         self._check_live("float()")
         return float(self._one_row())
 
     def __complex__(self) -> complex:
         if _storing_into_an_array(1):
-            raise self._written_into_array_error()
+            return self._stored_into_array(0j)
         self._check_live("complex()")
         return complex(self._one_row())
 
     def __int__(self) -> int:
         if _storing_into_an_array(1):
-            raise self._written_into_array_error()
+            return self._stored_into_array(0)
         self._check_live("int()")
         if self.ndim or self.dtype.kind != "f":
             return int(self._one_row())

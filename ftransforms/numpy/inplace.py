@@ -59,6 +59,7 @@ from ftransforms.core.mutation import (
     through_overlap,
 )
 from ftransforms.core.mutation import make_view as _make_view
+from ftransforms.core.private_arrays import write_locals  # noqa: F401  (installs PRIVATE_STORE)
 from ftransforms.core.tracer import SHAPE_SETTER, Tracer
 from ftransforms.numpy.helpers import (
     IN_PLACE_WRITERS,

@@ -1,0 +1,349 @@
+"""Traced writes into plain NumPy arrays that only the writing function holds.
+
+NOTE [traced writes into private NumPy arrays]: NumPy's creation functions make buffers
+while a transform is active (NOTE [mutation semantics] in core/mutation.py), but user code
+makes plain arrays in many other ways that cannot be hooked: ``np.r_[0.0, 1.0]``,
+``np.repeat([1.0, 2.0], 3)``, ``np.tile``/``np.concatenate`` of lists, ``init.copy()``,
+``init.astype(float)``, ``init * 2`` or ``init[[0, 2]]`` of a global ``init`` (C methods and
+operators).  NumPy lets the function write into such an array; ``buf[i] = t`` with a traced
+``t`` hands ``t`` to NumPy's C code, which converts it with ``float()``/``__array__``.
+
+There, the conversion (:func:`store_into_private_array`) looks at the frame running
+``buf[index] = t`` (the STORE_SUBSCR instruction; ``buf[index] op= t`` too):
+
+* the array must be a local variable of that frame (``LOAD_FAST``: not a global, a closure
+  variable or an attribute), and the index an expression this module can evaluate again
+  without side effects (names, constants, slices, tuples, integer arithmetic, an element
+  of a list or of a plain integer array: ``buf[i]``, ``buf[:, j + 1]``, ``buf[idx[k]]``);
+* the array must be private: no other reference to it than that variable and the store
+  in progress (its reference count equals that of a fresh array stored into the same way,
+  measured on one: :func:`_baseline`), so no alias, view, container, global or caller sees
+  it, and its memory is its own or its one base's, which nothing else holds.  Then NumPy
+  semantics and the functional form agree: the write reaches nothing but that variable.
+
+The variable is then rebound (as a debugger does: :func:`write_locals`) to a buffer holding
+a copy of the array with ``t`` written at ``index`` (the buffer's own traced write), and
+NumPy finishes its store into the old array with zeros (``dummy``), which no one sees.
+Anything else keeps the InPlaceError, whose message names the fix: an array a caller or a
+global can see (``x0 = init; x0[0] = t`` would write into ``init``: refused, as JAX refuses
+it, rather than changing the caller's data), a view of another array, an alias.  A list
+holding tracers (``buf[:2] = [t, u]``) is converted element by element: the second
+conversion in the same store undoes the rebinding and raises.  Costs nothing until a traced
+value is written into a plain array (then one evaluation and one reference count).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dis
+import operator
+import sys
+import threading
+import types
+import weakref
+from typing import Any
+
+import numpy
+
+from ftransforms.core.errors import InPlaceError
+from ftransforms.core.mutation import Buffer, frame_is_user_code, live_buffer_scope, new_buffer
+from ftransforms.core.tracer import PRIVATE_STORE, Tracer
+
+_STORE_SUBSCR = dis.opmap["STORE_SUBSCR"]
+
+#: Integer arithmetic an index may use, by BINARY_OP's argrepr.
+_ARITHMETIC = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "//": operator.floordiv,
+    "%": operator.mod,
+}
+_INTEGERS = (int, numpy.integer)
+
+#: Instructions an index expression may consist of.
+_INDEX_OPS = frozenset(
+    {
+        "LOAD_FAST",
+        "LOAD_CONST",
+        "LOAD_DEREF",
+        "LOAD_GLOBAL",
+        "LOAD_ATTR",
+        "BUILD_SLICE",
+        "BUILD_TUPLE",
+        "BINARY_OP",
+        "UNARY_NEGATIVE",
+        "BINARY_SUBSCR",
+    }
+)
+
+#: (code, offset of the store) -> (the array's variable name, the index's instructions), or
+#: None where the store is not of that form.
+_PLANS: dict[tuple, Any] = {}
+
+
+def _plan(code: Any, lasti: int) -> tuple | None:
+    """How to find the array and the index of the STORE_SUBSCR at ``lasti`` in ``code``:
+    ``(name, instructions)``: the local variable loaded first on the store's target (the
+    instruction at the target's start position) and the instructions that compute the
+    index after it (the plain store, or ``buf[index] op= v``'s COPY/SWAP form)."""
+    key = (code, lasti)
+    if key in _PLANS:
+        return _PLANS[key]
+    _PLANS[key] = plan = _find_plan(list(dis.get_instructions(code)), lasti)
+    return plan
+
+
+def _find_plan(ins: list, lasti: int) -> tuple | None:
+    k = next((n for n, i in enumerate(ins) if i.offset == lasti), None)
+    if k is None or ins[k].opcode != _STORE_SUBSCR:
+        return None
+    pos = getattr(ins[k], "positions", None)
+    if pos is None or pos.lineno is None:  # Python < 3.11: no positions
+        return None
+    start = (pos.lineno, pos.col_offset)
+    j = k - 1
+    while j >= 0 and not (
+        ins[j].opname == "LOAD_FAST"
+        and ins[j].positions is not None
+        and (ins[j].positions.lineno, ins[j].positions.col_offset) == start
+    ):
+        j -= 1
+    if j < 0:
+        return None
+    m, depth = j + 1, 1
+    while m < k and ins[m].opname in _INDEX_OPS:
+        depth += _stack_effect(ins[m])
+        if depth < 2:  # consumed the array: not an index of it (buf[i][j] = v)
+            return None
+        m += 1
+    if depth != 2:
+        return None
+    body = tuple(ins[j + 1 : m])
+    if m == k:
+        return ins[j].argval, body
+    names = [i.opname for i in ins[m : m + 3]] + [i.opname for i in ins[k - 2 : k]]
+    args = [i.arg for i in ins[m : m + 2]] + [i.arg for i in ins[k - 2 : k]]
+    if names == ["COPY", "COPY", "BINARY_SUBSCR", "SWAP", "SWAP"] and args == [2, 2, 3, 2]:
+        return ins[j].argval, body  # buf[index] op= v
+    return None
+
+
+def _stack_effect(i: Any) -> int:
+    if i.opname == "LOAD_GLOBAL" and (i.arg or 0) & 1:
+        return 99  # pushes NULL for a call: not an index (refused by the depth check)
+    if i.opname in ("BUILD_SLICE", "BUILD_TUPLE"):
+        return 1 - i.arg
+    if i.opname in ("BINARY_OP", "BINARY_SUBSCR"):
+        return -1
+    if i.opname in ("UNARY_NEGATIVE", "LOAD_ATTR"):
+        return 0
+    return 1
+
+
+class _Unknown(Exception):  # noqa: N818 - an internal signal
+    """The index cannot be evaluated again without side effects."""
+
+
+def _evaluate(body: tuple, frame: Any, names: dict) -> Any:
+    """The index that ``body`` (from :func:`_plan`) computes in ``frame``."""
+    stack: list = []
+    for i in body:
+        op = i.opname
+        if op in ("LOAD_FAST", "LOAD_DEREF"):
+            if i.argval not in names:
+                raise _Unknown
+            value = names[i.argval]
+            stack.append(value.val if type(value) is Buffer else value)  # (only read)
+        elif op == "LOAD_CONST":
+            stack.append(i.argval)
+        elif op == "LOAD_GLOBAL":
+            scope = frame.f_globals
+            if i.argval in scope:
+                stack.append(scope[i.argval])
+            elif hasattr(frame.f_builtins, "get") and i.argval in frame.f_builtins:
+                stack.append(frame.f_builtins[i.argval])
+            else:
+                raise _Unknown
+        elif op == "LOAD_ATTR":  # np.newaxis: a module's attribute only
+            obj = stack.pop()
+            if type(obj) is not types.ModuleType:
+                raise _Unknown
+            stack.append(getattr(obj, i.argval))
+        elif op == "BUILD_SLICE":
+            parts = stack[-i.arg :]
+            del stack[-i.arg :]
+            stack.append(slice(*parts))
+        elif op == "BUILD_TUPLE":
+            parts = tuple(stack[-i.arg :]) if i.arg else ()
+            del stack[len(stack) - i.arg :]
+            stack.append(parts)
+        elif op == "UNARY_NEGATIVE":
+            if not isinstance(stack[-1], _INTEGERS):
+                raise _Unknown
+            stack.append(-stack.pop())
+        elif op == "BINARY_OP":
+            b, a = stack.pop(), stack.pop()
+            fn = _ARITHMETIC.get(i.argrepr)
+            if fn is None or not (_integral(a) and _integral(b)):
+                raise _Unknown
+            stack.append(fn(a, b))
+        else:  # BINARY_SUBSCR: an element of a list, tuple, range or plain integer array
+            b, a = stack.pop(), stack.pop()
+            if not (
+                type(a) in (list, tuple, range)
+                or (type(a) is numpy.ndarray and a.dtype.kind in "iub")
+            ) or not isinstance(b, (*_INTEGERS, slice)):
+                raise _Unknown
+            stack.append(a[b])
+    return stack[-1]
+
+
+def _integral(v: Any) -> bool:
+    return isinstance(v, _INTEGERS) or (type(v) is numpy.ndarray and v.dtype.kind in "iu")
+
+
+def _traced(index: Any) -> bool:
+    if type(index) is tuple:
+        return any(_traced(i) for i in index)
+    return isinstance(index, Tracer) and type(index) is not Buffer
+
+
+def _owner(a: numpy.ndarray) -> Any:
+    """The array ``a``'s memory belongs to: ``a`` or its base (NumPy keeps one level)."""
+    return a if a.base is None else a.base
+
+
+def _counts(frame: Any, name: str) -> tuple[int, int]:
+    """The reference counts of the array held by ``frame``'s variable ``name`` and of its
+    base (0 where none), as :func:`_baseline` measures them too."""
+    value = frame.f_locals[name]
+    base = value.base
+    return sys.getrefcount(value), (0 if base is None else sys.getrefcount(base))
+
+
+class _Probe:
+    """A stand-in for a tracer written into a fresh array by :func:`_baseline`: NumPy
+    converts it along the same path (the tracer's conversions), which counts then."""
+
+    __array_priority__ = 1000
+
+    def __init__(self, shape: tuple, dtype: Any, based: bool) -> None:
+        self.shape, self.dtype, self.based, self.seen = shape, dtype, based, None
+
+    def _count(self) -> None:
+        if self.seen is None:
+            self.seen = _counts(sys._getframe(2), "probe_target")
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        self._count()
+        return numpy.zeros(self.shape, dtype=dtype or self.dtype)
+
+    def __float__(self) -> float:
+        self._count()
+        return 0.0
+
+    def __complex__(self) -> complex:
+        self._count()
+        return 0j
+
+    def __int__(self) -> int:
+        self._count()
+        return 0
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+
+def _baseline(array: numpy.ndarray, index: Any, value: Any) -> tuple[int, int]:
+    """The counts :func:`_counts` gives for a fresh array like ``array`` (with a base that
+    nothing else holds where ``array`` has one) that ``probe_target[index] = value`` stores
+    into."""
+    probe = _Probe(tuple(value.shape), numpy.dtype(array.dtype), array.base is not None)
+    probe_target = numpy.zeros(array.shape, dtype=array.dtype)
+    if array.base is not None:
+        probe_target = probe_target.view()
+    probe_target[index] = probe
+    return probe.seen or (-1, -1)
+
+
+class _LastStore(threading.local):
+    def __init__(self) -> None:
+        self.entry: tuple | None = None  # (id(frame), lasti, name, ref(old), ref(new))
+
+
+_LAST = _LastStore()
+
+
+def store_into_private_array(t: Tracer, frame: Any) -> Any:
+    """NOTE [traced writes into private NumPy arrays]: ``frame`` runs ``buf[index] = t``
+    (NumPy converting ``t``); where ``buf`` is a plain array only that frame's variable
+    holds, that variable becomes a buffer holding the write.  Returns the array's dtype
+    (then the caller gives NumPy zeros of it to finish its own store), or None."""
+    scope = live_buffer_scope()
+    if scope is None or frame.f_code.co_code[frame.f_lasti] != _STORE_SUBSCR:
+        return None
+    code = frame.f_code
+    if code.co_flags & (0x20 | 0x80 | 0x200) or not frame_is_user_code(frame):
+        return None  # a generator's variables outlive the transform
+    plan = _plan(code, frame.f_lasti)
+    if plan is None:
+        return None
+    name, body = plan
+    names = frame.f_locals
+    last = _LAST.entry
+    if (
+        last is not None
+        and last[:3] == (id(frame), frame.f_lasti, name)
+        and last[3]() is not None
+        and names.get(name) is last[4]()
+    ):  # converted again in the same store: a list holding tracers (buf[:2] = [t, u])
+        _LAST.entry = None
+        write_locals(frame, {name: last[3]()})
+        raise InPlaceError(
+            f"{t._interp.name}: {name}[...] = [...] writes a list holding traced values into "
+            f"the NumPy array {name!r}, which NumPy converts element by element; stack them "
+            f"into one array first ({name}[...] = np.stack([...]))."
+        )
+    array = names.get(name)
+    if type(array) is not numpy.ndarray or array.dtype.kind not in "biufc":
+        return None
+    base = array.base
+    if not array.flags.writeable or (base is not None and type(base) is not numpy.ndarray):
+        return None
+    del base
+    try:
+        index = _evaluate(body, frame, names)
+    except (_Unknown, IndexError, KeyError, TypeError, ValueError, ZeroDivisionError):
+        return None
+    if _traced(index):
+        return None
+    if not _owner(array).flags.owndata:
+        return None
+    try:
+        expected = _baseline(array, index, t)
+    except Exception:  # noqa: BLE001 - NumPy refuses the store itself: leave it to NumPy
+        return None
+    del names, last, array  # (counted: only the frame's variable and the store hold it)
+    if _counts(frame, name) != expected:
+        return None
+    array = frame.f_locals[name]
+    buf = new_buffer(scope, array.copy(order="K"))
+    buf[index] = t  # the buffer's own traced write (NumPy's errors and casts)
+    dtype = array.dtype
+    _LAST.entry = (id(frame), frame.f_lasti, name, weakref.ref(array), weakref.ref(buf))
+    write_locals(frame, {name: buf})
+    return dtype
+
+
+def write_locals(frame: Any, values: dict) -> None:
+    """Rebind local variables of a running frame (as a debugger does)."""
+    if sys.version_info >= (3, 13):  # f_locals is a write-through proxy
+        for name, value in values.items():
+            frame.f_locals[name] = value
+        return
+    frame.f_locals.update(values)
+    ctypes.pythonapi.PyFrame_LocalsToFast(ctypes.py_object(frame), ctypes.c_int(0))
+
+
+PRIVATE_STORE.append(store_into_private_array)
