@@ -24,6 +24,12 @@ There, the conversion (:func:`store_into_private_array`) looks at the frame runn
 The variable is then rebound (as a debugger does: :func:`write_locals`) to a buffer holding
 a copy of the array with ``t`` written at ``index`` (the buffer's own traced write), and
 NumPy finishes its store into the old array with zeros (``dummy``), which no one sees.
+``x0 op= t`` (``x0 = init.copy(); x0 += t``) reaches the tracer's ``__array_ufunc__`` with
+``out=(x0,)``: where the user's frame stores the operator's result back into the variable
+``x0`` (``BINARY_OP +=``, ``STORE_FAST x0``) and ``x0`` is private (counted as above, against
+``probe_target += probe`` with a stand-in whose ``__array_ufunc__`` has the tracer's lines:
+:func:`private_out`), the ufunc writes into a buffer copy instead and returns it, and
+Python binds it to ``x0``.  ``np.add(x0, t, out=x0)`` and other calls keep the error.
 Anything else keeps the InPlaceError, whose message names the fix: an array a caller or a
 global can see (``x0 = init; x0[0] = t`` would write into ``init``: refused, as JAX refuses
 it, rather than changing the caller's data), a view of another array, an alias.  A list
@@ -334,6 +340,118 @@ def store_into_private_array(t: Tracer, frame: Any) -> Any:
     _LAST.entry = (id(frame), frame.f_lasti, name, weakref.ref(array), weakref.ref(buf))
     write_locals(frame, {name: buf})
     return dtype
+
+
+# -- x0 op= t: the operator's out= ---------------------------------------------------------
+
+
+class _Calibrating(threading.local):
+    def __init__(self) -> None:
+        self.on = False
+        self.seen: tuple | None = None
+
+
+_CALIBRATING = _Calibrating()
+
+
+def private_out(array: numpy.ndarray, inputs: tuple, kwargs: dict) -> tuple | None:
+    """NOTE [traced writes into private NumPy arrays], for ``x0 op= t``: NumPy calls the
+    tracer's ``__array_ufunc__`` with ``out=(x0,)``; where the user's frame runs that
+    operator and stores its result back into the variable ``x0`` (``BINARY_OP`` ``+=``,
+    then ``STORE_FAST x0``) and ``x0`` is private to it, ``(inputs, kwargs)`` with the array
+    replaced by a buffer holding a copy of it (the ufunc writes into the buffer and
+    returns it, and Python binds it to ``x0``); else None.  Called by ``__array_ufunc__``
+    itself (the reference count is compared with :func:`_out_baseline`'s, measured at
+    this same point)."""
+    frame = sys._getframe(2)
+    if _CALIBRATING.on:
+        _CALIBRATING.seen = _out_counts(frame, array)
+        return None
+    scope = live_buffer_scope()
+    if scope is None or not _private_candidate(array):
+        return None
+    name = _inplace_target(frame)
+    if name is None or frame.f_locals.get(name) is not array:
+        return None
+    counts = _out_counts(frame, array)
+    if counts != _out_baseline(array):
+        return None
+    buf = new_buffer(scope, array.copy(order="K"))
+    inputs = tuple(buf if a is array else a for a in inputs)
+    return inputs, {**kwargs, "out": (buf,)}
+
+
+def _private_candidate(array: numpy.ndarray) -> bool:
+    """Whether ``array`` is a writeable numeric array whose memory is its own or its
+    base's (an ndarray)."""
+    base = array.base
+    return (
+        array.dtype.kind in "biufc"
+        and bool(array.flags.writeable)
+        and (base is None or (type(base) is numpy.ndarray and bool(base.flags.owndata)))
+        and (base is not None or bool(array.flags.owndata))
+    )
+
+
+def _inplace_target(frame: Any) -> str | None:
+    """The local variable that the in-place operator ``frame`` runs stores back into
+    (``x0 += t``: ``BINARY_OP +=``, ``STORE_FAST x0``), or None."""
+    code = frame.f_code
+    if code.co_flags & (0x20 | 0x80 | 0x200) or not frame_is_user_code(frame):
+        return None
+    key = (code, frame.f_lasti, "inplace")
+    if key not in _PLANS:
+        ins = list(dis.get_instructions(code))
+        k = next((n for n, i in enumerate(ins) if i.offset == frame.f_lasti), None)
+        found = None
+        if (
+            k is not None
+            and k + 1 < len(ins)
+            and ins[k].opname == "BINARY_OP"
+            and ins[k].argrepr.endswith("=")
+            and ins[k + 1].opname == "STORE_FAST"
+        ):  # (only ``name op= v`` compiles to that pair: its left operand is ``name``)
+            found = ins[k + 1].argval
+        _PLANS[key] = found
+    return _PLANS[key]
+
+
+def _out_counts(frame: Any, array: numpy.ndarray) -> tuple[int, int]:
+    names = frame.f_locals  # (the same snapshot of the frame's variables in both counts)
+    del names
+    base = array.base
+    return sys.getrefcount(array), (0 if base is None else sys.getrefcount(base))
+
+
+class _OutProbe:
+    """A stand-in for a tracer in ``probe_target += _OutProbe()`` (:func:`_out_baseline`):
+    its ``__array_ufunc__`` is the tracer's, line for line, so the counts agree."""
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        out = kwargs.get("out")
+        if out is not None and type(out) is tuple and len(out) == 1 and type(out[0]) is _ND:
+            swapped = private_out(out[0], inputs, kwargs)
+            if swapped is not None:  # pragma: no cover  (never while calibrating)
+                inputs, kwargs = swapped
+        return out[0]
+
+
+_ND = numpy.ndarray
+
+
+def _out_baseline(array: numpy.ndarray) -> tuple[int, int]:
+    """The counts :func:`private_out` sees for a fresh array like ``array`` (with a base
+    that nothing else holds where ``array`` has one) in ``probe_target += probe``."""
+    probe_target = numpy.zeros(array.shape, dtype=array.dtype)
+    if array.base is not None:
+        probe_target = probe_target.view()
+    probe = _OutProbe()
+    _CALIBRATING.on, _CALIBRATING.seen = True, None
+    try:
+        probe_target += probe
+    finally:
+        _CALIBRATING.on = False
+    return _CALIBRATING.seen or (-1, -1)
 
 
 def write_locals(frame: Any, values: dict) -> None:

@@ -933,12 +933,13 @@ def _out_error(form: str, out: Any) -> Exception:
     if type(out) is numpy.ndarray and not out.flags.writeable:
         return ValueError("output array is read-only")  # NumPy's words
     return InPlaceError(
-        f"{form}: out= is a NumPy array of shape {numpy.shape(out)} that did not come from "
-        f"inside the transformed function (a global, or an argument that is not "
-        f"transformed), so it cannot hold the traced result (its derivative or its batch), "
-        f"and writing into it would change the caller's data.  Use the returned value "
-        f"(y = {form.split('(')[0]}(...)), or make the array inside the function with "
-        f"np.zeros/np.empty/np.copy."
+        f"{form}: out= is a plain NumPy array of shape {numpy.shape(out)} (a global, an "
+        f"argument that is not transformed, an alias or a view of one, or an array that "
+        f"another NumPy function made), so it cannot hold the traced result (its derivative "
+        f"or its batch), and writing into it could change data outside the function.  Use "
+        f"the returned value (y = {form.split('(')[0]}(...)), or make the array inside the "
+        f"function with np.zeros/np.empty/np.copy (x0 += t into a plain array that only "
+        f"the variable x0 holds works too)."
     )
 
 
