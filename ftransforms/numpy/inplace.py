@@ -936,7 +936,7 @@ def _out_error(form: str, out: Any) -> Exception:
         f"{form}: out= is a plain NumPy array of shape {numpy.shape(out)} (a global, an "
         f"argument that is not transformed, an alias or a view of one, or an array that "
         f"another NumPy function made), so it cannot hold the traced result (its derivative "
-        f"or its batch), and writing into it could change data outside the function.  Use "
+        f"or its batch), and writing into it could change the caller's data.  Use "
         f"the returned value (y = {form.split('(')[0]}(...)), or make the array inside the "
         f"function with np.zeros/np.empty/np.copy (x0 += t into a plain array that only "
         f"the variable x0 holds works too)."

@@ -1,0 +1,326 @@
+"""Probe round 13: NumPy programs that fill plain arrays, under the transforms.
+
+* ``buf[i] = t`` into a plain array that NumPy made with a function that is no creation
+  function (``np.r_[...]``, ``np.repeat``/``np.tile``/``np.concatenate`` of lists,
+  ``np.asarray(list)``, ``np.ndarray(shape)``) or with a method or operator on a global
+  (``init.copy()``, ``init.astype(float)``, ``init * 2``, ``init[[0, 1]]``) raised
+  InPlaceError, and so did ``x0 += t`` into one: NOTE [traced writes into private NumPy
+  arrays] (core/private_arrays.py) makes such an array, held by one local variable and
+  nothing else, a buffer taking the write, as NumPy writes it.
+* An array something else may see (a global, an alias, a view or the base of a live view,
+  a closure variable, a default argument, a container, an attribute, a memoryview) still
+  refuses with InPlaceError, and the global is left alone.
+
+Oracles: the plain NumPy call, the Python loop over rows for ``vmap``, central differences
+in float64 for derivatives, eager values on new inputs for ``jit``.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ftransforms as ft
+from tests.program_oracles import check_jit, check_vmap, close, fd_jacobian
+from tests.tolerances import fd_tol
+
+RNG = np.random.default_rng(13)
+BATCH = RNG.standard_normal((3, 6)) + 0.5
+X = BATCH[0]
+INIT = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+COUNTS = np.arange(6)
+
+
+def check_values(f):
+    """vmap against the loop, jit(vmap), jit on new inputs, jacfwd/jacrev and grad(jit) /
+    vmap(grad) against central differences; the globals are left alone."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ft.errors.PerformanceWarning)
+        check_vmap(f, (BATCH.copy(),), (0,))
+        close(ft.jit(ft.vmap(f))(BATCH.copy()), np.stack([f(r.copy()) for r in BATCH]))
+        check_jit(f, (X.copy(),), (X + 0.25,), replayed=False)
+    jac = fd_jacobian(f, (X.copy(),))
+    close(ft.jacfwd(f)(X.copy()), jac, fd_tol(np.float64))
+    close(ft.jacrev(f)(X.copy()), jac, fd_tol(np.float64))
+    w = np.linspace(0.5, 1.5, np.size(f(X.copy())))
+
+    def loss(x):
+        return np.sum(np.ravel(f(x)) * w)
+
+    close(ft.grad(ft.jit(loss))(X.copy()), fd_jacobian(loss, (X.copy(),)), fd_tol(np.float64))
+    rows = np.stack([fd_jacobian(loss, (r.copy(),)) for r in BATCH])
+    close(ft.vmap(ft.grad(loss))(BATCH.copy()), rows, fd_tol(np.float64))
+    np.testing.assert_array_equal(INIT, np.arange(1.0, 7.0))
+    np.testing.assert_array_equal(COUNTS, np.arange(6))
+
+
+# -- a[i] = t into arrays only the function holds ----------------------------------------
+
+
+def filled_r_(x):
+    buf = np.r_[0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    buf[1] = x[1]
+    return buf * x
+
+
+def filled_repeat_and_tile(x):
+    rep = np.repeat([1.0, 2.0], 3)
+    rep[1] = x[1] ** 2
+    tiled = np.tile([[1.0], [2.0]], (1, 3))  # a reshape of NumPy's repeat: a view
+    tiled[1, :2] = x[1:3]
+    tiled[:, 2] += x[4:]
+    return np.concatenate([rep, tiled.ravel()])
+
+
+def filled_concatenation_of_lists(x):
+    buf = np.concatenate([[1.0, 2.0], [3.0, 4.0, 5.0, 6.0]])
+    buf[2:4] = x[:2] * x[4:]
+    return buf
+
+
+def filled_copy_of_a_global(x):
+    x0 = INIT.copy()
+    x0[0] = x[0]
+    x0[1] += x[3]
+    x0[2:4] *= x[:2]
+    return x0 * x
+
+
+def filled_products_of_a_global(x):
+    doubled = INIT * 2.0
+    doubled[0] = x[0]
+    picked = INIT[[5, 4, 3]]
+    picked[1] = x[2] ** 3
+    cast = COUNTS.astype(float)
+    cast[-1] = np.sin(x[5])
+    return np.concatenate([doubled, picked, cast])
+
+
+def filled_asarray_of_a_list(x):
+    b = np.asarray([1.0, 2.0, 3.0])
+    b[0] = x[0]
+    return b * x[:3]
+
+
+def rows_written_in_a_loop(x):
+    out = np.r_[np.zeros(3), np.ones(3)]
+    for i in range(6):
+        out[i] = np.sin(x[i]) * out[i - 1]
+    return out
+
+
+def columns_accumulated_in_a_loop(x):
+    out = np.tile(np.arange(3.0), (2, 1))
+    m = x.reshape(2, 3)
+    for j in range(3):
+        out[:, j] += m[:, j] ** 2
+    return out
+
+
+def indexed_by_expressions(x):
+    buf = np.r_[10.0:16.0]
+    idx = np.array([5, 0, 3])
+    k = 1
+    buf[idx[k]] = x[0]
+    buf[k + 1 : k + 3] = x[1:3]
+    buf[-k] = x[4]
+    buf[np.newaxis, 4] = x[5]
+    buf[INIT > 3.5] *= x[3]
+    return buf * 2
+
+
+def fortran_ordered_copy(x):
+    buf = INIT.reshape(2, 3).T.copy()  # Fortran-ordered: ravel('K') reads it so
+    buf[0] = x[:2]
+    return np.concatenate([buf.ravel(), buf.ravel("K")])
+
+
+def integer_copy_takes_a_float(x):
+    buf = COUNTS * 1
+    buf[1] = x[1] * 10.0  # truncated, as NumPy casts it
+    return buf * x
+
+
+def uninitialised_rows_all_written(x):
+    grad = np.ndarray((3, 2), dtype=float)  # NumPy's constructor: no creation function
+    for i in range(3):
+        grad[i] = x[2 * i : 2 * i + 2] * x[i]
+    return grad.ravel()
+
+
+def nested_helper(x):
+    def fill(v):
+        out = np.r_[0.0:3.0]
+        out[1] = v
+        return out
+
+    return np.concatenate([fill(x[0]), fill(x[1] ** 2)])
+
+
+def accumulated_with_operators(x):
+    x0 = INIT.copy()
+    x0 += x
+    x0 *= x
+    t = np.tile([1.0, 2.0], 3)
+    t **= x
+    t -= 1.0
+    acc = INIT * 1.0
+    for k in range(3):
+        acc += x * k
+    return np.concatenate([x0, t, acc])
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        filled_r_,
+        filled_repeat_and_tile,
+        filled_concatenation_of_lists,
+        filled_copy_of_a_global,
+        filled_products_of_a_global,
+        filled_asarray_of_a_list,
+        rows_written_in_a_loop,
+        columns_accumulated_in_a_loop,
+        indexed_by_expressions,
+        fortran_ordered_copy,
+        integer_copy_takes_a_float,
+        uninitialised_rows_all_written,
+        nested_helper,
+        accumulated_with_operators,
+    ],
+)
+def test_a_plain_array_only_the_function_holds_takes_traced_writes(f):
+    check_values(f)
+
+
+def integer_accumulator_refuses_a_float(x):
+    c = np.arange(6)
+    try:
+        c += x  # float64 into int64: NumPy refuses (UFuncTypeError, a TypeError)
+    except TypeError:
+        return x * 0.0 - 1.0
+    return c * 1.0
+
+
+def test_an_in_place_operator_keeps_numpys_casting_error():
+    check_values(integer_accumulator_refuses_a_float)
+
+
+# -- arrays something else may see: InPlaceError, nothing written ------------------------
+
+CLOSED_OVER = INIT.copy()
+
+
+def write_through_an_alias_of_a_global(x):
+    x0 = INIT  # NumPy would write into INIT
+    x0[0] = x[0]
+    return x0 * 1.0
+
+
+def add_into_an_alias_of_a_global(x):
+    x0 = INIT
+    x0 += x
+    return x0
+
+
+def write_while_an_alias_is_held(x):
+    a = INIT.copy()
+    b = a
+    a[0] = x[0]
+    return b * 1.0
+
+
+def add_while_a_view_is_held(x):
+    a = INIT.copy()
+    v = a[:3]
+    a += x
+    return v * 1.0
+
+
+def write_through_a_view(x):
+    a = INIT.copy()
+    v = a[:3]
+    v[0] = x[0]
+    return a * 1.0
+
+
+def write_into_a_listed_array(x):
+    a = INIT.copy()
+    held = [a]
+    a[0] = x[0]
+    return held[0] * 1.0
+
+
+def write_into_a_closure_variable(x):
+    CLOSED_OVER[0] = x[0]
+    return CLOSED_OVER * 1.0
+
+
+def write_into_a_default(x, buf=INIT.copy()):  # noqa: B008 - the point of the test
+    buf[0] = x[0]
+    return buf * 1.0
+
+
+def write_into_a_view_of_a_global(x):
+    v = INIT.reshape(2, 3)
+    v[0, 0] = x[0]
+    return v.ravel() * 1.0
+
+
+def write_while_a_memoryview_is_held(x):
+    a = INIT.copy()
+    m = memoryview(a)
+    a[0] = x[0]
+    return np.asarray(m) * 1.0
+
+
+def write_into_an_attribute(x):
+    class Holder:
+        pass
+
+    h = Holder()
+    h.buf = INIT.copy()
+    b = h.buf
+    b[0] = x[0]
+    return h.buf * 1.0
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        write_through_an_alias_of_a_global,
+        add_into_an_alias_of_a_global,
+        write_while_an_alias_is_held,
+        add_while_a_view_is_held,
+        write_through_a_view,
+        write_into_a_listed_array,
+        write_into_a_closure_variable,
+        write_into_a_default,
+        write_into_a_view_of_a_global,
+        write_while_a_memoryview_is_held,
+        write_into_an_attribute,
+    ],
+)
+@pytest.mark.parametrize("transform", ["vmap", "jit", "grad", "jvp"])
+def test_an_array_something_else_may_see_refuses(f, transform):
+    call = {
+        "vmap": lambda: ft.vmap(f)(BATCH.copy()),
+        "jit": lambda: ft.jit(f)(X.copy()),
+        "grad": lambda: ft.grad(lambda x: f(x).sum())(X.copy()),
+        "jvp": lambda: ft.jvp(f, (X.copy(),), (X.copy(),)),
+    }[transform]
+    with pytest.raises(ft.errors.InPlaceError):
+        call()
+    np.testing.assert_array_equal(INIT, np.arange(1.0, 7.0))
+    np.testing.assert_array_equal(CLOSED_OVER, np.arange(1.0, 7.0))
+
+
+def write_a_list_of_traced_values(x):
+    b = np.r_[0.0:6.0]
+    b[:] = [x[0], 1.0, x[1], 2.0, 3.0, 4.0]  # NumPy converts element by element
+    return b
+
+
+def test_a_list_of_traced_values_into_a_plain_array_names_the_fix():
+    with pytest.raises(ft.errors.InPlaceError, match=r"b\[\.\.\.\] = \[\.\.\.\].*np\.stack"):
+        ft.vmap(write_a_list_of_traced_values)(BATCH.copy())
