@@ -324,3 +324,20 @@ def write_a_list_of_traced_values(x):
 def test_a_list_of_traced_values_into_a_plain_array_names_the_fix():
     with pytest.raises(ft.errors.InPlaceError, match=r"b\[\.\.\.\] = \[\.\.\.\].*np\.stack"):
         ft.vmap(write_a_list_of_traced_values)(BATCH.copy())
+
+
+# -- a Python complex times a 0-d tangent ----------------------------------------------
+
+
+def complex_copy_of_a_global(x):
+    z = INIT.astype(complex)
+    z[1] = x[0] + 1j * x[1]  # 1j * x[1]: jvp's tangent product was a Python complex
+    z[2:4] *= 2j * x[2:4]
+    return np.abs(z)
+
+
+def test_a_python_complex_times_an_element_under_jvp():
+    primal, tangent = ft.jvp(lambda x: 1j * x[1], (X.copy(),), (np.ones(6),))
+    np.testing.assert_allclose(primal, 1j * X[1])
+    np.testing.assert_allclose(tangent, 1j)
+    check_values(complex_copy_of_a_global)
