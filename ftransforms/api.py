@@ -334,7 +334,9 @@ def _vmap_call(
                         lambda: leaf_names(func, tree_unflatten(spec, leaves)),
                     )
                 wrapped = laid_out_arguments(leaves, wrapped, dims)  # NOTE [layout of
-                out = transform_outputs(  # elementwise results]
+                # elementwise results]; NOTE [batched writes into captured arrays]:
+                interp.outside = (func, tuple(w for w, d in zip(wrapped, dims) if d is None))
+                out = transform_outputs(
                     func(*tree_unflatten(spec, wrapped), **mutable_kwargs(kwargs))
                 )
                 if interp.pending is not None:  # NOTE [a split under SciPy's compiled code]

@@ -341,3 +341,87 @@ def test_a_python_complex_times_an_element_under_jvp():
     np.testing.assert_allclose(primal, 1j * X[1])
     np.testing.assert_allclose(tangent, 1j)
     check_values(complex_copy_of_a_global)
+
+
+# -- vmap: a batched write into an array from outside the function -------------------------
+
+ROWS = RNG.standard_normal((2, 4))
+
+
+def accumulate_over_rows(x, vmap):
+    """Each row adds into ``buf``, made by the enclosing function: in the loop over rows,
+    row 1 reads row 0's write."""
+    buf = np.zeros(4)
+
+    def row(y):
+        buf[:] = buf + y * x[0]
+        return buf.sum()
+
+    return vmap(row)(ROWS.copy())
+
+
+def loop(f):
+    return lambda ys: np.stack([f(y) for y in ys])
+
+
+@pytest.mark.parametrize("outer", ["vmap", "jit", "grad"])
+def test_a_batched_write_into_a_captured_array_refuses(outer):
+    x = X[:4].copy()
+    want = accumulate_over_rows(x, loop)
+    assert want[1] != pytest.approx(ROWS[1].sum() * x[0])  # the loop's rows share buf
+    call = {
+        "vmap": lambda: ft.vmap(lambda v: accumulate_over_rows(v, ft.vmap))(BATCH[:, :4]),
+        "jit": lambda: ft.jit(lambda v: accumulate_over_rows(v, ft.vmap))(x),
+        "grad": lambda: ft.grad(lambda v: accumulate_over_rows(v, ft.vmap).sum())(x),
+    }[outer]
+    with pytest.raises(ft.errors.InPlaceError, match=r"vmap\(row.*outside the vmapped"):
+        call()
+
+
+def write_into_an_unbatched_argument(y, buf):
+    buf[0] = buf[0] + y[0]  # rows share buf in the loop
+    return buf.sum()
+
+
+def test_a_batched_write_into_an_in_dims_none_argument_refuses():
+    with pytest.raises(ft.errors.InPlaceError, match="in_dims=None"):
+        ft.vmap(write_into_an_unbatched_argument, in_dims=(0, None))(ROWS.copy(), np.ones(4))
+
+
+def rows_with_own_and_shared_state(x):
+    shared = np.full(4, 2.0)
+    scale = INIT[:4].copy()
+
+    def row(y):
+        out = np.zeros(4)  # each row's own: takes the batched write
+        out[1:] = y[1:] * shared[1:]
+        mine = shared.copy()
+        mine += y
+        scale[0] = 3.0  # an unbatched write into a captured array: every row the same
+        return out + mine * scale * x[0]
+
+    return ft.vmap(row)(ROWS.copy())
+
+
+def test_batched_writes_into_arrays_made_in_the_row_and_unbatched_ones_stay():
+    def looped(x):
+        shared = np.full(4, 2.0)
+        scale = INIT[:4].copy()
+        rows = []
+        for y in ROWS:
+            out = np.zeros(4)
+            out[1:] = y[1:] * shared[1:]
+            scale[0] = 3.0
+            rows.append(out + (shared + y) * scale * x[0])
+        return np.stack(rows)
+
+    x = X[:4].copy()
+    close(rows_with_own_and_shared_state(x), looped(x))
+    close(ft.jit(rows_with_own_and_shared_state)(x), looped(x))
+    close(
+        ft.jacfwd(rows_with_own_and_shared_state)(x), fd_jacobian(looped, (x,)), fd_tol(np.float64)
+    )
+    close(
+        ft.vmap(rows_with_own_and_shared_state)(BATCH[:, :4]),
+        np.stack([looped(r) for r in BATCH[:, :4]]),
+    )

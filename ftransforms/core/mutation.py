@@ -72,12 +72,15 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
 * **Where the exact semantics cannot be kept**, an error says so: a traced value written
   into a plain NumPy array that something outside the function may see (a global, an
   alias, a view) or into ``out=`` a plain array, raises
-  :class:`~ftransforms.errors.InPlaceError` naming the array and the fix; an in-place operator whose result NumPy would not cast
-  back (``int += float``) raises it too.  Known gaps: a reshape of an array that NumPy
-  lays out non-contiguously for its own reasons (a reduction's result over a transposed
-  input; elementwise results follow NOTE [layout of elementwise results]) is a view here
-  and a copy in NumPy; ``isinstance(buffer, numpy.ndarray)`` is false, and
-  C code that demands a true ``ndarray`` (typed Cython arguments) needs ``np.asarray``.
+  :class:`~ftransforms.errors.InPlaceError` naming the array and the fix; so does a value
+  batched by a ``vmap`` written into an unbatched array from outside its function (NOTE
+  [batched writes into captured arrays] in interpreters/batching.py), and an in-place
+  operator whose result NumPy would not cast back (``int += float``).  Known gaps: a
+  reshape of an array that NumPy lays out non-contiguously for its own reasons (a
+  reduction's result over a transposed input; elementwise results follow NOTE [layout of
+  elementwise results]) is a view here and a copy in NumPy; ``isinstance(buffer,
+  numpy.ndarray)`` is false, and C code that demands a true ``ndarray`` (typed Cython
+  arguments) needs ``np.asarray``.
 """
 
 from __future__ import annotations
@@ -429,7 +432,7 @@ def _slot(t: Any, name: str) -> Any:
 def assign(target: Tracer, new: Any) -> None:
     """A write: ``target`` (and its aliases, its base and every view of that base) now
     holds ``new`` (of ``target``'s shape and dtype)."""
-    check_write(target)
+    check_write(target, new=new)
     base = _slot(target, "_base")
     if base is not None:
         if through_overlap(base):  # NOTE [writes through overlapping views]
@@ -559,10 +562,10 @@ def restore(target: Tracer, before: Tracer) -> None:
     refresh(target)
 
 
-def check_write(target: Tracer, logged: bool = True) -> None:
-    """Raise if ``target`` may not be written now (see NOTE [mutation semantics]).
-    ``logged=False``: a change that :class:`watch_writes` cannot merge by rows (a new
-    shape), left out of its log."""
+def check_write(target: Tracer, logged: bool = True, new: Any = None) -> None:
+    """Raise if ``target`` may not be written now (see NOTE [mutation semantics]), or not
+    with the tracer ``new``.  ``logged=False``: a change that :class:`watch_writes` cannot
+    merge by rows (a new shape), left out of its log."""
     if _LOCAL.trial:
         raise TrialWrite
     log = _LOCAL.writes
@@ -572,6 +575,8 @@ def check_write(target: Tracer, logged: bool = True) -> None:
         raise escaped_error(target, "a write into it")  # it could not turn it into one
     for interp in current_stack():
         interp.before_write(target)
+        if new is not None:
+            interp.before_value(target, new)
 
 
 # -- buffers: the creation functions while a transform is active ------------------------
