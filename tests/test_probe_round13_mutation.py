@@ -425,3 +425,30 @@ def test_batched_writes_into_arrays_made_in_the_row_and_unbatched_ones_stay():
         ft.vmap(rows_with_own_and_shared_state)(BATCH[:, :4]),
         np.stack([looped(r) for r in BATCH[:, :4]]),
     )
+
+
+# -- structured dtypes -------------------------------------------------------------------
+
+
+def weighted_by_a_record_array(x):
+    rec = np.zeros(6, dtype=[("w", float), ("b", float)])  # constants only
+    rec["w"] = np.linspace(1.0, 2.0, 6)
+    rec["b"][::2] = 0.5
+    return x * rec["w"] + rec["b"]
+
+
+def test_a_structured_array_of_constants_works_under_the_transforms():
+    check_values(weighted_by_a_record_array)
+
+
+def traced_field(x):
+    rec = np.zeros(6, dtype=[("w", float), ("b", float)])
+    rec["w"] = x
+    return rec["w"] * 2.0
+
+
+@pytest.mark.parametrize("transform", [ft.vmap, ft.jit, ft.jacfwd, ft.jacrev])
+def test_a_traced_value_into_a_structured_array_names_the_fix(transform):
+    arg = BATCH.copy() if transform is ft.vmap else X.copy()
+    with pytest.raises(ft.errors.InPlaceError, match=r"structured NumPy array 'rec'.*own"):
+        transform(traced_field)(arg)

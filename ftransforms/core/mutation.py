@@ -130,7 +130,7 @@ class BufferInterpreter(Interpreter):
                     out = out.view()
                     out.flags.writeable = False
                     return out
-        if type(out) is numpy.ndarray and out.dtype.kind != "O":
+        if type(out) is numpy.ndarray and out.dtype.kind not in "OV":
             # a new array computed from a buffer (``np.zeros(n) + 1``, ``buf[mask]``) is
             # one NumPy lets the user write into too (``y[idx] += v`` writes into it)
             return new_buffer(self, out)
@@ -374,7 +374,7 @@ def mutable(x: Any) -> Any:
     may write into (``x.copy()`` included) without touching the caller's array; a tracer
     as a new object (:func:`detached`)."""
     if type(x) is numpy.ndarray:
-        if x.dtype.kind != "O" and _LOCAL.scope is not None:
+        if x.dtype.kind not in "OV" and _LOCAL.scope is not None:
             buf = new_buffer(_LOCAL.scope, x)
             if not x.flags.writeable:  # read-only as the caller's array (np.broadcast_to,
                 buf.flags.writeable = False  # frombuffer): a write raises NumPy's ValueError
@@ -716,7 +716,7 @@ def user_array(out: Any, name: str) -> Any:
     if (
         scope is not None
         and type(out) is numpy.ndarray
-        and out.dtype.kind != "O"
+        and out.dtype.kind not in "OV"
         and _from_user_code(2, name)
     ):
         return new_buffer(scope, out)
@@ -731,7 +731,7 @@ _BUFFER_RESULT = """
     if (
         scope is not None
         and type(out) is ndarray
-        and out.dtype.kind != "O"
+        and out.dtype.kind not in "OV"
         and from_user_code(1, name)
     ):
         return new_buffer(scope, out)

@@ -312,6 +312,13 @@ def store_into_private_array(t: Tracer, frame: Any) -> Any:
             f"into one array first ({name}[...] = np.stack([...]))."
         )
     array = names.get(name)
+    if type(array) is numpy.ndarray and array.dtype.kind == "V":
+        raise InPlaceError(
+            f"{t._interp.name}: {name}[...] = t writes a traced value into the structured "
+            f"NumPy array {name!r} (dtype {array.dtype}), whose fields cannot hold what the "
+            f"transform tracks (its derivative or its batch); keep each field in an array "
+            f"of its own (np.zeros(n) per field, or one float array with a column per field)."
+        )
     if type(array) is not numpy.ndarray or array.dtype.kind not in "biufc":
         return None
     base = array.base
