@@ -452,3 +452,88 @@ def test_a_traced_value_into_a_structured_array_names_the_fix(transform):
     arg = BATCH.copy() if transform is ft.vmap else X.copy()
     with pytest.raises(ft.errors.InPlaceError, match=r"structured NumPy array 'rec'.*own"):
         transform(traced_field)(arg)
+
+
+# -- helpers that write into their caller's array; buf[i:j] op= t ---------------------------
+
+
+def diffuse(u, dt):
+    u[1:-1] += dt * (u[2:] - 2.0 * u[1:-1] + u[:-2])  # NumPy's view of u takes it
+
+
+def put_square(b, v, i):
+    b[i] = v * v
+
+
+def accumulate(u, v):
+    u += v
+
+
+def stepped_by_a_helper(x):
+    u = INIT * 0.1  # the caller's local, first written by a helper
+    for _ in range(3):
+        diffuse(u, x[1] * 0.1)
+    u[0] += x[0]
+    return u
+
+
+def squared_by_a_helper(x):
+    u = INIT * 0.1
+    put_square(u, x[2], 5)
+    put_square(u, x[3], 0)
+    return u * x
+
+
+def accumulated_by_a_helper(x):
+    u = INIT * 0.1
+    accumulate(u, x)
+    accumulate(u, x * x)
+    return u
+
+
+def slices_updated_in_place(x):
+    b = INIT * 1.0
+    b[1:4] += x[:3]
+    b[::2] *= x[3:]
+    counts = COUNTS * 1
+    counts[1:3] += (x[:2] > 0.5).astype(int)
+    return b * counts
+
+
+@pytest.mark.parametrize(
+    "f",
+    [stepped_by_a_helper, squared_by_a_helper, accumulated_by_a_helper, slices_updated_in_place],
+)
+def test_helpers_and_slice_updates_write_into_the_callers_array(f):
+    check_values(f)
+
+
+def integer_slice_plus_float(x):
+    b = np.arange(6)
+    try:
+        b[1:3] += x[:2]  # NumPy refuses the float into the int view
+    except TypeError:
+        return x * 0.0 - 1.0
+    return b * 1.0
+
+
+def global_slice_updated(x):
+    INIT[1:3] += x[:2]
+    return x
+
+
+def helper_while_the_caller_keeps_a_list(x):
+    buf = INIT.copy()
+    keep = [buf]
+    put_square(buf, x[0], 0)
+    return keep[0] * 1.0
+
+
+def test_slice_updates_keep_numpys_errors_and_the_globals():
+    check_values(integer_slice_plus_float)
+    for f in [global_slice_updated, helper_while_the_caller_keeps_a_list]:
+        with pytest.raises(ft.errors.InPlaceError):
+            ft.vmap(f)(BATCH.copy())
+        with pytest.raises(ft.errors.InPlaceError):
+            ft.jacfwd(f)(X.copy())
+    np.testing.assert_array_equal(INIT, np.arange(1.0, 7.0))

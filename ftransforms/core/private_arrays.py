@@ -29,7 +29,13 @@ NumPy finishes its store into the old array with zeros (``dummy``), which no one
 ``x0`` (``BINARY_OP +=``, ``STORE_FAST x0``) and ``x0`` is private (counted as above, against
 ``probe_target += probe`` with a stand-in whose ``__array_ufunc__`` has the tracer's lines:
 :func:`private_out`), the ufunc writes into a buffer copy instead and returns it, and
-Python binds it to ``x0``.  ``np.add(x0, t, out=x0)`` and other calls keep the error.
+Python binds it to ``x0``.  ``buf[i:j] op= t`` hands the operator NumPy's temporary view of
+``buf``: a buffer copy of it takes the result, and the store that follows writes it into
+``buf`` as ``buf[i:j] = t`` does (so a global's slice still refuses, unwritten).  A helper
+of the user's that writes into its caller's array (``step(u, dt)`` doing ``u[1:-1] += ...``)
+counts the variables of its callers that hold it (the user's frames up to the first frame
+of a library, :func:`_caller_bindings`) and rebinds them all.  ``np.add(x0, t, out=x0)``
+and other calls keep the error.
 Anything else keeps the InPlaceError, whose message names the fix: an array a caller or a
 global can see (``x0 = init; x0[0] = t`` would write into ``init``: refused, as JAX refuses
 it, rather than changing the caller's data), a view of another array, an alias.  A list
@@ -215,6 +221,16 @@ def _traced(index: Any) -> bool:
     return isinstance(index, Tracer) and type(index) is not Buffer
 
 
+def structured(a: Any) -> bool:
+    """Whether ``a`` is a plain array of a structured dtype or a field of one."""
+    if type(a) is not numpy.ndarray:
+        return False
+    base = a.base
+    return a.dtype.names is not None or (
+        type(base) is numpy.ndarray and base.dtype.names is not None
+    )
+
+
 def _owner(a: numpy.ndarray) -> Any:
     """The array ``a``'s memory belongs to: ``a`` or its base (NumPy keeps one level)."""
     return a if a.base is None else a.base
@@ -312,10 +328,10 @@ def store_into_private_array(t: Tracer, frame: Any) -> Any:
             f"into one array first ({name}[...] = np.stack([...]))."
         )
     array = names.get(name)
-    if type(array) is numpy.ndarray and array.dtype.kind == "V":
+    if structured(array):
         raise InPlaceError(
             f"{t._interp.name}: {name}[...] = t writes a traced value into the structured "
-            f"NumPy array {name!r} (dtype {array.dtype}), whose fields cannot hold what the "
+            f"NumPy array {name!r} or one of its fields, which cannot hold what the "
             f"transform tracks (its derivative or its batch); keep each field in an array "
             f"of its own (np.zeros(n) per field, or one float array with a column per field)."
         )
@@ -337,8 +353,9 @@ def store_into_private_array(t: Tracer, frame: Any) -> Any:
         expected = _baseline(array, index, t)
     except Exception:  # noqa: BLE001 - NumPy refuses the store itself: leave it to NumPy
         return None
-    del names, last, array  # (counted: only the frame's variable and the store hold it)
-    if _counts(frame, name) != expected:
+    callers, extra = _caller_bindings(frame, array)
+    del names, last, array  # (counted: only the frames' variables and the store hold it)
+    if _counts(frame, name) != (expected[0] + extra, expected[1]):
         return None
     array = frame.f_locals[name]
     buf = new_buffer(scope, array.copy(order="K"))
@@ -346,7 +363,31 @@ def store_into_private_array(t: Tracer, frame: Any) -> Any:
     dtype = array.dtype
     _LAST.entry = (id(frame), frame.f_lasti, name, weakref.ref(array), weakref.ref(buf))
     write_locals(frame, {name: buf})
+    for caller, held in callers:
+        write_locals(caller, dict.fromkeys(held, buf))
     return dtype
+
+
+def _caller_bindings(frame: Any, value: Any) -> tuple[list, int]:
+    """The user's functions that called ``frame``'s (directly, frame by frame, up to the
+    first frame of a library such as the transform's own) and hold ``value`` in local
+    variables (``fill(buf, t)`` called with the caller's ``buf``): ``[(frame, names)]``,
+    and the references those variables make (each one, and its entry in the frame's
+    ``f_locals`` snapshot where that is a dict, Python < 3.13).  A cell variable (one a
+    nested function shares) ends the walk: it outlives the call."""
+    found, refs = [], 0
+    f = frame.f_back
+    while f is not None and frame_is_user_code(f) and not f.f_code.co_flags & 0x2A0:
+        code = f.f_code
+        snapshot = f.f_locals
+        held = [n for n, v in snapshot.items() if v is value]
+        if any(n not in code.co_varnames or n in code.co_cellvars for n in held):
+            return [], -1  # (never matches a count)
+        if held:
+            found.append((f, held))
+            refs += len(held) * (2 if type(snapshot) is dict else 1)
+        f = f.f_back
+    return found, refs
 
 
 # -- x0 op= t: the operator's out= ---------------------------------------------------------
@@ -378,12 +419,22 @@ def private_out(array: numpy.ndarray, inputs: tuple, kwargs: dict) -> tuple | No
     if scope is None or not _private_candidate(array):
         return None
     name = _inplace_target(frame)
+    if name is _ITEM:  # buf[index] op= t, buf a plain array: NumPy's temporary view of it
+        # takes the result and the store writes it back; here a buffer copy takes it, and
+        # the store (a traced value now) goes where a[i] = t goes
+        buf = new_buffer(scope, array.copy(order="K"))
+        inputs = tuple(buf if a is array else a for a in inputs)
+        return inputs, {**kwargs, "out": (buf,)}
     if name is None or frame.f_locals.get(name) is not array:
         return None
+    callers, extra = _caller_bindings(frame, array)
     counts = _out_counts(frame, array)
-    if counts != _out_baseline(array):
+    expected = _out_baseline(array)
+    if counts != (expected[0] + extra, expected[1]):
         return None
     buf = new_buffer(scope, array.copy(order="K"))
+    for caller, held in callers:
+        write_locals(caller, dict.fromkeys(held, buf))
     inputs = tuple(buf if a is array else a for a in inputs)
     return inputs, {**kwargs, "out": (buf,)}
 
@@ -400,9 +451,15 @@ def _private_candidate(array: numpy.ndarray) -> bool:
     )
 
 
+#: :func:`_inplace_target`'s answer for ``buf[index] op= t``.
+_ITEM = "<item>"
+
+
 def _inplace_target(frame: Any) -> str | None:
     """The local variable that the in-place operator ``frame`` runs stores back into
-    (``x0 += t``: ``BINARY_OP +=``, ``STORE_FAST x0``), or None."""
+    (``x0 += t``: ``BINARY_OP +=``, ``STORE_FAST x0``), :data:`_ITEM` where it stores into
+    an item (``buf[i] += t``: ``BINARY_OP +=``, ``SWAP 3``, ``SWAP 2``, ``STORE_SUBSCR``),
+    or None."""
     code = frame.f_code
     if code.co_flags & (0x20 | 0x80 | 0x200) or not frame_is_user_code(frame):
         return None
@@ -419,6 +476,15 @@ def _inplace_target(frame: Any) -> str | None:
             and ins[k + 1].opname == "STORE_FAST"
         ):  # (only ``name op= v`` compiles to that pair: its left operand is ``name``)
             found = ins[k + 1].argval
+        elif (
+            k is not None
+            and k + 3 < len(ins)
+            and ins[k].opname == "BINARY_OP"
+            and ins[k].argrepr.endswith("=")
+            and [(i.opname, i.arg) for i in ins[k + 1 : k + 4]]
+            == [("SWAP", 3), ("SWAP", 2), ("STORE_SUBSCR", None)]
+        ):
+            found = _ITEM
         _PLANS[key] = found
     return _PLANS[key]
 

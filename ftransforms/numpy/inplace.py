@@ -59,7 +59,7 @@ from ftransforms.core.mutation import (
     through_overlap,
 )
 from ftransforms.core.mutation import make_view as _make_view
-from ftransforms.core.private_arrays import write_locals  # noqa: F401  (installs PRIVATE_STORE)
+from ftransforms.core.private_arrays import structured  # (also installs PRIVATE_STORE)
 from ftransforms.core.tracer import SHAPE_SETTER, Tracer
 from ftransforms.numpy.helpers import (
     IN_PLACE_WRITERS,
@@ -932,6 +932,13 @@ def _out_error(form: str, out: Any) -> Exception:
     ValueError where ``out`` is read-only (NumPy checks that first), else InPlaceError."""
     if type(out) is numpy.ndarray and not out.flags.writeable:
         return ValueError("output array is read-only")  # NumPy's words
+    if structured(out):
+        return InPlaceError(
+            f"{form}: out= is a structured NumPy array or one of its fields, which cannot "
+            f"hold the traced result (its derivative or its batch); keep each field in an "
+            f"array of its own (np.zeros(n) per field, or one float array with a column "
+            f"per field)."
+        )
     return InPlaceError(
         f"{form}: out= is a plain NumPy array of shape {numpy.shape(out)} (a global, an "
         f"argument that is not transformed, an alias or a view of one, or an array that "
