@@ -40,8 +40,11 @@ Anything else keeps the InPlaceError, whose message names the fix: an array a ca
 global can see (``x0 = init; x0[0] = t`` would write into ``init``: refused, as JAX refuses
 it, rather than changing the caller's data), a view of another array, an alias.  A list
 holding tracers (``buf[:2] = [t, u]``) is converted element by element: the second
-conversion in the same store undoes the rebinding and raises.  Costs nothing until a traced
-value is written into a plain array (then one evaluation and one reference count).
+conversion in the same store undoes the rebinding and raises; and where one conversion
+could be of one element of a list or object array (``buf[:2] = [row, ones]``), the store
+refuses (:func:`_whole_value`: ``t`` must fill its target, a number conversion one
+element).  Costs nothing until a traced value is written into a plain array (then one
+evaluation and one reference count).
 """
 
 from __future__ import annotations
@@ -137,7 +140,15 @@ def _find_plan(ins: list, lasti: int) -> tuple | None:
     names = [i.opname for i in ins[m : m + 3]] + [i.opname for i in ins[k - 2 : k]]
     args = [i.arg for i in ins[m : m + 2]] + [i.arg for i in ins[k - 2 : k]]
     if names == ["COPY", "COPY", "BINARY_SUBSCR", "SWAP", "SWAP"] and args == [2, 2, 3, 2]:
-        return ins[j].argval, body  # buf[index] op= v
+        # buf[index] op= v: v runs between the index and the store, so it must not rebind
+        # the names the index reads (buf[i] += (i := 2)) or buf
+        read = {i.argval for i in body if i.opname.startswith("LOAD")} | {ins[j].argval}
+        if any(
+            i.opname.startswith(("STORE", "DELETE")) and i.argval in read
+            for i in ins[m + 3 : k - 2]
+        ):
+            return None
+        return ins[j].argval, body
     return None
 
 
@@ -297,11 +308,12 @@ class _LastStore(threading.local):
 _LAST = _LastStore()
 
 
-def store_into_private_array(t: Tracer, frame: Any) -> Any:
+def store_into_private_array(t: Tracer, frame: Any, scalar: bool) -> Any:
     """NOTE [traced writes into private NumPy arrays]: ``frame`` runs ``buf[index] = t``
-    (NumPy converting ``t``); where ``buf`` is a plain array only that frame's variable
-    holds, that variable becomes a buffer holding the write.  Returns the array's dtype
-    (then the caller gives NumPy zeros of it to finish its own store), or None."""
+    (NumPy converting ``t``: with ``float()``/``int()``/``complex()`` where ``scalar``,
+    else ``__array__``); where ``buf`` is a plain array only that frame's variable holds,
+    that variable becomes a buffer holding the write.  Returns the array's dtype (then
+    the caller gives NumPy zeros of it to finish its own store), or None."""
     scope = live_buffer_scope()
     if scope is None or frame.f_code.co_code[frame.f_lasti] != _STORE_SUBSCR:
         return None
@@ -345,7 +357,7 @@ def store_into_private_array(t: Tracer, frame: Any) -> Any:
         index = _evaluate(body, frame, names)
     except (_Unknown, IndexError, KeyError, TypeError, ValueError, ZeroDivisionError):
         return None
-    if _traced(index):
+    if _traced(index) or not _whole_value(t, array, index, scalar):
         return None
     if not _owner(array).flags.owndata:
         return None
@@ -366,6 +378,32 @@ def store_into_private_array(t: Tracer, frame: Any) -> Any:
     for caller, held in callers:
         write_locals(caller, dict.fromkeys(held, buf))
     return dtype
+
+
+def _whole_value(t: Tracer, array: numpy.ndarray, index: Any, scalar: bool) -> bool:
+    """Whether NumPy converting ``t`` for ``array[index] = value`` shows that ``value`` is
+    ``t`` itself, not a list or object array holding it (``buf[:2] = [row, ones]``, whose
+    other elements NumPy converts without ``t``): a number conversion is NumPy's for one
+    element of a list or object array unless the target is one element; ``__array__``
+    is for a list's element too, but a list of several elements has one axis more than
+    its elements, so ``t`` must fill the target without broadcasting (a 0-d ``t`` may: in
+    a list NumPy converts it twice, and the second conversion raises)."""
+    try:
+        target = numpy.shape(array[index])
+    except Exception:  # noqa: BLE001 - NumPy's own store raises it again
+        return False
+    if scalar:
+        return target == ()
+    if not t.shape:
+        return True
+    return _without_leading_ones(tuple(t.shape)) == _without_leading_ones(target)
+
+
+def _without_leading_ones(shape: tuple) -> tuple:
+    k = 0
+    while k < len(shape) and shape[k] == 1:
+        k += 1
+    return shape[k:]
 
 
 def _caller_bindings(frame: Any, value: Any) -> tuple[list, int]:

@@ -765,7 +765,7 @@ class Tracer:
         into the old array with ``dummy`` (None: zeros of this shape and its dtype); else
         the InPlaceError."""
         if PRIVATE_STORE:
-            dtype = PRIVATE_STORE[0](self, sys._getframe(2))
+            dtype = PRIVATE_STORE[0](self, sys._getframe(2), dummy is not None)
             if dtype is not None:
                 return numpy.zeros(self.shape, dtype=dtype) if dummy is None else dummy
         raise self._written_into_array_error()
