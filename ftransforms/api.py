@@ -335,7 +335,9 @@ def _vmap_call(
                     )
                 wrapped = laid_out_arguments(leaves, wrapped, dims)  # NOTE [layout of
                 # elementwise results]; NOTE [batched writes into captured arrays]:
-                interp.outside = (func, tuple(w for w, d in zip(wrapped, dims) if d is None))
+                if not getattr(func, "over_a_basis", False):  # (jacfwd's, jacrev's rows:
+                    # directions, each of which the math wants to see the state unwritten)
+                    interp.outside = (func, tuple(w for w, d in zip(wrapped, dims) if d is None))
                 out = transform_outputs(
                     func(*tree_unflatten(spec, wrapped), **mutable_kwargs(kwargs))
                 )
@@ -1228,6 +1230,7 @@ def _map_basis(
     of basis rows is built inside the chunk loop, so that memory is bounded by the chunk
     (the basis alone is n x n)."""
     fn.__name__ = fn.__qualname__ = where  # errors inside say "vmap(jacfwd(f), ...): "
+    fn.over_a_basis = True  # NOTE [batched writes into captured arrays]: not a user's loop
     if not leaves:  # no output (jacrev) / input (jacfwd) leaves: a Jacobian of no blocks
         return vmap(fn, out_dims=out_dims, randomness=randomness, axis_size=0)()
     total = sum(fnp.size(v) for v in leaves)

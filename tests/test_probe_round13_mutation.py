@@ -567,3 +567,22 @@ def test_slice_updates_keep_numpys_errors_and_the_globals():
         with pytest.raises(ft.errors.InPlaceError):
             ft.jacfwd(f)(X.copy())
     np.testing.assert_array_equal(INIT, np.arange(1.0, 7.0))
+
+
+@pytest.mark.parametrize("jac", [ft.jacfwd, ft.jacrev])
+def test_jacobians_over_a_closure_buffer_keep_each_direction_apart(jac):
+    """jacfwd/jacrev batch directions, not the user's rows: a write into a buffer of the
+    enclosing function is each direction's own (the Jacobian of the code as written)."""
+    x0 = np.array([1.0, 2.0, 3.0])
+
+    def jacobian_sum(p):
+        cache = np.zeros(3)
+
+        def f(x):
+            cache[0] = x[0] * p
+            return cache * x
+
+        return jac(f)(x0).sum()  # d/dx0 of p * x0**2: 2 * p * x0
+
+    close(jacobian_sum(2.0), 4.0)
+    close(ft.grad(jacobian_sum)(2.0), 2.0 * x0[0])

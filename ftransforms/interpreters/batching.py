@@ -341,13 +341,17 @@ class BatchInterpreter(Interpreter):
     # value into an unbatched tensor; an array made inside the function (np.zeros(n),
     # x0.copy()) takes it (each row has its own).  Unbatched writes into captured arrays
     # stay (each row writes the same values).  The reachable arrays are found once per
-    # call, at the first such write (host_random's walk of a function's closure).
+    # call, at the first such write (host_random's walk of a function's closure).  The
+    # vmaps of jacfwd/jacrev over a basis of directions are no loop of the user's: each
+    # direction is meant to see the state unwritten, so they keep the batched write.
     def before_value(self, target: Any, new: Any) -> None:
         new_interp = getattr(new, "_interp", None)
         if new_interp is None or type(new) is Buffer or new_interp.level < self.level:
             return
         if type(target) is not Buffer and target._interp.level >= self.level:
             return  # batched here already (or made by a level inside this one)
+        if self.outside[0] is None:
+            return  # a vmap over a basis of directions (jacfwd, jacrev), or no function yet
         if self.captured is None:
             from ftransforms.host_random import reachable  # late import: host_random
             # imports the NumPy layer, which imports this module
