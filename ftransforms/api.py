@@ -334,7 +334,11 @@ def _vmap_call(
                         lambda: leaf_names(func, tree_unflatten(spec, leaves)),
                     )
                 wrapped = laid_out_arguments(leaves, wrapped, dims)  # NOTE [layout of
-                out = transform_outputs(  # elementwise results]
+                # elementwise results]; NOTE [batched writes into captured arrays]:
+                if not getattr(func, "over_a_basis", False):  # (jacfwd's, jacrev's rows:
+                    # directions, each of which the math wants to see the state unwritten)
+                    interp.outside = (func, tuple(w for w, d in zip(wrapped, dims) if d is None))
+                out = transform_outputs(
                     func(*tree_unflatten(spec, wrapped), **mutable_kwargs(kwargs))
                 )
                 if interp.pending is not None:  # NOTE [a split under SciPy's compiled code]
@@ -1227,6 +1231,7 @@ def _map_basis(
     of basis rows is built inside the chunk loop, so that memory is bounded by the chunk
     (the basis alone is n x n)."""
     fn.__name__ = fn.__qualname__ = where  # errors inside say "vmap(jacfwd(f), ...): "
+    fn.over_a_basis = True  # NOTE [batched writes into captured arrays]: not a user's loop
     if not leaves:  # no output (jacrev) / input (jacfwd) leaves: a Jacobian of no blocks
         return vmap(fn, out_dims=out_dims, randomness=randomness, axis_size=0)()
     total = sum(fnp.size(v) for v in leaves)

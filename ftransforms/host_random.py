@@ -147,6 +147,13 @@ def _generators(func: Any, kinds: tuple = _GENERATORS, deep: bool = False) -> li
     return list(found.values())
 
 
+def reachable(objects: tuple, kinds: tuple) -> list:
+    """The objects of ``kinds`` that the functions and objects ``objects`` reach: through
+    closures, defaults, the globals their code names, partials, methods, the items of
+    lists, tuples and dicts and the fields of the user's objects (as for generators)."""
+    return [o for o in _generators(objects, kinds, deep=True) if isinstance(o, kinds)]
+
+
 def wrapped_of(obj: Any) -> Any:
     """``obj.__wrapped__`` (the function a decorator wraps), or ``None``: also for an
     object whose ``__getattr__`` raises another error than AttributeError for a name it

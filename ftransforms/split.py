@@ -102,13 +102,11 @@ for ``chunk_size``).
 
 from __future__ import annotations
 
-import ctypes
 import dis
 import heapq
 import inspect
 import itertools
 import linecache
-import sys
 import types
 import warnings
 import weakref
@@ -125,6 +123,7 @@ import ftransforms.whole_lines  # noqa: F401  (NOTE [a printed line is written w
 from ftransforms.arguments import out_dims_per_leaf, structure_str
 from ftransforms.core.errors import PerformanceWarning, SplitOutputError
 from ftransforms.core.mutation import assign, clone, payload
+from ftransforms.core.private_arrays import write_locals
 from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchSplit, BatchTracer, SpeculationFailed
@@ -439,16 +438,6 @@ def _jumps(code: Any) -> dict[int, tuple[int, int, bool, int]]:
 _JUMPS: dict[Any, dict] = {}
 
 
-def _write_locals(frame: Any, values: dict) -> None:
-    """Rebind locals of a running frame (as a debugger does)."""
-    if sys.version_info >= (3, 13):  # f_locals is a write-through proxy
-        for name, value in values.items():
-            frame.f_locals[name] = value
-        return
-    frame.f_locals.update(values)
-    ctypes.pythonapi.PyFrame_LocalsToFast(ctypes.py_object(frame), ctypes.c_int(0))
-
-
 #: How far below a loop's local masking looks for state a masked row's step could change
 #: (levels of containers and attributes, items per container, nodes per local).
 _STATE_DEPTH, _STATE_ITEMS, _STATE_NODES = 4, 64, 1024
@@ -727,7 +716,7 @@ class MaskedLoops:
         for target, value in written:
             assign(target, fnp.astype(value, dtype_of(target)))
         if merged:
-            _write_locals(frame, merged)
+            write_locals(frame, merged)
             loop.saved.update(merged)
         if merged or written:
             loop.values = _values_of(loop.saved, frame)
@@ -766,7 +755,7 @@ class MaskedLoops:
                 kind = complex if complex in kinds else float if float in kinds else int
                 self.interp.weak[id(values[name])] = (values[name], kind)
         if values:
-            _write_locals(loop.frame, values)
+            write_locals(loop.frame, values)
 
 
 #: Builtins whose answer for a Python number differs from theirs for a batched array.

@@ -65,16 +65,22 @@ array does when it is written into (``h += 1``, ``x[i] = v``, ``np.exp(x, out=x)
   be one of its outputs.  Under ``jit``'s structured control flow a body that writes runs
   eagerly (the recorder's ``before_write``): a write into a value from outside the body
   would not be in the body's sub-program.
+* **Plain arrays only the function holds** (``np.r_[...]``, ``init.copy()`` of a global,
+  ``init * 2``: made by other NumPy functions, methods and operators, which cannot be
+  hooked) take ``a[i] = t`` too: NOTE [traced writes into private NumPy arrays] in
+  core/private_arrays.py.
 * **Where the exact semantics cannot be kept**, an error says so: a traced value written
-  into a plain NumPy array that did not come from a creation function (a global, an array
-  made by another NumPy function, ``a.copy()`` of a plain array: a C method that cannot be
-  hooked), or into ``out=`` such an array, raises :class:`~ftransforms.errors.InPlaceError`
-  naming the array and the fix; an in-place operator whose result NumPy would not cast
-  back (``int += float``) raises it too.  Known gaps: a reshape of an array that NumPy
-  lays out non-contiguously for its own reasons (a reduction's result over a transposed
-  input; elementwise results follow NOTE [layout of elementwise results]) is a view here
-  and a copy in NumPy; ``isinstance(buffer, numpy.ndarray)`` is false, and
-  C code that demands a true ``ndarray`` (typed Cython arguments) needs ``np.asarray``.
+  into a plain NumPy array that something outside the function may see (a global, an
+  alias, a view) or into ``out=`` a plain array, raises
+  :class:`~ftransforms.errors.InPlaceError` naming the array and the fix; so does a value
+  batched by a ``vmap`` written into an unbatched array from outside its function (NOTE
+  [batched writes into captured arrays] in interpreters/batching.py), and an in-place
+  operator whose result NumPy would not cast back (``int += float``).  Known gaps: a
+  reshape of an array that NumPy lays out non-contiguously for its own reasons (a
+  reduction's result over a transposed input; elementwise results follow NOTE [layout of
+  elementwise results]) is a view here and a copy in NumPy; ``isinstance(buffer,
+  numpy.ndarray)`` is false, and C code that demands a true ``ndarray`` (typed Cython
+  arguments) needs ``np.asarray``.
 """
 
 from __future__ import annotations
@@ -124,7 +130,7 @@ class BufferInterpreter(Interpreter):
                     out = out.view()
                     out.flags.writeable = False
                     return out
-        if type(out) is numpy.ndarray and out.dtype.kind != "O":
+        if type(out) is numpy.ndarray and out.dtype.kind not in "OV":
             # a new array computed from a buffer (``np.zeros(n) + 1``, ``buf[mask]``) is
             # one NumPy lets the user write into too (``y[idx] += v`` writes into it)
             return new_buffer(self, out)
@@ -368,7 +374,7 @@ def mutable(x: Any) -> Any:
     may write into (``x.copy()`` included) without touching the caller's array; a tracer
     as a new object (:func:`detached`)."""
     if type(x) is numpy.ndarray:
-        if x.dtype.kind != "O" and _LOCAL.scope is not None:
+        if x.dtype.kind not in "OV" and _LOCAL.scope is not None:
             buf = new_buffer(_LOCAL.scope, x)
             if not x.flags.writeable:  # read-only as the caller's array (np.broadcast_to,
                 buf.flags.writeable = False  # frombuffer): a write raises NumPy's ValueError
@@ -426,7 +432,7 @@ def _slot(t: Any, name: str) -> Any:
 def assign(target: Tracer, new: Any) -> None:
     """A write: ``target`` (and its aliases, its base and every view of that base) now
     holds ``new`` (of ``target``'s shape and dtype)."""
-    check_write(target)
+    check_write(target, new=new)
     base = _slot(target, "_base")
     if base is not None:
         if through_overlap(base):  # NOTE [writes through overlapping views]
@@ -556,10 +562,10 @@ def restore(target: Tracer, before: Tracer) -> None:
     refresh(target)
 
 
-def check_write(target: Tracer, logged: bool = True) -> None:
-    """Raise if ``target`` may not be written now (see NOTE [mutation semantics]).
-    ``logged=False``: a change that :class:`watch_writes` cannot merge by rows (a new
-    shape), left out of its log."""
+def check_write(target: Tracer, logged: bool = True, new: Any = None) -> None:
+    """Raise if ``target`` may not be written now (see NOTE [mutation semantics]), or not
+    with the tracer ``new``.  ``logged=False``: a change that :class:`watch_writes` cannot
+    merge by rows (a new shape), left out of its log."""
     if _LOCAL.trial:
         raise TrialWrite
     log = _LOCAL.writes
@@ -569,6 +575,8 @@ def check_write(target: Tracer, logged: bool = True) -> None:
         raise escaped_error(target, "a write into it")  # it could not turn it into one
     for interp in current_stack():
         interp.before_write(target)
+        if new is not None:
+            interp.before_value(target, new)
 
 
 # -- buffers: the creation functions while a transform is active ------------------------
@@ -708,7 +716,7 @@ def user_array(out: Any, name: str) -> Any:
     if (
         scope is not None
         and type(out) is numpy.ndarray
-        and out.dtype.kind != "O"
+        and out.dtype.kind not in "OV"
         and _from_user_code(2, name)
     ):
         return new_buffer(scope, out)
@@ -723,7 +731,7 @@ _BUFFER_RESULT = """
     if (
         scope is not None
         and type(out) is ndarray
-        and out.dtype.kind != "O"
+        and out.dtype.kind not in "OV"
         and from_user_code(1, name)
     ):
         return new_buffer(scope, out)

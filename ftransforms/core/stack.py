@@ -36,6 +36,11 @@ class Interpreter:
         """Called before a write into ``target`` (NOTE [mutation semantics] in
         core/mutation.py): raise if this level may hold it or cannot record the write."""
 
+    def before_value(self, target: Any, new: Any) -> None:
+        """Called before ``new`` is written into ``target`` (``assign``): raise if this
+        level cannot give that write its meaning (NOTE [batched writes into captured
+        arrays] in interpreters/batching.py)."""
+
     def __repr__(self) -> str:
         state = "active" if self.active else "finished"
         return f"<{type(self).__name__} level={self.level} {state} {self.name}>"

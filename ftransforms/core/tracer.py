@@ -65,6 +65,12 @@ _BINARY_SUBSCR = dis.opmap.get("BINARY_SUBSCR", -1)
 _NUMPY_WRITERS = frozenset({"put", "copyto", "place", "putmask", "fill_diagonal", "at"})
 
 
+#: NOTE [traced writes into private NumPy arrays] (core/private_arrays.py): the function
+#: that turns a plain array only the writing frame holds into a buffer taking ``a[i] = t``
+#: (returns that array's dtype, or None); set there.
+PRIVATE_STORE: list = []
+
+
 def _storing_into_an_array(depth: int) -> bool:
     """Whether the Python frame ``depth`` levels up is executing ``a[i] = value`` or
     calling one of NumPy's writers: NumPy converts a value written into one of its arrays
@@ -783,21 +789,33 @@ class Tracer:
             f"transform tracks (its derivative or its batch); {fix}."
         )
 
+    def _stored_into_array(self, dummy: Any = None) -> Any:
+        """NumPy converts this tracer to store it into a plain array (``a[i] = t``): where
+        that array is private to the writing function, it became a buffer holding the write
+        (NOTE [traced writes into private NumPy arrays]) and NumPy finishes its own store
+        into the old array with ``dummy`` (None: zeros of this shape and its dtype); else
+        the InPlaceError."""
+        if PRIVATE_STORE:
+            dtype = PRIVATE_STORE[0](self, sys._getframe(2), dummy is not None)
+            if dtype is not None:
+                return numpy.zeros(self.shape, dtype=dtype) if dummy is None else dummy
+        raise self._written_into_array_error()
+
     def _written_into_array_error(self) -> InPlaceError:
         self._check_live("a[i] = t")
         name = _stored_array_name(3)
         what = f"the NumPy array {name!r}" if name else "a NumPy array"
         return InPlaceError(
             f"{self._interp.name}: a[i] = t writes a traced value (a tracer) into {what} "
-            f"that did not come from inside the transformed function (a global, an "
-            f"untransformed argument, a.copy() of a plain array, the constructor "
-            f"np.ndarray(shape), or the result of a NumPy function that is not a creation "
-            f"function), which cannot hold what the "
+            f"that something outside the function may see (a global, a closure variable, an "
+            f"attribute, an untransformed argument, a view, an alias or a container holding "
+            f"it, the constructor np.ndarray(shape) in library code), or through an index "
+            f"that cannot be evaluated again without side effects: it cannot hold what the "
             f"transform tracks (its derivative or its batch), and writing into it would "
-            f"change the caller's data.  Make the array inside the function with "
-            f"np.zeros/np.empty/np.full/np.array(...)/np.copy(a) (those can hold traced "
-            f"values; a.copy() of a NumPy array is a C method that cannot be hooked), or "
-            f"use the functional form a = fnp.at(a)[i].set(t)."
+            f"change data outside the function.  A plain array that only one local variable "
+            f"of your function holds takes the write (x0 = init.copy(); x0[i] = t), as do "
+            f"arrays made inside the function with np.zeros/np.empty/np.full/np.array(...)/"
+            f"np.copy(a); or use the functional form a = fnp.at(a)[i].set(t)."
         )
 
     #: Whether the tracer carries nothing but its value (``jit``'s recording tracer):
@@ -817,7 +835,7 @@ class Tracer:
 
     def __float__(self) -> float:
         if _storing_into_an_array(1):
-            raise self._written_into_array_error()
+            return self._stored_into_array(0.0)
         if self._reads_as_number():
             self._check_live("float()")
             return float(self._concrete())
@@ -828,7 +846,7 @@ class Tracer:
 
     def __complex__(self) -> complex:
         if _storing_into_an_array(1):
-            raise self._written_into_array_error()
+            return self._stored_into_array(0j)
         if self._reads_as_number():
             self._check_live("complex()")
             return complex(self._concrete())
@@ -837,7 +855,7 @@ class Tracer:
     def __int__(self) -> int:
         kind = self.dtype.kind
         if kind not in "iub" and _storing_into_an_array(1):
-            raise self._written_into_array_error()
+            return self._stored_into_array(0)
         if kind == "c" and not self._value_only:
             raise self._conversion_error("int()")
         self._check_live("int()")
@@ -885,7 +903,7 @@ class Tracer:
         whose elements are 0-d tracers, so NumPy's object loops compute through the
         tracers' operators (the transforms turn such arrays back into tracers)."""
         if _storing_into_an_array(1):
-            raise self._written_into_array_error()
+            return self._stored_into_array()
         self._check_live("numpy.asarray()")
         if self.dtype.itemsize != _OBJECT_ITEMSIZE and _called_by_as_strided(1):
             raise TracerConversionError(

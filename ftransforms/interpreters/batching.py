@@ -18,7 +18,12 @@ import numpy
 # ftransforms, and so this module, while batching_rules.elementwise is still loading.
 import batching_rules.elementwise as _elementwise_rules
 from batching_rules.fallback import loop_and_stack
-from ftransforms.core.errors import BatchedControlFlowError, UnsupportedOperationError
+from ftransforms.core.errors import (
+    BatchedControlFlowError,
+    InPlaceError,
+    UnsupportedOperationError,
+)
+from ftransforms.core.mutation import Buffer
 from ftransforms.core.stack import Interpreter, current_stack
 from ftransforms.core.tracer import (
     READ_KEY,
@@ -218,19 +223,19 @@ class BatchTracer(Tracer):
 
     def __float__(self) -> float:
         if _storing_into_an_array(1):
-            raise self._written_into_array_error()
+            return self._stored_into_array(0.0)
         self._check_live("float()")
         return float(self._one_row())
 
     def __complex__(self) -> complex:
         if _storing_into_an_array(1):
-            raise self._written_into_array_error()
+            return self._stored_into_array(0j)
         self._check_live("complex()")
         return complex(self._one_row())
 
     def __int__(self) -> int:
         if _storing_into_an_array(1):
-            raise self._written_into_array_error()
+            return self._stored_into_array(0)
         self._check_live("int()")
         if self.ndim or self.dtype.kind != "f":
             return int(self._one_row())
@@ -302,7 +307,7 @@ class BatchInterpreter(Interpreter):
 
     __slots__ = (
         "axis_size", "randomness", "split", "masking", "loops", "axis", "weak", "pending",
-        "draw_log",
+        "draw_log", "outside", "captured",
     )  # fmt: skip
 
     def __init__(
@@ -330,6 +335,49 @@ class BatchInterpreter(Interpreter):
         # the batch]): the vmap call raises it when the function returns or fails
         self.pending: BatchSplit | SpeculationFailed | None = None
         self.draw_log = None  # randomness='same': this run's draws (random._DrawLog)
+        # (the function, its unbatched arguments) and, found on first need, the ids of the
+        # arrays they reach (NOTE [batched writes into captured arrays])
+        self.outside: tuple = (None, ())
+        self.captured: set | None = None
+
+    # NOTE [batched writes into captured arrays]: in the loop over rows that vmap stands
+    # for, an array from outside the function (reached through its closure, defaults or
+    # globals, or passed with in_dims=None) is one array that every row writes in turn,
+    # so a row reads what the rows before it wrote; a batch computed at once gives each
+    # row the array as it was before the call (and leaves it batched).  So a write of a
+    # value batched at this level (or above it) into such an array that is not batched
+    # here raises InPlaceError, as torch.func raises for an in-place write of a batched
+    # value into an unbatched tensor; an array made inside the function (np.zeros(n),
+    # x0.copy()) takes it (each row has its own).  Unbatched writes into captured arrays
+    # stay (each row writes the same values).  The reachable arrays are found once per
+    # call, at the first such write (host_random's walk of a function's closure).  The
+    # vmaps of jacfwd/jacrev over a basis of directions are no loop of the user's: each
+    # direction is meant to see the state unwritten, so they keep the batched write.
+    def before_value(self, target: Any, new: Any) -> None:
+        new_interp = getattr(new, "_interp", None)
+        if new_interp is None or type(new) is Buffer or new_interp.level < self.level:
+            return
+        if type(target) is not Buffer and target._interp.level >= self.level:
+            return  # batched here already (or made by a level inside this one)
+        if self.outside[0] is None:
+            return  # a vmap over a basis of directions (jacfwd, jacrev), or no function yet
+        if self.captured is None:
+            from ftransforms.host_random import reachable  # late import: host_random
+            # imports the NumPy layer, which imports this module
+
+            func, unbatched = self.outside
+            found = reachable((func, *unbatched), (Tracer,))
+            self.captured = {id(t) for t in found} | {id(t) for t in unbatched}
+        if id(target) in self.captured:
+            raise InPlaceError(
+                f"{self.name}: a value batched by this vmap is written into an array from "
+                f"outside the vmapped function (its closure, a global or an in_dims=None "
+                f"argument) that is not batched: in the loop over rows that vmap stands for "
+                f"each row would read what the rows before it wrote there, which one "
+                f"batched computation cannot give (torch.func refuses such in-place writes "
+                f"too).  Make the array inside the function (np.zeros(n), a.copy()), or "
+                f"return the rows' values and combine them after the vmap."
+            )
 
     def axis_index(self) -> BatchTracer:
         """Each row's position along this level's named axis (``arange`` batched here)."""

@@ -141,17 +141,17 @@ class TraceTracer(ValTracer):
     # derivative-tracking tracer there still refuses.  (vmap's split reads rows this way.)
     def __float__(self) -> float:
         if _storing_into_an_array(1):
-            raise self._written_into_array_error()
+            return self._stored_into_array(0.0)
         return float(self._concrete())
 
     def __complex__(self) -> complex:
         if _storing_into_an_array(1):
-            raise self._written_into_array_error()
+            return self._stored_into_array(0j)
         return complex(self._concrete())
 
     def __int__(self) -> int:
         if _storing_into_an_array(1):
-            raise self._written_into_array_error()
+            return self._stored_into_array(0)
         return int(self._concrete())
 
     def item(self, *args: Any) -> Any:

@@ -26,6 +26,7 @@ import ftransforms.numpy.inplace as inplace
 from ftransforms.core.errors import InPlaceError, UnsupportedOperationError
 from ftransforms.core.mutation import NOT_IN_C_ORDER, ROOT_LAYOUTS, Buffer, clone, strides_of
 from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
+from ftransforms.core.private_arrays import private_out
 from ftransforms.core.tracer import DTYPE_HIDDEN_FROM, SPARSE_DISPATCHED, Tracer
 from ftransforms.numpy.helpers import array_like, dtype_of, physical
 from ftransforms.numpy.indexing import IndexUpdateHelper, choose, compress, getitem, nonzero, take
@@ -119,6 +120,7 @@ def _out(method: str, out: Any, result: Any) -> Any:
 
 
 _NDARRAY = numpy.ndarray
+_ND = _NDARRAY
 
 
 def _numpys_layout(out: Any, a: Any, b: Any) -> Any:
@@ -167,6 +169,13 @@ class ArrayMethods:
     # -- NumPy protocols ------------------------------------------------------------------
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        out = kwargs.get("out")
+        if out is not None and type(out) is tuple and len(out) == 1 and type(out[0]) is _ND:
+            # x0 += t into a plain array only x0 holds (NOTE [traced writes into private
+            # NumPy arrays]): the same lines as private_arrays._OutProbe's, which counts
+            swapped = private_out(out[0], inputs, kwargs)
+            if swapped is not None:
+                inputs, kwargs = swapped
         return handle_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:

@@ -59,6 +59,7 @@ from ftransforms.core.mutation import (
     through_overlap,
 )
 from ftransforms.core.mutation import make_view as _make_view
+from ftransforms.core.private_arrays import structured  # (also installs PRIVATE_STORE)
 from ftransforms.core.tracer import SHAPE_SETTER, Tracer
 from ftransforms.numpy.helpers import (
     IN_PLACE_WRITERS,
@@ -931,13 +932,21 @@ def _out_error(form: str, out: Any) -> Exception:
     ValueError where ``out`` is read-only (NumPy checks that first), else InPlaceError."""
     if type(out) is numpy.ndarray and not out.flags.writeable:
         return ValueError("output array is read-only")  # NumPy's words
+    if structured(out):
+        return InPlaceError(
+            f"{form}: out= is a structured NumPy array or one of its fields, which cannot "
+            f"hold the traced result (its derivative or its batch); keep each field in an "
+            f"array of its own (np.zeros(n) per field, or one float array with a column "
+            f"per field)."
+        )
     return InPlaceError(
-        f"{form}: out= is a NumPy array of shape {numpy.shape(out)} that did not come from "
-        f"inside the transformed function (a global, or an argument that is not "
-        f"transformed), so it cannot hold the traced result (its derivative or its batch), "
-        f"and writing into it would change the caller's data.  Use the returned value "
-        f"(y = {form.split('(')[0]}(...)), or make the array inside the function with "
-        f"np.zeros/np.empty/np.copy."
+        f"{form}: out= is a plain NumPy array of shape {numpy.shape(out)} (a global, an "
+        f"argument that is not transformed, an alias or a view of one, or an array that "
+        f"another NumPy function made), so it cannot hold the traced result (its derivative "
+        f"or its batch), and writing into it could change the caller's data.  Use "
+        f"the returned value (y = {form.split('(')[0]}(...)), or make the array inside the "
+        f"function with np.zeros/np.empty/np.copy (x0 += t into a plain array that only "
+        f"the variable x0 holds works too)."
     )
 
 

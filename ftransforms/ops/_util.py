@@ -36,6 +36,8 @@ def unbroadcast(x_bar: Any, x: Any) -> Any:
 
 def like_output(y_dot: Any, y: Any) -> Any:
     """Broadcast and cast the tangent ``y_dot`` to the output ``y``'s shape and dtype."""
+    if type(y_dot) is complex:  # 1j * t of a 0-d tangent (a NumPy float64 scalar, a float
+        y_dot = lax.convert(y_dot, y.dtype)  # to Python's complex.__mul__): a Python complex
     if y_dot.shape != y.shape:
         y_dot = lax.broadcast_to(y_dot, y.shape)
     if y_dot.dtype != y.dtype:

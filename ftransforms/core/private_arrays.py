@@ -1,0 +1,578 @@
+"""Traced writes into plain NumPy arrays that only the writing function holds.
+
+NOTE [traced writes into private NumPy arrays]: NumPy's creation functions make buffers
+while a transform is active (NOTE [mutation semantics] in core/mutation.py), but user code
+makes plain arrays in many other ways that cannot be hooked: ``np.r_[0.0, 1.0]``,
+``np.repeat([1.0, 2.0], 3)``, ``np.tile``/``np.concatenate`` of lists, ``init.copy()``,
+``init.astype(float)``, ``init * 2`` or ``init[[0, 2]]`` of a global ``init`` (C methods and
+operators).  NumPy lets the function write into such an array; ``buf[i] = t`` with a traced
+``t`` hands ``t`` to NumPy's C code, which converts it with ``float()``/``__array__``.
+
+There, the conversion (:func:`store_into_private_array`) looks at the frame running
+``buf[index] = t`` (the STORE_SUBSCR instruction; ``buf[index] op= t`` too):
+
+* the array must be a local variable of that frame (``LOAD_FAST``: not a global, a closure
+  variable or an attribute), and the index an expression this module can evaluate again
+  without side effects (names, constants, slices, tuples, integer arithmetic, an element
+  of a list or of a plain integer array: ``buf[i]``, ``buf[:, j + 1]``, ``buf[idx[k]]``);
+* the array must be private: no other reference to it than that variable and the store
+  in progress (its reference count equals that of a fresh array stored into the same way,
+  measured on one: :func:`_baseline`), so no alias, view, container, global or caller sees
+  it, and its memory is its own or its one base's, which nothing else holds.  Then NumPy
+  semantics and the functional form agree: the write reaches nothing but that variable.
+
+The variable is then rebound (as a debugger does: :func:`write_locals`) to a buffer holding
+a copy of the array with ``t`` written at ``index`` (the buffer's own traced write), and
+NumPy finishes its store into the old array with zeros (``dummy``), which no one sees.
+``x0 op= t`` (``x0 = init.copy(); x0 += t``) reaches the tracer's ``__array_ufunc__`` with
+``out=(x0,)``: where the user's frame stores the operator's result back into the variable
+``x0`` (``BINARY_OP +=``, ``STORE_FAST x0``) and ``x0`` is private (counted as above, against
+``probe_target += probe`` with a stand-in whose ``__array_ufunc__`` has the tracer's lines:
+:func:`private_out`), the ufunc writes into a buffer copy instead and returns it, and
+Python binds it to ``x0``.  ``buf[i:j] op= t`` hands the operator NumPy's temporary view of
+``buf``: a buffer copy of it takes the result, and the store that follows writes it into
+``buf`` as ``buf[i:j] = t`` does (so a global's slice still refuses, unwritten).  A helper
+of the user's that writes into its caller's array (``step(u, dt)`` doing ``u[1:-1] += ...``)
+counts the variables of its callers that hold it (the user's frames up to the first frame
+of a library, :func:`_caller_bindings`) and rebinds them all.  ``np.add(x0, t, out=x0)``
+and other calls keep the error.
+Anything else keeps the InPlaceError, whose message names the fix: an array a caller or a
+global can see (``x0 = init; x0[0] = t`` would write into ``init``: refused, as JAX refuses
+it, rather than changing the caller's data), a view of another array, an alias.  A list
+holding tracers (``buf[:2] = [t, u]``) is converted element by element: the second
+conversion in the same store undoes the rebinding and raises; and where one conversion
+could be of one element of a list or object array (``buf[:2] = [row, ones]``), the store
+refuses (:func:`_whole_value`: ``t`` must fill its target, a number conversion one
+element).  Costs nothing until a traced value is written into a plain array (then one
+evaluation and one reference count).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dis
+import operator
+import sys
+import threading
+import types
+import weakref
+from typing import Any
+
+import numpy
+
+from ftransforms.core.errors import InPlaceError
+from ftransforms.core.mutation import Buffer, frame_is_user_code, live_buffer_scope, new_buffer
+from ftransforms.core.tracer import PRIVATE_STORE, Tracer
+
+_STORE_SUBSCR = dis.opmap["STORE_SUBSCR"]
+
+#: Integer arithmetic an index may use, by BINARY_OP's argrepr.
+_ARITHMETIC = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "//": operator.floordiv,
+    "%": operator.mod,
+}
+_INTEGERS = (int, numpy.integer)
+
+#: Instructions an index expression may consist of.
+_INDEX_OPS = frozenset(
+    {
+        "LOAD_FAST",
+        "LOAD_CONST",
+        "LOAD_DEREF",
+        "LOAD_GLOBAL",
+        "LOAD_ATTR",
+        "BUILD_SLICE",
+        "BUILD_TUPLE",
+        "BINARY_OP",
+        "UNARY_NEGATIVE",
+        "BINARY_SUBSCR",
+    }
+)
+
+#: (code, offset of the store) -> (the array's variable name, the index's instructions), or
+#: None where the store is not of that form.
+_PLANS: dict[tuple, Any] = {}
+
+
+def _plan(code: Any, lasti: int) -> tuple | None:
+    """How to find the array and the index of the STORE_SUBSCR at ``lasti`` in ``code``:
+    ``(name, instructions)``: the local variable loaded first on the store's target (the
+    instruction at the target's start position) and the instructions that compute the
+    index after it (the plain store, or ``buf[index] op= v``'s COPY/SWAP form)."""
+    key = (code, lasti)
+    if key in _PLANS:
+        return _PLANS[key]
+    _PLANS[key] = plan = _find_plan(list(dis.get_instructions(code)), lasti)
+    return plan
+
+
+def _find_plan(ins: list, lasti: int) -> tuple | None:
+    k = next((n for n, i in enumerate(ins) if i.offset == lasti), None)
+    if k is None or ins[k].opcode != _STORE_SUBSCR:
+        return None
+    pos = getattr(ins[k], "positions", None)
+    if pos is None or pos.lineno is None:  # Python < 3.11: no positions
+        return None
+    start = (pos.lineno, pos.col_offset)
+    j = k - 1
+    while j >= 0 and not (
+        ins[j].opname == "LOAD_FAST"
+        and ins[j].positions is not None
+        and (ins[j].positions.lineno, ins[j].positions.col_offset) == start
+    ):
+        j -= 1
+    if j < 0:
+        return None
+    m, depth = j + 1, 1
+    while m < k and ins[m].opname in _INDEX_OPS:
+        depth += _stack_effect(ins[m])
+        if depth < 2:  # consumed the array: not an index of it (buf[i][j] = v)
+            return None
+        m += 1
+    if depth != 2:
+        return None
+    body = tuple(ins[j + 1 : m])
+    if m == k:
+        return ins[j].argval, body
+    names = [i.opname for i in ins[m : m + 3]] + [i.opname for i in ins[k - 2 : k]]
+    args = [i.arg for i in ins[m : m + 2]] + [i.arg for i in ins[k - 2 : k]]
+    if names == ["COPY", "COPY", "BINARY_SUBSCR", "SWAP", "SWAP"] and args == [2, 2, 3, 2]:
+        # buf[index] op= v: v runs between the index and the store, so it must not rebind
+        # the names the index reads (buf[i] += (i := 2)) or buf
+        read = {i.argval for i in body if i.opname.startswith("LOAD")} | {ins[j].argval}
+        if any(
+            i.opname.startswith(("STORE", "DELETE")) and i.argval in read
+            for i in ins[m + 3 : k - 2]
+        ):
+            return None
+        return ins[j].argval, body
+    return None
+
+
+def _stack_effect(i: Any) -> int:
+    if i.opname == "LOAD_GLOBAL" and (i.arg or 0) & 1:
+        return 99  # pushes NULL for a call: not an index (refused by the depth check)
+    if i.opname in ("BUILD_SLICE", "BUILD_TUPLE"):
+        return 1 - i.arg
+    if i.opname in ("BINARY_OP", "BINARY_SUBSCR"):
+        return -1
+    if i.opname in ("UNARY_NEGATIVE", "LOAD_ATTR"):
+        return 0
+    return 1
+
+
+class _Unknown(Exception):  # noqa: N818 - an internal signal
+    """The index cannot be evaluated again without side effects."""
+
+
+def _evaluate(body: tuple, frame: Any, names: dict) -> Any:
+    """The index that ``body`` (from :func:`_plan`) computes in ``frame``."""
+    stack: list = []
+    for i in body:
+        op = i.opname
+        if op in ("LOAD_FAST", "LOAD_DEREF"):
+            if i.argval not in names:
+                raise _Unknown
+            value = names[i.argval]
+            stack.append(value.val if type(value) is Buffer else value)  # (only read)
+        elif op == "LOAD_CONST":
+            stack.append(i.argval)
+        elif op == "LOAD_GLOBAL":
+            scope = frame.f_globals
+            if i.argval in scope:
+                stack.append(scope[i.argval])
+            elif hasattr(frame.f_builtins, "get") and i.argval in frame.f_builtins:
+                stack.append(frame.f_builtins[i.argval])
+            else:
+                raise _Unknown
+        elif op == "LOAD_ATTR":  # np.newaxis: a module's attribute only
+            obj = stack.pop()
+            if type(obj) is not types.ModuleType:
+                raise _Unknown
+            stack.append(getattr(obj, i.argval))
+        elif op == "BUILD_SLICE":
+            parts = stack[-i.arg :]
+            del stack[-i.arg :]
+            stack.append(slice(*parts))
+        elif op == "BUILD_TUPLE":
+            parts = tuple(stack[-i.arg :]) if i.arg else ()
+            del stack[len(stack) - i.arg :]
+            stack.append(parts)
+        elif op == "UNARY_NEGATIVE":
+            if not isinstance(stack[-1], _INTEGERS):
+                raise _Unknown
+            stack.append(-stack.pop())
+        elif op == "BINARY_OP":
+            b, a = stack.pop(), stack.pop()
+            fn = _ARITHMETIC.get(i.argrepr)
+            if fn is None or not (_integral(a) and _integral(b)):
+                raise _Unknown
+            stack.append(fn(a, b))
+        else:  # BINARY_SUBSCR: an element of a list, tuple, range or plain integer array
+            b, a = stack.pop(), stack.pop()
+            if not (
+                type(a) in (list, tuple, range)
+                or (type(a) is numpy.ndarray and a.dtype.kind in "iub")
+            ) or not isinstance(b, (*_INTEGERS, slice)):
+                raise _Unknown
+            stack.append(a[b])
+    return stack[-1]
+
+
+def _integral(v: Any) -> bool:
+    return isinstance(v, _INTEGERS) or (type(v) is numpy.ndarray and v.dtype.kind in "iu")
+
+
+def _traced(index: Any) -> bool:
+    if type(index) is tuple:
+        return any(_traced(i) for i in index)
+    return isinstance(index, Tracer) and type(index) is not Buffer
+
+
+def structured(a: Any) -> bool:
+    """Whether ``a`` is a plain array of a structured dtype or a field of one."""
+    if type(a) is not numpy.ndarray:
+        return False
+    base = a.base
+    return a.dtype.names is not None or (
+        type(base) is numpy.ndarray and base.dtype.names is not None
+    )
+
+
+def _owner(a: numpy.ndarray) -> Any:
+    """The array ``a``'s memory belongs to: ``a`` or its base (NumPy keeps one level)."""
+    return a if a.base is None else a.base
+
+
+def _counts(frame: Any, name: str) -> tuple[int, int]:
+    """The reference counts of the array held by ``frame``'s variable ``name`` and of its
+    base (0 where none), as :func:`_baseline` measures them too."""
+    value = frame.f_locals[name]
+    base = value.base
+    return sys.getrefcount(value), (0 if base is None else sys.getrefcount(base))
+
+
+class _Probe:
+    """A stand-in for a tracer written into a fresh array by :func:`_baseline`: NumPy
+    converts it along the same path (the tracer's conversions), which counts then."""
+
+    __array_priority__ = 1000
+
+    def __init__(self, shape: tuple, dtype: Any, based: bool) -> None:
+        self.shape, self.dtype, self.based, self.seen = shape, dtype, based, None
+
+    def _count(self) -> None:
+        if self.seen is None:
+            self.seen = _counts(sys._getframe(2), "probe_target")
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        self._count()
+        return numpy.zeros(self.shape, dtype=dtype or self.dtype)
+
+    def __float__(self) -> float:
+        self._count()
+        return 0.0
+
+    def __complex__(self) -> complex:
+        self._count()
+        return 0j
+
+    def __int__(self) -> int:
+        self._count()
+        return 0
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+
+def _baseline(array: numpy.ndarray, index: Any, value: Any) -> tuple[int, int]:
+    """The counts :func:`_counts` gives for a fresh array like ``array`` (with a base that
+    nothing else holds where ``array`` has one) that ``probe_target[index] = value`` stores
+    into."""
+    probe = _Probe(tuple(value.shape), numpy.dtype(array.dtype), array.base is not None)
+    probe_target = numpy.zeros(array.shape, dtype=array.dtype)
+    if array.base is not None:
+        probe_target = probe_target.view()
+    probe_target[index] = probe
+    return probe.seen or (-1, -1)
+
+
+class _LastStore(threading.local):
+    def __init__(self) -> None:
+        self.entry: tuple | None = None  # (id(frame), lasti, name, ref(old), ref(new))
+
+
+_LAST = _LastStore()
+
+
+def store_into_private_array(t: Tracer, frame: Any, scalar: bool) -> Any:
+    """NOTE [traced writes into private NumPy arrays]: ``frame`` runs ``buf[index] = t``
+    (NumPy converting ``t``: with ``float()``/``int()``/``complex()`` where ``scalar``,
+    else ``__array__``); where ``buf`` is a plain array only that frame's variable holds,
+    that variable becomes a buffer holding the write.  Returns the array's dtype (then
+    the caller gives NumPy zeros of it to finish its own store), or None."""
+    scope = live_buffer_scope()
+    if scope is None or frame.f_code.co_code[frame.f_lasti] != _STORE_SUBSCR:
+        return None
+    code = frame.f_code
+    if code.co_flags & (0x20 | 0x80 | 0x200) or not frame_is_user_code(frame):
+        return None  # a generator's variables outlive the transform
+    plan = _plan(code, frame.f_lasti)
+    if plan is None:
+        return None
+    name, body = plan
+    names = frame.f_locals
+    last = _LAST.entry
+    if (
+        last is not None
+        and last[:3] == (id(frame), frame.f_lasti, name)
+        and last[3]() is not None
+        and names.get(name) is last[4]()
+    ):  # converted again in the same store: a list holding tracers (buf[:2] = [t, u])
+        _LAST.entry = None
+        write_locals(frame, {name: last[3]()})
+        raise InPlaceError(
+            f"{t._interp.name}: {name}[...] = [...] writes a list holding traced values into "
+            f"the NumPy array {name!r}, which NumPy converts element by element; stack them "
+            f"into one array first ({name}[...] = np.stack([...]))."
+        )
+    array = names.get(name)
+    if structured(array):
+        raise InPlaceError(
+            f"{t._interp.name}: {name}[...] = t writes a traced value into the structured "
+            f"NumPy array {name!r} or one of its fields, which cannot hold what the "
+            f"transform tracks (its derivative or its batch); keep each field in an array "
+            f"of its own (np.zeros(n) per field, or one float array with a column per field)."
+        )
+    if type(array) is not numpy.ndarray or array.dtype.kind not in "biufc":
+        return None
+    base = array.base
+    if not array.flags.writeable or (base is not None and type(base) is not numpy.ndarray):
+        return None
+    del base
+    try:
+        index = _evaluate(body, frame, names)
+    except (_Unknown, IndexError, KeyError, TypeError, ValueError, ZeroDivisionError):
+        return None
+    if _traced(index) or not _whole_value(t, array, index, scalar):
+        return None
+    if not _owner(array).flags.owndata:
+        return None
+    try:
+        expected = _baseline(array, index, t)
+    except Exception:  # noqa: BLE001 - NumPy refuses the store itself: leave it to NumPy
+        return None
+    callers, extra = _caller_bindings(frame, array)
+    del names, last, array  # (counted: only the frames' variables and the store hold it)
+    if _counts(frame, name) != (expected[0] + extra, expected[1]):
+        return None
+    array = frame.f_locals[name]
+    buf = new_buffer(scope, array.copy(order="K"))
+    buf[index] = t  # the buffer's own traced write (NumPy's errors and casts)
+    dtype = array.dtype
+    _LAST.entry = (id(frame), frame.f_lasti, name, weakref.ref(array), weakref.ref(buf))
+    write_locals(frame, {name: buf})
+    for caller, held in callers:
+        write_locals(caller, dict.fromkeys(held, buf))
+    return dtype
+
+
+def _whole_value(t: Tracer, array: numpy.ndarray, index: Any, scalar: bool) -> bool:
+    """Whether NumPy converting ``t`` for ``array[index] = value`` shows that ``value`` is
+    ``t`` itself, not a list or object array holding it (``buf[:2] = [row, ones]``, whose
+    other elements NumPy converts without ``t``): a number conversion is NumPy's for one
+    element of a list or object array unless the target is one element; ``__array__``
+    is for a list's element too, but a list of several elements has one axis more than
+    its elements, so ``t`` must fill the target without broadcasting (a 0-d ``t`` may: in
+    a list NumPy converts it twice, and the second conversion raises)."""
+    try:
+        target = numpy.shape(array[index])
+    except Exception:  # noqa: BLE001 - NumPy's own store raises it again
+        return False
+    if scalar:
+        return target == ()
+    if not t.shape:
+        return True
+    return _without_leading_ones(tuple(t.shape)) == _without_leading_ones(target)
+
+
+def _without_leading_ones(shape: tuple) -> tuple:
+    k = 0
+    while k < len(shape) and shape[k] == 1:
+        k += 1
+    return shape[k:]
+
+
+def _caller_bindings(frame: Any, value: Any) -> tuple[list, int]:
+    """The user's functions that called ``frame``'s (directly, frame by frame, up to the
+    first frame of a library such as the transform's own) and hold ``value`` in local
+    variables (``fill(buf, t)`` called with the caller's ``buf``): ``[(frame, names)]``,
+    and the references those variables make (each one, and its entry in the frame's
+    ``f_locals`` snapshot where that is a dict, Python < 3.13).  A cell variable (one a
+    nested function shares) ends the walk: it outlives the call."""
+    found, refs = [], 0
+    f = frame.f_back
+    while f is not None and frame_is_user_code(f) and not f.f_code.co_flags & 0x2A0:
+        code = f.f_code
+        snapshot = f.f_locals
+        held = [n for n, v in snapshot.items() if v is value]
+        if any(n not in code.co_varnames or n in code.co_cellvars for n in held):
+            return [], -1  # (never matches a count)
+        if held:
+            found.append((f, held))
+            refs += len(held) * (2 if type(snapshot) is dict else 1)
+        f = f.f_back
+    return found, refs
+
+
+# -- x0 op= t: the operator's out= ---------------------------------------------------------
+
+
+class _Calibrating(threading.local):
+    def __init__(self) -> None:
+        self.on = False
+        self.seen: tuple | None = None
+
+
+_CALIBRATING = _Calibrating()
+
+
+def private_out(array: numpy.ndarray, inputs: tuple, kwargs: dict) -> tuple | None:
+    """NOTE [traced writes into private NumPy arrays], for ``x0 op= t``: NumPy calls the
+    tracer's ``__array_ufunc__`` with ``out=(x0,)``; where the user's frame runs that
+    operator and stores its result back into the variable ``x0`` (``BINARY_OP`` ``+=``,
+    then ``STORE_FAST x0``) and ``x0`` is private to it, ``(inputs, kwargs)`` with the array
+    replaced by a buffer holding a copy of it (the ufunc writes into the buffer and
+    returns it, and Python binds it to ``x0``); else None.  Called by ``__array_ufunc__``
+    itself (the reference count is compared with :func:`_out_baseline`'s, measured at
+    this same point)."""
+    frame = sys._getframe(2)
+    if _CALIBRATING.on:
+        _CALIBRATING.seen = _out_counts(frame, array)
+        return None
+    scope = live_buffer_scope()
+    if scope is None or not _private_candidate(array):
+        return None
+    name = _inplace_target(frame)
+    if name is _ITEM:  # buf[index] op= t, buf a plain array: NumPy's temporary view of it
+        # takes the result and the store writes it back; here a buffer copy takes it, and
+        # the store (a traced value now) goes where a[i] = t goes
+        buf = new_buffer(scope, array.copy(order="K"))
+        inputs = tuple(buf if a is array else a for a in inputs)
+        return inputs, {**kwargs, "out": (buf,)}
+    if name is None or frame.f_locals.get(name) is not array:
+        return None
+    callers, extra = _caller_bindings(frame, array)
+    counts = _out_counts(frame, array)
+    expected = _out_baseline(array)
+    if counts != (expected[0] + extra, expected[1]):
+        return None
+    buf = new_buffer(scope, array.copy(order="K"))
+    for caller, held in callers:
+        write_locals(caller, dict.fromkeys(held, buf))
+    inputs = tuple(buf if a is array else a for a in inputs)
+    return inputs, {**kwargs, "out": (buf,)}
+
+
+def _private_candidate(array: numpy.ndarray) -> bool:
+    """Whether ``array`` is a writeable numeric array whose memory is its own or its
+    base's (an ndarray)."""
+    base = array.base
+    return (
+        array.dtype.kind in "biufc"
+        and bool(array.flags.writeable)
+        and (base is None or (type(base) is numpy.ndarray and bool(base.flags.owndata)))
+        and (base is not None or bool(array.flags.owndata))
+    )
+
+
+#: :func:`_inplace_target`'s answer for ``buf[index] op= t``.
+_ITEM = "<item>"
+
+
+def _inplace_target(frame: Any) -> str | None:
+    """The local variable that the in-place operator ``frame`` runs stores back into
+    (``x0 += t``: ``BINARY_OP +=``, ``STORE_FAST x0``), :data:`_ITEM` where it stores into
+    an item (``buf[i] += t``: ``BINARY_OP +=``, ``SWAP 3``, ``SWAP 2``, ``STORE_SUBSCR``),
+    or None."""
+    code = frame.f_code
+    if code.co_flags & (0x20 | 0x80 | 0x200) or not frame_is_user_code(frame):
+        return None
+    key = (code, frame.f_lasti, "inplace")
+    if key not in _PLANS:
+        ins = list(dis.get_instructions(code))
+        k = next((n for n, i in enumerate(ins) if i.offset == frame.f_lasti), None)
+        found = None
+        if (
+            k is not None
+            and k + 1 < len(ins)
+            and ins[k].opname == "BINARY_OP"
+            and ins[k].argrepr.endswith("=")
+            and ins[k + 1].opname == "STORE_FAST"
+        ):  # (only ``name op= v`` compiles to that pair: its left operand is ``name``)
+            found = ins[k + 1].argval
+        elif (
+            k is not None
+            and k + 3 < len(ins)
+            and ins[k].opname == "BINARY_OP"
+            and ins[k].argrepr.endswith("=")
+            and [(i.opname, i.arg) for i in ins[k + 1 : k + 4]]
+            == [("SWAP", 3), ("SWAP", 2), ("STORE_SUBSCR", None)]
+        ):
+            found = _ITEM
+        _PLANS[key] = found
+    return _PLANS[key]
+
+
+def _out_counts(frame: Any, array: numpy.ndarray) -> tuple[int, int]:
+    names = frame.f_locals  # (the same snapshot of the frame's variables in both counts)
+    del names
+    base = array.base
+    return sys.getrefcount(array), (0 if base is None else sys.getrefcount(base))
+
+
+class _OutProbe:
+    """A stand-in for a tracer in ``probe_target += _OutProbe()`` (:func:`_out_baseline`):
+    its ``__array_ufunc__`` is the tracer's, line for line, so the counts agree."""
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        out = kwargs.get("out")
+        if out is not None and type(out) is tuple and len(out) == 1 and type(out[0]) is _ND:
+            swapped = private_out(out[0], inputs, kwargs)
+            if swapped is not None:  # pragma: no cover  (never while calibrating)
+                inputs, kwargs = swapped
+        return out[0]
+
+
+_ND = numpy.ndarray
+
+
+def _out_baseline(array: numpy.ndarray) -> tuple[int, int]:
+    """The counts :func:`private_out` sees for a fresh array like ``array`` (with a base
+    that nothing else holds where ``array`` has one) in ``probe_target += probe``."""
+    probe_target = numpy.zeros(array.shape, dtype=array.dtype)
+    if array.base is not None:
+        probe_target = probe_target.view()
+    probe = _OutProbe()
+    _CALIBRATING.on, _CALIBRATING.seen = True, None
+    try:
+        probe_target += probe
+    finally:
+        _CALIBRATING.on = False
+    return _CALIBRATING.seen or (-1, -1)
+
+
+def write_locals(frame: Any, values: dict) -> None:
+    """Rebind local variables of a running frame (as a debugger does)."""
+    if sys.version_info >= (3, 13):  # f_locals is a write-through proxy
+        for name, value in values.items():
+            frame.f_locals[name] = value
+        return
+    frame.f_locals.update(values)
+    ctypes.pythonapi.PyFrame_LocalsToFast(ctypes.py_object(frame), ctypes.c_int(0))
+
+
+PRIVATE_STORE.append(store_into_private_array)
