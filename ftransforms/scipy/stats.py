@@ -289,9 +289,20 @@ def _log1mexp(x: Any) -> Any:
 
 
 def _safe_log(p: Any) -> Any:
-    """``log(p)``, the constant ``-inf`` (no derivative, not NaN) where ``p == 0``."""
+    """``log(p)``, the constant ``-inf`` (no derivative, not NaN) where ``p == 0``; a NaN
+    ``p`` stays NaN."""
     pos = p > 0
-    return fnp.where(pos, fnp.log(fnp.where(pos, p, 1.0)), -fnp.inf)
+    return fnp.where(pos, fnp.log(fnp.where(pos, p, 1.0)), fnp.where(p == 0, -fnp.inf, fnp.nan))
+
+
+def _log_of_complement(p: Any, other: Any) -> Any:
+    """``log(p)`` where ``p < 1/2``, else ``log1p(-other())`` with ``other() = 1 - p``
+    computed on its own (SciPy's generic ``_logcdf``/``_logsf``, split at the median): a
+    cdf that rounds to 1 keeps its logarithm ``-sf`` (``f.logcdf(1e4, 3, 7)`` is
+    ``-4.5e-13``, not 0)."""
+    low = p < 0.5
+    upper = fnp.log1p(-fnp.where(low, 0.5, other()))
+    return fnp.where(low, _safe_log(fnp.where(low, p, 0.25)), upper)
 
 
 def _random() -> Any:
@@ -592,10 +603,10 @@ class _Continuous(_Dist):
         return 1.0 - self._cdf(z, *shape)
 
     def _logcdf(self, z: Any, *shape: Any) -> Any:
-        return _safe_log(self._cdf(z, *shape))
+        return _log_of_complement(self._cdf(z, *shape), lambda: self._sf(z, *shape))
 
     def _logsf(self, z: Any, *shape: Any) -> Any:
-        return _safe_log(self._sf(z, *shape))
+        return _log_of_complement(self._sf(z, *shape), lambda: self._cdf(z, *shape))
 
 
 def _fit_check(ok: Any, name: str, needs: str) -> None:
@@ -1784,6 +1795,14 @@ class _Nbinom(_Discrete):
         ok = k >= 0
         return fnp.where(ok, _special("betainc")(fnp.maximum(k, 0.0) + 1.0, n, 1.0 - p), 1.0)
 
+    def logcdf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
+        """Log of the cdf, ``log1p(-sf)`` above the median (SciPy's: -5.5e-20, not 0, at
+        ``nbinom.logcdf(80, 5, 0.5)``)."""
+        k, (n, p), valid = self._args("logcdf", k, args, kwargs)
+        k = fnp.floor(k)
+        out = _log_of_complement(self._cdf(k, n, p), lambda: self._sf(k, n, p))
+        return _nan_unless(valid, out)
+
 
 class _Geom(_Discrete):
     """The geometric distribution: the trial of the first success, ``k >= 1``.
@@ -1940,6 +1959,23 @@ class _Hypergeom(_Discrete):
             *_like_all(k, (fnp.stop_gradient(k), *(fnp.stop_gradient(v) for v in (M, n, N))))
         )
         return scipy_ppf_p.bind(*args, dist="hypergeom", method=method)
+
+    def cdf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
+        """``P(X <= k)``; NaN at a non-integer ``k`` inside the support, as SciPy's (its
+        Boost cdf takes integers only; 0 below the support, 1 from its top)."""
+        return self._off_integers("cdf", k, args, kwargs)
+
+    def sf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
+        """``P(X > k)``; NaN at a non-integer ``k`` inside the support, as SciPy's."""
+        return self._off_integers("sf", k, args, kwargs)
+
+    def _off_integers(self, method, k, args, kwargs):
+        out = getattr(super(), method)(k, *args, **kwargs)
+        ks, shape, _ = self._args(method, k, args, kwargs)
+        lo = self._inside(*shape)
+        hi = fnp.minimum(shape[1], shape[2])
+        odd = (ks != fnp.floor(ks)) & (ks >= lo) & (ks < hi)
+        return fnp.where(odd, fnp.nan, out)
 
     def _cdf(self, k, M, n, N):  # noqa: N803
         return self._scipy("cdf", k, M, n, N)
