@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.interpolate as si
 import scipy.stats as st
 
 import ftransforms as ft
+from ftransforms.core.stack import current_stack
+from ftransforms.errors import UnsupportedOperationError
 
 # -- logcdf / logsf above the median: log1p of the other tail (SciPy's generic rule) -------
 
@@ -49,3 +52,53 @@ def test_hypergeom_cdf_and_sf_at_non_integer_points(shapes):
     # log of a NaN probability is NaN, not -inf
     odd = np.array(7.5 if shapes[1] > 7 else 2.5)
     assert np.isnan(ft.jit(lambda v: st.hypergeom.logcdf(v, *shapes))(odd))
+
+
+# -- SciPy's spline fits that are linear in traced data -------------------------------------
+
+X = np.linspace(0.0, 3.0, 9)
+XQ = np.array([0.4, 1.3, 2.9])
+KNOTS = np.r_[[0.0] * 4, 1.5, [3.0] * 4]
+
+
+@pytest.mark.parametrize(
+    "fit",
+    [
+        lambda y: si.UnivariateSpline(X, y, s=0)(XQ),
+        lambda y: si.UnivariateSpline(X, y, s=0).derivative()(XQ),
+        lambda y: np.atleast_1d(si.UnivariateSpline(X, y, s=0).integral(0.2, 2.5)),
+        lambda y: si.make_lsq_spline(X, y, KNOTS)(XQ),
+        lambda y: si.make_smoothing_spline(X, y, lam=0.1)(XQ),
+        lambda y: np.atleast_1d(si.splint(0.2, 2.5, si.splrep(X, y))),
+    ],
+    ids=[
+        "univariate",
+        "univariate-derivative",
+        "univariate-integral",
+        "lsq",
+        "smoothing",
+        "splint",
+    ],  # fmt: skip
+)
+def test_spline_fits_of_traced_data(fit):
+    y = np.sin(X)
+    np.testing.assert_allclose(ft.jit(fit)(y), fit(y), rtol=1e-12, atol=1e-13)
+    # linear in y: the Jacobian is the fit of the unit vectors
+    basis = np.stack([fit(e) - fit(np.zeros_like(y)) for e in np.eye(len(y))], axis=-1)
+    np.testing.assert_allclose(ft.jacrev(fit)(y), basis, rtol=1e-10, atol=1e-12)
+    ys = np.stack([y, np.cos(X)])
+    np.testing.assert_allclose(ft.vmap(fit)(ys), [fit(r) for r in ys], rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize(
+    "call,match",
+    [
+        (lambda y: si.UnivariateSpline(X, y)(XQ), "s=None"),
+        (lambda y: si.UnivariateSpline(X, y, s=0.1)(XQ), "s=0.1"),
+        (lambda y: si.make_smoothing_spline(X, y)(XQ), "lam=None"),
+    ],
+)
+def test_smoothing_fits_chosen_from_the_data_refuse(call, match):
+    with pytest.raises(UnsupportedOperationError, match=match):
+        ft.grad(lambda y: call(y).sum())(np.sin(X))
+    assert current_stack() == ()
