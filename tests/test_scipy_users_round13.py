@@ -6,9 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.interpolate as si
+import scipy.special as sp
 import scipy.stats as st
 
 import ftransforms as ft
+import ftransforms.scipy.special as fsp
 from ftransforms.core.stack import current_stack
 from ftransforms.errors import UnsupportedOperationError
 
@@ -102,3 +104,19 @@ def test_smoothing_fits_chosen_from_the_data_refuse(call, match):
     with pytest.raises(UnsupportedOperationError, match=match):
         ft.grad(lambda y: call(y).sum())(np.sin(X))
     assert current_stack() == ()
+
+
+# -- ftransforms.scipy.special's names of NumPy's functions ---------------------------------
+
+
+@pytest.mark.parametrize("name", ["expm1", "log1p", "cbrt", "exp2"])
+def test_special_twins_of_numpy_functions_differentiate(name):
+    import jax
+    import jax.numpy as jnp
+
+    jax.config.update("jax_enable_x64", True)
+    f = getattr(fsp, name)
+    x = np.array([0.3, 1.7])
+    want = jax.vmap(jax.grad(getattr(jnp, name)))(x)
+    np.testing.assert_allclose(ft.vmap(ft.grad(f))(x), want, rtol=1e-13)
+    np.testing.assert_allclose(f(x), getattr(sp, name)(x), rtol=1e-15)
