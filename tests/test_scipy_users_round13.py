@@ -8,11 +8,15 @@ import pytest
 import scipy.interpolate as si
 import scipy.special as sp
 import scipy.stats as st
+from program_oracles import fd_jacobian
+from scipy.stats._distr_params import distcont as DIST_PARAMS
 
 import ftransforms as ft
+import ftransforms.numpy as fnp
 import ftransforms.scipy.special as fsp
 from ftransforms.core.stack import current_stack
 from ftransforms.errors import UnsupportedOperationError
+from ftransforms.scipy.stats_distributions import DISTRIBUTIONS
 
 # -- logcdf / logsf above the median: log1p of the other tail (SciPy's generic rule) -------
 
@@ -109,14 +113,96 @@ def test_smoothing_fits_chosen_from_the_data_refuse(call, match):
 # -- ftransforms.scipy.special's names of NumPy's functions ---------------------------------
 
 
-@pytest.mark.parametrize("name", ["expm1", "log1p", "cbrt", "exp2"])
-def test_special_twins_of_numpy_functions_differentiate(name):
-    import jax
-    import jax.numpy as jnp
+#: scipy.special's names of NumPy's functions, with their derivatives
+TWINS = {
+    "expm1": np.exp,
+    "log1p": lambda x: 1.0 / (1.0 + x),
+    "cbrt": lambda x: x ** (-2.0 / 3.0) / 3.0,
+    "exp2": lambda x: np.exp2(x) * np.log(2.0),
+}
 
-    jax.config.update("jax_enable_x64", True)
+
+@pytest.mark.parametrize("name", sorted(TWINS))
+def test_special_twins_of_numpy_functions_differentiate(name):
     f = getattr(fsp, name)
     x = np.array([0.3, 1.7])
-    want = jax.vmap(jax.grad(getattr(jnp, name)))(x)
-    np.testing.assert_allclose(ft.vmap(ft.grad(f))(x), want, rtol=1e-13)
+    np.testing.assert_allclose(ft.vmap(ft.grad(f))(x), TWINS[name](x), rtol=1e-14)
     np.testing.assert_allclose(f(x), getattr(sp, name)(x), rtol=1e-15)
+
+
+# -- more scipy.stats distributions (ftransforms/scipy/stats_distributions.py) --------------
+
+#: SciPy's example shape parameters, and a few more (both signs of the extreme-value
+#: shapes, c = 0 included: the derivative in c there comes from a series)
+NEW_DISTRIBUTIONS = [(name, shapes) for name, shapes in DIST_PARAMS if name in DISTRIBUTIONS] + [
+    ("genextreme", (0.4,)),
+    ("genextreme", (0.0,)),
+    ("genpareto", (-0.3,)),
+    ("gengamma", (2.0, -1.5)),
+    ("triang", (0.0,)),
+]
+LOC, SCALE = 0.3, 1.7
+QS = np.array([0.002, 0.3, 0.75, 0.999])
+
+
+def _points(dist, shapes):
+    return dist.ppf(QS, *shapes, loc=LOC, scale=SCALE)
+
+
+@pytest.mark.parametrize("name,shapes", NEW_DISTRIBUTIONS)
+def test_more_distributions_values_match_scipy(name, shapes):
+    dist = getattr(st, name)
+    lo, hi = dist.support(*shapes, loc=LOC, scale=SCALE)
+    x = np.concatenate([_points(dist, shapes), [lo - 1.0, hi + 1.0, lo, hi]])
+    x = x[np.isfinite(x)]
+    at_x = ("logpdf", "cdf", "logcdf", "sf", "logsf")
+
+    def methods(v, names):
+        return fnp.stack([getattr(dist, m)(v, *shapes, loc=LOC, scale=SCALE) for m in names])
+
+    got = ft.vmap(lambda v: methods(v, at_x), out_axes=1)(x)
+    for row, method in zip(got, at_x):
+        want = getattr(dist, method)(x, *shapes, loc=LOC, scale=SCALE)
+        np.testing.assert_allclose(row, want, rtol=1e-8, atol=1e-300, err_msg=method)
+    q = np.concatenate([QS, [0.0, 1.0]])
+    got = ft.vmap(lambda v: methods(v, ("ppf", "isf")), out_axes=1)(q)
+    for row, method in zip(got, ("ppf", "isf")):
+        want = getattr(dist, method)(q, *shapes, loc=LOC, scale=SCALE)
+        np.testing.assert_allclose(row, want, rtol=1e-8, err_msg=method)
+
+
+# (triang at c = 0: central differences in c leave its domain)
+@pytest.mark.parametrize("name,shapes", [c for c in NEW_DISTRIBUTIONS if c != ("triang", (0.0,))])
+def test_more_distributions_derivatives_in_every_parameter(name, shapes):
+    dist = getattr(st, name)
+    n = len(shapes)
+    point = float(_points(dist, shapes)[1])  # away from a kink (triang's mode, ...)
+
+    def three(a):  # logpdf and cdf at the point, ppf at 0.3: in x, the shapes, loc, scale
+        shape, loc, scale = a[2 : n + 2], a[-2], a[-1]
+        return fnp.stack(
+            [
+                dist.logpdf(a[0], *shape, loc=loc, scale=scale),
+                dist.cdf(a[0], *shape, loc=loc, scale=scale),
+                dist.ppf(a[1], *shape, loc=loc, scale=scale),
+            ]
+        )
+
+    args = np.array([point, 0.3, *shapes, LOC, SCALE])
+    got = ft.jacfwd(three)(args)
+    want = fd_jacobian(lambda a: np.asarray(three(a)), (args,), eps=1e-4)
+    np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-7)
+
+
+def test_genextreme_fit_by_maximum_likelihood_under_jit():
+    # a user's negative log-likelihood of annual maxima, minimised with SciPy's names
+    data = st.genextreme.rvs(-0.2, loc=10.0, scale=2.0, size=40, random_state=0)
+
+    def nll(p):
+        return -st.genextreme.logpdf(data, p[0], loc=p[1], scale=np.exp(p[2])).sum()
+
+    p = np.array([-0.1, 9.5, 0.5])
+    g = ft.jit(ft.grad(nll))(p)
+    np.testing.assert_allclose(g, fd_jacobian(nll, (p,), eps=1e-4), rtol=1e-7)
+    h = ft.hessian(nll)(p)
+    np.testing.assert_allclose(h, fd_jacobian(ft.grad(nll), (p,), eps=1e-4), rtol=1e-6)
