@@ -206,3 +206,14 @@ def test_genextreme_fit_by_maximum_likelihood_under_jit():
     np.testing.assert_allclose(g, fd_jacobian(nll, (p,), eps=1e-4), rtol=1e-7)
     h = ft.hessian(nll)(p)
     np.testing.assert_allclose(h, fd_jacobian(ft.grad(nll), (p,), eps=1e-4), rtol=1e-6)
+
+
+def test_rice_cdf_second_derivatives_through_scipys_values():
+    # the cdf is SciPy's chndtr; its derivatives are written (pdf; Marcum's Q in b)
+    def cdf(p):
+        return st.rice.cdf(p[0], p[1], scale=p[2])
+
+    p = np.array([1.3, 0.7, 1.2])
+    np.testing.assert_allclose(
+        ft.hessian(cdf)(p), fd_jacobian(ft.grad(cdf), (p,), eps=1e-4), rtol=1e-7
+    )
