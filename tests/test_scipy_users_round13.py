@@ -217,3 +217,43 @@ def test_rice_cdf_second_derivatives_through_scipys_values():
     np.testing.assert_allclose(
         ft.hessian(cdf)(p), fd_jacobian(ft.grad(cdf), (p,), eps=1e-4), rtol=1e-7
     )
+
+
+# -- multivariate_normal.cdf (NOTE [multivariate normal cdf]) -------------------------------
+
+COV2 = np.array([[1.0, 0.5], [0.5, 2.0]])
+
+
+def test_multivariate_normal_cdf_values_and_derivatives_in_two_dimensions():
+    def cdf(x, mean, cov):
+        return st.multivariate_normal.cdf(x, mean=mean, cov=cov)
+
+    x, mean = np.array([0.3, 0.2]), np.array([0.1, -0.4])
+    assert ft.jit(cdf)(x, mean, COV2) == pytest.approx(cdf(x, mean, COV2), rel=1e-14)
+    for argnum in range(3):
+        got = ft.grad(cdf, argnums=argnum)(x, mean, COV2)
+        want = fd_jacobian(cdf, (x, mean, COV2), argnum=argnum, eps=1e-4)
+        if argnum == 2:  # SciPy reads the symmetric part: compare along symmetric moves
+            got, want = got + got.T, want + want.T
+        np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-10)
+    h = ft.hessian(cdf)(x, mean, COV2)
+    np.testing.assert_allclose(h, fd_jacobian(ft.grad(cdf), (x, mean, COV2), eps=1e-4), rtol=1e-7)
+    xs = np.array([[0.3, 0.2], [-1.0, 0.5], [2.0, 1.0]])
+    got = ft.vmap(lambda v: cdf(v, mean, COV2))(xs)
+    np.testing.assert_allclose(got, [cdf(v, mean, COV2) for v in xs], rtol=1e-14)
+
+
+def test_multivariate_normal_cdf_gradient_in_three_dimensions_at_zero_correlation():
+    # independent margins: Phi_3 is a product, and Plackett's identity gives the
+    # off-diagonal covariance derivatives phi_i phi_j Phi_k
+    s = np.array([1.0, 2.0, 0.5])
+    x = np.array([0.3, -0.2, 0.4])
+    z = x / s
+    cdf1, pdf1 = st.norm.cdf(z), st.norm.pdf(z) / s
+    gx, gcov = ft.grad(lambda v, c: st.multivariate_normal.cdf(v, cov=c), argnums=(0, 1))(
+        x, np.diag(s**2)
+    )
+    want = [pdf1[i] * np.prod(np.delete(cdf1, i)) for i in range(3)]
+    np.testing.assert_allclose(gx, want, rtol=1e-9)
+    i, j, k = 0, 1, 2
+    np.testing.assert_allclose(gcov[i, j] + gcov[j, i], pdf1[i] * pdf1[j] * cdf1[k], rtol=1e-9)

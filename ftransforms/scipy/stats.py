@@ -138,6 +138,7 @@ from ftransforms.scipy.stats_distributions import (
     weibull_max,
 )
 from ftransforms.scipy.stats_gamma_fit import gamma_shape
+from ftransforms.scipy.stats_mvn_cdf import mvn_cdf
 from ftransforms.scipy.stats_normality import jarque_bera, kurtosistest, normaltest, skewtest
 from ftransforms.scipy.stats_power_transforms import boxcox, yeojohnson, yeojohnson_llf
 from ftransforms.scipy.stats_rank_tests import (
@@ -1828,6 +1829,55 @@ class _MultivariateNormal(_Dist):
     def pdf(self, x: Any, mean: Any = None, cov: Any = 1.0, allow_singular: bool = False) -> Any:
         """Density at ``x``."""
         return fnp.exp(self.logpdf(x, mean, cov, allow_singular))
+
+    def cdf(
+        self,
+        x: Any,
+        mean: Any = None,
+        cov: Any = 1.0,
+        allow_singular: bool = False,
+        maxpts: Any = None,
+        abseps: float = 1e-5,
+        releps: float = 1e-5,
+        *,
+        lower_limit: Any = None,
+        rng: Any = None,
+    ) -> Any:
+        """``P(X <= x)``, SciPy's value (exact in two dimensions; Genz's randomized
+        quasi-Monte Carlo to ``abseps``/``releps`` beyond), differentiable in ``x``,
+        ``mean`` and ``cov`` (NOTE [multivariate normal cdf] in ``stats_mvn_cdf.py``).
+
+        Example:
+            >>> import numpy as np
+            >>> round(float(multivariate_normal.cdf(np.zeros(2), cov=np.eye(2))), 6)
+            0.25
+        """
+        self._singular(allow_singular, "cdf")
+        if lower_limit is not None or rng is not None:
+            raise UnsupportedOperationError(
+                "multivariate_normal.cdf on tracers: lower_limit and rng are not supported "
+                "(the cdf up to x with SciPy's own random stream is)"
+            )
+        x = _fl(x)
+        mean, chol, d = self._prepare("cdf", mean, cov, x)
+        cov = fnp.matmul(chol, fnp.transpose(chol))
+        if d == 1 and fnp.ndim(x) <= 1:
+            x = fnp.reshape(x, fnp.shape(x) + (1,))
+        if fnp.shape(x)[-1:] != (d,):
+            raise ValueError(
+                f"multivariate_normal.cdf: x must have {d} components on its last axis, "
+                f"got shape {fnp.shape(x)}"
+            )
+        diff = x - mean
+        flat = fnp.reshape(diff, (-1, d))
+        n = fnp.shape(flat)[0]
+        covs = fnp.broadcast_to(cov, (n, d, d))
+        out = mvn_cdf(flat, covs, maxpts, abseps, releps)
+        return fnp.reshape(out, fnp.shape(diff)[:-1])
+
+    def logcdf(self, x: Any, *args: Any, **kwargs: Any) -> Any:
+        """Log of :meth:`cdf` (SciPy's signature)."""
+        return fnp.log(self.cdf(x, *args, **kwargs))
 
     def entropy(self, mean: Any = None, cov: Any = 1.0, allow_singular: bool = False) -> Any:
         """Differential entropy, ``(d log(2 pi e) + log det cov) / 2`` (with
