@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.interpolate as si
+import scipy.linalg as sl
 import scipy.special as sp
 import scipy.stats as st
 from program_oracles import fd_jacobian
@@ -257,3 +258,47 @@ def test_multivariate_normal_cdf_gradient_in_three_dimensions_at_zero_correlatio
     np.testing.assert_allclose(gx, want, rtol=1e-9)
     i, j, k = 0, 1, 2
     np.testing.assert_allclose(gcov[i, j] + gcov[j, i], pdf1[i] * pdf1[j] * cdf1[k], rtol=1e-9)
+
+
+# -- scipy.linalg: svdvals, pinvh, solve_toeplitz, solveh_banded on tracers -----------------
+
+_A = np.array([[2.0, 0.3, -0.5], [0.1, 1.5, 0.4], [-0.2, 0.6, 3.0]])
+_B = np.array([0.3, -1.0, 2.0])
+_C = np.array([4.0, 1.0, 0.5])
+
+
+@pytest.mark.parametrize(
+    "fn,arg",
+    [
+        (lambda a: sl.svdvals(a), _A),
+        (lambda a: sl.svdvals(a[:2]), _A),
+        (lambda a: sl.pinvh(a @ a.T), _A),
+        (lambda a: sl.pinvh(a, lower=False), _A + _A.T),  # reads the upper triangle
+        (lambda a: sl.pinvh(a @ np.diag([1.0, 1.0, 0.0]) @ a.T), _A),  # a dropped eigenvalue
+        (lambda c: sl.solve_toeplitz(c, _B), _C),
+        (lambda r: sl.solve_toeplitz((_C, r), _B), np.array([4.0, 2.0, 0.3])),
+        (lambda b: sl.solve_toeplitz(_C, np.stack([b, 2 * b], 1)), _B),
+        (lambda ab: sl.solveh_banded(ab, _B), np.array([[0.0, 1.0, 1.0], [4.0, 4.0, 4.0]])),
+        (lambda ab: sl.solveh_banded(ab, _B, lower=True), np.array([[4.0, 4, 4], [1.0, 1, 0]])),
+    ],
+    ids=[
+        "svdvals",
+        "svdvals-wide",
+        "pinvh",
+        "pinvh-upper",
+        "pinvh-cut",
+        "toeplitz",
+        "toeplitz-row",
+        "toeplitz-2d",
+        "solveh_banded",
+        "solveh_banded-lower",
+    ],  # fmt: skip
+)
+def test_scipy_linalg_functions_on_tracers(fn, arg):
+    want = fn(arg)
+    np.testing.assert_allclose(ft.jit(fn)(arg), want, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(
+        ft.jacrev(fn)(arg), fd_jacobian(fn, (arg,), eps=1e-5), rtol=1e-7, atol=1e-9
+    )
+    batch = np.stack([arg, 1.1 * arg])
+    np.testing.assert_allclose(ft.vmap(fn)(batch), [fn(r) for r in batch], rtol=1e-12, atol=1e-14)
