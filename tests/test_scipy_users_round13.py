@@ -302,3 +302,50 @@ def test_scipy_linalg_functions_on_tracers(fn, arg):
     )
     batch = np.stack([arg, 1.1 * arg])
     np.testing.assert_allclose(ft.vmap(fn)(batch), [fn(r) for r in batch], rtol=1e-12, atol=1e-14)
+
+
+# -- rv_continuous.expect / interval / stats / moment on tracers ---------------------------
+
+
+def test_expect_differentiates_through_infinite_supports():
+    # SciPy's expect integrates from loc + _a * scale: a traced infinity (NaN before)
+    def second_moment(m, s):
+        return st.norm.expect(lambda x: x**2, loc=m, scale=s)  # m**2 + s**2
+
+    np.testing.assert_allclose(ft.grad(second_moment, argnums=(0, 1))(1.5, 0.5), [3.0, 1.0])
+    np.testing.assert_allclose(
+        ft.vmap(second_moment)(np.array([1.5, 2.0]), np.ones(2)), [3.25, 5.0]
+    )
+
+    def gamma_moment(a, s):  # E[X**2] = a (a + 1) s**2
+        return st.gamma(a, scale=s).expect(lambda x: x**2)
+
+    g = ft.grad(gamma_moment, argnums=(0, 1))(2.0, 1.5)
+    np.testing.assert_allclose(g, [(2 * 2.0 + 1) * 1.5**2, 2 * 2.0 * 3.0 * 1.5], rtol=1e-8)
+    cond = lambda m: st.norm.expect(lambda x: x, loc=m, lb=0.0, conditional=True)  # noqa: E731
+    assert ft.grad(cond)(0.5) == pytest.approx(fd_jacobian(cond, (0.5,), eps=1e-4), rel=1e-7)
+
+
+def test_cdf_at_infinity_has_no_derivative_in_the_parameters():
+    got = ft.grad(lambda s: st.norm.cdf(np.inf, loc=0.3, scale=s) + st.norm.sf(-np.inf, scale=s))
+    assert got(1.5) == 0.0
+    assert ft.grad(lambda a: st.gamma.cdf(np.inf, a, scale=2.0))(2.5) == 0.0  # d/da P(a, inf)
+    assert ft.grad(lambda a: sp.gammaincc(a, np.inf))(2.5) == 0.0
+
+
+def test_frozen_interval_stats_and_moment():
+    def summary(m, a):
+        lo, hi = st.norm(m, 2.0).interval(0.9)
+        mean, var = st.gamma(a, scale=m).stats(moments="mv")
+        return fnp.stack([lo, hi, mean, var, st.gamma(a).moment(2), st.gamma.moment(1, a)])
+
+    m, a = 0.5, 2.0
+    want = [*st.norm(m, 2.0).interval(0.9), *st.gamma(a, scale=m).stats(moments="mv"),
+            st.gamma(a).moment(2), st.gamma.moment(1, a)]  # fmt: skip
+    np.testing.assert_allclose(ft.jit(summary)(np.array(m), np.array(a)), want, rtol=1e-12)
+    jac = ft.jacfwd(summary, argnums=(0, 1))(m, a)
+    fd = [
+        fd_jacobian(lambda *p: np.asarray(summary(*p)), (m, a), argnum=i, eps=1e-5) for i in (0, 1)
+    ]
+    np.testing.assert_allclose(jac[0], fd[0], rtol=1e-7, atol=1e-10)
+    np.testing.assert_allclose(jac[1], fd[1], rtol=1e-7, atol=1e-10)

@@ -23,6 +23,7 @@ from ftransforms.api import jvp as _jvp
 from ftransforms.api import vjp as _vjp
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.primitive import FAMILY_BATCH_RULES, Primitive
+from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.helpers import dtype_of, peek
 from ftransforms.numpy.ufuncs import float_input
 from ftransforms.ops.scipy_ops import scipy_ppf_p
@@ -190,7 +191,8 @@ class _Dist:
 #: Methods of a frozen distribution that take the point (``x``, ``k`` or ``q``) first,
 #: and those that take nothing.
 _POINT_METHODS = (
-    "logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf", "logpmf", "pmf"
+    "logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf", "logpmf", "pmf",
+    "interval", "moment",
 )  # fmt: skip
 _NO_POINT_METHODS = ("entropy", "mean", "var", "std", "median")
 
@@ -203,6 +205,18 @@ class _Frozen:
 
     def __repr__(self) -> str:
         return f"{self.dist!r} frozen with {len(self.args) + len(self.kwds)} parameter(s)"
+
+    def _shapes_and_rest(self) -> tuple:
+        """``(shapes, loc, scale)`` of the frozen parameters (``expect``'s call form)."""
+        kw = dict(self.kwds)
+        n = len(self.dist.shapes)
+        shapes = list(self.args[:n]) + [kw.pop(k) for k in self.dist.shapes[len(self.args) :]]
+        rest = dict(zip(("loc", "scale"), self.args[n:]))
+        return (
+            tuple(shapes),
+            kw.get("loc", rest.get("loc", 0.0)),
+            kw.get("scale", rest.get("scale", 1.0)),
+        )
 
     def __getattr__(self, name: str) -> Any:
         dist = self.__dict__.get("dist")
@@ -219,7 +233,17 @@ class _Frozen:
             return lambda: method(*self.args, **self.kwds)
         if method is not None and name == "rvs":  # rvs(size=..., random_state=...)
             return lambda **kw: method(*self.args, **self.kwds, **kw)
-        have = [m for m in _POINT_METHODS + _NO_POINT_METHODS + ("rvs",) if hasattr(dist, m)]
+        if method is not None and name == "stats":  # stats(moments="mv")
+            return lambda moments="mv": method(*self.args, **self.kwds, moments=moments)
+        if method is not None and name == "expect":  # expect(func, lb, ub, conditional)
+            return lambda func=None, lb=None, ub=None, conditional=False, **kw: method(
+                func, *self._shapes_and_rest(), lb=lb, ub=ub, conditional=conditional, **kw
+            )
+        have = [
+            m
+            for m in _POINT_METHODS + _NO_POINT_METHODS + ("rvs", "stats", "expect")
+            if hasattr(dist, m)
+        ]
         raise AttributeError(
             f"frozen ftransforms.scipy.stats.{getattr(dist, 'name', '?')} has no method "
             f"{name!r} (it has {', '.join(have)})"
@@ -259,6 +283,19 @@ def _split(x: Any, args: tuple, kwargs: dict, shapes: tuple, extras: tuple, wher
     return tuple(out)
 
 
+def _standardized(x: Any, loc: Any, scale: Any) -> Any:
+    """``(x - loc) / scale``; an infinite ``x`` stays that constant infinity, with no
+    derivative in ``loc``/``scale`` (``(inf - loc) / scale`` has the tangent
+    ``inf * dscale``: the cdf there, 1, had derivative ``0 * inf = NaN``, which SciPy's
+    ``rv_continuous.expect`` met at its bound ``_b * scale + loc``).  Checked on the host
+    for plain ``x``; a traced ``x`` pays two selects."""
+    if not isinstance(x, Tracer) and not numpy.isinf(numpy.asarray(x)).any():
+        return (x - loc) / scale
+    inf = fnp.isinf(x)
+    z = (fnp.where(inf, 0.0, x) - loc) / scale
+    return fnp.where(inf, fnp.stop_gradient(x), z)
+
+
 class _Continuous(_Dist):
     """A continuous distribution with ``loc`` and ``scale``."""
 
@@ -288,7 +325,7 @@ class _Continuous(_Dist):
     def _args(self, method: str, x: Any, args: tuple, kwargs: dict) -> tuple:
         where = f"{self.name}.{method}"
         x, *shape, loc, scale = _split(x, args, kwargs, self.shapes, ("loc", "scale"), where)
-        z = (x - loc) / scale
+        z = _standardized(x, loc, scale)
         valid = self._valid(*shape)
         pos = scale > 0
         valid = pos if valid is True else valid & pos
@@ -395,6 +432,103 @@ class _Continuous(_Dist):
         """The differential entropy."""
         shape, _, scale, valid = self._moment_args("entropy", args, kwargs)
         return _nan_unless(valid, self._entropy(*shape) + fnp.log(scale))
+
+    def interval(self, confidence: Any, *args: Any, **kwargs: Any) -> tuple:
+        """The equal-tailed interval with probability ``confidence``: ``(ppf((1 - c)/2),
+        ppf((1 + c)/2))``, SciPy's ``interval``.
+
+        Example:
+            >>> from ftransforms.scipy.stats import norm
+            >>> [round(float(v), 4) for v in norm.interval(0.95)]
+            [-1.96, 1.96]
+        """
+        lo = (1.0 - confidence) / 2.0
+        return self.ppf(lo, *args, **kwargs), self.ppf(1.0 - lo, *args, **kwargs)
+
+    def stats(self, *args: Any, moments: str = "mv", **kwargs: Any) -> Any:
+        """SciPy's ``stats(*shapes, loc, scale, moments='mv')``: the mean (``m``) and
+        variance (``v``); skewness and kurtosis raise (one value, or a tuple, as SciPy).
+
+        Example:
+            >>> from ftransforms.scipy.stats import norm
+            >>> [float(v) for v in norm.stats(loc=1.0, scale=2.0)]
+            [1.0, 4.0]
+        """
+        table = {"m": self.mean, "v": self.var}
+        missing = [m for m in moments if m not in table]
+        if missing:
+            self._missing(f"stats(moments={moments!r}) (skewness and kurtosis)")
+        out = tuple(table[m](*args, **kwargs) for m in moments)
+        return out[0] if len(out) == 1 else out
+
+    def moment(self, order: int, *args: Any, **kwargs: Any) -> Any:
+        """The non-central moment of ``order`` 0, 1 or 2 (SciPy's ``moment``).
+
+        Example:
+            >>> from ftransforms.scipy.stats import norm
+            >>> float(norm.moment(2, loc=1.0, scale=2.0))  # 1 + 4
+            5.0
+        """
+        if order not in (0, 1, 2):
+            self._missing(f"moment({order!r}) (orders 0, 1 and 2 are)")
+        if order == 0:
+            return fnp.ones_like(self.mean(*args, **kwargs))
+        m = self.mean(*args, **kwargs)
+        return m if order == 1 else self.var(*args, **kwargs) + m * m
+
+    def expect(
+        self,
+        func: Any = None,
+        args: tuple = (),
+        loc: Any = 0.0,
+        scale: Any = 1.0,
+        lb: Any = None,
+        ub: Any = None,
+        conditional: bool = False,
+        **kwds: Any,
+    ) -> Any:
+        """SciPy's ``expect``: ``E[func(X)]`` (``X`` if ``func`` is None) by
+        :func:`ftransforms.scipy.integrate.quad` of ``func(x) pdf(x)`` over the support
+        (or ``[lb, ub]``; ``conditional`` divides by its probability), split at the 5% and
+        95% quantiles as SciPy's.  An infinite end of the support stays a constant
+        infinity (SciPy writes ``loc + _b * scale``, whose reverse-mode derivative is
+        ``0 * inf = NaN``); the finite ends come from ``scipy.stats`` at the values of
+        the shape parameters.
+
+        Example:
+            >>> from ftransforms.scipy.stats import norm
+            >>> round(float(norm.expect(lambda x: x**2, loc=1.0)), 10)  # 1 + 1
+            2.0
+        """
+        from ftransforms.scipy.quadrature import quad  # late import: integrate imports stats
+
+        args = tuple(args) if isinstance(args, (tuple, list)) else (args,)
+        fun = (lambda x: x) if func is None else func
+
+        def integrand(x: Any) -> Any:
+            return fun(x) * self.pdf(x, *args, loc=loc, scale=scale)
+
+        a, b = self._standard_support(args)
+        lb = (a if math.isinf(a) else loc + a * scale) if lb is None else lb
+        ub = (b if math.isinf(b) else loc + b * scale) if ub is None else ub
+        cdf_lb = self.cdf(lb, *args, loc=loc, scale=scale)
+        mass = self.cdf(ub, *args, loc=loc, scale=scale) - cdf_lb
+        c = self.ppf(cdf_lb + 0.05 * mass, *args, loc=loc, scale=scale)
+        d = self.ppf(cdf_lb + 0.95 * mass, *args, loc=loc, scale=scale)
+        total = sum(quad(integrand, p, q, **kwds)[0] for p, q in ((lb, c), (c, d), (d, ub)))
+        return total / mass if conditional else total
+
+    def _standard_support(self, args: tuple) -> tuple:
+        """SciPy's support of the standardized distribution, at the shape values."""
+        import scipy.stats  # noqa: PLC0415  late import: SciPy is optional
+
+        shapes = [numpy.asarray(peek(fnp.asarray(v))) for v in args]
+        a, b = getattr(scipy.stats, self.name).support(*shapes)
+        if numpy.ndim(a) or numpy.ndim(b):
+            raise UnsupportedOperationError(
+                f"{self.name}.expect: shape parameters must be scalars (one support)"
+            )
+        return float(a), float(b)
 
     def _stats(self, *shape: Any) -> tuple:
         return self._missing("mean/var")
