@@ -23,7 +23,6 @@ from ftransforms.api import jvp as _jvp
 from ftransforms.api import vjp as _vjp
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.primitive import FAMILY_BATCH_RULES, Primitive
-from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.helpers import dtype_of, peek
 from ftransforms.numpy.ufuncs import float_input
 from ftransforms.ops.scipy_ops import scipy_ppf_p
@@ -284,12 +283,12 @@ def _split(x: Any, args: tuple, kwargs: dict, shapes: tuple, extras: tuple, wher
 
 
 def _standardized(x: Any, loc: Any, scale: Any) -> Any:
-    """``(x - loc) / scale``; an infinite ``x`` stays that constant infinity, with no
-    derivative in ``loc``/``scale`` (``(inf - loc) / scale`` has the tangent
-    ``inf * dscale``: the cdf there, 1, had derivative ``0 * inf = NaN``, which SciPy's
-    ``rv_continuous.expect`` met at its bound ``_b * scale + loc``).  Checked on the host
-    for plain ``x``; a traced ``x`` pays two selects."""
-    if not isinstance(x, Tracer) and not numpy.isinf(numpy.asarray(x)).any():
+    """``(x - loc) / scale``; an infinite plain ``x`` stays that constant infinity, with
+    no derivative in ``loc``/``scale`` (``(inf - loc) / scale`` has the tangent
+    ``inf * dscale``: the cdf there, 1, had derivative ``0 * inf = NaN``; ``expect``
+    passes its infinite bounds so).  Checked for NumPy arrays only: a traced (or device)
+    ``x`` is divided as it is (JAX's NaN at a traced infinity)."""
+    if type(x) is not numpy.ndarray or not numpy.isinf(x).any():
         return (x - loc) / scale
     inf = fnp.isinf(x)
     z = (fnp.where(inf, 0.0, x) - loc) / scale
