@@ -15,6 +15,7 @@ from scipy.stats._distr_params import distcont as DIST_PARAMS
 import ftransforms as ft
 import ftransforms.numpy as fnp
 import ftransforms.scipy.special as fsp
+import ftransforms.scipy.stats as fss
 from ftransforms.core.stack import current_stack
 from ftransforms.errors import UnsupportedOperationError
 from ftransforms.scipy.stats_distributions import DISTRIBUTIONS
@@ -349,3 +350,24 @@ def test_frozen_interval_stats_and_moment():
     ]
     np.testing.assert_allclose(jac[0], fd[0], rtol=1e-7, atol=1e-10)
     np.testing.assert_allclose(jac[1], fd[1], rtol=1e-7, atol=1e-10)
+
+
+def test_new_distributions_on_the_strict_device_stand_in():
+    # the CuPy path: values from SciPy come back as device arrays (strict backend)
+    from ftransforms.strict_backend import asarray, to_numpy
+
+    x = np.array([-1.0, 0.5, 2.0])
+    got = [
+        fss.genextreme.logpdf(asarray(x), asarray(np.array(0.2))),
+        fss.rice.cdf(asarray(x), asarray(np.array(0.7))),
+        fss.nakagami.ppf(asarray(np.array([0.1, 0.5])), asarray(np.array(1.5))),
+        fss.multivariate_normal.cdf(asarray(np.array([0.3, 0.2])), cov=asarray(COV2)),
+    ]
+    want = [
+        st.genextreme.logpdf(x, 0.2),
+        st.rice.cdf(x, 0.7),
+        st.nakagami.ppf([0.1, 0.5], 1.5),
+        st.multivariate_normal.cdf([0.3, 0.2], cov=COV2),
+    ]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(to_numpy(g), w, rtol=1e-12)
