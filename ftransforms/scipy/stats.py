@@ -63,6 +63,7 @@ from ftransforms.scipy.stats_base import (
     _SQRT2,
     _betaln,
     _Continuous,
+    _Discrete,
     _Dist,
     _fit_check,
     _fit_fixed,
@@ -78,8 +79,6 @@ from ftransforms.scipy.stats_base import (
     _random,
     _rng,
     _rvs_size,
-    _safe_log,
-    _scipy_ppf,
     _softplus,
     _special,
     _split,
@@ -1174,102 +1173,6 @@ class _Gennorm(_Continuous):
 
 
 # -- discrete distributions ---------------------------------------------------------------
-
-
-class _Discrete(_Dist):
-    """A discrete distribution with ``loc`` (an integer shift of the support)."""
-
-    def _args(self, method: str, k: Any, args: tuple, kwargs: dict) -> tuple:
-        where = f"{self.name}.{method}"
-        k, *shape, loc = _split(k, args, kwargs, self.shapes, ("loc",), where)
-        k = k - loc
-        return k, tuple(shape), self._valid(*shape)
-
-    def logpmf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
-        """Log of the probability mass at ``k`` (``-inf`` off the integers of the support)."""
-        k, shape, valid = self._args("logpmf", k, args, kwargs)
-        on = (k == fnp.floor(k)) & self._in_support(k, *shape)
-        ks = fnp.where(on, k, self._inside(*shape))
-        return _nan_unless(valid, fnp.where(on, self._logpmf(ks, *shape), -fnp.inf))
-
-    def pmf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
-        """The probability mass at ``k``."""
-        return fnp.exp(self.logpmf(k, *args, **kwargs))
-
-    def cdf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
-        """``P(X <= k)``."""
-        k, shape, valid = self._args("cdf", k, args, kwargs)
-        return _nan_unless(valid, self._cdf(fnp.floor(k), *shape))
-
-    def sf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
-        """``P(X > k)``."""
-        k, shape, valid = self._args("sf", k, args, kwargs)
-        return _nan_unless(valid, self._sf(fnp.floor(k), *shape))
-
-    def logcdf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
-        """Log of the cdf."""
-        return _safe_log(self.cdf(k, *args, **kwargs))
-
-    def logsf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
-        """Log of the survival function."""
-        return _safe_log(self.sf(k, *args, **kwargs))
-
-    def ppf(self, q: Any, *args: Any, **kwargs: Any) -> Any:
-        """The smallest integer ``k`` with ``cdf(k) >= q`` (no derivative: it is an integer)."""
-        where = f"{self.name}.ppf"
-        q, *shape, loc = _split(q, args, kwargs, self.shapes, ("loc",), where)
-        shape = tuple(fnp.stop_gradient(s) for s in shape)
-        return self._ppf(fnp.stop_gradient(q), *shape) + loc
-
-    def _ppf(self, q: Any, *shape: Any) -> Any:
-        return _scipy_ppf(self.name, *fnp.broadcast_arrays(q, *_like_all(q, shape)))
-
-    def _moments(self, method: str, args: tuple, kwargs: dict) -> tuple:
-        where = f"{self.name}.{method}"
-        _, *shape, loc = _split(0.0, args, kwargs, self.shapes, ("loc",), where)
-        stats = getattr(self, "_stats", None)
-        if stats is None:
-            raise UnsupportedOperationError(
-                f"ftransforms.scipy.stats.{self.name}: {method} is not supported"
-            )
-        m, v = stats(*shape)
-        return m, v, loc, self._valid(*shape)
-
-    def mean(self, *args: Any, **kwargs: Any) -> Any:
-        """The mean (SciPy's ``dist.mean(*shapes, loc=0)``)."""
-        m, _, loc, valid = self._moments("mean", args, kwargs)
-        return _nan_unless(valid, m + loc)
-
-    def var(self, *args: Any, **kwargs: Any) -> Any:
-        """The variance."""
-        _, v, _, valid = self._moments("var", args, kwargs)
-        return _nan_unless(valid, v)
-
-    def std(self, *args: Any, **kwargs: Any) -> Any:
-        """The standard deviation."""
-        return fnp.sqrt(self.var(*args, **kwargs))
-
-    def isf(self, q: Any, *args: Any, **kwargs: Any) -> Any:
-        """The smallest integer ``k`` with ``sf(k) <= q`` (SciPy's; no derivative)."""
-        where = f"{self.name}.isf"
-        q, *shape, loc = _split(q, args, kwargs, self.shapes, ("loc",), where)
-        shape = tuple(fnp.stop_gradient(s) for s in shape)
-        q = fnp.stop_gradient(q)
-        qs = fnp.broadcast_arrays(q, *_like_all(q, shape))
-        return scipy_ppf_p.bind(*qs, dist=self.name, method="isf") + loc
-
-    def rvs(self, *args: Any, size: Any = None, random_state: Any = None, **kwargs: Any) -> Any:
-        """Random samples (SciPy's ``rvs(*shapes, loc=0, size=None, random_state=None)``),
-        ``ppf(u)`` of :func:`ftransforms.random.uniform` draws; no derivative."""
-        rng = _rng(random_state, f"{self.name}.rvs")
-        _, *shape, loc = _split(0.0, args, kwargs, self.shapes, ("loc",), f"{self.name}.rvs")
-        size = _rvs_size(size, (*shape, loc))
-        u = _random().uniform(rng, size=size)
-        shape = tuple(fnp.stop_gradient(s) for s in shape)
-        return self._ppf(fnp.maximum(u, numpy.finfo(numpy.float64).tiny), *shape) + loc
-
-    def _sf(self, k: Any, *shape: Any) -> Any:
-        return 1.0 - self._cdf(k, *shape)
 
 
 class _Poisson(_Discrete):
