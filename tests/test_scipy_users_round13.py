@@ -371,3 +371,53 @@ def test_new_distributions_on_the_strict_device_stand_in():
     ]
     for g, w in zip(got, want):
         np.testing.assert_allclose(to_numpy(g), w, rtol=1e-12)
+
+
+# -- more discrete distributions (ftransforms/scipy/stats_discrete.py) ----------------------
+
+DISCRETE_CASES = [
+    ("randint", (2.0, 9.0)),
+    ("dlaplace", (0.8,)),
+    ("planck", (0.51,)),
+    ("boltzmann", (1.4, 19.0)),
+    ("yulesimon", (1.5,)),
+    ("zipf", (3.6,)),
+    ("logser", (0.6,)),
+    ("skellam", (1.5, 2.5)),
+]
+#: the shape parameters with a derivative (randint's ends and boltzmann's N are integers)
+CONTINUOUS_SHAPES = {"dlaplace": (0,), "planck": (0,), "boltzmann": (0,), "yulesimon": (0,),
+                     "zipf": (0,), "logser": (0,), "skellam": (0, 1)}  # fmt: skip
+
+
+@pytest.mark.parametrize("name,shapes", DISCRETE_CASES)
+def test_more_discrete_distributions(name, shapes):
+    dist = getattr(st, name)
+    k = np.array([-3.0, -1.0, 0.0, 1.0, 2.0, 3.0, 5.0, 8.0, 13.0])  # loc=1 shifts them
+    methods = ("logpmf", "pmf") if name in ("logser", "skellam") else (
+        "logpmf", "pmf", "cdf", "sf", "logcdf", "logsf")  # fmt: skip
+    got = ft.vmap(
+        lambda v: fnp.stack([getattr(dist, m)(v, *shapes, loc=1.0) for m in methods]), out_axes=1
+    )(k)
+    for row, method in zip(got, methods):
+        want = getattr(dist, method)(k, *shapes, loc=1.0)
+        np.testing.assert_allclose(row, want, rtol=2e-7, atol=1e-300, err_msg=method)
+    q = np.array([0.0, 0.1, 0.5, 0.9])
+    np.testing.assert_array_equal(ft.vmap(lambda v: dist.ppf(v, *shapes))(q), dist.ppf(q, *shapes))
+    for i in CONTINUOUS_SHAPES.get(name, ()):
+        for method in methods[:1] + methods[2:3]:
+
+            def along(s, i=i, method=method):
+                return getattr(dist, method)(3.0, *shapes[:i], s, *shapes[i + 1 :])
+
+            assert ft.grad(along)(shapes[i]) == pytest.approx(
+                fd_jacobian(along, (shapes[i],), eps=1e-4), rel=1e-7
+            ), (method, i)
+
+
+def test_dlaplace_sf_in_the_tail_is_the_closed_form():
+    # SciPy's 1 - cdf keeps 6 digits at k = 29; the closed form exp(-a k) / (e^a + 1) all
+    a, k = 0.8, 29.0
+    assert float(ft.jit(lambda v: st.dlaplace.sf(v, a))(np.array(k))) == pytest.approx(
+        np.exp(-a * k) / (np.exp(a) + 1.0), rel=1e-14
+    )

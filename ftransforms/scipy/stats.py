@@ -86,6 +86,16 @@ from ftransforms.scipy.stats_base import (
 from ftransforms.scipy.stats_circular import circmean, circstd, circvar
 from ftransforms.scipy.stats_contingency import chi2_contingency, power_divergence
 from ftransforms.scipy.stats_correlation import pearsonr
+from ftransforms.scipy.stats_discrete import (
+    boltzmann,
+    dlaplace,
+    logser,
+    planck,
+    randint,
+    skellam,
+    yulesimon,
+    zipf,
+)
 from ftransforms.scipy.stats_distributions import (
     anglit,
     arcsine,
@@ -202,6 +212,7 @@ __all__ = [
     "betaprime",
     "binned_statistic",
     "binom",
+    "boltzmann",
     "boxcox",
     "boxcox_llf",
     "bradford",
@@ -220,6 +231,7 @@ __all__ = [
     "cramervonmises",
     "describe",
     "dirichlet",
+    "dlaplace",
     "dweibull",
     "energy_distance",
     "entropy",
@@ -279,6 +291,7 @@ __all__ = [
     "logistic",
     "loglaplace",
     "lognorm",
+    "logser",
     "loguniform",
     "lomax",
     "mannwhitneyu",
@@ -295,11 +308,13 @@ __all__ = [
     "normaltest",
     "pareto",
     "pearsonr",
+    "planck",
     "pointbiserialr",
     "poisson",
     "power_divergence",
     "powerlaw",
     "powernorm",
+    "randint",
     "rankdata",
     "rayleigh",
     "reciprocal",
@@ -307,6 +322,7 @@ __all__ = [
     "sem",
     "semicircular",
     "siegelslopes",
+    "skellam",
     "skew",
     "skewnorm",
     "skewtest",
@@ -336,6 +352,8 @@ __all__ = [
     "wrapcauchy",
     "yeojohnson",
     "yeojohnson_llf",
+    "yulesimon",
+    "zipf",
     "zmap",
     "zscore",
 ]
