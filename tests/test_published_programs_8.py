@@ -35,8 +35,8 @@ What this round found and fixed (each has a test here):
   functions for that call: the first call raised ``TracerConversionError`` and the
   second worked.  Such a module is now patched as soon as it has run (NOTE [SciPy modules
   imported while a transform runs] in ``ftransforms/scipy/own_names.py``);
-* a ``scipy.stats`` distribution that ``ftransforms.scipy.stats`` lacks (``skewnorm``,
-  ``genextreme``, ``zipf``, ... 72 continuous and most discrete ones) with a traced shape
+* a ``scipy.stats`` distribution that ``ftransforms.scipy.stats`` lacked (``skewnorm``,
+  ``genextreme``, ``zipf``, ... 72 continuous and most discrete ones then) with a traced shape
   parameter computed on object arrays and failed deep inside SciPy with NumPy's
   ``TypeError`` (``ufunc 'isfinite' not supported``), or a ``RecursionError``: its
   density, probability and moment methods now raise ``TracerConversionError`` naming the
