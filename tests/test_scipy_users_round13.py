@@ -421,3 +421,30 @@ def test_dlaplace_sf_in_the_tail_is_the_closed_form():
     assert float(ft.jit(lambda v: st.dlaplace.sf(v, a))(np.array(k))) == pytest.approx(
         np.exp(-a * k) / (np.exp(a) + 1.0), rel=1e-14
     )
+
+
+@pytest.mark.parametrize("kappa", [0.5, 4.0, 30.0, 60.0])  # SciPy switches at 50
+def test_vonmises_cdf_sf_ppf_values_and_derivatives(kappa):
+    x = np.array([-2.5, 0.3, 1.0, 7.0])  # 7: one period on
+    for method in ("cdf", "sf"):
+        got = ft.vmap(lambda v, m=method: getattr(st.vonmises, m)(v, kappa, loc=0.2))(x)
+        np.testing.assert_allclose(got, getattr(st.vonmises, method)(x, kappa, loc=0.2), rtol=1e-13)
+
+    def cdf(p):  # in x, kappa, loc and scale
+        return st.vonmises.cdf(p[0], p[1], loc=p[2], scale=p[3])
+
+    p = np.array([0.3, kappa, 0.2, 1.3])
+    np.testing.assert_allclose(
+        ft.grad(cdf)(p), fd_jacobian(cdf, (p,), eps=1e-5), rtol=1e-6, atol=1e-11
+    )
+    if kappa < 50:
+        np.testing.assert_allclose(
+            ft.hessian(cdf)(p), fd_jacobian(ft.grad(cdf), (p,), eps=1e-5), rtol=1e-6, atol=1e-10
+        )
+        q = np.array([0.1, 0.5, 0.9])
+        np.testing.assert_allclose(
+            ft.vmap(lambda v: st.vonmises.ppf(v, kappa))(q),
+            st.vonmises.ppf(q, kappa),
+            rtol=1e-10,
+            atol=1e-12,
+        )

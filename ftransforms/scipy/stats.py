@@ -97,6 +97,7 @@ from ftransforms.scipy.stats_discrete import (
     zipf,
 )
 from ftransforms.scipy.stats_distributions import (
+    _valued_by_scipy,
     anglit,
     arcsine,
     betaprime,
@@ -1122,8 +1123,9 @@ class _Truncnorm(_Continuous):
 
 class _Vonmises(_Continuous):
     """The von Mises distribution with concentration ``kappa``: the density
-    ``exp(kappa cos z) / (2 pi I0(kappa))`` (periodic, as SciPy's; ``logpdf``/``pdf``
-    only).
+    ``exp(kappa cos z) / (2 pi I0(kappa))`` (periodic, as SciPy's); the cdf and sf are
+    SciPy's values (``cdf(z + 2 pi) = cdf(z) + 1``) with their derivatives in ``z`` and
+    ``kappa``.
 
     Example:
         >>> round(float(vonmises.pdf(0.0, 0.0)), 6)  # 1 / (2 pi)
@@ -1138,6 +1140,48 @@ class _Vonmises(_Continuous):
 
     def _logpdf(self, z, kappa):
         return kappa * (fnp.cos(z) - 1.0) - _LOG_2PI - fnp.log(_special("i0e")(kappa))
+
+    def _partials(self, sign):
+        """``d cdf / dz`` and ``d cdf / dkappa``: below SciPy's switch at
+        ``kappa = 50`` the derivative of its series ``1/2 + z/(2 pi) + sum_n
+        (I_n/I_0)(kappa) sin(n z) / (n pi)`` (``z`` wrapped to one period; 120 terms),
+        above it those of its normal approximation ``Phi(sqrt(2/pi) / i0e(kappa) sin(z/2))``
+        (in ``z`` too: the density below)."""
+
+        def partials(z, kappa):
+            dz = fnp.exp(self._logpdf(z, kappa))
+            zw = z - 2.0 * math.pi * fnp.stop_gradient(fnp.round(z / (2.0 * math.pi)))
+            small = kappa < 50.0
+            ks = fnp.where(small, kappa, 1.0)
+            n = fnp.reshape(fnp.arange(1.0, 121.0), (120,) + (1,) * fnp.ndim(ks))
+            i0 = fsp.ive(0.0, ks)
+            ratio = fsp.ive(n, ks) / i0
+            d_ratio = 0.5 * (fsp.ive(n - 1.0, ks) + fsp.ive(n + 1.0, ks)) / i0
+            d_ratio = d_ratio - ratio * fsp.ive(1.0, ks) / i0
+            series = fnp.sum(d_ratio * fnp.sin(n * zw) / n, axis=0) / math.pi
+            kl = fnp.where(small, 50.0, kappa)
+            b = math.sqrt(2.0 / math.pi) / fsp.i0e(kl)
+            s = fnp.sin(0.5 * zw)
+            phi = fnp.exp(-0.5 * (b * s) ** 2 - _LOG_SQRT_2PI)
+            normal = phi * s * b * (1.0 - fsp.i1e(kl) / fsp.i0e(kl))
+            dz = fnp.where(small, dz, phi * b * 0.5 * fnp.cos(0.5 * zw))  # (the approximation's)
+            return sign * dz, sign * fnp.where(small, series, normal)
+
+        return partials
+
+    def _cdf(self, z, kappa):
+        prim = _valued_by_scipy("vonmises", "cdf", self._partials(1.0))
+        return prim.bind(*fnp.broadcast_arrays(z, kappa))
+
+    def _sf(self, z, kappa):
+        prim = _valued_by_scipy("vonmises", "sf", self._partials(-1.0))
+        return prim.bind(*fnp.broadcast_arrays(z, kappa))
+
+    def _ppf(self, q, kappa):
+        return _implicit_ppf("vonmises", self, q, kappa)
+
+    def _isf(self, q, kappa):
+        return _implicit_ppf("vonmises", self, q, kappa, method="isf")
 
 
 class _Wrapcauchy(_Continuous):
