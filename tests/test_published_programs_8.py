@@ -35,8 +35,8 @@ What this round found and fixed (each has a test here):
   functions for that call: the first call raised ``TracerConversionError`` and the
   second worked.  Such a module is now patched as soon as it has run (NOTE [SciPy modules
   imported while a transform runs] in ``ftransforms/scipy/own_names.py``);
-* a ``scipy.stats`` distribution that ``ftransforms.scipy.stats`` lacks (``skewnorm``,
-  ``genextreme``, ``zipf``, ... 72 continuous and most discrete ones) with a traced shape
+* a ``scipy.stats`` distribution that ``ftransforms.scipy.stats`` lacked (``skewnorm``,
+  ``genextreme``, ``zipf``, ... 72 continuous and most discrete ones then) with a traced shape
   parameter computed on object arrays and failed deep inside SciPy with NumPy's
   ``TypeError`` (``ufunc 'isfinite' not supported``), or a ``RecursionError``: its
   density, probability and moment methods now raise ``TracerConversionError`` naming the
@@ -1048,11 +1048,12 @@ def test_scipy_module_imported_inside_the_transformed_function(monkeypatch, rng)
 
 def test_scipy_stats_distribution_without_a_counterpart_at_a_traced_shape():
     cases = [
-        # (skewnorm, here before, has a counterpart since round 12)
-        ("burr12.logpdf", lambda c: scipy.stats.burr12.logpdf(0.3, c, 2.0), 1.5),
-        ("genextreme.logpdf", lambda c: scipy.stats.genextreme(c).logpdf(0.3), 0.2),  # frozen
-        ("betaprime.mean", lambda a: scipy.stats.betaprime.mean(a, 3.0), 1.5),
-        ("zipf.logpmf", lambda a: scipy.stats.zipf.logpmf(2, a), 2.5),
+        # (skewnorm, here before, has a counterpart since round 12; burr12, genextreme and
+        # betaprime, rice and zipf since round 13)
+        ("ncx2.logpdf", lambda c: scipy.stats.ncx2.logpdf(0.3, c, 2.0), 1.5),
+        ("nct.logpdf", lambda c: scipy.stats.nct(c, 0.5).logpdf(0.3), 3.0),  # frozen
+        ("gausshyper.mean", lambda a: scipy.stats.gausshyper.mean(a, 2.0, 1.0, 0.5), 1.5),
+        ("betanbinom.logpmf", lambda a: scipy.stats.betanbinom.logpmf(2, 5, a, 1.0), 2.5),
     ]
     for name, f, a in cases:
         with pytest.raises(

@@ -220,6 +220,12 @@ def _scipy_sparse_dispatch(depth: int) -> bool:
 _NUMPY_FRAMES = ("numpy", "ftransforms.numpy.creation")
 
 
+#: The module of the wrappers that answer SciPy's names (NOTE [SciPy's own names under the
+#: transforms]): SciPy calling one of its wrapped methods (``mean`` calls ``stats``) stays
+#: inside SciPy for the error's name.
+_OWN_NAMES = "ftransforms.scipy.own_names"
+
+
 def _scipy_caller(depth: int) -> tuple[str, str] | None:
     """``("scipy.stats", "logpdf")`` when the code that converted a tracer with
     ``numpy.asarray`` is SciPy's (the outermost SciPy frame names the public function and
@@ -236,6 +242,9 @@ def _scipy_caller(depth: int) -> tuple[str, str] | None:
     found = None
     while frame is not None:
         name = frame.f_globals.get("__name__", "")
+        if name == _OWN_NAMES:  # a wrapper of SciPy's name, called by SciPy: see through it
+            frame = frame.f_back
+            continue
         if name.split(".")[0] != "scipy":
             break
         function = frame.f_code.co_name

@@ -476,7 +476,7 @@ def _gammainc_da_impl(xp, a, x):
     a, x = xp.broadcast_arrays(
         xp.asarray(a, dtype=numpy.float64), xp.asarray(x, dtype=numpy.float64)
     )
-    valid = (a > 0) & (x > 0)
+    valid = (a > 0) & (x > 0) & (x < numpy.inf)  # (x = inf: P is 1 for every a, dP/da 0)
     large = valid & (a > _GAMMAINC_LARGE_A)
     valid = valid & ~large
     series = valid & (x <= a + 1)

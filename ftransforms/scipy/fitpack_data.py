@@ -31,7 +31,14 @@ from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.scipy.interpolate_data import MAX_DATA, DataInterpolant, basis_columns, traced
 from ftransforms.scipy.roots import _host
 
-__all__ = ["InterpolatedUnivariateSpline", "LSQUnivariateSpline", "splev", "splrep"]
+__all__ = [
+    "InterpolatedUnivariateSpline",
+    "LSQUnivariateSpline",
+    "UnivariateSpline",
+    "splev",
+    "splint",
+    "splrep",
+]
 
 
 def _theirs(name: str) -> Any:
@@ -137,6 +144,47 @@ def InterpolatedUnivariateSpline(  # noqa: N802  (SciPy's class name)
         return cls(xp, col, w=_plain(w), bbox=list(bbox), k=k, ext=ext, check_finite=check_finite)
 
     return _fitted("InterpolatedUnivariateSpline", make, x, y)
+
+
+def UnivariateSpline(  # noqa: N802  (SciPy's class name)
+    x: Any,
+    y: Any,
+    w: Any = None,
+    bbox: Any = (None, None),
+    k: int = 3,
+    s: Any = None,
+    ext: Any = 0,
+    check_finite: bool = False,
+) -> Any:
+    """``scipy.interpolate.UnivariateSpline`` of traced ``y`` with ``s=0`` (SciPy's
+    interpolating spline, read through the data as :func:`InterpolatedUnivariateSpline`).
+    A smoothing fit (``s > 0``, or SciPy's default ``s=None``, which is ``len(x)``) has
+    knots FITPACK chooses from the data and a smoothing factor solved from them: it is
+    not affine in ``y`` and raises :class:`UnsupportedOperationError`.
+
+    Example:
+        >>> import numpy as np
+        >>> x = np.arange(5.0)
+        >>> round(float(UnivariateSpline(x, x**2, s=0)(2.5)), 12)
+        6.25
+    """
+    cls = _theirs("UnivariateSpline")
+    if not traced(y) and not traced(x):
+        return cls(x, y, w=w, bbox=bbox, k=k, s=s, ext=ext, check_finite=check_finite)
+    if s is None or not isinstance(s, (int, float)) or s != 0:
+        raise UnsupportedOperationError(
+            f"scipy.interpolate.UnivariateSpline(x, y, s={s!r}) with traced y: a smoothing "
+            "fit (s > 0; s=None means s=len(x)) takes its knots and smoothing factor from "
+            "the data, so it is not affine in y; use s=0 (the interpolating spline), "
+            "LSQUnivariateSpline(x, y, t) on chosen knots, or "
+            "make_smoothing_spline(x, y, lam=...) with a fixed lam"
+        )
+
+    def make(xp: Any, col: Any) -> Any:
+        return cls(xp, col, w=_plain(w), bbox=list(bbox), k=k, s=0, ext=ext,
+                   check_finite=check_finite)  # fmt: skip
+
+    return _fitted("UnivariateSpline", make, x, y)
 
 
 def LSQUnivariateSpline(  # noqa: N802  (SciPy's class name)
@@ -253,3 +301,34 @@ def splev(x: Any, tck: Any, der: int = 0, ext: int = 0) -> Any:
     if ext == 1:
         out = fnp.where(outside, 0.0, out)
     return out
+
+
+def splint(a: Any, b: Any, tck: Any, full_output: int = 0) -> Any:
+    """``scipy.interpolate.splint``: the integral over ``[a, b]`` of a spline whose
+    coefficients may be traced (``splrep`` of traced data): the integrals of SciPy's
+    B-spline basis contracted with them.  Traced bounds: :func:`splev` of the
+    antiderivative is not SciPy's here; they raise.
+
+    Example:
+        >>> import numpy as np
+        >>> round(float(splint(0.0, 3.0, splrep(np.arange(5.0), np.arange(5.0) ** 2))), 10)
+        9.0
+    """
+    if traced(a) or traced(b) or full_output:
+        raise UnsupportedOperationError(
+            "scipy.interpolate.splint(a, b, tck): only the coefficients may be traced here "
+            "(not the bounds), without full_output; for traced bounds integrate "
+            "make_interp_spline(...).antiderivative() at them"
+        )
+    if not isinstance(tck, tuple) or len(tck) != 3:
+        return _theirs("splint")(a, b, tck, full_output)
+    t, c, k = tck
+    t = numpy.asarray(_plain(t), dtype=float)
+    k = int(k)
+    nb = t.shape[0] - k - 1
+    c = fnp.asarray(c)
+    if fnp.ndim(c) != 1:
+        raise UnsupportedOperationError("splint(a, b, tck): only 1-D coefficients")
+    theirs = _theirs("splint")
+    weights = numpy.array([theirs(a, b, (t, e, k)) for e in numpy.eye(t.shape[0])[:nb]])
+    return fnp.matmul(fnp.asarray(weights), c[:nb])

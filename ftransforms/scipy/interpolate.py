@@ -38,7 +38,7 @@ from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.helpers import normalize_axis
 from ftransforms.numpy.ufuncs import float_input
-from ftransforms.scipy.fitpack_data import splev, splrep
+from ftransforms.scipy.fitpack_data import splev, splint, splrep
 from ftransforms.scipy.interpolate_functions import (
     barycentric_interpolate,
     griddata,
@@ -46,6 +46,8 @@ from ftransforms.scipy.interpolate_functions import (
     krogh_interpolate,
     lagrange,
     make_interp_spline,
+    make_lsq_spline,
+    make_smoothing_spline,
 )
 
 __all__ = [
@@ -59,7 +61,10 @@ __all__ = [
     "krogh_interpolate",
     "lagrange",
     "make_interp_spline",
+    "make_lsq_spline",
+    "make_smoothing_spline",
     "splev",
+    "splint",
     "splrep",
 ]
 

@@ -3,7 +3,8 @@
 NOTE [SciPy's interpolators on traced data]: with the nodes fixed, SciPy's interpolants
 are affine in the data values: ``interp1d`` of every kind, ``CubicSpline`` and
 ``make_interp_spline`` (boundary derivatives given as numbers included), ``splrep`` with
-``s=0``, ``InterpolatedUnivariateSpline``, ``BarycentricInterpolator``,
+``s=0``, ``InterpolatedUnivariateSpline`` (and ``UnivariateSpline`` with ``s=0``),
+``make_lsq_spline``, ``make_smoothing_spline`` with a given ``lam``, ``BarycentricInterpolator``,
 ``KroghInterpolator``, ``RegularGridInterpolator``/``interpn`` (``linear``,
 ``nearest``, ``slinear``: SciPy fits the others by iterative solves or not affinely),
 ``griddata``, ``LinearNDInterpolator``, ``NearestNDInterpolator``,
@@ -273,6 +274,7 @@ CONSTRUCTORS: dict[str, tuple] = {
     "CubicHermiteSpline": ("y", "axis", 1, None),
     "InterpolatedUnivariateSpline": ("y", None, 1, None),  # (fitpack_data.py)
     "LSQUnivariateSpline": ("y", None, 1, None),
+    "UnivariateSpline": ("y", None, 1, None),
 }
 
 

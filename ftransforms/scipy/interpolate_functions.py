@@ -20,6 +20,7 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy as fnp
+from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.scipy.interpolate_data import affine_in_data
 from ftransforms.scipy.interpolate_data import traced as holds_tracer
 
@@ -30,6 +31,8 @@ __all__ = [
     "krogh_interpolate",
     "lagrange",
     "make_interp_spline",
+    "make_lsq_spline",
+    "make_smoothing_spline",
 ]
 
 
@@ -72,6 +75,61 @@ def make_interp_spline(
     if not holds_tracer(y):
         return theirs(*args)
     return affine_in_data(theirs, "make_interp_spline", args, {}, "y", axis="axis")
+
+
+def make_lsq_spline(
+    x: Any,
+    y: Any,
+    t: Any,
+    k: int = 3,
+    w: Any = None,
+    axis: int = 0,
+    check_finite: bool = True,
+    *,
+    method: str = "qr",
+) -> Any:
+    """``scipy.interpolate.make_lsq_spline`` of traced data ``y``: the least-squares
+    B-spline on the knots ``t`` is linear in ``y``, read through the data as
+    :func:`make_interp_spline`.
+
+    Example:
+        >>> import numpy as np
+        >>> x = np.linspace(0.0, 4.0, 9)
+        >>> t = [0.0] * 4 + [2.0] + [4.0] * 4
+        >>> round(float(make_lsq_spline(x, x**2, t)(1.5)), 12)
+        2.25
+    """
+    args = (x, y, t, k, w, axis, check_finite)
+    theirs = _scipy_interpolate().make_lsq_spline
+    if not holds_tracer(y):
+        return theirs(*args, method=method)
+    kwargs = {"method": method}
+    return affine_in_data(theirs, "make_lsq_spline", args, kwargs, "y", axis="axis")
+
+
+def make_smoothing_spline(x: Any, y: Any, w: Any = None, lam: Any = None, *, axis: int = 0) -> Any:
+    """``scipy.interpolate.make_smoothing_spline`` of traced data ``y`` with a given
+    ``lam``: the penalised least-squares spline is linear in ``y``, read through the data
+    as :func:`make_interp_spline`.  ``lam=None`` (SciPy's generalized cross-validation
+    chooses it from ``y``) is not linear and raises.
+
+    Example:
+        >>> import numpy as np
+        >>> x = np.linspace(0.0, 4.0, 9)
+        >>> round(float(make_smoothing_spline(x, 3 * x + 1, lam=0.5)(1.5)), 10)  # a line
+        5.5
+    """
+    theirs = _scipy_interpolate().make_smoothing_spline
+    if not holds_tracer(y):
+        return theirs(x, y, w, lam, axis=axis)
+    if lam is None:
+        raise UnsupportedOperationError(
+            "scipy.interpolate.make_smoothing_spline(x, y, lam=None) with traced y: the "
+            "generalized cross-validation choice of lam depends on y, so the spline is not "
+            "linear in y; pass a number lam= (the spline is then linear in y)"
+        )
+    kwargs = {"axis": axis}
+    return affine_in_data(theirs, "make_smoothing_spline", (x, y, w, lam), kwargs, "y", axis="axis")
 
 
 def griddata(

@@ -122,6 +122,7 @@ __all__ = [
     "orth",
     "pascal",
     "pinv",
+    "pinvh",
     "polar",
     "qr",
     "qr_multiply",
@@ -136,9 +137,12 @@ __all__ = [
     "solve_discrete_are",
     "solve_discrete_lyapunov",
     "solve_sylvester",
+    "solve_toeplitz",
     "solve_triangular",
+    "solveh_banded",
     "sqrtm",
     "svd",
+    "svdvals",
     "tanhm",
     "tanm",
     "toeplitz",
@@ -1054,6 +1058,93 @@ def solve_banded(
     cols = fnp.asarray(j, like=ab)
     dense = fnp.where(fnp.asarray(band, like=ab), ab[rows, cols], 0.0)
     return fnp.linalg.solve(dense, b)
+
+
+def solveh_banded(
+    ab: Any,
+    b: Any,
+    overwrite_ab: bool = False,
+    overwrite_b: bool = False,
+    lower: bool = False,
+    check_finite: bool = True,
+) -> Any:
+    """``scipy.linalg.solveh_banded``: solve with the symmetric (Hermitian) positive
+    definite banded matrix whose upper (or, ``lower=True``, lower) diagonals ``ab`` holds
+    in LAPACK's layout (``a[i, j] = ab[u + i - j, j]`` for ``i <= j``; lower:
+    ``ab[i - j, j]`` for ``i >= j``), through its Cholesky factor.
+
+    Example:
+        >>> import numpy as np
+        >>> ab = np.array([[0.0, 1.0, 1.0], [4.0, 4.0, 4.0]])
+        >>> solveh_banded(ab, np.array([5.0, 6.0, 5.0])).round(12).tolist()
+        [1.0, 1.0, 1.0]
+    """
+    if check_finite:
+        _finite(ab, b)
+    ab = float_input(ab if hasattr(ab, "dtype") else fnp.asarray(ab), None)
+    if fnp.ndim(ab) != 2:
+        raise ValueError(f"solveh_banded(ab, b): ab must be 2-D, got shape {fnp.shape(ab)}")
+    u, n = fnp.shape(ab)[0] - 1, fnp.shape(ab)[1]
+    i, j = numpy.meshgrid(numpy.arange(n), numpy.arange(n), indexing="ij")
+    band = (i - j <= 0) & (j - i <= u) if not lower else (i - j >= 0) & (i - j <= u)
+    rows = numpy.where(band, (i - j) if lower else (u + i - j), 0)
+    tri = fnp.where(fnp.asarray(band, like=ab), ab[fnp.asarray(rows, like=ab), j], 0.0)
+    factor = cholesky(_sym_from(tri, lower), lower=True, check_finite=False)
+    return cho_solve((factor, True), b, check_finite=False)
+
+
+def solve_toeplitz(c_or_cr: Any, b: Any, check_finite: bool = True) -> Any:
+    """``scipy.linalg.solve_toeplitz``: solve with the Toeplitz matrix of first column
+    ``c`` (and first row ``r``, given as ``(c, r)``; else ``conj(c)``), built densely and
+    solved by LU (SciPy's Levinson recursion gives the same solution).
+
+    Example:
+        >>> import numpy as np
+        >>> solve_toeplitz(np.array([2.0, 1.0]), np.array([3.0, 3.0])).round(12).tolist()
+        [1.0, 1.0]
+    """
+    c, r = c_or_cr if isinstance(c_or_cr, tuple) else (c_or_cr, None)
+    if check_finite:
+        _finite(c, b) if r is None else _finite(c, r, b)
+    c = fnp.ravel(float_input(c if hasattr(c, "dtype") else fnp.asarray(c), None))
+    r = fnp.conj(c) if r is None else fnp.ravel(fnp.asarray(r))
+    return fnp.linalg.solve(toeplitz(c, r), b)
+
+
+def svdvals(a: Any, overwrite_a: bool = False, check_finite: bool = True) -> Any:
+    """``scipy.linalg.svdvals``: the singular values, in decreasing order.
+
+    Example:
+        >>> import numpy as np
+        >>> svdvals(np.diag([1.0, 3.0])).tolist()
+        [3.0, 1.0]
+    """
+    if check_finite:
+        _finite(a)
+    return fnp.linalg.svd(_mat(a, "svdvals(a)", square=False), compute_uv=False)
+
+
+def pinvh(
+    a: Any,
+    atol: Any = None,
+    rtol: Any = None,
+    lower: bool = True,
+    return_rank: bool = False,
+    check_finite: bool = True,
+) -> Any:
+    """``scipy.linalg.pinvh``: the pseudo-inverse of the Hermitian matrix whose ``lower``
+    (or upper) triangle ``a`` holds; eigenvalues with ``|w| <= atol + rtol max|w|`` are
+    dropped (:func:`pinv` of that matrix: its singular values are ``|w|``).
+
+    Example:
+        >>> import numpy as np
+        >>> pinvh(np.array([[2.0, 9.0], [0.0, 0.0]])).tolist()  # the lower triangle
+        [[0.5, 0.0], [0.0, 0.0]]
+    """
+    if check_finite:
+        _finite(a)
+    sym = _sym_from(_mat(a, "pinvh(a)"), lower)
+    return pinv(sym, atol=atol, rtol=rtol, return_rank=return_rank)
 
 
 # -- builders ------------------------------------------------------------------------------------

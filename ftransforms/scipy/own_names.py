@@ -117,6 +117,10 @@ DIST_METHODS = (
     "median",
     "entropy",
     "fit",
+    "expect",
+    "interval",
+    "stats",
+    "moment",
 )
 
 _DONE: set[str] = set()

@@ -30,7 +30,7 @@ from ftransforms.core.errors import (
     UnsupportedOperationError,
 )
 from ftransforms.core.tracer import Tracer
-from ftransforms.numpy.helpers import dtype_of, normalize_axis
+from ftransforms.numpy.helpers import dtype_of, normalize_axis, peek
 from ftransforms.numpy.ufuncs import float_input
 
 __all__ = ["fixed_quad", "quad", "simpson"]
@@ -162,6 +162,20 @@ def _plain_number(v: Any, where: str, what: str) -> float | None:
         raise TypeError(f"{where}: {what} must be a number, got {type(v).__name__}") from None
 
 
+def _infinite_if_traced(v: Any, num: float | None) -> tuple:
+    """``(v, num)``, with a traced bound whose value is one infinity (``-inf * scale +
+    loc``, as SciPy's ``rv_continuous.expect`` makes from its support) read as that plain
+    infinity: it has no derivative (the integrand vanishes there), and the infinite range
+    is mapped as SciPy maps it (it was integrated as a finite one: NaN)."""
+    if num is not None or not isinstance(v, Tracer):
+        return v, num
+    vals = numpy.asarray(peek(v))
+    if vals.size and numpy.isinf(vals).all() and (vals == vals.flat[0]).all():
+        inf = float(vals.flat[0])
+        return inf, inf
+    return v, num
+
+
 def _change_of_variable(a: Any, b: Any, a_num: float | None, b_num: float | None):
     """``(lo, hi, x_of_t, weight_of_t)``: SciPy's infinite ranges mapped onto finite ones."""
     if a_num is not None and b_num is not None and math.isinf(a_num) and math.isinf(b_num):
@@ -233,8 +247,8 @@ def quad(
         raise TypeError(f"{where}: func must be callable, got {type(func).__name__}")
     if not isinstance(args, tuple):
         args = (args,)
-    a_num = _plain_number(a, where, "a")
-    b_num = _plain_number(b, where, "b")
+    a, a_num = _infinite_if_traced(a, _plain_number(a, where, "a"))
+    b, b_num = _infinite_if_traced(b, _plain_number(b, where, "b"))
     mapped = _change_of_variable(a, b, a_num, b_num)
     if mapped is None:  # from inf to inf
         return fnp.asarray(0.0), 0.0

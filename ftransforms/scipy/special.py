@@ -548,6 +548,10 @@ def _remaining_ufunc(ufunc: numpy.ufunc) -> Any:
     return call
 
 
+#: scipy.special's ufuncs that compute NumPy's functions of the same name.
+_NUMPY_TWINS = ("cbrt", "exp2", "expm1", "log1p")
+
+
 def __getattr__(name: str) -> Any:
     """``ftransforms.scipy.special.<name>`` for each other ufunc of ``scipy.special``
     (``stdtr``, ``ellipk``, ``eval_legendre``, ...), made on first use."""
@@ -556,7 +560,10 @@ def __getattr__(name: str) -> Any:
     theirs = getattr(_sp.scipy_special(numpy), name, None)
     if not isinstance(theirs, numpy.ufunc):
         raise AttributeError(f"module 'ftransforms.scipy.special' has no attribute {name!r}")
-    fn = globals()[name] = _remaining_ufunc(theirs)
+    # NumPy's twins (expm1, log1p, cbrt, exp2): ftransforms.numpy's, with their derivatives,
+    # as scipy.special.expm1(tracer) resolves
+    twin = getattr(fnp, name) if name in _NUMPY_TWINS else None
+    fn = globals()[name] = twin or _remaining_ufunc(theirs)
     return fn
 
 

@@ -19,6 +19,12 @@ have raises :class:`~ftransforms.errors.UnsupportedOperationError`.  Outside the
 ``logpdf`` is the constant ``-inf`` (derivative 0, as JAX's), and ``logcdf``/``logsf``
 are ``-inf`` with derivative 0 where the cdf/sf is 0.
 
+Besides those written here, ``stats_distributions.py`` has SciPy's extreme-value,
+Pareto-tail, transformed-normal and -gamma and bounded families (``genextreme``,
+``genpareto``, ``weibull_max``, ``lomax``, ``burr12``, ``fisk``, ``nakagami``, ``chi``,
+``invgauss``, ``loglaplace``, ``levy``, ``triang``, ``loguniform``, ... : its
+``DISTRIBUTIONS``), with the same methods.
+
 Quantile functions with no closed form (``t``, ``gamma``, ``chi2``, ``beta``) evaluate
 with ``scipy.stats`` (imported on first use) and are differentiated by the implicit
 function theorem, ``dx = (dq - dF/dtheta . dtheta) / pdf(x)``, to every order.  The
@@ -44,21 +50,105 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy as fnp
-from ftransforms.api import jvp as _jvp
-from ftransforms.api import vjp as _vjp
 from ftransforms.core.errors import UnsupportedOperationError
-from ftransforms.core.primitive import FAMILY_BATCH_RULES, Primitive
 from ftransforms.core.tracer import Tracer
-from ftransforms.numpy.helpers import dtype_of, peek
-from ftransforms.numpy.ufuncs import float_input
+from ftransforms.numpy.helpers import dtype_of
 from ftransforms.ops.scipy_ops import scipy_ppf_p
 from ftransforms.scipy import special as fsp
 from ftransforms.scipy.kde import gaussian_kde
 from ftransforms.scipy.linalg import solve_triangular
+from ftransforms.scipy.stats_base import (
+    _LOG_2PI,
+    _LOG_SQRT_2PI,
+    _SQRT2,
+    _betaln,
+    _Continuous,
+    _Discrete,
+    _Dist,
+    _fit_check,
+    _fit_fixed,
+    _fl,
+    _implicit_ppf,
+    _like_all,
+    _log1mexp,
+    _log_ndtr,
+    _log_of_complement,
+    _nan_unless,
+    _ndtr,
+    _ndtri,
+    _random,
+    _rng,
+    _rvs_size,
+    _softplus,
+    _special,
+    _split,
+)
 from ftransforms.scipy.stats_circular import circmean, circstd, circvar
 from ftransforms.scipy.stats_contingency import chi2_contingency, power_divergence
 from ftransforms.scipy.stats_correlation import pearsonr
+from ftransforms.scipy.stats_discrete import (
+    boltzmann,
+    dlaplace,
+    logser,
+    planck,
+    randint,
+    skellam,
+    yulesimon,
+    zipf,
+)
+from ftransforms.scipy.stats_distributions import (
+    _valued_by_scipy,
+    anglit,
+    arcsine,
+    betaprime,
+    bradford,
+    burr,
+    burr12,
+    chi,
+    cosine,
+    dweibull,
+    erlang,
+    exponnorm,
+    exponpow,
+    exponweib,
+    fatiguelife,
+    fisk,
+    foldnorm,
+    genextreme,
+    gengamma,
+    genlogistic,
+    genpareto,
+    gibrat,
+    gompertz,
+    halfgennorm,
+    halflogistic,
+    hypsecant,
+    invgauss,
+    invweibull,
+    johnsonsb,
+    johnsonsu,
+    laplace_asymmetric,
+    levy,
+    levy_l,
+    loggamma,
+    loglaplace,
+    loguniform,
+    lomax,
+    maxwell,
+    moyal,
+    nakagami,
+    powerlaw,
+    powernorm,
+    reciprocal,
+    rice,
+    semicircular,
+    triang,
+    truncexpon,
+    wald,
+    weibull_max,
+)
 from ftransforms.scipy.stats_gamma_fit import gamma_shape
+from ftransforms.scipy.stats_mvn_cdf import mvn_cdf
 from ftransforms.scipy.stats_normality import jarque_bera, kurtosistest, normaltest, skewtest
 from ftransforms.scipy.stats_power_transforms import boxcox, yeojohnson, yeojohnson_llf
 from ftransforms.scipy.stats_rank_tests import (
@@ -113,526 +203,161 @@ from ftransforms.scipy.stats_tests import (
 from ftransforms.scipy.stats_variance_tests import bartlett, levene, pointbiserialr, tsem
 
 __all__ = [
+    "anglit",
+    "ansari",
+    "arcsine",
+    "bartlett",
+    "bernoulli",
+    "beta",
+    "betabinom",
+    "betaprime",
     "binned_statistic",
+    "binom",
+    "boltzmann",
+    "boxcox",
     "boxcox_llf",
+    "bradford",
+    "brunnermunzel",
+    "burr",
+    "burr12",
+    "cauchy",
+    "chi",
+    "chi2",
+    "chi2_contingency",
     "chisquare",
+    "circmean",
+    "circstd",
+    "circvar",
+    "cosine",
     "cramervonmises",
     "describe",
+    "dirichlet",
+    "dlaplace",
+    "dweibull",
     "energy_distance",
+    "entropy",
+    "erlang",
+    "expon",
+    "exponnorm",
+    "exponpow",
+    "exponweib",
+    "f",
     "f_oneway",
+    "fatiguelife",
+    "fisk",
+    "fligner",
+    "foldnorm",
+    "friedmanchisquare",
+    "gamma",
+    "gaussian_kde",
+    "genextreme",
+    "gengamma",
+    "genlogistic",
+    "gennorm",
+    "genpareto",
+    "geom",
+    "gibrat",
+    "gmean",
+    "gompertz",
+    "gstd",
+    "gumbel_l",
+    "gumbel_r",
+    "halfcauchy",
+    "halfgennorm",
+    "halflogistic",
+    "halfnorm",
     "hmean",
+    "hypergeom",
+    "hypsecant",
+    "invgamma",
+    "invgauss",
+    "invweibull",
     "iqr",
+    "jarque_bera",
+    "johnsonsb",
+    "johnsonsu",
+    "kruskal",
+    "ks_1samp",
+    "kstest",
+    "kurtosis",
+    "kurtosistest",
+    "laplace",
+    "laplace_asymmetric",
+    "levene",
+    "levy",
+    "levy_l",
     "linregress",
+    "lmoment",
+    "loggamma",
+    "logistic",
+    "loglaplace",
+    "lognorm",
+    "logser",
+    "loguniform",
+    "lomax",
+    "mannwhitneyu",
+    "maxwell",
+    "mode",
+    "moment",
+    "mood",
+    "moyal",
+    "multinomial",
+    "multivariate_normal",
+    "nakagami",
+    "nbinom",
+    "norm",
+    "normaltest",
+    "pareto",
+    "pearsonr",
+    "planck",
+    "pointbiserialr",
+    "poisson",
+    "power_divergence",
+    "powerlaw",
+    "powernorm",
+    "randint",
+    "rankdata",
+    "rayleigh",
+    "reciprocal",
+    "rice",
+    "sem",
+    "semicircular",
+    "siegelslopes",
+    "skellam",
+    "skew",
+    "skewnorm",
+    "skewtest",
     "spearmanr",
+    "t",
+    "theilslopes",
     "tmax",
     "tmean",
     "tmin",
+    "triang",
+    "truncexpon",
+    "truncnorm",
+    "tsem",
     "tstd",
     "ttest_1samp",
     "ttest_ind",
     "ttest_rel",
     "tvar",
+    "uniform",
+    "variation",
+    "vonmises",
+    "wald",
     "wasserstein_distance",
-    "circmean",
-    "circstd",
-    "circvar",
-    "gstd",
-    "jarque_bera",
-    "kurtosistest",
-    "normaltest",
-    "skewtest",
-    "zmap",
-    "ansari",
-    "brunnermunzel",
-    "fligner",
-    "friedmanchisquare",
-    "kruskal",
-    "ks_1samp",
-    "kstest",
-    "mannwhitneyu",
-    "mood",
+    "weibull_max",
+    "weibull_min",
     "wilcoxon",
-    "siegelslopes",
-    "theilslopes",
-    "bartlett",
-    "levene",
-    "pointbiserialr",
-    "tsem",
-    "boxcox",
+    "wrapcauchy",
     "yeojohnson",
     "yeojohnson_llf",
-    "chi2_contingency",
-    "power_divergence",
-    "entropy",
-    "gaussian_kde",
-    "gmean",
-    "kurtosis",
-    "lmoment",
-    "mode",
-    "moment",
-    "pearsonr",
-    "rankdata",
-    "sem",
-    "skew",
-    "variation",
+    "yulesimon",
+    "zipf",
+    "zmap",
     "zscore",
-    "bernoulli",
-    "beta",
-    "betabinom",
-    "binom",
-    "cauchy",
-    "chi2",
-    "dirichlet",
-    "expon",
-    "f",
-    "gamma",
-    "gennorm",
-    "geom",
-    "gumbel_l",
-    "gumbel_r",
-    "halfcauchy",
-    "halfnorm",
-    "hypergeom",
-    "invgamma",
-    "laplace",
-    "logistic",
-    "lognorm",
-    "multinomial",
-    "multivariate_normal",
-    "nbinom",
-    "norm",
-    "pareto",
-    "poisson",
-    "rayleigh",
-    "skewnorm",
-    "t",
-    "truncnorm",
-    "uniform",
-    "vonmises",
-    "weibull_min",
-    "wrapcauchy",
 ]
-
-_LOG_2PI = math.log(2.0 * math.pi)
-_LOG_SQRT_2PI = 0.5 * _LOG_2PI
-_SQRT2 = math.sqrt(2.0)
-
-
-# -- helpers -------------------------------------------------------------------------------
-
-
-def _fl(x: Any) -> Any:
-    """``x`` as a floating array (integers become float64; tracers stay tracers)."""
-    if isinstance(x, (int, float, bool)):
-        return float(x)  # a weak scalar: keeps the other operands' backend and dtype
-    if not hasattr(x, "dtype"):
-        x = fnp.asarray(x)
-    return float_input(x, None)
-
-
-def _where(c: Any, a: Any, b: Any) -> Any:
-    return fnp.where(c, a, b)
-
-
-def _nan_unless(valid: Any, out: Any) -> Any:
-    """``out`` where the parameters are ``valid``, NaN elsewhere (SciPy's convention)."""
-    if isinstance(valid, bool) and valid:
-        return out
-    return fnp.where(valid, out, fnp.nan)
-
-
-def _special(name: str) -> Any:
-    f = getattr(fsp, name, None)
-    if f is None:  # pragma: no cover - while ftransforms.scipy.special grows
-        raise NotImplementedError(
-            f"ftransforms.scipy.stats: this method needs ftransforms.scipy.special.{name}, "
-            f"which this version does not have yet"
-        )
-    return f
-
-
-def _ndtr(z: Any) -> Any:
-    """The standard normal cdf, ``erfc(-z / sqrt(2)) / 2`` (accurate in both tails)."""
-    f = getattr(fsp, "ndtr", None)
-    return f(z) if f is not None else 0.5 * fsp.erfc(-z / _SQRT2)
-
-
-def _log_ndtr(z: Any) -> Any:
-    f = getattr(fsp, "log_ndtr", None)
-    if f is not None:
-        return f(z)
-    # log(ndtr(z)); for z < -5 the asymptotic series of the Mills ratio  # pragma: no cover
-    zs = fnp.where(z < -5.0, z, -5.0)
-    r = 1.0 / (zs * zs)
-    series = 1.0 - r * (1.0 - 3.0 * r * (1.0 - 5.0 * r * (1.0 - 7.0 * r)))
-    tail = -0.5 * zs * zs - fnp.log(-zs) - _LOG_SQRT_2PI + fnp.log(series)
-    zb = fnp.where(z < -5.0, 0.0, z)
-    return fnp.where(z < -5.0, tail, fnp.log(_ndtr(zb)))
-
-
-def _ndtri(q: Any) -> Any:
-    f = getattr(fsp, "ndtri", None)
-    return f(q) if f is not None else _SQRT2 * fsp.erfinv(2.0 * q - 1.0)
-
-
-def _softplus(x: Any) -> Any:
-    """``log(1 + exp(x))`` without overflow."""
-    return fnp.logaddexp(x, 0.0)
-
-
-def _log1mexp(x: Any) -> Any:
-    """``log(1 - exp(x))`` for ``x <= 0``, accurate near 0 and for very negative ``x``."""
-    near = x > -math.log(2.0)
-    xa = fnp.where(near, x, -1.0)
-    xb = fnp.where(near, -1.0, x)
-    return fnp.where(near, fnp.log(-fnp.expm1(xa)), fnp.log1p(-fnp.exp(xb)))
-
-
-def _safe_log(p: Any) -> Any:
-    """``log(p)``, the constant ``-inf`` (no derivative, not NaN) where ``p == 0``."""
-    pos = p > 0
-    return fnp.where(pos, fnp.log(fnp.where(pos, p, 1.0)), -fnp.inf)
-
-
-def _random() -> Any:
-    import ftransforms.random as frandom  # late import: same layer, used by rvs only
-
-    return frandom
-
-
-def _rng(random_state: Any, where: str) -> Any:
-    """A generator from SciPy's ``random_state`` forms (None, a seed, a Generator)."""
-    if random_state is None or isinstance(random_state, (int, numpy.integer)):
-        return numpy.random.default_rng(random_state)
-    if isinstance(random_state, numpy.random.RandomState):
-        raise TypeError(
-            f"{where}: random_state must be a numpy.random.Generator (default_rng(seed)) or a "
-            f"seed; the legacy numpy.random.RandomState is not supported"
-        )
-    return random_state
-
-
-def _rvs_size(size: Any, params: tuple) -> tuple:
-    """SciPy's ``size``: None means the broadcast shape of the parameters."""
-    if size is None:
-        return tuple(numpy.broadcast_shapes(*(fnp.shape(p) for p in params)))
-    if isinstance(size, (int, numpy.integer)):
-        return (int(size),)
-    return tuple(int(n) for n in size)
-
-
-def _betaln(a: Any, b: Any) -> Any:
-    f = getattr(fsp, "betaln", None)
-    if f is not None:
-        return f(a, b)
-    return fsp.gammaln(a) + fsp.gammaln(b) - fsp.gammaln(a + b)
-
-
-class _Dist:
-    """Common methods: every continuous distribution defines ``_logpdf(z, *shape)`` on the
-    standardized variable ``z = (x - loc) / scale`` and some of ``_cdf``, ``_sf``,
-    ``_logcdf``, ``_logsf``, ``_ppf``; ``_valid(*shape)`` says where the shape parameters
-    are valid."""
-
-    name = ""
-    shapes: tuple[str, ...] = ()
-
-    def __repr__(self) -> str:
-        return f"ftransforms.scipy.stats.{self.name}"
-
-    def _valid(self, *shape: Any) -> Any:
-        return True
-
-    def __call__(self, *args: Any, **kwargs: Any) -> _Frozen:
-        """The distribution with its parameters fixed, SciPy's "frozen" form: the
-        parameters are those of the methods after the point (shape parameters, then
-        ``loc``/``scale``; ``mean``/``cov`` for ``multivariate_normal``), and may be traced.
-
-        Example:
-            >>> import numpy as np
-            >>> from ftransforms import grad
-            >>> from ftransforms.scipy.stats import norm
-            >>> rv = norm(1.0, 2.0)
-            >>> float(rv.logpdf(1.0)) == float(norm.logpdf(1.0, 1.0, 2.0))
-            True
-            >>> float(grad(lambda mu: norm(loc=mu, scale=2.0).logpdf(3.0))(1.0))  # (x-mu)/4
-            0.5
-        """
-        return _Frozen(self, args, kwargs)
-
-
-#: Methods of a frozen distribution that take the point (``x``, ``k`` or ``q``) first,
-#: and those that take nothing.
-_POINT_METHODS = (
-    "logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf", "logpmf", "pmf"
-)  # fmt: skip
-_NO_POINT_METHODS = ("entropy", "mean", "var", "std", "median")
-
-
-class _Frozen:
-    """``dist(*params)``: ``dist``'s methods with the parameters filled in."""
-
-    def __init__(self, dist: _Dist, args: tuple, kwargs: dict) -> None:
-        self.dist, self.args, self.kwds = dist, args, kwargs
-
-    def __repr__(self) -> str:
-        return f"{self.dist!r} frozen with {len(self.args) + len(self.kwds)} parameter(s)"
-
-    def __getattr__(self, name: str) -> Any:
-        dist = self.__dict__.get("dist")
-        method = getattr(dist, name, None) if not name.startswith("_") else None
-        if method is not None and name in _POINT_METHODS:
-
-            def at(point: Any) -> Any:
-                return method(point, *self.args, **self.kwds)
-
-            at.__name__ = name
-            at.__doc__ = method.__doc__
-            return at
-        if method is not None and name in _NO_POINT_METHODS:
-            return lambda: method(*self.args, **self.kwds)
-        if method is not None and name == "rvs":  # rvs(size=..., random_state=...)
-            return lambda **kw: method(*self.args, **self.kwds, **kw)
-        have = [m for m in _POINT_METHODS + _NO_POINT_METHODS + ("rvs",) if hasattr(dist, m)]
-        raise AttributeError(
-            f"frozen ftransforms.scipy.stats.{getattr(dist, 'name', '?')} has no method "
-            f"{name!r} (it has {', '.join(have)})"
-        )
-
-
-def _split(x: Any, args: tuple, kwargs: dict, shapes: tuple, extras: tuple, where: str) -> tuple:
-    """SciPy's ``(x, *shapes, loc=0, scale=1)`` call forms, positional or by keyword:
-    ``(x, *shapes, *extras)`` as arrays of one float dtype (that of the floating-point
-    arrays among them, float64 if none: float32 in, float32 out) on ``x``'s backend."""
-    names = shapes + extras
-    defaults = {"loc": 0.0, "scale": 1.0}
-    if len(args) > len(names):
-        raise TypeError(f"{where}: takes {len(names) + 1} arguments, got {len(args) + 1}")
-    values = dict(zip(names, args))
-    for k, v in kwargs.items():
-        if k not in names:
-            raise TypeError(f"{where}: unexpected keyword argument {k!r}; takes {names}")
-        if k in values:
-            raise TypeError(f"{where}: got multiple values for argument {k!r}")
-        values[k] = v
-    missing = [n for n in shapes if n not in values]
-    if missing:
-        raise TypeError(f"{where}: missing the shape parameter(s) {missing}")
-    given = [x] + [values.get(n, defaults.get(n)) for n in names]
-    floats = [dtype_of(v) for v in given if hasattr(v, "dtype") and dtype_of(v).kind == "f"]
-    dt = numpy.result_type(*floats) if floats else numpy.dtype(numpy.float64)
-    ref = next((v for v in given if hasattr(v, "dtype")), None)
-    out = []
-    for v in given:
-        if hasattr(v, "dtype"):
-            out.append(v if dtype_of(v) == dt else fnp.astype(v, dt))
-        else:
-            out.append(
-                fnp.asarray(v, dtype=dt, like=ref) if ref is not None else fnp.asarray(v, dt)
-            )
-    return tuple(out)
-
-
-class _Continuous(_Dist):
-    """A continuous distribution with ``loc`` and ``scale``."""
-
-    def fit(self, data: Any, *args: Any, **kwds: Any) -> tuple:
-        """``<distribution>.fit`` where SciPy has no closed form: SciPy maximises the
-        likelihood with an optimizer, which traced data cannot go through; a clear error
-        (``norm``, ``expon``, ``laplace``, ``uniform``, ``lognorm``/``gamma`` with ``floc``
-        have their closed forms).
-
-        Example:
-            >>> import numpy as np
-            >>> from ftransforms.scipy.stats import t
-            >>> try:
-            ...     t.fit(np.array([1.0, 2.0, 4.0]))
-            ... except NotImplementedError as err:
-            ...     print(type(err).__name__)
-            UnsupportedOperationError
-        """
-        raise UnsupportedOperationError(
-            f"ftransforms.scipy.stats.{self.name}.fit(data, ...): on traced data only the "
-            "closed-form fits are supported (norm, expon, laplace, uniform, and lognorm or "
-            "gamma with floc=); minimise the negative log-likelihood yourself, e.g. "
-            f"ftransforms.scipy.optimize.minimize(lambda p: -{self.name}.logpdf(data, *p).sum(), "
-            "p0), which is differentiable in data"
-        )
-
-    def _args(self, method: str, x: Any, args: tuple, kwargs: dict) -> tuple:
-        where = f"{self.name}.{method}"
-        x, *shape, loc, scale = _split(x, args, kwargs, self.shapes, ("loc", "scale"), where)
-        z = (x - loc) / scale
-        valid = self._valid(*shape)
-        pos = scale > 0
-        valid = pos if valid is True else valid & pos
-        return z, tuple(shape), scale, valid
-
-    def logpdf(self, x: Any, *args: Any, **kwargs: Any) -> Any:
-        """Log of the probability density at ``x``."""
-        z, shape, scale, valid = self._args("logpdf", x, args, kwargs)
-        lp = self._logpdf(z, *shape)
-        # outside the support the value is the constant -inf: no derivative in scale (JAX's)
-        return _nan_unless(valid, fnp.where(lp == -fnp.inf, lp, lp - fnp.log(scale)))
-
-    def pdf(self, x: Any, *args: Any, **kwargs: Any) -> Any:
-        """The probability density at ``x``."""
-        z, shape, scale, valid = self._args("pdf", x, args, kwargs)
-        return _nan_unless(valid, fnp.exp(self._logpdf(z, *shape)) / scale)
-
-    def cdf(self, x: Any, *args: Any, **kwargs: Any) -> Any:
-        """The cumulative distribution function at ``x``."""
-        z, shape, _, valid = self._args("cdf", x, args, kwargs)
-        return _nan_unless(valid, self._cdf(z, *shape))
-
-    def logcdf(self, x: Any, *args: Any, **kwargs: Any) -> Any:
-        """Log of the cdf at ``x``."""
-        z, shape, _, valid = self._args("logcdf", x, args, kwargs)
-        return _nan_unless(valid, self._logcdf(z, *shape))
-
-    def sf(self, x: Any, *args: Any, **kwargs: Any) -> Any:
-        """The survival function ``1 - cdf`` at ``x``."""
-        z, shape, _, valid = self._args("sf", x, args, kwargs)
-        return _nan_unless(valid, self._sf(z, *shape))
-
-    def logsf(self, x: Any, *args: Any, **kwargs: Any) -> Any:
-        """Log of the survival function at ``x``."""
-        z, shape, _, valid = self._args("logsf", x, args, kwargs)
-        return _nan_unless(valid, self._logsf(z, *shape))
-
-    def ppf(self, q: Any, *args: Any, **kwargs: Any) -> Any:
-        """The quantile function (inverse of the cdf) at ``q``."""
-        where = f"{self.name}.ppf"
-        q, *shape, loc, scale = _split(q, args, kwargs, self.shapes, ("loc", "scale"), where)
-        valid = self._valid(*shape)
-        ok = (scale > 0) & (q >= 0) & (q <= 1)
-        valid = ok if valid is True else valid & ok
-        qs = fnp.where(valid, q, 0.5)
-        return _nan_unless(valid, loc + scale * self._ppf(qs, *shape))
-
-    def isf(self, q: Any, *args: Any, **kwargs: Any) -> Any:
-        """The inverse survival function (``ppf(1 - q)``, accurate for small ``q``)."""
-        where = f"{self.name}.isf"
-        q, *shape, loc, scale = _split(q, args, kwargs, self.shapes, ("loc", "scale"), where)
-        valid = self._valid(*shape)
-        ok = (scale > 0) & (q >= 0) & (q <= 1)
-        valid = ok if valid is True else valid & ok
-        qs = fnp.where(valid, q, 0.5)
-        return _nan_unless(valid, loc + scale * self._isf(qs, *shape))
-
-    def rvs(self, *args: Any, size: Any = None, random_state: Any = None, **kwargs: Any) -> Any:
-        """Random samples, SciPy's ``rvs(*shapes, loc=0, scale=1, size=None,
-        random_state=None)``, drawn with :mod:`ftransforms.random` (``random_state``: a
-        ``numpy.random.Generator``, a seed, or None for a fresh generator) as
-        ``loc + scale * ppf(u)``, so they are differentiable in the parameters."""
-        rng = _rng(random_state, f"{self.name}.rvs")
-        _, *shape, loc, scale = _split(0.0, args, kwargs, self.shapes, ("loc", "scale"), "rvs")
-        size = _rvs_size(size, (*shape, loc, scale))
-        std = self._rvs(rng, size, *shape)
-        return loc + scale * std
-
-    def _rvs(self, rng: Any, size: Any, *shape: Any) -> Any:
-        u = _random().uniform(rng, size=size)
-        # the open interval: ppf(0) is the lower end of the support
-        tiny = numpy.finfo(numpy.float64).tiny
-        return self._ppf(fnp.maximum(u, tiny), *shape)
-
-    def _isf(self, q: Any, *shape: Any) -> Any:
-        return self._ppf(1.0 - q, *shape)
-
-    def _moment_args(self, method: str, args: tuple, kwargs: dict) -> tuple:
-        where = f"{self.name}.{method}"
-        _, *shape, loc, scale = _split(0.0, args, kwargs, self.shapes, ("loc", "scale"), where)
-        valid = self._valid(*shape)
-        valid = scale > 0 if valid is True else valid & (scale > 0)
-        return tuple(shape), loc, scale, valid
-
-    def mean(self, *args: Any, **kwargs: Any) -> Any:
-        """The mean (SciPy's ``dist.mean(*shapes, loc=0, scale=1)``; NaN where undefined)."""
-        shape, loc, scale, valid = self._moment_args("mean", args, kwargs)
-        return _nan_unless(valid, loc + scale * self._stats(*shape)[0])
-
-    def var(self, *args: Any, **kwargs: Any) -> Any:
-        """The variance."""
-        shape, _, scale, valid = self._moment_args("var", args, kwargs)
-        return _nan_unless(valid, scale * scale * self._stats(*shape)[1])
-
-    def std(self, *args: Any, **kwargs: Any) -> Any:
-        """The standard deviation."""
-        return fnp.sqrt(self.var(*args, **kwargs))
-
-    def median(self, *args: Any, **kwargs: Any) -> Any:
-        """The median, ``ppf(0.5)``."""
-        return self.ppf(0.5, *args, **kwargs)
-
-    def entropy(self, *args: Any, **kwargs: Any) -> Any:
-        """The differential entropy."""
-        shape, _, scale, valid = self._moment_args("entropy", args, kwargs)
-        return _nan_unless(valid, self._entropy(*shape) + fnp.log(scale))
-
-    def _stats(self, *shape: Any) -> tuple:
-        return self._missing("mean/var")
-
-    def _entropy(self, *shape: Any) -> Any:
-        return self._missing("entropy")
-
-    def _missing(self, method: str) -> Any:
-        raise UnsupportedOperationError(
-            f"ftransforms.scipy.stats.{self.name}: {method} is not supported for this distribution"
-        )
-
-    def _cdf(self, z: Any, *shape: Any) -> Any:
-        return self._missing("cdf")
-
-    def _ppf(self, q: Any, *shape: Any) -> Any:
-        return self._missing("ppf")
-
-    # defaults from one another
-    def _sf(self, z: Any, *shape: Any) -> Any:
-        return 1.0 - self._cdf(z, *shape)
-
-    def _logcdf(self, z: Any, *shape: Any) -> Any:
-        return _safe_log(self._cdf(z, *shape))
-
-    def _logsf(self, z: Any, *shape: Any) -> Any:
-        return _safe_log(self._sf(z, *shape))
-
-
-def _fit_check(ok: Any, name: str, needs: str) -> None:
-    """SciPy's ``FitDataError`` (a ValueError) where data lie outside a fixed ``floc``/
-    ``fscale``'s support: read from the values (only on the calls that fix one)."""
-    if not numpy.all(peek(ok)):
-        raise ValueError(
-            f"ftransforms.scipy.stats.{name}.fit(data, ...): invalid values in data; maximum "
-            f"likelihood estimation with {name!r} requires {needs} (as SciPy's FitDataError)"
-        )
-
-
-def _fit_fixed(name: str, args: tuple, kwds: dict, shapes: tuple = ()) -> tuple:
-    """The fixed values ``(*fshapes, floc, fscale)`` of a closed-form ``fit`` call (SciPy's
-    keyword spellings ``f0``/``fa``/``fix_a``; ``loc``/``scale``/``optimizer`` are starting
-    guesses its closed forms ignore too); anything else is a clear error."""
-    kwds = dict(kwds)
-    method = kwds.pop("method", "MLE")
-    for ignored in ("loc", "scale", "optimizer"):
-        kwds.pop(ignored, None)
-    fixed = []
-    for j, s in enumerate(shapes):
-        names = [n for n in (f"f{j}", f"f{s}", f"fix_{s}") if n in kwds]
-        fixed.append(kwds.pop(names[0]) if names else None)
-        for n in names[1:]:
-            kwds.pop(n)
-    floc, fscale = kwds.pop("floc", None), kwds.pop("fscale", None)
-    call = f"ftransforms.scipy.stats.{name}.fit(data, floc=, fscale=, method='MLE')"
-    if str(method).upper() != "MLE" or kwds or len(args) > len(shapes):
-        raise UnsupportedOperationError(
-            f"{call}: got extra arguments {args} {kwds} method={method!r}; only the closed-form "
-            "maximum-likelihood fit is supported on traced data (fit plain data with SciPy)"
-        )
-    if None not in (*fixed, floc, fscale):
-        raise RuntimeError(f"{call}: all parameters fixed; there is nothing to optimize")
-    return (*fixed, floc, fscale)
-
 
 # -- continuous distributions -------------------------------------------------------------
 
@@ -1398,8 +1123,9 @@ class _Truncnorm(_Continuous):
 
 class _Vonmises(_Continuous):
     """The von Mises distribution with concentration ``kappa``: the density
-    ``exp(kappa cos z) / (2 pi I0(kappa))`` (periodic, as SciPy's; ``logpdf``/``pdf``
-    only).
+    ``exp(kappa cos z) / (2 pi I0(kappa))`` (periodic, as SciPy's); the cdf and sf are
+    SciPy's values (``cdf(z + 2 pi) = cdf(z) + 1``) with their derivatives in ``z`` and
+    ``kappa``.
 
     Example:
         >>> round(float(vonmises.pdf(0.0, 0.0)), 6)  # 1 / (2 pi)
@@ -1414,6 +1140,48 @@ class _Vonmises(_Continuous):
 
     def _logpdf(self, z, kappa):
         return kappa * (fnp.cos(z) - 1.0) - _LOG_2PI - fnp.log(_special("i0e")(kappa))
+
+    def _partials(self, sign):
+        """``d cdf / dz`` and ``d cdf / dkappa``: below SciPy's switch at
+        ``kappa = 50`` the derivative of its series ``1/2 + z/(2 pi) + sum_n
+        (I_n/I_0)(kappa) sin(n z) / (n pi)`` (``z`` wrapped to one period; 120 terms),
+        above it those of its normal approximation ``Phi(sqrt(2/pi) / i0e(kappa) sin(z/2))``
+        (in ``z`` too: the density below)."""
+
+        def partials(z, kappa):
+            dz = fnp.exp(self._logpdf(z, kappa))
+            zw = z - 2.0 * math.pi * fnp.stop_gradient(fnp.round(z / (2.0 * math.pi)))
+            small = kappa < 50.0
+            ks = fnp.where(small, kappa, 1.0)
+            n = fnp.reshape(fnp.arange(1.0, 121.0), (120,) + (1,) * fnp.ndim(ks))
+            i0 = fsp.ive(0.0, ks)
+            ratio = fsp.ive(n, ks) / i0
+            d_ratio = 0.5 * (fsp.ive(n - 1.0, ks) + fsp.ive(n + 1.0, ks)) / i0
+            d_ratio = d_ratio - ratio * fsp.ive(1.0, ks) / i0
+            series = fnp.sum(d_ratio * fnp.sin(n * zw) / n, axis=0) / math.pi
+            kl = fnp.where(small, 50.0, kappa)
+            b = math.sqrt(2.0 / math.pi) / fsp.i0e(kl)
+            s = fnp.sin(0.5 * zw)
+            phi = fnp.exp(-0.5 * (b * s) ** 2 - _LOG_SQRT_2PI)
+            normal = phi * s * b * (1.0 - fsp.i1e(kl) / fsp.i0e(kl))
+            dz = fnp.where(small, dz, phi * b * 0.5 * fnp.cos(0.5 * zw))  # (the approximation's)
+            return sign * dz, sign * fnp.where(small, series, normal)
+
+        return partials
+
+    def _cdf(self, z, kappa):
+        prim = _valued_by_scipy("vonmises", "cdf", self._partials(1.0))
+        return prim.bind(*fnp.broadcast_arrays(z, kappa))
+
+    def _sf(self, z, kappa):
+        prim = _valued_by_scipy("vonmises", "sf", self._partials(-1.0))
+        return prim.bind(*fnp.broadcast_arrays(z, kappa))
+
+    def _ppf(self, q, kappa):
+        return _implicit_ppf("vonmises", self, q, kappa)
+
+    def _isf(self, q, kappa):
+        return _implicit_ppf("vonmises", self, q, kappa, method="isf")
 
 
 class _Wrapcauchy(_Continuous):
@@ -1466,185 +1234,7 @@ class _Gennorm(_Continuous):
         return self._cdf(-z, beta)
 
 
-# -- quantiles by SciPy, derivatives by the implicit function theorem ------------------------
-
-
-def _like_all(q: Any, values: tuple) -> list:
-    """Python scalars among ``values`` as arrays on ``q``'s backend."""
-    return [fnp.asarray(v, like=q) if isinstance(v, (int, float)) else v for v in values]
-
-
-def _scipy_ppf(name: str, q: Any, *shape: Any) -> Any:
-    """``scipy.stats.<name>.ppf`` (no derivative)."""
-
-    return scipy_ppf_p.bind(q, *shape, dist=name)
-
-
-_PPF_PRIMS: dict[str, Any] = {}
-
-
-def _implicit_ppf(name: str, dist: _Continuous, q: Any, *shape: Any, method: str = "ppf") -> Any:
-    """The standard quantile ``x = F^{-1}(q; shape)``, valued by ``scipy.stats`` and
-    differentiated implicitly: ``F(x; shape) = q`` gives
-    ``dx = (dq - dF/dshape . dshape) / f(x; shape)``.  Its rules are written with ``x``
-    (the output) and the distribution's own ``_cdf``/``_logpdf``, so every order works;
-    a parameter with no tangent costs nothing (the cdf's derivative in a shape parameter
-    is only taken when that parameter is differentiated)."""
-    key = f"{name}.{method}"
-    prim = _PPF_PRIMS.get(key)
-    if prim is None:
-        prim = _ppf_primitive(name, dist, method)
-        _PPF_PRIMS[key] = prim
-    return prim.bind(*fnp.broadcast_arrays(q, *_like_all(q, shape)))
-
-
-def _ppf_primitive(name: str, dist: _Continuous, method: str = "ppf") -> Any:
-    """``method="isf"``: ``x = S^{-1}(q)``, where ``F(x) = 1 - q``, so ``dq`` changes sign."""
-    sign = -1.0 if method == "isf" else 1.0
-
-    def impl(xp, q, *shape):
-        return scipy_ppf_p.impl(xp, q, *shape, dist=name, method=method)
-
-    def density(x, shape):
-        return fnp.exp(dist._logpdf(x, *shape))
-
-    def jvp(tangents, x, q, *shape):
-        q_dot, *shape_dot = tangents
-        moving = [i for i, t in enumerate(shape_dot) if t is not None]
-        num = fnp.zeros_like(x) if q_dot is None else sign * q_dot
-        if moving:
-
-            def cdf_of(*vals):
-                full = list(shape)
-                for i, v in zip(moving, vals):
-                    full[i] = v
-                return dist._cdf(x, *full)
-
-            _, f_dot = _jvp(
-                cdf_of, tuple(shape[i] for i in moving), tuple(shape_dot[i] for i in moving)
-            )
-            num = num - f_dot
-        return num / density(x, shape)
-
-    def vjp(g, x, q, *shape, wanted):
-        scaled = g / density(x, shape)
-        out = [sign * scaled if wanted[0] else None]
-        moving = [i for i in range(len(shape)) if wanted[1 + i]]
-        bars = {}
-        if moving:
-
-            def cdf_of(*vals):
-                full = list(shape)
-                for i, v in zip(moving, vals):
-                    full[i] = v
-                return dist._cdf(x, *full)
-
-            _, pull = _vjp(cdf_of, *[shape[i] for i in moving])
-            bars = dict(zip(moving, pull(-scaled)))
-        out += [bars.get(i) for i in range(len(shape))]
-        return tuple(out)
-
-    batch = FAMILY_BATCH_RULES["elementwise"]  # an elementwise op of q and the shapes
-    return Primitive(f"{name}.{method}", impl, jvp=jvp, vjp=vjp, batch=batch, family="elementwise")
-
-
 # -- discrete distributions ---------------------------------------------------------------
-
-
-class _Discrete(_Dist):
-    """A discrete distribution with ``loc`` (an integer shift of the support)."""
-
-    def _args(self, method: str, k: Any, args: tuple, kwargs: dict) -> tuple:
-        where = f"{self.name}.{method}"
-        k, *shape, loc = _split(k, args, kwargs, self.shapes, ("loc",), where)
-        k = k - loc
-        return k, tuple(shape), self._valid(*shape)
-
-    def logpmf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
-        """Log of the probability mass at ``k`` (``-inf`` off the integers of the support)."""
-        k, shape, valid = self._args("logpmf", k, args, kwargs)
-        on = (k == fnp.floor(k)) & self._in_support(k, *shape)
-        ks = fnp.where(on, k, self._inside(*shape))
-        return _nan_unless(valid, fnp.where(on, self._logpmf(ks, *shape), -fnp.inf))
-
-    def pmf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
-        """The probability mass at ``k``."""
-        return fnp.exp(self.logpmf(k, *args, **kwargs))
-
-    def cdf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
-        """``P(X <= k)``."""
-        k, shape, valid = self._args("cdf", k, args, kwargs)
-        return _nan_unless(valid, self._cdf(fnp.floor(k), *shape))
-
-    def sf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
-        """``P(X > k)``."""
-        k, shape, valid = self._args("sf", k, args, kwargs)
-        return _nan_unless(valid, self._sf(fnp.floor(k), *shape))
-
-    def logcdf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
-        """Log of the cdf."""
-        return _safe_log(self.cdf(k, *args, **kwargs))
-
-    def logsf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
-        """Log of the survival function."""
-        return _safe_log(self.sf(k, *args, **kwargs))
-
-    def ppf(self, q: Any, *args: Any, **kwargs: Any) -> Any:
-        """The smallest integer ``k`` with ``cdf(k) >= q`` (no derivative: it is an integer)."""
-        where = f"{self.name}.ppf"
-        q, *shape, loc = _split(q, args, kwargs, self.shapes, ("loc",), where)
-        shape = tuple(fnp.stop_gradient(s) for s in shape)
-        return self._ppf(fnp.stop_gradient(q), *shape) + loc
-
-    def _ppf(self, q: Any, *shape: Any) -> Any:
-        return _scipy_ppf(self.name, *fnp.broadcast_arrays(q, *_like_all(q, shape)))
-
-    def _moments(self, method: str, args: tuple, kwargs: dict) -> tuple:
-        where = f"{self.name}.{method}"
-        _, *shape, loc = _split(0.0, args, kwargs, self.shapes, ("loc",), where)
-        stats = getattr(self, "_stats", None)
-        if stats is None:
-            raise UnsupportedOperationError(
-                f"ftransforms.scipy.stats.{self.name}: {method} is not supported"
-            )
-        m, v = stats(*shape)
-        return m, v, loc, self._valid(*shape)
-
-    def mean(self, *args: Any, **kwargs: Any) -> Any:
-        """The mean (SciPy's ``dist.mean(*shapes, loc=0)``)."""
-        m, _, loc, valid = self._moments("mean", args, kwargs)
-        return _nan_unless(valid, m + loc)
-
-    def var(self, *args: Any, **kwargs: Any) -> Any:
-        """The variance."""
-        _, v, _, valid = self._moments("var", args, kwargs)
-        return _nan_unless(valid, v)
-
-    def std(self, *args: Any, **kwargs: Any) -> Any:
-        """The standard deviation."""
-        return fnp.sqrt(self.var(*args, **kwargs))
-
-    def isf(self, q: Any, *args: Any, **kwargs: Any) -> Any:
-        """The smallest integer ``k`` with ``sf(k) <= q`` (SciPy's; no derivative)."""
-        where = f"{self.name}.isf"
-        q, *shape, loc = _split(q, args, kwargs, self.shapes, ("loc",), where)
-        shape = tuple(fnp.stop_gradient(s) for s in shape)
-        q = fnp.stop_gradient(q)
-        qs = fnp.broadcast_arrays(q, *_like_all(q, shape))
-        return scipy_ppf_p.bind(*qs, dist=self.name, method="isf") + loc
-
-    def rvs(self, *args: Any, size: Any = None, random_state: Any = None, **kwargs: Any) -> Any:
-        """Random samples (SciPy's ``rvs(*shapes, loc=0, size=None, random_state=None)``),
-        ``ppf(u)`` of :func:`ftransforms.random.uniform` draws; no derivative."""
-        rng = _rng(random_state, f"{self.name}.rvs")
-        _, *shape, loc = _split(0.0, args, kwargs, self.shapes, ("loc",), f"{self.name}.rvs")
-        size = _rvs_size(size, (*shape, loc))
-        u = _random().uniform(rng, size=size)
-        shape = tuple(fnp.stop_gradient(s) for s in shape)
-        return self._ppf(fnp.maximum(u, numpy.finfo(numpy.float64).tiny), *shape) + loc
-
-    def _sf(self, k: Any, *shape: Any) -> Any:
-        return 1.0 - self._cdf(k, *shape)
 
 
 class _Poisson(_Discrete):
@@ -1783,6 +1373,14 @@ class _Nbinom(_Discrete):
     def _sf(self, k, n, p):
         ok = k >= 0
         return fnp.where(ok, _special("betainc")(fnp.maximum(k, 0.0) + 1.0, n, 1.0 - p), 1.0)
+
+    def logcdf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
+        """Log of the cdf, ``log1p(-sf)`` above the median (SciPy's: -5.5e-20, not 0, at
+        ``nbinom.logcdf(80, 5, 0.5)``)."""
+        k, (n, p), valid = self._args("logcdf", k, args, kwargs)
+        k = fnp.floor(k)
+        out = _log_of_complement(self._cdf(k, n, p), lambda: self._sf(k, n, p))
+        return _nan_unless(valid, out)
 
 
 class _Geom(_Discrete):
@@ -1940,6 +1538,23 @@ class _Hypergeom(_Discrete):
             *_like_all(k, (fnp.stop_gradient(k), *(fnp.stop_gradient(v) for v in (M, n, N))))
         )
         return scipy_ppf_p.bind(*args, dist="hypergeom", method=method)
+
+    def cdf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
+        """``P(X <= k)``; NaN at a non-integer ``k`` inside the support, as SciPy's (its
+        Boost cdf takes integers only; 0 below the support, 1 from its top)."""
+        return self._off_integers("cdf", k, args, kwargs)
+
+    def sf(self, k: Any, *args: Any, **kwargs: Any) -> Any:
+        """``P(X > k)``; NaN at a non-integer ``k`` inside the support, as SciPy's."""
+        return self._off_integers("sf", k, args, kwargs)
+
+    def _off_integers(self, method, k, args, kwargs):
+        out = getattr(super(), method)(k, *args, **kwargs)
+        ks, shape, _ = self._args(method, k, args, kwargs)
+        lo = self._inside(*shape)
+        hi = fnp.minimum(shape[1], shape[2])
+        odd = (ks != fnp.floor(ks)) & (ks >= lo) & (ks < hi)
+        return fnp.where(odd, fnp.nan, out)
 
     def _cdf(self, k, M, n, N):  # noqa: N803
         return self._scipy("cdf", k, M, n, N)
@@ -2179,6 +1794,55 @@ class _MultivariateNormal(_Dist):
     def pdf(self, x: Any, mean: Any = None, cov: Any = 1.0, allow_singular: bool = False) -> Any:
         """Density at ``x``."""
         return fnp.exp(self.logpdf(x, mean, cov, allow_singular))
+
+    def cdf(
+        self,
+        x: Any,
+        mean: Any = None,
+        cov: Any = 1.0,
+        allow_singular: bool = False,
+        maxpts: Any = None,
+        abseps: float = 1e-5,
+        releps: float = 1e-5,
+        *,
+        lower_limit: Any = None,
+        rng: Any = None,
+    ) -> Any:
+        """``P(X <= x)``, SciPy's value (exact in two dimensions; Genz's randomized
+        quasi-Monte Carlo to ``abseps``/``releps`` beyond), differentiable in ``x``,
+        ``mean`` and ``cov`` (NOTE [multivariate normal cdf] in ``stats_mvn_cdf.py``).
+
+        Example:
+            >>> import numpy as np
+            >>> round(float(multivariate_normal.cdf(np.zeros(2), cov=np.eye(2))), 6)
+            0.25
+        """
+        self._singular(allow_singular, "cdf")
+        if lower_limit is not None or rng is not None:
+            raise UnsupportedOperationError(
+                "multivariate_normal.cdf on tracers: lower_limit and rng are not supported "
+                "(the cdf up to x with SciPy's own random stream is)"
+            )
+        x = _fl(x)
+        mean, chol, d = self._prepare("cdf", mean, cov, x)
+        cov = fnp.matmul(chol, fnp.transpose(chol))
+        if d == 1 and fnp.ndim(x) <= 1:
+            x = fnp.reshape(x, fnp.shape(x) + (1,))
+        if fnp.shape(x)[-1:] != (d,):
+            raise ValueError(
+                f"multivariate_normal.cdf: x must have {d} components on its last axis, "
+                f"got shape {fnp.shape(x)}"
+            )
+        diff = x - mean
+        flat = fnp.reshape(diff, (-1, d))
+        n = fnp.shape(flat)[0]
+        covs = fnp.broadcast_to(cov, (n, d, d))
+        out = mvn_cdf(flat, covs, maxpts, abseps, releps)
+        return fnp.reshape(out, fnp.shape(diff)[:-1])
+
+    def logcdf(self, x: Any, *args: Any, **kwargs: Any) -> Any:
+        """Log of :meth:`cdf` (SciPy's signature)."""
+        return fnp.log(self.cdf(x, *args, **kwargs))
 
     def entropy(self, mean: Any = None, cov: Any = 1.0, allow_singular: bool = False) -> Any:
         """Differential entropy, ``(d log(2 pi e) + log det cov) / 2`` (with
