@@ -4,6 +4,8 @@ derivatives as float64 central differences."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -52,3 +54,98 @@ def test_linspace_of_float16_end_points_is_float16_and_its_derivative():
     np.testing.assert_allclose(jac, np.stack([1 - t, t], 1), rtol=1e-15)
     out, step = ft.jvp(lambda s: np.linspace(s, 1.9, 5, retstep=True)[1], (0.3,), (1.0,))
     assert out == np.linspace(0.3, 1.9, 5, retstep=True)[1] and step == -0.25
+
+
+# -- reductions' initial= in the reduction's dtype --------------------------------------------
+
+INITIAL_CASES = [
+    (np.int64, "sum", 1.5),
+    (np.int8, "prod", 1.5),
+    (np.int8, "max", 2.5),
+    (np.uint8, "min", 2.0),
+    (np.float32, "max", np.float64(3.5)),
+    (np.float32, "sum", np.float64(0.1)),
+    (np.float16, "prod", np.float64(1.5)),
+    (np.bool_, "max", 2),
+    (np.bool_, "min", 1.5),
+    (np.int8, "nanmax", 2.5),
+    (np.float32, "nanmin", np.float64(0.5)),
+    (np.int64, "nanprod", 1.5),
+]
+
+
+@pytest.mark.parametrize(("dtype", "name", "initial"), INITIAL_CASES)
+@pytest.mark.parametrize("where", [None, np.array([True, False, True, True])])
+def test_initial_is_cast_to_the_reductions_dtype(dtype, name, initial, where):
+    """SILENT before: ``initial=`` joined the result by promotion, so ``np.sum(ints,
+    initial=1.5)`` was the float 10.5 where NumPy's integer sum gives 10, a float64
+    initial made a float32 ``max`` float64, and ``max`` of bools an integer."""
+    rows = np.array([[3, 1, 4, 1], [0, 2, 1, 5]]).astype(dtype)
+    kw = {} if where is None else {"where": where}
+
+    def f(r):
+        return getattr(np, name)(r, initial=initial, **kw)
+
+    want = np.stack([f(r) for r in rows])
+    _same(ft.vmap(f)(rows), want)
+    _same(ft.jit(f)(rows[1]), want[1])
+
+
+def test_initial_out_of_an_integer_range_raises_as_numpy():
+    rows = np.array([[3, 1, 4, 1]], np.int8)
+    with pytest.raises(OverflowError, match="out of bounds for int8"):
+        np.max(rows[0], initial=300)
+    with pytest.raises(OverflowError, match="out of bounds for int8"):
+        ft.vmap(lambda r: np.max(r, initial=300))(rows)
+
+
+def test_initial_derivative_in_float32_is_one_at_the_chosen_element():
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    g = ft.grad(lambda v: np.max(v, initial=np.float64(2.5)))(x)
+    _same(g, np.array([0.0, 0.0, 1.0], np.float32))
+    _same(ft.grad(lambda v: v.sum(initial=1.5))(x), np.ones(3, np.float32))
+
+
+# -- nanmean where=, nanmax/nanmin initial= and where=, nanprod initial=/where= ---------------
+
+NAN_ROWS = np.array([[np.nan, 1.0, 2.0, 5.0], [3.0, np.nan, np.nan, 1.0], [np.nan] * 4])
+SELECT = np.array([True, True, False, True])
+NAN_KEYWORDS = [
+    ("nanmean", {"where": SELECT}),
+    ("nanmax", {"initial": 2.0}),
+    ("nanmax", {"where": SELECT, "initial": 0.0}),
+    ("nanmin", {"where": SELECT, "initial": 9.0}),
+    ("nanmin", {"initial": 1.5}),
+    ("nanprod", {"where": SELECT}),
+    ("nanprod", {"initial": 2.0}),
+]
+
+
+@pytest.mark.parametrize(("name", "kw"), NAN_KEYWORDS)
+def test_nan_reductions_take_numpys_keywords(name, kw):
+    """Missing before (UnsupportedOperationError / TypeError): values and warnings as the
+    loop over the rows, derivatives as central differences on the rows with numbers."""
+
+    def f(r):
+        return getattr(np, name)(r, **kw)
+
+    with warnings.catch_warnings(record=True) as eager:
+        warnings.simplefilter("always")
+        want = np.stack([f(r) for r in NAN_ROWS])
+    with warnings.catch_warnings(record=True) as traced:
+        warnings.simplefilter("always")
+        got = ft.vmap(f)(NAN_ROWS)
+    _same(got, want)
+    assert [str(w.message) for w in traced] == [str(w.message) for w in eager]
+    for row in NAN_ROWS[:2]:
+        keep = ~np.isnan(row)
+        grad = ft.grad(f)(row)
+        fd = [check_fd_scalar(f, row, i) for i in np.flatnonzero(keep)]
+        np.testing.assert_allclose(grad[keep], fd, rtol=1e-6, atol=1e-8)
+        assert (grad[~keep] == 0).all()
+
+
+def check_fd_scalar(f, x, i, h=1e-6):
+    e = np.zeros_like(x)
+    e[i] = h
+    return (f(x + e) - f(x - e)) / (2 * h)
