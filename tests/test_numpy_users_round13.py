@@ -171,3 +171,28 @@ def test_i0_derivative_is_central_differences():
     h = 1e-6
     fd = (np.i0(x + h) - np.i0(x - h)) / (2 * h)
     np.testing.assert_allclose(ft.vmap(ft.grad(np.i0))(x), fd, rtol=1e-8)
+
+
+# -- complex64 means divided as NumPy divides them --------------------------------------------
+
+C64_MEANS = {
+    "mean": np.mean,
+    "mean_axis": lambda r: r.reshape(1, -1).mean(axis=1),
+    "var": np.var,
+    "std_ddof": lambda r: np.std(r, ddof=1),
+    "average": np.average,
+    "nanmean": np.nanmean,
+}
+
+
+@pytest.mark.parametrize("name", sorted(C64_MEANS))
+def test_complex64_mean_is_numpys_to_the_bit(name):
+    """SILENT before: the complex64 sum was divided by the count in complex64, whose
+    quotient (NumPy's through a reciprocal) is a bit off the one NumPy's mean gives: it
+    divides by an intp count in complex128 and rounds back (1.6666667 for 5/3, NumPy's
+    mean 1.6666666)."""
+    f = C64_MEANS[name]
+    rows = np.array([[1 + 2j, -2, 3j], [1 + 5j, 0.1, 3.3 - 1j], [0.7, 1j, 2 + 2j]], np.complex64)
+    want = np.stack([f(r) for r in rows])
+    _same(ft.vmap(f)(rows), want)
+    _same(ft.jit(f)(rows[0]), want[0])

@@ -287,9 +287,22 @@ def _mean_in_dtype(
         total = sum(x, axis=axis, dtype=dtype, keepdims=keepdims, where=mask)
         return astype(total / count, dtype)
     if mask is None or mask is True:
-        return sum(x, axis=axis, keepdims=keepdims) / _reduced_count(x, axis)
+        return _by_count(sum(x, axis=axis, keepdims=keepdims), _reduced_count(x, axis))
     count = sum(broadcast_to(mask, shape(x)), axis=axis, keepdims=keepdims)
-    return sum(x, axis=axis, keepdims=keepdims, where=mask) / astype(count, dtype_of(x))
+    total = sum(x, axis=axis, keepdims=keepdims, where=mask)
+    if dtype_of(total) == numpy.complex64:
+        return _by_count(total, count)
+    return total / astype(count, dtype_of(x))
+
+
+def _by_count(total: Any, count: Any) -> Any:
+    """A mean's sum divided by its count as NumPy divides it: the count is an ``intp``, so
+    a complex64 sum is divided in complex128 and rounded back (the complex64 quotient,
+    NumPy's through a reciprocal, differs in the last bit: 1.6666667 for 5 / 3 where
+    NumPy's mean gives 1.6666666); real quotients round the same either way."""
+    if dtype_of(total) == numpy.complex64:
+        return astype(astype(total, numpy.complex128) / count, numpy.complex64)
+    return total / count
 
 
 _mean = _mean_in_dtype  # (var's parameters of these names hide the functions)
@@ -852,6 +865,8 @@ def nanmean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False,
     total = sum(_nan_filled(x, 0.0), axis=axis, keepdims=keepdims, **selected)
     helpers.warn_for_data(count == 0, "Mean of empty slice")
     with numpy.errstate(divide="ignore", invalid="ignore"):  # NumPy: NaN, one warning
+        if dtype_of(total) == numpy.complex64:
+            return _by_count(total, count)
         return total / astype(count, dtype_of(x))
 
 
