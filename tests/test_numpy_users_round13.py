@@ -221,3 +221,12 @@ def test_median_of_small_types_averages_as_numpy_mean(rows, axis):
     want = np.stack([f(r) for r in rows])
     _same(ft.vmap(f)(rows), want)
     _same(ft.jit(f)(rows[0]), want[0])
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.float32])
+def test_angle_of_a_real_array_has_numpys_dtype(dtype):
+    """SILENT before: angle of bools was float16 (arctan2 of two bool arrays); NumPy's
+    arctan2 of a weak Python 0 and bools is float64."""
+    rows = np.array([[1, 0, -1], [0, 0, 1]]).astype(dtype)
+    for f in (np.angle, lambda r: np.angle(r, deg=True)):
+        _same(ft.vmap(f)(rows), np.stack([f(r) for r in rows]))

@@ -13,7 +13,7 @@ import numpy
 from ftransforms.core.errors import UFuncTypeError
 from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
-from ftransforms.numpy.creation import as_operand, full, ones, zeros_like
+from ftransforms.numpy.creation import as_operand, full, ones
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.dtypes import pi
 from ftransforms.numpy.helpers import dtype_of
@@ -73,7 +73,8 @@ def angle(z: Any, deg: bool = False) -> Any:
         >>> float(ft.grad(lambda y: fnp.angle(1.0 + 1j * y))(0.0))  # d/dy arctan(y) at 0
         1.0
     """
-    out = arctan2(imag(z), real(z)) if dtype_of(z).kind == "c" else arctan2(zeros_like(z), z)
+    # NumPy: arctan2 of a weak Python 0 (bools give float64, int8 float16)
+    out = arctan2(imag(z), real(z)) if dtype_of(z).kind == "c" else arctan2(0, z)
     return out * (180.0 / pi) if deg else out
 
 
