@@ -230,3 +230,11 @@ def test_angle_of_a_real_array_has_numpys_dtype(dtype):
     rows = np.array([[1, 0, -1], [0, 0, 1]]).astype(dtype)
     for f in (np.angle, lambda r: np.angle(r, deg=True)):
         _same(ft.vmap(f)(rows), np.stack([f(r) for r in rows]))
+
+
+def test_bool_array_squared_is_int8_as_numpy():
+    """SILENT before: ``b ** 2`` of bools was int64; NumPy's ``a ** 2`` is ``square(a)``,
+    int8 for bools (``np.power(b, 2)`` stays int64)."""
+    rows = np.array([[True, False, True], [False, False, True]])
+    for f in (lambda r: r**2, lambda r: np.power(r, 2), lambda r: r ** np.int64(2)):
+        _same(ft.vmap(f)(rows), np.stack([f(r) for r in rows]))
