@@ -238,3 +238,13 @@ def test_bool_array_squared_is_int8_as_numpy():
     rows = np.array([[True, False, True], [False, False, True]])
     for f in (lambda r: r**2, lambda r: np.power(r, 2), lambda r: r ** np.int64(2)):
         _same(ft.vmap(f)(rows), np.stack([f(r) for r in rows]))
+
+
+@pytest.mark.parametrize("name", ["heaviside", "copysign"])
+def test_bools_with_a_python_bool_use_numpys_float16_loop(name):
+    """SILENT before: a Python bool next to a bool array took the float64 loop (NumPy's
+    resolve_dtypes refused the bool type); NumPy runs the float16 loop."""
+    rows = np.array([[True, False, True], [False, False, True]])
+    u = getattr(np, name)
+    for f in (lambda r: u(r, True), lambda r: u(False, r)):
+        _same(ft.vmap(f)(rows), np.stack([f(r) for r in rows]))
