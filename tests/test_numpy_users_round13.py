@@ -248,3 +248,43 @@ def test_bools_with_a_python_bool_use_numpys_float16_loop(name):
     u = getattr(np, name)
     for f in (lambda r: u(r, True), lambda r: u(False, r)):
         _same(ft.vmap(f)(rows), np.stack([f(r) for r in rows]))
+
+
+# -- np.interp of tables with infinite values, and at the sample points ------------------------
+
+INTERP_TABLES = [
+    (np.array([0.0, 0.5, 1.0]), np.array([0.0, np.inf, 1.0])),
+    (np.array([0.0, 1.0, 2.0, 3.0]), np.array([0.0, -np.inf, -np.inf, 1.0])),
+    (np.array([0.0, 1.0, 2.0]), np.array([np.inf, np.inf, 1.0])),
+    (np.array([0.0, 0.3, 1.1, 2.0]), np.array([0.2, -1.3, 0.7, 2.9])),
+    (np.array([0.0, 1.0, 2.0]), np.array([1 + 1j, np.inf, 2j])),
+    (np.array([0.0, 0.3, 1.1, 2.0]), np.array([0.2 + 1j, -1.3, 0.7 - 2j, 2.9j])),
+]
+
+
+@pytest.mark.parametrize(("xp", "fp"), INTERP_TABLES)
+@pytest.mark.parametrize("kw", [{}, {"period": 2.5}])
+def test_interp_is_numpys_to_the_bit(xp, fp, kw):
+    """SILENT before: an infinite table value made every point of its segments NaN (even
+    ``x == xp[0]``, where NumPy gives ``fp[0]``: NumPy retries from the right end and takes
+    a sample point's own value), and at ``x == xp[-1]`` the left end's formula differed
+    from ``fp[-1]`` in the last bit."""
+    x = np.concatenate([xp, np.linspace(-0.5, 2.5, 13), [np.nan]])
+    with np.errstate(invalid="ignore"):
+        want = np.interp(x, xp, fp, **kw)
+        _same(ft.vmap(lambda t: np.interp(t, xp, fp, **kw))(x[None])[0], want)
+        _same(ft.vmap(lambda f: np.interp(x, xp, f, **kw))(fp[None])[0], want)
+        _same(ft.jvp(lambda q: np.interp(x, q, fp, **kw), (xp,), (xp,))[0], want)
+
+
+def test_interp_last_sample_point_to_the_bit_and_slopes_as_jax():
+    xp = np.array([0.34, 0.39, 0.59])  # the left end's formula gives 0.6000000000000001
+    fp = np.array([0.9, 0.2, 0.6])
+    x = xp.copy()
+    _same(ft.vmap(lambda t: np.interp(t, xp, fp))(x[None])[0], np.interp(x, xp, fp))
+    slopes = np.diff(fp) / np.diff(xp)
+    # at a sample point the derivative in x is the next segment's slope, the last one's at
+    # the end (jax.numpy.interp's)
+    np.testing.assert_allclose(
+        np.diag(ft.jacfwd(lambda t: np.interp(t, xp, fp))(x)), [*slopes, slopes[-1]], rtol=1e-14
+    )
