@@ -288,3 +288,34 @@ def test_interp_last_sample_point_to_the_bit_and_slopes_as_jax():
     np.testing.assert_allclose(
         np.diag(ft.jacfwd(lambda t: np.interp(t, xp, fp))(x)), [*slopes, slopes[-1]], rtol=1e-14
     )
+
+
+# -- traced arguments NumPy does not dispatch on -----------------------------------------------
+
+DATA = np.array([0.1, 0.35, 0.5, 0.72, 0.86, 0.95, 0.2])
+TABLE = np.array([1.0, np.nan, np.inf, -2.0])
+UNDISPATCHED = {
+    "histogram_range": lambda r: np.histogram(DATA, bins=3, range=(r[0], r[1]), density=True)[0],
+    "histogram_range_positional": lambda r: np.histogram(DATA, 3, (r[0], r[1]))[1],
+    "pad_constant_values": lambda r: np.pad(TABLE, (1, 2), constant_values=(r[0], r[1])),
+    "pad_end_values": lambda r: np.pad(TABLE[:1], 2, mode="linear_ramp", end_values=r[0]),
+    "nan_to_num": lambda r: np.nan_to_num(TABLE, nan=r[0], posinf=r[1]),
+    "nan_to_num_positional": lambda r: np.nan_to_num(TABLE, True, r[0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNDISPATCHED))
+def test_traced_argument_numpy_does_not_dispatch_on(name):
+    """Crashed before: with the data plain and only ``range``/``constant_values``/
+    ``nan=`` traced, NumPy's own code ran (TracerConversionError under grad, InPlaceError
+    under vmap).  Values as the loop over the rows, derivatives as central differences."""
+    f = UNDISPATCHED[name]
+    rows = np.array([[0.05, 1.1], [-0.2, 1.3]])
+    _same(ft.vmap(f)(rows), np.stack([f(r) for r in rows]))
+    _same(ft.jit(f)(rows[1]), f(rows[1]))
+    h = 1e-6
+    with np.errstate(invalid="ignore"):  # inf - inf where the table is infinite
+        fd = np.stack([(f(rows[0] + h * e) - f(rows[0] - h * e)) / (2 * h) for e in np.eye(2)], -1)
+    finite = np.isfinite(fd).all(-1)
+    np.testing.assert_allclose(ft.jacrev(f)(rows[0])[finite], fd[finite], atol=1e-6)
+    np.testing.assert_allclose(ft.jacfwd(f)(rows[0])[finite], fd[finite], atol=1e-6)
