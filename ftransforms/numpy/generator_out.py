@@ -38,9 +38,12 @@ from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE, Buffer, called_from_
 from ftransforms.core.mutation import c_contiguous as _c_contiguous
 from ftransforms.core.mutation import f_contiguous as _f_contiguous
 from ftransforms.core.tracer import Tracer
-from ftransforms.numpy.helpers import dtype_of
+from ftransforms.numpy.creation import as_operand
+from ftransforms.numpy.helpers import dtype_of, holds_tracer, invalid_in_rows
 from ftransforms.numpy.helpers import shape as shape_of
 from ftransforms.numpy.inplace import swapaxes_view
+from ftransforms.numpy.manipulation import broadcast_shapes
+from ftransforms.numpy.ufuncs import isfinite
 
 __all__: list[str] = []  # numpy.random.default_rng is the name
 
@@ -79,6 +82,13 @@ def _draw_into(out: Any, size: Any, dtype: Any, draw: Any) -> Any:
     return out
 
 
+def _drawn_shape(size: Any, *parameters: Any) -> tuple:
+    """The shape NumPy draws for: ``size``, or the parameters' broadcast shape."""
+    if size is None:
+        return tuple(broadcast_shapes(*(shape_of(p) for p in parameters)))
+    return tuple(int(n) for n in numpy.atleast_1d(size))
+
+
 class Generator(_NUMPY_GENERATOR):
     """NumPy's ``Generator`` whose methods also write into traced arrays and buffers (NOTE
     [generators made under a transform])."""
@@ -109,6 +119,33 @@ class Generator(_NUMPY_GENERATOR):
             return super().standard_gamma(shape, size, dtype, out)
         draw = lambda s: super(Generator, self).standard_gamma(shape, s, dtype)  # noqa: E731
         return _draw_into(out, size, dtype, draw)
+
+    # NOTE [traced parameters of a generator made under a transform]: NumPy draws
+    # ``normal(loc, scale, size)`` as ``loc + scale * z`` and ``uniform(low, high, size)`` as
+    # ``low + (high - low) * u``, with ``z``/``u`` the draws of ``standard_normal``/``random``
+    # of the result's shape, in C order.  With a traced parameter these methods make
+    # exactly those draws and that arithmetic on the tracers: NumPy's values to the bit,
+    # differentiable in the parameters (the reparameterisation), and under vmap the loop's
+    # rows (each row's own generator draws the same numbers).  A generator held from
+    # outside keeps NumPy's class (NOTE [traced parameters of a held generator]).
+    def normal(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None) -> Any:
+        if not (holds_tracer(loc) or holds_tracer(scale)):
+            return super().normal(loc, scale, size)
+        loc, scale = as_operand(loc), as_operand(scale)
+        if invalid_in_rows(scale < 0):
+            raise ValueError("scale < 0")
+        return loc + scale * super().standard_normal(_drawn_shape(size, loc, scale))
+
+    def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None) -> Any:
+        if not (holds_tracer(low) or holds_tracer(high)):
+            return super().uniform(low, high, size)
+        low, high = as_operand(low), as_operand(high)
+        span = high - low
+        if invalid_in_rows(~isfinite(span)):
+            raise OverflowError("high - low range exceeds valid bounds")
+        if invalid_in_rows(span < 0):
+            raise ValueError("high - low < 0")
+        return low + span * super().random(_drawn_shape(size, low, high))
 
     def permuted(self, x: Any, *, axis: Any = None, out: Any = None) -> Any:
         if not _traced(out):
