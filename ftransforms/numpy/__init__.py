@@ -84,6 +84,7 @@ from ftransforms.numpy import (  # noqa: F401
     strided,
     testing_calls,
     ufunc_methods,
+    undispatched_arguments,
 )
 
 # NumPy's own random module, under this namespace too: ``np.random.randn(3)`` with ``import

@@ -81,6 +81,7 @@ from ftransforms.numpy.ufuncs import (
     power,
     remainder,
     right_shift,
+    square,
     subtract,
 )
 from ftransforms.numpy.ufuncs import divmod as divmod_
@@ -319,7 +320,10 @@ class ArrayMethods:
 
     def __pow__(self, other):
         try:
-            out = power(self, other)
+            if other.__class__ is int and other == 2 and self.dtype.kind == "b":
+                out = square(self)  # NumPy's a ** 2 is square(a): int8 for bools, not int64
+            else:
+                out = power(self, other)
             if NOT_IN_C_ORDER or type(other) is _NDARRAY:
                 return _numpys_layout(out, self, other)
             return out

@@ -210,10 +210,13 @@ TRACED_PARAMETER_DRAWS = {
 }
 
 
-def traced_parameter_draw(name: str, standard: Any, args: tuple, kwargs: dict) -> Any:
+def traced_parameter_draw(
+    name: str, standard: Any, args: tuple, kwargs: dict, generator: bool = False
+) -> Any:
     """NumPy's ``<name>(*args, **kwargs)`` of :data:`TRACED_PARAMETER_DRAWS` with a traced
     parameter, ``standard(kind, shape)`` drawing the standard numbers (NOTE [draws with
-    traced parameters])."""
+    traced parameters]); ``generator``: a ``Generator``'s method, whose ``uniform`` also
+    refuses ``high < low`` (``RandomState``'s does not)."""
     spec, kind = TRACED_PARAMETER_DRAWS[name]
     names = [n for n, _ in spec]
     if len(args) > len(names) + 1:
@@ -237,6 +240,8 @@ def traced_parameter_draw(name: str, standard: Any, args: tuple, kwargs: dict) -
         low, high = params
         if invalid_in_rows(~numpy.isfinite(high - low)):
             raise OverflowError("Range exceeds valid bounds")
+        if generator and invalid_in_rows(high - low < 0):
+            raise ValueError("high - low < 0")  # NumPy's words
         return low + (high - low) * standard(kind, shape)
     if invalid_in_rows(params[-1] < 0):
         raise ValueError(f"{names[-1]} < 0")  # NumPy's words
@@ -268,7 +273,9 @@ def _drawing_method(base: type, name: str, standards: dict) -> Any:
             isinstance(v, Tracer) for v in (*args, *kwargs.values())
         ):  # NOTE [draws with traced parameters]
             call = lambda kind, shape: standard(self, kind, shape)  # noqa: E731
-            return traced_parameter_draw(name, call, args, kwargs)
+            return traced_parameter_draw(
+                name, call, args, kwargs, generator=base is _NUMPY_GENERATOR
+            )
         return user_array(method(self, *args, **kwargs), name)
 
     draw.__name__ = draw.__qualname__ = name

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy
@@ -22,9 +23,8 @@ from ftransforms.numpy.helpers import (
     shape,
     weak_result_type,
     xp_like,
-    xp_of,
 )
-from ftransforms.numpy.indexing import getitem
+from ftransforms.numpy.indexing import getitem, where
 from ftransforms.numpy.manipulation import (
     broadcast_arrays,
     broadcast_shapes,
@@ -87,24 +87,31 @@ def linspace(
 
 
 def _linspace(start: Any, stop: Any, num: int, endpoint: bool, axis: int) -> Any:
-    """NumPy's ``linspace`` (``start + arange(num) * step``, the end point exactly ``stop``)
-    on traced or untraced ``start``/``stop``, on their backend."""
-    num = int(num)
+    """NumPy's ``linspace`` on traced or untraced ``start``/``stop``, on their backend, in
+    NumPy's dtype (Python numbers weak: float16 end points give float16) and NumPy's
+    arithmetic to the bit: ``arange(num) * step + start`` with ``step = (stop - start) /
+    div``, ``arange(num) / div * delta + start`` where ``step`` underflows to 0, and the end
+    point exactly ``stop``."""
+    num = operator.index(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    dt = weak_result_type(start, stop, 1.0)  # NumPy's ensure_inexact on weak scalars
     like = first_array(start, stop)
-    start, stop = as_operand(start, like), as_operand(stop, like)
-    dt = weak_result_type(start, stop, float(num))
-    start, stop = astype(start, dt), astype(stop, dt)
+    start, stop = astype(as_operand(start, like), dt), astype(as_operand(stop, like), dt)
     bshape = broadcast_shapes(shape(start), shape(stop))
+    delta = stop - start
     div = num - 1 if endpoint else num
     steps = reshape(arange(num, dtype=dt, like=start), (num,) + (1,) * len(bshape))
-    step = (stop - start) / div if div > 0 else stop - start
-    y = steps * step + start if div > 0 else broadcast_to(start, (num,) + bshape)
+    if div > 0:
+        step = delta / div
+        # where the step underflows to 0 (a denormal delta, numpy#5437) NumPy divides first
+        y = where(step == 0, steps / div * delta, steps * step)
+    else:
+        y = steps * delta
+    y = broadcast_to(y + start, (num,) + bshape)
     if endpoint and num > 1:
         last = reshape(broadcast_to(stop, bshape), (1,) + bshape)
         y = concatenate([getitem(y, slice(0, -1)), last])
-    y = broadcast_to(y, (num,) + bshape)
     return moveaxis(y, 0, axis) if axis != 0 else y
 
 
@@ -199,19 +206,15 @@ def linspace_traced(start: Any, stop: Any, num: int = 50, endpoint: bool = True,
     kw.pop("device", None)
     if kw:
         raise TypeError(f"linspace: unexpected arguments {sorted(kw)}")
-    steps = num - 1 if endpoint else num
-    frac = numpy.arange(num, dtype=numpy.float64) / max(steps, 1)
-    start, stop = asarray(start), asarray(stop)
-    shape = (num,) + (1,) * max(ndim(start), ndim(stop))
-    frac = numpy.reshape(frac, shape).astype(
-        numpy.result_type(dtype_of(start), dtype_of(stop), numpy.float32)
-    )
-    out = start + (stop - start) * xp_of(start, stop).asarray(frac)  # on their device
-    out = moveaxis(out, 0, axis) if axis else out
-    out = out if dtype is None else astype(out, dtype)
-    if retstep:  # NumPy's step: (stop - start) / steps, NaN for one sample with endpoint
-        step = (stop - start) / steps if steps > 0 else (stop - start) * numpy.nan
-        return out, step
+    out = _linspace(start, stop, num, endpoint, axis)
+    if dtype is not None:
+        if numpy.issubdtype(dtype, numpy.integer):
+            out = ufuncs.floor(out)  # NumPy floors before the cast (-0.5 -> -1, not 0)
+        out = astype(out, dtype)
+    if retstep:  # NumPy's step: (stop - start) / div, NaN for no step
+        div = num - 1 if endpoint else num
+        delta = asarray(stop) - asarray(start)
+        return out, delta / div if div > 0 else numpy.nan
     return out
 
 

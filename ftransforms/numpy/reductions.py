@@ -129,7 +129,7 @@ def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **k
     x, initial = _masked("sum", x, kw, 0)
     no_extra_args("sum", kw)
     out = _red.reduce_sum_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
-    return _in_dtype(out if initial is None else out + initial, dtype)
+    return _in_dtype(out if initial is None else out + _initial_in(initial, out), dtype)
 
 
 @implements(numpy.prod)
@@ -152,7 +152,7 @@ def prod(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **
     x, initial = _masked("prod", x, kw, 1)
     no_extra_args("prod", kw)
     out = _red.reduce_prod_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
-    return _in_dtype(out if initial is None else out * initial, dtype)
+    return _in_dtype(out if initial is None else out * _initial_in(initial, out), dtype)
 
 
 @implements(numpy.amax, numpy.max)
@@ -173,7 +173,7 @@ def max(x: Any, axis: Any = None, keepdims: bool = False, **kw: Any) -> Any:  # 
     x, initial = _masked("max", x, kw, None)
     no_extra_args("max", kw)
     out = _red.reduce_max_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
-    return out if initial is None else maximum(initial, out)
+    return out if initial is None else maximum(_initial_in(initial, out), out)
 
 
 @implements(numpy.amin, numpy.min)
@@ -194,7 +194,7 @@ def min(x: Any, axis: Any = None, keepdims: bool = False, **kw: Any) -> Any:  # 
     x, initial = _masked("min", x, kw, None)
     no_extra_args("min", kw)
     out = _red.reduce_min_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
-    return out if initial is None else minimum(initial, out)
+    return out if initial is None else minimum(_initial_in(initial, out), out)
 
 
 amax, amin = max, min
@@ -287,9 +287,22 @@ def _mean_in_dtype(
         total = sum(x, axis=axis, dtype=dtype, keepdims=keepdims, where=mask)
         return astype(total / count, dtype)
     if mask is None or mask is True:
-        return sum(x, axis=axis, keepdims=keepdims) / _reduced_count(x, axis)
+        return _by_count(sum(x, axis=axis, keepdims=keepdims), _reduced_count(x, axis))
     count = sum(broadcast_to(mask, shape(x)), axis=axis, keepdims=keepdims)
-    return sum(x, axis=axis, keepdims=keepdims, where=mask) / astype(count, dtype_of(x))
+    total = sum(x, axis=axis, keepdims=keepdims, where=mask)
+    if dtype_of(total) == numpy.complex64:
+        return _by_count(total, count)
+    return total / astype(count, dtype_of(x))
+
+
+def _by_count(total: Any, count: Any) -> Any:
+    """A mean's sum divided by its count as NumPy divides it: the count is an ``intp``, so
+    a complex64 sum is divided in complex128 and rounded back (the complex64 quotient,
+    NumPy's through a reciprocal, differs in the last bit: 1.6666667 for 5 / 3 where
+    NumPy's mean gives 1.6666666); real quotients round the same either way."""
+    if dtype_of(total) == numpy.complex64:
+        return astype(astype(total, numpy.complex128) / count, numpy.complex64)
+    return total / count
 
 
 _mean = _mean_in_dtype  # (var's parameters of these names hide the functions)
@@ -468,6 +481,17 @@ def cumsum(x: Any, axis: int | None = None, dtype: Any = None) -> Any:
     return _in_dtype(_red.cumsum_p.bind(x, axis=normalize_axis(axis, ndim(x))), dtype)
 
 
+def _initial_in(initial: Any, out: Any) -> Any:
+    """``initial=`` in the reduction's dtype, as NumPy casts it: ``sum(ints, initial=1.5)``
+    is an integer sum (1.5 counts as 1), a float64 ``initial`` leaves a float32 ``max``
+    float32, and ``max(bools, initial=2)`` is a bool; a Python number out of an integer
+    dtype's range raises NumPy's ``OverflowError``."""
+    dt = dtype_of(out)
+    if dt.kind in "iu" and type(initial) in (int, float):
+        numpy.array(int(initial), dtype=dt)  # NumPy's check of a Python integer's range
+    return astype(as_operand(initial, like=out), dt)
+
+
 def _masked(name: str, x: Any, kw: dict, identity: Any) -> tuple[Any, Any]:
     """Apply a reduction's ``where=`` mask (masked-out elements become the identity:
     ``identity``, or the lowest/highest value of the dtype for max/min, as in JAX); pops
@@ -482,7 +506,10 @@ def _masked(name: str, x: Any, kw: dict, identity: Any) -> tuple[Any, Any]:
                 f"mask one has to specify 'initial'"
             )
         dt = dtype_of(x)
-        low, high = (-inf, inf) if dt.kind == "f" else (iinfo(dt).min, iinfo(dt).max)
+        if dt.kind == "b":
+            low, high = False, True
+        else:
+            low, high = (-inf, inf) if dt.kind == "f" else (iinfo(dt).min, iinfo(dt).max)
         identity = low if name == "max" else high
     return where(mask, x, full((), identity, dtype=dtype_of(x), like=x)), initial
 
@@ -591,8 +618,9 @@ def _cumulative(fn, initial, x, axis, dtype, include_initial):
 
 
 @implements(numpy.nanprod)
-def nanprod(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
-    """``numpy.nanprod``: the product with NaNs counted as 1 (they get derivative 0).
+def nanprod(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **kw) -> Any:
+    """``numpy.nanprod``: the product with NaNs counted as 1 (they get derivative 0);
+    ``initial=`` and ``where=`` as in ``prod``.
 
     Example:
         >>> import numpy as np
@@ -604,7 +632,7 @@ def nanprod(a: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False)
         >>> ft.grad(fnp.nanprod)(x)
         array([3., 0., 2.])
     """
-    return prod(_nan_filled(a, 1.0), axis=axis, dtype=dtype, keepdims=keepdims)
+    return prod(_nan_filled(a, 1.0), axis=axis, dtype=dtype, keepdims=keepdims, **kw)
 
 
 @implements(numpy.nanvar)
@@ -826,25 +854,42 @@ def nanmean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False,
         >>> ft.grad(fnp.nanmean)(x)
         array([0.5, 0. , 0.5])
     """
+    selected = _where_given(kw)
     no_extra_args("nanmean", kw)
     if dtype_of(x).kind not in "fc":  # no NaN to skip (NumPy calls mean)
-        return mean(x, axis=axis, dtype=dtype, keepdims=keepdims, **kw)
+        return mean(x, axis=axis, dtype=dtype, keepdims=keepdims, **selected)
     if dtype is not None and numpy.dtype(dtype).kind not in "fc":
         raise TypeError("If a is inexact, then dtype must be inexact")
     x = float_input(x, dtype)
-    count = sum(~isnan(x), axis=axis, keepdims=keepdims)
-    total = sum(_nan_filled(x, 0.0), axis=axis, keepdims=keepdims)
+    count = sum(~isnan(x), axis=axis, keepdims=keepdims, **selected)
+    total = sum(_nan_filled(x, 0.0), axis=axis, keepdims=keepdims, **selected)
     helpers.warn_for_data(count == 0, "Mean of empty slice")
     with numpy.errstate(divide="ignore", invalid="ignore"):  # NumPy: NaN, one warning
+        if dtype_of(total) == numpy.complex64:
+            return _by_count(total, count)
         return total / astype(count, dtype_of(x))
 
 
+def _where_given(kw: dict) -> dict:
+    """``where=`` taken out of ``kw``, as keywords to pass on (none when it selects all)."""
+    selected = kw.pop("where", True)
+    return {} if selected is True else {"where": selected}
+
+
 def _nan_extremum(reduce, fill, x, axis, keepdims, kw, name):
+    """NumPy's ``fmax.reduce``/``fmin.reduce`` (``nanmax``/``nanmin``): NaNs skipped, with
+    ``initial=`` and ``where=`` as in ``max``/``min``; NaN (and NumPy's warning) where a
+    slice holds no number and no ``initial`` stands in."""
+    given = _where_given(kw)
+    if kw.get("initial") is not None:
+        given["initial"] = kw.pop("initial")
     no_extra_args(name, kw)
     if dtype_of(x).kind not in "fc":
-        return reduce(x, axis=axis, keepdims=keepdims)
+        return reduce(x, axis=axis, keepdims=keepdims, **given)
     nans = isnan(x)
-    out = reduce(where(nans, fill, x), axis=axis, keepdims=keepdims)
+    out = reduce(where(nans, fill, x), axis=axis, keepdims=keepdims, **given)
+    if "initial" in given:  # fmax(initial, NaN) is initial: the result is a number
+        return out
     all_nan = all(nans, axis=axis, keepdims=keepdims)
     helpers.warn_for_data(all_nan, "All-NaN slice encountered")
     return where(all_nan, numpy.nan, out)

@@ -31,7 +31,19 @@ from ftransforms.numpy.products import matmul
 from ftransforms.numpy.rearranging import flip
 from ftransforms.numpy.reductions import cumsum, diff
 from ftransforms.numpy.sorting import argsort, searchsorted
-from ftransforms.numpy.ufuncs import abs, astype, clip, conj, equal, logical_and, mod, remainder
+from ftransforms.numpy.ufuncs import (
+    abs,
+    astype,
+    clip,
+    conj,
+    equal,
+    imag,
+    isnan,
+    logical_and,
+    mod,
+    real,
+    remainder,
+)
 
 __all__ = ["unwrap", "interp", "convolve", "correlate", "ediff1d", "gradient"]
 
@@ -115,18 +127,46 @@ def interp(
     if n == 1:
         f = broadcast_to(getitem(fp, 0), shape(x))
     else:
-        i = clip(searchsorted(xp, x, side="right"), 1, n - 1)
-        xl, xr = take(xp, i - 1), take(xp, i)
-        fl, fr = take(fp, i - 1), take(fp, i)
-        dx = xr - xl
-        flat = dx == 0  # repeated sample points: no NaN, and no NaN derivative
-        slope = (fr - fl) / where(flat, ones((), numpy.float64, like=dx), dx)
-        f = where(flat, fl, slope * (x - xl) + fl)
+        f = _interp_segments(x, xp, fp, n)
     first, last = getitem(xp, 0), getitem(xp, -1)
     below = getitem(fp, 0) if left is None else astype(as_operand(left, fp), cdt)
     above = getitem(fp, -1) if right is None else astype(as_operand(right, fp), cdt)
     f = where(x < first, below, f)
     return where(x > last, above, f)
+
+
+def _interp_segments(x: Any, xp: Any, fp: Any, n: int) -> Any:
+    """NumPy's ``interp`` inside ``[xp[0], xp[-1]]`` (its C loop, as selections): the
+    segment's ``slope * (x - xl) + fl``; where that is NaN (an infinite ``fp``) the same
+    from the right end, ``slope * (x - xr) + fr``, and ``fl`` where both ends are equal;
+    at a sample point ``fl`` itself, at the last one ``fp[-1]`` (the formula from the
+    right end: ``fr`` to the bit, and the segment's slope as the derivative in ``x``,
+    ``jax.numpy.interp``'s); a NaN ``x`` gives NaN.  Complex ``fp`` takes its real and
+    imaginary parts apart, each with the slope ``(fr - fl) * (1 / dx)``, as NumPy.  (An
+    infinite ``fp`` gave NaN before, even at ``x == xp[0]``.)"""
+    j = searchsorted(xp, x, side="right") - 1  # xp[j] <= x < xp[j + 1]
+    i = clip(j, 0, n - 2)
+    xl, xr = take(xp, i), take(xp, i + 1)
+    dx = xr - xl
+    flat = dx == 0  # repeated sample points: no NaN, and no NaN derivative
+    dx = where(flat, ones((), numpy.float64, like=dx), dx)
+    number = ~isnan(x)
+    at_last = (j >= n - 1) & number  # a NaN x sorts last
+    knot = x == xl
+
+    def part(fl: Any, fr: Any, slope: Any) -> Any:
+        from_left, from_right = slope * (x - xl) + fl, slope * (x - xr) + fr
+        f = where(isnan(from_left), from_right, from_left)
+        f = where(isnan(f) & (fl == fr) & number, fl, f)
+        f = where(knot & isnan(from_left), fl, f)
+        return where(at_last, where(isnan(from_right), fr, from_right), f)
+
+    fl, fr = take(fp, i), take(fp, i + 1)
+    if dtype_of(fp).kind != "c":
+        return part(fl, fr, (fr - fl) / dx)
+    inv_dx = 1.0 / dx
+    parts = [part(a, b, (b - a) * inv_dx) for a, b in ((real(fl), real(fr)), (imag(fl), imag(fr)))]
+    return parts[0] + 1j * parts[1]
 
 
 # NumPy's ``interp`` dispatches on ``x``, ``xp`` and ``fp`` only: with those plain and a

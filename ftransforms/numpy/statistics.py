@@ -139,7 +139,15 @@ def median(
     lead = (slice(None),) * ax
     lo = getitem(s, lead + (slice((n - 1) // 2, (n - 1) // 2 + 1),))
     hi = getitem(s, lead + (slice(n // 2, n // 2 + 1),))
+    # NumPy's np.mean of the middle value(s): integers and bools summed in float64 (int8
+    # 100 and 120 give 110.0, bools True and True 1.0), float16 in float32
+    kind, dt = dtype_of(s).kind, dtype_of(s)
+    acc = numpy.float64 if kind in "biu" else numpy.float32 if dt == numpy.float16 else None
+    if acc is not None:
+        lo, hi = astype(lo, acc), astype(hi, acc)
     out = (lo + hi) / 2
+    if dt == numpy.float16:
+        out = astype(out, dt)
     if n and dtype_of(s).kind in "fc":  # NumPy: a NaN on the axis makes the median NaN
         has_nan = isnan(getitem(s, lead + (slice(n - 1, n),)))  # sorted: NaN comes last
         out = where(has_nan, numpy.nan, out)

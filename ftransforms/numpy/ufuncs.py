@@ -334,7 +334,8 @@ def loop_dtype(ufunc: Any, *xs: Any) -> Any:
     """The dtype of the loop NumPy's ``ufunc`` runs for ``xs`` (Python numbers weak): the
     smallest float that holds the integers, so int8/uint8/bool give float16 and
     int16/uint16 float32 (``np.deg2rad(np.int8(1))`` is float16)."""
-    types = tuple(type(x) if type(x) in (bool, int, float, complex) else dtype_of(x) for x in xs)
+    # a Python bool is a bool (resolve_dtypes takes no bool type; it raised, so float64)
+    types = tuple(type(x) if type(x) in (int, float, complex) else dtype_of(x) for x in xs)
     try:
         return numpy.dtype(ufunc.resolve_dtypes(types + (None,) * ufunc.nout)[0])
     except (TypeError, ValueError):  # no loop: the caller's float64 rule
