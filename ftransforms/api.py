@@ -304,12 +304,13 @@ def _vmap_call(
     interp = BatchInterpreter(where, size, randomness, split, masking, axis)
     # draws from generators the user holds (NOTE [randomness under vmap] in random.py)
     watch = size > 1 and randomness != "same"
-    gens = held_generators(func, leaves) if watch else ()
+    gens = held_generators(func, _passed(leaves, kwargs)) if watch else ()
     before, mark = (raw_states(gens), len(TRACED_DRAWS.ids)) if gens else ([], 0)
     # ... set back with NumPy's global one (drawn per row already) where the rows rerun
     glob = watch_global() if gens else None  # one at a time
     seeds = entropy_taken() if watch else -1  # NOTE [fresh entropy under vmap]
-    held = held_generators(func, leaves) if size > 1 and randomness == "same" else ()
+    same = size > 1 and randomness == "same"
+    held = held_generators(func, _passed(leaves, kwargs)) if same else ()
     held_states = raw_states(held) if held else None  # each rerun starts from these
     held_seen: set = set()  # ... but those that ftransforms.random replays itself
     if held:
@@ -435,6 +436,13 @@ def _vmap_call(
     with replaying_draws(interp), same_randomness_across_chunks():
         rerun = _sharing_held_draws(rerun, held, held_states, same_seeds)
         return split_batch(signal, rerun, leaves, dims, rows, out_dims, where)
+
+
+def _passed(leaves: list, kwargs: dict) -> list:
+    """What the call hands the function, where a generator it draws from may come in: the
+    positional leaves and the keyword arguments (``f(x, rng=rng)``, which vmap does not
+    batch but the function draws from all the same)."""
+    return [*leaves, *kwargs.values()] if kwargs else leaves
 
 
 def _unseeded_draws_unused(first: Any, again: Any, where: str) -> Any:
@@ -629,7 +637,7 @@ def _vmap_chunked(
         )  # fmt: skip
 
     if randomness == "same":
-        held = held_generators(func, leaves)
+        held = held_generators(func, _passed(leaves, kwargs))
         piece = _sharing_held_draws(piece, held, raw_states(held) if held else None)
     return _chunk_loop(piece, size, chunk, out_dims, randomness, where, paths=True)
 
