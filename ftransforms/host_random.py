@@ -26,11 +26,13 @@ generators a user holds (``rng.normal(...)`` is a method of a C object that noth
 wrap): the ``Generator``/``RandomState`` objects a function reaches are found once per
 function object (:func:`held_generators`, cached), their states read before and after
 the call; NumPy's global ``RandomState`` is left out there, its module functions being
-wrapped instead.
+wrapped instead (code that holds it as an object: NOTE [NumPy's global generator reached
+as an object]).
 """
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import random
 import sys
@@ -276,6 +278,7 @@ def unwatch_global(slot: list) -> None:
 
 def before_global_draw() -> None:
     """NumPy's global generator is about to draw: fill the watching slots still empty."""
+    _MOVED_BY_WRAPPERS[0] += 1  # NOTE [NumPy's global generator reached as an object]
     slots = _GLOBAL_SLOTS.slots
     if slots:
         state = None
@@ -283,6 +286,62 @@ def before_global_draw() -> None:
             if slot[0] is None:
                 state = _raw(numpy.random.mtrand._rand) if state is None else state
                 slot[0] = state
+
+
+# NOTE [NumPy's global generator reached as an object]: NumPy's module functions
+# (``np.random.normal``, ``np.random.seed``) are wrapped while a transform is active, but
+# code holding the global ``RandomState`` itself draws past them: SciPy's distributions keep
+# ``np.random.mtrand._rand`` from import (``random_state=None``), so ``stats.norm.rvs(size=3)``
+# inside ``vmap`` drew once for the whole batch, under 'error' too.  Its state costs
+# 70-130 us to read (more than a small vmap call), so a vmap call that watches draws reads a
+# fingerprint only, through the bit generator's ctypes interface (its MT19937 state struct:
+# ``key[624]``, then ``pos``): the position and the first key word, which every draw of MT
+# words changes (624 of them regenerate the keys), ~1 us.  A move that no wrapped module
+# function made (they count their moves in ``_MOVED_BY_WRAPPERS``; a call with both kinds is
+# taken as theirs) is a draw the batch shared (api._held_drew's 'global'): 'different' runs
+# the rows one at a time (after the shared draw: the state is not set back, so the rows'
+# numbers are not the loop's, each row its own all the same); 'error' runs the batch again
+# and raises if the result changed (another thread may have drawn meanwhile: a function
+# whose result does not change drew nothing that mattered).  Not seen: a legacy normal
+# served from ``RandomState``'s cached second Gaussian (it moves no MT word), and 'same' in
+# parts (chunks, a split's groups), which draw once per part.
+class _MT19937State(ctypes.Structure):
+    """NumPy's MT19937 state struct, as its ctypes interface's ``state_address`` holds it."""
+
+    _fields_ = [("key", ctypes.c_uint32 * 624), ("pos", ctypes.c_int)]
+
+
+#: Moves of NumPy's global generator made through the wrapped module functions (all threads).
+_MOVED_BY_WRAPPERS = [0]
+#: [the global RandomState's bit generator, a view of its MT19937 state (None: another kind)]
+_GLOBAL_VIEW: list = [None, None]
+
+
+def note_global_move() -> None:
+    """A wrapped module function is about to move NumPy's global generator (a seed)."""
+    _MOVED_BY_WRAPPERS[0] += 1
+
+
+def global_mark() -> tuple | None:
+    """A fingerprint of NumPy's global generator's state and of the moves the wrapped
+    module functions made, or None where it is not an MT19937 (NOTE [NumPy's global
+    generator reached as an object])."""
+    bits = getattr(numpy.random.mtrand._rand, "_bit_generator", None)
+    if bits is not _GLOBAL_VIEW[0]:
+        kind = type(bits) is numpy.random.MT19937
+        view = _MT19937State.from_address(bits.ctypes.state_address) if kind else None
+        _GLOBAL_VIEW[:] = [bits, view]
+    view = _GLOBAL_VIEW[1]
+    return None if view is None else (view.pos, view.key[0], _MOVED_BY_WRAPPERS[0])
+
+
+def global_drew(mark: tuple | None) -> bool:
+    """Whether NumPy's global generator moved since ``global_mark()`` returned ``mark``
+    other than through the wrapped module functions."""
+    if mark is None:
+        return False
+    now = global_mark()
+    return now is not None and now[2] == mark[2] and now[:2] != mark[:2]
 
 
 def restore_global(slot: list | None) -> None:

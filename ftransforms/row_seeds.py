@@ -43,6 +43,7 @@ import numpy
 
 from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
+from ftransforms.host_random import note_global_move
 from ftransforms.interpreters.batching import BatchInterpreter
 from ftransforms.numpy.generator_out import SEED_READERS
 
@@ -66,6 +67,7 @@ def _seed(seed: Any = None) -> None:
     for interp in current_stack():  # NOTE [seeds of some rows]
         if isinstance(interp, BatchInterpreter) and interp.randomness == "different":
             RESEEDED.add(interp)
+    note_global_move()  # NOTE [NumPy's global generator reached as an object]
     _SEED(seed)
 
 
