@@ -52,9 +52,15 @@ RESEEDED: weakref.WeakSet = weakref.WeakSet()
 
 
 def row_seed(seed: Any) -> Any:
-    """A seed as the loop's row holds it: a traced one read as a Python int (or list)."""
+    """A seed as the loop's row holds it: a traced one read as a Python int (or list), and
+    so each traced entry of a list or tuple of them (``default_rng([base, idx])``, a
+    ``SeedSequence``'s entropy)."""
     if isinstance(seed, Tracer):
         return seed.tolist() if seed.ndim else int(seed)
+    if isinstance(seed, (list, tuple)):
+        read = [row_seed(s) for s in seed]
+        if any(r is not s for r, s in zip(read, seed)):
+            return read
     return seed
 
 

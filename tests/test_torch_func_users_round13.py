@@ -67,3 +67,24 @@ def test_scipy_stats_rvs_with_no_random_state_follows_randomness():
     assert np.all(out == out[0])
     np.testing.assert_array_equal(ft.vmap(lambda a: a * 2)(x + 1), 2 * (x + 1))
     assert len(current_stack()) == 0
+
+
+def test_a_generator_seeded_from_a_list_holding_the_row_index_draws_as_the_loop():
+    # NumPy's idiom for per-example streams: default_rng([base_seed, idx]) (a SeedSequence's
+    # entropy); with idx a row of the batch it raised "len() of a 0-d array"
+    x, idx = np.zeros((4, 3)), np.array([0, 1, 0, 2])
+
+    def noisy(a, i):
+        return a + np.random.default_rng([7, i]).normal(size=3)
+
+    def legacy(a, i):
+        np.random.seed((7, i))
+        return a + np.random.randn(3)
+
+    for fn in (noisy, legacy):
+        loop = np.stack([fn(a, i) for a, i in zip(x, idx)])
+        with pytest.warns(ft.errors.PerformanceWarning):  # the rows' seeds split the batch
+            out = ft.vmap(fn, randomness="different")(x, idx)
+        np.testing.assert_array_equal(out, loop)
+    assert np.array_equal(out[0], out[2]) and not np.array_equal(out[0], out[1])
+    assert len(current_stack()) == 0
