@@ -8,10 +8,13 @@ while ``jit`` records a signature it fingerprints the state of the generators th
 function can reach — NumPy's global ``RandomState``, Python's global ``random.Random``,
 and every generator (and ``BitGenerator``) that the function, the functions it closes
 over or names as globals, the objects of its bound methods, and its arguments hold
-(followed a few levels, through lists, tuples, dicts, partials and the fields of the
-user's objects) — and a state that moved during the recording marks the trace
-value-dependent (NOTE [value-dependent traces]): that signature runs eagerly, drawing
-afresh on every call.  It costs only the first call of a signature, never a replay.
+(followed a few levels, through lists, tuples, dicts, partials, the fields of the
+user's objects, the members of the user's classes: a generator class attribute and the
+methods, walked once per class while the names that held a generator still hold it; and
+the attributes of the user's modules it names, ``cfg.rng``) — and a state that moved
+during the recording marks the trace value-dependent (NOTE [value-dependent traces]):
+that signature runs eagerly, drawing afresh on every call.  It costs only the first call
+of a signature, never a replay.
 
 A generator made during the recording from fresh entropy (``np.random.default_rng()``,
 ``RandomState()``, ``PCG64()`` with no seed, inside the function) is not there to
@@ -77,7 +80,9 @@ def _fingerprint(state: Any) -> Any:
     return state
 
 
-def _generators(func: Any, kinds: tuple = _GENERATORS, deep: bool = False) -> list:
+def _generators(
+    func: Any, kinds: tuple = _GENERATORS, deep: bool = False, classes: list | None = None
+) -> list:
     """The generators of ``kinds`` that ``func`` reaches; ``deep`` (``jit``'s recording):
     also through the items of lists, tuples and dicts, the fields of any object of the
     user's (not only of a callable one), and ``func`` may be a tuple of objects (the
@@ -124,12 +129,15 @@ def _generators(func: Any, kinds: tuple = _GENERATORS, deep: bool = False) -> li
             if isinstance(module, str) and module.partition(".")[0] not in _LIBRARIES:
                 for v in list(getattr(obj, "__dict__", {}).values())[:_MAX_ITEMS]:
                     visit(v, depth + 1)
+                found.update((id(g), g) for g in _class_generators(type(obj), kinds, deep, classes))
             return
         if not isinstance(obj, (types.FunctionType, type)) and callable(obj):
-            # a callable object (a model with an ``rng`` attribute): its fields and __call__
+            # a callable object (a model with an ``rng`` attribute): its fields and __call__,
+            # and its class's (``class Model: rng = ...``, the methods __call__ calls)
             for v in getattr(obj, "__dict__", {}).values():
                 visit(v, depth + 1)
             visit(type(obj).__dict__.get("__call__"), depth + 1)
+            found.update((id(g), g) for g in _class_generators(type(obj), kinds, deep, classes))
         if isinstance(obj, types.FunctionType):
             for v in (*(obj.__defaults__ or ()), *(obj.__kwdefaults__ or {}).values()):
                 visit(v, depth + 1)
@@ -142,11 +150,114 @@ def _generators(func: Any, kinds: tuple = _GENERATORS, deep: bool = False) -> li
             glb = obj.__globals__
             for name in names:
                 if name in glb:
-                    visit(glb[name], depth + 1)
+                    value = glb[name]
+                    if isinstance(value, types.ModuleType):  # ``cfg.rng`` of a module
+                        for attr in _module_members(value, names):
+                            visit(attr, depth + 1)
+                    else:
+                        visit(value, depth + 1)
 
     visit(func, 0)
     found[id(numpy.random.mtrand._rand)] = numpy.random.mtrand._rand
     return list(found.values())
+
+
+def _users(owner: Any) -> bool:
+    """Whether a class or module is the user's (not NumPy's, SciPy's, this library's or
+    Python's own: their members are not followed)."""
+    module = getattr(owner, "__module__", None) if isinstance(owner, type) else owner.__name__
+    if not isinstance(module, str):
+        return False
+    root = module.partition(".")[0]
+    return root not in _LIBRARIES and root not in sys.stdlib_module_names
+
+
+def _class_members(cls: type) -> tuple[list, list]:
+    """The members of the user's classes in ``cls``'s MRO that may reach a generator: a
+    generator class attribute (``class Model: rng = np.random.default_rng(0)``) and the
+    methods and properties (``forward``, which ``__call__`` calls, using a global RNG);
+    and the namespaces whose names holding a generator are watched for rebinding."""
+    members, spaces = [], []
+    for klass in cls.__mro__:
+        if klass is object or not _users(klass):
+            continue
+        spaces.append((vars(klass), None))
+        for v in list(vars(klass).values())[:_MAX_ITEMS]:
+            if isinstance(v, (staticmethod, classmethod)):
+                v = v.__func__
+            elif isinstance(v, property):
+                v = v.fget
+            if isinstance(v, types.FunctionType):
+                spaces += _named_spaces(v)
+            if isinstance(v, (*_WATCHED, numpy.random.BitGenerator, types.FunctionType)):
+                members.append(v)
+    return members, spaces
+
+
+#: Per class (and walk): the generators its members reach, and (namespace, name, generator)
+#: for each name that held one, checked at every use (a rebound one walks the class again).
+_CLASS_HELD: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _class_current(cls: type, kinds: tuple, deep: bool) -> bool:
+    """Whether the generators cached for ``cls`` still hold (no name that held one was
+    rebound: ``Model.rng = np.random.default_rng(1)`` after the first call)."""
+    cached = _CLASS_HELD.get(cls, {}).get((kinds, deep))
+    return cached is not None and all(space.get(n) is g for space, n, g in cached[1])
+
+
+def _class_generators(cls: type, kinds: tuple, deep: bool, classes: list | None = None) -> tuple:
+    """The generators of ``kinds`` that the members of ``cls`` (the user's classes in its
+    MRO: class attributes, methods) reach, walked once per class while the names that held
+    a generator still hold it (NOTE [NumPy random draws under jit])."""
+    try:
+        per_class = _CLASS_HELD.setdefault(cls, {})
+    except TypeError:  # not weakly referable
+        per_class = {}
+    if classes is not None:  # (a caller that caches what it found checks these again)
+        classes.append(cls)
+    if _class_current(cls, kinds, deep):
+        return per_class[(kinds, deep)][0]
+    per_class[(kinds, deep)] = ((), ())  # a member that reaches the class again: nothing more
+    members, spaces = _class_members(cls)
+    reached: dict[int, Any] = {}
+    for member in members:
+        reached.update((id(g), g) for g in _generators(member, kinds, deep))
+    held = tuple(
+        (space, name, space[name])
+        for space, names in spaces
+        for name in (list(space) if names is None else names)
+        if isinstance(space.get(name), _WATCHED)
+    )
+    per_class[(kinds, deep)] = (tuple(reached.values()), held)
+    return per_class[(kinds, deep)][0]
+
+
+def _named_spaces(func: types.FunctionType) -> list:
+    """``(namespace, names)`` where ``func`` looks names up: its globals, and the user's
+    modules it names (``cfg.rng``)."""
+    names = code_names(func.__code__)
+    glb = func.__globals__
+    spaces = [(glb, names)]
+    for n in names:
+        value = glb.get(n)
+        if isinstance(value, types.ModuleType) and _users(value):
+            spaces.append((vars(value), names))
+    return spaces
+
+
+def _module_members(module: types.ModuleType, names: set) -> list:
+    """The attributes of the user's module that a function names (``cfg.rng.normal``:
+    ``rng``); nothing for NumPy's, SciPy's, this library's or Python's modules (the
+    ``random`` module's own generator is found by name)."""
+    if module is random:
+        return [module]
+    if not _users(module):
+        return []
+    members = vars(module)
+    return [
+        members[n] for n in names if n in members and not isinstance(members[n], types.ModuleType)
+    ]
 
 
 def wrapped_of(obj: Any) -> Any:
@@ -211,27 +322,30 @@ def held_generators(func: Any, args: list) -> tuple:
     if objects:  # ``f(x, state)`` with ``state.rng``: walked at every call
         passed += tuple(g for g in _generators(objects, _WATCHED, deep=True) if _stateful(g))
     try:
-        found, globals_held = _HELD[func]
+        found, globals_held, classes = _HELD[func]
     except (KeyError, TypeError):
         pass
     else:
-        if not globals_held or all(glb.get(n) is gen for glb, n, gen in globals_held):
+        if all(glb.get(n) is gen for glb, n, gen in globals_held) and all(
+            _class_current(cls, _WATCHED, True) for cls in classes
+        ):
             return found + passed
     glob = numpy.random.mtrand._rand
-    found = tuple(
-        g for g in _generators(func, _WATCHED, deep=True) if g is not glob and _stateful(g)
-    )
+    classes = []  # the classes whose members were walked (their generators cached per class)
+    reached = _generators(func, _WATCHED, deep=True, classes=classes)
+    found = tuple(g for g in reached if g is not glob and _stateful(g))
     glb = getattr(func, "__globals__", None)
     code = getattr(func, "__code__", None)
     globals_held = ()
     if isinstance(glb, dict) and isinstance(code, types.CodeType):
-        globals_held = tuple(
-            (glb, name, glb[name])
-            for name in code_names(code)
-            if isinstance(glb.get(name), _WATCHED)
+        globals_held = tuple(  # (and in the user's modules it names: ``cfg.rng``)
+            (space, name, space[name])
+            for space, names in _named_spaces(func)
+            for name in names
+            if isinstance(space.get(name), _WATCHED)
         )
     try:
-        _HELD[func] = (found, globals_held)
+        _HELD[func] = (found, globals_held, tuple(classes))
     except TypeError:  # not weakly referable: found again at each call
         pass
     return found + passed

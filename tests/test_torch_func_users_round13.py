@@ -2,6 +2,8 @@
 translated to NumPy arrays and ftransforms' names, each checked against torch.func's
 documented behaviour or a plain loop over the rows."""
 
+import types
+
 import numpy as np
 import pytest
 
@@ -87,4 +89,48 @@ def test_a_generator_seeded_from_a_list_holding_the_row_index_draws_as_the_loop(
             out = ft.vmap(fn, randomness="different")(x, idx)
         np.testing.assert_array_equal(out, loop)
     assert np.array_equal(out[0], out[2]) and not np.array_equal(out[0], out[1])
+    assert len(current_stack()) == 0
+
+
+#: a module of the user's holding the generator (``import config; config.rng.normal(...)``)
+cfg = types.ModuleType("round13_config")
+
+
+class _NoisyLayer:
+    rng = np.random.default_rng(0)  # a class attribute, as a torch module's generator
+
+    def __call__(self, a):
+        return self.forward(a)
+
+    def forward(self, a):
+        return a + self.rng.normal(size=a.shape)
+
+
+def _module_noise(a):
+    return a + cfg.rng.normal(size=a.shape)
+
+
+def test_a_generator_held_by_a_class_or_a_module_follows_randomness():
+    # the generator a class attribute or another module's attribute holds went unseen:
+    # 'error' raised nothing, 'different' gave every row one draw, and jit replayed the
+    # first call's "random" numbers at every call
+    x = np.zeros((4, 3))
+    for make, fn in (
+        (lambda seed: setattr(_NoisyLayer, "rng", np.random.default_rng(seed)), _NoisyLayer()),
+        (lambda seed: setattr(cfg, "rng", np.random.default_rng(seed)), _module_noise),
+    ):
+        make(1)
+        with pytest.raises(ft.errors.RandomnessError, match="randomness='error'"):
+            ft.vmap(fn)(x)
+        make(2)
+        out = ft.vmap(fn, randomness="different")(x)
+        make(2)
+        np.testing.assert_array_equal(out, np.stack([fn(row) for row in x]))  # the loop's draws
+        make(3)  # rebound after the first use: the new generator is the one watched
+        out = ft.vmap(fn, randomness="different")(x)
+        assert len({tuple(row) for row in out}) == 4
+        jitted = ft.jit(fn)
+        with pytest.warns(RuntimeWarning, match="runs eagerly"):
+            first = jitted(x[0])
+        assert not np.array_equal(first, jitted(x[0]))
     assert len(current_stack()) == 0
