@@ -109,7 +109,7 @@ def _generators(
                 return
             visit(obj.__func__, depth)
             owner = obj.__self__
-            for v in getattr(owner, "__dict__", {}).values():
+            for v in _fields(owner):
                 if isinstance(v, kinds):
                     found[id(v)] = v
             return
@@ -127,14 +127,14 @@ def _generators(
         if deep and not callable(obj) and not isinstance(obj, types.ModuleType):
             module = type(obj).__module__  # ``state.rng`` of an object of the user's
             if isinstance(module, str) and module.partition(".")[0] not in _LIBRARIES:
-                for v in list(getattr(obj, "__dict__", {}).values())[:_MAX_ITEMS]:
+                for v in _fields(obj):
                     visit(v, depth + 1)
                 found.update((id(g), g) for g in _class_generators(type(obj), kinds, deep, classes))
             return
         if not isinstance(obj, (types.FunctionType, type)) and callable(obj):
             # a callable object (a model with an ``rng`` attribute): its fields and __call__,
             # and its class's (``class Model: rng = ...``, the methods __call__ calls)
-            for v in getattr(obj, "__dict__", {}).values():
+            for v in _fields(obj):
                 visit(v, depth + 1)
             visit(type(obj).__dict__.get("__call__"), depth + 1)
             found.update((id(g), g) for g in _class_generators(type(obj), kinds, deep, classes))
@@ -160,6 +160,22 @@ def _generators(
     visit(func, 0)
     found[id(numpy.random.mtrand._rand)] = numpy.random.mtrand._rand
     return list(found.values())
+
+
+def _fields(obj: Any) -> list:
+    """The values of an object's fields: its ``__dict__`` and its ``__slots__`` (a
+    ``dataclass(slots=True)``), at most ``_MAX_ITEMS``."""
+    values = list(getattr(obj, "__dict__", {}).values())[:_MAX_ITEMS]
+    for klass in type(obj).__mro__:
+        slots = vars(klass).get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            slot = vars(klass).get(name)  # the slot itself, not a property of a subclass
+            if len(values) < _MAX_ITEMS and isinstance(slot, types.MemberDescriptorType):
+                try:
+                    values.append(slot.__get__(obj, klass))
+                except AttributeError:  # a slot never set
+                    pass
+    return values
 
 
 def _users(owner: Any) -> bool:

@@ -2,6 +2,7 @@
 translated to NumPy arrays and ftransforms' names, each checked against torch.func's
 documented behaviour or a plain loop over the rows."""
 
+import dataclasses
 import types
 
 import numpy as np
@@ -133,4 +134,34 @@ def test_a_generator_held_by_a_class_or_a_module_follows_randomness():
         with pytest.warns(RuntimeWarning, match="runs eagerly"):
             first = jitted(x[0])
         assert not np.array_equal(first, jitted(x[0]))
+    assert len(current_stack()) == 0
+
+
+@dataclasses.dataclass(slots=True)
+class _State:  # a training state whose fields are slots (no __dict__)
+    rng: np.random.Generator
+    scale: float = 1.0
+
+
+def test_a_generator_in_a_slots_object_follows_randomness():
+    # only __dict__ fields were followed: a dataclass(slots=True) state's generator went
+    # unseen ('error' raised nothing, 'different' gave every row one draw)
+    x = np.zeros((4, 3))
+
+    def noisy(a, state):
+        return a + state.scale * state.rng.normal(size=3)
+
+    closed = _State(np.random.default_rng(0))
+    for call in (
+        lambda r: ft.vmap(noisy, in_dims=(0, None), randomness=r)(
+            x, _State(np.random.default_rng(0))
+        ),
+        lambda r: ft.vmap(lambda a: noisy(a, closed), randomness=r)(x),
+    ):
+        with pytest.raises(ft.errors.RandomnessError):
+            call("error")
+        closed.rng = np.random.default_rng(0)
+        out = call("different")
+        loop_rng = np.random.default_rng(0)
+        np.testing.assert_array_equal(out, np.stack([a + loop_rng.normal(size=3) for a in x]))
     assert len(current_stack()) == 0
