@@ -109,6 +109,9 @@ def _generators(
                 return
             visit(obj.__func__, depth)
             owner = obj.__self__
+            if deep and not isinstance(owner, type) and _users(type(owner)):
+                visit(owner, depth + 1)  # ``vmap(model.forward)``: the model, as an object
+                return
             for v in _fields(owner):
                 if isinstance(v, kinds):
                     found[id(v)] = v

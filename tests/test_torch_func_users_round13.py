@@ -165,3 +165,32 @@ def test_a_generator_in_a_slots_object_follows_randomness():
         loop_rng = np.random.default_rng(0)
         np.testing.assert_array_equal(out, np.stack([a + loop_rng.normal(size=3) for a in x]))
     assert len(current_stack()) == 0
+
+
+class _Dropoutish:
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+
+
+class _Model:
+    def __init__(self, seed):
+        self.blocks = {"noise": _Dropoutish(seed)}
+
+    def forward(self, a):
+        return a + self.blocks["noise"].rng.normal(size=a.shape)
+
+
+def test_vmap_of_a_bound_method_watches_the_generators_its_object_holds():
+    # torch.func users write vmap(model.forward): the bound method's object was searched
+    # for generators one level deep only, so a submodule's generator went unseen
+    x = np.zeros((4, 3))
+    with pytest.raises(ft.errors.RandomnessError):
+        ft.vmap(_Model(0).forward)(x)
+    out = ft.vmap(_Model(1).forward, randomness="different")(x)
+    model = _Model(1)
+    np.testing.assert_array_equal(out, np.stack([model.forward(a) for a in x]))
+    jitted = ft.jit(_Model(2).forward)
+    with pytest.warns(RuntimeWarning, match="runs eagerly"):
+        first = jitted(x[0])
+    assert not np.array_equal(first, jitted(x[0]))
+    assert len(current_stack()) == 0
