@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import itertools
 import random
 import sys
 import threading
@@ -89,6 +90,7 @@ def _generators(
     arguments)."""
     found: dict[int, Any] = {}
     seen: set[int] = set()
+    walked: dict[type, tuple] = {}  # the classes this walk looked at: their slots
 
     def visit(obj: Any, depth: int) -> None:
         if isinstance(obj, kinds):
@@ -128,19 +130,30 @@ def _generators(
                 visit(v, depth + 1)
             return
         if deep and not callable(obj) and not isinstance(obj, types.ModuleType):
-            module = type(obj).__module__  # ``state.rng`` of an object of the user's
-            if isinstance(module, str) and module.partition(".")[0] not in _LIBRARIES:
-                for v in _fields(obj):
-                    visit(v, depth + 1)
-                found.update((id(g), g) for g in _class_generators(type(obj), kinds, deep, classes))
-            return
-        if not isinstance(obj, (types.FunctionType, type)) and callable(obj):
-            # a callable object (a model with an ``rng`` attribute): its fields and __call__,
-            # and its class's (``class Model: rng = ...``, the methods __call__ calls)
-            for v in _fields(obj):
+            cls = type(obj)  # ``state.rng`` of an object of the user's
+            module = cls.__module__
+            if not isinstance(module, str) or module.partition(".")[0] in _LIBRARIES:
+                return
+            for v in list(getattr(obj, "__dict__", {}).values())[:_MAX_ITEMS]:
                 visit(v, depth + 1)
-            visit(type(obj).__dict__.get("__call__"), depth + 1)
-            found.update((id(g), g) for g in _class_generators(type(obj), kinds, deep, classes))
+        elif not isinstance(obj, (types.FunctionType, type)) and callable(obj):
+            # a callable object (a model with an ``rng`` attribute): its fields and __call__
+            cls = type(obj)
+            for v in getattr(obj, "__dict__", {}).values():
+                visit(v, depth + 1)
+            visit(cls.__dict__.get("__call__"), depth + 1)
+        else:
+            cls = None
+        if cls is not None:  # and its slots, and its class's members (``class Model: rng``)
+            slots = walked.get(cls)
+            if slots is None:
+                walked[cls] = slots = _slots(cls)
+                found.update((id(g), g) for g in _class_generators(cls, kinds, deep, classes))
+            if slots:
+                for v in _slot_values(obj, slots):
+                    visit(v, depth + 1)
+            if deep and not callable(obj):
+                return
         if isinstance(obj, types.FunctionType):
             for v in (*(obj.__defaults__ or ()), *(obj.__kwdefaults__ or {}).values()):
                 visit(v, depth + 1)
@@ -165,20 +178,47 @@ def _generators(
     return list(found.values())
 
 
-def _fields(obj: Any) -> list:
-    """The values of an object's fields: its ``__dict__`` and its ``__slots__`` (a
-    ``dataclass(slots=True)``), at most ``_MAX_ITEMS``."""
-    values = list(getattr(obj, "__dict__", {}).values())[:_MAX_ITEMS]
-    for klass in type(obj).__mro__:
+#: Per class: the slot descriptors of its MRO (``()`` for the usual class without slots); a
+#: plain dict, read for every object walked (cleared past ``_MAX_CLASSES`` classes).
+_SLOTS: dict[type, tuple] = {}
+_MAX_CLASSES = 4096
+
+
+def _slots(cls: type) -> tuple:
+    """The slot descriptors of ``cls``'s MRO (cached in ``_SLOTS``)."""
+    cached = _SLOTS.get(cls)
+    if cached is not None:
+        return cached
+    found = []
+    for klass in cls.__mro__:
         slots = vars(klass).get("__slots__", ())
         for name in (slots,) if isinstance(slots, str) else slots:
             slot = vars(klass).get(name)  # the slot itself, not a property of a subclass
-            if len(values) < _MAX_ITEMS and isinstance(slot, types.MemberDescriptorType):
-                try:
-                    values.append(slot.__get__(obj, klass))
-                except AttributeError:  # a slot never set
-                    pass
+            if isinstance(slot, types.MemberDescriptorType):
+                found.append(slot)
+    if len(_SLOTS) >= _MAX_CLASSES:
+        _SLOTS.clear()
+    _SLOTS[cls] = slots = tuple(found)
+    return slots
+
+
+def _slot_values(obj: Any, slots: tuple) -> list:
+    """The values of ``obj``'s slots (``slots``: its class's descriptors), those set."""
+    values = []
+    for slot in slots[:_MAX_ITEMS]:
+        try:
+            values.append(slot.__get__(obj))
+        except AttributeError:  # a slot never set
+            pass
     return values
+
+
+def _fields(obj: Any) -> list:
+    """The values of an object's fields: its ``__dict__`` and its ``__slots__`` (a
+    ``dataclass(slots=True)``), at most ``_MAX_ITEMS`` of each."""
+    fields = getattr(obj, "__dict__", None)
+    values = [] if fields is None else list(itertools.islice(fields.values(), _MAX_ITEMS))
+    return values + _slot_values(obj, _slots(type(obj)))
 
 
 def _users(owner: Any) -> bool:
