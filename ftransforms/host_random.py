@@ -53,6 +53,10 @@ from ftransforms.core.tracer import Tracer
 
 _GENERATORS = (numpy.random.Generator, numpy.random.RandomState)
 _DEPTH = 4
+#: Levels followed by the walks done once (per function object, per class, per jit
+#: signature): a model's generator sits deeper (``wrapper.model.encoder.layers[0].drop.rng``,
+#: reached through a lambda or a bound method) than the per-call walk of arguments goes.
+_CACHED_DEPTH = 8
 #: Types of argument leaves that hold no generator (not walked by :func:`held_generators`).
 _PLAIN_TYPES = frozenset((numpy.ndarray, bool, int, float, complex, str, bytes, type(None)))
 
@@ -82,7 +86,11 @@ def _fingerprint(state: Any) -> Any:
 
 
 def _generators(
-    func: Any, kinds: tuple = _GENERATORS, deep: bool = False, classes: list | None = None
+    func: Any,
+    kinds: tuple = _GENERATORS,
+    deep: bool = False,
+    classes: list | None = None,
+    limit: int = _DEPTH,
 ) -> list:
     """The generators of ``kinds`` that ``func`` reaches; ``deep`` (``jit``'s recording):
     also through the items of lists, tuples and dicts, the fields of any object of the
@@ -102,7 +110,7 @@ def _generators(
         if obj is random and random.Random in kinds:  # random.random(): the module's own
             found[id(random._inst)] = random._inst
             return
-        if depth > _DEPTH or id(obj) in seen:
+        if depth > limit or id(obj) in seen:
             return
         seen.add(id(obj))
         if isinstance(obj, types.MethodType):
@@ -127,7 +135,8 @@ def _generators(
             return
         if deep and isinstance(obj, (list, tuple, dict)):  # ``RNGS[0]``, ``cfg["rng"]``
             for v in list(obj.values() if isinstance(obj, dict) else obj)[:_MAX_ITEMS]:
-                visit(v, depth + 1)
+                if type(v) not in _PLAIN_TYPES:  # (a model's arrays: one set lookup)
+                    visit(v, depth + 1)
             return
         if deep and not callable(obj) and not isinstance(obj, types.ModuleType):
             cls = type(obj)  # ``state.rng`` of an object of the user's
@@ -135,12 +144,14 @@ def _generators(
             if not isinstance(module, str) or module.partition(".")[0] in _LIBRARIES:
                 return
             for v in list(getattr(obj, "__dict__", {}).values())[:_MAX_ITEMS]:
-                visit(v, depth + 1)
+                if type(v) not in _PLAIN_TYPES:
+                    visit(v, depth + 1)
         elif not isinstance(obj, (types.FunctionType, type)) and callable(obj):
             # a callable object (a model with an ``rng`` attribute): its fields and __call__
             cls = type(obj)
             for v in getattr(obj, "__dict__", {}).values():
-                visit(v, depth + 1)
+                if type(v) not in _PLAIN_TYPES:
+                    visit(v, depth + 1)
             visit(cls.__dict__.get("__call__"), depth + 1)
         else:
             cls = None
@@ -281,7 +292,7 @@ def _class_generators(cls: type, kinds: tuple, deep: bool, classes: list | None 
     members, spaces = _class_members(cls)
     reached: dict[int, Any] = {}
     for member in members:
-        reached.update((id(g), g) for g in _generators(member, kinds, deep))
+        reached.update((id(g), g) for g in _generators(member, kinds, deep, limit=_CACHED_DEPTH))
     held = tuple(
         (space, name, space[name])
         for space, names in spaces
@@ -354,8 +365,9 @@ def snapshot(func: Any, args: Any = ()) -> list:
     """The generators ``func`` can reach (Python's ``random`` module's too), and those
     among ``args`` (a generator passed as an argument, ``f(x, rng)``), with their states
     now."""
-    gens = _generators(func, _WATCHED, deep=True)
-    gens += _generators(tuple(args), _WATCHED, deep=True)  # (NumPy's global again: once)
+    gens = _generators(func, _WATCHED, deep=True, limit=_CACHED_DEPTH)
+    # (NumPy's global again: once)
+    gens += _generators(tuple(args), _WATCHED, deep=True, limit=_CACHED_DEPTH)
     # (a random.SystemRandom has no state: its draws are counted, see fresh_entropy)
     unique = {id(g): g for g in gens if not isinstance(g, random.SystemRandom)}
     return [(g, _state(g)) for g in unique.values()]
@@ -391,7 +403,7 @@ def held_generators(func: Any, args: list) -> tuple:
             return found + passed
     glob = numpy.random.mtrand._rand
     classes = []  # the classes whose members were walked (their generators cached per class)
-    reached = _generators(func, _WATCHED, deep=True, classes=classes)
+    reached = _generators(func, _WATCHED, deep=True, classes=classes, limit=_CACHED_DEPTH)
     found = tuple(g for g in reached if g is not glob and _stateful(g))
     glb = getattr(func, "__globals__", None)
     code = getattr(func, "__code__", None)

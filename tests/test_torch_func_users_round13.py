@@ -194,3 +194,56 @@ def test_vmap_of_a_bound_method_watches_the_generators_its_object_holds():
         first = jitted(x[0])
     assert not np.array_equal(first, jitted(x[0]))
     assert len(current_stack()) == 0
+
+
+class _Drop:
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, a):
+        return a + self.rng.normal(size=a.shape)
+
+
+class _Layer:
+    def __init__(self, seed):
+        self.drop = _Drop(seed)
+        self.weight = np.eye(3)
+
+    def __call__(self, a):
+        return self.drop(a @ self.weight)
+
+
+class _Encoder:
+    def __init__(self, seed):
+        self.layers = [_Layer(seed), _Layer(seed + 1)]
+
+    def __call__(self, a):
+        for layer in self.layers:
+            a = layer(a)
+        return a
+
+
+class _Net:
+    def __init__(self, seed):
+        self.encoder = _Encoder(seed)
+
+    def forward(self, a):
+        return self.encoder(a)
+
+
+def test_a_generator_deep_in_a_model_follows_randomness():
+    # net.encoder.layers[i].drop.rng, reached through a bound method or a lambda, was
+    # deeper than the walk went: 'error' raised nothing, 'different' gave every row one
+    # draw, and jit replayed the first call's numbers
+    x = np.zeros((4, 3))
+    for make in (lambda net: net.forward, lambda net: lambda a: net.forward(a)):
+        with pytest.raises(ft.errors.RandomnessError):
+            ft.vmap(make(_Net(0)))(x)
+        out = ft.vmap(make(_Net(1)), randomness="different")(x)
+        loop_net = _Net(1)
+        np.testing.assert_array_equal(out, np.stack([loop_net.forward(a) for a in x]))
+        jitted = ft.jit(make(_Net(2)))
+        with pytest.warns(RuntimeWarning, match="runs eagerly"):
+            first = jitted(x[0])
+        assert not np.array_equal(first, jitted(x[0]))
+    assert len(current_stack()) == 0
