@@ -159,7 +159,8 @@ def _generators(
             slots = walked.get(cls)
             if slots is None:
                 walked[cls] = slots = _slots(cls)
-                found.update((id(g), g) for g in _class_generators(cls, kinds, deep, classes))
+                if _users(cls):
+                    found.update((id(g), g) for g in _class_generators(cls, kinds, deep, classes))
             if slots:
                 for v in _slot_values(obj, slots):
                     visit(v, depth + 1)
@@ -397,8 +398,8 @@ def held_generators(func: Any, args: list) -> tuple:
     except (KeyError, TypeError):
         pass
     else:
-        if all(glb.get(n) is gen for glb, n, gen in globals_held) and all(
-            _class_current(cls, _WATCHED, True) for cls in classes
+        if (not globals_held or all(glb.get(n) is gen for glb, n, gen in globals_held)) and (
+            not classes or all(_class_current(cls, _WATCHED, True) for cls in classes)
         ):
             return found + passed
     glob = numpy.random.mtrand._rand
@@ -490,16 +491,15 @@ def before_global_draw() -> None:
 # whose result does not change drew nothing that mattered).  Not seen: a legacy normal
 # served from ``RandomState``'s cached second Gaussian (it moves no MT word), and 'same' in
 # parts (chunks, a split's groups), which draw once per part.
-class _MT19937State(ctypes.Structure):
-    """NumPy's MT19937 state struct, as its ctypes interface's ``state_address`` holds it."""
-
-    _fields_ = [("key", ctypes.c_uint32 * 624), ("pos", ctypes.c_int)]
-
-
+#: Offset of ``pos`` in NumPy's MT19937 state struct (``uint32_t key[624]; int pos;``), as
+#: its ctypes interface's ``state_address`` holds it.
+_MT_POS = 624 * ctypes.sizeof(ctypes.c_uint32)
 #: Moves of NumPy's global generator made through the wrapped module functions (all threads).
 _MOVED_BY_WRAPPERS = [0]
-#: [the global RandomState's bit generator, a view of its MT19937 state (None: another kind)]
-_GLOBAL_VIEW: list = [None, None]
+_MTRAND = numpy.random.mtrand
+#: [the global RandomState, its state's pos, its key[0], its bit generator] (the views:
+#: None where it is not an MT19937)
+_GLOBAL_VIEW: list = [None, None, None, None]
 
 
 def note_global_move() -> None:
@@ -511,13 +511,17 @@ def global_mark() -> tuple | None:
     """A fingerprint of NumPy's global generator's state and of the moves the wrapped
     module functions made, or None where it is not an MT19937 (NOTE [NumPy's global
     generator reached as an object])."""
-    bits = getattr(numpy.random.mtrand._rand, "_bit_generator", None)
-    if bits is not _GLOBAL_VIEW[0]:
-        kind = type(bits) is numpy.random.MT19937
-        view = _MT19937State.from_address(bits.ctypes.state_address) if kind else None
-        _GLOBAL_VIEW[:] = [bits, view]
-    view = _GLOBAL_VIEW[1]
-    return None if view is None else (view.pos, view.key[0], _MOVED_BY_WRAPPERS[0])
+    view = _GLOBAL_VIEW
+    if _MTRAND._rand is not view[0]:  # (its bit generator is its own for its lifetime)
+        bits = getattr(_MTRAND._rand, "_bit_generator", None)
+        if type(bits) is numpy.random.MT19937:
+            address = bits.ctypes.state_address
+            pos = ctypes.c_int.from_address(address + _MT_POS)
+            view[:] = [_MTRAND._rand, pos, ctypes.c_uint32.from_address(address), bits]
+        else:
+            view[:] = [_MTRAND._rand, None, None, bits]
+    pos = view[1]
+    return None if pos is None else (pos.value, view[2].value, _MOVED_BY_WRAPPERS[0])
 
 
 def global_drew(mark: tuple | None) -> bool:
@@ -526,7 +530,7 @@ def global_drew(mark: tuple | None) -> bool:
     if mark is None:
         return False
     now = global_mark()
-    return now is not None and now[2] == mark[2] and now[:2] != mark[:2]
+    return now != mark and now is not None and now[2] == mark[2]
 
 
 def restore_global(slot: list | None) -> None:
