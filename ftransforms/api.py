@@ -74,6 +74,8 @@ from ftransforms.host_random import (
     TRACED_DRAWS,
     SeedReplay,
     entropy_taken,
+    global_drew,
+    global_mark,
     held_generators,
     moved,
     raw_states,
@@ -304,12 +306,14 @@ def _vmap_call(
     interp = BatchInterpreter(where, size, randomness, split, masking, axis)
     # draws from generators the user holds (NOTE [randomness under vmap] in random.py)
     watch = size > 1 and randomness != "same"
-    gens = held_generators(func, leaves) if watch else ()
+    gens = held_generators(func, _passed(leaves, kwargs)) if watch else ()
     before, mark = (raw_states(gens), len(TRACED_DRAWS.ids)) if gens else ([], 0)
     # ... set back with NumPy's global one (drawn per row already) where the rows rerun
     glob = watch_global() if gens else None  # one at a time
     seeds = entropy_taken() if watch else -1  # NOTE [fresh entropy under vmap]
-    held = held_generators(func, leaves) if size > 1 and randomness == "same" else ()
+    glob_mark = global_mark() if watch else None  # NOTE [NumPy's global generator ...]
+    same = size > 1 and randomness == "same"
+    held = held_generators(func, _passed(leaves, kwargs)) if same else ()
     held_states = raw_states(held) if held else None  # each rerun starts from these
     held_seen: set = set()  # ... but those that ftransforms.random replays itself
     if held:
@@ -347,10 +351,10 @@ def _vmap_call(
                     raise SpeculationFailed(interp, "a masked loop was left by return or break")
                 result = _vmap_outputs(interp, out, out_dims, size, where, leaves, dims)
             except (BatchSplit, SpeculationFailed, Exception):
-                drew = _held_drew(gens, before, mark, seeds)
+                drew = _held_drew(gens, before, mark, seeds, glob_mark)
                 raise
             # (inside the block: the draw log is cleared when the last transform returns)
-            drew = _held_drew(gens, before, mark, seeds)
+            drew = _held_drew(gens, before, mark, seeds, glob_mark)
             if not drew:
                 return result
         restore(gens, before)
@@ -388,12 +392,12 @@ def _vmap_call(
         restore_global(glob)
         signal, held_draw = _HELD_DRAW, drew
     if signal is _HELD_DRAW:
-        if held_draw == "fresh" and randomness == "error" and first is not _HELD_DRAW:
+        if held_draw != "held" and randomness == "error" and first is not _HELD_DRAW:
             again = _vmap_call(  # the same batch, with new seeds: did they matter?
                 func, leaves, spec, dims, size, kwargs, out_dims, "same", where, split, rows,
                 masking, group, name, aliases,
             )  # fmt: skip
-            return _unseeded_draws_unused(first, again, where)
+            return _unseeded_draws_unused(first, again, where, held_draw)
         if group:  # a group of a split: the whole batch runs row by row, in row order
             raise _HeldDrawInGroup(held_draw)
         return _draws_per_row(
@@ -442,14 +446,32 @@ def _vmap_call(
         return split_batch(signal, rerun, leaves, dims, rows, out_dims, where)
 
 
-def _unseeded_draws_unused(first: Any, again: Any, where: str) -> Any:
+def _passed(leaves: list, kwargs: dict) -> list:
+    """What the call hands the function, where a generator it draws from may come in: the
+    positional leaves and the keyword arguments (``f(x, rng=rng)``, which vmap does not
+    batch but the function draws from all the same)."""
+    return [*leaves, *kwargs.values()] if kwargs else leaves
+
+
+def _unseeded_draws_unused(first: Any, again: Any, where: str, kind: str = "fresh") -> Any:
     """``first``, where a second run of the batch (new fresh seeds) returned the same:
     the function made a generator with no seed but its result does not depend on the
     draws (``RandomState(seed)`` takes a fresh seed before setting its own); otherwise
-    randomness='error' raises (NOTE [fresh entropy under vmap] in host_random.py)."""
+    randomness='error' raises (NOTE [fresh entropy under vmap] in host_random.py).
+    ``kind='global'``: NumPy's global generator moved past its module functions (NOTE
+    [NumPy's global generator reached as an object] in host_random.py)."""
     a, b = tree_flatten(first)[0], tree_flatten(again)[0]
     if len(a) == len(b) and all(_same_values(x, y) for x, y in zip(a, b)):
         return first
+    if kind == "global":
+        raise RandomnessError(
+            f"{where}: the function drew random numbers from NumPy's global generator "
+            f"through an object that holds it (a scipy.stats distribution's rvs() with no "
+            f"random_state, np.random.mtrand._rand), and random operations are disallowed "
+            f"under vmap(randomness='error') (the default).  Pass randomness='different' "
+            f"(each batch element its own draws) or randomness='same' (one draw shared by "
+            f"the batch), or pass random_state=rng (a np.random.Generator) to the draw."
+        )
     raise RandomnessError(
         f"{where}: the function drew random numbers from a NumPy generator it made with no "
         f"seed (np.random.default_rng(), np.random.RandomState()), and random operations "
@@ -473,14 +495,19 @@ def _same_values(x: Any, y: Any) -> bool:
     return not isinstance(x, numbers.Number) or bool(x == y or (x != x and y != y))
 
 
-def _held_drew(gens: tuple, before: list, mark: int, seeds: int) -> str:
+def _held_drew(
+    gens: tuple, before: list, mark: int, seeds: int, glob_mark: tuple | None = None
+) -> str:
     """Whether a batched call drew where no tracer sees it: ``'held'`` from a generator
     the function holds (``gens``, states ``before``), ``'fresh'`` from one it made with no
-    seed (NumPy took a fresh seed since the count was ``seeds``; -1: not watched), or ``''``.
-    """
+    seed (NumPy took a fresh seed since the count was ``seeds``; -1: not watched),
+    ``'global'`` from NumPy's global one past its module functions (since ``glob_mark``;
+    NOTE [NumPy's global generator reached as an object] in host_random.py), or ``''``."""
     if gens and moved(gens, before, mark):
         return "held"
-    return "fresh" if seeds >= 0 and entropy_taken() != seeds else ""
+    if seeds >= 0 and entropy_taken() != seeds:
+        return "fresh"
+    return "global" if global_drew(glob_mark) else ""
 
 
 def _sharing_held_draws(
@@ -544,7 +571,7 @@ def _draws_per_row(func, leaves, spec, dims, size, kwargs, out_dims, randomness,
     it made with no seed (``held_draw == 'fresh'``) is its own, as in the loop; under
     'error' the rows come here only where the batch split or raised after making one
     (NOTE [fresh entropy under vmap] in host_random.py)."""
-    if (randomness == "error" and held_draw != "fresh") or name is not None:
+    if (randomness == "error" and held_draw == "held") or name is not None:
         raise RandomnessError(
             f"{where}: the function drew random numbers from a generator it "
             + ("made with no seed (np.random.default_rng())" if held_draw == "fresh" else
@@ -634,7 +661,7 @@ def _vmap_chunked(
         )  # fmt: skip
 
     if randomness == "same":
-        held = held_generators(func, leaves)
+        held = held_generators(func, _passed(leaves, kwargs))
         piece = _sharing_held_draws(piece, held, raw_states(held) if held else None)
     return _chunk_loop(piece, size, chunk, out_dims, randomness, where, paths=True)
 

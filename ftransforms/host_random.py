@@ -8,10 +8,13 @@ while ``jit`` records a signature it fingerprints the state of the generators th
 function can reach — NumPy's global ``RandomState``, Python's global ``random.Random``,
 and every generator (and ``BitGenerator``) that the function, the functions it closes
 over or names as globals, the objects of its bound methods, and its arguments hold
-(followed a few levels, through lists, tuples, dicts, partials and the fields of the
-user's objects) — and a state that moved during the recording marks the trace
-value-dependent (NOTE [value-dependent traces]): that signature runs eagerly, drawing
-afresh on every call.  It costs only the first call of a signature, never a replay.
+(followed a few levels, through lists, tuples, dicts, partials, the fields of the
+user's objects, the members of the user's classes: a generator class attribute and the
+methods, walked once per class while the names that held a generator still hold it; and
+the attributes of the user's modules it names, ``cfg.rng``) — and a state that moved
+during the recording marks the trace value-dependent (NOTE [value-dependent traces]):
+that signature runs eagerly, drawing afresh on every call.  It costs only the first call
+of a signature, never a replay.
 
 A generator made during the recording from fresh entropy (``np.random.default_rng()``,
 ``RandomState()``, ``PCG64()`` with no seed, inside the function) is not there to
@@ -26,12 +29,15 @@ generators a user holds (``rng.normal(...)`` is a method of a C object that noth
 wrap): the ``Generator``/``RandomState`` objects a function reaches are found once per
 function object (:func:`held_generators`, cached), their states read before and after
 the call; NumPy's global ``RandomState`` is left out there, its module functions being
-wrapped instead.
+wrapped instead (code that holds it as an object: NOTE [NumPy's global generator reached
+as an object]).
 """
 
 from __future__ import annotations
 
+import ctypes
 import functools
+import itertools
 import random
 import sys
 import threading
@@ -47,6 +53,10 @@ from ftransforms.core.tracer import Tracer
 
 _GENERATORS = (numpy.random.Generator, numpy.random.RandomState)
 _DEPTH = 4
+#: Levels followed by the walks done once (per function object, per class, per jit
+#: signature): a model's generator sits deeper (``wrapper.model.encoder.layers[0].drop.rng``,
+#: reached through a lambda or a bound method) than the per-call walk of arguments goes.
+_CACHED_DEPTH = 8
 #: Types of argument leaves that hold no generator (not walked by :func:`held_generators`).
 _PLAIN_TYPES = frozenset((numpy.ndarray, bool, int, float, complex, str, bytes, type(None)))
 
@@ -75,13 +85,20 @@ def _fingerprint(state: Any) -> Any:
     return state
 
 
-def _generators(func: Any, kinds: tuple = _GENERATORS, deep: bool = False) -> list:
+def _generators(
+    func: Any,
+    kinds: tuple = _GENERATORS,
+    deep: bool = False,
+    classes: list | None = None,
+    limit: int = _DEPTH,
+) -> list:
     """The generators of ``kinds`` that ``func`` reaches; ``deep`` (``jit``'s recording):
     also through the items of lists, tuples and dicts, the fields of any object of the
     user's (not only of a callable one), and ``func`` may be a tuple of objects (the
     arguments)."""
     found: dict[int, Any] = {}
     seen: set[int] = set()
+    walked: dict[type, tuple] = {}  # the classes this walk looked at: their slots
 
     def visit(obj: Any, depth: int) -> None:
         if isinstance(obj, kinds):
@@ -93,7 +110,7 @@ def _generators(func: Any, kinds: tuple = _GENERATORS, deep: bool = False) -> li
         if obj is random and random.Random in kinds:  # random.random(): the module's own
             found[id(random._inst)] = random._inst
             return
-        if depth > _DEPTH or id(obj) in seen:
+        if depth > limit or id(obj) in seen:
             return
         seen.add(id(obj))
         if isinstance(obj, types.MethodType):
@@ -102,7 +119,10 @@ def _generators(func: Any, kinds: tuple = _GENERATORS, deep: bool = False) -> li
                 return
             visit(obj.__func__, depth)
             owner = obj.__self__
-            for v in getattr(owner, "__dict__", {}).values():
+            if deep and not isinstance(owner, type) and _users(type(owner)):
+                visit(owner, depth + 1)  # ``vmap(model.forward)``: the model, as an object
+                return
+            for v in _fields(owner):
                 if isinstance(v, kinds):
                     found[id(v)] = v
             return
@@ -115,19 +135,37 @@ def _generators(func: Any, kinds: tuple = _GENERATORS, deep: bool = False) -> li
             return
         if deep and isinstance(obj, (list, tuple, dict)):  # ``RNGS[0]``, ``cfg["rng"]``
             for v in list(obj.values() if isinstance(obj, dict) else obj)[:_MAX_ITEMS]:
-                visit(v, depth + 1)
-            return
-        if deep and not callable(obj) and not isinstance(obj, types.ModuleType):
-            module = type(obj).__module__  # ``state.rng`` of an object of the user's
-            if isinstance(module, str) and module.partition(".")[0] not in _LIBRARIES:
-                for v in list(getattr(obj, "__dict__", {}).values())[:_MAX_ITEMS]:
+                if type(v) not in _PLAIN_TYPES:  # (a model's arrays: one set lookup)
                     visit(v, depth + 1)
             return
-        if not isinstance(obj, (types.FunctionType, type)) and callable(obj):
+        if deep and not callable(obj) and not isinstance(obj, types.ModuleType):
+            cls = type(obj)  # ``state.rng`` of an object of the user's
+            module = cls.__module__
+            if not isinstance(module, str) or module.partition(".")[0] in _LIBRARIES:
+                return
+            for v in list(getattr(obj, "__dict__", {}).values())[:_MAX_ITEMS]:
+                if type(v) not in _PLAIN_TYPES:
+                    visit(v, depth + 1)
+        elif not isinstance(obj, (types.FunctionType, type)) and callable(obj):
             # a callable object (a model with an ``rng`` attribute): its fields and __call__
+            cls = type(obj)
             for v in getattr(obj, "__dict__", {}).values():
-                visit(v, depth + 1)
-            visit(type(obj).__dict__.get("__call__"), depth + 1)
+                if type(v) not in _PLAIN_TYPES:
+                    visit(v, depth + 1)
+            visit(cls.__dict__.get("__call__"), depth + 1)
+        else:
+            cls = None
+        if cls is not None:  # and its slots, and its class's members (``class Model: rng``)
+            slots = walked.get(cls)
+            if slots is None:
+                walked[cls] = slots = _slots(cls)
+                if _users(cls):
+                    found.update((id(g), g) for g in _class_generators(cls, kinds, deep, classes))
+            if slots:
+                for v in _slot_values(obj, slots):
+                    visit(v, depth + 1)
+            if deep and not callable(obj):
+                return
         if isinstance(obj, types.FunctionType):
             for v in (*(obj.__defaults__ or ()), *(obj.__kwdefaults__ or {}).values()):
                 visit(v, depth + 1)
@@ -140,11 +178,157 @@ def _generators(func: Any, kinds: tuple = _GENERATORS, deep: bool = False) -> li
             glb = obj.__globals__
             for name in names:
                 if name in glb:
-                    visit(glb[name], depth + 1)
+                    value = glb[name]
+                    if isinstance(value, types.ModuleType):  # ``cfg.rng`` of a module
+                        for attr in _module_members(value, names):
+                            visit(attr, depth + 1)
+                    else:
+                        visit(value, depth + 1)
 
     visit(func, 0)
     found[id(numpy.random.mtrand._rand)] = numpy.random.mtrand._rand
     return list(found.values())
+
+
+#: Per class: the slot descriptors of its MRO (``()`` for the usual class without slots); a
+#: plain dict, read for every object walked (cleared past ``_MAX_CLASSES`` classes).
+_SLOTS: dict[type, tuple] = {}
+_MAX_CLASSES = 4096
+
+
+def _slots(cls: type) -> tuple:
+    """The slot descriptors of ``cls``'s MRO (cached in ``_SLOTS``)."""
+    cached = _SLOTS.get(cls)
+    if cached is not None:
+        return cached
+    found = []
+    for klass in cls.__mro__:
+        slots = vars(klass).get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            slot = vars(klass).get(name)  # the slot itself, not a property of a subclass
+            if isinstance(slot, types.MemberDescriptorType):
+                found.append(slot)
+    if len(_SLOTS) >= _MAX_CLASSES:
+        _SLOTS.clear()
+    _SLOTS[cls] = slots = tuple(found)
+    return slots
+
+
+def _slot_values(obj: Any, slots: tuple) -> list:
+    """The values of ``obj``'s slots (``slots``: its class's descriptors), those set."""
+    values = []
+    for slot in slots[:_MAX_ITEMS]:
+        try:
+            values.append(slot.__get__(obj))
+        except AttributeError:  # a slot never set
+            pass
+    return values
+
+
+def _fields(obj: Any) -> list:
+    """The values of an object's fields: its ``__dict__`` and its ``__slots__`` (a
+    ``dataclass(slots=True)``), at most ``_MAX_ITEMS`` of each."""
+    fields = getattr(obj, "__dict__", None)
+    values = [] if fields is None else list(itertools.islice(fields.values(), _MAX_ITEMS))
+    return values + _slot_values(obj, _slots(type(obj)))
+
+
+def _users(owner: Any) -> bool:
+    """Whether a class or module is the user's (not NumPy's, SciPy's, this library's or
+    Python's own: their members are not followed)."""
+    module = getattr(owner, "__module__", None) if isinstance(owner, type) else owner.__name__
+    if not isinstance(module, str):
+        return False
+    root = module.partition(".")[0]
+    return root not in _LIBRARIES and root not in sys.stdlib_module_names
+
+
+def _class_members(cls: type) -> tuple[list, list]:
+    """The members of the user's classes in ``cls``'s MRO that may reach a generator: a
+    generator class attribute (``class Model: rng = np.random.default_rng(0)``) and the
+    methods and properties (``forward``, which ``__call__`` calls, using a global RNG);
+    and the namespaces whose names holding a generator are watched for rebinding."""
+    members, spaces = [], []
+    for klass in cls.__mro__:
+        if klass is object or not _users(klass):
+            continue
+        spaces.append((vars(klass), None))
+        for v in list(vars(klass).values())[:_MAX_ITEMS]:
+            if isinstance(v, (staticmethod, classmethod)):
+                v = v.__func__
+            elif isinstance(v, property):
+                v = v.fget
+            if isinstance(v, types.FunctionType):
+                spaces += _named_spaces(v)
+            if isinstance(v, (*_WATCHED, numpy.random.BitGenerator, types.FunctionType)):
+                members.append(v)
+    return members, spaces
+
+
+#: Per class (and walk): the generators its members reach, and (namespace, name, generator)
+#: for each name that held one, checked at every use (a rebound one walks the class again).
+_CLASS_HELD: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _class_current(cls: type, kinds: tuple, deep: bool) -> bool:
+    """Whether the generators cached for ``cls`` still hold (no name that held one was
+    rebound: ``Model.rng = np.random.default_rng(1)`` after the first call)."""
+    cached = _CLASS_HELD.get(cls, {}).get((kinds, deep))
+    return cached is not None and all(space.get(n) is g for space, n, g in cached[1])
+
+
+def _class_generators(cls: type, kinds: tuple, deep: bool, classes: list | None = None) -> tuple:
+    """The generators of ``kinds`` that the members of ``cls`` (the user's classes in its
+    MRO: class attributes, methods) reach, walked once per class while the names that held
+    a generator still hold it (NOTE [NumPy random draws under jit])."""
+    try:
+        per_class = _CLASS_HELD.setdefault(cls, {})
+    except TypeError:  # not weakly referable
+        per_class = {}
+    if classes is not None:  # (a caller that caches what it found checks these again)
+        classes.append(cls)
+    if _class_current(cls, kinds, deep):
+        return per_class[(kinds, deep)][0]
+    per_class[(kinds, deep)] = ((), ())  # a member that reaches the class again: nothing more
+    members, spaces = _class_members(cls)
+    reached: dict[int, Any] = {}
+    for member in members:
+        reached.update((id(g), g) for g in _generators(member, kinds, deep, limit=_CACHED_DEPTH))
+    held = tuple(
+        (space, name, space[name])
+        for space, names in spaces
+        for name in (list(space) if names is None else names)
+        if isinstance(space.get(name), _WATCHED)
+    )
+    per_class[(kinds, deep)] = (tuple(reached.values()), held)
+    return per_class[(kinds, deep)][0]
+
+
+def _named_spaces(func: types.FunctionType) -> list:
+    """``(namespace, names)`` where ``func`` looks names up: its globals, and the user's
+    modules it names (``cfg.rng``)."""
+    names = code_names(func.__code__)
+    glb = func.__globals__
+    spaces = [(glb, names)]
+    for n in names:
+        value = glb.get(n)
+        if isinstance(value, types.ModuleType) and _users(value):
+            spaces.append((vars(value), names))
+    return spaces
+
+
+def _module_members(module: types.ModuleType, names: set) -> list:
+    """The attributes of the user's module that a function names (``cfg.rng.normal``:
+    ``rng``); nothing for NumPy's, SciPy's, this library's or Python's modules (the
+    ``random`` module's own generator is found by name)."""
+    if module is random:
+        return [module]
+    if not _users(module):
+        return []
+    members = vars(module)
+    return [
+        members[n] for n in names if n in members and not isinstance(members[n], types.ModuleType)
+    ]
 
 
 def reachable(objects: tuple, kinds: tuple) -> list:
@@ -189,8 +373,9 @@ def snapshot(func: Any, args: Any = ()) -> list:
     """The generators ``func`` can reach (Python's ``random`` module's too), and those
     among ``args`` (a generator passed as an argument, ``f(x, rng)``), with their states
     now."""
-    gens = _generators(func, _WATCHED, deep=True)
-    gens += _generators(tuple(args), _WATCHED, deep=True)  # (NumPy's global again: once)
+    gens = _generators(func, _WATCHED, deep=True, limit=_CACHED_DEPTH)
+    # (NumPy's global again: once)
+    gens += _generators(tuple(args), _WATCHED, deep=True, limit=_CACHED_DEPTH)
     # (a random.SystemRandom has no state: its draws are counted, see fresh_entropy)
     unique = {id(g): g for g in gens if not isinstance(g, random.SystemRandom)}
     return [(g, _state(g)) for g in unique.values()]
@@ -216,27 +401,30 @@ def held_generators(func: Any, args: list) -> tuple:
     if objects:  # ``f(x, state)`` with ``state.rng``: walked at every call
         passed += tuple(g for g in _generators(objects, _WATCHED, deep=True) if _stateful(g))
     try:
-        found, globals_held = _HELD[func]
+        found, globals_held, classes = _HELD[func]
     except (KeyError, TypeError):
         pass
     else:
-        if not globals_held or all(glb.get(n) is gen for glb, n, gen in globals_held):
+        if (not globals_held or all(glb.get(n) is gen for glb, n, gen in globals_held)) and (
+            not classes or all(_class_current(cls, _WATCHED, True) for cls in classes)
+        ):
             return found + passed
     glob = numpy.random.mtrand._rand
-    found = tuple(
-        g for g in _generators(func, _WATCHED, deep=True) if g is not glob and _stateful(g)
-    )
+    classes = []  # the classes whose members were walked (their generators cached per class)
+    reached = _generators(func, _WATCHED, deep=True, classes=classes, limit=_CACHED_DEPTH)
+    found = tuple(g for g in reached if g is not glob and _stateful(g))
     glb = getattr(func, "__globals__", None)
     code = getattr(func, "__code__", None)
     globals_held = ()
     if isinstance(glb, dict) and isinstance(code, types.CodeType):
-        globals_held = tuple(
-            (glb, name, glb[name])
-            for name in code_names(code)
-            if isinstance(glb.get(name), _WATCHED)
+        globals_held = tuple(  # (and in the user's modules it names: ``cfg.rng``)
+            (space, name, space[name])
+            for space, names in _named_spaces(func)
+            for name in names
+            if isinstance(space.get(name), _WATCHED)
         )
     try:
-        _HELD[func] = (found, globals_held)
+        _HELD[func] = (found, globals_held, tuple(classes))
     except TypeError:  # not weakly referable: found again at each call
         pass
     return found + passed
@@ -283,6 +471,7 @@ def unwatch_global(slot: list) -> None:
 
 def before_global_draw() -> None:
     """NumPy's global generator is about to draw: fill the watching slots still empty."""
+    _MOVED_BY_WRAPPERS[0] += 1  # NOTE [NumPy's global generator reached as an object]
     slots = _GLOBAL_SLOTS.slots
     if slots:
         state = None
@@ -290,6 +479,65 @@ def before_global_draw() -> None:
             if slot[0] is None:
                 state = _raw(numpy.random.mtrand._rand) if state is None else state
                 slot[0] = state
+
+
+# NOTE [NumPy's global generator reached as an object]: NumPy's module functions
+# (``np.random.normal``, ``np.random.seed``) are wrapped while a transform is active, but
+# code holding the global ``RandomState`` itself draws past them: SciPy's distributions keep
+# ``np.random.mtrand._rand`` from import (``random_state=None``), so ``stats.norm.rvs(size=3)``
+# inside ``vmap`` drew once for the whole batch, under 'error' too.  Its state costs
+# 70-130 us to read (more than a small vmap call), so a vmap call that watches draws reads a
+# fingerprint only, through the bit generator's ctypes interface (its MT19937 state struct:
+# ``key[624]``, then ``pos``): the position and the first key word, which every draw of MT
+# words changes (624 of them regenerate the keys), ~1 us.  A move that no wrapped module
+# function made (they count their moves in ``_MOVED_BY_WRAPPERS``; a call with both kinds is
+# taken as theirs) is a draw the batch shared (api._held_drew's 'global'): 'different' runs
+# the rows one at a time (after the shared draw: the state is not set back, so the rows'
+# numbers are not the loop's, each row its own all the same); 'error' runs the batch again
+# and raises if the result changed (another thread may have drawn meanwhile: a function
+# whose result does not change drew nothing that mattered).  Not seen: a legacy normal
+# served from ``RandomState``'s cached second Gaussian (it moves no MT word), and 'same' in
+# parts (chunks, a split's groups), which draw once per part.
+#: Offset of ``pos`` in NumPy's MT19937 state struct (``uint32_t key[624]; int pos;``), as
+#: its ctypes interface's ``state_address`` holds it.
+_MT_POS = 624 * ctypes.sizeof(ctypes.c_uint32)
+#: Moves of NumPy's global generator made through the wrapped module functions (all threads).
+_MOVED_BY_WRAPPERS = [0]
+_MTRAND = numpy.random.mtrand
+#: [the global RandomState, its state's pos, its key[0], its bit generator] (the views:
+#: None where it is not an MT19937)
+_GLOBAL_VIEW: list = [None, None, None, None]
+
+
+def note_global_move() -> None:
+    """A wrapped module function is about to move NumPy's global generator (a seed)."""
+    _MOVED_BY_WRAPPERS[0] += 1
+
+
+def global_mark() -> tuple | None:
+    """A fingerprint of NumPy's global generator's state and of the moves the wrapped
+    module functions made, or None where it is not an MT19937 (NOTE [NumPy's global
+    generator reached as an object])."""
+    view = _GLOBAL_VIEW
+    if _MTRAND._rand is not view[0]:  # (its bit generator is its own for its lifetime)
+        bits = getattr(_MTRAND._rand, "_bit_generator", None)
+        if type(bits) is numpy.random.MT19937:
+            address = bits.ctypes.state_address
+            pos = ctypes.c_int.from_address(address + _MT_POS)
+            view[:] = [_MTRAND._rand, pos, ctypes.c_uint32.from_address(address), bits]
+        else:
+            view[:] = [_MTRAND._rand, None, None, bits]
+    pos = view[1]
+    return None if pos is None else (pos.value, view[2].value, _MOVED_BY_WRAPPERS[0])
+
+
+def global_drew(mark: tuple | None) -> bool:
+    """Whether NumPy's global generator moved since ``global_mark()`` returned ``mark``
+    other than through the wrapped module functions."""
+    if mark is None:
+        return False
+    now = global_mark()
+    return now != mark and now is not None and now[2] == mark[2]
 
 
 def restore_global(slot: list | None) -> None:

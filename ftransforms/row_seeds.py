@@ -45,6 +45,7 @@ import numpy
 
 from ftransforms.core.stack import current_stack
 from ftransforms.core.tracer import Tracer
+from ftransforms.host_random import note_global_move
 from ftransforms.interpreters.batching import BatchInterpreter
 from ftransforms.numpy.generator_out import SEED_READERS
 
@@ -53,9 +54,15 @@ RESEEDED: weakref.WeakSet = weakref.WeakSet()
 
 
 def row_seed(seed: Any) -> Any:
-    """A seed as the loop's row holds it: a traced one read as a Python int (or list)."""
+    """A seed as the loop's row holds it: a traced one read as a Python int (or list), and
+    so each traced entry of a list or tuple of them (``default_rng([base, idx])``, a
+    ``SeedSequence``'s entropy)."""
     if isinstance(seed, Tracer):
         return seed.tolist() if seed.ndim else int(seed)
+    if isinstance(seed, (list, tuple)):
+        read = [row_seed(s) for s in seed]
+        if any(r is not s for r, s in zip(read, seed)):
+            return read
     return seed
 
 
@@ -68,6 +75,7 @@ def _seed(seed: Any = None) -> None:
     for interp in current_stack():  # NOTE [seeds of some rows]
         if isinstance(interp, BatchInterpreter) and interp.randomness == "different":
             RESEEDED.add(interp)
+    note_global_move()  # NOTE [NumPy's global generator reached as an object]
     _SEED(seed)
 
 
