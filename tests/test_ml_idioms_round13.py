@@ -8,6 +8,11 @@ the loop over examples for ``vmap``, and float64 central differences for derivat
   (a padding token 0, as in ``F.cross_entropy(logits, tokens, ignore_index=pad_id)``)
   counted the ignored targets (a silent wrong answer): only an out-of-range index
   (torch's default -100) was left out.
+* A batch-norm layer updating ``self.running_mean += (1 - m) * mu`` under ``vmap``/``grad``
+  raised ``InPlaceError`` saying only ``numpy.add(..., out=...)``, "an argument that is not
+  transformed" and "y = vmap(...)"; it names the in-place operator (``a += t``) now, the
+  causes (an attribute such as ``self.running_mean``, ``a.copy()`` of a plain array) and
+  the fixes (return the new statistics, as ``nn.batch_norm`` does; ``np.copy(a)``).
 """
 
 import numpy as np
@@ -15,6 +20,8 @@ import pytest
 
 import ftransforms as ft
 from ftransforms import nn
+from ftransforms.core.stack import current_stack
+from ftransforms.errors import InPlaceError
 from tests.program_oracles import fd_jacobian
 from tests.tolerances import assert_tree_close, fd_tol, tol
 
@@ -61,3 +68,46 @@ def test_nll_loss_ignores_a_padding_token_of_a_sequence():
     assert_tree_close(nn.nll_loss(logp, tokens, ignore_index=0), expected, **tol(np.float64))
     none = nn.nll_loss(logp, tokens, ignore_index=0, reduction="none")
     assert none[0, 1] == 0 and none[1, 0] == 0 and none[1, 1] == 0
+
+
+class _BatchNorm:
+    """A practitioner's layer: running statistics updated in place."""
+
+    def __init__(self, n, momentum=0.1):
+        self.running_mean = np.zeros(n)
+        self.momentum = momentum
+
+    def __call__(self, x):
+        mu = x.mean(0)
+        self.running_mean += self.momentum * mu
+        return (x - mu) / np.sqrt(x.var(0) + 1e-5)
+
+
+@pytest.mark.parametrize("transform", ["vmap", "grad"])
+def test_running_statistics_written_in_place_raise_naming_the_operator(transform):
+    layer = _BatchNorm(3)
+    x = np.random.default_rng(2).normal(size=(4, 5, 3))
+    f = ft.vmap(layer) if transform == "vmap" else ft.grad(lambda x: (layer(x) ** 2).sum())
+    with pytest.raises(InPlaceError) as info:
+        f(x if transform == "vmap" else x[0])
+    msg = str(info.value)
+    assert msg.startswith(f"{transform}(")
+    assert "a += t (numpy.add(..., out=...))" in msg
+    assert "self.running_mean" in msg and "nn.batch_norm" in msg
+    np.testing.assert_array_equal(layer.running_mean, 0.0)
+    assert not current_stack()
+
+
+def test_a_copy_of_an_outside_array_accumulated_into_names_the_copy():
+    stats = {"sum": np.zeros(3)}
+
+    def f(x):
+        acc = stats["sum"].copy()
+        acc -= x
+        return acc
+
+    with pytest.raises(InPlaceError, match=r"a -= t .*a\.copy\(\) of a plain array"):
+        ft.vmap(f)(np.ones((2, 3)))
+    np.testing.assert_array_equal(
+        ft.vmap(lambda x: np.copy(stats["sum"]) - x)(np.ones((2, 3))), -1.0
+    )

@@ -933,11 +933,14 @@ def _out_error(form: str, out: Any) -> Exception:
         return ValueError("output array is read-only")  # NumPy's words
     return InPlaceError(
         f"{form}: out= is a NumPy array of shape {numpy.shape(out)} that did not come from "
-        f"inside the transformed function (a global, or an argument that is not "
-        f"transformed), so it cannot hold the traced result (its derivative or its batch), "
-        f"and writing into it would change the caller's data.  Use the returned value "
-        f"(y = {form.split('(')[0]}(...)), or make the array inside the function with "
-        f"np.zeros/np.empty/np.copy."
+        f"inside the transformed function (a global, a closed-over array, an attribute "
+        f"such as self.running_mean, a.copy() of a plain array, or the result of a NumPy "
+        f"function that is not a creation function), so it cannot hold the traced result "
+        f"(its derivative or its batch), and writing into it would change the caller's "
+        f"data.  Compute out of place (a = a + t) and use the returned value (return new "
+        f"running statistics, as nn.batch_norm does), or make the array inside the "
+        f"function with np.zeros/np.empty/np.full/np.array(...)/np.copy(a) (a.copy() of a "
+        f"NumPy array is a C method that cannot be hooked)."
     )
 
 
