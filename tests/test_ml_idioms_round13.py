@@ -13,6 +13,9 @@ the loop over examples for ``vmap``, and float64 central differences for derivat
   transformed" and "y = vmap(...)"; it names the in-place operator (``a += t``) now, the
   causes (an attribute such as ``self.running_mean``, ``a.copy()`` of a plain array) and
   the fixes (return the new statistics, as ``nn.batch_norm`` does; ``np.copy(a)``).
+* ``hessian`` of a loss with dropout (a mask from a held generator) raised
+  ``RandomnessError`` telling to pass ``randomness=`` to a ``vmap`` the user never wrote;
+  ``hessian`` takes ``randomness=`` now and hands it to its outer ``jacfwd``.
 """
 
 import numpy as np
@@ -111,3 +114,32 @@ def test_a_copy_of_an_outside_array_accumulated_into_names_the_copy():
     np.testing.assert_array_equal(
         ft.vmap(lambda x: np.copy(stats["sum"]) - x)(np.ones((2, 3))), -1.0
     )
+
+
+def _dropout_loss(rng):
+    def loss(w):
+        h = np.tanh(w)
+        keep = rng.random(h.shape) < 0.5
+        return ((h * keep / 0.5) ** 2).sum()
+
+    return loss
+
+
+def test_hessian_of_a_loss_with_dropout_takes_randomness():
+    w = np.random.default_rng(3).normal(size=5)
+    with pytest.raises(ft.errors.RandomnessError):
+        ft.hessian(_dropout_loss(np.random.default_rng(0)))(w)
+    rng = np.random.default_rng(0)
+    h = ft.hessian(_dropout_loss(rng), randomness="same")(w)
+    again = np.random.default_rng(0)
+    keep = again.random(5) < 0.5
+    fixed = lambda v: ((np.tanh(v) * keep / 0.5) ** 2).sum()  # noqa: E731
+    assert_tree_close(h, fd_jacobian(ft.grad(fixed), (w,)), **fd_tol(np.float64))
+    assert rng.random() == again.random()  # one call's draws
+    cols = ft.hessian(_dropout_loss(np.random.default_rng(0)), randomness="different")(w)
+    again = np.random.default_rng(0)  # column j: the j-th call's mask, as a loop draws them
+    for j in range(5):
+        keep = again.random(5) < 0.5
+        fixed = lambda v: ((np.tanh(v) * keep / 0.5) ** 2).sum()  # noqa: E731
+        col = fd_jacobian(ft.grad(fixed), (w,))[:, j]
+        assert_tree_close(cols[:, j], col, **fd_tol(np.float64))
