@@ -1474,10 +1474,15 @@ def hessian(
     holomorphic: bool = False,
     *,
     chunk_size: int | None = None,
+    randomness: str = "error",
 ) -> Callable:
     """The Hessian of a scalar ``func``: ``jacfwd(jacrev(func, argnums), argnums)``.
     ``chunk_size`` is the outer ``jacfwd``'s: that many Hessian columns (Hessian-vector
     products) at a time, so peak memory is bounded by the chunk (same result).
+    ``randomness`` is the outer ``jacfwd``'s too: a ``func`` that draws (a dropout mask
+    from ``rng.random``) raises under ``'error'``; ``'same'`` gives the Hessian for one
+    draw, shared by every column (the generator moves on as one call of ``func`` moves
+    it); ``'different'`` draws afresh per column, as ``jacfwd`` does.
     ``holomorphic=True`` is passed to both; with ``has_aux=True`` (JAX's) ``func`` returns
     ``(output, aux)`` and the result is ``(hessian, aux)``.  Keyword arguments of the call
     are passed to ``func`` and not differentiated.
@@ -1491,5 +1496,8 @@ def hessian(
     """
     check_callable(func, "hessian")
     check_chunk_size(chunk_size, f"hessian({fname(func)}, chunk_size={chunk_size!r})")
+    check_randomness(randomness, f"hessian({fname(func)}, randomness={randomness!r})")
     inner = jacrev(func, argnums, has_aux, holomorphic)
-    return jacfwd(inner, argnums, has_aux, holomorphic, chunk_size=chunk_size)
+    return jacfwd(
+        inner, argnums, has_aux, holomorphic, chunk_size=chunk_size, randomness=randomness
+    )

@@ -26,11 +26,14 @@ def _class_axis(x: Any) -> int:
     return 0 if fnp.ndim(x) == 1 else 1
 
 
-def _class_mask(target: Any, x: Any, axis: int) -> Any:
-    """``(target == c)`` for every class ``c`` along ``axis`` of ``x``, as ``x``'s dtype."""
+def _class_mask(target: Any, x: Any, axis: int, ignore_index: int) -> Any:
+    """``(target == c)`` for every class ``c`` along ``axis`` of ``x``, as ``x``'s dtype,
+    with the rows of targets equal to ``ignore_index`` all zero (an index in range, such as
+    a padding token 0, counts as no class, as torch ignores it)."""
     c = fnp.shape(x)[axis]
     classes = fnp.reshape(fnp.arange(c, like=target), (c,) + (1,) * (fnp.ndim(x) - axis - 1))
-    return fnp.astype(fnp.expand_dims(target, axis) == classes, dtype_of(x))
+    target = fnp.expand_dims(target, axis)
+    return fnp.astype((target == classes) & (target != ignore_index), dtype_of(x))
 
 
 def _weight_along(weight: Any, x: Any, axis: int) -> Any:
@@ -73,7 +76,7 @@ def nll_loss(
     _check_reduction(reduction, where)
     _check_index_target(log_probs, target, where)
     axis = _class_axis(log_probs)
-    mask = _class_mask(target, log_probs, axis)  # ignore_index (out of range) -> zero row
+    mask = _class_mask(target, log_probs, axis, ignore_index)
     if weight is not None:
         mask = mask * _weight_along(weight, log_probs, axis)
     # Select, then weight: a -inf log-probability of a class that is not the target (a
@@ -133,7 +136,7 @@ def cross_entropy(
     elif reduction == "sum":
         smooth = fnp.sum(smooth)
     else:
-        mask = _class_mask(target, logp, axis)
+        mask = _class_mask(target, logp, axis, ignore_index)
         if weight is not None:
             mask = mask * _weight_along(weight, logp, axis)
         smooth = fnp.sum(smooth) / fnp.sum(mask)

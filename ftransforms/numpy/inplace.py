@@ -940,13 +940,15 @@ def _out_error(form: str, out: Any) -> Exception:
             f"per field)."
         )
     return InPlaceError(
-        f"{form}: out= is a plain NumPy array of shape {numpy.shape(out)} (a global, an "
-        f"argument that is not transformed, an alias or a view of one, or an array that "
-        f"another NumPy function made), so it cannot hold the traced result (its derivative "
-        f"or its batch), and writing into it could change the caller's data.  Use "
-        f"the returned value (y = {form.split('(')[0]}(...)), or make the array inside the "
-        f"function with np.zeros/np.empty/np.copy (x0 += t into a plain array that only "
-        f"the variable x0 holds works too)."
+        f"{form}: out= is a plain NumPy array of shape {numpy.shape(out)} that did not come "
+        f"from inside the transformed function or that something else holds (a global, a "
+        f"closed-over array, an attribute such as self.running_mean, an argument that is "
+        f"not transformed, an alias or a view of one), so it cannot hold the traced result "
+        f"(its derivative or its batch), and writing into it could change the caller's "
+        f"data.  Compute out of place (a = a + t) and use the returned value (return new "
+        f"running statistics, as nn.batch_norm does), or make the array inside the "
+        f"function with np.zeros/np.empty/np.full/np.copy(a) (x0 += t into a plain array "
+        f"that only the variable x0 holds, such as x0 = a.copy(), works too)."
     )
 
 

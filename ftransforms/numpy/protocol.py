@@ -217,6 +217,34 @@ def _handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     return out if dtype is None else ufuncs.astype(out, dtype)
 
 
+#: The in-place operator whose write NumPy makes with each ufunc (``a += t`` is
+#: ``numpy.add(a, t, out=(a,))``), named in the errors of such a write.
+_INPLACE_OPERATORS = {
+    "add": "+=",
+    "subtract": "-=",
+    "multiply": "*=",
+    "divide": "/=",
+    "floor_divide": "//=",
+    "remainder": "%=",
+    "power": "**=",
+    "matmul": "@=",
+    "left_shift": "<<=",
+    "right_shift": ">>=",
+    "bitwise_and": "&=",
+    "bitwise_or": "|=",
+    "bitwise_xor": "^=",
+}
+
+
+def _out_call_form(ufunc: Any, method: str, inputs: tuple, outs: Any) -> str:
+    """The call ``numpy.<ufunc>(..., out=...)`` as the user wrote it: ``a += t`` where the
+    output is the first input of a binary ufunc with an in-place operator."""
+    op = _INPLACE_OPERATORS.get(ufunc.__name__) if method == "__call__" else None
+    if op and len(inputs) == 2 and isinstance(outs, tuple) and outs[0] is inputs[0]:
+        return f"a {op} t (numpy.{ufunc.__name__}(..., out=...))"
+    return f"numpy.{ufunc.__name__}(..., out=...)"
+
+
 def _ufunc_out(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     """``numpy.<ufunc>(..., out=buf[, where=mask])``: the result written into ``buf`` with
     NumPy's mutation semantics (NOTE [mutation semantics] in core/mutation.py) and casting
@@ -225,7 +253,7 @@ def _ufunc_out(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     outs = kwargs.pop("out")
     # a reduce's where= picks the elements it reduces (passed on); a call's, the outputs
     mask = True if method == "reduce" else kwargs.pop("where", True)
-    form = f"{_call_form((inputs, outs))}numpy.{ufunc.__name__}(..., out=...)"
+    form = f"{_call_form((inputs, outs))}{_out_call_form(ufunc, method, inputs, outs)}"
     nout = ufunc.nout if method == "__call__" else 1
     if not isinstance(outs, tuple):
         if nout > 1:
