@@ -31,7 +31,7 @@ from ftransforms.aliased_arguments import alias_plan, link
 from ftransforms.backend import is_array, namespace_of
 from ftransforms.boundary import transform_inputs, transform_outputs
 from ftransforms.compiled import tier
-from ftransforms.core.errors import MixedBackendError, PerformanceWarning
+from ftransforms.core.errors import ArgumentWriteWarning, MixedBackendError, PerformanceWarning
 from ftransforms.core.mutation import Buffer, live_buffer_scope, mutable, views_one_of
 from ftransforms.core.outside_operands import routed_to
 from ftransforms.core.stack import pushed
@@ -977,6 +977,7 @@ def jit(
     attach_later: dict = {}  # id -> a recorded program not yet given its compiled tier
 
     no_static = ((), ())
+    wrote = [False]  # an ArgumentWriteWarning was shown
     number_values: dict = {}  # NOTE [Python numbers are static]
 
     @functools.wraps(func)
@@ -1139,6 +1140,16 @@ def jit(
             if len(cache) > max_cached:
                 attach_later.pop(id(cache.popitem(last=False)[1]), None)
                 fast.clear()
+            if program.writes_inputs and not wrote[0]:
+                wrote[0] = True  # (once per jitted function)
+                warnings.warn(
+                    f"jit({name}): the function writes into an argument in place (x -= ..., "
+                    f"x[i] = ..., out=x); under jit, as under jax.jit, the caller's arrays "
+                    f"are never modified, where calling {name} without jit modifies them.  "
+                    f"Return the new values and assign them (p = step(p, g)).",
+                    ArgumentWriteWarning,
+                    stacklevel=2,
+                )
             if program.value_dependent:
                 warnings.warn(
                     f"jit({name}): the trace depends on data ({program.reason}), so this "

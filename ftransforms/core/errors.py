@@ -357,6 +357,30 @@ class ObjectArrayWarning(PerformanceWarning):
     """
 
 
+class ArgumentWriteWarning(UserWarning):
+    """A ``jit``-compiled function wrote into one of its arguments in place (``w -= lr *
+    g``, ``p["W"][...] = ...``): called without ``jit`` it modifies the caller's array, but
+    under ``jit``, as under ``jax.jit``, the caller's arrays are never modified, so an
+    optimizer step written to update its arguments does nothing there.  Shown once per
+    jitted function, at its first recording that writes; return the new values instead
+    (``p = step(p, g)``).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import warnings
+        >>> def sgd(w, g):
+        ...     w -= 0.1 * g
+        ...     return (w**2).sum()
+        >>> w = np.ones(2)
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     _ = ft.jit(sgd)(w, np.ones(2))
+        >>> w.tolist(), [c.category.__name__ for c in caught]
+        ([1.0, 1.0], ['ArgumentWriteWarning'])
+    """
+
+
 class UnsupportedOperationError(FTransformsError, NotImplementedError, TypeError):
     """A NumPy function, ufunc method or argument that has no ftransforms rule.
 

@@ -940,8 +940,8 @@ def _out_error(form: str, out: Any) -> Exception:
             f"per field)."
         )
     return InPlaceError(
-        f"{form}: out= is a plain NumPy array of shape {numpy.shape(out)} that did not come "
-        f"from inside the transformed function or that something else holds (a global, a "
+        f"{form}: out= is a NumPy array of shape {numpy.shape(out)} that did not come from "
+        f"inside the transformed function or that something else holds (a global, a "
         f"closed-over array, an attribute such as self.running_mean, an argument that is "
         f"not transformed, an alias or a view of one), so it cannot hold the traced result "
         f"(its derivative or its batch), and writing into it could change the caller's "
