@@ -25,7 +25,7 @@ from ftransforms.core.index_spec import (
     index_arrays_on,
     normalize_index,
 )
-from ftransforms.core.mutation import make_view, read_only
+from ftransforms.core.mutation import Buffer, make_view, read_only
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.creation import as_operand, full, ones_like, zeros_like
 from ftransforms.numpy.dispatch import implements
@@ -38,7 +38,6 @@ from ftransforms.numpy.helpers import (
     ndim,
     normalize_axis,
     peek,
-    physical,
     refuse_in_place,
     shape,
     size,
@@ -332,10 +331,8 @@ class _IndexUpdate:
     def apply(self, func: Any, **modes: Any) -> Any:
         """``x`` with ``func`` applied to the indexed elements (``mode=`` as in
         :meth:`add`)."""
-        mode, wrap = _at_modes(modes, "apply")
-        return self._update(
-            lambda x, i, _: _set_at(x, i, func(getitem(x, i))), None, mode, wrap, "apply"
-        )
+        # once per occurrence of a repeated index, as JAX's (and numpy.<ufunc>.at)
+        return self._combine(0, lambda old, _: func(old), "apply", modes)
 
     def multiply(self, values: Any, **modes: Any) -> Any:
         """``x`` with the indexed elements multiplied by ``values`` (repeats accumulate)."""
@@ -363,13 +360,26 @@ class _IndexUpdate:
 
 
 def _set_at(x: Any, index: Any, values: Any) -> Any:
-    hits = scatter(physical_zeros_like(x), index, 1)
+    hits = _hits(x, index)
     if (peek(hits) > 1).any():
-        raise UnsupportedOperationError(
-            "x.at[index].set(v) with repeated indices: which value wins is undefined; "
-            "deduplicate the index, or use .add()"
-        )
+        return _set_last_wins(x, index, values)
     return where(hits > 0, scatter(x, index, values), x)
+
+
+def _set_last_wins(x: Any, index: Any, values: Any) -> Any:
+    """``x.at[index].set(values)`` where ``index`` repeats positions: the last occurrence
+    of each wins (JAX on CPU, NumPy's ``x[index] = values``, ``lax.scatter`` here), and only
+    it gets a derivative."""
+    target = getitem(x, index)
+    flat_pos = _flat_positions(x, index, "set")
+    _, last_from_end = numpy.unique(flat_pos[::-1], return_index=True)
+    keep = numpy.sort(flat_pos.size - 1 - last_from_end)
+    xp = xp_of(x)
+    pos = xp.asarray(flat_pos[keep])
+    kept = getitem(ravel(broadcast_to(values, shape(target))), xp.asarray(keep))
+    out = ravel(x)
+    out = _set_unique(out, pos, astype(kept, dtype_of(x)), _hits(out, pos))
+    return reshape(out, shape(x))
 
 
 def _at_modes(modes: dict, name: str) -> tuple[str | None, bool]:
@@ -392,8 +402,9 @@ class IndexUpdateHelper:
     ``.set(v)``, ``.add(v)``, ``.multiply(v)``, ``.divide(v)``, ``.power(v)``, ``.min(v)``,
     ``.max(v)`` and ``.get()``, each returning a new array, ``x`` with the indexed elements
     updated (functional, as arrays are immutable under transforms).  ``.add`` and the other
-    combining updates apply repeated indices once per occurrence; ``.set`` with repeated
-    indices raises :class:`~ftransforms.errors.UnsupportedOperationError`.
+    combining updates (and ``.apply``) apply repeated indices once per occurrence; ``.set``
+    keeps the last value written at a repeated index (as JAX on CPU and NumPy's
+    ``x[index] = v``).
 
     Example:
         >>> import numpy as np
@@ -762,10 +773,38 @@ def add_at(x: Any, index: Any, values: Any) -> Any:
 
 
 def _hits(x: Any, index: Any) -> Any:
-    """How many times ``index`` hits each element of ``x`` (on ``x``'s backend)."""
+    """How many times ``index`` hits each element of ``x`` (on ``x``'s backend).  An index
+    of host values is counted by NumPy, outside any transform: under ``jit`` the count is
+    then a constant of the recording, and reading it is no read of the call's data (the
+    count of a traced index is, and ``jit`` runs that signature eagerly)."""
+    counted = _host_hits(x, index)
+    if counted is not None:
+        return counted
     zeros = physical_zeros_like(x)
     ones = ones_like(getitem(zeros, index))
     return scatter(zeros, index, ones)
+
+
+_HOST_INDEX_PARTS = (int, numpy.integer, numpy.bool_, slice, type(None), type(Ellipsis))
+
+
+def _host_hits(x: Any, index: Any) -> numpy.ndarray | None:
+    """:func:`_hits` counted with ``numpy.add.at`` for a NumPy ``x`` and an index of host
+    integers, slices and NumPy arrays; None for any other index."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if builtins.any(type(p) is Buffer for p in parts):  # an array made in the function
+        parts = tuple(p.val if type(p) is Buffer else p for p in parts)
+        index = parts if isinstance(index, tuple) else parts[0]
+    if xp_of(x) is not numpy or not builtins.all(
+        isinstance(p, _HOST_INDEX_PARTS) or type(p) is numpy.ndarray for p in parts
+    ):
+        return None
+    counts = numpy.zeros(shape(x), dtype=numpy.int64)
+    try:
+        numpy.add.at(counts, index, 1)
+    except (IndexError, TypeError, ValueError):
+        return None  # NumPy's error, if any, comes from the traced path
+    return counts
 
 
 def _set_unique(x: Any, index: Any, values: Any, hits: Any) -> Any:
@@ -778,21 +817,12 @@ def combine_at(x: Any, index: Any, values: Any, op: Any, name: str) -> Any:
     target = getitem(x, index)
     values = broadcast_to(values, shape(target))
     hits = _hits(x, index)
-    if not (physical(hits) > 1).any():
+    if not (peek(hits) > 1).any():  # a traced index: jit must not replay this choice
         return _set_unique(x, index, astype(op(target, values), dtype_of(x)), hits)
     # Repeated indices: rounds of unique positions (the k-th occurrence of each position
     # in round k), found from the concrete flat positions of the index.
-    spec, arrays = normalize_index(index, ndim(x))
-    try:
-        arrays = [a._concrete() if isinstance(a, Tracer) else a for a in arrays]
-    except BatchedControlFlowError:
-        raise UnsupportedOperationError(
-            f"x.at[index].{name}(v) with repeated indices that differ across a vmap batch is "
-            f"not supported; deduplicate the index, or apply the update outside vmap"
-        ) from None
     xp = xp_of(x)
-    positions = xp.arange(size(x)).reshape(shape(x))[build_index(spec, arrays)]
-    flat_pos = numpy.asarray(positions.get() if hasattr(positions, "get") else positions).ravel()
+    flat_pos = _flat_positions(x, index, name)
     order = numpy.argsort(flat_pos, kind="stable")
     sorted_pos = flat_pos[order]
     starts = numpy.r_[True, sorted_pos[1:] != sorted_pos[:-1]]
@@ -809,6 +839,21 @@ def combine_at(x: Any, index: Any, values: Any, op: Any, name: str) -> Any:
         hits_k = _hits(counts, pos)
         out = _set_unique(out, pos, astype(new, dtype_of(x)), hits_k)
     return reshape(out, shape(x))
+
+
+def _flat_positions(x: Any, index: Any, name: str) -> numpy.ndarray:
+    """The flat (C order) positions in ``x`` of the elements ``x[index]`` picks, in index
+    order, as a host array (an index batched by ``vmap`` cannot be read here)."""
+    spec, arrays = normalize_index(index, ndim(x))
+    try:
+        arrays = [a._concrete() if isinstance(a, Tracer) else a for a in arrays]
+    except BatchedControlFlowError:
+        raise UnsupportedOperationError(
+            f"x.at[index].{name}(v) with repeated indices that differ across a vmap batch is "
+            f"not supported; deduplicate the index, or apply the update outside vmap"
+        ) from None
+    positions = xp_of(x).arange(size(x)).reshape(shape(x))[build_index(spec, arrays)]
+    return numpy.asarray(positions.get() if hasattr(positions, "get") else positions).ravel()
 
 
 def nonzero_mask(a: Any) -> Any:
