@@ -17,7 +17,10 @@ the comments).  Each test failed before the change it names:
   ``15`` for JAX's ``5``: a silent wrong answer);
 * ``x.at[i]`` updates at a constant index (a global, an array made in the function) are
   recorded and replayed by ``jit``: the repeats are counted on the host (every such update
-  made the whole signature run eagerly, with a ``RuntimeWarning``).
+  made the whole signature run eagerly, with a ``RuntimeWarning``);
+* ``x.at[i].subtract(v)`` and ``x.at[i].mul(v)`` (JAX's names) exist; ``random.normal``,
+  ``uniform``, ``randint``, ``permutation``, ``choice``, ``bernoulli`` take ``key=`` by
+  keyword; ``scipy.special.logsumexp`` takes ``where=`` (they raised ``TypeError``).
 """
 
 from __future__ import annotations
@@ -168,3 +171,49 @@ def test_jit_replays_index_updates_at_constant_indices():
             x, v = np.arange(5.0) + k, np.arange(3.0) * (k + 1)
             np.testing.assert_allclose(jitted(x, v), numpy_step(x, v), rtol=1e-12)
     assert len(calls) == 1
+
+
+def test_index_update_subtract_and_mul_are_jax_s_names():
+    x, i = np.arange(5.0), np.array([0, 0, 2, 7])
+    v = np.array([1.0, 2.0, 3.0, 4.0])
+    want = x.copy()
+    np.subtract.at(want, i[:3], v[:3])  # index 7 dropped
+    np.testing.assert_array_equal(fnp.at(x)[i].subtract(v, mode="drop"), want)
+    np.testing.assert_array_equal(x.at[1].mul(3.0), [0.0, 3.0, 2.0, 3.0, 4.0])
+    # jax.grad: each occurrence's cotangent, negated: [6, 6]
+    g = ft.grad(lambda v: (fnp.zeros(3).at[np.array([0, 0])].subtract(v) ** 2).sum())(v[:2])
+    np.testing.assert_array_equal(g, [6.0, 6.0])
+
+
+def test_random_samplers_take_the_key_by_keyword_like_jax():
+    key = ft.random.PRNGKey(0)
+    for name, kw in [
+        ("normal", {"shape": (3,)}),
+        ("uniform", {"shape": (2,), "minval": 1.0, "maxval": 2.0}),
+        ("randint", {"shape": (2,), "minval": 0, "maxval": 9}),
+        ("permutation", {"x": 5}),
+        ("choice", {"a": 5, "shape": (2,)}),
+        ("bernoulli", {"p": 0.3, "shape": (4,)}),
+    ]:
+        sampler = getattr(ft.random, name)
+        np.testing.assert_array_equal(sampler(key=key, **kw), sampler(key, **kw), err_msg=name)
+    # jax.random.normal(key=jax.random.PRNGKey(0), shape=(2,))
+    np.testing.assert_allclose(
+        ft.random.normal(key=key, shape=(2,)), [-0.20584214, -0.78476578], rtol=1e-7
+    )
+
+
+def test_scipy_logsumexp_takes_where_like_jax():
+    x = np.array([[1.0, 2.0, 3.0], [0.0, -1.0, 5.0]])
+    m = np.array([True, False, True])
+    got = ft.scipy.special.logsumexp(x, axis=-1, where=m)
+    np.testing.assert_allclose(got, [np.logaddexp(1.0, 3.0), np.logaddexp(0.0, 5.0)], rtol=1e-13)
+    out, sign = ft.scipy.special.logsumexp(
+        x, axis=-1, b=np.array([1.0, 7.0, -2.0]), where=m, return_sign=True
+    )
+    s = np.exp(x[:, 0]) - 2 * np.exp(x[:, 2])
+    np.testing.assert_allclose(out, np.log(np.abs(s)), rtol=1e-13)
+    np.testing.assert_array_equal(sign, np.sign(s))
+    # the masked entries get no gradient; the kept ones their softmax
+    g = ft.grad(lambda x: ft.scipy.special.logsumexp(x, where=m))(x[0])
+    np.testing.assert_allclose(g, [1 / (1 + np.e**2), 0.0, 1 / (1 + np.e**-2)], rtol=1e-13)

@@ -61,6 +61,7 @@ from ftransforms.numpy.ufuncs import (
     maximum,
     minimum,
     multiply,
+    negative,
     not_equal,
     power,
     remainder,
@@ -334,9 +335,15 @@ class _IndexUpdate:
         # once per occurrence of a repeated index, as JAX's (and numpy.<ufunc>.at)
         return self._combine(0, lambda old, _: func(old), "apply", modes)
 
+    def subtract(self, values: Any, **modes: Any) -> Any:
+        """``x`` with ``values`` subtracted at the index (repeated indices accumulate)."""
+        return self.add(negative(values), **modes)
+
     def multiply(self, values: Any, **modes: Any) -> Any:
         """``x`` with the indexed elements multiplied by ``values`` (repeats accumulate)."""
         return self._combine(values, multiply, "multiply", modes)
+
+    mul = multiply  # JAX's other name
 
     def divide(self, values: Any, **modes: Any) -> Any:
         """``x`` with the indexed elements divided by ``values`` (repeats accumulate)."""
