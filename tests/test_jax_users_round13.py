@@ -20,7 +20,9 @@ the comments).  Each test failed before the change it names:
   made the whole signature run eagerly, with a ``RuntimeWarning``);
 * ``x.at[i].subtract(v)`` and ``x.at[i].mul(v)`` (JAX's names) exist; ``random.normal``,
   ``uniform``, ``randint``, ``permutation``, ``choice``, ``bernoulli`` take ``key=`` by
-  keyword; ``scipy.special.logsumexp`` takes ``where=`` (they raised ``TypeError``).
+  keyword; ``scipy.special.logsumexp`` takes ``where=``; a traced array's ``.argsort``
+  takes ``descending=``/``stable=``, ``.nonzero`` ``size=``/``fill_value=``, and it has
+  ``.ptp`` (they raised ``TypeError``/``AttributeError``).
 """
 
 from __future__ import annotations
@@ -217,3 +219,17 @@ def test_scipy_logsumexp_takes_where_like_jax():
     # the masked entries get no gradient; the kept ones their softmax
     g = ft.grad(lambda x: ft.scipy.special.logsumexp(x, where=m))(x[0])
     np.testing.assert_allclose(g, [1 / (1 + np.e**2), 0.0, 1 / (1 + np.e**-2)], rtol=1e-13)
+
+
+def test_traced_array_methods_take_jax_s_keywords():
+    a = np.array([[0.5, -1.0, 2.0, 0.0], [3.0, 1.0, -2.0, 1.0]])
+    want_order = np.argsort(-a, axis=-1, kind="stable")  # jnp: a.argsort(descending=True)
+    for transform in (ft.jit, ft.vmap):
+        np.testing.assert_array_equal(
+            transform(lambda r: r.argsort(axis=-1, descending=True))(a), want_order
+        )
+        # jax.Array.nonzero(size=, fill_value=) and .ptp (NumPy 2 has neither)
+        got = transform(lambda r: (r > 0).nonzero(size=3, fill_value=-1)[-1])(a)
+        want = [[0, 2, -1], [0, 1, 3]] if transform is ft.vmap else [0, 2, 0]
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(transform(lambda r: r.ptp(axis=-1))(a), [3.0, 5.0])
