@@ -22,7 +22,8 @@ the comments).  Each test failed before the change it names:
   ``uniform``, ``randint``, ``permutation``, ``choice``, ``bernoulli`` take ``key=`` by
   keyword; ``scipy.special.logsumexp`` takes ``where=``; a traced array's ``.argsort``
   takes ``descending=``/``stable=``, ``.nonzero`` ``size=``/``fill_value=``, and it has
-  ``.ptp`` (they raised ``TypeError``/``AttributeError``).
+  ``.ptp``; ``jnp.compress``/``jnp.extract`` take ``size=``/``fill_value=`` (they raised
+  ``TypeError``/``AttributeError``).
 """
 
 from __future__ import annotations
@@ -233,3 +234,22 @@ def test_traced_array_methods_take_jax_s_keywords():
         want = [[0, 2, -1], [0, 1, 3]] if transform is ft.vmap else [0, 2, 0]
         np.testing.assert_array_equal(got, want)
         np.testing.assert_array_equal(transform(lambda r: r.ptp(axis=-1))(a), [3.0, 5.0])
+
+
+def test_compress_and_extract_take_size_and_fill_value_like_jax():
+    a = np.arange(12.0).reshape(3, 4)
+    keep = np.array([True, False, True, True])
+    # jnp.compress(keep, a, axis=1, size=2): the first two kept columns
+    np.testing.assert_array_equal(fnp.compress(keep, a, axis=1, size=2), [[0, 2], [4, 6], [8, 10]])
+    # jnp.extract(a > 8, a, size=5, fill_value=-2): [9, 10, 11, -2, -2]
+    np.testing.assert_array_equal(fnp.extract(a > 8, a, size=5, fill_value=-2), [9, 10, 11, -2, -2])
+    # a fixed shape: per-row masks batch whole under vmap, and jit replays for any mask
+    masks = np.array([[True, False, True, True], [False, False, False, True]])
+    got = ft.vmap(lambda m: fnp.extract(m, np.arange(4.0), size=2))(masks)
+    np.testing.assert_array_equal(got, [[0.0, 2.0], [3.0, 0.0]])
+    jitted = ft.jit(lambda m, x: fnp.compress(m, x, size=3, fill_value=-1.0))
+    for m in masks:
+        want = np.concatenate([np.arange(4.0)[m], [-1.0, -1.0, -1.0]])[:3]
+        np.testing.assert_array_equal(jitted(m, np.arange(4.0)), want)
+    g = ft.grad(lambda x: (fnp.compress(keep, x, size=2) ** 2).sum())(np.arange(4.0))
+    np.testing.assert_array_equal(g, [0.0, 0.0, 4.0, 0.0])

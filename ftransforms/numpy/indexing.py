@@ -863,6 +863,19 @@ def _flat_positions(x: Any, index: Any, name: str) -> numpy.ndarray:
     return numpy.asarray(positions.get() if hasattr(positions, "get") else positions).ravel()
 
 
+def _first_picked(mask: Any, a: Any, axis: int, size: int, fill_value: Any) -> Any:
+    """The first ``size`` slices of ``a`` along ``axis`` where the 1-d ``mask`` holds, then
+    slices of ``fill_value`` (0 when None), in ``a``'s dtype: ``compress``/``extract`` with
+    ``size=``, a fixed shape whatever the mask."""
+    from ftransforms.numpy.sorting import fill_slots, padded_true_positions  # noqa: PLC0415  late import: sorting imports this module
+
+    axis = normalize_axis(axis, ndim(a))
+    positions, filled = padded_true_positions(mask, size)
+    taken = take(a, positions, axis=axis)
+    filled = reshape(filled, tuple(size if i == axis else 1 for i in range(ndim(taken))))
+    return fill_slots(taken, filled, fill_value)
+
+
 def nonzero_mask(a: Any) -> Any:
     return a if dtype_of(a).kind == "b" else not_equal(a, 0)
 
@@ -1051,16 +1064,37 @@ def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Any:
 
 
 @implements(numpy.compress)
-def compress(condition: Any, a: Any, axis: int | None = None, out: Any = None) -> Any:
+def compress(
+    condition: Any,
+    a: Any,
+    axis: int | None = None,
+    out: Any = None,
+    *,
+    size: int | None = None,
+    fill_value: Any = None,
+) -> Any:
     """``numpy.compress``: the slices of ``a`` along ``axis`` where ``condition`` holds (a
-    shorter condition leaves the remaining slices out, as in NumPy).
+    shorter condition leaves the remaining slices out, as in NumPy).  ``jax.numpy``'s
+    ``size=`` gives exactly ``size`` slices (the first ones), padded with ``fill_value``
+    (default 0): a fixed shape, which ``vmap`` and ``jit`` keep whole.
 
     Example:
         >>> import numpy as np
         >>> compress([True, False, True], np.arange(3.0)).tolist()
         [0.0, 2.0]
+        >>> compress(np.array([True, False, True]), np.arange(3.0), size=3, fill_value=-1).tolist()
+        [0.0, 2.0, -1.0]
     """
     helpers.no_extra_args("compress", {"out": out})
+    if size is not None:
+        if ndim(condition) != 1:
+            raise ValueError(
+                f"compress: condition must be a 1-d array, got shape {shape(condition)}"
+            )
+        a = as_operand(a)
+        if axis is None:
+            a, axis = ravel(a), 0
+        return _first_picked(nonzero_mask(condition), a, axis, size, fill_value)
     if isinstance(condition, Tracer) and _batched(condition):
         if ndim(condition) != 1:
             raise ValueError(
@@ -1095,15 +1129,20 @@ def compress(condition: Any, a: Any, axis: int | None = None, out: Any = None) -
 
 
 @implements(numpy.extract)
-def extract(condition: Any, arr: Any) -> Any:
+def extract(condition: Any, arr: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
     """``numpy.extract``: the elements of ``ravel(arr)`` where ``ravel(condition)`` is
-    nonzero.
+    nonzero (``jax.numpy``'s ``size=``/``fill_value=`` as in :func:`compress`).
 
     Example:
         >>> import numpy as np
         >>> extract(np.eye(2), np.arange(4.0).reshape(2, 2)).tolist()
         [0.0, 3.0]
+        >>> extract(np.eye(2), np.arange(4.0).reshape(2, 2), size=1).tolist()
+        [0.0]
     """
+    if size is not None:
+        mask = nonzero_mask(ravel(condition))
+        return _first_picked(mask, ravel(as_operand(arr)), 0, size, fill_value)
     if isinstance(condition, Tracer) and _batched(condition):
         picked = _batched_nonzero(nonzero_mask(ravel(condition)), "extract(condition, arr)")[0]
         return take(ravel(as_operand(arr)), picked)
