@@ -332,7 +332,7 @@ def _saturating_float_to_int(x: Any, new: numpy.dtype) -> Any:
     low, top = float(info.min), float(info.max) + 1.0  # both powers of two: exact floats
     above = fnp.greater_equal(x, top)
     inside = fnp.where(fnp.isnan(x) | above, 0.0, fnp.maximum(x, low))
-    return fnp.where(above, numpy.array(info.max, new), inside.astype(new))
+    return fnp.where(above, int(info.max), inside.astype(new)).astype(new)
 
 
 def select_n(which: Any, *cases: Any) -> Any:

@@ -253,3 +253,16 @@ def test_compress_and_extract_take_size_and_fill_value_like_jax():
         np.testing.assert_array_equal(jitted(m, np.arange(4.0)), want)
     g = ft.grad(lambda x: (fnp.compress(keep, x, size=2) ** 2).sum())(np.arange(4.0))
     np.testing.assert_array_equal(g, [0.0, 0.0, 4.0, 0.0])
+
+
+def test_this_round_s_updates_stay_on_a_cupy_like_backend():
+    # the strict stand-in for CuPy refuses NumPy operands: the saturating cast and the
+    # repeated-index updates build their constants on the array's own backend
+    from ftransforms.strict_backend import asarray
+
+    x = asarray(np.array([1.7, -1.7, 300.0, np.nan]))
+    np.testing.assert_array_equal(ft.lax.convert_element_type(x, np.uint8).get(), [1, 0, 255, 0])
+    z, idx = asarray(np.arange(3.0)), np.array([1, 1])
+    np.testing.assert_array_equal(fnp.at(z)[idx].set(np.array([5.0, 7.0])).get(), [0, 7, 2])
+    np.testing.assert_array_equal(fnp.at(z)[idx].apply(lambda t: t * 2).get(), [0, 4, 2])
+    np.testing.assert_array_equal(fnp.at(z)[idx].multiply(2.0).get(), [0, 4, 2])

@@ -383,7 +383,8 @@ def _set_last_wins(x: Any, index: Any, values: Any) -> Any:
     keep = numpy.sort(flat_pos.size - 1 - last_from_end)
     xp = xp_of(x)
     pos = xp.asarray(flat_pos[keep])
-    kept = getitem(ravel(broadcast_to(values, shape(target))), xp.asarray(keep))
+    values = broadcast_to(_on_backend_of(x, values), shape(target))
+    kept = getitem(ravel(values), xp.asarray(keep))
     out = ravel(x)
     out = _set_unique(out, pos, astype(kept, dtype_of(x)), _hits(out, pos))
     return reshape(out, shape(x))
@@ -822,7 +823,7 @@ def combine_at(x: Any, index: Any, values: Any, op: Any, name: str) -> Any:
     """``x`` with ``op(x[index], values)`` written at ``index``; repeated indices apply
     ``op`` once per occurrence, in index order (like ``numpy.<op>.at``)."""
     target = getitem(x, index)
-    values = broadcast_to(values, shape(target))
+    values = broadcast_to(_on_backend_of(x, values), shape(target))
     hits = _hits(x, index)
     if not (peek(hits) > 1).any():  # a traced index: jit must not replay this choice
         return _set_unique(x, index, astype(op(target, values), dtype_of(x)), hits)
@@ -861,6 +862,13 @@ def _flat_positions(x: Any, index: Any, name: str) -> numpy.ndarray:
         ) from None
     positions = xp_of(x).arange(size(x)).reshape(shape(x))[build_index(spec, arrays)]
     return numpy.asarray(positions.get() if hasattr(positions, "get") else positions).ravel()
+
+
+def _on_backend_of(x: Any, values: Any) -> Any:
+    """Host ``values`` (a number, a NumPy array) moved to ``x``'s backend, for the
+    repeated-index updates that index them with positions made there."""
+    xp = xp_of(x)
+    return values if xp is numpy or isinstance(values, Tracer) else xp.asarray(values)
 
 
 def _first_picked(mask: Any, a: Any, axis: int, size: int, fill_value: Any) -> Any:
