@@ -306,15 +306,33 @@ def complex(x: Any, y: Any) -> Any:  # noqa: A001  (JAX's name)
 
 
 def convert_element_type(operand: Any, new_dtype: Any) -> Any:
-    """``operand`` cast to ``new_dtype`` (``jax.lax.convert_element_type``).
+    """``operand`` cast to ``new_dtype`` (``jax.lax.convert_element_type``).  A float to
+    integer cast truncates toward zero and saturates as XLA's does: out-of-range values
+    become the type's minimum or maximum and NaN becomes 0 (NumPy's ``astype`` wraps or
+    gives an arbitrary value there, which ``fnp.astype`` keeps).
 
     Example:
         >>> import numpy as np
         >>> from ftransforms import lax
         >>> lax.convert_element_type(np.array([1.7, -1.7]), np.int32).tolist()
         [1, -1]
+        >>> lax.convert_element_type(np.array([300.0, -1.0, np.nan]), np.uint8).tolist()
+        [255, 0, 0]
     """
-    return fnp.asarray(operand).astype(new_dtype)
+    x = fnp.asarray(operand)
+    new = numpy.dtype(new_dtype)
+    if x.dtype.kind == "f" and new.kind in "iu":
+        return _saturating_float_to_int(x, new)
+    return x.astype(new)
+
+
+def _saturating_float_to_int(x: Any, new: numpy.dtype) -> Any:
+    """``x`` (real floating) cast to the integer dtype ``new``, saturating (XLA's rule)."""
+    info = numpy.iinfo(new)
+    low, top = float(info.min), float(info.max) + 1.0  # both powers of two: exact floats
+    above = fnp.greater_equal(x, top)
+    inside = fnp.where(fnp.isnan(x) | above, 0.0, fnp.maximum(x, low))
+    return fnp.where(above, int(info.max), inside.astype(new)).astype(new)
 
 
 def select_n(which: Any, *cases: Any) -> Any:

@@ -1029,7 +1029,9 @@ wrap_key_data = _keys.wrap_key_data
 
 
 def _accepting_keys(with_generator: Any, with_key: Any) -> Any:
-    def either(rng: Any, *args: Any, **kwargs: Any) -> Any:
+    def either(rng: Any = None, *args: Any, **kwargs: Any) -> Any:
+        if rng is None and "key" in kwargs:  # JAX's keyword: normal(key=k, shape=(3,))
+            return with_key(kwargs.pop("key"), *args, **kwargs)
         if type(rng) is not numpy.random.Generator and _keys.is_key(rng):
             return with_key(rng, *args, **kwargs)
         return with_generator(rng, *args, **kwargs)

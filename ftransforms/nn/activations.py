@@ -234,9 +234,9 @@ def logsumexp(
         >>> nn.logsumexp(np.array([0.0, 0.0]), b=np.array([1.0, -2.0]), return_sign=True)
         (array(0.), array(-1.))
     """
-    if where is not None:
-        x = _masked(x, where)
-    return _special.logsumexp(x, axis=axis, b=b, keepdims=keepdims, return_sign=return_sign)
+    return _special.logsumexp(
+        x, axis=axis, b=b, keepdims=keepdims, return_sign=return_sign, where=where
+    )
 
 
 def log_softmax(x: Any, axis: Any = -1, where: Any = None, *, dim: int | None = None) -> Any:

@@ -45,6 +45,7 @@ from ftransforms.numpy.reductions import (
     mean,
     min,
     prod,
+    ptp,
     std,
     sum,
     var,
@@ -595,8 +596,8 @@ class ArrayMethods:
     def dot(self, other, out=None):
         return _out("dot", out, dot(self, other))
 
-    def nonzero(self):
-        return nonzero(self)
+    def nonzero(self, *, size=None, fill_value=None):  # JAX's keywords
+        return nonzero(self, size=size, fill_value=fill_value)
 
     def choose(self, choices, out=None, mode="raise"):
         return choose(self, choices, out=out, mode=mode)
@@ -658,8 +659,11 @@ class ArrayMethods:
     def cumprod(self, axis=None, dtype=None, out=None):
         return _out("cumprod", out, cumprod(self, axis=axis, dtype=dtype))
 
-    def argsort(self, axis=-1, kind=None):
-        return argsort(self, axis=axis, kind=kind)
+    def argsort(self, axis=-1, kind=None, order=None, *, stable=None, descending=False):
+        return argsort(self, axis, kind, order, stable=stable, descending=descending)
+
+    def ptp(self, axis=None, out=None, keepdims=False):  # jax.Array's (NumPy 2 dropped it)
+        return _out("ptp", out, ptp(self, axis=axis, keepdims=keepdims))
 
     def argpartition(self, kth, axis=-1):
         return argpartition(self, kth, axis=axis)

@@ -25,7 +25,7 @@ from ftransforms.core.index_spec import (
     index_arrays_on,
     normalize_index,
 )
-from ftransforms.core.mutation import make_view, read_only
+from ftransforms.core.mutation import Buffer, make_view, read_only
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.creation import as_operand, full, ones_like, zeros_like
 from ftransforms.numpy.dispatch import implements
@@ -38,7 +38,6 @@ from ftransforms.numpy.helpers import (
     ndim,
     normalize_axis,
     peek,
-    physical,
     refuse_in_place,
     shape,
     size,
@@ -62,6 +61,7 @@ from ftransforms.numpy.ufuncs import (
     maximum,
     minimum,
     multiply,
+    negative,
     not_equal,
     power,
     remainder,
@@ -332,14 +332,18 @@ class _IndexUpdate:
     def apply(self, func: Any, **modes: Any) -> Any:
         """``x`` with ``func`` applied to the indexed elements (``mode=`` as in
         :meth:`add`)."""
-        mode, wrap = _at_modes(modes, "apply")
-        return self._update(
-            lambda x, i, _: _set_at(x, i, func(getitem(x, i))), None, mode, wrap, "apply"
-        )
+        # once per occurrence of a repeated index, as JAX's (and numpy.<ufunc>.at)
+        return self._combine(0, lambda old, _: func(old), "apply", modes)
+
+    def subtract(self, values: Any, **modes: Any) -> Any:
+        """``x`` with ``values`` subtracted at the index (repeated indices accumulate)."""
+        return self.add(negative(values), **modes)
 
     def multiply(self, values: Any, **modes: Any) -> Any:
         """``x`` with the indexed elements multiplied by ``values`` (repeats accumulate)."""
         return self._combine(values, multiply, "multiply", modes)
+
+    mul = multiply  # JAX's other name
 
     def divide(self, values: Any, **modes: Any) -> Any:
         """``x`` with the indexed elements divided by ``values`` (repeats accumulate)."""
@@ -363,13 +367,27 @@ class _IndexUpdate:
 
 
 def _set_at(x: Any, index: Any, values: Any) -> Any:
-    hits = scatter(physical_zeros_like(x), index, 1)
+    hits = _hits(x, index)
     if (peek(hits) > 1).any():
-        raise UnsupportedOperationError(
-            "x.at[index].set(v) with repeated indices: which value wins is undefined; "
-            "deduplicate the index, or use .add()"
-        )
+        return _set_last_wins(x, index, values)
     return where(hits > 0, scatter(x, index, values), x)
+
+
+def _set_last_wins(x: Any, index: Any, values: Any) -> Any:
+    """``x.at[index].set(values)`` where ``index`` repeats positions: the last occurrence
+    of each wins (JAX on CPU, NumPy's ``x[index] = values``, ``lax.scatter`` here), and only
+    it gets a derivative."""
+    target = getitem(x, index)
+    flat_pos = _flat_positions(x, index, "set")
+    _, last_from_end = numpy.unique(flat_pos[::-1], return_index=True)
+    keep = numpy.sort(flat_pos.size - 1 - last_from_end)
+    xp = xp_of(x)
+    pos = xp.asarray(flat_pos[keep])
+    values = broadcast_to(_on_backend_of(x, values), shape(target))
+    kept = getitem(ravel(values), xp.asarray(keep))
+    out = ravel(x)
+    out = _set_unique(out, pos, astype(kept, dtype_of(x)), _hits(out, pos))
+    return reshape(out, shape(x))
 
 
 def _at_modes(modes: dict, name: str) -> tuple[str | None, bool]:
@@ -392,8 +410,9 @@ class IndexUpdateHelper:
     ``.set(v)``, ``.add(v)``, ``.multiply(v)``, ``.divide(v)``, ``.power(v)``, ``.min(v)``,
     ``.max(v)`` and ``.get()``, each returning a new array, ``x`` with the indexed elements
     updated (functional, as arrays are immutable under transforms).  ``.add`` and the other
-    combining updates apply repeated indices once per occurrence; ``.set`` with repeated
-    indices raises :class:`~ftransforms.errors.UnsupportedOperationError`.
+    combining updates (and ``.apply``) apply repeated indices once per occurrence; ``.set``
+    keeps the last value written at a repeated index (as JAX on CPU and NumPy's
+    ``x[index] = v``).
 
     Example:
         >>> import numpy as np
@@ -762,10 +781,38 @@ def add_at(x: Any, index: Any, values: Any) -> Any:
 
 
 def _hits(x: Any, index: Any) -> Any:
-    """How many times ``index`` hits each element of ``x`` (on ``x``'s backend)."""
+    """How many times ``index`` hits each element of ``x`` (on ``x``'s backend).  An index
+    of host values is counted by NumPy, outside any transform: under ``jit`` the count is
+    then a constant of the recording, and reading it is no read of the call's data (the
+    count of a traced index is, and ``jit`` runs that signature eagerly)."""
+    counted = _host_hits(x, index)
+    if counted is not None:
+        return counted
     zeros = physical_zeros_like(x)
     ones = ones_like(getitem(zeros, index))
     return scatter(zeros, index, ones)
+
+
+_HOST_INDEX_PARTS = (int, numpy.integer, numpy.bool_, slice, type(None), type(Ellipsis))
+
+
+def _host_hits(x: Any, index: Any) -> numpy.ndarray | None:
+    """:func:`_hits` counted with ``numpy.add.at`` for a NumPy ``x`` and an index of host
+    integers, slices and NumPy arrays; None for any other index."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if builtins.any(type(p) is Buffer for p in parts):  # an array made in the function
+        parts = tuple(p.val if type(p) is Buffer else p for p in parts)
+        index = parts if isinstance(index, tuple) else parts[0]
+    if xp_of(x) is not numpy or not builtins.all(
+        isinstance(p, _HOST_INDEX_PARTS) or type(p) is numpy.ndarray for p in parts
+    ):
+        return None
+    counts = numpy.zeros(shape(x), dtype=numpy.int64)
+    try:
+        numpy.add.at(counts, index, 1)
+    except (IndexError, TypeError, ValueError):
+        return None  # NumPy's error, if any, comes from the traced path
+    return counts
 
 
 def _set_unique(x: Any, index: Any, values: Any, hits: Any) -> Any:
@@ -776,23 +823,14 @@ def combine_at(x: Any, index: Any, values: Any, op: Any, name: str) -> Any:
     """``x`` with ``op(x[index], values)`` written at ``index``; repeated indices apply
     ``op`` once per occurrence, in index order (like ``numpy.<op>.at``)."""
     target = getitem(x, index)
-    values = broadcast_to(values, shape(target))
+    values = broadcast_to(_on_backend_of(x, values), shape(target))
     hits = _hits(x, index)
-    if not (physical(hits) > 1).any():
+    if not (peek(hits) > 1).any():  # a traced index: jit must not replay this choice
         return _set_unique(x, index, astype(op(target, values), dtype_of(x)), hits)
     # Repeated indices: rounds of unique positions (the k-th occurrence of each position
     # in round k), found from the concrete flat positions of the index.
-    spec, arrays = normalize_index(index, ndim(x))
-    try:
-        arrays = [a._concrete() if isinstance(a, Tracer) else a for a in arrays]
-    except BatchedControlFlowError:
-        raise UnsupportedOperationError(
-            f"x.at[index].{name}(v) with repeated indices that differ across a vmap batch is "
-            f"not supported; deduplicate the index, or apply the update outside vmap"
-        ) from None
     xp = xp_of(x)
-    positions = xp.arange(size(x)).reshape(shape(x))[build_index(spec, arrays)]
-    flat_pos = numpy.asarray(positions.get() if hasattr(positions, "get") else positions).ravel()
+    flat_pos = _flat_positions(x, index, name)
     order = numpy.argsort(flat_pos, kind="stable")
     sorted_pos = flat_pos[order]
     starts = numpy.r_[True, sorted_pos[1:] != sorted_pos[:-1]]
@@ -809,6 +847,41 @@ def combine_at(x: Any, index: Any, values: Any, op: Any, name: str) -> Any:
         hits_k = _hits(counts, pos)
         out = _set_unique(out, pos, astype(new, dtype_of(x)), hits_k)
     return reshape(out, shape(x))
+
+
+def _flat_positions(x: Any, index: Any, name: str) -> numpy.ndarray:
+    """The flat (C order) positions in ``x`` of the elements ``x[index]`` picks, in index
+    order, as a host array (an index batched by ``vmap`` cannot be read here)."""
+    spec, arrays = normalize_index(index, ndim(x))
+    try:
+        arrays = [a._concrete() if isinstance(a, Tracer) else a for a in arrays]
+    except BatchedControlFlowError:
+        raise UnsupportedOperationError(
+            f"x.at[index].{name}(v) with repeated indices that differ across a vmap batch is "
+            f"not supported; deduplicate the index, or apply the update outside vmap"
+        ) from None
+    positions = xp_of(x).arange(size(x)).reshape(shape(x))[build_index(spec, arrays)]
+    return numpy.asarray(positions.get() if hasattr(positions, "get") else positions).ravel()
+
+
+def _on_backend_of(x: Any, values: Any) -> Any:
+    """Host ``values`` (a number, a NumPy array) moved to ``x``'s backend, for the
+    repeated-index updates that index them with positions made there."""
+    xp = xp_of(x)
+    return values if xp is numpy or isinstance(values, Tracer) else xp.asarray(values)
+
+
+def _first_picked(mask: Any, a: Any, axis: int, size: int, fill_value: Any) -> Any:
+    """The first ``size`` slices of ``a`` along ``axis`` where the 1-d ``mask`` holds, then
+    slices of ``fill_value`` (0 when None), in ``a``'s dtype: ``compress``/``extract`` with
+    ``size=``, a fixed shape whatever the mask."""
+    from ftransforms.numpy.sorting import fill_slots, padded_true_positions  # noqa: PLC0415  late import: sorting imports this module
+
+    axis = normalize_axis(axis, ndim(a))
+    positions, filled = padded_true_positions(mask, size)
+    taken = take(a, positions, axis=axis)
+    filled = reshape(filled, tuple(size if i == axis else 1 for i in range(ndim(taken))))
+    return fill_slots(taken, filled, fill_value)
 
 
 def nonzero_mask(a: Any) -> Any:
@@ -999,16 +1072,37 @@ def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> Any:
 
 
 @implements(numpy.compress)
-def compress(condition: Any, a: Any, axis: int | None = None, out: Any = None) -> Any:
+def compress(
+    condition: Any,
+    a: Any,
+    axis: int | None = None,
+    out: Any = None,
+    *,
+    size: int | None = None,
+    fill_value: Any = None,
+) -> Any:
     """``numpy.compress``: the slices of ``a`` along ``axis`` where ``condition`` holds (a
-    shorter condition leaves the remaining slices out, as in NumPy).
+    shorter condition leaves the remaining slices out, as in NumPy).  ``jax.numpy``'s
+    ``size=`` gives exactly ``size`` slices (the first ones), padded with ``fill_value``
+    (default 0): a fixed shape, which ``vmap`` and ``jit`` keep whole.
 
     Example:
         >>> import numpy as np
         >>> compress([True, False, True], np.arange(3.0)).tolist()
         [0.0, 2.0]
+        >>> compress(np.array([True, False, True]), np.arange(3.0), size=3, fill_value=-1).tolist()
+        [0.0, 2.0, -1.0]
     """
     helpers.no_extra_args("compress", {"out": out})
+    if size is not None:
+        if ndim(condition) != 1:
+            raise ValueError(
+                f"compress: condition must be a 1-d array, got shape {shape(condition)}"
+            )
+        a = as_operand(a)
+        if axis is None:
+            a, axis = ravel(a), 0
+        return _first_picked(nonzero_mask(condition), a, axis, size, fill_value)
     if isinstance(condition, Tracer) and _batched(condition):
         if ndim(condition) != 1:
             raise ValueError(
@@ -1043,15 +1137,20 @@ def compress(condition: Any, a: Any, axis: int | None = None, out: Any = None) -
 
 
 @implements(numpy.extract)
-def extract(condition: Any, arr: Any) -> Any:
+def extract(condition: Any, arr: Any, *, size: int | None = None, fill_value: Any = None) -> Any:
     """``numpy.extract``: the elements of ``ravel(arr)`` where ``ravel(condition)`` is
-    nonzero.
+    nonzero (``jax.numpy``'s ``size=``/``fill_value=`` as in :func:`compress`).
 
     Example:
         >>> import numpy as np
         >>> extract(np.eye(2), np.arange(4.0).reshape(2, 2)).tolist()
         [0.0, 3.0]
+        >>> extract(np.eye(2), np.arange(4.0).reshape(2, 2), size=1).tolist()
+        [0.0]
     """
+    if size is not None:
+        mask = nonzero_mask(ravel(condition))
+        return _first_picked(mask, ravel(as_operand(arr)), 0, size, fill_value)
     if isinstance(condition, Tracer) and _batched(condition):
         picked = _batched_nonzero(nonzero_mask(ravel(condition)), "extract(condition, arr)")[0]
         return take(ravel(as_operand(arr)), picked)

@@ -419,13 +419,19 @@ def _max_shift(a: Any, axis: Any) -> Any:
 
 
 def logsumexp(
-    a: Any, axis: Any = None, b: Any = None, keepdims: bool = False, return_sign: bool = False
+    a: Any,
+    axis: Any = None,
+    b: Any = None,
+    keepdims: bool = False,
+    return_sign: bool = False,
+    where: Any = None,
 ) -> Any:
     """``scipy.special.logsumexp``: ``log(sum(b * exp(a)))`` over ``axis``, stably.
 
     The maximum is subtracted under ``stop_gradient``, so the derivative in ``a`` is
     ``b * exp(a - out)`` (``softmax`` for ``b=None``).  Elements with ``b == 0`` are left
-    out (as in JAX: even an infinite ``a`` there contributes nothing).  With
+    out (as in JAX: even an infinite ``a`` there contributes nothing), and so are those
+    where ``where`` (JAX's keyword, broadcast against ``a``) is False.  With
     ``return_sign`` the result is ``(log|s|, sign(s))``.
 
     Example:
@@ -440,6 +446,8 @@ def logsumexp(
         [0.25, 0.75]
     """
     a = float_input(a, None)
+    if where is not None:
+        a = fnp.where(where, a, fnp.full((), -fnp.inf, dtype_of(a), like=a))
     if b is not None:
         a, b = fnp.broadcast_arrays(a, b)
         a = fnp.where(b != 0, a, fnp.full((), -fnp.inf, dtype_of(a), like=a))
