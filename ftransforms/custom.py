@@ -301,12 +301,15 @@ class _CustomBase:
             bound = self._sig.bind(*args, **kwargs)
         except TypeError as err:
             raise TypeError(f"{self._name}: {err}") from None
-        bound.apply_defaults()
-        if bound.kwargs:
+        passed = sorted(k for k in bound.kwargs if k in kwargs)
+        if passed:
             raise TypeError(
-                f"{self._name}: keyword-only arguments {sorted(bound.kwargs)} cannot be "
-                f"resolved to positions; make them positional parameters"
+                f"{self._name}: keyword-only arguments {passed} cannot be resolved to "
+                f"positions; make them positional parameters"
             )
+        # the keyword-only parameters not passed keep their defaults in the call (as in
+        # JAX: custom_jvp(np.sin)(x), whose where=/casting=... are keyword-only)
+        bound.apply_defaults()
         return tuple(bound.args)
 
     def _split(self, args: tuple) -> tuple[tuple, Callable]:
