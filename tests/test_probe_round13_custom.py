@@ -1,6 +1,9 @@
 """Round 13 probes: the less-travelled transforms (custom rules, jet, implicit) against JAX."""
 
+import functools
+
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -38,3 +41,97 @@ def test_custom_jvp_keyword_only_argument_passed_is_still_refused():
     assert ft.grad(f)(0.5) == 3.0
     with pytest.raises(TypeError, match=r"keyword-only arguments \['scale'\] .*positional"):
         ft.grad(lambda x: f(x, scale=3.0))(0.5)
+
+
+def _sin_with_doubled_bwd(lib, np_):
+    @lib.custom_vjp
+    def f(x, y):
+        return np_.sin(x) * y
+
+    def fwd(x, y):  # fwd computes the output itself (does not call f)
+        return np_.sin(x) * y, {"c": np_.cos(x), "y": (y,)}
+
+    f.defvjp(fwd, lambda r, g: (2.0 * r["c"] * r["y"][0] * g, None))
+    return f
+
+
+# what JAX gives (checked with jax.hessian etc.): bwd's 2 cos(x) y g and fwd's sin(x) y
+# differentiated as ordinary code, so the loss (1.5 sin x)^2 has the "Hessian" 9 cos(2x)
+HESSIANS = {
+    "hessian": (
+        lambda f: ft.hessian(lambda x: (f(x, 1.5) ** 2).sum())(X3),
+        np.diag(9.0 * np.cos(2 * X3)),
+    ),
+    "jacfwd(jacrev)": (
+        lambda f: ft.jacfwd(ft.jacrev(lambda x: f(x, 1.5).sum()))(X3),
+        np.diag(-3.0 * np.sin(X3)),
+    ),
+    "jvp(grad)": (
+        lambda f: ft.jvp(ft.grad(lambda v: (f(v, 1.5) ** 2).sum()), (X3,), (X3[::-1],))[1],
+        9.0 * np.cos(2 * X3) * X3[::-1],
+    ),
+    "vmap(hessian)": (
+        lambda f: ft.vmap(ft.hessian(lambda x: f(x, 1.5) ** 2))(X3),
+        9.0 * np.cos(2 * X3),
+    ),
+    "jit(hessian)": (
+        lambda f: ft.jit(ft.hessian(lambda x: (f(x, 1.5) ** 2).sum()))(X3),
+        np.diag(9.0 * np.cos(2 * X3)),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(HESSIANS))
+def test_forward_over_reverse_of_custom_vjp_matches_jax(name):
+    """JAX runs fwd (and later bwd) as ordinary code on the level below the reverse one,
+    so forward over reverse works; this raised 'can't apply forward-mode autodiff'."""
+    run, want = HESSIANS[name]
+    assert_tree_close(run(_sin_with_doubled_bwd(ft, np)), want, **TOL)
+
+
+def test_the_forward_over_reverse_figures_are_jax_s():
+    f = _sin_with_doubled_bwd(jax, jnp)
+    got = jax.hessian(lambda x: (f(x, 1.5) ** 2).sum())(jnp.asarray(X3))
+    assert_tree_close(np.asarray(got), HESSIANS["hessian"][1], **TOL)
+
+
+def _gradient_reversal(lib):
+    @functools.partial(lib.custom_vjp, nondiff_argnums=(1,))
+    def reverse(x, lam):
+        return x
+
+    reverse.defvjp(lambda x, lam: (x, None), lambda lam, _, g: (-lam * g,))
+    return reverse
+
+
+def test_second_order_reverse_differentiates_what_fwd_computes():
+    """In grad(grad(f)) the outer level differentiates the output as fwd computes it (here
+    the identity), as JAX does; it applied bwd again (-lam^2 cos^2 where JAX has +cos^2)."""
+
+    def loss(lib, np_):
+        rev = _gradient_reversal(lib)
+        return lambda x: (rev(np_.sin(x), 0.5) ** 2).sum()
+
+    got = ft.jacrev(ft.grad(loss(ft, np)))(X3)
+    want = jax.jacrev(jax.grad(loss(jax, jnp)))(jnp.asarray(X3))
+    assert_tree_close(got, np.asarray(want), **TOL)
+    got = ft.grad(ft.grad(lambda x: loss(ft, np)(x[None])))(0.3)
+    assert_tree_close(got, -np.cos(0.6), **TOL)  # -lam * 2 cos(2x), lam = 0.5, as above
+
+
+def test_forward_mode_through_a_custom_vjp_call_is_still_refused():
+    def f_calls_itself(lib, np_):
+        @lib.custom_vjp
+        def f(x):
+            return np_.sin(x)
+
+        f.defvjp(lambda x: (f(x), np_.cos(x)), lambda c, g: (c * g,))
+        return f
+
+    f = f_calls_itself(ft, np)
+    for run in (lambda: ft.jvp(f, (X3,), (X3,)), lambda: ft.hessian(lambda x: f(x).sum())(X3)):
+        with pytest.raises(TypeError, match=r"^custom_vjp\(f\): can't apply forward-mode"):
+            run()
+    with pytest.raises(TypeError, match="forward-mode"):  # JAX refuses both the same way
+        jax.hessian(lambda x: f_calls_itself(jax, jnp)(x).sum())(jnp.asarray(X3))
+    assert_tree_close(ft.grad(lambda x: f(x).sum())(X3), np.cos(X3), **TOL)  # stack clean
