@@ -135,3 +135,20 @@ def test_forward_mode_through_a_custom_vjp_call_is_still_refused():
     with pytest.raises(TypeError, match="forward-mode"):  # JAX refuses both the same way
         jax.hessian(lambda x: f_calls_itself(jax, jnp)(x).sum())(jnp.asarray(X3))
     assert_tree_close(ft.grad(lambda x: f(x).sum())(X3), np.cos(X3), **TOL)  # stack clean
+
+
+def test_forward_over_reverse_of_a_checkpointed_custom_vjp():
+    f = _sin_with_doubled_bwd(ft, np)
+    got = ft.hessian(lambda x: (ft.checkpoint(f)(x, 1.5) ** 2).sum())(X3)
+    assert_tree_close(got, HESSIANS["hessian"][1], **TOL)
+    got = ft.grad(lambda x: (ft.checkpoint(f)(x, 1.5) ** 2).sum())(X3)
+    assert_tree_close(got, 4.5 * np.sin(2 * X3), **TOL)  # bwd's 2 cos(x) y g
+
+
+def test_checkpointed_custom_jvp_under_grad_and_hessian_uses_its_rule():
+    f = ft.custom_jvp(np.sin)
+    f.defjvp(lambda p, t: (f(p[0]), 3.0 * np.cos(p[0]) * t[0]))
+    g = ft.checkpoint(lambda x: f(x) * 2.0)
+    for _ in range(2):  # the first differentiated call also runs f (round 12), later not
+        assert_tree_close(ft.grad(lambda x: g(x).sum())(X3), 6.0 * np.cos(X3), **TOL)
+        assert_tree_close(ft.hessian(lambda x: g(x).sum())(X3), np.diag(-6.0 * np.sin(X3)), **TOL)
