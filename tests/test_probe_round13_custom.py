@@ -6,6 +6,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from jax.experimental.jet import jet as jax_jet
 
 import ftransforms as ft
 from tests.tolerances import assert_tree_close, tol
@@ -152,3 +153,36 @@ def test_checkpointed_custom_jvp_under_grad_and_hessian_uses_its_rule():
     for _ in range(2):  # the first differentiated call also runs f (round 12), later not
         assert_tree_close(ft.grad(lambda x: g(x).sum())(X3), 6.0 * np.cos(X3), **TOL)
         assert_tree_close(ft.hessian(lambda x: g(x).sum())(X3), np.diag(-6.0 * np.sin(X3)), **TOL)
+
+
+JET_X = np.array([0.3, 1.2, 2.0, 0.7])
+JET_TERMS = [np.ones(4), 0.5 * JET_X, JET_X - 1.0]
+WITHOUT_A_JET_RULE = {
+    "cumprod": (np.cumprod, jnp.cumprod),
+    "det": (lambda x: np.linalg.det(x.reshape(2, 2)), lambda x: jnp.linalg.det(x.reshape(2, 2))),
+}
+
+
+@pytest.mark.parametrize("name", list(WITHOUT_A_JET_RULE))
+def test_jet_of_an_op_without_a_taylor_rule_matches_jax(name):
+    """A primitive with a JVP rule but no Taylor rule gets its coefficients from nested
+    jvp's (it raised 'has no Taylor (jet) rule'; jax.experimental.jet computes these)."""
+    ours, theirs = WITHOUT_A_JET_RULE[name]
+    got = ft.jet(ours, (JET_X,), (JET_TERMS,))
+    want = jax_jet(theirs, (jnp.asarray(JET_X),), (JET_TERMS,))
+    want = (np.asarray(want[0]), [np.asarray(w) for w in want[1]])
+    assert_tree_close((got[0], list(got[1])), want, **TOL)
+
+
+def test_jet_of_solve_matches_nested_jvp_under_vmap():
+    a = np.array([[3.0, 1.0], [0.5, 2.0]])
+
+    def f(x):
+        return np.linalg.solve(a + np.diag(x), x)
+
+    def second_derivative(x):  # along x(t) = x + t; jet's series[1] is f''
+        return ft.jvp(lambda v: ft.jvp(f, (v,), (np.ones(2),))[1], (x,), (np.ones(2),))[1]
+
+    xs = np.array([[0.3, -0.2], [1.0, 0.4]])
+    got = ft.vmap(lambda x: ft.jet(f, (x,), ([np.ones(2), np.zeros(2)],))[1][1])(xs)
+    assert_tree_close(got, np.stack([second_derivative(x) for x in xs]), **TOL)
