@@ -240,7 +240,13 @@ class _Recorder:
             else:
                 vals.append(clone(a) if type(a) in TRACER_TYPES else a)  # writes stay apart
                 refs.append(None)
-        out = prim.bind(*vals, **params)
+        if recorded and prim.vjp_joint is not None:
+            # the outputs as the tape's own rule makes them (a custom_vjp's fwd run as
+            # ordinary code below: NOTE [custom_vjp's fwd is ordinary code to the levels
+            # below]); the replay in the backward pass takes the rule's pullback
+            out = prim.vjp_joint(vals, [r is not None for r in refs], **params)[0]
+        else:
+            out = prim.bind(*vals, **params)
         if not recorded or prim.is_nondiff(params):
             return out
         consts = tuple(v if r is None else None for v, r in zip(vals, refs))

@@ -301,12 +301,15 @@ class _CustomBase:
             bound = self._sig.bind(*args, **kwargs)
         except TypeError as err:
             raise TypeError(f"{self._name}: {err}") from None
-        bound.apply_defaults()
-        if bound.kwargs:
+        passed = sorted(k for k in bound.kwargs if k in kwargs)
+        if passed:
             raise TypeError(
-                f"{self._name}: keyword-only arguments {sorted(bound.kwargs)} cannot be "
-                f"resolved to positions; make them positional parameters"
+                f"{self._name}: keyword-only arguments {passed} cannot be resolved to "
+                f"positions; make them positional parameters"
             )
+        # the keyword-only parameters not passed keep their defaults in the call (as in
+        # JAX: custom_jvp(np.sin)(x), whose where=/casting=... are keyword-only)
+        bound.apply_defaults()
         return tuple(bound.args)
 
     def _split(self, args: tuple) -> tuple[tuple, Callable]:
@@ -452,14 +455,14 @@ def _custom_jvp_primitive(
     )
 
 
+_NUMBERS = (bool, int, float, complex, numpy.generic)
+
+
 def _array_leaves(xp: Any, leaves: list) -> tuple:
     """The outputs (and residuals) of a rule's primitive as arrays: a Python or NumPy
     number (a count kept as a residual, a constant output) becomes a 0-d array, as JAX
     makes it, so that every interpreter, ``jit``'s recording included, sees arrays."""
-    return tuple(
-        xp.asarray(v) if isinstance(v, (bool, int, float, complex, numpy.generic)) else v
-        for v in leaves
-    )
+    return tuple(xp.asarray(v) if isinstance(v, _NUMBERS) else v for v in leaves)
 
 
 def _check_cotangent_shape(c, x, name, k) -> None:
@@ -601,14 +604,33 @@ def _custom_vjp_primitive(
         spec.n_out = len(out_leaves)
         return _array_leaves(xp, out_leaves + res_leaves)
 
-    def jvp(tangents, y, *leaves):
+    def jvp(tangents, y, *leaves, pullback=None):
         raise TypeError(
-            f"{name}: can't apply forward-mode autodiff (jvp, jacfwd, hessian) to a "
-            f"custom_vjp function; use reverse mode (grad, vjp, jacrev), or define the rule "
-            f"with custom_jvp instead"
+            f"{name}: can't apply forward-mode autodiff (jvp, jacfwd) to a custom_vjp "
+            f"function; use reverse mode (grad, vjp, jacrev), forward over reverse "
+            f"(jacfwd(jacrev(f)), hessian) where fwd does not call the function itself, or "
+            f"define the rule with custom_jvp instead"
         )
 
-    def vjp(y_bar, y, *leaves, wanted):
+    def vjp_joint(leaves, wanted):
+        # NOTE [custom_vjp's fwd is ordinary code to the levels below]: a reverse level
+        # takes the outputs and residuals from ``fwd`` called on its inputs' values, not
+        # from the primitive bound below, so the levels below (an outer grad, jvp, jacfwd)
+        # differentiate ``fwd``'s own code, and ``bwd``'s when it runs, as JAX does (its
+        # process_custom_vjp_call runs fwd on the parent trace): jacfwd(jacrev(f)) and
+        # jvp(grad(f)) work, and in grad(grad(f)) the outer level differentiates the output
+        # as fwd computes it (``fwd = lambda x: (x, None)`` of a clip_gradient is the
+        # identity there), where the primitive bound below would apply ``bwd`` again.
+        out, res = transform_outputs(fwd(*tree_unflatten(in_spec, leaves)))
+        out_leaves, spec.out = tree_flatten(out)
+        res_leaves, spec.res = tree_flatten(res)
+        spec.n_out = len(out_leaves)
+        return tuple(
+            v if isinstance(v, Tracer) or not isinstance(v, _NUMBERS) else fnp.asarray(v)
+            for v in out_leaves + res_leaves
+        ), None
+
+    def vjp(y_bar, y, *leaves, wanted, pullback=None):
         n = spec.n_out
         ct = [
             (_symbolic_zero(yi, batched) if symbolic else mutable(fnp.zeros_like(yi)))
@@ -652,7 +674,9 @@ def _custom_vjp_primitive(
         outs = batched_prim.bind(*_front(args, bdims, axis_size))
         return outs, (0,) * len(outs)
 
-    return Primitive(name, impl, jvp=jvp, vjp=vjp, batch=batch, multiple_results=True)
+    return Primitive(
+        name, impl, jvp=jvp, vjp=vjp, vjp_joint=vjp_joint, batch=batch, multiple_results=True
+    )
 
 
 def _cotangent_leaves(ct: Any, spec: Any) -> list:

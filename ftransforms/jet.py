@@ -10,7 +10,9 @@ a rule in ``ftransforms/jet_rules.py``: linear ops map every coefficient, biline
 (``multiply``, ``matmul``, ``einsum``) take the Cauchy product, and the nonlinear
 elementwise ops use the recurrence of their ODE (``exp``: ``y' = y x'``).  An elementwise
 op without a recurrence of its own gets one from its JVP rule (``y' = f'(x) x'``, with the
-series of ``f'(x)`` itself computed by a nested ``jet``).  The cost is quadratic in the
+series of ``f'(x)`` itself computed by a nested ``jet``); any other primitive with a JVP
+rule (``cumprod``, ``det``, ``solve``) from ``k`` nested ``jvp``'s in ``t`` of
+``prim(x(t))`` (:func:`nested_jvp_rule`, ``2^K`` evaluations).  The cost is quadratic in the
 order K for a nonlinear op (k products for the k-th coefficient) and linear for a linear
 one, where nested ``jvp`` costs ``2^K`` evaluations of the function.  The rules are written
 with primitives, so ``jet`` composes with ``vmap`` and ``jit``.
@@ -76,6 +78,8 @@ class JetInterpreter(Interpreter):
                 rule = linear_rule
             elif prim.family == "elementwise" and not callable(prim.jvp_rules):
                 rule = generic_rule
+            elif prim.jvp_rules is not None or prim.jvp_joint is not None:
+                rule = nested_jvp_rule
             else:
                 raise UnsupportedOperationError(
                     f"{self.name}: the primitive {prim.name!r} has no Taylor (jet) rule; "
@@ -133,6 +137,38 @@ def generic_rule(prim, primals, series, order, **params):
             total = term if total is None else (total if term is None else lax.add(total, term))
         ys.append(fit(total, y))
     return y, ys[1:]
+
+
+def nested_jvp_rule(prim, primals, series, order, **params):
+    """Any other differentiable primitive (``cumprod``, ``det``, ``solve``, ...): the
+    k-th coefficient of ``y(t) = prim(x(t))``, with ``x(t)`` the truncated series, is its
+    k-th derivative at ``t = 0`` over ``k!``, from ``k`` nested ``jvp``'s in ``t`` (``2^k``
+    evaluations of the primitive, where a rule of its own costs ``O(k^2)``)."""
+    from ftransforms.api import jvp  # late import: api imports the interpreters jet sits on
+
+    def along(t):
+        args = list(primals)
+        for i, terms in enumerate(series):
+            for k, c in enumerate(terms or (), 1):
+                if c is not None:
+                    args[i] = lax.add(args[i], lax.multiply(c, t**k))
+        return prim.bind(*args, **params)
+
+    def derivative(fn):
+        return lambda t: jvp(fn, (t,), (one,))[1]
+
+    y = prim.bind(*primals, **params)
+    zero = fnp.zeros((), dtype_of(y[0] if prim.multiple_results else y))
+    one = fnp.ones_like(zero)
+    terms, fn = [], along
+    for k in range(1, order + 1):
+        fn = derivative(fn)
+        d = fn(zero)
+        scale = 1.0 / math.factorial(k)
+        terms.append(tuple(v * scale for v in d) if prim.multiple_results else d * scale)
+    if prim.multiple_results:
+        return y, [list(t) for t in zip(*terms)] if terms else [[] for _ in y]
+    return y, terms
 
 
 def _check_series(where: str, primals: tuple, series: tuple) -> int:
