@@ -34,8 +34,11 @@ Python binds it to ``x0``.  ``buf[i:j] op= t`` hands the operator NumPy's tempor
 ``buf`` as ``buf[i:j] = t`` does (so a global's slice still refuses, unwritten).  A helper
 of the user's that writes into its caller's array (``step(u, dt)`` doing ``u[1:-1] += ...``)
 counts the variables of its callers that hold it (the user's frames up to the first frame
-of a library, :func:`_caller_bindings`) and rebinds them all.  ``np.add(x0, t, out=x0)``
-and other calls keep the error.
+of a library, :func:`_caller_bindings`) and rebinds them all.  A ufunc the user's frame
+calls with ``out=`` such an array (``np.add(x0, t, out=x0)``, ``np.exp(t, out=buf)``) is
+counted against the same ufunc called the same way on a fresh array
+(:func:`_call_baseline`), and the variables holding it are rebound to the buffer that takes
+the result (``out=(x0,)``, a tuple of the user's, counts otherwise and keeps the error).
 Anything else keeps the InPlaceError, whose message names the fix: an array a caller or a
 global can see (``x0 = init; x0[0] = t`` would write into ``init``: refused, as JAX refuses
 it, rather than changing the caller's data), a view of another array, an alias.  A list
@@ -440,7 +443,9 @@ class _Calibrating(threading.local):
 _CALIBRATING = _Calibrating()
 
 
-def private_out(array: numpy.ndarray, inputs: tuple, kwargs: dict) -> tuple | None:
+def private_out(
+    array: numpy.ndarray, inputs: tuple, kwargs: dict, ufunc: Any = None, method: str = ""
+) -> tuple | None:
     """NOTE [traced writes into private NumPy arrays], for ``x0 op= t``: NumPy calls the
     tracer's ``__array_ufunc__`` with ``out=(x0,)``; where the user's frame runs that
     operator and stores its result back into the variable ``x0`` (``BINARY_OP`` ``+=``,
@@ -450,6 +455,8 @@ def private_out(array: numpy.ndarray, inputs: tuple, kwargs: dict) -> tuple | No
     itself (the reference count is compared with :func:`_out_baseline`'s, measured at
     this same point)."""
     frame = sys._getframe(2)
+    if frame.f_code.co_code[frame.f_lasti] == _CALL:  # np.add(x0, t, out=x0)
+        return _called_with_out(frame, array, inputs, kwargs, ufunc, method)
     if _CALIBRATING.on:
         _CALIBRATING.seen = _out_counts(frame, array)
         return None
@@ -475,6 +482,103 @@ def private_out(array: numpy.ndarray, inputs: tuple, kwargs: dict) -> tuple | No
         write_locals(caller, dict.fromkeys(held, buf))
     inputs = tuple(buf if a is array else a for a in inputs)
     return inputs, {**kwargs, "out": (buf,)}
+
+
+_CALL = dis.opmap["CALL"] if "CALL" in dis.opmap else -1
+
+
+def _called_with_out(
+    frame: Any,
+    array: numpy.ndarray,
+    inputs: tuple,
+    kwargs: dict,
+    ufunc: Any,
+    method: str,
+) -> tuple | None:
+    """``np.add(x0, t, out=x0)``, ``np.exp(t, out=buf)`` (the ufunc called by the user's
+    frame, out= a private plain array held by local variables of it and of its callers):
+    as :func:`private_out`, those variables rebound to the buffer that takes the result.
+    The count is compared with the same ufunc called the same way on a fresh array
+    (:func:`_call_baseline`); ``out=(x0,)``, whose tuple is the user's, counts otherwise
+    and refuses."""
+    if _CALIBRATING.on:
+        _CALIBRATING.seen = (*_out_counts(frame, array), sys.getrefcount(kwargs["out"]))
+        return None
+    scope = live_buffer_scope()
+    code = frame.f_code
+    if (
+        scope is None
+        or not _private_candidate(array)
+        or method != "__call__"
+        or type(ufunc) is not numpy.ufunc
+        or ufunc.nout != 1
+        or ufunc.nin > 2
+        or len(inputs) != ufunc.nin
+        or code.co_flags & (0x20 | 0x80 | 0x200)
+        or not frame_is_user_code(frame)
+    ):
+        return None
+    snapshot = frame.f_locals
+    held = [n for n, v in snapshot.items() if v is array]
+    if not held or any(n not in code.co_varnames or n in code.co_cellvars for n in held):
+        return None
+    per_name = 2 if type(snapshot) is dict else 1  # the variable and its snapshot entry
+    del snapshot
+    callers, extra = _caller_bindings(frame, array)
+    expected = _call_baseline(array, ufunc, tuple(a is array for a in inputs))
+    counts = (*_out_counts(frame, array), sys.getrefcount(kwargs["out"]))
+    if counts != (expected[0] + extra + per_name * (len(held) - 1), *expected[1:]):
+        return None
+    buf = new_buffer(scope, array.copy(order="K"))
+    write_locals(frame, dict.fromkeys(held, buf))
+    for caller, names in callers:
+        write_locals(caller, dict.fromkeys(names, buf))
+    inputs = tuple(buf if a is array else a for a in inputs)
+    return inputs, {**kwargs, "out": (buf,)}
+
+
+def _call_baseline(array: numpy.ndarray, ufunc: Any, where: tuple) -> tuple:
+    """The counts :func:`_called_with_out` sees for a fresh array like ``array`` in
+    ``ufunc(..., out=probe_target)`` with ``probe_target`` the inputs ``where`` marks
+    (the others a stand-in for the tracer), called with ``out=`` by keyword and by
+    position: (-1, -1, -1) where the two disagree (then nothing matches)."""
+    probe_target = numpy.zeros(array.shape, dtype=array.dtype)
+    if array.base is not None:
+        probe_target = probe_target.view()
+    probe = _OutProbe()
+    seen = []
+    _CALIBRATING.on = True
+    try:
+        for by_keyword in (True, False):
+            _CALIBRATING.seen = None
+            if where == (False,):
+                if by_keyword:
+                    ufunc(probe, out=probe_target)
+                else:
+                    ufunc(probe, probe_target)
+            elif where == (True, False):
+                if by_keyword:
+                    ufunc(probe_target, probe, out=probe_target)
+                else:
+                    ufunc(probe_target, probe, probe_target)
+            elif where == (False, True):
+                if by_keyword:
+                    ufunc(probe, probe_target, out=probe_target)
+                else:
+                    ufunc(probe, probe_target, probe_target)
+            elif where == (False, False):
+                if by_keyword:
+                    ufunc(probe, probe, out=probe_target)
+                else:
+                    ufunc(probe, probe, probe_target)
+            seen.append(_CALIBRATING.seen)
+    except Exception:  # noqa: BLE001 - the ufunc refuses these inputs: nothing matches
+        return (-1, -1, -1)
+    finally:
+        _CALIBRATING.on = False
+    if seen[0] is None or seen[0] != seen[1]:
+        return (-1, -1, -1)
+    return seen[0]
 
 
 def _private_candidate(array: numpy.ndarray) -> bool:
@@ -541,7 +645,7 @@ class _OutProbe:
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         out = kwargs.get("out")
         if out is not None and type(out) is tuple and len(out) == 1 and type(out[0]) is _ND:
-            swapped = private_out(out[0], inputs, kwargs)
+            swapped = private_out(out[0], inputs, kwargs, ufunc, method)
             if swapped is not None:  # pragma: no cover  (never while calibrating)
                 inputs, kwargs = swapped
         return out[0]

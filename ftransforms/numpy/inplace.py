@@ -945,8 +945,9 @@ def _out_error(form: str, out: Any) -> Exception:
         f"another NumPy function made), so it cannot hold the traced result (its derivative "
         f"or its batch), and writing into it could change the caller's data.  Use "
         f"the returned value (y = {form.split('(')[0]}(...)), or make the array inside the "
-        f"function with np.zeros/np.empty/np.copy (x0 += t into a plain array that only "
-        f"the variable x0 holds works too)."
+        f"function with np.zeros/np.empty/np.copy (x0 += t or np.add(x0, t, out=x0), "
+        f"out= given by keyword or position, into a plain array that only the function's "
+        f"variables hold works too)."
     )
 
 

@@ -1,0 +1,169 @@
+"""Probe round 13b: the leftovers of round 13's traced writes into plain NumPy arrays.
+
+* ``np.add(x0, t, out=x0)``, ``np.multiply(buf, t, out=buf)``, ``np.exp(t, out=buf)`` with
+  ``buf`` a plain array only the function holds (``INIT.copy()``, ``INIT * 2``) raised
+  InPlaceError where ``x0 += t`` worked: NOTE [traced writes into private NumPy arrays]
+  (core/private_arrays.py) now rebinds the variable to a buffer taking the result.  An
+  array something else sees still refuses, and the global is left alone.
+
+Oracles: the plain NumPy call, the Python loop over rows for ``vmap``, central differences
+in float64 for derivatives, eager values on new inputs for ``jit``.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ftransforms as ft
+from tests.program_oracles import check_jit, check_vmap, close, fd_jacobian
+from tests.tolerances import fd_tol
+
+RNG = np.random.default_rng(131)
+BATCH = RNG.standard_normal((3, 4)) * 0.5 + 0.25
+X = BATCH[0]
+INIT = np.array([1.0, 2.0, 3.0, 4.0])
+KEEP = INIT.copy()
+
+
+def check_values(f):
+    """vmap against the loop, jit on new inputs, jacfwd/jacrev and vmap(grad) against
+    central differences; the global is left alone."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ft.errors.PerformanceWarning)
+        check_vmap(f, (BATCH.copy(),), (0,))
+        check_jit(f, (X.copy(),), (X + 0.25,), replayed=False)
+    jac = fd_jacobian(f, (X.copy(),))
+    close(ft.jacfwd(f)(X.copy()), jac, fd_tol(np.float64))
+    close(ft.jacrev(f)(X.copy()), jac, fd_tol(np.float64))
+
+    def loss(x):
+        return np.sum(f(x) * np.linspace(0.5, 1.5, 4))
+
+    rows = np.stack([fd_jacobian(loss, (r.copy(),)) for r in BATCH])
+    close(ft.vmap(ft.grad(loss))(BATCH.copy()), rows, fd_tol(np.float64))
+    np.testing.assert_array_equal(INIT, KEEP)
+
+
+# -- ufuncs called with out= a private plain array ----------------------------------------
+
+
+def add_out(x):
+    x0 = INIT.copy()
+    np.add(x0, x, out=x0)
+    return x0
+
+
+def add_out_positional(x):
+    x0 = INIT.copy()
+    np.add(x, x0, x0)
+    return x0 * x
+
+
+def multiply_out(x):
+    buf = INIT * 2
+    y = np.multiply(buf, x, out=buf)
+    return y + buf  # the returned value is out itself
+
+
+def exp_out(x):
+    buf = INIT.copy()
+    np.exp(x, out=buf)
+    return buf
+
+
+def two_traced_inputs(x):
+    buf = INIT.astype(float)
+    np.hypot(x, x[::-1], out=buf)
+    return buf
+
+
+def accumulate(buf, t):  # a helper writing into its caller's array
+    np.add(buf, t, out=buf)
+
+
+def helper_out(x):
+    acc = INIT.copy()
+    accumulate(acc, x)
+    accumulate(acc, x**2)
+    return acc
+
+
+def local_alias(x):
+    x0 = INIT.copy()
+    same = x0
+    np.subtract(x0, x, out=x0)
+    return same * 2.0  # the alias sees the write, as in NumPy
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        add_out,
+        add_out_positional,
+        multiply_out,
+        exp_out,
+        two_traced_inputs,
+        helper_out,
+        local_alias,
+    ],
+)
+def test_ufunc_out_into_a_private_array(f):
+    check_values(f)
+
+
+def test_ufunc_out_written_again_by_the_operator():
+    def f(x):
+        x0 = INIT.copy()
+        np.multiply(x0, x, out=x0)
+        x0 += x
+        np.sin(x0, out=x0)
+        return x0
+
+    check_values(f)
+
+
+# -- arrays something else sees still refuse ------------------------------------------------
+
+HELD = []
+
+
+def into_global(x):
+    np.add(INIT, x, out=INIT)
+    return INIT
+
+
+def held_in_a_list(x):
+    x0 = INIT.copy()
+    HELD.append(x0)
+    np.add(x0, x, out=x0)
+    return x0
+
+
+def into_a_view(x):
+    x0 = np.tile(INIT, 2)
+    v = x0[:4]
+    np.add(v, x, out=v)
+    return x0
+
+
+def user_tuple(x):
+    x0 = INIT.copy()
+    np.add(x0, x, out=(x0,))
+    return x0
+
+
+@pytest.mark.parametrize("f", [into_global, held_in_a_list, into_a_view])
+def test_ufunc_out_into_a_visible_array_refuses(f):
+    HELD.clear()
+    with pytest.raises(ft.errors.InPlaceError, match="out= is a plain NumPy array"):
+        ft.vmap(f)(BATCH.copy())
+    np.testing.assert_array_equal(INIT, KEEP)
+    if HELD:
+        np.testing.assert_array_equal(HELD[0], KEEP)  # the container's array is unwritten
+    HELD.clear()
+
+
+def test_out_tuple_of_the_users_counts_otherwise_and_refuses():
+    with pytest.raises(ft.errors.InPlaceError, match="out= is a plain NumPy array"):
+        ft.grad(lambda x: np.sum(user_tuple(x)))(X.copy())
