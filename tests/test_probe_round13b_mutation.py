@@ -5,6 +5,10 @@
   InPlaceError where ``x0 += t`` worked: NOTE [traced writes into private NumPy arrays]
   (core/private_arrays.py) now rebinds the variable to a buffer taking the result.  An
   array something else sees still refuses, and the global is left alone.
+* ``b2d[:] = x[:3]``: a tracer broadcast into a larger plain target that only the function
+  holds (``np.tile(INIT, (4, 1))``) raised InPlaceError (NumPy also converts a row of a
+  list ``[row, ones]`` with the same shapes): the stored expression, read from the
+  bytecode, shows the value is a tracer, which NumPy converts whole.
 
 Oracles: the plain NumPy call, the Python loop over rows for ``vmap``, central differences
 in float64 for derivatives, eager values on new inputs for ``jit``.
@@ -37,8 +41,10 @@ def check_values(f):
     close(ft.jacfwd(f)(X.copy()), jac, fd_tol(np.float64))
     close(ft.jacrev(f)(X.copy()), jac, fd_tol(np.float64))
 
+    w = np.linspace(0.5, 1.5, np.size(f(X.copy())))
+
     def loss(x):
-        return np.sum(f(x) * np.linspace(0.5, 1.5, 4))
+        return np.sum(np.ravel(f(x)) * w)
 
     rows = np.stack([fd_jacobian(loss, (r.copy(),)) for r in BATCH])
     close(ft.vmap(ft.grad(loss))(BATCH.copy()), rows, fd_tol(np.float64))
@@ -167,3 +173,43 @@ def test_ufunc_out_into_a_visible_array_refuses(f):
 def test_out_tuple_of_the_users_counts_otherwise_and_refuses():
     with pytest.raises(ft.errors.InPlaceError, match="out= is a plain NumPy array"):
         ft.grad(lambda x: np.sum(user_tuple(x)))(X.copy())
+
+
+# -- a tracer broadcast into a larger private target ---------------------------------------
+
+
+def broadcast_slice(x):
+    b2d = np.tile(INIT, (3, 1))
+    b2d[:] = x[:4]
+    return b2d * np.arange(1.0, 4.0)[:, None]
+
+
+def broadcast_expression(x):
+    b2d = np.tile(INIT, (3, 1))
+    b2d[1:] = -x[::-1] * 2.0 + INIT
+    return b2d
+
+
+def broadcast_variable(x):
+    b3d = np.tile(INIT, (2, 3, 1))
+    row = np.sin(x)
+    b3d[0] = row
+    b3d[1, 1:] = x[None, :]
+    return b3d
+
+
+@pytest.mark.parametrize("f", [broadcast_slice, broadcast_expression, broadcast_variable])
+def test_tracer_broadcast_into_a_private_array(f):
+    check_values(f)
+
+
+def test_rows_of_a_list_into_a_private_array_still_refuse():
+    def f(x):
+        b2d = np.tile(INIT, (2, 1))
+        rows = [x, np.ones(4)]
+        b2d[:] = rows  # NumPy converts x as one row of the list
+        return b2d
+
+    with pytest.raises(ft.errors.InPlaceError):
+        ft.vmap(f)(BATCH.copy())
+    np.testing.assert_array_equal(INIT, KEEP)

@@ -360,7 +360,7 @@ def store_into_private_array(t: Tracer, frame: Any, scalar: bool) -> Any:
         index = _evaluate(body, frame, names)
     except (_Unknown, IndexError, KeyError, TypeError, ValueError, ZeroDivisionError):
         return None
-    if _traced(index) or not _whole_value(t, array, index, scalar):
+    if _traced(index) or not _whole_value(t, array, index, scalar, frame):
         return None
     if not _owner(array).flags.owndata:
         return None
@@ -383,14 +383,18 @@ def store_into_private_array(t: Tracer, frame: Any, scalar: bool) -> Any:
     return dtype
 
 
-def _whole_value(t: Tracer, array: numpy.ndarray, index: Any, scalar: bool) -> bool:
+def _whole_value(
+    t: Tracer, array: numpy.ndarray, index: Any, scalar: bool, frame: Any = None
+) -> bool:
     """Whether NumPy converting ``t`` for ``array[index] = value`` shows that ``value`` is
     ``t`` itself, not a list or object array holding it (``buf[:2] = [row, ones]``, whose
     other elements NumPy converts without ``t``): a number conversion is NumPy's for one
     element of a list or object array unless the target is one element; ``__array__``
     is for a list's element too, but a list of several elements has one axis more than
     its elements, so ``t`` must fill the target without broadcasting (a 0-d ``t`` may: in
-    a list NumPy converts it twice, and the second conversion raises)."""
+    a list NumPy converts it twice, and the second conversion raises), unless the stored
+    expression is known to be a tracer (:func:`_value_is_a_tracer`: ``b[:] = x[:3]``),
+    which NumPy converts whole and broadcasts."""
     try:
         target = numpy.shape(array[index])
     except Exception:  # noqa: BLE001 - NumPy's own store raises it again
@@ -399,7 +403,105 @@ def _whole_value(t: Tracer, array: numpy.ndarray, index: Any, scalar: bool) -> b
         return target == ()
     if not t.shape:
         return True
-    return _without_leading_ones(tuple(t.shape)) == _without_leading_ones(target)
+    if _without_leading_ones(tuple(t.shape)) == _without_leading_ones(target):
+        return True
+    try:
+        fits = numpy.broadcast_shapes(tuple(t.shape), target) == target
+    except ValueError:
+        return False
+    return fits and frame is not None and _value_is_a_tracer(frame)
+
+
+#: The instructions a stored expression known to give a tracer may consist of.
+_VALUE_OPS = frozenset(
+    {
+        "LOAD_FAST",
+        "LOAD_DEREF",
+        "LOAD_GLOBAL",
+        "LOAD_CONST",
+        "BUILD_SLICE",
+        "BUILD_TUPLE",
+        "BINARY_SUBSCR",
+        "BINARY_OP",
+        "UNARY_NEGATIVE",
+    }
+)
+
+
+def _value_plan(code: Any, lasti: int) -> tuple | None:
+    """The instructions computing the value of the plain store ``buf[index] = value`` at
+    ``lasti`` (those before ``buf``'s load whose stack effect is that one value), or None
+    where the value uses anything else (a call, an attribute, a list display)."""
+    key = (code, lasti, "value")
+    if key not in _PLANS:
+        ins = list(dis.get_instructions(code))
+        plan = _find_plan(ins, lasti)
+        k = next((n for n, i in enumerate(ins) if i.offset == lasti), None)
+        found = None
+        if plan is not None and k is not None:
+            j = k - 1 - len(plan[1])  # buf's LOAD_FAST (the plain form: index, then store)
+            if ins[j].opname == "LOAD_FAST" and ins[j].argval == plan[0]:
+                need, m = 1, j - 1
+                while (
+                    m >= 0
+                    and need > 0
+                    and ins[m].opname in _VALUE_OPS
+                    and not (ins[m].opname == "LOAD_GLOBAL" and (ins[m].arg or 0) & 1)
+                ):  # (a LOAD_GLOBAL that also pushes NULL is a call's)
+                    need += _consumed(ins[m]) - 1
+                    m -= 1
+                if need == 0:
+                    found = tuple(ins[m + 1 : j])
+        _PLANS[key] = found
+    return _PLANS[key]
+
+
+def _consumed(i: Any) -> int:
+    if i.opname in ("BUILD_SLICE", "BUILD_TUPLE"):
+        return i.arg
+    if i.opname in ("BINARY_OP", "BINARY_SUBSCR"):
+        return 2
+    return 1 if i.opname == "UNARY_NEGATIVE" else 0
+
+
+def _value_is_a_tracer(frame: Any) -> bool:
+    """Whether the value ``frame``'s store ``buf[index] = value`` writes is a tracer: its
+    expression reads variables and constants only, with subscripts, arithmetic and
+    negation, and each operation has a tracer operand and otherwise tracers, NumPy arrays,
+    numbers or indices (``x[:3]``, ``-x[1:] * 2.0``, ``row``), so it gives a tracer, which
+    NumPy converts whole (no list or object array holding it)."""
+    body = _value_plan(frame.f_code, frame.f_lasti)
+    if body is None:
+        return False
+    names = frame.f_locals
+    stack: list = []  # "t": a tracer, "a": an array or number, "i": an index
+    for i in body:
+        op = i.opname
+        if op.startswith("LOAD") and op != "LOAD_CONST":
+            scope = frame.f_globals if op == "LOAD_GLOBAL" else names
+            value = scope.get(i.argval, _VALUE_OPS)  # (absent: refused below)
+            if isinstance(value, Tracer):
+                stack.append("t")
+            elif isinstance(value, (numpy.ndarray, numpy.generic, int, float, complex)):
+                stack.append("a")
+            elif value is None or type(value) in (slice, tuple):
+                stack.append("i")
+            else:
+                return False
+        elif op == "LOAD_CONST":
+            stack.append("a" if isinstance(i.argval, (int, float, complex)) else "i")
+        elif op in ("BUILD_SLICE", "BUILD_TUPLE"):
+            del stack[len(stack) - i.arg :]
+            stack.append("i")
+        elif op == "BINARY_SUBSCR":
+            b, a = stack.pop(), stack.pop()
+            stack.append("t" if a == "t" else "?")
+        elif op == "BINARY_OP":
+            b, a = stack.pop(), stack.pop()
+            stack.append("t" if "t" in (a, b) and "i" not in (a, b) and "?" not in (a, b) else "?")
+        elif stack[-1] != "t":  # UNARY_NEGATIVE
+            return False
+    return stack == ["t"]
 
 
 def _without_leading_ones(shape: tuple) -> tuple:
