@@ -9,6 +9,9 @@
   holds (``np.tile(INIT, (4, 1))``) raised InPlaceError (NumPy also converts a row of a
   list ``[row, ones]`` with the same shapes): the stored expression, read from the
   bytecode, shows the value is a tracer, which NumPy converts whole.
+* ``b = INIT.copy(); b[:2] = [x[0], 1.0]``: a list display holding tracers refused (NumPy
+  converts it element by element); its elements, computed again from the bytecode (reads,
+  subscripts, arithmetic), are written whole at NumPy's first conversion.
 
 Oracles: the plain NumPy call, the Python loop over rows for ``vmap``, central differences
 in float64 for derivatives, eager values on new inputs for ``jit``.
@@ -211,5 +214,51 @@ def test_rows_of_a_list_into_a_private_array_still_refuse():
         return b2d
 
     with pytest.raises(ft.errors.InPlaceError):
+        ft.vmap(f)(BATCH.copy())
+    np.testing.assert_array_equal(INIT, KEEP)
+
+
+# -- a list display holding tracers into a private array ------------------------------------
+
+ROW = np.array([0.5, -1.0, 2.0, 0.25])
+
+
+def list_of_numbers(x):
+    b = INIT.copy()
+    b[:2] = [x[0], 1.0]
+    return b * x
+
+
+def list_of_two_tracers(x):
+    b = INIT * 1.0
+    b[1:] = [x[2] * x[0], -x[1], x[3] ** 2]
+    return b
+
+
+def list_of_rows(x):
+    b2d = np.tile(INIT, (3, 1))
+    b2d[:2] = [x[::-1], ROW]
+    return b2d
+
+
+def list_in_a_loop(x):
+    b = np.tile(INIT, 2)
+    for i in range(3):
+        b[2 * i : 2 * i + 2] = [x[i], x[i + 1] * 2.0]
+    return b
+
+
+@pytest.mark.parametrize("f", [list_of_numbers, list_of_two_tracers, list_of_rows, list_in_a_loop])
+def test_list_display_into_a_private_array(f):
+    check_values(f)
+
+
+def test_list_holding_a_call_still_names_the_fix():
+    def f(x):
+        b = INIT.copy()
+        b[:2] = [np.sin(x[0]), 1.0]  # a call: not computed again
+        return b
+
+    with pytest.raises(ft.errors.InPlaceError, match=r"np\.stack"):
         ft.vmap(f)(BATCH.copy())
     np.testing.assert_array_equal(INIT, KEEP)

@@ -42,11 +42,15 @@ the result (``out=(x0,)``, a tuple of the user's, counts otherwise and keeps the
 Anything else keeps the InPlaceError, whose message names the fix: an array a caller or a
 global can see (``x0 = init; x0[0] = t`` would write into ``init``: refused, as JAX refuses
 it, rather than changing the caller's data), a view of another array, an alias.  A list
-holding tracers (``buf[:2] = [t, u]``) is converted element by element: the second
-conversion in the same store undoes the rebinding and raises; and where one conversion
-could be of one element of a list or object array (``buf[:2] = [row, ones]``), the store
-refuses (:func:`_whole_value`: ``t`` must fill its target, a number conversion one
-element).  Costs nothing until a traced value is written into a plain array (then one
+holding tracers (``buf[:2] = [t, u]``) is converted element by element: where the stored
+expression is a list display of reads, subscripts and arithmetic (``[x[0], 1.0]``), its
+elements are computed again from the frame's variables (:func:`_listed_value`) and the
+list is written whole at the first conversion, the others given zeros; otherwise the
+second conversion in the same store undoes the rebinding and raises; and where one
+conversion could be of one element of a list or object array (``buf[:2] = [row, ones]``),
+the store refuses (:func:`_whole_value`: ``t`` must fill its target, a number conversion
+one element, unless the stored expression is known to be a tracer, which NumPy converts
+whole and broadcasts: ``b2d[:] = x[:3]``).  Costs nothing until a traced value is written into a plain array (then one
 evaluation and one reference count).
 """
 
@@ -294,13 +298,21 @@ class _Probe:
 def _baseline(array: numpy.ndarray, index: Any, value: Any) -> tuple[int, int]:
     """The counts :func:`_counts` gives for a fresh array like ``array`` (with a base that
     nothing else holds where ``array`` has one) that ``probe_target[index] = value`` stores
-    into."""
-    probe = _Probe(tuple(value.shape), numpy.dtype(array.dtype), array.base is not None)
+    into (a list ``value``: stand-ins at its tracers, NumPy converting the first)."""
+    dtype, based = numpy.dtype(array.dtype), array.base is not None
+    if type(value) is list:
+        probe = [
+            _Probe(tuple(v.shape), dtype, based) if isinstance(v, Tracer) else v for v in value
+        ]
+        probes = [p for p in probe if type(p) is _Probe]
+    else:
+        probe = _Probe(tuple(value.shape), dtype, based)
+        probes = [probe]
     probe_target = numpy.zeros(array.shape, dtype=array.dtype)
     if array.base is not None:
         probe_target = probe_target.view()
     probe_target[index] = probe
-    return probe.seen or (-1, -1)
+    return next((p.seen for p in probes if p.seen is not None), (-1, -1))
 
 
 class _LastStore(threading.local):
@@ -335,6 +347,8 @@ def store_into_private_array(t: Tracer, frame: Any, scalar: bool) -> Any:
         and last[3]() is not None
         and names.get(name) is last[4]()
     ):  # converted again in the same store: a list holding tracers (buf[:2] = [t, u])
+        if len(last) > 5:  # the list was written whole at the first conversion
+            return last[5]
         _LAST.entry = None
         write_locals(frame, {name: last[3]()})
         raise InPlaceError(
@@ -360,12 +374,15 @@ def store_into_private_array(t: Tracer, frame: Any, scalar: bool) -> Any:
         index = _evaluate(body, frame, names)
     except (_Unknown, IndexError, KeyError, TypeError, ValueError, ZeroDivisionError):
         return None
-    if _traced(index) or not _whole_value(t, array, index, scalar, frame):
+    if _traced(index):
+        return None
+    listed = _listed_value(frame, t)
+    if listed is None and not _whole_value(t, array, index, scalar, frame):
         return None
     if not _owner(array).flags.owndata:
         return None
     try:
-        expected = _baseline(array, index, t)
+        expected = _baseline(array, index, t if listed is None else listed)
     except Exception:  # noqa: BLE001 - NumPy refuses the store itself: leave it to NumPy
         return None
     callers, extra = _caller_bindings(frame, array)
@@ -374,9 +391,11 @@ def store_into_private_array(t: Tracer, frame: Any, scalar: bool) -> Any:
         return None
     array = frame.f_locals[name]
     buf = new_buffer(scope, array.copy(order="K"))
-    buf[index] = t  # the buffer's own traced write (NumPy's errors and casts)
+    buf[index] = t if listed is None else listed  # the buffer's own traced write
     dtype = array.dtype
     _LAST.entry = (id(frame), frame.f_lasti, name, weakref.ref(array), weakref.ref(buf))
+    if listed is not None:
+        _LAST.entry += (dtype,)
     write_locals(frame, {name: buf})
     for caller, held in callers:
         write_locals(caller, dict.fromkeys(held, buf))
@@ -428,11 +447,83 @@ _VALUE_OPS = frozenset(
 )
 
 
-def _value_plan(code: Any, lasti: int) -> tuple | None:
+def _listed_value(frame: Any, t: Tracer) -> list | None:
+    """For ``buf[index] = [x[0], 1.0]`` (a list display of expressions that read variables
+    and constants with subscripts and arithmetic, with ``t`` among its elements' values):
+    the list, its elements computed again from ``frame``'s variables (pure: those
+    operations on tracers, arrays and numbers), written whole by the caller at NumPy's
+    first conversion; None otherwise."""
+    body = _value_plan(frame.f_code, frame.f_lasti, lists=True)
+    if body is None or body[-1].opname != "BUILD_LIST":
+        return None
+    try:
+        value = _compute(body, frame)
+    except (_Unknown, ArithmeticError, IndexError, KeyError, TypeError, ValueError):
+        return None
+    if type(value) is not list or not any(isinstance(v, Tracer) for v in value):
+        return None
+    if not any(v is t or _same_value(v, t) for v in value):
+        return None
+    return value
+
+
+def _same_value(v: Any, t: Tracer) -> bool:
+    return isinstance(v, Tracer) and tuple(v.shape) == tuple(t.shape) and v.dtype == t.dtype
+
+
+_OPERATORS = {
+    **_ARITHMETIC,
+    "/": operator.truediv,
+    "**": operator.pow,
+    "@": operator.matmul,
+}
+_OPERANDS = (Tracer, numpy.ndarray, numpy.generic, int, float, complex)
+
+
+def _compute(body: tuple, frame: Any) -> Any:
+    """The value ``body`` (from :func:`_value_plan`) computes in ``frame``: loads of
+    variables and constants, slices, tuples, subscripts of tracers, arrays, lists and
+    tuples, arithmetic on tracers, arrays and numbers, negation, one list display."""
+    names, stack = frame.f_locals, []
+    for i in body:
+        op = i.opname
+        if op == "LOAD_CONST":
+            stack.append(i.argval)
+        elif op.startswith("LOAD"):
+            scope = frame.f_globals if op == "LOAD_GLOBAL" else names
+            if i.argval not in scope:
+                raise _Unknown
+            stack.append(scope[i.argval])
+        elif op in ("BUILD_SLICE", "BUILD_TUPLE", "BUILD_LIST"):
+            parts = stack[len(stack) - i.arg :]
+            del stack[len(stack) - i.arg :]
+            kind = {"BUILD_SLICE": lambda p: slice(*p), "BUILD_TUPLE": tuple}.get(op, list)
+            stack.append(kind(parts))
+        elif op == "BINARY_SUBSCR":
+            b, a = stack.pop(), stack.pop()
+            if not isinstance(a, (Tracer, numpy.ndarray, list, tuple)) or isinstance(b, dict):
+                raise _Unknown
+            stack.append(a[b])
+        elif op == "BINARY_OP":
+            b, a = stack.pop(), stack.pop()
+            fn = _OPERATORS.get(i.argrepr)
+            if fn is None or not (isinstance(a, _OPERANDS) and isinstance(b, _OPERANDS)):
+                raise _Unknown
+            stack.append(fn(a, b))
+        else:  # UNARY_NEGATIVE
+            if not isinstance(stack[-1], _OPERANDS):
+                raise _Unknown
+            stack.append(-stack.pop())
+    if len(stack) != 1:
+        raise _Unknown
+    return stack[0]
+
+
+def _value_plan(code: Any, lasti: int, lists: bool = False) -> tuple | None:
     """The instructions computing the value of the plain store ``buf[index] = value`` at
     ``lasti`` (those before ``buf``'s load whose stack effect is that one value), or None
     where the value uses anything else (a call, an attribute, a list display)."""
-    key = (code, lasti, "value")
+    key = (code, lasti, "value", lists)
     if key not in _PLANS:
         ins = list(dis.get_instructions(code))
         plan = _find_plan(ins, lasti)
@@ -445,7 +536,10 @@ def _value_plan(code: Any, lasti: int) -> tuple | None:
                 while (
                     m >= 0
                     and need > 0
-                    and ins[m].opname in _VALUE_OPS
+                    and (
+                        ins[m].opname in _VALUE_OPS
+                        or (lists and ins[m].opname == "BUILD_LIST" and m == j - 1)
+                    )
                     and not (ins[m].opname == "LOAD_GLOBAL" and (ins[m].arg or 0) & 1)
                 ):  # (a LOAD_GLOBAL that also pushes NULL is a call's)
                     need += _consumed(ins[m]) - 1
@@ -457,7 +551,7 @@ def _value_plan(code: Any, lasti: int) -> tuple | None:
 
 
 def _consumed(i: Any) -> int:
-    if i.opname in ("BUILD_SLICE", "BUILD_TUPLE"):
+    if i.opname in ("BUILD_SLICE", "BUILD_TUPLE", "BUILD_LIST"):
         return i.arg
     if i.opname in ("BINARY_OP", "BINARY_SUBSCR"):
         return 2
