@@ -12,6 +12,10 @@
 * ``b = INIT.copy(); b[:2] = [x[0], 1.0]``: a list display holding tracers refused (NumPy
   converts it element by element); its elements, computed again from the bytecode (reads,
   subscripts, arithmetic), are written whole at NumPy's first conversion.
+* ``from numpy.lib.stride_tricks import as_strided`` before the transform, then a write
+  through a window: NumPy's own function made a read-only object array of tracers
+  (ValueError: read-only); its code now forwards to ftransforms' view while a transform
+  is active (numpy/strided.py).
 
 Oracles: the plain NumPy call, the Python loop over rows for ``vmap``, central differences
 in float64 for derivatives, eager values on new inputs for ``jit``.
@@ -21,6 +25,7 @@ import warnings
 
 import numpy as np
 import pytest
+from numpy.lib.stride_tricks import as_strided
 
 import ftransforms as ft
 from tests.program_oracles import check_jit, check_vmap, close, fd_jacobian
@@ -262,3 +267,42 @@ def test_list_holding_a_call_still_names_the_fix():
     with pytest.raises(ft.errors.InPlaceError, match=r"np\.stack"):
         ft.vmap(f)(BATCH.copy())
     np.testing.assert_array_equal(INIT, KEEP)
+
+
+# -- NumPy's own as_strided, bound before the transform -------------------------------------
+
+NUMPYS_CODE = as_strided.__code__
+
+
+def windows_written(x):
+    b = INIT * np.ones((2, 1))
+    w = as_strided(b, shape=(2, 4), strides=(4 * b.itemsize, b.itemsize))
+    w[0] = x
+    w[1, ::2] = x[1:3] * 2.0
+    return b.ravel()
+
+
+def diagonal_written(x):
+    m = np.zeros((4, 4))
+    d = as_strided(m, shape=(4,), strides=(5 * m.itemsize,))
+    d[:] = x
+    d += 1.0
+    return m.ravel() * 2.0
+
+
+@pytest.mark.parametrize("f", [windows_written, diagonal_written])
+def test_writes_through_numpys_own_as_strided(f):
+    check_values(f)
+    assert as_strided.__code__ is NUMPYS_CODE  # NumPy's again after the transforms
+    np.testing.assert_array_equal(as_strided(np.arange(4.0), (2,), (16,)), [0.0, 2.0])
+
+
+def test_numpys_own_read_only_windows_still_refuse():
+    def f(x):
+        b = np.zeros(4)
+        w = as_strided(b, shape=(4,), strides=(b.itemsize,), writeable=False)
+        w[:] = x
+        return b
+
+    with pytest.raises(ValueError, match="read-only"):
+        ft.vmap(f)(BATCH.copy())
