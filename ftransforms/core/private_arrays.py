@@ -50,8 +50,8 @@ second conversion in the same store undoes the rebinding and raises; and where o
 conversion could be of one element of a list or object array (``buf[:2] = [row, ones]``),
 the store refuses (:func:`_whole_value`: ``t`` must fill its target, a number conversion
 one element, unless the stored expression is known to be a tracer, which NumPy converts
-whole and broadcasts: ``b2d[:] = x[:3]``).  Costs nothing until a traced value is written into a plain array (then one
-evaluation and one reference count).
+whole and broadcasts: ``b2d[:] = x[:3]``).  Costs nothing until a traced value is written
+into a plain array (then one evaluation and one reference count).
 """
 
 from __future__ import annotations
