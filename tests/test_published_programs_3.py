@@ -90,7 +90,7 @@ from ftransforms import (
 )
 from ftransforms import elementwise_grad as egrad
 from ftransforms.builtins import tuple as atuple
-from ftransforms.errors import ArgnumsError, TracerConversionError
+from ftransforms.errors import ArgnumsError
 from ftransforms.extend import defvjp, primitive
 from ftransforms.misc import flatten
 from ftransforms.misc.fixed_points import fixed_point
@@ -1506,16 +1506,19 @@ def test_cookbook_rolling_window_as_strided():
     expected = np.ones_like(y)
     expected[0, 0] = 0.0  # y[0, 0] was overwritten
     close(ft.grad(write)(y.copy()), expected)
-    # NumPy's own as_strided (bound before the transform) reads an object array of
-    # tracers: right for 8-byte elements, a clear error (not a crash) for float32
+    # NumPy's own as_strided (bound before the transform) forwards to the gather while a
+    # transform is active (round 13b): float32's 4-byte strides too (it raised before)
     from numpy.lib.stride_tricks import as_strided
 
     def bound_early(y):
         return np.sum(as_strided(y, (3, 3), (y.strides[-1],) * 2) ** 2)
 
     close(ft.grad(bound_early)(y[0]), fd_jacobian(bound_early, (y[0],)), FD_TOL)
-    with pytest.raises(TracerConversionError, match="as_strided of a traced float32"):
-        ft.grad(bound_early)(y32[0])
+    close(
+        ft.grad(bound_early)(y32[0]),
+        ft.grad(bound_early)(y[0]),
+        {"rtol": 1e-5, "atol": 1e-6},
+    )
 
 
 def test_numpy_names_under_ftransforms_numpy(monkeypatch):

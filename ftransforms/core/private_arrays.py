@@ -34,17 +34,24 @@ Python binds it to ``x0``.  ``buf[i:j] op= t`` hands the operator NumPy's tempor
 ``buf`` as ``buf[i:j] = t`` does (so a global's slice still refuses, unwritten).  A helper
 of the user's that writes into its caller's array (``step(u, dt)`` doing ``u[1:-1] += ...``)
 counts the variables of its callers that hold it (the user's frames up to the first frame
-of a library, :func:`_caller_bindings`) and rebinds them all.  ``np.add(x0, t, out=x0)``
-and other calls keep the error.
+of a library, :func:`_caller_bindings`) and rebinds them all.  A ufunc the user's frame
+calls with ``out=`` such an array (``np.add(x0, t, out=x0)``, ``np.exp(t, out=buf)``) is
+counted against the same ufunc called the same way on a fresh array
+(:func:`_call_baseline`), and the variables holding it are rebound to the buffer that takes
+the result (``out=(x0,)``, a tuple of the user's, counts otherwise and keeps the error).
 Anything else keeps the InPlaceError, whose message names the fix: an array a caller or a
 global can see (``x0 = init; x0[0] = t`` would write into ``init``: refused, as JAX refuses
 it, rather than changing the caller's data), a view of another array, an alias.  A list
-holding tracers (``buf[:2] = [t, u]``) is converted element by element: the second
-conversion in the same store undoes the rebinding and raises; and where one conversion
-could be of one element of a list or object array (``buf[:2] = [row, ones]``), the store
-refuses (:func:`_whole_value`: ``t`` must fill its target, a number conversion one
-element).  Costs nothing until a traced value is written into a plain array (then one
-evaluation and one reference count).
+holding tracers (``buf[:2] = [t, u]``) is converted element by element: where the stored
+expression is a list display of reads, subscripts and arithmetic (``[x[0], 1.0]``), its
+elements are computed again from the frame's variables (:func:`_listed_value`) and the
+list is written whole at the first conversion, the others given zeros; otherwise the
+second conversion in the same store undoes the rebinding and raises; and where one
+conversion could be of one element of a list or object array (``buf[:2] = [row, ones]``),
+the store refuses (:func:`_whole_value`: ``t`` must fill its target, a number conversion
+one element, unless the stored expression is known to be a tracer, which NumPy converts
+whole and broadcasts: ``b2d[:] = x[:3]``).  Costs nothing until a traced value is written
+into a plain array (then one evaluation and one reference count).
 """
 
 from __future__ import annotations
@@ -291,13 +298,21 @@ class _Probe:
 def _baseline(array: numpy.ndarray, index: Any, value: Any) -> tuple[int, int]:
     """The counts :func:`_counts` gives for a fresh array like ``array`` (with a base that
     nothing else holds where ``array`` has one) that ``probe_target[index] = value`` stores
-    into."""
-    probe = _Probe(tuple(value.shape), numpy.dtype(array.dtype), array.base is not None)
+    into (a list ``value``: stand-ins at its tracers, NumPy converting the first)."""
+    dtype, based = numpy.dtype(array.dtype), array.base is not None
+    if type(value) is list:
+        probe = [
+            _Probe(tuple(v.shape), dtype, based) if isinstance(v, Tracer) else v for v in value
+        ]
+        probes = [p for p in probe if type(p) is _Probe]
+    else:
+        probe = _Probe(tuple(value.shape), dtype, based)
+        probes = [probe]
     probe_target = numpy.zeros(array.shape, dtype=array.dtype)
     if array.base is not None:
         probe_target = probe_target.view()
     probe_target[index] = probe
-    return probe.seen or (-1, -1)
+    return next((p.seen for p in probes if p.seen is not None), (-1, -1))
 
 
 class _LastStore(threading.local):
@@ -332,6 +347,8 @@ def store_into_private_array(t: Tracer, frame: Any, scalar: bool) -> Any:
         and last[3]() is not None
         and names.get(name) is last[4]()
     ):  # converted again in the same store: a list holding tracers (buf[:2] = [t, u])
+        if len(last) > 5:  # the list was written whole at the first conversion
+            return last[5]
         _LAST.entry = None
         write_locals(frame, {name: last[3]()})
         raise InPlaceError(
@@ -357,12 +374,15 @@ def store_into_private_array(t: Tracer, frame: Any, scalar: bool) -> Any:
         index = _evaluate(body, frame, names)
     except (_Unknown, IndexError, KeyError, TypeError, ValueError, ZeroDivisionError):
         return None
-    if _traced(index) or not _whole_value(t, array, index, scalar):
+    if _traced(index):
+        return None
+    listed = _listed_value(frame, t)
+    if listed is None and not _whole_value(t, array, index, scalar, frame):
         return None
     if not _owner(array).flags.owndata:
         return None
     try:
-        expected = _baseline(array, index, t)
+        expected = _baseline(array, index, t if listed is None else listed)
     except Exception:  # noqa: BLE001 - NumPy refuses the store itself: leave it to NumPy
         return None
     callers, extra = _caller_bindings(frame, array)
@@ -371,23 +391,29 @@ def store_into_private_array(t: Tracer, frame: Any, scalar: bool) -> Any:
         return None
     array = frame.f_locals[name]
     buf = new_buffer(scope, array.copy(order="K"))
-    buf[index] = t  # the buffer's own traced write (NumPy's errors and casts)
+    buf[index] = t if listed is None else listed  # the buffer's own traced write
     dtype = array.dtype
     _LAST.entry = (id(frame), frame.f_lasti, name, weakref.ref(array), weakref.ref(buf))
+    if listed is not None:
+        _LAST.entry += (dtype,)
     write_locals(frame, {name: buf})
     for caller, held in callers:
         write_locals(caller, dict.fromkeys(held, buf))
     return dtype
 
 
-def _whole_value(t: Tracer, array: numpy.ndarray, index: Any, scalar: bool) -> bool:
+def _whole_value(
+    t: Tracer, array: numpy.ndarray, index: Any, scalar: bool, frame: Any = None
+) -> bool:
     """Whether NumPy converting ``t`` for ``array[index] = value`` shows that ``value`` is
     ``t`` itself, not a list or object array holding it (``buf[:2] = [row, ones]``, whose
     other elements NumPy converts without ``t``): a number conversion is NumPy's for one
     element of a list or object array unless the target is one element; ``__array__``
     is for a list's element too, but a list of several elements has one axis more than
     its elements, so ``t`` must fill the target without broadcasting (a 0-d ``t`` may: in
-    a list NumPy converts it twice, and the second conversion raises)."""
+    a list NumPy converts it twice, and the second conversion raises), unless the stored
+    expression is known to be a tracer (:func:`_value_is_a_tracer`: ``b[:] = x[:3]``),
+    which NumPy converts whole and broadcasts."""
     try:
         target = numpy.shape(array[index])
     except Exception:  # noqa: BLE001 - NumPy's own store raises it again
@@ -396,7 +422,180 @@ def _whole_value(t: Tracer, array: numpy.ndarray, index: Any, scalar: bool) -> b
         return target == ()
     if not t.shape:
         return True
-    return _without_leading_ones(tuple(t.shape)) == _without_leading_ones(target)
+    if _without_leading_ones(tuple(t.shape)) == _without_leading_ones(target):
+        return True
+    try:
+        fits = numpy.broadcast_shapes(tuple(t.shape), target) == target
+    except ValueError:
+        return False
+    return fits and frame is not None and _value_is_a_tracer(frame)
+
+
+#: The instructions a stored expression known to give a tracer may consist of.
+_VALUE_OPS = frozenset(
+    {
+        "LOAD_FAST",
+        "LOAD_DEREF",
+        "LOAD_GLOBAL",
+        "LOAD_CONST",
+        "BUILD_SLICE",
+        "BUILD_TUPLE",
+        "BINARY_SUBSCR",
+        "BINARY_OP",
+        "UNARY_NEGATIVE",
+    }
+)
+
+
+def _listed_value(frame: Any, t: Tracer) -> list | None:
+    """For ``buf[index] = [x[0], 1.0]`` (a list display of expressions that read variables
+    and constants with subscripts and arithmetic, with ``t`` among its elements' values):
+    the list, its elements computed again from ``frame``'s variables (pure: those
+    operations on tracers, arrays and numbers), written whole by the caller at NumPy's
+    first conversion; None otherwise."""
+    body = _value_plan(frame.f_code, frame.f_lasti, lists=True)
+    if body is None or body[-1].opname != "BUILD_LIST":
+        return None
+    try:
+        value = _compute(body, frame)
+    except (_Unknown, ArithmeticError, IndexError, KeyError, TypeError, ValueError):
+        return None
+    if type(value) is not list or not any(isinstance(v, Tracer) for v in value):
+        return None
+    if not any(v is t or _same_value(v, t) for v in value):
+        return None
+    return value
+
+
+def _same_value(v: Any, t: Tracer) -> bool:
+    return isinstance(v, Tracer) and tuple(v.shape) == tuple(t.shape) and v.dtype == t.dtype
+
+
+_OPERATORS = {
+    **_ARITHMETIC,
+    "/": operator.truediv,
+    "**": operator.pow,
+    "@": operator.matmul,
+}
+_OPERANDS = (Tracer, numpy.ndarray, numpy.generic, int, float, complex)
+
+
+def _compute(body: tuple, frame: Any) -> Any:
+    """The value ``body`` (from :func:`_value_plan`) computes in ``frame``: loads of
+    variables and constants, slices, tuples, subscripts of tracers, arrays, lists and
+    tuples, arithmetic on tracers, arrays and numbers, negation, one list display."""
+    names, stack = frame.f_locals, []
+    for i in body:
+        op = i.opname
+        if op == "LOAD_CONST":
+            stack.append(i.argval)
+        elif op.startswith("LOAD"):
+            scope = frame.f_globals if op == "LOAD_GLOBAL" else names
+            if i.argval not in scope:
+                raise _Unknown
+            stack.append(scope[i.argval])
+        elif op in ("BUILD_SLICE", "BUILD_TUPLE", "BUILD_LIST"):
+            parts = stack[len(stack) - i.arg :]
+            del stack[len(stack) - i.arg :]
+            kind = {"BUILD_SLICE": lambda p: slice(*p), "BUILD_TUPLE": tuple}.get(op, list)
+            stack.append(kind(parts))
+        elif op == "BINARY_SUBSCR":
+            b, a = stack.pop(), stack.pop()
+            if not isinstance(a, (Tracer, numpy.ndarray, list, tuple)) or isinstance(b, dict):
+                raise _Unknown
+            stack.append(a[b])
+        elif op == "BINARY_OP":
+            b, a = stack.pop(), stack.pop()
+            fn = _OPERATORS.get(i.argrepr)
+            if fn is None or not (isinstance(a, _OPERANDS) and isinstance(b, _OPERANDS)):
+                raise _Unknown
+            stack.append(fn(a, b))
+        else:  # UNARY_NEGATIVE
+            if not isinstance(stack[-1], _OPERANDS):
+                raise _Unknown
+            stack.append(-stack.pop())
+    if len(stack) != 1:
+        raise _Unknown
+    return stack[0]
+
+
+def _value_plan(code: Any, lasti: int, lists: bool = False) -> tuple | None:
+    """The instructions computing the value of the plain store ``buf[index] = value`` at
+    ``lasti`` (those before ``buf``'s load whose stack effect is that one value), or None
+    where the value uses anything else (a call, an attribute, a list display)."""
+    key = (code, lasti, "value", lists)
+    if key not in _PLANS:
+        ins = list(dis.get_instructions(code))
+        plan = _find_plan(ins, lasti)
+        k = next((n for n, i in enumerate(ins) if i.offset == lasti), None)
+        found = None
+        if plan is not None and k is not None:
+            j = k - 1 - len(plan[1])  # buf's LOAD_FAST (the plain form: index, then store)
+            if ins[j].opname == "LOAD_FAST" and ins[j].argval == plan[0]:
+                need, m = 1, j - 1
+                while (
+                    m >= 0
+                    and need > 0
+                    and (
+                        ins[m].opname in _VALUE_OPS
+                        or (lists and ins[m].opname == "BUILD_LIST" and m == j - 1)
+                    )
+                    and not (ins[m].opname == "LOAD_GLOBAL" and (ins[m].arg or 0) & 1)
+                ):  # (a LOAD_GLOBAL that also pushes NULL is a call's)
+                    need += _consumed(ins[m]) - 1
+                    m -= 1
+                if need == 0:
+                    found = tuple(ins[m + 1 : j])
+        _PLANS[key] = found
+    return _PLANS[key]
+
+
+def _consumed(i: Any) -> int:
+    if i.opname in ("BUILD_SLICE", "BUILD_TUPLE", "BUILD_LIST"):
+        return i.arg
+    if i.opname in ("BINARY_OP", "BINARY_SUBSCR"):
+        return 2
+    return 1 if i.opname == "UNARY_NEGATIVE" else 0
+
+
+def _value_is_a_tracer(frame: Any) -> bool:
+    """Whether the value ``frame``'s store ``buf[index] = value`` writes is a tracer: its
+    expression reads variables and constants only, with subscripts, arithmetic and
+    negation, and each operation has a tracer operand and otherwise tracers, NumPy arrays,
+    numbers or indices (``x[:3]``, ``-x[1:] * 2.0``, ``row``), so it gives a tracer, which
+    NumPy converts whole (no list or object array holding it)."""
+    body = _value_plan(frame.f_code, frame.f_lasti)
+    if body is None:
+        return False
+    names = frame.f_locals
+    stack: list = []  # "t": a tracer, "a": an array or number, "i": an index
+    for i in body:
+        op = i.opname
+        if op.startswith("LOAD") and op != "LOAD_CONST":
+            scope = frame.f_globals if op == "LOAD_GLOBAL" else names
+            value = scope.get(i.argval, _VALUE_OPS)  # (absent: refused below)
+            if isinstance(value, Tracer):
+                stack.append("t")
+            elif isinstance(value, (numpy.ndarray, numpy.generic, int, float, complex)):
+                stack.append("a")
+            elif value is None or type(value) in (slice, tuple):
+                stack.append("i")
+            else:
+                return False
+        elif op == "LOAD_CONST":
+            stack.append("a" if isinstance(i.argval, (int, float, complex)) else "i")
+        elif op in ("BUILD_SLICE", "BUILD_TUPLE"):
+            del stack[len(stack) - i.arg :]
+            stack.append("i")
+        elif op == "BINARY_SUBSCR":
+            b, a = stack.pop(), stack.pop()
+            stack.append("t" if a == "t" else "?")
+        elif op == "BINARY_OP":
+            b, a = stack.pop(), stack.pop()
+            stack.append("t" if "t" in (a, b) and "i" not in (a, b) and "?" not in (a, b) else "?")
+        elif stack[-1] != "t":  # UNARY_NEGATIVE
+            return False
+    return stack == ["t"]
 
 
 def _without_leading_ones(shape: tuple) -> tuple:
@@ -440,7 +639,9 @@ class _Calibrating(threading.local):
 _CALIBRATING = _Calibrating()
 
 
-def private_out(array: numpy.ndarray, inputs: tuple, kwargs: dict) -> tuple | None:
+def private_out(
+    array: numpy.ndarray, inputs: tuple, kwargs: dict, ufunc: Any = None, method: str = ""
+) -> tuple | None:
     """NOTE [traced writes into private NumPy arrays], for ``x0 op= t``: NumPy calls the
     tracer's ``__array_ufunc__`` with ``out=(x0,)``; where the user's frame runs that
     operator and stores its result back into the variable ``x0`` (``BINARY_OP`` ``+=``,
@@ -450,6 +651,8 @@ def private_out(array: numpy.ndarray, inputs: tuple, kwargs: dict) -> tuple | No
     itself (the reference count is compared with :func:`_out_baseline`'s, measured at
     this same point)."""
     frame = sys._getframe(2)
+    if frame.f_code.co_code[frame.f_lasti] == _CALL:  # np.add(x0, t, out=x0)
+        return _called_with_out(frame, array, inputs, kwargs, ufunc, method)
     if _CALIBRATING.on:
         _CALIBRATING.seen = _out_counts(frame, array)
         return None
@@ -475,6 +678,103 @@ def private_out(array: numpy.ndarray, inputs: tuple, kwargs: dict) -> tuple | No
         write_locals(caller, dict.fromkeys(held, buf))
     inputs = tuple(buf if a is array else a for a in inputs)
     return inputs, {**kwargs, "out": (buf,)}
+
+
+_CALL = dis.opmap["CALL"] if "CALL" in dis.opmap else -1
+
+
+def _called_with_out(
+    frame: Any,
+    array: numpy.ndarray,
+    inputs: tuple,
+    kwargs: dict,
+    ufunc: Any,
+    method: str,
+) -> tuple | None:
+    """``np.add(x0, t, out=x0)``, ``np.exp(t, out=buf)`` (the ufunc called by the user's
+    frame, out= a private plain array held by local variables of it and of its callers):
+    as :func:`private_out`, those variables rebound to the buffer that takes the result.
+    The count is compared with the same ufunc called the same way on a fresh array
+    (:func:`_call_baseline`); ``out=(x0,)``, whose tuple is the user's, counts otherwise
+    and refuses."""
+    if _CALIBRATING.on:
+        _CALIBRATING.seen = (*_out_counts(frame, array), sys.getrefcount(kwargs["out"]))
+        return None
+    scope = live_buffer_scope()
+    code = frame.f_code
+    if (
+        scope is None
+        or not _private_candidate(array)
+        or method != "__call__"
+        or type(ufunc) is not numpy.ufunc
+        or ufunc.nout != 1
+        or ufunc.nin > 2
+        or len(inputs) != ufunc.nin
+        or code.co_flags & (0x20 | 0x80 | 0x200)
+        or not frame_is_user_code(frame)
+    ):
+        return None
+    snapshot = frame.f_locals
+    held = [n for n, v in snapshot.items() if v is array]
+    if not held or any(n not in code.co_varnames or n in code.co_cellvars for n in held):
+        return None
+    per_name = 2 if type(snapshot) is dict else 1  # the variable and its snapshot entry
+    del snapshot
+    callers, extra = _caller_bindings(frame, array)
+    expected = _call_baseline(array, ufunc, tuple(a is array for a in inputs))
+    counts = (*_out_counts(frame, array), sys.getrefcount(kwargs["out"]))
+    if counts != (expected[0] + extra + per_name * (len(held) - 1), *expected[1:]):
+        return None
+    buf = new_buffer(scope, array.copy(order="K"))
+    write_locals(frame, dict.fromkeys(held, buf))
+    for caller, names in callers:
+        write_locals(caller, dict.fromkeys(names, buf))
+    inputs = tuple(buf if a is array else a for a in inputs)
+    return inputs, {**kwargs, "out": (buf,)}
+
+
+def _call_baseline(array: numpy.ndarray, ufunc: Any, where: tuple) -> tuple:
+    """The counts :func:`_called_with_out` sees for a fresh array like ``array`` in
+    ``ufunc(..., out=probe_target)`` with ``probe_target`` the inputs ``where`` marks
+    (the others a stand-in for the tracer), called with ``out=`` by keyword and by
+    position: (-1, -1, -1) where the two disagree (then nothing matches)."""
+    probe_target = numpy.zeros(array.shape, dtype=array.dtype)
+    if array.base is not None:
+        probe_target = probe_target.view()
+    probe = _OutProbe()
+    seen = []
+    _CALIBRATING.on = True
+    try:
+        for by_keyword in (True, False):
+            _CALIBRATING.seen = None
+            if where == (False,):
+                if by_keyword:
+                    ufunc(probe, out=probe_target)
+                else:
+                    ufunc(probe, probe_target)
+            elif where == (True, False):
+                if by_keyword:
+                    ufunc(probe_target, probe, out=probe_target)
+                else:
+                    ufunc(probe_target, probe, probe_target)
+            elif where == (False, True):
+                if by_keyword:
+                    ufunc(probe, probe_target, out=probe_target)
+                else:
+                    ufunc(probe, probe_target, probe_target)
+            elif where == (False, False):
+                if by_keyword:
+                    ufunc(probe, probe, out=probe_target)
+                else:
+                    ufunc(probe, probe, probe_target)
+            seen.append(_CALIBRATING.seen)
+    except Exception:  # noqa: BLE001 - the ufunc refuses these inputs: nothing matches
+        return (-1, -1, -1)
+    finally:
+        _CALIBRATING.on = False
+    if seen[0] is None or seen[0] != seen[1]:
+        return (-1, -1, -1)
+    return seen[0]
 
 
 def _private_candidate(array: numpy.ndarray) -> bool:
@@ -541,7 +841,7 @@ class _OutProbe:
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         out = kwargs.get("out")
         if out is not None and type(out) is tuple and len(out) == 1 and type(out[0]) is _ND:
-            swapped = private_out(out[0], inputs, kwargs)
+            swapped = private_out(out[0], inputs, kwargs, ufunc, method)
             if swapped is not None:  # pragma: no cover  (never while calibrating)
                 inputs, kwargs = swapped
         return out[0]

@@ -175,7 +175,7 @@ class ArrayMethods:
         if out is not None and type(out) is tuple and len(out) == 1 and type(out[0]) is _ND:
             # x0 += t into a plain array only x0 holds (NOTE [traced writes into private
             # NumPy arrays]): the same lines as private_arrays._OutProbe's, which counts
-            swapped = private_out(out[0], inputs, kwargs)
+            swapped = private_out(out[0], inputs, kwargs, ufunc, method)
             if swapped is not None:
                 inputs, kwargs = swapped
         return handle_ufunc(ufunc, method, inputs, kwargs)

@@ -947,8 +947,9 @@ def _out_error(form: str, out: Any) -> Exception:
         f"(its derivative or its batch), and writing into it could change the caller's "
         f"data.  Compute out of place (a = a + t) and use the returned value (return new "
         f"running statistics, as nn.batch_norm does), or make the array inside the "
-        f"function with np.zeros/np.empty/np.full/np.copy(a) (x0 += t into a plain array "
-        f"that only the variable x0 holds, such as x0 = a.copy(), works too)."
+        f"function with np.zeros/np.empty/np.full/np.copy(a) (x0 += t or np.add(x0, t, "
+        f"out=x0) into a plain array that only the function's variables hold, such as "
+        f"x0 = a.copy(), works too)."
     )
 
 

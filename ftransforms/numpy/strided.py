@@ -18,9 +18,11 @@ memory NumPy would not own.
 
 While a transform is active ``numpy.lib.stride_tricks.as_strided`` is this function (the
 SciPy cookbook's rolling windows and im2col convolutions call it by that name); on
-anything but a tracer it is NumPy's.  A copy bound earlier by ``from
-numpy.lib.stride_tricks import as_strided`` stays NumPy's, which computes on an object
-array of tracers (right for 8-byte dtypes; other dtypes raise, see core/tracer.py).
+anything but a tracer it is NumPy's.  A name bound earlier by ``from
+numpy.lib.stride_tricks import as_strided`` holds NumPy's function object, whose code is
+swapped for a call of this function while a transform is active (:class:`_CodeSwap`):
+NumPy's own would compute on a read-only object array of tracers, which reads right but
+refuses writes through the windows (``w = as_strided(b, ...); w[0] = x``).
 
 Example:
     >>> import numpy as np
@@ -36,6 +38,7 @@ Example:
 from __future__ import annotations
 
 import operator
+import types
 from typing import Any
 
 import numpy
@@ -60,6 +63,12 @@ from ftransforms.numpy.manipulation import ravel, reshape
 __all__: list[str] = []  # nothing joins fnp: numpy.lib.stride_tricks.as_strided is the name
 
 _NUMPY_AS_STRIDED = numpy.lib.stride_tricks.as_strided
+_NUMPY_CODE = _NUMPY_AS_STRIDED.__code__
+#: NumPy's ``as_strided`` as a function object of its own (the same code and globals):
+#: what this module calls on anything but a tracer, whatever ``_NUMPY_AS_STRIDED`` runs.
+_numpys_as_strided = types.FunctionType(
+    _NUMPY_CODE, _NUMPY_AS_STRIDED.__globals__, "as_strided", _NUMPY_AS_STRIDED.__defaults__
+)
 
 
 def as_strided(
@@ -69,7 +78,7 @@ def as_strided(
     elements at the positions the byte ``strides`` reach (see the module doc); NumPy's
     own function for anything else."""
     if not isinstance(x, Tracer):
-        return _NUMPY_AS_STRIDED(x, shape, strides, subok, writeable)
+        return _numpys_as_strided(x, shape, strides, subok, writeable)
     itemsize = dtype_of(x).itemsize
     new_shape = tuple(operator.index(n) for n in (shape_of(x) if shape is None else shape))
     new_strides = tuple(operator.index(s) for s in (x.strides if strides is None else strides))
@@ -131,6 +140,32 @@ def as_strided(
     return make_view(x, forward(x), forward, inverse)
 
 
+def _forwarding(
+    x: Any, shape: Any = None, strides: Any = None, subok: bool = False, writeable: bool = True
+) -> Any:  # (run as NumPy's function: the name below is looked up in NumPy's globals)
+    return _ftransforms_as_strided(x, shape, strides, subok, writeable)  # noqa: F821
+
+
+class _CodeSwap:
+    """Sets a function's ``__code__`` as PATCHED_WHILE_ACTIVE updates a namespace: NumPy's
+    ``as_strided`` object, which a name bound before the transform holds, forwards to
+    :func:`as_strided` while a transform is active (one attribute store each way)."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+
+    def update(self, values: dict) -> None:
+        self.fn.__code__ = values["__code__"]
+
+
+_NUMPY_AS_STRIDED.__globals__["_ftransforms_as_strided"] = as_strided
 PATCHED_WHILE_ACTIVE.append(
     (vars(numpy.lib.stride_tricks), {"as_strided": as_strided}, {"as_strided": _NUMPY_AS_STRIDED})
+)
+PATCHED_WHILE_ACTIVE.append(
+    (
+        _CodeSwap(_NUMPY_AS_STRIDED),  # type: ignore[arg-type]
+        {"__code__": _forwarding.__code__},
+        {"__code__": _NUMPY_CODE},
+    )
 )
