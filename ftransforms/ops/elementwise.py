@@ -342,8 +342,11 @@ def _one_minus_square(x):
     # sign, and so is the derivative along the real line (the central difference of
     # np.emath.arccos at 1.7 is -0.727j).  ``1 - z*z`` makes the zero imaginary part +0
     # whatever the side (0 - 0), and the square root then takes the other branch;
-    # ``-(z*z - 1)`` keeps the sign (-(+0 - 0) is -0), and for real x it is the same number.
-    return -(x * x - 1)
+    # ``-(z*z - 1)`` keeps the sign (-(+0 - 0) is -0).  A real x takes ``1 - x*x``: at
+    # x = +-1 the other form is -0, whose square root -0 turns the derivative's +inf into -inf.
+    if x.dtype.kind == "c":
+        return -(x * x - 1)
+    return 1 - x * x
 
 
 def _arcsinh_derivative(y, x):

@@ -1172,11 +1172,11 @@ spence_p = _sp_unary("spence", _spence_d, doc=_SPENCE_DOC)
 
 
 def _entr_d(y, x):
-    # -(log(x) + 1) for x > 0, +inf at 0 (as in JAX), 0 where entr is -inf
-    pos = x > 0
-    inside = -(_ew.log_p.bind(_ew.select_p.bind(pos, x, 1.0)) + 1)
-    edge = _ew.convert_p.bind(_ew.select_p.bind(x == 0, math.inf, 0.0), dtype=y.dtype)
-    return _ew.select_p.bind(pos, inside, edge)
+    # -(log(x) + 1) for x >= 0 (+inf at 0, as in JAX, and so -1/x = -inf the next order),
+    # 0 where entr is -inf
+    nonneg = x >= 0
+    inside = -(_ew.log_p.bind(_ew.select_p.bind(nonneg, x, 1.0)) + 1)
+    return _ew.select_p.bind(nonneg, inside, 0.0)
 
 
 _ENTR_DOC = """``ftransforms.scipy.special.entr(x)``: ``-x log(x)``, 0 at 0 and ``-inf`` for
