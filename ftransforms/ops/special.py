@@ -378,11 +378,25 @@ Example:
     >>> round(float(ft.grad(log_ndtr)(0.0)), 6)  # sqrt(2 / pi)
     0.797885
 """
+
+
+def _log_ndtr_d(y, x):
+    # pdf(x) / ndtr(x).  Left of 0 as sqrt(2 / pi) / erfcx(-x / sqrt(2)): no 0/0 and no
+    # cancellation far in the left tail (where exp(-x**2/2 - log_ndtr(x)) loses digits).
+    # Right of 0 as exp(-x**2/2 - log_ndtr(x)) / sqrt(2 pi): erfcx(-x / sqrt(2)) overflows
+    # past x ~ 38, and 1 / inf differentiates to -(-inf) / inf**2 = NaN (the second
+    # derivative at 40 was NaN, not -0).  The erfcx side sees 0 there, so neither side's
+    # derivative is inf * 0 under the select.
+    left = x < 0
+    x_left = _ew.select_p.bind(left, x, 0.0)
+    from_erfcx = _SQRT_2_OVER_PI / erfcx_p.bind(x_left * (-1.0 / math.sqrt(2.0)))
+    from_exp = _INV_SQRT_2PI * _ew.exp_p.bind(-0.5 * (x * x) - y)
+    return _ew.select_p.bind(left, from_erfcx, from_exp)
+
+
 log_ndtr_p = _sp_unary(
     "log_ndtr",
-    # pdf(x) / ndtr(x) = sqrt(2 / pi) / erfcx(-x / sqrt(2)): no 0/0 and no cancellation far
-    # in the left tail (where exp(-x**2/2 - log_ndtr(x)) loses digits); 0 far to the right
-    lambda y, x: _SQRT_2_OVER_PI / erfcx_p.bind(x * (-1.0 / math.sqrt(2.0))),
+    _log_ndtr_d,
     doc=_LOG_NDTR_DOC,
 )
 
