@@ -73,3 +73,23 @@ def test_higher_derivatives_of_log_ndtr_far_right_are_zero_not_nan():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert float(ft.hessian(scipy.special.log_ndtr)(40.0)) == 0.0
+
+
+# -- xlogy/xlog1py with a Python float second argument keep NEP 50's dtype ------------------
+
+
+@pytest.mark.parametrize("name", ["xlogy", "xlog1py"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_xlogy_of_a_low_precision_array_and_a_python_float_keeps_the_arrays_dtype(name, dtype):
+    # jnp's xlogy(float32 array, 2.0) is float32 (the Python float is weak), as this
+    # library's xlogy(2.0, float32 array) already was
+    f = getattr(scipy.special, name)
+    x = np.array([0.0, 0.3, 1.5], dtype=dtype)
+    for transformed in (ft.vmap(lambda v: f(v, 2.0)), ft.jit(lambda v: f(v, 2.0))):
+        got = transformed(x)
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got, f(x.astype(np.float64), 2.0), rtol=1e-3)
+    assert ft.vmap(lambda v: f(2.0, v))(x).dtype == dtype
+    assert ft.jacfwd(lambda v: f(v, 2.0))(x).dtype == dtype
+    # a float64 NumPy scalar is not weak: float64, as NumPy gives
+    assert ft.vmap(lambda v: f(v, np.float64(2.0)))(x).dtype == np.float64

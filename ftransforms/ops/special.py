@@ -1942,8 +1942,12 @@ sici_ci_p = defunary(
 
 def _xlog_impl(log):
     def impl(xp, x, y):
+        # log of a Python float y is a float64 NumPy scalar, which is not weak: the result
+        # takes NEP 50's dtype of (x, y) instead (float32 for xlogy(float32 array, 2.0),
+        # as xlogy(2.0, float32 array) and JAX give), and at least a float
+        dt = numpy.result_type(*(getattr(a, "dtype", a) for a in (x, y)), 1.0)
         with numpy.errstate(divide="ignore", invalid="ignore"):
-            out = x * log(xp, y)
+            out = (x * log(xp, y)).astype(dt, copy=False)
         keep = (xp.asarray(x) != 0) | xp.isnan(y)  # NaN in y propagates, as in SciPy
         return xp.where(keep, out, xp.zeros((), dtype=out.dtype))
 
