@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import jax
@@ -93,3 +94,20 @@ def test_xlogy_of_a_low_precision_array_and_a_python_float_keeps_the_arrays_dtyp
     assert ft.jacfwd(lambda v: f(v, 2.0))(x).dtype == dtype
     # a float64 NumPy scalar is not weak: float64, as NumPy gives
     assert ft.vmap(lambda v: f(v, np.float64(2.0)))(x).dtype == np.float64
+
+
+# -- spence at 1: its derivative's removable singularity keeps its own derivatives ----------
+
+
+def test_higher_derivatives_of_spence_at_one_are_the_limits():
+    # spence(z) = Li2(1 - z): spence' = log(z) / (1 - z) = -(1 - u/2 + u**2/3 - u**3/4 ...)
+    # in u = z - 1, so spence^(k)(1) = -(-1)**(k-1) (k-1)! / k
+    got = [scipy.special.spence]
+    for _ in range(4):
+        got.append(ft.grad(got[-1]))
+    for k in range(1, 5):
+        expected = -((-1) ** (k - 1)) * math.factorial(k - 1) / k
+        assert float(got[k](1.0)) == pytest.approx(expected, rel=1e-12)
+    rows = ft.vmap(ft.grad(ft.grad(scipy.special.spence)))(np.array([1.0, 2.0]))
+    # at 2: d/dz log(z) / (1 - z) = (1/z) / (1 - z) + log(z) / (1 - z)**2
+    np.testing.assert_allclose(rows, [0.5, -0.5 + np.log(2.0)], rtol=1e-12)

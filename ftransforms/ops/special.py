@@ -1161,10 +1161,14 @@ expi_p = _sp_unary("expi", lambda y, x: _ew.exp_p.bind(x) / x, doc=_EXPI_DOC)
 
 
 def _spence_d(y, z):
-    # log(z) / (1 - z), and its limit -1 at z == 1
+    # log(z) / (1 - z); at z == 1 its Taylor series -(1 - u/2 + u**2/3 - ...) in u = z - 1,
+    # so that its derivatives there are the limits too (the constant -1 made spence'' 0, not
+    # 1/2)
     one = z == 1
     zs = _ew.select_p.bind(one, 2.0, z)
-    return _ew.select_p.bind(one, -1.0, _ew.log_p.bind(zs) / (1 - zs))
+    u = z - 1
+    series = -(1 + u * (-1 / 2 + u * (1 / 3 + u * (-1 / 4 + u * (1 / 5 + u * (-1 / 6))))))
+    return _ew.select_p.bind(one, series, _ew.log_p.bind(zs) / (1 - zs))
 
 
 _SPENCE_DOC = """``ftransforms.scipy.special.spence(z)``: Spence's function, the integral of
