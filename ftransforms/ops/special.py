@@ -378,11 +378,25 @@ Example:
     >>> round(float(ft.grad(log_ndtr)(0.0)), 6)  # sqrt(2 / pi)
     0.797885
 """
+
+
+def _log_ndtr_d(y, x):
+    # pdf(x) / ndtr(x).  Left of 0 as sqrt(2 / pi) / erfcx(-x / sqrt(2)): no 0/0 and no
+    # cancellation far in the left tail (where exp(-x**2/2 - log_ndtr(x)) loses digits).
+    # Right of 0 as exp(-x**2/2 - log_ndtr(x)) / sqrt(2 pi): erfcx(-x / sqrt(2)) overflows
+    # past x ~ 38, and 1 / inf differentiates to -(-inf) / inf**2 = NaN (the second
+    # derivative at 40 was NaN, not -0).  The erfcx side sees 0 there, so neither side's
+    # derivative is inf * 0 under the select.
+    left = x < 0
+    x_left = _ew.select_p.bind(left, x, 0.0)
+    from_erfcx = _SQRT_2_OVER_PI / erfcx_p.bind(x_left * (-1.0 / math.sqrt(2.0)))
+    from_exp = _INV_SQRT_2PI * _ew.exp_p.bind(-0.5 * (x * x) - y)
+    return _ew.select_p.bind(left, from_erfcx, from_exp)
+
+
 log_ndtr_p = _sp_unary(
     "log_ndtr",
-    # pdf(x) / ndtr(x) = sqrt(2 / pi) / erfcx(-x / sqrt(2)): no 0/0 and no cancellation far
-    # in the left tail (where exp(-x**2/2 - log_ndtr(x)) loses digits); 0 far to the right
-    lambda y, x: _SQRT_2_OVER_PI / erfcx_p.bind(x * (-1.0 / math.sqrt(2.0))),
+    _log_ndtr_d,
     doc=_LOG_NDTR_DOC,
 )
 
@@ -1147,10 +1161,14 @@ expi_p = _sp_unary("expi", lambda y, x: _ew.exp_p.bind(x) / x, doc=_EXPI_DOC)
 
 
 def _spence_d(y, z):
-    # log(z) / (1 - z), and its limit -1 at z == 1
+    # log(z) / (1 - z); at z == 1 its Taylor series -(1 - u/2 + u**2/3 - ...) in u = z - 1,
+    # so that its derivatives there are the limits too (the constant -1 made spence'' 0, not
+    # 1/2)
     one = z == 1
     zs = _ew.select_p.bind(one, 2.0, z)
-    return _ew.select_p.bind(one, -1.0, _ew.log_p.bind(zs) / (1 - zs))
+    u = z - 1
+    series = -(1 + u * (-1 / 2 + u * (1 / 3 + u * (-1 / 4 + u * (1 / 5 + u * (-1 / 6))))))
+    return _ew.select_p.bind(one, series, _ew.log_p.bind(zs) / (1 - zs))
 
 
 _SPENCE_DOC = """``ftransforms.scipy.special.spence(z)``: Spence's function, the integral of
@@ -1172,11 +1190,11 @@ spence_p = _sp_unary("spence", _spence_d, doc=_SPENCE_DOC)
 
 
 def _entr_d(y, x):
-    # -(log(x) + 1) for x > 0, +inf at 0 (as in JAX), 0 where entr is -inf
-    pos = x > 0
-    inside = -(_ew.log_p.bind(_ew.select_p.bind(pos, x, 1.0)) + 1)
-    edge = _ew.convert_p.bind(_ew.select_p.bind(x == 0, math.inf, 0.0), dtype=y.dtype)
-    return _ew.select_p.bind(pos, inside, edge)
+    # -(log(x) + 1) for x >= 0 (+inf at 0, as in JAX, and so -1/x = -inf the next order),
+    # 0 where entr is -inf
+    nonneg = x >= 0
+    inside = -(_ew.log_p.bind(_ew.select_p.bind(nonneg, x, 1.0)) + 1)
+    return _ew.select_p.bind(nonneg, inside, 0.0)
 
 
 _ENTR_DOC = """``ftransforms.scipy.special.entr(x)``: ``-x log(x)``, 0 at 0 and ``-inf`` for
@@ -1928,8 +1946,12 @@ sici_ci_p = defunary(
 
 def _xlog_impl(log):
     def impl(xp, x, y):
+        # log of a Python float y is a float64 NumPy scalar, which is not weak: the result
+        # takes NEP 50's dtype of (x, y) instead (float32 for xlogy(float32 array, 2.0),
+        # as xlogy(2.0, float32 array) and JAX give), and at least a float
+        dt = numpy.result_type(*(getattr(a, "dtype", a) for a in (x, y)), 1.0)
         with numpy.errstate(divide="ignore", invalid="ignore"):
-            out = x * log(xp, y)
+            out = (x * log(xp, y)).astype(dt, copy=False)
         keep = (xp.asarray(x) != 0) | xp.isnan(y)  # NaN in y propagates, as in SciPy
         return xp.where(keep, out, xp.zeros((), dtype=out.dtype))
 
