@@ -610,12 +610,41 @@ def buffer_scope() -> BufferInterpreter:
     return scope
 
 
+_MERGED: list = [None, []]  # (the key it was made for, the entries of PATCHED_WHILE_ACTIVE
+# merged by namespace)
+
+
+def _patches() -> list:
+    """PATCHED_WHILE_ACTIVE with the entries of one namespace merged (in order, so a later
+    entry's names win as when applied one by one): one ``update`` per namespace each way,
+    about 1.4 us less per outermost call than one per entry.  Made again where an entry
+    was added (modules imported later add theirs; an entry's dicts are complete when it is
+    appended)."""
+    key = len(PATCHED_WHILE_ACTIVE)
+    if _MERGED[0] != key:
+        groups: dict[int, list] = {}
+        for entry in PATCHED_WHILE_ACTIVE:
+            groups.setdefault(id(entry[0]), []).append(entry)
+        merged = []
+        for entries in groups.values():
+            if len(entries) == 1:  # its own dicts (an update() may tell them apart by
+                merged.append(entries[0])  # identity, as whole_lines' does)
+                continue
+            wrappers, originals = {}, {}
+            for _, w, o in entries:
+                wrappers.update(w)
+                originals.update(o)
+            merged.append((entries[0][0], wrappers, originals))
+        _MERGED[:] = [key, merged]
+    return _MERGED[1]
+
+
 def _entered(interp: Interpreter) -> None:
     _LOCAL.scope = BufferInterpreter(interp.name)
     with _LOCK:
         ACTIVE_THREADS[0] += 1
         if ACTIVE_THREADS[0] == 1:
-            for namespace, wrappers, _ in PATCHED_WHILE_ACTIVE:  # a dict update each
+            for namespace, wrappers, _ in _patches():  # a dict update each
                 namespace.update(wrappers)
 
 
@@ -628,7 +657,7 @@ def _exited() -> None:
     with _LOCK:
         ACTIVE_THREADS[0] -= 1
         if ACTIVE_THREADS[0] == 0:
-            for namespace, _, originals in PATCHED_WHILE_ACTIVE:
+            for namespace, _, originals in _MERGED[1]:  # (what _entered applied)
                 namespace.update(originals)
             NOT_IN_C_ORDER.clear()
             ROOT_LAYOUTS.clear()
