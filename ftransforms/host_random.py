@@ -50,6 +50,7 @@ import numpy
 from ftransforms.backend import is_array
 from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE, frame_is_user_code
 from ftransforms.core.tracer import Tracer
+from ftransforms.interpreters import batching
 
 _GENERATORS = (numpy.random.Generator, numpy.random.RandomState)
 _DEPTH = 4
@@ -338,6 +339,9 @@ def reachable(objects: tuple, kinds: tuple) -> list:
     return [o for o in _generators(objects, kinds, deep=True) if isinstance(o, kinds)]
 
 
+batching.REACHABLE[0] = reachable  # NOTE [batched writes into captured arrays]
+
+
 def wrapped_of(obj: Any) -> Any:
     """``obj.__wrapped__`` (the function a decorator wraps), or ``None``: also for an
     object whose ``__getattr__`` raises another error than AttributeError for a name it
@@ -494,8 +498,10 @@ def before_global_draw() -> None:
 # taken as theirs) is a draw the batch shared (api._held_drew's 'global'): 'different' runs
 # the rows one at a time (after the shared draw: the state is not set back, so the rows'
 # numbers are not the loop's, each row its own all the same); 'error' runs the batch again
-# and raises if the result changed (another thread may have drawn meanwhile: a function
-# whose result does not change drew nothing that mattered).  Not seen: a legacy normal
+# and raises if the result changed beyond rounding (another thread may have drawn
+# meanwhile, and a library may draw for itself from the global generator, as SciPy's
+# BarycentricInterpolator permutes its nodes: a result within 64 ulps of the first drew
+# nothing that mattered; who drew cannot be told from the state).  Not seen: a legacy normal
 # served from ``RandomState``'s cached second Gaussian (it moves no MT word), and 'same' in
 # parts (chunks, a split's groups), which draw once per part.
 #: Offset of ``pos`` in NumPy's MT19937 state struct (``uint32_t key[624]; int pos;``), as

@@ -10,6 +10,7 @@ from __future__ import annotations
 import operator
 import sys
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy
@@ -302,6 +303,12 @@ class BatchTracer(Tracer):
         )
 
 
+#: ``reachable(objects, kinds)``: the objects of ``kinds`` that functions and objects reach
+#: (their closures, defaults, globals, fields), for NOTE [batched writes into captured
+#: arrays]; set by ``ftransforms/host_random.py``, whose walk it is (a layer above this one).
+REACHABLE: list[Callable[[tuple, tuple], list]] = [lambda objects, kinds: []]
+
+
 class BatchInterpreter(Interpreter):
     """One ``vmap`` level: applies each primitive's batching rule."""
 
@@ -362,11 +369,8 @@ class BatchInterpreter(Interpreter):
         if self.outside[0] is None:
             return  # a vmap over a basis of directions (jacfwd, jacrev), or no function yet
         if self.captured is None:
-            from ftransforms.host_random import reachable  # late import: host_random
-            # imports the NumPy layer, which imports this module
-
             func, unbatched = self.outside
-            found = reachable((func, *unbatched), (Tracer,))
+            found = REACHABLE[0]((func, *unbatched), (Tracer,))
             self.captured = {id(t) for t in found} | {id(t) for t in unbatched}
         if id(target) in self.captured:
             raise InPlaceError(
