@@ -353,12 +353,18 @@ def lexsort(keys: Any, axis: int = -1) -> Any:
         keys = [as_operand(k) for k in keys]
     else:
         keys = as_operand(keys)
-        keys = [keys] if ndim(keys) < 2 else [getitem(keys, i) for i in range(shape(keys)[0])]
+        # an array is a sequence of keys along its axis 0, as NumPy reads it: a 1-d array
+        # is that many 0-d keys (whose one order is 0), not one key
+        keys = [getitem(keys, i) for i in range(shape(keys)[0])] if ndim(keys) else []
     if not keys:
         raise TypeError("lexsort: need sequence of keys with len > 0")
     rank = ndim(keys[0])
     if rank == 0:
-        raise ValueError("lexsort: the keys must have at least one dimension")
+        if any(ndim(k) for k in keys):
+            raise ValueError("lexsort: all keys need to be the same shape")
+        if axis not in (0, -1):
+            raise numpy.exceptions.AxisError(axis, 0)
+        return INTP.type(0)
     axis = normalize_axis(axis, rank)
     perm = argsort(keys[0], axis=axis, kind="stable")
     for key in keys[1:]:
