@@ -347,6 +347,8 @@ def concatenate(
         array([3., 3.])
     """
     no_extra_args("concatenate", kw)
+    if not isinstance(arrays, (list, tuple)):
+        arrays = list(arrays)  # an array (or tracer) is the sequence of its rows, as in NumPy
     if builtins.any(isinstance(a, (list, tuple)) for a in arrays):
         # The one use against the chapter order (creation builds on this chapter: asarray
         # stacks lists of tracers), for nested lists given to concatenate: imported here.
