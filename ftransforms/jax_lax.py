@@ -153,6 +153,24 @@ def div(x: Any, y: Any) -> Any:
     return fnp.true_divide(x, y)
 
 
+def conj(x: Any) -> Any:
+    """The complex conjugate (``jax.lax.conj``): a real float input becomes complex, as in
+    JAX (``fnp.conj`` keeps NumPy's real result).
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> lax.conj(np.array([1.0, 2.0])).dtype, lax.conj(np.array([1 + 2j])).tolist()
+        (dtype('complex128'), [(1-2j)])
+    """
+    dt = fnp.result_type(x)
+    if dt.kind == "c":
+        return _lax.conj_or_self(x)
+    if dt.kind != "f":
+        raise TypeError(f"lax.conj takes float or complex arrays, not {dt}: cast with .astype")
+    return fnp.asarray(x).astype(numpy.result_type(dt, numpy.complex64))
+
+
 def rsqrt(x: Any) -> Any:
     """``1 / sqrt(x)`` (``jax.lax.rsqrt``).
 
@@ -1216,6 +1234,7 @@ __all__ = sorted(
         "batch_matmul",
         "broadcast",
         "broadcast_in_dim",
+        "conj",
         "broadcasted_iota",
         "clamp",
         "clz",

@@ -222,8 +222,9 @@ def imag(x: Any) -> Any:
     return _p.imag.bind(x) if dtype_of(x).kind == "c" else zeros_like(x)
 
 
-def conj(x: Any) -> Any:
-    """The complex conjugate (real inputs are returned as they are)."""
+def conj_or_self(x: Any) -> Any:
+    """The complex conjugate; real inputs are returned as they are (the rules' conjugate:
+    ``jax.lax.conj``, which makes a real input complex, is ``lax.conj`` in ``jax_lax``)."""
     return _p.conj.bind(x) if dtype_of(x).kind == "c" else x
 
 

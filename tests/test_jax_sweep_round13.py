@@ -34,3 +34,22 @@ def test_concatenate_of_an_array_joins_its_rows() -> None:
     w = np.linspace(-1.0, 1.0, 12)
     grad = ft.grad(lambda a: fnp.sum(fnp.concatenate(a) * w))(x[0])
     np.testing.assert_array_equal(grad, w.reshape(3, 4))
+
+
+def test_lax_conj_of_a_real_array_is_complex_as_in_jax() -> None:
+    # jax.lax.conj gives complex64/complex128 for float32/float64 input; ft.lax.conj gave
+    # the real array back (the rules' conjugate, now lax.conj_or_self)
+    from ftransforms import lax
+
+    x = np.array([1.0, -2.0])
+    assert lax.conj(x).dtype == np.complex128
+    assert lax.conj(x.astype(np.float32)).dtype == np.complex64
+    np.testing.assert_array_equal(lax.conj(x), x.astype(np.complex128))
+    assert ft.vmap(lax.conj)(np.ones((3, 2))).dtype == np.complex128
+    # the derivative of Re(conj(x) * c) in x is Re(c)
+    c = np.array([1.0 + 1.0j, 2.0 - 1.0j])
+    grad = ft.grad(lambda v: fnp.sum(fnp.real(lax.conj(v) * c)))(x)
+    np.testing.assert_array_equal(grad, c.real)
+    z = np.array([1.0 + 2.0j])
+    np.testing.assert_array_equal(lax.conj(z), np.conj(z))
+    assert fnp.conj(x).dtype == np.float64  # NumPy's conj keeps a real array real

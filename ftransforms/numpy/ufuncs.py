@@ -292,7 +292,7 @@ def conj(x: Any) -> Any:
     x = as_array(x)
     if dtype_of(x).kind == "b":  # NumPy's conjugate has no bool loop: int8's is used
         x = astype(x, numpy.int8)
-    return lax.conj(x)
+    return lax.conj_or_self(x)
 
 
 conjugate = conj

@@ -86,7 +86,7 @@ def _fft_transpose(y_bar, x, *, fft_type, axes, lengths, norm):
         x_bar = lax.real(fft_p.bind(y_bar, fft_type="fft", axes=axes, lengths=lengths, norm=norm))
     else:
         z = fft_p.bind(y_bar, fft_type="rfft", axes=axes, lengths=lengths, norm=SWAP_NORM[norm])
-        x_bar = lax.conj(z * _irfft_weights(z, axes[-1], lengths[-1]))
+        x_bar = lax.conj_or_self(z * _irfft_weights(z, axes[-1], lengths[-1]))
     x_bar = _resize(x_bar, axes, lax.shape(x))
     if x.dtype.kind != "c" and x_bar.dtype.kind == "c":
         x_bar = lax.real(x_bar)  # NOTE [complex derivatives]: a real input keeps Re

@@ -175,7 +175,7 @@ einsum_p = defop(
 # transposes ``_mH`` in the JVP; their VJPs are written either directly as transposes or,
 # where the literature's adjoint (the transpose under Re(sum(conj(a) * b))) is the clearer
 # formula, as ``conj(adjoint(conj(cotangent)))``, which is the same map.  For real inputs
-# every ``conj`` is the identity (``lax.conj`` returns its argument), so the real path costs
+# every ``conj`` is the identity (``lax.conj_or_self`` returns its argument), so the real path costs
 # nothing extra.  Gauges follow JAX: svd puts the phase freedom of a singular pair into
 # ``U`` (``Im(u_i^H du_i) = Im(dS_ii) / s_i``, ``v_i^H dv_i = 0``); eigh keeps
 # ``v_i^H dv_i = 0``; qr keeps the diagonal of ``R`` real; eig follows LAPACK's
@@ -200,7 +200,7 @@ def _mT(x):  # noqa: N802  (numpy's name)
 
 def _mH(x):  # noqa: N802
     """The conjugate transpose of the last two axes (the transpose for real ``x``)."""
-    return lax.conj(_mT(x))
+    return lax.conj_or_self(_mT(x))
 
 
 def _is_complex(x):
@@ -209,7 +209,7 @@ def _is_complex(x):
 
 def _i_imag(z):
     """``1j * imag(z)`` in ``z``'s dtype."""
-    return (z - lax.conj(z)) * 0.5
+    return (z - lax.conj_or_self(z)) * 0.5
 
 
 def _mm(a, b):
@@ -476,7 +476,7 @@ def _eigh_vjp(y_bar, y, a, wanted, eigenvectors):
     if v_bar is not None:
         t = _gaps(w) * _mm(_mT(v), v_bar)
         inner = t if inner is None else inner + t
-    return (fold_lower_adjoint(_mm(_mm(lax.conj(v), inner), _mT(v))),)
+    return (fold_lower_adjoint(_mm(_mm(lax.conj_or_self(v), inner), _mT(v))),)
 
 
 eigh_p = defop(
@@ -519,7 +519,7 @@ def _eig_impl(xp, a, eigenvectors):
 def _largest_component_mask(v):
     """1 at the largest-magnitude entry of each column of ``v`` (the first on ties), 0
     elsewhere, in ``v``'s dtype (a constant: argmax has no derivative)."""
-    mag = lax.real(v * lax.conj(v))
+    mag = lax.real(v * lax.conj_or_self(v))
     rank = lax.ndim(v)
     k = _reductions.argmax_p.bind(mag, axis=rank - 2, keepdims=True)
     rows = lax.xp_of(v).arange(v.shape[-2]).reshape((v.shape[-2], 1))
@@ -535,7 +535,7 @@ def _eig_jvp(tangents, y, a, eigenvectors):
         return (dw,)
     u = _mm(v, _gaps(w) * p)
     mask = _largest_component_mask(v)
-    c_re = -lax.real(lax.sum(lax.conj(v) * u, axis=-2))
+    c_re = -lax.real(lax.sum(lax.conj_or_self(v) * u, axis=-2))
     c_im = -lax.imag(lax.sum(mask * u, axis=-2)) / lax.real(lax.sum(mask * v, axis=-2))
     c = lax.convert(c_re, lax.dtype_of(v)) + lax.convert(c_im, lax.dtype_of(v)) * 1j
     return dw, u + v * lax.expand_dims(c, -2)
@@ -550,7 +550,7 @@ def _eig_vjp(y_bar, y, a, wanted, eigenvectors):
         mask = _largest_component_mask(v)
         gamma = lax.sum(v_bar * v, axis=-2)
         rho = lax.real(lax.sum(mask * v, axis=-2))
-        u_bar = v_bar - lax.conj(v) * lax.expand_dims(lax.real(gamma), -2)
+        u_bar = v_bar - lax.conj_or_self(v) * lax.expand_dims(lax.real(gamma), -2)
         u_bar = u_bar + mask * lax.expand_dims(lax.imag(gamma) / rho * -1j, -2)
         t = _gaps(w) * _mm(_mT(v), u_bar)
         p_bar = t if p_bar is None else p_bar + t
@@ -688,7 +688,7 @@ def _svd_vjp(y_bar, y, a, wanted, full_matrices, compute_uv):
         vh_bar, vh2_bar = _rows(vh_bar, 0, m), _rows(vh_bar, m, n)
         if n - m > 1:
             raise _not_unique(m, n)
-    u_bar = None if u_bar is None else lax.conj(u_bar)
+    u_bar = None if u_bar is None else lax.conj_or_self(u_bar)
     v_bar = None if vh_bar is None else _mT(vh_bar)  # conj of the adjoint's V_bar = vh_bar^H
     v = _mH(vh)
     s_row, s_col = lax.expand_dims(s, -2), lax.expand_dims(s, -1)
@@ -720,7 +720,7 @@ def _svd_vjp(y_bar, y, a, wanted, full_matrices, compute_uv):
         extra = _mm(u / s_row, _mH(v_bar - _mm(v, _mm(_mH(v), v_bar))))
     if extra is not None:
         a_bar = extra if a_bar is None else a_bar + extra
-    return (None if a_bar is None else lax.conj(a_bar),)
+    return (None if a_bar is None else lax.conj_or_self(a_bar),)
 
 
 svd_p = defop(
@@ -791,8 +791,8 @@ def _qr_square_vjp(q, r, q_bar, r_bar):
             m = m - _mm(_mT(q_bar), q)
     b = _mm(q, fold_lower(m))
     if q_bar is not None:
-        b = lax.conj(q_bar) + b
-    return lax.conj(_solve_right(b, _mH(r)))
+        b = lax.conj_or_self(q_bar) + b
+    return lax.conj_or_self(_solve_right(b, _mH(r)))
 
 
 def _qr_vjp(y_bar, y, a, wanted, mode):
@@ -806,9 +806,9 @@ def _qr_vjp(y_bar, y, a, wanted, mode):
         r1_bar = lax.getitem(r_bar, (..., slice(None), slice(0, m)))
         r2_bar = lax.getitem(r_bar, (..., slice(None), slice(m, None)))
         a2 = lax.getitem(a, (..., slice(None), slice(m, None)))
-        t = lax.conj(_mm(a2, _mT(r2_bar)))  # r2 = q^H a2: the transpose in q
+        t = lax.conj_or_self(_mm(a2, _mT(r2_bar)))  # r2 = q^H a2: the transpose in q
         q_bar = t if q_bar is None else q_bar + t
-        a2_bar = _mm(lax.conj(q), r2_bar)
+        a2_bar = _mm(lax.conj_or_self(q), r2_bar)
     else:
         a2_bar = lax.zeros_like(lax.getitem(a, (..., slice(None), slice(m, None))))
     r1 = lax.getitem(r, (..., slice(None), slice(0, m)))
@@ -928,16 +928,16 @@ def _pinv_vjp(y_bar, p, a, rcond, atol=0.0):
     g_h = _mH(y_bar)
     left = _eye(m, p) - _mm(a, p)
     right = _eye(n, p) - _mm(p, a)
-    p_t, p_c = _mT(p), lax.conj(p)
+    p_t, p_c = _mT(p), lax.conj_or_self(p)
     out = -_mm(_mm(p_t, y_bar), p_t)
-    out = out + _mm(_mm(lax.conj(left), g_h), _mm(p_c, p_t))
-    out = out + _mm(_mm(p_t, p_c), _mm(g_h, lax.conj(right)))
+    out = out + _mm(_mm(lax.conj_or_self(left), g_h), _mm(p_c, p_t))
+    out = out + _mm(_mm(p_t, p_c), _mm(g_h, lax.conj_or_self(right)))
     if _pinv_cut_negligible(a, p, right):
         return out
     u, vh, a1, b1 = _pinv_cut_coupling(a, rcond, atol)
-    x_bar = _mm(_mm(lax.conj(vh), y_bar), lax.conj(u))
-    c_bar = a1 * x_bar + lax.conj(_mT(b1 * x_bar))
-    return out + _mm(_mm(lax.conj(u), c_bar), lax.conj(vh))
+    x_bar = _mm(_mm(lax.conj_or_self(vh), y_bar), lax.conj_or_self(u))
+    c_bar = a1 * x_bar + lax.conj_or_self(_mT(b1 * x_bar))
+    return out + _mm(_mm(lax.conj_or_self(u), c_bar), lax.conj_or_self(vh))
 
 
 pinv_p = defop(
