@@ -481,7 +481,7 @@ class _Laplace(_Continuous):
     def _cdf(self, z):
         neg = z < 0
         return fnp.where(
-            neg, 0.5 * fnp.exp(fnp.minimum(z, 0.0)), 1.0 - 0.5 * fnp.exp(-fnp.maximum(z, 0.0))
+            neg, 0.5 * fnp.exp(fnp.where(neg, z, 0.0)), 1.0 - 0.5 * fnp.exp(-fnp.where(neg, 0.0, z))
         )
 
     def _sf(self, z):
@@ -489,8 +489,9 @@ class _Laplace(_Continuous):
 
     def _logcdf(self, z):
         neg = z < 0
-        zn = fnp.minimum(z, 0.0)
-        zp = fnp.maximum(z, 0.0)
+        # where, not minimum/maximum: at z == 0 the taken branch gets the whole derivative
+        zn = fnp.where(neg, z, 0.0)
+        zp = fnp.where(neg, 0.0, z)
         return fnp.where(neg, zn - math.log(2.0), fnp.log1p(-0.5 * fnp.exp(-zp)))
 
     def _logsf(self, z):
