@@ -341,7 +341,7 @@ def _vmap_call(
                 # elementwise results]; NOTE [batched writes into captured arrays]:
                 if not getattr(func, "over_a_basis", False):  # (jacfwd's, jacrev's rows:
                     # directions, each of which the math wants to see the state unwritten)
-                    interp.outside = (func, tuple(w for w, d in zip(wrapped, dims) if d is None))
+                    interp.outside = (func, wrapped, dims)  # (read at the first such write)
                 out = transform_outputs(
                     func(*tree_unflatten(spec, wrapped), **mutable_kwargs(kwargs))
                 )

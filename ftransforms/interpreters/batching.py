@@ -344,7 +344,7 @@ class BatchInterpreter(Interpreter):
         self.draw_log = None  # randomness='same': this run's draws (random._DrawLog)
         # (the function, its unbatched arguments) and, found on first need, the ids of the
         # arrays they reach (NOTE [batched writes into captured arrays])
-        self.outside: tuple = (None, ())
+        self.outside: tuple = (None, (), ())  # (function, wrapped arguments, their in_dims)
         self.captured: set | None = None
 
     # NOTE [batched writes into captured arrays]: in the loop over rows that vmap stands
@@ -369,7 +369,8 @@ class BatchInterpreter(Interpreter):
         if self.outside[0] is None:
             return  # a vmap over a basis of directions (jacfwd, jacrev), or no function yet
         if self.captured is None:
-            func, unbatched = self.outside
+            func, wrapped, dims = self.outside
+            unbatched = tuple(w for w, d in zip(wrapped, dims) if d is None)
             found = REACHABLE[0]((func, *unbatched), (Tracer,))
             self.captured = {id(t) for t in found} | {id(t) for t in unbatched}
         if id(target) in self.captured:
