@@ -73,7 +73,11 @@ row's own is kept, and at the exit, if the rows' numbers differ, the local becom
 batched array of them.  Where the function looks at its type or identity
 (``isinstance(n, int)``, ``type(n) is int``, ``n is m``: read from its code), or where
 it meets an array of a narrower dtype (float32 and the like: a Python number leaves that
-dtype alone, an int64/float64 array would widen it), masking gives up; a later exception
+dtype alone, an int64/float64 array would widen it), or where Python's arithmetic on
+the rows' numbers is not NumPy's (``7 // n`` or ``1 / t`` of a zero row raises
+ZeroDivisionError, ``n ** 20`` outgrows int64, ``t ** 0.5`` of a negative row is complex;
+``_python_arithmetic_differs`` in interpreters/batching.py), or where a row's number
+outgrew int64 in the loop, masking gives up; a later exception
 in that run gives up too, and so does ``repr(n)`` (the loop writes the number's repr;
 ``str(n)`` and ``f"{n}"`` read the rows, as for any batched value).  Giving up, the run
 goes on as a split.  Globals and
@@ -746,7 +750,10 @@ class MaskedLoops:
                 if isinstance(v, Tracer):
                     xp = xp_of(v._physical())
                     break
-            values[name] = BatchTracer(self.interp, xp.asarray(per_row.tolist()), 0)
+            numbers = numpy.asarray(per_row.tolist())
+            if numbers.dtype.kind in "Ou":  # Python ints past int64 (uint64, object arrays)
+                raise self._fail(f"the Python number {name} outgrew int64")
+            values[name] = BatchTracer(self.interp, xp.asarray(numbers), 0)
             self.promoted = True
             kinds = {type(v) for v in live}
             if kinds <= {int, float, complex}:  # weak in NumPy: watched where they meet

@@ -504,6 +504,10 @@ class BatchInterpreter(Interpreter):
                         raise SpeculationFailed(
                             self, f"a loop's Python number met a {d} array, which it widens"
                         )
+            if kinds and all(type(a) in _SCALARS or weak.get(id(a), (None,))[0] is a for a in args):
+                why = _python_arithmetic_differs(prim.name, [getattr(a, "val", a) for a in args])
+                if why is not None:
+                    raise SpeculationFailed(self, f"a loop's Python number {why} in some rows")
             out = self.process(prim, args, params)
         finally:
             self.weak = weak
@@ -514,6 +518,49 @@ class BatchInterpreter(Interpreter):
 
 
 _RANK = {bool: 0, int: 1, float: 2, complex: 3}.get
+
+
+def _python_arithmetic_differs(name: str, values: list) -> str | None:
+    """Why Python's arithmetic on these numbers (the rows' values of a loop's Python
+    numbers, and Python numbers) is not NumPy's, or None (NOTE [splitting the batch],
+    "while loops"; there masking gives up and the rows split).  In the loop over rows
+    ``7 // n``, ``t % 0.5``, ``1 / n`` or ``0.0 ** -1`` of a row whose ``n`` is 0 raises
+    ZeroDivisionError (a ``try`` takes its ``except``) where NumPy gives inf, nan or 0
+    with a warning; ``(-8.0) ** 0.5`` is complex where NumPy's is nan; ``n ** 20`` is a
+    Python int of any size where int64 wraps.  A value traced below this level cannot be
+    looked at: a division or power gives up, a sum or product is let be."""
+    if name not in _DIVIDING and name not in _GROWING:
+        return None
+    if any(isinstance(v, Tracer) for v in values):
+        return None if name in _GROWING and name != "power" else f"meets a traced {name}"
+    host = [_host(v) for v in values]
+    if name in _GROWING and all(h.dtype.kind in "biu" for h in host):
+        exact = getattr(numpy, name)(*(h.astype(object) for h in host))
+        if any(not -(2**63) <= r < 2**63 for r in numpy.ravel(exact).tolist()):
+            return f"outgrows int64 in {name}"
+    if name in _DIVIDING:
+        return "divides by zero" if bool((host[1] == 0).any()) else None
+    if name != "power":
+        return None
+    base, exponent = host
+    if bool(((base == 0) & (exponent.real < 0)).any()):
+        return "raises zero to a negative power"
+    if base.dtype.kind == "c" or exponent.dtype.kind == "c":
+        return None
+    if bool(((base < 0) & (exponent != numpy.floor(exponent))).any()):
+        return "raises a negative number to a fractional power (a complex number)"
+    return None
+
+
+#: The ops that Python's ``/``, ``//``, ``%`` and ``divmod`` become.
+_DIVIDING = frozenset({"divide", "floor_divide", "remainder", "divmod"})
+#: The ops whose integer results a Python int holds exactly and an int64 may not.
+_GROWING = frozenset({"add", "subtract", "multiply", "power", "left_shift"})
+
+
+def _host(v: Any) -> numpy.ndarray:
+    """A NumPy copy of a concrete value (a Python number, a NumPy or CuPy array)."""
+    return numpy.asarray(v.get() if hasattr(v, "get") else v)
 
 
 # NOTE [errors of some rows]: ``vmap(f)(xs)`` means the loop ``[f(x) for x in xs]``, so an

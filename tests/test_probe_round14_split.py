@@ -1,0 +1,156 @@
+"""Probe round 14 on vmap of per-example Python code (NOTE [splitting the batch] in
+ftransforms/split.py).  Each test compares with the Python loop over the rows (plain
+NumPy).
+
+* A Python counter of a ``while`` loop whose rows finish at different trip counts is made
+  a batched int64/float64 array at the loop's exit (masking).  Python's arithmetic on it
+  was then NumPy's: ``7 // n``, ``7 % n``, ``divmod(7, n)``, ``1 / n`` and ``0.0 ** -1``
+  of a row whose counter is 0 gave 0, nan or inf with a warning where the loop raises
+  ZeroDivisionError (so a ``try`` took the wrong branch: a silent wrong answer);
+  ``n ** 20`` wrapped around int64 where the loop's Python int grows; ``t ** 0.5`` of a
+  negative row was nan where the loop's is complex.  There masking gives up now (the rows
+  split and each group runs its own Python numbers).
+* A counter that outgrew int64 inside the loop (``p *= 1000``) became a NumPy object
+  array at the exit (a TypeError or an object-dtype result); masking gives up there too.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ftransforms as ft
+from ftransforms.core.stack import current_stack
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ft.errors.PerformanceWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)  # the loop's own 1 / 0.0 and the like
+        yield
+    assert current_stack() == ()
+
+
+def _loop(f, xs):
+    return np.stack([np.asarray(f(x)) for x in xs])
+
+
+def _same(got, want):
+    got = np.asarray(got)
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+# rows whose loop below runs 2, 3, 1, 2 and 0 times (a counter of 0 in the last row)
+XS = np.array(
+    [[0.3, -1.2, 0.5, 2.3], [1.5, 0.4, -0.2, 3.4], [-0.7, 2.0, 0.9, 1.2], [0.3, -1.2, 0.5, 2.3],
+     [2.5, 1.1, 0.1, 0.6]]
+)  # fmt: skip
+
+
+def _guarded(op):
+    """``op(v, n)`` after a loop counting whole steps, ``-100`` where Python raises
+    ZeroDivisionError; the loop is written in the function itself (masking follows the
+    frame whose condition disagrees)."""
+
+    def f(x):
+        n = 0
+        v = x[3]
+        while v > 1.0:
+            v = v - 1
+            n += 1
+        try:
+            return v + op(n)
+        except ZeroDivisionError:
+            return v - 100
+
+    return f
+
+
+ZERO_DIVISIONS = {
+    "floor_divide": lambda n: 7 // n,
+    "remainder": lambda n: 7 % n,
+    "divmod": lambda n: sum(divmod(7, n)),
+    "true_divide": lambda n: 1 / n,
+    "float_remainder": lambda n: 3.0 % (n * 0.5),
+    "float_divide": lambda n: 1.0 / (n * 0.5),
+    "zero_to_negative_power": lambda n: (n * 0.5) ** -1,
+}
+
+
+@pytest.mark.parametrize("name", list(ZERO_DIVISIONS))
+def test_a_loop_counter_of_zero_divides_as_a_python_number(name):
+    f = _guarded(ZERO_DIVISIONS[name])
+    want = _loop(f, XS)
+    assert want[-1] == XS[-1, 3] - 100  # the zero row takes the except branch
+    _same(ft.vmap(f)(XS), want)
+    _same(ft.jit(ft.vmap(f))(XS[::-1]), _loop(f, XS[::-1]))
+
+
+def _grown(op):
+    def f(x):
+        n = 0
+        v = x[3]
+        while v > 1.0:
+            v = v - 1
+            n += 40
+        return v + op(n) % 1000
+
+    return f
+
+
+GROWING = {
+    "pow": lambda n: n**20,
+    "mul": lambda n: n * n * n * n * n * n * n * n * n * n * n * n - n,
+    "shift": lambda n: 1 << n,
+}
+
+
+@pytest.mark.parametrize("name", list(GROWING))
+def test_a_loop_counter_grows_past_int64_as_a_python_int(name):
+    f = _grown(GROWING[name])
+    _same(ft.vmap(f)(XS), _loop(f, XS))
+
+
+def test_a_negative_loop_number_to_a_fractional_power_is_complex_as_in_python():
+    def f(x):
+        t = 1.0
+        v = x[3]
+        while v > 1.0:
+            v = v - 1
+            t -= 1.5
+        r = t**0.5  # complex for a negative t
+        return v + abs(r) + (1.0 if isinstance(r, complex) else 0.0)
+
+    _same(ft.vmap(f)(XS), _loop(f, XS))
+
+
+def test_a_counter_that_outgrew_int64_in_the_loop_is_each_rows_python_int():
+    def f(x):
+        v = abs(x[0]) + 1
+        p = 1
+        while v > 1e-3:
+            v = v / 2
+            p = p * 1000
+        return np.array([float(p), float(p % 7)]) * v
+
+    _same(ft.vmap(f)(XS), _loop(f, XS))
+
+
+def test_counter_arithmetic_that_python_and_numpy_agree_on_stays_one_masked_run():
+    runs = []
+
+    def f(x):
+        runs.append(1)
+        n = 1
+        v = x[3]
+        while v > 1.0:
+            v = v - 1
+            n += 1
+        return v * (n / 2) + 7 // n + n**3 + 2 * n
+
+    want = _loop(f, XS)
+    runs.clear()
+    _same(ft.vmap(f)(XS), want)
+    assert len(runs) == 1
