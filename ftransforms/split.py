@@ -75,7 +75,8 @@ batched array of them.  Where the function looks at its type or identity
 it meets an array of a narrower dtype (float32 and the like: a Python number leaves that
 dtype alone, an int64/float64 array would widen it), or where Python's arithmetic on
 the rows' numbers is not NumPy's (``7 // n`` or ``1 / t`` of a zero row raises
-ZeroDivisionError, ``n ** 20`` outgrows int64, ``t ** 0.5`` of a negative row is complex;
+ZeroDivisionError, ``n ** 20`` outgrows int64, ``t ** 0.5`` of a negative row is complex,
+``flag + flag`` of Python bools is an int;
 ``_python_arithmetic_differs`` in interpreters/batching.py), or where a row's number
 outgrew int64 in the loop, masking gives up; a later exception
 in that run gives up too, and so does ``repr(n)`` (the loop writes the number's repr;
@@ -756,10 +757,10 @@ class MaskedLoops:
             values[name] = BatchTracer(self.interp, xp.asarray(numbers), 0)
             self.promoted = True
             kinds = {type(v) for v in live}
-            if kinds <= {int, float, complex}:  # weak in NumPy: watched where they meet
+            if kinds <= {bool, int, float, complex}:  # weak in NumPy: watched where they meet
                 if self.interp.weak is None:  # arrays (BatchInterpreter._process_weak)
                     self.interp.weak = {}
-                kind = complex if complex in kinds else float if float in kinds else int
+                kind = next(k for k in (complex, float, int, bool) if k in kinds)
                 self.interp.weak[id(values[name])] = (values[name], kind)
         if values:
             write_locals(loop.frame, values)

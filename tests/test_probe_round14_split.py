@@ -154,3 +154,29 @@ def test_counter_arithmetic_that_python_and_numpy_agree_on_stays_one_masked_run(
     runs.clear()
     _same(ft.vmap(f)(XS), want)
     assert len(runs) == 1
+
+
+BOOL_ARITHMETIC = {
+    "add": lambda b: b + b,
+    "invert": lambda b: ~b,
+    "multiply_output": lambda b: b * True,
+}
+
+
+@pytest.mark.parametrize("name", list(BOOL_ARITHMETIC))
+def test_arithmetic_on_a_loops_python_bool_is_int_arithmetic(name):
+    op = BOOL_ARITHMETIC[name]
+
+    def f(x):
+        flag = False
+        v = x[3]
+        k = 0
+        while v > 1.0:
+            v = v - 1
+            k += 1
+            flag = k > 1
+        return op(flag)
+
+    want = _loop(f, XS)
+    assert want.dtype.kind == "i"  # Python's bool arithmetic gives ints
+    _same(ft.vmap(f)(XS), want)

@@ -527,8 +527,11 @@ def _python_arithmetic_differs(name: str, values: list) -> str | None:
     ``7 // n``, ``t % 0.5``, ``1 / n`` or ``0.0 ** -1`` of a row whose ``n`` is 0 raises
     ZeroDivisionError (a ``try`` takes its ``except``) where NumPy gives inf, nan or 0
     with a warning; ``(-8.0) ** 0.5`` is complex where NumPy's is nan; ``n ** 20`` is a
-    Python int of any size where int64 wraps.  A value traced below this level cannot be
+    Python int of any size where int64 wraps; ``flag + flag`` and ``~flag`` of Python
+    bools are ints.  A value traced below this level cannot be
     looked at: a division or power gives up, a sum or product is let be."""
+    if name in _BOOL_ARITHMETIC and all(_dtype(v).kind == "b" for v in values):
+        return f"is a bool in {name}"  # True + True is 2, ~True is -2; NumPy's bools stay bools
     if name not in _DIVIDING and name not in _GROWING:
         return None
     if any(isinstance(v, Tracer) for v in values):
@@ -554,8 +557,17 @@ def _python_arithmetic_differs(name: str, values: list) -> str | None:
 
 #: The ops that Python's ``/``, ``//``, ``%`` and ``divmod`` become.
 _DIVIDING = frozenset({"divide", "floor_divide", "remainder", "divmod"})
+#: The ops whose result for Python bools is an int, for NumPy's bools a bool.
+_BOOL_ARITHMETIC = frozenset(
+    {"add", "subtract", "multiply", "invert", "logical_not", "negative", "power"}
+)
 #: The ops whose integer results a Python int holds exactly and an int64 may not.
 _GROWING = frozenset({"add", "subtract", "multiply", "power", "left_shift"})
+
+
+def _dtype(v: Any) -> numpy.dtype:
+    """The dtype of an array or tracer, or NumPy's for a Python number's type."""
+    return v.dtype if hasattr(v, "dtype") else numpy.dtype(type(v))
 
 
 def _host(v: Any) -> numpy.ndarray:
