@@ -180,3 +180,20 @@ def test_arithmetic_on_a_loops_python_bool_is_int_arithmetic(name):
     want = _loop(f, XS)
     assert want.dtype.kind == "i"  # Python's bool arithmetic gives ints
     _same(ft.vmap(f)(XS), want)
+
+
+def test_a_loop_number_overflowing_a_float_power_raises_as_in_python():
+    def f(x):
+        t = 1.0
+        v = x[3]
+        while v > 1.0:
+            v = v - 1
+            t *= 10.0
+        try:
+            return v + t**150.0
+        except OverflowError:  # Python's float power; NumPy's is inf
+            return v - 100
+
+    want = _loop(f, XS)
+    assert (want < -90).sum() == 1  # the row whose t reached 1000
+    _same(ft.vmap(f)(XS), want)

@@ -527,9 +527,10 @@ def _python_arithmetic_differs(name: str, values: list) -> str | None:
     ``7 // n``, ``t % 0.5``, ``1 / n`` or ``0.0 ** -1`` of a row whose ``n`` is 0 raises
     ZeroDivisionError (a ``try`` takes its ``except``) where NumPy gives inf, nan or 0
     with a warning; ``(-8.0) ** 0.5`` is complex where NumPy's is nan; ``n ** 20`` is a
-    Python int of any size where int64 wraps; ``flag + flag`` and ``~flag`` of Python
-    bools are ints.  A value traced below this level cannot be
-    looked at: a division or power gives up, a sum or product is let be."""
+    Python int of any size where int64 wraps; ``t ** 400.0`` raises OverflowError where
+    NumPy's is inf; ``flag + flag`` and ``~flag`` of Python bools are ints.  A value
+    traced below this level cannot be looked at: a division or power gives up, a sum or
+    product is let be."""
     if name in _BOOL_ARITHMETIC and all(_dtype(v).kind == "b" for v in values):
         return f"is a bool in {name}"  # True + True is 2, ~True is -2; NumPy's bools stay bools
     if name not in _DIVIDING and name not in _GROWING:
@@ -552,6 +553,10 @@ def _python_arithmetic_differs(name: str, values: list) -> str | None:
         return None
     if bool(((base < 0) & (exponent != numpy.floor(exponent))).any()):
         return "raises a negative number to a fractional power (a complex number)"
+    with numpy.errstate(all="ignore"):
+        power = numpy.power(base.astype(float), exponent)
+    if bool((numpy.isinf(power) & numpy.isfinite(base)).any()):
+        return "overflows a float in power"  # Python raises OverflowError
     return None
 
 
