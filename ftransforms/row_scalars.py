@@ -10,10 +10,21 @@ tracer, for which NumPy's ``isscalar`` says False, so code written for scalars a
 wrong answer).  While a transform is active ``numpy.isscalar`` answers True for a 0-d
 value batched by ``vmap``, also below other transforms' tracers (``vmap(grad(f))``); the
 tracers of other transforms alone stand for the value they were given, which may be a
-0-d array, and keep NumPy's answer.  ``isinstance(x, float)``
-cannot be answered so: a traced value is no ``float`` (docs/guides/control-flow.md).
-Installed with NumPy's patched functions (``core/mutation.py``'s
-``PATCHED_WHILE_ACTIVE``): nothing changes while no transform is active.
+0-d array, and keep NumPy's answer.  Installed with NumPy's patched functions
+(``core/mutation.py``'s ``PATCHED_WHILE_ACTIVE``): nothing changes while no transform is
+active.
+
+``isinstance(x[0], float)`` (``np.floating``, ``numbers.Real``, a ``singledispatch`` on
+``float``) said False as well, so ``if not isinstance(v, (int, float)): raise`` raised
+and ``fractions.Fraction(x[0])`` refused the value.  ``isinstance`` asks an object's
+``__class__`` once the type check fails, so a 0-d value that vmap batches (its interpreter
+active) answers ``__class__`` with the NumPy scalar type of its dtype (``np.float64``,
+a ``float``; ``np.float32``, ``np.int64``, ``np.bool_``, which are not) to the function's
+own code.  The code of ftransforms, NumPy, SciPy and CuPy keeps the tracer's class (the
+caller's module, one frame up, says which), as does ``type(x)``; the tracers of other
+transforms (``vmap(grad(f))``: grad's) stay no ``float``, as under JAX.  C code that
+checks the type itself (``decimal.Decimal(x[0])``, ``json``) still refuses the tracer.
+Only failed checks and ``x.__class__`` reach it: a few per vmap call.
 
 Example:
     >>> import numpy as np

@@ -10,10 +10,18 @@ NumPy).
   ``n ** 20`` wrapped around int64 where the loop's Python int grows; ``t ** 0.5`` of a
   negative row was nan where the loop's is complex.  There masking gives up now (the rows
   split and each group runs its own Python numbers).
+* ``isinstance(x[0], float)`` (``np.floating``, ``numbers.Real``, ``singledispatch``) of a
+  per-row number said False where the loop's ``np.float64`` is a float, so validation
+  code raised and ``fractions.Fraction(x[0])`` refused it; the function's own code sees
+  the NumPy scalar type now (NOTE [a row's NumPy scalars]), and ``x.as_integer_ratio()``
+  reads the row.
 * A counter that outgrew int64 inside the loop (``p *= 1000``) became a NumPy object
   array at the exit (a TypeError or an object-dtype result); masking gives up there too.
 """
 
+import fractions
+import functools
+import numbers
 import warnings
 
 import numpy as np
@@ -197,3 +205,60 @@ def test_a_loop_number_overflowing_a_float_power_raises_as_in_python():
     want = _loop(f, XS)
     assert (want < -90).sum() == 1  # the row whose t reached 1000
     _same(ft.vmap(f)(XS), want)
+
+
+# -- isinstance of a per-row number: the loop's NumPy scalar ------------------------------
+
+
+@functools.singledispatch
+def _doubled(v):
+    return v * 0
+
+
+@_doubled.register(float)
+def _(v):
+    return v * 2
+
+
+TYPE_CHECKS = {
+    "float": lambda x: x * 2 if isinstance(x[0], float) else x,
+    "floating": lambda x: x * 2 if isinstance(x.sum(), np.floating) else x,
+    "real": lambda x: x * 2 if isinstance(x[1], numbers.Real) else x,
+    "float32_is_no_float": lambda x: x * 2 if isinstance(x.astype(np.float32)[0], float) else x,
+    "int64_is_integral": lambda x: x * 2 if isinstance(np.argmax(x), numbers.Integral) else x,
+    "int64_is_no_int": lambda x: x * 2 if isinstance(np.argmax(x), int) else x,
+    "singledispatch": lambda x: _doubled(x[0]),
+    "fraction": lambda x: np.array(
+        fractions.Fraction(x[0]).limit_denominator(10).as_integer_ratio()
+    ),
+    "as_integer_ratio": lambda x: np.array(x[1].as_integer_ratio(), dtype=float),
+    "float32_ratio": lambda x: np.array(x[1].astype(np.float32).as_integer_ratio(), dtype=float),
+}
+
+
+@pytest.mark.parametrize("name", list(TYPE_CHECKS))
+def test_isinstance_of_a_per_row_number_is_the_loops_numpy_scalars(name):
+    f = TYPE_CHECKS[name]
+    _same(ft.vmap(f)(XS), _loop(f, XS))
+    _same(
+        ft.vmap(ft.vmap(lambda x: f(np.stack([x, -x]))))(XS),
+        np.stack([_loop(lambda v: f(np.stack([v, -v])), r) for r in XS]),
+    )
+
+
+def test_a_validated_per_row_number_passes_as_in_the_loop():
+    def f(x):
+        v = x[0]
+        if not isinstance(v, (int, float)):
+            raise TypeError(f"expected a number, got {type(v).__name__}")
+        return v * 2 if v > 0 else v
+
+    _same(ft.vmap(f)(XS), _loop(f, XS))
+
+
+def test_isinstance_of_grads_tracer_and_a_whole_row_stays_as_under_jax():
+    def f(x):  # grad's tracer of x[0] is no float (jax.grad's neither)
+        return (x * 2 if isinstance(x[0], float) else x).sum()
+
+    np.testing.assert_array_equal(ft.vmap(ft.grad(f))(XS), np.ones_like(XS))
+    assert ft.vmap(lambda x: np.float64(isinstance(x, np.ndarray)))(XS).sum() == 0

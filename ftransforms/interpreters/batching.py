@@ -133,6 +133,12 @@ class SpeculationFailed(BaseException):
             interp.pending = self
 
 
+#: The packages whose code sees a tracer's own class: ``x.__class__`` and a failed
+#: ``isinstance`` there are about the tracer, not the row's number.
+_LIBRARIES = frozenset({"ftransforms", "batching_rules", "numpy", "scipy", "cupy", "cupyx"})
+_OBJECT_CLASS = object.__dict__["__class__"]
+
+
 class BatchTracer(Tracer):
     """A value batched along physical axis ``bdim`` (a non-negative int) of ``val``."""
 
@@ -143,6 +149,20 @@ class BatchTracer(Tracer):
         self._interp = interp
         self.val = val
         self.bdim = bdim
+
+    @property
+    def __class__(self) -> type:
+        """``isinstance(x[0], float)`` in the function's own code: the NumPy scalar type of
+        the row's value (NOTE [a row's NumPy scalars] in ftransforms/row_scalars.py)."""
+        if self.val.ndim == 1 and self._interp.active:
+            module = sys._getframe(1).f_globals.get("__name__", "")
+            if module.partition(".")[0] not in _LIBRARIES:
+                return self.val.dtype.type
+        return BatchTracer
+
+    @__class__.setter
+    def __class__(self, cls: type) -> None:  # a write turns a tracer into another in place
+        _OBJECT_CLASS.__set__(self, cls)
 
     @property
     def shape(self) -> tuple[int, ...]:

@@ -702,6 +702,15 @@ class ArrayMethods:
             return True
         return bool(NAMESPACE["isfinite"](self) & equal(self, NAMESPACE["floor"](self)))
 
+    def as_integer_ratio(self) -> tuple[int, int]:
+        """``x.as_integer_ratio()`` of a 0-d floating value, as of a NumPy scalar (``x[i]``
+        in a loop over rows; ``fractions.Fraction(x[i])`` calls it): Python ints read from
+        the value (under vmap rows that differ split)."""
+        if self.ndim or self.dtype.kind != "f":
+            name = "numpy.ndarray" if self.ndim else f"numpy.{self.dtype}"
+            raise AttributeError(f"'{name}' object has no attribute 'as_integer_ratio'")
+        return float(self.item()).as_integer_ratio()
+
     def __divmod__(self, other):
         return divmod_(self, other)
 
