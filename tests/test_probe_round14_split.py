@@ -7,9 +7,12 @@ NumPy).
   was then NumPy's: ``7 // n``, ``7 % n``, ``divmod(7, n)``, ``1 / n`` and ``0.0 ** -1``
   of a row whose counter is 0 gave 0, nan or inf with a warning where the loop raises
   ZeroDivisionError (so a ``try`` took the wrong branch: a silent wrong answer);
-  ``n ** 20`` wrapped around int64 where the loop's Python int grows; ``t ** 0.5`` of a
-  negative row was nan where the loop's is complex.  There masking gives up now (the rows
-  split and each group runs its own Python numbers).
+  ``n ** 20``, ``1 << n`` and products wrapped around int64 where the loop's Python int
+  grows; ``t ** 0.5`` of a negative row was nan where the loop's is complex; ``t ** 150.0``
+  was inf where Python raises OverflowError; a Python bool flag added and inverted as
+  NumPy's bools (``True + True`` True, ``~True`` False) where Python's give 2 and -2.
+  There masking gives up now (the rows split and each group runs its own Python
+  numbers).
 * ``isinstance(x[0], float)`` (``np.floating``, ``numbers.Real``, ``singledispatch``) of a
   per-row number said False where the loop's ``np.float64`` is a float, so validation
   code raised and ``fractions.Fraction(x[0])`` refused it; the function's own code sees
