@@ -1,0 +1,193 @@
+"""Probe round 14: mutation semantics of NumPy code under the transforms.
+
+* ``np.add(x0, t, out=(x0,))``, ``np.exp(t, out=(buf,))``: ``out=`` a tuple display
+  holding a plain array only the function holds raised InPlaceError where ``out=x0``
+  worked: NOTE [traced writes into private NumPy arrays] (core/private_arrays.py) now
+  counts the display's tuple against a tuple display on a fresh array.  A tuple a
+  variable holds (``outs = (x0,)``) still refuses: it would keep the old array.
+* ``b[:2] = [np.sin(x[0]), 1.0]``, ``b[:2] = [x[:3], np.ones(3)]``: a list display
+  holding a call (not run again) raised InPlaceError naming ``np.stack``; the list being
+  stored, which only the value stack holds, is now found among the lists holding the
+  tracer and written whole.  A list a variable holds, a nested display and a display
+  that only one branch of a conditional expression makes still refuse.
+
+Oracles: the plain NumPy call, the Python loop over rows for ``vmap``, central differences
+in float64 for derivatives, eager values on new inputs for ``jit``.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ftransforms as ft
+from tests.program_oracles import check_jit, check_vmap, close, fd_jacobian
+from tests.tolerances import fd_tol
+
+RNG = np.random.default_rng(1414)
+BATCH = RNG.standard_normal((3, 6)) * 0.5 + 0.3
+X = BATCH[0]
+INIT = np.arange(1.0, 7.0)
+KEEP = INIT.copy()
+
+
+def check_values(f):
+    """vmap against the loop, jit(vmap), jit on new inputs, jacfwd/jacrev and vmap(grad)
+    against central differences; the global is left alone."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ft.errors.PerformanceWarning)
+        check_vmap(f, (BATCH.copy(),), (0,))
+        close(ft.jit(ft.vmap(f))(BATCH.copy()), np.stack([f(r.copy()) for r in BATCH]))
+        check_jit(f, (X.copy(),), (X + 0.25,), replayed=False)
+    jac = fd_jacobian(f, (X.copy(),))
+    close(ft.jacfwd(f)(X.copy()), jac, fd_tol(np.float64))
+    close(ft.jacrev(f)(X.copy()), jac, fd_tol(np.float64))
+    w = np.linspace(0.5, 1.5, np.size(f(X.copy())))
+
+    def loss(x):
+        return np.sum(np.ravel(f(x)) * w)
+
+    rows = np.stack([fd_jacobian(loss, (r.copy(),)) for r in BATCH])
+    close(ft.vmap(ft.grad(loss))(BATCH.copy()), rows, fd_tol(np.float64))
+    np.testing.assert_array_equal(INIT, KEEP)
+
+
+# -- out= a tuple display holding a private array ---------------------------------------
+
+
+def add_out_tuple(x):
+    x0 = INIT.copy()
+    np.add(x0, x, out=(x0,))
+    return x0
+
+
+def exp_out_tuple(x):
+    buf = INIT.copy()
+    np.exp(x, out=(buf,))
+    return buf * 2.0
+
+
+def multiply_out_tuple_second(x):
+    buf = INIT * 1.0
+    y = np.multiply(x, buf, out=(buf,))
+    return y + buf  # the returned value is out itself
+
+
+def hypot_out_tuple_alias(x):
+    buf = INIT.copy()
+    same = buf
+    np.hypot(x, x[::-1], out=(buf,))
+    return same * 2.0  # the alias sees the write, as in NumPy
+
+
+@pytest.mark.parametrize(
+    "f", [add_out_tuple, exp_out_tuple, multiply_out_tuple_second, hypot_out_tuple_alias]
+)
+def test_ufunc_out_tuple_display_into_a_private_array(f):
+    check_values(f)
+
+
+def tuple_in_a_variable(x):
+    x0 = INIT.copy()
+    outs = (x0,)
+    np.add(x0, x, out=outs)
+    return outs[0]
+
+
+def array_in_a_list(x):
+    x0 = INIT.copy()
+    held = [x0]
+    np.add(x0, x, out=(x0,))
+    return held[0]
+
+
+@pytest.mark.parametrize("f", [tuple_in_a_variable, array_in_a_list])
+def test_ufunc_out_tuple_something_else_holds_refuses(f):
+    for call in (lambda: ft.vmap(f)(BATCH.copy()), lambda: ft.grad(lambda x: f(x).sum())(X)):
+        with pytest.raises(ft.errors.InPlaceError, match="out= is a NumPy array"):
+            call()
+    np.testing.assert_array_equal(INIT, KEEP)
+
+
+# -- a list display holding a call --------------------------------------------------------
+
+
+def display_with_a_call(x):
+    b = INIT.copy()
+    b[:2] = [np.sin(x[0]), 1.0]
+    return b * x
+
+
+def display_with_two_calls(x):
+    b = INIT.copy()
+    b[1:4] = [np.exp(x[1]), 2.0, np.tanh(x[0] * x[1])]
+    return b
+
+
+def display_with_a_call_and_a_variable(x):
+    b = INIT.copy()
+    y = x[3] * 2.0
+    b[::2] = [y, np.cos(x[2]), x.sum()]
+    return b
+
+
+def display_of_rows(x):
+    b = INIT.reshape(2, 3) * 1.0
+    b[:2] = [x[:3], np.ones(3)]  # NumPy converts the one traced row once
+    return b
+
+
+def display_of_a_call_row(x):
+    b = np.tile(INIT, (3, 1))
+    b[1:] = [INIT, np.sin(x) * 2.0]
+    return b
+
+
+def displays_in_a_loop(x):
+    b = INIT * 0.0
+    for i in range(3):
+        b[2 * i : 2 * i + 2] = [np.sin(x[i]), x[i + 1].max()]
+    return b
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        display_with_a_call,
+        display_with_two_calls,
+        display_with_a_call_and_a_variable,
+        display_of_rows,
+        display_of_a_call_row,
+        displays_in_a_loop,
+    ],
+)
+def test_list_display_holding_a_call_into_a_private_array(f):
+    check_values(f)
+
+
+def list_in_a_variable(x):
+    b = INIT.copy()
+    keep = [np.sin(x[0]), 1.0]
+    b[:2] = keep
+    return b * x
+
+
+def nested_display(x):
+    b = INIT[:4].reshape(2, 2) * 1.0
+    b[:] = [[np.sin(x[0]), 1.0], [2.0, 3.0]]
+    return b
+
+
+def display_in_one_branch(x, flag=True):
+    b = INIT.copy()
+    keep = [np.sin(x[0]), 1.0]
+    b[:2] = [np.sin(x[0]), 1.0] if flag else keep
+    return b * x
+
+
+@pytest.mark.parametrize("f", [list_in_a_variable, nested_display, display_in_one_branch])
+def test_a_list_that_may_not_be_the_stored_one_still_refuses(f):
+    for call in (lambda: ft.vmap(f)(BATCH.copy()), lambda: ft.jit(f)(X.copy())):
+        with pytest.raises(ft.errors.InPlaceError, match=r"np\.stack"):
+            call()
+    np.testing.assert_array_equal(INIT, KEEP)
