@@ -10,6 +10,16 @@
   stored, which only the value stack holds, is now found among the lists holding the
   tracer and written whole.  A list a variable holds, a nested display and a display
   that only one branch of a conditional expression makes still refuse.
+* SILENT: ``M.fill(0.5)`` and ``np.copyto(M, row)`` of constants into a traced array
+  made it hold NumPy's broadcast (strides (0, 0), not contiguous, read-only): ``M.ravel()``
+  became a copy (a write through it did not reach ``M``), ``as_strided`` by ``M.strides``
+  wrote one element, and a later write raised "read-only".  A whole write's plain value
+  now takes the array's layout (core/mutation.py, ``_in_place_layout``).
+* SILENT: ``np.copyto``/``np.put``/``np.place``/``np.putmask``/``np.put_along_axis``
+  into a buffer (``b = np.ones(n)``) with constants ran NumPy on the buffer's array, in
+  place, under what a tape held of it (``y = b * x``): grad, jvp and vmap(grad) used the
+  written values; through a view of a buffer they raised "read-only".  Their rules write
+  now (numpy/protocol.py, ``_writes_an_argument``).
 
 Oracles: the plain NumPy call, the Python loop over rows for ``vmap``, central differences
 in float64 for derivatives, eager values on new inputs for ``jit``.
@@ -19,6 +29,7 @@ import warnings
 
 import numpy as np
 import pytest
+from numpy.lib.stride_tricks import as_strided
 
 import ftransforms as ft
 from tests.program_oracles import check_jit, check_vmap, close, fd_jacobian
@@ -191,3 +202,69 @@ def test_a_list_that_may_not_be_the_stored_one_still_refuses(f):
         with pytest.raises(ft.errors.InPlaceError, match=r"np\.stack"):
             call()
     np.testing.assert_array_equal(INIT, KEEP)
+
+
+# -- a whole write keeps the array's layout ------------------------------------------------
+
+
+def _written_through_a_ravel_and_a_diagonal(M, x):
+    r = M.ravel()  # a view of a C-contiguous array: writes reach M
+    r[0] = -7.0 * x[5]
+    d = as_strided(M, shape=(3,), strides=(M.strides[0] + M.strides[1],))
+    d *= 1.0 + 0.1 * x[:3]
+    return np.concatenate([M.ravel(), [M.strides[0], M.strides[1], M.flags.c_contiguous]])
+
+
+def fill_a_traced_array(x):
+    M = np.ones((3, 4))
+    M[1] = x[:4]
+    M.fill(0.5)  # (was a broadcast: strides (0, 0), read-only, not contiguous)
+    return _written_through_a_ravel_and_a_diagonal(M, x)
+
+
+def copyto_a_row_into_a_traced_array(x):
+    M = np.ones((3, 4))
+    M[1] = x[:4]
+    np.copyto(M, np.arange(4.0))
+    return _written_through_a_ravel_and_a_diagonal(M, x)
+
+
+def fill_a_buffer_then_its_transpose(x):
+    M = np.ones((3, 4))
+    M.fill(2.0)
+    M.T.fill(0.5)
+    return _written_through_a_ravel_and_a_diagonal(M, x)
+
+
+@pytest.mark.parametrize(
+    "f", [fill_a_traced_array, copyto_a_row_into_a_traced_array, fill_a_buffer_then_its_transpose]
+)
+def test_a_whole_write_of_constants_keeps_the_layout(f):
+    check_values(f)
+
+
+# -- NumPy's writers on buffers alone ------------------------------------------------------
+
+WRITERS = {
+    "copyto": lambda b: np.copyto(b, 5.0),
+    "put": lambda b: np.put(b, [0, 1, 2, 3, 4, 5], 5.0),
+    "place": lambda b: np.place(b, np.ones(6, bool), [5.0]),
+    "putmask": lambda b: np.putmask(b, np.ones(6, bool), 5.0),
+    "put_along_axis": lambda b: np.put_along_axis(b, np.arange(6), 5.0, axis=0),
+    "fill_diagonal of a view": lambda b: np.fill_diagonal(b.reshape(2, 3), 5.0),
+    "copyto a view": lambda b: np.copyto(b.reshape(2, 3).T, 5.0),
+}
+
+
+@pytest.mark.parametrize("name", list(WRITERS))
+def test_numpys_writers_on_a_buffer_leave_what_a_tape_holds(name):
+    """(The buffer's array was written in place by NumPy: the tape's copy of b in b * x
+    changed, and grad was 5 * (1 + cos(x)); through a view NumPy refused, read-only.)"""
+
+    def f(x):
+        b = np.ones(6)
+        y = b * x + np.sin(x) * b  # the tape holds b's value
+        WRITERS[name](b)
+        return np.concatenate([y, b])
+
+    check_values(f)
