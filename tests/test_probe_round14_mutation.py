@@ -20,6 +20,13 @@
   place, under what a tape held of it (``y = b * x``): grad, jvp and vmap(grad) used the
   written values; through a view of a buffer they raised "read-only".  Their rules write
   now (numpy/protocol.py, ``_writes_an_argument``).
+* SILENT: a plain NumPy array an operation read as a constant and the function then
+  wrote in place with NumPy (``b = INIT.copy(); y = b * x; b[:] = 0``, ``w *= 0.5`` in a
+  loop, ``b.sort()``, a global counter ``W[0] += 1``, ``self.w *= 0.5``): reverse mode
+  (grad, vjp, jacrev, hessian) used the written values, the tape holding the array
+  itself, and so did jit's replays.  The tape and the recording keep a copy of a
+  writeable plain constant (NOTE [constants the tape keeps], interpreters/reverse.py);
+  jit's outside arrays are still read by reference at every replay.
 
 Oracles: the plain NumPy call, the Python loop over rows for ``vmap``, central differences
 in float64 for derivatives, eager values on new inputs for ``jit``.
@@ -268,3 +275,76 @@ def test_numpys_writers_on_a_buffer_leave_what_a_tape_holds(name):
         return np.concatenate([y, b])
 
     check_values(f)
+
+
+# -- a plain array written in place after an operation read it -----------------------------
+
+
+def private_array_written_after_use(x):
+    b = INIT.copy()  # a plain array (no creation function): NumPy writes it in place
+    y = b * x + np.sin(x) * b
+    b[:] = 100.0
+    return y
+
+
+def weights_decayed_in_a_loop(x):
+    w = INIT * 1.0
+    acc = np.zeros(6)
+    for _ in range(3):
+        acc = acc + w * np.tanh(x)
+        w *= 0.5
+    return acc
+
+
+def sorted_after_use(x):
+    b = INIT[::-1].copy()
+    y = x @ b * x
+    b.sort()
+    return y + b
+
+
+@pytest.mark.parametrize(
+    "f", [private_array_written_after_use, weights_decayed_in_a_loop, sorted_after_use]
+)
+def test_a_plain_array_written_after_an_operation_read_it(f):
+    """(grad, jacrev, vmap(grad) and jit's replays used the written values: the tape and
+    the recording held the array itself.)"""
+    check_values(f)
+
+
+COUNTER = np.arange(1.0, 7.0)
+
+
+class Decaying:
+    def __init__(self) -> None:
+        self.w = np.arange(1.0, 7.0)
+
+    def loss(self, x):
+        y = np.sum(self.w * np.sin(x))
+        self.w *= 0.5  # an in-place update of an attribute, not differentiated
+        return y
+
+
+def counted(x):
+    y = np.sum(COUNTER * np.sin(x))
+    COUNTER[0] += 1.0  # a global the function updates in place
+    return y
+
+
+@pytest.mark.parametrize("make", [lambda: counted, lambda: Decaying().loss])
+def test_a_global_or_attribute_written_after_use_keeps_the_value_read(make):
+    want = np.arange(1.0, 7.0) * np.cos(X)
+    try:
+        for name, run in (
+            ("grad", lambda f: ft.grad(f)(X.copy())),
+            ("vjp", lambda f: ft.vjp(f, X.copy())[1](1.0)[0]),
+            ("jacrev", lambda f: ft.jacrev(f)(X.copy())),
+            ("grad(jit)", lambda f: ft.grad(ft.jit(f))(X.copy())),
+        ):
+            COUNTER[:] = np.arange(1.0, 7.0)
+            close(run(make()), want, msg=name)
+        COUNTER[:] = np.arange(1.0, 7.0)
+        h = ft.hessian(make())(X.copy())
+        close(h, np.diag(-np.arange(1.0, 7.0) * np.sin(X)), msg="hessian")
+    finally:
+        COUNTER[:] = np.arange(1.0, 7.0)
