@@ -24,9 +24,10 @@
   wrote in place with NumPy (``b = INIT.copy(); y = b * x; b[:] = 0``, ``w *= 0.5`` in a
   loop, ``b.sort()``, a global counter ``W[0] += 1``, ``self.w *= 0.5``): reverse mode
   (grad, vjp, jacrev, hessian) used the written values, the tape holding the array
-  itself, and so did jit's replays.  The tape and the recording keep a copy of a
-  writeable plain constant (NOTE [constants the tape keeps], interpreters/reverse.py);
-  jit's outside arrays are still read by reference at every replay.
+  itself, and so did jit's replays and a checkpointed block's backward replay.  The
+  tape, the recording and the block keep a copy of a writeable plain constant (NOTE
+  [constants the tape keeps], interpreters/reverse.py); jit's outside arrays are still
+  read by reference at every replay.
 
 Oracles: the plain NumPy call, the Python loop over rows for ``vmap``, central differences
 in float64 for derivatives, eager values on new inputs for ``jit``.
@@ -348,3 +349,19 @@ def test_a_global_or_attribute_written_after_use_keeps_the_value_read(make):
         close(h, np.diag(-np.arange(1.0, 7.0) * np.sin(X)), msg="hessian")
     finally:
         COUNTER[:] = np.arange(1.0, 7.0)
+
+
+def checkpointed_block_of_a_written_array(x):
+    b = INIT.copy()
+    y = ft.checkpoint(lambda u: np.sin(u * b))(x)  # the block's replay reads b
+    b[:] = 100.0
+    return y
+
+
+def test_a_checkpointed_block_replays_the_value_it_read():
+    """(The backward replay of the block read b after the write: grad was 100 cos(100 x).)"""
+    f = checkpointed_block_of_a_written_array
+    jac = fd_jacobian(f, (X.copy(),))
+    close(ft.jacrev(f)(X.copy()), jac, fd_tol(np.float64))
+    rows = np.stack([fd_jacobian(lambda v: f(v).sum(), (r.copy(),)) for r in BATCH])
+    close(ft.vmap(ft.grad(lambda v: f(v).sum()))(BATCH.copy()), rows, fd_tol(np.float64))

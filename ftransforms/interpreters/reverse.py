@@ -82,7 +82,8 @@ def kept(v: Any) -> Any:
     such a write; jax keeps its own copy).  A buffer's array is never written in place
     (NOTE [mutation semantics]), nor a read-only array; an array a ``jit`` recording
     reads by reference (NOTE [outside arrays in rules under jit]) stays so, to be read
-    at every replay.  Costs a copy of each such operand an operation records."""
+    at every replay.  ``checkpoint``'s blocks keep their constants so too.  Costs a copy
+    of each such operand an operation records."""
     if type(v) is numpy.ndarray:
         if v.flags.writeable and not read_by_reference(v):
             return v.copy(order="K")
