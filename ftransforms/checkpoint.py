@@ -39,12 +39,10 @@ import numpy
 
 from ftransforms.boundary import transform_outputs
 from ftransforms.core.errors import ArgnumsError, UnsupportedOperationError
-from ftransforms.core.mutation import clone
 from ftransforms.core.primitive import Primitive, _add
 from ftransforms.core.stack import current_stack, pushed
-from ftransforms.core.tracer import TRACER_TYPES
 from ftransforms.interpreters.forward import DualTracer, ForwardInterpreter
-from ftransforms.interpreters.reverse import Node, ReverseInterpreter, ReverseTracer
+from ftransforms.interpreters.reverse import Node, ReverseInterpreter, ReverseTracer, kept
 
 __all__ = ["checkpoint", "checkpoint_policies", "remat"]
 
@@ -238,7 +236,7 @@ class _Recorder:
                 if a.id <= seg.start and a.id not in seg.inputs:
                     seg.inputs[a.id] = a.value
             else:
-                vals.append(clone(a) if type(a) in TRACER_TYPES else a)  # writes stay apart
+                vals.append(kept(a))  # writes stay apart: NOTE [constants the tape keeps]
                 refs.append(None)
         if recorded and prim.vjp_joint is not None:
             # the outputs as the tape's own rule makes them (a custom_vjp's fwd run as

@@ -326,12 +326,6 @@ def test_a_list_of_traced_values_into_a_plain_array():
     check_vmap(write_a_list_of_traced_values, (BATCH.copy(),), (0,))
 
 
-def write_a_row_and_constants(x):
-    b = INIT.reshape(2, 3) * 1.0
-    b[:2] = [x[:3], np.ones(3)]  # NumPy converts the one traced row once
-    return b
-
-
 def write_an_object_array(x):
     b = INIT * 1.0
     b[:2] = np.array([x[0], 1.0], dtype=object)  # NumPy: float() of each element
@@ -345,12 +339,11 @@ def write_a_variable_number_of_values(x):
     return b
 
 
-@pytest.mark.parametrize(
-    "f", [write_a_row_and_constants, write_an_object_array, write_a_variable_number_of_values]
-)
+@pytest.mark.parametrize("f", [write_an_object_array, write_a_variable_number_of_values])
 def test_a_value_that_may_not_be_the_converted_tracer_refuses(f):
     """(These wrote the one converted tracer into every target element: b became
-    [x[:3], x[:3]] / [x[0], x[0], ...].)"""
+    [x[0], x[0], ...].  b[:2] = [x[:3], np.ones(3)], a list display, is written whole
+    since round 14: tests/test_probe_round14_mutation.py.)"""
     for call in (lambda: ft.vmap(f)(BATCH.copy()), lambda: ft.jit(f)(X.copy())):
         with pytest.raises(ft.errors.InPlaceError):
             call()

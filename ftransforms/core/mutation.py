@@ -447,8 +447,30 @@ def assign(target: Tracer, new: Any) -> None:
             return  # regenerated from its base by the parent's refresh
         become(target, new)
         return
+    if type(new) is numpy.ndarray:
+        new = _in_place_layout(target, new)
     become(target, new)
     refresh(target)
+
+
+def _in_place_layout(target: Tracer, new: numpy.ndarray) -> numpy.ndarray:
+    """The plain value ``new`` that a write gives the array ``target`` (no view), laid out
+    as NumPy keeps it: a write changes values, not memory, so the array keeps its strides
+    (a buffer's own, else C order: NOTE [memory layout]) and stays writeable, where
+    ``new`` may be a broadcast (``x.fill(0.5)``, ``np.copyto(x, row)``: zero strides,
+    read-only) or a read-only view of another buffer.  Costs a flag test where ``new``
+    is laid out so already."""
+    old = target.val if type(target) is Buffer else None
+    if type(old) is numpy.ndarray:
+        if new.flags.writeable and new.strides == old.strides:
+            return new
+        fresh = numpy.empty_like(old, dtype=new.dtype)
+    elif new.flags.writeable and new.flags.c_contiguous:
+        return new
+    else:
+        fresh = numpy.empty(new.shape, dtype=new.dtype)
+    fresh[...] = new
+    return fresh
 
 
 #: numpy/inplace.py's ``flat_written(root, positions, values)``: ``root`` with its elements

@@ -26,7 +26,7 @@ from typing import Any
 from ftransforms.core.primitive import Primitive
 from ftransforms.core.tracer import Tracer
 
-__all__ = ["note_host_read", "routed_to", "unrouted"]
+__all__ = ["note_host_read", "read_by_reference", "routed_to", "unrouted"]
 
 _ORDINARY_BIND = Primitive.bind
 
@@ -40,6 +40,20 @@ class _Routes(threading.local):
 _ROUTES = _Routes()
 _LOCK = threading.Lock()
 _RECORDINGS = [0]  # recordings on any thread that route their outside arrays
+
+
+def read_by_reference(a: Any) -> bool:
+    """Whether the innermost recording on this thread reads the plain array ``a`` from
+    outside by reference at every replay (NOTE [outside arrays in rules under jit])."""
+    stack = _ROUTES.stack
+    if not stack:
+        return False
+    ids = stack[-1][0]
+    while id(a) not in ids:
+        a = getattr(a, "base", None)  # (a NumPy view of one: W[0], W.T)
+        if a is None:
+            return False
+    return True
 
 
 def _routing_bind(self: Primitive, *args: Any, **params: Any) -> Any:

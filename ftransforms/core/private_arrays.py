@@ -38,14 +38,18 @@ of a library, :func:`_caller_bindings`) and rebinds them all.  A ufunc the user'
 calls with ``out=`` such an array (``np.add(x0, t, out=x0)``, ``np.exp(t, out=buf)``) is
 counted against the same ufunc called the same way on a fresh array
 (:func:`_call_baseline`), and the variables holding it are rebound to the buffer that takes
-the result (``out=(x0,)``, a tuple of the user's, counts otherwise and keeps the error).
+the result (``out=(x0,)`` too, its tuple counted against a tuple display on the fresh
+array; a tuple a variable holds counts more and keeps the error).
 Anything else keeps the InPlaceError, whose message names the fix: an array a caller or a
 global can see (``x0 = init; x0[0] = t`` would write into ``init``: refused, as JAX refuses
 it, rather than changing the caller's data), a view of another array, an alias.  A list
 holding tracers (``buf[:2] = [t, u]``) is converted element by element: where the stored
 expression is a list display of reads, subscripts and arithmetic (``[x[0], 1.0]``), its
-elements are computed again from the frame's variables (:func:`_listed_value`) and the
-list is written whole at the first conversion, the others given zeros; otherwise the
+elements are computed again from the frame's variables (:func:`_listed_value`), and where
+it is another list display (``[np.sin(x[0]), 1.0]``: a call is not run again) the list
+being stored is the one holding the tracer that no object refers to, only the value
+stack (:func:`_stored_list`); the list is written whole at the first conversion, the
+others given zeros; otherwise (a list a variable holds, a nested display) the
 second conversion in the same store undoes the rebinding and raises; and where one
 conversion could be of one element of a list or object array (``buf[:2] = [row, ones]``),
 the store refuses (:func:`_whole_value`: ``t`` must fill its target, a number conversion
@@ -58,6 +62,7 @@ from __future__ import annotations
 
 import ctypes
 import dis
+import gc
 import operator
 import sys
 import threading
@@ -452,19 +457,67 @@ def _listed_value(frame: Any, t: Tracer) -> list | None:
     and constants with subscripts and arithmetic, with ``t`` among its elements' values):
     the list, its elements computed again from ``frame``'s variables (pure: those
     operations on tracers, arrays and numbers), written whole by the caller at NumPy's
-    first conversion; None otherwise."""
+    first conversion; for any other list display (``[np.sin(x[0]), 1.0]``: a call is not
+    computed again) the list being stored itself (:func:`_stored_list`); None otherwise."""
     body = _value_plan(frame.f_code, frame.f_lasti, lists=True)
     if body is None or body[-1].opname != "BUILD_LIST":
-        return None
+        return _stored_list(frame, t)
     try:
         value = _compute(body, frame)
     except (_Unknown, ArithmeticError, IndexError, KeyError, TypeError, ValueError):
-        return None
+        return _stored_list(frame, t)
     if type(value) is not list or not any(isinstance(v, Tracer) for v in value):
         return None
     if not any(v is t or _same_value(v, t) for v in value):
         return None
     return value
+
+
+def _stored_list(frame: Any, t: Tracer) -> list | None:
+    """The list that ``frame``'s store ``buf[index] = [..., t, ...]`` writes, where its
+    value is a list display of ``n`` elements (``BUILD_LIST n`` just before ``buf`` is
+    loaded, no jump landing between): a new list only the interpreter's value stack
+    holds, so among the lists holding ``t`` it is the one of length ``n`` that no object
+    the garbage collector sees refers to (a list a variable or container holds is
+    referred to by the frame's ``f_locals`` snapshot or by that container; a display's
+    inner list by the outer one).  None where not exactly one list is such (then the
+    store keeps the InPlaceError).  Costs a walk over the collector's objects, on this
+    path only."""
+    n = _display_length(frame.f_code, frame.f_lasti)
+    if n is None:
+        return None
+    frame.f_locals  # noqa: B018 - the snapshot holds what the variables hold (< 3.13)
+    found = [r for r in gc.get_referrers(t) if type(r) is list and len(r) == n]
+    found = [r for r in found if any(e is t for e in r)]
+    unheld = [r for r in found if all(o is found for o in gc.get_referrers(r))]
+    if len(unheld) != 1 or not any(isinstance(v, Tracer) for v in unheld[0]):
+        return None
+    return list(unheld[0])
+
+
+def _display_length(code: Any, lasti: int) -> int | None:
+    """``n`` where the plain store ``buf[index] = value`` at ``lasti`` has a list display
+    of ``n`` elements as its value (``BUILD_LIST n`` right before ``buf``'s load, which no
+    jump reaches), else None."""
+    key = (code, lasti, "display")
+    if key not in _PLANS:
+        ins = list(dis.get_instructions(code))
+        plan = _find_plan(ins, lasti)
+        k = next((n for n, i in enumerate(ins) if i.offset == lasti), None)
+        found = None
+        if plan is not None and k is not None:
+            j = k - 1 - len(plan[1])
+            if (
+                j > 0
+                and ins[j].opname == "LOAD_FAST"
+                and ins[j].argval == plan[0]
+                and not ins[j].is_jump_target
+                and ins[j - 1].opname == "BUILD_LIST"
+                and ins[j - 1].arg
+            ):
+                found = ins[j - 1].arg
+        _PLANS[key] = found
+    return _PLANS[key]
 
 
 def _same_value(v: Any, t: Tracer) -> bool:
@@ -695,8 +748,9 @@ def _called_with_out(
     frame, out= a private plain array held by local variables of it and of its callers):
     as :func:`private_out`, those variables rebound to the buffer that takes the result.
     The count is compared with the same ufunc called the same way on a fresh array
-    (:func:`_call_baseline`); ``out=(x0,)``, whose tuple is the user's, counts otherwise
-    and refuses."""
+    (:func:`_call_baseline`), the array given as ``out=x0`` or in a tuple display
+    ``out=(x0,)``; a tuple a variable holds (``outs = (x0,)``; ``out=outs``) counts more
+    and refuses: it would keep the old array."""
     if _CALIBRATING.on:
         _CALIBRATING.seen = (*_out_counts(frame, array), sys.getrefcount(kwargs["out"]))
         return None
@@ -721,9 +775,10 @@ def _called_with_out(
     per_name = 2 if type(snapshot) is dict else 1  # the variable and its snapshot entry
     del snapshot
     callers, extra = _caller_bindings(frame, array)
-    expected = _call_baseline(array, ufunc, tuple(a is array for a in inputs))
+    forms = _call_baseline(array, ufunc, tuple(a is array for a in inputs))
     counts = (*_out_counts(frame, array), sys.getrefcount(kwargs["out"]))
-    if counts != (expected[0] + extra + per_name * (len(held) - 1), *expected[1:]):
+    more = extra + per_name * (len(held) - 1)  # the other variables holding it
+    if not any(counts == (e[0] + more, *e[1:]) for e in forms if e[0] >= 0):
         return None
     buf = new_buffer(scope, array.copy(order="K"))
     write_locals(frame, dict.fromkeys(held, buf))
@@ -736,8 +791,12 @@ def _called_with_out(
 def _call_baseline(array: numpy.ndarray, ufunc: Any, where: tuple) -> tuple:
     """The counts :func:`_called_with_out` sees for a fresh array like ``array`` in
     ``ufunc(..., out=probe_target)`` with ``probe_target`` the inputs ``where`` marks
-    (the others a stand-in for the tracer), called with ``out=`` by keyword and by
-    position: (-1, -1, -1) where the two disagree (then nothing matches)."""
+    (the others a stand-in for the tracer), called with ``out=`` an array by keyword and
+    by position (NumPy makes the tuple: (-1, -1, -1) where the two disagree, then nothing
+    matches), then with ``out=(probe_target,)``, a tuple display of the user's: ``(array
+    counts, tuple counts)``.  The display's tuple is counted from what holds it in the
+    call (the tuple NumPy makes has no other holder): where it counts no more than
+    NumPy's, the tuple form is (-1, -1, -1) (then ``out=(x0,)`` refuses)."""
     probe_target = numpy.zeros(array.shape, dtype=array.dtype)
     if array.base is not None:
         probe_target = probe_target.view()
@@ -745,36 +804,47 @@ def _call_baseline(array: numpy.ndarray, ufunc: Any, where: tuple) -> tuple:
     seen = []
     _CALIBRATING.on = True
     try:
-        for by_keyword in (True, False):
+        for form in ("keyword", "position", "tuple"):
             _CALIBRATING.seen = None
             if where == (False,):
-                if by_keyword:
+                if form == "keyword":
                     ufunc(probe, out=probe_target)
-                else:
+                elif form == "position":
                     ufunc(probe, probe_target)
+                else:
+                    ufunc(probe, out=(probe_target,))
             elif where == (True, False):
-                if by_keyword:
+                if form == "keyword":
                     ufunc(probe_target, probe, out=probe_target)
-                else:
+                elif form == "position":
                     ufunc(probe_target, probe, probe_target)
+                else:
+                    ufunc(probe_target, probe, out=(probe_target,))
             elif where == (False, True):
-                if by_keyword:
+                if form == "keyword":
                     ufunc(probe, probe_target, out=probe_target)
-                else:
+                elif form == "position":
                     ufunc(probe, probe_target, probe_target)
-            elif where == (False, False):
-                if by_keyword:
-                    ufunc(probe, probe, out=probe_target)
                 else:
+                    ufunc(probe, probe_target, out=(probe_target,))
+            elif where == (False, False):
+                if form == "keyword":
+                    ufunc(probe, probe, out=probe_target)
+                elif form == "position":
                     ufunc(probe, probe, probe_target)
+                else:
+                    ufunc(probe, probe, out=(probe_target,))
             seen.append(_CALIBRATING.seen)
     except Exception:  # noqa: BLE001 - the ufunc refuses these inputs: nothing matches
-        return (-1, -1, -1)
+        return (-1, -1, -1), (-1, -1, -1)
     finally:
         _CALIBRATING.on = False
-    if seen[0] is None or seen[0] != seen[1]:
-        return (-1, -1, -1)
-    return seen[0]
+    unknown = (-1, -1, -1)
+    array_form = seen[0] if seen[0] is not None and seen[0] == seen[1] else unknown
+    tuple_form = seen[2] if seen[2] is not None else unknown
+    if array_form == unknown or tuple_form[2] <= array_form[2]:
+        tuple_form = unknown  # (the two forms could not be told apart)
+    return array_form, tuple_form
 
 
 def _private_candidate(array: numpy.ndarray) -> bool:

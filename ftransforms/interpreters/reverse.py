@@ -13,7 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 from ftransforms.core.mutation import clone
+from ftransforms.core.outside_operands import read_by_reference
 from ftransforms.core.primitive import _add, end_quiet_derivatives, quiet_derivatives
 from ftransforms.core.stack import Interpreter
 from ftransforms.core.tracer import TRACER_TYPES, Tracer
@@ -66,6 +69,28 @@ class Node:
         self.parents = parents  # per input: the id it came from, or None (a constant)
         self.y = y
         self.out_id = out_id  # an int, or a tuple of ints for multiple results
+
+
+def kept(v: Any) -> Any:
+    """NOTE [constants the tape keeps]: the value the tape keeps of a constant operand
+    ``v`` (an input no tracer of this level is): a tracer as a new object (its writes
+    make the old object another value, :func:`~ftransforms.core.mutation.become`), and
+    a writeable plain NumPy array as a copy: the user's code may write into it in place
+    later in the function (``b = init.copy(); y = b * x; b[:] = 0``, ``self.w *= 0.5``,
+    ``W[0] += 1``), NumPy's own write that no transform sees, and the backward pass
+    must use the value the operation read, as NumPy's result did (torch raises for
+    such a write; jax keeps its own copy).  A buffer's array is never written in place
+    (NOTE [mutation semantics]), nor a read-only array; an array a ``jit`` recording
+    reads by reference (NOTE [outside arrays in rules under jit]) stays so, to be read
+    at every replay.  ``checkpoint``'s blocks keep their constants so too.  Costs a copy
+    of each such operand an operation records."""
+    if type(v) is numpy.ndarray:
+        if v.flags.writeable and not read_by_reference(v):
+            return v.copy(order="K")
+        return v
+    if type(v) in TRACER_TYPES:
+        return clone(v)
+    return v
 
 
 class ReverseInterpreter(Interpreter):
@@ -121,10 +146,9 @@ class ReverseInterpreter(Interpreter):
             if pa is None:
                 if pb is None:
                     return out
-                if type(av) in TRACER_TYPES:
-                    av = clone(av)  # the tape keeps its value, whatever writes follow
-            elif pb is None and type(bv) in TRACER_TYPES:
-                bv = clone(bv)
+                av = kept(av)  # the tape keeps its value, whatever writes follow
+            elif pb is None:
+                bv = kept(bv)
             vals = (av, bv)
             parents = (pa, pb)
         else:
@@ -140,9 +164,7 @@ class ReverseInterpreter(Interpreter):
             out = prim.bind(*vals, **params)
             if all(p is None for p in ps):
                 return out
-            vals = tuple(
-                clone(v) if p is None and type(v) in TRACER_TYPES else v for v, p in zip(vals, ps)
-            )
+            vals = tuple(kept(v) if p is None else v for v, p in zip(vals, ps))
             parents = tuple(ps)
         if prim.nondiff or (prim.nondiff_when is not None and prim.nondiff_when(**params)):
             return out
@@ -163,9 +185,7 @@ class ReverseInterpreter(Interpreter):
         if all(p is None for p in ps):
             return prim.bind(*vals, **params)
         out, pullback = prim.vjp_joint(vals, [p is not None for p in ps], **params)
-        vals = tuple(
-            clone(v) if p is None and type(v) in TRACER_TYPES else v for v, p in zip(vals, ps)
-        )
+        vals = tuple(kept(v) if p is None else v for v, p in zip(vals, ps))
         ids = tuple(range(self.next_id + 1, self.next_id + 1 + len(out)))
         self.next_id += len(out)
         self.tape.append(Node(prim, {**params, "pullback": pullback}, vals, tuple(ps), out, ids))

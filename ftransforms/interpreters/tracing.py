@@ -379,6 +379,22 @@ class TraceInterpreter(Interpreter):
             return prim
         return inside(prim, self.inside)
 
+    def _kept(self, consts: tuple) -> tuple:
+        """The constants an equation keeps: NOTE [constants the tape keeps] in
+        interpreters/reverse.py, for the recording.  A writeable plain array made during
+        the recording (``b = init.copy()``; not one from outside, of :attr:`opaque`, nor a
+        view of one, which every replay reads as it is then) is kept as a copy: the
+        function may write into it in place after this operation read it (``y = b * x;
+        b[:] = 0``), and a replay must compute with the value the operation read."""
+        if not any(type(c) is numpy.ndarray and c.flags.writeable for c in consts):
+            return consts
+        return tuple(
+            c.copy(order="K")
+            if type(c) is numpy.ndarray and c.flags.writeable and not _of(c, self.opaque)
+            else c
+            for c in consts
+        )
+
     def note_value_read(self, reason: str, subscript: Any = None) -> None:
         if self.captures:  # NOTE [value reads during a capture]
             read = self.captures[-1]
@@ -458,6 +474,7 @@ class TraceInterpreter(Interpreter):
             return tuple(out) if prim.multiple_results else out  # constants alone
         consts = tuple(consts)
         if prim.multiple_results:
+            consts = self._kept(consts) if has_const else consts
             outs = tuple(self.new_input(o) for o in out)
             avals = tuple((o.shape, o.dtype) for o in out)
             recorded = prim if self.inside is None else self._inside(prim)
@@ -472,6 +489,8 @@ class TraceInterpreter(Interpreter):
             or (has_const and self.opaque and any(id(c) in self.opaque for c in consts))
         ):
             # the common case: record and return
+            if has_const:
+                consts = self._kept(consts)
             ref = self.n_slots
             self.n_slots = ref + 1
             if self.inside is not None:
@@ -510,6 +529,7 @@ class TraceInterpreter(Interpreter):
         o = self.new_input(out)
         aval = (out.shape, out.dtype)
         recorded = prim if self.inside is None else self._inside(prim)
+        consts = self._kept(consts) if has_const else consts
         self.program.append(Eqn(recorded, xp, tuple(refs), consts, params, o.ref, aval))
         if prim.name in ("transpose", "reshape") and refs[0] is not None:
             source = chained[1] if chained is not None else args[0]
@@ -901,6 +921,18 @@ _PYTHON_SCALARS = frozenset({int, float, complex, bool})
 
 #: ``Eqn``'s constructor without the Python frame of the named tuple's ``__new__``.
 _new_eqn = tuple.__new__
+
+
+def _of(a: numpy.ndarray, ids: frozenset) -> bool:
+    """Whether ``a`` or an array it is a NumPy view of has its id in ``ids``."""
+    while ids:
+        if id(a) in ids:
+            return True
+        a = a.base
+        if type(a) is not numpy.ndarray:
+            return False
+    return False
+
 
 #: Subscripts of closed-over arrays one capture may rebind before it gives up.
 _MAX_REBINDS = 8

@@ -685,7 +685,7 @@ def handle_function(func: Any, args: tuple, kwargs: dict) -> Any:
             f"{_call_form(args)}numpy.{func.__name__}(..., out=...)", out, result
         )
     fn = FUNCTIONS.get(func)
-    if _only_buffers(args, kwargs):
+    if _only_buffers(args, kwargs) and not _writes_an_argument(func, args, kwargs):
         # NumPy's own function on the buffers' values (no tracer involved): its new arrays
         # as NumPy makes them (np.meshgrid's and np.tile's copies may be written into); a
         # view of a buffer's array is left to the function's rule (a view of the buffer)
@@ -758,6 +758,23 @@ def _copies(func: Any, args: tuple, kwargs: dict) -> bool:
     if func is getattr(numpy, "astype", None) or func is numpy.array:
         return kwargs.get("copy", True) is not False
     return True
+
+
+#: NumPy's functions that write into their first argument (``np.copyto(buf, 5.0)``): on
+#: buffers alone their rules write (NOTE [mutation semantics]), not NumPy, which would
+#: write into the buffer's array in place, under what a tape or a view holds of it.
+_WRITERS = frozenset(getattr(numpy, name) for name in helpers.IN_PLACE_WRITERS)
+
+
+def _writes_an_argument(func: Any, args: tuple, kwargs: dict) -> bool:
+    """Whether ``func(*args, **kwargs)`` writes into an argument: a writer of
+    :data:`_WRITERS`, or ``np.nan_to_num(x, copy=False)``."""
+    if func in _WRITERS:
+        return True
+    if func is numpy.nan_to_num:
+        copy = args[1] if len(args) > 1 else kwargs.get("copy", True)
+        return not copy
+    return False
 
 
 def _only_buffers(args: tuple, kwargs: dict) -> bool:
