@@ -97,7 +97,7 @@ import numpy
 
 from ftransforms.core.errors import InPlaceError
 from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
-from ftransforms.core.stack import OUTERMOST_HOOKS, Interpreter, current_stack
+from ftransforms.core.stack import OUTERMOST_HOOKS, READ_ONLY_NOTE, Interpreter, current_stack
 from ftransforms.core.tracer import LAID_OUT_OBJECTS, Tracer, ValTracer, escaped_error
 
 #: The level of the buffers' pseudo-interpreter: above every transform, so that ``bind``
@@ -609,6 +609,8 @@ class _Local(threading.local):
         self.scope: BufferInterpreter | None = None
         self.trial = False
         self.writes: dict | None = None  # see watch_writes
+        self.locked: list = []  # see keep_unwritten
+        self.unlocked = 0  # how many arrays the last outermost call locked
 
 
 _LOCAL = _Local()
@@ -670,7 +672,63 @@ def _entered(interp: Interpreter) -> None:
                 namespace.update(wrappers)
 
 
+#: Plain arrays up to this size the reverse tape copies; larger ones it keeps read-only
+#: until the outermost transform returns (NOTE [constants the tape keeps]).
+COPY_BYTES = 1 << 16
+
+
+def keep_unwritten(a: numpy.ndarray) -> numpy.ndarray:
+    """NOTE [constants the tape keeps] for a plain array over :data:`COPY_BYTES`: make
+    ``a`` and the writeable NumPy arrays it views read-only until the outermost
+    transform returns (a copy would double a memory-bound ``grad`` of ``X @ w`` with a
+    closed-over ``X``); a write into it in between raises (the outermost transform
+    turns NumPy's "read-only" ``ValueError`` into an ``InPlaceError`` naming the fix),
+    where torch raises too.  Returns ``a``; outside a transform, a copy of it."""
+    if _LOCAL.scope is None:
+        return a.copy(order="K")
+    locked = _LOCAL.locked
+    v = a
+    while type(v) is numpy.ndarray and v.flags.writeable:
+        v.flags.writeable = False
+        locked.append(v)
+        v = v.base
+    return a
+
+
+def read_only_note() -> str | None:
+    """Why a write raised "read-only" in the outermost call that just ended, or None."""
+    if not _LOCAL.unlocked:
+        return None
+    return (
+        "the function wrote in place into a NumPy array (over 64 KiB) that an earlier "
+        "operation read for the derivative; ftransforms keeps such arrays read-only while "
+        "the transform runs, so the derivative uses the value the operation read "
+        "(NOTE [constants the tape keeps]); fix: write into a copy (b = b.copy() before "
+        "the write) or compute the new value out of place"
+    )
+
+
+def _unlock(locked: list) -> None:
+    """Make the arrays :func:`keep_unwritten` locked writeable again, each after the
+    arrays it views (NumPy refuses a writeable view of a read-only base)."""
+    pending = {id(a): a for a in locked}
+    locked.clear()
+
+    def unlock(a: numpy.ndarray) -> None:
+        base = a.base
+        if id(base) in pending:
+            unlock(pending.pop(id(base)))
+        a.flags.writeable = True
+
+    while pending:
+        unlock(pending.popitem()[1])
+
+
 def _exited() -> None:
+    locked = _LOCAL.locked
+    _LOCAL.unlocked = len(locked)
+    if locked:
+        _unlock(locked)
     scope = _LOCAL.scope
     if scope is None:
         return
@@ -686,6 +744,7 @@ def _exited() -> None:
 
 
 OUTERMOST_HOOKS.append((_entered, _exited))
+READ_ONLY_NOTE[0] = read_only_note
 
 #: Top-level packages whose calls never make buffers (their code is not the user's).
 _LIBRARY_ROOTS = frozenset({"numpy", "scipy", "ftransforms", "batching_rules", "dask", "cupy"})

@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from ftransforms.core.errors import FTransformsError
+from ftransforms.core.errors import FTransformsError, InPlaceError
 
 
 class Interpreter:
@@ -59,6 +59,8 @@ _STACK = _Stack()
 #: ``(entered(interp), exited())`` pairs called when this thread's stack becomes non-empty
 #: and empty again (core/mutation.py: buffers made inside transforms).
 OUTERMOST_HOOKS: list[tuple[Any, Any]] = []
+#: Why a "read-only" ValueError ended the outermost call (core/mutation.py sets it).
+READ_ONLY_NOTE: list[Any] = [None]
 
 
 class pushed:  # noqa: N801 - used as ``with pushed(interp) as interp:``, like a function
@@ -103,6 +105,15 @@ class pushed:  # noqa: N801 - used as ``with pushed(interp) as interp:``, like a
                 _STACK.object_paths.clear()
         if type(exc[1]) is TypeError and not stack and "which has no callable" in str(exc[1]):
             _note_object_ufunc(exc[1])
+        if (
+            type(exc[1]) is ValueError
+            and not stack
+            and "read-only" in str(exc[1])
+            and READ_ONLY_NOTE[0] is not None
+        ):
+            note = READ_ONLY_NOTE[0]()  # NOTE [constants the tape keeps]
+            if note is not None:
+                raise InPlaceError(f"{exc[1]}: {note}").with_traceback(exc[2]) from exc[1]
         if type(exc[1]) is ValueError and isinstance(exc[1].__cause__, FTransformsError):
             # NumPy's ``a[i] = t`` wraps the error of ``float(t)`` (a traced value written
             # into a plain array) in "setting an array element with a sequence"

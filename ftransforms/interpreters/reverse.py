@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy
 
-from ftransforms.core.mutation import clone
+from ftransforms.core.mutation import COPY_BYTES, clone, keep_unwritten
 from ftransforms.core.outside_operands import read_by_reference
 from ftransforms.core.primitive import _add, end_quiet_derivatives, quiet_derivatives
 from ftransforms.core.stack import Interpreter
@@ -71,7 +71,11 @@ class Node:
         self.out_id = out_id  # an int, or a tuple of ints for multiple results
 
 
-def kept(v: Any) -> Any:
+#: Primitives whose derivatives never read a constant operand's values.
+_SHAPE_ONLY = frozenset({"add", "subtract"})
+
+
+def kept(v: Any, prim_name: str = "") -> Any:
     """NOTE [constants the tape keeps]: the value the tape keeps of a constant operand
     ``v`` (an input no tracer of this level is): a tracer as a new object (its writes
     make the old object another value, :func:`~ftransforms.core.mutation.become`), and
@@ -83,9 +87,16 @@ def kept(v: Any) -> Any:
     (NOTE [mutation semantics]), nor a read-only array; an array a ``jit`` recording
     reads by reference (NOTE [outside arrays in rules under jit]) stays so, to be read
     at every replay.  ``checkpoint``'s blocks keep their constants so too.  Costs a copy
-    of each such operand an operation records."""
+    of each such operand an operation records up to 64 KiB (a few microseconds); a
+    larger one is made read-only until the outermost transform returns instead
+    (:func:`~ftransforms.core.mutation.keep_unwritten`: a copy would double a
+    memory-bound ``grad`` of ``X @ w`` with a closed-over ``X``), so a write into it
+    raises ``InPlaceError`` naming the fix, as torch raises.  ``add``/``subtract``,
+    whose derivatives read only the traced operand, keep the array as it is."""
     if type(v) is numpy.ndarray:
-        if v.flags.writeable and not read_by_reference(v):
+        if v.flags.writeable and prim_name not in _SHAPE_ONLY and not read_by_reference(v):
+            if v.nbytes > COPY_BYTES:
+                return keep_unwritten(v)
             return v.copy(order="K")
         return v
     if type(v) in TRACER_TYPES:
@@ -146,9 +157,9 @@ class ReverseInterpreter(Interpreter):
             if pa is None:
                 if pb is None:
                     return out
-                av = kept(av)  # the tape keeps its value, whatever writes follow
+                av = kept(av, prim.name)  # the tape keeps its value, whatever writes follow
             elif pb is None:
-                bv = kept(bv)
+                bv = kept(bv, prim.name)
             vals = (av, bv)
             parents = (pa, pb)
         else:
