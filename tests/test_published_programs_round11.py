@@ -23,6 +23,14 @@ programs' own hand-written gradients, a naive loop convolution, and eager runs f
 
 What this round found and fixed (each has a test here that fails without it):
 
+* ``rng.multivariate_normal(m_N, S_N)`` with a traced covariance (posterior weight
+  samples of Bayesian linear regression, PRML fig. 3.8) raised ``TracerConversionError``
+  in NumPy's code, and ``np.random.RandomState(s).multivariate_normal`` /
+  ``np.random.multivariate_normal`` with a traced mean raised a cryptic ``UFuncTypeError``
+  (``x += mean`` into NumPy's plain array): the standard normals are drawn as NumPy draws
+  them and mapped by NumPy's own factor of the covariance (SVD, ``eigh`` or Cholesky, as
+  ``method=`` says; ``RandomState``'s older SVD form), bit for bit NumPy's values
+  (NOTE [draws with traced parameters]);
 * a store into a plain array with a traced integer index, the CS231n softmax gradient's
   ``dscores[np.arange(N), y] -= 1`` (``dscores`` plain when the weights are not traced:
   ``vmap`` over labels; or an object array under ``jit``), raised ``InPlaceError`` ("writes
@@ -50,7 +58,7 @@ from tests.program_oracles import (
     close,
     fd_jacobian,
 )
-from tests.published11 import softmax_knn
+from tests.published11 import gp_cholesky, softmax_knn
 
 
 @pytest.fixture(autouse=True)
@@ -118,3 +126,61 @@ def test_ufunc_at_with_traced_indices_into_a_plain_array():
     idx = np.array([0, 2, 2, 3, 0])
     check_vmap(counts, (1.5, np.stack([idx, idx[::-1] % 2])), (None, 0))
     check_fd_grad(lambda w: counts(w, idx) @ np.arange(1.0, 5.0), (1.5,))
+
+
+# ======================================================================================
+# Gaussian processes and Bayesian linear regression
+# ======================================================================================
+
+
+def test_posterior_weight_samples_with_traced_covariance():
+    # the regression of the multivariate_normal fix
+    m = gp_cholesky
+    rng = np.random.default_rng(0)
+    x = np.linspace(-1, 1, 10)
+    t = np.sin(2 * x) + 0.1 * rng.standard_normal(10)
+    Phi, xp = m.polynomial_features(x), np.linspace(-1, 1, 5)
+    curves = lambda a, b: m.blr_sample_curves(xp, Phi, t, a, b)  # noqa: E731
+    # NumPy's draws, bit for bit, inside a transform
+    np.testing.assert_array_equal(
+        ft.vmap(curves, in_dims=(0, None))(np.array([0.5]), 20.0)[0], curves(0.5, 20.0)
+    )
+    close(ft.jacrev(curves)(0.5, 20.0), fd_jacobian(curves, (0.5, 20.0)), FD_TOL, "alpha")
+    close(
+        ft.jacfwd(curves, argnums=1)(0.5, 20.0),
+        fd_jacobian(curves, (0.5, 20.0), 1, eps=1e-2),
+        FD_TOL,
+    )
+    check_vmap(curves, (np.array([0.1, 0.5, 2.0]), 20.0), (0, None))
+    check_jit(curves, (np.float64(0.5), np.float64(20.0)), (np.float64(1.0), np.float64(10.0)))
+    legacy = lambda a: m.blr_thompson_legacy(xp, Phi, t, a, 20.0)  # noqa: E731
+    close(ft.jacrev(legacy)(0.5), fd_jacobian(legacy, (0.5,)), FD_TOL, "RandomState")
+    check_vmap(legacy, (np.array([0.1, 0.5, 2.0]),), (0,))
+
+    C = np.array([[2.0, 0.3, 0.1], [0.3, 1.0, -0.2], [0.1, -0.2, 0.5]])
+    mean = np.array([0.1, -0.2, 0.3])
+    for kw in ({"method": "eigh"}, {"method": "cholesky", "size": (2, 3)}):
+
+        def draw(mu, s, kw=kw):
+            return np.random.default_rng(1).multivariate_normal(mu, s * C, **kw)
+
+        np.testing.assert_array_equal(
+            ft.vmap(draw, in_dims=(None, 0))(mean, np.array([1.3]))[0], draw(mean, 1.3)
+        )
+        check_fd_grad(lambda s, draw=draw: draw(mean, s).sum(), (1.3,))
+
+    def global_draw(mu):
+        np.random.seed(0)
+        return np.random.multivariate_normal(mu, C, size=2)
+
+    close(ft.jacrev(global_draw)(mean), fd_jacobian(global_draw, (mean,)), FD_TOL, "global")
+    # NumPy's check of the covariance, NumPy's error
+    bad = np.array([[1.0, 2.0], [2.0, 1.0]])
+    with pytest.raises(ValueError, match="positive-semidefinite"):
+        ft.grad(
+            lambda s: (
+                np.random.default_rng(0)
+                .multivariate_normal(np.zeros(2), s * bad, check_valid="raise")
+                .sum()
+            )
+        )(1.0)

@@ -104,3 +104,30 @@ def make_data(n=8, d=1, seed=0):
     X = rng.uniform(-3, 3, size=(n, d))
     y = np.sin(X).sum(1) + 0.1 * rng.standard_normal(n)
     return X, y
+
+
+def polynomial_features(x, degree=3):
+    return np.vander(x, degree + 1, increasing=True)
+
+
+def blr_posterior(Phi, t, alpha, beta):
+    # Bishop, PRML eq. (3.53)-(3.54)
+    S_N_inv = alpha * np.eye(Phi.shape[1]) + beta * Phi.T @ Phi
+    S_N = np.linalg.inv(S_N_inv)
+    m_N = beta * S_N @ Phi.T @ t
+    return m_N, S_N
+
+
+def blr_sample_curves(x_plot, Phi, t, alpha, beta, n_samples=4, seed=0):
+    # weight samples from the posterior, the curves they draw (the figure of PRML 3.8)
+    m_N, S_N = blr_posterior(Phi, t, alpha, beta)
+    rng = np.random.default_rng(seed)
+    w_samples = rng.multivariate_normal(m_N, S_N, size=n_samples)
+    return polynomial_features(x_plot, Phi.shape[1] - 1) @ w_samples.T
+
+
+def blr_thompson_legacy(x_plot, Phi, t, alpha, beta, seed=0):
+    m_N, S_N = blr_posterior(Phi, t, alpha, beta)
+    rs = np.random.RandomState(seed)
+    w = rs.multivariate_normal(m_N, S_N)
+    return polynomial_features(x_plot, Phi.shape[1] - 1) @ w
