@@ -58,7 +58,25 @@ from tests.program_oracles import (
     close,
     fd_jacobian,
 )
-from tests.published11 import gp_cholesky, softmax_knn
+from tests.published11 import (
+    attention_mask,
+    black_scholes,
+    cnn_stride_tricks,
+    fem_1d,
+    gp_cholesky,
+    hamiltonian,
+    image_filters,
+    levenberg_marquardt,
+    lstm_gru,
+    samplers,
+    softmax_knn,
+    vae_numpy,
+)
+
+
+def central(f, x, eps=1e-6):
+    """Second-order central difference of the scalar function ``f`` at the scalar ``x``."""
+    return (f(x + eps) - f(x - eps)) / (2 * eps)
 
 
 @pytest.fixture(autouse=True)
@@ -184,3 +202,137 @@ def test_posterior_weight_samples_with_traced_covariance():
                 .sum()
             )
         )(1.0)
+
+
+def test_gaussian_process_regression():
+    m = gp_cholesky
+    X, y = m.make_data()
+    Xs = np.linspace(-3, 3, 4)[:, None]
+    theta = np.array([1.0, 1.2, 0.3])
+    # the naive (det, inv) and the stable (Cholesky, triangular solves) likelihoods agree,
+    # and so do their gradients and Hessians
+    stable, naive = m.nll_fn(X, y), m.nll_fn(X, y, naive=True)
+    g = check_fd_grad(stable, (theta,))
+    close(ft.grad(naive)(theta), g, msg="naive")
+    check_hessian(stable, (theta,))
+    # Algorithm 2.1 in the log-hyperparameters, the test inputs and the targets
+    lt = np.log(theta)
+    alg = lambda l: m.predict_alg21(Xs, X, y, l)  # noqa: E731
+    flat = lambda l: np.concatenate([np.atleast_1d(v) for v in alg(l)])  # noqa: E731
+    J = ft.jacfwd(alg)(lt)
+    close(np.concatenate([J[0], J[1], J[2][None]]), fd_jacobian(flat, (lt,)), FD_TOL, "alg 2.1")
+    close(ft.jacrev(alg)(lt), J, msg="jacrev")
+    close(m.predict_alg21(Xs, X, y, lt)[2], -stable(theta), msg="log marginal")
+    check_vmap(lambda xs: m.predict_alg21(xs[None], X, y, lt), (Xs,), (0,))
+    check_vmap(lambda yy: m.predict_alg21(Xs, X, yy, lt), (np.stack([y, 2 * y, -y]),), (0,))
+    # ARD kernel by cdist, cho_factor/cho_solve, the diagonal written in place
+    X2, y2 = m.make_data(8, 2, seed=1)
+    lp = np.array([0.1, -0.2, 0.3, np.log(0.2)])
+    check_fd_grad(m.ard_log_marginal, (lp, X2, y2), argnums=1)
+    check_vmap(ft.grad(m.ard_log_marginal), (np.stack([lp, lp + 0.1]), X2, y2), (0, None, None))
+    check_jit(m.ard_log_marginal, (lp, X2, y2), (lp + 0.1, X2 * 1.1, y2))
+    # the Matern-5/2 posterior mean in the test points (cdist's square root away from 0)
+    X2s = np.array([[0.1, 0.2], [1.0, -1.0], [0.5, 0.5]])
+    mean = lambda xs: m.matern_mean(xs, X2, y2, 1.3, 1.0, 0.1)  # noqa: E731
+    close(ft.jacrev(mean)(X2s), fd_jacobian(mean, (X2s,)), FD_TOL, "matern")
+    close(ft.jacfwd(mean)(X2s), ft.jacrev(mean)(X2s), msg="matern jacfwd")
+
+
+# ======================================================================================
+# Softmax regression and kNN (continued): the naive loops, the gradient check, training
+# ======================================================================================
+
+
+def test_softmax_forms_agree_and_knn():
+    m = softmax_knn
+    X, y = m.make_data()
+    W = 0.1 * np.random.default_rng(1).standard_normal((3, 4))
+    loss, dW = m.softmax_loss_naive(W, X, y, 1e-2)
+    for fn in (m.softmax_loss_naive, m.softmax_loss_vectorized, m.softmax_loss_add_at):
+        # the hand-written gradient is the gradient of the loss; its Jacobian the Hessian
+        close(ft.grad(lambda w, fn=fn: fn(w, X, y, 1e-2)[0])(W), dW, msg=fn.__name__)
+        H = ft.hessian(lambda w, fn=fn: fn(w, X, y, 1e-2)[0])(W)
+        close(H, ft.jacfwd(lambda w, fn=fn: fn(w, X, y, 1e-2)[1])(W), msg=fn.__name__)
+        check_vmap(lambda xi, yi, fn=fn: fn(W, xi[None], yi[None], 1e-2), (X, y), (0, 0))
+    # the course's sparse gradient check, with ft.grad as the analytic gradient
+    errs = m.grad_check_sparse(
+        lambda w: m.softmax_loss_vectorized(w, X, y, 1e-2)[0], W.copy(), dW, num_checks=3
+    )
+    assert errs.max() < 1e-7
+    # the loss after mini-batch SGD (rng.choice batches, W -= lr * grad) in the rate
+    final = lambda lr: m.softmax_loss_vectorized(m.train_softmax(W.copy(), X, y, lr)[0], X, y, 0.0)[
+        0
+    ]  # noqa: E731
+    close(ft.grad(final)(0.5), central(final, 0.5), FD_TOL, "training")
+    # kNN: the three distance matrices, neighbours by argsort, votes by bincount
+    Xt = np.random.default_rng(5).standard_normal((4, 3))
+    D = m.dists_two_loops(Xt, X)
+    J = ft.jacrev(m.dists_two_loops)(Xt, X)
+    for fn in (m.dists_one_loop, m.dists_no_loops):
+        close(ft.jacfwd(fn)(Xt, X), J, msg=fn.__name__)
+    check_vmap(lambda d: m.knn_predict_labels(d[None], y)[0], (D,), (0,))
+    yr = X[:, 0] ** 2 + np.sin(X[:, 1])
+    check_fd_grad(lambda q: m.knn_regress_weighted(q, X, yr), (Xt[0],))
+    check_vmap(ft.grad(lambda q: m.knn_regress_weighted(q, X, yr)), (Xt,), (0,))
+    check_jit(lambda q, v: m.knn_regress(q, X, v), (Xt, yr), (Xt[::-1].copy(), 2 * yr))
+    check_hessian(lambda q: m.nadaraya_watson(q[None], X, yr, 0.7)[0], (Xt[0],))
+
+
+# ======================================================================================
+# LSTM and GRU with per-timestep buffers
+# ======================================================================================
+
+
+def test_lstm_and_gru():
+    m = lstm_gru
+    x, y, mask = m.make_data(N=2, T=4)
+    p = m.init_lstm(4, 3, 6)
+    g = ft.grad(m.lstm_loss)(p, x, y, mask)
+    for k in ("Wx", "Wh", "b"):
+        fk = lambda v, k=k: m.lstm_loss({**p, k: v}, x, y, mask)  # noqa: E731
+        close(g[k], fd_jacobian(fk, (p[k],)), FD_TOL, k)
+    # one sequence at a time is the batch's row
+    fw = lambda xx: m.lstm_forward(xx[None], np.zeros((1, 3)), p["Wx"], p["Wh"], p["b"])[0]  # noqa: E731
+    check_vmap(fw, (x,), (0,))
+    check_jit(m.lstm_loss, (p, x, y, mask), (m.init_lstm(4, 3, 6, seed=2), 2 * x, y, mask))
+    rng = np.random.default_rng(3)
+    Ws = [rng.standard_normal((4, 3) if i % 2 == 0 else (3, 3)) for i in range(6)]
+    h0 = 0.1 * np.ones((2, 3))
+    gru = lambda h: m.gru_forward(x, h, *Ws)  # noqa: E731
+    J = ft.jacrev(gru)(h0)
+    close(J, fd_jacobian(gru, (h0,)), FD_TOL, "gru in h0")
+    close(ft.jacfwd(gru)(h0), J, msg="gru jacfwd")
+    check_vmap(lambda W: m.gru_forward(x, h0, W, *Ws[1:]), (np.stack([Ws[0], 2 * Ws[0]]),), (0,))
+
+
+# ======================================================================================
+# A CNN forward with stride tricks
+# ======================================================================================
+
+
+def test_convolutions_by_stride_tricks():
+    m = cnn_stride_tricks
+    x, y = m.make_data(N=2, H=4, W=4)
+    p = m.init_params(H=4, W=4)
+    args = (x[:1], p["W1"], p["b1"])
+    Jn = ft.jacrev(m.conv2d_naive, argnums=(0, 1))(*args)
+    for conv in (m.conv2d_strided, m.conv2d_windows, m.conv2d_im2col):
+        close(conv(*args), m.conv2d_naive(*args), msg=conv.__name__)
+        close(ft.jacfwd(conv, argnums=(0, 1))(*args), Jn, msg=conv.__name__)
+        check_vmap(lambda xi, conv=conv: conv(xi[None], p["W1"], p["b1"])[0], (x,), (0,))
+    close(Jn[1], fd_jacobian(m.conv2d_naive, args, 1), FD_TOL, "naive")
+    for pool in (m.max_pool_2x2, m.max_pool_strided):
+        g = ft.grad(m.loss)(p, x, y, m.conv2d_strided, pool)
+        for k in ("W1", "b1"):
+            fk = lambda v, k=k, pool=pool: m.loss({**p, k: v}, x, y, m.conv2d_strided, pool)  # noqa: E731
+            close(g[k], fd_jacobian(fk, (p[k],)), FD_TOL, k)
+        check_vmap(
+            lambda xi, pool=pool: ft.grad(m.loss)(p, xi[None], y[:1], m.conv2d_windows, pool),
+            (x,),
+            (0,),
+        )
+    check_jit(
+        lambda q, xx: m.loss(q, xx, y, m.conv2d_im2col),
+        (p, x),
+        (m.init_params(H=4, W=4, seed=3), 2 * x),
+    )
