@@ -336,3 +336,125 @@ def test_convolutions_by_stride_tricks():
         (p, x),
         (m.init_params(H=4, W=4, seed=3), 2 * x),
     )
+
+
+# ======================================================================================
+# Gauss-Newton and Levenberg-Marquardt
+# ======================================================================================
+
+
+def test_gauss_newton_and_levenberg_marquardt():
+    m = levenberg_marquardt
+    t, y = m.make_data(n=12)
+    p0 = np.array([1.0, 1.0, 0.0])
+    # the fitted parameters in the data (damping decided in Python along the way)
+    for solver in (m.gauss_newton, m.levenberg_marquardt):
+        fit = lambda yy, solver=solver: solver(t, yy, p0)  # noqa: E731
+        J = ft.jacrev(fit)(y)
+        close(J, fd_jacobian(fit, (y,), eps=1e-6), {"rtol": 1e-6, "atol": 1e-8}, solver.__name__)
+        close(ft.jacfwd(fit)(y), J, msg=solver.__name__)
+        check_vmap(
+            lambda q, solver=solver: solver(t, y, q),
+            (np.stack([p0, p0 + 0.5, np.array([3.0, 2.0, 1.0])]),),
+            (0,),
+        )
+    # at the optimum the implicit-function theorem on the normal equations J^T r = 0
+    p = m.levenberg_marquardt(t, y, p0)
+    normal = lambda q, yy: m.jacobian(q, t).T @ (yy - m.model(q, t))  # noqa: E731
+    implicit = -np.linalg.solve(fd_jacobian(normal, (p, y)), fd_jacobian(normal, (p, y), 1))
+    close(ft.jacrev(lambda yy: m.gauss_newton(t, yy, p, n_iter=30))(y), implicit, FD_TOL)
+    check_jit(lambda yy: m.lm_fd_jacobian(t, yy, p0), (y,), (1.1 * y,), False)
+
+
+# ======================================================================================
+# One-dimensional finite elements
+# ======================================================================================
+
+
+def test_finite_element_assembly():
+    m = fem_1d
+    k = np.array([1.0, 2.0, 1.5, 0.7, 1.2])
+    f = np.array([1.0, 0.5, 0.0, 2.0, 1.0])
+    for solve in (m.solve_poisson, m.stiffness_by_penalty):
+        J = ft.jacrev(solve)(k, f)
+        close(J, fd_jacobian(solve, (k, f)), FD_TOL, solve.__name__)
+        close(ft.jacfwd(solve)(k, f), J, msg=solve.__name__)
+    check_vmap(m.solve_poisson, (np.stack([k, 2 * k, k**2]), f), (0, None))
+    check_jit(m.solve_poisson, (k, f), (2 * k, f + 1))
+    # a bar's compliance: sum 1 / (n k_e), its gradient and Hessian in closed form
+    n = len(k)
+    close(m.bar_compliance(k), np.sum(1 / (n * k)), msg="compliance")
+    close(ft.grad(m.bar_compliance)(k), -1 / (n * k**2), msg="grad")
+    close(ft.hessian(m.bar_compliance)(k), np.diag(2 / (n * k**3)), msg="hessian")
+    # a cantilever beam under a uniform load: tip deflection qL^4 / (8 EI)
+    close(m.cantilever_beam(np.full(4, 2.0), 3.0)[-2], 3.0 / (8 * 2.0), msg="beam")
+    beam = lambda EI: m.cantilever_beam(EI, 1.0)  # noqa: E731
+    close(ft.jacfwd(beam)(k), fd_jacobian(beam, (k,)), FD_TOL, "beam")
+    check_vmap(m.cantilever_beam, (np.stack([k, 2 * k]), np.array([1.0, 2.0])), (0, 0))
+
+
+# ======================================================================================
+# Black-Scholes, Greeks, implied volatility, a binomial tree
+# ======================================================================================
+
+
+def test_black_scholes_greeks():
+    m = black_scholes
+    S, K, T, r, sig = 100.0, 95.0, 0.5, 0.03, 0.25
+    gr = m.greeks(S, K, T, r, sig)
+    # the Greeks are the price's derivatives
+    d = ft.jacfwd(lambda a: m.bs_price(*a))(np.array([S, K, T, r, sig]))
+    close(d[[0, 2, 3, 4]], np.array([gr["delta"], -gr["theta"], gr["rho"], gr["vega"]]), msg="greeks")
+    close(ft.hessian(m.bs_price)(S, K, T, r, sig), gr["gamma"], msg="gamma")
+    close(ft.grad(m.bs_price)(S, K, T, r, sig, "put"), gr["delta"] - 1, msg="put delta")
+    strikes = np.array([80.0, 95.0, 100.0, 120.0])
+    check_vmap(lambda kk: m.greeks(S, kk, T, r, sig), (strikes,), (0,))
+    deltas = ft.vmap(ft.grad(m.bs_price), in_dims=(None, 0, None, None, None))(
+        S, strikes, T, r, sig
+    )
+    close(deltas, m.greeks(S, strikes, T, r, sig)["delta"], msg="vmap delta")
+    # implied volatility by Newton with a Python stopping test: d sigma / d price = 1/vega
+    price = m.bs_price(S, K, T, r, sig)
+    close(m.implied_vol(price, S, K, T, r), sig, msg="implied vol")
+    close(ft.grad(m.implied_vol)(price, S, K, T, r), 1 / gr["vega"], {"rtol": 1e-8, "atol": 1e-10})
+    check_vmap(lambda pr: m.implied_vol(pr, S, K, T, r), (price * np.array([0.9, 1.0, 1.1]),), (0,))
+    # the American put on a CRR tree (np.maximum of continuation and exercise in place)
+    tree = lambda s, v: m.crr_american_put(s, K, T, r, v, N=30)  # noqa: E731
+    close(ft.grad(tree, argnums=1)(S, sig), central(lambda v: tree(S, v), sig), FD_TOL, "vega")
+    check_vmap(tree, (np.array([80.0, 100.0, 120.0]), sig), (0, None))
+    check_jit(tree, (np.float64(S), np.float64(sig)), (np.float64(90.0), np.float64(0.3)))
+
+
+# ======================================================================================
+# Masked attention in a transformer block
+# ======================================================================================
+
+
+def test_masked_attention():
+    m = attention_mask
+    rng = np.random.default_rng(0)
+    q, k, v = rng.standard_normal((3, 4, 4))
+    mask = m.causal_mask(4)
+    # -1e9 by np.where and -inf by a triu_indices write give the same attention
+    where_form = lambda q, k, v: m.attention(q, k, v, mask)[0]  # noqa: E731
+    close(m.attention_inf_mask(q, k, v), where_form(q, k, v), msg="masks")
+    for fn in (where_form, m.attention_inf_mask):
+        J = ft.jacrev(fn, argnums=(0, 1, 2))(q, k, v)
+        close(J[1], fd_jacobian(fn, (q, k, v), 1), FD_TOL, "keys")
+        close(ft.jacfwd(fn, argnums=(0, 1, 2))(q, k, v), J, msg="jacfwd")
+    check_jit(m.attention_inf_mask, (q, k, v), (k, v, q))
+    # a causal, padded transformer block's language-model loss
+    p = m.init_block(4, 8)
+    emb = 0.5 * rng.standard_normal((7, 4))
+    tokens, lengths = rng.integers(0, 7, (2, 5)), np.array([5, 3])
+    check_fd_grad(m.lm_loss, (p, tokens, emb, lengths), argnums=2)
+    g = ft.grad(m.lm_loss)(p, tokens, emb, lengths)
+    fq = lambda w: m.lm_loss({**p, "Wq": w}, tokens, emb, lengths)  # noqa: E731
+    close(g["Wq"], fd_jacobian(fq, (p["Wq"],)), FD_TOL, "Wq")
+    per_seq = lambda tk, ln: ft.grad(m.lm_loss, argnums=2)(p, tk[None], emb, ln[None])  # noqa: E731
+    check_vmap(per_seq, (tokens, lengths), (0, 0))
+    check_jit(
+        lambda q_, e: m.lm_loss(q_, tokens, e, lengths),
+        (p, emb),
+        (m.init_block(4, 8, seed=1), 2 * emb),
+    )
