@@ -217,8 +217,8 @@ def test_gaussian_process_regression():
     check_hessian(stable, (theta,))
     # Algorithm 2.1 in the log-hyperparameters, the test inputs and the targets
     lt = np.log(theta)
-    alg = lambda l: m.predict_alg21(Xs, X, y, l)  # noqa: E731
-    flat = lambda l: np.concatenate([np.atleast_1d(v) for v in alg(l)])  # noqa: E731
+    alg = lambda lt_: m.predict_alg21(Xs, X, y, lt_)  # noqa: E731
+    flat = lambda lt_: np.concatenate([np.atleast_1d(v) for v in alg(lt_)])  # noqa: E731
     J = ft.jacfwd(alg)(lt)
     close(np.concatenate([J[0], J[1], J[2][None]]), fd_jacobian(flat, (lt,)), FD_TOL, "alg 2.1")
     close(ft.jacrev(alg)(lt), J, msg="jacrev")
@@ -404,7 +404,9 @@ def test_black_scholes_greeks():
     gr = m.greeks(S, K, T, r, sig)
     # the Greeks are the price's derivatives
     d = ft.jacfwd(lambda a: m.bs_price(*a))(np.array([S, K, T, r, sig]))
-    close(d[[0, 2, 3, 4]], np.array([gr["delta"], -gr["theta"], gr["rho"], gr["vega"]]), msg="greeks")
+    close(
+        d[[0, 2, 3, 4]], np.array([gr["delta"], -gr["theta"], gr["rho"], gr["vega"]]), msg="greeks"
+    )
     close(ft.hessian(m.bs_price)(S, K, T, r, sig), gr["gamma"], msg="gamma")
     close(ft.grad(m.bs_price)(S, K, T, r, sig, "put"), gr["delta"] - 1, msg="put delta")
     strikes = np.array([80.0, 95.0, 100.0, 120.0])
@@ -458,3 +460,159 @@ def test_masked_attention():
         (p, emb),
         (m.init_block(4, 8, seed=1), 2 * emb),
     )
+
+
+# ======================================================================================
+# Image filtering with np.pad and loops
+# ======================================================================================
+
+
+def test_image_filters():
+    m = image_filters
+    img = m.test_image(4)
+    K = m.gaussian_kernel(3, 1.0)
+    close(m.gaussian_kernel_mgrid(3, 1.0), K, msg="mgrid kernel")
+    for mode in ("edge", "reflect", "wrap"):
+        f = lambda im, k, mode=mode: m.filter2d(im, k, mode)  # noqa: E731
+        close(ft.jacrev(f, argnums=1)(img, K), fd_jacobian(f, (img, K), 1), FD_TOL, mode)
+    check_vmap(m.filter2d, (np.stack([img, img**2]), K), (0, None))
+    check_fd_grad(lambda s: m.filter2d(img, m.gaussian_kernel(3, s)).sum() ** 2, (1.2,))
+    check_fd_grad(lambda im: m.sobel_magnitude(im).sum(), (img,))
+    check_fd_grad(lambda sr: m.bilateral(img, 3, 1.0, sr).sum(), (0.2,))
+    check_jit(
+        lambda im, sr: m.bilateral(im, 3, 1.0, sr),
+        (img, np.float64(0.2)),
+        (img**2, np.float64(0.3)),
+    )
+    # the median of each window selects a pixel: its derivative is that pixel's
+    J = ft.jacrev(m.median_filter)(img)
+    close(J, fd_jacobian(m.median_filter, (img,), eps=1e-6), FD_TOL, "median")
+    check_vmap(m.median_filter, (np.stack([img, 1 - img]),), (0,))
+    close(ft.jacfwd(m.unsharp_mask)(img), fd_jacobian(m.unsharp_mask, (img,), eps=1e-6), FD_TOL)
+    close(ft.jacrev(m.equalize)(img), fd_jacobian(m.equalize, (img,), eps=1e-7), FD_TOL)
+    # total-variation denoising (np.roll differences, u -= step * ...) in the data and
+    # the weights
+    tv = lambda im: m.tv_denoise(im, 0.1, 20, 0.1, 0.05)  # noqa: E731
+    close(ft.jacrev(tv)(img), fd_jacobian(tv, (img,)), FD_TOL, "tv")
+    tw = lambda w: (m.tv_denoise(img, w[0], 20, w[1], 0.05) ** 2).sum()  # noqa: E731
+    w = np.array([0.1, 0.1])
+    close(ft.hessian(tw)(w), fd_jacobian(ft.grad(tw), (w,), eps=1e-4), FD_TOL, "tv hessian")
+    check_vmap(lambda a: m.tv_denoise(img, a), (np.array([0.05, 0.2]),), (0,))
+
+
+# ======================================================================================
+# MCMC: Metropolis-Hastings, HMC, Gibbs, importance sampling
+# ======================================================================================
+
+
+def test_mcmc_samplers():
+    m = samplers
+    x0 = np.array([0.5, -0.3])
+    # the chain with its randomness fixed is piecewise smooth in x0 and the target's b
+    mean = lambda x, b: m.metropolis_hastings(  # noqa: E731
+        lambda z: m.log_target_banana(z, b), x, 25, 0.8
+    )[0].mean(0)
+    J = ft.jacrev(mean, argnums=(0, 1))(x0, 0.1)
+    close(J[0], fd_jacobian(mean, (x0, 0.1), eps=1e-6), FD_TOL, "x0")
+    close(J[1], fd_jacobian(mean, (x0, 0.1), 1, eps=1e-6), FD_TOL, "b")
+    close(ft.jacfwd(mean, argnums=(0, 1))(x0, 0.1), J, msg="jacfwd")
+    # chains whose acceptances differ: vmap splits them, as the loop runs them
+    chain = lambda x, s: m.metropolis_hastings(m.log_target_banana, x, 25, s)  # noqa: E731
+    check_vmap(chain, (np.stack([x0, -x0, 2 * x0]), 0.8), (0, None))
+    check_vmap(chain, (x0, np.array([0.3, 0.8, 1.5])), (None, 0))
+    # HMC with the hand-written gradient and with ft.grad of the potential
+    U = lambda q: -m.log_target_banana(q)  # noqa: E731
+    gU = lambda q: -m.grad_log_target_banana(q)  # noqa: E731
+    close(ft.grad(U)(x0), gU(x0), msg="grad U")
+    hmc = lambda q, eps: m.hmc(U, gU, q, 10, eps, 4)  # noqa: E731
+    close(m.hmc(U, ft.grad(U), x0, 10, 0.2, 4), hmc(x0, 0.2), msg="hmc with ft.grad")
+    close(ft.jacrev(hmc, argnums=1)(x0, 0.2), fd_jacobian(hmc, (x0, 0.2), 1, eps=1e-6), FD_TOL)
+    check_vmap(hmc, (np.stack([x0, -x0]), 0.2), (0, None))
+    # the leapfrog map (momentum flipped) is symplectic up to the flip: J^T O J = -O
+    lf = lambda z: np.concatenate(m.leapfrog(z[:2], z[2:], gU, 0.1, 5))  # noqa: E731
+    Jl = ft.jacfwd(lf)(np.array([0.5, -0.3, 0.2, 0.4]))
+    omega = np.block([[np.zeros((2, 2)), np.eye(2)], [-np.eye(2), np.zeros((2, 2))]])
+    close(Jl.T @ omega @ Jl, -omega, msg="symplectic")
+    gibbs = lambda mu, rho: m.gibbs_bivariate_normal(mu, rho, 30)  # noqa: E731
+    mu = np.array([1.0, -1.0])
+    close(ft.jacrev(gibbs)(mu, 0.6), fd_jacobian(gibbs, (mu, 0.6)), FD_TOL, "gibbs")
+    check_vmap(gibbs, (mu, np.array([0.1, 0.6, 0.9])), (None, 0))
+    check_jit(gibbs, (mu, np.float64(0.6)), (np.array([0.0, 2.0]), np.float64(0.3)))
+    est = lambda v: m.importance_mean(np.sin, lambda x: -0.5 * (x - 1.0) ** 2, v[0], v[1])  # noqa: E731
+    check_hessian(est, (np.array([0.5, 1.5]),))
+
+
+# ======================================================================================
+# Hamiltonian systems: RK4, velocity Verlet, symplectic Euler, leapfrog
+# ======================================================================================
+
+
+def test_hamiltonian_integrators():
+    m = hamiltonian
+    ts = np.linspace(0, 2, 31)
+    pend = lambda y0, g: m.rk4(m.pendulum_rhs, y0, ts, g)  # noqa: E731
+    y0 = np.array([1.0, 0.0])
+    J = ft.jacrev(pend, argnums=(0, 1))(y0, 9.81)
+    close(J[0], fd_jacobian(pend, (y0, 9.81)), FD_TOL, "y0")
+    close(ft.jacfwd(pend, argnums=(0, 1))(y0, 9.81), J, msg="jacfwd")
+    check_vmap(pend, (y0, np.array([9.81, 1.62, 24.8])), (None, 0))
+    check_jit(pend, (y0, np.float64(9.81)), (2 * y0, np.float64(1.62)))
+    r0, v0 = np.array([1.0, 0.0]), np.array([0.0, 1.1])
+    orbit = lambda v: m.velocity_verlet(r0, v, 0.05, 40)  # noqa: E731
+    close(
+        ft.jacrev(lambda v: orbit(v)[0][-1])(v0),
+        fd_jacobian(lambda v: orbit(v)[0][-1], (v0,)),
+        FD_TOL,
+    )
+    check_fd_grad(lambda v: m.energy_kepler(*orbit(v)).std(), (v0,))
+    check_vmap(orbit, (np.stack([v0, 0.9 * v0]),), (0,))
+    # symplectic maps: det J = 1 (symplectic Euler), J^T O J = O (leapfrog)
+    euler = lambda z: np.array([a[-1] for a in m.symplectic_euler(z[0], z[1], 0.1, 40)])  # noqa: E731
+    close(np.linalg.det(ft.jacfwd(euler)(np.array([1.0, 0.0]))), 1.0, msg="det")
+    grad_V = lambda q: np.sin(q) + 0.1 * q**3  # noqa: E731
+    lf = lambda z: m.leapfrog_map(z, 0.1, 15, grad_V)  # noqa: E731
+    z0 = np.array([0.3, -0.5, 0.2, 0.1])
+    Jl = ft.jacrev(lf)(z0)
+    omega = np.block([[np.zeros((2, 2)), np.eye(2)], [-np.eye(2), np.zeros((2, 2))]])
+    close(Jl.T @ omega @ Jl, omega, msg="symplectic")
+    close(Jl, fd_jacobian(lf, (z0,)), FD_TOL, "leapfrog")
+    check_vmap(lf, (np.stack([z0, -z0]),), (0,))
+    dp = lambda y: m.rk4(m.double_pendulum_rhs, y, np.linspace(0, 0.5, 4))  # noqa: E731
+    y4 = np.array([1.0, 0.0, 0.5, 0.0])
+    close(ft.jacrev(dp)(y4), fd_jacobian(dp, (y4,)), FD_TOL, "double pendulum")
+    # the period found by a while loop and a sign change, interpolated: smooth in theta0
+    period = lambda a: m.pendulum_period(a, dt=0.02)  # noqa: E731
+    close(ft.grad(period)(0.5), central(period, 0.5), FD_TOL, "period")
+
+
+# ======================================================================================
+# A VAE with layer classes, the reparameterisation and in-place SGD
+# ======================================================================================
+
+
+def test_vae_from_scratch():
+    m = vae_numpy
+    x = m.make_binary_data()
+    params = m.VAE().get_params()
+    g = ft.grad(m.elbo_of_params)(params, x)
+    for k in (0, 3, 7):
+        fk = lambda p, k=k: m.elbo_of_params(params[:k] + [p] + params[k + 1 :], x)  # noqa: E731
+        close(g[k], fd_jacobian(fk, (params[k],)), FD_TOL, f"param {k}")
+    check_vmap(lambda xi: ft.grad(m.elbo_of_params)(params, xi[None]), (x,), (0,))
+    check_jit(m.elbo_of_params, (params, x), ([1.1 * p for p in params], x[::-1].copy()))
+
+    # training that updates the layers' attributes in place (p -= lr * g), in the rate
+    def trained_loss(lr):
+        model = m.VAE()
+        grad_fn = lambda p, xx, s: (m.elbo_of_params(p, xx, s), ft.grad(m.elbo_of_params)(p, xx, s))  # noqa: E731
+        m.train(model, x, grad_fn, lr=lr, steps=2)
+        return model.loss(x)
+
+    close(ft.grad(trained_loss)(0.05), central(trained_loss, 0.05), FD_TOL, "training")
+    # a full-covariance Gaussian posterior: L filled by tril_indices, softplus diagonal
+    log_joint = lambda z: (
+        -0.5 * np.sum((z - 1.0) ** 2 / np.array([1.0, 2.0, 0.5])) - 0.1 * np.sum(z**4)
+    )  # noqa: E731
+    mu, Lf = np.array([0.1, 0.2, -0.3]), np.array([0.2, 0.1, -0.3, 0.05, 0.2, 0.4])
+    check_fd_grad(m.full_cov_elbo, (mu, Lf, log_joint), argnums=1)
+    check_vmap(lambda mm: m.full_cov_elbo(mm, Lf, log_joint), (np.stack([mu, -mu]),), (0,))
