@@ -38,7 +38,11 @@ What this round found and fixed (each has a test here that fails without it):
   to its value as a read's is (``jit`` records reading data, rows that disagree split a
   ``vmap``), and an index expression may call ``np.arange``/``range``/``len``/``np.ix_``
   (evaluated again to recognise the index, and for the private-array write of a traced
-  value: ``d[np.arange(N), y] = w``).
+  value: ``d[np.arange(N), y] = w``);
+* a traced value added into a plain array through an index holding a list display
+  (``K[np.ix_([a, b], [a, b])] += ke * k_e``, ``d[[0, 2, 3]] = w``: a grounded spring
+  network's stiffness from ``np.diag([...])``) raised ``InPlaceError``: a list of plain
+  integers in the index is evaluated again like the rest of it.
 """
 
 from __future__ import annotations
@@ -260,9 +264,9 @@ def test_softmax_forms_agree_and_knn():
     )
     assert errs.max() < 1e-7
     # the loss after mini-batch SGD (rng.choice batches, W -= lr * grad) in the rate
-    final = lambda lr: m.softmax_loss_vectorized(m.train_softmax(W.copy(), X, y, lr, num_iters=8)[0], X, y, 0.0)[
-        0
-    ]  # noqa: E731
+    final = lambda lr: m.softmax_loss_vectorized(
+        m.train_softmax(W.copy(), X, y, lr, num_iters=8)[0], X, y, 0.0
+    )[0]  # noqa: E731
     close(ft.grad(final)(0.5), central(final, 0.5), FD_TOL, "training")
     # kNN: the three distance matrices, neighbours by argsort, votes by bincount
     Xt = np.random.default_rng(5).standard_normal((4, 3))
@@ -611,3 +615,25 @@ def test_vae_from_scratch():
     mu, Lf = np.array([0.1, 0.2, -0.3]), np.array([0.2, 0.1, -0.3, 0.05, 0.2, 0.4])
     check_fd_grad(m.full_cov_elbo, (mu, Lf, log_joint), argnums=1)
     check_vmap(lambda mm: m.full_cov_elbo(mm, Lf, log_joint), (np.stack([mu, -mu]),), (0,))
+
+
+def test_spring_network_assembled_by_ix_with_lists():
+    # the regression of the list-display index: K is a plain array (np.diag of a list)
+    m = fem_1d
+    elements = [(0, 1), (1, 2), (2, 3), (1, 3)]
+    k = np.array([1.0, 2.0, 0.5, 1.5])
+    f = lambda kk: m.spring_network(kk, elements, 4, 3)  # noqa: E731
+    check_fd_grad(f, (k,))
+    check_vmap(f, (np.stack([k, 2 * k]),), (0,))
+    check_jit(f, (k,), (2 * k,))
+
+    A = np.arange(15.0).reshape(5, 3)
+
+    def rows(w):
+        d = A.copy()
+        d[[0, 2, 3]] = w
+        d[[1, 4], [0, 2]] += w**2
+        return d
+
+    close(ft.jacfwd(rows)(1.3), fd_jacobian(rows, (1.3,)), FD_TOL)
+    check_vmap(rows, (np.array([1.0, -2.0]),), (0,))

@@ -14,8 +14,9 @@ There, the conversion (:func:`store_into_private_array`) looks at the frame runn
 * the array must be a local variable of that frame (``LOAD_FAST``: not a global, a closure
   variable or an attribute), and the index an expression this module can evaluate again
   without side effects (names, constants, slices, tuples, integer arithmetic, an element
-  of a list or of a plain integer array, a call of ``np.arange``/``range``/``len``/``np.ix_``
-  on plain numbers: ``buf[i]``, ``buf[:, j + 1]``, ``buf[idx[k]]``, ``buf[np.arange(N), y]``);
+  of a list or of a plain integer array, a list display, a call of ``np.arange``/``range``/
+  ``len``/``np.ix_`` on plain numbers or lists: ``buf[i]``, ``buf[:, j + 1]``,
+  ``buf[idx[k]]``, ``buf[[0, 2]]``, ``buf[np.arange(N), y]``);
   an integer or boolean tracer in it (traced labels ``y``) is read as NumPy reads it: where
   NumPy converts such a tracer and it is the store's index (:func:`index_of_store`), it
   gives NumPy its value, as a read ``buf[np.arange(N), y]`` and ``buf[int(t)]`` do
@@ -104,6 +105,8 @@ _INDEX_OPS = frozenset(
         "LOAD_ATTR",
         "BUILD_SLICE",
         "BUILD_TUPLE",
+        "BUILD_LIST",
+        "LIST_EXTEND",
         "BINARY_OP",
         "UNARY_NEGATIVE",
         "BINARY_SUBSCR",
@@ -212,9 +215,9 @@ def _find_plan(ins: list, lasti: int) -> tuple | None:
 def _stack_effect(i: Any) -> int:
     if i.opname in ("LOAD_GLOBAL", "LOAD_ATTR") and _pushes_null(i):
         return 2 if i.opname == "LOAD_GLOBAL" else 1  # a callable and a NULL beside it
-    if i.opname in ("BUILD_SLICE", "BUILD_TUPLE"):
+    if i.opname in ("BUILD_SLICE", "BUILD_TUPLE", "BUILD_LIST"):
         return 1 - i.arg
-    if i.opname in ("BINARY_OP", "BINARY_SUBSCR"):
+    if i.opname in ("BINARY_OP", "BINARY_SUBSCR", "LIST_EXTEND"):
         return -1
     if i.opname in ("UNARY_NEGATIVE", "LOAD_ATTR", "PRECALL"):
         return 0
@@ -282,10 +285,21 @@ def _evaluate(body: tuple, frame: Any, names: dict) -> Any:
             parts = stack[-i.arg :]
             del stack[-i.arg :]
             stack.append(slice(*parts))
-        elif op == "BUILD_TUPLE":
-            parts = tuple(stack[-i.arg :]) if i.arg else ()
+        elif op in ("BUILD_TUPLE", "BUILD_LIST"):
+            parts = stack[len(stack) - i.arg :] if i.arg else []
             del stack[len(stack) - i.arg :]
-            stack.append(parts)
+            if op == "BUILD_LIST" and not all(isinstance(v, _INTEGERS) for v in parts):
+                raise _Unknown  # (a list index of plain integers only)
+            stack.append(tuple(parts) if op == "BUILD_TUPLE" else list(parts))
+        elif op == "LIST_EXTEND":  # [0, 2, 3]: a list of constants extended by their tuple
+            items = stack.pop()
+            if (
+                type(stack[-i.arg]) is not list
+                or type(items) is not tuple
+                or not all(isinstance(v, _INTEGERS) for v in items)
+            ):
+                raise _Unknown
+            stack[-i.arg].extend(items)
         elif op == "UNARY_NEGATIVE":
             if not isinstance(stack[-1], _INTEGERS):
                 raise _Unknown

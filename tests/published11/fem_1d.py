@@ -85,3 +85,14 @@ def stiffness_by_penalty(k, f, penalty=1e10):
     K[0, 0] += penalty
     K[-1, -1] += penalty
     return np.linalg.solve(K, F)
+
+
+def spring_network(k, elements, n_nodes, load_node, ground=1e-2):
+    # a chain of springs on grounded nodes: each element adds its 2x2 block by np.ix_
+    K = np.diag([ground] * n_nodes)
+    for (a, b), ke in zip(elements, k):
+        K[np.ix_([a, b], [a, b])] += ke * np.array([[1.0, -1.0], [-1.0, 1.0]])
+    F = np.zeros(n_nodes)
+    F[load_node] = 1.0
+    u = np.linalg.solve(K, F)
+    return u @ F  # compliance
