@@ -42,7 +42,10 @@ What this round found and fixed (each has a test here that fails without it):
 * a traced value added into a plain array through an index holding a list display
   (``K[np.ix_([a, b], [a, b])] += ke * k_e``, ``d[[0, 2, 3]] = w``: a grounded spring
   network's stiffness from ``np.diag([...])``) raised ``InPlaceError``: a list of plain
-  integers in the index is evaluated again like the rest of it.
+  integers in the index is evaluated again like the rest of it;
+* a traced index the store cannot evaluate again (``d[y[:2]] = 1.0``) still raises, but
+  the message said only "writes a traced value": for an integer or boolean tracer it now
+  names the index case and the way out (``i = y[:2]; d[i] = 1.0``, which works).
 """
 
 from __future__ import annotations
@@ -637,3 +640,23 @@ def test_spring_network_assembled_by_ix_with_lists():
 
     close(ft.jacfwd(rows)(1.3), fd_jacobian(rows, (1.3,)), FD_TOL)
     check_vmap(rows, (np.array([1.0, -2.0]),), (0,))
+
+
+def test_error_for_an_index_expression_names_the_index():
+    A = np.arange(15.0).reshape(5, 3)
+    y = np.array([0, 1, 2, 1, 0])
+
+    def sliced(yy):
+        d = A.copy()
+        d[yy[:2]] = 1.0
+        return d
+
+    def named(yy):
+        d = A.copy()
+        i = yy[:2]
+        d[i] = 1.0
+        return d
+
+    with pytest.raises(ft.errors.InPlaceError, match=r"may be the store's index.*i = y\[:2\]"):
+        ft.vmap(sliced)(np.stack([y, y[::-1]]))
+    check_vmap(named, (np.stack([y, y[::-1]]),), (0,))

@@ -829,6 +829,14 @@ class Tracer:
             f"of your function holds takes the write (x0 = init.copy(); x0[i] = t), as do "
             f"arrays made inside the function with np.zeros/np.empty/np.full/np.array(...)/"
             f"np.copy(a); or use the functional form a = fnp.at(a)[i].set(t)."
+            + (
+                f"  (This {self.dtype} tracer may be the store's index: a traced index is "
+                f"taken where the index is a variable, a tuple of variables or a call of "
+                f"np.arange/range/len/np.ix_ (a[y] = v, a[np.arange(n), y] -= 1); compute "
+                f"another index expression into a variable first (i = y[:2]; a[i] = v).)"
+                if self.dtype.kind in "iub"
+                else ""
+            )
         )
 
     #: Whether the tracer carries nothing but its value (``jit``'s recording tracer):
