@@ -14,7 +14,13 @@ There, the conversion (:func:`store_into_private_array`) looks at the frame runn
 * the array must be a local variable of that frame (``LOAD_FAST``: not a global, a closure
   variable or an attribute), and the index an expression this module can evaluate again
   without side effects (names, constants, slices, tuples, integer arithmetic, an element
-  of a list or of a plain integer array: ``buf[i]``, ``buf[:, j + 1]``, ``buf[idx[k]]``);
+  of a list or of a plain integer array, a list display, a call of ``np.arange``/``range``/
+  ``len``/``np.ix_`` on plain numbers or lists: ``buf[i]``, ``buf[:, j + 1]``,
+  ``buf[idx[k]]``, ``buf[[0, 2]]``, ``buf[np.arange(N), y]``);
+  an integer or boolean tracer in it (traced labels ``y``) is read as NumPy reads it: where
+  NumPy converts such a tracer and it is the store's index (:func:`index_of_store`), it
+  gives NumPy its value, as a read ``buf[np.arange(N), y]`` and ``buf[int(t)]`` do
+  (NOTE [number conversions]), and a traced value stored at it takes that value too;
 * the array must be private: no other reference to it than that variable and the store
   in progress (its reference count equals that of a fresh array stored into the same way,
   measured on one: :func:`_baseline`), so no alias, view, container, global or caller sees
@@ -73,8 +79,14 @@ from typing import Any
 import numpy
 
 from ftransforms.core.errors import InPlaceError
-from ftransforms.core.mutation import Buffer, frame_is_user_code, live_buffer_scope, new_buffer
-from ftransforms.core.tracer import PRIVATE_STORE, Tracer
+from ftransforms.core.mutation import (
+    _WRAPPERS,
+    Buffer,
+    frame_is_user_code,
+    live_buffer_scope,
+    new_buffer,
+)
+from ftransforms.core.tracer import PRIVATE_STORE, STORE_INDEX, Tracer
 
 _STORE_SUBSCR = dis.opmap["STORE_SUBSCR"]
 
@@ -98,11 +110,52 @@ _INDEX_OPS = frozenset(
         "LOAD_ATTR",
         "BUILD_SLICE",
         "BUILD_TUPLE",
+        "BUILD_LIST",
+        "LIST_EXTEND",
         "BINARY_OP",
         "UNARY_NEGATIVE",
         "BINARY_SUBSCR",
+        # a call of one of _PURE_CALLS (np.arange(n), range(n), len(y), np.ix_(i, j))
+        "PUSH_NULL",
+        "LOAD_METHOD",
+        "PRECALL",
+        "CALL",
     }
 )
+
+
+def _ints(*args: Any) -> bool:
+    return all(isinstance(a, _INTEGERS) for a in args)
+
+
+def _int_lists(*args: Any) -> bool:
+    return all(
+        (type(a) in (list, tuple, range) and all(isinstance(v, _INTEGERS) for v in a))
+        or (type(a) is numpy.ndarray and a.dtype.kind in "iub")
+        for a in args
+    )
+
+
+def _sized(*args: Any) -> bool:
+    return len(args) == 1 and isinstance(args[0], (Tracer, numpy.ndarray, list, tuple, range))
+
+
+#: The functions an index may call, each with the test its positional arguments must
+#: pass: they make a new index from plain numbers or lists, with no side effect, so
+#: evaluating the index again is safe (``d[np.arange(N), y] -= 1``, ``K[np.ix_(i, i)]``).
+_PURE_CALLS: dict[Any, Any] = {
+    numpy.arange: _ints,
+    range: _ints,
+    len: _sized,
+    numpy.ix_: _int_lists,
+}
+
+#: While a transform is active, ``numpy.arange`` is the wrapper that makes buffers (NOTE
+#: [mutation semantics]): an index evaluated again calls NumPy's own.
+_UNWRAPPED = {_WRAPPERS["arange"]: numpy.arange}
+
+#: Stands for the NULL a call's instructions push beside the callable.
+_NULL = object()
 
 #: (code, offset of the store) -> (the array's variable name, the index's instructions), or
 #: None where the store is not of that form.
@@ -165,15 +218,25 @@ def _find_plan(ins: list, lasti: int) -> tuple | None:
 
 
 def _stack_effect(i: Any) -> int:
-    if i.opname == "LOAD_GLOBAL" and (i.arg or 0) & 1:
-        return 99  # pushes NULL for a call: not an index (refused by the depth check)
-    if i.opname in ("BUILD_SLICE", "BUILD_TUPLE"):
+    if i.opname in ("LOAD_GLOBAL", "LOAD_ATTR") and _pushes_null(i):
+        return 2 if i.opname == "LOAD_GLOBAL" else 1  # a callable and a NULL beside it
+    if i.opname in ("BUILD_SLICE", "BUILD_TUPLE", "BUILD_LIST"):
         return 1 - i.arg
-    if i.opname in ("BINARY_OP", "BINARY_SUBSCR"):
+    if i.opname in ("BINARY_OP", "BINARY_SUBSCR", "LIST_EXTEND"):
         return -1
-    if i.opname in ("UNARY_NEGATIVE", "LOAD_ATTR"):
+    if i.opname in ("UNARY_NEGATIVE", "LOAD_ATTR", "PRECALL"):
         return 0
-    return 1
+    if i.opname == "CALL":
+        return -1 - i.arg  # the callable, its NULL and the arguments, for the result
+    return 1  # (LOAD_METHOD: the module, for the function and a NULL)
+
+
+def _pushes_null(i: Any) -> bool:
+    """Whether ``i`` (LOAD_GLOBAL, or LOAD_ATTR from Python 3.12) loads a callable
+    together with the NULL of a call."""
+    if i.opname == "LOAD_ATTR" and sys.version_info < (3, 12):
+        return False
+    return bool((i.arg or 0) & 1)
 
 
 class _Unknown(Exception):  # noqa: N818 - an internal signal
@@ -194,25 +257,54 @@ def _evaluate(body: tuple, frame: Any, names: dict) -> Any:
             stack.append(i.argval)
         elif op == "LOAD_GLOBAL":
             scope = frame.f_globals
+            if _pushes_null(i):
+                stack.append(_NULL)
             if i.argval in scope:
                 stack.append(scope[i.argval])
             elif hasattr(frame.f_builtins, "get") and i.argval in frame.f_builtins:
                 stack.append(frame.f_builtins[i.argval])
             else:
                 raise _Unknown
-        elif op == "LOAD_ATTR":  # np.newaxis: a module's attribute only
+        elif op in ("LOAD_ATTR", "LOAD_METHOD"):  # np.newaxis: a module's attribute only
             obj = stack.pop()
             if type(obj) is not types.ModuleType:
                 raise _Unknown
+            if op == "LOAD_METHOD" or _pushes_null(i):
+                stack.append(_NULL)
             stack.append(getattr(obj, i.argval))
+        elif op == "PUSH_NULL":
+            stack.append(_NULL)
+        elif op == "PRECALL":
+            pass
+        elif op == "CALL":  # [NULL, f] or [f, NULL] (Python 3.13), then the arguments
+            args = tuple(stack[len(stack) - i.arg :]) if i.arg else ()
+            del stack[len(stack) - i.arg :]
+            pair = (stack.pop(), stack.pop())
+            fn = pair[0] if pair[1] is _NULL else pair[1] if pair[0] is _NULL else _NULL
+            fn = _UNWRAPPED.get(fn, fn)
+            check = _PURE_CALLS.get(fn) if fn is not _NULL else None
+            if check is None or not check(*args):
+                raise _Unknown
+            stack.append(fn(*args))
         elif op == "BUILD_SLICE":
             parts = stack[-i.arg :]
             del stack[-i.arg :]
             stack.append(slice(*parts))
-        elif op == "BUILD_TUPLE":
-            parts = tuple(stack[-i.arg :]) if i.arg else ()
+        elif op in ("BUILD_TUPLE", "BUILD_LIST"):
+            parts = stack[len(stack) - i.arg :] if i.arg else []
             del stack[len(stack) - i.arg :]
-            stack.append(parts)
+            if op == "BUILD_LIST" and not all(isinstance(v, _INTEGERS) for v in parts):
+                raise _Unknown  # (a list index of plain integers only)
+            stack.append(tuple(parts) if op == "BUILD_TUPLE" else list(parts))
+        elif op == "LIST_EXTEND":  # [0, 2, 3]: a list of constants extended by their tuple
+            items = stack.pop()
+            if (
+                type(stack[-i.arg]) is not list
+                or type(items) is not tuple
+                or not all(isinstance(v, _INTEGERS) for v in items)
+            ):
+                raise _Unknown
+            stack[-i.arg].extend(items)
         elif op == "UNARY_NEGATIVE":
             if not isinstance(stack[-1], _INTEGERS):
                 raise _Unknown
@@ -232,6 +324,40 @@ def _evaluate(body: tuple, frame: Any, names: dict) -> Any:
                 raise _Unknown
             stack.append(a[b])
     return stack[-1]
+
+
+def index_of_store(t: Tracer, frame: Any) -> bool:
+    """Whether ``t`` (an integer or boolean tracer NumPy converts with ``__array__``) is
+    the index, or an array of the index tuple, of the store ``buf[index] = value`` that
+    ``frame`` runs (``d[np.arange(N), y] -= 1`` with a traced ``y``).  Then NumPy gets its
+    value, as a read ``d[np.arange(N), y]`` and an integer index ``d[i] = v`` get theirs
+    (NOTE [number conversions]: no derivative is lost; a ``jit`` recording reads data,
+    rows that disagree split a ``vmap`` batch)."""
+    if frame.f_code.co_code[frame.f_lasti] != _STORE_SUBSCR:
+        return False
+    plan = _plan(frame.f_code, frame.f_lasti)
+    if plan is None:
+        return False
+    try:
+        index = _evaluate(plan[1], frame, frame.f_locals)
+    except (_Unknown, IndexError, KeyError, TypeError, ValueError, ZeroDivisionError):
+        return False
+    return index is t or (type(index) is tuple and any(p is t for p in index))
+
+
+def _concrete_index(index: Any) -> Any:
+    """``index`` with its integer and boolean tracers replaced by their values (NumPy has
+    converted them so: :func:`index_of_store`), or None where a tracer of another dtype
+    is in it."""
+    parts = index if type(index) is tuple else (index,)
+    out = []
+    for p in parts:
+        if isinstance(p, Tracer) and type(p) is not Buffer:
+            if p.dtype.kind not in "iub":
+                return None
+            p = numpy.asarray(p._concrete())
+        out.append(p)
+    return tuple(out) if type(index) is tuple else out[0]
 
 
 def _integral(v: Any) -> bool:
@@ -380,7 +506,10 @@ def store_into_private_array(t: Tracer, frame: Any, scalar: bool) -> Any:
     except (_Unknown, IndexError, KeyError, TypeError, ValueError, ZeroDivisionError):
         return None
     if _traced(index):
-        return None
+        # an integer index NumPy has converted to its value (index_of_store)
+        index = _concrete_index(index)
+        if index is None:
+            return None
     listed = _listed_value(frame, t)
     if listed is None and not _whole_value(t, array, index, scalar, frame):
         return None
@@ -946,3 +1075,4 @@ def write_locals(frame: Any, values: dict) -> None:
 
 
 PRIVATE_STORE.append(store_into_private_array)
+STORE_INDEX.append(index_of_store)

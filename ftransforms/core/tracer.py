@@ -70,6 +70,10 @@ _NUMPY_WRITERS = frozenset({"put", "copyto", "place", "putmask", "fill_diagonal"
 #: (returns that array's dtype, or None); set there.
 PRIVATE_STORE: list = []
 
+#: core/private_arrays.py's ``index_of_store``: whether a tracer NumPy converts in a store
+#: ``a[index] = value`` is that store's (integer or boolean) index; set there.
+STORE_INDEX: list = []
+
 
 def _storing_into_an_array(depth: int) -> bool:
     """Whether the Python frame ``depth`` levels up is executing ``a[i] = value`` or
@@ -825,6 +829,14 @@ class Tracer:
             f"of your function holds takes the write (x0 = init.copy(); x0[i] = t), as do "
             f"arrays made inside the function with np.zeros/np.empty/np.full/np.array(...)/"
             f"np.copy(a); or use the functional form a = fnp.at(a)[i].set(t)."
+            + (
+                f"  (This {self.dtype} tracer may be the store's index: a traced index is "
+                f"taken where the index is a variable, a tuple of variables or a call of "
+                f"np.arange/range/len/np.ix_ (a[y] = v, a[np.arange(n), y] -= 1); compute "
+                f"another index expression into a variable first (i = y[:2]; a[i] = v).)"
+                if self.dtype.kind in "iub"
+                else ""
+            )
         )
 
     #: Whether the tracer carries nothing but its value (``jit``'s recording tracer):
@@ -912,6 +924,9 @@ class Tracer:
         whose elements are 0-d tracers, so NumPy's object loops compute through the
         tracers' operators (the transforms turn such arrays back into tracers)."""
         if _storing_into_an_array(1):
+            if self.dtype.kind in "iub" and STORE_INDEX and STORE_INDEX[0](self, sys._getframe(1)):
+                self._check_live("an index")
+                return numpy.asarray(self._concrete())  # the store's index: its value
             return self._stored_into_array()
         self._check_live("numpy.asarray()")
         if self.dtype.itemsize != _OBJECT_ITEMSIZE and _called_by_as_strided(1):

@@ -32,10 +32,16 @@ Example:
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy
 
+import ftransforms.numpy.creation as creation
+import ftransforms.numpy.linalg as linalg
+import ftransforms.numpy.logic as logic
+import ftransforms.numpy.products as products
+import ftransforms.numpy.ufuncs as ufuncs
 from ftransforms.core.mutation import (
     PATCHED_WHILE_ACTIVE,
     Buffer,
@@ -201,12 +207,16 @@ def traced_choice(a: Any, p: Any, axis: int, draw: Any) -> Any:
 #: (the derivative finite differences with the seed fixed give) and ``vmap`` maps the
 #: parameters over one draw, as the loop's rows, each starting from the same state, draw.
 #: NumPy's checks of the parameters and of ``size`` raise NumPy's errors.
+#: ``multivariate_normal(mean, cov)`` maps its standard normals by NumPy's own factor of
+#: ``cov`` (:func:`_multivariate_normal`).
 TRACED_PARAMETER_DRAWS = {
     # name: (parameters with their defaults, the standard draw's kind)
     "normal": ((("loc", 0.0), ("scale", 1.0)), "normal"),
     "uniform": ((("low", 0.0), ("high", 1.0)), "uniform"),
     "exponential": ((("scale", 1.0),), "exponential"),
     "lognormal": ((("mean", 0.0), ("sigma", 1.0)), "normal"),
+    # (its own arguments and algorithm: _multivariate_normal)
+    "multivariate_normal": ((("mean", None), ("cov", None)), "normal"),
 }
 
 
@@ -217,6 +227,8 @@ def traced_parameter_draw(
     parameter, ``standard(kind, shape)`` drawing the standard numbers (NOTE [draws with
     traced parameters]); ``generator``: a ``Generator``'s method, whose ``uniform`` also
     refuses ``high < low`` (``RandomState``'s does not)."""
+    if name == "multivariate_normal":
+        return _multivariate_normal(standard, args, kwargs, generator)
     spec, kind = TRACED_PARAMETER_DRAWS[name]
     names = [n for n, _ in spec]
     if len(args) > len(names) + 1:
@@ -249,6 +261,75 @@ def traced_parameter_draw(
         return params[0] * standard(kind, shape)
     sample = params[0] + params[1] * standard(kind, shape)
     return numpy.exp(sample) if name == "lognormal" else sample
+
+
+def _multivariate_normal(standard: Any, args: tuple, kwargs: dict, generator: bool) -> Any:
+    """NumPy's ``multivariate_normal(mean, cov, size, check_valid, tol)`` (a
+    ``Generator``'s also ``method=``) with a traced mean or covariance (NOTE [draws with
+    traced parameters]): the standard normals drawn as NumPy draws them, mapped by NumPy's
+    own factor of ``cov``: ``RandomState``'s ``x @ (sqrt(s)[:, None] * vh) + mean`` of the
+    SVD, a ``Generator``'s ``mean + x @ factor.T`` with ``u * sqrt(s)`` of the SVD (the
+    default), ``u * sqrt(|s|)`` of ``eigh`` or the Cholesky factor, so the values are
+    NumPy's and the derivative is that of the factor NumPy uses."""
+    names = ["mean", "cov", "size", "check_valid", "tol"]
+    if len(args) > len(names):
+        raise TypeError(f"multivariate_normal() takes at most {len(names)} positional arguments")
+    bound = dict(zip(names, args))
+    for key, value in kwargs.items():
+        if key in bound or (key not in names and not (generator and key == "method")):
+            raise TypeError(
+                f"multivariate_normal() got an unexpected or repeated keyword argument {key!r}"
+            )
+        bound[key] = value
+    if "mean" not in bound or "cov" not in bound:
+        raise TypeError("multivariate_normal() missing required argument 'mean' or 'cov'")
+    mean, cov = creation.asarray(bound["mean"]), creation.asarray(bound["cov"])
+    size, tol = bound.get("size"), bound.get("tol", 1e-8)
+    check_valid, method = bound.get("check_valid", "warn"), bound.get("method", "svd")
+    if method not in ("svd", "eigh", "cholesky"):
+        raise ValueError("method must be one of {'eigh', 'svd', 'cholesky'}")  # NumPy's words
+    if len(mean.shape) != 1:
+        raise ValueError("mean must be 1 dimensional")
+    if len(cov.shape) != 2 or cov.shape[0] != cov.shape[1]:
+        raise ValueError("cov must be 2 dimensional and square")
+    if mean.shape[0] != cov.shape[0]:
+        raise ValueError("mean and cov must have same length")
+    if check_valid not in ("warn", "raise", "ignore"):
+        raise ValueError("check_valid must equal 'warn', 'raise', or 'ignore'")
+    n = mean.shape[0]
+    shape = (
+        []
+        if size is None
+        else [int(size)]
+        if isinstance(size, (int, numpy.integer))
+        else [int(k) for k in size]
+    )
+    final_shape = (*shape, n)
+    x = numpy.reshape(standard("normal", final_shape), (-1, n))
+    cov = cov.astype(numpy.float64)
+    if method == "svd" or not generator:
+        u, s, vh = linalg.svd(cov)
+        valid = logic.allclose(products.dot(vh.T * s, vh), cov, rtol=tol, atol=tol)
+    elif method == "eigh":
+        s, u = linalg.eigh(cov)
+        valid = not invalid_in_rows(s < -tol)
+    else:
+        factor = linalg.cholesky(cov)
+        check_valid = "ignore"  # (NumPy's: the factorisation raises for an invalid cov)
+    if check_valid != "ignore" and not bool(valid):
+        message = "covariance is not symmetric positive-semidefinite."  # NumPy's words
+        if check_valid == "raise":
+            raise ValueError(message)
+        warnings.warn(message, RuntimeWarning, stacklevel=4)
+    if not generator:
+        x = products.dot(x, ufuncs.sqrt(s)[:, None] * vh) + mean
+    else:
+        if method == "svd":
+            factor = u * ufuncs.sqrt(s)
+        elif method == "eigh":
+            factor = u * ufuncs.sqrt(ufuncs.absolute(s))
+        x = mean + products.matmul(x, factor.T)
+    return x.reshape(final_shape)
 
 
 #: The Generator's methods drawing the standard numbers of each kind.

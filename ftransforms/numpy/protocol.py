@@ -478,6 +478,16 @@ def _ufunc_at(ufunc: Any, name: str, inputs: tuple) -> Any:
     update = _AT_METHODS.get(name)
     if isinstance(a, Tracer) and (update is None or not rest) and len(rest) == ufunc.nin - 1:
         return _ufunc_at_by_rounds(ufunc, name, a, indices, rest, inputs)
+    if type(a) is numpy.ndarray and not any(
+        isinstance(v, Tracer) or helpers.holds_tracer(v) for v in rest
+    ):
+        # only the indices are traced (np.add.at(dW.T, y, -X) with traced labels): NumPy's
+        # own update of the plain array at their values, as a read a[t] takes them
+        # (NOTE [number conversions]: jit records reading data, rows that disagree split
+        # a vmap batch)
+        concrete = _concrete_integer_index(indices)
+        if concrete is not None:
+            return ufunc.at(a, concrete, *rest)
     if update is None or not isinstance(a, Tracer) or not rest:
         raise InPlaceError(_ufunc_at_message(name, inputs))
     b = rest[0]
@@ -486,6 +496,16 @@ def _ufunc_at(ufunc: Any, name: str, inputs: tuple) -> Any:
         b = ufuncs.negative(b)
     method = update.split("(")[0]
     inplace.assign(a, getattr(indexing.at(a)[indices], method)(b))
+
+
+def _concrete_integer_index(indices: Any) -> Any:
+    """``indices`` (of ``ufunc.at``) with their integer and boolean tracers read, or None
+    where another traced value is in them."""
+    indices = indexing.traced_sequences(indices)
+    parts = indices if isinstance(indices, tuple) else (indices,)
+    if any(isinstance(p, Tracer) and p.dtype.kind not in "iub" for p in parts):
+        return None
+    return inplace._concrete_index(indices)
 
 
 def _ufunc_at_by_rounds(
