@@ -677,13 +677,15 @@ def handle_function(func: Any, args: tuple, kwargs: dict) -> Any:
         return view(*args, **kwargs)
     if len(args) > 2:  # np.dot(a, b, out) is the shortest: NumPy's out taken by position
         args, kwargs = _out_by_keyword(func, args, kwargs)
-    if kwargs.get("out") is not None:
+    if "out" in kwargs:
         kwargs = dict(kwargs)
         out = kwargs.pop("out")
-        result = handle_function(func, args, kwargs)
-        return inplace.write_out(
-            f"{_call_form(args)}numpy.{func.__name__}(..., out=...)", out, result
-        )
+        if out is not None:
+            result = handle_function(func, args, kwargs)
+            return inplace.write_out(
+                f"{_call_form(args)}numpy.{func.__name__}(..., out=...)", out, result
+            )
+        # out=None is NumPy's default (wrappers pass it on): the call without it
     fn = FUNCTIONS.get(func)
     if _only_buffers(args, kwargs):
         # NumPy's own function on the buffers' values (no tracer involved): its new arrays
