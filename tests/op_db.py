@@ -1179,7 +1179,7 @@ add(
     "vdot",
     call("vdot"),
     lambda d: [S("3_3", d.u((3,)), d.u((3,))), S("2x3_3x2", d.u((2, 3)), d.u((3, 2)))],
-    prims=("reshape", "multiply", "reduce_sum"),
+    prims=("reshape", "matmul"),
 )
 add(
     "trace",

@@ -392,12 +392,16 @@ def _call_with_keywords(
         fn = NAMESPACE.get(UFUNC_ALIASES.get(name, name)) or _scipy_special_ufunc(ufunc)
         if fn is None:
             raise _unsupported(f"numpy.{name}", inputs)
+    core = {}  # a gufunc's axis= (np.vecdot(a, b, axis=0)): the function's own keyword
+    if ufunc.signature is not None and "axis" in kwargs:
+        kwargs = dict(kwargs)
+        core["axis"] = kwargs.pop("axis")
     loop = _loop_dtypes(ufunc, inputs, kwargs, out_dtypes, form)
     cast = tuple(  # a Python scalar stays weak: it takes the other operands' dtype
         v if type(v) in (int, float, complex) or _operand_dtype(v) == dt else ufuncs.astype(v, dt)
         for v, dt in zip(inputs, loop[: ufunc.nin])
     )
-    out = fn(*cast)
+    out = fn(*cast, **core)
     results = out if isinstance(out, tuple) else (out,)
     results = tuple(
         r if helpers.dtype_of(r) == dt else ufuncs.astype(r, dt)
