@@ -582,6 +582,17 @@ def _sum_samples(d: Draw) -> list[Sample]:
 
 add("sum", call("sum"), _sum_samples, prims="reduce_sum")
 add("sum_method", method("sum", fnp.sum), _reduce_samples(empty=False), prims="reduce_sum")
+add(
+    "sum_where",
+    lambda m, x, mask, **kw: m.sum(x, where=mask, **kw),
+    lambda d: [
+        S("2x5_all", d.u((2, 5)), d.bools((2, 5))),
+        S("2x5_axis1_keepdims", d.u((2, 5)), d.bools((5,)), axis=1, keepdims=True),
+        S("3x4_axis0_initial", d.u((3, 4)), d.bools((3, 4)), axis=0, initial=0.5),
+    ],
+    prims="reduce_sum_where",
+    funcs=(),
+)
 add("max", call("max"), _reduce_samples("distinct", empty=False), prims="reduce_max")
 add("min", call("min"), _reduce_samples("distinct", empty=False), prims="reduce_min")
 

@@ -112,3 +112,92 @@ def test_matvec_vecmat_vecdot_derivatives_are_central_differences():
     c = np.array([0.5 - 1j, 2 + 0.25j])
     got = ft.grad(lambda u: np.vecdot(u, c).real)(z)
     np.testing.assert_allclose(got, np.conj(c), rtol=1e-15)
+
+
+# -- np.sum(x, where=m, initial=c) in NumPy's order; var of complex data ---------------------
+
+MASK_RNG = np.random.default_rng(7)
+MASKED_CASES = [
+    ((37,), None),
+    ((5, 37), None),
+    ((5, 37), 1),
+    ((5, 37), -1),
+    ((4, 5, 6), (0, 2)),
+    ((3, 200), -1),
+]
+
+
+@pytest.mark.parametrize(("shape", "axis"), MASKED_CASES)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.complex64])
+@pytest.mark.parametrize("name", ["sum", "mean", "var", "nanmean", "nanvar"])
+def test_masked_reductions_are_numpys_to_the_bit(shape, axis, dtype, name):
+    """SILENT before: ``np.sum(x, where=m)`` summed ``where(m, x, 0)``; NumPy adds each run
+    of selected elements (each run summed pairwise), so the last bits differed, and so
+    did mean/var/nanmean/nanvar with ``where=``."""
+    x = MASK_RNG.standard_normal((3,) + shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * MASK_RNG.standard_normal((3,) + shape)
+    x = x.astype(dtype)
+    m = MASK_RNG.random((3,) + shape) > 0.3
+    fn = getattr(np, name)
+
+    def f(v, w):
+        return fn(v, axis=axis, where=w)
+
+    want = np.stack([f(x[i], m[i]) for i in range(3)])
+    _same(ft.vmap(f)(x, m), want)
+    _same(ft.vmap(f, in_dims=(0, None))(x, m[0]), np.stack([f(x[i], m[0]) for i in range(3)]))
+    _same(ft.jit(f)(x[1], m[1]), want[1])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_sum_initial_is_numpys_start_value(dtype):
+    """SILENT before: ``initial=`` was added after the sum; NumPy starts from it (along a
+    non-inner axis each step rounds from there)."""
+    x = MASK_RNG.standard_normal((3, 40, 6)).astype(dtype)
+
+    def f(v):
+        return np.sum(v, axis=0, initial=np.pi)
+
+    _same(ft.vmap(f)(x), np.stack([f(r) for r in x]))
+    _same(ft.jit(f)(x[0]), f(x[0]))
+
+
+def test_masked_sum_derivatives():
+    x = MASK_RNG.standard_normal((4, 5))
+    m = MASK_RNG.random((4, 5)) > 0.4
+
+    def f(v):
+        return np.sum(v**2, axis=1, where=m, initial=1.5)
+
+    np.testing.assert_allclose(ft.jacrev(f)(x), fd_jacobian(f, (x,)), rtol=1e-8, atol=1e-9)
+    np.testing.assert_allclose(ft.jacfwd(f)(x), fd_jacobian(f, (x,)), rtol=1e-8, atol=1e-9)
+    g = ft.grad(lambda v: np.mean(v, where=m))(x)
+    _same(g, np.where(m, 1 / m.sum(), 0.0))
+    # a traced mask (the rows' own comparison) under vmap and grad
+    rows = MASK_RNG.standard_normal((3, 7))
+
+    def h(v):
+        return np.sum(v, where=v > 0)
+
+    _same(ft.vmap(h)(rows), np.stack([h(r) for r in rows]))
+    _same(ft.grad(h)(rows[0]), (rows[0] > 0).astype(float))
+
+
+@pytest.mark.parametrize("name", ["var", "std", "nanvar", "nanstd"])
+@pytest.mark.parametrize("axis", [None, 0, -1])
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_variance_of_complex_data_is_numpys_to_the_bit(name, axis, dtype):
+    """SILENT before: var squared complex deviations as ``c * conj(c)`` (NumPy: ``re*re +
+    im*im`` through a float view), and nanvar divided a complex64 mean in complex64 (NumPy
+    divides by its integer count in complex128)."""
+    x = (MASK_RNG.standard_normal((3, 5, 33)) + 1j * MASK_RNG.standard_normal((3, 5, 33))).astype(
+        dtype
+    )
+    fn = getattr(np, name)
+
+    def f(v):
+        return fn(v, axis=axis)
+
+    _same(ft.vmap(f)(x), np.stack([f(r) for r in x]))
+    _same(ft.jit(f)(x[2]), f(x[2]))

@@ -34,6 +34,7 @@ from ftransforms.numpy.ufuncs import (
     astype,
     conj,
     float_input,
+    imag,
     isnan,
     logical_and,
     logical_not,
@@ -126,6 +127,8 @@ def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **k
     """
     dtype = _unpromoted(x, dtype, kw)
     x = _prepare(x, dtype)
+    if kw and _in_numpys_order(x, kw):
+        return _in_dtype(_masked_sum(x, axis, keepdims, kw), dtype)
     x, initial = _masked("sum", x, kw, 0)
     no_extra_args("sum", kw)
     out = _red.reduce_sum_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
@@ -382,7 +385,18 @@ def _ddof(name: str, ddof: Any, correction: Any) -> Any:
 
 
 def _abs2(c: Any) -> Any:
-    """``|c|**2``: ``c * c`` for real ``c``; real-valued ``c * conj(c)`` for complex, as NumPy."""
+    """``|c|**2`` as ``numpy.var`` squares deviations: ``c * c`` for real ``c``;
+    ``re * re + im * im`` for complex (NumPy's fast path through a float view, which
+    rounds otherwise than the complex product ``c * conj(c)``)."""
+    if dtype_of(c).kind == "c":
+        re, im = real(c), imag(c)
+        return re * re + im * im
+    return c * c
+
+
+def _nan_abs2(c: Any) -> Any:
+    """``|c|**2`` as ``numpy.nanvar`` squares deviations: the real part of the complex
+    product ``c * conj(c)`` for complex ``c``."""
     if dtype_of(c).kind == "c":
         return real(c * conj(c))
     return c * c
@@ -479,6 +493,32 @@ def cumsum(x: Any, axis: int | None = None, dtype: Any = None) -> Any:
     if axis is None:
         x, axis = ravel(x), 0
     return _in_dtype(_red.cumsum_p.bind(x, axis=normalize_axis(axis, ndim(x))), dtype)
+
+
+def _in_numpys_order(x: Any, kw: dict) -> bool:
+    """Whether ``sum(x, where=..., initial=...)`` is NumPy's masked reduction (NOTE
+    [masked sums in NumPy's order]): float and complex sums with a mask or a constant
+    ``initial`` (integer sums are exact in any order; a traced ``initial`` is added)."""
+    mask, initial = kw.get("where"), kw.get("initial")
+    if (mask is None or mask is True) and (initial is None or isinstance(initial, Tracer)):
+        return False
+    return dtype_of(x).kind in "fc" and not isinstance(initial, Tracer)
+
+
+def _masked_sum(x: Any, axis: Any, keepdims: bool, kw: dict) -> Any:
+    """``numpy.sum(x, axis, keepdims=..., where=..., initial=...)`` in NumPy's order."""
+    mask, initial = kw.pop("where", None), kw.pop("initial", None)
+    no_extra_args("sum", kw)
+    if mask is None or mask is True:
+        mask = numpy.ones(shape(x), dtype=bool)
+    elif isinstance(mask, (list, tuple)) and not helpers.holds_tracer(mask):
+        mask = numpy.asarray(mask, dtype=bool)  # NumPy's conversion of a sequence
+    mask = broadcast_to(mask, shape(x))
+    if initial is not None:
+        initial = _initial_in(initial, x)
+        initial = initial if isinstance(initial, Tracer) else numpy.asarray(initial)[()]
+    axes = normalize_axes(axis, ndim(x))
+    return _red.reduce_sum_where_p.bind(x, mask, axis=axes, keepdims=keepdims, initial=initial)
 
 
 def _initial_in(initial: Any, out: Any) -> Any:
@@ -668,15 +708,17 @@ def nanvar(
     # Counts in the input's float dtype: an integer count would promote float32 to float64.
     kind = dtype_of(a)
     count_dtype = numpy.finfo(kind).dtype if kind.kind in "fc" else numpy.dtype(numpy.float64)
+    # NumPy sums under the where= mask (its order: NOTE [masked sums in NumPy's order])
+    masked = {} if where is True else {"where": where}
     if mean is None:
         count = sum(valid, axis=axis, keepdims=True, dtype=count_dtype)
         with numpy.errstate(divide="ignore", invalid="ignore"):  # an all-NaN slice: below
-            mean = sum(_select(valid, a, 0.0), axis=axis, keepdims=True) / count
+            mean = _by_count(sum(_select(valid, a, 0.0), axis=axis, keepdims=True, **masked), count)
     # Mask before squaring: (nan - mean)**2 would put a NaN in the cotangent of every entry.
-    sq = _abs2(_select(valid, a - mean, 0.0))
+    sq = _nan_abs2(_select(valid, a - mean, 0.0))
     dof = sum(valid, axis=axis, keepdims=keepdims, dtype=count_dtype) - ddof
     with numpy.errstate(divide="ignore", invalid="ignore"):  # NumPy: NaN, one warning
-        out = sum(sq, axis=axis, keepdims=keepdims) / dof
+        out = sum(sq, axis=axis, keepdims=keepdims, **masked) / dof
     bad = dof <= 0
     helpers.warn_for_data(bad, "Degrees of freedom <= 0 for slice.")
     out = _select(bad, numpy.nan, out)
