@@ -201,3 +201,42 @@ def test_variance_of_complex_data_is_numpys_to_the_bit(name, axis, dtype):
 
     _same(ft.vmap(f)(x), np.stack([f(r) for r in x]))
     _same(ft.jit(f)(x[2]), f(x[2]))
+
+
+# -- np.convolve / np.correlate with an inf or NaN in the shorter operand ---------------------
+
+
+@pytest.mark.parametrize("name", ["convolve", "correlate"])
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_convolution_with_a_non_finite_kernel_is_numpys(name, mode, bad):
+    """SILENT before: the padding zeros met the kernel's inf/NaN in the matrix product
+    (``0 * nan``), so every output was NaN where NumPy's has numbers."""
+    rows = np.array([[3.0, -1.0, 2.5, 2.5, 0.5, 1.0], [1.0, 2.0, 0.5, 3.0, -2.0, 4.0]])
+    kernel = np.array([0.5, bad, -7.0, 1.0])
+    fn = getattr(np, name)
+
+    def f(v):
+        return fn(v, kernel, mode)
+
+    def g(v):
+        return fn(kernel, v, mode)
+
+    with np.errstate(invalid="ignore"):
+        for h in (f, g):
+            want = np.stack([h(r) for r in rows])
+            assert mode != "full" or np.isfinite(want).any()  # (the test has teeth)
+            np.testing.assert_allclose(ft.vmap(h)(rows), want, rtol=1e-15, atol=0)
+            np.testing.assert_allclose(ft.jit(h)(rows[0]), want[0], rtol=1e-15, atol=0)
+
+
+def test_convolution_derivatives_are_central_differences():
+    x = np.array([0.3, -1.2, 2.0, 0.7, 1.1])
+    k = np.array([1.5, -0.5, 0.25])
+    for mode in ("full", "same", "valid"):
+        for f in (
+            lambda v, mode=mode: np.convolve(v, k, mode),
+            lambda v, mode=mode: np.convolve(k, v, mode),
+            lambda v, mode=mode: np.correlate(v, k[::-1] + 1j, mode).real,
+        ):
+            np.testing.assert_allclose(ft.jacrev(f)(x), fd_jacobian(f, (x,)), rtol=1e-8, atol=1e-9)
