@@ -240,3 +240,57 @@ def test_convolution_derivatives_are_central_differences():
             lambda v, mode=mode: np.correlate(v, k[::-1] + 1j, mode).real,
         ):
             np.testing.assert_allclose(ft.jacrev(f)(x), fd_jacobian(f, (x,)), rtol=1e-8, atol=1e-9)
+
+
+# -- writes of Python numbers into small integer arrays ----------------------------------------
+
+WRITES = {
+    "setitem": lambda c, v: c.__setitem__(0, v),
+    "setmask": lambda c, v: c.__setitem__(c > 2, v),
+    "fill": lambda c, v: c.fill(v),
+    "put": lambda c, v: np.put(c, [0, 2], v),
+    "place": lambda c, v: np.place(c, c > 2, [v]),
+    "putmask": lambda c, v: np.putmask(c, c > 2, v),
+    "copyto": lambda c, v: np.copyto(c, v, where=c > 2),
+    "slice_list": lambda c, v: c.__setitem__(slice(0, 2), [v, 1]),
+}
+
+
+@pytest.mark.parametrize("write", list(WRITES))
+@pytest.mark.parametrize(("value", "dtype"), [(300, np.uint8), (-1, np.uint8), (200, np.int8)])
+def test_out_of_range_python_integer_write_raises_as_numpy(write, value, dtype):
+    """SILENT before: ``a[0] = 300`` (and fill, put, place, putmask, copyto) into a traced
+    uint8 array wrapped to 44 where NumPy raises OverflowError."""
+    rows = np.array([[1, 5, 3], [7, 0, 2]], dtype)
+
+    def f(r):
+        c = r.copy()
+        WRITES[write](c, value)
+        return c
+
+    with pytest.raises(OverflowError, match="out of bounds"):
+        f(rows[0])
+    with pytest.raises(OverflowError, match="out of bounds"):
+        ft.vmap(f)(rows)
+
+
+@pytest.mark.filterwarnings("ignore::ftransforms.errors.PerformanceWarning")  # place: a split
+@pytest.mark.parametrize("write", list(WRITES))
+@pytest.mark.parametrize(("value", "dtype"), [(1, np.uint8), (True, np.int8), (1.5, np.int8)])
+def test_python_number_write_in_range_is_numpys(write, value, dtype):
+    """error before: ``np.copyto(uint8s, 1)`` raised 'cannot cast from int64 to uint8' (a
+    Python number is weak under NEP 50)."""
+    rows = np.array([[1, 5, 3], [7, 0, 2]], dtype)
+
+    def f(r):
+        c = r.copy()
+        WRITES[write](c, value)
+        return c
+
+    try:
+        want = np.stack([f(r) for r in rows])
+    except TypeError:  # NumPy refuses the cast (copyto of 1.5 into integers): so do we
+        with pytest.raises(TypeError):
+            ft.vmap(f)(rows)
+        return
+    _same(ft.vmap(f)(rows), want)
