@@ -256,6 +256,7 @@ WRITES = {
 }
 
 
+@pytest.mark.filterwarnings("ignore::ftransforms.errors.PerformanceWarning")  # place: a split
 @pytest.mark.parametrize("write", list(WRITES))
 @pytest.mark.parametrize(("value", "dtype"), [(300, np.uint8), (-1, np.uint8), (200, np.int8)])
 def test_out_of_range_python_integer_write_raises_as_numpy(write, value, dtype):
