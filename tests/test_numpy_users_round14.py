@@ -320,3 +320,28 @@ def test_float_power_is_numpys_to_the_bit(dtype):
     if dtype == np.float64:
         g = ft.grad(lambda v: np.float_power(v, 2.5).sum())(x[0])
         np.testing.assert_allclose(g, 2.5 * x[0] ** 1.5, rtol=1e-14)
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64, np.float32])
+@pytest.mark.parametrize("exponent", [2, -1, 0.5, 2.0, 3])
+def test_power_operator_takes_numpys_fast_paths(dtype, exponent):
+    """SILENT before: ``z ** 2`` of a complex tracer was ``power(z, 2)``; NumPy's ``**`` with
+    a Python int 2 / -1 or float 0.5 is ``square``/``reciprocal``/``sqrt``, which round
+    otherwise for complex."""
+    rng = np.random.default_rng(11)
+    z = np.abs(rng.standard_normal((2, 200))) + 0.5
+    if np.dtype(dtype).kind == "c":
+        z = z + 1j * rng.standard_normal((2, 200))
+    z = z.astype(dtype)
+
+    def f(v):
+        return v**exponent
+
+    def g(v):
+        w = v.copy()
+        w **= exponent
+        return w
+
+    for h in (f, g):
+        _same(ft.vmap(h)(z), np.stack([h(r) for r in z]))
+        _same(ft.jit(h)(z[1]), h(z[1]))
