@@ -345,3 +345,22 @@ def test_power_operator_takes_numpys_fast_paths(dtype, exponent):
     for h in (f, g):
         _same(ft.vmap(h)(z), np.stack([h(r) for r in z]))
         _same(ft.jit(h)(z[1]), h(z[1]))
+
+
+# -- add/multiply.reduceat of bools and small integers ----------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint8, np.int32])
+@pytest.mark.parametrize("name", ["add", "multiply"])
+@pytest.mark.parametrize("out_dtype", [None, np.int8])
+def test_reduceat_accumulates_as_numpys_sum(dtype, name, out_dtype):
+    """SILENT before: ``np.add.reduceat`` of bools was a logical or (True where NumPy
+    counts 2), and of int8 kept int8 where NumPy widens to int64 as its sum."""
+    rows = np.array([[1, 2, 3, 4, 1], [0, 1, 1, 5, 1]], dtype)
+    kw = {} if out_dtype is None else {"dtype": out_dtype}
+
+    def f(v):
+        return getattr(np, name).reduceat(v, [0, 2, 4], **kw)
+
+    _same(ft.vmap(f)(rows), np.stack([f(r) for r in rows]))
+    _same(ft.jit(f)(rows[1]), f(rows[1]))

@@ -209,12 +209,27 @@ def _handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
             out = ufunc_methods.accumulate(fn, inputs[0], axis=axis)
         elif method == "reduceat":
             indices = inputs[1]._concrete() if isinstance(inputs[1], Tracer) else inputs[1]
-            out = ufunc_methods.reduceat(fn, inputs[0], helpers.to_host(indices), axis=axis)
+            a = inputs[0]  # NumPy reduces in dtype=, add/multiply by default as its sum
+            if dtype is not None:
+                a = ufuncs.astype(a, dtype)
+            elif name in _ACCUMULATE:
+                a = ufuncs.astype(a, _sum_dtype(helpers.dtype_of(a)))
+            out = ufunc_methods.reduceat(fn, a, helpers.to_host(indices), axis=axis)
         else:
             out = ufunc_methods.outer(fn, *inputs)
     else:
         raise _unsupported(f"numpy.{name}.{method}", inputs)
     return out if dtype is None else ufuncs.astype(out, dtype)
+
+
+def _sum_dtype(dt: Any) -> Any:
+    """The dtype NumPy's add/multiply reductions accumulate ``dt`` in: bools and integers
+    narrower than the default integer widened to it (``numpy.int_`` / ``numpy.uint``)."""
+    if dt.kind == "b" or (dt.kind == "i" and dt.itemsize < 8):
+        return numpy.dtype(numpy.int_)
+    if dt.kind == "u" and dt.itemsize < 8:
+        return numpy.dtype(numpy.uint)
+    return dt
 
 
 #: The in-place operator whose write NumPy makes with each ufunc (``a += t`` is
