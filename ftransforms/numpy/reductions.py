@@ -175,7 +175,10 @@ def max(x: Any, axis: Any = None, keepdims: bool = False, **kw: Any) -> Any:  # 
     """
     x, initial = _masked("max", x, kw, None)
     no_extra_args("max", kw)
-    out = _red.reduce_max_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
+    axes = normalize_axes(axis, ndim(x))
+    if initial is not None and _reduced_count(x, axes) == 0:
+        return _initial_only(x, axes, keepdims, initial)
+    out = _red.reduce_max_p.bind(x, axis=axes, keepdims=keepdims)
     return out if initial is None else maximum(_initial_in(initial, out), out)
 
 
@@ -196,11 +199,22 @@ def min(x: Any, axis: Any = None, keepdims: bool = False, **kw: Any) -> Any:  # 
     """
     x, initial = _masked("min", x, kw, None)
     no_extra_args("min", kw)
-    out = _red.reduce_min_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
+    axes = normalize_axes(axis, ndim(x))
+    if initial is not None and _reduced_count(x, axes) == 0:
+        return _initial_only(x, axes, keepdims, initial)
+    out = _red.reduce_min_p.bind(x, axis=axes, keepdims=keepdims)
     return out if initial is None else minimum(_initial_in(initial, out), out)
 
 
 amax, amin = max, min
+
+
+def _initial_only(x: Any, axes: tuple, keepdims: bool, initial: Any) -> Any:
+    """A max/min over no elements with ``initial=``: ``initial`` (in ``x``'s dtype) in
+    the result's shape, as NumPy gives it (the reduction itself has no identity)."""
+    s = shape(x)
+    out = tuple(1 if i in axes else n for i, n in enumerate(s) if keepdims or i not in axes)
+    return full(out, _initial_in(initial, x), dtype=dtype_of(x))
 
 
 @implements(numpy.any)
