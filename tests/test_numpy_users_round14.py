@@ -411,3 +411,35 @@ def test_median_of_no_elements_is_nan_with_numpys_warning(shape, axis, name, dty
     if name == "median":  # (nanmean's data-dependent warning is not replayed by jit)
         with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
             _same(ft.jit(f)(x[0]), want[0])
+
+
+# -- np.linalg.norm over all elements: NumPy's dot product ------------------------------------
+
+
+@pytest.mark.parametrize("shape", [(40,), (4, 37), (2, 3, 4)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128])
+@pytest.mark.parametrize("kw", [{}, {"keepdims": True}])
+def test_norm_of_all_elements_is_numpys_to_the_bit(shape, dtype, kw):
+    """SILENT before: ``np.linalg.norm(x)`` summed ``|x|**2`` with ``np.sum``; NumPy's norm
+    over all elements is ``sqrt(x.ravel() @ x.ravel())`` (real and imaginary parts apart)."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((3,) + shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal((3,) + shape)
+    x = x.astype(dtype)
+
+    def f(v):
+        return np.linalg.norm(v, **kw)
+
+    _same(ft.vmap(f)(x), np.stack([f(r) for r in x]))
+    _same(ft.jit(f)(x[0]), f(x[0]))
+
+
+def test_norm_derivatives():
+    x = np.array([[0.3, -1.2], [2.0, 0.7]])
+    np.testing.assert_allclose(ft.grad(np.linalg.norm)(x), x / np.linalg.norm(x), rtol=1e-15)
+    h = ft.hessian(np.linalg.norm)(x.ravel())
+    np.testing.assert_allclose(h, fd_jacobian(ft.grad(np.linalg.norm), (x.ravel(),)), rtol=1e-7)
+    z = np.array([3 + 4j, 1 - 2j])
+    want = np.conj(z) / np.linalg.norm(z)  # grad of a real function of z: JAX's conj
+    np.testing.assert_allclose(ft.grad(np.linalg.norm)(z), want, rtol=1e-15)
