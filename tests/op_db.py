@@ -508,7 +508,7 @@ add(
     "arith_operators",
     lambda m, x, y: (x + y) * (x - y) / (y * y + 1.0) - 2.0 * x + 1.0 / y - y**2,
     _arith_operators,
-    prims=("add", "subtract", "multiply", "divide", "power"),
+    prims=("add", "subtract", "multiply", "divide", "square"),  # y**2: NumPy's square
 )
 
 # -- select, casts ----------------------------------------------------------------------
