@@ -443,3 +443,15 @@ def test_norm_derivatives():
     z = np.array([3 + 4j, 1 - 2j])
     want = np.conj(z) / np.linalg.norm(z)  # grad of a real function of z: JAX's conj
     np.testing.assert_allclose(ft.grad(np.linalg.norm)(z), want, rtol=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("subscripts", "shapes"),
+    [("i->", [(0,)]), ("...i->...", [(2, 0)]), ("ij,jk->", [(2, 0), (0, 3)]), ("ii->", [(0, 0)])],
+)
+def test_einsum_gradient_over_an_empty_axis(subscripts, shapes):
+    """error before: the cotangent of an einsum operand with a length-0 axis was reshaped
+    from length 1 ('cannot reshape array of size 1 into shape (0,)')."""
+    args = [np.zeros(s) for s in shapes]
+    g = ft.grad(lambda a, *rest: np.einsum(subscripts, a, *rest).sum())(*args)
+    _same(g, np.zeros(shapes[0]))
