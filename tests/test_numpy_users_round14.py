@@ -4,6 +4,8 @@ derivatives as float64 central differences."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -455,3 +457,32 @@ def test_einsum_gradient_over_an_empty_axis(subscripts, shapes):
     args = [np.zeros(s) for s in shapes]
     g = ft.grad(lambda a, *rest: np.einsum(subscripts, a, *rest).sum())(*args)
     _same(g, np.zeros(shapes[0]))
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # NumPy's 0/0
+@pytest.mark.filterwarnings("ignore::ftransforms.errors.PerformanceWarning")  # (found, left)
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda v: np.mean(v),
+        lambda v: np.mean(v, axis=1),
+        lambda v: np.average(v),
+        lambda v: np.mean(v, where=np.zeros(v.shape, bool)),
+    ],
+)
+def test_mean_of_no_elements_warns_as_numpy(f):
+    """Before: a traced mean over no elements warned only NumPy's 'invalid value' of its
+    0 / 0, not the 'Mean of empty slice' RuntimeWarning that code filters for."""
+    x = np.zeros((3, 2, 0))
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+        want = np.stack([f(r) for r in x])
+    with pytest.warns(RuntimeWarning, match="Mean of empty slice"):
+        _same(ft.vmap(f)(x), want)
+
+
+def test_var_of_no_elements_does_not_warn_of_a_mean():
+    # NumPy's var warns of its degrees of freedom only
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        ft.vmap(np.var)(np.zeros((3, 2, 0)))
+    assert not [w for w in seen if "Mean of empty slice" in str(w.message)]

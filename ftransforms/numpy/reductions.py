@@ -283,6 +283,13 @@ def mean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **
         >>> ft.grad(fnp.mean)(np.array([1.0, 2.0, 3.0, 4.0]))
         array([0.25, 0.25, 0.25, 0.25])
     """
+    mask = kw.get("where", True)
+    if mask is True or mask is None:
+        if _reduced_count(x, axis) == 0:  # NumPy's warning before its 0 / 0
+            warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
+    else:
+        counts = sum(broadcast_to(mask, shape(x)), axis=axis)
+        helpers.warn_for_data(counts == 0, "Mean of empty slice")
     if dtype is None and dtype_of(x) == numpy.float16:
         # NumPy's mean sums and divides float16 in float32 and rounds the quotient once
         # (its var and std take their mean in float16: _mean_in_dtype)
