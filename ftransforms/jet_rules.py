@@ -495,6 +495,7 @@ JET_RULES = {
     "sqrt": sqrt_rule,
     "square": square_rule,
     "power": power_rule,
+    "float_power": power_rule,
     "abs": abs_rule,
     "relu": _mask_rule(lambda p, y: prims.greater.bind(p[0], 0)),
     "select": select_rule,

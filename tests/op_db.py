@@ -508,7 +508,7 @@ add(
     "arith_operators",
     lambda m, x, y: (x + y) * (x - y) / (y * y + 1.0) - 2.0 * x + 1.0 / y - y**2,
     _arith_operators,
-    prims=("add", "subtract", "multiply", "divide", "power"),
+    prims=("add", "subtract", "multiply", "divide", "square"),  # y**2: NumPy's square
 )
 
 # -- select, casts ----------------------------------------------------------------------
@@ -582,6 +582,17 @@ def _sum_samples(d: Draw) -> list[Sample]:
 
 add("sum", call("sum"), _sum_samples, prims="reduce_sum")
 add("sum_method", method("sum", fnp.sum), _reduce_samples(empty=False), prims="reduce_sum")
+add(
+    "sum_where",
+    lambda m, x, mask, **kw: m.sum(x, where=mask, **kw),
+    lambda d: [
+        S("2x5_all", d.u((2, 5)), d.bools((2, 5))),
+        S("2x5_axis1_keepdims", d.u((2, 5)), d.bools((5,)), axis=1, keepdims=True),
+        S("3x4_axis0_initial", d.u((3, 4)), d.bools((3, 4)), axis=0, initial=0.5),
+    ],
+    prims="reduce_sum_where",
+    funcs=(),
+)
 add("max", call("max"), _reduce_samples("distinct", empty=False), prims="reduce_max")
 add("min", call("min"), _reduce_samples("distinct", empty=False), prims="reduce_min")
 
@@ -1179,7 +1190,7 @@ add(
     "vdot",
     call("vdot"),
     lambda d: [S("3_3", d.u((3,)), d.u((3,))), S("2x3_3x2", d.u((2, 3)), d.u((3, 2)))],
-    prims=("reshape", "multiply", "reduce_sum"),
+    prims=("reshape", "matmul"),
 )
 add(
     "trace",

@@ -493,6 +493,16 @@ add(
     lambda d: [S("3_3", d.u((3,)), d.u((3,))), S("2x4_4", d.u((2, 4)), d.u((4,)))],
 )
 add(
+    "matvec",
+    call("matvec"),
+    lambda d: [S("2x3_3", d.u((2, 3)), d.u((3,))), S("4x2x3_1x3", d.u((4, 2, 3)), d.u((1, 3)))],
+)
+add(
+    "vecmat",
+    call("vecmat"),
+    lambda d: [S("2_2x3", d.u((2,)), d.u((2, 3))), S("4x2_1x2x3", d.u((4, 2)), d.u((1, 2, 3)))],
+)
+add(
     "kron",
     call("kron"),
     lambda d: [S("2x3_3x2", d.u((2, 3)), d.u((3, 2))), S("2_3", d.u((2,)), d.u((3,)))],

@@ -266,6 +266,8 @@ __all__ = [
     "trace",
     "vdot",
     "vecdot",
+    "matvec",
+    "vecmat",
     # ranges
     "arange",
     "geomspace",

@@ -80,8 +80,10 @@ from ftransforms.numpy.ufuncs import (
     negative,
     not_equal,
     power,
+    reciprocal,
     remainder,
     right_shift,
+    sqrt,
     square,
     subtract,
 )
@@ -122,6 +124,11 @@ def _out(method: str, out: Any, result: Any) -> Any:
 
 
 _NDARRAY = numpy.ndarray
+
+#: NumPy's ``a ** p`` of a float or complex array for a Python ``int`` -1 or 2 or a Python
+#: ``float`` 0.5 is ``reciprocal``/``square``/``sqrt`` (its fast scalar power), which for
+#: complex rounds otherwise than ``power`` (``a ** 2.0`` and ``np.power(a, 2)`` are power).
+_FAST_POWERS = {(int, -1): reciprocal, (int, 2): square, (float, 0.5): sqrt}
 _ND = _NDARRAY
 
 
@@ -324,7 +331,12 @@ class ArrayMethods:
             if other.__class__ is int and other == 2 and self.dtype.kind == "b":
                 out = square(self)  # NumPy's a ** 2 is square(a): int8 for bools, not int64
             else:
-                out = power(self, other)
+                kind = other.__class__
+                fast = _FAST_POWERS.get((kind, other)) if kind is int or kind is float else None
+                if fast is not None and self.dtype.kind in "fc":
+                    out = fast(self)
+                else:
+                    out = power(self, other)
             if NOT_IN_C_ORDER or type(other) is _NDARRAY:
                 return _numpys_layout(out, self, other)
             return out

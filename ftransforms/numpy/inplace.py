@@ -137,6 +137,10 @@ def _cast(v: Any, dtype: Any) -> Any:
     v = traced_sequence(v)
     if isinstance(v, Tracer):
         return v if v.dtype == dtype else astype(v, dtype)
+    if type(v) in (bool, int, float, complex, list, tuple):
+        # NumPy converts Python values straight into dtype: 300 into uint8 raises its
+        # OverflowError (a NumPy int64 300 wraps, below), 1j into floats its TypeError
+        return numpy.asarray(v, dtype=dtype)
     v = numpy.asarray(v)
     if v.dtype != dtype:
         if v.dtype.kind == "c" and numpy.dtype(dtype).kind != "c":
@@ -981,7 +985,13 @@ def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) ->
     if type(src) is Buffer:
         src = src.val
     src = traced_sequence(src)
-    src_dt = dtype_of(src) if isinstance(src, Tracer) else numpy.asarray(src).dtype
+    if type(src) in (bool, int, float, complex):
+        # a Python number is weak (NEP 50): NumPy's own check of it against dst's dtype
+        # (copyto(uint8s, 1) is fine, copyto(uint8s, -1) overflows, copyto(ints, 1.5) not)
+        numpy.copyto(numpy.empty((), dtype_of(dst)), src, casting=casting)
+        src_dt = dtype_of(dst)
+    else:
+        src_dt = dtype_of(src) if isinstance(src, Tracer) else numpy.asarray(src).dtype
     if not numpy.can_cast(src_dt, dtype_of(dst), casting):
         raise InPlaceError(
             f"numpy.copyto: cannot cast from {src_dt} to {dtype_of(dst)} with casting rule "
@@ -1020,7 +1030,7 @@ def put(x: Tracer, indices: Any, values: Any, mode: str = "raise") -> None:
         vals = ravel(values)
         n = shape(vals)[0]
     else:
-        vals = numpy.ravel(values)
+        vals = numpy.ravel(_cast(values, dtype_of(x)))
         n = vals.size
     if n != idx.size:
         vals = take(vals, numpy.arange(idx.size) % n)
@@ -1332,10 +1342,11 @@ def _plain(v: Any) -> Any:
     return v.val if type(v) is Buffer else v
 
 
-def _cycled(values: Any, n: int) -> Any:
-    """The first ``n`` of ``values`` repeated (NumPy's rule for put/place/flat writes)."""
+def _cycled(values: Any, n: int, dtype: Any) -> Any:
+    """The first ``n`` of ``values`` repeated (NumPy's rule for put/place/flat writes),
+    Python values converted into the written array's ``dtype`` as NumPy converts them."""
     values = traced_sequence(values)
-    flat = ravel(values) if isinstance(values, Tracer) else numpy.ravel(values)
+    flat = ravel(values) if isinstance(values, Tracer) else numpy.ravel(_cast(values, dtype))
     m = shape(flat)[0]
     return flat if m == n else take(flat, numpy.arange(n) % m)
 
@@ -1364,7 +1375,7 @@ def putmask_writer(a: Any, mask: Any, values: Any) -> None:
             "write a = fnp.where(mask, values_shaped_like_a, a)"
         )
     positions = numpy.flatnonzero(numpy.broadcast_to(concrete, shape(a)))
-    vals = _cycled(values, int(numpy.prod(shape(a))))
+    vals = _cycled(values, int(numpy.prod(shape(a))), dtype_of(a))
     vals = take(vals, positions) if isinstance(vals, Tracer) else numpy.asarray(vals)[positions]
     assign(a, reshape(updated(ravel(a), positions, vals), shape(a)))
 
@@ -1380,7 +1391,8 @@ def place_writer(arr: Any, mask: Any, vals: Any) -> None:
             "used differs per example; write arr = fnp.where(mask, v, arr)"
         )
     positions = numpy.flatnonzero(numpy.broadcast_to(concrete, shape(arr)))
-    assign(arr, reshape(updated(ravel(arr), positions, _cycled(vals, positions.size)), shape(arr)))
+    vals = _cycled(vals, positions.size, dtype_of(arr))
+    assign(arr, reshape(updated(ravel(arr), positions, vals), shape(arr)))
 
 
 def fill_diagonal_writer(a: Any, val: Any, wrap: bool = False) -> None:
@@ -1399,7 +1411,7 @@ def fill_diagonal_writer(a: Any, val: Any, wrap: bool = False) -> None:
         step = 1 + int(numpy.cumprod(s[:-1]).sum())
         end = None
     positions = numpy.arange(int(numpy.prod(s)))[:end:step]
-    assign(a, reshape(updated(ravel(a), positions, _cycled(val, positions.size)), s))
+    assign(a, reshape(updated(ravel(a), positions, _cycled(val, positions.size, dtype_of(a))), s))
 
 
 def put_along_axis_writer(arr: Any, indices: Any, values: Any, axis: Any) -> None:

@@ -113,6 +113,15 @@ def _abs2(x: Any) -> Any:
     return ufuncs.real(x * ufuncs.conj(x)) if _is_complex(x) else x * x
 
 
+def _dot_square(v: Any) -> Any:
+    """``sum(|v|**2)`` of a vector as NumPy's ``norm`` sums it over all elements: the dot
+    product of ``v`` with itself (of its real and imaginary parts for complex ``v``)."""
+    if _is_complex(v):
+        re, im = ufuncs.real(v), ufuncs.imag(v)
+        return products.vecdot(re, re) + products.vecdot(im, im)
+    return products.vecdot(v, v)
+
+
 def _matrices(a: Any, name: str, square: bool = True) -> Any:
     a = _float(a, name)
     rank = helpers.ndim(a)
@@ -675,7 +684,7 @@ def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> A
     rank = helpers.ndim(x)
     if axis is None:
         if ord is None or (ord in ("f", "fro") and rank == 2) or (ord == 2 and rank == 1):
-            out = ufuncs.sqrt(reductions.sum(_abs2(x)))
+            out = ufuncs.sqrt(_dot_square(manipulation.ravel(x)))
             return manipulation.reshape(out, (1,) * rank) if keepdims else out
         if rank not in (1, 2):
             raise ValueError("Improper number of dimensions to norm.")

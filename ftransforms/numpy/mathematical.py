@@ -27,7 +27,6 @@ from ftransforms.numpy.ufuncs import (
     imag,
     isnan,
     loop_dtype,
-    power,
     real,
     signbit,
     sqrt,
@@ -192,7 +191,7 @@ def float_power(x1: Any, x2: Any) -> Any:
         12.0
     """
     dt = numpy.result_type(dtype_of(x1), dtype_of(x2), numpy.float64)
-    return power(astype(x1, dt), astype(x2, dt))
+    return _ew.float_power_p.bind(astype(x1, dt), astype(x2, dt))
 
 
 def deg2rad(x: Any) -> Any:

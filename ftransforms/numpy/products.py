@@ -40,6 +40,8 @@ __all__ = [
     "trace",
     "cross",
     "vecdot",
+    "matvec",
+    "vecmat",
 ]
 
 
@@ -401,9 +403,16 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axi
     return moveaxis(stack(out, axis=-1), -1, axisc)
 
 
+def _conj(x: Any) -> Any:
+    """``conj(x)`` of a complex ``x``; any other ``x`` as it is (NumPy's conjugate of
+    bools is int8, and vecdot of bools stays bool)."""
+    return conj(x) if dtype_of(x).kind == "c" else x
+
+
 @implements("numpy.vecdot")
 def vecdot(x1: Any, x2: Any, axis: int = -1) -> Any:
-    """``numpy.linalg.vecdot`` / ``numpy.vecdot``: sum(conj(x1) * x2) along ``axis``.
+    """``numpy.linalg.vecdot`` / ``numpy.vecdot``: sum(conj(x1) * x2) along ``axis``,
+    summed as NumPy's dot product of the two vectors (its rounding, to the bit).
 
     Example:
         >>> import numpy as np
@@ -416,4 +425,54 @@ def vecdot(x1: Any, x2: Any, axis: int = -1) -> Any:
         >>> ft.grad(lambda x: fnp.vecdot(x, np.array([2.0, 3.0])))(np.zeros(2)).tolist()
         [2.0, 3.0]
     """
-    return sum(conj(x1) * x2, axis=axis)
+    x1, x2 = _sequence_as_array(x1), _sequence_as_array(x2)
+    if ndim(x1) == 0 or ndim(x2) == 0:
+        raise ValueError("vecdot: input operand does not have enough dimensions")
+    n1, n2 = shape(x1)[normalize_axis(axis, ndim(x1))], shape(x2)[normalize_axis(axis, ndim(x2))]
+    if n1 != n2:
+        raise ValueError(f"vecdot: the vectors' lengths along axis {axis} differ: {n1} and {n2}")
+    row = moveaxis(_conj(x1), axis, -1)[..., None, :]  # (..., 1, n) @ (..., n, 1): a dot
+    return matmul(row, moveaxis(x2, axis, -1)[..., :, None])[..., 0, 0]
+
+
+@implements("numpy.matvec")
+def matvec(x1: Any, x2: Any) -> Any:
+    """``numpy.matvec`` (NumPy 2.2): the matrix-vector product ``x1 @ x2`` over the last
+    two axes of ``x1`` and the last of ``x2``, broadcast over the axes before (no
+    conjugation).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> A = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> fnp.matvec(A, np.array([[1.0, 0.0], [1.0, 1.0]])).tolist()  # two vectors
+        [[1.0, 3.0], [3.0, 7.0]]
+        >>> ft.grad(lambda v: fnp.matvec(A, v).sum())(np.zeros(2)).tolist()
+        [4.0, 6.0]
+    """
+    x1, x2 = _sequence_as_array(x1), _sequence_as_array(x2)
+    if ndim(x1) < 2 or ndim(x2) < 1:
+        raise ValueError("matvec: input operand does not have enough dimensions")
+    return matmul(x1, x2[..., :, None])[..., 0]
+
+
+@implements("numpy.vecmat")
+def vecmat(x1: Any, x2: Any) -> Any:
+    """``numpy.vecmat`` (NumPy 2.2): the vector-matrix product ``conj(x1) @ x2`` over the
+    last axis of ``x1`` and the last two of ``x2``, broadcast over the axes before.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> import ftransforms.numpy as fnp
+        >>> A = np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> fnp.vecmat(np.array([1.0, 1.0]), A).tolist()  # the column sums
+        [4.0, 6.0]
+        >>> ft.grad(lambda v: fnp.vecmat(v, A).sum())(np.zeros(2)).tolist()  # the row sums
+        [3.0, 7.0]
+    """
+    x1, x2 = _sequence_as_array(x1), _sequence_as_array(x2)
+    if ndim(x1) < 1 or ndim(x2) < 2:
+        raise ValueError("vecmat: input operand does not have enough dimensions")
+    return matmul(_conj(x1)[..., None, :], x2)[..., 0, :]

@@ -209,12 +209,27 @@ def _handle_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
             out = ufunc_methods.accumulate(fn, inputs[0], axis=axis)
         elif method == "reduceat":
             indices = inputs[1]._concrete() if isinstance(inputs[1], Tracer) else inputs[1]
-            out = ufunc_methods.reduceat(fn, inputs[0], helpers.to_host(indices), axis=axis)
+            a = inputs[0]  # NumPy reduces in dtype=, add/multiply by default as its sum
+            if dtype is not None:
+                a = ufuncs.astype(a, dtype)
+            elif name in _ACCUMULATE:
+                a = ufuncs.astype(a, _sum_dtype(helpers.dtype_of(a)))
+            out = ufunc_methods.reduceat(fn, a, helpers.to_host(indices), axis=axis)
         else:
             out = ufunc_methods.outer(fn, *inputs)
     else:
         raise _unsupported(f"numpy.{name}.{method}", inputs)
     return out if dtype is None else ufuncs.astype(out, dtype)
+
+
+def _sum_dtype(dt: Any) -> Any:
+    """The dtype NumPy's add/multiply reductions accumulate ``dt`` in: bools and integers
+    narrower than the default integer widened to it (``numpy.int_`` / ``numpy.uint``)."""
+    if dt.kind == "b" or (dt.kind == "i" and dt.itemsize < 8):
+        return numpy.dtype(numpy.int_)
+    if dt.kind == "u" and dt.itemsize < 8:
+        return numpy.dtype(numpy.uint)
+    return dt
 
 
 #: The in-place operator whose write NumPy makes with each ufunc (``a += t`` is
@@ -392,12 +407,16 @@ def _call_with_keywords(
         fn = NAMESPACE.get(UFUNC_ALIASES.get(name, name)) or _scipy_special_ufunc(ufunc)
         if fn is None:
             raise _unsupported(f"numpy.{name}", inputs)
+    core = {}  # a gufunc's axis= (np.vecdot(a, b, axis=0)): the function's own keyword
+    if ufunc.signature is not None and "axis" in kwargs:
+        kwargs = dict(kwargs)
+        core["axis"] = kwargs.pop("axis")
     loop = _loop_dtypes(ufunc, inputs, kwargs, out_dtypes, form)
     cast = tuple(  # a Python scalar stays weak: it takes the other operands' dtype
         v if type(v) in (int, float, complex) or _operand_dtype(v) == dt else ufuncs.astype(v, dt)
         for v, dt in zip(inputs, loop[: ufunc.nin])
     )
-    out = fn(*cast)
+    out = fn(*cast, **core)
     results = out if isinstance(out, tuple) else (out,)
     results = tuple(
         r if helpers.dtype_of(r) == dt else ufuncs.astype(r, dt)
@@ -697,13 +716,15 @@ def handle_function(func: Any, args: tuple, kwargs: dict) -> Any:
         return view(*args, **kwargs)
     if len(args) > 2:  # np.dot(a, b, out) is the shortest: NumPy's out taken by position
         args, kwargs = _out_by_keyword(func, args, kwargs)
-    if kwargs.get("out") is not None:
+    if "out" in kwargs:
         kwargs = dict(kwargs)
         out = kwargs.pop("out")
-        result = handle_function(func, args, kwargs)
-        return inplace.write_out(
-            f"{_call_form(args)}numpy.{func.__name__}(..., out=...)", out, result
-        )
+        if out is not None:
+            result = handle_function(func, args, kwargs)
+            return inplace.write_out(
+                f"{_call_form(args)}numpy.{func.__name__}(..., out=...)", out, result
+            )
+        # out=None is NumPy's default (wrappers pass it on): the call without it
     fn = FUNCTIONS.get(func)
     if _only_buffers(args, kwargs) and not _writes_an_argument(func, args, kwargs):
         # NumPy's own function on the buffers' values (no tracer involved): its new arrays

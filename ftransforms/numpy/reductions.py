@@ -34,6 +34,7 @@ from ftransforms.numpy.ufuncs import (
     astype,
     conj,
     float_input,
+    imag,
     isnan,
     logical_and,
     logical_not,
@@ -126,6 +127,8 @@ def sum(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **k
     """
     dtype = _unpromoted(x, dtype, kw)
     x = _prepare(x, dtype)
+    if kw and _in_numpys_order(x, kw):
+        return _in_dtype(_masked_sum(x, axis, keepdims, kw), dtype)
     x, initial = _masked("sum", x, kw, 0)
     no_extra_args("sum", kw)
     out = _red.reduce_sum_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
@@ -172,7 +175,10 @@ def max(x: Any, axis: Any = None, keepdims: bool = False, **kw: Any) -> Any:  # 
     """
     x, initial = _masked("max", x, kw, None)
     no_extra_args("max", kw)
-    out = _red.reduce_max_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
+    axes = normalize_axes(axis, ndim(x))
+    if initial is not None and _reduced_count(x, axes) == 0:
+        return _initial_only(x, axes, keepdims, initial)
+    out = _red.reduce_max_p.bind(x, axis=axes, keepdims=keepdims)
     return out if initial is None else maximum(_initial_in(initial, out), out)
 
 
@@ -193,11 +199,22 @@ def min(x: Any, axis: Any = None, keepdims: bool = False, **kw: Any) -> Any:  # 
     """
     x, initial = _masked("min", x, kw, None)
     no_extra_args("min", kw)
-    out = _red.reduce_min_p.bind(x, axis=normalize_axes(axis, ndim(x)), keepdims=keepdims)
+    axes = normalize_axes(axis, ndim(x))
+    if initial is not None and _reduced_count(x, axes) == 0:
+        return _initial_only(x, axes, keepdims, initial)
+    out = _red.reduce_min_p.bind(x, axis=axes, keepdims=keepdims)
     return out if initial is None else minimum(_initial_in(initial, out), out)
 
 
 amax, amin = max, min
+
+
+def _initial_only(x: Any, axes: tuple, keepdims: bool, initial: Any) -> Any:
+    """A max/min over no elements with ``initial=``: ``initial`` (in ``x``'s dtype) in
+    the result's shape, as NumPy gives it (the reduction itself has no identity)."""
+    s = shape(x)
+    out = tuple(1 if i in axes else n for i, n in enumerate(s) if keepdims or i not in axes)
+    return full(out, _initial_in(initial, x), dtype=dtype_of(x))
 
 
 @implements(numpy.any)
@@ -266,6 +283,13 @@ def mean(x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False, **
         >>> ft.grad(fnp.mean)(np.array([1.0, 2.0, 3.0, 4.0]))
         array([0.25, 0.25, 0.25, 0.25])
     """
+    mask = kw.get("where", True)
+    if mask is True or mask is None:
+        if _reduced_count(x, axis) == 0:  # NumPy's warning before its 0 / 0
+            warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
+    else:
+        counts = sum(broadcast_to(mask, shape(x)), axis=axis)
+        helpers.warn_for_data(counts == 0, "Mean of empty slice")
     if dtype is None and dtype_of(x) == numpy.float16:
         # NumPy's mean sums and divides float16 in float32 and rounds the quotient once
         # (its var and std take their mean in float16: _mean_in_dtype)
@@ -382,7 +406,18 @@ def _ddof(name: str, ddof: Any, correction: Any) -> Any:
 
 
 def _abs2(c: Any) -> Any:
-    """``|c|**2``: ``c * c`` for real ``c``; real-valued ``c * conj(c)`` for complex, as NumPy."""
+    """``|c|**2`` as ``numpy.var`` squares deviations: ``c * c`` for real ``c``;
+    ``re * re + im * im`` for complex (NumPy's fast path through a float view, which
+    rounds otherwise than the complex product ``c * conj(c)``)."""
+    if dtype_of(c).kind == "c":
+        re, im = real(c), imag(c)
+        return re * re + im * im
+    return c * c
+
+
+def _nan_abs2(c: Any) -> Any:
+    """``|c|**2`` as ``numpy.nanvar`` squares deviations: the real part of the complex
+    product ``c * conj(c)`` for complex ``c``."""
     if dtype_of(c).kind == "c":
         return real(c * conj(c))
     return c * c
@@ -479,6 +514,32 @@ def cumsum(x: Any, axis: int | None = None, dtype: Any = None) -> Any:
     if axis is None:
         x, axis = ravel(x), 0
     return _in_dtype(_red.cumsum_p.bind(x, axis=normalize_axis(axis, ndim(x))), dtype)
+
+
+def _in_numpys_order(x: Any, kw: dict) -> bool:
+    """Whether ``sum(x, where=..., initial=...)`` is NumPy's masked reduction (NOTE
+    [masked sums in NumPy's order]): float and complex sums with a mask or a constant
+    ``initial`` (integer sums are exact in any order; a traced ``initial`` is added)."""
+    mask, initial = kw.get("where"), kw.get("initial")
+    if (mask is None or mask is True) and (initial is None or isinstance(initial, Tracer)):
+        return False
+    return dtype_of(x).kind in "fc" and not isinstance(initial, Tracer)
+
+
+def _masked_sum(x: Any, axis: Any, keepdims: bool, kw: dict) -> Any:
+    """``numpy.sum(x, axis, keepdims=..., where=..., initial=...)`` in NumPy's order."""
+    mask, initial = kw.pop("where", None), kw.pop("initial", None)
+    no_extra_args("sum", kw)
+    if mask is None or mask is True:
+        mask = numpy.ones(shape(x), dtype=bool)
+    elif isinstance(mask, (list, tuple)) and not helpers.holds_tracer(mask):
+        mask = numpy.asarray(mask, dtype=bool)  # NumPy's conversion of a sequence
+    mask = broadcast_to(mask, shape(x))
+    if initial is not None:
+        initial = _initial_in(initial, x)
+        initial = initial if isinstance(initial, Tracer) else numpy.asarray(initial)[()]
+    axes = normalize_axes(axis, ndim(x))
+    return _red.reduce_sum_where_p.bind(x, mask, axis=axes, keepdims=keepdims, initial=initial)
 
 
 def _initial_in(initial: Any, out: Any) -> Any:
@@ -668,15 +729,17 @@ def nanvar(
     # Counts in the input's float dtype: an integer count would promote float32 to float64.
     kind = dtype_of(a)
     count_dtype = numpy.finfo(kind).dtype if kind.kind in "fc" else numpy.dtype(numpy.float64)
+    # NumPy sums under the where= mask (its order: NOTE [masked sums in NumPy's order])
+    masked = {} if where is True else {"where": where}
     if mean is None:
         count = sum(valid, axis=axis, keepdims=True, dtype=count_dtype)
         with numpy.errstate(divide="ignore", invalid="ignore"):  # an all-NaN slice: below
-            mean = sum(_select(valid, a, 0.0), axis=axis, keepdims=True) / count
+            mean = _by_count(sum(_select(valid, a, 0.0), axis=axis, keepdims=True, **masked), count)
     # Mask before squaring: (nan - mean)**2 would put a NaN in the cotangent of every entry.
-    sq = _abs2(_select(valid, a - mean, 0.0))
+    sq = _nan_abs2(_select(valid, a - mean, 0.0))
     dof = sum(valid, axis=axis, keepdims=keepdims, dtype=count_dtype) - ddof
     with numpy.errstate(divide="ignore", invalid="ignore"):  # NumPy: NaN, one warning
-        out = sum(sq, axis=axis, keepdims=keepdims) / dof
+        out = sum(sq, axis=axis, keepdims=keepdims, **masked) / dof
     bad = dof <= 0
     helpers.warn_for_data(bad, "Degrees of freedom <= 0 for slice.")
     out = _select(bad, numpy.nan, out)

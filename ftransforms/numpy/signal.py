@@ -29,7 +29,7 @@ from ftransforms.numpy.indexing import getitem, take, where
 from ftransforms.numpy.manipulation import atleast_1d, broadcast_to, concatenate, ravel, reshape
 from ftransforms.numpy.products import matmul
 from ftransforms.numpy.rearranging import flip
-from ftransforms.numpy.reductions import cumsum, diff
+from ftransforms.numpy.reductions import cumsum, diff, sum
 from ftransforms.numpy.sorting import argsort, searchsorted
 from ftransforms.numpy.ufuncs import (
     abs,
@@ -190,18 +190,33 @@ PATCHED_WHILE_ACTIVE.append(
 
 
 def _conv_full(a: Any, v: Any) -> Any:
-    """The full 1-D convolution ``out[k] = sum_j a[k - j] v[j]`` as one gather and one
-    matrix-vector product (the windows are taken from the longer operand)."""
+    """The full 1-D convolution ``out[k] = sum_j a[k - j] v[j]``: where the operands
+    overlap fully, one gather of windows of the longer operand and one matrix-vector
+    product; the ``m - 1`` partial overlaps at each end sum only the pairs that exist
+    (a zero pad times an inf or NaN of ``v`` would be NaN where NumPy has a number)."""
     if shape(a)[0] < shape(v)[0]:
         a, v = v, a
     n, m = shape(a)[0], shape(v)[0]
     if m == 1:
         return a * v
+    xp = xp_of(a)
+    taps = flip(v)
+    cols = xp.arange(m)[None, :]
+    middle = matmul(take(a, xp.arange(n - m + 1)[:, None] + cols), taps)
     zeros = creation.zeros((m - 1,), dtype_of(a), like=a)
     padded = concatenate([zeros, a, zeros])
-    xp = xp_of(a)
-    index = xp.arange(n + m - 1)[:, None] + xp.arange(m)[None, :]
-    return matmul(take(padded, index), flip(v))
+    left_rows = xp.arange(m - 1)[:, None]  # out[k], k < m - 1: pairs with k + c >= m - 1
+    with numpy.errstate(invalid="ignore"):  # a pad's 0 * inf: masked out below
+        left = take(padded, left_rows + cols) * taps
+    right_rows = xp.arange(n, n + m - 1)[:, None]  # k >= n: pairs with k + c <= n + m - 2
+    with numpy.errstate(invalid="ignore"):
+        right = take(padded, right_rows + cols) * taps
+    ends = [
+        sum(left, axis=-1, where=left_rows + cols >= m - 1),
+        sum(right, axis=-1, where=right_rows + cols <= n + m - 2),
+    ]
+    dt = dtype_of(middle)  # (a masked sum of bools counts them)
+    return concatenate([astype(ends[0], dt), middle, astype(ends[1], dt)])
 
 
 def _mode(mode: Any) -> str:

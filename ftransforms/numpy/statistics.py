@@ -15,7 +15,7 @@ import numpy
 
 import ftransforms.numpy.helpers as helpers
 from ftransforms.core.tracer import Tracer
-from ftransforms.numpy.creation import as_operand, ones_like, zeros
+from ftransforms.numpy.creation import as_operand, full, ones_like, zeros
 from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import (
     constant_like,
@@ -55,7 +55,18 @@ from ftransforms.numpy.manipulation import (
 from ftransforms.numpy.products import matmul
 from ftransforms.numpy.ranges import arange
 from ftransforms.numpy.rearranging import flip
-from ftransforms.numpy.reductions import any, argmin, average, cumsum, max, mean, min, std, sum
+from ftransforms.numpy.reductions import (
+    any,
+    argmin,
+    average,
+    cumsum,
+    max,
+    mean,
+    min,
+    nanmean,
+    std,
+    sum,
+)
 from ftransforms.numpy.sorting import argsort, searchsorted, sort
 from ftransforms.numpy.ufuncs import (
     abs,
@@ -134,8 +145,14 @@ def median(
             out = reshape(out, tuple(1 if i in axes else n for i, n in enumerate(helpers.shape(a))))
         return out
     ax = axes[0]
-    s = sort(a, axis=ax)
     n = helpers.shape(a)[ax]
+    if n == 0:  # NumPy: the mean of no middle values, NaN with its warning
+        warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
+        dt = dtype_of(a)
+        one = tuple(1 if i == ax else k for i, k in enumerate(helpers.shape(a)))
+        out = full(one, numpy.nan, dtype=numpy.float64 if dt.kind in "biu" else dt)
+        return out if keepdims else squeeze(out, axis=ax)
+    s = sort(a, axis=ax)
     lead = (slice(None),) * ax
     lo = getitem(s, lead + (slice((n - 1) // 2, (n - 1) // 2 + 1),))
     hi = getitem(s, lead + (slice(n // 2, n // 2 + 1),))
@@ -516,6 +533,9 @@ def nanmedian(
     # axis, np.median's np.mean of the two (float16 summed in float32).
     a = as_operand(a)
     dims = ndim(a)
+    if math.prod(helpers.shape(a)) == 0:  # NumPy: nanmean's NaN (and its warning)
+        no_extra_args("nanmedian", {"out": out})
+        return nanmean(a, axis=axis, keepdims=bool(keepdims))
     reduced = math.prod(helpers.shape(a)[i] for i in normalize_axes(axis, dims)) if dims else 1
     small = axis is not None and dims > 1 and reduced < 600
     kw = {"out": out, "overwrite_input": overwrite_input, "two_middle": "sum" if small else "mean"}

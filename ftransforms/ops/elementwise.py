@@ -886,6 +886,25 @@ power_p = defbinary(
     doc=_POWER_DOC,
 )
 
+_FLOAT_POWER_DOC = """``fnp.float_power(x1, x2)``: ``x1 ** x2`` through NumPy's ``float_power``
+loop (its float64/complex128 operands cast by the caller; NumPy's ``power`` of float64
+rounds otherwise in the last bit), with :func:`power`'s partial derivatives.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms.numpy as fnp
+    >>> x = np.array([2.0, 0.4])
+    >>> fnp.float_power(x, 2.5).tolist() == np.float_power(x, 2.5).tolist()
+    True
+"""
+float_power_p = defbinary(
+    "float_power",
+    lambda xp, x1, x2: xp.float_power(x1, x2),
+    _pow_partial_base,
+    _pow_partial_exponent,
+    doc=_FLOAT_POWER_DOC,
+)
+
 
 def _balanced_eq(x, y, other):
     """1 where x == y (the output) and other differs, 0.5 where all three tie, else 0."""

@@ -96,10 +96,10 @@ def _einsum_operand_cotangent(y_bar, operands, ins, out, i, optimize):
     else) is broadcast back.
     """
     x = operands[i]
-    sizes: dict[str, int] = {}  # a letter's size: the largest (a size-1 axis broadcasts)
+    sizes: dict[str, int] = {}  # a letter's size: any but 1 (a size-1 axis broadcasts; 0 too)
     for s, op in zip(ins, operands):
         for c, n in zip(s, op.shape):
-            sizes[c] = max(n, sizes.get(c, 1))
+            sizes[c] = n if n != 1 else sizes.get(c, 1)
     fresh = _fresh_letters("".join(ins) + out)
     target = ""
     subs = [s for j, s in enumerate(ins) if j != i] + [out]
@@ -119,7 +119,7 @@ def _einsum_operand_cotangent(y_bar, operands, ins, out, i, optimize):
         res = lax.reshape(res, tuple(res.shape[kept.index(c)] if c in kept else 1 for c in target))
     # an axis of x that the others meet with size 1 (broadcast): the cotangent is the same
     # along it; one of size 1 in x that they meet larger: summed (unbroadcast)
-    full = tuple(max(r, n) for r, n in zip(res.shape, lax.shape(x)))
+    full = tuple(n if r == 1 else r for r, n in zip(res.shape, lax.shape(x)))
     if full != tuple(res.shape):
         res = lax.broadcast_to(res, full)
     return unbroadcast(res, x)

@@ -74,6 +74,38 @@ reduce_sum_p = defop(
 )
 
 
+# NOTE [masked sums in NumPy's order]: ``np.sum(x, where=m, initial=c)`` is not the sum of
+# ``where(m, x, 0)``: NumPy starts from ``c`` (or 0) and adds each run of selected
+# elements, each run summed pairwise, so the grouping (and the last bits) follows the
+# mask.  ``reduce_sum_where(x, mask)`` (``mask`` shaped as ``x``) is that reduction:
+# NumPy's own ``add.reduce(..., where=mask, initial=...)``; linear in ``x`` (its
+# derivative the same masked sum without ``initial``, its transpose the cotangent where
+# the mask is set); batched with both operands' batch axis in front, where NumPy's
+# reduction of each row is the reduction of that row alone.
+def _sum_where_impl(xp, x, mask, axis, keepdims, initial):
+    kw = {} if initial is None else {"initial": initial}
+    if type(x) is numpy.ndarray:
+        return numpy.add.reduce(x, axis=axis, keepdims=keepdims, where=mask, **kw)
+    return xp.sum(x, axis=axis, keepdims=keepdims, where=mask, **kw)
+
+
+def _sum_where_jvp(x_dot, y, x, mask, axis, keepdims, initial):
+    return reduce_sum_where_p.bind(x_dot, mask, axis=axis, keepdims=keepdims, initial=None)
+
+
+def _sum_where_vjp(y_bar, y, x, mask, axis, keepdims, initial):
+    zero = lax.zeros_like(x)
+    return lax.select(mask, expand_reduced(y_bar, x, axis, keepdims), zero)
+
+
+reduce_sum_where_p = defop(
+    "reduce_sum_where",
+    _sum_where_impl,
+    jvp=(_sum_where_jvp, None),
+    vjp=(_sum_where_vjp, None),
+)
+
+
 def _extremum_weights(y, x, axis, keepdims):
     """1/count at the positions that attain the extremum, 0 elsewhere."""
     hits = (x == expand_reduced(y, x, axis, keepdims)).astype(x.dtype)
