@@ -551,6 +551,8 @@ def _python_arithmetic_differs(name: str, values: list) -> str | None:
     NumPy's is inf; ``flag + flag`` and ``~flag`` of Python bools are ints.  A value
     traced below this level cannot be looked at: a division or power gives up, a sum or
     product is let be."""
+    if name in _POWER_SPELLINGS and len(values) == 1:  # NumPy's ``t ** -1`` is reciprocal(t)
+        name, values = "power", [values[0], _POWER_SPELLINGS[name]]
     if name in _BOOL_ARITHMETIC and all(_dtype(v).kind == "b" for v in values):
         return f"is a bool in {name}"  # True + True is 2, ~True is -2; NumPy's bools stay bools
     if name not in _DIVIDING and name not in _GROWING:
@@ -586,6 +588,8 @@ _DIVIDING = frozenset({"divide", "floor_divide", "remainder", "divmod"})
 _BOOL_ARITHMETIC = frozenset(
     {"add", "subtract", "multiply", "invert", "logical_not", "negative", "power"}
 )
+#: The ops NumPy's ``**`` takes for these Python exponents (``array_methods.__pow__``).
+_POWER_SPELLINGS = {"reciprocal": -1, "square": 2, "sqrt": 0.5}
 #: The ops whose integer results a Python int holds exactly and an int64 may not.
 _GROWING = frozenset({"add", "subtract", "multiply", "power", "left_shift"})
 
