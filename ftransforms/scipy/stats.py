@@ -439,10 +439,11 @@ class _Cauchy(_Continuous):
         return -math.log(math.pi) - fnp.log1p(z * z)
 
     def _cdf(self, z):
-        return 0.5 + fnp.arctan(z) / math.pi
+        # atan2(1, -z) = pi/2 + atan(z): no 1/2 - 1/2 cancellation in the left tail
+        return fnp.arctan2(1.0, -z) / math.pi
 
     def _sf(self, z):
-        return 0.5 - fnp.arctan(z) / math.pi
+        return fnp.arctan2(1.0, z) / math.pi
 
     def _ppf(self, q):
         # tan(pi (q - 1/2)) in the middle (q - 1/2 is exact there); in the tails the same
@@ -779,13 +780,27 @@ class _T(_Continuous):
             - 0.5 * (df + 1.0) * fnp.log1p(z * z / df)
         )
 
-    def _tail(self, z, df):
-        """``P(T > |z|)``, ``betainc(df/2, 1/2, df / (df + z**2)) / 2``."""
-        return 0.5 * _special("betainc")(0.5 * df, 0.5, df / (df + z * z))
-
     def _cdf(self, z, df):
-        tail = self._tail(z, df)
-        return fnp.where(z > 0, 1.0 - tail, tail)
+        # NOTE [t cdf near 0]: the tail form P(T > |z|) = betainc(df/2, 1/2, df/(df + z**2))
+        # / 2 has 1 - x = z**2 / (df + z**2) lost to rounding near z = 0 (the density of
+        # betainc there, (1 - x)**(-1/2), kept 6 digits at z = 1e-5) and the derivative
+        # inf * 0 = NaN at z = 0 (in z and df, so t.ppf(0.5, df) in df).  For z**2 < df it
+        # is P(|T| < |z|) = betainc(1/2, df/2, z**2 / (df + z**2)), exact in 1 - x; below
+        # |z| = 1e-8 sqrt(df), where z**2 / df is under the rounding of 1, the line
+        # 1/2 + pdf(0) z (every derivative to the second order exact to rounding).
+        z2 = z * z
+        center = z2 < df
+        tiny = z2 < 1e-16 * df
+        zc = fnp.where(center & ~tiny, z, fnp.sqrt(df))  # inside each branch's domain
+        zt = fnp.where(center, 2.0 * fnp.sqrt(df), z)
+        betainc = _special("betainc")
+        half = 0.5 * betainc(0.5, 0.5 * df, zc * zc / (df + zc * zc))
+        mid = 0.5 + fnp.where(z > 0, half, -half)
+        tail = 0.5 * betainc(0.5 * df, 0.5, df / (df + zt * zt))
+        far = fnp.where(z > 0, 1.0 - tail, tail)
+        log_pdf0 = fsp.gammaln(0.5 * (df + 1.0)) - fsp.gammaln(0.5 * df)
+        line = 0.5 + fnp.exp(log_pdf0 - 0.5 * fnp.log(df * math.pi)) * z
+        return fnp.where(tiny, line, fnp.where(center, mid, far))
 
     def _sf(self, z, df):
         return self._cdf(-z, df)
@@ -1228,8 +1243,14 @@ class _Gennorm(_Continuous):
         return fnp.log(beta) - math.log(2.0) - fsp.gammaln(1.0 / beta) - fnp.abs(z) ** beta
 
     def _cdf(self, z, beta):
-        half = 0.5 * _special("gammaincc")(1.0 / beta, fnp.abs(z) ** beta)
-        return fnp.where(z > 0, 1.0 - half, half)
+        # |z|**beta under 1e-16 (z = 0 included): the line 1/2 + pdf(0) z; gammaincc's
+        # derivative there is x**(1/beta - 1) * d(|z|**beta) = inf * 0 (NaN in z and beta)
+        tiny = fnp.abs(z) ** beta < 1e-16
+        zs = fnp.where(tiny, 1.0, z)
+        half = 0.5 * _special("gammaincc")(1.0 / beta, fnp.abs(zs) ** beta)
+        pdf0 = beta / (2.0 * fsp.gamma(1.0 / beta))
+        line = 0.5 + pdf0 * z
+        return fnp.where(tiny, line, fnp.where(z > 0, 1.0 - half, half))
 
     def _sf(self, z, beta):
         return self._cdf(-z, beta)

@@ -617,18 +617,29 @@ class _Exponpow(_Positive):
     def _valid(self, b):
         return b > 0
 
-    def _lp(self, z, b):
+    def _e(self, z, b):
+        """``(expm1(z**b), whether z**b > 709)``: past 709 exp(z**b) overflows, and the
+        derivative of exp(-inf) (the sf, pdf and cdf there) was 0 * inf = NaN; so the
+        exponent is held at 709 there (the sf is 0 and the logsf/logpdf -inf in float64
+        either way)."""
         zb = z**b
-        return fnp.log(b) + fsp.xlogy(b - 1.0, z) + 1.0 + zb - fnp.exp(zb)
+        over = zb > 709.0
+        return fnp.expm1(fnp.where(over, 709.0, zb)), over
+
+    def _lp(self, z, b):
+        e, over = self._e(z, b)
+        lp = fnp.log(b) + fsp.xlogy(b - 1.0, z) - e + z**b
+        return fnp.where(over, -fnp.inf, lp)
 
     def _ls(self, z, b):
-        return -fnp.expm1(z**b)
+        e, over = self._e(z, b)
+        return fnp.where(over, -fnp.inf, -e)
 
     def _s(self, z, b):
-        return fnp.exp(-fnp.expm1(z**b))
+        return fnp.exp(-self._e(z, b)[0])
 
     def _c(self, z, b):
-        return -fnp.expm1(-fnp.expm1(z**b))
+        return -fnp.expm1(-self._e(z, b)[0])
 
     def _pq(self, q, b):
         return fnp.log1p(-fnp.log1p(-q)) ** (1.0 / b)
@@ -1726,6 +1737,19 @@ class _Anglit(_Bounded):
         return fnp.arccos(fnp.sqrt(q)) - math.pi / 4.0
 
 
+def _w_minus_sin(w: Any) -> Any:
+    """``w - sin(w)`` for ``w >= 0``, its Taylor series below 1 (the difference cancels:
+    the cosine distribution's cdf at ``w = pi + z`` near its lower end)."""
+    small = w < 1.0
+    ws = _where(small, w, 0.0)
+    w2, term, total = ws * ws, ws * ws * ws / 6.0, 0.0
+    for k in range(1, 10):  # w**(2k+1) / (2k+1)!, alternating; 10 terms reach 1e-19
+        total = total + term
+        term = -term * w2 / ((2 * k + 2) * (2 * k + 3))
+    wl = _where(small, 1.0, w)
+    return _where(small, total, wl - fnp.sin(wl))
+
+
 class _Cosine(_Bounded):
     """The cosine distribution on ``[-pi, pi]``: density ``(1 + cos z) / (2 pi)``.
 
@@ -1740,13 +1764,21 @@ class _Cosine(_Bounded):
         return -math.pi, math.pi
 
     def _lp(self, z):
-        return fnp.log1p(fnp.cos(z)) - math.log(2.0 * math.pi)
+        # 1 + cos z = 2 cos(z/2)**2: no cancellation near the ends (log1p(cos z) kept 11
+        # digits at the 1e-10 quantile, as SciPy's pdf)
+        end = fnp.abs(z) >= math.pi
+        zs = _where(end, 0.0, z)
+        return _where(end, -fnp.inf, 2.0 * fnp.log(fnp.cos(0.5 * zs)) - math.log(math.pi))
 
     def _c(self, z):
-        return (math.pi + z + fnp.sin(z)) / (2.0 * math.pi)
+        # (w - sin w) / (2 pi) with w = pi + z, the nearer end's form on each side
+        left = z < 0
+        w = fnp.where(left, math.pi + z, math.pi - z)
+        mass = _w_minus_sin(w) / (2.0 * math.pi)
+        return fnp.where(left, mass, 1.0 - mass)
 
     def _s(self, z):
-        return (math.pi - z - fnp.sin(z)) / (2.0 * math.pi)
+        return self._c(-z)
 
     def _stats(self):
         return 0.0, math.pi**2 / 3.0 - 2.0
