@@ -1008,6 +1008,9 @@ class _GumbelR(_Continuous):
     def _isf(self, q):
         return -fnp.log(-fnp.log1p(-q))
 
+    def _stats(self):
+        return _EULER, math.pi**2 / 6.0
+
 
 class _GumbelL(_Continuous):
     """The left-skewed Gumbel distribution, ``sf = exp(-exp(z))``.
@@ -1039,6 +1042,9 @@ class _GumbelL(_Continuous):
 
     def _isf(self, q):
         return fnp.log(-fnp.log(q))
+
+    def _stats(self):
+        return -_EULER, math.pi**2 / 6.0
 
 
 class _Pareto(_Continuous):
@@ -1080,6 +1086,12 @@ class _Pareto(_Continuous):
 
     def _isf(self, q, b):
         return fnp.exp(-fnp.log(q) / b)
+
+    def _stats(self, b):
+        ok1, ok2 = b > 1, b > 2
+        b1 = fnp.where(ok1, b - 1.0, 1.0)
+        var = b / (b1 * b1 * fnp.where(ok2, b - 2.0, 1.0))
+        return fnp.where(ok1, b / b1, fnp.inf), fnp.where(ok2, var, fnp.inf)
 
 
 class _Truncnorm(_Continuous):
@@ -1135,6 +1147,22 @@ class _Truncnorm(_Continuous):
 
     def _isf(self, q, a, b):
         return -self._ppf(q, -b, -a)  # the mirror image: accurate for small q
+
+    def _stats(self, a, b):
+        # mean (phi(a) - phi(b)) / Z, variance 1 + (a phi(a) - b phi(b)) / Z - mean**2 (an
+        # infinite end adds nothing: phi(+-inf) = 0)
+        _, _, _, log_z = self._mirror(a, b)
+
+        def phi(v):
+            fin = fnp.isfinite(v)
+            vs = fnp.where(fin, v, 0.0)
+            dens = fnp.exp(-0.5 * vs * vs - _LOG_SQRT_2PI)
+            return fnp.where(fin, dens, 0.0), fnp.where(fin, vs * dens, 0.0)
+
+        (pa, apa), (pb, bpb) = phi(a), phi(b)
+        z = fnp.exp(log_z)
+        mean = (pa - pb) / z
+        return mean, 1.0 + (apa - bpb) / z - mean * mean
 
 
 class _Vonmises(_Continuous):
@@ -1254,6 +1282,9 @@ class _Gennorm(_Continuous):
 
     def _sf(self, z, beta):
         return self._cdf(-z, beta)
+
+    def _stats(self, beta):
+        return 0.0, fnp.exp(fsp.gammaln(3.0 / beta) - fsp.gammaln(1.0 / beta))
 
 
 # -- discrete distributions ---------------------------------------------------------------
@@ -1518,6 +1549,10 @@ class _Betabinom(_Discrete):
         raise UnsupportedOperationError(
             "betabinom: only logpmf and pmf are supported (the cdf is a sum over k)"
         )
+
+    def _stats(self, n, a, b):
+        ab = a + b
+        return n * a / ab, n * a * b * (ab + n) / (ab * ab * (ab + 1.0))
 
 
 class _Hypergeom(_Discrete):

@@ -61,6 +61,13 @@ def _log1p_ratio(w: Any) -> Any:
     return _where(small, series, fnp.log1p(ws) / ws)
 
 
+def _raw_moments(raw: Any, ok1: Any, ok2: Any) -> tuple:
+    """``(mean, var)`` from the raw moments ``raw(1)``, ``raw(2)``; NaN (SciPy's) where
+    ``ok1``/``ok2`` say the first/second moment diverges."""
+    m1, m2 = raw(1.0), raw(2.0)
+    return fnp.where(ok1, m1, fnp.nan), fnp.where(ok2, m2 - m1 * m1, fnp.nan)
+
+
 _VALUED: dict[str, Primitive] = {}
 
 
@@ -392,6 +399,12 @@ class _Invweibull(_Positive):
     def _iq(self, q, c):
         return (-fnp.log1p(-q)) ** (-1.0 / c)
 
+    def _stats(self, c):
+        # E[X**n] = Gamma(1 - n/c) for c > n: NaN (SciPy's) where the mean diverges, and
+        # the variance infinite for 1 < c <= 2 (SciPy's Gamma of a negative number there)
+        mean, var = _raw_moments(lambda n: fsp.gamma(1.0 - n / c), c > 1, c > 2)
+        return mean, fnp.where((c > 1) & (c <= 2), fnp.inf, var)
+
 
 class _Lomax(_Positive):
     """The Lomax (Pareto II) distribution: ``sf = (1 + z)**(-c)``, ``z >= 0``.
@@ -464,6 +477,10 @@ class _Burr12(_Positive):
     def _iq(self, q, c, d):
         return fnp.expm1(-fnp.log(q) / d) ** (1.0 / c)
 
+    def _stats(self, c, d):
+        # E[X**n] = d B(d - n/c, 1 + n/c) for c d > n; SciPy's NaN where it diverges
+        return _raw_moments(lambda n: d * fsp.beta(d - n / c, 1.0 + n / c), c * d > 1, c * d > 2)
+
 
 class _Burr(_Positive):
     """The Burr type III distribution: ``cdf = (1 + z**(-c))**(-d)``.
@@ -496,6 +513,10 @@ class _Burr(_Positive):
 
     def _iq(self, q, c, d):
         return fnp.expm1(-fnp.log1p(-q) / d) ** (-1.0 / c)
+
+    def _stats(self, c, d):
+        # E[X**n] = d B(1 - n/c, d + n/c) for c > n; SciPy's NaN where it diverges
+        return _raw_moments(lambda n: d * fsp.beta(1.0 - n / c, d + n / c), c > 1, c > 2)
 
 
 class _Fisk(_Positive):
@@ -533,6 +554,10 @@ class _Fisk(_Positive):
 
     def _iq(self, q, c):
         return fnp.exp(-fsp.logit(q) / c)
+
+    def _stats(self, c):
+        # E[X**n] = B(1 - n/c, 1 + n/c) for c > n; SciPy's NaN where it diverges
+        return _raw_moments(lambda n: fsp.beta(1.0 - n / c, 1.0 + n / c), c > 1, c > 2)
 
 
 class _Gompertz(_Positive):
@@ -832,6 +857,11 @@ class _Halfgennorm(_Positive):
     def _iq(self, q, beta):
         return fsp.gammainccinv(1.0 / beta, q) ** (1.0 / beta)
 
+    def _stats(self, beta):
+        g1 = fsp.gammaln(1.0 / beta)
+        m1 = fnp.exp(fsp.gammaln(2.0 / beta) - g1)
+        return m1, fnp.exp(fsp.gammaln(3.0 / beta) - g1) - m1 * m1
+
 
 class _Gengamma(_Positive):
     """The generalized gamma distribution: density ``|c| z**(c a - 1) exp(-z**c) /
@@ -865,6 +895,17 @@ class _Gengamma(_Positive):
     def _iq(self, q, a, c):
         return _where(c > 0, fsp.gammainccinv(a, q), fsp.gammaincinv(a, q)) ** (1.0 / c)
 
+    def _stats(self, a, c):
+        # E[X**n] = Gamma(a + n/c) / Gamma(a), infinite where a + n/c <= 0 (c < 0)
+        def raw(n):
+            s = a + n / c
+            return fnp.where(
+                s > 0, fnp.exp(fsp.gammaln(fnp.where(s > 0, s, 1.0)) - fsp.gammaln(a)), fnp.inf
+            )
+
+        m1, m2 = raw(1.0), raw(2.0)
+        return m1, fnp.where(fnp.isinf(m2), fnp.inf, m2 - m1 * m1)
+
 
 class _Loggamma(_Bounded):
     """The log-gamma distribution: ``log(X)`` for ``X ~ gamma(c)``.
@@ -894,6 +935,9 @@ class _Loggamma(_Bounded):
 
     def _iq(self, q, c):
         return fnp.log(fsp.gammainccinv(c, q))
+
+    def _stats(self, c):
+        return fsp.digamma(c), fsp.polygamma(1, c)
 
 
 class _Betaprime(_Positive):
@@ -1226,6 +1270,11 @@ class _Johnsonsu(_Bounded):
     def _iq(self, q, a, b):
         return fnp.sinh((-_ndtri(q) - a) / b)
 
+    def _stats(self, a, b):
+        w = fnp.exp(1.0 / (b * b))
+        mean = -fnp.sqrt(w) * fnp.sinh(a / b)
+        return mean, 0.5 * (w - 1.0) * (w * fnp.cosh(2.0 * a / b) + 1.0)
+
 
 class _Johnsonsb(_Unit):
     """Johnson's SB distribution on ``(0, 1)``: ``cdf = Phi(a + b log(z / (1 - z)))``.
@@ -1296,6 +1345,9 @@ class _Genlogistic(_Bounded):
 
     def _iq(self, q, c):
         return -fnp.log(fnp.expm1(-fnp.log1p(-q) / c))
+
+    def _stats(self, c):
+        return _EULER + fsp.digamma(c), math.pi**2 / 6.0 + fsp.polygamma(1, c)
 
 
 class _Halflogistic(_Positive):
@@ -1395,6 +1447,16 @@ class _Loglaplace(_Positive):
     def _iq(self, q, c):
         low = q < 0.5
         return fnp.exp(_where(low, -fnp.log(2.0 * q), fnp.log(2.0 - 2.0 * q)) / c)
+
+    def _stats(self, c):
+        # E[X**n] = c**2 / (c**2 - n**2) for c > n, infinite otherwise (SciPy's)
+        def raw(n):
+            ok = c > n
+            cs = fnp.where(ok, c, n + 1.0)
+            return fnp.where(ok, cs * cs / (cs * cs - n * n), fnp.inf)
+
+        m1, m2 = raw(1.0), raw(2.0)
+        return m1, fnp.where(fnp.isinf(m2), fnp.inf, m2 - m1 * m1)
 
 
 class _LaplaceAsymmetric(_Bounded):
@@ -1568,6 +1630,9 @@ class _Dweibull(_Bounded):
     def _iq(self, q, c):
         return -self._pq(q, c)
 
+    def _stats(self, c):
+        return 0.0, fsp.gamma(1.0 + 2.0 / c)
+
 
 # -- bounded supports ------------------------------------------------------------------------
 
@@ -1736,6 +1801,9 @@ class _Anglit(_Bounded):
     def _iq(self, q):
         return fnp.arccos(fnp.sqrt(q)) - math.pi / 4.0
 
+    def _stats(self):
+        return 0.0, math.pi**2 / 16.0 - 0.5
+
 
 def _w_minus_sin(w: Any) -> Any:
     """``w - sin(w)`` for ``w >= 0``, its Taylor series below 1 (the difference cancels:
@@ -1810,6 +1878,10 @@ class _Bradford(_Unit):
     def _iq(self, q, c):
         return self._pq(1.0 - q, c)
 
+    def _stats(self, c):
+        k = fnp.log1p(c)
+        return (c - k) / (c * k), ((c + 2.0) * k - 2.0 * c) / (2.0 * c * k * k)
+
 
 class _Truncexpon(_Bounded):
     """The exponential distribution truncated to ``[0, b]``.
@@ -1843,6 +1915,11 @@ class _Truncexpon(_Bounded):
     def _iq(self, q, b):
         return self._pq(1.0 - q, b)
 
+    def _stats(self, b):
+        e = fnp.expm1(b)  # E[X] = 1 - b / (e**b - 1); E[X**2] = 2 - b (b + 2) / (e**b - 1)
+        m1 = 1.0 - b / e
+        return m1, 2.0 - b * (b + 2.0) / e - m1 * m1
+
 
 class _Reciprocal(_Bounded):
     """The log-uniform (reciprocal) distribution on ``[a, b]``.
@@ -1875,6 +1952,11 @@ class _Reciprocal(_Bounded):
 
     def _iq(self, q, a, b):
         return self._pq(1.0 - q, a, b)
+
+    def _stats(self, a, b):
+        lr = fnp.log(b) - fnp.log(a)
+        m1 = (b - a) / lr
+        return m1, (b * b - a * a) / (2.0 * lr) - m1 * m1
 
 
 class _Loguniform(_Reciprocal):
