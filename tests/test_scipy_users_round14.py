@@ -11,6 +11,8 @@ from program_oracles import fd_jacobian
 
 import ftransforms as ft
 import ftransforms.numpy as fnp
+from ftransforms.core.stack import current_stack
+from ftransforms.errors import UnsupportedOperationError
 
 # -- t and gennorm cdfs at their centre (NOTE [t cdf near 0]) -------------------------------
 
@@ -147,3 +149,65 @@ def test_mean_and_var_of_discrete_distributions(name, shapes):
         assert ft.grad(along)(shapes[i]) == pytest.approx(
             fd_jacobian(along, (shapes[i],), eps=1e-5), rel=1e-7
         )
+
+
+# -- ncx2, nct, ncf (NOTE [noncentral distributions valued by SciPy]) -----------------------
+
+NONCENTRAL = [("ncx2", (21.0, 1.06)), ("ncx2", (0.7, 8.0)), ("nct", (3.0, -2.0)),
+              ("ncf", (3.0, 10.0, 2.0))]  # fmt: skip
+
+
+@pytest.mark.parametrize("name,shapes", NONCENTRAL)
+def test_noncentral_distributions_values_and_derivatives(name, shapes):
+    dist = getattr(st, name)
+    kw = {"loc": 0.3, "scale": 1.7}
+    x = dist.ppf([1e-6, 0.3, 0.99], *shapes, **kw)
+    for method in ("logpdf", "pdf", "cdf", "sf", "logcdf", "logsf"):
+        got = ft.vmap(lambda v, m=method: getattr(dist, m)(v, *shapes, **kw))(x)
+        np.testing.assert_allclose(got, getattr(dist, method)(x, *shapes, **kw), rtol=1e-12)
+    q = np.array([0.0, 0.01, 0.5, 1.0])
+    got = ft.vmap(lambda v: dist.isf(v, *shapes, **kw))(q)
+    np.testing.assert_allclose(got, dist.isf(q, *shapes, **kw), rtol=1e-12)
+    got = ft.jit(lambda *p: fnp.stack([dist.mean(*p, **kw), dist.var(*p, **kw)]))(*shapes)
+    np.testing.assert_allclose(got, [dist.mean(*shapes, **kw), dist.var(*shapes, **kw)], rtol=1e-9)
+    k = len(shapes)
+
+    def four(a):  # in x, q, every shape, loc and scale
+        s, loc, scale = a[2 : k + 2], a[-2], a[-1]
+        return fnp.stack([dist.logpdf(a[0], *s, loc=loc, scale=scale),
+                          dist.cdf(a[0], *s, loc=loc, scale=scale),
+                          dist.sf(a[0], *s, loc=loc, scale=scale),
+                          dist.ppf(a[1], *s, loc=loc, scale=scale)])  # fmt: skip
+
+    args = np.array([x[1], 0.3, *shapes, 0.3, 1.7])
+    jac = ft.jacfwd(four)(args)
+    np.testing.assert_allclose(jac, fd_jacobian(lambda a: np.asarray(four(a)), (args,), eps=1e-4),
+                               rtol=2e-5, atol=1e-7)  # fmt: skip
+    np.testing.assert_allclose(ft.jacrev(four)(args), jac, rtol=1e-10, atol=1e-14)
+
+
+def test_ncx2_second_derivatives_in_x_and_nc_and_the_refusal_in_df():
+    p = np.array([2.5, 1.5])
+    for method in ("logpdf", "cdf"):
+
+        def f(p, method=method):
+            return getattr(st.ncx2, method)(p[0], 3.0, p[1])
+
+        np.testing.assert_allclose(ft.hessian(f)(p), fd_jacobian(ft.grad(f), (p,), eps=1e-5),
+                                   rtol=1e-7, atol=1e-10)  # fmt: skip
+    with pytest.raises(UnsupportedOperationError, match=r"ncx2\.cdf: its derivative in df"):
+        ft.hessian(lambda d: st.ncx2.cdf(2.0, d, 1.0))(3.0)
+    assert current_stack() == ()
+
+
+def test_power_of_a_t_test_differentiated_in_the_effect_size():
+    # a user's power curve: P(|T| > t_crit) under the noncentral t
+    def power(effect, n=20):
+        tcrit = st.t.ppf(0.975, n - 1)
+        nc = effect * np.sqrt(n)
+        return st.nct.sf(tcrit, n - 1, nc) + st.nct.cdf(-tcrit, n - 1, nc)
+
+    effects = np.array([0.2, 0.5, 0.8])
+    np.testing.assert_allclose(ft.vmap(power)(effects), [power(e) for e in effects], rtol=1e-13)
+    fd = [fd_jacobian(power, (e,), eps=1e-5) for e in effects]
+    np.testing.assert_allclose(ft.vmap(ft.grad(power))(effects), fd, rtol=1e-7)

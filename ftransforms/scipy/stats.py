@@ -149,6 +149,7 @@ from ftransforms.scipy.stats_distributions import (
 )
 from ftransforms.scipy.stats_gamma_fit import gamma_shape
 from ftransforms.scipy.stats_mvn_cdf import mvn_cdf
+from ftransforms.scipy.stats_noncentral import ncf, nct, ncx2
 from ftransforms.scipy.stats_normality import jarque_bera, kurtosistest, normaltest, skewtest
 from ftransforms.scipy.stats_power_transforms import boxcox, yeojohnson, yeojohnson_llf
 from ftransforms.scipy.stats_rank_tests import (
@@ -305,6 +306,9 @@ __all__ = [
     "multivariate_normal",
     "nakagami",
     "nbinom",
+    "ncf",
+    "nct",
+    "ncx2",
     "norm",
     "normaltest",
     "pareto",
