@@ -211,3 +211,40 @@ def test_power_of_a_t_test_differentiated_in_the_effect_size():
     np.testing.assert_allclose(ft.vmap(power)(effects), [power(e) for e in effects], rtol=1e-13)
     fd = [fd_jacobian(power, (e,), eps=1e-5) for e in effects]
     np.testing.assert_allclose(ft.vmap(ft.grad(power))(effects), fd, rtol=1e-7)
+
+
+# -- derivatives where exp overflows in a tail (NOTE [Gumbel tails]) ------------------------
+
+
+@pytest.mark.parametrize(
+    "name,shapes,x",
+    [
+        ("gumbel_r", (), -1000.0),
+        ("gumbel_r", (), 1000.0),
+        ("gumbel_l", (), 1000.0),
+        ("gumbel_l", (), -1000.0),
+        ("gompertz", (0.95,), 1000.0),
+        ("hypsecant", (), 1000.0),
+        ("hypsecant", (), -1000.0),
+    ],
+)
+def test_derivatives_far_in_a_tail_are_not_nan(name, shapes, x):
+    # the cdf, sf and density there are within 1e-250 of 0 or 1: so is the derivative
+    # (it was 0 * inf = NaN where exp overflows)
+    dist = getattr(st, name)
+    for method in ("pdf", "cdf", "sf"):
+        g = ft.grad(lambda v, m=method: getattr(dist, m)(v, *shapes, loc=0.3, scale=1.7))(x)
+        assert abs(g) < 1e-250, method
+    for method in ("logcdf", "logsf"):
+        g = ft.grad(lambda v, m=method: getattr(dist, m)(v, *shapes))(x)
+        assert not np.isnan(g), method
+
+
+def test_gumbel_logsf_far_right_is_minus_z():
+    # log(1 - exp(-exp(-z))) = -z - exp(-z)/2 + ...: SciPy's value is -inf past z = 745
+    z = np.array([20.0, 40.0, 800.0])
+    got = ft.vmap(st.gumbel_r.logsf)(z)
+    np.testing.assert_allclose(got[:2], st.gumbel_r.logsf(z[:2]), rtol=1e-14)
+    assert got[2] == -800.0
+    np.testing.assert_allclose(ft.vmap(ft.grad(st.gumbel_r.logsf))(z), [-1.0] * 3, rtol=1e-8)
+    np.testing.assert_allclose(ft.vmap(st.gumbel_l.logcdf)(-z), got, rtol=1e-15)

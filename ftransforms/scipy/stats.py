@@ -991,20 +991,35 @@ class _GumbelR(_Continuous):
 
     name = "gumbel_r"
 
+    # NOTE [Gumbel tails]: exp(-z) overflows past z = -709, where the cdf exp(-exp(-z))
+    # and the density are 0 but their derivatives were 0 * inf = NaN (and the sf's log
+    # 0 * NaN); there the exponent is held at 709 (the log-density -inf, the sf 1).  Far
+    # right, where exp(-z) underflows, the logsf is -z - exp(-z)/2 (it was log(0) = -inf,
+    # with a NaN derivative).
+
+    def _e(self, z):
+        over = z < -709.0
+        return fnp.exp(-fnp.where(over, -709.0, z)), over
+
     def _logpdf(self, z):
-        return -z - fnp.exp(-z)
+        e, over = self._e(z)
+        return fnp.where(over, -fnp.inf, -z - e)
 
     def _cdf(self, z):
-        return fnp.exp(-fnp.exp(-z))
+        return fnp.exp(-self._e(z)[0])
 
     def _logcdf(self, z):
         return -fnp.exp(-z)
 
     def _sf(self, z):
-        return -fnp.expm1(-fnp.exp(-z))
+        return -fnp.expm1(-self._e(z)[0])
 
     def _logsf(self, z):
-        return _log1mexp(-fnp.exp(-z))
+        far = z > 30.0
+        e, over = self._e(fnp.where(far, 0.0, z))
+        zf = fnp.where(far, z, 30.0)
+        near = fnp.where(over, 0.0, _log1mexp(-e))
+        return fnp.where(far, -zf - 0.5 * fnp.exp(-zf), near)
 
     def _ppf(self, q):
         return -fnp.log(-fnp.log(q))
@@ -1026,20 +1041,24 @@ class _GumbelL(_Continuous):
 
     name = "gumbel_l"
 
+    # the mirror image of gumbel_r (NOTE [Gumbel tails])
     def _logpdf(self, z):
-        return z - fnp.exp(z)
+        return _GumbelR._logpdf(self, -z)
 
     def _cdf(self, z):
-        return -fnp.expm1(-fnp.exp(z))
+        return _GumbelR._sf(self, -z)
 
     def _logcdf(self, z):
-        return _log1mexp(-fnp.exp(z))
+        return _GumbelR._logsf(self, -z)
 
     def _sf(self, z):
-        return fnp.exp(-fnp.exp(z))
+        return _GumbelR._cdf(self, -z)
 
     def _logsf(self, z):
         return -fnp.exp(z)
+
+    def _e(self, z):
+        return _GumbelR._e(self, z)
 
     def _ppf(self, q):
         return fnp.log(-fnp.log1p(-q))

@@ -68,6 +68,15 @@ def _raw_moments(raw: Any, ok1: Any, ok2: Any) -> tuple:
     return fnp.where(ok1, m1, fnp.nan), fnp.where(ok2, m2 - m1 * m1, fnp.nan)
 
 
+def _expm1_capped(u: Any) -> tuple:
+    """``(expm1(min(u, 709)), u > 709)``: where ``exp(u)`` overflows, a ``cdf = exp(-c
+    expm1(u))`` is 0 either way but its derivative ``0 * inf`` was NaN; with the exponent
+    held at 709 it is 0 (a log-density or log-sf there is ``-inf``: the caller's
+    ``where``)."""
+    over = u > 709.0
+    return fnp.expm1(_where(over, 709.0, u)), over
+
+
 _VALUED: dict[str, Primitive] = {}
 
 
@@ -575,16 +584,18 @@ class _Gompertz(_Positive):
         return c > 0
 
     def _lp(self, z, c):
-        return fnp.log(c) + z - c * fnp.expm1(z)
+        e, over = _expm1_capped(z)
+        return _where(over, -fnp.inf, fnp.log(c) + z - c * e)
 
     def _ls(self, z, c):
-        return -c * fnp.expm1(z)
+        e, over = _expm1_capped(z)
+        return _where(over, -fnp.inf, -c * e)
 
     def _s(self, z, c):
-        return fnp.exp(-c * fnp.expm1(z))
+        return fnp.exp(-c * _expm1_capped(z)[0])
 
     def _c(self, z, c):
-        return -fnp.expm1(-c * fnp.expm1(z))
+        return -fnp.expm1(-c * _expm1_capped(z)[0])
 
     def _pq(self, q, c):
         return fnp.log1p(-fnp.log1p(-q) / c)
@@ -643,13 +654,7 @@ class _Exponpow(_Positive):
         return b > 0
 
     def _e(self, z, b):
-        """``(expm1(z**b), whether z**b > 709)``: past 709 exp(z**b) overflows, and the
-        derivative of exp(-inf) (the sf, pdf and cdf there) was 0 * inf = NaN; so the
-        exponent is held at 709 there (the sf is 0 and the logsf/logpdf -inf in float64
-        either way)."""
-        zb = z**b
-        over = zb > 709.0
-        return fnp.expm1(fnp.where(over, 709.0, zb)), over
+        return _expm1_capped(z**b)
 
     def _lp(self, z, b):
         e, over = self._e(z, b)
@@ -1397,10 +1402,14 @@ class _Hypsecant(_Bounded):
         return -math.log(math.pi / 2.0) - a - fnp.log1p(fnp.exp(-2.0 * a))
 
     def _c(self, z):
-        return (2.0 / math.pi) * fnp.arctan(fnp.exp(z))
+        # the nearer tail's 2/pi atan(exp(-|z|)): exp(|z|) overflowed past 709, and the
+        # derivative exp(z) / (1 + exp(2 z)) was inf / inf
+        left = z <= 0
+        tail = (2.0 / math.pi) * fnp.arctan(fnp.exp(-fnp.abs(z)))
+        return _where(left, tail, 1.0 - tail)
 
     def _s(self, z):
-        return (2.0 / math.pi) * fnp.arctan(fnp.exp(-z))
+        return self._c(-z)
 
     def _pq(self, q):
         return fnp.log(fnp.tan(0.5 * math.pi * q))
