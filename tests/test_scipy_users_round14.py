@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.special as sp
 import scipy.stats as st
 from program_oracles import fd_jacobian
 
@@ -248,3 +249,34 @@ def test_gumbel_logsf_far_right_is_minus_z():
     assert got[2] == -800.0
     np.testing.assert_allclose(ft.vmap(ft.grad(st.gumbel_r.logsf))(z), [-1.0] * 3, rtol=1e-8)
     np.testing.assert_allclose(ft.vmap(st.gumbel_l.logcdf)(-z), got, rtol=1e-15)
+
+
+# -- scipy.special derivatives: poles, cancellation --------------------------------------
+
+
+def test_rgamma_derivatives_at_the_poles_of_gamma():
+    # (-1)**m m! at -m (it was -0 * digamma(-m) = NaN); the second derivative, of
+    # 1/gamma(x) = x (x + 1) ... / gamma(x + m + 1): 2 gamma at 0, mpmath's elsewhere
+    x = np.array([-3.0, -2.0, -1.0, 0.0, 0.3, 2.0])
+    np.testing.assert_allclose(
+        ft.vmap(ft.grad(sp.rgamma))(x), [-6.0, 2.0, -1.0, 1.0, 1.170798412677589,
+                                         -0.42278433509846713], rtol=1e-14)  # fmt: skip
+    h = ft.vmap(ft.grad(ft.grad(sp.rgamma)))(x)
+    np.testing.assert_allclose(h, [15.073412021181605, -3.6911373403938685, 0.8455686701969343,
+                                   1.1544313298030657, 0.007458086737341921,
+                                   -0.4661874728435735], rtol=1e-12)  # fmt: skip
+
+
+def test_erfcx_derivative_for_large_x():
+    # 2 x erfcx(x) - 2/sqrt(pi) cancels: it was 0 at 1e10 (-1/(sqrt(pi) x**2) there)
+    x = np.array([3.0, 25.0, 1e4, 1e10])
+    want = [-0.054372260007172871, -0.00090054546344462672, -5.6418957508491275e-9,
+            -5.6418958354775629e-21]  # mpmath  # fmt: skip
+    np.testing.assert_allclose(ft.vmap(ft.grad(sp.erfcx))(x), want, rtol=1e-13)
+
+
+def test_ellipkm1_derivative_near_zero():
+    # -dK/dm at m = 1 - p, with 1 - m computed back from m: 7 digits at p = 1e-10
+    p = np.array([1e-10, 0.3, 1.0])
+    want = [-4999999997.150195, -1.4739562556144814, -np.pi / 8]  # mpmath
+    np.testing.assert_allclose(ft.vmap(ft.grad(sp.ellipkm1))(p), want, rtol=1e-13)

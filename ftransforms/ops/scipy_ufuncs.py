@@ -144,6 +144,15 @@ def _elliptic_k_dm(y: Any, m: Any) -> Any:
     return _where(m == 0, _PI / 8.0, (e - (1.0 - safe) * y) / (2.0 * safe * (1.0 - safe)))
 
 
+def _ellipkm1_dp(y: Any, p: Any) -> Any:
+    # -dK/dm at m = 1 - p, written with p: (E - (1 - m) K) / (2 m (1 - m)) computed 1 - m
+    # = 1 - (1 - p), which kept 7 digits at p = 1e-10
+    one = p == 1.0  # m = 0: -pi/8
+    safe = _where(one, 0.5, p)
+    general = -(_u("ellipe", 1.0 - safe) - safe * y) / (2.0 * safe * (1.0 - safe))
+    return _where(one, -_PI / 8.0, general)
+
+
 def _ellipkinc_dm(y: Any, phi: Any, m: Any) -> Any:
     s = _sin(phi)
     delta = _sqrt(1.0 - m * s * s)
@@ -236,7 +245,7 @@ DERIVATIVES: dict[str, tuple[Callable | None, ...]] = {
             m == 0, -_PI / 8.0, (y - _u("ellipk", m)) / (2.0 * _where(m == 0, 1.0, m))
         ),
     ),
-    "ellipkm1": (lambda y, p: -_elliptic_k_dm(y, 1.0 - p),),
+    "ellipkm1": (_ellipkm1_dp,),
     "ellipkinc": (
         lambda y, phi, m: 1.0 / _sqrt(1.0 - m * _sin(phi) ** 2),
         _ellipkinc_dm,
