@@ -280,3 +280,21 @@ def test_ellipkm1_derivative_near_zero():
     p = np.array([1e-10, 0.3, 1.0])
     want = [-4999999997.150195, -1.4739562556144814, -np.pi / 8]  # mpmath
     np.testing.assert_allclose(ft.vmap(ft.grad(sp.ellipkm1))(p), want, rtol=1e-13)
+
+
+@pytest.mark.parametrize("kind", ["jn", "yn", "in", "kn"])
+def test_spherical_bessel_functions_on_tracers(kind):
+    # scipy.special.spherical_jn(n, tracer) raised NumPy's TypeError (its private ufunc
+    # had no dispatch); the derivative is SciPy's derivative=True, the second the Bessel
+    # equation's
+    f = getattr(sp, f"spherical_{kind}")
+    z = np.array([0.5, 3.0, 12.0])
+    for n in (0, 2):
+        np.testing.assert_allclose(ft.vmap(lambda v, n=n: f(n, v))(z), f(n, z), rtol=1e-14)
+        g = ft.vmap(ft.grad(lambda v, n=n: f(n, v)))(z)
+        np.testing.assert_allclose(g, f(n, z, derivative=True), rtol=1e-14)
+        h = ft.vmap(ft.grad(ft.grad(lambda v, n=n: f(n, v))))(z)
+        fd = [fd_jacobian(lambda v, n=n: f(n, v, derivative=True), (v,), eps=1e-6) for v in z]
+        np.testing.assert_allclose(h, fd, rtol=1e-7)
+        d = ft.vmap(lambda v, n=n: f(n, v, derivative=True))(z)
+        np.testing.assert_allclose(d, f(n, z, derivative=True), rtol=1e-14)

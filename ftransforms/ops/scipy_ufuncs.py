@@ -417,6 +417,27 @@ DERIVATIVES: dict[str, tuple[Callable | None, ...]] = {
 }
 
 
+#: SciPy's private ufuncs behind ``spherical_jn`` & co. (``ftransforms.scipy.special``'s
+#: counterparts bind them), looked up after :data:`DERIVATIVES`: the derivative is SciPy's
+#: ``_d`` ufunc, whose own derivative is the Bessel equation's
+#: ``f'' = -2 f'/z + (-+1 + n (n + 1) / z**2) f`` (-1 for j and y, +1 for i and k).
+SPHERICAL_DERIVATIVES: dict[str, tuple[Callable | None, ...]] = {
+    **{
+        f"_spherical_{kind}": (None, lambda y, n, z, kind=kind: _u(f"_spherical_{kind}_d", n, z))
+        for kind in ("jn", "yn", "in", "kn")
+    },
+    **{
+        f"_spherical_{kind}_d": (
+            None,
+            lambda y, n, z, kind=kind, sign=sign: (
+                -2.0 * y / z + (sign + n * (n + 1.0) / (z * z)) * _u(f"_spherical_{kind}", n, z)
+            ),
+        )
+        for kind, sign in (("jn", -1.0), ("yn", -1.0), ("in", 1.0), ("kn", 1.0))
+    },
+}
+
+
 def _no_rule(name: str, i: int) -> UnsupportedOperationError:
     return UnsupportedOperationError(
         f"scipy.special.{name}: its derivative with respect to argument {i} is not "
@@ -427,7 +448,7 @@ def _no_rule(name: str, i: int) -> UnsupportedOperationError:
 
 
 def _rule(name: str, i: int, arg: Any) -> Callable:
-    rules = DERIVATIVES.get(name, ())
+    rules = DERIVATIVES.get(name) or SPHERICAL_DERIVATIVES.get(name, ())
     rule = rules[i] if i < len(rules) else None
     if rule is None or getattr(arg, "dtype", None) is not None and arg.dtype.kind == "c":
         raise _no_rule(name, i)

@@ -263,6 +263,8 @@ def scipy_function(xp, name: str):
     (``cupyx.scipy.special`` has fewer functions than SciPy)."""
     sp = scipy_special(xp)
     fn = getattr(sp, name, None)
+    if fn is None and name.startswith("_spherical_"):  # behind spherical_jn & co.
+        fn = getattr(getattr(sp, "_ufuncs", None), name, None)
     if fn is None:
         raise UnsupportedOperationError(
             f"ftransforms.scipy.special.{name}: {sp.__name__} has no {name}, so it cannot be "
