@@ -298,3 +298,17 @@ def test_spherical_bessel_functions_on_tracers(kind):
         np.testing.assert_allclose(h, fd, rtol=1e-7)
         d = ft.vmap(lambda v, n=n: f(n, v, derivative=True))(z)
         np.testing.assert_allclose(d, f(n, z, derivative=True), rtol=1e-14)
+
+
+@pytest.mark.parametrize("name", ["yn", "expn"])
+def test_integer_order_derivatives_at_a_float_order(name):
+    # SciPy truncates a float order (yn(0.3, x) is y0(x)); the derivative's neighbouring
+    # orders were those of 0.3 (-0.7 and 1.3, read as 0 and 1: (y0 - y1)/2, not -y1)
+    f = getattr(sp, name)
+    x = np.array([0.7, 2.0])
+    for n in (0.3, 2.7):
+        got = ft.vmap(ft.grad(lambda v, n=n: f(n, v)))(x)
+        want = ft.vmap(ft.grad(lambda v, n=n: f(int(n), v)))(x)
+        np.testing.assert_allclose(got, want, rtol=1e-15)
+        fd = [fd_jacobian(lambda v, n=n: f(n, v), (v,), eps=1e-6) for v in x]
+        np.testing.assert_allclose(got, fd, rtol=1e-8)

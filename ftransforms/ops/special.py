@@ -1155,10 +1155,19 @@ Example:
     >>> round(float(ft.grad(lambda x: expn(1, x))(1.0)), 6)  # -E_0(1) = -exp(-1)
     -0.367879
 """
+
+
+def _int_order(n):
+    """An integer order as SciPy reads a float one (truncated: ``yn(0.3, x)`` is
+    ``y0(x)``), so a derivative's neighbouring orders are those of the order used."""
+    kind = getattr(getattr(n, "dtype", None), "kind", "f" if isinstance(n, float) else "i")
+    return _ew.trunc_p.bind(n) if kind == "f" else n
+
+
 expn_p = _binary_op(
     "expn",
     _expn_impl,
-    (_refusing("expn(n, x)", "n"), lambda out, n, x: -expn_p.bind(n - 1, x)),
+    (_refusing("expn(n, x)", "n"), lambda out, n, x: -expn_p.bind(_int_order(n) - 1, x)),
     doc=_EXPN_DOC,
 )
 
@@ -1344,7 +1353,7 @@ def _yv_d(out, v, x):
 
 
 def _yn_d(out, n, x):
-    lo, hi = _neighbours(yn_p, n, x)
+    lo, hi = _neighbours(yn_p, _int_order(n), x)
     return 0.5 * (lo - hi)
 
 
