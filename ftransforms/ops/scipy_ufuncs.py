@@ -14,7 +14,8 @@ written with primitives (other table entries included, so higher orders work), a
 ``None`` marks an argument without a rule (an integer order, a shape parameter): a
 derivative asked there raises :class:`UnsupportedOperationError` naming the function and
 the argument, never a silent zero.  The rules are for real arguments (a complex argument
-with a tangent raises).  To add one, add its entry to the table.
+with a tangent raises).  To add one, add its entry to the table (:data:`MULTI_DERIVATIVES`
+for those with several outputs: one tuple of the outputs' derivatives per argument).
 """
 
 from __future__ import annotations
@@ -472,14 +473,53 @@ def _vjp(y_bar: Any, y: Any, *args: Any, wanted: Any, name: str) -> tuple:
     )
 
 
+#: The ufuncs with several outputs: name -> one rule per argument, ``d(ys, *args)`` giving
+#: the tuple of every output's derivative in that argument (``None``: no rule).
+MULTI_DERIVATIVES: dict[str, tuple[Callable | None, ...]] = {
+    # (Ai, Ai', Bi, Bi'): Ai'' = x Ai, Bi'' = x Bi
+    "airy": (lambda ys, x: (ys[1], x * ys[0], ys[3], x * ys[2]),),
+    # (sn, cn, dn, ph) in u: cn dn, -sn dn, -m sn cn, dn (m: no rule)
+    "ellipj": (
+        lambda ys, u, m: (ys[1] * ys[2], -ys[0] * ys[2], -m * ys[0] * ys[1], ys[2]),
+        None,
+    ),
+    # (shi, chi): sinh(x) / x, cosh(x) / x
+    "shichi": (lambda ys, x: (prims.sinh.bind(x) / x, prims.cosh.bind(x) / x),),
+}
+
+
+def _multi_rule(name: str, i: int, arg: Any) -> Callable:
+    rules = MULTI_DERIVATIVES.get(name, ())
+    rule = rules[i] if i < len(rules) else None
+    if rule is None or getattr(arg, "dtype", None) is not None and arg.dtype.kind == "c":
+        raise _no_rule(name, i)
+    return rule
+
+
 def _jvp_multi(tangents: Any, ys: Any, *args: Any, name: str) -> Any:
-    i = next(i for i, t in enumerate(tangents) if t is not None)
-    raise _no_rule(name, i)
+    out = None
+    for i, t in enumerate(tangents):
+        if t is None:
+            continue
+        terms = [
+            like_output(t * d, y) for d, y in zip(_multi_rule(name, i, args[i])(ys, *args), ys)
+        ]
+        out = terms if out is None else [a + b for a, b in zip(out, terms)]
+    return tuple(out)
 
 
 def _vjp_multi(y_bars: Any, ys: Any, *args: Any, wanted: Any, name: str) -> tuple:
-    i = next(i for i, want in enumerate(wanted) if want)
-    raise _no_rule(name, i)
+    bars = []
+    for i, (a, want) in enumerate(zip(args, wanted)):
+        if not want:
+            bars.append(None)
+            continue
+        total = None
+        for y_bar, d in zip(y_bars, _multi_rule(name, i, a)(ys, *args)):
+            if y_bar is not None:
+                total = y_bar * d if total is None else total + y_bar * d
+        bars.append(None if total is None else unbroadcast(total, a))
+    return tuple(bars)
 
 
 scipy_ufunc_p = defop(
