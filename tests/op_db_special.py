@@ -237,6 +237,20 @@ for name, (sampler, opts) in entries.items():
 # -- composites and non-ufunc SciPy functions (no NumPy-protocol route) -----------------
 
 
+def lambertw(m, z):
+    return m.real(m.special.lambertw(z))
+
+
+add(
+    "special_lambertw",
+    lambertw,
+    unary(-0.3, 3.0),
+    prims="scipy_ufunc",
+    funcs="special.lambertw",
+    jax_compositions=False,
+)
+
+
 def multigammaln(m, a, d=3):
     return m.special.multigammaln(a, d)
 

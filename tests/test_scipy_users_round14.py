@@ -346,3 +346,19 @@ def test_several_output_special_functions_differentiate(name, call, deriv):
         fd2 = [fd_jacobian(ft.grad(lambda v, k=k: call(v)[k]), (v,), eps=1e-6) for v in x]
         np.testing.assert_allclose(h, fd2, rtol=1e-6)
     np.testing.assert_allclose(rev, jac, rtol=1e-14)
+
+
+def test_lambertw_differentiates():
+    # it raised 'numpy._lambertw has no ftransforms rule'; W' = W / (z (1 + W)), and near 0
+    # its series (W'(0) = 1, W''(0) = -2)
+    z = np.array([-0.3, 0.0, 5e-4, 1.0, 5.0])
+    np.testing.assert_allclose(ft.vmap(sp.lambertw)(z), sp.lambertw(z), rtol=1e-15)
+    w = sp.lambertw(z).real
+    want = np.where(z == 0, 1.0, w / np.where(z == 0, 1.0, z) / (1 + w))
+    got = ft.vmap(ft.grad(lambda v: sp.lambertw(v).real))(z)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    h = ft.vmap(ft.hessian(lambda v: sp.lambertw(v).real))(z)
+    fd = [fd_jacobian(ft.grad(lambda v: sp.lambertw(v).real), (v,), eps=1e-6) for v in z]
+    np.testing.assert_allclose(h, fd, rtol=1e-7)
+    f = lambda v: sp.lambertw(v, k=-1).real  # noqa: E731
+    assert ft.grad(f)(-0.2) == pytest.approx(fd_jacobian(f, (-0.2,), eps=1e-6), rel=1e-8)

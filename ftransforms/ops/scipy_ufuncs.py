@@ -418,11 +418,28 @@ DERIVATIVES: dict[str, tuple[Callable | None, ...]] = {
 }
 
 
-#: SciPy's private ufuncs behind ``spherical_jn`` & co. (``ftransforms.scipy.special``'s
-#: counterparts bind them), looked up after :data:`DERIVATIVES`: the derivative is SciPy's
-#: ``_d`` ufunc, whose own derivative is the Bessel equation's
-#: ``f'' = -2 f'/z + (-+1 + n (n + 1) / z**2) f`` (-1 for j and y, +1 for i and k).
-SPHERICAL_DERIVATIVES: dict[str, tuple[Callable | None, ...]] = {
+def _lambertw_dz(y: Any, z: Any, k: Any, tol: Any) -> Any:
+    # W / (z (1 + W)); near 0 on the principal branch the series of W' (1 at 0, and its
+    # own derivative -2 there: the quotient's 0/0 had none)
+    near = (prims.abs.bind(z) < 1e-3) & (k == 0)
+    zn = _where(near, z, 0.0 * z)
+    series = 1.0 + zn * (-2.0 + zn * (4.5 + zn * (-32.0 / 3.0 + zn * (625.0 / 24.0))))
+    zs = _where(near, 1.0 + 0.0 * z, z)
+    return _where(near, series + 0.0 * y, y / (zs * (1.0 + y)))
+
+
+#: SciPy's private ufuncs behind ``spherical_jn`` & co. and ``lambertw``
+#: (``ftransforms.scipy.special``'s counterparts bind them), looked up after
+#: :data:`DERIVATIVES`.  The spherical Bessel functions' derivative is SciPy's ``_d``
+#: ufunc, whose own derivative is the Bessel equation's
+#: ``f'' = -2 f'/z + (-+1 + n (n + 1) / z**2) f`` (-1 for j and y, +1 for i and k);
+#: ``W(z)``'s is ``W / (z (1 + W))`` (a series near 0).
+PRIVATE_DERIVATIVES: dict[str, tuple[Callable | None, ...]] = {
+    "_lambertw": (
+        _lambertw_dz,
+        None,
+        None,
+    ),
     **{
         f"_spherical_{kind}": (None, lambda y, n, z, kind=kind: _u(f"_spherical_{kind}_d", n, z))
         for kind in ("jn", "yn", "in", "kn")
@@ -449,7 +466,7 @@ def _no_rule(name: str, i: int) -> UnsupportedOperationError:
 
 
 def _rule(name: str, i: int, arg: Any) -> Callable:
-    rules = DERIVATIVES.get(name) or SPHERICAL_DERIVATIVES.get(name, ())
+    rules = DERIVATIVES.get(name) or PRIVATE_DERIVATIVES.get(name, ())
     rule = rules[i] if i < len(rules) else None
     if rule is None or getattr(arg, "dtype", None) is not None and arg.dtype.kind == "c":
         raise _no_rule(name, i)

@@ -262,9 +262,10 @@ def scipy_function(xp, name: str):
     """``scipy.special.<name>``, or a clear error where the backend's module lacks it
     (``cupyx.scipy.special`` has fewer functions than SciPy)."""
     sp = scipy_special(xp)
-    fn = getattr(sp, name, None)
-    if fn is None and name.startswith("_spherical_"):  # behind spherical_jn & co.
+    if name.startswith("_"):  # the private ufuncs behind spherical_jn & co. and lambertw
         fn = getattr(getattr(sp, "_ufuncs", None), name, None)
+    else:
+        fn = getattr(sp, name, None)
     if fn is None:
         raise UnsupportedOperationError(
             f"ftransforms.scipy.special.{name}: {sp.__name__} has no {name}, so it cannot be "

@@ -112,6 +112,7 @@ __all__ = [
     "kl_div",
     "kv",
     "kve",
+    "lambertw",
     "log_expit",
     "log_ndtr",
     "log_softmax",
@@ -347,6 +348,23 @@ def spherical_kn(n: Any, z: Any, derivative: bool = False) -> Any:
         0.577864
     """
     return _spherical("kn", n, z, derivative)
+
+
+def lambertw(z: Any, k: Any = 0, tol: float = 1e-8) -> Any:
+    """``scipy.special.lambertw``: the branch ``k`` of the Lambert W function (complex,
+    as SciPy's), differentiable in ``z``: ``W / (z (1 + W))``.
+
+    Example:
+        >>> from ftransforms import grad
+        >>> round(float(lambertw(1.0).real), 6)  # the omega constant
+        0.567143
+        >>> round(float(grad(lambda z: lambertw(z).real)(1.0)), 6)  # W / (1 + W)
+        0.361896
+    """
+    k = fnp.asarray(k).astype(numpy.int64) if not isinstance(k, int) else k
+    z = fnp.asarray(z)
+    z = z if dtype_of(z).kind == "c" else float_input(z, None)
+    return _su.scipy_ufunc_p.bind(z, k, float(tol), name="_lambertw")
 
 
 def fresnel(x: Any) -> tuple[Any, Any]:
