@@ -65,6 +65,7 @@ from ftransforms.scipy.stats_base import (
     _Continuous,
     _Discrete,
     _Dist,
+    _exp_cap,
     _fit_check,
     _fit_fixed,
     _fl,
@@ -993,13 +994,15 @@ class _GumbelR(_Continuous):
 
     # NOTE [Gumbel tails]: exp(-z) overflows past z = -709, where the cdf exp(-exp(-z))
     # and the density are 0 but their derivatives were 0 * inf = NaN (and the sf's log
-    # 0 * NaN); there the exponent is held at 709 (the log-density -inf, the sf 1).  Far
+    # 0 * NaN); there the exponent is held at 709 (88 in float32; the log-density -inf,
+    # the sf 1).  Far
     # right, where exp(-z) underflows, the logsf is -z - exp(-z)/2 (it was log(0) = -inf,
     # with a NaN derivative).
 
     def _e(self, z):
-        over = z < -709.0
-        return fnp.exp(-fnp.where(over, -709.0, z)), over
+        cap = _exp_cap(z)
+        over = z < -cap
+        return fnp.exp(-fnp.where(over, -cap, z)), over
 
     def _logpdf(self, z):
         e, over = self._e(z)

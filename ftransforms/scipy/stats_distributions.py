@@ -33,6 +33,7 @@ from ftransforms.scipy.stats_base import (
     _SQRT2,
     _betaln,
     _Continuous,
+    _exp_cap,
     _implicit_ppf,
     _log1mexp,
     _log_ndtr,
@@ -69,12 +70,13 @@ def _raw_moments(raw: Any, ok1: Any, ok2: Any) -> tuple:
 
 
 def _expm1_capped(u: Any) -> tuple:
-    """``(expm1(min(u, 709)), u > 709)``: where ``exp(u)`` overflows, a ``cdf = exp(-c
-    expm1(u))`` is 0 either way but its derivative ``0 * inf`` was NaN; with the exponent
-    held at 709 it is 0 (a log-density or log-sf there is ``-inf``: the caller's
+    """``(expm1(min(u, 709)), u > 709)`` (88 in float32): where ``exp(u)`` overflows, a
+    ``cdf = exp(-c expm1(u))`` is 0 either way but its derivative ``0 * inf`` was NaN;
+    with the exponent held at 709 it is 0 (a log-density or log-sf there is ``-inf``: the caller's
     ``where``)."""
-    over = u > 709.0
-    return fnp.expm1(_where(over, 709.0, u)), over
+    cap = _exp_cap(u)
+    over = u > cap
+    return fnp.expm1(_where(over, cap, u)), over
 
 
 _VALUED: dict[str, Primitive] = {}
