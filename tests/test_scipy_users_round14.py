@@ -376,3 +376,28 @@ def test_lambertw_differentiates():
     np.testing.assert_allclose(h, fd, rtol=1e-7)
     f = lambda v: sp.lambertw(v, k=-1).real  # noqa: E731
     assert ft.grad(f)(-0.2) == pytest.approx(fd_jacobian(f, (-0.2,), eps=1e-6), rel=1e-8)
+
+
+# -- beta's cdf and sf at and beyond the ends of its support -------------------------------
+
+
+@pytest.mark.parametrize("a,b", [(0.5, 3.0), (3.0, 0.4), (2.0, 3.0)])
+def test_beta_cdf_and_sf_beyond_the_support_have_zero_derivatives(a, b):
+    # betainc at a clipped z: 0 * (the density at the end), NaN where a < 1 or b < 1 (in
+    # x, loc and scale), and NaN second derivatives in x for every a, b
+    for x in (-0.5, 0.0, 1.0, 1.5):
+        for method in ("cdf", "sf", "logcdf", "logsf"):
+
+            def f(p, m=method):
+                return getattr(st.beta, m)(p[0], a, b, loc=p[1], scale=p[2])
+
+            p = np.array([x, 0.0, 1.0])
+            np.testing.assert_array_equal(ft.grad(f)(p), 0.0, err_msg=f"{method} {x}")
+            np.testing.assert_array_equal(ft.jacfwd(f)(p), 0.0, err_msg=f"{method} {x}")
+            assert ft.hessian(lambda v, m=method: getattr(st.beta, m)(v, a, b))(x) == 0.0
+    x = np.array([-0.5, 1e-9, 0.3, 0.999999, 1.5])
+    for method in ("cdf", "sf", "logcdf", "logsf"):
+        got = ft.vmap(lambda v, m=method: getattr(st.beta, m)(v, a, b))(x)
+        np.testing.assert_allclose(got, getattr(st.beta, method)(x, a, b), rtol=1e-13)
+    f = lambda v: st.beta.sf(v, a, b)  # noqa: E731
+    assert ft.grad(f)(0.3) == pytest.approx(-st.beta.pdf(0.3, a, b), rel=1e-13)

@@ -957,11 +957,20 @@ class _Beta(_Continuous):
         out = fsp.xlogy(a - 1.0, zs) + fsp.xlog1py(b - 1.0, -zs) - _betaln(a, b)
         return fnp.where(ok, out, -fnp.inf)
 
+    def _ends(self, z, inner, at_0, at_1):
+        # constants at and beyond the ends: betainc at a clipped z had the derivative
+        # 0 * (the density at the end), NaN where a < 1 or b < 1 (in x, loc and scale, and
+        # in every second derivative), and clip's 1/2 at the ends themselves
+        below, above = z <= 0, z >= 1
+        zs = fnp.where(below | above, 0.5, z)
+        return fnp.where(below, at_0, fnp.where(above, at_1, inner(zs)))
+
     def _cdf(self, z, a, b):
-        return _special("betainc")(a, b, fnp.clip(z, 0.0, 1.0))
+        return self._ends(z, lambda zs: _special("betainc")(a, b, zs), 0.0, 1.0)
 
     def _sf(self, z, a, b):
-        return _special("betainc")(b, a, fnp.clip(1.0 - z, 0.0, 1.0))
+        # (betaincc: 1 - z rounds, betainc(b, a, 1 - z) kept 12 digits at z = 1e-9)
+        return self._ends(z, lambda zs: fsp.betaincc(a, b, zs), 1.0, 0.0)
 
     def _ppf(self, q, a, b):
         return _implicit_ppf("beta", self, q, a, b)
