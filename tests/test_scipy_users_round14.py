@@ -401,3 +401,25 @@ def test_beta_cdf_and_sf_beyond_the_support_have_zero_derivatives(a, b):
         np.testing.assert_allclose(got, getattr(st.beta, method)(x, a, b), rtol=1e-13)
     f = lambda v: st.beta.sf(v, a, b)  # noqa: E731
     assert ft.grad(f)(0.3) == pytest.approx(-st.beta.pdf(0.3, a, b), rel=1e-13)
+
+
+@pytest.mark.parametrize(
+    "name,shapes",
+    [("gamma", (0.5,)), ("gamma", (2.0,)), ("chi2", (0.7,)), ("f", (0.7, 0.8)),
+     ("weibull_min", (0.5,))],
+)  # fmt: skip
+def test_cdf_below_a_support_from_zero_has_zero_derivatives(name, shapes):
+    # a formula at maximum(z, 0): 0 * (the density at 0), NaN where it is infinite, and
+    # NaN second derivatives in x for every shape
+    dist = getattr(st, name)
+    for method in ("cdf", "sf", "logcdf", "logsf"):
+
+        def f(p, m=method):
+            return getattr(dist, m)(p[0], *shapes, loc=p[1], scale=p[2])
+
+        p = np.array([-0.5, 0.0, 1.0])
+        np.testing.assert_array_equal(ft.grad(f)(p), 0.0, err_msg=method)
+        assert ft.hessian(lambda v, m=method: getattr(dist, m)(v, *shapes))(-0.5) == 0.0
+        x = np.array([-0.5, 0.0, 1e-8, 0.7, 30.0])
+        got = ft.vmap(lambda v, m=method: getattr(dist, m)(v, *shapes))(x)
+        np.testing.assert_allclose(got, getattr(dist, method)(x, *shapes), rtol=1e-12)

@@ -367,6 +367,14 @@ __all__ = [
 # -- continuous distributions -------------------------------------------------------------
 
 
+def _from_zero(z: Any, inner: Any, at_zero: float) -> Any:
+    """``inner(z)`` for ``z > 0``, the constant ``at_zero`` at and below 0 (a support
+    ``[0, inf)``): a formula at ``maximum(z, 0)`` had the derivative 0 * (the density at
+    0), NaN where that is infinite (gamma's a < 1, ...) and in every second derivative."""
+    pos = z > 0
+    return fnp.where(pos, inner(fnp.where(pos, z, 1.0)), at_zero)
+
+
 class _Norm(_Continuous):
     """The normal distribution ``N(loc, scale**2)``.
 
@@ -851,10 +859,10 @@ class _Gamma(_Continuous):
         return fnp.where(ok, fsp.xlogy(a - 1.0, zs) - zs - fsp.gammaln(a), -fnp.inf)
 
     def _cdf(self, z, a):
-        return _special("gammainc")(a, fnp.maximum(z, 0.0))
+        return _from_zero(z, lambda zs: _special("gammainc")(a, zs), 0.0)
 
     def _sf(self, z, a):
-        return _special("gammaincc")(a, fnp.maximum(z, 0.0))
+        return _from_zero(z, lambda zs: _special("gammaincc")(a, zs), 1.0)
 
     def _ppf(self, q, a):
         return _implicit_ppf("gamma", self, q, a)
@@ -918,10 +926,10 @@ class _Chi2(_Continuous):
         return fnp.where(ok, out, -fnp.inf)
 
     def _cdf(self, z, df):
-        return _special("gammainc")(0.5 * df, 0.5 * fnp.maximum(z, 0.0))
+        return _from_zero(z, lambda zs: _special("gammainc")(0.5 * df, 0.5 * zs), 0.0)
 
     def _sf(self, z, df):
-        return _special("gammaincc")(0.5 * df, 0.5 * fnp.maximum(z, 0.0))
+        return _from_zero(z, lambda zs: _special("gammaincc")(0.5 * df, 0.5 * zs), 1.0)
 
     def _ppf(self, q, df):
         return _implicit_ppf("chi2", self, q, df)
@@ -2097,17 +2105,17 @@ class _WeibullMin(_Continuous):
         return fnp.where(ok, fnp.log(c) + fsp.xlogy(c - 1.0, zs) - zs**c, -fnp.inf)
 
     def _cdf(self, z, c):
-        return -fnp.expm1(-(fnp.maximum(z, 0.0) ** c))
+        return _from_zero(z, lambda zs: -fnp.expm1(-(zs**c)), 0.0)
 
     def _sf(self, z, c):
-        return fnp.exp(-(fnp.maximum(z, 0.0) ** c))
+        return _from_zero(z, lambda zs: fnp.exp(-(zs**c)), 1.0)
 
     def _logcdf(self, z, c):
         pos = z > 0
         return fnp.where(pos, _log1mexp(-(fnp.where(pos, z, 1.0) ** c)), -fnp.inf)
 
     def _logsf(self, z, c):
-        return -(fnp.maximum(z, 0.0) ** c)
+        return _from_zero(z, lambda zs: -(zs**c), 0.0)
 
     def _ppf(self, q, c):
         return (-fnp.log1p(-q)) ** (1.0 / c)
@@ -2202,12 +2210,16 @@ class _F(_Continuous):
         return dfn * zs / den, dfd / den  # w and 1 - w, each without cancellation
 
     def _cdf(self, z, dfn, dfd):
-        w, _ = self._split(z, dfn, dfd)
-        return _special("betainc")(0.5 * dfn, 0.5 * dfd, w)
+        def inner(zs):
+            return _special("betainc")(0.5 * dfn, 0.5 * dfd, self._split(zs, dfn, dfd)[0])
+
+        return _from_zero(z, inner, 0.0)
 
     def _sf(self, z, dfn, dfd):
-        _, v = self._split(z, dfn, dfd)
-        return _special("betainc")(0.5 * dfd, 0.5 * dfn, v)
+        def inner(zs):
+            return _special("betainc")(0.5 * dfd, 0.5 * dfn, self._split(zs, dfn, dfd)[1])
+
+        return _from_zero(z, inner, 1.0)
 
     def _ppf(self, q, dfn, dfd):
         return _implicit_ppf("f", self, q, dfn, dfd)
