@@ -56,7 +56,7 @@ add(
     prims=("scipy_ufunc",),
     **_NO_JAX,
 )
-add(  # four outputs, no derivative rules: values, vmap and jit only
+add(  # four outputs (derivatives in u only, tests/test_scipy_users_round14.py): values here
     "scipy_special_ellipj",
     scipy_special("ellipj"),
     _two(-2.0, 2.0, 0.1, 0.9, grads=False),

@@ -151,6 +151,14 @@ entries: dict[str, tuple[Callable, dict]] = {
         nary((0.2, 2.0), (0.2, 2.0), (1.0, 3.0), (-0.5, 0.5)),
         {"fixed": (0, 1, 2), "jax": False},
     ),
+    # spherical Bessel functions of integer order (SciPy's private ufuncs)
+    **{
+        f"spherical_{kind}": (
+            nary(("int", 0, 4), (0.5, 5.0)),
+            {"jax": False, "prims": "scipy_ufunc", "np_cast": True},
+        )
+        for kind in ("jn", "yn", "in", "kn")
+    },
     # two outputs, one primitive each
     "fresnel": (unary(-2.0, 2.0), {"prims": ("fresnel_s", "fresnel_c")}),
     "sici": (unary(0.3, 4.0), {"prims": ("sici_si", "sici_ci")}),
@@ -227,6 +235,20 @@ for name, (sampler, opts) in entries.items():
     )
 
 # -- composites and non-ufunc SciPy functions (no NumPy-protocol route) -----------------
+
+
+def lambertw(m, z):
+    return m.real(m.special.lambertw(z))
+
+
+add(
+    "special_lambertw",
+    lambertw,
+    unary(-0.3, 3.0),
+    prims="scipy_ufunc",
+    funcs="special.lambertw",
+    jax_compositions=False,
+)
 
 
 def multigammaln(m, a, d=3):

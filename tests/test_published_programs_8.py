@@ -1049,9 +1049,10 @@ def test_scipy_module_imported_inside_the_transformed_function(monkeypatch, rng)
 def test_scipy_stats_distribution_without_a_counterpart_at_a_traced_shape():
     cases = [
         # (skewnorm, here before, has a counterpart since round 12; burr12, genextreme and
-        # betaprime, rice and zipf since round 13)
-        ("ncx2.logpdf", lambda c: scipy.stats.ncx2.logpdf(0.3, c, 2.0), 1.5),
-        ("nct.logpdf", lambda c: scipy.stats.nct(c, 0.5).logpdf(0.3), 3.0),  # frozen
+        # betaprime, rice and zipf since round 13; ncx2 and nct since round 14)
+        ("norminvgauss.logpdf", lambda a: scipy.stats.norminvgauss.logpdf(0.3, a, 0.5), 1.5),
+        # (frozen)
+        ("crystalball.logpdf", lambda b: scipy.stats.crystalball(b, 2.0).logpdf(0.3), 1.5),
         ("gausshyper.mean", lambda a: scipy.stats.gausshyper.mean(a, 2.0, 1.0, 0.5), 1.5),
         ("betanbinom.logpmf", lambda a: scipy.stats.betanbinom.logpmf(2, 5, a, 1.0), 2.5),
     ]

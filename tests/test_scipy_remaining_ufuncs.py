@@ -136,8 +136,8 @@ def test_no_rule_is_a_clear_error_not_a_zero():
         ft.grad(lambda n: sp.bdtr(2.0, n, x / 2).sum())(np.array([5.0, 6.0]))
     with pytest.raises(UnsupportedOperationError, match=r"scipy\.special\.nctdtr"):
         ft.grad(lambda t: sp.nctdtr(3.0, 0.5, t).sum())(x)
-    with pytest.raises(UnsupportedOperationError, match=r"scipy\.special\.ellipj"):
-        ft.grad(lambda u: sp.ellipj(u, 0.5)[0].sum())(x)
+    with pytest.raises(UnsupportedOperationError, match=r"scipy\.special\.ellipj.*argument 1"):
+        ft.grad(lambda m: sp.ellipj(0.5, m)[0].sum())(x / 2)  # (in u it has one since round 14)
     assert current_stack() == ()
     # with the argument held fixed, the others still differentiate
     g = ft.grad(lambda t: sp.stdtr(ft.numpy.stop_gradient(np.array([3.0, 4.0])), t).sum())(x)

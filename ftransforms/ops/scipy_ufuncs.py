@@ -14,7 +14,8 @@ written with primitives (other table entries included, so higher orders work), a
 ``None`` marks an argument without a rule (an integer order, a shape parameter): a
 derivative asked there raises :class:`UnsupportedOperationError` naming the function and
 the argument, never a silent zero.  The rules are for real arguments (a complex argument
-with a tangent raises).  To add one, add its entry to the table.
+with a tangent raises).  To add one, add its entry to the table (:data:`MULTI_DERIVATIVES`
+for those with several outputs: one tuple of the outputs' derivatives per argument).
 """
 
 from __future__ import annotations
@@ -144,6 +145,15 @@ def _elliptic_k_dm(y: Any, m: Any) -> Any:
     return _where(m == 0, _PI / 8.0, (e - (1.0 - safe) * y) / (2.0 * safe * (1.0 - safe)))
 
 
+def _ellipkm1_dp(y: Any, p: Any) -> Any:
+    # -dK/dm at m = 1 - p, written with p: (E - (1 - m) K) / (2 m (1 - m)) computed 1 - m
+    # = 1 - (1 - p), which kept 7 digits at p = 1e-10
+    one = p == 1.0  # m = 0: -pi/8
+    safe = _where(one, 0.5, p)
+    general = -(_u("ellipe", 1.0 - safe) - safe * y) / (2.0 * safe * (1.0 - safe))
+    return _where(one, -_PI / 8.0, general)
+
+
 def _ellipkinc_dm(y: Any, phi: Any, m: Any) -> Any:
     s = _sin(phi)
     delta = _sqrt(1.0 - m * s * s)
@@ -236,7 +246,7 @@ DERIVATIVES: dict[str, tuple[Callable | None, ...]] = {
             m == 0, -_PI / 8.0, (y - _u("ellipk", m)) / (2.0 * _where(m == 0, 1.0, m))
         ),
     ),
-    "ellipkm1": (lambda y, p: -_elliptic_k_dm(y, 1.0 - p),),
+    "ellipkm1": (_ellipkm1_dp,),
     "ellipkinc": (
         lambda y, phi, m: 1.0 / _sqrt(1.0 - m * _sin(phi) ** 2),
         _ellipkinc_dm,
@@ -408,6 +418,44 @@ DERIVATIVES: dict[str, tuple[Callable | None, ...]] = {
 }
 
 
+def _lambertw_dz(y: Any, z: Any, k: Any, tol: Any) -> Any:
+    # W / (z (1 + W)); near 0 on the principal branch the series of W' (1 at 0, and its
+    # own derivative -2 there: the quotient's 0/0 had none)
+    near = (prims.abs.bind(z) < 1e-3) & (k == 0)
+    zn = _where(near, z, 0.0 * z)
+    series = 1.0 + zn * (-2.0 + zn * (4.5 + zn * (-32.0 / 3.0 + zn * (625.0 / 24.0))))
+    zs = _where(near, 1.0 + 0.0 * z, z)
+    return _where(near, series + 0.0 * y, y / (zs * (1.0 + y)))
+
+
+#: SciPy's private ufuncs behind ``spherical_jn`` & co. and ``lambertw``
+#: (``ftransforms.scipy.special``'s counterparts bind them), looked up after
+#: :data:`DERIVATIVES`.  The spherical Bessel functions' derivative is SciPy's ``_d``
+#: ufunc, whose own derivative is the Bessel equation's
+#: ``f'' = -2 f'/z + (-+1 + n (n + 1) / z**2) f`` (-1 for j and y, +1 for i and k);
+#: ``W(z)``'s is ``W / (z (1 + W))`` (a series near 0).
+PRIVATE_DERIVATIVES: dict[str, tuple[Callable | None, ...]] = {
+    "_lambertw": (
+        _lambertw_dz,
+        None,
+        None,
+    ),
+    **{
+        f"_spherical_{kind}": (None, lambda y, n, z, kind=kind: _u(f"_spherical_{kind}_d", n, z))
+        for kind in ("jn", "yn", "in", "kn")
+    },
+    **{
+        f"_spherical_{kind}_d": (
+            None,
+            lambda y, n, z, kind=kind, sign=sign: (
+                -2.0 * y / z + (sign + n * (n + 1.0) / (z * z)) * _u(f"_spherical_{kind}", n, z)
+            ),
+        )
+        for kind, sign in (("jn", -1.0), ("yn", -1.0), ("in", 1.0), ("kn", 1.0))
+    },
+}
+
+
 def _no_rule(name: str, i: int) -> UnsupportedOperationError:
     return UnsupportedOperationError(
         f"scipy.special.{name}: its derivative with respect to argument {i} is not "
@@ -418,7 +466,7 @@ def _no_rule(name: str, i: int) -> UnsupportedOperationError:
 
 
 def _rule(name: str, i: int, arg: Any) -> Callable:
-    rules = DERIVATIVES.get(name, ())
+    rules = DERIVATIVES.get(name) or PRIVATE_DERIVATIVES.get(name, ())
     rule = rules[i] if i < len(rules) else None
     if rule is None or getattr(arg, "dtype", None) is not None and arg.dtype.kind == "c":
         raise _no_rule(name, i)
@@ -442,14 +490,53 @@ def _vjp(y_bar: Any, y: Any, *args: Any, wanted: Any, name: str) -> tuple:
     )
 
 
+#: The ufuncs with several outputs: name -> one rule per argument, ``d(ys, *args)`` giving
+#: the tuple of every output's derivative in that argument (``None``: no rule).
+MULTI_DERIVATIVES: dict[str, tuple[Callable | None, ...]] = {
+    # (Ai, Ai', Bi, Bi'): Ai'' = x Ai, Bi'' = x Bi
+    "airy": (lambda ys, x: (ys[1], x * ys[0], ys[3], x * ys[2]),),
+    # (sn, cn, dn, ph) in u: cn dn, -sn dn, -m sn cn, dn (m: no rule)
+    "ellipj": (
+        lambda ys, u, m: (ys[1] * ys[2], -ys[0] * ys[2], -m * ys[0] * ys[1], ys[2]),
+        None,
+    ),
+    # (shi, chi): sinh(x) / x, cosh(x) / x
+    "shichi": (lambda ys, x: (prims.sinh.bind(x) / x, prims.cosh.bind(x) / x),),
+}
+
+
+def _multi_rule(name: str, i: int, arg: Any) -> Callable:
+    rules = MULTI_DERIVATIVES.get(name, ())
+    rule = rules[i] if i < len(rules) else None
+    if rule is None or getattr(arg, "dtype", None) is not None and arg.dtype.kind == "c":
+        raise _no_rule(name, i)
+    return rule
+
+
 def _jvp_multi(tangents: Any, ys: Any, *args: Any, name: str) -> Any:
-    i = next(i for i, t in enumerate(tangents) if t is not None)
-    raise _no_rule(name, i)
+    out = None
+    for i, t in enumerate(tangents):
+        if t is None:
+            continue
+        terms = [
+            like_output(t * d, y) for d, y in zip(_multi_rule(name, i, args[i])(ys, *args), ys)
+        ]
+        out = terms if out is None else [a + b for a, b in zip(out, terms)]
+    return tuple(out)
 
 
 def _vjp_multi(y_bars: Any, ys: Any, *args: Any, wanted: Any, name: str) -> tuple:
-    i = next(i for i, want in enumerate(wanted) if want)
-    raise _no_rule(name, i)
+    bars = []
+    for i, (a, want) in enumerate(zip(args, wanted)):
+        if not want:
+            bars.append(None)
+            continue
+        total = None
+        for y_bar, d in zip(y_bars, _multi_rule(name, i, a)(ys, *args)):
+            if y_bar is not None:
+                total = y_bar * d if total is None else total + y_bar * d
+        bars.append(None if total is None else unbroadcast(total, a))
+    return tuple(bars)
 
 
 scipy_ufunc_p = defop(

@@ -262,7 +262,10 @@ def scipy_function(xp, name: str):
     """``scipy.special.<name>``, or a clear error where the backend's module lacks it
     (``cupyx.scipy.special`` has fewer functions than SciPy)."""
     sp = scipy_special(xp)
-    fn = getattr(sp, name, None)
+    if name.startswith("_"):  # the private ufuncs behind spherical_jn & co. and lambertw
+        fn = getattr(getattr(sp, "_ufuncs", None), name, None)
+    else:
+        fn = getattr(sp, name, None)
     if fn is None:
         raise UnsupportedOperationError(
             f"ftransforms.scipy.special.{name}: {sp.__name__} has no {name}, so it cannot be "
@@ -837,7 +840,7 @@ gamma_p = _sp_unary("gamma", lambda y, x: y * digamma_p.bind(x), doc=_GAMMA_DOC)
 
 _RGAMMA_DOC = """``ftransforms.scipy.special.rgamma(x)``: ``1 / gamma(x)``, 0 at the poles of gamma
 (x = 0, -1, ...), elementwise, as ``scipy.special.rgamma`` (evaluated with SciPy); its derivative is
-``-rgamma(x) * digamma(x)`` (NaN at those poles).
+``-rgamma(x) * digamma(x)`` (``(-1)**m m!`` at the pole ``-m``, from the reflection formula).
 
 Example:
     >>> import numpy as np
@@ -848,11 +851,22 @@ Example:
     >>> round(float(ft.grad(rgamma)(1.0)), 6)  # -digamma(1)
     0.577216
 """
-rgamma_p = _sp_unary(
-    "rgamma",
-    lambda y, x: -y * digamma_p.bind(x),
-    doc=_RGAMMA_DOC,
-)
+
+
+def _rgamma_d(y, x):
+    # -rgamma(x) digamma(x) is 0 * inf = NaN at the poles of gamma (x = 0, -1, ...), where
+    # the derivative is (-1)**m m!; left of 1/2 it is the derivative of the reflection
+    # 1/gamma(x) = sin(pi x) gamma(1 - x) / pi, finite there (and at every order)
+    left = x < 0.5
+    xl = _ew.select_p.bind(left, x, 0.0)
+    g = gamma_p.bind(1.0 - xl)
+    pix = math.pi * xl
+    reflected = g * (_ew.cos_p.bind(pix) - _ew.sin_p.bind(pix) * digamma_p.bind(1.0 - xl) / math.pi)
+    right = -y * digamma_p.bind(_ew.select_p.bind(left, 1.0, x))
+    return _ew.select_p.bind(left, reflected, right)
+
+
+rgamma_p = _sp_unary("rgamma", _rgamma_d, doc=_RGAMMA_DOC)
 
 _GAMMASGN_DOC = """``ftransforms.scipy.special.gammasgn(x)``: the sign of ``gamma(x)``, -1.0 or 1.0,
 elementwise, as ``scipy.special.gammasgn`` (evaluated with SciPy); it has no derivative (``ft.grad``
@@ -1026,11 +1040,27 @@ Example:
     >>> round(float(ft.grad(erfcx)(0.0)), 6)  # -2 / sqrt(pi)
     -1.128379
 """
-erfcx_p = _sp_unary(
-    "erfcx",
-    lambda y, x: 2.0 * x * y - _TWO_OVER_SQRT_PI,
-    doc=_ERFCX_DOC,
-)
+#: (-1)**n (2n+1)!! / 2**n: erfcx'(x) ~ -1/sqrt(pi) sum_n c_n x**(-2n-2) for large x
+_ERFCX_D_SERIES = (
+    1.0, -1.5, 3.75, -13.125, 59.0625, -324.84375, 2111.484375, -15836.1328125,
+    134607.12890625, -1278767.724609375,
+)  # fmt: skip
+
+
+def _erfcx_d(y, x):
+    # 2 x erfcx(x) - 2/sqrt(pi) cancels for large x (it was 0 at x = 1e10, not -5.6e-21):
+    # above 20 the asymptotic series, whose tenth term is 5e-18 of the first there
+    big = x > 20.0
+    xb = _ew.select_p.bind(big, x, 20.0)
+    r = 1.0 / (xb * xb)
+    series = _ERFCX_D_SERIES[-1]
+    for c in _ERFCX_D_SERIES[-2::-1]:
+        series = c + r * series
+    asymptotic = (-1.0 / math.sqrt(math.pi)) * r * series
+    return _ew.select_p.bind(big, asymptotic, 2.0 * x * y - _TWO_OVER_SQRT_PI)
+
+
+erfcx_p = _sp_unary("erfcx", _erfcx_d, doc=_ERFCX_DOC)
 
 _ERFCINV_DOC = """``ftransforms.scipy.special.erfcinv(y)``: the inverse of ``erfc`` on ``(0, 2)``,
 elementwise, as ``scipy.special.erfcinv`` (evaluated with SciPy); its derivative is
@@ -1126,10 +1156,19 @@ Example:
     >>> round(float(ft.grad(lambda x: expn(1, x))(1.0)), 6)  # -E_0(1) = -exp(-1)
     -0.367879
 """
+
+
+def _int_order(n):
+    """An integer order as SciPy reads a float one (truncated: ``yn(0.3, x)`` is
+    ``y0(x)``), so a derivative's neighbouring orders are those of the order used."""
+    kind = getattr(getattr(n, "dtype", None), "kind", "f" if isinstance(n, float) else "i")
+    return _ew.trunc_p.bind(n) if kind == "f" else n
+
+
 expn_p = _binary_op(
     "expn",
     _expn_impl,
-    (_refusing("expn(n, x)", "n"), lambda out, n, x: -expn_p.bind(n - 1, x)),
+    (_refusing("expn(n, x)", "n"), lambda out, n, x: -expn_p.bind(_int_order(n) - 1, x)),
     doc=_EXPN_DOC,
 )
 
@@ -1315,7 +1354,7 @@ def _yv_d(out, v, x):
 
 
 def _yn_d(out, n, x):
-    lo, hi = _neighbours(yn_p, n, x)
+    lo, hi = _neighbours(yn_p, _int_order(n), x)
     return 0.5 * (lo - hi)
 
 

@@ -112,6 +112,7 @@ __all__ = [
     "kl_div",
     "kv",
     "kve",
+    "lambertw",
     "log_expit",
     "log_ndtr",
     "log_softmax",
@@ -133,6 +134,10 @@ __all__ = [
     "softplus",
     "spence",
     "sph_harm_y",
+    "spherical_in",
+    "spherical_jn",
+    "spherical_kn",
+    "spherical_yn",
     "wofz",
     "xlog1py",
     "xlogy",
@@ -290,6 +295,76 @@ def sinc(x: Any) -> Any:
         1.0
     """
     return fnp.sinc(x)
+
+
+def _spherical(kind: str, n: Any, z: Any, derivative: bool) -> Any:
+    name = f"_spherical_{kind}" + ("_d" if derivative else "")
+    n = fnp.asarray(n).astype(numpy.int64) if not isinstance(n, int) else n
+    return _su.scipy_ufunc_p.bind(n, float_input(fnp.asarray(z), None), name=name)
+
+
+def spherical_jn(n: Any, z: Any, derivative: bool = False) -> Any:
+    """``scipy.special.spherical_jn``: the spherical Bessel function ``j_n(z)`` of integer
+    order ``n`` (or its derivative in ``z``), differentiable in ``z`` to every order.
+
+    Example:
+        >>> from ftransforms import grad
+        >>> round(float(spherical_jn(0, 1.0)), 6)  # sin(1) / 1
+        0.841471
+        >>> round(float(grad(lambda z: spherical_jn(0, z))(1.0)), 6)  # -j_1(1)
+        -0.301169
+    """
+    return _spherical("jn", n, z, derivative)
+
+
+def spherical_yn(n: Any, z: Any, derivative: bool = False) -> Any:
+    """``scipy.special.spherical_yn``: the spherical Bessel function ``y_n(z)`` (or its
+    derivative), differentiable in ``z``.
+
+    Example:
+        >>> round(float(spherical_yn(0, 1.0)), 6)  # -cos(1) / 1
+        -0.540302
+    """
+    return _spherical("yn", n, z, derivative)
+
+
+def spherical_in(n: Any, z: Any, derivative: bool = False) -> Any:
+    """``scipy.special.spherical_in``: the modified spherical Bessel function ``i_n(z)``
+    (or its derivative), differentiable in ``z``.
+
+    Example:
+        >>> round(float(spherical_in(0, 1.0)), 6)  # sinh(1) / 1
+        1.175201
+    """
+    return _spherical("in", n, z, derivative)
+
+
+def spherical_kn(n: Any, z: Any, derivative: bool = False) -> Any:
+    """``scipy.special.spherical_kn``: the modified spherical Bessel function ``k_n(z)``
+    (or its derivative), differentiable in ``z``.
+
+    Example:
+        >>> round(float(spherical_kn(0, 1.0)), 6)  # pi/2 exp(-1) / 1
+        0.577864
+    """
+    return _spherical("kn", n, z, derivative)
+
+
+def lambertw(z: Any, k: Any = 0, tol: float = 1e-8) -> Any:
+    """``scipy.special.lambertw``: the branch ``k`` of the Lambert W function (complex,
+    as SciPy's), differentiable in ``z``: ``W / (z (1 + W))``.
+
+    Example:
+        >>> from ftransforms import grad
+        >>> round(float(lambertw(1.0).real), 6)  # the omega constant
+        0.567143
+        >>> round(float(grad(lambda z: lambertw(z).real)(1.0)), 6)  # W / (1 + W)
+        0.361896
+    """
+    k = fnp.asarray(k).astype(numpy.int64) if not isinstance(k, int) else k
+    z = fnp.asarray(z)
+    z = z if dtype_of(z).kind == "c" else float_input(z, None)
+    return _su.scipy_ufunc_p.bind(z, k, float(tol), name="_lambertw")
 
 
 def fresnel(x: Any) -> tuple[Any, Any]:

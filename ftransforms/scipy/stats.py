@@ -65,6 +65,7 @@ from ftransforms.scipy.stats_base import (
     _Continuous,
     _Discrete,
     _Dist,
+    _exp_cap,
     _fit_check,
     _fit_fixed,
     _fl,
@@ -149,6 +150,7 @@ from ftransforms.scipy.stats_distributions import (
 )
 from ftransforms.scipy.stats_gamma_fit import gamma_shape
 from ftransforms.scipy.stats_mvn_cdf import mvn_cdf
+from ftransforms.scipy.stats_noncentral import ncf, nct, ncx2
 from ftransforms.scipy.stats_normality import jarque_bera, kurtosistest, normaltest, skewtest
 from ftransforms.scipy.stats_power_transforms import boxcox, yeojohnson, yeojohnson_llf
 from ftransforms.scipy.stats_rank_tests import (
@@ -305,6 +307,9 @@ __all__ = [
     "multivariate_normal",
     "nakagami",
     "nbinom",
+    "ncf",
+    "nct",
+    "ncx2",
     "norm",
     "normaltest",
     "pareto",
@@ -360,6 +365,14 @@ __all__ = [
 ]
 
 # -- continuous distributions -------------------------------------------------------------
+
+
+def _from_zero(z: Any, inner: Any, at_zero: float) -> Any:
+    """``inner(z)`` for ``z > 0``, the constant ``at_zero`` at and below 0 (a support
+    ``[0, inf)``): a formula at ``maximum(z, 0)`` had the derivative 0 * (the density at
+    0), NaN where that is infinite (gamma's a < 1, ...) and in every second derivative."""
+    pos = z > 0
+    return fnp.where(pos, inner(fnp.where(pos, z, 1.0)), at_zero)
 
 
 class _Norm(_Continuous):
@@ -439,10 +452,11 @@ class _Cauchy(_Continuous):
         return -math.log(math.pi) - fnp.log1p(z * z)
 
     def _cdf(self, z):
-        return 0.5 + fnp.arctan(z) / math.pi
+        # atan2(1, -z) = pi/2 + atan(z): no 1/2 - 1/2 cancellation in the left tail
+        return fnp.arctan2(1.0, -z) / math.pi
 
     def _sf(self, z):
-        return 0.5 - fnp.arctan(z) / math.pi
+        return fnp.arctan2(1.0, z) / math.pi
 
     def _ppf(self, q):
         # tan(pi (q - 1/2)) in the middle (q - 1/2 is exact there); in the tails the same
@@ -779,13 +793,27 @@ class _T(_Continuous):
             - 0.5 * (df + 1.0) * fnp.log1p(z * z / df)
         )
 
-    def _tail(self, z, df):
-        """``P(T > |z|)``, ``betainc(df/2, 1/2, df / (df + z**2)) / 2``."""
-        return 0.5 * _special("betainc")(0.5 * df, 0.5, df / (df + z * z))
-
     def _cdf(self, z, df):
-        tail = self._tail(z, df)
-        return fnp.where(z > 0, 1.0 - tail, tail)
+        # NOTE [t cdf near 0]: the tail form P(T > |z|) = betainc(df/2, 1/2, df/(df + z**2))
+        # / 2 has 1 - x = z**2 / (df + z**2) lost to rounding near z = 0 (the density of
+        # betainc there, (1 - x)**(-1/2), kept 6 digits at z = 1e-5) and the derivative
+        # inf * 0 = NaN at z = 0 (in z and df, so t.ppf(0.5, df) in df).  For z**2 < df it
+        # is P(|T| < |z|) = betainc(1/2, df/2, z**2 / (df + z**2)), exact in 1 - x; below
+        # |z| = 1e-8 sqrt(df), where z**2 / df is under the rounding of 1, the line
+        # 1/2 + pdf(0) z (every derivative to the second order exact to rounding).
+        z2 = z * z
+        center = z2 < df
+        tiny = z2 < 1e-16 * df
+        zc = fnp.where(center & ~tiny, z, fnp.sqrt(df))  # inside each branch's domain
+        zt = fnp.where(center, 2.0 * fnp.sqrt(df), z)
+        betainc = _special("betainc")
+        half = 0.5 * betainc(0.5, 0.5 * df, zc * zc / (df + zc * zc))
+        mid = 0.5 + fnp.where(z > 0, half, -half)
+        tail = 0.5 * betainc(0.5 * df, 0.5, df / (df + zt * zt))
+        far = fnp.where(z > 0, 1.0 - tail, tail)
+        log_pdf0 = fsp.gammaln(0.5 * (df + 1.0)) - fsp.gammaln(0.5 * df)
+        line = 0.5 + fnp.exp(log_pdf0 - 0.5 * fnp.log(df * math.pi)) * z
+        return fnp.where(tiny, line, fnp.where(center, mid, far))
 
     def _sf(self, z, df):
         return self._cdf(-z, df)
@@ -831,10 +859,10 @@ class _Gamma(_Continuous):
         return fnp.where(ok, fsp.xlogy(a - 1.0, zs) - zs - fsp.gammaln(a), -fnp.inf)
 
     def _cdf(self, z, a):
-        return _special("gammainc")(a, fnp.maximum(z, 0.0))
+        return _from_zero(z, lambda zs: _special("gammainc")(a, zs), 0.0)
 
     def _sf(self, z, a):
-        return _special("gammaincc")(a, fnp.maximum(z, 0.0))
+        return _from_zero(z, lambda zs: _special("gammaincc")(a, zs), 1.0)
 
     def _ppf(self, q, a):
         return _implicit_ppf("gamma", self, q, a)
@@ -898,10 +926,10 @@ class _Chi2(_Continuous):
         return fnp.where(ok, out, -fnp.inf)
 
     def _cdf(self, z, df):
-        return _special("gammainc")(0.5 * df, 0.5 * fnp.maximum(z, 0.0))
+        return _from_zero(z, lambda zs: _special("gammainc")(0.5 * df, 0.5 * zs), 0.0)
 
     def _sf(self, z, df):
-        return _special("gammaincc")(0.5 * df, 0.5 * fnp.maximum(z, 0.0))
+        return _from_zero(z, lambda zs: _special("gammaincc")(0.5 * df, 0.5 * zs), 1.0)
 
     def _ppf(self, q, df):
         return _implicit_ppf("chi2", self, q, df)
@@ -937,11 +965,20 @@ class _Beta(_Continuous):
         out = fsp.xlogy(a - 1.0, zs) + fsp.xlog1py(b - 1.0, -zs) - _betaln(a, b)
         return fnp.where(ok, out, -fnp.inf)
 
+    def _ends(self, z, inner, at_0, at_1):
+        # constants at and beyond the ends: betainc at a clipped z had the derivative
+        # 0 * (the density at the end), NaN where a < 1 or b < 1 (in x, loc and scale, and
+        # in every second derivative), and clip's 1/2 at the ends themselves
+        below, above = z <= 0, z >= 1
+        zs = fnp.where(below | above, 0.5, z)
+        return fnp.where(below, at_0, fnp.where(above, at_1, inner(zs)))
+
     def _cdf(self, z, a, b):
-        return _special("betainc")(a, b, fnp.clip(z, 0.0, 1.0))
+        return self._ends(z, lambda zs: _special("betainc")(a, b, zs), 0.0, 1.0)
 
     def _sf(self, z, a, b):
-        return _special("betainc")(b, a, fnp.clip(1.0 - z, 0.0, 1.0))
+        # (betaincc: 1 - z rounds, betainc(b, a, 1 - z) kept 12 digits at z = 1e-9)
+        return self._ends(z, lambda zs: fsp.betaincc(a, b, zs), 1.0, 0.0)
 
     def _ppf(self, q, a, b):
         return _implicit_ppf("beta", self, q, a, b)
@@ -972,26 +1009,46 @@ class _GumbelR(_Continuous):
 
     name = "gumbel_r"
 
+    # NOTE [Gumbel tails]: exp(-z) overflows past z = -709, where the cdf exp(-exp(-z))
+    # and the density are 0 but their derivatives were 0 * inf = NaN (and the sf's log
+    # 0 * NaN); there the exponent is held at 709 (88 in float32; the log-density -inf,
+    # the sf 1).  Far
+    # right, where exp(-z) underflows, the logsf is -z - exp(-z)/2 (it was log(0) = -inf,
+    # with a NaN derivative).
+
+    def _e(self, z):
+        cap = _exp_cap(z)
+        over = z < -cap
+        return fnp.exp(-fnp.where(over, -cap, z)), over
+
     def _logpdf(self, z):
-        return -z - fnp.exp(-z)
+        e, over = self._e(z)
+        return fnp.where(over, -fnp.inf, -z - e)
 
     def _cdf(self, z):
-        return fnp.exp(-fnp.exp(-z))
+        return fnp.exp(-self._e(z)[0])
 
     def _logcdf(self, z):
         return -fnp.exp(-z)
 
     def _sf(self, z):
-        return -fnp.expm1(-fnp.exp(-z))
+        return -fnp.expm1(-self._e(z)[0])
 
     def _logsf(self, z):
-        return _log1mexp(-fnp.exp(-z))
+        far = z > 30.0
+        e, over = self._e(fnp.where(far, 0.0, z))
+        zf = fnp.where(far, z, 30.0)
+        near = fnp.where(over, 0.0, _log1mexp(-e))
+        return fnp.where(far, -zf - 0.5 * fnp.exp(-zf), near)
 
     def _ppf(self, q):
         return -fnp.log(-fnp.log(q))
 
     def _isf(self, q):
         return -fnp.log(-fnp.log1p(-q))
+
+    def _stats(self):
+        return _EULER, math.pi**2 / 6.0
 
 
 class _GumbelL(_Continuous):
@@ -1004,26 +1061,33 @@ class _GumbelL(_Continuous):
 
     name = "gumbel_l"
 
+    # the mirror image of gumbel_r (NOTE [Gumbel tails])
     def _logpdf(self, z):
-        return z - fnp.exp(z)
+        return _GumbelR._logpdf(self, -z)
 
     def _cdf(self, z):
-        return -fnp.expm1(-fnp.exp(z))
+        return _GumbelR._sf(self, -z)
 
     def _logcdf(self, z):
-        return _log1mexp(-fnp.exp(z))
+        return _GumbelR._logsf(self, -z)
 
     def _sf(self, z):
-        return fnp.exp(-fnp.exp(z))
+        return _GumbelR._cdf(self, -z)
 
     def _logsf(self, z):
         return -fnp.exp(z)
+
+    def _e(self, z):
+        return _GumbelR._e(self, z)
 
     def _ppf(self, q):
         return fnp.log(-fnp.log1p(-q))
 
     def _isf(self, q):
         return fnp.log(-fnp.log(q))
+
+    def _stats(self):
+        return -_EULER, math.pi**2 / 6.0
 
 
 class _Pareto(_Continuous):
@@ -1065,6 +1129,12 @@ class _Pareto(_Continuous):
 
     def _isf(self, q, b):
         return fnp.exp(-fnp.log(q) / b)
+
+    def _stats(self, b):
+        ok1, ok2 = b > 1, b > 2
+        b1 = fnp.where(ok1, b - 1.0, 1.0)
+        var = b / (b1 * b1 * fnp.where(ok2, b - 2.0, 1.0))
+        return fnp.where(ok1, b / b1, fnp.inf), fnp.where(ok2, var, fnp.inf)
 
 
 class _Truncnorm(_Continuous):
@@ -1120,6 +1190,22 @@ class _Truncnorm(_Continuous):
 
     def _isf(self, q, a, b):
         return -self._ppf(q, -b, -a)  # the mirror image: accurate for small q
+
+    def _stats(self, a, b):
+        # mean (phi(a) - phi(b)) / Z, variance 1 + (a phi(a) - b phi(b)) / Z - mean**2 (an
+        # infinite end adds nothing: phi(+-inf) = 0)
+        _, _, _, log_z = self._mirror(a, b)
+
+        def phi(v):
+            fin = fnp.isfinite(v)
+            vs = fnp.where(fin, v, 0.0)
+            dens = fnp.exp(-0.5 * vs * vs - _LOG_SQRT_2PI)
+            return fnp.where(fin, dens, 0.0), fnp.where(fin, vs * dens, 0.0)
+
+        (pa, apa), (pb, bpb) = phi(a), phi(b)
+        z = fnp.exp(log_z)
+        mean = (pa - pb) / z
+        return mean, 1.0 + (apa - bpb) / z - mean * mean
 
 
 class _Vonmises(_Continuous):
@@ -1228,11 +1314,20 @@ class _Gennorm(_Continuous):
         return fnp.log(beta) - math.log(2.0) - fsp.gammaln(1.0 / beta) - fnp.abs(z) ** beta
 
     def _cdf(self, z, beta):
-        half = 0.5 * _special("gammaincc")(1.0 / beta, fnp.abs(z) ** beta)
-        return fnp.where(z > 0, 1.0 - half, half)
+        # |z|**beta under 1e-16 (z = 0 included): the line 1/2 + pdf(0) z; gammaincc's
+        # derivative there is x**(1/beta - 1) * d(|z|**beta) = inf * 0 (NaN in z and beta)
+        tiny = fnp.abs(z) ** beta < 1e-16
+        zs = fnp.where(tiny, 1.0, z)
+        half = 0.5 * _special("gammaincc")(1.0 / beta, fnp.abs(zs) ** beta)
+        pdf0 = beta / (2.0 * fsp.gamma(1.0 / beta))
+        line = 0.5 + pdf0 * z
+        return fnp.where(tiny, line, fnp.where(z > 0, 1.0 - half, half))
 
     def _sf(self, z, beta):
         return self._cdf(-z, beta)
+
+    def _stats(self, beta):
+        return 0.0, fnp.exp(fsp.gammaln(3.0 / beta) - fsp.gammaln(1.0 / beta))
 
 
 # -- discrete distributions ---------------------------------------------------------------
@@ -1497,6 +1592,10 @@ class _Betabinom(_Discrete):
         raise UnsupportedOperationError(
             "betabinom: only logpmf and pmf are supported (the cdf is a sum over k)"
         )
+
+    def _stats(self, n, a, b):
+        ab = a + b
+        return n * a / ab, n * a * b * (ab + n) / (ab * ab * (ab + 1.0))
 
 
 class _Hypergeom(_Discrete):
@@ -2006,17 +2105,17 @@ class _WeibullMin(_Continuous):
         return fnp.where(ok, fnp.log(c) + fsp.xlogy(c - 1.0, zs) - zs**c, -fnp.inf)
 
     def _cdf(self, z, c):
-        return -fnp.expm1(-(fnp.maximum(z, 0.0) ** c))
+        return _from_zero(z, lambda zs: -fnp.expm1(-(zs**c)), 0.0)
 
     def _sf(self, z, c):
-        return fnp.exp(-(fnp.maximum(z, 0.0) ** c))
+        return _from_zero(z, lambda zs: fnp.exp(-(zs**c)), 1.0)
 
     def _logcdf(self, z, c):
         pos = z > 0
         return fnp.where(pos, _log1mexp(-(fnp.where(pos, z, 1.0) ** c)), -fnp.inf)
 
     def _logsf(self, z, c):
-        return -(fnp.maximum(z, 0.0) ** c)
+        return _from_zero(z, lambda zs: -(zs**c), 0.0)
 
     def _ppf(self, q, c):
         return (-fnp.log1p(-q)) ** (1.0 / c)
@@ -2111,12 +2210,16 @@ class _F(_Continuous):
         return dfn * zs / den, dfd / den  # w and 1 - w, each without cancellation
 
     def _cdf(self, z, dfn, dfd):
-        w, _ = self._split(z, dfn, dfd)
-        return _special("betainc")(0.5 * dfn, 0.5 * dfd, w)
+        def inner(zs):
+            return _special("betainc")(0.5 * dfn, 0.5 * dfd, self._split(zs, dfn, dfd)[0])
+
+        return _from_zero(z, inner, 0.0)
 
     def _sf(self, z, dfn, dfd):
-        _, v = self._split(z, dfn, dfd)
-        return _special("betainc")(0.5 * dfd, 0.5 * dfn, v)
+        def inner(zs):
+            return _special("betainc")(0.5 * dfd, 0.5 * dfn, self._split(zs, dfn, dfd)[1])
+
+        return _from_zero(z, inner, 1.0)
 
     def _ppf(self, q, dfn, dfd):
         return _implicit_ppf("f", self, q, dfn, dfd)

@@ -90,6 +90,13 @@ def _ndtri(q: Any) -> Any:
     return f(q) if f is not None else _SQRT2 * fsp.erfinv(2.0 * q - 1.0)
 
 
+def _exp_cap(x: Any) -> float:
+    """Below the largest exponent whose ``exp`` is finite in ``x``'s float dtype (709 in
+    float64, 88 in float32): NOTE [Gumbel tails] holds an overflowing exponent there."""
+    dt = dtype_of(x) if hasattr(x, "dtype") else numpy.dtype(numpy.float64)
+    return 88.0 if dt.itemsize <= 4 else 709.0
+
+
 def _softplus(x: Any) -> Any:
     """``log(1 + exp(x))`` without overflow."""
     return fnp.logaddexp(x, 0.0)

@@ -158,6 +158,13 @@ class _Boltzmann(_Discrete):
         kk = fnp.clip(k, -1.0, n - 1.0)
         return (fnp.exp(-lam * (kk + 1.0)) - fnp.exp(-lam * n)) / -fnp.expm1(-lam * n)
 
+    def _stats(self, lam, n):
+        # 1 / (e^lam - 1) - N / (e^(lam N) - 1), and the variance's
+        # e^lam / (e^lam - 1)**2 - N**2 e^(lam N) / (e^(lam N) - 1)**2
+        e1, en = fnp.expm1(lam), fnp.expm1(lam * n)
+        mean = 1.0 / e1 - n / en
+        return mean, (e1 + 1.0) / (e1 * e1) - n * n * (en + 1.0) / (en * en)
+
 
 class _Yulesimon(_Discrete):
     """The Yule-Simon distribution: ``pmf = alpha B(k, alpha + 1)``, ``k >= 1``;

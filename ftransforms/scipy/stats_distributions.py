@@ -33,6 +33,7 @@ from ftransforms.scipy.stats_base import (
     _SQRT2,
     _betaln,
     _Continuous,
+    _exp_cap,
     _implicit_ppf,
     _log1mexp,
     _log_ndtr,
@@ -59,6 +60,23 @@ def _log1p_ratio(w: Any) -> Any:
     wt = _where(small, w, 0.0)
     series = 1.0 - wt * (0.5 - wt * (1.0 / 3.0 - wt * (0.25 - wt * 0.2)))
     return _where(small, series, fnp.log1p(ws) / ws)
+
+
+def _raw_moments(raw: Any, ok1: Any, ok2: Any) -> tuple:
+    """``(mean, var)`` from the raw moments ``raw(1)``, ``raw(2)``; NaN (SciPy's) where
+    ``ok1``/``ok2`` say the first/second moment diverges."""
+    m1, m2 = raw(1.0), raw(2.0)
+    return fnp.where(ok1, m1, fnp.nan), fnp.where(ok2, m2 - m1 * m1, fnp.nan)
+
+
+def _expm1_capped(u: Any) -> tuple:
+    """``(expm1(min(u, 709)), u > 709)`` (88 in float32): where ``exp(u)`` overflows, a
+    ``cdf = exp(-c expm1(u))`` is 0 either way but its derivative ``0 * inf`` was NaN;
+    with the exponent held at 709 it is 0 (a log-density or log-sf there is ``-inf``: the caller's
+    ``where``)."""
+    cap = _exp_cap(u)
+    over = u > cap
+    return fnp.expm1(_where(over, cap, u)), over
 
 
 _VALUED: dict[str, Primitive] = {}
@@ -392,6 +410,12 @@ class _Invweibull(_Positive):
     def _iq(self, q, c):
         return (-fnp.log1p(-q)) ** (-1.0 / c)
 
+    def _stats(self, c):
+        # E[X**n] = Gamma(1 - n/c) for c > n: NaN (SciPy's) where the mean diverges, and
+        # the variance infinite for 1 < c <= 2 (SciPy's Gamma of a negative number there)
+        mean, var = _raw_moments(lambda n: fsp.gamma(1.0 - n / c), c > 1, c > 2)
+        return mean, fnp.where((c > 1) & (c <= 2), fnp.inf, var)
+
 
 class _Lomax(_Positive):
     """The Lomax (Pareto II) distribution: ``sf = (1 + z)**(-c)``, ``z >= 0``.
@@ -464,6 +488,10 @@ class _Burr12(_Positive):
     def _iq(self, q, c, d):
         return fnp.expm1(-fnp.log(q) / d) ** (1.0 / c)
 
+    def _stats(self, c, d):
+        # E[X**n] = d B(d - n/c, 1 + n/c) for c d > n; SciPy's NaN where it diverges
+        return _raw_moments(lambda n: d * fsp.beta(d - n / c, 1.0 + n / c), c * d > 1, c * d > 2)
+
 
 class _Burr(_Positive):
     """The Burr type III distribution: ``cdf = (1 + z**(-c))**(-d)``.
@@ -496,6 +524,10 @@ class _Burr(_Positive):
 
     def _iq(self, q, c, d):
         return fnp.expm1(-fnp.log1p(-q) / d) ** (-1.0 / c)
+
+    def _stats(self, c, d):
+        # E[X**n] = d B(1 - n/c, d + n/c) for c > n; SciPy's NaN where it diverges
+        return _raw_moments(lambda n: d * fsp.beta(1.0 - n / c, d + n / c), c > 1, c > 2)
 
 
 class _Fisk(_Positive):
@@ -534,6 +566,10 @@ class _Fisk(_Positive):
     def _iq(self, q, c):
         return fnp.exp(-fsp.logit(q) / c)
 
+    def _stats(self, c):
+        # E[X**n] = B(1 - n/c, 1 + n/c) for c > n; SciPy's NaN where it diverges
+        return _raw_moments(lambda n: fsp.beta(1.0 - n / c, 1.0 + n / c), c > 1, c > 2)
+
 
 class _Gompertz(_Positive):
     """The Gompertz distribution: ``sf = exp(-c (exp(z) - 1))``, ``z >= 0``.
@@ -550,16 +586,18 @@ class _Gompertz(_Positive):
         return c > 0
 
     def _lp(self, z, c):
-        return fnp.log(c) + z - c * fnp.expm1(z)
+        e, over = _expm1_capped(z)
+        return _where(over, -fnp.inf, fnp.log(c) + z - c * e)
 
     def _ls(self, z, c):
-        return -c * fnp.expm1(z)
+        e, over = _expm1_capped(z)
+        return _where(over, -fnp.inf, -c * e)
 
     def _s(self, z, c):
-        return fnp.exp(-c * fnp.expm1(z))
+        return fnp.exp(-c * _expm1_capped(z)[0])
 
     def _c(self, z, c):
-        return -fnp.expm1(-c * fnp.expm1(z))
+        return -fnp.expm1(-c * _expm1_capped(z)[0])
 
     def _pq(self, q, c):
         return fnp.log1p(-fnp.log1p(-q) / c)
@@ -617,18 +655,23 @@ class _Exponpow(_Positive):
     def _valid(self, b):
         return b > 0
 
+    def _e(self, z, b):
+        return _expm1_capped(z**b)
+
     def _lp(self, z, b):
-        zb = z**b
-        return fnp.log(b) + fsp.xlogy(b - 1.0, z) + 1.0 + zb - fnp.exp(zb)
+        e, over = self._e(z, b)
+        lp = fnp.log(b) + fsp.xlogy(b - 1.0, z) - e + z**b
+        return fnp.where(over, -fnp.inf, lp)
 
     def _ls(self, z, b):
-        return -fnp.expm1(z**b)
+        e, over = self._e(z, b)
+        return fnp.where(over, -fnp.inf, -e)
 
     def _s(self, z, b):
-        return fnp.exp(-fnp.expm1(z**b))
+        return fnp.exp(-self._e(z, b)[0])
 
     def _c(self, z, b):
-        return -fnp.expm1(-fnp.expm1(z**b))
+        return -fnp.expm1(-self._e(z, b)[0])
 
     def _pq(self, q, b):
         return fnp.log1p(-fnp.log1p(-q)) ** (1.0 / b)
@@ -821,6 +864,11 @@ class _Halfgennorm(_Positive):
     def _iq(self, q, beta):
         return fsp.gammainccinv(1.0 / beta, q) ** (1.0 / beta)
 
+    def _stats(self, beta):
+        g1 = fsp.gammaln(1.0 / beta)
+        m1 = fnp.exp(fsp.gammaln(2.0 / beta) - g1)
+        return m1, fnp.exp(fsp.gammaln(3.0 / beta) - g1) - m1 * m1
+
 
 class _Gengamma(_Positive):
     """The generalized gamma distribution: density ``|c| z**(c a - 1) exp(-z**c) /
@@ -854,6 +902,17 @@ class _Gengamma(_Positive):
     def _iq(self, q, a, c):
         return _where(c > 0, fsp.gammainccinv(a, q), fsp.gammaincinv(a, q)) ** (1.0 / c)
 
+    def _stats(self, a, c):
+        # E[X**n] = Gamma(a + n/c) / Gamma(a), infinite where a + n/c <= 0 (c < 0)
+        def raw(n):
+            s = a + n / c
+            return fnp.where(
+                s > 0, fnp.exp(fsp.gammaln(fnp.where(s > 0, s, 1.0)) - fsp.gammaln(a)), fnp.inf
+            )
+
+        m1, m2 = raw(1.0), raw(2.0)
+        return m1, fnp.where(fnp.isinf(m2), fnp.inf, m2 - m1 * m1)
+
 
 class _Loggamma(_Bounded):
     """The log-gamma distribution: ``log(X)`` for ``X ~ gamma(c)``.
@@ -883,6 +942,9 @@ class _Loggamma(_Bounded):
 
     def _iq(self, q, c):
         return fnp.log(fsp.gammainccinv(c, q))
+
+    def _stats(self, c):
+        return fsp.digamma(c), fsp.polygamma(1, c)
 
 
 class _Betaprime(_Positive):
@@ -1215,6 +1277,11 @@ class _Johnsonsu(_Bounded):
     def _iq(self, q, a, b):
         return fnp.sinh((-_ndtri(q) - a) / b)
 
+    def _stats(self, a, b):
+        w = fnp.exp(1.0 / (b * b))
+        mean = -fnp.sqrt(w) * fnp.sinh(a / b)
+        return mean, 0.5 * (w - 1.0) * (w * fnp.cosh(2.0 * a / b) + 1.0)
+
 
 class _Johnsonsb(_Unit):
     """Johnson's SB distribution on ``(0, 1)``: ``cdf = Phi(a + b log(z / (1 - z)))``.
@@ -1286,6 +1353,9 @@ class _Genlogistic(_Bounded):
     def _iq(self, q, c):
         return -fnp.log(fnp.expm1(-fnp.log1p(-q) / c))
 
+    def _stats(self, c):
+        return _EULER + fsp.digamma(c), math.pi**2 / 6.0 + fsp.polygamma(1, c)
+
 
 class _Halflogistic(_Positive):
     """The half-logistic distribution: ``cdf = tanh(z / 2)``.
@@ -1334,10 +1404,14 @@ class _Hypsecant(_Bounded):
         return -math.log(math.pi / 2.0) - a - fnp.log1p(fnp.exp(-2.0 * a))
 
     def _c(self, z):
-        return (2.0 / math.pi) * fnp.arctan(fnp.exp(z))
+        # the nearer tail's 2/pi atan(exp(-|z|)): exp(|z|) overflowed past 709, and the
+        # derivative exp(z) / (1 + exp(2 z)) was inf / inf
+        left = z <= 0
+        tail = (2.0 / math.pi) * fnp.arctan(fnp.exp(-fnp.abs(z)))
+        return _where(left, tail, 1.0 - tail)
 
     def _s(self, z):
-        return (2.0 / math.pi) * fnp.arctan(fnp.exp(-z))
+        return self._c(-z)
 
     def _pq(self, q):
         return fnp.log(fnp.tan(0.5 * math.pi * q))
@@ -1384,6 +1458,16 @@ class _Loglaplace(_Positive):
     def _iq(self, q, c):
         low = q < 0.5
         return fnp.exp(_where(low, -fnp.log(2.0 * q), fnp.log(2.0 - 2.0 * q)) / c)
+
+    def _stats(self, c):
+        # E[X**n] = c**2 / (c**2 - n**2) for c > n, infinite otherwise (SciPy's)
+        def raw(n):
+            ok = c > n
+            cs = fnp.where(ok, c, n + 1.0)
+            return fnp.where(ok, cs * cs / (cs * cs - n * n), fnp.inf)
+
+        m1, m2 = raw(1.0), raw(2.0)
+        return m1, fnp.where(fnp.isinf(m2), fnp.inf, m2 - m1 * m1)
 
 
 class _LaplaceAsymmetric(_Bounded):
@@ -1557,6 +1641,9 @@ class _Dweibull(_Bounded):
     def _iq(self, q, c):
         return -self._pq(q, c)
 
+    def _stats(self, c):
+        return 0.0, fsp.gamma(1.0 + 2.0 / c)
+
 
 # -- bounded supports ------------------------------------------------------------------------
 
@@ -1725,6 +1812,22 @@ class _Anglit(_Bounded):
     def _iq(self, q):
         return fnp.arccos(fnp.sqrt(q)) - math.pi / 4.0
 
+    def _stats(self):
+        return 0.0, math.pi**2 / 16.0 - 0.5
+
+
+def _w_minus_sin(w: Any) -> Any:
+    """``w - sin(w)`` for ``w >= 0``, its Taylor series below 1 (the difference cancels:
+    the cosine distribution's cdf at ``w = pi + z`` near its lower end)."""
+    small = w < 1.0
+    ws = _where(small, w, 0.0)
+    w2, term, total = ws * ws, ws * ws * ws / 6.0, 0.0
+    for k in range(1, 10):  # w**(2k+1) / (2k+1)!, alternating; 10 terms reach 1e-19
+        total = total + term
+        term = -term * w2 / ((2 * k + 2) * (2 * k + 3))
+    wl = _where(small, 1.0, w)
+    return _where(small, total, wl - fnp.sin(wl))
+
 
 class _Cosine(_Bounded):
     """The cosine distribution on ``[-pi, pi]``: density ``(1 + cos z) / (2 pi)``.
@@ -1740,13 +1843,21 @@ class _Cosine(_Bounded):
         return -math.pi, math.pi
 
     def _lp(self, z):
-        return fnp.log1p(fnp.cos(z)) - math.log(2.0 * math.pi)
+        # 1 + cos z = 2 cos(z/2)**2: no cancellation near the ends (log1p(cos z) kept 11
+        # digits at the 1e-10 quantile, as SciPy's pdf)
+        end = fnp.abs(z) >= math.pi
+        zs = _where(end, 0.0, z)
+        return _where(end, -fnp.inf, 2.0 * fnp.log(fnp.cos(0.5 * zs)) - math.log(math.pi))
 
     def _c(self, z):
-        return (math.pi + z + fnp.sin(z)) / (2.0 * math.pi)
+        # (w - sin w) / (2 pi) with w = pi + z, the nearer end's form on each side
+        left = z < 0
+        w = fnp.where(left, math.pi + z, math.pi - z)
+        mass = _w_minus_sin(w) / (2.0 * math.pi)
+        return fnp.where(left, mass, 1.0 - mass)
 
     def _s(self, z):
-        return (math.pi - z - fnp.sin(z)) / (2.0 * math.pi)
+        return self._c(-z)
 
     def _stats(self):
         return 0.0, math.pi**2 / 3.0 - 2.0
@@ -1777,6 +1888,10 @@ class _Bradford(_Unit):
 
     def _iq(self, q, c):
         return self._pq(1.0 - q, c)
+
+    def _stats(self, c):
+        k = fnp.log1p(c)
+        return (c - k) / (c * k), ((c + 2.0) * k - 2.0 * c) / (2.0 * c * k * k)
 
 
 class _Truncexpon(_Bounded):
@@ -1811,6 +1926,11 @@ class _Truncexpon(_Bounded):
     def _iq(self, q, b):
         return self._pq(1.0 - q, b)
 
+    def _stats(self, b):
+        e = fnp.expm1(b)  # E[X] = 1 - b / (e**b - 1); E[X**2] = 2 - b (b + 2) / (e**b - 1)
+        m1 = 1.0 - b / e
+        return m1, 2.0 - b * (b + 2.0) / e - m1 * m1
+
 
 class _Reciprocal(_Bounded):
     """The log-uniform (reciprocal) distribution on ``[a, b]``.
@@ -1843,6 +1963,11 @@ class _Reciprocal(_Bounded):
 
     def _iq(self, q, a, b):
         return self._pq(1.0 - q, a, b)
+
+    def _stats(self, a, b):
+        lr = fnp.log(b) - fnp.log(a)
+        m1 = (b - a) / lr
+        return m1, (b * b - a * a) / (2.0 * lr) - m1 * m1
 
 
 class _Loguniform(_Reciprocal):
