@@ -98,3 +98,19 @@ def test_a_read_only_error_of_the_users_own_array_stays_numpys_when_nothing_was_
     with pytest.raises(ValueError, match="read-only") as info:
         ft.grad(f)(np.ones(3))
     assert not isinstance(info.value, InPlaceError)
+
+
+@pytest.mark.parametrize("n, k", [(2.0, 3.0), (1.0, 3.0), (0.0, 2.0), (2.5, 3.0), (5.0, 2.0)])
+def test_binom_derivatives_where_n_minus_k_plus_1_is_a_pole_of_gamma(n, k):
+    """binom(2, 3) = 0 (n - k + 1 = 0): its partials were 0 * digamma(0) = NaN (round-14
+    SciPy probe); against central differences, to second order."""
+    import scipy.special as sc
+
+    def fd(f, x, h=1e-5):
+        return (f(x + h) - f(x - h)) / (2 * h), (f(x + h) - 2 * f(x) + f(x - h)) / h**2
+
+    for f, x in ((lambda v: sc.binom(v, k), n), (lambda v: sc.binom(n, v), k)):
+        d1, d2 = fd(f, x)
+        np.testing.assert_allclose(ft.grad(f)(x), d1, rtol=1e-7, atol=1e-9)
+        np.testing.assert_allclose(ft.hessian(f)(x), d2, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(ft.jit(ft.grad(f))(x), d1, rtol=1e-7, atol=1e-9)

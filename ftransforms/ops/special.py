@@ -932,12 +932,31 @@ Example:
     >>> round(float(ft.grad(binom)(5.0, 2.0)), 6)  # d/dn n (n - 1) / 2 = n - 1/2
     4.5
 """
+
+
+def _binom_d(out, n, k, wrt_n):
+    # binom = gamma(n + 1) rgamma(k + 1) rgamma(z), z = n - k + 1.  Where z is a pole of
+    # gamma (0, -1, ...; binom(2, 3) = 0), out * digamma(z) is 0 * inf = NaN; there the
+    # partials are out digamma(n + 1) + a rgamma'(z) and -out digamma(k + 1) - a rgamma'(z),
+    # a = gamma(n + 1) rgamma(k + 1) (valid near the pole too: its higher derivatives)
+    z = n - k + 1
+    pole = (z <= 0) & (_ew.floor_p.bind(z) == z)
+    if wrt_n:
+        regular = out * (digamma_p.bind(n + 1) - digamma_p.bind(z))
+    else:
+        regular = out * (digamma_p.bind(z) - digamma_p.bind(k + 1))
+    zp = _ew.select_p.bind(pole, z, 0.0)
+    a_r = gamma_p.bind(n + 1) * rgamma_p.bind(k + 1) * _rgamma_d(rgamma_p.bind(zp), zp)
+    at_pole = out * digamma_p.bind(n + 1) + a_r if wrt_n else -out * digamma_p.bind(k + 1) - a_r
+    return _ew.select_p.bind(pole, at_pole, regular)
+
+
 binom_p = _binary_op(
     "binom",
     _sp_call("binom"),
     (
-        lambda out, n, k: out * (digamma_p.bind(n + 1) - digamma_p.bind(n - k + 1)),
-        lambda out, n, k: out * (digamma_p.bind(n - k + 1) - digamma_p.bind(k + 1)),
+        lambda out, n, k: _binom_d(out, n, k, True),
+        lambda out, n, k: _binom_d(out, n, k, False),
     ),
     doc=_BINOM_DOC,
 )
