@@ -224,9 +224,10 @@ def _assigned_place(given: Any, spec: Any, leaves: list, out: Any) -> str:
     ``leaves`` what they were built from.  The first place assigned (``"argument 1['t']"``)
     or ``""``; asked once per recording.  An argument the function returns as it is
     (``p["W"] = ...; return p``) is left out: its caller sees the items in the result."""
-    paths, now, now_spec = tree_flatten_with_path(given)
+    now, now_spec = tree_flatten(given)
     if now_spec == spec and all(a is b for a, b in zip(now, leaves)):
         return ""
+    paths, now, _ = tree_flatten_with_path(given)
     before = dict(zip(tree_flatten_with_path(tree_unflatten(spec, leaves))[0], leaves))
     changed = [p for p, v in zip(paths, now) if p not in before or before.pop(p) is not v]
     returned = {id(out)} | ({id(o) for o in out} if type(out) in (tuple, list) else set())
