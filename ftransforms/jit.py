@@ -213,6 +213,11 @@ def _leaf_names(n: int) -> list[str]:
     return [f"argument leaf {k}" for k in range(n)]
 
 
+def _same_leaf(a: Any, b: Any) -> bool:
+    """The same object, or an equal Python number or string (``d["lr"] *= 1.0``)."""
+    return a is b or (type(a) is type(b) and type(a) in (int, float, complex, bool, str) and a == b)
+
+
 def _assigned_place(given: Any, spec: Any, leaves: list, out: Any) -> str:
     """NOTE [assignments into argument containers under jit]: ``jit`` (as ``jax.jit``)
     hands the function new dicts, lists and pytree nodes rebuilt from the flattened
@@ -225,11 +230,11 @@ def _assigned_place(given: Any, spec: Any, leaves: list, out: Any) -> str:
     or ``""``; asked once per recording.  An argument the function returns as it is
     (``p["W"] = ...; return p``) is left out: its caller sees the items in the result."""
     now, now_spec = tree_flatten(given)
-    if now_spec == spec and all(a is b for a, b in zip(now, leaves)):
+    if now_spec == spec and all(map(_same_leaf, now, leaves)):
         return ""
     paths, now, _ = tree_flatten_with_path(given)
     before = dict(zip(tree_flatten_with_path(tree_unflatten(spec, leaves))[0], leaves))
-    changed = [p for p, v in zip(paths, now) if p not in before or before.pop(p) is not v]
+    changed = [p for p, v in zip(paths, now) if p not in before or not _same_leaf(before.pop(p), v)]
     returned = {id(out)} | ({id(o) for o in out} if type(out) in (tuple, list) else set())
     for path in [*changed, *before]:
         if len(path) < 2:

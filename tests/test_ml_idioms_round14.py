@@ -102,3 +102,15 @@ def test_a_step_that_returns_the_dict_it_assigned_into_is_not_told():
             p = step(p, np.ones(2))
         assert ft.jit(lambda d: {"a": d["a"] * 2})({"a": np.ones(1)})["a"][0] == 2.0
     np.testing.assert_allclose(p["W"], 0.7)
+
+
+def test_an_assignment_of_an_equal_number_is_not_told():
+    def f(cfg, x):
+        cfg["lr"] *= 1.0  # a new float object, equal: the caller sees no change
+        cfg["n"] = cfg["n"] + 0
+        return x * cfg["lr"]
+
+    cfg = {"lr": 0.5, "n": 1000}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(ft.jit(f)(cfg, np.ones(2)), 0.5)
