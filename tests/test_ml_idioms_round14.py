@@ -10,7 +10,8 @@ arguments are never modified, and a step written to modify them is told so).
   arguments.  Only writes into an argument's *arrays* were told with
   ``ArgumentWriteWarning``; an assignment into an argument's dict or list now is too
   (NOTE [assignments into argument containers under jit]), naming the item, except for an
-  argument the step returns (``p["W"] = ...; return p``), whose items the caller gets.
+  argument the step returns (``p["W"] = ...; return p``), whose items the caller gets,
+  and for an equal number put back (``cfg["lr"] *= 1.0``).
 """
 
 import re
