@@ -44,7 +44,14 @@ from ftransforms.jit_guards import fingerprints, guards_of, has_fields, same_fie
 from ftransforms.numpy.helpers import holds_tracer
 from ftransforms.numpy.result_layout import iteration_order, laid_out_arguments
 from ftransforms.program import LiveOutput, Program, SameOutput, freeze
-from ftransforms.pytree import NAMESPACE, tree_flatten, tree_map, tree_unflatten
+from ftransforms.pytree import (
+    NAMESPACE,
+    path_str,
+    tree_flatten,
+    tree_flatten_with_path,
+    tree_map,
+    tree_unflatten,
+)
 from ftransforms.shape_eval import ShapeDtypeStruct, eval_shape
 
 __all__ = ["Program", "jit", "make_jaxpr", "make_program"]
@@ -206,6 +213,39 @@ def _leaf_names(n: int) -> list[str]:
     return [f"argument leaf {k}" for k in range(n)]
 
 
+def _same_leaf(a: Any, b: Any) -> bool:
+    """The same object, or an equal Python number or string (``d["lr"] *= 1.0``)."""
+    return a is b or (type(a) is type(b) and type(a) in (int, float, complex, bool, str) and a == b)
+
+
+def _assigned_place(given: Any, spec: Any, leaves: list, out: Any) -> str:
+    """NOTE [assignments into argument containers under jit]: ``jit`` (as ``jax.jit``)
+    hands the function new dicts, lists and pytree nodes rebuilt from the flattened
+    arguments, so an item the function assigns into one (``state["t"] += 1``, ``p["W"] =
+    p["W"] - lr * g``, ``hist.append(loss)``) never reaches the caller's container, on the
+    recorded call nor on a replay (which runs no Python), where without ``jit`` it does.
+    Such a recording is told with ``ArgumentWriteWarning``, as a write into an argument's
+    array is.  ``given``: the ``(args, kwargs)`` the function received, ``spec`` and
+    ``leaves`` what they were built from.  The first place assigned (``"argument 1['t']"``)
+    or ``""``; asked once per recording.  An argument the function returns as it is
+    (``p["W"] = ...; return p``) is left out: its caller sees the items in the result."""
+    now, now_spec = tree_flatten(given)
+    if now_spec == spec and all(map(_same_leaf, now, leaves)):
+        return ""
+    paths, now, _ = tree_flatten_with_path(given)
+    before = dict(zip(tree_flatten_with_path(tree_unflatten(spec, leaves))[0], leaves))
+    changed = [p for p, v in zip(paths, now) if p not in before or not _same_leaf(before.pop(p), v)]
+    returned = {id(out)} | ({id(o) for o in out} if type(out) in (tuple, list) else set())
+    for path in [*changed, *before]:
+        if len(path) < 2:
+            return "an argument"
+        if id(given[path[0]][path[1]]) in returned:
+            continue
+        head = f"argument {path[1]}" if path[0] == 0 else str(path[1])
+        return head + path_str(path[2:])
+    return ""
+
+
 def _private_copies(tree: Any) -> Any:
     """``tree`` with its NumPy array leaves copied, for a signature that runs eagerly
     (NOTE [mutation semantics]: the function may write into its arguments, which a
@@ -354,13 +394,15 @@ def _trace(
         laid_out_arguments(leaves, wrapped)  # NOTE [layout of elementwise results]
         wrapped_args, wrapped_kwargs = tree_unflatten(spec, wrapped)
         try:
-            out = transform_outputs(func(*wrapped_args, **wrapped_kwargs))
+            raw = func(*wrapped_args, **wrapped_kwargs)
+            out = transform_outputs(raw)
         except BaseException:
             if guards is not None:  # NOTE [traced values stored outside under jit]: also
                 # where the function raised after storing one (eagerly: an array)
                 guards.concretize(_of_call(interp, live_buffer_scope()))
             raise
         scope = live_buffer_scope()  # the arrays the call made (buffers) belong to it
+        assigned = _assigned_place((wrapped_args, wrapped_kwargs), spec, wrapped, raw)
         # whether a write reached an argument (NOTE [aliased arguments]): its slot moved on
         writes_inputs = any(
             type(w) is not TraceTracer or w.ref != k
@@ -501,6 +543,7 @@ def _trace(
         in_types=[(v.shape, v.dtype) for v in leaves if is_array(v)],
     )
     program.writes_inputs = writes_inputs
+    program.assigns_into = assigned
     if checked:
         program.expected = tuple(v.item() if v.ndim == 0 else v for _, v in reads)
         program.user_spec, program.n_user = out_spec, len(refs)
@@ -1147,6 +1190,18 @@ def jit(
                     f"x[i] = ..., out=x); under jit, as under jax.jit, the caller's arrays "
                     f"are never modified, where calling {name} without jit modifies them.  "
                     f"Return the new values and assign them (p = step(p, g)).",
+                    ArgumentWriteWarning,
+                    stacklevel=2,
+                )
+            elif program.assigns_into and not wrote[0]:
+                wrote[0] = True  # NOTE [assignments into argument containers under jit]
+                warnings.warn(
+                    f"jit({name}): the function assigns into {program.assigns_into}, an "
+                    f"item of a container it was passed (d[k] = ..., d[k] += ..., "
+                    f"lst.append(...)); under jit, as under jax.jit, the function gets a "
+                    f"copy of each dict, list and pytree node, so the caller's stays as it "
+                    f"was, where calling {name} without jit changes it.  Return the new "
+                    f"values and assign them (p, state = step(p, state, g)).",
                     ArgumentWriteWarning,
                     stacklevel=2,
                 )

@@ -361,9 +361,11 @@ class ArgumentWriteWarning(UserWarning):
     """A ``jit``-compiled function wrote into one of its arguments in place (``w -= lr *
     g``, ``p["W"][...] = ...``): called without ``jit`` it modifies the caller's array, but
     under ``jit``, as under ``jax.jit``, the caller's arrays are never modified, so an
-    optimizer step written to update its arguments does nothing there.  Shown once per
-    jitted function, at its first recording that writes; return the new values instead
-    (``p = step(p, g)``).
+    optimizer step written to update its arguments does nothing there.  An assignment
+    into a dict or list argument (``state["t"] += 1``, ``hist.append(loss)``) is told too:
+    the function gets copies of its containers (NOTE [assignments into argument containers
+    under jit]).  Shown once per jitted function, at its first recording that writes;
+    return the new values instead (``p = step(p, g)``).
 
     Example:
         >>> import numpy as np
