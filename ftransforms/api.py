@@ -474,12 +474,12 @@ def _unseeded_draws_unused(first: Any, again: Any, where: str, kind: str = "fres
             f"the batch), or pass random_state=rng (a np.random.Generator) to the draw."
         )
     raise RandomnessError(
-        f"{where}: the function drew random numbers from a NumPy generator it made with no "
-        f"seed (np.random.default_rng(), np.random.RandomState()), and random operations "
-        f"are disallowed under vmap(randomness='error') (the default).  Pass "
+        f"{where}: the function drew random numbers from a generator it made with no seed "
+        f"(np.random.default_rng(), np.random.RandomState(), random.Random()), and random "
+        f"operations are disallowed under vmap(randomness='error') (the default).  Pass "
         f"randomness='different' (each batch element its own generator, as a loop over "
         f"the rows makes them) or randomness='same' (one draw shared by the batch), or "
-        f"seed the generator (np.random.default_rng(seed))."
+        f"seed the generator (np.random.default_rng(seed), random.Random(seed))."
     )
 
 

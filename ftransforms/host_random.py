@@ -618,7 +618,7 @@ class _Entropy(threading.local):
 
 _ENTROPY = _Entropy()
 _ENTROPY_LOCK = threading.Lock()
-_ENTROPY_WATCHES = [0, None]  # [recordings watching, NumPy's own source]
+_ENTROPY_WATCHES = [0, None, None]  # [recordings watching, NumPy's own source, Python's]
 _PYTHON_SEED = random.Random.seed
 
 
@@ -630,7 +630,7 @@ def _counted_randbits(k: int) -> int:
 def _counted_seed(self: random.Random, a: Any = None, *args: Any, **kwargs: Any) -> None:
     if a is None:  # ``random.Random()``: seeded from the operating system
         _ENTROPY.taken += 1
-    return _PYTHON_SEED(self, a, *args, **kwargs)
+    return _ENTROPY_WATCHES[2](self, a, *args, **kwargs)
 
 
 #: ``random.SystemRandom``'s draws (every other method draws through these), which read
@@ -653,7 +653,9 @@ _COUNTED_SYSTEM = {k: _counted_system(k) for k in _SYSTEM_DRAWS}
 
 def _watch_entropy(on: bool) -> None:
     """Count (``on``) or stop counting the fresh entropy taken (see :class:`fresh_entropy`)."""
-    random.Random.seed = _counted_seed if on else _PYTHON_SEED
+    if on:  # (the one there now: a transform's window may have put its own, below)
+        _ENTROPY_WATCHES[2] = random.Random.__dict__["seed"]
+    random.Random.seed = _counted_seed if on else _ENTROPY_WATCHES[2]
     for k in _SYSTEM_DRAWS:
         setattr(random.SystemRandom, k, (_COUNTED_SYSTEM if on else _SYSTEM_DRAWS)[k])
     if _SEED_SOURCE is not None:
@@ -718,6 +720,42 @@ def _counted_while_active(k: int) -> int:
     _ENTROPY.taken += 1
     replays = _ENTROPY.replays
     return _replayed_seed(replays, len(replays) - 1, k) if replays else _NUMPY_RANDBITS(k)
+
+
+def _python_seed_while_active(
+    self: random.Random, a: Any = None, *args: Any, **kwargs: Any
+) -> None:
+    """``random.Random.seed`` while a transform is active: ``random.Random()`` made by the
+    user's code takes a fresh seed as NumPy's generators made with no seed do (counted, and
+    replayed in the parts of a 'same' batch: NOTE [fresh entropy under vmap])."""
+    if a is None:
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_globals.get("__name__") == "random":
+            frame = frame.f_back  # (``Random.__init__`` calls ``self.seed()``)
+        if _made_by_user_code(frame):
+            _ENTROPY.taken += 1
+            replays = _ENTROPY.replays
+            if replays:
+                a = _replayed_seed(replays, len(replays) - 1, _PYTHON_SEED_BITS)
+    return _PYTHON_SEED(self, a, *args, **kwargs)
+
+
+#: The bits of the seed a replayed ``random.Random()`` takes (NumPy's own take 128).
+_PYTHON_SEED_BITS = 128
+
+
+class _ClassAttributes:
+    """A class's attributes as ``PATCHED_WHILE_ACTIVE`` updates a namespace (a class's
+    ``__dict__`` is read-only): ``random.Random.seed`` while a transform is active."""
+
+    __slots__ = ("cls",)
+
+    def __init__(self, cls: type) -> None:
+        self.cls = cls
+
+    def update(self, values: dict) -> None:
+        for name, value in values.items():
+            setattr(self.cls, name, value)
 
 
 def _replayed_seed(replays: list, level: int, k: int) -> int:
@@ -788,11 +826,12 @@ NO_REPLAY = _NoReplay()
 
 
 # NOTE [fresh entropy under vmap]: a generator the function makes with no seed
-# (``np.random.default_rng()``, ``RandomState()``, ``PCG64()``) has no state before the call
-# to compare, and its draws are those of one call, shared by the whole batch; a loop over
-# the rows makes a generator per row.  So while a transform is active NumPy's seed source
-# also counts the seeds it hands out (one more entry of core/mutation.py's window, a dict
-# update at the outermost call), and a ``vmap`` call that took one:
+# (``np.random.default_rng()``, ``RandomState()``, ``PCG64()``; Python's ``random.Random()``)
+# has no state before the call to compare, and its draws are those of one call, shared by
+# the whole batch; a loop over the rows makes a generator per row.  So while a transform is
+# active NumPy's seed source and ``random.Random.seed`` also count the seeds they hand out
+# (two more entries of core/mutation.py's window: a dict update and a class attribute set
+# at the outermost call), and a ``vmap`` call that took one:
 #   'different'  runs its rows one at a time, as the loop does (api._draws_per_row);
 #   'error'      runs the batch once more, with new seeds, and raises RandomnessError if the
 #                result changed (``RandomState(seed)`` takes a fresh seed before it sets
@@ -809,6 +848,13 @@ if _SEED_SOURCE is not None:
     _NUMPY_RANDBITS = _SEED_SOURCE.randbits
     PATCHED_WHILE_ACTIVE.append(
         (vars(_SEED_SOURCE), {"randbits": _counted_while_active}, {"randbits": _NUMPY_RANDBITS})
+    )
+    PATCHED_WHILE_ACTIVE.append(
+        (
+            _ClassAttributes(random.Random),  # type: ignore[arg-type]
+            {"seed": _python_seed_while_active},
+            {"seed": _PYTHON_SEED},
+        )
     )
 
 
