@@ -68,8 +68,10 @@ def _may_hold(leaf: Any) -> bool:
 
 
 #: What ``jit`` and ``vmap`` watch: NumPy's generators and Python's (``random.random()``
-#: draws from the module's hidden ``random.Random``).
-_WATCHED = (*_GENERATORS, random.Random)
+#: draws from the module's hidden ``random.Random``), NumPy's bit generators (a global
+#: ``bits = PCG64(0)`` rebound is looked for again) and its ``SeedSequence``, whose
+#: ``spawn`` hands out new children (NOTE [spawned generators]).
+_WATCHED = (*_GENERATORS, random.Random, numpy.random.BitGenerator, numpy.random.SeedSequence)
 #: Items of a container and fields of an object followed, at most (``deep``).
 _MAX_ITEMS = 64
 #: Packages whose objects' fields are not followed (``deep``).
@@ -92,14 +94,23 @@ def _generators(
     deep: bool = False,
     classes: list | None = None,
     limit: int = _DEPTH,
+    places: list | None = None,
 ) -> list:
     """The generators of ``kinds`` that ``func`` reaches; ``deep`` (``jit``'s recording):
     also through the items of lists, tuples and dicts, the fields of any object of the
     user's (not only of a callable one), and ``func`` may be a tuple of objects (the
-    arguments)."""
+    arguments).  ``places`` receives ``(container, key, generator)`` for each generator
+    found as an item of a list or dict or a field of an object (see :func:`_still_held`)."""
     found: dict[int, Any] = {}
     seen: set[int] = set()
     walked: dict[type, tuple] = {}  # the classes this walk looked at: their slots
+
+    def visit_items(container: Any, items: Any, depth: int) -> None:
+        for k, v in itertools.islice(items, _MAX_ITEMS):
+            if type(v) not in _PLAIN_TYPES:  # (a model's arrays: one set lookup)
+                if places is not None and isinstance(v, kinds):
+                    places.append((container, k, v))
+                visit(v, depth + 1)
 
     def visit(obj: Any, depth: int) -> None:
         if isinstance(obj, kinds):
@@ -135,24 +146,21 @@ def _generators(
                 visit(v, depth + 1)
             return
         if deep and isinstance(obj, (list, tuple, dict)):  # ``RNGS[0]``, ``cfg["rng"]``
-            for v in list(obj.values() if isinstance(obj, dict) else obj)[:_MAX_ITEMS]:
-                if type(v) not in _PLAIN_TYPES:  # (a model's arrays: one set lookup)
-                    visit(v, depth + 1)
+            items = list(obj.items()) if isinstance(obj, dict) else enumerate(list(obj))
+            visit_items(obj, items, depth)
             return
         if deep and not callable(obj) and not isinstance(obj, types.ModuleType):
             cls = type(obj)  # ``state.rng`` of an object of the user's
             module = cls.__module__
             if not isinstance(module, str) or module.partition(".")[0] in _LIBRARIES:
                 return
-            for v in list(getattr(obj, "__dict__", {}).values())[:_MAX_ITEMS]:
-                if type(v) not in _PLAIN_TYPES:
-                    visit(v, depth + 1)
+            fields = getattr(obj, "__dict__", {})
+            visit_items(fields, list(fields.items()), depth)
         elif not isinstance(obj, (types.FunctionType, type)) and callable(obj):
             # a callable object (a model with an ``rng`` attribute): its fields and __call__
             cls = type(obj)
-            for v in getattr(obj, "__dict__", {}).values():
-                if type(v) not in _PLAIN_TYPES:
-                    visit(v, depth + 1)
+            fields = getattr(obj, "__dict__", {})
+            visit_items(fields, list(fields.items()), depth)
             visit(cls.__dict__.get("__call__"), depth + 1)
         else:
             cls = None
@@ -362,15 +370,7 @@ def code_names(code: types.CodeType) -> set:
 
 
 def _state(gen: Any) -> Any:
-    if isinstance(gen, random.Random):
-        return gen.getstate()
-    if isinstance(gen, numpy.random.BitGenerator):
-        return _fingerprint(gen.state)
-    return _fingerprint(
-        gen.bit_generator.state
-        if isinstance(gen, numpy.random.Generator)
-        else gen.get_state(legacy=False)
-    )
+    return gen.getstate() if isinstance(gen, random.Random) else _fingerprint(_raw(gen))
 
 
 def snapshot(func: Any, args: Any = ()) -> list:
@@ -395,27 +395,33 @@ _HELD: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def held_generators(func: Any, args: list) -> tuple:
     """The generators other than NumPy's global one that ``func`` reaches (found at the
-    first call of each function object, and again where a global of ``func`` that held a
-    generator was rebound since: a notebook's cell ``rng = np.random.default_rng(0)`` run
-    again; a generator reached some other way and replaced later is not seen), and those
-    among ``args``."""
+    first call of each function object, and again where a global of ``func``, an item of a
+    list or dict or a field of an object that held a generator was rebound since: a
+    notebook's cell ``rng = np.random.default_rng(0)`` run again, ``cfg["rng"] = ...``; a
+    generator reached some other way and replaced later, as a closure's cell, is not seen),
+    and those among ``args``."""
     others = [a for a in args if type(a) not in _PLAIN_TYPES]  # (arrays: one set lookup)
     passed = tuple(a for a in others if isinstance(a, _WATCHED))
     objects = tuple(a for a in others if not isinstance(a, _WATCHED) and _may_hold(a))
     if objects:  # ``f(x, state)`` with ``state.rng``: walked at every call
         passed += tuple(g for g in _generators(objects, _WATCHED, deep=True) if _stateful(g))
     try:
-        found, globals_held, classes = _HELD[func]
+        found, globals_held, classes, places = _HELD[func]
     except (KeyError, TypeError):
         pass
     else:
-        if (not globals_held or all(glb.get(n) is gen for glb, n, gen in globals_held)) and (
-            not classes or all(_class_current(cls, _WATCHED, True) for cls in classes)
+        if (
+            (not globals_held or all(glb.get(n) is gen for glb, n, gen in globals_held))
+            and (not classes or all(_class_current(cls, _WATCHED, True) for cls in classes))
+            and (not places or _still_held(places))
         ):
             return found + passed
     glob = numpy.random.mtrand._rand
     classes = []  # the classes whose members were walked (their generators cached per class)
-    reached = _generators(func, _WATCHED, deep=True, classes=classes, limit=_CACHED_DEPTH)
+    places = []  # the items and fields that held one (``cfg["rng"]``, ``state.rng``)
+    reached = _generators(
+        func, _WATCHED, deep=True, classes=classes, limit=_CACHED_DEPTH, places=places
+    )
     found = tuple(g for g in reached if g is not glob and _stateful(g))
     glb = getattr(func, "__globals__", None)
     code = getattr(func, "__code__", None)
@@ -428,10 +434,22 @@ def held_generators(func: Any, args: list) -> tuple:
             if isinstance(space.get(name), _WATCHED)
         )
     try:
-        _HELD[func] = (found, globals_held, tuple(classes))
+        _HELD[func] = (found, globals_held, tuple(classes), tuple(places))
     except TypeError:  # not weakly referable: found again at each call
         pass
     return found + passed
+
+
+def _still_held(places: tuple) -> bool:
+    """Whether each ``(container, key, generator)`` of ``places`` still holds its generator
+    (``cfg["rng"] = np.random.default_rng(1)`` after the first call: walked again)."""
+    for container, key, gen in places:
+        try:
+            if container[key] is not gen:
+                return False
+        except (LookupError, TypeError):
+            return False
+    return True
 
 
 def _stateful(gen: Any) -> bool:
@@ -441,13 +459,39 @@ def _stateful(gen: Any) -> bool:
 
 
 def _raw(gen: Any) -> Any:
+    """``gen``'s state, as :func:`restore` takes it back: a NumPy bit generator's with the
+    children its ``SeedSequence`` spawned (``rng.spawn(1)`` moves no state, but a loop's
+    next row spawns the next child: NOTE [spawned generators])."""
     if isinstance(gen, random.Random):
         return gen.getstate()
     if isinstance(gen, numpy.random.Generator):
-        return gen.bit_generator.state
-    if isinstance(gen, numpy.random.BitGenerator):  # ``Generator(bg)`` made inside
-        return gen.state
+        gen = gen.bit_generator
+    if isinstance(gen, numpy.random.BitGenerator):  # (``Generator(bg)`` made inside)
+        seq = gen.seed_seq
+        return gen.state, seq.n_children_spawned if type(seq) is _SEED_SEQUENCE else None
+    if isinstance(gen, _SEED_SEQUENCE):
+        return gen.n_children_spawned
     return gen.get_state(legacy=False)
+
+
+# NOTE [spawned generators]: ``rng.spawn(n)`` (``Generator``, ``BitGenerator``,
+# ``SeedSequence``) hands out the children numbered from its ``SeedSequence``'s
+# ``n_children_spawned`` on and counts them there, moving no generator state: in a loop over
+# the rows each row spawns the next children, under one batched call every row shared one
+# spawn.  So the count is part of the state ``vmap`` and ``jit`` compare (a ``SeedSequence``
+# the function reaches is watched as a generator is), and setting it back re-runs the
+# sequence's ``__init__`` with its own entropy and key and the old count (the count has no
+# setter; the pool is made again from the same entropy).
+_SEED_SEQUENCE = numpy.random.SeedSequence
+
+
+def _set_spawned(seq: Any, count: int | None) -> None:
+    """Set ``seq``'s count of spawned children back to ``count`` (NOTE [spawned
+    generators])."""
+    if count is not None and type(seq) is _SEED_SEQUENCE and seq.n_children_spawned != count:
+        seq.__init__(  # type: ignore[misc]
+            seq.entropy, spawn_key=seq.spawn_key, pool_size=seq.pool_size, n_children_spawned=count
+        )
 
 
 class _GlobalSlots(threading.local):
@@ -602,10 +646,14 @@ def restore(gens: tuple, raw: list) -> None:
     for g, state in zip(gens, raw):
         if isinstance(g, random.Random):
             g.setstate(state)
-        elif isinstance(g, numpy.random.Generator):
-            g.bit_generator.state = state
-        elif isinstance(g, numpy.random.BitGenerator):
-            g.state = state
+            continue
+        if isinstance(g, numpy.random.Generator):
+            g = g.bit_generator
+        if isinstance(g, numpy.random.BitGenerator):
+            g.state = state[0]
+            _set_spawned(g.seed_seq, state[1])
+        elif isinstance(g, _SEED_SEQUENCE):
+            _set_spawned(g, state)
         else:
             g.set_state(state)
 

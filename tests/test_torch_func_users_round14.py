@@ -36,3 +36,46 @@ def test_pythons_random_made_with_no_seed_inside_follows_randomness():
     np.testing.assert_array_equal(ft.vmap(seeded)(x), np.stack([seeded(a) for a in x]))
     assert random.Random.seed.__module__ == "random"  # Python's own, after the calls
     assert len(current_stack()) == 0
+
+
+_SPAWNERS = {
+    "Generator": (lambda: np.random.default_rng(0), lambda base: base.spawn(1)[0]),
+    "PCG64": (lambda: np.random.PCG64(0), lambda base: np.random.default_rng(base.spawn(1)[0])),
+    "SeedSequence": (
+        lambda: np.random.SeedSequence(0),
+        lambda base: np.random.default_rng(base.spawn(1)[0]),
+    ),
+}
+spawner = {}  # the user's module-level holder of the parent
+
+
+def _from_a_spawned_child(a):
+    return a + _SPAWNERS[spawner["kind"]][1](spawner["base"]).normal(size=a.shape)
+
+
+def _children(base):
+    seq = base.bit_generator.seed_seq if isinstance(base, np.random.Generator) else base
+    return getattr(seq, "seed_seq", seq).n_children_spawned
+
+
+@pytest.mark.parametrize("kind", sorted(_SPAWNERS))
+def test_a_child_spawned_per_row_follows_randomness_like_the_loop(kind):
+    # rng.spawn(1) moves no generator state, only its SeedSequence's count of children:
+    # the batch shared one child ('error' raised nothing, 'different' gave every row the
+    # same numbers); in the loop each row spawns the next child
+    make, _ = _SPAWNERS[kind]
+    x = np.zeros((4, 3))
+    spawner.update(kind=kind, base=make())
+    with pytest.raises(ft.errors.RandomnessError, match="randomness='error'"):
+        ft.vmap(_from_a_spawned_child)(x)
+    assert _children(spawner["base"]) == 0  # set back
+    out = ft.vmap(_from_a_spawned_child, randomness="different")(x)
+    assert _children(spawner["base"]) == 4
+    spawner["base"] = make()  # rebound: the new parent is the one watched
+    loop = np.stack([_from_a_spawned_child(a) for a in x])
+    np.testing.assert_array_equal(out, loop)
+    spawner["base"] = make()
+    out = ft.vmap(_from_a_spawned_child, randomness="same", chunk_size=3)(x)
+    np.testing.assert_array_equal(out, np.broadcast_to(loop[0], out.shape))  # one child
+    assert _children(spawner["base"]) == 1  # as after one call
+    assert len(current_stack()) == 0
