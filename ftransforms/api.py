@@ -78,12 +78,14 @@ from ftransforms.host_random import (
     global_mark,
     held_generators,
     moved,
+    note_global_object_draws,
     raw_states,
     restore,
     restore_global,
     unwatch,
     unwatch_global,
     watch_global,
+    with_global_object,
 )
 from ftransforms.interpreters.batching import (
     BatchInterpreter,
@@ -314,6 +316,11 @@ def _vmap_call(
     glob_mark = global_mark() if watch else None  # NOTE [NumPy's global generator ...]
     same = size > 1 and randomness == "same"
     held = held_generators(func, _passed(leaves, kwargs)) if same else ()
+    same_mark = None  # (NOTE [NumPy's global generator reached as an object])
+    if same:
+        known = with_global_object(func, held)
+        same_mark = global_mark() if known is held else None
+        held = known
     held_states = raw_states(held) if held else None  # each rerun starts from these
     held_seen: set = set()  # ... but those that ftransforms.random replays itself
     if held:
@@ -392,6 +399,8 @@ def _vmap_call(
         restore_global(glob)
         signal, held_draw = _HELD_DRAW, drew
     if signal is _HELD_DRAW:
+        if held_draw == "global":  # NOTE [NumPy's global generator reached as an object]
+            note_global_object_draws(func)
         if held_draw != "held" and randomness == "error" and first is not _HELD_DRAW:
             again = _vmap_call(  # the same batch, with new seeds: did they matter?
                 func, leaves, spec, dims, size, kwargs, out_dims, "same", where, split, rows,
@@ -440,6 +449,11 @@ def _vmap_call(
             func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split, rows, name,
             None, held_draw,
         )  # fmt: skip
+    if same_mark is not None and global_drew(same_mark):  # the first run drew from NumPy's
+        note_global_object_draws(func)  # global generator: every group draws from where it
+        glob_now = numpy.random.mtrand._rand  # left it (NOTE [NumPy's global generator
+        held = (*held, glob_now)  # reached as an object])
+        held_states = [*(held_states or []), *raw_states((glob_now,))]
     # the groups replay the first run's draws (random._DrawLog), then replay from copies
     with replaying_draws(interp), same_randomness_across_chunks():
         rerun = _sharing_held_draws(rerun, held, held_states, same_seeds)
@@ -677,10 +691,19 @@ def _vmap_chunked(
             split, numpy.arange(start, stop), aliases=aliases,
         )  # fmt: skip
 
-    if randomness == "same":
-        held = held_generators(func, _passed(leaves, kwargs))
-        piece = _sharing_held_draws(piece, held, raw_states(held) if held else None)
-    return _chunk_loop(piece, size, chunk, out_dims, randomness, where, paths=True)
+    if randomness != "same" or size <= chunk:
+        return _chunk_loop(piece, size, chunk, out_dims, randomness, where, paths=True)
+    held = held_generators(func, _passed(leaves, kwargs))
+    known = with_global_object(func, held)
+    mark = global_mark() if known is held else None
+    shared = _sharing_held_draws(piece, known, raw_states(known) if known else None)
+    out = _chunk_loop(shared, size, chunk, out_dims, randomness, where, paths=True)
+    if mark is not None and global_drew(mark):  # its chunks drew one after another from
+        note_global_object_draws(func)  # NumPy's global generator: NOTE [NumPy's global
+        held = (*held, numpy.random.mtrand._rand)  # generator reached as an object]
+        shared = _sharing_held_draws(piece, held, raw_states(held))
+        out = _chunk_loop(shared, size, chunk, out_dims, randomness, where, paths=True)
+    return out
 
 
 def _chunk_rows(size: int, chunk: int) -> Callable[[int], str]:

@@ -545,9 +545,14 @@ def before_global_draw() -> None:
 # and raises if the result changed beyond rounding (another thread may have drawn
 # meanwhile, and a library may draw for itself from the global generator, as SciPy's
 # BarycentricInterpolator permutes its nodes: a result within 64 ulps of the first drew
-# nothing that mattered; who drew cannot be told from the state).  Not seen: a legacy normal
-# served from ``RandomState``'s cached second Gaussian (it moves no MT word), and 'same' in
-# parts (chunks, a split's groups), which draw once per part.
+# nothing that mattered; who drew cannot be told from the state).  A function seen drawing
+# so is remembered (:func:`note_global_object_draws`): a 'same' batch of it that runs in
+# parts (the chunks of ``chunk_size``, a split's groups) reads the state before the first
+# part and starts every part from there, as a generator it holds (api._sharing_held_draws);
+# where a chunked 'same' call is the first to see it draw, its chunks drew one after another,
+# and the call runs again, every chunk from the state they left.  Not seen: a legacy normal
+# served from ``RandomState``'s cached second Gaussian (it moves no MT word), and a draw in a
+# call that also draws through the module functions (taken as theirs).
 #: Offset of ``pos`` in NumPy's MT19937 state struct (``uint32_t key[624]; int pos;``), as
 #: its ctypes interface's ``state_address`` holds it.
 _MT_POS = 624 * ctypes.sizeof(ctypes.c_uint32)
@@ -588,6 +593,30 @@ def global_drew(mark: tuple | None) -> bool:
         return False
     now = global_mark()
     return now != mark and now is not None and now[2] == mark[2]
+
+
+#: The functions seen drawing from NumPy's global generator past its module functions: a
+#: ``vmap(randomness='same')`` of one that runs in parts sets it back for each part (NOTE
+#: [NumPy's global generator reached as an object]).
+_GLOBAL_OBJECT_DRAWERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def note_global_object_draws(func: Any) -> None:
+    """``func`` drew from NumPy's global generator past its module functions."""
+    try:
+        _GLOBAL_OBJECT_DRAWERS[func] = True
+    except TypeError:  # not weakly referable or not hashable: found out at each call
+        pass
+
+
+def with_global_object(func: Any, gens: tuple) -> tuple:
+    """``gens``, and NumPy's global generator where ``func`` was seen drawing from it past
+    its module functions (:func:`note_global_object_draws`)."""
+    try:
+        known = func in _GLOBAL_OBJECT_DRAWERS
+    except TypeError:
+        return gens
+    return (*gens, numpy.random.mtrand._rand) if known else gens
 
 
 def restore_global(slot: list | None) -> None:
@@ -792,18 +821,15 @@ def _python_seed_while_active(
 _PYTHON_SEED_BITS = 128
 
 
-class _ClassAttributes:
-    """A class's attributes as ``PATCHED_WHILE_ACTIVE`` updates a namespace (a class's
-    ``__dict__`` is read-only): ``random.Random.seed`` while a transform is active."""
+class _RandomSeed:
+    """``random.Random``'s ``seed`` as ``PATCHED_WHILE_ACTIVE`` updates a namespace (a class's
+    ``__dict__`` is read-only): :func:`_python_seed_while_active` while a transform is
+    active (one attribute store each way)."""
 
-    __slots__ = ("cls",)
-
-    def __init__(self, cls: type) -> None:
-        self.cls = cls
+    __slots__ = ()
 
     def update(self, values: dict) -> None:
-        for name, value in values.items():
-            setattr(self.cls, name, value)
+        random.Random.seed = values["seed"]
 
 
 def _replayed_seed(replays: list, level: int, k: int) -> int:
@@ -899,7 +925,7 @@ if _SEED_SOURCE is not None:
     )
     PATCHED_WHILE_ACTIVE.append(
         (
-            _ClassAttributes(random.Random),  # type: ignore[arg-type]
+            _RandomSeed(),  # type: ignore[arg-type]
             {"seed": _python_seed_while_active},
             {"seed": _PYTHON_SEED},
         )

@@ -5,6 +5,7 @@ op follows ``randomness``; 'same' is one draw for the batch, chunks included) or
 loop over the rows."""
 
 import random
+import warnings
 
 import numpy as np
 import pytest
@@ -78,4 +79,36 @@ def test_a_child_spawned_per_row_follows_randomness_like_the_loop(kind):
     out = ft.vmap(_from_a_spawned_child, randomness="same", chunk_size=3)(x)
     np.testing.assert_array_equal(out, np.broadcast_to(loop[0], out.shape))  # one child
     assert _children(spawner["base"]) == 1  # as after one call
+    assert len(current_stack()) == 0
+
+
+def test_same_randomness_in_parts_shares_one_draw_of_numpys_global_generator_held_as_object():
+    # torch.func: chunk_size does not change 'same' (torch sets its RNG back per chunk);
+    # scipy.stats' rvs() with no random_state draws from NumPy's global RandomState as an
+    # object, past np.random's module functions: every chunk (and every group of a split
+    # batch) drew the next numbers
+    stats = pytest.importorskip("scipy.stats")
+    x = np.arange(12.0).reshape(4, 3)
+
+    def noisy(a):
+        return a * 0.0 + stats.norm.rvs(size=3)
+
+    def branchy(a):
+        r = stats.norm.rvs(size=3)
+        if a.sum() > 10:  # the rows disagree: the batch runs in two groups
+            return a * 0.0 + r
+        return a * 0.0 + r + 0.0
+
+    reference = np.random.RandomState(0)
+    first, after = reference.standard_normal(3), reference.random_sample()
+    for fn, chunk in ((noisy, 3), (branchy, None), (branchy, 2)):
+        for call in range(2):
+            np.random.seed(0)
+            with warnings.catch_warnings():  # (a split's PerformanceWarning, once)
+                warnings.simplefilter("ignore", ft.errors.PerformanceWarning)
+                out = ft.vmap(fn, randomness="same", chunk_size=chunk)(x)
+            assert np.all(out == out[0])  # one draw for the batch
+            if call:  # seen drawing at the first call: one draw, as an unchunked call
+                np.testing.assert_array_equal(out[0], first)
+                assert np.random.random() == after
     assert len(current_stack()) == 0
