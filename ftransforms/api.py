@@ -78,6 +78,7 @@ from ftransforms.host_random import (
     global_mark,
     held_generators,
     moved,
+    new_cached,
     note_global_object_draws,
     raw_states,
     restore,
@@ -358,9 +359,11 @@ def _vmap_call(
                     raise SpeculationFailed(interp, "a masked loop was left by return or break")
                 result = _vmap_outputs(interp, out, out_dims, size, where, leaves, dims)
             except (BatchSplit, SpeculationFailed, Exception):
+                gens, before = _and_new_cached(gens, before)
                 drew = _held_drew(gens, before, mark, seeds, glob_mark)
                 raise
             # (inside the block: the draw log is cleared when the last transform returns)
+            gens, before = _and_new_cached(gens, before)
             drew = _held_drew(gens, before, mark, seeds, glob_mark)
             if not drew:
                 return result
@@ -524,6 +527,13 @@ def _same_values(x: Any, y: Any) -> bool:
     if is_array(x) or is_array(y):
         return False
     return not isinstance(x, numbers.Number) or bool(x == y or (x != x and y != y))
+
+
+def _and_new_cached(gens: tuple, before: list) -> tuple[tuple, list]:
+    """``gens`` and their states ``before``, and the generators cached during the call with
+    their states as made (NOTE [generators in a cache] in host_random.py)."""
+    made, states = new_cached(gens)
+    return ((*gens, *made), [*before, *states]) if made else (gens, before)
 
 
 def _held_drew(

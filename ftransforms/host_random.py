@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import gc
 import itertools
 import random
 import sys
@@ -95,12 +96,14 @@ def _generators(
     classes: list | None = None,
     limit: int = _DEPTH,
     places: list | None = None,
+    caches: list | None = None,
 ) -> list:
     """The generators of ``kinds`` that ``func`` reaches; ``deep`` (``jit``'s recording):
     also through the items of lists, tuples and dicts, the fields of any object of the
     user's (not only of a callable one), and ``func`` may be a tuple of objects (the
     arguments).  ``places`` receives ``(container, key, generator)`` for each generator
-    found as an item of a list or dict or a field of an object (see :func:`_still_held`)."""
+    found as an item of a list or dict or a field of an object (see :func:`_still_held`),
+    ``caches`` each ``functools.lru_cache`` reached (NOTE [generators in a cache])."""
     found: dict[int, Any] = {}
     seen: set[int] = set()
     walked: dict[type, tuple] = {}  # the classes this walk looked at: their slots
@@ -141,6 +144,12 @@ def _generators(
         wrapped = wrapped_of(obj)
         if wrapped is not None:
             visit(wrapped, depth + 1)
+        if type(obj) is _LRU_CACHE:  # ``get_rng()`` of an ``@functools.cache``
+            if caches is not None:
+                caches.append(obj)
+            for v in _cached_results(obj):
+                visit(v, depth + 1)
+            return
         if isinstance(obj, functools.partial):
             for v in (obj.func, *obj.args, *obj.keywords.values()):
                 visit(v, depth + 1)
@@ -377,17 +386,40 @@ def snapshot(func: Any, args: Any = ()) -> list:
     """The generators ``func`` can reach (Python's ``random`` module's too), and those
     among ``args`` (a generator passed as an argument, ``f(x, rng)``), with their states
     now."""
-    gens = _generators(func, _WATCHED, deep=True, limit=_CACHED_DEPTH)
+    caches: list = []  # NOTE [generators in a cache]
+    gens = _generators(func, _WATCHED, deep=True, limit=_CACHED_DEPTH, caches=caches)
     # (NumPy's global again: once)
-    gens += _generators(tuple(args), _WATCHED, deep=True, limit=_CACHED_DEPTH)
+    gens += _generators(tuple(args), _WATCHED, deep=True, limit=_CACHED_DEPTH, caches=caches)
     # (a random.SystemRandom has no state: its draws are counted, see fresh_entropy)
     unique = {id(g): g for g in gens if not isinstance(g, random.SystemRandom)}
-    return [(g, _state(g)) for g in unique.values()]
+    snap = _Snapshot((g, _state(g)) for g in unique.values())
+    snap.caches = tuple(caches)
+    return snap
+
+
+class _Snapshot(list):
+    """:func:`snapshot`'s ``(generator, state)`` pairs, and the ``lru_cache`` objects the
+    walk reached (``caches``)."""
+
+    caches: tuple = ()
 
 
 def drew(snap: list) -> bool:
-    """Whether any generator of ``snap`` moved since."""
-    return any(_state(g) != s for g, s in snap)
+    """Whether any generator of ``snap`` moved since, or one cached since (in the caches the
+    walk reached) moved from its state as made (or has none known: NOTE [generators in a
+    cache])."""
+    if any(_state(g) != s for g, s in snap):
+        return True
+    caches = getattr(snap, "caches", ())
+    if not caches:
+        return False
+    old = {id(g) for g, _ in snap}
+    for g in _in_caches(caches).values():
+        if id(g) not in old and _stateful(g):
+            made = _state_as_made(g)
+            if made is None or _fingerprint(_raw(g)) != _fingerprint(made):
+                return True
+    return False
 
 
 _HELD: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -406,7 +438,7 @@ def held_generators(func: Any, args: list) -> tuple:
     if objects:  # ``f(x, state)`` with ``state.rng``: walked at every call
         passed += tuple(g for g in _generators(objects, _WATCHED, deep=True) if _stateful(g))
     try:
-        found, globals_held, classes, places = _HELD[func]
+        found, globals_held, classes, places, caches = _HELD[func]
     except (KeyError, TypeError):
         pass
     else:
@@ -415,13 +447,15 @@ def held_generators(func: Any, args: list) -> tuple:
             and (not classes or all(_class_current(cls, _WATCHED, True) for cls in classes))
             and (not places or _still_held(places))
         ):
-            return found + passed
+            return _with_caches(found + passed, caches)
     glob = numpy.random.mtrand._rand
     classes = []  # the classes whose members were walked (their generators cached per class)
     places = []  # the items and fields that held one (``cfg["rng"]``, ``state.rng``)
+    caches = []  # the lru_caches it reached (NOTE [generators in a cache])
     reached = _generators(
-        func, _WATCHED, deep=True, classes=classes, limit=_CACHED_DEPTH, places=places
-    )
+        func, _WATCHED, deep=True, classes=classes, limit=_CACHED_DEPTH, places=places,
+        caches=caches,
+    )  # fmt: skip
     found = tuple(g for g in reached if g is not glob and _stateful(g))
     glb = getattr(func, "__globals__", None)
     code = getattr(func, "__code__", None)
@@ -434,10 +468,108 @@ def held_generators(func: Any, args: list) -> tuple:
             if isinstance(space.get(name), _WATCHED)
         )
     try:
-        _HELD[func] = (found, globals_held, tuple(classes), tuple(places))
+        _HELD[func] = (found, globals_held, tuple(classes), tuple(places), tuple(caches))
     except TypeError:  # not weakly referable: found again at each call
         pass
-    return found + passed
+    return _with_caches(found + passed, tuple(caches))
+
+
+def _with_caches(gens: tuple, caches: tuple) -> tuple:
+    """``gens`` with the generators ``caches`` hold now, as a :class:`HeldGenerators`."""
+    if not caches:
+        return gens
+    glob = numpy.random.mtrand._rand
+    cached = _in_caches(caches)
+    for g in gens:
+        cached.pop(id(g), None)
+    out = HeldGenerators((*gens, *(g for g in cached.values() if g is not glob and _stateful(g))))
+    out.caches = caches
+    return out
+
+
+# NOTE [generators in a cache]: ``@functools.cache def get_rng(): return
+# np.random.default_rng(0)`` hands every call the one generator it made at the first, so a
+# loop over the rows draws further from it row by row; under one batched call the rows shared
+# one draw.  The walk for generators follows an ``lru_cache``'s results (``gc.get_referents``
+# of the cache: its results, or its dict of them), and :func:`held_generators` looks in the
+# caches it reached at every call, for a generator cached since (a cache of more than 16
+# results memoizes a computation and is not looked through: ~0.1 us a result).  One made in the
+# call itself (the cache was empty) is new afterwards (:func:`new_cached`): its state as made
+# comes from its ``SeedSequence`` (a seeded ``default_rng(seed)``, ``Generator(PCG64(s))``),
+# and where it moved from there the call drew from it, as from a generator held before (set
+# back there for the rows; one with no ``SeedSequence``, as ``RandomState(seed)``, is left
+# where it is: under 'different' the rows draw on from there).  ``jit`` looks in the caches
+# its walk reached the same way: a generator cached during the recording that moved (or
+# whose state as made is unknown) makes the trace value-dependent.
+_LRU_CACHE = type(functools.lru_cache(None)(len))
+
+
+def _cached_results(cache: Any) -> list:
+    """The results an ``lru_cache`` holds that may hold a generator (its keys are tuples and
+    dicts of arguments; arrays and numbers are left out), where it holds at most
+    ``_MAX_CACHED`` (a larger one memoizes a computation: not looked through)."""
+    info = cache.cache_info()
+    if not 0 < info.currsize <= _MAX_CACHED:
+        return []
+    own = getattr(cache, "__dict__", None)
+    holding = _HOLDING_TYPES
+    found = []
+    for v in gc.get_referents(cache):
+        if type(v) is dict:  # an unbounded cache's dict of results (a bounded one's: links)
+            if info.maxsize is None and v is not own:
+                found += (r for r in v.values() if holding.get(type(r), True))
+        elif holding.get(type(v), True):  # (a bounded cache's links: key and result each)
+            found.append(v)
+    return found
+
+
+#: Results an ``lru_cache`` holds at most to be looked through (NOTE [generators in a cache]).
+_MAX_CACHED = 16
+#: Types of an ``lru_cache``'s referents that are or hold no generator it cached (its
+#: keys, its links' types, the function: :func:`_cached_results`).
+_HOLDING_TYPES: dict[type, bool] = dict.fromkeys(
+    (*_PLAIN_TYPES, tuple, type, object, types.FunctionType), False
+)
+
+
+def _in_caches(caches: tuple) -> dict[int, Any]:
+    """The generators the ``lru_cache`` objects ``caches`` hold now, by id."""
+    return {id(g): g for c in caches for g in _cached_results(c) if isinstance(g, _WATCHED)}
+
+
+class HeldGenerators(tuple):
+    """:func:`held_generators`' answer for a function that reaches ``lru_cache`` objects:
+    ``caches`` (NOTE [generators in a cache])."""
+
+    caches: tuple = ()
+
+
+def new_cached(gens: tuple) -> tuple[tuple, list]:
+    """The generators cached since :func:`held_generators` returned ``gens`` and their
+    states as made, those whose state as made is known (NOTE [generators in a cache])."""
+    if type(gens) is not HeldGenerators:
+        return (), []
+    old = {id(g) for g in gens}
+    made, states = [], []
+    for g in _in_caches(gens.caches).values():
+        state = None if id(g) in old else _state_as_made(g)
+        if state is not None:
+            made.append(g)
+            states.append(state)
+    return tuple(made), states
+
+
+def _state_as_made(gen: Any) -> Any:
+    """The raw state ``gen`` had when its ``SeedSequence`` seeded it, or None."""
+    bits = gen.bit_generator if isinstance(gen, numpy.random.Generator) else gen
+    seq = getattr(bits, "seed_seq", None)
+    if type(seq) is not _SEED_SEQUENCE or not isinstance(bits, numpy.random.BitGenerator):
+        return None
+    fresh = _SEED_SEQUENCE(seq.entropy, spawn_key=seq.spawn_key, pool_size=seq.pool_size)
+    try:
+        return type(bits)(fresh).state, 0
+    except TypeError:  # a bit generator of the user's that takes other arguments
+        return None
 
 
 def _still_held(places: tuple) -> bool:

@@ -4,6 +4,7 @@ ftransforms' names, each checked against torch.func's documented behaviour (ever
 op follows ``randomness``; 'same' is one draw for the batch, chunks included) or a plain
 loop over the rows."""
 
+import functools
 import random
 import warnings
 
@@ -111,4 +112,49 @@ def test_same_randomness_in_parts_shares_one_draw_of_numpys_global_generator_hel
             if call:  # seen drawing at the first call: one draw, as an unchunked call
                 np.testing.assert_array_equal(out[0], first)
                 assert np.random.random() == after
+    assert len(current_stack()) == 0
+
+
+@functools.cache
+def _cached_rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+@functools.lru_cache(maxsize=8)
+def _bounded_cached_rng(seed=0):
+    return np.random.Generator(np.random.PCG64(seed))
+
+
+def _from_the_cache(a):
+    return a + _cached_rng().normal(size=a.shape)
+
+
+def _from_the_bounded_cache(a):
+    return a + _bounded_cached_rng(1).normal(size=a.shape)
+
+
+@pytest.mark.parametrize("fn", [_from_the_cache, _from_the_bounded_cache])
+def test_a_generator_from_an_lru_cache_follows_randomness_like_the_loop(fn):
+    # get_rng() cached with functools.lru_cache hands every call one generator, so the
+    # loop's rows draw on from it; the batch shared one draw ('error' raised nothing,
+    # 'different' gave every row the same numbers), whether the cache was filled before
+    # the call or by the call itself (the first call made it: set back to its seed's state)
+    x = np.zeros((4, 3))
+    cache = _cached_rng if fn is _from_the_cache else _bounded_cached_rng
+    for filled in (False, True):
+        cache.cache_clear()
+        if filled:
+            cache(0 if fn is _from_the_cache else 1)
+        with pytest.raises(ft.errors.RandomnessError, match="randomness='error'"):
+            ft.vmap(fn)(x)
+        out = ft.vmap(fn, randomness="different")(x)
+        cache.cache_clear()
+        loop = np.stack([fn(a) for a in x])
+        np.testing.assert_array_equal(out, loop)
+        # jit: the trace of a draw is not replayed (the same numbers at every call)
+        cache.cache_clear()
+        jitted = ft.jit(fn)
+        with pytest.warns(RuntimeWarning, match="runs eagerly"):
+            first = jitted(x[0])
+        assert not np.array_equal(first, jitted(x[0]))
     assert len(current_stack()) == 0
