@@ -10,8 +10,10 @@ and every generator (and ``BitGenerator``) that the function, the functions it c
 over or names as globals, the objects of its bound methods, and its arguments hold
 (followed a few levels, through lists, tuples, dicts, partials, the fields of the
 user's objects, the members of the user's classes: a generator class attribute and the
-methods, walked once per class while the names that held a generator still hold it; and
-the attributes of the user's modules it names, ``cfg.rng``) — and a state that moved
+methods, walked once per class while the names that held a generator still hold it; the
+attributes of the user's modules it names, ``cfg.rng``; a SciPy frozen distribution's
+``random_state``; the results of a small ``functools.lru_cache``, NOTE [generators in a
+cache]) — and a state that moved
 during the recording marks the trace value-dependent (NOTE [value-dependent traces]):
 that signature runs eagerly, drawing afresh on every call.  It costs only the first call
 of a signature, never a replay.
@@ -111,7 +113,9 @@ def _generators(
     def visit_items(container: Any, items: Any, depth: int) -> None:
         for k, v in itertools.islice(items, _MAX_ITEMS):
             if type(v) not in _PLAIN_TYPES:  # (a model's arrays: one set lookup)
-                if places is not None and isinstance(v, kinds):
+                if places is not None and (
+                    isinstance(v, kinds) or _random_state_of(v) is not None
+                ):  # (a frozen distribution rebuilt: walked again)
                     places.append((container, k, v))
                 visit(v, depth + 1)
 
@@ -162,6 +166,9 @@ def _generators(
             cls = type(obj)  # ``state.rng`` of an object of the user's
             module = cls.__module__
             if not isinstance(module, str) or module.partition(".")[0] in _LIBRARIES:
+                held = _random_state_of(obj)  # a SciPy frozen distribution's generator
+                if held is not None:
+                    found[id(held)] = held
                 return
             fields = getattr(obj, "__dict__", {})
             visit_items(fields, list(fields.items()), depth)
@@ -206,6 +213,27 @@ def _generators(
     visit(func, 0)
     found[id(numpy.random.mtrand._rand)] = numpy.random.mtrand._rand
     return list(found.values())
+
+
+def _random_state_of(obj: Any) -> Any:
+    """The generator a library's object draws from, by SciPy's convention (its frozen
+    distributions' ``random_state``: ``stats.multivariate_normal(mean, cov, seed=0)``,
+    ``dist.random_state = rng``), or None."""
+    cls = type(obj)
+    has = _HAS_RANDOM_STATE.get(cls)
+    if has is None:
+        has = _HAS_RANDOM_STATE[cls] = any("random_state" in vars(k) for k in cls.__mro__)
+    if not has:
+        return None
+    try:
+        held = obj.random_state
+    except Exception:  # noqa: BLE001 - a property of the library's that cannot answer
+        return None
+    return held if isinstance(held, _WATCHED) else None
+
+
+#: Per library class: whether it has a ``random_state`` (:func:`_random_state_of`).
+_HAS_RANDOM_STATE: dict[type, bool] = {}
 
 
 #: Per class: the slot descriptors of its MRO (``()`` for the usual class without slots); a
