@@ -110,7 +110,7 @@ def _generators(
     seen: set[int] = set()
     walked: dict[type, tuple] = {}  # the classes this walk looked at: their slots
 
-    def visit_items(container: Any, items: Any, depth: int) -> None:
+    def visit_items(container: Any, items: Any, depth: int, users: bool = True) -> None:
         for k, v in itertools.islice(items, _MAX_ITEMS):
             if type(v) not in _PLAIN_TYPES:  # (a model's arrays: one set lookup)
                 if places is not None and (
@@ -118,6 +118,8 @@ def _generators(
                 ):  # (a frozen distribution rebuilt: walked again)
                     places.append((container, k, v))
                 visit(v, depth + 1)
+            elif v is None and places is not None and users:  # NOTE [generators made
+                places.append((container, k, None))  # on first use]
 
     def visit(obj: Any, depth: int) -> None:
         if isinstance(obj, kinds):
@@ -176,7 +178,7 @@ def _generators(
             # a callable object (a model with an ``rng`` attribute): its fields and __call__
             cls = type(obj)
             fields = getattr(obj, "__dict__", {})
-            visit_items(fields, list(fields.items()), depth)
+            visit_items(fields, list(fields.items()), depth, _users(cls))
             visit(cls.__dict__.get("__call__"), depth + 1)
         else:
             cls = None
@@ -201,9 +203,15 @@ def _generators(
                     pass
             names = code_names(obj.__code__)
             glb = obj.__globals__
+            users = places is not None and _users_function(obj)
             for name in names:
                 if name in glb:
                     value = glb[name]
+                    if value is None or isinstance(value, kinds):
+                        if users:  # (``_RNG = None`` set on first use, NOTE [generators
+                            places.append((glb, name, value))  # made on first use], or
+                        if value is None:  # rebound: walked again)
+                            continue
                     if isinstance(value, types.ModuleType):  # ``cfg.rng`` of a module
                         for attr in _module_members(value, names):
                             visit(attr, depth + 1)
@@ -277,6 +285,15 @@ def _fields(obj: Any) -> list:
     fields = getattr(obj, "__dict__", None)
     values = [] if fields is None else list(itertools.islice(fields.values(), _MAX_ITEMS))
     return values + _slot_values(obj, _slots(type(obj)))
+
+
+def _users_function(func: types.FunctionType) -> bool:
+    """Whether a function is the user's (its module is not a library's or Python's)."""
+    module = getattr(func, "__module__", None)
+    if not isinstance(module, str):
+        return False
+    root = module.partition(".")[0]
+    return root not in _LIBRARIES and root not in sys.stdlib_module_names
 
 
 def _users(owner: Any) -> bool:
@@ -415,21 +432,26 @@ def snapshot(func: Any, args: Any = ()) -> list:
     among ``args`` (a generator passed as an argument, ``f(x, rng)``), with their states
     now."""
     caches: list = []  # NOTE [generators in a cache]
-    gens = _generators(func, _WATCHED, deep=True, limit=_CACHED_DEPTH, caches=caches)
+    places: list = []  # NOTE [generators made on first use]
+    gens = _generators(func, _WATCHED, deep=True, limit=_CACHED_DEPTH, caches=caches, places=places)
     # (NumPy's global again: once)
     gens += _generators(tuple(args), _WATCHED, deep=True, limit=_CACHED_DEPTH, caches=caches)
     # (a random.SystemRandom has no state: its draws are counted, see fresh_entropy)
     unique = {id(g): g for g in gens if not isinstance(g, random.SystemRandom)}
     snap = _Snapshot((g, _state(g)) for g in unique.values())
     snap.caches = tuple(caches)
+    snap.lazy = tuple(p for p in places if p[2] is None)
+    snap.func = func
     return snap
 
 
 class _Snapshot(list):
-    """:func:`snapshot`'s ``(generator, state)`` pairs, and the ``lru_cache`` objects the
-    walk reached (``caches``)."""
+    """:func:`snapshot`'s ``(generator, state)`` pairs, the ``lru_cache`` objects the walk
+    reached (``caches``), the places that held None (``lazy``) and the function."""
 
     caches: tuple = ()
+    lazy: tuple = ()
+    func: Any = None
 
 
 def drew(snap: list) -> bool:
@@ -438,11 +460,14 @@ def drew(snap: list) -> bool:
     cache])."""
     if any(_state(g) != s for g, s in snap):
         return True
-    caches = getattr(snap, "caches", ())
-    if not caches:
+    caches, lazy = getattr(snap, "caches", ()), getattr(snap, "lazy", ())
+    if not caches and not lazy:
         return False
     old = {id(g) for g, _ in snap}
-    for g in _in_caches(caches).values():
+    now = _in_caches(caches)
+    if lazy and not _still_held(lazy):  # NOTE [generators made on first use]
+        now.update((id(g), g) for g in _generators(snap.func, _WATCHED, True, limit=_CACHED_DEPTH))
+    for g in now.values():
         if id(g) not in old and _stateful(g):
             made = _state_as_made(g)
             if made is None or _fingerprint(_raw(g)) != _fingerprint(made):
@@ -475,7 +500,7 @@ def held_generators(func: Any, args: list) -> tuple:
             and (not classes or all(_class_current(cls, _WATCHED, True) for cls in classes))
             and (not places or _still_held(places))
         ):
-            return _with_caches(found + passed, caches)
+            return _with_caches(found + passed, caches, places, func, args)
     glob = numpy.random.mtrand._rand
     classes = []  # the classes whose members were walked (their generators cached per class)
     places = []  # the items and fields that held one (``cfg["rng"]``, ``state.rng``)
@@ -499,19 +524,22 @@ def held_generators(func: Any, args: list) -> tuple:
         _HELD[func] = (found, globals_held, tuple(classes), tuple(places), tuple(caches))
     except TypeError:  # not weakly referable: found again at each call
         pass
-    return _with_caches(found + passed, tuple(caches))
+    return _with_caches(found + passed, tuple(caches), tuple(places), func, args)
 
 
-def _with_caches(gens: tuple, caches: tuple) -> tuple:
-    """``gens`` with the generators ``caches`` hold now, as a :class:`HeldGenerators`."""
-    if not caches:
+def _with_caches(gens: tuple, caches: tuple, places: tuple, func: Any, args: list) -> tuple:
+    """``gens`` with the generators ``caches`` hold now, as a :class:`HeldGenerators`
+    where the function reaches a cache or a place that holds None (NOTE [generators in a
+    cache], NOTE [generators made on first use])."""
+    lazy = tuple(p for p in places if p[2] is None)
+    if not caches and not lazy:
         return gens
     glob = numpy.random.mtrand._rand
     cached = _in_caches(caches)
     for g in gens:
         cached.pop(id(g), None)
     out = HeldGenerators((*gens, *(g for g in cached.values() if g is not glob and _stateful(g))))
-    out.caches = caches
+    out.caches, out.lazy, out.func, out.args = caches, lazy, func, args
     return out
 
 
@@ -566,20 +594,39 @@ def _in_caches(caches: tuple) -> dict[int, Any]:
 
 
 class HeldGenerators(tuple):
-    """:func:`held_generators`' answer for a function that reaches ``lru_cache`` objects:
-    ``caches`` (NOTE [generators in a cache])."""
+    """:func:`held_generators`' answer for a function that reaches ``lru_cache`` objects
+    (``caches``) or names and fields that held None (``lazy``), with the function and its
+    arguments (NOTE [generators in a cache], NOTE [generators made on first use])."""
 
     caches: tuple = ()
+    lazy: tuple = ()
+    func: Any = None
+    args: list = []
+
+
+# NOTE [generators made on first use]: ``_RNG = None`` set by ``get_rng()`` on its first
+# call (``global _RNG; if _RNG is None: _RNG = np.random.default_rng(0)``), or a model's
+# ``self._rng`` made by a property, hands later calls the generator the first made: as for
+# a cache (NOTE [generators in a cache]), a loop's rows draw on from it, and one batched
+# call shared a draw.  The walk for generators records the names (the globals the user's
+# functions name) and the fields of the user's objects that held None; a call after which
+# one holds something else walks again, and a generator found then that was not there
+# before was made during the call: its state as made is compared and set back as for a
+# cached one.  The next call walks again too (the place no longer holds None).
 
 
 def new_cached(gens: tuple) -> tuple[tuple, list]:
-    """The generators cached since :func:`held_generators` returned ``gens`` and their
-    states as made, those whose state as made is known (NOTE [generators in a cache])."""
+    """The generators cached or made on first use since :func:`held_generators` returned
+    ``gens``, and their states as made, those whose state as made is known (NOTE
+    [generators in a cache], NOTE [generators made on first use])."""
     if type(gens) is not HeldGenerators:
         return (), []
     old = {id(g) for g in gens}
+    now = _in_caches(gens.caches)
+    if gens.lazy and not _still_held(gens.lazy):
+        now.update((id(g), g) for g in held_generators(gens.func, gens.args))
     made, states = [], []
-    for g in _in_caches(gens.caches).values():
+    for g in now.values():
         state = None if id(g) in old else _state_as_made(g)
         if state is not None:
             made.append(g)

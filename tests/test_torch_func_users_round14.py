@@ -187,3 +187,62 @@ def test_a_scipy_frozen_distributions_generator_follows_randomness_like_the_loop
     make()  # rebuilt: the new distributions' generators are the ones watched
     np.testing.assert_array_equal(ft.vmap(noisy, randomness="different")(x), loop)
     assert len(current_stack()) == 0
+
+
+_LAZY_RNG = None
+
+
+def _get_rng():
+    global _LAZY_RNG
+    if _LAZY_RNG is None:  # made on first use
+        _LAZY_RNG = np.random.default_rng(3)
+    return _LAZY_RNG
+
+
+def _from_a_lazy_global(a):
+    return a + _get_rng().normal(size=a.shape)
+
+
+class _LazyNoise:
+    def __init__(self):
+        self._rng = None
+
+    @property
+    def rng(self):
+        if self._rng is None:
+            self._rng = np.random.Generator(np.random.PCG64(4))
+        return self._rng
+
+    def __call__(self, a):
+        return a + self.rng.normal(size=a.shape)
+
+
+def test_a_generator_made_on_first_use_follows_randomness_like_the_loop():
+    # a global (or a model's field) that holds None until the first call makes the
+    # generator: the walk found nothing then, and never looked again ('error' raised
+    # nothing, 'different' gave every row the same numbers, jit replayed the first numbers)
+    global _LAZY_RNG
+    x = np.zeros((4, 3))
+    for make, seed in ((lambda: _from_a_lazy_global, 3), (_LazyNoise, 4)):
+        _LAZY_RNG = None
+        fn = make()
+        with pytest.raises(ft.errors.RandomnessError, match="randomness='error'"):
+            ft.vmap(fn)(x)
+        out = ft.vmap(fn, randomness="different")(x)
+        _LAZY_RNG = None
+        loop_fn = make()
+        loop = np.stack([loop_fn(a) for a in x])
+        np.testing.assert_array_equal(out, loop)  # made at the first row, drawn on after
+        # the generator there now is watched: the rows draw on from it (the loop's next 4)
+        _LAZY_RNG = None
+        fn = make()
+        ft.vmap(fn, randomness="different")(x)
+        out = ft.vmap(fn, randomness="different")(x)
+        reference = np.random.Generator(np.random.PCG64(seed)).normal(size=(8, 3))
+        np.testing.assert_array_equal(out, reference[4:])
+        _LAZY_RNG = None
+        jitted = ft.jit(make())
+        with pytest.warns(RuntimeWarning, match="runs eagerly"):
+            first = jitted(x[0])
+        assert not np.array_equal(first, jitted(x[0]))
+    assert len(current_stack()) == 0
