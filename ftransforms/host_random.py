@@ -491,7 +491,7 @@ def held_generators(func: Any, args: list) -> tuple:
     if objects:  # ``f(x, state)`` with ``state.rng``: walked at every call
         passed += tuple(g for g in _generators(objects, _WATCHED, deep=True) if _stateful(g))
     try:
-        found, globals_held, classes, places, caches = _HELD[func]
+        found, globals_held, classes, places, caches, lazy = _HELD[func]
     except (KeyError, TypeError):
         pass
     else:
@@ -500,7 +500,9 @@ def held_generators(func: Any, args: list) -> tuple:
             and (not classes or all(_class_current(cls, _WATCHED, True) for cls in classes))
             and (not places or _still_held(places))
         ):
-            return _with_caches(found + passed, caches, places, func, args)
+            if not caches and not lazy:
+                return found + passed
+            return _with_caches(found + passed, caches, lazy, func, args)
     glob = numpy.random.mtrand._rand
     classes = []  # the classes whose members were walked (their generators cached per class)
     places = []  # the items and fields that held one (``cfg["rng"]``, ``state.rng``)
@@ -520,25 +522,27 @@ def held_generators(func: Any, args: list) -> tuple:
             for name in names
             if isinstance(space.get(name), _WATCHED)
         )
+    lazy = tuple(p for p in places if p[2] is None)
     try:
-        _HELD[func] = (found, globals_held, tuple(classes), tuple(places), tuple(caches))
+        _HELD[func] = (found, globals_held, tuple(classes), tuple(places), tuple(caches), lazy)
     except TypeError:  # not weakly referable: found again at each call
         pass
-    return _with_caches(found + passed, tuple(caches), tuple(places), func, args)
-
-
-def _with_caches(gens: tuple, caches: tuple, places: tuple, func: Any, args: list) -> tuple:
-    """``gens`` with the generators ``caches`` hold now, as a :class:`HeldGenerators`
-    where the function reaches a cache or a place that holds None (NOTE [generators in a
-    cache], NOTE [generators made on first use])."""
-    lazy = tuple(p for p in places if p[2] is None)
     if not caches and not lazy:
-        return gens
-    glob = numpy.random.mtrand._rand
-    cached = _in_caches(caches)
-    for g in gens:
-        cached.pop(id(g), None)
-    out = HeldGenerators((*gens, *(g for g in cached.values() if g is not glob and _stateful(g))))
+        return found + passed
+    return _with_caches(found + passed, tuple(caches), lazy, func, args)
+
+
+def _with_caches(gens: tuple, caches: tuple, lazy: tuple, func: Any, args: list) -> tuple:
+    """``gens`` with the generators ``caches`` hold now, as a :class:`HeldGenerators` (the
+    function reaches a cache or a place that holds None: NOTE [generators in a cache],
+    NOTE [generators made on first use])."""
+    if caches:
+        glob = numpy.random.mtrand._rand
+        cached = _in_caches(caches)
+        for g in gens:
+            cached.pop(id(g), None)
+        gens = (*gens, *(g for g in cached.values() if g is not glob and _stateful(g)))
+    out = HeldGenerators(gens)
     out.caches, out.lazy, out.func, out.args = caches, lazy, func, args
     return out
 
@@ -621,9 +625,12 @@ def new_cached(gens: tuple) -> tuple[tuple, list]:
     [generators in a cache], NOTE [generators made on first use])."""
     if type(gens) is not HeldGenerators:
         return (), []
+    lazy = gens.lazy
+    if lazy and not gens.caches and _still_held(lazy):
+        return (), []  # (nothing made on first use, no cache: the usual case)
     old = {id(g) for g in gens}
     now = _in_caches(gens.caches)
-    if gens.lazy and not _still_held(gens.lazy):
+    if lazy and not _still_held(lazy):
         now.update((id(g), g) for g in held_generators(gens.func, gens.args))
     made, states = [], []
     for g in now.values():
