@@ -78,12 +78,15 @@ from ftransforms.host_random import (
     global_mark,
     held_generators,
     moved,
+    new_cached,
+    note_global_object_draws,
     raw_states,
     restore,
     restore_global,
     unwatch,
     unwatch_global,
     watch_global,
+    with_global_object,
 )
 from ftransforms.interpreters.batching import (
     BatchInterpreter,
@@ -314,6 +317,11 @@ def _vmap_call(
     glob_mark = global_mark() if watch else None  # NOTE [NumPy's global generator ...]
     same = size > 1 and randomness == "same"
     held = held_generators(func, _passed(leaves, kwargs)) if same else ()
+    same_mark = None  # (NOTE [NumPy's global generator reached as an object])
+    if same:
+        known = with_global_object(func, held)
+        same_mark = global_mark() if known is held else None
+        held = known
     held_states = raw_states(held) if held else None  # each rerun starts from these
     held_seen: set = set()  # ... but those that ftransforms.random replays itself
     if held:
@@ -351,9 +359,11 @@ def _vmap_call(
                     raise SpeculationFailed(interp, "a masked loop was left by return or break")
                 result = _vmap_outputs(interp, out, out_dims, size, where, leaves, dims)
             except (BatchSplit, SpeculationFailed, Exception):
+                gens, before = _and_new_cached(gens, before)
                 drew = _held_drew(gens, before, mark, seeds, glob_mark)
                 raise
             # (inside the block: the draw log is cleared when the last transform returns)
+            gens, before = _and_new_cached(gens, before)
             drew = _held_drew(gens, before, mark, seeds, glob_mark)
             if not drew:
                 return result
@@ -392,6 +402,8 @@ def _vmap_call(
         restore_global(glob)
         signal, held_draw = _HELD_DRAW, drew
     if signal is _HELD_DRAW:
+        if held_draw == "global":  # NOTE [NumPy's global generator reached as an object]
+            note_global_object_draws(func)
         if held_draw != "held" and randomness == "error" and first is not _HELD_DRAW:
             again = _vmap_call(  # the same batch, with new seeds: did they matter?
                 func, leaves, spec, dims, size, kwargs, out_dims, "same", where, split, rows,
@@ -440,6 +452,11 @@ def _vmap_call(
             func, leaves, spec, dims, size, kwargs, out_dims, randomness, where, split, rows, name,
             None, held_draw,
         )  # fmt: skip
+    if same_mark is not None and global_drew(same_mark):  # the first run drew from NumPy's
+        note_global_object_draws(func)  # global generator: every group draws from where it
+        glob_now = numpy.random.mtrand._rand  # left it (NOTE [NumPy's global generator
+        held = (*held, glob_now)  # reached as an object])
+        held_states = [*(held_states or []), *raw_states((glob_now,))]
     # the groups replay the first run's draws (random._DrawLog), then replay from copies
     with replaying_draws(interp), same_randomness_across_chunks():
         rerun = _sharing_held_draws(rerun, held, held_states, same_seeds)
@@ -474,12 +491,12 @@ def _unseeded_draws_unused(first: Any, again: Any, where: str, kind: str = "fres
             f"the batch), or pass random_state=rng (a np.random.Generator) to the draw."
         )
     raise RandomnessError(
-        f"{where}: the function drew random numbers from a NumPy generator it made with no "
-        f"seed (np.random.default_rng(), np.random.RandomState()), and random operations "
-        f"are disallowed under vmap(randomness='error') (the default).  Pass "
+        f"{where}: the function drew random numbers from a generator it made with no seed "
+        f"(np.random.default_rng(), np.random.RandomState(), random.Random()), and random "
+        f"operations are disallowed under vmap(randomness='error') (the default).  Pass "
         f"randomness='different' (each batch element its own generator, as a loop over "
         f"the rows makes them) or randomness='same' (one draw shared by the batch), or "
-        f"seed the generator (np.random.default_rng(seed))."
+        f"seed the generator (np.random.default_rng(seed), random.Random(seed))."
     )
 
 
@@ -510,6 +527,13 @@ def _same_values(x: Any, y: Any) -> bool:
     if is_array(x) or is_array(y):
         return False
     return not isinstance(x, numbers.Number) or bool(x == y or (x != x and y != y))
+
+
+def _and_new_cached(gens: tuple, before: list) -> tuple[tuple, list]:
+    """``gens`` and their states ``before``, and the generators cached during the call with
+    their states as made (NOTE [generators in a cache] in host_random.py)."""
+    made, states = new_cached(gens)
+    return ((*gens, *made), [*before, *states]) if made else (gens, before)
 
 
 def _held_drew(
@@ -677,10 +701,19 @@ def _vmap_chunked(
             split, numpy.arange(start, stop), aliases=aliases,
         )  # fmt: skip
 
-    if randomness == "same":
-        held = held_generators(func, _passed(leaves, kwargs))
-        piece = _sharing_held_draws(piece, held, raw_states(held) if held else None)
-    return _chunk_loop(piece, size, chunk, out_dims, randomness, where, paths=True)
+    if randomness != "same" or size <= chunk:
+        return _chunk_loop(piece, size, chunk, out_dims, randomness, where, paths=True)
+    held = held_generators(func, _passed(leaves, kwargs))
+    known = with_global_object(func, held)
+    mark = global_mark() if known is held else None
+    shared = _sharing_held_draws(piece, known, raw_states(known) if known else None)
+    out = _chunk_loop(shared, size, chunk, out_dims, randomness, where, paths=True)
+    if mark is not None and global_drew(mark):  # its chunks drew one after another from
+        note_global_object_draws(func)  # NumPy's global generator: NOTE [NumPy's global
+        held = (*held, numpy.random.mtrand._rand)  # generator reached as an object]
+        shared = _sharing_held_draws(piece, held, raw_states(held))
+        out = _chunk_loop(shared, size, chunk, out_dims, randomness, where, paths=True)
+    return out
 
 
 def _chunk_rows(size: int, chunk: int) -> Callable[[int], str]:

@@ -10,8 +10,10 @@ and every generator (and ``BitGenerator``) that the function, the functions it c
 over or names as globals, the objects of its bound methods, and its arguments hold
 (followed a few levels, through lists, tuples, dicts, partials, the fields of the
 user's objects, the members of the user's classes: a generator class attribute and the
-methods, walked once per class while the names that held a generator still hold it; and
-the attributes of the user's modules it names, ``cfg.rng``) — and a state that moved
+methods, walked once per class while the names that held a generator still hold it; the
+attributes of the user's modules it names, ``cfg.rng``; a SciPy frozen distribution's
+``random_state``; the results of a small ``functools.lru_cache``, NOTE [generators in a
+cache]) — and a state that moved
 during the recording marks the trace value-dependent (NOTE [value-dependent traces]):
 that signature runs eagerly, drawing afresh on every call.  It costs only the first call
 of a signature, never a replay.
@@ -37,6 +39,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import gc
 import itertools
 import random
 import sys
@@ -68,8 +71,10 @@ def _may_hold(leaf: Any) -> bool:
 
 
 #: What ``jit`` and ``vmap`` watch: NumPy's generators and Python's (``random.random()``
-#: draws from the module's hidden ``random.Random``).
-_WATCHED = (*_GENERATORS, random.Random)
+#: draws from the module's hidden ``random.Random``), NumPy's bit generators (a global
+#: ``bits = PCG64(0)`` rebound is looked for again) and its ``SeedSequence``, whose
+#: ``spawn`` hands out new children (NOTE [spawned generators]).
+_WATCHED = (*_GENERATORS, random.Random, numpy.random.BitGenerator, numpy.random.SeedSequence)
 #: Items of a container and fields of an object followed, at most (``deep``).
 _MAX_ITEMS = 64
 #: Packages whose objects' fields are not followed (``deep``).
@@ -92,14 +97,29 @@ def _generators(
     deep: bool = False,
     classes: list | None = None,
     limit: int = _DEPTH,
+    places: list | None = None,
+    caches: list | None = None,
 ) -> list:
     """The generators of ``kinds`` that ``func`` reaches; ``deep`` (``jit``'s recording):
     also through the items of lists, tuples and dicts, the fields of any object of the
     user's (not only of a callable one), and ``func`` may be a tuple of objects (the
-    arguments)."""
+    arguments).  ``places`` receives ``(container, key, generator)`` for each generator
+    found as an item of a list or dict or a field of an object (see :func:`_still_held`),
+    ``caches`` each ``functools.lru_cache`` reached (NOTE [generators in a cache])."""
     found: dict[int, Any] = {}
     seen: set[int] = set()
     walked: dict[type, tuple] = {}  # the classes this walk looked at: their slots
+
+    def visit_items(container: Any, items: Any, depth: int, users: bool = True) -> None:
+        for k, v in itertools.islice(items, _MAX_ITEMS):
+            if type(v) not in _PLAIN_TYPES:  # (a model's arrays: one set lookup)
+                if places is not None and (
+                    isinstance(v, kinds) or _random_state_of(v) is not None
+                ):  # (a frozen distribution rebuilt: walked again)
+                    places.append((container, k, v))
+                visit(v, depth + 1)
+            elif v is None and places is not None and users:  # NOTE [generators made
+                places.append((container, k, None))  # on first use]
 
     def visit(obj: Any, depth: int) -> None:
         if isinstance(obj, kinds):
@@ -130,29 +150,35 @@ def _generators(
         wrapped = wrapped_of(obj)
         if wrapped is not None:
             visit(wrapped, depth + 1)
+        if type(obj) is _LRU_CACHE:  # ``get_rng()`` of an ``@functools.cache``
+            if caches is not None:
+                caches.append(obj)
+            for v in _cached_results(obj):
+                visit(v, depth + 1)
+            return
         if isinstance(obj, functools.partial):
             for v in (obj.func, *obj.args, *obj.keywords.values()):
                 visit(v, depth + 1)
             return
         if deep and isinstance(obj, (list, tuple, dict)):  # ``RNGS[0]``, ``cfg["rng"]``
-            for v in list(obj.values() if isinstance(obj, dict) else obj)[:_MAX_ITEMS]:
-                if type(v) not in _PLAIN_TYPES:  # (a model's arrays: one set lookup)
-                    visit(v, depth + 1)
+            items = list(obj.items()) if isinstance(obj, dict) else enumerate(list(obj))
+            visit_items(obj, items, depth)
             return
         if deep and not callable(obj) and not isinstance(obj, types.ModuleType):
             cls = type(obj)  # ``state.rng`` of an object of the user's
             module = cls.__module__
             if not isinstance(module, str) or module.partition(".")[0] in _LIBRARIES:
+                held = _random_state_of(obj)  # a SciPy frozen distribution's generator
+                if held is not None:
+                    found[id(held)] = held
                 return
-            for v in list(getattr(obj, "__dict__", {}).values())[:_MAX_ITEMS]:
-                if type(v) not in _PLAIN_TYPES:
-                    visit(v, depth + 1)
+            fields = getattr(obj, "__dict__", {})
+            visit_items(fields, list(fields.items()), depth)
         elif not isinstance(obj, (types.FunctionType, type)) and callable(obj):
             # a callable object (a model with an ``rng`` attribute): its fields and __call__
             cls = type(obj)
-            for v in getattr(obj, "__dict__", {}).values():
-                if type(v) not in _PLAIN_TYPES:
-                    visit(v, depth + 1)
+            fields = getattr(obj, "__dict__", {})
+            visit_items(fields, list(fields.items()), depth, _users(cls))
             visit(cls.__dict__.get("__call__"), depth + 1)
         else:
             cls = None
@@ -177,9 +203,15 @@ def _generators(
                     pass
             names = code_names(obj.__code__)
             glb = obj.__globals__
+            users = places is not None and _users_function(obj)
             for name in names:
                 if name in glb:
                     value = glb[name]
+                    if value is None or isinstance(value, kinds):
+                        if users:  # (``_RNG = None`` set on first use, NOTE [generators
+                            places.append((glb, name, value))  # made on first use], or
+                        if value is None:  # rebound: walked again)
+                            continue
                     if isinstance(value, types.ModuleType):  # ``cfg.rng`` of a module
                         for attr in _module_members(value, names):
                             visit(attr, depth + 1)
@@ -189,6 +221,27 @@ def _generators(
     visit(func, 0)
     found[id(numpy.random.mtrand._rand)] = numpy.random.mtrand._rand
     return list(found.values())
+
+
+def _random_state_of(obj: Any) -> Any:
+    """The generator a library's object draws from, by SciPy's convention (its frozen
+    distributions' ``random_state``: ``stats.multivariate_normal(mean, cov, seed=0)``,
+    ``dist.random_state = rng``), or None."""
+    cls = type(obj)
+    has = _HAS_RANDOM_STATE.get(cls)
+    if has is None:
+        has = _HAS_RANDOM_STATE[cls] = any("random_state" in vars(k) for k in cls.__mro__)
+    if not has:
+        return None
+    try:
+        held = obj.random_state
+    except Exception:  # noqa: BLE001 - a property of the library's that cannot answer
+        return None
+    return held if isinstance(held, _WATCHED) else None
+
+
+#: Per library class: whether it has a ``random_state`` (:func:`_random_state_of`).
+_HAS_RANDOM_STATE: dict[type, bool] = {}
 
 
 #: Per class: the slot descriptors of its MRO (``()`` for the usual class without slots); a
@@ -232,6 +285,15 @@ def _fields(obj: Any) -> list:
     fields = getattr(obj, "__dict__", None)
     values = [] if fields is None else list(itertools.islice(fields.values(), _MAX_ITEMS))
     return values + _slot_values(obj, _slots(type(obj)))
+
+
+def _users_function(func: types.FunctionType) -> bool:
+    """Whether a function is the user's (its module is not a library's or Python's)."""
+    module = getattr(func, "__module__", None)
+    if not isinstance(module, str):
+        return False
+    root = module.partition(".")[0]
+    return root not in _LIBRARIES and root not in sys.stdlib_module_names
 
 
 def _users(owner: Any) -> bool:
@@ -362,32 +424,55 @@ def code_names(code: types.CodeType) -> set:
 
 
 def _state(gen: Any) -> Any:
-    if isinstance(gen, random.Random):
-        return gen.getstate()
-    if isinstance(gen, numpy.random.BitGenerator):
-        return _fingerprint(gen.state)
-    return _fingerprint(
-        gen.bit_generator.state
-        if isinstance(gen, numpy.random.Generator)
-        else gen.get_state(legacy=False)
-    )
+    return gen.getstate() if isinstance(gen, random.Random) else _fingerprint(_raw(gen))
 
 
 def snapshot(func: Any, args: Any = ()) -> list:
     """The generators ``func`` can reach (Python's ``random`` module's too), and those
     among ``args`` (a generator passed as an argument, ``f(x, rng)``), with their states
     now."""
-    gens = _generators(func, _WATCHED, deep=True, limit=_CACHED_DEPTH)
+    caches: list = []  # NOTE [generators in a cache]
+    places: list = []  # NOTE [generators made on first use]
+    gens = _generators(func, _WATCHED, deep=True, limit=_CACHED_DEPTH, caches=caches, places=places)
     # (NumPy's global again: once)
-    gens += _generators(tuple(args), _WATCHED, deep=True, limit=_CACHED_DEPTH)
+    gens += _generators(tuple(args), _WATCHED, deep=True, limit=_CACHED_DEPTH, caches=caches)
     # (a random.SystemRandom has no state: its draws are counted, see fresh_entropy)
     unique = {id(g): g for g in gens if not isinstance(g, random.SystemRandom)}
-    return [(g, _state(g)) for g in unique.values()]
+    snap = _Snapshot((g, _state(g)) for g in unique.values())
+    snap.caches = tuple(caches)
+    snap.lazy = tuple(p for p in places if p[2] is None)
+    snap.func = func
+    return snap
+
+
+class _Snapshot(list):
+    """:func:`snapshot`'s ``(generator, state)`` pairs, the ``lru_cache`` objects the walk
+    reached (``caches``), the places that held None (``lazy``) and the function."""
+
+    caches: tuple = ()
+    lazy: tuple = ()
+    func: Any = None
 
 
 def drew(snap: list) -> bool:
-    """Whether any generator of ``snap`` moved since."""
-    return any(_state(g) != s for g, s in snap)
+    """Whether any generator of ``snap`` moved since, or one cached since (in the caches the
+    walk reached) moved from its state as made (or has none known: NOTE [generators in a
+    cache])."""
+    if any(_state(g) != s for g, s in snap):
+        return True
+    caches, lazy = getattr(snap, "caches", ()), getattr(snap, "lazy", ())
+    if not caches and not lazy:
+        return False
+    old = {id(g) for g, _ in snap}
+    now = _in_caches(caches)
+    if lazy and not _still_held(lazy):  # NOTE [generators made on first use]
+        now.update((id(g), g) for g in _generators(snap.func, _WATCHED, True, limit=_CACHED_DEPTH))
+    for g in now.values():
+        if id(g) not in old and _stateful(g):
+            made = _state_as_made(g)
+            if made is None or _fingerprint(_raw(g)) != _fingerprint(made):
+                return True
+    return False
 
 
 _HELD: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -395,27 +480,37 @@ _HELD: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def held_generators(func: Any, args: list) -> tuple:
     """The generators other than NumPy's global one that ``func`` reaches (found at the
-    first call of each function object, and again where a global of ``func`` that held a
-    generator was rebound since: a notebook's cell ``rng = np.random.default_rng(0)`` run
-    again; a generator reached some other way and replaced later is not seen), and those
-    among ``args``."""
+    first call of each function object, and again where a global of ``func``, an item of a
+    list or dict or a field of an object that held a generator was rebound since: a
+    notebook's cell ``rng = np.random.default_rng(0)`` run again, ``cfg["rng"] = ...``; a
+    generator reached some other way and replaced later, as a closure's cell, is not seen),
+    and those among ``args``."""
     others = [a for a in args if type(a) not in _PLAIN_TYPES]  # (arrays: one set lookup)
     passed = tuple(a for a in others if isinstance(a, _WATCHED))
     objects = tuple(a for a in others if not isinstance(a, _WATCHED) and _may_hold(a))
     if objects:  # ``f(x, state)`` with ``state.rng``: walked at every call
         passed += tuple(g for g in _generators(objects, _WATCHED, deep=True) if _stateful(g))
     try:
-        found, globals_held, classes = _HELD[func]
+        found, globals_held, classes, places, caches, lazy = _HELD[func]
     except (KeyError, TypeError):
         pass
     else:
-        if (not globals_held or all(glb.get(n) is gen for glb, n, gen in globals_held)) and (
-            not classes or all(_class_current(cls, _WATCHED, True) for cls in classes)
+        if (
+            (not globals_held or all(glb.get(n) is gen for glb, n, gen in globals_held))
+            and (not classes or all(_class_current(cls, _WATCHED, True) for cls in classes))
+            and (not places or _still_held(places))
         ):
-            return found + passed
+            if not caches and not lazy:
+                return found + passed
+            return _with_caches(found + passed, caches, lazy, func, args)
     glob = numpy.random.mtrand._rand
     classes = []  # the classes whose members were walked (their generators cached per class)
-    reached = _generators(func, _WATCHED, deep=True, classes=classes, limit=_CACHED_DEPTH)
+    places = []  # the items and fields that held one (``cfg["rng"]``, ``state.rng``)
+    caches = []  # the lru_caches it reached (NOTE [generators in a cache])
+    reached = _generators(
+        func, _WATCHED, deep=True, classes=classes, limit=_CACHED_DEPTH, places=places,
+        caches=caches,
+    )  # fmt: skip
     found = tuple(g for g in reached if g is not glob and _stateful(g))
     glb = getattr(func, "__globals__", None)
     code = getattr(func, "__code__", None)
@@ -427,11 +522,148 @@ def held_generators(func: Any, args: list) -> tuple:
             for name in names
             if isinstance(space.get(name), _WATCHED)
         )
+    lazy = tuple(p for p in places if p[2] is None)
     try:
-        _HELD[func] = (found, globals_held, tuple(classes))
+        _HELD[func] = (found, globals_held, tuple(classes), tuple(places), tuple(caches), lazy)
     except TypeError:  # not weakly referable: found again at each call
         pass
-    return found + passed
+    if not caches and not lazy:
+        return found + passed
+    return _with_caches(found + passed, tuple(caches), lazy, func, args)
+
+
+def _with_caches(gens: tuple, caches: tuple, lazy: tuple, func: Any, args: list) -> tuple:
+    """``gens`` with the generators ``caches`` hold now, as a :class:`HeldGenerators` (the
+    function reaches a cache or a place that holds None: NOTE [generators in a cache],
+    NOTE [generators made on first use])."""
+    if caches:
+        glob = numpy.random.mtrand._rand
+        cached = _in_caches(caches)
+        for g in gens:
+            cached.pop(id(g), None)
+        gens = (*gens, *(g for g in cached.values() if g is not glob and _stateful(g)))
+    out = HeldGenerators(gens)
+    out.caches, out.lazy, out.func, out.args = caches, lazy, func, args
+    return out
+
+
+# NOTE [generators in a cache]: ``@functools.cache def get_rng(): return
+# np.random.default_rng(0)`` hands every call the one generator it made at the first, so a
+# loop over the rows draws further from it row by row; under one batched call the rows shared
+# one draw.  The walk for generators follows an ``lru_cache``'s results (``gc.get_referents``
+# of the cache: its results, or its dict of them), and :func:`held_generators` looks in the
+# caches it reached at every call, for a generator cached since (a cache of more than 16
+# results memoizes a computation and is not looked through: ~0.1 us a result).  One made in the
+# call itself (the cache was empty) is new afterwards (:func:`new_cached`): its state as made
+# comes from its ``SeedSequence`` (a seeded ``default_rng(seed)``, ``Generator(PCG64(s))``),
+# and where it moved from there the call drew from it, as from a generator held before (set
+# back there for the rows; one with no ``SeedSequence``, as ``RandomState(seed)``, is left
+# where it is: under 'different' the rows draw on from there).  ``jit`` looks in the caches
+# its walk reached the same way: a generator cached during the recording that moved (or
+# whose state as made is unknown) makes the trace value-dependent.
+_LRU_CACHE = type(functools.lru_cache(None)(len))
+
+
+def _cached_results(cache: Any) -> list:
+    """The results an ``lru_cache`` holds that may hold a generator (its keys are tuples and
+    dicts of arguments; arrays and numbers are left out), where it holds at most
+    ``_MAX_CACHED`` (a larger one memoizes a computation: not looked through)."""
+    info = cache.cache_info()
+    if not 0 < info.currsize <= _MAX_CACHED:
+        return []
+    own = getattr(cache, "__dict__", None)
+    holding = _HOLDING_TYPES
+    found = []
+    for v in gc.get_referents(cache):
+        if type(v) is dict:  # an unbounded cache's dict of results (a bounded one's: links)
+            if info.maxsize is None and v is not own:
+                found += (r for r in v.values() if holding.get(type(r), True))
+        elif holding.get(type(v), True):  # (a bounded cache's links: key and result each)
+            found.append(v)
+    return found
+
+
+#: Results an ``lru_cache`` holds at most to be looked through (NOTE [generators in a cache]).
+_MAX_CACHED = 16
+#: Types of an ``lru_cache``'s referents that are or hold no generator it cached (its
+#: keys, its links' types, the function: :func:`_cached_results`).
+_HOLDING_TYPES: dict[type, bool] = dict.fromkeys(
+    (*_PLAIN_TYPES, tuple, type, object, types.FunctionType), False
+)
+
+
+def _in_caches(caches: tuple) -> dict[int, Any]:
+    """The generators the ``lru_cache`` objects ``caches`` hold now, by id."""
+    return {id(g): g for c in caches for g in _cached_results(c) if isinstance(g, _WATCHED)}
+
+
+class HeldGenerators(tuple):
+    """:func:`held_generators`' answer for a function that reaches ``lru_cache`` objects
+    (``caches``) or names and fields that held None (``lazy``), with the function and its
+    arguments (NOTE [generators in a cache], NOTE [generators made on first use])."""
+
+    caches: tuple = ()
+    lazy: tuple = ()
+    func: Any = None
+    args: list = []
+
+
+# NOTE [generators made on first use]: ``_RNG = None`` set by ``get_rng()`` on its first
+# call (``global _RNG; if _RNG is None: _RNG = np.random.default_rng(0)``), or a model's
+# ``self._rng`` made by a property, hands later calls the generator the first made: as for
+# a cache (NOTE [generators in a cache]), a loop's rows draw on from it, and one batched
+# call shared a draw.  The walk for generators records the names (the globals the user's
+# functions name) and the fields of the user's objects that held None; a call after which
+# one holds something else walks again, and a generator found then that was not there
+# before was made during the call: its state as made is compared and set back as for a
+# cached one.  The next call walks again too (the place no longer holds None).
+
+
+def new_cached(gens: tuple) -> tuple[tuple, list]:
+    """The generators cached or made on first use since :func:`held_generators` returned
+    ``gens``, and their states as made, those whose state as made is known (NOTE
+    [generators in a cache], NOTE [generators made on first use])."""
+    if type(gens) is not HeldGenerators:
+        return (), []
+    lazy = gens.lazy
+    if lazy and not gens.caches and _still_held(lazy):
+        return (), []  # (nothing made on first use, no cache: the usual case)
+    old = {id(g) for g in gens}
+    now = _in_caches(gens.caches)
+    if lazy and not _still_held(lazy):
+        now.update((id(g), g) for g in held_generators(gens.func, gens.args))
+    made, states = [], []
+    for g in now.values():
+        state = None if id(g) in old else _state_as_made(g)
+        if state is not None:
+            made.append(g)
+            states.append(state)
+    return tuple(made), states
+
+
+def _state_as_made(gen: Any) -> Any:
+    """The raw state ``gen`` had when its ``SeedSequence`` seeded it, or None."""
+    bits = gen.bit_generator if isinstance(gen, numpy.random.Generator) else gen
+    seq = getattr(bits, "seed_seq", None)
+    if type(seq) is not _SEED_SEQUENCE or not isinstance(bits, numpy.random.BitGenerator):
+        return None
+    fresh = _SEED_SEQUENCE(seq.entropy, spawn_key=seq.spawn_key, pool_size=seq.pool_size)
+    try:
+        return type(bits)(fresh).state, 0
+    except TypeError:  # a bit generator of the user's that takes other arguments
+        return None
+
+
+def _still_held(places: tuple) -> bool:
+    """Whether each ``(container, key, generator)`` of ``places`` still holds its generator
+    (``cfg["rng"] = np.random.default_rng(1)`` after the first call: walked again)."""
+    for container, key, gen in places:
+        try:
+            if container[key] is not gen:
+                return False
+        except (LookupError, TypeError):
+            return False
+    return True
 
 
 def _stateful(gen: Any) -> bool:
@@ -441,13 +673,39 @@ def _stateful(gen: Any) -> bool:
 
 
 def _raw(gen: Any) -> Any:
+    """``gen``'s state, as :func:`restore` takes it back: a NumPy bit generator's with the
+    children its ``SeedSequence`` spawned (``rng.spawn(1)`` moves no state, but a loop's
+    next row spawns the next child: NOTE [spawned generators])."""
     if isinstance(gen, random.Random):
         return gen.getstate()
     if isinstance(gen, numpy.random.Generator):
-        return gen.bit_generator.state
-    if isinstance(gen, numpy.random.BitGenerator):  # ``Generator(bg)`` made inside
-        return gen.state
+        gen = gen.bit_generator
+    if isinstance(gen, numpy.random.BitGenerator):  # (``Generator(bg)`` made inside)
+        seq = gen.seed_seq
+        return gen.state, seq.n_children_spawned if type(seq) is _SEED_SEQUENCE else None
+    if isinstance(gen, _SEED_SEQUENCE):
+        return gen.n_children_spawned
     return gen.get_state(legacy=False)
+
+
+# NOTE [spawned generators]: ``rng.spawn(n)`` (``Generator``, ``BitGenerator``,
+# ``SeedSequence``) hands out the children numbered from its ``SeedSequence``'s
+# ``n_children_spawned`` on and counts them there, moving no generator state: in a loop over
+# the rows each row spawns the next children, under one batched call every row shared one
+# spawn.  So the count is part of the state ``vmap`` and ``jit`` compare (a ``SeedSequence``
+# the function reaches is watched as a generator is), and setting it back re-runs the
+# sequence's ``__init__`` with its own entropy and key and the old count (the count has no
+# setter; the pool is made again from the same entropy).
+_SEED_SEQUENCE = numpy.random.SeedSequence
+
+
+def _set_spawned(seq: Any, count: int | None) -> None:
+    """Set ``seq``'s count of spawned children back to ``count`` (NOTE [spawned
+    generators])."""
+    if count is not None and type(seq) is _SEED_SEQUENCE and seq.n_children_spawned != count:
+        seq.__init__(  # type: ignore[misc]
+            seq.entropy, spawn_key=seq.spawn_key, pool_size=seq.pool_size, n_children_spawned=count
+        )
 
 
 class _GlobalSlots(threading.local):
@@ -501,9 +759,14 @@ def before_global_draw() -> None:
 # and raises if the result changed beyond rounding (another thread may have drawn
 # meanwhile, and a library may draw for itself from the global generator, as SciPy's
 # BarycentricInterpolator permutes its nodes: a result within 64 ulps of the first drew
-# nothing that mattered; who drew cannot be told from the state).  Not seen: a legacy normal
-# served from ``RandomState``'s cached second Gaussian (it moves no MT word), and 'same' in
-# parts (chunks, a split's groups), which draw once per part.
+# nothing that mattered; who drew cannot be told from the state).  A function seen drawing
+# so is remembered (:func:`note_global_object_draws`): a 'same' batch of it that runs in
+# parts (the chunks of ``chunk_size``, a split's groups) reads the state before the first
+# part and starts every part from there, as a generator it holds (api._sharing_held_draws);
+# where a chunked 'same' call is the first to see it draw, its chunks drew one after another,
+# and the call runs again, every chunk from the state they left.  Not seen: a legacy normal
+# served from ``RandomState``'s cached second Gaussian (it moves no MT word), and a draw in a
+# call that also draws through the module functions (taken as theirs).
 #: Offset of ``pos`` in NumPy's MT19937 state struct (``uint32_t key[624]; int pos;``), as
 #: its ctypes interface's ``state_address`` holds it.
 _MT_POS = 624 * ctypes.sizeof(ctypes.c_uint32)
@@ -544,6 +807,30 @@ def global_drew(mark: tuple | None) -> bool:
         return False
     now = global_mark()
     return now != mark and now is not None and now[2] == mark[2]
+
+
+#: The functions seen drawing from NumPy's global generator past its module functions: a
+#: ``vmap(randomness='same')`` of one that runs in parts sets it back for each part (NOTE
+#: [NumPy's global generator reached as an object]).
+_GLOBAL_OBJECT_DRAWERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def note_global_object_draws(func: Any) -> None:
+    """``func`` drew from NumPy's global generator past its module functions."""
+    try:
+        _GLOBAL_OBJECT_DRAWERS[func] = True
+    except TypeError:  # not weakly referable or not hashable: found out at each call
+        pass
+
+
+def with_global_object(func: Any, gens: tuple) -> tuple:
+    """``gens``, and NumPy's global generator where ``func`` was seen drawing from it past
+    its module functions (:func:`note_global_object_draws`)."""
+    try:
+        known = func in _GLOBAL_OBJECT_DRAWERS
+    except TypeError:
+        return gens
+    return (*gens, numpy.random.mtrand._rand) if known else gens
 
 
 def restore_global(slot: list | None) -> None:
@@ -602,10 +889,14 @@ def restore(gens: tuple, raw: list) -> None:
     for g, state in zip(gens, raw):
         if isinstance(g, random.Random):
             g.setstate(state)
-        elif isinstance(g, numpy.random.Generator):
-            g.bit_generator.state = state
-        elif isinstance(g, numpy.random.BitGenerator):
-            g.state = state
+            continue
+        if isinstance(g, numpy.random.Generator):
+            g = g.bit_generator
+        if isinstance(g, numpy.random.BitGenerator):
+            g.state = state[0]
+            _set_spawned(g.seed_seq, state[1])
+        elif isinstance(g, _SEED_SEQUENCE):
+            _set_spawned(g, state)
         else:
             g.set_state(state)
 
@@ -618,7 +909,7 @@ class _Entropy(threading.local):
 
 _ENTROPY = _Entropy()
 _ENTROPY_LOCK = threading.Lock()
-_ENTROPY_WATCHES = [0, None]  # [recordings watching, NumPy's own source]
+_ENTROPY_WATCHES = [0, None, None]  # [recordings watching, NumPy's own source, Python's]
 _PYTHON_SEED = random.Random.seed
 
 
@@ -630,7 +921,7 @@ def _counted_randbits(k: int) -> int:
 def _counted_seed(self: random.Random, a: Any = None, *args: Any, **kwargs: Any) -> None:
     if a is None:  # ``random.Random()``: seeded from the operating system
         _ENTROPY.taken += 1
-    return _PYTHON_SEED(self, a, *args, **kwargs)
+    return _ENTROPY_WATCHES[2](self, a, *args, **kwargs)
 
 
 #: ``random.SystemRandom``'s draws (every other method draws through these), which read
@@ -653,7 +944,9 @@ _COUNTED_SYSTEM = {k: _counted_system(k) for k in _SYSTEM_DRAWS}
 
 def _watch_entropy(on: bool) -> None:
     """Count (``on``) or stop counting the fresh entropy taken (see :class:`fresh_entropy`)."""
-    random.Random.seed = _counted_seed if on else _PYTHON_SEED
+    if on:  # (the one there now: a transform's window may have put its own, below)
+        _ENTROPY_WATCHES[2] = random.Random.__dict__["seed"]
+    random.Random.seed = _counted_seed if on else _ENTROPY_WATCHES[2]
     for k in _SYSTEM_DRAWS:
         setattr(random.SystemRandom, k, (_COUNTED_SYSTEM if on else _SYSTEM_DRAWS)[k])
     if _SEED_SOURCE is not None:
@@ -718,6 +1011,39 @@ def _counted_while_active(k: int) -> int:
     _ENTROPY.taken += 1
     replays = _ENTROPY.replays
     return _replayed_seed(replays, len(replays) - 1, k) if replays else _NUMPY_RANDBITS(k)
+
+
+def _python_seed_while_active(
+    self: random.Random, a: Any = None, *args: Any, **kwargs: Any
+) -> None:
+    """``random.Random.seed`` while a transform is active: ``random.Random()`` made by the
+    user's code takes a fresh seed as NumPy's generators made with no seed do (counted, and
+    replayed in the parts of a 'same' batch: NOTE [fresh entropy under vmap])."""
+    if a is None:
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_globals.get("__name__") == "random":
+            frame = frame.f_back  # (``Random.__init__`` calls ``self.seed()``)
+        if _made_by_user_code(frame):
+            _ENTROPY.taken += 1
+            replays = _ENTROPY.replays
+            if replays:
+                a = _replayed_seed(replays, len(replays) - 1, _PYTHON_SEED_BITS)
+    return _PYTHON_SEED(self, a, *args, **kwargs)
+
+
+#: The bits of the seed a replayed ``random.Random()`` takes (NumPy's own take 128).
+_PYTHON_SEED_BITS = 128
+
+
+class _RandomSeed:
+    """``random.Random``'s ``seed`` as ``PATCHED_WHILE_ACTIVE`` updates a namespace (a class's
+    ``__dict__`` is read-only): :func:`_python_seed_while_active` while a transform is
+    active (one attribute store each way)."""
+
+    __slots__ = ()
+
+    def update(self, values: dict) -> None:
+        random.Random.seed = values["seed"]
 
 
 def _replayed_seed(replays: list, level: int, k: int) -> int:
@@ -788,11 +1114,12 @@ NO_REPLAY = _NoReplay()
 
 
 # NOTE [fresh entropy under vmap]: a generator the function makes with no seed
-# (``np.random.default_rng()``, ``RandomState()``, ``PCG64()``) has no state before the call
-# to compare, and its draws are those of one call, shared by the whole batch; a loop over
-# the rows makes a generator per row.  So while a transform is active NumPy's seed source
-# also counts the seeds it hands out (one more entry of core/mutation.py's window, a dict
-# update at the outermost call), and a ``vmap`` call that took one:
+# (``np.random.default_rng()``, ``RandomState()``, ``PCG64()``; Python's ``random.Random()``)
+# has no state before the call to compare, and its draws are those of one call, shared by
+# the whole batch; a loop over the rows makes a generator per row.  So while a transform is
+# active NumPy's seed source and ``random.Random.seed`` also count the seeds they hand out
+# (two more entries of core/mutation.py's window: a dict update and a class attribute set
+# at the outermost call), and a ``vmap`` call that took one:
 #   'different'  runs its rows one at a time, as the loop does (api._draws_per_row);
 #   'error'      runs the batch once more, with new seeds, and raises RandomnessError if the
 #                result changed (``RandomState(seed)`` takes a fresh seed before it sets
@@ -809,6 +1136,13 @@ if _SEED_SOURCE is not None:
     _NUMPY_RANDBITS = _SEED_SOURCE.randbits
     PATCHED_WHILE_ACTIVE.append(
         (vars(_SEED_SOURCE), {"randbits": _counted_while_active}, {"randbits": _NUMPY_RANDBITS})
+    )
+    PATCHED_WHILE_ACTIVE.append(
+        (
+            _RandomSeed(),  # type: ignore[arg-type]
+            {"seed": _python_seed_while_active},
+            {"seed": _PYTHON_SEED},
+        )
     )
 
 
