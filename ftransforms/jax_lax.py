@@ -57,6 +57,7 @@ from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
 from ftransforms.implicit import custom_linear_solve, custom_root
 from ftransforms.numpy.helpers import constant_like
+from ftransforms.ops.bits import bitcast_convert_type_p
 from ftransforms.scans import associative_scan
 from ftransforms.scans import map as _map
 from ftransforms.scipy import special as _special
@@ -1133,7 +1134,7 @@ def batch_matmul(lhs: Any, rhs: Any, precision: Any = None) -> Any:
     return fnp.matmul(lhs, rhs)
 
 
-def _descending_key(x: Any) -> Any:
+def descending_key(x: Any) -> Any:
     """A key whose ascending order is ``x``'s descending order (integers: bitwise not)."""
     return fnp.invert(x) if _is_int(x) else fnp.negative(x)
 
@@ -1200,9 +1201,26 @@ def sort_key_val(keys: Any, values: Any, dimension: int = -1, is_stable: bool = 
     return sort((keys, values), dimension, is_stable, 1)
 
 
-def top_k(operand: Any, k: int) -> tuple[Any, Any]:
-    """The ``k`` largest entries along the last axis and their ``int32`` indices, the
-    lower index first among ties (``jax.lax.top_k``); differentiable in the values.
+def _total_order_descending_key(x: Any) -> Any:
+    """A key whose stable ascending order is ``x``'s descending order in XLA's total order
+    of floats (``NaN > inf > ... > 0.0 > -0.0 > ... > -inf > -NaN``), which
+    ``jax.lax.top_k`` ranks by: a float's bits read as a signed integer, the non-sign bits
+    flipped where the sign is set, then bitwise-not (integers: bitwise-not, booleans: not)."""
+    if numpy.dtype(x.dtype).kind == "b":
+        return fnp.logical_not(x)
+    if _is_int(x) or numpy.dtype(x.dtype).kind not in "f":
+        return descending_key(x)
+    signed = numpy.dtype(f"i{numpy.dtype(x.dtype).itemsize}")
+    bits = bitcast_convert_type_p.bind(fnp.stop_gradient(x), new_dtype=signed)
+    ordered = fnp.where(bits < 0, fnp.bitwise_xor(bits, numpy.iinfo(signed).max), bits)
+    return fnp.invert(ordered)
+
+
+def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
+    """The ``k`` largest entries along ``axis`` (the last by default) and their ``int32``
+    indices, the lower index first among ties (``jax.lax.top_k``); differentiable in the
+    values.  Floats are ranked as XLA ranks them: ``NaN`` above ``inf``, ``0.0`` above
+    ``-0.0``, a negative ``NaN`` below ``-inf``.
 
     Example:
         >>> import numpy as np
@@ -1210,15 +1228,31 @@ def top_k(operand: Any, k: int) -> tuple[Any, Any]:
         >>> values, indices = lax.top_k(np.array([1.0, 4.0, 2.0, 4.0]), 2)
         >>> values.tolist(), indices.tolist()
         ([4.0, 4.0], [1, 3])
+        >>> lax.top_k(np.array([1.0, np.nan, 2.0]), 2)[1].tolist()
+        [1, 2]
     """
     k = operator.index(k)
     x = fnp.asarray(operand)
+    axis = operator.index(axis)
+    if not -x.ndim <= axis < x.ndim:
+        raise UnsupportedOperationError(
+            f"lax.top_k(operand, k, axis={axis}): axis out of range for an operand of "
+            f"{x.ndim} dimensions"
+        )
+    x = fnp.moveaxis(x, axis, -1)
     if not 0 <= k <= x.shape[-1]:
         raise UnsupportedOperationError(
-            f"lax.top_k(operand, k): k must be between 0 and the last axis' size "
-            f"{x.shape[-1]}, got {k}"
+            f"lax.top_k(operand, k): k must be between 0 and the size {x.shape[-1]} of "
+            f"axis {axis}, got {k}"
         )
-    order = fnp.argsort(_descending_key(x), axis=-1, kind="stable")[..., :k]
+    values, order = largest_along_last(x, k, _total_order_descending_key)
+    return fnp.moveaxis(values, -1, axis), fnp.moveaxis(order, -1, axis)
+
+
+def largest_along_last(x: Any, k: int, key: Callable[[Any], Any]) -> tuple[Any, Any]:
+    """The ``k`` entries of ``x`` first in the stable ascending order of ``key(x)`` along
+    the last axis, and their ``int32`` indices (``top_k``'s and ``approx_max_k``'s core)."""
+    order = fnp.argsort(key(x), axis=-1, kind="stable")[..., :k]
     return fnp.take_along_axis(x, order, axis=-1), order.astype(numpy.int32)
 
 
