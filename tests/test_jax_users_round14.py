@@ -4,7 +4,10 @@ Each test failed before the change it names:
 * ``lax.top_k`` ranks floats in XLA's total order, as JAX: ``NaN`` above ``inf``, ``0.0``
   above ``-0.0``, a negative ``NaN`` below ``-inf`` (NaNs were ranked last: a beam search
   or a top-k mask over scores holding a NaN silently picked other entries, and the
-  gradient went to them), and it takes JAX's ``axis=``.
+  gradient went to them), and it takes JAX's ``axis=``;
+* ``lax.conv_general_dilated`` (and ``lax.conv``...) of integer operands is an integer
+  convolution, as JAX (it came back ``float64``: ``ft.nn.conv2d``'s torch-style float
+  promotion), and ``preferred_element_type`` is the type it computes in.
 """
 
 from __future__ import annotations
@@ -48,3 +51,20 @@ def test_top_k_axis_and_bool_like_jax():
             np.testing.assert_array_equal(got, want)
     b = np.array([True, False, True, False])
     np.testing.assert_array_equal(ft.lax.top_k(b, 3)[1], jax.lax.top_k(b, 3)[1])
+
+
+CONV_X = (np.arange(2 * 3 * 5 * 4).reshape(2, 3, 5, 4) % 23 - 11).astype(np.int8)
+CONV_W = (np.arange(4 * 3 * 3 * 2).reshape(4, 3, 3, 2) % 7 - 3).astype(np.int8)
+
+
+@pytest.mark.parametrize(("dtype", "preferred"), [(np.int32, None), (np.int8, np.int32)])
+def test_integer_convolutions_keep_jax_s_dtype(dtype, preferred):
+    # a quantized layer: lax.conv of integer operands is an integer convolution (it came
+    # back float64), and preferred_element_type is the type it accumulates in (int8
+    # operands with int32 do not wrap)
+    x, w = CONV_X.astype(dtype), CONV_W.astype(dtype)
+    kw = {"preferred_element_type": preferred}
+    want = np.asarray(jax.lax.conv_general_dilated(x, w, (2, 1), [(1, 0), (0, 2)], **kw))
+    got = ft.lax.conv_general_dilated(x, w, (2, 1), [(1, 0), (0, 2)], **kw)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
