@@ -7,7 +7,12 @@ Each test failed before the change it names:
   gradient went to them), and it takes JAX's ``axis=``;
 * ``lax.conv_general_dilated`` (and ``lax.conv``...) of integer operands is an integer
   convolution, as JAX (it came back ``float64``: ``ft.nn.conv2d``'s torch-style float
-  promotion), and ``preferred_element_type`` is the type it computes in.
+  promotion), and ``preferred_element_type`` is the type it computes in;
+* ``x.at[i].max(v)``/``.min(v)`` with a repeated ``i`` share the derivative evenly among
+  all the tied entries, as JAX (one ``maximum`` after another gave 1/2, 1/4, 1/8: a
+  silently wrong gradient);
+* ``jax.ops.segment_sum``/``segment_prod``/``segment_max``/``segment_min`` exist, as
+  ``ft.ops.*`` (``AttributeError``).
 """
 
 from __future__ import annotations
@@ -17,40 +22,42 @@ import numpy as np
 import pytest
 
 import ftransforms as ft
+from tests.program_oracles import jax_call
 
 jax.config.update("jax_enable_x64", True)
 
 SCORES = np.array([3.0, -np.nan, np.nan, 1.0, -np.inf, np.inf, -0.0, 0.0, 3.0])
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+@pytest.mark.parametrize("dtype", [np.float64, np.float16])
 def test_top_k_ranks_nan_and_signed_zero_like_jax(dtype):
     x = SCORES.astype(dtype)
-    want_v, want_i = jax.lax.top_k(x, 9)
-    for got_v, got_i in [ft.lax.top_k(x, 9), ft.jit(lambda v: ft.lax.top_k(v, 9))(x)]:
-        np.testing.assert_array_equal(got_i, want_i)
-        np.testing.assert_array_equal(np.signbit(got_v), np.signbit(want_v))
-        np.testing.assert_array_equal(got_v, want_v)
-    # the gradient goes to the entries JAX picks; under vmap each row ranks its own NaNs
     w = np.arange(1.0, 5.0)
-    pick = lambda lax: lambda v: (lax.top_k(v, 4)[0][1:] * w[1:]).sum()  # noqa: E731
-    np.testing.assert_array_equal(
-        ft.grad(pick(ft.lax))(SCORES), np.asarray(jax.grad(pick(jax.lax))(SCORES))
-    )
     rows = np.stack([SCORES, SCORES[::-1]])
-    np.testing.assert_array_equal(
-        ft.vmap(lambda v: ft.lax.top_k(v, 3)[1])(rows),
-        np.asarray(jax.vmap(lambda v: jax.lax.top_k(v, 3)[1])(rows)),
-    )
+
+    def program(lax, grad, vmap, x, rows):
+        # the gradient goes to the entries JAX picks; under vmap each row ranks its own NaNs
+        pick = lambda v: (lax.top_k(v, 4)[0][1:] * w[1:]).sum()  # noqa: E731
+        return (*lax.top_k(x, 9), grad(pick)(rows[0]), vmap(lambda v: lax.top_k(v, 3)[1])(rows))
+
+    want = jax_call(lambda *a: program(jax.lax, jax.grad, jax.vmap, *a), x, rows)
+    jitted = ft.jit(lambda v: ft.lax.top_k(v, 9))(x)
+    for got in [program(ft.lax, ft.grad, ft.vmap, x, rows), jitted]:
+        for g, w_ in zip(got, want):
+            np.testing.assert_array_equal(g, w_)
+        np.testing.assert_array_equal(np.signbit(got[0]), np.signbit(want[0]))
 
 
 def test_top_k_axis_and_bool_like_jax():
     x = np.array([[1.0, 5.0, np.nan], [3.0, 2.0, -1.0]])
-    for axis in (0, 1, -2):
-        for got, want in zip(ft.lax.top_k(x, 1, axis=axis), jax.lax.top_k(x, 1, axis=axis)):
-            np.testing.assert_array_equal(got, want)
     b = np.array([True, False, True, False])
-    np.testing.assert_array_equal(ft.lax.top_k(b, 3)[1], jax.lax.top_k(b, 3)[1])
+
+    def program(lax, x, b):
+        return [*(lax.top_k(x, 1, axis=axis) for axis in (0, 1, -2)), lax.top_k(b, 3)]
+
+    for got, want in zip(program(ft.lax, x, b), jax_call(lambda *a: program(jax.lax, *a), x, b)):
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
 
 
 CONV_X = (np.arange(2 * 3 * 5 * 4).reshape(2, 3, 5, 4) % 23 - 11).astype(np.int8)
@@ -64,7 +71,74 @@ def test_integer_convolutions_keep_jax_s_dtype(dtype, preferred):
     # operands with int32 do not wrap)
     x, w = CONV_X.astype(dtype), CONV_W.astype(dtype)
     kw = {"preferred_element_type": preferred}
-    want = np.asarray(jax.lax.conv_general_dilated(x, w, (2, 1), [(1, 0), (0, 2)], **kw))
-    got = ft.lax.conv_general_dilated(x, w, (2, 1), [(1, 0), (0, 2)], **kw)
+    conv = lambda lax: lambda x, w: lax.conv_general_dilated(x, w, (2, 1), [(1, 0), (0, 2)], **kw)  # noqa: E731
+    want = np.asarray(jax_call(conv(jax.lax), x, w))
+    got = conv(ft.lax)(x, w)
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
+
+
+AT_INDEX = np.array([0, 0, 0, 1])
+
+
+@pytest.mark.parametrize("method", ["max", "min"])
+def test_at_max_min_share_the_derivative_evenly_among_ties_like_jax(method):
+    # x.at[i].max(v) with a repeated i: JAX gives every tied entry (the old element too)
+    # the same share; one maximum after another halved it (1/2, 1/4, 1/8: silently wrong)
+    sign = 1.0 if method == "max" else -1.0
+    old, upd = sign * np.array([2.0, 0.0]), sign * np.array([2.0, 2.0, 2.0, 1.0])
+
+    def loss(lib):
+        return lambda o, v: (getattr(lib.asarray(o).at[AT_INDEX], method)(v) * 3.0).sum()
+
+    def oracle(o, v):
+        return jax.grad(loss(jax.numpy), argnums=(0, 1))(o, v), loss(jax.numpy)(o, v)
+
+    want_g, want_v = jax_call(oracle, old, upd)
+    for transform in (ft.grad, ft.jacfwd):
+        got = transform(loss(ft.numpy), argnums=(0, 1))(old, upd)
+        for g, w in zip(got, want_g):
+            np.testing.assert_allclose(g, w, rtol=1e-15)
+    assert loss(ft.numpy)(old, upd) == want_v
+
+
+SEG_IDS = np.array([0, 2, 2, 1, 0, 5, 2, -1])
+SEG_DATA = np.array([1.0, 2.0, 2.0, 3.0, -1.0, 5.0, 2.0, 9.0])
+
+
+@pytest.mark.parametrize("name", ["segment_sum", "segment_prod", "segment_max", "segment_min"])
+def test_jax_ops_segment_reductions(name):
+    # a graph network's message passing: ids out of range (5, -1) are dropped, empty
+    # segments hold the identity, ties share the derivative, as JAX's
+    ours, theirs = getattr(ft.ops, name), getattr(jax.ops, name)
+    data_2d, rows = np.stack([SEG_DATA, -SEG_DATA], 1), np.stack([SEG_DATA, SEG_DATA[::-1]])
+    loss = lambda f: lambda d: (f(d, SEG_IDS, 4) ** 2).sum()  # noqa: E731
+
+    def program(f, grad, vmap, data, data_int, data_2d, rows):
+        return (
+            f(data, SEG_IDS, 4),
+            f(data_int, SEG_IDS, 4),
+            f(data_2d, SEG_IDS, 4),
+            f(data, SEG_IDS, 3, mode="clip"),
+            f(data[:5], SEG_IDS[:5], 3),
+            # JAX: scatter_mul gradients need unique indices
+            data if name == "segment_prod" else grad(loss(f))(data),
+            vmap(lambda d: f(d, SEG_IDS, 4))(rows),
+        )
+
+    args = (SEG_DATA, SEG_DATA.astype(np.int32), data_2d, rows)
+    want = jax_call(lambda *a: program(theirs, jax.grad, jax.vmap, *a), *args)
+    got = program(ours, ft.grad, ft.vmap, *args)
+    assert ours(SEG_DATA[:5], SEG_IDS[:5]).shape == (3,)  # max(segment_ids) + 1
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=1e-15)
+
+
+def test_segment_reductions_refuse_what_jax_refuses():
+    with pytest.raises(TypeError, match="segment_ids must be integers"):
+        ft.ops.segment_sum(SEG_DATA, SEG_IDS.astype(float), 4)
+    with pytest.raises(ValueError, match="one entry per row of data"):
+        ft.ops.segment_sum(SEG_DATA, SEG_IDS[:3], 4)
+    with pytest.raises(TypeError, match="bool"):
+        ft.ops.segment_sum(SEG_DATA > 0, SEG_IDS, 4)

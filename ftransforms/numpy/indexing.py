@@ -65,6 +65,7 @@ from ftransforms.numpy.ufuncs import (
     not_equal,
     power,
     remainder,
+    stop_gradient,
 )
 from ftransforms.ops import elementwise as _ew
 from ftransforms.ops import indexing as _ix
@@ -837,8 +838,10 @@ def combine_at(x: Any, index: Any, values: Any, op: Any, name: str) -> Any:
     first = numpy.maximum.accumulate(numpy.where(starts, numpy.arange(len(order)), 0))
     rank = numpy.empty_like(order)
     rank[order] = numpy.arange(len(order)) - first
-    out = ravel(x)
-    flat_values = ravel(values)
+    # integers have no derivative, and a mean through floats would round their values
+    extremum = name in ("max", "min") and numpy.dtype(dtype_of(x)).kind in "fc"
+    out = ravel(stop_gradient(x) if extremum else x)
+    flat_values = ravel(stop_gradient(values) if extremum else values)
     counts = physical_zeros_like(out)  # a template: only its shape is used
     for k in range(int(rank.max()) + 1):
         sel = numpy.nonzero(rank == k)[0]
@@ -846,7 +849,22 @@ def combine_at(x: Any, index: Any, values: Any, op: Any, name: str) -> Any:
         new = op(getitem(out, pos), getitem(flat_values, xp.asarray(sel)))
         hits_k = _hits(counts, pos)
         out = _set_unique(out, pos, astype(new, dtype_of(x)), hits_k)
-    return reshape(out, shape(x))
+    out = reshape(out, shape(x))
+    return _tied_evenly(x, index, values, out, hits) if extremum else out
+
+
+def _tied_evenly(x: Any, index: Any, values: Any, best: Any, hits: Any) -> Any:
+    """``best`` (the max or min at a repeated index, computed without derivatives) with
+    the derivative of each position shared evenly among all that tie for it, the old
+    element and every update (JAX's scatter_max/min rule; one ``maximum`` after another
+    halved it at each occurrence).  The value is the mean of the tied entries: ``best``."""
+    tied_x = x == best
+    tied_v = values == getitem(best, index)
+    dt = dtype_of(x)
+    total = where(tied_x, x, 0) + scatter(x, index, where(tied_v, values, 0))
+    count = astype(tied_x, dt) + scatter(x, index, astype(tied_v, dt))
+    shared = where(count > 0, total / where(count > 0, count, 1), best)
+    return where(hits > 0, astype(shared, dt), x)
 
 
 def _flat_positions(x: Any, index: Any, name: str) -> numpy.ndarray:
