@@ -12,7 +12,9 @@ Each test failed before the change it names:
   all the tied entries, as JAX (one ``maximum`` after another gave 1/2, 1/4, 1/8: a
   silently wrong gradient);
 * ``jax.ops.segment_sum``/``segment_prod``/``segment_max``/``segment_min`` exist, as
-  ``ft.ops.*`` (``AttributeError``).
+  ``ft.ops.*`` (``AttributeError``);
+* ``jit(f).trace(*args)`` exists (``jax.stages.Traced``: ``.jaxpr``, ``.out_info``,
+  ``.lower()``), and a recorded equation has JAX's ``.primitive`` (``AttributeError``).
 """
 
 from __future__ import annotations
@@ -142,3 +144,27 @@ def test_segment_reductions_refuse_what_jax_refuses():
         ft.ops.segment_sum(SEG_DATA, SEG_IDS[:3], 4)
     with pytest.raises(TypeError, match="bool"):
         ft.ops.segment_sum(SEG_DATA > 0, SEG_IDS, 4)
+
+
+def test_jit_trace_like_jax_stages():
+    # jax.jit(f).trace(*args): the traced program, its output types, then .lower().compile()
+    def program(lib):
+        def step(x, n):
+            return lib.sin(x) * n, x.sum()
+
+        return step
+
+    args = (np.linspace(0.0, 1.0, 3, dtype=np.float32), 2)
+    want = jax.jit(program(jax.numpy), static_argnums=1).trace(*args)
+    step = program(ft.numpy)
+    traced = ft.jit(step, static_argnums=1).trace(*args)
+    assert traced.out_info == tuple(ft.ShapeDtypeStruct(s.shape, s.dtype) for s in want.out_info)
+    assert traced.fun_name == want.fun_name == "step"
+    assert [e.primitive.name for e in traced.jaxpr.eqns][:2] == ["sin", "multiply"]
+    got = traced.lower().compile()(args[0])
+    for g, w in zip(got, want.lower().compile()(args[0])):
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+    abstract = ft.jit(step, static_argnums=1).trace(ft.ShapeDtypeStruct((3,), np.float32), 2)
+    assert abstract.out_info == traced.out_info
+    with pytest.raises(ft.errors.UnsupportedOperationError, match="trace it with arrays"):
+        abstract.jaxpr  # noqa: B018
