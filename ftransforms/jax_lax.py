@@ -44,6 +44,7 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+import sys
 import types
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -1354,6 +1355,8 @@ def install(lax_module: types.ModuleType) -> None:
     given = {n: {**ALIASES, **REEXPORTS}.get(n) or defined[n] for n in names}
     given = {n: f for n, f in given.items() if n not in vars(lax_module)}
     given["linalg"] = linalg  # ft.lax.linalg, as jax.lax.linalg (a namespace)
+    # ... which `import ftransforms.lax.linalg` finds too (lax is a module, not a package)
+    sys.modules[f"{lax_module.__name__}.linalg"] = linalg
 
     def __getattr__(name: str) -> Any:  # noqa: N807  (PEP 562's module hook)
         # A module __getattr__, not setattr: lax.py's own code keeps Python's builtins

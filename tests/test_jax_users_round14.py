@@ -14,7 +14,8 @@ Each test failed before the change it names:
 * ``jax.ops.segment_sum``/``segment_prod``/``segment_max``/``segment_min`` exist, as
   ``ft.ops.*`` (``AttributeError``);
 * ``jit(f).trace(*args)`` exists (``jax.stages.Traced``: ``.jaxpr``, ``.out_info``,
-  ``.lower()``), and a recorded equation has JAX's ``.primitive`` (``AttributeError``).
+  ``.lower()``), and a recorded equation has JAX's ``.primitive`` (``AttributeError``);
+* ``import ftransforms.lax.linalg`` works, as ``import jax.lax.linalg`` (``ModuleNotFoundError``).
 """
 
 from __future__ import annotations
@@ -168,3 +169,13 @@ def test_jit_trace_like_jax_stages():
     assert abstract.out_info == traced.out_info
     with pytest.raises(ft.errors.UnsupportedOperationError, match="trace it with arrays"):
         abstract.jaxpr  # noqa: B018
+
+
+def test_import_lax_linalg_as_jax_code_spells_it():
+    # `import jax.lax.linalg as lax_linalg` ported: ModuleNotFoundError ('ftransforms.lax'
+    # is not a package)
+    import ftransforms.lax.linalg as lax_linalg  # noqa: PLC0415
+
+    assert lax_linalg is ft.lax.linalg
+    a = np.array([[4.0, 2.0], [2.0, 3.0]])
+    np.testing.assert_allclose(lax_linalg.cholesky(a), jax.lax.linalg.cholesky(a), rtol=1e-15)
