@@ -15,10 +15,13 @@ Each test failed before the change it names:
   ``ft.ops.*`` (``AttributeError``);
 * ``jit(f).trace(*args)`` exists (``jax.stages.Traced``: ``.jaxpr``, ``.out_info``,
   ``.lower()``), and a recorded equation has JAX's ``.primitive`` (``AttributeError``);
-* ``import ftransforms.lax.linalg`` works, as ``import jax.lax.linalg`` (``ModuleNotFoundError``).
+* ``import ftransforms.lax.linalg`` works, as ``import jax.lax.linalg`` (``ModuleNotFoundError``);
+* ``ftransforms.experimental.io_callback`` exists (``ImportError``).
 """
 
 from __future__ import annotations
+
+import warnings
 
 import jax
 import numpy as np
@@ -179,3 +182,34 @@ def test_import_lax_linalg_as_jax_code_spells_it():
     assert lax_linalg is ft.lax.linalg
     a = np.array([[4.0, 2.0], [2.0, 3.0]])
     np.testing.assert_allclose(lax_linalg.cholesky(a), jax.lax.linalg.cholesky(a), rtol=1e-15)
+
+
+def test_io_callback_like_jax_experimental():
+    # a training loop logging through jax.experimental.io_callback: (AttributeError)
+    from ftransforms.experimental import io_callback  # noqa: PLC0415
+
+    seen = []
+
+    def log(v):
+        seen.append(float(v))
+        return np.asarray(v) * 2.0
+
+    out = ft.ShapeDtypeStruct((), np.float64)
+    xs = np.array([1.0, 2.0, 3.0])
+    # vmap: one call per row, in order (as JAX's unordered io_callback)
+    np.testing.assert_array_equal(ft.vmap(lambda v: io_callback(log, out, v))(xs), 2 * xs)
+    assert seen == [1.0, 2.0, 3.0]
+    # jit: called on every call, its result unused or not; a scan body once per step
+    seen.clear()
+    step = ft.jit(lambda v: (io_callback(log, out, v), v * 2.0)[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # jit runs it eagerly
+        assert [float(step(v)) for v in xs] == [2.0, 4.0, 6.0]
+        total, _ = ft.jit(
+            lambda xs: ft.scan(lambda c, x: (c + io_callback(log, out, x), None), 0.0, xs)
+        )(xs)
+    assert seen == [1.0, 2.0, 3.0] * 2 and float(total) == 12.0
+    with pytest.raises(ft.errors.UnsupportedOperationError, match="ordered"):
+        ft.vmap(lambda v: io_callback(log, out, v, ordered=True))(xs)
+    with pytest.raises(ft.errors.CallbackError, match="do not support JVP"):
+        ft.grad(lambda v: io_callback(log, out, v))(1.0)
