@@ -765,6 +765,23 @@ def _axes(axes: Sequence[int]) -> tuple[int, ...]:
     return tuple(operator.index(a) for a in axes)
 
 
+def _kept_dtype(x: Any) -> Any:
+    """The dtype a ``lax`` sum or product of ``x`` accumulates in: an integer type's own
+    (JAX wraps around; NumPy's ``sum`` would widen ``int8`` to ``int64``), else NumPy's."""
+    dtype = numpy.dtype(fnp.result_type(x))
+    return dtype if dtype.kind in "iu" else None
+
+
+def sum_in_dtype(x: Any, axis: Any) -> Any:
+    """``fnp.sum`` in ``x``'s own integer type (:func:`_kept_dtype`)."""
+    return fnp.sum(x, axis=axis, dtype=_kept_dtype(x))
+
+
+def prod_in_dtype(x: Any, axis: Any) -> Any:
+    """``fnp.prod`` in ``x``'s own integer type (:func:`_kept_dtype`)."""
+    return fnp.prod(x, axis=axis, dtype=_kept_dtype(x))
+
+
 def reduce_sum(operand: Any, axes: Sequence[int]) -> Any:
     """The sum over ``axes`` (``jax.lax.reduce_sum``).
 
@@ -773,8 +790,10 @@ def reduce_sum(operand: Any, axes: Sequence[int]) -> Any:
         >>> from ftransforms import lax
         >>> lax.reduce_sum(np.ones((2, 3)), (1,)).tolist()
         [3.0, 3.0]
+        >>> lax.reduce_sum(np.array([200, 100], np.uint8), (0,)).item()  # wraps, as JAX's
+        44
     """
-    return fnp.sum(operand, axis=_axes(axes))
+    return sum_in_dtype(fnp.asarray(operand), _axes(axes))
 
 
 def reduce_prod(operand: Any, axes: Sequence[int]) -> Any:
@@ -786,7 +805,7 @@ def reduce_prod(operand: Any, axes: Sequence[int]) -> Any:
         >>> float(lax.reduce_prod(np.array([2.0, 3.0]), (0,)))
         6.0
     """
-    return fnp.prod(operand, axis=_axes(axes))
+    return prod_in_dtype(fnp.asarray(operand), _axes(axes))
 
 
 def reduce_max(operand: Any, axes: Sequence[int]) -> Any:
@@ -941,23 +960,23 @@ def _padding(
 
 
 _MONOIDS = {  # the computations with a whole-axis NumPy reduction (lax.add is the layer's)
-    id(fnp.add): fnp.sum,
-    id(_lax.add): fnp.sum,
+    id(fnp.add): sum_in_dtype,
+    id(_lax.add): sum_in_dtype,
     id(fnp.maximum): fnp.max,
     id(_lax.maximum): fnp.max,
     id(fnp.minimum): fnp.min,
     id(_lax.minimum): fnp.min,
-    id(fnp.multiply): fnp.prod,
-    id(_lax.multiply): fnp.prod,
+    id(fnp.multiply): prod_in_dtype,
+    id(_lax.multiply): prod_in_dtype,
 }
 
 
 def _identity(whole: Callable, dtype: numpy.dtype) -> Any:
-    """The entry that changes nothing in the whole-axis reduction ``whole`` (``fnp.sum``,
-    ``prod``, ``max``, ``min``) of ``dtype``."""
-    if whole is fnp.sum:
+    """The entry that changes nothing in the whole-axis reduction ``whole`` (a sum, a
+    product, ``fnp.max``, ``fnp.min``) of ``dtype``."""
+    if whole is sum_in_dtype:
         return 0
-    if whole is fnp.prod:
+    if whole is prod_in_dtype:
         return 1
     if dtype.kind == "b":
         return whole is fnp.min

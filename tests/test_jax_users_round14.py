@@ -16,7 +16,11 @@ Each test failed before the change it names:
 * ``jit(f).trace(*args)`` exists (``jax.stages.Traced``: ``.jaxpr``, ``.out_info``,
   ``.lower()``), and a recorded equation has JAX's ``.primitive`` (``AttributeError``);
 * ``import ftransforms.lax.linalg`` works, as ``import jax.lax.linalg`` (``ModuleNotFoundError``);
-* ``ftransforms.experimental.io_callback`` exists (``ImportError``).
+* ``ftransforms.experimental.io_callback`` exists (``ImportError``);
+* ``lax.cumsum``/``cumprod``/``reduce_sum``/``reduce_prod`` and ``lax.reduce``/
+  ``reduce_window`` with ``lax.add``/``mul`` keep an integer operand's type, wrapping
+  around as JAX's (NumPy's accumulator widened ``int8``/``uint8``/``int32`` to 64 bits:
+  another dtype and, past the type's range, other values).
 """
 
 from __future__ import annotations
@@ -213,3 +217,25 @@ def test_io_callback_like_jax_experimental():
         ft.vmap(lambda v: io_callback(log, out, v, ordered=True))(xs)
     with pytest.raises(ft.errors.CallbackError, match="do not support JVP"):
         ft.grad(lambda v: io_callback(log, out, v))(1.0)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int32])
+def test_lax_sums_and_products_of_integers_keep_their_type_like_jax(dtype):
+    # an 8-bit image's lax.reduce_sum / lax.cumsum: JAX accumulates in the operand's type
+    # (wrapping around); NumPy's sum widened to int64/uint64, other values and dtype
+    x = np.array([[100, 100, 100, 3], [120, 7, 127, 90]]).astype(dtype)
+
+    def program(lax, x):
+        return (
+            lax.cumsum(x, 1),
+            lax.cumsum(x, 1, reverse=True),
+            lax.cumprod(x, 1),
+            lax.reduce_sum(x, (0, 1)),
+            lax.reduce_prod(x, (1,)),
+            lax.reduce(x, 0, lax.add, (1,)),
+            lax.reduce_window(x, 0, lax.add, (1, 2), (1, 1), "VALID"),
+        )
+
+    for got, want in zip(program(ft.lax, x), jax_call(lambda x: program(jax.lax, x), x)):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
