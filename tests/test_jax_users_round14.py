@@ -20,7 +20,9 @@ Each test failed before the change it names:
 * ``lax.cumsum``/``cumprod``/``reduce_sum``/``reduce_prod`` and ``lax.reduce``/
   ``reduce_window`` with ``lax.add``/``mul`` keep an integer operand's type, wrapping
   around as JAX's (NumPy's accumulator widened ``int8``/``uint8``/``int32`` to 64 bits:
-  another dtype and, past the type's range, other values).
+  another dtype and, past the type's range, other values);
+* ``jnp.pad(..., mode="reflect"/"symmetric", reflect_type="odd")`` is supported
+  (``UnsupportedOperationError``).
 """
 
 from __future__ import annotations
@@ -239,3 +241,22 @@ def test_lax_sums_and_products_of_integers_keep_their_type_like_jax(dtype):
     for got, want in zip(program(ft.lax, x), jax_call(lambda x: program(jax.lax, x), x)):
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "symmetric"])
+def test_pad_reflect_type_odd_like_jax(mode):
+    # signal-processing code padding with jnp.pad(..., reflect_type="odd") (it raised)
+    x = np.array([[0.3, -1.2, 2.0, 0.7], [1.5, -0.1, 0.2, 3.3]])
+    widths = ((1, 2), (9, 7))  # wider than the axis: reflected more than once
+
+    def program(jnp, grad, x):
+        pad = lambda a: jnp.pad(a, widths, mode=mode, reflect_type="odd")  # noqa: E731
+        return pad(x), grad(lambda a: (pad(a) ** 2 * np.arange(1.0, 21.0)).sum())(x)
+
+    want = jax_call(lambda x: program(jax.numpy, jax.grad, x), x)
+    for got, w in zip(program(ft.numpy, ft.grad, x), want):
+        np.testing.assert_allclose(got, w, rtol=1e-13, atol=1e-13)
+    ints = np.array([1, 5, 2], np.int8)
+    got = ft.numpy.pad(ints, (4, 4), mode=mode, reflect_type="odd")
+    np.testing.assert_array_equal(got, np.pad(ints, (4, 4), mode=mode, reflect_type="odd"))
+    assert got.dtype == np.int8
