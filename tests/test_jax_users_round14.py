@@ -22,7 +22,9 @@ Each test failed before the change it names:
   around as JAX's (NumPy's accumulator widened ``int8``/``uint8``/``int32`` to 64 bits:
   another dtype and, past the type's range, other values);
 * ``jnp.pad(..., mode="reflect"/"symmetric", reflect_type="odd")`` is supported
-  (``UnsupportedOperationError``).
+  (``UnsupportedOperationError``);
+* NumPy's arrays and scalars (what every transform returns) have JAX's
+  ``block_until_ready()``, returning themselves (``AttributeError``).
 """
 
 from __future__ import annotations
@@ -187,7 +189,7 @@ def test_import_lax_linalg_as_jax_code_spells_it():
 
     assert lax_linalg is ft.lax.linalg
     a = np.array([[4.0, 2.0], [2.0, 3.0]])
-    np.testing.assert_allclose(lax_linalg.cholesky(a), jax.lax.linalg.cholesky(a), rtol=1e-15)
+    np.testing.assert_allclose(lax_linalg.cholesky(a), np.linalg.cholesky(a), rtol=1e-15)
 
 
 def test_io_callback_like_jax_experimental():
@@ -243,20 +245,33 @@ def test_lax_sums_and_products_of_integers_keep_their_type_like_jax(dtype):
         np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize("mode", ["reflect", "symmetric"])
-def test_pad_reflect_type_odd_like_jax(mode):
+def test_pad_reflect_type_odd_like_jax():
     # signal-processing code padding with jnp.pad(..., reflect_type="odd") (it raised)
     x = np.array([[0.3, -1.2, 2.0, 0.7], [1.5, -0.1, 0.2, 3.3]])
     widths = ((1, 2), (9, 7))  # wider than the axis: reflected more than once
+    weights = np.arange(1.0, 21.0)
 
     def program(jnp, grad, x):
-        pad = lambda a: jnp.pad(a, widths, mode=mode, reflect_type="odd")  # noqa: E731
-        return pad(x), grad(lambda a: (pad(a) ** 2 * np.arange(1.0, 21.0)).sum())(x)
+        outs = []
+        for mode in ("reflect", "symmetric"):
+            pad = lambda a, m=mode: jnp.pad(a, widths, mode=m, reflect_type="odd")  # noqa: E731
+            outs += [pad(x), grad(lambda a, pad=pad: (pad(a) ** 2 * weights).sum())(x)]
+        return outs
 
     want = jax_call(lambda x: program(jax.numpy, jax.grad, x), x)
     for got, w in zip(program(ft.numpy, ft.grad, x), want):
         np.testing.assert_allclose(got, w, rtol=1e-13, atol=1e-13)
     ints = np.array([1, 5, 2], np.int8)
-    got = ft.numpy.pad(ints, (4, 4), mode=mode, reflect_type="odd")
-    np.testing.assert_array_equal(got, np.pad(ints, (4, 4), mode=mode, reflect_type="odd"))
+    got = ft.numpy.pad(ints, (4, 4), mode="symmetric", reflect_type="odd")
+    np.testing.assert_array_equal(got, np.pad(ints, (4, 4), mode="symmetric", reflect_type="odd"))
     assert got.dtype == np.int8
+
+
+def test_results_have_block_until_ready_like_jax_arrays():
+    # timing code: jitted(x).block_until_ready() and jnp.sum(x).block_until_ready()
+    # (AttributeError on NumPy's arrays and scalars)
+    x = np.linspace(0.0, 1.0, 4)
+    out = ft.jit(lambda a: np.sin(a) * 2.0)(x)
+    assert out.block_until_ready() is out
+    total = ft.numpy.sum(x)
+    assert total.block_until_ready() is total and float(total) == 2.0

@@ -1265,24 +1265,41 @@ _windows_written.overlapping = True  # type: ignore[attr-defined]
 # Here ``jnp.zeros`` is NumPy's array, which has no ``at``: so importing ftransforms gives
 # ``numpy.ndarray`` the read-only property ``at`` (the same helper as ``fnp.at(x)`` and a
 # tracer's ``.at``: a new array, ``x`` left as it was), unless NumPy has an ``at`` of its
-# own.  A name NumPy does not use is added to its type's dictionary (its method cache is
-# reset through ``PyType_Modified``); nothing else of NumPy changes, and no call pays
-# anything.  Where the interpreter does not allow it (not CPython), ``x.at`` stays an
-# AttributeError and ``fnp.at(x)`` is the portable spelling.
-def _install_ndarray_at() -> None:
+# own.  Likewise ``block_until_ready()``, which JAX code calls on results before reading a
+# clock (``jitted(x).block_until_ready()``): it returns the array (NumPy computes
+# synchronously).  A name NumPy does not use is added to its type's dictionary (its method
+# cache is reset through ``PyType_Modified``); nothing else of NumPy changes, and no call
+# pays anything.  Where the interpreter does not allow it (not CPython), ``x.at`` stays an
+# AttributeError and ``fnp.at(x)`` (``ft.block_until_ready(x)``) is the portable spelling.
+def _ready(self: Any) -> Any:
+    """``x`` itself: a NumPy array is computed when it exists (``jax.Array``'s
+    ``block_until_ready()``, NOTE [x.at on NumPy arrays])."""
+    return self
+
+
+def _install_on(cls: type, names: dict) -> None:
+    """Add ``names`` that ``cls`` (a NumPy type) lacks to its dictionary."""
     import ctypes  # noqa: PLC0415  late import: used once, here
     import gc  # noqa: PLC0415
 
-    if hasattr(numpy.ndarray, "at"):
+    names = {k: v for k, v in names.items() if not hasattr(cls, k)}
+    if not names:
         return
     try:
-        namespace = gc.get_referents(numpy.ndarray.__dict__)[0]
+        namespace = gc.get_referents(cls.__dict__)[0]
         if not isinstance(namespace, dict):
             return
-        namespace["at"] = property(at, doc="``fnp.at(x)``: JAX's ``x.at[i].set(v)`` & co.")
-        ctypes.pythonapi.PyType_Modified(ctypes.py_object(numpy.ndarray))
+        namespace.update(names)
+        ctypes.pythonapi.PyType_Modified(ctypes.py_object(cls))
     except (AttributeError, TypeError, ValueError):  # (an interpreter without these hooks)
         return
 
 
-_install_ndarray_at()
+_install_on(
+    numpy.ndarray,
+    {
+        "at": property(at, doc="``fnp.at(x)``: JAX's ``x.at[i].set(v)`` & co."),
+        "block_until_ready": _ready,
+    },
+)
+_install_on(numpy.generic, {"block_until_ready": _ready})  # NumPy's scalars (jnp.sum(x))
