@@ -1026,7 +1026,47 @@ def reduce_window(
         >>> lax.reduce_window(x, -np.inf, lax.max, (2, 2), (2, 2), "VALID").tolist()
         [[5.0, 7.0], [13.0, 15.0]]
     """
+    if isinstance(operand, (tuple, list)):
+        return _reduce_windows_together(
+            operand, init_value, computation, window_dimensions, window_strides, padding,
+            base_dilation, window_dilation,
+        )  # fmt: skip
     x = fnp.asarray(operand)
+    init = fnp.asarray(init_value).astype(x.dtype)
+    windows, out_shape, real_of = _windows(
+        x, init, window_dimensions, window_strides, padding, base_dilation, window_dilation
+    )
+    axes = tuple(range(x.ndim, 2 * x.ndim))
+    # NOTE [reduce_window's padding]: JAX (XLA) combines init_value once with the operand's
+    # entries of each window and skips the padding and the base dilation's holes.  They are
+    # filled with init_value above, which is the same where init_value is the reduction's
+    # identity (0 for add, -inf for max: pooling); otherwise they are masked out here.
+    whole = _MONOIDS.get(id(computation))
+    neutral = None if whole is None else _identity(whole, x.dtype)
+    if whole is not None and not isinstance(init, Tracer) and bool(numpy.all(init == neutral)):
+        real = None  # the common case, pooling: nothing to mask
+    else:
+        real = real_of()
+    if whole is not None:
+        if real is not None:
+            windows = fnp.where(real, windows, neutral)
+        return computation(init, whole(windows, axis=axes))
+    (acc,) = _fold_windows([windows], [init], lambda a, b: (computation(a[0], b[0]),), real)
+    return acc
+
+
+def _windows(
+    x: Any,
+    init: Any,
+    window_dimensions: Sequence[int],
+    window_strides: Sequence[int],
+    padding: Any,
+    base_dilation: Sequence[int] | None,
+    window_dilation: Sequence[int] | None,
+) -> tuple[Any, list[int], Callable[[], Any]]:
+    """``x``'s windows, shaped ``(*out, *window)`` (the padding and the base dilation's
+    holes hold ``init``), the output's shape, and a function giving the mask of the
+    operand's own entries among them (None where all are)."""
     nd = x.ndim
     window = [operator.index(w) for w in window_dimensions]
     strides = [operator.index(st) for st in window_strides]
@@ -1037,7 +1077,6 @@ def reduce_window(
             f"lax.reduce_window: window_dimensions, window_strides and the dilations need one "
             f"entry per axis of the operand ({nd})"
         )
-    init = fnp.asarray(init_value).astype(x.dtype)
     operand_shape = x.shape
     if any(b > 1 for b in base):
         x = pad(x, init, [(0, 0, b - 1) for b in base])
@@ -1061,28 +1100,56 @@ def reduce_window(
         shape[nd + axis] = window[axis]
         index.append(ix + offsets.reshape(shape))
     windows = x[tuple(index)]
-    axes = tuple(range(nd, 2 * nd))
-    # NOTE [reduce_window's padding]: JAX (XLA) combines init_value once with the operand's
-    # entries of each window and skips the padding and the base dilation's holes.  They are
-    # filled with init_value above, which is the same where init_value is the reduction's
-    # identity (0 for add, -inf for max: pooling); otherwise they are masked out here.
-    whole = _MONOIDS.get(id(computation))
-    neutral = None if whole is None else _identity(whole, x.dtype)
-    if whole is not None and not isinstance(init, Tracer) and bool(numpy.all(init == neutral)):
-        real = None  # the common case, pooling: nothing to mask
-    else:
-        real = _real_entries(operand_shape, base, pads, tuple(index))
-    if whole is not None:
-        if real is not None:
-            windows = fnp.where(real, windows, neutral)
-        return computation(init, whole(windows, axis=axes))
-    flat = fnp.reshape(windows, (*out_shape, -1))
+    return windows, out_shape, lambda: _real_entries(operand_shape, base, pads, tuple(index))
+
+
+def _fold_windows(windows: list, inits: list, step: Callable, real: Any) -> list:
+    """``step`` (tuples of values to a tuple) folded over the windows' entries from
+    ``inits``, entry by entry, skipping the entries ``real`` masks out."""
+    out_shape = tuple(windows[0].shape[: windows[0].ndim // 2])
+    flats = [fnp.reshape(w, (*out_shape, -1)) for w in windows]
     real = None if real is None else numpy.reshape(real, (*out_shape, -1))
-    acc = fnp.broadcast_to(init, tuple(out_shape))
-    for j in range(flat.shape[-1]):
-        step = computation(acc, flat[..., j])
-        acc = step if real is None else fnp.where(real[..., j], step, acc)
+    acc = [fnp.broadcast_to(i, out_shape) for i in inits]
+    for j in range(flats[0].shape[-1]):
+        new = list(step(tuple(acc), tuple(f[..., j] for f in flats)))
+        if len(new) != len(acc):
+            raise UnsupportedOperationError(
+                f"lax.reduce_window: the computation must return {len(acc)} values, one per "
+                f"operand, got {len(new)}"
+            )
+        acc = [n if real is None else fnp.where(real[..., j], n, a) for n, a in zip(new, acc)]
     return acc
+
+
+def _reduce_windows_together(
+    operands: Sequence[Any],
+    init_values: Any,
+    computation: Callable,
+    window_dimensions: Sequence[int],
+    window_strides: Sequence[int],
+    padding: Any,
+    base_dilation: Sequence[int] | None,
+    window_dilation: Sequence[int] | None,
+) -> Any:
+    """``reduce_window`` of several operands of one shape at once, ``computation`` taking
+    and returning tuples (``jax.lax.reduce_window``'s variadic form: an argmax pooling)."""
+    xs = [fnp.asarray(o) for o in operands]
+    inits = list(init_values) if isinstance(init_values, (tuple, list)) else [init_values]
+    if len(inits) != len(xs) or len({x.shape for x in xs}) > 1:
+        raise UnsupportedOperationError(
+            f"lax.reduce_window: one init value per operand and operands of one shape, got "
+            f"{len(inits)} init values for operands of shapes {[x.shape for x in xs]}"
+        )
+    inits = [fnp.asarray(i).astype(x.dtype) for i, x in zip(inits, xs, strict=True)]
+    windows, real_of = [], None
+    for x, init in zip(xs, inits, strict=True):
+        w, _, real_of = _windows(
+            x, init, window_dimensions, window_strides, padding, base_dilation, window_dilation
+        )
+        windows.append(w)
+    like = tuple if isinstance(operands, tuple) else list  # the computation sees the operands'
+    out = _fold_windows(windows, inits, lambda a, b: computation(like(a), like(b)), real_of())
+    return like(out)
 
 
 def dot_general(

@@ -24,7 +24,9 @@ Each test failed before the change it names:
 * ``jnp.pad(..., mode="reflect"/"symmetric", reflect_type="odd")`` is supported
   (``UnsupportedOperationError``);
 * NumPy's arrays and scalars (what every transform returns) have JAX's
-  ``block_until_ready()``, returning themselves (``AttributeError``).
+  ``block_until_ready()``, returning themselves (``AttributeError``);
+* ``lax.reduce_window`` takes a tuple of operands and of init values with a computation
+  on tuples, as JAX's (``UnsupportedOperationError``).
 """
 
 from __future__ import annotations
@@ -275,3 +277,27 @@ def test_results_have_block_until_ready_like_jax_arrays():
     assert out.block_until_ready() is out
     total = ft.numpy.sum(x)
     assert total.block_until_ready() is total and float(total) == 2.0
+
+
+def test_reduce_window_of_several_operands_like_jax():
+    # an argmax pooling: lax.reduce_window((values, indices), (-inf, -1), pick, ...)
+    # (it raised: "one entry per axis of the operand (2)", the tuple read as one array)
+    img = np.array([[0.5, 2.0, -1.0, 3.0, 0.1], [1.5, 2.0, 0.0, 4.0, -2.0], [9.0, 0.2, 0, 1, 1]])
+    positions = np.arange(15.0).reshape(3, 5)
+
+    def program(lax, jnp, img, positions):
+        def pick(a, b):
+            take = b[0] > a[0]
+            return jnp.where(take, b[0], a[0]), jnp.where(take, b[1], a[1])
+
+        return [
+            *lax.reduce_window((img, positions), (-np.inf, -1.0), pick, (2, 2), (1, 2), "SAME"),
+            *lax.reduce_window(
+                [img, img], [0.0, 1.0], lambda a, b: [a[0] + b[0], a[1] * b[1]], (2, 3), (1, 1),
+                [(1, 0), (0, 2)], base_dilation=(1, 2),
+            ),
+        ]  # fmt: skip
+
+    want = jax_call(lambda *a: program(jax.lax, jax.numpy, *a), img, positions)
+    for got, w in zip(program(ft.lax, ft.numpy, img, positions), want):
+        np.testing.assert_allclose(got, w, rtol=1e-15)
