@@ -54,7 +54,7 @@ import numpy
 import ftransforms.numpy as fnp
 from ftransforms import lax as _lax
 from ftransforms.control import cond, fori_loop, scan, switch, while_loop
-from ftransforms.core.errors import UnsupportedOperationError
+from ftransforms.core.errors import DimensionNumbersError, UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
 from ftransforms.implicit import custom_linear_solve, custom_root
 from ftransforms.numpy.helpers import constant_like
@@ -569,12 +569,24 @@ def slice(  # noqa: A001  (JAX's name)
         >>> lax.slice(np.arange(10), (1,), (8,), (3,)).tolist()
         [1, 4, 7]
     """
-    strides = (1,) * len(start_indices) if strides is None else strides
-    index = tuple(
-        builtins.slice(int(a), int(b), int(s))
-        for a, b, s in zip(start_indices, limit_indices, strides, strict=True)
-    )
-    return fnp.asarray(operand)[index]
+    x = fnp.asarray(operand)
+    starts = [operator.index(a) for a in start_indices]
+    limits = [operator.index(b) for b in limit_indices]
+    steps = [1] * len(starts) if strides is None else [operator.index(s) for s in strides]
+    where = f"lax.slice(operand, {tuple(starts)}, {tuple(limits)}, strides)"
+    if not len(starts) == len(limits) == len(steps) == x.ndim:
+        raise DimensionNumbersError(
+            f"{where}: start_indices, limit_indices and strides need one entry per axis of "
+            f"the operand of shape {x.shape}"
+        )
+    for a, b, s, n in zip(starts, limits, steps, x.shape, strict=True):
+        if not 0 <= a <= b <= n or s < 1:  # JAX's TypeError: no wrapping, no clamping
+            raise DimensionNumbersError(
+                f"{where}: each axis needs 0 <= start <= limit <= its size and a positive "
+                f"stride (JAX neither wraps negative indices nor clamps), got start {a}, "
+                f"limit {b}, stride {s} for an axis of size {n} (operand shape {x.shape})"
+            )
+    return x[tuple(builtins.slice(a, b, s) for a, b, s in zip(starts, limits, steps))]
 
 
 def slice_in_dim(
@@ -589,9 +601,15 @@ def slice_in_dim(
         [[1, 2], [5, 6], [9, 10]]
     """
     x = fnp.asarray(operand)
-    index = [builtins.slice(None)] * x.ndim
-    index[axis] = builtins.slice(start_index, limit_index, stride)
-    return x[tuple(index)]
+    axis = operator.index(axis) % builtins.max(x.ndim, 1)
+    n = x.shape[axis]
+    # JAX's: None is the axis' start or end, a negative index counts from the end
+    start = 0 if start_index is None else operator.index(start_index)
+    limit = n if limit_index is None else operator.index(limit_index)
+    start, limit = start + n if start < 0 else start, limit + n if limit < 0 else limit
+    starts, limits, strides = [0] * x.ndim, list(x.shape), [1] * x.ndim
+    starts[axis], limits[axis], strides[axis] = start, limit, stride
+    return slice(x, starts, limits, strides)
 
 
 def index_in_dim(operand: Any, index: int, axis: int = 0, keepdims: bool = True) -> Any:
@@ -607,6 +625,8 @@ def index_in_dim(operand: Any, index: int, axis: int = 0, keepdims: bool = True)
     x = fnp.asarray(operand)
     n = x.shape[axis]
     i = operator.index(index)
+    if not -n <= i < n:  # JAX's (and NumPy's) IndexError
+        raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
     i = i + n if i < 0 else i
     out = slice_in_dim(x, i, i + 1, 1, axis)
     return out if keepdims else fnp.squeeze(out, axis=axis)

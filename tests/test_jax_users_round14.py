@@ -26,7 +26,11 @@ Each test failed before the change it names:
 * NumPy's arrays and scalars (what every transform returns) have JAX's
   ``block_until_ready()``, returning themselves (``AttributeError``);
 * ``lax.reduce_window`` takes a tuple of operands and of init values with a computation
-  on tuples, as JAX's (``UnsupportedOperationError``).
+  on tuples, as JAX's (``UnsupportedOperationError``);
+* ``lax.slice``/``slice_in_dim`` refuse limits past the axis, negative starts and
+  non-positive strides with ``DimensionNumbersError`` (a ``TypeError``, as JAX's), and
+  ``index_in_dim`` an index out of range with ``IndexError`` (NumPy's slicing clamped or
+  wrapped them silently).
 """
 
 from __future__ import annotations
@@ -301,3 +305,23 @@ def test_reduce_window_of_several_operands_like_jax():
     want = jax_call(lambda *a: program(jax.lax, jax.numpy, *a), img, positions)
     for got, w in zip(program(ft.lax, ft.numpy, img, positions), want):
         np.testing.assert_allclose(got, w, rtol=1e-15)
+
+
+def test_lax_slice_refuses_what_jax_refuses():
+    # lax.slice read out-of-range limits and negative starts with NumPy's slicing (a
+    # silently clamped or wrapped slice); JAX raises TypeError, index_in_dim IndexError
+    x = np.arange(24.0).reshape(2, 3, 4)
+    bad = [((0, 0, 0), (3, 3, 4)), ((-1, 0, 0), (2, 3, 4)), ((1, 0, 0), (0, 3, 4))]
+    bad.append(((0, 0), (2, 3)))  # one entry short
+    for starts, limits in bad:
+        with pytest.raises(ft.errors.DimensionNumbersError, match="lax.slice"):
+            ft.lax.slice(x, starts, limits)
+    with pytest.raises(TypeError, match="positive stride"):
+        ft.lax.slice(x, (0, 0, 0), (2, 3, 4), (1, 0, 1))
+    with pytest.raises(TypeError):
+        ft.lax.slice_in_dim(x, 0, 5, axis=2)
+    with pytest.raises(IndexError, match="out of bounds"):
+        ft.lax.index_in_dim(x, -4, axis=1)
+    # what JAX accepts is unchanged: negative slice_in_dim bounds count from the end
+    np.testing.assert_array_equal(ft.lax.slice_in_dim(x, -4, -1, axis=2), x[:, :, 0:3])
+    np.testing.assert_array_equal(ft.lax.slice(x, (0, 1, 0), (2, 3, 4), (1, 1, 3)), x[:, 1:, ::3])
