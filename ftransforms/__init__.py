@@ -89,6 +89,11 @@ from ftransforms import jax_lax as _jax_lax  # noqa: E402
 from ftransforms import lax  # noqa: E402
 
 _jax_lax.install(lax)
+# -- jax.ops's segment reductions under ftransforms.ops (ftransforms/jax_ops.py) --
+from ftransforms import jax_ops as _jax_ops  # noqa: E402
+from ftransforms import ops  # noqa: E402
+
+_jax_ops.install(ops)
 # -- JAX's runtime names (jax.disable_jit, jax.devices, jax.config, ...) --
 from ftransforms import experimental  # noqa: E402
 from ftransforms.runtime import (  # noqa: E402

@@ -44,7 +44,7 @@ from ftransforms.program import EFFECT_PRIMITIVES, MUTED
 from ftransforms.pytree import tree_flatten, tree_unflatten
 from ftransforms.shape_eval import ShapeDtypeStruct  # noqa: F401  (the examples use it)
 
-__all__ = ["FlatCallback", "debug_callback", "pure_callback"]
+__all__ = ["FlatCallback", "debug_callback", "io_callback", "pure_callback"]
 
 _VMAP_METHODS = (
     "sequential",
@@ -135,8 +135,13 @@ def _callback_name(callback: FlatCallback) -> str:
 
 def _pure_impl(xp: Any, *args: Any, callback: FlatCallback, result_avals: tuple, vmap_method):
     out = callback(*[_host_argument(a, True) for a in args])
-    leaves, _ = tree_flatten(out)
     where = f"pure_callback({_callback_name(callback)}, result_shape_dtypes, ...)"
+    return _checked_results(xp, out, result_avals, where)
+
+
+def _checked_results(xp: Any, out: Any, result_avals: tuple, where: str) -> tuple:
+    """A callback's results on ``xp``'s backend, checked against ``result_shape_dtypes``."""
+    leaves, _ = tree_flatten(out)
     if len(leaves) != len(result_avals):
         raise CallbackError(
             f"{where}: the callback returned {len(leaves)} array(s), but result_shape_dtypes "
@@ -272,21 +277,13 @@ def pure_callback(
             f"pure_callback({_callback_name_of(callback)}, ...): vmap_method must be one of "
             f"{_VMAP_METHODS}, got {vmap_method!r}"
         )
-    avals_leaves, out_spec = tree_flatten(result_shape_dtypes)
-    result_avals = []
-    for leaf in avals_leaves:
-        if not (hasattr(leaf, "shape") and hasattr(leaf, "dtype")):
-            raise TypeError(
-                f"pure_callback({_callback_name_of(callback)}, result_shape_dtypes, ...): its "
-                f"leaves must have .shape and .dtype (ft.ShapeDtypeStruct(shape, dtype)), got "
-                f"{type(leaf).__name__}"
-            )
-        result_avals.append((tuple(int(d) for d in leaf.shape), numpy.dtype(leaf.dtype)))
+    where = f"pure_callback({_callback_name_of(callback)}, result_shape_dtypes, ...)"
+    result_avals, out_spec = _result_avals(result_shape_dtypes, where)
     flat_callback, values = _split(callback, args, kwargs)
     outs = pure_callback_p.bind(
         *values,
         callback=flat_callback,
-        result_avals=tuple(result_avals),
+        result_avals=result_avals,
         vmap_method=vmap_method,
     )
     return tree_unflatten(out_spec, list(outs))
@@ -294,6 +291,117 @@ def pure_callback(
 
 def _callback_name_of(fn: Any) -> str:
     return getattr(fn, "__name__", "callback")
+
+
+def _result_avals(result_shape_dtypes: Any, where: str) -> tuple[tuple, Any]:
+    """``((shape, dtype), ...)`` of ``result_shape_dtypes``' leaves, and its structure."""
+    avals_leaves, out_spec = tree_flatten(result_shape_dtypes)
+    result_avals = []
+    for leaf in avals_leaves:
+        if not (hasattr(leaf, "shape") and hasattr(leaf, "dtype")):
+            raise TypeError(
+                f"{where}: the leaves of result_shape_dtypes must have .shape and .dtype "
+                f"(ft.ShapeDtypeStruct(shape, dtype)), got {type(leaf).__name__}"
+            )
+        result_avals.append((tuple(int(d) for d in leaf.shape), numpy.dtype(leaf.dtype)))
+    return tuple(result_avals), out_spec
+
+
+# -- io_callback --------------------------------------------------------------------------
+
+
+def _io_impl(xp: Any, *args: Any, callback: FlatCallback, result_avals: tuple, ordered: bool):
+    if MUTED[0]:  # a trial run (a loop body typing its carry): the types, not the effect
+        return tuple(xp.zeros(shape, dtype) for shape, dtype in result_avals)
+    out = callback(*[_host_argument(a, True) for a in args])
+    where = f"io_callback({_callback_name(callback)}, result_shape_dtypes, ...)"
+    return _checked_results(xp, out, result_avals, where)
+
+
+def _io_no_derivative(*args: Any, callback: FlatCallback, **params: Any) -> Any:
+    raise CallbackError(
+        f"io_callback({_callback_name(callback)}, ...): IO callbacks do not support JVP "
+        f"(as in JAX): their results have no derivative.  Wrap the function that calls it "
+        f"in ft.custom_jvp/ft.custom_vjp, or wrap its result in fnp.stop_gradient."
+    )
+
+
+def _io_batch(prim, vals, bdims, axis_size, *, callback, result_avals, ordered):
+    if ordered:
+        raise UnsupportedOperationError(
+            f"vmap: io_callback({_callback_name(callback)}, ..., ordered=True): cannot vmap "
+            f"an ordered IO callback (as in JAX); pass ordered=False (one call per row, "
+            f"in order) or call it outside vmap"
+        )
+    front = [lax.move_bdim_to_front(v, d) for v, d in zip(vals, bdims)]
+    rows = [  # one call per row, in order, as JAX's unordered io_callback under vmap
+        prim.bind(
+            *[v[i] if d is not None else v for v, d in zip(front, bdims)],
+            callback=callback,
+            result_avals=result_avals,
+            ordered=ordered,
+        )
+        for i in range(axis_size)
+    ]
+    if not rows:
+        xp = lax.xp_of(*vals)
+        outs = tuple(xp.zeros((0, *shape), dtype=dtype) for shape, dtype in result_avals)
+    else:
+        outs = tuple(lax.stack([r[k] for r in rows]) for k in range(len(result_avals)))
+    return outs, (0,) * len(outs)
+
+
+io_callback_p = defop(
+    "io_callback",
+    impl=_io_impl,
+    jvp=_io_no_derivative,
+    vjp=_io_no_derivative,
+    batch=_io_batch,
+    multiple_results=True,
+    effectful=True,
+    doc="A host callback with side effects and results (``io_callback``).",
+)
+
+
+def io_callback(
+    callback: Callable,
+    result_shape_dtypes: Any,
+    *args: Any,
+    sharding: Any = None,
+    ordered: bool = False,
+    **kwargs: Any,
+) -> Any:
+    """``callback(*args, **kwargs)`` run on host NumPy arrays for its side effects (a
+    log, a file, a counter) and its results (``jax.experimental.io_callback``).
+
+    ``result_shape_dtypes`` is as in :func:`pure_callback` (``None`` for a callback that
+    returns ``None``).  Unlike a pure callback it runs on every call, also under ``jit``,
+    which runs the functions holding one eagerly (a recording could not hold the effect),
+    and never is dropped.  Under ``vmap`` it is called once per row, in order;
+    ``ordered=True`` refuses ``vmap``, as JAX.  ``grad``/``jvp`` through it raise
+    ``CallbackError`` (JAX: "IO callbacks do not support JVP").
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> seen = []
+        >>> def log(x):
+        ...     seen.append(float(x))
+        ...     return np.asarray(x) * 2.0
+        >>> out = ft.ShapeDtypeStruct((), np.float64)
+        >>> ft.vmap(lambda v: io_callback(log, out, v))(np.array([1.0, 2.0])).tolist(), seen
+        ([2.0, 4.0], [1.0, 2.0])
+    """
+    del sharding
+    where = f"io_callback({_callback_name_of(callback)}, result_shape_dtypes, ...)"
+    if not callable(callback):
+        raise TypeError(f"{where}: callback must be callable, got {callback!r}")
+    result_avals, out_spec = _result_avals(result_shape_dtypes, where)
+    flat_callback, values = _split(callback, args, kwargs)
+    outs = io_callback_p.bind(
+        *values, callback=flat_callback, result_avals=result_avals, ordered=bool(ordered)
+    )
+    return tree_unflatten(out_spec, list(outs))
 
 
 # -- debugging callbacks ------------------------------------------------------------------

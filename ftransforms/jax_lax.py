@@ -44,6 +44,7 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+import sys
 import types
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -53,10 +54,11 @@ import numpy
 import ftransforms.numpy as fnp
 from ftransforms import lax as _lax
 from ftransforms.control import cond, fori_loop, scan, switch, while_loop
-from ftransforms.core.errors import UnsupportedOperationError
+from ftransforms.core.errors import DimensionNumbersError, UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
 from ftransforms.implicit import custom_linear_solve, custom_root
 from ftransforms.numpy.helpers import constant_like
+from ftransforms.ops.bits import bitcast_convert_type_p
 from ftransforms.scans import associative_scan
 from ftransforms.scans import map as _map
 from ftransforms.scipy import special as _special
@@ -567,12 +569,24 @@ def slice(  # noqa: A001  (JAX's name)
         >>> lax.slice(np.arange(10), (1,), (8,), (3,)).tolist()
         [1, 4, 7]
     """
-    strides = (1,) * len(start_indices) if strides is None else strides
-    index = tuple(
-        builtins.slice(int(a), int(b), int(s))
-        for a, b, s in zip(start_indices, limit_indices, strides, strict=True)
-    )
-    return fnp.asarray(operand)[index]
+    x = fnp.asarray(operand)
+    starts = [operator.index(a) for a in start_indices]
+    limits = [operator.index(b) for b in limit_indices]
+    steps = [1] * len(starts) if strides is None else [operator.index(s) for s in strides]
+    where = f"lax.slice(operand, {tuple(starts)}, {tuple(limits)}, strides)"
+    if not len(starts) == len(limits) == len(steps) == x.ndim:
+        raise DimensionNumbersError(
+            f"{where}: start_indices, limit_indices and strides need one entry per axis of "
+            f"the operand of shape {x.shape}"
+        )
+    for a, b, s, n in zip(starts, limits, steps, x.shape, strict=True):
+        if not 0 <= a <= b <= n or s < 1:  # JAX's TypeError: no wrapping, no clamping
+            raise DimensionNumbersError(
+                f"{where}: each axis needs 0 <= start <= limit <= its size and a positive "
+                f"stride (JAX neither wraps negative indices nor clamps), got start {a}, "
+                f"limit {b}, stride {s} for an axis of size {n} (operand shape {x.shape})"
+            )
+    return x[tuple(builtins.slice(a, b, s) for a, b, s in zip(starts, limits, steps))]
 
 
 def slice_in_dim(
@@ -587,9 +601,15 @@ def slice_in_dim(
         [[1, 2], [5, 6], [9, 10]]
     """
     x = fnp.asarray(operand)
-    index = [builtins.slice(None)] * x.ndim
-    index[axis] = builtins.slice(start_index, limit_index, stride)
-    return x[tuple(index)]
+    axis = operator.index(axis) % builtins.max(x.ndim, 1)
+    n = x.shape[axis]
+    # JAX's: None is the axis' start or end, a negative index counts from the end
+    start = 0 if start_index is None else operator.index(start_index)
+    limit = n if limit_index is None else operator.index(limit_index)
+    start, limit = start + n if start < 0 else start, limit + n if limit < 0 else limit
+    starts, limits, strides = [0] * x.ndim, list(x.shape), [1] * x.ndim
+    starts[axis], limits[axis], strides[axis] = start, limit, stride
+    return slice(x, starts, limits, strides)
 
 
 def index_in_dim(operand: Any, index: int, axis: int = 0, keepdims: bool = True) -> Any:
@@ -605,6 +625,8 @@ def index_in_dim(operand: Any, index: int, axis: int = 0, keepdims: bool = True)
     x = fnp.asarray(operand)
     n = x.shape[axis]
     i = operator.index(index)
+    if not -n <= i < n:  # JAX's (and NumPy's) IndexError
+        raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
     i = i + n if i < 0 else i
     out = slice_in_dim(x, i, i + 1, 1, axis)
     return out if keepdims else fnp.squeeze(out, axis=axis)
@@ -763,6 +785,23 @@ def _axes(axes: Sequence[int]) -> tuple[int, ...]:
     return tuple(operator.index(a) for a in axes)
 
 
+def _kept_dtype(x: Any) -> Any:
+    """The dtype a ``lax`` sum or product of ``x`` accumulates in: an integer type's own
+    (JAX wraps around; NumPy's ``sum`` would widen ``int8`` to ``int64``), else NumPy's."""
+    dtype = numpy.dtype(fnp.result_type(x))
+    return dtype if dtype.kind in "iu" else None
+
+
+def sum_in_dtype(x: Any, axis: Any) -> Any:
+    """``fnp.sum`` in ``x``'s own integer type (:func:`_kept_dtype`)."""
+    return fnp.sum(x, axis=axis, dtype=_kept_dtype(x))
+
+
+def prod_in_dtype(x: Any, axis: Any) -> Any:
+    """``fnp.prod`` in ``x``'s own integer type (:func:`_kept_dtype`)."""
+    return fnp.prod(x, axis=axis, dtype=_kept_dtype(x))
+
+
 def reduce_sum(operand: Any, axes: Sequence[int]) -> Any:
     """The sum over ``axes`` (``jax.lax.reduce_sum``).
 
@@ -771,8 +810,10 @@ def reduce_sum(operand: Any, axes: Sequence[int]) -> Any:
         >>> from ftransforms import lax
         >>> lax.reduce_sum(np.ones((2, 3)), (1,)).tolist()
         [3.0, 3.0]
+        >>> lax.reduce_sum(np.array([200, 100], np.uint8), (0,)).item()  # wraps, as JAX's
+        44
     """
-    return fnp.sum(operand, axis=_axes(axes))
+    return sum_in_dtype(fnp.asarray(operand), _axes(axes))
 
 
 def reduce_prod(operand: Any, axes: Sequence[int]) -> Any:
@@ -784,7 +825,7 @@ def reduce_prod(operand: Any, axes: Sequence[int]) -> Any:
         >>> float(lax.reduce_prod(np.array([2.0, 3.0]), (0,)))
         6.0
     """
-    return fnp.prod(operand, axis=_axes(axes))
+    return prod_in_dtype(fnp.asarray(operand), _axes(axes))
 
 
 def reduce_max(operand: Any, axes: Sequence[int]) -> Any:
@@ -939,23 +980,23 @@ def _padding(
 
 
 _MONOIDS = {  # the computations with a whole-axis NumPy reduction (lax.add is the layer's)
-    id(fnp.add): fnp.sum,
-    id(_lax.add): fnp.sum,
+    id(fnp.add): sum_in_dtype,
+    id(_lax.add): sum_in_dtype,
     id(fnp.maximum): fnp.max,
     id(_lax.maximum): fnp.max,
     id(fnp.minimum): fnp.min,
     id(_lax.minimum): fnp.min,
-    id(fnp.multiply): fnp.prod,
-    id(_lax.multiply): fnp.prod,
+    id(fnp.multiply): prod_in_dtype,
+    id(_lax.multiply): prod_in_dtype,
 }
 
 
 def _identity(whole: Callable, dtype: numpy.dtype) -> Any:
-    """The entry that changes nothing in the whole-axis reduction ``whole`` (``fnp.sum``,
-    ``prod``, ``max``, ``min``) of ``dtype``."""
-    if whole is fnp.sum:
+    """The entry that changes nothing in the whole-axis reduction ``whole`` (a sum, a
+    product, ``fnp.max``, ``fnp.min``) of ``dtype``."""
+    if whole is sum_in_dtype:
         return 0
-    if whole is fnp.prod:
+    if whole is prod_in_dtype:
         return 1
     if dtype.kind == "b":
         return whole is fnp.min
@@ -1005,7 +1046,47 @@ def reduce_window(
         >>> lax.reduce_window(x, -np.inf, lax.max, (2, 2), (2, 2), "VALID").tolist()
         [[5.0, 7.0], [13.0, 15.0]]
     """
+    if isinstance(operand, (tuple, list)):
+        return _reduce_windows_together(
+            operand, init_value, computation, window_dimensions, window_strides, padding,
+            base_dilation, window_dilation,
+        )  # fmt: skip
     x = fnp.asarray(operand)
+    init = fnp.asarray(init_value).astype(x.dtype)
+    windows, out_shape, real_of = _windows(
+        x, init, window_dimensions, window_strides, padding, base_dilation, window_dilation
+    )
+    axes = tuple(range(x.ndim, 2 * x.ndim))
+    # NOTE [reduce_window's padding]: JAX (XLA) combines init_value once with the operand's
+    # entries of each window and skips the padding and the base dilation's holes.  They are
+    # filled with init_value above, which is the same where init_value is the reduction's
+    # identity (0 for add, -inf for max: pooling); otherwise they are masked out here.
+    whole = _MONOIDS.get(id(computation))
+    neutral = None if whole is None else _identity(whole, x.dtype)
+    if whole is not None and not isinstance(init, Tracer) and bool(numpy.all(init == neutral)):
+        real = None  # the common case, pooling: nothing to mask
+    else:
+        real = real_of()
+    if whole is not None:
+        if real is not None:
+            windows = fnp.where(real, windows, neutral)
+        return computation(init, whole(windows, axis=axes))
+    (acc,) = _fold_windows([windows], [init], lambda a, b: (computation(a[0], b[0]),), real)
+    return acc
+
+
+def _windows(
+    x: Any,
+    init: Any,
+    window_dimensions: Sequence[int],
+    window_strides: Sequence[int],
+    padding: Any,
+    base_dilation: Sequence[int] | None,
+    window_dilation: Sequence[int] | None,
+) -> tuple[Any, list[int], Callable[[], Any]]:
+    """``x``'s windows, shaped ``(*out, *window)`` (the padding and the base dilation's
+    holes hold ``init``), the output's shape, and a function giving the mask of the
+    operand's own entries among them (None where all are)."""
     nd = x.ndim
     window = [operator.index(w) for w in window_dimensions]
     strides = [operator.index(st) for st in window_strides]
@@ -1016,7 +1097,6 @@ def reduce_window(
             f"lax.reduce_window: window_dimensions, window_strides and the dilations need one "
             f"entry per axis of the operand ({nd})"
         )
-    init = fnp.asarray(init_value).astype(x.dtype)
     operand_shape = x.shape
     if any(b > 1 for b in base):
         x = pad(x, init, [(0, 0, b - 1) for b in base])
@@ -1040,28 +1120,56 @@ def reduce_window(
         shape[nd + axis] = window[axis]
         index.append(ix + offsets.reshape(shape))
     windows = x[tuple(index)]
-    axes = tuple(range(nd, 2 * nd))
-    # NOTE [reduce_window's padding]: JAX (XLA) combines init_value once with the operand's
-    # entries of each window and skips the padding and the base dilation's holes.  They are
-    # filled with init_value above, which is the same where init_value is the reduction's
-    # identity (0 for add, -inf for max: pooling); otherwise they are masked out here.
-    whole = _MONOIDS.get(id(computation))
-    neutral = None if whole is None else _identity(whole, x.dtype)
-    if whole is not None and not isinstance(init, Tracer) and bool(numpy.all(init == neutral)):
-        real = None  # the common case, pooling: nothing to mask
-    else:
-        real = _real_entries(operand_shape, base, pads, tuple(index))
-    if whole is not None:
-        if real is not None:
-            windows = fnp.where(real, windows, neutral)
-        return computation(init, whole(windows, axis=axes))
-    flat = fnp.reshape(windows, (*out_shape, -1))
+    return windows, out_shape, lambda: _real_entries(operand_shape, base, pads, tuple(index))
+
+
+def _fold_windows(windows: list, inits: list, step: Callable, real: Any) -> list:
+    """``step`` (tuples of values to a tuple) folded over the windows' entries from
+    ``inits``, entry by entry, skipping the entries ``real`` masks out."""
+    out_shape = tuple(windows[0].shape[: windows[0].ndim // 2])
+    flats = [fnp.reshape(w, (*out_shape, -1)) for w in windows]
     real = None if real is None else numpy.reshape(real, (*out_shape, -1))
-    acc = fnp.broadcast_to(init, tuple(out_shape))
-    for j in range(flat.shape[-1]):
-        step = computation(acc, flat[..., j])
-        acc = step if real is None else fnp.where(real[..., j], step, acc)
+    acc = [fnp.broadcast_to(i, out_shape) for i in inits]
+    for j in range(flats[0].shape[-1]):
+        new = list(step(tuple(acc), tuple(f[..., j] for f in flats)))
+        if len(new) != len(acc):
+            raise UnsupportedOperationError(
+                f"lax.reduce_window: the computation must return {len(acc)} values, one per "
+                f"operand, got {len(new)}"
+            )
+        acc = [n if real is None else fnp.where(real[..., j], n, a) for n, a in zip(new, acc)]
     return acc
+
+
+def _reduce_windows_together(
+    operands: Sequence[Any],
+    init_values: Any,
+    computation: Callable,
+    window_dimensions: Sequence[int],
+    window_strides: Sequence[int],
+    padding: Any,
+    base_dilation: Sequence[int] | None,
+    window_dilation: Sequence[int] | None,
+) -> Any:
+    """``reduce_window`` of several operands of one shape at once, ``computation`` taking
+    and returning tuples (``jax.lax.reduce_window``'s variadic form: an argmax pooling)."""
+    xs = [fnp.asarray(o) for o in operands]
+    inits = list(init_values) if isinstance(init_values, (tuple, list)) else [init_values]
+    if len(inits) != len(xs) or len({x.shape for x in xs}) > 1:
+        raise UnsupportedOperationError(
+            f"lax.reduce_window: one init value per operand and operands of one shape, got "
+            f"{len(inits)} init values for operands of shapes {[x.shape for x in xs]}"
+        )
+    inits = [fnp.asarray(i).astype(x.dtype) for i, x in zip(inits, xs, strict=True)]
+    windows, real_of = [], None
+    for x, init in zip(xs, inits, strict=True):
+        w, _, real_of = _windows(
+            x, init, window_dimensions, window_strides, padding, base_dilation, window_dilation
+        )
+        windows.append(w)
+    like = tuple if isinstance(operands, tuple) else list  # the computation sees the operands'
+    out = _fold_windows(windows, inits, lambda a, b: computation(like(a), like(b)), real_of())
+    return like(out)
 
 
 def dot_general(
@@ -1133,7 +1241,7 @@ def batch_matmul(lhs: Any, rhs: Any, precision: Any = None) -> Any:
     return fnp.matmul(lhs, rhs)
 
 
-def _descending_key(x: Any) -> Any:
+def descending_key(x: Any) -> Any:
     """A key whose ascending order is ``x``'s descending order (integers: bitwise not)."""
     return fnp.invert(x) if _is_int(x) else fnp.negative(x)
 
@@ -1200,9 +1308,26 @@ def sort_key_val(keys: Any, values: Any, dimension: int = -1, is_stable: bool = 
     return sort((keys, values), dimension, is_stable, 1)
 
 
-def top_k(operand: Any, k: int) -> tuple[Any, Any]:
-    """The ``k`` largest entries along the last axis and their ``int32`` indices, the
-    lower index first among ties (``jax.lax.top_k``); differentiable in the values.
+def _total_order_descending_key(x: Any) -> Any:
+    """A key whose stable ascending order is ``x``'s descending order in XLA's total order
+    of floats (``NaN > inf > ... > 0.0 > -0.0 > ... > -inf > -NaN``), which
+    ``jax.lax.top_k`` ranks by: a float's bits read as a signed integer, the non-sign bits
+    flipped where the sign is set, then bitwise-not (integers: bitwise-not, booleans: not)."""
+    if numpy.dtype(x.dtype).kind == "b":
+        return fnp.logical_not(x)
+    if _is_int(x) or numpy.dtype(x.dtype).kind not in "f":
+        return descending_key(x)
+    signed = numpy.dtype(f"i{numpy.dtype(x.dtype).itemsize}")
+    bits = bitcast_convert_type_p.bind(fnp.stop_gradient(x), new_dtype=signed)
+    ordered = fnp.where(bits < 0, fnp.bitwise_xor(bits, numpy.iinfo(signed).max), bits)
+    return fnp.invert(ordered)
+
+
+def top_k(operand: Any, k: int, *, axis: int = -1) -> tuple[Any, Any]:
+    """The ``k`` largest entries along ``axis`` (the last by default) and their ``int32``
+    indices, the lower index first among ties (``jax.lax.top_k``); differentiable in the
+    values.  Floats are ranked as XLA ranks them: ``NaN`` above ``inf``, ``0.0`` above
+    ``-0.0``, a negative ``NaN`` below ``-inf``.
 
     Example:
         >>> import numpy as np
@@ -1210,15 +1335,31 @@ def top_k(operand: Any, k: int) -> tuple[Any, Any]:
         >>> values, indices = lax.top_k(np.array([1.0, 4.0, 2.0, 4.0]), 2)
         >>> values.tolist(), indices.tolist()
         ([4.0, 4.0], [1, 3])
+        >>> lax.top_k(np.array([1.0, np.nan, 2.0]), 2)[1].tolist()
+        [1, 2]
     """
     k = operator.index(k)
     x = fnp.asarray(operand)
+    axis = operator.index(axis)
+    if not -x.ndim <= axis < x.ndim:
+        raise UnsupportedOperationError(
+            f"lax.top_k(operand, k, axis={axis}): axis out of range for an operand of "
+            f"{x.ndim} dimensions"
+        )
+    x = fnp.moveaxis(x, axis, -1)
     if not 0 <= k <= x.shape[-1]:
         raise UnsupportedOperationError(
-            f"lax.top_k(operand, k): k must be between 0 and the last axis' size "
-            f"{x.shape[-1]}, got {k}"
+            f"lax.top_k(operand, k): k must be between 0 and the size {x.shape[-1]} of "
+            f"axis {axis}, got {k}"
         )
-    order = fnp.argsort(_descending_key(x), axis=-1, kind="stable")[..., :k]
+    values, order = largest_along_last(x, k, _total_order_descending_key)
+    return fnp.moveaxis(values, -1, axis), fnp.moveaxis(order, -1, axis)
+
+
+def largest_along_last(x: Any, k: int, key: Callable[[Any], Any]) -> tuple[Any, Any]:
+    """The ``k`` entries of ``x`` first in the stable ascending order of ``key(x)`` along
+    the last axis, and their ``int32`` indices (``top_k``'s and ``approx_max_k``'s core)."""
+    order = fnp.argsort(key(x), axis=-1, kind="stable")[..., :k]
     return fnp.take_along_axis(x, order, axis=-1), order.astype(numpy.int32)
 
 
@@ -1320,6 +1461,8 @@ def install(lax_module: types.ModuleType) -> None:
     given = {n: {**ALIASES, **REEXPORTS}.get(n) or defined[n] for n in names}
     given = {n: f for n, f in given.items() if n not in vars(lax_module)}
     given["linalg"] = linalg  # ft.lax.linalg, as jax.lax.linalg (a namespace)
+    # ... which `import ftransforms.lax.linalg` finds too (lax is a module, not a package)
+    sys.modules[f"{lax_module.__name__}.linalg"] = linalg
 
     def __getattr__(name: str) -> Any:  # noqa: N807  (PEP 562's module hook)
         # A module __getattr__, not setattr: lax.py's own code keeps Python's builtins

@@ -5,7 +5,7 @@ two or three spatial axes, feature and batch groups; ``conv_transpose``;
 ``conv_shape_tuple``, ``padtype_to_pads``...) (NOTE [jax.lax names in ftransforms.lax] in
 ``jax_lax.py``).
 
-Every convolution is ``ft.nn.conv2d`` (cross-correlation in the ``NCHW``/``OIHW`` layout)
+Every convolution is ``ft.nn.conv2d``'s primitive (cross-correlation in ``NCHW``/``OIHW``)
 after transposes to that layout, padding and input dilation with ``lax.pad``: a 1-d one
 adds a unit axis; a 3-d one is the sum over the kernel's depth of 2-d convolutions of
 strided depth slices, each depth position of the output a row of the 2-d batch.  So
@@ -33,9 +33,8 @@ import numpy
 import ftransforms.numpy as fnp
 from ftransforms.core.errors import DimensionNumbersError, UnsupportedOperationError
 from ftransforms.jax_lax import _padding, pad
-from ftransforms.nn.layers import conv2d
 from ftransforms.numpy.helpers import constant_like
-from ftransforms.ops.nn import conv_transpose2d_p
+from ftransforms.ops.nn import conv2d_p, conv_transpose2d_p
 
 
 class ConvDimensionNumbers(NamedTuple):
@@ -273,6 +272,32 @@ def reduce_window_shape_tuple(
 # -- the convolutions --------------------------------------------------------------------------
 
 
+def _accumulating(x: Any, w: Any, preferred: Any) -> tuple[Any, Any]:
+    """The operands cast to ``preferred_element_type`` (XLA computes in it: ``int8``
+    operands with ``int32`` do not wrap at 127, ``uint8`` ones with ``float32`` neither)."""
+    if preferred is None:
+        return x, w
+    preferred = numpy.dtype(preferred)
+    common = numpy.result_type(numpy.dtype(x.dtype), numpy.dtype(w.dtype))
+    if not numpy.can_cast(common, preferred, "same_kind"):
+        return x, w
+    return fnp.astype(x, preferred), fnp.astype(w, preferred)
+
+
+def conv2d(x: Any, w: Any, stride: tuple, dilation: tuple, groups: int) -> Any:
+    """The unpadded ``NCHW``/``OIHW`` cross-correlation in the operands' common dtype, as
+    XLA's: integers stay integers (``ft.nn.conv2d``, torch's, computes them in float64)."""
+    dt = numpy.result_type(numpy.dtype(x.dtype), numpy.dtype(w.dtype))
+    return conv2d_p.bind(
+        fnp.astype(x, dt),
+        fnp.astype(w, dt),
+        stride=stride,
+        padding=((0, 0), (0, 0)),
+        dilation=dilation,
+        groups=groups,
+    )
+
+
 def _conv_nchw(x: Any, w: Any, strides: list[int], rdil: list[int], groups: int) -> Any:
     """The cross-correlation of an already padded ``(N, C, *spatial)`` input with an
     ``(O, C / groups, *kernel)`` kernel, for one to three spatial axes."""
@@ -378,7 +403,7 @@ def conv_general_dilated(
     ``("NHWC", "HWIO", "NHWC")``, or a :class:`ConvDimensionNumbers`), ``padding``
     ``"VALID"``/``"SAME"``/``"SAME_LOWER"``/``(low, high)`` pairs (negative crops), input
     dilation (``lhs_dilation``: a transposed convolution), kernel dilation, feature groups
-    and batch groups (``jax.lax.conv_general_dilated``, over ``ft.nn.conv2d``);
+    and batch groups (``jax.lax.conv_general_dilated``, over ``ft.nn.conv2d``'s primitive);
     ``precision`` is accepted and has no effect.
 
     Example:
@@ -390,7 +415,7 @@ def conv_general_dilated(
         (1, 5, 5, 4)
     """
     where = "lax.conv_general_dilated(lhs, rhs, window_strides, padding)"
-    x, w = fnp.asarray(lhs), fnp.asarray(rhs)
+    x, w = _accumulating(fnp.asarray(lhs), fnp.asarray(rhs), preferred_element_type)
     nd = x.ndim
     spatial = nd - 2
     if spatial not in (1, 2, 3) or w.ndim != nd:

@@ -30,7 +30,7 @@ from ftransforms.api import jvp
 from ftransforms.backend import namespace_of
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
-from ftransforms.jax_lax import _MONOIDS, top_k
+from ftransforms.jax_lax import _MONOIDS, descending_key, largest_along_last
 from ftransforms.numpy.helpers import constant_like
 from ftransforms.ops.bits import bitcast_convert_type_p, reduce_precision_p
 from ftransforms.pytree import tree_flatten, tree_unflatten
@@ -677,7 +677,8 @@ def approx_max_k(
         [[4.0, 2.0], [1, 2]]
     """
     x = fnp.moveaxis(fnp.asarray(operand), reduction_dimension, -1)
-    values, indices = top_k(x, k if aggregate_to_topk else x.shape[-1])
+    # NaN ranks as JAX's CPU approx_max_k ranks it (below every number), not as top_k
+    values, indices = largest_along_last(x, k if aggregate_to_topk else x.shape[-1], descending_key)
     return (
         fnp.moveaxis(values, -1, reduction_dimension),
         fnp.moveaxis(indices, -1, reduction_dimension),

@@ -39,7 +39,7 @@ from ftransforms.core.tracer import Tracer
 from ftransforms.errors import ArgnumsError, UnsupportedOperationError
 from ftransforms.host_random import drew, fresh_entropy, snapshot
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
-from ftransforms.jit_aot import lower
+from ftransforms.jit_aot import lower, trace
 from ftransforms.jit_guards import fingerprints, guards_of, has_fields, same_fields, written
 from ftransforms.numpy.helpers import holds_tracer
 from ftransforms.numpy.result_layout import iteration_order, laid_out_arguments
@@ -967,9 +967,9 @@ def jit(
     background), ``compile=False`` never, and ``jit(f).compile()`` compiles the recorded
     signatures here and now (docs/guides/jit.md, NOTE [compiled tier]).
 
-    As ``jax.jit``'s, the jitted function has ``lower(*args)`` (recording now; its
-    ``.compile()`` takes arguments of those types, static ones left out),
-    ``eval_shape(*args)`` and ``clear_cache()`` (NOTE [jit's ahead-of-time API]).
+    As ``jax.jit``'s, the jitted function has ``trace(*args)`` and ``lower(*args)``
+    (recording now; its ``.compile()`` takes arguments of those types, static ones left
+    out), ``eval_shape(*args)`` and ``clear_cache()`` (NOTE [jit's ahead-of-time API]).
 
     Example:
         >>> import numpy as np
@@ -1254,6 +1254,7 @@ def jit(
     compiled.compile = compile_all  # type: ignore[attr-defined]
     # NOTE [jit's ahead-of-time API] (ftransforms/jit_aot.py): jax.jit's methods
     compiled.lower = lower(compiled, cache, name, argnums, argnames)  # type: ignore[attr-defined]
+    compiled.trace = trace(compiled.lower)  # type: ignore[attr-defined]
     compiled.eval_shape = functools.partial(eval_shape, compiled)  # type: ignore[attr-defined]
 
     def clear_cache() -> None:

@@ -1,5 +1,6 @@
-"""``jit(f).lower(*args)``, ``.compile()``, ``jit(f).eval_shape(*args)`` and
-``jit(f).clear_cache()``: ``jax.jit``'s ahead-of-time steps over ``jit``'s recordings.
+"""``jit(f).trace(*args)``, ``jit(f).lower(*args)``, ``.compile()``,
+``jit(f).eval_shape(*args)`` and ``jit(f).clear_cache()``: ``jax.jit``'s ahead-of-time
+steps over ``jit``'s recordings.
 
 NOTE [jit's ahead-of-time API]: ``jax.jit(f).lower(x).compile()`` traces ``f`` for the
 arguments' types and compiles it, and the ``Compiled`` it returns takes arguments of
@@ -9,7 +10,9 @@ those types only (the static ones left out: they are part of it).  Here ``lower`
 :class:`~ftransforms.ShapeDtypeStruct` arguments, computes the output's types with
 :func:`~ftransforms.eval_shape` and leaves the recording to the first call; ``compile``
 returns a :class:`Compiled` that checks its arguments against the lowered types and
-calls ``jit(f)``, which replays the recording.  The text of a program is its recorded
+calls ``jit(f)``, which replays the recording.  ``trace`` is ``lower``'s first half: a
+:class:`Traced` holds the recording (``.jaxpr``, what ``make_jaxpr`` shows) and
+``.lower()`` gives the :class:`Lowered`.  The text of a program is its recorded
 NumPy code (``jit(f)``'s recording where ``lower`` made it).  Nothing here runs on a
 call of ``jit(f)`` itself.
 
@@ -34,7 +37,7 @@ from ftransforms.errors import UnsupportedOperationError
 from ftransforms.pytree import tree_flatten, tree_map
 from ftransforms.shape_eval import ShapeDtypeStruct, eval_shape
 
-__all__ = ["Compiled", "Lowered"]
+__all__ = ["Compiled", "Lowered", "Traced"]
 
 
 def _info(leaf: Any) -> Any:
@@ -108,6 +111,48 @@ class Lowered:
     def cost_analysis(self) -> None:
         """``None``: a recording has no compiler's cost model (JAX may return ``None`` too)."""
         return None
+
+
+class Traced:
+    """What ``jit(f).trace(*args, **kwargs)`` returns (``jax.stages.Traced``): the
+    recording of ``f`` for these arguments, before lowering.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> traced = ft.jit(lambda x: np.sin(x) * 2.0).trace(np.zeros(3))
+        >>> [e.primitive.name for e in traced.jaxpr.eqns], traced.out_info.shape
+        (['sin', 'multiply'], (3,))
+        >>> traced.lower().compile()(np.zeros(3)).tolist()
+        [0.0, 0.0, 0.0]
+    """
+
+    def __init__(self, lowered: Lowered) -> None:
+        self._lowered = lowered
+        self.args_info = lowered.args_info
+        self.fun_name = lowered._name
+
+    @property
+    def jaxpr(self) -> Any:
+        """The recorded program (a :class:`~ftransforms.program.Program`, as
+        ``make_jaxpr`` returns), recorded for arrays; ``ShapeDtypeStruct`` arguments
+        have no data to record with."""
+        if self._lowered._program is None:
+            raise UnsupportedOperationError(
+                f"jit({self.fun_name}).trace(...).jaxpr: nothing was recorded for these "
+                f"arguments ({self.args_info!r}): jit records by running the function, so "
+                f"trace it with arrays (out_info and lower() work with ShapeDtypeStruct)"
+            )
+        return self._lowered._program
+
+    @property
+    def out_info(self) -> Any:
+        """The output's pytree of :class:`~ftransforms.ShapeDtypeStruct`."""
+        return self._lowered.out_info
+
+    def lower(self) -> Lowered:
+        """The :class:`Lowered` program (``jax.stages.Traced.lower``)."""
+        return self._lowered
 
 
 class Compiled:
@@ -197,3 +242,12 @@ def lower(
         return Lowered(jitted, name, args, kwargs, (positions, names), program)
 
     return lower_call
+
+
+def trace(lower_call: Callable[..., Lowered]) -> Callable[..., Traced]:
+    """``jit(f).trace``, over ``jit(f).lower`` (``lower_call``): the recording is made now."""
+
+    def trace_call(*args: Any, **kwargs: Any) -> Traced:
+        return Traced(lower_call(*args, **kwargs))
+
+    return trace_call

@@ -396,11 +396,25 @@ def cumsum(x: Any, axis: int = 0, reverse: bool = False) -> Any:
         >>> from ftransforms import lax
         >>> lax.cumsum(np.array([1.0, 2.0, 3.0]), reverse=True).tolist()
         [6.0, 5.0, 3.0]
+        >>> lax.cumsum(np.array([100, 100], np.int8)).tolist()  # int8 wraps, as JAX's
+        [100, -56]
     """
+    return _in_own_int_type(_cumulative(_p.cumsum, x, axis, reverse), x)
+
+
+def _cumulative(prim: Any, x: Any, axis: int, reverse: bool) -> Any:
     axis = normalize_axis(axis, ndim(x))
     if reverse:
-        return reverse_along(_p.cumsum.bind(reverse_along(x, axis), axis=axis), axis)
-    return _p.cumsum.bind(x, axis=axis)
+        return reverse_along(prim.bind(reverse_along(x, axis), axis=axis), axis)
+    return prim.bind(x, axis=axis)
+
+
+def _in_own_int_type(out: Any, x: Any) -> Any:
+    """``out`` (NumPy's running sum or product, ``int64`` for ``int8``) in ``x``'s integer
+    type, wrapped around as JAX's ``lax.cumsum``/``cumprod`` accumulate (booleans: NumPy's
+    integer counts, which JAX refuses)."""
+    dt = dtype_of(x)
+    return convert(out, dt) if dt.kind in "iu" and dtype_of(out) != dt else out
 
 
 def cumprod(x: Any, axis: int = 0, reverse: bool = False) -> Any:
@@ -413,10 +427,7 @@ def cumprod(x: Any, axis: int = 0, reverse: bool = False) -> Any:
         >>> lax.cumprod(np.array([1.0, 2.0, 3.0])).tolist()
         [1.0, 2.0, 6.0]
     """
-    axis = normalize_axis(axis, ndim(x))
-    if reverse:
-        return reverse_along(_p.cumprod.bind(reverse_along(x, axis), axis=axis), axis)
-    return _p.cumprod.bind(x, axis=axis)
+    return _in_own_int_type(_cumulative(_p.cumprod, x, axis, reverse), x)
 
 
 # -- indexing --------------------------------------------------------------------------

@@ -61,6 +61,11 @@ class Eqn(NamedTuple):
     out: Any
     avals: Any
 
+    @property
+    def primitive(self) -> Any:
+        """The primitive, under the name of ``jax.core.JaxprEqn``'s attribute."""
+        return self.prim
+
 
 #: ``Eqn``'s constructor without the Python frame of the named tuple's ``__new__``.
 _new_eqn = tuple.__new__

@@ -1,5 +1,6 @@
 """JAX's ``jax.experimental`` names that JAX programs import:
-:mod:`ftransforms.experimental.ode` and :mod:`ftransforms.experimental.jet`.
+:mod:`ftransforms.experimental.ode`, :mod:`ftransforms.experimental.jet` and
+:func:`io_callback`.
 
 Example:
     >>> import ftransforms.experimental.ode
@@ -7,6 +8,7 @@ Example:
     True
 """
 
+from ftransforms.callbacks import io_callback
 from ftransforms.experimental import jet, ode
 
-__all__ = ["jet", "ode"]
+__all__ = ["io_callback", "jet", "ode"]

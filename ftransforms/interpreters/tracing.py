@@ -443,7 +443,8 @@ class TraceInterpreter(Interpreter):
                 if r is not None:
                     self.seen[r] = v
         if prim.effectful:
-            self.note_value_read(f"the random primitive {prim.name!r}")
+            # random bits, an io_callback: results that are not functions of the arguments
+            self.note_value_read(f"the effectful primitive {prim.name!r}")
         if foreign:
             self.note_value_read(
                 f"{prim.name} uses a value of an enclosing transform (a closure over a "

@@ -65,6 +65,7 @@ from ftransforms.numpy.ufuncs import (
     not_equal,
     power,
     remainder,
+    stop_gradient,
 )
 from ftransforms.ops import elementwise as _ew
 from ftransforms.ops import indexing as _ix
@@ -837,8 +838,10 @@ def combine_at(x: Any, index: Any, values: Any, op: Any, name: str) -> Any:
     first = numpy.maximum.accumulate(numpy.where(starts, numpy.arange(len(order)), 0))
     rank = numpy.empty_like(order)
     rank[order] = numpy.arange(len(order)) - first
-    out = ravel(x)
-    flat_values = ravel(values)
+    # integers have no derivative, and a mean through floats would round their values
+    extremum = name in ("max", "min") and numpy.dtype(dtype_of(x)).kind in "fc"
+    out = ravel(stop_gradient(x) if extremum else x)
+    flat_values = ravel(stop_gradient(values) if extremum else values)
     counts = physical_zeros_like(out)  # a template: only its shape is used
     for k in range(int(rank.max()) + 1):
         sel = numpy.nonzero(rank == k)[0]
@@ -846,7 +849,22 @@ def combine_at(x: Any, index: Any, values: Any, op: Any, name: str) -> Any:
         new = op(getitem(out, pos), getitem(flat_values, xp.asarray(sel)))
         hits_k = _hits(counts, pos)
         out = _set_unique(out, pos, astype(new, dtype_of(x)), hits_k)
-    return reshape(out, shape(x))
+    out = reshape(out, shape(x))
+    return _tied_evenly(x, index, values, out, hits) if extremum else out
+
+
+def _tied_evenly(x: Any, index: Any, values: Any, best: Any, hits: Any) -> Any:
+    """``best`` (the max or min at a repeated index, computed without derivatives) with
+    the derivative of each position shared evenly among all that tie for it, the old
+    element and every update (JAX's scatter_max/min rule; one ``maximum`` after another
+    halved it at each occurrence).  The value is the mean of the tied entries: ``best``."""
+    tied_x = x == best
+    tied_v = values == getitem(best, index)
+    dt = dtype_of(x)
+    total = where(tied_x, x, 0) + scatter(x, index, where(tied_v, values, 0))
+    count = astype(tied_x, dt) + scatter(x, index, astype(tied_v, dt))
+    shared = where(count > 0, total / where(count > 0, count, 1), best)
+    return where(hits > 0, astype(shared, dt), x)
 
 
 def _flat_positions(x: Any, index: Any, name: str) -> numpy.ndarray:
@@ -1247,24 +1265,41 @@ _windows_written.overlapping = True  # type: ignore[attr-defined]
 # Here ``jnp.zeros`` is NumPy's array, which has no ``at``: so importing ftransforms gives
 # ``numpy.ndarray`` the read-only property ``at`` (the same helper as ``fnp.at(x)`` and a
 # tracer's ``.at``: a new array, ``x`` left as it was), unless NumPy has an ``at`` of its
-# own.  A name NumPy does not use is added to its type's dictionary (its method cache is
-# reset through ``PyType_Modified``); nothing else of NumPy changes, and no call pays
-# anything.  Where the interpreter does not allow it (not CPython), ``x.at`` stays an
-# AttributeError and ``fnp.at(x)`` is the portable spelling.
-def _install_ndarray_at() -> None:
+# own.  Likewise ``block_until_ready()``, which JAX code calls on results before reading a
+# clock (``jitted(x).block_until_ready()``): it returns the array (NumPy computes
+# synchronously).  A name NumPy does not use is added to its type's dictionary (its method
+# cache is reset through ``PyType_Modified``); nothing else of NumPy changes, and no call
+# pays anything.  Where the interpreter does not allow it (not CPython), ``x.at`` stays an
+# AttributeError and ``fnp.at(x)`` (``ft.block_until_ready(x)``) is the portable spelling.
+def _ready(self: Any) -> Any:
+    """``x`` itself: a NumPy array is computed when it exists (``jax.Array``'s
+    ``block_until_ready()``, NOTE [x.at on NumPy arrays])."""
+    return self
+
+
+def _install_on(cls: type, names: dict) -> None:
+    """Add ``names`` that ``cls`` (a NumPy type) lacks to its dictionary."""
     import ctypes  # noqa: PLC0415  late import: used once, here
     import gc  # noqa: PLC0415
 
-    if hasattr(numpy.ndarray, "at"):
+    names = {k: v for k, v in names.items() if not hasattr(cls, k)}
+    if not names:
         return
     try:
-        namespace = gc.get_referents(numpy.ndarray.__dict__)[0]
+        namespace = gc.get_referents(cls.__dict__)[0]
         if not isinstance(namespace, dict):
             return
-        namespace["at"] = property(at, doc="``fnp.at(x)``: JAX's ``x.at[i].set(v)`` & co.")
-        ctypes.pythonapi.PyType_Modified(ctypes.py_object(numpy.ndarray))
+        namespace.update(names)
+        ctypes.pythonapi.PyType_Modified(ctypes.py_object(cls))
     except (AttributeError, TypeError, ValueError):  # (an interpreter without these hooks)
         return
 
 
-_install_ndarray_at()
+_install_on(
+    numpy.ndarray,
+    {
+        "at": property(at, doc="``fnp.at(x)``: JAX's ``x.at[i].set(v)`` & co."),
+        "block_until_ready": _ready,
+    },
+)
+_install_on(numpy.generic, {"block_until_ready": _ready})  # NumPy's scalars (jnp.sum(x))

@@ -767,7 +767,8 @@ def _stat_blocks(
 @implements(numpy.pad)
 def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> Any:
     """``numpy.pad`` with modes ``'constant'`` (``constant_values`` may be a traced scalar),
-    ``'edge'``, ``'reflect'``, ``'symmetric'`` and ``'wrap'`` (``reflect_type='even'``),
+    ``'edge'``, ``'reflect'``, ``'symmetric'`` (``reflect_type='even'`` or ``'odd'``) and
+    ``'wrap'``,
     ``'linear_ramp'`` (``end_values``), ``'maximum'``, ``'minimum'``, ``'mean'`` and
     ``'median'`` (``stat_length``; integer results rounded as NumPy) and ``'empty'`` (zeros);
     a callable mode raises :class:`~ftransforms.errors.UnsupportedOperationError`.
@@ -803,8 +804,12 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> An
             f"'symmetric', 'wrap', 'linear_ramp', 'maximum', 'minimum', 'mean', 'median' "
             f"or 'empty'"
         )
-    if kwargs.pop("reflect_type", "even") != "even":
-        raise UnsupportedOperationError("pad: only reflect_type='even' is supported")
+    if "reflect_type" in kwargs and mode not in ("reflect", "symmetric"):  # NumPy's error
+        raise ValueError(f"unsupported keyword arguments for mode {mode!r}: {{'reflect_type'}}")
+    reflect_type = kwargs.pop("reflect_type", "even")
+    if reflect_type not in ("even", "odd"):
+        raise ValueError(f"pad: reflect_type must be 'even' or 'odd', got {reflect_type!r}")
+    odd = reflect_type == "odd" and mode in ("reflect", "symmetric")
     if kwargs:
         raise UnsupportedOperationError(f"pad: unsupported arguments {sorted(kwargs)}")
     dt = dtype_of(array)
@@ -832,6 +837,11 @@ def pad(array: Any, pad_width: Any, mode: str = "constant", **kwargs: Any) -> An
             n = helpers.shape(out)[ax]
             if n == 0:
                 raise ValueError(f"can't extend empty axis {ax} using modes other than 'constant'")
+            if odd:  # 2 * edge - reflection: linear in the axis, NumPy's own map of it
+                eye = numpy.eye(n, dtype=dt)
+                rows = numpy.pad(eye, ((before, after), (0, 0)), mode, reflect_type="odd")
+                out = moveaxis(moveaxis(out, ax, -1) @ xp_of(array).asarray(rows.T), -1, ax)
+                continue
             index = numpy.pad(numpy.arange(n), (before, after), mode=mode)
             out = take(out, xp_of(array).asarray(index), axis=ax)
     return out
