@@ -52,6 +52,7 @@ such an array (``counts[k] += 1``, ``buf[:] = 7.0``) would happen only while rec
 from __future__ import annotations
 
 import collections
+import contextvars
 import dis
 import enum
 import functools
@@ -85,6 +86,7 @@ _LEN = object()  # the key of a list's or dict's length (``holder`` is the list 
 
 
 _WHOLE = object()  # the key of a check of the holder's whole content (``value``: a copy)
+_CONTEXT = object()  # the key of a ``ContextVar``'s value in the current context
 
 #: Names by which code reads the environment (``os.environ["K"]``, ``os.getenv("K")``).
 _ENVIRON_NAMES = frozenset({"environ", "environb", "getenv", "getenvb"})
@@ -271,11 +273,22 @@ def _now(holder: Any, key: Any) -> Any:
         return len(holder)
     if key is _WHOLE:
         return holder
+    if key is _CONTEXT:
+        return _context_value(holder)
     if type(key) is _Attr:
         return getattr(holder, key, _MISSING)
     if _container(holder) in (list, tuple):
         return holder[key] if key < len(holder) else _MISSING
     return holder.get(key, _MISSING)
+
+
+def _context_value(var: contextvars.ContextVar) -> Any:
+    """What ``var.get()`` returns in the current context (its default where it has no
+    value there; ``var.get(d)`` would return ``d`` instead), or ``_MISSING``."""
+    try:
+        return var.get()
+    except LookupError:
+        return _MISSING
 
 
 class Guards:
@@ -531,6 +544,14 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         if _is_data(value) or _is_setting(value):
             checks.append((holder, key, value))
             names.append(name)
+            return True
+        if type(value) is contextvars.ContextVar:
+            # NOTE [thread-local settings under jit]: ``MODE.get()`` of a ``ContextVar``
+            # (a setting a ``with`` block sets) is its value in the context of the call:
+            # the variable is guarded, and what it holds in the replaying context
+            checks.append((holder, key, value))
+            names.append(name)
+            place(value, _CONTEXT, _context_value(value), f"{name}.get()", depth + 1, nesting)
             return True
         if (
             getattr(type(value), "__next__", None) is not None
@@ -1055,6 +1076,8 @@ def _fields(obj: Any) -> list:
         # ``obj.__dict__``: a check on that dict would compare the recording thread's
         # value at a replay in another thread, which set its own.  So its places are
         # attributes of the object, ``getattr(obj, k)``, read in the replaying thread.
+        # A ``contextvars.ContextVar`` the code reaches is checked the same way: its
+        # ``get()`` in the replaying context (``_CONTEXT``), per thread and asyncio task.
         out.extend((obj, _Attr(k), v) for k, v in list(fields.items()))
     elif type(fields) is dict:
         out.extend((fields, k, v) for k, v in list(fields.items()))

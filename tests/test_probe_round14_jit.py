@@ -2,6 +2,9 @@
 calling the undecorated function computes (a replay that differs is a silent wrong
 answer; a recording that fails where the function runs is a crash)."""
 
+import contextlib
+import contextvars
+import threading
 import warnings
 
 import numpy as np
@@ -43,3 +46,52 @@ def test_arrays_of_strings_or_objects_run_eagerly(names):
                 np.testing.assert_array_equal(jl(X, n), _lengths(X, n))
                 if n.dtype.kind == "U":
                     np.testing.assert_array_equal(jb(X, n), _is_b(X, n))
+
+
+# -- a setting held in a ContextVar -----------------------------------------------------
+
+TRAINING = contextvars.ContextVar("training", default=False)
+CONFIG = contextvars.ContextVar("config")
+
+
+@contextlib.contextmanager
+def _training():
+    token = TRAINING.set(True)
+    try:
+        yield
+    finally:
+        TRAINING.reset(token)
+
+
+def _dropout_scale(x):
+    return x * (0.5 if TRAINING.get() else 1.0) + CONFIG.get()["shift"]
+
+
+def test_a_context_variable_is_read_in_the_context_of_each_call():
+    """``TRAINING.get()`` of a ``contextvars.ContextVar`` set by a ``with`` block: the
+    variable's value was a constant of the recording, so calls inside the block replayed
+    the value outside it; a replay in another thread (its own context) too."""
+    jf = ft.jit(_dropout_scale)
+    token = CONFIG.set({"shift": 1.0})
+    try:
+        for _ in range(2):
+            np.testing.assert_array_equal(jf(X), _dropout_scale(X))
+            with _training():
+                np.testing.assert_array_equal(jf(X), _dropout_scale(X))
+        CONFIG.set({"shift": 2.0})  # a new object in the variable
+        np.testing.assert_array_equal(jf(X), _dropout_scale(X))
+        CONFIG.get()["shift"] = 3.0  # the same dict, changed
+        np.testing.assert_array_equal(jf(X), _dropout_scale(X))
+        out = {}
+
+        def other():  # a thread starts from an empty context: the defaults
+            CONFIG.set({"shift": -1.0})
+            out["jit"], out["eager"] = jf(X), _dropout_scale(X)
+
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+        np.testing.assert_array_equal(out["jit"], out["eager"])
+        np.testing.assert_array_equal(jf(X), _dropout_scale(X))
+    finally:
+        CONFIG.reset(token)
