@@ -95,3 +95,35 @@ def test_a_context_variable_is_read_in_the_context_of_each_call():
         np.testing.assert_array_equal(jf(X), _dropout_scale(X))
     finally:
         CONFIG.reset(token)
+
+
+# -- results are new arrays --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: x,
+        lambda x: x[::2],
+        lambda x: x.T,
+        lambda x: x.reshape(4, 3),
+        lambda x: (x, x[0]),
+        lambda x: np.asarray(x)[::-1],
+    ],
+    ids=["itself", "step", "T", "reshape", "row", "asarray"],
+)
+def test_a_result_is_never_a_view_of_an_argument(fn):
+    """docs/guides/jit.md "Results are new arrays": ``return x.T`` is a C-ordered copy
+    at every call (the first included), so that writing into it leaves the argument be."""
+    jf = ft.jit(fn)
+    for _ in range(3):
+        a = np.arange(12.0).reshape(3, 4)
+        before = a.copy()
+        got, want = jf(a), fn(a)
+        for g, w in zip(
+            got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)
+        ):
+            np.testing.assert_array_equal(g, w)
+            assert not np.shares_memory(g, a) and g.flags.c_contiguous
+            g[...] = -1.0
+        np.testing.assert_array_equal(a, before)
