@@ -579,6 +579,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 stores[id(value.__dict__)] = (value.__dict__, None)  # (``model.layer.h = h``)
             for holder_k, k, v in _fields(value)[:_MAX_ITEMS]:
                 place(holder_k, k, v, f"{name}.{k}", depth + 1)
+            as_array(value, name)
             return True
         if kind is None and callable(value) and not isinstance(value, types.ModuleType):
             # ``helper`` redefined by running its cell again, ``ACTS[0] = np.sin``
@@ -755,11 +756,23 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         if not _user_object(value):
             return
         class_fields(type(value), attrs, names)  # ``c.k`` of a global ``c``: ``C.k``
+        as_array(value, var)
         for attr in names - attrs.keys():  # ``model.predict(x)`` reads ``self.w``
             method = getattr(type(value), attr, None)
             if isinstance(method, types.FunctionType):
                 visit(method, 1, f"{var}.{attr}")
                 fields_of(value, method)
+
+    def as_array(obj: Any, name: str) -> None:
+        """An object of the user's with an ``__array__`` method (an array-like passed in
+        or read from outside): ``np.asarray(obj)`` runs that method, which no code the
+        walk visits names, so what it reads (``self.a``) is followed as for a method the
+        code calls; a value NumPy derives from it (``np.sin(np.asarray(obj))``) is then
+        checked (NOTE [values derived from outside arrays under jit])."""
+        method = getattr(type(obj), "__array__", None)
+        if isinstance(method, types.FunctionType) and id(method) not in seen:
+            visit(method, 1, f"{name}.__array__")
+            fields_of(obj, method)
 
     def fields_of(obj: Any, method: Any) -> None:
         """The fields of ``obj`` (``self.w``) and of its class (``type(self).k``) that
@@ -836,6 +849,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         if has_fields(obj) and not _library(obj):
             # a static ``self``: its fields, and its class's that ``func`` reads
             fields_of(obj, getattr(func, "__func__", func))
+            as_array(obj, type(obj).__name__)
         if callable(obj) and not isinstance(obj, type):  # ``f(x, act)``: what ``act`` reads
             visit(obj, 1, getattr(obj, "__name__", type(obj).__name__))
     # NOTE [objects in long lists under jit]: a list of more than ``_MAX_ITEMS`` items is

@@ -127,3 +127,49 @@ def test_a_result_is_never_a_view_of_an_argument(fn):
             assert not np.shares_memory(g, a) and g.flags.c_contiguous
             g[...] = -1.0
         np.testing.assert_array_equal(a, before)
+
+
+# -- an array-like object of the user's ------------------------------------------------------
+
+
+class _ArrayLike:
+    """A wrapper NumPy reads through ``__array__`` (``np.asarray(obj)``)."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __array__(self, dtype=None, copy=None):
+        return self.a
+
+
+HELD = _ArrayLike(np.array([0.5, 1.0, 2.0]))
+
+
+def _from_held(x):
+    return np.sin(np.asarray(HELD)) + x  # by NumPy: a constant of the recording
+
+
+def _from_argument(x, obj):
+    return x * np.exp(np.asarray(obj)).sum()
+
+
+def test_an_array_like_whose_array_changes_in_place_records_again():
+    """``np.asarray(obj)`` of a user's object with ``__array__`` (a global one, or passed
+    in as a static argument): the array it returns, changed in place (``obj.a[0] +=
+    1``), was not checked, since no code the guards visited named ``a``, so the replay
+    kept the value NumPy had derived from the old numbers."""
+    arg = _ArrayLike(np.array([0.1, 0.2, 0.3]))
+
+    def bump_held():
+        HELD.a[0] += 1.0
+
+    def bump_arg():
+        arg.a[1] -= 0.5
+
+    jh, ja = ft.jit(_from_held), ft.jit(_from_argument)
+    for change in (None, bump_held, bump_arg, bump_held, bump_arg):
+        if change is not None:
+            change()
+        for _ in range(2):
+            np.testing.assert_array_equal(jh(X), _from_held(X))
+            np.testing.assert_array_equal(ja(X, arg), _from_argument(X, arg))
