@@ -671,11 +671,13 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                     place(holder, k, v, f"{type(obj).__name__}.{k}")
                     visit(v, depth + 1, k)
             visit(type(obj).__dict__.get("__call__"), depth + 1, name)
-            if type(fields) is dict and not _library(obj):
+            if not _library(obj):
                 call = type(obj).__dict__.get("__call__")
                 if isinstance(call, types.FunctionType):  # ``type(self).k``
-                    class_fields(type(obj), fields, _names_read(call.__code__))
-                    absent(fields, call.__code__)
+                    owner = fields if type(fields) is dict else None  # (``__slots__``: None)
+                    class_fields(type(obj), owner, _names_read(call.__code__))
+                    if owner is not None:
+                        absent(owner, call.__code__)
         if isinstance(obj, types.FunctionType):
             code = obj.__code__
             codes.append(code)
@@ -742,9 +744,12 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         if not isinstance(value, (types.ModuleType, type)) and callable(value):
             return  # a function or model: visited
         attrs = getattr(value, "__dict__", None)
-        if attrs is None or (id(attrs), "fields") in seen_fields:
+        slotted = attrs is None and _user_object(value)
+        if slotted:  # ``__slots__``: its fields are placed with it (``place``); its
+            attrs = {}  # class's and those its methods read are followed here
+        if attrs is None or (id(value), "fields") in seen_fields:
             return
-        seen_fields.add((id(attrs), "fields"))
+        seen_fields.add((id(value), "fields"))
         for attr in names & attrs.keys():
             if isinstance(value, threading.local):  # NOTE [thread-local settings under jit]
                 place(value, _Attr(attr), attrs[attr], f"{var}.{attr}")
@@ -755,7 +760,8 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 visit(attrs[attr], 1, f"{var}.{attr}")
         if not _user_object(value):
             return
-        class_fields(type(value), attrs, names)  # ``c.k`` of a global ``c``: ``C.k``
+        # ``c.k`` of a global ``c``: ``C.k``
+        class_fields(type(value), None if slotted else attrs, names)
         as_array(value, var)
         for attr in names - attrs.keys():  # ``model.predict(x)`` reads ``self.w``
             method = getattr(type(value), attr, None)
@@ -786,10 +792,16 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             for holder, k, v in _fields(obj):
                 place(holder, k, v, f"self.{k}")
                 visit(v, 1, f"self.{k}")  # ``self.layer(x)``: what the layer reads
-        if type(owner) is dict and not _library(obj):
+        if _library(obj):
+            return
+        if type(owner) is dict:
             stores[id(owner)] = (owner, None)  # ``self.last = h`` (NOTE [traced values stored
-            if isinstance(method, types.FunctionType):  # outside under jit])
-                class_fields(type(obj), owner, _names_read(method.__code__))
+        if isinstance(method, types.FunctionType):  # outside under jit])
+            # (an object with ``__slots__`` has no ``__dict__``: its class's fields count)
+            class_fields(
+                type(obj), owner if type(owner) is dict else None, _names_read(method.__code__)
+            )
+            if type(owner) is dict:
                 absent(owner, method.__code__)
 
     def absent(owner: dict, code: types.CodeType) -> None:

@@ -173,3 +173,70 @@ def test_an_array_like_whose_array_changes_in_place_records_again():
         for _ in range(2):
             np.testing.assert_array_equal(jh(X), _from_held(X))
             np.testing.assert_array_equal(ja(X, arg), _from_argument(X, arg))
+
+
+# -- class attributes read through an object with __slots__ ---------------------------------
+
+
+class _Slotted:
+    __slots__ = ("w",)
+    k = 2.0  # a class attribute, read as ``self.k``
+
+    def __init__(self):
+        self.w = np.ones(3)
+
+    def __call__(self, x):
+        return x * self.w * self.k
+
+    def scaled(self, x):
+        return x * self.k
+
+
+class _Settings:
+    __slots__ = ("lr",)
+    k = 2.0
+
+    def __init__(self):
+        self.lr = 0.5
+
+
+SETTINGS = _Settings()
+
+
+def _with_settings(x):
+    return x * SETTINGS.lr + x * SETTINGS.k
+
+
+def _with_layer(x, layer):
+    return layer(x) + layer.scaled(x)
+
+
+def test_class_attributes_read_through_an_object_with_slots_record_again():
+    """``self.k`` of a class with ``__slots__`` (a bound method, a callable layer passed
+    in, a global settings object): such an object has no ``__dict__``, and the class's
+    fields were guarded only for objects with one, so ``Class.k = 5.0`` replayed 2.0."""
+    layer = _Slotted()
+    cases = [
+        (layer.scaled, (X,)),
+        (_with_layer, (X, layer)),
+        (_with_settings, (X,)),
+    ]
+    jitted = [ft.jit(f) for f, _ in cases]
+
+    def set_class(cls, v):
+        return lambda: setattr(cls, "k", v)
+
+    changes = [
+        None,
+        set_class(_Slotted, 3.0),
+        set_class(_Settings, 4.0),
+        lambda: setattr(SETTINGS, "lr", 0.25),
+        set_class(_Slotted, 2.0),
+        set_class(_Settings, 2.0),
+    ]
+    for change in changes:
+        if change is not None:
+            change()
+        for _ in range(2):
+            for jf, (f, args) in zip(jitted, cases):
+                np.testing.assert_array_equal(jf(*args), f(*args))
