@@ -711,7 +711,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                     continue
                 place(cell, _CELL, value, var)
                 visit(value, _deeper(value, depth), var)
-                fields_read(value, var, names)
+                fields_read(value, var, names, _attribute_strings(code))
             glb = obj.__globals__
             loaded = None  # the names the code reads as globals, where needed
             for var in names:
@@ -732,13 +732,15 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                         note((glb, var, value), var)
                     continue
                 place(glb, var, value, var)
-                fields_read(value, var, names)
+                fields_read(value, var, names, _attribute_strings(code))
                 if not isinstance(value, types.ModuleType):
                     visit(value, _deeper(value, depth), var)
 
-    def fields_read(value: Any, var: str, names: set) -> None:
+    def fields_read(value: Any, var: str, names: set, strings: frozenset = frozenset()) -> None:
         """``config.W`` of the user's own module, ``Config.k`` of a class, ``cfg.lr`` of a
-        plain object (a namespace): the fields whose names the code reads."""
+        plain object (a namespace): the fields whose names the code reads; and those it
+        names as strings that the object does not have (``getattr(cfg, "boost", 1.0)``),
+        checked to be still absent."""
         if _is_data(value) or _container(value) or _library(value):
             return
         if not isinstance(value, (types.ModuleType, type)) and callable(value):
@@ -762,6 +764,9 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             return
         # ``c.k`` of a global ``c``: ``C.k``
         class_fields(type(value), None if slotted else attrs, names)
+        if not slotted:
+            for attr in sorted(strings - attrs.keys()):
+                note((attrs, attr, _MISSING), f"{var}.{attr}")
         as_array(value, var)
         for attr in names - attrs.keys():  # ``model.predict(x)`` reads ``self.w``
             method = getattr(type(value), attr, None)
@@ -807,8 +812,10 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     def absent(owner: dict, code: types.CodeType) -> None:
         """``if not hasattr(self, "k"): self.k = ...``: an attribute the code sets and
         ``self`` does not have yet is checked to be still absent (the recording's path
-        followed its absence)."""
-        for attr in sorted(_stored_attributes(code) - owner.keys()):
+        followed its absence), as is one it names as a string (``getattr(self, "boost",
+        1.0)``, ``hasattr(self, "bias")``: an optional attribute set later)."""
+        wanted = _stored_attributes(code) | _attribute_strings(code)
+        for attr in sorted(wanted - owner.keys()):
             checks.append((owner, attr, _MISSING))
             names.append(f"self.{attr}")
 
@@ -946,6 +953,27 @@ def _stores(code: types.CodeType) -> set:
         out.update(op for op in (_STORE_GLOBAL, _STORE_DEREF) if op in ops)
         stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
     return out
+
+
+def _attribute_strings(code: types.CodeType) -> frozenset:
+    """The identifiers among the string constants of ``code`` (and of the functions nested
+    in it): the attributes it may name by string (``getattr(self, "boost", 1.0)``)."""
+    found = _STRINGS.get(code)
+    if found is None:
+        out = set()
+        stack = [code]
+        while stack:
+            c = stack.pop()
+            for k in c.co_consts:
+                if type(k) is str and k.isidentifier():
+                    out.add(k)
+                elif isinstance(k, types.CodeType):
+                    stack.append(k)
+        found = _STRINGS[code] = frozenset(out)
+    return found
+
+
+_STRINGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _stored_attributes(code: types.CodeType) -> set:

@@ -240,3 +240,45 @@ def test_class_attributes_read_through_an_object_with_slots_record_again():
         for _ in range(2):
             for jf, (f, args) in zip(jitted, cases):
                 np.testing.assert_array_equal(jf(*args), f(*args))
+
+
+# -- an optional attribute named by a string ----------------------------------------------
+
+
+class _Block:
+    def __init__(self):
+        self.w = np.array([1.0, 2.0, 0.5])
+
+    def __call__(self, x):
+        y = x * self.w
+        if hasattr(self, "bias"):  # an optional field, set later
+            y = y + self.bias
+        return y * getattr(self, "boost", 1.0)
+
+
+OPTIONS = type("Options", (), {})()  # a plain object of settings
+
+
+def _with_options(x):
+    return x * getattr(OPTIONS, "gain", 1.0)
+
+
+def test_an_optional_attribute_set_after_the_recording_records_again():
+    """``getattr(self, "boost", 1.0)`` or ``hasattr(self, "bias")`` of an attribute that
+    was absent while recording: setting it later replayed the absent path (only the
+    attributes the code assigns were checked to be still absent)."""
+    block = _Block()
+    jb, jo = ft.jit(block), ft.jit(_with_options)
+    changes = [
+        None,
+        lambda: setattr(block, "boost", 3.0),
+        lambda: setattr(block, "bias", np.ones(3)),
+        lambda: setattr(OPTIONS, "gain", 2.5),
+        lambda: delattr(block, "boost"),
+    ]
+    for change in changes:
+        if change is not None:
+            change()
+        for _ in range(2):
+            np.testing.assert_array_equal(jb(X), block(X))
+            np.testing.assert_array_equal(jo(X), _with_options(X))
