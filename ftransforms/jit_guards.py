@@ -643,6 +643,12 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         if isinstance(obj, types.MethodType):
             visit(obj.__func__, depth, name)
             fields_of(obj.__self__, obj.__func__)
+            if _container(obj.__self__) is not None and not _library(obj.__self__):
+                # a method of the user's ``NamedTuple`` (or list, dict): ``self.w`` is an
+                # item, no field, and NumPy's values from it (``np.exp(self.w)``) are
+                # checked as those of a container's items (NOTE [values derived from
+                # outside arrays under jit])
+                place(obj, _Attr("__self__"), obj.__self__, "self")
             return
         wrapped = wrapped_of(obj)
         if wrapped is not None:
@@ -741,7 +747,11 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         plain object (a namespace): the fields whose names the code reads; and those it
         names as strings that the object does not have (``getattr(cfg, "boost", 1.0)``),
         checked to be still absent."""
-        if _is_data(value) or _container(value) or _library(value):
+        if _is_data(value) or _library(value):
+            return
+        if _container(value) is not None:
+            if type(value) not in (list, tuple, dict) and not _library(type(value)):
+                methods_named(value, var, names)  # a ``NamedTuple`` of the user's
             return
         if not isinstance(value, (types.ModuleType, type)) and callable(value):
             return  # a function or model: visited
@@ -768,7 +778,15 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             for attr in sorted(strings - attrs.keys()):
                 note((attrs, attr, _MISSING), f"{var}.{attr}")
         as_array(value, var)
-        for attr in names - attrs.keys():  # ``model.predict(x)`` reads ``self.w``
+        methods_named(value, var, names - attrs.keys())
+
+    def methods_named(value: Any, var: str, names: set) -> None:
+        """The methods of ``value``'s class among ``names`` (``model.predict(x)`` reads
+        ``self.w``, a ``NamedTuple``'s ``PARAMS.apply(x)`` a global) and the class
+        attributes among them."""
+        if _container(value) is not None:
+            class_fields(type(value), None, names)
+        for attr in sorted(names):
             method = getattr(type(value), attr, None)
             if isinstance(method, types.FunctionType):
                 visit(method, 1, f"{var}.{attr}")

@@ -6,6 +6,7 @@ import contextlib
 import contextvars
 import threading
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -282,3 +283,64 @@ def test_an_optional_attribute_set_after_the_recording_records_again():
         for _ in range(2):
             np.testing.assert_array_equal(jb(X), block(X))
             np.testing.assert_array_equal(jo(X), _with_options(X))
+
+
+# -- the methods of a NamedTuple of the user's ------------------------------------------------
+
+SCALE = 2.0
+
+
+class _Params(NamedTuple):
+    w: np.ndarray
+    b: np.ndarray
+
+    K = 1.5  # a class attribute (no field)
+
+    def apply(self, x):
+        return x * np.exp(self.w) * SCALE + self.b  # exp by NumPy: a constant
+
+    def scaled(self, x):
+        return (x + self.b) * self.K
+
+
+PARAMS = _Params(np.array([0.1, 0.2, 0.3]), np.zeros(3))
+
+
+def _apply_global(x):
+    return PARAMS.apply(x) + PARAMS.scaled(x)
+
+
+def test_the_methods_of_a_named_tuple_read_what_changed():
+    """``jit(params.apply)`` of a ``NamedTuple`` with methods, or ``PARAMS.apply(x)`` of a
+    global one: ``self.w`` is an item of a tuple, no field, so ``np.exp(self.w)`` after
+    ``params.w[0] += 1`` replayed the old value; and the methods the code names were not
+    followed (a global ``SCALE`` they read, the class's ``K``)."""
+    global SCALE
+    own = _Params(np.array([0.5, -0.5, 1.0]), np.ones(3))
+    jb, jg = ft.jit(own.apply), ft.jit(_apply_global)
+
+    def set_scale(v):
+        def change():
+            global SCALE
+            SCALE = v
+
+        return change
+
+    changes = [
+        None,
+        lambda: own.w.__setitem__(0, 2.0),
+        lambda: PARAMS.w.__setitem__(1, -1.0),
+        set_scale(3.0),
+        lambda: setattr(_Params, "K", 4.0),
+        set_scale(2.0),
+    ]
+    try:
+        for change in changes:
+            if change is not None:
+                change()
+            for _ in range(2):
+                np.testing.assert_array_equal(jb(X), own.apply(X))
+                np.testing.assert_array_equal(jg(X), _apply_global(X))
+    finally:
+        SCALE = 2.0
+        _Params.K = 1.5
