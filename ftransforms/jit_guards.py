@@ -770,6 +770,9 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             fields_read(attrs[attr], f"{var}.{attr}", names)  # ``cfg.opt.lr``
             if isinstance(attrs[attr], types.FunctionType):  # ``mymodule.helper(x)``
                 visit(attrs[attr], 1, f"{var}.{attr}")
+                if isinstance(value, type) and not _library(value):
+                    # ``Base.forward(self, x)``: the class attributes it reads (``self.k``)
+                    class_fields(value, None, _names_read(attrs[attr].__code__))
         if not _user_object(value):
             return
         # ``c.k`` of a global ``c``: ``C.k``
@@ -868,6 +871,17 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             if isinstance(method, types.FunctionType) and id(method) not in seen:
                 visit(method, 1, f"{mro[where].__name__}.{attr}")
                 class_fields(cls, owner, _names_read(method.__code__) - read)
+            # ``super().forward(x)`` in it: the definitions it overrides, further along
+            for c in mro[where + 1 :] if _calls_super(method) else ():
+                base = c.__dict__.get(attr)
+                if base is None:
+                    continue  # (a class between that does not define it)
+                base = base.__func__ if isinstance(base, (staticmethod, classmethod)) else base
+                if isinstance(base, types.FunctionType) and id(base) not in seen:
+                    visit(base, 1, f"{c.__name__}.{attr}")
+                    class_fields(cls, owner, _names_read(base.__code__) - read)
+                if not _calls_super(base):
+                    break
 
     visit(func, 0, getattr(func, "__name__", "f"))
     for obj in static:
@@ -992,6 +1006,13 @@ def _attribute_strings(code: types.CodeType) -> frozenset:
 
 
 _STRINGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _calls_super(fn: Any) -> bool:
+    """Whether a method's code calls ``super()`` (its zero-argument form reads the
+    ``__class__`` cell; ``super(C, self)`` names ``super`` too)."""
+    code = getattr(fn, "__code__", None)
+    return code is not None and ("super" in code.co_names or "__class__" in code.co_freevars)
 
 
 def _stored_attributes(code: types.CodeType) -> set:

@@ -344,3 +344,57 @@ def test_the_methods_of_a_named_tuple_read_what_changed():
     finally:
         SCALE = 2.0
         _Params.K = 1.5
+
+
+# -- a method that calls the one it overrides -------------------------------------------------
+
+GAIN = 2.0
+
+
+class _Base:
+    k = 1.0
+
+    def forward(self, x):
+        return x * GAIN * self.k
+
+
+class _Middle(_Base):
+    pass
+
+
+class _Child(_Middle):
+    def forward(self, x):
+        return super().forward(x) + 1.0
+
+
+class _Explicit(_Base):
+    def forward(self, x):
+        return _Base.forward(self, x) - 1.0
+
+
+def test_what_the_method_super_calls_reads_records_again():
+    """``super().forward(x)`` (or ``Base.forward(self, x)``) in a subclass's method: only
+    the first definition along the class's MRO was followed, so a global the base's
+    method reads (``GAIN``) and a class attribute it reads through ``self`` were not
+    guarded, and changing them replayed the old values."""
+    global GAIN
+    child, explicit = _Child(), _Explicit()
+    jc, je = ft.jit(child.forward), ft.jit(explicit.forward)
+
+    def set_gain(v):
+        def change():
+            global GAIN
+            GAIN = v
+
+        return change
+
+    changes = [None, set_gain(3.0), lambda: setattr(_Base, "k", 5.0), set_gain(2.0)]
+    try:
+        for change in changes:
+            if change is not None:
+                change()
+            for _ in range(2):
+                np.testing.assert_array_equal(jc(X), child.forward(X))
+                np.testing.assert_array_equal(je(X), explicit.forward(X))
+    finally:
+        GAIN, _Base.k = 2.0, 1.0
