@@ -676,9 +676,14 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 for holder, k, v in _fields(obj):
                     place(holder, k, v, f"{type(obj).__name__}.{k}")
                     visit(v, depth + 1, k)
-            visit(type(obj).__dict__.get("__call__"), depth + 1, name)
-            if not _library(obj):
-                call = type(obj).__dict__.get("__call__")
+            # its ``__call__``, also one it inherits (``Module.__call__`` calling
+            # ``self.forward(x)``: what ``forward`` reads, through ``class_fields``)
+            call = next(
+                (c.__dict__["__call__"] for c in type(obj).__mro__ if "__call__" in c.__dict__),
+                None,
+            )
+            visit(call, depth + 1, name)
+            if not _library(obj) and not _library(call):
                 if isinstance(call, types.FunctionType):  # ``type(self).k``
                     owner = fields if type(fields) is dict else None  # (``__slots__``: None)
                     class_fields(type(obj), owner, _names_read(call.__code__))

@@ -398,3 +398,61 @@ def test_what_the_method_super_calls_reads_records_again():
                 np.testing.assert_array_equal(je(X), explicit.forward(X))
     finally:
         GAIN, _Base.k = 2.0, 1.0
+
+
+# -- a layer whose __call__ is inherited ---------------------------------------------------------
+
+STRENGTH = 2.0
+
+
+class _Module:
+    """``__call__`` dispatching to ``forward``, as a torch-style base class does."""
+
+    def __call__(self, *args):
+        return self.forward(*args)
+
+
+class _Linear(_Module):
+    k = 1.0
+
+    def __init__(self):
+        self.w = np.array([[1.0, 0.5, 0.0], [0.0, 1.0, 0.0], [0.5, 0.0, 2.0]])
+
+    def forward(self, x):
+        return x @ self.w * STRENGTH * self.k
+
+
+class _Net(_Module):
+    def __init__(self):
+        self.l1 = _Linear()
+
+    def forward(self, x):
+        return np.tanh(self.l1(x))
+
+
+def test_what_forward_reads_under_an_inherited_call_records_again():
+    """``jit(net)`` or ``jit(net.forward)`` where ``__call__`` is inherited from a base
+    class that calls ``self.forward(x)``: only a ``__call__`` of the object's own class
+    was followed, so the global and the class attribute ``forward`` reads replayed
+    stale after a change."""
+    global STRENGTH
+    net = _Net()
+    jn, jf = ft.jit(net), ft.jit(net.forward)
+
+    def set_strength(v):
+        def change():
+            global STRENGTH
+            STRENGTH = v
+
+        return change
+
+    changes = [None, set_strength(3.0), lambda: setattr(_Linear, "k", 0.5), set_strength(2.0)]
+    try:
+        for change in changes:
+            if change is not None:
+                change()
+            for _ in range(2):
+                np.testing.assert_array_equal(jn(X), net(X))
+                np.testing.assert_array_equal(jf(X), net.forward(X))
+    finally:
+        STRENGTH, _Linear.k = 2.0, 1.0
