@@ -529,6 +529,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     read: set = set()  # the names the code visited reads
     long_lists: list = []  # NOTE [objects in long lists under jit]
     deep: list = []  # (a user object below _DEPTH, its name, its depth)
+    objects: list = []  # (a user object placed, its name): its methods are followed
     codes: list = []  # the code visited
     idents: dict = {}  # id(container) -> the name the code reaches it by, or None
 
@@ -569,6 +570,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         if kind is None and _user_object(value):  # ``self.layer.w``, ``model.layers[1].b``
             checks.append((holder, key, value))  # the object itself: rebinding it counts
             names.append(name)
+            objects.append((value, name))
             if id(value) in placed or len(checks) > _MAX_CHECKS:
                 return True
             if depth > _DEPTH:  # deeper: only the fields the code names, at the end
@@ -892,9 +894,9 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     for obj in static:
         if isinstance(obj, type) and not _library(obj):  # a class passed in: ``C.k``,
             code = getattr(getattr(func, "__func__", func), "__code__", None)
-            read = _names_read(code) if code is not None else set()
-            class_fields(obj, None, read)
-            for attr in sorted(read):  # and what its methods read (``C.apply(x)``)
+            named = _names_read(code) if code is not None else set()
+            class_fields(obj, None, named)
+            for attr in sorted(named):  # and what its methods read (``C.apply(x)``)
                 member = inspect.getattr_static(obj, attr, None)
                 if isinstance(member, (classmethod, staticmethod)):
                     member = member.__func__
@@ -908,6 +910,30 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             as_array(obj, type(obj).__name__)
         if callable(obj) and not isinstance(obj, type):  # ``f(x, act)``: what ``act`` reads
             visit(obj, 1, getattr(obj, "__name__", type(obj).__name__))
+    # NOTE [methods of objects in containers under jit]: a user's object reached as an
+    # item or a field (``for l in self.layers: x = l(x)``, ``self.blocks["a"](x)``,
+    # ``LAYERS[0].act(x)``) has its fields guarded where it is placed, but what its
+    # methods read (a global ``SCALE``, the class's ``k`` through ``self``) was not
+    # followed: its ``__call__`` (inherited too) and the methods the code names are
+    # visited here, once per class, with the class attributes they read; until no more
+    # names are read (a method may name another's).
+    done: set = set()  # (class, name) followed
+    for _ in range(3):
+        before = len(read)
+        wanted = ("__call__", *sorted(read))
+        for cls in {type(v): None for v, _ in objects}:
+            if len(checks) > _MAX_CHECKS:
+                break
+            for attr in wanted:
+                if (cls, attr) in done:
+                    continue
+                done.add((cls, attr))
+                fn = _user_method(cls, attr)
+                if fn is not None:  # (per class: an item's own ``k`` set later to shadow
+                    visit(fn, 1, f"{cls.__name__}.{attr}")  # ``C.k`` is not checked for)
+                    class_fields(cls, None, _names_read(fn.__code__))
+        if len(read) == before:
+            break
     # NOTE [objects in long lists under jit]: a list of more than ``_MAX_ITEMS`` items is
     # checked to hold the same objects, not followed into (an op database's lists); but a
     # model's 100 layers (``for l in self.layers: x = l(x)``), whose ``l.w`` a training
@@ -1011,6 +1037,19 @@ def _attribute_strings(code: types.CodeType) -> frozenset:
 
 
 _STRINGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _user_method(cls: type, attr: str) -> types.FunctionType | None:
+    """The function of the user's that ``cls`` has as the method ``attr`` (found along
+    its MRO; a staticmethod's or classmethod's too), or ``None``."""
+    for c in cls.__mro__:
+        if attr in c.__dict__:
+            v = c.__dict__[attr]
+            v = v.__func__ if isinstance(v, (staticmethod, classmethod)) else v
+            if isinstance(v, types.FunctionType) and not _library(v):
+                return v
+            return None
+    return None
 
 
 def _calls_super(fn: Any) -> bool:

@@ -456,3 +456,58 @@ def test_what_forward_reads_under_an_inherited_call_records_again():
                 np.testing.assert_array_equal(jf(X), net.forward(X))
     finally:
         STRENGTH, _Linear.k = 2.0, 1.0
+
+
+# -- the methods of the layers in a list or a dict --------------------------------------------
+
+SHIFT = 0.5
+
+
+class _Dense:
+    k = 1.0
+
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, x):
+        return np.tanh(x @ self.w) * self.k + SHIFT
+
+    def act(self, x):
+        return np.sin(x) * SHIFT
+
+
+class _Stack:
+    def __init__(self):
+        self.layers = [_Dense(np.eye(3)), _Dense(np.eye(3) * 0.5)]
+        self.heads = {"out": _Dense(np.ones((3, 3)))}
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return self.heads["out"].act(x)
+
+
+def test_what_the_layers_in_a_list_read_records_again():
+    """``for layer in self.layers: x = layer(x)``: the layers' fields were guarded, but
+    not what their ``__call__`` and the methods the code names read (a global
+    ``SHIFT``, the class attribute ``k`` through ``self``), which replayed stale."""
+    global SHIFT
+    stack = _Stack()
+    jf = ft.jit(stack.forward)
+
+    def set_shift(v):
+        def change():
+            global SHIFT
+            SHIFT = v
+
+        return change
+
+    changes = [None, set_shift(1.5), lambda: setattr(_Dense, "k", 3.0), set_shift(0.5)]
+    try:
+        for change in changes:
+            if change is not None:
+                change()
+            for _ in range(2):
+                np.testing.assert_array_equal(jf(X), stack.forward(X))
+    finally:
+        SHIFT, _Dense.k = 0.5, 1.0
