@@ -775,11 +775,20 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             else:
                 place(attrs, attr, attrs[attr], f"{var}.{attr}")
             fields_read(attrs[attr], f"{var}.{attr}", names)  # ``cfg.opt.lr``
-            if isinstance(attrs[attr], types.FunctionType):  # ``mymodule.helper(x)``
-                visit(attrs[attr], 1, f"{var}.{attr}")
+            fn = attrs[attr]
+            fn = fn.__func__ if isinstance(fn, (staticmethod, classmethod)) else fn
+            if isinstance(fn, types.FunctionType):  # ``mymodule.helper(x)``, ``C.helper(x)``
+                visit(fn, 1, f"{var}.{attr}")
                 if isinstance(value, type) and not _library(value):
                     # ``Base.forward(self, x)``: the class attributes it reads (``self.k``)
-                    class_fields(value, None, _names_read(attrs[attr].__code__))
+                    class_fields(value, None, _names_read(fn.__code__))
+        if isinstance(value, type) and not _library(value):
+            # ``Scaler(2.0)(x)``: what the methods that making and calling one run read
+            for attr in ("__init__", "__post_init__", "__call__"):
+                fn = _user_method(value, attr)
+                if fn is not None and id(fn) not in seen:
+                    visit(fn, 1, f"{var}.{attr}")
+                    class_fields(value, None, _names_read(fn.__code__))
         if not _user_object(value):
             return
         # ``c.k`` of a global ``c``: ``C.k``

@@ -511,3 +511,52 @@ def test_what_the_layers_in_a_list_read_records_again():
                 np.testing.assert_array_equal(jf(X), stack.forward(X))
     finally:
         SHIFT, _Dense.k = 0.5, 1.0
+
+
+# -- a class the function makes objects of -------------------------------------------------
+
+FACTOR = 2.0
+
+
+class _Scaler:
+    c = 1.0
+
+    def __init__(self, s):
+        self.s = s * FACTOR
+
+    def __call__(self, x):
+        return x * self.s * self.c
+
+    @staticmethod
+    def helper(x):
+        return x + FACTOR
+
+
+def _make_and_call(x):
+    return _Scaler(2.0)(x) + _Scaler.helper(x)
+
+
+def test_what_a_class_made_inside_the_function_reads_records_again():
+    """``_Scaler(2.0)(x)`` and ``_Scaler.helper(x)`` of a global class: its ``__init__``
+    and ``__call__`` run without being named, and a staticmethod is no function in the
+    class's dict, so the global ``FACTOR`` they read and the class's ``c`` replayed
+    stale after a change."""
+    global FACTOR
+    jf = ft.jit(_make_and_call)
+
+    def set_factor(v):
+        def change():
+            global FACTOR
+            FACTOR = v
+
+        return change
+
+    changes = [None, set_factor(3.0), lambda: setattr(_Scaler, "c", 4.0), set_factor(2.0)]
+    try:
+        for change in changes:
+            if change is not None:
+                change()
+            for _ in range(2):
+                np.testing.assert_array_equal(jf(X), _make_and_call(X))
+    finally:
+        FACTOR, _Scaler.c = 2.0, 1.0
