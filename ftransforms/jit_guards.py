@@ -923,17 +923,18 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     # item or a field (``for l in self.layers: x = l(x)``, ``self.blocks["a"](x)``,
     # ``LAYERS[0].act(x)``) has its fields guarded where it is placed, but what its
     # methods read (a global ``SCALE``, the class's ``k`` through ``self``) was not
-    # followed: its ``__call__`` (inherited too) and the methods the code names are
-    # visited here, once per class, with the class attributes they read; until no more
-    # names are read (a method may name another's).
+    # followed: its ``__call__`` (inherited too), the other special methods Python calls
+    # without the code naming them (``T[0]``, ``len(T)``, ``float(v)``, ``x * s``) and
+    # the methods the code names are visited here, once per class, with the class
+    # attributes they read; until no more names are read (a method may name another's).
     done: set = set()  # (class, name) followed
     for _ in range(3):
         before = len(read)
-        wanted = ("__call__", *sorted(read))
+        wanted = tuple(sorted(read))
         for cls in {type(v): None for v, _ in objects}:
             if len(checks) > _MAX_CHECKS:
                 break
-            for attr in wanted:
+            for attr in (*_protocol_methods(cls), *wanted):
                 if (cls, attr) in done:
                     continue
                 done.add((cls, attr))
@@ -1046,6 +1047,38 @@ def _attribute_strings(code: types.CodeType) -> frozenset:
 
 
 _STRINGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+#: Special methods that read nothing a call computes with (made, shown, set, compared
+#: by identity), not followed (NOTE [methods of objects in containers under jit]).
+_NOT_FOLLOWED = frozenset(
+    {"__init__", "__new__", "__del__", "__repr__", "__str__", "__format__", "__setattr__",
+     "__delattr__", "__init_subclass__", "__class_getitem__", "__getstate__", "__setstate__",
+     "__reduce__", "__reduce_ex__", "__copy__", "__deepcopy__", "__enter__", "__exit__",
+     "__set_name__", "__subclasshook__", "__hash__", "__eq__", "__ne__", "__dir__",
+     "__sizeof__"}
+)  # fmt: skip
+
+
+def _protocol_methods(cls: type) -> list[str]:
+    """The special methods of the user's that ``cls`` defines along its MRO (``__call__``,
+    ``__getitem__``, ``__rmul__``, ``__float__``, ...): Python runs them for the code
+    without it naming them."""
+    found = _PROTOCOL.get(cls)
+    if found is None:
+        out: dict = {}
+        for c in cls.__mro__:
+            if _library(c):
+                continue
+            for k, v in c.__dict__.items():
+                if k.startswith("__") and k.endswith("__") and k not in _NOT_FOLLOWED:
+                    if isinstance(v, types.FunctionType):
+                        out.setdefault(k, None)
+        found = _PROTOCOL[cls] = sorted(out)
+    return found
+
+
+_PROTOCOL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _user_method(cls: type, attr: str) -> types.FunctionType | None:

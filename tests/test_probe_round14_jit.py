@@ -560,3 +560,65 @@ def test_what_a_class_made_inside_the_function_reads_records_again():
                 np.testing.assert_array_equal(jf(X), _make_and_call(X))
     finally:
         FACTOR, _Scaler.c = 2.0, 1.0
+
+
+# -- special methods Python runs for the code -------------------------------------------------
+
+OFFSET = 2.0
+
+
+class _Table:
+    def __init__(self):
+        self.rows = [1.0, 2.0]
+
+    def __getitem__(self, i):
+        return self.rows[i] * OFFSET
+
+    def __len__(self):
+        return len(self.rows) + int(OFFSET)
+
+
+class _Value:
+    def __float__(self):
+        return OFFSET * 1.5
+
+
+TABLE, VALUE = _Table(), _Value()
+
+
+class _Holder:
+    def __init__(self):
+        self.table = _Table()
+
+    def forward(self, x):
+        return x * self.table[1]
+
+
+def _uses_protocols(x):
+    return x * TABLE[0] + len(TABLE) + x * float(VALUE)
+
+
+def test_what_special_methods_read_records_again():
+    """``TABLE[0]``, ``len(TABLE)``, ``float(VALUE)`` of the user's objects (global or a
+    field): Python runs ``__getitem__``, ``__len__``, ``__float__`` without the code
+    naming them, so the global they read was not guarded and replayed stale."""
+    global OFFSET
+    holder = _Holder()
+    jg, jh = ft.jit(_uses_protocols), ft.jit(holder.forward)
+
+    def set_offset(v):
+        def change():
+            global OFFSET
+            OFFSET = v
+
+        return change
+
+    try:
+        for change in (None, set_offset(3.0), set_offset(5.0)):
+            if change is not None:
+                change()
+            for _ in range(2):
+                np.testing.assert_array_equal(jg(X), _uses_protocols(X))
+                np.testing.assert_array_equal(jh(X), holder.forward(X))
+    finally:
+        OFFSET = 2.0
