@@ -675,6 +675,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             if type(fields) is dict and not _library(obj):  # (``self.h = h``)
                 stores[id(fields)] = (fields, None)
             if not _library(obj):  # a callable object (a model): its fields (slots too)
+                objects.append((obj, name))  # (and its special methods)
                 for holder, k, v in _fields(obj):
                     place(holder, k, v, f"{type(obj).__name__}.{k}")
                     visit(v, depth + 1, k)
@@ -836,6 +837,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 visit(v, 1, f"self.{k}")  # ``self.layer(x)``: what the layer reads
         if _library(obj):
             return
+        objects.append((obj, "self"))  # ``self[0]``, ``len(self)``: its special methods
         if type(owner) is dict:
             stores[id(owner)] = (owner, None)  # ``self.last = h`` (NOTE [traced values stored
         if isinstance(method, types.FunctionType):  # outside under jit])

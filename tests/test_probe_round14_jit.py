@@ -593,18 +593,25 @@ class _Holder:
     def forward(self, x):
         return x * self.table[1]
 
+    def __getitem__(self, i):
+        return OFFSET * (i + 1)
+
+    def own(self, x):
+        return x * self[2]  # its own ``__getitem__``
+
 
 def _uses_protocols(x):
     return x * TABLE[0] + len(TABLE) + x * float(VALUE)
 
 
 def test_what_special_methods_read_records_again():
-    """``TABLE[0]``, ``len(TABLE)``, ``float(VALUE)`` of the user's objects (global or a
-    field): Python runs ``__getitem__``, ``__len__``, ``__float__`` without the code
-    naming them, so the global they read was not guarded and replayed stale."""
+    """``TABLE[0]``, ``len(TABLE)``, ``float(VALUE)`` of the user's objects (global, a
+    field, or ``self[2]`` in a method): Python runs ``__getitem__``, ``__len__``,
+    ``__float__`` without the code naming them, so the global they read was not guarded
+    and replayed stale."""
     global OFFSET
     holder = _Holder()
-    jg, jh = ft.jit(_uses_protocols), ft.jit(holder.forward)
+    jg, jh, jo = ft.jit(_uses_protocols), ft.jit(holder.forward), ft.jit(holder.own)
 
     def set_offset(v):
         def change():
@@ -620,5 +627,6 @@ def test_what_special_methods_read_records_again():
             for _ in range(2):
                 np.testing.assert_array_equal(jg(X), _uses_protocols(X))
                 np.testing.assert_array_equal(jh(X), holder.forward(X))
+                np.testing.assert_array_equal(jo(X), holder.own(X))
     finally:
         OFFSET = 2.0
