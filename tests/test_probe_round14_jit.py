@@ -565,6 +565,7 @@ def test_what_a_class_made_inside_the_function_reads_records_again():
 # -- special methods Python runs for the code -------------------------------------------------
 
 OFFSET = 2.0
+SPREAD = 1.0
 
 
 class _Table:
@@ -594,7 +595,7 @@ class _Holder:
         return x * self.table[1]
 
     def __getitem__(self, i):
-        return OFFSET * (i + 1)
+        return SPREAD * (i + 1)
 
     def own(self, x):
         return x * self[2]  # its own ``__getitem__``
@@ -609,7 +610,7 @@ def test_what_special_methods_read_records_again():
     field, or ``self[2]`` in a method): Python runs ``__getitem__``, ``__len__``,
     ``__float__`` without the code naming them, so the global they read was not guarded
     and replayed stale."""
-    global OFFSET
+    global OFFSET, SPREAD
     holder = _Holder()
     jg, jh, jo = ft.jit(_uses_protocols), ft.jit(holder.forward), ft.jit(holder.own)
 
@@ -620,8 +621,15 @@ def test_what_special_methods_read_records_again():
 
         return change
 
+    def set_spread(v):
+        def change():
+            global SPREAD
+            SPREAD = v
+
+        return change
+
     try:
-        for change in (None, set_offset(3.0), set_offset(5.0)):
+        for change in (None, set_offset(3.0), set_spread(4.0), set_offset(5.0)):
             if change is not None:
                 change()
             for _ in range(2):
@@ -629,4 +637,4 @@ def test_what_special_methods_read_records_again():
                 np.testing.assert_array_equal(jh(X), holder.forward(X))
                 np.testing.assert_array_equal(jo(X), holder.own(X))
     finally:
-        OFFSET = 2.0
+        OFFSET, SPREAD = 2.0, 1.0
