@@ -936,10 +936,11 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         for cls in {type(v): None for v, _ in objects}:
             if len(checks) > _MAX_CHECKS:
                 break
-            for attr in (*_protocol_methods(cls), *wanted):
-                if (cls, attr) in done:
-                    continue
-                done.add((cls, attr))
+            fresh = [a for a in (*_protocol_methods(cls), *wanted) if (cls, a) not in done]
+            done.update((cls, a) for a in fresh)
+            # ``LAYERS[0].k``, a property's ``l.scale``: the class's fields the code names
+            class_fields(cls, None, set(fresh))
+            for attr in fresh:
                 fn = _user_method(cls, attr)
                 if fn is not None:  # (per class: an item's own ``k`` set later to shadow
                     visit(fn, 1, f"{cls.__name__}.{attr}")  # ``C.k`` is not checked for)

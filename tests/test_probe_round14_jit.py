@@ -638,3 +638,41 @@ def test_what_special_methods_read_records_again():
                 np.testing.assert_array_equal(jo(X), holder.own(X))
     finally:
         OFFSET, SPREAD = 2.0, 1.0
+
+
+class _Unit:
+    c = 1.0
+
+    @property
+    def scale(self):
+        return SHIFT * 2.0
+
+
+UNITS = [_Unit()]
+
+
+def _item_fields(x):
+    return x * UNITS[0].c + UNITS[0].scale
+
+
+def test_class_attributes_and_properties_of_an_item_record_again():
+    """``UNITS[0].c`` (a class attribute) and ``UNITS[0].scale`` (a property reading a
+    global) of an object in a list: neither was guarded, only the item's own fields."""
+    global SHIFT
+    jf = ft.jit(_item_fields)
+
+    def set_shift(v):
+        def change():
+            global SHIFT
+            SHIFT = v
+
+        return change
+
+    try:
+        for change in (None, lambda: setattr(_Unit, "c", 3.0), set_shift(4.0)):
+            if change is not None:
+                change()
+            for _ in range(2):
+                np.testing.assert_array_equal(jf(X), _item_fields(X))
+    finally:
+        SHIFT, _Unit.c = 0.5, 1.0
