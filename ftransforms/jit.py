@@ -196,16 +196,30 @@ def _unlike_ndarray(arrays: list) -> str:
     """NOTE [arrays jit does not record]: a subclass of ``np.ndarray`` other than
     ``np.memmap`` changes what operations mean (``*`` of two ``np.matrix`` is a matrix
     product, a masked array's ``mean`` skips the masked entries, a ``recarray`` has fields
-    as attributes), and a structured dtype's fields (``x["a"]``) are no array operations:
-    a recording would compute as for a plain ``ndarray`` (or fail), so such a signature
-    runs eagerly.  Which argument that is, or ``""``; asked only before a recording."""
+    as attributes), and a structured dtype's fields (``x["a"]``) are no array operations,
+    nor is Python code on the elements of an array of strings or objects (``len(n)`` for
+    ``n`` in ``np.array(["a", "bb"])``; ``jax.jit`` refuses such arguments): a recording
+    would compute as for a plain ``ndarray`` (or fail), so such a signature runs eagerly.
+    Which argument that is, or ``""``; asked only before a recording."""
     for a in arrays:
         t = type(a)
         if t is numpy.ndarray:
             if a.dtype.names is not None:
-                return f"an argument has the structured dtype {a.dtype}"
+                return (
+                    f"an argument has the structured dtype {a.dtype}, whose operations jit "
+                    f"does not record (pass its fields as plain arrays)"
+                )
+            if a.dtype.kind in "OUSV":
+                what = "Python objects" if a.dtype.kind == "O" else "strings or bytes"
+                return (
+                    f"an argument is an array of {what} (dtype {a.dtype}), on which jit "
+                    f"records no operations (pass the numbers computed from it as arrays)"
+                )
         elif isinstance(a, numpy.ndarray) and not isinstance(a, numpy.memmap):
-            return f"an argument is a {t.__module__}.{t.__name__}, a subclass of np.ndarray"
+            return (
+                f"an argument is a {t.__module__}.{t.__name__}, a subclass of np.ndarray, "
+                f"whose operations jit does not record (pass np.asarray(x) for a plain array)"
+            )
     return ""
 
 
@@ -1132,8 +1146,7 @@ def jit(
                 if len(cache) > max_cached:
                     attach_later.pop(id(cache.popitem(last=False)[1]), None)
                 warnings.warn(
-                    f"jit({name}): {unlike}, whose operations jit does not record; this input "
-                    f"signature runs eagerly (pass np.asarray(x) for a plain array)",
+                    f"jit({name}): {unlike}; this input signature runs eagerly",
                     RuntimeWarning,
                     stacklevel=2,
                 )

@@ -52,6 +52,7 @@ such an array (``counts[k] += 1``, ``buf[:] = 7.0``) would happen only while rec
 from __future__ import annotations
 
 import collections
+import contextvars
 import dis
 import enum
 import functools
@@ -85,6 +86,7 @@ _LEN = object()  # the key of a list's or dict's length (``holder`` is the list 
 
 
 _WHOLE = object()  # the key of a check of the holder's whole content (``value``: a copy)
+_CONTEXT = object()  # the key of a ``ContextVar``'s value in the current context
 
 #: Names by which code reads the environment (``os.environ["K"]``, ``os.getenv("K")``).
 _ENVIRON_NAMES = frozenset({"environ", "environb", "getenv", "getenvb"})
@@ -271,11 +273,22 @@ def _now(holder: Any, key: Any) -> Any:
         return len(holder)
     if key is _WHOLE:
         return holder
+    if key is _CONTEXT:
+        return _context_value(holder)
     if type(key) is _Attr:
         return getattr(holder, key, _MISSING)
     if _container(holder) in (list, tuple):
         return holder[key] if key < len(holder) else _MISSING
     return holder.get(key, _MISSING)
+
+
+def _context_value(var: contextvars.ContextVar) -> Any:
+    """What ``var.get()`` returns in the current context (its default where it has no
+    value there; ``var.get(d)`` would return ``d`` instead), or ``_MISSING``."""
+    try:
+        return var.get()
+    except LookupError:
+        return _MISSING
 
 
 class Guards:
@@ -516,6 +529,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
     read: set = set()  # the names the code visited reads
     long_lists: list = []  # NOTE [objects in long lists under jit]
     deep: list = []  # (a user object below _DEPTH, its name, its depth)
+    objects: list = []  # (a user object placed, its name): its methods are followed
     codes: list = []  # the code visited
     idents: dict = {}  # id(container) -> the name the code reaches it by, or None
 
@@ -531,6 +545,14 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         if _is_data(value) or _is_setting(value):
             checks.append((holder, key, value))
             names.append(name)
+            return True
+        if type(value) is contextvars.ContextVar:
+            # NOTE [thread-local settings under jit]: ``MODE.get()`` of a ``ContextVar``
+            # (a setting a ``with`` block sets) is its value in the context of the call:
+            # the variable is guarded, and what it holds in the replaying context
+            checks.append((holder, key, value))
+            names.append(name)
+            place(value, _CONTEXT, _context_value(value), f"{name}.get()", depth + 1, nesting)
             return True
         if (
             getattr(type(value), "__next__", None) is not None
@@ -548,6 +570,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         if kind is None and _user_object(value):  # ``self.layer.w``, ``model.layers[1].b``
             checks.append((holder, key, value))  # the object itself: rebinding it counts
             names.append(name)
+            objects.append((value, name))
             if id(value) in placed or len(checks) > _MAX_CHECKS:
                 return True
             if depth > _DEPTH:  # deeper: only the fields the code names, at the end
@@ -558,6 +581,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 stores[id(value.__dict__)] = (value.__dict__, None)  # (``model.layer.h = h``)
             for holder_k, k, v in _fields(value)[:_MAX_ITEMS]:
                 place(holder_k, k, v, f"{name}.{k}", depth + 1)
+            as_array(value, name)
             return True
         if kind is None and callable(value) and not isinstance(value, types.ModuleType):
             # ``helper`` redefined by running its cell again, ``ACTS[0] = np.sin``
@@ -621,6 +645,12 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         if isinstance(obj, types.MethodType):
             visit(obj.__func__, depth, name)
             fields_of(obj.__self__, obj.__func__)
+            if _container(obj.__self__) is not None and not _library(obj.__self__):
+                # a method of the user's ``NamedTuple`` (or list, dict): ``self.w`` is an
+                # item, no field, and NumPy's values from it (``np.exp(self.w)``) are
+                # checked as those of a container's items (NOTE [values derived from
+                # outside arrays under jit])
+                place(obj, _Attr("__self__"), obj.__self__, "self")
             return
         wrapped = wrapped_of(obj)
         if wrapped is not None:
@@ -645,15 +675,23 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             if type(fields) is dict and not _library(obj):  # (``self.h = h``)
                 stores[id(fields)] = (fields, None)
             if not _library(obj):  # a callable object (a model): its fields (slots too)
+                objects.append((obj, name))  # (and its special methods)
                 for holder, k, v in _fields(obj):
                     place(holder, k, v, f"{type(obj).__name__}.{k}")
                     visit(v, depth + 1, k)
-            visit(type(obj).__dict__.get("__call__"), depth + 1, name)
-            if type(fields) is dict and not _library(obj):
-                call = type(obj).__dict__.get("__call__")
+            # its ``__call__``, also one it inherits (``Module.__call__`` calling
+            # ``self.forward(x)``: what ``forward`` reads, through ``class_fields``)
+            call = next(
+                (c.__dict__["__call__"] for c in type(obj).__mro__ if "__call__" in c.__dict__),
+                None,
+            )
+            visit(call, depth + 1, name)
+            if not _library(obj) and not _library(call):
                 if isinstance(call, types.FunctionType):  # ``type(self).k``
-                    class_fields(type(obj), fields, _names_read(call.__code__))
-                    absent(fields, call.__code__)
+                    owner = fields if type(fields) is dict else None  # (``__slots__``: None)
+                    class_fields(type(obj), owner, _names_read(call.__code__))
+                    if owner is not None:
+                        absent(owner, call.__code__)
         if isinstance(obj, types.FunctionType):
             code = obj.__code__
             codes.append(code)
@@ -687,7 +725,7 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                     continue
                 place(cell, _CELL, value, var)
                 visit(value, _deeper(value, depth), var)
-                fields_read(value, var, names)
+                fields_read(value, var, names, _attribute_strings(code))
             glb = obj.__globals__
             loaded = None  # the names the code reads as globals, where needed
             for var in names:
@@ -708,37 +746,82 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                         note((glb, var, value), var)
                     continue
                 place(glb, var, value, var)
-                fields_read(value, var, names)
+                fields_read(value, var, names, _attribute_strings(code))
                 if not isinstance(value, types.ModuleType):
                     visit(value, _deeper(value, depth), var)
 
-    def fields_read(value: Any, var: str, names: set) -> None:
+    def fields_read(value: Any, var: str, names: set, strings: frozenset = frozenset()) -> None:
         """``config.W`` of the user's own module, ``Config.k`` of a class, ``cfg.lr`` of a
-        plain object (a namespace): the fields whose names the code reads."""
-        if _is_data(value) or _container(value) or _library(value):
+        plain object (a namespace): the fields whose names the code reads; and those it
+        names as strings that the object does not have (``getattr(cfg, "boost", 1.0)``),
+        checked to be still absent."""
+        if _is_data(value) or _library(value):
+            return
+        if _container(value) is not None:
+            if type(value) not in (list, tuple, dict) and not _library(type(value)):
+                methods_named(value, var, names)  # a ``NamedTuple`` of the user's
             return
         if not isinstance(value, (types.ModuleType, type)) and callable(value):
             return  # a function or model: visited
         attrs = getattr(value, "__dict__", None)
-        if attrs is None or (id(attrs), "fields") in seen_fields:
+        slotted = attrs is None and _user_object(value)
+        if slotted:  # ``__slots__``: its fields are placed with it (``place``); its
+            attrs = {}  # class's and those its methods read are followed here
+        if attrs is None or (id(value), "fields") in seen_fields:
             return
-        seen_fields.add((id(attrs), "fields"))
+        seen_fields.add((id(value), "fields"))
         for attr in names & attrs.keys():
             if isinstance(value, threading.local):  # NOTE [thread-local settings under jit]
                 place(value, _Attr(attr), attrs[attr], f"{var}.{attr}")
             else:
                 place(attrs, attr, attrs[attr], f"{var}.{attr}")
             fields_read(attrs[attr], f"{var}.{attr}", names)  # ``cfg.opt.lr``
-            if isinstance(attrs[attr], types.FunctionType):  # ``mymodule.helper(x)``
-                visit(attrs[attr], 1, f"{var}.{attr}")
+            fn = attrs[attr]
+            fn = fn.__func__ if isinstance(fn, (staticmethod, classmethod)) else fn
+            if isinstance(fn, types.FunctionType):  # ``mymodule.helper(x)``, ``C.helper(x)``
+                visit(fn, 1, f"{var}.{attr}")
+                if isinstance(value, type) and not _library(value):
+                    # ``Base.forward(self, x)``: the class attributes it reads (``self.k``)
+                    class_fields(value, None, _names_read(fn.__code__))
+        if isinstance(value, type) and not _library(value):
+            # ``Scaler(2.0)(x)``: what the methods that making and calling one run read
+            for attr in ("__init__", "__post_init__", "__call__"):
+                fn = _user_method(value, attr)
+                if fn is not None and id(fn) not in seen:
+                    visit(fn, 1, f"{var}.{attr}")
+                    class_fields(value, None, _names_read(fn.__code__))
         if not _user_object(value):
             return
-        class_fields(type(value), attrs, names)  # ``c.k`` of a global ``c``: ``C.k``
-        for attr in names - attrs.keys():  # ``model.predict(x)`` reads ``self.w``
+        # ``c.k`` of a global ``c``: ``C.k``
+        class_fields(type(value), None if slotted else attrs, names)
+        if not slotted:
+            for attr in sorted(strings - attrs.keys()):
+                note((attrs, attr, _MISSING), f"{var}.{attr}")
+        as_array(value, var)
+        methods_named(value, var, names - attrs.keys())
+
+    def methods_named(value: Any, var: str, names: set) -> None:
+        """The methods of ``value``'s class among ``names`` (``model.predict(x)`` reads
+        ``self.w``, a ``NamedTuple``'s ``PARAMS.apply(x)`` a global) and the class
+        attributes among them."""
+        if _container(value) is not None:
+            class_fields(type(value), None, names)
+        for attr in sorted(names):
             method = getattr(type(value), attr, None)
             if isinstance(method, types.FunctionType):
                 visit(method, 1, f"{var}.{attr}")
                 fields_of(value, method)
+
+    def as_array(obj: Any, name: str) -> None:
+        """An object of the user's with an ``__array__`` method (an array-like passed in
+        or read from outside): ``np.asarray(obj)`` runs that method, which no code the
+        walk visits names, so what it reads (``self.a``) is followed as for a method the
+        code calls; a value NumPy derives from it (``np.sin(np.asarray(obj))``) is then
+        checked (NOTE [values derived from outside arrays under jit])."""
+        method = getattr(type(obj), "__array__", None)
+        if isinstance(method, types.FunctionType) and id(method) not in seen:
+            visit(method, 1, f"{name}.__array__")
+            fields_of(obj, method)
 
     def fields_of(obj: Any, method: Any) -> None:
         """The fields of ``obj`` (``self.w``) and of its class (``type(self).k``) that
@@ -752,17 +835,26 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             for holder, k, v in _fields(obj):
                 place(holder, k, v, f"self.{k}")
                 visit(v, 1, f"self.{k}")  # ``self.layer(x)``: what the layer reads
-        if type(owner) is dict and not _library(obj):
+        if _library(obj):
+            return
+        objects.append((obj, "self"))  # ``self[0]``, ``len(self)``: its special methods
+        if type(owner) is dict:
             stores[id(owner)] = (owner, None)  # ``self.last = h`` (NOTE [traced values stored
-            if isinstance(method, types.FunctionType):  # outside under jit])
-                class_fields(type(obj), owner, _names_read(method.__code__))
+        if isinstance(method, types.FunctionType):  # outside under jit])
+            # (an object with ``__slots__`` has no ``__dict__``: its class's fields count)
+            class_fields(
+                type(obj), owner if type(owner) is dict else None, _names_read(method.__code__)
+            )
+            if type(owner) is dict:
                 absent(owner, method.__code__)
 
     def absent(owner: dict, code: types.CodeType) -> None:
         """``if not hasattr(self, "k"): self.k = ...``: an attribute the code sets and
         ``self`` does not have yet is checked to be still absent (the recording's path
-        followed its absence)."""
-        for attr in sorted(_stored_attributes(code) - owner.keys()):
+        followed its absence), as is one it names as a string (``getattr(self, "boost",
+        1.0)``, ``hasattr(self, "bias")``: an optional attribute set later)."""
+        wanted = _stored_attributes(code) | _attribute_strings(code)
+        for attr in sorted(wanted - owner.keys()):
             checks.append((owner, attr, _MISSING))
             names.append(f"self.{attr}")
 
@@ -797,14 +889,25 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
             if isinstance(method, types.FunctionType) and id(method) not in seen:
                 visit(method, 1, f"{mro[where].__name__}.{attr}")
                 class_fields(cls, owner, _names_read(method.__code__) - read)
+            # ``super().forward(x)`` in it: the definitions it overrides, further along
+            for c in mro[where + 1 :] if _calls_super(method) else ():
+                base = c.__dict__.get(attr)
+                if base is None:
+                    continue  # (a class between that does not define it)
+                base = base.__func__ if isinstance(base, (staticmethod, classmethod)) else base
+                if isinstance(base, types.FunctionType) and id(base) not in seen:
+                    visit(base, 1, f"{c.__name__}.{attr}")
+                    class_fields(cls, owner, _names_read(base.__code__) - read)
+                if not _calls_super(base):
+                    break
 
     visit(func, 0, getattr(func, "__name__", "f"))
     for obj in static:
         if isinstance(obj, type) and not _library(obj):  # a class passed in: ``C.k``,
             code = getattr(getattr(func, "__func__", func), "__code__", None)
-            read = _names_read(code) if code is not None else set()
-            class_fields(obj, None, read)
-            for attr in sorted(read):  # and what its methods read (``C.apply(x)``)
+            named = _names_read(code) if code is not None else set()
+            class_fields(obj, None, named)
+            for attr in sorted(named):  # and what its methods read (``C.apply(x)``)
                 member = inspect.getattr_static(obj, attr, None)
                 if isinstance(member, (classmethod, staticmethod)):
                     member = member.__func__
@@ -815,8 +918,35 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
         if has_fields(obj) and not _library(obj):
             # a static ``self``: its fields, and its class's that ``func`` reads
             fields_of(obj, getattr(func, "__func__", func))
+            as_array(obj, type(obj).__name__)
         if callable(obj) and not isinstance(obj, type):  # ``f(x, act)``: what ``act`` reads
             visit(obj, 1, getattr(obj, "__name__", type(obj).__name__))
+    # NOTE [methods of objects in containers under jit]: a user's object reached as an
+    # item or a field (``for l in self.layers: x = l(x)``, ``self.blocks["a"](x)``,
+    # ``LAYERS[0].act(x)``) has its fields guarded where it is placed, but what its
+    # methods read (a global ``SCALE``, the class's ``k`` through ``self``) was not
+    # followed: its ``__call__`` (inherited too), the other special methods Python calls
+    # without the code naming them (``T[0]``, ``len(T)``, ``float(v)``, ``x * s``) and
+    # the methods the code names are visited here, once per class, with the class
+    # attributes they read; until no more names are read (a method may name another's).
+    done: set = set()  # (class, name) followed
+    for _ in range(3):
+        before = len(read)
+        wanted = tuple(sorted(read))
+        for cls in {type(v): None for v, _ in objects}:
+            if len(checks) > _MAX_CHECKS:
+                break
+            fresh = [a for a in (*_protocol_methods(cls), *wanted) if (cls, a) not in done]
+            done.update((cls, a) for a in fresh)
+            # ``LAYERS[0].k``, a property's ``l.scale``: the class's fields the code names
+            class_fields(cls, None, set(fresh))
+            for attr in fresh:
+                fn = _user_method(cls, attr)
+                if fn is not None:  # (per class: an item's own ``k`` set later to shadow
+                    visit(fn, 1, f"{cls.__name__}.{attr}")  # ``C.k`` is not checked for)
+                    class_fields(cls, None, _names_read(fn.__code__))
+        if len(read) == before:
+            break
     # NOTE [objects in long lists under jit]: a list of more than ``_MAX_ITEMS`` items is
     # checked to hold the same objects, not followed into (an op database's lists); but a
     # model's 100 layers (``for l in self.layers: x = l(x)``), whose ``l.w`` a training
@@ -899,6 +1029,79 @@ def _stores(code: types.CodeType) -> set:
         out.update(op for op in (_STORE_GLOBAL, _STORE_DEREF) if op in ops)
         stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
     return out
+
+
+def _attribute_strings(code: types.CodeType) -> frozenset:
+    """The identifiers among the string constants of ``code`` (and of the functions nested
+    in it): the attributes it may name by string (``getattr(self, "boost", 1.0)``)."""
+    found = _STRINGS.get(code)
+    if found is None:
+        out = set()
+        stack = [code]
+        while stack:
+            c = stack.pop()
+            for k in c.co_consts:
+                if type(k) is str and k.isidentifier():
+                    out.add(k)
+                elif isinstance(k, types.CodeType):
+                    stack.append(k)
+        found = _STRINGS[code] = frozenset(out)
+    return found
+
+
+_STRINGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+#: Special methods that read nothing a call computes with (made, shown, set, compared
+#: by identity), not followed (NOTE [methods of objects in containers under jit]).
+_NOT_FOLLOWED = frozenset(
+    {"__init__", "__new__", "__del__", "__repr__", "__str__", "__format__", "__setattr__",
+     "__delattr__", "__init_subclass__", "__class_getitem__", "__getstate__", "__setstate__",
+     "__reduce__", "__reduce_ex__", "__copy__", "__deepcopy__", "__enter__", "__exit__",
+     "__set_name__", "__subclasshook__", "__hash__", "__eq__", "__ne__", "__dir__",
+     "__sizeof__"}
+)  # fmt: skip
+
+
+def _protocol_methods(cls: type) -> list[str]:
+    """The special methods of the user's that ``cls`` defines along its MRO (``__call__``,
+    ``__getitem__``, ``__rmul__``, ``__float__``, ...): Python runs them for the code
+    without it naming them."""
+    found = _PROTOCOL.get(cls)
+    if found is None:
+        out: dict = {}
+        for c in cls.__mro__:
+            if _library(c):
+                continue
+            for k, v in c.__dict__.items():
+                if k.startswith("__") and k.endswith("__") and k not in _NOT_FOLLOWED:
+                    if isinstance(v, types.FunctionType):
+                        out.setdefault(k, None)
+        found = _PROTOCOL[cls] = sorted(out)
+    return found
+
+
+_PROTOCOL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _user_method(cls: type, attr: str) -> types.FunctionType | None:
+    """The function of the user's that ``cls`` has as the method ``attr`` (found along
+    its MRO; a staticmethod's or classmethod's too), or ``None``."""
+    for c in cls.__mro__:
+        if attr in c.__dict__:
+            v = c.__dict__[attr]
+            v = v.__func__ if isinstance(v, (staticmethod, classmethod)) else v
+            if isinstance(v, types.FunctionType) and not _library(v):
+                return v
+            return None
+    return None
+
+
+def _calls_super(fn: Any) -> bool:
+    """Whether a method's code calls ``super()`` (its zero-argument form reads the
+    ``__class__`` cell; ``super(C, self)`` names ``super`` too)."""
+    code = getattr(fn, "__code__", None)
+    return code is not None and ("super" in code.co_names or "__class__" in code.co_freevars)
 
 
 def _stored_attributes(code: types.CodeType) -> set:
@@ -1055,6 +1258,8 @@ def _fields(obj: Any) -> list:
         # ``obj.__dict__``: a check on that dict would compare the recording thread's
         # value at a replay in another thread, which set its own.  So its places are
         # attributes of the object, ``getattr(obj, k)``, read in the replaying thread.
+        # A ``contextvars.ContextVar`` the code reaches is checked the same way: its
+        # ``get()`` in the replaying context (``_CONTEXT``), per thread and asyncio task.
         out.extend((obj, _Attr(k), v) for k, v in list(fields.items()))
     elif type(fields) is dict:
         out.extend((fields, k, v) for k, v in list(fields.items()))
