@@ -30,8 +30,9 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy as fnp
+from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
-from ftransforms.custom import custom_jvp, custom_vjp
+from ftransforms.custom import _differentiated, custom_jvp, custom_vjp
 
 __all__ = ["defjvp", "defjvp_argnum", "defvjp", "defvjp_argnum", "primitive"]
 
@@ -74,6 +75,31 @@ class primitive:  # noqa: N801  (autograd's name)
         every = self.vjp_argnum if reverse else self.jvp_argnum
         return every is not None or rules.get(i) is not None
 
+    def _check_defined(self, i: int, value: Any) -> None:
+        """Raise where argument ``i`` is differentiated but was given no rule at all.
+
+        NOTE [autograd primitives: None versus no rule]: autograd tells apart a rule given
+        as ``None`` (that argument's derivative is zero) from an argument left out of
+        ``defvjp``/``defjvp``: differentiating through the latter raises
+        ``NotImplementedError("VJP of f wrt argnum 1 not defined")``, where a zero would be
+        a silently wrong gradient.  An argument counts as differentiated when it is
+        floating-point and a ``grad``, ``vjp``, ``jvp`` or ``jacfwd`` tracer reaches it at
+        the call (``vmap`` alone does not), so constants and closed-over arrays without a
+        rule stay free."""
+        reverse, rules = self._rules_for()
+        every = self.vjp_argnum if reverse else self.jvp_argnum
+        if every is not None or i in rules or not any(_differentiated([value])):
+            return
+        if numpy.dtype(getattr(value, "dtype", numpy.result_type(value))).kind not in "fc":
+            return  # an integer or boolean argument has no derivative to miss
+        kind, define = ("VJP", "defvjp") if reverse else ("JVP", "defjvp")
+        name = getattr(self.fun, "__name__", "primitive")
+        raise UnsupportedOperationError(
+            f"{kind} of {name} wrt argnum {i} not defined: it is differentiated here, but "
+            f"{define}({name}, ...) gave rules for argnums {sorted(rules)} only; give its "
+            f"rule (None where its derivative is zero) or pass it as a constant"
+        )
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not (self.vjpmakers or self.jvpfuns or self.vjp_argnum or self.jvp_argnum):
             return self.fun(*args, **kwargs)
@@ -92,6 +118,8 @@ class primitive:  # noqa: N801  (autograd's name)
 
         call.__name__ = getattr(self.fun, "__name__", "primitive")
         dyn = tuple(args[i] for i in dynamic)
+        for i, v in zip(dynamic, dyn):
+            self._check_defined(i, v)
         reverse, _ = self._rules_for()
         if reverse:
             wrapped = custom_vjp(call)
