@@ -70,3 +70,41 @@ def test_integer_argument_without_rule_is_a_constant() -> None:
     defvjp(take, lambda ans, x, i: lambda g: (np.arange(x.size) == i) * g)
     x = np.array([1.0, 3.0, 2.0])
     np.testing.assert_array_equal(ft.grad(lambda x: take(x, np.argmax(x)))(x), [0, 1, 0])
+
+
+# -- odeint(func, y0, t, (W,)): autograd's ode_net passes SciPy's args tuple -------------------
+
+
+def _ode_func(y, t, W):
+    return np.tanh(np.dot(y, W)) - 0.1 * y
+
+
+def _ode_loss(W, y0, ts):
+    from ftransforms.scipy.integrate import odeint  # late import: keeps collection light
+
+    return np.sum(odeint(_ode_func, y0, ts, tuple((W,)), rtol=1e-10, atol=1e-10) ** 2)
+
+
+def test_odeint_scipy_args_tuple_with_dot() -> None:
+    """np.dot(y, (W,)) runs (NumPy stacks the tuple) but with the wrong shape: the tuple
+    is SciPy's args tuple, not one argument."""
+    from scipy.integrate import odeint as scipy_odeint
+
+    from tests.program_oracles import jax, jax_call
+
+    jnp = jax.numpy
+    from jax.experimental.ode import odeint as jax_odeint
+
+    W = np.array([[0.2, -1.0], [1.0, 0.3]])
+    y0, ts = np.array([1.0, 0.5]), np.linspace(0.0, 2.0, 5)
+    want = scipy_odeint(_ode_func, y0, ts, (W,), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(_ode_loss(W, y0, ts), np.sum(want**2), rtol=1e-7)
+
+    def jax_loss(W, y0):
+        f = lambda y, t, W: jnp.tanh(jnp.dot(y, W)) - 0.1 * y  # noqa: E731
+        return jnp.sum(jax_odeint(f, y0, ts, W, rtol=1e-10, atol=1e-10) ** 2)
+
+    got = ft.grad(_ode_loss, argnums=(0, 1))(W, y0, ts)
+    want = jax_call(jax.grad(jax_loss, argnums=(0, 1)), W, y0)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, np.asarray(w), rtol=1e-7, atol=1e-9)
