@@ -108,3 +108,22 @@ def test_odeint_scipy_args_tuple_with_dot() -> None:
     want = jax_call(jax.grad(jax_loss, argnums=(0, 1)), W, y0)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, np.asarray(w), rtol=1e-7, atol=1e-9)
+
+
+# -- autograd_compat.grad of a complex scalar output: autograd's grad(real(f)) ------------------
+
+
+def test_compat_grad_of_complex_output_is_grad_of_real_part() -> None:
+    from ftransforms.autograd_compat import grad, holomorphic_grad, value_and_grad
+    from tests.program_oracles import jax
+
+    z = 1.0 + 2.0j
+    want = jax.grad(lambda z: (z**2).real)(z)  # u_x - i u_y of u = Re(z^2): f'(z)
+    assert complex(grad(lambda z: z**2)(z)) == pytest.approx(complex(want))
+    assert complex(grad(lambda z: z**2)(z)) == pytest.approx(
+        complex(holomorphic_grad(lambda z: z**2)(z))
+    )
+    value, g = value_and_grad(lambda x: np.exp(1j * x)[None])(0.5)
+    np.testing.assert_allclose(value, [np.exp(0.5j)])
+    assert value.shape == (1,) and np.iscomplexobj(value)
+    assert float(g) == pytest.approx(-np.sin(0.5))
