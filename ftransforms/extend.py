@@ -33,8 +33,22 @@ import ftransforms.numpy as fnp
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
 from ftransforms.custom import _differentiated, custom_jvp, custom_vjp
+from ftransforms.interpreters.forward import DualTracer
+from ftransforms.interpreters.reverse import ReverseTracer
+from ftransforms.lax import stop_gradient
+from ftransforms.pytree import tree_map
 
-__all__ = ["defjvp", "defjvp_argnum", "defvjp", "defvjp_argnum", "primitive"]
+__all__ = [
+    "def_linear",
+    "defjvp",
+    "defjvp_argnum",
+    "defjvp_argnums",
+    "defvjp",
+    "defvjp_argnum",
+    "defvjp_argnums",
+    "notrace_primitive",
+    "primitive",
+]
 
 
 class primitive:  # noqa: N801  (autograd's name)
@@ -261,3 +275,100 @@ def defjvp_argnum(fun: primitive, jvpmaker: Callable) -> None:
     """
     _check("defjvp_argnum", fun)
     fun.jvp_argnum = jvpmaker
+
+
+def defvjp_argnums(fun: primitive, vjpmaker: Callable) -> None:
+    """autograd's joint VJP: ``vjpmaker(argnums, ans, args, kwargs)`` returns
+    ``g -> tuple of cotangents`` of the arguments ``argnums`` (here asked one argument at
+    a time, ``argnums=(i,)``).
+
+    Example:
+        >>> import ftransforms as ft
+        >>> from ftransforms.extend import defvjp_argnums, primitive
+        >>> @primitive
+        ... def mul(x, y):
+        ...     return x * y
+        >>> rule = lambda nums, ans, args, kw: lambda g: tuple(g * args[1 - i] for i in nums)
+        >>> defvjp_argnums(mul, rule)
+        >>> ft.grad(mul, argnums=(0, 1))(2.0, 3.0)
+        (array(3.), array(2.))
+    """
+    _check("defvjp_argnums", fun)
+    fun.vjp_argnum = lambda i, ans, args, kwargs: _first(vjpmaker((i,), ans, args, kwargs))
+
+
+def _first(vjp: Callable) -> Callable:
+    return lambda g: vjp(g)[0]
+
+
+def defjvp_argnums(fun: primitive, jvpmaker: Callable) -> None:
+    """autograd's joint JVP: ``jvpmaker(argnums, gs, ans, args, kwargs)`` is the output's
+    tangent from the tangents ``gs`` of the arguments ``argnums`` (here asked one argument
+    at a time; the terms add, the JVP being linear in them).
+
+    Example:
+        >>> import ftransforms as ft
+        >>> from ftransforms.extend import defjvp_argnums, primitive
+        >>> @primitive
+        ... def mul(x, y):
+        ...     return x * y
+        >>> rule = lambda nums, gs, ans, args, kw: sum(g * args[1 - i] for i, g in zip(nums, gs))
+        >>> defjvp_argnums(mul, rule)
+        >>> float(ft.jvp(mul, (2.0, 3.0), (1.0, 10.0))[1])
+        23.0
+    """
+    _check("defjvp_argnums", fun)
+    fun.jvp_argnum = lambda i, g, ans, args, kwargs: jvpmaker((i,), (g,), ans, args, kwargs)
+
+
+def def_linear(fun: primitive) -> None:
+    """Declare primitive ``fun`` linear in each argument (autograd's ``def_linear``): its
+    JVP in an argument is ``fun`` applied with that argument replaced by its tangent;
+    reverse mode transposes it.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms.extend import def_linear, primitive
+        >>> @primitive
+        ... def scaled_sum(x, y):
+        ...     return np.sum(x * y)
+        >>> def_linear(scaled_sum)
+        >>> ft.grad(scaled_sum)(np.ones(2), np.array([2.0, 3.0]))
+        array([2., 3.])
+    """
+    _check("def_linear", fun)
+
+    def jvp(i: int, g: Any, ans: Any, args: tuple, kwargs: dict) -> Any:
+        return fun.fun(*args[:i], g, *args[i + 1 :], **kwargs)
+
+    fun.jvp_argnum = jvp
+
+
+def _untraced(x: Any) -> Any:
+    """``x`` with no derivative: its value under the ``grad``/``jvp`` levels on top (a
+    ``vmap`` level below them stays, with its derivatives stopped)."""
+    while type(x) in (DualTracer, ReverseTracer):
+        x = x.primal if type(x) is DualTracer else x.value
+    return stop_gradient(x) if isinstance(x, Tracer) else x
+
+
+def notrace_primitive(fun: Callable) -> Callable:
+    """autograd's ``notrace_primitive``: ``fun`` called on its arguments' values, its
+    output a constant to every derivative (a sampler, an ``argmax``, a call into code
+    that takes plain arrays).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms.extend import notrace_primitive
+        >>> rounded = notrace_primitive(np.round)
+        >>> float(ft.grad(lambda x: x * rounded(x))(2.4))
+        2.0
+    """
+
+    @functools.wraps(fun)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return fun(*tree_map(_untraced, args), **tree_map(_untraced, kwargs))
+
+    return call

@@ -127,3 +127,56 @@ def test_compat_grad_of_complex_output_is_grad_of_real_part() -> None:
     np.testing.assert_allclose(value, [np.exp(0.5j)])
     assert value.shape == (1,) and np.iscomplexobj(value)
     assert float(g) == pytest.approx(-np.sin(0.5))
+
+
+# -- autograd.extend names: notrace_primitive, def_linear, defvjp_argnums, defjvp_argnums -------
+
+
+def test_notrace_primitive_calls_plain_code_and_is_constant() -> None:
+    import scipy.special
+
+    from ftransforms.extend import notrace_primitive
+
+    calls = []
+
+    @notrace_primitive
+    def plain_ppf(p):
+        calls.append(type(p))
+        return scipy.special.ndtri(p)  # SciPy's own: plain arrays only
+
+    f = lambda x: np.sum(x * plain_ppf(x))  # noqa: E731
+    x = np.array([0.2, 0.7])
+    np.testing.assert_allclose(ft.grad(f)(x), scipy.special.ndtri(x))
+    np.testing.assert_allclose(ft.hessian(f)(x), np.zeros((2, 2)))
+    assert all(c is np.ndarray for c in calls)
+
+
+def test_def_linear_and_joint_rules() -> None:
+    from ftransforms.extend import def_linear, defjvp_argnums, defvjp_argnums
+
+    @primitive
+    def weighted(x, w):
+        return np.sum(x * w)
+
+    def_linear(weighted)
+    x, w = np.array([1.0, 2.0]), np.array([3.0, -1.0])
+    got = ft.grad(weighted, argnums=(0, 1))(x, w)
+    np.testing.assert_allclose(got[0], w)
+    np.testing.assert_allclose(got[1], x)
+
+    @primitive
+    def mul(x, y):
+        return x * y
+
+    defvjp_argnums(mul, lambda nums, ans, args, kw: lambda g: tuple(g * args[1 - i] for i in nums))
+    assert ft.grad(lambda a: mul(a, a))(3.0) == pytest.approx(6.0)
+
+    @primitive
+    def mul2(x, y):
+        return x * y
+
+    defjvp_argnums(
+        mul2, lambda nums, gs, ans, args, kw: sum(g * args[1 - i] for i, g in zip(nums, gs))
+    )
+    assert float(ft.jvp(mul2, (2.0, 3.0), (1.0, 10.0))[1]) == pytest.approx(23.0)
+    assert ft.grad(lambda a: mul2(a, a))(3.0) == pytest.approx(6.0)
