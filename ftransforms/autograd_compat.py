@@ -121,25 +121,32 @@ def _like(where: str, what: str, v: Any, x: Any) -> Any:
 # came; JAX's and torch.func's rule (``ft.grad``) asks for a scalar.  Programs that import
 # ``grad``/``value_and_grad`` from ``autograd`` get autograd's rule from this module: the
 # one element is reshaped to a scalar for ``ft.grad`` (whose checks of dtypes, structures
-# and inputs apply) and the value is given back in its own shape.
+# and inputs apply) and the value is given back in its own shape.  A complex output is
+# differentiated through its real part, as autograd seeds its reverse pass with ``1 + 0j``
+# and projects onto real inputs: ``grad(f)`` is ``grad(real(f))`` (for a holomorphic ``f``
+# that is ``f'(z)``, autograd's ``holomorphic_grad``); the value stays complex.
 
 
 def _size_one_as_scalar(where: str, fun: Callable, shapes: list) -> Callable:
-    """``fun`` with an array output of one element reshaped to a scalar (its shape kept in
-    ``shapes``); an array of another size raises; any other output is left to ``ft.grad``."""
+    """``fun`` as ``(what ft.grad differentiates, the value)``: an array output of one
+    element reshaped to a scalar (its shape kept in ``shapes``), a complex one's real part
+    differentiated; an array of another size raises; any other output is left to
+    ``ft.grad`` (NOTE [autograd's size-one outputs])."""
 
-    def scalar_f(*args: Any, **kwargs: Any) -> Any:
-        out = fun(*args, **kwargs)
+    def scalar_f(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        out = value = fun(*args, **kwargs)
         if hasattr(out, "shape") and fnp.ndim(out) > 0:
             if fnp.size(out) != 1:
                 raise GradOutputError(
-                    f"{where}: the output must be a real scalar or an array of one element, "
+                    f"{where}: the output must be a scalar or an array of one element, "
                     f"got shape {fnp.shape(out)}; reduce it with .sum(), or use "
                     f"elementwise_grad or jacobian"
                 )
             shapes.append(fnp.shape(out))
-            return fnp.reshape(out, ())
-        return out
+            out = fnp.reshape(out, ())
+        if isinstance(out, complex) or (hasattr(out, "dtype") and fnp.iscomplexobj(out)):
+            out = fnp.real(out)
+        return out, value
 
     scalar_f.__name__ = fname(fun)  # the errors of ft.grad name the user's function
     return scalar_f
@@ -163,10 +170,9 @@ def value_and_grad(fun: Callable, argnum: Argnum = 0) -> Callable:
         _check_argnum(where, argnum, len(args))
         shapes: list = []
         nums = tuple(argnum) if isinstance(argnum, list) else argnum
-        g, value = grad_and_value(_size_one_as_scalar(where, fun, shapes), argnums=nums)(
-            *args, **kwargs
-        )
-        return (fnp.reshape(value, shapes[-1]) if shapes else value), g
+        scalar_f = _size_one_as_scalar(where, fun, shapes)
+        g, (_, value) = grad_and_value(scalar_f, argnums=nums, has_aux=True)(*args, **kwargs)
+        return value, g
 
     gradfun.__name__ = f"value_and_grad_of_{fname(fun)}"
     return gradfun

@@ -30,10 +30,25 @@ from typing import Any
 import numpy
 
 import ftransforms.numpy as fnp
+from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.tracer import Tracer
-from ftransforms.custom import custom_jvp, custom_vjp
+from ftransforms.custom import _differentiated, custom_jvp, custom_vjp
+from ftransforms.interpreters.forward import DualTracer
+from ftransforms.interpreters.reverse import ReverseTracer
+from ftransforms.lax import stop_gradient
+from ftransforms.pytree import tree_map
 
-__all__ = ["defjvp", "defjvp_argnum", "defvjp", "defvjp_argnum", "primitive"]
+__all__ = [
+    "def_linear",
+    "defjvp",
+    "defjvp_argnum",
+    "defjvp_argnums",
+    "defvjp",
+    "defvjp_argnum",
+    "defvjp_argnums",
+    "notrace_primitive",
+    "primitive",
+]
 
 
 class primitive:  # noqa: N801  (autograd's name)
@@ -74,6 +89,31 @@ class primitive:  # noqa: N801  (autograd's name)
         every = self.vjp_argnum if reverse else self.jvp_argnum
         return every is not None or rules.get(i) is not None
 
+    def _check_defined(self, i: int, value: Any) -> None:
+        """Raise where argument ``i`` is differentiated but was given no rule at all.
+
+        NOTE [autograd primitives: None versus no rule]: autograd tells apart a rule given
+        as ``None`` (that argument's derivative is zero) from an argument left out of
+        ``defvjp``/``defjvp``: differentiating through the latter raises
+        ``NotImplementedError("VJP of f wrt argnum 1 not defined")``, where a zero would be
+        a silently wrong gradient.  An argument counts as differentiated when it is
+        floating-point and a ``grad``, ``vjp``, ``jvp`` or ``jacfwd`` tracer reaches it at
+        the call (``vmap`` alone does not), so constants and closed-over arrays without a
+        rule stay free."""
+        reverse, rules = self._rules_for()
+        every = self.vjp_argnum if reverse else self.jvp_argnum
+        if every is not None or i in rules or not any(_differentiated([value])):
+            return
+        if numpy.dtype(getattr(value, "dtype", numpy.result_type(value))).kind not in "fc":
+            return  # an integer or boolean argument has no derivative to miss
+        kind, define = ("VJP", "defvjp") if reverse else ("JVP", "defjvp")
+        name = getattr(self.fun, "__name__", "primitive")
+        raise UnsupportedOperationError(
+            f"{kind} of {name} wrt argnum {i} not defined: it is differentiated here, but "
+            f"{define}({name}, ...) gave rules for argnums {sorted(rules)} only; give its "
+            f"rule (None where its derivative is zero) or pass it as a constant"
+        )
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not (self.vjpmakers or self.jvpfuns or self.vjp_argnum or self.jvp_argnum):
             return self.fun(*args, **kwargs)
@@ -92,6 +132,8 @@ class primitive:  # noqa: N801  (autograd's name)
 
         call.__name__ = getattr(self.fun, "__name__", "primitive")
         dyn = tuple(args[i] for i in dynamic)
+        for i, v in zip(dynamic, dyn):
+            self._check_defined(i, v)
         reverse, _ = self._rules_for()
         if reverse:
             wrapped = custom_vjp(call)
@@ -233,3 +275,100 @@ def defjvp_argnum(fun: primitive, jvpmaker: Callable) -> None:
     """
     _check("defjvp_argnum", fun)
     fun.jvp_argnum = jvpmaker
+
+
+def defvjp_argnums(fun: primitive, vjpmaker: Callable) -> None:
+    """autograd's joint VJP: ``vjpmaker(argnums, ans, args, kwargs)`` returns
+    ``g -> tuple of cotangents`` of the arguments ``argnums`` (here asked one argument at
+    a time, ``argnums=(i,)``).
+
+    Example:
+        >>> import ftransforms as ft
+        >>> from ftransforms.extend import defvjp_argnums, primitive
+        >>> @primitive
+        ... def mul(x, y):
+        ...     return x * y
+        >>> rule = lambda nums, ans, args, kw: lambda g: tuple(g * args[1 - i] for i in nums)
+        >>> defvjp_argnums(mul, rule)
+        >>> ft.grad(mul, argnums=(0, 1))(2.0, 3.0)
+        (array(3.), array(2.))
+    """
+    _check("defvjp_argnums", fun)
+    fun.vjp_argnum = lambda i, ans, args, kwargs: _first(vjpmaker((i,), ans, args, kwargs))
+
+
+def _first(vjp: Callable) -> Callable:
+    return lambda g: vjp(g)[0]
+
+
+def defjvp_argnums(fun: primitive, jvpmaker: Callable) -> None:
+    """autograd's joint JVP: ``jvpmaker(argnums, gs, ans, args, kwargs)`` is the output's
+    tangent from the tangents ``gs`` of the arguments ``argnums`` (here asked one argument
+    at a time; the terms add, the JVP being linear in them).
+
+    Example:
+        >>> import ftransforms as ft
+        >>> from ftransforms.extend import defjvp_argnums, primitive
+        >>> @primitive
+        ... def mul(x, y):
+        ...     return x * y
+        >>> rule = lambda nums, gs, ans, args, kw: sum(g * args[1 - i] for i, g in zip(nums, gs))
+        >>> defjvp_argnums(mul, rule)
+        >>> float(ft.jvp(mul, (2.0, 3.0), (1.0, 10.0))[1])
+        23.0
+    """
+    _check("defjvp_argnums", fun)
+    fun.jvp_argnum = lambda i, g, ans, args, kwargs: jvpmaker((i,), (g,), ans, args, kwargs)
+
+
+def def_linear(fun: primitive) -> None:
+    """Declare primitive ``fun`` linear in each argument (autograd's ``def_linear``): its
+    JVP in an argument is ``fun`` applied with that argument replaced by its tangent;
+    reverse mode transposes it.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms.extend import def_linear, primitive
+        >>> @primitive
+        ... def scaled_sum(x, y):
+        ...     return np.sum(x * y)
+        >>> def_linear(scaled_sum)
+        >>> ft.grad(scaled_sum)(np.ones(2), np.array([2.0, 3.0]))
+        array([2., 3.])
+    """
+    _check("def_linear", fun)
+
+    def jvp(i: int, g: Any, ans: Any, args: tuple, kwargs: dict) -> Any:
+        return fun.fun(*args[:i], g, *args[i + 1 :], **kwargs)
+
+    fun.jvp_argnum = jvp
+
+
+def _untraced(x: Any) -> Any:
+    """``x`` with no derivative: its value under the ``grad``/``jvp`` levels on top (a
+    ``vmap`` level below them stays, with its derivatives stopped)."""
+    while type(x) in (DualTracer, ReverseTracer):
+        x = x.primal if type(x) is DualTracer else x.value
+    return stop_gradient(x) if isinstance(x, Tracer) else x
+
+
+def notrace_primitive(fun: Callable) -> Callable:
+    """autograd's ``notrace_primitive``: ``fun`` called on its arguments' values, its
+    output a constant to every derivative (a sampler, an ``argmax``, a call into code
+    that takes plain arrays).
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms.extend import notrace_primitive
+        >>> rounded = notrace_primitive(np.round)
+        >>> float(ft.grad(lambda x: x * rounded(x))(2.4))
+        2.0
+    """
+
+    @functools.wraps(fun)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return fun(*tree_map(_untraced, args), **tree_map(_untraced, kwargs))
+
+    return call

@@ -502,19 +502,22 @@ def _as_array_func(func: Callable) -> Callable:
 
 def _scipy_or_jax_args(func: Callable, y0: Any, t: Any, args: tuple) -> tuple:
     """One tuple after ``t``: JAX's reading (``func(y, t, the_tuple)``) when ``func``
-    takes it, else SciPy's (its ``args`` tuple, ``func(y, t, *the_tuple)``) when ``func``
-    takes that, as SciPy/autograd programs write ``odeint(f, y0, t, (params,))``."""
+    takes it and returns ``y``'s shape, else SciPy's (its ``args`` tuple,
+    ``func(y, t, *the_tuple)``) when that does, as SciPy/autograd programs write
+    ``odeint(f, y0, t, (params,))``.  The shape matters: NumPy reads a tuple of arrays as
+    one stacked array, so ``np.dot(y, (W,))`` runs under JAX's reading with a wrong shape."""
+
+    def fits(extra: tuple) -> bool:
+        try:
+            return fnp.shape(func(y0, t[0], *extra)) == fnp.shape(y0)
+        except Exception:  # noqa: BLE001 - a reading func does not take
+            return False
+
     with warnings.catch_warnings(), numpy.errstate(all="ignore"):
         warnings.simplefilter("ignore")  # trial calls: what they warn about is not kept
-        try:
-            func(y0, t[0], *args)
-            return args
-        except Exception:  # noqa: BLE001 - try SciPy's reading; else JAX's error surfaces
-            try:
-                func(y0, t[0], *args[0])
-            except Exception:  # noqa: BLE001
-                return args
-            return args[0]
+        if fits(args) or not fits(args[0]):
+            return args  # JAX's reading (its error surfaces when neither fits)
+        return args[0]
 
 
 def odeint(
