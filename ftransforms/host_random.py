@@ -629,6 +629,8 @@ def new_cached(gens: tuple) -> tuple[tuple, list]:
     if lazy and not gens.caches and _still_held(lazy):
         return (), []  # (nothing made on first use, no cache: the usual case)
     old = {id(g) for g in gens}
+    old.update(id(b) for b in map(_bits_of, gens) if b is not None)  # (a walk may meet
+    old.add(id(numpy.random.mtrand._rand._bit_generator))  # them through their owners)
     now = _in_caches(gens.caches)
     if lazy and not _still_held(lazy):
         now.update((id(g), g) for g in held_generators(gens.func, gens.args))
@@ -639,6 +641,15 @@ def new_cached(gens: tuple) -> tuple[tuple, list]:
             made.append(g)
             states.append(state)
     return tuple(made), states
+
+
+def _bits_of(gen: Any) -> Any:
+    """The bit generator a ``Generator`` or ``RandomState`` draws from, or None."""
+    if isinstance(gen, numpy.random.Generator):
+        return gen.bit_generator
+    if isinstance(gen, numpy.random.RandomState):
+        return getattr(gen, "_bit_generator", None)
+    return None
 
 
 def _state_as_made(gen: Any) -> Any:

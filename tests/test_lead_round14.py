@@ -114,3 +114,28 @@ def test_binom_derivatives_where_n_minus_k_plus_1_is_a_pole_of_gamma(n, k):
         np.testing.assert_allclose(ft.grad(f)(x), d1, rtol=1e-7, atol=1e-9)
         np.testing.assert_allclose(ft.hessian(f)(x), d2, rtol=1e-5, atol=1e-5)
         np.testing.assert_allclose(ft.jit(ft.grad(f))(x), d1, rtol=1e-7, atol=1e-9)
+
+
+_AFTER_A_GLOBAL_DRAW = """
+import numpy as np, ftransforms as ft
+np.random.rand(700)  # NumPy's global generator moved before the transform
+f = ft.hessian(lambda x: np.sum(np.tanh(x[:3] * x[1:]) ** 2) + np.sum(x**2) ** 2)
+print(f(np.ones(4))[0, 0])
+"""
+
+
+@pytest.mark.parametrize("hash_seed", ["1", "2"])
+def test_hessian_after_numpys_global_generator_drew_raises_no_randomness_error(hash_seed):
+    """Merged round 14: the global RandomState's bit generator, met by a walk through its
+    owner, was taken for a generator made during the call and set to its state as made:
+    RandomnessError from hessian's vmap in a process that had drawn from np.random (which
+    walk met it first depended on the hash seed)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+    done = subprocess.run(
+        [sys.executable, "-c", _AFTER_A_GLOBAL_DRAW], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
