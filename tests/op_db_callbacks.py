@@ -89,3 +89,33 @@ add(
     prims=("check_finite", "multiply"),
     funcs=("asarray_chkfinite",),
 )
+
+
+def _io_callback_sin(m, x):
+    """``sin`` through ``io_callback`` (run for its effect and its result; no derivative)."""
+    if m is NP:
+        return np.sin(x)
+    if m is FNP:
+        from ftransforms.experimental import io_callback
+
+        out = ft.ShapeDtypeStruct(tuple(x.shape), x.dtype)
+    else:
+        from jax.experimental import io_callback
+
+        out = jax.ShapeDtypeStruct(tuple(x.shape), x.dtype)
+    return io_callback(lambda v: np.asarray(np.sin(v), dtype=v.dtype), out, x)
+
+
+def _io_samples(d: Draw) -> list[Sample]:
+    """No derivative tests: ``grad``/``jvp`` through an io_callback raise CallbackError,
+    as JAX's (tests/test_jax_users_round14.py checks that)."""
+    return [S(s.name, *s.args, _grads=False) for s in _samples(d)]
+
+
+add(
+    "io_callback",
+    _io_callback_sin,
+    _io_samples,
+    via_numpy=False,
+    value_dependent="an io_callback runs at every call: jit runs the function eagerly",
+)
