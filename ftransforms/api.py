@@ -988,8 +988,8 @@ def grad_and_value(
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        args = passed_inputs(args)
         nums, single = normalize_argnums(argnums, len(args), where)
+        args = passed_inputs(args, nums)
         diff = tuple(args[i] for i in nums)
         names = LazyNames(func, args, leaves=False)
         for i, d in zip(nums, diff):
@@ -1360,9 +1360,9 @@ def jacrev(
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        args = passed_inputs(args)
         where = f"jacrev({fname(func)}{', holomorphic=True' if holomorphic else ''})"
         nums, single = normalize_argnums(argnums, len(args), where)
+        args = passed_inputs(args, nums)
         diff = tuple(args[i] for i in nums)
         for i, d in zip(nums, diff):
             if not allow_int:
@@ -1456,9 +1456,9 @@ def jacfwd(
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        args = passed_inputs(args)
         where = f"jacfwd({fname(func)}{', holomorphic=True' if holomorphic else ''})"
         nums, single = normalize_argnums(argnums, len(args), where)
+        args = passed_inputs(args, nums)
         diff = tuple(args[i] for i in nums)
         in_leaves, in_spec = tree_flatten(diff)
         in_leaves = [to_array(v, where, "every differentiated input") for v in in_leaves]

@@ -307,8 +307,10 @@ def replace_args(
 # still leaves the caller's array alone; a buffer the function stored there becomes its
 # plain array, and a traced value stored there stays a tracer, which raises
 # EscapedTracerError when used after the transform (as JAX's leaked tracer does).
-# Tuples (immutable) are rebuilt around the caller's lists and dicts, and other pytree
-# nodes (namedtuples hold no lists to change; registered classes) are rebuilt as before.
+# Tuples and namedtuples (immutable) are rebuilt around the caller's lists and dicts; an
+# object of a registered pytree class (a dataclass) is the caller's, its ``__dict__``
+# swapped as a dict (``self.step += 1`` reaches the caller, as under jax.grad); other
+# pytree nodes (a deque, a class with __slots__) are rebuilt.
 # vmap's ``in_dims=None`` arguments are rebuilt (``kept`` None), as jax.vmap and
 # torch.func.vmap flatten every argument; an object that is a pytree leaf is passed as is.
 
@@ -328,15 +330,18 @@ def mutable_tree(tree: Any, kept: list | None = None) -> Any:
     return _rebuilt(tree)
 
 
-def passed_inputs(args: tuple) -> tuple:
-    """``transform_inputs(args)`` but for the lists and dicts among them, which stay the
-    caller's (:func:`mutable_tree` with ``kept`` converts their leaves; NOTE [writes into
-    argument containers]): an enclosing transform's buffers in them (hessian's jacrev
-    inside jacfwd) are no reason to copy them."""
+def passed_inputs(args: tuple, argnums: tuple[int, ...]) -> tuple:
+    """``transform_inputs(args)`` but for the containers among the arguments not in
+    ``argnums``, which stay the caller's (:func:`mutable_tree` with ``kept`` converts their
+    leaves; NOTE [writes into argument containers]): an enclosing transform's buffers in
+    them (hessian's jacrev inside jacfwd) are no reason to copy them."""
     new = transform_inputs(args)
     if new is args:
         return args
-    return tuple(a if type(a) in _IN_PLACE else n for a, n in zip(args, new))
+    return tuple(
+        n if i in argnums or type(a) in LEAF_TYPES or isinstance(a, Tracer) else a
+        for i, (a, n) in enumerate(zip(args, new))
+    )
 
 
 def _passed_leaf(v: Any) -> Any:
@@ -381,9 +386,15 @@ def _swap(tree: Any, leaf: Callable, kept: list, seen: set) -> Any:
                 swaps.append((v, n))
         kept.append((tree, swaps))
         return tree
-    if kind is tuple:
+    if isinstance(tree, tuple) and (kind is tuple or hasattr(kind, "_fields")):
         new = [_swap(v, leaf, kept, seen) for v in tree]
-        return tree if all(a is b for a, b in zip(new, tree)) else tuple(new)
+        if all(a is b for a, b in zip(new, tree)):
+            return tree
+        return tuple(new) if kind is tuple else kind._make(new)  # (a namedtuple)
+    attrs = getattr(tree, "__dict__", None)
+    if type(attrs) is dict and not tree_flatten(tree, none_is_leaf=True)[1].is_leaf():
+        _swap(attrs, leaf, kept, seen)  # a registered class (a dataclass): its attributes
+        return tree
     return _rebuilt(tree) if leaf is _passed_leaf else tree
 
 

@@ -12,6 +12,9 @@ code under ``jax.grad``/``jax.vmap``, float64 finite differences.
 
 from __future__ import annotations
 
+import collections
+import dataclasses
+
 import jax
 import numpy as np
 import pytest
@@ -181,3 +184,45 @@ def test_vmap_in_dims_none_gives_copies_of_containers_as_jax_vmap():
     for row, x in zip(rows, xs):
         fd = fd_jacobian(lambda v: counted(v, state()), (x,))
         assert_tree_close(row, fd, **fd_tol(np.float64))
+
+
+NT = collections.namedtuple("NT", "log w")
+
+
+@dataclasses.dataclass(frozen=True)
+class Params:
+    w: np.ndarray
+    hist: list
+
+
+ft.tree_util.register_dataclass(Params, data_fields=["w", "hist"], meta_fields=[])
+jax.tree_util.register_dataclass(Params, data_fields=["w", "hist"], meta_fields=[])
+
+
+def test_a_list_in_a_namedtuple_and_the_attributes_of_a_registered_dataclass():
+    def appends(x, t):
+        t.log.append(1)
+        return (x * t.w).sum()
+
+    nt, jnt = NT([np.ones(3)], np.ones(3)), NT([np.ones(3)], np.ones(3))
+    ft.grad(appends)(X, nt)
+    jax.grad(appends)(X, jnt)
+    assert len(nt.log) == len(jnt.log) == 2
+
+    def records(x, p):
+        p.hist.append(len(p.hist))
+        return (x**2 * p.w).sum()
+
+    w = np.array([1.0, -2.0, 0.5])
+    p, jp = Params(w, []), Params(w.copy(), [])
+    np.testing.assert_allclose(ft.hessian(records)(X, p), jax.hessian(records)(X, jp))
+    assert p.hist == jp.hist == [0]
+    assert p.w is w
+
+    def writes_w(x, p):
+        p.w[0] = 5.0
+        return (x * p.w).sum()
+
+    np.testing.assert_array_equal(ft.grad(writes_w)(X, p), [5.0, -2.0, 0.5])
+    assert p.w is w
+    np.testing.assert_array_equal(w, [1.0, -2.0, 0.5])  # the documented outside-array row
