@@ -39,7 +39,7 @@ from ftransforms.core.errors import (
     UnsupportedOperationError,
 )
 from ftransforms.core.mutation import Buffer, mutable
-from ftransforms.core.tracer import Tracer
+from ftransforms.core.tracer import Tracer, note_stored
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.pytree import (
     broadcast_prefix,
@@ -274,7 +274,7 @@ def replace_args(
     With ``kept``, their lists and dicts are the caller's own, their arrays swapped for
     buffers until :func:`put_back` (NOTE [writes into argument containers])."""
     new = [
-        a if type(a) in _SCALARS or i in argnums else mutable_tree(a, kept)
+        a if type(a) in _SCALARS or i in argnums else mutable_tree(a, kept, (i,))
         for i, a in enumerate(args)
     ]
     for i, v in zip(argnums, values):
@@ -294,7 +294,8 @@ def replace_args(
                 return tuple(tree_unflatten(spec, linked))
             relinked = {id(a): b for a, b in zip(wrapped, linked) if a is not b}
             seen: set = set()
-            return tuple(_swap(a, lambda v: relinked.get(id(v), v), kept, seen) for a in new)
+            relink = lambda v: relinked.get(id(v), v)  # noqa: E731
+            return tuple(_swap(a, relink, kept, seen, (i,)) for i, a in enumerate(new))
     return tuple(new)
 
 
@@ -306,7 +307,8 @@ def replace_args(
 # them back when the function returns (raises included), so a write into such an array
 # still leaves the caller's array alone; a buffer the function stored there becomes its
 # plain array, and a traced value stored there stays a tracer, which raises
-# EscapedTracerError when used after the transform (as JAX's leaked tracer does).
+# EscapedTracerError when used after the transform (as JAX's leaked tracer does), the
+# message naming its place (``s['last']``: core/tracer.py's ``note_stored``).
 # Tuples and namedtuples (immutable) are rebuilt around the caller's lists and dicts; an
 # object of a registered pytree class (a dataclass) is the caller's, its ``__dict__``
 # swapped as a dict (``self.step += 1`` reaches the caller, as under jax.grad); other
@@ -315,7 +317,7 @@ def replace_args(
 # torch.func.vmap flatten every argument; an object that is a pytree leaf is passed as is.
 
 
-def mutable_tree(tree: Any, kept: list | None = None) -> Any:
+def mutable_tree(tree: Any, kept: list | None = None, path: tuple = ()) -> Any:
     """An argument the transform does not transform (``grad``'s other arguments, keyword
     arguments) as the function gets it: a NumPy array as a buffer (:func:`mutable`).  With
     ``kept``, its lists and dicts are the caller's, with their arrays swapped for buffers
@@ -326,7 +328,7 @@ def mutable_tree(tree: Any, kept: list | None = None) -> Any:
     if type(tree) in _SCALARS:
         return tree
     if kept is not None:
-        return _swap(tree, _passed_leaf, kept, set())
+        return _swap(tree, _passed_leaf, kept, set(), path)
     return _rebuilt(tree)
 
 
@@ -366,7 +368,7 @@ def _rebuilt(tree: Any) -> Any:
 _IN_PLACE = frozenset({dict, list, collections.OrderedDict, collections.defaultdict})
 
 
-def _swap(tree: Any, leaf: Callable, kept: list, seen: set) -> Any:
+def _swap(tree: Any, leaf: Callable, kept: list, seen: set, path: tuple) -> Any:
     """``tree`` with ``leaf`` applied to its leaves: in place in its lists and dicts (each
     recorded in ``kept`` with the ``(old, new)`` values it swapped), tuples rebuilt."""
     kind = type(tree)
@@ -380,38 +382,59 @@ def _swap(tree: Any, leaf: Callable, kept: list, seen: set) -> Any:
         seen.add(id(tree))
         swaps = []
         for k, v in list(tree.items() if isinstance(tree, dict) else enumerate(tree)):
-            n = _swap(v, leaf, kept, seen)
+            n = _swap(v, leaf, kept, seen, (*path, k))
             if n is not v:
                 tree[k] = n
                 swaps.append((v, n))
-        kept.append((tree, swaps))
+        kept.append((tree, swaps, path))
         return tree
     if isinstance(tree, tuple) and (kind is tuple or hasattr(kind, "_fields")):
-        new = [_swap(v, leaf, kept, seen) for v in tree]
+        new = [_swap(v, leaf, kept, seen, (*path, i)) for i, v in enumerate(tree)]
         if all(a is b for a, b in zip(new, tree)):
             return tree
         return tuple(new) if kind is tuple else kind._make(new)  # (a namedtuple)
     attrs = getattr(tree, "__dict__", None)
     if type(attrs) is dict and not tree_flatten(tree, none_is_leaf=True)[1].is_leaf():
-        _swap(attrs, leaf, kept, seen)  # a registered class (a dataclass): its attributes
+        _swap(
+            attrs, leaf, kept, seen, (*path, _ATTRIBUTES)
+        )  # a registered class (a dataclass): its attributes
         return tree
     return _rebuilt(tree) if leaf is _passed_leaf else tree
 
 
-def put_back(kept: list) -> None:
+def put_back(kept: list, names: Callable[[], list[str]]) -> None:
     """Undo :func:`_swap` in the caller's lists and dicts, keeping the function's other
-    changes (NOTE [writes into argument containers])."""
-    back = {id(new): old for _, swaps in kept for old, new in swaps}
-    for container, _ in kept:
-        for k, v in list(
-            container.items() if isinstance(container, dict) else enumerate(container)
-        ):
+    changes; a tracer the function stored there is noted for the escaped-tracer error,
+    with its place (``names``: the arguments' names; NOTE [writes into argument
+    containers])."""
+    back = {id(new): old for _, swaps, _ in kept for old, new in swaps}
+    for container, _, path in kept:
+        items = container.items() if isinstance(container, dict) else enumerate(container)
+        for k, v in list(items):
             if id(v) in back:
                 while id(v) in back:
                     v = back[id(v)]
                 container[k] = v
             elif type(v) is Buffer:  # an array made in the function: the plain array
                 container[k] = v.val
+            elif isinstance(v, Tracer):
+                note_stored(v, lambda p=(*path, k): _place(p, names))
+
+
+_ATTRIBUTES = object()  # in a path: the next key is an attribute's name
+
+
+def _place(path: tuple, names: Callable[[], list[str]]) -> str:
+    """``s['last']`` for the path ``(1, 'last')`` of ``f(x, s)``."""
+    head = names()[path[0]] if type(path[0]) is int else path[0]
+    out, attribute = [head], False
+    for key in path[1:]:
+        if key is _ATTRIBUTES:
+            attribute = True
+            continue
+        out.append(f".{key}" if attribute else f"[{key!r}]")
+        attribute = False
+    return "".join(out)
 
 
 def call_passing(
@@ -427,7 +450,7 @@ def call_passing(
         )
     finally:
         if kept:
-            put_back(kept)
+            put_back(kept, lambda: arg_names(func, len(args)))
 
 
 def _mutable_leaf(v: Any) -> Any:
@@ -440,7 +463,7 @@ def mutable_kwargs(kwargs: dict, kept: list | None = None) -> dict:
     """The keyword arguments a transformed function gets (:func:`mutable_tree`)."""
     if not kwargs:
         return kwargs
-    return {k: v if type(v) in _SCALARS else mutable_tree(v, kept) for k, v in kwargs.items()}
+    return {k: v if type(v) in _SCALARS else mutable_tree(v, kept, (k,)) for k, v in kwargs.items()}
 
 
 RANDOMNESS = ("error", "different", "same")

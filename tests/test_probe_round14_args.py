@@ -139,8 +139,17 @@ def test_a_traced_value_stored_in_the_callers_dict_raises_when_used():
         return (x * s["scale"]).sum()
 
     np.testing.assert_array_equal(ft.grad(leaks)(X, st), st["scale"])
-    with pytest.raises(EscapedTracerError, match="grad"):
+    with pytest.raises(EscapedTracerError, match=r"grad\(leaks\).*stored it in s\['last'\]"):
         np.asarray(st["last"] + 1.0)
+
+    def logs_it(x, *, opts):
+        opts["seen"][0].hist.append(x)
+        return (x * opts["seen"][0].w).sum()
+
+    opts = {"seen": [Params(np.ones(3), [])]}
+    ft.jacrev(logs_it)(X, opts=opts)
+    with pytest.raises(EscapedTracerError, match=r"in opts\['seen'\]\[0\]\.hist\[0\]"):
+        np.asarray(opts["seen"][0].hist[0] * 2.0)
 
 
 def test_a_dict_passed_twice_and_inside_a_tuple():
