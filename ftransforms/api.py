@@ -24,6 +24,7 @@ from ftransforms.arguments import (
     LazyNames,
     arg_names,
     as_plain,
+    call_passing,
     check_callable,
     check_chunk_size,
     check_differentiable,
@@ -49,7 +50,7 @@ from ftransforms.arguments import (
     mutable_kwargs,
     normalize_argnums,
     out_dims_per_leaf,
-    replace_args,
+    passed_inputs,
     structure_str,
     to_array,
 )
@@ -987,8 +988,8 @@ def grad_and_value(
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        args = transform_inputs(args)
         nums, single = normalize_argnums(argnums, len(args), where)
+        args = passed_inputs(args, nums)
         diff = tuple(args[i] for i in nums)
         names = LazyNames(func, args, leaves=False)
         for i, d in zip(nums, diff):
@@ -998,7 +999,7 @@ def grad_and_value(
                 check_holomorphic_inputs(d, where, lambda: names[i])
 
         def partial(*d):
-            return func(*replace_args(args, nums, d, where, func), **mutable_kwargs(kwargs))
+            return call_passing(func, args, nums, d, kwargs, where)
 
         interp, leaves, spec, in_ids, values, out_spec, ids, aux = _vjp(
             partial, diff, has_aux, where, copy=False
@@ -1359,9 +1360,9 @@ def jacrev(
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        args = transform_inputs(args)
         where = f"jacrev({fname(func)}{', holomorphic=True' if holomorphic else ''})"
         nums, single = normalize_argnums(argnums, len(args), where)
+        args = passed_inputs(args, nums)
         diff = tuple(args[i] for i in nums)
         for i, d in zip(nums, diff):
             if not allow_int:
@@ -1370,7 +1371,7 @@ def jacrev(
                 check_holomorphic_inputs(d, where, lambda: arg_names(func, len(args))[i])
 
         def partial(*d):
-            return func(*replace_args(args, nums, d, where, func), **mutable_kwargs(kwargs))
+            return call_passing(func, args, nums, d, kwargs, where)
 
         interp, leaves, spec, in_ids, values, out_spec, ids, aux = _vjp(
             partial, diff, has_aux, where, copy=False
@@ -1455,9 +1456,9 @@ def jacfwd(
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        args = transform_inputs(args)
         where = f"jacfwd({fname(func)}{', holomorphic=True' if holomorphic else ''})"
         nums, single = normalize_argnums(argnums, len(args), where)
+        args = passed_inputs(args, nums)
         diff = tuple(args[i] for i in nums)
         in_leaves, in_spec = tree_flatten(diff)
         in_leaves = [to_array(v, where, "every differentiated input") for v in in_leaves]
@@ -1466,7 +1467,7 @@ def jacfwd(
         diff = tree_unflatten(in_spec, in_leaves)
 
         def partial(*d):
-            out = func(*replace_args(args, nums, d, where, func), **mutable_kwargs(kwargs))
+            out = call_passing(func, args, nums, d, kwargs, where)
             return check_pair(out, where) if has_aux else out
 
         def push(*basis_leaves):

@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import collections
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -21,6 +22,7 @@ import numpy
 import ftransforms.numpy as fnp
 from ftransforms.aliased_arguments import alias_plan, link
 from ftransforms.backend import is_array
+from ftransforms.boundary import transform_inputs
 from ftransforms.core.errors import (
     ArgnumsError,
     AuxError,
@@ -37,7 +39,7 @@ from ftransforms.core.errors import (
     UnsupportedOperationError,
 )
 from ftransforms.core.mutation import Buffer, mutable
-from ftransforms.core.tracer import Tracer
+from ftransforms.core.tracer import Tracer, note_stored
 from ftransforms.numpy.helpers import dtype_of
 from ftransforms.pytree import (
     broadcast_prefix,
@@ -259,13 +261,21 @@ _SCALARS = frozenset({int, float, complex, bool, str, type(None)})
 
 
 def replace_args(
-    args: tuple, argnums: tuple[int, ...], values: tuple, where: str = "", func: Any = None
+    args: tuple,
+    argnums: tuple[int, ...],
+    values: tuple,
+    where: str = "",
+    func: Any = None,
+    kept: list | None = None,
 ) -> tuple:
     """``args`` with ``values`` at ``argnums``; the other arguments' NumPy arrays as buffers
     that the function may write into (NOTE [mutation semantics] in core/mutation.py), and
-    made views of each other where they alias in the caller (NOTE [aliased arguments])."""
+    made views of each other where they alias in the caller (NOTE [aliased arguments]).
+    With ``kept``, their lists and dicts are the caller's own, their arrays swapped for
+    buffers until :func:`put_back` (NOTE [writes into argument containers])."""
     new = [
-        a if type(a) in _SCALARS or i in argnums else mutable_tree(a) for i, a in enumerate(args)
+        a if type(a) in _SCALARS or i in argnums else mutable_tree(a, kept, (i,))
+        for i, a in enumerate(args)
     ]
     for i, v in zip(argnums, values):
         new[i] = v
@@ -279,21 +289,70 @@ def replace_args(
         aliases = alias_plan(originals)
         if aliases is not None:
             wrapped = tree_flatten(tuple(new), none_is_leaf=True)[0]
-            wrapped = link(aliases, wrapped, where, lambda: LazyNames(func, args))
-            return tuple(tree_unflatten(spec, wrapped))
+            linked = link(aliases, wrapped, where, lambda: LazyNames(func, args))
+            if kept is None:
+                return tuple(tree_unflatten(spec, linked))
+            relinked = {id(a): b for a, b in zip(wrapped, linked) if a is not b}
+            seen: set = set()
+            relink = lambda v: relinked.get(id(v), v)  # noqa: E731
+            return tuple(_swap(a, relink, kept, seen, (i,)) for i, a in enumerate(new))
     return tuple(new)
 
 
-def mutable_tree(tree: Any) -> Any:
+# NOTE [writes into argument containers]: an argument that is not transformed (grad's
+# other arguments, keyword arguments) is the caller's object, as in eager NumPy and
+# jax.grad: the function's Python-level changes to its lists and dicts (``s["count"] += 1``,
+# ``log.append(v)``, ``s["lr"] = 0.1``) are the caller's.  Only their NumPy arrays are
+# swapped, in place, for buffers (NOTE [mutation semantics]), and :func:`put_back` swaps
+# them back when the function returns (raises included), so a write into such an array
+# still leaves the caller's array alone; a buffer the function stored there becomes its
+# plain array, and a traced value stored there stays a tracer, which raises
+# EscapedTracerError when used after the transform (as JAX's leaked tracer does), the
+# message naming its place (``s['last']``: core/tracer.py's ``note_stored``).
+# Tuples and namedtuples (immutable) are rebuilt around the caller's lists and dicts; an
+# object of a registered pytree class (a dataclass) is the caller's, its ``__dict__``
+# swapped as a dict (``self.step += 1`` reaches the caller, as under jax.grad); other
+# pytree nodes (a deque, a class with __slots__) are rebuilt.
+# vmap's ``in_dims=None`` arguments are rebuilt (``kept`` None), as jax.vmap and
+# torch.func.vmap flatten every argument; an object that is a pytree leaf is passed as is.
+
+
+def mutable_tree(tree: Any, kept: list | None = None, path: tuple = ()) -> Any:
     """An argument the transform does not transform (``grad``'s other arguments, keyword
-    arguments) as the function gets it: a NumPy array as a buffer (:func:`mutable`), and
-    a container holding one rebuilt with its arrays as buffers, so that a write into it
-    (``xs[0] += 1``, ``params["w"] *= 2``, ``xs.append(y)``) leaves the caller's arrays
-    and containers alone (NOTE [mutation semantics] in core/mutation.py)."""
+    arguments) as the function gets it: a NumPy array as a buffer (:func:`mutable`).  With
+    ``kept``, its lists and dicts are the caller's, with their arrays swapped for buffers
+    until :func:`put_back`; without, a container holding an array is rebuilt with its
+    arrays as buffers (NOTE [writes into argument containers])."""
     if type(tree) in LEAF_TYPES or isinstance(tree, Tracer):
         return _mutable_leaf(tree)
     if type(tree) in _SCALARS:
         return tree
+    if kept is not None:
+        return _swap(tree, _passed_leaf, kept, set(), path)
+    return _rebuilt(tree)
+
+
+def passed_inputs(args: tuple, argnums: tuple[int, ...]) -> tuple:
+    """``transform_inputs(args)`` but for the containers among the arguments not in
+    ``argnums``, which stay the caller's (:func:`mutable_tree` with ``kept`` converts their
+    leaves; NOTE [writes into argument containers]): an enclosing transform's buffers in
+    them (hessian's jacrev inside jacfwd) are no reason to copy them."""
+    new = transform_inputs(args)
+    if new is args:
+        return args
+    return tuple(
+        n if i in argnums or type(a) in LEAF_TYPES or isinstance(a, Tracer) else a
+        for i, (a, n) in enumerate(zip(args, new))
+    )
+
+
+def _passed_leaf(v: Any) -> Any:
+    if type(v) is numpy.ndarray and v.dtype.kind == "O":  # np.array([t, 1.0])
+        v = transform_inputs(v)
+    return _mutable_leaf(v)
+
+
+def _rebuilt(tree: Any) -> Any:
     kind = type(tree)
     if kind is tuple or kind is list:  # the common (X, y): no flattening
         if all(type(v) in LEAF_TYPES or type(v) in _SCALARS for v in tree):
@@ -306,17 +365,105 @@ def mutable_tree(tree: Any) -> Any:
     return tree_unflatten(spec, [_mutable_leaf(v) for v in leaves])
 
 
+_IN_PLACE = frozenset({dict, list, collections.OrderedDict, collections.defaultdict})
+
+
+def _swap(tree: Any, leaf: Callable, kept: list, seen: set, path: tuple) -> Any:
+    """``tree`` with ``leaf`` applied to its leaves: in place in its lists and dicts (each
+    recorded in ``kept`` with the ``(old, new)`` values it swapped), tuples rebuilt."""
+    kind = type(tree)
+    if kind in LEAF_TYPES or isinstance(tree, Tracer):
+        return leaf(tree)
+    if kind in _SCALARS:
+        return tree
+    if kind in _IN_PLACE:
+        if id(tree) in seen:  # the same list twice (or inside itself): swapped once
+            return tree
+        seen.add(id(tree))
+        swaps = []
+        for k, v in list(tree.items() if isinstance(tree, dict) else enumerate(tree)):
+            n = _swap(v, leaf, kept, seen, (*path, k))
+            if n is not v:
+                tree[k] = n
+                swaps.append((v, n))
+        kept.append((tree, swaps, path))
+        return tree
+    if isinstance(tree, tuple) and (kind is tuple or hasattr(kind, "_fields")):
+        new = [_swap(v, leaf, kept, seen, (*path, i)) for i, v in enumerate(tree)]
+        if all(a is b for a, b in zip(new, tree)):
+            return tree
+        return tuple(new) if kind is tuple else kind._make(new)  # (a namedtuple)
+    attrs = getattr(tree, "__dict__", None)
+    if type(attrs) is dict and not tree_flatten(tree, none_is_leaf=True)[1].is_leaf():
+        _swap(
+            attrs, leaf, kept, seen, (*path, _ATTRIBUTES)
+        )  # a registered class (a dataclass): its attributes
+        return tree
+    return _rebuilt(tree) if leaf is _passed_leaf else tree
+
+
+def put_back(kept: list, names: Callable[[], list[str]]) -> None:
+    """Undo :func:`_swap` in the caller's lists and dicts, keeping the function's other
+    changes; a tracer the function stored there is noted for the escaped-tracer error,
+    with its place (``names``: the arguments' names; NOTE [writes into argument
+    containers])."""
+    back = {id(new): old for _, swaps, _ in kept for old, new in swaps}
+    for container, _, path in kept:
+        items = container.items() if isinstance(container, dict) else enumerate(container)
+        for k, v in list(items):
+            if id(v) in back:
+                while id(v) in back:
+                    v = back[id(v)]
+                container[k] = v
+            elif type(v) is Buffer:  # an array made in the function: the plain array
+                container[k] = v.val
+            elif isinstance(v, Tracer):
+                note_stored(v, lambda p=(*path, k): _place(p, names))
+
+
+_ATTRIBUTES = object()  # in a path: the next key is an attribute's name
+
+
+def _place(path: tuple, names: Callable[[], list[str]]) -> str:
+    """``s['last']`` for the path ``(1, 'last')`` of ``f(x, s)``."""
+    head = names()[path[0]] if type(path[0]) is int else path[0]
+    out, attribute = [head], False
+    for key in path[1:]:
+        if key is _ATTRIBUTES:
+            attribute = True
+            continue
+        out.append(f".{key}" if attribute else f"[{key!r}]")
+        attribute = False
+    return "".join(out)
+
+
+def call_passing(
+    func: Callable, args: tuple, argnums: tuple, values: tuple, kwargs: dict, where: str
+) -> Any:
+    """``func`` called with ``values`` at ``argnums`` and the caller's other arguments
+    (NOTE [writes into argument containers])."""
+    kept: list = []
+    try:
+        return func(
+            *replace_args(args, argnums, values, where, func, kept),
+            **mutable_kwargs(kwargs, kept),
+        )
+    finally:
+        if kept:
+            put_back(kept, lambda: arg_names(func, len(args)))
+
+
 def _mutable_leaf(v: Any) -> Any:
     # a buffer of an enclosing transform (hessian's inner jacrev): a new buffer over its
     # array, never that array itself (which may be the caller's)
     return mutable(v.val if type(v) is Buffer else v)
 
 
-def mutable_kwargs(kwargs: dict) -> dict:
+def mutable_kwargs(kwargs: dict, kept: list | None = None) -> dict:
     """The keyword arguments a transformed function gets (:func:`mutable_tree`)."""
     if not kwargs:
         return kwargs
-    return {k: v if type(v) in _SCALARS else mutable_tree(v) for k, v in kwargs.items()}
+    return {k: v if type(v) in _SCALARS else mutable_tree(v, kept, (k,)) for k, v in kwargs.items()}
 
 
 RANDOMNESS = ("error", "different", "same")

@@ -18,6 +18,8 @@ import math
 import sys
 import threading
 import warnings
+import weakref
+from collections.abc import Callable
 from typing import Any
 
 import numpy
@@ -46,6 +48,15 @@ def escaped_error(tracer: Tracer, use: str) -> EscapedTracerError:
         if use == "by equal"
         else ""
     )
+    stored = STORED.get(id(tracer))
+    if stored is not None and stored[0]() is tracer:
+        return EscapedTracerError(
+            f"{tracer._interp.name}: one of its tracers was used ({use}) after that "
+            f"transform had returned: the function stored it in {stored[1]()}, inside an "
+            f"argument that the transform passed as is (an escaped tracer, as in JAX).  "
+            f"Return the value from the function instead (has_aux=True returns it beside "
+            f"the output) and store it after the transform."
+        )
     return EscapedTracerError(
         f"{tracer._interp.name}: one of its tracers was used ({use}) after that transform "
         f"had returned (an escaped tracer: it was stored in a global, a closure or a "
@@ -53,6 +64,18 @@ def escaped_error(tracer: Tracer, use: str) -> EscapedTracerError:
         f"transformed function instead, or compute with the plain array outside the "
         f"transform.{key}"
     )
+
+
+#: The tracers a transformed function stored into a container of an argument passed as
+#: is (NOTE [writes into argument containers] in ftransforms/arguments.py), by id: ``(weak
+#: reference, its place)``, for :func:`escaped_error`'s message.
+STORED: dict[int, tuple] = {}
+
+
+def note_stored(tracer: Tracer, place: Callable[[], str]) -> None:
+    """Note that ``tracer`` was left in an argument's container at ``place()``."""
+    key = id(tracer)
+    STORED[key] = (weakref.ref(tracer, lambda _, k=key: STORED.pop(k, None)), place)
 
 
 _STORE_SUBSCR = dis.opmap["STORE_SUBSCR"]
