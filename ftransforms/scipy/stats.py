@@ -592,6 +592,7 @@ class _Expon(_Continuous):
     """
 
     name = "expon"
+    _finite_ends = (0.0, math.inf)
 
     def _logpdf(self, z):
         return fnp.where(z >= 0, -z, -fnp.inf)
@@ -649,6 +650,7 @@ class _Uniform(_Continuous):
     """
 
     name = "uniform"
+    _finite_ends = (0.0, 1.0)
 
     def _logpdf(self, z):
         inside = (z >= 0) & (z <= 1)
@@ -701,6 +703,7 @@ class _Lognorm(_Continuous):
     """
 
     name = "lognorm"
+    _finite_ends = (0.0, math.inf)
     shapes = ("s",)
 
     def _valid(self, s):
@@ -848,6 +851,7 @@ class _Gamma(_Continuous):
     """
 
     name = "gamma"
+    _finite_ends = (0.0, math.inf)
     shapes = ("a",)
 
     def _valid(self, a):
@@ -913,6 +917,7 @@ class _Chi2(_Continuous):
     """
 
     name = "chi2"
+    _finite_ends = (0.0, math.inf)
     shapes = ("df",)
 
     def _valid(self, df):
@@ -954,6 +959,7 @@ class _Beta(_Continuous):
     """
 
     name = "beta"
+    _finite_ends = (0.0, 1.0)
     shapes = ("a", "b")
 
     def _valid(self, a, b):
@@ -1099,6 +1105,7 @@ class _Pareto(_Continuous):
     """
 
     name = "pareto"
+    _finite_ends = (1.0, math.inf)
     shapes = ("b",)
 
     def _valid(self, b):
@@ -1987,6 +1994,7 @@ class _Halfnorm(_Continuous):
     """
 
     name = "halfnorm"
+    _finite_ends = (0.0, math.inf)
 
     def _logpdf(self, z):
         return fnp.where(z >= 0, 0.5 * math.log(2.0 / math.pi) - 0.5 * z * z, -fnp.inf)
@@ -2054,6 +2062,7 @@ class _Rayleigh(_Continuous):
     """
 
     name = "rayleigh"
+    _finite_ends = (0.0, math.inf)
 
     def _logpdf(self, z):
         ok = z >= 0
@@ -2094,6 +2103,7 @@ class _WeibullMin(_Continuous):
     """
 
     name = "weibull_min"
+    _finite_ends = (0.0, math.inf)
     shapes = ("c",)
 
     def _valid(self, c):
@@ -2140,6 +2150,7 @@ class _Invgamma(_Continuous):
     """
 
     name = "invgamma"
+    _finite_ends = (0.0, math.inf)
     shapes = ("a",)
 
     def _valid(self, a):
@@ -2187,6 +2198,7 @@ class _F(_Continuous):
     """
 
     name = "f"
+    _finite_ends = (0.0, math.inf)
     shapes = ("dfn", "dfd")
 
     def _valid(self, dfn, dfd):

@@ -1,0 +1,63 @@
+"""SciPy users, round 14b: density derivatives at the ends of a bounded support
+(NOTE [density derivatives at a support end]), ..."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.stats as st
+
+import ftransforms as ft
+
+
+def _one_sided(f, x0, side, h=1e-6):
+    """Second-order one-sided difference of ``f`` at ``x0`` into the side ``side``."""
+    return (-3.0 * f(x0) + 4.0 * f(x0 + side * h) - f(x0 + 2 * side * h)) / (2 * side * h)
+
+
+# -- density derivatives at a finite end of the support ---------------------------------
+
+_ENDS = [
+    ("beta", (2.0, 3.0), 0.0, 1.0),
+    ("beta", (3.0, 2.0), 1.0, -1.0),
+    ("gamma", (2.0,), 0.0, 1.0),
+    ("chi2", (4.0,), 0.0, 1.0),
+    ("weibull_min", (2.0,), 0.0, 1.0),
+    ("rayleigh", (), 0.0, 1.0),
+    ("f", (4.0, 5.0), 0.0, 1.0),
+    ("betaprime", (2.0, 3.0), 0.0, 1.0),
+    ("burr12", (2.0, 3.0), 0.0, 1.0),
+    ("triang", (0.5,), 0.0, 1.0),
+    ("rice", (1.0,), 0.0, 1.0),
+    ("ncx2", (4.0, 1.0), 0.0, 1.0),
+    ("gamma", (3.0,), 0.0, 1.0),
+    ("maxwell", (), 0.0, 1.0),
+]
+
+
+@pytest.mark.parametrize("name, shape, end, side", _ENDS)
+def test_pdf_derivative_at_support_end_is_one_sided(name, shape, end, side):
+    dist = getattr(st, name)
+    f = lambda x: dist.pdf(x, *shape)  # noqa: E731
+    expected = _one_sided(f, end, side)
+    got = ft.grad(f)(end)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-8)
+    # the value at the end stays SciPy's
+    assert ft.vmap(f)(np.array([end])) == f(end)
+
+
+def test_beta_pdf_end_derivatives_in_x_loc_scale_shape_and_second_order():
+    f = lambda x: st.beta.pdf(x, 2.0, 3.0)  # noqa: E731  12 x (1 - x)**2
+    x = np.array([0.0, 0.5, 1.0])
+    np.testing.assert_allclose(ft.vmap(ft.grad(f))(x), [12.0, -3.0, 0.0], atol=1e-9)
+    np.testing.assert_allclose(ft.jacrev(f)(x), np.diag([12.0, -3.0, 0.0]), atol=1e-9)
+    np.testing.assert_allclose(ft.jit(ft.grad(f))(0.0), 12.0, rtol=1e-12)
+    # second derivative 12 (-4 + 6 x) = -48 at 0 (the one-sided limit)
+    np.testing.assert_allclose(ft.grad(ft.grad(f))(0.0), -48.0, rtol=1e-6)
+    # loc moves the density: d/dloc = -d/dx
+    g = ft.grad(lambda loc: st.gamma.pdf(1.0, 2.0, loc=loc, scale=2.0))(1.0)
+    np.testing.assert_allclose(g, -0.25, rtol=1e-10)
+    # the density is 0 at x = 0 for every a > 1: no derivative in a
+    assert ft.grad(lambda a: st.beta.pdf(0.0, a, 3.0))(2.0) == 0.0
+    # finite nonzero values at an end keep their exact derivatives
+    assert ft.grad(lambda x: st.expon.pdf(x))(0.0) == -1.0
