@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.special as sp
 import scipy.stats as st
 
 import ftransforms as ft
@@ -61,3 +62,50 @@ def test_beta_pdf_end_derivatives_in_x_loc_scale_shape_and_second_order():
     assert ft.grad(lambda a: st.beta.pdf(0.0, a, 3.0))(2.0) == 0.0
     # finite nonzero values at an end keep their exact derivatives
     assert ft.grad(lambda x: st.expon.pdf(x))(0.0) == -1.0
+
+
+# -- scipy.special: agm, Hermite polynomials, kolmogorov ---------------------------------
+
+
+def _central(f, x, h=1e-6):
+    return (f(x + h) - f(x - h)) / (2 * h)
+
+
+@pytest.mark.parametrize("a, b", [(1.5, 2.0), (2.0, 2.0), (0.1, 10.0), (-1.0, -3.0)])
+def test_agm_derivatives_match_differences(a, b):
+    ga = ft.grad(lambda u: sp.agm(u, b))(a)
+    gb = ft.grad(lambda v: sp.agm(a, v))(b)
+    np.testing.assert_allclose(ga, _central(lambda u: sp.agm(u, b), a), rtol=1e-7)
+    np.testing.assert_allclose(gb, _central(lambda v: sp.agm(a, v), b), rtol=1e-7)
+    # homogeneous of degree 1: a dM/da + b dM/db = M
+    np.testing.assert_allclose(a * ga + b * gb, sp.agm(a, b), rtol=1e-12)
+
+
+def test_agm_second_derivative():
+    got = ft.hessian(lambda u: sp.agm(u, 2.0))(1.5)
+    d1 = lambda u: _central(lambda v: sp.agm(v, 2.0), u, 1e-4)  # noqa: E731
+    np.testing.assert_allclose(got, _central(d1, 1.5, 1e-4), rtol=1e-6)
+
+
+@pytest.mark.parametrize("fn", [sp.eval_hermite, sp.eval_hermitenorm])
+def test_hermite_derivatives_in_x(fn):
+    x = np.array([-1.3, 0.0, 0.7, 2.0])
+    n = np.array([0, 1, 3, 5])
+    got = ft.vmap(ft.grad(lambda k, v: fn(k, v), argnums=1))(n, x)
+    np.testing.assert_allclose(got, _central(lambda v: fn(n, v), x), rtol=1e-7, atol=1e-7)
+    # second order: d2/dx2 H_4 = 2*4 * 2*3 H_2, d2/dx2 He_4 = 4*3 He_2
+    c = 48.0 if fn is sp.eval_hermite else 12.0
+    np.testing.assert_allclose(ft.hessian(lambda v: fn(4, v))(0.7), c * fn(2, 0.7), rtol=1e-12)
+
+
+def test_kolmogorov_derivative_is_minus_the_kstwobign_density():
+    y = np.array([0.3, 0.7, 1.5, 4.0])
+    got = ft.vmap(ft.grad(sp.kolmogorov))(y)
+    np.testing.assert_allclose(got, -st.kstwobign.pdf(y), rtol=1e-12)
+    np.testing.assert_allclose(got, _central(sp.kolmogorov, y), rtol=1e-6)
+    # second order: the density's slope, on both sides of the series' switch at y = 1
+    from scipy.special._ufuncs import _kolmogp
+
+    y2 = np.array([0.2, 0.5, 0.999, 1.0, 1.3])
+    h = ft.vmap(ft.hessian(sp.kolmogorov))(y2)
+    np.testing.assert_allclose(h, _central(_kolmogp, y2), rtol=1e-6)
