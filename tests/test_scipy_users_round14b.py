@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.signal as sg
 import scipy.special as sp
 import scipy.stats as st
 
 import ftransforms as ft
+from ftransforms.core.stack import current_stack
+from ftransforms.errors import UnsupportedOperationError
 
 
 def _one_sided(f, x0, side, h=1e-6):
@@ -109,3 +112,51 @@ def test_kolmogorov_derivative_is_minus_the_kstwobign_density():
     y2 = np.array([0.2, 0.5, 0.999, 1.0, 1.3])
     h = ft.vmap(ft.hessian(sp.kolmogorov))(y2)
     np.testing.assert_allclose(h, _central(_kolmogp, y2), rtol=1e-6)
+
+
+# -- scipy.signal.dlsim on traced inputs; lsim/impulse/step: a clear error ---------------
+
+_SS = (
+    np.array([[0.9, 0.1], [0.0, 0.8]]),
+    np.array([[1.0], [0.5]]),
+    np.array([[1.0, 0.0]]),
+    np.array([[0.2]]),
+    0.1,
+)
+
+
+def _fd_vec(f, x, h=1e-6):
+    return np.array([(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(x.size)])
+
+
+def test_dlsim_is_differentiable_in_input_and_initial_state():
+    u = np.array([1.0, 2.0, 0.5, -1.0, 3.0])
+    f = lambda v: sg.dlsim(([1.0], [1.0, -0.5], 1.0), v)[1].sum()  # noqa: E731
+    np.testing.assert_allclose(ft.grad(f)(u), _fd_vec(f, u), rtol=1e-8)
+    g = lambda x0: sum(o.sum() for o in sg.dlsim(_SS, u, x0=x0)[1:])  # noqa: E731
+    x0 = np.array([1.0, -1.0])
+    np.testing.assert_allclose(ft.grad(g)(x0), _fd_vec(g, x0), rtol=1e-8)
+    # values under vmap: SciPy's, row by row (tout, yout, xout for a state-space system)
+    rows = np.stack([u, -2.0 * u])
+    got = ft.vmap(lambda v: sg.dlsim(_SS, v)[1:])(rows)
+    for k, r in enumerate(rows):
+        _, y, x = sg.dlsim(_SS, r)
+        np.testing.assert_allclose(got[0][k], y, rtol=1e-13)
+        np.testing.assert_allclose(got[1][k], x, rtol=1e-13)
+    # t resamples u linearly onto the steps
+    t = np.array([0.0, 0.25, 0.5])
+    sys = ([1.0], [1.0, -0.5], 0.1)
+    got = ft.vmap(lambda v: sg.dlsim(sys, v, t=t)[1])(u[None, :3])[0]
+    np.testing.assert_allclose(got, sg.dlsim(sys, u[:3], t=t)[1], rtol=1e-13)
+
+
+def test_traced_system_and_continuous_simulations_name_the_scipy_function():
+    u = np.ones(5)
+    with pytest.raises(UnsupportedOperationError, match=r"scipy\.signal\.dlsim.*traced"):
+        ft.grad(lambda a: sg.dlsim(([1.0], [1.0, a], 1.0), u)[1].sum())(-0.5)
+    with pytest.raises(UnsupportedOperationError, match=r"scipy\.signal\.lsim.*dlsim"):
+        ft.grad(lambda v: sg.lsim(([1.0], [1.0, 1.0]), v, np.arange(5.0))[1].sum())(u)
+    for fn in (sg.impulse, sg.step):
+        with pytest.raises(UnsupportedOperationError, match=rf"scipy\.signal\.{fn.__name__}"):
+            ft.grad(lambda a, fn=fn: fn(([1.0], [1.0, a]))[1].sum())(1.0)
+    assert current_stack() == ()
