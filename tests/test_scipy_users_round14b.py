@@ -160,3 +160,60 @@ def test_traced_system_and_continuous_simulations_name_the_scipy_function():
         with pytest.raises(UnsupportedOperationError, match=rf"scipy\.signal\.{fn.__name__}"):
             ft.grad(lambda a, fn=fn: fn(([1.0], [1.0, a]))[1].sum())(1.0)
     assert current_stack() == ()
+
+
+# -- derivatives where z**b overflows (x = +-1e300) ---------------------------------------
+
+
+def test_exponpow_and_gennorm_far_tails_have_zero_not_nan_derivatives():
+    x = np.array([1e300, 2.0])
+    for fn in [
+        lambda v: st.exponpow.cdf(v, 2.5),
+        lambda v: st.gennorm.pdf(v, 3.0),
+        lambda v: st.gennorm.cdf(v, 3.0),
+        lambda v: st.gennorm.cdf(-v, 3.0),
+    ]:
+        got = ft.vmap(ft.grad(fn))(x)
+        assert got[0] == 0.0
+        np.testing.assert_allclose(got[1], _central(fn, x[1]), rtol=1e-6)
+        np.testing.assert_allclose(ft.vmap(fn)(x), fn(x), rtol=1e-14)
+    # (SciPy's exponpow.pdf is NaN there, 0 * inf; the density underflows to 0)
+    assert ft.value_and_grad(lambda v: st.exponpow.pdf(v, 2.5))(1e300) == (0.0, 0.0)
+    # in the shape too
+    assert ft.grad(lambda b: st.gennorm.cdf(1e300, b))(3.0) == 0.0
+    assert ft.grad(lambda b: st.exponpow.sf(1e300, b))(2.5) == 0.0
+    assert ft.grad(lambda b: st.gennorm.pdf(-1e300, b))(3.0) == 0.0
+
+
+def test_t_logpdf_far_tail_in_df_is_finite():
+    df, z = 3.0, 1e300
+    got = ft.value_and_grad(lambda d: st.t.logpdf(z, d))(df)
+    # log1p(z**2/df) = 2 log z - log df there (df / z**2 underflows)
+    log1p_term = 2.0 * np.log(z) - np.log(df)
+    value = (
+        sp.gammaln((df + 1) / 2)
+        - sp.gammaln(df / 2)
+        - 0.5 * np.log(df * np.pi)
+        - 0.5 * (df + 1) * log1p_term
+    )
+    slope = (
+        0.5 * (sp.digamma((df + 1) / 2) - sp.digamma(df / 2))
+        - 0.5 / df
+        - 0.5 * log1p_term
+        + 0.5 * (df + 1) / df
+    )
+    np.testing.assert_allclose(got[0], value, rtol=1e-14)
+    np.testing.assert_allclose(got[1], slope, rtol=1e-12)
+    assert ft.grad(lambda d: st.t.pdf(z, d))(df) == 0.0
+    # below the switch the ordinary form, to rounding
+    for v in (1e140, 1e160):
+        np.testing.assert_allclose(
+            ft.vmap(lambda u: st.t.logpdf(u, df))(np.array([v])),
+            [
+                sp.gammaln(2.0)
+                - sp.gammaln(1.5)
+                - 0.5 * np.log(3 * np.pi)
+                - 2.0 * (2 * np.log(v) - np.log(3.0))
+            ],
+            rtol=1e-14,
+        )

@@ -375,7 +375,7 @@ class _Continuous(_Dist):
         """
         ends = self._ends_of_support(shape)
         if not ends or not _any_traced(z, *shape):
-            return fnp.exp(self._logpdf(z, *shape))
+            return self._density(z, *shape)
         const = tuple(fnp.stop_gradient(v) for v in (z, *shape))
         at_value = fnp.exp(self._logpdf(*const))
         vanishes = at_value == 0.0
@@ -392,6 +392,11 @@ class _Continuous(_Dist):
         far = fnp.exp(self._logpdf(z + 2.0 * shift, *held))
         inside = 2.0 * near - far
         return inside + fnp.where(at_end, at_value - fnp.stop_gradient(inside), 0.0)
+
+    def _density(self, z: Any, *shape: Any) -> Any:
+        """The standardized density (a distribution whose ``exp(logpdf)`` loses its
+        derivatives somewhere writes its own)."""
+        return fnp.exp(self._logpdf(z, *shape))
 
     def _ends_of_support(self, shape: tuple) -> list:
         """``[(end, side into the support)]`` for the finite ends (``side``: +1 or -1)."""
