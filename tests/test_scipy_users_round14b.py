@@ -217,3 +217,15 @@ def test_t_logpdf_far_tail_in_df_is_finite():
             ],
             rtol=1e-14,
         )
+
+
+def test_infinite_one_sided_slope_at_an_end_stays_nan_not_a_finite_number():
+    # semicircular's density vanishes like sqrt(1 + x) at -1; beta(1.5, 3)'s like sqrt(x)
+    assert np.isnan(ft.grad(lambda x: st.semicircular.pdf(x))(-1.0))
+    assert np.isnan(ft.grad(lambda x: st.beta.pdf(x, 1.5, 3.0))(0.0))
+    # next to them, the ordinary derivatives
+    np.testing.assert_allclose(
+        ft.grad(lambda x: st.semicircular.pdf(x))(0.5),
+        _central(st.semicircular.pdf, 0.5),
+        rtol=1e-7,
+    )

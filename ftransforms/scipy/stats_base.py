@@ -370,8 +370,9 @@ class _Continuous(_Dist):
         second derivative ``p (lp'' + lp'**2)`` does not cancel to noise.  The density
         vanishes there for all shapes around, so the shapes' derivatives are 0.  The value stays
         the one at the end (a constant correction); an infinite density at an end keeps its
-        derivative.  Only traced calls of distributions with a finite end pay the two extra
-        evaluations; elsewhere ``2 p - p`` is ``p`` exactly.
+        derivative, and so does one that vanishes like ``h**k``, ``k < 1`` (an infinite
+        slope: NaN, as before).  Only traced calls of distributions with a finite end pay
+        the two extra evaluations; elsewhere ``2 p - p`` is ``p`` exactly.
         """
         ends = self._ends_of_support(shape)
         if not ends or not _any_traced(z, *shape):
@@ -391,7 +392,12 @@ class _Continuous(_Dist):
         near = fnp.exp(self._logpdf(z + shift, *held))
         far = fnp.exp(self._logpdf(z + 2.0 * shift, *held))
         inside = 2.0 * near - far
-        return inside + fnp.where(at_end, at_value - fnp.stop_gradient(inside), 0.0)
+        out = inside + fnp.where(at_end, at_value - fnp.stop_gradient(inside), 0.0)
+        # p ~ h**k with k < 1 (far/near = 2**k < 2: semicircular's square root): the slope is
+        # infinite there, so no finite Richardson value; the derivative stays NaN
+        steep = at_end & (fnp.stop_gradient(far) < 1.98 * fnp.stop_gradient(near))
+        offset = z - fnp.stop_gradient(z)
+        return out + fnp.where(steep, fnp.sqrt(fnp.where(steep, offset * offset, 1.0)), 0.0)
 
     def _density(self, z: Any, *shape: Any) -> Any:
         """The standardized density (a distribution whose ``exp(logpdf)`` loses its
