@@ -23,6 +23,7 @@ from ftransforms.api import jvp as _jvp
 from ftransforms.api import vjp as _vjp
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.primitive import FAMILY_BATCH_RULES, Primitive
+from ftransforms.core.stack import current_stack
 from ftransforms.numpy.helpers import dtype_of, peek
 from ftransforms.numpy.ufuncs import float_input
 from ftransforms.ops.scipy_ops import scipy_ppf_p
@@ -294,6 +295,15 @@ def _any_traced(*xs: Any) -> bool:
     return any(not isinstance(x, (numpy.ndarray, numpy.generic, float, int)) for x in xs)
 
 
+def _may_sit_on(z: Any, ends: list) -> bool:
+    """Whether ``z`` may equal one of the ``ends``: read from the data where no ``jit``
+    is recording (eagerly the values are there; a recording must not depend on them)."""
+    if any(getattr(i, "note_value_read", None) is not None for i in current_stack()):
+        return True
+    zv = peek(z)
+    return any(bool((zv == peek(end)).any()) for end, _ in ends)
+
+
 def _standardized(x: Any, loc: Any, scale: Any) -> Any:
     """``(x - loc) / scale``; an infinite plain ``x`` stays that constant infinity, with
     no derivative in ``loc``/``scale`` (``(inf - loc) / scale`` has the tangent
@@ -371,18 +381,20 @@ class _Continuous(_Dist):
         vanishes there for all shapes around, so the shapes' derivatives are 0.  The value stays
         the one at the end (a constant correction); an infinite density at an end keeps its
         derivative, and so does one that vanishes like ``h**k``, ``k < 1`` (an infinite
-        slope: NaN, as before).  Only traced calls of distributions with a finite end pay
-        the two extra evaluations; elsewhere ``2 p - p`` is ``p`` exactly.
+        slope: NaN, as before).  It costs one more evaluation (and one at the ends' values)
+        where it runs: on traced calls of distributions with a finite end, eagerly only when
+        some ``z`` sits on an end (read from the data), under ``jit`` always (a recording
+        must not depend on the data); away from the ends ``2 p - p`` is ``p`` exactly.
         """
         ends = self._ends_of_support(shape)
-        if not ends or not _any_traced(z, *shape):
+        if not ends or not _any_traced(z, *shape) or not _may_sit_on(z, ends):
             return self._density(z, *shape)
         const = tuple(fnp.stop_gradient(v) for v in (z, *shape))
-        at_value = fnp.exp(self._logpdf(*const))
-        vanishes = at_value == 0.0
         shift = 0.0
         at_end = False
         for end, side in ends:
+            # the density at the end itself: one evaluation at the shapes, not at every z
+            vanishes = fnp.exp(self._logpdf(end + 0.0 * const[0].dtype.type(0), *const[1:])) == 0
             at = (const[0] == end) & vanishes
             h = fnp.maximum(fnp.abs(end), 1.0) * 2.0**-24
             shift = shift + fnp.where(at, side * h, 0.0)
@@ -392,7 +404,7 @@ class _Continuous(_Dist):
         near = fnp.exp(self._logpdf(z + shift, *held))
         far = fnp.exp(self._logpdf(z + 2.0 * shift, *held))
         inside = 2.0 * near - far
-        out = inside + fnp.where(at_end, at_value - fnp.stop_gradient(inside), 0.0)
+        out = inside - fnp.where(at_end, fnp.stop_gradient(inside), 0.0)  # the value 0 there
         # p ~ h**k with k < 1 (far/near = 2**k < 2: semicircular's square root): the slope is
         # infinite there, so no finite Richardson value; the derivative stays NaN
         steep = at_end & (fnp.stop_gradient(far) < 1.98 * fnp.stop_gradient(near))
