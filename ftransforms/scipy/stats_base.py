@@ -381,7 +381,7 @@ class _Continuous(_Dist):
         vanishes there for all shapes around, so the shapes' derivatives are 0.  The value stays
         the one at the end (a constant correction); an infinite density at an end keeps its
         derivative, and so does one that vanishes like ``h**k``, ``k < 1`` (an infinite
-        slope: NaN, as before).  It costs one more evaluation (and one at the ends' values)
+        slope: NaN, as before).  It costs one more evaluation (three more at the ends alone)
         where it runs: on traced calls of distributions with a finite end, eagerly only when
         some ``z`` sits on an end (read from the data), under ``jit`` always (a recording
         must not depend on the data); away from the ends ``2 p - p`` is ``p`` exactly.
@@ -393,23 +393,24 @@ class _Continuous(_Dist):
         shift = 0.0
         at_end = False
         for end, side in ends:
-            # the density at the end itself: one evaluation at the shapes, not at every z
-            vanishes = fnp.exp(self._logpdf(end + 0.0 * const[0].dtype.type(0), *const[1:])) == 0
-            at = (const[0] == end) & vanishes
+            # the density at the end and at h, 2 h inside: evaluated at the shapes only
             h = fnp.maximum(fnp.abs(end), 1.0) * 2.0**-24
+            e = end + 0.0 * const[0].dtype.type(0)
+            p0, p1, p2 = (fnp.exp(self._logpdf(e + j * side * h, *const[1:])) for j in range(3))
+            # p ~ h**k with k < 1 (p2 / p1 = 2**k < 2: semicircular's square root) has an
+            # infinite slope, no finite Richardson value: left alone (NaN, as before)
+            smooth = (p0 == 0) & (p2 >= 1.98 * p1)
+            at = (const[0] == end) & smooth
             shift = shift + fnp.where(at, side * h, 0.0)
             at_end = at_end | at
         # the density vanishes there for the shapes around: no derivative in them
-        held = tuple(fnp.where(at_end, c, v) for c, v in zip(const[1:], shape))
+        held = shape
+        if _any_traced(*shape):
+            held = tuple(fnp.where(at_end, c, v) for c, v in zip(const[1:], shape))
         near = fnp.exp(self._logpdf(z + shift, *held))
         far = fnp.exp(self._logpdf(z + 2.0 * shift, *held))
         inside = 2.0 * near - far
-        out = inside - fnp.where(at_end, fnp.stop_gradient(inside), 0.0)  # the value 0 there
-        # p ~ h**k with k < 1 (far/near = 2**k < 2: semicircular's square root): the slope is
-        # infinite there, so no finite Richardson value; the derivative stays NaN
-        steep = at_end & (fnp.stop_gradient(far) < 1.98 * fnp.stop_gradient(near))
-        offset = z - fnp.stop_gradient(z)
-        return out + fnp.where(steep, fnp.sqrt(fnp.where(steep, offset * offset, 1.0)), 0.0)
+        return inside - fnp.where(at_end, fnp.stop_gradient(inside), 0.0)  # the value 0 there
 
     def _density(self, z: Any, *shape: Any) -> Any:
         """The standardized density (a distribution whose ``exp(logpdf)`` loses its
