@@ -73,9 +73,12 @@ def test_every_scipy_ufunc_runs_under_vmap_and_jit():
 
 RULES = [(n, i) for n, rules in sorted(DERIVATIVES.items()) for i, r in enumerate(rules) if r]
 #: Where the default point sits on a kink (huber's |r| = delta) or outside the domain
+#: (or takes integer orders only)
 SPECIAL_POINTS = {
     "huber": [np.array([0.3, 0.3]), np.array([0.1, 0.6])],
     "ndtri_exp": [np.array([-0.4, -2.0])],  # (defined for y <= 0)
+    "eval_hermite": [np.array([2, 3]), np.array([0.4, 0.7])],  # (integer orders only)
+    "eval_hermitenorm": [np.array([2, 3]), np.array([0.4, 0.7])],
 }
 
 

@@ -139,6 +139,50 @@ def _lower(n: Any, f: Callable[[Any], Any]) -> Any:
     return _where(zero, 0.0, f(_where(zero, 1.0, n) - 1.0))
 
 
+def _int(x: Any) -> Any:
+    """A float that holds an integer order, as the integer SciPy's ``ld->d`` loops take."""
+    return lax.convert(x, "int64")
+
+
+def _agm_d(which: int) -> Callable[..., Any]:
+    """d/da (``which`` 0) or d/db (1) of ``agm(a, b) = pi (a + b) / (4 K(m))``,
+    ``m = ((a - b) / (a + b))**2``: ``M / (a + b) - M K'(m) / K(m) dm``, where
+    ``dm/da = 4 b (a - b) / (a + b)**3`` (0 at ``a == b``: the derivative 1/2 there)."""
+
+    def rule(y: Any, a: Any, b: Any) -> Any:
+        s = a + b
+        m = ((a - b) / s) ** 2
+        k = _u("ellipk", m)
+        dm = (4.0 * b * (a - b) if which == 0 else 4.0 * a * (b - a)) / (s * s * s)
+        return y / s - y * _elliptic_k_dm(k, m) / k * dm
+
+    return rule
+
+
+def _kolmogorov_d2(x: Any) -> Any:
+    """The second derivative of ``kolmogorov`` (minus the Kolmogorov density's slope): from
+    ``8 y sum (-1)**(k-1) k**2 exp(-2 k**2 y**2)`` for ``y >= 1`` and from the theta form
+    ``sqrt(2 pi) / y sum exp(-c / y**2)``, ``c = (2j - 1)**2 pi**2 / 8``, below (10 terms
+    each: the next is below ``exp(-150)`` of the first)."""
+    big = x >= 1.0
+    y = _where(big, x, 1.0 + 0.0 * x)
+    slope = 0.0 * x
+    for k in range(1, 11):
+        sign = 1.0 if k % 2 else -1.0
+        e = _exp(-2.0 * k * k * y * y)
+        slope = slope + sign * 8.0 * k * k * e * (1.0 - 4.0 * k * k * y * y)
+    w = _where(big, 0.5 + 0.0 * x, x)
+    small = 0.0 * x
+    for j in range(1, 11):
+        c = (2 * j - 1) ** 2 * _PI * _PI / 8.0
+        e = _exp(-c / (w * w))
+        w2, w3 = w * w, w * w * w
+        small = small + e * (
+            (2.0 * c / w3) * (2.0 * c / (w2 * w2) - 1.0 / w2) - 8.0 * c / (w3 * w2) + 2.0 / w3
+        )
+    return -_where(big, slope, math.sqrt(2.0 * _PI) * small)
+
+
 def _elliptic_k_dm(y: Any, m: Any) -> Any:
     e = _u("ellipe", m)
     safe = _where(m == 0, 0.5, m)
@@ -247,6 +291,10 @@ DERIVATIVES: dict[str, tuple[Callable | None, ...]] = {
         ),
     ),
     "ellipkm1": (_ellipkm1_dp,),
+    # M(a, b) = pi (a + b) / (4 K(m)), m = ((a - b) / (a + b))**2
+    "agm": (_agm_d(0), _agm_d(1)),
+    # minus the Kolmogorov density: SciPy's private ufunc (its own derivative: a series)
+    "kolmogorov": (lambda y, x: _u("_kolmogp", x),),
     "ellipkinc": (
         lambda y, phi, m: 1.0 / _sqrt(1.0 - m * _sin(phi) ** 2),
         _ellipkinc_dm,
@@ -407,6 +455,15 @@ DERIVATIVES: dict[str, tuple[Callable | None, ...]] = {
         None,
         lambda y, n, a, x: -_lower(n, lambda m: _u("eval_genlaguerre", m, a + 1.0, x)),
     ),
+    # d/dx H_n = 2 n H_(n-1), d/dx He_n = n He_(n-1) (SciPy takes an integer order only)
+    "eval_hermite": (
+        None,
+        lambda y, n, x: 2.0 * n * _lower(n, lambda m: _u("eval_hermite", _int(m), x)),
+    ),
+    "eval_hermitenorm": (
+        None,
+        lambda y, n, x: n * _lower(n, lambda m: _u("eval_hermitenorm", _int(m), x)),
+    ),
     "eval_jacobi": (
         None,
         None,
@@ -435,6 +492,7 @@ def _lambertw_dz(y: Any, z: Any, k: Any, tol: Any) -> Any:
 #: ``f'' = -2 f'/z + (-+1 + n (n + 1) / z**2) f`` (-1 for j and y, +1 for i and k);
 #: ``W(z)``'s is ``W / (z (1 + W))`` (a series near 0).
 PRIVATE_DERIVATIVES: dict[str, tuple[Callable | None, ...]] = {
+    "_kolmogp": (lambda y, x: _kolmogorov_d2(x),),
     "_lambertw": (
         _lambertw_dz,
         None,

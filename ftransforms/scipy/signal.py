@@ -35,6 +35,7 @@ from ftransforms.scipy.chirp_z import czt, zoom_fft
 from ftransforms.scipy.convolve_axes import convolve_axes
 from ftransforms.scipy.frequency_response import freqz, freqz_sos
 from ftransforms.scipy.lombscargle import lombscargle
+from ftransforms.scipy.lti_simulation import dlsim, impulse, lsim, step
 from ftransforms.scipy.order_filters import medfilt, medfilt2d, order_filter
 from ftransforms.scipy.peaks import (
     argrelextrema,
@@ -56,18 +57,21 @@ __all__ = [
     "convolve2d",
     "correlate",
     "correlate2d",
-    "czt",
     "csd",
+    "czt",
     "detrend",
+    "dlsim",
     "fftconvolve",
+    "filtfilt",
     "find_peaks",
     "freqz",
     "freqz_sos",
-    "filtfilt",
+    "impulse",
     "istft",
     "lfilter",
-    "lombscargle",
     "lfilter_zi",
+    "lombscargle",
+    "lsim",
     "medfilt",
     "medfilt2d",
     "order_filter",
@@ -79,11 +83,12 @@ __all__ = [
     "sosfilt",
     "sosfilt_zi",
     "sosfiltfilt",
-    "upfirdn",
-    "zoom_fft",
-    "stft",
     "spectrogram",
+    "step",
+    "stft",
+    "upfirdn",
     "welch",
+    "zoom_fft",
 ]
 
 

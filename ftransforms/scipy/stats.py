@@ -592,6 +592,7 @@ class _Expon(_Continuous):
     """
 
     name = "expon"
+    _finite_ends = (0.0, math.inf)
 
     def _logpdf(self, z):
         return fnp.where(z >= 0, -z, -fnp.inf)
@@ -649,6 +650,7 @@ class _Uniform(_Continuous):
     """
 
     name = "uniform"
+    _finite_ends = (0.0, 1.0)
 
     def _logpdf(self, z):
         inside = (z >= 0) & (z <= 1)
@@ -701,6 +703,7 @@ class _Lognorm(_Continuous):
     """
 
     name = "lognorm"
+    _finite_ends = (0.0, math.inf)
     shapes = ("s",)
 
     def _valid(self, s):
@@ -771,6 +774,22 @@ class _Lognorm(_Continuous):
         return s, loc, scale
 
 
+def _power_overflows(z: Any, b: Any) -> Any:
+    """Where ``|z|**b`` overflows (decided in logs: no tangent, no overflow)."""
+    return b * fnp.log(fnp.abs(fnp.stop_gradient(z))) > 709.0
+
+
+def _log1p_square_over(z: Any, df: Any) -> Any:
+    """``log1p(z**2 / df)``, also where ``z**2`` overflows: ``2 log|z| - log(df) +
+    log1p(df / z**2)`` above ``|z| = 1e150`` (``t.logpdf(1e300, 3)`` is -2762, not -inf,
+    and its derivative in ``df`` finite, not NaN)."""
+    big = fnp.abs(z) > 1e150
+    zb = fnp.where(big, z, 1.0)
+    zs = fnp.where(big, 0.0, z)
+    far = 2.0 * fnp.log(fnp.abs(zb)) - fnp.log(df) + fnp.log1p(df / zb / zb)
+    return fnp.where(big, far, fnp.log1p(zs * zs / df))
+
+
 class _T(_Continuous):
     """Student's t distribution with ``df`` degrees of freedom.
 
@@ -790,7 +809,7 @@ class _T(_Continuous):
             fsp.gammaln(0.5 * (df + 1.0))
             - fsp.gammaln(0.5 * df)
             - 0.5 * fnp.log(df * math.pi)
-            - 0.5 * (df + 1.0) * fnp.log1p(z * z / df)
+            - 0.5 * (df + 1.0) * _log1p_square_over(z, df)
         )
 
     def _cdf(self, z, df):
@@ -848,6 +867,7 @@ class _Gamma(_Continuous):
     """
 
     name = "gamma"
+    _finite_ends = (0.0, math.inf)
     shapes = ("a",)
 
     def _valid(self, a):
@@ -913,6 +933,7 @@ class _Chi2(_Continuous):
     """
 
     name = "chi2"
+    _finite_ends = (0.0, math.inf)
     shapes = ("df",)
 
     def _valid(self, df):
@@ -954,6 +975,7 @@ class _Beta(_Continuous):
     """
 
     name = "beta"
+    _finite_ends = (0.0, 1.0)
     shapes = ("a", "b")
 
     def _valid(self, a, b):
@@ -1099,6 +1121,7 @@ class _Pareto(_Continuous):
     """
 
     name = "pareto"
+    _finite_ends = (1.0, math.inf)
     shapes = ("b",)
 
     def _valid(self, b):
@@ -1313,15 +1336,24 @@ class _Gennorm(_Continuous):
     def _logpdf(self, z, beta):
         return fnp.log(beta) - math.log(2.0) - fsp.gammaln(1.0 / beta) - fnp.abs(z) ** beta
 
+    def _density(self, z, beta):
+        # where |z|**beta overflows the density is 0 and so are its derivatives (exp(-inf)
+        # times the overflowing d|z|**beta was NaN): the formula runs at z = 0 there
+        huge = _power_overflows(z, beta)
+        return fnp.where(huge, 0.0, fnp.exp(self._logpdf(fnp.where(huge, 0.0, z), beta)))
+
     def _cdf(self, z, beta):
         # |z|**beta under 1e-16 (z = 0 included): the line 1/2 + pdf(0) z; gammaincc's
-        # derivative there is x**(1/beta - 1) * d(|z|**beta) = inf * 0 (NaN in z and beta)
+        # derivative there is x**(1/beta - 1) * d(|z|**beta) = inf * 0 (NaN in z and beta);
+        # where |z|**beta overflows, the constant 0 or 1 (its derivative was 0 * inf)
         tiny = fnp.abs(z) ** beta < 1e-16
-        zs = fnp.where(tiny, 1.0, z)
+        huge = _power_overflows(z, beta)
+        zs = fnp.where(tiny | huge, 1.0, z)
         half = 0.5 * _special("gammaincc")(1.0 / beta, fnp.abs(zs) ** beta)
         pdf0 = beta / (2.0 * fsp.gamma(1.0 / beta))
         line = 0.5 + pdf0 * z
-        return fnp.where(tiny, line, fnp.where(z > 0, 1.0 - half, half))
+        out = fnp.where(tiny, line, fnp.where(z > 0, 1.0 - half, half))
+        return fnp.where(huge, fnp.where(z > 0, 1.0, 0.0), out)
 
     def _sf(self, z, beta):
         return self._cdf(-z, beta)
@@ -1987,6 +2019,7 @@ class _Halfnorm(_Continuous):
     """
 
     name = "halfnorm"
+    _finite_ends = (0.0, math.inf)
 
     def _logpdf(self, z):
         return fnp.where(z >= 0, 0.5 * math.log(2.0 / math.pi) - 0.5 * z * z, -fnp.inf)
@@ -2054,6 +2087,7 @@ class _Rayleigh(_Continuous):
     """
 
     name = "rayleigh"
+    _finite_ends = (0.0, math.inf)
 
     def _logpdf(self, z):
         ok = z >= 0
@@ -2094,6 +2128,7 @@ class _WeibullMin(_Continuous):
     """
 
     name = "weibull_min"
+    _finite_ends = (0.0, math.inf)
     shapes = ("c",)
 
     def _valid(self, c):
@@ -2140,6 +2175,7 @@ class _Invgamma(_Continuous):
     """
 
     name = "invgamma"
+    _finite_ends = (0.0, math.inf)
     shapes = ("a",)
 
     def _valid(self, a):
@@ -2187,6 +2223,7 @@ class _F(_Continuous):
     """
 
     name = "f"
+    _finite_ends = (0.0, math.inf)
     shapes = ("dfn", "dfd")
 
     def _valid(self, dfn, dfd):

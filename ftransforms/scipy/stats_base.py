@@ -23,6 +23,7 @@ from ftransforms.api import jvp as _jvp
 from ftransforms.api import vjp as _vjp
 from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.primitive import FAMILY_BATCH_RULES, Primitive
+from ftransforms.core.stack import current_stack
 from ftransforms.numpy.helpers import dtype_of, peek
 from ftransforms.numpy.ufuncs import float_input
 from ftransforms.ops.scipy_ops import scipy_ppf_p
@@ -289,6 +290,20 @@ def _split(x: Any, args: tuple, kwargs: dict, shapes: tuple, extras: tuple, wher
     return tuple(out)
 
 
+def _any_traced(*xs: Any) -> bool:
+    """Whether any of ``xs`` is a tracer (not a NumPy array or Python/NumPy number)."""
+    return any(not isinstance(x, (numpy.ndarray, numpy.generic, float, int)) for x in xs)
+
+
+def _may_sit_on(z: Any, ends: list) -> bool:
+    """Whether ``z`` may equal one of the ``ends``: read from the data where no ``jit``
+    is recording (eagerly the values are there; a recording must not depend on them)."""
+    if any(getattr(i, "note_value_read", None) is not None for i in current_stack()):
+        return True
+    zv = peek(z)
+    return any(bool((zv == peek(end)).any()) for end, _ in ends)
+
+
 def _standardized(x: Any, loc: Any, scale: Any) -> Any:
     """``(x - loc) / scale``; an infinite plain ``x`` stays that constant infinity, with
     no derivative in ``loc``/``scale`` (``(inf - loc) / scale`` has the tangent
@@ -347,7 +362,73 @@ class _Continuous(_Dist):
     def pdf(self, x: Any, *args: Any, **kwargs: Any) -> Any:
         """The probability density at ``x``."""
         z, shape, scale, valid = self._args("pdf", x, args, kwargs)
-        return _nan_unless(valid, fnp.exp(self._logpdf(z, *shape)) / scale)
+        return _nan_unless(valid, self._density_one_sided_at_ends(z, shape) / scale)
+
+    # Finite ends of the standardized support (``None``: no finite end), for
+    # ``_density_one_sided_at_ends``; ``_Bounded`` reads its ``_support``.
+    _finite_ends: tuple | None = None
+
+    def _density_one_sided_at_ends(self, z: Any, shape: tuple) -> Any:
+        """``exp(_logpdf(z))``, with the one-sided derivatives where it vanishes at an end.
+
+        NOTE [density derivatives at a support end]: the density is ``exp(logpdf)``, whose
+        derivative ``pdf * dlogpdf`` is ``0 * inf = NaN`` where the density vanishes at an
+        end like ``x**(a-1)`` (``beta.pdf(x, 2, 3)`` at 0: one-sided slope 12).  There the
+        derivatives (every order) are Richardson's ``2 D(h) - D(2 h)`` of the derivatives
+        ``D`` at the points ``h`` and ``2 h`` inside (``h = 2**-24`` times the end's size,
+        at least 1): the one-sided limits to ``O(h**2)``, far enough inside that the
+        second derivative ``p (lp'' + lp'**2)`` does not cancel to noise.  The density
+        vanishes there for all shapes around, so the shapes' derivatives are 0.  The value stays
+        the one at the end (a constant correction); an infinite density at an end keeps its
+        derivative, and so does one that vanishes like ``h**k``, ``k < 1`` (an infinite
+        slope: NaN, as before).  It costs one more evaluation (three more at the ends alone)
+        where it runs: on traced calls of distributions with a finite end, eagerly only when
+        some ``z`` sits on an end (read from the data), under ``jit`` always (a recording
+        must not depend on the data); away from the ends ``2 p - p`` is ``p`` exactly.
+        """
+        ends = self._ends_of_support(shape)
+        if not ends or not _any_traced(z, *shape) or not _may_sit_on(z, ends):
+            return self._density(z, *shape)
+        const = tuple(fnp.stop_gradient(v) for v in (z, *shape))
+        shift = 0.0
+        at_end = False
+        for end, side in ends:
+            # the density at the end and at h, 2 h inside: evaluated at the shapes only
+            h = fnp.maximum(fnp.abs(end), 1.0) * 2.0**-24
+            e = end + 0.0 * const[0].dtype.type(0)
+            p0, p1, p2 = (fnp.exp(self._logpdf(e + j * side * h, *const[1:])) for j in range(3))
+            # p ~ h**k with k < 1 (p2 / p1 = 2**k < 2: semicircular's square root) has an
+            # infinite slope, no finite Richardson value: left alone (NaN, as before)
+            smooth = (p0 == 0) & (p2 >= 1.98 * p1)
+            at = (const[0] == end) & smooth
+            shift = shift + fnp.where(at, side * h, 0.0)
+            at_end = at_end | at
+        # the density vanishes there for the shapes around: no derivative in them
+        held = shape
+        if _any_traced(*shape):
+            held = tuple(fnp.where(at_end, c, v) for c, v in zip(const[1:], shape))
+        near = fnp.exp(self._logpdf(z + shift, *held))
+        far = fnp.exp(self._logpdf(z + 2.0 * shift, *held))
+        inside = 2.0 * near - far
+        return inside - fnp.where(at_end, fnp.stop_gradient(inside), 0.0)  # the value 0 there
+
+    def _density(self, z: Any, *shape: Any) -> Any:
+        """The standardized density (a distribution whose ``exp(logpdf)`` loses its
+        derivatives somewhere writes its own)."""
+        return fnp.exp(self._logpdf(z, *shape))
+
+    def _ends_of_support(self, shape: tuple) -> list:
+        """``[(end, side into the support)]`` for the finite ends (``side``: +1 or -1)."""
+        support = getattr(self, "_support", None)
+        if support is None:
+            lo, hi = self._finite_ends if self._finite_ends is not None else (-math.inf, math.inf)
+        else:
+            lo, hi = support(*shape)
+        out = []
+        for end, side in ((lo, 1.0), (hi, -1.0)):
+            if not (isinstance(end, float) and math.isinf(end)):
+                out.append((end, side))
+        return out
 
     def cdf(self, x: Any, *args: Any, **kwargs: Any) -> Any:
         """The cumulative distribution function at ``x``."""

@@ -656,11 +656,15 @@ class _Exponpow(_Positive):
         return b > 0
 
     def _e(self, z, b):
-        return _expm1_capped(z**b)
+        # where z**b itself overflows, the formula runs at z = 1 (its derivative b z**(b-1)
+        # overflowed too: 0 * inf = NaN through the cap's where)
+        huge = b * fnp.log(fnp.stop_gradient(z)) > 709.0
+        return _expm1_capped(_where(huge, _INF, _where(huge, 1.0, z) ** b))
 
     def _lp(self, z, b):
         e, over = self._e(z, b)
-        lp = fnp.log(b) + fsp.xlogy(b - 1.0, z) - e + z**b
+        zs = _where(over, 1.0, z)
+        lp = fnp.log(b) + fsp.xlogy(b - 1.0, zs) - e + zs**b
         return fnp.where(over, -fnp.inf, lp)
 
     def _ls(self, z, b):
