@@ -79,6 +79,7 @@ from ftransforms.numpy import (  # noqa: F401
     generator_out,
     linalg,
     object_array_calls,
+    polynomial_series,
     protocol,
     statistics_calls,
     strided,

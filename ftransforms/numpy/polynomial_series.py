@@ -1,0 +1,155 @@
+"""``numpy.polynomial``'s functions and series classes on tracers: NumPy's dtypes.
+
+NOTE [numpy.polynomial's dtypes on tracers]: ``numpy.polynomial``'s Python functions turn
+their arguments into arrays with ``np.array(c, ndmin=1)`` / ``np.asarray`` (directly or in
+``polyutils.as_series``), which for a tracer is a NumPy object array of 0-d tracers, and
+then compute through NumPy's object loops.  There NumPy's own dtype rules did not run:
+integer coefficients stayed integers (``c.dtype.char in '?bBhHiIlLqQpP'`` is False for an
+object array, and ``np.common_type`` refuses one), and a float64 array met in an object
+loop becomes Python floats, which leave a float32 tracer float32 (``polyval(x, c)`` of
+float32 ``c`` and float64 ``x`` was float32; NumPy's is float64): a silent difference of
+dtype and precision.  So while a transform is active, an object array holding tracers that
+``numpy.array``/``asarray``/``asanyarray`` make for code of ``numpy.polynomial`` (core/
+mutation.py's wrappers hand NumPy's object results to :func:`_polynomial_objects`) has its
+tracers cast to the dtype NumPy computes in there: the result dtype of the calling
+function's array arguments (arrays, NumPy scalars, tracers and the tracers in object arrays
+and lists; Python numbers are weak, as in NumPy), integers and booleans made float64 as
+``numpy.polynomial`` makes them (``c + 0.0``, ``np.common_type``).  Arrays that are no
+object arrays, and object arrays for other callers, cost one dtype test.
+
+Example:
+    >>> import numpy as np
+    >>> import ftransforms as ft
+    >>> x = np.linspace(-1.0, 1.0, 3)
+    >>> c = np.ones(3, np.float32)
+    >>> ft.jvp(lambda c: np.polynomial.polynomial.polyval(x, c), (c,), (c,))[0].dtype
+    dtype('float64')
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy
+
+from ftransforms.core.mutation import LIBRARY_OBJECT_ARRAYS
+from ftransforms.core.tracer import Tracer
+from ftransforms.numpy.dispatch import implements
+
+__all__ = ["polyval2d", "polygrid2d"]
+
+#: Arguments of ``numpy.polynomial``'s functions that count or select, and the scalars
+#: they apply in place or add to an element (``c *= scl``, ``tmp[0] += k[i]``): none of
+#: them changes the dtype NumPy computes in.
+_SETTINGS = frozenset(
+    {"deg", "m", "cnt", "axis", "n", "pow", "maxpower", "trim", "tensor", "scl", "k", "lbnd"}
+)
+
+#: Code objects that make their own frame inside a function (Python 3.11's comprehensions).
+_INNER = frozenset({"<listcomp>", "<genexpr>", "<dictcomp>", "<setcomp>"})
+
+
+def _dtypes_of(value: Any, out: list, depth: int = 0) -> None:
+    """Append to ``out`` the dtypes that ``value`` (an argument) brings to NumPy's
+    promotion: an array's, a NumPy scalar's, a tracer's, those of the tracers and NumPy
+    scalars in an object array, and those of a list's elements (numbers as in
+    ``numpy.array``; one level down in a list of arrays).  A Python number argument is
+    weak, as in NumPy."""
+    if isinstance(value, Tracer):
+        out.append(value.dtype)
+    elif type(value) is numpy.ndarray:
+        if value.dtype.kind != "O":
+            out.append(value.dtype)
+        elif depth < 2:
+            for v in value.ravel().tolist():
+                _dtypes_of(v, out, 2)
+    elif isinstance(value, numpy.generic):
+        out.append(value.dtype)
+    elif depth and type(value) in (bool, int, float, complex):
+        out.append(numpy.asarray(value).dtype)  # a list's numbers become an array's
+    elif type(value) in (list, tuple) and depth < 2:
+        for v in value:
+            _dtypes_of(v, out, depth + 1)
+
+
+def _computing_dtype(frame: Any) -> numpy.dtype | None:
+    """The dtype NumPy computes in for the call of the function running in ``frame``
+    (NOTE [numpy.polynomial's dtypes on tracers]); None where it is no number dtype."""
+    code = frame.f_code
+    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    local = frame.f_locals
+    found: list = []
+    for name in names:
+        if name not in _SETTINGS and name != "self":
+            _dtypes_of(local.get(name), found)
+    if not found:
+        return None
+    try:
+        dtype = numpy.result_type(*found)
+    except TypeError:
+        return None
+    if dtype.kind in "biu":
+        return numpy.dtype(numpy.float64)
+    return dtype if dtype.kind in "fc" else None
+
+
+def _polynomial_objects(out: numpy.ndarray) -> numpy.ndarray:
+    """``out``, an object array that ``numpy.array``/``asarray`` made for its caller two
+    frames up, with its tracers cast to the dtype the caller computes in where the caller
+    is ``numpy.polynomial``'s (NOTE [numpy.polynomial's dtypes on tracers])."""
+    frame = sys._getframe(2)
+    if frame.f_code.co_name in _INNER:
+        frame = frame.f_back
+    if not (frame.f_globals.get("__name__") or "").startswith("numpy.polynomial"):
+        return out
+    items = out.ravel().tolist()
+    if not any(isinstance(v, Tracer) for v in items):
+        return out
+    dtype = _computing_dtype(frame)
+    if dtype is None:
+        return out
+    cast = [v.astype(dtype) if isinstance(v, Tracer) and v.dtype != dtype else v for v in items]
+    fixed = numpy.empty(len(cast), dtype=object)
+    for i, v in enumerate(cast):
+        fixed[i] = v  # an element of an object array is stored as it is
+    return fixed.reshape(out.shape)
+
+
+LIBRARY_OBJECT_ARRAYS.append(_polynomial_objects)
+
+
+_POLYNOMIAL = numpy.polynomial.polynomial
+#: NumPy's Python code behind the two (bound before any wrapping)
+_POLYVAL2D = _POLYNOMIAL.polyval2d._implementation
+_POLYGRID2D = _POLYNOMIAL.polygrid2d._implementation
+
+
+@implements(_POLYNOMIAL.polyval2d)
+def polyval2d(x: Any, y: Any, c: Any) -> Any:
+    """``numpy.polynomial.polynomial.polyval2d`` (one of the two of the package that
+    dispatch by ``__array_function__``): NumPy's own Python code, which evaluates with
+    ``polyval`` on the tracers.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> val2d = np.polynomial.polynomial.polyval2d
+        >>> ft.grad(lambda c: val2d(2.0, 3.0, c))(np.ones((2, 2))).tolist()  # x**i * y**j
+        [[1.0, 3.0], [2.0, 6.0]]
+    """
+    return _POLYVAL2D(x, y, c)
+
+
+@implements(_POLYNOMIAL.polygrid2d)
+def polygrid2d(x: Any, y: Any, c: Any) -> Any:
+    """``numpy.polynomial.polynomial.polygrid2d``: as :func:`polyval2d`.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> ft.vmap(lambda c: np.polynomial.polynomial.polygrid2d([1.0], [2.0], c))(
+        ...     np.ones((3, 1, 1))).shape
+        (3, 1, 1)
+    """
+    return _POLYGRID2D(x, y, c)
