@@ -83,3 +83,12 @@ def test_series_derivative_against_finite_differences():
     f = lambda c: npp.Legendre(c).integ(lbnd=0.5)(X).sum() * npp.polynomial.polyval(0.3, c)  # noqa: E731
     c = C32.astype(np.float64)
     assert_tree_close(ft.grad(f)(c), fd_jacobian(f, (c,)), **fd_tol(np.float64))
+
+
+def test_fit_at_traced_sample_points():
+    xs = np.linspace(-1.0, 1.0, 7)
+    for fit in (P.polyfit, npp.chebyshev.chebfit, lambda x, y, d: npp.Hermite.fit(x, y, d).coef):
+        f = lambda s, fit=fit: fit(xs * s[0] + s[1], np.cos(xs), 2)  # noqa: E731
+        s = np.array([0.9, 0.1])
+        _same(ft.jit(f)(s), f(s))
+        assert_tree_close(ft.jacrev(f)(s), fd_jacobian(f, (s,)), **fd_tol(np.float64))

@@ -28,14 +28,17 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import sys
 from typing import Any
 
 import numpy
+import numpy.polynomial.polyutils
 
-from ftransforms.core.mutation import LIBRARY_OBJECT_ARRAYS
+from ftransforms.core.mutation import LIBRARY_OBJECT_ARRAYS, PATCHED_WHILE_ACTIVE
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.dispatch import implements
+from ftransforms.numpy.helpers import array_like, holds_tracer
 
 __all__ = ["polyval2d", "polygrid2d"]
 
@@ -153,3 +156,33 @@ def polygrid2d(x: Any, y: Any, c: Any) -> Any:
         (3, 1, 1)
     """
     return _POLYGRID2D(x, y, c)
+
+
+_NUMPY_FIT = numpy.polynomial.polyutils._fit
+
+
+@functools.wraps(_NUMPY_FIT)
+def _fit(
+    vander_f: Any,
+    x: Any,
+    y: Any,
+    deg: Any,
+    rcond: Any = None,
+    full: bool = False,
+    w: Any = None,
+) -> Any:
+    """``polyutils._fit`` (behind ``polyfit``, ``chebfit``, ..., ``Polynomial.fit``) with
+    traced sample points: NumPy's default ``rcond``, ``len(x) * eps`` of the points' float
+    dtype, which NumPy reads from ``x.dtype`` (an object array's here: ``np.finfo``
+    refused it), is given to it."""
+    if rcond is None and holds_tracer(x):
+        dtype = array_like(x).dtype
+        if dtype.kind in "biu":
+            dtype = numpy.dtype(numpy.float64)  # NumPy's x + 0.0
+        rcond = len(x) * numpy.finfo(dtype).eps
+    return _NUMPY_FIT(vander_f, x, y, deg, rcond, full, w)
+
+
+PATCHED_WHILE_ACTIVE.append(
+    (vars(numpy.polynomial.polyutils), {"_fit": _fit}, {"_fit": _NUMPY_FIT})
+)
