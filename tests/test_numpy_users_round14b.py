@@ -92,3 +92,31 @@ def test_fit_at_traced_sample_points():
         s = np.array([0.9, 0.1])
         _same(ft.jit(f)(s), f(s))
         assert_tree_close(ft.jacrev(f)(s), fd_jacobian(f, (s,)), **fd_tol(np.float64))
+
+
+# -- numpy.ma: NOTE [numpy.ma's masks of traced values] ----------------------------------
+
+V = np.array([1.0, 2.0, 4.0])
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda v: (np.ma.masked_array(v, [0, 1, 0]) / 2.0).sum(),
+        lambda v: (1.0 / np.ma.masked_array(v, [0, 1, 0])).sum(),
+        lambda v: np.ma.log(np.ma.masked_array(v, [0, 1, 0])).sum(),
+        lambda v: np.ma.sqrt(np.ma.masked_array(v, [1, 0, 0])).sum(),
+        lambda v: (np.ma.masked_array(v, [0, 1, 0]) ** 2).sum(),
+        lambda v: np.ma.masked_array(v, [0, 1, 0]).mean(keepdims=True).sum(),
+    ],
+    ids=["div", "rdiv", "log", "sqrt", "power", "mean_keepdims"],
+)
+def test_masked_operations_that_mask_invalid_results_under_grad(f):
+    got = ft.grad(f)(V)
+    assert_tree_close(got, fd_jacobian(f, (V,)), **fd_tol(np.float64))
+
+
+def test_masked_log_masks_the_invalid_elements_under_grad():
+    f = lambda v: np.ma.log(np.ma.masked_array(v, [0, 0, 0])).sum()  # noqa: E731
+    v = np.array([1.0, -2.0, 4.0])  # log(-2) is masked, as NumPy masks it
+    assert_tree_close(ft.grad(f)(v), np.array([1.0, 0.0, 0.25]), **tol(np.float64))

@@ -78,6 +78,7 @@ from ftransforms.numpy import (  # noqa: F401
     fft,
     generator_out,
     linalg,
+    masked_arrays,
     object_array_calls,
     polynomial_series,
     protocol,
