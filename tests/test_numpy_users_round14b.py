@@ -120,3 +120,12 @@ def test_masked_log_masks_the_invalid_elements_under_grad():
     f = lambda v: np.ma.log(np.ma.masked_array(v, [0, 0, 0])).sum()  # noqa: E731
     v = np.array([1.0, -2.0, 4.0])  # log(-2) is masked, as NumPy masks it
     assert_tree_close(ft.grad(f)(v), np.array([1.0, 0.0, 0.25]), **tol(np.float64))
+
+
+@pytest.mark.parametrize("stat", ["var", "std"])
+def test_masked_var_and_std_under_grad(stat):
+    # numpy.ma's var views its NumPy scalar as a MaskedArray, which is the scalar itself
+    f = lambda v: getattr(np.ma.masked_array(v, [0, 1, 0, 0]), stat)()  # noqa: E731
+    v = np.array([1.0, 2.0, 4.0, 3.5])
+    got = ft.grad(f)(v)
+    assert_tree_close(got, fd_jacobian(f, (v,)), **fd_tol(np.float64))
