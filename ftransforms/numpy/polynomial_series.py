@@ -15,7 +15,10 @@ tracers cast to the dtype NumPy computes in there: the result dtype of the calli
 function's array arguments (arrays, NumPy scalars, tracers and the tracers in object arrays
 and lists; Python numbers are weak, as in NumPy), integers and booleans made float64 as
 ``numpy.polynomial`` makes them (``c + 0.0``, ``np.common_type``).  Arrays that are no
-object arrays, and object arrays for other callers, cost one dtype test.
+object arrays, and object arrays for other callers, cost one dtype test.  Two more
+repairs of the package on tracers: ``polyval2d``/``polygrid2d``, its two functions that
+dispatch by ``__array_function__``, run NumPy's own Python code there (``protocol.py``),
+and ``polyutils._fit`` gets NumPy's default ``rcond`` for traced sample points.
 
 Example:
     >>> import numpy as np
@@ -37,10 +40,9 @@ import numpy.polynomial.polyutils
 
 from ftransforms.core.mutation import LIBRARY_OBJECT_ARRAYS, PATCHED_WHILE_ACTIVE
 from ftransforms.core.tracer import Tracer
-from ftransforms.numpy.dispatch import implements
 from ftransforms.numpy.helpers import array_like, holds_tracer
 
-__all__ = ["polyval2d", "polygrid2d"]
+__all__: list[str] = []
 
 #: Arguments of ``numpy.polynomial``'s functions that count or select, and the scalars
 #: they apply in place or add to an element (``c *= scl``, ``tmp[0] += k[i]``): none of
@@ -120,42 +122,6 @@ def _polynomial_objects(out: numpy.ndarray) -> numpy.ndarray:
 
 
 LIBRARY_OBJECT_ARRAYS.append(_polynomial_objects)
-
-
-_POLYNOMIAL = numpy.polynomial.polynomial
-#: NumPy's Python code behind the two (bound before any wrapping)
-_POLYVAL2D = _POLYNOMIAL.polyval2d._implementation
-_POLYGRID2D = _POLYNOMIAL.polygrid2d._implementation
-
-
-@implements(_POLYNOMIAL.polyval2d)
-def polyval2d(x: Any, y: Any, c: Any) -> Any:
-    """``numpy.polynomial.polynomial.polyval2d`` (one of the two of the package that
-    dispatch by ``__array_function__``): NumPy's own Python code, which evaluates with
-    ``polyval`` on the tracers.
-
-    Example:
-        >>> import numpy as np
-        >>> import ftransforms as ft
-        >>> val2d = np.polynomial.polynomial.polyval2d
-        >>> ft.grad(lambda c: val2d(2.0, 3.0, c))(np.ones((2, 2))).tolist()  # x**i * y**j
-        [[1.0, 3.0], [2.0, 6.0]]
-    """
-    return _POLYVAL2D(x, y, c)
-
-
-@implements(_POLYNOMIAL.polygrid2d)
-def polygrid2d(x: Any, y: Any, c: Any) -> Any:
-    """``numpy.polynomial.polynomial.polygrid2d``: as :func:`polyval2d`.
-
-    Example:
-        >>> import numpy as np
-        >>> import ftransforms as ft
-        >>> ft.vmap(lambda c: np.polynomial.polynomial.polygrid2d([1.0], [2.0], c))(
-        ...     np.ones((3, 1, 1))).shape
-        (3, 1, 1)
-    """
-    return _POLYGRID2D(x, y, c)
 
 
 _NUMPY_FIT = numpy.polynomial.polyutils._fit
