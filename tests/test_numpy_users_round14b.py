@@ -129,3 +129,19 @@ def test_masked_var_and_std_under_grad(stat):
     v = np.array([1.0, 2.0, 4.0, 3.5])
     got = ft.grad(f)(v)
     assert_tree_close(got, fd_jacobian(f, (v,)), **fd_tol(np.float64))
+
+
+def test_values_at_traced_points_of_several_polynomials_and_of_roots():
+    x = np.array([0.5, 1.5, 2.0])
+    roots = np.array([1.0, 2.0, 3.0])  # as many roots as points: was one number
+    coefs = np.arange(6.0).reshape(3, 2)  # two polynomials: a (2, 3) result
+    for f in (
+        lambda x: P.polyvalfromroots(x, roots),
+        lambda x: P.polyval(x, coefs),
+        lambda x: npp.hermite_e.hermeval(x, coefs),
+        lambda x: npp.chebyshev.chebval(x, x[:, None] * coefs[:, :1]),  # traced both
+    ):
+        _same(ft.jit(f)(x), f(x))
+        _same(ft.vmap(f)(np.stack([x, x + 1.0]))[1], f(x + 1.0))
+        g = lambda x, f=f: f(x).sum()  # noqa: E731
+        assert_tree_close(ft.grad(g)(x), fd_jacobian(g, (x,)), **fd_tol(np.float64))

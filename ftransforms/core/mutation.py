@@ -851,7 +851,8 @@ _BUFFER_RESULT = """
 _WRAPPER_SOURCE = "\ndef wrapper(*args, **kwargs):" + _BUFFER_RESULT
 
 #: ``[hook]``: ``hook(out)`` is what ``numpy.array``/``asarray``/``asanyarray`` return
-#: when NumPy made the object array ``out`` (the caller's frame is two levels up), set by
+#: when NumPy made the object array ``out``, and what ``numpy.array(..., ndmin=...)``
+#: returns for its array ``out`` (the caller's frame is two levels up), set by
 #: ``ftransforms.numpy`` (NOTE [numpy.polynomial's dtypes on tracers] in
 #: numpy/polynomial_series.py); empty, such results are returned as NumPy made them.
 LIBRARY_OBJECT_ARRAYS: list = []
@@ -1020,7 +1021,9 @@ def wrapper(*args, **kwargs):
             # into numpy.array])
             return convert_array_like(args[0])
         if library_objects:
-            return library_objects[0](out)""" + _BUFFER_RESULT.replace(
+            return library_objects[0](out)
+    elif "ndmin" in kwargs and library_objects:
+        out = library_objects[0](out)""" + _BUFFER_RESULT.replace(
     "out = original(*args, **kwargs)", "", 1
 )
 

@@ -15,8 +15,11 @@ tracers cast to the dtype NumPy computes in there: the result dtype of the calli
 function's array arguments (arrays, NumPy scalars, tracers and the tracers in object arrays
 and lists; Python numbers are weak, as in NumPy), integers and booleans made float64 as
 ``numpy.polynomial`` makes them (``c + 0.0``, ``np.common_type``).  Arrays that are no
-object arrays, and object arrays for other callers, cost one dtype test.  Two more
-repairs of the package on tracers: ``polyval2d``/``polygrid2d``, its two functions that
+object arrays, and object arrays for other callers, cost one dtype test.  The same hook
+sees ``np.array(c, ndmin=1)`` in the ``...val(x, c)`` functions, which reshape ``c`` for
+an ndarray ``x`` only: for a traced ``x`` it is reshaped there
+(:func:`_reshaped_for_points`).  Two more repairs of the package on tracers:
+``polyval2d``/``polygrid2d``, its two functions that
 dispatch by ``__array_function__``, run NumPy's own Python code there (``protocol.py``),
 and ``polyutils._fit`` gets NumPy's default ``rcond`` for traced sample points.
 
@@ -104,6 +107,10 @@ def _polynomial_objects(out: numpy.ndarray) -> numpy.ndarray:
     frames up, with its tracers cast to the dtype the caller computes in where the caller
     is ``numpy.polynomial``'s (NOTE [numpy.polynomial's dtypes on tracers])."""
     frame = sys._getframe(2)
+    if frame.f_code in _VAL_CODES:
+        out = _reshaped_for_points(out, frame)
+    if out.dtype.kind != "O":
+        return out
     if frame.f_code.co_name in _INNER:
         frame = frame.f_back
     if not (frame.f_globals.get("__name__") or "").startswith("numpy.polynomial"):
@@ -122,6 +129,35 @@ def _polynomial_objects(out: numpy.ndarray) -> numpy.ndarray:
 
 
 LIBRARY_OBJECT_ARRAYS.append(_polynomial_objects)
+
+
+#: The code of numpy.polynomial's ``...val(x, c, tensor=True)`` functions.
+_VAL_CODES = frozenset(
+    f.__code__
+    for f in (
+        numpy.polynomial.polynomial.polyval,
+        numpy.polynomial.polynomial.polyvalfromroots,
+        numpy.polynomial.chebyshev.chebval,
+        numpy.polynomial.legendre.legval,
+        numpy.polynomial.laguerre.lagval,
+        numpy.polynomial.hermite.hermval,
+        numpy.polynomial.hermite_e.hermeval,
+    )
+)
+
+
+def _reshaped_for_points(c: numpy.ndarray, frame: Any) -> numpy.ndarray:
+    """The coefficients (or roots) ``c`` that a ``...val(x, c, tensor)`` function running
+    in ``frame`` converted with ``np.array(c, ndmin=1)``, reshaped to ``c.shape + (1,) *
+    x.ndim`` for a traced ``x``: NumPy's code makes that reshape for an ndarray ``x``
+    only (``isinstance(x, np.ndarray)``), so each polynomial of a 2-d ``c`` met a traced
+    ``x`` elementwise, and ``polyvalfromroots(x, r)`` multiplied ``x - r`` into one
+    number where ``len(x) == len(r)``: a silently wrong result."""
+    local = frame.f_locals
+    x = local.get("x")
+    if isinstance(x, Tracer) and x.ndim and local.get("tensor") and c is not x:
+        return c.reshape(c.shape + (1,) * x.ndim)
+    return c
 
 
 _NUMPY_FIT = numpy.polynomial.polyutils._fit
