@@ -850,6 +850,13 @@ _BUFFER_RESULT = """
 
 _WRAPPER_SOURCE = "\ndef wrapper(*args, **kwargs):" + _BUFFER_RESULT
 
+#: ``[hook]``: ``hook(out)`` is what ``numpy.array``/``asarray``/``asanyarray`` return
+#: when NumPy made the object array ``out``, and what ``numpy.array(..., ndmin=...)``
+#: returns for its array ``out`` (the caller's frame is two levels up), set by
+#: ``ftransforms.numpy`` (NOTE [numpy.polynomial's dtypes on tracers] in
+#: numpy/polynomial_series.py); empty, such results are returned as NumPy made them.
+LIBRARY_OBJECT_ARRAYS: list = []
+
 #: ``numpy.full``/``numpy.full_like`` of a traced fill value, registered by
 #: ``ftransforms.numpy`` (the layer above core that computes them).
 TRACED_FILL: dict[str, Any] = {}
@@ -920,16 +927,17 @@ def wrapper(a, *args, **kwargs):
         if casts_to(dtype):
             return a.astype(dtype)
     out = original(a, *args, **kwargs)
-    if (
-        type(out) is ndarray
-        and out.dtype.kind == "O"
-        and type(a) in (list, tuple)
-        and listed_numbers(a, args, kwargs)
-        and from_user_code(1, name)
-    ):
-        # np.asarray([t, 1.0]): the loop's numeric array (NOTE [lists holding tracers
-        # into numpy.array])
-        return convert_array_like(a)
+    if type(out) is ndarray and out.dtype.kind == "O":
+        if (
+            type(a) in (list, tuple)
+            and listed_numbers(a, args, kwargs)
+            and from_user_code(1, name)
+        ):
+            # np.asarray([t, 1.0]): the loop's numeric array (NOTE [lists holding tracers
+            # into numpy.array])
+            return convert_array_like(a)
+        if library_objects:
+            return library_objects[0](out)
     return out
 """
 
@@ -1002,17 +1010,20 @@ def wrapper(*args, **kwargs):
                 raise ValueError("Unable to avoid copy while creating an array as requested.")
             return args[0].astype(dtype)
     out = original(*args, **kwargs)
-    if (
-        type(out) is ndarray
-        and out.dtype.kind == "O"
-        and args
-        and type(args[0]) in (list, tuple)
-        and listed_numbers(args[0], args[1:], kwargs)
-        and from_user_code(1, name)
-    ):
-        # np.array([t, 1.0]): the loop's numeric array (NOTE [lists holding tracers into
-        # numpy.array])
-        return convert_array_like(args[0])""" + _BUFFER_RESULT.replace(
+    if type(out) is ndarray and out.dtype.kind == "O":
+        if (
+            args
+            and type(args[0]) in (list, tuple)
+            and listed_numbers(args[0], args[1:], kwargs)
+            and from_user_code(1, name)
+        ):
+            # np.array([t, 1.0]): the loop's numeric array (NOTE [lists holding tracers
+            # into numpy.array])
+            return convert_array_like(args[0])
+        if library_objects:
+            return library_objects[0](out)
+    elif "ndmin" in kwargs and library_objects:
+        out = library_objects[0](out)""" + _BUFFER_RESULT.replace(
     "out = original(*args, **kwargs)", "", 1
 )
 
@@ -1503,6 +1514,7 @@ def _creation(name: str, source: str = _WRAPPER_SOURCE) -> Any:
         "contiguous": c_contiguous,
         "in_fortran_order": _in_fortran_order,
         "traced_fill": TRACED_FILL,
+        "library_objects": LIBRARY_OBJECT_ARRAYS,
     }
     exec(compile(source, __file__, "exec"), namespace)  # noqa: S102 - fixed source
     wrapper = namespace["wrapper"]

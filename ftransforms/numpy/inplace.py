@@ -874,10 +874,15 @@ def unstack_view(x: Any, axis: int = 0) -> tuple:
 def identity_view(x: Tracer, dtype: Any = None, type: Any = None) -> Any:  # noqa: A002
     """``x.view()``, ``x.view(x.dtype)``, ``x.view(np.ndarray)``: a new array object that
     shares ``x``'s data (another dtype, a reinterpretation of the bits, or an ndarray
-    subclass is not supported)."""
+    subclass is not supported, except for a 0-d tracer that stands for a NumPy scalar,
+    whose ``view(SubClass)`` is itself, as the scalar's is)."""
     if isinstance(dtype, builtins.type) and issubclass(dtype, numpy.ndarray):
         dtype, type = None, dtype  # NumPy's x.view(SubClass)
     if type is not None and type is not numpy.ndarray:
+        if dtype is None and shape(x) == () and getattr(x, "_base", None) is None:
+            # NOTE [0-d values are NumPy scalars]: a NumPy scalar's view(SubClass) is the
+            # scalar itself (np.float64(2.0).view(np.ma.MaskedArray): numpy.ma's var)
+            return x
         raise UnsupportedOperationError(
             f"x.view({getattr(type, '__name__', type)}) of a tracer: a traced array cannot "
             f"become an instance of an ndarray subclass under a transform; use the array "

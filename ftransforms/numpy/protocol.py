@@ -737,6 +737,12 @@ def handle_function(func: Any, args: tuple, kwargs: dict) -> Any:
         if not _views_any(out, values):
             return _buffers_of(out)
     if fn is None:
+        python_code = getattr(func, "_implementation", None)
+        if python_code is not None and func.__module__.startswith("numpy.polynomial"):
+            # numpy.polynomial's polyval2d and polygrid2d (the two of the package that
+            # dispatch): NumPy's own Python code, which evaluates with polyval on the
+            # tracers (NOTE [numpy.polynomial's dtypes on tracers])
+            return python_code(*args, **kwargs)
         # The public module: numpy.linalg for numpy.linalg._linalg, numpy for numpy._core.
         parts = (getattr(func, "__module__", None) or "numpy").split(".")
         public = list(itertools.takewhile(lambda p: not p.startswith("_"), parts))
