@@ -427,8 +427,8 @@ class RandomState(_NUMPY_RANDOM_STATE, metaclass=_NumPysClass):
     """NumPy's legacy ``RandomState`` made while a transform is active
     (``rng = np.random.RandomState(0); W = 0.01 * rng.randn(n, m)``): its draws are
     buffers for user code, as :class:`Generator`'s are, and its ``normal``, ``uniform``,
-    ``exponential``, ``lognormal``, ``laplace``, ``logistic``, ``gumbel``, ``rayleigh``, ``gamma`` (its
-    scale), ``choice`` and ``permutation`` take traced arguments
+    ``exponential``, ``lognormal``, ``laplace``, ``logistic``, ``gumbel``, ``rayleigh``,
+    ``gamma`` (its scale), ``choice`` and ``permutation`` take traced arguments
     (NOTE [draws with traced parameters], NOTE [choices among traced values]).  NumPy's
     draws, bit for bit; ``isinstance(x, np.random.RandomState)`` holds for NumPy's own."""
 
