@@ -24,13 +24,14 @@ What this round found and fixed (the test here fails without it):
   residuals, which are empty for such an ``a`` whatever the data), so ``jit`` marked every
   program calling it value-dependent and recorded it again for each new input; only a tall
   ``a`` reads the rank now;
-* ``rng.laplace`` / ``logistic`` / ``gumbel`` / ``rayleigh`` / ``gamma`` with a traced
-  location or scale (a ``Generator``'s, a ``RandomState``'s or ``np.random``'s: a noisy
-  renderer's jitter, a reparameterised sample) raised ``TracerConversionError`` in NumPy's C
-  code, as ``normal`` did before NOTE [draws with traced parameters]; they are now NumPy's
-  draw with unit parameters mapped by the traced ones (NumPy computes them so: bit for bit
-  its values), and a traced gamma ``shape`` (drawn by rejection) raises
-  ``UnsupportedOperationError`` naming the way out.
+* ``rng.laplace`` / ``logistic`` / ``gumbel`` / ``rayleigh`` / ``gamma`` / ``weibull`` with
+  a traced location, scale or Weibull shape (a ``Generator``'s, a ``RandomState``'s or
+  ``np.random``'s: a noisy renderer's jitter, a reparameterised sample) raised
+  ``TracerConversionError`` in NumPy's C code, as ``normal`` did before NOTE [draws with
+  traced parameters]; they are now NumPy's draw with unit parameters (``weibull``: the
+  standard exponential) mapped by the traced ones, as NumPy's C code computes them: bit for
+  bit its values.  A traced gamma ``shape`` (drawn by rejection) and a Weibull ``a`` of 0
+  (no draw in NumPy) raise ``UnsupportedOperationError`` naming the way out.
 """
 
 from __future__ import annotations
@@ -340,6 +341,7 @@ _LOCATION_SCALE_DRAWS = {
     "rayleigh": lambda r, a, b: r.rayleigh(b, 6) + a,
     "gamma": lambda r, a, b: r.gamma(np.array([0.5, 2.0, 3.0]), b, size=(2, 3)) + a,
     "gamma_keywords": lambda r, a, b: r.gamma(shape=2.5, scale=b * np.ones(4)),
+    "weibull": lambda r, a, b: r.weibull(np.array([0.5, 1.0, 2.5]) * b, size=(2, 3)) + a,
 }
 
 
@@ -378,3 +380,7 @@ def test_draws_with_traced_parameters_keep_numpys_checks():
         ft.grad(lambda s: np.random.default_rng(0).laplace(0.0, -s))(2.0)
     with pytest.raises(ft.errors.UnsupportedOperationError, match="traced shape"):
         ft.grad(lambda k: np.random.default_rng(0).gamma(k, 1.0))(2.0)
+    with pytest.raises(ft.errors.UnsupportedOperationError, match="an a of 0"):
+        ft.vmap(lambda a: np.random.default_rng(0).weibull(a))(np.array([1.0, 0.0]))
+    with pytest.raises(ValueError, match="a < 0"):
+        ft.grad(lambda a: np.random.default_rng(0).weibull(-a))(2.0)

@@ -212,7 +212,9 @@ def traced_choice(a: Any, p: Any, axis: int, draw: Any) -> Any:
 #: ``cov`` (:func:`_multivariate_normal`).  ``laplace``, ``logistic`` and ``gumbel``
 #: (``loc + scale * z``), ``rayleigh`` (``scale * z``) and ``gamma`` (``scale * z``, a
 #: plain ``shape``) are computed so in NumPy's C code too, ``z`` the same method's draw
-#: with unit parameters (its own algorithm: a kind ``(method, unit arguments)``).
+#: with unit parameters (its own algorithm: a kind ``(method, unit arguments)``);
+#: ``weibull(a)`` is ``e ** (1 / a)`` (an ``a`` of 0 gives 0 without a draw in NumPy, so
+#: one under a transform is refused).
 TRACED_PARAMETER_DRAWS = {
     # name: (parameters with their defaults, the standard draw's kind)
     "normal": ((("loc", 0.0), ("scale", 1.0)), "normal"),
@@ -224,6 +226,7 @@ TRACED_PARAMETER_DRAWS = {
     "gumbel": ((("loc", 0.0), ("scale", 1.0)), ("gumbel", (0.0, 1.0))),
     "rayleigh": ((("scale", 1.0),), ("rayleigh", (1.0,))),
     "gamma": ((("shape", None), ("scale", 1.0)), ("gamma", (1.0,))),
+    "weibull": ((("a", None),), "exponential"),
     # (its own arguments and algorithm: _multivariate_normal)
     "multivariate_normal": ((("mean", None), ("cov", None)), "normal"),
 }
@@ -288,6 +291,15 @@ def traced_parameter_draw(
         if invalid_in_rows(numpy.asarray(params[0]) < 0):
             raise ValueError("shape < 0")  # NumPy's words
         kind = (kind[0], (params[0], *kind[1]))
+    if name == "weibull":
+        if params[0] is None:
+            raise TypeError("weibull() missing required argument 'a' (pos 1)")
+        if invalid_in_rows(params[0] == 0):
+            raise UnsupportedOperationError(
+                "weibull(a) with a traced a: an a of 0 gives 0 without drawing in NumPy, "
+                "which moves the later draws; keep a > 0 under the transforms"
+            )
+        return standard(kind, shape) ** (1.0 / params[0])
     if name in ("exponential", "rayleigh", "gamma"):
         return params[-1] * standard(kind, shape)
     sample = params[0] + params[1] * standard(kind, shape)
@@ -428,7 +440,7 @@ class RandomState(_NUMPY_RANDOM_STATE, metaclass=_NumPysClass):
     (``rng = np.random.RandomState(0); W = 0.01 * rng.randn(n, m)``): its draws are
     buffers for user code, as :class:`Generator`'s are, and its ``normal``, ``uniform``,
     ``exponential``, ``lognormal``, ``laplace``, ``logistic``, ``gumbel``, ``rayleigh``,
-    ``gamma`` (its scale), ``choice`` and ``permutation`` take traced arguments
+    ``gamma`` (its scale), ``weibull``, ``choice`` and ``permutation`` take traced arguments
     (NOTE [draws with traced parameters], NOTE [choices among traced values]).  NumPy's
     draws, bit for bit; ``isinstance(x, np.random.RandomState)`` holds for NumPy's own."""
 
