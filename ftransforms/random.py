@@ -107,6 +107,7 @@ from ftransforms.host_random import before_global_draw, clear_traced_draws, note
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
 from ftransforms.numpy.generator_out import (
     TRACED_PARAMETER_DRAWS,
+    refuse_traced_parameters,
     standard_method,
     traced_choice,
     traced_parameter_draw,
@@ -295,6 +296,8 @@ def _global_draw(name: str) -> Any:
             isinstance(v, Tracer) for v in (*args, *kwargs.values())
         ):
             return _TRACED_ARGUMENTS[name](name, levels, args, kwargs)
+        if name not in ("permutation", "shuffle"):  # (these take a traced array)
+            refuse_traced_parameters(where, args, kwargs)
         if RESEEDED:  # rows that reseeded draw the same numbers (NOTE [seeds of some rows])
             levels = [interp for interp in levels if interp not in RESEEDED]
         if not levels and name == "permutation":  # called by that name: a traced array is

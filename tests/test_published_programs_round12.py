@@ -31,7 +31,11 @@ What this round found and fixed (the test here fails without it):
   traced parameters]; they are now NumPy's draw with unit parameters (``weibull``: the
   standard exponential) mapped by the traced ones, as NumPy's C code computes them: bit for
   bit its values.  A traced gamma ``shape`` (drawn by rejection) and a Weibull ``a`` of 0
-  (no draw in NumPy) raise ``UnsupportedOperationError`` naming the way out.
+  (no draw in NumPy) raise ``UnsupportedOperationError`` naming the way out;
+* the other draws (``poisson``, ``binomial``, ...) given a traced parameter raised a
+  ``TracerConversionError`` about ``numpy.array(..., dtype=float64)`` from NumPy's C code,
+  naming no draw; they raise ``UnsupportedOperationError`` naming the draw, why, and the
+  draws that take traced parameters.
 """
 
 from __future__ import annotations
@@ -384,3 +388,23 @@ def test_draws_with_traced_parameters_keep_numpys_checks():
         ft.vmap(lambda a: np.random.default_rng(0).weibull(a))(np.array([1.0, 0.0]))
     with pytest.raises(ValueError, match="a < 0"):
         ft.grad(lambda a: np.random.default_rng(0).weibull(-a))(2.0)
+
+
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda lam: np.random.default_rng(0).poisson(lam, 3),
+        lambda lam: np.random.RandomState(0).binomial(5, lam / 4, 3),
+        lambda lam: np.random.poisson(lam, 3),
+    ],
+)
+def test_draws_that_cannot_take_traced_parameters_say_so(draw):
+    # the fix: NumPy's C code met the tracer with a conversion error naming no draw
+    for transform in (ft.grad, ft.vmap):
+        f = (lambda lam: draw(lam).sum() * lam) if transform is ft.grad else draw
+        wrapped = transform(f) if transform is ft.grad else ft.vmap(f, randomness="same")
+        with pytest.raises(ft.errors.UnsupportedOperationError, match=r"poisson|binomial"):
+            wrapped(np.array([1.0, 2.0]) if transform is ft.vmap else 1.0)
+    # an array the function made is plain data: it still draws
+    made = lambda w: np.random.default_rng(0).poisson(np.array([1.0, 2.0]), 2) * w  # noqa: E731
+    close(ft.vmap(made)(np.array([1.0, 2.0])), np.stack([made(1.0), made(2.0)]))

@@ -306,6 +306,23 @@ def traced_parameter_draw(
     return numpy.exp(sample) if name == "lognormal" else sample
 
 
+def refuse_traced_parameters(where: str, args: tuple, kwargs: dict) -> None:
+    """Raise a clear error for a draw outside :data:`TRACED_PARAMETER_DRAWS` given a
+    traced parameter (NumPy's C code would meet the tracer with a conversion error that
+    names no draw); an array the function made (a buffer) is plain data and passes."""
+    if not any(isinstance(v, Tracer) and type(v) is not Buffer for v in (*args, *kwargs.values())):
+        return
+    raise UnsupportedOperationError(
+        f"{where}(...) with a traced parameter: the transforms follow the parameters of "
+        "the draws NumPy computes as a smooth map of standard numbers, and this one is not "
+        "among them (a discrete value, a rejection loop that depends on the parameters, or a "
+        "map not written here).  Draw with plain parameters (outside the transform, or a "
+        "Python loop over the rows' values), or use a draw that takes "
+        "traced parameters: " + ", ".join(sorted(TRACED_PARAMETER_DRAWS)) + " (gamma: its "
+        "scale)."
+    )
+
+
 def _multivariate_normal(standard: Any, args: tuple, kwargs: dict, generator: bool) -> Any:
     """NumPy's ``multivariate_normal(mean, cov, size, check_valid, tol)`` (a
     ``Generator``'s also ``method=``) with a traced mean or covariance (NOTE [draws with
@@ -401,6 +418,7 @@ def _drawing_method(base: type, name: str, standards: dict) -> Any:
             return traced_parameter_draw(
                 name, call, args, kwargs, generator=base is _NUMPY_GENERATOR
             )
+        refuse_traced_parameters(f"{base.__name__}.{name}", args, kwargs)
         return user_array(method(self, *args, **kwargs), name)
 
     draw.__name__ = draw.__qualname__ = name
