@@ -107,6 +107,8 @@ from ftransforms.host_random import before_global_draw, clear_traced_draws, note
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
 from ftransforms.numpy.generator_out import (
     TRACED_PARAMETER_DRAWS,
+    refuse_traced_parameters,
+    standard_method,
     traced_choice,
     traced_parameter_draw,
 )
@@ -294,6 +296,8 @@ def _global_draw(name: str) -> Any:
             isinstance(v, Tracer) for v in (*args, *kwargs.values())
         ):
             return _TRACED_ARGUMENTS[name](name, levels, args, kwargs)
+        if name not in ("permutation", "shuffle"):  # (these take a traced array)
+            refuse_traced_parameters(where, args, kwargs)
         if RESEEDED:  # rows that reseeded draw the same numbers (NOTE [seeds of some rows])
             levels = [interp for interp in levels if interp not in RESEEDED]
         if not levels and name == "permutation":  # called by that name: a traced array is
@@ -386,7 +390,11 @@ def _traced_parameters(name: str, levels: list, args: tuple, kwargs: dict) -> An
     """``numpy.random.<name>`` with a traced parameter (NOTE [draws with traced
     parameters] in ftransforms/numpy/generator_out.py)."""
     drawer = _global_drawer(levels)
-    standard = lambda kind, shape: drawer(lambda r: getattr(r, _STANDARD_DRAWS[kind])(shape))  # noqa: E731
+
+    def standard(kind: Any, shape: tuple) -> Any:
+        method, unit = standard_method(_STANDARD_DRAWS, kind)
+        return drawer(lambda r: getattr(r, method)(*unit, shape))
+
     return traced_parameter_draw(name, standard, args, kwargs)
 
 

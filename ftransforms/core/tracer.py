@@ -794,8 +794,9 @@ class Tracer:
         randomness rule applies to the draw), or ``ftransforms.random``'s functions,
         which take traced parameters.  (A generator made inside the function by
         ``np.random.default_rng`` and NumPy's global functions take traced parameters of
-        ``normal``/``uniform``/``exponential``/``lognormal``/``choice``: NOTE [draws with
-        traced parameters] in ftransforms/numpy/generator_out.py.)"""
+        ``normal``/``uniform``/``exponential``/``lognormal``/``laplace``/``logistic``/
+        ``gumbel``/``rayleigh``/``gamma``/``weibull``/``choice``: NOTE [draws with traced
+        parameters] in ftransforms/numpy/generator_out.py.)"""
         method = drawing.rsplit(".", 1)[1]
         ours = method if method in ("normal", "uniform", "integers", "choice") else None
         fix = (

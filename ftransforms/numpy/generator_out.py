@@ -42,6 +42,7 @@ import ftransforms.numpy.linalg as linalg
 import ftransforms.numpy.logic as logic
 import ftransforms.numpy.products as products
 import ftransforms.numpy.ufuncs as ufuncs
+from ftransforms.core.errors import UnsupportedOperationError
 from ftransforms.core.mutation import (
     PATCHED_WHILE_ACTIVE,
     Buffer,
@@ -207,17 +208,35 @@ def traced_choice(a: Any, p: Any, axis: int, draw: Any) -> Any:
 #: (the derivative finite differences with the seed fixed give) and ``vmap`` maps the
 #: parameters over one draw, as the loop's rows, each starting from the same state, draw.
 #: NumPy's checks of the parameters and of ``size`` raise NumPy's errors.
-#: ``multivariate_normal(mean, cov)`` maps its standard normals by NumPy's own factor of
-#: ``cov`` (:func:`_multivariate_normal`).
+#: ``multivariate_normal(mean, cov)`` maps its standard numbers by NumPy's own factor of
+#: ``cov`` (:func:`_multivariate_normal`).  ``laplace``, ``logistic`` and ``gumbel``
+#: (``loc + scale * z``), ``rayleigh`` (``scale * z``) and ``gamma`` (``scale * z``, a
+#: plain ``shape``) are computed so in NumPy's C code too, ``z`` the same method's draw
+#: with unit parameters (its own algorithm: a kind ``(method, unit arguments)``);
+#: ``weibull(a)`` is ``e ** (1 / a)`` (an ``a`` of 0 gives 0 without a draw in NumPy, so
+#: one under a transform is refused).
 TRACED_PARAMETER_DRAWS = {
     # name: (parameters with their defaults, the standard draw's kind)
     "normal": ((("loc", 0.0), ("scale", 1.0)), "normal"),
     "uniform": ((("low", 0.0), ("high", 1.0)), "uniform"),
     "exponential": ((("scale", 1.0),), "exponential"),
     "lognormal": ((("mean", 0.0), ("sigma", 1.0)), "normal"),
+    "laplace": ((("loc", 0.0), ("scale", 1.0)), ("laplace", (0.0, 1.0))),
+    "logistic": ((("loc", 0.0), ("scale", 1.0)), ("logistic", (0.0, 1.0))),
+    "gumbel": ((("loc", 0.0), ("scale", 1.0)), ("gumbel", (0.0, 1.0))),
+    "rayleigh": ((("scale", 1.0),), ("rayleigh", (1.0,))),
+    "gamma": ((("shape", None), ("scale", 1.0)), ("gamma", (1.0,))),
+    "weibull": ((("a", None),), "exponential"),
     # (its own arguments and algorithm: _multivariate_normal)
     "multivariate_normal": ((("mean", None), ("cov", None)), "normal"),
 }
+
+
+def standard_method(standards: dict, kind: Any) -> tuple[str, tuple]:
+    """The method drawing a kind's standard numbers and its leading arguments (before
+    the shape): ``standards[kind]`` for a named kind, the kind itself for a
+    ``(method, unit arguments)`` one (NOTE [draws with traced parameters])."""
+    return kind if isinstance(kind, tuple) else (standards[kind], ())
 
 
 def traced_parameter_draw(
@@ -257,10 +276,51 @@ def traced_parameter_draw(
         return low + (high - low) * standard(kind, shape)
     if invalid_in_rows(params[-1] < 0):
         raise ValueError(f"{names[-1]} < 0")  # NumPy's words
-    if name == "exponential":
-        return params[0] * standard(kind, shape)
+    if name == "gamma":
+        if params[0] is None:
+            raise TypeError("gamma() missing required argument 'shape' (pos 1)")
+        if type(params[0]) is Buffer:  # an array the function made: plain data
+            params[0] = params[0].val
+        if isinstance(params[0], Tracer):
+            raise UnsupportedOperationError(
+                "gamma(shape, scale): a traced shape is not available under the "
+                "transforms (NumPy's gamma draws by rejection, which depends on the shape); "
+                "trace the scale only (gamma(k, theta) is theta * gamma(k, 1)), or pass the "
+                "shape as a plain number"
+            )
+        if invalid_in_rows(numpy.asarray(params[0]) < 0):
+            raise ValueError("shape < 0")  # NumPy's words
+        kind = (kind[0], (params[0], *kind[1]))
+    if name == "weibull":
+        if params[0] is None:
+            raise TypeError("weibull() missing required argument 'a' (pos 1)")
+        if invalid_in_rows(params[0] == 0):
+            raise UnsupportedOperationError(
+                "weibull(a) with a traced a: an a of 0 gives 0 without drawing in NumPy, "
+                "which moves the later draws; keep a > 0 under the transforms"
+            )
+        return standard(kind, shape) ** (1.0 / params[0])
+    if name in ("exponential", "rayleigh", "gamma"):
+        return params[-1] * standard(kind, shape)
     sample = params[0] + params[1] * standard(kind, shape)
     return numpy.exp(sample) if name == "lognormal" else sample
+
+
+def refuse_traced_parameters(where: str, args: tuple, kwargs: dict) -> None:
+    """Raise a clear error for a draw outside :data:`TRACED_PARAMETER_DRAWS` given a
+    traced parameter (NumPy's C code would meet the tracer with a conversion error that
+    names no draw); an array the function made (a buffer) is plain data and passes."""
+    if not any(isinstance(v, Tracer) and type(v) is not Buffer for v in (*args, *kwargs.values())):
+        return
+    raise UnsupportedOperationError(
+        f"{where}(...) with a traced parameter: the transforms follow the parameters of "
+        "the draws NumPy computes as a smooth map of standard numbers, and this one is not "
+        "among them (a discrete value, a rejection loop that depends on the parameters, or a "
+        "map not written here).  Draw with plain parameters (outside the transform, or a "
+        "Python loop over the rows' values), or use a draw that takes "
+        "traced parameters: " + ", ".join(sorted(TRACED_PARAMETER_DRAWS)) + " (gamma: its "
+        "scale)."
+    )
 
 
 def _multivariate_normal(standard: Any, args: tuple, kwargs: dict, generator: bool) -> Any:
@@ -346,8 +406,9 @@ def _drawing_method(base: type, name: str, standards: dict) -> Any:
     drawing each kind's standard numbers)."""
     method = getattr(base, name)
 
-    def standard(self: Any, kind: str, shape: tuple) -> Any:
-        return getattr(base, standards[kind])(self, shape)
+    def standard(self: Any, kind: Any, shape: tuple) -> Any:
+        method, unit = standard_method(standards, kind)
+        return getattr(base, method)(self, *unit, shape)
 
     def draw(self: Any, *args: Any, **kwargs: Any) -> Any:
         if name in TRACED_PARAMETER_DRAWS and any(
@@ -357,6 +418,7 @@ def _drawing_method(base: type, name: str, standards: dict) -> Any:
             return traced_parameter_draw(
                 name, call, args, kwargs, generator=base is _NUMPY_GENERATOR
             )
+        refuse_traced_parameters(f"{base.__name__}.{name}", args, kwargs)
         return user_array(method(self, *args, **kwargs), name)
 
     draw.__name__ = draw.__qualname__ = name
@@ -395,7 +457,8 @@ class RandomState(_NUMPY_RANDOM_STATE, metaclass=_NumPysClass):
     """NumPy's legacy ``RandomState`` made while a transform is active
     (``rng = np.random.RandomState(0); W = 0.01 * rng.randn(n, m)``): its draws are
     buffers for user code, as :class:`Generator`'s are, and its ``normal``, ``uniform``,
-    ``exponential``, ``lognormal``, ``choice`` and ``permutation`` take traced arguments
+    ``exponential``, ``lognormal``, ``laplace``, ``logistic``, ``gumbel``, ``rayleigh``,
+    ``gamma`` (its scale), ``weibull``, ``choice`` and ``permutation`` take traced arguments
     (NOTE [draws with traced parameters], NOTE [choices among traced values]).  NumPy's
     draws, bit for bit; ``isinstance(x, np.random.RandomState)`` holds for NumPy's own."""
 

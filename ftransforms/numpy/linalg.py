@@ -569,7 +569,9 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple[Any, Any, Any, Any]:
     rank = ufuncs.astype(
         reductions.sum(ufuncs.greater(s, rcond * reductions.max(s))), numpy.int32
     )  # NumPy's
-    full = helpers.peek(rank) == n  # the residuals' size depends on the data
+    # only a tall a's residuals have a size that depends on the data: a square or wide
+    # one's are always empty, and reading the rank would make jit record per value
+    full = helpers.peek(rank) == n if m > n else numpy.zeros((), bool)
     if m > n and full.any() and not full.all():  # rows that disagree split the batch
         full = numpy.asarray(
             helpers.read_per_row(

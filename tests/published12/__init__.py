@@ -1,0 +1,1 @@
+"""Published programs, round twelve (see tests/test_published_programs_round12.py)."""
