@@ -55,3 +55,33 @@ def test_scipy_softmax_with_inf_matches_scipy():
     ours = _quiet(fss.log_softmax, _ROWS, axis=1)
     theirs = _quiet(scipy.special.log_softmax, _ROWS, axis=1)
     assert_tree_close(ours, theirs, **tol(np.float64))
+
+
+def _fori_body(i, c):
+    return (c[0] + 1, c[1] + i)
+
+
+@pytest.mark.parametrize(
+    "bounds", [(0.0, 3.0), (0.5, 3.2), (-1.5, 1.5), (np.float64(0), np.float64(2.9))]
+)
+def test_fori_loop_float_bounds_like_jax(bounds):
+    # JAX (eager: the bounds are concrete) truncates float bounds with int()
+    ours = ft.fori_loop(*bounds, _fori_body, (0, 0.0))
+    theirs = jax.lax.fori_loop(*bounds, _fori_body, (0, 0.0))
+    assert_tree_close(ours, tuple(np.asarray(t) for t in theirs), **tol(np.float64))
+
+
+def test_fori_loop_traced_float_bound_under_vmap_like_jax():
+    def f(lib):
+        return lambda x: lib.fori_loop(0.5, x, lambda i, c: c + i, 0.0)
+
+    x = np.array([3.0, 4.2])
+    assert_tree_close(ft.vmap(f(ft))(x), jax_call(jax.vmap(f(jax.lax)), x), **tol(np.float64))
+
+
+@pytest.mark.parametrize("bounds", [(0, 3.0), (np.float64(0), 3)])
+def test_fori_loop_mixed_int_float_bounds_refused_like_jax(bounds):
+    with pytest.raises(TypeError):
+        jax.lax.fori_loop(*bounds, _fori_body, (0, 0.0))
+    with pytest.raises(TypeError, match="equal types.*int"):
+        ft.fori_loop(*bounds, _fori_body, (0, 0.0))
