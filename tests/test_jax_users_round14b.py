@@ -85,3 +85,45 @@ def test_fori_loop_mixed_int_float_bounds_refused_like_jax(bounds):
         jax.lax.fori_loop(*bounds, _fori_body, (0, 0.0))
     with pytest.raises(TypeError, match="equal types.*int"):
         ft.fori_loop(*bounds, _fori_body, (0, 0.0))
+
+
+_I32, _I64 = np.ones(2, np.int32), np.ones(2, np.int64)
+_F32, _F64 = np.ones(2, np.float32), np.ones(2)
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("sub", (_I32, _F64)),
+        ("mul", (_I32, _I64)),
+        ("max", (_F32, _F64)),
+        ("lt", (_F32, _F64)),
+        ("rem", (_I32, _F64)),
+        ("atan2", (_F32, _F64)),
+        ("div", (_I32, _I64)),
+        ("complex", (_F32, _F64)),
+        ("clamp", (np.float32(0), _F64, 2.0)),
+        ("pad", (_F64, np.float32(0), [(1, 1, 0)])),
+        ("dynamic_update_slice", (_F64, np.ones(1, np.float32), (0,))),
+        ("dynamic_update_index_in_dim", (_F64, np.ones(1, np.float32), 0, 0)),
+    ],
+)
+def test_lax_refuses_arrays_of_different_dtypes_like_jax(name, args):
+    with pytest.raises(TypeError):
+        getattr(jax.lax, name)(*args)
+    with pytest.raises(ft.errors.DtypeMismatchError, match="convert_element_type") as info:
+        getattr(ft.lax, name)(*args)
+    dtypes = {
+        str(np.asarray(a).dtype) for a in args if not isinstance(a, (float, list, tuple, int))
+    }
+    assert all(d in str(info.value) for d in dtypes)
+
+
+def test_lax_same_dtypes_and_python_scalars_still_accepted():
+    np.testing.assert_array_equal(ft.lax.sub(_F32, 1.0), np.zeros(2, np.float32))
+    assert ft.lax.sub(_F32, 1.0).dtype == np.float32
+    np.testing.assert_array_equal(ft.lax.mul(_I32, _I32), np.ones(2, np.int32))
+    out = ft.lax.dynamic_update_slice(_F64, np.zeros(1), (1,))
+    np.testing.assert_array_equal(
+        out, np.asarray(jax.lax.dynamic_update_slice(_F64, np.zeros(1), (1,)))
+    )
