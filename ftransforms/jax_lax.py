@@ -561,6 +561,12 @@ def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, in
         [0.0, 1.0, 0.0, 2.0, 0.0]
     """
     _check_same_dtype("pad", operand, padding_value)
+    return _pad(operand, padding_value, padding_config)
+
+
+def _pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, int, int]]) -> Any:
+    """:func:`pad` without its dtype check (``reduce_window``'s ``init`` may be a NumPy
+    scalar of another dtype; the padding takes the operand's)."""
     x = fnp.asarray(operand)
     config = [tuple(map(int, c)) for c in padding_config]
     if len(config) != x.ndim:
@@ -1150,11 +1156,11 @@ def _windows(
         )
     operand_shape = x.shape
     if any(b > 1 for b in base):
-        x = pad(x, init, [(0, 0, b - 1) for b in base])
+        x = _pad(x, init, [(0, 0, b - 1) for b in base])
     span = [(w - 1) * d + 1 for w, d in zip(window, wdil, strict=True)]
     pads = _padding(padding, x.shape, span, strides)
     if any(p != (0, 0) for p in pads):
-        x = pad(x, init, [(lo, hi, 0) for lo, hi in pads])
+        x = _pad(x, init, [(lo, hi, 0) for lo, hi in pads])
     out_shape = [
         builtins.max(0, (n - sp) // st + 1)
         for n, sp, st in zip(x.shape, span, strides, strict=True)
