@@ -127,3 +127,24 @@ def test_lax_same_dtypes_and_python_scalars_still_accepted():
     np.testing.assert_array_equal(
         out, np.asarray(jax.lax.dynamic_update_slice(_F64, np.zeros(1), (1,)))
     )
+
+
+def test_make_jaxpr_result_has_jax_avals_jaxpr_and_consts():
+    import jax.numpy as jnp
+
+    def body(m):
+        return lambda x, y: (m.sin(x) * y, x.sum(axis=0), m.stack([x, y]))
+
+    x, y = np.ones((2, 3), np.float32), np.full((2, 3), 2.0, np.float32)
+    ours, theirs = ft.make_jaxpr(body(ft.numpy))(x, y), jax.make_jaxpr(body(jnp))(x, y)
+    assert [(a.shape, a.dtype) for a in ours.in_avals] == [
+        (a.shape, a.dtype) for a in theirs.in_avals
+    ]
+    assert [(a.shape, a.dtype) for a in ours.out_avals] == [
+        (a.shape, a.dtype) for a in theirs.out_avals
+    ]
+    assert len(ours.jaxpr.eqns) == len(ours.eqns) > 0
+    c = np.arange(3.0)
+    assert any(
+        k is c or np.array_equal(k, c) for k in ft.make_jaxpr(lambda x: x * c)(np.ones(3)).consts
+    )
