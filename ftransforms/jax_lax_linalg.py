@@ -321,8 +321,39 @@ def symmetric_product(
     return (out + _mT(out)) / 2 if symmetrize_output else out
 
 
+def householder_product(a: Any, taus: Any) -> Any:
+    """The first ``n`` columns of ``H_0 @ H_1 @ ... @ H_{k-1}``, ``H_i = I - taus[i] v_i
+    v_i^H``, where ``v_i`` is column ``i`` of ``a`` below the diagonal with a 1 on it
+    (LAPACK's ``orgqr``/``ungqr``: ``jax.lax.linalg.householder_product``); batch axes lead.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> a = np.array([[0.0, 0.0], [1.0, 0.0]])  # v_0 = [1, 1]; tau = 1: I - v v^T
+        >>> lax.linalg.householder_product(a, np.array([1.0, 0.0])).tolist()
+        [[0.0, -1.0], [-1.0, 0.0]]
+    """
+    a, taus = fnp.asarray(a), fnp.asarray(taus)
+    m, n, k = a.shape[-2], a.shape[-1], taus.shape[-1]
+    if not (k <= n <= m):
+        raise UnsupportedOperationError(
+            f"lax.linalg.householder_product(a, taus): needs taus.shape[-1] <= n <= m for "
+            f"a of shape (..., m, n), got a {a.shape} and taus {taus.shape}"
+        )
+    dtype = fnp.result_type(a, taus)
+    rows = numpy.arange(m)
+    q = fnp.broadcast_to(fnp.eye(m, dtype=dtype), (*a.shape[:-2], m, m))
+    for i in range(k):
+        below = fnp.where(rows > i, a[..., :, i], fnp.zeros((), dtype))
+        v = fnp.where(rows == i, fnp.ones((), dtype), below)  # (..., m)
+        qv = fnp.matmul(q, v[..., :, None])  # (..., m, 1)
+        q = q - taus[..., i, None, None] * qv * fnp.conj(v)[..., None, :]
+    return q[..., :, :n]
+
+
 __all__ = [
     "cholesky",
+    "householder_product",
     "cholesky_update",
     "eig",
     "eigh",

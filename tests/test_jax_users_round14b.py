@@ -9,7 +9,7 @@ import scipy.special
 
 import ftransforms as ft
 from ftransforms.scipy import special as fss
-from tests.program_oracles import jax_call
+from tests.program_oracles import check_fd_grad, jax_call
 from tests.tolerances import assert_tree_close, tol
 
 jax = pytest.importorskip("jax")
@@ -148,3 +148,33 @@ def test_make_jaxpr_result_has_jax_avals_jaxpr_and_consts():
     assert any(
         k is c or np.array_equal(k, c) for k in ft.make_jaxpr(lambda x: x * c)(np.ones(3)).consts
     )
+
+
+@pytest.mark.parametrize(
+    ("shape", "k", "cplx"), [((5, 3), 2, False), ((2, 4, 4), 3, False), ((4, 2), 2, True)]
+)
+def test_lax_linalg_householder_product_matches_jax(shape, k, cplx):
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=shape) + (1j * rng.normal(size=shape) if cplx else 0)
+    taus = rng.normal(size=(*shape[:-2], k)) + (
+        1j * rng.normal(size=(*shape[:-2], k)) if cplx else 0
+    )
+    ours = ft.lax.linalg.householder_product(a, taus)
+    theirs = jax_call(jax.lax.linalg.householder_product, a, taus)
+    assert_tree_close(ours, theirs, **tol(np.float64))
+    rows = ft.vmap(ft.lax.linalg.householder_product)(
+        a.reshape(-1, *shape[-2:]), taus.reshape(-1, k)
+    )
+    assert_tree_close(rows, np.asarray(theirs).reshape(-1, *shape[-2:]), **tol(np.float64))
+
+
+def test_lax_linalg_householder_product_gradient_matches_fd():
+    rng = np.random.default_rng(1)
+    a, taus = rng.normal(size=(4, 3)), rng.normal(size=3)
+    w = np.arange(12.0).reshape(4, 3)
+
+    def f(a, taus):
+        return (ft.lax.linalg.householder_product(a, taus) ** 2 * w).sum()
+
+    check_fd_grad(f, (a, taus), argnums=0)
+    check_fd_grad(f, (a, taus), argnums=1)
