@@ -178,3 +178,29 @@ def test_lax_linalg_householder_product_gradient_matches_fd():
 
     check_fd_grad(f, (a, taus), argnums=0)
     check_fd_grad(f, (a, taus), argnums=1)
+
+
+@pytest.mark.parametrize(("shape", "cplx"), [((2, 5, 5), False), ((3, 3), True), ((1, 1), False)])
+def test_lax_linalg_tridiagonal_matches_jax(shape, cplx):
+    rng = np.random.default_rng(2)
+    a = rng.normal(size=shape) + (1j * rng.normal(size=shape) if cplx else 0)
+    a = a + np.conj(np.swapaxes(a, -1, -2))
+    ours = ft.lax.linalg.tridiagonal(a)
+    theirs = jax_call(jax.lax.linalg.tridiagonal, a)
+    assert_tree_close(ours, tuple(theirs), **tol(np.float64))
+    flat = a.reshape(-1, *shape[-2:])
+    rows = ft.vmap(ft.lax.linalg.tridiagonal)(flat)
+    want = tuple(np.asarray(t).reshape(flat.shape[0], *t.shape[len(shape) - 2 :]) for t in theirs)
+    assert_tree_close(rows, want, **tol(np.float64))
+
+
+def test_lax_linalg_tridiagonal_gradient_matches_fd():
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=(4, 4))
+    a = a + a.T
+
+    def f(a):
+        _, d, e, _ = ft.lax.linalg.tridiagonal(a)
+        return (d * np.arange(1.0, 5.0)).sum() + (e**2).sum()
+
+    check_fd_grad(f, (a,))
