@@ -299,6 +299,7 @@ _KIND_WORDS = {
     "iub": "an integer",
     "b": "a boolean",
     "iu": "an integer",
+    "iuf": "an integer or float",
 }
 
 
@@ -857,7 +858,8 @@ def fori_loop(
     """
     op = "fori_loop(lower, upper, body_fun, init_val)"
     for name, b in (("lower", lower), ("upper", upper)):
-        _check_pred(op, b, "iu", f"bound {name}")
+        _check_pred(op, b, "iuf", f"bound {name}")
+    _check_bound_types(op, lower, upper)
     if not isinstance(lower, Tracer) and not isinstance(upper, Tracer):
         lo, hi = _int(lower), _int(upper)
         init_val = _promote_weak_init(init_val, lambda v: body_fun(lo, v))
@@ -961,6 +963,24 @@ class _loop_recorder:  # noqa: N801 - used as a function: loop(step, init, indic
         except Exception as err:
             raise NotStructurable from err
         return capture.emit(keep, init, xs)
+
+
+def _is_float_bound(b: Any) -> bool:
+    """Whether a (checked) ``fori_loop`` bound is a float: a Python float or a float array."""
+    return isinstance(b, float) or (
+        getattr(b, "dtype", None) is not None and numpy.dtype(b.dtype).kind == "f"
+    )
+
+
+def _check_bound_types(op: str, lower: Any, upper: Any) -> None:
+    """Float bounds are accepted as in JAX (concrete ones truncated by ``int``, traced ones
+    counting in floats), but only both at once: JAX refuses an int and a float bound."""
+    if _is_float_bound(lower) != _is_float_bound(upper):
+        kinds = ["float" if _is_float_bound(b) else "integer" for b in (lower, upper)]
+        raise TypeError(
+            f"{op}: lower and upper must have equal types, got {kinds[0]} and {kinds[1]} "
+            f"(as in JAX); give both as integers, e.g. int(upper)."
+        )
 
 
 def _int(x: Any) -> int:

@@ -16,7 +16,10 @@ define itself becomes an attribute of the ``lax`` module through a module ``__ge
 (``lax.add``, ``lax.exp``, ``lax.reshape``, ``lax.cumsum(x, axis=0, reverse=False)``...)
 are already JAX's spellings and stay as they are.  Everything here is a composition of
 primitives, so every transform goes through it; the operators JAX names differently from
-NumPy are NumPy's own functions (``lax.max is ftransforms.numpy.maximum``).
+NumPy are NumPy's own functions (``lax.exp is ftransforms.numpy.exp``), the binary ones
+behind a check that the arrays share a dtype, as JAX's (``lax.max(int32, float64)`` raises
+``DtypeMismatchError``; a Python scalar is accepted; ``lax.add``, ``lax.select`` and
+``lax.concatenate``, the layer's own functions that the rules call, promote).
 
 The modules next to this one add more of ``jax.lax`` the same way: ``jax_lax_gather``
 (``gather``/``scatter`` with dimension numbers), ``jax_lax_conv`` (the convolutions and
@@ -54,7 +57,11 @@ import numpy
 import ftransforms.numpy as fnp
 from ftransforms import lax as _lax
 from ftransforms.control import cond, fori_loop, scan, switch, while_loop
-from ftransforms.core.errors import DimensionNumbersError, UnsupportedOperationError
+from ftransforms.core.errors import (
+    DimensionNumbersError,
+    DtypeMismatchError,
+    UnsupportedOperationError,
+)
 from ftransforms.core.tracer import Tracer
 from ftransforms.implicit import custom_linear_solve, custom_root
 from ftransforms.numpy.helpers import constant_like
@@ -123,6 +130,45 @@ ALIASES: dict[str, Callable] = {
     "map": _map,  # under its own name it would shadow Python's map in this module
 }
 
+
+def _check_same_dtype(op: str, *args: Any) -> None:
+    """Raise :class:`DtypeMismatchError` when the arrays among ``args`` differ in dtype
+    (``jax.lax`` promotes nothing); Python scalars (``int``, ``float``...) are left out, so
+    ``lax.mul(x, 2.0)`` keeps working.  NumPy scalars count as arrays, as in JAX."""
+    dtypes = [
+        numpy.dtype(a.dtype)
+        for a in args
+        if type(a) not in (bool, int, float, builtins.complex) and hasattr(a, "dtype")
+    ]
+    if any(d != dtypes[0] for d in dtypes[1:]):
+        other = next(d for d in dtypes[1:] if d != dtypes[0])
+        raise DtypeMismatchError(
+            f"lax.{op} requires arrays of the same dtype, got {dtypes[0]} and {other}; "
+            f"convert one first, e.g. lax.convert_element_type(y, x.dtype) (a Python scalar "
+            f"is accepted as is), or use ftransforms.numpy, which promotes."
+        )
+
+
+def _same_dtype(op: str, f: Callable) -> Callable:
+    """``f`` (a binary NumPy function) refusing arrays of different dtypes, as ``lax.op``."""
+
+    def strict(x: Any, y: Any) -> Any:
+        _check_same_dtype(op, x, y)
+        return f(x, y)
+
+    strict.__name__ = strict.__qualname__ = op
+    strict.__doc__ = f"``jax.lax.{op}`` of two arrays of the same dtype (or a Python scalar)."
+    return strict
+
+
+#: The binary operators of ALIASES whose operands must share a dtype in JAX (``pow``,
+#: whose exponent may be an integer, is not one).
+_SAME_DTYPE = (
+    "atan2 bitwise_and bitwise_or bitwise_xor eq ge gt le lt max min mul ne nextafter rem "
+    "shift_left shift_right_arithmetic sub"
+).split()
+ALIASES.update({name: _same_dtype(name, ALIASES[name]) for name in _SAME_DTYPE})
+
 #: The control flow and implicit solves that ftransforms has at its top level, under lax too.
 REEXPORTS: dict[str, Callable] = {
     "associative_scan": associative_scan,
@@ -148,6 +194,7 @@ def div(x: Any, y: Any) -> Any:
         >>> lax.div(np.array([7, -7]), 2).tolist(), float(lax.div(7.0, 2.0))
         ([3, -3], 3.5)
     """
+    _check_same_dtype("div", x, y)
     if numpy.result_type(fnp.result_type(x), fnp.result_type(y)).kind in "iu":
         q = fnp.floor_divide(x, y)
         inexact = fnp.not_equal(fnp.multiply(q, y), x)
@@ -235,6 +282,7 @@ def clamp(min: Any, x: Any, max: Any) -> Any:  # noqa: A002  (JAX's parameter na
     ``x < min``, ``max``'s where ``x > max``; at a tie nothing flows (``minimum``/``maximum``
     would split it, 1/2 each).  ``min > max`` gives ``max`` everywhere, as XLA's clamp.
     """
+    _check_same_dtype("clamp", min, x, max)
     below, above = fnp.less(x, min), fnp.greater(x, max)
     inside = fnp.logical_and(fnp.greater(x, min), fnp.less(x, max))
     tie = fnp.stop_gradient(x)  # a value at a bound: equal to it, with no derivative
@@ -322,6 +370,7 @@ def complex(x: Any, y: Any) -> Any:  # noqa: A001  (JAX's name)
         >>> lax.complex(1.0, 2.0).item()
         (1+2j)
     """
+    _check_same_dtype("complex", x, y)
     return fnp.add(x, fnp.multiply(1j, y))
 
 
@@ -511,6 +560,13 @@ def pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, in
         >>> lax.pad(np.array([1.0, 2.0, 3.0]), 0.0, [(1, -1, 1)]).tolist()
         [0.0, 1.0, 0.0, 2.0, 0.0]
     """
+    _check_same_dtype("pad", operand, padding_value)
+    return _pad(operand, padding_value, padding_config)
+
+
+def _pad(operand: Any, padding_value: Any, padding_config: Sequence[tuple[int, int, int]]) -> Any:
+    """:func:`pad` without its dtype check (``reduce_window``'s ``init`` may be a NumPy
+    scalar of another dtype; the padding takes the operand's)."""
     x = fnp.asarray(operand)
     config = [tuple(map(int, c)) for c in padding_config]
     if len(config) != x.ndim:
@@ -686,6 +742,7 @@ def dynamic_update_slice(operand: Any, update: Any, start_indices: Sequence[Any]
         >>> lax.dynamic_update_slice(np.zeros(5), np.ones(2), (4,)).tolist()
         [0.0, 0.0, 0.0, 1.0, 1.0]
     """
+    _check_same_dtype("dynamic_update_slice", operand, update)
     x, u = fnp.asarray(operand), fnp.asarray(update)
     starts = list(start_indices)
     if len(starts) != x.ndim or u.ndim != x.ndim:
@@ -1099,11 +1156,11 @@ def _windows(
         )
     operand_shape = x.shape
     if any(b > 1 for b in base):
-        x = pad(x, init, [(0, 0, b - 1) for b in base])
+        x = _pad(x, init, [(0, 0, b - 1) for b in base])
     span = [(w - 1) * d + 1 for w, d in zip(window, wdil, strict=True)]
     pads = _padding(padding, x.shape, span, strides)
     if any(p != (0, 0) for p in pads):
-        x = pad(x, init, [(lo, hi, 0) for lo, hi in pads])
+        x = _pad(x, init, [(lo, hi, 0) for lo, hi in pads])
     out_shape = [
         builtins.max(0, (n - sp) // st + 1)
         for n, sp, st in zip(x.shape, span, strides, strict=True)

@@ -321,8 +321,99 @@ def symmetric_product(
     return (out + _mT(out)) / 2 if symmetrize_output else out
 
 
+def householder_product(a: Any, taus: Any) -> Any:
+    """The first ``n`` columns of ``H_0 @ H_1 @ ... @ H_{k-1}``, ``H_i = I - taus[i] v_i
+    v_i^H``, where ``v_i`` is column ``i`` of ``a`` below the diagonal with a 1 on it
+    (LAPACK's ``orgqr``/``ungqr``: ``jax.lax.linalg.householder_product``); batch axes lead.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> a = np.array([[0.0, 0.0], [1.0, 0.0]])  # v_0 = [1, 1]; tau = 1: I - v v^T
+        >>> lax.linalg.householder_product(a, np.array([1.0, 0.0])).tolist()
+        [[0.0, -1.0], [-1.0, 0.0]]
+    """
+    a, taus = fnp.asarray(a), fnp.asarray(taus)
+    m, n, k = a.shape[-2], a.shape[-1], taus.shape[-1]
+    if not (k <= n <= m):
+        raise UnsupportedOperationError(
+            f"lax.linalg.householder_product(a, taus): needs taus.shape[-1] <= n <= m for "
+            f"a of shape (..., m, n), got a {a.shape} and taus {taus.shape}"
+        )
+    dtype = fnp.result_type(a, taus)
+    rows = numpy.arange(m)
+    q = fnp.broadcast_to(fnp.eye(m, dtype=dtype), (*a.shape[:-2], m, m))
+    for i in range(k):
+        below = fnp.where(rows > i, a[..., :, i], fnp.zeros((), dtype))
+        v = fnp.where(rows == i, fnp.ones((), dtype), below)  # (..., m)
+        qv = fnp.matmul(q, v[..., :, None])  # (..., m, 1)
+        q = q - taus[..., i, None, None] * qv * fnp.conj(v)[..., None, :]
+    return q[..., :, :n]
+
+
+def _reflector(alpha: Any, x: Any) -> tuple:
+    """LAPACK's ``larfg``: ``(beta, tau, v)`` with ``(I - tau [1, v] [1, v]^H)^H`` mapping
+    ``[alpha, x]`` to ``[beta, 0...]`` (``beta`` real; ``tau = 0`` when there is nothing to
+    annihilate).  ``alpha`` has shape ``(...)``, ``x`` ``(..., r)``."""
+    xnorm2 = fnp.sum(fnp.real(x * fnp.conj(x)), axis=-1)
+    none = (xnorm2 == 0) & (fnp.imag(alpha) == 0)
+    norm = fnp.sqrt(fnp.real(alpha * fnp.conj(alpha)) + xnorm2)
+    beta = -fnp.where(fnp.real(alpha) >= 0, 1.0, -1.0) * norm
+    safe = fnp.where(none, 1.0, beta)
+    tau = fnp.where(none, 0.0, (beta - alpha) / safe)
+    scale = fnp.where(none, 1.0, alpha - safe)
+    v = x / scale[..., None]
+    return fnp.where(none, fnp.real(alpha), beta), tau, v
+
+
+def tridiagonal(a: Any, *, lower: bool = True) -> tuple[Any, Any, Any, Any]:
+    """``(arr, d, e, taus)``: the Hermitian ``a`` reduced to the tridiagonal ``T = Q^H a Q``
+    with diagonal ``d`` and off-diagonal ``e``, ``Q`` given by the Householder vectors kept
+    in ``arr`` past the off-diagonal and ``taus`` (LAPACK's ``sytrd``/``hetrd``:
+    ``jax.lax.linalg.tridiagonal``; only ``lower=True``); batch axes lead.
+
+    Example:
+        >>> import numpy as np
+        >>> from ftransforms import lax
+        >>> a = np.array([[2.0, 1.0, 0.0], [1.0, 2.0, 1.0], [0.0, 1.0, 2.0]])
+        >>> arr, d, e, taus = lax.linalg.tridiagonal(a)  # already tridiagonal: Q = I
+        >>> d.tolist(), e.tolist(), taus.tolist()
+        ([2.0, 2.0, 2.0], [1.0, 1.0], [0.0, 0.0])
+    """
+    if not lower:
+        raise UnsupportedOperationError(
+            "lax.linalg.tridiagonal(a, lower=False) is not supported; transpose (conjugate) a "
+            "and use lower=True"
+        )
+    arr = given = fnp.asarray(a)
+    n = arr.shape[-1]
+    es, taus = [], []
+    for i in range(n - 1):
+        beta, tau, v = _reflector(arr[..., i + 1, i], arr[..., i + 2 :, i])
+        w = fnp.concatenate([fnp.ones_like(tau[..., None]), v], axis=-1)  # (..., n - i - 1)
+        h = fnp.eye(n - i - 1, dtype=fnp.result_type(arr, tau)) - tau[..., None, None] * (
+            w[..., :, None] * fnp.conj(w)[..., None, :]
+        )
+        block = fnp.matmul(fnp.matmul(_mH(h), arr[..., i + 1 :, i + 1 :]), h)
+        column = fnp.concatenate([beta[..., None].astype(block.dtype), v], axis=-1)
+        top = arr[..., : i + 1, :]
+        left = fnp.concatenate([arr[..., i + 1 :, :i], column[..., :, None]], axis=-1)
+        arr = fnp.concatenate([top, fnp.concatenate([left, block], axis=-1)], axis=-2)
+        es.append(beta)
+        taus.append(tau)
+    # as LAPACK, the strict upper triangle is a's own (only the lower one is read)
+    arr = fnp.where(numpy.tri(n, dtype=bool), arr, given)
+    d = fnp.real(fnp.diagonal(arr, axis1=-2, axis2=-1))
+    rest = arr.shape[:-2]
+    e = fnp.stack(es, axis=-1) if es else fnp.zeros((*rest, 0), d.dtype)
+    tau = fnp.stack(taus, axis=-1) if taus else fnp.zeros((*rest, 0), arr.dtype)
+    return arr, d, fnp.real(e), tau
+
+
 __all__ = [
     "cholesky",
+    "tridiagonal",
+    "householder_product",
     "cholesky_update",
     "eig",
     "eigh",

@@ -52,7 +52,7 @@ from ftransforms.pytree import (
     tree_map,
     tree_unflatten,
 )
-from ftransforms.shape_eval import ShapeDtypeStruct, eval_shape
+from ftransforms.shape_eval import ShapedArray, ShapeDtypeStruct, eval_shape
 
 __all__ = ["Program", "jit", "make_jaxpr", "make_program"]
 
@@ -540,7 +540,7 @@ def _trace(
             f"into its arguments"
         )
     # Inputs that are not arrays are baked in: renumber array inputs to slots 0..n-1.
-    in_avals = [f"{v.dtype}{list(v.shape)}" for v in leaves if is_array(v)]
+    in_avals = [ShapedArray(v.shape, v.dtype) for v in leaves if is_array(v)]
     checked = bool(reads) and not interp.value_dependent
     if checked:  # NOTE [checked value reads under jit]: the values read are outputs too
         program_spec = tree_flatten((tree_unflatten(out_spec, values), [v for _, v in reads]))[1]

@@ -937,6 +937,44 @@ class Program:
         self._out_refs = value
 
     @property
+    def jaxpr(self) -> Program:
+        """The program itself (JAX's ``ClosedJaxpr.jaxpr``: ``make_jaxpr(f)(x).jaxpr.eqns``
+        reads the equations here too)."""
+        return self
+
+    @property
+    def out_avals(self) -> list:
+        """The outputs' shapes and dtypes, as ``ShapedArray`` s (JAX's ``out_avals``).
+
+        Example:
+            >>> import numpy as np
+            >>> import ftransforms as ft
+            >>> ft.make_jaxpr(lambda x: (x.sum(), x * 2))(np.ones((2, 3))).out_avals
+            [ShapedArray(float64[]), ShapedArray(float64[2,3])]
+        """
+        from ftransforms.shape_eval import ShapedArray  # noqa: PLC0415  late import: shape_eval imports this module
+
+        avals: dict = {}
+        if self.in_shapes is not None:
+            avals.update(enumerate(zip(self.in_shapes, self.in_dtypes)))
+        for eqn in self.eqns:
+            if type(eqn.out) is tuple:
+                avals.update(zip(eqn.out, eqn.avals))
+            else:
+                avals[eqn.out] = eqn.avals
+        return [
+            ShapedArray(numpy.shape(c), numpy.result_type(c))
+            if r is None
+            else ShapedArray(*avals[r])
+            for r, c in zip(self.out_refs, self.out_consts)
+        ]
+
+    @property
+    def consts(self) -> list:
+        """The arrays the equations hold as constants (JAX's ``ClosedJaxpr.consts``)."""
+        return [c for eqn in self.eqns for c in eqn.consts if isinstance(c, numpy.ndarray)]
+
+    @property
     def source(self) -> str:
         """The generated Python source that :meth:`run` executes."""
         return self._compiled().source

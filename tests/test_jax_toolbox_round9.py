@@ -448,11 +448,10 @@ def test_lax_elementwise_against_numpy():
     close(L.rsqrt(x), 1 / np.sqrt(x))
     close(L.logistic(x), 1 / (1 + np.exp(-x)))
     same(L.integer_pow(x, 3), x**3)
-    assert (
-        L.max is ft.numpy.maximum
-        and L.sub is ft.numpy.subtract
-        and L.erf_inv is ft.scipy.special.erfinv
-    )
+    # lax.max/lax.sub check their dtypes (as JAX's), then are NumPy's maximum/subtract
+    same(L.max(np.array([1.0, 3.0]), np.array([2.0, 2.0])), np.array([2.0, 3.0]))
+    same(L.sub(np.array([1.0, 3.0]), 2.0), np.array([-1.0, 1.0]))
+    assert L.erf_inv is ft.scipy.special.erfinv
     same(L.complex(1.0, 2.0), np.asarray(1 + 2j))
     same(L.convert_element_type(np.array([1.7, -1.7]), np.int32), np.array([1, -1], np.int32))
     assert L.fori_loop(0, 3, lambda i, c: c * 2.0, 1.0, unroll=2) == 8.0

@@ -687,3 +687,19 @@ class NotAnArrayError(FTransformsError, TypeError, ValueError):
         ...     print(f"{type(e).__name__}: {e}")
         NotAnArrayError: vmap(<lambda>, in_dims=0): every output must be an array or a ...
     """
+
+
+class DtypeMismatchError(FTransformsError, TypeError):
+    """A ``jax.lax``-style operation given arrays of different dtypes: ``lax`` does not
+    promote (JAX raises ``TypeError`` for the same call); a Python scalar is accepted.
+
+    Example:
+        >>> import numpy as np
+        >>> import ftransforms as ft
+        >>> from ftransforms import lax
+        >>> try:
+        ...     lax.sub(np.ones(2, np.int32), np.ones(2))
+        ... except ft.errors.DtypeMismatchError as e:
+        ...     print(f"{type(e).__name__}: {e}")
+        DtypeMismatchError: lax.sub requires arrays of the same dtype, got int32 and float64; ...
+    """

@@ -203,12 +203,19 @@ def _masked(x: Any, where: Any) -> Any:
 
 def _masked_exp_sum(x: Any, axis: Any, where: Any) -> tuple:
     """``x`` masked and shifted by its maximum, and the sum of its exponentials along
-    ``axis`` (1 where nothing is kept, so that an all-masked row gives 0 / -inf without a
-    0/0)."""
+    ``axis``.  As in JAX, the shift is the raw maximum of the kept entries: a row whose
+    kept entries hold ``+inf`` or are all ``-inf`` gives NaN there (``inf - inf``); a row
+    with nothing kept shifts by 0 and sums to 1 (no 0/0), and the callers' ``where`` puts
+    0 / ``-inf`` at the entries left out."""
     masked = _masked(x, where)
-    shifted = masked - _special._max_shift(masked, axis)
+    if fnp.size(masked) == 0:
+        shift = _special._max_shift(masked, axis)
+        return masked - shift, fnp.sum(fnp.exp(masked - shift), axis=axis, keepdims=True)
+    kept = fnp.any(fnp.broadcast_to(where, fnp.shape(masked)), axis=axis, keepdims=True)
+    raw_max = fnp.max(fnp.stop_gradient(masked), axis=axis, keepdims=True)
+    shifted = masked - fnp.where(kept, raw_max, 0.0)
     total = fnp.sum(fnp.exp(shifted), axis=axis, keepdims=True)
-    return shifted, fnp.where(total > 0, total, 1.0)
+    return shifted, fnp.where(kept, total, 1.0)
 
 
 def logsumexp(
@@ -257,7 +264,7 @@ def log_softmax(x: Any, axis: Any = -1, where: Any = None, *, dim: int | None = 
     """
     axis = _axis_or_dim(axis, dim, "log_softmax")
     if where is None:
-        return _special.log_softmax(x, axis=axis)
+        return _special._log_softmax(x, axis, keep_posinf=True)
     shifted, total = _masked_exp_sum(x, axis, where)
     return fnp.where(where, shifted - fnp.log(total), -fnp.inf)
 

@@ -484,13 +484,18 @@ def logit(x: Any) -> Any:
     return fnp.where(edge, fnp.log(x) - fnp.log1p(-x), fnp.log(xs / (1 - xs)))
 
 
-def _max_shift(a: Any, axis: Any) -> Any:
+def _max_shift(a: Any, axis: Any, keep_posinf: bool = False) -> Any:
     """The maximum over ``axis`` (kept), without derivative, 0 where it is not finite (and
-    for an empty ``a``, which has no maximum: ``softmax`` of it is empty, as in JAX)."""
+    for an empty ``a``, which has no maximum: ``softmax`` of it is empty, as in JAX).
+
+    With ``keep_posinf`` a ``+inf`` maximum is kept, so that ``x - shift`` is NaN at it and
+    the whole row of a ``softmax`` becomes NaN (SciPy's and JAX's answer: ``inf / inf``),
+    not ``[nan, 0, ...]``; an all ``-inf`` row still shifts by 0."""
     if fnp.size(a) == 0:
         return fnp.zeros_like(fnp.sum(fnp.stop_gradient(a), axis=axis, keepdims=True))
     m = fnp.max(fnp.stop_gradient(a), axis=axis, keepdims=True)
-    return fnp.where(fnp.isfinite(m), m, fnp.zeros((), dtype_of(m), like=m))
+    keep = (m != -fnp.inf) if keep_posinf else fnp.isfinite(m)
+    return fnp.where(keep, m, fnp.zeros((), dtype_of(m), like=m))
 
 
 def logsumexp(
@@ -557,7 +562,7 @@ def softmax(x: Any, axis: Any = None) -> Any:
         [[0.25, -0.25], [-0.25, 0.25]]
     """
     x = float_input(x, None)
-    e = fnp.exp(x - _max_shift(x, axis))
+    e = fnp.exp(x - _max_shift(x, axis, keep_posinf=True))
     return e / fnp.sum(e, axis=axis, keepdims=True)
 
 
@@ -574,10 +579,16 @@ def log_softmax(x: Any, axis: Any = None) -> Any:
         >>> ft.grad(lambda x: log_softmax(x)[0])(np.zeros(2)).tolist()  # e_0 - softmax(x)
         [0.5, -0.5]
     """
+    return _log_softmax(x, axis)
+
+
+def _log_softmax(x: Any, axis: Any, keep_posinf: bool = False) -> Any:
+    """``log_softmax`` shifting by ``_max_shift(x, axis, keep_posinf)``: SciPy's answer
+    at a ``+inf`` entry is ``[nan, -inf, ...]``, JAX's (``keep_posinf``) all NaN."""
     x = float_input(x, None)
     if fnp.size(x) == 0:
         return x
-    shifted = x - _max_shift(x, axis)
+    shifted = x - _max_shift(x, axis, keep_posinf)
     return shifted - fnp.log(fnp.sum(fnp.exp(shifted), axis=axis, keepdims=True))
 
 
