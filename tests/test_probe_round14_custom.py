@@ -32,3 +32,12 @@ def test_hessian_of_checkpoint_after_jax_ran_is_not_a_randomness_error():
     f = ft.checkpoint(_block(fnp), static_argnums=(2,))
     got = ft.hessian(lambda a, b: f(a, b, 2)["s"], (0, 1))(x, y)
     assert_tree_close(got, jax.tree_util.tree_map(np.asarray, want), **tol(np.float64))
+
+
+@pytest.mark.parametrize("lib", [ft, jax])
+def test_defjvps_with_nondiff_argnums_is_refused_as_in_jax(lib):
+    """Its JVP functions were called without the non-differentiated arguments: a JVP
+    function written to take them failed at the call with a missing-argument TypeError."""
+    f = lib.custom_jvp(lambda x, k: x * k, nondiff_argnums=(1,))
+    with pytest.raises(TypeError, match="defjvps"):
+        f.defjvps(lambda t, ans, x, k: t * k)
