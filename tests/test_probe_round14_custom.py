@@ -41,3 +41,38 @@ def test_defjvps_with_nondiff_argnums_is_refused_as_in_jax(lib):
     f = lib.custom_jvp(lambda x, k: x * k, nondiff_argnums=(1,))
     with pytest.raises(TypeError, match="defjvps"):
         f.defjvps(lambda t, ans, x, k: t * k)
+
+
+def _sin_doubled_under_vmap(lib, xp):
+    @lib.custom_batching.custom_vmap
+    def f(x):
+        return xp.sin(x)
+
+    @f.def_vmap
+    def rule(axis_size, in_batched, x):
+        return xp.sin(x) * 2.0, in_batched[0]
+
+    return f
+
+
+_X = np.linspace(0.1, 1.0, 4)
+_Y = np.linspace(1.0, 2.0, 4)
+_JVP_OF_CUSTOM_VMAP = {
+    "jacfwd": lambda lib, f: lib.jacfwd(f)(_X),
+    "vmap_of_jvp": lambda lib, f: lib.vmap(lambda a, t: lib.jvp(f, (a,), (t,)))(_X, _Y),
+    "vmap_over_tangents": lambda lib, f: lib.vmap(lambda t: lib.jvp(f, (_X,), (t,))[1])(
+        np.stack([_X, _Y])
+    ),
+    "vmap_of_jacfwd": lambda lib, f: lib.vmap(lib.jacfwd(f))(np.stack([_X, _Y])),
+    "jvp_of_vmap": lambda lib, f: lib.jvp(lib.vmap(f), (_X,), (_Y,)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_JVP_OF_CUSTOM_VMAP))
+def test_jvp_of_custom_vmap_batches_through_the_rule_as_jax(case):
+    """vmap(jvp(f)) and jacfwd(f) ran f's body (sin, cos) where JAX batches the jvp of
+    the rule (2 sin, 2 cos): a silent factor of 2."""
+    run = _JVP_OF_CUSTOM_VMAP[case]
+    got = run(ft, _sin_doubled_under_vmap(ft, fnp))
+    want = run(jax, _sin_doubled_under_vmap(jax, jnp))
+    assert_tree_close(got, jax.tree_util.tree_map(np.asarray, want), **tol(np.float64))
