@@ -536,7 +536,15 @@ class custom_jvp(_CustomBase):  # noqa: N801  (JAX's name)
     def defjvps(self, *jvps: Callable | None) -> None:
         """Set the JVP as a sum of one term per argument: ``jvps[i](tangent_i,
         primal_out, *primals)``, or ``None`` for an argument the output does not depend
-        on (JAX's ``defjvps``)."""
+        on (JAX's ``defjvps``).  With ``nondiff_argnums`` it raises, as JAX does: use
+        ``defjvp``, whose rule takes the non-differentiated arguments first."""
+        if self.nondiff_argnums:
+            raise TypeError(
+                f"{self._name}.defjvps: can't use defjvps with nondiff_argnums="
+                f"{self.nondiff_argnums!r} (its JVP functions would not see those "
+                f"arguments); use defjvp, whose rule is called as rule(*nondiff_args, "
+                f"primals, tangents)"
+            )
 
         def rule(*args: Any) -> tuple:
             *static, primals, tangents = args

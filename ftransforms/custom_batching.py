@@ -7,8 +7,10 @@ arguments are batched and their values with the batch axis in front, one level d
 its outputs are rewrapped at that level.  The rule's own operations are then seen by the
 transforms below as usual, so nested ``vmap``s batch the rule (or, if it calls the
 function again, apply the rule once more), ``grad(vmap(f))`` differentiates the rule, and
-``jit`` records it.  Anywhere else (no ``vmap``, or a differentiation level above the
-``vmap`` as in ``vmap(grad(f))``) the function's own body runs and is transformed by the
+``jit`` records it.  A ``jvp`` level above the ``vmap`` (``vmap(jvp(f))``, ``jacfwd(f)``)
+batches the jvp of the rule, as JAX does (NOTE [custom_vmap under jvp]).  Anywhere else (no
+``vmap``, or a reverse level above the ``vmap`` as in ``vmap(grad(f))``) the function's own
+body runs and is transformed by the
 ordinary rules: where JAX raises for ``grad(f)`` and ``vmap(grad(f))``, we differentiate
 the body.
 """
@@ -24,6 +26,7 @@ from ftransforms.core.errors import OutDimsError
 from ftransforms.core.mutation import Buffer
 from ftransforms.core.tracer import Tracer
 from ftransforms.interpreters.batching import BatchInterpreter, BatchTracer
+from ftransforms.interpreters.forward import DualTracer, ForwardInterpreter
 from ftransforms.lax import move_bdim_to_front, shape
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
@@ -99,6 +102,8 @@ class custom_vmap:  # noqa: N801 - JAX's name, used as a decorator
                 and (top is None or leaf._interp.level > top.level)
             ):
                 top = leaf._interp
+        if isinstance(top, ForwardInterpreter) and self.vmap_rule is not None:
+            return _jvp_call(self, top, leaves, spec)  # NOTE [custom_vmap under jvp]
         if not isinstance(top, BatchInterpreter):
             return self.fun(*args, **kwargs)
         if self.vmap_rule is None:
@@ -143,3 +148,75 @@ class custom_vmap:  # noqa: N801 - JAX's name, used as a decorator
             else:
                 wrapped.append(leaf)
         return tree_unflatten(out_spec, wrapped)
+
+
+# NOTE [custom_vmap under jvp]: as in JAX, the JVP of a custom_vmap function is again a
+# custom_vmap function, of (primals, tangents): its body is the jvp of ``fun`` and its rule
+# the jvp of the user's rule, so that ``vmap(jvp(f))`` and ``jacfwd(f)`` (a vmap over the
+# tangents) batch through the rule.  Inside that rule an argument whose primal or tangent
+# is batched has both batched (the other broadcast), and every output and its tangent
+# come out batched.
+
+
+def _jvp_of(f: custom_vmap) -> custom_vmap:
+    """The custom_vmap of ``(primals, tangents) -> (out, out_dot)`` for ``f``."""
+    from ftransforms.api import jvp  # late import: the api module imports this one
+
+    def body(primals: tuple, tangents: tuple) -> tuple:
+        return jvp(f.fun, primals, tangents)
+
+    jf = custom_vmap(body)
+
+    def rule(axis_size: int, in_batched: list, primals: tuple, tangents: tuple) -> tuple:
+        import ftransforms.numpy as fnp  # late import: ftransforms.numpy imports lax
+
+        p_leaves, spec = tree_flatten(primals)
+        t_leaves = tree_flatten(tangents)[0]
+        pb, tb = tree_flatten(in_batched[0])[0], tree_flatten(in_batched[1])[0]
+        both = [a or b for a, b in zip(pb, tb)]
+
+        def front(x: Any, flag: bool, was: bool) -> Any:
+            if flag and not was:
+                return fnp.broadcast_to(x, (axis_size, *shape(x)))
+            return x
+
+        ps = [front(x, f_, b) for x, f_, b in zip(p_leaves, both, pb)]
+        ts = [front(x, f_, b) for x, f_, b in zip(t_leaves, both, tb)]
+        flags_box: list = []
+
+        def ruled(*p: Any) -> Any:
+            out, out_b = f.vmap_rule(axis_size, list(tree_unflatten(spec, both)), *p)
+            flags_box.append(out_b)
+            return out
+
+        out_dot = jvp(ruled, tuple(tree_unflatten(spec, ps)), tuple(tree_unflatten(spec, ts)))[1]
+        joint = tree_flatten(flags_box[0])[0]
+        # the primal output as the rule gives it for the primals' own batching
+        out, out_b = f.vmap_rule(axis_size, list(in_batched[0]), *primals)
+        o_leaves, o_spec = tree_flatten(out)
+        d_leaves = tree_flatten(out_dot)[0]
+        d_new = [front(d, True, fl) for d, fl in zip(d_leaves, joint)]
+        every = tree_unflatten(o_spec, [True] * len(d_new))
+        return (out, tree_unflatten(o_spec, d_new)), (out_b, every)
+
+    jf.def_vmap(rule)
+    return jf
+
+
+def _jvp_call(f: custom_vmap, top: ForwardInterpreter, leaves: list, spec: Any) -> Any:
+    import ftransforms.numpy as fnp  # late import: ftransforms.numpy imports lax
+
+    primals, tangents = [], []
+    for leaf in leaves:
+        if type(leaf) is DualTracer and leaf._interp is top:
+            primals.append(leaf.primal)
+            tangents.append(leaf.tangent)
+        else:
+            primals.append(leaf)
+            tangents.append(fnp.zeros_like(leaf))
+    out, out_dot = _jvp_of(f)(
+        tuple(tree_unflatten(spec, primals)), tuple(tree_unflatten(spec, tangents))
+    )
+    o_leaves, o_spec = tree_flatten(out)
+    d_leaves = tree_flatten(out_dot)[0]
+    return tree_unflatten(o_spec, [DualTracer(top, o, d) for o, d in zip(o_leaves, d_leaves)])

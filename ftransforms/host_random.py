@@ -201,6 +201,8 @@ def _generators(
                     visit(cell.cell_contents, depth + 1)
                 except ValueError:  # an empty cell
                     pass
+            if _own_function(obj):  # this library's module state (_HELD's cached
+                return  # walks of other functions) holds no generator of the user's
             names = code_names(obj.__code__)
             glb = obj.__globals__
             users = places is not None and _users_function(obj)
@@ -294,6 +296,18 @@ def _users_function(func: types.FunctionType) -> bool:
         return False
     root = module.partition(".")[0]
     return root not in _LIBRARIES and root not in sys.stdlib_module_names
+
+
+def _own_function(func: types.FunctionType) -> bool:
+    """Whether a function is this library's own (``ftransforms``, ``batching_rules``): its
+    closure may hold the user's function (a transform's wrapper), but the globals it names
+    are the library's state, such as the generators cached for other functions in
+    ``_HELD``, which are not this call's."""
+    module = getattr(func, "__module__", None)
+    return isinstance(module, str) and module.partition(".")[0] in _OWN_MODULES
+
+
+_OWN_MODULES = frozenset({"ftransforms", "batching_rules"})
 
 
 def _users(owner: Any) -> bool:
