@@ -41,7 +41,7 @@ _PRODUCTS = frozenset(
     {"multiply", "matmul", "einsum", "conv2d", "conv_transpose2d", "conv2d_weight"}
 )
 #: Linear in the first operand only.
-_FIRST_ONLY = frozenset({"divide", "sliding_windows"})
+_FIRST_ONLY = frozenset({"divide", "sliding_windows", "reduce_sum_where"})
 #: Linear in the second operand only (``solve(a, b)`` in ``b``).
 _SECOND_ONLY = frozenset({"solve"})
 
