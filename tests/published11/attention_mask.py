@@ -105,7 +105,11 @@ def lm_loss(p, tokens, emb, lengths):
     x = emb[tokens] + positional_encoding(T, emb.shape[1])
     h = transformer_block(p, x, lengths)
     logits = h @ emb.T
-    logp = logits - np.log(np.exp(logits - logits.max(-1, keepdims=True)).sum(-1, keepdims=True)) - logits.max(-1, keepdims=True)
+    logp = (
+        logits
+        - np.log(np.exp(logits - logits.max(-1, keepdims=True)).sum(-1, keepdims=True))
+        - logits.max(-1, keepdims=True)
+    )
     targets = tokens[:, 1:]
     lp = np.take_along_axis(logp[:, :-1], targets[..., None], axis=-1)[..., 0]
     valid = np.arange(T - 1)[None, :] < (np.asarray(lengths)[:, None] - 1)

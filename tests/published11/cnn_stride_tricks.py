@@ -83,7 +83,9 @@ def max_pool_strided(x, size=2, stride=2):
     Ho = (H - size) // stride + 1
     Wo = (W - size) // stride + 1
     s = x.strides
-    view = as_strided(x, (N, C, Ho, Wo, size, size), (s[0], s[1], s[2] * stride, s[3] * stride, s[2], s[3]))
+    view = as_strided(
+        x, (N, C, Ho, Wo, size, size), (s[0], s[1], s[2] * stride, s[3] * stride, s[2], s[3])
+    )
     return view.max(axis=(4, 5))
 
 

@@ -51,13 +51,17 @@ def bar_compliance(E, P=1.0):
 
 
 def beam_element(EI, le):
-    return EI / le**3 * np.array(
-        [
-            [12, 6 * le, -12, 6 * le],
-            [6 * le, 4 * le**2, -6 * le, 2 * le**2],
-            [-12, -6 * le, 12, -6 * le],
-            [6 * le, 2 * le**2, -6 * le, 4 * le**2],
-        ]
+    return (
+        EI
+        / le**3
+        * np.array(
+            [
+                [12, 6 * le, -12, 6 * le],
+                [6 * le, 4 * le**2, -6 * le, 2 * le**2],
+                [-12, -6 * le, 12, -6 * le],
+                [6 * le, 2 * le**2, -6 * le, 4 * le**2],
+            ]
+        )
     )
 
 

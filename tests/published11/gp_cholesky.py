@@ -59,7 +59,9 @@ def nll_fn(X_train, Y_train, naive=False):
     Y_train = Y_train.ravel()
 
     def nll_naive(theta):
-        K = rbf_kernel(X_train, X_train, length=theta[0], sigma_f=theta[1]) + theta[2] ** 2 * np.eye(len(X_train))
+        K = rbf_kernel(X_train, X_train, length=theta[0], sigma_f=theta[1]) + theta[
+            2
+        ] ** 2 * np.eye(len(X_train))
         return (
             0.5 * np.log(np.linalg.det(K))
             + 0.5 * Y_train.dot(np.linalg.inv(K).dot(Y_train))
@@ -67,7 +69,9 @@ def nll_fn(X_train, Y_train, naive=False):
         )
 
     def nll_stable(theta):
-        K = rbf_kernel(X_train, X_train, length=theta[0], sigma_f=theta[1]) + theta[2] ** 2 * np.eye(len(X_train))
+        K = rbf_kernel(X_train, X_train, length=theta[0], sigma_f=theta[1]) + theta[
+            2
+        ] ** 2 * np.eye(len(X_train))
         L = cholesky(K, lower=True)
         S1 = solve_triangular(L, Y_train, lower=True)
         S2 = solve_triangular(L.T, S1, lower=False)

@@ -47,7 +47,7 @@ def bilateral(image, size, sigma_s, sigma_r):
     r = size // 2
     padded = np.pad(image, r, mode="symmetric")
     out = np.empty(image.shape)
-    spatial = gaussian_kernel(size, sigma_s) * np.sum(np.exp(-np.arange(1) ** 2))
+    spatial = gaussian_kernel(size, sigma_s) * np.sum(np.exp(-(np.arange(1) ** 2)))
     for i in range(image.shape[0]):
         for j in range(image.shape[1]):
             window = padded[i : i + size, j : j + size]
@@ -96,4 +96,6 @@ def tv_denoise(noisy, weight=0.1, n_iter=30, step=0.1, eps=1e-3):
 def test_image(n=8, seed=0):
     rng = np.random.default_rng(seed)
     y, x = np.mgrid[0:n, 0:n] / n
-    return np.clip(0.5 + 0.4 * np.sin(3 * x) * np.cos(2 * y) + 0.05 * rng.standard_normal((n, n)), 0, 1)
+    return np.clip(
+        0.5 + 0.4 * np.sin(3 * x) * np.cos(2 * y) + 0.05 * rng.standard_normal((n, n)), 0, 1
+    )

@@ -73,7 +73,9 @@ def grad_check_sparse(f, x, analytic_grad, num_checks=5, h=1e-5, seed=0):
         x[ix] = oldval
         grad_numerical = (fxph - fxmh) / (2 * h)
         grad_analytic = analytic_grad[ix]
-        errs.append(abs(grad_numerical - grad_analytic) / (abs(grad_numerical) + abs(grad_analytic)))
+        errs.append(
+            abs(grad_numerical - grad_analytic) / (abs(grad_numerical) + abs(grad_analytic))
+        )
     return np.array(errs)
 
 
