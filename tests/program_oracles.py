@@ -188,6 +188,34 @@ def check_jit(fn, args, new_args, replayed=True, tolerance=TOL):
         assert not program.value_dependent, program.reason
 
 
+def check_row_function(f, batch, *, jit_vmap=True, grad_jit=False):
+    """A function of one row (a writer into arrays it makes, say) under the transforms:
+    vmap against the loop over ``batch``'s rows, ``jit(vmap)`` (``jit_vmap``), jit on new
+    inputs, jacfwd/jacrev, ``grad(jit)`` (``grad_jit``) and vmap(grad) against central
+    differences (PerformanceWarning of a split batch ignored)."""
+    import warnings  # late import: only the probe files' callers need it
+
+    x = batch[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ft.errors.PerformanceWarning)
+        check_vmap(f, (batch.copy(),), (0,))
+        if jit_vmap:
+            close(ft.jit(ft.vmap(f))(batch.copy()), np.stack([f(r.copy()) for r in batch]))
+        check_jit(f, (x.copy(),), (x + 0.25,), replayed=False)
+    jac = fd_jacobian(f, (x.copy(),))
+    close(ft.jacfwd(f)(x.copy()), jac, fd_tol(np.float64))
+    close(ft.jacrev(f)(x.copy()), jac, fd_tol(np.float64))
+    w = np.linspace(0.5, 1.5, np.size(f(x.copy())))
+
+    def loss(v):
+        return np.sum(np.ravel(f(v)) * w)
+
+    if grad_jit:
+        close(ft.grad(ft.jit(loss))(x.copy()), fd_jacobian(loss, (x.copy(),)), fd_tol(np.float64))
+    rows = np.stack([fd_jacobian(loss, (r.copy(),)) for r in batch])
+    close(ft.vmap(ft.grad(loss))(batch.copy()), rows, fd_tol(np.float64))
+
+
 def perturb(tree, rng, scale=0.1):
     """New float inputs of the same shapes (integer labels and indices stay)."""
 

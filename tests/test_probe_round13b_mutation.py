@@ -21,15 +21,12 @@ Oracles: the plain NumPy call, the Python loop over rows for ``vmap``, central d
 in float64 for derivatives, eager values on new inputs for ``jit``.
 """
 
-import warnings
-
 import numpy as np
 import pytest
 from numpy.lib.stride_tricks import as_strided
 
 import ftransforms as ft
-from tests.program_oracles import check_jit, check_vmap, close, fd_jacobian
-from tests.tolerances import fd_tol
+from tests.program_oracles import check_row_function
 
 RNG = np.random.default_rng(131)
 BATCH = RNG.standard_normal((3, 4)) * 0.5 + 0.25
@@ -39,23 +36,9 @@ KEEP = INIT.copy()
 
 
 def check_values(f):
-    """vmap against the loop, jit on new inputs, jacfwd/jacrev and vmap(grad) against
-    central differences; the global is left alone."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ft.errors.PerformanceWarning)
-        check_vmap(f, (BATCH.copy(),), (0,))
-        check_jit(f, (X.copy(),), (X + 0.25,), replayed=False)
-    jac = fd_jacobian(f, (X.copy(),))
-    close(ft.jacfwd(f)(X.copy()), jac, fd_tol(np.float64))
-    close(ft.jacrev(f)(X.copy()), jac, fd_tol(np.float64))
-
-    w = np.linspace(0.5, 1.5, np.size(f(X.copy())))
-
-    def loss(x):
-        return np.sum(np.ravel(f(x)) * w)
-
-    rows = np.stack([fd_jacobian(loss, (r.copy(),)) for r in BATCH])
-    close(ft.vmap(ft.grad(loss))(BATCH.copy()), rows, fd_tol(np.float64))
+    """check_row_function (vmap, jit, jacfwd/jacrev, vmap(grad) against their oracles);
+    the global is left alone."""
+    check_row_function(f, BATCH, jit_vmap=False)
     np.testing.assert_array_equal(INIT, KEEP)
 
 
