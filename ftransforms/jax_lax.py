@@ -157,8 +157,39 @@ def _same_dtype(op: str, f: Callable) -> Callable:
         return f(x, y)
 
     strict.__name__ = strict.__qualname__ = op
-    strict.__doc__ = f"``jax.lax.{op}`` of two arrays of the same dtype (or a Python scalar)."
+    args, result = _SAME_DTYPE_EXAMPLES[op]
+    strict.__doc__ = (
+        f"``jax.lax.{op}`` of two arrays of the same dtype (or a Python scalar).\n\n"
+        f"Example:\n    >>> import numpy as np\n    >>> from ftransforms import lax\n"
+        f"    >>> lax.{op}({args}).tolist()\n    {result}\n"
+    )
     return strict
+
+
+#: Each strict operator's docstring example: its arguments and NumPy's result.
+_SAME_DTYPE_EXAMPLES = {
+    "atan2": (
+        "np.array([1.0, -1.0]), np.array([1.0, 1.0])",
+        "[0.7853981633974483, -0.7853981633974483]",
+    ),
+    "bitwise_and": ("np.array([6, 5]), np.array([3, 3])", "[2, 1]"),
+    "bitwise_or": ("np.array([6, 5]), np.array([3, 3])", "[7, 7]"),
+    "bitwise_xor": ("np.array([6, 5]), np.array([3, 3])", "[5, 6]"),
+    "eq": ("np.array([1, 2]), np.array([1, 3])", "[True, False]"),
+    "ge": ("np.array([1, 2]), np.array([1, 3])", "[True, False]"),
+    "gt": ("np.array([1, 2]), np.array([1, 3])", "[False, False]"),
+    "le": ("np.array([1, 2]), np.array([1, 3])", "[True, True]"),
+    "lt": ("np.array([1, 2]), np.array([1, 3])", "[False, True]"),
+    "max": ("np.array([1.0, 4.0]), np.array([2.0, 3.0])", "[2.0, 4.0]"),
+    "min": ("np.array([1.0, 4.0]), np.array([2.0, 3.0])", "[1.0, 3.0]"),
+    "mul": ("np.array([1.5, 2.0]), 2.0", "[3.0, 4.0]"),
+    "ne": ("np.array([1, 2]), np.array([1, 3])", "[False, True]"),
+    "nextafter": ("np.array([1.0]), np.array([2.0])", "[1.0000000000000002]"),
+    "rem": ("np.array([7, -7]), np.array([3, 3])", "[1, -1]"),  # C's remainder
+    "shift_left": ("np.array([1, 3]), np.array([2, 1])", "[4, 6]"),
+    "shift_right_arithmetic": ("np.array([-8, 8]), np.array([1, 2])", "[-4, 2]"),
+    "sub": ("np.array([5.0, 1.0]), 2.0", "[3.0, -1.0]"),
+}
 
 
 #: The binary operators of ALIASES whose operands must share a dtype in JAX (``pow``,

@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 
 import numpy
 
+from ftransforms.core.avals import ShapedArray
 from ftransforms.core.primitive import EFFECT_PRIMITIVES, Primitive
 from ftransforms.pytree import tree_flatten, tree_unflatten
 
@@ -952,8 +953,6 @@ class Program:
             >>> ft.make_jaxpr(lambda x: (x.sum(), x * 2))(np.ones((2, 3))).out_avals
             [ShapedArray(float64[]), ShapedArray(float64[2,3])]
         """
-        from ftransforms.shape_eval import ShapedArray  # noqa: PLC0415  late import: shape_eval imports this module
-
         avals: dict = {}
         if self.in_shapes is not None:
             avals.update(enumerate(zip(self.in_shapes, self.in_dtypes)))

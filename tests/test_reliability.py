@@ -589,20 +589,6 @@ KNOWN_DIFFERENCES = {
         np.nan,
         [np.nan, np.nan, np.nan, np.nan],
     ),
-    ("log_softmax", "+inf"): (
-        "the maximum is shifted out only where it is finite (SciPy's log_softmax), so the "
-        "other classes keep their limit derivative C_i; JAX subtracts inf - inf and gives "
-        "NaN everywhere.  The value is NaN in both",
-        np.nan,
-        [np.nan, 2.0, 3.0, 4.0],
-    ),
-    ("cross_entropy", "+inf"): (
-        "as for log_softmax: the loss is its limit +inf (the target's log-probability is "
-        "-inf), the derivative in the other logits their limit (-1 for the target class, 0 "
-        "for the others); JAX gives NaN for all of them",
-        np.inf,
-        [np.nan, 0.0, -1.0, 0.0],
-    ),
 }
 
 

@@ -432,7 +432,8 @@ def vecdot(x1: Any, x2: Any, axis: int = -1) -> Any:
     if n1 != n2:
         raise ValueError(f"vecdot: the vectors' lengths along axis {axis} differ: {n1} and {n2}")
     row = moveaxis(_conj(x1), axis, -1)[..., None, :]  # (..., 1, n) @ (..., n, 1): a dot
-    return matmul(row, moveaxis(x2, axis, -1)[..., :, None])[..., 0, 0]
+    out = matmul(row, moveaxis(x2, axis, -1)[..., :, None])
+    return out[..., 0, 0] if ndim(out) > 2 else out[0, 0]  # (NumPy's scalar for two vectors)
 
 
 @implements("numpy.matvec")

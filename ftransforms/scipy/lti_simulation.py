@@ -116,10 +116,26 @@ def lsim(system: Any, U: Any, T: Any, X0: Any = None, interp: bool = True) -> tu
 
 
 def impulse(system: Any, X0: Any = None, T: Any = None, N: Any = None) -> tuple:  # noqa: N803
-    """``scipy.signal.impulse`` reached with a tracer: a clear error (see :func:`dlsim`)."""
+    """``scipy.signal.impulse`` reached with a tracer: a clear error (see :func:`dlsim`).
+
+    Example:
+        >>> try:
+        ...     impulse(([1.0], [1.0, 1.0]))
+        ... except NotImplementedError as err:
+        ...     print(type(err).__name__)
+        UnsupportedOperationError
+    """
     raise _continuous("impulse")
 
 
 def step(system: Any, X0: Any = None, T: Any = None, N: Any = None) -> tuple:  # noqa: N803
-    """``scipy.signal.step`` reached with a tracer: a clear error (see :func:`dlsim`)."""
+    """``scipy.signal.step`` reached with a tracer: a clear error (see :func:`dlsim`).
+
+    Example:
+        >>> try:
+        ...     step(([1.0], [1.0, 1.0]))
+        ... except NotImplementedError as err:
+        ...     print(type(err).__name__)
+        UnsupportedOperationError
+    """
     raise _continuous("step")
