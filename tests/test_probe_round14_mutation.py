@@ -153,6 +153,7 @@ def displays_in_a_loop(x):
     return b
 
 
+@pytest.mark.slow  # each store walks the objects Python tracks: ~3 s in a full pytest process
 @pytest.mark.parametrize(
     "f",
     [
