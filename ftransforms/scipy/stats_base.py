@@ -394,8 +394,8 @@ class _Continuous(_Dist):
         at_end = False
         for end, side in ends:
             # the density at the end and at h, 2 h inside: evaluated at the shapes only
-            h = fnp.maximum(fnp.abs(end), 1.0) * 2.0**-24
-            e = end + 0.0 * const[0].dtype.type(0)
+            e = fnp.zeros_like(const[0]) + end  # (on z's backend and in its dtype)
+            h = fnp.maximum(fnp.abs(e), 1.0) * 2.0**-24
             p0, p1, p2 = (fnp.exp(self._logpdf(e + j * side * h, *const[1:])) for j in range(3))
             # p ~ h**k with k < 1 (p2 / p1 = 2**k < 2: semicircular's square root) has an
             # infinite slope, no finite Richardson value: left alone (NaN, as before)
