@@ -38,6 +38,7 @@ as an object]).
 from __future__ import annotations
 
 import ctypes
+import dis
 import functools
 import gc
 import itertools
@@ -206,8 +207,11 @@ def _generators(
             names = code_names(obj.__code__)
             glb = obj.__globals__
             users = places is not None and _users_function(obj)
+            # (a global the code reads as such or names as a string; not one that only
+            # shares an attribute's name, ``m.add``: it may reach a whole registry)
+            read = globals_loaded(obj.__code__) | attribute_strings(obj.__code__)
             for name in names:
-                if name in glb:
+                if name in glb and name in read:
                     value = glb[name]
                     if value is None or isinstance(value, kinds):
                         if users:  # (``_RNG = None`` set on first use, NOTE [generators
@@ -435,6 +439,54 @@ def code_names(code: types.CodeType) -> set:
         if isinstance(c, types.CodeType):
             names |= code_names(c)
     return names
+
+
+def globals_loaded(code: types.CodeType) -> frozenset:
+    """The names ``code`` (and the functions nested in it) reads as globals, not as
+    attributes (cached while the code lives: reading its instructions costs tens of us).
+
+    >>> sorted(globals_loaded((lambda m: m.add(W)).__code__))
+    ['W']
+    """
+    found = _LOADED.get(code)
+    if found is None:
+        names = set()
+        stack = [code]
+        while stack:
+            c = stack.pop()
+            for ins in dis.get_instructions(c):
+                if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+                    names.add(ins.argval)
+            stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+        found = _LOADED[code] = frozenset(names)
+    return found
+
+
+def attribute_strings(code: types.CodeType) -> frozenset:
+    """The identifiers among the string constants of ``code`` (and of the functions nested
+    in it): the names it may read by string (``getattr(self, "boost", 1.0)``,
+    ``globals()["W"]``).
+
+    >>> sorted(attribute_strings((lambda c: getattr(c, "lr", 0.1)).__code__))
+    ['lr']
+    """
+    found = _STRINGS.get(code)
+    if found is None:
+        out = set()
+        stack = [code]
+        while stack:
+            c = stack.pop()
+            for k in c.co_consts:
+                if type(k) is str and k.isidentifier():
+                    out.add(k)
+                elif isinstance(k, types.CodeType):
+                    stack.append(k)
+        found = _STRINGS[code] = frozenset(out)
+    return found
+
+
+_LOADED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_STRINGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _state(gen: Any) -> Any:

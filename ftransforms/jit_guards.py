@@ -69,7 +69,11 @@ from typing import Any
 import numpy
 
 from ftransforms.backend import is_array
+from ftransforms.host_random import (
+    attribute_strings as _attribute_strings,
+)
 from ftransforms.host_random import code_names, wrapped_of
+from ftransforms.host_random import globals_loaded as _globals_loaded
 
 __all__ = ["Guards", "guards_of"]
 
@@ -727,7 +731,11 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                 visit(value, _deeper(value, depth), var)
                 fields_read(value, var, names, _attribute_strings(code))
             glb = obj.__globals__
-            loaded = None  # the names the code reads as globals, where needed
+            # the names the code reads as globals, or names as strings (``globals()["W"]``);
+            # an attribute's name (``m.add``, ``self.data``) does not read the module's
+            # global of that name, whose walk may reach a whole registry
+            loaded = _globals_loaded(code)
+            strings = _attribute_strings(code)
             for var in names:
                 value = glb.get(var, _MISSING)
                 if value is _MISSING:  # ``import settings`` in the function: its fields
@@ -735,13 +743,13 @@ def guards_of(func: Any, static: tuple = ()) -> Guards | None:
                     if isinstance(module, types.ModuleType) and _user_module(var):
                         fields_read(module, var, names)
                     continue
+                if var not in loaded and var not in strings:
+                    continue
                 if _imported(value):
                     # ``ACT = np.tanh``, ``from numpy import tanh`` (as ``ACT`` or not),
                     # rebound by a notebook cell (``tanh = np.sin``): the name is guarded
                     # (one dict look-up per replay), not the library's code; where the
                     # code reads it as a global (not ``np.tanh``'s attribute)
-                    if loaded is None:
-                        loaded = _globals_loaded(code)
                     if var in loaded:
                         note((glb, var, value), var)
                     continue
@@ -1031,27 +1039,6 @@ def _stores(code: types.CodeType) -> set:
     return out
 
 
-def _attribute_strings(code: types.CodeType) -> frozenset:
-    """The identifiers among the string constants of ``code`` (and of the functions nested
-    in it): the attributes it may name by string (``getattr(self, "boost", 1.0)``)."""
-    found = _STRINGS.get(code)
-    if found is None:
-        out = set()
-        stack = [code]
-        while stack:
-            c = stack.pop()
-            for k in c.co_consts:
-                if type(k) is str and k.isidentifier():
-                    out.add(k)
-                elif isinstance(k, types.CodeType):
-                    stack.append(k)
-        found = _STRINGS[code] = frozenset(out)
-    return found
-
-
-_STRINGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
 #: Special methods that read nothing a call computes with (made, shown, set, compared
 #: by identity), not followed (NOTE [methods of objects in containers under jit]).
 _NOT_FOLLOWED = frozenset(
@@ -1210,30 +1197,6 @@ def _names_read(code: types.CodeType) -> set:
             elif isinstance(k, types.CodeType):
                 stack.append(k)
     return names
-
-
-def _globals_loaded(code: types.CodeType) -> frozenset:
-    """The names ``code`` (and the functions nested in it) reads as globals (cached while
-    the code lives: it does not change, and reading its instructions costs tens of us)."""
-    found = _LOADED.get(code)
-    if found is None:
-        found = _LOADED[code] = _read_globals_loaded(code)
-    return found
-
-
-_LOADED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _read_globals_loaded(code: types.CodeType) -> frozenset:
-    names = set()
-    stack = [code]
-    while stack:
-        c = stack.pop()
-        for ins in dis.get_instructions(c):
-            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
-                names.add(ins.argval)
-        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
-    return frozenset(names)
 
 
 def _slot_names(cls: type) -> list:

@@ -60,12 +60,15 @@ def bind(op, m, s):
     """``(f, operands)``: ``f(*operands)`` calls the entry through namespace ``m`` with the
     sample's static arguments fixed."""
     pos = operand_positions(s)
+    # (closes over the entry's function and the sample's values, not the entry: jit's
+    # guard walk would otherwise follow the entry's fields into the whole op database)
+    call, static, kwargs = op.fn, s.args, s.kwargs
 
     def f(*operands):
-        args = list(s.args)
+        args = list(static)
         for i, a in zip(pos, operands):
             args[i] = a
-        return op.call(m, tuple(args), s.kwargs)
+        return call(m, *args, **kwargs)
 
     f.__name__ = op.name
     return f, [s.args[i] for i in pos]
