@@ -1187,16 +1187,7 @@ def has_fields(v: Any) -> bool:
 def _names_read(code: types.CodeType) -> set:
     """The global and attribute names ``code`` (and the functions nested in it) uses, and
     the names among its string constants (``getattr(cfg, "lr")``)."""
-    names = code_names(code)
-    stack = [code]
-    while stack:
-        c = stack.pop()
-        for k in c.co_consts:
-            if type(k) is str and k.isidentifier():
-                names.add(k)
-            elif isinstance(k, types.CodeType):
-                stack.append(k)
-    return names
+    return code_names(code) | _attribute_strings(code)
 
 
 def _slot_names(cls: type) -> list:
