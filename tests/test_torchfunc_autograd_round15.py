@@ -4,6 +4,12 @@
   ``autograd.builtins`` see through its boxes (``isinstance(getval(x), cls)``): a port of
   ``from autograd.builtins import isinstance`` branching on ``isinstance(x, np.ndarray)``
   took the other branch inside ``grad``/``vmap`` (Python's ``isinstance`` of a tracer).
+- autograd's operators built on its ``grad`` take what it takes: ``grad_and_aux`` seeds
+  with ones like the output (an array output gives the summed output's gradient, as
+  autograd's ``vjp((ones, zeros))``), and ``make_hvp``/``hessian_tensor_product``/
+  ``make_ggnvp``/``grad_named``/``multigrad_dict``/``holomorphic_grad`` accept an output of
+  one element in any shape (NOTE [autograd's size-one outputs]); they raised
+  ``GradOutputError``.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 import ftransforms as ft
+from ftransforms import autograd_compat as ag
 from ftransforms.builtins import isinstance as ag_isinstance
 from ftransforms.builtins import type as ag_type
 from tests.program_oracles import fd_jacobian
@@ -34,3 +41,29 @@ def test_autograd_builtins_isinstance_sees_through_tracers() -> None:
     np.testing.assert_allclose(per_row, loop, **fd_tol(rows))
     assert ft.jit(lambda x: np.float64(ag_type(x) is np.ndarray))(x) == 1.0
     assert ag_isinstance(3.0, float) and ag_type(3) is int  # plain values: Python's
+
+
+def test_grad_and_aux_seeds_with_ones_like_the_output() -> None:
+    x = np.array([0.3, -0.7, 1.1])
+    g, aux = ag.grad_and_aux(lambda a: (np.sin(a) * a, a.sum()))(x)
+    want = fd_jacobian(lambda a: np.sum(np.sin(a) * a), (x,))
+    np.testing.assert_allclose(g, want, **fd_tol(x))
+    assert float(aux) == float(x.sum())
+
+
+def _cubic_one(w):  # a loss kept as a (1, 1) array, as autograd programs leave it
+    return np.sum(w**3 * np.arange(1.0, 4.0)).reshape(1, 1)
+
+
+def test_autograd_operators_take_an_output_of_one_element() -> None:
+    w, v = np.array([0.3, -0.7, 1.1]), np.array([1.0, 2.0, -1.0])
+    H = fd_jacobian(lambda a: 3 * a**2 * np.arange(1.0, 4.0), (w,))
+    np.testing.assert_allclose(ag.hessian_tensor_product(_cubic_one)(w, v), H @ v, **fd_tol(w))
+    hvp, g = ag.make_hvp(_cubic_one)(w)
+    np.testing.assert_allclose(hvp(v), H @ v, **fd_tol(w))
+    np.testing.assert_allclose(g, fd_jacobian(_cubic_one, (w,))[0, 0], **fd_tol(w))
+    named = ag.grad_named(lambda w, s: s * _cubic_one(w), "s")(w, 2.0)
+    np.testing.assert_allclose(named, _cubic_one(w)[0, 0], **fd_tol(w))
+    A = np.array([[1.0, 2.0, 0.0], [0.0, 3.0, 1.0]])
+    ggn = ag.make_ggnvp(lambda w: (A @ w)[None])(w)(v)  # g(y) = sum(y**2, -1) / 2: shape (1,)
+    np.testing.assert_allclose(ggn, A.T @ A @ v, **fd_tol(w))
