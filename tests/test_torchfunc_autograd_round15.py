@@ -10,6 +10,10 @@
   ``make_ggnvp``/``grad_named``/``multigrad_dict``/``holomorphic_grad`` accept an output of
   one element in any shape (NOTE [autograd's size-one outputs]); they raised
   ``GradOutputError``.
+- ``functional_call(model, (params, buffers), ...)`` no longer writes a buffer the model
+  rebinds back into the caller's ``buffers`` (torch merges a sequence of dicts into a new
+  one first): a ``buffers`` dict closed over by a ``vmap``/``grad``-ed loss was left
+  holding that transform's tracer, and the next step raised ``EscapedTracerError``.
 """
 
 from __future__ import annotations
@@ -67,3 +71,31 @@ def test_autograd_operators_take_an_output_of_one_element() -> None:
     A = np.array([[1.0, 2.0, 0.0], [0.0, 3.0, 1.0]])
     ggn = ag.make_ggnvp(lambda w: (A @ w)[None])(w)(v)  # g(y) = sum(y**2, -1) / 2: shape (1,)
     np.testing.assert_allclose(ggn, A.T @ A @ v, **fd_tol(w))
+
+
+class _RunningMean:  # a model that rebinds a buffer (batch-norm style running statistics)
+    def __init__(self) -> None:
+        self.w = np.array([1.0, 2.0, 3.0])
+        self.running_mean = np.zeros(3)
+
+    def __call__(self, x):
+        self.running_mean = 0.9 * self.running_mean + 0.1 * x.mean(0)
+        return np.tanh(self.w * (x - self.running_mean))
+
+
+def test_functional_call_with_params_and_buffers_leaves_the_callers_buffers() -> None:
+    model = _RunningMean()
+    params, buffers = {"w": model.w}, {"running_mean": np.zeros(3)}
+
+    def loss(p, x):  # buffers closed over, as per-sample-gradient code often has it
+        return ft.functional_call(model, (p, buffers), (x,)).sum()
+
+    xs = np.arange(24.0).reshape(2, 4, 3) / 10
+    grads = ft.vmap(ft.grad(loss), in_dims=(None, 0))(params, xs)
+    for g, x in zip(grads["w"], xs):
+        want = fd_jacobian(lambda w: loss({"w": w}, x), (params["w"],))
+        np.testing.assert_allclose(g, want, **fd_tol(x))
+    assert type(buffers["running_mean"]) is np.ndarray
+    np.testing.assert_array_equal(buffers["running_mean"], np.zeros(3))
+    out = ft.functional_call(model, (params, buffers), (xs[0],))  # the next step runs
+    assert out.shape == (4, 3)
