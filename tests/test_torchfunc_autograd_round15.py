@@ -14,6 +14,10 @@
   rebinds back into the caller's ``buffers`` (torch merges a sequence of dicts into a new
   one first): a ``buffers`` dict closed over by a ``vmap``/``grad``-ed loss was left
   holding that transform's tracer, and the next step raised ``EscapedTracerError``.
+- ``ftransforms.extend``: a primitive given both ``defvjp`` and ``defjvp`` uses its JVPs
+  in forward mode (``jvp``, ``jacfwd``, ``check_grads(modes=["fwd"])``) and its VJPs in
+  reverse mode, as autograd; forward mode raised "can't apply forward-mode autodiff to a
+  custom_vjp function" although the JVPs were given.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ import ftransforms as ft
 from ftransforms import autograd_compat as ag
 from ftransforms.builtins import isinstance as ag_isinstance
 from ftransforms.builtins import type as ag_type
+from ftransforms.extend import defjvp, defvjp, primitive
+from ftransforms.test_util import check_grads
 from tests.program_oracles import fd_jacobian
 from tests.tolerances import fd_tol
 
@@ -99,3 +105,29 @@ def test_functional_call_with_params_and_buffers_leaves_the_callers_buffers() ->
     np.testing.assert_array_equal(buffers["running_mean"], np.zeros(3))
     out = ft.functional_call(model, (params, buffers), (xs[0],))  # the next step runs
     assert out.shape == (4, 3)
+
+
+def _sine_with_both_rules(vjp_scale: float, jvp_scale: float) -> primitive:
+    @primitive
+    def sine(x):
+        return np.sin(x)
+
+    # scaled rules show which one each mode uses (a correct primitive has both 1.0)
+    defvjp(sine, lambda ans, x: lambda g: vjp_scale * g * np.cos(x))
+    defjvp(sine, lambda g, ans, x: jvp_scale * g * np.cos(x))
+    return sine
+
+
+def test_primitive_with_vjps_and_jvps_uses_each_in_its_mode() -> None:
+    x = np.array([0.3, 0.5, -1.2])
+    sine = _sine_with_both_rules(2.0, 3.0)
+    np.testing.assert_allclose(ft.grad(lambda x: sine(x).sum())(x), 2.0 * np.cos(x))
+    np.testing.assert_allclose(ft.jvp(sine, (x,), (np.ones(3),))[1], 3.0 * np.cos(x))
+    np.testing.assert_allclose(np.diag(ft.jacfwd(sine)(x)), 3.0 * np.cos(x))
+    # forward over reverse: the JVP level differentiates the VJP rule's code
+    np.testing.assert_allclose(np.diag(ft.hessian(lambda x: sine(x).sum())(x)), -2 * np.sin(x))
+    correct = _sine_with_both_rules(1.0, 1.0)
+    check_grads(correct, modes=["fwd", "rev"], order=2)(x)
+    want = fd_jacobian(np.sin, (x,))
+    np.testing.assert_allclose(ft.jacfwd(correct)(x), want, **fd_tol(x))
+    np.testing.assert_allclose(ft.vmap(ft.jacfwd(correct))(x[:, None])[:, 0, 0], np.diag(want))
