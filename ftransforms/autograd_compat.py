@@ -125,6 +125,8 @@ def _like(where: str, what: str, v: Any, x: Any) -> Any:
 # differentiated through its real part, as autograd seeds its reverse pass with ``1 + 0j``
 # and projects onto real inputs: ``grad(f)`` is ``grad(real(f))`` (for a holomorphic ``f``
 # that is ``f'(z)``, autograd's ``holomorphic_grad``); the value stays complex.
+# autograd builds ``make_hvp``, ``hessian_tensor_product``, ``make_ggnvp``, ``grad_named``,
+# ``multigrad_dict`` and ``holomorphic_grad`` on its ``grad``: here they use this one.
 
 
 def _size_one_as_scalar(where: str, fun: Callable, shapes: list) -> Callable:
@@ -255,7 +257,7 @@ def hessian_tensor_product(fun: Callable, argnum: Argnum = 0) -> Callable:
         args, tensor = args[:-1], args[-1]
         _check_argnum(where, argnum, len(args))
         unary_f, x = _unary(fun, argnum, args, kwargs)
-        return jvp(scalar_grad(unary_f), (x,), (_like(where, "the tensor", tensor, x),))[1]
+        return jvp(grad(unary_f), (x,), (_like(where, "the tensor", tensor, x),))[1]
 
     hvp.__name__ = f"hessian_tensor_product_of_{fname(fun)}"
     return hvp
@@ -328,7 +330,7 @@ def make_hvp(fun: Callable, argnum: Argnum = 0) -> Callable:
         where = f"make_hvp({fname(fun)}, argnum={argnum!r})"
         _check_argnum(where, argnum, len(args))
         unary_f, x = _unary(fun, argnum, args, kwargs)
-        g, vjp_fn = vjp(scalar_grad(unary_f), x)
+        g, vjp_fn = vjp(grad(unary_f), x)
 
         def hvp(v: Any) -> Any:
             return vjp_fn(_like(f"{where} hvp(v)", "v", v, g))[0]
@@ -456,8 +458,10 @@ vector_jacobian_product = tensor_jacobian_product
 
 
 def grad_and_aux(fun: Callable, argnum: Argnum = 0) -> Callable:
-    """For ``fun`` returning ``(output, aux)``: ``(gradient of output, aux)``, as
-    ``grad(fun, argnum, has_aux=True)``.
+    """For ``fun`` returning ``(output, aux)``: ``(gradient of output, aux)``, the
+    gradient being autograd's vector-Jacobian product with ones of the output's shape
+    (``grad(fun, argnum, has_aux=True)`` for a real scalar; the summed output's gradient,
+    as :func:`elementwise_grad`, for an array; the real part's for a complex one).
 
     Example:
         >>> import numpy as np
@@ -470,7 +474,13 @@ def grad_and_aux(fun: Callable, argnum: Argnum = 0) -> Callable:
         where = f"grad_and_aux({fname(fun)}, argnum={argnum!r})"
         _check_argnum(where, argnum, len(args))
         nums = tuple(argnum) if isinstance(argnum, list) else argnum
-        return scalar_grad(fun, argnums=nums, has_aux=True)(*args, **kwargs)
+
+        def summed(*a: Any, **k: Any) -> tuple[Any, Any]:
+            ans, aux = fun(*a, **k)  # autograd's seed, ones like ans: its real parts' sum
+            return sum(fnp.sum(fnp.real(leaf)) for leaf in tree_flatten(ans)[0]), aux
+
+        summed.__name__ = fname(fun)
+        return scalar_grad(summed, argnums=nums, has_aux=True)(*args, **kwargs)
 
     gradfun.__name__ = f"grad_and_aux_of_{fname(fun)}"
     return gradfun
@@ -491,8 +501,7 @@ def holomorphic_grad(fun: Callable, argnum: Argnum = 0) -> Callable:
     def gradfun(*args: Any, **kwargs: Any) -> Any:
         where = f"holomorphic_grad({fname(fun)}, argnum={argnum!r})"
         _check_argnum(where, argnum, len(args))
-        nums = tuple(argnum) if isinstance(argnum, list) else argnum
-        return scalar_grad(lambda *a, **k: fnp.real(fun(*a, **k)), argnums=nums)(*args, **kwargs)
+        return grad(lambda *a, **k: fnp.real(fun(*a, **k)), argnum)(*args, **kwargs)
 
     gradfun.__name__ = f"holomorphic_grad_of_{fname(fun)}"
     return gradfun
@@ -518,7 +527,7 @@ def grad_named(fun: Callable, argname: str) -> Callable:
             f"grad_named({fname(fun)}, {argname!r}): {fname(fun)} has no positional "
             f"parameter {argname!r} (it has {', '.join(names) or 'none'}); pass one of those"
         )
-    return scalar_grad(fun, argnums=names.index(argname))
+    return grad(fun, names.index(argname))
 
 
 def multigrad_dict(fun: Callable) -> Callable:
@@ -556,7 +565,7 @@ def multigrad_dict(fun: Callable) -> Callable:
             keyword = {n: values[n] for n in named if params[n].kind is params[n].KEYWORD_ONLY}
             return fun(*(values[n] for n in positional), *extra, **keyword, **extra_kw)
 
-        grads = scalar_grad(by_name)(arguments)
+        grads = grad(by_name)(arguments)
         return OrderedDict((name, grads[name]) for name in arguments)
 
     return gradfun

@@ -4,7 +4,9 @@
 A VJP maker is ``vjpmaker(ans, *args, **kwargs) -> (g -> cotangent of that argument)``;
 a JVP function is ``jvpfun(g, ans, *args, **kwargs) -> tangent of the output``.  Each
 call of a primitive becomes an ``ft.custom_vjp`` (or ``ft.custom_jvp`` when only JVPs are
-defined) over the arguments that have a rule; the others (functions, integers, settings)
+defined; with both, the one of the innermost differentiating transform, so that reverse
+mode uses the VJPs and forward mode the JVPs, as autograd) over the arguments that have
+a rule; the others (functions, integers, settings)
 and the keyword arguments are constants to it.  The rules are written with NumPy, so
 they are differentiated again for higher orders, and ``vmap``/``jit`` see through them.
 
@@ -79,17 +81,25 @@ class primitive:  # noqa: N801  (autograd's name)
     def __repr__(self) -> str:
         return f"primitive({getattr(self.fun, '__name__', 'f')})"
 
-    def _rules_for(self) -> tuple[bool, dict]:
-        """(whether the VJPs are the rules, the per-argument rules)."""
-        reverse = bool(self.vjpmakers) or self.vjp_argnum is not None
+    def _rules_for(self, reverse: bool | None = None) -> tuple[bool, dict]:
+        """(whether the VJPs are the rules, the per-argument rules): those of ``reverse``
+        mode when given, else the VJPs if there are any."""
+        if reverse is None:
+            reverse = bool(self.vjpmakers) or self.vjp_argnum is not None
         return reverse, (self.vjpmakers if reverse else self.jvpfuns)
 
-    def _has_rule(self, i: int) -> bool:
-        reverse, rules = self._rules_for()
+    def _both(self) -> bool:
+        """Whether both VJPs and JVPs were given (NOTE [autograd primitives: both rules])."""
+        return bool(self.vjpmakers or self.vjp_argnum is not None) and bool(
+            self.jvpfuns or self.jvp_argnum is not None
+        )
+
+    def _has_rule(self, i: int, reverse: bool | None = None) -> bool:
+        reverse, rules = self._rules_for(reverse)
         every = self.vjp_argnum if reverse else self.jvp_argnum
         return every is not None or rules.get(i) is not None
 
-    def _check_defined(self, i: int, value: Any) -> None:
+    def _check_defined(self, i: int, value: Any, reverse: bool | None = None) -> None:
         """Raise where argument ``i`` is differentiated but was given no rule at all.
 
         NOTE [autograd primitives: None versus no rule]: autograd tells apart a rule given
@@ -100,7 +110,7 @@ class primitive:  # noqa: N801  (autograd's name)
         floating-point and a ``grad``, ``vjp``, ``jvp`` or ``jacfwd`` tracer reaches it at
         the call (``vmap`` alone does not), so constants and closed-over arrays without a
         rule stay free."""
-        reverse, rules = self._rules_for()
+        reverse, rules = self._rules_for(reverse)
         every = self.vjp_argnum if reverse else self.jvp_argnum
         if every is not None or i in rules or not any(_differentiated([value])):
             return
@@ -119,7 +129,11 @@ class primitive:  # noqa: N801  (autograd's name)
             return self.fun(*args, **kwargs)
         # The array arguments go through the custom rule (those without a rule get a zero
         # derivative, as autograd's None); functions, integers and settings are constants.
-        dynamic = [i for i, a in enumerate(args) if self._has_rule(i) or _inexact(a)]
+        dynamic = [
+            i
+            for i, a in enumerate(args)
+            if self._has_rule(i, True) or self._has_rule(i, False) or _inexact(a)
+        ]
 
         def full(dyn: tuple) -> tuple:
             out = list(args)
@@ -132,21 +146,30 @@ class primitive:  # noqa: N801  (autograd's name)
 
         call.__name__ = getattr(self.fun, "__name__", "primitive")
         dyn = tuple(args[i] for i in dynamic)
+        both = self._both()
+        reverse = _reverse_on_top(dyn) if both else self._rules_for()[0]
         for i, v in zip(dynamic, dyn):
-            self._check_defined(i, v)
-        reverse, _ = self._rules_for()
+            self._check_defined(i, v, reverse)
+        body = call
+        if both:  # the levels below choose their own rules again
+
+            def body(*dyn: Any) -> Any:
+                return self(*full(dyn), **kwargs)
+
         if reverse:
             wrapped = custom_vjp(call)
 
             def fwd(*dyn: Any) -> tuple:
-                ans = call(*dyn)
+                ans = body(*dyn)
                 return ans, (ans, dyn)
 
             def bwd(res: tuple, g: Any) -> tuple:
                 ans, dyn = res
                 vals = full(dyn)
                 return tuple(
-                    self._vjp(i, ans, vals, kwargs)(g) if self._has_rule(i) else fnp.zeros_like(v)
+                    self._vjp(i, ans, vals, kwargs)(g)
+                    if self._has_rule(i, True)
+                    else fnp.zeros_like(v)
                     for i, v in zip(dynamic, dyn)
                 )
 
@@ -156,11 +179,11 @@ class primitive:  # noqa: N801  (autograd's name)
 
             @wrapped.defjvp
             def rule(primals: tuple, tangents: tuple) -> tuple:
-                ans = call(*primals)
+                ans = body(*primals)
                 vals = full(primals)
                 total = fnp.zeros_like(ans)
                 for i, t in zip(dynamic, tangents):
-                    if self._has_rule(i):
+                    if self._has_rule(i, False):
                         total = total + self._jvp(i, t, ans, vals, kwargs)
                 return ans, total
 
@@ -175,6 +198,34 @@ class primitive:  # noqa: N801  (autograd's name)
         if self.jvp_argnum is not None:
             return self.jvp_argnum(i, t, ans, vals, kwargs)
         return self.jvpfuns[i](t, ans, *vals, **kwargs)
+
+
+# NOTE [autograd primitives: both rules]: autograd differentiates a primitive given both
+# ``defvjp`` and ``defjvp`` with its VJPs in reverse mode and its JVPs in forward mode, at
+# every level of nesting.  Here each call is wrapped for the innermost differentiating
+# transform among its arguments' tracers (the highest level): a ``custom_vjp`` for a
+# reverse one, a ``custom_jvp`` for a forward one, whose output is computed by calling
+# the primitive again on the values one level down, so that each level below picks its
+# own rule in turn (``jacfwd(jacrev(f))``: the VJPs, then the JVPs differentiate them).
+# A primitive with one kind of rule keeps the single wrapping of that kind.
+
+
+def _reverse_on_top(leaves: tuple) -> bool:
+    """Whether the innermost differentiating transform reaching ``leaves`` is reverse
+    mode (a forward one, or none, gives False; ``vmap`` levels are looked through)."""
+    top, reverse = -1, False
+    for x in leaves:
+        while isinstance(x, Tracer):
+            kind = type(x)
+            if kind is DualTracer or kind is ReverseTracer:
+                if x._interp.level > top:
+                    top, reverse = x._interp.level, kind is ReverseTracer
+                x = x.primal if kind is DualTracer else x.value
+            elif hasattr(x, "val"):
+                x = x.val
+            else:
+                break
+    return reverse
 
 
 def _inexact(value: Any) -> bool:

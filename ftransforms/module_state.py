@@ -162,11 +162,16 @@ def _swap(holder: Any, part: str, value: Any, call: str) -> Any:
 def _merged(dicts: Any, call: str) -> list:
     """``(name, array, the dict it came from)`` for a dict, a sequence of dicts (params,
     buffers) or an iterable of ``(name, array)`` pairs (``named_arrays(m).items()``), as
-    torch.func's ``functional_call`` takes them; a pair's dict is None (nothing to write
-    back into)."""
+    torch.func's ``functional_call`` takes them.  The dict is None where nothing is written
+    back: for pairs, and for a sequence of dicts, which torch merges into one new dict
+    before the call (its write-back reaches that merged dict, never the caller's; writing
+    into a caller's ``buffers`` closed over by a transformed function would leave a tracer
+    in it)."""
     if isinstance(dicts, Mapping):
+        single = True
         dicts = (dicts,)
     elif isinstance(dicts, Iterable) and not isinstance(dicts, (str, bytes)):
+        single = False
         items = list(dicts)
         if not all(isinstance(d, Mapping) for d in items):
             if any(isinstance(d, Mapping) for d in items) or not all(
@@ -196,7 +201,7 @@ def _merged(dicts: Any, call: str) -> list:
                     "give each name once"
                 )
             seen.add(key)
-            entries.append((key, value, d))
+            entries.append((key, value, d if single else None))
     return entries
 
 
@@ -224,8 +229,10 @@ def functional_call(
     when one is given.  ``strict``: the names must be exactly the model's arrays (a tied
     name counts as given when its twin is, unless ``tie_weights=False``).  A name the model
     rebinds during the call (``self.count = self.count + 1``) is written back into the
-    dict it came from, as torch does.  Under :func:`vmap`/:func:`grad` this is how a model
-    object is called with batched or differentiated weights.
+    dict when one dict is given, as torch does (a sequence of dicts torch merges into a
+    new one first, so nothing reaches the caller's dicts: none here either).  Under
+    :func:`vmap`/:func:`grad` this is how a model object is called with batched or
+    differentiated weights.
 
     Example:
         >>> import numpy as np, ftransforms as ft
