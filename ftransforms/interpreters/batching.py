@@ -139,6 +139,26 @@ _LIBRARIES = frozenset({"ftransforms", "batching_rules", "numpy", "scipy", "cupy
 _OBJECT_CLASS = object.__dict__["__class__"]
 
 
+#: Debuggers' packages, whose ``repr`` of a value shows the tracer (the whole batch).
+_DEBUGGERS = frozenset(
+    {"pdb", "bdb", "code", "traceback", "inspect", "IPython", "pydevd", "_pydevd_bundle",
+     "_pydev_bundle", "debugpy", "_pytest"}
+)  # fmt: skip
+
+
+def _users_repr(interp: BatchInterpreter) -> bool:
+    """Whether ``repr`` of a batched value is asked for by the function's own code (or a
+    helper such as ``logging``'s ``%r``), which gets the row's text as the loop over the
+    rows writes it (NOTE [the text of a tracer over a batch] in core/tracer.py);
+    ftransforms, NumPy, SciPy and debuggers (``pdb``, ``traceback``) keep the form that
+    shows the batch, as does a vmap that may not split (``split=False``)."""
+    if not interp.split or _REFUSING[0] or not interp.axis_size:
+        return False
+    module = sys._getframe(2).f_globals.get("__name__", "")
+    root = module.partition(".")[0]
+    return not (root in _LIBRARIES or root in _DEBUGGERS)
+
+
 class BatchTracer(Tracer):
     """A value batched along physical axis ``bdim`` (a non-negative int) of ``val``."""
 
@@ -290,9 +310,9 @@ class BatchTracer(Tracer):
     def __str__(self) -> str:
         """``str(t)``, ``print(t)``, ``f"{t}"``, ``"%s" % t``: the row's own text, as the loop
         over the rows writes it (NumPy's ``str`` of the row: ``0.5``, ``[1. 2.]``); rows
-        whose texts differ split the batch (NOTE [splitting the batch]).  ``repr(t)`` stays
-        the debugging form that shows the whole batch (and ``str`` of a tracer whose
-        vmap has returned, printed to see what leaked)."""
+        whose texts differ split the batch (NOTE [splitting the batch]); ``repr(t)`` in the
+        function's own code too.  ``str`` of a tracer whose vmap has returned (printed to
+        see what leaked) is the debugging form that shows the whole batch."""
         if not self._interp.active:
             return self.__repr__()
         value = self._concrete()
@@ -309,12 +329,17 @@ class BatchTracer(Tracer):
         return hash(self._concrete().item())
 
     def __repr__(self) -> str:
+        """``repr(x[0])``, ``f"{x!r}"`` in the function's own code: the row's ``repr``, as
+        the loop writes its NumPy scalar or array (``np.float64(0.5)``); elsewhere
+        (ftransforms, NumPy, a debugger, a leaked tracer) the form that shows the batch
+        (NOTE [the text of a tracer over a batch] in core/tracer.py)."""
         loops = self._interp.loops
         # str(n), f"{n}" of a loop's counter made batched: the loop over rows writes numbers
         # (NOTE [splitting the batch], "while loops")
         if loops is not None and loops.promoted and self._interp.active:
             raise SpeculationFailed(self._interp, "a batched value was turned into text")
-        if ROW_TEXT.on and self._interp.active:  # NOTE [the text of a tracer over a batch]
+        interp = self._interp
+        if interp.active and (ROW_TEXT.on or _users_repr(interp)):  # NOTE [the text of a ...]
             value = self._concrete()
             return repr(value[()] if getattr(value, "ndim", None) == 0 else value)
         return (

@@ -1,0 +1,89 @@
+"""Probe round 15 on vmap of per-example Python code (NOTE [splitting the batch] in
+ftransforms/split.py).  Each test compares with the Python loop over the rows (plain
+NumPy).
+
+* ``repr(x[0])`` (``f"{x[0]!r}"``, ``"%r" % x[0]``) in the function's own code gave the
+  tracer's debugging form, the same text for every row, where the loop writes the row's
+  NumPy scalar (``np.float64(0.3)``): a repr used as a dict key or measured took one path
+  for every row (a silent wrong answer).  It is the row's repr now (rows whose texts
+  differ split the batch); a debugger's and ftransforms' own repr still show the batch.
+"""
+
+import pdb
+import warnings
+
+import numpy as np
+import pytest
+
+import ftransforms as ft
+import ftransforms.numpy as fnp
+from ftransforms.core.stack import current_stack
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ft.errors.PerformanceWarning)
+        yield
+    assert current_stack() == ()
+
+
+def _loop(f, xs):
+    return np.stack([np.asarray(f(x)) for x in xs])
+
+
+def _same(got, want):
+    got = np.asarray(got)
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+XS = np.array([[0.3, -1.2, 0.5], [1.5, 0.4, -0.2], [-0.7, 2.0, 0.9], [0.3, -1.2, 0.5]])
+SCALES = {"np.float64(0.3)": 10.0, "np.float64(1.5)": 20.0}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        repr,
+        lambda v: f"{v!r}",
+        lambda v: "%r" % (v,),  # noqa: UP031 (the idiom probed)
+        lambda v: repr([v])[1:-1],
+    ],
+    ids=["repr", "fstring", "percent", "in_a_list"],
+)
+def test_repr_of_a_per_row_number_is_the_rows_as_in_the_loop(text):
+    def f(x):
+        return x[1] * SCALES.get(text(x[0]), -1.0) + len(text(x[2]))
+
+    _same(ft.vmap(f)(XS), _loop(f, XS))
+
+
+def test_repr_of_a_per_row_vector_and_under_grad_is_the_rows():
+    def f(x):
+        return x.sum() * len(repr(x[:2]))
+
+    _same(ft.vmap(f)(XS), _loop(f, XS))
+    want = np.stack([np.full(3, len(repr(x[:2]))) for x in XS]).astype(float)
+    _same(ft.vmap(ft.grad(lambda x: x.sum() * len(repr(fnp.stop_gradient(x[:2])))))(XS), want)
+
+
+def test_a_debuggers_repr_still_shows_the_batch():
+    seen = []
+
+    class Quiet(pdb.Pdb):  # what `p x` shows (pdb's own repr of the value)
+        def message(self, msg):
+            seen.append(msg)
+
+    def f(x):
+        debugger = Quiet()
+        debugger.curframe_locals = {"x": x}
+        debugger.curframe = type("Frame", (), {"f_globals": {}})()
+        debugger.do_p("x")
+        return x
+
+    _same(ft.vmap(f)(XS[:, 0]), XS[:, 0])
+    assert len(seen) == 1 and "batch_size=4" in seen[0]
+    seen.clear()
+    _same(ft.vmap(lambda x: seen.append(repr(x)) or x, split=False)(XS[:, 0]), XS[:, 0])
+    assert len(seen) == 1 and "batch_size=4" in seen[0]
