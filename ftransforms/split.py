@@ -71,7 +71,9 @@ hands the masked rows' values, one step past their state, to the consumer.  A
 Python number that changes in the loop (a counter) is the same for all active rows; each
 row's own is kept, and at the exit, if the rows' numbers differ, the local becomes a
 batched array of them.  Where the function looks at its type or identity
-(``isinstance(n, int)``, ``type(n) is int``, ``n is m``: read from its code), or where
+(``isinstance(n, int)``, ``type(n) is int``, ``n is m``: read from its code; a helper's
+``isinstance``, ``n.__class__`` or ``singledispatch`` of it, anywhere outside the
+libraries, asks the batched number's ``__class__``, which gives up then), or where
 it meets an array of a narrower dtype (float32 and the like: a Python number leaves that
 dtype alone, an int64/float64 array would widen it), or where Python's arithmetic on
 the rows' numbers is not NumPy's (``7 // n`` or ``1 / t`` of a zero row raises

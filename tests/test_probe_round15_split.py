@@ -9,6 +9,8 @@ NumPy).
   differ split the batch); a debugger's and ftransforms' own repr still show the batch.
 """
 
+import functools
+import numbers
 import pdb
 import warnings
 
@@ -87,3 +89,48 @@ def test_a_debuggers_repr_still_shows_the_batch():
     seen.clear()
     _same(ft.vmap(lambda x: seen.append(repr(x)) or x, split=False)(XS[:, 0]), XS[:, 0])
     assert len(seen) == 1 and "batch_size=4" in seen[0]
+
+
+def _counted(check, start=0):
+    """A function whose ``while`` loop counts 2, 1, 3, 2, 0 and 0 steps in the rows of
+    ``XC`` (a masked loop: the counter is a Python number in each row), then hands the
+    counter to ``check``, a helper the function closes over."""
+
+    def f(x):
+        n = start
+        v = abs(x[0])
+        while v < 3:
+            v = v * 2 + 0.1
+            n += 1
+        return check(n) + 0 * x[0]
+
+    return f
+
+
+XC = np.array([[0.5], [1.5], [0.3], [0.7], [-3.0], [4.0]])
+
+
+def _by_type(n):
+    return {int: 1.0, float: 2.0}.get(n.__class__, -1.0)
+
+
+_single = functools.singledispatch(lambda n: -1.0)
+_single.register(int, lambda n: 1.0)
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        lambda n: 1.0 if isinstance(n, int) else 0.0,
+        lambda n: 1.0 if isinstance(n, numbers.Integral) else 0.0,
+        lambda n: 1.0 if isinstance(n, np.integer) else 0.0,  # a Python int is none
+        _by_type,
+        _single,
+    ],
+    ids=["int", "Integral", "np_integer", "__class__", "singledispatch"],
+)
+def test_a_helper_looking_at_a_loop_counters_type_sees_a_python_int(check):
+    f = _counted(check)
+    _same(ft.vmap(f)(XC), _loop(f, XC))
+    g = _counted(check, 0.0)  # a float counter
+    _same(ft.vmap(g)(XC), _loop(g, XC))

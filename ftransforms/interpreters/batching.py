@@ -177,6 +177,11 @@ class BatchTracer(Tracer):
         if self.val.ndim == 1 and self._interp.active:
             module = sys._getframe(1).f_globals.get("__name__", "")
             if module.partition(".")[0] not in _LIBRARIES:
+                weak = self._interp.weak
+                if weak is not None and weak.get(id(self), (None,))[0] is self:
+                    # a masked loop's Python number made batched: the loop's is an int or
+                    # float, no NumPy scalar (NOTE [splitting the batch], "while loops")
+                    raise SpeculationFailed(self._interp, "a loop's Python number's type")
                 return self.val.dtype.type
         return BatchTracer
 
