@@ -134,3 +134,33 @@ def test_a_helper_looking_at_a_loop_counters_type_sees_a_python_int(check):
     _same(ft.vmap(f)(XC), _loop(f, XC))
     g = _counted(check, 0.0)  # a float counter
     _same(ft.vmap(g)(XC), _loop(g, XC))
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        lambda n: 1.0 if type(n) is int else 0.0,
+        lambda n: 1.0 if hasattr(n, "bit_length") else 0.0,
+        lambda n: float(len(str(type(n)))),
+    ],
+    ids=["type_is", "hasattr", "str_type"],
+)
+def test_a_closed_over_helper_reading_a_loop_counters_type_splits(check):
+    f = _counted(check)
+    _same(ft.vmap(f)(XC), _loop(f, XC))
+
+
+def test_a_nested_def_reading_a_loop_counters_type_splits():
+    def f(x):
+        n = 0
+        v = abs(x[0])
+        while v < 3:
+            v = v * 2 + 0.1
+            n += 1
+
+        def kind(k):
+            return {int: 1.0, float: 2.0}.get(type(k), -1.0)
+
+        return kind(n) + 0 * x[0]
+
+    _same(ft.vmap(f)(XC), _loop(f, XC))
