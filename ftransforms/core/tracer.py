@@ -629,7 +629,8 @@ READ_KEY = _ReadKey()
 # batched value itself does).  ``repr(x[0])`` and ``f"{x!r}"`` in the function's own code
 # write the row's ``repr`` too (``np.float64(0.3)``, the loop's NumPy scalar: a text used
 # as a dict key or compared is the row's); called from ftransforms, NumPy, SciPy or a
-# debugger (``pdb``, ``traceback``, IPython: the caller's module says which), under
+# debugger (``pdb``, ``traceback``, IPython: the caller's module says which; of the
+# ``repr`` of grad's tracer over the batch, that repr's caller), under
 # ``split=False``, or on a tracer whose ``vmap`` has returned, ``repr`` stays the
 # debugging form that shows the batch.
 class _RowText(threading.local):

@@ -154,8 +154,11 @@ def _users_repr(interp: BatchInterpreter) -> bool:
     shows the batch, as does a vmap that may not split (``split=False``)."""
     if not interp.split or _REFUSING[0] or not interp.axis_size:
         return False
-    module = sys._getframe(2).f_globals.get("__name__", "")
-    root = module.partition(".")[0]
+    frame = sys._getframe(2)
+    root = frame.f_globals.get("__name__", "").partition(".")[0]
+    while root == "ftransforms" and frame.f_code.co_name == "__repr__" and frame.f_back:
+        frame = frame.f_back  # another transform's tracer over this batch (grad's): its
+        root = frame.f_globals.get("__name__", "").partition(".")[0]  # caller's repr
     return not (root in _LIBRARIES or root in _DEBUGGERS)
 
 
