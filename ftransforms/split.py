@@ -74,7 +74,9 @@ batched array of them.  Where the function looks at its type or identity
 (``isinstance(n, int)``, ``type(n) is int``, ``n is m``: read from its code and that of
 the functions it hands ``n`` to, globals, closures and nested ``def``s alike; a helper's
 ``isinstance``, ``n.__class__`` or ``singledispatch`` of it, anywhere outside the
-libraries, asks the batched number's ``__class__``, which gives up then), or where
+libraries, asks the batched number's ``__class__``, which gives up then;
+``np.result_type``/``np.can_cast`` take it as the weak Python number it stands for:
+``Tracer._python_kind``), or where
 it meets an array of a narrower dtype (float32 and the like: a Python number leaves that
 dtype alone, an int64/float64 array would widen it), or where Python's arithmetic on
 the rows' numbers is not NumPy's (``7 // n`` or ``1 / t`` of a zero row raises
@@ -770,7 +772,9 @@ class MaskedLoops:
 
 
 #: Builtins whose answer for a Python number differs from theirs for a batched array.
-_TYPE_LOOKS = frozenset({"isinstance", "type", "issubclass", "hasattr", "id", "callable"})
+_TYPE_LOOKS = frozenset(
+    {"isinstance", "type", "issubclass", "hasattr", "getattr", "id", "callable"}
+)
 _LOADS = frozenset(
     {"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_NAME", "LOAD_FAST_LOAD_FAST"}
 )

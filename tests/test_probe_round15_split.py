@@ -173,3 +173,24 @@ def test_repr_of_grads_tracer_over_a_batch_shows_the_rows_value():
     want = np.stack([ft.grad(f)(x) for x in XS])
     assert want[:, 1].tolist() == [10.0, 20.0, -1.0, 10.0]
     _same(ft.vmap(ft.grad(f))(XS), want)
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        lambda n: float(getattr(n, "numerator", -1)),
+        lambda n: float(np.result_type(n, np.float32).itemsize),  # a Python int is weak
+    ],
+    ids=["getattr", "result_type"],
+)
+def test_a_loop_counters_attributes_and_dtype_are_a_python_ints(check):
+    f = _counted(check)
+    _same(ft.vmap(f)(XC), _loop(f, XC))
+
+
+def test_can_cast_of_a_loop_counter_refuses_it_as_numpy_does_a_python_int():
+    f = _counted(lambda n: float(np.can_cast(n, np.int8)))
+    with pytest.raises(TypeError, match="Python ints"):
+        _loop(f, XC)
+    with pytest.raises(TypeError, match="Python ints"):
+        ft.vmap(f)(XC)

@@ -789,6 +789,12 @@ class Tracer:
         finally:
             ROW_TEXT.on = False
 
+    def _python_kind(self) -> type | None:
+        """The Python number type this value stands for (a masked ``while`` loop's counter
+        made batched at the loop's exit: ``int``, ``float``), whose dtype NumPy takes as
+        weak (``np.result_type(n, np.float32)`` is float32), or None for an array."""
+        return None
+
     def _generator_parameter_error(self, drawing: str) -> Exception:
         """NOTE [traced parameters of a held generator]: ``rng.normal(loc=t)`` hands a
         tracer to NumPy's C generator, which can only convert it to float64 (losing the

@@ -180,13 +180,17 @@ class BatchTracer(Tracer):
         if self.val.ndim == 1 and self._interp.active:
             module = sys._getframe(1).f_globals.get("__name__", "")
             if module.partition(".")[0] not in _LIBRARIES:
-                weak = self._interp.weak
-                if weak is not None and weak.get(id(self), (None,))[0] is self:
+                if self._interp.weak is not None and self._python_kind() is not None:
                     # a masked loop's Python number made batched: the loop's is an int or
                     # float, no NumPy scalar (NOTE [splitting the batch], "while loops")
                     raise SpeculationFailed(self._interp, "a loop's Python number's type")
                 return self.val.dtype.type
         return BatchTracer
+
+    def _python_kind(self) -> type | None:
+        weak = self._interp.weak  # NOTE [splitting the batch], "while loops"
+        found = weak.get(id(self)) if weak is not None else None
+        return found[1] if found is not None and found[0] is self else None
 
     @__class__.setter
     def __class__(self, cls: type) -> None:  # a write turns a tracer into another in place
