@@ -154,7 +154,10 @@ def _users_repr(interp: BatchInterpreter) -> bool:
     shows the batch, as does a vmap that may not split (``split=False``)."""
     if not interp.split or _REFUSING[0] or not interp.axis_size:
         return False
-    frame = sys._getframe(2)
+    try:
+        frame = sys._getframe(2)
+    except ValueError:  # called from C with no Python caller
+        return False
     root = frame.f_globals.get("__name__", "").partition(".")[0]
     while root == "ftransforms" and frame.f_code.co_name == "__repr__" and frame.f_back:
         frame = frame.f_back  # another transform's tracer over this batch (grad's): its
