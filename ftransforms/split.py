@@ -71,7 +71,12 @@ hands the masked rows' values, one step past their state, to the consumer.  A
 Python number that changes in the loop (a counter) is the same for all active rows; each
 row's own is kept, and at the exit, if the rows' numbers differ, the local becomes a
 batched array of them.  Where the function looks at its type or identity
-(``isinstance(n, int)``, ``type(n) is int``, ``n is m``: read from its code), or where
+(``isinstance(n, int)``, ``type(n) is int``, ``n is m``: read from its code and that of
+the functions it hands ``n`` to, globals, closures and nested ``def``s alike; a helper's
+``isinstance``, ``n.__class__`` or ``singledispatch`` of it, anywhere outside the
+libraries, asks the batched number's ``__class__``, which gives up then;
+``np.result_type``/``np.can_cast`` take it as the weak Python number it stands for:
+``Tracer._python_kind``), or where
 it meets an array of a narrower dtype (float32 and the like: a Python number leaves that
 dtype alone, an int64/float64 array would widen it), or where Python's arithmetic on
 the rows' numbers is not NumPy's (``7 // n`` or ``1 / t`` of a zero row raises
@@ -743,7 +748,7 @@ class MaskedLoops:
                 if loop.frame.f_locals[name] is not live[0]:
                     values[name] = live[0]
                 continue
-            if _looks_at_type(loop.frame.f_code, name, loop.frame.f_globals):  # an array is no
+            if _looks_at_type(loop.frame.f_code, name, loop.frame):  # an array is no
                 raise self._fail(f"the type of the Python number {name} is looked at")  # int
             per_row[~loop.outer] = live[0]  # rows not in the loop: any value, unused
             xp = numpy
@@ -767,21 +772,43 @@ class MaskedLoops:
 
 
 #: Builtins whose answer for a Python number differs from theirs for a batched array.
-_TYPE_LOOKS = frozenset({"isinstance", "type", "issubclass", "hasattr", "id", "callable"})
+_TYPE_LOOKS = frozenset(
+    {"isinstance", "type", "issubclass", "hasattr", "getattr", "id", "callable"}
+)
 _LOADS = frozenset(
     {"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_NAME", "LOAD_FAST_LOAD_FAST"}
 )
 
 
-def _looks_at_type(code: Any, name: str, globals_: dict | None = None, depth: int = 0) -> bool:
+def _looks_at_type(code: Any, name: str, frame: Any = None) -> bool:
     """Whether ``code`` looks at the type or identity of its local ``name``:
     ``isinstance(name, ...)``, ``type(name)``, ``hasattr(name, ...)``, ``name.__class__``,
-    ``name is ...``, or passes it to a function of ``globals_`` whose code looks at the
-    type of one of its parameters (one call deep).  A Python number made a batched array
-    at a masked loop's exit would answer those as an array does, not as the loop's number
-    (NOTE [splitting the batch], "while loops"): then masking gives up and the batch
-    splits.  Read from the code, so it errs on the side of splitting."""
-    key = (code, name, depth)
+    ``name is ...``, or passes it to a function whose code looks at the type of one of its
+    parameters (one call deep: a global of ``frame``'s, or a local or closure variable of
+    it, a nested ``def`` or a lambda).  A Python number made a batched array at a masked
+    loop's exit would answer those as an array does, not as the loop's number (NOTE
+    [splitting the batch], "while loops"): then masking gives up and the batch splits.
+    Read from the code, so it errs on the side of splitting."""
+    found, callees, made = _type_looks(code, name)
+    if found or frame is None:
+        return found
+    for op, callee in callees:
+        space = frame.f_globals if op in ("LOAD_GLOBAL", "LOAD_NAME") else frame.f_locals
+        helper = space.get(callee)
+        inner = helper.__code__ if isinstance(helper, types.FunctionType) else made.get(callee)
+        if inner is not None:
+            params = inner.co_varnames[: inner.co_argcount + inner.co_kwonlyargcount]
+            if any(_type_looks(inner, p)[0] for p in params):
+                return True
+    return False
+
+
+def _type_looks(code: Any, name: str) -> tuple[bool, tuple, dict]:
+    """``code``'s own looks at the type of its local ``name`` (see :func:`_looks_at_type`),
+    the (load op, name) of the functions it calls with ``name`` among the arguments, and
+    the code of the functions it makes (``def``, a lambda) by the local they are stored in
+    (a helper defined after the loop is not in the frame's locals yet)."""
+    key = (code, name)
     found = _TYPE_LOOKED.get(key)
     if found is not None:
         return found
@@ -793,30 +820,29 @@ def _looks_at_type(code: Any, name: str, globals_: dict | None = None, depth: in
         v = ins[k].argval
         return local in v if isinstance(v, tuple) else v == local
 
-    found = False
+    looks, callees, made, code_made = False, [], {}, None
     for k, i in enumerate(ins):
         op, arg = i.opname, i.argval
+        if op == "LOAD_CONST" and isinstance(arg, types.CodeType):
+            code_made = arg
+        elif code_made is not None and op in ("STORE_FAST", "STORE_DEREF", "STORE_NAME"):
+            made[arg], code_made = code_made, None
         if (
             (op in ("LOAD_GLOBAL", "LOAD_NAME") and arg in _TYPE_LOOKS and loads(k + 1))
             or (op in ("LOAD_ATTR", "LOAD_METHOD") and arg == "__class__" and loads(k - 1))
             or (op == "IS_OP" and (loads(k - 1) or loads(k - 2)))
         ):
-            found = True
+            looks = True
             break
-        helper = globals_.get(arg) if globals_ and op in ("LOAD_GLOBAL", "LOAD_NAME") else None
-        if depth == 0 and isinstance(helper, types.FunctionType):
+        if op in _LOADS or op in ("LOAD_GLOBAL", "LOAD_NAME"):
             end = next((j for j in range(k + 1, len(ins)) if "CALL" in ins[j].opname), k)
-            if any(loads(j) for j in range(k + 1, end)):  # ``describe(n)``
-                inner = helper.__code__
-                params = inner.co_varnames[: inner.co_argcount + inner.co_kwonlyargcount]
-                if any(_looks_at_type(inner, p, None, 1) for p in params):
-                    found = True
-                    break
-    _TYPE_LOOKED[key] = found
+            if isinstance(arg, str) and any(loads(j) for j in range(k + 1, end)):
+                callees.append((op, arg))  # ``describe(n)``
+    found = _TYPE_LOOKED[key] = (looks, tuple(callees), made)
     return found
 
 
-_TYPE_LOOKED: dict[tuple, bool] = {}
+_TYPE_LOOKED: dict[tuple, tuple[bool, tuple, dict]] = {}
 
 
 def _as_rows(interp: Any, mask: Any) -> Any:

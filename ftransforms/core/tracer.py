@@ -626,8 +626,13 @@ READ_KEY = _ReadKey()
 # the rows prints the row's.  So while ``str()`` writes a tracer, ``ROW_TEXT.on`` is set
 # and a batched value of a live ``vmap`` in it writes its row's ``repr``
 # (``BatchTracer.__repr__``: rows whose texts differ split the batch, as ``str`` of the
-# batched value itself does).  ``repr(t)`` called as such stays the debugging form that
-# shows the batch.
+# batched value itself does).  ``repr(x[0])`` and ``f"{x!r}"`` in the function's own code
+# write the row's ``repr`` too (``np.float64(0.3)``, the loop's NumPy scalar: a text used
+# as a dict key or compared is the row's); called from ftransforms, NumPy, SciPy or a
+# debugger (``pdb``, ``traceback``, IPython: the caller's module says which; of the
+# ``repr`` of grad's tracer over the batch, that repr's caller), under
+# ``split=False``, or on a tracer whose ``vmap`` has returned, ``repr`` stays the
+# debugging form that shows the batch.
 class _RowText(threading.local):
     on = False  # per thread: another thread's repr shows its batch meanwhile
 
@@ -783,6 +788,12 @@ class Tracer:
             return repr(self)
         finally:
             ROW_TEXT.on = False
+
+    def _python_kind(self) -> type | None:
+        """The Python number type this value stands for (a masked ``while`` loop's counter
+        made batched at the loop's exit: ``int``, ``float``), whose dtype NumPy takes as
+        weak (``np.result_type(n, np.float32)`` is float32), or None for an array."""
+        return None
 
     def _generator_parameter_error(self, drawing: str) -> Exception:
         """NOTE [traced parameters of a held generator]: ``rng.normal(loc=t)`` hands a

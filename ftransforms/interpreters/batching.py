@@ -139,6 +139,32 @@ _LIBRARIES = frozenset({"ftransforms", "batching_rules", "numpy", "scipy", "cupy
 _OBJECT_CLASS = object.__dict__["__class__"]
 
 
+#: Debuggers' packages, whose ``repr`` of a value shows the tracer (the whole batch).
+_DEBUGGERS = frozenset(
+    {"pdb", "bdb", "code", "traceback", "inspect", "IPython", "pydevd", "_pydevd_bundle",
+     "_pydev_bundle", "debugpy", "_pytest"}
+)  # fmt: skip
+
+
+def _users_repr(interp: BatchInterpreter) -> bool:
+    """Whether ``repr`` of a batched value is asked for by the function's own code (or a
+    helper such as ``logging``'s ``%r``), which gets the row's text as the loop over the
+    rows writes it (NOTE [the text of a tracer over a batch] in core/tracer.py);
+    ftransforms, NumPy, SciPy and debuggers (``pdb``, ``traceback``) keep the form that
+    shows the batch, as does a vmap that may not split (``split=False``)."""
+    if not interp.split or _REFUSING[0] or not interp.axis_size:
+        return False
+    try:
+        frame = sys._getframe(2)
+    except ValueError:  # called from C with no Python caller
+        return False
+    root = frame.f_globals.get("__name__", "").partition(".")[0]
+    while root == "ftransforms" and frame.f_code.co_name == "__repr__" and frame.f_back:
+        frame = frame.f_back  # another transform's tracer over this batch (grad's): its
+        root = frame.f_globals.get("__name__", "").partition(".")[0]  # caller's repr
+    return not (root in _LIBRARIES or root in _DEBUGGERS)
+
+
 class BatchTracer(Tracer):
     """A value batched along physical axis ``bdim`` (a non-negative int) of ``val``."""
 
@@ -157,8 +183,17 @@ class BatchTracer(Tracer):
         if self.val.ndim == 1 and self._interp.active:
             module = sys._getframe(1).f_globals.get("__name__", "")
             if module.partition(".")[0] not in _LIBRARIES:
+                if self._interp.weak is not None and self._python_kind() is not None:
+                    # a masked loop's Python number made batched: the loop's is an int or
+                    # float, no NumPy scalar (NOTE [splitting the batch], "while loops")
+                    raise SpeculationFailed(self._interp, "a loop's Python number's type")
                 return self.val.dtype.type
         return BatchTracer
+
+    def _python_kind(self) -> type | None:
+        weak = self._interp.weak  # NOTE [splitting the batch], "while loops"
+        found = weak.get(id(self)) if weak is not None else None
+        return found[1] if found is not None and found[0] is self else None
 
     @__class__.setter
     def __class__(self, cls: type) -> None:  # a write turns a tracer into another in place
@@ -290,9 +325,9 @@ class BatchTracer(Tracer):
     def __str__(self) -> str:
         """``str(t)``, ``print(t)``, ``f"{t}"``, ``"%s" % t``: the row's own text, as the loop
         over the rows writes it (NumPy's ``str`` of the row: ``0.5``, ``[1. 2.]``); rows
-        whose texts differ split the batch (NOTE [splitting the batch]).  ``repr(t)`` stays
-        the debugging form that shows the whole batch (and ``str`` of a tracer whose
-        vmap has returned, printed to see what leaked)."""
+        whose texts differ split the batch (NOTE [splitting the batch]); ``repr(t)`` in the
+        function's own code too.  ``str`` of a tracer whose vmap has returned (printed to
+        see what leaked) is the debugging form that shows the whole batch."""
         if not self._interp.active:
             return self.__repr__()
         value = self._concrete()
@@ -309,12 +344,17 @@ class BatchTracer(Tracer):
         return hash(self._concrete().item())
 
     def __repr__(self) -> str:
+        """``repr(x[0])``, ``f"{x!r}"`` in the function's own code: the row's ``repr``, as
+        the loop writes its NumPy scalar or array (``np.float64(0.5)``); elsewhere
+        (ftransforms, NumPy, a debugger, a leaked tracer) the form that shows the batch
+        (NOTE [the text of a tracer over a batch] in core/tracer.py)."""
         loops = self._interp.loops
         # str(n), f"{n}" of a loop's counter made batched: the loop over rows writes numbers
         # (NOTE [splitting the batch], "while loops")
         if loops is not None and loops.promoted and self._interp.active:
             raise SpeculationFailed(self._interp, "a batched value was turned into text")
-        if ROW_TEXT.on and self._interp.active:  # NOTE [the text of a tracer over a batch]
+        interp = self._interp
+        if interp.active and (ROW_TEXT.on or _users_repr(interp)):  # NOTE [the text of a ...]
             value = self._concrete()
             return repr(value[()] if getattr(value, "ndim", None) == 0 else value)
         return (

@@ -112,7 +112,10 @@ def result_type(*args: Any) -> Any:
 def _dtype_stand_in(x: Any) -> Any:
     """A tracer's or a device array's dtype (what NumPy 2's casting rules look at) in place
     of it: ``numpy.result_type`` would convert a CuPy array to a host array."""
-    if isinstance(x, Tracer) or (is_array(x) and type(x) is not numpy.ndarray):
+    if isinstance(x, Tracer):
+        kind = x._python_kind()  # a loop's Python number, weak as in the loop over rows
+        return x.dtype if kind is None else kind(0)
+    if is_array(x) and type(x) is not numpy.ndarray:
         return x.dtype
     return x
 
