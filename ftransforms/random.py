@@ -113,7 +113,7 @@ from ftransforms.numpy.generator_out import (
     traced_parameter_draw,
 )
 from ftransforms.numpy.helpers import dtype_of, holds_tracer, normalize_axis, xp_of
-from ftransforms.row_seeds import RESEEDED, SEED_WRAPPERS
+from ftransforms.row_seeds import GLOBAL_SEEDER, RESEEDED, SEED_WRAPPERS
 
 __all__ = [
     "bernoulli",
@@ -302,10 +302,11 @@ def _global_draw(name: str) -> Any:
             levels = [interp for interp in levels if interp not in RESEEDED]
         if not levels and name == "permutation":  # called by that name: a traced array is
             permutation = _replayed(numpy.random.mtrand._rand).permutation  # then copied
-            return _logged(lambda: permutation(*args, **kwargs))  # (tracer.py's __array__)
+            return _logged(lambda: permutation(*args, **kwargs), True)  # (tracer's __array__)
         if not levels and name != "shuffle":  # no vmap, or randomness='same': one draw for
             drawn = _logged(  # the whole batch
-                lambda: getattr(_replayed(numpy.random.mtrand._rand), method)(*args, **kwargs)
+                lambda: getattr(_replayed(numpy.random.mtrand._rand), method)(*args, **kwargs),
+                True,
             )
             # a new array, as np.zeros makes: user code may write traced values into it
             # (v = np.random.randn(n); v += t), NOTE [mutation semantics]
@@ -328,7 +329,8 @@ def _global_draw(name: str) -> Any:
             order = _logged(
                 lambda: numpy.stack([rng.permutation(n) for _ in range(math.prod(batch))]).reshape(
                     batch + (n,)
-                )
+                ),
+                True,
             )
             return args[0][_wrap(order, levels)]
 
@@ -340,7 +342,7 @@ def _global_draw(name: str) -> Any:
             raw = numpy.stack(drawn) if drawn else numpy.empty((0,))
             return raw.reshape(batch + raw.shape[1:])
 
-        return _wrap(_logged(rows), levels)
+        return _wrap(_logged(rows, True), levels)
 
     draw.__name__ = draw.__qualname__ = name
     draw.__wrapped__ = getattr(numpy.random, name)
@@ -356,14 +358,14 @@ def _global_drawer(levels: list) -> Any:
         levels = [interp for interp in levels if interp not in RESEEDED]
     rng = _replayed(numpy.random.mtrand._rand)
     if not levels:
-        return lambda call: _logged(lambda: call(rng))
+        return lambda call: _logged(lambda: call(rng), True)
     batch = tuple(interp.axis_size for interp in levels)
 
     def rows(call: Any) -> Any:
         drawn = [numpy.asarray(call(rng)) for _ in range(math.prod(batch))]
         return numpy.stack(drawn).reshape(batch + drawn[0].shape)
 
-    return lambda call: _wrap(_logged(lambda: rows(call)), levels)
+    return lambda call: _wrap(_logged(lambda: rows(call), True), levels)
 
 
 def _traced_choice(name: str, levels: list, args: tuple, kwargs: dict) -> Any:
@@ -505,7 +507,7 @@ class _DrawLog:
     so every row shares the draws, as in the loop over rows each starting from the same
     generator state.  Draws past them go through :func:`same_randomness_across_chunks`."""
 
-    __slots__ = ("level", "values", "frozen", "run", "pos")
+    __slots__ = ("level", "values", "frozen", "run", "pos", "reseeded", "global_draws")
 
     def __init__(self) -> None:
         self.level = 0  # the stack level of the group runs replaying it
@@ -517,6 +519,10 @@ class _DrawLog:
         self.frozen = False
         self.run: Any = None  # the interpreter of the group run now replaying
         self.pos = 0  # the next value it takes
+        # NOTE [a reseed in a split 'same' batch]: whether that run seeded NumPy's global
+        # generator, and which values were drawn from it
+        self.reseeded = False
+        self.global_draws: set[int] = set()
 
 
 class _Logs(threading.local):
@@ -543,22 +549,21 @@ def replaying_draws(interp: Any) -> Iterator[None]:
         _LOGS.active.remove(log)
 
 
-def _logged(draw: Any) -> Any:
+def _logged(draw: Any, from_global: bool = False) -> Any:
     """``draw()``, or the value a replayed :class:`_DrawLog` holds for this point of the
-    run; the 'same' vmap levels on the stack log it."""
+    run; the 'same' vmap levels on the stack log it.  ``from_global``: a draw from NumPy's
+    global generator (NOTE [a reseed in a split 'same' batch])."""
     stack = current_stack()
-    value = None
+    value = _NOT_LOGGED
     for log in _LOGS.active:  # outermost first: its value is the one its run drew here
         if len(stack) < log.level:
             continue
-        run = stack[log.level - 1]
-        if run is not log.run:  # a new group's run: from the start of the log
-            log.run, log.pos = run, 0
+        _log_run(log, stack)
         if log.pos < len(log.values):
-            if value is None:
+            if value is _NOT_LOGGED and not (log.reseeded and log.pos in log.global_draws):
                 value = log.values[log.pos]
             log.pos += 1
-    value = draw() if value is None else _copy(value)
+    value = draw() if value is _NOT_LOGGED else _copy(value)
     for interp in stack:
         if type(interp) is BatchInterpreter and interp.randomness == "same":
             log = interp.draw_log
@@ -569,8 +574,48 @@ def _logged(draw: Any) -> Any:
             if (interp.loops is not None and interp.loops.records) or interp.pending:
                 log.frozen = True
             else:
+                if from_global:
+                    log.global_draws.add(len(log.values))
                 log.values.append(_copy(value))
     return value
+
+
+_NOT_LOGGED = object()
+
+
+def _log_run(log: _DrawLog, stack: list) -> None:
+    """Follow the group run now at ``log``'s level: a new one replays from the log's start."""
+    run = stack[log.level - 1]
+    if run is not log.run:
+        log.run, log.pos, log.reseeded = run, 0, False
+
+
+# NOTE [a reseed in a split 'same' batch]: a function that seeds NumPy's global generator
+# and then draws (``np.random.seed(42)`` at the top of a sampler) gives every row of a loop
+# the same draws, as vmap(randomness='same') does.  Where that batch splits, each group's
+# run takes the first run's draws back from its log (:class:`_DrawLog`) without drawing,
+# so after the group's own reseed the generator stood where the seed put it, and the draws
+# past the log repeated the log's first values (a silent difference from the loop).  So a
+# reseed inside a group's run marks its logs: the global draws after it are drawn again
+# (the seeded generator gives the first run's values), and the seed goes to the generator
+# that run draws from (the first group's: NumPy's own; a later group's: its replay copy,
+# :func:`_replayed`), so that NumPy's generator ends where the loop leaves it.  Costs a
+# list walk per ``np.random.seed`` call under a transform, nothing elsewhere.
+def _seed_global(seed: Any) -> None:
+    stack = current_stack()
+    for log in _LOGS.active:
+        if len(stack) >= log.level:
+            _log_run(log, stack)
+            log.reseeded = True
+    rng = _replayed(numpy.random.mtrand._rand)
+    if rng is numpy.random.mtrand._rand:
+        _NUMPY_SEED(seed)
+    else:
+        rng.seed(seed)
+
+
+_NUMPY_SEED = numpy.random.seed  # (imported while no transform is active: NumPy's own)
+GLOBAL_SEEDER[0] = _seed_global
 
 
 def _copy(value: Any) -> Any:

@@ -22,7 +22,14 @@ What this round found and fixed (the test here fails without it):
 * ``jit`` of a function returning an object that holds traced arrays (a scikit-learn-style
   ``fit`` returning ``self``), a generator or a coroutine raised a plain ``TypeError``; it
   raises ``ft.errors.NotAnArrayError`` (still a ``TypeError``), as ``vmap`` does for such
-  outputs.
+  outputs;
+* a sampler that seeds NumPy's global generator (``np.random.seed(42)`` then
+  ``np.random.normal``/``rand`` in a Metropolis loop) under ``vmap(randomness='same')``
+  (every row of the loop reseeds, so the rows share their draws) whose rows split at the
+  acceptance ``if`` returned other numbers than the loop: each group took the first run's
+  draws back from the log without drawing, so after its own reseed the generator repeated
+  them (NOTE [a reseed in a split 'same' batch] in ftransforms/random.py); NumPy's
+  generator was also left where the seed put it instead of where the loop leaves it.
 """
 
 from __future__ import annotations
@@ -404,3 +411,38 @@ def test_metropolis_hinge_and_ctmc():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         check_jit(ctmc_log_likelihood, (q,), (q + 0.1,), replayed=False)
+
+
+# --- a sampler that seeds NumPy's global generator, vmapped with randomness='same' --------
+
+
+def metropolis_seeded(mu, n=20):
+    """A textbook random-walk Metropolis sampler: reproducible through np.random.seed."""
+    np.random.seed(42)
+    x, chain = 0.0, []
+    for _ in range(n):
+        proposal = x + np.random.normal(0, 0.5)
+        if np.random.rand() < np.exp(-0.5 * (proposal - mu) ** 2 + 0.5 * (x - mu) ** 2):
+            x = proposal
+        chain.append(x)
+    return np.mean(chain)
+
+
+def test_seeded_sampler_under_a_split_same_randomness_vmap_draws_as_the_loop():
+    # every row of the loop reseeds, so they share their draws: randomness='same'; the
+    # rows accept different proposals, so the batch splits at the ``if``, and each group
+    # reseeds before drawing past the draws it replays (NOTE [a reseed in a split 'same'
+    # batch])
+    mus = np.array([0.5, 2.0, 0.7, 3.0, 0.1])
+    want = np.array([metropolis_seeded(m) for m in mus])
+    after_loop = np.random.get_state()
+    dmu = np.array([ft.grad(metropolis_seeded)(m) for m in mus])
+    for chunk_size in (None, 2):
+        np.random.seed(0)
+        got = ft.vmap(metropolis_seeded, randomness="same", chunk_size=chunk_size)(mus)
+        close(got, want)
+        after = np.random.get_state()  # where the loop leaves NumPy's generator
+        assert after[2] == after_loop[2] and np.array_equal(after[1], after_loop[1])
+        same = ft.vmap(ft.grad(metropolis_seeded), randomness="same", chunk_size=chunk_size)
+        close(same(mus), dmu)
+    close(ft.vmap(metropolis_seeded, randomness="different")(mus), want)
