@@ -29,7 +29,10 @@ What this round found and fixed (the test here fails without it):
   acceptance ``if`` returned other numbers than the loop: each group took the first run's
   draws back from the log without drawing, so after its own reseed the generator repeated
   them (NOTE [a reseed in a split 'same' batch] in ftransforms/random.py); NumPy's
-  generator was also left where the seed put it instead of where the loop leaves it.
+  generator was also left where the seed put it instead of where the loop leaves it; the
+  same for a generator the function makes from a seed and draws from through
+  ``ftransforms.random`` (``ft.random.normal(rng)``): its draws past the log repeated the
+  log's.
 """
 
 from __future__ import annotations
@@ -446,3 +449,19 @@ def test_seeded_sampler_under_a_split_same_randomness_vmap_draws_as_the_loop():
         same = ft.vmap(ft.grad(metropolis_seeded), randomness="same", chunk_size=chunk_size)
         close(same(mus), dmu)
     close(ft.vmap(metropolis_seeded, randomness="different")(mus), want)
+
+
+def noisy_quadratic_with_own_generator(mu):
+    """Draws from a generator it seeds itself, through ftransforms.random (one import)."""
+    rng = np.random.default_rng(42)
+    first = ft.random.normal(rng)
+    if mu > 1:  # the rows split here
+        mu = 2 * mu
+    rest = ft.random.normal(rng, size=2)
+    return np.concatenate([np.atleast_1d(first), rest]) * mu
+
+
+def test_generator_made_inside_under_a_split_same_randomness_vmap_draws_as_the_loop():
+    mus = np.array([0.5, 2.0, 0.7])
+    want = np.stack([noisy_quadratic_with_own_generator(m) for m in mus])
+    close(ft.vmap(noisy_quadratic_with_own_generator, randomness="same")(mus), want)
