@@ -1199,9 +1199,11 @@ NO_REPLAY = _NoReplay()
 # at the outermost call), and a ``vmap`` call that took one:
 #   'different'  runs its rows one at a time, as the loop does (api._draws_per_row);
 #   'error'      runs the batch once more, with new seeds, and raises RandomnessError if the
-#                result changed (``RandomState(seed)`` takes a fresh seed before it sets
-#                its own, and cannot be told apart from ``RandomState()`` here: its second
-#                run returns the same, which is kept; api._unseeded_draws_unused);
+#                result changed (the second run of a batch whose fresh seeds did not
+#                matter returns the same, which is kept; api._unseeded_draws_unused;
+#                ``RandomState(seed)`` made by user code while a transform is active takes
+#                a fresh seed before it sets its own, which :class:`seed_given` leaves
+#                uncounted);
 #   'same'       keeps its one draw; where it runs in parts (chunk_size, the groups of a
 #                split) every part is handed the seeds the first part took
 #                (:class:`SeedReplay`).
@@ -1221,6 +1223,21 @@ if _SEED_SOURCE is not None:
             {"seed": _PYTHON_SEED},
         )
     )
+
+
+class seed_given:  # noqa: N801 - used as ``with seed_given():``
+    """While NumPy's ``RandomState(seed)`` is made from a seed the caller gave, the fresh
+    seed it takes first (its bit generator is made unseeded, then seeded from ``seed``) is
+    not counted: the generator draws the same numbers at every call, as ``default_rng(0)``
+    does (NOTE [NumPy random draws under jit], NOTE [fresh entropy under vmap])."""
+
+    __slots__ = ("start",)
+
+    def __enter__(self) -> None:
+        self.start = _ENTROPY.taken
+
+    def __exit__(self, *exc: Any) -> None:
+        _ENTROPY.taken = self.start
 
 
 def entropy_taken() -> int:

@@ -36,7 +36,11 @@ from ftransforms.core.mutation import Buffer, live_buffer_scope, mutable, views_
 from ftransforms.core.outside_operands import routed_to
 from ftransforms.core.stack import pushed
 from ftransforms.core.tracer import Tracer
-from ftransforms.errors import ArgnumsError, UnsupportedOperationError
+from ftransforms.errors import (
+    ArgnumsError,
+    NotAnArrayError,
+    UnsupportedOperationError,
+)
 from ftransforms.host_random import drew, fresh_entropy, snapshot
 from ftransforms.interpreters.tracing import TraceInterpreter, TraceTracer
 from ftransforms.jit_aot import lower, trace
@@ -448,7 +452,7 @@ def _trace(
                 if isinstance(leaf, Tracer):
                     raise TypeError(f"jit: the function returned a foreign tracer {leaf!r}")
                 if isinstance(leaf, Iterator):  # a generator: it computes when iterated,
-                    raise TypeError(  # after the recording (and a replay returns it again)
+                    raise NotAnArrayError(  # after the recording (and a replay returns it again)
                         f"{interp.name}: the function returned a {type(leaf).__name__}, "
                         f"which computes only when iterated, after jit has recorded the call; "
                         f"return its values (list(...) or a tuple) instead"
@@ -456,7 +460,7 @@ def _trace(
                 if isinstance(leaf, Awaitable):  # ``async def``: computes when awaited
                     if inspect.iscoroutine(leaf):
                         leaf.close()  # (never awaited: no warning that it was not)
-                    raise TypeError(
+                    raise NotAnArrayError(
                         f"{interp.name}: the function returned a {type(leaf).__name__}, "
                         f"which computes only when awaited, after jit has recorded the call; "
                         f"jit the synchronous function that computes the arrays, and await "
@@ -471,7 +475,7 @@ def _trace(
                         else f"register {kind} with ft.register_pytree_node so that its "
                         f"arrays are outputs"
                     )
-                    raise TypeError(
+                    raise NotAnArrayError(
                         f"{interp.name}: an output is a {kind} that holds traced arrays, "
                         f"which jit can only return as arrays (in tuples, lists, dicts or "
                         f"registered pytrees); {fix}"

@@ -113,7 +113,7 @@ from ftransforms.numpy.generator_out import (
     traced_parameter_draw,
 )
 from ftransforms.numpy.helpers import dtype_of, holds_tracer, normalize_axis, xp_of
-from ftransforms.row_seeds import RESEEDED, SEED_WRAPPERS
+from ftransforms.row_seeds import GLOBAL_SEEDER, RESEEDED, SEED_WRAPPERS
 
 __all__ = [
     "bernoulli",
@@ -268,7 +268,7 @@ def _draw(where: str, rng: Any, make: Any) -> Any:
     levels = _different_levels(where)
     batch = tuple(interp.axis_size for interp in levels)
     note_traced_draw(rng)  # vmap need not rerun rows for it (host_random.moved)
-    return _wrap(_logged(lambda: make(_replayed(rng), batch)), levels)
+    return _wrap(_logged(lambda: make(_replayed(rng), batch), rng), levels)
 
 
 # -- NumPy's global random functions (np.random.normal, ...) under vmap ------------------
@@ -283,6 +283,7 @@ _GLOBAL_DRAWS = (
     "triangular uniform vonmises wald weibull zipf"
 ).split()
 _METHOD = {"ranf": "random_sample", "sample": "random_sample"}
+_GLOBAL = numpy.random.mtrand._rand  # the generator they draw from
 
 
 def _global_draw(name: str) -> Any:
@@ -302,10 +303,11 @@ def _global_draw(name: str) -> Any:
             levels = [interp for interp in levels if interp not in RESEEDED]
         if not levels and name == "permutation":  # called by that name: a traced array is
             permutation = _replayed(numpy.random.mtrand._rand).permutation  # then copied
-            return _logged(lambda: permutation(*args, **kwargs))  # (tracer.py's __array__)
+            return _logged(lambda: permutation(*args, **kwargs), _GLOBAL)  # (tracer's __array__)
         if not levels and name != "shuffle":  # no vmap, or randomness='same': one draw for
             drawn = _logged(  # the whole batch
-                lambda: getattr(_replayed(numpy.random.mtrand._rand), method)(*args, **kwargs)
+                lambda: getattr(_replayed(numpy.random.mtrand._rand), method)(*args, **kwargs),
+                _GLOBAL,
             )
             # a new array, as np.zeros makes: user code may write traced values into it
             # (v = np.random.randn(n); v += t), NOTE [mutation semantics]
@@ -328,7 +330,8 @@ def _global_draw(name: str) -> Any:
             order = _logged(
                 lambda: numpy.stack([rng.permutation(n) for _ in range(math.prod(batch))]).reshape(
                     batch + (n,)
-                )
+                ),
+                _GLOBAL,
             )
             return args[0][_wrap(order, levels)]
 
@@ -340,7 +343,7 @@ def _global_draw(name: str) -> Any:
             raw = numpy.stack(drawn) if drawn else numpy.empty((0,))
             return raw.reshape(batch + raw.shape[1:])
 
-        return _wrap(_logged(rows), levels)
+        return _wrap(_logged(rows, _GLOBAL), levels)
 
     draw.__name__ = draw.__qualname__ = name
     draw.__wrapped__ = getattr(numpy.random, name)
@@ -356,14 +359,14 @@ def _global_drawer(levels: list) -> Any:
         levels = [interp for interp in levels if interp not in RESEEDED]
     rng = _replayed(numpy.random.mtrand._rand)
     if not levels:
-        return lambda call: _logged(lambda: call(rng))
+        return lambda call: _logged(lambda: call(rng), _GLOBAL)
     batch = tuple(interp.axis_size for interp in levels)
 
     def rows(call: Any) -> Any:
         drawn = [numpy.asarray(call(rng)) for _ in range(math.prod(batch))]
         return numpy.stack(drawn).reshape(batch + drawn[0].shape)
 
-    return lambda call: _wrap(_logged(lambda: rows(call)), levels)
+    return lambda call: _wrap(_logged(lambda: rows(call), _GLOBAL), levels)
 
 
 def _traced_choice(name: str, levels: list, args: tuple, kwargs: dict) -> Any:
@@ -505,11 +508,12 @@ class _DrawLog:
     so every row shares the draws, as in the loop over rows each starting from the same
     generator state.  Draws past them go through :func:`same_randomness_across_chunks`."""
 
-    __slots__ = ("level", "values", "frozen", "run", "pos")
+    __slots__ = ("level", "values", "sources", "frozen", "run", "pos", "reseeded")
 
     def __init__(self) -> None:
         self.level = 0  # the stack level of the group runs replaying it
         self.values: list = []
+        self.sources: list = []  # the generator each value came from
         # a draw in a masked Python loop (rows riding along, split.py), or once a split
         # waits (NOTE [a split under SciPy's compiled code]), stops the log: a group whose
         # rows leave the loop sooner draws less there, and its later draws would take other
@@ -517,6 +521,8 @@ class _DrawLog:
         self.frozen = False
         self.run: Any = None  # the interpreter of the group run now replaying
         self.pos = 0  # the next value it takes
+        self.reseeded = False  # whether that run seeded NumPy's global generator (NOTE [a
+        # reseed in a split 'same' batch])
 
 
 class _Logs(threading.local):
@@ -543,22 +549,21 @@ def replaying_draws(interp: Any) -> Iterator[None]:
         _LOGS.active.remove(log)
 
 
-def _logged(draw: Any) -> Any:
+def _logged(draw: Any, source: Any) -> Any:
     """``draw()``, or the value a replayed :class:`_DrawLog` holds for this point of the
-    run; the 'same' vmap levels on the stack log it."""
+    run; the 'same' vmap levels on the stack log it.  ``source``: the generator drawn from
+    (NOTE [a reseed in a split 'same' batch])."""
     stack = current_stack()
-    value = None
+    value = _NOT_LOGGED
     for log in _LOGS.active:  # outermost first: its value is the one its run drew here
         if len(stack) < log.level:
             continue
-        run = stack[log.level - 1]
-        if run is not log.run:  # a new group's run: from the start of the log
-            log.run, log.pos = run, 0
+        _log_run(log, stack)
         if log.pos < len(log.values):
-            if value is None:
+            if value is _NOT_LOGGED and _replays(log, source):
                 value = log.values[log.pos]
             log.pos += 1
-    value = draw() if value is None else _copy(value)
+    value = draw() if value is _NOT_LOGGED else _copy(value)
     for interp in stack:
         if type(interp) is BatchInterpreter and interp.randomness == "same":
             log = interp.draw_log
@@ -570,7 +575,58 @@ def _logged(draw: Any) -> Any:
                 log.frozen = True
             else:
                 log.values.append(_copy(value))
+                log.sources.append(source)
     return value
+
+
+def _replays(log: _DrawLog, source: Any) -> bool:
+    """Whether the group run takes the log's value here rather than drawing: not from a
+    generator the run made itself, nor from NumPy's after the run reseeded it."""
+    if log.sources[log.pos] is not source:
+        return False
+    return not (log.reseeded and source is _GLOBAL)
+
+
+_NOT_LOGGED = object()
+
+
+def _log_run(log: _DrawLog, stack: list) -> None:
+    """Follow the group run now at ``log``'s level: a new one replays from the log's start."""
+    run = stack[log.level - 1]
+    if run is not log.run:
+        log.run, log.pos, log.reseeded = run, 0, False
+
+
+# NOTE [a reseed in a split 'same' batch]: a function that seeds NumPy's global generator
+# and then draws (``np.random.seed(42)`` at the top of a sampler), or draws from a generator
+# it makes from a seed (``rng = np.random.default_rng(42)``; ``ft.random.normal(rng)``),
+# gives every row of a loop the same draws, as vmap(randomness='same') does.  Where that
+# batch splits, each group's run took the first run's draws back from its log
+# (:class:`_DrawLog`) without drawing, so the group's freshly seeded generator stood where
+# the seed put it, and its draws past the log repeated the log's first values (a silent
+# difference from the loop).  So the log keeps the generator of each value, and a group's
+# run draws again where the generator is not the one the first run drew from (one it made
+# itself) or is NumPy's after the run reseeded it (a reseed marks the logs): a generator
+# seeded as in the first run gives the first run's values.  The reseed goes to the
+# generator that run draws from (the first group's: NumPy's own; a later group's: its
+# replay copy, :func:`_replayed`), so that NumPy's generator ends where the loop leaves it.
+# Costs a list append per draw of a 'same' batch and a list walk per ``np.random.seed``
+# under a transform, nothing elsewhere.
+def _seed_global(seed: Any) -> None:
+    stack = current_stack()
+    for log in _LOGS.active:
+        if len(stack) >= log.level:
+            _log_run(log, stack)
+            log.reseeded = True
+    rng = _replayed(numpy.random.mtrand._rand)
+    if rng is numpy.random.mtrand._rand:
+        _NUMPY_SEED(seed)
+    else:
+        rng.seed(seed)
+
+
+_NUMPY_SEED = numpy.random.seed  # (imported while no transform is active: NumPy's own)
+GLOBAL_SEEDER[0] = _seed_global
 
 
 def _copy(value: Any) -> Any:

@@ -68,6 +68,10 @@ def row_seed(seed: Any) -> Any:
 
 _SEED = numpy.random.seed
 
+#: What seeds NumPy's global generator once a seed is read: ``numpy.random.seed``, or what
+#: ftransforms/random.py puts there (NOTE [a reseed in a split 'same' batch]).
+GLOBAL_SEEDER = [_SEED]
+
 
 @functools.wraps(_SEED)
 def _seed(seed: Any = None) -> None:
@@ -76,7 +80,7 @@ def _seed(seed: Any = None) -> None:
         if isinstance(interp, BatchInterpreter) and interp.randomness == "different":
             RESEEDED.add(interp)
     note_global_move()  # NOTE [NumPy's global generator reached as an object]
-    _SEED(seed)
+    GLOBAL_SEEDER[0](seed)
 
 
 #: NumPy's seeding functions while a transform is active (merged into the global draws'

@@ -52,6 +52,7 @@ from ftransforms.core.mutation import (
 from ftransforms.core.mutation import c_contiguous as _c_contiguous
 from ftransforms.core.mutation import f_contiguous as _f_contiguous
 from ftransforms.core.tracer import Tracer
+from ftransforms.host_random import seed_given
 from ftransforms.numpy.helpers import dtype_of, invalid_in_rows
 from ftransforms.numpy.helpers import shape as shape_of
 from ftransforms.numpy.indexing import take
@@ -465,7 +466,11 @@ class RandomState(_NUMPY_RANDOM_STATE, metaclass=_NumPysClass):
     def __init__(self, seed: Any = None) -> None:
         for read in SEED_READERS:  # a seed read from a vmap row (NOTE [seeds of some rows])
             seed = read(seed)
-        super().__init__(seed)
+        if seed is None:
+            super().__init__(seed)
+            return
+        with seed_given():  # its first, unseeded bit generator is no fresh entropy
+            super().__init__(seed)
 
     def choice(self, a: Any, size: Any = None, replace: bool = True, p: Any = None) -> Any:
         if not isinstance(a, Tracer) and not isinstance(p, Tracer):
