@@ -29,12 +29,13 @@ from typing import Any
 
 import numpy
 import numpy._core.umath
+import numpy.ma.core
 
 from ftransforms.core.mutation import PATCHED_WHILE_ACTIVE
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.helpers import array_like, holds_tracer
 
-__all__ = ["object_isfinite"]
+__all__ = ["object_isfinite", "traced_extremum_fill_value"]
 
 _ISFINITE = numpy.isfinite
 
@@ -60,3 +61,54 @@ for _namespace in (vars(numpy), vars(numpy._core.umath)):
     PATCHED_WHILE_ACTIVE.append(
         (_namespace, {"isfinite": object_isfinite}, {"isfinite": _ISFINITE})
     )
+
+
+# NOTE [extremum fill values of traced masked arrays]: ``numpy.ma``'s ``max``/``min``/
+# ``ptp``/``argmax``/``argmin``/``sort``/``median`` fill the masked elements with
+# ``maximum_fill_value``/``minimum_fill_value`` of the array's dtype, and for the object
+# array of 0-d tracers (NOTE [numpy.ma's masks of traced values]) NumPy has none (its
+# string default ``'?'``, which then meets a float in a comparison: TypeError).  So while
+# a transform is active those two functions of ``numpy.ma.core`` (where ``numpy.ma``'s
+# methods look them up) answer such an array with the fill value of the dtype the traced
+# elements have (``-inf`` for float64's maximum), the value NumPy uses for the plain array.
+_EXTREMUM_FILLS = {
+    name: getattr(numpy.ma.core, name) for name in ("maximum_fill_value", "minimum_fill_value")
+}
+
+
+def _traced_element_dtype(obj: Any) -> numpy.dtype | None:
+    """The promoted dtype of the tracers an object (masked) array holds; None for any
+    other argument (one type test for a plain array)."""
+    if not isinstance(obj, numpy.ndarray) or obj.dtype.kind != "O":
+        return None
+    dtypes = [v.dtype for v in numpy.ma.getdata(obj).flat if isinstance(v, Tracer)]
+    return numpy.result_type(*dtypes) if dtypes else None
+
+
+def traced_extremum_fill_value(name: str) -> Any:
+    """``numpy.ma``'s ``maximum_fill_value`` / ``minimum_fill_value`` (``name``) that
+    answer an object array of tracers with the fill value of the tracers' dtype (NOTE
+    [extremum fill values of traced masked arrays]).
+
+    Example:
+        >>> import numpy as np
+        >>> float(traced_extremum_fill_value("maximum_fill_value")(np.zeros(2)))
+        -inf
+    """
+    original = _EXTREMUM_FILLS[name]
+
+    @functools.wraps(original)
+    def fill_value(obj: Any) -> Any:
+        dtype = _traced_element_dtype(obj)
+        return original(obj if dtype is None else numpy.empty(0, dtype))
+
+    return fill_value
+
+
+PATCHED_WHILE_ACTIVE.append(
+    (
+        vars(numpy.ma.core),
+        {name: traced_extremum_fill_value(name) for name in _EXTREMUM_FILLS},
+        dict(_EXTREMUM_FILLS),
+    )
+)
