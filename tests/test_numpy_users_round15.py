@@ -44,3 +44,20 @@ def test_masked_extrema_of_traced_data_are_numpys(name):
     _same(vmapped, np.stack([np.asarray(f(r)) for r in rows]))
     if name != "argmax":
         check_fd_grad(lambda v: np.sum(np.asarray(f(v)) ** 2), (rows[1],))
+
+
+# -- np.float64(t) / fnp.float64(t) where the number cannot be read ------------------------
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda x: np.float64(x[1]) * 2.0,
+        lambda x: np.float32(x[0]) * x,
+        lambda x: np.sum(np.float64(x[:, None] * np.ones(3))),
+    ],
+)
+def test_numpy_scalar_type_of_a_tracer_under_grad_names_the_call(f):
+    x = np.array([1.5, 2.0])
+    with pytest.raises(ft.errors.TracerConversionError, match=r"numpy\.float(64|32)\(x\)"):
+        ft.grad(lambda v: np.sum(f(v)))(x)

@@ -740,6 +740,17 @@ class Tracer:
         if not self._interp.active and not self._plain_after_scope:
             raise escaped_error(self, use)
 
+    def _scalar_type_error(self, dtype: numpy.dtype) -> TracerConversionError:
+        """``np.float64(t)`` (``fnp.float64`` is NumPy's type) where the number of ``t``
+        cannot be read: a NumPy scalar or plain array cannot hold what is tracked."""
+        return TracerConversionError(
+            f"{self._interp.name}: numpy.{dtype.type.__name__}(x) of a traced array makes a "
+            f"NumPy {dtype} scalar (or plain array), which cannot hold what the transform "
+            f"tracks (its derivative or its batch); fnp.{dtype.type.__name__} is NumPy's "
+            f"type too.  Convert with x.astype(numpy.{dtype.type.__name__}) or "
+            f"fnp.asarray(x, dtype=numpy.{dtype.type.__name__}) (a traced 0-d array)."
+        )
+
     def _conversion_error(self, what: str) -> TracerConversionError:
         self._check_live(what)
         cast = (
@@ -991,19 +1002,20 @@ class Tracer:
                 raise self._scipy_conversion_error(*scipy_caller, refusal)
             _warn_slow_scipy(self, *scipy_caller)
         elif dtype is not None and numpy.dtype(dtype).kind != "O":
-            if not self.shape and _calling_a_numpy_scalar_type(1):
+            if _calling_a_numpy_scalar_type(1):
                 # np.float64(t), np.int32(t), np.bool_(t): the number of a 0-d tracer,
                 # read where float(t) / int(t) / bool(t) reads one (NOTE [number
                 # conversions]); elsewhere (np.array([t, 1.0], dtype=float)) the error below
                 kind = numpy.dtype(dtype).kind
                 try:
+                    if self.shape:
+                        raise self._conversion_error("a NumPy scalar type")
                     number = (
                         int(self) if kind in "iu" else bool(self) if kind == "b" else self.item()
                     )
                 except TracerConversionError:
-                    pass
-                else:
-                    return numpy.asarray(number, dtype=dtype)
+                    raise self._scalar_type_error(numpy.dtype(dtype)) from None
+                return numpy.asarray(number, dtype=dtype)
             drawing = _generator_method_called(1)
             if drawing is not None:
                 raise self._generator_parameter_error(drawing) from None
