@@ -11,13 +11,17 @@ import pytest
 
 import ftransforms as ft
 from tests.program_oracles import check_fd_grad
+from tests.tolerances import tol
 
 
 def _same(got, want):
     got, want = np.asarray(got), np.asarray(want)
     assert got.dtype == want.dtype, (got.dtype, want.dtype)
     assert got.shape == want.shape, (got.shape, want.shape)
-    np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+    if want.dtype.kind == "f":
+        np.testing.assert_allclose(got, want, **tol(want.dtype))
+    else:
+        np.testing.assert_array_equal(got, want)
 
 
 # -- numpy.ma's extremum fill values of traced data ---------------------------------------
@@ -61,3 +65,65 @@ def test_numpy_scalar_type_of_a_tracer_under_grad_names_the_call(f):
     x = np.array([1.5, 2.0])
     with pytest.raises(ft.errors.TracerConversionError, match=r"numpy\.float(64|32)\(x\)"):
         ft.grad(lambda v: np.sum(f(v)))(x)
+
+
+# -- numpy.polynomial's companion matrices of float32 coefficients -------------------------
+
+_P = np.polynomial
+COMPANIONS = {
+    "poly": _P.polynomial.polycompanion,
+    "cheb": _P.chebyshev.chebcompanion,
+    "leg": _P.legendre.legcompanion,
+    "herm": _P.hermite.hermcompanion,
+    "herme": _P.hermite_e.hermecompanion,
+    "lag": _P.laguerre.lagcompanion,
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPANIONS))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_companion_matrix_has_numpys_dtype_and_derivative(name, dtype):
+    f = COMPANIONS[name]
+    rows = np.array([[0.3, -1.2, 0.7, 2.0], [1.1, 0.4, -0.6, 1.5]], dtype=dtype)
+    np.testing.assert_array_equal(ft.jit(f)(rows[0]), f(rows[0]))
+    _same(ft.jit(f)(rows[0]), f(rows[0]))
+    _same(ft.vmap(f)(rows), np.stack([f(r) for r in rows]))
+    if dtype == np.float64:
+        check_fd_grad(lambda c: np.sum(f(c) ** 2), (rows[1],))
+
+
+def test_roots_and_integrals_of_float32_series_stay_float32():
+    c = np.array([0.3, -1.2, 0.7, 2.0], dtype=np.float32)
+    for f in (
+        lambda c: np.sort(_P.polynomial.polyroots(c).real),
+        lambda c: _P.Chebyshev(c).integ(2, lbnd=0.5).coef,
+        lambda c: _P.Polynomial(c).integ(k=[1.0]).coef,
+    ):
+        _same(ft.jit(f)(c), f(c))
+
+
+# -- methods of plain NumPy arrays called with tracers ------------------------------------
+
+_X = np.random.default_rng(5).random((5, 4))
+
+
+def test_take_of_a_plain_array_at_traced_indices_is_numpys():
+    def f(w):
+        return np.sum(_X.take(np.argsort(w)) * w)
+
+    w = np.array([0.3, 0.9, 0.1, 0.5])
+    _same(ft.jit(f)(w), f(w))
+    check_fd_grad(f, (w,))
+
+
+def test_dot_of_a_plain_array_warns_with_the_dispatching_spelling():
+    big = np.random.default_rng(6).random((3, 80))
+    w = np.linspace(0.0, 1.0, 80)
+    with pytest.warns(ft.errors.ObjectArrayWarning, match=r"big\.dot\(\.\.\.\).*np\.dot\(big"):
+        got = ft.grad(lambda w: np.sum(big.dot(w) ** 2))(w)
+    np.testing.assert_allclose(got, 2 * big.T @ (big @ w), **tol(np.float64))
+
+
+def test_take_of_a_plain_array_under_jit_of_float_indices_names_the_method():
+    with pytest.raises(ft.errors.TracerConversionError, match=r"_X\.take\(\.\.\.\).*np\.take"):
+        ft.grad(lambda w: np.sum(_X.take(w)))(np.array([0.0, 1.0]))

@@ -507,6 +507,40 @@ def _generator_method_called(depth: int) -> str | None:
     return f"{'.'.join(chain[:-1])}.{method}"
 
 
+# NOTE [methods of plain arrays on tracers]: a method of a plain NumPy array called with a
+# tracer (``X.dot(w)``, ``X.take(idx)``, ``s.searchsorted(t)``) is C code that dispatches
+# on no protocol: it converts the tracer with ``__array__``.  With a numeric ``dtype=``
+# (``take``'s intp) an integer tracer's value is read, as for the index of ``a[t]`` (no
+# derivative; under jit the recording then reads data; under vmap rows that differ split
+# the batch); otherwise the TracerConversionError names the method and ``np.<method>(X,
+# ...)``, which dispatches.  Without one (``dot``) NumPy computes on the object array of
+# 0-d tracers, right but element by element in Python (``X.dot(w)`` of a 2000x500 ``X``:
+# about 30 s under grad against 2 ms for ``np.dot(X, w)``), and the ObjectArrayWarning
+# names the method and its dispatching spelling.  The frame is read only on those paths.
+def _plain_array_method(depth: int) -> tuple[str, str] | None:
+    """``("X", "dot")`` when the Python frame ``depth`` levels up calls a method of a plain
+    NumPy array it holds by name (``X.dot(t)``, ``self.W.take(t)``): the C method converts
+    a traced argument with ``__array__`` (NOTE [methods of plain arrays on tracers]); else
+    None."""
+    frame = sys._getframe(depth + 1)
+    if frame.f_globals.get("__name__") == "numpy._ftransforms_buffers":
+        return None  # numpy.array/asarray's wrapper: no method of the user's array
+    key = (frame.f_code, frame.f_lasti)
+    chain = _CALL_CHAINS.get(key)
+    if chain is None:
+        chain = _CALL_CHAINS[key] = _called_name_chain(frame.f_code, frame.f_lasti)
+    if len(chain) < 2:
+        return None
+    first, *attrs, method = chain
+    scope = frame.f_locals
+    obj = scope[first] if first in scope else frame.f_globals.get(first)
+    for attr in attrs:
+        obj = getattr(obj, attr, None)
+    if type(obj) is not numpy.ndarray or not callable(getattr(obj, method, None)):
+        return None
+    return ".".join(chain[:-1]), method
+
+
 def _called_name_chain(code: Any, lasti: int) -> tuple:
     """The names loaded at the start of the call at ``lasti`` (``("self", "rng",
     "normal")`` for ``self.rng.normal(t)``), or () where they are not plain names."""
@@ -739,6 +773,16 @@ class Tracer:
         """Raise :class:`EscapedTracerError` if this tracer's transform has returned."""
         if not self._interp.active and not self._plain_after_scope:
             raise escaped_error(self, use)
+
+    def _plain_method_error(self, owner: str, method: str, made: str) -> TracerConversionError:
+        """``X.take(t)`` with a plain NumPy array ``X`` (NOTE [methods of plain arrays on
+        tracers]): NumPy's C method converts ``t`` to ``made``, which cannot hold it."""
+        return TracerConversionError(
+            f"{self._interp.name}: {owner}.{method}(...) of the NumPy array {owner} with a "
+            f"traced argument: NumPy's method converts it to {made}, which cannot hold what "
+            f"the transform tracks (its derivative or its batch).  Write np.{method}({owner}, "
+            f"...) (NumPy hands the tracer to the transform there) or fnp.{method}."
+        )
 
     def _scalar_type_error(self, dtype: numpy.dtype) -> TracerConversionError:
         """``np.float64(t)`` (``fnp.float64`` is NumPy's type) where the number of ``t``
@@ -1019,6 +1063,17 @@ class Tracer:
             drawing = _generator_method_called(1)
             if drawing is not None:
                 raise self._generator_parameter_error(drawing) from None
+            method = _plain_array_method(1)
+            if method is not None:
+                if self.dtype.kind in "iub" and numpy.dtype(dtype).kind in "iub":
+                    # X.take(t), X.repeat(t): an integer argument has no derivative, so
+                    # its value is read as an index a[t] reads it (above); under vmap the
+                    # error below
+                    try:
+                        return numpy.asarray(self._concrete(), dtype=dtype)
+                    except BatchedControlFlowError:
+                        pass
+                raise self._plain_method_error(*method, f"a plain {numpy.dtype(dtype)} array")
             raise TracerConversionError(
                 f"{self._interp.name}: numpy.array(..., dtype={numpy.dtype(dtype)}) (or "
                 f".astype) of a tracer or of a list holding one: a {numpy.dtype(dtype)} "
@@ -1031,11 +1086,24 @@ class Tracer:
             _hide_dtype_in_subclasses(Tracer)
         n = self.size
         if n > self.object_array_warn_size and scipy_caller is None and not _listed(1):
+            method = _plain_array_method(1)
+            how = (
+                "numpy.array/numpy.asarray of a tracer or of a list holding one"
+                if method is None
+                else f"{method[0]}.{method[1]}(...), a method of the NumPy array "
+                f"{method[0]}, converts its traced argument so"
+            )
+            fix = (
+                "fnp.asarray(x) / fnp.array([...]) (ftransforms.numpy)"
+                if method is None
+                else f"np.{method[1]}({method[0]}, ...)"
+                + (f" or {method[0]} @ x" if method[1] == "dot" else "")
+                + " (NumPy hands the tracer to the transform there)"
+            )
             warnings.warn(
                 f"{self._interp.name}: a traced array of shape {self.shape} was turned into "
-                f"a NumPy object array (numpy.array/numpy.asarray of a tracer or of a list "
-                f"holding one), so NumPy computes on it element by element in Python.  Use "
-                f"fnp.asarray(x) / fnp.array([...]) (ftransforms.numpy) to keep it fast.",
+                f"a NumPy object array ({how}), so NumPy computes on it element by element "
+                f"in Python.  Use {fix} to keep it fast.",
                 ObjectArrayWarning,
                 # the user's line: past the wrapper of np.array while a transform is active
                 stacklevel=3
