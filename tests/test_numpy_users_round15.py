@@ -4,6 +4,7 @@ derivatives as float64 central differences."""
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -28,25 +29,32 @@ def _same(got, want):
 
 _MASK = np.array([[0, 1, 0, 0, 1], [1, 0, 0, 0, 0], [0, 0, 1, 0, 0], [0, 0, 0, 1, 1]], dtype=bool)
 MASKED_EXTREMA = {
-    "max": lambda v: np.ma.masked_array(v, mask=_MASK).max(axis=1).filled(0.0),
-    "min_all": lambda v: np.ma.masked_array(v, mask=_MASK).min(),
-    "ptp": lambda v: np.ma.masked_array(v, mask=_MASK).ptp(axis=0).filled(0.0),
-    "median": lambda v: np.ma.median(np.ma.masked_array(v, mask=_MASK), axis=1).filled(0.0),
-    "sort": lambda v: np.ma.sort(np.ma.masked_array(v, mask=_MASK), axis=1).filled(0.0),
-    "argmax": lambda v: np.ma.masked_array(v, mask=_MASK).argmax(axis=1),
+    "max": lambda v, m=_MASK: np.ma.masked_array(v, mask=m).max(axis=1).filled(0),
+    "min_all": lambda v, m=_MASK: np.ma.masked_array(v, mask=m).min(),
+    "ptp": lambda v, m=_MASK: np.ma.masked_array(v, mask=m).ptp(axis=1).filled(0.0),
+    "median": lambda v, m=_MASK: np.ma.median(np.ma.masked_array(v, mask=m), axis=1).filled(0),
+    "sort": lambda v, m=_MASK: np.ma.sort(np.ma.masked_array(v, mask=m), axis=1).filled(0.0),
+    "argmax": lambda v, m=_MASK: np.ma.masked_array(v, mask=m).argmax(axis=1),
+    "filled": lambda v, m=_MASK: np.ma.masked_array(v, mask=m).filled(-1),
 }
 
 
 @pytest.mark.parametrize("name", sorted(MASKED_EXTREMA))
-def test_masked_extrema_of_traced_data_are_numpys(name):
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("row_masked", [False, True])
+def test_masked_extrema_of_traced_data_are_numpys(name, dtype, row_masked):
     f = MASKED_EXTREMA[name]
-    rows = np.random.default_rng(3).random((3, 4, 5))
+    if row_masked:  # a row all masked: NumPy's fill value there
+        mask = _MASK.copy()
+        mask[1] = True
+        f = functools.partial(lambda f, v: f(v, mask), f)
+    rows = np.random.default_rng(3).random((3, 4, 5)).astype(dtype)
     _same(ft.jit(f)(rows[0]), f(rows[0]))
     with warnings.catch_warnings():  # the rows' comparisons split the batch
         warnings.simplefilter("ignore", ft.errors.PerformanceWarning)
         vmapped = ft.vmap(f)(rows)
     _same(vmapped, np.stack([np.asarray(f(r)) for r in rows]))
-    if name != "argmax":
+    if name != "argmax" and dtype == np.float64:
         check_fd_grad(lambda v: np.sum(np.asarray(f(v)) ** 2), (rows[1],))
 
 
