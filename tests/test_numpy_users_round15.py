@@ -119,9 +119,17 @@ def test_take_of_a_plain_array_at_traced_indices_is_numpys():
     def f(w):
         return np.sum(_X.take(np.argsort(w)) * w)
 
+    def g(w):  # the receiver an expression: X[0].take, and repeat's counts
+        return np.sum(_X[0].take(np.argsort(w)) * w) + np.sum(_X[1].repeat((w * 3).astype(int)))
+
     w = np.array([0.3, 0.9, 0.1, 0.5])
-    _same(ft.jit(f)(w), f(w))
-    check_fd_grad(f, (w,))
+    rows = np.stack([w, w[::-1]])
+    for h in (f, g):
+        _same(ft.jit(h)(w), h(w))
+        with warnings.catch_warnings():  # the rows' indices split the batch
+            warnings.simplefilter("ignore", ft.errors.PerformanceWarning)
+            _same(ft.vmap(h)(rows), np.stack([h(r) for r in rows]))
+        check_fd_grad(h, (w,))
 
 
 def test_dot_of_a_plain_array_warns_with_the_dispatching_spelling():

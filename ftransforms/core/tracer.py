@@ -530,6 +530,12 @@ def _plain_array_method(depth: int) -> tuple[str, str] | None:
     if chain is None:
         chain = _CALL_CHAINS[key] = _called_name_chain(frame.f_code, frame.f_lasti)
     if len(chain) < 2:
+        # a receiver that is no plain name path (X[0].take(t)): the method's name alone
+        from ftransforms.core.mutation import _callee  # late import: mutation imports tracer
+
+        method = _callee(frame.f_code, frame.f_lasti)
+        if method in _PLAIN_ARRAY_METHODS:
+            return "a", method
         return None
     first, *attrs, method = chain
     scope = frame.f_locals
@@ -539,6 +545,16 @@ def _plain_array_method(depth: int) -> tuple[str, str] | None:
     if type(obj) is not numpy.ndarray or not callable(getattr(obj, method, None)):
         return None
     return ".".join(chain[:-1]), method
+
+
+#: The names of NumPy arrays' methods (less those of NumPy's random generators): a C
+#: call through one (``X[0].take(t)``, whose receiver no name holds) is taken for the
+#: method of a plain array (NOTE [methods of plain arrays on tracers]).
+_PLAIN_ARRAY_METHODS = frozenset(
+    name
+    for name in dir(numpy.ndarray)
+    if not name.startswith("_") and callable(getattr(numpy.ndarray, name))
+) - frozenset(name for name in dir(numpy.random.Generator) if not name.startswith("_"))
 
 
 def _called_name_chain(code: Any, lasti: int) -> tuple:
