@@ -143,3 +143,23 @@ def test_dot_of_a_plain_array_warns_with_the_dispatching_spelling():
 def test_take_of_a_plain_array_under_jit_of_float_indices_names_the_method():
     with pytest.raises(ft.errors.TracerConversionError, match=r"_X\.take\(\.\.\.\).*np\.take"):
         ft.grad(lambda w: np.sum(_X.take(w)))(np.array([0.0, 1.0]))
+
+
+# -- numpy.ma with a mask computed from the traced data --------------------------------------
+
+TRACED_MASKS = [
+    lambda v: np.ma.masked_array(v, mask=v > 0.6).sum(),
+    lambda v: np.ma.outer(np.ma.masked_array(v, mask=v > 0.6), v).filled(0.0).sum(axis=0),
+]
+
+
+@pytest.mark.parametrize("f", TRACED_MASKS)
+def test_masked_array_of_a_traced_mask_is_numpys(f):
+    rows = np.random.default_rng(7).random((3, 8))
+    jitted = ft.jit(f)
+    for r in rows:  # each call with new data: the mask is the data's
+        _same(jitted(r), f(r))
+    with warnings.catch_warnings():  # the rows' masks split the batch
+        warnings.simplefilter("ignore", ft.errors.PerformanceWarning)
+        _same(ft.vmap(f)(rows), np.stack([f(r) for r in rows]))
+    check_fd_grad(lambda v: np.sum(f(v)), (rows[0],))

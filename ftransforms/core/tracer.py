@@ -507,6 +507,15 @@ def _generator_method_called(depth: int) -> str | None:
     return f"{'.'.join(chain[:-1])}.{method}"
 
 
+def _masked_array_caller(depth: int) -> bool:
+    """Whether the Python frame ``depth`` levels up (past the wrapper of ``numpy.array``
+    while a transform is active) is ``numpy.ma``'s code."""
+    frame = sys._getframe(depth + 1)
+    if frame.f_globals.get("__name__") == "numpy._ftransforms_buffers":
+        frame = frame.f_back
+    return frame.f_globals.get("__name__", "").startswith("numpy.ma")
+
+
 # NOTE [methods of plain arrays on tracers]: a method of a plain NumPy array called with a
 # tracer (``X.dot(w)``, ``X.take(idx)``, ``s.searchsorted(t)``) is C code that dispatches
 # on no protocol: it converts the tracer with ``__array__``.  With a numeric ``dtype=``
@@ -1079,6 +1088,12 @@ class Tracer:
             drawing = _generator_method_called(1)
             if drawing is not None:
                 raise self._generator_parameter_error(drawing) from None
+            if self.dtype.kind == "b" and _masked_array_caller(1):
+                # a traced mask given to numpy.ma (masked_array(v, mask=v > 0.6)): a mask
+                # has no derivative and NumPy's masks are plain arrays, so its value is
+                # read (NOTE [numpy.ma's masks of traced values]); under vmap rows whose
+                # masks differ split the batch
+                return numpy.asarray(self._concrete(), dtype=dtype)
             method = _plain_array_method(1)
             if method is not None:
                 if self.dtype.kind in "iub" and numpy.dtype(dtype).kind in "iub":

@@ -12,7 +12,10 @@ the plain boolean array of the traced values' finiteness: a mask has no derivati
 NumPy's masks are plain arrays.  It is read as a tracer's value is read (under ``jit``
 the recording then depends on the data; under ``vmap`` rows whose masks differ split the
 batch: NOTE [splitting the batch]).  Other calls reach NumPy's ufunc as they are, at the
-cost of one type test.
+cost of one type test.  A traced boolean mask given to ``numpy.ma``
+(``masked_array(v, mask=v > 0.6)``, which converts it with ``np.array(mask,
+dtype=bool)``) is read the same way (``Tracer.__array__``): it raised there, and ``numpy.ma``
+took the TypeError for a mask of tuples (MaskError).
 
 Example:
     >>> import numpy as np
