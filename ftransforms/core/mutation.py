@@ -838,13 +838,13 @@ def user_array(out: Any, name: str) -> Any:
 _BUFFER_RESULT = """
     out = original(*args, **kwargs)
     scope = local.scope
-    if (
-        scope is not None
-        and type(out) is ndarray
-        and out.dtype.kind not in "OV"
-        and from_user_code(1, name)
-    ):
-        return new_buffer(scope, out)
+    if scope is not None and type(out) is ndarray and out.dtype.kind != "V":
+        if out.dtype.kind != "O" and from_user_code(1, name):
+            return new_buffer(scope, out)
+        if library_creations:
+            typed = library_creations[0](out)
+            if typed is not out:
+                return new_buffer(scope, typed)
     return out
 """
 
@@ -856,6 +856,13 @@ _WRAPPER_SOURCE = "\ndef wrapper(*args, **kwargs):" + _BUFFER_RESULT
 #: ``ftransforms.numpy`` (NOTE [numpy.polynomial's dtypes on tracers] in
 #: numpy/polynomial_series.py); empty, such results are returned as NumPy made them.
 LIBRARY_OBJECT_ARRAYS: list = []
+
+#: ``[hook]``: ``hook(out)`` is the plain typed array to hold (as a buffer, which takes
+#: traced writes) in place of the array ``out`` that ``numpy.zeros``/``empty``/... made
+#: for library code two frames up, or ``out`` itself; set by ``ftransforms.numpy`` (NOTE
+#: [numpy.polynomial's dtypes on tracers]); empty, such arrays are returned as NumPy made
+#: them.
+LIBRARY_OBJECT_CREATIONS: list = []
 
 #: ``numpy.full``/``numpy.full_like`` of a traced fill value, registered by
 #: ``ftransforms.numpy`` (the layer above core that computes them).
@@ -1515,6 +1522,7 @@ def _creation(name: str, source: str = _WRAPPER_SOURCE) -> Any:
         "in_fortran_order": _in_fortran_order,
         "traced_fill": TRACED_FILL,
         "library_objects": LIBRARY_OBJECT_ARRAYS,
+        "library_creations": LIBRARY_OBJECT_CREATIONS,
     }
     exec(compile(source, __file__, "exec"), namespace)  # noqa: S102 - fixed source
     wrapper = namespace["wrapper"]

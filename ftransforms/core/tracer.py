@@ -507,6 +507,65 @@ def _generator_method_called(depth: int) -> str | None:
     return f"{'.'.join(chain[:-1])}.{method}"
 
 
+def _masked_array_caller(depth: int) -> bool:
+    """Whether the Python frame ``depth`` levels up (past the wrapper of ``numpy.array``
+    while a transform is active) is ``numpy.ma``'s code."""
+    frame = sys._getframe(depth + 1)
+    if frame.f_globals.get("__name__") == "numpy._ftransforms_buffers":
+        frame = frame.f_back
+    return frame.f_globals.get("__name__", "").startswith("numpy.ma")
+
+
+# NOTE [methods of plain arrays on tracers]: a method of a plain NumPy array called with a
+# tracer (``X.dot(w)``, ``X.take(idx)``, ``s.searchsorted(t)``) is C code that dispatches
+# on no protocol: it converts the tracer with ``__array__``.  With a numeric ``dtype=``
+# (``take``'s intp) an integer tracer's value is read, as for the index of ``a[t]`` (no
+# derivative; under jit the recording then reads data; under vmap rows that differ split
+# the batch); otherwise the TracerConversionError names the method and ``np.<method>(X,
+# ...)``, which dispatches.  Without one (``dot``) NumPy computes on the object array of
+# 0-d tracers, right but element by element in Python (``X.dot(w)`` of a 2000x500 ``X``:
+# about 30 s under grad against 2 ms for ``np.dot(X, w)``), and the ObjectArrayWarning
+# names the method and its dispatching spelling.  The frame is read only on those paths.
+def _plain_array_method(depth: int) -> tuple[str, str] | None:
+    """``("X", "dot")`` when the Python frame ``depth`` levels up calls a method of a plain
+    NumPy array it holds by name (``X.dot(t)``, ``self.W.take(t)``): the C method converts
+    a traced argument with ``__array__`` (NOTE [methods of plain arrays on tracers]); else
+    None."""
+    frame = sys._getframe(depth + 1)
+    if frame.f_globals.get("__name__") == "numpy._ftransforms_buffers":
+        return None  # numpy.array/asarray's wrapper: no method of the user's array
+    key = (frame.f_code, frame.f_lasti)
+    chain = _CALL_CHAINS.get(key)
+    if chain is None:
+        chain = _CALL_CHAINS[key] = _called_name_chain(frame.f_code, frame.f_lasti)
+    if len(chain) < 2:
+        # a receiver that is no plain name path (X[0].take(t)): the method's name alone
+        from ftransforms.core.mutation import _callee  # late import: mutation imports tracer
+
+        method = _callee(frame.f_code, frame.f_lasti)
+        if method in _PLAIN_ARRAY_METHODS:
+            return "a", method
+        return None
+    first, *attrs, method = chain
+    scope = frame.f_locals
+    obj = scope[first] if first in scope else frame.f_globals.get(first)
+    for attr in attrs:
+        obj = getattr(obj, attr, None)
+    if type(obj) is not numpy.ndarray or not callable(getattr(obj, method, None)):
+        return None
+    return ".".join(chain[:-1]), method
+
+
+#: The names of NumPy arrays' methods (less those of NumPy's random generators): a C
+#: call through one (``X[0].take(t)``, whose receiver no name holds) is taken for the
+#: method of a plain array (NOTE [methods of plain arrays on tracers]).
+_PLAIN_ARRAY_METHODS = frozenset(
+    name
+    for name in dir(numpy.ndarray)
+    if not name.startswith("_") and callable(getattr(numpy.ndarray, name))
+) - frozenset(name for name in dir(numpy.random.Generator) if not name.startswith("_"))
+
+
 def _called_name_chain(code: Any, lasti: int) -> tuple:
     """The names loaded at the start of the call at ``lasti`` (``("self", "rng",
     "normal")`` for ``self.rng.normal(t)``), or () where they are not plain names."""
@@ -744,6 +803,27 @@ class Tracer:
         """Raise :class:`EscapedTracerError` if this tracer's transform has returned."""
         if not self._interp.active and not self._plain_after_scope:
             raise escaped_error(self, use)
+
+    def _plain_method_error(self, owner: str, method: str, made: str) -> TracerConversionError:
+        """``X.take(t)`` with a plain NumPy array ``X`` (NOTE [methods of plain arrays on
+        tracers]): NumPy's C method converts ``t`` to ``made``, which cannot hold it."""
+        return TracerConversionError(
+            f"{self._interp.name}: {owner}.{method}(...) of the NumPy array {owner} with a "
+            f"traced argument: NumPy's method converts it to {made}, which cannot hold what "
+            f"the transform tracks (its derivative or its batch).  Write np.{method}({owner}, "
+            f"...) (NumPy hands the tracer to the transform there) or fnp.{method}."
+        )
+
+    def _scalar_type_error(self, dtype: numpy.dtype) -> TracerConversionError:
+        """``np.float64(t)`` (``fnp.float64`` is NumPy's type) where the number of ``t``
+        cannot be read: a NumPy scalar or plain array cannot hold what is tracked."""
+        return TracerConversionError(
+            f"{self._interp.name}: numpy.{dtype.type.__name__}(x) of a traced array makes a "
+            f"NumPy {dtype} scalar (or plain array), which cannot hold what the transform "
+            f"tracks (its derivative or its batch); fnp.{dtype.type.__name__} is NumPy's "
+            f"type too.  Convert with x.astype(numpy.{dtype.type.__name__}) or "
+            f"fnp.asarray(x, dtype=numpy.{dtype.type.__name__}) (a traced 0-d array)."
+        )
 
     def _conversion_error(self, what: str) -> TracerConversionError:
         self._check_live(what)
@@ -1002,22 +1082,40 @@ class Tracer:
                 raise self._scipy_conversion_error(*scipy_caller, refusal)
             _warn_slow_scipy(self, *scipy_caller)
         elif dtype is not None and numpy.dtype(dtype).kind != "O":
-            if not self.shape and _calling_a_numpy_scalar_type(1):
+            if _calling_a_numpy_scalar_type(1):
                 # np.float64(t), np.int32(t), np.bool_(t): the number of a 0-d tracer,
                 # read where float(t) / int(t) / bool(t) reads one (NOTE [number
                 # conversions]); elsewhere (np.array([t, 1.0], dtype=float)) the error below
                 kind = numpy.dtype(dtype).kind
                 try:
+                    if self.shape:
+                        raise self._conversion_error("a NumPy scalar type")
                     number = (
                         int(self) if kind in "iu" else bool(self) if kind == "b" else self.item()
                     )
                 except TracerConversionError:
-                    pass
-                else:
-                    return numpy.asarray(number, dtype=dtype)
+                    raise self._scalar_type_error(numpy.dtype(dtype)) from None
+                return numpy.asarray(number, dtype=dtype)
             drawing = _generator_method_called(1)
             if drawing is not None:
                 raise self._generator_parameter_error(drawing) from None
+            if self.dtype.kind == "b" and _masked_array_caller(1):
+                # a traced mask given to numpy.ma (masked_array(v, mask=v > 0.6)): a mask
+                # has no derivative and NumPy's masks are plain arrays, so its value is
+                # read (NOTE [numpy.ma's masks of traced values]); under vmap rows whose
+                # masks differ split the batch
+                return numpy.asarray(self._concrete(), dtype=dtype)
+            method = _plain_array_method(1)
+            if method is not None:
+                if self.dtype.kind in "iub" and numpy.dtype(dtype).kind in "iub":
+                    # X.take(t), X.repeat(t): an integer argument has no derivative, so
+                    # its value is read as an index a[t] reads it (above); under vmap the
+                    # error below
+                    try:
+                        return numpy.asarray(self._concrete(), dtype=dtype)
+                    except BatchedControlFlowError:
+                        pass
+                raise self._plain_method_error(*method, f"a plain {numpy.dtype(dtype)} array")
             raise TracerConversionError(
                 f"{self._interp.name}: numpy.array(..., dtype={numpy.dtype(dtype)}) (or "
                 f".astype) of a tracer or of a list holding one: a {numpy.dtype(dtype)} "
@@ -1030,11 +1128,24 @@ class Tracer:
             _hide_dtype_in_subclasses(Tracer)
         n = self.size
         if n > self.object_array_warn_size and scipy_caller is None and not _listed(1):
+            method = _plain_array_method(1)
+            how = (
+                "numpy.array/numpy.asarray of a tracer or of a list holding one"
+                if method is None
+                else f"{method[0]}.{method[1]}(...), a method of the NumPy array "
+                f"{method[0]}, converts its traced argument so"
+            )
+            fix = (
+                "fnp.asarray(x) / fnp.array([...]) (ftransforms.numpy)"
+                if method is None
+                else f"np.{method[1]}({method[0]}, ...)"
+                + (f" or {method[0]} @ x" if method[1] == "dot" else "")
+                + " (NumPy hands the tracer to the transform there)"
+            )
             warnings.warn(
                 f"{self._interp.name}: a traced array of shape {self.shape} was turned into "
-                f"a NumPy object array (numpy.array/numpy.asarray of a tracer or of a list "
-                f"holding one), so NumPy computes on it element by element in Python.  Use "
-                f"fnp.asarray(x) / fnp.array([...]) (ftransforms.numpy) to keep it fast.",
+                f"a NumPy object array ({how}), so NumPy computes on it element by element "
+                f"in Python.  Use {fix} to keep it fast.",
                 ObjectArrayWarning,
                 # the user's line: past the wrapper of np.array while a transform is active
                 stacklevel=3

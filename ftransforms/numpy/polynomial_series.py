@@ -15,7 +15,12 @@ tracers cast to the dtype NumPy computes in there: the result dtype of the calli
 function's array arguments (arrays, NumPy scalars, tracers and the tracers in object arrays
 and lists; Python numbers are weak, as in NumPy), integers and booleans made float64 as
 ``numpy.polynomial`` makes them (``c + 0.0``, ``np.common_type``).  Arrays that are no
-object arrays, and object arrays for other callers, cost one dtype test.  The same hook
+object arrays, and object arrays for other callers, cost one dtype test.  The arrays that
+``numpy.zeros``/``empty``/... make there while an argument holds a tracer are buffers
+(core/mutation.py's ``LIBRARY_OBJECT_CREATIONS``), which take the tracers written into them,
+and one that ``dtype=c.dtype`` of an object ``c`` would make an object array is of the
+computing dtype (``polycompanion``'s ``np.zeros((n, n), dtype=c.dtype)`` then ``bot[...] =
+1``: a Python ``1`` beside float32 tracers made the companion matrix float64).  The same hook
 sees ``np.array(c, ndmin=1)`` in the ``...val(x, c)`` functions, which reshape ``c`` for
 an ndarray ``x`` only: for a traced ``x`` it is reshaped there
 (:func:`_reshaped_for_points`).  Two more repairs of the package on tracers:
@@ -41,7 +46,11 @@ from typing import Any
 import numpy
 import numpy.polynomial.polyutils
 
-from ftransforms.core.mutation import LIBRARY_OBJECT_ARRAYS, PATCHED_WHILE_ACTIVE
+from ftransforms.core.mutation import (
+    LIBRARY_OBJECT_ARRAYS,
+    LIBRARY_OBJECT_CREATIONS,
+    PATCHED_WHILE_ACTIVE,
+)
 from ftransforms.core.tracer import Tracer
 from ftransforms.numpy.helpers import array_like, holds_tracer
 
@@ -129,6 +138,48 @@ def _polynomial_objects(out: numpy.ndarray) -> numpy.ndarray:
 
 
 LIBRARY_OBJECT_ARRAYS.append(_polynomial_objects)
+
+
+def _polynomial_creation(out: numpy.ndarray) -> numpy.ndarray:
+    """For the array ``out`` that ``numpy.zeros``/``empty``/... made for its caller two
+    frames up, where that caller is ``numpy.polynomial``'s code computing on tracers: a
+    new plain array to hold as a buffer (which takes the tracers it writes: ``tmp[0] =
+    c[0] * 0`` in ``chebint``), and for an object array (``np.zeros((n, n),
+    dtype=c.dtype)`` of the object array ``c`` in ``polycompanion``) one of the dtype it
+    computes in, zeros in place of ``np.empty``'s ``None``; else ``out`` (NOTE
+    [numpy.polynomial's dtypes on tracers]).  The numbers it then writes (``bot[...] =
+    1``) are cast as NumPy casts them, where Python's ``1`` beside float32 tracers in an
+    object array made the result float64."""
+    frame = sys._getframe(2)
+    if frame.f_code.co_name in _INNER:
+        frame = frame.f_back
+    if not (frame.f_globals.get("__name__") or "").startswith("numpy.polynomial"):
+        return out
+    if not _holds_traced_argument(frame):
+        return out
+    if out.dtype.kind != "O":
+        return out.copy()
+    dtype = _computing_dtype(frame)
+    if dtype is None:
+        return out
+    items = out.ravel().tolist()
+    if all(v is None for v in items):
+        return numpy.zeros(out.shape, dtype)
+    try:
+        return out.astype(dtype)
+    except (TypeError, ValueError):
+        return out
+
+
+def _holds_traced_argument(frame: Any) -> bool:
+    """Whether an argument of the call running in ``frame`` holds a tracer."""
+    code = frame.f_code
+    local = frame.f_locals
+    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    return any(holds_tracer(local.get(name)) for name in names)
+
+
+LIBRARY_OBJECT_CREATIONS.append(_polynomial_creation)
 
 
 #: The code of numpy.polynomial's ``...val(x, c, tensor=True)`` functions.
