@@ -1,0 +1,53 @@
+"""SciPy users, round 15: ``scipy.special`` distribution functions differentiated in a
+shape parameter where the rule's form hit ``inf * 0`` (``stdtr``/``stdtrit`` in ``df``
+at the centre), ..."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.special as sp
+from program_oracles import fd_jacobian
+
+import ftransforms as ft
+
+
+def _t_pdf0(df):
+    return sp.gamma((df + 1) / 2) / (np.sqrt(df * np.pi) * sp.gamma(df / 2))
+
+
+# -- stdtr / stdtrit in df at the centre (NOTE [t cdf near 0]) ----------------------------
+
+
+@pytest.mark.parametrize("df", [0.3, 3.0, 50.0])
+def test_stdtr_and_stdtrit_in_df_at_the_centre(df):
+    # t = 0: every t distribution has cdf 1/2 there, so 0 in df (was inf * 0 = NaN)
+    assert ft.grad(lambda d: sp.stdtr(d, 0.0))(df) == 0.0
+    assert ft.grad(lambda d: sp.stdtrit(d, 0.5))(df) == 0.0
+    # near 0: t times d pdf(0) / d df (the differences of stdtr there keep few digits)
+    d_pdf0 = fd_jacobian(_t_pdf0, (df,), eps=1e-5 * df)
+    assert ft.grad(lambda d: sp.stdtr(d, 1e-5))(df) == pytest.approx(1e-5 * d_pdf0, rel=1e-6)
+    for t in (0.3, -0.7, -3.0):
+        f = lambda d, t=t: sp.stdtr(d, t)  # noqa: E731
+        want = fd_jacobian(f, (df,), eps=1e-5 * df)
+        assert ft.grad(f)(df) == pytest.approx(want, rel=1e-5, abs=1e-15)
+    for p in (0.3, 0.99):
+        f = lambda d, p=p: sp.stdtrit(d, p)  # noqa: E731
+        want = fd_jacobian(f, (df,), eps=1e-5 * df)
+        assert ft.grad(f)(df) == pytest.approx(want, rel=1e-6)
+    # vmapped over t through the three forms (line, centre, tail)
+    t = np.array([0.0, 1e-12, 0.5, -2.0 * np.sqrt(df)])
+    got = ft.vmap(ft.grad(lambda d, v: sp.stdtr(d, v)), in_dims=(None, 0))(df, t)
+    assert np.all(np.isfinite(got))
+    np.testing.assert_allclose(
+        got[2:],
+        [fd_jacobian(lambda d, v=v: sp.stdtr(d, v), (df,), eps=1e-5 * df) for v in t[2:]],
+        rtol=1e-5,
+    )
+
+
+def test_stdtr_mixed_derivative_in_df_and_t_at_zero():
+    # d/dt d/ddf stdtr at t = 0 is d pdf(0) / d df: finite, to differences
+    got = ft.grad(lambda t: ft.grad(lambda d: sp.stdtr(d, t))(3.0))(0.0)
+    want = fd_jacobian(_t_pdf0, (3.0,), eps=1e-5)
+    assert got == pytest.approx(want, rel=1e-8)
