@@ -51,3 +51,21 @@ def test_stdtr_mixed_derivative_in_df_and_t_at_zero():
     got = ft.grad(lambda t: ft.grad(lambda d: sp.stdtr(d, t))(3.0))(0.0)
     want = fd_jacobian(_t_pdf0, (3.0,), eps=1e-5)
     assert got == pytest.approx(want, rel=1e-8)
+
+
+# -- rice in b at b = 0 -------------------------------------------------------------------
+
+
+def test_rice_logpdf_in_b_at_zero_is_zero():
+    # log I0(z b) is even in b: the slope at b = 0 is 0 (through i0e's kink it was z)
+    import scipy.stats as st
+
+    for z in (2.0, 0.01, 30.0):
+        assert ft.grad(lambda b, z=z: st.rice.logpdf(z, b))(0.0) == 0.0
+        assert ft.grad(lambda b, z=z: st.rice.pdf(z, b))(0.0) == 0.0
+    # the second derivative at 0: -1 + z**2 / 2 (I0(u) = 1 + u**2 / 4 + ...)
+    assert ft.hessian(lambda b: st.rice.logpdf(2.0, b))(0.0) == pytest.approx(1.0, rel=1e-12)
+    for b, z in ((0.05, 3.0), (0.3, 2.0), (40.0, 30.0), (30.0, 25.0)):
+        f = lambda v, z=z: st.rice.logpdf(z, v)  # noqa: E731
+        assert ft.jit(f)(b) == pytest.approx(f(b), rel=1e-13)
+        assert ft.grad(f)(b) == pytest.approx(fd_jacobian(f, (b,), eps=1e-6 * b), rel=1e-6)

@@ -745,7 +745,13 @@ class _Rice(_Positive):
         return b >= 0
 
     def _lp(self, z, b):
-        return fsp.xlogy(1.0, z) - 0.5 * (z - b) ** 2 + fnp.log(fsp.i0e(z * b))
+        # log I0(u) - (z**2 + b**2) / 2, u = z b: through i0e (whose exp(-|u|) has a kink
+        # at u = 0, so the derivative in b at b = 0 was z, not 0) only where i0 overflows
+        u = z * b
+        big = u > 700.0
+        near = fnp.log(fsp.i0(fnp.where(big, 0.0, u))) - 0.5 * (z * z + b * b)
+        far = fnp.log(fsp.i0e(fnp.where(big, u, 701.0))) - 0.5 * (z - b) ** 2
+        return fsp.xlogy(1.0, z) + fnp.where(big, far, near)
 
     def _partials(self, sign):
         def partials(z, b):
