@@ -69,3 +69,56 @@ def test_rice_logpdf_in_b_at_zero_is_zero():
         f = lambda v, z=z: st.rice.logpdf(z, v)  # noqa: E731
         assert ft.jit(f)(b) == pytest.approx(f(b), rel=1e-13)
         assert ft.grad(f)(b) == pytest.approx(fd_jacobian(f, (b,), eps=1e-6 * b), rel=1e-6)
+
+
+# -- SciPy's frozen multivariate distributions at a traced point --------------------------
+
+
+def _mvn_case():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((3, 3))
+    return np.array([0.1, -0.2, 0.3]), a @ a.T + 3.0 * np.eye(3), np.array([0.5, 0.1, -0.4])
+
+
+def test_frozen_multivariate_normal_density_at_a_traced_point():
+    import scipy.stats as st
+
+    mean, cov, x = _mvn_case()
+    rv = st.multivariate_normal(mean, cov)  # plain parameters: SciPy's frozen object
+    for f in (
+        rv.logpdf,
+        lambda v: st.multivariate_normal(mean=mean, cov=cov).pdf(v),  # frozen inside
+        lambda v: rv.logpdf(np.stack([v, 2.0 * v])).sum(),
+    ):
+        assert ft.jit(f)(x) == pytest.approx(f(x), rel=1e-13)
+        np.testing.assert_allclose(ft.grad(f)(x), fd_jacobian(f, (x,), eps=1e-5), rtol=1e-7)
+    np.testing.assert_allclose(
+        ft.vmap(rv.logpdf)(np.stack([x, 2.0 * x])), rv.logpdf(np.stack([x, 2.0 * x])), rtol=1e-13
+    )
+    # the cdf in x: the marginal density times the conditional cdf of the others
+    d = x - mean
+    want = []
+    for i in range(3):
+        o = [j for j in range(3) if j != i]
+        mu = cov[o, i] / cov[i, i] * d[i]
+        c = cov[np.ix_(o, o)] - np.outer(cov[o, i], cov[i, o]) / cov[i, i]
+        marginal = st.norm.pdf(d[i], 0.0, np.sqrt(cov[i, i]))
+        want.append(marginal * st.multivariate_normal.cdf(d[o], mu, c))
+    np.testing.assert_allclose(ft.grad(rv.cdf)(x), want, rtol=1e-6)
+    # a singular one keeps SciPy's value on its support
+    rs = st.multivariate_normal(np.zeros(2), np.ones((2, 2)), allow_singular=True)
+    assert ft.jit(rs.logpdf)(np.array([0.3, 0.3])) == pytest.approx(rs.logpdf([0.3, 0.3]))
+
+
+def test_frozen_dirichlet_and_multinomial_at_a_traced_point():
+    import scipy.stats as st
+
+    rd = st.dirichlet(np.array([1.5, 2.0, 3.0]))
+    f = lambda v: rd.logpdf(v / v.sum())  # noqa: E731
+    x = np.array([0.2, 0.3, 0.5])
+    assert ft.jit(f)(x) == pytest.approx(f(x), rel=1e-13)
+    np.testing.assert_allclose(ft.grad(f)(x), fd_jacobian(f, (x,), eps=1e-6), rtol=1e-7)
+    rm = st.multinomial(10, np.array([0.2, 0.3, 0.5]))
+    k = np.array([2.0, 3.0, 5.0])
+    assert ft.jit(rm.logpmf)(k) == pytest.approx(rm.logpmf(k), rel=1e-13)
+    assert ft.jit(rm.pmf)(k) == pytest.approx(rm.pmf(k), rel=1e-13)
