@@ -122,3 +122,28 @@ def test_frozen_dirichlet_and_multinomial_at_a_traced_point():
     k = np.array([2.0, 3.0, 5.0])
     assert ft.jit(rm.logpmf)(k) == pytest.approx(rm.logpmf(k), rel=1e-13)
     assert ft.jit(rm.pmf)(k) == pytest.approx(rm.pmf(k), rel=1e-13)
+
+
+# -- dirichlet's moments and entropy in alpha ---------------------------------------------
+
+
+@pytest.mark.parametrize("method", ["mean", "var", "cov", "entropy"])
+def test_dirichlet_moments_and_entropy_in_alpha(method):
+    import scipy.stats as st
+
+    alpha = np.array([1.5, 2.0, 3.0])
+    want_value = getattr(st.dirichlet, method)(alpha)
+    weights = np.arange(1.0, 1.0 + np.size(want_value)).reshape(np.shape(want_value)) ** 2
+
+    def f(a):
+        return np.sum(getattr(st.dirichlet, method)(a) * weights)
+
+    np.testing.assert_allclose(
+        ft.jit(lambda a: getattr(st.dirichlet, method)(a))(alpha), want_value, rtol=1e-13
+    )
+    np.testing.assert_allclose(ft.grad(f)(alpha), fd_jacobian(f, (alpha,), eps=1e-6), rtol=1e-7)
+    # frozen, and vmapped over alphas
+    g = lambda a: np.sum(getattr(st.dirichlet(a), method)() * weights)  # noqa: E731
+    np.testing.assert_allclose(ft.grad(g)(alpha), ft.grad(f)(alpha), rtol=1e-14)
+    batch = np.stack([alpha, 2.0 * alpha])
+    np.testing.assert_allclose(ft.vmap(f)(batch), [f(a) for a in batch], rtol=1e-13)

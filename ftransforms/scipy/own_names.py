@@ -123,6 +123,7 @@ DIST_METHODS = (
     "interval",
     "stats",
     "moment",
+    "cov",
 )
 
 _DONE: set[str] = set()

@@ -201,7 +201,7 @@ _POINT_METHODS = (
     "logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf", "logpmf", "pmf",
     "interval", "moment",
 )  # fmt: skip
-_NO_POINT_METHODS = ("entropy", "mean", "var", "std", "median")
+_NO_POINT_METHODS = ("entropy", "mean", "var", "std", "median", "cov")
 
 
 class _Frozen:
