@@ -147,3 +147,39 @@ def test_dirichlet_moments_and_entropy_in_alpha(method):
     np.testing.assert_allclose(ft.grad(g)(alpha), ft.grad(f)(alpha), rtol=1e-14)
     batch = np.stack([alpha, 2.0 * alpha])
     np.testing.assert_allclose(ft.vmap(f)(batch), [f(a) for a in batch], rtol=1e-13)
+
+
+# -- loggamma's far left tail, arcsine's logcdf near 0 ------------------------------------
+
+
+def test_loggamma_far_left_tail_values_and_derivatives():
+    import scipy.stats as st
+
+    c = 0.414
+    for x in (-1112.0, -750.0, -709.0, -500.0, -3.0):
+        # the values: SciPy's series below log(tiny) (cdf was 0, logcdf -inf there)
+        for method in ("cdf", "logcdf", "sf", "logsf"):
+            got = ft.jit(lambda t, m=method: getattr(st.loggamma, m)(t, c))(x)
+            assert got == pytest.approx(getattr(st.loggamma, method)(x, c), rel=1e-12)
+        # in x: the density, and its ratios to the cdf and sf (were NaN and inf)
+        pdf, logpdf = st.loggamma.pdf(x, c), st.loggamma.logpdf(x, c)
+        assert ft.grad(lambda t: st.loggamma.cdf(t, c))(x) == pytest.approx(pdf, rel=1e-10)
+        assert ft.grad(lambda t: st.loggamma.sf(t, c))(x) == pytest.approx(-pdf, rel=1e-10)
+        want = np.exp(logpdf - st.loggamma.logcdf(x, c))
+        assert ft.grad(lambda t: st.loggamma.logcdf(t, c))(x) == pytest.approx(want, rel=1e-10)
+        # in c, to differences
+        f = lambda s, x=x: st.loggamma.logcdf(x, s)  # noqa: E731
+        assert ft.grad(f)(c) == pytest.approx(fd_jacobian(f, (c,), eps=1e-6), rel=1e-8)
+
+
+def test_arcsine_logcdf_derivative_near_zero_is_finite():
+    import scipy.stats as st
+
+    for x in (2.5e-24, 1e-10, 0.3, 0.7):
+        want = np.exp(st.arcsine.logpdf(x) - st.arcsine.logcdf(x))
+        assert ft.grad(st.arcsine.logcdf)(x) == pytest.approx(want, rel=1e-9)
+        assert ft.grad(st.arcsine.cdf)(x) == pytest.approx(st.arcsine.pdf(x), rel=1e-12)
+        assert ft.grad(st.arcsine.sf)(x) == pytest.approx(-st.arcsine.pdf(x), rel=1e-12)
+        assert ft.jit(st.arcsine.cdf)(x) == pytest.approx(st.arcsine.cdf(x), rel=1e-13)
+        assert ft.jit(st.arcsine.sf)(x) == pytest.approx(st.arcsine.sf(x), rel=1e-13)
+    assert ft.hessian(st.arcsine.cdf)(0.7) == pytest.approx(ft.grad(st.arcsine.pdf)(0.7), rel=1e-12)

@@ -941,11 +941,29 @@ class _Loggamma(_Bounded):
     def _lp(self, z, c):
         return c * z - fnp.exp(z) - fsp.gammaln(c)
 
+    # below log(tiny) the cdf is its series' first term exp(c z) / Gamma(c + 1), as SciPy's
+    # (gammainc of exp(z) underflowed to 0: logcdf -inf, derivatives inf * 0 = NaN)
+    _LOG_TINY = math.log(2.2250738585072014e-308)
+
+    def _small(self, z, c):
+        small = z < self._LOG_TINY
+        return small, c * _where(small, z, self._LOG_TINY) - fsp.gammaln(c + 1.0)
+
     def _c(self, z, c):
-        return fsp.gammainc(c, fnp.exp(z))
+        small, lead = self._small(z, c)
+        big = fsp.gammainc(c, fnp.exp(_where(small, 0.0, z)))
+        return _where(small, fnp.exp(lead), big)
 
     def _s(self, z, c):
-        return fsp.gammaincc(c, fnp.exp(z))
+        small, lead = self._small(z, c)
+        big = fsp.gammaincc(c, fnp.exp(_where(small, 0.0, z)))
+        return _where(small, 1.0 - fnp.exp(lead), big)  # (expm1's rule, y + 1, is 0 here)
+
+    def _lc(self, z, c):
+        small, lead = self._small(z, c)
+        zs = _where(small, 0.0, z)
+        big = _log_of_complement(self._c(zs, c), lambda: self._s(zs, c))
+        return _where(small, lead, big)
 
     def _pq(self, q, c):
         return fnp.log(fsp.gammaincinv(c, q))
@@ -1753,10 +1771,20 @@ class _Arcsine(_Unit):
         return -math.log(math.pi) - 0.5 * fnp.log(z) - 0.5 * fnp.log1p(-z)
 
     def _c(self, z):
-        return (2.0 / math.pi) * fnp.arcsin(fnp.sqrt(z))
+        return self._arc(z, 1.0 - z)
 
     def _s(self, z):
-        return (2.0 / math.pi) * fnp.arcsin(fnp.sqrt(1.0 - z))
+        return self._arc(1.0 - z, z)
+
+    @staticmethod
+    def _arc(u, v):
+        """``2/pi arcsin(sqrt(u))`` with ``v = 1 - u``: ``arccos(sqrt(v))`` for ``u > 1/2``,
+        so the derivative never goes through ``arcsin'(1) = inf`` where ``1 - z`` rounds to
+        1 (NaN in ``logcdf`` at ``z = 1e-24``, whose upper branch took the sf there)."""
+        big = u > 0.5
+        near = fnp.arcsin(fnp.sqrt(_where(big, 0.25, u)))
+        far = fnp.arccos(fnp.sqrt(_where(big, v, 0.25)))
+        return (2.0 / math.pi) * _where(big, far, near)
 
     def _pq(self, q):
         return fnp.sin(0.5 * math.pi * q) ** 2
