@@ -183,3 +183,24 @@ def test_arcsine_logcdf_derivative_near_zero_is_finite():
         assert ft.jit(st.arcsine.cdf)(x) == pytest.approx(st.arcsine.cdf(x), rel=1e-13)
         assert ft.jit(st.arcsine.sf)(x) == pytest.approx(st.arcsine.sf(x), rel=1e-13)
     assert ft.hessian(st.arcsine.cdf)(0.7) == pytest.approx(ft.grad(st.arcsine.pdf)(0.7), rel=1e-12)
+
+
+# -- Hankel functions in x ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["hankel1", "hankel2", "hankel1e", "hankel2e"])
+def test_hankel_functions_differentiate_in_x(name):
+    h = getattr(sp, name)
+    for f in (
+        lambda x: np.abs(h(1.5, x)),
+        lambda x: np.angle(h(1.5, x)),
+        lambda x: np.real(h(0.7, x)),
+        lambda x: np.imag(h(2.0, x)),
+    ):
+        for x in (0.3, 2.3, 40.0):
+            assert ft.grad(f)(x) == pytest.approx(fd_jacobian(f, (x,), eps=1e-6 * x), rel=1e-7)
+    # the complex derivative itself, forward: real and imaginary parts to differences
+    d = ft.jacfwd(lambda x: h(1.5, x))(2.3)
+    for part in (np.real, np.imag):
+        want = fd_jacobian(lambda x, part=part: part(h(1.5, x)), (2.3,), eps=1e-6)
+        assert part(d) == pytest.approx(want, rel=1e-7)

@@ -441,6 +441,24 @@ DERIVATIVES: dict[str, tuple[Callable | None, ...]] = {
     ),
     "jve": (None, lambda y, v, x: 0.5 * (prims.jv.bind(v - 1.0, x) - prims.jv.bind(v + 1.0, x))),
     "yve": (None, lambda y, v, x: 0.5 * (prims.yv.bind(v - 1.0, x) - prims.yv.bind(v + 1.0, x))),
+    # Hankel functions (complex values of a real x): H' = (H_(v-1) - H_(v+1)) / 2, and the
+    # scaled ones' factor exp(-+ i x) adds -+ i times the value
+    "hankel1": (
+        None,
+        lambda y, v, x: 0.5 * (_u("hankel1", v - 1.0, x) - _u("hankel1", v + 1.0, x)),
+    ),
+    "hankel2": (
+        None,
+        lambda y, v, x: 0.5 * (_u("hankel2", v - 1.0, x) - _u("hankel2", v + 1.0, x)),
+    ),
+    "hankel1e": (
+        None,
+        lambda y, v, x: 0.5 * (_u("hankel1e", v - 1.0, x) - _u("hankel1e", v + 1.0, x)) - 1j * y,
+    ),
+    "hankel2e": (
+        None,
+        lambda y, v, x: 0.5 * (_u("hankel2e", v - 1.0, x) - _u("hankel2e", v + 1.0, x)) + 1j * y,
+    ),
     # orthogonal polynomials, in x (d/dx C_n^(a) = 2 a C_(n-1)^(a+1))
     "eval_gegenbauer": (
         None,
