@@ -204,3 +204,23 @@ def test_hankel_functions_differentiate_in_x(name):
     for part in (np.real, np.imag):
         want = fd_jacobian(lambda x, part=part: part(h(1.5, x)), (2.3,), eps=1e-6)
         assert part(d) == pytest.approx(want, rel=1e-7)
+
+
+# -- digamma at a complex argument: a clear refusal ----------------------------------------
+
+
+def test_digamma_derivative_at_a_complex_argument_is_a_clear_error():
+    from ftransforms.core.stack import current_stack
+    from ftransforms.errors import UnsupportedOperationError
+
+    def f(v):
+        return np.real(sp.digamma(v[0] + 1j * v[1]))
+
+    with pytest.raises(UnsupportedOperationError, match=r"digamma\(z\).*complex"):
+        ft.grad(f)(np.array([0.5, 0.3]))
+    assert current_stack() == ()
+    # its value and loggamma's derivative (digamma itself) at a complex z still work
+    assert ft.jit(f)(np.array([0.5, 0.3])) == pytest.approx(f(np.array([0.5, 0.3])), rel=1e-14)
+    g = ft.grad(lambda v: np.real(sp.loggamma(v[0] + 1j * v[1])))(np.array([0.5, 0.3]))
+    want = fd_jacobian(lambda v: np.real(sp.loggamma(v[0] + 1j * v[1])), (np.array([0.5, 0.3]),))
+    np.testing.assert_allclose(g, want, rtol=1e-8)
