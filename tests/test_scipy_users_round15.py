@@ -224,3 +224,35 @@ def test_digamma_derivative_at_a_complex_argument_is_a_clear_error():
     g = ft.grad(lambda v: np.real(sp.loggamma(v[0] + 1j * v[1])))(np.array([0.5, 0.3]))
     want = fd_jacobian(lambda v: np.real(sp.loggamma(v[0] + 1j * v[1])), (np.array([0.5, 0.3]),))
     np.testing.assert_allclose(g, want, rtol=1e-8)
+
+
+# -- burr12 far right: log1p(z**c) without the overflow -------------------------------------
+
+
+def test_burr12_logpdf_far_right_is_finite_in_value_and_derivatives():
+    import scipy.stats as st
+
+    c, d = 1.5, 2.0
+    for x in (1e300, 1e200, 1e10, 3.0, 1.0, 0.5, 1e-10):
+        # log(c d) + (c - 1) log x - (d + 1) log1p(x**c); for x > 1 log1p(x**c) is
+        # c log x + log1p(x**-c) exactly (1e300**1.5 overflows: SciPy's value is -inf there)
+        log_x = np.log(x)
+        tail = c * log_x + np.log1p(x**-c) if x > 1 else np.log1p(x**c)
+        want = np.log(c * d) + (c - 1.0) * log_x - (d + 1.0) * tail
+        assert fs_burr12_logpdf(x, c, d) == pytest.approx(want, rel=1e-14)
+        if x <= 1e200:
+            assert st.burr12.logpdf(x, c, d) == pytest.approx(want, rel=1e-14)
+        # in c: log x (1 - (d + 1) x**c / (1 + x**c)) + 1 / c, finite (was NaN at 1e300)
+        frac = 1.0 / (1.0 + x**-c) if x > 1 else x**c / (1.0 + x**c)
+        want_c = 1.0 / c + log_x * (1.0 - (d + 1.0) * frac)
+        got_c = ft.grad(lambda s, x=x: st.burr12.logpdf(x, s, d))(c)
+        assert got_c == pytest.approx(want_c, rel=1e-12)
+        # in d: 1 / d - log1p(x**c) (was -inf at 1e300)
+        got_d = ft.grad(lambda s, x=x: st.burr12.logpdf(x, c, s))(d)
+        assert got_d == pytest.approx(1.0 / d - tail, rel=1e-12)
+
+
+def fs_burr12_logpdf(x, c, d):
+    import ftransforms.scipy.stats as fs
+
+    return fs.burr12.logpdf(np.float64(x), c, d)

@@ -470,11 +470,22 @@ class _Burr12(_Positive):
     def _valid(self, c, d):
         return (c > 0) & (d > 0)
 
+    @staticmethod
+    def _log1p_pow(z, c):
+        """``log1p(z**c)``; above ``z = 1`` as ``c log z + log1p(z**-c)``, so that ``z**c``
+        never overflows (SciPy's is -inf at ``z = 1e300``, and its derivative in ``c``
+        was NaN there; the value is finite)."""
+        big = z > 1.0
+        zb = _where(big, z, 2.0)
+        zs = _where(big, 0.5, z)
+        far = c * fnp.log(zb) + fnp.log1p(zb ** (-c))
+        return _where(big, far, fnp.log1p(zs**c))
+
     def _lp(self, z, c, d):
-        return fnp.log(c * d) + fsp.xlogy(c - 1.0, z) - (d + 1.0) * fnp.log1p(z**c)
+        return fnp.log(c * d) + fsp.xlogy(c - 1.0, z) - (d + 1.0) * self._log1p_pow(z, c)
 
     def _ls(self, z, c, d):
-        return -d * fnp.log1p(z**c)
+        return -d * self._log1p_pow(z, c)
 
     def _s(self, z, c, d):
         return fnp.exp(self._ls(z, c, d))
