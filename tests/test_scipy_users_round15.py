@@ -256,3 +256,33 @@ def fs_burr12_logpdf(x, c, d):
     import ftransforms.scipy.stats as fs
 
     return fs.burr12.logpdf(np.float64(x), c, d)
+
+
+# -- Weibull's cdf and sf where the power overflows -----------------------------------------
+
+
+def test_weibull_cdf_sf_in_c_where_the_power_overflows():
+    import scipy.stats as st
+
+    c = 1.79
+    # z**c overflows to inf: exp(-inf) = 0 had the derivative 0 * inf = NaN in c
+    for dist, x, method in (
+        (st.weibull_min, 1e300, "sf"),
+        (st.weibull_min, 1e300, "cdf"),
+        (st.weibull_min, 1e300, "logcdf"),
+        (st.weibull_max, -1e300, "sf"),
+        (st.weibull_max, -1e300, "cdf"),
+        (st.weibull_max, -1e300, "logsf"),
+    ):
+        f = lambda s, d=dist, x=x, m=method: getattr(d, m)(x, s)  # noqa: E731
+        assert ft.grad(f)(c) == 0.0
+        g = lambda t, d=dist, m=method: getattr(d, m)(t, c)  # noqa: E731
+        assert ft.grad(g)(x) == 0.0
+        assert ft.jit(g)(np.float64(x)) == getattr(dist, method)(x, c)
+    # where it does not overflow, the derivatives to differences
+    for x in (3.0, 2.0, 0.3):
+        for method in ("sf", "cdf", "logcdf"):
+            f = lambda s, x=x, m=method: getattr(st.weibull_min, m)(x, s)  # noqa: E731
+            assert ft.grad(f)(c) == pytest.approx(
+                fd_jacobian(f, (c,), eps=1e-6), rel=1e-6, abs=1e-300
+            )

@@ -66,6 +66,7 @@ from ftransforms.scipy.stats_base import (
     _Discrete,
     _Dist,
     _exp_cap,
+    _exp_neg_pow,
     _fit_check,
     _fit_fixed,
     _fl,
@@ -2188,14 +2189,14 @@ class _WeibullMin(_Continuous):
         return fnp.where(ok, fnp.log(c) + fsp.xlogy(c - 1.0, zs) - zs**c, -fnp.inf)
 
     def _cdf(self, z, c):
-        return _from_zero(z, lambda zs: -fnp.expm1(-(zs**c)), 0.0)
+        return _from_zero(z, lambda zs: _exp_neg_pow(zs, c, complement=True), 0.0)
 
     def _sf(self, z, c):
-        return _from_zero(z, lambda zs: fnp.exp(-(zs**c)), 1.0)
+        return _from_zero(z, lambda zs: _exp_neg_pow(zs, c), 1.0)
 
     def _logcdf(self, z, c):
         pos = z > 0
-        return fnp.where(pos, _log1mexp(-(fnp.where(pos, z, 1.0) ** c)), -fnp.inf)
+        return fnp.where(pos, _exp_neg_pow(fnp.where(pos, z, 1.0), c, "log"), -fnp.inf)
 
     def _logsf(self, z, c):
         return _from_zero(z, lambda zs: -(zs**c), 0.0)

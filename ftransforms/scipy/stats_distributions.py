@@ -34,6 +34,7 @@ from ftransforms.scipy.stats_base import (
     _betaln,
     _Continuous,
     _exp_cap,
+    _exp_neg_pow,
     _implicit_ppf,
     _log1mexp,
     _log_ndtr,
@@ -352,16 +353,16 @@ class _WeibullMax(_Bounded):
         return fnp.log(c) + fsp.xlogy(c - 1.0, -z) - (-z) ** c
 
     def _c(self, z, c):
-        return fnp.exp(-((-z) ** c))
+        return _exp_neg_pow(-z, c)
 
     def _s(self, z, c):
-        return -fnp.expm1(-((-z) ** c))
+        return _exp_neg_pow(-z, c, complement=True)
 
     def _lc(self, z, c):
         return -((-z) ** c)
 
     def _ls(self, z, c):
-        return _log1mexp(-((-z) ** c))
+        return _exp_neg_pow(-z, c, "log")
 
     def _pq(self, q, c):
         return -((-fnp.log(q)) ** (1.0 / c))
