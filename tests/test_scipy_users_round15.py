@@ -286,3 +286,31 @@ def test_weibull_cdf_sf_in_c_where_the_power_overflows():
             assert ft.grad(f)(c) == pytest.approx(
                 fd_jacobian(f, (c,), eps=1e-6), rel=1e-6, abs=1e-300
             )
+
+
+def test_dweibull_and_exponweib_tails_have_finite_derivatives():
+    import scipy.stats as st
+
+    c = 2.0685
+    for x in (1e300, -1e300):
+        for method in ("cdf", "sf"):
+            f = lambda s, x=x, m=method: getattr(st.dweibull, m)(x, s)  # noqa: E731
+            assert ft.grad(f)(c) == 0.0
+    a, c = 2.89, 1.95
+    # far right: exp(-z**c) underflows; far left: z**c underflows (log 0 = -inf before)
+    for x in (1e300, 1e-300):
+        for method in ("cdf", "sf", "logsf"):
+            for i in (0, 1):
+                f = lambda s, x=x, m=method, i=i: getattr(st.exponweib, m)(  # noqa: E731
+                    x, *((s, c) if i == 0 else (a, s))
+                )
+                assert np.isfinite(ft.grad(f)((a, c)[i]))
+    # logcdf far left: a c log(x), finite (SciPy's underflows to -inf)
+    got = ft.grad(lambda s: st.exponweib.logcdf(1e-300, s, c))(a)
+    assert got == pytest.approx(c * np.log(1e-300), rel=1e-12)
+    for x in (1e-3, 0.3, 2.0):  # around the switch at z**c = 1e-8, to differences
+        f = lambda s, x=x: st.exponweib.logcdf(x, a, s)  # noqa: E731
+        assert ft.grad(f)(c) == pytest.approx(fd_jacobian(f, (c,), eps=1e-6), rel=1e-6)
+        assert ft.jit(lambda t: st.exponweib.logcdf(t, a, c))(np.float64(x)) == pytest.approx(
+            st.exponweib.logcdf(x, a, c), rel=1e-12
+        )

@@ -128,7 +128,7 @@ def _exp_neg_pow(z: Any, c: Any, complement: bool | str = False) -> Any:
         >>> float(_exp_neg_pow(1e300, 2.0))
         0.0
     """
-    big = c * fnp.log(z) > _LOG_746
+    big = c * fnp.log(fnp.where(z > 0, z, 1.0)) > _LOG_746  # (0 stays 0 below)
     zs = fnp.where(big, 1.0, z)
     if complement == "log":  # log(1 - exp(-z**c)): 0 there
         return fnp.where(big, 0.0, _log1mexp(-(zs**c)))

@@ -638,7 +638,14 @@ class _Exponweib(_Positive):
         return fnp.log(a * c) + fsp.xlogy(a - 1.0, fnp.exp(log_w)) - zc + fsp.xlogy(c - 1.0, z)
 
     def _lc(self, z, a, c):
-        return a * _log1mexp(-(z**c))
+        # log(1 - exp(-t)), t = z**c: log(t) - t/2 below t = 1e-8 (t underflowed to 0 at
+        # z = 1e-300: log 0 = -inf, every derivative NaN)
+        log_t = c * fnp.log(z)
+        small = log_t < math.log(1e-8)
+        ts = fnp.exp(_where(small, log_t, -20.0))
+        near = log_t - 0.5 * ts
+        far = _exp_neg_pow(_where(small, 1.0, z), c, "log")
+        return a * _where(small, near, far)
 
     def _c(self, z, a, c):
         return fnp.exp(self._lc(z, a, c))
@@ -1664,7 +1671,7 @@ class _Dweibull(_Bounded):
         return fnp.log(0.5 * c) + fsp.xlogy(c - 1.0, a) - a**c
 
     def _half(self, z, c):
-        return 0.5 * fnp.exp(-(fnp.abs(z) ** c))
+        return 0.5 * _exp_neg_pow(fnp.abs(z), c)
 
     def _c(self, z, c):
         return _where(z <= 0, self._half(z, c), 1.0 - self._half(z, c))
