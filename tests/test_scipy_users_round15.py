@@ -1,6 +1,8 @@
-"""SciPy users, round 15: ``scipy.special`` distribution functions differentiated in a
-shape parameter where the rule's form hit ``inf * 0`` (``stdtr``/``stdtrit`` in ``df``
-at the centre), ..."""
+"""SciPy users, round 15: derivatives that hit inf * 0 = NaN (stdtr/stdtrit in df at the
+centre, arcsine's logcdf near 0, loggamma's far left tail, Weibull-type cdfs where a power
+overflows or underflows, burr12 far right), rice's slope in b at 0, SciPy's frozen
+multivariate_normal and dirichlet's moments on tracers, Hankel derivatives, and the
+refusal of digamma's derivative at a complex argument."""
 
 from __future__ import annotations
 
