@@ -89,7 +89,7 @@ def _loss(name, i):
     def f(x):
         args = list(base)
         args[i] = x
-        return u(*args).sum()
+        return np.real(u(*args)).sum()  # (the real part of a complex one: hankel1, ...)
 
     return f, base[i]
 

@@ -68,6 +68,10 @@ def _gammaln(x: Any) -> Any:
     return prims.gammaln.bind(x)
 
 
+def _digamma(x: Any) -> Any:
+    return prims.digamma.bind(x)
+
+
 def _betaln(a: Any, b: Any) -> Any:
     return prims.betaln.bind(a, b)
 
@@ -110,13 +114,39 @@ def _gammainc_da(a: Any, x: Any) -> Any:
 
 
 def _stdtr_ddf(df: Any, t: Any) -> Any:
-    """d/d df of ``stdtr(df, t)``: the tail ``I_z(df/2, 1/2) / 2``, ``z = df / (df + t**2)``,
-    is below ``t < 0`` and above it ``1 -`` that."""
+    """d/d df of ``stdtr(df, t)``, in the three forms of NOTE [t cdf near 0]
+    (``scipy/stats.py``): for ``t**2 >= df`` the tail ``I_z(df/2, 1/2) / 2``,
+    ``z = df / (df + t**2)`` (below ``t < 0``, above it ``1 -`` that); for ``t**2 < df``
+    ``1/2 + sign(t) I_w(1/2, df/2) / 2``, ``w = t**2 / (df + t**2)``, whose density term
+    ``w**(-1/2) dw/ddf`` is written with ``t`` (the tail form's ``inf * 0`` at ``t = 0``
+    was NaN: ``stdtrit(df, 0.5)`` in ``df``); below ``t**2 = 1e-16 df`` the line
+    ``1/2 + pdf(0) t``, smooth to every order."""
     t2 = t * t
-    z = df / (df + t2)
-    dz = t2 / ((df + t2) * (df + t2))
+    center = t2 < df
+    tiny = t2 < 1e-16 * df
+    # the tail form (each branch on inputs inside its own domain, so no NaN leaks through
+    # the select's other side at any order)
+    tt2 = _where(center, 4.0 * df, t2)
+    z = df / (df + tt2)
+    dz = tt2 / ((df + tt2) * (df + tt2))
     dtail = 0.25 * _betainc_da(0.5 * df, 0.5, z) + 0.5 * _beta_pdf(0.5 * df, 0.5, z) * dz
-    return _where(t > 0, -dtail, dtail)
+    far = _where(t > 0, -dtail, dtail)
+    # the centre form
+    tc = _where(center & ~tiny, t, 0.5 * _sqrt(df))
+    den = df + tc * tc
+    w = tc * tc / den
+    half_db = 0.25 * _betainc_db(0.5, 0.5 * df, w)
+    density = (
+        0.5
+        * tc
+        * _exp((0.5 * df - 1.0) * _log(df / den) - 1.5 * _log(den) - _betaln(0.5, 0.5 * df))
+    )
+    mid = _where(tc > 0, half_db, -half_db) - density
+    # the line: t times d pdf(0) / d df
+    log_pdf0 = _gammaln(0.5 * (df + 1.0)) - _gammaln(0.5 * df) - 0.5 * _log(df * _PI)
+    dlog_pdf0 = 0.5 * (_digamma(0.5 * (df + 1.0)) - _digamma(0.5 * df)) - 0.5 / df
+    line = t * _exp(log_pdf0) * dlog_pdf0
+    return _where(tiny, line, _where(center, mid, far))
 
 
 def _fdtr_dd(which: int) -> Callable[..., Any]:
@@ -411,6 +441,24 @@ DERIVATIVES: dict[str, tuple[Callable | None, ...]] = {
     ),
     "jve": (None, lambda y, v, x: 0.5 * (prims.jv.bind(v - 1.0, x) - prims.jv.bind(v + 1.0, x))),
     "yve": (None, lambda y, v, x: 0.5 * (prims.yv.bind(v - 1.0, x) - prims.yv.bind(v + 1.0, x))),
+    # Hankel functions (complex values of a real x): H' = (H_(v-1) - H_(v+1)) / 2, and the
+    # scaled ones' factor exp(-+ i x) adds -+ i times the value
+    "hankel1": (
+        None,
+        lambda y, v, x: 0.5 * (_u("hankel1", v - 1.0, x) - _u("hankel1", v + 1.0, x)),
+    ),
+    "hankel2": (
+        None,
+        lambda y, v, x: 0.5 * (_u("hankel2", v - 1.0, x) - _u("hankel2", v + 1.0, x)),
+    ),
+    "hankel1e": (
+        None,
+        lambda y, v, x: 0.5 * (_u("hankel1e", v - 1.0, x) - _u("hankel1e", v + 1.0, x)) - 1j * y,
+    ),
+    "hankel2e": (
+        None,
+        lambda y, v, x: 0.5 * (_u("hankel2e", v - 1.0, x) - _u("hankel2e", v + 1.0, x)) + 1j * y,
+    ),
     # orthogonal polynomials, in x (d/dx C_n^(a) = 2 a C_(n-1)^(a+1))
     "eval_gegenbauer": (
         None,

@@ -199,10 +199,24 @@ Example:
     >>> round(float(ft.grad(digamma)(1.0)), 6)  # pi**2 / 6
     1.644934
 """
+
+
+def _digamma_d(y, x):
+    """``polygamma(1, x)``, which SciPy has for real ``x`` only (a complex one raised
+    NumPy's bare ufunc TypeError from inside the rule)."""
+    if numpy.dtype(getattr(x, "dtype", numpy.float64)).kind == "c":
+        raise UnsupportedOperationError(
+            "digamma(z): the derivative at a complex z (trigamma) is not implemented: "
+            "scipy.special.polygamma takes real arguments only; differentiate in real "
+            "arguments, or give it rules with ftransforms.custom_jvp"
+        )
+    return polygamma_p.bind(1, x)
+
+
 digamma_p = defunary(
     "digamma",
     lambda xp, x: scipy_special(xp).digamma(x),
-    lambda y, x: polygamma_p.bind(1, x),
+    _digamma_d,
     doc=_DIGAMMA_DOC,
 )
 

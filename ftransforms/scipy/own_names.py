@@ -20,7 +20,8 @@ and distribution objects* call them while a transform is active on some thread
 * every ``scipy.stats`` distribution's ``pdf``/``logpdf``/``cdf``/..., ``mean``/``var``/
   ``std``/``median``/``entropy`` and ``__call__`` (freezing), through the base classes
   (frozen distributions call them), when ``ftransforms.scipy.stats`` has that
-  distribution; and the multivariate ones it has;
+  distribution; and the multivariate ones it has (a frozen ``multivariate_normal`` of
+  plain parameters at a traced point too: ``_patch_frozen_multivariate``);
 * ``scipy.spatial.transform.Rotation``'s constructors at tracers, its ``apply`` and
   ``mean`` at traced vectors or weights, and ``Slerp`` (``_patch_rotations``);
 * ``scipy.stats.gaussian_kde`` made from traced data, and the densities of one made
@@ -67,6 +68,7 @@ import inspect
 import sys
 import threading
 import types
+from collections.abc import Callable
 from typing import Any
 
 import numpy
@@ -121,6 +123,7 @@ DIST_METHODS = (
     "interval",
     "stats",
     "moment",
+    "cov",
 )
 
 _DONE: set[str] = set()
@@ -304,6 +307,51 @@ def _patch_distributions() -> None:
                 if copy is not None:
                     _redirect(theirs, copy, wrapper)
                 _install_in_class(home, {method: wrapper})
+
+
+#: SciPy's frozen multivariate classes (``scipy.stats._multivariate``) -> the counterpart's
+#: name and the frozen parameters, as the counterpart's positional arguments after ``x``.
+_FROZEN_MULTIVARIATE: dict[str, tuple[str, Callable[[Any], tuple]]] = {
+    "multivariate_normal_frozen": (
+        "multivariate_normal",
+        lambda f: (f.mean, f.cov, f.allow_singular),
+    ),
+}  # (dirichlet's and multinomial's frozen densities call their generator's, patched above)
+
+
+def _patch_frozen_multivariate() -> None:
+    """The densities of SciPy's frozen multivariate distributions made from plain
+    parameters (``multivariate_normal(mean, cov).logpdf(x)``) at a traced ``x``: they
+    compute with their own precomputed factors, not through the methods patched above, so
+    each asks the counterpart with its frozen parameters (the cdf with its ``maxpts``,
+    ``abseps`` and ``releps``)."""
+    module = sys.modules.get("scipy.stats._multivariate")
+    ours = importlib.import_module("ftransforms.scipy.stats")
+    for cls_name, (name, params) in _FROZEN_MULTIVARIATE.items():
+        cls = getattr(module, cls_name, None)
+        counterpart = getattr(ours, name, None)
+        if cls is None or counterpart is None:
+            continue
+        wrappers = {}
+        for method in ("pdf", "logpdf", "cdf", "logcdf"):
+            theirs = cls.__dict__.get(method)
+            fn = getattr(counterpart, method, None)
+            if inspect.isfunction(theirs) and fn is not None:
+                wrappers[method] = _frozen_method(theirs, fn, params, method)
+        _install_in_class(cls, wrappers)
+
+
+def _frozen_method(theirs: Any, fn: Any, params: Callable[[Any], tuple], method: str) -> Any:
+    @functools.wraps(theirs)
+    def call(self: Any, x: Any, *args: Any, **kwargs: Any) -> Any:
+        if ACTIVE_THREADS[0] and _traced((x, *args), kwargs):
+            if method in ("cdf", "logcdf"):  # (SciPy's frozen cdf takes keywords only)
+                extra = (self.maxpts, self.abseps, self.releps)
+                return fn(x, *params(self), *extra, *args, **kwargs)
+            return fn(x, *params(self), *args, **kwargs)
+        return theirs(self, x, *args, **kwargs)
+
+    return call
 
 
 def _patch_kde() -> None:
@@ -546,6 +594,7 @@ def _patch(name: str) -> None:
     _patch_module(name)
     if name == "stats":
         _patch_distributions()
+        _patch_frozen_multivariate()
         _patch_kde()
     if name == "spatial":
         _patch_kdtree()

@@ -66,6 +66,7 @@ from ftransforms.scipy.stats_base import (
     _Discrete,
     _Dist,
     _exp_cap,
+    _exp_neg_pow,
     _fit_check,
     _fit_fixed,
     _fl,
@@ -1760,6 +1761,54 @@ class _Dirichlet(_Dist):
         """Density at ``x``."""
         return fnp.exp(self.logpdf(x, alpha))
 
+    @staticmethod
+    def _alpha(alpha: Any, where: str) -> Any:
+        alpha = _fl(alpha)
+        if fnp.ndim(alpha) != 1:
+            raise ValueError(
+                f"dirichlet.{where}(alpha): alpha must be 1-D, got shape {fnp.shape(alpha)}"
+            )
+        return alpha
+
+    def mean(self, alpha: Any) -> Any:
+        """``alpha / sum(alpha)``.
+
+        Example:
+            >>> import numpy as np
+            >>> dirichlet.mean(np.array([1.0, 3.0])).tolist()
+            [0.25, 0.75]
+        """
+        alpha = self._alpha(alpha, "mean")
+        return alpha / fnp.sum(alpha)
+
+    def var(self, alpha: Any) -> Any:
+        """The components' variances, ``a (a0 - a) / (a0**2 (a0 + 1))``, ``a0 = sum(a)``."""
+        alpha = self._alpha(alpha, "var")
+        a0 = fnp.sum(alpha)
+        return alpha * (a0 - alpha) / (a0 * a0 * (a0 + 1.0))
+
+    def cov(self, alpha: Any) -> Any:
+        """The covariance matrix, ``(diag(m) - m mᵀ) / (a0 + 1)``, ``m`` the mean."""
+        alpha = self._alpha(alpha, "cov")
+        a0 = fnp.sum(alpha)
+        m = alpha / a0
+        return (fnp.diag(m) - fnp.outer(m, m)) / (a0 + 1.0)
+
+    def entropy(self, alpha: Any) -> Any:
+        """Differential entropy, ``log B(alpha) + (a0 - K) psi(a0) - sum((a - 1) psi(a))``
+        (the variational-inference term).
+
+        Example:
+            >>> import numpy as np
+            >>> round(float(dirichlet.entropy(np.array([1.0, 1.0]))), 6)  # uniform on [0, 1]
+            0.0
+        """
+        alpha = self._alpha(alpha, "entropy")
+        a0 = fnp.sum(alpha)
+        log_b = fnp.sum(fsp.gammaln(alpha)) - fsp.gammaln(a0)
+        k = fnp.shape(alpha)[0]
+        return log_b + (a0 - k) * fsp.digamma(a0) - fnp.sum((alpha - 1.0) * fsp.digamma(alpha))
+
     def rvs(self, alpha: Any, size: Any = 1, random_state: Any = None) -> Any:
         """Samples of shape ``size + (K,)`` (SciPy's), each ``g / sum(g)`` for independent
         ``g_k`` drawn from ``gamma(alpha_k)``: differentiable in ``alpha`` (the gamma
@@ -2140,14 +2189,14 @@ class _WeibullMin(_Continuous):
         return fnp.where(ok, fnp.log(c) + fsp.xlogy(c - 1.0, zs) - zs**c, -fnp.inf)
 
     def _cdf(self, z, c):
-        return _from_zero(z, lambda zs: -fnp.expm1(-(zs**c)), 0.0)
+        return _from_zero(z, lambda zs: _exp_neg_pow(zs, c, complement=True), 0.0)
 
     def _sf(self, z, c):
-        return _from_zero(z, lambda zs: fnp.exp(-(zs**c)), 1.0)
+        return _from_zero(z, lambda zs: _exp_neg_pow(zs, c), 1.0)
 
     def _logcdf(self, z, c):
         pos = z > 0
-        return fnp.where(pos, _log1mexp(-(fnp.where(pos, z, 1.0) ** c)), -fnp.inf)
+        return fnp.where(pos, _exp_neg_pow(fnp.where(pos, z, 1.0), c, "log"), -fnp.inf)
 
     def _logsf(self, z, c):
         return _from_zero(z, lambda zs: -(zs**c), 0.0)

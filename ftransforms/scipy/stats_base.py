@@ -118,6 +118,28 @@ def _safe_log(p: Any) -> Any:
     return fnp.where(pos, fnp.log(fnp.where(pos, p, 1.0)), fnp.where(p == 0, -fnp.inf, fnp.nan))
 
 
+def _exp_neg_pow(z: Any, c: Any, complement: bool | str = False) -> Any:
+    """``exp(-z**c)`` (``-expm1(-z**c)`` with ``complement``, its log with ``"log"``) for
+    ``z > 0``: where
+    ``z**c > 746`` the value is the constant 0 (1), so that a power that overflows to inf
+    gives no ``0 * inf = NaN`` derivative (Weibull's sf at ``x = 1e300`` in ``c``).
+
+    Example:
+        >>> float(_exp_neg_pow(1e300, 2.0))
+        0.0
+    """
+    big = c * fnp.log(fnp.where(z > 0, z, 1.0)) > _LOG_746  # (0 stays 0 below)
+    zs = fnp.where(big, 1.0, z)
+    if complement == "log":  # log(1 - exp(-z**c)): 0 there
+        return fnp.where(big, 0.0, _log1mexp(-(zs**c)))
+    if complement:
+        return fnp.where(big, 1.0, -fnp.expm1(-(zs**c)))
+    return fnp.where(big, 0.0, fnp.exp(-(zs**c)))
+
+
+_LOG_746 = math.log(746.0)  # exp(-746) underflows to 0 in float64
+
+
 def _log_of_complement(p: Any, other: Any) -> Any:
     """``log(p)`` where ``p < 1/2``, else ``log1p(-other())`` with ``other() = 1 - p``
     computed on its own (SciPy's generic ``_logcdf``/``_logsf``, split at the median): a
@@ -201,7 +223,7 @@ _POINT_METHODS = (
     "logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf", "logpmf", "pmf",
     "interval", "moment",
 )  # fmt: skip
-_NO_POINT_METHODS = ("entropy", "mean", "var", "std", "median")
+_NO_POINT_METHODS = ("entropy", "mean", "var", "std", "median", "cov")
 
 
 class _Frozen:

@@ -34,6 +34,7 @@ from ftransforms.scipy.stats_base import (
     _betaln,
     _Continuous,
     _exp_cap,
+    _exp_neg_pow,
     _implicit_ppf,
     _log1mexp,
     _log_ndtr,
@@ -352,16 +353,16 @@ class _WeibullMax(_Bounded):
         return fnp.log(c) + fsp.xlogy(c - 1.0, -z) - (-z) ** c
 
     def _c(self, z, c):
-        return fnp.exp(-((-z) ** c))
+        return _exp_neg_pow(-z, c)
 
     def _s(self, z, c):
-        return -fnp.expm1(-((-z) ** c))
+        return _exp_neg_pow(-z, c, complement=True)
 
     def _lc(self, z, c):
         return -((-z) ** c)
 
     def _ls(self, z, c):
-        return _log1mexp(-((-z) ** c))
+        return _exp_neg_pow(-z, c, "log")
 
     def _pq(self, q, c):
         return -((-fnp.log(q)) ** (1.0 / c))
@@ -470,11 +471,22 @@ class _Burr12(_Positive):
     def _valid(self, c, d):
         return (c > 0) & (d > 0)
 
+    @staticmethod
+    def _log1p_pow(z, c):
+        """``log1p(z**c)``; above ``z = 1`` as ``c log z + log1p(z**-c)``, so that ``z**c``
+        never overflows (SciPy's is -inf at ``z = 1e300``, and its derivative in ``c``
+        was NaN there; the value is finite)."""
+        big = z > 1.0
+        zb = _where(big, z, 2.0)
+        zs = _where(big, 0.5, z)
+        far = c * fnp.log(zb) + fnp.log1p(zb ** (-c))
+        return _where(big, far, fnp.log1p(zs**c))
+
     def _lp(self, z, c, d):
-        return fnp.log(c * d) + fsp.xlogy(c - 1.0, z) - (d + 1.0) * fnp.log1p(z**c)
+        return fnp.log(c * d) + fsp.xlogy(c - 1.0, z) - (d + 1.0) * self._log1p_pow(z, c)
 
     def _ls(self, z, c, d):
-        return -d * fnp.log1p(z**c)
+        return -d * self._log1p_pow(z, c)
 
     def _s(self, z, c, d):
         return fnp.exp(self._ls(z, c, d))
@@ -626,7 +638,14 @@ class _Exponweib(_Positive):
         return fnp.log(a * c) + fsp.xlogy(a - 1.0, fnp.exp(log_w)) - zc + fsp.xlogy(c - 1.0, z)
 
     def _lc(self, z, a, c):
-        return a * _log1mexp(-(z**c))
+        # log(1 - exp(-t)), t = z**c: log(t) - t/2 below t = 1e-8 (t underflowed to 0 at
+        # z = 1e-300: log 0 = -inf, every derivative NaN)
+        log_t = c * fnp.log(z)
+        small = log_t < math.log(1e-8)
+        ts = fnp.exp(_where(small, log_t, -20.0))
+        near = log_t - 0.5 * ts
+        far = _exp_neg_pow(_where(small, 1.0, z), c, "log")
+        return a * _where(small, near, far)
 
     def _c(self, z, a, c):
         return fnp.exp(self._lc(z, a, c))
@@ -745,7 +764,13 @@ class _Rice(_Positive):
         return b >= 0
 
     def _lp(self, z, b):
-        return fsp.xlogy(1.0, z) - 0.5 * (z - b) ** 2 + fnp.log(fsp.i0e(z * b))
+        # log I0(u) - (z**2 + b**2) / 2, u = z b: through i0e (whose exp(-|u|) has a kink
+        # at u = 0, so the derivative in b at b = 0 was z, not 0) only where i0 overflows
+        u = z * b
+        big = u > 700.0
+        near = fnp.log(fsp.i0(fnp.where(big, 0.0, u))) - 0.5 * (z * z + b * b)
+        far = fnp.log(fsp.i0e(fnp.where(big, u, 701.0))) - 0.5 * (z - b) ** 2
+        return fsp.xlogy(1.0, z) + fnp.where(big, far, near)
 
     def _partials(self, sign):
         def partials(z, b):
@@ -935,11 +960,29 @@ class _Loggamma(_Bounded):
     def _lp(self, z, c):
         return c * z - fnp.exp(z) - fsp.gammaln(c)
 
+    # below log(tiny) the cdf is its series' first term exp(c z) / Gamma(c + 1), as SciPy's
+    # (gammainc of exp(z) underflowed to 0: logcdf -inf, derivatives inf * 0 = NaN)
+    _LOG_TINY = math.log(2.2250738585072014e-308)
+
+    def _small(self, z, c):
+        small = z < self._LOG_TINY
+        return small, c * _where(small, z, self._LOG_TINY) - fsp.gammaln(c + 1.0)
+
     def _c(self, z, c):
-        return fsp.gammainc(c, fnp.exp(z))
+        small, lead = self._small(z, c)
+        big = fsp.gammainc(c, fnp.exp(_where(small, 0.0, z)))
+        return _where(small, fnp.exp(lead), big)
 
     def _s(self, z, c):
-        return fsp.gammaincc(c, fnp.exp(z))
+        small, lead = self._small(z, c)
+        big = fsp.gammaincc(c, fnp.exp(_where(small, 0.0, z)))
+        return _where(small, 1.0 - fnp.exp(lead), big)  # (expm1's rule, y + 1, is 0 here)
+
+    def _lc(self, z, c):
+        small, lead = self._small(z, c)
+        zs = _where(small, 0.0, z)
+        big = _log_of_complement(self._c(zs, c), lambda: self._s(zs, c))
+        return _where(small, lead, big)
 
     def _pq(self, q, c):
         return fnp.log(fsp.gammaincinv(c, q))
@@ -1628,7 +1671,7 @@ class _Dweibull(_Bounded):
         return fnp.log(0.5 * c) + fsp.xlogy(c - 1.0, a) - a**c
 
     def _half(self, z, c):
-        return 0.5 * fnp.exp(-(fnp.abs(z) ** c))
+        return 0.5 * _exp_neg_pow(fnp.abs(z), c)
 
     def _c(self, z, c):
         return _where(z <= 0, self._half(z, c), 1.0 - self._half(z, c))
@@ -1747,10 +1790,20 @@ class _Arcsine(_Unit):
         return -math.log(math.pi) - 0.5 * fnp.log(z) - 0.5 * fnp.log1p(-z)
 
     def _c(self, z):
-        return (2.0 / math.pi) * fnp.arcsin(fnp.sqrt(z))
+        return self._arc(z, 1.0 - z)
 
     def _s(self, z):
-        return (2.0 / math.pi) * fnp.arcsin(fnp.sqrt(1.0 - z))
+        return self._arc(1.0 - z, z)
+
+    @staticmethod
+    def _arc(u, v):
+        """``2/pi arcsin(sqrt(u))`` with ``v = 1 - u``: ``arccos(sqrt(v))`` for ``u > 1/2``,
+        so the derivative never goes through ``arcsin'(1) = inf`` where ``1 - z`` rounds to
+        1 (NaN in ``logcdf`` at ``z = 1e-24``, whose upper branch took the sf there)."""
+        big = u > 0.5
+        near = fnp.arcsin(fnp.sqrt(_where(big, 0.25, u)))
+        far = fnp.arccos(fnp.sqrt(_where(big, v, 0.25)))
+        return (2.0 / math.pi) * _where(big, far, near)
 
     def _pq(self, q):
         return fnp.sin(0.5 * math.pi * q) ** 2
