@@ -431,20 +431,21 @@ def getitem_view(x: Tracer, index: Any) -> Any:
     if (base is not None and hasattr(base[1], "layout")) or (
         base is None and id(x) in ROOT_LAYOUTS  # NOTE [layout of elementwise results]
     ):  # x is laid out in another order
-        forward.layout = _index_layout(index, rank)  # type: ignore[attr-defined]
+        forward.layout = _index_layout(index, _shape(x))  # type: ignore[attr-defined]
     return make_view(
         x,
         out,
         forward,
         lambda p, v: updated(p, index, v),
-        reshaped=_contiguous(x) and _keeps_contiguous(index, rank),
+        reshaped=_contiguous(x) and _keeps_contiguous(index, _shape(x)),
     )
 
 
-def _index_layout(index: Any, rank: int) -> Any:
+def _index_layout(index: Any, xshape: tuple) -> Any:
     """The layout rule (core/mutation.py's ``layout``) of ``x[index]`` for a basic index:
     the kept axes in ``x``'s memory order, new axes first; dense where, read in that order,
-    the index keeps a block (leading integers, one step-1 slice, whole axes)."""
+    the index keeps a block (:func:`_keeps_contiguous` of the axes in memory order)."""
+    rank = len(xshape)
     parts = index if isinstance(index, tuple) else (index,)
     if any(p is Ellipsis for p in parts):
         k = next(i for i, p in enumerate(parts) if p is Ellipsis)
@@ -466,7 +467,7 @@ def _index_layout(index: Any, rank: int) -> Any:
     def rule(parent: tuple) -> tuple:
         order, dense = parent
         in_memory = tuple(on_axis[j] for j in order)
-        dense = dense and _keeps_contiguous(in_memory, rank)
+        dense = dense and _keeps_contiguous(in_memory, tuple(xshape[j] for j in order))
         return tuple(new_axes) + tuple(kept[j] for j in order if j in kept), dense
 
     return rule
@@ -524,27 +525,33 @@ def _contiguous(x: Any) -> bool:
     return c_contiguous(x) if isinstance(x, Tracer) else True
 
 
-def _keeps_contiguous(index: Any, rank: int) -> bool:
-    """Whether basic indexing with ``index`` of a contiguous array gives a contiguous one:
-    leading integers, then one step-1 slice, then whole axes (None anywhere)."""
+def _keeps_contiguous(index: Any, xshape: tuple) -> bool:
+    """Whether basic indexing with ``index`` of a C-contiguous array of shape ``xshape``
+    gives one NumPy flags C-contiguous: the kept axes' strides are C order's for their
+    lengths, axes of one element ignored (``a[:, 0:]``, ``a[1:2, 2:4]`` and ``a[:, :6]``
+    are; ``a[:, 2:3]`` is not), and an empty result is."""
     parts = index if isinstance(index, tuple) else (index,)
+    rank = len(xshape)
     if any(p is Ellipsis for p in parts):
         k = next(i for i, p in enumerate(parts) if p is Ellipsis)
         used = sum(1 for p in parts if p is not None and p is not Ellipsis)
         parts = parts[:k] + (slice(None),) * (rank - used) + parts[k + 1 :]
-    sliced = False
-    for p in parts:
-        if p is None:
-            continue
+    parts = [p for p in parts if p is not None]
+    parts += [slice(None)] * (rank - len(parts))
+    expected = 1  # the C stride, in elements, the next kept axis outwards must have
+    stride = 1  # the stride of xshape's axis
+    dense = True
+    for p, n in zip(reversed(parts), reversed(xshape)):
         if isinstance(p, slice):
-            if sliced and p != slice(None):
-                return False
-            if p.step not in (None, 1):
-                return False
-            sliced = True
-        elif sliced:
-            return False  # an integer after a slice: strided
-    return True
+            start, stop, step = p.indices(n)
+            length = len(range(start, stop, step))
+            if length == 0:
+                return True  # (NumPy flags an empty array contiguous)
+            if length != 1:
+                dense = dense and stride * step == expected
+                expected *= length
+        stride *= n
+    return dense
 
 
 def _reshape_like(
@@ -571,7 +578,11 @@ def _strided_reshape(x: Tracer, out: Any, forward: Any, strided: Any) -> Any:
     if strided is not None and reshapes_in_place(x, _shape(out), strided[1]):
         xshape = _shape(x)
         return make_view(x, out, forward, lambda p, v: reshape(v, xshape, order=strided[1]))
-    return copy_of(out) if out is x else out
+    if out is x:
+        return copy_of(out)
+    if type(out) is numpy.ndarray and out.base is not None:  # NumPy's view of a buffer's
+        return mutable(out.copy())  # array, read-only (a[::-1].ravel()): a copy, writeable
+    return out
 
 
 def _unit_axes_layout(xshape: tuple, oshape: tuple) -> Any:

@@ -1,0 +1,89 @@
+"""Probe round 15: mutation semantics of NumPy code under the transforms (a wider fuzz:
+chains of views x writes x transforms x dtypes).
+
+* SILENT: ``b[:, 0:].ravel()`` (and ``b[..., :6]``, ``b[1:2, 2:4]``: a basic index of a
+  contiguous array that covers whole axes with an explicit slice, or keeps one element of
+  an axis) is C-contiguous in NumPy, so its ravel is a view: a write through it reached ``b``
+  in NumPy and not under vmap/jit/jvp/grad (only ``slice(None)`` counted as a whole axis).
+  ``_keeps_contiguous`` (numpy/inplace.py) now reads the index's lengths and steps
+  against the array's shape, as NumPy's flags do.
+* ``np.flip(buf).ravel()``, ``buf[::-1, ::-1].ravel()`` of a buffer made inside
+  (``np.zeros``): NumPy's copy, but a read-only NumPy view of the buffer's array came back,
+  and a write into it raised "output array is read-only" (vmap, jit, jvp, grad).
+
+Oracles: the plain NumPy call, the loop over rows for ``vmap``, central differences in
+float64 for derivatives (tests/program_oracles.check_row_function).
+"""
+
+import numpy as np
+import pytest
+
+from tests.program_oracles import check_row_function
+
+RNG = np.random.default_rng(1515)
+BATCH = RNG.standard_normal((3, 24)) * 0.5 + 0.3
+
+# -- a view that NumPy flags contiguous, raveled: writes reach the array ---------------
+
+CONTIGUOUS_VIEWS = {
+    "b[:, 0:]": lambda b: b[:, 0:].ravel(),
+    "b[..., :6]": lambda b: b[..., :6].ravel(),
+    "b[-4:, -6:]": lambda b: b[-4:, -6:].ravel(),
+    "b[1:2, 2:4]": lambda b: b[1:2, 2:4].ravel(),
+    "b[:, 0:][1:3]": lambda b: b[:, 0:][1:3].ravel()[::-2],
+    "b[:, 0:].T.T": lambda b: b[:, 0:].T.T.ravel(),
+}
+
+
+def _contiguous_view_program(view, init):
+    def f(x):
+        b = x.reshape(4, 6) * 1.0 if init == "traced" else np.zeros((4, 6))
+        v = view(b)
+        v += np.cos(x[: v.size])
+        v[:1] = x[5] * 2.0
+        return np.concatenate([b.ravel(), v, [b[:, 0:].flags.c_contiguous]])
+
+    return f
+
+
+@pytest.mark.parametrize("init", ["traced", "buffer"])
+@pytest.mark.parametrize("name", list(CONTIGUOUS_VIEWS))
+def test_ravel_of_a_view_numpy_flags_contiguous_is_a_view(name, init):
+    check_row_function(_contiguous_view_program(CONTIGUOUS_VIEWS[name], init), BATCH)
+
+
+def test_a_view_with_one_element_of_a_strided_axis_is_no_block():
+    """(the exact rule keeps what is not contiguous so: b[:, 2:3] is a copy when raveled)"""
+
+    def f(x):
+        b = x.reshape(4, 6) * 1.0
+        v = b[:, 2:3].ravel()  # strides (48, 8), shape (4, 1): not contiguous in NumPy
+        v += 1.0
+        w = b[1:3, 2:3].ravel()  # not contiguous either: a copy
+        w *= 3.0
+        return np.concatenate([b.ravel(), v, w])
+
+    check_row_function(f, BATCH)
+
+
+# -- the ravel of a reversed buffer is a copy the function may write ---------------------
+
+REVERSED = {
+    "np.flip(b).ravel()": lambda b: np.flip(b).ravel(),
+    "b[::-1, ::-1].ravel()": lambda b: b[::-1, ::-1].ravel(),
+    "np.ravel(np.flip(b))": lambda b: np.ravel(np.flip(b)),
+    "b[::-1].ravel()": lambda b: b[::-1].ravel(),
+}
+
+
+@pytest.mark.parametrize("name", list(REVERSED))
+def test_ravel_copy_of_a_reversed_buffer_is_writeable(name):
+    def f(x):
+        b = np.zeros((4, 6))
+        b[1] = np.arange(6.0)  # constants: b stays a buffer
+        v = REVERSED[name](b)
+        v -= 0.3 * v
+        v[:3] = x[:3] * 2.0
+        return np.concatenate([b.ravel(), v])
+
+    check_row_function(f, BATCH)
