@@ -10,6 +10,9 @@ chains of views x writes x transforms x dtypes).
 * ``np.flip(buf).ravel()``, ``buf[::-1, ::-1].ravel()`` of a buffer made inside
   (``np.zeros``): NumPy's copy, but a read-only NumPy view of the buffer's array came back,
   and a write into it raised "output array is read-only" (vmap, jit, jvp, grad).
+* ``b.byteswap()``/``b.byteswap(inplace=True)``/``b.data`` of an array of constants made
+  inside raised AttributeError; they are NumPy's now (``.data`` read-only), and of a traced
+  array they raise UnsupportedOperationError saying to do it outside the transform.
 
 Oracles: the plain NumPy call, the loop over rows for ``vmap``, central differences in
 float64 for derivatives (tests/program_oracles.check_row_function).
@@ -18,6 +21,7 @@ float64 for derivatives (tests/program_oracles.check_row_function).
 import numpy as np
 import pytest
 
+import ftransforms as ft
 from tests.program_oracles import check_row_function
 
 RNG = np.random.default_rng(1515)
@@ -87,3 +91,29 @@ def test_ravel_copy_of_a_reversed_buffer_is_writeable(name):
         return np.concatenate([b.ravel(), v])
 
     check_row_function(f, BATCH)
+
+
+# -- byteswap and .data -------------------------------------------------------------------
+
+
+def byteswapped_buffer(x):
+    b = np.arange(1, 7, dtype=np.int64)
+    v = b[::2]  # a view sees the in-place swap
+    b.byteswap(inplace=True)
+    back = b.byteswap()  # a new array: swapped back
+    same = np.frombuffer(b.data, np.int64) == b
+    return x[:6] * back + np.all(v == b[::2]) + np.all(b != np.arange(1, 7)) + np.all(same)
+
+
+def test_byteswap_and_data_of_a_buffer_are_numpys():
+    """(``'Buffer' object has no attribute 'byteswap'`` / ``'data'`` before.)"""
+    check_row_function(byteswapped_buffer, BATCH)
+
+
+@pytest.mark.parametrize("use", [lambda t: t.byteswap(), lambda t: t.data])
+def test_byteswap_and_data_of_a_traced_array_say_what_to_do(use):
+    for transform in (ft.vmap, lambda f: ft.grad(lambda v: f(v).sum())):
+        with pytest.raises(ft.errors.UnsupportedOperationError, match="outside|before"):
+            transform(lambda v: use(v * 2.0) and v)(
+                BATCH.copy() if transform is ft.vmap else BATCH[0]
+            )

@@ -527,23 +527,40 @@ def _contiguous(x: Any) -> bool:
 
 def _keeps_contiguous(index: Any, xshape: tuple) -> bool:
     """Whether basic indexing with ``index`` of a C-contiguous array of shape ``xshape``
-    gives one NumPy flags C-contiguous: the kept axes' strides are C order's for their
-    lengths, axes of one element ignored (``a[:, 0:]``, ``a[1:2, 2:4]`` and ``a[:, :6]``
-    are; ``a[:, 2:3]`` is not), and an empty result is."""
+    gives one NumPy flags C-contiguous: leading integers, then one step-1 slice, then whole
+    axes (None anywhere) at once, else :func:`_flagged_contiguous`'s exact rule."""
     parts = index if isinstance(index, tuple) else (index,)
     rank = len(xshape)
     if any(p is Ellipsis for p in parts):
         k = next(i for i, p in enumerate(parts) if p is Ellipsis)
         used = sum(1 for p in parts if p is not None and p is not Ellipsis)
         parts = parts[:k] + (slice(None),) * (rank - used) + parts[k + 1 :]
-    parts = [p for p in parts if p is not None]
-    parts += [slice(None)] * (rank - len(parts))
-    expected = 1  # the C stride, in elements, the next kept axis outwards must have
-    stride = 1  # the stride of xshape's axis
-    dense = True
-    for p, n in zip(reversed(parts), reversed(xshape)):
+    sliced = False
+    for p in parts:
+        if p is None:
+            continue
         if isinstance(p, slice):
-            start, stop, step = p.indices(n)
+            if (sliced and p != slice(None)) or p.step not in (None, 1):
+                return _flagged_contiguous(parts, xshape)
+            sliced = True
+        elif sliced:
+            return _flagged_contiguous(parts, xshape)  # an integer after a slice
+    return True
+
+
+def _flagged_contiguous(parts: tuple, xshape: tuple) -> bool:
+    """NumPy's C-contiguous flag of ``a[parts]`` (no Ellipsis) for a C-contiguous ``a`` of
+    shape ``xshape``: the kept axes' strides are C order's for their lengths, axes of one
+    element ignored (``a[:, 0:]``, ``a[1:2, 2:4]``, ``a[:, :6]`` are contiguous,
+    ``a[:, 2:3]`` is not), and an empty result is."""
+    parts = [p for p in parts if p is not None]
+    expected = stride = 1  # the C stride (elements) the next kept axis must have; xshape's
+    dense = True
+    for axis in range(len(xshape) - 1, -1, -1):
+        n = xshape[axis]
+        p = parts[axis] if axis < len(parts) else None
+        if p is None or type(p) is slice:
+            start, stop, step = p.indices(n) if p is not None else (0, n, 1)
             length = len(range(start, stop, step))
             if length == 0:
                 return True  # (NumPy flags an empty array contiguous)
