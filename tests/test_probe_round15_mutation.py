@@ -13,6 +13,10 @@ chains of views x writes x transforms x dtypes).
 * ``b.byteswap()``/``b.byteswap(inplace=True)``/``b.data`` of an array of constants made
   inside raised AttributeError; they are NumPy's now (``.data`` read-only), and of a traced
   array they raise UnsupportedOperationError saying to do it outside the transform.
+* SILENT: ``np.add.at(int_counts, i, w)`` with float ``w`` cast ``w`` first (``a +
+  int(w)``: ``-1 + int(0.4) = -1``); NumPy computes in the promoted dtype and casts each
+  occurrence's result back (``int(-0.6) = 0``).  Where the dtypes differ the by-rounds
+  form runs (numpy/protocol.py, ``_cast_back_by_rounds``).
 
 Oracles: the plain NumPy call, the loop over rows for ``vmap``, central differences in
 float64 for derivatives (tests/program_oracles.check_row_function).
@@ -117,3 +121,30 @@ def test_byteswap_and_data_of_a_traced_array_say_what_to_do(use):
             transform(lambda v: use(v * 2.0) and v)(
                 BATCH.copy() if transform is ft.vmap else BATCH[0]
             )
+
+
+# -- ufunc.at into an array of a narrower dtype casts each result back -----------------
+
+
+def counts_with_signed_weights(x):
+    counts = np.array([-1, 2, 0, 3])
+    np.add.at(counts, [0, 1, 1, 2, 3], x[:5] * 2.0)  # int(c + w) per occurrence
+    np.subtract.at(counts, [3, 3], x[5])
+    return counts
+
+
+def float32_accumulator(x):
+    acc = np.full(3, 1e7, dtype=np.float32)
+    np.add.at(acc, [0, 0, 2], x[:3] * 0.3)  # float32(acc + w) per occurrence, w float64
+    return acc
+
+
+@pytest.mark.parametrize("f", [counts_with_signed_weights, float32_accumulator])
+def test_ufunc_at_casts_each_result_back_as_numpy(f):
+    """(the update form cast the values first: a + int(w), -1 + int(0.4) = -1 where NumPy
+    has int(-0.6) = 0)"""
+    rows = np.array([[0.2, -0.7, -0.3, 0.45, -0.9, 0.6], [0.7, 0.3, -0.9, -0.2, 0.8, -0.3]])
+    want = np.stack([f(r.copy()) for r in rows])
+    for got in (ft.vmap(f)(rows.copy()), np.stack([ft.jit(f)(r.copy()) for r in rows])):
+        np.testing.assert_array_equal(got, want)
+        assert got.dtype == want.dtype
