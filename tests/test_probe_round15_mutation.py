@@ -6,7 +6,9 @@ chains of views x writes x transforms x dtypes).
   an axis) is C-contiguous in NumPy, so its ravel is a view: a write through it reached ``b``
   in NumPy and not under vmap/jit/jvp/grad (only ``slice(None)`` counted as a whole axis).
   ``_keeps_contiguous`` (numpy/inplace.py) now reads the index's lengths and steps
-  against the array's shape, as NumPy's flags do.
+  against the array's shape, as NumPy's flags do; a ravel of a view the quick rules call
+  non-contiguous (``np.flip(np.flip(b))``, ``b[::2][:1]``) reads its byte offsets
+  (``_dense_in_c_order``).
 * ``np.flip(buf).ravel()``, ``buf[::-1, ::-1].ravel()`` of a buffer made inside
   (``np.zeros``): NumPy's copy, but a read-only NumPy view of the buffer's array came back,
   and a write into it raised "output array is read-only" (vmap, jit, jvp, grad).
@@ -40,6 +42,11 @@ CONTIGUOUS_VIEWS = {
     "b[1:2, 2:4]": lambda b: b[1:2, 2:4].ravel(),
     "b[:, 0:][1:3]": lambda b: b[:, 0:][1:3].ravel()[::-2],
     "b[:, 0:].T.T": lambda b: b[:, 0:].T.T.ravel(),
+    # contiguous by their byte offsets, of views that are not
+    "np.flip(np.flip(b))": lambda b: np.flip(np.flip(b)).ravel(),
+    "b[::2][:1]": lambda b: b[::2][:1].ravel(),
+    "b[:, ::-1][:, 2:3][1:2]": lambda b: b[:, ::-1][:, 2:3][1:2].ravel(),
+    "b[::-1][::-1]": lambda b: b[::-1][::-1].ravel(),
 }
 
 

@@ -47,6 +47,7 @@ from ftransforms.core.mutation import (
     callee_name,
     check_write,
     clone,
+    element_offsets,
     f_contiguous,
     forget_root_layout,
     layout,
@@ -682,7 +683,22 @@ def ravel_view(x: Tracer, order: str = "C") -> Any:
     out = ravel(x, order=order)
     if order == "F":
         return _fortran_reshape(x, out, lambda p: ravel(p, order="F"))
+    if isinstance(x, Tracer) and not _contiguous(x) and _dense_in_c_order(x):
+        xshape = _shape(x)  # np.flip(np.flip(a)), a[::2][:1]: contiguous after all
+        return make_view(x, out, ravel, lambda p, v: reshape(v, xshape), reshaped=True)
     return _reshape_like(x, out, ravel)
+
+
+def _dense_in_c_order(x: Tracer) -> bool:
+    """Whether a view that the quick rules do not call contiguous has its elements, in C
+    order, one after the other in memory (NumPy's flag, from the views' byte offsets:
+    NOTE [byte strides of views]); O(its root's size), on ravel's copying path only."""
+    offsets = element_offsets(x)
+    if offsets is None or offsets.size < 2:
+        return offsets is not None and offsets.size == 1  # (one element: NumPy's view)
+    flat = offsets.ravel()
+    step = numpy.dtype(dtype_of(x)).itemsize
+    return bool(numpy.array_equal(flat, flat[0] + numpy.arange(flat.size) * step))
 
 
 def rot90_view(m: Any, k: int = 1, axes: Any = (0, 1)) -> Any:
