@@ -554,14 +554,15 @@ def _flagged_contiguous(parts: tuple, xshape: tuple) -> bool:
     shape ``xshape``: the kept axes' strides are C order's for their lengths, axes of one
     element ignored (``a[:, 0:]``, ``a[1:2, 2:4]``, ``a[:, :6]`` are contiguous,
     ``a[:, 2:3]`` is not), and an empty result is."""
-    parts = [p for p in parts if p is not None]
+    if None in parts:
+        parts = tuple(p for p in parts if p is not None)
     expected = stride = 1  # the C stride (elements) the next kept axis must have; xshape's
     dense = True
     for axis in range(len(xshape) - 1, -1, -1):
         n = xshape[axis]
-        p = parts[axis] if axis < len(parts) else None
-        if p is None or type(p) is slice:
-            start, stop, step = p.indices(n) if p is not None else (0, n, 1)
+        p = parts[axis] if axis < len(parts) else _WHOLE
+        if type(p) is slice:
+            start, stop, step = p.indices(n)
             length = len(range(start, stop, step))
             if length == 0:
                 return True  # (NumPy flags an empty array contiguous)
@@ -570,6 +571,9 @@ def _flagged_contiguous(parts: tuple, xshape: tuple) -> bool:
                 expected *= length
         stride *= n
     return dense
+
+
+_WHOLE = slice(None)
 
 
 def _reshape_like(
