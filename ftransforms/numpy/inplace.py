@@ -693,14 +693,15 @@ def ravel_view(x: Tracer, order: str = "C") -> Any:
     return _reshape_like(x, out, ravel)
 
 
-def _dense_in_c_order(x: Tracer) -> bool:
+def _dense_in_c_order(x: Tracer, order: str = "C") -> bool:
     """Whether a view that the quick rules do not call contiguous has its elements, in C
-    order, one after the other in memory (NumPy's flag, from the views' byte offsets:
-    NOTE [byte strides of views]); O(its root's size), on ravel's copying path only."""
+    (or ``order='F'``: Fortran) order, one after the other in memory (NumPy's flag, from
+    the views' byte offsets: NOTE [byte strides of views]); O(its root's size), on
+    ravel's copying path and a read of ``flags`` only."""
     offsets = element_offsets(x)
     if offsets is None or offsets.size < 2:
-        return offsets is not None and offsets.size == 1  # (one element: NumPy's view)
-    flat = offsets.ravel()
+        return offsets is not None  # (one element or none: NumPy flags it contiguous)
+    flat = offsets.ravel(order=order)
     step = numpy.dtype(dtype_of(x)).itemsize
     return bool(numpy.array_equal(flat, flat[0] + numpy.arange(flat.size) * step))
 
@@ -1285,11 +1286,15 @@ class TracerFlags:
 
     @property
     def c_contiguous(self) -> bool:
-        return c_contiguous(self._array)
+        a = self._array  # (a view the quick rules do not settle: its byte offsets)
+        return c_contiguous(a) or (getattr(a, "_base", None) is not None and _dense_in_c_order(a))
 
     @property
     def f_contiguous(self) -> bool:
-        return f_contiguous(self._array)
+        a = self._array
+        if f_contiguous(a):
+            return True
+        return getattr(a, "_base", None) is not None and _dense_in_c_order(a, "F")
 
     contiguous = c_contiguous
 
