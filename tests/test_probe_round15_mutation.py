@@ -16,6 +16,10 @@ chains of views x writes x transforms x dtypes).
 * ``b.byteswap()``/``b.byteswap(inplace=True)``/``b.data`` of an array of constants made
   inside raised AttributeError; they are NumPy's now (``.data`` read-only), and of a traced
   array they raise UnsupportedOperationError saying to do it outside the transform.
+* ``b.fill(x[0])`` of a plain NumPy array (``b = INIT.copy()``) under grad/jvp raised
+  TracerConversionError ("float() on a tracer ..."), not saying a write was made; it is an
+  InPlaceError naming ``a.fill(t)`` and the fix (``a[...] = t``) now (core/tracer.py,
+  ``_filling_an_array``: read only on the way to the conversion error).
 * SILENT: ``np.add.at(int_counts, i, w)`` with float ``w`` cast ``w`` first (``a +
   int(w)``: ``-1 + int(0.4) = -1``); NumPy computes in the promoted dtype and casts each
   occurrence's result back (``int(-0.6) = 0``).  Where the dtypes differ the by-rounds
@@ -180,3 +184,33 @@ def test_flags_of_views_of_views_are_numpys(name):
     want = np.stack([f(r) for r in BATCH])
     np.testing.assert_array_equal(ft.vmap(f)(BATCH.copy()), want)
     np.testing.assert_array_equal(ft.jit(f)(BATCH[1].copy()), want[1])
+
+
+# -- NumPy's own fill of a plain array with a tracer says it is a write -----------------
+
+INIT = np.arange(1.0, 7.0)
+
+
+def fill_a_copy(x):
+    b = INIT.copy()  # a plain array: ndarray.fill converts its value with float()
+    b.fill(x[0])
+    return b * x[:6]
+
+
+def fill_rewritten(x):
+    b = INIT.copy()
+    b[...] = x[0]  # what the error says to write
+    return b * x[:6]
+
+
+def test_numpys_fill_with_a_tracer_names_the_write_and_the_fix():
+    """(TracerConversionError "float() on a tracer would drop ..." before, which did not
+    say that a write was being made.)"""
+    for call in (
+        lambda: ft.grad(lambda v: fill_a_copy(v).sum())(BATCH[0].copy()),
+        lambda: ft.jvp(fill_a_copy, (BATCH[0].copy(),), (BATCH[1].copy(),)),
+    ):
+        with pytest.raises(ft.errors.InPlaceError, match=r"a\.fill\(t\).*a\[\.\.\.\] = t"):
+            call()
+    check_row_function(fill_rewritten, BATCH)
+    np.testing.assert_array_equal(INIT, np.arange(1.0, 7.0))
