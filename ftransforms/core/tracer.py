@@ -116,6 +116,21 @@ def _storing_into_an_array(depth: int) -> bool:
     return _callee(frame.f_code, frame.f_lasti) in _NUMPY_WRITERS
 
 
+def _filling_an_array(depth: int) -> bool:
+    """Whether the Python frame ``depth`` levels up is calling ``<something>.fill(...)``
+    (NumPy's ``ndarray.fill`` converts its value with ``float()``); read only on the way
+    to a conversion error."""
+    try:
+        frame = sys._getframe(depth + 1)
+    except ValueError:  # pragma: no cover  (no such frame)
+        return False
+    if frame.f_code.co_code[frame.f_lasti] != _CALL:
+        return False
+    from ftransforms.core.mutation import _callee  # late import: mutation imports tracer
+
+    return _callee(frame.f_code, frame.f_lasti) == "fill"
+
+
 #: Code objects of NumPy functions that turn the result of their object loops into a NumPy
 #: scalar with ``x.dtype.type(x)`` (NumPy's own mean/var/std of an object array, as in
 #: ``np.mean([t1, t2])``): there ``x.dtype`` reads as absent, so they keep the tracer
@@ -954,6 +969,17 @@ class Tracer:
             )
         )
 
+    def _filled_into_array_error(self) -> InPlaceError:
+        self._check_live("a.fill(t)")
+        return InPlaceError(
+            f"{self._interp.name}: a.fill(t) writes a traced value (a tracer) into a plain "
+            f"NumPy array with NumPy's own fill, which converts it to a number: the array "
+            f"cannot hold what the transform tracks (its derivative or its batch).  Write "
+            f"a[...] = t instead (an array only your function holds takes it: x0 = "
+            f"init.copy(); x0[...] = t), make the array inside the function with "
+            f"np.zeros/np.full/np.array(...), or build a new one: a = fnp.full_like(a, t)."
+        )
+
     #: Whether the tracer carries nothing but its value (``jit``'s recording tracer):
     #: ``float()`` of it reads the value as plain NumPy does (NOTE [number conversions]).
     _value_only = False
@@ -978,6 +1004,8 @@ class Tracer:
         scipy_caller = _scipy_caller(1)
         if scipy_caller is not None:  # QUADPACK's float() of an integrand's value
             raise self._scipy_conversion_error(*scipy_caller, "converts a value with float()")
+        if _filling_an_array(1):
+            raise self._filled_into_array_error()
         raise self._conversion_error("float()")
 
     def __complex__(self) -> complex:
@@ -986,6 +1014,8 @@ class Tracer:
         if self._reads_as_number():
             self._check_live("complex()")
             return complex(self._concrete())
+        if _filling_an_array(1):
+            raise self._filled_into_array_error()
         raise self._conversion_error("complex()")
 
     def __int__(self) -> int:

@@ -24,7 +24,14 @@ import numpy
 
 import ftransforms.numpy.inplace as inplace
 from ftransforms.core.errors import InPlaceError, UnsupportedOperationError
-from ftransforms.core.mutation import NOT_IN_C_ORDER, ROOT_LAYOUTS, Buffer, clone, strides_of
+from ftransforms.core.mutation import (
+    NOT_IN_C_ORDER,
+    ROOT_LAYOUTS,
+    Buffer,
+    clone,
+    mutable,
+    strides_of,
+)
 from ftransforms.core.primitive import OBJECT_ARRAY_CONVERTER
 from ftransforms.core.private_arrays import private_out
 from ftransforms.core.tracer import DTYPE_HIDDEN_FROM, SPARSE_DISPATCHED, Tracer
@@ -770,6 +777,34 @@ class ArrayMethods:
         array's own device for CuPy (what SciPy's array-API code asks of its inputs)."""
         value = physical(self)
         return getattr(value, "device", "cpu")
+
+    def byteswap(self, inplace: bool = False) -> Any:
+        """``x.byteswap()``: of an array of constants made inside (a buffer), NumPy's (in
+        place: written into it, so its views see it); a traced array's bytes are not
+        there to swap."""
+        if type(self) is Buffer:
+            swapped = self.val.byteswap()
+            if not inplace:
+                return mutable(swapped)
+            self[...] = swapped
+            return self
+        raise UnsupportedOperationError(
+            f"{self._interp.name}: x.byteswap() of a traced array reinterprets its bytes, "
+            f"which a transform does not track; byteswap the inputs before the transform "
+            f"(x.astype(x.dtype.newbyteorder()) converts values and keeps them)"
+        )
+
+    @property
+    def data(self) -> memoryview:
+        """``x.data``: of a buffer, a read-only memoryview of its elements (a write through
+        it cannot reach the array); a traced array has no memory to view."""
+        if type(self) is Buffer:
+            return memoryview(numpy.asarray(self))
+        raise UnsupportedOperationError(
+            f"{self._interp.name}: x.data (the array's memory as a memoryview) of a traced "
+            f"array: its values exist only as what the transform tracks; read them with "
+            f"the array itself, or take the memoryview outside the transform"
+        )
 
     def to_device(self, device: Any, /, *, stream: Any = None) -> Tracer:
         if device != self.device:

@@ -47,6 +47,7 @@ from ftransforms.core.mutation import (
     callee_name,
     check_write,
     clone,
+    element_offsets,
     f_contiguous,
     forget_root_layout,
     layout,
@@ -431,20 +432,21 @@ def getitem_view(x: Tracer, index: Any) -> Any:
     if (base is not None and hasattr(base[1], "layout")) or (
         base is None and id(x) in ROOT_LAYOUTS  # NOTE [layout of elementwise results]
     ):  # x is laid out in another order
-        forward.layout = _index_layout(index, rank)  # type: ignore[attr-defined]
+        forward.layout = _index_layout(index, _shape(x))  # type: ignore[attr-defined]
     return make_view(
         x,
         out,
         forward,
         lambda p, v: updated(p, index, v),
-        reshaped=_contiguous(x) and _keeps_contiguous(index, rank),
+        reshaped=_contiguous(x) and _keeps_contiguous(index, _shape(x)),
     )
 
 
-def _index_layout(index: Any, rank: int) -> Any:
+def _index_layout(index: Any, xshape: tuple) -> Any:
     """The layout rule (core/mutation.py's ``layout``) of ``x[index]`` for a basic index:
     the kept axes in ``x``'s memory order, new axes first; dense where, read in that order,
-    the index keeps a block (leading integers, one step-1 slice, whole axes)."""
+    the index keeps a block (:func:`_keeps_contiguous` of the axes in memory order)."""
+    rank = len(xshape)
     parts = index if isinstance(index, tuple) else (index,)
     if any(p is Ellipsis for p in parts):
         k = next(i for i, p in enumerate(parts) if p is Ellipsis)
@@ -466,7 +468,7 @@ def _index_layout(index: Any, rank: int) -> Any:
     def rule(parent: tuple) -> tuple:
         order, dense = parent
         in_memory = tuple(on_axis[j] for j in order)
-        dense = dense and _keeps_contiguous(in_memory, rank)
+        dense = dense and _keeps_contiguous(in_memory, tuple(xshape[j] for j in order))
         return tuple(new_axes) + tuple(kept[j] for j in order if j in kept), dense
 
     return rule
@@ -524,10 +526,12 @@ def _contiguous(x: Any) -> bool:
     return c_contiguous(x) if isinstance(x, Tracer) else True
 
 
-def _keeps_contiguous(index: Any, rank: int) -> bool:
-    """Whether basic indexing with ``index`` of a contiguous array gives a contiguous one:
-    leading integers, then one step-1 slice, then whole axes (None anywhere)."""
+def _keeps_contiguous(index: Any, xshape: tuple) -> bool:
+    """Whether basic indexing with ``index`` of a C-contiguous array of shape ``xshape``
+    gives one NumPy flags C-contiguous: leading integers, then one step-1 slice, then whole
+    axes (None anywhere) at once, else :func:`_flagged_contiguous`'s exact rule."""
     parts = index if isinstance(index, tuple) else (index,)
+    rank = len(xshape)
     if any(p is Ellipsis for p in parts):
         k = next(i for i, p in enumerate(parts) if p is Ellipsis)
         used = sum(1 for p in parts if p is not None and p is not Ellipsis)
@@ -537,14 +541,39 @@ def _keeps_contiguous(index: Any, rank: int) -> bool:
         if p is None:
             continue
         if isinstance(p, slice):
-            if sliced and p != slice(None):
-                return False
-            if p.step not in (None, 1):
-                return False
+            if (sliced and p != slice(None)) or p.step not in (None, 1):
+                return _flagged_contiguous(parts, xshape)
             sliced = True
         elif sliced:
-            return False  # an integer after a slice: strided
+            return _flagged_contiguous(parts, xshape)  # an integer after a slice
     return True
+
+
+def _flagged_contiguous(parts: tuple, xshape: tuple) -> bool:
+    """NumPy's C-contiguous flag of ``a[parts]`` (no Ellipsis) for a C-contiguous ``a`` of
+    shape ``xshape``: the kept axes' strides are C order's for their lengths, axes of one
+    element ignored (``a[:, 0:]``, ``a[1:2, 2:4]``, ``a[:, :6]`` are contiguous,
+    ``a[:, 2:3]`` is not), and an empty result is."""
+    if None in parts:
+        parts = tuple(p for p in parts if p is not None)
+    expected = stride = 1  # the C stride (elements) the next kept axis must have; xshape's
+    dense = True
+    for axis in range(len(xshape) - 1, -1, -1):
+        n = xshape[axis]
+        p = parts[axis] if axis < len(parts) else _WHOLE
+        if type(p) is slice:
+            start, stop, step = p.indices(n)
+            length = len(range(start, stop, step))
+            if length == 0:
+                return True  # (NumPy flags an empty array contiguous)
+            if length != 1:
+                dense = dense and stride * step == expected
+                expected *= length
+        stride *= n
+    return dense
+
+
+_WHOLE = slice(None)
 
 
 def _reshape_like(
@@ -571,7 +600,11 @@ def _strided_reshape(x: Tracer, out: Any, forward: Any, strided: Any) -> Any:
     if strided is not None and reshapes_in_place(x, _shape(out), strided[1]):
         xshape = _shape(x)
         return make_view(x, out, forward, lambda p, v: reshape(v, xshape, order=strided[1]))
-    return copy_of(out) if out is x else out
+    if out is x:
+        return copy_of(out)
+    if type(out) is numpy.ndarray and out.base is not None:  # NumPy's view of a buffer's
+        return mutable(out.copy())  # array, read-only (a[::-1].ravel()): a copy, writeable
+    return out
 
 
 def _unit_axes_layout(xshape: tuple, oshape: tuple) -> Any:
@@ -654,7 +687,23 @@ def ravel_view(x: Tracer, order: str = "C") -> Any:
     out = ravel(x, order=order)
     if order == "F":
         return _fortran_reshape(x, out, lambda p: ravel(p, order="F"))
+    if isinstance(x, Tracer) and not _contiguous(x) and _dense_in_c_order(x):
+        xshape = _shape(x)  # np.flip(np.flip(a)), a[::2][:1]: contiguous after all
+        return make_view(x, out, ravel, lambda p, v: reshape(v, xshape), reshaped=True)
     return _reshape_like(x, out, ravel)
+
+
+def _dense_in_c_order(x: Tracer, order: str = "C") -> bool:
+    """Whether a view that the quick rules do not call contiguous has its elements, in C
+    (or ``order='F'``: Fortran) order, one after the other in memory (NumPy's flag, from
+    the views' byte offsets: NOTE [byte strides of views]); O(its root's size), on
+    ravel's copying path and a read of ``flags`` only."""
+    offsets = element_offsets(x)
+    if offsets is None or offsets.size < 2:
+        return offsets is not None  # (one element or none: NumPy flags it contiguous)
+    flat = offsets.ravel(order=order)
+    step = numpy.dtype(dtype_of(x)).itemsize
+    return bool(numpy.array_equal(flat, flat[0] + numpy.arange(flat.size) * step))
 
 
 def rot90_view(m: Any, k: int = 1, axes: Any = (0, 1)) -> Any:
@@ -1237,11 +1286,15 @@ class TracerFlags:
 
     @property
     def c_contiguous(self) -> bool:
-        return c_contiguous(self._array)
+        a = self._array  # (a view the quick rules do not settle: its byte offsets)
+        return c_contiguous(a) or (getattr(a, "_base", None) is not None and _dense_in_c_order(a))
 
     @property
     def f_contiguous(self) -> bool:
-        return f_contiguous(self._array)
+        a = self._array
+        if f_contiguous(a):
+            return True
+        return getattr(a, "_base", None) is not None and _dense_in_c_order(a, "F")
 
     contiguous = c_contiguous
 

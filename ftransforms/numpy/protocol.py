@@ -495,7 +495,11 @@ def _ufunc_at(ufunc: Any, name: str, inputs: tuple) -> Any:
     occurrence (``np.add.at`` accumulates), written into ``a``."""
     a, indices, *rest = inputs
     update = _AT_METHODS.get(name)
-    if isinstance(a, Tracer) and (update is None or not rest) and len(rest) == ufunc.nin - 1:
+    if (
+        isinstance(a, Tracer)
+        and (update is None or not rest or _cast_back_by_rounds(a, indices, rest[0]))
+        and len(rest) == ufunc.nin - 1
+    ):
         return _ufunc_at_by_rounds(ufunc, name, a, indices, rest, inputs)
     if type(a) is numpy.ndarray and not any(
         isinstance(v, Tracer) or helpers.holds_tracer(v) for v in rest
@@ -515,6 +519,26 @@ def _ufunc_at(ufunc: Any, name: str, inputs: tuple) -> Any:
         b = ufuncs.negative(b)
     method = update.split("(")[0]
     inplace.assign(a, getattr(indexing.at(a)[indices], method)(b))
+
+
+def _cast_back_by_rounds(a: Tracer, indices: Any, b: Any) -> bool:
+    """Whether ``ufunc.at(a, indices, b)`` computes in a dtype other than ``a``'s and casts
+    each result back (``np.add.at(int_counts, i, -0.5)``: ``int(a + b)`` per occurrence,
+    not ``a + int(b)``), with indices the by-rounds form can read (not batched by vmap:
+    then the update form, which casts ``b`` first)."""
+    if not _casts_back(a, b):
+        return False
+    return inplace._concrete_index(indexing.traced_sequences(indices)) is not None
+
+
+def _casts_back(a: Tracer, b: Any) -> bool:
+    """Whether NumPy computes ``ufunc(a, b)`` in a dtype other than ``a``'s."""
+    b = b.val if type(b) is Buffer else b
+    if isinstance(b, list | tuple):
+        b = inplace.traced_sequence(b)
+    if isinstance(b, bool | int | float | complex):  # (NumPy's weak Python numbers)
+        return numpy.result_type(a.dtype, b) != a.dtype
+    return numpy.result_type(a.dtype, helpers.dtype_of(b)) != a.dtype
 
 
 def _concrete_integer_index(indices: Any) -> Any:
