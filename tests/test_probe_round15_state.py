@@ -1,0 +1,63 @@
+"""Round 15 probes: stateful NumPy code (running statistics, optimizer state, counters,
+caches, closures) under ftransforms' transforms, against eager NumPy and torch.func/JAX
+semantics."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ftransforms as ft
+from ftransforms.errors import EscapedTracerError
+
+
+class _RunningMean:
+    """A layer that rebinds its running statistic in forward (a batch-norm buffer)."""
+
+    def __init__(self) -> None:
+        self.W = np.eye(3) * 2.0
+        self.running_mean = np.zeros(3)
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        self.running_mean = 0.9 * self.running_mean + 0.1 * x
+        return self.W @ x
+
+
+_X = np.arange(12.0).reshape(4, 3) / 7
+
+
+def test_functional_call_write_back_eager_is_torchs() -> None:
+    # torch.func.functional_call writes a rebound buffer back into the single dict given
+    m = _RunningMean()
+    s = ft.named_arrays(m)
+    ft.functional_call(m, s, (_X[1],))
+    np.testing.assert_allclose(s["running_mean"], 0.1 * _X[1])
+    np.testing.assert_array_equal(m.running_mean, np.zeros(3))  # the model's own restored
+
+
+@pytest.mark.parametrize("transform", ["vmap", "grad"])
+def test_functional_call_tracer_written_back_into_closed_dict_names_its_place(
+    transform: str,
+) -> None:
+    m = _RunningMean()
+    s = ft.named_arrays(m)
+    f = lambda x: ft.functional_call(m, s, (x,)).sum()  # noqa: E731
+    if transform == "vmap":
+        ft.vmap(f)(_X)
+    else:
+        ft.grad(f)(_X[1])
+    where = r"functional_call\(_RunningMean\).*'running_mean'"
+    with pytest.raises(EscapedTracerError, match=where):
+        s["running_mean"] + 1
+
+
+def test_functional_call_written_back_tracer_usable_inside_the_transform() -> None:
+    # two forward passes reading the updated buffer from the dict: derivatives flow through it
+    m = _RunningMean()
+
+    def loss(x: np.ndarray) -> np.ndarray:
+        s = dict(ft.named_arrays(m))
+        ft.functional_call(m, s, (x,))
+        return (s["running_mean"] ** 2).sum()
+
+    np.testing.assert_allclose(ft.grad(loss)(_X[1]), 2 * 0.01 * _X[1])
