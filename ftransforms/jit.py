@@ -514,8 +514,8 @@ def _trace(
         if stored and not interp.value_dependent:
             interp.value_dependent = True
             interp.reason = (
-                f"a traced value stored in {', '.join(stored)}, outside the function, which "
-                f"a replay would not store"
+                f"a traced value stored in {', '.join(dict.fromkeys(stored))}, outside the "
+                f"function, which a replay would not store"
             )
     if writes_inputs and not interp.value_dependent and interp.raises_inside:
         # NOTE [error handling set inside under jit] (program.py): a replay that raises is
@@ -568,8 +568,8 @@ def _trace(
     if itself and again:  # NOTE [containers the recording changes] (jit_guards.py)
         program.value_dependent = True
         program.reason = (
-            f"a change it makes at every call to {', '.join(itself)}, read from outside "
-            f"the function, which a replay would not make"
+            f"a change it makes at every call to {', '.join(dict.fromkeys(itself))}, read "
+            f"from outside the function, which a replay would not make"
         )
     if guards is not None and not program.value_dependent:
         # NOTE [outside arrays in rules under jit]; indices and masks whose numbers Python

@@ -61,3 +61,26 @@ def test_functional_call_written_back_tracer_usable_inside_the_transform() -> No
         return (s["running_mean"] ** 2).sum()
 
     np.testing.assert_allclose(ft.grad(loss)(_X[1]), 2 * 0.01 * _X[1])
+
+
+class _Counted:
+    calls = 0  # a class attribute shared by the instances
+
+    def __init__(self) -> None:
+        self.t = 0
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        self.t += 1
+        _Counted.calls += 1
+        return x.sum() * self.t
+
+
+def test_jit_counter_runs_eagerly_and_its_warning_names_each_place_once() -> None:
+    m, eager = _Counted(), _Counted()
+    f = ft.jit(m)
+    with pytest.warns(RuntimeWarning, match="runs eagerly") as record:
+        got = [f(_X[1]) for _ in range(3)]
+    np.testing.assert_allclose(got, [eager(_X[1]) for _ in range(3)])
+    assert m.t == eager.t == 3
+    message = str(record[0].message)
+    assert message.count("_Counted.calls") == 1, message
