@@ -83,7 +83,8 @@ in that run gives up too, and so does ``repr(n)`` (the loop writes the number's 
 ``str(n)`` and ``f"{n}"`` read the rows, as for any batched value).  Giving up, the run
 goes on as a split.  Globals and
 the caller's state are not checked: as for ``jax.vmap``, ``f`` is taken to be a function
-of its arguments.
+of its arguments; what it rebinds of its own (``self.t += 1``, a ``nonlocal`` counter) is
+rebound back before each rerun (NOTE [the function's own state across a split]).
 
 Library code that reads counts (a boolean mask's, ``nonzero``'s) reads only the count,
 so rows with equal counts stay one batched run; code with a batched path of its own
@@ -156,6 +157,64 @@ def group_rows(rows: Any) -> list[numpy.ndarray]:
 def _rows_text(ids: numpy.ndarray) -> str:
     shown = ", ".join(str(int(i)) for i in ids[:8])
     return shown + (f", ... ({ids.size} rows)" if ids.size > 8 else "")
+
+
+# NOTE [the function's own state across a split]: each group of a split runs the function
+# again from its start, so a change the first run made to state the function keeps outside
+# its arguments (``self.t += 1`` of a layer, ``self.running_mean = ...``, a ``nonlocal``
+# counter) would be made once more per group, and a group would compute with the count the
+# groups before it left (``x * self.t``: neither the loop over rows nor a single run).
+# ``vmap`` runs the function once (jax.vmap, torch.func.vmap), so every run of a split
+# starts from the state the call found: :func:`own_state` notes, before the first run, the
+# attributes of the object the function is bound to (or that it is: a callable layer), of
+# the user's objects its closure holds, and its closure's cells; :func:`restore_own_state`
+# rebinds what a run rebound before the next run.  Rebinding only: an in-place change
+# (``self.hist.append``, ``self.rm *= 0.9``) is not undone, nor are globals.
+def own_state(func: Any) -> list:
+    """``(holder, shallow copy)`` of the function's own state (NOTE [the function's own
+    state across a split]): ``(cell, contents)`` for its closure's cells, ``(__dict__,
+    copy)`` for the objects it is bound to or closes over."""
+    out: list = []
+    kind = type(func)
+    if kind is types.FunctionType:
+        objects, cells = [], func.__closure__ or ()
+    elif kind is types.MethodType:
+        objects, cells = [func.__self__], getattr(func.__func__, "__closure__", None) or ()
+    else:
+        objects, cells = [func], ()  # a callable layer: its own attributes
+    for cell in cells:
+        try:
+            value = cell.cell_contents
+        except ValueError:  # not yet bound
+            continue
+        out.append((cell, value))
+        objects.append(value)
+    for obj in objects:
+        attrs = getattr(obj, "__dict__", None)
+        if type(attrs) is dict and not isinstance(obj, (type, types.ModuleType)):
+            if not isinstance(obj, (types.FunctionType, types.MethodType)):
+                out.append((attrs, dict(attrs)))
+    return out
+
+
+def restore_own_state(state: list) -> None:
+    """Rebind what a run rebound in :func:`own_state`'s holders."""
+    for holder, old in state:
+        if type(holder) is types.CellType:
+            try:
+                if holder.cell_contents is not old:
+                    holder.cell_contents = old
+            except ValueError:
+                holder.cell_contents = old
+            continue
+        for key in [k for k in holder if k not in old]:
+            del holder[key]
+        for key, value in old.items():
+            if holder.get(key, _ABSENT) is not value:
+                holder[key] = value
+
+
+_ABSENT = object()
 
 
 class Regroup(BaseException):

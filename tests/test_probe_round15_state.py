@@ -84,3 +84,42 @@ def test_jit_counter_runs_eagerly_and_its_warning_names_each_place_once() -> Non
     assert m.t == eager.t == 3
     message = str(record[0].message)
     assert message.count("_Counted.calls") == 1, message
+
+
+class _StepCounter:
+    """A layer that counts its forward calls and scales by the count."""
+
+    def __init__(self) -> None:
+        self.t = 0
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        self.t += 1
+        y = x * self.t
+        if y.sum() > 1.0:  # rows disagree: the vmap splits its batch
+            return y.sum()
+        return -y.sum()
+
+
+@pytest.mark.filterwarnings("ignore::ftransforms.errors.PerformanceWarning")
+def test_vmap_split_reruns_start_from_the_state_the_call_found() -> None:
+    # vmap runs the function once (jax.vmap, torch.func.vmap): every row sees t == 1 and
+    # the layer is left with t == 1, also where the batch splits and each group reruns it
+    m = _StepCounter()
+    got = ft.vmap(m)(_X)
+    np.testing.assert_allclose(got, [_StepCounter()(x) for x in _X])  # each with t == 1
+    assert m.t == 1
+
+
+@pytest.mark.filterwarnings("ignore::ftransforms.errors.PerformanceWarning")
+def test_vmap_split_restores_a_closed_over_counter_and_a_held_object() -> None:
+    calls = 0
+    m = _StepCounter()
+
+    def f(x: np.ndarray) -> np.ndarray:
+        nonlocal calls
+        calls += 1
+        return m(x) * calls
+
+    got = ft.vmap(f)(_X)
+    np.testing.assert_allclose(got, [_StepCounter()(x) for x in _X])
+    assert (calls, m.t) == (1, 1)
